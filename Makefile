@@ -1,0 +1,28 @@
+# Quartermaster: `make run` starts the console on the embedded default, `make test` runs every test.
+GO      ?= go
+PKGS    ?= ./...
+export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
+
+.PHONY: run build test test-short lint bench fuzz
+
+run:
+	$(GO) run ./cmd/quartermaster console
+
+build:
+	$(GO) build -o bin/ ./cmd/...
+
+# test runs every test against the real services the project starts itself.
+test:
+	bash scripts/test.sh
+
+test-short:
+	$(GO) test -short $(PKGS)
+
+lint:
+	bash scripts/lint.sh
+
+bench:
+	bash scripts/bench.sh
+
+fuzz:
+	bash scripts/fuzz.sh
