@@ -26,3 +26,12 @@ bench:
 
 fuzz:
 	bash scripts/fuzz.sh
+
+# slurm-up starts a one-node Slurm test cluster on this host (root; state in .slurm/); source .slurm/env.
+.PHONY: slurm-up slurm-down
+slurm-up:
+	bash scripts/slurm-up.sh
+
+# slurm-down stops exactly the daemons slurm-up started.
+slurm-down:
+	bash scripts/slurm-down.sh

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# slurm-up.sh starts a one-node Slurm cluster on this host for Quartermaster's tests and demos.
+#
+# Everything it writes lives under one directory (QM_SLURM_DIR, default .slurm/ in the repository):
+# its own munge key and munged socket, slurm.conf, gres.conf, the GPU device files, state, logs and
+# pid files. It never edits /etc/slurm or /etc/munge and never uses systemd, so it works as root in a
+# bare CI container. Slurm's tools find the cluster through SLURM_CONF; source "$QM_SLURM_DIR/env".
+#
+# The node declares 8 h100 and 4 l40s GPUs as GRES over plain files, and the partitions of the
+# example policy: interactive (gres gpu:l40s) and train (gres gpu:h100). No accounting.
+#
+# Running it again while the cluster is up changes nothing and succeeds. scripts/slurm-down.sh stops
+# exactly the daemons this script started (by the pid files it wrote).
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+dir=${QM_SLURM_DIR:-$repo/.slurm}
+ctld_port=${QM_SLURM_CTLD_PORT:-6917}
+slurmd_port=${QM_SLURM_SLURMD_PORT:-6918}
+node_cpus=${QM_SLURM_CPUS:-64}
+node_mem_mb=${QM_SLURM_MEMORY_MB:-65536}
+wait_s=${QM_SLURM_WAIT:-60}
+
+say() { echo "slurm-up: $*"; }
+die() { echo "slurm-up: $*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "run as root: the test cluster runs munged, slurmctld and slurmd as root (SlurmUser=root)."
+
+# --- packages ---------------------------------------------------------------------------------
+need=()
+for bin in munged:munge slurmctld:slurmctld slurmd:slurmd sbatch:slurm-client; do
+  command -v "${bin%%:*}" >/dev/null 2>&1 || need+=("${bin##*:}")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  say "installing ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client munge >/dev/null
+fi
+
+# --- layout -----------------------------------------------------------------------------------
+dir=$(mkdir -p "$dir" && cd "$dir" && pwd)
+etc=$dir/etc run=$dir/run log=$dir/log dev=$dir/dev
+mkdir -p "$etc" "$run" "$log" "$dev" "$dir/munge" "$dir/state/ctld" "$dir/state/slurmd"
+chmod 700 "$dir/munge"
+sock=$dir/munge/munge.socket.2
+# A unix socket path is limited to 107 bytes.
+[ ${#sock} -lt 100 ] || die "munge socket path too long ($sock); set QM_SLURM_DIR to a shorter directory."
+
+node=$(hostname -s)
+conf=$etc/slurm.conf
+
+for i in $(seq 0 11); do [ -e "$dev/nvidia$i" ] || : >"$dev/nvidia$i"; done
+
+[ -s "$dir/munge/munge.key" ] || {
+  dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 status=none
+  chmod 400 "$dir/munge/munge.key"
+}
+
+cat >"$etc/gres.conf.new" <<EOF
+# Written by scripts/slurm-up.sh: GPUs as plain files, so Slurm counts them without hardware.
+NodeName=$node Name=gpu Type=h100 File=$dev/nvidia[0-7]
+NodeName=$node Name=gpu Type=l40s File=$dev/nvidia[8-11]
+EOF
+
+cat >"$conf.new" <<EOF
+# Written by scripts/slurm-up.sh: a one-node test cluster for Quartermaster. Do not edit; rerun the script.
+ClusterName=quartermaster
+SlurmctldHost=$node(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$sock
+CredType=cred/munge
+StateSaveLocation=$dir/state/ctld
+SlurmdSpoolDir=$dir/state/slurmd
+SlurmctldPidFile=$run/slurmctld.pid
+SlurmdPidFile=$run/slurmd.pid
+SlurmctldLogFile=$log/slurmctld.log
+SlurmdLogFile=$log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+# The node declares more CPUs and memory than this host has, so many small jobs run at once.
+SlurmdParameters=config_overrides
+GresTypes=gpu
+MpiDefault=none
+SwitchType=switch/none
+SchedulerType=sched/backfill
+ReturnToService=2
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MinJobAge=300
+SlurmctldTimeout=30
+SlurmdTimeout=60
+InactiveLimit=0
+KillWait=5
+DefMemPerCPU=64
+NodeName=$node NodeAddr=127.0.0.1 CPUs=$node_cpus RealMemory=$node_mem_mb Gres=gpu:h100:8,gpu:l40s:4 State=UNKNOWN
+PartitionName=interactive Nodes=$node MaxTime=INFINITE State=UP OverSubscribe=NO
+PartitionName=train Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
+EOF
+
+# A changed configuration means the daemons must restart to read it.
+changed=0
+for f in "$conf" "$etc/gres.conf"; do
+  if ! cmp -s "$f.new" "$f"; then mv "$f.new" "$f"; changed=1; else rm -f "$f.new"; fi
+done
+
+cat >"$dir/env" <<EOF
+# Source this file to talk to the test cluster started by scripts/slurm-up.sh.
+export SLURM_CONF=$conf
+export QM_SLURM_DIR=$dir
+EOF
+export SLURM_CONF=$conf
+
+# --- daemons ----------------------------------------------------------------------------------
+# running PIDFILE NAME: the pid in PIDFILE is alive and is NAME.
+running() {
+  local pid
+  [ -s "$1" ] || return 1
+  pid=$(cat "$1")
+  [ -n "$pid" ] && [ -r "/proc/$pid/comm" ] && [ "$(cat "/proc/$pid/comm")" = "$2" ]
+}
+
+stop() { # stop PIDFILE NAME
+  local pid
+  running "$1" "$2" || { rm -f "$1"; return 0; }
+  pid=$(cat "$1")
+  kill "$pid"
+  for _ in $(seq 50); do [ -d "/proc/$pid" ] || break; sleep 0.1; done
+  rm -f "$1"
+}
+
+if [ "$changed" = 1 ]; then
+  stop "$run/slurmd.pid" slurmd
+  stop "$run/slurmctld.pid" slurmctld
+fi
+
+if ! running "$run/munged.pid" munged; then
+  say "starting munged"
+  munged --force --socket="$sock" --key-file="$dir/munge/munge.key" --pid-file="$run/munged.pid" \
+    --log-file="$log/munged.log" --seed-file="$dir/munge/munged.seed"
+fi
+
+if ! running "$run/slurmctld.pid" slurmctld; then
+  say "starting slurmctld"
+  # -c: a fresh test cluster each start, no jobs left over from an earlier run.
+  slurmctld -c -f "$conf"
+fi
+
+if ! running "$run/slurmd.pid" slurmd; then
+  say "starting slurmd"
+  slurmd -f "$conf"
+fi
+
+# --- wait until the node takes jobs ----------------------------------------------------------
+state=""
+for i in $(seq $((wait_s * 2))); do
+  state=$(sinfo -h -N -n "$node" -o '%T' 2>/dev/null | head -1 || true)
+  case "$state" in
+    idle|mixed|allocated|completing) break ;;
+    down*|drain*|fail*|unknown*)
+      # A node that was down (an earlier run, a changed configuration) comes back by hand.
+      [ $((i % 4)) -eq 0 ] && scontrol update nodename="$node" state=resume >/dev/null 2>&1 || true ;;
+  esac
+  sleep 0.5
+  state=""
+done
+if [ -z "$state" ]; then
+  echo "slurm-up: the node did not become idle within ${wait_s}s; logs in $log" >&2
+  tail -n 20 "$log"/*.log >&2 || true
+  exit 1
+fi
+
+say "cluster up: node $node is $state; partitions interactive (gpu:l40s x4) and train (gpu:h100 x8)"
+echo "SLURM_CONF=$conf"
+echo "slurm-up: source $dir/env to use it"
