@@ -1,0 +1,322 @@
+package policy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Problem is one thing wrong with a policy file, at a line.
+type Problem struct {
+	Line int
+	Msg  string
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("line %d: %s", p.Line, p.Msg)
+	}
+	return p.Msg
+}
+
+// Error lists every problem found in a policy file.
+type Error struct {
+	Source   string
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s has %d problem(s):", e.Source, len(e.Problems))
+	for _, p := range e.Problems {
+		b.WriteString("\n  ")
+		if p.Line > 0 {
+			fmt.Fprintf(&b, "%s:%d: %s", e.Source, p.Line, p.Msg)
+		} else {
+			fmt.Fprintf(&b, "%s: %s", e.Source, p.Msg)
+		}
+	}
+	return b.String()
+}
+
+// LoadFile reads and validates a policy file.
+func LoadFile(path string) (*Policy, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read policy: %w", err)
+	}
+	return Load(b, path)
+}
+
+var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// Load parses and validates a policy; on failure the error is an *Error listing every problem.
+func Load(data []byte, source string) (*Policy, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, &Error{Source: source, Problems: []Problem{yamlProblem(err.Error())}}
+	}
+	if len(root.Content) == 0 {
+		return nil, &Error{Source: source, Problems: []Problem{{Msg: "the file is empty; start from docs/quartermaster.example.yaml"}}}
+	}
+	p := &Policy{Source: source}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var problems []Problem
+	if err := dec.Decode(p); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			for _, e := range te.Errors {
+				problems = append(problems, yamlProblem(e))
+			}
+		} else {
+			return nil, &Error{Source: source, Problems: []Problem{yamlProblem(err.Error())}}
+		}
+	}
+	v := &validator{root: root.Content[0]}
+	if len(problems) == 0 {
+		v.validate(p)
+	}
+	problems = append(problems, v.problems...)
+	if len(problems) > 0 {
+		sort.SliceStable(problems, func(i, j int) bool { return problems[i].Line < problems[j].Line })
+		return nil, &Error{Source: source, Problems: problems}
+	}
+	return p, nil
+}
+
+func yamlProblem(s string) Problem {
+	s = strings.TrimPrefix(s, "yaml: ")
+	if m := lineRE.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		msg := m[2]
+		msg = strings.ReplaceAll(msg, "policy.", "")
+		return Problem{Line: n, Msg: msg}
+	}
+	return Problem{Msg: s}
+}
+
+// UnmarshalYAML reads a duration and reports a bad one with its line.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := ParseDuration(n.Value)
+	if err != nil || n.Kind != yaml.ScalarNode {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a duration; write e.g. 30m, 8h or 2d", n.Line, n.Value)}}
+	}
+	d.Duration = v
+	return nil
+}
+
+type validator struct {
+	root     *yaml.Node
+	problems []Problem
+}
+
+// line finds the line of a dotted path such as "classes.1.max_gpus", falling back to the nearest parent.
+func (v *validator) line(path string) int {
+	n := v.root
+	best := n.Line
+	if path == "" {
+		return best
+	}
+	for _, part := range strings.Split(path, ".") {
+		var next *yaml.Node
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == part {
+					best = n.Content[i].Line
+					next = n.Content[i+1]
+					break
+				}
+			}
+		case yaml.SequenceNode:
+			if i, err := strconv.Atoi(part); err == nil && i >= 0 && i < len(n.Content) {
+				next = n.Content[i]
+				best = next.Line
+			}
+		}
+		if next == nil {
+			return best
+		}
+		n = next
+	}
+	return best
+}
+
+func (v *validator) addf(path, format string, args ...any) {
+	v.problems = append(v.problems, Problem{Line: v.line(path), Msg: fmt.Sprintf(format, args...)})
+}
+
+var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
+
+func (v *validator) validate(p *Policy) {
+	if strings.TrimSpace(p.Organization) == "" {
+		v.addf("organization", "organization is missing; e.g. organization: Acme AI")
+	}
+	if p.Currency == "" {
+		p.Currency = "USD"
+	}
+	if p.Timezone == "" {
+		p.Timezone = "UTC"
+	}
+	loc, err := time.LoadLocation(p.Timezone)
+	if err != nil {
+		v.addf("timezone", "timezone %q is unknown; use an IANA name such as America/Chicago", p.Timezone)
+		loc = time.UTC
+	}
+	p.Location = loc
+	if len(p.Classes) == 0 {
+		v.addf("classes", "the catalog has no classes; add at least one under classes:")
+	}
+	seen := map[string]bool{}
+	for i, c := range p.Classes {
+		at := func(f string) string { return fmt.Sprintf("classes.%d.%s", i, f) }
+		if c == nil {
+			v.addf(fmt.Sprintf("classes.%d", i), "class %d is empty", i+1)
+			continue
+		}
+		if !nameRE.MatchString(c.Name) {
+			v.addf(at("name"), "class name %q must be lower case letters, digits, - or _", c.Name)
+		}
+		if seen[strings.ToLower(c.Name)] {
+			v.addf(at("name"), "class %q is defined twice", c.Name)
+		}
+		seen[strings.ToLower(c.Name)] = true
+		if c.PricePerGPUHour < 0 || math.IsNaN(c.PricePerGPUHour) {
+			v.addf(at("price_per_gpu_hour"), "class %s: price_per_gpu_hour must be zero or more", c.Name)
+		}
+		switch c.Isolation {
+		case "":
+			c.Isolation = "shared"
+		case "shared", "exclusive":
+		default:
+			v.addf(at("isolation"), "class %s: isolation must be shared or exclusive, not %q", c.Name, c.Isolation)
+		}
+		if c.MaxGPUs < 1 {
+			v.addf(at("max_gpus"), "class %s: max_gpus must be at least 1", c.Name)
+		}
+		if c.MaxDuration.Duration <= 0 {
+			v.addf(at("max_duration"), "class %s: max_duration must be set, e.g. 8h", c.Name)
+		}
+		if c.IdleTimeout.Duration < 0 || c.IdleGrace.Duration < 0 {
+			v.addf(at("idle_timeout"), "class %s: idle_timeout and idle_grace cannot be negative", c.Name)
+		}
+		if c.CapacityShare < 0 || c.CapacityShare > 1 {
+			v.addf(at("capacity_share"), "class %s: capacity_share is a fraction between 0 and 1, e.g. 0.15", c.Name)
+		}
+	}
+	v.quota("default_quota", &p.DefaultQuota, seen)
+	teams := map[string]bool{}
+	for i, t := range p.Teams {
+		at := func(f string) string { return fmt.Sprintf("teams.%d.%s", i, f) }
+		if t == nil {
+			v.addf(fmt.Sprintf("teams.%d", i), "team %d is empty", i+1)
+			continue
+		}
+		if !nameRE.MatchString(t.Name) {
+			v.addf(at("name"), "team name %q must be lower case letters, digits, - or _", t.Name)
+		}
+		if teams[strings.ToLower(t.Name)] {
+			v.addf(at("name"), "team %q is defined twice", t.Name)
+		}
+		teams[strings.ToLower(t.Name)] = true
+		if len(t.IDPGroups) == 0 {
+			v.addf(at("name"), "team %s has no idp_groups, so nobody can belong to it", t.Name)
+		}
+		if t.Channel != "" && !strings.HasPrefix(t.Channel, "#") {
+			v.addf(at("channel"), "team %s: channel %q must start with #", t.Name, t.Channel)
+		}
+		if t.Quota != nil {
+			v.quota(at("quota"), t.Quota, seen)
+		}
+	}
+	if p.Approvals.Timeout.Duration == 0 {
+		p.Approvals.Timeout.Duration = 24 * time.Hour
+	}
+	for i, id := range p.Directory {
+		if id == nil || !strings.Contains(id.User, "@") {
+			v.addf(fmt.Sprintf("directory.%d", i), "directory entry %d needs a user written as an email address", i+1)
+		}
+	}
+	switch p.Backend {
+	case "":
+		p.Backend = "sim"
+	case "sim", "slurm", "kubernetes":
+	default:
+		v.addf("backend", "backend must be sim, slurm or kubernetes, not %q", p.Backend)
+	}
+	for i, g := range p.Sim.Nodes {
+		at := func(f string) string { return fmt.Sprintf("sim.nodes.%d.%s", i, f) }
+		if g == nil {
+			continue
+		}
+		if g.Name == "" {
+			v.addf(at("name"), "sim node group %d needs a name", i+1)
+		}
+		if _, ok := p.Class(g.Class); !ok {
+			v.addf(at("class"), "sim node group %s: class %q is not in the catalog", g.Name, g.Class)
+		}
+		if g.Count < 1 || g.GPUs < 1 || g.Count > 1000 || g.GPUs > 64 {
+			v.addf(at("count"), "sim node group %s: count (1-1000) and gpus (1-64) must be set", g.Name)
+		}
+		if g.NVLinkIslands == 0 {
+			g.NVLinkIslands = 1
+		}
+		if g.NVLinkIslands < 0 || g.NVLinkIslands > g.GPUs {
+			v.addf(at("nvlink_islands"), "sim node group %s: nvlink_islands must be between 1 and gpus", g.Name)
+		}
+	}
+	if p.Backend == "sim" && len(p.Sim.Nodes) == 0 && len(p.Classes) > 0 {
+		v.addf("backend", "backend sim needs a sim: section describing the simulated nodes")
+	}
+	if p.Idle.UtilizationBelow == 0 {
+		p.Idle.UtilizationBelow = 5
+	}
+	if p.Reports.Showback.Schedule != "" {
+		if _, _, err := ParseWeekly(p.Reports.Showback.Schedule); err != nil {
+			v.addf("reports.showback.schedule", "%v", err)
+		}
+	}
+	rs, probs := compileRules(p, v.line)
+	v.problems = append(v.problems, probs...)
+	p.rules = rs
+}
+
+func (v *validator) quota(path string, q *Quota, classes map[string]bool) {
+	for name, n := range q.GPUs {
+		if !classes[strings.ToLower(name)] {
+			v.addf(path+".gpus."+name, "quota names class %q, which is not in the catalog", name)
+		}
+		if n < 0 {
+			v.addf(path+".gpus."+name, "quota for %s cannot be negative", name)
+		}
+	}
+	if q.GPUHoursPerWeek < 0 {
+		v.addf(path+".gpu_hours_per_week", "gpu_hours_per_week cannot be negative")
+	}
+}
+
+var weekdays = map[string]time.Weekday{"SUN": time.Sunday, "MON": time.Monday, "TUE": time.Tuesday, "WED": time.Wednesday, "THU": time.Thursday, "FRI": time.Friday, "SAT": time.Saturday}
+
+// ParseWeekly reads a weekly schedule such as "MON 09:00".
+func ParseWeekly(s string) (time.Weekday, time.Duration, error) {
+	f := strings.Fields(strings.ToUpper(s))
+	if len(f) == 2 {
+		if d, ok := weekdays[f[0][:min(3, len(f[0]))]]; ok {
+			var h, m int
+			if _, err := fmt.Sscanf(f[1], "%d:%d", &h, &m); err == nil && h >= 0 && h < 24 && m >= 0 && m < 60 {
+				return d, time.Duration(h)*time.Hour + time.Duration(m)*time.Minute, nil
+			}
+		}
+	}
+	return 0, 0, fmt.Errorf("schedule %q is not a weekday and time; write e.g. \"MON 09:00\"", s)
+}

@@ -1,0 +1,378 @@
+// Package policy owns the published rules: the catalog of GPU classes, teams and their quotas, the
+// exception rules (CEL), approvals, reports, the static directory and the simulated cluster. It loads
+// and validates quartermaster.yaml and explains every error with its line.
+package policy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Policy is a loaded, validated policy file.
+type Policy struct {
+	Organization string        `yaml:"organization"`
+	Currency     string        `yaml:"currency"`
+	Timezone     string        `yaml:"timezone"`
+	Classes      []*Class      `yaml:"classes"`
+	DefaultQuota Quota         `yaml:"default_quota"`
+	Teams        []*Team       `yaml:"teams"`
+	Exceptions   []*Rule       `yaml:"exceptions"`
+	Approvals    Approvals     `yaml:"approvals"`
+	Reports      Reports       `yaml:"reports"`
+	Backend      string        `yaml:"backend"`
+	Directory    []*Identity   `yaml:"directory"`
+	Sim          SimCluster    `yaml:"sim"`
+	Idle         IdleDetection `yaml:"idle"`
+
+	// Location is Timezone, loaded.
+	Location *time.Location `yaml:"-"`
+	// Source names the file the policy came from.
+	Source string `yaml:"-"`
+
+	rules *ruleSet
+}
+
+// Class is a catalog entry: a GPU SKU offered as a product.
+type Class struct {
+	Name            string            `yaml:"name"`
+	Description     string            `yaml:"description"`
+	SKU             string            `yaml:"sku"`
+	GPUMemoryGiB    int               `yaml:"gpu_memory_gib"`
+	PricePerGPUHour float64           `yaml:"price_per_gpu_hour"`
+	Isolation       string            `yaml:"isolation"`
+	MaxGPUs         int               `yaml:"max_gpus"`
+	MaxDuration     Duration          `yaml:"max_duration"`
+	IdleTimeout     Duration          `yaml:"idle_timeout"`
+	IdleGrace       Duration          `yaml:"idle_grace"`
+	CapacityShare   float64           `yaml:"capacity_share"`
+	Slurm           SlurmMapping      `yaml:"slurm"`
+	Kubernetes      KubernetesMapping `yaml:"kubernetes"`
+}
+
+// Exclusive reports whether leases of the class get whole nodes' GPUs to themselves.
+func (c *Class) Exclusive() bool { return c.Isolation == "exclusive" }
+
+// SlurmMapping says how a class maps to Slurm.
+type SlurmMapping struct {
+	Partition string `yaml:"partition"`
+	GRES      string `yaml:"gres"`
+}
+
+// KubernetesMapping says how a class maps to Kubernetes.
+type KubernetesMapping struct {
+	Resource     string            `yaml:"resource"`
+	NodeSelector map[string]string `yaml:"node_selector"`
+}
+
+// Quota is a team's allowance: concurrent GPUs per class and GPU-hours per week.
+type Quota struct {
+	GPUs            map[string]int `yaml:"gpus"`
+	GPUHoursPerWeek float64        `yaml:"gpu_hours_per_week"`
+}
+
+// Team owns a quota, budget owners and a channel.
+type Team struct {
+	Name         string   `yaml:"name"`
+	IDPGroups    []string `yaml:"idp_groups"`
+	BudgetOwners []string `yaml:"budget_owners"`
+	Channel      string   `yaml:"channel"`
+	Quota        *Quota   `yaml:"quota"`
+	DataClasses  []string `yaml:"data_classes"`
+	Storage      Storage  `yaml:"storage"`
+}
+
+// Storage is a team's storage grant, mounted into every workspace.
+type Storage struct {
+	Path     string `yaml:"path"`
+	QuotaGiB int    `yaml:"quota_gib"`
+	PVC      string `yaml:"pvc"`
+}
+
+// Approvals configures how exceptions are decided.
+type Approvals struct {
+	Timeout           Duration `yaml:"timeout"`
+	SelfApproval      bool     `yaml:"self_approval"`
+	FallbackApprovers []string `yaml:"fallback_approvers"`
+	StepUp            Duration `yaml:"step_up"`
+}
+
+// Reports configures scheduled reports.
+type Reports struct {
+	Showback Showback `yaml:"showback"`
+}
+
+// Showback is the weekly report's schedule and audience.
+type Showback struct {
+	Schedule        string `yaml:"schedule"`
+	Channel         string `yaml:"channel"`
+	DMBudgetOwners  bool   `yaml:"dm_budget_owners"`
+	PlatformChannel string `yaml:"platform_channel"`
+}
+
+// Identity is a static directory entry: a user and their IdP groups.
+type Identity struct {
+	User   string   `yaml:"user"`
+	Groups []string `yaml:"groups"`
+}
+
+// SimCluster describes the simulated cluster of the sim backend.
+type SimCluster struct {
+	Nodes []*SimNodeGroup `yaml:"nodes"`
+}
+
+// SimNodeGroup is Count nodes named NAME-01.. of one class.
+type SimNodeGroup struct {
+	Name          string `yaml:"name"`
+	Count         int    `yaml:"count"`
+	Class         string `yaml:"class"`
+	GPUs          int    `yaml:"gpus"`
+	NVLinkIslands int    `yaml:"nvlink_islands"`
+}
+
+// IdleDetection says what counts as an idle GPU.
+type IdleDetection struct {
+	UtilizationBelow float64 `yaml:"utilization_below"`
+}
+
+// Class returns the named class.
+func (p *Policy) Class(name string) (*Class, bool) {
+	for _, c := range p.Classes {
+		if strings.EqualFold(c.Name, name) {
+			return c, true
+		}
+	}
+	return nil, false
+}
+
+// ClassNames lists the catalog's class names in file order.
+func (p *Policy) ClassNames() []string {
+	out := make([]string, len(p.Classes))
+	for i, c := range p.Classes {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// Team returns the named team.
+func (p *Policy) Team(name string) (*Team, bool) {
+	for _, t := range p.Teams {
+		if strings.EqualFold(t.Name, name) {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// QuotaFor is the team's quota, or the default quota for a team with none; every class has an entry.
+func (p *Policy) QuotaFor(team string) Quota {
+	q := p.DefaultQuota
+	if t, ok := p.Team(team); ok && t.Quota != nil {
+		q = *t.Quota
+	}
+	out := Quota{GPUs: map[string]int{}, GPUHoursPerWeek: q.GPUHoursPerWeek}
+	for _, c := range p.Classes {
+		out.GPUs[c.Name] = q.GPUs[c.Name]
+	}
+	return out
+}
+
+// Identity returns the directory entry of a user.
+func (p *Policy) Identity(user string) (*Identity, bool) {
+	for _, id := range p.Directory {
+		if strings.EqualFold(id.User, user) {
+			return id, true
+		}
+	}
+	return nil, false
+}
+
+// TeamsOf lists the teams whose IdP groups the given groups include, in file order.
+func (p *Policy) TeamsOf(groups []string) []*Team {
+	var out []*Team
+	for _, t := range p.Teams {
+		if intersects(t.IDPGroups, groups) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Approvers are the people who may decide an exception of the team: its budget owners, or the
+// fallback approvers when it has none.
+func (p *Policy) Approvers(team string) []string {
+	if t, ok := p.Team(team); ok && len(t.BudgetOwners) > 0 {
+		return append([]string(nil), t.BudgetOwners...)
+	}
+	return append([]string(nil), p.Approvals.FallbackApprovers...)
+}
+
+// IsApprover reports whether user may decide exceptions of team.
+func (p *Policy) IsApprover(user, team string) bool {
+	for _, a := range p.Approvers(team) {
+		if strings.EqualFold(a, user) {
+			return true
+		}
+	}
+	for _, a := range p.Approvals.FallbackApprovers {
+		if strings.EqualFold(a, user) {
+			return true
+		}
+	}
+	return false
+}
+
+// Capacity is the simulated cluster's GPU count per class.
+func (p *Policy) Capacity() map[string]int {
+	out := map[string]int{}
+	for _, g := range p.Sim.Nodes {
+		out[g.Class] += g.Count * g.GPUs
+	}
+	return out
+}
+
+// TotalCapacity is the simulated cluster's GPU count.
+func (p *Policy) TotalCapacity() int {
+	n := 0
+	for _, v := range p.Capacity() {
+		n += v
+	}
+	return n
+}
+
+// SharedClasses are the classes whose leases together are bound by a capacity share.
+func (p *Policy) SharedClasses() []string {
+	var out []string
+	for _, c := range p.Classes {
+		if c.CapacityShare > 0 {
+			out = append(out, c.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CapacityShare is the share of cluster capacity that the shared classes may hold together: the
+// smallest share any of them declares.
+func (p *Policy) CapacityShare() float64 {
+	s := 0.0
+	for _, c := range p.Classes {
+		if c.CapacityShare > 0 && (s == 0 || c.CapacityShare < s) {
+			s = c.CapacityShare
+		}
+	}
+	return s
+}
+
+func intersects(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if strings.EqualFold(x, y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Contains reports whether list holds s, ignoring case.
+func Contains(list []string, s string) bool { return intersects(list, []string{s}) }
+
+// Duration is a time.Duration written as in the policy file: 30m, 8h, 2d, 1w.
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a policy duration.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes a duration the way the policy file does.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(FormatDuration(d.Duration)), nil }
+
+// ParseDuration reads durations such as 45m, 4h, 1h30m, 2d, 1w, 90 (minutes are not assumed: a
+// bare number is refused).
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.Join(strings.Fields(strings.ToLower(s)), "")
+	if s == "" {
+		return 0, fmt.Errorf("empty duration")
+	}
+	var total time.Duration
+	rest := s
+	for rest != "" {
+		i := 0
+		for i < len(rest) && (rest[i] >= '0' && rest[i] <= '9' || rest[i] == '.') {
+			i++
+		}
+		if i == 0 {
+			return 0, fmt.Errorf("%q is not a duration", s)
+		}
+		num := rest[:i]
+		rest = rest[i:]
+		j := 0
+		for j < len(rest) && rest[j] >= 'a' && rest[j] <= 'z' {
+			j++
+		}
+		unit := rest[:j]
+		rest = rest[j:]
+		var u time.Duration
+		switch unit {
+		case "s", "sec", "secs", "second", "seconds":
+			u = time.Second
+		case "m", "min", "mins", "minute", "minutes":
+			u = time.Minute
+		case "h", "hr", "hrs", "hour", "hours":
+			u = time.Hour
+		case "d", "day", "days":
+			u = 24 * time.Hour
+		case "w", "wk", "week", "weeks":
+			u = 7 * 24 * time.Hour
+		default:
+			return 0, fmt.Errorf("%q is not a duration", s)
+		}
+		var f float64
+		if _, err := fmt.Sscanf(num, "%g", &f); err != nil || f < 0 {
+			return 0, fmt.Errorf("%q is not a duration", s)
+		}
+		if f > 1e6 {
+			return 0, fmt.Errorf("%q is too long", s)
+		}
+		total += time.Duration(f * float64(u))
+	}
+	if total > 10*365*24*time.Hour {
+		return 0, fmt.Errorf("%q is too long", s)
+	}
+	return total, nil
+}
+
+// FormatDuration writes a duration compactly: 45m, 2h, 1h30m, 3d.
+func FormatDuration(d time.Duration) string {
+	if d <= 0 {
+		return "0m"
+	}
+	d = d.Round(time.Minute)
+	if d == 0 {
+		return "<1m"
+	}
+	days := d / (24 * time.Hour)
+	d -= days * 24 * time.Hour
+	h := d / time.Hour
+	d -= h * time.Hour
+	m := d / time.Minute
+	var b strings.Builder
+	if days > 0 {
+		fmt.Fprintf(&b, "%dd", days)
+	}
+	if h > 0 {
+		fmt.Fprintf(&b, "%dh", h)
+	}
+	if m > 0 {
+		fmt.Fprintf(&b, "%dm", m)
+	}
+	return b.String()
+}

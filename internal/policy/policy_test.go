@@ -1,0 +1,111 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+const examplePath = "../../docs/quartermaster.example.yaml"
+
+func TestExampleLoads(t *testing.T) {
+	p, err := LoadFile(examplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Classes) != 2 || p.Classes[1].MaxDuration.Duration != 72*time.Hour {
+		t.Fatalf("classes not read: %+v", p.Classes)
+	}
+	if got := p.Capacity(); got["interactive"] != 16 || got["train"] != 16 {
+		t.Fatalf("capacity = %v", got)
+	}
+	if q := p.QuotaFor("nobody"); q.GPUs["interactive"] != 1 || q.GPUHoursPerWeek != 24 {
+		t.Fatalf("default quota = %+v", q)
+	}
+	if p.Location.String() != "America/Chicago" {
+		t.Fatalf("location = %v", p.Location)
+	}
+}
+
+func TestProblemsHaveLines(t *testing.T) {
+	src := `organization: X
+timezone: Mars/Olympus
+classes:
+  - name: gpu
+    max_gpus: 0
+    max_duration: forever
+    isolation: private
+    colour: blue
+default_quota: {gpus: {gpu: 1, tpu: 2}}
+exceptions:
+  - name: bad
+    when: request.gpus > "four"
+  - name: typo
+    when: requests.gpus > 1
+  - name: notbool
+    when: request.gpus + 1
+backend: sim
+sim: {nodes: [{name: n, count: 1, class: gpu, gpus: 4}]}
+`
+	_, err := Load([]byte(src), "p.yaml")
+	if err == nil {
+		t.Fatal("want errors")
+	}
+	pe := err.(*Error)
+	want := []struct {
+		line int
+		has  string
+	}{
+		{6, "forever"},
+		{8, "colour"},
+	}
+	for _, w := range want {
+		if !hasProblem(pe, w.line, w.has) {
+			t.Errorf("no problem at line %d mentioning %q in:\n%v", w.line, w.has, err)
+		}
+	}
+	// Type errors stop semantic checks; fix them and look again.
+	src = strings.Replace(src, "    max_duration: forever\n", "    max_duration: 8h\n", 1)
+	src = strings.Replace(src, "    colour: blue\n", "", 1)
+	_, err = Load([]byte(src), "p.yaml")
+	pe = err.(*Error)
+	for _, w := range []struct {
+		line int
+		has  string
+	}{
+		{2, "Mars/Olympus"},
+		{5, "max_gpus"},
+		{7, "isolation"},
+		{8, `class "tpu"`},
+		{11, `"bad", at column 14`},
+		{13, `"typo", at column 1`},
+		{15, `"notbool" must give true or false`},
+	} {
+		if !hasProblem(pe, w.line, w.has) {
+			t.Errorf("no problem at line %d mentioning %q in:\n%v", w.line, w.has, err)
+		}
+	}
+}
+
+func hasProblem(e *Error, line int, sub string) bool {
+	for _, p := range e.Problems {
+		if p.Line == line && strings.Contains(p.Msg, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestParseDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{"45m": 45 * time.Minute, "4h": 4 * time.Hour, "1h30m": 90 * time.Minute, "2d": 48 * time.Hour, "1w": 168 * time.Hour, "2 hours": 2 * time.Hour, "1.5h": 90 * time.Minute} {
+		got, err := ParseDuration(in)
+		if err != nil || got != want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "forever", "90", "h", "-2h", "3x", "99999999d"} {
+		if _, err := ParseDuration(bad); err == nil {
+			t.Errorf("ParseDuration(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,203 @@
+package policy
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/ext"
+)
+
+// Rule is a published exception rule: a request it matches waits for a budget owner.
+type Rule struct {
+	Name string `yaml:"name"`
+	When string `yaml:"when"`
+	Why  string `yaml:"why"`
+
+	prog cel.Program
+}
+
+// The variables exception rules see. Field names are the CEL names.
+
+// RuleRequest is `request` in an exception rule.
+type RuleRequest struct {
+	Kind        string        `cel:"kind"` // lease, extend or quota
+	GPUs        int64         `cel:"gpus"`
+	Class       string        `cel:"class"`
+	Duration    time.Duration `cel:"duration"`
+	GPUHours    float64       `cel:"gpu_hours"`
+	Reservation bool          `cel:"reservation"`
+	DataClass   string        `cel:"data_class"`
+	Template    string        `cel:"template"`
+}
+
+// RuleUser is `user` in an exception rule.
+type RuleUser struct {
+	Name   string   `cel:"name"`
+	Groups []string `cel:"groups"`
+}
+
+// RuleQuota is `team.quota` in an exception rule.
+type RuleQuota struct {
+	GPUs            map[string]int64 `cel:"gpus"`
+	GPUHoursPerWeek float64          `cel:"gpu_hours_per_week"`
+}
+
+// RuleTeam is `team` in an exception rule.
+type RuleTeam struct {
+	Name         string    `cel:"name"`
+	DataClasses  []string  `cel:"data_classes"`
+	BudgetOwners []string  `cel:"budget_owners"`
+	Quota        RuleQuota `cel:"quota"`
+}
+
+// RuleUsage is `usage` in an exception rule: what the team holds now.
+type RuleUsage struct {
+	GPUsInUse    int64   `cel:"gpus_in_use"` // of the requested class
+	GPUsTotal    int64   `cel:"gpus_total"`  // of all classes
+	GPUHoursWeek float64 `cel:"gpu_hours_week"`
+}
+
+// RuleClass is `class` in an exception rule.
+type RuleClass struct {
+	Name            string        `cel:"name"`
+	SKU             string        `cel:"sku"`
+	Isolation       string        `cel:"isolation"`
+	MaxGPUs         int64         `cel:"max_gpus"`
+	MaxDuration     time.Duration `cel:"max_duration"`
+	PricePerGPUHour float64       `cel:"price_per_gpu_hour"`
+}
+
+// RuleInput is everything a rule sees.
+type RuleInput struct {
+	Request RuleRequest
+	User    RuleUser
+	Team    RuleTeam
+	Usage   RuleUsage
+	Class   RuleClass
+}
+
+// Match is a rule that fired.
+type Match struct {
+	Rule string
+	Why  string
+}
+
+type ruleSet struct {
+	rules []*Rule
+}
+
+func newEnv() (*cel.Env, error) {
+	return cel.NewEnv(
+		ext.NativeTypes(
+			reflect.TypeFor[RuleRequest](), reflect.TypeFor[RuleUser](), reflect.TypeFor[RuleTeam](),
+			reflect.TypeFor[RuleQuota](), reflect.TypeFor[RuleUsage](), reflect.TypeFor[RuleClass](),
+			ext.ParseStructTags(true)),
+		cel.Variable("request", cel.ObjectType("policy.RuleRequest")),
+		cel.Variable("user", cel.ObjectType("policy.RuleUser")),
+		cel.Variable("team", cel.ObjectType("policy.RuleTeam")),
+		cel.Variable("usage", cel.ObjectType("policy.RuleUsage")),
+		cel.Variable("class", cel.ObjectType("policy.RuleClass")),
+	)
+}
+
+func compileRules(p *Policy, line func(string) int) (*ruleSet, []Problem) {
+	env, err := newEnv()
+	if err != nil {
+		return nil, []Problem{{Msg: "exception rules cannot be compiled: " + err.Error()}}
+	}
+	var problems []Problem
+	names := map[string]bool{}
+	for i, r := range p.Exceptions {
+		at := fmt.Sprintf("exceptions.%d", i)
+		if r == nil {
+			problems = append(problems, Problem{Line: line(at), Msg: fmt.Sprintf("exception rule %d is empty", i+1)})
+			continue
+		}
+		if r.Name == "" {
+			problems = append(problems, Problem{Line: line(at), Msg: fmt.Sprintf("exception rule %d needs a name", i+1)})
+		} else if names[r.Name] {
+			problems = append(problems, Problem{Line: line(at + ".name"), Msg: fmt.Sprintf("exception rule %q is defined twice", r.Name)})
+		}
+		names[r.Name] = true
+		if strings.TrimSpace(r.When) == "" {
+			problems = append(problems, Problem{Line: line(at), Msg: fmt.Sprintf("exception rule %q needs a when: expression", r.Name)})
+			continue
+		}
+		ast, iss := env.Compile(r.When)
+		if iss != nil && iss.Err() != nil {
+			for _, e := range iss.Errors() {
+				loc := e.Location
+				problems = append(problems, Problem{Line: line(at + ".when"),
+					Msg: fmt.Sprintf("exception rule %q, at column %d of its when: %s", r.Name, loc.Column()+1, e.Message)})
+			}
+			continue
+		}
+		if ast.OutputType() != cel.BoolType {
+			problems = append(problems, Problem{Line: line(at + ".when"),
+				Msg: fmt.Sprintf("exception rule %q must give true or false, but its when gives %s", r.Name, ast.OutputType())})
+			continue
+		}
+		prg, err := env.Program(ast)
+		if err != nil {
+			problems = append(problems, Problem{Line: line(at + ".when"), Msg: fmt.Sprintf("exception rule %q: %v", r.Name, err)})
+			continue
+		}
+		r.prog = prg
+		if r.Why == "" {
+			r.Why = "Rule " + r.Name
+		}
+	}
+	return &ruleSet{rules: p.Exceptions}, problems
+}
+
+// Evaluate runs every exception rule against a request and returns those that match. A rule that
+// fails to evaluate counts as a match, so an error never lets a request skip its approver.
+func (p *Policy) Evaluate(in RuleInput) []Match {
+	if p.rules == nil {
+		return nil
+	}
+	vars := map[string]any{"request": in.Request, "user": in.User, "team": in.Team, "usage": in.Usage, "class": in.Class}
+	var out []Match
+	for _, r := range p.rules.rules {
+		if r == nil || r.prog == nil {
+			continue
+		}
+		val, _, err := r.prog.Eval(vars)
+		if err != nil {
+			out = append(out, Match{Rule: r.Name, Why: fmt.Sprintf("%s (the rule could not be evaluated: %v)", r.Why, err)})
+			continue
+		}
+		if b, ok := val.Value().(bool); ok && b {
+			out = append(out, Match{Rule: r.Name, Why: r.Why})
+		}
+	}
+	return out
+}
+
+// RuleInputFor builds the class and team parts of a rule input from the policy.
+func (p *Policy) RuleInputFor(team, class string) (RuleTeam, RuleClass) {
+	q := p.QuotaFor(team)
+	rq := RuleQuota{GPUs: map[string]int64{}, GPUHoursPerWeek: q.GPUHoursPerWeek}
+	for k, v := range q.GPUs {
+		rq.GPUs[k] = int64(v)
+	}
+	rt := RuleTeam{Name: team, Quota: rq}
+	if t, ok := p.Team(team); ok {
+		rt.DataClasses = append([]string{}, t.DataClasses...)
+		rt.BudgetOwners = append([]string{}, t.BudgetOwners...)
+	}
+	if rt.DataClasses == nil {
+		rt.DataClasses = []string{}
+	}
+	if rt.BudgetOwners == nil {
+		rt.BudgetOwners = []string{}
+	}
+	var rc RuleClass
+	if c, ok := p.Class(class); ok {
+		rc = RuleClass{Name: c.Name, SKU: c.SKU, Isolation: c.Isolation, MaxGPUs: int64(c.MaxGPUs), MaxDuration: c.MaxDuration.Duration, PricePerGPUHour: c.PricePerGPUHour}
+	}
+	return rt, rc
+}

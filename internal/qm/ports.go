@@ -1,0 +1,138 @@
+package qm
+
+import (
+	"context"
+	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
+)
+
+// Clock tells the time; the domain never calls time.Now itself.
+type Clock interface {
+	Now() time.Time
+}
+
+// LeaseFilter selects leases; empty fields match everything.
+type LeaseFilter struct {
+	User   string
+	Team   string
+	Class  string
+	States []State
+	// EndedAfter keeps only leases that were open at or after this instant.
+	EndedAfter time.Time
+	Limit      int
+}
+
+// Tx is what the domain may do inside one transaction.
+type Tx interface {
+	// CreateLease inserts a lease and sets its ID. A RequestKey seen before gives ECONFLICT.
+	CreateLease(ctx context.Context, l *Lease) error
+	// GetLease returns ErrNotFound when there is no such lease.
+	GetLease(ctx context.Context, id LeaseID) (*Lease, error)
+	// LeaseByRequestKey finds the lease a request key made, or ErrNotFound.
+	LeaseByRequestKey(ctx context.Context, key string) (*Lease, error)
+	// UpdateLease writes l if the stored lease is still in state from; otherwise ErrStale.
+	UpdateLease(ctx context.Context, l *Lease, from State) error
+	// ListLeases returns matching leases ordered by ID.
+	ListLeases(ctx context.Context, f LeaseFilter) ([]*Lease, error)
+	// AddEvent appends to the audit trail.
+	AddEvent(ctx context.Context, e *Event) error
+	// Events lists a lease's audit trail in order.
+	Events(ctx context.Context, id LeaseID) ([]*Event, error)
+}
+
+// Store persists the domain. Update runs fn in one transaction that holds the named locks (taken in
+// sorted order, released at commit), so checks and writes inside it are atomic across replicas.
+type Store interface {
+	Update(ctx context.Context, locks []string, fn func(Tx) error) error
+	View(ctx context.Context, fn func(Tx) error) error
+	Close() error
+}
+
+// Node is a GPU node the service places leases on itself.
+type Node struct {
+	Name  string
+	Class string
+	GPUs  int
+	// Island gives each GPU's NVLink island; GPUs in one island are well connected.
+	Island []int
+}
+
+// Started is what a backend reports after starting a lease's workspace.
+type Started struct {
+	State   State // Active, or Queued/Provisioning while the scheduler has not started it
+	Node    string
+	Connect string
+	Ref     string
+}
+
+// Backend runs workspaces on a scheduler.
+type Backend interface {
+	// Inventory lists the nodes the service places leases on itself; nil when the scheduler places them.
+	Inventory() []Node
+	// Start provisions the lease's workspace.
+	Start(ctx context.Context, l *Lease) (Started, error)
+	// Stop ends the lease's workspace; stopping one that is gone is not an error.
+	Stop(ctx context.Context, l *Lease) error
+}
+
+// Activity is what telemetry knows of a lease's GPUs.
+type Activity struct {
+	// LastActive is the last time the GPUs showed activity.
+	LastActive time.Time
+	// Seen is when telemetry last reported; zero when it never has.
+	Seen time.Time
+	// Utilization is the last reported mean GPU utilization, percent.
+	Utilization float64
+}
+
+// Telemetry reports GPU activity per lease.
+type Telemetry interface {
+	Activity(ctx context.Context, l *Lease) (Activity, bool)
+}
+
+// Directory maps a chat user to an identity and its groups.
+type Directory interface {
+	Groups(ctx context.Context, user string) ([]string, bool)
+}
+
+// NoticeKind says what a notice is about.
+type NoticeKind string
+
+// Notices the domain sends on its own.
+const (
+	NoticeGranted          NoticeKind = "granted"           // a lease became active
+	NoticeQueued           NoticeKind = "queued"            // a lease waits for capacity
+	NoticeApprovalRequest  NoticeKind = "approval_request"  // to approvers
+	NoticeApproved         NoticeKind = "approved"          // to the requester
+	NoticeDenied           NoticeKind = "denied"            // to the requester
+	NoticeDecided          NoticeKind = "decided"           // to approvers: someone decided
+	NoticeExpired          NoticeKind = "expired"           // lease ran out
+	NoticeExpiringSoon     NoticeKind = "expiring_soon"     // lease ends soon
+	NoticeIdleWarning      NoticeKind = "idle_warning"      // keep or release?
+	NoticeReclaimed        NoticeKind = "reclaimed"         // idle reclaim happened
+	NoticeFailed           NoticeKind = "failed"            // backend failed
+	NoticeTelemetryMissing NoticeKind = "telemetry_missing" // to the platform channel
+)
+
+// Notice is something the domain tells people.
+type Notice struct {
+	Kind      NoticeKind
+	To        []string
+	Lease     *Lease
+	Actor     string
+	Reason    string
+	Matches   []policy.Match
+	Approvers []string
+}
+
+// Notifier delivers notices (rendered by the chat layer).
+type Notifier interface {
+	Notify(ctx context.Context, n Notice)
+}
+
+// NotifierFunc adapts a function to Notifier.
+type NotifierFunc func(ctx context.Context, n Notice)
+
+// Notify calls f.
+func (f NotifierFunc) Notify(ctx context.Context, n Notice) { f(ctx, n) }

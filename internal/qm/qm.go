@@ -1,0 +1,162 @@
+// Package qm is Quartermaster's domain: leases and their lifecycle, quota admission, placement,
+// exceptions and approvals, and the ports (Store, Backend, Clock, Notifier, Telemetry, Directory)
+// through which it reaches everything else. It imports only the standard library and the policy.
+package qm
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// LeaseID identifies a lease; users see it as L-42.
+type LeaseID int64
+
+func (id LeaseID) String() string { return "L-" + strconv.FormatInt(int64(id), 10) }
+
+// ParseLeaseID reads L-42, l-42 or 42.
+func ParseLeaseID(s string) (LeaseID, error) {
+	t := strings.TrimSpace(s)
+	if len(t) > 2 && (t[0] == 'L' || t[0] == 'l') && t[1] == '-' {
+		t = t[2:]
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, Errorf(EINVALID, "%q is not a lease id; lease ids look like L-42", s)
+	}
+	return LeaseID(n), nil
+}
+
+// State is where a lease is in its lifecycle.
+type State string
+
+// The lease lifecycle: pending_approval -> queued -> provisioning -> active -> (idle_warned) ->
+// released | expired | reclaimed, plus denied, cancelled and failed.
+const (
+	PendingApproval State = "pending_approval"
+	Queued          State = "queued"
+	Provisioning    State = "provisioning"
+	Active          State = "active"
+	IdleWarned      State = "idle_warned"
+	Released        State = "released"
+	Expired         State = "expired"
+	Reclaimed       State = "reclaimed"
+	Denied          State = "denied"
+	Cancelled       State = "cancelled"
+	Failed          State = "failed"
+)
+
+// LiveStates hold (or wait in line for) GPUs and count against quota.
+var LiveStates = []State{Queued, Provisioning, Active, IdleWarned}
+
+// OpenStates are the states in which a lease has not ended.
+var OpenStates = []State{PendingApproval, Queued, Provisioning, Active, IdleWarned}
+
+// Live reports whether the lease holds or waits for GPUs.
+func (s State) Live() bool {
+	return s == Queued || s == Provisioning || s == Active || s == IdleWarned
+}
+
+// Running reports whether the lease's workspace holds GPUs now.
+func (s State) Running() bool { return s == Provisioning || s == Active || s == IdleWarned }
+
+// Ended reports whether the lease is over.
+func (s State) Ended() bool { return !s.Live() && s != PendingApproval }
+
+// Lease is a time-bounded right to N GPUs of a class for one user of one team.
+type Lease struct {
+	ID        LeaseID
+	User      string
+	Team      string
+	Class     string
+	GPUs      int
+	Duration  time.Duration // granted length, extensions included
+	Template  string
+	DataClass string
+	Exclusive bool
+	State     State
+	Node      string
+	GPUIndex  []int  // GPU indexes on Node
+	Rules     string // exception rules that stopped it, comma separated
+	Reason    string // why it is in its state (last transition)
+	Connect   string // how to reach the workspace
+	Ref       string // the backend's id (Slurm job id, pod name)
+	// RequestKey makes a request idempotent: a retried delivery finds the lease it made.
+	RequestKey string
+
+	CreatedAt  time.Time
+	StartedAt  time.Time // zero until active
+	ExpiresAt  time.Time // zero until active
+	EndedAt    time.Time // zero until ended
+	KeptAt     time.Time // last "keep" answer to an idle warning
+	WarnedAt   time.Time // idle warning sent
+	DecidedBy  string    // approver who decided an exception
+	DecidedAt  time.Time
+	Reclaimed  float64 // GPU-hours returned by idle reclaim
+	Extensions int
+}
+
+// GPUHours is what a lease of GPUs for d costs in GPU-hours.
+func GPUHours(gpus int, d time.Duration) float64 { return float64(gpus) * d.Hours() }
+
+// Event is one audit record: a lease changed state, by whom, when and why.
+type Event struct {
+	ID     int64
+	Lease  LeaseID
+	At     time.Time
+	Actor  string // a user, an approver, or "system"
+	From   State
+	To     State
+	Reason string
+}
+
+// SystemActor is the actor of transitions nobody asked for: expiry, reclaim, timeouts.
+const SystemActor = "system"
+
+// Error codes, translated at the edge into one clear sentence.
+const (
+	EINVALID   = "invalid"
+	ENOTFOUND  = "not_found"
+	EFORBIDDEN = "forbidden"
+	ECONFLICT  = "conflict"
+	EINTERNAL  = "internal"
+)
+
+// Error is a domain error: a code and a sentence fit to show the user.
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf makes a domain error.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode is the code of a domain error, or EINTERNAL for anything else.
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage is what the user sees for err: the domain sentence, or a plain apology for an internal error.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "Something went wrong on our side and it has been logged; please try again in a minute."
+}
+
+// ErrNotFound is returned by stores for a missing row.
+var ErrNotFound = &Error{Code: ENOTFOUND, Message: "not found"}
+
+// ErrStale is returned by a conditional update when the row changed underneath.
+var ErrStale = &Error{Code: ECONFLICT, Message: "the lease changed in the meantime"}
