@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/acme/quartermaster/internal/predict"
+)
+
+func init() {
+	register("predict", "evaluate the queue-wait predictor on a trace", runPredict)
+}
+
+const predictUsage = "usage: quartermaster predict eval --trace FILE [--format swf|csv] [--train-fraction 0.3] [--json]"
+
+// runPredict implements `quartermaster predict eval`: it replays a job trace in time order and
+// prints how the queue-wait predictor and the baselines did on the jobs after the training part.
+func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "eval" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			fmt.Fprintln(stdout, predictUsage)
+			return nil
+		}
+		return errUsage{"want the sub-command eval; " + predictUsage}
+	}
+	fs := flag.NewFlagSet("predict eval", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	trace := fs.String("trace", "", "job trace to replay (.swf, .swf.gz, .csv)")
+	format := fs.String("format", "", "trace format: swf or csv (default: from the file name)")
+	train := fs.Float64("train-fraction", predict.DefaultTrainFraction, "share of jobs replayed before scoring starts")
+	asJSON := fs.Bool("json", false, "print the results as JSON")
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, predictUsage)
+			return nil
+		}
+		return errUsage{err.Error() + "; " + predictUsage}
+	}
+	switch {
+	case fs.NArg() > 0:
+		return errUsage{fmt.Sprintf("unexpected argument %q; %s", fs.Arg(0), predictUsage)}
+	case *trace == "":
+		return errUsage{"--trace is required, e.g. --trace ../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz; " + predictUsage}
+	case *format != "" && *format != predict.FormatSWF && *format != predict.FormatCSV:
+		return errUsage{fmt.Sprintf("--format %q: want swf or csv", *format)}
+	case *train < 0 || *train >= 1:
+		return errUsage{fmt.Sprintf("--train-fraction %v: want a number from 0 up to (not including) 1", *train)}
+	}
+	if *format == "" && predict.FormatFromPath(*trace) == "" {
+		return errUsage{fmt.Sprintf("cannot tell the format of %s from its name; add --format swf or --format csv", *trace)}
+	}
+	tr, err := predict.ReadTraceFile(*trace, *format)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	rep := predict.Evaluate(tr, filepath.Base(*trace), *train)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return printReport(stdout, rep)
+}
+
+func printReport(w io.Writer, rep predict.Report) error {
+	fmt.Fprintf(w, "%s: %d jobs, %d scored (%d started)\n\n", rep.Trace, rep.Jobs, rep.Scored, rep.Started)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "predictor\tMAE min\tmedian AE min\twithin 15%/60s\tband acc\tP90 coverage\tP90 tightness\t")
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%s\t%.1f\t%.2f\t%.3f\t%.3f\t%.3f\t%.2f\t\n", r.Predictor, r.MAEMinutes, r.MedianAEMinutes,
+			r.Within15, r.BandAccuracy, r.P90Coverage, r.P90Tightness)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,168 @@
+package predict
+
+import "math"
+
+// Model is anything that predicts waits and learns from what happened: the Predictor and the
+// baselines it is measured against.
+type Model interface {
+	Predict(req Request, st State) Estimate
+	Observe(o Observation)
+}
+
+// Baselines, as replayed by Evaluate. Each gives a point (Median) and a 90 % bound (P90).
+
+// Zero always predicts no wait; its bound is zero as well, so it covers exactly the requests
+// that start at once.
+type Zero struct{}
+
+func (Zero) Predict(Request, State) Estimate { return Estimate{} }
+func (Zero) Observe(Observation)             {}
+
+// Recent predicts the median of the last N started waits (100 unless set) and, as its bound,
+// their 90th percentile.
+type Recent struct {
+	N int
+	w *window
+}
+
+func (r *Recent) Predict(Request, State) Estimate {
+	if r.w == nil {
+		return Estimate{}
+	}
+	s := r.w.view()
+	return Estimate{Median: secs(quantile(s, 0.5)), P90: secs(quantile(s, 0.9)), Basis: len(s)}
+}
+
+func (r *Recent) Observe(o Observation) {
+	if !o.Started {
+		return
+	}
+	if r.w == nil {
+		r.w = newWindow(cmpOr(r.N, 100))
+	}
+	r.w.add(o.Wait.Seconds())
+}
+
+// UserRecent predicts the median of the same user's last N started waits (20 unless set) and,
+// as its bound, their 90th percentile; a user with no history gets the last 100 waits of all.
+type UserRecent struct {
+	N     int
+	users map[string]*window
+	all   Recent
+}
+
+func (u *UserRecent) Predict(req Request, st State) Estimate {
+	if w := u.users[req.User]; w != nil {
+		s := w.view()
+		return Estimate{Median: secs(quantile(s, 0.5)), P90: secs(quantile(s, 0.9)), Basis: len(s)}
+	}
+	return u.all.Predict(req, st)
+}
+
+func (u *UserRecent) Observe(o Observation) {
+	if !o.Started {
+		return
+	}
+	u.all.Observe(o)
+	if u.users == nil {
+		u.users = map[string]*window{}
+	}
+	w := u.users[o.Request.User]
+	if w == nil {
+		w = newWindow(cmpOr(u.N, 20))
+		u.users[o.Request.User] = w
+	}
+	w.add(o.Wait.Seconds())
+}
+
+// QBETS follows Nurmi, Brevik and Wolski's QBETS: from the last N started waits of the same
+// queue (1000 unless set; all queues together while a queue has fewer than 30), the bound is
+// the order statistic that exceeds the 0.9 quantile with 95 % confidence under the binomial
+// law, and the point is the same 95 % upper confidence bound on the median.
+type QBETS struct {
+	N      int
+	queues map[string]*window
+	all    *window
+	ranks  map[[2]int]int
+}
+
+func (q *QBETS) Predict(req Request, _ State) Estimate {
+	w := q.queues[req.Queue]
+	if w == nil || w.len() < 30 {
+		w = q.all
+	}
+	if w == nil || w.len() == 0 {
+		return Estimate{}
+	}
+	s := w.view()
+	return Estimate{Median: secs(s[q.rank(len(s), 50)]), P90: secs(s[q.rank(len(s), 90)]), Basis: len(s)}
+}
+
+func (q *QBETS) Observe(o Observation) {
+	if !o.Started {
+		return
+	}
+	n := cmpOr(q.N, 1000)
+	if q.queues == nil {
+		q.queues = map[string]*window{}
+		q.all = newWindow(n)
+	}
+	w := q.queues[o.Request.Queue]
+	if w == nil {
+		w = newWindow(n)
+		q.queues[o.Request.Queue] = w
+	}
+	w.add(o.Wait.Seconds())
+	q.all.add(o.Wait.Seconds())
+}
+
+// rank is the 0-based index of the order statistic among n that lies above the pct quantile
+// with 95 % confidence, or the largest when n is too small for that confidence.
+func (q *QBETS) rank(n, pct int) int {
+	if q.ranks == nil {
+		q.ranks = map[[2]int]int{}
+	}
+	if k, ok := q.ranks[[2]int{n, pct}]; ok {
+		return k
+	}
+	k := binomialUpperRank(n, float64(pct)/100, 0.95)
+	q.ranks[[2]int{n, pct}] = k
+	return k
+}
+
+// binomialUpperRank is the smallest 0-based k with P(Binomial(n, p) <= k) >= conf: the sample's
+// order statistic k+1 is at least the p-quantile with probability conf. It is n-1 when no
+// order statistic reaches the confidence.
+func binomialUpperRank(n int, p, conf float64) int {
+	logp, logq := math.Log(p), math.Log1p(-p)
+	cdf := 0.0
+	for k := 0; k < n; k++ {
+		lg := lgamma(n+1) - lgamma(k+1) - lgamma(n-k+1) + float64(k)*logp + float64(n-k)*logq
+		cdf += math.Exp(lg)
+		if cdf >= conf {
+			return k
+		}
+	}
+	return n - 1
+}
+
+func lgamma(n int) float64 {
+	v, _ := math.Lgamma(float64(n))
+	return v
+}
+
+func cmpOr(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// named pairs a model with the name Evaluate reports it under.
+type named struct {
+	name  string
+	model Model
+}
+
+// Predictor is a Model too.
+var _ Model = (*Predictor)(nil)

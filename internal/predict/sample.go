@@ -1,0 +1,58 @@
+package predict
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// window keeps the last cap values added and answers order statistics over them.
+type window struct {
+	vals   []float64
+	next   int
+	sorted []float64
+	dirty  bool
+}
+
+func newWindow(capacity int) *window { return &window{vals: make([]float64, 0, capacity)} }
+
+func (w *window) add(x float64) {
+	if len(w.vals) < cap(w.vals) {
+		w.vals = append(w.vals, x)
+	} else {
+		w.vals[w.next] = x
+		w.next = (w.next + 1) % len(w.vals)
+	}
+	w.dirty = true
+}
+
+func (w *window) len() int { return len(w.vals) }
+
+// view returns the values in ascending order; the slice is valid until the next add.
+func (w *window) view() []float64 {
+	if w.dirty {
+		w.sorted = append(w.sorted[:0], w.vals...)
+		slices.Sort(w.sorted)
+		w.dirty = false
+	}
+	return w.sorted
+}
+
+// quantile is the nearest-rank q-quantile of ascending s (0 for an empty s).
+func quantile(s []float64, q float64) float64 {
+	if len(s) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+// residualMedian is the median of the values in ascending s that exceed x, minus x: the
+// expected remaining life of something already x old. ok is false when nothing exceeds x.
+func residualMedian(s []float64, x float64) (float64, bool) {
+	i := sort.SearchFloat64s(s, math.Nextafter(x, math.Inf(1)))
+	if i >= len(s) {
+		return 0, false
+	}
+	return s[(i+len(s)-1)/2] - x, true
+}

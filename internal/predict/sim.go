@@ -1,0 +1,128 @@
+package predict
+
+// endEvent is a simulated release of gpus at t seconds from now.
+type endEvent struct{ t, gpus float64 }
+
+// simScratch holds buffers reused across predictions (under the predictor's lock).
+type simScratch struct {
+	ends, alone []endEvent
+}
+
+const epsGPU = 1e-9
+
+// simulate plays the pool forward from st.Now and returns, in seconds from now, when req could
+// start if it took the first GPUs that free up (alone), and when it would start behind every
+// request ahead of it, first come first served (queued). Running leases end at their expected
+// end; queued requests run for their expected run time.
+func (p *Predictor) simulate(req Request, st State) (alone, queued float64) {
+	used := 0.0
+	ends := p.sc.ends[:0]
+	for i := range st.Running {
+		l := &st.Running[i]
+		g := max(l.GPUs, 0)
+		used += g
+		elapsed := max(st.Now.Sub(l.Start).Seconds(), 0)
+		ends = append(ends, endEvent{p.rt.remaining(l.User, l.Queue, l.Requested.Seconds(), elapsed), g})
+	}
+	capacity := st.Capacity
+	if capacity <= 0 {
+		capacity = p.cfg.Capacity
+	}
+	if capacity <= 0 {
+		p.seenCap = max(p.seenCap, used, req.GPUs)
+		capacity = p.seenCap
+	}
+	free := capacity - used
+	need := min(max(req.GPUs, 0), capacity)
+
+	// Alone: the earliest time enough GPUs are free, ignoring the queue.
+	if free+epsGPU < need {
+		a := append(p.sc.alone[:0], ends...)
+		heapify(a)
+		f := free
+		for len(a) > 0 && f+epsGPU < need {
+			var e endEvent
+			e, a = pop(a)
+			alone = e.t
+			f += e.gpus
+		}
+		p.sc.alone = a
+	}
+
+	// Queued: start every request ahead in order, then this one.
+	heapify(ends)
+	t, f := 0.0, free
+	startAt := func(g float64) {
+		for f+epsGPU < g {
+			if len(ends) == 0 {
+				f = capacity // nothing left to wait for
+				break
+			}
+			var e endEvent
+			e, ends = pop(ends)
+			t = max(t, e.t)
+			f += e.gpus
+		}
+		f -= g
+	}
+	for i := range st.Queue {
+		q := &st.Queue[i]
+		g := min(max(q.GPUs, 0), capacity)
+		startAt(g)
+		run := p.rt.remaining(q.User, q.Queue, q.Requested.Seconds(), 0)
+		ends = push(ends, endEvent{t + run, g})
+	}
+	startAt(need)
+	p.sc.ends = ends
+	return alone, t
+}
+
+// A binary min-heap on t, written out to keep the hot path free of interface calls.
+
+func heapify(h []endEvent) {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(h, i)
+	}
+}
+
+func down(h []endEvent, i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h[r].t < h[l].t {
+			m = r
+		}
+		if h[i].t <= h[m].t {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+func pop(h []endEvent) (endEvent, []endEvent) {
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	down(h, 0)
+	return top, h
+}
+
+func push(h []endEvent, e endEvent) []endEvent {
+	h = append(h, e)
+	i := len(h) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if h[parent].t <= h[i].t {
+			break
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+	return h
+}
