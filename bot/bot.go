@@ -1,0 +1,99 @@
+// Package bot is the neutral chat model shared by every adapter (Slack, Discord, the console): a
+// request in, replies out, with buttons that each have a typed twin command.
+package bot
+
+import (
+	"context"
+	"strings"
+)
+
+// Request is one command from a chat user.
+type Request struct {
+	// User is the identity the adapter resolved (the directory name, e.g. alice@acme.example).
+	User string
+	// Text is the command, e.g. "/gpu request 1 interactive 4h".
+	Text string
+	// Channel is where it was typed, when the adapter knows.
+	Channel string
+	// Key de-duplicates redelivery of the same command (e.g. Slack's trigger id).
+	Key string
+}
+
+// Action is a button; Command is its typed twin, run when the button is pressed.
+type Action struct {
+	Label   string `json:"label"`
+	Command string `json:"command"`
+	Style   string `json:"style,omitempty"` // primary | danger
+}
+
+// Field is a labelled value inside a section.
+type Field struct {
+	Label string `json:"label"`
+	Value string `json:"value"`
+}
+
+// Section is one block of a reply: a title line, text and fields.
+type Section struct {
+	Title  string  `json:"title,omitempty"`
+	Text   string  `json:"text,omitempty"`
+	Fields []Field `json:"fields,omitempty"`
+}
+
+// Reply is what the bot says.
+type Reply struct {
+	// To is the recipient: a user's directory name or a channel (#vision-gpu). Empty: whoever asked.
+	To       string    `json:"to"`
+	Text     string    `json:"text"`
+	Sections []Section `json:"sections,omitempty"`
+	Actions  []Action  `json:"actions,omitempty"`
+	// Ephemeral replies are shown only to the asker where the platform can.
+	Ephemeral bool `json:"-"`
+	// Ref groups messages about one thing (e.g. "approval:L-42") so an adapter can update them in place.
+	Ref string `json:"-"`
+	// Update asks the adapter to edit the earlier messages with the same Ref instead of posting anew.
+	Update bool `json:"-"`
+	// Error marks a reply that refuses bad input.
+	Error bool `json:"-"`
+}
+
+// PlainText renders a reply as text, sections included (for the console and plain-text fallbacks).
+func (r Reply) PlainText() string {
+	var b strings.Builder
+	b.WriteString(r.Text)
+	for _, s := range r.Sections {
+		b.WriteString("\n")
+		if s.Title != "" {
+			b.WriteString("• " + s.Title)
+			if s.Text != "" {
+				b.WriteString(" — ")
+			}
+		}
+		b.WriteString(s.Text)
+		for _, f := range s.Fields {
+			b.WriteString("\n    " + f.Label + ": " + f.Value)
+		}
+	}
+	return b.String()
+}
+
+// Handler answers a request with replies: the first to the asker, others to whomever they name.
+type Handler interface {
+	Handle(ctx context.Context, req Request) []Reply
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, req Request) []Reply
+
+// Handle calls f.
+func (f HandlerFunc) Handle(ctx context.Context, req Request) []Reply { return f(ctx, req) }
+
+// Sender delivers replies that nobody asked for (notices: expiry, approvals, idle warnings).
+type Sender interface {
+	Send(ctx context.Context, r Reply) error
+}
+
+// SenderFunc adapts a function to Sender.
+type SenderFunc func(ctx context.Context, r Reply) error
+
+// Send calls f.
+func (f SenderFunc) Send(ctx context.Context, r Reply) error { return f(ctx, r) }

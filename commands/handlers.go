@@ -1,0 +1,449 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// Bot answers /gpu commands.
+type Bot struct {
+	Svc    *qm.Service
+	Logger *slog.Logger
+	// Extra verbs provided by other capabilities (templates, submit, report, quota requests);
+	// a verb with no handler here says plainly that this install does not offer it.
+	Extra map[string]func(ctx context.Context, req bot.Request, c Command) []bot.Reply
+}
+
+func (b *Bot) pol() *policy.Policy { return b.Svc.Policy }
+
+func (b *Bot) log() *slog.Logger {
+	if b.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return b.Logger
+}
+
+// Handle answers one command.
+func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
+	c, err := Parse(req.Text)
+	if err != nil {
+		return []bot.Reply{errorReply(err)}
+	}
+	if c.Verb != "help" && c.Verb != "policy" && c.Verb != "catalog" && c.Verb != "estimate" && c.Verb != "templates" && c.Verb != "template" {
+		if _, err := b.Svc.Resolve(ctx, req.User); err != nil {
+			return []bot.Reply{b.fail(c.Verb, err)}
+		}
+	}
+	if h, ok := b.Extra[c.Verb]; ok && (c.Verb != "quota" || c.QuotaRequest) {
+		return h(ctx, req, c)
+	}
+	switch c.Verb {
+	case "help":
+		return []bot.Reply{b.help()}
+	case "catalog":
+		return b.catalog(ctx)
+	case "request":
+		return b.request(ctx, req, c)
+	case "estimate":
+		return b.estimate(ctx, c)
+	case "list":
+		return b.list(ctx, req)
+	case "status":
+		return b.status(ctx, req, c)
+	case "extend":
+		l, err := b.Svc.Extend(ctx, req.User, c.Lease, c.Duration)
+		if err != nil {
+			return []bot.Reply{b.fail(c.Verb, err)}
+		}
+		return []bot.Reply{{Text: fmt.Sprintf("%s now runs until %s (%s in all).", l.ID, b.when(l.ExpiresAt), policy.FormatDuration(l.Duration)), Sections: []bot.Section{b.card(ctx, l)}}}
+	case "keep":
+		l, err := b.Svc.Keep(ctx, req.User, c.Lease)
+		if err != nil {
+			return []bot.Reply{b.fail(c.Verb, err)}
+		}
+		return []bot.Reply{{Text: fmt.Sprintf("Kept: %s stays for another idle period; it still ends %s.", l.ID, b.when(l.ExpiresAt))}}
+	case "release":
+		l, err := b.Svc.Release(ctx, req.User, c.Lease)
+		if err != nil {
+			return []bot.Reply{b.fail(c.Verb, err)}
+		}
+		return []bot.Reply{{Text: fmt.Sprintf("%s is %s. %s", l.ID, l.State, b.costLine(l))}}
+	case "approve", "deny":
+		l, err := b.Svc.Decide(ctx, req.User, c.Lease, c.Verb == "approve", c.Reason)
+		if err != nil {
+			return []bot.Reply{b.fail(c.Verb, err)}
+		}
+		verb := "Approved"
+		if l.State == qm.Denied {
+			verb = "Denied"
+		}
+		return []bot.Reply{{Text: fmt.Sprintf("%s %s for %s; %s is now %s.", verb, l.ID, l.User, l.ID, l.State)}}
+	case "approvals":
+		return b.approvals(ctx, req)
+	case "quota":
+		return b.quota(ctx, req, c)
+	case "policy":
+		return []bot.Reply{b.policyText()}
+	}
+	return []bot.Reply{{Error: true, Text: fmt.Sprintf("/gpu %s is not offered by this installation yet. Example: /gpu request 1 interactive for 4h", c.Verb)}}
+}
+
+func errorReply(err error) bot.Reply {
+	return bot.Reply{Error: true, Ephemeral: true, Text: err.Error()}
+}
+
+// fail turns a domain error into one sentence plus a working example.
+func (b *Bot) fail(verb string, err error) bot.Reply {
+	if qm.ErrorCode(err) == qm.EINTERNAL {
+		b.log().Error("command failed", "verb", verb, "err", err)
+	}
+	v, _ := VerbByName(verb)
+	ex := v.Example
+	switch verb {
+	case "status", "extend", "keep", "release":
+		ex = strings.Replace(ex, "L-42", "L-…", 1) + " (use a lease id from /gpu list)"
+	case "approve", "deny":
+		ex = strings.Replace(ex, "L-42", "L-…", 1) + " (use a lease id from /gpu approvals)"
+	}
+	if verb == "request" {
+		ex = "/gpu request 1 " + b.pol().Classes[0].Name + " for 2h"
+	}
+	return bot.Reply{Error: true, Ephemeral: true, Text: qm.ErrorMessage(err) + " Example: " + ex}
+}
+
+func (b *Bot) help() bot.Reply {
+	r := bot.Reply{Text: "Quartermaster gets you GPUs without a ticket. Commands:"}
+	var lines []string
+	for _, v := range Verbs {
+		lines = append(lines, fmt.Sprintf("`%s` — %s", v.Usage, v.Summary))
+	}
+	r.Sections = []bot.Section{{Text: strings.Join(lines, "\n")}}
+	return r
+}
+
+func (b *Bot) money(v float64) string {
+	if b.pol().Currency == "USD" {
+		return fmt.Sprintf("$%.2f", v)
+	}
+	return fmt.Sprintf("%.2f %s", v, b.pol().Currency)
+}
+
+// when writes an instant in the policy's time zone, with how far away it is.
+func (b *Bot) when(t time.Time) string {
+	if t.IsZero() {
+		return "when it starts"
+	}
+	now := b.Svc.Clock.Now()
+	s := t.In(b.pol().Location).Format("Mon 2 Jan 15:04 MST")
+	if d := t.Sub(now); d > 0 {
+		return s + " (in " + policy.FormatDuration(d) + ")"
+	}
+	return s
+}
+
+func waitText(w qm.WaitEstimate) string {
+	if w.Median == 0 && w.P90 == 0 {
+		return "none, GPUs are free now"
+	}
+	return fmt.Sprintf("about %s (90%%: under %s)", policy.FormatDuration(w.Median), policy.FormatDuration(w.P90))
+}
+
+func (b *Bot) catalog(ctx context.Context) []bot.Reply {
+	st, err := b.Svc.Catalog(ctx)
+	if err != nil {
+		return []bot.Reply{b.fail("catalog", err)}
+	}
+	r := bot.Reply{Text: fmt.Sprintf("%s GPU catalog (%d classes):", b.pol().Organization, len(st))}
+	for _, s := range st {
+		c := s.Class
+		r.Sections = append(r.Sections, bot.Section{
+			Title: fmt.Sprintf("%s — %s", c.Name, c.Description),
+			Fields: []bot.Field{
+				{Label: "GPU", Value: fmt.Sprintf("%s, %d GiB, %s", c.SKU, c.GPUMemoryGiB, c.Isolation)},
+				{Label: "Price", Value: b.money(c.PricePerGPUHour) + " per GPU-hour"},
+				{Label: "Without approval", Value: fmt.Sprintf("up to %d GPU(s) for up to %s", c.MaxGPUs, policy.FormatDuration(c.MaxDuration.Duration))},
+				{Label: "Free now", Value: fmt.Sprintf("%d of %d", s.Free, s.Capacity)},
+				{Label: "Predicted wait", Value: waitText(s.Wait)},
+			},
+		})
+	}
+	r.Actions = []bot.Action{{Label: "Request 1 " + st[0].Class.Name, Command: "/gpu request 1 " + st[0].Class.Name + " for 2h", Style: "primary"}}
+	return []bot.Reply{r}
+}
+
+func (b *Bot) request(ctx context.Context, req bot.Request, c Command) []bot.Reply {
+	out, err := b.Svc.Request(ctx, qm.LeaseRequest{User: req.User, GPUs: c.GPUs, Class: c.Class, Duration: c.Duration,
+		Template: c.Template, Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key})
+	if err != nil && out == nil {
+		return []bot.Reply{b.fail("request", err)}
+	}
+	return []bot.Reply{b.outcome(ctx, out, err)}
+}
+
+// outcome describes what became of a request.
+func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply {
+	l := out.Lease
+	cls, _ := b.pol().Class(l.Class)
+	cost := b.money(qm.Cost(cls, l.GPUs, l.Duration))
+	switch {
+	case err != nil:
+		return b.fail("request", err)
+	case l.State == qm.PendingApproval:
+		var rules []string
+		for _, m := range out.Matches {
+			rules = append(rules, fmt.Sprintf("%s (%s)", m.Rule, m.Why))
+		}
+		return bot.Reply{Text: fmt.Sprintf("%s waits for approval: the published rule %s applies, so %s will decide. Estimated cost %s. You will hear back here.",
+			l.ID, strings.Join(rules, "; "), strings.Join(out.Approvers, " or "), cost),
+			Sections: []bot.Section{b.card(ctx, l)}, Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}
+	case l.State == qm.Queued:
+		return bot.Reply{Text: fmt.Sprintf("%s is queued: %s. Predicted wait %s. Estimated cost %s. You will get a message when it starts.",
+			l.ID, l.Reason, waitText(out.Wait), cost), Sections: []bot.Section{b.card(ctx, l)},
+			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String(), Style: "danger"}}}
+	default:
+		prefix := ""
+		if out.Duplicate {
+			prefix = "(already done) "
+		}
+		return bot.Reply{Text: prefix + b.grantedText(l), Sections: []bot.Section{b.card(ctx, l)}, Actions: leaseActions(l)}
+	}
+}
+
+func (b *Bot) grantedText(l *qm.Lease) string {
+	cls, _ := b.pol().Class(l.Class)
+	where := l.Node
+	if len(l.GPUIndex) > 0 {
+		where += " GPU " + qm.FormatGPUs(l.GPUIndex)
+	}
+	s := fmt.Sprintf("%s is %s: %d × %s (%s) on %s until %s. Estimated cost %s (%s per GPU-hour).",
+		l.ID, l.State, l.GPUs, l.Class, cls.SKU, where, b.when(l.ExpiresAt), b.money(qm.Cost(cls, l.GPUs, l.Duration)), b.money(cls.PricePerGPUHour))
+	if l.Connect != "" {
+		s += " Connect: " + l.Connect
+	}
+	return s
+}
+
+func leaseActions(l *qm.Lease) []bot.Action {
+	if !l.State.Live() {
+		return nil
+	}
+	id := l.ID.String()
+	return []bot.Action{
+		{Label: "Extend 1h", Command: "/gpu extend " + id + " 1h"},
+		{Label: "Release", Command: "/gpu release " + id, Style: "danger"},
+	}
+}
+
+// card is a lease as a section: state, GPUs, node, time left, cost so far.
+func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
+	cls, _ := b.pol().Class(l.Class)
+	now := b.Svc.Clock.Now()
+	f := []bot.Field{
+		{Label: "State", Value: string(l.State)},
+		{Label: "GPUs", Value: fmt.Sprintf("%d × %s", l.GPUs, l.Class)},
+		{Label: "Team", Value: l.Team},
+	}
+	if l.Node != "" {
+		f = append(f, bot.Field{Label: "Node", Value: l.Node})
+	}
+	if l.State.Running() && !l.ExpiresAt.IsZero() {
+		f = append(f, bot.Field{Label: "Time left", Value: policy.FormatDuration(l.ExpiresAt.Sub(now))})
+	} else {
+		f = append(f, bot.Field{Label: "Duration", Value: policy.FormatDuration(l.Duration)})
+	}
+	if b.Svc.Telemetry != nil && l.State.Running() {
+		if a, ok := b.Svc.Telemetry.Activity(ctx, l); ok {
+			f = append(f, bot.Field{Label: "Utilization", Value: fmt.Sprintf("%.0f%%", a.Utilization)})
+		}
+	}
+	if cls != nil {
+		f = append(f, bot.Field{Label: "Cost so far", Value: b.money(cls.PricePerGPUHour * usedHours(l, now))})
+	}
+	return bot.Section{Title: l.ID.String(), Fields: f}
+}
+
+// usedHours is the GPU-hours a lease has run up to now (or its end).
+func usedHours(l *qm.Lease, now time.Time) float64 {
+	if l.StartedAt.IsZero() {
+		return 0
+	}
+	end := now
+	if !l.EndedAt.IsZero() {
+		end = l.EndedAt
+	}
+	if end.Before(l.StartedAt) {
+		return 0
+	}
+	return qm.GPUHours(l.GPUs, end.Sub(l.StartedAt))
+}
+
+func (b *Bot) costLine(l *qm.Lease) string {
+	cls, _ := b.pol().Class(l.Class)
+	h := usedHours(l, b.Svc.Clock.Now())
+	return fmt.Sprintf("It used %.2f GPU-hours, %s.", h, b.money(cls.PricePerGPUHour*h))
+}
+
+func (b *Bot) estimate(ctx context.Context, c Command) []bot.Reply {
+	e, err := b.Svc.EstimateRequest(ctx, c.Class, c.GPUs, c.Duration)
+	if err != nil {
+		return []bot.Reply{b.fail("estimate", err)}
+	}
+	return []bot.Reply{{Text: fmt.Sprintf("%d × %s for %s: %s (%s per GPU-hour). Predicted wait: %s. Nothing was reserved.",
+		e.GPUs, e.Class.Name, policy.FormatDuration(e.For), b.money(e.Cost), b.money(e.Class.PricePerGPUHour), waitText(e.Wait)),
+		Actions: []bot.Action{{Label: "Request it", Command: fmt.Sprintf("/gpu request %d %s for %s", e.GPUs, e.Class.Name, policy.FormatDuration(e.For)), Style: "primary"}}}}
+}
+
+func (b *Bot) list(ctx context.Context, req bot.Request) []bot.Reply {
+	ls, err := b.Svc.List(ctx, qm.LeaseFilter{User: req.User, EndedAfter: b.Svc.Clock.Now().Add(-24 * time.Hour)})
+	if err != nil {
+		return []bot.Reply{b.fail("list", err)}
+	}
+	if len(ls) == 0 {
+		return []bot.Reply{{Text: "You have no leases. Try /gpu request 1 " + b.pol().Classes[0].Name + " for 2h"}}
+	}
+	sort.SliceStable(ls, func(i, j int) bool { return ls[i].State.Live() && !ls[j].State.Live() })
+	r := bot.Reply{Text: fmt.Sprintf("Your leases (%d, ended ones from the last day included):", len(ls))}
+	for _, l := range ls {
+		r.Sections = append(r.Sections, b.card(ctx, l))
+	}
+	return []bot.Reply{r}
+}
+
+func (b *Bot) status(ctx context.Context, req bot.Request, c Command) []bot.Reply {
+	l, err := b.Svc.Get(ctx, c.Lease)
+	if err != nil {
+		return []bot.Reply{b.fail("status", err)}
+	}
+	if !strings.EqualFold(l.User, req.User) && !b.pol().IsApprover(req.User, l.Team) {
+		return []bot.Reply{b.fail("status", qm.Errorf(qm.EFORBIDDEN, "%s belongs to %s, not to you; /gpu list shows yours.", l.ID, l.User))}
+	}
+	ev, err := b.Svc.History(ctx, l.ID)
+	if err != nil {
+		return []bot.Reply{b.fail("status", err)}
+	}
+	var hist []string
+	for _, e := range ev {
+		from := string(e.From)
+		if from == "" {
+			from = "new"
+		}
+		hist = append(hist, fmt.Sprintf("%s  %s: %s → %s (%s)", e.At.In(b.pol().Location).Format("Mon 2 Jan 15:04"), e.Actor, from, e.To, e.Reason))
+	}
+	text := fmt.Sprintf("%s for %s: %s", l.ID, l.User, l.State)
+	if l.Reason != "" {
+		text += " — " + l.Reason
+	}
+	if l.Connect != "" && l.State.Running() {
+		text += ". Connect: " + l.Connect
+	}
+	r := bot.Reply{Text: text, Sections: []bot.Section{b.card(ctx, l), {Title: "History", Text: strings.Join(hist, "\n")}}}
+	if strings.EqualFold(l.User, req.User) {
+		r.Actions = leaseActions(l)
+	}
+	return []bot.Reply{r}
+}
+
+func (b *Bot) approvals(ctx context.Context, req bot.Request) []bot.Reply {
+	ls, err := b.Svc.Pending(ctx, req.User)
+	if err != nil {
+		return []bot.Reply{b.fail("approvals", err)}
+	}
+	if len(ls) == 0 {
+		return []bot.Reply{{Text: "Nothing waits for your decision."}}
+	}
+	r := bot.Reply{Text: fmt.Sprintf("%d request(s) wait for your decision:", len(ls))}
+	for _, l := range ls {
+		sec := b.card(ctx, l)
+		sec.Text = fmt.Sprintf("%s asks; rule %s: %s", l.User, l.Rules, l.Reason)
+		r.Sections = append(r.Sections, sec)
+		r.Actions = append(r.Actions, approvalActions(l)...)
+	}
+	return []bot.Reply{r}
+}
+
+func approvalActions(l *qm.Lease) []bot.Action {
+	id := l.ID.String()
+	return []bot.Action{
+		{Label: "Approve " + id, Command: "/gpu approve " + id, Style: "primary"},
+		{Label: "Deny " + id, Command: "/gpu deny " + id, Style: "danger"},
+	}
+}
+
+func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply {
+	if c.QuotaRequest {
+		return []bot.Reply{{Error: true, Text: "Quota increases are not offered by this installation yet; ask your budget owner directly. Example: /gpu quota"}}
+	}
+	team := c.Arg
+	if team == "" {
+		id, _ := b.Svc.Resolve(ctx, req.User)
+		if len(id.Teams) == 0 {
+			return []bot.Reply{b.fail("quota", qm.Errorf(qm.EFORBIDDEN, "you belong to no team."))}
+		}
+		team = id.Teams[0]
+	} else if _, ok := b.pol().Team(team); !ok {
+		return []bot.Reply{b.fail("quota", qm.Errorf(qm.ENOTFOUND, "there is no team %q in the policy.", team))}
+	}
+	u, err := b.Svc.TeamUsage(ctx, team)
+	if err != nil {
+		return []bot.Reply{b.fail("quota", err)}
+	}
+	q := b.Svc.QuotaFor(ctx, team)
+	r := bot.Reply{Text: fmt.Sprintf("Team %s this week (since %s):", team, b.Svc.WeekStart(b.Svc.Clock.Now()).Format("Mon 2 Jan"))}
+	var f []bot.Field
+	for _, cl := range b.pol().Classes {
+		f = append(f, bot.Field{Label: cl.Name, Value: fmt.Sprintf("%d of %d GPUs in use", u.GPUs[cl.Name], q.GPUs[cl.Name])})
+	}
+	left := q.GPUHoursPerWeek - u.GPUHoursWeek
+	f = append(f, bot.Field{Label: "GPU-hours", Value: fmt.Sprintf("%.1f of %.0f used or committed, %.1f left", u.GPUHoursWeek, q.GPUHoursPerWeek, max(0, left))})
+	r.Sections = []bot.Section{{Title: "Quota", Fields: f}}
+	return []bot.Reply{r}
+}
+
+func (b *Bot) policyText() bot.Reply {
+	p := b.pol()
+	r := bot.Reply{Text: fmt.Sprintf("The published rules of %s. A request starts at once unless one of these rules applies; then a budget owner decides.", p.Organization)}
+	var cl []string
+	for _, c := range p.Classes {
+		line := fmt.Sprintf("%s: %s %s, %s/GPU-hour, up to %d GPU(s) for %s without approval", c.Name, c.SKU, c.Isolation, b.money(c.PricePerGPUHour), c.MaxGPUs, policy.FormatDuration(c.MaxDuration.Duration))
+		if c.IdleTimeout.Duration > 0 {
+			line += fmt.Sprintf("; idle for %s → warning, reclaimed %s later", policy.FormatDuration(c.IdleTimeout.Duration), policy.FormatDuration(c.IdleGrace.Duration))
+		}
+		if c.CapacityShare > 0 {
+			line += fmt.Sprintf("; shared classes hold at most %.0f%% of the cluster", c.CapacityShare*100)
+		}
+		cl = append(cl, line)
+	}
+	r.Sections = append(r.Sections, bot.Section{Title: "Classes", Text: strings.Join(cl, "\n")})
+	var rules []string
+	for _, e := range p.Exceptions {
+		rules = append(rules, fmt.Sprintf("%s — %s (when %s)", e.Name, e.Why, e.When))
+	}
+	r.Sections = append(r.Sections, bot.Section{Title: "Exceptions (a budget owner decides)", Text: strings.Join(rules, "\n")})
+	dq := p.DefaultQuota
+	var teams []string
+	for _, t := range p.Teams {
+		q := p.QuotaFor(t.Name)
+		teams = append(teams, fmt.Sprintf("%s: %s, %.0f GPU-hours/week; budget owners %s", t.Name, gpusText(p, q), q.GPUHoursPerWeek, strings.Join(t.BudgetOwners, ", ")))
+	}
+	teams = append(teams, fmt.Sprintf("any other team: %s, %.0f GPU-hours/week", gpusText(p, p.QuotaFor("")), dq.GPUHoursPerWeek))
+	r.Sections = append(r.Sections, bot.Section{Title: "Quotas", Text: strings.Join(teams, "\n")})
+	r.Sections = append(r.Sections, bot.Section{Title: "Approvals", Text: fmt.Sprintf("undecided after %s → denied; self-approval %s; fallback approvers %s",
+		policy.FormatDuration(p.Approvals.Timeout.Duration), map[bool]string{true: "allowed", false: "not allowed"}[p.Approvals.SelfApproval], strings.Join(p.Approvals.FallbackApprovers, ", "))})
+	return r
+}
+
+func gpusText(p *policy.Policy, q policy.Quota) string {
+	var s []string
+	for _, c := range p.Classes {
+		s = append(s, fmt.Sprintf("%d %s", q.GPUs[c.Name], c.Name))
+	}
+	return strings.Join(s, ", ") + " GPUs at once"
+}

@@ -1,0 +1,97 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// Notices renders domain notices as chat messages and hands them to a sender.
+type Notices struct {
+	Bot    *Bot
+	Sender bot.Sender
+}
+
+// Notify implements qm.Notifier.
+func (n *Notices) Notify(ctx context.Context, no qm.Notice) {
+	for _, r := range n.Bot.RenderNotice(ctx, no) {
+		if err := n.Sender.Send(ctx, r); err != nil {
+			n.Bot.log().Error("send notice", "to", r.To, "kind", no.Kind, "err", err)
+		}
+	}
+}
+
+// RenderNotice is a notice as one message per recipient.
+func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
+	l := n.Lease
+	id := l.ID.String()
+	var base bot.Reply
+	switch n.Kind {
+	case qm.NoticeGranted:
+		base = bot.Reply{Text: b.grantedText(l), Sections: []bot.Section{b.card(ctx, l)}, Actions: leaseActions(l)}
+	case qm.NoticeQueued:
+		return nil // the request's own reply already says so
+	case qm.NoticeApprovalRequest:
+		var rules []string
+		for _, m := range n.Matches {
+			rules = append(rules, fmt.Sprintf("%s: %s", m.Rule, m.Why))
+		}
+		cls, _ := b.pol().Class(l.Class)
+		sec := b.card(ctx, l)
+		sec.Text = fmt.Sprintf("Data class %s. Estimated cost %s.", l.DataClass, b.money(qm.Cost(cls, l.GPUs, l.Duration)))
+		base = bot.Reply{Ref: "approval:" + id,
+			Text: fmt.Sprintf("Approval needed: %s (team %s) asks for %d × %s for %s as %s. Rule: %s. Decide with the buttons or /gpu approve %s, /gpu deny %s REASON.",
+				l.User, l.Team, l.GPUs, l.Class, policy.FormatDuration(l.Duration), id, strings.Join(rules, "; "), id, id),
+			Sections: []bot.Section{sec}, Actions: approvalActions(l)}
+	case qm.NoticeApproved:
+		base = bot.Reply{Text: fmt.Sprintf("%s was approved by %s; it is %s.", id, n.Actor, l.State)}
+	case qm.NoticeDenied:
+		who := n.Actor
+		if who == qm.SystemActor {
+			base = bot.Reply{Text: fmt.Sprintf("%s was denied: %s.", id, l.Reason)}
+		} else {
+			base = bot.Reply{Text: fmt.Sprintf("%s was denied by %s: %s.", id, who, n.Reason)}
+		}
+	case qm.NoticeDecided:
+		var what string
+		switch {
+		case n.Actor == qm.SystemActor:
+			what = fmt.Sprintf("%s expired undecided (%s) and was denied; %s was told.", id, l.Reason, l.User)
+		case l.State == qm.Denied:
+			what = fmt.Sprintf("%s was denied by %s at %s: %s.", id, n.Actor, l.DecidedAt.In(b.pol().Location).Format("Mon 15:04"), n.Reason)
+		default:
+			what = fmt.Sprintf("%s was approved by %s at %s.", id, n.Actor, l.DecidedAt.In(b.pol().Location).Format("Mon 15:04"))
+		}
+		base = bot.Reply{Ref: "approval:" + id, Update: true, Text: what}
+	case qm.NoticeExpired:
+		base = bot.Reply{Text: fmt.Sprintf("%s expired at %s and its workspace was ended. %s", id, b.when(l.EndedAt), b.costLine(l)),
+			Actions: []bot.Action{{Label: "Request again", Command: fmt.Sprintf("/gpu request %d %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))}}}
+	case qm.NoticeIdleWarning:
+		cls, _ := b.pol().Class(l.Class)
+		grace := ""
+		if cls != nil {
+			grace = policy.FormatDuration(cls.IdleGrace.Duration)
+		}
+		base = bot.Reply{Text: fmt.Sprintf("%s has shown no GPU activity (%s). Keep it, or it will be released in %s.", id, l.Reason, grace),
+			Actions: []bot.Action{{Label: "Keep", Command: "/gpu keep " + id, Style: "primary"}, {Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
+	case qm.NoticeReclaimed:
+		base = bot.Reply{Text: fmt.Sprintf("%s was reclaimed: %s. %.1f GPU-hours went back to the pool. %s", id, n.Reason, l.Reclaimed, b.costLine(l))}
+	case qm.NoticeFailed:
+		base = bot.Reply{Text: fmt.Sprintf("%s failed: %s. Nothing is charged after this point.", id, l.Reason)}
+	case qm.NoticeTelemetryMissing:
+		base = bot.Reply{Text: fmt.Sprintf("No GPU telemetry for %s (%s on %s), so it cannot be checked for idleness; it will not be reclaimed until telemetry returns.", id, l.User, l.Node)}
+	default:
+		base = bot.Reply{Text: fmt.Sprintf("%s: %s", id, n.Kind)}
+	}
+	out := make([]bot.Reply, 0, len(n.To))
+	for _, to := range n.To {
+		r := base
+		r.To = to
+		out = append(out, r)
+	}
+	return out
+}

@@ -1,0 +1,144 @@
+// Package sim is the simulated cluster of the embedded default: nodes and NVLink islands described
+// in the policy, a clock that moves only when told, and GPU utilization that a test or the console
+// sets per lease. It lets the whole product run with no cluster at all.
+package sim
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// Clock is a simulated clock: it stands still until Set or Advance moves it.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock starts a clock at t.
+func NewClock(t time.Time) *Clock { return &Clock{now: t.UTC()} }
+
+// Now is the simulated time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Set moves the clock to t; it never moves back.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t.After(c.now) {
+		c.now = t.UTC()
+	}
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) { c.Set(c.Now().Add(d)) }
+
+// DefaultUtilization is what a simulated workspace's GPUs report until told otherwise: busy.
+const DefaultUtilization = 60
+
+// Cluster is the sim backend and its telemetry.
+type Cluster struct {
+	clock     qm.Clock
+	nodes     []qm.Node
+	idleBelow float64 // utilization below this is idle
+
+	mu      sync.Mutex
+	running map[qm.LeaseID]string // lease -> node
+	util    map[qm.LeaseID]utilization
+}
+
+type utilization struct {
+	pct        float64
+	lastActive time.Time
+}
+
+// New builds the simulated cluster the policy describes: for a group {name: h100, count: 2}
+// nodes h100-01 and h100-02, each GPU in one of nvlink_islands equal islands.
+func New(p *policy.Policy, clock qm.Clock) *Cluster {
+	c := &Cluster{clock: clock, idleBelow: p.Idle.UtilizationBelow, running: map[qm.LeaseID]string{}, util: map[qm.LeaseID]utilization{}}
+	for _, g := range p.Sim.Nodes {
+		islands := max(g.NVLinkIslands, 1)
+		per := (g.GPUs + islands - 1) / islands
+		for i := 1; i <= g.Count; i++ {
+			n := qm.Node{Name: fmt.Sprintf("%s-%02d", g.Name, i), Class: g.Class, GPUs: g.GPUs, Island: make([]int, g.GPUs)}
+			for gpu := range n.Island {
+				n.Island[gpu] = gpu / per
+			}
+			c.nodes = append(c.nodes, n)
+		}
+	}
+	return c
+}
+
+// Inventory lists the simulated nodes.
+func (c *Cluster) Inventory() []qm.Node { return c.nodes }
+
+// Start "starts" a workspace at once on the node the service chose.
+func (c *Cluster) Start(_ context.Context, l *qm.Lease) (qm.Started, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.running[l.ID] = l.Node
+	if _, ok := c.util[l.ID]; !ok {
+		c.util[l.ID] = utilization{pct: DefaultUtilization, lastActive: c.clock.Now()}
+	}
+	node := strings.Split(l.Node, ",")[0]
+	connect := fmt.Sprintf("ssh -p 2222 %s@%s  (GPUs %s)", strings.Split(l.User, "@")[0], node, qm.FormatGPUs(l.GPUIndex))
+	if strings.Contains(l.Template, "jupyter") || strings.Contains(l.Template, "vscode") {
+		connect = fmt.Sprintf("https://%s.sim.local/%s/", node, strings.ToLower(l.ID.String()))
+	}
+	return qm.Started{State: qm.Active, Node: l.Node, Connect: connect, Ref: "sim-" + l.ID.String()}, nil
+}
+
+// Stop ends a workspace.
+func (c *Cluster) Stop(_ context.Context, l *qm.Lease) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.running, l.ID)
+	return nil
+}
+
+// Running reports whether the simulated cluster runs the lease's workspace.
+func (c *Cluster) Running(id qm.LeaseID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.running[id]
+	return ok
+}
+
+// SetUtilization sets the GPU utilization a lease reports from now on.
+func (c *Cluster) SetUtilization(id qm.LeaseID, pct float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	u := c.util[id]
+	now := c.clock.Now()
+	if u.lastActive.IsZero() || u.pct >= c.idleBelow {
+		u.lastActive = now // it was busy up to now
+	}
+	u.pct = pct
+	c.util[id] = u
+}
+
+// Activity reports a lease's simulated GPU activity; the simulation always has fresh telemetry.
+func (c *Cluster) Activity(_ context.Context, l *qm.Lease) (qm.Activity, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.running[l.ID]; !ok {
+		return qm.Activity{}, false
+	}
+	now := c.clock.Now()
+	u := c.util[l.ID]
+	last := u.lastActive
+	if u.pct >= c.idleBelow {
+		last = now
+	}
+	return qm.Activity{LastActive: last, Seen: now, Utilization: u.pct}, true
+}
