@@ -315,7 +315,7 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 	}
 	s.notify(ctx, notices)
 	if placed && l.State == Provisioning {
-		if err := s.start(ctx, l); err != nil {
+		if err := s.start(ctx, l, true); err != nil {
 			return l, err
 		}
 	}

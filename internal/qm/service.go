@@ -336,12 +336,12 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 	}
 	s.notify(ctx, notices)
 	if out.Lease.State == Provisioning {
-		if err := s.start(ctx, out.Lease); err != nil {
+		if err := s.start(ctx, out.Lease, false); err != nil {
 			return out, err
 		}
 	}
 	if out.Lease.State == Queued {
-		out.Wait = s.PredictWait(ctx, out.Lease.Class, out.Lease.GPUs)
+		out.Wait = s.predictWait(ctx, out.Lease.Class, out.Lease.GPUs, out.Lease.ID)
 	}
 	return out, nil
 }
@@ -456,8 +456,9 @@ func (s *Service) tryPlace(ctx context.Context, tx Tx, l *Lease, reason string) 
 	return true, s.transition(ctx, tx, l, Provisioning, SystemActor, reason)
 }
 
-// start asks the backend to start a provisioning lease and records what it says.
-func (s *Service) start(ctx context.Context, l *Lease) error {
+// start asks the backend to start a provisioning lease and records what it says. The owner is told
+// when it becomes active unless tell is false (the request's own reply says so).
+func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 	st, err := s.Backend.Start(ctx, l)
 	var notices []Notice
 	uerr := s.Store.Update(ctx, nil, func(tx Tx) error {
@@ -490,7 +491,9 @@ func (s *Service) start(ctx context.Context, l *Lease) error {
 			if e := s.transition(ctx, tx, cur, Active, SystemActor, "workspace ready"); e != nil {
 				return e
 			}
-			notices = append(notices, Notice{Kind: NoticeGranted, To: []string{cur.User}, Lease: cur})
+			if tell {
+				notices = append(notices, Notice{Kind: NoticeGranted, To: []string{cur.User}, Lease: cur})
+			}
 		default:
 			if e := tx.UpdateLease(ctx, cur, Provisioning); e != nil {
 				return e
@@ -735,7 +738,7 @@ func (s *Service) startQueued(ctx context.Context, class string) {
 			continue
 		}
 		if placed {
-			if err := s.start(ctx, q); err != nil {
+			if err := s.start(ctx, q, true); err != nil {
 				s.log().Error("start", "lease", q.ID, "err", err)
 			}
 		}
@@ -804,6 +807,11 @@ func Cost(c *policy.Class, gpus int, d time.Duration) float64 {
 // PredictWait estimates how long n GPUs of a class would wait now: zero when they are free, else the
 // time until enough running leases expire (their known expiries), with the queue ahead served first.
 func (s *Service) PredictWait(ctx context.Context, class string, n int) WaitEstimate {
+	return s.predictWait(ctx, class, n, 0)
+}
+
+// predictWait is PredictWait for a lease already in the queue: only leases queued before it are ahead.
+func (s *Service) predictWait(ctx context.Context, class string, n int, self LeaseID) WaitEstimate {
 	capa := s.capacityOf(class)
 	if capa == 0 {
 		return WaitEstimate{}
@@ -832,7 +840,7 @@ func (s *Service) PredictWait(ctx context.Context, class string, n int) WaitEsti
 				end = now.Add(l.Duration)
 			}
 			rels = append(rels, rel{end, l.GPUs})
-		} else {
+		} else if self == 0 || l.ID < self {
 			need += l.GPUs // the queue ahead
 		}
 	}

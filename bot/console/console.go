@@ -1,0 +1,217 @@
+// Package console is the chat adapter for a terminal: the developer's playground and the test
+// harness. Lines are "USER: TEXT"; lines starting with ":" control the simulation.
+package console
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
+)
+
+// Controls are the simulation commands the console offers.
+type Controls struct {
+	// Advance moves the simulated clock forward, doing everything that falls due on the way.
+	Advance func(ctx context.Context, d time.Duration) error
+	// Util sets a lease's simulated GPU utilization.
+	Util func(ctx context.Context, lease string, pct float64) error
+	// Now tells the simulated time.
+	Now func() time.Time
+}
+
+// Console reads commands and prints replies.
+type Console struct {
+	Handler  bot.Handler
+	Controls Controls
+	Out      io.Writer
+	JSON     bool
+	// Prompt is printed before each line when reading from a terminal.
+	Prompt bool
+
+	mu      sync.Mutex
+	pending []bot.Reply // notices raised while a command runs, printed after its reply
+	busy    bool
+	user    string // default user set with :as
+}
+
+type jsonMessage struct {
+	To      string       `json:"to"`
+	Text    string       `json:"text"`
+	Actions []bot.Action `json:"actions"`
+}
+
+// Send prints a message nobody asked for (a notice), after the reply of the command that caused it.
+func (c *Console) Send(_ context.Context, r bot.Reply) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.busy {
+		c.pending = append(c.pending, r)
+		return nil
+	}
+	return c.print(r)
+}
+
+func (c *Console) print(r bot.Reply) error {
+	if c.JSON {
+		acts := r.Actions
+		if acts == nil {
+			acts = []bot.Action{}
+		}
+		b, err := json.Marshal(jsonMessage{To: r.To, Text: r.PlainText(), Actions: acts})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(c.Out, "%s\n", b)
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "→ %s: %s\n", r.To, indent(r.PlainText()))
+	for _, a := range r.Actions {
+		fmt.Fprintf(&b, "    [%s] %s\n", a.Label, a.Command)
+	}
+	_, err := io.WriteString(c.Out, b.String())
+	return err
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
+
+// Run reads lines until EOF or ctx ends.
+func (c *Console) Run(ctx context.Context, in io.Reader) error {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	if c.Prompt {
+		fmt.Fprintln(c.Out, "Quartermaster console. Type `alice@acme.example: /gpu help`, `:as alice@acme.example` to set who you are, `:advance 45m`, `:util L-1 0`, or Ctrl-D to quit.")
+	}
+	for {
+		if c.Prompt {
+			fmt.Fprint(c.Out, "> ")
+		}
+		if !sc.Scan() {
+			break
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		c.Line(ctx, sc.Text())
+	}
+	return sc.Err()
+}
+
+// Line handles one input line.
+func (c *Console) Line(ctx context.Context, line string) {
+	line = strings.TrimSpace(line)
+	if line == "" || strings.HasPrefix(line, "#") {
+		return
+	}
+	if strings.HasPrefix(line, ":") {
+		c.control(ctx, line)
+		return
+	}
+	user, text, ok := splitUser(line)
+	if !ok {
+		if c.user == "" || !strings.HasPrefix(line, "/") {
+			c.say(bot.Reply{To: "console", Error: true, Text: "Lines look like USER: TEXT. Example: alice@acme.example: /gpu request 1 interactive for 2h"})
+			return
+		}
+		user, text = c.user, line
+	}
+	c.mu.Lock()
+	c.busy = true
+	c.mu.Unlock()
+	replies := c.Handler.Handle(ctx, bot.Request{User: user, Text: text, Channel: "console"})
+	c.mu.Lock()
+	c.busy = false
+	pending := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	for _, r := range replies {
+		if r.To == "" {
+			r.To = user
+		}
+		c.say(r)
+	}
+	for _, r := range pending {
+		c.say(r)
+	}
+}
+
+func (c *Console) say(r bot.Reply) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_ = c.print(r)
+}
+
+// splitUser splits "alice@acme.example: /gpu list".
+func splitUser(line string) (user, text string, ok bool) {
+	i := strings.Index(line, ":")
+	if i <= 0 {
+		return "", "", false
+	}
+	user = strings.TrimSpace(line[:i])
+	if strings.ContainsAny(user, " \t/") || user == "" {
+		return "", "", false
+	}
+	return user, strings.TrimSpace(line[i+1:]), true
+}
+
+func (c *Console) control(ctx context.Context, line string) {
+	f := strings.Fields(line)
+	fail := func(msg string) {
+		c.say(bot.Reply{To: "console", Error: true, Text: msg})
+	}
+	switch strings.ToLower(f[0]) {
+	case ":advance":
+		if len(f) != 2 {
+			fail("`:advance` needs one duration. Example: :advance 45m")
+			return
+		}
+		d, err := policy.ParseDuration(f[1])
+		if err != nil || d <= 0 {
+			fail(fmt.Sprintf("%q is not a duration. Example: :advance 45m", f[1]))
+			return
+		}
+		if c.Controls.Advance == nil {
+			fail("this console has no simulated clock.")
+			return
+		}
+		if err := c.Controls.Advance(ctx, d); err != nil {
+			fail("advance failed: " + err.Error())
+		}
+	case ":util":
+		if len(f) != 3 {
+			fail("`:util` needs a lease and a percentage. Example: :util L-1 0")
+			return
+		}
+		var pct float64
+		if _, err := fmt.Sscanf(strings.TrimSuffix(f[2], "%"), "%g", &pct); err != nil || pct < 0 || pct > 100 {
+			fail(fmt.Sprintf("%q is not a percentage between 0 and 100. Example: :util L-1 0", f[2]))
+			return
+		}
+		if c.Controls.Util == nil {
+			fail("this console has no simulated telemetry.")
+			return
+		}
+		if err := c.Controls.Util(ctx, f[1], pct); err != nil {
+			fail(err.Error() + " Example: :util L-1 0")
+		}
+	case ":as":
+		if len(f) != 2 {
+			fail("`:as` needs a user. Example: :as alice@acme.example")
+			return
+		}
+		c.user = f[1]
+	case ":now":
+		if c.Controls.Now != nil {
+			c.say(bot.Reply{To: "console", Text: c.Controls.Now().Format(time.RFC3339)})
+		}
+	default:
+		fail(fmt.Sprintf("%q is not a console command; they are :advance, :util, :as and :now. Example: :advance 45m", f[0]))
+	}
+}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/commands"
+	"github.com/acme/quartermaster/docs"
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/sim"
+	"github.com/acme/quartermaster/internal/store"
+)
+
+// commonFlags are the flags every subcommand takes.
+type commonFlags struct {
+	policy  string
+	db      string
+	backend string
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.policy, "policy", os.Getenv("QM_POLICY"), "policy file (default: the embedded example policy; env QM_POLICY)")
+	fs.StringVar(&c.db, "db", os.Getenv("QM_DATABASE_URL"), "database URL: postgres://… or sqlite:PATH (default: a SQLite file in the data directory; env QM_DATABASE_URL)")
+	fs.StringVar(&c.backend, "backend", os.Getenv("QM_BACKEND"), "sim, slurm or kubernetes (default: the policy's backend)")
+}
+
+func (c *commonFlags) loadPolicy() (*policy.Policy, error) {
+	if c.policy == "" {
+		return policy.Load(docs.ExamplePolicy, docs.ExamplePolicyName)
+	}
+	return policy.LoadFile(c.policy)
+}
+
+// dataDir is where the embedded default keeps its SQLite file.
+func dataDir() string {
+	if d := os.Getenv("QM_DATA_DIR"); d != "" {
+		return d
+	}
+	return "data"
+}
+
+func (c *commonFlags) dbURL() (string, error) {
+	if c.db != "" {
+		return c.db, nil
+	}
+	dir := dataDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create data directory: %w", err)
+	}
+	return "sqlite:" + filepath.Join(dir, "quartermaster.db"), nil
+}
+
+// App is the wired product: policy, store, backend, lease service and bot. Tests reuse it.
+type App struct {
+	Policy  *policy.Policy
+	Store   *store.DB
+	Clock   qm.Clock
+	SimClk  *sim.Clock   // set when the clock is simulated
+	Sim     *sim.Cluster // set on the sim backend
+	Service *qm.Service
+	Bot     *commands.Bot
+	Logger  *slog.Logger
+	// Sender receives notices; set it before the app does anything (NewApp points it at a no-op).
+	Sender bot.Sender
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now().UTC() }
+
+// policyDirectory resolves users through the policy's static directory.
+type policyDirectory struct{ p *policy.Policy }
+
+func (d policyDirectory) Groups(_ context.Context, user string) ([]string, bool) {
+	id, ok := d.p.Identity(user)
+	if !ok {
+		return nil, false
+	}
+	return id.Groups, true
+}
+
+// appOptions choose the clock and backend.
+type appOptions struct {
+	flags    commonFlags
+	simClock bool      // a simulated clock (console)
+	start    time.Time // the simulated clock's start; zero: now
+	logger   *slog.Logger
+}
+
+// NewApp opens everything the options name.
+func NewApp(ctx context.Context, o appOptions) (*App, error) {
+	pol, err := o.flags.loadPolicy()
+	if err != nil {
+		return nil, err
+	}
+	url, err := o.flags.dbURL()
+	if err != nil {
+		return nil, err
+	}
+	logger := o.logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	st, err := store.Open(ctx, url, logger)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{Policy: pol, Store: st, Logger: logger}
+	if o.simClock {
+		start := o.start
+		if start.IsZero() {
+			start = time.Now().UTC().Truncate(time.Minute)
+		}
+		a.SimClk = sim.NewClock(start)
+		a.Clock = a.SimClk
+	} else {
+		a.Clock = realClock{}
+	}
+	backend := o.flags.backend
+	if backend == "" {
+		backend = pol.Backend
+	}
+	svc := &qm.Service{Policy: pol, Store: st, Clock: a.Clock, Directory: policyDirectory{pol}, Logger: logger}
+	switch backend {
+	case "sim":
+		a.Sim = sim.New(pol, a.Clock)
+		svc.Backend, svc.Telemetry = a.Sim, a.Sim
+	default:
+		mk, ok := backends[backend]
+		if !ok {
+			_ = st.Close()
+			return nil, fmt.Errorf("backend %q is not available; use sim, or one of: %s", backend, strings.Join(backendNames(), ", "))
+		}
+		b, err := mk(ctx, a)
+		if err != nil {
+			_ = st.Close()
+			return nil, err
+		}
+		svc.Backend = b
+	}
+	a.Service = svc
+	a.Bot = &commands.Bot{Svc: svc, Logger: logger}
+	a.Sender = bot.SenderFunc(func(context.Context, bot.Reply) error { return nil })
+	svc.Notifier = &commands.Notices{Bot: a.Bot, Sender: bot.SenderFunc(func(ctx context.Context, r bot.Reply) error { return a.Sender.Send(ctx, r) })}
+	return a, nil
+}
+
+// backends are the scheduler backends other than sim, by name.
+var backends = map[string]func(ctx context.Context, a *App) (qm.Backend, error){}
+
+func backendNames() []string {
+	var n []string
+	for k := range backends {
+		n = append(n, k)
+	}
+	return n
+}
+
+// Close releases the app's resources.
+func (a *App) Close() error { return a.Store.Close() }
+
+// Advance moves the simulated clock forward by d, stopping at every instant something falls due.
+func (a *App) Advance(ctx context.Context, d time.Duration) error {
+	if a.SimClk == nil {
+		return fmt.Errorf("the clock is not simulated")
+	}
+	target := a.SimClk.Now().Add(d)
+	for i := 0; i < 100000; i++ {
+		next, err := a.Service.NextDue(ctx)
+		if err != nil {
+			return err
+		}
+		if next.IsZero() || next.After(target) {
+			break
+		}
+		a.SimClk.Set(next)
+		if err := a.Service.Tick(ctx); err != nil {
+			return err
+		}
+	}
+	a.SimClk.Set(target)
+	return a.Service.Tick(ctx)
+}
+
+// SetUtilization sets a lease's simulated GPU utilization.
+func (a *App) SetUtilization(ctx context.Context, lease string, pct float64) error {
+	if a.Sim == nil {
+		return fmt.Errorf("utilization can only be set on the sim backend.")
+	}
+	id, err := qm.ParseLeaseID(lease)
+	if err != nil {
+		return err
+	}
+	l, err := a.Service.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !l.State.Running() {
+		return fmt.Errorf("%s is %s, so it has no GPUs to measure.", id, l.State)
+	}
+	a.Sim.SetUtilization(id, pct)
+	return a.Service.Tick(ctx)
+}

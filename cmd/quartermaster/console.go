@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/acme/quartermaster/bot/console"
+)
+
+func init() {
+	register("console", "the bot in a terminal, on the embedded default (SQLite, sim cluster, example policy)", runConsole)
+}
+
+func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("console", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o appOptions
+	o.flags.register(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object per bot message")
+	clock := fs.String("clock", "", "start the simulated clock at this RFC3339 instant (default: now)")
+	if err := fs.Parse(args); err != nil {
+		return errUsage{err.Error()}
+	}
+	if *clock != "" {
+		t, err := time.Parse(time.RFC3339, *clock)
+		if err != nil {
+			return errUsage{fmt.Sprintf("--clock %q is not an RFC3339 instant; example: --clock 2026-11-30T09:00:00Z", *clock)}
+		}
+		o.start = t
+	}
+	o.simClock = true
+	a, err := NewApp(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	c := &console.Console{Handler: a.Bot, Out: stdout, JSON: *asJSON, Prompt: isTerminal(stdin),
+		Controls: console.Controls{Advance: a.Advance, Util: a.SetUtilization, Now: a.Clock.Now}}
+	a.Sender = c
+	// Whatever fell due while the console was closed happens first.
+	if err := a.Service.Tick(ctx); err != nil {
+		return err
+	}
+	return c.Run(ctx, stdin)
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
