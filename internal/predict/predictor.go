@@ -44,14 +44,27 @@ type State struct {
 }
 
 // Estimate is a predicted wait. Keep it with the request and hand it back to Observe when the
-// request starts (or leaves the queue): the simulated starts are what the calibration learns from.
+// request starts (or leaves the queue): besides the prediction it holds the Situation the
+// prediction was made in, which is what the predictor learns from.
 type Estimate struct {
-	Median time.Duration // point prediction: half of similar requests waited less
-	P90    time.Duration // upper bound: about nine requests in ten start within it
+	Median    time.Duration // point prediction: about half of similar requests waited less
+	P90       time.Duration // upper bound: about nine requests in ten start within it
+	Basis     int           // observed waits behind Median and P90; 0 means no history yet
+	Situation Situation
+}
 
-	Alone  time.Duration // simulated start if the request could use the first free GPUs (backfill)
-	Queued time.Duration // simulated start behind every request ahead, first come first served
-	Basis  int           // observed waits behind Median and P90; 0 means no history yet
+// Situation is what the predictor knew when it made an estimate: the simulated starts and
+// what the queue and the recent waits looked like.
+type Situation struct {
+	Alone      time.Duration // start on the first GPUs that free up, ignoring the queue
+	Backfill   time.Duration // start in the first hole of the queue's schedule that fits its run time
+	Queued     time.Duration // start behind every request ahead, first come first served
+	UserWait   time.Duration // median of the user's recent waits (everyone's for a new user)
+	LastWait   time.Duration // the user's latest wait (everyone's for a new user)
+	RecentWait time.Duration // median of everyone's recent waits
+	QueueAge   time.Duration // how long the oldest request ahead has waited so far
+	Ahead      int           // requests ahead
+	UserAhead  int           // the same user's requests ahead
 }
 
 // Observation reports what happened to a request that Predict estimated.
@@ -69,17 +82,15 @@ type Config struct {
 	Capacity float64
 	// Coverage is the share of requests that should start within P90 (default 0.9).
 	Coverage float64
-	// Window is how many recent waits each calibration cell keeps (default 128).
-	Window int
 }
 
-// Default tuning. None of these depends on a particular cluster: cells are keyed by orders of
-// magnitude of simulated wait and fill from the cluster's own history.
+// Default tuning. None of these depends on a particular cluster: the situation is compared
+// on a log scale and the history is the cluster's own.
 const (
 	DefaultCoverage = 0.9
-	DefaultWindow   = 128
-	minCell         = 12    // waits a calibration cell needs before it is trusted
 	aciRate         = 0.005 // step of the online coverage correction
+	userWindow      = 10    // recent waits remembered per user
+	allWindow       = 100   // recent waits remembered for everyone
 )
 
 // Predictor predicts queue waits from the live state of a pool and what it has learned online.
@@ -96,8 +107,19 @@ type Predictor struct {
 	cfg     Config
 	seenCap float64
 	rt      runtimes
-	cal     calibrator
+	nb      neighbours
 	sc      simScratch
+	users   map[string]*userWaits
+	all     userWaits
+	// alpha is the upper-tail level of the bound, corrected online (adaptive conformal
+	// inference): every miss lowers it, every hit raises it a little, so the long-run share of
+	// waits within the bound tracks the target. Below 0 the bound grows past the neighbours' largest.
+	alpha float64
+}
+
+type userWaits struct {
+	w    *window
+	last float64
 }
 
 // New returns a Predictor with no history.
@@ -105,12 +127,10 @@ func New(cfg Config) *Predictor {
 	if cfg.Coverage <= 0 || cfg.Coverage >= 1 {
 		cfg.Coverage = DefaultCoverage
 	}
-	if cfg.Window <= 0 {
-		cfg.Window = DefaultWindow
-	}
-	p := &Predictor{cfg: cfg}
+	p := &Predictor{cfg: cfg, users: map[string]*userWaits{}, alpha: 1 - cfg.Coverage}
 	p.rt.init()
-	p.cal.init(cfg.Window, 1-cfg.Coverage)
+	p.nb.init()
+	p.all.w = newWindow(allWindow)
 	return p
 }
 
@@ -118,27 +138,76 @@ func New(cfg Config) *Predictor {
 func (p *Predictor) Predict(req Request, st State) Estimate {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	alone, queued := p.simulate(req, st)
-	est := Estimate{Alone: secs(alone), Queued: secs(queued)}
-	med, hi, n := p.cal.estimate(req.Queue, alone, queued)
-	est.Median, est.P90, est.Basis = secs(med), secs(hi), n
+	sim := p.simulate(req, st)
+	est := Estimate{Situation: Situation{
+		Alone: secs(sim.alone), Backfill: secs(sim.backfill), Queued: secs(sim.queued),
+		RecentWait: secs(quantile(p.all.w.view(), 0.5)), Ahead: len(st.Queue),
+	}}
+	uw := &p.all
+	if u := p.users[req.User]; u != nil {
+		uw = u
+	}
+	est.Situation.UserWait, est.Situation.LastWait = secs(quantile(uw.w.view(), 0.5)), secs(uw.last)
+	for i := range st.Queue {
+		q := &st.Queue[i]
+		if i == 0 || st.Now.Sub(q.Submit) > est.Situation.QueueAge {
+			est.Situation.QueueAge = max(st.Now.Sub(q.Submit), 0)
+		}
+		if q.User == req.User {
+			est.Situation.UserAhead++
+		}
+	}
+
+	vals := p.nb.query(features(&est.Situation, &req), req.Queue)
+	if len(vals) == 0 { // no history: trust the simulation
+		est.Median, est.P90 = secs(sim.backfill), secs(2*sim.queued)
+		return est
+	}
+	med := quantile(vals, 0.5)
+	var hi float64
+	if p.alpha >= 0 {
+		hi = quantile(vals, 1-p.alpha)
+	} else {
+		hi = vals[len(vals)-1] * (1 - 4*p.alpha)
+	}
+	est.Median, est.P90, est.Basis = secs(med), secs(max(hi, med)), len(vals)
 	return est
 }
 
 // Observe feeds back what happened to an estimated request: its wait when it started, or how
 // long it had waited when it left the queue without starting (which teaches the bound only).
-// An observation whose request was still waiting past its P90 may be reported early with
-// Started false; report each request once.
+// Report each request once.
 func (p *Predictor) Observe(o Observation) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	w := o.Wait.Seconds()
-	if o.Started {
-		p.cal.observe(o.Request.Queue, o.Estimate.Alone.Seconds(), o.Estimate.Queued.Seconds(), w)
-		p.cal.coverage(w > o.Estimate.P90.Seconds())
-	} else if w > o.Estimate.P90.Seconds() {
-		p.cal.coverage(true)
+	miss := w > o.Estimate.P90.Seconds()
+	if !o.Started && !miss {
+		return // left before its bound: neither a hit nor a miss
 	}
+	p.coverage(miss)
+	if !o.Started {
+		return
+	}
+	p.nb.add(features(&o.Estimate.Situation, &o.Request), o.Request.Queue, w)
+	u := p.users[o.Request.User]
+	if u == nil {
+		u = &userWaits{w: newWindow(userWindow)}
+		p.users[o.Request.User] = u
+	}
+	u.w.add(w)
+	u.last = w
+	p.all.w.add(w)
+	p.all.last = w
+}
+
+func (p *Predictor) coverage(miss bool) {
+	err := 0.0
+	if miss {
+		err = 1
+	}
+	p.alpha += aciRate * (1 - p.cfg.Coverage - err)
+	p.alpha = min(max(p.alpha, -1), 0.5)
 }
 
 // ObserveRun feeds back how long a finished lease ran, which teaches the expected end of

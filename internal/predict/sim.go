@@ -6,15 +6,23 @@ type endEvent struct{ t, gpus float64 }
 // simScratch holds buffers reused across predictions (under the predictor's lock).
 type simScratch struct {
 	ends, alone []endEvent
+	times       []float64 // free-GPU profile of the first-come-first-served schedule
+	levels      []float64
+}
+
+// simResult is when a request could start, in seconds from now, three ways.
+type simResult struct {
+	alone    float64 // on the first GPUs that free up, ignoring the queue
+	backfill float64 // in the first hole of the queue's schedule long enough for its run time
+	queued   float64 // behind every request ahead, first come first served
 }
 
 const epsGPU = 1e-9
 
-// simulate plays the pool forward from st.Now and returns, in seconds from now, when req could
-// start if it took the first GPUs that free up (alone), and when it would start behind every
-// request ahead of it, first come first served (queued). Running leases end at their expected
-// end; queued requests run for their expected run time.
-func (p *Predictor) simulate(req Request, st State) (alone, queued float64) {
+// simulate plays the pool forward from st.Now. Running leases end at their expected end;
+// requests ahead start in order and run for their expected run time.
+func (p *Predictor) simulate(req Request, st State) simResult {
+	var res simResult
 	used := 0.0
 	ends := p.sc.ends[:0]
 	for i := range st.Running {
@@ -35,7 +43,6 @@ func (p *Predictor) simulate(req Request, st State) (alone, queued float64) {
 	free := capacity - used
 	need := min(max(req.GPUs, 0), capacity)
 
-	// Alone: the earliest time enough GPUs are free, ignoring the queue.
 	if free+epsGPU < need {
 		a := append(p.sc.alone[:0], ends...)
 		heapify(a)
@@ -43,15 +50,23 @@ func (p *Predictor) simulate(req Request, st State) (alone, queued float64) {
 		for len(a) > 0 && f+epsGPU < need {
 			var e endEvent
 			e, a = pop(a)
-			alone = e.t
+			res.alone = e.t
 			f += e.gpus
 		}
 		p.sc.alone = a
 	}
 
-	// Queued: start every request ahead in order, then this one.
+	// First come first served, logging the free GPUs after each moment something changes.
 	heapify(ends)
+	times, levels := append(p.sc.times[:0], 0), append(p.sc.levels[:0], free)
 	t, f := 0.0, free
+	note := func() {
+		if n := len(times) - 1; times[n] == t {
+			levels[n] = f
+			return
+		}
+		times, levels = append(times, t), append(levels, f)
+	}
 	startAt := func(g float64) {
 		for f+epsGPU < g {
 			if len(ends) == 0 {
@@ -62,6 +77,7 @@ func (p *Predictor) simulate(req Request, st State) (alone, queued float64) {
 			e, ends = pop(ends)
 			t = max(t, e.t)
 			f += e.gpus
+			note()
 		}
 		f -= g
 	}
@@ -69,12 +85,36 @@ func (p *Predictor) simulate(req Request, st State) (alone, queued float64) {
 		q := &st.Queue[i]
 		g := min(max(q.GPUs, 0), capacity)
 		startAt(g)
+		note()
 		run := p.rt.remaining(q.User, q.Queue, q.Requested.Seconds(), 0)
 		ends = push(ends, endEvent{t + run, g})
 	}
 	startAt(need)
-	p.sc.ends = ends
-	return alone, t
+	res.queued = t
+	p.sc.ends, p.sc.times, p.sc.levels = ends, times, levels
+
+	// Backfill: the earliest logged moment from which enough GPUs stay free for the request's
+	// expected run time. After the first-come start nothing else starts, so the profile from
+	// there on only rises and the check may stop at the log's end.
+	res.backfill = res.queued
+	run := p.rt.remaining(req.User, req.Queue, req.Requested.Seconds(), 0)
+	for i := 0; i < len(times) && times[i] < res.queued; i++ {
+		if levels[i]+epsGPU < need {
+			continue
+		}
+		ok := true
+		for j := i + 1; j < len(times) && times[j] < times[i]+run; j++ {
+			if levels[j]+epsGPU < need {
+				ok, i = false, j
+				break
+			}
+		}
+		if ok {
+			res.backfill = times[i]
+			break
+		}
+	}
+	return res
 }
 
 // A binary min-heap on t, written out to keep the hot path free of interface calls.
