@@ -429,7 +429,8 @@ func (s *Service) tryPlace(ctx context.Context, tx Tx, l *Lease, reason string) 
 	if inv == nil { // the scheduler places: hand it over
 		return true, s.transition(ctx, tx, l, Provisioning, SystemActor, reason)
 	}
-	running, err := tx.ListLeases(ctx, LeaseFilter{States: []State{Provisioning, Active, IdleWarned}})
+	runningStates := []State{Provisioning, Active, IdleWarned}
+	running, err := tx.ListLeases(ctx, LeaseFilter{Class: l.Class, States: runningStates})
 	if err != nil {
 		return false, err
 	}
@@ -437,8 +438,14 @@ func (s *Service) tryPlace(ctx context.Context, tx Tx, l *Lease, reason string) 
 		limit := int(math.Floor(s.Policy.CapacityShare() * float64(s.totalCapacity())))
 		limit = max(limit, 1)
 		held := 0
-		for _, r := range running {
-			if rc, ok := s.Policy.Class(r.Class); ok && rc.CapacityShare > 0 {
+		for _, name := range s.Policy.SharedClasses() {
+			others := running
+			if name != l.Class {
+				if others, err = tx.ListLeases(ctx, LeaseFilter{Class: name, States: runningStates}); err != nil {
+					return false, err
+				}
+			}
+			for _, r := range others {
 				held += r.GPUs
 			}
 		}
