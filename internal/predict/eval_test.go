@@ -1,0 +1,182 @@
+package predict
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestBand(t *testing.T) {
+	for _, tc := range []struct {
+		wait time.Duration
+		want int
+	}{
+		{0, 0}, {59 * time.Second, 0}, {time.Minute, 1}, {599 * time.Second, 1}, {10 * time.Minute, 2},
+		{time.Hour, 3}, {6*time.Hour - time.Second, 3}, {6 * time.Hour, 4}, {100 * time.Hour, 4},
+	} {
+		if got := Band(tc.wait); got != tc.want {
+			t.Errorf("Band(%v) = %d, want %d", tc.wait, got, tc.want)
+		}
+	}
+}
+
+func TestScore(t *testing.T) {
+	m := time.Minute
+	jobs := []Job{
+		{Submit: 0, Start: 0},           // wait 0
+		{Submit: 0, Start: 600},         // wait 10m
+		{Submit: 0, Start: 7200},        // wait 2h
+		{Submit: 0, Start: 30},          // wait 30s
+		{Submit: 0, Start: -1, End: 50}, // never started
+	}
+	ests := []Estimate{
+		{Median: 0, P90: 0},            // exact, covered
+		{Median: 12 * m, P90: 20 * m},  // off by 2m (>15 % and >60 s), band 2 = band 2, covered, 2x
+		{Median: 100 * m, P90: 60 * m}, // off by 20m, band 3 = band 3, missed, 0.5x
+		{Median: m, P90: m},            // off by 30s (within 60 s), band 1 vs 0, covered; too short for tightness
+		{Median: m, P90: 1000 * m},     // never started: not covered, no point error
+	}
+	got := Score("x", jobs, ests)
+	want := Result{
+		Predictor:          "x",
+		MAEMinutes:         (0 + 2 + 20 + 0.5) / 4.0,
+		MedianAEMinutes:    (0.5 + 2) / 2,
+		Within15:           2.0 / 4,
+		BandAccuracy:       3.0 / 4,
+		P90Coverage:        3.0 / 5,
+		P90CoverageStarted: 3.0 / 4,
+		P90Tightness:       (0.5 + 2) / 2,
+	}
+	if !close(got, want) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+func close(a, b Result) bool {
+	eq := func(x, y float64) bool { return math.Abs(x-y) < 1e-9 }
+	return a.Predictor == b.Predictor && eq(a.MAEMinutes, b.MAEMinutes) && eq(a.MedianAEMinutes, b.MedianAEMinutes) &&
+		eq(a.Within15, b.Within15) && eq(a.BandAccuracy, b.BandAccuracy) && eq(a.P90Coverage, b.P90Coverage) &&
+		eq(a.P90CoverageStarted, b.P90CoverageStarted) && eq(a.P90Tightness, b.P90Tightness)
+}
+
+func TestBinomialUpperRank(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		p    float64
+		want int
+	}{
+		{10, 0.9, 9}, // too few to be 95 % sure: the largest
+		{30, 0.5, 19},
+		{100, 0.9, 95},
+		{1000, 0.5, 526},
+		{1000, 0.9, 915},
+	} {
+		if got := binomialUpperRank(tc.n, tc.p, 0.95); got != tc.want {
+			t.Errorf("binomialUpperRank(%d, %v) = %d, want %d", tc.n, tc.p, got, tc.want)
+		}
+	}
+}
+
+func TestBaselines(t *testing.T) {
+	obs := func(m Model, user string, waits ...time.Duration) {
+		for _, w := range waits {
+			m.Observe(Observation{Request: Request{User: user}, Wait: w, Started: true})
+		}
+	}
+	var ramp []time.Duration
+	for i := 1; i <= 200; i++ {
+		ramp = append(ramp, time.Duration(i)*time.Second)
+	}
+	r := &Recent{N: 100}
+	obs(r, "", ramp...) // keeps 101..200
+	if e := r.Predict(Request{}, State{}); e.Median != 150*time.Second || e.P90 != 190*time.Second {
+		t.Errorf("recent100 = %+v, want median 150s, p90 190s", e)
+	}
+	u := &UserRecent{N: 20}
+	obs(u, "a", ramp[:100]...)
+	obs(u, "b", time.Hour, 3*time.Hour, 2*time.Hour)
+	if e := u.Predict(Request{User: "b"}, State{}); e.Median != 2*time.Hour || e.P90 != 3*time.Hour {
+		t.Errorf("user_recent(b) = %+v, want 2h, 3h", e)
+	}
+	if e := u.Predict(Request{User: "new"}, State{}); e.Median != 53*time.Second { // last 100: 4s..100s and b's three
+		t.Errorf("user_recent(new) median = %v, want everyone's 53s", e.Median)
+	}
+	q := &QBETS{N: 1000}
+	obs(q, "", ramp[:100]...)
+	if e := q.Predict(Request{}, State{}); e.P90 != 96*time.Second || e.Median != 59*time.Second {
+		t.Errorf("qbets = %+v, want p90 96s (order statistic 96 of 100), median 59s", e)
+	}
+	if e := (Zero{}).Predict(Request{}, State{}); e.Median != 0 || e.P90 != 0 {
+		t.Errorf("zero = %+v", e)
+	}
+}
+
+// A one-GPU cluster: each job waits exactly for the one before it, whose requested time is
+// its real run time, so the simulation knows every answer without seeing the future.
+func TestReplayKnownAnswers(t *testing.T) {
+	tr := Trace{Capacity: 1, Jobs: []Job{
+		{ID: "a", Submit: 0, Start: 0, End: 100, GPUs: 1, Requested: 100},
+		{ID: "b", Submit: 10, Start: 100, End: 400, GPUs: 1, Requested: 300},
+		{ID: "c", Submit: 20, Start: 400, End: 450, GPUs: 1, Requested: 50},
+		{ID: "d", Submit: 500, Start: 500, End: 600, GPUs: 1, Requested: 100},
+	}}
+	ests := Replay(tr, New(Config{}))[0]
+	for i, want := range []time.Duration{0, 90 * time.Second, 380 * time.Second, 0} {
+		if got := ests[i].Situation.Queued; got != want {
+			t.Errorf("job %s: simulated queued start %v, want %v", tr.Jobs[i].ID, got, want)
+		}
+	}
+}
+
+// Changing when a job started and ended must not change its own estimate.
+func TestReplayDoesNotSeeTheFuture(t *testing.T) {
+	tr := Trace{Capacity: 2}
+	for i := range 60 {
+		s := int64(i * 50)
+		tr.Jobs = append(tr.Jobs, Job{Submit: s, Start: s + int64(i%7)*40, End: s + int64(i%7)*40 + 120, GPUs: float64(1 + i%2), User: string(rune('a' + i%3)), Requested: 200})
+	}
+	models := func() []Model { return []Model{New(Config{}), Zero{}, &Recent{}, &UserRecent{}, &QBETS{}} }
+	base := Replay(tr, models()...)
+	const k = 40
+	moved := Trace{Capacity: tr.Capacity, Jobs: append([]Job(nil), tr.Jobs...)}
+	moved.Jobs[k].Start += 5000
+	moved.Jobs[k].End += 9000
+	after := Replay(moved, models()...)
+	for m := range base {
+		if base[m][k] != after[m][k] {
+			t.Errorf("model %d: job %d's estimate changed with its own future: %+v -> %+v", m, k, base[m][k], after[m][k])
+		}
+	}
+}
+
+// On each shared trace the predictor beats every baseline on band accuracy and MAE, and its
+// 90 % bound covers at least 88 % of the jobs that started.
+func TestTraces(t *testing.T) {
+	dir := tracesDir(t)
+	for _, name := range []string{"KTH-SP2-1996-2.1-cln.swf.gz", "alibaba-gpu-2023.csv", "curie-gpu-partition-2012.csv"} {
+		t.Run(name, func(t *testing.T) {
+			tr, err := ReadTraceFile(filepath.Join(dir, name), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := Evaluate(tr, name, DefaultTrainFraction)
+			q := rep.Results[0]
+			if q.Predictor != NameQuartermaster {
+				t.Fatalf("first result is %q", q.Predictor)
+			}
+			for _, b := range rep.Results[1:] {
+				if q.BandAccuracy <= b.BandAccuracy {
+					t.Errorf("band accuracy %.4f, %s has %.4f", q.BandAccuracy, b.Predictor, b.BandAccuracy)
+				}
+				if q.MAEMinutes >= b.MAEMinutes {
+					t.Errorf("MAE %.3f min, %s has %.3f", q.MAEMinutes, b.Predictor, b.MAEMinutes)
+				}
+			}
+			if q.P90CoverageStarted < 0.88 {
+				t.Errorf("P90 covers %.3f of started jobs, want >= 0.88", q.P90CoverageStarted)
+			}
+			t.Logf("%+v", q)
+		})
+	}
+}

@@ -1,0 +1,148 @@
+package predict
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const swfSample = `; Version: 2.2
+; MaxNodes: 64
+; MaxProcs: 128
+;
+    1      0     10    100    4     -1    -1    4    600    -1  1   7   7  -1  1 -1 -1 -1
+    2      5     -1     -1   -1     -1    -1    8   3600    -1  5   8   8  -1 -1 -1 -1 -1
+    3      3      0     -1    2     -1    -1    2    120    -1  0  -1  -1  -1  2 -1 -1 -1
+`
+
+func TestReadSWF(t *testing.T) {
+	want := Trace{Capacity: 128, Jobs: []Job{
+		{ID: "1", Submit: 0, Start: 10, End: 110, GPUs: 4, User: "7", Queue: "1", Requested: 600},
+		{ID: "3", Submit: 3, Start: 3, End: 123, GPUs: 2, Queue: "2", Requested: 120},
+		{ID: "2", Submit: 5, Start: -1, End: -1, GPUs: 8, User: "8", Requested: 3600},
+	}}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(swfSample))
+	zw.Close()
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"plain", []byte(swfSample)},
+		{"gzip", gz.Bytes()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ReadTrace(bytes.NewReader(tc.data), FormatSWF)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
+
+func TestReadCSV(t *testing.T) {
+	in := "queue,job_id,submit_time,start_time,end_time,gpus,user,requested_seconds\n" +
+		"LS,a,100,160,400,0.5,,\n" +
+		"BE,b,50,,90,1,u1,3600\n" +
+		"-1,c,70,70,80,-1,-1,-1\n"
+	want := Trace{Jobs: []Job{
+		{ID: "b", Submit: 50, Start: -1, End: 90, GPUs: 1, User: "u1", Queue: "BE", Requested: 3600},
+		{ID: "c", Submit: 70, Start: 70, End: 80, GPUs: 0},
+		{ID: "a", Submit: 100, Start: 160, End: 400, GPUs: 0.5, Queue: "LS"},
+	}}
+	got, err := ReadTrace(strings.NewReader(in), FormatCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestReadTraceErrors(t *testing.T) {
+	const head = "job_id,submit_time,start_time,end_time,gpus,user,queue,requested_seconds\n"
+	const good = "1,0,0,10,1,u,q,60\n"
+	for _, tc := range []struct {
+		name, format, in, want string
+	}{
+		{"swf short line", FormatSWF, "; MaxProcs: 4\n1 0 0 10 1\n", "line 2: want 18 SWF fields, got 5"},
+		{"swf bad number", FormatSWF, swfSample + "    4  x     0    10    1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n", `line 8: field 2 (submit time): "x" is not a number`},
+		{"swf no size", FormatSWF, "1 0 0 10 -1 -1 -1 -1 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "line 1: neither allocated"},
+		{"csv empty", FormatCSV, "", "line 1: empty file"},
+		{"csv missing column", FormatCSV, "job_id,submit_time,start_time,gpus\n", `line 1: header lacks column "end_time"`},
+		{"csv bad start", FormatCSV, head + good + "2,5,soon,10,1,u,q,60\n", `line 3: start_time: "soon" is not a whole number`},
+		{"csv bad gpus", FormatCSV, head + good + good + "3,5,6,10,many,u,q,60\n", `line 4: gpus: "many"`},
+		{"csv field count", FormatCSV, head + "1,0,0,10\n", "line 2: want 8 fields"},
+		{"csv start before submit", FormatCSV, head + "1,50,40,60,1,u,q,60\n", "line 2: start_time 40 is before submit_time 50"},
+		{"csv empty submit", FormatCSV, head + "1,,40,60,1,u,q,60\n", "line 2: submit_time is empty"},
+		{"unknown format", "json", good, `unknown trace format "json"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadTrace(strings.NewReader(tc.in), tc.format)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestFormatFromPath(t *testing.T) {
+	for path, want := range map[string]string{
+		"a/KTH.swf.gz": FormatSWF, "x.SWF": FormatSWF, "t.csv": FormatCSV, "t.csv.gz": FormatCSV,
+		"trace.txt": "", "trace": "",
+	} {
+		if got := FormatFromPath(path); got != want {
+			t.Errorf("FormatFromPath(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+func TestReadTraceFileNamesTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.csv")
+	if err := os.WriteFile(path, []byte("job_id,submit_time,start_time,end_time,gpus\n1,0,0,x,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadTraceFile(path, "")
+	if err == nil || !strings.Contains(err.Error(), path+": line 2: end_time") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := ReadTraceFile(filepath.Join(t.TempDir(), "trace.dat"), ""); err == nil || !strings.Contains(err.Error(), "--format") {
+		t.Fatalf("unknown extension: err = %v", err)
+	}
+}
+
+// tracesDir is the shared trace folder beside the repository (../shared/data/traces from the
+// repository root). Without it a test skips, except under CI=true, where it fails.
+func tracesDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's folder")
+		}
+		dir = parent
+	}
+	traces := filepath.Join(dir, "..", "shared", "data", "traces")
+	if _, err := os.Stat(traces); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("shared traces missing (want ../shared/data/traces beside the repository): %v", err)
+		}
+		t.Skipf("shared traces not found at %s", traces)
+	}
+	return traces
+}
