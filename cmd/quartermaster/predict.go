@@ -76,7 +76,7 @@ func printReport(w io.Writer, rep predict.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "predictor\tMAE min\tmedian AE min\twithin 15%/60s\tband acc\tP90 coverage\tP90 tightness\t")
 	for _, r := range rep.Results {
-		fmt.Fprintf(tw, "%s\t%.1f\t%.2f\t%.3f\t%.3f\t%.3f\t%.2f\t\n", r.Predictor, r.MAEMinutes, r.MedianAEMinutes,
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.3f\t%.3f\t%.3f\t%.2f\t\n", r.Predictor, r.MAEMinutes, r.MedianAEMinutes,
 			r.Within15, r.BandAccuracy, r.P90Coverage, r.P90Tightness)
 	}
 	return tw.Flush()

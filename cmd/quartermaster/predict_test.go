@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPredictUsage(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.csv")
+	if err := os.WriteFile(trace, []byte("job_id,submit_time,start_time,end_time,gpus\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no verb", nil, "want the sub-command eval"},
+		{"wrong verb", []string{"run"}, "want the sub-command eval"},
+		{"no trace", []string{"eval"}, "--trace is required"},
+		{"bad format", []string{"eval", "--trace", trace, "--format", "xml"}, `--format "xml"`},
+		{"bad fraction", []string{"eval", "--trace", trace, "--train-fraction", "1"}, "--train-fraction 1"},
+		{"unknown flag", []string{"eval", "--trace", trace, "--fast"}, "flag provided but not defined"},
+		{"extra argument", []string{"eval", "--trace", trace, "more"}, `unexpected argument "more"`},
+		{"unknown extension", []string{"eval", "--trace", filepath.Join(dir, "t.dat")}, "--format swf or --format csv"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errw bytes.Buffer
+			err := runPredict(context.Background(), tc.args, nil, &out, &errw)
+			var u errUsage
+			if !errors.As(err, &u) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want a usage error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestPredictEval(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "tiny.swf")
+	swf := "; MaxProcs: 2\n" +
+		"1 0 0 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n" +
+		"2 10 0 100 1 -1 -1 1 100 -1 1 2 2 -1 -1 -1 -1 -1\n" +
+		"3 20 80 100 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1\n" +
+		"4 30 170 50 1 -1 -1 1 100 -1 1 2 2 -1 -1 -1 -1 -1\n"
+	if err := os.WriteFile(trace, []byte(swf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := runPredict(context.Background(), []string{"eval", "--trace", trace, "--train-fraction", "0.5", "--json"}, nil, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Trace   string `json:"trace"`
+		Jobs    int    `json:"jobs"`
+		Scored  int    `json:"scored"`
+		Results []struct {
+			Predictor string   `json:"predictor"`
+			MAE       *float64 `json:"mae_minutes"`
+			MedianAE  *float64 `json:"median_ae_minutes"`
+			Within    *float64 `json:"within_15pct_or_60s"`
+			Band      *float64 `json:"band_accuracy"`
+			Coverage  *float64 `json:"p90_coverage"`
+			Tightness *float64 `json:"p90_tightness"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v in %s", err, out.String())
+	}
+	if rep.Trace != "tiny.swf" || rep.Jobs != 4 || rep.Scored != 2 {
+		t.Errorf("trace %q, jobs %d, scored %d; want tiny.swf, 4, 2", rep.Trace, rep.Jobs, rep.Scored)
+	}
+	var names []string
+	for _, r := range rep.Results {
+		names = append(names, r.Predictor)
+		if r.MAE == nil || r.MedianAE == nil || r.Within == nil || r.Band == nil || r.Coverage == nil || r.Tightness == nil {
+			t.Errorf("%s: a metric is missing in %s", r.Predictor, out.String())
+		}
+	}
+	if got := strings.Join(names, ","); got != "quartermaster,zero,recent100,user_recent,qbets" {
+		t.Errorf("predictors %s", got)
+	}
+
+	out.Reset()
+	if err := runPredict(context.Background(), []string{"eval", "--trace", trace}, nil, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "tiny.swf: 4 jobs, 3 scored") || !strings.Contains(out.String(), "user_recent") {
+		t.Errorf("table:\n%s", out.String())
+	}
+}
+
+func TestPredictEvalBadTrace(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "bad.csv")
+	if err := os.WriteFile(trace, []byte("job_id,submit_time,start_time,end_time,gpus\n1,0,zero,5,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := runPredict(context.Background(), []string{"eval", "--trace", trace}, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "line 2: start_time") {
+		t.Fatalf("err = %v", err)
+	}
+}
