@@ -3,6 +3,10 @@ package predict
 // runtimes learns how long leases really run: per user and overall, the ratio of run time to
 // requested time; and, for leases that request no duration, the run times themselves.
 type runtimes struct {
+	// The last user looked up, since leases of one user tend to come together.
+	lastUser  string
+	lastRatio *window
+
 	ratio     *window
 	userRatio map[string]*window
 	run       *window
@@ -37,6 +41,7 @@ func (r *runtimes) observe(user, queue string, requested, ran float64) {
 			r.userRatio[user] = w
 		}
 		w.add(x)
+		r.lastRatio = nil
 		return
 	}
 	r.run.add(ran)
@@ -53,7 +58,12 @@ func (r *runtimes) observe(user, queue string, requested, ran float64) {
 func (r *runtimes) remaining(user, queue string, requested, elapsed float64) float64 {
 	if requested > 0 {
 		s := r.ratio.view()
-		if w := r.userRatio[user]; w != nil && w.len() >= minUserRatios {
+		w := r.lastRatio
+		if user != r.lastUser || w == nil {
+			w = r.userRatio[user]
+			r.lastUser, r.lastRatio = user, w
+		}
+		if w != nil && w.len() >= minUserRatios {
 			s = w.view()
 		}
 		x := elapsed / requested

@@ -3,7 +3,6 @@ package predict
 import (
 	"math"
 	"slices"
-	"sort"
 )
 
 // window keeps the last cap values added and answers order statistics over them.
@@ -50,9 +49,18 @@ func quantile(s []float64, q float64) float64 {
 // residualMedian is the median of the values in ascending s that exceed x, minus x: the
 // expected remaining life of something already x old. ok is false when nothing exceeds x.
 func residualMedian(s []float64, x float64) (float64, bool) {
-	i := sort.SearchFloat64s(s, math.Nextafter(x, math.Inf(1)))
-	if i >= len(s) {
+	// Binary search for the first value above x, written out: it runs once per running lease.
+	lo, hi := 0, len(s)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s[m] <= x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo >= len(s) {
 		return 0, false
 	}
-	return s[(i+len(s)-1)/2] - x, true
+	return s[(lo+len(s)-1)/2] - x, true
 }

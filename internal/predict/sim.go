@@ -1,5 +1,7 @@
 package predict
 
+import "time"
+
 // endEvent is a simulated release of gpus at t seconds from now.
 type endEvent struct{ t, gpus float64 }
 
@@ -19,6 +21,9 @@ type simResult struct {
 
 const epsGPU = 1e-9
 
+// seconds is d.Seconds() without its care for huge values, which shows with 10,000 leases.
+func seconds(d time.Duration) float64 { return float64(d) * 1e-9 }
+
 // simulate plays the pool forward from st.Now. Running leases end at their expected end;
 // requests ahead start in order and run for their expected run time.
 func (p *Predictor) simulate(req Request, st State) simResult {
@@ -29,8 +34,8 @@ func (p *Predictor) simulate(req Request, st State) simResult {
 		l := &st.Running[i]
 		g := max(l.GPUs, 0)
 		used += g
-		elapsed := max(st.Now.Sub(l.Start).Seconds(), 0)
-		ends = append(ends, endEvent{p.rt.remaining(l.User, l.Queue, l.Requested.Seconds(), elapsed), g})
+		elapsed := max(seconds(st.Now.Sub(l.Start)), 0)
+		ends = append(ends, endEvent{p.rt.remaining(l.User, l.Queue, seconds(l.Requested), elapsed), g})
 	}
 	capacity := st.Capacity
 	if capacity <= 0 {
