@@ -57,18 +57,20 @@ func (r *runtimes) observe(user, queue string, requested, ran float64) {
 // remaining life among past leases that lasted at least as long.
 func (r *runtimes) remaining(user, queue string, requested, elapsed float64) float64 {
 	if requested > 0 {
-		s := r.ratio.view()
+		x := elapsed / requested
+		if x >= 1 {
+			return 0 // past its limit: ends any moment
+		}
 		w := r.lastRatio
 		if user != r.lastUser || w == nil {
 			w = r.userRatio[user]
 			r.lastUser, r.lastRatio = user, w
 		}
-		if w != nil && w.len() >= minUserRatios {
+		var s []float64
+		if w != nil && len(w.vals) >= minUserRatios {
 			s = w.view()
-		}
-		x := elapsed / requested
-		if x >= 1 {
-			return 0 // past its limit: ends any moment
+		} else {
+			s = r.ratio.view()
 		}
 		if len(s) == 0 {
 			return (1 - x) * requested

@@ -2,14 +2,18 @@ package predict
 
 import "time"
 
-// endEvent is a simulated release of gpus at t seconds from now.
-type endEvent struct{ t, gpus float64 }
+// endEvent is a simulated release of gpus at t seconds from now; queued marks the end of a
+// request that the simulation started, as opposed to a lease running now.
+type endEvent struct {
+	t, gpus float64
+	queued  bool
+}
 
 // simScratch holds buffers reused across predictions (under the predictor's lock).
 type simScratch struct {
-	ends, alone []endEvent
-	times       []float64 // free-GPU profile of the first-come-first-served schedule
-	levels      []float64
+	ends   []endEvent
+	times  []float64 // free-GPU profile of the first-come-first-served schedule
+	levels []float64
 }
 
 // simResult is when a request could start, in seconds from now, three ways.
@@ -30,12 +34,13 @@ func (p *Predictor) simulate(req Request, st State) simResult {
 	var res simResult
 	used := 0.0
 	ends := p.sc.ends[:0]
+	now := st.Now.UnixNano()
 	for i := range st.Running {
 		l := &st.Running[i]
 		g := max(l.GPUs, 0)
 		used += g
-		elapsed := max(seconds(st.Now.Sub(l.Start)), 0)
-		ends = append(ends, endEvent{p.rt.remaining(l.User, l.Queue, seconds(l.Requested), elapsed), g})
+		elapsed := max(float64(now-l.Start.UnixNano())*1e-9, 0)
+		ends = append(ends, endEvent{p.rt.remaining(l.User, l.Queue, seconds(l.Requested), elapsed), g, false})
 	}
 	capacity := st.Capacity
 	if capacity <= 0 {
@@ -48,21 +53,12 @@ func (p *Predictor) simulate(req Request, st State) simResult {
 	free := capacity - used
 	need := min(max(req.GPUs, 0), capacity)
 
-	if free+epsGPU < need {
-		a := append(p.sc.alone[:0], ends...)
-		heapify(a)
-		f := free
-		for len(a) > 0 && f+epsGPU < need {
-			var e endEvent
-			e, a = pop(a)
-			res.alone = e.t
-			f += e.gpus
-		}
-		p.sc.alone = a
-	}
-
 	// First come first served, logging the free GPUs after each moment something changes.
+	// Alone falls out on the way: the first time the running leases alone have freed enough.
+	// The first-come start cannot come sooner, since a simulated request frees no more than it took.
 	heapify(ends)
+	deficit := need - free
+	aloneDone := deficit <= epsGPU
 	times, levels := append(p.sc.times[:0], 0), append(p.sc.levels[:0], free)
 	t, f := 0.0, free
 	note := func() {
@@ -82,6 +78,12 @@ func (p *Predictor) simulate(req Request, st State) simResult {
 			e, ends = pop(ends)
 			t = max(t, e.t)
 			f += e.gpus
+			if !e.queued && !aloneDone {
+				deficit -= e.gpus
+				if deficit <= epsGPU {
+					res.alone, aloneDone = e.t, true
+				}
+			}
 			note()
 		}
 		f -= g
@@ -92,10 +94,13 @@ func (p *Predictor) simulate(req Request, st State) simResult {
 		startAt(g)
 		note()
 		run := p.rt.remaining(q.User, q.Queue, q.Requested.Seconds(), 0)
-		ends = push(ends, endEvent{t + run, g})
+		ends = push(ends, endEvent{t + run, g, true})
 	}
 	startAt(need)
 	res.queued = t
+	if !aloneDone {
+		res.alone = t
+	}
 	p.sc.ends, p.sc.times, p.sc.levels = ends, times, levels
 
 	// Backfill: the earliest logged moment from which enough GPUs stay free for the request's
