@@ -17,8 +17,8 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dir=${QM_SLURM_DIR:-$repo/.slurm}
 ctld_port=${QM_SLURM_CTLD_PORT:-6917}
 slurmd_port=${QM_SLURM_SLURMD_PORT:-6918}
-node_cpus=${QM_SLURM_CPUS:-64}
-node_mem_mb=${QM_SLURM_MEMORY_MB:-65536}
+node_cpus=${QM_SLURM_CPUS:-128}
+node_mem_mb=${QM_SLURM_MEMORY_MB:-1048576}
 wait_s=${QM_SLURM_WAIT:-60}
 
 say() { echo "slurm-up: $*"; }
