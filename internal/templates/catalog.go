@@ -1,0 +1,137 @@
+// Package templates owns the workload template catalog: loading the versioned definitions
+// (templates/*.yaml, embedded by package github.com/acme/quartermaster/templates), checking a
+// user's key=value parameters against them, and rendering one definition to both a Slurm batch
+// script and a Kubernetes manifest for a lease.
+//
+// It depends on the standard library and yaml.v3 only: the backends submit what it renders.
+//
+//	cat, err := templates.Load(qmtemplates.FS)
+//	t, err := cat.Get("pytorch-ddp")
+//	params, err := t.ParseParams([]string{"nnodes=2", "script=train.py"})
+//	out, err := t.Render(templates.Input{Lease: "L-42", ..., Params: params})
+//	// out.SlurmScript, out.KubernetesYAML
+//
+// Errors caused by user input wrap ErrInvalid and read as one sentence with a working example.
+package templates
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"text/template"
+)
+
+// Catalog is a loaded set of templates. It is read-only after Load and safe for concurrent use.
+type Catalog struct {
+	list     []*Template
+	byName   map[string]*Template
+	defaults defaults
+	slurm    *template.Template
+	kube     *template.Template
+}
+
+// Template is one workload template: what it is, what it takes and what it needs. Fields are for
+// reading; change the definition file instead.
+type Template struct {
+	Name        string // e.g. "pytorch-ddp"; the file is NAME.yaml
+	Version     int    // raised whenever the rendered output changes
+	Title       string // e.g. "PyTorch DDP (torchrun)"
+	Description string
+	Tags        []string
+	Kind        string // KindInteractive or KindBatch
+	Image       string // the template's own image, replacing the base image; "" = base image
+	File        string // the definition file, for messages
+
+	// GPUs is the default GPUs per node; 0 means the template runs on CPUs only.
+	GPUs             int
+	MinGPUs, MaxGPUs int  // per node, when GPUs > 0
+	MultiNode        bool // it can span nodes: the nnodes parameter sets how many
+	LeaderEndsJob    bool // on several nodes, the job ends when the first node's workload ends
+
+	Parameters []Parameter // in the order the definition lists them
+	Connect    *Connect    // how to reach an interactive workspace; nil for batch templates
+
+	catalog               *Catalog
+	def                   definition
+	tmpl                  *template.Template
+	lines                 map[string]int // body name -> file line of its first line
+	nameLine              int
+	example               string
+	ports                 []portView
+	cpusPerGPU, memPerGPU int
+	cpus, mem, shm        int
+}
+
+// CPUOnly reports whether the template asks for no GPUs.
+func (t *Template) CPUOnly() bool { return t.GPUs == 0 }
+
+// List is every template, sorted by name.
+func (c *Catalog) List() []*Template {
+	return append([]*Template(nil), c.list...)
+}
+
+// Search is the templates whose name, title, tags or description contain word (case-insensitive),
+// best matches first: name, then tag, then title, then description. An empty word lists all.
+func (c *Catalog) Search(word string) []*Template {
+	w := strings.ToLower(strings.TrimSpace(word))
+	if w == "" {
+		return c.List()
+	}
+	type hit struct {
+		t    *Template
+		rank int
+	}
+	var hits []hit
+	for _, t := range c.list {
+		rank := 0
+		switch {
+		case strings.Contains(t.Name, w):
+			rank = 4
+		case hasTag(t, w):
+			rank = 3
+		case strings.Contains(strings.ToLower(t.Title), w):
+			rank = 2
+		case strings.Contains(strings.ToLower(t.Description), w):
+			rank = 1
+		}
+		if rank > 0 {
+			hits = append(hits, hit{t, rank})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].rank > hits[j].rank })
+	out := make([]*Template, len(hits))
+	for i, h := range hits {
+		out[i] = h.t
+	}
+	return out
+}
+
+func hasTag(t *Template, w string) bool {
+	for _, tag := range t.Tags {
+		if strings.Contains(tag, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Get is the template called name. An unknown name is an *InputError that suggests the closest
+// names and how to list them.
+func (c *Catalog) Get(name string) (*Template, error) {
+	key := strings.ToLower(strings.TrimSpace(name))
+	if t, ok := c.byName[key]; ok {
+		return t, nil
+	}
+	names := make([]string, len(c.list))
+	for i, t := range c.list {
+		names[i] = t.Name
+	}
+	shown := clip(name)
+	if near := closest(key, names); near != "" {
+		return nil, &InputError{Msg: fmt.Sprintf("unknown template %q (did you mean %s?); example: /gpu template %s", shown, near, near)}
+	}
+	if found := c.Search(key); len(found) > 0 {
+		return nil, &InputError{Msg: fmt.Sprintf("unknown template %q; /gpu templates %s lists %d that match; example: /gpu template %s", shown, clip(key), len(found), found[0].Name)}
+	}
+	return nil, &InputError{Msg: fmt.Sprintf("unknown template %q; /gpu templates lists all %d; example: /gpu template %s", shown, len(c.list), c.list[0].Name)}
+}

@@ -1,0 +1,169 @@
+package templates
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	qmtemplates "github.com/acme/quartermaster/templates"
+)
+
+// withDefinition is the embedded layouts plus one definition file.
+func withDefinition(t *testing.T, file, body string) fs.FS {
+	t.Helper()
+	m := fstest.MapFS{}
+	for _, f := range []string{layoutSlurm, layoutKubernetes, defaultsFile} {
+		data, err := fs.ReadFile(qmtemplates.FS, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[f] = &fstest.MapFile{Data: data}
+	}
+	m[file] = &fstest.MapFile{Data: []byte(body)}
+	return m
+}
+
+const goodDefinition = `name: hello
+version: 1
+title: Hello
+description: Says hello.
+tags: [test]
+kind: batch
+example: greeting=hi
+parameters:
+  - name: greeting
+    type: string
+    default: hello
+    description: What to say.
+run: |
+  echo {{shq .P.greeting}}
+`
+
+func TestLoadGood(t *testing.T) {
+	c, err := Load(withDefinition(t, "hello.yaml", goodDefinition))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.List()) != 1 || c.List()[0].Name != "hello" {
+		t.Fatalf("List = %v", c.List())
+	}
+}
+
+// TestLoadErrors: a malformed definition is an error naming the file and the line.
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name, body, want string
+	}{
+		{"yaml syntax", strings.Replace(goodDefinition, "tags: [test]", "tags: [test", 1),
+			"hello.yaml:5: did not find expected ',' or ']'"},
+		{"unknown field", strings.Replace(goodDefinition, "kind: batch", "kind: batch\ngpu: 1", 1),
+			`hello.yaml:7: unknown field "gpu"`},
+		{"wrong type", strings.Replace(goodDefinition, "version: 1", "version: one", 1),
+			"hello.yaml:2: cannot unmarshal !!str `one` into int"},
+		{"bad kind", strings.Replace(goodDefinition, "kind: batch", "kind: service", 1),
+			`hello.yaml:6: kind must be interactive or batch, not "service"`},
+		{"name and file", strings.Replace(goodDefinition, "name: hello", "name: hi", 1),
+			`hello.yaml:1: name "hi" must match the file name hello.yaml`},
+		{"parameter type", strings.Replace(goodDefinition, "type: string", "type: float", 1),
+			`hello.yaml:10: type must be int, string, bool, duration, enum or path, not "float"`},
+		{"bad bound", strings.Replace(goodDefinition, "    type: string\n", "    type: int\n    min: x\n", 1),
+			`hello.yaml:11: min: "x" is not a whole number`},
+		{"bad default", strings.Replace(goodDefinition, "    type: string\n    default: hello", "    type: int\n    default: hello", 1),
+			`hello.yaml:11: default "hello" does not pass its own limits: greeting must be a whole number, not "hello"`},
+		{"missing block key", "name: hello\nversion: 1\nparameters:\n  - name: x\n - name: y\n",
+			"hello.yaml:"},
+		{"template syntax", strings.Replace(goodDefinition, "echo {{shq .P.greeting}}", "echo hi\n  echo {{shq .P.greeting}", 1),
+			`hello.yaml:15: run: bad character U+007D '}'`},
+		{"template function", strings.Replace(goodDefinition, "echo {{shq .P.greeting}}", "echo {{shout .P.greeting}}", 1),
+			`hello.yaml:14: run: function "shout" not defined`},
+		{"missing key at render", strings.Replace(goodDefinition, "echo {{shq .P.greeting}}", "echo hi\n  echo {{.P.greting}}", 1),
+			`hello.yaml:15: run: executing "run" at <.P.greting>: map has no entry for key "greting"`},
+		{"example does not parse", strings.Replace(goodDefinition, "example: greeting=hi", "example: greting=hi", 1),
+			`hello.yaml:7: example "greting=hi" does not parse: unknown parameter "greting" (did you mean greeting?)`},
+		{"no run", strings.Replace(goodDefinition, "run: |\n  echo {{shq .P.greeting}}\n", "run: \"\"\n", 1),
+			`hello.yaml:13: run is required`},
+		{"interactive without connect", strings.Replace(goodDefinition, "kind: batch", "kind: interactive", 1),
+			`hello.yaml:6: an interactive template says how to connect`},
+		{"multi-node without nnodes", strings.Replace(goodDefinition, "kind: batch", "kind: batch\nmulti_node: true", 1),
+			`hello.yaml:7: a multi-node template declares an int parameter "nnodes"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(withDefinition(t, "hello.yaml", tc.body))
+			if err == nil {
+				t.Fatal("loaded")
+			}
+			var le *LoadError
+			if !errors.As(err, &le) {
+				t.Errorf("%v is not a *LoadError", err)
+			}
+			if !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("error\n got: %v\nwant: %s…", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoadDuplicateAndMissingLayout(t *testing.T) {
+	m := withDefinition(t, "hello.yaml", goodDefinition).(fstest.MapFS)
+	delete(m, layoutSlurm)
+	if _, err := Load(m); err == nil || !strings.HasPrefix(err.Error(), layoutSlurm+": ") {
+		t.Errorf("missing layout: %v", err)
+	}
+	m = withDefinition(t, "hello.yaml", goodDefinition).(fstest.MapFS)
+	m["broken.yaml"] = &fstest.MapFile{Data: []byte("name: broken\nversion: 1\n  title: x\n")}
+	if _, err := Load(m); err == nil || !strings.HasPrefix(err.Error(), "broken.yaml:3: ") {
+		t.Errorf("broken file: %v", err)
+	}
+}
+
+func TestHelpers(t *testing.T) {
+	for in, want := range map[string]string{
+		"train.py":      "train.py",
+		"":              "''",
+		"a b":           "'a b'",
+		"it's":          `'it'"'"'s'`,
+		"$(reboot)":     "'$(reboot)'",
+		"~/x":           "'~/x'",
+		"a=b,c:d@e%f+g": "a=b,c:d@e%f+g",
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+	for d, want := range map[string]string{"90s": "00:02:00", "4h": "04:00:00", "72h": "3-00:00:00", "25h30m": "1-01:30:00"} {
+		if got := slurmTime(mustDuration(t, d)); got != want {
+			t.Errorf("slurmTime(%s) = %s, want %s", d, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"nvcr.io/nvidia/pytorch:24.05-py3": "nvcr.io#nvidia/pytorch:24.05-py3",
+		"localhost/x:1":                    "localhost#x:1",
+		"ubuntu:22.04":                     "ubuntu:22.04",
+		"rayproject/ray:2.24.0":            "rayproject/ray:2.24.0",
+	} {
+		if got := enrootImage(in); got != want {
+			t.Errorf("enrootImage(%s) = %s, want %s", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"L-42": "qm-l-42-x", "lease_7.b": "qm-lease-7-b-x"} {
+		if got := objectName(in, "x"); got != want {
+			t.Errorf("objectName(%s) = %s, want %s", in, got, want)
+		}
+	}
+	if got := objectName(strings.Repeat("a", 40), "checkpoint-training"); len(got) > 52 {
+		t.Errorf("objectName too long: %s", got)
+	}
+}
+
+func mustDuration(t *testing.T, s string) time.Duration {
+	t.Helper()
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

@@ -1,0 +1,352 @@
+package templates
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ErrInvalid is wrapped by every error that bad user input causes (an unknown template, a bad
+// parameter, a lease that does not fit the template), so the edge can show the message as is.
+// Errors that do not wrap it are bugs or bad definitions and belong in the log.
+var ErrInvalid = errors.New("invalid template input")
+
+// InputError is one clear sentence about what was wrong with the user's input, ending with an
+// example that works. It wraps ErrInvalid.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// Unwrap makes errors.Is(err, ErrInvalid) true.
+func (e *InputError) Unwrap() error { return ErrInvalid }
+
+func inputErr(example, format string, args ...any) error {
+	return &InputError{Msg: fmt.Sprintf(format, args...) + "; example: " + example}
+}
+
+// Parameter types a definition may use.
+const (
+	TypeInt      = "int"
+	TypeString   = "string"
+	TypeBool     = "bool"
+	TypeDuration = "duration"
+	TypeEnum     = "enum"
+	TypePath     = "path"
+)
+
+// MaxValueLen bounds every parameter value, so a value always fits a job script and a manifest.
+const MaxValueLen = 512
+
+// Parameter is one key a template accepts, with its type, default and limits.
+type Parameter struct {
+	Name        string
+	Type        string // int | string | bool | duration | enum | path
+	Description string
+	Default     string // empty with Required
+	Required    bool
+	Example     string   // a value that works, for error messages and help
+	Min, Max    string   // int and duration bounds as written in the definition; empty when open
+	Choices     []string // enum values
+	Pattern     string   // string values must match it (anchored)
+
+	min, max   int64 // ints, or durations in nanoseconds
+	hasMin     bool
+	hasMax     bool
+	re         *regexp.Regexp
+	exampleVal string
+}
+
+// Params are a user's key=value parameters after ParseParams: keys known to the template, values
+// checked against its types and limits. Keys the user did not give are absent (defaults apply at
+// render time).
+type Params map[string]string
+
+var keyRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// ParseParams reads key=value words (e.g. ["nnodes=2", "script=train.py"]) and checks each against
+// the template: unknown keys, wrong types and values out of range each give an *InputError naming
+// the problem with a working example. It never panics, whatever the input.
+func (t *Template) ParseParams(args []string) (Params, error) {
+	out := Params{}
+	for _, arg := range args {
+		arg = strings.TrimSpace(arg)
+		if arg == "" {
+			continue
+		}
+		key, value, ok := strings.Cut(arg, "=")
+		if !ok {
+			return nil, inputErr(t.Example(), "%q is not key=value", clip(arg))
+		}
+		key = strings.ToLower(strings.TrimSpace(key))
+		if key == "" {
+			return nil, inputErr(t.Example(), "%q has no key before the =", clip(arg))
+		}
+		p := t.param(key)
+		if p == nil {
+			return nil, t.unknownParam(key)
+		}
+		if _, dup := out[p.Name]; dup {
+			return nil, inputErr(t.exampleFor(p), "parameter %q is given twice", p.Name)
+		}
+		if _, err := t.check(p, value); err != nil {
+			return nil, err
+		}
+		out[p.Name] = value
+	}
+	return out, nil
+}
+
+func (t *Template) param(name string) *Parameter {
+	for i := range t.Parameters {
+		if t.Parameters[i].Name == name {
+			return &t.Parameters[i]
+		}
+	}
+	return nil
+}
+
+func (t *Template) unknownParam(key string) error {
+	shown := key
+	if !keyRE.MatchString(key) {
+		shown = clip(key)
+	}
+	if len(t.Parameters) == 0 {
+		return inputErr(t.Example(), "unknown parameter %q; %s takes no parameters", shown, t.Name)
+	}
+	names := make([]string, len(t.Parameters))
+	for i, p := range t.Parameters {
+		names[i] = p.Name
+	}
+	hint := ""
+	if near := closest(key, names); near != "" {
+		hint = fmt.Sprintf(" (did you mean %s?)", near)
+	}
+	return inputErr(t.Example(), "unknown parameter %q%s; %s are known", shown, hint, andList(names))
+}
+
+// check converts one raw value to its typed form, or says in one sentence why it cannot.
+func (t *Template) check(p *Parameter, raw string) (any, error) {
+	ex := t.exampleFor(p)
+	v := strings.TrimSpace(raw)
+	if v == "" {
+		return nil, inputErr(ex, "%s needs a value", p.Name)
+	}
+	if len(v) > MaxValueLen {
+		return nil, inputErr(ex, "%s is too long (at most %d characters)", p.Name, MaxValueLen)
+	}
+	if !printable(v) {
+		return nil, inputErr(ex, "%s must be printable text on one line", p.Name)
+	}
+	switch p.Type {
+	case TypeInt:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, inputErr(ex, "%s must be a whole number, not %q", p.Name, clip(v))
+		}
+		if (p.hasMin && n < p.min) || (p.hasMax && n > p.max) {
+			return nil, inputErr(ex, "%s=%d is out of range: it must be %s", p.Name, n, p.rangeText())
+		}
+		return int(n), nil
+	case TypeDuration:
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return nil, inputErr(ex, "%s must be a duration like 30m or 1h30m, not %q", p.Name, clip(v))
+		}
+		if (p.hasMin && int64(d) < p.min) || (p.hasMax && int64(d) > p.max) {
+			return nil, inputErr(ex, "%s=%s is out of range: it must be %s", p.Name, v, p.rangeText())
+		}
+		return d, nil
+	case TypeBool:
+		switch strings.ToLower(v) {
+		case "true", "yes", "on", "1":
+			return true, nil
+		case "false", "no", "off", "0":
+			return false, nil
+		}
+		return nil, inputErr(ex, "%s must be true or false, not %q", p.Name, clip(v))
+	case TypeEnum:
+		for _, c := range p.Choices {
+			if strings.EqualFold(c, v) {
+				return c, nil
+			}
+		}
+		return nil, inputErr(ex, "%s must be %s, not %q", p.Name, orList(p.Choices), clip(v))
+	case TypePath:
+		if msg := pathProblem(v); msg != "" {
+			return nil, inputErr(ex, "%s must be a path inside the team storage %s, not %q", p.Name, msg, clip(v))
+		}
+		if p.re != nil && !p.re.MatchString(v) {
+			return nil, inputErr(ex, "%s must match %s, not %q", p.Name, p.Pattern, clip(v))
+		}
+		return v, nil
+	default: // TypeString
+		if p.re != nil && !p.re.MatchString(v) {
+			return nil, inputErr(ex, "%s must match %s, not %q", p.Name, p.Pattern, clip(v))
+		}
+		return v, nil
+	}
+}
+
+// pathProblem says why v cannot name a file in the team storage, or "" when it can. Relative paths
+// are taken from the storage root; absolute ones are checked against it at render time. A leading
+// "-" is refused so that a path never reads as a command-line option.
+func pathProblem(v string) string {
+	if !pathRE.MatchString(v) || strings.HasPrefix(v, "-") {
+		return "made of letters, digits and . _ - + / (not starting with -)"
+	}
+	for _, seg := range strings.Split(v, "/") {
+		if seg == ".." {
+			return `without ".."`
+		}
+	}
+	return ""
+}
+
+var pathRE = regexp.MustCompile(`^[A-Za-z0-9._+/-]+$`)
+
+func (p *Parameter) rangeText() string {
+	switch {
+	case p.hasMin && p.hasMax:
+		return fmt.Sprintf("between %s and %s", p.Min, p.Max)
+	case p.hasMin:
+		return "at least " + p.Min
+	default:
+		return "at most " + p.Max
+	}
+}
+
+// exampleFor is a command that sets p to a value that works.
+func (t *Template) exampleFor(p *Parameter) string {
+	return t.command(p.Name + "=" + p.exampleVal)
+}
+
+// Example is a chat command that uses the template with parameters that work, e.g.
+// "/gpu submit pytorch-ddp nnodes=2 script=train.py" for a batch template or
+// "/gpu request 1 interactive template jupyterlab" for an interactive one.
+func (t *Template) Example() string { return t.command(t.example) }
+
+func (t *Template) command(params string) string {
+	var b strings.Builder
+	if t.Kind == KindInteractive {
+		b.WriteString("/gpu request 1 interactive template " + t.Name)
+	} else {
+		b.WriteString("/gpu submit " + t.Name)
+	}
+	if params != "" {
+		b.WriteString(" " + params)
+	}
+	return b.String()
+}
+
+// values is the typed value of every parameter: the user's, else the default.
+func (t *Template) values(params Params) (map[string]any, error) {
+	known := map[string]bool{}
+	for _, p := range t.Parameters {
+		known[p.Name] = true
+	}
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !known[k] {
+			return nil, t.unknownParam(k)
+		}
+	}
+	out := make(map[string]any, len(t.Parameters))
+	for i := range t.Parameters {
+		p := &t.Parameters[i]
+		raw, given := params[p.Name]
+		if !given {
+			if p.Required {
+				return nil, inputErr(t.exampleFor(p), "%s is required", p.Name)
+			}
+			raw = p.Default
+		}
+		v, err := t.check(p, raw)
+		if err != nil {
+			return nil, err
+		}
+		out[p.Name] = v
+	}
+	return out, nil
+}
+
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r != ' ' && (!unicode.IsPrint(r) || unicode.IsSpace(r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// clip keeps quoted user input short in messages.
+func clip(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	for i := 40; i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			return s[:i] + "…"
+		}
+	}
+	return s[:40] + "…"
+}
+
+func andList(items []string) string { return joinList(items, "and") }
+func orList(items []string) string  { return joinList(items, "or") }
+
+func joinList(items []string, word string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + word + " " + items[len(items)-1]
+}
+
+// closest is the name within edit distance 2 of key, if any.
+func closest(key string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := editDistance(key, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 99
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

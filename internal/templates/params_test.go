@@ -1,0 +1,204 @@
+package templates_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/internal/templates"
+)
+
+// TestParseParamsErrors: every kind of bad parameter is one sentence naming the problem, with a
+// working example.
+func TestParseParamsErrors(t *testing.T) {
+	c := catalog(t)
+	tests := []struct {
+		tmpl string
+		args []string
+		want string
+	}{
+		{"pytorch-ddp", []string{"lr=0.1"},
+			`unknown parameter "lr"; nnodes, script and epochs are known; example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
+		{"pytorch-ddp", []string{"epoch=3"},
+			`unknown parameter "epoch" (did you mean epochs?); nnodes, script and epochs are known; example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
+		{"pytorch-ddp", []string{"epochs=ten"},
+			`epochs must be a whole number, not "ten"; example: /gpu submit pytorch-ddp epochs=10`},
+		{"pytorch-ddp", []string{"nnodes=40"},
+			`nnodes=40 is out of range: it must be between 1 and 16; example: /gpu submit pytorch-ddp nnodes=2`},
+		{"pytorch-ddp", []string{"epochs=0"},
+			`epochs=0 is out of range: it must be between 1 and 10000; example: /gpu submit pytorch-ddp epochs=10`},
+		{"pytorch-ddp", []string{"train.py"},
+			`"train.py" is not key=value; example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
+		{"pytorch-ddp", []string{"=3"},
+			`"=3" has no key before the =; example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
+		{"pytorch-ddp", []string{"epochs=3", "EPOCHS=4"},
+			`parameter "epochs" is given twice; example: /gpu submit pytorch-ddp epochs=10`},
+		{"pytorch-ddp", []string{"epochs="},
+			`epochs needs a value; example: /gpu submit pytorch-ddp epochs=10`},
+		{"pytorch-ddp", []string{"script=../../etc/passwd"},
+			`script must be a path inside the team storage without "..", not "../../etc/passwd"; example: /gpu submit pytorch-ddp script=train.py`},
+		{"pytorch-ddp", []string{"script=$(reboot)"},
+			`script must be a path inside the team storage made of letters, digits and . _ - + / (not starting with -), not "$(reboot)"; example: /gpu submit pytorch-ddp script=train.py`},
+		{"pytorch-ddp", []string{"script=-c"},
+			`script must be a path inside the team storage made of letters, digits and . _ - + / (not starting with -), not "-c"; example: /gpu submit pytorch-ddp script=train.py`},
+		{"pytorch-fsdp", []string{"sharding=zero3"},
+			`sharding must be full_shard, shard_grad_op, hybrid_shard or no_shard, not "zero3"; example: /gpu submit pytorch-fsdp sharding=hybrid_shard`},
+		{"pytorch-fsdp", []string{"activation_checkpointing=maybe"},
+			`activation_checkpointing must be true or false, not "maybe"; example: /gpu submit pytorch-fsdp activation_checkpointing=true`},
+		{"checkpoint-training", []string{"checkpoint_lead=5 minutes"},
+			`checkpoint_lead must be a duration like 30m or 1h30m, not "5 minutes"; example: /gpu submit checkpoint-training checkpoint_lead=10m`},
+		{"checkpoint-training", []string{"checkpoint_lead=5m\nrm -rf /"},
+			`checkpoint_lead must be printable text on one line; example: /gpu submit checkpoint-training checkpoint_lead=10m`},
+		{"checkpoint-training", []string{"checkpoint_lead=5min"},
+			`checkpoint_lead must be a duration like 30m or 1h30m, not "5min"; example: /gpu submit checkpoint-training checkpoint_lead=10m`},
+		{"checkpoint-training", []string{"checkpoint_lead=2h"},
+			`checkpoint_lead=2h is out of range: it must be between 1m and 1h; example: /gpu submit checkpoint-training checkpoint_lead=10m`},
+		{"vllm-server", []string{"model=a\tb"},
+			`model must be printable text on one line; example: /gpu request 1 interactive template vllm-server model=meta-llama/Meta-Llama-3-8B-Instruct`},
+		{"vllm-server", []string{"model=x;rm"},
+			`model must match [A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9._-]+)*, not "x;rm"; example: /gpu request 1 interactive template vllm-server model=meta-llama/Meta-Llama-3-8B-Instruct`},
+		{"cuda-smoke", []string{"size=" + strings.Repeat("9", 600)},
+			`size is too long (at most 512 characters); example: /gpu submit cuda-smoke size=4096`},
+	}
+	for _, tc := range tests {
+		tp, err := c.Get(tc.tmpl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tp.ParseParams(tc.args)
+		if err == nil {
+			t.Errorf("%s %v: accepted", tc.tmpl, tc.args)
+			continue
+		}
+		if !errors.Is(err, templates.ErrInvalid) {
+			t.Errorf("%s %v: %v does not wrap ErrInvalid", tc.tmpl, tc.args, err)
+		}
+		if err.Error() != tc.want {
+			t.Errorf("%s %v:\n got: %s\nwant: %s", tc.tmpl, tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestParseParamsAccepts(t *testing.T) {
+	c := catalog(t)
+	ddp, _ := c.Get("pytorch-ddp")
+	got, err := ddp.ParseParams([]string{"nnodes=2", " Script=src/train.py ", "", "epochs=3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got["nnodes"] != "2" || got["script"] != "src/train.py" || got["epochs"] != "3" {
+		t.Errorf("got %v", got)
+	}
+	fsdp, _ := c.Get("pytorch-fsdp")
+	for _, v := range []string{"yes", "no", "TRUE", "0", "on"} {
+		if _, err := fsdp.ParseParams([]string{"activation_checkpointing=" + v}); err != nil {
+			t.Errorf("bool %q: %v", v, err)
+		}
+	}
+	if _, err := fsdp.ParseParams([]string{"sharding=HYBRID_SHARD"}); err != nil {
+		t.Errorf("enum is case-insensitive: %v", err)
+	}
+	jl, _ := c.Get("jupyterlab")
+	if p, err := jl.ParseParams(nil); err != nil || len(p) != 0 {
+		t.Errorf("no parameters: %v %v", p, err)
+	}
+}
+
+func TestEveryExampleWorks(t *testing.T) {
+	for _, tp := range catalog(t).List() {
+		ex := tp.Example()
+		prefix := "/gpu submit " + tp.Name
+		if tp.Kind == templates.KindInteractive {
+			prefix = "/gpu request 1 interactive template " + tp.Name
+		}
+		if !strings.HasPrefix(ex, prefix) {
+			t.Errorf("%s: example %q", tp.Name, ex)
+		}
+		out, err := tp.Render(templates.ExampleInput(tp, "", exampleParams(t, tp)))
+		if err != nil {
+			t.Errorf("%s: example %q: %v", tp.Name, ex, err)
+		} else if out.SlurmScript == "" || out.KubernetesYAML == "" {
+			t.Errorf("%s: empty rendering", tp.Name)
+		}
+	}
+}
+
+func TestCatalog(t *testing.T) {
+	c := catalog(t)
+	all := c.List()
+	if len(all) < 20 {
+		t.Errorf("%d templates, want at least 20", len(all))
+	}
+	want := []string{
+		"jupyterlab", "vscode-server", "ssh-shell", "pytorch-ddp", "pytorch-fsdp", "deepspeed", "jax",
+		"tensorflow", "hf-lora", "vllm-server", "triton-server", "ray-cluster", "nccl-allreduce",
+		"cuda-smoke", "rapids-notebook", "checkpoint-training", "data-prep", "batch-inference",
+		"hparam-sweep", "jupyter-dataset",
+	}
+	for _, n := range want {
+		if _, err := c.Get(n); err != nil {
+			t.Error(err)
+		}
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i-1].Name >= all[i].Name {
+			t.Errorf("List is not sorted: %s before %s", all[i-1].Name, all[i].Name)
+		}
+	}
+	var interactive, cpu, multi int
+	for _, tp := range all {
+		if tp.Kind == templates.KindInteractive {
+			interactive++
+			if tp.Connect == nil {
+				t.Errorf("%s: interactive without connect details", tp.Name)
+			}
+		}
+		if tp.CPUOnly() {
+			cpu++
+		}
+		if tp.MultiNode {
+			multi++
+		}
+		if tp.Version < 1 || tp.Title == "" || tp.Description == "" || len(tp.Tags) == 0 {
+			t.Errorf("%s: incomplete definition", tp.Name)
+		}
+	}
+	if interactive == 0 || cpu == 0 || multi == 0 {
+		t.Errorf("interactive %d, CPU-only %d, multi-node %d: want some of each", interactive, cpu, multi)
+	}
+
+	if got := c.Search("jupyter"); len(got) < 3 || got[0].Name != "jupyter-dataset" {
+		t.Errorf("Search(jupyter) = %v", names(got))
+	}
+	if got := c.Search("LLM"); len(got) == 0 {
+		t.Error("Search(LLM) found nothing")
+	}
+	if got := c.Search(""); len(got) != len(all) {
+		t.Errorf("Search(\"\") = %d templates", len(got))
+	}
+	if got := c.Search("no-such-thing"); len(got) != 0 {
+		t.Errorf("Search(no-such-thing) = %v", names(got))
+	}
+
+	for name, want := range map[string]string{
+		"pytorch-dp": `unknown template "pytorch-dp" (did you mean pytorch-ddp?); example: /gpu template pytorch-ddp`,
+		"notebook":   `unknown template "notebook"; /gpu templates notebook lists 3 that match; example: /gpu template`,
+		"zzz":        `unknown template "zzz"; /gpu templates lists all`,
+	} {
+		_, err := c.Get(name)
+		if err == nil || !errors.Is(err, templates.ErrInvalid) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Get(%q) = %v, want %q…", name, err, want)
+		}
+	}
+	if tp, err := c.Get(" PyTorch-DDP "); err != nil || tp.Name != "pytorch-ddp" {
+		t.Errorf("Get is not forgiving about case and spaces: %v", err)
+	}
+}
+
+func names(ts []*templates.Template) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Name)
+	}
+	return out
+}

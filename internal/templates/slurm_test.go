@@ -1,0 +1,222 @@
+package templates_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/internal/templates"
+)
+
+// slurmCluster finds the Slurm cluster to test against: SLURM_CONF from the environment, else the
+// one `make slurm-up` leaves in .slurm/ at the repository root. Without one the test is skipped
+// with a note on how to start it, except under CI=true, where a missing cluster fails.
+func slurmCluster(t *testing.T) (conf string) {
+	t.Helper()
+	missing := func(why string) string {
+		msg := "no Slurm to test against (" + why + "); run `make slurm-up` and `. .slurm/env` (sets SLURM_CONF)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+		return ""
+	}
+	if _, err := exec.LookPath("sbatch"); err != nil {
+		return missing("sbatch is not installed")
+	}
+	conf = os.Getenv("SLURM_CONF")
+	fromEnv := conf != ""
+	if !fromEnv {
+		local, _ := filepath.Abs(filepath.Join("..", "..", ".slurm", "etc", "slurm.conf"))
+		if _, err := os.Stat(local); err != nil {
+			return missing("SLURM_CONF is not set")
+		}
+		conf = local
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sinfo", "-h", "-o", "%P")
+	cmd.Env = append(os.Environ(), "SLURM_CONF="+conf)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if fromEnv {
+			t.Fatalf("SLURM_CONF=%s is set but sinfo fails: %v\n%s", conf, err, out)
+		}
+		return missing("the cluster in .slurm/ is not running: " + strings.TrimSpace(string(out)))
+	}
+	for _, p := range []string{"interactive", "train"} {
+		if !strings.Contains(string(out), p) {
+			t.Fatalf("cluster at %s has no %s partition (sinfo: %s); the test cluster comes from `make slurm-up`", conf, p, out)
+		}
+	}
+	return conf
+}
+
+// TestSlurmTestOnly submits every template's script with sbatch --test-only: Slurm parses the
+// #SBATCH lines and checks partition, GRES, CPUs, memory and time against the cluster without
+// starting anything. The test cluster has one node, so multi-node templates run with one node here
+// (their multi-node form is covered by the golden files and TestScriptsParse).
+func TestSlurmTestOnly(t *testing.T) {
+	conf := slurmCluster(t)
+	dir := t.TempDir()
+	for _, tp := range catalog(t).List() {
+		params := exampleParams(t, tp)
+		delete(params, "nnodes")
+		in := templates.ExampleInput(tp, "", params)
+		out, err := tp.Render(in)
+		if err != nil {
+			t.Fatalf("%s: %v", tp.Name, err)
+		}
+		script := filepath.Join(dir, tp.Name+".sh")
+		if err := os.WriteFile(script, []byte(out.SlurmScript), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		cmd := exec.CommandContext(ctx, "sbatch", "--test-only", script)
+		cmd.Env = append(os.Environ(), "SLURM_CONF="+conf)
+		msg, err := cmd.CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Errorf("%s: sbatch --test-only: %v\n%s\n--- script ---\n%s", tp.Name, err, msg, out.SlurmScript)
+			continue
+		}
+		if !strings.Contains(string(msg), "in partition "+in.Slurm.Partition) {
+			t.Errorf("%s: sbatch --test-only: %s", tp.Name, msg)
+		}
+	}
+}
+
+// submit renders tp for a lease whose storage is a temporary directory, puts fake tools first on
+// PATH, and submits it to the test cluster. It returns the job id and the job directory.
+func submit(t *testing.T, conf string, tp *templates.Template, params templates.Params, tools map[string]string) (jobID, jobDir string) {
+	t.Helper()
+	storage := t.TempDir()
+	bin := filepath.Join(storage, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range tools {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/bash\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := templates.ExampleInput(tp, "", params)
+	in.Lease = "T-" + strconvItoa(os.Getpid()) + "-" + tp.Name
+	in.Storage.Path = storage
+	out, err := tp.Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// sbatch does not create the output directory: the service makes it before submitting.
+	if err := os.MkdirAll(out.JobDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(storage, "job.sh")
+	if err := os.WriteFile(script, []byte(out.SlurmScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sbatch", "--parsable", script)
+	cmd.Env = append(os.Environ(), "SLURM_CONF="+conf, "PATH="+bin+":"+os.Getenv("PATH"))
+	msg, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("sbatch: %v\n%s", err, msg)
+	}
+	jobID = strings.TrimSpace(strings.Split(string(msg), ";")[0])
+	t.Cleanup(func() { slurmCmd(t, conf, "scancel", jobID) })
+	return jobID, out.JobDir
+}
+
+func slurmCmd(t *testing.T, conf string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), "SLURM_CONF="+conf)
+	out, _ := cmd.CombinedOutput()
+	return string(out)
+}
+
+// waitFor polls until cond holds, or fails after limit.
+func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", limit, what)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func readAll(dir, glob string) string {
+	files, _ := filepath.Glob(filepath.Join(dir, glob))
+	var b strings.Builder
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		b.Write(data)
+	}
+	return b.String()
+}
+
+// TestSlurmCheckpointRequeue runs checkpoint-training on the test cluster with a stand-in for
+// torchrun: USR1 to the batch shell (what --signal=B:USR1@lead sends before the time limit) must
+// raise the checkpoint flag, let the workload finish its checkpoint, and requeue the job, which
+// then starts again with SLURM_RESTART_COUNT=1.
+func TestSlurmCheckpointRequeue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a job on the test cluster")
+	}
+	conf := slurmCluster(t)
+	tp, _ := catalog(t).Get("checkpoint-training")
+	fakeTorchrun := `echo "start restart=${SLURM_RESTART_COUNT:-0} rank=$QM_NODE_RANK gpus=$QM_GPUS_PER_NODE"
+while [ ! -e "$QM_CHECKPOINT_FLAG" ]; do sleep 0.2; done
+echo "checkpoint saved to $QM_CHECKPOINT_DIR"
+`
+	id, dir := submit(t, conf, tp, templates.Params{"checkpoint_lead": "2m", "max_requeues": "1"}, map[string]string{"torchrun": fakeTorchrun})
+	log := func() string { return readAll(dir, "*.out") }
+	waitFor(t, 30*time.Second, "the job to start", func() bool { return strings.Contains(log(), "start restart=0") })
+	if out := slurmCmd(t, conf, "scancel", "--signal=USR1", "--batch", id); out != "" {
+		t.Fatalf("scancel --signal: %s", out)
+	}
+	waitFor(t, 30*time.Second, "the job to requeue", func() bool { return strings.Contains(log(), "requeueing") })
+	// Slurm holds a requeued job back for about two minutes; start it now.
+	waitFor(t, 30*time.Second, "the requeued job to start again", func() bool {
+		if strings.Contains(slurmCmd(t, conf, "squeue", "-h", "-j", id, "-o", "%T"), "PENDING") {
+			slurmCmd(t, conf, "scontrol", "update", "JobId="+id, "StartTime=now")
+		}
+		return strings.Contains(log(), "start restart=1")
+	})
+	got := log()
+	for _, want := range []string{"asking for a checkpoint", "checkpoint saved to", "requeueing (restart 1 of 1)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("job log lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestSlurmSweepArray runs hparam-sweep on the test cluster with a stand-in for python3: every
+// array task runs once with its own index.
+func TestSlurmSweepArray(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a job on the test cluster")
+	}
+	conf := slurmCluster(t)
+	tp, _ := catalog(t).Get("hparam-sweep")
+	fakePython := `echo "trial $QM_TASK_INDEX of $QM_TASK_COUNT: $*"; touch "$QM_JOB_DIR/done-$QM_TASK_INDEX"`
+	_, dir := submit(t, conf, tp, templates.Params{"trials": "5"}, map[string]string{"python3": fakePython})
+	waitFor(t, 45*time.Second, "5 trials", func() bool {
+		files, _ := filepath.Glob(filepath.Join(dir, "done-*"))
+		return len(files) == 5
+	})
+	got := readAll(dir, "*.out")
+	for i := 0; i < 5; i++ {
+		if !strings.Contains(got, "trial "+strconvItoa(i)+" of 5: ") {
+			t.Errorf("trial %d did not run:\n%s", i, got)
+		}
+	}
+}
+
+func strconvItoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,64 @@
+#!/bin/bash
+#SBATCH --job-name=qm-l-42-checkpoint-training
+#SBATCH --comment=L-42
+#SBATCH --partition=train
+#SBATCH --account=vision
+#SBATCH --gres=gpu:h100:8
+#SBATCH --time=04:00:00
+#SBATCH --nodes=1
+#SBATCH --ntasks-per-node=1
+#SBATCH --cpus-per-task=64
+#SBATCH --mem=512G
+#SBATCH --output=/projects/vision/.quartermaster/L-42/%x-%j.out
+#SBATCH --signal=B:USR1@600
+#SBATCH --requeue
+#SBATCH --open-mode=append
+# Quartermaster lease L-42: template checkpoint-training v1 for alice@acme.example, team vision, class train.
+set -euo pipefail
+
+export QM_LEASE=L-42 QM_USER=alice@acme.example QM_TEAM=vision QM_TEMPLATE=checkpoint-training
+export QM_IMAGE=ghcr.io/acme/quartermaster-base:cuda12.4-pytorch2.3-nccl2.21-py3.11
+export QM_DATA=/projects/vision QM_JOB_DIR=/projects/vision/.quartermaster/L-42
+export QM_NNODES=1 QM_GPUS_PER_NODE=8 QM_MASTER_PORT=29500
+export QM_MASTER_ADDR="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)"
+mkdir -p "$QM_JOB_DIR"
+cd "$QM_DATA"
+
+# No container runtime is configured for this cluster: the workload runs on the nodes' own
+# software stack, and QM_IMAGE records the image it was written for.
+qm_container=()
+
+export QM_CHECKPOINT_DIR="$QM_DATA/"checkpoints/"$QM_LEASE"
+export QM_CHECKPOINT_FLAG="$QM_JOB_DIR/checkpoint-now"
+mkdir -p "$QM_CHECKPOINT_DIR"
+rm -f "$QM_CHECKPOINT_FLAG"
+
+# USR1 comes 600s before the time limit: ask for a checkpoint, let the
+# workload finish it, then requeue to resume.
+qm_checkpoint() {
+  echo "quartermaster: time limit near; asking for a checkpoint"
+  touch "$QM_CHECKPOINT_FLAG"
+  wait "$qm_step" || true
+  if [ "${SLURM_RESTART_COUNT:-0}" -lt 5 ]; then
+    echo "quartermaster: requeueing (restart $(( ${SLURM_RESTART_COUNT:-0} + 1 )) of 5)"
+    scontrol requeue "$SLURM_JOB_ID"
+  fi
+}
+trap qm_checkpoint USR1
+
+read -r -d '' qm_run <<'QM_RUN' || true
+set -euo pipefail
+export QM_NODE_RANK="${SLURM_NODEID:-0}"
+exec torchrun \
+  --nnodes="$QM_NNODES" --nproc-per-node="$QM_GPUS_PER_NODE" --node-rank="$QM_NODE_RANK" \
+  --rdzv-id="$QM_LEASE" --rdzv-backend=c10d --rdzv-endpoint="$QM_MASTER_ADDR:$QM_MASTER_PORT" \
+  train.py --checkpoint-dir="$QM_CHECKPOINT_DIR" --resume
+QM_RUN
+
+srun --ntasks-per-node=1 --kill-on-bad-exit=1 "${qm_container[@]}" bash -c "$qm_run" &
+qm_step=$!
+qm_rc=0
+wait "$qm_step" || qm_rc=$?
+# A trapped signal ends the first wait early; wait for the workload itself to finish.
+while kill -0 "$qm_step" 2>/dev/null; do wait "$qm_step" || qm_rc=$?; done
+exit "$qm_rc"

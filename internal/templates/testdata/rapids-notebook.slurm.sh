@@ -1,0 +1,45 @@
+#!/bin/bash
+#SBATCH --job-name=qm-l-42-rapids-notebook
+#SBATCH --comment=L-42
+#SBATCH --partition=interactive
+#SBATCH --account=vision
+#SBATCH --gres=gpu:l40s:1
+#SBATCH --time=04:00:00
+#SBATCH --nodes=1
+#SBATCH --ntasks-per-node=1
+#SBATCH --cpus-per-task=8
+#SBATCH --mem=64G
+#SBATCH --output=/projects/vision/.quartermaster/L-42/%x-%j.out
+# Quartermaster lease L-42: template rapids-notebook v1 for alice@acme.example, team vision, class interactive.
+set -euo pipefail
+
+export QM_LEASE=L-42 QM_USER=alice@acme.example QM_TEAM=vision QM_TEMPLATE=rapids-notebook
+export QM_IMAGE=rapidsai/notebooks:24.06-cuda12.2-py3.11
+export QM_DATA=/projects/vision QM_JOB_DIR=/projects/vision/.quartermaster/L-42
+export QM_NNODES=1 QM_GPUS_PER_NODE=1 QM_MASTER_PORT=29500
+export QM_MASTER_ADDR="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)"
+export QM_PORT=38400
+export QM_TOKEN=example-token
+mkdir -p "$QM_JOB_DIR"
+cd "$QM_DATA"
+
+# No container runtime is configured for this cluster: the workload runs on the nodes' own
+# software stack, and QM_IMAGE records the image it was written for.
+qm_container=()
+
+read -r -d '' qm_run <<'QM_RUN' || true
+set -euo pipefail
+export QM_NODE_RANK="${SLURM_NODEID:-0}"
+mkdir -p analysis
+exec jupyter lab --no-browser --ip=0.0.0.0 --port="$QM_PORT" \
+  --ServerApp.token="$QM_TOKEN" --ServerApp.root_dir=analysis \
+  --ServerApp.allow_remote_access=True
+QM_RUN
+
+srun --ntasks-per-node=1 --kill-on-bad-exit=1 "${qm_container[@]}" bash -c "$qm_run" &
+qm_step=$!
+qm_rc=0
+wait "$qm_step" || qm_rc=$?
+# A trapped signal ends the first wait early; wait for the workload itself to finish.
+while kill -0 "$qm_step" 2>/dev/null; do wait "$qm_step" || qm_rc=$?; done
+exit "$qm_rc"
