@@ -1,0 +1,56 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/internal/store"
+	"github.com/acme/quartermaster/internal/store/storetest"
+)
+
+// TestMessageRefs runs on both databases: copies are listed per platform and ref in the order
+// saved, a copy saved twice is kept once, and pruning forgets the old ones.
+func TestMessageRefs(t *testing.T) {
+	for name, url := range map[string]func(testing.TB) string{"sqlite": storetest.SQLite, "postgres": storetest.Postgres} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			db := storetest.Open(t, url(t))
+			ctx := context.Background()
+			old := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+			refs := []store.MessageRef{
+				{Platform: "slack", Ref: "approval:L-1", Recipient: "dana@acme.example", Channel: "D1", MessageID: "1.1", CreatedAt: old},
+				{Platform: "slack", Ref: "approval:L-1", Recipient: "#vision-gpu", Channel: "C1", MessageID: "1.2"},
+				{Platform: "slack", Ref: "approval:L-2", Recipient: "dana@acme.example", Channel: "D1", MessageID: "2.1"},
+				{Platform: "discord", Ref: "approval:L-1", Recipient: "dana@acme.example", Channel: "9", MessageID: "77"},
+				{Platform: "slack", Ref: "approval:L-1", Recipient: "dana@acme.example", Channel: "D1", MessageID: "1.1"}, // again
+			}
+			for _, r := range refs {
+				if err := db.SaveMessageRef(ctx, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := db.MessageRefs(ctx, "slack", "approval:L-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 2 || got[0].MessageID != "1.1" || got[1].MessageID != "1.2" || got[1].Recipient != "#vision-gpu" {
+				t.Fatalf("slack copies of approval:L-1 = %+v", got)
+			}
+			if !got[0].CreatedAt.Equal(old) {
+				t.Errorf("created_at = %v, want %v", got[0].CreatedAt, old)
+			}
+			if err := db.SaveMessageRef(ctx, store.MessageRef{Platform: "slack", Ref: "x"}); err == nil {
+				t.Error("a ref without channel and message id was saved")
+			}
+			n, err := db.PruneMessageRefs(ctx, old.Add(time.Hour))
+			if err != nil || n != 1 {
+				t.Fatalf("pruned %d, %v; want 1", n, err)
+			}
+			got, _ = db.MessageRefs(ctx, "slack", "approval:L-1")
+			if len(got) != 1 || got[0].MessageID != "1.2" {
+				t.Fatalf("after pruning: %+v", got)
+			}
+		})
+	}
+}
