@@ -484,7 +484,7 @@ func (t *Template) topology(in Input, vals map[string]any, v *view) error {
 		case per > in.GPUs:
 			return inputErr(t.command(fmt.Sprintf("%s=%d", a.GPUsPerTask, in.GPUs)), "%s=%d is more than the lease's %d GPUs", a.GPUsPerTask, per, in.GPUs)
 		case in.GPUsPerNode > 0 && per > in.GPUsPerNode:
-			return inputErr(t.command(fmt.Sprintf("%s=%d", a.GPUsPerTask, in.GPUsPerNode)), "%s=%d is more than a %s node holds (%d)", a.GPUsPerTask, per, in.Class, in.GPUsPerNode)
+			return inputErr(t.command(fmt.Sprintf("%s=%d", a.GPUsPerTask, in.GPUsPerNode)), "%s=%d is more than a node of class %s holds (%d)", a.GPUsPerTask, per, in.Class, in.GPUsPerNode)
 		case per < t.MinGPUs || per > t.MaxGPUs:
 			return inputErr(t.exampleFor(t.param(a.GPUsPerTask)), "%s=%d is out of range for %s: it must be between %d and %d", a.GPUsPerTask, per, t.Name, t.MinGPUs, t.MaxGPUs)
 		}
@@ -502,9 +502,9 @@ func (t *Template) topology(in Input, vals map[string]any, v *view) error {
 	case in.GPUsPerNode > 0 && per > in.GPUsPerNode:
 		need := (in.GPUs + in.GPUsPerNode - 1) / in.GPUsPerNode
 		if t.MultiNode {
-			return inputErr(t.command(fmt.Sprintf("%s=%d", paramNodes, need)), "%d GPUs per node is more than a %s node holds (%d); spread the lease over more nodes", per, in.Class, in.GPUsPerNode)
+			return inputErr(t.command(fmt.Sprintf("%s=%d", paramNodes, need)), "%d GPUs per node is more than a node of class %s holds (%d); spread the lease over more nodes", per, in.Class, in.GPUsPerNode)
 		}
-		return inputErr(t.Example(), "%s runs on one node, and a %s node holds %d GPUs, fewer than the lease's %d", t.Name, in.Class, in.GPUsPerNode, in.GPUs)
+		return inputErr(t.Example(), "%s runs on one node, and a node of class %s holds %d GPUs, fewer than the lease's %d", t.Name, in.Class, in.GPUsPerNode, in.GPUs)
 	case per < t.MinGPUs:
 		return inputErr(t.Example(), "%s needs at least %d GPUs per node, but the lease gives it %d", t.Name, t.MinGPUs, per)
 	case per > t.MaxGPUs:
