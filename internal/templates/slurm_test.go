@@ -57,22 +57,35 @@ func slurmCluster(t *testing.T) (conf string) {
 	return conf
 }
 
-// TestSlurmTestOnly submits every template's script with sbatch --test-only: Slurm parses the
-// #SBATCH lines and checks partition, GRES, CPUs, memory and time against the cluster without
-// starting anything. The test cluster has one node, so multi-node templates run with one node here
-// (their multi-node form is covered by the golden files and TestScriptsParse).
+// TestSlurmTestOnly submits every rendering of the golden cases (each template's example and the
+// variants) with sbatch --test-only: Slurm parses the #SBATCH lines and checks partition, GRES,
+// CPUs, memory and time against the cluster without starting anything. The test cluster has one
+// node, so multi-node cases run on one node here (their multi-node form is covered by the golden
+// files and TestScriptsParse).
 func TestSlurmTestOnly(t *testing.T) {
 	conf := slurmCluster(t)
 	dir := t.TempDir()
-	for _, tp := range catalog(t).List() {
-		params := exampleParams(t, tp)
-		delete(params, "nnodes")
-		in := templates.ExampleInput(tp, "", params)
-		out, err := tp.Render(in)
-		if err != nil {
-			t.Fatalf("%s: %v", tp.Name, err)
+	for _, rc := range cases(t) {
+		in := rc.in
+		if in.Nodes > 1 || in.Params["nnodes"] != "" {
+			nodes := max(in.Nodes, 1)
+			if n, err := strconv.Atoi(in.Params["nnodes"]); err == nil {
+				nodes = max(nodes, n)
+			}
+			params := templates.Params{}
+			for k, v := range in.Params {
+				if k != "nnodes" {
+					params[k] = v
+				}
+			}
+			in.Params, in.Nodes, in.GPUs = params, 0, in.GPUs/nodes
 		}
-		script := filepath.Join(dir, tp.Name+".sh")
+		in.Slurm.NodeList = "" // names nodes of a real cluster
+		out, err := rc.tmpl.Render(in)
+		if err != nil {
+			t.Fatalf("%s: %v", rc.name, err)
+		}
+		script := filepath.Join(dir, rc.name+".sh")
 		if err := os.WriteFile(script, []byte(out.SlurmScript), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -82,11 +95,11 @@ func TestSlurmTestOnly(t *testing.T) {
 		msg, err := cmd.CombinedOutput()
 		cancel()
 		if err != nil {
-			t.Errorf("%s: sbatch --test-only: %v\n%s\n--- script ---\n%s", tp.Name, err, msg, out.SlurmScript)
+			t.Errorf("%s: sbatch --test-only: %v\n%s\n--- script ---\n%s", rc.name, err, msg, out.SlurmScript)
 			continue
 		}
 		if !strings.Contains(string(msg), "in partition "+in.Slurm.Partition) {
-			t.Errorf("%s: sbatch --test-only: %s", tp.Name, msg)
+			t.Errorf("%s: sbatch --test-only: %s", rc.name, msg)
 		}
 	}
 }
