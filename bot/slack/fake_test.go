@@ -1,0 +1,264 @@
+package slack_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/slack-go/slack/slacktest"
+)
+
+// fakeSlack is slack-go's slacktest server with the Web API methods Quartermaster calls
+// (chat.postMessage, chat.update, users.info, users.lookupByEmail, views.open/update/publish) and
+// a response_url endpoint, each recording what it was sent.
+type fakeSlack struct {
+	t   testing.TB
+	srv *slacktest.Server
+
+	mu        sync.Mutex
+	ts        int
+	users     map[string]string // user id -> email
+	posts     []message         // chat.postMessage
+	updates   []message         // chat.update
+	responses []message         // response_url
+	views     []view            // views.open, views.update, views.publish
+	userInfo  int               // users.info calls
+	limited   map[string]int    // method -> how many more calls answer 429
+}
+
+// message is a message as Slack received it.
+type message struct {
+	Channel      string // the channel id it landed in (D… for a DM)
+	TS           string
+	Text         string
+	Blocks       []map[string]any
+	ResponseType string // response_url only
+	Replace      bool   // response_url only
+}
+
+// view is a views.* call.
+type view struct {
+	Method  string // open, update, publish
+	Trigger string
+	ViewID  string
+	Hash    string
+	User    string
+	View    map[string]any
+}
+
+func newFakeSlack(t testing.TB) *fakeSlack {
+	f := &fakeSlack{t: t, limited: map[string]int{}, users: map[string]string{
+		"UALICE": "alice@acme.example",
+		"UBOB":   "bob@acme.example",
+		"UDANA":  "Dana@Acme.example", // profiles need not be lower case
+		"UCARL":  "carl@contractor.example",
+		"UEVE":   "eve@elsewhere.example",
+		"UBOT":   "",
+	}}
+	f.srv = slacktest.NewTestServer(func(c slacktest.Customize) {
+		c.Handle("/chat.postMessage", f.postMessage)
+		c.Handle("/chat.update", f.chatUpdate)
+		c.Handle("/users.info", f.usersInfo)
+		c.Handle("/users.lookupByEmail", f.lookupByEmail)
+		c.Handle("/views.open", f.viewsCall("open"))
+		c.Handle("/views.update", f.viewsCall("update"))
+		c.Handle("/views.publish", f.viewsCall("publish"))
+		c.Handle("/response/", f.response)
+	})
+	f.srv.Start()
+	t.Cleanup(f.srv.Stop)
+	return f
+}
+
+func (f *fakeSlack) apiURL() string { return f.srv.GetAPIURL() }
+
+// responseURL is a fresh response_url for one delivery.
+func (f *fakeSlack) responseURL(n string) string { return f.srv.GetAPIURL() + "response/" + n }
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// rateLimited answers 429 while method has some left.
+func (f *fakeSlack) rateLimited(w http.ResponseWriter, method string) bool {
+	if f.limited[method] > 0 {
+		f.limited[method]--
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusTooManyRequests)
+		return true
+	}
+	return false
+}
+
+func form(r *http.Request) url.Values {
+	b, _ := io.ReadAll(r.Body)
+	v, _ := url.ParseQuery(string(b))
+	return v
+}
+
+func blocksOf(s string) []map[string]any {
+	var b []map[string]any
+	if s != "" {
+		_ = json.Unmarshal([]byte(s), &b)
+	}
+	return b
+}
+
+// dm is the DM channel id the fake gives a user's DM.
+func dm(user string) string { return "D" + user }
+
+func (f *fakeSlack) postMessage(w http.ResponseWriter, r *http.Request) {
+	v := form(r)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.rateLimited(w, "chat.postMessage") {
+		return
+	}
+	ch := v.Get("channel")
+	switch {
+	case strings.HasPrefix(ch, "U"):
+		ch = dm(ch)
+	case strings.HasPrefix(ch, "#"):
+		ch = "C" + strings.ToUpper(strings.ReplaceAll(ch[1:], "-", ""))
+	}
+	f.ts++
+	m := message{Channel: ch, TS: fmt.Sprintf("1764500000.%06d", f.ts), Text: v.Get("text"), Blocks: blocksOf(v.Get("blocks"))}
+	f.posts = append(f.posts, m)
+	writeJSON(w, map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS, "message": map[string]any{"text": m.Text}})
+}
+
+func (f *fakeSlack) chatUpdate(w http.ResponseWriter, r *http.Request) {
+	v := form(r)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.rateLimited(w, "chat.update") {
+		return
+	}
+	m := message{Channel: v.Get("channel"), TS: v.Get("ts"), Text: v.Get("text"), Blocks: blocksOf(v.Get("blocks"))}
+	f.updates = append(f.updates, m)
+	writeJSON(w, map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS, "text": m.Text})
+}
+
+func (f *fakeSlack) usersInfo(w http.ResponseWriter, r *http.Request) {
+	id := form(r).Get("user")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.userInfo++
+	email, ok := f.users[id]
+	if !ok {
+		writeJSON(w, map[string]any{"ok": false, "error": "user_not_found"})
+		return
+	}
+	writeJSON(w, map[string]any{"ok": true, "user": map[string]any{"id": id, "name": strings.ToLower(id), "profile": map[string]any{"email": email}}})
+}
+
+func (f *fakeSlack) lookupByEmail(w http.ResponseWriter, r *http.Request) {
+	email := form(r).Get("email")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for id, e := range f.users {
+		if e != "" && strings.EqualFold(e, email) {
+			writeJSON(w, map[string]any{"ok": true, "user": map[string]any{"id": id, "profile": map[string]any{"email": e}}})
+			return
+		}
+	}
+	writeJSON(w, map[string]any{"ok": false, "error": "users_not_found"})
+}
+
+func (f *fakeSlack) viewsCall(method string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			TriggerID string         `json:"trigger_id"`
+			ViewID    string         `json:"view_id"`
+			Hash      string         `json:"hash"`
+			UserID    string         `json:"user_id"`
+			View      map[string]any `json:"view"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.views = append(f.views, view{Method: method, Trigger: body.TriggerID, ViewID: body.ViewID, Hash: body.Hash, User: body.UserID, View: body.View})
+		id := body.ViewID
+		if id == "" {
+			id = "V" + strconv.Itoa(len(f.views))
+		}
+		writeJSON(w, map[string]any{"ok": true, "view": map[string]any{"id": id, "hash": "h" + strconv.Itoa(len(f.views))}})
+	}
+}
+
+func (f *fakeSlack) response(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Text            string           `json:"text"`
+		Blocks          []map[string]any `json:"blocks"`
+		ResponseType    string           `json:"response_type"`
+		ReplaceOriginal bool             `json:"replace_original"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&body)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.responses = append(f.responses, message{Channel: strings.TrimPrefix(r.URL.Path, "/response/"), Text: body.Text, Blocks: body.Blocks,
+		ResponseType: body.ResponseType, Replace: body.ReplaceOriginal})
+	writeJSON(w, map[string]any{"ok": true})
+}
+
+// snapshot copies what the fake has recorded.
+func (f *fakeSlack) snapshot() (posts, updates, responses []message, views []view) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]message(nil), f.posts...), append([]message(nil), f.updates...),
+		append([]message(nil), f.responses...), append([]view(nil), f.views...)
+}
+
+func (f *fakeSlack) limit(method string, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.limited[method] = n
+}
+
+// button is a button as rendered.
+type button struct{ ActionID, Label, Value, Style string }
+
+// buttonsIn lists the buttons in blocks.
+func buttonsIn(blocks []map[string]any) []button {
+	var out []button
+	for _, b := range blocks {
+		els, _ := b["elements"].([]any)
+		for _, e := range els {
+			m, _ := e.(map[string]any)
+			if m["type"] != "button" {
+				continue
+			}
+			txt, _ := m["text"].(map[string]any)
+			bt := button{Label: fmt.Sprint(txt["text"]), Value: fmt.Sprint(m["value"]), ActionID: fmt.Sprint(m["action_id"])}
+			if s, ok := m["style"].(string); ok {
+				bt.Style = s
+			}
+			out = append(out, bt)
+		}
+	}
+	return out
+}
+
+// textIn is all the text in blocks, for looking things up.
+func textIn(blocks []map[string]any) string {
+	b, _ := json.Marshal(blocks)
+	return string(b)
+}
+
+func findButton(t testing.TB, blocks []map[string]any, value string) button {
+	t.Helper()
+	for _, b := range buttonsIn(blocks) {
+		if b.Value == value {
+			return b
+		}
+	}
+	t.Fatalf("no button %q in %v", value, buttonsIn(blocks))
+	return button{}
+}

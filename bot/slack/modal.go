@@ -1,0 +1,320 @@
+package slack
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/slack-go/slack"
+
+	"github.com/acme/quartermaster/bot"
+)
+
+// Choices fill the request modal's menus; an empty list makes that field free text.
+type Choices struct {
+	Classes     []Choice // the catalog
+	Durations   []string // e.g. 1h, 4h, 1d; empty: DefaultDurations
+	Teams       []string
+	DataClasses []string
+	Templates   []string
+}
+
+// Choice is one menu entry.
+type Choice struct {
+	Value string
+	Label string
+}
+
+// DefaultDurations are the lease lengths the modal offers when Choices names none.
+var DefaultDurations = []string{"30m", "1h", "2h", "4h", "8h", "12h", "1d", "2d", "3d"}
+
+// Modal ids. Each field is an input block whose block id and action id are the same, and the
+// ones that change the estimate dispatch their changes at once.
+const (
+	callbackRequest   = "qm.request"
+	callbackDeny      = "qm.deny"
+	formPrefix        = "qm.form."
+	fieldClass        = formPrefix + "class"
+	fieldGPUs         = formPrefix + "gpus"
+	fieldDuration     = formPrefix + "duration"
+	fieldTemplate     = formPrefix + "template"
+	fieldTeam         = formPrefix + "team"
+	fieldData         = formPrefix + "data"
+	blockEstimate     = "qm.estimate"
+	fieldReason       = "qm.deny.reason"
+	actionOpenRequest = "qm.open.request"
+	defaultDuration   = "2h"
+	maxReason         = 500
+)
+
+// form is what the request modal holds.
+type form struct {
+	Class, GPUs, Duration, Template, Team, Data string
+}
+
+// command is the typed twin of a filled-in modal.
+func (f form) command() string {
+	parts := []string{"/gpu request", f.GPUs, f.Class, "for", f.Duration}
+	for _, kv := range [][2]string{{"template", f.Template}, {"team", f.Team}, {"data", f.Data}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0], kv[1])
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// errors checks what can be checked before the command runs, by field.
+func (f form) errors() map[string]string {
+	e := map[string]string{}
+	if n, err := strconv.Atoi(f.GPUs); err != nil || n < 1 {
+		e[fieldGPUs] = "Write a whole number of GPUs, 1 or more."
+	}
+	if f.Class == "" || strings.ContainsAny(f.Class, " \t") {
+		e[fieldClass] = "Choose a class from the catalog."
+	}
+	if f.Duration == "" || strings.ContainsAny(f.Duration, " \t") {
+		e[fieldDuration] = "Write a duration like 4h or 2d."
+	}
+	for id, v := range map[string]string{fieldTemplate: f.Template, fieldTeam: f.Team, fieldData: f.Data} {
+		if strings.ContainsAny(v, " \t") {
+			e[id] = "One word, without spaces."
+		}
+	}
+	return e
+}
+
+// formFrom reads a modal's state.
+func formFrom(v slack.View) form {
+	get := func(id string) string {
+		if v.State == nil {
+			return ""
+		}
+		a, ok := v.State.Values[id][id]
+		if !ok {
+			return ""
+		}
+		if a.SelectedOption.Value != "" {
+			return strings.TrimSpace(a.SelectedOption.Value)
+		}
+		return strings.TrimSpace(a.Value)
+	}
+	return form{Class: get(fieldClass), GPUs: get(fieldGPUs), Duration: get(fieldDuration),
+		Template: strings.ToLower(get(fieldTemplate)), Team: strings.ToLower(get(fieldTeam)), Data: strings.ToLower(get(fieldData))}
+}
+
+// modalMeta travels in a modal's private_metadata: where it was opened, so its answer goes there.
+type modalMeta struct {
+	Channel     string `json:"c,omitempty"`
+	ResponseURL string `json:"r,omitempty"`
+	Lease       string `json:"l,omitempty"`
+}
+
+func (m modalMeta) encode() string {
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func decodeMeta(s string) modalMeta {
+	var m modalMeta
+	_ = json.Unmarshal([]byte(s), &m)
+	return m
+}
+
+// estimate runs "/gpu estimate" for the form as the user: the cost and the predicted wait.
+func (a *Adapter) estimate(ctx context.Context, user string, f form) string {
+	if len(f.errors()) > 0 {
+		return "Choose a class, a number of GPUs and a duration to see the cost and the predicted wait."
+	}
+	email, _ := a.users.email(ctx, user)
+	rs := a.cfg.Handler.Handle(ctx, bot.Request{User: email, Text: fmt.Sprintf("/gpu estimate %s %s %s", f.GPUs, f.Class, f.Duration)})
+	if len(rs) == 0 {
+		return "No estimate."
+	}
+	if rs[0].Error {
+		return ":warning: " + rs[0].Text
+	}
+	return rs[0].Text
+}
+
+// defaultForm is a new modal's starting point.
+func (a *Adapter) defaultForm() form {
+	f := form{GPUs: "1", Duration: defaultDuration}
+	if len(a.cfg.Choices.Classes) > 0 {
+		f.Class = a.cfg.Choices.Classes[0].Value
+	}
+	return f
+}
+
+func options(values []string) []*slack.OptionBlockObject {
+	var out []*slack.OptionBlockObject
+	for _, v := range values {
+		out = append(out, slack.NewOptionBlockObject(v, plain(clip(v, 75)), nil))
+	}
+	return out
+}
+
+func choiceOptions(cs []Choice) []*slack.OptionBlockObject {
+	var out []*slack.OptionBlockObject
+	for _, c := range cs {
+		label := c.Label
+		if label == "" {
+			label = c.Value
+		}
+		out = append(out, slack.NewOptionBlockObject(c.Value, plain(clip(label, 75)), nil))
+	}
+	return out
+}
+
+// field is an input: a menu when there are options, free text otherwise.
+func field(id, label, placeholder, value string, opts []*slack.OptionBlockObject, optional, dispatch bool) *slack.InputBlock {
+	var el slack.BlockElement
+	if len(opts) > 0 {
+		opts = opts[:min(len(opts), 100)]
+		s := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain(placeholder), id, opts...)
+		for _, o := range opts {
+			if o.Value == value {
+				s.InitialOption = o
+			}
+		}
+		el = s
+	} else {
+		t := slack.NewPlainTextInputBlockElement(plain(placeholder), id)
+		t.InitialValue = value
+		if dispatch {
+			t.DispatchActionConfig = &slack.DispatchActionConfig{TriggerActionsOn: []string{"on_enter_pressed"}}
+		}
+		el = t
+	}
+	b := slack.NewInputBlock(id, plain(label), nil, el)
+	b.Optional = optional
+	b.DispatchAction = dispatch
+	return b
+}
+
+// requestView is the request modal filled with f and its estimate.
+func (a *Adapter) requestView(f form, estimate string, meta modalMeta) slack.ModalViewRequest {
+	ch := a.cfg.Choices
+	durations := ch.Durations
+	if len(durations) == 0 {
+		durations = DefaultDurations
+	}
+	gpus := slack.NewNumberInputBlockElement(plain("1"), fieldGPUs, false)
+	gpus.InitialValue = f.GPUs
+	gpus.MinValue = "1"
+	gpus.DispatchActionConfig = &slack.DispatchActionConfig{TriggerActionsOn: []string{"on_character_entered"}}
+	gpuBlock := slack.NewInputBlock(fieldGPUs, plain("GPUs"), nil, gpus)
+	gpuBlock.DispatchAction = true
+	blocks := []slack.Block{
+		field(fieldClass, "Class", "Choose a class", f.Class, choiceOptions(ch.Classes), false, true),
+		gpuBlock,
+		field(fieldDuration, "Duration", "How long", f.Duration, options(durations), false, true),
+		field(fieldTemplate, "Template", "e.g. jupyterlab (optional)", f.Template, options(ch.Templates), true, false),
+		field(fieldTeam, "Team", "your first team (optional)", f.Team, options(ch.Teams), true, false),
+		field(fieldData, "Data class", "your team's default (optional)", f.Data, options(ch.DataClasses), true, false),
+		slack.NewSectionBlock(mrkdwn(clip(escape(estimate), MaxSectionText)), nil, nil, slack.SectionBlockOptionBlockID(blockEstimate)),
+	}
+	return slack.ModalViewRequest{
+		Type:            slack.VTModal,
+		CallbackID:      callbackRequest,
+		Title:           plain("Request GPUs"),
+		Submit:          plain("Request"),
+		Close:           plain("Cancel"),
+		PrivateMetadata: meta.encode(),
+		Blocks:          slack.Blocks{BlockSet: blocks},
+	}
+}
+
+// openRequestModal opens the request modal (for "/gpu" alone, or the Home tab's button).
+func (a *Adapter) openRequestModal(ctx context.Context, trigger string, o origin) {
+	f := a.defaultForm()
+	v := a.requestView(f, a.estimate(ctx, o.user, f), modalMeta{Channel: o.channel})
+	err := a.out.retry(ctx, func() error {
+		_, err := a.api.OpenViewContext(ctx, trigger, v)
+		return err
+	})
+	if err != nil {
+		a.log.Error("views.open failed", "user", o.user, "err", err)
+		a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: "The request form could not be opened; type the request instead. Example: /gpu request 1 interactive for 2h"})
+	}
+}
+
+// updateRequestModal shows the estimate for what the modal holds now.
+func (a *Adapter) updateRequestModal(ctx context.Context, cb slack.InteractionCallback) {
+	if cb.View.CallbackID != callbackRequest {
+		return
+	}
+	f := formFrom(cb.View)
+	v := a.requestView(f, a.estimate(ctx, cb.User.ID, f), decodeMeta(cb.View.PrivateMetadata))
+	err := a.out.retry(ctx, func() error {
+		_, err := a.api.UpdateViewContext(ctx, v, "", cb.View.Hash, cb.View.ID)
+		return err
+	})
+	if err != nil {
+		// hash_conflict: the user changed something again; that change brings its own update.
+		a.log.Debug("views.update failed", "view", cb.View.ID, "err", err)
+	}
+}
+
+// onSubmit takes a submitted modal: the request runs as "/gpu request …" and its answer is DMed;
+// a deny reason runs "/gpu deny LEASE REASON" and is answered where the button was.
+func (a *Adapter) onSubmit(cb slack.InteractionCallback) any {
+	key := "slack:view:" + cb.View.ID
+	meta := decodeMeta(cb.View.PrivateMetadata)
+	switch cb.View.CallbackID {
+	case callbackRequest:
+		f := formFrom(cb.View)
+		if e := f.errors(); len(e) > 0 {
+			return slack.NewErrorsViewSubmissionResponse(e)
+		}
+		if !a.seen.first(key) {
+			return nil
+		}
+		o := origin{user: cb.User.ID, channel: meta.Channel}
+		a.goWork(func(ctx context.Context) { a.run(ctx, o, f.command(), key) })
+	case callbackDeny:
+		reason := ""
+		if cb.View.State != nil {
+			reason = cb.View.State.Values[fieldReason][fieldReason].Value
+		}
+		reason = strings.Join(strings.Fields(reason), " ")
+		if reason == "" {
+			return slack.NewErrorsViewSubmissionResponse(map[string]string{fieldReason: "Say why, so the requester knows what to do instead."})
+		}
+		if !a.seen.first(key) {
+			return nil
+		}
+		o := origin{user: cb.User.ID, channel: meta.Channel, responseURL: meta.ResponseURL}
+		cmd := "/gpu deny " + meta.Lease + " " + clip(reason, maxReason)
+		a.goWork(func(ctx context.Context) { a.run(ctx, o, cmd, key) })
+	}
+	return nil
+}
+
+// openDenyModal asks a budget owner why, before the denial runs.
+func (a *Adapter) openDenyModal(ctx context.Context, trigger, lease string, o origin) {
+	in := slack.NewPlainTextInputBlockElement(plain("e.g. use the interactive class for this"), fieldReason)
+	in.Multiline = true
+	in.MaxLength = maxReason
+	v := slack.ModalViewRequest{
+		Type:            slack.VTModal,
+		CallbackID:      callbackDeny,
+		Title:           plain(clip("Deny "+lease, 24)),
+		Submit:          plain("Deny"),
+		Close:           plain("Cancel"),
+		PrivateMetadata: modalMeta{Channel: o.channel, ResponseURL: o.responseURL, Lease: lease}.encode(),
+		Blocks: slack.Blocks{BlockSet: []slack.Block{
+			slack.NewSectionBlock(mrkdwn(escape(fmt.Sprintf("Denying %s. The requester is told your reason.", lease))), nil, nil),
+			slack.NewInputBlock(fieldReason, plain("Reason"), nil, in),
+		}},
+	}
+	err := a.out.retry(ctx, func() error {
+		_, err := a.api.OpenViewContext(ctx, trigger, v)
+		return err
+	})
+	if err != nil {
+		a.log.Error("views.open failed", "user", o.user, "err", err)
+		a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: fmt.Sprintf("The reason form could not be opened; type the denial instead. Example: /gpu deny %s use the interactive class", lease)})
+	}
+}

@@ -1,0 +1,267 @@
+package slack
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
+
+	"github.com/acme/quartermaster/bot"
+)
+
+// Block Kit limits (https://docs.slack.dev/reference/block-kit): a message holds at most 50
+// blocks, a modal or the Home tab 100; a section's text at most 3000 characters, each of its at
+// most 10 fields 2000; an actions block at most 25 elements; a button's label 75 characters, its
+// value 2000 and its action_id 255.
+const (
+	MaxMessageBlocks = 50
+	MaxViewBlocks    = 100
+	MaxSectionText   = 3000
+	MaxFieldText     = 2000
+	MaxSectionFields = 10
+	MaxActionButtons = 25
+	MaxButtonLabel   = 75
+	MaxButtonValue   = 2000
+	MaxActionID      = 255
+	// maxFallbackText bounds the notification text sent beside the blocks.
+	maxFallbackText = 3000
+	// maxActionBlocks is how many rows of buttons a long reply keeps once its sections no longer fit.
+	maxActionBlocks = 2
+)
+
+// Action ids: a button's id carries nothing but its position; its value is the typed twin
+// command the click runs.
+const (
+	actionCommandPrefix = "qm.cmd."
+)
+
+// escape makes text safe for mrkdwn: &, < and > are control characters there.
+func escape(s string) string {
+	if !strings.ContainsAny(s, "&<>") {
+		return s
+	}
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+	return r.Replace(s)
+}
+
+// clip shortens s to at most n characters, ending it with "…" when it was cut.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// split cuts s into pieces of at most n characters, preferring line breaks, then spaces.
+func split(s string, n int) []string {
+	var out []string
+	for utf8.RuneCountInString(s) > n {
+		r := []rune(s)
+		head := string(r[:n])
+		cut := strings.LastIndex(head, "\n")
+		if cut < len(head)/2 {
+			if sp := strings.LastIndex(head, " "); sp > cut {
+				cut = sp
+			}
+		}
+		if cut <= 0 {
+			// No break in the second half: a hard cut, but never inside an &entity;.
+			cut = len(head)
+			if amp := strings.LastIndex(head, "&"); amp >= 0 && amp > len(head)-6 && !strings.Contains(head[amp:], ";") {
+				cut = amp
+			}
+		}
+		out = append(out, strings.TrimRight(s[:cut], " \n"))
+		s = strings.TrimLeft(s[cut:], " \n")
+	}
+	if s != "" || len(out) == 0 {
+		out = append(out, s)
+	}
+	return out
+}
+
+func mrkdwn(s string) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.MarkdownType, s, false, false)
+}
+
+func plain(s string) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.PlainTextType, s, true, false)
+}
+
+// textBlocks renders text as sections of at most MaxSectionText characters each.
+func textBlocks(text string) []slack.Block {
+	var out []slack.Block
+	for _, part := range split(escape(text), MaxSectionText) {
+		if part == "" {
+			continue
+		}
+		out = append(out, slack.NewSectionBlock(mrkdwn(part), nil, nil))
+	}
+	return out
+}
+
+// sectionBlocks renders one bot.Section: its title and text as the section's text, its fields as
+// the section's two-column fields (the table-like list Slack offers), ten to a block.
+func sectionBlocks(s bot.Section) []slack.Block {
+	var head string
+	switch {
+	case s.Title != "" && s.Text != "":
+		if strings.Contains(s.Text, "\n") {
+			head = "*" + escape(s.Title) + "*\n" + escape(s.Text)
+		} else {
+			head = "*" + escape(s.Title) + "* — " + escape(s.Text)
+		}
+	case s.Title != "":
+		head = "*" + escape(s.Title) + "*"
+	default:
+		head = escape(s.Text)
+	}
+	var fields []*slack.TextBlockObject
+	for _, f := range s.Fields {
+		fields = append(fields, mrkdwn(clip("*"+escape(f.Label)+"*\n"+escape(f.Value), MaxFieldText)))
+	}
+	var out []slack.Block
+	parts := []string{}
+	if head != "" {
+		parts = split(head, MaxSectionText)
+	}
+	for i, p := range parts {
+		var fs []*slack.TextBlockObject
+		if i == len(parts)-1 && len(fields) > 0 {
+			n := min(len(fields), MaxSectionFields)
+			fs, fields = fields[:n], fields[n:]
+		}
+		out = append(out, slack.NewSectionBlock(mrkdwn(p), fs, nil))
+	}
+	for len(fields) > 0 {
+		n := min(len(fields), MaxSectionFields)
+		out = append(out, slack.NewSectionBlock(nil, fields[:n], nil))
+		fields = fields[n:]
+	}
+	return out
+}
+
+// buttons renders actions as buttons whose value is the typed twin command, 25 to a block.
+// A command too long for a button's value is left out (it can still be typed).
+func buttons(actions []bot.Action, blockPrefix string) []slack.Block {
+	var els []slack.BlockElement
+	for i, a := range actions {
+		if a.Command == "" || len(a.Command) > MaxButtonValue {
+			continue
+		}
+		label := a.Label
+		if label == "" {
+			label = a.Command
+		}
+		b := slack.NewButtonBlockElement(actionCommandPrefix+strconv.Itoa(i), a.Command, plain(clip(label, MaxButtonLabel)))
+		switch a.Style {
+		case "primary":
+			b.Style = slack.StylePrimary
+		case "danger":
+			b.Style = slack.StyleDanger
+		}
+		els = append(els, b)
+	}
+	var out []slack.Block
+	for i := 0; len(els) > 0; i++ {
+		n := min(len(els), MaxActionButtons)
+		out = append(out, slack.NewActionBlock(fmt.Sprintf("%sactions.%d", blockPrefix, i), els[:n]...))
+		els = els[n:]
+	}
+	return out
+}
+
+// Render turns a reply into Block Kit blocks that fit within maxBlocks, with the plain text Slack
+// shows in notifications. A reply too long for one message keeps its text, as many whole sections
+// as fit, at most two rows of buttons and a line saying how much was left out.
+func Render(r bot.Reply, maxBlocks int) (string, []slack.Block) {
+	return render(r, maxBlocks, "")
+}
+
+func render(r bot.Reply, maxBlocks int, blockPrefix string) (string, []slack.Block) {
+	text := r.Text
+	if r.Error && text != "" {
+		text = ":warning: " + text
+	}
+	fallback := clip(r.PlainText(), maxFallbackText)
+	if fallback == "" {
+		fallback = " "
+	}
+	head := textBlocks(text)
+	var secs [][]slack.Block
+	total := len(head)
+	for _, s := range r.Sections {
+		b := sectionBlocks(s)
+		if len(b) == 0 {
+			continue
+		}
+		secs = append(secs, b)
+		total += len(b)
+	}
+	acts := buttons(r.Actions, blockPrefix)
+	if total+len(acts) <= maxBlocks {
+		out := head
+		for _, b := range secs {
+			out = append(out, b...)
+		}
+		return fallback, append(out, acts...)
+	}
+
+	// Too long: keep whole sections while they fit beside the buttons and a closing note.
+	keptActs := acts
+	droppedButtons := 0
+	if len(keptActs) > maxActionBlocks {
+		for _, b := range keptActs[maxActionBlocks:] {
+			droppedButtons += len(b.(*slack.ActionBlock).Elements.ElementSet)
+		}
+		keptActs = keptActs[:maxActionBlocks]
+	}
+	budget := maxBlocks - len(keptActs) - 1
+	if len(head) > budget {
+		head = head[:max(budget, 0)]
+	}
+	out := head
+	shown := 0
+	for _, b := range secs {
+		if len(out)+len(b) > budget {
+			break
+		}
+		out = append(out, b...)
+		shown++
+	}
+	omitted := len(secs) - shown
+	out = append(out, slack.NewContextBlock(blockPrefix+"more", mrkdwn(moreNote(r, omitted, droppedButtons))))
+	return fallback, append(out, keptActs...)
+}
+
+// moreNote says what a shortened reply left out, and how to see it.
+func moreNote(r bot.Reply, sections, buttons int) string {
+	var parts []string
+	if sections > 0 {
+		s := fmt.Sprintf("…and %d more not shown here", sections)
+		if leaseTitles(r.Sections) {
+			s += "; /gpu status LEASE shows any one of them"
+		}
+		parts = append(parts, s)
+	}
+	if buttons > 0 {
+		parts = append(parts, fmt.Sprintf("%d more buttons left out; type their commands instead (e.g. /gpu approvals)", buttons))
+	}
+	if len(parts) == 0 {
+		return "…the rest is too long for one Slack message."
+	}
+	return strings.Join(parts, ". ") + "."
+}
+
+func leaseTitles(ss []bot.Section) bool {
+	n := 0
+	for _, s := range ss {
+		if strings.HasPrefix(s.Title, "L-") {
+			n++
+		}
+	}
+	return n > 0 && n >= len(ss)/2
+}

@@ -1,0 +1,495 @@
+// Package slack is Quartermaster's Slack app: the /gpu slash command, buttons, the request modal
+// and the App Home tab, over HTTP (signed requests) or Socket Mode. It turns Slack deliveries into
+// bot.Requests for one bot.Handler and renders every bot.Reply as Block Kit; it is the only
+// package that imports slack-go.
+//
+// Every delivery is acknowledged at once (Slack waits three seconds at most); the work goes on in
+// a goroutine and answers through the delivery's response_url or chat.postMessage. Messages to
+// channels are paced to about one per second per channel and retried after HTTP 429, so a burst
+// of notices is neither lost nor doubled. Approval messages are remembered by their Ref (in the
+// database, through RefStore) and edited in place when the decision comes.
+package slack
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+
+	"github.com/acme/quartermaster/bot"
+)
+
+// Defaults.
+const (
+	// DefaultCommand is the slash command the manifest installs.
+	DefaultCommand = "/gpu"
+	// DefaultWorkTimeout bounds the work one delivery starts (a command, a modal, a Home tab).
+	DefaultWorkTimeout = 2 * time.Minute
+	// maxBody bounds a request body; Slack's are a few kilobytes.
+	maxBody = 1 << 20
+)
+
+// Config configures the adapter.
+type Config struct {
+	// BotToken (xoxb-…) calls the Web API.
+	BotToken string
+	// SigningSecret verifies HTTP deliveries. Without it the HTTP endpoints refuse everything.
+	SigningSecret string
+	// AppToken (xapp-…) enables Socket Mode.
+	AppToken string
+	// APIURL points slack-go at another Web API base (tests, proxies); empty: Slack's.
+	APIURL string
+	// Handler answers /gpu commands.
+	Handler bot.Handler
+	// Refs remembers posted messages by Ref; nil keeps them in memory only.
+	Refs RefStore
+	// Choices fill the request modal's menus.
+	Choices Choices
+	// Logger; nil discards.
+	Logger *slog.Logger
+	// ChannelInterval is the pause between posts to one channel; zero means DefaultChannelInterval.
+	ChannelInterval time.Duration
+	// WorkTimeout bounds the work of one delivery; zero means DefaultWorkTimeout.
+	WorkTimeout time.Duration
+	// HTTPClient calls the Web API; nil uses a client with a 30 s timeout.
+	HTTPClient *http.Client
+}
+
+// Adapter is the Slack app. It implements bot.Sender for notices and serves Slack's HTTP
+// deliveries; RunSocketMode serves the same deliveries over a WebSocket.
+type Adapter struct {
+	cfg   Config
+	api   *slack.Client
+	log   *slog.Logger
+	track *tracker
+	out   *outbox
+	users *users
+	seen  *seen
+	refs  RefStore
+
+	base   context.Context
+	cancel context.CancelFunc
+
+	homeMu sync.Mutex
+	homes  map[string]*sync.Mutex // Slack users who opened the Home tab, each with a publish lock
+}
+
+var _ bot.Sender = (*Adapter)(nil)
+
+// New makes the adapter; it calls nothing until a delivery or a notice arrives.
+func New(cfg Config) (*Adapter, error) {
+	if cfg.BotToken == "" {
+		return nil, errors.New("slack: a bot token (SLACK_BOT_TOKEN) is required")
+	}
+	if cfg.Handler == nil {
+		return nil, errors.New("slack: no handler")
+	}
+	if cfg.ChannelInterval <= 0 {
+		cfg.ChannelInterval = DefaultChannelInterval
+	}
+	if cfg.WorkTimeout <= 0 {
+		cfg.WorkTimeout = DefaultWorkTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Refs == nil {
+		cfg.Refs = &MemoryRefs{}
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	a := &Adapter{cfg: cfg, log: cfg.Logger.With("adapter", "slack"), track: newTracker(), seen: newSeen(), refs: cfg.Refs,
+		homes: map[string]*sync.Mutex{}}
+	a.api = slack.New(cfg.BotToken, a.clientOptions()...)
+	a.out = newOutbox(cfg.ChannelInterval, a.track)
+	a.users = newUsers(a.api, a.out)
+	a.base, a.cancel = context.WithCancel(context.Background())
+	return a, nil
+}
+
+func (a *Adapter) clientOptions() []slack.Option {
+	opts := []slack.Option{slack.OptionHTTPClient(a.cfg.HTTPClient)}
+	if a.cfg.APIURL != "" {
+		u := a.cfg.APIURL
+		if !strings.HasSuffix(u, "/") {
+			u += "/"
+		}
+		opts = append(opts, slack.OptionAPIURL(u))
+	}
+	return opts
+}
+
+// Wait blocks until every delivery's work and every queued message is done, or ctx ends.
+func (a *Adapter) Wait(ctx context.Context) error { return a.track.wait(ctx) }
+
+// Close lets the work in flight finish (until ctx ends), then stops whatever is left.
+// Closing twice is harmless.
+func (a *Adapter) Close(ctx context.Context) error {
+	err := a.Wait(ctx)
+	a.cancel()
+	return err
+}
+
+// goWork runs f after the delivery was acknowledged, tracked and bounded in time.
+func (a *Adapter) goWork(f func(ctx context.Context)) {
+	a.track.add()
+	go func() {
+		defer a.track.done()
+		defer func() {
+			if p := recover(); p != nil {
+				a.log.Error("slack work panicked", "panic", p, "stack", string(debug.Stack()))
+			}
+		}()
+		ctx, cancel := context.WithTimeout(a.base, a.cfg.WorkTimeout)
+		defer cancel()
+		f(ctx)
+	}()
+}
+
+// Handler serves /slack/commands, /slack/interactions and /slack/events.
+func (a *Adapter) Handler() http.Handler {
+	mux := http.NewServeMux()
+	a.Register(mux)
+	return mux
+}
+
+// Register adds the Slack endpoints to mux.
+func (a *Adapter) Register(mux *http.ServeMux) {
+	mux.HandleFunc("POST /slack/commands", a.serveCommand)
+	mux.HandleFunc("POST /slack/interactions", a.serveInteraction)
+	mux.HandleFunc("POST /slack/events", a.serveEvent)
+}
+
+// verified reads the body and checks Slack's v0 signature over "v0:timestamp:body" and that the
+// timestamp is within five minutes. Anything else gets 401 and no further look.
+func (a *Adapter) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		http.Error(w, "request body unreadable or too large", http.StatusRequestEntityTooLarge)
+		return nil, false
+	}
+	sv, err := slack.NewSecretsVerifier(r.Header, a.cfg.SigningSecret)
+	if err == nil {
+		_, _ = sv.Write(body)
+		err = sv.Ensure()
+	}
+	if err != nil {
+		a.log.Warn("refused an unverified Slack request", "path", r.URL.Path, "remote", r.RemoteAddr, "err", err)
+		http.Error(w, "invalid Slack signature", http.StatusUnauthorized)
+		return nil, false
+	}
+	return body, true
+}
+
+func retried(r *http.Request) bool { return r.Header.Get("X-Slack-Retry-Num") != "" }
+
+// writeAck answers a delivery: an empty 200, or the JSON payload Slack expects (modal errors,
+// the URL verification challenge).
+func writeAck(w http.ResponseWriter, payload any) {
+	if payload == nil {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(payload)
+}
+
+func (a *Adapter) serveCommand(w http.ResponseWriter, r *http.Request) {
+	body, ok := a.verified(w, r)
+	if !ok {
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	cmd, err := slack.SlashCommandParse(r)
+	if err != nil {
+		http.Error(w, "malformed slash command", http.StatusBadRequest)
+		return
+	}
+	writeAck(w, a.onCommand(cmd, retried(r)))
+}
+
+func (a *Adapter) serveInteraction(w http.ResponseWriter, r *http.Request) {
+	body, ok := a.verified(w, r)
+	if !ok {
+		return
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		http.Error(w, "malformed interaction", http.StatusBadRequest)
+		return
+	}
+	var cb slack.InteractionCallback
+	if err := json.Unmarshal([]byte(form.Get("payload")), &cb); err != nil {
+		http.Error(w, "malformed interaction payload", http.StatusBadRequest)
+		return
+	}
+	writeAck(w, a.onInteraction(cb, retried(r)))
+}
+
+func (a *Adapter) serveEvent(w http.ResponseWriter, r *http.Request) {
+	body, ok := a.verified(w, r)
+	if !ok {
+		return
+	}
+	ev, err := slackevents.ParseEvent(json.RawMessage(body), slackevents.OptionNoVerifyToken())
+	if err != nil {
+		// An event type slack-go does not know: acknowledge it, so Slack does not retry it.
+		a.log.Debug("unparsed Slack event", "err", err)
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	if ev.Type == slackevents.URLVerification {
+		if v, ok := ev.Data.(*slackevents.EventsAPIURLVerificationEvent); ok {
+			writeAck(w, map[string]string{"challenge": v.Challenge})
+			return
+		}
+	}
+	writeAck(w, a.onEvent(ev, retried(r)))
+}
+
+// origin is where a command came from, so its answer goes back there.
+type origin struct {
+	user        string // Slack user id
+	channel     string // Slack channel id, when known
+	responseURL string // the delivery's response_url; empty: answer by DM
+}
+
+// onCommand acknowledges a slash command and starts its work. The trigger id keys the command:
+// a redelivery of the same command is dropped here, and the lease service refuses a second
+// lease for the same key should one get through (another replica, a restart).
+func (a *Adapter) onCommand(cmd slack.SlashCommand, retry bool) any {
+	key := "slack:" + cmd.TriggerID
+	if cmd.TriggerID == "" {
+		key = "slack:url:" + cmd.ResponseURL
+	}
+	if !a.seen.first(key) {
+		a.log.Info("dropped a repeated slash command", "key", key, "retry", retry)
+		return nil
+	}
+	text := strings.TrimSpace(cmd.Text)
+	o := origin{user: cmd.UserID, channel: cmd.ChannelID, responseURL: cmd.ResponseURL}
+	if text == "" {
+		a.goWork(func(ctx context.Context) { a.openRequestModal(ctx, cmd.TriggerID, o) })
+		return nil
+	}
+	a.goWork(func(ctx context.Context) { a.run(ctx, o, "/gpu "+text, key) })
+	return nil
+}
+
+// onInteraction acknowledges a click or a modal and starts its work.
+func (a *Adapter) onInteraction(cb slack.InteractionCallback, retry bool) any {
+	switch cb.Type {
+	case slack.InteractionTypeBlockActions:
+		key := "slack:" + cb.TriggerID
+		if !a.seen.first(key) {
+			a.log.Info("dropped a repeated click", "key", key, "retry", retry)
+			return nil
+		}
+		o := origin{user: cb.User.ID, channel: cb.Channel.ID, responseURL: cb.ResponseURL}
+		if o.channel == "" {
+			o.channel = cb.Container.ChannelID
+		}
+		for _, act := range cb.ActionCallback.BlockActions {
+			switch {
+			case strings.HasPrefix(act.ActionID, formPrefix):
+				a.goWork(func(ctx context.Context) { a.updateRequestModal(ctx, cb) })
+				return nil // one update covers every field that changed
+			case act.ActionID == actionOpenRequest:
+				a.goWork(func(ctx context.Context) { a.openRequestModal(ctx, cb.TriggerID, o) })
+			case strings.HasPrefix(act.ActionID, actionCommandPrefix):
+				cmd := strings.TrimSpace(act.Value)
+				if !strings.HasPrefix(cmd, "/gpu") {
+					continue
+				}
+				if lease, ok := bareDeny(cmd); ok {
+					a.goWork(func(ctx context.Context) { a.openDenyModal(ctx, cb.TriggerID, lease, o) })
+					continue
+				}
+				a.goWork(func(ctx context.Context) { a.run(ctx, o, cmd, key) })
+			}
+		}
+		return nil
+	case slack.InteractionTypeViewSubmission:
+		return a.onSubmit(cb)
+	}
+	return nil
+}
+
+// onEvent acknowledges an Events API event and starts its work; an event id seen before is dropped.
+func (a *Adapter) onEvent(ev slackevents.EventsAPIEvent, retry bool) any {
+	cb, ok := ev.Data.(*slackevents.EventsAPICallbackEvent)
+	if !ok {
+		return nil
+	}
+	if !a.seen.first("slack:event:" + cb.EventID) {
+		a.log.Info("dropped a repeated event", "event", cb.EventID, "retry", retry)
+		return nil
+	}
+	switch e := ev.InnerEvent.Data.(type) {
+	case *slackevents.AppHomeOpenedEvent:
+		if e.Tab != "home" {
+			return nil
+		}
+		a.goWork(func(ctx context.Context) { a.publishHome(ctx, e.User, true) })
+	}
+	return nil
+}
+
+// run answers one command as the Slack user who gave it: the first reply goes back where the
+// command came from, replies addressed to others go out as notices.
+func (a *Adapter) run(ctx context.Context, o origin, text, key string) {
+	email, err := a.users.email(ctx, o.user)
+	if err != nil {
+		msg := err.Error()
+		var ne errNoEmail
+		if !errors.As(err, &ne) {
+			a.log.Error("cannot resolve a Slack user", "user", o.user, "err", err)
+			msg = "Slack did not tell Quartermaster who you are just now; please try again in a minute."
+		}
+		a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: msg})
+		return
+	}
+	replies := a.cfg.Handler.Handle(ctx, bot.Request{User: email, Text: text, Channel: o.channel, Key: key})
+	for _, r := range replies {
+		if r.To == "" || strings.EqualFold(r.To, email) {
+			a.answer(ctx, o, email, r)
+			continue
+		}
+		_ = a.Send(ctx, r)
+	}
+	a.publishHome(ctx, o.user, false)
+}
+
+// answer delivers a reply to whoever asked: through the response_url (visible only to them), or
+// by DM when there is none (the Home tab, a modal) or it no longer works.
+func (a *Adapter) answer(ctx context.Context, o origin, email string, r bot.Reply) {
+	if o.responseURL != "" {
+		text, blocks := Render(r, MaxMessageBlocks)
+		err := a.out.retry(ctx, func() error {
+			_, _, err := a.api.PostMessageContext(ctx, "",
+				slack.MsgOptionResponseURL(o.responseURL, slack.ResponseTypeEphemeral),
+				slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...))
+			return err
+		})
+		if err == nil {
+			return
+		}
+		a.log.Warn("response_url failed; answering by DM", "user", o.user, "err", err)
+	}
+	key := email
+	if key == "" {
+		key = o.user
+	}
+	user := o.user
+	a.out.push(a.base, key, func(ctx context.Context) { a.post(ctx, key, user, r) })
+}
+
+// Send delivers a notice: it is queued for its recipient (an email or a #channel) and posted,
+// paced and retried, in order. A notice with Update set edits the messages posted earlier to the
+// same recipient with the same Ref; when there are none, it is posted.
+func (a *Adapter) Send(_ context.Context, r bot.Reply) error {
+	if r.To == "" {
+		return errors.New("slack: a notice without a recipient")
+	}
+	to := r.To
+	a.out.push(a.base, strings.ToLower(to), func(ctx context.Context) {
+		channel, err := a.channelFor(ctx, to)
+		if err != nil {
+			a.log.Error("cannot reach a notice's recipient", "to", to, "ref", r.Ref, "err", err)
+			return
+		}
+		if r.Update && r.Ref != "" && a.update(ctx, to, r) {
+			return
+		}
+		a.post(ctx, to, channel, r)
+	})
+	return nil
+}
+
+// channelFor is where a message to "to" goes: a person's DM (by user id), or the channel as named.
+func (a *Adapter) channelFor(ctx context.Context, to string) (string, error) {
+	if strings.Contains(to, "@") {
+		return a.users.id(ctx, to)
+	}
+	return to, nil
+}
+
+// post sends r to channel and, when it has a Ref, remembers where it landed.
+func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) {
+	text, blocks := Render(r, MaxMessageBlocks)
+	var ch, ts string
+	err := a.out.retry(ctx, func() error {
+		var err error
+		ch, ts, err = a.api.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...))
+		return err
+	})
+	if err != nil {
+		a.log.Error("chat.postMessage failed", "to", to, "ref", r.Ref, "err", err)
+		return
+	}
+	if r.Ref != "" {
+		if err := a.refs.SaveMessageRef(ctx, MessageRef{Ref: r.Ref, Recipient: strings.ToLower(to), Channel: ch, TS: ts}); err != nil {
+			a.log.Error("cannot remember a posted message", "ref", r.Ref, "channel", ch, "ts", ts, "err", err)
+		}
+	}
+	a.touchedHome(ctx, to)
+}
+
+// update edits every copy of r.Ref posted to "to"; false when there is none.
+func (a *Adapter) update(ctx context.Context, to string, r bot.Reply) bool {
+	refs, err := a.refs.MessageRefs(ctx, r.Ref)
+	if err != nil {
+		a.log.Error("cannot read posted messages", "ref", r.Ref, "err", err)
+		return false
+	}
+	text, blocks := Render(r, MaxMessageBlocks)
+	n := 0
+	for _, m := range refs {
+		if !strings.EqualFold(m.Recipient, to) {
+			continue
+		}
+		n++
+		err := a.out.retry(ctx, func() error {
+			_, _, _, err := a.api.UpdateMessageContext(ctx, m.Channel, m.TS, slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...))
+			return err
+		})
+		if err != nil {
+			a.log.Error("chat.update failed", "ref", r.Ref, "channel", m.Channel, "ts", m.TS, "err", err)
+		}
+	}
+	if n > 0 {
+		a.touchedHome(ctx, to)
+	}
+	return n > 0
+}
+
+// bareDeny reports whether cmd is "/gpu deny LEASE" with no reason: the button that asks for one.
+func bareDeny(cmd string) (string, bool) {
+	f := strings.Fields(cmd)
+	if len(f) == 3 && strings.EqualFold(f[0], "/gpu") && strings.EqualFold(f[1], "deny") {
+		return f[2], true
+	}
+	return "", false
+}
+
+// String describes the adapter's configuration without its secrets.
+func (a *Adapter) String() string {
+	mode := "HTTP"
+	if a.cfg.AppToken != "" {
+		mode = "HTTP and Socket Mode"
+	}
+	return fmt.Sprintf("Slack (%s)", mode)
+}

@@ -1,0 +1,249 @@
+package slack_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/store/storetest"
+)
+
+// stateOf is a modal's state as Slack sends it back.
+func stateOf(class, gpus, duration string) map[string]any {
+	sel := func(v string) map[string]any {
+		return map[string]any{"type": "static_select", "selected_option": map[string]any{"value": v}}
+	}
+	return map[string]any{"values": map[string]any{
+		"qm.form.class":    map[string]any{"qm.form.class": sel(class)},
+		"qm.form.gpus":     map[string]any{"qm.form.gpus": map[string]any{"type": "number_input", "value": gpus}},
+		"qm.form.duration": map[string]any{"qm.form.duration": sel(duration)},
+		"qm.form.template": map[string]any{"qm.form.template": map[string]any{"type": "plain_text_input", "value": "jupyterlab"}},
+		"qm.form.team":     map[string]any{"qm.form.team": map[string]any{"type": "static_select"}},
+		"qm.form.data":     map[string]any{"qm.form.data": map[string]any{"type": "plain_text_input", "value": ""}},
+	}}
+}
+
+// TestRequestModal: "/gpu" alone opens the request modal with an estimate; changing a field
+// updates the estimate in place; submitting makes the request and DMs the result.
+func TestRequestModal(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	trigger := e.command("UALICE", "")
+	e.wait()
+	_, _, responses, views := e.slack.snapshot()
+	if len(views) != 1 || views[0].Method != "open" || views[0].Trigger != trigger {
+		t.Fatalf("views = %+v", views)
+	}
+	if len(responses) != 0 {
+		t.Errorf("opening the modal also answered: %+v", responses)
+	}
+	opened := textIn([]map[string]any{views[0].View})
+	for _, want := range []string{"qm.form.class", "qm.form.gpus", "qm.form.duration", "qm.form.template", "qm.form.team", "qm.form.data",
+		`"dispatch_action":true`, "1 × interactive for 2h: $1.80"} {
+		if !strings.Contains(opened, want) {
+			t.Errorf("the modal lacks %s: %s", want, opened)
+		}
+	}
+
+	// The user picks 2 train GPUs for 8h: a block_actions from the view, which updates it.
+	change := map[string]any{
+		"type": "block_actions", "trigger_id": e.newTrigger(), "user": map[string]any{"id": "UALICE"},
+		"container": map[string]any{"type": "view", "view_id": "V1"},
+		"view": map[string]any{"id": "V1", "hash": "h1", "callback_id": "qm.request", "private_metadata": views[0].View["private_metadata"],
+			"state": stateOf("train", "2", "8h")},
+		"actions": []any{map[string]any{"type": "static_select", "action_id": "qm.form.duration", "block_id": "qm.form.duration", "selected_option": map[string]any{"value": "8h"}}},
+	}
+	if code, _ := e.interaction(change); code != http.StatusOK {
+		t.Fatalf("HTTP %d", code)
+	}
+	e.wait()
+	_, _, _, views = e.slack.snapshot()
+	if len(views) != 2 || views[1].Method != "update" || views[1].ViewID != "V1" || views[1].Hash != "h1" {
+		t.Fatalf("views = %+v", views)
+	}
+	if s := textIn([]map[string]any{views[1].View}); !strings.Contains(s, "2 × train for 8h: $56.00") || !strings.Contains(s, "Predicted wait") {
+		t.Errorf("the updated estimate: %s", s)
+	}
+	if n := len(e.leases()); n != 0 {
+		t.Fatalf("the estimate made %d leases", n)
+	}
+
+	// A bad number is refused in the modal, with nothing made.
+	submit := func(gpus string) (int, string) {
+		return e.interaction(map[string]any{
+			"type": "view_submission", "trigger_id": e.newTrigger(), "user": map[string]any{"id": "UALICE"},
+			"view": map[string]any{"id": "V1", "hash": "h2", "callback_id": "qm.request", "private_metadata": views[0].View["private_metadata"],
+				"state": stateOf("train", gpus, "8h")},
+		})
+	}
+	if code, body := submit("0"); code != http.StatusOK || !strings.Contains(body, `"qm.form.gpus"`) {
+		t.Fatalf("0 GPUs: HTTP %d %s", code, body)
+	}
+	if code, body := submit("2"); code != http.StatusOK || strings.TrimSpace(body) != "" {
+		t.Fatalf("submit: HTTP %d %q", code, body)
+	}
+	e.wait()
+	ls := e.leases()
+	if len(ls) != 1 || ls[0].GPUs != 2 || ls[0].Class != "train" || ls[0].Template != "jupyterlab" || ls[0].Duration.Hours() != 8 {
+		t.Fatalf("leases = %+v", ls)
+	}
+	dms := e.postsTo(dm("UALICE"))
+	if len(dms) != 1 || !strings.Contains(dms[0].Text, ls[0].ID.String()+" is active") {
+		t.Fatalf("alice's DMs: %+v", dms)
+	}
+	// Slack may deliver the submission twice; it still makes one lease.
+	submit("2")
+	e.wait()
+	if n := len(e.leases()); n != 1 {
+		t.Fatalf("%d leases after a repeated submission", n)
+	}
+}
+
+// TestAppHome: opening the Home tab publishes my leases and my team's quota; a command and a
+// notice that concern me refresh it; a repeated event is dropped.
+func TestAppHome(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	e.command("UALICE", "request 1 interactive for 2h")
+	e.wait()
+	opened := `{"type":"event_callback","event_id":"Ev1","event_time":1,"event":{"type":"app_home_opened","user":"UALICE","channel":"DUALICE","tab":"home","event_ts":"1.0"}}`
+	for _, h := range []map[string]string{nil, {"X-Slack-Retry-Num": "1"}} {
+		if code := e.signed("/slack/events", opened, h); code != http.StatusOK {
+			t.Fatalf("HTTP %d", code)
+		}
+	}
+	e.wait()
+	publishes := func() []view {
+		_, _, _, vs := e.slack.snapshot()
+		var out []view
+		for _, v := range vs {
+			if v.Method == "publish" {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	ps := publishes()
+	if len(ps) != 1 || ps[0].User != "UALICE" || ps[0].View["type"] != "home" {
+		t.Fatalf("publishes = %+v", ps)
+	}
+	home := textIn([]map[string]any{ps[0].View})
+	for _, want := range []string{"Your leases", "L-1", "active", "Your team's quota", "1 of 4 GPUs in use", "qm.open.request"} {
+		if !strings.Contains(home, want) {
+			t.Errorf("the Home tab lacks %q: %s", want, home)
+		}
+	}
+
+	// A command refreshes it.
+	e.command("UALICE", "release L-1")
+	e.wait()
+	ps = publishes()
+	if len(ps) != 2 || !strings.Contains(textIn([]map[string]any{ps[1].View}), "released") {
+		t.Fatalf("after release: %d publishes", len(ps))
+	}
+	// So does a notice to her.
+	if err := e.current().Send(context.Background(), bot.Reply{To: "alice@acme.example", Text: "L-1 expired."}); err != nil {
+		t.Fatal(err)
+	}
+	e.wait()
+	if n := len(publishes()); n != 3 {
+		t.Fatalf("after a notice: %d publishes, want 3", n)
+	}
+	// Someone who never opened the tab gets no publishes.
+	e.command("UBOB", "list")
+	e.wait()
+	for _, p := range publishes() {
+		if p.User != "UALICE" {
+			t.Errorf("published a Home tab for %s, who never opened it", p.User)
+		}
+	}
+
+	// The tab's button opens the request modal.
+	b := findButton(t, []map[string]any{{"elements": ps[0].View["blocks"].([]any)[1].(map[string]any)["elements"]}}, "open")
+	if code, _ := e.interaction(map[string]any{"type": "block_actions", "trigger_id": "Thome", "user": map[string]any{"id": "UALICE"},
+		"container": map[string]any{"type": "view", "view_id": "VH"}, "view": map[string]any{"id": "VH", "type": "home"},
+		"actions": []any{map[string]any{"type": "button", "action_id": b.ActionID, "block_id": "home.actions", "value": b.Value}}}); code != http.StatusOK {
+		t.Fatalf("HTTP %d", code)
+	}
+	e.wait()
+	_, _, _, vs := e.slack.snapshot()
+	if last := vs[len(vs)-1]; last.Method != "open" || last.Trigger != "Thome" {
+		t.Errorf("the Home tab's button: %+v", last)
+	}
+}
+
+// TestIdleWarningButtons: an idle warning carries Keep and Release; Keep runs as the clicking user.
+func TestIdleWarningButtons(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	e.command("UALICE", "request 1 interactive for 2h")
+	e.wait()
+	l := e.leases()[0]
+	n := qm.Notice{Kind: qm.NoticeIdleWarning, To: []string{"alice@acme.example"}, Lease: l}
+	for _, r := range e.bot.RenderNotice(context.Background(), n) {
+		if err := e.current().Send(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.wait()
+	dms := e.postsTo(dm("UALICE"))
+	if len(dms) != 1 {
+		t.Fatalf("DMs = %+v", dms)
+	}
+	id := l.ID.String()
+	if b := findButton(t, dms[0].Blocks, "/gpu keep "+id); b.Style != "primary" {
+		t.Errorf("keep style %q", b.Style)
+	}
+	release := findButton(t, dms[0].Blocks, "/gpu release "+id)
+	if release.Style != "danger" {
+		t.Errorf("release style %q", release.Style)
+	}
+	// Bob cannot release alice's lease by clicking her button.
+	e.click("UBOB", dms[0], release)
+	e.wait()
+	if got := e.lease(id); got.State != qm.Active {
+		t.Fatalf("bob's click: %s", got.State)
+	}
+	e.click("UALICE", dms[0], release)
+	e.wait()
+	if got := e.lease(id); got.State != qm.Released {
+		t.Fatalf("alice's click: %s", got.State)
+	}
+}
+
+// TestRateLimited: Slack answers 429 to the first posts; every notice still arrives once, in order.
+func TestRateLimited(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	e.slack.limit("chat.postMessage", 2)
+	for i := range 5 {
+		if err := e.current().Send(context.Background(), bot.Reply{To: "#vision-gpu", Text: "notice " + string(rune('A'+i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.wait()
+	got := e.postsTo("CVISIONGPU")
+	var texts []string
+	for _, m := range got {
+		texts = append(texts, m.Text)
+	}
+	if strings.Join(texts, ",") != "notice A,notice B,notice C,notice D,notice E" {
+		t.Fatalf("posted %q", texts)
+	}
+}
+
+// TestUnknownUser: a Slack user with no profile email, or one the directory does not know, gets
+// one clear ephemeral sentence and nothing is made.
+func TestUnknownUser(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	for user, want := range map[string]string{"UBOT": "shows none", "UEVE": "not in the directory", "UGHOST": "try again"} {
+		trigger := e.command(user, "request 1 interactive for 2h")
+		e.wait()
+		r := e.responseTo(trigger)
+		if !strings.Contains(r.Text, want) || r.ResponseType != "ephemeral" {
+			t.Errorf("%s: answer %q (%s), want %q", user, r.Text, r.ResponseType, want)
+		}
+	}
+	if n := len(e.leases()); n != 0 {
+		t.Fatalf("%d leases", n)
+	}
+}

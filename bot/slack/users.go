@@ -1,0 +1,111 @@
+package slack
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slack-go/slack"
+)
+
+// userTTL is how long a Slack user's email is trusted before users.info is asked again.
+const userTTL = time.Hour
+
+// users maps Slack user ids to identities (their profile email, lower case) and back, through
+// users.info and users.lookupByEmail, cached. Until SSO linking exists, the profile email is the
+// identity the policy's directory knows.
+type users struct {
+	api   *slack.Client
+	outbx *outbox
+	now   func() time.Time
+
+	mu      sync.Mutex
+	byID    map[string]cachedUser
+	byEmail map[string]cachedUser
+}
+
+type cachedUser struct {
+	id, email string
+	at        time.Time
+}
+
+func newUsers(api *slack.Client, o *outbox) *users {
+	return &users{api: api, outbx: o, now: time.Now, byID: map[string]cachedUser{}, byEmail: map[string]cachedUser{}}
+}
+
+func (u *users) remember(id, email string) {
+	c := cachedUser{id: id, email: email, at: u.now()}
+	u.mu.Lock()
+	u.byID[id] = c
+	if email != "" {
+		u.byEmail[email] = c
+	}
+	u.mu.Unlock()
+}
+
+// errNoEmail is a Slack user whose profile shows no email (a bot, a guest, or a missing scope).
+type errNoEmail struct{ id string }
+
+func (e errNoEmail) Error() string {
+	return "Quartermaster knows people by the email on their Slack profile, and yours shows none; ask a workspace admin, or use /gpu login where SSO is set up."
+}
+
+// email is the identity of Slack user id.
+func (u *users) email(ctx context.Context, id string) (string, error) {
+	u.mu.Lock()
+	c, ok := u.byID[id]
+	u.mu.Unlock()
+	if ok && u.now().Sub(c.at) < userTTL {
+		if c.email == "" {
+			return "", errNoEmail{id}
+		}
+		return c.email, nil
+	}
+	var info *slack.User
+	err := u.outbx.retry(ctx, func() error {
+		var err error
+		info, err = u.api.GetUserInfoContext(ctx, id)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("slack: users.info %s: %w", id, err)
+	}
+	email := strings.ToLower(strings.TrimSpace(info.Profile.Email))
+	u.remember(id, email)
+	if email == "" {
+		return "", errNoEmail{id}
+	}
+	return email, nil
+}
+
+// id is the Slack user id of an identity (users.lookupByEmail).
+func (u *users) id(ctx context.Context, email string) (string, error) {
+	email = strings.ToLower(email)
+	u.mu.Lock()
+	c, ok := u.byEmail[email]
+	u.mu.Unlock()
+	if ok && u.now().Sub(c.at) < userTTL {
+		return c.id, nil
+	}
+	var info *slack.User
+	err := u.outbx.retry(ctx, func() error {
+		var err error
+		info, err = u.api.GetUserByEmailContext(ctx, email)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("slack: users.lookupByEmail %s: %w", email, err)
+	}
+	u.remember(info.ID, email)
+	return info.ID, nil
+}
+
+// known is the cached Slack user id of an identity, if any, without asking Slack.
+func (u *users) known(email string) (string, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	c, ok := u.byEmail[strings.ToLower(email)]
+	return c.id, ok
+}
