@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	slackbot "github.com/acme/quartermaster/bot/slack"
+	"github.com/acme/quartermaster/internal/store"
+)
+
+func init() {
+	register("serve", "the service: Slack (HTTP and Socket Mode), /healthz and /readyz, expiry, idle reclaim and approval timeouts", runServe)
+}
+
+// Service defaults.
+const (
+	defaultHTTPAddr = ":8080"
+	// tickInterval is how often expiries, idle reclaim and approval timeouts are looked at.
+	tickInterval = 30 * time.Second
+	// shutdownGrace is how long a stopping service lets requests and Slack work in flight finish.
+	shutdownGrace = 20 * time.Second
+)
+
+// slackSettings configure the Slack app, from the environment.
+type slackSettings struct {
+	BotToken      string // SLACK_BOT_TOKEN
+	SigningSecret string // SLACK_SIGNING_SECRET: the HTTP endpoints
+	AppToken      string // SLACK_APP_TOKEN: Socket Mode
+	APIURL        string // SLACK_API_URL: another Web API base (tests, proxies)
+}
+
+func slackFromEnv() slackSettings {
+	return slackSettings{BotToken: os.Getenv("SLACK_BOT_TOKEN"), SigningSecret: os.Getenv("SLACK_SIGNING_SECRET"),
+		AppToken: os.Getenv("SLACK_APP_TOKEN"), APIURL: os.Getenv("SLACK_API_URL")}
+}
+
+// serveOptions are what serve needs; tests set the listener and watch the hooks.
+type serveOptions struct {
+	app   appOptions
+	addr  string
+	slack slackSettings
+	// listener, when set, is served instead of listening on addr.
+	listener net.Listener
+	// tick is the loop's period; zero means tickInterval.
+	tick time.Duration
+	// onReady is called with the address once the service answers; onTick after every tick.
+	onReady func(addr string)
+	onTick  func(err error)
+	// socket adjusts the Socket Mode client.
+	socket []slackbot.SocketOption
+}
+
+func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o serveOptions
+	o.app.flags.register(fs)
+	addr := os.Getenv("QM_HTTP_ADDR")
+	if addr == "" {
+		addr = defaultHTTPAddr
+	}
+	fs.StringVar(&o.addr, "http", addr, "address to listen on (env QM_HTTP_ADDR)")
+	if err := fs.Parse(args); err != nil {
+		return errUsage{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return errUsage{fmt.Sprintf("serve takes no arguments, but got %q; example: quartermaster serve --http :8080", fs.Arg(0))}
+	}
+	o.app.logger = slog.New(slog.NewTextHandler(stderr, nil))
+	o.slack = slackFromEnv()
+	return serve(ctx, o)
+}
+
+// serve runs the service until ctx ends (SIGTERM, SIGINT), then stops gracefully: it stops
+// taking requests, lets those in flight and the Slack work they started finish, and closes the
+// database.
+func serve(ctx context.Context, o serveOptions) error {
+	log := o.app.logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+		o.app.logger = log
+	}
+	o.app.simClock = false
+	a, err := NewApp(ctx, o.app)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	var ready atomic.Bool
+	mux := http.NewServeMux()
+	health := func(w http.ResponseWriter, _ *http.Request) {
+		if !ready.Load() {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, "ok\n")
+	}
+	mux.HandleFunc("GET /healthz", health)
+	mux.HandleFunc("GET /readyz", health)
+
+	adapter, err := newSlackApp(a, o.slack, log)
+	if err != nil {
+		return err
+	}
+	if adapter != nil {
+		a.Sender = adapter
+		if o.slack.SigningSecret != "" {
+			adapter.Register(mux)
+		}
+		log.Info("Slack is on", "http_endpoints", o.slack.SigningSecret != "", "socket_mode", o.slack.AppToken != "")
+	} else {
+		log.Info("Slack is off: SLACK_BOT_TOKEN is not set")
+	}
+
+	ln := o.listener
+	if ln == nil {
+		ln, err = net.Listen("tcp", o.addr)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w", o.addr, err)
+		}
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	// The loops stop before the database closes.
+	loops, stopLoops := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { tickLoop(loops, a, o, log) })
+	if adapter != nil && o.slack.AppToken != "" {
+		wg.Go(func() {
+			if err := adapter.RunSocketMode(loops, o.socket...); err != nil {
+				log.Error("socket mode stopped", "err", err)
+			}
+		})
+	}
+
+	ready.Store(true)
+	log.Info("serving", "addr", ln.Addr().String(), "policy", a.Policy.Organization, "database", a.Store.Dialect())
+	if o.onReady != nil {
+		o.onReady(ln.Addr().String())
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		stopLoops()
+		wg.Wait()
+		return fmt.Errorf("http server: %w", err)
+	}
+	log.Info("stopping")
+	ready.Store(false)
+	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(grace); err != nil {
+		log.Warn("requests still open at shutdown", "err", err)
+	}
+	if adapter != nil {
+		if err := adapter.Close(grace); err != nil {
+			log.Warn("Slack work still in flight at shutdown", "err", err)
+		}
+	}
+	stopLoops()
+	wg.Wait()
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// tickLoop does what falls due (expiry, idle reclaim, approval timeouts) now and every tick.
+func tickLoop(ctx context.Context, a *App, o serveOptions, log *slog.Logger) {
+	every := o.tick
+	if every <= 0 {
+		every = tickInterval
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		err := a.Service.Tick(ctx)
+		if err != nil && ctx.Err() == nil {
+			log.Error("tick failed", "err", err)
+		}
+		if o.onTick != nil {
+			o.onTick(err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// newSlackApp makes the Slack adapter the settings ask for; nil when Slack is off.
+func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, error) {
+	if s.BotToken == "" {
+		if s.SigningSecret != "" || s.AppToken != "" {
+			return nil, errors.New("SLACK_SIGNING_SECRET or SLACK_APP_TOKEN is set but SLACK_BOT_TOKEN is not; set the bot token (xoxb-…) too, or unset them all to run without Slack")
+		}
+		return nil, nil
+	}
+	if s.SigningSecret == "" && s.AppToken == "" {
+		return nil, errors.New("SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (HTTP endpoints) nor SLACK_APP_TOKEN (Socket Mode) is; set one of them")
+	}
+	return slackbot.New(slackbot.Config{
+		BotToken:      s.BotToken,
+		SigningSecret: s.SigningSecret,
+		AppToken:      s.AppToken,
+		APIURL:        s.APIURL,
+		Handler:       a.Bot,
+		Refs:          slackRefs{a.Store},
+		Choices:       slackChoices(a),
+		Logger:        log,
+	})
+}
+
+// slackChoices fill the request modal's menus from the policy. The data class stays free text:
+// a class the team is not cleared for is an exception, not an error.
+func slackChoices(a *App) slackbot.Choices {
+	var ch slackbot.Choices
+	for _, c := range a.Policy.Classes {
+		price := fmt.Sprintf("%.2f %s", c.PricePerGPUHour, a.Policy.Currency)
+		if a.Policy.Currency == "USD" {
+			price = fmt.Sprintf("$%.2f", c.PricePerGPUHour)
+		}
+		ch.Classes = append(ch.Classes, slackbot.Choice{Value: c.Name, Label: fmt.Sprintf("%s — %s, %s/GPU-h", c.Name, c.SKU, price)})
+	}
+	for _, t := range a.Policy.Teams {
+		ch.Teams = append(ch.Teams, t.Name)
+	}
+	sort.Strings(ch.Teams)
+	return ch
+}
+
+// slackRefs keeps the Slack adapter's message refs in the database.
+type slackRefs struct{ db *store.DB }
+
+func (r slackRefs) SaveMessageRef(ctx context.Context, m slackbot.MessageRef) error {
+	return r.db.SaveMessageRef(ctx, store.MessageRef{Platform: "slack", Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, MessageID: m.TS})
+}
+
+func (r slackRefs) MessageRefs(ctx context.Context, ref string) ([]slackbot.MessageRef, error) {
+	rs, err := r.db.MessageRefs(ctx, "slack", ref)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]slackbot.MessageRef, len(rs))
+	for i, m := range rs {
+		out[i] = slackbot.MessageRef{Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, TS: m.MessageID}
+	}
+	return out, nil
+}
