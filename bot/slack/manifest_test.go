@@ -1,0 +1,164 @@
+package slack_test
+
+import (
+	"flag"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/acme/quartermaster/commands"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files (here: manifest.yaml's usage hint)")
+
+const manifestPath = "../../manifest.yaml"
+
+// manifest is the part of a Slack app manifest Quartermaster relies on.
+type manifest struct {
+	Metadata struct {
+		MajorVersion int `yaml:"major_version"`
+	} `yaml:"_metadata"`
+	Display struct {
+		Name            string `yaml:"name"`
+		Description     string `yaml:"description"`
+		LongDescription string `yaml:"long_description"`
+		BackgroundColor string `yaml:"background_color"`
+	} `yaml:"display_information"`
+	Features struct {
+		AppHome struct {
+			HomeTab     bool `yaml:"home_tab_enabled"`
+			MessagesTab bool `yaml:"messages_tab_enabled"`
+		} `yaml:"app_home"`
+		BotUser struct {
+			DisplayName string `yaml:"display_name"`
+		} `yaml:"bot_user"`
+		SlashCommands []struct {
+			Command      string `yaml:"command"`
+			URL          string `yaml:"url"`
+			Description  string `yaml:"description"`
+			UsageHint    string `yaml:"usage_hint"`
+			ShouldEscape *bool  `yaml:"should_escape"`
+		} `yaml:"slash_commands"`
+	} `yaml:"features"`
+	OAuth struct {
+		Scopes struct {
+			Bot []string `yaml:"bot"`
+		} `yaml:"scopes"`
+	} `yaml:"oauth_config"`
+	Settings struct {
+		Events struct {
+			RequestURL string   `yaml:"request_url"`
+			BotEvents  []string `yaml:"bot_events"`
+		} `yaml:"event_subscriptions"`
+		Interactivity struct {
+			Enabled    bool   `yaml:"is_enabled"`
+			RequestURL string `yaml:"request_url"`
+		} `yaml:"interactivity"`
+		SocketMode *bool `yaml:"socket_mode_enabled"`
+	} `yaml:"settings"`
+}
+
+// usageHint is the /gpu usage hint, built from the command registry.
+func usageHint() string {
+	var names []string
+	for _, v := range commands.Verbs {
+		names = append(names, v.Name)
+	}
+	return "[" + strings.Join(names, " | ") + "]"
+}
+
+// TestManifest: manifest.yaml installs /gpu with a usage hint naming every verb of the registry,
+// points the command, interactivity and events at the adapter's endpoints on one host, asks for
+// the scopes the adapter uses, turns the Home tab on, and keeps within the manifest's limits.
+func TestManifest(t *testing.T) {
+	raw, err := os.ReadFile(manifestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		re := regexp.MustCompile(`(?m)^(\s*usage_hint: ).*$`)
+		raw = re.ReplaceAll(raw, []byte("${1}"+strconv.Quote(usageHint())))
+		if err := os.WriteFile(manifestPath, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var m manifest
+	if err := yaml.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Metadata.MajorVersion != 1 {
+		t.Errorf("_metadata.major_version = %d", m.Metadata.MajorVersion)
+	}
+	if len(m.Features.SlashCommands) != 1 {
+		t.Fatalf("%d slash commands, want /gpu alone", len(m.Features.SlashCommands))
+	}
+	c := m.Features.SlashCommands[0]
+	if c.Command != "/gpu" {
+		t.Errorf("command %q, want /gpu", c.Command)
+	}
+	if c.UsageHint != usageHint() {
+		t.Errorf("usage_hint is %q; the registry makes %q (go test ./bot/slack -run TestManifest -update)", c.UsageHint, usageHint())
+	}
+	for _, v := range commands.Verbs {
+		if !strings.Contains(c.UsageHint, v.Name) {
+			t.Errorf("usage_hint lacks %q", v.Name)
+		}
+	}
+	if c.ShouldEscape == nil || *c.ShouldEscape {
+		t.Error("should_escape must be false: the grammar reads plain text")
+	}
+
+	host := ""
+	for path, u := range map[string]string{"/slack/commands": c.URL, "/slack/interactions": m.Settings.Interactivity.RequestURL, "/slack/events": m.Settings.Events.RequestURL} {
+		p, err := url.Parse(u)
+		if err != nil || p.Scheme != "https" || p.Path != path {
+			t.Errorf("%q should be https://HOST%s", u, path)
+			continue
+		}
+		if host != "" && p.Host != host {
+			t.Errorf("request URLs on two hosts: %s and %s", host, p.Host)
+		}
+		host = p.Host
+	}
+	if !m.Settings.Interactivity.Enabled {
+		t.Error("interactivity is off; buttons and modals need it")
+	}
+	if !slices.Contains(m.Settings.Events.BotEvents, "app_home_opened") {
+		t.Error("no app_home_opened subscription")
+	}
+	if m.Settings.SocketMode == nil {
+		t.Error("socket_mode_enabled is not stated")
+	}
+	if !m.Features.AppHome.HomeTab || !m.Features.AppHome.MessagesTab {
+		t.Error("the Home tab and the Messages tab (for DMs) must be on")
+	}
+	for _, s := range []string{"commands", "chat:write", "im:write", "users:read", "users:read.email"} {
+		if !slices.Contains(m.OAuth.Scopes.Bot, s) {
+			t.Errorf("bot scope %s missing", s)
+		}
+	}
+	// The manifest schema's limits.
+	for _, l := range []struct {
+		what     string
+		s        string
+		min, max int
+	}{
+		{"name", m.Display.Name, 1, 35},
+		{"description", m.Display.Description, 1, 140},
+		{"long_description", m.Display.LongDescription, 175, 4000},
+		{"bot display_name", m.Features.BotUser.DisplayName, 1, 80},
+		{"command description", c.Description, 1, 2000},
+		{"usage_hint", c.UsageHint, 1, 1000},
+	} {
+		if n := utf8.RuneCountInString(l.s); n < l.min || n > l.max {
+			t.Errorf("%s has %d characters, want %d to %d", l.what, n, l.min, l.max)
+		}
+	}
+}
