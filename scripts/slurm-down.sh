@@ -8,6 +8,9 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dir=${QM_SLURM_DIR:-$repo/.slurm}
 run=$dir/run
+[ -d "$dir" ] || { echo "slurm-down: nothing to stop ($dir does not exist)"; exit 0; }
+exec 9>"$dir/.lock"
+flock -w 120 9 || { echo "slurm-down: another slurm-up or slurm-down holds $dir/.lock" >&2; exit 1; }
 
 stop() { # stop NAME: the daemon whose pid is in $run/NAME.pid, if that process is still NAME
   local f=$run/$1.pid pid

@@ -40,6 +40,10 @@ fi
 
 # --- layout -----------------------------------------------------------------------------------
 dir=$(mkdir -p "$dir" && cd "$dir" && pwd)
+# Several `make test` runs in one working tree may start at once: one sets up, the others wait.
+# The daemons must not inherit the lock (9>&- below), or it would stay held while they run.
+exec 9>"$dir/.lock"
+flock -w 120 9 || die "another slurm-up or slurm-down holds $dir/.lock"
 etc=$dir/etc run=$dir/run log=$dir/log dev=$dir/dev
 mkdir -p "$etc" "$run" "$log" "$dev" "$dir/munge" "$dir/state/ctld" "$dir/state/slurmd"
 chmod 700 "$dir/munge"
@@ -144,18 +148,18 @@ fi
 if ! running "$run/munged.pid" munged; then
   say "starting munged"
   munged --force --socket="$sock" --key-file="$dir/munge/munge.key" --pid-file="$run/munged.pid" \
-    --log-file="$log/munged.log" --seed-file="$dir/munge/munged.seed"
+    --log-file="$log/munged.log" --seed-file="$dir/munge/munged.seed" 9>&-
 fi
 
 if ! running "$run/slurmctld.pid" slurmctld; then
   say "starting slurmctld"
   # -c: a fresh test cluster each start, no jobs left over from an earlier run.
-  slurmctld -c -f "$conf"
+  slurmctld -c -f "$conf" 9>&-
 fi
 
 if ! running "$run/slurmd.pid" slurmd; then
   say "starting slurmd"
-  slurmd -f "$conf"
+  slurmd -f "$conf" 9>&-
 fi
 
 # --- wait until the node takes jobs ----------------------------------------------------------
