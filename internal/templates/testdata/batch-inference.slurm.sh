@@ -33,7 +33,8 @@ exec torchrun --standalone --nproc-per-node="$QM_GPUS_PER_NODE" infer.py \
   --model=models/resnet50.pt --input=datasets/val --output=predictions/val --batch-size=64
 QM_RUN
 
-srun --ntasks-per-node=1 --kill-on-bad-exit=1 "${qm_container[@]}" bash -c "$qm_run" &
+# srun does not inherit --cpus-per-task from the batch job: give the step the CPUs it asked for.
+srun --ntasks-per-node=1 --cpus-per-task=8 --kill-on-bad-exit=1 "${qm_container[@]}" bash -c "$qm_run" &
 qm_step=$!
 qm_rc=0
 wait "$qm_step" || qm_rc=$?

@@ -55,7 +55,8 @@ exec torchrun \
   train.py --checkpoint-dir="$QM_CHECKPOINT_DIR" --resume
 QM_RUN
 
-srun --ntasks-per-node=1 --kill-on-bad-exit=1 "${qm_container[@]}" bash -c "$qm_run" &
+# srun does not inherit --cpus-per-task from the batch job: give the step the CPUs it asked for.
+srun --ntasks-per-node=1 --cpus-per-task=64 --kill-on-bad-exit=1 "${qm_container[@]}" bash -c "$qm_run" &
 qm_step=$!
 qm_rc=0
 wait "$qm_step" || qm_rc=$?

@@ -46,7 +46,8 @@ print("all GPUs OK")
 PY
 QM_RUN
 
-srun --ntasks-per-node=1 --kill-on-bad-exit=1 "${qm_container[@]}" bash -c "$qm_run" &
+# srun does not inherit --cpus-per-task from the batch job: give the step the CPUs it asked for.
+srun --ntasks-per-node=1 --cpus-per-task=2 --kill-on-bad-exit=1 "${qm_container[@]}" bash -c "$qm_run" &
 qm_step=$!
 qm_rc=0
 wait "$qm_step" || qm_rc=$?

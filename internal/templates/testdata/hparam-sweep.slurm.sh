@@ -35,7 +35,8 @@ mkdir -p "$out"
 exec python3 train.py --trial="$QM_TASK_INDEX" --trials="$QM_TASK_COUNT" --space=sweeps/lr.yaml --out="$out"
 QM_RUN
 
-srun --ntasks-per-node=1 --kill-on-bad-exit=1 "${qm_container[@]}" bash -c "$qm_run" &
+# srun does not inherit --cpus-per-task from the batch job: give the step the CPUs it asked for.
+srun --ntasks-per-node=1 --cpus-per-task=8 --kill-on-bad-exit=1 "${qm_container[@]}" bash -c "$qm_run" &
 qm_step=$!
 qm_rc=0
 wait "$qm_step" || qm_rc=$?

@@ -37,7 +37,8 @@ exec jupyter lab --no-browser --ip=0.0.0.0 --port="$QM_PORT" \
   --ServerApp.allow_remote_access=True
 QM_RUN
 
-srun --ntasks-per-node=1 --kill-on-bad-exit=1 "${qm_container[@]}" bash -c "$qm_run" &
+# srun does not inherit --cpus-per-task from the batch job: give the step the CPUs it asked for.
+srun --ntasks-per-node=1 --cpus-per-task=8 --kill-on-bad-exit=1 "${qm_container[@]}" bash -c "$qm_run" &
 qm_step=$!
 qm_rc=0
 wait "$qm_step" || qm_rc=$?

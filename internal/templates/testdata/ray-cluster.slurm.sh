@@ -47,7 +47,8 @@ else
 fi
 QM_RUN
 
-srun --ntasks-per-node=1 --kill-on-bad-exit=1 --wait=60 "${qm_container[@]}" bash -c "$qm_run" &
+# srun does not inherit --cpus-per-task from the batch job: give the step the CPUs it asked for.
+srun --ntasks-per-node=1 --cpus-per-task=64 --kill-on-bad-exit=1 --wait=60 "${qm_container[@]}" bash -c "$qm_run" &
 qm_step=$!
 qm_rc=0
 wait "$qm_step" || qm_rc=$?

@@ -36,7 +36,8 @@ exec /usr/sbin/sshd -D -e -p "$QM_PORT" -h "$QM_JOB_DIR/ssh/host_ed25519" \
   -o KbdInteractiveAuthentication=no -o StrictModes=no -o "PidFile=$QM_JOB_DIR/ssh/sshd.pid"
 QM_RUN
 
-srun --ntasks-per-node=1 --kill-on-bad-exit=1 "${qm_container[@]}" bash -c "$qm_run" &
+# srun does not inherit --cpus-per-task from the batch job: give the step the CPUs it asked for.
+srun --ntasks-per-node=1 --cpus-per-task=8 --kill-on-bad-exit=1 "${qm_container[@]}" bash -c "$qm_run" &
 qm_step=$!
 qm_rc=0
 wait "$qm_step" || qm_rc=$?
