@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -40,6 +41,11 @@ const (
 	// maxBody bounds a request body; Slack's are a few kilobytes.
 	maxBody = 1 << 20
 )
+
+// DefaultMaxWork is how many deliveries are worked on at once; the rest wait their turn. Work
+// beyond what the CPUs and the database pool can run only lengthens the run queue in front of
+// the acknowledgements, which must stay fast.
+var DefaultMaxWork = max(32, 8*runtime.GOMAXPROCS(0))
 
 // Config configures the adapter.
 type Config struct {
@@ -65,6 +71,8 @@ type Config struct {
 	WorkTimeout time.Duration
 	// HTTPClient calls the Web API; nil uses a client with a 30 s timeout.
 	HTTPClient *http.Client
+	// MaxWork bounds how many deliveries are worked on at once; zero means DefaultMaxWork.
+	MaxWork int
 }
 
 // Adapter is the Slack app. It implements bot.Sender for notices and serves Slack's HTTP
@@ -81,6 +89,7 @@ type Adapter struct {
 
 	base   context.Context
 	cancel context.CancelFunc
+	work   chan struct{} // a token per delivery being worked on
 
 	homeMu sync.Mutex
 	homes  map[string]*sync.Mutex // Slack users who opened the Home tab, each with a publish lock
@@ -111,8 +120,11 @@ func New(cfg Config) (*Adapter, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
 	}
+	if cfg.MaxWork <= 0 {
+		cfg.MaxWork = DefaultMaxWork
+	}
 	a := &Adapter{cfg: cfg, log: cfg.Logger.With("adapter", "slack"), track: newTracker(), seen: newSeen(), refs: cfg.Refs,
-		homes: map[string]*sync.Mutex{}}
+		homes: map[string]*sync.Mutex{}, work: make(chan struct{}, cfg.MaxWork)}
 	a.api = slack.New(cfg.BotToken, a.clientOptions()...)
 	a.out = newOutbox(cfg.ChannelInterval, a.track)
 	a.users = newUsers(a.api, a.out)
@@ -143,11 +155,18 @@ func (a *Adapter) Close(ctx context.Context) error {
 	return err
 }
 
-// goWork runs f after the delivery was acknowledged, tracked and bounded in time.
+// goWork runs f after the delivery was acknowledged: tracked, at most MaxWork at once (the
+// others wait in line), and bounded in time.
 func (a *Adapter) goWork(f func(ctx context.Context)) {
 	a.track.add()
 	go func() {
 		defer a.track.done()
+		select {
+		case a.work <- struct{}{}:
+		case <-a.base.Done():
+			return
+		}
+		defer func() { <-a.work }()
 		defer func() {
 			if p := recover(); p != nil {
 				a.log.Error("slack work panicked", "panic", p, "stack", string(debug.Stack()))

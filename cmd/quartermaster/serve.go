@@ -16,6 +16,7 @@ import (
 	"time"
 
 	slackbot "github.com/acme/quartermaster/bot/slack"
+	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/store"
 )
 
@@ -59,6 +60,8 @@ type serveOptions struct {
 	onTick  func(err error)
 	// socket adjusts the Socket Mode client.
 	socket []slackbot.SocketOption
+	// grace bounds the graceful stop; zero means shutdownGrace.
+	grace time.Duration
 }
 
 func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) error {
@@ -138,7 +141,8 @@ func serve(ctx context.Context, o serveOptions) error {
 	// The loops stop before the database closes.
 	loops, stopLoops := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { tickLoop(loops, a, o, log) })
+	every, onTick := o.tick, o.onTick
+	wg.Go(func() { tickLoop(loops, a.Service, every, onTick, log) })
 	if adapter != nil && o.slack.AppToken != "" {
 		wg.Go(func() {
 			if err := adapter.RunSocketMode(loops, o.socket...); err != nil {
@@ -162,7 +166,11 @@ func serve(ctx context.Context, o serveOptions) error {
 	}
 	log.Info("stopping")
 	ready.Store(false)
-	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	wait := o.grace
+	if wait <= 0 {
+		wait = shutdownGrace
+	}
+	grace, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	if err := srv.Shutdown(grace); err != nil {
 		log.Warn("requests still open at shutdown", "err", err)
@@ -182,20 +190,19 @@ func serve(ctx context.Context, o serveOptions) error {
 }
 
 // tickLoop does what falls due (expiry, idle reclaim, approval timeouts) now and every tick.
-func tickLoop(ctx context.Context, a *App, o serveOptions, log *slog.Logger) {
-	every := o.tick
+func tickLoop(ctx context.Context, svc *qm.Service, every time.Duration, onTick func(error), log *slog.Logger) {
 	if every <= 0 {
 		every = tickInterval
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		err := a.Service.Tick(ctx)
+		err := svc.Tick(ctx)
 		if err != nil && ctx.Err() == nil {
 			log.Error("tick failed", "err", err)
 		}
-		if o.onTick != nil {
-			o.onTick(err)
+		if onTick != nil {
+			onTick(err)
 		}
 		select {
 		case <-ctx.Done():
