@@ -1,0 +1,342 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// leaseRow is a row of leases.
+type leaseRow struct {
+	ID         int64          `db:"id"`
+	User       string         `db:"user_name"`
+	Team       string         `db:"team"`
+	Class      string         `db:"class"`
+	GPUs       int            `db:"gpus"`
+	DurationNS int64          `db:"duration_ns"`
+	Template   string         `db:"template"`
+	DataClass  string         `db:"data_class"`
+	Exclusive  bool           `db:"exclusive"`
+	State      string         `db:"state"`
+	Node       string         `db:"node"`
+	GPUIndex   string         `db:"gpu_index"`
+	Rules      string         `db:"rules"`
+	Reason     string         `db:"reason"`
+	Connect    string         `db:"connect"`
+	Ref        string         `db:"ref"`
+	RequestKey sql.NullString `db:"request_key"`
+	CreatedAt  dbTime         `db:"created_at"`
+	StartedAt  dbTime         `db:"started_at"`
+	ExpiresAt  dbTime         `db:"expires_at"`
+	EndedAt    dbTime         `db:"ended_at"`
+	KeptAt     dbTime         `db:"kept_at"`
+	WarnedAt   dbTime         `db:"warned_at"`
+	DecidedBy  string         `db:"decided_by"`
+	DecidedAt  dbTime         `db:"decided_at"`
+	Reclaimed  float64        `db:"reclaimed_gpu_hours"`
+	Extensions int            `db:"extensions"`
+	Params     string         `db:"params"`
+}
+
+// leaseFields are the columns of leases other than id, in table order.
+var leaseFields = []string{
+	"user_name", "team", "class", "gpus", "duration_ns", "template", "data_class", "exclusive",
+	"state", "node", "gpu_index", "rules", "reason", "connect", "ref", "request_key",
+	"created_at", "started_at", "expires_at", "ended_at", "kept_at", "warned_at",
+	"decided_by", "decided_at", "reclaimed_gpu_hours", "extensions",
+	"params",
+}
+
+// Statements built once from leaseFields, with :name parameters bound from a leaseRow.
+var (
+	leaseColumns = "id, " + strings.Join(leaseFields, ", ")
+
+	// ON CONFLICT DO NOTHING turns a repeated request key into "no row returned" instead of an
+	// error, which on PostgreSQL would abort the whole transaction: the caller can still look the
+	// earlier lease up in the same transaction.
+	insertLeaseSQL = "INSERT INTO leases (" + strings.Join(leaseFields, ", ") + ") VALUES (:" +
+		strings.Join(leaseFields, ", :") + ") ON CONFLICT DO NOTHING RETURNING id"
+
+	updateLeaseSQL = func() string {
+		set := make([]string, len(leaseFields))
+		for i, f := range leaseFields {
+			set[i] = f + " = :" + f
+		}
+		return "UPDATE leases SET " + strings.Join(set, ", ") + " WHERE id = :id AND state = :from_state"
+	}()
+)
+
+func toLeaseRow(l *qm.Lease) leaseRow {
+	return leaseRow{
+		ID:         int64(l.ID),
+		User:       l.User,
+		Team:       l.Team,
+		Class:      l.Class,
+		GPUs:       l.GPUs,
+		DurationNS: int64(l.Duration),
+		Template:   l.Template,
+		DataClass:  l.DataClass,
+		Exclusive:  l.Exclusive,
+		State:      string(l.State),
+		Node:       l.Node,
+		GPUIndex:   formatGPUIndex(l.GPUIndex),
+		Rules:      l.Rules,
+		Reason:     l.Reason,
+		Connect:    l.Connect,
+		Ref:        l.Ref,
+		RequestKey: sql.NullString{String: l.RequestKey, Valid: l.RequestKey != ""},
+		CreatedAt:  dbTime(l.CreatedAt),
+		StartedAt:  dbTime(l.StartedAt),
+		ExpiresAt:  dbTime(l.ExpiresAt),
+		EndedAt:    dbTime(l.EndedAt),
+		KeptAt:     dbTime(l.KeptAt),
+		WarnedAt:   dbTime(l.WarnedAt),
+		DecidedBy:  l.DecidedBy,
+		DecidedAt:  dbTime(l.DecidedAt),
+		Reclaimed:  l.Reclaimed,
+		Extensions: l.Extensions,
+		Params:     formatParams(l.Params),
+	}
+}
+
+func (r *leaseRow) lease() (*qm.Lease, error) {
+	idx, err := parseGPUIndex(r.GPUIndex)
+	if err != nil {
+		return nil, fmt.Errorf("store: lease %d: %w", r.ID, err)
+	}
+	params, err := parseParams(r.Params)
+	if err != nil {
+		return nil, fmt.Errorf("store: lease %d: %w", r.ID, err)
+	}
+	return &qm.Lease{
+		ID:         qm.LeaseID(r.ID),
+		User:       r.User,
+		Team:       r.Team,
+		Class:      r.Class,
+		GPUs:       r.GPUs,
+		Duration:   time.Duration(r.DurationNS),
+		Template:   r.Template,
+		DataClass:  r.DataClass,
+		Exclusive:  r.Exclusive,
+		State:      qm.State(r.State),
+		Node:       r.Node,
+		GPUIndex:   idx,
+		Rules:      r.Rules,
+		Reason:     r.Reason,
+		Connect:    r.Connect,
+		Ref:        r.Ref,
+		RequestKey: r.RequestKey.String,
+		CreatedAt:  time.Time(r.CreatedAt),
+		StartedAt:  time.Time(r.StartedAt),
+		ExpiresAt:  time.Time(r.ExpiresAt),
+		EndedAt:    time.Time(r.EndedAt),
+		KeptAt:     time.Time(r.KeptAt),
+		WarnedAt:   time.Time(r.WarnedAt),
+		DecidedBy:  r.DecidedBy,
+		DecidedAt:  time.Time(r.DecidedAt),
+		Reclaimed:  r.Reclaimed,
+		Extensions: r.Extensions,
+		Params:     params,
+	}, nil
+}
+
+// formatParams writes template parameters as a JSON object; none is "".
+func formatParams(p map[string]string) string {
+	if len(p) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(p) // a map of strings always marshals
+	return string(b)
+}
+
+// parseParams reads what formatParams wrote; "" is nil.
+func parseParams(s string) (map[string]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var p map[string]string
+	if err := json.Unmarshal([]byte(s), &p); err != nil {
+		return nil, fmt.Errorf("bad params %q", s)
+	}
+	return p, nil
+}
+
+// formatGPUIndex writes GPU indexes as "0,1"; none is "".
+func formatGPUIndex(idx []int) string {
+	parts := make([]string, len(idx))
+	for i, n := range idx {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}
+
+// parseGPUIndex reads what formatGPUIndex wrote; "" is nil.
+func parseGPUIndex(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ",")
+	idx := make([]int, len(parts))
+	for i, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			return nil, fmt.Errorf("bad gpu_index %q", s)
+		}
+		idx[i] = n
+	}
+	return idx, nil
+}
+
+// CreateLease inserts l and sets l.ID. A RequestKey already used gives an ECONFLICT error and
+// leaves the transaction usable.
+func (t *tx) CreateLease(ctx context.Context, l *qm.Lease) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	q, args, err := t.x.BindNamed(insertLeaseSQL, toLeaseRow(l))
+	if err != nil {
+		return fmt.Errorf("store: create lease: %w", err)
+	}
+	var id int64
+	err = t.x.QueryRowxContext(ctx, q, args...).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows), isUniqueViolation(err):
+		return conflictKey(l.RequestKey)
+	case err != nil:
+		return fmt.Errorf("store: create lease: %w", err)
+	}
+	l.ID = qm.LeaseID(id)
+	return nil
+}
+
+func conflictKey(key string) error {
+	if key == "" {
+		return qm.Errorf(qm.ECONFLICT, "that lease exists already")
+	}
+	return qm.Errorf(qm.ECONFLICT, "request %s has already made a lease", key)
+}
+
+// GetLease returns qm.ErrNotFound when there is no such lease.
+func (t *tx) GetLease(ctx context.Context, id qm.LeaseID) (*qm.Lease, error) {
+	return t.oneLease(ctx, "SELECT "+leaseColumns+" FROM leases WHERE id = ?", int64(id))
+}
+
+// LeaseByRequestKey returns qm.ErrNotFound when no lease has that key; "" has none.
+func (t *tx) LeaseByRequestKey(ctx context.Context, key string) (*qm.Lease, error) {
+	if key == "" {
+		return nil, qm.ErrNotFound
+	}
+	return t.oneLease(ctx, "SELECT "+leaseColumns+" FROM leases WHERE request_key = ?", key)
+}
+
+func (t *tx) oneLease(ctx context.Context, q string, args ...any) (*qm.Lease, error) {
+	var r leaseRow
+	err := t.x.GetContext(ctx, &r, t.x.Rebind(q), args...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, qm.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: get lease: %w", err)
+	}
+	return r.lease()
+}
+
+// UpdateLease writes every field of l if the stored lease is still in state from. It returns
+// qm.ErrStale when the state moved on, qm.ErrNotFound when there is no lease l.ID.
+func (t *tx) UpdateLease(ctx context.Context, l *qm.Lease, from qm.State) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	arg := struct {
+		leaseRow
+		From string `db:"from_state"`
+	}{toLeaseRow(l), string(from)}
+	q, args, err := t.x.BindNamed(updateLeaseSQL, arg)
+	if err != nil {
+		return fmt.Errorf("store: update lease: %w", err)
+	}
+	res, err := t.x.ExecContext(ctx, q, args...)
+	if isUniqueViolation(err) {
+		return conflictKey(l.RequestKey)
+	}
+	if err != nil {
+		return fmt.Errorf("store: update lease %s: %w", l.ID, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("store: update lease %s: %w", l.ID, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	var exists int
+	if err := t.x.GetContext(ctx, &exists, t.x.Rebind("SELECT COUNT(*) FROM leases WHERE id = ?"), int64(l.ID)); err != nil {
+		return fmt.Errorf("store: update lease %s: %w", l.ID, err)
+	}
+	if exists == 0 {
+		return qm.ErrNotFound
+	}
+	return qm.ErrStale
+}
+
+// ListLeases returns the leases f selects, ordered by id.
+func (t *tx) ListLeases(ctx context.Context, f qm.LeaseFilter) ([]*qm.Lease, error) {
+	var (
+		where []string
+		args  []any
+	)
+	if f.User != "" {
+		where, args = append(where, "user_name = ?"), append(args, f.User)
+	}
+	if f.Team != "" {
+		where, args = append(where, "team = ?"), append(args, f.Team)
+	}
+	if f.Class != "" {
+		where, args = append(where, "class = ?"), append(args, f.Class)
+	}
+	if len(f.States) > 0 {
+		states := make([]string, len(f.States))
+		for i, s := range f.States {
+			states[i] = string(s)
+		}
+		where, args = append(where, "state IN (?)"), append(args, states)
+	}
+	if !f.EndedAfter.IsZero() {
+		where = append(where, "(ended_at IS NULL OR ended_at >= ?)")
+		args = append(args, dbTime(f.EndedAfter))
+	}
+	q := "SELECT " + leaseColumns + " FROM leases"
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY id"
+	if f.Limit > 0 {
+		q, args = q+" LIMIT ?", append(args, f.Limit)
+	}
+	q, args, err := sqlx.In(q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list leases: %w", err)
+	}
+	var rows []leaseRow
+	if err := t.x.SelectContext(ctx, &rows, t.x.Rebind(q), args...); err != nil {
+		return nil, fmt.Errorf("store: list leases: %w", err)
+	}
+	out := make([]*qm.Lease, len(rows))
+	for i := range rows {
+		l, err := rows[i].lease()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = l
+	}
+	return out, nil
+}

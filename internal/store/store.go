@@ -1,0 +1,156 @@
+// Package store persists Quartermaster's domain in PostgreSQL or SQLite. It implements qm.Store with
+// one body of sqlx code for both databases (queries are written with ? and rebound), owns the schema
+// migrations in migrations/, and is the only package that imports sqlx, lib/pq, modernc.org/sqlite
+// and goose, so the database layer can be swapped without touching the domain.
+package store
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	_ "github.com/lib/pq"  // the "postgres" driver
+	_ "modernc.org/sqlite" // the "sqlite" driver
+
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// Dialects a DB speaks, as reported by DB.Dialect.
+const (
+	Postgres = "postgres"
+	SQLite   = "sqlite"
+)
+
+// Defaults.
+const (
+	// DefaultPostgresMaxConns bounds the PostgreSQL pool; every Update waiting on a lock holds one.
+	DefaultPostgresMaxConns = 10
+	// sqliteBusyTimeoutMS is how long a write waits for another process's write lock on the file.
+	sqliteBusyTimeoutMS = 5000
+	// maxTxAttempts is how many times Update runs a PostgreSQL transaction that keeps failing with a
+	// serialization failure or a deadlock.
+	maxTxAttempts = 4
+)
+
+func init() {
+	sqlx.BindDriver("sqlite", sqlx.QUESTION)
+}
+
+// DB is a qm.Store over PostgreSQL or SQLite.
+type DB struct {
+	x       *sqlx.DB
+	dialect string
+	logger  *slog.Logger
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ qm.Store = (*DB)(nil)
+
+// Open connects to the database named by url, checks that it answers, and applies the migrations
+// not yet applied. url is postgres://… (or postgresql://…), sqlite:PATH, or sqlite::memory: for a
+// private in-memory database that lives as long as the DB. logger may be nil.
+func Open(ctx context.Context, url string, logger *slog.Logger) (*DB, error) {
+	db, err := Connect(ctx, url, logger)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Connect is Open without migrating, for tools that manage the schema themselves (migrate down,
+// migrate status).
+func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	dialect, driver, dsn, err := parseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	x, err := sqlx.Open(driver, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", dialect, err)
+	}
+	switch dialect {
+	case SQLite:
+		// One connection: writers are serialized in the process (no SQLITE_BUSY between our own
+		// goroutines), and ":memory:" stays one database. It must never be closed while idle.
+		x.SetMaxOpenConns(1)
+		x.SetMaxIdleConns(1)
+		x.SetConnMaxLifetime(0)
+		x.SetConnMaxIdleTime(0)
+	case Postgres:
+		x.SetMaxOpenConns(DefaultPostgresMaxConns)
+		x.SetMaxIdleConns(DefaultPostgresMaxConns)
+		x.SetConnMaxIdleTime(5 * time.Minute)
+	}
+	if err := x.PingContext(ctx); err != nil {
+		_ = x.Close()
+		return nil, fmt.Errorf("store: connect to %s: %w", dialect, err)
+	}
+	return &DB{x: x, dialect: dialect, logger: logger.With("store", dialect)}, nil
+}
+
+// parseURL maps a store URL to a dialect, a database/sql driver name and that driver's DSN.
+func parseURL(url string) (dialect, driver, dsn string, err error) {
+	switch {
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		return Postgres, "postgres", url, nil
+	case strings.HasPrefix(url, "sqlite:"):
+		path := strings.TrimPrefix(url, "sqlite:")
+		path = strings.TrimPrefix(path, "//") // sqlite:///var/lib/qm.db
+		var extra string
+		if i := strings.IndexByte(path, '?'); i >= 0 {
+			path, extra = path[:i], path[i+1:]
+		}
+		if path == "" {
+			return "", "", "", fmt.Errorf("store: %q names no SQLite file; use sqlite:PATH or sqlite::memory:", url)
+		}
+		// _txlock=immediate makes every write transaction BEGIN IMMEDIATE: it takes the write lock
+		// up front (waiting up to busy_timeout), so a transaction never fails half-way when it first
+		// writes. Read-only transactions stay deferred.
+		q := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_time_format=sqlite&_txlock=immediate", sqliteBusyTimeoutMS)
+		if extra != "" {
+			q += "&" + extra
+		}
+		return SQLite, "sqlite", "file:" + path + "?" + q, nil
+	}
+	return "", "", "", fmt.Errorf("store: unsupported database URL %q: want postgres://… or sqlite:PATH", redact(url))
+}
+
+// redact hides a password in a URL meant for an error message.
+func redact(url string) string {
+	at := strings.LastIndexByte(url, '@')
+	scheme := strings.Index(url, "://")
+	if at < 0 || scheme < 0 || at < scheme {
+		return url
+	}
+	userinfo := url[scheme+3 : at]
+	if i := strings.IndexByte(userinfo, ':'); i >= 0 {
+		return url[:scheme+3] + userinfo[:i] + ":xxxxx" + url[at:]
+	}
+	return url
+}
+
+// Dialect is Postgres or SQLite.
+func (db *DB) Dialect() string { return db.dialect }
+
+// SerialWriters reports whether the store runs one write transaction at a time whatever its locks
+// (SQLite: one connection, BEGIN IMMEDIATE), rather than only serializing those that share a lock.
+func (db *DB) SerialWriters() bool { return db.dialect == SQLite }
+
+// Close closes the pool; closing twice is harmless.
+func (db *DB) Close() error {
+	db.closeOnce.Do(func() { db.closeErr = db.x.Close() })
+	return db.closeErr
+}

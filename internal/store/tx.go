@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// Update runs fn in one write transaction holding the named locks, and commits if fn returns nil.
+//
+// On PostgreSQL each key becomes a transaction-level advisory lock (pg_advisory_xact_lock on a
+// 64-bit hash of the key), taken before fn runs in ascending order of the hashes, so two
+// transactions never wait on each other in opposite orders; commit or rollback releases them.
+// The transaction is READ COMMITTED on purpose: every statement in fn sees what the previous
+// holder of the lock committed, which a snapshot taken at the first statement (REPEATABLE READ)
+// would not. A transaction that fails with a serialization failure or a deadlock (SQLSTATE
+// 40001, 40P01) is run again from the start, fn included, a few times.
+//
+// On SQLite every write transaction begins IMMEDIATE on the one connection, so writers run one at
+// a time and the locks need no further work.
+//
+// If fn returns an error the transaction is rolled back and that error is returned as it is; if
+// fn panics the transaction is rolled back and the panic goes on. fn must not use the DB itself
+// (on SQLite that would wait forever for the connection the transaction holds).
+func (db *DB) Update(ctx context.Context, locks []string, fn func(qm.Tx) error) error {
+	ids := lockIDs(locks)
+	for attempt := 1; ; attempt++ {
+		err := db.runTx(ctx, false, ids, fn)
+		if err == nil || db.dialect != Postgres || attempt >= maxTxAttempts || !retryable(err) {
+			return err
+		}
+		db.logger.DebugContext(ctx, "retrying transaction", "attempt", attempt, "err", err)
+		// A short, growing, jittered pause lets the other party of a deadlock finish.
+		pause := time.Duration(attempt) * (5*time.Millisecond + rand.N(10*time.Millisecond))
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
+}
+
+// View runs fn in a read-only transaction. Writes through its Tx fail.
+func (db *DB) View(ctx context.Context, fn func(qm.Tx) error) error {
+	return db.runTx(ctx, true, nil, fn)
+}
+
+func (db *DB) runTx(ctx context.Context, readOnly bool, lockIDs []int64, fn func(qm.Tx) error) (err error) {
+	x, err := db.x.BeginTxx(ctx, &sql.TxOptions{ReadOnly: readOnly})
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			// fn panicked: roll back and let the panic go on.
+			_ = x.Rollback()
+		}
+	}()
+	if db.dialect == Postgres {
+		for _, id := range lockIDs {
+			if _, err := x.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", id); err != nil {
+				done = true
+				_ = x.Rollback()
+				return fmt.Errorf("store: lock: %w", err)
+			}
+		}
+	}
+	t := &tx{x: x, db: db, readOnly: readOnly}
+	if err := fn(t); err != nil {
+		done = true
+		_ = x.Rollback()
+		return err
+	}
+	done = true
+	if err := x.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
+}
+
+// lockIDs hashes lock keys to PostgreSQL advisory lock ids, de-duplicated and sorted. Sorting the
+// ids rather than the keys keeps the order consistent even when two keys share a hash.
+func lockIDs(keys []string) []int64 {
+	if len(keys) == 0 {
+		return nil
+	}
+	ids := make([]int64, 0, len(keys))
+	for _, k := range keys {
+		h := fnv.New64a()
+		h.Write([]byte("qm:lock:"))
+		h.Write([]byte(k))
+		ids = append(ids, int64(h.Sum64()))
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// retryable reports whether err carries a PostgreSQL serialization failure or deadlock.
+func retryable(err error) bool {
+	var s interface{ SQLState() string }
+	if !errors.As(err, &s) {
+		return false
+	}
+	switch s.SQLState() {
+	case "40001", "40P01":
+		return true
+	}
+	return false
+}
+
+// tx is a qm.Tx over one database transaction.
+type tx struct {
+	x        *sqlx.Tx
+	db       *DB
+	readOnly bool
+}
+
+var _ qm.Tx = (*tx)(nil)
+
+// errReadOnly is what a write inside View gets.
+var errReadOnly = errors.New("store: write in a read-only transaction")
+
+// writable fails writes made inside View, on both databases alike.
+func (t *tx) writable() error {
+	if t.readOnly {
+		return errReadOnly
+	}
+	return nil
+}
