@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -44,7 +43,6 @@ type leaseRow struct {
 	DecidedAt  dbTime         `db:"decided_at"`
 	Reclaimed  float64        `db:"reclaimed_gpu_hours"`
 	Extensions int            `db:"extensions"`
-	Params     string         `db:"params"`
 }
 
 // leaseFields are the columns of leases other than id, in table order.
@@ -53,7 +51,6 @@ var leaseFields = []string{
 	"state", "node", "gpu_index", "rules", "reason", "connect", "ref", "request_key",
 	"created_at", "started_at", "expires_at", "ended_at", "kept_at", "warned_at",
 	"decided_by", "decided_at", "reclaimed_gpu_hours", "extensions",
-	"params",
 }
 
 // Statements built once from leaseFields, with :name parameters bound from a leaseRow.
@@ -104,16 +101,11 @@ func toLeaseRow(l *qm.Lease) leaseRow {
 		DecidedAt:  dbTime(l.DecidedAt),
 		Reclaimed:  l.Reclaimed,
 		Extensions: l.Extensions,
-		Params:     formatParams(l.Params),
 	}
 }
 
 func (r *leaseRow) lease() (*qm.Lease, error) {
 	idx, err := parseGPUIndex(r.GPUIndex)
-	if err != nil {
-		return nil, fmt.Errorf("store: lease %d: %w", r.ID, err)
-	}
-	params, err := parseParams(r.Params)
 	if err != nil {
 		return nil, fmt.Errorf("store: lease %d: %w", r.ID, err)
 	}
@@ -145,29 +137,7 @@ func (r *leaseRow) lease() (*qm.Lease, error) {
 		DecidedAt:  time.Time(r.DecidedAt),
 		Reclaimed:  r.Reclaimed,
 		Extensions: r.Extensions,
-		Params:     params,
 	}, nil
-}
-
-// formatParams writes template parameters as a JSON object; none is "".
-func formatParams(p map[string]string) string {
-	if len(p) == 0 {
-		return ""
-	}
-	b, _ := json.Marshal(p) // a map of strings always marshals
-	return string(b)
-}
-
-// parseParams reads what formatParams wrote; "" is nil.
-func parseParams(s string) (map[string]string, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var p map[string]string
-	if err := json.Unmarshal([]byte(s), &p); err != nil {
-		return nil, fmt.Errorf("bad params %q", s)
-	}
-	return p, nil
 }
 
 // formatGPUIndex writes GPU indexes as "0,1"; none is "".
