@@ -1,6 +1,7 @@
 package slack_test
 
 import (
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -306,3 +307,23 @@ func TestSignature(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestURLVerification: Slack's check of the events URL gets its challenge back, when signed.
+func TestURLVerification(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	body := `{"token":"x","challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P","type":"url_verification"}`
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/slack/events", strings.NewReader(body))
+	ts := time.Now().Unix()
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Slack-Request-Timestamp", itoa(ts))
+	req.Header.Set("X-Slack-Signature", sign(secret, ts, body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(got), `"challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"`) {
+		t.Fatalf("HTTP %d %s", resp.StatusCode, got)
+	}
+}

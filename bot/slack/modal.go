@@ -260,7 +260,10 @@ func (a *Adapter) updateRequestModal(ctx context.Context, cb slack.InteractionCa
 // onSubmit takes a submitted modal: the request runs as "/gpu request …" and its answer is DMed;
 // a deny reason runs "/gpu deny LEASE REASON" and is answered where the button was.
 func (a *Adapter) onSubmit(cb slack.InteractionCallback) any {
-	key := "slack:view:" + cb.View.ID
+	key := ""
+	if cb.View.ID != "" {
+		key = "slack:view:" + cb.View.ID
+	}
 	meta := decodeMeta(cb.View.PrivateMetadata)
 	switch cb.View.CallbackID {
 	case callbackRequest:

@@ -290,10 +290,7 @@ type origin struct {
 // a redelivery of the same command is dropped here, and the lease service refuses a second
 // lease for the same key should one get through (another replica, a restart).
 func (a *Adapter) onCommand(cmd slack.SlashCommand, retry bool) any {
-	key := "slack:" + cmd.TriggerID
-	if cmd.TriggerID == "" {
-		key = "slack:url:" + cmd.ResponseURL
-	}
+	key := deliveryKey(cmd.TriggerID, cmd.ResponseURL)
 	if !a.seen.first(key) {
 		a.log.Info("dropped a repeated slash command", "key", key, "retry", retry)
 		return nil
@@ -308,11 +305,23 @@ func (a *Adapter) onCommand(cmd slack.SlashCommand, retry bool) any {
 	return nil
 }
 
+// deliveryKey names a command or a click for de-duplication: its trigger id, which Slack makes
+// anew for every invocation, or failing that its response_url. Empty when it has neither.
+func deliveryKey(trigger, responseURL string) string {
+	switch {
+	case trigger != "":
+		return "slack:" + trigger
+	case responseURL != "":
+		return "slack:url:" + responseURL
+	}
+	return ""
+}
+
 // onInteraction acknowledges a click or a modal and starts its work.
 func (a *Adapter) onInteraction(cb slack.InteractionCallback, retry bool) any {
 	switch cb.Type {
 	case slack.InteractionTypeBlockActions:
-		key := "slack:" + cb.TriggerID
+		key := deliveryKey(cb.TriggerID, cb.ResponseURL)
 		if !a.seen.first(key) {
 			a.log.Info("dropped a repeated click", "key", key, "retry", retry)
 			return nil
@@ -353,7 +362,7 @@ func (a *Adapter) onEvent(ev slackevents.EventsAPIEvent, retry bool) any {
 	if !ok {
 		return nil
 	}
-	if !a.seen.first("slack:event:" + cb.EventID) {
+	if cb.EventID != "" && !a.seen.first("slack:event:"+cb.EventID) {
 		a.log.Info("dropped a repeated event", "event", cb.EventID, "retry", retry)
 		return nil
 	}
