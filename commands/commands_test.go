@@ -128,9 +128,25 @@ func TestExtendWithinPolicy(t *testing.T) {
 	if r.Error || !strings.Contains(r.Text, "5h in all") {
 		t.Fatalf("extend: %q", r.Text)
 	}
+	// Beyond max_duration it is an exception like any other.
 	r = h.say("alice@acme.example", "/gpu extend "+id.String()+" 4h")
-	if !r.Error || !strings.Contains(r.Text, "beyond the 8h") {
+	if r.Error || !strings.Contains(r.Text, "Extending "+id.String()+" by 4h waits for approval") || !strings.Contains(r.Text, "long-request") {
 		t.Fatalf("extend past max_duration: %q", r.Text)
+	}
+	ext := leaseIn(t, r.Text[strings.Index(r.Text, "as L-"):])
+	if n := h.notices("dana@acme.example"); len(n) != 1 || !strings.Contains(n[0].Text, "to extend "+id.String()+" by 4h") {
+		t.Fatalf("budget owner: %+v", n)
+	}
+	if a := h.say("dana@acme.example", "/gpu approve "+ext.String()); a.Error {
+		t.Fatal(a.Text)
+	}
+	l, _ := h.svc.Get(context.Background(), id)
+	if l.Duration != 9*time.Hour || !l.ExpiresAt.Equal(start.Add(9*time.Hour)) {
+		t.Fatalf("approved extension: lease lasts %v until %v", l.Duration, l.ExpiresAt)
+	}
+	h.advance(9*time.Hour + time.Minute)
+	if l, _ := h.svc.Get(context.Background(), id); l.State != qm.Expired {
+		t.Fatalf("extended lease is %s after its new end", l.State)
 	}
 }
 

@@ -59,9 +59,15 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 	case "status":
 		return b.status(ctx, req, c)
 	case "extend":
-		l, err := b.Svc.Extend(ctx, req.User, c.Lease, c.Duration)
+		out, err := b.Svc.Extend(ctx, req.User, c.Lease, c.Duration)
 		if err != nil {
 			return []bot.Reply{b.fail(c.Verb, err)}
+		}
+		l := out.Lease
+		if l.Kind == qm.KindExtension {
+			return []bot.Reply{{Text: fmt.Sprintf("Extending %s by %s waits for approval as %s: the published rule %s applies, so %s will decide.",
+				l.Parent, policy.FormatDuration(l.Duration), l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or ")),
+				Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
 		}
 		return []bot.Reply{{Text: fmt.Sprintf("%s now runs until %s (%s in all).", l.ID, b.when(l.ExpiresAt), policy.FormatDuration(l.Duration)), Sections: []bot.Section{b.card(ctx, l)}}}
 	case "keep":
@@ -85,7 +91,7 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 		if l.State == qm.Denied {
 			verb = "Denied"
 		}
-		return []bot.Reply{{Text: fmt.Sprintf("%s %s for %s; %s is now %s.", verb, l.ID, l.User, l.ID, l.State)}}
+		return []bot.Reply{{Text: fmt.Sprintf("%s %s (%s %s); it is now %s.", verb, l.ID, l.User, b.askText(l), l.State)}}
 	case "approvals":
 		return b.approvals(ctx, req)
 	case "quota":
@@ -197,12 +203,8 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 	case err != nil:
 		return b.fail("request", err)
 	case l.State == qm.PendingApproval:
-		var rules []string
-		for _, m := range out.Matches {
-			rules = append(rules, fmt.Sprintf("%s (%s)", m.Rule, m.Why))
-		}
 		return bot.Reply{Text: fmt.Sprintf("%s waits for approval: the published rule %s applies, so %s will decide. Estimated cost %s. You will hear back here.",
-			l.ID, strings.Join(rules, "; "), strings.Join(out.Approvers, " or "), cost),
+			l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or "), cost),
 			Sections: []bot.Section{b.card(ctx, l)}, Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}
 	case l.State == qm.Queued:
 		return bot.Reply{Text: fmt.Sprintf("%s is queued: %s. Predicted wait %s. Estimated cost %s. You will get a message when it starts.",
@@ -215,6 +217,14 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 		}
 		return bot.Reply{Text: prefix + b.grantedText(l), Sections: []bot.Section{b.card(ctx, l)}, Actions: leaseActions(l)}
 	}
+}
+
+func matchesText(ms []policy.Match) string {
+	var rules []string
+	for _, m := range ms {
+		rules = append(rules, fmt.Sprintf("%s (%s)", m.Rule, m.Why))
+	}
+	return strings.Join(rules, "; ")
 }
 
 func (b *Bot) grantedText(l *qm.Lease) string {
@@ -246,6 +256,18 @@ func leaseActions(l *qm.Lease) []bot.Action {
 func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 	cls, _ := b.pol().Class(l.Class)
 	now := b.Svc.Clock.Now()
+	switch l.Kind {
+	case qm.KindQuota:
+		f := []bot.Field{{Label: "State", Value: string(l.State)}, {Label: "Quota increase", Value: fmt.Sprintf("+%d %s GPUs for team %s", l.GPUs, l.Class, l.Team)},
+			{Label: "For", Value: policy.FormatDuration(l.Duration)}, {Label: "Because", Value: l.Because}}
+		if l.State == qm.Active {
+			f = append(f, bot.Field{Label: "Until", Value: b.when(l.ExpiresAt)})
+		}
+		return bot.Section{Title: l.ID.String(), Fields: f}
+	case qm.KindExtension:
+		return bot.Section{Title: l.ID.String(), Fields: []bot.Field{{Label: "State", Value: string(l.State)},
+			{Label: "Extension", Value: fmt.Sprintf("%s by %s", l.Parent, policy.FormatDuration(l.Duration))}}}
+	}
 	f := []bot.Field{
 		{Label: "State", Value: string(l.State)},
 		{Label: "GPUs", Value: fmt.Sprintf("%d × %s", l.GPUs, l.Class)},
@@ -302,7 +324,7 @@ func (b *Bot) estimate(ctx context.Context, c Command) []bot.Reply {
 }
 
 func (b *Bot) list(ctx context.Context, req bot.Request) []bot.Reply {
-	ls, err := b.Svc.List(ctx, qm.LeaseFilter{User: req.User, EndedAfter: b.Svc.Clock.Now().Add(-24 * time.Hour)})
+	ls, err := b.Svc.List(ctx, qm.LeaseFilter{Kind: qm.AnyKind, User: req.User, EndedAfter: b.Svc.Clock.Now().Add(-24 * time.Hour)})
 	if err != nil {
 		return []bot.Reply{b.fail("list", err)}
 	}
@@ -356,13 +378,23 @@ func (b *Bot) approvals(ctx context.Context, req bot.Request) []bot.Reply {
 	if err != nil {
 		return []bot.Reply{b.fail("approvals", err)}
 	}
-	if len(ls) == 0 {
-		return []bot.Reply{{Text: "Nothing waits for your decision."}}
+	now := b.Svc.Clock.Now()
+	touches, requests, err := b.Svc.Touches(ctx, b.Svc.WeekStart(now), now.Add(time.Second))
+	if err != nil {
+		return []bot.Reply{b.fail("approvals", err)}
 	}
-	r := bot.Reply{Text: fmt.Sprintf("%d request(s) wait for your decision:", len(ls))}
+	footer := fmt.Sprintf("This week: %d human decision(s) on %d request(s)", touches, requests)
+	if requests > 0 {
+		footer += fmt.Sprintf(", %.1f human touches per 100 requests", 100*float64(touches)/float64(requests))
+	}
+	footer += "."
+	if len(ls) == 0 {
+		return []bot.Reply{{Text: "Nothing waits for your decision. " + footer}}
+	}
+	r := bot.Reply{Text: fmt.Sprintf("%d request(s) wait for your decision. %s", len(ls), footer)}
 	for _, l := range ls {
 		sec := b.card(ctx, l)
-		sec.Text = fmt.Sprintf("%s asks; rule %s: %s", l.User, l.Rules, l.Reason)
+		sec.Text = fmt.Sprintf("%s asks %s; rule %s: %s", l.User, b.askText(l), l.Rules, l.Reason)
 		r.Sections = append(r.Sections, sec)
 		r.Actions = append(r.Actions, approvalActions(l)...)
 	}
@@ -379,7 +411,14 @@ func approvalActions(l *qm.Lease) []bot.Action {
 
 func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	if c.QuotaRequest {
-		return []bot.Reply{{Error: true, Text: "Quota increases are not offered by this installation yet; ask your budget owner directly. Example: /gpu quota"}}
+		out, err := b.Svc.QuotaIncrease(ctx, req.User, "", c.Class, c.GPUs, c.Duration, c.Reason)
+		if err != nil {
+			return []bot.Reply{b.fail("quota", err)}
+		}
+		l := out.Lease
+		return []bot.Reply{{Text: fmt.Sprintf("%s asks for +%d %s GPUs for team %s for %s; %s will decide. You will hear back here.",
+			l.ID, l.GPUs, l.Class, l.Team, policy.FormatDuration(l.Duration), strings.Join(out.Approvers, " or ")),
+			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
 	}
 	team := c.Arg
 	if team == "" {
@@ -396,10 +435,15 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 		return []bot.Reply{b.fail("quota", err)}
 	}
 	q := b.Svc.QuotaFor(ctx, team)
+	base := b.pol().QuotaFor(team)
 	r := bot.Reply{Text: fmt.Sprintf("Team %s this week (since %s):", team, b.Svc.WeekStart(b.Svc.Clock.Now()).Format("Mon 2 Jan"))}
 	var f []bot.Field
 	for _, cl := range b.pol().Classes {
-		f = append(f, bot.Field{Label: cl.Name, Value: fmt.Sprintf("%d of %d GPUs in use", u.GPUs[cl.Name], q.GPUs[cl.Name])})
+		v := fmt.Sprintf("%d of %d GPUs in use", u.GPUs[cl.Name], q.GPUs[cl.Name])
+		if extra := q.GPUs[cl.Name] - base.GPUs[cl.Name]; extra > 0 {
+			v += fmt.Sprintf(" (%d + %d approved increase)", base.GPUs[cl.Name], extra)
+		}
+		f = append(f, bot.Field{Label: cl.Name, Value: v})
 	}
 	left := q.GPUHoursPerWeek - u.GPUHoursWeek
 	f = append(f, bot.Field{Label: "GPU-hours", Value: fmt.Sprintf("%.1f of %.0f used or committed, %.1f left", u.GPUHoursWeek, q.GPUHoursPerWeek, max(0, left))})

@@ -25,6 +25,17 @@ func (n *Notices) Notify(ctx context.Context, no qm.Notice) {
 	}
 }
 
+// askText says what a request asks for, by kind.
+func (b *Bot) askText(l *qm.Lease) string {
+	switch l.Kind {
+	case qm.KindQuota:
+		return fmt.Sprintf("for +%d %s GPUs for %s because %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration), l.Because)
+	case qm.KindExtension:
+		return fmt.Sprintf("to extend %s by %s", l.Parent, policy.FormatDuration(l.Duration))
+	}
+	return fmt.Sprintf("for %d × %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
+}
+
 // RenderNotice is a notice as one message per recipient.
 func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	l := n.Lease
@@ -42,13 +53,21 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		}
 		cls, _ := b.pol().Class(l.Class)
 		sec := b.card(ctx, l)
-		sec.Text = fmt.Sprintf("Data class %s. Estimated cost %s.", l.DataClass, b.money(qm.Cost(cls, l.GPUs, l.Duration)))
+		if l.Kind == qm.KindWorkspace {
+			sec.Text = fmt.Sprintf("Data class %s. Estimated cost %s.", l.DataClass, b.money(qm.Cost(cls, l.GPUs, l.Duration)))
+		}
 		base = bot.Reply{Ref: "approval:" + id,
-			Text: fmt.Sprintf("Approval needed: %s (team %s) asks for %d × %s for %s as %s. Rule: %s. Decide with the buttons or /gpu approve %s, /gpu deny %s REASON.",
-				l.User, l.Team, l.GPUs, l.Class, policy.FormatDuration(l.Duration), id, strings.Join(rules, "; "), id, id),
+			Text: fmt.Sprintf("Approval needed: %s (team %s) asks %s as %s. Rule: %s. Decide with the buttons or /gpu approve %s, /gpu deny %s REASON.",
+				l.User, l.Team, b.askText(l), id, strings.Join(rules, "; "), id, id),
 			Sections: []bot.Section{sec}, Actions: approvalActions(l)}
 	case qm.NoticeApproved:
-		base = bot.Reply{Text: fmt.Sprintf("%s was approved by %s; it is %s.", id, n.Actor, l.State)}
+		base = bot.Reply{Text: fmt.Sprintf("%s (%s) was approved by %s; it is %s.", id, b.askText(l), n.Actor, l.State)}
+		if l.Kind == qm.KindWorkspace && l.State.Running() {
+			base = bot.Reply{Text: fmt.Sprintf("Approved by %s: %s", n.Actor, b.grantedText(l)), Sections: []bot.Section{b.card(ctx, l)}, Actions: leaseActions(l)}
+		}
+		if l.Kind == qm.KindQuota {
+			base.Text += fmt.Sprintf(" Team %s may hold %d more %s GPUs until %s.", l.Team, l.GPUs, l.Class, b.when(l.ExpiresAt))
+		}
 	case qm.NoticeDenied:
 		who := n.Actor
 		if who == qm.SystemActor {
@@ -68,6 +87,13 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		}
 		base = bot.Reply{Ref: "approval:" + id, Update: true, Text: what}
 	case qm.NoticeExpired:
+		if l.Kind == qm.KindQuota {
+			base = bot.Reply{Text: fmt.Sprintf("%s ended: team %s's extra %d %s GPUs are gone and its quota is back to %d.", id, l.Team, l.GPUs, l.Class, b.Svc.QuotaFor(ctx, l.Team).GPUs[l.Class])}
+			break
+		}
+		if l.Kind == qm.KindExtension {
+			return nil
+		}
 		base = bot.Reply{Text: fmt.Sprintf("%s expired at %s and its workspace was ended. %s", id, b.when(l.EndedAt), b.costLine(l)),
 			Actions: []bot.Action{{Label: "Request again", Command: fmt.Sprintf("/gpu request %d %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))}}}
 	case qm.NoticeIdleWarning:

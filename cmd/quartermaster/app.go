@@ -193,7 +193,7 @@ func (a *App) Advance(ctx context.Context, d time.Duration) error {
 // SetUtilization sets a lease's simulated GPU utilization.
 func (a *App) SetUtilization(ctx context.Context, lease string, pct float64) error {
 	if a.Sim == nil {
-		return fmt.Errorf("utilization can only be set on the sim backend.")
+		return qm.Errorf(qm.EINVALID, "utilization can only be set on the sim backend.")
 	}
 	id, err := qm.ParseLeaseID(lease)
 	if err != nil {
@@ -204,7 +204,7 @@ func (a *App) SetUtilization(ctx context.Context, lease string, pct float64) err
 		return err
 	}
 	if !l.State.Running() {
-		return fmt.Errorf("%s is %s, so it has no GPUs to measure.", id, l.State)
+		return qm.Errorf(qm.EINVALID, "%s is %s, so it has no GPUs to measure.", id, l.State)
 	}
 	a.Sim.SetUtilization(id, pct)
 	return a.Service.Tick(ctx)

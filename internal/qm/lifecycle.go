@@ -14,7 +14,7 @@ import (
 // and starting queued leases that fit. The service runs it on an interval; the console runs it
 // whenever the simulated clock moves.
 func (s *Service) Tick(ctx context.Context) error {
-	open, err := s.List(ctx, LeaseFilter{States: OpenStates})
+	open, err := s.List(ctx, LeaseFilter{Kind: AnyKind, States: OpenStates})
 	if err != nil {
 		return err
 	}
@@ -32,6 +32,7 @@ func (s *Service) Tick(ctx context.Context) error {
 			if s.systemEnd(ctx, l, Expired, "the lease reached its end time", NoticeExpired) {
 				freed[l.Class] = true
 			}
+		case l.Kind != KindWorkspace:
 		case l.State == Active || l.State == IdleWarned:
 			if s.checkIdle(ctx, l, now) {
 				freed[l.Class] = true
@@ -192,6 +193,10 @@ func (s *Service) systemEnd(ctx context.Context, l *Lease, to State, reason stri
 	if !ok {
 		return false
 	}
+	if ended.Kind != KindWorkspace {
+		s.notify(ctx, []Notice{{Kind: kind, To: []string{ended.User}, Lease: ended, Reason: reason}})
+		return false
+	}
 	if err := s.Backend.Stop(ctx, ended); err != nil {
 		s.log().Error("backend stop failed", "lease", l.ID, "err", err)
 	}
@@ -219,7 +224,7 @@ func (s *Service) timeoutApproval(ctx context.Context, l *Lease) error {
 // NextDue is the earliest instant after now at which Tick has something to do, or zero when nothing
 // is scheduled. The console uses it to move the simulated clock event by event.
 func (s *Service) NextDue(ctx context.Context) (time.Time, error) {
-	open, err := s.List(ctx, LeaseFilter{States: OpenStates})
+	open, err := s.List(ctx, LeaseFilter{Kind: AnyKind, States: OpenStates})
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -239,6 +244,9 @@ func (s *Service) NextDue(ctx context.Context) (time.Time, error) {
 			consider(l.CreatedAt.Add(s.Policy.Approvals.Timeout.Duration))
 		case l.State.Running():
 			consider(l.ExpiresAt)
+			if l.Kind != KindWorkspace {
+				continue
+			}
 			c, ok := s.Policy.Class(l.Class)
 			if !ok || c.IdleTimeout.Duration <= 0 {
 				continue
@@ -296,15 +304,8 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 				return err
 			}
 			notices = append(notices, Notice{Kind: NoticeDenied, To: []string{cur.User}, Lease: cur, Actor: approver, Reason: reason})
-		} else {
-			if err := s.transition(ctx, tx, cur, Queued, approver, "approved by "+approver); err != nil {
-				return err
-			}
-			notices = append(notices, Notice{Kind: NoticeApproved, To: []string{cur.User}, Lease: cur, Actor: approver})
-			placed, err = s.tryPlace(ctx, tx, cur, "approved by "+approver)
-			if err != nil {
-				return err
-			}
+		} else if placed, err = s.applyApproval(ctx, tx, cur, approver); err != nil {
+			return err
 		}
 		notices = append(notices, Notice{Kind: NoticeDecided, To: s.approvalAudience(cur.Team), Lease: cur, Actor: approver, Reason: reason})
 		l = cur
@@ -314,17 +315,20 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 		return nil, err
 	}
 	s.notify(ctx, notices)
+	var err2 error
 	if placed && l.State == Provisioning {
-		if err := s.start(ctx, l, true); err != nil {
-			return l, err
-		}
+		err2 = s.start(ctx, l, false)
 	}
-	return l, nil
+	if approve && l.State != Failed {
+		// The requester hears of the approval once the lease has moved on, with where it landed.
+		s.notify(ctx, []Notice{{Kind: NoticeApproved, To: []string{l.User}, Lease: l, Actor: approver}})
+	}
+	return l, err2
 }
 
 // Pending lists the exceptions an approver may decide.
 func (s *Service) Pending(ctx context.Context, approver string) ([]*Lease, error) {
-	all, err := s.List(ctx, LeaseFilter{States: []State{PendingApproval}})
+	all, err := s.List(ctx, LeaseFilter{Kind: AnyKind, States: []State{PendingApproval}})
 	if err != nil {
 		return nil, err
 	}

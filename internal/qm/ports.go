@@ -12,16 +12,22 @@ type Clock interface {
 	Now() time.Time
 }
 
-// LeaseFilter selects leases; empty fields match everything.
+// LeaseFilter selects leases; empty fields match everything, except Kind: the zero Kind selects
+// workspace leases only, AnyKind selects all.
 type LeaseFilter struct {
+	Kind   Kind
 	User   string
 	Team   string
 	Class  string
 	States []State
+	Parent LeaseID
 	// EndedAfter keeps only leases that were open at or after this instant.
 	EndedAfter time.Time
 	Limit      int
 }
+
+// AnyKind in a LeaseFilter selects leases of every kind.
+const AnyKind Kind = "*"
 
 // Tx is what the domain may do inside one transaction.
 type Tx interface {
@@ -64,6 +70,8 @@ type Started struct {
 	Node    string
 	Connect string
 	Ref     string
+	// Reason says why a Queued lease waits, in the scheduler's words.
+	Reason string
 }
 
 // Backend runs workspaces on a scheduler.

@@ -65,15 +65,30 @@ func (s State) Running() bool { return s == Provisioning || s == Active || s == 
 // Ended reports whether the lease is over.
 func (s State) Ended() bool { return !s.Live() && s != PendingApproval }
 
+// Kind says what a lease grants.
+type Kind string
+
+// Kinds of lease. Quota increases and extensions beyond policy are exceptions like any request:
+// they wait for a budget owner, are decided the same way, and are active while they are in effect.
+const (
+	KindWorkspace Kind = ""       // GPUs and a workspace
+	KindQuota     Kind = "quota"  // a temporary quota increase of GPUs more GPUs of Class for Duration
+	KindExtension Kind = "extend" // Duration more for lease Parent
+)
+
 // Lease is a time-bounded right to N GPUs of a class for one user of one team.
 type Lease struct {
-	ID        LeaseID
-	User      string
-	Team      string
-	Class     string
-	GPUs      int
-	Duration  time.Duration // granted length, extensions included
-	Template  string
+	ID       LeaseID
+	Kind     Kind
+	Parent   LeaseID // the lease an extension extends
+	User     string
+	Team     string
+	Class    string
+	GPUs     int
+	Duration time.Duration // granted length, extensions included
+	Template string
+	// Params are the template's key=value parameters (a job submitted from a template).
+	Params    map[string]string
 	DataClass string
 	Exclusive bool
 	State     State
@@ -81,6 +96,7 @@ type Lease struct {
 	GPUIndex  []int  // GPU indexes on Node
 	Rules     string // exception rules that stopped it, comma separated
 	Reason    string // why it is in its state (last transition)
+	Because   string // the requester's reason (quota increases)
 	Connect   string // how to reach the workspace
 	Ref       string // the backend's id (Slurm job id, pod name)
 	// RequestKey makes a request idempotent: a retried delivery finds the lease it made.

@@ -60,6 +60,7 @@ type LeaseRequest struct {
 	Class     string
 	Duration  time.Duration
 	Template  string
+	Params    map[string]string // the template's key=value parameters
 	Team      string
 	DataClass string
 	Exclusive bool
@@ -287,9 +288,13 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		if err != nil {
 			return err
 		}
+		q, err := s.effectiveQuota(ctx, tx, req.Team, now)
+		if err != nil {
+			return err
+		}
 		l := &Lease{User: req.User, Team: req.Team, Class: req.Class, GPUs: req.GPUs, Duration: req.Duration,
-			Template: req.Template, DataClass: req.DataClass, Exclusive: req.Exclusive, RequestKey: req.RequestKey, CreatedAt: now}
-		in := s.ruleInput(id, c, u, l, "lease", req.Duration)
+			Template: req.Template, Params: req.Params, DataClass: req.DataClass, Exclusive: req.Exclusive, RequestKey: req.RequestKey, CreatedAt: now}
+		in := s.ruleInput(id, c, u, q, l, "lease", req.Duration)
 		matches := s.Policy.Evaluate(in)
 		out = &Outcome{Lease: l, Matches: matches}
 		if len(matches) > 0 {
@@ -304,7 +309,6 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			return nil
 		}
 		// No published rule stopped it; the quota still binds.
-		q := s.Policy.QuotaFor(l.Team)
 		if u.GPUs[l.Class]+l.GPUs > q.GPUs[l.Class] {
 			return Errorf(EFORBIDDEN, "team %s may hold %d %s GPUs at once and holds %d, so %d more would go over its quota; ask your budget owner with /gpu quota request.", l.Team, q.GPUs[l.Class], l.Class, u.GPUs[l.Class], l.GPUs)
 		}
@@ -354,8 +358,12 @@ func ruleNames(ms []policy.Match) string {
 	return strings.Join(n, ",")
 }
 
-func (s *Service) ruleInput(id Identity, c *policy.Class, u Usage, l *Lease, kind string, d time.Duration) policy.RuleInput {
+func (s *Service) ruleInput(id Identity, c *policy.Class, u Usage, q policy.Quota, l *Lease, kind string, d time.Duration) policy.RuleInput {
 	rt, rc := s.Policy.RuleInputFor(l.Team, c.Name)
+	for k, v := range q.GPUs {
+		rt.Quota.GPUs[k] = int64(v)
+	}
+	rt.Quota.GPUHoursPerWeek = q.GPUHoursPerWeek
 	if _, listed := s.Policy.Team(l.Team); !listed {
 		rt.DataClasses = s.dataClassesOf(l.Team)
 	}
@@ -501,6 +509,14 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 			if tell {
 				notices = append(notices, Notice{Kind: NoticeGranted, To: []string{cur.User}, Lease: cur})
 			}
+		case Queued: // the scheduler holds it in its queue
+			reason := "waiting in the scheduler's queue"
+			if st.Reason != "" {
+				reason += ": " + st.Reason
+			}
+			if e := s.transition(ctx, tx, cur, Queued, SystemActor, reason); e != nil {
+				return e
+			}
 		default:
 			if e := tx.UpdateLease(ctx, cur, Provisioning); e != nil {
 				return e
@@ -643,6 +659,9 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 	if err != nil {
 		return nil, err
 	}
+	if l.Kind != KindWorkspace {
+		return l, nil
+	}
 	if wasRunning || l.Ref != "" {
 		if err := s.Backend.Stop(ctx, l); err != nil {
 			s.log().Error("backend stop failed", "lease", l.ID, "err", err)
@@ -662,8 +681,8 @@ func (s *Service) Keep(ctx context.Context, user string, id LeaseID) (*Lease, er
 		if err != nil {
 			return err
 		}
-		if !cur.State.Running() {
-			return Errorf(ECONFLICT, "%s is %s, so there is nothing to keep.", id, cur.State)
+		if !cur.State.Running() || cur.Kind != KindWorkspace {
+			return Errorf(ECONFLICT, "%s is not a running workspace, so there is nothing to keep.", id)
 		}
 		cur.KeptAt = s.Clock.Now()
 		cur.WarnedAt = time.Time{}
@@ -672,43 +691,6 @@ func (s *Service) Keep(ctx context.Context, user string, id LeaseID) (*Lease, er
 				return err
 			}
 		} else if err := tx.UpdateLease(ctx, cur, cur.State); err != nil {
-			return err
-		}
-		l = cur
-		return nil
-	})
-	return l, err
-}
-
-// Extend lengthens a running lease within its class's max_duration.
-func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.Duration) (*Lease, error) {
-	if by < time.Minute || by > MaxRequestDuration {
-		return nil, Errorf(EINVALID, "an extension lasts between 1 minute and 30 days, not %s.", policy.FormatDuration(by))
-	}
-	var l *Lease
-	err := s.Store.Update(ctx, nil, func(tx Tx) error {
-		cur, err := s.owned(ctx, tx, user, id)
-		if err != nil {
-			return err
-		}
-		if !cur.State.Live() {
-			return Errorf(ECONFLICT, "%s is %s and cannot be extended; ask for a new lease with /gpu request.", id, cur.State)
-		}
-		c, _ := s.Policy.Class(cur.Class)
-		total := cur.Duration + by
-		if c != nil && total > c.MaxDuration.Duration {
-			return Errorf(EFORBIDDEN, "%s would last %s in all, beyond the %s that class %s allows without approval.", id, policy.FormatDuration(total), policy.FormatDuration(c.MaxDuration.Duration), c.Name)
-		}
-		cur.Duration = total
-		cur.Extensions++
-		if !cur.ExpiresAt.IsZero() {
-			cur.ExpiresAt = cur.ExpiresAt.Add(by)
-		}
-		if err := tx.UpdateLease(ctx, cur, cur.State); err != nil {
-			return err
-		}
-		if err := tx.AddEvent(ctx, &Event{Lease: cur.ID, At: s.Clock.Now(), Actor: user, From: cur.State, To: cur.State,
-			Reason: "extended by " + policy.FormatDuration(by)}); err != nil {
 			return err
 		}
 		l = cur
@@ -730,6 +712,9 @@ func (s *Service) startQueued(ctx context.Context, class string) {
 		return
 	}
 	for _, q := range queued {
+		if q.Ref != "" && s.Backend.Inventory() == nil {
+			continue // submitted already: it waits in the scheduler's own queue
+		}
 		var placed bool
 		err := s.Store.Update(ctx, s.admissionLocks(q.Team, q.Class), func(tx Tx) error {
 			cur, err := tx.GetLease(ctx, q.ID)
@@ -877,7 +862,3 @@ func (s *Service) TeamUsage(ctx context.Context, team string) (Usage, error) {
 	return u, err
 }
 
-// QuotaFor is a team's quota now.
-func (s *Service) QuotaFor(_ context.Context, team string) policy.Quota {
-	return s.Policy.QuotaFor(team)
-}

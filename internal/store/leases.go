@@ -43,6 +43,9 @@ type leaseRow struct {
 	DecidedAt  dbTime         `db:"decided_at"`
 	Reclaimed  float64        `db:"reclaimed_gpu_hours"`
 	Extensions int            `db:"extensions"`
+	Kind       string         `db:"kind"`
+	Parent     int64          `db:"parent_id"`
+	Because    string         `db:"because"`
 }
 
 // leaseFields are the columns of leases other than id, in table order.
@@ -51,6 +54,7 @@ var leaseFields = []string{
 	"state", "node", "gpu_index", "rules", "reason", "connect", "ref", "request_key",
 	"created_at", "started_at", "expires_at", "ended_at", "kept_at", "warned_at",
 	"decided_by", "decided_at", "reclaimed_gpu_hours", "extensions",
+	"kind", "parent_id", "because",
 }
 
 // Statements built once from leaseFields, with :name parameters bound from a leaseRow.
@@ -101,6 +105,9 @@ func toLeaseRow(l *qm.Lease) leaseRow {
 		DecidedAt:  dbTime(l.DecidedAt),
 		Reclaimed:  l.Reclaimed,
 		Extensions: l.Extensions,
+		Kind:       string(l.Kind),
+		Parent:     int64(l.Parent),
+		Because:    l.Because,
 	}
 }
 
@@ -137,6 +144,9 @@ func (r *leaseRow) lease() (*qm.Lease, error) {
 		DecidedAt:  time.Time(r.DecidedAt),
 		Reclaimed:  r.Reclaimed,
 		Extensions: r.Extensions,
+		Kind:       qm.Kind(r.Kind),
+		Parent:     qm.LeaseID(r.Parent),
+		Because:    r.Because,
 	}, nil
 }
 
@@ -264,6 +274,12 @@ func (t *tx) ListLeases(ctx context.Context, f qm.LeaseFilter) ([]*qm.Lease, err
 		where []string
 		args  []any
 	)
+	if f.Kind != qm.AnyKind {
+		where, args = append(where, "kind = ?"), append(args, string(f.Kind))
+	}
+	if f.Parent != 0 {
+		where, args = append(where, "parent_id = ?"), append(args, int64(f.Parent))
+	}
 	if f.User != "" {
 		where, args = append(where, "user_name = ?"), append(args, f.User)
 	}

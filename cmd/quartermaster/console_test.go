@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type message struct {
+	To      string `json:"to"`
+	Text    string `json:"text"`
+	Actions []struct {
+		Label   string `json:"label"`
+		Command string `json:"command"`
+	} `json:"actions"`
+}
+
+// runConsoleScript runs the console on the embedded default with a script on standard input.
+func runConsoleScript(t *testing.T, script string, extra ...string) []message {
+	t.Helper()
+	t.Setenv("QM_DATA_DIR", t.TempDir())
+	t.Setenv("QM_POLICY", "")
+	t.Setenv("QM_DATABASE_URL", "")
+	var out, errb bytes.Buffer
+	args := append([]string{"console", "--json", "--clock", "2026-11-30T15:00:00Z"}, extra...)
+	if code := run(context.Background(), args, strings.NewReader(script), &out, &errb); code != 0 {
+		t.Fatalf("console exited %d: %s", code, errb.String())
+	}
+	var msgs []message
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m message
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
+
+// The quick start of README.md: a request on the embedded default is granted, and three hours
+// later alice hears that it expired.
+func TestConsoleQuickStart(t *testing.T) {
+	msgs := runConsoleScript(t, "alice@acme.example: /gpu request 1 interactive 2h\n:advance 3h\n")
+	if len(msgs) != 2 {
+		t.Fatalf("want a grant and an expiry, got %+v", msgs)
+	}
+	g := msgs[0]
+	for _, want := range []string{"L-1 is active", "l40s-01", "until Mon 30 Nov 11:00 CST", "$1.80"} {
+		if !strings.Contains(g.Text, want) {
+			t.Errorf("grant %q lacks %q", g.Text, want)
+		}
+	}
+	if g.To != "alice@acme.example" || len(g.Actions) == 0 || g.Actions[len(g.Actions)-1].Command != "/gpu release L-1" {
+		t.Errorf("grant addressed or buttoned wrongly: %+v", g)
+	}
+	if e := msgs[1]; e.To != "alice@acme.example" || !strings.Contains(e.Text, "L-1 expired") {
+		t.Errorf("expiry message: %+v", e)
+	}
+}
+
+func TestConsoleRefusesStrangersAndBadLines(t *testing.T) {
+	msgs := runConsoleScript(t, "mallory@evil.example: /gpu request 1 interactive\nthis is not a command\n:advance soon\n:util L-9 50\n")
+	if len(msgs) != 4 {
+		t.Fatalf("got %+v", msgs)
+	}
+	if !strings.Contains(msgs[0].Text, "not in the directory") || msgs[0].To != "mallory@evil.example" {
+		t.Errorf("stranger: %+v", msgs[0])
+	}
+	for _, m := range msgs[1:] {
+		if !strings.Contains(m.Text, "Example:") {
+			t.Errorf("no example in %q", m.Text)
+		}
+	}
+}
+
+func TestConsoleStateSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "qm.db")
+	run1 := runConsoleScript(t, "alice@acme.example: /gpu request 1 interactive 8h\n", "--db", db)
+	if !strings.Contains(run1[0].Text, "L-1 is active") {
+		t.Fatal(run1[0].Text)
+	}
+	run2 := runConsoleScript(t, "alice@acme.example: /gpu list\n", "--db", db)
+	if !strings.Contains(run2[0].Text, "L-1") || !strings.Contains(run2[0].Text, "State: active") {
+		t.Fatalf("after a restart: %q", run2[0].Text)
+	}
+}
+
+func TestPolicyCheck(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"policy", "check", "../../docs/quartermaster.example.yaml"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("example policy rejected: %s", errb.String())
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	src := "organization: X\nclasses:\n  - {name: gpu, max_gpus: 1, max_duration: 1h}\nexceptions:\n  - name: broken\n    when: request.gpus > 'x'\nsim: {nodes: [{name: n, count: 1, class: gpu, gpus: 1}]}\n"
+	if err := os.WriteFile(bad, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run(context.Background(), []string{"policy", "check", bad}, nil, &out, &errb); code != 1 {
+		t.Fatalf("bad policy exit %d", code)
+	}
+	if !strings.Contains(errb.String(), "bad.yaml:6: exception rule \"broken\", at column 14") {
+		t.Fatalf("error does not name rule, line and column: %s", errb.String())
+	}
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// to returns the messages addressed to who.
+func to(msgs []message, who string) []message {
+	var out []message
+	for _, m := range msgs {
+		if m.To == who {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func mustContain(t *testing.T, what string, msgs []message, subs ...string) {
+	t.Helper()
+	var all []string
+	for _, m := range msgs {
+		all = append(all, m.Text)
+	}
+	text := strings.Join(all, "\n---\n")
+	for _, s := range subs {
+		if !strings.Contains(text, s) {
+			t.Errorf("%s: no %q in:\n%s", what, s, text)
+		}
+	}
+}
+
+// TestExceptionScenario walks the approval paths of the example policy in the console.
+func TestExceptionScenario(t *testing.T) {
+	script := `
+carl@contractor.example: /gpu request 1 interactive 2h
+bob@acme.example: /gpu approve L-1
+carl@contractor.example: /gpu approve L-1
+dana@acme.example: /gpu status L-1
+dana@acme.example: /gpu request 2 interactive 2h
+dana@acme.example: /gpu approve L-2
+dana@acme.example: /gpu approvals
+dana@acme.example: /gpu approve L-1
+alice@acme.example: /gpu request 1 interactive data restricted
+dana@acme.example: /gpu deny L-3 restricted data needs a signed DPA
+alice@acme.example: /gpu status L-3
+bob@acme.example: /gpu request 2 train for 80h
+:advance 25h
+bob@acme.example: /gpu status L-4
+`
+	msgs := runConsoleScript(t, strings.TrimLeft(script, "\n"))
+	byLine := func(prefix string) []message {
+		var out []message
+		for _, m := range msgs {
+			if strings.HasPrefix(m.Text, prefix) {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	carl := to(msgs, "carl@contractor.example")
+	mustContain(t, "contractor waits", carl[:1], "L-1 waits for approval", "contractor", "dana@acme.example will decide")
+	dana := to(msgs, "dana@acme.example")
+	if len(dana) == 0 || len(dana[0].Actions) != 2 || dana[0].Actions[0].Command != "/gpu approve L-1" || dana[0].Actions[1].Command != "/gpu deny L-1" {
+		t.Fatalf("the budget owner got no Approve/Deny for L-1: %+v", dana)
+	}
+	mustContain(t, "team channel", to(msgs, "#vision-gpu"), "Approval needed: carl@contractor.example")
+	mustContain(t, "non-owner refused", to(msgs, "bob@acme.example"), "only dana@acme.example can decide L-1")
+	mustContain(t, "requester refused", carl, "only dana@acme.example can decide L-1")
+	mustContain(t, "nothing changed", byLine("L-1 for carl"), "L-1 for carl@contractor.example: pending_approval")
+	mustContain(t, "self-approval refused", dana, "you cannot decide your own request L-2")
+	mustContain(t, "approvals list", dana, "1 request(s) wait for your decision", "carl@contractor.example asks for 1 × interactive")
+	mustContain(t, "approved", dana, "Approved L-1")
+	mustContain(t, "requester told and lease active", carl, "Approved by dana@acme.example: L-1 is active: 1 × interactive")
+	mustContain(t, "all copies updated", to(msgs, "#vision-gpu"), "L-1 was approved by dana@acme.example at Mon 09:00")
+	// The fallback approver decides L-2, which its budget owner asked for.
+	alice := to(msgs, "alice@acme.example")
+	mustContain(t, "new data class waits", alice, "L-3 waits for approval", "new-data-class")
+	mustContain(t, "denial told", alice, "L-3 was denied by dana@acme.example: restricted data needs a signed DPA")
+	mustContain(t, "history", alice, "dana@acme.example: pending_approval → denied (denied by dana@acme.example: restricted data needs a signed DPA)")
+	bob := to(msgs, "bob@acme.example")
+	mustContain(t, "long request waits", bob, "L-4 waits for approval", "long-request")
+	mustContain(t, "timeout told to requester", bob, "L-4 was denied: no decision within 1d")
+	mustContain(t, "timeout told to approver", dana, "L-4 expired undecided")
+	mustContain(t, "timeout history", bob, "system: pending_approval → denied (no decision within 1d)")
+}
+
+// TestQuotaIncreaseScenario: an approved increase raises the quota, is used, expires, and the quota
+// falls back to its old value by itself.
+func TestQuotaIncreaseScenario(t *testing.T) {
+	script := `
+maya@acme.example: /gpu request 8 train 4h
+maya@acme.example: /gpu quota request +8 train for 1d because paper deadline
+lee@acme.example: /gpu approve L-2
+maya@acme.example: /gpu quota
+maya@acme.example: /gpu request 8 train 4h
+:advance 25h
+maya@acme.example: /gpu quota
+maya@acme.example: /gpu request 8 train 4h
+maya@acme.example: /gpu request 1 train 4h
+`
+	msgs := runConsoleScript(t, strings.TrimLeft(script, "\n"))
+	maya := to(msgs, "maya@acme.example")
+	mustContain(t, "first lease", maya[:1], "L-1 is active")
+	mustContain(t, "increase asked", maya, "L-2 asks for +8 train GPUs for team language for 1d; lee@acme.example will decide")
+	mustContain(t, "lee asked", to(msgs, "lee@acme.example"), "asks for +8 train GPUs for 1d because paper deadline")
+	mustContain(t, "increase approved", maya, "Team language may hold 8 more train GPUs until")
+	mustContain(t, "raised quota", maya, "train: 8 of 16 GPUs in use (8 + 8 approved increase)")
+	mustContain(t, "used", maya, "L-3 is active: 8 × train")
+	mustContain(t, "expired", maya, "L-2 ended: team language's extra 8 train GPUs are gone and its quota is back to 8")
+	mustContain(t, "back to old quota", maya, "train: 0 of 8 GPUs in use")
+	mustContain(t, "old quota binds again", maya, "L-4 is active", "L-5 waits for approval", "over-quota")
+}

@@ -1,0 +1,98 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// baseInput is a request that no example rule stops: 1 interactive GPU for 2h from a cleared team
+// member with room in the quota.
+func baseInput(p *Policy) RuleInput {
+	team, class := p.RuleInputFor("vision", "interactive")
+	return RuleInput{
+		Request: RuleRequest{Kind: "lease", GPUs: 1, Class: "interactive", Duration: 2 * time.Hour, GPUHours: 2, DataClass: "internal"},
+		User:    RuleUser{Name: "alice@acme.example", Groups: []string{"ai-vision"}},
+		Team:    team,
+		Usage:   RuleUsage{GPUsInUse: 0, GPUHoursWeek: 0},
+		Class:   class,
+	}
+}
+
+// TestExampleRulesBoundaries: each example rule stays quiet exactly at its boundary and fires just past it.
+func TestExampleRulesBoundaries(t *testing.T) {
+	p, err := LoadFile(examplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Evaluate(baseInput(p)); len(got) != 0 {
+		t.Fatalf("the base request matches %v", got)
+	}
+	cases := []struct {
+		rule         string
+		atBoundary   func(*RuleInput)
+		pastBoundary func(*RuleInput)
+	}{
+		{"large-request",
+			func(in *RuleInput) { in.Request.GPUs = 1 }, // interactive max_gpus 1
+			func(in *RuleInput) { in.Request.GPUs = 2 }},
+		{"long-request",
+			func(in *RuleInput) { in.Request.Duration = 8 * time.Hour },
+			func(in *RuleInput) { in.Request.Duration = 8*time.Hour + time.Minute }},
+		{"exclusive-reservation",
+			func(in *RuleInput) { in.Request.Reservation = false },
+			func(in *RuleInput) { in.Request.Reservation = true }},
+		{"new-data-class",
+			func(in *RuleInput) { in.Request.DataClass = "internal" },
+			func(in *RuleInput) { in.Request.DataClass = "restricted" }},
+		{"contractor",
+			func(in *RuleInput) { in.User.Groups = []string{"ai-vision", "contractor-alumni"} },
+			func(in *RuleInput) { in.User.Groups = []string{"ai-vision", "contractors"} }},
+		{"over-quota", // vision: 4 interactive GPUs at once
+			func(in *RuleInput) { in.Usage.GPUsInUse = 3 },
+			func(in *RuleInput) { in.Usage.GPUsInUse = 4 }},
+		{"over-quota", // vision: 600 GPU-hours a week; the request needs 2
+			func(in *RuleInput) { in.Usage.GPUHoursWeek = 598 },
+			func(in *RuleInput) { in.Usage.GPUHoursWeek = 598.5 }},
+	}
+	for _, c := range cases {
+		in := baseInput(p)
+		c.atBoundary(&in)
+		if got := p.Evaluate(in); len(got) != 0 {
+			t.Errorf("%s: fires at its boundary: %v", c.rule, got)
+		}
+		in = baseInput(p)
+		c.pastBoundary(&in)
+		got := p.Evaluate(in)
+		if len(got) != 1 || got[0].Rule != c.rule {
+			t.Errorf("%s: just past its boundary got %v", c.rule, got)
+		}
+		if len(got) == 1 && got[0].Why == "" {
+			t.Errorf("%s: no why", c.rule)
+		}
+	}
+}
+
+// TestMalformedRules: policy check names the rule and the position in the expression.
+func TestMalformedRules(t *testing.T) {
+	head := "organization: X\nclasses:\n  - {name: gpu, max_gpus: 1, max_duration: 1h}\nsim: {nodes: [{name: n, count: 1, class: gpu, gpus: 1}]}\nexceptions:\n  - name: r\n    when: "
+	for when, want := range map[string]string{
+		`request.gpus >`:                 `exception rule "r", at column 15`,
+		`request.gpus > "8"`:             `exception rule "r", at column 14 of its when: found no matching overload`,
+		`request.gpu > 8`:                `exception rule "r", at column 8 of its when: undefined field 'gpu'`,
+		`usage.gpus_in_use + 1`:          `exception rule "r" must give true or false, but its when gives int`,
+		`request.duration > 8`:           `exception rule "r", at column 18`,
+		`size(user.groups) > 1.5`:        `exception rule "r", at column 19`,
+		`'x' in request.class`:           `exception rule "r", at column 5`,
+		`team.quota.gpus["gpu"] > "one"`: `exception rule "r", at column 24`,
+	} {
+		_, err := Load([]byte(head+"'"+strings.ReplaceAll(when, "'", "''")+"'\n"), "p.yaml")
+		if err == nil {
+			t.Errorf("%s: accepted", when)
+			continue
+		}
+		if !strings.Contains(err.Error(), "p.yaml:7: "+want) {
+			t.Errorf("%s: error does not name rule, line and position (%q):\n%v", when, want, err)
+		}
+	}
+}

@@ -1,0 +1,222 @@
+package qm
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
+)
+
+// DefaultQuotaIncrease is how long an approved quota increase lasts when the request names no duration.
+const DefaultQuotaIncrease = 7 * 24 * time.Hour
+
+// QuotaRule is the name shown for quota increase requests, which always go to a budget owner.
+const QuotaRule = "quota-increase"
+
+// effectiveQuota is the policy's quota for a team plus its approved increases in effect at now.
+func (s *Service) effectiveQuota(ctx context.Context, tx Tx, team string, now time.Time) (policy.Quota, error) {
+	q := s.Policy.QuotaFor(team)
+	grants, err := tx.ListLeases(ctx, LeaseFilter{Kind: KindQuota, Team: team, States: []State{Active}})
+	if err != nil {
+		return q, err
+	}
+	for _, g := range grants {
+		if !g.ExpiresAt.After(now) {
+			continue
+		}
+		q.GPUs[g.Class] += g.GPUs
+		// The extra GPUs come with the GPU-hours to use them while the increase lasts (a week at most).
+		q.GPUHoursPerWeek += GPUHours(g.GPUs, min(g.ExpiresAt.Sub(now), 7*24*time.Hour))
+	}
+	return q, nil
+}
+
+// QuotaFor is a team's quota now, approved increases included.
+func (s *Service) QuotaFor(ctx context.Context, team string) policy.Quota {
+	q := s.Policy.QuotaFor(team)
+	_ = s.Store.View(ctx, func(tx Tx) error {
+		var err error
+		q, err = s.effectiveQuota(ctx, tx, team, s.Clock.Now())
+		return err
+	})
+	return q
+}
+
+// QuotaIncrease asks the team's budget owners for n more GPUs of a class for d.
+func (s *Service) QuotaIncrease(ctx context.Context, user, team, class string, n int, d time.Duration, because string) (*Outcome, error) {
+	id, err := s.Resolve(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := s.Policy.Class(class)
+	if !ok {
+		return nil, Errorf(EINVALID, "there is no class %q; the catalog has %s.", class, strings.Join(s.Policy.ClassNames(), ", "))
+	}
+	if team, err = s.teamFor(id, team); err != nil {
+		return nil, err
+	}
+	if d == 0 {
+		d = DefaultQuotaIncrease
+	}
+	if d < time.Hour || d > 90*24*time.Hour {
+		return nil, Errorf(EINVALID, "a quota increase lasts between 1 hour and 90 days, not %s.", policy.FormatDuration(d))
+	}
+	if n < 1 || n > MaxRequestGPUs {
+		return nil, Errorf(EINVALID, "%d is not a number of extra GPUs you can ask for.", n)
+	}
+	if strings.TrimSpace(because) == "" {
+		return nil, Errorf(EINVALID, "a quota increase needs a reason.")
+	}
+	l := &Lease{Kind: KindQuota, User: user, Team: team, Class: c.Name, GPUs: n, Duration: d, State: PendingApproval,
+		Rules: QuotaRule, Because: because, Reason: "a quota increase needs a budget owner's approval", CreatedAt: s.Clock.Now()}
+	match := policy.Match{Rule: QuotaRule, Why: fmt.Sprintf("+%d %s GPUs for %s: %s", n, c.Name, policy.FormatDuration(d), because)}
+	out := &Outcome{Lease: l, Matches: []policy.Match{match}, Approvers: s.Policy.Approvers(team)}
+	err = s.Store.Update(ctx, []string{"team:" + team}, func(tx Tx) error {
+		return s.create(ctx, tx, l, user, l.Reason)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.notify(ctx, []Notice{{Kind: NoticeApprovalRequest, To: s.approvalAudience(team), Lease: l, Matches: out.Matches, Approvers: out.Approvers}})
+	return out, nil
+}
+
+// applyApproval moves an approved exception on, by kind. It runs inside Decide's transaction.
+func (s *Service) applyApproval(ctx context.Context, tx Tx, l *Lease, approver string) (placed bool, err error) {
+	now := s.Clock.Now()
+	reason := "approved by " + approver
+	switch l.Kind {
+	case KindQuota:
+		l.StartedAt, l.ExpiresAt = now, now.Add(l.Duration)
+		return false, s.transition(ctx, tx, l, Active, approver, reason)
+	case KindExtension:
+		parent, err := tx.GetLease(ctx, l.Parent)
+		if err != nil {
+			return false, err
+		}
+		if !parent.State.Live() {
+			return false, s.transition(ctx, tx, l, Cancelled, approver, fmt.Sprintf("approved by %s, but %s had already ended", approver, parent.ID))
+		}
+		if err := s.extendLease(ctx, tx, parent, l.Duration, approver, fmt.Sprintf("extended by %s (%s approved by %s)", policy.FormatDuration(l.Duration), l.ID, approver)); err != nil {
+			return false, err
+		}
+		l.StartedAt, l.ExpiresAt = now, parent.ExpiresAt
+		if l.ExpiresAt.IsZero() {
+			l.ExpiresAt = now.Add(parent.Duration)
+		}
+		return false, s.transition(ctx, tx, l, Active, approver, reason+"; applied to "+parent.ID.String())
+	default:
+		if err := s.transition(ctx, tx, l, Queued, approver, reason); err != nil {
+			return false, err
+		}
+		return s.tryPlace(ctx, tx, l, reason)
+	}
+}
+
+// extendLease lengthens a live lease inside a transaction.
+func (s *Service) extendLease(ctx context.Context, tx Tx, l *Lease, by time.Duration, actor, reason string) error {
+	l.Duration += by
+	l.Extensions++
+	if !l.ExpiresAt.IsZero() {
+		l.ExpiresAt = l.ExpiresAt.Add(by)
+	}
+	if err := tx.UpdateLease(ctx, l, l.State); err != nil {
+		return err
+	}
+	return tx.AddEvent(ctx, &Event{Lease: l.ID, At: s.Clock.Now(), Actor: actor, From: l.State, To: l.State, Reason: reason})
+}
+
+// Extend lengthens a lease. Within policy it happens at once and returns the extended lease; when a
+// published rule applies (e.g. beyond the class's max_duration) it returns a pending extension
+// request (Kind KindExtension) for the budget owners.
+func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.Duration) (*Outcome, error) {
+	if by < time.Minute || by > MaxRequestDuration {
+		return nil, Errorf(EINVALID, "an extension lasts between 1 minute and 30 days, not %s.", policy.FormatDuration(by))
+	}
+	who, err := s.Resolve(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	var l0 *Lease
+	if err := s.Store.View(ctx, func(tx Tx) error {
+		var err error
+		l0, err = s.owned(ctx, tx, user, id)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if l0.Kind != KindWorkspace {
+		return nil, Errorf(EINVALID, "%s is a %s request, not a workspace lease; only workspace leases can be extended.", id, l0.Kind)
+	}
+	var out *Outcome
+	var notices []Notice
+	err = s.Store.Update(ctx, s.admissionLocks(l0.Team, l0.Class), func(tx Tx) error {
+		notices = nil
+		cur, err := s.owned(ctx, tx, user, id)
+		if err != nil {
+			return err
+		}
+		if !cur.State.Live() {
+			return Errorf(ECONFLICT, "%s is %s and cannot be extended; ask for a new lease with /gpu request.", id, cur.State)
+		}
+		c, ok := s.Policy.Class(cur.Class)
+		if !ok {
+			return Errorf(EINVALID, "class %s of %s is no longer in the catalog, so it cannot be extended.", cur.Class, id)
+		}
+		u, err := s.usage(ctx, tx, cur.Team, s.Clock.Now())
+		if err != nil {
+			return err
+		}
+		q, err := s.effectiveQuota(ctx, tx, cur.Team, s.Clock.Now())
+		if err != nil {
+			return err
+		}
+		ext := &Lease{Kind: KindExtension, Parent: cur.ID, User: user, Team: cur.Team, Class: cur.Class, GPUs: 0, Duration: by,
+			DataClass: cur.DataClass, Exclusive: cur.Exclusive, Template: cur.Template, CreatedAt: s.Clock.Now()}
+		in := s.ruleInput(who, c, u, q, ext, "extend", cur.Duration+by)
+		in.Request.GPUHours = GPUHours(cur.GPUs, by)
+		matches := s.Policy.Evaluate(in)
+		if len(matches) == 0 {
+			if err := s.extendLease(ctx, tx, cur, by, user, "extended by "+policy.FormatDuration(by)); err != nil {
+				return err
+			}
+			out = &Outcome{Lease: cur}
+			return nil
+		}
+		ext.State = PendingApproval
+		ext.Rules = ruleNames(matches)
+		ext.Reason = matches[0].Why
+		if err := s.create(ctx, tx, ext, user, ext.Reason); err != nil {
+			return err
+		}
+		out = &Outcome{Lease: ext, Matches: matches, Approvers: s.Policy.Approvers(cur.Team)}
+		notices = append(notices, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(cur.Team), Lease: ext, Matches: matches, Approvers: out.Approvers})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.notify(ctx, notices)
+	return out, nil
+}
+
+// Touches counts human decisions on requests made in [from, to) and the requests themselves, for
+// the "human touches per 100 leases" figure.
+func (s *Service) Touches(ctx context.Context, from, to time.Time) (touches, requests int, err error) {
+	ls, err := s.List(ctx, LeaseFilter{Kind: AnyKind, EndedAfter: from})
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, l := range ls {
+		if l.CreatedAt.Before(from) || !l.CreatedAt.Before(to) {
+			continue
+		}
+		requests++
+		if l.DecidedBy != "" && l.DecidedBy != SystemActor {
+			touches++
+		}
+	}
+	return touches, requests, nil
+}
