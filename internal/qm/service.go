@@ -861,4 +861,3 @@ func (s *Service) TeamUsage(ctx context.Context, team string) (Usage, error) {
 	})
 	return u, err
 }
-
