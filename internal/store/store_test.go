@@ -38,6 +38,9 @@ func TestConformance(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
+			if b.name == "postgres" {
+				storetest.RequirePostgres(t)
+			}
 			storetest.Conformance(t, func(t *testing.T) qm.Store {
 				return storetest.Open(t, b.url(t))
 			})

@@ -72,6 +72,23 @@ func Postgres(t testing.TB) string {
 	return u.String()
 }
 
+// RequirePostgres skips the test (fails it under CI=true) unless the test database answers, without
+// creating anything. Call it before work that would open many Postgres schemas, so one clear skip
+// replaces many.
+func RequirePostgres(t testing.TB) {
+	t.Helper()
+	base := PostgresDSN()
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("storetest: %s: %v", PostgresDSNEnv, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
+	defer cancel()
+	if err := adminExec(ctx, base, "SELECT 1"); err != nil {
+		unavailable(t, fmt.Sprintf("PostgreSQL at %s is not available (%v); run scripts/pg-up.sh or set %s", redact(u), err, PostgresDSNEnv))
+	}
+}
+
 // unavailable skips the test, or fails it under CI=true.
 func unavailable(t testing.TB, msg string) {
 	t.Helper()
