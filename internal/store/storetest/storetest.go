@@ -68,6 +68,8 @@ func Postgres(t testing.TB) string {
 
 	q := u.Query()
 	q.Set("search_path", schema)
+	// A test's commits need not wait for the disk; the schema is dropped when it ends anyway.
+	q.Set("synchronous_commit", "off")
 	u.RawQuery = q.Encode()
 	return u.String()
 }
