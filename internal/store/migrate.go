@@ -34,7 +34,7 @@ func (db *DB) Migrate(ctx context.Context) error {
 	}
 	results, err := p.Up(ctx)
 	for _, r := range results {
-		db.logger.InfoContext(ctx, "migrated", "version", r.Source.Version, "duration", r.Duration, "err", r.Error)
+		db.logResult(ctx, r)
 	}
 	if err != nil {
 		return fmt.Errorf("store: migrate up: %w", err)
@@ -50,12 +50,20 @@ func (db *DB) MigrateDown(ctx context.Context) error {
 	}
 	r, err := p.Down(ctx)
 	if r != nil {
-		db.logger.InfoContext(ctx, "migrated down", "version", r.Source.Version, "duration", r.Duration, "err", r.Error)
+		db.logResult(ctx, r)
 	}
 	if err != nil {
 		return fmt.Errorf("store: migrate down: %w", err)
 	}
 	return nil
+}
+
+func (db *DB) logResult(ctx context.Context, r *goose.MigrationResult) {
+	if r.Error != nil {
+		db.logger.ErrorContext(ctx, "migration failed", "direction", r.Direction, "file", baseName(r.Source.Path), "err", r.Error)
+		return
+	}
+	db.logger.InfoContext(ctx, "migrated", "direction", r.Direction, "file", baseName(r.Source.Path), "duration", r.Duration)
 }
 
 // Status lists every migration in version order and whether it is applied.
