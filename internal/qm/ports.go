@@ -24,6 +24,9 @@ type LeaseFilter struct {
 	// EndedAfter keeps only leases that were open at or after this instant.
 	EndedAfter time.Time
 	Limit      int
+	// Slim reads only ID, Kind, User, Team, Class, GPUs, Duration, State, Node, GPUIndex and the
+	// created, started, expires and ended times: what admission and placement need, cheaply.
+	Slim bool
 }
 
 // AnyKind in a LeaseFilter selects leases of every kind.

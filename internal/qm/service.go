@@ -222,7 +222,7 @@ func (s *Service) WeekStart(t time.Time) time.Time {
 // usage computes a team's usage inside a transaction.
 func (s *Service) usage(ctx context.Context, tx Tx, team string, now time.Time) (Usage, error) {
 	ws := s.WeekStart(now)
-	leases, err := tx.ListLeases(ctx, LeaseFilter{Team: team, EndedAfter: ws})
+	leases, err := tx.ListLeases(ctx, LeaseFilter{Team: team, EndedAfter: ws, Slim: true})
 	if err != nil {
 		return Usage{}, err
 	}
@@ -438,7 +438,7 @@ func (s *Service) tryPlace(ctx context.Context, tx Tx, l *Lease, reason string) 
 		return true, s.transition(ctx, tx, l, Provisioning, SystemActor, reason)
 	}
 	runningStates := []State{Provisioning, Active, IdleWarned}
-	running, err := tx.ListLeases(ctx, LeaseFilter{Class: l.Class, States: runningStates})
+	running, err := tx.ListLeases(ctx, LeaseFilter{Class: l.Class, States: runningStates, Slim: true})
 	if err != nil {
 		return false, err
 	}
@@ -449,7 +449,7 @@ func (s *Service) tryPlace(ctx context.Context, tx Tx, l *Lease, reason string) 
 		for _, name := range s.Policy.SharedClasses() {
 			others := running
 			if name != l.Class {
-				if others, err = tx.ListLeases(ctx, LeaseFilter{Class: name, States: runningStates}); err != nil {
+				if others, err = tx.ListLeases(ctx, LeaseFilter{Class: name, States: runningStates, Slim: true}); err != nil {
 					return false, err
 				}
 			}
@@ -747,7 +747,7 @@ type ClassStatus struct {
 
 // Catalog lists the classes with free GPUs now and the predicted wait for one GPU.
 func (s *Service) Catalog(ctx context.Context) ([]ClassStatus, error) {
-	running, err := s.List(ctx, LeaseFilter{States: []State{Provisioning, Active, IdleWarned}})
+	running, err := s.List(ctx, LeaseFilter{States: []State{Provisioning, Active, IdleWarned}, Slim: true})
 	if err != nil {
 		return nil, err
 	}
@@ -811,7 +811,7 @@ func (s *Service) predictWait(ctx context.Context, class string, n int, self Lea
 	var live []*Lease
 	if err := s.Store.View(ctx, func(tx Tx) error {
 		var err error
-		live, err = tx.ListLeases(ctx, LeaseFilter{Class: class, States: LiveStates})
+		live, err = tx.ListLeases(ctx, LeaseFilter{Class: class, States: LiveStates, Slim: true})
 		return err
 	}); err != nil {
 		return WaitEstimate{}

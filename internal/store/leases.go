@@ -60,6 +60,8 @@ var leaseFields = []string{
 // Statements built once from leaseFields, with :name parameters bound from a leaseRow.
 var (
 	leaseColumns = "id, " + strings.Join(leaseFields, ", ")
+	// slimLeaseColumns are what a qm.LeaseFilter with Slim reads: what admission and placement need.
+	slimLeaseColumns = "id, kind, user_name, team, class, gpus, duration_ns, state, node, gpu_index, created_at, started_at, expires_at, ended_at"
 
 	// ON CONFLICT DO NOTHING turns a repeated request key into "no row returned" instead of an
 	// error, which on PostgreSQL would abort the whole transaction: the caller can still look the
@@ -300,7 +302,11 @@ func (t *tx) ListLeases(ctx context.Context, f qm.LeaseFilter) ([]*qm.Lease, err
 		where = append(where, "(ended_at IS NULL OR ended_at >= ?)")
 		args = append(args, dbTime(f.EndedAfter))
 	}
-	q := "SELECT " + leaseColumns + " FROM leases"
+	cols := leaseColumns
+	if f.Slim {
+		cols = slimLeaseColumns
+	}
+	q := "SELECT " + cols + " FROM leases"
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}

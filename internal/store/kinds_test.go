@@ -1,0 +1,68 @@
+package store_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/store/storetest"
+)
+
+// TestKindsAndSlim: the zero Kind selects workspace leases only, AnyKind every kind, Parent the
+// extensions of a lease; Slim reads the admission fields and leaves the rest empty.
+func TestKindsAndSlim(t *testing.T) {
+	eachBackend(t, func(t *testing.T, url string) {
+		db := storetest.Open(t, url)
+		ctx := t.Context()
+		ws := lease(1)
+		ws.Node, ws.GPUIndex, ws.Reason = "h100-01", []int{2, 3}, "granted"
+		ws.StartedAt = time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC)
+		quota := &qm.Lease{Kind: qm.KindQuota, User: "U2", Team: "vision", Class: "h100", GPUs: 4, State: qm.PendingApproval, Because: "deadline", Duration: 24 * time.Hour}
+		if err := db.Update(ctx, nil, func(tx qm.Tx) error {
+			if err := tx.CreateLease(ctx, ws); err != nil {
+				return err
+			}
+			if err := tx.CreateLease(ctx, quota); err != nil {
+				return err
+			}
+			return tx.CreateLease(ctx, &qm.Lease{Kind: qm.KindExtension, Parent: ws.ID, User: "U1", Team: "vision", Class: "h100", State: qm.PendingApproval, Duration: time.Hour})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		list := func(f qm.LeaseFilter) []*qm.Lease {
+			var out []*qm.Lease
+			if err := db.View(ctx, func(tx qm.Tx) error {
+				var err error
+				out, err = tx.ListLeases(ctx, f)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		if got := list(qm.LeaseFilter{}); len(got) != 1 || got[0].ID != ws.ID {
+			t.Fatalf("zero kind: %+v", got)
+		}
+		if got := list(qm.LeaseFilter{Kind: qm.AnyKind}); len(got) != 3 {
+			t.Fatalf("any kind: %d leases", len(got))
+		}
+		got := list(qm.LeaseFilter{Kind: qm.KindQuota})
+		if len(got) != 1 || got[0].Because != "deadline" || got[0].Kind != qm.KindQuota {
+			t.Fatalf("quota kind: %+v", got)
+		}
+		if got := list(qm.LeaseFilter{Kind: qm.KindExtension, Parent: ws.ID}); len(got) != 1 || got[0].Parent != ws.ID {
+			t.Fatalf("extensions of %s: %+v", ws.ID, got)
+		}
+		slim := list(qm.LeaseFilter{Slim: true})
+		if len(slim) != 1 {
+			t.Fatalf("slim: %d", len(slim))
+		}
+		s := slim[0]
+		if s.ID != ws.ID || s.Node != "h100-01" || len(s.GPUIndex) != 2 || s.GPUs != 1 || s.State != qm.Active || !s.StartedAt.Equal(ws.StartedAt) || s.Duration != time.Hour || s.Team != "vision" {
+			t.Fatalf("slim lease lacks admission fields: %+v", s)
+		}
+		if s.Reason != "" {
+			t.Fatalf("slim lease read more than asked: reason %q", s.Reason)
+		}
+	})
+}
