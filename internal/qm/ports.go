@@ -87,6 +87,14 @@ type Backend interface {
 	Stop(ctx context.Context, l *Lease) error
 }
 
+// InstantBackend is a backend whose Start is immediate, local and cannot be half-done (the
+// simulated cluster): the service starts such workspaces inside the admission transaction, so a
+// grant is one transaction.
+type InstantBackend interface {
+	Backend
+	StartsInstantly() bool
+}
+
 // Activity is what telemetry knows of a lease's GPUs.
 type Activity struct {
 	// LastActive is the last time the GPUs showed activity.

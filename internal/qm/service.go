@@ -468,7 +468,20 @@ func (s *Service) tryPlace(ctx context.Context, tx Tx, l *Lease, reason string) 
 	}
 	l.Node = strings.Join(p.Nodes, ",")
 	l.GPUIndex = p.GPUs
-	return true, s.transition(ctx, tx, l, Provisioning, SystemActor, reason)
+	if err := s.transition(ctx, tx, l, Provisioning, SystemActor, reason); err != nil {
+		return true, err
+	}
+	if ib, ok := s.Backend.(InstantBackend); ok && ib.StartsInstantly() {
+		st, err := s.Backend.Start(ctx, l)
+		if err != nil {
+			return true, err
+		}
+		now := s.Clock.Now()
+		l.Connect, l.Ref = st.Connect, st.Ref
+		l.StartedAt, l.ExpiresAt = now, now.Add(l.Duration)
+		return true, s.transition(ctx, tx, l, Active, SystemActor, "workspace ready")
+	}
+	return true, nil
 }
 
 // start asks the backend to start a provisioning lease and records what it says. The owner is told
@@ -729,10 +742,13 @@ func (s *Service) startQueued(ctx context.Context, class string) {
 			s.log().Error("start queued", "lease", q.ID, "err", err)
 			continue
 		}
-		if placed {
+		switch {
+		case placed && q.State == Provisioning:
 			if err := s.start(ctx, q, true); err != nil {
 				s.log().Error("start", "lease", q.ID, "err", err)
 			}
+		case placed && q.State == Active:
+			s.notify(ctx, []Notice{{Kind: NoticeGranted, To: []string{q.User}, Lease: q}})
 		}
 	}
 }

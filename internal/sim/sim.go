@@ -82,6 +82,9 @@ func New(p *policy.Policy, clock qm.Clock) *Cluster {
 // Inventory lists the simulated nodes.
 func (c *Cluster) Inventory() []qm.Node { return c.nodes }
 
+// StartsInstantly tells the service that a simulated start is immediate and local.
+func (c *Cluster) StartsInstantly() bool { return true }
+
 // Start "starts" a workspace at once on the node the service chose.
 func (c *Cluster) Start(_ context.Context, l *qm.Lease) (qm.Started, error) {
 	c.mu.Lock()
