@@ -290,6 +290,9 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 			return err
 		}
 		if cur.State != PendingApproval {
+			if cur.DecidedBy == SystemActor {
+				return Errorf(ECONFLICT, "%s expired undecided at %s and was denied; the requester can ask again.", id, cur.DecidedAt.In(s.Policy.Location).Format("Mon 15:04"))
+			}
 			if cur.DecidedBy != "" {
 				return Errorf(ECONFLICT, "%s was already decided by %s at %s: it is %s.", id, cur.DecidedBy, cur.DecidedAt.In(s.Policy.Location).Format("Mon 15:04"), cur.State)
 			}
