@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -46,6 +47,7 @@ type leaseRow struct {
 	Kind       string         `db:"kind"`
 	Parent     int64          `db:"parent_id"`
 	Because    string         `db:"because"`
+	Params     string         `db:"params"`
 }
 
 // leaseFields are the columns of leases other than id, in table order.
@@ -55,6 +57,7 @@ var leaseFields = []string{
 	"created_at", "started_at", "expires_at", "ended_at", "kept_at", "warned_at",
 	"decided_by", "decided_at", "reclaimed_gpu_hours", "extensions",
 	"kind", "parent_id", "because",
+	"params",
 }
 
 // Statements built once from leaseFields, with :name parameters bound from a leaseRow.
@@ -110,11 +113,16 @@ func toLeaseRow(l *qm.Lease) leaseRow {
 		Kind:       string(l.Kind),
 		Parent:     int64(l.Parent),
 		Because:    l.Because,
+		Params:     formatParams(l.Params),
 	}
 }
 
 func (r *leaseRow) lease() (*qm.Lease, error) {
 	idx, err := parseGPUIndex(r.GPUIndex)
+	if err != nil {
+		return nil, fmt.Errorf("store: lease %d: %w", r.ID, err)
+	}
+	params, err := parseParams(r.Params)
 	if err != nil {
 		return nil, fmt.Errorf("store: lease %d: %w", r.ID, err)
 	}
@@ -149,7 +157,29 @@ func (r *leaseRow) lease() (*qm.Lease, error) {
 		Kind:       qm.Kind(r.Kind),
 		Parent:     qm.LeaseID(r.Parent),
 		Because:    r.Because,
+		Params:     params,
 	}, nil
+}
+
+// formatParams writes template parameters as a JSON object; none is "".
+func formatParams(p map[string]string) string {
+	if len(p) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(p) // a map of strings always marshals
+	return string(b)
+}
+
+// parseParams reads what formatParams wrote; "" is nil.
+func parseParams(s string) (map[string]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var p map[string]string
+	if err := json.Unmarshal([]byte(s), &p); err != nil {
+		return nil, fmt.Errorf("bad params %q", s)
+	}
+	return p, nil
 }
 
 // formatGPUIndex writes GPU indexes as "0,1"; none is "".
