@@ -1,0 +1,384 @@
+package qm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Backends whose scheduler places leases itself (Slurm, Kubernetes) report what became of each
+// lease's job; the service polls them and reconciles. This file holds that side of the domain:
+// the job model, the Watcher port, the transitions it drives and the reconcile pass.
+
+// JobState is what a scheduler says of a lease's job, in the domain's words.
+type JobState string
+
+// Job states. Starting and Ending are on their way in or out: no transition until they settle.
+const (
+	JobPending   JobState = "pending"   // waiting in the scheduler's queue
+	JobStarting  JobState = "starting"  // placed, not running yet (an image pull)
+	JobRunning   JobState = "running"   // holds its GPUs
+	JobEnding    JobState = "ending"    // finishing; its end state is not known yet
+	JobCompleted JobState = "completed" // the workload ended by itself, successfully
+	JobTimeout   JobState = "timeout"   // the scheduler ended it at its time limit
+	JobCancelled JobState = "cancelled" // someone cancelled it in the scheduler
+	JobFailed    JobState = "failed"    // the workload, its node or its start failed
+)
+
+// Ended reports whether the job is over.
+func (s JobState) Ended() bool {
+	return s == JobCompleted || s == JobTimeout || s == JobCancelled || s == JobFailed
+}
+
+// Job is one scheduler job that carries a lease id.
+type Job struct {
+	Lease  LeaseID
+	Ref    string // the scheduler's id: a Slurm job id, a pod or Job name
+	State  JobState
+	Node   string // where it runs, once it runs
+	Reason string // the scheduler's words: why it waits, how it ended
+	// TimeLimit is the scheduler's limit on the job's run time; zero when it has none or does not say.
+	TimeLimit time.Duration
+}
+
+// Watcher is a Backend whose scheduler places and runs leases on its own (Inventory is nil). The
+// service polls it to learn what became of each lease's job and to make the scheduler and the
+// database agree after a crash.
+type Watcher interface {
+	Backend
+	// Jobs lists every job of this service the scheduler knows, running, waiting or recently ended.
+	Jobs(ctx context.Context) ([]Job, error)
+	// Cancel ends a job that no live lease owns. Cancelling a job that is gone is not an error.
+	Cancel(ctx context.Context, j Job) error
+}
+
+// Retimer is a Watcher that can change a job's time limit, so an extended lease's job runs on.
+type Retimer interface {
+	SetTimeLimit(ctx context.Context, j Job, d time.Duration) error
+}
+
+// NoticeFinished tells a user that their job ended by itself.
+const NoticeFinished NoticeKind = "finished"
+
+// NodePlaceholder stands for the node in a Started.Connect given before the scheduler chose one;
+// the service fills it in when the job runs.
+const NodePlaceholder = "{node}"
+
+// SubmitGrace is how long a lease may sit in provisioning without a job before the reconcile
+// pass takes it that the service stopped before submitting it.
+const SubmitGrace = 2 * time.Minute
+
+// MarkQueued records that the scheduler holds a provisioning lease in its queue.
+func (s *Service) MarkQueued(ctx context.Context, id LeaseID, reason string) error {
+	l, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if l.State != Provisioning {
+		return nil
+	}
+	if reason == "" {
+		reason = "waiting in the scheduler's queue"
+	}
+	var cur *Lease
+	ok, err := s.updateIf(ctx, id, Provisioning, func(tx Tx, c *Lease) error {
+		cur = c
+		return s.transition(ctx, tx, c, Queued, SystemActor, reason)
+	})
+	if ok {
+		s.notify(ctx, []Notice{{Kind: NoticeQueued, To: []string{cur.User}, Lease: cur, Reason: reason}})
+	}
+	return err
+}
+
+// MarkFailed ends a live lease as failed, for a reason the scheduler gave, and tells its owner.
+func (s *Service) MarkFailed(ctx context.Context, id LeaseID, reason string) error {
+	return s.MarkEnded(ctx, id, Failed, reason)
+}
+
+// MarkEnded ends a live lease whose job the scheduler ended (to is Released, Expired or Failed)
+// and tells its owner. The job is over already, so nothing is stopped. A lease that ended in the
+// meantime is left as it is.
+func (s *Service) MarkEnded(ctx context.Context, id LeaseID, to State, reason string) error {
+	if !to.Ended() {
+		return fmt.Errorf("qm: MarkEnded to %s, which is not an end state", to)
+	}
+	l, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !l.State.Live() {
+		return nil
+	}
+	var ended *Lease
+	ok, err := s.updateIf(ctx, id, l.State, func(tx Tx, cur *Lease) error {
+		ended = cur
+		return s.transition(ctx, tx, cur, to, SystemActor, reason)
+	})
+	if !ok {
+		return err
+	}
+	kind := NoticeFailed
+	switch to {
+	case Released:
+		kind = NoticeFinished
+	case Expired:
+		kind = NoticeExpired
+	case Reclaimed:
+		kind = NoticeReclaimed
+	}
+	s.notify(ctx, []Notice{{Kind: kind, To: []string{ended.User}, Lease: ended, Reason: reason}})
+	return err
+}
+
+// markRunning records that a lease's job runs: it adopts the job (Ref), fills the node into the
+// connect details and makes a waiting lease active, telling its owner. It reports whether the
+// lease became active.
+func (s *Service) markRunning(ctx context.Context, l *Lease, j Job) (bool, error) {
+	var cur *Lease
+	activated := false
+	ok, err := s.updateIf(ctx, l.ID, l.State, func(tx Tx, c *Lease) error {
+		cur, activated = c, false
+		c.Ref = j.Ref
+		if j.Node != "" {
+			c.Node = j.Node
+			c.Connect = strings.ReplaceAll(c.Connect, NodePlaceholder, firstNode(j.Node))
+		}
+		if c.State != Queued && c.State != Provisioning {
+			return tx.UpdateLease(ctx, c, c.State)
+		}
+		now := s.Clock.Now()
+		c.StartedAt, c.ExpiresAt = now, now.Add(c.Duration)
+		activated = true
+		return s.transition(ctx, tx, c, Active, SystemActor, "workspace ready")
+	})
+	if err != nil || !ok || !activated {
+		return false, err
+	}
+	s.notify(ctx, []Notice{{Kind: NoticeGranted, To: []string{cur.User}, Lease: cur}})
+	return true, nil
+}
+
+// firstNode is the first host of a scheduler's node list: "gpu01" of "gpu01,gpu02" or "gpu[01-02]".
+func firstNode(nodes string) string {
+	n := strings.SplitN(nodes, ",", 2)[0]
+	if i := strings.IndexByte(n, '['); i >= 0 {
+		inner := strings.TrimSuffix(n[i+1:], "]")
+		inner = strings.SplitN(strings.SplitN(inner, ",", 2)[0], "-", 2)[0]
+		return n[:i] + inner
+	}
+	return n
+}
+
+// ReconcileReport says what one reconcile pass saw and did.
+type ReconcileReport struct {
+	Leases    int // live workspace leases looked at
+	Jobs      int // jobs the scheduler reported
+	Activated int // waiting leases whose job runs
+	Queued    int // provisioning leases the scheduler queued
+	Ended     int // leases ended because their job ended (finished, timed out, cancelled, failed)
+	Vanished  int // leases failed because their job is gone
+	Adopted   int // jobs found for a lease that had not recorded them
+	Cancelled int // jobs cancelled because no live lease owns them
+	Retimed   int // jobs whose time limit was raised to an extended lease's
+}
+
+func (r ReconcileReport) String() string {
+	return fmt.Sprintf("%d leases, %d jobs: %d activated, %d queued, %d ended, %d vanished, %d adopted, %d cancelled, %d retimed",
+		r.Leases, r.Jobs, r.Activated, r.Queued, r.Ended, r.Vanished, r.Adopted, r.Cancelled, r.Retimed)
+}
+
+// Reconcile makes the scheduler and the database agree, whatever happened in between (a crash
+// between submitting a job and recording it, a job cancelled behind the service's back, a lease
+// released while its job kept running). It is safe to run at any time and from several replicas:
+// every change is a conditional update, and a lease that moved on is left alone.
+//
+//   - A job runs or waits: its lease becomes active or queued, and adopts the job if it had not
+//     recorded it.
+//   - A job ended: its live lease ends the same way (finished -> released, time limit -> expired,
+//     cancelled outside Quartermaster or failed -> failed), and the owner is told.
+//   - A live lease whose job is gone from the scheduler fails, and the owner is told.
+//   - A job that no live lease owns is cancelled.
+//
+// With a backend that is not a Watcher it does nothing.
+func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
+	var rep ReconcileReport
+	w, ok := s.Backend.(Watcher)
+	if !ok {
+		return rep, nil
+	}
+	// Leases first, jobs second: a lease that had recorded its job when the leases were read had
+	// submitted it before, so the scheduler's list shows it unless it is really gone.
+	live, err := s.List(ctx, LeaseFilter{States: LiveStates})
+	if err != nil {
+		return rep, err
+	}
+	jobs, err := w.Jobs(ctx)
+	if err != nil {
+		return rep, err
+	}
+	rep.Jobs = len(jobs)
+	byLease := make(map[LeaseID][]Job, len(jobs))
+	for _, j := range jobs {
+		byLease[j.Lease] = append(byLease[j.Lease], j)
+	}
+	owned := make(map[string]bool, len(live)) // job refs that a live lease owns
+	var errs []error
+	now := s.Clock.Now()
+	for _, l := range live {
+		if l.Kind != KindWorkspace {
+			continue
+		}
+		rep.Leases++
+		j, found := jobOf(l, byLease[l.ID])
+		if !found {
+			if l.Ref == "" {
+				if l.State != Provisioning || !s.stalled(ctx, l, now) {
+					continue // its start is still in flight
+				}
+				rep.Vanished++
+				errs = append(errs, s.MarkFailed(ctx, l.ID, "its job never reached the scheduler (the service stopped before submitting it)"))
+				continue
+			}
+			rep.Vanished++
+			errs = append(errs, s.MarkFailed(ctx, l.ID, fmt.Sprintf("its job %s is gone from the scheduler", l.Ref)))
+			continue
+		}
+		owned[j.Ref] = true
+		if l.Ref == "" {
+			rep.Adopted++
+		}
+		if err := s.apply(ctx, w, l, j, &rep); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, j := range jobs {
+		if j.State.Ended() || owned[j.Ref] {
+			continue
+		}
+		// Read the lease again: one created after the list above is not an orphan.
+		cur, err := s.Get(ctx, j.Lease)
+		if err == nil && cur.State.Live() && cur.Kind == KindWorkspace && (cur.Ref == "" || cur.Ref == j.Ref) {
+			continue
+		}
+		if err != nil && ErrorCode(err) != ENOTFOUND {
+			errs = append(errs, err)
+			continue
+		}
+		if err := w.Cancel(ctx, j); err != nil {
+			errs = append(errs, fmt.Errorf("cancel orphan job %s of %s: %w", j.Ref, j.Lease, err))
+			continue
+		}
+		s.log().Info("cancelled a job no live lease owns", "job", j.Ref, "lease", j.Lease)
+		rep.Cancelled++
+	}
+	return rep, errors.Join(errs...)
+}
+
+// jobOf picks a lease's job: the one it recorded, else (a lease that crashed before recording
+// it) the newest one not ended, else the newest.
+func jobOf(l *Lease, js []Job) (Job, bool) {
+	if len(js) == 0 {
+		return Job{}, false
+	}
+	if l.Ref != "" {
+		for _, j := range js {
+			if j.Ref == l.Ref {
+				return j, true
+			}
+		}
+		return Job{}, false
+	}
+	sorted := append([]Job(nil), js...)
+	sort.SliceStable(sorted, func(a, b int) bool {
+		if sorted[a].State.Ended() != sorted[b].State.Ended() {
+			return !sorted[a].State.Ended()
+		}
+		return refLess(sorted[b].Ref, sorted[a].Ref)
+	})
+	return sorted[0], true
+}
+
+// refLess orders numeric refs (Slurm job ids) numerically, others as text.
+func refLess(a, b string) bool {
+	if len(a) != len(b) && strings.Trim(a, "0123456789") == "" && strings.Trim(b, "0123456789") == "" {
+		return len(a) < len(b)
+	}
+	return a < b
+}
+
+// stalled reports whether a provisioning lease without a job has waited longer than SubmitGrace
+// since it last changed state.
+func (s *Service) stalled(ctx context.Context, l *Lease, now time.Time) bool {
+	ev, err := s.History(ctx, l.ID)
+	if err != nil || len(ev) == 0 {
+		return now.Sub(l.CreatedAt) > SubmitGrace
+	}
+	return now.Sub(ev[len(ev)-1].At) > SubmitGrace
+}
+
+// apply moves one live lease to where its job is.
+func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *ReconcileReport) error {
+	switch j.State {
+	case JobPending:
+		if l.Ref == "" {
+			if _, err := s.updateIf(ctx, l.ID, l.State, func(tx Tx, c *Lease) error {
+				c.Ref = j.Ref
+				return tx.UpdateLease(ctx, c, c.State)
+			}); err != nil {
+				return err
+			}
+		}
+		if l.State == Provisioning {
+			reason := "waiting in the scheduler's queue"
+			if j.Reason != "" {
+				reason += ": " + j.Reason
+			}
+			rep.Queued++
+			return s.MarkQueued(ctx, l.ID, reason)
+		}
+	case JobRunning:
+		if l.State == Queued || l.State == Provisioning {
+			ok, err := s.markRunning(ctx, l, j)
+			if ok {
+				rep.Activated++
+			}
+			return err
+		}
+		if l.Ref == "" || (j.Node != "" && l.Node != j.Node) {
+			if _, err := s.markRunning(ctx, l, j); err != nil {
+				return err
+			}
+		}
+		if r, ok := w.(Retimer); ok && j.TimeLimit > 0 && j.TimeLimit < l.Duration.Truncate(time.Minute) {
+			if err := r.SetTimeLimit(ctx, j, l.Duration); err != nil {
+				return fmt.Errorf("raise the time limit of job %s of %s: %w", j.Ref, l.ID, err)
+			}
+			rep.Retimed++
+		}
+	case JobCompleted:
+		rep.Ended++
+		reason := "its job finished"
+		if j.Reason != "" {
+			reason += " (" + j.Reason + ")"
+		}
+		return s.MarkEnded(ctx, l.ID, Released, reason)
+	case JobTimeout:
+		rep.Ended++
+		return s.MarkEnded(ctx, l.ID, Expired, "its job reached the scheduler's time limit")
+	case JobCancelled:
+		rep.Ended++
+		return s.MarkFailed(ctx, l.ID, "its job was cancelled in the scheduler, outside Quartermaster")
+	case JobFailed:
+		rep.Ended++
+		reason := "its job failed"
+		if j.Reason != "" {
+			reason += ": " + j.Reason
+		}
+		return s.MarkFailed(ctx, l.ID, reason)
+	}
+	return nil
+}
