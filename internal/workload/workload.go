@@ -1,0 +1,139 @@
+// Package workload turns a lease into what a scheduler backend runs for it: the lease's template
+// (or the default workspace for a lease that names none), its parameters, and the
+// templates.Input built from the lease, its class and its team, rendered for Slurm and
+// Kubernetes. The Slurm and Kubernetes backends share it, so one lease renders the same way on
+// either.
+package workload
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/templates"
+)
+
+// Defaults for Settings left empty.
+const (
+	// DefaultTemplate is what a lease that names no template runs: an SSH server on its GPUs,
+	// the most general interactive workspace (a terminal, scp, an IDE's remote mode).
+	DefaultTemplate = "ssh-shell"
+	// DefaultStorageRoot holds ROOT/TEAM for teams the policy gives no storage path.
+	DefaultStorageRoot = "/scratch/quartermaster"
+)
+
+// Settings are the install's choices that the policy does not make.
+type Settings struct {
+	// DefaultTemplate runs for leases that name none; empty means DefaultTemplate.
+	DefaultTemplate string
+	// StorageRoot is where a team without a storage path in the policy keeps its files
+	// (StorageRoot/TEAM); empty means DefaultStorageRoot.
+	StorageRoot string
+	// Account passes the team as the Slurm account; only where Slurm accounting is on.
+	Account bool
+	// Container is how Slurm nodes run an image: "", "apptainer" or "pyxis".
+	Container string
+	// BaseImage replaces the catalog's base image where set.
+	BaseImage string
+}
+
+// Workload is a lease's workload, rendered.
+type Workload struct {
+	Template *templates.Template
+	Input    templates.Input
+	templates.Rendered
+}
+
+// Render builds the lease's workload. Errors that the lease's own template or parameters cause
+// wrap templates.ErrInvalid and read as one sentence; others are the install's to fix.
+func Render(cat *templates.Catalog, p *policy.Policy, l *qm.Lease, s Settings) (*Workload, error) {
+	name := l.Template
+	if name == "" {
+		name = s.DefaultTemplate
+		if name == "" {
+			name = DefaultTemplate
+		}
+	}
+	t, err := cat.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	in, err := InputFor(p, l, s)
+	if err != nil {
+		return nil, err
+	}
+	if t.Connect != nil && t.Connect.Token {
+		if in.Token, err = NewToken(); err != nil {
+			return nil, err
+		}
+	}
+	if len(l.Params) > 0 {
+		words := make([]string, 0, len(l.Params))
+		for k, v := range l.Params {
+			words = append(words, k+"="+v)
+		}
+		if in.Params, err = t.ParseParams(words); err != nil {
+			return nil, err
+		}
+	}
+	r, err := t.Render(in)
+	if err != nil {
+		return nil, err
+	}
+	return &Workload{Template: t, Input: in, Rendered: r}, nil
+}
+
+// InputFor is the templates.Input of a lease: its id, user, team, class mapping, GPUs,
+// duration and the team's storage. Params and Token are left to the caller.
+func InputFor(p *policy.Policy, l *qm.Lease, s Settings) (templates.Input, error) {
+	c, ok := p.Class(l.Class)
+	if !ok {
+		return templates.Input{}, fmt.Errorf("workload: lease %s has class %q, which the policy does not have", l.ID, l.Class)
+	}
+	in := templates.Input{
+		Lease:    l.ID.String(),
+		User:     l.User,
+		Team:     l.Team,
+		Class:    c.Name,
+		GPUs:     l.GPUs,
+		Duration: l.Duration,
+		Slurm: templates.SlurmTarget{
+			Partition: c.Slurm.Partition,
+			GRES:      c.Slurm.GRES,
+			Container: s.Container,
+		},
+		Kubernetes: templates.KubernetesTarget{
+			Resource:     c.Kubernetes.Resource,
+			NodeSelector: c.Kubernetes.NodeSelector,
+		},
+		Images: templates.Images{Base: s.BaseImage},
+	}
+	if s.Account {
+		in.Slurm.Account = l.Team
+	}
+	root := s.StorageRoot
+	if root == "" {
+		root = DefaultStorageRoot
+	}
+	in.Storage.Path = strings.TrimSuffix(root, "/") + "/" + l.Team
+	if t, ok := p.Team(l.Team); ok {
+		if t.Storage.Path != "" {
+			in.Storage.Path = t.Storage.Path
+		}
+		in.Storage.PVC = t.Storage.PVC
+	}
+	return in, nil
+}
+
+// NewToken is a fresh secret for an interactive workspace (Jupyter's token, code-server's
+// password): 24 random bytes in hex.
+func NewToken() (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("workload: token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}

@@ -1,0 +1,83 @@
+package workload_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/templates"
+	"github.com/acme/quartermaster/internal/workload"
+	qmtemplates "github.com/acme/quartermaster/templates"
+)
+
+func setup(t *testing.T) (*templates.Catalog, *policy.Policy) {
+	t.Helper()
+	cat, err := templates.Load(qmtemplates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.LoadFile("../../docs/quartermaster.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat, p
+}
+
+func TestRenderFromLease(t *testing.T) {
+	cat, p := setup(t)
+	p.Teams[0].Storage.PVC = "vision-data"
+	l := &qm.Lease{ID: 42, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 2, Duration: 90 * time.Minute}
+	w, err := workload.Render(cat, p, l, workload.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Template.Name != workload.DefaultTemplate || w.Input.Token != "" || w.SlurmConnect == nil {
+		t.Errorf("template %s, token %q", w.Template.Name, w.Input.Token)
+	}
+	for _, s := range []string{"--partition=train\n", "--gres=gpu:h100:2\n", "--time=01:30:00\n", "--comment=L-42\n", "/projects/vision/.quartermaster/L-42/"} {
+		if !strings.Contains(w.SlurmScript, s) {
+			t.Errorf("script lacks %q", s)
+		}
+	}
+	if strings.Contains(w.SlurmScript, "--account") {
+		t.Error("an account without accounting")
+	}
+	for _, s := range []string{`claimName: "vision-data"`, `"gpu.acme/class": "train"`, `"nvidia.com/gpu": "2"`, "activeDeadlineSeconds: 5400"} {
+		if !strings.Contains(w.KubernetesYAML, s) {
+			t.Errorf("manifest lacks %q", s)
+		}
+	}
+
+	// A team the policy does not list keeps its files under the storage root; the account is the
+	// team where accounting is on; a template that wants a token gets a fresh one.
+	l = &qm.Lease{ID: 43, User: "zed@acme.example", Team: "misc", Class: "interactive", GPUs: 1, Duration: time.Hour, Template: "jupyterlab", Params: map[string]string{"root": "nb"}}
+	w, err = workload.Render(cat, p, l, workload.Settings{StorageRoot: "/data/teams/", Account: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Input.Storage.Path != "/data/teams/misc" || !strings.Contains(w.SlurmScript, "--account=misc\n") || len(w.Input.Token) != 48 {
+		t.Errorf("storage %q, token %q", w.Input.Storage.Path, w.Input.Token)
+	}
+	if addr := w.SlurmConnect.Address("gpu01", w.Input.Token); !strings.HasSuffix(addr, "/lab?token="+w.Input.Token) {
+		t.Errorf("connect %s", addr)
+	}
+}
+
+func TestRenderRefuses(t *testing.T) {
+	cat, p := setup(t)
+	for _, l := range []*qm.Lease{
+		{ID: 1, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 1, Duration: time.Hour, Template: "nope"},
+		{ID: 1, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 1, Duration: time.Hour, Template: "cuda-smoke", Params: map[string]string{"size": "1"}},
+	} {
+		if _, err := workload.Render(cat, p, l, workload.Settings{}); !errors.Is(err, templates.ErrInvalid) {
+			t.Errorf("%s %v: %v, want an input error", l.Template, l.Params, err)
+		}
+	}
+	l := &qm.Lease{ID: 1, User: "alice@acme.example", Team: "vision", Class: "gold", GPUs: 1, Duration: time.Hour}
+	if _, err := workload.Render(cat, p, l, workload.Settings{}); err == nil || errors.Is(err, templates.ErrInvalid) {
+		t.Errorf("unknown class: %v, want an install error", err)
+	}
+}
