@@ -1,0 +1,325 @@
+package slurm_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/sim"
+	"github.com/acme/quartermaster/internal/slurm"
+	"github.com/acme/quartermaster/internal/store/storetest"
+	"github.com/acme/quartermaster/internal/templates"
+	"github.com/acme/quartermaster/internal/workload"
+	qmtemplates "github.com/acme/quartermaster/templates"
+)
+
+// slurmCluster finds the Slurm cluster to test against: SLURM_CONF from the environment, else the
+// one `make slurm-up` leaves in .slurm/ at the repository root. Without one the test is skipped
+// with a note on how to start it, except under CI=true, where a missing cluster fails.
+func slurmCluster(t testing.TB) (conf string) {
+	t.Helper()
+	missing := func(why string) string {
+		msg := "no Slurm to test against (" + why + "); run `make slurm-up` and `. .slurm/env` (sets SLURM_CONF)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+		return ""
+	}
+	if _, err := exec.LookPath("sbatch"); err != nil {
+		return missing("sbatch is not installed")
+	}
+	conf = os.Getenv("SLURM_CONF")
+	fromEnv := conf != ""
+	if !fromEnv {
+		local, _ := filepath.Abs(filepath.Join("..", "..", ".slurm", "etc", "slurm.conf"))
+		if _, err := os.Stat(local); err != nil {
+			return missing("SLURM_CONF is not set")
+		}
+		conf = local
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sinfo", "-h", "-o", "%P")
+	cmd.Env = append(os.Environ(), "SLURM_CONF="+conf)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if fromEnv {
+			t.Fatalf("SLURM_CONF=%s is set but sinfo fails: %v\n%s", conf, err, out)
+		}
+		return missing("the cluster in .slurm/ is not running: " + strings.TrimSpace(string(out)))
+	}
+	for _, p := range []string{"interactive", "train"} {
+		if !strings.Contains(string(out), p) {
+			t.Fatalf("cluster at %s has no %s partition (sinfo: %s); the test cluster comes from `make slurm-up`", conf, p, out)
+		}
+	}
+	return conf
+}
+
+// testTemplates are the embedded layouts with two short test workloads instead of the real
+// templates, whose servers and trainers are not installed on the test node: "sleeper", an
+// interactive workspace that sleeps (the default for leases naming none), and "nap", a batch
+// job that sleeps for its seconds parameter and exits with its code parameter.
+var testTemplates = map[string]string{
+	"sleeper.yaml": `name: sleeper
+version: 1
+title: Sleeper
+description: An interactive workspace that only sleeps, for tests.
+tags: [test]
+kind: interactive
+resources: {gpus: 1, max_gpus: 8, cpus_per_gpu: 1, memory_gib_per_gpu: 1}
+connect: {protocol: ssh, port: 2222}
+example: ""
+parameters: []
+run: |
+  exec sleep 600
+`,
+	"nap.yaml": `name: nap
+version: 1
+title: Nap
+description: A batch job that sleeps, then exits with a code, for tests.
+tags: [test]
+kind: batch
+resources: {gpus: 1, max_gpus: 8, cpus_per_gpu: 1, memory_gib_per_gpu: 1}
+example: seconds=1
+parameters:
+  - name: seconds
+    type: int
+    default: "1"
+    min: "0"
+    max: "600"
+    description: How long to sleep.
+  - name: code
+    type: int
+    default: "0"
+    min: "0"
+    max: "255"
+    description: Exit code.
+run: |
+  sleep {{.P.seconds}}
+  exit {{.P.code}}
+`,
+}
+
+func testCatalog(t testing.TB) *templates.Catalog {
+	t.Helper()
+	m := fstest.MapFS{}
+	err := fs.WalkDir(qmtemplates.FS, "layouts", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(qmtemplates.FS, path)
+		m[path] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range testTemplates {
+		m[name] = &fstest.MapFile{Data: []byte(body)}
+	}
+	cat, err := templates.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+// examplePolicy is docs/quartermaster.example.yaml with backend slurm and the teams' storage in
+// a temporary directory.
+func examplePolicy(t testing.TB) *policy.Policy {
+	t.Helper()
+	p, err := policy.LoadFile("../../docs/quartermaster.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Backend = "slurm"
+	root := t.TempDir()
+	for _, team := range p.Teams {
+		team.Storage.Path = filepath.Join(root, team.Name)
+		if err := os.MkdirAll(team.Storage.Path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+type dir struct{ p *policy.Policy }
+
+func (d dir) Groups(_ context.Context, user string) ([]string, bool) {
+	id, ok := d.p.Identity(user)
+	if !ok {
+		return nil, false
+	}
+	return id.Groups, true
+}
+
+// notices records what the service tells people.
+type notices struct {
+	mu  sync.Mutex
+	got []qm.Notice
+}
+
+func (n *notices) Notify(_ context.Context, no qm.Notice) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	c := *no.Lease
+	no.Lease = &c
+	n.got = append(n.got, no)
+}
+
+func (n *notices) of(kind qm.NoticeKind, id qm.LeaseID) []qm.Notice {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var out []qm.Notice
+	for _, no := range n.got {
+		if no.Kind == kind && no.Lease.ID == id {
+			out = append(out, no)
+		}
+	}
+	return out
+}
+
+// env is a lease service on the test cluster: the example policy, SQLite, a simulated clock that
+// starts now, and a Slurm backend whose comments carry an instance name of its own, so tests
+// running at once (and other packages' jobs) never see each other's jobs.
+type env struct {
+	t       testing.TB
+	conf    string
+	svc     *qm.Service
+	backend *slurm.Backend
+	clock   *sim.Clock
+	notes   *notices
+	inst    string
+}
+
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	conf := slurmCluster(t)
+	p := examplePolicy(t)
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	inst := "qmt" + hex.EncodeToString(b)
+	backend, err := slurm.New(slurm.Config{Policy: p, Catalog: testCatalog(t), Instance: inst,
+		Workload: workload.Settings{DefaultTemplate: "sleeper"},
+		Env:      []string{"SLURM_CONF=" + conf}, Logger: storetest.Logger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, conf: conf, backend: backend, clock: sim.NewClock(time.Now().UTC()), notes: &notices{}, inst: inst}
+	e.svc = &qm.Service{Policy: p, Store: storetest.Open(t, storetest.SQLite(t)), Backend: backend, Clock: e.clock,
+		Directory: dir{p}, Notifier: e.notes, Logger: storetest.Logger(t)}
+	t.Cleanup(e.cancelAll)
+	return e
+}
+
+// cancelAll cancels every job of this test's instance that is still there.
+func (e *env) cancelAll() {
+	jobs, err := e.backend.Jobs(context.Background())
+	if err != nil {
+		e.t.Logf("cleanup: %v", err)
+		return
+	}
+	for _, j := range jobs {
+		if !j.State.Ended() {
+			_ = e.backend.Cancel(context.Background(), j)
+		}
+	}
+}
+
+// slurmCmd runs a Slurm command against the test cluster.
+func (e *env) slurmCmd(args ...string) string {
+	e.t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), "SLURM_CONF="+e.conf)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		e.t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// job reads one job back from squeue --json.
+func (e *env) job(ref string) slurm.SqueueJob {
+	e.t.Helper()
+	all, err := slurm.ParseSqueue([]byte(e.slurmCmd("squeue", "--json")))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, j := range all {
+		if j.JobID == ref {
+			return j
+		}
+	}
+	e.t.Fatalf("job %s is not in squeue --json", ref)
+	return slurm.SqueueJob{}
+}
+
+// waitJob polls squeue every 100 ms until job ref is in one of states, or fails at the deadline.
+func (e *env) waitJob(ref string, states ...string) slurm.SqueueJob {
+	e.t.Helper()
+	var j slurm.SqueueJob
+	e.eventually("job "+ref+" to be "+strings.Join(states, " or "), func() bool {
+		j = e.job(ref)
+		for _, s := range states {
+			if j.State == s {
+				return true
+			}
+		}
+		return false
+	})
+	return j
+}
+
+// waitLease runs the reconcile pass every 100 ms until the lease is in state, or fails.
+func (e *env) waitLease(id qm.LeaseID, state qm.State) *qm.Lease {
+	e.t.Helper()
+	var l *qm.Lease
+	e.eventually(id.String()+" to be "+string(state), func() bool {
+		if _, err := e.svc.Reconcile(context.Background()); err != nil {
+			e.t.Logf("reconcile: %v", err)
+		}
+		var err error
+		if l, err = e.svc.Get(context.Background(), id); err != nil {
+			e.t.Fatal(err)
+		}
+		return l.State == state
+	})
+	return l
+}
+
+// deadline bounds every wait: long enough for a loaded two-core machine whose cluster other
+// packages' tests use at the same time, and never a measure of speed.
+const deadline = 90 * time.Second
+
+func (e *env) eventually(what string, cond func() bool) {
+	e.t.Helper()
+	end := time.Now().Add(deadline)
+	for !cond() {
+		if time.Now().After(end) {
+			e.t.Fatalf("gave up after %s waiting for %s", deadline, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (e *env) request(user string, gpus int, class string, d time.Duration, tmpl string, params map[string]string) *qm.Outcome {
+	e.t.Helper()
+	out, err := e.svc.Request(context.Background(), qm.LeaseRequest{User: user, GPUs: gpus, Class: class, Duration: d, Template: tmpl, Params: params})
+	if err != nil {
+		e.t.Fatalf("request %d %s: %v", gpus, class, err)
+	}
+	return out
+}
