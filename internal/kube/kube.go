@@ -1,0 +1,348 @@
+// Package kube is the Kubernetes backend, on client-go: every lease is a Pod (an interactive
+// workspace) or a Job (a batch job) rendered from its template, in a namespace per team, with the
+// class's GPU limits and node selector, the team's PersistentVolumeClaim, activeDeadlineSeconds
+// from the lease and labels that carry the lease id and team. The Kubernetes scheduler places
+// them, so Inventory is nil; Jobs polls the API through the clientset so the service's reconcile
+// pass drives lease states. This is the only package that imports client-go.
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/templates"
+	"github.com/acme/quartermaster/internal/workload"
+)
+
+// Labels the templates put on every object, and the one this backend adds.
+const (
+	LabelLease    = "quartermaster.io/lease"
+	LabelTeam     = "quartermaster.io/team"
+	LabelInstance = "quartermaster.io/instance"
+	// DefaultInstance is the instance label's value when Config.Instance is empty.
+	DefaultInstance = "qm"
+)
+
+// Config configures the backend.
+type Config struct {
+	Policy   *policy.Policy
+	Catalog  *templates.Catalog
+	Workload workload.Settings
+	// Client is the clientset: kubernetes.NewForConfig in production, fake.NewClientset in tests.
+	Client kubernetes.Interface
+	// Instance is the value of the quartermaster.io/instance label on every object; the reconcile
+	// pass touches only objects with it. Services sharing a cluster need different instances.
+	Instance string
+	Logger   *slog.Logger
+}
+
+// Backend runs leases as Pods and Jobs.
+type Backend struct {
+	cfg Config
+	c   kubernetes.Interface
+	log *slog.Logger
+}
+
+var _ qm.Watcher = (*Backend)(nil)
+
+// New checks the configuration and makes a backend. It does not talk to the API server.
+func New(cfg Config) (*Backend, error) {
+	if cfg.Policy == nil || cfg.Catalog == nil || cfg.Client == nil {
+		return nil, errors.New("kube: a policy, a template catalog and a clientset are required")
+	}
+	for _, c := range cfg.Policy.Classes {
+		if c.Kubernetes.Resource == "" && len(c.Kubernetes.NodeSelector) == 0 {
+			return nil, fmt.Errorf("kube: class %s has no kubernetes mapping (resource, node_selector) in the policy", c.Name)
+		}
+	}
+	if cfg.Instance == "" {
+		cfg.Instance = DefaultInstance
+	}
+	b := &Backend{cfg: cfg, c: cfg.Client, log: cfg.Logger}
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
+	}
+	return b, nil
+}
+
+// Inventory is nil: the Kubernetes scheduler places the pods.
+func (b *Backend) Inventory() []qm.Node { return nil }
+
+// Ref names a lease's workload object: "pod/NAMESPACE/NAME" or "job/NAMESPACE/NAME".
+func Ref(kind, namespace, name string) string { return kind + "/" + namespace + "/" + name }
+
+func parseRef(ref string) (kind, namespace, name string, ok bool) {
+	parts := strings.Split(ref, "/")
+	if len(parts) != 3 || (parts[0] != "pod" && parts[0] != "job") || parts[1] == "" || parts[2] == "" {
+		return "", "", "", false
+	}
+	return parts[0], parts[1], parts[2], true
+}
+
+// Start renders the lease's template and creates its objects: the team's namespace if it is
+// missing, then the Service (if any) and the Pod or Job. The team's PersistentVolumeClaim must
+// exist. Creating what exists already (a retried start) adopts it.
+func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
+	w, err := workload.Render(b.cfg.Catalog, b.cfg.Policy, l, b.cfg.Workload)
+	if err != nil {
+		return qm.Started{}, err
+	}
+	objs, err := b.objects(w)
+	if err != nil {
+		return qm.Started{}, err
+	}
+	if err := b.ensureNamespace(ctx, w.Namespace, l.Team); err != nil {
+		return qm.Started{}, err
+	}
+	pvc := w.Input.Storage.PVC
+	if pvc == "" {
+		pvc = templates.DefaultPVC
+	}
+	if _, err := b.c.CoreV1().PersistentVolumeClaims(w.Namespace).Get(ctx, pvc, metav1.GetOptions{}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return qm.Started{}, fmt.Errorf("kube: team %s has no PersistentVolumeClaim %s in namespace %s; a cluster admin must create it", l.Team, pvc, w.Namespace)
+		}
+		return qm.Started{}, fmt.Errorf("kube: PersistentVolumeClaim %s/%s: %w", w.Namespace, pvc, err)
+	}
+	st := qm.Started{State: qm.Provisioning}
+	for _, o := range objs {
+		var err error
+		switch o := o.(type) {
+		case *corev1.Service:
+			_, err = b.c.CoreV1().Services(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *corev1.Pod:
+			_, err = b.c.CoreV1().Pods(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+			st.Ref = Ref("pod", o.Namespace, o.Name)
+		case *batchv1.Job:
+			_, err = b.c.BatchV1().Jobs(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+			st.Ref = Ref("job", o.Namespace, o.Name)
+		}
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return qm.Started{}, fmt.Errorf("kube: create %s for %s: %w", kindOf(o), l.ID, err)
+		}
+	}
+	if w.KubernetesConnect != nil {
+		st.Connect = w.KubernetesConnect.Address("", w.Input.Token)
+	}
+	b.log.Info("created", "lease", l.ID, "object", st.Ref, "template", w.Template.Name)
+	return st, nil
+}
+
+// objects decodes the rendered manifest and labels everything with the lease, team and instance.
+func (b *Backend) objects(w *workload.Workload) ([]runtime.Object, error) {
+	labels := map[string]string{LabelLease: w.Input.Lease, LabelTeam: w.Input.Team, LabelInstance: b.cfg.Instance}
+	var out []runtime.Object
+	workloads := 0
+	for _, doc := range strings.Split(w.KubernetesYAML, "\n---\n") {
+		if strings.TrimSpace(doc) == "" {
+			continue
+		}
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(doc), nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("kube: template %s renders a manifest the API does not read: %w", w.Template.Name, err)
+		}
+		switch o := obj.(type) {
+		case *corev1.Service:
+			o.Labels = merge(o.Labels, labels)
+		case *corev1.Pod:
+			o.Labels = merge(o.Labels, labels)
+			workloads++
+		case *batchv1.Job:
+			o.Labels = merge(o.Labels, labels)
+			o.Spec.Template.Labels = merge(o.Spec.Template.Labels, labels)
+			workloads++
+		default:
+			return nil, fmt.Errorf("kube: template %s renders a %T, which this backend does not create", w.Template.Name, obj)
+		}
+		out = append(out, obj)
+	}
+	if workloads != 1 {
+		return nil, fmt.Errorf("kube: template %s renders %d pods and jobs, not one", w.Template.Name, workloads)
+	}
+	// The Pod or Job last, so its Service is there when it starts.
+	sort.SliceStable(out, func(i, j int) bool { return kindOf(out[i]) == "service" && kindOf(out[j]) != "service" })
+	return out, nil
+}
+
+func merge(a, b map[string]string) map[string]string {
+	out := make(map[string]string, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+func kindOf(o runtime.Object) string {
+	switch o.(type) {
+	case *corev1.Service:
+		return "service"
+	case *corev1.Pod:
+		return "pod"
+	case *batchv1.Job:
+		return "job"
+	}
+	return fmt.Sprintf("%T", o)
+}
+
+// ensureNamespace creates the team's namespace when it is missing.
+func (b *Backend) ensureNamespace(ctx context.Context, name, team string) error {
+	_, err := b.c.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	if err == nil {
+		return nil
+	}
+	if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("kube: namespace %s: %w", name, err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{LabelTeam: team, LabelInstance: b.cfg.Instance}}}
+	if _, err := b.c.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("kube: create namespace %s: %w", name, err)
+	}
+	return nil
+}
+
+// Stop deletes everything that carries the lease's label: its Pod or Job (with its pods) and its
+// Service. What is gone already is not an error.
+func (b *Backend) Stop(ctx context.Context, l *qm.Lease) error {
+	ns := ""
+	if _, namespace, _, ok := parseRef(l.Ref); ok {
+		ns = namespace
+	}
+	return b.deleteLease(ctx, ns, l.ID.String())
+}
+
+// Cancel deletes a job no live lease owns, and what else carries its lease's label.
+func (b *Backend) Cancel(ctx context.Context, j qm.Job) error {
+	kind, ns, name, ok := parseRef(j.Ref)
+	if !ok {
+		return fmt.Errorf("kube: %q is not a pod or job reference", j.Ref)
+	}
+	if err := b.delete(ctx, kind, ns, name); err != nil {
+		return err
+	}
+	return b.deleteLease(ctx, ns, j.Lease.String())
+}
+
+func (b *Backend) delete(ctx context.Context, kind, ns, name string) error {
+	var err error
+	switch kind {
+	case "pod":
+		err = b.c.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{})
+	case "job":
+		policy := metav1.DeletePropagationBackground
+		err = b.c.BatchV1().Jobs(ns).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &policy})
+	case "service":
+		err = b.c.CoreV1().Services(ns).Delete(ctx, name, metav1.DeleteOptions{})
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("kube: delete %s %s/%s: %w", kind, ns, name, err)
+	}
+	return nil
+}
+
+// deleteLease deletes the Jobs, Pods and Services of one lease of this instance, in namespace ns
+// ("" for every namespace).
+func (b *Backend) deleteLease(ctx context.Context, ns, lease string) error {
+	sel := metav1.ListOptions{LabelSelector: LabelLease + "=" + lease + "," + LabelInstance + "=" + b.cfg.Instance}
+	var errs []error
+	jobs, err := b.c.BatchV1().Jobs(ns).List(ctx, sel)
+	if err != nil {
+		return fmt.Errorf("kube: list jobs of %s: %w", lease, err)
+	}
+	for _, j := range jobs.Items {
+		errs = append(errs, b.delete(ctx, "job", j.Namespace, j.Name))
+	}
+	pods, err := b.c.CoreV1().Pods(ns).List(ctx, sel)
+	if err != nil {
+		return fmt.Errorf("kube: list pods of %s: %w", lease, err)
+	}
+	for _, p := range pods.Items {
+		errs = append(errs, b.delete(ctx, "pod", p.Namespace, p.Name))
+	}
+	svcs, err := b.c.CoreV1().Services(ns).List(ctx, sel)
+	if err != nil {
+		return fmt.Errorf("kube: list services of %s: %w", lease, err)
+	}
+	for _, s := range svcs.Items {
+		errs = append(errs, b.delete(ctx, "service", s.Namespace, s.Name))
+	}
+	return errors.Join(errs...)
+}
+
+// Jobs lists this instance's Pods and Jobs in every namespace and says what each is doing. A Job
+// is judged by its conditions and its pods; a pod that belongs to a Job is not listed on its own.
+func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
+	sel := metav1.ListOptions{LabelSelector: LabelInstance + "=" + b.cfg.Instance}
+	pods, err := b.c.CoreV1().Pods(metav1.NamespaceAll).List(ctx, sel)
+	if err != nil {
+		return nil, fmt.Errorf("kube: list pods: %w", err)
+	}
+	jobs, err := b.c.BatchV1().Jobs(metav1.NamespaceAll).List(ctx, sel)
+	if err != nil {
+		return nil, fmt.Errorf("kube: list jobs: %w", err)
+	}
+	podsOf := map[string][]*corev1.Pod{} // "namespace/job name" -> its pods
+	var out []qm.Job
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if owner := jobOwner(p); owner != "" {
+			podsOf[p.Namespace+"/"+owner] = append(podsOf[p.Namespace+"/"+owner], p)
+			continue
+		}
+		id, ok := leaseOf(p.Labels)
+		if !ok {
+			continue
+		}
+		j := podJob(p)
+		j.Lease, j.Ref = id, Ref("pod", p.Namespace, p.Name)
+		out = append(out, j)
+	}
+	for i := range jobs.Items {
+		k := &jobs.Items[i]
+		id, ok := leaseOf(k.Labels)
+		if !ok {
+			continue
+		}
+		j := batchJob(k, podsOf[k.Namespace+"/"+k.Name])
+		j.Lease, j.Ref = id, Ref("job", k.Namespace, k.Name)
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+func leaseOf(labels map[string]string) (qm.LeaseID, bool) {
+	v := labels[LabelLease]
+	if !strings.HasPrefix(v, "L-") {
+		return 0, false
+	}
+	id, err := qm.ParseLeaseID(v)
+	return id, err == nil
+}
+
+func jobOwner(p *corev1.Pod) string {
+	for _, o := range p.OwnerReferences {
+		if o.Kind == "Job" {
+			return o.Name
+		}
+	}
+	if n := p.Labels["batch.kubernetes.io/job-name"]; n != "" {
+		return n
+	}
+	return p.Labels["job-name"]
+}

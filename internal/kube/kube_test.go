@@ -1,0 +1,422 @@
+package kube_test
+
+// No Kubernetes API server runs where these tests run, so they use client-go's fake clientset
+// (k8s.io/client-go/kubernetes/fake): an in-memory object tracker behind the real typed client.
+// It stores and lists objects (with label selectors) like the API server, but runs no
+// controllers or scheduler: the tests play the scheduler and the kubelet by writing pod and Job
+// status themselves.
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/acme/quartermaster/internal/kube"
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/sim"
+	"github.com/acme/quartermaster/internal/store/storetest"
+	"github.com/acme/quartermaster/internal/templates"
+	qmtemplates "github.com/acme/quartermaster/templates"
+)
+
+func examplePolicy(t *testing.T) *policy.Policy {
+	t.Helper()
+	p, err := policy.LoadFile("../../docs/quartermaster.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Backend = "kubernetes"
+	return p
+}
+
+func catalog(t *testing.T) *templates.Catalog {
+	t.Helper()
+	cat, err := templates.Load(qmtemplates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+func pvc(ns, name string) *corev1.PersistentVolumeClaim {
+	return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+}
+
+func newBackend(t *testing.T, p *policy.Policy, cs *fake.Clientset) *kube.Backend {
+	t.Helper()
+	b, err := kube.New(kube.Config{Policy: p, Catalog: catalog(t), Client: cs, Logger: storetest.Logger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestStartCreatesWorkloads: a workspace lease becomes a Pod and a Service, a batch lease a Job,
+// in the team's namespace, with the class's GPU limit and node selector, the team's PVC, the
+// lease's deadline and labels carrying the lease id and team.
+func TestStartCreatesWorkloads(t *testing.T) {
+	ctx := context.Background()
+	p := examplePolicy(t)
+	p.Teams[1].Storage.PVC = "language-data"
+	cs := fake.NewClientset()
+	b := newBackend(t, p, cs)
+
+	ws := &qm.Lease{ID: 7, User: "alice@acme.example", Team: "vision", Class: "interactive", GPUs: 1, Duration: time.Hour}
+	if _, err := b.Start(ctx, ws); err == nil || !strings.Contains(err.Error(), "PersistentVolumeClaim team-storage") {
+		t.Fatalf("start without the team's PVC: %v", err)
+	}
+	ns, err := cs.CoreV1().Namespaces().Get(ctx, "qm-vision", metav1.GetOptions{})
+	if err != nil || ns.Labels[kube.LabelTeam] != "vision" {
+		t.Fatalf("team namespace: %v %v", ns, err)
+	}
+	if _, err := cs.CoreV1().PersistentVolumeClaims("qm-vision").Create(ctx, pvc("qm-vision", "team-storage"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.Start(ctx, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := qm.Started{State: qm.Provisioning, Ref: "pod/qm-vision/qm-l-7-ssh-shell", Connect: "ssh -p 2222 alice@qm-l-7-ssh-shell.qm-vision.svc"}
+	if st != want {
+		t.Errorf("started %+v, want %+v", st, want)
+	}
+	pod, err := cs.CoreV1().Pods("qm-vision").Get(ctx, "qm-l-7-ssh-shell", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPodSpec(t, "pod", pod.Labels, pod.Spec, "interactive", 1, "team-storage")
+	if d := pod.Spec.ActiveDeadlineSeconds; d == nil || *d != 3600 {
+		t.Errorf("pod deadline %v, want 3600", d)
+	}
+	svc, err := cs.CoreV1().Services("qm-vision").Get(ctx, "qm-l-7-ssh-shell", metav1.GetOptions{})
+	if err != nil || svc.Labels[kube.LabelLease] != "L-7" || svc.Labels[kube.LabelInstance] != kube.DefaultInstance {
+		t.Errorf("service %v, %v", svc, err)
+	}
+	// A retried start adopts what is there.
+	if st2, err := b.Start(ctx, ws); err != nil || st2.Ref != st.Ref {
+		t.Errorf("second start: %+v, %v", st2, err)
+	}
+
+	if _, err := cs.CoreV1().PersistentVolumeClaims("qm-language").Create(ctx, pvc("qm-language", "language-data"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	batch := &qm.Lease{ID: 8, User: "lee@acme.example", Team: "language", Class: "train", GPUs: 2, Duration: 90 * time.Minute,
+		Template: "cuda-smoke", Params: map[string]string{"size": "4096"}}
+	st, err = b.Start(ctx, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Ref != "job/qm-language/qm-l-8-cuda-smoke" || st.Connect != "" {
+		t.Errorf("batch started %+v", st)
+	}
+	job, err := cs.BatchV1().Jobs("qm-language").Get(ctx, "qm-l-8-cuda-smoke", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.Labels[kube.LabelLease] != "L-8" || job.Labels[kube.LabelTeam] != "language" {
+		t.Errorf("job labels %v", job.Labels)
+	}
+	if d := job.Spec.ActiveDeadlineSeconds; d == nil || *d != 5400 {
+		t.Errorf("job deadline %v, want 5400", d)
+	}
+	checkPodSpec(t, "job's pod template", job.Spec.Template.Labels, job.Spec.Template.Spec, "train", 2, "language-data")
+	if args := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " "); !strings.Contains(args, "4096") {
+		t.Errorf("the job does not run with size=4096: %s", args)
+	}
+}
+
+func checkPodSpec(t *testing.T, what string, labels map[string]string, spec corev1.PodSpec, class string, gpus int64, claim string) {
+	t.Helper()
+	if labels[kube.LabelLease] == "" || labels[kube.LabelTeam] == "" || labels[kube.LabelInstance] != kube.DefaultInstance {
+		t.Errorf("%s labels %v", what, labels)
+	}
+	if spec.NodeSelector["gpu.acme/class"] != class {
+		t.Errorf("%s node selector %v, want gpu.acme/class=%s", what, spec.NodeSelector, class)
+	}
+	lim := spec.Containers[0].Resources.Limits[corev1.ResourceName("nvidia.com/gpu")]
+	if !lim.Equal(*resource.NewQuantity(gpus, resource.DecimalSI)) {
+		t.Errorf("%s GPU limit %s, want %d", what, lim.String(), gpus)
+	}
+	found := false
+	for _, v := range spec.Volumes {
+		if v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == claim {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("%s does not mount PVC %s: %+v", what, claim, spec.Volumes)
+	}
+}
+
+// notes records notices.
+type notes struct {
+	mu  sync.Mutex
+	got []qm.Notice
+}
+
+func (n *notes) Notify(_ context.Context, no qm.Notice) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.got = append(n.got, no)
+}
+
+func (n *notes) kinds(id qm.LeaseID) []qm.NoticeKind {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var out []qm.NoticeKind
+	for _, no := range n.got {
+		if no.Lease.ID == id {
+			out = append(out, no.Kind)
+		}
+	}
+	return out
+}
+
+type dir struct{ p *policy.Policy }
+
+func (d dir) Groups(_ context.Context, user string) ([]string, bool) {
+	id, ok := d.p.Identity(user)
+	if !ok {
+		return nil, false
+	}
+	return id.Groups, true
+}
+
+type world struct {
+	t     *testing.T
+	cs    *fake.Clientset
+	svc   *qm.Service
+	notes *notes
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	p := examplePolicy(t)
+	cs := fake.NewClientset(pvc("qm-vision", "team-storage"))
+	w := &world{t: t, cs: cs, notes: &notes{}}
+	w.svc = &qm.Service{Policy: p, Store: storetest.Open(t, storetest.SQLite(t)), Backend: newBackend(t, p, cs),
+		Clock: sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC)), Directory: dir{p}, Notifier: w.notes, Logger: storetest.Logger(t)}
+	return w
+}
+
+func (w *world) request(gpus int, class, tmpl string) *qm.Lease {
+	w.t.Helper()
+	out, err := w.svc.Request(context.Background(), qm.LeaseRequest{User: "alice@acme.example", GPUs: gpus, Class: class, Duration: 2 * time.Hour, Template: tmpl})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return out.Lease
+}
+
+func (w *world) reconcile() qm.ReconcileReport {
+	w.t.Helper()
+	rep, err := w.svc.Reconcile(context.Background())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return rep
+}
+
+func (w *world) lease(id qm.LeaseID) *qm.Lease {
+	w.t.Helper()
+	l, err := w.svc.Get(context.Background(), id)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return l
+}
+
+// setPod plays the scheduler and kubelet: it rewrites a pod's node and status.
+func (w *world) setPod(ns, name string, fn func(*corev1.Pod)) {
+	w.t.Helper()
+	ctx := context.Background()
+	p, err := w.cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	fn(p)
+	if _, err := w.cs.CoreV1().Pods(ns).Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func (w *world) setJob(ns, name string, fn func(*batchv1.Job)) {
+	w.t.Helper()
+	ctx := context.Background()
+	k, err := w.cs.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	fn(k)
+	if _, err := w.cs.BatchV1().Jobs(ns).Update(ctx, k, metav1.UpdateOptions{}); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// addJobPod plays the Job controller: a pod of the Job with its labels.
+func (w *world) addJobPod(ns, job string, phase corev1.PodPhase, node string) {
+	w.t.Helper()
+	k, err := w.cs.BatchV1().Jobs(ns).Get(context.Background(), job, metav1.GetOptions{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: job + "-x1", Labels: k.Spec.Template.Labels,
+		OwnerReferences: []metav1.OwnerReference{{Kind: "Job", Name: job, APIVersion: "batch/v1"}}},
+		Spec: corev1.PodSpec{NodeName: node}, Status: corev1.PodStatus{Phase: phase}}
+	if _, err := w.cs.CoreV1().Pods(ns).Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func unschedulable(p *corev1.Pod) {
+	p.Status.Phase = corev1.PodPending
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable",
+		Message: "0/4 nodes are available: 4 Insufficient nvidia.com/gpu."}}
+}
+
+func running(node string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Spec.NodeName = node
+		p.Status.Phase = corev1.PodRunning
+		p.Status.Conditions = nil
+	}
+}
+
+// TestStatusDrivesLeases: pod and Job status, polled through the clientset, move leases: an
+// unschedulable pod queues its lease, a running one activates it with its node, a finished Job
+// releases it, a deadline expires it, a failure fails it; the owner is told each time.
+func TestStatusDrivesLeases(t *testing.T) {
+	w := newWorld(t)
+	ws := w.request(1, "interactive", "")
+	if ws.State != qm.Provisioning || ws.Ref != "pod/qm-vision/qm-l-1-ssh-shell" {
+		t.Fatalf("workspace lease %s: %s %q", ws.ID, ws.State, ws.Ref)
+	}
+	w.setPod("qm-vision", "qm-l-1-ssh-shell", unschedulable)
+	if rep := w.reconcile(); rep.Queued != 1 {
+		t.Errorf("report %v", rep)
+	}
+	if l := w.lease(ws.ID); l.State != qm.Queued || !strings.Contains(l.Reason, "Insufficient nvidia.com/gpu") {
+		t.Errorf("unschedulable: %s %q", l.State, l.Reason)
+	}
+	// Placed but still pulling its image: no change.
+	w.setPod("qm-vision", "qm-l-1-ssh-shell", func(p *corev1.Pod) { p.Spec.NodeName = "gpu-a"; p.Status.Conditions = nil })
+	w.reconcile()
+	if l := w.lease(ws.ID); l.State != qm.Queued {
+		t.Errorf("starting pod: lease %s", l.State)
+	}
+	w.setPod("qm-vision", "qm-l-1-ssh-shell", running("gpu-a"))
+	if rep := w.reconcile(); rep.Activated != 1 {
+		t.Errorf("report %v", rep)
+	}
+	l := w.lease(ws.ID)
+	if l.State != qm.Active || l.Node != "gpu-a" || l.Connect != "ssh -p 2222 alice@qm-l-1-ssh-shell.qm-vision.svc" {
+		t.Errorf("running pod: %s on %q, connect %q", l.State, l.Node, l.Connect)
+	}
+
+	done := w.request(1, "train", "cuda-smoke")
+	w.addJobPod("qm-vision", "qm-l-2-cuda-smoke", corev1.PodRunning, "gpu-b")
+	w.reconcile()
+	if l := w.lease(done.ID); l.State != qm.Active || l.Node != "gpu-b" {
+		t.Errorf("running Job: %s on %q", l.State, l.Node)
+	}
+	w.setJob("qm-vision", "qm-l-2-cuda-smoke", func(k *batchv1.Job) {
+		k.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
+	})
+
+	late := w.request(1, "train", "cuda-smoke")
+	w.setJob("qm-vision", "qm-l-3-cuda-smoke", func(k *batchv1.Job) {
+		k.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "DeadlineExceeded"}}
+	})
+	broken := w.request(1, "train", "cuda-smoke")
+	w.addJobPod("qm-vision", "qm-l-4-cuda-smoke", corev1.PodFailed, "gpu-c")
+	w.setPod("qm-vision", "qm-l-4-cuda-smoke-x1", func(p *corev1.Pod) {
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 3, Reason: "Error"}}}}
+	})
+	w.setJob("qm-vision", "qm-l-4-cuda-smoke", func(k *batchv1.Job) {
+		k.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded"}}
+	})
+	if rep := w.reconcile(); rep.Ended != 3 {
+		t.Errorf("report %v", rep)
+	}
+	for _, c := range []struct {
+		id     qm.LeaseID
+		state  qm.State
+		why    string
+		notice qm.NoticeKind
+	}{
+		{done.ID, qm.Released, "finished", qm.NoticeFinished},
+		{late.ID, qm.Expired, "time limit", qm.NoticeExpired},
+		{broken.ID, qm.Failed, "exit code 3, BackoffLimitExceeded", qm.NoticeFailed},
+	} {
+		l := w.lease(c.id)
+		k := w.notes.kinds(c.id)
+		if l.State != c.state || !strings.Contains(l.Reason, c.why) || len(k) == 0 || k[len(k)-1] != c.notice {
+			t.Errorf("%s: %s %q, notices %v; want %s %q and %s", c.id, l.State, l.Reason, k, c.state, c.why, c.notice)
+		}
+	}
+}
+
+// TestReconcileCluster: an object carrying a lease id that has no live lease is deleted; a live
+// lease whose pod was deleted behind the service's back fails and its owner is told; release
+// deletes the lease's pod and Service.
+func TestReconcileCluster(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	orphan := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "qm-vision", Name: "qm-l-999-ssh-shell",
+		Labels: map[string]string{kube.LabelLease: "L-999", kube.LabelTeam: "vision", kube.LabelInstance: kube.DefaultInstance}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	foreign := orphan.DeepCopy()
+	foreign.Name, foreign.Labels = "someone-elses", map[string]string{kube.LabelLease: "L-999", kube.LabelInstance: "other"}
+	for _, p := range []*corev1.Pod{orphan, foreign} {
+		if _, err := w.cs.CoreV1().Pods("qm-vision").Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone := w.request(1, "interactive", "")
+	w.setPod("qm-vision", "qm-l-1-ssh-shell", running("gpu-a"))
+	kept := w.request(1, "interactive", "jupyterlab")
+	w.setPod("qm-vision", "qm-l-2-jupyterlab", running("gpu-a"))
+	w.reconcile()
+
+	if err := w.cs.CoreV1().Pods("qm-vision").Delete(ctx, "qm-l-1-ssh-shell", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rep := w.reconcile()
+	if rep.Cancelled != 0 || rep.Vanished != 1 {
+		t.Errorf("report %v", rep)
+	}
+	if _, err := w.cs.CoreV1().Pods("qm-vision").Get(ctx, "qm-l-999-ssh-shell", metav1.GetOptions{}); err == nil {
+		t.Error("the orphan pod is still there")
+	}
+	if _, err := w.cs.CoreV1().Pods("qm-vision").Get(ctx, "someone-elses", metav1.GetOptions{}); err != nil {
+		t.Errorf("another instance's pod was touched: %v", err)
+	}
+	if l := w.lease(gone.ID); l.State != qm.Failed || !strings.Contains(l.Reason, "gone") {
+		t.Errorf("deleted pod: lease %s %q", l.State, l.Reason)
+	}
+	if k := w.notes.kinds(gone.ID); len(k) == 0 || k[len(k)-1] != qm.NoticeFailed {
+		t.Errorf("owner told %v", k)
+	}
+
+	l := w.lease(kept.ID)
+	if l.State != qm.Active || !strings.HasPrefix(l.Connect, "http://qm-l-2-jupyterlab.qm-vision.svc:8888/lab?token=") {
+		t.Fatalf("jupyterlab lease %s, connect %q", l.State, l.Connect)
+	}
+	if _, err := w.svc.Release(ctx, "alice@acme.example", kept.ID); err != nil {
+		t.Fatal(err)
+	}
+	pods, _ := w.cs.CoreV1().Pods("qm-vision").List(ctx, metav1.ListOptions{LabelSelector: kube.LabelLease + "=L-2"})
+	svcs, _ := w.cs.CoreV1().Services("qm-vision").List(ctx, metav1.ListOptions{LabelSelector: kube.LabelLease + "=L-2"})
+	if len(pods.Items)+len(svcs.Items) != 0 {
+		t.Errorf("after release: %d pods and %d services of L-2 left", len(pods.Items), len(svcs.Items))
+	}
+}
