@@ -38,7 +38,7 @@ var Verbs = []Verb{
 	{"quota", "/gpu quota [TEAM] | /gpu quota request +N CLASS [for DURATION] because REASON", "use against quota this week, or ask for more", "/gpu quota"},
 	{"templates", "/gpu templates [WORD]", "browse workload templates", "/gpu templates pytorch"},
 	{"template", "/gpu template NAME", "a template's Slurm script and Kubernetes manifest", "/gpu template jupyterlab"},
-	{"submit", "/gpu submit TEMPLATE [key=value …]", "a batch job from a template", "/gpu submit cuda-smoke-test"},
+	{"submit", "/gpu submit TEMPLATE [key=value …]", "a batch job from a template", "/gpu submit cuda-smoke"},
 	{"report", "/gpu report [WEEK]", "this or a past week's showback", "/gpu report"},
 	{"policy", "/gpu policy", "the published rules, in words", "/gpu policy"},
 }

@@ -108,6 +108,8 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		base = bot.Reply{Text: fmt.Sprintf("%s was reclaimed: %s. %.1f GPU-hours went back to the pool. %s", id, n.Reason, l.Reclaimed, b.costLine(l))}
 	case qm.NoticeFailed:
 		base = bot.Reply{Text: fmt.Sprintf("%s failed: %s. Nothing is charged after this point.", id, l.Reason)}
+	case qm.NoticeFinished:
+		base = bot.Reply{Text: fmt.Sprintf("%s ended: %s. %s", id, l.Reason, b.costLine(l))}
 	case qm.NoticeTelemetryMissing:
 		base = bot.Reply{Text: fmt.Sprintf("No GPU telemetry for %s (%s on %s), so it cannot be checked for idleness; it will not be reclaimed until telemetry returns.", id, l.User, l.Node)}
 	default:
