@@ -148,6 +148,10 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	}
 	a.Service = svc
 	a.Bot = &commands.Bot{Svc: svc, Logger: logger}
+	if err := addTemplateVerbs(a); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
 	a.Sender = bot.SenderFunc(func(context.Context, bot.Reply) error { return nil })
 	svc.Notifier = &commands.Notices{Bot: a.Bot, Sender: bot.SenderFunc(func(ctx context.Context, r bot.Reply) error { return a.Sender.Send(ctx, r) })}
 	return a, nil

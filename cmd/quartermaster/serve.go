@@ -143,6 +143,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	var wg sync.WaitGroup
 	every, onTick := o.tick, o.onTick
 	wg.Go(func() { tickLoop(loops, a.Service, every, onTick, log) })
+	wg.Go(func() { reconcileLoop(loops, a.Service, log) })
 	if adapter != nil && o.slack.AppToken != "" {
 		wg.Go(func() {
 			if err := adapter.RunSocketMode(loops, o.socket...); err != nil {
