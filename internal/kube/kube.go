@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -58,6 +59,7 @@ type Backend struct {
 }
 
 var _ qm.Watcher = (*Backend)(nil)
+var _ qm.Retimer = (*Backend)(nil)
 
 // New checks the configuration and makes a backend. It does not talk to the API server.
 func New(cfg Config) (*Backend, error) {
@@ -321,9 +323,32 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		}
 		j := batchJob(k, podsOf[k.Namespace+"/"+k.Name])
 		j.Lease, j.Ref = id, Ref("job", k.Namespace, k.Name)
+		if d := k.Spec.ActiveDeadlineSeconds; d != nil && *d > 0 {
+			j.TimeLimit = time.Duration(*d) * time.Second
+		}
 		out = append(out, j)
 	}
 	return out, nil
+}
+
+// SetTimeLimit raises a Job's activeDeadlineSeconds after its lease was extended. Pods are not
+// reported with a time limit, so they are never asked: Kubernetes only lets a pod's deadline go
+// down.
+func (b *Backend) SetTimeLimit(ctx context.Context, j qm.Job, d time.Duration) error {
+	kind, ns, name, ok := parseRef(j.Ref)
+	if !ok || kind != "job" {
+		return fmt.Errorf("kube: %q is not a Job, whose deadline can be raised", j.Ref)
+	}
+	k, err := b.c.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("kube: job %s/%s: %w", ns, name, err)
+	}
+	secs := int64((d + time.Second - 1) / time.Second)
+	k.Spec.ActiveDeadlineSeconds = &secs
+	if _, err := b.c.BatchV1().Jobs(ns).Update(ctx, k, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("kube: raise the deadline of job %s/%s: %w", ns, name, err)
+	}
+	return nil
 }
 
 func leaseOf(labels map[string]string) (qm.LeaseID, bool) {

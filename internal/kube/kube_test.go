@@ -328,6 +328,16 @@ func TestStatusDrivesLeases(t *testing.T) {
 	if l := w.lease(done.ID); l.State != qm.Active || l.Node != "gpu-b" {
 		t.Errorf("running Job: %s on %q", l.State, l.Node)
 	}
+	// Extended in chat: the next pass raises the Job's deadline to the lease's new length.
+	if _, err := w.svc.Extend(context.Background(), "alice@acme.example", done.ID, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if rep := w.reconcile(); rep.Retimed != 1 {
+		t.Errorf("report after an extension %v", rep)
+	}
+	if k, _ := w.cs.BatchV1().Jobs("qm-vision").Get(context.Background(), "qm-l-2-cuda-smoke", metav1.GetOptions{}); *k.Spec.ActiveDeadlineSeconds != 3*3600 {
+		t.Errorf("deadline after a 1h extension of a 2h lease: %d", *k.Spec.ActiveDeadlineSeconds)
+	}
 	w.setJob("qm-vision", "qm-l-2-cuda-smoke", func(k *batchv1.Job) {
 		k.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
 	})
