@@ -77,7 +77,7 @@ func (a *Adapter) publishHome(ctx context.Context, user string, opened bool) {
 
 // homeSection runs a read-only command as the user and renders its first reply.
 func (a *Adapter) homeSection(ctx context.Context, email, cmd, prefix string, budget int) []slack.Block {
-	rs := a.cfg.Handler.Handle(ctx, bot.Request{User: email, Text: cmd})
+	rs := a.handle(ctx, bot.Request{User: email, Text: cmd})
 	if len(rs) == 0 {
 		return nil
 	}

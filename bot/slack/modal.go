@@ -128,7 +128,7 @@ func (a *Adapter) estimate(ctx context.Context, user string, f form) string {
 		return "Choose a class, a number of GPUs and a duration to see the cost and the predicted wait."
 	}
 	email, _ := a.users.email(ctx, user)
-	rs := a.cfg.Handler.Handle(ctx, bot.Request{User: email, Text: fmt.Sprintf("/gpu estimate %s %s %s", f.GPUs, f.Class, f.Duration)})
+	rs := a.handle(ctx, bot.Request{User: email, Text: fmt.Sprintf("/gpu estimate %s %s %s", f.GPUs, f.Class, f.Duration)})
 	if len(rs) == 0 {
 		return "No estimate."
 	}

@@ -42,10 +42,11 @@ const (
 	maxBody = 1 << 20
 )
 
-// DefaultMaxWork is how many deliveries are worked on at once; the rest wait their turn. Work
-// beyond what the CPUs and the database pool can run only lengthens the run queue in front of
-// the acknowledgements, which must stay fast.
-var DefaultMaxWork = max(32, 8*runtime.GOMAXPROCS(0))
+// DefaultMaxWork is how many commands the handler runs at once; the rest wait their turn. The
+// handler's work is CPU and database; more of it at once than the CPUs can run only lengthens the
+// run queue in front of the acknowledgements, which must stay fast. Calls to Slack's API are not
+// counted: they mostly wait on the network.
+var DefaultMaxWork = max(4, 2*runtime.GOMAXPROCS(0))
 
 // Config configures the adapter.
 type Config struct {
@@ -71,7 +72,7 @@ type Config struct {
 	WorkTimeout time.Duration
 	// HTTPClient calls the Web API; nil uses a client with a 30 s timeout.
 	HTTPClient *http.Client
-	// MaxWork bounds how many deliveries are worked on at once; zero means DefaultMaxWork.
+	// MaxWork bounds how many commands the handler runs at once; zero means DefaultMaxWork.
 	MaxWork int
 }
 
@@ -89,7 +90,7 @@ type Adapter struct {
 
 	base   context.Context
 	cancel context.CancelFunc
-	work   chan struct{} // a token per delivery being worked on
+	work   chan struct{} // a token per command the handler is running
 
 	homeMu sync.Mutex
 	homes  map[string]*sync.Mutex // Slack users who opened the Home tab, each with a publish lock
@@ -155,18 +156,11 @@ func (a *Adapter) Close(ctx context.Context) error {
 	return err
 }
 
-// goWork runs f after the delivery was acknowledged: tracked, at most MaxWork at once (the
-// others wait in line), and bounded in time.
+// goWork runs f after the delivery was acknowledged, tracked and bounded in time.
 func (a *Adapter) goWork(f func(ctx context.Context)) {
 	a.track.add()
 	go func() {
 		defer a.track.done()
-		select {
-		case a.work <- struct{}{}:
-		case <-a.base.Done():
-			return
-		}
-		defer func() { <-a.work }()
 		defer func() {
 			if p := recover(); p != nil {
 				a.log.Error("slack work panicked", "panic", p, "stack", string(debug.Stack()))
@@ -176,6 +170,17 @@ func (a *Adapter) goWork(f func(ctx context.Context)) {
 		defer cancel()
 		f(ctx)
 	}()
+}
+
+// handle runs the handler, at most MaxWork at once.
+func (a *Adapter) handle(ctx context.Context, req bot.Request) []bot.Reply {
+	select {
+	case a.work <- struct{}{}:
+	case <-ctx.Done():
+		return []bot.Reply{{Error: true, Ephemeral: true, Text: "Quartermaster is too busy to answer just now; please try again in a minute."}}
+	}
+	defer func() { <-a.work }()
+	return a.cfg.Handler.Handle(ctx, req)
 }
 
 // Handler serves /slack/commands, /slack/interactions and /slack/events.
@@ -390,7 +395,7 @@ func (a *Adapter) run(ctx context.Context, o origin, text, key string) {
 		a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: msg})
 		return
 	}
-	replies := a.cfg.Handler.Handle(ctx, bot.Request{User: email, Text: text, Channel: o.channel, Key: key})
+	replies := a.handle(ctx, bot.Request{User: email, Text: text, Channel: o.channel, Key: key})
 	for _, r := range replies {
 		if r.To == "" || strings.EqualFold(r.To, email) {
 			a.answer(ctx, o, email, r)

@@ -137,6 +137,15 @@ func BenchmarkSlackAck(b *testing.B) {
 		b.Errorf("serve: %v", err)
 	}
 
+	// The tail by ten-second window, in send order, to tell a slow start from a slow end.
+	var windows []string
+	per := 10 * rate
+	for w := 0; w < total; w += per {
+		part := slices.Clone(lat[w:min(w+per, total)])
+		slices.Sort(part)
+		windows = append(windows, fmt.Sprintf("%.0f", float64(part[min(len(part)-1, len(part)*99/100)].Microseconds())/1000))
+	}
+	b.Logf("p99 ms by 10 s window: %s", strings.Join(windows, " "))
 	slices.Sort(lat)
 	pct := func(p float64) float64 {
 		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
