@@ -78,7 +78,7 @@ func TestJobsFromSqueue2205(t *testing.T) {
 	want := []qm.Job{
 		{Lease: 1, Ref: "310", State: qm.JobRunning, Node: host, TimeLimit: 30 * time.Minute},
 		{Lease: 2, Ref: "311", State: qm.JobFailed, Reason: "exit code 3", TimeLimit: 90 * time.Minute},
-		{Lease: 4, Ref: "313", State: qm.JobPending, Reason: "Slurm: Resources", TimeLimit: 30 * time.Minute},
+		{Lease: 4, Ref: "313", State: qm.JobPending, Reason: "the GPUs it asks for are in use (Slurm: Resources)", TimeLimit: 30 * time.Minute},
 		{Lease: 5, Ref: "314", State: qm.JobTimeout, TimeLimit: 30 * time.Minute},
 		{Lease: 6, Ref: "315", State: qm.JobCancelled, TimeLimit: 30 * time.Minute},
 		{Lease: 7, Ref: "316", State: qm.JobFailed, Reason: "its node failed (NODE_FAIL)", TimeLimit: 30 * time.Minute},
@@ -140,7 +140,7 @@ func TestStartSubmits(t *testing.T) {
 		{"running", "JobId=55 JobName=x JobState=RUNNING Reason=None NodeList=gpu07 Comment=qm:L-9",
 			qm.Started{State: qm.Active, Ref: "55", Node: "gpu07", Connect: "ssh -p PORT alice@gpu07"}},
 		{"pending", "JobId=55 JobState=PENDING Reason=Resources NodeList= Comment=qm:L-9",
-			qm.Started{State: qm.Queued, Ref: "55", Connect: "ssh -p PORT alice@" + qm.NodePlaceholder, Reason: "Slurm: Resources"}},
+			qm.Started{State: qm.Queued, Ref: "55", Connect: "ssh -p PORT alice@" + qm.NodePlaceholder, Reason: "the GPUs it asks for are in use (Slurm: Resources)"}},
 		{"ended at once", "JobId=55 JobState=FAILED Reason=NonZeroExitCode NodeList=gpu07",
 			qm.Started{State: qm.Provisioning, Ref: "55", Connect: "ssh -p PORT alice@" + qm.NodePlaceholder}},
 	} {

@@ -149,7 +149,7 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 		}
 		return w.SlurmConnect.Address(node, w.Input.Token)
 	}
-	st := qm.Started{State: qm.Queued, Ref: ref, Connect: connect(qm.NodePlaceholder), Reason: "Slurm has not scheduled it yet"}
+	st := qm.Started{State: qm.Queued, Ref: ref, Connect: connect(qm.NodePlaceholder), Reason: "Slurm has not placed it yet"}
 	deadline := time.Now().Add(b.cfg.StartWait)
 	for {
 		j, err := b.Job(ctx, ref)

@@ -156,10 +156,7 @@ func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 	}
 	switch state {
 	case "PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD":
-		j.State = qm.JobPending
-		if reason != "" {
-			j.Reason = "Slurm: " + reason
-		}
+		j.State, j.Reason = qm.JobPending, pendingReason(reason)
 	case "RUNNING", "SUSPENDED", "CONFIGURING", "RESIZING", "SIGNALING", "STAGE_OUT":
 		j.State, j.Node = qm.JobRunning, sj.Nodes
 	case "COMPLETED":
@@ -195,4 +192,20 @@ func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 		j.State = qm.JobEnding
 	}
 	return j
+}
+
+// pendingReason says in words why Slurm holds a job, keeping Slurm's own word for searching its
+// documentation; "" when Slurm gives none.
+func pendingReason(reason string) string {
+	switch reason {
+	case "":
+		return ""
+	case "Resources":
+		return "the GPUs it asks for are in use (Slurm: Resources)"
+	case "Priority":
+		return "jobs ahead of it in Slurm's queue (Slurm: Priority)"
+	case "BeginTime":
+		return "its start time has not come (Slurm: BeginTime)"
+	}
+	return "Slurm: " + reason
 }
