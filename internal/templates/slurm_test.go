@@ -2,6 +2,7 @@ package templates_test
 
 import (
 	"context"
+	"github.com/acme/quartermaster/internal/slurm/slurmtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,48 +14,10 @@ import (
 	"github.com/acme/quartermaster/internal/templates"
 )
 
-// slurmCluster finds the Slurm cluster to test against: SLURM_CONF from the environment, else the
-// one `make slurm-up` leaves in .slurm/ at the repository root. Without one the test is skipped
-// with a note on how to start it, except under CI=true, where a missing cluster fails.
+// slurmCluster is the test cluster, held by this test alone until it ends.
 func slurmCluster(t *testing.T) (conf string) {
 	t.Helper()
-	missing := func(why string) string {
-		msg := "no Slurm to test against (" + why + "); run `make slurm-up` and `. .slurm/env` (sets SLURM_CONF)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-		return ""
-	}
-	if _, err := exec.LookPath("sbatch"); err != nil {
-		return missing("sbatch is not installed")
-	}
-	conf = os.Getenv("SLURM_CONF")
-	fromEnv := conf != ""
-	if !fromEnv {
-		local, _ := filepath.Abs(filepath.Join("..", "..", ".slurm", "etc", "slurm.conf"))
-		if _, err := os.Stat(local); err != nil {
-			return missing("SLURM_CONF is not set")
-		}
-		conf = local
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sinfo", "-h", "-o", "%P")
-	cmd.Env = append(os.Environ(), "SLURM_CONF="+conf)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		if fromEnv {
-			t.Fatalf("SLURM_CONF=%s is set but sinfo fails: %v\n%s", conf, err, out)
-		}
-		return missing("the cluster in .slurm/ is not running: " + strings.TrimSpace(string(out)))
-	}
-	for _, p := range []string{"interactive", "train"} {
-		if !strings.Contains(string(out), p) {
-			t.Fatalf("cluster at %s has no %s partition (sinfo: %s); the test cluster comes from `make slurm-up`", conf, p, out)
-		}
-	}
-	return conf
+	return slurmtest.Cluster(t)
 }
 
 // TestSlurmTestOnly submits every rendering of the golden cases (each template's example and the
