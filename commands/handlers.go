@@ -20,6 +20,9 @@ type Bot struct {
 	// Extra verbs provided by other capabilities (templates, submit, report, quota requests);
 	// a verb with no handler here says plainly that this install does not offer it.
 	Extra map[string]func(ctx context.Context, req bot.Request, c Command) []bot.Reply
+
+	// knownTemplate checks a template named in /gpu request, when templates are installed.
+	knownTemplate func(name string) bool
 }
 
 func (b *Bot) pol() *policy.Policy { return b.Svc.Policy }
@@ -186,6 +189,9 @@ func (b *Bot) catalog(ctx context.Context) []bot.Reply {
 }
 
 func (b *Bot) request(ctx context.Context, req bot.Request, c Command) []bot.Reply {
+	if c.Template != "" && b.knownTemplate != nil && !b.knownTemplate(c.Template) {
+		return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("there is no template %q; /gpu templates lists them. Example: /gpu request 1 %s for 2h template jupyterlab", truncate(c.Template, 40), b.pol().Classes[0].Name)}}
+	}
 	out, err := b.Svc.Request(ctx, qm.LeaseRequest{User: req.User, GPUs: c.GPUs, Class: c.Class, Duration: c.Duration,
 		Template: c.Template, Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key})
 	if err != nil && out == nil {

@@ -32,6 +32,10 @@ func AddTemplates(b *Bot, cat *templates.Catalog, s workload.Settings) {
 	b.Extra["templates"] = t.list
 	b.Extra["template"] = t.show
 	b.Extra["submit"] = t.submit
+	b.knownTemplate = func(name string) bool {
+		_, err := cat.Get(name)
+		return err == nil
+	}
 }
 
 // inputReply turns a template input error ("what was wrong; example: /gpu …") into the bot's
