@@ -158,7 +158,17 @@ func (b *Bot) when(t time.Time) string {
 	return s
 }
 
+func freeText(s qm.ClassStatus) string {
+	if s.Capacity == 0 {
+		return "the scheduler's to say (it places leases itself)"
+	}
+	return fmt.Sprintf("%d of %d", s.Free, s.Capacity)
+}
+
 func waitText(w qm.WaitEstimate) string {
+	if w.Unknown {
+		return "no estimate; the scheduler decides when it starts"
+	}
 	if w.Median == 0 && w.P90 == 0 {
 		return "none, GPUs are free now"
 	}
@@ -179,7 +189,7 @@ func (b *Bot) catalog(ctx context.Context) []bot.Reply {
 				{Label: "GPU", Value: fmt.Sprintf("%s, %d GiB, %s", c.SKU, c.GPUMemoryGiB, c.Isolation)},
 				{Label: "Price", Value: b.money(c.PricePerGPUHour) + " per GPU-hour"},
 				{Label: "Without approval", Value: fmt.Sprintf("up to %d GPU(s) for up to %s", c.MaxGPUs, policy.FormatDuration(c.MaxDuration.Duration))},
-				{Label: "Free now", Value: fmt.Sprintf("%d of %d", s.Free, s.Capacity)},
+				{Label: "Free now", Value: freeText(s)},
 				{Label: "Predicted wait", Value: waitText(s.Wait)},
 			},
 		})

@@ -85,7 +85,10 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		default:
 			what = fmt.Sprintf("%s was approved by %s at %s.", id, n.Actor, l.DecidedAt.In(b.pol().Location).Format("Mon 15:04"))
 		}
-		base = bot.Reply{Ref: "approval:" + id, Update: true, Text: what}
+		// The edited copies keep what was asked, with the decision on top.
+		sec := b.card(ctx, l)
+		sec.Text = fmt.Sprintf("%s (team %s) asked %s.", l.User, l.Team, b.askText(l))
+		base = bot.Reply{Ref: "approval:" + id, Update: true, Text: what, Sections: []bot.Section{sec}}
 	case qm.NoticeExpired:
 		if l.Kind == qm.KindQuota {
 			base = bot.Reply{Text: fmt.Sprintf("%s ended: team %s's extra %d %s GPUs are gone and its quota is back to %d.", id, l.Team, l.GPUs, l.Class, b.Svc.QuotaFor(ctx, l.Team).GPUs[l.Class])}

@@ -81,6 +81,8 @@ type Outcome struct {
 type WaitEstimate struct {
 	Median time.Duration
 	P90    time.Duration
+	// Unknown is set when the service cannot tell: the scheduler places leases and reports no capacity.
+	Unknown bool
 }
 
 // Identity is a user resolved against the directory and the policy.
@@ -822,7 +824,7 @@ func (s *Service) PredictWait(ctx context.Context, class string, n int) WaitEsti
 func (s *Service) predictWait(ctx context.Context, class string, n int, self LeaseID) WaitEstimate {
 	capa := s.capacityOf(class)
 	if capa == 0 {
-		return WaitEstimate{}
+		return WaitEstimate{Unknown: true}
 	}
 	var live []*Lease
 	if err := s.Store.View(ctx, func(tx Tx) error {
