@@ -114,7 +114,7 @@ func parseURL(url string) (dialect, driver, dsn string, err error) {
 			path, extra = path[:i], path[i+1:]
 		}
 		if path == "" {
-			return "", "", "", fmt.Errorf("store: %q names no SQLite file; use sqlite:PATH or sqlite::memory:", url)
+			return "", "", "", fmt.Errorf("store: %q names no SQLite file (use sqlite:PATH or sqlite::memory:)", url)
 		}
 		// _txlock=immediate makes every write transaction BEGIN IMMEDIATE: it takes the write lock
 		// up front (waiting up to busy_timeout), so a transaction never fails half-way when it first

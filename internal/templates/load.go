@@ -406,7 +406,7 @@ func (c *Catalog) parse(file string, data []byte) (*Template, error) {
 				return nil, bad(at("ports", i), "port %s/%d is declared twice", pd.Name, pd.Port)
 			}
 		}
-		t.ports = append(t.ports, portView{Name: pd.Name, Port: pd.Port})
+		t.ports = append(t.ports, portView(pd))
 	}
 	for i, m := range def.Mounts {
 		p := t.param(m.Parameter)
