@@ -3,7 +3,9 @@ package qm_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,7 +37,10 @@ func benchGrants(b *testing.B, url string) {
 			b.Fatal(err)
 		}
 	}
-	const workers = 8
+	workers := 8
+	if v, err := strconv.Atoi(os.Getenv("QM_BENCH_WORKERS")); err == nil && v > 0 {
+		workers = v
+	}
 	var next atomic.Int64
 	lat := make([][]time.Duration, workers)
 	var wg sync.WaitGroup
@@ -81,7 +86,7 @@ func benchGrants(b *testing.B, url string) {
 		busy += d
 	}
 	b.ReportMetric(float64(len(all))/wall.Seconds(), "cycles/s")
-	b.ReportMetric(float64(len(all))/busy.Seconds()*workers, "grants/s")
+	b.ReportMetric(float64(len(all))/busy.Seconds()*float64(workers), "grants/s")
 }
 
 func BenchmarkGrantSQLite(b *testing.B) { benchGrants(b, storetest.SQLite(b)) }
@@ -89,5 +94,13 @@ func BenchmarkGrantSQLite(b *testing.B) { benchGrants(b, storetest.SQLite(b)) }
 // BenchmarkGrantPostgres waits for each commit to reach the disk, as production does (the test
 // schemas turn that off for speed).
 func BenchmarkGrantPostgres(b *testing.B) {
-	benchGrants(b, strings.Replace(storetest.Postgres(b), "synchronous_commit=off", "synchronous_commit=on", 1))
+	benchGrants(b, strings.Replace(storetest.Postgres(b), "synchronous_commit=off", "synchronous_commit="+syncCommit(), 1))
+}
+
+// syncCommit is "on" unless QM_BENCH_SYNC_COMMIT says otherwise (to see what the disk costs).
+func syncCommit() string {
+	if v := os.Getenv("QM_BENCH_SYNC_COMMIT"); v != "" {
+		return v
+	}
+	return "on"
 }

@@ -17,15 +17,15 @@ type Placement struct {
 // freeMap is which GPUs of each node are taken.
 type freeMap map[string][]bool
 
-func takenGPUs(inv []Node, leases []*Lease) freeMap {
+func takenGPUs(inv []Node, held []Holding) freeMap {
 	taken := freeMap{}
 	size := map[string]int{}
 	for _, n := range inv {
 		taken[n.Name] = make([]bool, n.GPUs)
 		size[n.Name] = n.GPUs
 	}
-	for _, l := range leases {
-		if !l.State.Running() || l.Node == "" {
+	for _, l := range held {
+		if l.Node == "" {
 			continue
 		}
 		nodes := strings.Split(l.Node, ",")
@@ -49,8 +49,8 @@ func takenGPUs(inv []Node, leases []*Lease) freeMap {
 // place chooses GPUs for n GPUs of a class, or ok=false when they are not free now. Inside one node
 // it prefers one NVLink island; among nodes it packs (the fullest node that fits) to keep whole nodes
 // free for large jobs. A request larger than one node takes whole free nodes.
-func place(inv []Node, leases []*Lease, class string, n int) (Placement, bool) {
-	taken := takenGPUs(inv, leases)
+func place(inv []Node, held []Holding, class string, n int) (Placement, bool) {
+	taken := takenGPUs(inv, held)
 	var nodes []Node
 	for _, nd := range inv {
 		if nd.Class == class {

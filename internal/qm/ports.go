@@ -48,6 +48,17 @@ type Tx interface {
 	AddEvent(ctx context.Context, e *Event) error
 	// Events lists a lease's audit trail in order.
 	Events(ctx context.Context, id LeaseID) ([]*Event, error)
+	// Held lists what the running workspace leases (provisioning, active, idle_warned) of the
+	// given classes hold: placement reads only this.
+	Held(ctx context.Context, classes []string) ([]Holding, error)
+}
+
+// Holding is the GPUs one running lease holds.
+type Holding struct {
+	Class    string
+	GPUs     int
+	Node     string // one node, or several joined by commas for whole-node leases
+	GPUIndex []int
 }
 
 // Store persists the domain. Update runs fn in one transaction that holds the named locks (taken in

@@ -352,6 +352,14 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 	return out, nil
 }
 
+func sumHeld(hs []Holding) int {
+	n := 0
+	for _, h := range hs {
+		n += h.GPUs
+	}
+	return n
+}
+
 func ruleNames(ms []policy.Match) string {
 	n := make([]string, len(ms))
 	for i, m := range ms {
@@ -439,28 +447,32 @@ func (s *Service) tryPlace(ctx context.Context, tx Tx, l *Lease, reason string) 
 	if inv == nil { // the scheduler places: hand it over
 		return true, s.transition(ctx, tx, l, Provisioning, SystemActor, reason)
 	}
-	runningStates := []State{Provisioning, Active, IdleWarned}
-	running, err := tx.ListLeases(ctx, LeaseFilter{Class: l.Class, States: runningStates, Slim: true})
+	classes := []string{l.Class}
+	c, _ := s.Policy.Class(l.Class)
+	shared := c != nil && c.CapacityShare > 0
+	if shared {
+		for _, name := range s.Policy.SharedClasses() {
+			if name != l.Class {
+				classes = append(classes, name)
+			}
+		}
+	}
+	held, err := tx.Held(ctx, classes)
 	if err != nil {
 		return false, err
 	}
-	if c, ok := s.Policy.Class(l.Class); ok && c.CapacityShare > 0 {
+	var running []Holding
+	for _, h := range held {
+		if h.Class == l.Class {
+			running = append(running, h)
+		}
+	}
+	if shared {
 		limit := int(math.Floor(s.Policy.CapacityShare() * float64(s.totalCapacity())))
 		limit = max(limit, 1)
-		held := 0
-		for _, name := range s.Policy.SharedClasses() {
-			others := running
-			if name != l.Class {
-				if others, err = tx.ListLeases(ctx, LeaseFilter{Class: name, States: runningStates, Slim: true}); err != nil {
-					return false, err
-				}
-			}
-			for _, r := range others {
-				held += r.GPUs
-			}
-		}
-		if held+l.GPUs > limit {
-			l.Reason = fmt.Sprintf("waiting: shared classes may hold %d GPUs together and hold %d", limit, held)
+		inUse := sumHeld(held)
+		if inUse+l.GPUs > limit {
+			l.Reason = fmt.Sprintf("waiting: shared classes may hold %d GPUs together and hold %d", limit, inUse)
 			return false, nil
 		}
 	}

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -63,6 +64,57 @@ func TestKindsAndSlim(t *testing.T) {
 		}
 		if s.Reason != "" {
 			t.Fatalf("slim lease read more than asked: reason %q", s.Reason)
+		}
+	})
+}
+
+// TestHeld: placement sees exactly the GPUs that running workspace leases of the asked classes hold.
+func TestHeld(t *testing.T) {
+	eachBackend(t, func(t *testing.T, url string) {
+		db := storetest.Open(t, url)
+		ctx := t.Context()
+		mk := func(class string, st qm.State, kind qm.Kind, node string, gpus ...int) *qm.Lease {
+			return &qm.Lease{Kind: kind, User: "u", Team: "vision", Class: class, GPUs: len(gpus), State: st, Node: node, GPUIndex: gpus, Duration: time.Hour}
+		}
+		ls := []*qm.Lease{
+			mk("train", qm.Active, "", "h100-01", 0, 1),
+			mk("train", qm.IdleWarned, "", "h100-02", 5),
+			mk("train", qm.Provisioning, "", "h100-01", 2),
+			mk("train", qm.Released, "", "h100-01", 3),
+			mk("train", qm.Queued, "", ""),
+			mk("interactive", qm.Active, "", "l40s-01", 0),
+			mk("train", qm.Active, qm.KindQuota, ""),
+		}
+		if err := db.Update(ctx, nil, func(tx qm.Tx) error {
+			for _, l := range ls {
+				if err := tx.CreateLease(ctx, l); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var held []qm.Holding
+		if err := db.View(ctx, func(tx qm.Tx) error {
+			var err error
+			held, err = tx.Held(ctx, []string{"train"})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, h := range held {
+			if h.Class != "train" || h.GPUs != len(h.GPUIndex) {
+				t.Fatalf("holding %+v", h)
+			}
+			for _, g := range h.GPUIndex {
+				got[fmt.Sprintf("%s/%d", h.Node, g)]++
+			}
+		}
+		want := map[string]int{"h100-01/0": 1, "h100-01/1": 1, "h100-02/5": 1, "h100-01/2": 1}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("held %v, want %v", got, want)
 		}
 	})
 }
