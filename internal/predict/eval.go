@@ -1,9 +1,11 @@
 package predict
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -24,12 +26,28 @@ type Result struct {
 	MedianAEMinutes float64 `json:"median_ae_minutes"`
 	Within15        float64 `json:"within_15pct_or_60s"` // |error| <= max(15 % of the wait, 60 s)
 	BandAccuracy    float64 `json:"band_accuracy"`       // predicted band == actual band
-	// The 90 % bound: coverage over all scored jobs (one that never started is not covered);
-	// tightness is the median of bound / wait over started jobs that waited a minute or more.
+	// The 90 % bound: coverage over all scored jobs. A job that never started is covered only
+	// by an Unbounded bound (or one reaching past the trace's end); tightness is the median of
+	// bound / wait over started jobs that waited a minute or more (+Inf for an Unbounded bound).
 	P90Coverage  float64 `json:"p90_coverage"`
 	P90Tightness float64 `json:"p90_tightness"`
 	// Coverage over the scored jobs that started.
 	P90CoverageStarted float64 `json:"p90_coverage_started"`
+	// Share of scored jobs whose bound was Unbounded ("may not start").
+	P90Unbounded float64 `json:"p90_unbounded"`
+}
+
+// MarshalJSON writes an infinite tightness (more than half of the bounds Unbounded) as null.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	out := struct {
+		plain
+		P90Tightness *float64 `json:"p90_tightness"`
+	}{plain: plain(r)}
+	if !math.IsInf(r.P90Tightness, 0) {
+		out.P90Tightness = &r.P90Tightness
+	}
+	return json.Marshal(out)
 }
 
 // Names of the models Evaluate replays, in the order it reports them.
@@ -147,7 +165,7 @@ func replay(tr Trace, models []Model, record func(m, job int, e Estimate)) {
 	var running []Lease
 	var runJob []int32
 	runPos := make([]int32, len(jobs))
-	var queue []Pending
+	queues := make([][]Pending, len(models)) // the same queue for every model, with its own estimates
 	var queueJob []int32
 	at := func(s int64) time.Time { return time.Unix(s, 0) }
 	req := func(j *Job) Request {
@@ -158,23 +176,28 @@ func replay(tr Trace, models []Model, record func(m, job int, e Estimate)) {
 		if k < 0 {
 			return
 		}
-		queue = slices.Delete(queue, k, k+1)
+		for m := range queues {
+			queues[m] = slices.Delete(queues[m], k, k+1)
+		}
 		queueJob = slices.Delete(queueJob, k, k+1)
 	}
 	for _, ev := range evs {
 		j := &jobs[ev.job]
 		switch ev.kind {
 		case evSubmit:
-			st := State{Now: at(ev.t), Capacity: tr.Capacity, Running: running, Queue: queue}
 			r := req(j)
 			for m, model := range models {
+				st := State{Now: at(ev.t), Capacity: tr.Capacity, Running: running, Queue: queues[m]}
+				if _, ok := model.(leaseTracker); ok {
+					st.Running = nil // it tracks them itself
+				}
 				e := model.Predict(r, st)
 				ests[m][ev.job] = e
 				if record != nil {
 					record(m, int(ev.job), e)
 				}
+				queues[m] = append(queues[m], Pending{User: j.User, Queue: j.Queue, GPUs: j.GPUs, Submit: at(j.Submit), Requested: r.Requested, Estimate: e})
 			}
-			queue = append(queue, Pending{User: j.User, Queue: j.Queue, GPUs: j.GPUs, Submit: at(j.Submit), Requested: r.Requested})
 			queueJob = append(queueJob, ev.job)
 		case evStart:
 			unqueue(ev.job)
@@ -182,6 +205,11 @@ func replay(tr Trace, models []Model, record func(m, job int, e Estimate)) {
 			running = append(running, Lease{User: j.User, Queue: j.Queue, GPUs: j.GPUs, Start: at(j.Start), Requested: time.Duration(j.Requested) * time.Second})
 			runJob = append(runJob, ev.job)
 			wait := time.Duration(j.Wait()) * time.Second
+			for _, model := range models {
+				if lt, ok := model.(leaseTracker); ok {
+					lt.Track(strconv.Itoa(int(ev.job)), running[len(running)-1])
+				}
+			}
 			for m, model := range models {
 				model.Observe(Observation{Request: req(j), Estimate: ests[m][ev.job], Wait: wait, Started: true})
 			}
@@ -192,6 +220,9 @@ func replay(tr Trace, models []Model, record func(m, job int, e Estimate)) {
 			runPos[runJob[k]] = k
 			running, runJob = running[:last], runJob[:last]
 			for _, model := range models {
+				if lt, ok := model.(leaseTracker); ok {
+					lt.Untrack(strconv.Itoa(int(ev.job)))
+				}
 				if ro, ok := model.(interface {
 					ObserveRun(Request, time.Duration)
 				}); ok {
@@ -208,6 +239,13 @@ func replay(tr Trace, models []Model, record func(m, job int, e Estimate)) {
 	}
 }
 
+// leaseTracker is a model that keeps the running leases itself (Predictor.Track): the replay
+// tells it when each job starts and ends, and predicts with State.Running nil.
+type leaseTracker interface {
+	Track(id string, l Lease)
+	Untrack(id string)
+}
+
 func evaluate(tr Trace, name string, trainFraction float64, models []named) Report {
 	ms := make([]Model, len(models))
 	for i, m := range models {
@@ -222,20 +260,29 @@ func evaluate(tr Trace, name string, trainFraction float64, models []named) Repo
 			rep.Started++
 		}
 	}
+	end := tr.End()
 	for m, nm := range models {
-		rep.Results = append(rep.Results, Score(nm.name, tr.Jobs[first:], ests[m][first:]))
+		rep.Results = append(rep.Results, Score(nm.name, tr.Jobs[first:], ests[m][first:], end))
 	}
 	return rep
 }
 
 // Score computes a model's accuracy from the estimates its jobs got (ests[i] for jobs[i]).
-func Score(name string, jobs []Job, ests []Estimate) Result {
+// end is the trace's last moment (Trace.End): a job that never started counts as covered when
+// its bound is Unbounded or reaches past end, since nothing later was recorded.
+func Score(name string, jobs []Job, ests []Estimate, end int64) Result {
 	r := Result{Predictor: name}
 	var abs, ratios []float64
-	var within, band, covered, coveredStarted, started int
+	var within, band, covered, coveredStarted, started, unbounded int
 	for i, j := range jobs {
 		e := ests[i]
+		if e.P90 == Unbounded {
+			unbounded++
+		}
 		if !j.Started() {
+			if e.P90 == Unbounded || j.Submit+int64(e.P90/time.Second) >= end {
+				covered++
+			}
 			continue
 		}
 		started++
@@ -253,7 +300,11 @@ func Score(name string, jobs []Job, ests []Estimate) Result {
 			coveredStarted++
 		}
 		if w >= time.Minute {
-			ratios = append(ratios, e.P90.Seconds()/w.Seconds())
+			r := math.Inf(1)
+			if e.P90 != Unbounded {
+				r = e.P90.Seconds() / w.Seconds()
+			}
+			ratios = append(ratios, r)
 		}
 	}
 	if started > 0 {
@@ -270,6 +321,7 @@ func Score(name string, jobs []Job, ests []Estimate) Result {
 	}
 	if len(jobs) > 0 {
 		r.P90Coverage = float64(covered) / float64(len(jobs))
+		r.P90Unbounded = float64(unbounded) / float64(len(jobs))
 	}
 	slices.Sort(ratios)
 	r.P90Tightness = median(ratios)

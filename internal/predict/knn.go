@@ -6,22 +6,33 @@ import (
 	"time"
 )
 
-// neighbours maps a request's situation to the waits of the most similar recent requests.
+// neighbours maps a request's situation to what happened to the most similar recent requests.
 //
 // A situation is a short vector: the three simulated starts, the user's recent waits, the
 // requested duration and size, all on a log scale (a minute against two minutes counts as much
 // as an hour against two), plus the queue. The simulation knows the pool but not the
 // scheduler's priorities, reservations or fragmentation; the neighbours' real waits carry those.
+//
+// Each remembered request either started after its wait or left the queue without starting
+// after its wait. Requests still waiting in the live queue join a query as right-censored
+// observations: they have waited at least their age so far. The median comes from the nearest
+// among the most recent situations, the bound from the nearest among a longer history, since a
+// tail needs more examples than a middle.
 type neighbours struct {
-	xs     [][nFeatures]float32
-	queue  []int32
-	wait   []float32
-	next   int
-	queues map[string]int32
+	xs      [][nFeatures]float32
+	queue   []int32
+	wait    []float32
+	gone    []bool // left the queue without starting
+	next    int
+	longest float64 // the longest wait of a remembered request that started; <0: recompute
+	queues  map[string]int32
 
 	// scratch for one query
-	cand []cand
-	vals []float64
+	cand  []cand
+	rcand []cand
+	pcand []cand
+	obs   []outcome
+	vals  []float64
 }
 
 type cand struct {
@@ -29,12 +40,31 @@ type cand struct {
 	i int32
 }
 
-const (
-	nFeatures = 11
+// outcome is one neighbour's fate: started after t seconds, left without starting after t
+// seconds, or (censored) still waiting at age t.
+type outcome struct {
+	t    float64
+	kind outcomeKind
+}
 
-	neighbourCount = 32   // k: waits a prediction rests on
-	historySize    = 2048 // recent situations searched
+type outcomeKind int8
+
+const (
+	started outcomeKind = iota
+	left
+	waiting
+)
+
+const nFeatures = 11
+
+const (
+	neighbourCount = 32   // k: outcomes a prediction rests on
+	historySize    = 4096 // recent situations searched for the bound
+	recentSize     = 2048 // the most recent of them, searched for the median
 	queuePenalty   = 1.0  // distance between different queues
+	// pendingCount is how many still-waiting requests may join a neighbour set: a quarter of
+	// it, so that the outcomes always outweigh the censored.
+	pendingCount = neighbourCount / 4
 )
 
 func (n *neighbours) init() {
@@ -67,52 +97,258 @@ func features(s *Situation, req *Request) [nFeatures]float32 {
 	}
 }
 
-func (n *neighbours) add(x [nFeatures]float32, queue string, wait float64) {
+func (n *neighbours) add(x [nFeatures]float32, queue string, wait float64, gone bool) {
 	q := n.queueID(queue)
+	if !gone && n.longest >= 0 {
+		n.longest = max(n.longest, float64(float32(wait)))
+	}
 	if len(n.xs) < historySize {
 		n.xs = append(n.xs, x)
 		n.queue = append(n.queue, q)
 		n.wait = append(n.wait, float32(wait))
+		n.gone = append(n.gone, gone)
 		return
 	}
-	n.xs[n.next], n.queue[n.next], n.wait[n.next] = x, q, float32(wait)
+	if !n.gone[n.next] && float64(n.wait[n.next]) >= n.longest {
+		n.longest = -1 // the longest is leaving the history
+	}
+	n.xs[n.next], n.queue[n.next], n.wait[n.next], n.gone[n.next] = x, q, float32(wait), gone
 	n.next = (n.next + 1) % historySize
 }
 
-// query returns the waits of the k nearest situations in ascending order.
-func (n *neighbours) query(x [nFeatures]float32, queue string) []float64 {
+// longestWait is the longest wait among the remembered requests that started (0 for none).
+func (n *neighbours) longestWait() float64 {
+	if n.longest < 0 {
+		n.longest = 0
+		for i, w := range n.wait {
+			if !n.gone[i] {
+				n.longest = max(n.longest, float64(w))
+			}
+		}
+	}
+	return n.longest
+}
+
+// distanceWithin is d0 plus the distance from x to y, and false as soon as it exceeds limit.
+func distanceWithin(x, y *[nFeatures]float32, d0, limit float32) (float32, bool) {
+	d := d0
+	for f := 0; f < nFeatures; f++ {
+		v := x[f] - y[f]
+		if v < 0 {
+			v = -v
+		}
+		d += v
+		if f&3 == 3 && d > limit {
+			return d, false
+		}
+	}
+	return d, d <= limit
+}
+
+// nearest keeps the k candidates smallest by (distance, index) offered so far, as a max-heap.
+type nearest struct {
+	c []cand
+	k int
+}
+
+func candLess(a, b cand) bool { return a.d < b.d || (a.d == b.d && a.i < b.i) }
+
+// worst is the distance a candidate must not exceed to join (+Inf while there is room).
+func (h *nearest) worst() float32 {
+	if len(h.c) < h.k {
+		return float32(math.Inf(1))
+	}
+	return h.c[0].d
+}
+
+func (h *nearest) offer(cd cand) {
+	if len(h.c) < h.k {
+		h.c = append(h.c, cd)
+		for i := len(h.c) - 1; i > 0; {
+			parent := (i - 1) / 2
+			if !candLess(h.c[parent], h.c[i]) {
+				break
+			}
+			h.c[i], h.c[parent] = h.c[parent], h.c[i]
+			i = parent
+		}
+		return
+	}
+	if !candLess(cd, h.c[0]) {
+		return
+	}
+	h.c[0] = cd
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= len(h.c) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h.c) && candLess(h.c[l], h.c[r]) {
+			m = r
+		}
+		if !candLess(h.c[i], h.c[m]) {
+			return
+		}
+		h.c[i], h.c[m] = h.c[m], h.c[i]
+		i = m
+	}
+}
+
+func distance(x, y *[nFeatures]float32) float32 {
+	var d float32
+	for f := 0; f < nFeatures; f++ {
+		v := x[f] - y[f]
+		if v < 0 {
+			v = -v
+		}
+		d += v
+	}
+	return d
+}
+
+// pendingObs is a request still in the live queue: its situation when it was submitted and
+// how long it has waited so far.
+type pendingObs struct {
+	x     *[nFeatures]float32
+	queue string
+	age   float64
+}
+
+// query finds the k situations nearest to x among the remembered ones and returns, in
+// ascending order, the waits of those among the k nearest of the recentSize most recent that
+// started, and, sorted by time, the fates of the k nearest of all plus the still-waiting
+// requests (at most pendingCount, the nearest) no farther away than the k-th of them.
+func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pendingObs) (vals []float64, obs []outcome) {
 	if len(n.xs) == 0 {
-		return nil
+		return nil, nil
 	}
 	q, ok := n.queues[queue]
 	if !ok {
 		q = -1
 	}
-	c := n.cand[:0]
+	// The oldest remembered situation is at next once the ring is full; the recent ones are the
+	// last recentSize written.
+	oldest := 0
+	if len(n.xs) == historySize {
+		oldest = n.next
+	}
+	// One pass keeps the k nearest of all and of the recent ones; a situation is dropped as
+	// soon as its partial distance exceeds the k-th nearest so far of the sets it could join.
+	all, rec := nearest{c: n.cand[:0], k: neighbourCount}, nearest{c: n.rcand[:0], k: neighbourCount}
+	first := len(n.xs) - recentSize // rank (by age) of the oldest recent situation
 	for i := range n.xs {
-		y := &n.xs[i]
-		var d float32
-		for f := 0; f < nFeatures; f++ {
-			v := x[f] - y[f]
-			if v < 0 {
-				v = -v
-			}
-			d += v
-		}
+		var d0 float32
 		if n.queue[i] != q {
+			d0 = queuePenalty
+		}
+		recent := (i-oldest+historySize)%historySize >= first
+		limit := all.worst()
+		if recent {
+			limit = rec.worst() // never below all.worst: the recent are among all
+		}
+		d, ok := distanceWithin(&x, &n.xs[i], d0, limit)
+		if !ok {
+			continue
+		}
+		cd := cand{d, int32(i)}
+		all.offer(cd)
+		if recent {
+			rec.offer(cd)
+		}
+	}
+	c, cr := all.c, rec.c
+	k, kr := len(c), len(cr)
+	vals, obs = n.vals[:0], n.obs[:0]
+	for _, cd := range cr[:kr] {
+		if !n.gone[cd.i] {
+			vals = append(vals, float64(n.wait[cd.i]))
+		}
+	}
+	radius := float32(0)
+	for _, cd := range c[:k] {
+		radius = max(radius, cd.d)
+		w := float64(n.wait[cd.i])
+		if n.gone[cd.i] {
+			obs = append(obs, outcome{w, left})
+			continue
+		}
+		obs = append(obs, outcome{w, started})
+	}
+	pc := n.pcand[:0]
+	for i := range pending {
+		pd := &pending[i]
+		d := distance(&x, pd.x)
+		if pd.queue != queue {
 			d += queuePenalty
 		}
-		c = append(c, cand{d, int32(i)})
+		if d <= radius {
+			pc = append(pc, cand{d, int32(i)})
+		}
 	}
-	k := min(neighbourCount, len(c))
-	selectSmallest(c, k)
-	vals := n.vals[:0]
-	for _, cd := range c[:k] {
-		vals = append(vals, float64(n.wait[cd.i]))
+	if len(pc) > pendingCount {
+		selectSmallest(pc, pendingCount)
+		pc = pc[:pendingCount]
 	}
+	for _, cd := range pc {
+		obs = append(obs, outcome{pending[cd.i].age, waiting})
+	}
+	n.pcand = pc
 	slices.Sort(vals)
-	n.cand, n.vals = c, vals
-	return vals
+	slices.SortFunc(obs, func(a, b outcome) int {
+		if a.t != b.t {
+			if a.t < b.t {
+				return -1
+			}
+			return 1
+		}
+		return int(a.kind) - int(b.kind) // at one moment: starts, then departures, then the censored
+	})
+	n.cand, n.rcand, n.vals, n.obs = c, cr, vals, obs
+	return vals, obs
+}
+
+// step is a point of a cumulative incidence curve: by t seconds, a share cif had started.
+type step struct{ t, cif float64 }
+
+// incidence estimates, from the fates in obs (sorted by time), the share of such requests that
+// have started by each time a neighbour started: the cumulative incidence of a start, with
+// leaving the queue as a competing event and still-waiting requests as censored at their age
+// (Aalen–Johansen). Without departures or waiting requests it is the empirical distribution of
+// the waits. The last step is the share that ever starts, as far as the history can tell.
+func incidence(obs []outcome, curve []step) []step {
+	curve = curve[:0]
+	atRisk := float64(len(obs))
+	surv, cif := 1.0, 0.0
+	for i := 0; i < len(obs) && atRisk > 0; {
+		t := obs[i].t
+		var starts, leaves, censored float64
+		for ; i < len(obs) && obs[i].t == t; i++ {
+			switch obs[i].kind {
+			case started:
+				starts++
+			case left:
+				leaves++
+			default:
+				censored++
+			}
+		}
+		if starts > 0 {
+			cif += surv * starts / atRisk
+			curve = append(curve, step{t, cif})
+		}
+		surv *= 1 - (starts+leaves)/atRisk
+		atRisk -= starts + leaves + censored
+	}
+	return curve
+}
+
+// reach is the share that ever starts according to the curve.
+func reach(curve []step) float64 {
+	if len(curve) == 0 {
+		return 0
+	}
+	return curve[len(curve)-1].cif
 }
 
 // selectSmallest moves the k smallest candidates (by distance, then age) to c[:k].
@@ -144,4 +380,19 @@ func selectSmallest(c []cand, k int) {
 			return
 		}
 	}
+}
+
+// bestBound is the bound that buys the most coverage for its length: the time b on the curve
+// maximising cif(b) - lambda*ln(1 + b/1 min), or 0 when no start is worth its cost. Extending a
+// bound by a factor costs the same everywhere, so a request whose wait is predictable gets a
+// bound that covers nearly all similar requests, and one whose wait is spread over orders of
+// magnitude gets a shorter bound than its 90th percentile: overall this gives the shortest
+// bounds (in ratio) for a given share of requests covered.
+func bestBound(curve []step, lambda float64) (best, value float64) {
+	for _, s := range curve {
+		if v := s.cif - lambda*math.Log1p(s.t/60); v > value {
+			best, value = s.t, v
+		}
+	}
+	return best, value
 }

@@ -1,6 +1,10 @@
 package predict
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -163,44 +167,250 @@ func TestBoundAdaptsToMisses(t *testing.T) {
 	p := New(Config{})
 	st := State{Now: t0, Capacity: 1, Running: []Lease{lease("a", 1, 0, time.Hour)}}
 	req := Request{GPUs: 1, Requested: time.Hour}
-	waits := []time.Duration{}
 	for i := range 100 {
-		waits = append(waits, time.Duration(30+i)*time.Minute)
-	}
-	for _, w := range waits {
-		p.Observe(Observation{Request: req, Estimate: p.Predict(req, st), Wait: w, Started: true})
+		p.Observe(Observation{Request: req, Estimate: p.Predict(req, st), Wait: time.Duration(30+i) * time.Minute, Started: true})
 	}
 	before := p.Predict(req, st).P90
-	for range 20 { // everything now runs past the bound
+	for range 20 { // everything now waits past its bound
 		e := p.Predict(req, st)
-		p.Observe(Observation{Request: req, Estimate: e, Wait: e.P90 + time.Hour, Started: false})
+		p.Observe(Observation{Request: req, Estimate: e, Wait: e.P90 + time.Hour, Started: true})
 	}
 	if after := p.Predict(req, st).P90; after <= before {
 		t.Fatalf("P90 after misses %v, want above %v", after, before)
 	}
-	// A request that left the queue before its bound teaches nothing.
-	a := p.alpha
+	// A request that leaves the queue without starting is a miss, however early it leaves,
+	// unless its bound said it may not start.
+	th := p.theta
 	p.Observe(Observation{Request: req, Estimate: Estimate{P90: time.Hour}, Wait: time.Minute})
-	if p.alpha != a {
-		t.Fatalf("withdrawal before the bound changed the level: %v -> %v", a, p.alpha)
+	if p.theta <= th {
+		t.Fatalf("a departure within a finite bound did not count as a miss: %v -> %v", th, p.theta)
+	}
+	th = p.theta
+	p.Observe(Observation{Request: req, Estimate: Estimate{P90: Unbounded}, Wait: time.Minute})
+	if p.theta >= th {
+		t.Fatalf("a departure under an Unbounded bound did not count as covered: %v -> %v", th, p.theta)
 	}
 }
 
-func TestResidualMedian(t *testing.T) {
+// Requests like this one mostly leave the queue without starting: no finite bound covers nine
+// in ten of them, and the estimate says so.
+func TestMayNotStart(t *testing.T) {
+	p := New(Config{})
+	st := State{Now: t0, Capacity: 4, Running: []Lease{lease("a", 4, 0, time.Hour)}}
+	req := Request{User: "u", GPUs: 1, Requested: time.Hour}
+	for i := range 60 {
+		e := p.Predict(req, st)
+		if i%2 == 0 {
+			p.Observe(Observation{Request: req, Estimate: e, Wait: 2 * time.Minute, Started: true})
+		} else {
+			p.Observe(Observation{Request: req, Estimate: e, Wait: 5 * time.Minute})
+		}
+	}
+	e := p.Predict(req, st)
+	if !e.MayNotStart() || e.P90 != Unbounded {
+		t.Fatalf("P90 = %v, want Unbounded when half of similar requests never started", e.P90)
+	}
+	if e.StartShare < 0.3 || e.StartShare > 0.7 {
+		t.Errorf("StartShare = %v, want about one half", e.StartShare)
+	}
+	if e.Horizon != 2*time.Minute || e.Median != 2*time.Minute {
+		t.Errorf("Horizon %v, Median %v; want the longest wait seen (2m) and the median of those that started (2m)", e.Horizon, e.Median)
+	}
+	// Where every similar request started, the bound is finite again.
+	other := Request{User: "v", GPUs: 4, Requested: 10 * time.Hour}
+	for range 60 {
+		p.Observe(Observation{Request: other, Estimate: p.Predict(other, st), Wait: time.Hour, Started: true})
+	}
+	if e := p.Predict(other, st); e.MayNotStart() || e.P90 < time.Hour {
+		t.Fatalf("P90 = %v, want a finite bound of at least the usual hour", e.P90)
+	}
+}
+
+// Requests still waiting in the queue count as censored observations: when the similar
+// requests ahead have waited far longer than the past waits, the bound says so.
+func TestWaitingRequestsWidenTheBound(t *testing.T) {
+	p := New(Config{})
+	st := State{Now: t0, Capacity: 4, Running: []Lease{lease("a", 4, 0, time.Hour)}}
+	req := Request{User: "u", GPUs: 1, Requested: time.Hour}
+	var queued []Pending
+	for i := range 40 {
+		e := p.Predict(req, st)
+		p.Observe(Observation{Request: req, Estimate: e, Wait: time.Duration(10+i%5) * time.Minute, Started: true})
+		if i >= 32 { // the last eight never started: they are still waiting, for five hours now
+			queued = append(queued, Pending{User: "u", GPUs: 1, Requested: time.Hour, Submit: t0.Add(-5 * time.Hour), Estimate: e})
+		}
+	}
+	alone := p.Predict(req, st)
+	withQueue := p.Predict(req, State{Now: t0, Capacity: 4, Running: st.Running, Queue: queued})
+	if withQueue.StartShare >= alone.StartShare {
+		t.Errorf("StartShare %v with eight similar requests waiting for hours, want below %v", withQueue.StartShare, alone.StartShare)
+	}
+	if withQueue.P90 != Unbounded && withQueue.P90 <= alone.P90 {
+		t.Errorf("P90 %v with the queue, want above %v (or Unbounded)", withQueue.P90, alone.P90)
+	}
+}
+
+// A queued request seen past its bound counts as a miss then, once, and not again when it starts.
+func TestOverdueCountsOnce(t *testing.T) {
+	p := New(Config{})
+	st := State{Now: t0, Capacity: 4, Running: []Lease{lease("a", 4, 0, time.Hour)}}
+	req := Request{User: "u", GPUs: 1, Requested: time.Hour}
+	for range 40 {
+		p.Observe(Observation{Request: req, Estimate: p.Predict(req, st), Wait: 10 * time.Minute, Started: true})
+	}
+	e := p.Predict(req, st)
+	if e.P90 == Unbounded || e.P90 > 24*time.Hour {
+		t.Fatalf("P90 = %v", e.P90)
+	}
+	late := State{Now: t0.Add(e.P90 + time.Hour), Capacity: 4, Queue: []Pending{{User: "u", GPUs: 1, Requested: time.Hour, Submit: t0, Estimate: e}}}
+	th := p.theta
+	p.Predict(req, late)
+	p.Predict(req, late)
+	if want := th + aciRate*DefaultCoverage; math.Abs(p.theta-want) > 1e-9 {
+		t.Fatalf("theta %v after seeing an overdue request twice, want %v (one miss)", p.theta, want)
+	}
+	th = p.theta
+	p.Observe(Observation{Request: req, Estimate: e, Wait: e.P90 + time.Hour, Started: true})
+	if p.theta != th {
+		t.Fatalf("the overdue request counted again when it started: %v -> %v", th, p.theta)
+	}
+}
+
+// The start curve: empirical distribution without departures or censoring; departures are a
+// competing event (the curve stops short of 1); a censored request shares its weight with
+// those still at risk.
+func TestIncidence(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		obs  []outcome
+		want []step
+	}{
+		{"starts only", []outcome{{0, started}, {10, started}, {10, started}, {30, started}},
+			[]step{{0, 0.25}, {10, 0.75}, {30, 1}}},
+		{"a departure", []outcome{{5, started}, {7, left}, {9, started}, {12, started}},
+			[]step{{5, 0.25}, {9, 0.5}, {12, 0.75}}},
+		{"a censored request", []outcome{{5, started}, {6, waiting}, {8, started}, {9, started}},
+			// after 6 the remaining 3/4 is shared by the two at risk: 3/8 each
+			[]step{{5, 0.25}, {8, 0.625}, {9, 1}}},
+	} {
+		got := incidence(tc.obs, nil)
+		if len(got) != len(tc.want) {
+			t.Fatalf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+		for i := range got {
+			if got[i].t != tc.want[i].t || math.Abs(got[i].cif-tc.want[i].cif) > 1e-12 {
+				t.Fatalf("%s: %v, want %v", tc.name, got, tc.want)
+			}
+		}
+	}
+}
+
+func TestBestBound(t *testing.T) {
+	curve := []step{{0, 0.6}, {600, 0.8}, {3600, 0.9}, {86400, 1}}
+	for _, tc := range []struct {
+		lambda, want float64
+	}{
+		{1, 0},         // a minute's cost is more than any gain
+		{0.05, 3600},   // the hour is worth its length, the day is not
+		{0.001, 86400}, // nearly free: cover everything
+	} {
+		if got, _ := bestBound(curve, tc.lambda); got != tc.want {
+			t.Errorf("bestBound(λ=%v) = %v, want %v", tc.lambda, got, tc.want)
+		}
+	}
+}
+
+// Predictions from tracked leases equal those from the same leases in State.Running, as the
+// clock moves on and leases start and end; after the learned run times change noticeably too.
+func TestTrackedLeases(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	tracked, given := New(Config{}), New(Config{})
+	learn := func(n int) {
+		for range n {
+			user := fmt.Sprintf("u%d", rng.IntN(7))
+			req := time.Duration(1+rng.IntN(10)) * time.Hour
+			ran := time.Duration(rng.Int64N(int64(req)))
+			for _, p := range []*Predictor{tracked, given} {
+				p.ObserveRun(Request{User: user, Requested: req}, ran)
+				p.ObserveRun(Request{User: user}, ran) // and a lease without a requested time
+			}
+		}
+	}
+	learn(200)
+	var running []Lease
+	var ids []string
+	for i := range 600 {
+		if i == 300 {
+			learn(runWindow) // every window replaced: every expected end is stale
+		}
+		req := time.Duration(1+rng.IntN(10)) * time.Hour
+		now := t0.Add(time.Duration(i) * time.Minute)
+		l := Lease{User: fmt.Sprintf("u%d", rng.IntN(9)), GPUs: float64(1 + rng.IntN(4)), Start: now.Add(-time.Duration(rng.Int64N(int64(req)))), Requested: req}
+		if i%3 == 0 {
+			l.Requested = 0
+		}
+		running, ids = append(running, l), append(ids, fmt.Sprint(i))
+		tracked.Track(ids[len(ids)-1], l)
+		if len(running) > 25 { // one ends
+			k := rng.IntN(len(running))
+			tracked.Untrack(ids[k])
+			running, ids = slices.Delete(running, k, k+1), slices.Delete(ids, k, k+1)
+		}
+		r := Request{User: "u1", GPUs: 3, Requested: time.Hour}
+		a := tracked.Predict(r, State{Now: now, Capacity: 60})
+		b := given.Predict(r, State{Now: now, Capacity: 60, Running: running})
+		if d := a.Situation.Queued - b.Situation.Queued; d < -time.Second || d > time.Second || a.Situation.Alone != b.Situation.Alone && d != 0 {
+			t.Fatalf("step %d: tracked %+v, given %+v", i, a.Situation, b.Situation)
+		}
+	}
+	tracked.Untrack("no such lease") // ignored
+	if len(tracked.run.list) != len(running) {
+		t.Fatalf("%d tracked, %d running", len(tracked.run.list), len(running))
+	}
+}
+
+func TestEarliest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 200 {
+		e := make([]endEvent, rng.IntN(300))
+		total := 0.0
+		for i := range e {
+			e[i] = endEvent{t: float64(rng.IntN(50)), gpus: float64(rng.IntN(3))}
+			total += e[i].gpus
+		}
+		want := rng.Float64() * total * 1.2
+		m := earliest(e, want)
+		sum, last := 0.0, math.Inf(-1)
+		for _, x := range e[:m] {
+			sum += x.gpus
+			last = max(last, x.t)
+		}
+		for _, x := range e[m:] {
+			if x.t < last {
+				t.Fatalf("an end at %v left out while one at %v is in", x.t, last)
+			}
+		}
+		if sum < want && m < len(e) {
+			t.Fatalf("the first %d ends free %v GPUs, want %v", m, sum, want)
+		}
+	}
+}
+
+func TestResidual(t *testing.T) {
 	s := []float64{1, 2, 3, 4, 10}
 	for _, tc := range []struct {
-		x, want float64
-		ok      bool
+		x, left, next float64
+		ok            bool
 	}{
-		{0, 3, true},     // all five: median 3
-		{2.5, 1.5, true}, // 3, 4, 10: median 4
-		{3, 1, true},     // 4, 10: the lower middle, 4
-		{4, 6, true},
-		{10, 0, false},
+		{0, 3, 1, true},     // all five: median 3, holds until x passes 1
+		{2.5, 1.5, 3, true}, // 3, 4, 10: median 4
+		{3, 1, 4, true},     // 4, 10: the lower middle, 4
+		{4, 6, 10, true},
+		{10, 0, 0, false},
 	} {
-		got, ok := residualMedian(s, tc.x)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("residualMedian(%v) = %v, %v; want %v, %v", tc.x, got, ok, tc.want, tc.ok)
+		mid, next, ok := residual(s, tc.x)
+		if ok != tc.ok || ok && (mid-tc.x != tc.left || next != tc.next) {
+			t.Errorf("residual(%v) = %v, %v, %v; want left %v, next %v, %v", tc.x, mid, next, ok, tc.left, tc.next, tc.ok)
 		}
 	}
 }

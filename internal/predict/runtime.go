@@ -1,5 +1,7 @@
 package predict
 
+import "math"
+
 // runtimes learns how long leases really run: per user and overall, the ratio of run time to
 // requested time; and, for leases that request no duration, the run times themselves.
 type runtimes struct {
@@ -56,39 +58,47 @@ func (r *runtimes) observe(user, queue string, requested, ran float64) {
 // remaining is the expected time left for a lease that has run elapsed seconds: the median
 // remaining life among past leases that lasted at least as long.
 func (r *runtimes) remaining(user, queue string, requested, elapsed float64) float64 {
+	end, slope, _, _ := r.expect(user, queue, requested, elapsed)
+	return end + (slope-1)*elapsed
+}
+
+// expect gives the expected end, counted from the lease's start, in the form a cache can keep:
+// end + slope*elapsed holds while the lease has run less than stable seconds (it only moves
+// when the lease outlives another past lease) and the window it was read from (from; nil when
+// none) does not change.
+func (r *runtimes) expect(user, queue string, requested, elapsed float64) (end, slope, stable float64, from *window) {
 	if requested > 0 {
-		x := elapsed / requested
-		if x >= 1 {
-			return 0 // past its limit: ends any moment
+		if elapsed >= requested {
+			return 0, 1, inf, nil // past its limit: ends any moment
 		}
 		w := r.lastRatio
 		if user != r.lastUser || w == nil {
 			w = r.userRatio[user]
 			r.lastUser, r.lastRatio = user, w
 		}
-		var s []float64
-		if w != nil && len(w.vals) >= minUserRatios {
-			s = w.view()
-		} else {
-			s = r.ratio.view()
+		if w == nil || len(w.vals) < minUserRatios {
+			w = r.ratio
 		}
+		s := w.view()
 		if len(s) == 0 {
-			return (1 - x) * requested
+			return requested, 0, requested, w
 		}
-		if m, ok := residualMedian(s, x); ok {
-			return min(m, 1-x) * requested
+		if mid, next, ok := residual(s, elapsed/requested); ok {
+			return min(mid, 1) * requested, 0, next * requested, w
 		}
-		return (1 - x) * requested / 2 // it already ran longer than any like it
+		return requested / 2, 0.5, requested, w // it already ran longer than any like it: halfway to its limit
 	}
-	s := r.run.view()
-	if w := r.queueRun[queue]; w != nil && w.len() >= minQueueRuns {
-		s = w.view()
+	w := r.run
+	if q := r.queueRun[queue]; q != nil && q.len() >= minQueueRuns {
+		w = q
 	}
-	if m, ok := residualMedian(s, elapsed); ok {
-		return m
+	if mid, next, ok := residual(w.view(), elapsed); ok {
+		return mid, 0, next, w
 	}
 	if elapsed > 0 {
-		return elapsed // longer than anything seen: it is likely to last as long again
+		return 0, 2, inf, w // longer than anything seen: it is likely to last as long again
 	}
-	return 3600 // nothing known at all
+	return 3600, 0, 0, w // nothing known at all
 }
+
+var inf = math.Inf(1)

@@ -9,6 +9,7 @@ import (
 type window struct {
 	vals   []float64
 	next   int
+	adds   uint64 // values ever added
 	sorted []float64
 	dirty  bool
 }
@@ -23,6 +24,7 @@ func (w *window) add(x float64) {
 		w.next = (w.next + 1) % len(w.vals)
 	}
 	w.dirty = true
+	w.adds++
 }
 
 func (w *window) len() int { return len(w.vals) }
@@ -46,9 +48,10 @@ func quantile(s []float64, q float64) float64 {
 	return s[min(max(i, 0), len(s)-1)]
 }
 
-// residualMedian is the median of the values in ascending s that exceed x, minus x: the
-// expected remaining life of something already x old. ok is false when nothing exceeds x.
-func residualMedian(s []float64, x float64) (float64, bool) {
+// residual looks at the values in ascending s that exceed x: mid is their median (the lower
+// middle), next the smallest of them. ok is false when nothing exceeds x. mid - x is the
+// expected remaining life of something already x old; it holds until x reaches next.
+func residual(s []float64, x float64) (mid, next float64, ok bool) {
 	// Binary search for the first value above x, written out: it runs once per running lease.
 	lo, hi := 0, len(s)
 	for lo < hi {
@@ -60,7 +63,7 @@ func residualMedian(s []float64, x float64) (float64, bool) {
 		}
 	}
 	if lo >= len(s) {
-		return 0, false
+		return 0, 0, false
 	}
-	return s[(lo+len(s)-1)/2] - x, true
+	return s[(lo+len(s)-1)/2], s[lo], true
 }

@@ -11,9 +11,13 @@ type endEvent struct {
 
 // simScratch holds buffers reused across predictions (under the predictor's lock).
 type simScratch struct {
-	ends   []endEvent
-	times  []float64 // free-GPU profile of the first-come-first-served schedule
-	levels []float64
+	ends []endEvent // the running leases' expected ends
+	heap []endEvent // the earliest of them, and the simulated requests' ends
+	// horizon is how far ahead (seconds) the running ends that the next simulation will need
+	// probably lie: twice what the last one needed.
+	horizon float64
+	times   []float64 // free-GPU profile of the first-come-first-served schedule
+	levels  []float64
 }
 
 // simResult is when a request could start, in seconds from now, three ways.
@@ -28,20 +32,28 @@ const epsGPU = 1e-9
 // seconds is d.Seconds() without its care for huge values, which shows with 10,000 leases.
 func seconds(d time.Duration) float64 { return float64(d) * 1e-9 }
 
-// simulate plays the pool forward from st.Now. Running leases end at their expected end;
+// simulate plays the pool forward from st.Now. Running leases (st.Running, or the tracked ones
+// when it is nil) end at their expected end;
 // requests ahead start in order and run for their expected run time.
 func (p *Predictor) simulate(req Request, st State) simResult {
 	var res simResult
-	used := 0.0
-	ends := p.sc.ends[:0]
-	now := st.Now.UnixNano()
-	for i := range st.Running {
-		l := &st.Running[i]
-		g := max(l.GPUs, 0)
-		used += g
-		elapsed := max(float64(now-l.Start.UnixNano())*1e-9, 0)
-		ends = append(ends, endEvent{p.rt.remaining(l.User, l.Queue, seconds(l.Requested), elapsed), g, false})
+	// The running leases' expected ends, split on the way: those within the horizon that the
+	// last prediction needed (doubled) go to early, the others to rest. Only the earliest ends
+	// can matter: once they have freed enough GPUs for every request ahead and this one, all
+	// have started, so the simulation orders early alone and dips into rest only when short.
+	ends := endSplit{horizon: p.sc.horizon, early: p.sc.heap[:0], rest: p.sc.ends[:0]}
+	if st.Running == nil {
+		p.trackedEnds(&ends, st.Now.UnixNano())
+	} else {
+		now := st.Now.UnixNano()
+		for i := range st.Running {
+			l := &st.Running[i]
+			elapsed := max(float64(now-l.Start.UnixNano())*1e-9, 0)
+			ends.add(p.rt.remaining(l.User, l.Queue, seconds(l.Requested), elapsed), max(l.GPUs, 0))
+		}
 	}
+	p.sc.ends = ends.rest[:0]
+	used := ends.earlyGPUs + ends.restGPUs
 	capacity := st.Capacity
 	if capacity <= 0 {
 		capacity = p.cfg.Capacity
@@ -53,10 +65,21 @@ func (p *Predictor) simulate(req Request, st State) simResult {
 	free := capacity - used
 	need := min(max(req.GPUs, 0), capacity)
 
+	demand := need - free
+	for i := range st.Queue {
+		demand += min(max(st.Queue[i].GPUs, 0), capacity)
+	}
+	if short := demand + 1 - ends.earlyGPUs; short > 0 && len(ends.rest) > 0 {
+		m := earliest(ends.rest, short) // a selection: cheaper than ordering them all
+		ends.early = append(ends.early, ends.rest[:m]...)
+		ends.rest = ends.rest[m:]
+	}
+	heap, rest := ends.early, ends.rest
+
 	// First come first served, logging the free GPUs after each moment something changes.
 	// Alone falls out on the way: the first time the running leases alone have freed enough.
 	// The first-come start cannot come sooner, since a simulated request frees no more than it took.
-	heapify(ends)
+	heapify(heap)
 	deficit := need - free
 	aloneDone := deficit <= epsGPU
 	times, levels := append(p.sc.times[:0], 0), append(p.sc.levels[:0], free)
@@ -70,12 +93,16 @@ func (p *Predictor) simulate(req Request, st State) simResult {
 	}
 	startAt := func(g float64) {
 		for f+epsGPU < g {
-			if len(ends) == 0 {
+			if len(heap) == 0 && len(rest) > 0 {
+				heap, rest = append(heap, rest...), nil
+				heapify(heap)
+			}
+			if len(heap) == 0 {
 				f = capacity // nothing left to wait for
 				break
 			}
 			var e endEvent
-			e, ends = pop(ends)
+			e, heap = pop(heap)
 			t = max(t, e.t)
 			f += e.gpus
 			if !e.queued && !aloneDone {
@@ -94,14 +121,17 @@ func (p *Predictor) simulate(req Request, st State) simResult {
 		startAt(g)
 		note()
 		run := p.rt.remaining(q.User, q.Queue, q.Requested.Seconds(), 0)
-		ends = push(ends, endEvent{t + run, g, true})
+		heap = push(heap, endEvent{t + run, g, true})
 	}
 	startAt(need)
 	res.queued = t
 	if !aloneDone {
 		res.alone = t
 	}
-	p.sc.ends, p.sc.times, p.sc.levels = ends, times, levels
+	p.sc.heap, p.sc.times, p.sc.levels = heap[:0], times, levels
+	if res.queued > 0 {
+		p.sc.horizon = 2*res.queued + 60
+	}
 
 	// Backfill: the earliest logged moment from which enough GPUs stay free for the request's
 	// expected run time. After the first-come start nothing else starts, so the profile from
@@ -125,6 +155,62 @@ func (p *Predictor) simulate(req Request, st State) simResult {
 		}
 	}
 	return res
+}
+
+// endSplit collects running ends: those within horizon seconds in early, the others in rest.
+type endSplit struct {
+	horizon             float64
+	early, rest         []endEvent
+	earlyGPUs, restGPUs float64
+}
+
+func (s *endSplit) add(t, gpus float64) {
+	if t <= s.horizon {
+		s.early = append(s.early, endEvent{t, gpus, false})
+		s.earlyGPUs += gpus
+		return
+	}
+	s.rest = append(s.rest, endEvent{t, gpus, false})
+	s.restGPUs += gpus
+}
+
+// earliest reorders e so that e[:m] holds the earliest ends whose GPUs add up to at least
+// gpus (all of e when they do not), every one of them no later than any in e[m:], and returns m.
+// It is a quickselect weighted by GPUs: linear on average.
+func earliest(e []endEvent, gpus float64) int {
+	lo, hi := 0, len(e)
+	for hi-lo > 16 {
+		a, b, c := e[lo].t, e[(lo+hi)/2].t, e[hi-1].t
+		pivot := max(min(a, b), min(max(a, b), c)) // median of three
+		// Three-way partition of e[lo:hi]: below pivot, equal, above.
+		lt, i, gt := lo, lo, hi
+		var below, equal float64
+		for i < gt {
+			switch x := e[i].t; {
+			case x < pivot:
+				below += e[i].gpus
+				e[lt], e[i] = e[i], e[lt]
+				lt++
+				i++
+			case x > pivot:
+				gt--
+				e[i], e[gt] = e[gt], e[i]
+			default:
+				equal += e[i].gpus
+				i++
+			}
+		}
+		switch {
+		case below >= gpus:
+			hi = lt
+		case below+equal >= gpus:
+			return gt
+		default:
+			gpus -= below + equal
+			lo = gt
+		}
+	}
+	return hi
 }
 
 // A binary min-heap on t, written out to keep the hot path free of interface calls.

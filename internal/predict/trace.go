@@ -59,6 +59,15 @@ type Trace struct {
 	Capacity float64
 }
 
+// End is the trace's last recorded moment: the latest submit, start or end time of its jobs.
+func (t Trace) End() int64 {
+	var end int64
+	for _, j := range t.Jobs {
+		end = max(end, j.Submit, j.Start, j.End)
+	}
+	return end
+}
+
 // ReadTraceFile opens path and reads it in the given format ("" guesses from the extension).
 // A gzip-compressed file is recognized by its content and decompressed.
 func ReadTraceFile(path, format string) (Trace, error) {

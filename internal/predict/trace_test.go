@@ -146,3 +146,14 @@ func tracesDir(t testing.TB) string {
 	}
 	return traces
 }
+
+func TestTraceEnd(t *testing.T) {
+	tr := Trace{Jobs: []Job{
+		{Submit: 0, Start: 5, End: 50},
+		{Submit: 10, Start: -1, End: 70}, // left the queue at 70
+		{Submit: 90, Start: -1, End: -1}, // still waiting at the end
+	}}
+	if got := tr.End(); got != 90 {
+		t.Fatalf("End() = %d, want 90", got)
+	}
+}
