@@ -62,13 +62,15 @@ func TestPredictEval(t *testing.T) {
 		Jobs    int    `json:"jobs"`
 		Scored  int    `json:"scored"`
 		Results []struct {
-			Predictor string   `json:"predictor"`
-			MAE       *float64 `json:"mae_minutes"`
-			MedianAE  *float64 `json:"median_ae_minutes"`
-			Within    *float64 `json:"within_15pct_or_60s"`
-			Band      *float64 `json:"band_accuracy"`
-			Coverage  *float64 `json:"p90_coverage"`
-			Tightness *float64 `json:"p90_tightness"`
+			Predictor string          `json:"predictor"`
+			MAE       *float64        `json:"mae_minutes"`
+			MedianAE  *float64        `json:"median_ae_minutes"`
+			Within    *float64        `json:"within_15pct_or_60s"`
+			Band      *float64        `json:"band_accuracy"`
+			Coverage  *float64        `json:"p90_coverage"`
+			OfStarted *float64        `json:"p90_coverage_started"`
+			Unbounded *float64        `json:"p90_unbounded"`
+			Tightness json.RawMessage `json:"p90_tightness"` // null when more than half the bounds say "may not start"
 		} `json:"results"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
@@ -80,7 +82,8 @@ func TestPredictEval(t *testing.T) {
 	var names []string
 	for _, r := range rep.Results {
 		names = append(names, r.Predictor)
-		if r.MAE == nil || r.MedianAE == nil || r.Within == nil || r.Band == nil || r.Coverage == nil || r.Tightness == nil {
+		if r.MAE == nil || r.MedianAE == nil || r.Within == nil || r.Band == nil || r.Coverage == nil || r.OfStarted == nil ||
+			r.Unbounded == nil || len(r.Tightness) == 0 {
 			t.Errorf("%s: a metric is missing in %s", r.Predictor, out.String())
 		}
 	}
@@ -92,7 +95,8 @@ func TestPredictEval(t *testing.T) {
 	if err := runPredict(context.Background(), []string{"eval", "--trace", trace}, nil, &out, &out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "tiny.swf: 4 jobs, 3 scored") || !strings.Contains(out.String(), "user_recent") {
+	if !strings.Contains(out.String(), "tiny.swf: 4 jobs, 3 scored") || !strings.Contains(out.String(), "user_recent") ||
+		!strings.Contains(out.String(), "may not start") {
 		t.Errorf("table:\n%s", out.String())
 	}
 }
