@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/acme/quartermaster/internal/qm"
 )
@@ -66,13 +67,12 @@ func (db *DB) runTx(ctx context.Context, readOnly bool, lockIDs []int64, fn func
 			_ = x.Rollback()
 		}
 	}()
-	if db.dialect == Postgres {
-		for _, id := range lockIDs {
-			if _, err := x.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", id); err != nil {
-				done = true
-				_ = x.Rollback()
-				return fmt.Errorf("store: lock: %w", err)
-			}
+	if db.dialect == Postgres && len(lockIDs) > 0 {
+		// One round trip for all the locks, taken in the order of lockIDs (ascending).
+		if _, err := x.ExecContext(ctx, "SELECT pg_advisory_xact_lock(id) FROM (SELECT unnest($1::bigint[]) AS id ORDER BY 1) AS ids", pq.Array(lockIDs)); err != nil {
+			done = true
+			_ = x.Rollback()
+			return fmt.Errorf("store: lock: %w", err)
 		}
 	}
 	t := &tx{x: x, db: db, readOnly: readOnly}
