@@ -15,22 +15,27 @@ const DefaultQuotaIncrease = 7 * 24 * time.Hour
 // QuotaRule is the name shown for quota increase requests, which always go to a budget owner.
 const QuotaRule = "quota-increase"
 
-// effectiveQuota is the policy's quota for a team plus its approved increases in effect at now.
-func (s *Service) effectiveQuota(ctx context.Context, tx Tx, team string, now time.Time) (policy.Quota, error) {
+// withGrants is the policy's quota for a team plus the approved increases in effect at now.
+func (s *Service) withGrants(team string, grants []*Lease, now time.Time) policy.Quota {
 	q := s.Policy.QuotaFor(team)
-	grants, err := tx.ListLeases(ctx, LeaseFilter{Kind: KindQuota, Team: team, States: []State{Active}})
-	if err != nil {
-		return q, err
-	}
 	for _, g := range grants {
-		if !g.ExpiresAt.After(now) {
+		if g.Kind != KindQuota || g.State != Active || !g.ExpiresAt.After(now) {
 			continue
 		}
 		q.GPUs[g.Class] += g.GPUs
 		// The extra GPUs come with the GPU-hours to use them while the increase lasts (a week at most).
 		q.GPUHoursPerWeek += GPUHours(g.GPUs, min(g.ExpiresAt.Sub(now), 7*24*time.Hour))
 	}
-	return q, nil
+	return q
+}
+
+// effectiveQuota is the policy's quota for a team plus its approved increases in effect at now.
+func (s *Service) effectiveQuota(ctx context.Context, tx Tx, team string, now time.Time) (policy.Quota, error) {
+	grants, err := tx.ListLeases(ctx, LeaseFilter{Kind: KindQuota, Team: team, States: []State{Active}, Slim: true})
+	if err != nil {
+		return s.Policy.QuotaFor(team), err
+	}
+	return s.withGrants(team, grants, now), nil
 }
 
 // QuotaFor is a team's quota now, approved increases included.
@@ -165,11 +170,7 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 		if !ok {
 			return Errorf(EINVALID, "class %s of %s is no longer in the catalog, so it cannot be extended.", cur.Class, id)
 		}
-		u, err := s.usage(ctx, tx, cur.Team, s.Clock.Now())
-		if err != nil {
-			return err
-		}
-		q, err := s.effectiveQuota(ctx, tx, cur.Team, s.Clock.Now())
+		u, q, err := s.usage(ctx, tx, cur.Team, s.Clock.Now())
 		if err != nil {
 			return err
 		}

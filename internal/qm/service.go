@@ -221,21 +221,30 @@ func (s *Service) WeekStart(t time.Time) time.Time {
 	return time.Date(y, m, day-d, 0, 0, 0, 0, s.Policy.Location)
 }
 
-// usage computes a team's usage inside a transaction.
-func (s *Service) usage(ctx context.Context, tx Tx, team string, now time.Time) (Usage, error) {
+// usage computes a team's usage inside a transaction, and its quota with approved increases.
+// One query reads both: the team's leases of every kind that were open this week.
+func (s *Service) usage(ctx context.Context, tx Tx, team string, now time.Time) (Usage, policy.Quota, error) {
 	ws := s.WeekStart(now)
-	leases, err := tx.ListLeases(ctx, LeaseFilter{Team: team, EndedAfter: ws, Slim: true})
+	leases, err := tx.ListLeases(ctx, LeaseFilter{Kind: AnyKind, Team: team, EndedAfter: ws, Slim: true})
 	if err != nil {
-		return Usage{}, err
+		return Usage{}, policy.Quota{}, err
 	}
 	u := Usage{GPUs: map[string]int{}}
+	var grants []*Lease
 	for _, l := range leases {
-		if l.State.Live() {
-			u.GPUs[l.Class] += l.GPUs
+		switch l.Kind {
+		case KindWorkspace:
+			if l.State.Live() {
+				u.GPUs[l.Class] += l.GPUs
+			}
+			u.GPUHoursWeek += committedHours(l, ws, now)
+		case KindQuota:
+			if l.State == Active {
+				grants = append(grants, l)
+			}
 		}
-		u.GPUHoursWeek += committedHours(l, ws, now)
 	}
-	return u, nil
+	return u, s.withGrants(team, grants, now), nil
 }
 
 // committedHours is the GPU-hours a lease used or holds inside the week starting ws.
@@ -286,11 +295,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 	err = s.Store.Update(ctx, s.admissionLocks(req.Team, req.Class), func(tx Tx) error {
 		notices = nil
 		now := s.Clock.Now()
-		u, err := s.usage(ctx, tx, req.Team, now)
-		if err != nil {
-			return err
-		}
-		q, err := s.effectiveQuota(ctx, tx, req.Team, now)
+		u, q, err := s.usage(ctx, tx, req.Team, now)
 		if err != nil {
 			return err
 		}
@@ -317,16 +322,40 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		if q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+in.Request.GPUHours > q.GPUHoursPerWeek {
 			return Errorf(EFORBIDDEN, "team %s has %.0f of its %.0f GPU-hours left this week, and this request needs %.1f.", l.Team, math.Max(0, q.GPUHoursPerWeek-u.GPUHoursWeek), q.GPUHoursPerWeek, in.Request.GPUHours)
 		}
+		// Plan first, then write the lease once in the state it reaches, with every step audited.
 		l.State = Queued
 		l.Reason = "waiting for free GPUs"
-		if err := s.create(ctx, tx, l, req.User, "granted without approval"); err != nil {
-			return err
-		}
-		placed, err := s.tryPlace(ctx, tx, l, "granted without approval")
+		path, err := s.plan(ctx, tx, l)
 		if err != nil {
 			return err
 		}
-		if !placed {
+		events := []*Event{{At: now, Actor: req.User, To: Queued, Reason: "granted without approval"}}
+		for _, st := range path {
+			r := "granted without approval"
+			if st == Active {
+				r = "workspace ready"
+			}
+			events = append(events, &Event{At: now, Actor: SystemActor, From: l.State, To: st, Reason: r})
+			l.State, l.Reason = st, r
+		}
+		if err := tx.CreateLease(ctx, l); err != nil {
+			return err
+		}
+		if len(path) == 2 { // an instant backend: start it now that it has its ID
+			if err := s.startInstantly(ctx, l); err != nil {
+				return err
+			}
+			if err := tx.UpdateLease(ctx, l, l.State); err != nil {
+				return err
+			}
+		}
+		for _, e := range events {
+			e.Lease = l.ID
+			if err := tx.AddEvent(ctx, e); err != nil {
+				return err
+			}
+		}
+		if len(path) == 0 {
 			notices = append(notices, Notice{Kind: NoticeQueued, To: []string{l.User}, Lease: l})
 		}
 		return nil
@@ -440,12 +469,35 @@ func (s *Service) transition(ctx context.Context, tx Tx, l *Lease, to State, act
 	return tx.AddEvent(ctx, &Event{Lease: l.ID, At: now, Actor: actor, From: from, To: to, Reason: reason})
 }
 
-// tryPlace moves a queued lease to provisioning when its GPUs are free now. It must run under the
-// lease's admission locks.
+// tryPlace moves a queued lease on when its GPUs are free now: to provisioning, or straight to
+// active on an instant backend. It must run under the lease's admission locks.
 func (s *Service) tryPlace(ctx context.Context, tx Tx, l *Lease, reason string) (bool, error) {
+	path, err := s.plan(ctx, tx, l)
+	if err == nil && len(path) == 2 {
+		err = s.startInstantly(ctx, l)
+	}
+	if err != nil || len(path) == 0 {
+		return false, err
+	}
+	for _, st := range path {
+		r := reason
+		if st == Active {
+			r = "workspace ready"
+		}
+		if err := s.transition(ctx, tx, l, st, SystemActor, r); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// plan chooses GPUs for a lease that waits. It changes l in memory only and returns the states l
+// moves through: none when it must wait on, provisioning, or provisioning and active when the
+// backend starts instantly (the caller then calls startInstantly once the lease has its ID).
+func (s *Service) plan(ctx context.Context, tx Tx, l *Lease) ([]State, error) {
 	inv := s.Backend.Inventory()
 	if inv == nil { // the scheduler places: hand it over
-		return true, s.transition(ctx, tx, l, Provisioning, SystemActor, reason)
+		return []State{Provisioning}, nil
 	}
 	classes := []string{l.Class}
 	c, _ := s.Policy.Class(l.Class)
@@ -459,7 +511,7 @@ func (s *Service) tryPlace(ctx context.Context, tx Tx, l *Lease, reason string) 
 	}
 	held, err := tx.Held(ctx, classes)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	var running []Holding
 	for _, h := range held {
@@ -473,29 +525,31 @@ func (s *Service) tryPlace(ctx context.Context, tx Tx, l *Lease, reason string) 
 		inUse := sumHeld(held)
 		if inUse+l.GPUs > limit {
 			l.Reason = fmt.Sprintf("waiting: shared classes may hold %d GPUs together and hold %d", limit, inUse)
-			return false, nil
+			return nil, nil
 		}
 	}
 	p, ok := place(inv, running, l.Class, l.GPUs)
 	if !ok {
-		return false, nil
+		return nil, nil
 	}
 	l.Node = strings.Join(p.Nodes, ",")
 	l.GPUIndex = p.GPUs
-	if err := s.transition(ctx, tx, l, Provisioning, SystemActor, reason); err != nil {
-		return true, err
-	}
 	if ib, ok := s.Backend.(InstantBackend); ok && ib.StartsInstantly() {
-		st, err := s.Backend.Start(ctx, l)
-		if err != nil {
-			return true, err
-		}
-		now := s.Clock.Now()
-		l.Connect, l.Ref = st.Connect, st.Ref
-		l.StartedAt, l.ExpiresAt = now, now.Add(l.Duration)
-		return true, s.transition(ctx, tx, l, Active, SystemActor, "workspace ready")
+		return []State{Provisioning, Active}, nil
 	}
-	return true, nil
+	return []State{Provisioning}, nil
+}
+
+// startInstantly starts a placed lease on an instant backend, in memory.
+func (s *Service) startInstantly(ctx context.Context, l *Lease) error {
+	st, err := s.Backend.Start(ctx, l)
+	if err != nil {
+		return err
+	}
+	now := s.Clock.Now()
+	l.Connect, l.Ref = st.Connect, st.Ref
+	l.StartedAt, l.ExpiresAt = now, now.Add(l.Duration)
+	return nil
 }
 
 // start asks the backend to start a provisioning lease and records what it says. The owner is told
@@ -886,7 +940,7 @@ func (s *Service) TeamUsage(ctx context.Context, team string) (Usage, error) {
 	var u Usage
 	err := s.Store.View(ctx, func(tx Tx) error {
 		var err error
-		u, err = s.usage(ctx, tx, team, s.Clock.Now())
+		u, _, err = s.usage(ctx, tx, team, s.Clock.Now())
 		return err
 	})
 	return u, err
