@@ -169,6 +169,9 @@ func waitText(w qm.WaitEstimate) string {
 	if w.Unknown {
 		return "no estimate; the scheduler decides when it starts"
 	}
+	if w.MayNotStart {
+		return fmt.Sprintf("about %s, but similar requests often never started: it may not start within %s", policy.FormatDuration(w.Median), policy.FormatDuration(w.Horizon))
+	}
 	if w.Median == 0 && w.P90 == 0 {
 		return "none, GPUs are free now"
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/sim"
 	"github.com/acme/quartermaster/internal/store"
+	"github.com/acme/quartermaster/internal/waits"
 )
 
 // commonFlags are the flags every subcommand takes.
@@ -146,7 +147,12 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 		}
 		svc.Backend = b
 	}
+	svc.Waits = waits.New()
 	a.Service = svc
+	if err := svc.WarmWaits(ctx); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
 	a.Bot = &commands.Bot{Svc: svc, Logger: logger}
 	if err := addTemplateVerbs(a); err != nil {
 		_ = st.Close()

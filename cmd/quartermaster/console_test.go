@@ -109,3 +109,23 @@ func TestPolicyCheck(t *testing.T) {
 		t.Fatalf("error does not name rule, line and column: %s", errb.String())
 	}
 }
+
+// TestConsoleQueuedWaitPrediction: with the cluster full, the queued reply, the quote and the
+// catalog carry the wait predictor's figures: the next expiry, and the queue ahead served first.
+func TestConsoleQueuedWaitPrediction(t *testing.T) {
+	msgs := runConsoleScript(t, `alice@acme.example: /gpu request 8 train 2h
+bob@acme.example: /gpu request 8 train 4h
+maya@acme.example: /gpu request 8 train 1h
+maya@acme.example: /gpu estimate 1 train 1h
+`)
+	if len(msgs) != 4 {
+		t.Fatalf("got %+v", msgs)
+	}
+	if !strings.Contains(msgs[2].Text, "L-3 is queued") || !strings.Contains(msgs[2].Text, "Predicted wait about 2h") {
+		t.Errorf("queued reply: %q", msgs[2].Text)
+	}
+	// One more GPU waits for maya's queued lease to start at 2h and end at 3h.
+	if !strings.Contains(msgs[3].Text, "Predicted wait: about 3h") {
+		t.Errorf("estimate: %q", msgs[3].Text)
+	}
+}

@@ -106,6 +106,31 @@ type InstantBackend interface {
 	StartsInstantly() bool
 }
 
+// WaitRequest is what a wait prediction is for.
+type WaitRequest struct {
+	Lease    LeaseID // 0 for a quote
+	Class    string
+	User     string
+	Team     string
+	GPUs     int
+	Duration time.Duration
+}
+
+// WaitPredictor predicts queue waits from the live pool and what it learned; the service tells it
+// what becomes of leases. Implementations keep their state in memory and must be safe for
+// concurrent use.
+type WaitPredictor interface {
+	// Predict estimates the wait of a request given the leases queued ahead of it, in order, and
+	// the class's GPUs (0 when the scheduler does not say).
+	Predict(now time.Time, req WaitRequest, ahead []*Lease, capacity int) WaitEstimate
+	// Started: a lease began running after waiting since queuedAt.
+	Started(l *Lease, queuedAt time.Time)
+	// Ended: a running lease stopped.
+	Ended(l *Lease)
+	// Left: a queued lease left the queue without starting.
+	Left(l *Lease, queuedAt time.Time)
+}
+
 // Activity is what telemetry knows of a lease's GPUs.
 type Activity struct {
 	// LastActive is the last time the GPUs showed activity.

@@ -35,6 +35,8 @@ type Service struct {
 	Telemetry Telemetry
 	Directory Directory
 	Logger    *slog.Logger
+	// Waits predicts queue waits; nil falls back to the known expiries of running leases.
+	Waits WaitPredictor
 }
 
 func (s *Service) log() *slog.Logger {
@@ -83,6 +85,10 @@ type WaitEstimate struct {
 	P90    time.Duration
 	// Unknown is set when the service cannot tell: the scheduler places leases and reports no capacity.
 	Unknown bool
+	// MayNotStart is set when too many similar requests never started for a bound to be worth
+	// giving; Horizon is then the longest wait the predictor has seen.
+	MayNotStart bool
+	Horizon     time.Duration
 }
 
 // Identity is a user resolved against the directory and the policy.
@@ -370,6 +376,9 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		return nil, err
 	}
 	s.notify(ctx, notices)
+	if out.Lease.State == Active {
+		s.tellWaits(out.Lease, "", Active)
+	}
 	if out.Lease.State == Provisioning {
 		if err := s.start(ctx, out.Lease, false); err != nil {
 			return out, err
@@ -466,7 +475,43 @@ func (s *Service) transition(ctx context.Context, tx Tx, l *Lease, to State, act
 		l.State = from
 		return err
 	}
+	s.tellWaits(l, from, to)
 	return tx.AddEvent(ctx, &Event{Lease: l.ID, At: now, Actor: actor, From: from, To: to, Reason: reason})
+}
+
+// tellWaits tells the wait predictor what a transition means for it: a start after waiting, the
+// end of a run, or a request that left the queue.
+func (s *Service) tellWaits(l *Lease, from, to State) {
+	if s.Waits == nil || l.Kind != KindWorkspace {
+		return
+	}
+	queuedAt := l.CreatedAt
+	if !l.DecidedAt.IsZero() {
+		queuedAt = l.DecidedAt
+	}
+	switch {
+	case to == Active && (from == Queued || from == Provisioning || from == ""):
+		s.Waits.Started(l, queuedAt)
+	case from.Running() && to.Ended():
+		s.Waits.Ended(l)
+	case from == Queued && to.Ended():
+		s.Waits.Left(l, queuedAt)
+	}
+}
+
+// WarmWaits tells the wait predictor about the leases running now (after a start).
+func (s *Service) WarmWaits(ctx context.Context) error {
+	if s.Waits == nil {
+		return nil
+	}
+	running, err := s.List(ctx, LeaseFilter{States: []State{Active, IdleWarned}, Slim: true})
+	if err != nil {
+		return err
+	}
+	for _, l := range running {
+		s.Waits.Started(l, time.Time{})
+	}
+	return nil
 }
 
 // tryPlace moves a queued lease on when its GPUs are free now: to provisioning, or straight to
@@ -888,6 +933,9 @@ func (s *Service) PredictWait(ctx context.Context, class string, n int) WaitEsti
 
 // predictWait is PredictWait for a lease already in the queue: only leases queued before it are ahead.
 func (s *Service) predictWait(ctx context.Context, class string, n int, self LeaseID) WaitEstimate {
+	if s.Waits != nil {
+		return s.predictWithModel(ctx, WaitRequest{Lease: self, Class: class, GPUs: n, Duration: DefaultDuration})
+	}
 	capa := s.capacityOf(class)
 	if capa == 0 {
 		return WaitEstimate{Unknown: true}
@@ -933,6 +981,27 @@ func (s *Service) predictWait(ctx context.Context, class string, n int, self Lea
 	}
 	w := 24 * time.Hour
 	return WaitEstimate{Median: w, P90: 2 * w}
+}
+
+// predictWithModel asks the wait predictor, with the queue ahead of the request.
+func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) WaitEstimate {
+	var queued []*Lease
+	if err := s.Store.View(ctx, func(tx Tx) error {
+		var err error
+		queued, err = tx.ListLeases(ctx, LeaseFilter{Class: req.Class, States: []State{Queued}, Slim: true})
+		return err
+	}); err != nil {
+		return WaitEstimate{Unknown: true}
+	}
+	var ahead []*Lease
+	for _, l := range queued {
+		if req.Lease == 0 || l.ID < req.Lease {
+			ahead = append(ahead, l)
+		} else if l.ID == req.Lease {
+			req.User, req.Team, req.GPUs, req.Duration = l.User, l.Team, l.GPUs, l.Duration
+		}
+	}
+	return s.Waits.Predict(s.Clock.Now(), req, ahead, s.capacityOf(req.Class))
 }
 
 // TeamUsage is a team's usage now.
