@@ -917,7 +917,11 @@ func (s *Service) EstimateRequest(ctx context.Context, class string, gpus int, d
 	if d < time.Minute || d > MaxRequestDuration {
 		return Estimate{}, Errorf(EINVALID, "a lease lasts between 1 minute and 30 days, not %s.", policy.FormatDuration(d))
 	}
-	return Estimate{Class: c, GPUs: gpus, For: d, Cost: Cost(c, gpus, d), Wait: s.PredictWait(ctx, c.Name, gpus)}, nil
+	wait := s.PredictWait(ctx, c.Name, gpus)
+	if s.Waits != nil {
+		wait = s.predictWithModel(ctx, WaitRequest{Class: c.Name, GPUs: gpus, Duration: d})
+	}
+	return Estimate{Class: c, GPUs: gpus, For: d, Cost: Cost(c, gpus, d), Wait: wait}, nil
 }
 
 // Cost is price × GPUs × duration.
