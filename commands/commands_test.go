@@ -31,7 +31,7 @@ func TestGrantExpire(t *testing.T) {
 	if l.State != qm.Expired || !l.EndedAt.Equal(start.Add(2*time.Hour)) {
 		t.Fatalf("lease = %s ended %v", l.State, l.EndedAt)
 	}
-	if h.sim.Running(id) {
+	if h.sim.Running(l) {
 		t.Fatal("the sim cluster still runs the expired workspace")
 	}
 }
@@ -66,7 +66,8 @@ func TestIdleReclaim(t *testing.T) {
 	r := h.say("alice@acme.example", "/gpu request 1 interactive for 4h")
 	id := leaseIn(t, r.Text)
 	h.advance(10 * time.Minute)
-	h.sim.SetUtilization(id, 0)
+	cur, _ := h.svc.Get(context.Background(), id)
+	h.sim.SetUtilization(cur, 0)
 	h.advance(29 * time.Minute)
 	if n := h.notices("alice@acme.example"); len(n) != 0 {
 		t.Fatalf("warned too early: %+v", n)

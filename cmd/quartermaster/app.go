@@ -216,6 +216,6 @@ func (a *App) SetUtilization(ctx context.Context, lease string, pct float64) err
 	if !l.State.Running() {
 		return qm.Errorf(qm.EINVALID, "%s is %s, so it has no GPUs to measure.", id, l.State)
 	}
-	a.Sim.SetUtilization(id, pct)
+	a.Sim.SetUtilization(l, pct)
 	return a.Service.Tick(ctx)
 }

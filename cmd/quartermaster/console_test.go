@@ -129,3 +129,18 @@ maya@acme.example: /gpu estimate 1 train 1h
 		t.Errorf("estimate: %q", msgs[3].Text)
 	}
 }
+
+// TestConsoleIdleReclaim: `:util` makes a workspace idle; after idle_timeout the owner is warned
+// with Keep/Release, and after idle_grace the lease is reclaimed.
+func TestConsoleIdleReclaim(t *testing.T) {
+	msgs := runConsoleScript(t, "alice@acme.example: /gpu request 1 interactive 4h\n:util L-1 0\n:advance 45m\n")
+	if len(msgs) != 3 {
+		t.Fatalf("got %+v", msgs)
+	}
+	if !strings.Contains(msgs[1].Text, "L-1 has shown no GPU activity") || len(msgs[1].Actions) != 2 || msgs[1].Actions[0].Command != "/gpu keep L-1" {
+		t.Errorf("idle warning: %+v", msgs[1])
+	}
+	if !strings.Contains(msgs[2].Text, "L-1 was reclaimed") || !strings.Contains(msgs[2].Text, "3.3 GPU-hours went back") {
+		t.Errorf("reclaim: %+v", msgs[2])
+	}
+}

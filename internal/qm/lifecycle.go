@@ -259,7 +259,7 @@ func (s *Service) NextDue(ctx context.Context) (time.Time, error) {
 			if l.State == IdleWarned {
 				consider(l.WarnedAt.Add(c.IdleGrace.Duration))
 			} else if s.Telemetry != nil {
-				if a, ok := s.Telemetry.Activity(ctx, l); ok && a.LastActive.Before(now) {
+				if a, ok := s.Telemetry.Activity(ctx, l); ok && (a.LastActive.Before(now) || a.Utilization < s.Policy.Idle.UtilizationBelow) {
 					consider(since.Add(c.IdleTimeout.Duration))
 				}
 			}

@@ -46,6 +46,8 @@ type Tx interface {
 	ListLeases(ctx context.Context, f LeaseFilter) ([]*Lease, error)
 	// AddEvent appends to the audit trail.
 	AddEvent(ctx context.Context, e *Event) error
+	// AddEvents appends several events in order, in one statement.
+	AddEvents(ctx context.Context, es []*Event) error
 	// Events lists a lease's audit trail in order.
 	Events(ctx context.Context, id LeaseID) ([]*Event, error)
 	// Held lists what the running workspace leases (provisioning, active, idle_warned) of the
@@ -99,8 +101,8 @@ type Backend interface {
 }
 
 // InstantBackend is a backend whose Start is immediate, local and cannot be half-done (the
-// simulated cluster): the service starts such workspaces inside the admission transaction, so a
-// grant is one transaction.
+// simulated cluster), and needs no lease id: the service starts such workspaces inside the
+// admission transaction, before writing the lease, so a grant is one insert.
 type InstantBackend interface {
 	Backend
 	StartsInstantly() bool

@@ -344,22 +344,19 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			events = append(events, &Event{At: now, Actor: SystemActor, From: l.State, To: st, Reason: r})
 			l.State, l.Reason = st, r
 		}
-		if err := tx.CreateLease(ctx, l); err != nil {
-			return err
-		}
-		if len(path) == 2 { // an instant backend: start it now that it has its ID
+		if len(path) == 2 { // an instant backend: started before it is written, so one insert holds it all
 			if err := s.startInstantly(ctx, l); err != nil {
 				return err
 			}
-			if err := tx.UpdateLease(ctx, l, l.State); err != nil {
-				return err
-			}
+		}
+		if err := tx.CreateLease(ctx, l); err != nil {
+			return err
 		}
 		for _, e := range events {
 			e.Lease = l.ID
-			if err := tx.AddEvent(ctx, e); err != nil {
-				return err
-			}
+		}
+		if err := tx.AddEvents(ctx, events); err != nil {
+			return err
 		}
 		if len(path) == 0 {
 			notices = append(notices, Notice{Kind: NoticeQueued, To: []string{l.User}, Lease: l})
@@ -538,7 +535,7 @@ func (s *Service) tryPlace(ctx context.Context, tx Tx, l *Lease, reason string) 
 
 // plan chooses GPUs for a lease that waits. It changes l in memory only and returns the states l
 // moves through: none when it must wait on, provisioning, or provisioning and active when the
-// backend starts instantly (the caller then calls startInstantly once the lease has its ID).
+// backend starts instantly (the caller then calls startInstantly, which needs no lease id).
 func (s *Service) plan(ctx context.Context, tx Tx, l *Lease) ([]State, error) {
 	inv := s.Backend.Inventory()
 	if inv == nil { // the scheduler places: hand it over
@@ -757,16 +754,11 @@ func (s *Service) Release(ctx context.Context, user string, id LeaseID) (*Lease,
 
 func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(*Lease) (State, string, error)) (*Lease, error) {
 	var l *Lease
-	err := s.Store.View(ctx, func(tx Tx) error {
-		var err error
-		l, err = s.owned(ctx, tx, user, id)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
 	var wasRunning bool
-	err = s.Store.Update(ctx, s.admissionLocks(l.Team, l.Class), func(tx Tx) error {
+	// Ending a lease only lowers usage and frees GPUs, so it takes none of the admission locks:
+	// an admission that runs meanwhile sees the lease still held, which errs on the safe side, and
+	// the conditional update keeps two enders from both succeeding.
+	err := s.Store.Update(ctx, nil, func(tx Tx) error {
 		cur, err := s.owned(ctx, tx, user, id)
 		if err != nil {
 			return err

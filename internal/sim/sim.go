@@ -52,8 +52,8 @@ type Cluster struct {
 	idleBelow float64 // utilization below this is idle
 
 	mu      sync.Mutex
-	running map[qm.LeaseID]string // lease -> node
-	util    map[qm.LeaseID]utilization
+	running map[string]string // workspace reference -> node
+	util    map[string]utilization
 }
 
 type utilization struct {
@@ -64,7 +64,7 @@ type utilization struct {
 // New builds the simulated cluster the policy describes: for a group {name: h100, count: 2}
 // nodes h100-01 and h100-02, each GPU in one of nvlink_islands equal islands.
 func New(p *policy.Policy, clock qm.Clock) *Cluster {
-	c := &Cluster{clock: clock, idleBelow: p.Idle.UtilizationBelow, running: map[qm.LeaseID]string{}, util: map[qm.LeaseID]utilization{}}
+	c := &Cluster{clock: clock, idleBelow: p.Idle.UtilizationBelow, running: map[string]string{}, util: map[string]utilization{}}
 	for _, g := range p.Sim.Nodes {
 		islands := max(g.NVLinkIslands, 1)
 		per := (g.GPUs + islands - 1) / islands
@@ -85,60 +85,66 @@ func (c *Cluster) Inventory() []qm.Node { return c.nodes }
 // StartsInstantly tells the service that a simulated start is immediate and local.
 func (c *Cluster) StartsInstantly() bool { return true }
 
-// Start "starts" a workspace at once on the node the service chose.
+// Start "starts" a workspace at once on the GPUs the service chose. Its reference names the node
+// and GPUs, which no other running lease holds, so it needs no lease id.
 func (c *Cluster) Start(_ context.Context, l *qm.Lease) (qm.Started, error) {
+	node := strings.Split(l.Node, ",")[0]
+	gpus := qm.FormatGPUs(l.GPUIndex)
+	ref := "sim:" + l.Node + ":" + gpus
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.running[l.ID] = l.Node
-	if _, ok := c.util[l.ID]; !ok {
-		c.util[l.ID] = utilization{pct: DefaultUtilization, lastActive: c.clock.Now()}
-	}
-	node := strings.Split(l.Node, ",")[0]
-	connect := fmt.Sprintf("ssh -p 2222 %s@%s  (GPUs %s)", strings.Split(l.User, "@")[0], node, qm.FormatGPUs(l.GPUIndex))
+	c.running[ref] = l.Node
+	c.util[ref] = utilization{pct: DefaultUtilization, lastActive: c.clock.Now()}
+	connect := fmt.Sprintf("ssh -p 2222 %s@%s  (GPUs %s)", strings.Split(l.User, "@")[0], node, gpus)
 	if strings.Contains(l.Template, "jupyter") || strings.Contains(l.Template, "vscode") {
-		connect = fmt.Sprintf("https://%s.sim.local/%s/", node, strings.ToLower(l.ID.String()))
+		connect = fmt.Sprintf("https://%s.sim.local/gpu-%s/", node, strings.ReplaceAll(gpus, ",", "-"))
 	}
-	return qm.Started{State: qm.Active, Node: l.Node, Connect: connect, Ref: "sim-" + l.ID.String()}, nil
+	return qm.Started{State: qm.Active, Node: l.Node, Connect: connect, Ref: ref}, nil
 }
 
 // Stop ends a workspace.
 func (c *Cluster) Stop(_ context.Context, l *qm.Lease) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.running, l.ID)
+	delete(c.running, l.Ref)
+	delete(c.util, l.Ref)
 	return nil
 }
 
-// Running reports whether the simulated cluster runs the lease's workspace.
-func (c *Cluster) Running(id qm.LeaseID) bool {
+// Running reports whether the simulated cluster runs a workspace started in this process.
+func (c *Cluster) Running(l *qm.Lease) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.running[id]
-	return ok
+	_, ok := c.running[l.Ref]
+	return ok && l.Ref != ""
 }
 
 // SetUtilization sets the GPU utilization a lease reports from now on.
-func (c *Cluster) SetUtilization(id qm.LeaseID, pct float64) {
+func (c *Cluster) SetUtilization(l *qm.Lease, pct float64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	u := c.util[id]
+	u, ok := c.util[l.Ref]
 	now := c.clock.Now()
-	if u.lastActive.IsZero() || u.pct >= c.idleBelow {
+	if !ok {
+		u = utilization{pct: DefaultUtilization, lastActive: now}
+	}
+	if u.pct >= c.idleBelow {
 		u.lastActive = now // it was busy up to now
 	}
 	u.pct = pct
-	c.util[id] = u
+	c.util[l.Ref] = u
 }
 
 // Activity reports a lease's simulated GPU activity; the simulation always has fresh telemetry.
+// A running lease it has not heard of (started before a restart) is busy.
 func (c *Cluster) Activity(_ context.Context, l *qm.Lease) (qm.Activity, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.running[l.ID]; !ok {
-		return qm.Activity{}, false
-	}
 	now := c.clock.Now()
-	u := c.util[l.ID]
+	u, ok := c.util[l.Ref]
+	if !ok {
+		return qm.Activity{LastActive: now, Seen: now, Utilization: DefaultUtilization}, true
+	}
 	last := u.lastActive
 	if u.pct >= c.idleBelow {
 		last = now

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/acme/quartermaster/internal/qm"
@@ -40,6 +42,57 @@ func (t *tx) AddEvent(ctx context.Context, e *qm.Event) error {
 		return fmt.Errorf("store: add event to lease %s: %w", e.Lease, err)
 	}
 	e.ID = id
+	return nil
+}
+
+// AddEvents appends events in order with one statement.
+func (t *tx) AddEvents(ctx context.Context, es []*qm.Event) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if len(es) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("INSERT INTO lease_events (lease_id, at, actor, from_state, to_state, reason) VALUES ")
+	args := make([]any, 0, 6*len(es))
+	for i, e := range es {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?, ?, ?, ?)")
+		args = append(args, int64(e.Lease), dbTime(e.At), e.Actor, string(e.From), string(e.To), e.Reason)
+	}
+	b.WriteString(" RETURNING id")
+	rows, err := t.x.QueryxContext(ctx, t.x.Rebind(b.String()), args...)
+	if isForeignKeyViolation(err) {
+		return qm.ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("store: add events: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return fmt.Errorf("store: add events: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		if isForeignKeyViolation(err) {
+			return qm.ErrNotFound
+		}
+		return fmt.Errorf("store: add events: %w", err)
+	}
+	// RETURNING gives no order guarantee; ids are assigned in VALUES order, so sort them.
+	slices.Sort(ids)
+	for i := range es {
+		if i < len(ids) {
+			es[i].ID = ids[i]
+		}
+	}
 	return nil
 }
 

@@ -118,3 +118,42 @@ func TestHeld(t *testing.T) {
 		}
 	})
 }
+
+// TestAddEvents: several events in one statement keep their order and get their ids.
+func TestAddEvents(t *testing.T) {
+	eachBackend(t, func(t *testing.T, url string) {
+		db := storetest.Open(t, url)
+		ctx := t.Context()
+		l := lease(1)
+		at := time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC)
+		es := []*qm.Event{{At: at, Actor: "u", To: qm.Queued, Reason: "a"}, {At: at, Actor: "system", From: qm.Queued, To: qm.Provisioning, Reason: "b"}, {At: at, Actor: "system", From: qm.Provisioning, To: qm.Active, Reason: "c"}}
+		if err := db.Update(ctx, nil, func(tx qm.Tx) error {
+			if err := tx.CreateLease(ctx, l); err != nil {
+				return err
+			}
+			for _, e := range es {
+				e.Lease = l.ID
+			}
+			return tx.AddEvents(ctx, es)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var got []*qm.Event
+		if err := db.View(ctx, func(tx qm.Tx) error {
+			var err error
+			got, err = tx.Events(ctx, l.ID)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 || got[0].Reason != "a" || got[2].To != qm.Active || got[2].ID != es[2].ID || es[0].ID == 0 {
+			t.Fatalf("events %+v (ids %d %d %d)", got, es[0].ID, es[1].ID, es[2].ID)
+		}
+		err := db.Update(ctx, nil, func(tx qm.Tx) error {
+			return tx.AddEvents(ctx, []*qm.Event{{Lease: 999, At: at, Actor: "u", To: qm.Queued}})
+		})
+		if err != qm.ErrNotFound {
+			t.Fatalf("events for a missing lease: %v", err)
+		}
+	})
+}

@@ -105,7 +105,7 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 func parseURL(url string) (dialect, driver, dsn string, err error) {
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		return Postgres, "postgres", url, nil
+		return Postgres, "postgres", withBinaryParameters(url), nil
 	case strings.HasPrefix(url, "sqlite:"):
 		path := strings.TrimPrefix(url, "sqlite:")
 		path = strings.TrimPrefix(path, "//") // sqlite:///var/lib/qm.db
@@ -126,6 +126,18 @@ func parseURL(url string) (dialect, driver, dsn string, err error) {
 		return SQLite, "sqlite", "file:" + path + "?" + q, nil
 	}
 	return "", "", "", fmt.Errorf("store: unsupported database URL %q: want postgres://… or sqlite:PATH", redact(url))
+}
+
+// withBinaryParameters turns on lib/pq's binary_parameters unless the URL says otherwise: a query
+// with arguments then costs one round trip instead of two (no separate prepare step).
+func withBinaryParameters(url string) string {
+	if strings.Contains(url, "binary_parameters=") {
+		return url
+	}
+	if strings.Contains(url, "?") {
+		return url + "&binary_parameters=yes"
+	}
+	return url + "?binary_parameters=yes"
 }
 
 // redact hides a password in a URL meant for an error message.
