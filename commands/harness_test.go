@@ -26,16 +26,6 @@ type harness struct {
 	sent []bot.Reply
 }
 
-type dir struct{ p *policy.Policy }
-
-func (d dir) Groups(_ context.Context, user string) ([]string, bool) {
-	id, ok := d.p.Identity(user)
-	if !ok {
-		return nil, false
-	}
-	return id.Groups, true
-}
-
 var start = time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC) // a Monday, 09:00 in Chicago
 
 func newHarness(t *testing.T) *harness {
@@ -51,7 +41,7 @@ func newHarness(t *testing.T) *harness {
 	t.Cleanup(func() { st.Close() })
 	h := &harness{t: t, clock: sim.NewClock(start)}
 	h.sim = sim.New(p, h.clock)
-	h.svc = &qm.Service{Policy: p, Store: st, Clock: h.clock, Backend: h.sim, Telemetry: h.sim, Directory: dir{p}}
+	h.svc = &qm.Service{Policy: p, Store: st, Clock: h.clock, Backend: h.sim, Telemetry: h.sim, Directory: p}
 	h.bot = &Bot{Svc: h.svc}
 	h.svc.Notifier = &Notices{Bot: h.bot, Sender: bot.SenderFunc(func(_ context.Context, r bot.Reply) error {
 		h.mu.Lock()

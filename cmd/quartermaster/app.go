@@ -77,17 +77,6 @@ type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now().UTC() }
 
-// policyDirectory resolves users through the policy's static directory.
-type policyDirectory struct{ p *policy.Policy }
-
-func (d policyDirectory) Groups(_ context.Context, user string) ([]string, bool) {
-	id, ok := d.p.Identity(user)
-	if !ok {
-		return nil, false
-	}
-	return id.Groups, true
-}
-
 // appOptions choose the clock and backend.
 type appOptions struct {
 	flags    commonFlags
@@ -129,7 +118,7 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	if backend == "" {
 		backend = pol.Backend
 	}
-	svc := &qm.Service{Policy: pol, Store: st, Clock: a.Clock, Directory: policyDirectory{pol}, Logger: logger}
+	svc := &qm.Service{Policy: pol, Store: st, Clock: a.Clock, Directory: pol, Logger: logger}
 	switch backend {
 	case "sim":
 		a.Sim = sim.New(pol, a.Clock)

@@ -181,16 +181,6 @@ func (n *notes) kinds(id qm.LeaseID) []qm.NoticeKind {
 	return out
 }
 
-type dir struct{ p *policy.Policy }
-
-func (d dir) Groups(_ context.Context, user string) ([]string, bool) {
-	id, ok := d.p.Identity(user)
-	if !ok {
-		return nil, false
-	}
-	return id.Groups, true
-}
-
 type world struct {
 	t     *testing.T
 	cs    *fake.Clientset
@@ -204,7 +194,7 @@ func newWorld(t *testing.T) *world {
 	cs := fake.NewClientset(pvc("qm-vision", "team-storage"))
 	w := &world{t: t, cs: cs, notes: &notes{}}
 	w.svc = &qm.Service{Policy: p, Store: storetest.Open(t, storetest.SQLite(t)), Backend: newBackend(t, p, cs),
-		Clock: sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC)), Directory: dir{p}, Notifier: w.notes, Logger: storetest.Logger(t)}
+		Clock: sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC)), Directory: p, Notifier: w.notes, Logger: storetest.Logger(t)}
 	return w
 }
 

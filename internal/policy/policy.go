@@ -4,6 +4,7 @@
 package policy
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -186,6 +187,16 @@ func (p *Policy) Identity(user string) (*Identity, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Groups resolves a user through the static directory; with it the policy serves as the
+// service's directory where there is no SSO.
+func (p *Policy) Groups(_ context.Context, user string) ([]string, bool) {
+	id, ok := p.Identity(user)
+	if !ok {
+		return nil, false
+	}
+	return id.Groups, true
 }
 
 // TeamsOf lists the teams whose IdP groups the given groups include, in file order.

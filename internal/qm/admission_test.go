@@ -47,20 +47,10 @@ directory:
 	return p
 }
 
-type policyDir struct{ p *policy.Policy }
-
-func (d policyDir) Groups(_ context.Context, user string) ([]string, bool) {
-	id, ok := d.p.Identity(user)
-	if !ok {
-		return nil, false
-	}
-	return id.Groups, true
-}
-
 func newService(t testing.TB, p *policy.Policy, st qm.Store) *qm.Service {
 	clock := sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC))
 	cl := sim.New(p, clock)
-	return &qm.Service{Policy: p, Store: st, Clock: clock, Backend: cl, Telemetry: cl, Directory: policyDir{p}}
+	return &qm.Service{Policy: p, Store: st, Clock: clock, Backend: cl, Telemetry: cl, Directory: p}
 }
 
 // TestConcurrentAdmissionPostgres: 500 concurrent requests from 20 teams (some delivered twice).

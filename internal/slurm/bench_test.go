@@ -113,7 +113,7 @@ func BenchmarkReconcile5000(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc := &qm.Service{Policy: p, Store: st, Backend: backend, Clock: clock, Directory: dir{p}}
+	svc := &qm.Service{Policy: p, Store: st, Backend: backend, Clock: clock, Directory: p}
 	for b.Loop() {
 		rep, err := svc.Reconcile(ctx)
 		if err != nil || rep.Leases != n || rep.Jobs != n || rep.Activated+rep.Vanished+rep.Cancelled+rep.Retimed != 0 {

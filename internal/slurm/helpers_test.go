@@ -119,16 +119,6 @@ func examplePolicy(t testing.TB) *policy.Policy {
 	return p
 }
 
-type dir struct{ p *policy.Policy }
-
-func (d dir) Groups(_ context.Context, user string) ([]string, bool) {
-	id, ok := d.p.Identity(user)
-	if !ok {
-		return nil, false
-	}
-	return id.Groups, true
-}
-
 // notices records what the service tells people.
 type notices struct {
 	mu  sync.Mutex
@@ -183,7 +173,7 @@ func newEnv(t testing.TB) *env {
 	}
 	e := &env{t: t, conf: conf, backend: backend, clock: sim.NewClock(time.Now().UTC()), notes: &notices{}, inst: inst}
 	e.svc = &qm.Service{Policy: p, Store: storetest.Open(t, storetest.SQLite(t)), Backend: backend, Clock: e.clock,
-		Directory: dir{p}, Notifier: e.notes, Logger: storetest.Logger(t)}
+		Directory: p, Notifier: e.notes, Logger: storetest.Logger(t)}
 	t.Cleanup(e.cancelAll)
 	return e
 }
