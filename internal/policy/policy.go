@@ -350,13 +350,13 @@ func ParseDuration(s string) (time.Duration, error) {
 		if _, err := fmt.Sscanf(num, "%g", &f); err != nil || f < 0 {
 			return 0, fmt.Errorf("%q is not a duration", s)
 		}
-		if f > 1e6 {
+		// Compare in floating point before converting, so a huge number cannot wrap around.
+		const longest = 10 * 365 * 24 * time.Hour
+		part := f * float64(u)
+		if part > float64(longest) || total+time.Duration(part) > longest {
 			return 0, fmt.Errorf("%q is too long", s)
 		}
-		total += time.Duration(f * float64(u))
-	}
-	if total > 10*365*24*time.Hour {
-		return 0, fmt.Errorf("%q is too long", s)
+		total += time.Duration(part)
 	}
 	return total, nil
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -108,4 +109,38 @@ func TestParseDuration(t *testing.T) {
 			t.Errorf("ParseDuration(%q) accepted", bad)
 		}
 	}
+}
+
+// FuzzLoad: no policy file, however broken, makes the loader panic; a refusal always says why.
+func FuzzLoad(f *testing.F) {
+	if b, err := os.ReadFile(examplePath); err == nil {
+		f.Add(string(b))
+	}
+	f.Add("organization: X\nclasses: [{name: a, max_gpus: 1, max_duration: 1h}]\nexceptions: [{name: r, when: 'request.gpus > 1'}]\nsim: {nodes: [{name: n, count: 1, class: a, gpus: 2}]}\n")
+	f.Add("classes: 3")
+	f.Fuzz(func(t *testing.T, src string) {
+		p, err := Load([]byte(src), "f.yaml")
+		if err != nil {
+			pe, ok := err.(*Error)
+			if !ok || len(pe.Problems) == 0 || pe.Problems[0].Msg == "" {
+				t.Fatalf("refusal without a reason: %v", err)
+			}
+			return
+		}
+		if len(p.Classes) == 0 {
+			t.Fatal("a policy with no classes was accepted")
+		}
+	})
+}
+
+// FuzzParseDuration: durations never panic and are never negative.
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"45m", "1h30m", "2d", "1.5h", "forever", "-1h", "9999999w"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if d, err := ParseDuration(s); err == nil && d < 0 {
+			t.Fatalf("%q = %v", s, d)
+		}
+	})
 }
