@@ -19,7 +19,6 @@ func (s *Service) Tick(ctx context.Context) error {
 		return err
 	}
 	now := s.Clock.Now()
-	freed := map[string]bool{}
 	for _, l := range open {
 		switch {
 		case l.State == PendingApproval:
@@ -29,23 +28,15 @@ func (s *Service) Tick(ctx context.Context) error {
 				}
 			}
 		case l.State.Running() && !l.ExpiresAt.IsZero() && !now.Before(l.ExpiresAt):
-			if s.systemEnd(ctx, l, Expired, "the lease reached its end time", NoticeExpired) {
-				freed[l.Class] = true
-			}
+			s.systemEnd(ctx, l, Expired, "the lease reached its end time", NoticeExpired)
 		case l.Kind != KindWorkspace:
 		case l.State == Active || l.State == IdleWarned:
-			if s.checkIdle(ctx, l, now) {
-				freed[l.Class] = true
-			}
+			s.checkIdle(ctx, l, now)
 		}
 	}
-	for class := range freed {
-		s.startQueued(ctx, class)
-	}
+	// Whatever ended may have made room; and capacity may have grown since the last tick.
 	for _, c := range s.Policy.Classes {
-		if !freed[c.Name] {
-			s.startQueued(ctx, c.Name)
-		}
+		s.startQueued(ctx, c.Name)
 	}
 	return nil
 }
