@@ -59,18 +59,18 @@ func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since
 	return since, true
 }
 
-// checkIdle warns about or reclaims an idle lease; it reports whether GPUs were freed.
-func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
+// checkIdle warns about or reclaims an idle lease.
+func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) {
 	c, ok := s.Policy.Class(l.Class)
 	if !ok || c.IdleTimeout.Duration <= 0 {
-		return false
+		return
 	}
 	since, observed := s.idleClock(ctx, l, now)
 	if !observed {
 		if l.State == Active && now.Sub(l.StartedAt) >= c.IdleTimeout.Duration && l.WarnedAt.IsZero() {
 			s.flagUnobserved(ctx, l)
 		}
-		return false
+		return
 	}
 	idleFor := now.Sub(since)
 	switch l.State {
@@ -84,13 +84,12 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 				cur.WarnedAt = time.Time{}
 				return s.transition(ctx, tx, cur, Active, SystemActor, "GPUs busy again")
 			})
-			return false
+			return
 		}
 		if !now.Before(l.WarnedAt.Add(c.IdleGrace.Duration)) {
-			return s.systemEnd(ctx, l, Reclaimed, fmt.Sprintf("idle for %s with no answer to the warning", policy.FormatDuration(idleFor)), NoticeReclaimed)
+			s.systemEnd(ctx, l, Reclaimed, fmt.Sprintf("idle for %s with no answer to the warning", policy.FormatDuration(idleFor)), NoticeReclaimed)
 		}
 	}
-	return false
 }
 
 // flagUnobserved tells the platform channel, once per lease, that a lease cannot be judged idle.
@@ -164,7 +163,7 @@ func (s *Service) warnIdle(ctx context.Context, l *Lease, idleFor time.Duration)
 }
 
 // systemEnd ends a running lease for a system reason and tells its owner.
-func (s *Service) systemEnd(ctx context.Context, l *Lease, to State, reason string, kind NoticeKind) bool {
+func (s *Service) systemEnd(ctx context.Context, l *Lease, to State, reason string, kind NoticeKind) {
 	from := l.State
 	var ended *Lease
 	ok, err := s.updateIf(ctx, l.ID, from, func(tx Tx, cur *Lease) error {
@@ -182,17 +181,16 @@ func (s *Service) systemEnd(ctx context.Context, l *Lease, to State, reason stri
 		s.log().Error("end lease", "lease", l.ID, "to", to, "err", err)
 	}
 	if !ok {
-		return false
+		return
 	}
 	if ended.Kind != KindWorkspace {
 		s.notify(ctx, []Notice{{Kind: kind, To: []string{ended.User}, Lease: ended, Reason: reason}})
-		return false
+		return
 	}
 	if err := s.Backend.Stop(ctx, ended); err != nil {
 		s.log().Error("backend stop failed", "lease", l.ID, "err", err)
 	}
 	s.notify(ctx, []Notice{{Kind: kind, To: []string{ended.User}, Lease: ended, Reason: reason}})
-	return true
 }
 
 func (s *Service) timeoutApproval(ctx context.Context, l *Lease) error {
