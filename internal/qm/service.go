@@ -658,35 +658,6 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 	return nil
 }
 
-// MarkActive records that the scheduler started a lease (backends that place leases themselves).
-func (s *Service) MarkActive(ctx context.Context, id LeaseID, node, connect string) error {
-	var notices []Notice
-	err := s.Store.Update(ctx, nil, func(tx Tx) error {
-		notices = nil
-		l, err := tx.GetLease(ctx, id)
-		if err != nil {
-			return err
-		}
-		if l.State != Queued && l.State != Provisioning {
-			return nil
-		}
-		now := s.Clock.Now()
-		l.Node, l.StartedAt, l.ExpiresAt = node, now, now.Add(l.Duration)
-		if connect != "" {
-			l.Connect = connect
-		}
-		if err := s.transition(ctx, tx, l, Active, SystemActor, "workspace ready"); err != nil {
-			return err
-		}
-		notices = append(notices, Notice{Kind: NoticeGranted, To: []string{l.User}, Lease: l})
-		return nil
-	})
-	if err == nil {
-		s.notify(ctx, notices)
-	}
-	return err
-}
-
 // Get returns a lease.
 func (s *Service) Get(ctx context.Context, id LeaseID) (*Lease, error) {
 	var l *Lease
