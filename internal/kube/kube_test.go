@@ -8,8 +8,8 @@ package kube_test
 
 import (
 	"context"
+	"github.com/acme/quartermaster/internal/qm/qmtest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -157,42 +157,18 @@ func checkPodSpec(t *testing.T, what string, labels map[string]string, spec core
 	}
 }
 
-// notes records notices.
-type notes struct {
-	mu  sync.Mutex
-	got []qm.Notice
-}
-
-func (n *notes) Notify(_ context.Context, no qm.Notice) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.got = append(n.got, no)
-}
-
-func (n *notes) kinds(id qm.LeaseID) []qm.NoticeKind {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	var out []qm.NoticeKind
-	for _, no := range n.got {
-		if no.Lease.ID == id {
-			out = append(out, no.Kind)
-		}
-	}
-	return out
-}
-
 type world struct {
 	t     *testing.T
 	cs    *fake.Clientset
 	svc   *qm.Service
-	notes *notes
+	notes *qmtest.NoticeLog
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	p := examplePolicy(t)
 	cs := fake.NewClientset(pvc("qm-vision", "team-storage"))
-	w := &world{t: t, cs: cs, notes: &notes{}}
+	w := &world{t: t, cs: cs, notes: &qmtest.NoticeLog{}}
 	w.svc = &qm.Service{Policy: p, Store: storetest.Open(t, storetest.SQLite(t)), Backend: newBackend(t, p, cs),
 		Clock: sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC)), Directory: p, Notifier: w.notes, Logger: storetest.Logger(t)}
 	return w
@@ -358,7 +334,7 @@ func TestStatusDrivesLeases(t *testing.T) {
 		{broken.ID, qm.Failed, "exit code 3, BackoffLimitExceeded", qm.NoticeFailed},
 	} {
 		l := w.lease(c.id)
-		k := w.notes.kinds(c.id)
+		k := w.notes.Kinds(c.id)
 		if l.State != c.state || !strings.Contains(l.Reason, c.why) || len(k) == 0 || k[len(k)-1] != c.notice {
 			t.Errorf("%s: %s %q, notices %v; want %s %q and %s", c.id, l.State, l.Reason, k, c.state, c.why, c.notice)
 		}
@@ -403,7 +379,7 @@ func TestReconcileCluster(t *testing.T) {
 	if l := w.lease(gone.ID); l.State != qm.Failed || !strings.Contains(l.Reason, "gone") {
 		t.Errorf("deleted pod: lease %s %q", l.State, l.Reason)
 	}
-	if k := w.notes.kinds(gone.ID); len(k) == 0 || k[len(k)-1] != qm.NoticeFailed {
+	if k := w.notes.Kinds(gone.ID); len(k) == 0 || k[len(k)-1] != qm.NoticeFailed {
 		t.Errorf("owner told %v", k)
 	}
 

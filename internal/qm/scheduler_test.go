@@ -3,6 +3,7 @@ package qm_test
 import (
 	"context"
 	"fmt"
+	"github.com/acme/quartermaster/internal/qm/qmtest"
 	"strings"
 	"sync"
 	"testing"
@@ -120,40 +121,7 @@ func (f *fakeScheduler) Remove(ref string) {
 	}
 }
 
-type schedDir struct{ p *policy.Policy }
-
-func (d schedDir) Groups(_ context.Context, user string) ([]string, bool) {
-	id, ok := d.p.Identity(user)
-	if !ok {
-		return nil, false
-	}
-	return id.Groups, true
-}
-
-type noticeLog struct {
-	mu  sync.Mutex
-	got []qm.Notice
-}
-
-func (n *noticeLog) Notify(_ context.Context, no qm.Notice) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.got = append(n.got, no)
-}
-
-func (n *noticeLog) kinds(id qm.LeaseID) []qm.NoticeKind {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	var out []qm.NoticeKind
-	for _, no := range n.got {
-		if no.Lease.ID == id {
-			out = append(out, no.Kind)
-		}
-	}
-	return out
-}
-
-func schedService(t *testing.T, startAs qm.Started) (*qm.Service, *fakeScheduler, *sim.Clock, *noticeLog) {
+func schedService(t *testing.T, startAs qm.Started) (*qm.Service, *fakeScheduler, *sim.Clock, *qmtest.NoticeLog) {
 	t.Helper()
 	p, err := policy.LoadFile("../../docs/quartermaster.example.yaml")
 	if err != nil {
@@ -161,9 +129,9 @@ func schedService(t *testing.T, startAs qm.Started) (*qm.Service, *fakeScheduler
 	}
 	f := &fakeScheduler{startAs: startAs}
 	clock := sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC))
-	notes := &noticeLog{}
+	notes := &qmtest.NoticeLog{}
 	svc := &qm.Service{Policy: p, Store: storetest.Open(t, storetest.SQLite(t)), Clock: clock, Backend: f,
-		Directory: schedDir{p}, Notifier: notes, Logger: storetest.Logger(t)}
+		Directory: p, Notifier: notes, Logger: storetest.Logger(t)}
 	return svc, f, clock, notes
 }
 
@@ -259,7 +227,7 @@ func TestReconcileFollowsJobs(t *testing.T) {
 		if l.State != r.want || (r.why != "" && !strings.Contains(l.Reason, r.why)) {
 			t.Errorf("job %s: lease %s is %s (%q), want %s (%q)", r.job, l.ID, l.State, l.Reason, r.want, r.why)
 		}
-		got := notes.kinds(l.ID)
+		got := notes.Kinds(l.ID)
 		if (r.notice == "" && len(got) != 0) || (r.notice != "" && (len(got) != 1 || got[0] != r.notice)) {
 			t.Errorf("job %s: notices %v, want %q", r.job, got, r.notice)
 		}
@@ -268,12 +236,12 @@ func TestReconcileFollowsJobs(t *testing.T) {
 		}
 	}
 	// A second pass changes nothing and tells nobody anything new.
-	before := len(notes.got)
+	before := notes.Len()
 	if rep, err := svc.Reconcile(ctx); err != nil || rep.Activated+rep.Ended+rep.Vanished+rep.Cancelled != 0 {
 		t.Errorf("second pass: %v, %v", rep, err)
 	}
-	if len(notes.got) != before {
-		t.Errorf("second pass sent %d notices", len(notes.got)-before)
+	if notes.Len() != before {
+		t.Errorf("second pass sent %d notices", notes.Len()-before)
 	}
 }
 
@@ -323,7 +291,7 @@ func TestReconcileHeals(t *testing.T) {
 	if l := mustGet(t, svc, vanished.ID); l.State != qm.Failed || !strings.Contains(l.Reason, "gone from the scheduler") {
 		t.Errorf("vanished: %s %q", l.State, l.Reason)
 	}
-	if k := notes.kinds(vanished.ID); len(k) == 0 || k[len(k)-1] != qm.NoticeFailed {
+	if k := notes.Kinds(vanished.ID); len(k) == 0 || k[len(k)-1] != qm.NoticeFailed {
 		t.Errorf("vanished lease's owner was told %v", k)
 	}
 	if strings.Join(f.cancels, ",") != released.Ref+",900,901" {
@@ -377,7 +345,7 @@ func TestReconcileWithoutWatcher(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock := sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC))
-	svc := &qm.Service{Policy: p, Store: storetest.Open(t, storetest.SQLite(t)), Clock: clock, Backend: sim.New(p, clock), Directory: schedDir{p}}
+	svc := &qm.Service{Policy: p, Store: storetest.Open(t, storetest.SQLite(t)), Clock: clock, Backend: sim.New(p, clock), Directory: p}
 	mustRequest(t, svc, "alice@acme.example", 1, "train")
 	if rep, err := svc.Reconcile(context.Background()); err != nil || rep != (qm.ReconcileReport{}) {
 		t.Errorf("reconcile on sim: %v, %v", rep, err)

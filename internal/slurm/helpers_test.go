@@ -4,13 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/acme/quartermaster/internal/qm/qmtest"
 	"github.com/acme/quartermaster/internal/slurm/slurmtest"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -119,32 +119,6 @@ func examplePolicy(t testing.TB) *policy.Policy {
 	return p
 }
 
-// notices records what the service tells people.
-type notices struct {
-	mu  sync.Mutex
-	got []qm.Notice
-}
-
-func (n *notices) Notify(_ context.Context, no qm.Notice) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	c := *no.Lease
-	no.Lease = &c
-	n.got = append(n.got, no)
-}
-
-func (n *notices) of(kind qm.NoticeKind, id qm.LeaseID) []qm.Notice {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	var out []qm.Notice
-	for _, no := range n.got {
-		if no.Kind == kind && no.Lease.ID == id {
-			out = append(out, no)
-		}
-	}
-	return out
-}
-
 // env is a lease service on the test cluster: the example policy, SQLite, a simulated clock that
 // starts now, and a Slurm backend whose comments carry an instance name of its own, so tests
 // running at once (and other packages' jobs) never see each other's jobs.
@@ -154,7 +128,7 @@ type env struct {
 	svc     *qm.Service
 	backend *slurm.Backend
 	clock   *sim.Clock
-	notes   *notices
+	notes   *qmtest.NoticeLog
 	inst    string
 }
 
@@ -171,7 +145,7 @@ func newEnv(t testing.TB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, conf: conf, backend: backend, clock: sim.NewClock(time.Now().UTC()), notes: &notices{}, inst: inst}
+	e := &env{t: t, conf: conf, backend: backend, clock: sim.NewClock(time.Now().UTC()), notes: &qmtest.NoticeLog{}, inst: inst}
 	e.svc = &qm.Service{Policy: p, Store: storetest.Open(t, storetest.SQLite(t)), Backend: backend, Clock: e.clock,
 		Directory: p, Notifier: e.notes, Logger: storetest.Logger(t)}
 	t.Cleanup(e.cancelAll)
