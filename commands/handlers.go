@@ -449,11 +449,10 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 	} else if _, ok := b.pol().Team(team); !ok {
 		return []bot.Reply{b.fail("quota", qm.Errorf(qm.ENOTFOUND, "there is no team %q in the policy.", team))}
 	}
-	u, err := b.Svc.TeamUsage(ctx, team)
+	u, q, err := b.Svc.TeamUsage(ctx, team)
 	if err != nil {
 		return []bot.Reply{b.fail("quota", err)}
 	}
-	q := b.Svc.QuotaFor(ctx, team)
 	base := b.pol().QuotaFor(team)
 	r := bot.Reply{Text: fmt.Sprintf("Team %s this week (since %s):", team, b.Svc.WeekStart(b.Svc.Clock.Now()).Format("Mon 2 Jan"))}
 	var f []bot.Field

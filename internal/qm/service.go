@@ -971,13 +971,14 @@ func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) WaitEst
 	return s.Waits.Predict(s.Clock.Now(), req, ahead, s.capacityOf(req.Class))
 }
 
-// TeamUsage is a team's usage now.
-func (s *Service) TeamUsage(ctx context.Context, team string) (Usage, error) {
+// TeamUsage is a team's usage now and its quota with approved increases.
+func (s *Service) TeamUsage(ctx context.Context, team string) (Usage, policy.Quota, error) {
 	var u Usage
+	var q policy.Quota
 	err := s.Store.View(ctx, func(tx Tx) error {
 		var err error
-		u, _, err = s.usage(ctx, tx, team, s.Clock.Now())
+		u, q, err = s.usage(ctx, tx, team, s.Clock.Now())
 		return err
 	})
-	return u, err
+	return u, q, err
 }
