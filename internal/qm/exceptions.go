@@ -29,24 +29,16 @@ func (s *Service) withGrants(team string, grants []*Lease, now time.Time) policy
 	return q
 }
 
-// effectiveQuota is the policy's quota for a team plus its approved increases in effect at now.
-func (s *Service) effectiveQuota(ctx context.Context, tx Tx, team string, now time.Time) (policy.Quota, error) {
-	grants, err := tx.ListLeases(ctx, LeaseFilter{Kind: KindQuota, Team: team, States: []State{Active}, Slim: true})
-	if err != nil {
-		return s.Policy.QuotaFor(team), err
-	}
-	return s.withGrants(team, grants, now), nil
-}
-
-// QuotaFor is a team's quota now, approved increases included.
+// QuotaFor is a team's quota now, approved increases included. Should the database not answer,
+// it is the policy's quota.
 func (s *Service) QuotaFor(ctx context.Context, team string) policy.Quota {
-	q := s.Policy.QuotaFor(team)
+	var grants []*Lease
 	_ = s.Store.View(ctx, func(tx Tx) error {
 		var err error
-		q, err = s.effectiveQuota(ctx, tx, team, s.Clock.Now())
+		grants, err = tx.ListLeases(ctx, LeaseFilter{Kind: KindQuota, Team: team, States: []State{Active}, Slim: true})
 		return err
 	})
-	return q
+	return s.withGrants(team, grants, s.Clock.Now())
 }
 
 // QuotaIncrease asks the team's budget owners for n more GPUs of a class for d.
