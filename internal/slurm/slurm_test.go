@@ -99,8 +99,8 @@ func TestQueuedUntilGPUsFree(t *testing.T) {
 	if j := e.job(b.Ref); j.State != "RUNNING" {
 		t.Fatalf("job %s is %s after %s became active", b.Ref, j.State, b.ID)
 	}
-	if len(e.notes.of(qm.NoticeGranted, b.ID)) != 1 {
-		t.Errorf("%s's owner was told %d times that it started", b.ID, len(e.notes.of(qm.NoticeGranted, b.ID)))
+	if len(e.notes.Of(qm.NoticeGranted, b.ID)) != 1 {
+		t.Errorf("%s's owner was told %d times that it started", b.ID, len(e.notes.Of(qm.NoticeGranted, b.ID)))
 	}
 }
 
@@ -132,7 +132,7 @@ func TestExpiryEndsJob(t *testing.T) {
 		t.Fatalf("%s is %s at its end time", l.ID, got.State)
 	}
 	e.waitJob(l.Ref, "CANCELLED")
-	if len(e.notes.of(qm.NoticeExpired, l.ID)) != 1 {
+	if len(e.notes.Of(qm.NoticeExpired, l.ID)) != 1 {
 		t.Error("the owner was not told of the expiry")
 	}
 }
@@ -145,10 +145,10 @@ func TestBatchJobEnds(t *testing.T) {
 	bad := e.request("bob@acme.example", 1, "train", time.Hour, "nap", map[string]string{"seconds": "1", "code": "3"}).Lease
 	ok = e.waitLease(ok.ID, qm.Released)
 	bad = e.waitLease(bad.ID, qm.Failed)
-	if n := e.notes.of(qm.NoticeFinished, ok.ID); len(n) != 1 || !strings.Contains(ok.Reason, "finished") {
+	if n := e.notes.Of(qm.NoticeFinished, ok.ID); len(n) != 1 || !strings.Contains(ok.Reason, "finished") {
 		t.Errorf("%s: reason %q, %d finished notices", ok.ID, ok.Reason, len(n))
 	}
-	if n := e.notes.of(qm.NoticeFailed, bad.ID); len(n) != 1 || !strings.Contains(bad.Reason, "exit code 3") {
+	if n := e.notes.Of(qm.NoticeFailed, bad.ID); len(n) != 1 || !strings.Contains(bad.Reason, "exit code 3") {
 		t.Errorf("%s: reason %q, %d failed notices", bad.ID, bad.Reason, len(n))
 	}
 }
@@ -200,7 +200,7 @@ func TestCancelledBehindBack(t *testing.T) {
 	l = e.waitLease(l.ID, qm.Active)
 	e.slurmCmd("scancel", l.Ref)
 	l = e.waitLease(l.ID, qm.Failed)
-	n := e.notes.of(qm.NoticeFailed, l.ID)
+	n := e.notes.Of(qm.NoticeFailed, l.ID)
 	if len(n) != 1 || n[0].Lease.User != "alice@acme.example" || !strings.Contains(n[0].Reason, "cancelled") {
 		t.Fatalf("failed notices %+v", n)
 	}
