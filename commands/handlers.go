@@ -175,6 +175,9 @@ func waitText(w qm.WaitEstimate) string {
 	if w.Median == 0 && w.P90 == 0 {
 		return "none, GPUs are free now"
 	}
+	if w.Median == 0 && w.P90 <= time.Minute {
+		return "none expected (90%: within a minute)"
+	}
 	return fmt.Sprintf("about %s (90%%: under %s)", policy.FormatDuration(w.Median), policy.FormatDuration(w.P90))
 }
 

@@ -112,15 +112,21 @@ func TestPolicyCheck(t *testing.T) {
 
 // TestConsoleQueuedWaitPrediction: with the cluster full, the queued reply, the quote and the
 // catalog carry the wait predictor's figures: the next expiry, and the queue ahead served first.
+// Before the cluster fills, no wait is expected and the bound is the shortest given, a minute.
 func TestConsoleQueuedWaitPrediction(t *testing.T) {
-	msgs := runConsoleScript(t, `alice@acme.example: /gpu request 8 train 2h
+	msgs := runConsoleScript(t, `maya@acme.example: /gpu estimate 1 train 1h
+alice@acme.example: /gpu request 8 train 2h
 bob@acme.example: /gpu request 8 train 4h
 maya@acme.example: /gpu request 8 train 1h
 maya@acme.example: /gpu estimate 1 train 1h
 `)
-	if len(msgs) != 4 {
+	if len(msgs) != 5 {
 		t.Fatalf("got %+v", msgs)
 	}
+	if !strings.Contains(msgs[0].Text, "Predicted wait: none expected (90%: within a minute)") {
+		t.Errorf("estimate on a free cluster: %q", msgs[0].Text)
+	}
+	msgs = msgs[1:]
 	if !strings.Contains(msgs[2].Text, "L-3 is queued") || !strings.Contains(msgs[2].Text, "Predicted wait about 2h") {
 		t.Errorf("queued reply: %q", msgs[2].Text)
 	}

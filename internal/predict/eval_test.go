@@ -178,9 +178,7 @@ var tightnessGaps = map[string]float64{
 	// 13.7 % of the scored pods never start. Covering 88 % of all pods then needs most of them
 	// under an Unbounded bound, while a tightness under QBETS's 0.99 needs most pods that waited
 	// a minute or more outside their bound; nothing known at submit time tells the two apart.
-	"alibaba-gpu-2023.csv": 3.6,
-	// At 90 % coverage the bound is level with QBETS's (which covers 87.7 %).
-	"curie-gpu-partition-2012.csv": 1.95,
+	"alibaba-gpu-2023.csv": 3.4,
 }
 
 // On each shared trace the predictor beats every baseline on band accuracy and MAE, its 90 %

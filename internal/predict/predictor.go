@@ -55,7 +55,7 @@ type Estimate struct {
 	// Median is the point prediction: half of the similar requests that started waited less.
 	Median time.Duration
 	// P90 is the upper bound: nine requests in ten start within their bound. It is at least
-	// Median; a request whose wait is predictable gets a bound that covers nearly every
+	// Median and at least MinBound; a request whose wait is predictable gets a bound that covers nearly every
 	// similar request, one whose wait is spread widely a shorter one that covers fewer, so
 	// that the bounds are as tight as they can be for nine in ten overall.
 	//
@@ -79,6 +79,12 @@ type Estimate struct {
 
 // Unbounded is Estimate.P90 for a request that may never start (see Estimate.P90).
 const Unbounded time.Duration = math.MaxInt64
+
+// MinBound is the shortest bound given: a minute. Below that the difference means nothing to
+// the person waiting, and a bound of seconds for a request expected to start at once is missed
+// by any scheduling hiccup; every miss spent there is one the bounds of requests that really
+// wait cannot afford, since the online correction keeps the share of misses at one in ten.
+const MinBound = time.Minute
 
 // MayNotStart reports whether the bound is Unbounded.
 func (e Estimate) MayNotStart() bool { return e.P90 == Unbounded }
@@ -215,7 +221,7 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 	clear(pend)
 	p.pend = pend[:0]
 	if len(obs) == 0 { // no history: trust the simulation
-		est.Median, est.P90 = secs(sim.backfill), secs(2*sim.queued)
+		est.Median, est.P90 = secs(sim.backfill), max(secs(2*sim.queued), MinBound)
 		return est
 	}
 	p.curve = incidence(obs, p.curve)
@@ -240,7 +246,7 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 	if p.theta > thetaMax { // more coverage wanted than the neighbours give: grow past them
 		hi *= math.Exp(p.theta - thetaMax)
 	}
-	est.P90 = max(secs(hi), est.Median)
+	est.P90 = max(secs(hi), est.Median, MinBound)
 	return est
 }
 
