@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,11 +23,17 @@ type message struct {
 // runConsoleScript runs the console on the embedded default with a script on standard input.
 func runConsoleScript(t *testing.T, script string, extra ...string) []message {
 	t.Helper()
-	t.Setenv("QM_DATA_DIR", t.TempDir())
+	return runConsoleAt(t, t.TempDir(), "2026-11-30T15:00:00Z", script, extra...)
+}
+
+// runConsoleAt runs a console script on the database in dir, the simulated clock starting at clock.
+func runConsoleAt(t *testing.T, dir, clock, script string, extra ...string) []message {
+	t.Helper()
+	t.Setenv("QM_DATA_DIR", dir)
 	t.Setenv("QM_POLICY", "")
 	t.Setenv("QM_DATABASE_URL", "")
 	var out, errb bytes.Buffer
-	args := append([]string{"console", "--json", "--clock", "2026-11-30T15:00:00Z"}, extra...)
+	args := append([]string{"console", "--json", "--clock", clock}, extra...)
 	if code := run(context.Background(), args, strings.NewReader(script), &out, &errb); code != 0 {
 		t.Fatalf("console exited %d: %s", code, errb.String())
 	}
@@ -133,6 +140,23 @@ maya@acme.example: /gpu estimate 1 train 1h
 	// One more GPU waits for maya's queued lease to start at 2h and end at 3h.
 	if !strings.Contains(msgs[3].Text, "Predicted wait: about 3h") {
 		t.Errorf("estimate: %q", msgs[3].Text)
+	}
+}
+
+// TestConsoleWaitsAfterRestart: how early a user's leases used to end survives a restart. Alice
+// released four 4-hour leases after an hour each; after a restart ten minutes into her fifth,
+// a request for the whole class is expected to wait for the rest of her usual hour, not of her 4h.
+func TestConsoleWaitsAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	var script strings.Builder
+	for i := 1; i <= 4; i++ {
+		fmt.Fprintf(&script, "alice@acme.example: /gpu request 8 train 4h\n:advance 1h\nalice@acme.example: /gpu release L-%d\n", i)
+	}
+	script.WriteString("alice@acme.example: /gpu request 8 train 4h\n")
+	runConsoleAt(t, dir, "2026-11-30T15:00:00Z", script.String())
+	msgs := runConsoleAt(t, dir, "2026-11-30T19:10:00Z", "bob@acme.example: /gpu estimate 16 train 1h\n")
+	if len(msgs) != 1 || !strings.Contains(msgs[0].Text, "Predicted wait: about 50m") {
+		t.Fatalf("estimate after a restart: %+v", msgs)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -496,10 +497,27 @@ func (s *Service) tellWaits(l *Lease, from, to State) {
 	}
 }
 
-// WarmWaits tells the wait predictor about the leases running now (after a start).
+// warmHistory is how far back WarmWaits reads ended leases.
+const warmHistory = 30 * 24 * time.Hour
+
+// WarmWaits, after a start, tells the wait predictor how long the leases that ended in the last
+// 30 days ran (so that it expects running leases to end as early as their owners' used to) and
+// which leases are running now. Leases that failed are left out: their run time says nothing
+// of when their owners let go.
 func (s *Service) WarmWaits(ctx context.Context) error {
 	if s.Waits == nil {
 		return nil
+	}
+	ended, err := s.List(ctx, LeaseFilter{States: []State{Released, Expired, Reclaimed},
+		EndedAfter: s.Clock.Now().Add(-warmHistory), Slim: true})
+	if err != nil {
+		return err
+	}
+	slices.SortStableFunc(ended, func(a, b *Lease) int { return a.EndedAt.Compare(b.EndedAt) })
+	for _, l := range ended {
+		if !l.StartedAt.IsZero() && !l.EndedAt.IsZero() {
+			s.Waits.Ended(l)
+		}
 	}
 	running, err := s.List(ctx, LeaseFilter{States: []State{Active, IdleWarned}, Slim: true})
 	if err != nil {
