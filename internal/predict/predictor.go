@@ -127,7 +127,7 @@ const (
 	aciRate         = 0.05 // step of the online correction of the bound's price (ln λ)
 	thetaStart      = 3    // initial price, as -ln λ (λ = 0.05)
 	thetaMax        = 7    // past this (λ under 0.1 %) bounds grow beyond the neighbours' waits ...
-	thetaGrowth     = 1    // ... by up to e times
+	thetaGrowth     = 2    // ... by up to e² times
 	maxMissed       = 1 << 16
 	userWindow      = 10  // recent waits remembered per user
 	allWindow       = 100 // recent waits remembered for everyone

@@ -193,6 +193,27 @@ func TestBoundAdaptsToMisses(t *testing.T) {
 	}
 }
 
+// When requests keep waiting past bounds that already cover every similar request, the bound
+// grows past the longest of their waits, by e² at most.
+func TestBoundGrowsPastHistory(t *testing.T) {
+	p := New(Config{})
+	st := State{Now: t0, Capacity: 1, Running: []Lease{lease("a", 1, 0, time.Hour)}}
+	req := Request{GPUs: 1, Requested: time.Hour}
+	for range 40 {
+		p.Observe(Observation{Request: req, Estimate: p.Predict(req, st), Wait: time.Hour, Started: true})
+	}
+	if e := p.Predict(req, st); e.P90 != time.Hour {
+		t.Fatalf("P90 %v, want the one wait seen, 1h", e.P90)
+	}
+	for range 1000 { // misses seen in the queue, without new waits in the history
+		p.coverage(true)
+	}
+	want := time.Duration(float64(time.Hour) * math.Exp(2)).Round(time.Second)
+	if e := p.Predict(req, st); e.P90 != want {
+		t.Fatalf("P90 after many misses %v, want %v (e² × 1h)", e.P90, want)
+	}
+}
+
 // Requests like this one mostly leave the queue without starting: no finite bound covers nine
 // in ten of them, and the estimate says so.
 func TestMayNotStart(t *testing.T) {
