@@ -72,7 +72,11 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 }
 
 func printReport(w io.Writer, rep predict.Report) error {
-	fmt.Fprintf(w, "%s: %d jobs, %d scored (%d started)\n\n", rep.Trace, rep.Jobs, rep.Scored, rep.Started)
+	fmt.Fprintf(w, "%s: %d jobs, %d scored (%d started)\n", rep.Trace, rep.Jobs, rep.Scored, rep.Started)
+	if rep.Skipped > 0 {
+		fmt.Fprintf(w, "%d records left out: their wait (for a job that ran) or their size is not recorded\n", rep.Skipped)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "predictor\tMAE min\tmedian AE min\twithin 15%/60s\tband acc\tP90 coverage\tof started\tmay not start\tP90 tightness\t")
 	for _, r := range rep.Results {

@@ -49,7 +49,8 @@ func TestPredictEval(t *testing.T) {
 		"1 0 0 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n" +
 		"2 10 0 100 1 -1 -1 1 100 -1 1 2 2 -1 -1 -1 -1 -1\n" +
 		"3 20 80 100 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1\n" +
-		"4 30 170 50 1 -1 -1 1 100 -1 1 2 2 -1 -1 -1 -1 -1\n"
+		"4 30 170 50 1 -1 -1 1 100 -1 1 2 2 -1 -1 -1 -1 -1\n" +
+		"5 35 -1 50 1 -1 -1 1 100 -1 1 2 2 -1 -1 -1 -1 -1\n" // ran, but its wait is not recorded
 	if err := os.WriteFile(trace, []byte(swf), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +62,7 @@ func TestPredictEval(t *testing.T) {
 		Trace   string `json:"trace"`
 		Jobs    int    `json:"jobs"`
 		Scored  int    `json:"scored"`
+		Skipped int    `json:"skipped"`
 		Results []struct {
 			Predictor string          `json:"predictor"`
 			MAE       *float64        `json:"mae_minutes"`
@@ -76,8 +78,8 @@ func TestPredictEval(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v in %s", err, out.String())
 	}
-	if rep.Trace != "tiny.swf" || rep.Jobs != 4 || rep.Scored != 2 {
-		t.Errorf("trace %q, jobs %d, scored %d; want tiny.swf, 4, 2", rep.Trace, rep.Jobs, rep.Scored)
+	if rep.Trace != "tiny.swf" || rep.Jobs != 4 || rep.Scored != 2 || rep.Skipped != 1 {
+		t.Errorf("trace %q, jobs %d, scored %d, skipped %d; want tiny.swf, 4, 2, 1", rep.Trace, rep.Jobs, rep.Scored, rep.Skipped)
 	}
 	var names []string
 	for _, r := range rep.Results {
@@ -96,6 +98,7 @@ func TestPredictEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "tiny.swf: 4 jobs, 3 scored") || !strings.Contains(out.String(), "user_recent") ||
+		!strings.Contains(out.String(), "1 records left out") ||
 		!strings.Contains(out.String(), "may not start") {
 		t.Errorf("table:\n%s", out.String())
 	}

@@ -15,6 +15,7 @@ type Report struct {
 	Jobs    int      `json:"jobs"`
 	Scored  int      `json:"scored"`
 	Started int      `json:"started"` // scored jobs that started: the point errors are over these
+	Skipped int      `json:"skipped"` // records the trace could not place (Trace.Skipped), not in Jobs
 	Results []Result `json:"results"`
 }
 
@@ -254,7 +255,7 @@ func evaluate(tr Trace, name string, trainFraction float64, models []named) Repo
 	ests := Replay(tr, ms...)
 	first := int(math.Floor(trainFraction * float64(len(tr.Jobs))))
 	first = min(max(first, 0), len(tr.Jobs))
-	rep := Report{Trace: name, Jobs: len(tr.Jobs), Scored: len(tr.Jobs) - first}
+	rep := Report{Trace: name, Jobs: len(tr.Jobs), Scored: len(tr.Jobs) - first, Skipped: tr.Skipped}
 	for _, j := range tr.Jobs[first:] {
 		if j.Started() {
 			rep.Started++

@@ -57,6 +57,9 @@ func FormatFromPath(path string) string {
 type Trace struct {
 	Jobs     []Job
 	Capacity float64
+	// Skipped counts the records left out because the trace cannot place them: an SWF job that
+	// ran but whose wait is unknown, or whose size is unknown.
+	Skipped int
 }
 
 // End is the trace's last recorded moment: the latest submit, start or end time of its jobs.
@@ -121,11 +124,17 @@ func ReadTrace(r io.Reader, format string) (Trace, error) {
 // swfField names the SWF fields the reader uses, by their 1-based position.
 var swfField = map[int]string{
 	1: "job number", 2: "submit time", 3: "wait time", 4: "run time", 5: "allocated processors",
-	8: "requested processors", 9: "requested time", 12: "user id", 15: "queue number",
+	8: "requested processors", 9: "requested time", 11: "status", 12: "user id", 15: "queue number",
 }
 
 // readSWF reads the Standard Workload Format of the Parallel Workloads Archive: ';' starts a
 // header comment, then one job per line with 18 whitespace-separated fields, -1 meaning unknown.
+//
+// A job with an unknown wait that did not run (run time unknown or 0, status not 1: cancelled
+// or failed in the queue) never started; the trace does not say when it left the queue, so the
+// replay takes it out at once rather than let it stand in the queue for the rest of the trace.
+// A job with an unknown wait that did run, or whose size is unknown, cannot be placed in time
+// or in the pool: it is left out and counted in Trace.Skipped.
 func readSWF(r *bufio.Reader) (Trace, error) {
 	var t Trace
 	sc := bufio.NewScanner(r)
@@ -174,10 +183,13 @@ func readSWF(r *bufio.Reader) (Trace, error) {
 		if j.GPUs <= 0 {
 			j.GPUs = float64(v[8])
 		}
-		if j.GPUs <= 0 {
-			return Trace{}, fmt.Errorf("line %d: neither allocated (field 5) nor requested processors (field 8) is known", line)
+		if j.GPUs <= 0 || (v[3] < 0 && (v[4] > 0 || v[11] == 1)) {
+			t.Skipped++
+			continue
 		}
-		if v[3] >= 0 {
+		if v[3] < 0 {
+			j.End = j.Submit // never started; when it left the queue is not recorded
+		} else {
 			j.Start = j.Submit + v[3]
 			switch {
 			case v[4] >= 0:
