@@ -23,6 +23,69 @@ func BenchmarkReplayKTH(b *testing.B) {
 	}
 }
 
+// BenchmarkReplayDeepQueue replays a synthetic trace whose queue grows thousands deep: 20,000
+// jobs of 1, 2 or 4 GPUs (one in two of 1) arriving every 20 s on average on 64 GPUs, running
+// 40 minutes on average, started first come first served. Each prediction simulates the whole
+// queue ahead, so this is where the replay is slowest; it reports the deepest queue seen.
+func BenchmarkReplayDeepQueue(b *testing.B) {
+	tr, depth := deepQueueTrace(20000, 64)
+	b.ResetTimer()
+	for b.Loop() {
+		Evaluate(tr, "deep", DefaultTrainFraction)
+	}
+	b.ReportMetric(float64(depth), "max-queue")
+}
+
+// deepQueueTrace builds the overloaded first-come-first-served trace of BenchmarkReplayDeepQueue
+// and returns it with the largest number of jobs waiting at once.
+func deepQueueTrace(n int, capacity float64) (Trace, int) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	tr := Trace{Capacity: capacity}
+	var ends []endEvent // running jobs, a min-heap on their end
+	free, clock, submit := capacity, 0.0, 0.0
+	for i := range n {
+		submit += rng.ExpFloat64() * 20
+		gpus := []float64{1, 1, 2, 4}[rng.IntN(4)]
+		run := 10 + rng.ExpFloat64()*2400
+		start := max(submit, clock) // first come, first served: never before the previous start
+		var e endEvent
+		for len(ends) > 0 && ends[0].t <= start {
+			e, ends = pop(ends)
+			free += e.gpus
+		}
+		for free < gpus { // wait for enough ends
+			e, ends = pop(ends)
+			free += e.gpus
+			start = max(start, e.t)
+		}
+		clock = start
+		free -= gpus
+		ends = push(ends, endEvent{t: start + run, gpus: gpus})
+		tr.Jobs = append(tr.Jobs, Job{ID: fmt.Sprint(i), Submit: int64(submit), Start: int64(start), End: int64(start + run),
+			GPUs: gpus, User: fmt.Sprintf("u%d", i%50), Queue: "q", Requested: int64(2 * run)})
+	}
+	type change struct {
+		t int64
+		d int
+	}
+	var cs []change
+	for _, j := range tr.Jobs {
+		cs = append(cs, change{j.Submit, 1}, change{j.Start, -1})
+	}
+	slices.SortFunc(cs, func(a, b change) int {
+		if a.t != b.t {
+			return int(a.t - b.t)
+		}
+		return a.d - b.d
+	})
+	depth, most := 0, 0
+	for _, c := range cs {
+		depth += c.d
+		most = max(most, depth)
+	}
+	return tr, most
+}
+
 // BenchmarkPredict10kLeases times single predictions for a pool with 10,000 running leases
 // (tracked with Track, as the service does) and 200 queued requests, on a predictor with a full
 // history, and reports the 50th and 99th percentiles of the individual calls. Between two

@@ -167,6 +167,10 @@ func replay(tr Trace, models []Model, record func(m, job int, e Estimate)) {
 	var runJob []int32
 	runPos := make([]int32, len(jobs))
 	queues := make([][]Pending, len(models)) // the same queue for every model, with its own estimates
+	blind := make([]bool, len(models))       // models that ignore the queue get none
+	for m, model := range models {
+		_, blind[m] = model.(queueBlind)
+	}
 	var queueJob []int32
 	at := func(s int64) time.Time { return time.Unix(s, 0) }
 	req := func(j *Job) Request {
@@ -178,7 +182,9 @@ func replay(tr Trace, models []Model, record func(m, job int, e Estimate)) {
 			return
 		}
 		for m := range queues {
-			queues[m] = slices.Delete(queues[m], k, k+1)
+			if !blind[m] {
+				queues[m] = slices.Delete(queues[m], k, k+1)
+			}
 		}
 		queueJob = slices.Delete(queueJob, k, k+1)
 	}
@@ -196,6 +202,9 @@ func replay(tr Trace, models []Model, record func(m, job int, e Estimate)) {
 				ests[m][ev.job] = e
 				if record != nil {
 					record(m, int(ev.job), e)
+				}
+				if blind[m] {
+					continue
 				}
 				queues[m] = append(queues[m], Pending{User: j.User, Queue: j.Queue, GPUs: j.GPUs, Submit: at(j.Submit), Requested: r.Requested, Estimate: e})
 			}
@@ -239,6 +248,10 @@ func replay(tr Trace, models []Model, record func(m, job int, e Estimate)) {
 		}
 	}
 }
+
+// queueBlind is a model that never reads State.Queue (the baselines): the replay keeps no copy
+// of the queue for it.
+type queueBlind interface{ ignoresQueue() }
 
 // leaseTracker is a model that keeps the running leases itself (Predictor.Track): the replay
 // tells it when each job starts and ends, and predicts with State.Running nil.
