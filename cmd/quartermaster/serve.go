@@ -31,6 +31,11 @@ const (
 	tickInterval = 30 * time.Second
 	// shutdownGrace is how long a stopping service lets requests and Slack work in flight finish.
 	shutdownGrace = 20 * time.Second
+	// messageRefsKept is how long where a chat message was posted is remembered (for editing it
+	// when its approval is decided), at least: twice the policy's approval timeout when longer.
+	messageRefsKept = 30 * 24 * time.Hour
+	// pruneInterval is how often older message copies are forgotten.
+	pruneInterval = 24 * time.Hour
 )
 
 // slackSettings configure the Slack app, from the environment.
@@ -55,9 +60,11 @@ type serveOptions struct {
 	listener net.Listener
 	// tick is the loop's period; zero means tickInterval.
 	tick time.Duration
-	// onReady is called with the address once the service answers; onTick after every tick.
+	// onReady is called with the address once the service answers; onTick after every tick;
+	// onPrune after every pass forgetting old message copies, with how many it forgot.
 	onReady func(addr string)
 	onTick  func(err error)
+	onPrune func(forgot int64, err error)
 	// socket adjusts the Socket Mode client.
 	socket []slackbot.SocketOption
 	// grace bounds the graceful stop; zero means shutdownGrace.
@@ -144,6 +151,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	every, onTick := o.tick, o.onTick
 	wg.Go(func() { tickLoop(loops, a.Service, every, onTick, log) })
 	wg.Go(func() { reconcileLoop(loops, a.Service, log) })
+	wg.Go(func() { pruneLoop(loops, a, o.onPrune, log) })
 	if adapter != nil && o.slack.AppToken != "" {
 		wg.Go(func() {
 			if err := adapter.RunSocketMode(loops, o.socket...); err != nil {
@@ -204,6 +212,31 @@ func tickLoop(ctx context.Context, svc *qm.Service, every time.Duration, onTick 
 		}
 		if onTick != nil {
 			onTick(err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// pruneLoop forgets, at start and once a day, where chat messages were posted longer ago than any
+// approval can still be waiting for a decision: nothing will edit them again.
+func pruneLoop(ctx context.Context, a *App, onPrune func(int64, error), log *slog.Logger) {
+	keep := max(messageRefsKept, 2*a.Policy.Approvals.Timeout.Duration)
+	t := time.NewTicker(pruneInterval)
+	defer t.Stop()
+	for {
+		n, err := a.Store.PruneMessageRefs(ctx, a.Clock.Now().Add(-keep))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Error("forgetting old message copies failed", "err", err)
+		case n > 0:
+			log.Info("forgot where old messages were posted", "copies", n, "older_than", keep.String())
+		}
+		if onPrune != nil {
+			onPrune(n, err)
 		}
 		select {
 		case <-ctx.Done():

@@ -109,6 +109,47 @@ func TestServeWithoutSlack(t *testing.T) {
 	}
 }
 
+// TestServePrunesMessageRefs: where a message was posted more than 30 days ago is forgotten when
+// the service starts; a recent one is kept.
+func TestServePrunesMessageRefs(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
+	ctx := context.Background()
+	st, err := store.Open(ctx, db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for i, at := range []time.Time{now.Add(-40 * 24 * time.Hour), now.Add(-time.Hour)} {
+		if err := st.SaveMessageRef(ctx, store.MessageRef{Platform: "slack", Ref: "approval:L-1", Channel: "C1",
+			MessageID: fmt.Sprint(i), CreatedAt: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	type pruned struct {
+		n   int64
+		err error
+	}
+	passes := make(chan pruned, 1)
+	startServe(t, serveOptions{app: appOptions{flags: commonFlags{db: db}},
+		onPrune: func(n int64, err error) { passes <- pruned{n, err} }})
+	if p := <-passes; p.err != nil || p.n != 1 {
+		t.Fatalf("first prune: forgot %d, err %v; want 1", p.n, p.err)
+	}
+	st, err = store.Open(ctx, db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	refs, err := st.MessageRefs(ctx, "slack", "approval:L-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refs) != 1 || refs[0].MessageID != "1" {
+		t.Fatalf("message refs after start: %+v; want only the recent one", refs)
+	}
+}
+
 // TestServeSlackSettings: half a Slack configuration is refused with a sentence saying what to set.
 func TestServeSlackSettings(t *testing.T) {
 	for _, s := range []slackSettings{{SigningSecret: "s"}, {AppToken: "xapp"}, {BotToken: "xoxb"}} {
