@@ -340,3 +340,22 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestWaitText: how a predicted wait reads in quotes, the catalog and queued replies.
+func TestWaitText(t *testing.T) {
+	for _, tc := range []struct {
+		w    qm.WaitEstimate
+		want string
+	}{
+		{qm.WaitEstimate{Unknown: true}, "no estimate; the scheduler decides when it starts"},
+		{qm.WaitEstimate{}, "none, GPUs are free now"},
+		{qm.WaitEstimate{P90: time.Minute}, "none expected (90%: within a minute)"},
+		{qm.WaitEstimate{Median: 20 * time.Second, P90: 2 * time.Hour}, "probably none (90%: under 2h)"},
+		{qm.WaitEstimate{Median: 90 * time.Minute, P90: 4 * time.Hour}, "about 1h30m (90%: under 4h)"},
+		{qm.WaitEstimate{MayNotStart: true, Horizon: 6 * time.Hour}, "probably none, but similar requests often never started: it may not start within 6h"},
+	} {
+		if got := waitText(tc.w); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.w, got, tc.want)
+		}
+	}
+}

@@ -170,15 +170,23 @@ func waitText(w qm.WaitEstimate) string {
 		return "no estimate; the scheduler decides when it starts"
 	}
 	if w.MayNotStart {
-		return fmt.Sprintf("about %s, but similar requests often never started: it may not start within %s", policy.FormatDuration(w.Median), policy.FormatDuration(w.Horizon))
+		return fmt.Sprintf("%s, but similar requests often never started: it may not start within %s", medianText(w.Median), policy.FormatDuration(w.Horizon))
 	}
 	if w.Median == 0 && w.P90 == 0 {
 		return "none, GPUs are free now"
 	}
-	if w.Median == 0 && w.P90 <= time.Minute {
+	if w.Median < time.Minute && w.P90 <= time.Minute {
 		return "none expected (90%: within a minute)"
 	}
-	return fmt.Sprintf("about %s (90%%: under %s)", policy.FormatDuration(w.Median), policy.FormatDuration(w.P90))
+	return fmt.Sprintf("%s (90%%: under %s)", medianText(w.Median), policy.FormatDuration(w.P90))
+}
+
+// medianText says a predicted median wait: "about 2h", or for less than a minute "probably none".
+func medianText(d time.Duration) string {
+	if d < time.Minute {
+		return "probably none"
+	}
+	return "about " + policy.FormatDuration(d)
 }
 
 func (b *Bot) catalog(ctx context.Context) []bot.Reply {

@@ -160,6 +160,31 @@ func TestConsoleWaitsAfterRestart(t *testing.T) {
 	}
 }
 
+// TestConsoleWaitsLearnImmediateStarts: the predictor learns from every request, not only from
+// those that queued. After 35 rounds in which two requests start at once and a third waits an
+// hour, a queued request is expected to wait about an hour and one on a free cluster not at all.
+func TestConsoleWaitsLearnImmediateStarts(t *testing.T) {
+	var script strings.Builder
+	for range 35 {
+		script.WriteString("alice@acme.example: /gpu request 8 train 1h\nbob@acme.example: /gpu request 8 train 1h\n" +
+			"maya@acme.example: /gpu request 8 train 1h\n:advance 2h\n")
+	}
+	script.WriteString("maya@acme.example: /gpu estimate 8 train 1h\n")
+	msgs := runConsoleScript(t, script.String())
+	var queued []string
+	for _, m := range msgs {
+		if strings.Contains(m.Text, "is queued") {
+			queued = append(queued, m.Text)
+		}
+	}
+	if len(queued) != 35 || !strings.Contains(queued[34], "Predicted wait about 1h") {
+		t.Fatalf("queued replies: %d, the last %q", len(queued), queued[len(queued)-1])
+	}
+	if last := msgs[len(msgs)-1].Text; !strings.Contains(last, "Predicted wait: none expected") {
+		t.Fatalf("estimate on a free cluster: %q", last)
+	}
+}
+
 // TestConsoleIdleReclaim: `:util` makes a workspace idle; after idle_timeout the owner is warned
 // with Keep/Release, and after idle_grace the lease is reclaimed.
 func TestConsoleIdleReclaim(t *testing.T) {

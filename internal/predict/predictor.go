@@ -220,7 +220,10 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 	vals, obs := p.nb.query(est.x, req.Queue, pend)
 	clear(pend)
 	p.pend = pend[:0]
-	if len(obs) == 0 { // no history: trust the simulation
+	// Until the history holds as many outcomes as a prediction rests on, the nearest situations
+	// may be nothing like this one (a few immediate starts on an empty pool, say, against a
+	// full one now): trust the simulation.
+	if len(p.nb.xs) < neighbourCount || len(obs) == 0 {
 		est.Median, est.P90 = secs(sim.backfill), max(secs(2*sim.queued), MinBound)
 		return est
 	}

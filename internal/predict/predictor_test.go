@@ -104,6 +104,26 @@ func TestPredictWithoutHistory(t *testing.T) {
 	}
 }
 
+// A short history says little about a situation unlike any in it: until it holds as many
+// outcomes as a prediction rests on, the simulation decides. A few immediate starts on an empty
+// pool do not make a full pool's wait zero.
+func TestShortHistoryTrustsTheSimulation(t *testing.T) {
+	p := New(Config{})
+	req := Request{User: "u", GPUs: 1, Requested: time.Hour}
+	empty := State{Now: t0, Capacity: 1}
+	for range neighbourCount - 1 {
+		p.Observe(Observation{Request: req, Estimate: p.Predict(req, empty), Started: true})
+	}
+	full := State{Now: t0, Capacity: 1, Running: []Lease{lease("a", 1, 50*time.Minute, time.Hour)}}
+	if e := p.Predict(req, full); e.Median != 10*time.Minute || e.Basis != 0 {
+		t.Fatalf("median %v (basis %d), want the simulated 10m", e.Median, e.Basis)
+	}
+	p.Observe(Observation{Request: req, Estimate: p.Predict(req, empty), Started: true})
+	if e := p.Predict(req, full); e.Basis == 0 {
+		t.Fatalf("with %d outcomes the history is still unused", neighbourCount)
+	}
+}
+
 func TestObserveRunLearnsEarlyRelease(t *testing.T) {
 	p := New(Config{})
 	st := State{Now: t0, Capacity: 1, Running: []Lease{lease("u", 1, 0, 2*time.Hour)}}

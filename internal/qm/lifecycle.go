@@ -270,6 +270,9 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 	if strings.EqualFold(approver, l.User) && !s.Policy.Approvals.SelfApproval {
 		return nil, Errorf(EFORBIDDEN, "you cannot decide your own request %s; another approver of team %s must.", id, l.Team)
 	}
+	if approve && l.State == PendingApproval {
+		s.rememberWait(ctx, l) // an approved lease waits from the decision on
+	}
 	var notices []Notice
 	var placed bool
 	err = s.Store.Update(ctx, s.admissionLocks(l.Team, l.Class), func(tx Tx) error {

@@ -374,6 +374,9 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		return nil, err
 	}
 	s.notify(ctx, notices)
+	if out.Lease.State == Active || out.Lease.State == Provisioning {
+		s.rememberWait(ctx, out.Lease)
+	}
 	if out.Lease.State == Active {
 		s.tellWaits(out.Lease, "", Active)
 	}
@@ -475,6 +478,17 @@ func (s *Service) transition(ctx context.Context, tx Tx, l *Lease, to State, act
 	}
 	s.tellWaits(l, from, to)
 	return tx.AddEvent(ctx, &Event{Lease: l.ID, At: now, Actor: actor, From: from, To: to, Reason: reason})
+}
+
+// rememberWait has the wait predictor estimate a workspace lease's wait before it starts, as if
+// it were queued, and keep the estimate with the lease: when the lease starts, the predictor
+// learns from its wait, however short. Without it the predictor would learn only from leases
+// that queued, and expect a wait on a free cluster. Call it outside any transaction.
+func (s *Service) rememberWait(ctx context.Context, l *Lease) {
+	if s.Waits == nil || l.Kind != KindWorkspace {
+		return
+	}
+	s.predictWithModel(ctx, WaitRequest{Lease: l.ID, Class: l.Class, User: l.User, Team: l.Team, GPUs: l.GPUs, Duration: l.Duration})
 }
 
 // tellWaits tells the wait predictor what a transition means for it: a start after waiting, the

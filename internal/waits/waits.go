@@ -92,6 +92,7 @@ func (w *Predictor) Started(l *qm.Lease, queuedAt time.Time) {
 func (w *Predictor) Ended(l *qm.Lease) {
 	w.mu.Lock()
 	p := w.pool(l.Class)
+	delete(w.estimates, l.ID) // one that failed while provisioning never started
 	w.mu.Unlock()
 	p.Untrack(key(l.ID))
 	if !l.StartedAt.IsZero() && !l.EndedAt.IsZero() {
