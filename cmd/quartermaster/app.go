@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -67,6 +68,7 @@ type App struct {
 	SimClk  *sim.Clock   // set when the clock is simulated
 	Sim     *sim.Cluster // set on the sim backend
 	Service *qm.Service
+	Waits   *waits.Predictor // the service's wait predictor; Flush keeps what it learned
 	Bot     *commands.Bot
 	Logger  *slog.Logger
 	// Sender receives notices; set it before the app does anything (NewApp points it at a no-op).
@@ -136,7 +138,17 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 		}
 		svc.Backend = b
 	}
-	svc.Waits = waits.New()
+	a.Waits = waits.New()
+	a.Waits.SetHistory(st)
+	n, err := a.Waits.Load(ctx, a.Clock.Now().Add(-waitHistoryKept))
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	if n > 0 {
+		logger.Info("the wait predictor read back its history", "outcomes", n)
+	}
+	svc.Waits = a.Waits
 	a.Service = svc
 	if err := svc.WarmWaits(ctx); err != nil {
 		_ = st.Close()
@@ -163,8 +175,15 @@ func backendNames() []string {
 	return n
 }
 
-// Close releases the app's resources.
-func (a *App) Close() error { return a.Store.Close() }
+// waitHistoryKept is how far back the wait predictor's history is read at start and kept.
+const waitHistoryKept = 30 * 24 * time.Hour
+
+// Close keeps what the wait predictor learned and releases the app's resources.
+func (a *App) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return errors.Join(a.Waits.Flush(ctx), a.Store.Close())
+}
 
 // Advance moves the simulated clock forward by d, stopping at every instant something falls due.
 func (a *App) Advance(ctx context.Context, d time.Duration) error {

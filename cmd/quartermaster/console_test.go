@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/internal/store"
 )
 
 type message struct {
@@ -143,9 +146,10 @@ maya@acme.example: /gpu estimate 1 train 1h
 	}
 }
 
-// TestConsoleWaitsAfterRestart: how early a user's leases used to end survives a restart. Alice
+// TestConsoleWaitsAfterRestart: what the wait predictor learned survives a restart. Alice
 // released four 4-hour leases after an hour each; after a restart ten minutes into her fifth,
 // a request for the whole class is expected to wait for the rest of her usual hour, not of her 4h.
+// The waits of her five requests are in the database for the predictor to read back.
 func TestConsoleWaitsAfterRestart(t *testing.T) {
 	dir := t.TempDir()
 	var script strings.Builder
@@ -154,6 +158,19 @@ func TestConsoleWaitsAfterRestart(t *testing.T) {
 	}
 	script.WriteString("alice@acme.example: /gpu request 8 train 4h\n")
 	runConsoleAt(t, dir, "2026-11-30T15:00:00Z", script.String())
+	db, err := store.Open(context.Background(), "sqlite:"+filepath.Join(dir, "quartermaster.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	err = db.WaitRecords(context.Background(), time.Time{}, func(class string, rec []byte) error {
+		kept = append(kept, class+" "+string(rec))
+		return nil
+	})
+	db.Close()
+	if err != nil || len(kept) != 5 || !strings.Contains(kept[0], `"user":"alice@acme.example"`) {
+		t.Fatalf("wait records after the first run (%v): %q", err, kept)
+	}
 	msgs := runConsoleAt(t, dir, "2026-11-30T19:10:00Z", "bob@acme.example: /gpu estimate 16 train 1h\n")
 	if len(msgs) != 1 || !strings.Contains(msgs[0].Text, "Predicted wait: about 50m") {
 		t.Fatalf("estimate after a restart: %+v", msgs)

@@ -34,8 +34,10 @@ const (
 	// messageRefsKept is how long where a chat message was posted is remembered (for editing it
 	// when its approval is decided), at least: twice the policy's approval timeout when longer.
 	messageRefsKept = 30 * 24 * time.Hour
-	// pruneInterval is how often older message copies are forgotten.
+	// pruneInterval is how often older message copies and wait records are forgotten.
 	pruneInterval = 24 * time.Hour
+	// flushInterval is how often what the wait predictor learned is written to the database.
+	flushInterval = 15 * time.Second
 )
 
 // slackSettings configure the Slack app, from the environment.
@@ -152,6 +154,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	wg.Go(func() { tickLoop(loops, a.Service, every, onTick, log) })
 	wg.Go(func() { reconcileLoop(loops, a.Service, log) })
 	wg.Go(func() { pruneLoop(loops, a, o.onPrune, log) })
+	wg.Go(func() { flushLoop(loops, a, log) })
 	if adapter != nil && o.slack.AppToken != "" {
 		wg.Go(func() {
 			if err := adapter.RunSocketMode(loops, o.socket...); err != nil {
@@ -221,14 +224,35 @@ func tickLoop(ctx context.Context, svc *qm.Service, every time.Duration, onTick 
 	}
 }
 
+// flushLoop writes what the wait predictor learned to the database every flushInterval (and
+// App.Close once more at the end), so that a restart does not lose it.
+func flushLoop(ctx context.Context, a *App, log *slog.Logger) {
+	t := time.NewTicker(flushInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := a.Waits.Flush(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("keeping the wait history failed; will retry", "err", err)
+		}
+	}
+}
+
 // pruneLoop forgets, at start and once a day, where chat messages were posted longer ago than any
-// approval can still be waiting for a decision: nothing will edit them again.
+// approval can still be waiting for a decision (nothing will edit them again), and the wait
+// predictor's records older than it reads back at start.
 func pruneLoop(ctx context.Context, a *App, onPrune func(int64, error), log *slog.Logger) {
 	keep := max(messageRefsKept, 2*a.Policy.Approvals.Timeout.Duration)
 	t := time.NewTicker(pruneInterval)
 	defer t.Stop()
 	for {
 		n, err := a.Store.PruneMessageRefs(ctx, a.Clock.Now().Add(-keep))
+		if _, werr := a.Store.PruneWaitRecords(ctx, a.Clock.Now().Add(-waitHistoryKept)); werr != nil && err == nil {
+			err = werr
+		}
 		switch {
 		case err != nil && ctx.Err() == nil:
 			log.Error("forgetting old message copies failed", "err", err)

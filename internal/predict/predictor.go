@@ -258,7 +258,6 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 func (p *Predictor) Observe(o Observation) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	w := o.Wait.Seconds()
 	// A request that never starts is covered only by an Unbounded bound. One already seen in the
 	// queue past its bound was counted then.
 	if _, counted := p.missed[o.Estimate.seq]; counted && o.Estimate.valid {
@@ -266,6 +265,22 @@ func (p *Predictor) Observe(o Observation) {
 	} else {
 		p.coverage(o.Estimate.P90 != Unbounded && (!o.Started || o.Wait > o.Estimate.P90))
 	}
+	p.learn(o)
+}
+
+// Remember teaches the predictor an outcome it did not see itself, such as one kept from before
+// a restart: like Observe, but the bound's online correction is left alone, since whether the
+// request's bound held is not known. Of o.Estimate only the Situation is read.
+func (p *Predictor) Remember(o Observation) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	o.Estimate.valid = false
+	p.learn(o)
+}
+
+// learn adds o to the outcomes the predictor looks up, and a start to the recent waits.
+func (p *Predictor) learn(o Observation) {
+	w := o.Wait.Seconds()
 	x := o.Estimate.x
 	if !o.Estimate.valid {
 		x = features(&o.Estimate.Situation, &o.Request)

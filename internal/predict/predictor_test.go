@@ -211,6 +211,12 @@ func TestBoundAdaptsToMisses(t *testing.T) {
 	if p.theta >= th {
 		t.Fatalf("a departure under an Unbounded bound did not count as covered: %v -> %v", th, p.theta)
 	}
+	// An outcome remembered from before a restart teaches the history, not the bound's price.
+	th, n := p.theta, len(p.nb.xs)
+	p.Remember(Observation{Request: req, Estimate: Estimate{P90: time.Minute}, Wait: time.Hour, Started: true})
+	if p.theta != th || len(p.nb.xs) != n+1 {
+		t.Fatalf("Remember: price %v -> %v, history %d -> %d; want the price kept and one more outcome", th, p.theta, n, len(p.nb.xs))
+	}
 }
 
 // When requests keep waiting past bounds that already cover every similar request, the bound

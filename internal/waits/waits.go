@@ -4,6 +4,9 @@
 package waits
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"strconv"
 	"sync"
 	"time"
@@ -18,6 +21,110 @@ type Predictor struct {
 	byClass map[string]*predict.Predictor
 	// estimates made for queued leases, handed back when they start or leave the queue
 	estimates map[qm.LeaseID]predict.Estimate
+	hist      History
+	unsaved   []saved // outcomes learned since the last Flush
+}
+
+// History keeps what the predictor learned across restarts: one opaque record per outcome, by
+// class (internal/store implements it).
+type History interface {
+	AddWaitRecord(ctx context.Context, class string, at time.Time, record []byte) error
+	WaitRecords(ctx context.Context, since time.Time, each func(class string, record []byte) error) error
+}
+
+// record is one outcome as the History keeps it: the request, the situation it was estimated in,
+// and how long it waited before it started or left the queue.
+type record struct {
+	User      string            `json:"user,omitempty"`
+	Team      string            `json:"team,omitempty"`
+	GPUs      int               `json:"gpus"`
+	Duration  time.Duration     `json:"duration"`
+	Situation predict.Situation `json:"situation"`
+	Wait      time.Duration     `json:"wait"`
+	Started   bool              `json:"started"`
+}
+
+type saved struct {
+	class string
+	at    time.Time
+	rec   record
+}
+
+// maxUnsaved bounds the outcomes waiting for Flush; past it the oldest are not kept.
+const maxUnsaved = 4096
+
+// SetHistory has the predictor keep its outcomes in h, written by Flush.
+func (w *Predictor) SetHistory(h History) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.hist = h
+}
+
+// Load teaches the predictor the outcomes kept in its History since the given moment, as if it
+// had seen them (the bound's online correction starts afresh), and says how many it read.
+// Records it cannot read are passed over.
+func (w *Predictor) Load(ctx context.Context, since time.Time) (int, error) {
+	w.mu.Lock()
+	h := w.hist
+	w.mu.Unlock()
+	if h == nil {
+		return 0, nil
+	}
+	n := 0
+	err := h.WaitRecords(ctx, since, func(class string, raw []byte) error {
+		var r record
+		if json.Unmarshal(raw, &r) != nil {
+			return nil
+		}
+		w.mu.Lock()
+		p := w.pool(class)
+		w.mu.Unlock()
+		p.Remember(predict.Observation{Request: request(class, r.User, r.Team, r.GPUs, r.Duration),
+			Estimate: predict.Estimate{Situation: r.Situation}, Wait: r.Wait, Started: r.Started})
+		n++
+		return nil
+	})
+	return n, err
+}
+
+// Flush writes the outcomes learned since the last Flush to the History. Those it could not write
+// are kept for the next one.
+func (w *Predictor) Flush(ctx context.Context) error {
+	w.mu.Lock()
+	h, todo := w.hist, w.unsaved
+	w.unsaved = nil
+	w.mu.Unlock()
+	if h == nil {
+		return nil
+	}
+	for i, s := range todo {
+		raw, err := json.Marshal(s.rec)
+		if err == nil {
+			err = h.AddWaitRecord(ctx, s.class, s.at, raw)
+		}
+		if err != nil {
+			w.mu.Lock()
+			w.unsaved = append(todo[i:], w.unsaved...)
+			if over := len(w.unsaved) - maxUnsaved; over > 0 {
+				w.unsaved = w.unsaved[over:]
+			}
+			w.mu.Unlock()
+			return errors.Join(errors.New("waits: keeping the history"), err)
+		}
+	}
+	return nil
+}
+
+// keep queues an outcome for the History. Call with w.mu held.
+func (w *Predictor) keep(class string, at time.Time, est predict.Estimate, req predict.Request, wait time.Duration, started bool) {
+	if w.hist == nil {
+		return
+	}
+	if len(w.unsaved) >= maxUnsaved {
+		w.unsaved = w.unsaved[1:]
+	}
+	w.unsaved = append(w.unsaved, saved{class, at, record{User: req.User, Team: req.Team, GPUs: int(req.GPUs),
+		Duration: req.Requested, Situation: est.Situation, Wait: wait, Started: started}})
 }
 
 var _ qm.WaitPredictor = (*Predictor)(nil)
@@ -83,7 +190,11 @@ func (w *Predictor) Started(l *qm.Lease, queuedAt time.Time) {
 	}
 	req := request(l.Class, l.User, l.Team, l.GPUs, l.Duration)
 	if ok && !queuedAt.IsZero() {
-		p.Observe(predict.Observation{Request: req, Estimate: est, Wait: max(0, start.Sub(queuedAt)), Started: true})
+		wait := max(0, start.Sub(queuedAt))
+		p.Observe(predict.Observation{Request: req, Estimate: est, Wait: wait, Started: true})
+		w.mu.Lock()
+		w.keep(l.Class, start, est, req, wait, true)
+		w.mu.Unlock()
 	}
 	p.Track(key(l.ID), predict.Lease{User: l.User, Team: l.Team, Queue: l.Class, GPUs: float64(l.GPUs), Start: start, Requested: l.Duration})
 }
@@ -108,7 +219,10 @@ func (w *Predictor) Left(l *qm.Lease, queuedAt time.Time) {
 	delete(w.estimates, l.ID)
 	w.mu.Unlock()
 	if ok && !l.EndedAt.IsZero() {
-		p.Observe(predict.Observation{Request: request(l.Class, l.User, l.Team, l.GPUs, l.Duration), Estimate: est,
-			Wait: max(0, l.EndedAt.Sub(queuedAt)), Started: false})
+		req, wait := request(l.Class, l.User, l.Team, l.GPUs, l.Duration), max(0, l.EndedAt.Sub(queuedAt))
+		p.Observe(predict.Observation{Request: req, Estimate: est, Wait: wait, Started: false})
+		w.mu.Lock()
+		w.keep(l.Class, l.EndedAt, est, req, wait, false)
+		w.mu.Unlock()
 	}
 }
