@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -239,6 +240,7 @@ var csvColumns = []string{"job_id", "submit_time", "start_time", "end_time", "gp
 
 // readCSV reads the generic trace CSV: a header line naming the columns (any order), then one
 // job per line. Empty start_time: never started. Empty user, queue, requested_seconds: unknown.
+// Times may carry a fraction of a second, which is dropped.
 func readCSV(r *bufio.Reader) ([]Job, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
@@ -284,8 +286,15 @@ func readCSV(r *bufio.Reader) ([]Job, error) {
 				return empty, nil
 			}
 			v, err := strconv.ParseInt(s, 10, 64)
-			if err != nil || v < 0 {
-				return 0, fmt.Errorf("line %d: %s: %q is not a whole number of seconds", line, name, s)
+			if err != nil { // seconds with a fraction: the whole seconds
+				x, ferr := strconv.ParseFloat(s, 64)
+				if ferr != nil || math.IsNaN(x) || math.IsInf(x, 0) || x > math.MaxInt64/2 {
+					return 0, fmt.Errorf("line %d: %s: %q is not a number of seconds", line, name, s)
+				}
+				v = int64(x)
+			}
+			if v < 0 {
+				return 0, fmt.Errorf("line %d: %s: %q is negative; want seconds from the trace's start (-1 or empty for unknown)", line, name, s)
 			}
 			return v, nil
 		}

@@ -54,7 +54,7 @@ func TestReadSWF(t *testing.T) {
 
 func TestReadCSV(t *testing.T) {
 	in := "queue,job_id,submit_time,start_time,end_time,gpus,user,requested_seconds\n" +
-		"LS,a,100,160,400,0.5,,\n" +
+		"LS,a,100,160.7,400.2,0.5,,\n" +
 		"BE,b,50,,90,1,u1,3600\n" +
 		"-1,c,70,70,80,-1,-1,-1\n"
 	want := Trace{Jobs: []Job{
@@ -81,7 +81,8 @@ func TestReadTraceErrors(t *testing.T) {
 		{"swf bad number", FormatSWF, swfSample + "    4  x     0    10    1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n", `line 10: field 2 (submit time): "x" is not a number`},
 		{"csv empty", FormatCSV, "", "line 1: empty file"},
 		{"csv missing column", FormatCSV, "job_id,submit_time,start_time,gpus\n", `line 1: header lacks column "end_time"`},
-		{"csv bad start", FormatCSV, head + good + "2,5,soon,10,1,u,q,60\n", `line 3: start_time: "soon" is not a whole number`},
+		{"csv bad start", FormatCSV, head + good + "2,5,soon,10,1,u,q,60\n", `line 3: start_time: "soon" is not a number of seconds`},
+		{"csv negative time", FormatCSV, head + "1,-5,0,10,1,u,q,60\n", `line 2: submit_time: "-5" is negative`},
 		{"csv bad gpus", FormatCSV, head + good + good + "3,5,6,10,many,u,q,60\n", `line 4: gpus: "many"`},
 		{"csv field count", FormatCSV, head + "1,0,0,10\n", "line 2: want 8 fields"},
 		{"csv start before submit", FormatCSV, head + "1,50,40,60,1,u,q,60\n", "line 2: start_time 40 is before submit_time 50"},
