@@ -126,6 +126,7 @@ func ReadTrace(r io.Reader, format string) (Trace, error) {
 var swfField = map[int]string{
 	1: "job number", 2: "submit time", 3: "wait time", 4: "run time", 5: "allocated processors",
 	8: "requested processors", 9: "requested time", 11: "status", 12: "user id", 15: "queue number",
+	16: "partition number",
 }
 
 // readSWF reads the Standard Workload Format of the Parallel Workloads Archive: ';' starts a
@@ -206,6 +207,9 @@ func readSWF(r *bufio.Reader) (Trace, error) {
 		}
 		if v[15] >= 0 {
 			j.Queue = f[14]
+		}
+		if v[16] >= 0 { // jobs of another partition run elsewhere: tell them apart like queues
+			j.Queue += "@" + f[15]
 		}
 		t.Jobs = append(t.Jobs, j)
 	}

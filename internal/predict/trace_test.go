@@ -16,7 +16,7 @@ const swfSample = `; Version: 2.2
 ;
     1      0     10    100    4     -1    -1    4    600    -1  1   7   7  -1  1 -1 -1 -1
     2      5     -1     -1   -1     -1    -1    8   3600    -1  5   8   8  -1 -1 -1 -1 -1
-    3      3      0     -1    2     -1    -1    2    120    -1  0  -1  -1  -1  2 -1 -1 -1
+    3      3      0     -1    2     -1    -1    2    120    -1  0  -1  -1  -1  2  3 -1 -1
     4      6     -1    300    2     -1    -1    2    600    -1  1   9   9  -1  1 -1 -1 -1
     5      7      0     10   -1     -1    -1   -1     60    -1  1   9   9  -1  1 -1 -1 -1
 `
@@ -26,7 +26,7 @@ func TestReadSWF(t *testing.T) {
 	// Job 4 ran but its wait is unknown, job 5's size is unknown: both are left out.
 	want := Trace{Capacity: 128, Skipped: 2, Jobs: []Job{
 		{ID: "1", Submit: 0, Start: 10, End: 110, GPUs: 4, User: "7", Queue: "1", Requested: 600},
-		{ID: "3", Submit: 3, Start: 3, End: 123, GPUs: 2, Queue: "2", Requested: 120},
+		{ID: "3", Submit: 3, Start: 3, End: 123, GPUs: 2, Queue: "2@3", Requested: 120}, // queue 2 of partition 3
 		{ID: "2", Submit: 5, Start: -1, End: 5, GPUs: 8, User: "8", Requested: 3600},
 	}}
 	var gz bytes.Buffer
