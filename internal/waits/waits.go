@@ -6,7 +6,7 @@ package waits
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -109,7 +109,7 @@ func (w *Predictor) Flush(ctx context.Context) error {
 				w.unsaved = w.unsaved[over:]
 			}
 			w.mu.Unlock()
-			return errors.Join(errors.New("waits: keeping the history"), err)
+			return fmt.Errorf("waits: keeping the history: %w", err)
 		}
 	}
 	return nil
