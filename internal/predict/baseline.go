@@ -16,12 +16,7 @@ type Model interface {
 type Zero struct{}
 
 func (Zero) Predict(Request, State) Estimate { return Estimate{} }
-
-func (Zero) ignoresQueue()        {}
-func (*Recent) ignoresQueue()     {}
-func (*UserRecent) ignoresQueue() {}
-func (*QBETS) ignoresQueue()      {}
-func (Zero) Observe(Observation)  {}
+func (Zero) Observe(Observation)             {}
 
 // Recent predicts the median of the last N started waits (100 unless set) and, as its bound,
 // their 90th percentile.

@@ -253,6 +253,11 @@ func replay(tr Trace, models []Model, record func(m, job int, e Estimate)) {
 // of the queue for it.
 type queueBlind interface{ ignoresQueue() }
 
+func (Zero) ignoresQueue()        {}
+func (*Recent) ignoresQueue()     {}
+func (*UserRecent) ignoresQueue() {}
+func (*QBETS) ignoresQueue()      {}
+
 // leaseTracker is a model that keeps the running leases itself (Predictor.Track): the replay
 // tells it when each job starts and ends, and predicts with State.Running nil.
 type leaseTracker interface {

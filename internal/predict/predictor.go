@@ -55,9 +55,9 @@ type Estimate struct {
 	// Median is the point prediction: half of the similar requests that started waited less.
 	Median time.Duration
 	// P90 is the upper bound: nine requests in ten start within their bound. It is at least
-	// Median and at least MinBound; a request whose wait is predictable gets a bound that covers nearly every
-	// similar request, one whose wait is spread widely a shorter one that covers fewer, so
-	// that the bounds are as tight as they can be for nine in ten overall.
+	// Median and at least MinBound; a request whose wait is predictable gets a bound that
+	// covers nearly every similar request, one whose wait is spread widely a shorter one that
+	// covers fewer, so that the bounds are as tight as they can be for nine in ten overall.
 	//
 	// P90 is Unbounded when too many similar requests never started (they left the queue
 	// without starting, or are still waiting) for a finite bound to be worth giving: show it
