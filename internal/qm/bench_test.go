@@ -15,11 +15,16 @@ import (
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/store"
 	"github.com/acme/quartermaster/internal/store/storetest"
+	"github.com/acme/quartermaster/internal/waits"
 )
 
 // benchGrants measures request-to-grant latency in a steady state: 20 teams, 200 leases already
 // running, and 8 workers that each request a lease (timed) and release it again (not timed).
-func benchGrants(b *testing.B, url string) {
+func benchGrants(b *testing.B, url string) { benchGrantsWith(b, url, false) }
+
+// benchGrantsWith is benchGrants, with the wait predictor the service runs with in production
+// when withWaits: every grant then also reads the class's queue and predicts the lease's wait.
+func benchGrantsWith(b *testing.B, url string, withWaits bool) {
 	ctx := context.Background()
 	st, err := store.Open(ctx, url, nil)
 	if err != nil {
@@ -32,6 +37,9 @@ func benchGrants(b *testing.B, url string) {
 		t.Quota.GPUs["train"] = 1000
 	}
 	svc := newService(b, p, st)
+	if withWaits {
+		svc.Waits = waits.New()
+	}
 	for i := 0; i < 200; i++ {
 		if _, err := svc.Request(ctx, qm.LeaseRequest{User: fmt.Sprintf("u%02d@x.example", i%20), GPUs: 1, Class: "train", Duration: 8 * time.Hour}); err != nil {
 			b.Fatal(err)
@@ -90,6 +98,9 @@ func benchGrants(b *testing.B, url string) {
 }
 
 func BenchmarkGrantSQLite(b *testing.B) { benchGrants(b, storetest.SQLite(b)) }
+
+// BenchmarkGrantSQLiteWithWaits is BenchmarkGrantSQLite with the wait predictor.
+func BenchmarkGrantSQLiteWithWaits(b *testing.B) { benchGrantsWith(b, storetest.SQLite(b), true) }
 
 // BenchmarkGrantPostgres waits for each commit to reach the disk, as production does (the test
 // schemas turn that off for speed).
