@@ -1,0 +1,35 @@
+package qm
+
+import (
+	"context"
+	"time"
+)
+
+// UsageRollup is what one lease's GPUs did during one hour, as telemetry saw it: GPU-seconds
+// observed, of which idle, and the utilization samples behind the mean. Rollups add up: two
+// rollups of the same lease and hour are merged by summing every field.
+type UsageRollup struct {
+	Lease          LeaseID
+	Hour           time.Time // the start of the hour, UTC
+	GPUSeconds     float64
+	IdleGPUSeconds float64
+	UtilSum        float64 // the sum of the samples' mean utilization, percent
+	Samples        int64
+}
+
+// MeanUtilization is the mean of the samples, percent; 0 without samples.
+func (u UsageRollup) MeanUtilization() float64 {
+	if u.Samples == 0 {
+		return 0
+	}
+	return u.UtilSum / float64(u.Samples)
+}
+
+// UsageStore keeps hourly usage rollups per lease (the simulated cluster's and the node agent's
+// telemetry write them; the showback reads them).
+type UsageStore interface {
+	// AddUsage merges rollups into the stored ones (summing fields of the same lease and hour).
+	AddUsage(ctx context.Context, rs []UsageRollup) error
+	// Usage lists the rollups whose hour starts in [from, to), ordered by lease and hour.
+	Usage(ctx context.Context, from, to time.Time) ([]UsageRollup, error)
+}
