@@ -71,13 +71,19 @@ type Store interface {
 	Close() error
 }
 
-// Node is a GPU node the service places leases on itself.
+// Node is a GPU node of a class, as the backend's inventory knows it.
 type Node struct {
 	Name  string
 	Class string
 	GPUs  int
-	// Island gives each GPU's NVLink island; GPUs in one island are well connected.
+	// Used is how many of its GPUs the scheduler reported allocated at the last refresh, whoever
+	// holds them (jobs outside this service included); the simulated cluster leaves it 0.
+	Used int
+	// Island gives each GPU's NVLink island; GPUs in one island are well connected. Nil when
+	// unknown.
 	Island []int
+	// NUMA gives each GPU's NUMA node; nil when unknown.
+	NUMA []int
 }
 
 // Started is what a backend reports after starting a lease's workspace.
@@ -92,12 +98,24 @@ type Started struct {
 
 // Backend runs workspaces on a scheduler.
 type Backend interface {
-	// Inventory lists the nodes the service places leases on itself; nil when the scheduler places them.
+	// Inventory lists the GPU nodes of every class: the service caps, counts free GPUs and places
+	// leases with it. Nil when the backend does not know them (yet): the scheduler then places.
 	Inventory() []Node
-	// Start provisions the lease's workspace.
+	// Start provisions the lease's workspace. A lease the service placed carries its choice:
+	// Node (one node, or several joined by commas for whole-node leases) and GPUIndex; the
+	// backend pins the workspace there (Slurm: --nodelist; Kubernetes: node affinity). A lease of
+	// an exclusive class runs only on nodes without another team's leases of that class, and
+	// Exclusive (a reservation) holds whole nodes for the one lease.
 	Start(ctx context.Context, l *Lease) (Started, error)
 	// Stop ends the lease's workspace; stopping one that is gone is not an error.
 	Stop(ctx context.Context, l *Lease) error
+}
+
+// InventoryRefresher is a backend whose inventory comes from the scheduler itself (Slurm's nodes,
+// partitions and GRES; Kubernetes nodes' allocatable GPUs). The reconcile loop refreshes it; until
+// the first refresh succeeds Inventory is nil.
+type InventoryRefresher interface {
+	RefreshInventory(ctx context.Context) error
 }
 
 // InstantBackend is a backend whose Start is immediate, local and cannot be half-done (the

@@ -42,6 +42,15 @@ type Job struct {
 	Reason string // the scheduler's words: why it waits, how it ended
 	// TimeLimit is the scheduler's limit on the job's run time; zero when it has none or does not say.
 	TimeLimit time.Duration
+	// StartedAt and EndedAt are when the scheduler says the job started and ended; zero when it
+	// does not say. A job that ended while the service was down is dated by EndedAt.
+	StartedAt time.Time
+	EndedAt   time.Time
+	// ExitCode is the workload's exit status in words ("127", "signal 9"); empty when unknown.
+	ExitCode string
+	// Output is the last lines of the job's output when the backend can read them, for a failed
+	// workspace's owner; empty otherwise.
+	Output string
 }
 
 // Watcher is a Backend whose scheduler places and runs leases on its own (Inventory is nil). The
