@@ -1,0 +1,12 @@
+-- Indexes for reading one week of leases (the showback): leases created before the week's end
+-- that had not ended before its start, and each team's first lease.
+
+-- +goose Up
+CREATE INDEX leases_created_at ON leases (created_at);
+CREATE INDEX leases_ended_at ON leases (ended_at);
+CREATE INDEX leases_team_created ON leases (team, created_at);
+
+-- +goose Down
+DROP INDEX leases_team_created;
+DROP INDEX leases_ended_at;
+DROP INDEX leases_created_at;
