@@ -23,8 +23,8 @@ import (
 type Job func(ctx context.Context) error
 
 // Weekly is a weekly instant: a weekday and a time of day in a time zone. On the day a daylight
-// saving change skips the time, it falls at the same wall-clock time plus the hour skipped (02:30
-// becomes 03:30), as gocron runs it.
+// saving change skips the time, it falls just as much after the change (02:30 becomes 03:30), as
+// the scheduler runs it.
 type Weekly struct {
 	Day time.Weekday
 	At  time.Duration // since midnight
@@ -45,10 +45,16 @@ func ParseWeekly(spec string, loc *time.Location) (Weekly, error) {
 
 func (w Weekly) hm() (int, int) { return int(w.At / time.Hour), int(w.At % time.Hour / time.Minute) }
 
-// on is the instant on the local date of day.
+// on is the schedule's instant on a local date. A time the clocks skip that day (02:30 when they
+// jump from 02:00 to 03:00) falls that much after the jump, at 03:30; a time that happens twice
+// (when they fall back) is the first.
 func (w Weekly) on(y int, m time.Month, d int) time.Time {
 	h, mi := w.hm()
-	return time.Date(y, m, d, h, mi, 0, 0, w.Loc)
+	t := time.Date(y, m, d, h, mi, 0, 0, w.Loc)
+	if off := time.Duration(h-t.Hour())*time.Hour + time.Duration(mi-t.Minute())*time.Minute; off > 0 {
+		t = t.Add(off)
+	}
+	return t
 }
 
 // Next is the first instant of the schedule after t.
@@ -176,7 +182,8 @@ func (s *Scheduler) Weekly(name string, w Weekly, job Job) error {
 	}
 	h, mi := w.hm()
 	_, err := s.s.NewJob(gocron.WeeklyJob(1, gocron.NewWeekdays(w.Day), gocron.NewAtTimes(gocron.NewAtTime(uint(h), uint(mi), 0))),
-		s.task(name, job), gocron.WithName(name), gocron.WithSingletonMode(gocron.LimitModeReschedule))
+		s.task(name, job), gocron.WithName(name), gocron.WithSingletonMode(gocron.LimitModeReschedule),
+		gocron.WithDaylightSavingsTimePolicy(gocron.DaylightSavingsTimeRunAfterTransition))
 	if err != nil {
 		return fmt.Errorf("schedule: job %s: %w", name, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -248,10 +249,12 @@ func (db *DB) TryJobLock(ctx context.Context, key string) (release func(context.
 		_ = conn.Close()
 		return nil, false, nil
 	}
+	held := db.jobLocks.add(conn)
 	var once sync.Once
 	release = func(ctx context.Context) error {
 		var err error
 		once.Do(func() {
+			db.jobLocks.remove(held)
 			_, err = conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, id)
 			if cerr := conn.Close(); err == nil {
 				err = cerr
@@ -263,6 +266,40 @@ func (db *DB) TryJobLock(ctx context.Context, key string) (release func(context.
 		return nil
 	}
 	return release, true, nil
+}
+
+// jobLocks are the pinned connections that hold job locks: closing the DB closes them, which
+// releases the locks as a process that exits does.
+type jobLocks struct {
+	mu    sync.Mutex
+	n     int
+	conns map[int]io.Closer
+}
+
+func (j *jobLocks) add(c io.Closer) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.conns == nil {
+		j.conns = map[int]io.Closer{}
+	}
+	j.n++
+	j.conns[j.n] = c
+	return j.n
+}
+
+func (j *jobLocks) remove(n int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	delete(j.conns, n)
+}
+
+func (j *jobLocks) closeAll() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for n, c := range j.conns {
+		_ = c.Close()
+		delete(j.conns, n)
+	}
 }
 
 var (
