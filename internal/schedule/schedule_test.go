@@ -74,9 +74,9 @@ func TestWeeklyAgreesWithGocronAcrossDaylightSaving(t *testing.T) {
 		from time.Time
 		want time.Time
 	}{
-		{"MON 09:00", time.Date(2026, 10, 27, 0, 0, 0, 0, chicago), time.Date(2026, 11, 2, 15, 0, 0, 0, time.UTC)}, // CST after fall back
+		{"MON 09:00", time.Date(2026, 10, 27, 0, 0, 0, 0, chicago), time.Date(2026, 11, 2, 15, 0, 0, 0, time.UTC)},  // CST after fall back
 		{"MON 09:00", time.Date(2026, 10, 20, 0, 0, 0, 0, chicago), time.Date(2026, 10, 26, 14, 0, 0, 0, time.UTC)}, // CDT
-		{"MON 09:00", time.Date(2026, 3, 3, 0, 0, 0, 0, chicago), time.Date(2026, 3, 9, 14, 0, 0, 0, time.UTC)},    // CDT after spring forward
+		{"MON 09:00", time.Date(2026, 3, 3, 0, 0, 0, 0, chicago), time.Date(2026, 3, 9, 14, 0, 0, 0, time.UTC)},     // CDT after spring forward
 		{"SUN 02:30", time.Date(2026, 3, 2, 0, 0, 0, 0, chicago), time.Date(2026, 3, 8, 8, 30, 0, 0, time.UTC)},     // 02:30 does not exist: 03:30 CDT
 		{"SUN 01:30", time.Date(2026, 10, 27, 0, 0, 0, 0, chicago), time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC)},  // 01:30 twice: the first
 		{"MON 09:00", time.Date(2026, 11, 30, 9, 0, 0, 0, chicago), time.Date(2026, 12, 7, 15, 0, 0, 0, time.UTC)},  // at the instant: the next
