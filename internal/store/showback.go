@@ -118,16 +118,16 @@ func (db *DB) WaitPredictions(ctx context.Context, from, to time.Time) ([]qm.Wai
 var ErrLostClaim = qm.Errorf(qm.ECONFLICT, "the week's claim was lost to another replica")
 
 // ClaimWeek claims the week for owner until now+ttl, in one statement that writes the week's row:
-// it succeeds when the week has no row yet, or was not posted and its claim ran out (or is
-// owner's own). It reports whether owner holds the week now.
+// it succeeds when the week has no row yet, or was not posted and its claim ran out or was
+// released. A claim still running is refused even to its own owner, so two runs in one process
+// cannot both hold a week. It reports whether owner holds the week now.
 func (db *DB) ClaimWeek(ctx context.Context, week, owner string, now time.Time, ttl time.Duration) (bool, error) {
 	var attempts int
 	err := db.x.QueryRowxContext(ctx, db.x.Rebind(`INSERT INTO showback_weeks (week, claimed_by, claimed_at, claim_until, attempts)
 		VALUES (?, ?, ?, ?, 1)
 		ON CONFLICT (week) DO UPDATE SET claimed_by = excluded.claimed_by, claimed_at = excluded.claimed_at,
 			claim_until = excluded.claim_until, attempts = showback_weeks.attempts + 1
-		WHERE showback_weeks.posted_at IS NULL
-		  AND (showback_weeks.claim_until <= excluded.claimed_at OR showback_weeks.claimed_by = excluded.claimed_by)
+		WHERE showback_weeks.posted_at IS NULL AND showback_weeks.claim_until <= excluded.claimed_at
 		RETURNING attempts`), week, owner, dbTime(now), dbTime(now.Add(ttl))).Scan(&attempts)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil

@@ -131,6 +131,9 @@ func TestClaimingAWeek(t *testing.T) {
 		if claim("b", now.Add(time.Minute)) {
 			t.Fatal("b claimed a week a holds")
 		}
+		if claim("a", now.Add(time.Minute)) {
+			t.Fatal("a second run of a claimed the week a already holds")
+		}
 		if err := db.MarkDelivered(ctx, "2026-W48", "a", "channel:#gpu-showback", now.Add(time.Minute), ttl); err != nil {
 			t.Fatal(err)
 		}

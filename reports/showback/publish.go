@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/acme/quartermaster/bot"
@@ -22,13 +23,34 @@ const (
 	// DefaultCatchUpWeeks is how many of the latest scheduled weeks a start (or a catch-up run)
 	// posts when they were missed.
 	DefaultCatchUpWeeks = 4
+	// DefaultCatchUpEvery is how often every replica looks for a due week nobody posted: a week
+	// whose replica died is posted at most ClaimTTL plus this after it was claimed.
+	DefaultCatchUpEvery = 5 * time.Minute
 )
+
+// Job names, which are also the keys of their locks.
+const (
+	JobWeekly  = "showback"
+	JobCatchUp = "showback-catch-up"
+)
+
+// Plan registers the publisher's jobs: the weekly post at the policy's schedule, and a catch-up
+// at start and every `every` (DefaultCatchUpEvery when zero) that posts what is due and missing.
+func (p *Publisher) Plan(s *schedule.Scheduler, every time.Duration) error {
+	if every <= 0 {
+		every = DefaultCatchUpEvery
+	}
+	if err := s.Weekly(JobWeekly, p.Schedule, p.RunDue); err != nil {
+		return err
+	}
+	return s.Every(JobCatchUp, every, true, p.RunDue)
+}
 
 // Ledger records which weeks were claimed and posted, and which messages of a week went out. The
 // claim is written with the week's row in one statement, so two replicas never hold one week.
 type Ledger interface {
-	// ClaimWeek claims an unposted week whose claim is free or ran out (or is owner's own), until
-	// now+ttl, and reports whether owner holds it.
+	// ClaimWeek claims an unposted week whose claim is free, released or ran out, until now+ttl,
+	// and reports whether owner holds it now.
 	ClaimWeek(ctx context.Context, week, owner string, now time.Time, ttl time.Duration) (bool, error)
 	// WeekDeliveries lists the keys of the week's messages that went out.
 	WeekDeliveries(ctx context.Context, week string) ([]string, error)
@@ -56,6 +78,8 @@ type Publisher struct {
 	ClaimTTL     time.Duration
 	CatchUpWeeks int
 	Logger       *slog.Logger
+
+	running sync.Mutex // one RunDue at a time in this process
 }
 
 func (p *Publisher) log() *slog.Logger {
@@ -110,6 +134,10 @@ func (p *Publisher) DueWeeks(ctx context.Context, now time.Time) ([]Week, error)
 // RunDue posts every due week that has not been posted, oldest first: the scheduled run, the
 // catch-up after a start, and the retry after a replica died with a week claimed.
 func (p *Publisher) RunDue(ctx context.Context) error {
+	if !p.running.TryLock() {
+		return nil // the weekly run and a catch-up fell together: one is enough
+	}
+	defer p.running.Unlock()
 	weeks, err := p.DueWeeks(ctx, p.Reports.Clock.Now())
 	if err != nil {
 		return err
