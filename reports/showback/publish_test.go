@@ -181,6 +181,23 @@ func (c *cluster) posted(db *store.DB, week string) {
 	}
 }
 
+// awaitDeath waits until a live replica has died.
+func (c *cluster) awaitDeath() {
+	c.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		for _, r := range c.live {
+			if r.dead() {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatal("no replica died")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // settle gives the replicas' jobs that the last advance fired time to finish.
 func settle() { time.Sleep(300 * time.Millisecond) }
 
@@ -231,26 +248,19 @@ func TestThreeReplicasPostEachWeekExactlyOnce(t *testing.T) {
 
 	// 2026-W46: whichever replica claims the week dies before it posts anything.
 	var victim string
-	c.chat.kill = func(replica string, r bot.Reply) bool {
-		if r.Ref == showback.Ref("2026-W46") {
-			victim = replica
-			return true
-		}
-		return false
-	}
+	c.chat.mu.Lock()
+	c.chat.kill = func(replica string, r bot.Reply) bool { return r.Ref == showback.Ref("2026-W46") }
+	c.chat.mu.Unlock()
 	c.advance(monday(16))
-	deadline := time.After(20 * time.Second)
-	for victim == "" {
-		select {
-		case <-a.died:
-			victim = a.name
-		case <-b.died:
-			victim = b.name
-		case <-r3.died:
-			victim = r3.name
-		case <-deadline:
-			t.Fatal("no replica claimed 2026-W46")
-		}
+	select {
+	case <-a.died:
+		victim = a.name
+	case <-b.died:
+		victim = b.name
+	case <-r3.died:
+		victim = r3.name
+	case <-time.After(20 * time.Second):
+		t.Fatal("no replica claimed 2026-W46")
 	}
 	for _, r := range []*replica{a, b, r3} {
 		if r.name == victim {
@@ -271,11 +281,13 @@ func TestThreeReplicasPostEachWeekExactlyOnce(t *testing.T) {
 	c.posted(seed, "2026-W46")
 
 	// 2026-W47: a replica dies after the channel post and the first DM.
+	c.chat.mu.Lock()
 	c.chat.kill = func(replica string, r bot.Reply) bool {
 		return r.Ref == showback.Ref("2026-W47")+":dm" && r.To == "lee@acme.example"
 	}
+	c.chat.mu.Unlock()
 	c.advance(monday(23))
-	settle()
+	c.awaitDeath()
 	for _, r := range append([]*replica(nil), c.live...) {
 		if r.dead() {
 			c.stop(r)
@@ -314,6 +326,8 @@ func TestThreeReplicasPostEachWeekExactlyOnce(t *testing.T) {
 			t.Errorf("%s went to %v, want each of %v exactly once, in that order", w, got[w], want)
 		}
 	}
+	c.chat.mu.Lock()
+	defer c.chat.mu.Unlock()
 	if victim == "" || c.chat.by["2026-W46/#gpu-showback"] == victim {
 		t.Errorf("2026-W46 was posted by %q, the replica that died (%q)", c.chat.by["2026-W46/#gpu-showback"], victim)
 	}
