@@ -39,7 +39,7 @@ var Verbs = []Verb{
 	{"templates", "/gpu templates [WORD]", "browse workload templates", "/gpu templates pytorch"},
 	{"template", "/gpu template NAME", "a template's Slurm script and Kubernetes manifest", "/gpu template jupyterlab"},
 	{"submit", "/gpu submit TEMPLATE [key=value …]", "a batch job from a template", "/gpu submit cuda-smoke"},
-	{"report", "/gpu report [WEEK]", "this or a past week's showback", "/gpu report"},
+	{"report", "/gpu report [WEEK] [TEAM]", "a week's showback: GPU-hours, cost, idle and reclaimed hours, approvals, waits", "/gpu report 2026-W48"},
 	{"policy", "/gpu policy", "the published rules, in words", "/gpu policy"},
 }
 
@@ -72,7 +72,7 @@ type Command struct {
 	Arg string
 	// quota request
 	QuotaRequest bool
-	// submit parameters
+	// submit parameters; report's words
 	Params []string
 }
 
@@ -159,7 +159,12 @@ func Parse(text string) (Command, error) {
 		c.Duration = d
 	case "quota":
 		return parseQuota(c, args)
-	case "templates", "report":
+	case "report":
+		if len(args) > 2 {
+			return c, bad(verb, "/gpu report takes a week and a team at most, but got %q.", truncate(strings.Join(args, " "), 40))
+		}
+		c.Params = args
+	case "templates":
 		if len(args) > 1 {
 			return c, bad(verb, "/gpu %s takes at most one word, but got %q.", verb, truncate(strings.Join(args, " "), 40))
 		}

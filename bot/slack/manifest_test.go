@@ -139,7 +139,7 @@ func TestManifest(t *testing.T) {
 	if !m.Features.AppHome.HomeTab || !m.Features.AppHome.MessagesTab {
 		t.Error("the Home tab and the Messages tab (for DMs) must be on")
 	}
-	for _, s := range []string{"commands", "chat:write", "im:write", "users:read", "users:read.email"} {
+	for _, s := range []string{"commands", "chat:write", "im:write", "users:read", "users:read.email", "files:write"} {
 		if !slices.Contains(m.OAuth.Scopes.Bot, s) {
 			t.Errorf("bot scope %s missing", s)
 		}
