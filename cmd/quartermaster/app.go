@@ -77,7 +77,7 @@ type App struct {
 	// Showback posts the weekly report when the simulated clock passes its time (console).
 	Showback *showback.Publisher
 	Bot      *commands.Bot
-	Logger  *slog.Logger
+	Logger   *slog.Logger
 	// Sender receives notices; set it before the app does anything (NewApp points it at a no-op).
 	Sender bot.Sender
 }

@@ -13,7 +13,8 @@ import (
 // Meter is the simulated cluster's telemetry as the showback reads it: as the simulated clock
 // moves, it writes hourly usage rollups of every lease that held GPUs, at the utilization the
 // cluster reported for them (DefaultUtilization unless :util set another), idle while that was
-// below the policy's idle threshold. It samples once a simulated second.
+// below the policy's idle threshold. It samples each GPU once a simulated second, so a mean
+// utilization weighs every GPU alike.
 type Meter struct {
 	Cluster *Cluster
 	Usage   qm.UsageStore
@@ -122,8 +123,8 @@ func (c *Cluster) rollups(l *qm.Lease, from, to time.Time) []qm.UsageRollup {
 		if u < c.idleBelow {
 			r.IdleGPUSeconds += secs * float64(l.GPUs)
 		}
-		r.UtilSum += u * secs
-		r.Samples += int64(secs)
+		r.UtilSum += u * secs * float64(l.GPUs)
+		r.Samples += int64(secs) * int64(l.GPUs)
 		at = next
 	}
 	out := make([]qm.UsageRollup, 0, len(order))

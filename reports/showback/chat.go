@@ -120,7 +120,11 @@ func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 		if t == nil {
 			continue
 		}
-		heads = append(heads, fmt.Sprintf("team %s used %s GPU-hours (%s), %s idle", t.Name, two(t.GPUHours), r.Money(t.Cost), pct(t.IdleShare())))
+		if t.GPUHours > 0 {
+			heads = append(heads, fmt.Sprintf("team %s used %s GPU-hours (%s), %s idle", t.Name, two(t.GPUHours), r.Money(t.Cost), pct(t.IdleShare())))
+		} else {
+			heads = append(heads, fmt.Sprintf("team %s used no GPUs", t.Name))
+		}
 		var lines []string
 		for _, row := range r.Rows {
 			if row.Team != t.Name {
@@ -142,7 +146,7 @@ func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 	}
 	out.Text = fmt.Sprintf("Your GPU showback for %s (%s): %s.", r.Week, r.Span(), strings.Join(heads, "; "))
 	if len(heads) == 0 {
-		out.Text = fmt.Sprintf("Your GPU showback for %s (%s): none of your teams used GPUs.", r.Week, r.Span())
+		out.Text = fmt.Sprintf("Your GPU showback for %s (%s): your teams are not in it.", r.Week, r.Span())
 	}
 	out.Actions = []bot.Action{{Label: "Whole report", Command: "/gpu report " + r.Week}}
 	return out

@@ -213,7 +213,7 @@ func (r *Report) ChangeLine(s Summary) string {
 	if s.Change.GPUHoursPct != nil {
 		out += " (" + signedPct(*s.Change.GPUHoursPct) + ")"
 	}
-	return fmt.Sprintf("%s and %s on %s (%s GPU-hours, %s)", out, r.signedMoney(s.Change.Cost), prev, two(s.Previous.GPUHours), r.Money(s.Previous.Cost))
+	return fmt.Sprintf("%s and %s against %s (%s GPU-hours, %s)", out, r.signedMoney(s.Change.Cost), prev, two(s.Previous.GPUHours), r.Money(s.Previous.Cost))
 }
 
 func signedPct(v float64) string {
