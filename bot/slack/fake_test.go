@@ -23,13 +23,13 @@ type fakeSlack struct {
 
 	mu        sync.Mutex
 	ts        int
-	users     map[string]string // user id -> email
-	posts     []message         // chat.postMessage
-	updates   []message         // chat.update
-	responses []message         // response_url
-	views     []view            // views.open, views.update, views.publish
-	userInfo  int               // users.info calls
-	limited   map[string]int    // method -> how many more calls answer 429
+	users     map[string]string  // user id -> email
+	posts     []message          // chat.postMessage
+	updates   []message          // chat.update
+	responses []message          // response_url
+	views     []view             // views.open, views.update, views.publish
+	userInfo  int                // users.info calls
+	limited   map[string]int     // method -> how many more calls answer 429
 	uploads   map[string]*upload // file id -> what files.getUploadURLExternal promised and the upload brought
 	shares    []share            // files.completeUploadExternal
 }
