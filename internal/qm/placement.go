@@ -62,7 +62,7 @@ func sumHeld(hs []Holding) int {
 // the capacity the wait predictor is told, and the cap that placement enforces.
 type Pool struct {
 	Capacity int // the class's GPUs; 0 when the backend does not say
-	Used     int // GPUs of the class held now (by this service's leases, or per the scheduler if more)
+	Used     int // GPUs of the class held now: this service's leases, and others' jobs per the scheduler
 	// Limit is the cap on the shared classes together (0: none applies to this class), and
 	// SharedUsed what they hold together now.
 	Limit      int
@@ -113,9 +113,9 @@ func (s *Service) pool(ctx context.Context, tx Tx, class string) (Pool, error) {
 	for _, h := range held {
 		ours[h.Class] += h.GPUs
 	}
-	p.Used = max(ours[class], reported[class])
+	p.Used = ours[class] + reported[class]
 	for _, name := range classes {
-		p.SharedUsed += max(ours[name], reported[name])
+		p.SharedUsed += ours[name] + reported[name]
 	}
 	return p, nil
 }
@@ -213,8 +213,8 @@ type Placement struct {
 // freeMap is which GPUs of each node are taken.
 type freeMap map[string][]bool
 
-// takenGPUs marks what running leases hold, and on nodes where the scheduler reports more GPUs
-// in use than this service's leases hold (jobs of others), that many more from the top.
+// takenGPUs marks what running leases hold, and on each node as many more (from the top) as the
+// scheduler reports held by jobs that are not this service's.
 func takenGPUs(inv []Node, held []Holding) freeMap {
 	taken := freeMap{}
 	size := map[string]int{}
@@ -252,7 +252,7 @@ func takenGPUs(inv []Node, held []Holding) freeMap {
 		}
 	}
 	for _, n := range inv {
-		extra := n.Used - (n.GPUs - countFree(taken[n.Name]))
+		extra := n.Used
 		for g := n.GPUs - 1; g >= 0 && extra > 0; g-- {
 			if !taken[n.Name][g] {
 				taken[n.Name][g] = true

@@ -78,8 +78,8 @@ type Node struct {
 	Name  string
 	Class string
 	GPUs  int
-	// Used is how many of its GPUs the scheduler reported allocated at the last refresh, whoever
-	// holds them (jobs outside this service included); the simulated cluster leaves it 0.
+	// Used is how many of its GPUs the scheduler reported held, at the last refresh, by jobs
+	// that are not this service's (its own leases the service counts itself); 0 on the sim.
 	Used int
 	// Island gives each GPU's NVLink island; GPUs in one island are well connected. Nil when
 	// unknown.

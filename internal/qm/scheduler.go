@@ -199,9 +199,16 @@ func (r ReconcileReport) String() string {
 //   - A live lease whose job is gone from the scheduler fails, and the owner is told.
 //   - A job that no live lease owns is cancelled.
 //
-// With a backend that is not a Watcher it does nothing.
+// It first refreshes the backend's inventory (InventoryRefresher). With a backend that is not a
+// Watcher it does nothing more.
 func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 	var rep ReconcileReport
+	if r, ok := s.Backend.(InventoryRefresher); ok {
+		// A failed refresh keeps the last inventory; the next pass tries again.
+		if err := r.RefreshInventory(ctx); err != nil {
+			s.log().Warn("refresh the scheduler's inventory", "err", err)
+		}
+	}
 	w, ok := s.Backend.(Watcher)
 	if !ok {
 		return rep, nil
