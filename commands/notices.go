@@ -111,6 +111,9 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		base = bot.Reply{Text: fmt.Sprintf("%s was reclaimed: %s. %.1f GPU-hours went back to the pool. %s", id, n.Reason, l.Reclaimed, b.costLine(l))}
 	case qm.NoticeFailed:
 		base = bot.Reply{Text: fmt.Sprintf("%s failed: %s. Nothing is charged after this point.", id, l.Reason)}
+		if n.Detail != "" {
+			base.Sections = []bot.Section{{Title: "The last lines of its output", Text: "```\n" + strings.TrimRight(n.Detail, "\n") + "\n```"}}
+		}
 	case qm.NoticeFinished:
 		base = bot.Reply{Text: fmt.Sprintf("%s ended: %s. %s", id, l.Reason, b.costLine(l))}
 	case qm.NoticeTelemetryMissing:

@@ -12,13 +12,16 @@ import (
 )
 
 // AddReport offers /gpu report [WEEK] [TEAM] on b, answered from svc.
-func AddReport(b *Bot, svc *showback.Service) {
-	if b.Extra == nil {
-		b.Extra = map[string]func(context.Context, bot.Request, Command) []bot.Reply{}
+func AddReport(b *Bot, svc *showback.Service) { b.Reports = svc }
+
+// parseReport takes the week and team as words; Report reads them, since which is which depends
+// on the teams there are.
+func parseReport(c Command, args []string) (Command, error) {
+	if len(args) > 2 {
+		return c, bad(c.Verb, "/gpu report takes a week and a team at most, but got %q.", truncate(strings.Join(args, " "), 40))
 	}
-	b.Extra["report"] = func(ctx context.Context, req bot.Request, c Command) []bot.Reply {
-		return Report(ctx, b, svc, req, c.Params)
-	}
+	c.Params = args
+	return c, nil
 }
 
 // IsPlatformAdmin reports whether user sees every team's showback. Until the policy lists platform

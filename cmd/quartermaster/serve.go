@@ -149,13 +149,13 @@ func serve(ctx context.Context, o serveOptions) error {
 	go func() { served <- srv.Serve(ln) }()
 
 	// The loops stop before the database closes.
-	loops, stopLoops := context.WithCancel(context.Background())
+	stopLifecycle := startLoops(a, loopOptions{tick: o.tick, onTick: o.onTick, onPrune: o.onPrune}, log)
+	loops, stopSocket := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	every, onTick := o.tick, o.onTick
-	wg.Go(func() { tickLoop(loops, a.Service, every, onTick, log) })
-	wg.Go(func() { reconcileLoop(loops, a.Service, log) })
-	wg.Go(func() { pruneLoop(loops, a, o.onPrune, log) })
-	wg.Go(func() { flushLoop(loops, a, log) })
+	stopLoops := func() {
+		stopSocket()
+		stopLifecycle()
+	}
 	if adapter != nil && o.slack.AppToken != "" {
 		wg.Go(func() {
 			if err := adapter.RunSocketMode(loops, o.socket...); err != nil {

@@ -58,9 +58,11 @@ type Tx interface {
 // Holding is the GPUs one running lease holds.
 type Holding struct {
 	Class    string
+	Team     string
 	GPUs     int
 	Node     string // one node, or several joined by commas for whole-node leases
 	GPUIndex []int
+	Reserved bool // a reservation: its nodes are whole its own
 }
 
 // Store persists the domain. Update runs fn in one transaction that holds the named locks (taken in
@@ -76,8 +78,8 @@ type Node struct {
 	Name  string
 	Class string
 	GPUs  int
-	// Used is how many of its GPUs the scheduler reported allocated at the last refresh, whoever
-	// holds them (jobs outside this service included); the simulated cluster leaves it 0.
+	// Used is how many of its GPUs the scheduler reported held, at the last refresh, by jobs
+	// that are not this service's (its own leases the service counts itself); 0 on the sim.
 	Used int
 	// Island gives each GPU's NVLink island; GPUs in one island are well connected. Nil when
 	// unknown.
@@ -199,6 +201,8 @@ type Notice struct {
 	Reason    string
 	Matches   []policy.Match
 	Approvers []string
+	// Detail is more for the owner to read, such as the last lines of a failed job's output.
+	Detail string
 }
 
 // Notifier delivers notices (rendered by the chat layer).
