@@ -55,24 +55,34 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		}
 		return []bot.Reply{{Error: true, Ephemeral: true, Text: qm.ErrorMessage(err) + " Example: " + example}}
 	}
-	firsts, err := svc.Source.TeamFirsts(ctx)
-	if err != nil {
-		return fail(err)
-	}
-	teams := svc.Teams(firsts)
-	knownTeam := func(s string) (string, bool) {
-		for _, t := range teams {
-			if strings.EqualFold(t, s) {
-				return t, true
+	var teams []string // every team, read once when needed
+	knownTeam := func(s string) (string, bool, error) {
+		if t, ok := p.Team(s); ok {
+			return t.Name, true, nil
+		}
+		if teams == nil {
+			var err error
+			if teams, err = svc.TeamNames(ctx); err != nil {
+				return "", false, err
 			}
 		}
-		return "", false
+		for _, t := range teams {
+			if strings.EqualFold(t, s) {
+				return t, true, nil
+			}
+		}
+		return "", false, nil
 	}
+	var err error
 	week, team := last, ""
 	switch len(args) {
 	case 0:
 	case 1:
-		if t, ok := knownTeam(args[0]); ok {
+		t, ok, terr := knownTeam(args[0])
+		if terr != nil {
+			return fail(terr)
+		}
+		if ok {
 			team = t
 		} else if strings.ContainsAny(args[0], "0123456789") {
 			if week, err = svc.ParseWeek(args[0]); err != nil {
@@ -89,7 +99,10 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 			}
 			return fail(err)
 		}
-		t, ok := knownTeam(args[len(args)-1])
+		t, ok, terr := knownTeam(args[len(args)-1])
+		if terr != nil {
+			return fail(terr)
+		}
 		if !ok {
 			return fail(qm.Errorf(qm.ENOTFOUND, "there is no team %q; the teams are %s.", truncate(args[len(args)-1], 40), strings.Join(teams, ", ")))
 		}

@@ -85,7 +85,7 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		if qm.ErrorCode(err) != qm.EINTERNAL {
 			ex := example(svc.LastComplete().String())
 			if qm.ErrorCode(err) == qm.ENOTFOUND {
-				if ts := svc.Teams(nil); len(ts) > 0 {
+				if ts, _ := svc.TeamNames(ctx); len(ts) > 0 {
 					ex += " --team " + ts[0]
 				}
 			}
@@ -172,8 +172,16 @@ func (s reportSource) ReportLeases(ctx context.Context, from, to time.Time) ([]*
 	return s.a.Store.ReportLeases(ctx, from, to)
 }
 
-func (s reportSource) TeamFirsts(ctx context.Context) ([]qm.TeamFirst, error) {
-	return s.a.Store.TeamFirsts(ctx)
+func (s reportSource) HistoryStart(ctx context.Context) (time.Time, error) {
+	return s.a.Store.HistoryStart(ctx)
+}
+
+func (s reportSource) LeaseTeams(ctx context.Context) ([]string, error) {
+	return s.a.Store.LeaseTeams(ctx)
+}
+
+func (s reportSource) TeamFirsts(ctx context.Context, teams []string, since time.Time) ([]qm.TeamFirst, error) {
+	return s.a.Store.TeamFirsts(ctx, teams, since)
 }
 
 func (s reportSource) WaitPredictions(ctx context.Context, from, to time.Time) ([]qm.WaitPrediction, error) {

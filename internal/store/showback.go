@@ -1,12 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,11 +26,15 @@ const reportLeaseColumns = "id, kind, parent_id, user_name, team, class, gpus, d
 // ordered by id: every lease that can count in the week [from, to).
 func (db *DB) ReportLeases(ctx context.Context, from, to time.Time) ([]*qm.Lease, error) {
 	var rows []leaseRow
-	err := db.x.SelectContext(ctx, &rows, db.x.Rebind(`SELECT `+reportLeaseColumns+` FROM leases
-		WHERE created_at < ? AND (ended_at IS NULL OR ended_at >= ?) ORDER BY id`), dbTime(to), dbTime(from))
+	// Two index searches, the leases that ended in or after the window and those still open,
+	// rather than one condition with OR, which both databases may answer by reading every lease.
+	// Sorted here: an ORDER BY over both would have SQLite read the table in id order instead.
+	err := db.x.SelectContext(ctx, &rows, db.x.Rebind(`SELECT `+reportLeaseColumns+` FROM leases WHERE ended_at >= ? AND created_at < ?
+		UNION ALL SELECT `+reportLeaseColumns+` FROM leases WHERE ended_at IS NULL AND created_at < ?`), dbTime(from), dbTime(to), dbTime(to))
 	if err != nil {
 		return nil, fmt.Errorf("store: leases of a report: %w", err)
 	}
+	slices.SortFunc(rows, func(a, b leaseRow) int { return cmp.Compare(a.ID, b.ID) })
 	out := make([]*qm.Lease, len(rows))
 	for i := range rows {
 		l, err := rows[i].lease()
@@ -40,26 +46,43 @@ func (db *DB) ReportLeases(ctx context.Context, from, to time.Time) ([]*qm.Lease
 	return out, nil
 }
 
-// TeamFirsts lists every team that ever asked for a workspace: its first request and, when one has
-// started, its first start.
-func (db *DB) TeamFirsts(ctx context.Context) ([]qm.TeamFirst, error) {
-	rows, err := db.x.QueryContext(ctx, `SELECT team, MIN(created_at), MIN(started_at) FROM leases WHERE kind = '' GROUP BY team ORDER BY team`)
-	if err != nil {
-		return nil, fmt.Errorf("store: teams' first leases: %w", err)
+// HistoryStart is when the first lease was ever asked for; zero when none was.
+func (db *DB) HistoryStart(ctx context.Context) (time.Time, error) {
+	var t dbTime
+	if err := db.x.GetContext(ctx, &t, `SELECT MIN(created_at) FROM leases`); err != nil {
+		return time.Time{}, fmt.Errorf("store: first lease: %w", err)
 	}
-	defer rows.Close()
+	return time.Time(t), nil
+}
+
+// LeaseTeams lists the teams that have ever had a lease, by name.
+func (db *DB) LeaseTeams(ctx context.Context) ([]string, error) {
+	var out []string
+	if err := db.x.SelectContext(ctx, &out, `SELECT DISTINCT team FROM leases ORDER BY team`); err != nil {
+		return nil, fmt.Errorf("store: teams: %w", err)
+	}
+	return out, nil
+}
+
+// TeamFirsts gives, for each named team whose first lease was asked for at or after since, that
+// first request and the start of its first workspace. Each team costs an index lookup; only a new
+// team's workspaces are looked at.
+func (db *DB) TeamFirsts(ctx context.Context, teams []string, since time.Time) ([]qm.TeamFirst, error) {
 	var out []qm.TeamFirst
-	for rows.Next() {
-		var f qm.TeamFirst
-		var req, start dbTime
-		if err := rows.Scan(&f.Team, &req, &start); err != nil {
-			return nil, fmt.Errorf("store: teams' first leases: %w", err)
+	first := db.x.Rebind(`SELECT MIN(created_at) FROM leases WHERE team = ?`)
+	start := db.x.Rebind(`SELECT MIN(started_at) FROM leases WHERE team = ? AND kind = '' AND started_at IS NOT NULL`)
+	for _, team := range teams {
+		var req, st dbTime
+		if err := db.x.GetContext(ctx, &req, first, team); err != nil {
+			return nil, fmt.Errorf("store: first lease of team %s: %w", team, err)
 		}
-		f.FirstRequest, f.FirstStart = time.Time(req), time.Time(start)
-		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: teams' first leases: %w", err)
+		if time.Time(req).IsZero() || time.Time(req).Before(since) {
+			continue
+		}
+		if err := db.x.GetContext(ctx, &st, start, team); err != nil {
+			return nil, fmt.Errorf("store: first start of team %s: %w", team, err)
+		}
+		out = append(out, qm.TeamFirst{Team: team, FirstRequest: time.Time(req), FirstStart: time.Time(st)})
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -64,22 +65,36 @@ func TestReportLeasesAreThoseThatCanCountInTheWeek(t *testing.T) {
 	})
 }
 
-// Each team's first request and first start, from its workspace leases only.
+// Each team's first request (a lease of any kind) and first workspace start; the history's start;
+// the teams there are.
 func TestTeamFirsts(t *testing.T) {
 	eachBackend(t, func(t *testing.T, url string) {
 		db := storetest.Open(t, url)
+		ctx := t.Context()
+		if start, err := db.HistoryStart(ctx); err != nil || !start.IsZero() {
+			t.Fatalf("an empty database's history starts at %v (%v)", start, err)
+		}
 		a := &qm.Lease{User: "a@x", Team: "vision", Class: "train", GPUs: 1, State: qm.PendingApproval, CreatedAt: weekStart}
 		b := &qm.Lease{User: "a@x", Team: "vision", Class: "train", GPUs: 1, State: qm.Active, CreatedAt: weekStart.Add(time.Hour), StartedAt: weekStart.Add(2 * time.Hour)}
 		q := &qm.Lease{User: "a@x", Team: "vision", Kind: qm.KindQuota, Class: "train", GPUs: 1, State: qm.Active, CreatedAt: weekStart.Add(-time.Hour), StartedAt: weekStart.Add(-time.Hour)}
 		c := &qm.Lease{User: "n@x", Team: "robotics", Class: "train", GPUs: 1, State: qm.Queued, CreatedAt: weekStart.Add(3 * time.Hour)}
 		createLeases(t, db, a, b, q, c)
-		fs, err := db.TeamFirsts(t.Context())
+		if fs, err := db.TeamFirsts(ctx, []string{"robotics", "vision"}, weekStart); err != nil || len(fs) != 1 || fs[0].Team != "robotics" {
+			t.Fatalf("teams new since the week's start = %+v, %v; want robotics alone", fs, err)
+		}
+		fs, err := db.TeamFirsts(ctx, []string{"robotics", "vision", "nobody"}, time.Time{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(fs) != 2 || fs[0].Team != "robotics" || !fs[0].FirstStart.IsZero() || fs[1].Team != "vision" ||
-			!fs[1].FirstRequest.Equal(weekStart) || !fs[1].FirstStart.Equal(weekStart.Add(2*time.Hour)) {
-			t.Fatalf("TeamFirsts = %+v", fs)
+		if len(fs) != 2 || fs[0].Team != "robotics" || !fs[0].FirstRequest.Equal(weekStart.Add(3*time.Hour)) || !fs[0].FirstStart.IsZero() || fs[1].Team != "vision" ||
+			!fs[1].FirstRequest.Equal(weekStart.Add(-time.Hour)) || !fs[1].FirstStart.Equal(weekStart.Add(2*time.Hour)) {
+			t.Fatalf("TeamFirsts = %+v; want robotics (asked, not started) and vision (first asked for quota, first workspace at 2h)", fs)
+		}
+		if start, err := db.HistoryStart(ctx); err != nil || !start.Equal(weekStart.Add(-time.Hour)) {
+			t.Fatalf("history starts at %v (%v)", start, err)
+		}
+		if teams, err := db.LeaseTeams(ctx); err != nil || strings.Join(teams, ",") != "robotics,vision" {
+			t.Fatalf("LeaseTeams = %v, %v", teams, err)
 		}
 	})
 }

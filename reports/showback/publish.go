@@ -108,11 +108,10 @@ func (p *Publisher) DueWeeks(ctx context.Context, now time.Time) ([]Week, error)
 	if n <= 0 {
 		n = DefaultCatchUpWeeks
 	}
-	firsts, err := p.Reports.Source.TeamFirsts(ctx)
+	start, err := p.Reports.Source.HistoryStart(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("showback: read the history's start: %w", err)
 	}
-	start := historyStart(firsts)
 	if start.IsZero() {
 		return nil, nil // nothing has ever happened
 	}

@@ -165,7 +165,7 @@ func (c *cluster) advance(t time.Time) {
 // posted waits until the week is recorded as posted.
 func (c *cluster) posted(db *store.DB, week string) {
 	c.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		at, err := db.PostedWeek(context.Background(), week)
 		if err != nil {
@@ -184,7 +184,7 @@ func (c *cluster) posted(db *store.DB, week string) {
 // awaitDeath waits until a live replica has died.
 func (c *cluster) awaitDeath() {
 	c.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		for _, r := range c.live {
 			if r.dead() {
@@ -259,7 +259,7 @@ func TestThreeReplicasPostEachWeekExactlyOnce(t *testing.T) {
 		victim = b.name
 	case <-r3.died:
 		victim = r3.name
-	case <-time.After(20 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("no replica claimed 2026-W46")
 	}
 	for _, r := range []*replica{a, b, r3} {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
@@ -46,24 +45,37 @@ func (s *Service) Input(ctx context.Context, w Week, f Filter) (Input, error) {
 		return Input{}, qm.Errorf(qm.EINVALID, "%s has not begun yet (it starts %s); the last complete week is %s.",
 			w, from.Format("Mon 2 Jan 2006"), s.LastComplete())
 	}
-	firsts, err := s.Source.TeamFirsts(ctx)
-	if err != nil {
-		return Input{}, fmt.Errorf("showback: read the teams' first leases: %w", err)
-	}
 	if f.Team != "" {
-		name, err := s.team(f.Team, firsts)
+		name, err := s.ResolveTeam(ctx, f.Team)
 		if err != nil {
 			return Input{}, err
 		}
 		f.Team = name
 	}
-	if start := historyStart(firsts); !start.IsZero() && !to.After(start) {
+	start, err := s.Source.HistoryStart(ctx)
+	if err != nil {
+		return Input{}, fmt.Errorf("showback: read the history's start: %w", err)
+	}
+	if !start.IsZero() && !to.After(start) {
 		return Input{}, qm.Errorf(qm.EINVALID, "there is no history for %s: the first lease was asked for in %s.", w, WeekOf(start, loc))
 	}
 	prev := w.Prev().Start(loc)
 	leases, err := s.Source.ReportLeases(ctx, prev, to)
 	if err != nil {
 		return Input{}, fmt.Errorf("showback: read the leases of %s: %w", w, err)
+	}
+	// The teams whose first lease may be in the week: those that asked for one in it.
+	var asked []string
+	seen := map[string]bool{}
+	for _, l := range leases {
+		if !seen[l.Team] && !l.CreatedAt.Before(from) && l.CreatedAt.Before(to) && f.lease(l) {
+			seen[l.Team] = true
+			asked = append(asked, l.Team)
+		}
+	}
+	firsts, err := s.Source.TeamFirsts(ctx, asked, from)
+	if err != nil {
+		return Input{}, fmt.Errorf("showback: read the teams' first leases: %w", err)
 	}
 	usage, err := s.Source.Usage(ctx, prev, to)
 	if err != nil {
@@ -76,46 +88,44 @@ func (s *Service) Input(ctx context.Context, w Week, f Filter) (Input, error) {
 	return Input{Policy: s.Policy, Week: w, Now: now, Leases: leases, Usage: usage, Firsts: firsts, Predictions: preds, Filter: f}, nil
 }
 
-// historyStart is the first lease request ever made, or zero with no history.
-func historyStart(firsts []qm.TeamFirst) time.Time {
-	var t time.Time
-	for _, f := range firsts {
-		if !f.FirstRequest.IsZero() && (t.IsZero() || f.FirstRequest.Before(t)) {
-			t = f.FirstRequest
-		}
-	}
-	return t
-}
-
-// team resolves a team name: one the policy lists, or one that has had leases.
-func (s *Service) team(name string, firsts []qm.TeamFirst) (string, error) {
+// ResolveTeam finds a team by name: one the policy lists, or one that has had leases (a team the
+// policy does not list runs on the default quota). Anything else is refused with the teams there are.
+func (s *Service) ResolveTeam(ctx context.Context, name string) (string, error) {
 	if t, ok := s.Policy.Team(name); ok {
 		return t.Name, nil
 	}
-	for _, f := range firsts {
-		if strings.EqualFold(f.Team, name) {
-			return f.Team, nil
+	names, err := s.TeamNames(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, n := range names {
+		if strings.EqualFold(n, name) {
+			return n, nil
 		}
 	}
-	return "", qm.Errorf(qm.ENOTFOUND, "there is no team %q; the teams are %s.", clipText(name, 40), strings.Join(s.Teams(firsts), ", "))
+	return "", qm.Errorf(qm.ENOTFOUND, "there is no team %q; the teams are %s.", clipText(name, 40), strings.Join(names, ", "))
 }
 
-// Teams lists the teams the policy lists and those that have had leases, by name.
-func (s *Service) Teams(firsts []qm.TeamFirst) []string {
+// TeamNames lists the teams the policy lists and those that have had leases, by name.
+func (s *Service) TeamNames(ctx context.Context) ([]string, error) {
+	leased, err := s.Source.LeaseTeams(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("showback: read the teams: %w", err)
+	}
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range s.Policy.Teams {
 		seen[strings.ToLower(t.Name)] = true
 		out = append(out, t.Name)
 	}
-	for _, f := range firsts {
-		if !seen[strings.ToLower(f.Team)] {
-			seen[strings.ToLower(f.Team)] = true
-			out = append(out, f.Team)
+	for _, t := range leased {
+		if !seen[strings.ToLower(t)] {
+			seen[strings.ToLower(t)] = true
+			out = append(out, t)
 		}
 	}
 	sort.Strings(out)
-	return out
+	return out, nil
 }
 
 func clipText(s string, n int) string {
