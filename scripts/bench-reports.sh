@@ -17,7 +17,7 @@ sep='?'; [[ "$base" == *\?* ]] && sep='&'
 for db in "postgres|${base}${sep}search_path=qm_bench_showback" "sqlite|sqlite:$QM_BENCH_DIR/showback.db"; do
   name=${db%%|*}; url=${db#*|}
   for _ in 1 2 3; do
-    /usr/bin/time -f "quartermaster report on $name: %e s wall, %M KB peak resident" \
+    /usr/bin/time -f "quartermaster report on $name: %e s wall, %U s user + %S s system CPU, %M KB peak resident" \
       "$QM_BENCH_DIR/quartermaster" report --policy "$QM_BENCH_DIR/policy.yaml" --db "$url" \
       --week 2026-W48 --now 2026-11-30T15:00:00Z --format json > /dev/null
   done

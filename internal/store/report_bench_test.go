@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -97,6 +98,12 @@ func seedYear(b *testing.B, db *store.DB, loc *time.Location) {
 		}
 		return t.UTC().Truncate(time.Microsecond)
 	}
+	// Leases are written as they were asked for, in time order, as the service writes them.
+	created := make([]time.Time, benchLeases)
+	for i := range created {
+		created[i] = start.Add(time.Duration(rng.Int64N(int64(year))))
+	}
+	slices.SortFunc(created, func(a, b time.Time) int { return a.Compare(b) })
 	for i := range benchLeases {
 		id := int64(i + 1)
 		team := rng.IntN(benchTeams)
@@ -109,7 +116,7 @@ func seedYear(b *testing.B, db *store.DB, loc *time.Location) {
 		if i%1000 == 999 {
 			kind, because, class, gpus = "quota", "deadline", "train", 8
 		}
-		created := start.Add(time.Duration(rng.Int64N(int64(year))))
+		created := created[i]
 		dur := time.Duration(30+rng.IntN(450)) * time.Minute
 		var rules, decidedBy string
 		var decided, started, expires, ended time.Time
