@@ -5,14 +5,23 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"image/png"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/schedule"
+	"github.com/acme/quartermaster/internal/store"
 	"github.com/acme/quartermaster/reports/showback"
 )
 
@@ -341,4 +350,141 @@ lee@acme.example: /gpu report nextweek
 	if _, stderr, code := runCLI("report", "--db", db, "--policy", policyFile); code == 0 || !strings.Contains(stderr, "mondays at 9") {
 		t.Errorf("report on a policy with a bad schedule: exit %d, %s", code, stderr)
 	}
+}
+
+// showbackSlack is a fake of the Slack Web API methods the weekly showback calls, recording what
+// was posted and shared where.
+type showbackSlack struct {
+	*httptest.Server
+	mu     sync.Mutex
+	posts  []string // channel: text
+	shared []string // channel: file titles
+	files  map[string]int
+}
+
+func newShowbackSlack(t *testing.T) *showbackSlack {
+	f := &showbackSlack{files: map[string]int{}}
+	mux := http.NewServeMux()
+	reply := func(w http.ResponseWriter, v string) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, v)
+	}
+	mux.HandleFunc("/chat.postMessage", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		f.mu.Lock()
+		f.posts = append(f.posts, r.Form.Get("channel")+": "+r.Form.Get("text"))
+		f.mu.Unlock()
+		reply(w, fmt.Sprintf(`{"ok":true,"channel":%q,"ts":"1.%d"}`, "C"+strings.TrimPrefix(r.Form.Get("channel"), "#"), time.Now().UnixNano()))
+	})
+	mux.HandleFunc("/users.lookupByEmail", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		reply(w, fmt.Sprintf(`{"ok":true,"user":{"id":%q}}`, "U-"+r.Form.Get("email")))
+	})
+	mux.HandleFunc("/files.getUploadURLExternal", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		id := "F" + strconv.FormatInt(time.Now().UnixNano(), 10)
+		reply(w, fmt.Sprintf(`{"ok":true,"upload_url":%q,"file_id":%q}`, f.URL+"/upload/"+id, id))
+	})
+	mux.HandleFunc("/upload/", func(w http.ResponseWriter, r *http.Request) {
+		file, _, err := r.FormFile("file")
+		if err != nil {
+			http.Error(w, "no file", http.StatusBadRequest)
+			return
+		}
+		b, _ := io.ReadAll(file)
+		f.mu.Lock()
+		f.files[strings.TrimPrefix(r.URL.Path, "/upload/")] = len(b)
+		f.mu.Unlock()
+	})
+	mux.HandleFunc("/files.completeUploadExternal", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		var fs []struct{ ID, Title string }
+		_ = json.Unmarshal([]byte(r.Form.Get("files")), &fs)
+		f.mu.Lock()
+		for _, x := range fs {
+			if f.files[x.ID] > 0 {
+				f.shared = append(f.shared, r.Form.Get("channel_id")+": "+x.Title)
+			}
+		}
+		f.mu.Unlock()
+		reply(w, `{"ok":true,"files":[{"id":"F1"}]}`)
+	})
+	f.Server = httptest.NewServer(mux)
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *showbackSlack) snapshot() ([]string, []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.posts...), append([]string(nil), f.shared...)
+}
+
+// serve posts a week it missed while it was down as soon as it starts, with the chart and the CSV,
+// and DMs the budget owners; started again, it posts nothing twice.
+func TestServePostsAMissedWeekAtStart(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
+	st, err := store.Open(context.Background(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A lease in the week before last: that week and last week are due.
+	at := time.Now().Add(-9 * 24 * time.Hour)
+	l := &qm.Lease{User: "alice@acme.example", Team: "vision", Class: "interactive", GPUs: 1, State: qm.Expired,
+		CreatedAt: at, StartedAt: at, ExpiresAt: at.Add(2 * time.Hour), EndedAt: at.Add(2 * time.Hour)}
+	if err := st.Update(context.Background(), nil, func(tx qm.Tx) error { return tx.CreateLease(context.Background(), l) }); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	api := newShowbackSlack(t)
+	o := serveOptions{slack: slackSettings{BotToken: "xoxb-test", SigningSecret: "shh", APIURL: api.URL}}
+	o.app.flags.db = db
+	// The weeks due: from the lease's to the last one whose Monday 09:00 has passed.
+	loc, _ := time.LoadLocation("America/Chicago")
+	sched, _ := schedule.ParseWeekly("MON 09:00", loc)
+	want := 0
+	for w := showback.WeekOf(at, loc); !showback.WeekOf(sched.Last(time.Now()), loc).Prev().Before(w); w = w.Next() {
+		want++
+	}
+	s := startServe(t, o)
+	var posts, shared []string
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		posts, shared = api.snapshot()
+		if n := countPrefix(posts, "#gpu-showback: "); n == want && len(shared) == 2*n && len(posts) == 3*n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no showback within a minute of the start: posts %q, shared %q", posts, shared)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	weeks := countPrefix(posts, "#gpu-showback: ")
+	if weeks != want || countPrefix(posts, "U-dana@acme.example: Your GPU showback") != weeks || countPrefix(posts, "U-lee@acme.example: Your GPU showback") != weeks {
+		t.Fatalf("posts %q: want each due week once in the channel and once to each budget owner", posts)
+	}
+	if countPrefix(shared, "Cgpu-showback: GPU-hours and idle GPU-hours per team") != weeks || countPrefix(shared, "Cgpu-showback: Showback ") != weeks {
+		t.Fatalf("shared %q: want each week's chart and CSV in the showback channel", shared)
+	}
+	s = startServe(t, o)
+	time.Sleep(time.Second)
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := api.snapshot(); len(again) != len(posts) {
+		t.Fatalf("a restart posted again: %q", again[len(posts):])
+	}
+}
+
+func countPrefix(list []string, prefix string) int {
+	n := 0
+	for _, s := range list {
+		if strings.HasPrefix(s, prefix) {
+			n++
+		}
+	}
+	return n
 }

@@ -182,3 +182,28 @@ func TestWeeklyJobRunsAtLocalTimeThroughDaylightSaving(t *testing.T) {
 		}
 	}
 }
+
+// A schedule line never panics the parser; one it accepts falls once a week, at its time of day.
+func FuzzParseWeekly(f *testing.F) {
+	for _, s := range []string{"MON 09:00", "sunday 2:30", "every monday", "MON 24:00", "FRI\t17:30", "MONDAYS 09:00"} {
+		f.Add(s)
+	}
+	from := time.Date(2026, 3, 2, 0, 0, 0, 0, chicago)
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := schedule.ParseWeekly(s, chicago)
+		if err != nil {
+			return
+		}
+		at := from
+		for range 3 {
+			next := w.Next(at)
+			if !next.After(at) || next.Sub(at) > 7*24*time.Hour+time.Hour || next.In(chicago).Weekday() != w.Day {
+				t.Fatalf("%q: Next(%s) = %s", s, at, next)
+			}
+			if last := w.Last(next); !last.Equal(next) {
+				t.Fatalf("%q: Last(%s) = %s", s, next, last)
+			}
+			at = next
+		}
+	})
+}
