@@ -303,7 +303,8 @@ func (a *Adapter) onCommand(cmd slack.SlashCommand, retry bool) any {
 	text := strings.TrimSpace(cmd.Text)
 	o := origin{user: cmd.UserID, channel: cmd.ChannelID, responseURL: cmd.ResponseURL}
 	if text == "" {
-		a.goWork(func(ctx context.Context) { a.openRequestModal(ctx, cmd.TriggerID, o) })
+		received := time.Now()
+		a.goWork(func(ctx context.Context) { a.openRequestModal(ctx, cmd.TriggerID, received, o) })
 		return nil
 	}
 	a.goWork(func(ctx context.Context) { a.run(ctx, o, "/gpu "+text, key) })
@@ -325,6 +326,8 @@ func deliveryKey(trigger, responseURL string) string {
 // onInteraction acknowledges a click or a modal and starts its work.
 func (a *Adapter) onInteraction(cb slack.InteractionCallback, retry bool) any {
 	switch cb.Type {
+	case slack.InteractionTypeBlockSuggestion:
+		return a.suggest(cb)
 	case slack.InteractionTypeBlockActions:
 		key := deliveryKey(cb.TriggerID, cb.ResponseURL)
 		if !a.seen.first(key) {
@@ -341,14 +344,16 @@ func (a *Adapter) onInteraction(cb slack.InteractionCallback, retry bool) any {
 				a.goWork(func(ctx context.Context) { a.updateRequestModal(ctx, cb) })
 				return nil // one update covers every field that changed
 			case act.ActionID == actionOpenRequest:
-				a.goWork(func(ctx context.Context) { a.openRequestModal(ctx, cb.TriggerID, o) })
+				received := time.Now()
+				a.goWork(func(ctx context.Context) { a.openRequestModal(ctx, cb.TriggerID, received, o) })
 			case strings.HasPrefix(act.ActionID, actionCommandPrefix):
 				cmd := strings.TrimSpace(act.Value)
 				if !strings.HasPrefix(cmd, "/gpu") {
 					continue
 				}
 				if lease, ok := bareDeny(cmd); ok {
-					a.goWork(func(ctx context.Context) { a.openDenyModal(ctx, cb.TriggerID, lease, o) })
+					received := time.Now()
+					a.goWork(func(ctx context.Context) { a.openDenyModal(ctx, cb.TriggerID, received, lease, o) })
 					continue
 				}
 				a.goWork(func(ctx context.Context) { a.run(ctx, o, cmd, key) })
