@@ -34,6 +34,9 @@ const (
 	// messageRefsKept is how long where a chat message was posted is remembered (for editing it
 	// when its approval is decided), at least: twice the policy's approval timeout when longer.
 	messageRefsKept = 30 * 24 * time.Hour
+	// commandKeysKept is how long the delivery keys of commands are kept: far longer than any
+	// platform redelivers.
+	commandKeysKept = 7 * 24 * time.Hour
 	// pruneInterval is how often older message copies and wait records are forgotten.
 	pruneInterval = 24 * time.Hour
 	// flushInterval is how often what the wait predictor learned is written to the database.
@@ -252,6 +255,9 @@ func pruneLoop(ctx context.Context, a *App, onPrune func(int64, error), log *slo
 		n, err := a.Store.PruneMessageRefs(ctx, a.Clock.Now().Add(-keep))
 		if _, werr := a.Store.PruneWaitRecords(ctx, a.Clock.Now().Add(-waitHistoryKept)); werr != nil && err == nil {
 			err = werr
+		}
+		if _, kerr := a.Store.PruneCommandKeys(ctx, a.Clock.Now().Add(-commandKeysKept)); kerr != nil && err == nil {
+			err = kerr
 		}
 		switch {
 		case err != nil && ctx.Err() == nil:

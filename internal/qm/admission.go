@@ -97,6 +97,9 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 	if err != nil {
 		return nil, err
 	}
+	if req.RequestKey == "" {
+		req.RequestKey = DeliveryKey(ctx)
+	}
 	if req.RequestKey != "" {
 		if prev, err := s.leaseByKey(ctx, req.RequestKey); err == nil {
 			return &Outcome{Lease: prev, Duplicate: true}, nil

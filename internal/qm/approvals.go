@@ -42,6 +42,9 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 	var placed bool
 	err = s.Store.Update(ctx, s.admissionLocks(l.Team, l.Class), func(tx Tx) error {
 		notices = nil
+		if err := checkKey(ctx, tx); err != nil {
+			return err
+		}
 		cur, err := tx.GetLease(ctx, id)
 		if err != nil {
 			return err
@@ -69,8 +72,11 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 		}
 		notices = append(notices, Notice{Kind: NoticeDecided, To: s.approvalAudience(cur.Team, cur.User), Lease: cur, Actor: approver, Reason: reason})
 		l = cur
-		return nil
+		return s.keepKey(ctx, tx, cur.ID)
 	})
+	if prev, ok := s.wasRepeated(ctx, err); ok {
+		return prev, nil
+	}
 	if err != nil {
 		return nil, err
 	}

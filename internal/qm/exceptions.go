@@ -71,8 +71,17 @@ func (s *Service) QuotaIncrease(ctx context.Context, user, team, class string, n
 	match := policy.Match{Rule: QuotaRule, Why: fmt.Sprintf("+%d %s GPUs for %s: %s", n, c.Name, policy.FormatDuration(d), because)}
 	out := &Outcome{Lease: l, Matches: []policy.Match{match}, Approvers: s.Deciders(team, l.User)}
 	err = s.Store.Update(ctx, []string{"team:" + team}, func(tx Tx) error {
-		return s.create(ctx, tx, l, user, l.Reason)
+		if err := checkKey(ctx, tx); err != nil {
+			return err
+		}
+		if err := s.create(ctx, tx, l, user, l.Reason); err != nil {
+			return err
+		}
+		return s.keepKey(ctx, tx, l.ID)
 	})
+	if prev, ok := s.wasRepeated(ctx, err); ok {
+		return &Outcome{Lease: prev, Duplicate: true, Approvers: s.Deciders(prev.Team, prev.User)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +128,9 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 	var notices []Notice
 	err = s.Store.Update(ctx, s.admissionLocks(l0.Team, l0.Class), func(tx Tx) error {
 		notices = nil
+		if err := checkKey(ctx, tx); err != nil {
+			return err
+		}
 		cur, err := s.owned(ctx, tx, user, id)
 		if err != nil {
 			return err
@@ -144,7 +156,7 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 				return err
 			}
 			out = &Outcome{Lease: cur}
-			return nil
+			return s.keepKey(ctx, tx, cur.ID)
 		}
 		ext.State = PendingApproval
 		ext.Rules = ruleNames(matches)
@@ -154,8 +166,11 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 		}
 		out = &Outcome{Lease: ext, Matches: matches, Approvers: s.Deciders(cur.Team, cur.User)}
 		notices = append(notices, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(cur.Team, cur.User), Lease: ext, Matches: matches, Approvers: out.Approvers})
-		return nil
+		return s.keepKey(ctx, tx, ext.ID)
 	})
+	if prev, ok := s.wasRepeated(ctx, err); ok {
+		return &Outcome{Lease: prev, Duplicate: true, Approvers: s.Deciders(prev.Team, prev.User)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

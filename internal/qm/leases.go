@@ -143,6 +143,9 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 	// an admission that runs meanwhile sees the lease still held, which errs on the safe side, and
 	// the conditional update keeps two enders from both succeeding.
 	err := s.Store.Update(ctx, nil, func(tx Tx) error {
+		if err := checkKey(ctx, tx); err != nil {
+			return err
+		}
 		cur, err := s.owned(ctx, tx, user, id)
 		if err != nil {
 			return err
@@ -156,8 +159,11 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 			return err
 		}
 		l = cur
-		return nil
+		return s.keepKey(ctx, tx, cur.ID)
 	})
+	if prev, ok := s.wasRepeated(ctx, err); ok {
+		return prev, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +185,9 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 func (s *Service) Keep(ctx context.Context, user string, id LeaseID) (*Lease, error) {
 	var l *Lease
 	err := s.Store.Update(ctx, nil, func(tx Tx) error {
+		if err := checkKey(ctx, tx); err != nil {
+			return err
+		}
 		cur, err := s.owned(ctx, tx, user, id)
 		if err != nil {
 			return err
@@ -196,8 +205,11 @@ func (s *Service) Keep(ctx context.Context, user string, id LeaseID) (*Lease, er
 			return err
 		}
 		l = cur
-		return nil
+		return s.keepKey(ctx, tx, cur.ID)
 	})
+	if prev, ok := s.wasRepeated(ctx, err); ok {
+		return prev, nil
+	}
 	return l, err
 }
 

@@ -50,6 +50,11 @@ type Tx interface {
 	AddEvents(ctx context.Context, es []*Event) error
 	// Events lists a lease's audit trail in order.
 	Events(ctx context.Context, id LeaseID) ([]*Event, error)
+	// CommandKey returns the lease the command with this delivery key acted on, if one did.
+	CommandKey(ctx context.Context, key string) (LeaseID, bool, error)
+	// AddCommandKey records the delivery key of a command with the lease it acted on; a key seen
+	// before gives ECONFLICT.
+	AddCommandKey(ctx context.Context, key string, id LeaseID, at time.Time) error
 	// Held lists what the running workspace leases (provisioning, active, idle_warned) of the
 	// given classes hold: placement reads only this.
 	Held(ctx context.Context, classes []string) ([]Holding, error)
