@@ -29,7 +29,9 @@ func DeliveryKey(ctx context.Context) string {
 // repeated is returned inside a transaction to abandon it when the command was done before.
 type repeated struct{ lease LeaseID }
 
-func (r repeated) Error() string { return "repeated delivery of lease " + r.lease.String() + "'s command" }
+func (r repeated) Error() string {
+	return "repeated delivery of lease " + r.lease.String() + "'s command"
+}
 
 // checkKey fails the transaction with repeated when ctx's delivery key was seen before.
 func checkKey(ctx context.Context, tx Tx) error {
