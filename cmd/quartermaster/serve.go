@@ -112,6 +112,10 @@ func serve(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	defer a.Close()
+	// Notices are durable in serve: written with the change that causes them, sent from the
+	// database, and taken up by any replica after a crash.
+	a.Service.Outbox = a.Store
+	a.Service.SenderName = senderName()
 
 	var ready atomic.Bool
 	mux := http.NewServeMux()
@@ -259,6 +263,9 @@ func pruneLoop(ctx context.Context, a *App, onPrune func(int64, error), log *slo
 		if _, kerr := a.Store.PruneCommandKeys(ctx, a.Clock.Now().Add(-commandKeysKept)); kerr != nil && err == nil {
 			err = kerr
 		}
+		if _, oerr := a.Store.PruneOutbox(ctx, a.Clock.Now().Add(-commandKeysKept)); oerr != nil && err == nil {
+			err = oerr
+		}
 		switch {
 		case err != nil && ctx.Err() == nil:
 			log.Error("forgetting old message copies failed", "err", err)
@@ -334,4 +341,10 @@ func (r slackRefs) MessageRefs(ctx context.Context, ref string) ([]slackbot.Mess
 		out[i] = slackbot.MessageRef{Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, TS: m.MessageID}
 	}
 	return out, nil
+}
+
+// senderName names this process in the outbox's claims: host and process id.
+func senderName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s/%d", host, os.Getpid())
 }
