@@ -250,3 +250,14 @@ func (e *env) request(user string, gpus int, class string, d time.Duration, tmpl
 	}
 	return out
 }
+
+// nodeName is the test cluster's one node: this host's short name, as slurm-up.sh names it.
+func (e *env) nodeName() string {
+	e.t.Helper()
+	host, err := os.Hostname()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	host, _, _ = strings.Cut(host, ".")
+	return host
+}

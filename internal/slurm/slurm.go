@@ -4,8 +4,11 @@
 // accounting is on), and the job's comment carries the lease id (qm:L-42), so the service's
 // reconcile pass can tell its jobs from everyone else's.
 //
-// Slurm places the jobs, so Inventory is nil: the service hands a lease over at once and learns
-// what became of it from Jobs (qm.Watcher).
+// The inventory comes from Slurm itself: RefreshInventory (called by the service's reconcile
+// loop) reads the nodes, their partitions and GRES with sinfo --json and maps them to the
+// policy's classes, so the service can cap, count and place. A lease the service placed is
+// pinned to its node (--nodelist); until the first refresh Inventory is nil and Slurm places.
+// The service learns what became of each lease's job from Jobs (qm.Watcher).
 package slurm
 
 import (
@@ -19,6 +22,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
@@ -69,6 +74,11 @@ type Backend struct {
 	cfg Config
 	log *slog.Logger
 	run Runner
+
+	inv atomic.Pointer[[]qm.Node] // the last good inventory; nil before the first
+	// lastMissing is the classes the last refresh found no nodes for, so it warns once.
+	mu          sync.Mutex
+	lastMissing string
 }
 
 // New checks the configuration and makes a backend. It does not talk to Slurm.
@@ -105,9 +115,74 @@ func New(cfg Config) (*Backend, error) {
 
 var _ qm.Watcher = (*Backend)(nil)
 var _ qm.Retimer = (*Backend)(nil)
+var _ qm.InventoryRefresher = (*Backend)(nil)
 
-// Inventory is nil: Slurm places the jobs.
-func (b *Backend) Inventory() []qm.Node { return nil }
+// Inventory is the GPU nodes of every class as the last successful RefreshInventory found them;
+// nil before the first. The slice is shared: callers must not change it. Safe for concurrent use.
+func (b *Backend) Inventory() []qm.Node {
+	if p := b.inv.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// RefreshInventory reads the cluster's nodes (sinfo -N --json; scontrol show node -d -o where
+// sinfo cannot print JSON) and makes them the inventory. On an error the last inventory stays.
+func (b *Backend) RefreshInventory(ctx context.Context) error {
+	nodes, err := b.Nodes(ctx)
+	if err != nil {
+		return err
+	}
+	inv := BuildInventory(b.cfg.Policy, nodes)
+	b.inv.Store(&inv)
+	var missing []string
+	for _, c := range b.cfg.Policy.Classes {
+		found := false
+		for _, n := range inv {
+			if n.Class == c.Name {
+				found = true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, c.Name)
+		}
+	}
+	b.mu.Lock()
+	changed := strings.Join(missing, ",") != b.lastMissing
+	b.lastMissing = strings.Join(missing, ",")
+	b.mu.Unlock()
+	if changed && len(missing) > 0 {
+		b.log.Warn("no usable Slurm node has the partition and GRES of these classes; their requests wait",
+			"classes", missing, "nodes", len(nodes))
+	}
+	return nil
+}
+
+// Nodes reads every node of the cluster with sinfo -N --json, or, where that fails (Slurm built
+// without its JSON plugins), with scontrol show node -d -o.
+func (b *Backend) Nodes(ctx context.Context) ([]SinfoNode, error) {
+	out, err := b.run(ctx, nil, "sinfo", "-N", "--json")
+	if err == nil {
+		nodes, perr := ParseSinfo(out)
+		if perr == nil {
+			return nodes, nil
+		}
+		err = perr
+	} else {
+		err = fmt.Errorf("slurm: sinfo -N --json: %w", err)
+	}
+	out, err2 := b.run(ctx, nil, "scontrol", "show", "node", "-d", "-o")
+	if err2 != nil {
+		return nil, errors.Join(err, fmt.Errorf("slurm: scontrol show node: %w", err2))
+	}
+	nodes, err2 := ParseScontrolNodes(out)
+	if err2 != nil {
+		return nil, errors.Join(err, err2)
+	}
+	b.log.Debug("read the nodes with scontrol", "sinfo", err)
+	return nodes, nil
+}
 
 // Comment is the job comment that carries a lease id: INSTANCE:L-42.
 func (b *Backend) Comment(id qm.LeaseID) string { return b.cfg.Instance + ":" + id.String() }
