@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -56,10 +57,12 @@ type Backend struct {
 	cfg Config
 	c   kubernetes.Interface
 	log *slog.Logger
+	inv atomic.Pointer[[]qm.Node] // the last good inventory; nil before the first
 }
 
 var _ qm.Watcher = (*Backend)(nil)
 var _ qm.Retimer = (*Backend)(nil)
+var _ qm.InventoryRefresher = (*Backend)(nil)
 
 // New checks the configuration and makes a backend. It does not talk to the API server.
 func New(cfg Config) (*Backend, error) {
@@ -80,9 +83,6 @@ func New(cfg Config) (*Backend, error) {
 	}
 	return b, nil
 }
-
-// Inventory is nil: the Kubernetes scheduler places the pods.
-func (b *Backend) Inventory() []qm.Node { return nil }
 
 // Ref names a lease's workload object: "pod/NAMESPACE/NAME" or "job/NAMESPACE/NAME".
 func Ref(kind, namespace, name string) string { return kind + "/" + namespace + "/" + name }
