@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -137,15 +136,4 @@ func schedulable(n *corev1.Node) bool {
 		}
 	}
 	return false
-}
-
-// nodeNames splits a lease's node list ("gpu-a" or "gpu-a,gpu-b").
-func nodeNames(s string) []string {
-	var out []string
-	for _, n := range strings.Split(s, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			out = append(out, n)
-		}
-	}
-	return out
 }
