@@ -31,10 +31,11 @@ func slurmCluster(t testing.TB) (conf string) {
 	return slurmtest.Cluster(t)
 }
 
-// testTemplates are the embedded layouts with two short test workloads instead of the real
+// testTemplates are the embedded layouts with short test workloads instead of the real
 // templates, whose servers and trainers are not installed on the test node: "sleeper", an
-// interactive workspace that sleeps (the default for leases naming none), and "nap", a batch
-// job that sleeps for its seconds parameter and exits with its code parameter.
+// interactive workspace that sleeps (the default for leases naming none), "nap", a batch job
+// that sleeps for its seconds parameter and exits with its code parameter, and "broken", a
+// workspace whose server is missing, so it fails at once with exit code 127.
 var testTemplates = map[string]string{
 	"sleeper.yaml": `name: sleeper
 version: 1
@@ -73,6 +74,20 @@ parameters:
 run: |
   sleep {{.P.seconds}}
   exit {{.P.code}}
+`,
+	"broken.yaml": `name: broken
+version: 1
+title: Broken
+description: A workspace whose server is not installed, for tests.
+tags: [test]
+kind: interactive
+resources: {gpus: 1, max_gpus: 8, cpus_per_gpu: 1, memory_gib_per_gpu: 1}
+connect: {protocol: ssh, port: 2222}
+example: ""
+parameters: []
+run: |
+  echo "starting the workspace on port $QM_PORT"
+  exec /opt/qm-missing/sshd -D -p "$QM_PORT"
 `,
 }
 

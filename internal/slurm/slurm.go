@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -79,6 +80,7 @@ type Backend struct {
 	// lastMissing is the classes the last refresh found no nodes for, so it warns once.
 	mu          sync.Mutex
 	lastMissing string
+	outputs     map[string]string // the output tail of failed jobs, by job id, read once
 }
 
 // New checks the configuration and makes a backend. It does not talk to Slurm.
@@ -296,7 +298,8 @@ func (b *Backend) SetTimeLimit(ctx context.Context, j qm.Job, d time.Duration) e
 }
 
 // Jobs lists this service's jobs that slurmctld knows: pending, running, and those that ended
-// within its MinJobAge, through squeue --json.
+// within its MinJobAge, through squeue --json. A failed job carries the last lines of its output
+// file where this host can read it.
 func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 	out, err := b.run(ctx, nil, "squeue", "--json")
 	if err != nil {
@@ -307,14 +310,79 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		return nil, err
 	}
 	var jobs []qm.Job
+	failed := map[string]bool{}
 	for _, sj := range all {
 		id, ok := b.leaseOf(sj.Comment)
 		if !ok {
 			continue
 		}
-		jobs = append(jobs, sj.job(id))
+		j := sj.job(id)
+		if j.State == qm.JobFailed {
+			j.Output = b.output(sj.JobID, id, sj.StdOut)
+			failed[sj.JobID] = true
+		}
+		jobs = append(jobs, j)
 	}
+	b.mu.Lock()
+	for ref := range b.outputs {
+		if !failed[ref] {
+			delete(b.outputs, ref)
+		}
+	}
+	b.mu.Unlock()
 	return jobs, nil
+}
+
+// output is the last lines of a failed job's output file, read once per job. Only a regular
+// file in the lease's own job directory (…/.quartermaster/L-42/) is read, whatever a job's
+// comment claims; "" when there is none or it cannot be read here (the team storage is not
+// mounted on this host).
+func (b *Backend) output(ref string, lease qm.LeaseID, path string) string {
+	b.mu.Lock()
+	out, ok := b.outputs[ref]
+	b.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = readTail(path, lease)
+	b.mu.Lock()
+	if b.outputs == nil {
+		b.outputs = map[string]string{}
+	}
+	b.outputs[ref] = out
+	b.mu.Unlock()
+	return out
+}
+
+// outputBytes is how much of the end of an output file is read for its last lines.
+const outputBytes = 16 << 10
+
+func readTail(path string, lease qm.LeaseID) string {
+	if path == "" || filepath.Clean(path) != path || !strings.Contains(path, "/.quartermaster/"+lease.String()+"/") {
+		return ""
+	}
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	off := max(st.Size()-outputBytes, 0)
+	buf := make([]byte, st.Size()-off)
+	n, err := f.ReadAt(buf, off)
+	if err != nil && n == 0 {
+		return ""
+	}
+	text := string(buf[:n])
+	if off > 0 { // the first line read is likely cut
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			text = text[i+1:]
+		}
+	}
+	return workload.OutputTail(text, workload.OutputLines)
 }
 
 // Job reads one job with scontrol show job -o, which answers for one job however many the
@@ -325,8 +393,33 @@ func (b *Backend) Job(ctx context.Context, ref string) (qm.Job, error) {
 		return qm.Job{}, fmt.Errorf("slurm: scontrol show job %s: %w", ref, err)
 	}
 	kv := parseKeyValues(string(out))
-	sj := SqueueJob{JobID: ref, State: kv["JobState"], Reason: kv["Reason"], Nodes: kv["NodeList"], Comment: kv["Comment"]}
+	sj := SqueueJob{JobID: ref, State: kv["JobState"], Reason: kv["Reason"], Nodes: nullable(kv["NodeList"]), Comment: kv["Comment"],
+		StartTime: scontrolTime(kv["StartTime"]), EndTime: scontrolTime(kv["EndTime"]), ExitCode: scontrolExit(kv["ExitCode"])}
 	return sj.job(0), nil
+}
+
+// scontrolTime reads scontrol's local time, 2026-11-30T16:55:30; zero for Unknown, None or N/A.
+func scontrolTime(s string) time.Time {
+	t, err := time.ParseInLocation("2006-01-02T15:04:05", s, time.Local)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// scontrolExit reads scontrol's ExitCode=127:0 (exit code, signal).
+func scontrolExit(s string) string {
+	code, sig, ok := strings.Cut(s, ":")
+	if !ok {
+		return ""
+	}
+	if sig != "0" && sig != "" {
+		return "signal " + sig
+	}
+	if _, err := strconv.Atoi(code); err != nil {
+		return ""
+	}
+	return code
 }
 
 // exec runs a real Slurm command with the restricted environment.
