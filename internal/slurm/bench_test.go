@@ -236,3 +236,18 @@ func sinfoOf(b *testing.B, n int) []byte {
 	}
 	return out
 }
+
+// BenchmarkRefreshInventoryTestCluster is one inventory refresh against the real one-node test
+// cluster: mostly the cost of running sinfo -N --json and slurmctld answering it.
+func BenchmarkRefreshInventoryTestCluster(b *testing.B) {
+	e := newEnv(b)
+	ctx := context.Background()
+	for b.Loop() {
+		if err := e.backend.RefreshInventory(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if len(e.backend.Inventory()) != 2 {
+		b.Fatalf("inventory %+v", e.backend.Inventory())
+	}
+}
