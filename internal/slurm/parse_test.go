@@ -111,7 +111,7 @@ func TestJobsFromNewerSqueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []qm.Job{
-		{Lease: 3, Ref: "7", State: qm.JobRunning, Node: "gpu[01-02]", TimeLimit: 2 * time.Hour},
+		{Lease: 3, Ref: "7", State: qm.JobRunning, Node: "gpu01,gpu02", TimeLimit: 2 * time.Hour},
 		{Lease: 4, Ref: "8", State: qm.JobFailed, Node: "gpu03", Reason: "exit code 2 (Slurm: FAILED, NonZeroExitCode)", ExitCode: "2",
 			StartedAt: time.Unix(1796009600, 0).UTC(), EndedAt: time.Unix(1796009660, 0).UTC()},
 	}

@@ -20,7 +20,7 @@ type SqueueJob struct {
 	Comment     string
 	State       string // PENDING, RUNNING, COMPLETED, CANCELLED, TIMEOUT, FAILED, NODE_FAIL, …
 	Reason      string // state_reason: why it waits (Resources, Priority) or None
-	Nodes       string
+	Nodes       string // Slurm's host list, e.g. gpu[01-02]
 	Partition   string
 	Account     string
 	TRESPerNode string // tres_per_node, e.g. gres:gpu:h100:2 (22.05) or gres/gpu:h100=2
@@ -234,14 +234,14 @@ func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 		return w
 	}
 	ended := func(s qm.JobState) {
-		j.State, j.Node, j.ExitCode = s, sj.Nodes, sj.ExitCode
+		j.State, j.Node, j.ExitCode = s, nodeList(sj.Nodes), sj.ExitCode
 		j.StartedAt, j.EndedAt = sj.StartTime, sj.EndTime
 	}
 	switch state {
 	case "PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD":
 		j.State, j.Reason = qm.JobPending, pendingReason(reason)
 	case "RUNNING", "SUSPENDED", "CONFIGURING", "RESIZING", "SIGNALING", "STAGE_OUT":
-		j.State, j.Node, j.StartedAt = qm.JobRunning, sj.Nodes, sj.StartTime
+		j.State, j.Node, j.StartedAt = qm.JobRunning, nodeList(sj.Nodes), sj.StartTime
 	case "COMPLETED":
 		ended(qm.JobCompleted)
 		if sj.ExitCode != "" {
@@ -283,6 +283,15 @@ func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 		j.StartedAt = j.EndedAt // a job cancelled before it started: Slurm's start is its expected one
 	}
 	return j
+}
+
+// nodeList writes a Slurm host list as the domain writes nodes: names joined by commas
+// ("gpu[01-02]" is "gpu01,gpu02"), so a lease's node compares with the inventory's.
+func nodeList(hosts string) string {
+	if hosts == "" || hosts == "(null)" {
+		return ""
+	}
+	return strings.Join(hostNames([]string{hosts}), ",")
 }
 
 // pendingReason says in words why Slurm holds a job, keeping Slurm's own word for searching its
