@@ -201,7 +201,9 @@ func (b *Backend) leaseOf(comment string) (qm.LeaseID, bool) {
 
 // Start renders the lease's template, makes its job directory, submits the script with sbatch
 // and waits a moment for Slurm's first decision: running (Active, with the node), or waiting
-// (Queued, with Slurm's reason). A job that already ended is left to the reconcile pass.
+// (Queued, with Slurm's reason). A job that already ended is left to the reconcile pass. The
+// script carries the lease's placement (workload.Render): --nodelist where the service placed it,
+// --exclusive for a reservation and for an exclusive class's lease that Slurm places itself.
 func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 	w, err := workload.Render(b.cfg.Catalog, b.cfg.Policy, l, b.cfg.Workload)
 	if err != nil {
@@ -219,7 +221,8 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 	if _, err := strconv.ParseUint(ref, 10, 64); err != nil {
 		return qm.Started{}, fmt.Errorf("slurm: sbatch for %s printed %q, not a job id", l.ID, clip(string(out)))
 	}
-	b.log.Info("submitted", "lease", l.ID, "job", ref, "template", w.Template.Name, "partition", w.Input.Slurm.Partition)
+	b.log.Info("submitted", "lease", l.ID, "job", ref, "template", w.Template.Name, "partition", w.Input.Slurm.Partition,
+		"nodelist", w.Input.Slurm.NodeList, "exclusive", w.Input.Slurm.Exclusive)
 	connect := func(node string) string {
 		if w.SlurmConnect == nil {
 			return ""
