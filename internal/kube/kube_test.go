@@ -168,10 +168,14 @@ type world struct {
 	notes *qmtest.NoticeLog
 }
 
+// newWorld is a lease service on a fake cluster with the example policy's GPU nodes: gpu-a (4
+// GPUs of class interactive), gpu-b and gpu-c (8 of class train). Its reconcile pass reads them
+// into the inventory, after which the service places leases itself.
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	p := examplePolicy(t)
-	cs := fake.NewClientset(pvc("qm-vision", "team-storage"))
+	cs := fake.NewClientset(pvc("qm-vision", "team-storage"),
+		gpuNode("gpu-a", "interactive", 4, true), gpuNode("gpu-b", "train", 8, true), gpuNode("gpu-c", "train", 8, true))
 	w := &world{t: t, cs: cs, notes: &qmtest.NoticeLog{}}
 	w.svc = &qm.Service{Policy: p, Store: storetest.Open(t, storetest.SQLite(t)), Backend: newBackend(t, p, cs),
 		Clock: sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC)), Directory: p, Notifier: w.notes, Logger: storetest.Logger(t)}

@@ -225,13 +225,18 @@ func (e *env) waitJob(ref string, states ...string) slurm.SqueueJob {
 	return j
 }
 
-// waitLease runs the reconcile pass every 100 ms until the lease is in state, or fails.
+// waitLease runs the service's loops every 100 ms, as serve does (the reconcile pass, which
+// refreshes the inventory, then the tick, which starts queued leases that now fit), until the
+// lease is in state, or fails.
 func (e *env) waitLease(id qm.LeaseID, state qm.State) *qm.Lease {
 	e.t.Helper()
 	var l *qm.Lease
 	e.eventually(id.String()+" to be "+string(state), func() bool {
 		if _, err := e.svc.Reconcile(context.Background()); err != nil {
 			e.t.Logf("reconcile: %v", err)
+		}
+		if err := e.svc.Tick(context.Background()); err != nil {
+			e.t.Logf("tick: %v", err)
 		}
 		var err error
 		if l, err = e.svc.Get(context.Background(), id); err != nil {

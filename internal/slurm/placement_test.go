@@ -42,36 +42,86 @@ func TestPlacedLeaseRunsOnItsNode(t *testing.T) {
 }
 
 // TestExclusiveClassTeamsNeverShare: the test cluster has one node, so two teams' leases of the
-// exclusive class train can only share it, and must not. Handed to Slurm unplaced (the service
-// does not know the inventory yet), each asks for whole nodes (--exclusive): while vision's lease
-// runs, language's waits in Slurm's queue, and runs when vision's ends. They are never RUNNING
-// together.
+// exclusive class train can only share it, and must not, whoever places them.
+//
+// Slurm places (leases handed over before the service knows the inventory): each asks for whole
+// nodes (--exclusive), so while vision's job runs, language's waits in Slurm's queue, and runs
+// when vision's ends.
+//
+// The service places (the inventory known): language's lease waits in the service's queue, no job
+// submitted, while vision's runs on the node; when vision's ends it is placed on the node, pinned
+// there with --nodelist, and runs.
 func TestExclusiveClassTeamsNeverShare(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	vision := e.request("alice@acme.example", 2, "train", time.Hour, "", nil).Lease
-	vision = e.waitLease(vision.ID, qm.Active)
-	if o := e.jobField(vision.Ref, "OverSubscribe"); o != "NO" {
-		t.Fatalf("vision's job %s shares its node (OverSubscribe=%s)", vision.Ref, o)
-	}
-	language := e.request("maya@acme.example", 2, "train", time.Hour, "", nil).Lease
-	if language.State != qm.Queued || language.Ref == "" {
-		t.Fatalf("language's lease %s is %s with job %q while vision's runs; want queued with its job pending", language.ID, language.State, language.Ref)
-	}
-	for range 5 { // a few passes: it stays pending while vision's runs
-		if _, err := e.svc.Reconcile(ctx); err != nil {
+	t.Run("Slurm places", func(t *testing.T) {
+		vision := &qm.Lease{ID: 7101, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 2, Duration: time.Hour}
+		language := &qm.Lease{ID: 7102, User: "maya@acme.example", Team: "language", Class: "train", GPUs: 2, Duration: time.Hour}
+		v, err := e.backend.Start(ctx, vision)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if j := e.job(language.Ref); j.State != "PENDING" {
-			t.Fatalf("language's job %s is %s while vision's job %s runs on the one node", language.Ref, j.State, vision.Ref)
+		e.waitJob(v.Ref, "RUNNING")
+		if o := e.jobField(v.Ref, "OverSubscribe"); o != "NO" {
+			t.Fatalf("vision's job %s shares its node (OverSubscribe=%s)", v.Ref, o)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if _, err := e.svc.Release(ctx, "alice@acme.example", vision.ID); err != nil {
-		t.Fatal(err)
-	}
-	language = e.waitLease(language.ID, qm.Active)
-	if j := e.job(vision.Ref); j.State == "RUNNING" {
-		t.Errorf("vision's job %s still runs beside language's %s", vision.Ref, language.Ref)
-	}
+		l, err := e.backend.Start(ctx, language)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 10 {
+			if j := e.job(l.Ref); j.State != "PENDING" {
+				t.Fatalf("language's job %s is %s while vision's job %s runs on the one node", l.Ref, j.State, v.Ref)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if err := e.backend.Stop(ctx, &qm.Lease{ID: vision.ID, Ref: v.Ref}); err != nil {
+			t.Fatal(err)
+		}
+		e.waitJob(l.Ref, "RUNNING")
+		if j := e.job(v.Ref); j.State == "RUNNING" {
+			t.Errorf("vision's job %s still runs beside language's %s", v.Ref, l.Ref)
+		}
+		if err := e.backend.Stop(ctx, &qm.Lease{ID: language.ID, Ref: l.Ref}); err != nil {
+			t.Fatal(err)
+		}
+		e.waitJob(l.Ref, "CANCELLED")
+	})
+	t.Run("the service places", func(t *testing.T) {
+		if _, err := e.svc.Reconcile(ctx); err != nil { // reads the inventory
+			t.Fatal(err)
+		}
+		vision := e.request("alice@acme.example", 2, "train", time.Hour, "", nil).Lease
+		vision = e.waitLease(vision.ID, qm.Active)
+		if req := e.jobField(vision.Ref, "ReqNodeList"); req != e.nodeName() {
+			t.Errorf("vision's placed job %s asks for nodes %q, want %s", vision.Ref, req, e.nodeName())
+		}
+		language := e.request("maya@acme.example", 2, "train", time.Hour, "", nil).Lease
+		for range 5 {
+			if _, err := e.svc.Reconcile(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.svc.Tick(ctx); err != nil {
+				t.Fatal(err)
+			}
+			l, err := e.svc.Get(ctx, language.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.State != qm.Queued || e.jobsOf(language.ID) != 0 {
+				t.Fatalf("language's lease %s is %s with %d jobs while vision's runs on the one node; want queued, nothing submitted", l.ID, l.State, e.jobsOf(language.ID))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if _, err := e.svc.Release(ctx, "alice@acme.example", vision.ID); err != nil {
+			t.Fatal(err)
+		}
+		language = e.waitLease(language.ID, qm.Active)
+		if req := e.jobField(language.Ref, "ReqNodeList"); req != e.nodeName() {
+			t.Errorf("language's placed job %s asks for nodes %q, want %s", language.Ref, req, e.nodeName())
+		}
+		if j := e.job(vision.Ref); j.State == "RUNNING" {
+			t.Errorf("vision's job %s still runs beside language's %s", vision.Ref, language.Ref)
+		}
+	})
 }
