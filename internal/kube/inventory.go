@@ -26,9 +26,9 @@ func (b *Backend) Inventory() []qm.Node {
 // RefreshInventory lists the nodes and the pods that hold GPUs, and makes them the inventory: a
 // node belongs to every class whose node_selector its labels match and whose GPU resource
 // (kubernetes.resource, default nvidia.com/gpu) it has allocatable; Used is the GPU limits of
-// the pods on it that have not ended, whoever runs them. Cordoned and not-Ready nodes are left
-// out. Both lists are read from the API server's cache (resourceVersion 0). On an error the last
-// inventory stays.
+// the pods on it that have not ended and are not this service's (it counts its own leases
+// itself). Cordoned and not-Ready nodes are left out. Both lists are read from the API server's
+// cache (resourceVersion 0). On an error the last inventory stays.
 func (b *Backend) RefreshInventory(ctx context.Context) error {
 	nodes, err := b.c.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
@@ -39,14 +39,15 @@ func (b *Backend) RefreshInventory(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("kube: list pods: %w", err)
 	}
-	inv := BuildInventory(b.cfg.Policy, nodes.Items, pods.Items)
+	inv := BuildInventory(b.cfg.Policy, nodes.Items, pods.Items, b.cfg.Instance)
 	b.inv.Store(&inv)
 	return nil
 }
 
-// BuildInventory maps nodes to the policy's classes and counts the GPUs the pods on them hold.
-// Classes come in the policy's order, nodes in name order within each.
-func BuildInventory(p *policy.Policy, nodes []corev1.Node, pods []corev1.Pod) []qm.Node {
+// BuildInventory maps nodes to the policy's classes and counts the GPUs that pods other than
+// this instance's leases' hold on them. Classes come in the policy's order, nodes in name order
+// within each.
+func BuildInventory(p *policy.Policy, nodes []corev1.Node, pods []corev1.Pod, instance string) []qm.Node {
 	resources := map[corev1.ResourceName]bool{}
 	for _, c := range p.Classes {
 		resources[classResource(c)] = true
@@ -56,6 +57,9 @@ func BuildInventory(p *policy.Policy, nodes []corev1.Node, pods []corev1.Pod) []
 		pod := &pods[i]
 		if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 			continue
+		}
+		if _, lease := leaseOf(pod.Labels); lease && pod.Labels[LabelInstance] == instance {
+			continue // a lease of this service: it counts its own
 		}
 		for r := range resources {
 			if n := podLimit(pod, r); n > 0 {

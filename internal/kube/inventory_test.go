@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/acme/quartermaster/internal/kube"
 	"github.com/acme/quartermaster/internal/qm"
 )
 
@@ -46,8 +47,8 @@ func gpuPod(ns, name, node string, gpus int64, phase corev1.PodPhase) *corev1.Po
 }
 
 // TestInventoryFromNodes: the inventory lists the nodes whose labels match each class's
-// node_selector, with their allocatable GPUs and the GPUs that pods not ended hold on them
-// (other people's pods included); cordoned and not-Ready nodes are left out.
+// node_selector, with their allocatable GPUs and the GPUs that pods not ended, and not this
+// service's leases', hold on them; cordoned and not-Ready nodes are left out.
 func TestInventoryFromNodes(t *testing.T) {
 	ctx := context.Background()
 	cordoned := gpuNode("h100-03", "train", 8, true)
@@ -57,7 +58,11 @@ func TestInventoryFromNodes(t *testing.T) {
 	withInit := gpuPod("ml", "prep", "h100-02", 1, corev1.PodPending)
 	withInit.Spec.InitContainers = []corev1.Container{{Name: "warmup",
 		Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("4")}}}}
-	cs := fake.NewClientset(
+	ours := gpuPod("qm-vision", "lease-7", "h100-01", 4, corev1.PodRunning) // the service counts it itself
+	ours.Labels = map[string]string{kube.LabelLease: "L-7", kube.LabelInstance: kube.DefaultInstance}
+	otherInstance := gpuPod("qm-vision", "staging-lease", "h100-01", 1, corev1.PodRunning)
+	otherInstance.Labels = map[string]string{kube.LabelLease: "L-7", kube.LabelInstance: "staging"}
+	cs := fake.NewClientset(ours, otherInstance,
 		gpuNode("h100-01", "train", 8, true), gpuNode("h100-02", "train", 8, true), cordoned, unreachable,
 		gpuNode("h100-05", "train", 8, false), gpuNode("l40s-01", "interactive", 4, true),
 		gpuNode("cpu-01", "", 0, true), gpuNode("l40s-02", "interactive", 0, true),
@@ -78,7 +83,7 @@ func TestInventoryFromNodes(t *testing.T) {
 	}
 	want := []qm.Node{
 		{Name: "l40s-01", Class: "interactive", GPUs: 4, Used: 1},
-		{Name: "h100-01", Class: "train", GPUs: 8, Used: 5},
+		{Name: "h100-01", Class: "train", GPUs: 8, Used: 6},
 		{Name: "h100-02", Class: "train", GPUs: 8, Used: 4},
 	}
 	if got := b.Inventory(); !reflect.DeepEqual(got, want) {

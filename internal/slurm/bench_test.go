@@ -163,19 +163,29 @@ func squeueOf(b *testing.B, n int) []byte {
 }
 
 // BenchmarkRefreshInventory1000 is one inventory refresh on a 1,000-node cluster: parsing sinfo
-// -N --json and mapping the nodes to the example policy's classes. sinfo is stubbed with 1,000
-// copies of the real node record of testdata/sinfo-22.05.json (gpu0001…gpu1000: 600 h100 nodes
-// in train, 300 l40s nodes in interactive, 100 with both, every 50th drained), so the figure is
-// the service's side; the real sinfo's own time on such a cluster comes on top.
+// -N --json and the service's 500 running jobs from squeue, and mapping the nodes to the example
+// policy's classes. sinfo is stubbed with 1,000 copies of the real node record of
+// testdata/sinfo-22.05.json (gpu0001…gpu1000: 600 h100 nodes in train, 300 l40s nodes in
+// interactive, 100 with both, 20 drained), squeue with 500 one-GPU jobs, so the figure is the
+// service's side; the real commands' own time on such a cluster comes on top.
 func BenchmarkRefreshInventory1000(b *testing.B) {
 	const n = 1000
 	out := sinfoOf(b, n)
+	// The service's own running jobs: one on each of the first 500 nodes.
+	var ownJobs strings.Builder
+	for i := 1; i <= 500; i++ {
+		fmt.Fprintf(&ownJobs, "gpu%04d|gres:gpu:h100:1|qm:L-%d\n", i, i)
+	}
+	own := []byte(ownJobs.String())
 	backend, err := slurm.New(slurm.Config{Policy: examplePolicy(b), Catalog: testCatalog(b), Workload: workload.Settings{DefaultTemplate: "sleeper"},
 		Run: func(_ context.Context, _ []byte, name string, _ ...string) ([]byte, error) {
-			if name != "sinfo" {
-				return nil, fmt.Errorf("unexpected %s", name)
+			switch name {
+			case "sinfo":
+				return out, nil
+			case "squeue":
+				return own, nil
 			}
-			return out, nil
+			return nil, fmt.Errorf("unexpected %s", name)
 		}})
 	if err != nil {
 		b.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"reflect"
 	"strings"
 	"sync"
@@ -24,15 +25,26 @@ import (
 // ("sinfo" records per node and partition, state lists, gres.total and gres.used), written by
 // hand after that shape.
 
+// ownJobs is squeue -h -o '%N|%b|%k' at the moment of the fixtures: the service's own running
+// jobs (comment qm:L-…), whose GPUs the service counts itself, and someone else's.
+const ownJobs = `vm|gres:gpu:h100:2|qm:L-1
+gpu2|gres/gpu:h100=3|qm:L-2
+gpu[2,10]|gres:gpu:h100:1|qm:L-3
+gpu10|gres:gpu:h100:1|(null)
+vm|gres:gpu:l40s:1|someone else's qm:L-9
+`
+
 // wantInventory is what the fixtures hold for the example policy's classes (interactive:
 // partition interactive, gpu:l40s; train: partition train, gpu:h100): the drained gpu3, the
 // down gpu4, the not-responding gpu5, the a100 node gpu11 and the CPU node cpu1 are left out.
+// Used is what jobs that are not the service's hold: gpu2's 8 allocated h100 less its own 3 and
+// 1, gpu10's 3 less its own 1, vm's 2 less its own 2.
 var wantInventory = []qm.Node{
 	{Name: "gpu10", Class: "interactive", GPUs: 2, Used: 0},
 	{Name: "vm", Class: "interactive", GPUs: 4, Used: 1},
-	{Name: "gpu2", Class: "train", GPUs: 8, Used: 8},
-	{Name: "gpu10", Class: "train", GPUs: 4, Used: 3},
-	{Name: "vm", Class: "train", GPUs: 8, Used: 2},
+	{Name: "gpu2", Class: "train", GPUs: 8, Used: 4},
+	{Name: "gpu10", Class: "train", GPUs: 4, Used: 2},
+	{Name: "vm", Class: "train", GPUs: 8, Used: 0},
 }
 
 func readFixture(t testing.TB, name string) string {
@@ -45,8 +57,8 @@ func readFixture(t testing.TB, name string) string {
 }
 
 // TestInventoryFromSinfo: the inventory lists each usable node under every class whose partition
-// and GPU type it has, with its GPUs of that type and those allocated, from each shape Slurm
-// prints.
+// and GPU type it has, with its GPUs of that type and those other jobs than the service's hold,
+// from each shape Slurm prints.
 func TestInventoryFromSinfo(t *testing.T) {
 	for _, c := range []struct {
 		name, sinfo, scontrol string
@@ -64,6 +76,8 @@ func TestInventoryFromSinfo(t *testing.T) {
 					return "", errors.New("exit status 1: sinfo: error: unable to find plugin: serializer/json")
 				case name == "scontrol" && c.scontrol != "":
 					return c.scontrol, nil
+				case name == "squeue" && strings.Join(args, " ") == "-h -t RUNNING,COMPLETING,SUSPENDED,CONFIGURING -o %N|%b|%k":
+					return ownJobs, nil
 				}
 				return "", fmt.Errorf("unexpected %s %v", name, args)
 			}}
@@ -93,8 +107,11 @@ func TestInventoryKeepsLastGood(t *testing.T) {
 		if fail {
 			return "", errors.New("exit status 1: slurm_load_node: Unable to contact slurm controller (connect failure)")
 		}
-		if name == "sinfo" {
+		switch name {
+		case "sinfo":
 			return sinfo, nil
+		case "squeue":
+			return ownJobs, nil
 		}
 		return "", errors.New("unexpected " + name)
 	}}
@@ -129,7 +146,12 @@ func TestInventoryKeepsLastGood(t *testing.T) {
 // TestInventoryConcurrent: readers and a refresher at once (run with -race).
 func TestInventoryConcurrent(t *testing.T) {
 	sinfo := readFixture(t, "sinfo-22.05.json")
-	b := stubBackend(t, &stub{reply: func(string, []string) (string, error) { return sinfo, nil }})
+	b := stubBackend(t, &stub{reply: func(name string, _ []string) (string, error) {
+		if name == "squeue" {
+			return ownJobs, nil
+		}
+		return sinfo, nil
+	}})
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for range 4 {
@@ -153,7 +175,8 @@ func TestInventoryConcurrent(t *testing.T) {
 }
 
 // TestInventoryOfTestCluster reads the real test cluster: its one node under both classes, with
-// the GPUs a running lease holds counted as used.
+// the GPUs a job outside Quartermaster holds counted as used, and those of the service's own
+// running lease not (the service counts its leases itself).
 func TestInventoryOfTestCluster(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -167,12 +190,16 @@ func TestInventoryOfTestCluster(t *testing.T) {
 	}
 	l := e.request("alice@acme.example", 3, "train", time.Hour, "", nil).Lease
 	e.waitLease(l.ID, qm.Active)
+	out := e.slurmCmd("sbatch", "--parsable", "-p", "train", "--gres=gpu:h100:2", "-t", "10", "-o", "/dev/null", "--wrap", "sleep 600")
+	other, _, _ := strings.Cut(strings.TrimSpace(out), ";")
+	t.Cleanup(func() { _ = exec.Command("scancel", other).Run() })
+	e.waitJob(other, "RUNNING")
 	if err := e.backend.RefreshInventory(ctx); err != nil {
 		t.Fatal(err)
 	}
-	want[1].Used = 3
+	want[1].Used = 2
 	if got := e.backend.Inventory(); !reflect.DeepEqual(got, want) {
-		t.Errorf("with 3 h100 leased: %+v, want %+v", got, want)
+		t.Errorf("with 3 h100 leased and 2 held outside Quartermaster: %+v, want %+v", got, want)
 	}
 }
 
@@ -190,7 +217,7 @@ func FuzzParseSinfo(f *testing.F) {
 		if err != nil {
 			return
 		}
-		checkInventory(t, slurm.BuildInventory(p, nodes))
+		checkInventory(t, slurm.BuildInventory(p, nodes, nil))
 	})
 }
 
@@ -204,7 +231,7 @@ func FuzzParseScontrolNodes(f *testing.F) {
 		if err != nil {
 			return
 		}
-		checkInventory(t, slurm.BuildInventory(p, nodes))
+		checkInventory(t, slurm.BuildInventory(p, nodes, nil))
 	})
 }
 

@@ -366,12 +366,58 @@ func gresCount(gres, want string) int {
 	return total
 }
 
+// OwnJob is one of this service's jobs that holds GPUs: its nodes (by name) and the GRES it asked
+// for on each (tres_per_node: "gres:gpu:h100:2" in 22.05, "gres/gpu:h100=2" later).
+type OwnJob struct {
+	Nodes       []string
+	TRESPerNode string
+}
+
+// ParseOwnJobs reads squeue -h -o '%N|%b|%k' (nodes, tres_per_node, comment): the jobs whose
+// comment own accepts.
+func ParseOwnJobs(data []byte, own func(comment string) bool) []OwnJob {
+	var out []OwnJob
+	for _, line := range strings.Split(string(data), "\n") {
+		parts := strings.SplitN(strings.TrimSpace(line), "|", 3)
+		if len(parts) != 3 || !own(parts[2]) {
+			continue
+		}
+		out = append(out, OwnJob{Nodes: hostNames([]string{nullable(parts[0])}), TRESPerNode: nullable(parts[1])})
+	}
+	return out
+}
+
+// tresGRES turns tres_per_node into a GRES string: "gres:gpu:h100:2" and "gres/gpu:h100=2" are
+// "gpu:h100:2"; entries that are not GRES (cpu=4) go.
+func tresGRES(tres string) string {
+	var out []string
+	for _, e := range strings.Split(tres, ",") {
+		e = strings.TrimSpace(e)
+		switch {
+		case strings.HasPrefix(e, "gres:"):
+			out = append(out, strings.TrimPrefix(e, "gres:"))
+		case strings.HasPrefix(e, "gres/"):
+			out = append(out, strings.Replace(strings.TrimPrefix(e, "gres/"), "=", ":", 1))
+		}
+	}
+	return strings.Join(out, ",")
+}
+
 // BuildInventory maps the scheduler's nodes to the policy's classes: a node belongs to every
 // class whose slurm.partition it is in and whose GRES (slurm.gres, e.g. gpu:h100; "gpu" when
-// the class names none) it has; its GPUs are that GRES's count and Used its allocated count.
-// Nodes that take no new jobs (down, drained, not responding…) are left out. Classes come in the
-// policy's order, nodes in name order within each.
-func BuildInventory(p *policy.Policy, nodes []SinfoNode) []qm.Node {
+// the class names none) it has; its GPUs are that GRES's count, and Used the count allocated to
+// jobs that are not this service's (own: its running jobs, which the service counts itself).
+// An own job that Slurm gave more than it asked for (--exclusive takes every GRES of its nodes)
+// leaves the rest counted as used. Nodes that take no new jobs (down, drained, not responding…)
+// are left out. Classes come in the policy's order, nodes in name order within each.
+func BuildInventory(p *policy.Policy, nodes []SinfoNode, own []OwnJob) []qm.Node {
+	ownOn := map[string][]string{} // node -> GRES of the service's jobs on it
+	for _, j := range own {
+		g := tresGRES(j.TRESPerNode)
+		for _, n := range j.Nodes {
+			ownOn[n] = append(ownOn[n], g)
+		}
+	}
 	inv := []qm.Node{}
 	for _, c := range p.Classes {
 		want := c.Slurm.GRES
@@ -386,8 +432,11 @@ func BuildInventory(p *policy.Policy, nodes []SinfoNode) []qm.Node {
 			if gpus == 0 {
 				continue
 			}
-			used := min(gresCount(n.GRESUsed, want), gpus)
-			inv = append(inv, qm.Node{Name: n.Name, Class: c.Name, GPUs: gpus, Used: used})
+			used := gresCount(n.GRESUsed, want)
+			for _, g := range ownOn[n.Name] {
+				used -= gresCount(g, want)
+			}
+			inv = append(inv, qm.Node{Name: n.Name, Class: c.Name, GPUs: gpus, Used: min(max(used, 0), gpus)})
 		}
 	}
 	return inv

@@ -129,13 +129,19 @@ func (b *Backend) Inventory() []qm.Node {
 }
 
 // RefreshInventory reads the cluster's nodes (sinfo -N --json; scontrol show node -d -o where
-// sinfo cannot print JSON) and makes them the inventory. On an error the last inventory stays.
+// sinfo cannot print JSON) and this service's jobs that hold GPUs (squeue), and makes them the
+// inventory. On an error the last inventory stays.
 func (b *Backend) RefreshInventory(ctx context.Context) error {
 	nodes, err := b.Nodes(ctx)
 	if err != nil {
 		return err
 	}
-	inv := BuildInventory(b.cfg.Policy, nodes)
+	out, err := b.run(ctx, nil, "squeue", "-h", "-t", "RUNNING,COMPLETING,SUSPENDED,CONFIGURING", "-o", "%N|%b|%k")
+	if err != nil {
+		return fmt.Errorf("slurm: squeue of this service's running jobs: %w", err)
+	}
+	own := ParseOwnJobs(out, func(comment string) bool { _, ok := b.leaseOf(comment); return ok })
+	inv := BuildInventory(b.cfg.Policy, nodes, own)
 	b.inv.Store(&inv)
 	var missing []string
 	for _, c := range b.cfg.Policy.Classes {
