@@ -242,3 +242,19 @@ func checkInventory(t *testing.T, inv []qm.Node) {
 		}
 	}
 }
+
+// FuzzParseOwnJobs: whatever squeue prints, the service's own jobs never make a node's use
+// negative or more than the node has.
+func FuzzParseOwnJobs(f *testing.F) {
+	f.Add([]byte(ownJobs))
+	f.Add([]byte("gpu[01-99999]|gres/gpu:h100=99,cpu=4|qm:L-1\n|||\n"))
+	p := examplePolicy(f)
+	nodes, err := slurm.ParseSinfo([]byte(readFixture(f, "sinfo-22.05.json")))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		own := slurm.ParseOwnJobs(data, func(c string) bool { return strings.HasPrefix(c, "qm:") })
+		checkInventory(t, slurm.BuildInventory(p, nodes, own))
+	})
+}
