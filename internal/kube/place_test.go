@@ -128,8 +128,8 @@ func TestExclusiveClassKeepsTeamsApart(t *testing.T) {
 }
 
 // TestExtendedWorkspaceRunsOn: a workspace is a Job, whose deadline the reconcile pass raises
-// when its lease is extended; the deadline counts from when the Job was made, so the time its
-// pod waited for a node (whole minutes) is added.
+// when its lease is extended; the deadline counts from when the Job was made, so the time it
+// waited before it ran (rounded up to whole minutes) is added.
 func TestExtendedWorkspaceRunsOn(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
@@ -156,8 +156,8 @@ func TestExtendedWorkspaceRunsOn(t *testing.T) {
 	if rep := w.reconcile(); rep.Retimed != 1 {
 		t.Errorf("second pass %v, want the deadline moved by the wait", rep)
 	}
-	if got := deadline(); got != 2*3600+3*60 {
-		t.Errorf("deadline after a 3m20s wait: %d s, want %d", got, 2*3600+3*60)
+	if got := deadline(); got != 2*3600+4*60 {
+		t.Errorf("deadline after a 3m20s wait: %d s, want %d", got, 2*3600+4*60)
 	}
 	if rep := w.reconcile(); rep.Retimed != 0 {
 		t.Errorf("the deadline is moved again on the next pass: %v", rep)
@@ -168,8 +168,8 @@ func TestExtendedWorkspaceRunsOn(t *testing.T) {
 	if rep := w.reconcile(); rep.Retimed != 1 {
 		t.Errorf("pass after an extension %v", rep)
 	}
-	if got := deadline(); got != 3*3600+3*60 {
-		t.Errorf("deadline after a 1h extension: %d s, want %d (3h from its start on the node)", got, 3*3600+3*60)
+	if got := deadline(); got != 3*3600+4*60 {
+		t.Errorf("deadline after a 1h extension: %d s, want %d (3h from its start, the wait rounded up)", got, 3*3600+4*60)
 	}
 	jobs, err := w.svc.Backend.(qm.Watcher).Jobs(ctx)
 	if err != nil || len(jobs) != 1 || jobs[0].TimeLimit != 3*time.Hour {

@@ -242,23 +242,22 @@ func jobStarted(pods []*corev1.Pod) time.Time {
 	return first
 }
 
-// waited is how long the Job waited before its first pod was on a node, in whole minutes: the
-// Job's activeDeadlineSeconds counts from the Job's start, and the lease's time from when it
-// runs, so the backend adds the wait to the deadline. Zero when the Job does not say.
+// waited is how long the Job waited before its workload started (its first pod's main
+// container, as the lease's start is dated), rounded up to whole minutes: the Job's
+// activeDeadlineSeconds counts from the Job's start and the lease's time from when its workload
+// runs, so the backend adds the wait to the deadline, and rounding up keeps the deadline at or
+// after the lease's end (the service stops the workspace at that end; the deadline is the
+// backstop). Zero when the Job does not say.
 func waited(k *batchv1.Job, pods []*corev1.Pod) time.Duration {
 	if k.Status.StartTime == nil {
 		return 0
 	}
-	var placed time.Time
-	for _, p := range pods {
-		if p.Status.StartTime != nil && (placed.IsZero() || p.Status.StartTime.Time.Before(placed)) {
-			placed = p.Status.StartTime.Time
-		}
-	}
-	if placed.IsZero() || !placed.After(k.Status.StartTime.Time) {
+	started := jobStarted(pods)
+	if started.IsZero() || !started.After(k.Status.StartTime.Time) {
 		return 0
 	}
-	return placed.Sub(k.Status.StartTime.Time).Truncate(time.Minute)
+	w := started.Sub(k.Status.StartTime.Time)
+	return (w + time.Minute - 1) / time.Minute * time.Minute
 }
 
 func clip(s string) string {
