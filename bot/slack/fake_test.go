@@ -32,6 +32,7 @@ type fakeSlack struct {
 	limited   map[string]int     // method -> how many more calls answer 429
 	uploads   map[string]*upload // file id -> what files.getUploadURLExternal promised and the upload brought
 	shares    []share            // files.completeUploadExternal
+	viewCalls map[string]int     // views.open/update/publish calls, 429s included
 }
 
 // upload is one file of Slack's upload API: announced with files.getUploadURLExternal, then
@@ -77,7 +78,7 @@ type view struct {
 }
 
 func newFakeSlack(t testing.TB) *fakeSlack {
-	f := &fakeSlack{t: t, limited: map[string]int{}, uploads: map[string]*upload{}, users: map[string]string{
+	f := &fakeSlack{t: t, limited: map[string]int{}, uploads: map[string]*upload{}, viewCalls: map[string]int{}, users: map[string]string{
 		"UALICE": "alice@acme.example",
 		"UBOB":   "bob@acme.example",
 		"UDANA":  "Dana@Acme.example", // profiles need not be lower case
@@ -211,6 +212,10 @@ func (f *fakeSlack) viewsCall(method string) http.HandlerFunc {
 		_ = json.NewDecoder(r.Body).Decode(&body)
 		f.mu.Lock()
 		defer f.mu.Unlock()
+		f.viewCalls[method]++
+		if f.rateLimited(w, "views."+method) {
+			return
+		}
 		f.views = append(f.views, view{Method: method, Trigger: body.TriggerID, ViewID: body.ViewID, Hash: body.Hash, User: body.UserID, View: body.View})
 		id := body.ViewID
 		if id == "" {
