@@ -36,8 +36,8 @@ type Metrics struct {
 	outbox *Outbox
 
 	util, fbUsed, fbFree, power, temp, xid, ecc *prometheus.Desc
-	collectSeconds, collectErrors, up          *prometheus.Desc
-	queued, sent, refused, dropped             *prometheus.Desc
+	collectSeconds, collectErrors, up           *prometheus.Desc
+	queued, sent, refused, dropped              *prometheus.Desc
 
 	reg *prometheus.Registry
 
