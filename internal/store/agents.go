@@ -143,7 +143,9 @@ const memChanged = 1 << 20
 // the leases it covers, and the node's topology when the report carries one.
 func (db *DB) RecordAgentReport(ctx context.Context, r AgentReport) (AgentReportResult, error) {
 	var res AgentReportResult
-	wrap := func(err error) (AgentReportResult, error) { return res, fmt.Errorf("store: record agent report: %w", err) }
+	wrap := func(err error) (AgentReportResult, error) {
+		return res, fmt.Errorf("store: record agent report: %w", err)
+	}
 	tx, err := db.x.BeginTxx(ctx, nil)
 	if err != nil {
 		return wrap(err)
