@@ -121,6 +121,8 @@ func serve(ctx context.Context, o serveOptions) error {
 	}
 	mux.HandleFunc("GET /healthz", health)
 	mux.HandleFunc("GET /readyz", health)
+	agents := newIngest(a, log) // the node agents' reports, and the idle path's telemetry from them
+	agents.Register(mux)
 
 	adapter, err := newSlackApp(a, o.slack, log)
 	if err != nil {
@@ -155,6 +157,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	wg.Go(func() { reconcileLoop(loops, a.Service, log) })
 	wg.Go(func() { pruneLoop(loops, a, o.onPrune, log) })
 	wg.Go(func() { flushLoop(loops, a, log) })
+	wg.Go(func() { agents.Run(loops) })
 	if adapter != nil && o.slack.AppToken != "" {
 		wg.Go(func() {
 			if err := adapter.RunSocketMode(loops, o.socket...); err != nil {
