@@ -22,7 +22,7 @@ type noGPU string
 func (e noGPU) Error() string        { return string(e) }
 func (e noGPU) Is(target error) bool { return target == ErrNoGPU }
 
-var errNoCgo error = noGPU("this quartermaster-agent was built without cgo, so it cannot read NVML; build it with CGO_ENABLED=1 (and a C compiler)")
+var errNoCgo error = noGPU("this quartermaster-agent was built without cgo, so it cannot read the GPUs through NVML; build it with CGO_ENABLED=1 (and a C compiler)")
 
 // Devices is not available without cgo.
 type Devices struct{ agent.Devices }
