@@ -135,7 +135,9 @@ func TestNotSupportedIsNormal(t *testing.T) {
 	srv := server.NewServerWithGPUs("580.159.04", "13.580.159.04", 13000, gpus.Multiple(1, gpus.H200_SXM5_141GB)...)
 	srv.EventSetCreateFunc = func() (gonvml.EventSet, gonvml.Return) { return nil, gonvml.ERROR_NOT_SUPPORTED }
 	dev := srv.Devices[0].(*server.Device)
-	dev.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) { return gonvml.Utilization{Gpu: 100, Memory: 6}, gonvml.SUCCESS }
+	dev.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) {
+		return gonvml.Utilization{Gpu: 100, Memory: 6}, gonvml.SUCCESS
+	}
 	dev.GetMemoryInfoFunc = func() (gonvml.Memory, gonvml.Return) {
 		return gonvml.Memory{Total: 150754820096, Used: 2107506688, Free: 148647313408}, gonvml.SUCCESS
 	}
