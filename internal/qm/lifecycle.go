@@ -41,14 +41,16 @@ func (s *Service) Tick(ctx context.Context) error {
 	return nil
 }
 
-// idleClock is when a lease's idle period started, and whether telemetry is fresh enough to judge.
-func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since time.Time, observed bool) {
+// idleClock is when a lease's idle period started, when telemetry last saw the lease's GPUs (the
+// idle period is known only up to then: a node agent that stopped reporting proves nothing), and
+// whether telemetry is fresh enough to judge.
+func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since, seen time.Time, observed bool) {
 	if s.Telemetry == nil {
-		return time.Time{}, false
+		return time.Time{}, time.Time{}, false
 	}
 	a, ok := s.Telemetry.Activity(ctx, l)
 	if !ok || a.Seen.IsZero() || now.Sub(a.Seen) > TelemetryStale {
-		return time.Time{}, false
+		return time.Time{}, time.Time{}, false
 	}
 	since = l.StartedAt
 	for _, t := range []time.Time{a.LastActive, l.KeptAt} {
@@ -56,7 +58,11 @@ func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since
 			since = t
 		}
 	}
-	return since, true
+	seen = a.Seen
+	if seen.After(now) {
+		seen = now
+	}
+	return since, seen, true
 }
 
 // checkIdle warns about or reclaims an idle lease.
@@ -65,14 +71,14 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) {
 	if !ok || c.IdleTimeout.Duration <= 0 {
 		return
 	}
-	since, observed := s.idleClock(ctx, l, now)
+	since, seen, observed := s.idleClock(ctx, l, now)
 	if !observed {
 		if l.State == Active && now.Sub(l.StartedAt) >= c.IdleTimeout.Duration && l.WarnedAt.IsZero() {
 			s.flagUnobserved(ctx, l)
 		}
 		return
 	}
-	idleFor := now.Sub(since)
+	idleFor := seen.Sub(since)
 	switch l.State {
 	case Active:
 		if idleFor >= c.IdleTimeout.Duration {
@@ -86,7 +92,7 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) {
 			})
 			return
 		}
-		if !now.Before(l.WarnedAt.Add(c.IdleGrace.Duration)) {
+		if !seen.Before(l.WarnedAt.Add(c.IdleGrace.Duration)) {
 			s.systemEnd(ctx, l, Reclaimed, fmt.Sprintf("idle for %s with no answer to the warning", policy.FormatDuration(idleFor)), NoticeReclaimed)
 		}
 	}
@@ -240,7 +246,7 @@ func (s *Service) NextDue(ctx context.Context) (time.Time, error) {
 			if !ok || c.IdleTimeout.Duration <= 0 {
 				continue
 			}
-			since, observed := s.idleClock(ctx, l, now)
+			since, _, observed := s.idleClock(ctx, l, now)
 			if !observed {
 				consider(l.StartedAt.Add(c.IdleTimeout.Duration))
 				continue
