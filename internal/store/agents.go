@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/acme/quartermaster/internal/qm"
@@ -152,13 +153,14 @@ func (db *DB) RecordAgentReport(ctx context.Context, r AgentReport) (AgentReport
 	}
 	defer func() { _ = tx.Rollback() }()
 	at := dbTime(r.At)
-	upd, err := tx.ExecContext(ctx, db.x.Rebind(`UPDATE agent_tokens SET last_report_at = ?, last_seq = ?
-WHERE node = ? AND token_hash = ? AND revoked_at IS NULL AND (last_report_at IS NULL OR last_report_at < ?)`),
-		at, int64(r.Seq), r.Node, r.TokenHash, at)
-	if err != nil {
-		return wrap(err)
-	}
-	if n, _ := upd.RowsAffected(); n == 0 {
+	// One statement moves the node's clock (if the token is still valid and the report is newer)
+	// and reads the hash of the node's stored topology.
+	var hash sql.NullString
+	err = tx.QueryRowContext(ctx, db.x.Rebind(`UPDATE agent_tokens SET last_report_at = ?, last_seq = ?
+WHERE node = ? AND token_hash = ? AND revoked_at IS NULL AND (last_report_at IS NULL OR last_report_at < ?)
+RETURNING (SELECT hash FROM node_topology WHERE node_topology.node = agent_tokens.node)`),
+		at, int64(r.Seq), r.Node, r.TokenHash, at).Scan(&hash)
+	if errors.Is(err, sql.ErrNoRows) {
 		var valid int
 		err := tx.GetContext(ctx, &valid, db.x.Rebind(`SELECT COUNT(*) FROM agent_tokens WHERE node = ? AND token_hash = ? AND revoked_at IS NULL`), r.Node, r.TokenHash)
 		if err != nil {
@@ -170,13 +172,31 @@ WHERE node = ? AND token_hash = ? AND revoked_at IS NULL AND (last_report_at IS 
 		res.Replayed = true
 		return res, nil
 	}
+	if err != nil {
+		return wrap(err)
+	}
+	res.TopologyHash = hash.String
 	if _, err := tx.ExecContext(ctx, db.x.Rebind(`INSERT INTO agent_samples (node, at, received_at, gpus) VALUES (?, ?, ?, ?)`),
 		r.Node, at, dbTime(r.Received), string(r.GPUs)); err != nil {
 		return wrap(err)
 	}
 	if len(r.Activity) > 0 {
-		q := db.x.Rebind(`INSERT INTO lease_activity (lease_id, node, seen_at, last_active_at, utilization, mem_used)
-VALUES (?, ?, ?, ?, ?, ?)
+		// One statement for all the leases the report covers.
+		var q strings.Builder
+		q.WriteString(`INSERT INTO lease_activity (lease_id, node, seen_at, last_active_at, utilization, mem_used) VALUES `)
+		args := make([]any, 0, 6*len(r.Activity))
+		for i, a := range r.Activity {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(?, ?, ?, ?, ?, ?)")
+			var active dbTime
+			if a.Active {
+				active = at
+			}
+			args = append(args, int64(a.Lease), r.Node, at, active, a.Utilization, int64(min(a.MemUsed, 1<<62)))
+		}
+		q.WriteString(`
 ON CONFLICT (lease_id) DO UPDATE SET
   node = excluded.node,
   seen_at = excluded.seen_at,
@@ -186,14 +206,8 @@ ON CONFLICT (lease_id) DO UPDATE SET
     WHEN excluded.last_active_at IS NOT NULL OR ABS(excluded.mem_used - lease_activity.mem_used) >= ` + fmt.Sprint(memChanged) + `
     THEN excluded.seen_at ELSE lease_activity.last_active_at END
 WHERE lease_activity.seen_at < excluded.seen_at`)
-		for _, a := range r.Activity {
-			var active dbTime
-			if a.Active {
-				active = at
-			}
-			if _, err := tx.ExecContext(ctx, q, int64(a.Lease), r.Node, at, active, a.Utilization, int64(min(a.MemUsed, 1<<62))); err != nil {
-				return wrap(err)
-			}
+		if _, err := tx.ExecContext(ctx, db.x.Rebind(q.String()), args...); err != nil {
+			return wrap(err)
 		}
 	}
 	if r.Topology != nil {
@@ -207,11 +221,6 @@ ON CONFLICT (node) DO UPDATE SET hash = excluded.hash, read_at = excluded.read_a
 			return wrap(err)
 		}
 		res.TopologyHash = r.TopologyHash
-	} else {
-		err := tx.GetContext(ctx, &res.TopologyHash, db.x.Rebind(`SELECT hash FROM node_topology WHERE node = ?`), r.Node)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return wrap(err)
-		}
 	}
 	if err := tx.Commit(); err != nil {
 		return wrap(err)
