@@ -66,7 +66,7 @@ const (
 // Store is what ingest needs of the database (*store.DB).
 type Store interface {
 	AgentNode(ctx context.Context, tokenHash string) (string, error)
-	RecordAgentReport(ctx context.Context, r store.AgentReport) (store.AgentReportResult, error)
+	RecordAgentReports(ctx context.Context, rs []store.AgentReport) ([]store.AgentReportResult, error)
 	NodeTopologyOf(ctx context.Context, node string) (qm.Topology, string, bool, error)
 	PruneAgentData(ctx context.Context, samplesBefore, activityBefore time.Time) (int64, error)
 	qm.UsageStore
@@ -88,6 +88,8 @@ type Config struct {
 
 	MaxSkew, RawRetention, ActivityRetention time.Duration
 	IndexEvery, FlushEvery, PruneEvery       time.Duration
+	// Writers bounds the batches of reports written at once; zero means DefaultWriters.
+	Writers int
 }
 
 // Ingest takes the node agents' reports.
@@ -109,6 +111,7 @@ type Ingest struct {
 	uids  map[string]cachedUIDs
 
 	usage *rollups
+	batch *batcher
 }
 
 type cachedToken struct {
@@ -137,8 +140,12 @@ func New(cfg Config) *Ingest {
 	def(&cfg.IndexEvery, DefaultIndexEvery)
 	def(&cfg.FlushEvery, DefaultFlushEvery)
 	def(&cfg.PruneEvery, DefaultPruneEvery)
+	if cfg.Writers <= 0 {
+		cfg.Writers = DefaultWriters
+	}
 	return &Ingest{cfg: cfg, log: cfg.Logger.With("part", "ingest"), counts: map[string]int64{},
-		tokens: map[string]cachedToken{}, topos: map[string]knownGPUs{}, uids: map[string]cachedUIDs{}, usage: newRollups()}
+		tokens: map[string]cachedToken{}, topos: map[string]knownGPUs{}, uids: map[string]cachedUIDs{}, usage: newRollups(),
+		batch: &batcher{write: cfg.Store.RecordAgentReports, writers: cfg.Writers}}
 }
 
 // Register mounts the handler on mux.
@@ -383,9 +390,12 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now tim
 		}
 		rolls = append(rolls, roll)
 	}
-	res, err := i.cfg.Store.RecordAgentReport(ctx, rec)
+	res, err := i.batch.do(rec)
 	if err != nil {
 		return resp, err
+	}
+	if res.Unauthorized {
+		return resp, store.ErrAgentUnauthorized
 	}
 	if res.Replayed {
 		i.count(Replayed, 1)

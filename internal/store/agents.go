@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -127,6 +128,8 @@ type AgentReport struct {
 
 // AgentReportResult says what became of a report.
 type AgentReportResult struct {
+	// Unauthorized is set when the token is unknown or was revoked: nothing was stored.
+	Unauthorized bool
 	// Replayed is set when the node had already reported at or after this report's time: nothing
 	// was stored.
 	Replayed bool
@@ -138,63 +141,181 @@ type AgentReportResult struct {
 // activity (a process loading or freeing data), in bytes.
 const memChanged = 1 << 20
 
-// RecordAgentReport stores a report in one transaction: it moves the node's newest report time
-// forward (the token must still be valid: ErrAgentUnauthorized, nothing stored; a report not newer
-// than the last one is a replay, nothing stored), keeps the raw sample, updates the activity of
-// the leases it covers, and the node's topology when the report carries one.
+// RecordAgentReport stores one report (see RecordAgentReports); a token that is unknown or revoked
+// gives ErrAgentUnauthorized.
 func (db *DB) RecordAgentReport(ctx context.Context, r AgentReport) (AgentReportResult, error) {
-	var res AgentReportResult
-	wrap := func(err error) (AgentReportResult, error) {
-		return res, fmt.Errorf("store: record agent report: %w", err)
+	res, err := db.RecordAgentReports(ctx, []AgentReport{r})
+	if err != nil {
+		return AgentReportResult{}, err
 	}
+	if res[0].Unauthorized {
+		return res[0], ErrAgentUnauthorized
+	}
+	return res[0], nil
+}
+
+// RecordAgentReports stores reports in one transaction, so that the reports several nodes send at
+// once share one commit. For each it moves the node's newest report time forward; a report whose
+// token is no longer valid, or which is not newer than the node's last one (a replay), stores
+// nothing. Each accepted report keeps its raw sample, updates the activity of the leases it covers
+// and, when it carries one, the node's topology. Results are in the order of rs.
+func (db *DB) RecordAgentReports(ctx context.Context, rs []AgentReport) ([]AgentReportResult, error) {
+	out := make([]AgentReportResult, len(rs))
+	if len(rs) == 0 {
+		return out, nil
+	}
+	wrap := func(err error) ([]AgentReportResult, error) {
+		return nil, fmt.Errorf("store: record agent reports: %w", err)
+	}
+	// Token rows are locked in one order (node, then time) in every transaction: no deadlocks.
+	order := make([]int, len(rs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ra, rb := rs[order[a]], rs[order[b]]
+		if ra.Node != rb.Node {
+			return ra.Node < rb.Node
+		}
+		return ra.At.Before(rb.At)
+	})
 	tx, err := db.x.BeginTxx(ctx, nil)
 	if err != nil {
 		return wrap(err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	at := dbTime(r.At)
-	// One statement moves the node's clock (if the token is still valid and the report is newer)
-	// and reads the hash of the node's stored topology.
-	var hash sql.NullString
-	err = tx.QueryRowContext(ctx, db.x.Rebind(`UPDATE agent_tokens SET last_report_at = ?, last_seq = ?
-WHERE node = ? AND token_hash = ? AND revoked_at IS NULL AND (last_report_at IS NULL OR last_report_at < ?)
-RETURNING (SELECT hash FROM node_topology WHERE node_topology.node = agent_tokens.node)`),
-		at, int64(r.Seq), r.Node, r.TokenHash, at).Scan(&hash)
-	if errors.Is(err, sql.ErrNoRows) {
-		var valid int
-		err := tx.GetContext(ctx, &valid, db.x.Rebind(`SELECT COUNT(*) FROM agent_tokens WHERE node = ? AND token_hash = ? AND revoked_at IS NULL`), r.Node, r.TokenHash)
+	// The nodes' clocks move in one statement per round, a round holding each node once (an UPDATE
+	// touches a row once): a report is accepted if its token is still valid and it is newer than
+	// the node's last one. The statement also reads each node's stored topology hash.
+	typed := func(t string) string { // the first VALUES row fixes the column types on PostgreSQL
+		if db.dialect == Postgres {
+			return "CAST(? AS " + t + ")"
+		}
+		return "?"
+	}
+	valid := db.x.Rebind(`SELECT COUNT(*) FROM agent_tokens WHERE node = ? AND token_hash = ? AND revoked_at IS NULL`)
+	var accepted []int
+	var q strings.Builder
+	left := order
+	for len(left) > 0 {
+		var round, later []int
+		inRound := map[string]bool{}
+		for _, i := range left {
+			if inRound[rs[i].Node] {
+				later = append(later, i)
+				continue
+			}
+			inRound[rs[i].Node] = true
+			round = append(round, i)
+		}
+		q.Reset()
+		q.WriteString(`UPDATE agent_tokens SET last_report_at = v.column3, last_seq = v.column4 FROM (VALUES `)
+		args := make([]any, 0, 4*len(round))
+		for k, i := range round {
+			if k == 0 {
+				q.WriteString("(" + typed("TEXT") + ", " + typed("TEXT") + ", " + typed("TIMESTAMPTZ") + ", " + typed("BIGINT") + ")")
+			} else {
+				q.WriteString(", (?, ?, ?, ?)")
+			}
+			args = append(args, rs[i].Node, rs[i].TokenHash, dbTime(rs[i].At), int64(rs[i].Seq))
+		}
+		q.WriteString(`) AS v
+WHERE agent_tokens.node = v.column1 AND agent_tokens.token_hash = v.column2 AND agent_tokens.revoked_at IS NULL
+  AND (agent_tokens.last_report_at IS NULL OR agent_tokens.last_report_at < v.column3)
+RETURNING agent_tokens.node, (SELECT hash FROM node_topology WHERE node_topology.node = agent_tokens.node)`)
+		rows, err := tx.QueryContext(ctx, db.x.Rebind(q.String()), args...)
 		if err != nil {
 			return wrap(err)
 		}
-		if valid == 0 {
-			return res, ErrAgentUnauthorized
+		took := map[string]string{}
+		for rows.Next() {
+			var node string
+			var hash sql.NullString
+			if err := rows.Scan(&node, &hash); err != nil {
+				rows.Close()
+				return wrap(err)
+			}
+			took[node] = hash.String
 		}
-		res.Replayed = true
-		return res, nil
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return wrap(err)
+		}
+		rows.Close()
+		for _, i := range round {
+			if hash, ok := took[rs[i].Node]; ok {
+				out[i].TopologyHash = hash
+				accepted = append(accepted, i)
+				continue
+			}
+			var n int
+			if err := tx.GetContext(ctx, &n, valid, rs[i].Node, rs[i].TokenHash); err != nil {
+				return wrap(err)
+			}
+			out[i].Unauthorized, out[i].Replayed = n == 0, n > 0
+		}
+		left = later
 	}
-	if err != nil {
+	sort.Slice(accepted, func(a, b int) bool { // back in node and time order
+		ra, rb := rs[accepted[a]], rs[accepted[b]]
+		if ra.Node != rb.Node {
+			return ra.Node < rb.Node
+		}
+		return ra.At.Before(rb.At)
+	})
+	if len(accepted) == 0 {
+		return out, tx.Commit()
+	}
+	q.Reset()
+	q.WriteString(`INSERT INTO agent_samples (node, at, received_at, gpus) VALUES `)
+	args := make([]any, 0, 4*len(accepted))
+	for k, i := range accepted {
+		if k > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?)")
+		args = append(args, rs[i].Node, dbTime(rs[i].At), dbTime(rs[i].Received), string(rs[i].GPUs))
+	}
+	if _, err := tx.ExecContext(ctx, db.x.Rebind(q.String()), args...); err != nil {
 		return wrap(err)
 	}
-	res.TopologyHash = hash.String
-	if _, err := tx.ExecContext(ctx, db.x.Rebind(`INSERT INTO agent_samples (node, at, received_at, gpus) VALUES (?, ?, ?, ?)`),
-		r.Node, at, dbTime(r.Received), string(r.GPUs)); err != nil {
-		return wrap(err)
+	// Lease activity, in rounds in which each lease appears once (an upsert may not touch a row
+	// twice), oldest report first.
+	type act struct {
+		a    LeaseActivity
+		node string
+		at   dbTime
 	}
-	if len(r.Activity) > 0 {
-		// One statement for all the leases the report covers.
-		var q strings.Builder
+	var pending []act
+	for _, i := range accepted {
+		for _, a := range rs[i].Activity {
+			pending = append(pending, act{a, rs[i].Node, dbTime(rs[i].At)})
+		}
+	}
+	for len(pending) > 0 {
+		seen := map[qm.LeaseID]bool{}
+		var round, later []act
+		for _, p := range pending {
+			if seen[p.a.Lease] {
+				later = append(later, p)
+				continue
+			}
+			seen[p.a.Lease] = true
+			round = append(round, p)
+		}
+		q.Reset()
 		q.WriteString(`INSERT INTO lease_activity (lease_id, node, seen_at, last_active_at, utilization, mem_used) VALUES `)
-		args := make([]any, 0, 6*len(r.Activity))
-		for i, a := range r.Activity {
-			if i > 0 {
+		args = args[:0]
+		for k, p := range round {
+			if k > 0 {
 				q.WriteString(", ")
 			}
 			q.WriteString("(?, ?, ?, ?, ?, ?)")
 			var active dbTime
-			if a.Active {
-				active = at
+			if p.a.Active {
+				active = p.at
 			}
-			args = append(args, int64(a.Lease), r.Node, at, active, a.Utilization, int64(min(a.MemUsed, 1<<62)))
+			args = append(args, int64(p.a.Lease), p.node, p.at, active, p.a.Utilization, int64(min(p.a.MemUsed, 1<<62)))
 		}
 		q.WriteString(`
 ON CONFLICT (lease_id) DO UPDATE SET
@@ -209,23 +330,32 @@ WHERE lease_activity.seen_at < excluded.seen_at`)
 		if _, err := tx.ExecContext(ctx, db.x.Rebind(q.String()), args...); err != nil {
 			return wrap(err)
 		}
+		pending = later
 	}
-	if r.Topology != nil {
+	topo := db.x.Rebind(`INSERT INTO node_topology (node, hash, read_at, topology) VALUES (?, ?, ?, ?)
+ON CONFLICT (node) DO UPDATE SET hash = excluded.hash, read_at = excluded.read_at, topology = excluded.topology`)
+	for _, i := range accepted {
+		r := rs[i]
+		if r.Topology == nil {
+			continue
+		}
 		b, err := json.Marshal(r.Topology)
 		if err != nil {
 			return wrap(err)
 		}
-		if _, err := tx.ExecContext(ctx, db.x.Rebind(`INSERT INTO node_topology (node, hash, read_at, topology) VALUES (?, ?, ?, ?)
-ON CONFLICT (node) DO UPDATE SET hash = excluded.hash, read_at = excluded.read_at, topology = excluded.topology`),
-			r.Node, r.TopologyHash, at, string(b)); err != nil {
+		if _, err := tx.ExecContext(ctx, topo, r.Node, r.TopologyHash, dbTime(r.At), string(b)); err != nil {
 			return wrap(err)
 		}
-		res.TopologyHash = r.TopologyHash
+		for _, j := range accepted { // later reports of the node in this batch see it too
+			if rs[j].Node == r.Node && !rs[j].At.Before(r.At) {
+				out[j].TopologyHash = r.TopologyHash
+			}
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return wrap(err)
 	}
-	return res, nil
+	return out, nil
 }
 
 // Activity is what the agents last saw of a lease's GPUs; ok is false when no report covered it.

@@ -133,3 +133,46 @@ func TestRecordAgentReport(t *testing.T) {
 		}
 	})
 }
+
+// Reports of several nodes share one transaction: each is judged on its own (accepted, replayed,
+// unauthorized), a node reporting twice in one batch has both reports kept in time order, and a
+// lease covered twice ends with the later report's activity.
+func TestRecordAgentReportsBatch(t *testing.T) {
+	eachBackend(t, func(t *testing.T, url string) {
+		db := storetest.Open(t, url)
+		ctx := t.Context()
+		t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+		for _, n := range []string{"a", "b"} {
+			if err := db.CreateAgentToken(ctx, n, "h"+n, t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rep := func(node, hash string, at time.Time, util float64, active bool) store.AgentReport {
+			return store.AgentReport{Node: node, TokenHash: hash, At: at, Received: at, GPUs: []byte(`[]`),
+				Activity: []store.LeaseActivity{{Lease: 9, Utilization: util, Active: active}}}
+		}
+		t1, t2 := t0.Add(10*time.Second), t0.Add(20*time.Second)
+		res, err := db.RecordAgentReports(ctx, []store.AgentReport{
+			rep("b", "hb", t2, 90, true), // b twice, newest first: the older one still counts
+			rep("a", "ha", t1, 10, false),
+			rep("b", "hb", t1, 0, false),
+			rep("b", "hb", t1, 0, false), // the same report again in the batch: a replay
+			rep("a", "hb", t2, 0, false), // b's token for a
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []store.AgentReportResult{{}, {}, {}, {Replayed: true}, {Unauthorized: true}}
+		for i := range want {
+			if res[i] != want[i] {
+				t.Errorf("report %d: %+v, want %+v", i, res[i], want[i])
+			}
+		}
+		if n, _ := db.AgentSamples(ctx, "b"); n != 2 {
+			t.Errorf("%d samples of b, want 2", n)
+		}
+		if a, _, _ := db.Activity(ctx, 9); !a.Seen.Equal(t2) || !a.LastActive.Equal(t2) || a.Utilization != 90 {
+			t.Errorf("lease 9 = %+v; want b's report at %s", a, t2)
+		}
+	})
+}
