@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	register("serve", "the service: Slack (HTTP and Socket Mode), /healthz and /readyz, expiry, idle reclaim and approval timeouts", runServe)
+	register("serve", "the service: Slack (HTTP and Socket Mode), node agent reports, /healthz and /readyz, expiry, idle reclaim and approval timeouts", runServe)
 }
 
 // Service defaults.
