@@ -349,6 +349,13 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now tim
 			s.mem += p.MemUsed
 		}
 	}
+	if resp.Skipped[UnknownGPU] > 0 {
+		// A GPU the node's topology lacks may be where a lease's work runs: judging the node's
+		// leases from the rest could call a busy lease idle. The sample is kept, nothing is judged,
+		// and the agent is asked for its topology.
+		clear(seen)
+		resp.TopologyWanted = true
+	}
 	rec := store.AgentReport{Node: r.Node, TokenHash: hash, At: r.At, Seq: r.Seq, Received: now, TopologyHash: r.TopologyHash}
 	if rec.GPUs, err = json.Marshal(r.GPUs); err != nil {
 		return resp, fmt.Errorf("ingest: %w", err)
@@ -382,7 +389,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now tim
 		}
 		rec.Activity = append(rec.Activity, store.LeaseActivity{Lease: id, Utilization: mean, MemUsed: s.mem, Active: s.active})
 		// A lease over several nodes is reported by each of them: each has its share of the GPUs.
-		nodes := max(len(strings.Split(s.lease.Node, ",")), 1)
+		nodes := max(len(expandHostlist(s.lease.Node)), 1)
 		gpuSecs := interval.Seconds() * float64(max(s.lease.GPUs/nodes, 1))
 		roll := qm.UsageRollup{Lease: id, Hour: r.At.UTC().Truncate(time.Hour), GPUSeconds: gpuSecs, UtilSum: mean, Samples: 1}
 		if !s.active {
@@ -412,7 +419,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now tim
 	if len(resp.Skipped) == 0 {
 		resp.Skipped = nil
 	}
-	resp.TopologyWanted = topo == nil && res.TopologyHash != r.TopologyHash
+	resp.TopologyWanted = resp.TopologyWanted || (topo == nil && res.TopologyHash != r.TopologyHash)
 	return resp, nil
 }
 

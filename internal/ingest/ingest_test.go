@@ -142,15 +142,14 @@ func TestReportMappedOntoLeases(t *testing.T) {
 				Processes: []report.Process{{PID: 1, Job: "4711", MemUsed: 9 << 30}, {PID: 2, Job: "999"}}},
 			report.GPU{Index: 1, UUID: "GPU-1", Util: f(3), MemUsed: 1 << 30, MemTotal: 80 << 30,
 				Processes: []report.Process{{PID: 3, Pod: "5f0b7a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b", MemUsed: 1 << 30}, {PID: 4}}},
-			report.GPU{Index: 2, UUID: "GPU-stranger", Util: f(50)},
 		)
 		code, out := e.post(e.tokens["n1"], r)
 		if code != 200 || out["accepted"] != true {
 			t.Fatalf("status %d, %v", code, out)
 		}
 		skipped, _ := out["skipped"].(map[string]any)
-		if skipped[ingest.UnknownJob] != 1.0 || skipped[ingest.UnknownGPU] != 1.0 {
-			t.Errorf("skipped = %v; want one unknown job, one unknown GPU", skipped)
+		if skipped[ingest.UnknownJob] != 1.0 || len(skipped) != 1 {
+			t.Errorf("skipped = %v; want one unknown job", skipped)
 		}
 		tel := ingest.Telemetry{Store: e.db}
 		ctx := t.Context()
@@ -188,8 +187,20 @@ func TestReportMappedOntoLeases(t *testing.T) {
 		if n1 := topo["n1"]; len(n1.GPUs) != 2 || n1.GPUs[0].Island != n1.GPUs[1].Island || n1.GPUs[1].NVLinks[0] != 4 || n1.GPUs[0].PCIe[1] != qm.LevelNUMA {
 			t.Errorf("n1's topology = %+v", n1)
 		}
+		// A GPU the topology lacks could be where a lease works: the report is kept but judges no
+		// lease, and the agent is asked for its topology.
+		e.clock.Advance(10 * time.Second)
+		r2 := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(0)}, report.GPU{Index: 2, UUID: "GPU-stranger", Util: f(50)})
+		r2.Topology = nil
+		code, out = e.post(e.tokens["n1"], r2)
+		if skipped, _ := out["skipped"].(map[string]any); code != 200 || skipped[ingest.UnknownGPU] != 1.0 || out["topology_wanted"] != true {
+			t.Errorf("a report with an unknown GPU: %d %v", code, out)
+		}
+		if a, _ := tel.Activity(ctx, leases[2]); !a.Seen.Equal(t0) {
+			t.Errorf("L-3 was judged from a report with an unknown GPU: %+v", a)
+		}
 		c := e.ing.Counts()
-		if c[ingest.Accepted] != 1 || c[ingest.UnknownJob] != 1 || c[ingest.UnknownGPU] != 1 {
+		if c[ingest.Accepted] != 2 || c[ingest.UnknownJob] != 1 || c[ingest.UnknownGPU] != 1 {
 			t.Errorf("counts = %v", c)
 		}
 	})
@@ -264,8 +275,9 @@ func TestBadReports(t *testing.T) {
 	})
 }
 
-// A node's topology travels once: the service asks for it when it has none or an older one, and
-// the GPUs of a report without one are checked against the stored one.
+// A node's topology travels once: the service asks for it when it has none or an older one, or a
+// report names a GPU the stored one lacks; the GPUs of a report without one are checked against the
+// stored one.
 func TestTopologyWanted(t *testing.T) {
 	e := newEnv(t, storetest.SQLite(t))
 	r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(10)})
@@ -280,8 +292,14 @@ func TestTopologyWanted(t *testing.T) {
 	e.clock.Advance(time.Second)
 	r = e.rep(report.GPU{Index: 0, UUID: "GPU-0"}, report.GPU{Index: 3, UUID: "GPU-9"})
 	r.Topology = nil
-	if _, out := e.post(e.tokens["n1"], r); out["topology_wanted"] != nil || out["skipped"].(map[string]any)[ingest.UnknownGPU] != 1.0 {
-		t.Errorf("a report with the stored topology's hash: %v", out)
+	if _, out := e.post(e.tokens["n1"], r); out["topology_wanted"] != true || out["skipped"].(map[string]any)[ingest.UnknownGPU] != 1.0 {
+		t.Errorf("a report with a GPU the stored topology lacks: %v; want it skipped and the topology asked for", out)
+	}
+	e.clock.Advance(time.Second)
+	r = e.rep(report.GPU{Index: 0, UUID: "GPU-0"}, report.GPU{Index: 1, UUID: "GPU-1"})
+	r.Topology = nil
+	if _, out := e.post(e.tokens["n1"], r); out["topology_wanted"] != nil || out["skipped"] != nil {
+		t.Errorf("a report of the stored topology's GPUs, with its hash: %v", out)
 	}
 }
 
