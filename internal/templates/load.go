@@ -16,8 +16,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Kinds of template: an interactive workspace (a Pod on Kubernetes, with connect details) or a
-// batch job (a Job on Kubernetes).
+// Kinds of template: an interactive workspace (with connect details) or a batch job. Both are a
+// Job on Kubernetes; a workspace's runs until its lease ends rather than by itself.
 const (
 	KindInteractive = "interactive"
 	KindBatch       = "batch"
@@ -473,7 +473,7 @@ func (c *Catalog) parse(file string, data []byte) (*Template, error) {
 			continue
 		}
 		if _, err := t.check(p, p.Default); err != nil {
-			msg, _, _ := strings.Cut(err.Error(), "; example:")
+			msg, _, _ := strings.Cut(err.Error(), ". Example:")
 			return nil, bad(at("parameters", i, "default"), "default %q does not pass its own limits: %s", p.Default, msg)
 		}
 	}
