@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	register("serve", "the service: Slack (HTTP and Socket Mode), /healthz and /readyz, expiry, idle reclaim and approval timeouts", runServe)
+	register("serve", "the service: Slack (HTTP and Socket Mode), node agent reports, /healthz and /readyz, expiry, idle reclaim and approval timeouts", runServe)
 }
 
 // Service defaults.
@@ -129,6 +129,8 @@ func serve(ctx context.Context, o serveOptions) error {
 	}
 	mux.HandleFunc("GET /healthz", health)
 	mux.HandleFunc("GET /readyz", health)
+	agents := newIngest(a, log) // the node agents' reports, and the idle path's telemetry from them
+	agents.Register(mux)
 
 	adapter, err := newSlackApp(a, o.slack, log)
 	if err != nil {
@@ -163,6 +165,7 @@ func serve(ctx context.Context, o serveOptions) error {
 		stopSocket()
 		stopLifecycle()
 	}
+	wg.Go(func() { agents.Run(loops) })
 	if adapter != nil && o.slack.AppToken != "" {
 		wg.Go(func() {
 			if err := adapter.RunSocketMode(loops, o.socket...); err != nil {
