@@ -84,6 +84,9 @@ type AccountLink struct {
 type LoginLink struct {
 	Hash    string // hash of the link's secret
 	Account Account
+	// ChatEmail is the email the chat platform shows on the account's profile, where it shows
+	// one: the login must prove that same email, so a link opened by someone else links nothing.
+	ChatEmail string
 	// Resume is a command to run for the account once it has logged in (an approval that asked
 	// for a fresh login); empty for a plain /gpu login.
 	Resume    string

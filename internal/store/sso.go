@@ -192,6 +192,7 @@ type loginLinkRow struct {
 	Platform  string         `db:"platform"`
 	Workspace string         `db:"workspace"`
 	ChatUser  string         `db:"chat_user"`
+	ChatEmail string         `db:"chat_email"`
 	Resume    string         `db:"resume"`
 	CreatedAt dbTime         `db:"created_at"`
 	ExpiresAt dbTime         `db:"expires_at"`
@@ -200,11 +201,11 @@ type loginLinkRow struct {
 	DoneAt    dbTime         `db:"done_at"`
 }
 
-const loginLinkCols = `hash, platform, workspace, chat_user, resume, created_at, expires_at, opened_at, state_hash, done_at`
+const loginLinkCols = `hash, platform, workspace, chat_user, chat_email, resume, created_at, expires_at, opened_at, state_hash, done_at`
 
 func (r loginLinkRow) link() *qm.LoginLink {
 	return &qm.LoginLink{Hash: r.Hash, Account: qm.Account{Platform: r.Platform, Workspace: r.Workspace, User: r.ChatUser},
-		Resume: r.Resume, CreatedAt: time.Time(r.CreatedAt), ExpiresAt: time.Time(r.ExpiresAt),
+		ChatEmail: r.ChatEmail, Resume: r.Resume, CreatedAt: time.Time(r.CreatedAt), ExpiresAt: time.Time(r.ExpiresAt),
 		OpenedAt: time.Time(r.OpenedAt), StateHash: r.StateHash.String, DoneAt: time.Time(r.DoneAt)}
 }
 
@@ -214,9 +215,9 @@ func (db *DB) CreateLoginLink(ctx context.Context, l qm.LoginLink) error {
 		return fmt.Errorf("store: a login link needs a hash, an account and a lifetime")
 	}
 	row := loginLinkRow{Hash: l.Hash, Platform: l.Account.Platform, Workspace: l.Account.Workspace, ChatUser: l.Account.User,
-		Resume: l.Resume, CreatedAt: dbTime(l.CreatedAt), ExpiresAt: dbTime(l.ExpiresAt)}
-	q, args, err := db.x.BindNamed(`INSERT INTO login_links (hash, platform, workspace, chat_user, resume, created_at, expires_at)
-		VALUES (:hash, :platform, :workspace, :chat_user, :resume, :created_at, :expires_at)`, row)
+		ChatEmail: strings.ToLower(l.ChatEmail), Resume: l.Resume, CreatedAt: dbTime(l.CreatedAt), ExpiresAt: dbTime(l.ExpiresAt)}
+	q, args, err := db.x.BindNamed(`INSERT INTO login_links (hash, platform, workspace, chat_user, chat_email, resume, created_at, expires_at)
+		VALUES (:hash, :platform, :workspace, :chat_user, :chat_email, :resume, :created_at, :expires_at)`, row)
 	if err != nil {
 		return fmt.Errorf("store: create login link: %w", err)
 	}

@@ -118,7 +118,7 @@ func TestLoginLinks(t *testing.T) {
 			acct := qm.Account{Platform: "slack", Workspace: "T1", User: "U1"}
 			mk := func(hash string) {
 				t.Helper()
-				if err := db.CreateLoginLink(ctx, qm.LoginLink{Hash: hash, Account: acct, Resume: "/gpu approve L-7", CreatedAt: t0, ExpiresAt: t0.Add(10 * time.Minute)}); err != nil {
+				if err := db.CreateLoginLink(ctx, qm.LoginLink{Hash: hash, Account: acct, ChatEmail: "Alice@acme.example", Resume: "/gpu approve L-7", CreatedAt: t0, ExpiresAt: t0.Add(10 * time.Minute)}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -127,7 +127,7 @@ func TestLoginLinks(t *testing.T) {
 				t.Fatal("a second link with the same hash was kept")
 			}
 			l, err := db.LoginLink(ctx, "h1")
-			if err != nil || l.Account != acct || l.Resume != "/gpu approve L-7" || !l.ExpiresAt.Equal(t0.Add(10*time.Minute)) || !l.OpenedAt.IsZero() || l.StateHash != "" {
+			if err != nil || l.Account != acct || l.ChatEmail != "alice@acme.example" || l.Resume != "/gpu approve L-7" || !l.ExpiresAt.Equal(t0.Add(10*time.Minute)) || !l.OpenedAt.IsZero() || l.StateHash != "" {
 				t.Fatalf("link: %+v %v", l, err)
 			}
 			if ok, err := db.OpenLoginLink(ctx, "h1", "s1", t0.Add(10*time.Minute)); err != nil || ok {

@@ -25,6 +25,7 @@ CREATE TABLE login_links (
     platform   TEXT NOT NULL,
     workspace  TEXT NOT NULL DEFAULT '',
     chat_user  TEXT NOT NULL,
+    chat_email TEXT NOT NULL DEFAULT '',
     resume     TEXT NOT NULL DEFAULT '',
     created_at TIMESTAMPTZ NOT NULL,
     expires_at TIMESTAMPTZ NOT NULL,
