@@ -156,6 +156,9 @@ type Service struct {
 
 	mu       sync.Mutex
 	provider *gooidc.Provider
+	// oauthCfg is kept with the provider: it remembers which way of sending the client secret
+	// the provider took, so later requests do not try the other way first.
+	oauthCfg *oauth2.Config
 }
 
 // New makes the service. It does not reach the provider: discovery happens on first use, so a
@@ -204,12 +207,16 @@ func (s *Service) discover(ctx context.Context) (*gooidc.Provider, error) {
 		return nil, fmt.Errorf("oidc: discovery at %s: %w", s.cfg.Issuer, err)
 	}
 	s.provider = p
+	s.oauthCfg = &oauth2.Config{ClientID: s.cfg.ClientID, ClientSecret: s.cfg.ClientSecret, Endpoint: p.Endpoint(),
+		RedirectURL: s.cfg.PublicURL + CallbackPath, Scopes: s.cfg.Scopes}
 	return p, nil
 }
 
-func (s *Service) oauth(p *gooidc.Provider) *oauth2.Config {
-	return &oauth2.Config{ClientID: s.cfg.ClientID, ClientSecret: s.cfg.ClientSecret, Endpoint: p.Endpoint(),
-		RedirectURL: s.cfg.PublicURL + CallbackPath, Scopes: s.cfg.Scopes}
+// oauth is the OAuth 2 client of the discovered provider.
+func (s *Service) oauth(*gooidc.Provider) *oauth2.Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.oauthCfg
 }
 
 func (s *Service) verifier(p *gooidc.Provider) *gooidc.IDTokenVerifier {

@@ -92,9 +92,9 @@ type Provider struct {
 	*mockoidc.MockOIDC
 	t testing.TB
 
-	mu     sync.Mutex
-	users  []*User
-	tamper Tamper
+	mu        sync.Mutex
+	tamper    Tamper
+	noRefresh bool
 }
 
 // Start runs a provider until the test ends.
@@ -130,6 +130,14 @@ func (p *Provider) SetTamper(f Tamper) {
 	p.tamper = f
 }
 
+// WithoutRefreshTokens makes the provider give out no refresh tokens from now on, as some do
+// unless asked for offline access.
+func (p *Provider) WithoutRefreshTokens() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.noRefresh = true
+}
+
 // OtherKey is a key the provider does not publish, with the provider's own key id, so a token
 // signed with it claims to be the provider's.
 func (p *Provider) OtherKey() *mockoidc.Keypair {
@@ -149,9 +157,9 @@ func (p *Provider) OtherKey() *mockoidc.Keypair {
 func (p *Provider) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
-		tamper := p.tamper
+		tamper, noRefresh := p.tamper, p.noRefresh
 		p.mu.Unlock()
-		if tamper == nil || r.URL.Path != mockoidc.TokenEndpoint {
+		if (tamper == nil && !noRefresh) || r.URL.Path != mockoidc.TokenEndpoint {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -159,7 +167,7 @@ func (p *Provider) middleware(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r)
 		body := rec.Body.Bytes()
 		if rec.Code == http.StatusOK {
-			body = p.retoken(body, tamper)
+			body = p.retoken(body, tamper, noRefresh)
 		}
 		for k, v := range rec.Header() {
 			w.Header()[k] = v
@@ -170,11 +178,18 @@ func (p *Provider) middleware(next http.Handler) http.Handler {
 	})
 }
 
-func (p *Provider) retoken(body []byte, tamper Tamper) []byte {
+func (p *Provider) retoken(body []byte, tamper Tamper, noRefresh bool) []byte {
 	var resp map[string]any
 	if err := json.Unmarshal(body, &resp); err != nil {
 		p.t.Errorf("oidctest: token response: %v", err)
 		return body
+	}
+	if noRefresh {
+		delete(resp, "refresh_token")
+	}
+	if tamper == nil {
+		out, _ := json.Marshal(resp)
+		return out
 	}
 	raw, _ := resp["id_token"].(string)
 	parts := strings.Split(raw, ".")
