@@ -1,6 +1,7 @@
 package qm
 
 import (
+	"context"
 	"strings"
 	"time"
 )
@@ -98,4 +99,23 @@ type LoginLink struct {
 	StateHash string
 	// DoneAt is when the login completed, or was refused for good.
 	DoneAt time.Time
+}
+
+// listedTeam reports whether the policy lists a team of this name.
+func (s *Service) listedTeam(name string) bool {
+	_, ok := s.Policy.Team(name)
+	return ok
+}
+
+// mayApprove reports whether approver may decide exceptions of team: an approver entry in the
+// policy names them or one of their groups (read from the directory).
+func (s *Service) mayApprove(ctx context.Context, approver, team string) bool {
+	if s.Policy.IsApprover(approver, team) {
+		return true
+	}
+	if s.Directory == nil {
+		return false
+	}
+	groups, ok := s.Directory.Groups(ctx, approver)
+	return ok && s.Policy.MayApprove(approver, groups, team)
 }

@@ -264,7 +264,7 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 	if err != nil {
 		return nil, err
 	}
-	if !s.Policy.IsApprover(approver, l.Team) {
+	if !s.mayApprove(ctx, approver, l.Team) {
 		return nil, Errorf(EFORBIDDEN, "only %s can decide %s, a request of team %s.", strings.Join(s.Policy.Approvers(l.Team), " or "), id, l.Team)
 	}
 	if strings.EqualFold(approver, l.User) && !s.Policy.Approvals.SelfApproval {
@@ -329,7 +329,7 @@ func (s *Service) Pending(ctx context.Context, approver string) ([]*Lease, error
 	}
 	var out []*Lease
 	for _, l := range all {
-		if s.Policy.IsApprover(approver, l.Team) && (!strings.EqualFold(approver, l.User) || s.Policy.Approvals.SelfApproval) {
+		if s.mayApprove(ctx, approver, l.Team) && (!strings.EqualFold(approver, l.User) || s.Policy.Approvals.SelfApproval) {
 			out = append(out, l)
 		}
 	}

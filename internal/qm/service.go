@@ -110,8 +110,11 @@ func (s *Service) Resolve(ctx context.Context, user string) (Identity, error) {
 		id.Teams = append(id.Teams, t.Name)
 	}
 	if len(id.Teams) == 0 && len(groups) > 0 {
-		// A team not listed in the policy gets the default quota; it is named after the first group.
-		id.Teams = []string{strings.ToLower(groups[0])}
+		// A team not listed in the policy gets the default quota; it is named after the first group,
+		// unless a listed team has that name: a group is never taken for another team's name.
+		if name := strings.ToLower(groups[0]); !s.listedTeam(name) {
+			id.Teams = []string{name}
+		}
 	}
 	return id, nil
 }
