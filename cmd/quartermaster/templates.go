@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -203,7 +202,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	in.Images.Team, in.Images.Project = *teamImage, *projectImage
 	out, err := t.Render(in)
 	if err != nil {
-		if errors.Is(err, templates.ErrInvalid) {
+		if templates.IsInvalid(err) {
 			return err
 		}
 		return errUsage{err.Error()}

@@ -58,9 +58,11 @@ type Tx interface {
 // Holding is the GPUs one running lease holds.
 type Holding struct {
 	Class    string
+	Team     string
 	GPUs     int
 	Node     string // one node, or several joined by commas for whole-node leases
 	GPUIndex []int
+	Reserved bool // a reservation: its nodes are whole its own
 }
 
 // Store persists the domain. Update runs fn in one transaction that holds the named locks (taken in
@@ -199,6 +201,8 @@ type Notice struct {
 	Reason    string
 	Matches   []policy.Match
 	Approvers []string
+	// Detail is more for the owner to read, such as the last lines of a failed job's output.
+	Detail string
 }
 
 // Notifier delivers notices (rendered by the chat layer).

@@ -3,11 +3,12 @@ package qm_test
 import (
 	"context"
 	"fmt"
-	"github.com/acme/quartermaster/internal/qm/qmtest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/acme/quartermaster/internal/qm/qmtest"
 
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"

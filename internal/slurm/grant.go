@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/acme/quartermaster/internal/templates"
+	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/workload"
 )
 
@@ -52,7 +52,7 @@ func (b *Backend) checkStorage(w *workload.Workload) error {
 			return nil
 		}
 		if user {
-			return &templates.InputError{Msg: fmt.Sprintf("%s leads outside team %s's storage %s (it resolves to %s); example: %s", what, w.Input.Team, ps.Storage, real, w.Template.Example())}
+			return qm.Invalid(w.Template.Example(), "%s leads outside team %s's storage %s (it resolves to %s).", what, w.Input.Team, ps.Storage, real)
 		}
 		return fmt.Errorf("slurm: %s %s resolves to %s, outside team %s's storage %s", what, p, real, w.Input.Team, ps.Storage)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/templates"
 )
 
@@ -40,7 +41,7 @@ func Within(p, dir string) bool {
 // team's: its storage directory is not another team's (nor inside or around one), its job
 // directory and mounts lie inside it, no parameter climbs out with "..", and neither the Slurm
 // script nor the Kubernetes manifest names another team's storage, whether a parameter or the
-// template put it there. A parameter's fault is a *templates.InputError naming it; a template's
+// template put it there. A parameter's fault is a qm.EINVALID error naming it; a template's
 // or the install's is a plain error.
 func CheckGrant(p *policy.Policy, w *Workload) (Paths, error) {
 	in := w.Input
@@ -72,11 +73,11 @@ func CheckGrant(p *policy.Policy, w *Workload) (Paths, error) {
 	for _, k := range keys {
 		v := in.Params[k]
 		if climbs(v) {
-			return Paths{}, &templates.InputError{Msg: fmt.Sprintf("%s=%s climbs out of a directory with \"..\"; a workload reaches only team %s's storage %s; example: %s", k, clip(v), in.Team, sp, ex)}
+			return Paths{}, qm.Invalid(ex, "%s=%s climbs out of a directory with \"..\"; a workload reaches only team %s's storage %s.", k, clip(v), in.Team, sp)
 		}
 		for _, n := range names {
 			if mentions(v, others[n]) {
-				return Paths{}, &templates.InputError{Msg: fmt.Sprintf("%s=%s points into team %s's storage; a workload of team %s is given only %s; example: %s", k, clip(v), n, in.Team, sp, ex)}
+				return Paths{}, qm.Invalid(ex, "%s=%s points into team %s's storage; a workload of team %s is given only %s.", k, clip(v), n, in.Team, sp)
 			}
 		}
 		if isPathParam(w.Template, k) {
@@ -86,7 +87,7 @@ func CheckGrant(p *policy.Policy, w *Workload) (Paths, error) {
 			}
 			abs = path.Clean(abs)
 			if !Within(abs, sp) {
-				return Paths{}, &templates.InputError{Msg: fmt.Sprintf("%s=%s is outside team %s's storage %s; example: %s", k, clip(v), in.Team, sp, ex)}
+				return Paths{}, qm.Invalid(ex, "%s=%s is outside team %s's storage %s.", k, clip(v), in.Team, sp)
 			}
 			ps.Params[k] = abs
 		}

@@ -1,7 +1,6 @@
 package workload_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +25,7 @@ func TestGrantOfATeamWithoutStorage(t *testing.T) {
 	p.Teams[1].Storage.Path = "/srv/robotics"
 	for _, root := range []string{"/projects/vision/teams", "/srv"} {
 		_, err := workload.Render(cat, p, l, workload.Settings{StorageRoot: root})
-		if err == nil || errors.Is(err, templates.ErrInvalid) || !strings.Contains(err.Error(), "overlaps team") {
+		if err == nil || templates.IsInvalid(err) || !strings.Contains(err.Error(), "overlaps team") {
 			t.Errorf("root %s: %v", root, err)
 		}
 	}
@@ -48,7 +47,7 @@ func TestGrantPaths(t *testing.T) {
 		t.Fatalf("paths: %+v", w.Paths)
 	}
 	l.Params["root"] = "/projects/vis/x"
-	if _, err := workload.Render(cat, p, l, workload.Settings{}); !errors.Is(err, templates.ErrInvalid) {
+	if _, err := workload.Render(cat, p, l, workload.Settings{}); !templates.IsInvalid(err) {
 		t.Fatalf("another team's directory as root: %v", err)
 	}
 }

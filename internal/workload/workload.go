@@ -50,7 +50,7 @@ type Workload struct {
 }
 
 // Render builds the lease's workload. Errors that the lease's own template or parameters cause
-// wrap templates.ErrInvalid and read as one sentence; others are the install's to fix.
+// are qm.EINVALID errors (templates.IsInvalid) and read as one sentence; others are the install's to fix.
 func Render(cat *templates.Catalog, p *policy.Policy, l *qm.Lease, s Settings) (*Workload, error) {
 	name := l.Template
 	if name == "" {
