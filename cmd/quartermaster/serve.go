@@ -71,6 +71,8 @@ type serveOptions struct {
 	socket []slackbot.SocketOption
 	// grace bounds the graceful stop; zero means shutdownGrace.
 	grace time.Duration
+	// getenv reads single sign-on's settings (QM_OIDC_*, QM_PUBLIC_URL); nil is os.Getenv.
+	getenv func(string) string
 }
 
 func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) error {
@@ -136,6 +138,15 @@ func serve(ctx context.Context, o serveOptions) error {
 		log.Info("Slack is off: SLACK_BOT_TOKEN is not set")
 	}
 
+	getenv := o.getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	sso, err := setupSSO(a, getenv, mux, log)
+	if err != nil {
+		return err
+	}
+
 	ln := o.listener
 	if ln == nil {
 		ln, err = net.Listen("tcp", o.addr)
@@ -155,6 +166,9 @@ func serve(ctx context.Context, o serveOptions) error {
 	wg.Go(func() { reconcileLoop(loops, a.Service, log) })
 	wg.Go(func() { pruneLoop(loops, a, o.onPrune, log) })
 	wg.Go(func() { flushLoop(loops, a, log) })
+	if sso != nil {
+		wg.Go(func() { ssoLoop(loops, sso, log) })
+	}
 	if adapter != nil && o.slack.AppToken != "" {
 		wg.Go(func() {
 			if err := adapter.RunSocketMode(loops, o.socket...); err != nil {
