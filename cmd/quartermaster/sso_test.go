@@ -38,8 +38,7 @@ func newSSOWorld(t *testing.T) *ssoWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pol := strings.Replace(string(src), "step_up: 12h", "step_up: 5m", 1) +
-		"\noidc: {scopes: [openid, email, profile, groups], recheck: 1m, admins: [platform]}\n"
+	pol := strings.NewReplacer("step_up: 12h", "step_up: 5m", "  recheck: 24h\n", "  recheck: 1m\n  scopes: [openid, email, profile, groups]\n").Replace(string(src))
 	dir := t.TempDir()
 	path := filepath.Join(dir, "policy.yaml")
 	if err := os.WriteFile(path, []byte(pol), 0o644); err != nil {

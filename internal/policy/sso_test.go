@@ -14,7 +14,13 @@ func withExample(t *testing.T, extra string) (*Policy, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Load(append(b, []byte("\n"+extra)...), "p.yaml")
+	// Drop the example's own oidc section, so extra may bring one.
+	src := string(b)
+	if i := strings.Index(src, "\noidc:\n"); i >= 0 {
+		j := strings.Index(src[i+1:], "\n\n")
+		src = src[:i+1] + src[i+1+j+2:]
+	}
+	return Load([]byte(src+"\n"+extra), "p.yaml")
 }
 
 // TestSSOSection: the oidc section is optional, its defaults are groups, openid email profile and
