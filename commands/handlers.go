@@ -38,6 +38,7 @@ func (b *Bot) log() *slog.Logger {
 // (all but the public commands need a known person), and runs the command's handler.
 func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 	req.User = qm.CanonicalUser(req.User)
+	ctx = qm.WithDeliveryKey(ctx, req.Key)
 	c, err := Parse(req.Text)
 	if err != nil {
 		return []bot.Reply{b.refuse(c.Verb, err)}
@@ -91,6 +92,11 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 		return []bot.Reply{b.fail(c.Verb, err)}
 	}
 	l := out.Lease
+	if l.Kind == qm.KindExtension && out.Duplicate {
+		return []bot.Reply{{Text: fmt.Sprintf("(already done) Extending %s by %s waits for approval as %s; %s will decide.",
+			l.Parent, policy.FormatDuration(l.Duration), l.ID, strings.Join(out.Approvers, " or ")),
+			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
+	}
 	if l.Kind == qm.KindExtension {
 		return []bot.Reply{{Text: fmt.Sprintf("Extending %s by %s waits for approval as %s: the published rule %s applies, so %s will decide.",
 			l.Parent, policy.FormatDuration(l.Duration), l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or ")),
@@ -133,7 +139,11 @@ func (b *Bot) quotaRequest(ctx context.Context, req bot.Request, c Command) []bo
 		return []bot.Reply{b.fail(c.Verb, err)}
 	}
 	l := out.Lease
-	return []bot.Reply{{Text: fmt.Sprintf("%s asks for +%d %s GPUs for team %s for %s; %s will decide. You will hear back here.",
+	prefix := ""
+	if out.Duplicate {
+		prefix = "(already done) "
+	}
+	return []bot.Reply{{Text: fmt.Sprintf(prefix+"%s asks for +%d %s GPUs for team %s for %s; %s will decide. You will hear back here.",
 		l.ID, l.GPUs, l.Class, l.Team, policy.FormatDuration(l.Duration), strings.Join(out.Approvers, " or ")),
 		Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
 }
@@ -263,16 +273,41 @@ func matchesText(ms []policy.Match) string {
 
 func (b *Bot) grantedText(l *qm.Lease) string {
 	cls, _ := b.pol().Class(l.Class)
-	where := l.Node
-	if len(l.GPUIndex) > 0 {
-		where += " GPU " + qm.FormatGPUs(l.GPUIndex)
+	what := fmt.Sprintf("%d × %s (%s)", l.GPUs, l.Class, cls.SKU)
+	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(qm.Cost(cls, l.GPUs, l.Duration)), b.money(cls.PricePerGPUHour))
+	if !l.State.Running() || l.State == qm.Provisioning || l.ExpiresAt.IsZero() {
+		// Not running yet: say so, and how the owner will hear of it; no node, end or address
+		// that is not known yet.
+		s := fmt.Sprintf("%s is being started: %s for %s; the scheduler is placing it, and you will get a message with how to connect as soon as it runs. %s",
+			l.ID, what, policy.FormatDuration(l.Duration), cost)
+		if l.State == qm.Queued && l.Reason != "" {
+			s = fmt.Sprintf("%s waits in the scheduler's queue (%s): %s for %s; you will get a message with how to connect as soon as it runs. %s",
+				l.ID, strings.TrimPrefix(l.Reason, "waiting in the scheduler's queue: "), what, policy.FormatDuration(l.Duration), cost)
+		}
+		return s
 	}
-	s := fmt.Sprintf("%s is %s: %d × %s (%s) on %s until %s. Estimated cost %s (%s per GPU-hour).",
-		l.ID, l.State, l.GPUs, l.Class, cls.SKU, where, b.when(l.ExpiresAt), b.money(qm.Cost(cls, l.GPUs, l.Duration)), b.money(cls.PricePerGPUHour))
-	if l.Connect != "" {
+	s := fmt.Sprintf("%s is %s: %s on %s until %s. %s", l.ID, l.State, what, whereText(l), b.when(l.ExpiresAt), cost)
+	if l.Connect != "" && !strings.Contains(l.Connect, qm.NodePlaceholder) {
 		s += " Connect: " + l.Connect
 	}
 	return s
+}
+
+// whereText says where a lease runs: "h100-01 GPU 0,1", "all GPUs of h100-01 and h100-02".
+func whereText(l *qm.Lease) string {
+	nodes := strings.Split(l.Node, ",")
+	switch {
+	case l.Node == "":
+		return "the cluster"
+	case len(l.GPUIndex) > 0 && len(nodes) == 1:
+		return l.Node + " GPU " + qm.FormatGPUs(l.GPUIndex)
+	case len(nodes) == 1 && l.Exclusive:
+		return "all of " + l.Node
+	case len(nodes) == 1:
+		return l.Node
+	default:
+		return "all GPUs of " + strings.Join(nodes[:len(nodes)-1], ", ") + " and " + nodes[len(nodes)-1]
+	}
 }
 
 func leaseActions(l *qm.Lease) []bot.Action {

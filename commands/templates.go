@@ -68,8 +68,9 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 		return []bot.Reply{t.Bot.refuse(c.Verb, err)}
 	}
 	p := t.Bot.pol()
-	gpus := defaultGPUs(tp, nil)
-	l := &qm.Lease{ID: 42, User: req.User, Template: tp.Name, Class: t.defaultClass(tp, gpus), GPUs: gpus, Duration: qm.DefaultDuration}
+	params := tp.ExampleParams()
+	gpus := defaultGPUs(tp, params, t.largestNode())
+	l := &qm.Lease{ID: 42, User: req.User, Template: tp.Name, Params: map[string]string(params), Class: t.defaultClass(tp, gpus), GPUs: gpus, Duration: qm.DefaultDuration}
 	if c.Who != nil && len(c.Who.Teams) > 0 {
 		l.Team = c.Who.Teams[0]
 	} else if len(p.Teams) > 0 {
@@ -99,7 +100,7 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 		b.WriteString(".")
 	}
 	fmt.Fprintf(&b, " Example: %s", tp.Example())
-	what := fmt.Sprintf("for an example lease %s of %s, team %s: %d × %s for %s", l.ID, l.User, l.Team, l.GPUs, l.Class, policy.FormatDuration(l.Duration))
+	what := fmt.Sprintf("for an example lease %s of %s, team %s: %d × %s for %s (%s)", l.ID, l.User, l.Team, l.GPUs, l.Class, policy.FormatDuration(l.Duration), tp.Example())
 	return []bot.Reply{{Text: b.String(), Sections: []bot.Section{
 		{Title: "Slurm batch script " + what, Text: "```\n" + w.SlurmScript + "```"},
 		{Title: "Kubernetes manifest " + what, Text: "```\n" + w.KubernetesYAML + "```"},
@@ -107,8 +108,9 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 }
 
 // defaultGPUs is what a template runs on when the user does not say: its GPUs on each of the
-// nodes its parameters ask for (at least one GPU: every lease holds one).
-func defaultGPUs(tp *templates.Template, params templates.Params) int {
+// nodes its parameters ask for (at least one GPU: every lease holds one), no more per node than
+// the cluster's largest node holds (0: unknown).
+func defaultGPUs(tp *templates.Template, params templates.Params, largestNode int) int {
 	nodes := 1
 	if tp.MultiNode {
 		v, ok := params["nnodes"]
@@ -123,7 +125,20 @@ func defaultGPUs(tp *templates.Template, params templates.Params) int {
 			nodes = n
 		}
 	}
-	return max(1, tp.GPUs*nodes)
+	per := tp.GPUs
+	if largestNode > 0 && per > largestNode {
+		per = largestNode
+	}
+	return max(1, per*nodes)
+}
+
+// largestNode is the most GPUs any node of the cluster holds, 0 when the backend does not say.
+func (t *Templates) largestNode() int {
+	n := 0
+	for _, c := range t.Bot.pol().Classes {
+		n = max(n, t.Bot.Svc.NodeSize(c.Name))
+	}
+	return n
 }
 
 // defaultClass picks the class a template runs on when the user does not say: among the classes
@@ -134,7 +149,10 @@ func (t *Templates) defaultClass(tp *templates.Template, gpus int) string {
 	p := t.Bot.pol()
 	perNode := gpus
 	if tp.MultiNode && tp.GPUs > 0 {
-		perNode = tp.GPUs
+		perNode = min(gpus, tp.GPUs)
+		if big := t.largestNode(); big > 0 {
+			perNode = min(perNode, big)
+		}
 	}
 	var fit []*policy.Class
 	for _, c := range p.Classes {
@@ -147,11 +165,13 @@ func (t *Templates) defaultClass(tp *templates.Template, gpus int) string {
 			return c.Name
 		}
 	}
+	// Largest nodes first; on a tie, an exclusive class (whole nodes for training) over a shared one.
 	best := ""
-	bestSize := -1
+	bestSize, bestExclusive := -1, false
 	for _, c := range fit {
-		if size := t.Bot.Svc.NodeSize(c.Name); size > bestSize {
-			best, bestSize = c.Name, size
+		size, excl := t.Bot.Svc.NodeSize(c.Name), c.Isolation == "exclusive"
+		if size > bestSize || size == bestSize && excl && !bestExclusive {
+			best, bestSize, bestExclusive = c.Name, size, excl
 		}
 	}
 	if best != "" {
@@ -201,7 +221,7 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 	}
 	gpus := c.GPUs
 	if gpus == 0 {
-		gpus = defaultGPUs(tp, params)
+		gpus = defaultGPUs(tp, params, t.largestNode())
 	}
 	class := c.Class
 	if class == "" {

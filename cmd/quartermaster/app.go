@@ -82,7 +82,7 @@ func (realClock) Now() time.Time { return time.Now().UTC() }
 // appOptions choose the clock and backend.
 type appOptions struct {
 	flags    commonFlags
-	simClock bool      // a simulated clock (console)
+	simClock bool      // a simulated clock on the sim backend (console)
 	start    time.Time // the simulated clock's start; zero: now
 	logger   *slog.Logger
 }
@@ -106,7 +106,11 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 		return nil, err
 	}
 	a := &App{Policy: pol, Store: st, Logger: logger}
-	if o.simClock {
+	backend := o.flags.backend
+	if backend == "" {
+		backend = pol.Backend
+	}
+	if o.simClock && backend == "sim" {
 		start := o.start
 		if start.IsZero() {
 			start = time.Now().UTC().Truncate(time.Minute)
@@ -115,10 +119,6 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 		a.Clock = a.SimClk
 	} else {
 		a.Clock = realClock{}
-	}
-	backend := o.flags.backend
-	if backend == "" {
-		backend = pol.Backend
 	}
 	svc := &qm.Service{Policy: pol, Store: st, Clock: a.Clock, Directory: pol, Logger: logger}
 	switch backend {

@@ -62,7 +62,7 @@ func sumHeld(hs []Holding) int {
 // the capacity the wait predictor is told, and the cap that placement enforces.
 type Pool struct {
 	Capacity int // the class's GPUs; 0 when the backend does not say
-	Used     int // GPUs of the class held now (by this service's leases, or per the scheduler if more)
+	Used     int // GPUs of the class held now: this service's leases, and others' jobs per the scheduler
 	// Limit is the cap on the shared classes together (0: none applies to this class), and
 	// SharedUsed what they hold together now.
 	Limit      int
@@ -89,6 +89,12 @@ func (p Pool) Effective() int {
 
 // pool reads a class's pool from what runs now.
 func (s *Service) pool(ctx context.Context, tx Tx, class string) (Pool, error) {
+	p, _, err := s.poolHeld(ctx, tx, class)
+	return p, err
+}
+
+// poolHeld is pool, with what the class's running leases hold (placement needs both; one query).
+func (s *Service) poolHeld(ctx context.Context, tx Tx, class string) (Pool, []Holding, error) {
 	p := Pool{Capacity: s.capacityOf(class)}
 	classes := []string{class}
 	c, _ := s.Policy.Class(class)
@@ -103,7 +109,7 @@ func (s *Service) pool(ctx context.Context, tx Tx, class string) (Pool, error) {
 	}
 	held, err := tx.Held(ctx, classes)
 	if err != nil {
-		return p, err
+		return p, nil, err
 	}
 	reported := map[string]int{}
 	for _, nd := range s.Backend.Inventory() {
@@ -113,11 +119,17 @@ func (s *Service) pool(ctx context.Context, tx Tx, class string) (Pool, error) {
 	for _, h := range held {
 		ours[h.Class] += h.GPUs
 	}
-	p.Used = max(ours[class], reported[class])
+	p.Used = ours[class] + reported[class]
 	for _, name := range classes {
-		p.SharedUsed += max(ours[name], reported[name])
+		p.SharedUsed += ours[name] + reported[name]
 	}
-	return p, nil
+	var own []Holding
+	for _, h := range held {
+		if h.Class == class {
+			own = append(own, h)
+		}
+	}
+	return p, own, nil
 }
 
 // Pool is a class's pool now.
@@ -162,17 +174,13 @@ func (s *Service) plan(ctx context.Context, tx Tx, l *Lease) ([]State, error) {
 		return []State{Provisioning}, nil
 	}
 	c, _ := s.Policy.Class(l.Class)
-	p, err := s.pool(ctx, tx, l.Class)
+	p, held, err := s.poolHeld(ctx, tx, l.Class)
 	if err != nil {
 		return nil, err
 	}
 	if p.Limit > 0 && p.SharedUsed+l.GPUs > p.Limit {
 		l.Reason = fmt.Sprintf("waiting: shared classes may hold %d GPUs together and hold %d", p.Limit, p.SharedUsed)
 		return nil, nil
-	}
-	held, err := tx.Held(ctx, []string{l.Class})
-	if err != nil {
-		return nil, err
 	}
 	pl, ok := place(inv, held, placeRequest{Class: l.Class, Team: l.Team, GPUs: l.GPUs,
 		ExclusiveClass: c != nil && c.Isolation == "exclusive", Reserve: l.Exclusive})
@@ -213,8 +221,8 @@ type Placement struct {
 // freeMap is which GPUs of each node are taken.
 type freeMap map[string][]bool
 
-// takenGPUs marks what running leases hold, and on nodes where the scheduler reports more GPUs
-// in use than this service's leases hold (jobs of others), that many more from the top.
+// takenGPUs marks what running leases hold, and on each node as many more (from the top) as the
+// scheduler reports held by jobs that are not this service's.
 func takenGPUs(inv []Node, held []Holding) freeMap {
 	taken := freeMap{}
 	size := map[string]int{}
@@ -252,7 +260,7 @@ func takenGPUs(inv []Node, held []Holding) freeMap {
 		}
 	}
 	for _, n := range inv {
-		extra := n.Used - (n.GPUs - countFree(taken[n.Name]))
+		extra := n.Used
 		for g := n.GPUs - 1; g >= 0 && extra > 0; g-- {
 			if !taken[n.Name][g] {
 				taken[n.Name][g] = true

@@ -229,6 +229,15 @@ func (t *Template) exampleFor(p *Parameter) string {
 // "/gpu submit jupyterlab" for an interactive one (submit starts either kind).
 func (t *Template) Example() string { return t.command(t.example) }
 
+// ExampleParams are the parameters of the template's example (checked when it was loaded).
+func (t *Template) ExampleParams() Params {
+	p, err := t.ParseParams(strings.Fields(t.example))
+	if err != nil {
+		return Params{}
+	}
+	return p
+}
+
 func (t *Template) command(params string) string {
 	var b strings.Builder
 	b.WriteString("/gpu submit " + t.Name)
