@@ -98,7 +98,7 @@ var (
 )
 
 // TestLoginLinksAccountAndGrants is the whole flow on both databases: a browser follows a
-// one-time link to the provider (authorization code with PKCE S256, state and nonce) and back;
+// one-time link (whose page a link preview may fetch without using it up) to the provider (authorization code with PKCE S256, state and nonce) and back;
 // the chat account is linked with the provider's subject, email and groups; the secrets are kept
 // only as hashes; and a request by that person is granted for the team their group names, while
 // someone in another group is refused that team.
@@ -112,6 +112,13 @@ func TestLoginLinksAccountAndGrants(t *testing.T) {
 			link := e.link(aliceAcct, "alice@acme.example")
 			if !strings.HasPrefix(link, e.srv.URL+"/auth/login?t=") {
 				t.Fatalf("link %s", link)
+			}
+			// A chat platform's link preview fetches the link: that shows a button and uses nothing up.
+			for range 2 {
+				if p := oidctest.NewBrowser(t).Get(link); p.Status != http.StatusOK || !p.HasForm() ||
+					!strings.Contains(p.Body, "This links the Slack account of alice@acme.example to your identity at Acme AI") {
+					t.Fatalf("the link's page: %d %s", p.Status, p.Body)
+				}
 			}
 			browser := oidctest.NewBrowser(t)
 			var authz url.Values
@@ -197,8 +204,12 @@ func TestRefusals(t *testing.T) {
 		{"link opened twice before its login ends", http.StatusGone, "link-used", "Each link works once", func(e *env) oidctest.Response {
 			link := e.link(aliceAcct, "")
 			b := oidctest.NewBrowser(e.t)
-			if r := b.Get(link); r.Status != http.StatusFound {
+			page := b.Get(link)
+			if r := b.Submit(page); r.Status != http.StatusSeeOther {
 				e.t.Fatalf("first open: %d", r.Status)
+			}
+			if r := b.Submit(page); r.Status != http.StatusGone {
+				e.t.Fatalf("the button pressed again: %d", r.Status)
 			}
 			return b.Get(link)
 		}},

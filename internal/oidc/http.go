@@ -24,10 +24,56 @@ import (
 // the name comes from the login's state, so logins in several tabs do not disturb each other.
 const cookiePrefix = "qm_sso_"
 
-// Register serves GET /auth/login and GET /auth/callback on mux.
+// Register serves GET and POST /auth/login and GET /auth/callback on mux.
 func (s *Service) Register(mux *http.ServeMux) {
-	mux.HandleFunc("GET "+LoginPath, s.handleLogin)
+	mux.HandleFunc("GET "+LoginPath, s.handleLink)
+	mux.HandleFunc("POST "+LoginPath, s.handleLogin)
 	mux.HandleFunc("GET "+CallbackPath, s.handleCallback)
+}
+
+// usableLink reads the link a secret names and checks that it can still start a login; when it
+// cannot, it has shown the page that says why and says false.
+func (s *Service) usableLink(w http.ResponseWriter, r *http.Request, secret string) (*qm.LoginLink, bool) {
+	if secret == "" {
+		s.refuse(w, pLinkMissing)
+		return nil, false
+	}
+	l, err := s.store.LoginLink(r.Context(), hashOf(secret))
+	switch {
+	case errors.Is(err, qm.ErrNotFound):
+		s.refuse(w, pLinkUnknown)
+	case err != nil:
+		s.internal(w, "reading a login link", err)
+	case !l.OpenedAt.IsZero() || !l.DoneAt.IsZero():
+		s.refuse(w, pLinkUsed, fmt.Sprintf("It was opened at %s.", s.at(l.OpenedAt, l.DoneAt)))
+	case !s.clock.Now().Before(l.ExpiresAt):
+		s.refuse(w, pLinkExpired, fmt.Sprintf("It expired at %s.", s.at(l.ExpiresAt)))
+	default:
+		return l, true
+	}
+	return nil, false
+}
+
+// handleLink shows what opening a link does, with a button that starts the sign-in. Showing it
+// uses nothing up, so a chat platform's link preview (which fetches every link it sees) cannot
+// spend the link before its owner opens it.
+func (s *Service) handleLink(w http.ResponseWriter, r *http.Request) {
+	secret := r.URL.Query().Get("t")
+	l, ok := s.usableLink(w, r, secret)
+	if !ok {
+		return
+	}
+	who := fmt.Sprintf("your %s account", platformName(l.Account.Platform))
+	if l.ChatEmail != "" {
+		who = fmt.Sprintf("the %s account of %s", platformName(l.Account.Platform), l.ChatEmail)
+	}
+	lines := []string{fmt.Sprintf("This links %s to your identity at %s.", who, s.cfg.Organization)}
+	if l.Resume != "" {
+		lines = append(lines, "Once you are signed in, Quartermaster carries out: "+l.Resume)
+	}
+	s.render(w, page{OK: true, Title: "Sign in to Quartermaster", Lines: lines,
+		Form: &linkForm{Action: LoginPath, Secret: secret, Label: "Continue to sign in"},
+		Next: fmt.Sprintf("The link works once, until %s.", s.at(l.ExpiresAt))})
 }
 
 // handleLogin opens a one-time link: it checks the link, marks it opened, ties the login to this
@@ -35,27 +81,12 @@ func (s *Service) Register(mux *http.ServeMux) {
 // challenge.
 func (s *Service) handleLogin(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	secret := r.URL.Query().Get("t")
-	if secret == "" {
-		s.refuse(w, pLinkMissing)
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	l, ok := s.usableLink(w, r, r.PostFormValue("t"))
+	if !ok {
 		return
 	}
 	now := s.clock.Now()
-	l, err := s.store.LoginLink(ctx, hashOf(secret))
-	switch {
-	case errors.Is(err, qm.ErrNotFound):
-		s.refuse(w, pLinkUnknown)
-		return
-	case err != nil:
-		s.internal(w, "reading a login link", err)
-		return
-	case !l.OpenedAt.IsZero() || !l.DoneAt.IsZero():
-		s.refuse(w, pLinkUsed, fmt.Sprintf("It was opened at %s.", s.at(l.OpenedAt, l.DoneAt)))
-		return
-	case !now.Before(l.ExpiresAt):
-		s.refuse(w, pLinkExpired, fmt.Sprintf("It expired at %s.", s.at(l.ExpiresAt)))
-		return
-	}
 	p, err := s.discover(ctx)
 	if err != nil {
 		s.log.Error("the identity provider cannot be reached", "err", err)
@@ -86,7 +117,7 @@ func (s *Service) handleLogin(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	url := s.oauth(p).AuthCodeURL(state, gooidc.Nonce(derive(browser, "nonce", state)), oauth2.S256ChallengeOption(derive(browser, "pkce", state)))
-	http.Redirect(w, r, url, http.StatusFound)
+	http.Redirect(w, r, url, http.StatusSeeOther)
 }
 
 // cookieName is the name of the cookie of the login carrying state.

@@ -3,6 +3,7 @@ package oidc
 import (
 	"html/template"
 	"net/http"
+	"net/url"
 )
 
 // problem is one way a login can fail: a reference (shown on the page, listed in docs/sso.md),
@@ -50,6 +51,15 @@ type page struct {
 	Next   string
 	Ref    string
 	Status int
+	// Form, when set, is a button that posts the link's secret back to start the sign-in.
+	Form *linkForm
+}
+
+// linkForm is the button on the page a login link opens.
+type linkForm struct {
+	Action string
+	Secret string
+	Label  string
 }
 
 var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
@@ -66,12 +76,14 @@ h1 { font-size: 1.4rem; }
 .refused h1 { color: #b42318; }
 .next { background: #f5f5f7; padding: .75rem 1rem; border-radius: .5rem; }
 .ref { color: #6e6e73; font-size: .85rem; }
+button { font: inherit; padding: .6rem 1.2rem; border-radius: .5rem; border: 0; background: #0a66c2; color: #fff; cursor: pointer; }
 </style>
 </head>
 <body class="{{if .OK}}ok{{else}}refused{{end}}">
 <p>Quartermaster · {{.Org}} single sign-on</p>
 <h1>{{.Title}}</h1>
 {{range .Lines}}<p>{{.}}</p>
+{{end}}{{with .Form}}<form method="post" action="{{.Action}}"><input type="hidden" name="t" value="{{.Secret}}"><button type="submit">{{.Label}}</button></form>
 {{end}}<p class="next">{{.Next}}</p>
 {{if .Ref}}<p class="ref">Reference: {{.Ref}}</p>
 {{end}}</body>
@@ -84,7 +96,8 @@ func (s *Service) render(w http.ResponseWriter, p page) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "no-referrer")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	// The form posts here and is sent on to the identity provider, which form-action must allow.
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' "+s.issuerOrigin())
 	if p.Status == 0 {
 		p.Status = http.StatusOK
 	}
@@ -97,4 +110,13 @@ func (s *Service) render(w http.ResponseWriter, p page) {
 // refuse shows a refusal page: the problem, and what exactly went wrong when there is more to say.
 func (s *Service) refuse(w http.ResponseWriter, pr problem, detail ...string) {
 	s.render(w, page{Title: pr.Title, Lines: detail, Next: pr.Next, Ref: pr.Ref, Status: pr.Status})
+}
+
+// issuerOrigin is the scheme and host of the issuer, for the pages' form-action.
+func (s *Service) issuerOrigin() string {
+	u, err := url.Parse(s.cfg.Issuer)
+	if err != nil {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }

@@ -9,12 +9,14 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"html"
 	"io"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -241,6 +243,7 @@ func NewBrowser(t testing.TB) *Browser {
 
 // Response is one answer the browser got.
 type Response struct {
+	URL      string // what was fetched
 	Status   int
 	Location string // where a redirect points
 	Body     string
@@ -253,30 +256,80 @@ func (b *Browser) Get(u string) Response {
 	if err != nil {
 		b.t.Fatalf("GET %s: %v", u, err)
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return Response{Status: resp.StatusCode, Location: resp.Header.Get("Location"), Body: string(body)}
+	return b.read(u, resp)
 }
 
-// Follow fetches u and follows redirects until a page, and returns it.
+func (b *Browser) read(u string, resp *http.Response) Response {
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return Response{URL: u, Status: resp.StatusCode, Location: resp.Header.Get("Location"), Body: string(body)}
+}
+
+var (
+	formRE   = regexp.MustCompile(`<form method="post" action="([^"]+)">`)
+	hiddenRE = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
+)
+
+// HasForm reports whether the page has a form to submit (the button a login link shows).
+func (r Response) HasForm() bool { return formRE.MatchString(r.Body) }
+
+// Submit presses the button of the page's form: it posts the form's hidden fields.
+func (b *Browser) Submit(r Response) Response {
+	b.t.Helper()
+	m := formRE.FindStringSubmatch(r.Body)
+	if m == nil {
+		b.t.Fatalf("no form on %s: %s", r.URL, r.Body)
+	}
+	action, err := url.Parse(html.UnescapeString(m[1]))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	target := b.parse(r.URL).ResolveReference(action).String()
+	form := url.Values{}
+	for _, h := range hiddenRE.FindAllStringSubmatch(r.Body, -1) {
+		form.Set(html.UnescapeString(h[1]), html.UnescapeString(h[2]))
+	}
+	resp, err := b.Client.PostForm(target, form)
+	if err != nil {
+		b.t.Fatalf("POST %s: %v", target, err)
+	}
+	return b.read(target, resp)
+}
+
+// Follow fetches u and follows redirects and the login link's button until a page, and returns it.
 func (b *Browser) Follow(u string) Response {
 	b.t.Helper()
+	r := b.Get(u)
 	for range 10 {
-		r := b.Get(u)
-		if r.Location == "" {
+		switch {
+		case r.Location != "":
+			r = b.Get(b.parse(r.URL).ResolveReference(b.parse(r.Location)).String())
+		case r.HasForm():
+			r = b.Submit(r)
+		default:
 			return r
 		}
-		u = r.Location
 	}
-	b.t.Fatalf("more than 10 redirects from %s", u)
+	b.t.Fatalf("more than 10 steps from %s", u)
 	return Response{}
 }
 
-// Steps fetches a login link, lets change alter the provider's authorization URL, then the
-// callback URL, and returns the final page. A nil change keeps the URL.
-func (b *Browser) Steps(link string, toProvider, toCallback func(*url.URL)) Response {
+// Open opens a login link and presses its button: the answer is the redirect to the provider,
+// or a refusal.
+func (b *Browser) Open(link string) Response {
 	b.t.Helper()
 	r := b.Get(link)
+	if !r.HasForm() {
+		return r // refused before the button
+	}
+	return b.Submit(r)
+}
+
+// Steps opens a login link and presses its button, lets change alter the provider's
+// authorization URL, then the callback URL, and returns the final page. A nil change keeps the URL.
+func (b *Browser) Steps(link string, toProvider, toCallback func(*url.URL)) Response {
+	b.t.Helper()
+	r := b.Open(link)
 	if r.Location == "" {
 		return r // refused before the provider
 	}
