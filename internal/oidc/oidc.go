@@ -132,7 +132,7 @@ type Store interface {
 
 	AccountLink(ctx context.Context, a qm.Account) (*qm.AccountLink, error)
 	AccountLinksByEmail(ctx context.Context, email string) ([]*qm.AccountLink, error)
-	AccountLinksCheckedBefore(ctx context.Context, t time.Time, limit int) ([]*qm.AccountLink, error)
+	AccountLinksCheckedBefore(ctx context.Context, t time.Time, offset, limit int) ([]*qm.AccountLink, error)
 	UpdateAccountGroups(ctx context.Context, a qm.Account, loginAt time.Time, groups []string, checkedAt time.Time, tokens []byte) (bool, error)
 	DeleteAccountLink(ctx context.Context, a qm.Account) (bool, error)
 	DeleteAccountLinksByEmail(ctx context.Context, email string) (int64, error)

@@ -37,26 +37,19 @@ func (s *Service) Recheck(ctx context.Context) (RecheckReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	start := s.clock.Now()
-	due := start.Add(-s.cfg.Recheck)
-	seen := map[qm.Account]bool{}
+	due := s.clock.Now().Add(-s.cfg.Recheck)
+	// Links that could not be checked stay due, first in line; the next batch starts after them.
 	for {
-		links, err := s.store.AccountLinksCheckedBefore(ctx, due, recheckBatch)
+		links, err := s.store.AccountLinksCheckedBefore(ctx, due, rep.Unchecked, recheckBatch)
 		if err != nil {
 			return rep, err
 		}
-		fresh := 0
 		for _, l := range links {
-			if seen[l.Account] {
-				continue // could not be checked this pass; still due
-			}
-			seen[l.Account] = true
-			fresh++
 			if err := s.recheckOne(ctx, p, l, &rep); err != nil {
 				return rep, err
 			}
 		}
-		if fresh == 0 || ctx.Err() != nil {
+		if len(links) < recheckBatch || ctx.Err() != nil {
 			return rep, ctx.Err()
 		}
 	}

@@ -2,6 +2,7 @@ package oidc_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -150,5 +151,29 @@ func TestUncheckableLinkGoesStale(t *testing.T) {
 	}
 	if _, ok := e.sso.Groups(ctx, "alice@acme.example"); ok {
 		t.Fatal("a stale link still gives groups")
+	}
+}
+
+// TestRecheckPastUncheckable: links that cannot be checked (here 150 with no tokens, more than one
+// batch) do not keep the re-check from reaching the links after them.
+func TestRecheckPastUncheckable(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t), time.Minute)
+	ctx := context.Background()
+	old := e.clock.Now().Add(-10 * time.Minute)
+	for i := range 150 {
+		a := qm.Account{Platform: "slack", Workspace: "T0ACME", User: fmt.Sprintf("U%04d", i)}
+		if err := e.db.SaveAccountLink(ctx, qm.AccountLink{Account: a, Issuer: e.idp.Issuer(), Subject: fmt.Sprint(i), Email: fmt.Sprintf("p%d@acme.example", i), LoginAt: old}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alice := oidctest.NewUser("sub-alice", "alice@acme.example", "ai-vision")
+	e.login(alice, aliceAcct)
+	alice.SetGroups("ai-language")
+	e.clock.Advance(2 * time.Minute)
+	if rep := e.recheck(); rep.Unchecked != 150 || rep.Checked != 1 || rep.Changed != 1 {
+		t.Fatalf("re-check: %+v", rep)
+	}
+	if l := e.linked(aliceAcct); strings.Join(l.Groups, ",") != "ai-language" {
+		t.Fatalf("alice was not re-checked: %v", l.Groups)
 	}
 }

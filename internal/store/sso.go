@@ -133,14 +133,14 @@ func linksOf(rows []accountLinkRow) ([]*qm.AccountLink, error) {
 }
 
 // AccountLinksCheckedBefore lists up to limit links whose groups were last read before t, the
-// longest unchecked first.
-func (db *DB) AccountLinksCheckedBefore(ctx context.Context, t time.Time, limit int) ([]*qm.AccountLink, error) {
+// longest unchecked first, skipping the first offset of them.
+func (db *DB) AccountLinksCheckedBefore(ctx context.Context, t time.Time, offset, limit int) ([]*qm.AccountLink, error) {
 	if limit <= 0 {
 		limit = 100
 	}
 	var rows []accountLinkRow
 	err := db.x.SelectContext(ctx, &rows, db.x.Rebind(`SELECT `+accountLinkCols+` FROM account_links
-		WHERE checked_at < ? ORDER BY checked_at, platform, workspace, chat_user LIMIT ?`), dbTime(t), limit)
+		WHERE checked_at < ? ORDER BY checked_at, platform, workspace, chat_user LIMIT ? OFFSET ?`), dbTime(t), limit, max(offset, 0))
 	if err != nil {
 		return nil, fmt.Errorf("store: account links to check: %w", err)
 	}

@@ -81,12 +81,15 @@ func TestAccountLinks(t *testing.T) {
 				t.Fatalf("the newer login's groups were overwritten: %v", got.Groups)
 			}
 
-			due, err := db.AccountLinksCheckedBefore(ctx, t0.Add(90*time.Minute), 10)
+			due, err := db.AccountLinksCheckedBefore(ctx, t0.Add(90*time.Minute), 0, 10)
 			if err != nil || len(due) != 2 || due[0].Account != other || due[1].Account != disc {
 				t.Fatalf("links due for a check: %v %+v", err, due)
 			}
-			if due, _ := db.AccountLinksCheckedBefore(ctx, t0.Add(90*time.Minute), 1); len(due) != 1 {
-				t.Fatalf("limit 1 gave %d", len(due))
+			if due, _ := db.AccountLinksCheckedBefore(ctx, t0.Add(90*time.Minute), 0, 1); len(due) != 1 || due[0].Account != other {
+				t.Fatalf("limit 1 gave %+v", due)
+			}
+			if due, _ := db.AccountLinksCheckedBefore(ctx, t0.Add(90*time.Minute), 1, 10); len(due) != 1 || due[0].Account != disc {
+				t.Fatalf("offset 1 gave %+v", due)
 			}
 
 			if ok, err := db.DeleteAccountLink(ctx, other); err != nil || !ok {
