@@ -71,7 +71,7 @@ func (b *Bot) refuse(verb string, err error) bot.Reply {
 		return bot.Reply{Error: true, Ephemeral: true, Text: qm.ErrorMessage(err)}
 	}
 	ex := e.Example
-	if ex == "" {
+	if ex == "" && e.Code != qm.EUNAVAILABLE {
 		if s, ok := Lookup(verb); ok && len(s.Examples) > 0 {
 			ex = s.Examples[0]
 		}

@@ -213,8 +213,20 @@ func serve(ctx context.Context, o serveOptions) error {
 			log.Warn("Slack work still in flight at shutdown", "err", err)
 		}
 	}
-	stopLoops()
-	wg.Wait()
+	// The loops finish what they are doing; one stuck on a database that does not answer is left
+	// behind once the grace is over, so that SIGTERM always ends the process in time.
+	stopped := make(chan struct{})
+	go func() {
+		stopLoops()
+		wg.Wait()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-grace.Done():
+		log.Warn("work still running at the end of the shutdown grace is abandoned", "grace", wait.String())
+		return nil
+	}
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
