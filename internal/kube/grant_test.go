@@ -97,13 +97,13 @@ func TestStorageOnlyOwnTeamKubernetes(t *testing.T) {
 	if _, err := b.Start(ctx, ws); err != nil {
 		t.Fatal(err)
 	}
-	pod, err := cs.CoreV1().Pods("qm-vision").Get(ctx, "qm-l-1-jupyter-dataset", metav1.GetOptions{})
+	wsJob, err := cs.BatchV1().Jobs("qm-vision").Get(ctx, "qm-l-1-jupyter-dataset", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	onlyOwnStorage(t, pod.Spec, "team-storage", "/projects/vision")
+	onlyOwnStorage(t, wsJob.Spec.Template.Spec, "team-storage", "/projects/vision")
 	mounts := map[string]corev1.VolumeMount{}
-	for _, m := range pod.Spec.Containers[0].VolumeMounts {
+	for _, m := range wsJob.Spec.Template.Spec.Containers[0].VolumeMounts {
 		mounts[m.MountPath] = m
 	}
 	if m := mounts["/dataset"]; m.Name != "team-storage" || m.SubPath != "datasets/coco" || !m.ReadOnly {
