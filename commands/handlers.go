@@ -12,6 +12,7 @@ import (
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/reports/showback"
 )
 
 // Bot answers /gpu commands from the command table.
@@ -23,6 +24,8 @@ type Bot struct {
 	// SSO, when set, is who asks: the chat account's link to the identity provider, not the
 	// directory (and /gpu login, logout and unlink are offered).
 	SSO SSO
+	// Reports offers /gpu report when set (AddReport).
+	Reports *showback.Service
 }
 
 func (b *Bot) pol() *policy.Policy { return b.Svc.Policy }

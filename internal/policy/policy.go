@@ -122,7 +122,8 @@ type SSO struct {
 	Scopes []string `yaml:"scopes"`
 	// Recheck is how often a linked account's groups are read again from the provider.
 	Recheck Duration `yaml:"recheck"`
-	// Admins are the users or groups who may unlink other people's chat accounts.
+	// Admins are the users or groups who may unlink other people's chat accounts; empty: the
+	// fallback approvers.
 	Admins []string `yaml:"admins"`
 }
 
@@ -268,9 +269,13 @@ func (p *Policy) MayApprove(user string, groups []string, team string) bool {
 }
 
 // IsSSOAdmin reports whether someone, known by name and groups, may unlink other people's chat
-// accounts (oidc.admins).
+// accounts: oidc.admins, or where it names nobody the fallback approvers (the platform leads).
 func (p *Policy) IsSSOAdmin(user string, groups []string) bool {
-	return Contains(p.OIDC.Admins, user) || intersects(p.OIDC.Admins, groups)
+	admins := p.OIDC.Admins
+	if len(admins) == 0 {
+		admins = p.Approvals.FallbackApprovers
+	}
+	return Contains(admins, user) || intersects(admins, groups)
 }
 
 // Capacity is the simulated cluster's GPU count per class.

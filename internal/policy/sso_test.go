@@ -40,6 +40,13 @@ func TestSSOSection(t *testing.T) {
 	if p.OIDC.GroupsClaim != "roles" || len(p.OIDC.Scopes) != 3 || p.OIDC.Recheck.Duration != 6*time.Hour || !p.IsSSOAdmin("x@acme.example", []string{"Platform"}) || p.IsSSOAdmin("x@acme.example", []string{"ai-vision"}) {
 		t.Fatalf("read: %+v", p.OIDC)
 	}
+	p, err = withExample(t, "oidc: {recheck: 12h}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.IsSSOAdmin("platform-leads@acme.example", nil) || p.IsSSOAdmin("dana@acme.example", []string{"leads"}) {
+		t.Fatal("without oidc.admins the fallback approvers are the admins, and only they")
+	}
 	for extra, want := range map[string]string{
 		"oidc: {recheck: 3d}\n":                 "between 1m and 24h",
 		"oidc: {scopes: [email]}\n":             "must include openid",
