@@ -75,6 +75,8 @@ type serveOptions struct {
 	socket []slackbot.SocketOption
 	// grace bounds the graceful stop; zero means shutdownGrace.
 	grace time.Duration
+	// getenv reads single sign-on's settings (QM_OIDC_*, QM_PUBLIC_URL); nil is os.Getenv.
+	getenv func(string) string
 }
 
 func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) error {
@@ -146,6 +148,15 @@ func serve(ctx context.Context, o serveOptions) error {
 		log.Info("Slack is off: SLACK_BOT_TOKEN is not set")
 	}
 
+	getenv := o.getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	sso, err := setupSSO(a, getenv, mux, log)
+	if err != nil {
+		return err
+	}
+
 	ln := o.listener
 	if ln == nil {
 		ln, err = net.Listen("tcp", o.addr)
@@ -161,6 +172,9 @@ func serve(ctx context.Context, o serveOptions) error {
 	stopLifecycle := startLoops(a, loopOptions{tick: o.tick, onTick: o.onTick, onPrune: o.onPrune}, log)
 	loops, stopSocket := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
+	if sso != nil {
+		wg.Go(func() { ssoLoop(loops, sso, log) })
+	}
 	stopLoops := func() {
 		stopSocket()
 		stopLifecycle()

@@ -166,6 +166,9 @@ func (b *Backend) objects(w *workload.Workload) ([]runtime.Object, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kube: template %s renders a manifest the API does not read: %w", w.Template.Name, err)
 		}
+		if err := checkGrant(w, obj); err != nil {
+			return nil, err
+		}
 		switch o := obj.(type) {
 		case *corev1.Service:
 			o.Labels = merge(o.Labels, labels)
