@@ -169,7 +169,7 @@ func (s *Service) tryPlace(ctx context.Context, tx Tx, l *Lease, reason string) 
 // moves through: none when it must wait on, provisioning, or provisioning and active when the
 // backend starts instantly (the caller then calls startInstantly, which needs no lease id).
 func (s *Service) plan(ctx context.Context, tx Tx, l *Lease) ([]State, error) {
-	inv := s.Backend.Inventory()
+	inv, ix := s.inventory()
 	if inv == nil || s.capacityOf(l.Class) == 0 {
 		// The backend does not know the class's nodes (not yet, or none: a cluster that scales
 		// from zero makes them when a job asks): the scheduler places it.
@@ -184,7 +184,7 @@ func (s *Service) plan(ctx context.Context, tx Tx, l *Lease) ([]State, error) {
 		l.Reason = fmt.Sprintf("waiting: shared classes may hold %d GPUs together and hold %d", p.Limit, p.SharedUsed)
 		return nil, nil
 	}
-	pl, ok := place(inv, held, placeRequest{Class: l.Class, Team: l.Team, GPUs: l.GPUs,
+	pl, ok := place(inv, ix, held, placeRequest{Class: l.Class, Team: l.Team, GPUs: l.GPUs,
 		ExclusiveClass: c != nil && c.Isolation == "exclusive", Reserve: l.Exclusive})
 	if !ok {
 		if c != nil && c.Isolation == "exclusive" {
@@ -194,6 +194,7 @@ func (s *Service) plan(ctx context.Context, tx Tx, l *Lease) ([]State, error) {
 	}
 	l.Node = strings.Join(pl.Nodes, ",")
 	l.GPUIndex = pl.GPUs
+	l.Connection = pl.Connection
 	if ib, ok := s.Backend.(InstantBackend); ok && ib.StartsInstantly() {
 		return []State{Provisioning, Active}, nil
 	}
@@ -216,61 +217,8 @@ func (s *Service) startInstantly(ctx context.Context, l *Lease) error {
 type Placement struct {
 	Nodes []string
 	GPUs  []int
-	// Connected is true when all GPUs share one NVLink island on one node.
-	Connected bool
-}
-
-// freeMap is which GPUs of each node are taken.
-type freeMap map[string][]bool
-
-// takenGPUs marks what running leases hold, and on each node as many more (from the top) as the
-// scheduler reports held by jobs that are not this service's.
-func takenGPUs(inv []Node, held []Holding) freeMap {
-	taken := freeMap{}
-	size := map[string]int{}
-	for _, n := range inv {
-		taken[n.Name] = make([]bool, n.GPUs)
-		size[n.Name] = n.GPUs
-	}
-	for _, l := range held {
-		if l.Node == "" {
-			continue
-		}
-		nodes := strings.Split(l.Node, ",")
-		if len(nodes) > 1 || l.Reserved { // whole nodes
-			for _, n := range nodes {
-				for i := range taken[n] {
-					taken[n][i] = true
-				}
-			}
-			continue
-		}
-		if len(l.GPUIndex) == 0 { // the scheduler chose the GPUs: count them, whichever they are
-			left := l.GPUs
-			for g := 0; g < size[l.Node] && left > 0; g++ {
-				if !taken[l.Node][g] {
-					taken[l.Node][g] = true
-					left--
-				}
-			}
-			continue
-		}
-		for _, g := range l.GPUIndex {
-			if g >= 0 && g < size[l.Node] {
-				taken[l.Node][g] = true
-			}
-		}
-	}
-	for _, n := range inv {
-		extra := n.Used
-		for g := n.GPUs - 1; g >= 0 && extra > 0; g-- {
-			if !taken[n.Name][g] {
-				taken[n.Name][g] = true
-				extra--
-			}
-		}
-	}
-	return taken
+	// Connection says how well the GPUs are connected to one another.
+	Connection Connection
 }
 
 // placeRequest is what placement needs of a lease.
@@ -284,15 +232,29 @@ type placeRequest struct {
 	Reserve bool
 }
 
-// place chooses GPUs for a request, or ok=false when they are not free now. Inside one node it
-// prefers one NVLink island; among nodes it packs (the fullest node that fits) to keep whole nodes
-// free for large jobs. A request larger than one node, or a reservation, takes whole free nodes.
-// On an exclusive class, a node that runs another team's lease is not a candidate.
-func place(inv []Node, held []Holding, r placeRequest) (Placement, bool) {
+// place chooses GPUs for a request, or ok=false when they are not free now.
+//
+// A request that fits one node gets the best-connected set free anywhere, in this order: GPUs
+// in one NVLink island and one NUMA node; in one island across NUMA nodes; on a node whose
+// islands are not known; spread over the fewest islands of one NUMA node; spread over the fewest
+// islands. Among sets equally well connected it packs, to keep whole islands (and so whole nodes)
+// free for the requests that need them: the tightest fit first (fewest GPUs left free in the
+// islands it uses, then in the NUMA part it uses), then the fullest node, then the node listed
+// first. A single GPU is connected wherever it is, so it simply packs.
+//
+// A request larger than one node, or a reservation, takes whole free nodes. On an exclusive
+// class, a node that runs another team's lease of the class is not a candidate.
+func place(inv []Node, ix *nodeIndex, held []Holding, r placeRequest) (Placement, bool) {
 	n := r.GPUs
-	taken := takenGPUs(inv, held)
-	otherTeam := map[string]bool{}
+	if n <= 0 {
+		return Placement{}, false
+	}
+	if ix == nil {
+		ix = indexNodes(inv)
+	}
+	var otherTeam map[string]bool
 	if r.ExclusiveClass {
+		otherTeam = map[string]bool{}
 		for _, h := range held {
 			if h.Class == r.Class && h.Team != r.Team {
 				for _, nd := range strings.Split(h.Node, ",") {
@@ -301,91 +263,456 @@ func place(inv []Node, held []Holding, r placeRequest) (Placement, bool) {
 			}
 		}
 	}
-	var nodes []Node
-	for _, nd := range inv {
-		if nd.Class == r.Class && nd.GPUs > 0 && !otherTeam[nd.Name] {
-			nodes = append(nodes, nd)
+	taken := ix.taken(inv, r.Class, held)
+	first := -1
+	for i := range inv {
+		if inv[i].Class == r.Class && inv[i].GPUs > 0 && !otherTeam[inv[i].Name] {
+			first = i
+			break
 		}
 	}
-	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
-	if len(nodes) == 0 || n <= 0 {
+	if first < 0 {
 		return Placement{}, false
 	}
-	if n > nodes[0].GPUs || r.Reserve {
-		per := nodes[0].GPUs
+	if n > inv[first].GPUs || r.Reserve {
+		per := inv[first].GPUs
 		need := (n + per - 1) / per
 		var got []string
-		for _, nd := range nodes {
-			if countFree(taken[nd.Name]) == nd.GPUs {
+		for i := first; i < len(inv); i++ {
+			nd := &inv[i]
+			if nd.Class != r.Class || nd.GPUs == 0 || otherTeam[nd.Name] {
+				continue
+			}
+			if countFree(ix.of(taken, i)) == nd.GPUs {
 				got = append(got, nd.Name)
 				if len(got) == need {
-					return Placement{Nodes: got}, true
+					return Placement{Nodes: got, Connection: ConnectionNodes}, true
 				}
 			}
 		}
 		return Placement{}, false
 	}
-	type cand struct {
-		node      string
-		gpus      []int
-		connected bool
-		free      int
-		slack     int
-	}
-	var best *cand
-	for _, nd := range nodes {
-		t := taken[nd.Name]
-		free := countFree(t)
-		if free < n {
+	sc := ix.scratch()
+	var best choice
+	found := false
+	for i := first; i < len(inv); i++ {
+		nd := &inv[i]
+		if nd.Class != r.Class || nd.GPUs == 0 || otherTeam[nd.Name] {
 			continue
 		}
-		// Islands that can hold the whole request, tightest first.
-		islands := map[int][]int{}
-		for g := 0; g < nd.GPUs; g++ {
-			if !t[g] {
-				isl := 0
-				if g < len(nd.Island) {
-					isl = nd.Island[g]
-				}
-				islands[isl] = append(islands[isl], g)
-			}
+		c, ok := evaluate(nd, ix.of(taken, i), n, sc)
+		if !ok {
+			continue
 		}
-		var c *cand
-		keys := make([]int, 0, len(islands))
-		for k := range islands {
-			keys = append(keys, k)
-		}
-		sort.Ints(keys)
-		for _, k := range keys {
-			g := islands[k]
-			if len(g) >= n && (c == nil || len(g)-n < c.slack) {
-				c = &cand{node: nd.Name, gpus: append([]int(nil), g[:n]...), connected: true, free: free, slack: len(g) - n}
-			}
-		}
-		if c == nil {
-			var gs []int
-			for g := 0; g < nd.GPUs && len(gs) < n; g++ {
-				if !t[g] {
-					gs = append(gs, g)
-				}
-			}
-			c = &cand{node: nd.Name, gpus: gs, connected: n == 1, free: free, slack: free - n}
-		}
-		if best == nil || better(c.connected, c.free, best.connected, best.free) {
-			best = c
+		c.node = i
+		if !found || c.better(best) {
+			best, found = c, true
 		}
 	}
-	if best == nil {
+	if !found {
 		return Placement{}, false
 	}
-	return Placement{Nodes: []string{best.node}, GPUs: best.gpus, Connected: best.connected}, true
+	nd := &inv[best.node]
+	gpus := pick(nd, ix.of(taken, best.node), n, best, sc)
+	conn := ConnectionSpread
+	switch {
+	case best.tier == tierUnknown:
+		conn = ConnectionUnknown
+	case best.tier <= tierIsland:
+		conn = ConnectionIsland
+	}
+	return Placement{Nodes: []string{nd.Name}, GPUs: gpus, Connection: conn}, true
 }
 
-func better(conn bool, free int, bconn bool, bfree int) bool {
-	if conn != bconn {
-		return conn
+// nodeIndex finds an inventory's nodes by name, and lays their GPUs out in one array: made once
+// per inventory, so that a placement decision builds no map.
+type nodeIndex struct {
+	byName map[string][]int // positions in the inventory (a node is listed once per class)
+	off    []int            // node i's GPUs are [off[i], off[i+1]) of the array
+	most   int              // the most GPUs of a node
+}
+
+func indexNodes(inv []Node) *nodeIndex {
+	ix := &nodeIndex{byName: make(map[string][]int, len(inv)), off: make([]int, len(inv)+1)}
+	for i, nd := range inv {
+		ix.byName[nd.Name] = append(ix.byName[nd.Name], i)
+		ix.off[i+1] = ix.off[i] + max(nd.GPUs, 0)
+		ix.most = max(ix.most, nd.GPUs)
 	}
-	return free < bfree
+	return ix
+}
+
+// pos is where a node of a class is in the inventory.
+func (ix *nodeIndex) pos(inv []Node, class, name string) (int, bool) {
+	for _, i := range ix.byName[name] {
+		if inv[i].Class == class {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// of is node i's part of a taken array.
+func (ix *nodeIndex) of(taken []bool, i int) []bool {
+	return taken[ix.off[i]:ix.off[i+1]:ix.off[i+1]]
+}
+
+// taken says which GPUs of the class's nodes are taken: what running leases hold (held: leases
+// of the class), and on each node as many more (from the top) as the scheduler reports held by
+// jobs that are not this service's.
+func (ix *nodeIndex) taken(inv []Node, class string, held []Holding) []bool {
+	taken := make([]bool, ix.off[len(inv)])
+	for _, l := range held {
+		if l.Node == "" || l.Class != class {
+			continue
+		}
+		if l.Reserved || strings.IndexByte(l.Node, ',') >= 0 { // whole nodes
+			for _, name := range strings.Split(l.Node, ",") {
+				if i, ok := ix.pos(inv, class, name); ok {
+					t := ix.of(taken, i)
+					for g := range t {
+						t[g] = true
+					}
+				}
+			}
+			continue
+		}
+		i, ok := ix.pos(inv, class, l.Node)
+		if !ok {
+			continue
+		}
+		t := ix.of(taken, i)
+		if len(l.GPUIndex) == 0 { // the scheduler chose the GPUs: count them, whichever they are
+			left := l.GPUs
+			for g := 0; g < len(t) && left > 0; g++ {
+				if !t[g] {
+					t[g] = true
+					left--
+				}
+			}
+			continue
+		}
+		for _, g := range l.GPUIndex {
+			if g >= 0 && g < len(t) {
+				t[g] = true
+			}
+		}
+	}
+	for i := range inv {
+		if inv[i].Class != class {
+			continue
+		}
+		extra := inv[i].Used
+		t := ix.of(taken, i)
+		for g := len(t) - 1; g >= 0 && extra > 0; g-- {
+			if !t[g] {
+				t[g] = true
+				extra--
+			}
+		}
+	}
+	return taken
+}
+
+func (ix *nodeIndex) scratch() *scratch {
+	return &scratch{count: make([]int, ix.most), order: make([]int, 0, ix.most), gpus: make([]int, 0, ix.most)}
+}
+
+// How well a set of GPUs on one node is connected, best first.
+const (
+	tierIslandNUMA = iota // one NVLink island and one NUMA node (or the NUMA nodes are not known)
+	tierIsland            // one NVLink island across NUMA nodes
+	tierUnknown           // the node's NVLink islands are not known
+	tierNUMA              // several islands, one NUMA node
+	tierSpread            // several islands across NUMA nodes
+)
+
+// choice is the best set of GPUs on one node, as a score; pick makes it a list of GPUs.
+type choice struct {
+	tier    int
+	islands int // how many NVLink islands the set spans
+	slack   int // free GPUs left in the islands it uses: fewer is a tighter fit
+	sub     int // free GPUs left in the NUMA part of its island (tierIslandNUMA)
+	free    int // the node's free GPUs: fewer is a fuller node
+	node    int // the node's position among the candidates
+	island  int // the island (tierIslandNUMA, tierIsland)
+	numa    int // the NUMA node (tierIslandNUMA, tierNUMA)
+}
+
+// better reports whether c beats o; on a tie the one seen first (o) stays.
+func (c choice) better(o choice) bool {
+	switch {
+	case c.tier != o.tier:
+		return c.tier < o.tier
+	case c.islands != o.islands:
+		return c.islands < o.islands
+	case c.slack != o.slack:
+		return c.slack < o.slack
+	case c.sub != o.sub:
+		return c.sub < o.sub
+	}
+	return c.free < o.free
+}
+
+// scratch is working memory for one placement, sized for the largest node.
+type scratch struct {
+	count []int // per island
+	order []int // islands, for cover
+	gpus  []int
+}
+
+// islandsOf is the node's NVLink island of each GPU, or nil when not known (or not usable:
+// island numbers must lie in 0..GPUs-1).
+func islandsOf(nd *Node) []int {
+	if len(nd.Island) != nd.GPUs {
+		return nil
+	}
+	for _, k := range nd.Island {
+		if k < 0 || k >= nd.GPUs {
+			return nil
+		}
+	}
+	return nd.Island
+}
+
+// numaOf is the node's NUMA node of each GPU, or nil when not known for every GPU.
+func numaOf(nd *Node) []int {
+	if len(nd.NUMA) != nd.GPUs {
+		return nil
+	}
+	for _, m := range nd.NUMA {
+		if m < 0 {
+			return nil
+		}
+	}
+	return nd.NUMA
+}
+
+func numaAt(numa []int, g int) int {
+	if numa == nil {
+		return 0
+	}
+	return numa[g]
+}
+
+// evaluate finds the best set of n GPUs free on a node (t: which are taken), as a score.
+func evaluate(nd *Node, t []bool, n int, sc *scratch) (choice, bool) {
+	free := countFree(t)
+	if free < n {
+		return choice{}, false
+	}
+	isl := islandsOf(nd)
+	if isl == nil {
+		tier := tierUnknown
+		if n == 1 {
+			tier = tierIslandNUMA
+		}
+		return choice{tier: tier, islands: 1, slack: free - n, free: free}, true
+	}
+	numa := numaOf(nd)
+	count := sc.count[:nd.GPUs]
+	clear(count)
+	for g, k := range isl {
+		if !t[g] {
+			count[k]++
+		}
+	}
+	var best choice
+	found := false
+	consider := func(c choice) {
+		if !found || c.better(best) {
+			best, found = c, true
+		}
+	}
+	for k, inIsland := range count {
+		if inIsland < n {
+			continue
+		}
+		fits := false
+		for g := range isl {
+			if t[g] || isl[g] != k || seenNUMA(isl, numa, t, k, g) {
+				continue
+			}
+			part := 0
+			m := numaAt(numa, g)
+			for h := g; h < len(isl); h++ {
+				if !t[h] && isl[h] == k && numaAt(numa, h) == m {
+					part++
+				}
+			}
+			if part >= n {
+				fits = true
+				consider(choice{tier: tierIslandNUMA, islands: 1, slack: inIsland - n, sub: part - n, free: free, island: k, numa: m})
+			}
+		}
+		if !fits {
+			consider(choice{tier: tierIsland, islands: 1, slack: inIsland - n, free: free, island: k})
+		}
+	}
+	if found {
+		return best, true
+	}
+	// No island holds the request: the fewest islands, within one NUMA node if one has room.
+	for g := range isl {
+		if t[g] || seenNUMA(nil, numa, t, -1, g) {
+			continue
+		}
+		m := numaAt(numa, g)
+		clear(count)
+		for h := range isl {
+			if !t[h] && numaAt(numa, h) == m {
+				count[isl[h]]++
+			}
+		}
+		if islands, slack, ok := cover(count, n, sc); ok {
+			consider(choice{tier: tierNUMA, islands: islands, slack: slack, free: free, numa: m})
+		}
+	}
+	if found {
+		return best, true
+	}
+	clear(count)
+	for g, k := range isl {
+		if !t[g] {
+			count[k]++
+		}
+	}
+	islands, slack, _ := cover(count, n, sc) // free >= n: the islands together hold it
+	return choice{tier: tierSpread, islands: islands, slack: slack, free: free}, true
+}
+
+// seenNUMA reports whether a free GPU before g (in island k, or in any island when k < 0) has
+// g's NUMA node, so that each NUMA node is looked at once.
+func seenNUMA(isl, numa []int, t []bool, k, g int) bool {
+	m := numaAt(numa, g)
+	for h := 0; h < g; h++ {
+		if !t[h] && (k < 0 || isl[h] == k) && numaAt(numa, h) == m {
+			return true
+		}
+	}
+	return false
+}
+
+// cover chooses islands to hold n GPUs given each island's free GPUs (count): as few islands as
+// possible, the fullest first, and for the last the smallest that holds the rest. It returns how
+// many islands and how many free GPUs they leave, and leaves the islands in sc.order.
+func cover(count []int, n int, sc *scratch) (islands, slack int, ok bool) {
+	order := sc.order[:0]
+	for k, c := range count {
+		if c > 0 {
+			order = append(order, k)
+		}
+	}
+	// Fullest first; a lower island number first among equals. Few islands: insertion sort.
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && count[order[j]] > count[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	sum := 0
+	need := 0
+	for need < len(order) && sum+count[order[need]] < n {
+		sum += count[order[need]]
+		need++
+	}
+	if need == len(order) {
+		sc.order = order
+		return 0, 0, false
+	}
+	rest := n - sum
+	last := need
+	for j := len(order) - 1; j >= need; j-- {
+		if count[order[j]] >= rest {
+			last = j
+			break
+		}
+	}
+	order[need], order[last] = order[last], order[need]
+	sc.order = order[:need+1]
+	return need + 1, sum + count[order[need]] - n, true
+}
+
+// pick lists the GPUs of a node's best choice, in index order.
+func pick(nd *Node, t []bool, n int, c choice, sc *scratch) []int {
+	isl, numa := islandsOf(nd), numaOf(nd)
+	out := make([]int, 0, n)
+	switch c.tier {
+	case tierUnknown:
+		for g := 0; g < len(t) && len(out) < n; g++ {
+			if !t[g] {
+				out = append(out, g)
+			}
+		}
+		return out
+	case tierIslandNUMA:
+		if isl == nil { // a single GPU on a node whose islands are not known
+			for g := range t {
+				if !t[g] {
+					return append(out, g)
+				}
+			}
+		}
+		for g := range t {
+			if !t[g] && isl[g] == c.island && numaAt(numa, g) == c.numa && len(out) < n {
+				out = append(out, g)
+			}
+		}
+		return out
+	case tierIsland:
+		// The island's NUMA parts, the largest first, so the set spans as few as possible.
+		gs := sc.gpus[:0]
+		for g := range t {
+			if !t[g] && isl[g] == c.island {
+				gs = append(gs, g)
+			}
+		}
+		part := func(g int) int {
+			p := 0
+			for _, h := range gs {
+				if numaAt(numa, h) == numaAt(numa, g) {
+					p++
+				}
+			}
+			return p
+		}
+		sort.SliceStable(gs, func(i, j int) bool {
+			pi, pj := part(gs[i]), part(gs[j])
+			if pi != pj {
+				return pi > pj
+			}
+			return numaAt(numa, gs[i]) < numaAt(numa, gs[j])
+		})
+		out = append(out, gs[:n]...)
+		sort.Ints(out)
+		return out
+	}
+	// Spread: the islands cover chose, within the NUMA node for tierNUMA.
+	in := func(g int) bool { return !t[g] && (c.tier != tierNUMA || numaAt(numa, g) == c.numa) }
+	count := sc.count[:nd.GPUs]
+	clear(count)
+	for g := range t {
+		if in(g) {
+			count[isl[g]]++
+		}
+	}
+	cover(count, n, sc)
+	for i, k := range sc.order {
+		want := count[k]
+		if i == len(sc.order)-1 {
+			want = n - len(out)
+		}
+		for g := range t {
+			if want == 0 {
+				break
+			}
+			if in(g) && isl[g] == k {
+				out = append(out, g)
+				want--
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
 }
 
 func countFree(t []bool) int {

@@ -112,6 +112,8 @@ type Lease struct {
 	DecidedAt  time.Time
 	Reclaimed  float64 // GPU-hours returned by idle reclaim
 	Extensions int
+	// Connection says how well the GPUs the service chose are connected: one NVLink island or not.
+	Connection Connection
 }
 
 // GPUHours is what a lease of GPUs for d costs in GPU-hours.

@@ -200,7 +200,8 @@ func (r ReconcileReport) String() string {
 //   - A live lease whose job is gone from the scheduler fails, and the owner is told.
 //   - A job that no live lease owns is cancelled.
 //
-// It first refreshes the backend's inventory (InventoryRefresher). With a backend that is not a
+// It first refreshes the backend's inventory (InventoryRefresher) and, at most every
+// TopologyRefresh, the node agents' topology (Service.Topology). With a backend that is not a
 // Watcher it does nothing more.
 func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 	var rep ReconcileReport
@@ -209,6 +210,9 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 		if err := r.RefreshInventory(ctx); err != nil {
 			s.log().Warn("refresh the scheduler's inventory", "err", err)
 		}
+	}
+	if err := s.RefreshTopology(ctx, false); err != nil {
+		s.log().Warn("read the node agents' topology", "err", err)
 	}
 	w, ok := s.Backend.(Watcher)
 	if !ok {

@@ -37,6 +37,12 @@ type Service struct {
 	Outbox Outbox
 	// SenderName names this process in the outbox's claims (a host name and process id).
 	SenderName string
+	// Topology, when set, gives the nodes' GPU topology as their node agents report it: placement
+	// fills in the NVLink islands and NUMA nodes the backend's inventory does not know (see
+	// placement_topology.go).
+	Topology TopologySource
+
+	topo topologyCache
 
 	stats noticeStats
 }
