@@ -48,6 +48,7 @@ type leaseRow struct {
 	Parent     int64          `db:"parent_id"`
 	Because    string         `db:"because"`
 	Params     string         `db:"params"`
+	Connection string         `db:"gpu_connection"`
 }
 
 // leaseFields are the columns of leases other than id, in table order.
@@ -58,6 +59,7 @@ var leaseFields = []string{
 	"decided_by", "decided_at", "reclaimed_gpu_hours", "extensions",
 	"kind", "parent_id", "because",
 	"params",
+	"gpu_connection",
 }
 
 // Statements built once from leaseFields, with :name parameters bound from a leaseRow.
@@ -114,6 +116,7 @@ func toLeaseRow(l *qm.Lease) leaseRow {
 		Parent:     int64(l.Parent),
 		Because:    l.Because,
 		Params:     formatParams(l.Params),
+		Connection: string(l.Connection),
 	}
 }
 
@@ -158,6 +161,7 @@ func (r *leaseRow) lease() (*qm.Lease, error) {
 		Parent:     qm.LeaseID(r.Parent),
 		Because:    r.Because,
 		Params:     params,
+		Connection: qm.Connection(r.Connection),
 	}, nil
 }
 

@@ -46,6 +46,7 @@ func TestReportLeasesAreThoseThatCanCountInTheWeek(t *testing.T) {
 		open := mk("vision", h(-300), time.Time{}, "")    // still open: in
 		quota := mk("vision", h(3), time.Time{}, "quota") // a quota increase: in
 		after := mk("vision", h(170), time.Time{}, "")    // created after the week: out
+		open.GPUs, open.Connection = 4, qm.ConnectionIsland
 		createLeases(t, db, before, across, open, quota, after)
 		got, err := db.ReportLeases(t.Context(), weekStart, weekStart.Add(168*time.Hour))
 		if err != nil {
@@ -59,7 +60,7 @@ func TestReportLeasesAreThoseThatCanCountInTheWeek(t *testing.T) {
 		if len(ids) != 3 || ids[0] != want[0] || ids[1] != want[1] || ids[2] != want[2] {
 			t.Fatalf("ReportLeases = %v, want %v", ids, want)
 		}
-		if got[2].Kind != qm.KindQuota || !got[0].EndedAt.Equal(h(5)) || got[0].Team != "vision" {
+		if got[2].Kind != qm.KindQuota || !got[0].EndedAt.Equal(h(5)) || got[0].Team != "vision" || got[1].Connection != qm.ConnectionIsland {
 			t.Errorf("fields lost on the way: %+v", got[0])
 		}
 	})

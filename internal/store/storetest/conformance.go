@@ -36,6 +36,7 @@ func Conformance(t *testing.T, open func(t *testing.T) qm.Store) {
 		{"TimeRoundTrip", testTimeRoundTrip},
 		{"ZeroTimes", testZeroTimes},
 		{"GPUIndex", testGPUIndex},
+		{"Connection", testConnection},
 		{"Events", testEvents},
 		{"RollbackOnError", testRollbackOnError},
 		{"RollbackOnPanic", testRollbackOnPanic},
@@ -89,6 +90,7 @@ func sampleLease(n int) *qm.Lease {
 		DecidedAt:  base.Add(30 * time.Second),
 		Reclaimed:  1.25,
 		Extensions: 1,
+		Connection: qm.ConnectionIsland,
 	}
 }
 
@@ -230,6 +232,7 @@ func testUpdateLease(t *testing.T, s qm.Store) {
 	changed.Extensions = 3
 	changed.Reclaimed = 0.5
 	changed.Duration = 9 * time.Hour
+	changed.Connection = qm.ConnectionSpread
 	update(t, s, nil, func(tx qm.Tx) error { return tx.UpdateLease(t.Context(), &changed, qm.Provisioning) })
 	checkLease(t, get(t, s, l.ID), &changed)
 
@@ -500,6 +503,21 @@ func testGPUIndex(t *testing.T, s qm.Store) {
 		}
 		if !reflect.DeepEqual(got.GPUIndex, idx) {
 			t.Errorf("GPUIndex %v came back as %v", idx, got.GPUIndex)
+		}
+	}
+}
+
+// testConnection: every connection a placement records comes back as it was written.
+func testConnection(t *testing.T, s qm.Store) {
+	for i, c := range []qm.Connection{qm.ConnectionUnknown, qm.ConnectionIsland, qm.ConnectionSpread, qm.ConnectionNodes} {
+		l := sampleLease(i)
+		l.Connection = c
+		create(t, s, l)
+		if got := get(t, s, l.ID); got.Connection != c {
+			t.Errorf("connection %q came back as %q", c, got.Connection)
+		}
+		if got := list(t, s, qm.LeaseFilter{User: l.User}); len(got) != 1 || got[0].Connection != c {
+			t.Errorf("connection %q listed as %+v", c, got)
 		}
 	}
 }
