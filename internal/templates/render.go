@@ -54,6 +54,10 @@ type SlurmTarget struct {
 	// Exclusive asks for whole nodes (--exclusive): a reservation, or a lease of an exclusive
 	// class that Slurm places itself.
 	Exclusive bool
+	// EnforceBinding keeps the job's CPUs to those bound to its GPUs in gres.conf (Cores=), and so
+	// its GPUs to the sockets of its CPUs (--gres-flags=enforce-binding): a multi-GPU lease the
+	// service placed on one node. Slurm has no option to name GPU indexes; see docs/slurm.md.
+	EnforceBinding bool
 	// Container is how the nodes run an image: "" (the nodes' own software; the image is only
 	// recorded), "apptainer", or "pyxis" (srun --container-image).
 	Container string

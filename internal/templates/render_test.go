@@ -105,6 +105,15 @@ func cases(t testing.TB) []renderCase {
 	in.Kubernetes.ExclusiveTeam, in.Kubernetes.ExclusiveLease = true, true
 	out = append(out, renderCase{"ssh-shell.placed-exclusive", placed, in})
 
+	// Four GPUs the service placed in one NVLink island of one node: the node, and CPUs bound to
+	// the GPUs.
+	island := get("pytorch-ddp")
+	in = templates.ExampleInput(island, "train", templates.Params{"script": "train.py"})
+	in.GPUs, in.GPUsPerNode, in.Nodes = 4, 4, 1
+	in.Slurm.NodeList, in.Slurm.EnforceBinding = "gpu03", true
+	in.Kubernetes.Nodes = []string{"gpu03"}
+	out = append(out, renderCase{"pytorch-ddp.placed-one-island", island, in})
+
 	return out
 }
 

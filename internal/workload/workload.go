@@ -140,7 +140,10 @@ func InputFor(p *policy.Policy, l *qm.Lease, s Settings) (templates.Input, error
 //
 //   - A placed lease (Node set: one node, or several joined by commas) runs only there: Slurm's
 //     --nodelist, a required node affinity on Kubernetes. GPU indexes are not passed: neither
-//     scheduler lets a job pick them, and the node's own allocator decides.
+//     scheduler lets a job pick them, and the node's own allocator decides (Slurm: from gres.conf's
+//     Links= and Cores=; Kubernetes: the device plugin). A multi-GPU lease the service placed on
+//     one node also asks Slurm for CPUs bound to its GPUs (--gres-flags=enforce-binding), which
+//     keeps its GPUs on the sockets of its CPUs where gres.conf gives Cores= (docs/slurm.md).
 //   - A reservation (Exclusive) holds whole nodes: Slurm's --exclusive; on Kubernetes no other
 //     lease's pods share its nodes.
 //   - A lease of an exclusive class: on Kubernetes a required pod anti-affinity keeps other
@@ -162,6 +165,7 @@ func placeInput(in *templates.Input, c *policy.Class, l *qm.Lease) {
 		}
 	}
 	in.Slurm.Exclusive = l.Exclusive || (c.Exclusive() && l.Node == "")
+	in.Slurm.EnforceBinding = !l.Exclusive && len(l.GPUIndex) > 1 && l.Node != "" && !strings.Contains(l.Node, ",")
 	in.Kubernetes.ExclusiveTeam = c.Exclusive()
 	in.Kubernetes.ExclusiveLease = l.Exclusive
 }

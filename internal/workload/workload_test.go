@@ -81,7 +81,8 @@ func TestRenderRefuses(t *testing.T) {
 	}
 }
 
-// TestPlacement: a lease the service placed runs only on its node(s); a reservation holds whole
+// TestPlacement: a lease the service placed runs only on its node(s), and a multi-GPU one on one
+// node gets CPUs bound to its GPUs (Slurm: --gres-flags=enforce-binding); a reservation holds whole
 // nodes; an exclusive class never shares a node with another team, placed or not (Kubernetes:
 // anti-affinity by team; Slurm: whole nodes when Slurm places it); a shared class, unplaced,
 // carries none of this.
@@ -95,7 +96,7 @@ func TestPlacement(t *testing.T) {
 	}{
 		{"placed on an exclusive class",
 			qm.Lease{Class: "train", GPUs: 2, Node: "h100-01", GPUIndex: []int{2, 3}},
-			[]string{"#SBATCH --nodelist=h100-01\n"}, []string{"--exclusive"},
+			[]string{"#SBATCH --nodelist=h100-01\n", "#SBATCH --gres-flags=enforce-binding\n"}, []string{"--exclusive"},
 			[]string{"key: metadata.name", `values: ["h100-01"]`, `{key: quartermaster.io/team, operator: NotIn, values: ["vision"]}`, `{key: quartermaster.io/class, operator: In, values: ["train"]}`, "namespaceSelector: {}"},
 			[]string{"quartermaster.io/lease, operator: Exists"}},
 		{"exclusive class placed by Slurm",
@@ -104,11 +105,11 @@ func TestPlacement(t *testing.T) {
 			[]string{`{key: quartermaster.io/team, operator: NotIn, values: ["vision"]}`}, []string{"matchFields"}},
 		{"reservation of two whole nodes",
 			qm.Lease{Class: "train", GPUs: 16, Node: "h100-01,h100-02", Exclusive: true, Template: "pytorch-ddp", Params: map[string]string{"nnodes": "2", "script": "train.py"}},
-			[]string{"#SBATCH --nodelist=h100-01,h100-02\n", "#SBATCH --exclusive\n", "#SBATCH --nodes=2\n"}, nil,
+			[]string{"#SBATCH --nodelist=h100-01,h100-02\n", "#SBATCH --exclusive\n", "#SBATCH --nodes=2\n"}, []string{"--gres-flags"},
 			[]string{`values: ["h100-01", "h100-02"]`, `{key: quartermaster.io/lease, operator: NotIn, values: ["L-42"]}`}, nil},
 		{"placed on a Slurm node whose name Kubernetes cannot take",
-			qm.Lease{Class: "interactive", GPUs: 1, Node: "GPU_01"},
-			[]string{"#SBATCH --nodelist=GPU_01\n"}, []string{"--exclusive"},
+			qm.Lease{Class: "interactive", GPUs: 1, Node: "GPU_01", GPUIndex: []int{3}},
+			[]string{"#SBATCH --nodelist=GPU_01\n"}, []string{"--exclusive", "--gres-flags"},
 			nil, []string{"affinity:"}},
 		{"placed on a two-letter node",
 			qm.Lease{Class: "interactive", GPUs: 1, Node: "vm"},
@@ -116,8 +117,12 @@ func TestPlacement(t *testing.T) {
 			[]string{`values: ["vm"]`}, nil},
 		{"shared class placed by the scheduler",
 			qm.Lease{Class: "interactive", GPUs: 1},
-			nil, []string{"--nodelist", "--exclusive"},
+			nil, []string{"--nodelist", "--exclusive", "--gres-flags"},
 			nil, []string{"affinity:"}},
+		{"two GPUs the scheduler placed on the service's node",
+			qm.Lease{Class: "interactive", GPUs: 2, Node: "l40s-01"},
+			[]string{"#SBATCH --nodelist=l40s-01\n"}, []string{"--gres-flags"},
+			nil, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := c.lease

@@ -33,6 +33,7 @@ func (r *Report) Post(to string, chart []byte) bot.Reply {
 		{Label: "Approvals", Value: ApprovalsLine(t.Approvals)},
 		{Label: "Human touches", Value: TouchesLine(t)},
 		{Label: "Queue waits", Value: WaitLine(t.QueueWait)},
+		{Label: "Well connected", Value: ConnectivityLine(t.Connectivity)},
 	}})
 	if top := r.top(topTeams); len(top) > 0 {
 		var lines []string

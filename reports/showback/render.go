@@ -258,6 +258,14 @@ func WaitLine(q QueueWait) string {
 	return s
 }
 
+// ConnectivityLine says how many multi-GPU leases got GPUs in one NVLink island.
+func ConnectivityLine(c Connectivity) string {
+	if c.MultiGPU == 0 {
+		return "no multi-GPU lease on one node with known NVLink islands started"
+	}
+	return fmt.Sprintf("%s of %d multi-GPU lease(s) on one node got one NVLink island (%d)", pct(c.Share), c.MultiGPU, c.OneIsland)
+}
+
 // WriteText writes the report for a terminal.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
@@ -268,6 +276,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "Approvals: %s.\n", ApprovalsLine(r.Total.Approvals))
 	fmt.Fprintf(&b, "Human touches: %s.\n", TouchesLine(r.Total))
 	fmt.Fprintf(&b, "Queue waits: %s.\n", WaitLine(r.Total.QueueWait))
+	fmt.Fprintf(&b, "Well connected: %s.\n", ConnectivityLine(r.Total.Connectivity))
 	for _, q := range r.QuotaIncreases {
 		fmt.Fprintf(&b, "Quota increase: %s\n", r.increaseLine(q))
 	}

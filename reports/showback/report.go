@@ -133,6 +133,9 @@ type Summary struct {
 	Requests      int      `json:"requests"`
 	HumanTouches  int      `json:"human_touches"`
 	TouchesPer100 *float64 `json:"human_touches_per_100_leases"`
+	// Connectivity is how well connected the GPUs of the multi-GPU leases that started in the
+	// week were.
+	Connectivity Connectivity `json:"connectivity"`
 	// Previous are the week before's figures, and Change the difference.
 	Previous Figures `json:"previous"`
 	Change   Change  `json:"change"`
@@ -173,6 +176,27 @@ type QueueWait struct {
 	Predicted    int      `json:"predicted"`
 	PredictedP50 *Seconds `json:"predicted_p50_s"`
 	WithinBound  *float64 `json:"within_predicted_p90"`
+}
+
+// Connectivity counts the workspace leases of more than one GPU on one node that started in the
+// week where placement knew the node's NVLink islands, and how many of them got GPUs in one
+// island. Leases of whole nodes, and those whose islands were not known, are not counted.
+type Connectivity struct {
+	MultiGPU  int `json:"multi_gpu_leases"`
+	OneIsland int `json:"one_nvlink_island"`
+	// Share is OneIsland of MultiGPU: the well-connected share; nil when MultiGPU is 0.
+	Share *float64 `json:"well_connected_share"`
+}
+
+func (c *Connectivity) add(l *qm.Lease) {
+	if l.GPUs < 2 || (l.Connection != qm.ConnectionIsland && l.Connection != qm.ConnectionSpread) {
+		return
+	}
+	c.MultiGPU++
+	if l.Connection == qm.ConnectionIsland {
+		c.OneIsland++
+	}
+	c.Share = ratio(float64(c.OneIsland), float64(c.MultiGPU))
 }
 
 // Team is one team's week.
@@ -398,6 +422,8 @@ func Build(in Input) *Report {
 			}
 			waits[l.Team] = append(waits[l.Team], s)
 			allWaits = append(allWaits, s)
+			teams[l.Team].Connectivity.add(l)
+			r.Total.Connectivity.add(l)
 		}
 	}
 	for _, t := range r.Teams {

@@ -275,3 +275,65 @@ func TestCSVColumnsAndNumbers(t *testing.T) {
 		t.Errorf("vision's interactive row = %q, want %q", got, want)
 	}
 }
+
+// The well-connected share counts the multi-GPU leases on one node that started in the week and
+// whose NVLink islands placement knew: those in one island against all of them. Single GPUs,
+// whole nodes, unknown islands and leases that started the week before do not count; the share is
+// printed in the text and the channel post, and each team has its own.
+func TestWellConnectedShareOfMultiGPULeases(t *testing.T) {
+	p := examplePolicy(t)
+	lease := func(id qm.LeaseID, team string, gpus int, conn qm.Connection, start string) *qm.Lease {
+		s := at(start)
+		return &qm.Lease{ID: id, User: "alice@acme.example", Team: team, Class: "train", GPUs: gpus, State: qm.Released,
+			CreatedAt: s, StartedAt: s, ExpiresAt: s.Add(4 * time.Hour), EndedAt: s.Add(2 * time.Hour), Connection: conn}
+	}
+	leases := []*qm.Lease{
+		lease(1, "vision", 4, qm.ConnectionIsland, "2026-11-23 10:00"),
+		lease(2, "vision", 2, qm.ConnectionIsland, "2026-11-24 10:00"),
+		lease(3, "vision", 4, qm.ConnectionSpread, "2026-11-25 10:00"),
+		lease(4, "language", 8, qm.ConnectionIsland, "2026-11-26 10:00"),
+		lease(5, "vision", 4, qm.ConnectionUnknown, "2026-11-26 11:00"), // islands not known
+		lease(6, "vision", 16, qm.ConnectionNodes, "2026-11-26 12:00"),  // whole nodes
+		lease(7, "vision", 1, qm.ConnectionIsland, "2026-11-26 13:00"),  // one GPU
+		lease(8, "vision", 4, qm.ConnectionSpread, "2026-11-20 10:00"),  // the week before
+	}
+	w, err := showback.ParseWeek("2026-W48", showback.Week{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := showback.Build(showback.Input{Policy: p, Week: w, Now: at("2026-11-30 09:00"), Leases: leases})
+	c := r.Total.Connectivity
+	if c.MultiGPU != 4 || c.OneIsland != 3 || c.Share == nil || !near(*c.Share, 0.75) {
+		t.Fatalf("total connectivity %+v; want 3 of 4 in one island", c)
+	}
+	for _, tm := range r.Teams {
+		want := map[string][2]int{"vision": {3, 2}, "language": {1, 1}}[tm.Name]
+		if tm.Connectivity.MultiGPU != want[0] || tm.Connectivity.OneIsland != want[1] {
+			t.Errorf("team %s: %+v, want %d of %d", tm.Name, tm.Connectivity, want[1], want[0])
+		}
+	}
+	line := "Well connected: 75.0% of 4 multi-GPU lease(s) on one node got one NVLink island (3)."
+	if !strings.Contains(r.Text(), line) {
+		t.Errorf("the text lacks %q:\n%s", line, r.Text())
+	}
+	post := r.Post("#gpu", nil)
+	found := false
+	for _, f := range post.Sections[0].Fields {
+		found = found || (f.Label == "Well connected" && strings.HasPrefix(f.Value, "75.0% of 4"))
+	}
+	if !found {
+		t.Errorf("the channel post lacks the well-connected share: %+v", post.Sections[0].Fields)
+	}
+	var js bytes.Buffer
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"well_connected_share": 0.75`) {
+		t.Errorf("the JSON lacks the share:\n%s", js.String())
+	}
+
+	empty := showback.Build(showback.Input{Policy: p, Week: w, Now: at("2026-11-30 09:00"), Leases: leases[4:]})
+	if empty.Total.Connectivity.Share != nil || !strings.Contains(empty.Text(), "Well connected: no multi-GPU lease on one node with known NVLink islands started.") {
+		t.Errorf("without countable leases: %+v\n%s", empty.Total.Connectivity, empty.Text())
+	}
+}
