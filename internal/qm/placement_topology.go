@@ -2,6 +2,8 @@ package qm
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -149,4 +151,48 @@ func (s *Service) inventory() ([]Node, *nodeIndex) {
 	m := &mergedInventory{first: &inv[0], n: len(inv), topo: snap, inv: out, index: indexNodes(out)}
 	s.topo.merged.Store(m)
 	return m.inv, m.index
+}
+
+// gpusMoved reports whether the scheduler says a lease's running job holds other GPUs than the
+// lease records. A reservation's job holds its nodes whole, whatever it reports.
+func gpusMoved(l *Lease, j Job) bool {
+	return len(j.GPUIndex) > 0 && !l.Exclusive && j.Node != "" && !strings.ContainsAny(j.Node, ",[") &&
+		!slices.Equal(l.GPUIndex, j.GPUIndex)
+}
+
+// adoptGPUs records the GPUs the scheduler gave a lease's job on its node, and how well they are
+// connected, in place of what the service chose: the service's picture of the node's free GPUs,
+// and the showback's well-connected share, then follow what runs.
+func (s *Service) adoptGPUs(l *Lease, j Job) {
+	if !gpusMoved(l, j) {
+		return
+	}
+	l.GPUIndex = slices.Clone(j.GPUIndex)
+	l.Connection = s.connectionOf(l.Class, j.Node, l.GPUIndex)
+}
+
+// connectionOf is how well the given GPUs of a node of a class are connected, as far as the
+// inventory (with the node agents' topology) knows.
+func (s *Service) connectionOf(class, node string, gpus []int) Connection {
+	inv, ix := s.inventory()
+	if ix == nil {
+		return ConnectionUnknown
+	}
+	i, ok := ix.pos(inv, class, node)
+	if !ok {
+		return ConnectionUnknown
+	}
+	isl := islandsOf(&inv[i])
+	if isl == nil {
+		return ConnectionUnknown
+	}
+	for _, g := range gpus {
+		if g < 0 || g >= len(isl) {
+			return ConnectionUnknown
+		}
+		if isl[g] != isl[gpus[0]] {
+			return ConnectionSpread
+		}
+	}
+	return ConnectionIsland
 }

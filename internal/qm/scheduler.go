@@ -51,6 +51,9 @@ type Job struct {
 	// Output is the last lines of the job's output when the backend can read them, for a failed
 	// workspace's owner; empty otherwise.
 	Output string
+	// GPUIndex is the GPUs a running job holds on its one node, by index, when the scheduler says
+	// (Slurm does: it, not the service, picks a job's GPUs on the node); the lease adopts them.
+	GPUIndex []int
 }
 
 // Watcher is a Backend whose scheduler places and runs leases on its own (Inventory is nil). The
@@ -138,6 +141,7 @@ func (s *Service) markRunning(ctx context.Context, l *Lease, j Job) (bool, error
 			c.Node = j.Node
 			c.Connect = strings.ReplaceAll(c.Connect, NodePlaceholder, firstNode(j.Node))
 		}
+		s.adoptGPUs(c, j)
 		if c.State != Queued && c.State != Provisioning {
 			return nil, tx.UpdateLease(ctx, c, c.State)
 		}
@@ -356,7 +360,7 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 			}
 			return err
 		}
-		if l.Ref == "" || (j.Node != "" && l.Node != j.Node) {
+		if l.Ref == "" || (j.Node != "" && l.Node != j.Node) || gpusMoved(l, j) {
 			if _, err := s.markRunning(ctx, l, j); err != nil {
 				return err
 			}

@@ -2,11 +2,13 @@ package slurm_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/store"
 )
 
 // jobField reads one Key=Value of scontrol show job -o.
@@ -124,4 +126,111 @@ func TestExclusiveClassTeamsNeverShare(t *testing.T) {
 			t.Errorf("vision's job %s still runs beside language's %s", vision.Ref, language.Ref)
 		}
 	})
+}
+
+// jobGRES reads the GPUs Slurm gave a job on its node from scontrol show job -d: "GRES=gpu:h100:4(IDX:2-5)".
+func (e *env) jobGRES(ref string) string {
+	e.t.Helper()
+	for _, f := range strings.Fields(e.slurmCmd("scontrol", "show", "job", "-d", ref)) {
+		if v, ok := strings.CutPrefix(f, "GRES="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// TestTopologyPlacedLeasesOnSlurm: the node agent reports the node's eight h100s as two NVLink
+// islands of four; the service places a 2-GPU and then a 4-GPU lease each in one island of the
+// node and submits them pinned to the node with CPUs bound to their GPUs
+// (--gres-flags=enforce-binding, which Slurm takes). Slurm has no option that names GPU indexes
+// and picks the GPUs itself; each lease then records the GPUs Slurm gave its job (scontrol show
+// job -d) and how well they are connected, so the showback's figure is what runs.
+func TestTopologyPlacedLeasesOnSlurm(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	db := e.svc.Store.(*store.DB)
+	e.svc.Topology = db
+	node := e.nodeName()
+	topo := qm.Topology{Node: node, At: e.clock.Now(), GPUs: make([]qm.TopologyGPU, 8)}
+	for i := range topo.GPUs {
+		topo.GPUs[i] = qm.TopologyGPU{Index: i, NUMA: i / 4, NVLinks: make([]int, 8)}
+		for j := range 8 {
+			if i != j && i/4 == j/4 {
+				topo.GPUs[i].NVLinks[j] = 12
+			}
+		}
+	}
+	topo.SetIslands()
+	if err := db.CreateAgentToken(ctx, node, "hash-"+node, topo.At); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.RecordAgentReport(ctx, store.AgentReport{Node: node, TokenHash: "hash-" + node, At: topo.At, Received: topo.At, Seq: 1,
+		GPUs: []byte("[]"), Topology: &topo, TopologyHash: "t1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Reconcile(ctx); err != nil { // the inventory, and the agent's topology
+		t.Fatal(err)
+	}
+	island := func(gpus []int) bool {
+		for _, g := range gpus {
+			if g/4 != gpus[0]/4 {
+				return false
+			}
+		}
+		return true
+	}
+	for _, n := range []int{2, 4} {
+		l := e.request("alice@acme.example", n, "train", time.Hour, "", nil).Lease
+		if l.Node != node || len(l.GPUIndex) != n || !island(l.GPUIndex) || l.Connection != qm.ConnectionIsland {
+			t.Fatalf("%d GPUs placed on %q GPUs %v %q; want one island of %s", n, l.Node, l.GPUIndex, l.Connection, node)
+		}
+		chosen := l.GPUIndex
+		l = e.waitLease(l.ID, qm.Active)
+		if b := e.jobField(l.Ref, "GresEnforceBind"); b != "Yes" {
+			t.Errorf("job %s of %d GPUs: GresEnforceBind=%q, want Yes", l.Ref, n, b)
+		}
+		if req := e.jobField(l.Ref, "ReqNodeList"); req != node {
+			t.Errorf("job %s asks for nodes %q, want %s", l.Ref, req, node)
+		}
+		gres := e.jobGRES(l.Ref)
+		var got *qm.Lease
+		e.eventually(l.ID.String()+" to record the GPUs of "+gres, func() bool {
+			if _, err := e.svc.Reconcile(ctx); err != nil {
+				t.Fatal(err)
+			}
+			got = e.waitLease(l.ID, qm.Active)
+			return strings.HasSuffix(gres, "(IDX:"+idxList(got.GPUIndex)+")")
+		})
+		want := qm.ConnectionSpread
+		if island(got.GPUIndex) {
+			want = qm.ConnectionIsland
+		}
+		if got.Connection != want {
+			t.Errorf("%s holds GPUs %v (Slurm: %s): connection %q, want %q", got.ID, got.GPUIndex, gres, got.Connection, want)
+		}
+		// Slurm 22.05 gives a job with enforce-binding that names its task count every core bound
+		// to its GPUs: the script leaves the task count to Slurm's default, so the job holds what it asks.
+		if cpus, asked := e.jobField(l.Ref, "NumCPUs"), e.jobField(l.Ref, "MinCPUsNode"); cpus != asked {
+			t.Errorf("job %s of %d GPUs holds %s CPUs, asked for %s", l.Ref, n, cpus, asked)
+		}
+		t.Logf("%d GPUs: the service chose %v, Slurm gave %s: recorded %v, %s", n, chosen, gres, got.GPUIndex, got.Connection)
+	}
+}
+
+// idxList writes GPU indexes as Slurm's IDX does: 0-1, 2-5, 0,2-3.
+func idxList(g []int) string {
+	var parts []string
+	for i := 0; i < len(g); {
+		j := i
+		for j+1 < len(g) && g[j+1] == g[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", g[i], g[j]))
+		} else {
+			parts = append(parts, fmt.Sprint(g[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
 }

@@ -8,7 +8,8 @@
 // loop) reads the nodes, their partitions and GRES with sinfo --json and maps them to the
 // policy's classes, so the service can cap, count and place. A lease the service placed is
 // pinned to its node (--nodelist); until the first refresh Inventory is nil and Slurm places.
-// The service learns what became of each lease's job from Jobs (qm.Watcher).
+// The service learns what became of each lease's job from Jobs (qm.Watcher), including the GPUs
+// Slurm gave it on its node: no sbatch option names GPU indexes, so Slurm picks them.
 package slurm
 
 import (
@@ -77,6 +78,8 @@ type Backend struct {
 	run Runner
 
 	inv atomic.Pointer[[]qm.Node] // the last good inventory; nil before the first
+	// slots is where each GPU type lies among each node's GPUs, by node, from the last refresh.
+	slots atomic.Pointer[map[string]gpuSlots]
 	// lastMissing is the classes the last refresh found no nodes for, so it warns once.
 	mu          sync.Mutex
 	lastMissing string
@@ -142,6 +145,11 @@ func (b *Backend) RefreshInventory(ctx context.Context) error {
 	}
 	own := ParseOwnJobs(out, func(comment string) bool { _, ok := b.leaseOf(comment); return ok })
 	inv := BuildInventory(b.cfg.Policy, nodes, own)
+	slots := make(map[string]gpuSlots, len(nodes))
+	for _, n := range nodes {
+		slots[n.Name] = gpuSlotsOf(n.GRES)
+	}
+	b.slots.Store(&slots)
 	b.inv.Store(&inv)
 	var missing []string
 	for _, c := range b.cfg.Policy.Classes {
@@ -330,6 +338,9 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 			continue
 		}
 		j := sj.job(id)
+		if j.State == qm.JobRunning {
+			j.GPUIndex = b.jobGPUs(sj, j.Node)
+		}
 		if j.State == qm.JobFailed {
 			j.Output = b.output(sj.JobID, id, sj.StdOut)
 			failed[sj.JobID] = true
@@ -344,6 +355,16 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 	}
 	b.mu.Unlock()
 	return jobs, nil
+}
+
+// jobGPUs is the GPUs a running job on one node holds there, as its class numbers them; nil when
+// not known (no inventory refresh yet, a job on several nodes).
+func (b *Backend) jobGPUs(sj SqueueJob, node string) []int {
+	p := b.slots.Load()
+	if p == nil || node == "" || strings.ContainsAny(node, ",[") {
+		return nil
+	}
+	return jobGPUs(sj.GRESDetail, tresGRES(sj.TRESPerNode), (*p)[node])
 }
 
 // output is the last lines of a failed job's output file, read once per job. Only a regular

@@ -32,6 +32,8 @@ type SqueueJob struct {
 	// StdOut is the job's --output file, its %j, %x, %u, %A, %a and %N filled in; empty when
 	// it has a pattern this backend does not fill.
 	StdOut string
+	// GRESDetail is the GRES a job holds on each of its nodes, e.g. "gpu:h100:2(IDX:0-1)".
+	GRESDetail []string
 }
 
 type squeueOutput struct {
@@ -46,6 +48,7 @@ type squeueOutput struct {
 		Partition   string          `json:"partition"`
 		Account     string          `json:"account"`
 		TRESPerNode string          `json:"tres_per_node"`
+		GRESDetail  []string        `json:"gres_detail"`
 		TimeLimit   json.RawMessage `json:"time_limit"`
 		ExitCode    json.RawMessage `json:"exit_code"`
 		StartTime   json.RawMessage `json:"start_time"`
@@ -79,6 +82,7 @@ func ParseSqueue(data []byte) ([]SqueueJob, error) {
 			Partition:   j.Partition,
 			Account:     j.Account,
 			TRESPerNode: j.TRESPerNode,
+			GRESDetail:  j.GRESDetail,
 		}
 		if m, ok := number(j.TimeLimit); ok && m > 0 {
 			sj.TimeLimit = time.Duration(m) * time.Minute
@@ -308,4 +312,103 @@ func pendingReason(reason string) string {
 		return "its start time has not come (Slurm: BeginTime)"
 	}
 	return "Slurm: " + reason
+}
+
+// gpuSlots is where each GPU type's devices lie among a node's GPUs: Slurm numbers a node's GPUs
+// (IDX) across all their types, in the order of the node's GRES, while the inventory numbers
+// each type's (each class's) GPUs from 0.
+type gpuSlots map[string]struct{ first, count int } // by type ("" for untyped GPUs)
+
+// gpuSlotsOf reads a node's GRES, e.g. "gpu:h100:8(S:0-1),gpu:l40s:4": h100 at 0-7, l40s at 8-11.
+func gpuSlotsOf(gres string) gpuSlots {
+	slots := gpuSlots{}
+	next := 0
+	for _, e := range splitOutside(gres, ',', '(', ')') {
+		e = strings.TrimSpace(e)
+		if i := strings.IndexByte(e, '('); i >= 0 {
+			e = e[:i]
+		}
+		parts := strings.Split(e, ":")
+		if parts[0] != "gpu" {
+			continue
+		}
+		typ, count := "", 1
+		switch len(parts) {
+		case 1:
+		case 2:
+			if n, err := strconv.Atoi(parts[1]); err == nil {
+				count = n
+			} else {
+				typ = parts[1]
+			}
+		default:
+			typ = strings.Join(parts[1:len(parts)-1], ":")
+			n, err := strconv.Atoi(parts[len(parts)-1])
+			if err != nil {
+				return nil
+			}
+			count = n
+		}
+		if _, dup := slots[typ]; dup || count < 0 {
+			return nil
+		}
+		slots[typ] = struct{ first, count int }{next, count}
+		next += count
+	}
+	return slots
+}
+
+// jobGPUs is the GPUs a running job holds on its one node, numbered as the inventory numbers
+// its class's GPUs there, from gres_detail ("gpu:h100:2(IDX:0-1)"), the GRES the job asked for
+// (its class's: "gpu:h100:2" counts the h100s from 0, an untyped "gpu:2" every GPU of the node)
+// and the node's GPU slots; nil when Slurm does not say, for a job on several nodes, or when the
+// numbers do not fit the node.
+func jobGPUs(detail []string, asked string, slots gpuSlots) []int {
+	if len(detail) != 1 || slots == nil {
+		return nil
+	}
+	e := detail[0]
+	open := strings.Index(e, "(IDX:")
+	if open < 0 || !strings.HasSuffix(e, ")") {
+		return nil
+	}
+	parts := strings.Split(e[:open], ":")
+	if parts[0] != "gpu" {
+		return nil
+	}
+	typ := ""
+	if len(parts) > 2 {
+		typ = strings.Join(parts[1:len(parts)-1], ":")
+	}
+	slot, ok := slots[typ]
+	if !ok {
+		return nil
+	}
+	if a := strings.Split(strings.Split(asked, ",")[0], ":"); len(a) <= 2 { // untyped: the node's numbers
+		slot.first, slot.count = 0, 0
+		for _, s := range slots {
+			slot.count += s.count
+		}
+	}
+	var out []int
+	for _, r := range strings.Split(e[open+len("(IDX:"):len(e)-1], ",") {
+		lo, hi, isRange := strings.Cut(r, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return nil
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil
+			}
+		}
+		for g := a; g <= b; g++ {
+			if g < slot.first || g >= slot.first+slot.count || len(out) >= slot.count {
+				return nil
+			}
+			out = append(out, g-slot.first)
+		}
+	}
+	return out
 }

@@ -239,8 +239,17 @@ func TestSlurmScriptHeader(t *testing.T) {
 			"#SBATCH --partition=" + rc.in.Slurm.Partition + "\n",
 			"#SBATCH --time=04:00:00\n",
 			"#SBATCH --nodes=" + strconv.Itoa(out.Nodes) + "\n",
-			"#SBATCH --ntasks-per-node=1\n",
 			"#SBATCH --output=/projects/vision/.quartermaster/L-42/",
+		}
+		// One task per node; with CPUs bound to the GPUs, the default of one task (a job that names
+		// its task count then gets every core bound to its GPUs from Slurm 22.05).
+		if rc.in.Slurm.EnforceBinding {
+			want = append(want, "#SBATCH --gres-flags=enforce-binding\n")
+			if strings.Contains(s, "#SBATCH --ntasks") {
+				t.Errorf("%s: a job with CPUs bound to its GPUs names its task count", rc.name)
+			}
+		} else {
+			want = append(want, "#SBATCH --ntasks-per-node=1\n")
 		}
 		if rc.tmpl.CPUOnly() {
 			if strings.Contains(s, "--gres") {

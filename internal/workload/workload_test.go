@@ -96,7 +96,7 @@ func TestPlacement(t *testing.T) {
 	}{
 		{"placed on an exclusive class",
 			qm.Lease{Class: "train", GPUs: 2, Node: "h100-01", GPUIndex: []int{2, 3}},
-			[]string{"#SBATCH --nodelist=h100-01\n", "#SBATCH --gres-flags=enforce-binding\n"}, []string{"--exclusive"},
+			[]string{"#SBATCH --nodelist=h100-01\n", "#SBATCH --gres-flags=enforce-binding\n"}, []string{"--exclusive", "#SBATCH --ntasks-per-node"},
 			[]string{"key: metadata.name", `values: ["h100-01"]`, `{key: quartermaster.io/team, operator: NotIn, values: ["vision"]}`, `{key: quartermaster.io/class, operator: In, values: ["train"]}`, "namespaceSelector: {}"},
 			[]string{"quartermaster.io/lease, operator: Exists"}},
 		{"exclusive class placed by Slurm",

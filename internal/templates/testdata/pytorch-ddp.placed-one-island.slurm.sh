@@ -6,7 +6,6 @@
 #SBATCH --gres=gpu:h100:4
 #SBATCH --time=04:00:00
 #SBATCH --nodes=1
-#SBATCH --ntasks-per-node=1
 #SBATCH --cpus-per-task=32
 #SBATCH --mem=256G
 #SBATCH --output=/projects/vision/.quartermaster/L-42/%x-%j.out
