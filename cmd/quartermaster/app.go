@@ -127,7 +127,9 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	} else {
 		a.Clock = realClock{}
 	}
-	svc := &qm.Service{Policy: pol, Store: st, Clock: a.Clock, Directory: pol, Logger: logger}
+	// Topology: placement fills in the NVLink islands and NUMA nodes of each node from what its
+	// node agent reports (the reconcile pass reads it).
+	svc := &qm.Service{Policy: pol, Store: st, Clock: a.Clock, Directory: pol, Logger: logger, Topology: st}
 	switch backend {
 	case "sim":
 		a.Sim = sim.New(pol, a.Clock)
