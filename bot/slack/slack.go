@@ -74,6 +74,9 @@ type Config struct {
 	HTTPClient *http.Client
 	// MaxWork bounds how many commands the handler runs at once; zero means DefaultMaxWork.
 	MaxWork int
+	// OnAck, when set, is told how long each delivery waited for its acknowledgement: transport
+	// is http or socket, kind is command, interaction or event.
+	OnAck func(transport, kind string, took time.Duration)
 }
 
 // Adapter is the Slack app. It implements bot.Sender for notices and serves Slack's HTTP
@@ -218,6 +221,13 @@ func (a *Adapter) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	return body, true
 }
 
+// acked reports an acknowledgement's latency to OnAck.
+func (a *Adapter) acked(transport, kind string, since time.Time) {
+	if a.cfg.OnAck != nil {
+		a.cfg.OnAck(transport, kind, time.Since(since))
+	}
+}
+
 func retried(r *http.Request) bool { return r.Header.Get("X-Slack-Retry-Num") != "" }
 
 // writeAck answers a delivery: an empty 200, or the JSON payload Slack expects (modal errors,
@@ -232,6 +242,7 @@ func writeAck(w http.ResponseWriter, payload any) {
 }
 
 func (a *Adapter) serveCommand(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	body, ok := a.verified(w, r)
 	if !ok {
 		return
@@ -243,9 +254,11 @@ func (a *Adapter) serveCommand(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeAck(w, a.onCommand(cmd, retried(r)))
+	a.acked("http", "command", start)
 }
 
 func (a *Adapter) serveInteraction(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	body, ok := a.verified(w, r)
 	if !ok {
 		return
@@ -261,9 +274,11 @@ func (a *Adapter) serveInteraction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeAck(w, a.onInteraction(cb, retried(r)))
+	a.acked("http", "interaction", start)
 }
 
 func (a *Adapter) serveEvent(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	body, ok := a.verified(w, r)
 	if !ok {
 		return
@@ -282,6 +297,7 @@ func (a *Adapter) serveEvent(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeAck(w, a.onEvent(ev, retried(r)))
+	a.acked("http", "event", start)
 }
 
 // origin is where a command came from, so its answer goes back there.

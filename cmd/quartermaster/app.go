@@ -14,6 +14,8 @@ import (
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/docs"
+	"github.com/acme/quartermaster/internal/config"
+	"github.com/acme/quartermaster/internal/metrics"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/sim"
@@ -29,9 +31,28 @@ type commonFlags struct {
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.policy, "policy", os.Getenv("QM_POLICY"), "policy file (default: the embedded example policy; env QM_POLICY)")
-	fs.StringVar(&c.db, "db", os.Getenv("QM_DATABASE_URL"), "database URL: postgres://… or sqlite:PATH (default: a SQLite file in the data directory; env QM_DATABASE_URL)")
-	fs.StringVar(&c.backend, "backend", os.Getenv("QM_BACKEND"), "sim, slurm or kubernetes (default: the policy's backend)")
+	fs.StringVar(&c.policy, "policy", os.Getenv("QM_POLICY"), "policy file (env QM_POLICY; serve needs one, the console and templates default to the embedded example)")
+	c.registerDB(fs)
+	fs.StringVar(&c.backend, "backend", os.Getenv("QM_BACKEND"), "sim, slurm or kubernetes (env QM_BACKEND; default: the policy's backend)")
+}
+
+// registerDB adds --db alone, for commands that touch only the database.
+func (c *commonFlags) registerDB(fs *flag.FlagSet) {
+	fs.StringVar(&c.db, "db", "", "database URL: postgres://… or sqlite:PATH (env QM_DATABASE_URL or QM_DATABASE_URL_FILE; default: sqlite:data/quartermaster.db, the directory from QM_DATA_DIR)")
+}
+
+// resolveSecrets fills what the flags left empty from secrets in the environment (or their files),
+// so that a bad secret file is reported before anything starts.
+func (c *commonFlags) resolveSecrets() error {
+	if c.db != "" {
+		return nil
+	}
+	v, err := config.Secret("QM_DATABASE_URL")
+	if err != nil {
+		return err
+	}
+	c.db = v
+	return nil
 }
 
 func (c *commonFlags) loadPolicy() (*policy.Policy, error) {
@@ -50,6 +71,9 @@ func dataDir() string {
 }
 
 func (c *commonFlags) dbURL() (string, error) {
+	if err := c.resolveSecrets(); err != nil {
+		return "", err
+	}
 	if c.db != "" {
 		return c.db, nil
 	}
@@ -70,7 +94,13 @@ type App struct {
 	Service *qm.Service
 	Waits   *waits.Predictor // the service's wait predictor; Flush keeps what it learned
 	Bot     *commands.Bot
-	Logger  *slog.Logger
+	// Handler is Bot as the chat adapters see it: each command timed, counted and logged.
+	Handler bot.Handler
+	// Metrics are the service's numbers; nil records nothing (the console, the tools).
+	Metrics *metrics.Metrics
+	// BackendName is the scheduler backend in use: sim, slurm or kubernetes.
+	BackendName string
+	Logger      *slog.Logger
 	// Sender receives notices; set it before the app does anything (NewApp points it at a no-op).
 	Sender bot.Sender
 }
@@ -85,6 +115,7 @@ type appOptions struct {
 	simClock bool      // a simulated clock (console)
 	start    time.Time // the simulated clock's start; zero: now
 	logger   *slog.Logger
+	metrics  *metrics.Metrics // counts what the service does; nil: nothing is counted
 }
 
 // NewApp opens everything the options name.
@@ -105,7 +136,8 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{Policy: pol, Store: st, Logger: logger}
+	a := &App{Policy: pol, Store: st, Logger: logger, Metrics: o.metrics}
+	o.metrics.SetClasses(classNames(pol))
 	if o.simClock {
 		start := o.start
 		if start.IsZero() {
@@ -120,11 +152,12 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	if backend == "" {
 		backend = pol.Backend
 	}
-	svc := &qm.Service{Policy: pol, Store: st, Clock: a.Clock, Directory: pol, Logger: logger}
+	a.BackendName = backend
+	svc := &qm.Service{Policy: pol, Store: o.metrics.Store(st), Clock: a.Clock, Directory: pol, Logger: logger}
 	switch backend {
 	case "sim":
 		a.Sim = sim.New(pol, a.Clock)
-		svc.Backend, svc.Telemetry = a.Sim, a.Sim
+		svc.Backend, svc.Telemetry = o.metrics.Backend(backend, a.Sim), a.Sim
 	default:
 		mk, ok := backends[backend]
 		if !ok {
@@ -136,7 +169,7 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 			_ = st.Close()
 			return nil, err
 		}
-		svc.Backend = b
+		svc.Backend = o.metrics.Backend(backend, b)
 	}
 	a.Waits = waits.New()
 	a.Waits.SetHistory(st)
@@ -148,13 +181,15 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	if n > 0 {
 		logger.Info("the wait predictor read back its history", "outcomes", n)
 	}
-	svc.Waits = a.Waits
+	svc.Waits = o.metrics.Waits(a.Waits)
 	a.Service = svc
+	o.metrics.SetState(a.metricsState)
 	if err := svc.WarmWaits(ctx); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
 	a.Bot = &commands.Bot{Svc: svc, Logger: logger}
+	a.Handler = observeCommands(a.Bot, o.metrics, logger)
 	if err := addTemplateVerbs(a); err != nil {
 		_ = st.Close()
 		return nil, err

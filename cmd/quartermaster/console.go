@@ -12,18 +12,32 @@ import (
 )
 
 func init() {
-	register("console", "the bot in a terminal, on the embedded default (SQLite, sim cluster, example policy)", runConsole)
+	registerCommand("console", subcommand{
+		summary: "the bot in a terminal, on the embedded default (SQLite, sim cluster, example policy)",
+		usage: "quartermaster console [--policy FILE] [--db URL] [--json] [--clock RFC3339] < script\n" +
+			"lines are USER: TEXT, e.g. alice@acme.example: /gpu request 1 interactive 2h; :advance 45m moves the clock",
+		flags: func() *flag.FlagSet { fs, _, _, _ := consoleFlags(); return fs },
+		run:   runConsole,
+	})
+}
+
+func consoleFlags() (fs *flag.FlagSet, o *appOptions, asJSON *bool, clock *string) {
+	fs = flag.NewFlagSet("console", flag.ContinueOnError)
+	o = &appOptions{}
+	o.flags.register(fs)
+	asJSON = fs.Bool("json", false, "print one JSON object per bot message")
+	clock = fs.String("clock", "", "start the simulated clock at this RFC3339 instant (default: now)")
+	return fs, o, asJSON, clock
 }
 
 func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("console", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var o appOptions
-	o.flags.register(fs)
-	asJSON := fs.Bool("json", false, "print one JSON object per bot message")
-	clock := fs.String("clock", "", "start the simulated clock at this RFC3339 instant (default: now)")
+	fs, o, asJSON, clock := consoleFlags()
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return errUsage{err.Error()}
+		return errUsage{err.Error() + "; example: quartermaster console --json"}
+	}
+	if fs.NArg() > 0 {
+		return errUsage{fmt.Sprintf("console takes no arguments, but got %q; it reads USER: TEXT lines from standard input", fs.Arg(0))}
 	}
 	if *clock != "" {
 		t, err := time.Parse(time.RFC3339, *clock)
@@ -33,12 +47,12 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		o.start = t
 	}
 	o.simClock = true
-	a, err := NewApp(ctx, o)
+	a, err := NewApp(ctx, *o)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	c := &console.Console{Handler: a.Bot, Out: stdout, JSON: *asJSON, Prompt: isTerminal(stdin),
+	c := &console.Console{Handler: a.Handler, Out: stdout, JSON: *asJSON, Prompt: isTerminal(stdin),
 		Controls: console.Controls{Advance: a.Advance, Util: a.SetUtilization, Now: a.Clock.Now}}
 	a.Sender = c
 	// Whatever fell due while the console was closed happens first.

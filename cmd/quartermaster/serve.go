@@ -12,16 +12,22 @@ import (
 	"os"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	slackbot "github.com/acme/quartermaster/bot/slack"
+	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/store"
 )
 
 func init() {
-	register("serve", "the service: Slack (HTTP and Socket Mode), /healthz and /readyz, expiry, idle reclaim and approval timeouts", runServe)
+	registerCommand("serve", subcommand{
+		summary: "the service: Slack (HTTP and Socket Mode), /healthz, /readyz and /metrics, expiry, idle reclaim and approval timeouts",
+		usage: "quartermaster serve --policy FILE [--db URL] [--http :8080]\n" +
+			"quartermaster serve --demo    (the embedded example organisation on the simulated cluster)",
+		flags: func() *flag.FlagSet { fs, _ := serveFlags(); return fs },
+		run:   runServe,
+	})
 }
 
 // Service defaults.
@@ -48,9 +54,21 @@ type slackSettings struct {
 	APIURL        string // SLACK_API_URL: another Web API base (tests, proxies)
 }
 
-func slackFromEnv() slackSettings {
-	return slackSettings{BotToken: os.Getenv("SLACK_BOT_TOKEN"), SigningSecret: os.Getenv("SLACK_SIGNING_SECRET"),
-		AppToken: os.Getenv("SLACK_APP_TOKEN"), APIURL: os.Getenv("SLACK_API_URL")}
+// slackFromEnv reads the Slack settings; each secret may come from a file (SLACK_BOT_TOKEN_FILE, …).
+func slackFromEnv() (slackSettings, error) {
+	var s slackSettings
+	var err error
+	if s.BotToken, err = config.Secret("SLACK_BOT_TOKEN"); err != nil {
+		return s, err
+	}
+	if s.SigningSecret, err = config.Secret("SLACK_SIGNING_SECRET"); err != nil {
+		return s, err
+	}
+	if s.AppToken, err = config.Secret("SLACK_APP_TOKEN"); err != nil {
+		return s, err
+	}
+	s.APIURL = os.Getenv("SLACK_API_URL")
+	return s, nil
 }
 
 // serveOptions are what serve needs; tests set the listener and watch the hooks.
@@ -71,27 +89,54 @@ type serveOptions struct {
 	socket []slackbot.SocketOption
 	// grace bounds the graceful stop; zero means shutdownGrace.
 	grace time.Duration
+	// demo runs the embedded example policy; without it serve needs a policy file.
+	demo bool
 }
 
-func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) error {
+// serveFlags are serve's flags, bound to the options they set.
+func serveFlags() (*flag.FlagSet, *serveOptions) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var o serveOptions
+	o := &serveOptions{}
 	o.app.flags.register(fs)
 	addr := os.Getenv("QM_HTTP_ADDR")
 	if addr == "" {
 		addr = defaultHTTPAddr
 	}
-	fs.StringVar(&o.addr, "http", addr, "address to listen on (env QM_HTTP_ADDR)")
+	fs.StringVar(&o.addr, "http", addr, "address to listen on for Slack, /healthz, /readyz and /metrics (env QM_HTTP_ADDR)")
+	fs.BoolVar(&o.demo, "demo", false, "run the embedded example organisation on the simulated cluster instead of a policy file")
+	return fs, o
+}
+
+// errNoPolicy is serve's refusal to start production on the example organisation.
+const errNoPolicy = "no policy: set QM_POLICY=/etc/quartermaster/quartermaster.yaml or pass --policy FILE (quartermaster serve --demo runs the embedded example organisation on the simulated cluster)"
+
+func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) error {
+	fs, o := serveFlags()
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return errUsage{err.Error()}
+		return errUsage{err.Error() + "; example: quartermaster serve --policy /etc/quartermaster/quartermaster.yaml"}
 	}
 	if fs.NArg() > 0 {
 		return errUsage{fmt.Sprintf("serve takes no arguments, but got %q; example: quartermaster serve --http :8080", fs.Arg(0))}
 	}
-	o.app.logger = slog.New(slog.NewTextHandler(stderr, nil))
-	o.slack = slackFromEnv()
-	return serve(ctx, o)
+	switch {
+	case o.demo && o.app.flags.policy != "":
+		return errUsage{fmt.Sprintf("--demo runs the embedded example policy, but a policy is also named (%s); drop one of them", o.app.flags.policy)}
+	case !o.demo && o.app.flags.policy == "":
+		return errUsage{errNoPolicy}
+	}
+	log, err := config.Logger(stderr)
+	if err != nil {
+		return errUsage{err.Error()}
+	}
+	o.app.logger = log
+	if o.slack, err = slackFromEnv(); err != nil {
+		return err
+	}
+	if err := o.app.flags.resolveSecrets(); err != nil {
+		return err
+	}
+	return serve(ctx, *o)
 }
 
 // serve runs the service until ctx ends (SIGTERM, SIGINT), then stops gracefully: it stops
@@ -104,23 +149,18 @@ func serve(ctx context.Context, o serveOptions) error {
 		o.app.logger = log
 	}
 	o.app.simClock = false
+	if o.app.metrics == nil {
+		o.app.metrics = newMetrics()
+	}
 	a, err := NewApp(ctx, o.app)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 
-	var ready atomic.Bool
 	mux := http.NewServeMux()
-	health := func(w http.ResponseWriter, _ *http.Request) {
-		if !ready.Load() {
-			http.Error(w, "not ready", http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = io.WriteString(w, "ok\n")
-	}
-	mux.HandleFunc("GET /healthz", health)
-	mux.HandleFunc("GET /readyz", health)
+	health := newHealth(a)
+	health.register(mux)
 
 	adapter, err := newSlackApp(a, o.slack, log)
 	if err != nil {
@@ -163,8 +203,9 @@ func serve(ctx context.Context, o serveOptions) error {
 		})
 	}
 
-	ready.Store(true)
-	log.Info("serving", "addr", ln.Addr().String(), "policy", a.Policy.Organization, "database", a.Store.Dialect())
+	health.started.Store(true)
+	log.Info("serving", "addr", ln.Addr().String(), "policy", a.Policy.Source, "organization", a.Policy.Organization,
+		"backend", a.BackendName, "database", a.Store.Dialect(), "version", buildVersion())
 	if o.onReady != nil {
 		o.onReady(ln.Addr().String())
 	}
@@ -177,7 +218,7 @@ func serve(ctx context.Context, o serveOptions) error {
 		return fmt.Errorf("http server: %w", err)
 	}
 	log.Info("stopping")
-	ready.Store(false)
+	health.started.Store(false)
 	wait := o.grace
 	if wait <= 0 {
 		wait = shutdownGrace
@@ -286,8 +327,9 @@ func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, 
 		SigningSecret: s.SigningSecret,
 		AppToken:      s.AppToken,
 		APIURL:        s.APIURL,
-		Handler:       a.Bot,
+		Handler:       a.Handler,
 		Refs:          slackRefs{a.Store},
+		OnAck:         func(transport, kind string, took time.Duration) { a.Metrics.Ack("slack", transport, kind, took) },
 		Choices:       slackChoices(a),
 		Logger:        log,
 	})

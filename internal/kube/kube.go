@@ -81,6 +81,18 @@ func New(cfg Config) (*Backend, error) {
 	return b, nil
 }
 
+// Ping checks that the API server answers (its /version), for the service's readiness check.
+func (b *Backend) Ping(ctx context.Context) error {
+	d := b.c.Discovery()
+	if d == nil || d.RESTClient() == nil {
+		return errors.New("kube: the clientset has no REST client to check the API server with")
+	}
+	if err := d.RESTClient().Get().AbsPath("/version").Do(ctx).Error(); err != nil {
+		return fmt.Errorf("kube: the API server does not answer: %w", err)
+	}
+	return nil
+}
+
 // Inventory is nil: the Kubernetes scheduler places the pods.
 func (b *Backend) Inventory() []qm.Node { return nil }
 

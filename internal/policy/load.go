@@ -107,6 +107,11 @@ func yamlProblem(s string) Problem {
 
 // UnmarshalYAML reads a duration and reports a bad one with its line.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && strings.TrimSpace(n.Value) == "0" {
+		// A bare 0 needs no unit: idle_timeout: 0 turns idle reclaim off, as documented.
+		d.Duration = 0
+		return nil
+	}
 	v, err := ParseDuration(n.Value)
 	if err != nil || n.Kind != yaml.ScalarNode {
 		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a duration; write e.g. 30m, 8h or 2d", n.Line, n.Value)}}
