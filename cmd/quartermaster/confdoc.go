@@ -10,7 +10,7 @@ import (
 // confRow is one row of the table in docs/configuration.md: the flags and environment variables
 // it describes, their default, what they do and where they apply.
 type confRow struct {
-	flags, env      []string
+	flags, env       []string
 	def, what, where string
 }
 

@@ -32,7 +32,9 @@ type check struct {
 	run  func(ctx context.Context) error
 }
 
-type pinger interface{ Ping(ctx context.Context) error }
+type pinger interface {
+	Ping(ctx context.Context) error
+}
 
 func newHealth(a *App) *health {
 	h := &health{a: a}

@@ -44,4 +44,3 @@ func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 	fmt.Fprintf(stdout, "%s is valid: %d classes, %d teams, %d exception rules, backend %s.\n", file, len(p.Classes), len(p.Teams), len(p.Exceptions), p.Backend)
 	return nil
 }
-

@@ -83,6 +83,7 @@ type serveOptions struct {
 	// onReady is called with the address once the service answers; onTick after every tick;
 	// onPrune after every pass forgetting old message copies, with how many it forgot.
 	onReady func(addr string)
+	onApp   func(a *App) // called with the wired app before the service answers (tests)
 	onTick  func(err error)
 	onPrune func(forgot int64, err error)
 	// socket adjusts the Socket Mode client.
@@ -157,6 +158,9 @@ func serve(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	defer a.Close()
+	if o.onApp != nil {
+		o.onApp(a)
+	}
 
 	mux := http.NewServeMux()
 	health := newHealth(a)

@@ -148,8 +148,8 @@ func limitText(p templates.Parameter) string {
 // renderOptions are the flags of templates render.
 type renderOptions struct {
 	policy, backend, class, lease, team, user, teamImage, projectImage string
-	gpus                                                                 int
-	duration                                                             time.Duration
+	gpus                                                               int
+	duration                                                           time.Duration
 }
 
 func renderFlags(o *renderOptions) *flag.FlagSet {

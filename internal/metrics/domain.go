@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -77,7 +79,7 @@ func (m *Metrics) transition(from qm.State, l *qm.Lease) {
 	if to == qm.Reclaimed {
 		m.reclaims.WithLabelValues(l.Class).Inc()
 		if l.Reclaimed > 0 {
-			m.reclaimedHours.WithLabelValues(l.Class).Add(l.Reclaimed)
+			m.reclaimedHours.WithLabelValues(l.Class).Add(l.Reclaimed * 3600) // GPU-hours to GPU-seconds
 		}
 	}
 	if to.Ended() && !from.Ended() {
@@ -100,35 +102,58 @@ func (m *Metrics) transition(from qm.State, l *qm.Lease) {
 
 // Backend wraps a scheduler backend so that each call is counted and timed under the backend's
 // name. The wrapper has exactly the optional abilities of b (an instant start, a Watcher, a
-// Retimer), so the domain treats it as it would treat b. With a nil Metrics it returns b itself.
+// Retimer, an InventoryRefresher), so the domain treats it as it would treat b; a backend with a
+// combination the wrapper cannot reproduce is returned unwrapped, uncounted but unchanged. A new
+// optional port in internal/qm belongs in abilities below and in a wrapper type here. With a nil
+// Metrics it returns b itself.
 func (m *Metrics) Backend(name string, b qm.Backend) qm.Backend {
-	if m == nil {
+	if m == nil || b == nil {
 		return b
 	}
 	base := &backend{inner: b, name: name, m: m}
-	w, watches := b.(qm.Watcher)
-	if !watches {
-		if ib, ok := b.(qm.InstantBackend); ok {
-			return &instantBackend{backend: base, ib: ib}
+	var w qm.Backend = base
+	_, watches := b.(qm.Watcher)
+	_, retimes := b.(qm.Retimer)
+	_, refreshes := b.(qm.InventoryRefresher)
+	if ib, ok := b.(qm.InstantBackend); ok && !watches && !retimes && !refreshes {
+		w = &instantBackend{backend: base, ib: ib}
+	} else if watches {
+		wb := &watcher{backend: base, w: b.(qm.Watcher)}
+		switch {
+		case retimes && refreshes:
+			w = &retimingRefresher{retimer: &retimer{watcher: wb, r: b.(qm.Retimer)}, rf: b.(qm.InventoryRefresher)}
+		case retimes:
+			w = &retimer{watcher: wb, r: b.(qm.Retimer)}
+		case refreshes:
+			w = &watchingRefresher{watcher: wb, rf: b.(qm.InventoryRefresher)}
+		default:
+			w = wb
 		}
-		return base
+	} else if refreshes && !retimes {
+		w = &refresher{backend: base, rf: b.(qm.InventoryRefresher)}
 	}
-	wb := &watcher{backend: base, w: w}
-	if r, ok := b.(qm.Retimer); ok {
-		return &retimer{watcher: wb, r: r}
+	if abilities(w) != abilities(b) {
+		return b
 	}
-	return wb
+	return w
 }
 
-// Unwrap is the wrapped backend.
-func Unwrap(b qm.Backend) qm.Backend {
-	for {
-		u, ok := b.(interface{ Unwrap() qm.Backend })
-		if !ok {
-			return b
-		}
-		b = u.Unwrap()
+// abilities lists the optional ports a backend implements, as the domain asks for them.
+func abilities(b qm.Backend) string {
+	var out []string
+	if ib, ok := b.(qm.InstantBackend); ok {
+		out = append(out, fmt.Sprintf("instant=%v", ib.StartsInstantly()))
 	}
+	if _, ok := b.(qm.Watcher); ok {
+		out = append(out, "watcher")
+	}
+	if _, ok := b.(qm.Retimer); ok {
+		out = append(out, "retimer")
+	}
+	if _, ok := b.(qm.InventoryRefresher); ok {
+		out = append(out, "refresher")
+	}
+	return strings.Join(out, ",")
 }
 
 type backend struct {
@@ -209,6 +234,34 @@ func (b *retimer) SetTimeLimit(ctx context.Context, j qm.Job, d time.Duration) e
 	return err
 }
 
+func (b *backend) refresh(ctx context.Context, rf qm.InventoryRefresher) error {
+	start := time.Now()
+	err := rf.RefreshInventory(ctx)
+	b.observe("refresh_inventory", start, err)
+	return err
+}
+
+type refresher struct {
+	*backend
+	rf qm.InventoryRefresher
+}
+
+func (b *refresher) RefreshInventory(ctx context.Context) error { return b.refresh(ctx, b.rf) }
+
+type watchingRefresher struct {
+	*watcher
+	rf qm.InventoryRefresher
+}
+
+func (b *watchingRefresher) RefreshInventory(ctx context.Context) error { return b.refresh(ctx, b.rf) }
+
+type retimingRefresher struct {
+	*retimer
+	rf qm.InventoryRefresher
+}
+
+func (b *retimingRefresher) RefreshInventory(ctx context.Context) error { return b.refresh(ctx, b.rf) }
+
 // Waits wraps a wait predictor so that, when a lease that had a prediction starts, the distance
 // between the predicted median and the real wait is recorded, and whether the wait fell within
 // the 90% bound. With a nil Metrics it returns p itself.
@@ -285,4 +338,15 @@ func (w *waits) forget(id qm.LeaseID) {
 	w.mu.Lock()
 	delete(w.est, id)
 	w.mu.Unlock()
+}
+
+// Unwrap is the backend a wrapper counts the calls of; b itself when it is not wrapped.
+func Unwrap(b qm.Backend) qm.Backend {
+	for {
+		u, ok := b.(interface{ Unwrap() qm.Backend })
+		if !ok {
+			return b
+		}
+		b = u.Unwrap()
+	}
 }

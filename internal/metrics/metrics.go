@@ -117,14 +117,14 @@ func New(b Build) *Metrics {
 	m.commandSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Name: "command_duration_seconds",
 		Help: "How long the bot took to answer a command, by verb.", Buckets: commandBuckets}, []string{"verb"})
 	m.ackSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Name: "chat_ack_duration_seconds",
-		Help: "How long a chat delivery waited for its acknowledgement, by platform, transport (http, socket) and kind (command, interaction, event). Slack allows 3 s.",
+		Help:    "How long a chat delivery waited for its acknowledgement, by platform, transport (http, socket) and kind (command, interaction, event). Slack allows 3 s.",
 		Buckets: ackBuckets}, []string{"platform", "transport", "kind"})
 	m.grants = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "grants_total",
 		Help: "Workspace leases that became active for the first time, by class."}, []string{"class"})
 	m.reclaims = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "reclaims_total",
 		Help: "Leases ended by idle reclaim, by class."}, []string{"class"})
-	m.reclaimedHours = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "reclaimed_gpu_hours_total",
-		Help: "GPU-hours returned to the pool by idle reclaim, by class."}, []string{"class"})
+	m.reclaimedHours = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "reclaimed_gpu_seconds_total",
+		Help: "GPU time returned to the pool by idle reclaim, in GPU-seconds (3600 per GPU-hour), by class."}, []string{"class"})
 	m.ended = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "leases_ended_total",
 		Help: "Leases that ended, by class and end state (released, expired, reclaimed, denied, cancelled, failed)."}, []string{"class", "state"})
 	m.decisions = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "approval_decisions_total",
@@ -142,7 +142,7 @@ func New(b Build) *Metrics {
 	m.reconcileErrors = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "reconcile_errors_total",
 		Help: "Reconcile passes that failed."})
 	m.predictionError = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Name: "wait_prediction_error_seconds",
-		Help: "For each lease that started after a wait prediction, how far the predicted median was from the real wait, by class.",
+		Help:    "For each lease that started after a wait prediction, how far the predicted median was from the real wait, by class.",
 		Buckets: predictionBuckets}, []string{"class"})
 	m.predictionsOver = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "wait_predictions_total",
 		Help: "Wait predictions whose lease started, by class and whether the real wait was within the predicted 90% bound (within=true|false|unbounded)."},
