@@ -196,7 +196,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	var wg sync.WaitGroup
 	every, onTick := o.tick, o.onTick
 	wg.Go(func() { tickLoop(loops, a.Service, every, onTick, log) })
-	wg.Go(func() { reconcileLoop(loops, a.Service, log) })
+	wg.Go(func() { reconcileLoop(loops, a.Service, log, a.Metrics) })
 	wg.Go(func() { pruneLoop(loops, a, o.onPrune, log) })
 	wg.Go(func() { flushLoop(loops, a, log) })
 	if adapter != nil && o.slack.AppToken != "" {

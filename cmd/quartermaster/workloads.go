@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/commands"
+	"github.com/acme/quartermaster/internal/metrics"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/templates"
 	"github.com/acme/quartermaster/internal/workload"
@@ -49,7 +50,7 @@ const reconcileInterval = 5 * time.Second
 // reconcileLoop makes the scheduler and the database agree now and every interval (QM_RECONCILE_INTERVAL,
 // default reconcileInterval), for backends whose scheduler places leases itself (Slurm,
 // Kubernetes). With the sim backend it returns at once.
-func reconcileLoop(ctx context.Context, svc *qm.Service, log *slog.Logger) {
+func reconcileLoop(ctx context.Context, svc *qm.Service, log *slog.Logger, m *metrics.Metrics) {
 	if _, ok := svc.Backend.(qm.Watcher); !ok {
 		return
 	}
@@ -62,6 +63,9 @@ func reconcileLoop(ctx context.Context, svc *qm.Service, log *slog.Logger) {
 	for {
 		start := time.Now()
 		rep, err := svc.Reconcile(ctx)
+		if ctx.Err() == nil {
+			m.Reconcile(time.Since(start), err)
+		}
 		switch {
 		case err != nil && ctx.Err() == nil:
 			log.Error("reconcile", "err", err, "report", rep.String())

@@ -144,8 +144,8 @@ func (f *fakeWaits) Predict(time.Time, qm.WaitRequest, []*qm.Lease, int) qm.Wait
 	return qm.WaitEstimate{Median: 10 * time.Minute, P90: 30 * time.Minute}
 }
 func (f *fakeWaits) Started(*qm.Lease, time.Time) { f.started++ }
-func (f *fakeWaits) Ended(*qm.Lease)               {}
-func (f *fakeWaits) Left(*qm.Lease, time.Time)     {}
+func (f *fakeWaits) Ended(*qm.Lease)              {}
+func (f *fakeWaits) Left(*qm.Lease, time.Time)    {}
 
 // TestWaitPredictionError: a lease predicted to wait 10 minutes that waited 40 records an error
 // of 30 minutes, outside its 30-minute bound; the predictor itself still hears of the start.
