@@ -59,8 +59,11 @@ func renderGo(t *testing.T, valuesFile string) (string, error) {
 			}
 			return v[0]
 		},
-		"quote":      func(v any) string { return fmt.Sprintf("%q", fmt.Sprint(v)) },
-		"toYaml":     func(v any) (string, error) { b, err := yaml.Marshal(v); return strings.TrimSuffix(string(b), "\n"), err },
+		"quote": func(v any) string { return fmt.Sprintf("%q", fmt.Sprint(v)) },
+		"toYaml": func(v any) (string, error) {
+			b, err := yaml.Marshal(v)
+			return strings.TrimSuffix(string(b), "\n"), err
+		},
 		"nindent":    func(n int, s string) string { return "\n" + indent(n, s) },
 		"trunc":      func(n int, s string) string { return s[:min(n, len(s))] },
 		"trimSuffix": func(suf, s string) string { return strings.TrimSuffix(s, suf) },
