@@ -8,8 +8,11 @@ export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 run:
 	$(GO) run ./cmd/quartermaster console
 
+# build stamps the binaries with the version (git describe) and commit; `quartermaster version` shows them.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 build:
-	$(GO) build -o bin/ ./cmd/...
+	$(GO) build -ldflags "-X github.com/acme/quartermaster/internal/buildinfo.version=$(VERSION) -X github.com/acme/quartermaster/internal/buildinfo.commit=$(COMMIT)" -o bin/ ./cmd/...
 
 # test runs every test against the real services the project starts itself.
 test:

@@ -271,12 +271,16 @@ var scriptEnvRE = regexp.MustCompile(`\$\{([A-Z][A-Z0-9_]*[A-Z0-9]):?[-=]`)
 // makeVarRE finds the Makefile's overridable variables: NAME ?= value.
 var makeVarRE = regexp.MustCompile(`(?m)^(?:export\s+)?([A-Z][A-Z0-9_]*)\s*\?=`)
 
-// scanScripts finds the environment variables the scripts, CI and Makefile take.
+// dockerArgRE finds the Dockerfile's build arguments: ARG NAME[=default].
+var dockerArgRE = regexp.MustCompile(`^ARG ([A-Z][A-Z0-9_]*)`)
+
+// scanScripts finds the environment variables the scripts, CI and Makefile take, and the
+// Dockerfile's build arguments.
 func scanScripts(t *testing.T) []setting {
 	t.Helper()
 	var out []setting
 	var files []string
-	for _, pat := range []string{"scripts/*.sh", ".ci/*", "Makefile", "deploy/*/*.sh"} {
+	for _, pat := range []string{"scripts/*.sh", ".ci/*", "Makefile", "deploy/*/*.sh", "Dockerfile"} {
 		m, _ := filepath.Glob(filepath.Join(repoRoot, pat))
 		files = append(files, m...)
 	}
@@ -287,8 +291,11 @@ func scanScripts(t *testing.T) []setting {
 		}
 		rel := strings.TrimPrefix(f, repoRoot+"/")
 		re := scriptEnvRE
-		if filepath.Base(f) == "Makefile" {
+		switch filepath.Base(f) {
+		case "Makefile":
 			re = makeVarRE
+		case "Dockerfile":
+			re = dockerArgRE
 		}
 		for i, line := range strings.Split(string(b), "\n") {
 			for _, m := range re.FindAllStringSubmatch(line, -1) {
