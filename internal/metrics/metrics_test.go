@@ -250,3 +250,23 @@ func TestStateErrorsAreCounted(t *testing.T) {
 		t.Error("the failed read is not counted")
 	}
 }
+
+// BenchmarkScrape: one /metrics scrape with every instrument in use and the database gauges read
+// from a function that answers at once (the database read is measured apart in the store).
+func BenchmarkScrape(b *testing.B) {
+	m := New(Build{Version: "bench"})
+	m.SetClasses([]string{"interactive", "train"})
+	m.SetState(func(context.Context) (State, error) {
+		return State{Queued: map[string]int{"train": 3}, RunningGPUs: map[string]int{"interactive": 4}, PendingApprovals: 2}, nil
+	})
+	for _, v := range []string{"request", "list", "status", "release", "approve"} {
+		m.Command(v, OutcomeOK, time.Millisecond)
+	}
+	m.BackendCall("slurm", "start", time.Millisecond, nil)
+	h := m.Handler()
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	}
+}
