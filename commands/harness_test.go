@@ -30,7 +30,13 @@ var start = time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC) // a Monday, 09:00 in
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	p, err := policy.LoadFile("../docs/quartermaster.example.yaml")
+	return newHarnessOn(t, "../docs/quartermaster.example.yaml")
+}
+
+// newHarnessOn is the whole bot on another policy file.
+func newHarnessOn(t *testing.T, policyFile string) *harness {
+	t.Helper()
+	p, err := policy.LoadFile(policyFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -18,11 +19,21 @@ type Notices struct {
 
 // Notify implements qm.Notifier.
 func (n *Notices) Notify(ctx context.Context, no qm.Notice) {
+	if err := n.NotifyChecked(ctx, no); err != nil {
+		n.Bot.log().Error("send notice", "to", no.To, "kind", no.Kind, "err", err)
+	}
+}
+
+// NotifyChecked implements qm.CheckedNotifier: it renders the notice and sends each message,
+// and says whether they all went out.
+func (n *Notices) NotifyChecked(ctx context.Context, no qm.Notice) error {
+	var errs []error
 	for _, r := range n.Bot.RenderNotice(ctx, no) {
 		if err := n.Sender.Send(ctx, r); err != nil {
-			n.Bot.log().Error("send notice", "to", r.To, "kind", no.Kind, "err", err)
+			errs = append(errs, fmt.Errorf("to %s: %w", r.To, err))
 		}
 	}
+	return errors.Join(errs...)
 }
 
 // askText says what a request asks for, by kind.
@@ -111,6 +122,9 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		base = bot.Reply{Text: fmt.Sprintf("%s was reclaimed: %s. %.1f GPU-hours went back to the pool. %s", id, n.Reason, l.Reclaimed, b.costLine(l))}
 	case qm.NoticeFailed:
 		base = bot.Reply{Text: fmt.Sprintf("%s failed: %s. Nothing is charged after this point.", id, l.Reason)}
+		if n.Detail != "" {
+			base.Sections = []bot.Section{{Title: "The last lines of its output", Text: "```\n" + strings.TrimRight(n.Detail, "\n") + "\n```"}}
+		}
 	case qm.NoticeFinished:
 		base = bot.Reply{Text: fmt.Sprintf("%s ended: %s. %s", id, l.Reason, b.costLine(l))}
 	case qm.NoticeTelemetryMissing:

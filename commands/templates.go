@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -23,30 +22,9 @@ type Templates struct {
 	Settings workload.Settings
 }
 
-// AddTemplates plugs the template verbs into b.
+// AddTemplates offers the template commands on b.
 func AddTemplates(b *Bot, cat *templates.Catalog, s workload.Settings) {
-	t := &Templates{Bot: b, Catalog: cat, Settings: s}
-	if b.Extra == nil {
-		b.Extra = map[string]func(context.Context, bot.Request, Command) []bot.Reply{}
-	}
-	b.Extra["templates"] = t.list
-	b.Extra["template"] = t.show
-	b.Extra["submit"] = t.submit
-	b.knownTemplate = func(name string) bool {
-		_, err := cat.Get(name)
-		return err == nil
-	}
-}
-
-// inputReply turns a template input error ("what was wrong; example: /gpu …") into the bot's
-// form: one sentence, then an example that works.
-func inputReply(err error) bot.Reply {
-	msg, ex, ok := strings.Cut(err.Error(), "; example: ")
-	msg = strings.TrimSuffix(msg, ".") // it may start with a parameter's name: keep its case
-	if !ok {
-		ex = "/gpu templates"
-	}
-	return bot.Reply{Error: true, Ephemeral: true, Text: msg + ". Example: " + ex}
+	b.Templates = &Templates{Bot: b, Catalog: cat, Settings: s}
 }
 
 // list is /gpu templates [WORD].
@@ -87,15 +65,16 @@ func gpusOf(tp *templates.Template) string {
 func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	tp, err := t.Catalog.Get(c.Template)
 	if err != nil {
-		return []bot.Reply{inputReply(err)}
+		return []bot.Reply{t.Bot.refuse(c.Verb, err)}
 	}
 	p := t.Bot.pol()
-	l := &qm.Lease{ID: 42, User: "alice@acme.example", Class: t.defaultClass(tp, defaultGPUs(tp, nil)), GPUs: defaultGPUs(tp, nil), Duration: qm.DefaultDuration}
-	if len(p.Teams) > 0 {
+	params := tp.ExampleParams()
+	gpus := defaultGPUs(tp, params, t.largestNode())
+	l := &qm.Lease{ID: 42, User: req.User, Template: tp.Name, Params: map[string]string(params), Class: t.defaultClass(tp, gpus), GPUs: gpus, Duration: qm.DefaultDuration}
+	if c.Who != nil && len(c.Who.Teams) > 0 {
+		l.Team = c.Who.Teams[0]
+	} else if len(p.Teams) > 0 {
 		l.Team = p.Teams[0].Name
-	}
-	if id, err := t.Bot.Svc.Resolve(ctx, req.User); err == nil && len(id.Teams) > 0 {
-		l.User, l.Team = req.User, id.Teams[0]
 	}
 	w, err := workload.Render(t.Catalog, p, l, t.Settings)
 	if err != nil {
@@ -121,7 +100,7 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 		b.WriteString(".")
 	}
 	fmt.Fprintf(&b, " Example: %s", tp.Example())
-	what := fmt.Sprintf("for an example lease %s of %s, team %s: %d × %s for %s", l.ID, l.User, l.Team, l.GPUs, l.Class, policy.FormatDuration(l.Duration))
+	what := fmt.Sprintf("for an example lease %s of %s, team %s: %d × %s for %s (%s)", l.ID, l.User, l.Team, l.GPUs, l.Class, policy.FormatDuration(l.Duration), tp.Example())
 	return []bot.Reply{{Text: b.String(), Sections: []bot.Section{
 		{Title: "Slurm batch script " + what, Text: "```\n" + w.SlurmScript + "```"},
 		{Title: "Kubernetes manifest " + what, Text: "```\n" + w.KubernetesYAML + "```"},
@@ -129,8 +108,9 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 }
 
 // defaultGPUs is what a template runs on when the user does not say: its GPUs on each of the
-// nodes its parameters ask for (at least one GPU: every lease holds one).
-func defaultGPUs(tp *templates.Template, params templates.Params) int {
+// nodes its parameters ask for (at least one GPU: every lease holds one), no more per node than
+// the cluster's largest node holds (0: unknown).
+func defaultGPUs(tp *templates.Template, params templates.Params, largestNode int) int {
 	nodes := 1
 	if tp.MultiNode {
 		v, ok := params["nnodes"]
@@ -145,78 +125,122 @@ func defaultGPUs(tp *templates.Template, params templates.Params) int {
 			nodes = n
 		}
 	}
-	return max(1, tp.GPUs*nodes)
+	per := tp.GPUs
+	if largestNode > 0 && per > largestNode {
+		per = largestNode
+	}
+	return max(1, per*nodes)
 }
 
-// defaultClass is the first class in the catalog that gives gpus GPUs without approval, else the
-// first class.
-func (t *Templates) defaultClass(_ *templates.Template, gpus int) string {
+// largestNode is the most GPUs any node of the cluster holds, 0 when the backend does not say.
+func (t *Templates) largestNode() int {
+	n := 0
+	for _, c := range t.Bot.pol().Classes {
+		n = max(n, t.Bot.Svc.NodeSize(c.Name))
+	}
+	return n
+}
+
+// defaultClass picks the class a template runs on when the user does not say: among the classes
+// whose nodes hold the template's GPUs per node, the first (in the policy's order) that grants
+// gpus without approval, else the one with the largest nodes (a multi-node job belongs on the big
+// nodes, with a budget owner's approval), else the first class.
+func (t *Templates) defaultClass(tp *templates.Template, gpus int) string {
 	p := t.Bot.pol()
+	perNode := gpus
+	if tp.MultiNode && tp.GPUs > 0 {
+		perNode = min(gpus, tp.GPUs)
+		if big := t.largestNode(); big > 0 {
+			perNode = min(perNode, big)
+		}
+	}
+	var fit []*policy.Class
 	for _, c := range p.Classes {
+		if size := t.Bot.Svc.NodeSize(c.Name); size == 0 || perNode <= size {
+			fit = append(fit, c)
+		}
+	}
+	for _, c := range fit {
 		if c.MaxGPUs == 0 || gpus <= c.MaxGPUs {
 			return c.Name
 		}
 	}
+	// Largest nodes first; on a tie, an exclusive class (whole nodes for training) over a shared one.
+	best := ""
+	bestSize, bestExclusive := -1, false
+	for _, c := range fit {
+		size, excl := t.Bot.Svc.NodeSize(c.Name), c.Isolation == "exclusive"
+		if size > bestSize || size == bestSize && excl && !bestExclusive {
+			best, bestSize, bestExclusive = c.Name, size, excl
+		}
+	}
+	if best != "" {
+		return best
+	}
 	return p.Classes[0].Name
 }
 
-// submit is /gpu submit TEMPLATE [key=value …] [class=C] [gpus=N] [team=T] [for=D]: a batch job
-// from a template under a new lease. Everything is checked before the lease is asked for, and
-// the backend renders and submits exactly what was checked.
+// submit is /gpu submit TEMPLATE [key=value …] [class=C] [gpus=N] [team=T] [for=D]: a workload
+// from a template (a batch job, or a workspace) under a new lease.
 func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	tp, err := t.Catalog.Get(c.Template)
 	if err != nil {
-		return []bot.Reply{inputReply(err)}
+		return []bot.Reply{t.Bot.refuse(c.Verb, err)}
 	}
-	var class string
-	var gpus int
 	var words []string
 	for _, a := range c.Params {
 		k, v, _ := strings.Cut(a, "=")
 		switch strings.ToLower(k) {
 		case "class":
-			class = strings.ToLower(v)
-			if _, ok := t.Bot.pol().Class(class); !ok {
-				return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("There is no class %q; the catalog has %s. Example: /gpu submit %s class=%s",
-					truncate(v, 40), strings.Join(t.Bot.pol().ClassNames(), ", "), tp.Name, t.Bot.pol().Classes[0].Name)}}
+			c.Class = strings.ToLower(v)
+			if _, ok := t.Bot.pol().Class(c.Class); !ok {
+				return []bot.Reply{t.Bot.refuse(c.Verb, qm.Invalid(fmt.Sprintf("/gpu submit %s class=%s", tp.Name, t.Bot.pol().Classes[0].Name),
+					"There is no class %q; the catalog has %s.", truncate(v, 40), strings.Join(t.Bot.pol().ClassNames(), ", ")))}
 			}
 		case "gpus":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > qm.MaxRequestGPUs {
-				return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("gpus=%s is not a number of GPUs. Example: /gpu submit %s gpus=%d", truncate(v, 20), tp.Name, max(1, tp.GPUs))}}
+				return []bot.Reply{t.Bot.refuse(c.Verb, qm.Invalid(fmt.Sprintf("/gpu submit %s gpus=%d", tp.Name, max(1, tp.GPUs)), "gpus=%s is not a number of GPUs.", truncate(v, 20)))}
 			}
-			gpus = n
+			c.GPUs = n
 		default:
 			words = append(words, a)
 		}
 	}
-	params, err := tp.ParseParams(words)
+	c.Params = words
+	return t.launch(ctx, req, c, tp)
+}
+
+// launch starts a template's workload under a new lease (/gpu submit, and /gpu request with a
+// template). Everything is checked before the lease is asked for, and the backend renders and
+// runs exactly what was checked.
+func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *templates.Template) []bot.Reply {
+	params, err := tp.ParseParams(c.Params)
 	if err != nil {
-		return []bot.Reply{inputReply(err)}
+		return []bot.Reply{t.Bot.refuse(c.Verb, err)}
 	}
+	gpus := c.GPUs
 	if gpus == 0 {
-		gpus = defaultGPUs(tp, params)
+		gpus = defaultGPUs(tp, params, t.largestNode())
 	}
+	class := c.Class
 	if class == "" {
 		class = t.defaultClass(tp, gpus)
 	}
-	lr := qm.LeaseRequest{User: req.User, GPUs: gpus, Class: class, Duration: c.Duration, Template: tp.Name,
-		Params: map[string]string(params), Team: c.Team, RequestKey: req.Key}
+	lr := qm.LeaseRequest{User: req.User, Who: c.Who, GPUs: gpus, Class: class, Duration: c.Duration, Template: tp.Name,
+		Params: map[string]string(params), Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key}
 	if _, _, err := t.Bot.Svc.Normalize(ctx, &lr); err != nil {
-		return []bot.Reply{t.Bot.fail("submit", err)}
+		return []bot.Reply{t.Bot.fail(c.Verb, err)}
 	}
 	// Render it now, as the backend will, so a lease that does not fit the template (too few GPUs,
 	// a node count that does not divide them) is refused before anything is made.
 	trial := &qm.Lease{ID: 1, User: lr.User, Team: lr.Team, Class: lr.Class, GPUs: lr.GPUs, Duration: lr.Duration, Template: lr.Template, Params: lr.Params}
 	if _, err := workload.Render(t.Catalog, t.Bot.pol(), trial, t.Settings); err != nil {
-		if errors.Is(err, templates.ErrInvalid) {
-			return []bot.Reply{inputReply(err)}
-		}
-		return []bot.Reply{t.Bot.fail("submit", err)}
+		return []bot.Reply{t.Bot.fail(c.Verb, err)}
 	}
 	out, err := t.Bot.Svc.Request(ctx, lr)
 	if err != nil && out == nil {
-		return []bot.Reply{t.Bot.fail("submit", err)}
+		return []bot.Reply{t.Bot.fail(c.Verb, err)}
 	}
 	r := t.Bot.outcome(ctx, out, err)
 	if !r.Error {

@@ -24,6 +24,9 @@ type Controls struct {
 	Util func(ctx context.Context, lease string, pct float64) error
 	// Now tells the simulated time.
 	Now func() time.Time
+	// Wait lets time pass on a real clock while the service's loops run (a console on a real
+	// scheduler); nil on a simulated clock, where :wait advances it instead.
+	Wait func(ctx context.Context, d time.Duration) error
 }
 
 // Console reads commands and prints replies.
@@ -167,22 +170,28 @@ func (c *Console) control(ctx context.Context, line string) {
 		c.say(bot.Reply{To: "console", Error: true, Text: msg})
 	}
 	switch strings.ToLower(f[0]) {
-	case ":advance":
+	case ":advance", ":wait":
+		verb := strings.ToLower(f[0])
 		if len(f) != 2 {
-			fail("`:advance` needs one duration. Example: :advance 45m")
+			fail(fmt.Sprintf("`%s` needs one duration. Example: %s 45m", verb, verb))
 			return
 		}
 		d, err := policy.ParseDuration(f[1])
 		if err != nil || d <= 0 {
-			fail(fmt.Sprintf("%q is not a duration. Example: :advance 45m", f[1]))
+			fail(fmt.Sprintf("%q is not a duration. Example: %s 45m", f[1], verb))
 			return
 		}
-		if c.Controls.Advance == nil {
-			fail("this console has no simulated clock.")
+		switch {
+		case verb == ":wait" && c.Controls.Wait != nil:
+			err = c.Controls.Wait(ctx, d)
+		case c.Controls.Advance != nil:
+			err = c.Controls.Advance(ctx, d)
+		default:
+			fail("this console runs on the real clock of a real scheduler, so time cannot be moved; let it pass with :wait. Example: :wait 30s")
 			return
 		}
-		if err := c.Controls.Advance(ctx, d); err != nil {
-			fail("advance failed: " + err.Error())
+		if err != nil {
+			fail(verb[1:] + " failed: " + err.Error())
 		}
 	case ":util":
 		if len(f) != 3 {
@@ -212,6 +221,6 @@ func (c *Console) control(ctx context.Context, line string) {
 			c.say(bot.Reply{To: "console", Text: c.Controls.Now().Format(time.RFC3339)})
 		}
 	default:
-		fail(fmt.Sprintf("%q is not a console command; they are :advance, :util, :as and :now. Example: :advance 45m", f[0]))
+		fail(fmt.Sprintf("%q is not a console command; they are :advance, :wait, :util, :as and :now. Example: :advance 45m", f[0]))
 	}
 }

@@ -60,19 +60,14 @@ type manifest struct {
 		Interactivity struct {
 			Enabled    bool   `yaml:"is_enabled"`
 			RequestURL string `yaml:"request_url"`
+			OptionsURL string `yaml:"message_menu_options_url"`
 		} `yaml:"interactivity"`
 		SocketMode *bool `yaml:"socket_mode_enabled"`
 	} `yaml:"settings"`
 }
 
 // usageHint is the /gpu usage hint, built from the command registry.
-func usageHint() string {
-	var names []string
-	for _, v := range commands.Verbs {
-		names = append(names, v.Name)
-	}
-	return "[" + strings.Join(names, " | ") + "]"
-}
+func usageHint() string { return commands.UsageHint(commands.Table()) }
 
 // TestManifest: manifest.yaml installs /gpu with a usage hint naming every verb of the registry,
 // points the command, interactivity and events at the adapter's endpoints on one host, asks for
@@ -106,9 +101,9 @@ func TestManifest(t *testing.T) {
 	if c.UsageHint != usageHint() {
 		t.Errorf("usage_hint is %q; the registry makes %q (go test ./bot/slack -run TestManifest -update)", c.UsageHint, usageHint())
 	}
-	for _, v := range commands.Verbs {
-		if !strings.Contains(c.UsageHint, v.Name) {
-			t.Errorf("usage_hint lacks %q", v.Name)
+	for _, s := range commands.Table() {
+		if !strings.Contains(c.UsageHint, s.Words[0]) {
+			t.Errorf("usage_hint lacks %q", s.Words[0])
 		}
 	}
 	if c.ShouldEscape == nil || *c.ShouldEscape {
@@ -116,6 +111,9 @@ func TestManifest(t *testing.T) {
 	}
 
 	host := ""
+	if m.Settings.Interactivity.OptionsURL != m.Settings.Interactivity.RequestURL {
+		t.Errorf("menus with more than 100 options load them from %q; want the interactions endpoint %q", m.Settings.Interactivity.OptionsURL, m.Settings.Interactivity.RequestURL)
+	}
 	for path, u := range map[string]string{"/slack/commands": c.URL, "/slack/interactions": m.Settings.Interactivity.RequestURL, "/slack/events": m.Settings.Events.RequestURL} {
 		p, err := url.Parse(u)
 		if err != nil || p.Scheme != "https" || p.Path != path {
@@ -139,9 +137,17 @@ func TestManifest(t *testing.T) {
 	if !m.Features.AppHome.HomeTab || !m.Features.AppHome.MessagesTab {
 		t.Error("the Home tab and the Messages tab (for DMs) must be on")
 	}
-	for _, s := range []string{"commands", "chat:write", "im:write", "users:read", "users:read.email"} {
+	// Exactly the scopes the adapter uses: DMs go to a user's id with chat:write (so no im:write);
+	// chat:write.public posts to team channels the bot was not invited to.
+	need := []string{"commands", "chat:write", "chat:write.public", "users:read", "users:read.email"}
+	for _, s := range need {
 		if !slices.Contains(m.OAuth.Scopes.Bot, s) {
 			t.Errorf("bot scope %s missing", s)
+		}
+	}
+	for _, s := range m.OAuth.Scopes.Bot {
+		if !slices.Contains(need, s) {
+			t.Errorf("bot scope %s is asked for, but nothing uses it", s)
 		}
 	}
 	// The manifest schema's limits.

@@ -112,7 +112,7 @@ func (realClock) Now() time.Time { return time.Now().UTC() }
 // appOptions choose the clock and backend.
 type appOptions struct {
 	flags    commonFlags
-	simClock bool      // a simulated clock (console)
+	simClock bool      // a simulated clock on the sim backend (console)
 	start    time.Time // the simulated clock's start; zero: now
 	logger   *slog.Logger
 	metrics  *metrics.Metrics // counts what the service does; nil: nothing is counted
@@ -138,7 +138,11 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	}
 	a := &App{Policy: pol, Store: st, Logger: logger, Metrics: o.metrics}
 	o.metrics.SetClasses(classNames(pol))
-	if o.simClock {
+	backend := o.flags.backend
+	if backend == "" {
+		backend = pol.Backend
+	}
+	if o.simClock && backend == "sim" {
 		start := o.start
 		if start.IsZero() {
 			start = time.Now().UTC().Truncate(time.Minute)
@@ -147,10 +151,6 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 		a.Clock = a.SimClk
 	} else {
 		a.Clock = realClock{}
-	}
-	backend := o.flags.backend
-	if backend == "" {
-		backend = pol.Backend
 	}
 	a.BackendName = backend
 	svc := &qm.Service{Policy: pol, Store: o.metrics.Store(st), Clock: a.Clock, Directory: pol, Logger: logger}

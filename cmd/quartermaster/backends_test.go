@@ -37,9 +37,13 @@ current-context: x
 		default:
 			t.Errorf("%s: backend %T, want %s", name, a.Service.Backend, want)
 		}
+		offered := map[string]bool{}
+		for _, s := range a.Bot.Offered() {
+			offered[s.Name] = true
+		}
 		for _, verb := range []string{"templates", "template", "submit"} {
-			if a.Bot.Extra[verb] == nil {
-				t.Errorf("%s: /gpu %s is not wired", name, verb)
+			if !offered[verb] {
+				t.Errorf("%s: /gpu %s is not offered", name, verb)
 			}
 		}
 		a.Close()

@@ -46,21 +46,40 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		o.start = t
 	}
-	o.simClock = true
+	o.simClock = true // on the sim backend; a real scheduler runs on the real clock
 	a, err := NewApp(ctx, *o)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	c := &console.Console{Handler: a.Handler, Out: stdout, JSON: *asJSON, Prompt: isTerminal(stdin),
-		Controls: console.Controls{Advance: a.Advance, Util: a.SetUtilization, Now: a.Clock.Now}}
+		Controls: console.Controls{Util: a.SetUtilization, Now: a.Clock.Now}}
 	a.Sender = c
+	if a.SimClk != nil {
+		c.Controls.Advance = a.Advance
+	} else {
+		// A real scheduler: the same loops as serve, on the real clock, so a workspace that
+		// fails is reported here as it would be in chat.
+		stop := startLoops(a, loopOptions{tick: consoleTick}, a.Logger)
+		defer stop()
+		c.Controls.Wait = func(ctx context.Context, d time.Duration) error {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(d):
+				return nil
+			}
+		}
+	}
 	// Whatever fell due while the console was closed happens first.
 	if err := a.Service.Tick(ctx); err != nil {
 		return err
 	}
 	return c.Run(ctx, stdin)
 }
+
+// consoleTick is how often the console on a real backend looks at what fell due.
+const consoleTick = 5 * time.Second
 
 func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)

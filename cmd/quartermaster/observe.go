@@ -60,9 +60,13 @@ func verbOf(text string) string {
 	if len(f) == 0 {
 		return "help"
 	}
-	v := strings.ToLower(f[0])
-	if _, ok := commands.VerbByName(v); ok {
-		return v
+	if len(f) > 1 {
+		if s, ok := commands.Lookup(strings.ToLower(f[0] + " " + f[1])); ok {
+			return s.Name
+		}
+	}
+	if s, ok := commands.Lookup(strings.ToLower(f[0])); ok {
+		return s.Name
 	}
 	return "unknown"
 }

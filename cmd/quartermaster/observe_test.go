@@ -19,7 +19,7 @@ func FuzzVerbOf(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		v := verbOf(text)
-		if _, ok := commands.VerbByName(v); !ok && v != "unknown" {
+		if _, ok := commands.Lookup(v); !ok && v != "unknown" {
 			t.Fatalf("verbOf(%q) = %q", text, v)
 		}
 	})

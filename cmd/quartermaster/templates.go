@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -238,7 +237,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	in.Images.Team, in.Images.Project = o.teamImage, o.projectImage
 	out, err := t.Render(in)
 	if err != nil {
-		if errors.Is(err, templates.ErrInvalid) {
+		if templates.IsInvalid(err) {
 			return err
 		}
 		return errUsage{err.Error()}

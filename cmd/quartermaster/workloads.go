@@ -47,11 +47,14 @@ func addTemplateVerbs(a *App) error {
 // reconcileInterval is how often serve asks a scheduler backend what became of each lease's job.
 const reconcileInterval = 5 * time.Second
 
-// reconcileLoop makes the scheduler and the database agree now and every interval (QM_RECONCILE_INTERVAL,
-// default reconcileInterval), for backends whose scheduler places leases itself (Slurm,
-// Kubernetes). With the sim backend it returns at once.
+// reconcileLoop refreshes the scheduler's inventory and makes the scheduler and the database
+// agree, now and every interval (QM_RECONCILE_INTERVAL, default reconcileInterval), for backends
+// on a real scheduler (Slurm, Kubernetes). With the sim backend it returns at once. Each pass is
+// timed on /metrics.
 func reconcileLoop(ctx context.Context, svc *qm.Service, log *slog.Logger, m *metrics.Metrics) {
-	if _, ok := svc.Backend.(qm.Watcher); !ok {
+	_, watches := svc.Backend.(qm.Watcher)
+	_, refreshes := svc.Backend.(qm.InventoryRefresher)
+	if !watches && !refreshes {
 		return
 	}
 	every := reconcileInterval

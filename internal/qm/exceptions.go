@@ -69,47 +69,29 @@ func (s *Service) QuotaIncrease(ctx context.Context, user, team, class string, n
 	l := &Lease{Kind: KindQuota, User: user, Team: team, Class: c.Name, GPUs: n, Duration: d, State: PendingApproval,
 		Rules: QuotaRule, Because: because, Reason: "a quota increase needs a budget owner's approval", CreatedAt: s.Clock.Now()}
 	match := policy.Match{Rule: QuotaRule, Why: fmt.Sprintf("+%d %s GPUs for %s: %s", n, c.Name, policy.FormatDuration(d), because)}
-	out := &Outcome{Lease: l, Matches: []policy.Match{match}, Approvers: s.Policy.Approvers(team)}
+	out := &Outcome{Lease: l, Matches: []policy.Match{match}, Approvers: s.Deciders(team, l.User)}
+	var b batch
 	err = s.Store.Update(ctx, []string{"team:" + team}, func(tx Tx) error {
-		return s.create(ctx, tx, l, user, l.Reason)
+		b = batch{}
+		if err := checkKey(ctx, tx); err != nil {
+			return err
+		}
+		if err := s.create(ctx, tx, l, user, l.Reason); err != nil {
+			return err
+		}
+		if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(team, l.User), Lease: l, Matches: out.Matches, Approvers: out.Approvers}); err != nil {
+			return err
+		}
+		return s.keepKey(ctx, tx, l.ID)
 	})
+	if prev, ok := s.wasRepeated(ctx, err); ok {
+		return &Outcome{Lease: prev, Duplicate: true, Approvers: s.Deciders(prev.Team, prev.User)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	s.notify(ctx, []Notice{{Kind: NoticeApprovalRequest, To: s.approvalAudience(team), Lease: l, Matches: out.Matches, Approvers: out.Approvers}})
+	s.send(ctx, &b)
 	return out, nil
-}
-
-// applyApproval moves an approved exception on, by kind. It runs inside Decide's transaction.
-func (s *Service) applyApproval(ctx context.Context, tx Tx, l *Lease, approver string) (placed bool, err error) {
-	now := s.Clock.Now()
-	reason := "approved by " + approver
-	switch l.Kind {
-	case KindQuota:
-		l.StartedAt, l.ExpiresAt = now, now.Add(l.Duration)
-		return false, s.transition(ctx, tx, l, Active, approver, reason)
-	case KindExtension:
-		parent, err := tx.GetLease(ctx, l.Parent)
-		if err != nil {
-			return false, err
-		}
-		if !parent.State.Live() {
-			return false, s.transition(ctx, tx, l, Cancelled, approver, fmt.Sprintf("approved by %s, but %s had already ended", approver, parent.ID))
-		}
-		if err := s.extendLease(ctx, tx, parent, l.Duration, approver, fmt.Sprintf("extended by %s (%s approved by %s)", policy.FormatDuration(l.Duration), l.ID, approver)); err != nil {
-			return false, err
-		}
-		l.StartedAt, l.ExpiresAt = now, parent.ExpiresAt
-		if l.ExpiresAt.IsZero() {
-			l.ExpiresAt = now.Add(parent.Duration)
-		}
-		return false, s.transition(ctx, tx, l, Active, approver, reason+"; applied to "+parent.ID.String())
-	default:
-		if err := s.transition(ctx, tx, l, Queued, approver, reason); err != nil {
-			return false, err
-		}
-		return s.tryPlace(ctx, tx, l, reason)
-	}
 }
 
 // extendLease lengthens a live lease inside a transaction.
@@ -148,9 +130,12 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 		return nil, Errorf(EINVALID, "%s is a %s request, not a workspace lease; only workspace leases can be extended.", id, l0.Kind)
 	}
 	var out *Outcome
-	var notices []Notice
+	var b batch
 	err = s.Store.Update(ctx, s.admissionLocks(l0.Team, l0.Class), func(tx Tx) error {
-		notices = nil
+		b = batch{}
+		if err := checkKey(ctx, tx); err != nil {
+			return err
+		}
 		cur, err := s.owned(ctx, tx, user, id)
 		if err != nil {
 			return err
@@ -176,7 +161,7 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 				return err
 			}
 			out = &Outcome{Lease: cur}
-			return nil
+			return s.keepKey(ctx, tx, cur.ID)
 		}
 		ext.State = PendingApproval
 		ext.Rules = ruleNames(matches)
@@ -184,32 +169,18 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 		if err := s.create(ctx, tx, ext, user, ext.Reason); err != nil {
 			return err
 		}
-		out = &Outcome{Lease: ext, Matches: matches, Approvers: s.Policy.Approvers(cur.Team)}
-		notices = append(notices, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(cur.Team), Lease: ext, Matches: matches, Approvers: out.Approvers})
-		return nil
+		out = &Outcome{Lease: ext, Matches: matches, Approvers: s.Deciders(cur.Team, cur.User)}
+		if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(cur.Team, cur.User), Lease: ext, Matches: matches, Approvers: out.Approvers}); err != nil {
+			return err
+		}
+		return s.keepKey(ctx, tx, ext.ID)
 	})
+	if prev, ok := s.wasRepeated(ctx, err); ok {
+		return &Outcome{Lease: prev, Duplicate: true, Approvers: s.Deciders(prev.Team, prev.User)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	s.notify(ctx, notices)
+	s.send(ctx, &b)
 	return out, nil
-}
-
-// Touches counts human decisions on requests made in [from, to) and the requests themselves, for
-// the "human touches per 100 leases" figure.
-func (s *Service) Touches(ctx context.Context, from, to time.Time) (touches, requests int, err error) {
-	ls, err := s.List(ctx, LeaseFilter{Kind: AnyKind, EndedAfter: from})
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, l := range ls {
-		if l.CreatedAt.Before(from) || !l.CreatedAt.Before(to) {
-			continue
-		}
-		requests++
-		if l.DecidedBy != "" && l.DecidedBy != SystemActor {
-			touches++
-		}
-	}
-	return touches, requests, nil
 }

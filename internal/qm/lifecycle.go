@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
@@ -27,11 +26,15 @@ func (s *Service) Tick(ctx context.Context) error {
 					s.log().Error("approval timeout", "lease", l.ID, "err", err)
 				}
 			}
-		case l.State.Running() && !l.ExpiresAt.IsZero() && !now.Before(l.ExpiresAt):
-			s.systemEnd(ctx, l, Expired, "the lease reached its end time", NoticeExpired)
-		case l.Kind != KindWorkspace:
-		case l.State == Active || l.State == IdleWarned:
-			s.checkIdle(ctx, l, now)
+		case l.State.Running():
+			// A reclaim that fell due before the lease's end wins over the expiry; each is dated
+			// when it was due, however late it is noticed.
+			if l.Kind == KindWorkspace && (l.State == Active || l.State == IdleWarned) && s.checkIdle(ctx, l, now) {
+				continue
+			}
+			if !l.ExpiresAt.IsZero() && !now.Before(l.ExpiresAt) {
+				s.systemEnd(ctx, l, Expired, "the lease reached its end time", NoticeExpired, l.ExpiresAt)
+			}
 		}
 	}
 	// Whatever ended may have made room; and capacity may have grown since the last tick.
@@ -59,51 +62,55 @@ func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since
 	return since, true
 }
 
-// checkIdle warns about or reclaims an idle lease.
-func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) {
+// checkIdle warns about or reclaims an idle lease, and reports whether it ended it. A reclaim is
+// dated when it fell due (the warning plus the grace), unless the lease's own end came first.
+func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 	c, ok := s.Policy.Class(l.Class)
 	if !ok || c.IdleTimeout.Duration <= 0 {
-		return
+		return false
 	}
+	expired := !l.ExpiresAt.IsZero() && !now.Before(l.ExpiresAt)
 	since, observed := s.idleClock(ctx, l, now)
 	if !observed {
-		if l.State == Active && now.Sub(l.StartedAt) >= c.IdleTimeout.Duration && l.WarnedAt.IsZero() {
+		if !expired && l.State == Active && now.Sub(l.StartedAt) >= c.IdleTimeout.Duration && l.WarnedAt.IsZero() {
 			s.flagUnobserved(ctx, l)
 		}
-		return
+		return false
 	}
-	idleFor := now.Sub(since)
 	switch l.State {
 	case Active:
-		if idleFor >= c.IdleTimeout.Duration {
-			s.warnIdle(ctx, l, idleFor)
+		if !expired && now.Sub(since) >= c.IdleTimeout.Duration {
+			s.warnIdle(ctx, l, now.Sub(since))
 		}
 	case IdleWarned:
 		if since.After(l.WarnedAt) { // busy again since the warning
-			_, _ = s.updateIf(ctx, l.ID, IdleWarned, func(tx Tx, cur *Lease) error {
+			_, _ = s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
 				cur.WarnedAt = time.Time{}
-				return s.transition(ctx, tx, cur, Active, SystemActor, "GPUs busy again")
+				return nil, s.transition(ctx, tx, cur, Active, SystemActor, "GPUs busy again")
 			})
-			return
+			return false
 		}
-		if !now.Before(l.WarnedAt.Add(c.IdleGrace.Duration)) {
-			s.systemEnd(ctx, l, Reclaimed, fmt.Sprintf("idle for %s with no answer to the warning", policy.FormatDuration(idleFor)), NoticeReclaimed)
+		due := l.WarnedAt.Add(c.IdleGrace.Duration)
+		if now.Before(due) || (!l.ExpiresAt.IsZero() && !due.Before(l.ExpiresAt)) {
+			return false
 		}
+		return s.systemEnd(ctx, l, Reclaimed, fmt.Sprintf("idle for %s with no answer to the warning", policy.FormatDuration(due.Sub(since))), NoticeReclaimed, due)
 	}
+	return false
 }
 
 // flagUnobserved tells the platform channel, once per lease, that a lease cannot be judged idle.
 func (s *Service) flagUnobserved(ctx context.Context, l *Lease) {
-	ok, _ := s.updateIf(ctx, l.ID, Active, func(tx Tx, cur *Lease) error {
+	_, _ = s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
 		if cur.Reason == "no telemetry" {
-			return errSkip
+			return nil, errSkip
 		}
 		cur.Reason = "no telemetry"
-		return tx.UpdateLease(ctx, cur, Active)
+		if err := tx.UpdateLease(ctx, cur, Active); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: NoticeTelemetryMissing, To: []string{s.platformChannel()}, Lease: cur}}, nil
 	})
-	if ok {
-		s.notify(ctx, []Notice{{Kind: NoticeTelemetryMissing, To: []string{s.platformChannel()}, Lease: l}})
-	}
 }
 
 func (s *Service) platformChannel() string {
@@ -118,96 +125,76 @@ func (s *Service) platformChannel() string {
 
 var errSkip = errors.New("skip")
 
-// updateIf applies fn to a lease still in state from, under its admission locks; it reports whether
-// fn ran and committed.
-func (s *Service) updateIf(ctx context.Context, id LeaseID, from State, fn func(Tx, *Lease) error) (bool, error) {
-	l, err := s.Get(ctx, id)
-	if err != nil {
-		return false, err
-	}
-	done := false
-	err = s.Store.Update(ctx, s.admissionLocks(l.Team, l.Class), func(tx Tx) error {
-		done = false
-		cur, err := tx.GetLease(ctx, id)
+// updateIf applies fn to lease l inside a transaction under its admission locks, if the lease is
+// still in the state l was loaded in, writes the notices fn returns with the change, sends them
+// after the commit, and returns the lease as fn left it; nil (and no error) when the lease moved
+// on meanwhile or fn returned errSkip.
+func (s *Service) updateIf(ctx context.Context, l *Lease, fn func(Tx, *Lease) ([]Notice, error)) (*Lease, error) {
+	var out *Lease
+	var b batch
+	err := s.Store.Update(ctx, s.admissionLocks(l.Team, l.Class), func(tx Tx) error {
+		out, b = nil, batch{}
+		cur, err := tx.GetLease(ctx, l.ID)
 		if err != nil {
 			return err
 		}
-		if cur.State != from {
+		if cur.State != l.State {
 			return errSkip
 		}
-		if err := fn(tx, cur); err != nil {
+		ns, err := fn(tx, cur)
+		if err != nil {
 			return err
 		}
-		*l = *cur
-		done = true
-		return nil
+		out = cur
+		return s.stage(ctx, tx, &b, ns...)
 	})
 	if errors.Is(err, errSkip) || errors.Is(err, ErrStale) {
-		return false, nil
+		return nil, nil
 	}
-	return done && err == nil, err
+	if err != nil {
+		return nil, err
+	}
+	s.send(ctx, &b)
+	return out, nil
 }
 
 func (s *Service) warnIdle(ctx context.Context, l *Lease, idleFor time.Duration) {
-	ok, err := s.updateIf(ctx, l.ID, Active, func(tx Tx, cur *Lease) error {
+	_, err := s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
 		cur.WarnedAt = s.Clock.Now()
-		return s.transition(ctx, tx, cur, IdleWarned, SystemActor, fmt.Sprintf("no GPU activity for %s", policy.FormatDuration(idleFor)))
+		if err := s.transition(ctx, tx, cur, IdleWarned, SystemActor, fmt.Sprintf("no GPU activity for %s", policy.FormatDuration(idleFor))); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: NoticeIdleWarning, To: []string{cur.User}, Lease: cur}}, nil
 	})
 	if err != nil {
 		s.log().Error("idle warning", "lease", l.ID, "err", err)
 	}
-	if ok {
-		cur, _ := s.Get(ctx, l.ID)
-		s.notify(ctx, []Notice{{Kind: NoticeIdleWarning, To: []string{l.User}, Lease: cur}})
-	}
 }
 
-// systemEnd ends a running lease for a system reason and tells its owner.
-func (s *Service) systemEnd(ctx context.Context, l *Lease, to State, reason string, kind NoticeKind) {
-	from := l.State
-	var ended *Lease
-	ok, err := s.updateIf(ctx, l.ID, from, func(tx Tx, cur *Lease) error {
-		now := s.Clock.Now()
-		if to == Reclaimed && !cur.ExpiresAt.IsZero() && cur.ExpiresAt.After(now) {
-			cur.Reclaimed = GPUHours(cur.GPUs, cur.ExpiresAt.Sub(now))
+// systemEnd ends a running lease for a system reason, dated at (when it fell due), and tells its
+// owner. It reports whether it ended the lease.
+func (s *Service) systemEnd(ctx context.Context, l *Lease, to State, reason string, kind NoticeKind, at time.Time) bool {
+	ended, err := s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
+		if to == Reclaimed && !cur.ExpiresAt.IsZero() && cur.ExpiresAt.After(at) {
+			cur.Reclaimed = GPUHours(cur.GPUs, cur.ExpiresAt.Sub(at))
 		}
-		if err := s.transition(ctx, tx, cur, to, SystemActor, reason); err != nil {
-			return err
+		if err := s.transitionAt(ctx, tx, cur, to, SystemActor, reason, at); err != nil {
+			return nil, err
 		}
-		ended = cur
-		return nil
+		return []Notice{{Kind: kind, To: []string{cur.User}, Lease: cur, Reason: reason}}, nil
 	})
 	if err != nil {
 		s.log().Error("end lease", "lease", l.ID, "to", to, "err", err)
 	}
-	if !ok {
-		return
+	if ended == nil {
+		return false
 	}
-	if ended.Kind != KindWorkspace {
-		s.notify(ctx, []Notice{{Kind: kind, To: []string{ended.User}, Lease: ended, Reason: reason}})
-		return
+	if ended.Kind == KindWorkspace {
+		if err := s.Backend.Stop(ctx, ended); err != nil {
+			s.log().Error("backend stop failed", "lease", l.ID, "err", err)
+		}
 	}
-	if err := s.Backend.Stop(ctx, ended); err != nil {
-		s.log().Error("backend stop failed", "lease", l.ID, "err", err)
-	}
-	s.notify(ctx, []Notice{{Kind: kind, To: []string{ended.User}, Lease: ended, Reason: reason}})
-}
-
-func (s *Service) timeoutApproval(ctx context.Context, l *Lease) error {
-	var cur *Lease
-	ok, err := s.updateIf(ctx, l.ID, PendingApproval, func(tx Tx, c *Lease) error {
-		c.DecidedBy, c.DecidedAt = SystemActor, s.Clock.Now()
-		cur = c
-		return s.transition(ctx, tx, c, Denied, SystemActor, fmt.Sprintf("no decision within %s", policy.FormatDuration(s.Policy.Approvals.Timeout.Duration)))
-	})
-	if err != nil || !ok {
-		return err
-	}
-	s.notify(ctx, []Notice{
-		{Kind: NoticeDenied, To: []string{cur.User}, Lease: cur, Actor: SystemActor, Reason: cur.Reason},
-		{Kind: NoticeDecided, To: s.approvalAudience(cur.Team), Lease: cur, Actor: SystemActor, Reason: cur.Reason},
-	})
-	return nil
+	return true
 }
 
 // NextDue is the earliest instant after now at which Tick has something to do, or zero when nothing
@@ -255,83 +242,4 @@ func (s *Service) NextDue(ctx context.Context) (time.Time, error) {
 		}
 	}
 	return next, nil
-}
-
-// Decide is a budget owner's approve or deny of a pending exception. Exactly one decision stands:
-// a second approver is told who decided first.
-func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, approve bool, reason string) (*Lease, error) {
-	l, err := s.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if !s.Policy.IsApprover(approver, l.Team) {
-		return nil, Errorf(EFORBIDDEN, "only %s can decide %s, a request of team %s.", strings.Join(s.Policy.Approvers(l.Team), " or "), id, l.Team)
-	}
-	if strings.EqualFold(approver, l.User) && !s.Policy.Approvals.SelfApproval {
-		return nil, Errorf(EFORBIDDEN, "you cannot decide your own request %s; another approver of team %s must.", id, l.Team)
-	}
-	if approve && l.State == PendingApproval {
-		s.rememberWait(ctx, l) // an approved lease waits from the decision on
-	}
-	var notices []Notice
-	var placed bool
-	err = s.Store.Update(ctx, s.admissionLocks(l.Team, l.Class), func(tx Tx) error {
-		notices = nil
-		cur, err := tx.GetLease(ctx, id)
-		if err != nil {
-			return err
-		}
-		if cur.State != PendingApproval {
-			if cur.DecidedBy == SystemActor {
-				return Errorf(ECONFLICT, "%s expired undecided at %s and was denied; the requester can ask again.", id, cur.DecidedAt.In(s.Policy.Location).Format("Mon 15:04"))
-			}
-			if cur.DecidedBy != "" {
-				return Errorf(ECONFLICT, "%s was already decided by %s at %s: it is %s.", id, cur.DecidedBy, cur.DecidedAt.In(s.Policy.Location).Format("Mon 15:04"), cur.State)
-			}
-			return Errorf(ECONFLICT, "%s is %s and no longer waits for a decision.", id, cur.State)
-		}
-		cur.DecidedBy, cur.DecidedAt = approver, s.Clock.Now()
-		if !approve {
-			if reason == "" {
-				reason = "no reason given"
-			}
-			if err := s.transition(ctx, tx, cur, Denied, approver, "denied by "+approver+": "+reason); err != nil {
-				return err
-			}
-			notices = append(notices, Notice{Kind: NoticeDenied, To: []string{cur.User}, Lease: cur, Actor: approver, Reason: reason})
-		} else if placed, err = s.applyApproval(ctx, tx, cur, approver); err != nil {
-			return err
-		}
-		notices = append(notices, Notice{Kind: NoticeDecided, To: s.approvalAudience(cur.Team), Lease: cur, Actor: approver, Reason: reason})
-		l = cur
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.notify(ctx, notices)
-	var err2 error
-	if placed && l.State == Provisioning {
-		err2 = s.start(ctx, l, false)
-	}
-	if approve && l.State != Failed {
-		// The requester hears of the approval once the lease has moved on, with where it landed.
-		s.notify(ctx, []Notice{{Kind: NoticeApproved, To: []string{l.User}, Lease: l, Actor: approver}})
-	}
-	return l, err2
-}
-
-// Pending lists the exceptions an approver may decide.
-func (s *Service) Pending(ctx context.Context, approver string) ([]*Lease, error) {
-	all, err := s.List(ctx, LeaseFilter{Kind: AnyKind, States: []State{PendingApproval}})
-	if err != nil {
-		return nil, err
-	}
-	var out []*Lease
-	for _, l := range all {
-		if s.Policy.IsApprover(approver, l.Team) && (!strings.EqualFold(approver, l.User) || s.Policy.Approvals.SelfApproval) {
-			out = append(out, l)
-		}
-	}
-	return out, nil
 }

@@ -50,6 +50,14 @@ type Tx interface {
 	AddEvents(ctx context.Context, es []*Event) error
 	// Events lists a lease's audit trail in order.
 	Events(ctx context.Context, id LeaseID) ([]*Event, error)
+	// AddNotices writes notices (one recipient each) into the outbox, made at at, and returns
+	// their ids.
+	AddNotices(ctx context.Context, ns []Notice, at time.Time) ([]int64, error)
+	// CommandKey returns the lease the command with this delivery key acted on, if one did.
+	CommandKey(ctx context.Context, key string) (LeaseID, bool, error)
+	// AddCommandKey records the delivery key of a command with the lease it acted on; a key seen
+	// before gives ECONFLICT.
+	AddCommandKey(ctx context.Context, key string, id LeaseID, at time.Time) error
 	// Held lists what the running workspace leases (provisioning, active, idle_warned) of the
 	// given classes hold: placement reads only this.
 	Held(ctx context.Context, classes []string) ([]Holding, error)
@@ -58,9 +66,11 @@ type Tx interface {
 // Holding is the GPUs one running lease holds.
 type Holding struct {
 	Class    string
+	Team     string
 	GPUs     int
 	Node     string // one node, or several joined by commas for whole-node leases
 	GPUIndex []int
+	Reserved bool // a reservation: its nodes are whole its own
 }
 
 // Store persists the domain. Update runs fn in one transaction that holds the named locks (taken in
@@ -76,8 +86,8 @@ type Node struct {
 	Name  string
 	Class string
 	GPUs  int
-	// Used is how many of its GPUs the scheduler reported allocated at the last refresh, whoever
-	// holds them (jobs outside this service included); the simulated cluster leaves it 0.
+	// Used is how many of its GPUs the scheduler reported held, at the last refresh, by jobs
+	// that are not this service's (its own leases the service counts itself); 0 on the sim.
 	Used int
 	// Island gives each GPU's NVLink island; GPUs in one island are well connected. Nil when
 	// unknown.
@@ -199,11 +209,19 @@ type Notice struct {
 	Reason    string
 	Matches   []policy.Match
 	Approvers []string
+	// Detail is more for the owner to read, such as the last lines of a failed job's output.
+	Detail string
 }
 
 // Notifier delivers notices (rendered by the chat layer).
 type Notifier interface {
 	Notify(ctx context.Context, n Notice)
+}
+
+// CheckedNotifier is a Notifier that says whether a notice was delivered, so the outbox can try
+// again one that was not.
+type CheckedNotifier interface {
+	NotifyChecked(ctx context.Context, n Notice) error
 }
 
 // NotifierFunc adapts a function to Notifier.

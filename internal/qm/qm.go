@@ -138,15 +138,40 @@ const (
 	EFORBIDDEN = "forbidden"
 	ECONFLICT  = "conflict"
 	EINTERNAL  = "internal"
+	// EUNAVAILABLE: the service cannot reach its database (or another part it needs) just now.
+	EUNAVAILABLE = "unavailable"
 )
 
-// Error is a domain error: a code and a sentence fit to show the user.
+// ErrUnavailable is what a command gets while the database cannot be reached.
+var ErrUnavailable = &Error{Code: EUNAVAILABLE, Message: "The service cannot reach its database; try again in a minute."}
+
+// Error is the one shape of a refusal, in every package: a code, one sentence fit to show the
+// user, and, for bad input, an example that works. Match it with errors.As.
 type Error struct {
 	Code    string
 	Message string
+	// Example is a command that works, shown after the sentence; empty when none helps.
+	Example string
 }
 
-func (e *Error) Error() string { return e.Message }
+func (e *Error) Error() string {
+	if e.Example != "" {
+		return e.Message + " Example: " + e.Example
+	}
+	return e.Message
+}
+
+// WithExample returns a copy of e that shows ex.
+func (e *Error) WithExample(ex string) *Error {
+	c := *e
+	c.Example = ex
+	return &c
+}
+
+// Invalid is bad input: one sentence and an example that works.
+func Invalid(example, format string, args ...any) *Error {
+	return &Error{Code: EINVALID, Message: fmt.Sprintf(format, args...), Example: example}
+}
 
 // Errorf makes a domain error.
 func Errorf(code, format string, args ...any) *Error {

@@ -80,55 +80,33 @@ const NodePlaceholder = "{node}"
 // pass takes it that the service stopped before submitting it.
 const SubmitGrace = 2 * time.Minute
 
-// MarkQueued records that the scheduler holds a provisioning lease in its queue.
-func (s *Service) MarkQueued(ctx context.Context, id LeaseID, reason string) error {
-	l, err := s.Get(ctx, id)
-	if err != nil {
-		return err
-	}
+// markQueued records that the scheduler holds a provisioning lease in its queue.
+func (s *Service) markQueued(ctx context.Context, l *Lease, reason string) error {
 	if l.State != Provisioning {
 		return nil
 	}
 	if reason == "" {
 		reason = "waiting in the scheduler's queue"
 	}
-	var cur *Lease
-	ok, err := s.updateIf(ctx, id, Provisioning, func(tx Tx, c *Lease) error {
-		cur = c
-		return s.transition(ctx, tx, c, Queued, SystemActor, reason)
+	_, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
+		if err := s.transition(ctx, tx, c, Queued, SystemActor, reason); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: NoticeQueued, To: []string{c.User}, Lease: c, Reason: reason}}, nil
 	})
-	if ok {
-		s.notify(ctx, []Notice{{Kind: NoticeQueued, To: []string{cur.User}, Lease: cur, Reason: reason}})
-	}
 	return err
 }
 
-// MarkFailed ends a live lease as failed, for a reason the scheduler gave, and tells its owner.
-func (s *Service) MarkFailed(ctx context.Context, id LeaseID, reason string) error {
-	return s.MarkEnded(ctx, id, Failed, reason)
-}
-
-// MarkEnded ends a live lease whose job the scheduler ended (to is Released, Expired or Failed)
-// and tells its owner. The job is over already, so nothing is stopped. A lease that ended in the
-// meantime is left as it is.
-func (s *Service) MarkEnded(ctx context.Context, id LeaseID, to State, reason string) error {
+// markEnded ends a live lease whose job the scheduler ended (to is Released, Expired or Failed),
+// dated when the scheduler says the job ended (at; zero: now), and tells its owner, with the last
+// lines of the job's output when there are any. The job is over already, so nothing is stopped.
+// A lease that moved on meanwhile is left as it is.
+func (s *Service) markEnded(ctx context.Context, l *Lease, to State, reason, output string, at time.Time) error {
 	if !to.Ended() {
-		return fmt.Errorf("qm: MarkEnded to %s, which is not an end state", to)
-	}
-	l, err := s.Get(ctx, id)
-	if err != nil {
-		return err
+		return fmt.Errorf("qm: markEnded to %s, which is not an end state", to)
 	}
 	if !l.State.Live() {
 		return nil
-	}
-	var ended *Lease
-	ok, err := s.updateIf(ctx, id, l.State, func(tx Tx, cur *Lease) error {
-		ended = cur
-		return s.transition(ctx, tx, cur, to, SystemActor, reason)
-	})
-	if !ok {
-		return err
 	}
 	kind := NoticeFailed
 	switch to {
@@ -139,35 +117,45 @@ func (s *Service) MarkEnded(ctx context.Context, id LeaseID, to State, reason st
 	case Reclaimed:
 		kind = NoticeReclaimed
 	}
-	s.notify(ctx, []Notice{{Kind: kind, To: []string{ended.User}, Lease: ended, Reason: reason}})
+	_, err := s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
+		if err := s.transitionAt(ctx, tx, cur, to, SystemActor, reason, at); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: kind, To: []string{cur.User}, Lease: cur, Reason: reason, Detail: output}}, nil
+	})
 	return err
 }
 
 // markRunning records that a lease's job runs: it adopts the job (Ref), fills the node into the
-// connect details and makes a waiting lease active, telling its owner. It reports whether the
-// lease became active.
+// connect details and makes a waiting lease active from when the scheduler started it, telling
+// its owner. It reports whether the lease became active.
 func (s *Service) markRunning(ctx context.Context, l *Lease, j Job) (bool, error) {
-	var cur *Lease
 	activated := false
-	ok, err := s.updateIf(ctx, l.ID, l.State, func(tx Tx, c *Lease) error {
-		cur, activated = c, false
+	cur, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
+		activated = false
 		c.Ref = j.Ref
 		if j.Node != "" {
 			c.Node = j.Node
 			c.Connect = strings.ReplaceAll(c.Connect, NodePlaceholder, firstNode(j.Node))
 		}
 		if c.State != Queued && c.State != Provisioning {
-			return tx.UpdateLease(ctx, c, c.State)
+			return nil, tx.UpdateLease(ctx, c, c.State)
 		}
 		now := s.Clock.Now()
-		c.StartedAt, c.ExpiresAt = now, now.Add(c.Duration)
+		start := now
+		if !j.StartedAt.IsZero() && j.StartedAt.Before(now) && j.StartedAt.After(c.CreatedAt) {
+			start = j.StartedAt
+		}
+		c.StartedAt, c.ExpiresAt = start, start.Add(c.Duration)
 		activated = true
-		return s.transition(ctx, tx, c, Active, SystemActor, "workspace ready")
+		if err := s.transitionAt(ctx, tx, c, Active, SystemActor, "workspace ready", start); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: NoticeGranted, To: []string{c.User}, Lease: c}}, nil
 	})
-	if err != nil || !ok || !activated {
+	if err != nil || cur == nil || !activated {
 		return false, err
 	}
-	s.notify(ctx, []Notice{{Kind: NoticeGranted, To: []string{cur.User}, Lease: cur}})
 	return true, nil
 }
 
@@ -212,9 +200,16 @@ func (r ReconcileReport) String() string {
 //   - A live lease whose job is gone from the scheduler fails, and the owner is told.
 //   - A job that no live lease owns is cancelled.
 //
-// With a backend that is not a Watcher it does nothing.
+// It first refreshes the backend's inventory (InventoryRefresher). With a backend that is not a
+// Watcher it does nothing more.
 func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 	var rep ReconcileReport
+	if r, ok := s.Backend.(InventoryRefresher); ok {
+		// A failed refresh keeps the last inventory; the next pass tries again.
+		if err := r.RefreshInventory(ctx); err != nil {
+			s.log().Warn("refresh the scheduler's inventory", "err", err)
+		}
+	}
 	w, ok := s.Backend.(Watcher)
 	if !ok {
 		return rep, nil
@@ -249,11 +244,11 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 					continue // its start is still in flight
 				}
 				rep.Vanished++
-				errs = append(errs, s.MarkFailed(ctx, l.ID, "its job never reached the scheduler (the service stopped before submitting it)"))
+				errs = append(errs, s.markEnded(ctx, l, Failed, "its job never reached the scheduler (the service stopped before submitting it)", "", time.Time{}))
 				continue
 			}
 			rep.Vanished++
-			errs = append(errs, s.MarkFailed(ctx, l.ID, fmt.Sprintf("its job %s is gone from the scheduler", l.Ref)))
+			errs = append(errs, s.markEnded(ctx, l, Failed, fmt.Sprintf("its job %s is gone from the scheduler", l.Ref), "", time.Time{}))
 			continue
 		}
 		owned[j.Ref] = true
@@ -334,9 +329,9 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 	switch j.State {
 	case JobPending:
 		if l.Ref == "" {
-			if _, err := s.updateIf(ctx, l.ID, l.State, func(tx Tx, c *Lease) error {
+			if _, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
 				c.Ref = j.Ref
-				return tx.UpdateLease(ctx, c, c.State)
+				return nil, tx.UpdateLease(ctx, c, c.State)
 			}); err != nil {
 				return err
 			}
@@ -347,7 +342,7 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 				reason += ": " + j.Reason
 			}
 			rep.Queued++
-			return s.MarkQueued(ctx, l.ID, reason)
+			return s.markQueued(ctx, l, reason)
 		}
 	case JobRunning:
 		if l.State == Queued || l.State == Provisioning {
@@ -374,20 +369,23 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 		if j.Reason != "" {
 			reason += " (" + j.Reason + ")"
 		}
-		return s.MarkEnded(ctx, l.ID, Released, reason)
+		return s.markEnded(ctx, l, Released, reason, "", j.EndedAt)
 	case JobTimeout:
 		rep.Ended++
-		return s.MarkEnded(ctx, l.ID, Expired, "its job reached the scheduler's time limit")
+		return s.markEnded(ctx, l, Expired, "its job reached the scheduler's time limit", "", j.EndedAt)
 	case JobCancelled:
 		rep.Ended++
-		return s.MarkFailed(ctx, l.ID, "its job was cancelled in the scheduler, outside Quartermaster")
+		return s.markEnded(ctx, l, Failed, "its job was cancelled in the scheduler, outside Quartermaster", j.Output, j.EndedAt)
 	case JobFailed:
 		rep.Ended++
 		reason := "its job failed"
 		if j.Reason != "" {
 			reason += ": " + j.Reason
 		}
-		return s.MarkFailed(ctx, l.ID, reason)
+		if j.ExitCode != "" && !strings.Contains(j.Reason, "exit code") {
+			reason += " (exit code " + j.ExitCode + ")"
+		}
+		return s.markEnded(ctx, l, Failed, reason, j.Output, j.EndedAt)
 	}
 	return nil
 }

@@ -3,11 +3,12 @@ package qm_test
 import (
 	"context"
 	"fmt"
-	"github.com/acme/quartermaster/internal/qm/qmtest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/acme/quartermaster/internal/qm/qmtest"
 
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
@@ -27,9 +28,26 @@ type fakeScheduler struct {
 	cancels    []string
 	retimes    map[string]time.Duration
 	duringJobs func() // runs inside Jobs, before it answers
+	// nodes is what the scheduler reports of its nodes; inv what the last refresh read (nil
+	// before the first, as a real backend's inventory).
+	nodes     []qm.Node
+	inv       []qm.Node
+	refreshes int
 }
 
-func (f *fakeScheduler) Inventory() []qm.Node { return nil }
+func (f *fakeScheduler) Inventory() []qm.Node {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.inv
+}
+
+func (f *fakeScheduler) RefreshInventory(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.refreshes++
+	f.inv = append([]qm.Node(nil), f.nodes...)
+	return nil
+}
 
 func (f *fakeScheduler) Start(_ context.Context, l *qm.Lease) (qm.Started, error) {
 	f.mu.Lock()
@@ -38,6 +56,9 @@ func (f *fakeScheduler) Start(_ context.Context, l *qm.Lease) (qm.Started, error
 	f.starts++
 	st := f.startAs
 	st.Ref = fmt.Sprint(100 + f.next)
+	if l.Node != "" && st.State == qm.Active {
+		st.Node = l.Node // where the service placed it
+	}
 	state := qm.JobPending
 	if st.State == qm.Active {
 		state = qm.JobRunning

@@ -95,9 +95,17 @@ func (c *Cluster) Start(_ context.Context, l *qm.Lease) (qm.Started, error) {
 	defer c.mu.Unlock()
 	c.running[ref] = l.Node
 	c.util[ref] = utilization{pct: DefaultUtilization, lastActive: c.clock.Now()}
-	connect := fmt.Sprintf("ssh -p 2222 %s@%s  (GPUs %s)", strings.Split(l.User, "@")[0], node, gpus)
+	which := "GPUs " + gpus
+	if gpus == "" { // whole nodes
+		which = "all GPUs of " + strings.ReplaceAll(l.Node, ",", ", ")
+	}
+	connect := fmt.Sprintf("ssh -p 2222 %s@%s  (%s)", strings.Split(l.User, "@")[0], node, which)
 	if strings.Contains(l.Template, "jupyter") || strings.Contains(l.Template, "vscode") {
-		connect = fmt.Sprintf("https://%s.sim.local/gpu-%s/", node, strings.ReplaceAll(gpus, ",", "-"))
+		slot := "gpu-" + strings.ReplaceAll(gpus, ",", "-")
+		if gpus == "" {
+			slot = "node"
+		}
+		connect = fmt.Sprintf("https://%s.sim.local/%s/", node, slot)
 	}
 	return qm.Started{State: qm.Active, Node: l.Node, Connect: connect, Ref: ref}, nil
 }

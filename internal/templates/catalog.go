@@ -11,11 +11,11 @@
 //	out, err := t.Render(templates.Input{Lease: "L-42", ..., Params: params})
 //	// out.SlurmScript, out.KubernetesYAML
 //
-// Errors caused by user input wrap ErrInvalid and read as one sentence with a working example.
+// Errors caused by user input are *qm.Error (qm.EINVALID): one sentence with a working example.
 package templates
 
 import (
-	"fmt"
+	"github.com/acme/quartermaster/internal/qm"
 	"sort"
 	"strings"
 	"text/template"
@@ -115,7 +115,7 @@ func hasTag(t *Template, w string) bool {
 	return false
 }
 
-// Get is the template called name. An unknown name is an *InputError that suggests the closest
+// Get is the template called name. An unknown name is a *qm.Error that suggests the closest
 // names and how to list them.
 func (c *Catalog) Get(name string) (*Template, error) {
 	key := strings.ToLower(strings.TrimSpace(name))
@@ -128,10 +128,10 @@ func (c *Catalog) Get(name string) (*Template, error) {
 	}
 	shown := clip(name)
 	if near := closest(key, names); near != "" {
-		return nil, &InputError{Msg: fmt.Sprintf("unknown template %q (did you mean %s?); example: /gpu template %s", shown, near, near)}
+		return nil, qm.Invalid("/gpu template "+near, "There is no template %q; did you mean %s?", shown, near)
 	}
 	if found := c.Search(key); len(found) > 0 {
-		return nil, &InputError{Msg: fmt.Sprintf("unknown template %q; /gpu templates %s lists %d that match; example: /gpu template %s", shown, clip(key), len(found), found[0].Name)}
+		return nil, qm.Invalid("/gpu template "+found[0].Name, "There is no template %q; /gpu templates %s lists %d that match.", shown, clip(key), len(found))
 	}
-	return nil, &InputError{Msg: fmt.Sprintf("unknown template %q; /gpu templates lists all %d; example: /gpu template %s", shown, len(c.list), c.list[0].Name)}
+	return nil, qm.Invalid("/gpu template "+c.list[0].Name, "There is no template %q; /gpu templates lists all %d.", shown, len(c.list))
 }

@@ -1,7 +1,6 @@
 package templates_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -69,10 +68,10 @@ func FuzzParams(f *testing.F) {
 func checkInvalid(t *testing.T, tp *templates.Template, err error) {
 	t.Helper()
 	msg := err.Error()
-	if !errors.Is(err, templates.ErrInvalid) {
+	if !templates.IsInvalid(err) {
 		t.Fatalf("%s: error that is not ErrInvalid: %v", tp.Name, err)
 	}
-	if !strings.Contains(msg, "; example: /gpu ") || strings.Contains(msg, "\n") || !utf8.ValidString(msg) {
+	if !strings.Contains(msg, ". Example: /gpu ") || strings.Contains(msg, "\n") || !utf8.ValidString(msg) {
 		t.Fatalf("%s: not one sentence with an example: %q", tp.Name, msg)
 	}
 }

@@ -473,7 +473,7 @@ func (c *Catalog) parse(file string, data []byte) (*Template, error) {
 			continue
 		}
 		if _, err := t.check(p, p.Default); err != nil {
-			msg, _, _ := strings.Cut(err.Error(), "; example:")
+			msg, _, _ := strings.Cut(err.Error(), ". Example:")
 			return nil, bad(at("parameters", i, "default"), "default %q does not pass its own limits: %s", p.Default, msg)
 		}
 	}

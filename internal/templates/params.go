@@ -3,6 +3,7 @@ package templates
 import (
 	"errors"
 	"fmt"
+	"github.com/acme/quartermaster/internal/qm"
 	"regexp"
 	"sort"
 	"strconv"
@@ -12,22 +13,19 @@ import (
 	"unicode/utf8"
 )
 
-// ErrInvalid is wrapped by every error that bad user input causes (an unknown template, a bad
-// parameter, a lease that does not fit the template), so the edge can show the message as is.
-// Errors that do not wrap it are bugs or bad definitions and belong in the log.
-var ErrInvalid = errors.New("invalid template input")
+// Every error that bad user input causes (an unknown template, a bad parameter, a lease that does
+// not fit the template) is a *qm.Error with code qm.EINVALID: one sentence and an example that
+// works, so the edge can show it as is. Any other error is a bug or a bad definition and belongs
+// in the log.
 
-// InputError is one clear sentence about what was wrong with the user's input, ending with an
-// example that works. It wraps ErrInvalid.
-type InputError struct{ Msg string }
-
-func (e *InputError) Error() string { return e.Msg }
-
-// Unwrap makes errors.Is(err, ErrInvalid) true.
-func (e *InputError) Unwrap() error { return ErrInvalid }
+// IsInvalid reports whether err is bad user input.
+func IsInvalid(err error) bool {
+	var e *qm.Error
+	return errors.As(err, &e) && e.Code == qm.EINVALID
+}
 
 func inputErr(example, format string, args ...any) error {
-	return &InputError{Msg: fmt.Sprintf(format, args...) + "; example: " + example}
+	return qm.Invalid(example, "%s.", strings.TrimSuffix(fmt.Sprintf(format, args...), "."))
 }
 
 // Parameter types a definition may use.
@@ -228,16 +226,21 @@ func (t *Template) exampleFor(p *Parameter) string {
 
 // Example is a chat command that uses the template with parameters that work, e.g.
 // "/gpu submit pytorch-ddp nnodes=2 script=train.py" for a batch template or
-// "/gpu request 1 interactive template jupyterlab" for an interactive one.
+// "/gpu submit jupyterlab" for an interactive one (submit starts either kind).
 func (t *Template) Example() string { return t.command(t.example) }
+
+// ExampleParams are the parameters of the template's example (checked when it was loaded).
+func (t *Template) ExampleParams() Params {
+	p, err := t.ParseParams(strings.Fields(t.example))
+	if err != nil {
+		return Params{}
+	}
+	return p
+}
 
 func (t *Template) command(params string) string {
 	var b strings.Builder
-	if t.Kind == KindInteractive {
-		b.WriteString("/gpu request 1 interactive template " + t.Name)
-	} else {
-		b.WriteString("/gpu submit " + t.Name)
-	}
+	b.WriteString("/gpu submit " + t.Name)
 	if params != "" {
 		b.WriteString(" " + params)
 	}

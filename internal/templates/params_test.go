@@ -1,7 +1,6 @@
 package templates_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -18,47 +17,47 @@ func TestParseParamsErrors(t *testing.T) {
 		want string
 	}{
 		{"pytorch-ddp", []string{"lr=0.1"},
-			`unknown parameter "lr"; nnodes, script and epochs are known; example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
+			`unknown parameter "lr"; nnodes, script and epochs are known. Example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
 		{"pytorch-ddp", []string{"epoch=3"},
-			`unknown parameter "epoch" (did you mean epochs?); nnodes, script and epochs are known; example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
+			`unknown parameter "epoch" (did you mean epochs?); nnodes, script and epochs are known. Example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
 		{"pytorch-ddp", []string{"epochs=ten"},
-			`epochs must be a whole number, not "ten"; example: /gpu submit pytorch-ddp epochs=10`},
+			`epochs must be a whole number, not "ten". Example: /gpu submit pytorch-ddp epochs=10`},
 		{"pytorch-ddp", []string{"nnodes=40"},
-			`nnodes=40 is out of range: it must be between 1 and 16; example: /gpu submit pytorch-ddp nnodes=2`},
+			`nnodes=40 is out of range: it must be between 1 and 16. Example: /gpu submit pytorch-ddp nnodes=2`},
 		{"pytorch-ddp", []string{"epochs=0"},
-			`epochs=0 is out of range: it must be between 1 and 10000; example: /gpu submit pytorch-ddp epochs=10`},
+			`epochs=0 is out of range: it must be between 1 and 10000. Example: /gpu submit pytorch-ddp epochs=10`},
 		{"pytorch-ddp", []string{"train.py"},
-			`"train.py" is not key=value; example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
+			`"train.py" is not key=value. Example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
 		{"pytorch-ddp", []string{"=3"},
-			`"=3" has no key before the =; example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
+			`"=3" has no key before the =. Example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
 		{"pytorch-ddp", []string{"epochs=3", "EPOCHS=4"},
-			`parameter "epochs" is given twice; example: /gpu submit pytorch-ddp epochs=10`},
+			`parameter "epochs" is given twice. Example: /gpu submit pytorch-ddp epochs=10`},
 		{"pytorch-ddp", []string{"epochs="},
-			`epochs needs a value; example: /gpu submit pytorch-ddp epochs=10`},
+			`epochs needs a value. Example: /gpu submit pytorch-ddp epochs=10`},
 		{"pytorch-ddp", []string{"script=../../etc/passwd"},
-			`script must be a path inside the team storage without "..", not "../../etc/passwd"; example: /gpu submit pytorch-ddp script=train.py`},
+			`script must be a path inside the team storage without "..", not "../../etc/passwd". Example: /gpu submit pytorch-ddp script=train.py`},
 		{"pytorch-ddp", []string{"script=$(reboot)"},
-			`script must be a path inside the team storage made of letters, digits and . _ - + / (not starting with -), not "$(reboot)"; example: /gpu submit pytorch-ddp script=train.py`},
+			`script must be a path inside the team storage made of letters, digits and . _ - + / (not starting with -), not "$(reboot)". Example: /gpu submit pytorch-ddp script=train.py`},
 		{"pytorch-ddp", []string{"script=-c"},
-			`script must be a path inside the team storage made of letters, digits and . _ - + / (not starting with -), not "-c"; example: /gpu submit pytorch-ddp script=train.py`},
+			`script must be a path inside the team storage made of letters, digits and . _ - + / (not starting with -), not "-c". Example: /gpu submit pytorch-ddp script=train.py`},
 		{"pytorch-fsdp", []string{"sharding=zero3"},
-			`sharding must be full_shard, shard_grad_op, hybrid_shard or no_shard, not "zero3"; example: /gpu submit pytorch-fsdp sharding=hybrid_shard`},
+			`sharding must be full_shard, shard_grad_op, hybrid_shard or no_shard, not "zero3". Example: /gpu submit pytorch-fsdp sharding=hybrid_shard`},
 		{"pytorch-fsdp", []string{"activation_checkpointing=maybe"},
-			`activation_checkpointing must be true or false, not "maybe"; example: /gpu submit pytorch-fsdp activation_checkpointing=true`},
+			`activation_checkpointing must be true or false, not "maybe". Example: /gpu submit pytorch-fsdp activation_checkpointing=true`},
 		{"checkpoint-training", []string{"checkpoint_lead=5 minutes"},
-			`checkpoint_lead must be a duration like 30m or 1h30m, not "5 minutes"; example: /gpu submit checkpoint-training checkpoint_lead=10m`},
+			`checkpoint_lead must be a duration like 30m or 1h30m, not "5 minutes". Example: /gpu submit checkpoint-training checkpoint_lead=10m`},
 		{"checkpoint-training", []string{"checkpoint_lead=5m\nrm -rf /"},
-			`checkpoint_lead must be printable text on one line; example: /gpu submit checkpoint-training checkpoint_lead=10m`},
+			`checkpoint_lead must be printable text on one line. Example: /gpu submit checkpoint-training checkpoint_lead=10m`},
 		{"checkpoint-training", []string{"checkpoint_lead=5min"},
-			`checkpoint_lead must be a duration like 30m or 1h30m, not "5min"; example: /gpu submit checkpoint-training checkpoint_lead=10m`},
+			`checkpoint_lead must be a duration like 30m or 1h30m, not "5min". Example: /gpu submit checkpoint-training checkpoint_lead=10m`},
 		{"checkpoint-training", []string{"checkpoint_lead=2h"},
-			`checkpoint_lead=2h is out of range: it must be between 1m and 1h; example: /gpu submit checkpoint-training checkpoint_lead=10m`},
+			`checkpoint_lead=2h is out of range: it must be between 1m and 1h. Example: /gpu submit checkpoint-training checkpoint_lead=10m`},
 		{"vllm-server", []string{"model=a\tb"},
-			`model must be printable text on one line; example: /gpu request 1 interactive template vllm-server model=meta-llama/Meta-Llama-3-8B-Instruct`},
+			`model must be printable text on one line. Example: /gpu submit vllm-server model=meta-llama/Meta-Llama-3-8B-Instruct`},
 		{"vllm-server", []string{"model=x;rm"},
-			`model must match [A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9._-]+)*, not "x;rm"; example: /gpu request 1 interactive template vllm-server model=meta-llama/Meta-Llama-3-8B-Instruct`},
+			`model must match [A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9._-]+)*, not "x;rm". Example: /gpu submit vllm-server model=meta-llama/Meta-Llama-3-8B-Instruct`},
 		{"cuda-smoke", []string{"size=" + strings.Repeat("9", 600)},
-			`size is too long (at most 512 characters); example: /gpu submit cuda-smoke size=4096`},
+			`size is too long (at most 512 characters). Example: /gpu submit cuda-smoke size=4096`},
 	}
 	for _, tc := range tests {
 		tp, err := c.Get(tc.tmpl)
@@ -70,7 +69,7 @@ func TestParseParamsErrors(t *testing.T) {
 			t.Errorf("%s %v: accepted", tc.tmpl, tc.args)
 			continue
 		}
-		if !errors.Is(err, templates.ErrInvalid) {
+		if !templates.IsInvalid(err) {
 			t.Errorf("%s %v: %v does not wrap ErrInvalid", tc.tmpl, tc.args, err)
 		}
 		if err.Error() != tc.want {
@@ -109,7 +108,7 @@ func TestEveryExampleWorks(t *testing.T) {
 		ex := tp.Example()
 		prefix := "/gpu submit " + tp.Name
 		if tp.Kind == templates.KindInteractive {
-			prefix = "/gpu request 1 interactive template " + tp.Name
+			prefix = "/gpu submit " + tp.Name
 		}
 		if !strings.HasPrefix(ex, prefix) {
 			t.Errorf("%s: example %q", tp.Name, ex)
@@ -181,12 +180,12 @@ func TestCatalog(t *testing.T) {
 	}
 
 	for name, want := range map[string]string{
-		"pytorch-dp": `unknown template "pytorch-dp" (did you mean pytorch-ddp?); example: /gpu template pytorch-ddp`,
-		"notebook":   `unknown template "notebook"; /gpu templates notebook lists 3 that match; example: /gpu template`,
-		"zzz":        `unknown template "zzz"; /gpu templates lists all`,
+		"pytorch-dp": `There is no template "pytorch-dp"; did you mean pytorch-ddp? Example: /gpu template pytorch-ddp`,
+		"notebook":   `There is no template "notebook"; /gpu templates notebook lists 3 that match. Example: /gpu template`,
+		"zzz":        `There is no template "zzz"; /gpu templates lists all`,
 	} {
 		_, err := c.Get(name)
-		if err == nil || !errors.Is(err, templates.ErrInvalid) || !strings.HasPrefix(err.Error(), want) {
+		if err == nil || !templates.IsInvalid(err) || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("Get(%q) = %v, want %q…", name, err, want)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acme/quartermaster/internal/qm"
 	"hash/fnv"
 	"path"
 	"regexp"
@@ -154,7 +155,7 @@ var (
 
 // Render renders the template for one lease: the Slurm script and the Kubernetes manifest from
 // the same definition and values. Problems with the user's parameters, or a lease that does not
-// fit the template (too few GPUs, nodes that do not match), are *InputError; an Input that the
+// fit the template (too few GPUs, nodes that do not match), are *qm.Error (qm.EINVALID); an Input that the
 // service filled wrongly is a plain error.
 func (t *Template) Render(in Input) (Rendered, error) {
 	in, err := t.normalize(in)
@@ -382,7 +383,7 @@ func (t *Template) render(in Input, backend string) (*view, error) {
 	exec := func(name string) (string, error) {
 		var b bytes.Buffer
 		if err := t.tmpl.ExecuteTemplate(&b, name, v); err != nil {
-			var ie *InputError
+			var ie *qm.Error
 			if errors.As(err, &ie) {
 				return "", ie
 			}

@@ -1,7 +1,6 @@
 package templates_test
 
 import (
-	"errors"
 	"flag"
 	"os"
 	"os/exec"
@@ -271,7 +270,7 @@ func TestCheckpointTemplate(t *testing.T) {
 	}
 	in := templates.ExampleInput(tp, "", templates.Params{"checkpoint_lead": "30m"})
 	in.Duration = 20 * time.Minute
-	if _, err := tp.Render(in); err == nil || !strings.Contains(err.Error(), "checkpoint_lead must be shorter than the lease; example: /gpu submit checkpoint-training") {
+	if _, err := tp.Render(in); err == nil || !strings.Contains(err.Error(), "checkpoint_lead must be shorter than the lease. Example: /gpu submit checkpoint-training") {
 		t.Errorf("lead longer than the lease: got %v", err)
 	}
 }
@@ -391,23 +390,23 @@ func TestLeaseFit(t *testing.T) {
 		want   string
 	}{
 		{"one-node template on two nodes", "jupyterlab", nil, func(in *templates.Input) { in.Nodes = 2; in.GPUs = 2 },
-			"jupyterlab runs on one node, but the lease spans 2 nodes; example: /gpu request 1 interactive template jupyterlab root=notebooks"},
+			"jupyterlab runs on one node, but the lease spans 2 nodes. Example: /gpu submit jupyterlab root=notebooks"},
 		{"nnodes against the lease", "pytorch-ddp", templates.Params{"nnodes": "3"}, func(in *templates.Input) { in.Nodes = 2; in.GPUs = 16 },
-			"nnodes=3 does not match the lease, which spans 2 nodes; example: /gpu submit pytorch-ddp nnodes=2"},
+			"nnodes=3 does not match the lease, which spans 2 nodes. Example: /gpu submit pytorch-ddp nnodes=2"},
 		{"uneven split", "pytorch-ddp", templates.Params{"nnodes": "3"}, func(in *templates.Input) { in.GPUs = 16 },
-			"the lease's 16 GPUs do not split evenly over 3 nodes; example: /gpu submit pytorch-ddp nnodes=2 script=train.py"},
+			"the lease's 16 GPUs do not split evenly over 3 nodes. Example: /gpu submit pytorch-ddp nnodes=2 script=train.py"},
 		{"too many per node", "pytorch-ddp", nil, func(in *templates.Input) { in.GPUs = 16 },
-			"16 GPUs per node is more than a node of class train holds (8); spread the lease over more nodes; example: /gpu submit pytorch-ddp nnodes=2"},
+			"16 GPUs per node is more than a node of class train holds (8); spread the lease over more nodes. Example: /gpu submit pytorch-ddp nnodes=2"},
 		{"one node too small", "cuda-smoke", nil, func(in *templates.Input) { in.GPUs = 16 },
-			"cuda-smoke runs on one node, and a node of class train holds 8 GPUs, fewer than the lease's 16; example: /gpu submit cuda-smoke size=4096"},
+			"cuda-smoke runs on one node, and a node of class train holds 8 GPUs, fewer than the lease's 16. Example: /gpu submit cuda-smoke size=4096"},
 		{"no GPUs", "cuda-smoke", nil, func(in *templates.Input) { in.GPUs = 0 },
-			"cuda-smoke needs GPUs, but the lease holds none; example: /gpu submit cuda-smoke size=4096"},
+			"cuda-smoke needs GPUs, but the lease holds none. Example: /gpu submit cuda-smoke size=4096"},
 		{"trial bigger than lease", "hparam-sweep", templates.Params{"gpus_per_trial": "4"}, func(in *templates.Input) { in.GPUs = 2 },
-			"gpus_per_trial=4 is more than the lease's 2 GPUs; example: /gpu submit hparam-sweep gpus_per_trial=2"},
+			"gpus_per_trial=4 is more than the lease's 2 GPUs. Example: /gpu submit hparam-sweep gpus_per_trial=2"},
 		{"path outside storage", "pytorch-ddp", templates.Params{"script": "/etc/passwd"}, nil,
-			"script must be inside the team storage /projects/vision, not /etc/passwd; example: /gpu submit pytorch-ddp script=train.py"},
+			"script must be inside the team storage /projects/vision, not /etc/passwd. Example: /gpu submit pytorch-ddp script=train.py"},
 		{"required parameter", "data-prep", templates.Params{"input": "raw"}, nil,
-			"output is required; example: /gpu submit data-prep output=datasets/images-512"},
+			"output is required. Example: /gpu submit data-prep output=datasets/images-512"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -447,7 +446,7 @@ func TestCPUOnly(t *testing.T) {
 }
 
 // TestBadInputFromTheService: an Input the service filled wrongly is an error, not ErrInvalid.
-func isInvalid(err error) bool { return errors.Is(err, templates.ErrInvalid) }
+func isInvalid(err error) bool { return templates.IsInvalid(err) }
 
 func TestBadInputFromTheService(t *testing.T) {
 	tp, _ := catalog(t).Get("pytorch-ddp")

@@ -2,7 +2,6 @@ package templates_test
 
 import (
 	"context"
-	"github.com/acme/quartermaster/internal/slurm/slurmtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme/quartermaster/internal/slurm/slurmtest"
 
 	"github.com/acme/quartermaster/internal/templates"
 )

@@ -1,7 +1,6 @@
 package workload_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -72,12 +71,12 @@ func TestRenderRefuses(t *testing.T) {
 		{ID: 1, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 1, Duration: time.Hour, Template: "nope"},
 		{ID: 1, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 1, Duration: time.Hour, Template: "cuda-smoke", Params: map[string]string{"size": "1"}},
 	} {
-		if _, err := workload.Render(cat, p, l, workload.Settings{}); !errors.Is(err, templates.ErrInvalid) {
+		if _, err := workload.Render(cat, p, l, workload.Settings{}); !templates.IsInvalid(err) {
 			t.Errorf("%s %v: %v, want an input error", l.Template, l.Params, err)
 		}
 	}
 	l := &qm.Lease{ID: 1, User: "alice@acme.example", Team: "vision", Class: "gold", GPUs: 1, Duration: time.Hour}
-	if _, err := workload.Render(cat, p, l, workload.Settings{}); err == nil || errors.Is(err, templates.ErrInvalid) {
+	if _, err := workload.Render(cat, p, l, workload.Settings{}); err == nil || templates.IsInvalid(err) {
 		t.Errorf("unknown class: %v, want an install error", err)
 	}
 }

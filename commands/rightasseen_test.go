@@ -1,0 +1,503 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/templates"
+	"github.com/acme/quartermaster/internal/waits"
+	"github.com/acme/quartermaster/internal/workload"
+	qmtemplates "github.com/acme/quartermaster/templates"
+)
+
+// The behaviours below are what a user sees; each runs on the example policy and on another one
+// with other names, classes, sizes and prices (testdata/other.yaml), so that the rule is fixed
+// and not the example.
+
+const otherPolicy = "testdata/other.yaml"
+
+// jump moves the clock at once, as a restart after downtime does, and runs one tick.
+func (h *harness) jump(d time.Duration) {
+	h.t.Helper()
+	h.clock.Set(h.clock.Now().Add(d))
+	if err := h.svc.Tick(context.Background()); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) lease(id qm.LeaseID) *qm.Lease {
+	h.t.Helper()
+	l, err := h.svc.Get(context.Background(), id)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return l
+}
+
+func mustOK(t *testing.T, r bot.Reply) bot.Reply {
+	t.Helper()
+	if r.Error {
+		t.Fatalf("refused: %s", r.Text)
+	}
+	return r
+}
+
+func texts(rs []bot.Reply) string {
+	var b strings.Builder
+	for _, r := range rs {
+		b.WriteString(r.PlainText() + "\n---\n")
+	}
+	return b.String()
+}
+
+// A lease noticed late (the service was down when it fell due) ends, and is billed, when it was due.
+func TestLateExpiryIsBilledUntilTheLeaseEnd(t *testing.T) {
+	for _, tc := range []struct {
+		policy, user, ask, endsAt, used string
+	}{
+		{"../docs/quartermaster.example.yaml", "alice@acme.example", "/gpu request 8 train for 2h", "Mon 30 Nov 11:00 CST", "It used 16.00 GPU-hours, $56.00."},
+		{otherPolicy, "rita@borealis.example", "/gpu request 4 bigiron for 3h", "Mon 30 Nov 19:00 CET", "It used 12.00 GPU-hours, 24.00 EUR."},
+	} {
+		t.Run(tc.policy, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			id := leaseIn(t, mustOK(t, h.say(tc.user, tc.ask)).Text)
+			h.jump(27 * time.Hour)
+			l := h.lease(id)
+			if l.State != qm.Expired || !l.EndedAt.Equal(l.ExpiresAt) {
+				t.Fatalf("%s is %s, ended %v, expiry %v: want expired at its expiry", id, l.State, l.EndedAt, l.ExpiresAt)
+			}
+			got := texts(h.notices(tc.user))
+			for _, want := range []string{"expired at " + tc.endsAt, tc.used} {
+				if !strings.Contains(got, want) {
+					t.Errorf("the expiry notice lacks %q:\n%s", want, got)
+				}
+			}
+			ev, _ := h.svc.History(context.Background(), id)
+			if last := ev[len(ev)-1]; last.To != qm.Expired || !last.At.Equal(l.ExpiresAt) {
+				t.Errorf("the audit dates the expiry %v, want %v", last.At, l.ExpiresAt)
+			}
+		})
+	}
+}
+
+// An idle reclaim noticed late is dated when the grace ran out, and counts the hours from then.
+func TestLateReclaimIsDatedWhenItFellDue(t *testing.T) {
+	h := newHarness(t)
+	id := leaseIn(t, mustOK(t, h.say("alice@acme.example", "/gpu request 1 interactive for 4h")).Text)
+	h.sim.SetUtilization(h.lease(id), 0)
+	h.advance(31 * time.Minute) // warned at 30m
+	if l := h.lease(id); l.State != qm.IdleWarned {
+		t.Fatalf("%s is %s, want idle_warned", id, l.State)
+	}
+	warned := h.lease(id).WarnedAt
+	h.jump(5 * time.Hour) // down past the grace and the expiry
+	l := h.lease(id)
+	due := warned.Add(10 * time.Minute)
+	if l.State != qm.Reclaimed || !l.EndedAt.Equal(due) {
+		t.Fatalf("%s is %s ended %v, want reclaimed at %v", id, l.State, l.EndedAt, due)
+	}
+	if want := l.ExpiresAt.Sub(due).Hours(); l.Reclaimed != want {
+		t.Errorf("reclaimed %.2f GPU-hours, want %.2f", l.Reclaimed, want)
+	}
+}
+
+// An approval that times out while the service is down is denied as of the timeout.
+func TestLateApprovalTimeoutIsDatedAtTheTimeout(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy)
+	id := leaseIn(t, h.say("rita@borealis.example", "/gpu request 3 dev for 1h").Text)
+	created := h.lease(id).CreatedAt
+	h.jump(40 * time.Hour)
+	l := h.lease(id)
+	if l.State != qm.Denied || !l.DecidedAt.Equal(created.Add(12*time.Hour)) || !l.EndedAt.Equal(created.Add(12*time.Hour)) {
+		t.Fatalf("%s: %s decided %v ended %v; want denied at %v", id, l.State, l.DecidedAt, l.EndedAt, created.Add(12*time.Hour))
+	}
+}
+
+// An exclusive class's node runs one team's leases at a time; a reservation holds whole nodes.
+func TestExclusiveClassNodesRunOneTeamAtATime(t *testing.T) {
+	for _, tc := range []struct {
+		policy string
+		asks   [][2]string // user, command
+	}{
+		{"../docs/quartermaster.example.yaml", [][2]string{
+			{"alice@acme.example", "/gpu request 2 train for 2h"}, {"lee@acme.example", "/gpu request 2 train for 2h"},
+			{"maya@acme.example", "/gpu request 2 train for 2h"}, {"bob@acme.example", "/gpu request 2 train for 2h"}}},
+		{otherPolicy, [][2]string{
+			{"rita@borealis.example", "/gpu request 1 bigiron for 2h"}, {"sam@borealis.example", "/gpu request 1 bigiron for 2h"},
+			{"vic@borealis.example", "/gpu request 1 bigiron for 2h"}, {"rolf@borealis.example", "/gpu request 2 bigiron for 2h"},
+			{"sven@borealis.example", "/gpu request 1 bigiron for 2h"}}},
+	} {
+		t.Run(tc.policy, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			for _, a := range tc.asks {
+				mustOK(t, h.say(a[0], a[1]))
+			}
+			ls, _ := h.svc.List(context.Background(), qm.LeaseFilter{States: []qm.State{qm.Active}})
+			teams := map[string]map[string]bool{}
+			for _, l := range ls {
+				for _, n := range strings.Split(l.Node, ",") {
+					if teams[n] == nil {
+						teams[n] = map[string]bool{}
+					}
+					teams[n][l.Team] = true
+				}
+			}
+			for n, ts := range teams {
+				if len(ts) > 1 {
+					t.Errorf("node %s runs leases of %d teams at once: %v", n, len(ts), ts)
+				}
+			}
+			if len(ls) < 3 {
+				t.Errorf("only %d leases run; the cluster has room for one team per node", len(ls))
+			}
+		})
+	}
+	// A reservation (exclusive) takes a whole node that nobody else then shares.
+	h := newHarnessOn(t, otherPolicy)
+	id := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 1 bigiron for 2h exclusive")).Text)
+	mustOK(t, h.say("rolf@borealis.example", "/gpu request 1 bigiron for 2h"))
+	ls, _ := h.svc.List(context.Background(), qm.LeaseFilter{States: []qm.State{qm.Active}})
+	for _, l := range ls {
+		if l.ID != id && l.Node == h.lease(id).Node {
+			t.Errorf("%s shares %s with the reservation %s", l.ID, l.Node, id)
+		}
+	}
+}
+
+// What a user is told about free GPUs and waits agrees with what admission does under the cap.
+func TestFreeCountsAndWaitsAgreeWithTheSharedCap(t *testing.T) {
+	for _, model := range []bool{false, true} {
+		t.Run(fmt.Sprintf("predictor=%v", model), func(t *testing.T) {
+			h := newHarnessOn(t, otherPolicy) // dev: 8 GPUs, cap 20% of 20 = 4
+			if model {
+				h.svc.Waits = waits.New()
+			}
+			for _, u := range []string{"rita", "rolf", "sam", "sven"} {
+				mustOK(t, h.say(u+"@borealis.example", "/gpu request 1 dev for 2h"))
+			}
+			r := mustOK(t, h.say("vic@borealis.example", "/gpu request 1 dev for 2h"))
+			if !strings.Contains(r.Text, "is queued") || !strings.Contains(r.Text, "may hold 4 GPUs together and hold 4") {
+				t.Fatalf("the fifth dev GPU: %s", r.Text)
+			}
+			for _, bad := range []string{"none expected", "GPUs are free now", "probably none"} {
+				if strings.Contains(r.Text, bad) {
+					t.Errorf("queued under a full cap, yet told %q: %s", bad, r.Text)
+				}
+			}
+			c := mustOK(t, h.say("vic@borealis.example", "/gpu catalog")).PlainText()
+			if !strings.Contains(c, "Free now: 0 of 8") {
+				t.Errorf("the catalog does not show the cap full:\n%s", c)
+			}
+			e := mustOK(t, h.say("vic@borealis.example", "/gpu estimate 1 dev 1h")).Text
+			if strings.Contains(e, "free now") || strings.Contains(e, "none expected") {
+				t.Errorf("the quote promises no wait under a full cap: %s", e)
+			}
+		})
+	}
+}
+
+func templatesOn(t *testing.T, policyFile string) *harness {
+	t.Helper()
+	h := newHarnessOn(t, policyFile)
+	cat, err := templates.Load(qmtemplates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	AddTemplates(h.bot, cat, workload.Settings{})
+	return h
+}
+
+// /gpu template NAME previews NAME, for every template.
+func TestTemplatePreviewShowsThatTemplate(t *testing.T) {
+	h := templatesOn(t, otherPolicy)
+	for _, tp := range h.bot.Templates.Catalog.List() {
+		r := mustOK(t, h.say("rita@borealis.example", "/gpu template "+tp.Name))
+		if !strings.Contains(r.Sections[0].Text, "template "+tp.Name+" v") || !strings.Contains(r.Sections[1].Text, tp.Name) {
+			t.Errorf("/gpu template %s previews something else:\n%s", tp.Name, r.Sections[0].Text)
+		}
+	}
+}
+
+// A multi-node template goes to the class with the big nodes, and its lease says which nodes.
+func TestMultiNodeTemplateGoesToTheBigNodes(t *testing.T) {
+	h := templatesOn(t, "../docs/quartermaster.example.yaml")
+	r := mustOK(t, h.say("alice@acme.example", "/gpu submit pytorch-ddp nnodes=2"))
+	id := leaseIn(t, r.Text)
+	if l := h.lease(id); l.Class != "train" || l.GPUs != 16 {
+		t.Fatalf("pytorch-ddp nnodes=2 asks for %d × %s, want 16 × train", l.GPUs, l.Class)
+	}
+	mustOK(t, h.say("dana@acme.example", "/gpu approve "+id.String()))
+	got := texts(h.notices("alice@acme.example"))
+	if !strings.Contains(got, "all GPUs of h100-01 and h100-02") || strings.Contains(got, "(GPUs )") {
+		t.Errorf("the approved multi-node lease does not say where it runs:\n%s", got)
+	}
+	// On 4-GPU nodes it asks for what fits: 4 per node.
+	h = templatesOn(t, otherPolicy)
+	id = leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu submit pytorch-ddp nnodes=2")).Text)
+	if l := h.lease(id); l.Class != "bigiron" || l.GPUs != 8 {
+		t.Fatalf("on 4-GPU nodes pytorch-ddp nnodes=2 asks for %d × %s, want 8 × bigiron", l.GPUs, l.Class)
+	}
+}
+
+// A budget owner's own exception names and tells who really decides.
+func TestOwnExceptionNamesWhoReallyDecides(t *testing.T) {
+	for _, tc := range []struct {
+		policy, owner, ask, decider string
+	}{
+		{"../docs/quartermaster.example.yaml", "dana@acme.example", "/gpu request 16 train for 2h", "platform-leads@acme.example"},
+		{otherPolicy, "olga@borealis.example", "/gpu request 3 dev for 1h", "pete@borealis.example"},
+		{otherPolicy, "vera@borealis.example", "/gpu request 3 dev for 1h", "ops@borealis.example"},
+	} {
+		t.Run(tc.owner, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			r := mustOK(t, h.say(tc.owner, tc.ask))
+			id := leaseIn(t, r.Text)
+			if !strings.Contains(r.Text, "so "+tc.decider+" will decide") || strings.Contains(r.Text, tc.owner+" will decide") {
+				t.Errorf("reply names the wrong decider: %s", r.Text)
+			}
+			if len(h.notices(tc.owner)) != 0 {
+				t.Errorf("%s was asked to decide their own request", tc.owner)
+			}
+			asked := h.notices(tc.decider)
+			if len(asked) == 0 || len(asked[0].Actions) != 2 {
+				t.Fatalf("%s was not told with Approve/Deny: %+v", tc.decider, asked)
+			}
+			mustOK(t, h.say(tc.decider, "/gpu approve "+id.String()))
+			if l := h.lease(id); l.State == qm.PendingApproval || l.State == qm.Denied {
+				t.Errorf("after %s approved, %s is %s", tc.decider, id, l.State)
+			}
+		})
+	}
+}
+
+var exampleRE = regexp.MustCompile("(/gpu [^\\n`;]*)")
+
+// Every example the product prints parses and does what it says: help's examples, the
+// examples in refusals, the templates' examples, and every button's command.
+func TestEveryPrintedExampleWorks(t *testing.T) {
+	for _, pf := range []string{"../docs/quartermaster.example.yaml", otherPolicy} {
+		t.Run(pf, func(t *testing.T) {
+			h := templatesOn(t, pf)
+			owner, member := "dana@acme.example", "alice@acme.example"
+			if pf == otherPolicy {
+				owner, member = "olga@borealis.example", "rita@borealis.example"
+			}
+			seen := map[string]bool{}
+			add := func(m string) {
+				m = strings.TrimRight(strings.TrimSpace(m), ".,)")
+				if strings.HasPrefix(m, "/gpu") {
+					seen[m] = true
+				}
+			}
+			// Examples are what follows "Example: ", the lines of help's Examples section, the
+			// templates' examples and every button's command.
+			collect := func(r bot.Reply) {
+				for _, line := range strings.Split(r.PlainText(), "\n") {
+					if _, ex, ok := strings.Cut(line, "Example: "); ok {
+						add(strings.SplitN(ex, " (", 2)[0])
+					}
+				}
+				for _, s := range r.Sections {
+					if s.Title == "Examples" {
+						for _, line := range strings.Split(s.Text, "\n") {
+							add(line)
+						}
+					}
+					if i := strings.LastIndex(s.Text, "/gpu "); i >= 0 && strings.Contains(s.Title, " — ") { // a template in /gpu templates
+						add(s.Text[i:])
+					}
+				}
+				for _, a := range r.Actions {
+					add(a.Command)
+				}
+			}
+			collect(h.say(member, "/gpu help"))
+			for _, s := range h.bot.Offered() {
+				collect(h.say(member, "/gpu help "+strings.Join(s.Words, " ")))
+				collect(h.say(member, "/gpu "+strings.Join(s.Words, " ")+" ~~~ 999999999 zz"))
+			}
+			collect(h.say(member, "/gpu frobnicate"))
+			collect(h.say(member, "/gpu templates"))
+			collect(h.say(member, "/gpu catalog"))
+			collect(h.say(member, "/gpu estimate 1 zz 1h"))
+			collect(h.say(member, "/gpu request 1 "+h.svc.Policy.Classes[0].Name+" for 1h"))
+			if len(seen) < 20 {
+				t.Fatalf("only %d examples found: %v", len(seen), seen)
+			}
+			var all []string
+			for ex := range seen {
+				all = append(all, ex)
+			}
+			sort.Strings(all)
+			for _, ex := range all {
+				if _, err := Parse(ex); err != nil {
+					t.Errorf("printed example %q does not parse: %v", ex, err)
+					continue
+				}
+				// Run it where it makes sense: a pending request L-1 of a member, an active lease
+				// L-2 of the budget owner.
+				fresh := templatesOn(t, pf)
+				mustOK(t, fresh.say(member, "/gpu quota request +1 "+fresh.svc.Policy.Classes[0].Name+" because a test"))
+				mustOK(t, fresh.say(owner, "/gpu request 1 "+fresh.svc.Policy.Classes[0].Name+" for 2h"))
+				run := regexp.MustCompile(`L-\d+`).ReplaceAllStringFunc(ex, func(string) string {
+					if strings.HasPrefix(ex, "/gpu approve") || strings.HasPrefix(ex, "/gpu deny") {
+						return "L-1"
+					}
+					return "L-2"
+				})
+				if r := fresh.say(owner, run); r.Error {
+					t.Errorf("printed example %q (run as %q) is refused: %s", ex, run, r.Text)
+				}
+			}
+		})
+	}
+}
+
+// One person whatever the case of their email: what Alice@… made, alice@… lists and releases.
+func TestEmailCaseIsOnePerson(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy)
+	id := leaseIn(t, mustOK(t, h.say("Rita@Borealis.Example", "/gpu request 1 dev for 1h")).Text)
+	if l := h.lease(id); l.User != "rita@borealis.example" {
+		t.Errorf("the lease is held by %q, want the canonical rita@borealis.example", l.User)
+	}
+	if r := h.say("rita@borealis.example", "/gpu list"); !strings.Contains(r.PlainText(), id.String()) {
+		t.Errorf("/gpu list in lower case does not show %s:\n%s", id, r.PlainText())
+	}
+	if r := h.say("RITA@borealis.example", "/gpu status "+id.String()); r.Error {
+		t.Errorf("status in upper case: %s", r.Text)
+	}
+}
+
+// /gpu help COMMAND explains one command with examples from this policy.
+func TestHelpExplainsOneCommand(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy)
+	r := mustOK(t, h.say("rita@borealis.example", "/gpu help estimate"))
+	got := r.PlainText()
+	for _, want := range []string{"/gpu estimate N CLASS DURATION", "gpus (integer, required)", "/gpu estimate 2 dev 8h"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("/gpu help estimate lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "interactive") {
+		t.Errorf("help names a class this policy does not have:\n%s", got)
+	}
+	r = h.say("rita@borealis.example", "/gpu frobnicate")
+	if !r.Error || strings.Contains(r.Text, "interactive") {
+		t.Errorf("an unknown command's hint names a class of another policy: %s", r.Text)
+	}
+}
+
+// A duration under a minute is refused in the words it was asked in.
+func TestSubMinuteDurationIsRefusedInItsOwnWords(t *testing.T) {
+	h := newHarness(t)
+	r := h.say("alice@acme.example", "/gpu request 1 interactive for 45s")
+	if !r.Error || !strings.Contains(r.Text, "not 45s") {
+		t.Errorf("for 45s: %s", r.Text)
+	}
+}
+
+// Only what is built is offered: report is neither in help nor accepted until it exists.
+func TestOnlyBuiltCommandsAreOffered(t *testing.T) {
+	h := newHarness(t)
+	offered := map[string]bool{}
+	for _, s := range h.bot.Offered() {
+		offered[s.Name] = true
+	}
+	help := h.say("alice@acme.example", "/gpu help").PlainText()
+	for _, s := range Table() {
+		if strings.Contains(help, "`"+s.Usage+"`") != offered[s.Name] {
+			t.Errorf("help and the table disagree on %s", s.Name)
+		}
+	}
+	if offered["templates"] {
+		t.Error("templates are offered by a bot without a template catalog")
+	}
+	if r := h.say("alice@acme.example", "/gpu templates"); !r.Error || !strings.Contains(r.Text, "not offered here") {
+		t.Errorf("/gpu templates without templates: %s", r.Text)
+	}
+}
+
+// failingStore is a fake store whose reads fail after the first few, as a database does when it
+// goes away in the middle of a command.
+type failingStore struct {
+	qm.Store
+	fail bool
+}
+
+func (f *failingStore) View(ctx context.Context, fn func(qm.Tx) error) error {
+	if f.fail {
+		return errors.New("database gone")
+	}
+	return f.Store.View(ctx, fn)
+}
+
+// A database error while predicting a wait is an error, never "no wait".
+func TestStoreErrorWhilePredictingIsAnError(t *testing.T) {
+	h := newHarness(t)
+	fs := &failingStore{Store: h.svc.Store}
+	h.svc.Store = fs
+	fs.fail = true
+	for _, cmd := range []string{"/gpu catalog", "/gpu estimate 1 train 2h"} {
+		r := h.say("alice@acme.example", cmd)
+		if !r.Error || strings.Contains(r.Text, "none") || strings.Contains(r.Text, "free now") {
+			t.Errorf("%s with the database gone: %s", cmd, r.Text)
+		}
+	}
+}
+
+// A command delivered again (Slack retries; a redelivery after a restart reaches a new process)
+// changes nothing the second time and is answered as done: extend, quota request, keep,
+// release, approve and deny all carry their delivery key into the database.
+func TestRedeliveredCommandsChangeNothingTwice(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy)
+	say := func(user, text, key string) bot.Reply {
+		t.Helper()
+		rs := h.bot.Handle(context.Background(), bot.Request{User: user, Text: text, Key: key})
+		return rs[0]
+	}
+	id := leaseIn(t, mustOK(t, say("rita@borealis.example", "/gpu request 1 dev for 2h", "k1")).Text)
+	for i := 0; i < 2; i++ {
+		h.bot = &Bot{Svc: h.svc} // a restart: nothing in memory survives
+		mustOK(t, say("rita@borealis.example", "/gpu extend "+id.String()+" 1h", "k2"))
+	}
+	if l := h.lease(id); l.Duration != 3*time.Hour {
+		t.Errorf("extended twice by one command: %s", l.Duration)
+	}
+	before, _ := h.svc.List(context.Background(), qm.LeaseFilter{Kind: qm.AnyKind})
+	for i := 0; i < 2; i++ {
+		r := mustOK(t, say("rita@borealis.example", "/gpu quota request +2 dev for 1d because demo", "k3"))
+		if i == 1 && !strings.Contains(r.Text, "already done") {
+			t.Errorf("the repeat is not answered as done: %s", r.Text)
+		}
+	}
+	after, _ := h.svc.List(context.Background(), qm.LeaseFilter{Kind: qm.AnyKind})
+	if len(after) != len(before)+1 {
+		t.Errorf("one quota request made %d requests", len(after)-len(before))
+	}
+	q := after[len(after)-1].ID
+	for i := 0; i < 2; i++ {
+		mustOK(t, say("olga@borealis.example", "/gpu approve "+q.String(), "k4"))
+	}
+	ev, _ := h.svc.History(context.Background(), q)
+	if len(ev) != 2 {
+		t.Errorf("one approval delivered twice left %d events: %+v", len(ev), ev)
+	}
+	for i := 0; i < 2; i++ {
+		mustOK(t, say("rita@borealis.example", "/gpu release "+id.String(), "k5"))
+	}
+	if l := h.lease(id); l.State != qm.Released {
+		t.Errorf("%s is %s", id, l.State)
+	}
+	// A new delivery (another key) of the same words is a new command.
+	if r := say("rita@borealis.example", "/gpu release "+id.String(), "k6"); !r.Error {
+		t.Errorf("releasing an ended lease again with a new command: %s", r.Text)
+	}
+}

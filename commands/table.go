@@ -1,0 +1,370 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// ParamType is what kind of value a command parameter takes. Adapters with typed options
+// (Discord's application commands) register each parameter with its type; the text grammar reads
+// the same parameters from words.
+type ParamType string
+
+// Parameter types.
+const (
+	TInt      ParamType = "integer"  // a whole number
+	TString   ParamType = "string"   // one word
+	TDuration ParamType = "duration" // 30m, 4h, 2d
+	TLease    ParamType = "lease"    // a lease id such as L-42 (adapters may autocomplete it)
+	TClass    ParamType = "class"    // a class of the policy (adapters offer the policy's classes as choices)
+	TTemplate ParamType = "template" // a template name (adapters may autocomplete it)
+	TTeam     ParamType = "team"     // a team name
+	TFlag     ParamType = "flag"     // present or not
+	TText     ParamType = "text"     // the rest of the line
+)
+
+// Param is one parameter of a command.
+type Param struct {
+	Name     string
+	Type     ParamType
+	Required bool
+	// Keyword is the word that introduces the value in text ("for 4h", "team vision"); empty for a
+	// positional parameter. A keyword ending in "=" or "+" is written joined to the value
+	// ("for=2h", "+4"). For a flag it is the word itself.
+	Keyword string
+	Help    string
+}
+
+// Spec is one /gpu command: its words, typed parameters, grammar, handler and help. Every place
+// that lists, parses, documents or registers commands reads this table: help, the grammar, the
+// Slack manifest's check, the console and typed registration on other platforms.
+type Spec struct {
+	// Name identifies the command (and names it on platforms with typed commands): "request",
+	// "quota-request".
+	Name string
+	// Words are what the user types after /gpu to choose it: ["request"], ["quota", "request"].
+	Words   []string
+	Usage   string
+	Summary string
+	// Examples work on any policy: {class} stands for the policy's first class, {template} for an
+	// interactive template and {batch} for a batch template of the installed catalog.
+	Examples []string
+	Params   []Param
+	// Anyone may run it, even someone Quartermaster does not know (help, browsing templates).
+	// Everything else, the catalog, prices and rules included, answers only people it knows.
+	Public bool
+	parse  func(c Command, args []string) (Command, error)
+	run    func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply
+	// offered says whether this installation offers it (templates installed, say); nil: always.
+	offered func(b *Bot) bool
+}
+
+// Text is the command line an adapter with typed options sends through the grammar: the words,
+// then each given parameter as the grammar reads it. Values are taken as given; the grammar
+// judges them.
+func (s *Spec) Text(values map[string]string) string {
+	parts := append([]string{"/gpu"}, s.Words...)
+	for _, p := range s.Params {
+		v, ok := values[p.Name]
+		if !ok || v == "" {
+			continue
+		}
+		switch {
+		case p.Type == TFlag:
+			if v == "true" || v == "yes" || v == "1" {
+				parts = append(parts, p.Keyword)
+			}
+		case p.Keyword == "":
+			parts = append(parts, v)
+		case strings.HasSuffix(p.Keyword, "=") || strings.HasSuffix(p.Keyword, "+"):
+			parts = append(parts, p.Keyword+v)
+		default:
+			parts = append(parts, p.Keyword, v)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// table is every command, in the order help lists them.
+var table []*Spec
+
+// Table lists every command the grammar knows, whether or not an installation offers it.
+func Table() []*Spec { return table }
+
+// Lookup finds a command by name ("quota-request") or by its words ("quota request").
+func Lookup(name string) (*Spec, bool) {
+	name = strings.ToLower(strings.TrimSpace(name))
+	for _, s := range table {
+		if s.Name == name || strings.Join(s.Words, " ") == name {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+// match finds the command whose words begin args, the longest first.
+func match(args []string) (*Spec, int) {
+	var best *Spec
+	for _, s := range table {
+		if len(s.Words) > len(args) || (best != nil && len(s.Words) <= len(best.Words)) {
+			continue
+		}
+		ok := true
+		for i, w := range s.Words {
+			if !strings.EqualFold(args[i], w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			best = s
+		}
+	}
+	if best == nil {
+		return nil, 0
+	}
+	return best, len(best.Words)
+}
+
+// Offered lists the commands this installation offers, in help's order.
+func (b *Bot) Offered() []*Spec {
+	var out []*Spec
+	for _, s := range table {
+		if s.offered == nil || s.offered(b) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (b *Bot) offers(s *Spec) bool { return s.offered == nil || s.offered(b) }
+
+// Example renders a spec's first example for this installation's policy and templates.
+func (b *Bot) Example(s *Spec) string {
+	if len(s.Examples) == 0 {
+		return "/gpu help"
+	}
+	return b.expand(s.Examples[0])
+}
+
+// expand fills an example's placeholders from the policy and the template catalog.
+func (b *Bot) expand(ex string) string {
+	p := b.pol()
+	r := strings.NewReplacer("{class}", p.Classes[0].Name, "{template}", b.exampleTemplate(true), "{batch}", b.exampleTemplate(false))
+	return r.Replace(ex)
+}
+
+// exampleTemplate names a template of the catalog for examples: an interactive one, or a batch one.
+func (b *Bot) exampleTemplate(interactive bool) string {
+	if b.Templates == nil {
+		return "jupyterlab"
+	}
+	var names []string
+	for _, tp := range b.Templates.Catalog.List() {
+		if (tp.Kind == "interactive") == interactive {
+			names = append(names, tp.Name)
+		}
+	}
+	if len(names) == 0 {
+		for _, tp := range b.Templates.Catalog.List() {
+			names = append(names, tp.Name)
+		}
+	}
+	sort.Strings(names)
+	for _, pref := range []string{"jupyterlab", "cuda-smoke"} {
+		for _, n := range names {
+			if n == pref {
+				return n
+			}
+		}
+	}
+	if len(names) == 0 {
+		return "jupyterlab"
+	}
+	return names[0]
+}
+
+// usageHint is the one-line list of offered commands (the Slack manifest's usage hint).
+func UsageHint(specs []*Spec) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, s := range specs {
+		if !seen[s.Words[0]] {
+			seen[s.Words[0]] = true
+			names = append(names, s.Words[0])
+		}
+	}
+	return "[" + strings.Join(names, " | ") + "]"
+}
+
+func noArgs(c Command, args []string) (Command, error) {
+	if len(args) > 0 {
+		return c, bad(c.Verb, "/gpu %s takes no arguments, but got %q.", c.Verb, truncate(strings.Join(args, " "), 40))
+	}
+	return c, nil
+}
+
+func oneLease(c Command, args []string) (Command, error) {
+	if len(args) != 1 {
+		return c, bad(c.Verb, "/gpu %s needs exactly one lease id, like L-42.", c.Verb)
+	}
+	id, err := qm.ParseLeaseID(args[0])
+	if err != nil {
+		return c, bad(c.Verb, "%q is not a lease id; lease ids look like L-42.", truncate(args[0], 40))
+	}
+	c.Lease = id
+	return c, nil
+}
+
+func init() {
+	lease := Param{Name: "lease", Type: TLease, Required: true, Help: "a lease id such as L-42 (see /gpu list)"}
+	table = []*Spec{
+		{Name: "help", Words: []string{"help"}, Usage: "/gpu help [COMMAND]", Summary: "this help, or one command's help with examples",
+			Examples: []string{"/gpu help", "/gpu help request"}, Public: true,
+			Params: []Param{{Name: "command", Type: TString, Help: "a command to explain"}},
+			parse: func(c Command, args []string) (Command, error) {
+				c.Arg = strings.ToLower(strings.Join(args, " "))
+				return c, nil
+			},
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return []bot.Reply{b.help(c.Arg)}
+			}},
+		{Name: "catalog", Words: []string{"catalog"}, Usage: "/gpu catalog", Summary: "classes, prices, limits, free GPUs and the predicted wait",
+			Examples: []string{"/gpu catalog"}, parse: noArgs,
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply { return b.catalog(ctx) }},
+		{Name: "request", Words: []string{"request"}, Usage: "/gpu request [N] [CLASS] [for DURATION] [template T [key=value …]] [team T] [data CLASS] [exclusive]",
+			Summary:  "ask for GPUs: granted at once within policy, else a budget owner decides",
+			Examples: []string{"/gpu request 1 {class} for 4h", "/gpu request 1 {class} for 2h template {template}"},
+			Params: []Param{
+				{Name: "gpus", Type: TInt, Help: "how many GPUs (default 1)"},
+				{Name: "class", Type: TClass, Help: "the class from the catalog (default: the first)"},
+				{Name: "duration", Type: TDuration, Keyword: "for", Help: "how long, like 4h (default 4h, at most the class's limit)"},
+				{Name: "template", Type: TTemplate, Keyword: "template", Help: "a workspace template (see /gpu templates)"},
+				{Name: "params", Type: TText, Help: "the template's key=value parameters"},
+				{Name: "team", Type: TTeam, Keyword: "team", Help: "the team to charge, if you are in several"},
+				{Name: "data", Type: TString, Keyword: "data", Help: "the data class the work touches"},
+				{Name: "exclusive", Type: TFlag, Keyword: "exclusive", Help: "whole nodes for this lease alone"},
+			},
+			parse: parseRequest, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return b.request(ctx, req, c)
+			}},
+		{Name: "estimate", Words: []string{"estimate"}, Usage: "/gpu estimate N CLASS DURATION", Summary: "cost and predicted wait, nothing reserved",
+			Examples: []string{"/gpu estimate 2 {class} 8h"},
+			Params: []Param{{Name: "gpus", Type: TInt, Required: true, Help: "how many GPUs"}, {Name: "class", Type: TClass, Required: true, Help: "the class"},
+				{Name: "duration", Type: TDuration, Required: true, Help: "how long, like 8h"}},
+			parse: parseEstimate, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return b.estimate(ctx, req, c)
+			}},
+		{Name: "list", Words: []string{"list"}, Usage: "/gpu list", Summary: "your leases", Examples: []string{"/gpu list"}, parse: noArgs,
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply { return b.list(ctx, req) }},
+		{Name: "status", Words: []string{"status"}, Usage: "/gpu status LEASE", Summary: "one lease and its history", Examples: []string{"/gpu status L-42"},
+			Params: []Param{lease}, parse: oneLease,
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return b.status(ctx, req, c)
+			}},
+		{Name: "extend", Words: []string{"extend"}, Usage: "/gpu extend LEASE DURATION", Summary: "make a lease longer (beyond policy, a budget owner decides)",
+			Examples: []string{"/gpu extend L-42 2h"},
+			Params:   []Param{lease, {Name: "duration", Type: TDuration, Required: true, Help: "how much longer, like 2h"}},
+			parse:    parseExtend, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return b.extend(ctx, req, c)
+			}},
+		{Name: "keep", Words: []string{"keep"}, Usage: "/gpu keep LEASE", Summary: "answer an idle warning: keep the workspace", Examples: []string{"/gpu keep L-42"},
+			Params: []Param{lease}, parse: oneLease,
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply { return b.keep(ctx, req, c) }},
+		{Name: "release", Words: []string{"release"}, Usage: "/gpu release LEASE", Summary: "end a lease now (or cancel one that waits)", Examples: []string{"/gpu release L-42"},
+			Params: []Param{lease}, parse: oneLease,
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return b.release(ctx, req, c)
+			}},
+		{Name: "approve", Words: []string{"approve"}, Usage: "/gpu approve LEASE", Summary: "approve an exception (budget owners)", Examples: []string{"/gpu approve L-42"},
+			Params: []Param{lease}, parse: oneLease,
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return b.decide(ctx, req, c, true)
+			}},
+		{Name: "deny", Words: []string{"deny"}, Usage: "/gpu deny LEASE [REASON]", Summary: "deny an exception (budget owners)", Examples: []string{"/gpu deny L-42 use the {class} class"},
+			Params: []Param{lease, {Name: "reason", Type: TText, Help: "why, for the requester"}}, parse: parseDeny,
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return b.decide(ctx, req, c, false)
+			}},
+		{Name: "approvals", Words: []string{"approvals"}, Usage: "/gpu approvals", Summary: "what waits for your decision", Examples: []string{"/gpu approvals"}, parse: noArgs,
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return b.approvals(ctx, req)
+			}},
+		{Name: "quota", Words: []string{"quota"}, Usage: "/gpu quota [TEAM]", Summary: "use against quota this week", Examples: []string{"/gpu quota"},
+			Params: []Param{{Name: "team", Type: TTeam, Help: "a team (default: yours)"}}, parse: parseQuota,
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply { return b.quota(ctx, req, c) }},
+		{Name: "quota-request", Words: []string{"quota", "request"}, Usage: "/gpu quota request +N CLASS [for DURATION] because REASON",
+			Summary: "ask your budget owners for more quota", Examples: []string{"/gpu quota request +2 {class} for 1w because paper deadline"},
+			Params: []Param{{Name: "gpus", Type: TInt, Required: true, Keyword: "+", Help: "how many more GPUs"}, {Name: "class", Type: TClass, Required: true, Help: "the class"},
+				{Name: "duration", Type: TDuration, Keyword: "for", Help: "for how long (default 1w)"}, {Name: "reason", Type: TText, Required: true, Keyword: "because", Help: "why, for the budget owners"}},
+			parse: parseQuotaRequest,
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return b.quotaRequest(ctx, req, c)
+			}},
+		{Name: "templates", Words: []string{"templates"}, Usage: "/gpu templates [WORD]", Summary: "browse workload templates", Examples: []string{"/gpu templates", "/gpu templates notebook"},
+			Public: true, Params: []Param{{Name: "word", Type: TString, Help: "a word to search for"}}, parse: parseWord,
+			offered: hasTemplates, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return b.Templates.list(ctx, req, c)
+			}},
+		{Name: "template", Words: []string{"template"}, Usage: "/gpu template NAME", Summary: "a template's Slurm script and Kubernetes manifest", Examples: []string{"/gpu template {template}"},
+			Public: true, Params: []Param{{Name: "name", Type: TTemplate, Required: true, Help: "the template"}}, parse: parseTemplate,
+			offered: hasTemplates, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return b.Templates.show(ctx, req, c)
+			}},
+		{Name: "submit", Words: []string{"submit"}, Usage: "/gpu submit TEMPLATE [key=value …] [class=C] [gpus=N] [team=T] [for=DURATION]", Summary: "a batch job from a template, under a new lease",
+			Examples: []string{"/gpu submit {batch}"},
+			Params: []Param{{Name: "template", Type: TTemplate, Required: true, Help: "the template"}, {Name: "params", Type: TText, Help: "the template's key=value parameters"},
+				{Name: "class", Type: TClass, Keyword: "class=", Help: "the class (default: one that fits)"}, {Name: "gpus", Type: TInt, Keyword: "gpus=", Help: "how many GPUs (default: the template's)"},
+				{Name: "team", Type: TTeam, Keyword: "team=", Help: "the team to charge"}, {Name: "duration", Type: TDuration, Keyword: "for=", Help: "how long, like 2h"}},
+			parse:   parseSubmit,
+			offered: hasTemplates, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return b.Templates.submit(ctx, req, c)
+			}},
+		{Name: "policy", Words: []string{"policy"}, Usage: "/gpu policy", Summary: "the published rules, in words", Examples: []string{"/gpu policy"}, parse: noArgs,
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return []bot.Reply{b.policyText()}
+			}},
+	}
+}
+
+func hasTemplates(b *Bot) bool { return b.Templates != nil }
+
+// help is /gpu help, or /gpu help COMMAND: one command's usage, parameters and examples.
+func (b *Bot) help(topic string) bot.Reply {
+	if topic != "" {
+		s, ok := Lookup(topic)
+		if !ok || !b.offers(s) {
+			return bot.Reply{Error: true, Ephemeral: true, Text: fmt.Sprintf("%q is not a /gpu command; /gpu help lists them. Example: /gpu help request", truncate(topic, 40))}
+		}
+		r := bot.Reply{Text: fmt.Sprintf("`%s` — %s.", s.Usage, s.Summary)}
+		var lines []string
+		for _, p := range s.Params {
+			req := "optional"
+			if p.Required {
+				req = "required"
+			}
+			lines = append(lines, fmt.Sprintf("%s (%s, %s): %s", p.Name, p.Type, req, p.Help))
+		}
+		if len(lines) > 0 {
+			r.Sections = append(r.Sections, bot.Section{Title: "Parameters", Text: strings.Join(lines, "\n")})
+		}
+		var ex []string
+		for _, e := range s.Examples {
+			ex = append(ex, b.expand(e))
+		}
+		r.Sections = append(r.Sections, bot.Section{Title: "Examples", Text: strings.Join(ex, "\n")})
+		return r
+	}
+	r := bot.Reply{Text: "Quartermaster gets you GPUs without a ticket. Commands (/gpu help COMMAND for one, with examples):"}
+	var lines []string
+	for _, s := range b.Offered() {
+		lines = append(lines, fmt.Sprintf("`%s` — %s", s.Usage, s.Summary))
+	}
+	r.Sections = []bot.Section{{Text: strings.Join(lines, "\n")}}
+	return r
+}

@@ -1,0 +1,284 @@
+package qm
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
+)
+
+// LeaseRequest is what a user asks for.
+type LeaseRequest struct {
+	User string
+	// Who is the requester already resolved at the door; nil resolves User.
+	Who       *Identity
+	GPUs      int // 0: the default
+	Class     string
+	Duration  time.Duration
+	Template  string
+	Params    map[string]string // the template's key=value parameters
+	Team      string
+	DataClass string
+	Exclusive bool
+	// RequestKey de-duplicates redelivered requests (a chat platform's retry).
+	RequestKey string
+}
+
+// Outcome is what became of a request.
+type Outcome struct {
+	Lease     *Lease
+	Matches   []policy.Match // exception rules that stopped it
+	Approvers []string       // who will decide
+	Duplicate bool           // an earlier delivery of the same request made this lease
+	Wait      WaitEstimate   // when queued
+	// WaitErr is set when the wait could not be predicted (the lease is made all the same).
+	WaitErr error
+}
+
+// Normalize fills a request's defaults and checks what can be checked without the database.
+func (s *Service) Normalize(ctx context.Context, req *LeaseRequest) (Identity, *policy.Class, error) {
+	var id Identity
+	if req.Who != nil && SameUser(req.Who.User, req.User) {
+		id = *req.Who
+	} else {
+		var err error
+		if id, err = s.Resolve(ctx, req.User); err != nil {
+			return id, nil, err
+		}
+		req.Who = &id
+	}
+	req.User = id.User
+	if req.Class == "" {
+		req.Class = s.Policy.Classes[0].Name
+	}
+	if req.GPUs == 0 {
+		req.GPUs = DefaultGPUs
+	}
+	if req.Duration == 0 {
+		if c, ok := s.Policy.Class(req.Class); ok {
+			req.Duration = min(DefaultDuration, c.MaxDuration.Duration)
+		}
+	}
+	c, err := s.checkShape(req.Class, req.GPUs, req.Duration)
+	if err != nil {
+		return id, nil, err
+	}
+	req.Class = c.Name
+	team, err := s.teamFor(id, req.Team)
+	if err != nil {
+		return id, nil, err
+	}
+	req.Team = team
+	if req.DataClass == "" {
+		if dc := s.dataClassesOf(team); len(dc) > 0 {
+			req.DataClass = dc[0]
+		}
+	}
+	req.DataClass = strings.ToLower(req.DataClass)
+	return id, c, nil
+}
+
+// admissionLocks are the locks every admission that touches a class and team takes.
+func (s *Service) admissionLocks(team, class string) []string {
+	locks := []string{"class:" + class, "team:" + team}
+	if c, ok := s.Policy.Class(class); ok && c.CapacityShare > 0 {
+		locks = append(locks, "shared-capacity")
+	}
+	return locks
+}
+
+// Request admits, queues or routes a lease request. Admission is atomic: the quota and capacity
+// checks and the insert happen under the class, team and shared-capacity locks.
+func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, error) {
+	id, c, err := s.Normalize(ctx, &req)
+	if err != nil {
+		return nil, err
+	}
+	if req.RequestKey == "" {
+		req.RequestKey = DeliveryKey(ctx)
+	}
+	if req.RequestKey != "" {
+		if prev, err := s.leaseByKey(ctx, req.RequestKey); err == nil {
+			return &Outcome{Lease: prev, Duplicate: true}, nil
+		}
+	}
+	var out *Outcome
+	var b batch
+	err = s.Store.Update(ctx, s.admissionLocks(req.Team, req.Class), func(tx Tx) error {
+		b = batch{}
+		now := s.Clock.Now()
+		u, q, err := s.usage(ctx, tx, req.Team, now)
+		if err != nil {
+			return err
+		}
+		l := &Lease{User: req.User, Team: req.Team, Class: req.Class, GPUs: req.GPUs, Duration: req.Duration,
+			Template: req.Template, Params: req.Params, DataClass: req.DataClass, Exclusive: req.Exclusive, RequestKey: req.RequestKey, CreatedAt: now}
+		in := s.ruleInput(id, c, u, q, l, "lease", req.Duration)
+		matches := s.Policy.Evaluate(in)
+		out = &Outcome{Lease: l, Matches: matches}
+		if len(matches) > 0 {
+			l.State = PendingApproval
+			l.Rules = ruleNames(matches)
+			l.Reason = matches[0].Why
+			if err := s.create(ctx, tx, l, req.User, l.Reason); err != nil {
+				return err
+			}
+			out.Approvers = s.Deciders(l.Team, l.User)
+			if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(l.Team, l.User), Lease: l, Matches: matches, Approvers: out.Approvers}); err != nil {
+				return err
+			}
+			return nil
+		}
+		// No published rule stopped it; the quota still binds.
+		if u.GPUs[l.Class]+l.GPUs > q.GPUs[l.Class] {
+			return Errorf(EFORBIDDEN, "team %s may hold %d %s GPUs at once and holds %d, so %d more would go over its quota; ask your budget owner with /gpu quota request.", l.Team, q.GPUs[l.Class], l.Class, u.GPUs[l.Class], l.GPUs)
+		}
+		if q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+in.Request.GPUHours > q.GPUHoursPerWeek {
+			return Errorf(EFORBIDDEN, "team %s has %.0f of its %.0f GPU-hours left this week, and this request needs %.1f.", l.Team, math.Max(0, q.GPUHoursPerWeek-u.GPUHoursWeek), q.GPUHoursPerWeek, in.Request.GPUHours)
+		}
+		// Plan first, then write the lease once in the state it reaches, with every step audited.
+		l.State = Queued
+		l.Reason = "waiting for free GPUs"
+		path, err := s.plan(ctx, tx, l)
+		if err != nil {
+			return err
+		}
+		events := []*Event{{At: now, Actor: req.User, To: Queued, Reason: "granted without approval"}}
+		for _, st := range path {
+			r := "granted without approval"
+			if st == Active {
+				r = "workspace ready"
+			}
+			events = append(events, &Event{At: now, Actor: SystemActor, From: l.State, To: st, Reason: r})
+			l.State, l.Reason = st, r
+		}
+		if len(path) == 2 { // an instant backend: started before it is written, so one insert holds it all
+			if err := s.startInstantly(ctx, l); err != nil {
+				return err
+			}
+		}
+		if err := tx.CreateLease(ctx, l); err != nil {
+			return err
+		}
+		for _, e := range events {
+			e.Lease = l.ID
+		}
+		if err := tx.AddEvents(ctx, events); err != nil {
+			return err
+		}
+		if len(path) == 0 {
+			if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeQueued, To: []string{l.User}, Lease: l}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		var de *Error
+		if errors.As(err, &de) && de.Code == ECONFLICT && req.RequestKey != "" {
+			if prev, err2 := s.leaseByKey(ctx, req.RequestKey); err2 == nil {
+				return &Outcome{Lease: prev, Duplicate: true}, nil
+			}
+		}
+		return nil, err
+	}
+	s.send(ctx, &b)
+	if out.Lease.State == Active || out.Lease.State == Provisioning {
+		s.rememberWait(ctx, out.Lease)
+	}
+	if out.Lease.State == Active {
+		s.tellWaits(out.Lease, "", Active)
+	}
+	if out.Lease.State == Provisioning {
+		if err := s.start(ctx, out.Lease, false); err != nil {
+			return out, err
+		}
+	}
+	if out.Lease.State == Queued {
+		if out.Wait, err = s.predictWait(ctx, out.Lease.Class, out.Lease.GPUs, out.Lease.ID); err != nil {
+			s.log().Error("predict the wait of a queued lease", "lease", out.Lease.ID, "err", err)
+			out.WaitErr = err
+		}
+	}
+	return out, nil
+}
+
+func ruleNames(ms []policy.Match) string {
+	n := make([]string, len(ms))
+	for i, m := range ms {
+		n[i] = m.Rule
+	}
+	return strings.Join(n, ",")
+}
+
+func (s *Service) ruleInput(id Identity, c *policy.Class, u Usage, q policy.Quota, l *Lease, kind string, d time.Duration) policy.RuleInput {
+	rt, rc := s.Policy.RuleInputFor(l.Team, c.Name)
+	for k, v := range q.GPUs {
+		rt.Quota.GPUs[k] = int64(v)
+	}
+	rt.Quota.GPUHoursPerWeek = q.GPUHoursPerWeek
+	if _, listed := s.Policy.Team(l.Team); !listed {
+		rt.DataClasses = s.dataClassesOf(l.Team)
+	}
+	groups := id.Groups
+	if groups == nil {
+		groups = []string{}
+	}
+	return policy.RuleInput{
+		Request: policy.RuleRequest{Kind: kind, GPUs: int64(l.GPUs), Class: c.Name, Duration: d, GPUHours: GPUHours(l.GPUs, d),
+			Reservation: l.Exclusive, DataClass: l.DataClass, Template: l.Template},
+		User:  policy.RuleUser{Name: id.User, Groups: groups},
+		Team:  rt,
+		Usage: policy.RuleUsage{GPUsInUse: int64(u.GPUs[c.Name]), GPUsTotal: int64(sumMap(u.GPUs)), GPUHoursWeek: u.GPUHoursWeek},
+		Class: rc,
+	}
+}
+
+func sumMap(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func (s *Service) leaseByKey(ctx context.Context, key string) (*Lease, error) {
+	var l *Lease
+	err := s.Store.View(ctx, func(tx Tx) error {
+		var err error
+		l, err = tx.LeaseByRequestKey(ctx, key)
+		return err
+	})
+	return l, err
+}
+
+// checkShape checks what any request or quote must be, whoever asks: a class of the catalog, a
+// number of GPUs the cluster could ever grant, and a duration between a minute and 30 days. These
+// sentences are written here once.
+func (s *Service) checkShape(class string, gpus int, d time.Duration) (*policy.Class, error) {
+	c, ok := s.Policy.Class(class)
+	if !ok {
+		return nil, Errorf(EINVALID, "there is no class %q; the catalog has %s.", class, strings.Join(s.Policy.ClassNames(), ", "))
+	}
+	if gpus < 1 || gpus > MaxRequestGPUs {
+		return nil, Errorf(EINVALID, "%d is not a number of GPUs you can ask for.", gpus)
+	}
+	if capa := s.capacityOf(c.Name); capa > 0 && gpus > capa {
+		return nil, Errorf(EINVALID, "the cluster has only %d %s GPUs, so %d cannot be granted.", capa, c.Name, gpus)
+	}
+	if d < time.Minute || d > MaxRequestDuration {
+		return nil, Errorf(EINVALID, "a lease lasts between 1 minute and 30 days, not %s.", DurationText(d))
+	}
+	return c, nil
+}
+
+// DurationText writes a duration as people read it: 45s, 30m, 4h, 2d3h.
+func DurationText(d time.Duration) string {
+	if d < time.Minute {
+		return d.Round(time.Second).String()
+	}
+	return policy.FormatDuration(d)
+}

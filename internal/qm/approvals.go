@@ -1,0 +1,167 @@
+package qm
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
+)
+
+func (s *Service) timeoutApproval(ctx context.Context, l *Lease) error {
+	due := l.CreatedAt.Add(s.Policy.Approvals.Timeout.Duration)
+	_, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
+		c.DecidedBy, c.DecidedAt = SystemActor, due
+		if err := s.transitionAt(ctx, tx, c, Denied, SystemActor, fmt.Sprintf("no decision within %s", policy.FormatDuration(s.Policy.Approvals.Timeout.Duration)), due); err != nil {
+			return nil, err
+		}
+		return []Notice{
+			{Kind: NoticeDenied, To: []string{c.User}, Lease: c, Actor: SystemActor, Reason: c.Reason},
+			{Kind: NoticeDecided, To: s.approvalAudience(c.Team, c.User), Lease: c, Actor: SystemActor, Reason: c.Reason},
+		}, nil
+	})
+	return err
+}
+
+// Decide is a budget owner's approve or deny of a pending exception. Exactly one decision stands:
+// a second approver is told who decided first.
+func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, approve bool, reason string) (*Lease, error) {
+	l, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	approver = CanonicalUser(approver)
+	if err := s.mayDecide(approver, l.Team, l.User, id); err != nil {
+		return nil, err
+	}
+	if approve && l.State == PendingApproval {
+		s.rememberWait(ctx, l) // an approved lease waits from the decision on
+	}
+	var b batch
+	var placed bool
+	err = s.Store.Update(ctx, s.admissionLocks(l.Team, l.Class), func(tx Tx) error {
+		b = batch{}
+		if err := checkKey(ctx, tx); err != nil {
+			return err
+		}
+		cur, err := tx.GetLease(ctx, id)
+		if err != nil {
+			return err
+		}
+		if cur.State != PendingApproval {
+			if cur.DecidedBy == SystemActor {
+				return Errorf(ECONFLICT, "%s expired undecided at %s and was denied; the requester can ask again.", id, cur.DecidedAt.In(s.Policy.Location).Format("Mon 15:04"))
+			}
+			if cur.DecidedBy != "" {
+				return Errorf(ECONFLICT, "%s was already decided by %s at %s: it is %s.", id, cur.DecidedBy, cur.DecidedAt.In(s.Policy.Location).Format("Mon 15:04"), cur.State)
+			}
+			return Errorf(ECONFLICT, "%s is %s and no longer waits for a decision.", id, cur.State)
+		}
+		cur.DecidedBy, cur.DecidedAt = approver, s.Clock.Now()
+		if !approve {
+			if reason == "" {
+				reason = "no reason given"
+			}
+			if err := s.transition(ctx, tx, cur, Denied, approver, "denied by "+approver+": "+reason); err != nil {
+				return err
+			}
+			if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeDenied, To: []string{cur.User}, Lease: cur, Actor: approver, Reason: reason}); err != nil {
+				return err
+			}
+		} else {
+			if placed, err = s.applyApproval(ctx, tx, cur, approver); err != nil {
+				return err
+			}
+			if cur.State != Failed {
+				// The requester hears of the approval with the lease as it stands; a lease that
+				// still has to start is announced again when it runs.
+				if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeApproved, To: []string{cur.User}, Lease: cur, Actor: approver}); err != nil {
+					return err
+				}
+			}
+		}
+		if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeDecided, To: s.approvalAudience(cur.Team, cur.User), Lease: cur, Actor: approver, Reason: reason}); err != nil {
+			return err
+		}
+		l = cur
+		return s.keepKey(ctx, tx, cur.ID)
+	})
+	if prev, ok := s.wasRepeated(ctx, err); ok {
+		return prev, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.send(ctx, &b)
+	var err2 error
+	if placed && l.State == Provisioning {
+		err2 = s.start(ctx, l, true)
+	}
+	return l, err2
+}
+
+// Pending lists the exceptions an approver may decide.
+func (s *Service) Pending(ctx context.Context, approver string) ([]*Lease, error) {
+	all, err := s.List(ctx, LeaseFilter{Kind: AnyKind, States: []State{PendingApproval}})
+	if err != nil {
+		return nil, err
+	}
+	var out []*Lease
+	for _, l := range all {
+		if s.mayDecide(approver, l.Team, l.User, l.ID) == nil {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// applyApproval moves an approved exception on, by kind. It runs inside Decide's transaction.
+func (s *Service) applyApproval(ctx context.Context, tx Tx, l *Lease, approver string) (placed bool, err error) {
+	now := s.Clock.Now()
+	reason := "approved by " + approver
+	switch l.Kind {
+	case KindQuota:
+		l.StartedAt, l.ExpiresAt = now, now.Add(l.Duration)
+		return false, s.transition(ctx, tx, l, Active, approver, reason)
+	case KindExtension:
+		parent, err := tx.GetLease(ctx, l.Parent)
+		if err != nil {
+			return false, err
+		}
+		if !parent.State.Live() {
+			return false, s.transition(ctx, tx, l, Cancelled, approver, fmt.Sprintf("approved by %s, but %s had already ended", approver, parent.ID))
+		}
+		if err := s.extendLease(ctx, tx, parent, l.Duration, approver, fmt.Sprintf("extended by %s (%s approved by %s)", policy.FormatDuration(l.Duration), l.ID, approver)); err != nil {
+			return false, err
+		}
+		l.StartedAt, l.ExpiresAt = now, parent.ExpiresAt
+		if l.ExpiresAt.IsZero() {
+			l.ExpiresAt = now.Add(parent.Duration)
+		}
+		return false, s.transition(ctx, tx, l, Active, approver, reason+"; applied to "+parent.ID.String())
+	default:
+		if err := s.transition(ctx, tx, l, Queued, approver, reason); err != nil {
+			return false, err
+		}
+		return s.tryPlace(ctx, tx, l, reason)
+	}
+}
+
+// Touches counts human decisions on requests made in [from, to) and the requests themselves, for
+// the "human touches per 100 leases" figure.
+func (s *Service) Touches(ctx context.Context, from, to time.Time) (touches, requests int, err error) {
+	ls, err := s.List(ctx, LeaseFilter{Kind: AnyKind, EndedAfter: from})
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, l := range ls {
+		if l.CreatedAt.Before(from) || !l.CreatedAt.Before(to) {
+			continue
+		}
+		requests++
+		if l.DecidedBy != "" && l.DecidedBy != SystemActor {
+			touches++
+		}
+	}
+	return touches, requests, nil
+}

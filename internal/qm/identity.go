@@ -1,0 +1,114 @@
+package qm
+
+import (
+	"context"
+	"strings"
+)
+
+// Identity is a user resolved against the directory and the policy.
+type Identity struct {
+	User   string
+	Groups []string
+	Teams  []string
+}
+
+// CanonicalUser is how the service writes a person: trimmed and in lower case, so that
+// Alice@Acme.Example and alice@acme.example are one person in every lease, list and check.
+func CanonicalUser(user string) string { return strings.ToLower(strings.TrimSpace(user)) }
+
+// SameUser reports whether two names are the same person.
+func SameUser(a, b string) bool { return CanonicalUser(a) == CanonicalUser(b) }
+
+// Resolve looks a user up; a user who is not in the directory is refused with a sentence saying so.
+func (s *Service) Resolve(ctx context.Context, user string) (Identity, error) {
+	user = CanonicalUser(user)
+	groups, ok := s.Directory.Groups(ctx, user)
+	if !ok {
+		return Identity{}, Errorf(EFORBIDDEN, "%s is not in the directory, so Quartermaster does not know your team; ask a platform admin to add you (or use /gpu login where SSO is set up).", user)
+	}
+	id := Identity{User: user, Groups: groups}
+	for _, t := range s.Policy.TeamsOf(groups) {
+		id.Teams = append(id.Teams, t.Name)
+	}
+	if len(id.Teams) == 0 && len(groups) > 0 {
+		// A team not listed in the policy gets the default quota; it is named after the first group.
+		id.Teams = []string{strings.ToLower(groups[0])}
+	}
+	return id, nil
+}
+
+// teamFor picks the team a request is charged to.
+func (s *Service) teamFor(id Identity, asked string) (string, error) {
+	if asked == "" {
+		if len(id.Teams) == 0 {
+			return "", Errorf(EFORBIDDEN, "%s belongs to no team; ask a platform admin to add your group to a team in the policy.", id.User)
+		}
+		return id.Teams[0], nil
+	}
+	for _, t := range id.Teams {
+		if strings.EqualFold(t, asked) {
+			return t, nil
+		}
+	}
+	if _, ok := s.Policy.Team(asked); !ok {
+		return "", Errorf(EINVALID, "there is no team %q; your teams: %s.", asked, strings.Join(id.Teams, ", "))
+	}
+	return "", Errorf(EFORBIDDEN, "you are not a member of team %s; your teams: %s.", asked, strings.Join(id.Teams, ", "))
+}
+
+// dataClassesOf is a team's cleared data classes; a team the policy does not list is cleared for public data.
+func (s *Service) dataClassesOf(team string) []string {
+	if t, ok := s.Policy.Team(team); ok {
+		return t.DataClasses
+	}
+	return []string{"public"}
+}
+
+// Deciders are the people who decide an exception of team that requester asked for: the team's
+// approvers, less the requester unless the policy allows self-approval; when that leaves nobody,
+// the fallback approvers (again less the requester). Whoever can decide is named and told.
+func (s *Service) Deciders(team, requester string) []string {
+	self := s.Policy.Approvals.SelfApproval
+	without := func(list []string) []string {
+		var out []string
+		for _, a := range list {
+			if self || !SameUser(a, requester) {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	if d := without(s.Policy.Approvers(team)); len(d) > 0 {
+		return d
+	}
+	return without(s.Policy.Approvals.FallbackApprovers)
+}
+
+// mayDecide says why approver may not decide an exception of team that requester asked for, or
+// nil when they may: an approver of the team or a fallback approver, and not the requester
+// unless the policy allows self-approval.
+func (s *Service) mayDecide(approver, team, requester string, id LeaseID) error {
+	who := s.Deciders(team, requester)
+	if !s.Policy.IsApprover(approver, team) {
+		if len(who) == 0 {
+			return Errorf(EFORBIDDEN, "nobody the policy names can decide %s, a request of team %s; ask a platform admin.", id, team)
+		}
+		return Errorf(EFORBIDDEN, "only %s can decide %s, a request of team %s.", strings.Join(who, " or "), id, team)
+	}
+	if SameUser(approver, requester) && !s.Policy.Approvals.SelfApproval {
+		if len(who) == 0 {
+			return Errorf(EFORBIDDEN, "you cannot decide your own request %s, and the policy names nobody else who can; ask a platform admin.", id)
+		}
+		return Errorf(EFORBIDDEN, "you cannot decide your own request %s; %s decides.", id, strings.Join(who, " or "))
+	}
+	return nil
+}
+
+// approvalAudience is who hears of an exception: its deciders and the team's channel.
+func (s *Service) approvalAudience(team, requester string) []string {
+	to := s.Deciders(team, requester)
+	if t, ok := s.Policy.Team(team); ok && t.Channel != "" {
+		to = append(to, t.Channel)
+	}
+	return to
+}

@@ -1,0 +1,269 @@
+package qm
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// transition moves a lease to a new state now, with an audit event, refusing if someone else
+// moved it first.
+func (s *Service) transition(ctx context.Context, tx Tx, l *Lease, to State, actor, reason string) error {
+	return s.transitionAt(ctx, tx, l, to, actor, reason, time.Time{})
+}
+
+// transitionAt is transition dated at the moment the change was due or happened, which may be
+// before it was noticed (an expiry, a reclaim or a timeout that fell due while the service was
+// down, a job that ended meanwhile): the lease ends, and is billed, then. A zero at is now.
+func (s *Service) transitionAt(ctx context.Context, tx Tx, l *Lease, to State, actor, reason string, at time.Time) error {
+	from := l.State
+	now := s.Clock.Now()
+	if at.IsZero() || at.After(now) {
+		at = now
+	}
+	if !l.StartedAt.IsZero() && at.Before(l.StartedAt) {
+		at = l.StartedAt
+	}
+	l.State = to
+	l.Reason = reason
+	if to.Ended() && l.EndedAt.IsZero() {
+		l.EndedAt = at
+	}
+	if err := tx.UpdateLease(ctx, l, from); err != nil {
+		l.State = from
+		return err
+	}
+	s.tellWaits(l, from, to)
+	return tx.AddEvent(ctx, &Event{Lease: l.ID, At: at, Actor: actor, From: from, To: to, Reason: reason})
+}
+
+// start asks the backend to start a provisioning lease and records what it says. The owner is told
+// when it becomes active unless tell is false (the request's own reply says so).
+func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
+	st, err := s.Backend.Start(ctx, l)
+	var b batch
+	uerr := s.Store.Update(ctx, nil, func(tx Tx) error {
+		b = batch{}
+		cur, err2 := tx.GetLease(ctx, l.ID)
+		if err2 != nil {
+			return err2
+		}
+		if cur.State != Provisioning {
+			return nil // released meanwhile
+		}
+		if err != nil {
+			s.log().Error("backend start failed", "lease", l.ID, "err", err)
+			if e := s.transition(ctx, tx, cur, Failed, SystemActor, "the workspace could not be started"); e != nil {
+				return e
+			}
+			if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeFailed, To: []string{cur.User}, Lease: cur, Reason: cur.Reason}); err != nil {
+				return err
+			}
+			*l = *cur
+			return nil
+		}
+		if st.Node != "" {
+			cur.Node = st.Node
+		}
+		cur.Connect, cur.Ref = st.Connect, st.Ref
+		switch st.State {
+		case Active, "":
+			now := s.Clock.Now()
+			cur.StartedAt = now
+			cur.ExpiresAt = now.Add(cur.Duration)
+			if e := s.transition(ctx, tx, cur, Active, SystemActor, "workspace ready"); e != nil {
+				return e
+			}
+			if tell {
+				if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeGranted, To: []string{cur.User}, Lease: cur}); err != nil {
+					return err
+				}
+			}
+		case Queued: // the scheduler holds it in its queue
+			reason := "waiting in the scheduler's queue"
+			if st.Reason != "" {
+				reason += ": " + st.Reason
+			}
+			if e := s.transition(ctx, tx, cur, Queued, SystemActor, reason); e != nil {
+				return e
+			}
+		default:
+			if e := tx.UpdateLease(ctx, cur, Provisioning); e != nil {
+				return e
+			}
+		}
+		*l = *cur
+		return nil
+	})
+	if uerr != nil {
+		return uerr
+	}
+	s.send(ctx, &b)
+	if err != nil {
+		return Errorf(EINTERNAL, "%s could not be started on the cluster; it is marked failed and nothing is charged.", l.ID)
+	}
+	return nil
+}
+
+// owned loads a lease the user may act on: their own.
+func (s *Service) owned(ctx context.Context, tx Tx, user string, id LeaseID) (*Lease, error) {
+	l, err := tx.GetLease(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, NotYours(id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !SameUser(l.User, user) {
+		return nil, NotYours(id)
+	}
+	return l, nil
+}
+
+// NotYours is the refusal of a lease that does not exist or is someone else's: the same sentence
+// for both, so that nobody learns who holds which lease by asking.
+func NotYours(id LeaseID) *Error {
+	return Errorf(ENOTFOUND, "you have no lease %s; /gpu list shows yours.", id)
+}
+
+// Release ends a lease now at its owner's request.
+func (s *Service) Release(ctx context.Context, user string, id LeaseID) (*Lease, error) {
+	return s.end(ctx, user, id, func(l *Lease) (State, string, error) {
+		switch {
+		case l.State == PendingApproval || l.State == Queued:
+			return Cancelled, "cancelled by " + user, nil
+		case l.State.Running():
+			return Released, "released by " + user, nil
+		default:
+			return "", "", Errorf(ECONFLICT, "%s has already ended (%s).", l.ID, l.State)
+		}
+	})
+}
+
+func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(*Lease) (State, string, error)) (*Lease, error) {
+	var l *Lease
+	var wasRunning bool
+	// Ending a lease only lowers usage and frees GPUs, so it takes none of the admission locks:
+	// an admission that runs meanwhile sees the lease still held, which errs on the safe side, and
+	// the conditional update keeps two enders from both succeeding.
+	err := s.Store.Update(ctx, nil, func(tx Tx) error {
+		if err := checkKey(ctx, tx); err != nil {
+			return err
+		}
+		cur, err := s.owned(ctx, tx, user, id)
+		if err != nil {
+			return err
+		}
+		to, reason, err := decide(cur)
+		if err != nil {
+			return err
+		}
+		wasRunning = cur.State.Running()
+		if err := s.transition(ctx, tx, cur, to, user, reason); err != nil {
+			return err
+		}
+		l = cur
+		return s.keepKey(ctx, tx, cur.ID)
+	})
+	if prev, ok := s.wasRepeated(ctx, err); ok {
+		return prev, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if l.Kind != KindWorkspace {
+		return l, nil
+	}
+	if wasRunning || l.Ref != "" {
+		if err := s.Backend.Stop(ctx, l); err != nil {
+			s.log().Error("backend stop failed", "lease", l.ID, "err", err)
+		}
+	}
+	if wasRunning {
+		s.startQueued(ctx, l.Class)
+	}
+	return l, nil
+}
+
+// Keep answers an idle warning: the workspace stays for another idle period.
+func (s *Service) Keep(ctx context.Context, user string, id LeaseID) (*Lease, error) {
+	var l *Lease
+	err := s.Store.Update(ctx, nil, func(tx Tx) error {
+		if err := checkKey(ctx, tx); err != nil {
+			return err
+		}
+		cur, err := s.owned(ctx, tx, user, id)
+		if err != nil {
+			return err
+		}
+		if !cur.State.Running() || cur.Kind != KindWorkspace {
+			return Errorf(ECONFLICT, "%s is not a running workspace, so there is nothing to keep.", id)
+		}
+		cur.KeptAt = s.Clock.Now()
+		cur.WarnedAt = time.Time{}
+		if cur.State == IdleWarned {
+			if err := s.transition(ctx, tx, cur, Active, user, "kept by "+user); err != nil {
+				return err
+			}
+		} else if err := tx.UpdateLease(ctx, cur, cur.State); err != nil {
+			return err
+		}
+		l = cur
+		return s.keepKey(ctx, tx, cur.ID)
+	})
+	if prev, ok := s.wasRepeated(ctx, err); ok {
+		return prev, nil
+	}
+	return l, err
+}
+
+// startQueued starts queued leases of a class that now fit, oldest first.
+func (s *Service) startQueued(ctx context.Context, class string) {
+	var queued []*Lease
+	err := s.Store.View(ctx, func(tx Tx) error {
+		var err error
+		queued, err = tx.ListLeases(ctx, LeaseFilter{Class: class, States: []State{Queued}})
+		return err
+	})
+	if err != nil {
+		s.log().Error("list queued", "err", err)
+		return
+	}
+	for _, q := range queued {
+		if q.Ref != "" {
+			continue // submitted already: it waits in the scheduler's own queue
+		}
+		var placed bool
+		var b batch
+		err := s.Store.Update(ctx, s.admissionLocks(q.Team, q.Class), func(tx Tx) error {
+			b = batch{}
+			cur, err := tx.GetLease(ctx, q.ID)
+			if err != nil || cur.State != Queued {
+				return err
+			}
+			placed, err = s.tryPlace(ctx, tx, cur, "GPUs became free")
+			*q = *cur
+			if err != nil || !placed || cur.State != Active {
+				return err
+			}
+			return s.stage(ctx, tx, &b, Notice{Kind: NoticeGranted, To: []string{cur.User}, Lease: cur})
+		})
+		if err != nil {
+			s.log().Error("start queued", "lease", q.ID, "err", err)
+			continue
+		}
+		s.send(ctx, &b)
+		if placed && q.State == Provisioning {
+			if err := s.start(ctx, q, true); err != nil {
+				s.log().Error("start", "lease", q.ID, "err", err)
+			}
+		}
+	}
+}
+
+func (s *Service) create(ctx context.Context, tx Tx, l *Lease, actor, reason string) error {
+	if err := tx.CreateLease(ctx, l); err != nil {
+		return err
+	}
+	return tx.AddEvent(ctx, &Event{Lease: l.ID, At: l.CreatedAt, Actor: actor, To: l.State, Reason: reason})
+}

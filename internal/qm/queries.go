@@ -1,0 +1,102 @@
+package qm
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
+)
+
+// Get returns a lease.
+func (s *Service) Get(ctx context.Context, id LeaseID) (*Lease, error) {
+	var l *Lease
+	err := s.Store.View(ctx, func(tx Tx) error {
+		var err error
+		l, err = tx.GetLease(ctx, id)
+		return err
+	})
+	if errors.Is(err, ErrNotFound) {
+		return nil, Errorf(ENOTFOUND, "there is no lease %s.", id)
+	}
+	return l, err
+}
+
+// History is a lease's audit trail.
+func (s *Service) History(ctx context.Context, id LeaseID) ([]*Event, error) {
+	var ev []*Event
+	err := s.Store.View(ctx, func(tx Tx) error {
+		var err error
+		ev, err = tx.Events(ctx, id)
+		return err
+	})
+	return ev, err
+}
+
+// List returns leases matching f.
+func (s *Service) List(ctx context.Context, f LeaseFilter) ([]*Lease, error) {
+	var ls []*Lease
+	err := s.Store.View(ctx, func(tx Tx) error {
+		var err error
+		ls, err = tx.ListLeases(ctx, f)
+		return err
+	})
+	return ls, err
+}
+
+// ClassStatus is a catalog line's live figures.
+type ClassStatus struct {
+	Class    *policy.Class
+	Capacity int
+	Free     int
+	Wait     WaitEstimate
+}
+
+// Catalog lists the classes with free GPUs now and the predicted wait for one GPU.
+func (s *Service) Catalog(ctx context.Context) ([]ClassStatus, error) {
+	var out []ClassStatus
+	for _, c := range s.Policy.Classes {
+		p, err := s.Pool(ctx, c.Name)
+		if err != nil {
+			return nil, err
+		}
+		cs := ClassStatus{Class: c, Capacity: p.Capacity, Free: p.Free()}
+		if cs.Wait, err = s.PredictWait(ctx, c.Name, 1); err != nil {
+			return nil, err
+		}
+		out = append(out, cs)
+	}
+	return out, nil
+}
+
+// Estimate is a request's cost and predicted wait.
+type Estimate struct {
+	Class *policy.Class
+	GPUs  int
+	For   time.Duration
+	Cost  float64
+	Wait  WaitEstimate
+}
+
+// EstimateRequest prices a request and predicts its wait, with no side effects.
+func (s *Service) EstimateRequest(ctx context.Context, class string, gpus int, d time.Duration) (Estimate, error) {
+	c, err := s.checkShape(class, gpus, d)
+	if err != nil {
+		return Estimate{}, err
+	}
+	var wait WaitEstimate
+	if s.Waits != nil {
+		wait, err = s.predictWithModel(ctx, WaitRequest{Class: c.Name, GPUs: gpus, Duration: d})
+	} else {
+		wait, err = s.PredictWait(ctx, c.Name, gpus)
+	}
+	if err != nil {
+		return Estimate{}, err
+	}
+	return Estimate{Class: c, GPUs: gpus, For: d, Cost: Cost(c, gpus, d), Wait: wait}, nil
+}
+
+// Cost is price × GPUs × duration.
+func Cost(c *policy.Class, gpus int, d time.Duration) float64 {
+	return c.PricePerGPUHour * GPUHours(gpus, d)
+}

@@ -1,0 +1,91 @@
+package qm
+
+import (
+	"context"
+	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
+)
+
+// Usage is what a team holds and has used.
+type Usage struct {
+	GPUs         map[string]int // live GPUs per class
+	GPUHoursWeek float64        // used and committed this week
+}
+
+// WeekStart is the start (Monday 00:00, policy time zone) of the week holding t.
+func (s *Service) WeekStart(t time.Time) time.Time {
+	t = t.In(s.Policy.Location)
+	d := (int(t.Weekday()) + 6) % 7
+	y, m, day := t.Date()
+	return time.Date(y, m, day-d, 0, 0, 0, 0, s.Policy.Location)
+}
+
+// usage computes a team's usage inside a transaction, and its quota with approved increases.
+// One query reads both: the team's leases of every kind that were open this week.
+func (s *Service) usage(ctx context.Context, tx Tx, team string, now time.Time) (Usage, policy.Quota, error) {
+	ws := s.WeekStart(now)
+	leases, err := tx.ListLeases(ctx, LeaseFilter{Kind: AnyKind, Team: team, EndedAfter: ws, Slim: true})
+	if err != nil {
+		return Usage{}, policy.Quota{}, err
+	}
+	u := Usage{GPUs: map[string]int{}}
+	var grants []*Lease
+	for _, l := range leases {
+		switch l.Kind {
+		case KindWorkspace:
+			if l.State.Live() {
+				u.GPUs[l.Class] += l.GPUs
+			}
+			u.GPUHoursWeek += committedHours(l, ws, now)
+		case KindQuota:
+			if l.State == Active {
+				grants = append(grants, l)
+			}
+		}
+	}
+	return u, s.withGrants(team, grants, now), nil
+}
+
+// committedHours is the GPU-hours a lease used or holds inside the week starting ws.
+func committedHours(l *Lease, ws, now time.Time) float64 {
+	we := ws.AddDate(0, 0, 7)
+	switch {
+	case l.State == PendingApproval, l.State == Denied, l.State == Cancelled && l.StartedAt.IsZero():
+		return 0
+	case l.State.Ended():
+		if l.StartedAt.IsZero() {
+			return 0
+		}
+		return overlapHours(l.StartedAt, l.EndedAt, ws, we) * float64(l.GPUs)
+	case l.StartedAt.IsZero():
+		return GPUHours(l.GPUs, l.Duration)
+	default:
+		return overlapHours(l.StartedAt, l.ExpiresAt, ws, we) * float64(l.GPUs)
+	}
+}
+
+func overlapHours(a, b, ws, we time.Time) float64 {
+	if a.Before(ws) {
+		a = ws
+	}
+	if b.After(we) {
+		b = we
+	}
+	if !b.After(a) {
+		return 0
+	}
+	return b.Sub(a).Hours()
+}
+
+// TeamUsage is a team's usage now and its quota with approved increases.
+func (s *Service) TeamUsage(ctx context.Context, team string) (Usage, policy.Quota, error) {
+	var u Usage
+	var q policy.Quota
+	err := s.Store.View(ctx, func(tx Tx) error {
+		var err error
+		u, q, err = s.usage(ctx, tx, team, s.Clock.Now())
+		return err
+	})
+	return u, q, err
+}

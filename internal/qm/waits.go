@@ -1,0 +1,202 @@
+package qm
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"time"
+)
+
+// WaitEstimate is a predicted queue wait.
+type WaitEstimate struct {
+	Median time.Duration
+	P90    time.Duration
+	// Unknown is set when the service cannot tell: the scheduler places leases and reports no capacity.
+	Unknown bool
+	// MayNotStart is set when too many similar requests never started for a bound to be worth
+	// giving; Horizon is then the longest wait the predictor has seen.
+	MayNotStart bool
+	Horizon     time.Duration
+}
+
+// rememberWait has the wait predictor estimate a workspace lease's wait before it starts, as if
+// it were queued, and keep the estimate with the lease: when the lease starts, the predictor
+// learns from its wait, however short. Without it the predictor would learn only from leases
+// that queued, and expect a wait on a free cluster. Call it outside any transaction.
+func (s *Service) rememberWait(ctx context.Context, l *Lease) {
+	if s.Waits == nil || l.Kind != KindWorkspace {
+		return
+	}
+	if _, err := s.predictWithModel(ctx, WaitRequest{Lease: l.ID, Class: l.Class, User: l.User, Team: l.Team, GPUs: l.GPUs, Duration: l.Duration}); err != nil {
+		s.log().Warn("remember the wait of a lease", "lease", l.ID, "err", err)
+	}
+}
+
+// tellWaits tells the wait predictor what a transition means for it: a start after waiting, the
+// end of a run, or a request that left the queue.
+func (s *Service) tellWaits(l *Lease, from, to State) {
+	if s.Waits == nil || l.Kind != KindWorkspace {
+		return
+	}
+	queuedAt := l.CreatedAt
+	if !l.DecidedAt.IsZero() {
+		queuedAt = l.DecidedAt
+	}
+	switch {
+	case to == Active && (from == Queued || from == Provisioning || from == ""):
+		s.Waits.Started(l, queuedAt)
+	case from.Running() && to.Ended():
+		s.Waits.Ended(l)
+	case from == Queued && to.Ended():
+		s.Waits.Left(l, queuedAt)
+	}
+}
+
+// warmHistory is how far back WarmWaits reads ended leases.
+const warmHistory = 30 * 24 * time.Hour
+
+// WarmWaits, after a start, tells the wait predictor how long the leases that ended in the last
+// 30 days ran (so that it expects running leases to end as early as their owners' used to) and
+// which leases are running now. Leases that failed are left out: their run time says nothing
+// of when their owners let go.
+func (s *Service) WarmWaits(ctx context.Context) error {
+	if s.Waits == nil {
+		return nil
+	}
+	ended, err := s.List(ctx, LeaseFilter{States: []State{Released, Expired, Reclaimed},
+		EndedAfter: s.Clock.Now().Add(-warmHistory), Slim: true})
+	if err != nil {
+		return err
+	}
+	slices.SortStableFunc(ended, func(a, b *Lease) int { return a.EndedAt.Compare(b.EndedAt) })
+	for _, l := range ended {
+		if !l.StartedAt.IsZero() && !l.EndedAt.IsZero() {
+			s.Waits.Ended(l)
+		}
+	}
+	running, err := s.List(ctx, LeaseFilter{States: []State{Active, IdleWarned}, Slim: true})
+	if err != nil {
+		return err
+	}
+	for _, l := range running {
+		s.Waits.Started(l, time.Time{})
+	}
+	return nil
+}
+
+// PredictWait estimates how long n GPUs of a class would wait now: zero when they are free, else
+// the time until enough running leases expire (their known expiries), with the queue ahead served
+// first. Free means free to admission: within the class's capacity and the shared cap.
+func (s *Service) PredictWait(ctx context.Context, class string, n int) (WaitEstimate, error) {
+	return s.predictWait(ctx, class, n, 0)
+}
+
+// predictWait is PredictWait for a lease already in the queue: only leases queued before it are ahead.
+func (s *Service) predictWait(ctx context.Context, class string, n int, self LeaseID) (WaitEstimate, error) {
+	if s.Waits != nil {
+		return s.predictWithModel(ctx, WaitRequest{Lease: self, Class: class, GPUs: n, Duration: DefaultDuration})
+	}
+	var pool Pool
+	var live []*Lease
+	err := s.Store.View(ctx, func(tx Tx) error {
+		var err error
+		if pool, err = s.pool(ctx, tx, class); err != nil {
+			return err
+		}
+		classes := []string{class}
+		if pool.Limit > 0 {
+			classes = s.Policy.SharedClasses()
+		}
+		for _, c := range classes {
+			ls, err := tx.ListLeases(ctx, LeaseFilter{Class: c, States: LiveStates, Slim: true})
+			if err != nil {
+				return err
+			}
+			live = append(live, ls...)
+		}
+		return nil
+	})
+	if err != nil {
+		return WaitEstimate{}, err
+	}
+	if pool.Capacity == 0 {
+		return WaitEstimate{Unknown: true}, nil
+	}
+	now := s.Clock.Now()
+	// Two pools must both have room: the class's own GPUs, and (for a shared class) the cap that
+	// all shared classes share. The wait is until both do.
+	w := releaseWait(now, live, n, self, pool.Capacity, func(l *Lease) bool { return l.Class == class })
+	if pool.Limit > 0 {
+		w = max(w, releaseWait(now, live, n, self, pool.Limit, func(*Lease) bool { return true }))
+	}
+	if w < 0 {
+		return WaitEstimate{Median: 24 * time.Hour, P90: 48 * time.Hour}, nil
+	}
+	if w == 0 {
+		return WaitEstimate{}, nil
+	}
+	return WaitEstimate{Median: w, P90: w + w/4}, nil
+}
+
+// releaseWait is how long until n more GPUs fit in a pool of capa GPUs, as the running leases in
+// it reach their expiries and the queue ahead is served first; -1 when they never would.
+func releaseWait(now time.Time, live []*Lease, n int, self LeaseID, capa int, in func(*Lease) bool) time.Duration {
+	type rel struct {
+		at time.Time
+		n  int
+	}
+	var rels []rel
+	free, need := capa, n
+	for _, l := range live {
+		if !in(l) {
+			continue
+		}
+		if l.State.Running() {
+			free -= l.GPUs
+			end := l.ExpiresAt
+			if end.IsZero() {
+				end = now.Add(l.Duration)
+			}
+			rels = append(rels, rel{end, l.GPUs})
+		} else if self == 0 || l.ID < self {
+			need += l.GPUs // the queue ahead
+		}
+	}
+	if free >= need {
+		return 0
+	}
+	sort.Slice(rels, func(i, j int) bool { return rels[i].at.Before(rels[j].at) })
+	for _, r := range rels {
+		free += r.n
+		if free >= need {
+			return max(time.Second, r.at.Sub(now))
+		}
+	}
+	return -1
+}
+
+// predictWithModel asks the wait predictor, with the queue ahead of the request and the capacity
+// the class can reach now (the shared cap included).
+func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEstimate, error) {
+	var queued []*Lease
+	var pool Pool
+	if err := s.Store.View(ctx, func(tx Tx) error {
+		var err error
+		if pool, err = s.pool(ctx, tx, req.Class); err != nil {
+			return err
+		}
+		queued, err = tx.ListLeases(ctx, LeaseFilter{Class: req.Class, States: []State{Queued}, Slim: true})
+		return err
+	}); err != nil {
+		return WaitEstimate{}, err
+	}
+	var ahead []*Lease
+	for _, l := range queued {
+		if req.Lease == 0 || l.ID < req.Lease {
+			ahead = append(ahead, l)
+		} else if l.ID == req.Lease {
+			req.User, req.Team, req.GPUs, req.Duration = l.User, l.Team, l.GPUs, l.Duration
+		}
+	}
+	return s.Waits.Predict(s.Clock.Now(), req, ahead, pool.Effective()), nil
+}
