@@ -71,8 +71,8 @@ func verbOf(text string) string {
 	return "unknown"
 }
 
-// metricsState reads the queue, running GPUs and pending approvals from the database, for the
-// gauges at each scrape.
+// metricsState reads the queue, running GPUs, pending approvals and the outbox's lag from the
+// database, for the gauges at each scrape.
 func (a *App) metricsState(ctx context.Context) (metrics.State, error) {
 	st := metrics.State{Queued: map[string]int{}, RunningGPUs: map[string]int{}}
 	live, err := a.Service.List(ctx, qm.LeaseFilter{States: []qm.State{qm.Queued, qm.Provisioning, qm.Active, qm.IdleWarned}, Slim: true})
@@ -91,5 +91,8 @@ func (a *App) metricsState(ctx context.Context) (metrics.State, error) {
 		return st, err
 	}
 	st.PendingApprovals = len(pending)
+	if st.OutboxPending, st.OutboxOldest, err = a.Store.OutboxLag(ctx, a.Clock.Now()); err != nil {
+		return st, err
+	}
 	return st, nil
 }

@@ -368,6 +368,8 @@ func TestServeMetricsAndLogs(t *testing.T) {
 		`quartermaster_running_gpus{class="interactive"} 1`,
 		`quartermaster_queue_depth{class="train"} 0`,
 		`quartermaster_approvals_pending 0`,
+		`quartermaster_outbox_pending `,
+		`quartermaster_outbox_oldest_seconds `,
 		`quartermaster_backend_calls_total{backend="sim",op="start"} 1`,
 		`quartermaster_build_info{`,
 	} {

@@ -1,6 +1,6 @@
 // Package metrics owns the service's own Prometheus numbers: commands by verb and outcome, how
 // fast chat deliveries are acknowledged, grants, reclaims, approvals and their latency, queue
-// depth, scheduler calls, reconcile passes and how far the queue-wait predictor was off. It is
+// depth, outbox lag, scheduler calls, reconcile passes and how far the queue-wait predictor was off. It is
 // the service's only package that imports client_golang (the node agent has metrics of its own).
 //
 // The domain never sees it: Metrics wraps the domain's ports (Store, Backend, WaitPredictor), so
@@ -57,6 +57,10 @@ type State struct {
 	RunningGPUs map[string]int
 	// PendingApprovals is how many exceptions wait for a decision.
 	PendingApprovals int
+	// OutboxPending is how many notices wait in the outbox to be sent; OutboxOldest how long the
+	// oldest of them has waited (zero when none waits).
+	OutboxPending int
+	OutboxOldest  time.Duration
 }
 
 // StateFunc reads the State; Metrics calls it at each scrape with a deadline of StateTimeout.
@@ -248,12 +252,18 @@ var (
 		[]string{"class"}, nil)
 	pendingDesc = prometheus.NewDesc(Namespace+"_approvals_pending", "Exceptions waiting for a budget owner's decision (from the database).",
 		nil, nil)
+	outboxDesc = prometheus.NewDesc(Namespace+"_outbox_pending", "Notices waiting in the outbox to be sent (from the database).",
+		nil, nil)
+	outboxAgeDesc = prometheus.NewDesc(Namespace+"_outbox_oldest_seconds", "How long the oldest notice in the outbox has waited to be sent; 0 when none waits (from the database).",
+		nil, nil)
 )
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- queuedDesc
 	ch <- runningDesc
 	ch <- pendingDesc
+	ch <- outboxDesc
+	ch <- outboxAgeDesc
 }
 
 func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
@@ -275,6 +285,8 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(runningDesc, prometheus.GaugeValue, float64(st.RunningGPUs[cl]), cl)
 	}
 	ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(st.PendingApprovals))
+	ch <- prometheus.MustNewConstMetric(outboxDesc, prometheus.GaugeValue, float64(st.OutboxPending))
+	ch <- prometheus.MustNewConstMetric(outboxAgeDesc, prometheus.GaugeValue, st.OutboxOldest.Seconds())
 }
 
 // classList is the policy's classes followed by any other class the database names (a class
