@@ -1,7 +1,8 @@
 // Package metrics owns the service's own Prometheus numbers: commands by verb and outcome, how
 // fast chat deliveries are acknowledged, grants, reclaims, approvals and their latency, queue
-// depth, outbox lag, scheduler calls, reconcile passes and how far the queue-wait predictor was off. It is
-// the service's only package that imports client_golang (the node agent has metrics of its own).
+// depth, outbox lag, scheduler calls, reconcile passes and how far the queue-wait predictor was
+// off. It is the service's only package that imports client_golang (the node agent has metrics of
+// its own).
 //
 // The domain never sees it: Metrics wraps the domain's ports (Store, Backend, WaitPredictor), so
 // every lease transition is counted once, after its transaction commits, and every scheduler call
