@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: run build test test-short lint bench fuzz
+.PHONY: run build test test-short lint bench fuzz helm-check
 
 run:
 	$(GO) run ./cmd/quartermaster console
@@ -29,6 +29,10 @@ bench:
 
 fuzz:
 	bash scripts/fuzz.sh
+
+# helm-check runs helm lint and helm template on the chart (building helm once if it is missing).
+helm-check:
+	bash scripts/helm-check.sh
 
 # slurm-up starts a one-node Slurm test cluster on this host (root; state in .slurm/); source .slurm/env.
 .PHONY: slurm-up slurm-down

@@ -6,13 +6,19 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
 const root = ".."
@@ -114,8 +120,9 @@ func commands(t *testing.T) []string {
 
 // TestDockerfile checks the Dockerfile's stages and paths, then runs its build step with go build
 // here, exactly as written (only /out/ moved to a temporary directory), and runs the binaries it
-// makes. Where a container engine answers (docker info), it also builds the image and runs
-// `quartermaster version` in it; where none does (as in this project's CI), it says so.
+// makes. Where a container engine answers (docker info), it also builds the image, runs
+// `quartermaster version` and every binary's --help in it, and serve on the test PostgreSQL until
+// /readyz says the database is ok; where none does (as in this project's CI), it says so.
 func TestDockerfile(t *testing.T) {
 	args, stages := parseDockerfile(t, filepath.Join(root, "Dockerfile"))
 	if len(stages) < 2 {
@@ -209,6 +216,42 @@ func TestDockerfile(t *testing.T) {
 			t.Errorf("%s is not runnable in the image: %v\n%s", c, err, o)
 		}
 	}
+	// serve in the image, on the test PostgreSQL (host network: the database listens on loopback).
+	db := storetest.Postgres(t)
+	port := freePort(t)
+	name := "qm-test-" + strconv.Itoa(port)
+	serveCmd := exec.CommandContext(ctx, "docker", "run", "-d", "--name", name, "--network", "host",
+		"-e", "QM_DATABASE_URL="+db, tag, "serve", "--demo", "--http", "127.0.0.1:"+strconv.Itoa(port))
+	if o, err := serveCmd.CombinedOutput(); err != nil {
+		t.Fatalf("docker run serve: %v\n%s", err, o)
+	}
+	defer exec.Command("docker", "rm", "-f", name).Run()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/readyz")
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && bytes.Contains(body, []byte("database postgres: ok")) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			logs, _ := exec.Command("docker", "logs", name).CombinedOutput()
+			t.Fatalf("serve in the image is not ready on PostgreSQL: %v\n%s", err, tail(logs))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }
 
 func tail(b []byte) string {
