@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/acme/quartermaster/bot/console"
@@ -16,22 +17,23 @@ func init() {
 		summary: "the bot in a terminal, on the embedded default (SQLite, sim cluster, example policy)",
 		usage: "quartermaster console [--policy FILE] [--db URL] [--json] [--clock RFC3339] < script\n" +
 			"lines are USER: TEXT, e.g. alice@acme.example: /gpu request 1 interactive 2h; :advance 45m moves the clock",
-		flags: func() *flag.FlagSet { fs, _, _, _ := consoleFlags(); return fs },
+		flags: func() *flag.FlagSet { fs, _, _, _, _ := consoleFlags(); return fs },
 		run:   runConsole,
 	})
 }
 
-func consoleFlags() (fs *flag.FlagSet, o *appOptions, asJSON *bool, clock *string) {
+func consoleFlags() (fs *flag.FlagSet, o *appOptions, asJSON *bool, clock, reportsDir *string) {
 	fs = flag.NewFlagSet("console", flag.ContinueOnError)
 	o = &appOptions{}
 	o.flags.register(fs)
 	asJSON = fs.Bool("json", false, "print one JSON object per bot message")
+	reportsDir = fs.String("reports", filepath.Join(dataDir(), "reports"), "where the weekly showback's chart and CSV are written")
 	clock = fs.String("clock", "", "start the simulated clock at this RFC3339 instant (default: now)")
-	return fs, o, asJSON, clock
+	return fs, o, asJSON, clock, reportsDir
 }
 
 func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs, o, asJSON, clock := consoleFlags()
+	fs, o, asJSON, clock, reportsDir := consoleFlags()
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		return errUsage{err.Error() + "; example: quartermaster console --json"}
@@ -53,7 +55,7 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	defer a.Close()
 	c := &console.Console{Handler: a.Handler, Out: stdout, JSON: *asJSON, Prompt: isTerminal(stdin),
-		Controls: console.Controls{Util: a.SetUtilization, Now: a.Clock.Now}}
+		Controls: console.Controls{Util: a.SetUtilization, Now: a.Clock.Now}, FilesDir: *reportsDir}
 	a.Sender = c
 	if a.SimClk != nil {
 		c.Controls.Advance = a.Advance
@@ -71,9 +73,17 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			}
 		}
 	}
-	// Whatever fell due while the console was closed happens first.
+	if a.Showback, err = a.publisher(c, replicaName("console")); err != nil {
+		return err
+	}
+	// Whatever fell due while the console was closed happens first, a missed showback included.
 	if err := a.Service.Tick(ctx); err != nil {
 		return err
+	}
+	if a.Showback != nil {
+		if err := a.Showback.RunDue(ctx); err != nil {
+			return err
+		}
 	}
 	return c.Run(ctx, stdin)
 }

@@ -33,8 +33,6 @@ func registerCommand(name string, sc subcommand) {
 
 // register adds a verb with no usage or flags for --help beyond its summary; prefer
 // registerCommand, whose --help lists the flags.
-//
-//lint:ignore U1000 the older form, for verbs that have not moved to registerCommand yet
 func register(name, summary string, run func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error) {
 	registerCommand(name, subcommand{summary: summary, run: run})
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acme/quartermaster/bot"
 	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/qm"
@@ -214,6 +215,18 @@ func serve(ctx context.Context, o serveOptions) error {
 		})
 	}
 
+	var deliver bot.Deliverer
+	if adapter != nil {
+		deliver = adapter
+	}
+	stopShowback, err := startShowback(a, deliver, log)
+	if err != nil {
+		stopLoops()
+		wg.Wait()
+		return err
+	}
+	defer stopShowback()
+
 	health.started.Store(true)
 	log.Info("serving", "addr", ln.Addr().String(), "policy", a.Policy.Source, "organization", a.Policy.Organization,
 		"backend", a.BackendName, "database", a.Store.Dialect(), "version", buildVersion())
@@ -299,7 +312,7 @@ func flushLoop(ctx context.Context, a *App, log *slog.Logger) {
 			return
 		case <-t.C:
 		}
-		if err := a.Waits.Flush(ctx); err != nil && ctx.Err() == nil {
+		if err := a.flush(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("keeping the wait history failed; will retry", "err", err)
 		}
 	}

@@ -322,3 +322,12 @@ func renderWho(pol *policy.Policy, team, user string) (string, string, error) {
 	}
 	return team, user, nil
 }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
