@@ -31,12 +31,6 @@ func registerCommand(name string, sc subcommand) {
 	subcommands[name] = sc
 }
 
-// register adds a verb with no usage or flags for --help beyond its summary; prefer
-// registerCommand, whose --help lists the flags.
-func register(name, summary string, run func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error) {
-	registerCommand(name, subcommand{summary: summary, run: run})
-}
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
