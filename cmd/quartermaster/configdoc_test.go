@@ -29,7 +29,10 @@ type setting struct {
 // envCallRE names the functions that read an environment variable by name: os.Getenv,
 // os.LookupEnv, syscall.Getenv, config.Secret (which also reads NAME_FILE), and helpers named like
 // envOr, boolEnv or getEnvDefault. Setenv and Unsetenv write, and are not readings.
-var envCallRE = regexp.MustCompile(`^(Getenv|LookupEnv|Secret|[a-z]*[Ee]nv[A-Z]?[A-Za-z]*|[a-zA-Z]*Env)$`)
+var envCallRE = regexp.MustCompile(`^(Getenv|LookupEnv|Secret|SecretFrom|[a-z]*[Ee]nv[A-Z]?[A-Za-z]*|[a-zA-Z]*Env)$`)
+
+// secretReaders read NAME and NAME_FILE (package config).
+var secretReaders = map[string]bool{"Secret": true, "SecretFrom": true}
 
 var envWriters = map[string]bool{"Setenv": true, "Unsetenv": true, "Clearenv": true, "Environ": true, "ExpandEnv": true}
 
@@ -148,10 +151,15 @@ func scanSources(paths []string) (scanned, error) {
 			if !envCallRE.MatchString(name) || envWriters[name] || len(call.Args) == 0 {
 				return true
 			}
-			if name == "Secret" && !isSelectorOf(call.Fun, "config") {
+			if secretReaders[name] && !isSelectorOf(call.Fun, "config") {
 				return true
 			}
 			names, ok := resolveString(call.Args[0], consts)
+			if !ok && fn != nil && envCallRE.MatchString(fn.Name.Name) && isParam(fn, call.Args[0]) {
+				// An env helper (envOr(key, def)) reading its own parameter: its callers name the
+				// variable, and they are scanned.
+				return true
+			}
 			if !ok {
 				if fn != nil {
 					names = upperLiterals(fn)
@@ -170,7 +178,7 @@ func scanSources(paths []string) (scanned, error) {
 					continue
 				}
 				out.env = append(out.env, setting{v, at})
-				if name == "Secret" {
+				if secretReaders[name] {
 					out.env = append(out.env, setting{v + "_FILE", at})
 				}
 			}
@@ -178,6 +186,22 @@ func scanSources(paths []string) (scanned, error) {
 		})
 	}
 	return out, nil
+}
+
+// isParam reports whether e is one of fn's parameters.
+func isParam(fn *ast.FuncDecl, e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	if !ok || fn.Type.Params == nil {
+		return false
+	}
+	for _, f := range fn.Type.Params.List {
+		for _, n := range f.Names {
+			if n.Name == id.Name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func looksLikeEnvHelper(name string) bool {
@@ -400,7 +424,7 @@ func b() { _, _ = os.LookupEnv("QM_" + "Y") }
 func c() { for _, k := range []string{"QM_Z1", "QM_Z2"} { _ = os.Getenv(k) } }
 func d(fs *flag.FlagSet) { var s string; fs.StringVar(&s, "frob", "", "x"); _ = fs.Duration("wait-for", 0, "y") }
 func e() string { return envOr("QM_W", "1") }
-func envOr(k, d string) string { return d }
+func envOr(k, d string) string { if v := os.Getenv(k); v != "" { return v }; return d }
 `
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "x.go"), []byte(src), 0o644); err != nil {

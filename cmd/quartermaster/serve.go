@@ -23,7 +23,7 @@ import (
 
 func init() {
 	registerCommand("serve", subcommand{
-		summary: "the service: Slack (HTTP and Socket Mode), /healthz, /readyz and /metrics, expiry, idle reclaim and approval timeouts",
+		summary: "the service: Slack (HTTP and Socket Mode), node agent reports, /healthz, /readyz and /metrics, expiry, idle reclaim and approval timeouts",
 		usage: "quartermaster serve --policy FILE [--db URL] [--http :8080]\n" +
 			"quartermaster serve --demo    (the embedded example organisation on the simulated cluster)",
 		flags: func() *flag.FlagSet { fs, _ := serveFlags(); return fs },
@@ -96,6 +96,8 @@ type serveOptions struct {
 	grace time.Duration
 	// demo runs the embedded example policy; without it serve needs a policy file.
 	demo bool
+	// getenv reads single sign-on's settings (QM_OIDC_*, QM_PUBLIC_URL); nil is os.Getenv.
+	getenv func(string) string
 }
 
 // serveFlags are serve's flags, bound to the options they set.
@@ -173,6 +175,8 @@ func serve(ctx context.Context, o serveOptions) error {
 	mux := http.NewServeMux()
 	health := newHealth(a)
 	health.register(mux)
+	agents := newIngest(a, log) // the node agents' reports, and the idle path's telemetry from them
+	agents.Register(mux)
 
 	adapter, err := newSlackApp(a, o.slack, log)
 	if err != nil {
@@ -186,6 +190,15 @@ func serve(ctx context.Context, o serveOptions) error {
 		log.Info("Slack is on", "http_endpoints", o.slack.SigningSecret != "", "socket_mode", o.slack.AppToken != "")
 	} else {
 		log.Info("Slack is off: SLACK_BOT_TOKEN is not set")
+	}
+
+	getenv := o.getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	sso, err := setupSSO(a, getenv, mux, log)
+	if err != nil {
+		return err
 	}
 
 	ln := o.listener
@@ -203,10 +216,14 @@ func serve(ctx context.Context, o serveOptions) error {
 	stopLifecycle := startLoops(a, loopOptions{tick: o.tick, onTick: o.onTick, onPrune: o.onPrune}, log)
 	loops, stopSocket := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
+	if sso != nil {
+		wg.Go(func() { ssoLoop(loops, sso, log) })
+	}
 	stopLoops := func() {
 		stopSocket()
 		stopLifecycle()
 	}
+	wg.Go(func() { agents.Run(loops) })
 	if adapter != nil && o.slack.AppToken != "" {
 		wg.Go(func() {
 			if err := adapter.RunSocketMode(loops, o.socket...); err != nil {

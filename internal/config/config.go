@@ -25,6 +25,13 @@ func Secret(name string) (string, error) {
 	return secret(name, os.LookupEnv, os.ReadFile)
 }
 
+// SecretFrom is Secret reading the environment through getenv (a function tests inject; an empty
+// value counts as unset).
+func SecretFrom(name string, getenv func(string) string) (string, error) {
+	lookup := func(k string) (string, bool) { v := getenv(k); return v, v != "" }
+	return secret(name, lookup, os.ReadFile)
+}
+
 func secret(name string, lookup func(string) (string, bool), read func(string) ([]byte, error)) (string, error) {
 	v, direct := lookup(name)
 	path, fromFile := lookup(name + FileSuffix)
