@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	register("serve", "the service: Slack (HTTP and Socket Mode), /healthz and /readyz, expiry, idle reclaim and approval timeouts", runServe)
+	register("serve", "the service: Slack (HTTP and Socket Mode), Discord (HTTP or gateway), /healthz and /readyz, expiry, idle reclaim and approval timeouts", runServe)
 }
 
 // Service defaults.
@@ -58,6 +58,8 @@ type serveOptions struct {
 	app   appOptions
 	addr  string
 	slack slackSettings
+
+	discord discordSettings
 	// listener, when set, is served instead of listening on addr.
 	listener net.Listener
 	// tick is the loop's period; zero means tickInterval.
@@ -91,6 +93,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	}
 	o.app.logger = slog.New(slog.NewTextHandler(stderr, nil))
 	o.slack = slackFromEnv()
+	o.discord = discordFromEnv()
 	return serve(ctx, o)
 }
 
@@ -135,6 +138,11 @@ func serve(ctx context.Context, o serveOptions) error {
 	} else {
 		log.Info("Slack is off: SLACK_BOT_TOKEN is not set")
 	}
+	stopDiscord, err := serveDiscord(a, o.discord, mux, log)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = stopDiscord(context.Background()) }()
 
 	ln := o.listener
 	if ln == nil {
@@ -191,6 +199,9 @@ func serve(ctx context.Context, o serveOptions) error {
 		if err := adapter.Close(grace); err != nil {
 			log.Warn("Slack work still in flight at shutdown", "err", err)
 		}
+	}
+	if err := stopDiscord(grace); err != nil {
+		log.Warn("Discord work still in flight at shutdown", "err", err)
 	}
 	stopLoops()
 	wg.Wait()
