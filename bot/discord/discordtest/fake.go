@@ -393,12 +393,28 @@ func (f *Fake) editMessage(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, messageJSON(m))
 }
 
-func (f *Fake) callback(w http.ResponseWriter, r *http.Request) {
+// Response reads an interaction's answer, as the HTTP endpoint gives it or the gateway's client
+// sends it back over REST.
+func Response(b []byte) (Message, error) {
 	var body struct {
 		Type int        `json:"type"`
 		Data rawMessage `json:"data"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.Type == 0 {
+	if err := json.Unmarshal(b, &body); err != nil {
+		return Message{}, err
+	}
+	if body.Type == 0 {
+		return Message{}, fmt.Errorf("an interaction response without a type: %s", b)
+	}
+	m := body.Data.message()
+	m.Type, m.ID = body.Type, "@original"
+	return m, nil
+}
+
+func (f *Fake) callback(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	m, err := Response(b)
+	if err != nil {
 		writeError(w, http.StatusBadRequest, 50035, "Invalid Form Body")
 		return
 	}
@@ -407,10 +423,22 @@ func (f *Fake) callback(w http.ResponseWriter, r *http.Request) {
 	if f.limitedNow(w, "answers") {
 		return
 	}
-	m := body.Data.message()
-	m.Type, m.Interaction, m.ID = body.Type, r.PathValue("id"), "@original"
+	m.Interaction = r.PathValue("id")
 	f.answers = append(f.answers, m)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// AnswerTo is the last answer given over REST to an interaction (its deferred answer's edit, or
+// its answer over the gateway).
+func (f *Fake) AnswerTo(interaction string) (Message, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := len(f.answers) - 1; i >= 0; i-- {
+		if f.answers[i].Interaction == interaction {
+			return f.answers[i], true
+		}
+	}
+	return Message{}, false
 }
 
 func (f *Fake) webhookEdit(w http.ResponseWriter, r *http.Request) {
