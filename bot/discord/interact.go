@@ -94,8 +94,12 @@ func (a *Adapter) read(i *discordgo.Interaction) incoming {
 	default:
 		in.problem = fmt.Sprintf("Quartermaster does not handle this kind of interaction (%d).", i.Type)
 	}
-	if in.user == "" && in.problem == "" && i.Type != discordgo.InteractionPing {
+	switch {
+	case in.problem != "" || i.Type == discordgo.InteractionPing:
+	case in.user == "":
 		in.problem = "Discord did not say who you are, so Quartermaster cannot answer."
+	case i.ID == "":
+		in.problem = "This interaction has no id, so Quartermaster cannot tell it from another."
 	}
 	return in
 }

@@ -121,7 +121,8 @@ func (e *discordEnv) do(body []byte) discordtest.Message {
 		if !ok {
 			e.t.Fatalf("a deferred interaction was never answered")
 		}
-		later.Type = 5
+		// The deferral says who sees the answer; its edit keeps that.
+		later.Type, later.Ephemeral = 5, m.Ephemeral
 		return later
 	}
 	return m
