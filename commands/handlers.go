@@ -35,6 +35,7 @@ func (b *Bot) log() *slog.Logger {
 // (all but the public commands need a known person), and runs the command's handler.
 func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 	req.User = qm.CanonicalUser(req.User)
+	ctx = qm.WithDeliveryKey(ctx, req.Key)
 	c, err := Parse(req.Text)
 	if err != nil {
 		return []bot.Reply{b.refuse(c.Verb, err)}
@@ -62,7 +63,7 @@ func (b *Bot) refuse(verb string, err error) bot.Reply {
 		return bot.Reply{Error: true, Ephemeral: true, Text: qm.ErrorMessage(err)}
 	}
 	ex := e.Example
-	if ex == "" {
+	if ex == "" && e.Code != qm.EUNAVAILABLE {
 		if s, ok := Lookup(verb); ok && len(s.Examples) > 0 {
 			ex = s.Examples[0]
 		}
@@ -83,6 +84,11 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 		return []bot.Reply{b.fail(c.Verb, err)}
 	}
 	l := out.Lease
+	if l.Kind == qm.KindExtension && out.Duplicate {
+		return []bot.Reply{{Text: fmt.Sprintf("(already done) Extending %s by %s waits for approval as %s; %s will decide.",
+			l.Parent, policy.FormatDuration(l.Duration), l.ID, strings.Join(out.Approvers, " or ")),
+			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
+	}
 	if l.Kind == qm.KindExtension {
 		return []bot.Reply{{Text: fmt.Sprintf("Extending %s by %s waits for approval as %s: the published rule %s applies, so %s will decide.",
 			l.Parent, policy.FormatDuration(l.Duration), l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or ")),
@@ -125,7 +131,11 @@ func (b *Bot) quotaRequest(ctx context.Context, req bot.Request, c Command) []bo
 		return []bot.Reply{b.fail(c.Verb, err)}
 	}
 	l := out.Lease
-	return []bot.Reply{{Text: fmt.Sprintf("%s asks for +%d %s GPUs for team %s for %s; %s will decide. You will hear back here.",
+	prefix := ""
+	if out.Duplicate {
+		prefix = "(already done) "
+	}
+	return []bot.Reply{{Text: fmt.Sprintf(prefix+"%s asks for +%d %s GPUs for team %s for %s; %s will decide. You will hear back here.",
 		l.ID, l.GPUs, l.Class, l.Team, policy.FormatDuration(l.Duration), strings.Join(out.Approvers, " or ")),
 		Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
 }

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -18,11 +19,21 @@ type Notices struct {
 
 // Notify implements qm.Notifier.
 func (n *Notices) Notify(ctx context.Context, no qm.Notice) {
+	if err := n.NotifyChecked(ctx, no); err != nil {
+		n.Bot.log().Error("send notice", "to", no.To, "kind", no.Kind, "err", err)
+	}
+}
+
+// NotifyChecked implements qm.CheckedNotifier: it renders the notice and sends each message,
+// and says whether they all went out.
+func (n *Notices) NotifyChecked(ctx context.Context, no qm.Notice) error {
+	var errs []error
 	for _, r := range n.Bot.RenderNotice(ctx, no) {
 		if err := n.Sender.Send(ctx, r); err != nil {
-			n.Bot.log().Error("send notice", "to", r.To, "kind", no.Kind, "err", err)
+			errs = append(errs, fmt.Errorf("to %s: %w", r.To, err))
 		}
 	}
+	return errors.Join(errs...)
 }
 
 // askText says what a request asks for, by kind.

@@ -452,3 +452,52 @@ func TestStoreErrorWhilePredictingIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// A command delivered again (Slack retries; a redelivery after a restart reaches a new process)
+// changes nothing the second time and is answered as done: extend, quota request, keep,
+// release, approve and deny all carry their delivery key into the database.
+func TestRedeliveredCommandsChangeNothingTwice(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy)
+	say := func(user, text, key string) bot.Reply {
+		t.Helper()
+		rs := h.bot.Handle(context.Background(), bot.Request{User: user, Text: text, Key: key})
+		return rs[0]
+	}
+	id := leaseIn(t, mustOK(t, say("rita@borealis.example", "/gpu request 1 dev for 2h", "k1")).Text)
+	for i := 0; i < 2; i++ {
+		h.bot = &Bot{Svc: h.svc} // a restart: nothing in memory survives
+		mustOK(t, say("rita@borealis.example", "/gpu extend "+id.String()+" 1h", "k2"))
+	}
+	if l := h.lease(id); l.Duration != 3*time.Hour {
+		t.Errorf("extended twice by one command: %s", l.Duration)
+	}
+	before, _ := h.svc.List(context.Background(), qm.LeaseFilter{Kind: qm.AnyKind})
+	for i := 0; i < 2; i++ {
+		r := mustOK(t, say("rita@borealis.example", "/gpu quota request +2 dev for 1d because demo", "k3"))
+		if i == 1 && !strings.Contains(r.Text, "already done") {
+			t.Errorf("the repeat is not answered as done: %s", r.Text)
+		}
+	}
+	after, _ := h.svc.List(context.Background(), qm.LeaseFilter{Kind: qm.AnyKind})
+	if len(after) != len(before)+1 {
+		t.Errorf("one quota request made %d requests", len(after)-len(before))
+	}
+	q := after[len(after)-1].ID
+	for i := 0; i < 2; i++ {
+		mustOK(t, say("olga@borealis.example", "/gpu approve "+q.String(), "k4"))
+	}
+	ev, _ := h.svc.History(context.Background(), q)
+	if len(ev) != 2 {
+		t.Errorf("one approval delivered twice left %d events: %+v", len(ev), ev)
+	}
+	for i := 0; i < 2; i++ {
+		mustOK(t, say("rita@borealis.example", "/gpu release "+id.String(), "k5"))
+	}
+	if l := h.lease(id); l.State != qm.Released {
+		t.Errorf("%s is %s", id, l.State)
+	}
+	// A new delivery (another key) of the same words is a new command.
+	if r := say("rita@borealis.example", "/gpu release "+id.String(), "k6"); !r.Error {
+		t.Errorf("releasing an ended lease again with a new command: %s", r.Text)
+	}
+}

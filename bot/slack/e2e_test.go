@@ -1,6 +1,7 @@
 package slack_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -244,6 +245,34 @@ func TestRedelivery(t *testing.T) {
 	_, _, responses, _ = e.slack.snapshot()
 	if last := responses[len(responses)-1]; !strings.Contains(last.Text, "(already done)") {
 		t.Errorf("answer to the redelivery = %q", last.Text)
+	}
+}
+
+// TestRedeliveryOfExtendAfterRestart: an extension or a quota request delivered again after a
+// restart (the adapter has forgotten the trigger) is done once.
+func TestRedeliveryOfExtendAfterRestart(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	e.command("UALICE", "request 1 interactive for 2h")
+	e.wait()
+	id := e.leases()[0].ID.String()
+	for _, text := range []string{"extend " + id + " 1h", "quota request +1 interactive for 1d because a demo"} {
+		body := e.commandBody("UALICE", text, e.newTrigger())
+		for i := 0; i < 2; i++ {
+			if code := e.signed("/slack/commands", body, map[string]string{"X-Slack-Retry-Num": strconv.Itoa(i)}); code != http.StatusOK {
+				t.Fatalf("HTTP %d", code)
+			}
+			e.restart()
+		}
+	}
+	if l := e.lease(id); l.Duration != 3*time.Hour {
+		t.Errorf("%s lasts %s after one extension by 1h delivered twice; want 3h", id, l.Duration)
+	}
+	if n := len(e.leases()); n != 1 {
+		t.Errorf("%d workspace leases", n)
+	}
+	all, _ := e.svc.List(context.Background(), qm.LeaseFilter{Kind: qm.KindQuota})
+	if len(all) != 1 {
+		t.Errorf("one quota request delivered twice made %d", len(all))
 	}
 }
 

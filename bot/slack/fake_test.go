@@ -30,6 +30,7 @@ type fakeSlack struct {
 	views     []view            // views.open, views.update, views.publish
 	userInfo  int               // users.info calls
 	limited   map[string]int    // method -> how many more calls answer 429
+	viewCalls map[string]int    // views.open/update/publish calls, 429s included
 }
 
 // message is a message as Slack received it.
@@ -53,7 +54,7 @@ type view struct {
 }
 
 func newFakeSlack(t testing.TB) *fakeSlack {
-	f := &fakeSlack{t: t, limited: map[string]int{}, users: map[string]string{
+	f := &fakeSlack{t: t, limited: map[string]int{}, viewCalls: map[string]int{}, users: map[string]string{
 		"UALICE": "alice@acme.example",
 		"UBOB":   "bob@acme.example",
 		"UDANA":  "Dana@Acme.example", // profiles need not be lower case
@@ -184,6 +185,10 @@ func (f *fakeSlack) viewsCall(method string) http.HandlerFunc {
 		_ = json.NewDecoder(r.Body).Decode(&body)
 		f.mu.Lock()
 		defer f.mu.Unlock()
+		f.viewCalls[method]++
+		if f.rateLimited(w, "views."+method) {
+			return
+		}
 		f.views = append(f.views, view{Method: method, Trigger: body.TriggerID, ViewID: body.ViewID, Hash: body.Hash, User: body.UserID, View: body.View})
 		id := body.ViewID
 		if id == "" {

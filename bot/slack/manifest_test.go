@@ -60,6 +60,7 @@ type manifest struct {
 		Interactivity struct {
 			Enabled    bool   `yaml:"is_enabled"`
 			RequestURL string `yaml:"request_url"`
+			OptionsURL string `yaml:"message_menu_options_url"`
 		} `yaml:"interactivity"`
 		SocketMode *bool `yaml:"socket_mode_enabled"`
 	} `yaml:"settings"`
@@ -110,6 +111,9 @@ func TestManifest(t *testing.T) {
 	}
 
 	host := ""
+	if m.Settings.Interactivity.OptionsURL != m.Settings.Interactivity.RequestURL {
+		t.Errorf("menus with more than 100 options load them from %q; want the interactions endpoint %q", m.Settings.Interactivity.OptionsURL, m.Settings.Interactivity.RequestURL)
+	}
 	for path, u := range map[string]string{"/slack/commands": c.URL, "/slack/interactions": m.Settings.Interactivity.RequestURL, "/slack/events": m.Settings.Events.RequestURL} {
 		p, err := url.Parse(u)
 		if err != nil || p.Scheme != "https" || p.Path != path {

@@ -3,9 +3,11 @@ package slack
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/slack-go/slack"
 
@@ -167,11 +169,25 @@ func choiceOptions(cs []Choice) []*slack.OptionBlockObject {
 	return out
 }
 
+// maxStaticOptions is the most options Slack takes in a static menu; past it a menu loads its
+// options as the user types (an external select), so no class or team is ever left out.
+const maxStaticOptions = 100
+
 // field is an input: a menu when there are options, free text otherwise.
 func field(id, label, placeholder, value string, opts []*slack.OptionBlockObject, optional, dispatch bool) *slack.InputBlock {
 	var el slack.BlockElement
-	if len(opts) > 0 {
-		opts = opts[:min(len(opts), 100)]
+	switch {
+	case len(opts) > maxStaticOptions:
+		s := slack.NewOptionsSelectBlockElement(slack.OptTypeExternal, plain(placeholder), id)
+		zero := 0
+		s.MinQueryLength = &zero
+		for _, o := range opts {
+			if o.Value == value {
+				s.InitialOption = o
+			}
+		}
+		el = s
+	case len(opts) > 0:
 		s := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain(placeholder), id, opts...)
 		for _, o := range opts {
 			if o.Value == value {
@@ -179,7 +195,7 @@ func field(id, label, placeholder, value string, opts []*slack.OptionBlockObject
 			}
 		}
 		el = s
-	} else {
+	default:
 		t := slack.NewPlainTextInputBlockElement(plain(placeholder), id)
 		t.InitialValue = value
 		if dispatch {
@@ -191,6 +207,36 @@ func field(id, label, placeholder, value string, opts []*slack.OptionBlockObject
 	b.Optional = optional
 	b.DispatchAction = dispatch
 	return b
+}
+
+// suggest answers an external select's typeahead: up to 100 of the field's options whose value or
+// label contains what was typed, in the menu's order.
+func (a *Adapter) suggest(cb slack.InteractionCallback) slack.OptionsResponse {
+	ch := a.cfg.Choices
+	var all []*slack.OptionBlockObject
+	switch cb.ActionID {
+	case fieldClass:
+		all = choiceOptions(ch.Classes)
+	case fieldTeam:
+		all = options(ch.Teams)
+	case fieldTemplate:
+		all = options(ch.Templates)
+	case fieldData:
+		all = options(ch.DataClasses)
+	case fieldDuration:
+		all = options(ch.Durations)
+	}
+	q := strings.ToLower(strings.TrimSpace(cb.Value))
+	out := []*slack.OptionBlockObject{}
+	for _, o := range all {
+		if len(out) == maxStaticOptions {
+			break
+		}
+		if q == "" || strings.Contains(strings.ToLower(o.Value), q) || strings.Contains(strings.ToLower(o.Text.Text), q) {
+			out = append(out, o)
+		}
+	}
+	return slack.OptionsResponse{Options: out}
 }
 
 // requestView is the request modal filled with f and its estimate.
@@ -226,17 +272,55 @@ func (a *Adapter) requestView(f form, estimate string, meta modalMeta) slack.Mod
 	}
 }
 
-// openRequestModal opens the request modal (for "/gpu" alone, or the Home tab's button).
-func (a *Adapter) openRequestModal(ctx context.Context, trigger string, o origin) {
+// triggerLife is how long a trigger id lets a modal open: Slack allows 3 seconds from the click or
+// command; a little is kept back for the call itself.
+const triggerLife = 2500 * time.Millisecond
+
+// calculating is the estimate's place in a form opened before the estimate is known.
+const calculating = "Calculating the cost and the predicted wait…"
+
+// openView opens a modal with a trigger id received at received. A 429 is retried only while the
+// trigger is still valid: past its 3 seconds a retry could only fail.
+func (a *Adapter) openView(ctx context.Context, trigger string, received time.Time, v slack.ModalViewRequest) (*slack.ViewResponse, error) {
+	for {
+		resp, err := a.api.OpenViewContext(ctx, trigger, v)
+		var rl *slack.RateLimitedError
+		if !errors.As(err, &rl) {
+			return resp, err
+		}
+		wait := max(rl.RetryAfter, minRetryAfter)
+		if time.Since(received)+wait > triggerLife {
+			return nil, err
+		}
+		if err := a.out.sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// openRequestModal opens the request modal (for "/gpu" alone, or the Home tab's button) at once,
+// before any worker is free, with the estimate still to come; the estimate then fills it in with
+// views.update. A slow estimate never costs the user the form.
+func (a *Adapter) openRequestModal(ctx context.Context, trigger string, received time.Time, o origin) {
 	f := a.defaultForm()
-	v := a.requestView(f, a.estimate(ctx, o.user, f), modalMeta{Channel: o.channel})
-	err := a.out.retry(ctx, func() error {
-		_, err := a.api.OpenViewContext(ctx, trigger, v)
+	meta := modalMeta{Channel: o.channel}
+	resp, err := a.openView(ctx, trigger, received, a.requestView(f, calculating, meta))
+	if err != nil {
+		a.log.Error("views.open failed", "user", o.user, "err", err)
+		a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: "The request form could not be opened; type the request instead. Example: " + f.command()})
+		return
+	}
+	if resp == nil {
+		return
+	}
+	v := a.requestView(f, a.estimate(ctx, o.user, f), meta)
+	err = a.out.retry(ctx, func() error {
+		_, err := a.api.UpdateViewContext(ctx, v, "", resp.Hash, resp.ID)
 		return err
 	})
 	if err != nil {
-		a.log.Error("views.open failed", "user", o.user, "err", err)
-		a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: "The request form could not be opened; type the request instead. Example: /gpu request 1 interactive for 2h"})
+		// hash_conflict: the user changed a field first; that change brings its own estimate.
+		a.log.Debug("views.update of a new form failed", "view", resp.ID, "err", err)
 	}
 }
 
@@ -296,8 +380,8 @@ func (a *Adapter) onSubmit(cb slack.InteractionCallback) any {
 }
 
 // openDenyModal asks a budget owner why, before the denial runs.
-func (a *Adapter) openDenyModal(ctx context.Context, trigger, lease string, o origin) {
-	in := slack.NewPlainTextInputBlockElement(plain("e.g. use the interactive class for this"), fieldReason)
+func (a *Adapter) openDenyModal(ctx context.Context, trigger string, received time.Time, lease string, o origin) {
+	in := slack.NewPlainTextInputBlockElement(plain("what to do instead, for the requester"), fieldReason)
 	in.Multiline = true
 	in.MaxLength = maxReason
 	v := slack.ModalViewRequest{
@@ -312,12 +396,8 @@ func (a *Adapter) openDenyModal(ctx context.Context, trigger, lease string, o or
 			slack.NewInputBlock(fieldReason, plain("Reason"), nil, in),
 		}},
 	}
-	err := a.out.retry(ctx, func() error {
-		_, err := a.api.OpenViewContext(ctx, trigger, v)
-		return err
-	})
-	if err != nil {
+	if _, err := a.openView(ctx, trigger, received, v); err != nil {
 		a.log.Error("views.open failed", "user", o.user, "err", err)
-		a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: fmt.Sprintf("The reason form could not be opened; type the denial instead. Example: /gpu deny %s use the interactive class", lease)})
+		a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: fmt.Sprintf("The reason form could not be opened; type the denial instead. Example: /gpu deny %s the reason", lease)})
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -303,7 +304,8 @@ func (a *Adapter) onCommand(cmd slack.SlashCommand, retry bool) any {
 	text := strings.TrimSpace(cmd.Text)
 	o := origin{user: cmd.UserID, channel: cmd.ChannelID, responseURL: cmd.ResponseURL}
 	if text == "" {
-		a.goWork(func(ctx context.Context) { a.openRequestModal(ctx, cmd.TriggerID, o) })
+		received := time.Now()
+		a.goWork(func(ctx context.Context) { a.openRequestModal(ctx, cmd.TriggerID, received, o) })
 		return nil
 	}
 	a.goWork(func(ctx context.Context) { a.run(ctx, o, "/gpu "+text, key) })
@@ -325,6 +327,8 @@ func deliveryKey(trigger, responseURL string) string {
 // onInteraction acknowledges a click or a modal and starts its work.
 func (a *Adapter) onInteraction(cb slack.InteractionCallback, retry bool) any {
 	switch cb.Type {
+	case slack.InteractionTypeBlockSuggestion:
+		return a.suggest(cb)
 	case slack.InteractionTypeBlockActions:
 		key := deliveryKey(cb.TriggerID, cb.ResponseURL)
 		if !a.seen.first(key) {
@@ -341,14 +345,16 @@ func (a *Adapter) onInteraction(cb slack.InteractionCallback, retry bool) any {
 				a.goWork(func(ctx context.Context) { a.updateRequestModal(ctx, cb) })
 				return nil // one update covers every field that changed
 			case act.ActionID == actionOpenRequest:
-				a.goWork(func(ctx context.Context) { a.openRequestModal(ctx, cb.TriggerID, o) })
+				received := time.Now()
+				a.goWork(func(ctx context.Context) { a.openRequestModal(ctx, cb.TriggerID, received, o) })
 			case strings.HasPrefix(act.ActionID, actionCommandPrefix):
 				cmd := strings.TrimSpace(act.Value)
 				if !strings.HasPrefix(cmd, "/gpu") {
 					continue
 				}
 				if lease, ok := bareDeny(cmd); ok {
-					a.goWork(func(ctx context.Context) { a.openDenyModal(ctx, cb.TriggerID, lease, o) })
+					received := time.Now()
+					a.goWork(func(ctx context.Context) { a.openDenyModal(ctx, cb.TriggerID, received, lease, o) })
 					continue
 				}
 				a.goWork(func(ctx context.Context) { a.run(ctx, o, cmd, key) })
@@ -433,23 +439,39 @@ func (a *Adapter) answer(ctx context.Context, o origin, email string, r bot.Repl
 // Send delivers a notice: it is queued for its recipient (an email or a #channel) and posted,
 // paced and retried, in order. A notice with Update set edits the messages posted earlier to the
 // same recipient with the same Ref; when there are none, it is posted.
-func (a *Adapter) Send(_ context.Context, r bot.Reply) error {
+func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
 	if r.To == "" {
 		return errors.New("slack: a notice without a recipient")
 	}
 	to := r.To
+	done := make(chan error, 1)
+	var abandoned atomic.Bool
 	a.out.push(a.base, strings.ToLower(to), func(ctx context.Context) {
+		if abandoned.Load() {
+			done <- errors.New("slack: the sender stopped waiting before the message went out")
+			return
+		}
 		channel, err := a.channelFor(ctx, to)
 		if err != nil {
 			a.log.Error("cannot reach a notice's recipient", "to", to, "ref", r.Ref, "err", err)
+			done <- err
 			return
 		}
-		if r.Update && r.Ref != "" && a.update(ctx, to, r) {
-			return
+		if r.Update && r.Ref != "" {
+			if ok, err := a.update(ctx, to, r); ok || err != nil {
+				done <- err
+				return
+			}
 		}
-		a.post(ctx, to, channel, r)
+		done <- a.post(ctx, to, channel, r)
 	})
-	return nil
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		abandoned.Store(true)
+		return ctx.Err()
+	}
 }
 
 // channelFor is where a message to "to" goes: a person's DM (by user id), or the channel as named.
@@ -461,7 +483,7 @@ func (a *Adapter) channelFor(ctx context.Context, to string) (string, error) {
 }
 
 // post sends r to channel and, when it has a Ref, remembers where it landed.
-func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) {
+func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) error {
 	text, blocks := Render(r, MaxMessageBlocks)
 	var ch, ts string
 	err := a.out.retry(ctx, func() error {
@@ -471,7 +493,7 @@ func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) {
 	})
 	if err != nil {
 		a.log.Error("chat.postMessage failed", "to", to, "ref", r.Ref, "err", err)
-		return
+		return err
 	}
 	if r.Ref != "" {
 		if err := a.refs.SaveMessageRef(ctx, MessageRef{Ref: r.Ref, Recipient: strings.ToLower(to), Channel: ch, TS: ts}); err != nil {
@@ -479,14 +501,16 @@ func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) {
 		}
 	}
 	a.touchedHome(ctx, to)
+	return nil
 }
 
-// update edits every copy of r.Ref posted to "to"; false when there is none.
-func (a *Adapter) update(ctx context.Context, to string, r bot.Reply) bool {
+// update edits every copy of r.Ref posted to "to"; false when there is none. Editing a message
+// to what it already says changes nothing, so an edit delivered twice is harmless.
+func (a *Adapter) update(ctx context.Context, to string, r bot.Reply) (bool, error) {
 	refs, err := a.refs.MessageRefs(ctx, r.Ref)
 	if err != nil {
 		a.log.Error("cannot read posted messages", "ref", r.Ref, "err", err)
-		return false
+		return false, err
 	}
 	text, blocks := Render(r, MaxMessageBlocks)
 	n := 0
@@ -501,12 +525,13 @@ func (a *Adapter) update(ctx context.Context, to string, r bot.Reply) bool {
 		})
 		if err != nil {
 			a.log.Error("chat.update failed", "ref", r.Ref, "channel", m.Channel, "ts", m.TS, "err", err)
+			return true, err
 		}
 	}
 	if n > 0 {
 		a.touchedHome(ctx, to)
 	}
-	return n > 0
+	return n > 0, nil
 }
 
 // bareDeny reports whether cmd is "/gpu deny LEASE" with no reason: the button that asks for one.

@@ -26,25 +26,29 @@ func stateOf(class, gpus, duration string) map[string]any {
 	}}
 }
 
-// TestRequestModal: "/gpu" alone opens the request modal with an estimate; changing a field
-// updates the estimate in place; submitting makes the request and DMs the result.
+// TestRequestModal: "/gpu" alone opens the request modal at once, before the estimate is known,
+// and the estimate fills it in with views.update; changing a field updates the estimate in place;
+// submitting makes the request and DMs the result.
 func TestRequestModal(t *testing.T) {
 	e := newEnv(t, storetest.SQLite(t))
 	trigger := e.command("UALICE", "")
 	e.wait()
 	_, _, responses, views := e.slack.snapshot()
-	if len(views) != 1 || views[0].Method != "open" || views[0].Trigger != trigger {
-		t.Fatalf("views = %+v", views)
+	if len(views) != 2 || views[0].Method != "open" || views[0].Trigger != trigger || views[1].Method != "update" || views[1].ViewID != "V1" {
+		t.Fatalf("views = %+v; want the form opened, then updated with its estimate", views)
 	}
 	if len(responses) != 0 {
 		t.Errorf("opening the modal also answered: %+v", responses)
 	}
 	opened := textIn([]map[string]any{views[0].View})
 	for _, want := range []string{"qm.form.class", "qm.form.gpus", "qm.form.duration", "qm.form.template", "qm.form.team", "qm.form.data",
-		`"dispatch_action":true`, "1 × interactive for 2h: $1.80"} {
+		`"dispatch_action":true`, "Calculating the cost and the predicted wait"} {
 		if !strings.Contains(opened, want) {
 			t.Errorf("the modal lacks %s: %s", want, opened)
 		}
+	}
+	if filled := textIn([]map[string]any{views[1].View}); !strings.Contains(filled, "1 × interactive for 2h: $1.80") {
+		t.Errorf("the update lacks the estimate: %s", filled)
 	}
 
 	// The user picks 2 train GPUs for 8h: a block_actions from the view, which updates it.
@@ -60,10 +64,10 @@ func TestRequestModal(t *testing.T) {
 	}
 	e.wait()
 	_, _, _, views = e.slack.snapshot()
-	if len(views) != 2 || views[1].Method != "update" || views[1].ViewID != "V1" || views[1].Hash != "h1" {
+	if len(views) != 3 || views[2].Method != "update" || views[2].ViewID != "V1" || views[2].Hash != "h1" {
 		t.Fatalf("views = %+v", views)
 	}
-	if s := textIn([]map[string]any{views[1].View}); !strings.Contains(s, "2 × train for 8h: $56.00") || !strings.Contains(s, "Predicted wait") {
+	if s := textIn([]map[string]any{views[2].View}); !strings.Contains(s, "2 × train for 8h: $56.00") || !strings.Contains(s, "Predicted wait") {
 		t.Errorf("the updated estimate: %s", s)
 	}
 	if n := len(e.leases()); n != 0 {
@@ -168,8 +172,8 @@ func TestAppHome(t *testing.T) {
 	}
 	e.wait()
 	_, _, _, vs := e.slack.snapshot()
-	if last := vs[len(vs)-1]; last.Method != "open" || last.Trigger != "Thome" {
-		t.Errorf("the Home tab's button: %+v", last)
+	if open := vs[len(vs)-2]; open.Method != "open" || open.Trigger != "Thome" {
+		t.Errorf("the Home tab's button: %+v", open)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/acme/quartermaster/internal/qm"
 )
 
 // loopOptions tune the lifecycle loops; zero values take the defaults.
@@ -25,8 +27,31 @@ func startLoops(a *App, o loopOptions, log *slog.Logger) (stop func()) {
 	wg.Go(func() { reconcileLoop(ctx, a.Service, log) })
 	wg.Go(func() { pruneLoop(ctx, a, o.onPrune, log) })
 	wg.Go(func() { flushLoop(ctx, a, log) })
+	if a.Service.Outbox != nil {
+		wg.Go(func() { noticeLoop(ctx, a.Service, log) })
+	}
 	return func() {
 		cancel()
 		wg.Wait()
+	}
+}
+
+// noticeInterval is how often the sender loop looks for notices left in the outbox: after a crash,
+// a failed delivery, or written by another replica whose own delivery did not get to them.
+const noticeInterval = time.Second
+
+// noticeLoop delivers what the outbox holds, now and every noticeInterval.
+func noticeLoop(ctx context.Context, svc *qm.Service, log *slog.Logger) {
+	t := time.NewTicker(noticeInterval)
+	defer t.Stop()
+	for {
+		if n, err := svc.DeliverNotices(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("delivering notices from the outbox", "err", err, "sent", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 	}
 }

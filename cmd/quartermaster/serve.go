@@ -34,6 +34,9 @@ const (
 	// messageRefsKept is how long where a chat message was posted is remembered (for editing it
 	// when its approval is decided), at least: twice the policy's approval timeout when longer.
 	messageRefsKept = 30 * 24 * time.Hour
+	// commandKeysKept is how long the delivery keys of commands are kept: far longer than any
+	// platform redelivers.
+	commandKeysKept = 7 * 24 * time.Hour
 	// pruneInterval is how often older message copies and wait records are forgotten.
 	pruneInterval = 24 * time.Hour
 	// flushInterval is how often what the wait predictor learned is written to the database.
@@ -112,6 +115,10 @@ func serve(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	defer a.Close()
+	// Notices are durable in serve: written with the change that causes them, sent from the
+	// database, and taken up by any replica after a crash.
+	a.Service.Outbox = a.Store
+	a.Service.SenderName = senderName()
 
 	var ready atomic.Bool
 	mux := http.NewServeMux()
@@ -203,8 +210,20 @@ func serve(ctx context.Context, o serveOptions) error {
 	if err := stopDiscord(grace); err != nil {
 		log.Warn("Discord work still in flight at shutdown", "err", err)
 	}
-	stopLoops()
-	wg.Wait()
+	// The loops finish what they are doing; one stuck on a database that does not answer is left
+	// behind once the grace is over, so that SIGTERM always ends the process in time.
+	stopped := make(chan struct{})
+	go func() {
+		stopLoops()
+		wg.Wait()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-grace.Done():
+		log.Warn("work still running at the end of the shutdown grace is abandoned", "grace", wait.String())
+		return nil
+	}
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
@@ -263,6 +282,12 @@ func pruneLoop(ctx context.Context, a *App, onPrune func(int64, error), log *slo
 		n, err := a.Store.PruneMessageRefs(ctx, a.Clock.Now().Add(-keep))
 		if _, werr := a.Store.PruneWaitRecords(ctx, a.Clock.Now().Add(-waitHistoryKept)); werr != nil && err == nil {
 			err = werr
+		}
+		if _, kerr := a.Store.PruneCommandKeys(ctx, a.Clock.Now().Add(-commandKeysKept)); kerr != nil && err == nil {
+			err = kerr
+		}
+		if _, oerr := a.Store.PruneOutbox(ctx, a.Clock.Now().Add(-commandKeysKept)); oerr != nil && err == nil {
+			err = oerr
 		}
 		switch {
 		case err != nil && ctx.Err() == nil:
@@ -339,4 +364,10 @@ func (r slackRefs) MessageRefs(ctx context.Context, ref string) ([]slackbot.Mess
 		out[i] = slackbot.MessageRef{Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, TS: m.MessageID}
 	}
 	return out, nil
+}
+
+// senderName names this process in the outbox's claims: host and process id.
+func senderName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s/%d", host, os.Getpid())
 }

@@ -97,15 +97,18 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 	if err != nil {
 		return nil, err
 	}
+	if req.RequestKey == "" {
+		req.RequestKey = DeliveryKey(ctx)
+	}
 	if req.RequestKey != "" {
 		if prev, err := s.leaseByKey(ctx, req.RequestKey); err == nil {
 			return &Outcome{Lease: prev, Duplicate: true}, nil
 		}
 	}
 	var out *Outcome
-	var notices []Notice
+	var b batch
 	err = s.Store.Update(ctx, s.admissionLocks(req.Team, req.Class), func(tx Tx) error {
-		notices = nil
+		b = batch{}
 		now := s.Clock.Now()
 		u, q, err := s.usage(ctx, tx, req.Team, now)
 		if err != nil {
@@ -124,7 +127,9 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 				return err
 			}
 			out.Approvers = s.Deciders(l.Team, l.User)
-			notices = append(notices, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(l.Team, l.User), Lease: l, Matches: matches, Approvers: out.Approvers})
+			if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(l.Team, l.User), Lease: l, Matches: matches, Approvers: out.Approvers}); err != nil {
+				return err
+			}
 			return nil
 		}
 		// No published rule stopped it; the quota still binds.
@@ -165,7 +170,9 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			return err
 		}
 		if len(path) == 0 {
-			notices = append(notices, Notice{Kind: NoticeQueued, To: []string{l.User}, Lease: l})
+			if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeQueued, To: []string{l.User}, Lease: l}); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -178,7 +185,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		}
 		return nil, err
 	}
-	s.notify(ctx, notices)
+	s.send(ctx, &b)
 	if out.Lease.State == Active || out.Lease.State == Provisioning {
 		s.rememberWait(ctx, out.Lease)
 	}

@@ -10,18 +10,17 @@ import (
 
 func (s *Service) timeoutApproval(ctx context.Context, l *Lease) error {
 	due := l.CreatedAt.Add(s.Policy.Approvals.Timeout.Duration)
-	cur, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) error {
+	_, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
 		c.DecidedBy, c.DecidedAt = SystemActor, due
-		return s.transitionAt(ctx, tx, c, Denied, SystemActor, fmt.Sprintf("no decision within %s", policy.FormatDuration(s.Policy.Approvals.Timeout.Duration)), due)
+		if err := s.transitionAt(ctx, tx, c, Denied, SystemActor, fmt.Sprintf("no decision within %s", policy.FormatDuration(s.Policy.Approvals.Timeout.Duration)), due); err != nil {
+			return nil, err
+		}
+		return []Notice{
+			{Kind: NoticeDenied, To: []string{c.User}, Lease: c, Actor: SystemActor, Reason: c.Reason},
+			{Kind: NoticeDecided, To: s.approvalAudience(c.Team, c.User), Lease: c, Actor: SystemActor, Reason: c.Reason},
+		}, nil
 	})
-	if err != nil || cur == nil {
-		return err
-	}
-	s.notify(ctx, []Notice{
-		{Kind: NoticeDenied, To: []string{cur.User}, Lease: cur, Actor: SystemActor, Reason: cur.Reason},
-		{Kind: NoticeDecided, To: s.approvalAudience(cur.Team, cur.User), Lease: cur, Actor: SystemActor, Reason: cur.Reason},
-	})
-	return nil
+	return err
 }
 
 // Decide is a budget owner's approve or deny of a pending exception. Exactly one decision stands:
@@ -38,10 +37,13 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 	if approve && l.State == PendingApproval {
 		s.rememberWait(ctx, l) // an approved lease waits from the decision on
 	}
-	var notices []Notice
+	var b batch
 	var placed bool
 	err = s.Store.Update(ctx, s.admissionLocks(l.Team, l.Class), func(tx Tx) error {
-		notices = nil
+		b = batch{}
+		if err := checkKey(ctx, tx); err != nil {
+			return err
+		}
 		cur, err := tx.GetLease(ctx, id)
 		if err != nil {
 			return err
@@ -63,25 +65,37 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 			if err := s.transition(ctx, tx, cur, Denied, approver, "denied by "+approver+": "+reason); err != nil {
 				return err
 			}
-			notices = append(notices, Notice{Kind: NoticeDenied, To: []string{cur.User}, Lease: cur, Actor: approver, Reason: reason})
-		} else if placed, err = s.applyApproval(ctx, tx, cur, approver); err != nil {
+			if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeDenied, To: []string{cur.User}, Lease: cur, Actor: approver, Reason: reason}); err != nil {
+				return err
+			}
+		} else {
+			if placed, err = s.applyApproval(ctx, tx, cur, approver); err != nil {
+				return err
+			}
+			if cur.State != Failed {
+				// The requester hears of the approval with the lease as it stands; a lease that
+				// still has to start is announced again when it runs.
+				if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeApproved, To: []string{cur.User}, Lease: cur, Actor: approver}); err != nil {
+					return err
+				}
+			}
+		}
+		if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeDecided, To: s.approvalAudience(cur.Team, cur.User), Lease: cur, Actor: approver, Reason: reason}); err != nil {
 			return err
 		}
-		notices = append(notices, Notice{Kind: NoticeDecided, To: s.approvalAudience(cur.Team, cur.User), Lease: cur, Actor: approver, Reason: reason})
 		l = cur
-		return nil
+		return s.keepKey(ctx, tx, cur.ID)
 	})
+	if prev, ok := s.wasRepeated(ctx, err); ok {
+		return prev, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	s.notify(ctx, notices)
+	s.send(ctx, &b)
 	var err2 error
 	if placed && l.State == Provisioning {
-		err2 = s.start(ctx, l, false)
-	}
-	if approve && l.State != Failed {
-		// The requester hears of the approval once the lease has moved on, with where it landed.
-		s.notify(ctx, []Notice{{Kind: NoticeApproved, To: []string{l.User}, Lease: l, Actor: approver}})
+		err2 = s.start(ctx, l, true)
 	}
 	return l, err2
 }

@@ -70,13 +70,27 @@ func (s *Service) QuotaIncrease(ctx context.Context, user, team, class string, n
 		Rules: QuotaRule, Because: because, Reason: "a quota increase needs a budget owner's approval", CreatedAt: s.Clock.Now()}
 	match := policy.Match{Rule: QuotaRule, Why: fmt.Sprintf("+%d %s GPUs for %s: %s", n, c.Name, policy.FormatDuration(d), because)}
 	out := &Outcome{Lease: l, Matches: []policy.Match{match}, Approvers: s.Deciders(team, l.User)}
+	var b batch
 	err = s.Store.Update(ctx, []string{"team:" + team}, func(tx Tx) error {
-		return s.create(ctx, tx, l, user, l.Reason)
+		b = batch{}
+		if err := checkKey(ctx, tx); err != nil {
+			return err
+		}
+		if err := s.create(ctx, tx, l, user, l.Reason); err != nil {
+			return err
+		}
+		if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(team, l.User), Lease: l, Matches: out.Matches, Approvers: out.Approvers}); err != nil {
+			return err
+		}
+		return s.keepKey(ctx, tx, l.ID)
 	})
+	if prev, ok := s.wasRepeated(ctx, err); ok {
+		return &Outcome{Lease: prev, Duplicate: true, Approvers: s.Deciders(prev.Team, prev.User)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	s.notify(ctx, []Notice{{Kind: NoticeApprovalRequest, To: s.approvalAudience(team, l.User), Lease: l, Matches: out.Matches, Approvers: out.Approvers}})
+	s.send(ctx, &b)
 	return out, nil
 }
 
@@ -116,9 +130,12 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 		return nil, Errorf(EINVALID, "%s is a %s request, not a workspace lease; only workspace leases can be extended.", id, l0.Kind)
 	}
 	var out *Outcome
-	var notices []Notice
+	var b batch
 	err = s.Store.Update(ctx, s.admissionLocks(l0.Team, l0.Class), func(tx Tx) error {
-		notices = nil
+		b = batch{}
+		if err := checkKey(ctx, tx); err != nil {
+			return err
+		}
 		cur, err := s.owned(ctx, tx, user, id)
 		if err != nil {
 			return err
@@ -144,7 +161,7 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 				return err
 			}
 			out = &Outcome{Lease: cur}
-			return nil
+			return s.keepKey(ctx, tx, cur.ID)
 		}
 		ext.State = PendingApproval
 		ext.Rules = ruleNames(matches)
@@ -153,12 +170,17 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 			return err
 		}
 		out = &Outcome{Lease: ext, Matches: matches, Approvers: s.Deciders(cur.Team, cur.User)}
-		notices = append(notices, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(cur.Team, cur.User), Lease: ext, Matches: matches, Approvers: out.Approvers})
-		return nil
+		if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(cur.Team, cur.User), Lease: ext, Matches: matches, Approvers: out.Approvers}); err != nil {
+			return err
+		}
+		return s.keepKey(ctx, tx, ext.ID)
 	})
+	if prev, ok := s.wasRepeated(ctx, err); ok {
+		return &Outcome{Lease: prev, Duplicate: true, Approvers: s.Deciders(prev.Team, prev.User)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	s.notify(ctx, notices)
+	s.send(ctx, &b)
 	return out, nil
 }

@@ -41,9 +41,9 @@ func (s *Service) transitionAt(ctx context.Context, tx Tx, l *Lease, to State, a
 // when it becomes active unless tell is false (the request's own reply says so).
 func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 	st, err := s.Backend.Start(ctx, l)
-	var notices []Notice
+	var b batch
 	uerr := s.Store.Update(ctx, nil, func(tx Tx) error {
-		notices = nil
+		b = batch{}
 		cur, err2 := tx.GetLease(ctx, l.ID)
 		if err2 != nil {
 			return err2
@@ -56,7 +56,9 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 			if e := s.transition(ctx, tx, cur, Failed, SystemActor, "the workspace could not be started"); e != nil {
 				return e
 			}
-			notices = append(notices, Notice{Kind: NoticeFailed, To: []string{cur.User}, Lease: cur, Reason: cur.Reason})
+			if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeFailed, To: []string{cur.User}, Lease: cur, Reason: cur.Reason}); err != nil {
+				return err
+			}
 			*l = *cur
 			return nil
 		}
@@ -73,7 +75,9 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 				return e
 			}
 			if tell {
-				notices = append(notices, Notice{Kind: NoticeGranted, To: []string{cur.User}, Lease: cur})
+				if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeGranted, To: []string{cur.User}, Lease: cur}); err != nil {
+					return err
+				}
 			}
 		case Queued: // the scheduler holds it in its queue
 			reason := "waiting in the scheduler's queue"
@@ -94,7 +98,7 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 	if uerr != nil {
 		return uerr
 	}
-	s.notify(ctx, notices)
+	s.send(ctx, &b)
 	if err != nil {
 		return Errorf(EINTERNAL, "%s could not be started on the cluster; it is marked failed and nothing is charged.", l.ID)
 	}
@@ -143,6 +147,9 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 	// an admission that runs meanwhile sees the lease still held, which errs on the safe side, and
 	// the conditional update keeps two enders from both succeeding.
 	err := s.Store.Update(ctx, nil, func(tx Tx) error {
+		if err := checkKey(ctx, tx); err != nil {
+			return err
+		}
 		cur, err := s.owned(ctx, tx, user, id)
 		if err != nil {
 			return err
@@ -156,8 +163,11 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 			return err
 		}
 		l = cur
-		return nil
+		return s.keepKey(ctx, tx, cur.ID)
 	})
+	if prev, ok := s.wasRepeated(ctx, err); ok {
+		return prev, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +189,9 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 func (s *Service) Keep(ctx context.Context, user string, id LeaseID) (*Lease, error) {
 	var l *Lease
 	err := s.Store.Update(ctx, nil, func(tx Tx) error {
+		if err := checkKey(ctx, tx); err != nil {
+			return err
+		}
 		cur, err := s.owned(ctx, tx, user, id)
 		if err != nil {
 			return err
@@ -196,8 +209,11 @@ func (s *Service) Keep(ctx context.Context, user string, id LeaseID) (*Lease, er
 			return err
 		}
 		l = cur
-		return nil
+		return s.keepKey(ctx, tx, cur.ID)
 	})
+	if prev, ok := s.wasRepeated(ctx, err); ok {
+		return prev, nil
+	}
 	return l, err
 }
 
@@ -214,30 +230,33 @@ func (s *Service) startQueued(ctx context.Context, class string) {
 		return
 	}
 	for _, q := range queued {
-		if q.Ref != "" && s.Backend.Inventory() == nil {
+		if q.Ref != "" {
 			continue // submitted already: it waits in the scheduler's own queue
 		}
 		var placed bool
+		var b batch
 		err := s.Store.Update(ctx, s.admissionLocks(q.Team, q.Class), func(tx Tx) error {
+			b = batch{}
 			cur, err := tx.GetLease(ctx, q.ID)
 			if err != nil || cur.State != Queued {
 				return err
 			}
 			placed, err = s.tryPlace(ctx, tx, cur, "GPUs became free")
 			*q = *cur
-			return err
+			if err != nil || !placed || cur.State != Active {
+				return err
+			}
+			return s.stage(ctx, tx, &b, Notice{Kind: NoticeGranted, To: []string{cur.User}, Lease: cur})
 		})
 		if err != nil {
 			s.log().Error("start queued", "lease", q.ID, "err", err)
 			continue
 		}
-		switch {
-		case placed && q.State == Provisioning:
+		s.send(ctx, &b)
+		if placed && q.State == Provisioning {
 			if err := s.start(ctx, q, true); err != nil {
 				s.log().Error("start", "lease", q.ID, "err", err)
 			}
-		case placed && q.State == Active:
-			s.notify(ctx, []Notice{{Kind: NoticeGranted, To: []string{q.User}, Lease: q}})
 		}
 	}
 }

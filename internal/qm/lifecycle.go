@@ -84,9 +84,9 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 		}
 	case IdleWarned:
 		if since.After(l.WarnedAt) { // busy again since the warning
-			_, _ = s.updateIf(ctx, l, func(tx Tx, cur *Lease) error {
+			_, _ = s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
 				cur.WarnedAt = time.Time{}
-				return s.transition(ctx, tx, cur, Active, SystemActor, "GPUs busy again")
+				return nil, s.transition(ctx, tx, cur, Active, SystemActor, "GPUs busy again")
 			})
 			return false
 		}
@@ -101,16 +101,16 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 
 // flagUnobserved tells the platform channel, once per lease, that a lease cannot be judged idle.
 func (s *Service) flagUnobserved(ctx context.Context, l *Lease) {
-	flagged, _ := s.updateIf(ctx, l, func(tx Tx, cur *Lease) error {
+	_, _ = s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
 		if cur.Reason == "no telemetry" {
-			return errSkip
+			return nil, errSkip
 		}
 		cur.Reason = "no telemetry"
-		return tx.UpdateLease(ctx, cur, Active)
+		if err := tx.UpdateLease(ctx, cur, Active); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: NoticeTelemetryMissing, To: []string{s.platformChannel()}, Lease: cur}}, nil
 	})
-	if flagged != nil {
-		s.notify(ctx, []Notice{{Kind: NoticeTelemetryMissing, To: []string{s.platformChannel()}, Lease: flagged}})
-	}
 }
 
 func (s *Service) platformChannel() string {
@@ -126,12 +126,14 @@ func (s *Service) platformChannel() string {
 var errSkip = errors.New("skip")
 
 // updateIf applies fn to lease l inside a transaction under its admission locks, if the lease is
-// still in the state l was loaded in, and returns the lease as fn left it; nil (and no error) when
-// the lease moved on meanwhile or fn returned errSkip.
-func (s *Service) updateIf(ctx context.Context, l *Lease, fn func(Tx, *Lease) error) (*Lease, error) {
+// still in the state l was loaded in, writes the notices fn returns with the change, sends them
+// after the commit, and returns the lease as fn left it; nil (and no error) when the lease moved
+// on meanwhile or fn returned errSkip.
+func (s *Service) updateIf(ctx context.Context, l *Lease, fn func(Tx, *Lease) ([]Notice, error)) (*Lease, error) {
 	var out *Lease
+	var b batch
 	err := s.Store.Update(ctx, s.admissionLocks(l.Team, l.Class), func(tx Tx) error {
-		out = nil
+		out, b = nil, batch{}
 		cur, err := tx.GetLease(ctx, l.ID)
 		if err != nil {
 			return err
@@ -139,11 +141,12 @@ func (s *Service) updateIf(ctx context.Context, l *Lease, fn func(Tx, *Lease) er
 		if cur.State != l.State {
 			return errSkip
 		}
-		if err := fn(tx, cur); err != nil {
+		ns, err := fn(tx, cur)
+		if err != nil {
 			return err
 		}
 		out = cur
-		return nil
+		return s.stage(ctx, tx, &b, ns...)
 	})
 	if errors.Is(err, errSkip) || errors.Is(err, ErrStale) {
 		return nil, nil
@@ -151,31 +154,34 @@ func (s *Service) updateIf(ctx context.Context, l *Lease, fn func(Tx, *Lease) er
 	if err != nil {
 		return nil, err
 	}
+	s.send(ctx, &b)
 	return out, nil
 }
 
 func (s *Service) warnIdle(ctx context.Context, l *Lease, idleFor time.Duration) {
-	warned, err := s.updateIf(ctx, l, func(tx Tx, cur *Lease) error {
+	_, err := s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
 		cur.WarnedAt = s.Clock.Now()
-		return s.transition(ctx, tx, cur, IdleWarned, SystemActor, fmt.Sprintf("no GPU activity for %s", policy.FormatDuration(idleFor)))
+		if err := s.transition(ctx, tx, cur, IdleWarned, SystemActor, fmt.Sprintf("no GPU activity for %s", policy.FormatDuration(idleFor))); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: NoticeIdleWarning, To: []string{cur.User}, Lease: cur}}, nil
 	})
 	if err != nil {
 		s.log().Error("idle warning", "lease", l.ID, "err", err)
-		return
-	}
-	if warned != nil {
-		s.notify(ctx, []Notice{{Kind: NoticeIdleWarning, To: []string{warned.User}, Lease: warned}})
 	}
 }
 
 // systemEnd ends a running lease for a system reason, dated at (when it fell due), and tells its
 // owner. It reports whether it ended the lease.
 func (s *Service) systemEnd(ctx context.Context, l *Lease, to State, reason string, kind NoticeKind, at time.Time) bool {
-	ended, err := s.updateIf(ctx, l, func(tx Tx, cur *Lease) error {
+	ended, err := s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
 		if to == Reclaimed && !cur.ExpiresAt.IsZero() && cur.ExpiresAt.After(at) {
 			cur.Reclaimed = GPUHours(cur.GPUs, cur.ExpiresAt.Sub(at))
 		}
-		return s.transitionAt(ctx, tx, cur, to, SystemActor, reason, at)
+		if err := s.transitionAt(ctx, tx, cur, to, SystemActor, reason, at); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: kind, To: []string{cur.User}, Lease: cur, Reason: reason}}, nil
 	})
 	if err != nil {
 		s.log().Error("end lease", "lease", l.ID, "to", to, "err", err)
@@ -188,7 +194,6 @@ func (s *Service) systemEnd(ctx context.Context, l *Lease, to State, reason stri
 			s.log().Error("backend stop failed", "lease", l.ID, "err", err)
 		}
 	}
-	s.notify(ctx, []Notice{{Kind: kind, To: []string{ended.User}, Lease: ended, Reason: reason}})
 	return true
 }
 

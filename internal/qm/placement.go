@@ -89,6 +89,12 @@ func (p Pool) Effective() int {
 
 // pool reads a class's pool from what runs now.
 func (s *Service) pool(ctx context.Context, tx Tx, class string) (Pool, error) {
+	p, _, err := s.poolHeld(ctx, tx, class)
+	return p, err
+}
+
+// poolHeld is pool, with what the class's running leases hold (placement needs both; one query).
+func (s *Service) poolHeld(ctx context.Context, tx Tx, class string) (Pool, []Holding, error) {
 	p := Pool{Capacity: s.capacityOf(class)}
 	classes := []string{class}
 	c, _ := s.Policy.Class(class)
@@ -103,7 +109,7 @@ func (s *Service) pool(ctx context.Context, tx Tx, class string) (Pool, error) {
 	}
 	held, err := tx.Held(ctx, classes)
 	if err != nil {
-		return p, err
+		return p, nil, err
 	}
 	reported := map[string]int{}
 	for _, nd := range s.Backend.Inventory() {
@@ -117,7 +123,13 @@ func (s *Service) pool(ctx context.Context, tx Tx, class string) (Pool, error) {
 	for _, name := range classes {
 		p.SharedUsed += ours[name] + reported[name]
 	}
-	return p, nil
+	var own []Holding
+	for _, h := range held {
+		if h.Class == class {
+			own = append(own, h)
+		}
+	}
+	return p, own, nil
 }
 
 // Pool is a class's pool now.
@@ -162,17 +174,13 @@ func (s *Service) plan(ctx context.Context, tx Tx, l *Lease) ([]State, error) {
 		return []State{Provisioning}, nil
 	}
 	c, _ := s.Policy.Class(l.Class)
-	p, err := s.pool(ctx, tx, l.Class)
+	p, held, err := s.poolHeld(ctx, tx, l.Class)
 	if err != nil {
 		return nil, err
 	}
 	if p.Limit > 0 && p.SharedUsed+l.GPUs > p.Limit {
 		l.Reason = fmt.Sprintf("waiting: shared classes may hold %d GPUs together and hold %d", p.Limit, p.SharedUsed)
 		return nil, nil
-	}
-	held, err := tx.Held(ctx, []string{l.Class})
-	if err != nil {
-		return nil, err
 	}
 	pl, ok := place(inv, held, placeRequest{Class: l.Class, Team: l.Team, GPUs: l.GPUs,
 		ExclusiveClass: c != nil && c.Isolation == "exclusive", Reserve: l.Exclusive})

@@ -50,6 +50,14 @@ type Tx interface {
 	AddEvents(ctx context.Context, es []*Event) error
 	// Events lists a lease's audit trail in order.
 	Events(ctx context.Context, id LeaseID) ([]*Event, error)
+	// AddNotices writes notices (one recipient each) into the outbox, made at at, and returns
+	// their ids.
+	AddNotices(ctx context.Context, ns []Notice, at time.Time) ([]int64, error)
+	// CommandKey returns the lease the command with this delivery key acted on, if one did.
+	CommandKey(ctx context.Context, key string) (LeaseID, bool, error)
+	// AddCommandKey records the delivery key of a command with the lease it acted on; a key seen
+	// before gives ECONFLICT.
+	AddCommandKey(ctx context.Context, key string, id LeaseID, at time.Time) error
 	// Held lists what the running workspace leases (provisioning, active, idle_warned) of the
 	// given classes hold: placement reads only this.
 	Held(ctx context.Context, classes []string) ([]Holding, error)
@@ -208,6 +216,12 @@ type Notice struct {
 // Notifier delivers notices (rendered by the chat layer).
 type Notifier interface {
 	Notify(ctx context.Context, n Notice)
+}
+
+// CheckedNotifier is a Notifier that says whether a notice was delivered, so the outbox can try
+// again one that was not.
+type CheckedNotifier interface {
+	NotifyChecked(ctx context.Context, n Notice) error
 }
 
 // NotifierFunc adapts a function to Notifier.

@@ -138,7 +138,12 @@ const (
 	EFORBIDDEN = "forbidden"
 	ECONFLICT  = "conflict"
 	EINTERNAL  = "internal"
+	// EUNAVAILABLE: the service cannot reach its database (or another part it needs) just now.
+	EUNAVAILABLE = "unavailable"
 )
+
+// ErrUnavailable is what a command gets while the database cannot be reached.
+var ErrUnavailable = &Error{Code: EUNAVAILABLE, Message: "The service cannot reach its database; try again in a minute."}
 
 // Error is the one shape of a refusal, in every package: a code, one sentence fit to show the
 // user, and, for bad input, an example that works. Match it with errors.As.

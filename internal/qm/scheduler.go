@@ -88,12 +88,12 @@ func (s *Service) markQueued(ctx context.Context, l *Lease, reason string) error
 	if reason == "" {
 		reason = "waiting in the scheduler's queue"
 	}
-	cur, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) error {
-		return s.transition(ctx, tx, c, Queued, SystemActor, reason)
+	_, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
+		if err := s.transition(ctx, tx, c, Queued, SystemActor, reason); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: NoticeQueued, To: []string{c.User}, Lease: c, Reason: reason}}, nil
 	})
-	if cur != nil {
-		s.notify(ctx, []Notice{{Kind: NoticeQueued, To: []string{cur.User}, Lease: cur, Reason: reason}})
-	}
 	return err
 }
 
@@ -108,12 +108,6 @@ func (s *Service) markEnded(ctx context.Context, l *Lease, to State, reason, out
 	if !l.State.Live() {
 		return nil
 	}
-	ended, err := s.updateIf(ctx, l, func(tx Tx, cur *Lease) error {
-		return s.transitionAt(ctx, tx, cur, to, SystemActor, reason, at)
-	})
-	if ended == nil {
-		return err
-	}
 	kind := NoticeFailed
 	switch to {
 	case Released:
@@ -123,8 +117,13 @@ func (s *Service) markEnded(ctx context.Context, l *Lease, to State, reason, out
 	case Reclaimed:
 		kind = NoticeReclaimed
 	}
-	s.notify(ctx, []Notice{{Kind: kind, To: []string{ended.User}, Lease: ended, Reason: reason, Detail: output}})
-	return nil
+	_, err := s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
+		if err := s.transitionAt(ctx, tx, cur, to, SystemActor, reason, at); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: kind, To: []string{cur.User}, Lease: cur, Reason: reason, Detail: output}}, nil
+	})
+	return err
 }
 
 // markRunning records that a lease's job runs: it adopts the job (Ref), fills the node into the
@@ -132,7 +131,7 @@ func (s *Service) markEnded(ctx context.Context, l *Lease, to State, reason, out
 // its owner. It reports whether the lease became active.
 func (s *Service) markRunning(ctx context.Context, l *Lease, j Job) (bool, error) {
 	activated := false
-	cur, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) error {
+	cur, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
 		activated = false
 		c.Ref = j.Ref
 		if j.Node != "" {
@@ -140,7 +139,7 @@ func (s *Service) markRunning(ctx context.Context, l *Lease, j Job) (bool, error
 			c.Connect = strings.ReplaceAll(c.Connect, NodePlaceholder, firstNode(j.Node))
 		}
 		if c.State != Queued && c.State != Provisioning {
-			return tx.UpdateLease(ctx, c, c.State)
+			return nil, tx.UpdateLease(ctx, c, c.State)
 		}
 		now := s.Clock.Now()
 		start := now
@@ -149,12 +148,14 @@ func (s *Service) markRunning(ctx context.Context, l *Lease, j Job) (bool, error
 		}
 		c.StartedAt, c.ExpiresAt = start, start.Add(c.Duration)
 		activated = true
-		return s.transitionAt(ctx, tx, c, Active, SystemActor, "workspace ready", start)
+		if err := s.transitionAt(ctx, tx, c, Active, SystemActor, "workspace ready", start); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: NoticeGranted, To: []string{c.User}, Lease: c}}, nil
 	})
 	if err != nil || cur == nil || !activated {
 		return false, err
 	}
-	s.notify(ctx, []Notice{{Kind: NoticeGranted, To: []string{cur.User}, Lease: cur}})
 	return true, nil
 }
 
@@ -328,9 +329,9 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 	switch j.State {
 	case JobPending:
 		if l.Ref == "" {
-			if _, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) error {
+			if _, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
 				c.Ref = j.Ref
-				return tx.UpdateLease(ctx, c, c.State)
+				return nil, tx.UpdateLease(ctx, c, c.State)
 			}); err != nil {
 				return err
 			}

@@ -32,6 +32,13 @@ type Service struct {
 	Logger    *slog.Logger
 	// Waits predicts queue waits; nil falls back to the known expiries of running leases.
 	Waits WaitPredictor
+	// Outbox, when set, makes notices durable: written with the change that causes them and
+	// delivered from the database (see outbox.go). Nil delivers them directly after the commit.
+	Outbox Outbox
+	// SenderName names this process in the outbox's claims (a host name and process id).
+	SenderName string
+
+	stats noticeStats
 }
 
 func (s *Service) log() *slog.Logger {
@@ -46,6 +53,17 @@ func (s *Service) notify(ctx context.Context, ns []Notice) {
 		return
 	}
 	for _, n := range ns {
-		s.Notifier.Notify(ctx, n)
+		if err := s.notifyErr(ctx, n); err != nil {
+			s.log().Error("notice not delivered", "kind", n.Kind, "lease", n.Lease.ID, "err", err)
+		}
 	}
+}
+
+// notifyErr delivers one notice and says whether it was delivered, where the notifier can tell.
+func (s *Service) notifyErr(ctx context.Context, n Notice) error {
+	if c, ok := s.Notifier.(CheckedNotifier); ok {
+		return c.NotifyChecked(ctx, n)
+	}
+	s.Notifier.Notify(ctx, n)
+	return nil
 }

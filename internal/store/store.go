@@ -77,8 +77,14 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 	if err != nil {
 		return nil, err
 	}
-	x, err := sqlx.Open(driver, dsn)
-	if err != nil {
+	var x *sqlx.DB
+	if dialect == Postgres {
+		sdb, err := openPostgres(withTimeouts(dsn))
+		if err != nil {
+			return nil, fmt.Errorf("store: open %s: %s", dialect, strings.ReplaceAll(err.Error(), url, redact(url)))
+		}
+		x = sqlx.NewDb(sdb, driver)
+	} else if x, err = sqlx.Open(driver, dsn); err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", dialect, err)
 	}
 	switch dialect {

@@ -3,11 +3,16 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math/rand/v2"
+	"net"
 	"slices"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -56,6 +61,12 @@ func (db *DB) View(ctx context.Context, fn func(qm.Tx) error) error {
 }
 
 func (db *DB) runTx(ctx context.Context, readOnly bool, lockIDs []int64, fn func(qm.Tx) error) (err error) {
+	defer func() {
+		if unreachable(err) {
+			db.logger.Warn("the database cannot be reached", "err", err)
+			err = qm.ErrUnavailable
+		}
+	}()
 	x, err := db.x.BeginTxx(ctx, &sql.TxOptions{ReadOnly: readOnly})
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
@@ -136,4 +147,24 @@ func (t *tx) writable() error {
 		return errReadOnly
 	}
 	return nil
+}
+
+// unreachable reports whether err says the database could not be reached or stopped answering
+// (refused, reset, timed out, a connection gone bad), as opposed to an error in a statement.
+func unreachable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ne net.Error
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.As(err, &ne) {
+		return true
+	}
+	var s interface{ SQLState() string }
+	if errors.As(err, &s) {
+		// Class 08: connection exception; 57P01..57P03: the server is shutting down or starting.
+		st := s.SQLState()
+		return strings.HasPrefix(st, "08") || st == "57P01" || st == "57P02" || st == "57P03"
+	}
+	return false
 }

@@ -1,0 +1,124 @@
+package slack_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/bot"
+	slackbot "github.com/acme/quartermaster/bot/slack"
+	"github.com/acme/quartermaster/internal/store/storetest"
+)
+
+// The request form opens at once, even when every worker is busy: the estimate waits for a
+// worker, the form does not.
+func TestRequestFormOpensWhileWorkersAreBusy(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	release := make(chan struct{})
+	var once sync.Once
+	busy := bot.HandlerFunc(func(ctx context.Context, req bot.Request) []bot.Reply {
+		if strings.Contains(req.Text, "slow") {
+			<-release
+		}
+		return e.bot.Handle(ctx, req)
+	})
+	a, err := slackbot.New(slackbot.Config{BotToken: "xoxb-test", SigningSecret: secret, APIURL: e.slack.apiURL(), Handler: busy,
+		Refs: dbRefs{e.db}, Logger: storetest.Logger(t), MaxWork: 1, ChannelInterval: time.Millisecond,
+		Choices: slackbot.Choices{Classes: []slackbot.Choice{{Value: "interactive"}, {Value: "train"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.handler.Store(a)
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	e.command("UBOB", "help slow") // holds the only worker
+	trigger := e.command("UALICE", "")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, _, _, views := e.slack.snapshot()
+		if len(views) > 0 {
+			if views[0].Method != "open" || views[0].Trigger != trigger || !strings.Contains(textIn([]map[string]any{views[0].View}), "Calculating") {
+				t.Fatalf("first view call %+v", views[0])
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the form did not open while the worker was busy")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	once.Do(func() { close(release) })
+	e.wait()
+	_, _, _, views := e.slack.snapshot()
+	if last := views[len(views)-1]; last.Method != "update" || !strings.Contains(textIn([]map[string]any{last.View}), "1 × interactive for 2h") {
+		t.Errorf("the estimate never filled the form in: %+v", last)
+	}
+}
+
+// A 429 on views.open is retried only while the trigger id can still open a form; past that the
+// user is told to type the request, with an example that works.
+func TestRequestFormRetriesOnlyWhileTheTriggerLives(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	e.slack.limit("views.open", 1)
+	e.command("UALICE", "")
+	e.wait()
+	_, _, _, views := e.slack.snapshot()
+	if len(views) == 0 || views[0].Method != "open" {
+		t.Fatalf("one 429 of a second: the form should open on the retry: %+v", views)
+	}
+
+	e = newEnv(t, storetest.SQLite(t))
+	e.slack.limit("views.open", 5)
+	trigger := e.command("UALICE", "")
+	e.wait()
+	e.slack.mu.Lock()
+	calls := e.slack.viewCalls["open"]
+	e.slack.mu.Unlock()
+	if calls > 3 {
+		t.Errorf("views.open was called %d times for one trigger; a trigger lives 3 s and each retry waits 1 s", calls)
+	}
+	r := e.responseTo(trigger)
+	if !strings.Contains(r.Text, "could not be opened; type the request instead. Example: /gpu request 1 interactive for 2h") {
+		t.Errorf("the user was not told what to type: %+v", r)
+	}
+}
+
+// More than 100 teams (or classes) are all offered: the menu loads them as the user types.
+func TestRequestFormOffersEveryTeamPast100(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	var teams []string
+	for i := 0; i < 150; i++ {
+		teams = append(teams, fmt.Sprintf("team-%03d", i))
+	}
+	a, err := slackbot.New(slackbot.Config{BotToken: "xoxb-test", SigningSecret: secret, APIURL: e.slack.apiURL(), Handler: e.bot,
+		Refs: dbRefs{e.db}, Logger: storetest.Logger(t), ChannelInterval: time.Millisecond,
+		Choices: slackbot.Choices{Classes: []slackbot.Choice{{Value: "interactive"}}, Teams: teams}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.handler.Store(a)
+	e.command("UALICE", "")
+	e.wait()
+	_, _, _, views := e.slack.snapshot()
+	form := textIn([]map[string]any{views[0].View})
+	if !strings.Contains(form, `"action_id":"qm.form.team"`) || !strings.Contains(form, `"type":"external_select"`) {
+		t.Fatalf("150 teams are not an external select: %s", form)
+	}
+	code, body := e.interaction(map[string]any{"type": "block_suggestion", "user": map[string]any{"id": "UALICE"},
+		"action_id": "qm.form.team", "block_id": "qm.form.team", "value": "14",
+		"view": map[string]any{"id": "V1", "callback_id": "qm.request"}})
+	if code != http.StatusOK {
+		t.Fatalf("HTTP %d", code)
+	}
+	for _, want := range []string{"team-014", "team-140", "team-149"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("typing 14 does not offer %s: %s", want, body)
+		}
+	}
+	if strings.Contains(body, "team-015") {
+		t.Errorf("typing 14 offers team-015: %s", body)
+	}
+}

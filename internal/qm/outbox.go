@@ -1,0 +1,274 @@
+package qm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
+)
+
+// The durable outbox. With Service.Outbox set, every notice is written, one row per recipient, in
+// the same transaction as the change that causes it, and delivered from there: at once after the
+// commit by the process that made the change, and by DeliverNotices (the sender loop of every
+// replica) for whatever is left, after a crash, a failed delivery, or on another replica. Rows of
+// one lease and recipient go out in order; a row another sender holds is left to it until its
+// claim lapses. Without an Outbox (tests, the console) notices are delivered directly after the
+// commit.
+
+// Outbox hands out the notices the transactions wrote.
+type Outbox interface {
+	// ClaimNotices claims up to limit notices that are due at now and that no live claim holds,
+	// the oldest unsent one of each lease and recipient only, for hold; with ids, only among those.
+	ClaimNotices(ctx context.Context, owner string, ids []int64, now time.Time, limit int, hold time.Duration) ([]QueuedNotice, error)
+	// NoticeSent marks a claimed notice delivered.
+	NoticeSent(ctx context.Context, id int64, at time.Time) error
+	// NoticeFailed gives a claimed notice back, to be tried again at retryAt.
+	NoticeFailed(ctx context.Context, id int64, retryAt time.Time, reason string) error
+}
+
+// QueuedNotice is one claimed row of the outbox.
+type QueuedNotice struct {
+	ID       int64
+	Notice   Notice
+	Attempts int
+	// Again is set when an earlier claim lapsed without the notice being marked sent or failed:
+	// its sender stopped mid-delivery, so this delivery may repeat one that happened.
+	Again bool
+}
+
+// Outbox defaults.
+const (
+	// NoticeHold is how long a claim holds a notice: longer than any delivery takes, rate-limit
+	// waits included.
+	NoticeHold = 2 * time.Minute
+	// noticeBatch is how many notices one claim takes.
+	noticeBatch = 64
+	// maxNoticeAttempts is how often a notice is tried before it is given up (about a day).
+	maxNoticeAttempts = 30
+	// noticeSenders bounds how many recipients are written to at once.
+	noticeSenders = 8
+)
+
+// noticeJSON is a notice as the outbox keeps it.
+type noticeJSON struct {
+	Kind      NoticeKind `json:"kind"`
+	To        []string   `json:"to"`
+	Lease     *Lease     `json:"lease"`
+	Actor     string     `json:"actor,omitempty"`
+	Reason    string     `json:"reason,omitempty"`
+	Matches   []match    `json:"matches,omitempty"`
+	Approvers []string   `json:"approvers,omitempty"`
+	Detail    string     `json:"detail,omitempty"`
+}
+
+type match struct {
+	Rule string `json:"rule"`
+	Why  string `json:"why"`
+}
+
+// EncodeNotice writes a notice (with a copy of its lease as it was) for the outbox.
+func EncodeNotice(n Notice) ([]byte, error) {
+	j := noticeJSON{Kind: n.Kind, To: n.To, Lease: n.Lease, Actor: n.Actor, Reason: n.Reason, Approvers: n.Approvers, Detail: n.Detail}
+	for _, m := range n.Matches {
+		j.Matches = append(j.Matches, match{m.Rule, m.Why})
+	}
+	return json.Marshal(j)
+}
+
+// DecodeNotice reads a notice EncodeNotice wrote.
+func DecodeNotice(b []byte) (Notice, error) {
+	var j noticeJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return Notice{}, fmt.Errorf("qm: a notice in the outbox cannot be read: %w", err)
+	}
+	if j.Lease == nil {
+		return Notice{}, fmt.Errorf("qm: a notice in the outbox has no lease")
+	}
+	n := Notice{Kind: j.Kind, To: j.To, Lease: j.Lease, Actor: j.Actor, Reason: j.Reason, Approvers: j.Approvers, Detail: j.Detail}
+	for _, m := range j.Matches {
+		n.Matches = append(n.Matches, policyMatch(m.Rule, m.Why))
+	}
+	return n, nil
+}
+
+func policyMatch(rule, why string) policy.Match { return policy.Match{Rule: rule, Why: why} }
+
+// batch is what one transaction staged: outbox rows, or (without an outbox) the notices
+// themselves. A transaction that is run again starts a new batch.
+type batch struct {
+	ids    []int64
+	direct []Notice
+}
+
+// stage writes notices into the outbox inside tx (one row per recipient), or keeps them for
+// delivery after the commit when there is no outbox.
+func (s *Service) stage(ctx context.Context, tx Tx, b *batch, ns ...Notice) error {
+	if s.Notifier == nil {
+		return nil
+	}
+	if s.Outbox == nil {
+		b.direct = append(b.direct, ns...)
+		return nil
+	}
+	var rows []Notice
+	for _, n := range ns {
+		for _, to := range n.To {
+			one := n
+			one.To = []string{to}
+			rows = append(rows, one)
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	ids, err := tx.AddNotices(ctx, rows, s.Clock.Now())
+	if err != nil {
+		return err
+	}
+	b.ids = append(b.ids, ids...)
+	return nil
+}
+
+// send delivers what a committed transaction staged: its outbox rows now (whatever cannot go now
+// is left to the sender loop), or the notices directly.
+func (s *Service) send(ctx context.Context, b *batch) {
+	if len(b.direct) > 0 {
+		s.notify(ctx, b.direct)
+	}
+	if len(b.ids) > 0 {
+		if _, err := s.deliver(ctx, b.ids); err != nil {
+			s.log().Warn("notices left for the sender loop", "err", err)
+		}
+	}
+}
+
+// tell stages notices in a transaction of their own and sends them: for notices that no state
+// change of the service causes.
+func (s *Service) tell(ctx context.Context, ns ...Notice) {
+	var b batch
+	if s.Outbox != nil {
+		err := s.Store.Update(ctx, nil, func(tx Tx) error {
+			b = batch{}
+			return s.stage(ctx, tx, &b, ns...)
+		})
+		if err != nil {
+			s.log().Error("queue notices", "err", err)
+			return
+		}
+	} else {
+		b.direct = ns
+	}
+	s.send(ctx, &b)
+}
+
+// noticeStats counts what the outbox sender saw.
+type noticeStats struct {
+	sent, failed, repeats atomic.Int64
+}
+
+// NoticeRepeats is how many notices this process delivered again after an earlier sender's
+// claim lapsed mid-delivery (each may have reached its recipient twice).
+func (s *Service) NoticeRepeats() int64 { return s.stats.repeats.Load() }
+
+// NoticesSent is how many notices this process delivered from the outbox.
+func (s *Service) NoticesSent() int64 { return s.stats.sent.Load() }
+
+// DeliverNotices sends what is due in the outbox, in order per lease and recipient, until nothing
+// is left that this sender may take now, and says how many it sent. The sender loop of every
+// replica calls it; several replicas never send one notice twice while their claims hold.
+func (s *Service) DeliverNotices(ctx context.Context) (int, error) {
+	if s.Outbox == nil {
+		return 0, nil
+	}
+	total := 0
+	for {
+		n, err := s.deliver(ctx, nil)
+		total += n
+		if err != nil || n == 0 {
+			return total, err
+		}
+	}
+}
+
+// deliver claims one batch (among ids when given) and delivers it; it returns how many it sent.
+func (s *Service) deliver(ctx context.Context, ids []int64) (int, error) {
+	if s.Outbox == nil || s.Notifier == nil {
+		return 0, nil
+	}
+	now := s.Clock.Now()
+	claimed, err := s.Outbox.ClaimNotices(ctx, s.senderName(), ids, now, noticeBatch, NoticeHold)
+	if err != nil || len(claimed) == 0 {
+		return 0, err
+	}
+	// One goroutine per lease and recipient keeps their order; different ones go out at once.
+	groups := map[string][]QueuedNotice{}
+	var order []string
+	for _, q := range claimed {
+		k := fmt.Sprintf("%d/%v", q.Notice.Lease.ID, q.Notice.To)
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], q)
+	}
+	var sent atomic.Int64
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, noticeSenders)
+	for _, k := range order {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(qs []QueuedNotice) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			for _, q := range qs {
+				if s.deliverOne(ctx, q) {
+					sent.Add(1)
+				}
+			}
+		}(groups[k])
+	}
+	wg.Wait()
+	return int(sent.Load()), nil
+}
+
+// deliverOne sends one claimed notice and records the outcome.
+func (s *Service) deliverOne(ctx context.Context, q QueuedNotice) bool {
+	if q.Again {
+		s.stats.repeats.Add(1)
+		s.log().Warn("delivering a notice again after its sender stopped mid-delivery", "outbox", q.ID, "lease", q.Notice.Lease.ID, "kind", q.Notice.Kind)
+	}
+	err := s.notifyErr(ctx, q.Notice)
+	now := s.Clock.Now()
+	if err == nil {
+		if err := s.Outbox.NoticeSent(ctx, q.ID, now); err != nil {
+			s.log().Error("mark a notice sent", "outbox", q.ID, "err", err)
+		}
+		s.stats.sent.Add(1)
+		return true
+	}
+	s.stats.failed.Add(1)
+	if q.Attempts >= maxNoticeAttempts {
+		s.log().Error("giving up on a notice", "outbox", q.ID, "lease", q.Notice.Lease.ID, "to", q.Notice.To, "attempts", q.Attempts, "err", err)
+		if err := s.Outbox.NoticeSent(ctx, q.ID, now); err != nil {
+			s.log().Error("mark a notice given up", "outbox", q.ID, "err", err)
+		}
+		return false
+	}
+	retry := now.Add(min(time.Duration(1<<min(q.Attempts, 9))*time.Second, 10*time.Minute))
+	s.log().Warn("a notice could not be delivered; it will be tried again", "outbox", q.ID, "to", q.Notice.To, "attempt", q.Attempts, "retry_at", retry, "err", err)
+	if err := s.Outbox.NoticeFailed(ctx, q.ID, retry, err.Error()); err != nil {
+		s.log().Error("give a notice back", "outbox", q.ID, "err", err)
+	}
+	return false
+}
+
+// senderName names this process's claims.
+func (s *Service) senderName() string {
+	if s.SenderName != "" {
+		return s.SenderName
+	}
+	return "quartermaster"
+}

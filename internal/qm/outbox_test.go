@@ -1,0 +1,206 @@
+package qm_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/sim"
+	"github.com/acme/quartermaster/internal/store"
+	"github.com/acme/quartermaster/internal/store/storetest"
+)
+
+// courier is a notifier that records what it delivered, and can be told to fail or to hang.
+type courier struct {
+	mu     sync.Mutex
+	got    []qm.Notice
+	fail   bool
+	hang   chan struct{} // when set, deliveries wait on it (a sender that stops mid-delivery)
+	before func(qm.Notice) error
+}
+
+func (c *courier) Notify(ctx context.Context, n qm.Notice) { _ = c.NotifyChecked(ctx, n) }
+
+func (c *courier) NotifyChecked(ctx context.Context, n qm.Notice) error {
+	c.mu.Lock()
+	hang, fail, before := c.hang, c.fail, c.before
+	c.mu.Unlock()
+	if hang != nil {
+		select {
+		case <-hang:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if before != nil {
+		if err := before(n); err != nil {
+			return err
+		}
+	}
+	if fail {
+		return errors.New("the chat platform is unreachable")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.got = append(c.got, n)
+	return nil
+}
+
+func (c *courier) delivered() []qm.Notice {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]qm.Notice(nil), c.got...)
+}
+
+// outboxService is a replica: its own service and clock over a shared store.
+func outboxService(t *testing.T, p *policy.Policy, st *store.DB, clock *sim.Clock, name string, c *courier) *qm.Service {
+	cl := sim.New(p, clock)
+	return &qm.Service{Policy: p, Store: st, Clock: clock, Backend: cl, Telemetry: cl, Directory: p,
+		Notifier: c, Outbox: st, SenderName: name, Logger: storetest.Logger(t)}
+}
+
+func eachStore(t *testing.T, fn func(t *testing.T, url string)) {
+	for _, b := range []struct {
+		name string
+		url  func(testing.TB) string
+	}{{"sqlite", storetest.SQLite}, {"postgres", storetest.Postgres}} {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, b.url(t))
+		})
+	}
+}
+
+// Notices written at a moment when they cannot go out (the chat platform is down, or the process
+// dies before sending) are delivered later by the sender loop of any replica, each once.
+func TestNoticesSurviveAFailedDeliveryAndReachEveryone(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		p := manyTeamsPolicy(t, 8, "")
+		st := storetest.Open(t, url)
+		clock := sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC))
+		down := &courier{fail: true}
+		a := outboxService(t, p, st, clock, "a", down)
+		for i := 0; i < 8; i++ { // eight over-quota requests: each tells its budget owner
+			out, err := a.Request(context.Background(), qm.LeaseRequest{User: fmt.Sprintf("u%02d@x.example", i), GPUs: 4, Class: "interactive", Duration: time.Hour})
+			if err != nil || out.Lease.State != qm.PendingApproval {
+				t.Fatalf("request %d: %v %+v", i, err, out)
+			}
+		}
+		if n := len(down.delivered()); n != 0 {
+			t.Fatalf("%d notices went out while the platform was down", n)
+		}
+		up := &courier{}
+		b := outboxService(t, p, st, clock, "b", up)
+		clock.Advance(time.Minute) // past the retry
+		if _, err := b.DeliverNotices(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, n := range up.delivered() {
+			got[n.To[0]]++
+		}
+		for i := 0; i < 8; i++ {
+			if owner := fmt.Sprintf("boss%02d@x.example", i); got[owner] != 1 {
+				t.Errorf("%s heard %d times of their team's request, want once", owner, got[owner])
+			}
+		}
+		if _, err := b.DeliverNotices(context.Background()); err != nil || len(up.delivered()) != 8 {
+			t.Errorf("a second pass sent more: %d notices, %v", len(up.delivered()), err)
+		}
+	})
+}
+
+// A sender that stops in the middle of a delivery (killed) holds its notices only until its claim
+// lapses; then another replica sends them, and counts each as a possible repeat.
+func TestALapsedClaimIsSentAgainAndCounted(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		p := manyTeamsPolicy(t, 2, "")
+		st := storetest.Open(t, url)
+		clock := sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC))
+		stuck := &courier{hang: make(chan struct{})}
+		a := outboxService(t, p, st, clock, "a", stuck)
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		if _, err := a.Request(ctx, qm.LeaseRequest{User: "u00@x.example", GPUs: 4, Class: "interactive", Duration: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+		up := &courier{}
+		b := outboxService(t, p, st, clock, "b", up)
+		if n, _ := b.DeliverNotices(context.Background()); n != 0 {
+			t.Fatalf("b took %d notices that a still held", n)
+		}
+		clock.Advance(qm.NoticeHold + time.Second)
+		if n, err := b.DeliverNotices(context.Background()); n != 1 || err != nil {
+			t.Fatalf("after a's claim lapsed b sent %d (%v), want 1", n, err)
+		}
+		if b.NoticeRepeats() != 1 {
+			t.Errorf("repeats = %d, want 1", b.NoticeRepeats())
+		}
+	})
+}
+
+// Three replicas sending at once from one PostgreSQL database send every notice exactly once, and
+// the notices to one recipient about one lease in the order they were written.
+func TestThreeReplicasSendEachNoticeOnceInOrder(t *testing.T) {
+	storetest.RequirePostgres(t)
+	p := manyTeamsPolicy(t, 20, "")
+	st := storetest.Open(t, storetest.Postgres(t))
+	clock := sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC))
+	maker := outboxService(t, p, st, clock, "maker", &courier{fail: true})
+	for i := 0; i < 20; i++ {
+		out, err := maker.Request(context.Background(), qm.LeaseRequest{User: fmt.Sprintf("u%02d@x.example", i), GPUs: 4, Class: "interactive", Duration: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The owner decides at once: an edit ("decided") that must follow the request's post.
+		if _, err := maker.Decide(context.Background(), fmt.Sprintf("boss%02d@x.example", i), out.Lease.ID, false, "not now"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(time.Minute)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	var order []qm.Notice
+	var wg sync.WaitGroup
+	for r := 0; r < 3; r++ {
+		c := &courier{before: func(n qm.Notice) error {
+			mu.Lock()
+			defer mu.Unlock()
+			seen[fmt.Sprintf("%s/%s/%s", n.Lease.ID, n.Kind, n.To[0])]++
+			order = append(order, n)
+			return nil
+		}}
+		svc := outboxService(t, p, st, clock, fmt.Sprintf("r%d", r), c)
+		wg.Go(func() {
+			for i := 0; i < 20; i++ {
+				if _, err := svc.DeliverNotices(context.Background()); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	// Per lease: the request and the decision to its owner, the denial to the requester (this
+	// policy names no team channels).
+	if len(seen) != 20*3 {
+		t.Errorf("%d distinct notices delivered, want %d", len(seen), 20*3)
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("%s delivered %d times", k, n)
+		}
+	}
+	last := map[string]qm.NoticeKind{}
+	for _, n := range order {
+		k := n.Lease.ID.String() + "/" + n.To[0]
+		if n.Kind == qm.NoticeApprovalRequest && last[k] == qm.NoticeDecided {
+			t.Errorf("%s: the decision reached %s before the request it edits", n.Lease.ID, n.To[0])
+		}
+		last[k] = n.Kind
+	}
+}
