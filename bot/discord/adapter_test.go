@@ -2,6 +2,7 @@ package discord_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -322,8 +323,9 @@ func TestNotices(t *testing.T) {
 	for _, to := range []string{"dana@acme.example", "#vision-gpu", "lee@acme.example", "#language-gpu"} {
 		r := ask
 		r.To = to
-		if err := e.adapter.Send(ctx, r); err != nil {
-			t.Fatal(err)
+		err := e.adapter.Send(ctx, r)
+		if notHere := to == "lee@acme.example" || to == "#language-gpu"; notHere != errors.Is(err, discord.ErrNotHere) || !notHere && err != nil {
+			t.Errorf("a notice to %s: %v", to, err)
 		}
 	}
 	e.wait()
@@ -379,6 +381,19 @@ func TestRateLimited(t *testing.T) {
 	e.wait()
 	if ps := e.fake.PostsTo(team); len(ps) != 1 {
 		t.Fatalf("posts = %+v; want one after the 429s", ps)
+	}
+}
+
+// TestNoticeFailureIsReported: a notice Discord does not take is reported to the caller, so the
+// outbox tries it again later.
+func TestNoticeFailureIsReported(t *testing.T) {
+	e := newEnv(t, func(c *discord.Config) { c.BotToken = "a revoked token" })
+	err := e.adapter.Send(context.Background(), bot.Reply{To: "#vision-gpu", Text: "Showback is ready."})
+	if err == nil || errors.Is(err, discord.ErrNotHere) {
+		t.Fatalf("a refused post: %v", err)
+	}
+	if n := len(e.fake.Posts()); n != 0 {
+		t.Errorf("%d posts", n)
 	}
 }
 

@@ -360,7 +360,9 @@ func (a *Adapter) run(i *discordgo.Interaction, person, text string) (*discordgo
 				own = append(own, r)
 				continue
 			}
-			_ = a.Send(ctx, r)
+			if err := a.Send(ctx, r); err != nil && !errors.Is(err, ErrNotHere) {
+				a.log.Error("a reply to someone else did not go out", "to", r.To, "err", err)
+			}
 		}
 		mu.Lock()
 		if !deferred {

@@ -3,45 +3,66 @@ package discord
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/acme/quartermaster/bot"
 )
 
-// Send delivers a notice on Discord: to a person by DM (when the directory knows their Discord
-// account) or to a channel the policy names (when it has a Discord channel id), queued per
-// recipient and sent in order. A notice for someone or somewhere not on Discord is not sent here
-// and is no error: other platforms carry it. A notice with Update set edits the messages posted
-// earlier to the same recipient with the same Ref; when there are none, it is posted.
-func (a *Adapter) Send(_ context.Context, r bot.Reply) error {
+// ErrNotHere says a notice's recipient is not on Discord: a person with no Discord account, or a
+// channel with no Discord channel id. Other platforms carry such a notice; it is not a failure.
+var ErrNotHere = errors.New("discord: the recipient is not on Discord")
+
+// Send delivers a notice on Discord and says whether it went out: to a person by DM (when they
+// have a Discord account) or to a channel the policy names (when it has a Discord channel id);
+// ErrNotHere when neither. Notices are queued per recipient and sent in order. A notice with
+// Update set edits the messages posted earlier to the same recipient with the same Ref; when
+// there are none, it is posted.
+func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
 	if r.To == "" {
 		return errors.New("discord: a notice without a recipient")
 	}
 	to := r.To
 	if strings.HasPrefix(to, "#") {
 		if _, ok := a.cfg.Channels[to]; !ok {
-			a.log.Debug("a channel with no Discord channel id; not posted on Discord", "to", to, "ref", r.Ref)
-			return nil
+			return fmt.Errorf("%w: %s has no Discord channel id in the policy", ErrNotHere, to)
 		}
 	}
+	done := make(chan error, 1)
+	var abandoned atomic.Bool
 	a.out.push(a.base, strings.ToLower(to), func(ctx context.Context) {
+		if abandoned.Load() {
+			done <- errors.New("discord: the sender stopped waiting before the message went out")
+			return
+		}
 		channel, ok, err := a.channelFor(ctx, to)
 		switch {
 		case err != nil:
 			a.log.Error("cannot reach a notice's recipient on Discord", "to", to, "ref", r.Ref, "err", err)
+			done <- err
 			return
 		case !ok:
-			a.log.Debug("a person with no Discord account; not sent on Discord", "to", to, "ref", r.Ref)
+			done <- fmt.Errorf("%w: %s has no Discord account", ErrNotHere, to)
 			return
 		}
-		if r.Update && r.Ref != "" && a.update(ctx, to, r) {
-			return
+		if r.Update && r.Ref != "" {
+			if ok, err := a.update(ctx, to, r); ok || err != nil {
+				done <- err
+				return
+			}
 		}
-		a.post(ctx, to, channel, r)
+		done <- a.post(ctx, to, channel, r)
 	})
-	return nil
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		abandoned.Store(true)
+		return ctx.Err()
+	}
 }
 
 // channelFor is where a message to "to" goes: a person's DM channel, or the channel's id.
@@ -76,7 +97,7 @@ func (a *Adapter) channelFor(ctx context.Context, to string) (string, bool, erro
 }
 
 // post sends r to channel and, when it has a Ref, remembers where it landed.
-func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) {
+func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) error {
 	m := a.render(r)
 	var sent *discordgo.Message
 	err := a.retry(ctx, func() error {
@@ -87,27 +108,31 @@ func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) {
 	})
 	if err != nil {
 		a.log.Error("cannot post on Discord", "to", to, "channel", channel, "ref", r.Ref, "err", err)
-		return
+		return fmt.Errorf("discord: post to %s: %w", to, err)
 	}
 	if r.Ref != "" && sent != nil {
+		// The message is out; failing to remember it costs only its later edit, so it is logged
+		// rather than sent again.
 		if err := a.refs.SaveMessageRef(ctx, MessageRef{Ref: r.Ref, Recipient: strings.ToLower(to), Channel: sent.ChannelID, MessageID: sent.ID}); err != nil {
 			a.log.Error("cannot remember a posted message", "ref", r.Ref, "channel", sent.ChannelID, "message", sent.ID, "err", err)
 		}
 	}
+	return nil
 }
 
 // update edits every copy of r.Ref posted to "to"; false when there is none. The edit replaces
 // the buttons too, so a decided approval has none left to click.
-func (a *Adapter) update(ctx context.Context, to string, r bot.Reply) bool {
+func (a *Adapter) update(ctx context.Context, to string, r bot.Reply) (bool, error) {
 	refs, err := a.refs.MessageRefs(ctx, r.Ref)
 	if err != nil {
 		a.log.Error("cannot read posted messages", "ref", r.Ref, "err", err)
-		return false
+		return false, fmt.Errorf("discord: posted copies of %s: %w", r.Ref, err)
 	}
 	m := a.render(r)
 	comps := orEmpty(m.components)
 	empty := ""
 	n := 0
+	var errs []error
 	for _, ref := range refs {
 		if !strings.EqualFold(ref.Recipient, to) {
 			continue
@@ -120,7 +145,8 @@ func (a *Adapter) update(ctx context.Context, to string, r bot.Reply) bool {
 		})
 		if err != nil {
 			a.log.Error("cannot edit a message on Discord", "ref", r.Ref, "channel", ref.Channel, "message", ref.MessageID, "err", err)
+			errs = append(errs, fmt.Errorf("discord: edit %s in %s: %w", ref.MessageID, ref.Channel, err))
 		}
 	}
-	return n > 0
+	return n > 0, errors.Join(errs...)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/acme/quartermaster/bot"
 	discordbot "github.com/acme/quartermaster/bot/discord"
+	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
@@ -243,13 +244,27 @@ func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Ada
 	})
 }
 
-// senders hands every notice to each platform; each sends what it can reach.
+// senders hands every notice to each platform; each sends what it can reach. A notice counts as
+// delivered when one platform delivered it, so the outbox does not send it again (and again to
+// the platforms that took it) because another platform failed or does not know the recipient;
+// when none delivered it, their failures are the error and the outbox tries again later. A
+// recipient no platform reaches is nobody's failure.
 type senders []bot.Sender
 
 func (s senders) Send(ctx context.Context, r bot.Reply) error {
 	var errs []error
+	delivered := false
 	for _, x := range s {
-		errs = append(errs, x.Send(ctx, r))
+		switch err := x.Send(ctx, r); {
+		case err == nil:
+			delivered = true
+		case errors.Is(err, discordbot.ErrNotHere):
+		default:
+			errs = append(errs, err)
+		}
+	}
+	if delivered {
+		return nil
 	}
 	return errors.Join(errs...)
 }
@@ -266,7 +281,11 @@ func serveDiscord(a *App, s discordSettings, mux *http.ServeMux, log *slog.Logge
 		}
 		return func(context.Context) error { return nil }, err
 	}
-	a.Sender = senders{a.Sender, adapter}
+	if slack, ok := a.Sender.(*slackbot.Adapter); ok {
+		a.Sender = senders{slack, adapter}
+	} else {
+		a.Sender = senders{adapter}
+	}
 	gateway, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	if s.PublicKey != "" {

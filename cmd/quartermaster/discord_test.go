@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/quartermaster/bot"
 	discordbot "github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/bot/discord/discordtest"
 	"github.com/acme/quartermaster/internal/qm"
@@ -62,7 +65,11 @@ func (e *discordEnv) start() {
 		e.t.Fatal(err)
 	}
 	e.adapter = ad
-	e.app.Sender = ad
+	// As serve has it: notices written with the change that causes them and sent from the
+	// database's outbox, through the platforms' senders.
+	e.app.Service.Outbox = e.app.Store
+	e.app.Service.SenderName = senderName()
+	e.app.Sender = senders{ad}
 	mux := http.NewServeMux()
 	ad.Register(mux)
 	e.srv = httptest.NewServer(mux)
@@ -516,5 +523,28 @@ func TestServeDiscordGateway(t *testing.T) {
 	}
 	if err := s.stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSendersFanOut: a notice counts as delivered when one platform took it; it is tried again
+// only when none did and one failed; a recipient no platform knows is nobody's failure.
+func TestSendersFanOut(t *testing.T) {
+	ok := bot.SenderFunc(func(context.Context, bot.Reply) error { return nil })
+	fails := bot.SenderFunc(func(context.Context, bot.Reply) error { return errors.New("HTTP 503") })
+	notHere := bot.SenderFunc(func(context.Context, bot.Reply) error { return fmt.Errorf("%w: lee", discordbot.ErrNotHere) })
+	for _, c := range []struct {
+		name  string
+		s     senders
+		retry bool
+	}{
+		{"both deliver", senders{ok, ok}, false},
+		{"one fails, one delivers", senders{fails, ok}, false},
+		{"one fails, the other does not know them", senders{fails, notHere}, true},
+		{"nobody knows them", senders{notHere}, false},
+		{"the only one fails", senders{fails}, true},
+	} {
+		if err := c.s.Send(context.Background(), bot.Reply{To: "lee@acme.example", Text: "x"}); (err != nil) != c.retry {
+			t.Errorf("%s: %v", c.name, err)
+		}
 	}
 }

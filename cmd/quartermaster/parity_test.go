@@ -410,6 +410,7 @@ func newSlackDriver(t *testing.T) driver {
 		t.Fatal(err)
 	}
 	d.adapter = ad
+	d.a.Service.Outbox, d.a.Service.SenderName = d.a.Store, senderName() // as serve has it
 	d.a.Sender = ad
 	d.srv = httptest.NewServer(ad.Handler())
 	t.Cleanup(func() {
