@@ -313,6 +313,47 @@ func TestSlowWorkIsDeferred(t *testing.T) {
 	}
 }
 
+// TestBusyHandlerDefersAtOnce: when the handler already runs as many commands as it may, a new
+// interaction is deferred at once instead of waiting for a turn it cannot get in time.
+func TestBusyHandlerDefersAtOnce(t *testing.T) {
+	e := newEnv(t, func(c *discord.Config) { c.MaxWork, c.AnswerWithin = 1, time.Hour })
+	release := make(chan struct{})
+	e.handler.reply = func(req bot.Request) []bot.Reply {
+		if strings.Contains(req.Text, "request") {
+			<-release
+		}
+		return []bot.Reply{{Text: "ran " + req.Text}}
+	}
+	first := make(chan response, 1)
+	go func() {
+		first <- e.send(discordtest.Command(in(alice), "gpu", "request", discordtest.Opt{Name: "gpus", Value: 1}))
+	}()
+	if !e.fake.WaitFor(func() bool { return len(e.handler.requests()) == 1 }) {
+		t.Fatal("the first command never ran")
+	}
+	second := make(chan response, 1)
+	body := discordtest.Command(in(bob), "gpu", "help")
+	go func() { second <- e.send(body) }()
+	var r response
+	select {
+	case r = <-second:
+		close(release)
+	case <-time.After(10 * time.Second): // it waits for a turn: let it have one, and fail below
+		close(release)
+		r = <-second
+	}
+	if r.Type != 5 {
+		t.Fatalf("the second interaction was answered with type %d, want 5 (deferred at once)", r.Type)
+	}
+	if f := <-first; f.Type != 4 || !strings.Contains(f.text(), "ran /gpu request 1") {
+		t.Errorf("the first = %+v", f)
+	}
+	e.wait()
+	if a, ok := e.fake.AnswerTo(discordtest.ID(body)); !ok || !strings.Contains(a.Text(), "ran /gpu help") {
+		t.Errorf("the deferred answer = %+v", a)
+	}
+}
+
 // TestNotices: notices go by DM to people with a Discord account and to channels with a Discord
 // id, and are not sent here for others; an update edits the copies posted about its Ref (buttons
 // gone), and when there are none it is posted.

@@ -340,9 +340,10 @@ func (a *Adapter) autocomplete(ctx context.Context, in incoming) *discordgo.Inte
 	return resp
 }
 
-// run runs a command as person. A reply ready within AnswerWithin is the answer; otherwise the
-// answer defers (Discord shows "thinking") and the reply edits it once sent was called. Replies
-// addressed to others go out as notices either way.
+// run runs a command as person. A reply ready within AnswerWithin is the answer; otherwise (or
+// at once, when the handler is busy with as many commands as it may run) the answer defers
+// (Discord shows "thinking") and the reply edits it once sent was called. Replies addressed to
+// others go out as notices either way.
 func (a *Adapter) run(i *discordgo.Interaction, person, text string) (*discordgo.InteractionResponse, func()) {
 	req := bot.Request{User: person, Text: text, Channel: i.ChannelID, Key: "discord:" + i.ID}
 	var (
@@ -353,6 +354,10 @@ func (a *Adapter) run(i *discordgo.Interaction, person, text string) (*discordgo
 	)
 	ready := make(chan struct{})
 	acked := make(chan struct{})
+	// When the handler is already running as many commands as it may, this one will wait its
+	// turn: it is deferred at once rather than after AnswerWithin, which it could not meet.
+	busy := len(a.work) >= cap(a.work)
+	deferred = busy
 	a.goWork(func(ctx context.Context) {
 		var own []bot.Reply
 		for _, r := range a.handle(ctx, req) {
@@ -379,12 +384,14 @@ func (a *Adapter) run(i *discordgo.Interaction, person, text string) (*discordgo
 		}
 		a.followUp(ctx, i, own)
 	})
-	t := time.NewTimer(a.cfg.AnswerWithin)
-	defer t.Stop()
-	select {
-	case <-ready:
-		return a.answer(mine...), func() {}
-	case <-t.C:
+	if !busy {
+		t := time.NewTimer(a.cfg.AnswerWithin)
+		defer t.Stop()
+		select {
+		case <-ready:
+			return a.answer(mine...), func() {}
+		case <-t.C:
+		}
 	}
 	mu.Lock()
 	if finished {
