@@ -548,3 +548,37 @@ func TestSendersFanOut(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscordSignatures: a request signed with another key, a signature over another body and a
+// request without the signature get 401, and no lease is made, nothing posted.
+func TestDiscordSignatures(t *testing.T) {
+	e := newDiscordEnv(t, storetest.SQLite(t))
+	url := e.srv.URL + discordbot.Path
+	body := discordtest.Command(discordtest.Who{User: dAlice, Channel: dChannel, Guild: dGuild}, "gpu", "request", opt("gpus", 1), opt("class", "interactive"))
+	forged := discordtest.NewSigner().Request(url, body)
+	otherBody := e.signer.Request(url, body)
+	otherBody.Header.Set("X-Signature-Ed25519", e.signer.Signature(otherBody.Header.Get("X-Signature-Timestamp"), []byte(`{"type":1}`)))
+	unsigned := e.signer.Request(url, body)
+	unsigned.Header.Del("X-Signature-Ed25519")
+	for name, req := range map[string]*http.Request{"forged": forged, "over another body": otherBody, "unsigned": unsigned} {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s: HTTP %d, want 401", name, resp.StatusCode)
+		}
+	}
+	e.wait()
+	if ls := e.leases(); len(ls) != 0 {
+		t.Errorf("leases = %+v", ls)
+	}
+	if n := e.fake.Calls(); n != 0 {
+		t.Errorf("Discord was called %d times", n)
+	}
+	// The same body, signed, makes the lease.
+	if m := e.do(body); !strings.Contains(m.Text(), "L-1 is active") {
+		t.Errorf("signed: %q", m.Text())
+	}
+}
