@@ -54,6 +54,16 @@ type Reply struct {
 	Update bool `json:"-"`
 	// Error marks a reply that refuses bad input.
 	Error bool `json:"-"`
+	// Files are attachments (a chart, a CSV) shown with the message.
+	Files []File `json:"-"`
+}
+
+// File is an attachment of a reply.
+type File struct {
+	Name    string // a file name, e.g. showback-2026-W48.png
+	Title   string
+	Type    string // a MIME type, e.g. image/png
+	Content []byte
 }
 
 // PlainText renders a reply as text, sections included (for the console and plain-text fallbacks).
@@ -97,3 +107,9 @@ type SenderFunc func(ctx context.Context, r Reply) error
 
 // Send calls f.
 func (f SenderFunc) Send(ctx context.Context, r Reply) error { return f(ctx, r) }
+
+// Deliverer delivers one message and returns only once the chat platform has taken it (files
+// included) or failed to: scheduled posts that must go out exactly once record their progress by it.
+type Deliverer interface {
+	Deliver(ctx context.Context, r Reply) error
+}

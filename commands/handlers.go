@@ -12,6 +12,7 @@ import (
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/reports/showback"
 )
 
 // Bot answers /gpu commands from the command table.
@@ -20,6 +21,8 @@ type Bot struct {
 	Logger *slog.Logger
 	// Templates offers /gpu templates, /gpu template and /gpu submit when set (AddTemplates).
 	Templates *Templates
+	// Reports offers /gpu report when set (AddReport).
+	Reports *showback.Service
 }
 
 func (b *Bot) pol() *policy.Policy { return b.Svc.Policy }

@@ -325,6 +325,15 @@ func init() {
 			offered: hasTemplates, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.Templates.submit(ctx, req, c)
 			}},
+		{Name: "report", Words: []string{"report"}, Usage: "/gpu report [WEEK] [TEAM]",
+			Summary:  "a week's showback: GPU-hours, cost, idle and reclaimed hours, approvals, waits (owners see their teams, admins all)",
+			Examples: []string{"/gpu report"},
+			Params: []Param{{Name: "week", Type: TString, Help: "an ISO week like 2026-W48 (default: the last complete week)"},
+				{Name: "team", Type: TTeam, Help: "one team (budget owners: theirs; platform admins: any)"}},
+			parse: parseReport, offered: func(b *Bot) bool { return b.Reports != nil },
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return Report(ctx, b, b.Reports, req, c.Params)
+			}},
 		{Name: "policy", Words: []string{"policy"}, Usage: "/gpu policy", Summary: "the published rules, in words", Examples: []string{"/gpu policy"}, parse: noArgs,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return []bot.Reply{b.policyText()}

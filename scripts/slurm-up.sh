@@ -7,7 +7,8 @@
 # bare CI container. Slurm's tools find the cluster through SLURM_CONF; source "$QM_SLURM_DIR/env".
 #
 # The node declares 8 h100 and 4 l40s GPUs as GRES over plain files, and the partitions of the
-# example policy: interactive (gres gpu:l40s) and train (gres gpu:h100). No accounting.
+# example policy: interactive (gres gpu:l40s) and train (gres gpu:h100). No accounting. It also
+# installs openssh-server, so the default workspace (an SSH server) really runs on the node.
 #
 # Running it again while the cluster is up changes nothing and succeeds. scripts/slurm-down.sh stops
 # exactly the daemons this script started (by the pid files it wrote).
@@ -27,16 +28,27 @@ die() { echo "slurm-up: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || die "run as root: the test cluster runs munged, slurmctld and slurmd as root (SlurmUser=root)."
 
 # --- packages ---------------------------------------------------------------------------------
+# openssh-server: the default workspace (the ssh-shell template) runs /usr/sbin/sshd on the node.
 need=()
-for bin in munged:munge slurmctld:slurmctld slurmd:slurmd sbatch:slurm-client; do
+for bin in munged:munge slurmctld:slurmctld slurmd:slurmd sbatch:slurm-client /usr/sbin/sshd:openssh-server; do
   command -v "${bin%%:*}" >/dev/null 2>&1 || need+=("${bin##*:}")
 done
 if [ ${#need[@]} -gt 0 ]; then
   say "installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
+  # Keep the packages from starting their system daemons (a system sshd on port 22, a slurmctld
+  # on the default ports): a policy-rc.d that refuses, for the install only, where there is none.
+  own_policy=0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && own_policy=1
+  fi
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client munge >/dev/null
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  [ "$own_policy" = 0 ] || rm -f /usr/sbin/policy-rc.d
 fi
+# Jobs on the test cluster run as root, and a root sshd wants its privilege separation directory,
+# which systemd would make at boot.
+mkdir -p -m 0755 /run/sshd
 
 # --- layout -----------------------------------------------------------------------------------
 dir=$(mkdir -p "$dir" && cd "$dir" && pwd)

@@ -6,8 +6,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -18,7 +21,8 @@ import (
 
 // Controls are the simulation commands the console offers.
 type Controls struct {
-	// Advance moves the simulated clock forward, doing everything that falls due on the way.
+	// Advance moves the simulated clock forward, doing everything that falls due on the way
+	// (scheduled reports included).
 	Advance func(ctx context.Context, d time.Duration) error
 	// Util sets a lease's simulated GPU utilization.
 	Util func(ctx context.Context, lease string, pct float64) error
@@ -37,6 +41,9 @@ type Console struct {
 	JSON     bool
 	// Prompt is printed before each line when reading from a terminal.
 	Prompt bool
+	// FilesDir is where attachments of messages (a chart, a CSV) are written; each message names
+	// the paths. Empty: they are not written, only named.
+	FilesDir string
 
 	mu      sync.Mutex
 	pending []bot.Reply // notices raised while a command runs, printed after its reply
@@ -48,6 +55,35 @@ type jsonMessage struct {
 	To      string       `json:"to"`
 	Text    string       `json:"text"`
 	Actions []bot.Action `json:"actions"`
+	Files   []string     `json:"files,omitempty"`
+}
+
+// Deliver prints a message at once, its attachments written to FilesDir (a scheduled post).
+func (c *Console) Deliver(_ context.Context, r bot.Reply) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.print(r)
+}
+
+// writeFiles writes a message's attachments and returns their paths.
+func (c *Console) writeFiles(fs []bot.File) ([]string, error) {
+	var paths []string
+	for _, f := range fs {
+		name := filepath.Base(f.Name)
+		if c.FilesDir == "" {
+			paths = append(paths, name)
+			continue
+		}
+		if err := os.MkdirAll(c.FilesDir, 0o755); err != nil {
+			return paths, fmt.Errorf("console: %w", err)
+		}
+		p := filepath.Join(c.FilesDir, name)
+		if err := os.WriteFile(p, f.Content, 0o644); err != nil {
+			return paths, fmt.Errorf("console: %w", err)
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
 }
 
 // Send prints a message nobody asked for (a notice), after the reply of the command that caused it.
@@ -62,25 +98,29 @@ func (c *Console) Send(_ context.Context, r bot.Reply) error {
 }
 
 func (c *Console) print(r bot.Reply) error {
+	paths, ferr := c.writeFiles(r.Files)
 	if c.JSON {
 		acts := r.Actions
 		if acts == nil {
 			acts = []bot.Action{}
 		}
-		b, err := json.Marshal(jsonMessage{To: r.To, Text: r.PlainText(), Actions: acts})
+		b, err := json.Marshal(jsonMessage{To: r.To, Text: r.PlainText(), Actions: acts, Files: paths})
 		if err != nil {
 			return err
 		}
 		_, err = fmt.Fprintf(c.Out, "%s\n", b)
-		return err
+		return errors.Join(ferr, err)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "→ %s: %s\n", r.To, indent(r.PlainText()))
 	for _, a := range r.Actions {
 		fmt.Fprintf(&b, "    [%s] %s\n", a.Label, a.Command)
 	}
+	for _, p := range paths {
+		fmt.Fprintf(&b, "    file: %s\n", p)
+	}
 	_, err := io.WriteString(c.Out, b.String())
-	return err
+	return errors.Join(ferr, err)
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }

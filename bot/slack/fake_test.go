@@ -23,14 +23,38 @@ type fakeSlack struct {
 
 	mu        sync.Mutex
 	ts        int
-	users     map[string]string // user id -> email
-	posts     []message         // chat.postMessage
-	updates   []message         // chat.update
-	responses []message         // response_url
-	views     []view            // views.open, views.update, views.publish
-	userInfo  int               // users.info calls
-	limited   map[string]int    // method -> how many more calls answer 429
-	viewCalls map[string]int    // views.open/update/publish calls, 429s included
+	users     map[string]string  // user id -> email
+	posts     []message          // chat.postMessage
+	updates   []message          // chat.update
+	responses []message          // response_url
+	views     []view             // views.open, views.update, views.publish
+	userInfo  int                // users.info calls
+	limited   map[string]int     // method -> how many more calls answer 429
+	uploads   map[string]*upload // file id -> what files.getUploadURLExternal promised and the upload brought
+	shares    []share            // files.completeUploadExternal
+	viewCalls map[string]int     // views.open/update/publish calls, 429s included
+}
+
+// upload is one file of Slack's upload API: announced with files.getUploadURLExternal, then
+// sent to the upload URL it returned.
+type upload struct {
+	ID       string
+	Name     string
+	Length   int    // announced
+	AltText  string // announced
+	Content  []byte // what arrived at the upload URL; nil until it does
+	Uploaded string // the multipart file name it arrived with
+}
+
+// share is a files.completeUploadExternal call: which uploaded files were shared where.
+type share struct {
+	Channel string
+	Comment string
+	Thread  string
+	Files   []struct {
+		ID    string `json:"id"`
+		Title string `json:"title"`
+	}
 }
 
 // message is a message as Slack received it.
@@ -54,7 +78,7 @@ type view struct {
 }
 
 func newFakeSlack(t testing.TB) *fakeSlack {
-	f := &fakeSlack{t: t, limited: map[string]int{}, viewCalls: map[string]int{}, users: map[string]string{
+	f := &fakeSlack{t: t, limited: map[string]int{}, uploads: map[string]*upload{}, viewCalls: map[string]int{}, users: map[string]string{
 		"UALICE": "alice@acme.example",
 		"UBOB":   "bob@acme.example",
 		"UDANA":  "Dana@Acme.example", // profiles need not be lower case
@@ -71,6 +95,9 @@ func newFakeSlack(t testing.TB) *fakeSlack {
 		c.Handle("/views.update", f.viewsCall("update"))
 		c.Handle("/views.publish", f.viewsCall("publish"))
 		c.Handle("/response/", f.response)
+		c.Handle("/files.getUploadURLExternal", f.getUploadURL)
+		c.Handle("/upload/", f.uploadFile)
+		c.Handle("/files.completeUploadExternal", f.completeUpload)
 	})
 	f.srv.Start()
 	t.Cleanup(f.srv.Stop)
@@ -266,4 +293,81 @@ func findButton(t testing.TB, blocks []map[string]any, value string) button {
 	}
 	t.Fatalf("no button %q in %v", value, buttonsIn(blocks))
 	return button{}
+}
+
+// getUploadURL answers files.getUploadURLExternal: a file id and a URL to send the file to.
+func (f *fakeSlack) getUploadURL(w http.ResponseWriter, r *http.Request) {
+	v := form(r)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.rateLimited(w, "files.getUploadURLExternal") {
+		return
+	}
+	n, err := strconv.Atoi(v.Get("length"))
+	if v.Get("filename") == "" || err != nil || n <= 0 {
+		writeJSON(w, map[string]any{"ok": false, "error": "invalid_arguments"})
+		return
+	}
+	id := fmt.Sprintf("F%04d", len(f.uploads)+1)
+	f.uploads[id] = &upload{ID: id, Name: v.Get("filename"), Length: n, AltText: v.Get("alt_txt")}
+	writeJSON(w, map[string]any{"ok": true, "upload_url": f.srv.GetAPIURL() + "upload/" + id, "file_id": id})
+}
+
+// uploadFile receives a file at its upload URL, as multipart form data in the field "file".
+func (f *fakeSlack) uploadFile(w http.ResponseWriter, r *http.Request) {
+	id := strings.TrimPrefix(r.URL.Path, "/upload/")
+	file, hdr, err := r.FormFile("file")
+	if err != nil {
+		http.Error(w, "no file", http.StatusBadRequest)
+		return
+	}
+	defer file.Close()
+	b, _ := io.ReadAll(file)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	u, ok := f.uploads[id]
+	if !ok {
+		http.Error(w, "unknown upload", http.StatusNotFound)
+		return
+	}
+	u.Content, u.Uploaded = b, hdr.Filename
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(w, "OK - "+strconv.Itoa(len(b)))
+}
+
+// completeUpload answers files.completeUploadExternal: every file must have arrived whole.
+func (f *fakeSlack) completeUpload(w http.ResponseWriter, r *http.Request) {
+	v := form(r)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.rateLimited(w, "files.completeUploadExternal") {
+		return
+	}
+	sh := share{Channel: v.Get("channel_id"), Comment: v.Get("initial_comment"), Thread: v.Get("thread_ts")}
+	if err := json.Unmarshal([]byte(v.Get("files")), &sh.Files); err != nil || len(sh.Files) == 0 {
+		writeJSON(w, map[string]any{"ok": false, "error": "invalid_arguments"})
+		return
+	}
+	var out []map[string]any
+	for _, fl := range sh.Files {
+		u, ok := f.uploads[fl.ID]
+		if !ok || u.Content == nil || len(u.Content) != u.Length {
+			writeJSON(w, map[string]any{"ok": false, "error": "file_not_found"})
+			return
+		}
+		out = append(out, map[string]any{"id": fl.ID, "title": fl.Title})
+	}
+	f.shares = append(f.shares, sh)
+	writeJSON(w, map[string]any{"ok": true, "files": out})
+}
+
+// files are the uploads and shares the fake has seen.
+func (f *fakeSlack) files() (map[string]upload, []share) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ups := map[string]upload{}
+	for k, u := range f.uploads {
+		ups[k] = *u
+	}
+	return ups, append([]share(nil), f.shares...)
 }

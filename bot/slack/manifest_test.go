@@ -138,8 +138,9 @@ func TestManifest(t *testing.T) {
 		t.Error("the Home tab and the Messages tab (for DMs) must be on")
 	}
 	// Exactly the scopes the adapter uses: DMs go to a user's id with chat:write (so no im:write);
+	// files:write uploads the weekly showback's chart and CSV;
 	// chat:write.public posts to team channels the bot was not invited to.
-	need := []string{"commands", "chat:write", "chat:write.public", "users:read", "users:read.email"}
+	need := []string{"commands", "chat:write", "chat:write.public", "users:read", "users:read.email", "files:write"}
 	for _, s := range need {
 		if !slices.Contains(m.OAuth.Scopes.Bot, s) {
 			t.Errorf("bot scope %s missing", s)

@@ -19,6 +19,7 @@ import (
 	"github.com/acme/quartermaster/internal/sim"
 	"github.com/acme/quartermaster/internal/store"
 	"github.com/acme/quartermaster/internal/waits"
+	"github.com/acme/quartermaster/reports/showback"
 )
 
 // commonFlags are the flags every subcommand takes.
@@ -69,8 +70,14 @@ type App struct {
 	Sim     *sim.Cluster // set on the sim backend
 	Service *qm.Service
 	Waits   *waits.Predictor // the service's wait predictor; Flush keeps what it learned
-	Bot     *commands.Bot
-	Logger  *slog.Logger
+	// Predictions keeps the wait predicted for each lease, for the showback.
+	Predictions *predictionLog
+	// Meter writes the simulated cluster's usage rollups (sim backend).
+	Meter *sim.Meter
+	// Showback posts the weekly report when the simulated clock passes its time (console).
+	Showback *showback.Publisher
+	Bot      *commands.Bot
+	Logger   *slog.Logger
 	// Sender receives notices; set it before the app does anything (NewApp points it at a no-op).
 	Sender bot.Sender
 }
@@ -125,6 +132,10 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	case "sim":
 		a.Sim = sim.New(pol, a.Clock)
 		svc.Backend, svc.Telemetry = a.Sim, a.Sim
+		a.Meter = &sim.Meter{Cluster: a.Sim, Usage: st, Leases: func(ctx context.Context, since time.Time) ([]*qm.Lease, error) {
+			return svc.List(ctx, qm.LeaseFilter{EndedAfter: since})
+		}}
+		a.Meter.Start(a.Clock.Now())
 	default:
 		mk, ok := backends[backend]
 		if !ok {
@@ -148,13 +159,15 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	if n > 0 {
 		logger.Info("the wait predictor read back its history", "outcomes", n)
 	}
-	svc.Waits = a.Waits
+	a.Predictions = newPredictionLog(a.Waits, st)
+	svc.Waits = a.Predictions
 	a.Service = svc
 	if err := svc.WarmWaits(ctx); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
 	a.Bot = &commands.Bot{Svc: svc, Logger: logger}
+	commands.AddReport(a.Bot, a.reports())
 	if err := addTemplateVerbs(a); err != nil {
 		_ = st.Close()
 		return nil, err
@@ -182,10 +195,11 @@ const waitHistoryKept = 30 * 24 * time.Hour
 func (a *App) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return errors.Join(a.Waits.Flush(ctx), a.Store.Close())
+	return errors.Join(a.flush(ctx), a.Store.Close())
 }
 
-// Advance moves the simulated clock forward by d, stopping at every instant something falls due.
+// Advance moves the simulated clock forward by d, stopping at every instant something falls due:
+// expiries, idle reclaim, approval timeouts, and the weekly showback.
 func (a *App) Advance(ctx context.Context, d time.Duration) error {
 	if a.SimClk == nil {
 		return fmt.Errorf("the clock is not simulated")
@@ -196,16 +210,38 @@ func (a *App) Advance(ctx context.Context, d time.Duration) error {
 		if err != nil {
 			return err
 		}
+		if a.Showback != nil {
+			if r := a.Showback.Schedule.Next(a.SimClk.Now()); next.IsZero() || r.Before(next) {
+				next = r
+			}
+		}
 		if next.IsZero() || next.After(target) {
 			break
 		}
-		a.SimClk.Set(next)
-		if err := a.Service.Tick(ctx); err != nil {
+		if err := a.step(ctx, next); err != nil {
 			return err
 		}
 	}
-	a.SimClk.Set(target)
-	return a.Service.Tick(ctx)
+	return a.step(ctx, target)
+}
+
+// step moves the simulated clock to t: the simulated usage up to t is recorded, what fell due is
+// done, and a weekly showback whose time came is posted.
+func (a *App) step(ctx context.Context, t time.Time) error {
+	prev := a.SimClk.Now()
+	if a.Meter != nil {
+		if err := a.Meter.Record(ctx, t); err != nil {
+			return err
+		}
+	}
+	a.SimClk.Set(t)
+	if err := a.Service.Tick(ctx); err != nil {
+		return err
+	}
+	if a.Showback != nil && a.Showback.Schedule.Last(t).After(prev) {
+		return a.Showback.RunDue(ctx)
+	}
+	return nil
 }
 
 // SetUtilization sets a lease's simulated GPU utilization.

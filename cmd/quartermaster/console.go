@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/acme/quartermaster/bot/console"
@@ -21,6 +22,7 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	var o appOptions
 	o.flags.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object per bot message")
+	reportsDir := fs.String("reports", filepath.Join(dataDir(), "reports"), "where the weekly showback's chart and CSV are written")
 	clock := fs.String("clock", "", "start the simulated clock at this RFC3339 instant (default: now)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage{err.Error()}
@@ -39,7 +41,7 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	defer a.Close()
 	c := &console.Console{Handler: a.Bot, Out: stdout, JSON: *asJSON, Prompt: isTerminal(stdin),
-		Controls: console.Controls{Util: a.SetUtilization, Now: a.Clock.Now}}
+		Controls: console.Controls{Util: a.SetUtilization, Now: a.Clock.Now}, FilesDir: *reportsDir}
 	a.Sender = c
 	if a.SimClk != nil {
 		c.Controls.Advance = a.Advance
@@ -57,9 +59,17 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			}
 		}
 	}
-	// Whatever fell due while the console was closed happens first.
+	if a.Showback, err = a.publisher(c, replicaName("console")); err != nil {
+		return err
+	}
+	// Whatever fell due while the console was closed happens first, a missed showback included.
 	if err := a.Service.Tick(ctx); err != nil {
 		return err
+	}
+	if a.Showback != nil {
+		if err := a.Showback.RunDue(ctx); err != nil {
+			return err
+		}
 	}
 	return c.Run(ctx, stdin)
 }

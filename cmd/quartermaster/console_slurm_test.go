@@ -13,7 +13,8 @@ import (
 
 // The console on the real Slurm test cluster runs serve's loops on the real clock: a workspace
 // whose job fails at once (cuda-smoke finds no nvidia-smi on the test node) is reported to its
-// owner as failed, with the exit code, within a reconcile interval; and no reply ever shows a
+// owner as failed, with the exit code and the last lines of its output, within a reconcile
+// interval; and no reply ever shows a
 // node placeholder or an empty slot.
 func TestConsoleOnSlurmReportsAFailedWorkspace(t *testing.T) {
 	conf := slurmtest.Cluster(t)
@@ -39,6 +40,9 @@ func TestConsoleOnSlurmReportsAFailedWorkspace(t *testing.T) {
 	}
 	if !strings.Contains(got, "→ alice@acme.example: L-1 failed: its job failed") || !strings.Contains(got, "127") {
 		t.Fatalf("alice was not told that L-1 failed, with its exit code:\n%s", got)
+	}
+	if !strings.Contains(got, "The last lines of its output") || !strings.Contains(got, "nvidia-smi") {
+		t.Errorf("the failure does not show the job's last lines of output:\n%s", got)
 	}
 	if !strings.Contains(got, "State: failed") {
 		t.Errorf("/gpu list does not show L-1 failed:\n%s", got)

@@ -15,8 +15,9 @@ import (
 )
 
 type message struct {
-	To      string `json:"to"`
-	Text    string `json:"text"`
+	To      string   `json:"to"`
+	Text    string   `json:"text"`
+	Files   []string `json:"files"`
 	Actions []struct {
 		Label   string `json:"label"`
 		Command string `json:"command"`

@@ -22,6 +22,7 @@ import (
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/store"
+	"github.com/acme/quartermaster/reports/showback"
 )
 
 func init() {
@@ -70,12 +71,15 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
+	// The commands serve offers, without opening the database: the same optional commands are
+	// added as NewApp adds them (TestDiscordRegister checks the two agree).
 	b := &commands.Bot{Svc: &qm.Service{Policy: pol}}
 	cat, err := templateCatalog()
 	if err != nil {
 		return err
 	}
 	commands.AddTemplates(b, cat, workloadSettings())
+	commands.AddReport(b, &showback.Service{Policy: pol})
 	cmds := discordCommands(b)
 	if *printOnly {
 		ac := discordbot.ApplicationCommand(discordbot.DefaultName, cmds)

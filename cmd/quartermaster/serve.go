@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/acme/quartermaster/bot"
 	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/store"
@@ -178,6 +179,18 @@ func serve(ctx context.Context, o serveOptions) error {
 		})
 	}
 
+	var deliver bot.Deliverer
+	if adapter != nil {
+		deliver = adapter
+	}
+	stopShowback, err := startShowback(a, deliver, log)
+	if err != nil {
+		stopLoops()
+		wg.Wait()
+		return err
+	}
+	defer stopShowback()
+
 	ready.Store(true)
 	log.Info("serving", "addr", ln.Addr().String(), "policy", a.Policy.Organization, "database", a.Store.Dialect())
 	if o.onReady != nil {
@@ -265,7 +278,7 @@ func flushLoop(ctx context.Context, a *App, log *slog.Logger) {
 			return
 		case <-t.C:
 		}
-		if err := a.Waits.Flush(ctx); err != nil && ctx.Err() == nil {
+		if err := a.flush(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("keeping the wait history failed; will retry", "err", err)
 		}
 	}

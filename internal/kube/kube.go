@@ -1,18 +1,24 @@
-// Package kube is the Kubernetes backend, on client-go: every lease is a Pod (an interactive
-// workspace) or a Job (a batch job) rendered from its template, in a namespace per team, with the
+// Package kube is the Kubernetes backend, on client-go: every lease is a Job rendered from its
+// template (an interactive workspace as much as a batch job), in a namespace per team, with the
 // class's GPU limits and node selector, the team's PersistentVolumeClaim, activeDeadlineSeconds
-// from the lease and labels that carry the lease id and team. The Kubernetes scheduler places
-// them, so Inventory is nil; Jobs polls the API through the clientset so the service's reconcile
-// pass drives lease states. This is the only package that imports client-go.
+// from the lease and labels that carry the lease id, team and class. The inventory comes from
+// the cluster (RefreshInventory: nodes matching each class's selector and their allocatable
+// GPUs); a lease the service placed is pinned to its node(s) with a node affinity, and an
+// exclusive class keeps other teams off its nodes with a pod anti-affinity. Jobs polls the API
+// through the clientset so the service's reconcile pass drives lease states. This is the only
+// package that imports client-go.
 package kube
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -33,6 +39,7 @@ import (
 const (
 	LabelLease    = "quartermaster.io/lease"
 	LabelTeam     = "quartermaster.io/team"
+	LabelClass    = "quartermaster.io/class"
 	LabelInstance = "quartermaster.io/instance"
 	// DefaultInstance is the instance label's value when Config.Instance is empty.
 	DefaultInstance = "qm"
@@ -56,10 +63,15 @@ type Backend struct {
 	cfg Config
 	c   kubernetes.Interface
 	log *slog.Logger
+	inv atomic.Pointer[[]qm.Node] // the last good inventory; nil before the first
+
+	mu      sync.Mutex
+	outputs map[string]string // the log tail of failed workloads, by Ref and pod UID, read once
 }
 
 var _ qm.Watcher = (*Backend)(nil)
 var _ qm.Retimer = (*Backend)(nil)
+var _ qm.InventoryRefresher = (*Backend)(nil)
 
 // New checks the configuration and makes a backend. It does not talk to the API server.
 func New(cfg Config) (*Backend, error) {
@@ -80,9 +92,6 @@ func New(cfg Config) (*Backend, error) {
 	}
 	return b, nil
 }
-
-// Inventory is nil: the Kubernetes scheduler places the pods.
-func (b *Backend) Inventory() []qm.Node { return nil }
 
 // Ref names a lease's workload object: "pod/NAMESPACE/NAME" or "job/NAMESPACE/NAME".
 func Ref(kind, namespace, name string) string { return kind + "/" + namespace + "/" + name }
@@ -146,7 +155,7 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 
 // objects decodes the rendered manifest and labels everything with the lease, team and instance.
 func (b *Backend) objects(w *workload.Workload) ([]runtime.Object, error) {
-	labels := map[string]string{LabelLease: w.Input.Lease, LabelTeam: w.Input.Team, LabelInstance: b.cfg.Instance}
+	labels := map[string]string{LabelLease: w.Input.Lease, LabelTeam: w.Input.Team, LabelClass: w.Input.Class, LabelInstance: b.cfg.Instance}
 	var out []runtime.Object
 	workloads := 0
 	for _, doc := range strings.Split(w.KubernetesYAML, "\n---\n") {
@@ -289,6 +298,7 @@ func (b *Backend) deleteLease(ctx context.Context, ns, lease string) error {
 
 // Jobs lists this instance's Pods and Jobs in every namespace and says what each is doing. A Job
 // is judged by its conditions and its pods; a pod that belongs to a Job is not listed on its own.
+// A failed one carries its exit code, Kubernetes's reason and the last lines of its log.
 func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 	sel := metav1.ListOptions{LabelSelector: LabelInstance + "=" + b.cfg.Instance}
 	pods, err := b.c.CoreV1().Pods(metav1.NamespaceAll).List(ctx, sel)
@@ -301,6 +311,7 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 	}
 	podsOf := map[string][]*corev1.Pod{} // "namespace/job name" -> its pods
 	var out []qm.Job
+	seen := map[string]bool{}
 	for i := range pods.Items {
 		p := &pods.Items[i]
 		if owner := jobOwner(p); owner != "" {
@@ -313,6 +324,9 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		}
 		j := podJob(p)
 		j.Lease, j.Ref = id, Ref("pod", p.Namespace, p.Name)
+		if j.State == qm.JobFailed {
+			j.Output = b.output(ctx, j.Ref, p, seen)
+		}
 		out = append(out, j)
 	}
 	for i := range jobs.Items {
@@ -321,19 +335,62 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		if !ok {
 			continue
 		}
-		j := batchJob(k, podsOf[k.Namespace+"/"+k.Name])
+		kp := podsOf[k.Namespace+"/"+k.Name]
+		j, failed := batchJob(k, kp)
 		j.Lease, j.Ref = id, Ref("job", k.Namespace, k.Name)
 		if d := k.Spec.ActiveDeadlineSeconds; d != nil && *d > 0 {
-			j.TimeLimit = time.Duration(*d) * time.Second
+			j.TimeLimit = time.Duration(*d)*time.Second - waited(k, kp)
+		}
+		if failed != nil {
+			j.Output = b.output(ctx, j.Ref, failed, seen)
 		}
 		out = append(out, j)
 	}
+	b.mu.Lock()
+	for key := range b.outputs {
+		if !seen[key] {
+			delete(b.outputs, key)
+		}
+	}
+	b.mu.Unlock()
 	return out, nil
 }
 
-// SetTimeLimit raises a Job's activeDeadlineSeconds after its lease was extended. Pods are not
-// reported with a time limit, so they are never asked: Kubernetes only lets a pod's deadline go
-// down.
+// output is the last lines of a failed pod's main container log, read once per pod; "" when the
+// log cannot be read (the node is gone, the API refuses).
+func (b *Backend) output(ctx context.Context, ref string, p *corev1.Pod, seen map[string]bool) string {
+	key := ref + "/" + string(p.UID)
+	seen[key] = true
+	b.mu.Lock()
+	out, ok := b.outputs[key]
+	b.mu.Unlock()
+	if ok {
+		return out
+	}
+	tail, limit := int64(workload.OutputLines), int64(16<<10)
+	rc, err := b.c.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: mainContainer, TailLines: &tail, LimitBytes: &limit}).Stream(ctx)
+	if err != nil {
+		b.log.Debug("log of a failed pod", "pod", p.Namespace+"/"+p.Name, "err", err)
+	} else {
+		data, err := io.ReadAll(io.LimitReader(rc, limit))
+		rc.Close()
+		if err == nil {
+			out = workload.OutputTail(string(data), workload.OutputLines)
+		}
+	}
+	b.mu.Lock()
+	if b.outputs == nil {
+		b.outputs = map[string]string{}
+	}
+	b.outputs[key] = out
+	b.mu.Unlock()
+	return out
+}
+
+// SetTimeLimit raises a Job's activeDeadlineSeconds after its lease was extended, so its
+// workload runs d from when its first pod was placed: the deadline counts from the Job's start,
+// so the time it waited for a node is added. Only Jobs are asked; a bare Pod's deadline cannot
+// be raised (Kubernetes lets it only go down), which is why workspaces are Jobs.
 func (b *Backend) SetTimeLimit(ctx context.Context, j qm.Job, d time.Duration) error {
 	kind, ns, name, ok := parseRef(j.Ref)
 	if !ok || kind != "job" {
@@ -343,7 +400,17 @@ func (b *Backend) SetTimeLimit(ctx context.Context, j qm.Job, d time.Duration) e
 	if err != nil {
 		return fmt.Errorf("kube: job %s/%s: %w", ns, name, err)
 	}
-	secs := int64((d + time.Second - 1) / time.Second)
+	pods, err := b.c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelInstance + "=" + b.cfg.Instance})
+	if err != nil {
+		return fmt.Errorf("kube: pods of job %s/%s: %w", ns, name, err)
+	}
+	var mine []*corev1.Pod
+	for i := range pods.Items {
+		if jobOwner(&pods.Items[i]) == name {
+			mine = append(mine, &pods.Items[i])
+		}
+	}
+	secs := int64((d + waited(k, mine) + time.Second - 1) / time.Second)
 	k.Spec.ActiveDeadlineSeconds = &secs
 	if _, err := b.c.BatchV1().Jobs(ns).Update(ctx, k, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("kube: raise the deadline of job %s/%s: %w", ns, name, err)

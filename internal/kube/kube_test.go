@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/acme/quartermaster/internal/kube"
@@ -60,7 +61,7 @@ func newBackend(t *testing.T, p *policy.Policy, cs *fake.Clientset) *kube.Backen
 	return b
 }
 
-// TestStartCreatesWorkloads: a workspace lease becomes a Pod and a Service, a batch lease a Job,
+// TestStartCreatesWorkloads: a workspace lease becomes a Job and a Service, a batch lease a Job,
 // in the team's namespace, with the class's GPU limit and node selector, the team's PVC, the
 // lease's deadline and labels carrying the lease id and team.
 func TestStartCreatesWorkloads(t *testing.T) {
@@ -85,17 +86,20 @@ func TestStartCreatesWorkloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := qm.Started{State: qm.Provisioning, Ref: "pod/qm-vision/qm-l-7-ssh-shell", Connect: "ssh -p 2222 alice@qm-l-7-ssh-shell.qm-vision.svc"}
+	want := qm.Started{State: qm.Provisioning, Ref: "job/qm-vision/qm-l-7-ssh-shell", Connect: "ssh -p 2222 alice@qm-l-7-ssh-shell.qm-vision.svc"}
 	if st != want {
 		t.Errorf("started %+v, want %+v", st, want)
 	}
-	pod, err := cs.CoreV1().Pods("qm-vision").Get(ctx, "qm-l-7-ssh-shell", metav1.GetOptions{})
+	wsJob, err := cs.BatchV1().Jobs("qm-vision").Get(ctx, "qm-l-7-ssh-shell", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkPodSpec(t, "pod", pod.Labels, pod.Spec, "interactive", 1, "team-storage")
-	if d := pod.Spec.ActiveDeadlineSeconds; d == nil || *d != 3600 {
-		t.Errorf("pod deadline %v, want 3600", d)
+	checkPodSpec(t, "workspace Job's pod template", wsJob.Spec.Template.Labels, wsJob.Spec.Template.Spec, "interactive", 1, "team-storage")
+	if d := wsJob.Spec.ActiveDeadlineSeconds; d == nil || *d != 3600 {
+		t.Errorf("workspace deadline %v, want 3600", d)
+	}
+	if wsJob.Spec.Template.Spec.Affinity != nil {
+		t.Errorf("an unplaced lease of a shared class has an affinity: %+v", wsJob.Spec.Template.Spec.Affinity)
 	}
 	svc, err := cs.CoreV1().Services("qm-vision").Get(ctx, "qm-l-7-ssh-shell", metav1.GetOptions{})
 	if err != nil || svc.Labels[kube.LabelLease] != "L-7" || svc.Labels[kube.LabelInstance] != kube.DefaultInstance {
@@ -136,7 +140,7 @@ func TestStartCreatesWorkloads(t *testing.T) {
 
 func checkPodSpec(t *testing.T, what string, labels map[string]string, spec corev1.PodSpec, class string, gpus int64, claim string) {
 	t.Helper()
-	if labels[kube.LabelLease] == "" || labels[kube.LabelTeam] == "" || labels[kube.LabelInstance] != kube.DefaultInstance {
+	if labels[kube.LabelLease] == "" || labels[kube.LabelTeam] == "" || labels[kube.LabelClass] != class || labels[kube.LabelInstance] != kube.DefaultInstance {
 		t.Errorf("%s labels %v", what, labels)
 	}
 	if spec.NodeSelector["gpu.acme/class"] != class {
@@ -164,10 +168,14 @@ type world struct {
 	notes *qmtest.NoticeLog
 }
 
+// newWorld is a lease service on a fake cluster with the example policy's GPU nodes: gpu-a (4
+// GPUs of class interactive), gpu-b and gpu-c (8 of class train). Its reconcile pass reads them
+// into the inventory, after which the service places leases itself.
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	p := examplePolicy(t)
-	cs := fake.NewClientset(pvc("qm-vision", "team-storage"))
+	cs := fake.NewClientset(pvc("qm-vision", "team-storage"),
+		gpuNode("gpu-a", "interactive", 4, true), gpuNode("gpu-b", "train", 8, true), gpuNode("gpu-c", "train", 8, true))
 	w := &world{t: t, cs: cs, notes: &qmtest.NoticeLog{}}
 	w.svc = &qm.Service{Policy: p, Store: storetest.Open(t, storetest.SQLite(t)), Backend: newBackend(t, p, cs),
 		Clock: sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC)), Directory: p, Notifier: w.notes, Logger: storetest.Logger(t)}
@@ -228,14 +236,14 @@ func (w *world) setJob(ns, name string, fn func(*batchv1.Job)) {
 	}
 }
 
-// addJobPod plays the Job controller: a pod of the Job with its labels.
+// addJobPod plays the Job controller: a pod of the Job with its labels, named JOB-x1.
 func (w *world) addJobPod(ns, job string, phase corev1.PodPhase, node string) {
 	w.t.Helper()
 	k, err := w.cs.BatchV1().Jobs(ns).Get(context.Background(), job, metav1.GetOptions{})
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: job + "-x1", Labels: k.Spec.Template.Labels,
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: job + "-x1", Labels: k.Spec.Template.Labels, UID: types.UID(job + "-x1-uid"),
 		OwnerReferences: []metav1.OwnerReference{{Kind: "Job", Name: job, APIVersion: "batch/v1"}}},
 		Spec: corev1.PodSpec{NodeName: node}, Status: corev1.PodStatus{Phase: phase}}
 	if _, err := w.cs.CoreV1().Pods(ns).Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
@@ -263,10 +271,11 @@ func running(node string) func(*corev1.Pod) {
 func TestStatusDrivesLeases(t *testing.T) {
 	w := newWorld(t)
 	ws := w.request(1, "interactive", "")
-	if ws.State != qm.Provisioning || ws.Ref != "pod/qm-vision/qm-l-1-ssh-shell" {
+	if ws.State != qm.Provisioning || ws.Ref != "job/qm-vision/qm-l-1-ssh-shell" {
 		t.Fatalf("workspace lease %s: %s %q", ws.ID, ws.State, ws.Ref)
 	}
-	w.setPod("qm-vision", "qm-l-1-ssh-shell", unschedulable)
+	w.addJobPod("qm-vision", "qm-l-1-ssh-shell", corev1.PodPending, "")
+	w.setPod("qm-vision", "qm-l-1-ssh-shell-x1", unschedulable)
 	if rep := w.reconcile(); rep.Queued != 1 {
 		t.Errorf("report %v", rep)
 	}
@@ -274,12 +283,12 @@ func TestStatusDrivesLeases(t *testing.T) {
 		t.Errorf("unschedulable: %s %q", l.State, l.Reason)
 	}
 	// Placed but still pulling its image: no change.
-	w.setPod("qm-vision", "qm-l-1-ssh-shell", func(p *corev1.Pod) { p.Spec.NodeName = "gpu-a"; p.Status.Conditions = nil })
+	w.setPod("qm-vision", "qm-l-1-ssh-shell-x1", func(p *corev1.Pod) { p.Spec.NodeName = "gpu-a"; p.Status.Conditions = nil })
 	w.reconcile()
 	if l := w.lease(ws.ID); l.State != qm.Queued {
 		t.Errorf("starting pod: lease %s", l.State)
 	}
-	w.setPod("qm-vision", "qm-l-1-ssh-shell", running("gpu-a"))
+	w.setPod("qm-vision", "qm-l-1-ssh-shell-x1", running("gpu-a"))
 	if rep := w.reconcile(); rep.Activated != 1 {
 		t.Errorf("report %v", rep)
 	}
@@ -331,7 +340,7 @@ func TestStatusDrivesLeases(t *testing.T) {
 	}{
 		{done.ID, qm.Released, "finished", qm.NoticeFinished},
 		{late.ID, qm.Expired, "time limit", qm.NoticeExpired},
-		{broken.ID, qm.Failed, "exit code 3, BackoffLimitExceeded", qm.NoticeFailed},
+		{broken.ID, qm.Failed, "exit code 3 (Kubernetes: Error, BackoffLimitExceeded)", qm.NoticeFailed},
 	} {
 		l := w.lease(c.id)
 		k := w.notes.Kinds(c.id)
@@ -342,8 +351,8 @@ func TestStatusDrivesLeases(t *testing.T) {
 }
 
 // TestReconcileCluster: an object carrying a lease id that has no live lease is deleted; a live
-// lease whose pod was deleted behind the service's back fails and its owner is told; release
-// deletes the lease's pod and Service.
+// lease whose Job was deleted behind the service's back fails and its owner is told; release
+// deletes the lease's Job, its pods and its Service.
 func TestReconcileCluster(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
@@ -358,12 +367,12 @@ func TestReconcileCluster(t *testing.T) {
 		}
 	}
 	gone := w.request(1, "interactive", "")
-	w.setPod("qm-vision", "qm-l-1-ssh-shell", running("gpu-a"))
+	w.addJobPod("qm-vision", "qm-l-1-ssh-shell", corev1.PodRunning, "gpu-a")
 	kept := w.request(1, "interactive", "jupyterlab")
-	w.setPod("qm-vision", "qm-l-2-jupyterlab", running("gpu-a"))
+	w.addJobPod("qm-vision", "qm-l-2-jupyterlab", corev1.PodRunning, "gpu-a")
 	w.reconcile()
 
-	if err := w.cs.CoreV1().Pods("qm-vision").Delete(ctx, "qm-l-1-ssh-shell", metav1.DeleteOptions{}); err != nil {
+	if err := w.cs.BatchV1().Jobs("qm-vision").Delete(ctx, "qm-l-1-ssh-shell", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	rep := w.reconcile()
@@ -390,9 +399,10 @@ func TestReconcileCluster(t *testing.T) {
 	if _, err := w.svc.Release(ctx, "alice@acme.example", kept.ID); err != nil {
 		t.Fatal(err)
 	}
+	jobs, _ := w.cs.BatchV1().Jobs("qm-vision").List(ctx, metav1.ListOptions{LabelSelector: kube.LabelLease + "=L-2"})
 	pods, _ := w.cs.CoreV1().Pods("qm-vision").List(ctx, metav1.ListOptions{LabelSelector: kube.LabelLease + "=L-2"})
 	svcs, _ := w.cs.CoreV1().Services("qm-vision").List(ctx, metav1.ListOptions{LabelSelector: kube.LabelLease + "=L-2"})
-	if len(pods.Items)+len(svcs.Items) != 0 {
-		t.Errorf("after release: %d pods and %d services of L-2 left", len(pods.Items), len(svcs.Items))
+	if len(jobs.Items)+len(pods.Items)+len(svcs.Items) != 0 {
+		t.Errorf("after release: %d Jobs, %d pods and %d services of L-2 left", len(jobs.Items), len(pods.Items), len(svcs.Items))
 	}
 }

@@ -3,7 +3,9 @@ package kube
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -11,25 +13,38 @@ import (
 	"github.com/acme/quartermaster/internal/qm"
 )
 
-// podJob says what a lease's own Pod (an interactive workspace) is doing.
+// mainContainer is the container every template runs its workload in.
+const mainContainer = "main"
+
+// podJob says what a lease's own Pod is doing: a workspace started as a bare Pod (before
+// workspaces became Jobs, or by a layout of the install's own).
 func podJob(p *corev1.Pod) qm.Job {
+	j := qm.Job{Node: p.Spec.NodeName, StartedAt: podStarted(p)}
 	if p.DeletionTimestamp != nil {
-		return qm.Job{State: qm.JobEnding, Node: p.Spec.NodeName}
+		j.State = qm.JobEnding
+		return j
 	}
 	switch p.Status.Phase {
 	case corev1.PodPending:
-		return pendingPod(p)
+		pj := pendingPod(p)
+		pj.StartedAt = time.Time{}
+		return pj
 	case corev1.PodRunning:
-		return qm.Job{State: qm.JobRunning, Node: p.Spec.NodeName}
+		j.State = qm.JobRunning
 	case corev1.PodSucceeded:
-		return qm.Job{State: qm.JobCompleted, Node: p.Spec.NodeName, Reason: "exit code 0"}
+		j.State, j.Reason, j.ExitCode, j.EndedAt = qm.JobCompleted, "exit code 0", "0", podEnded(p)
 	case corev1.PodFailed:
+		j.EndedAt = podEnded(p)
 		if p.Status.Reason == "DeadlineExceeded" {
-			return qm.Job{State: qm.JobTimeout, Node: p.Spec.NodeName}
+			j.State = qm.JobTimeout
+			return j
 		}
-		return qm.Job{State: qm.JobFailed, Node: p.Spec.NodeName, Reason: podFailure(p)}
+		f := podFailure(p)
+		j.State, j.ExitCode, j.Reason = qm.JobFailed, f.code, f.reason()
+	default:
+		j.State = qm.JobEnding
 	}
-	return qm.Job{State: qm.JobEnding, Node: p.Spec.NodeName}
+	return j
 }
 
 // pendingPod is a pending pod: waiting for the scheduler (queued), or placed and starting.
@@ -49,56 +64,146 @@ func pendingPod(p *corev1.Pod) qm.Job {
 	return qm.Job{State: qm.JobPending}
 }
 
-// podFailure says why a pod failed: its status reason, or its first failed container's.
-func podFailure(p *corev1.Pod) string {
-	for _, cs := range p.Status.ContainerStatuses {
-		if t := cs.State.Terminated; t != nil && t.ExitCode != 0 {
-			s := fmt.Sprintf("exit code %d", t.ExitCode)
-			if t.Reason != "" && t.Reason != "Error" {
-				s += " (" + t.Reason + ")"
-			}
-			return s
-		}
-	}
-	if p.Status.Reason != "" {
-		s := p.Status.Reason
-		if p.Status.Message != "" {
-			s += ": " + clip(p.Status.Message)
-		}
-		return s
+// failure is why a pod failed: its failed container's exit code and Kubernetes's own words.
+type failure struct {
+	code  string   // "127", "signal 9"; empty when no container exited
+	words []string // "Error", "OOMKilled: …", "Evicted: The node was low on resource: memory."
+}
+
+// reason reads "exit code 127 (Kubernetes: Error)" or "Kubernetes: Evicted: …".
+func (f failure) reason() string {
+	words := strings.Join(f.words, ", ")
+	switch {
+	case f.code != "" && words != "":
+		return "exit code " + f.code + " (Kubernetes: " + words + ")"
+	case f.code != "":
+		return "exit code " + f.code
+	case words != "":
+		return "Kubernetes: " + words
 	}
 	return "the pod failed"
 }
 
-// batchJob says what a lease's Job (a batch job) is doing, from its conditions and its pods.
-func batchJob(k *batchv1.Job, pods []*corev1.Pod) qm.Job {
-	if k.DeletionTimestamp != nil {
-		return qm.Job{State: qm.JobEnding}
+// podFailure says why a pod failed: its failed container (main first), else the pod's status.
+func podFailure(p *corev1.Pod) failure {
+	var f failure
+	statuses := append([]corev1.ContainerStatus(nil), p.Status.ContainerStatuses...)
+	sort.SliceStable(statuses, func(i, j int) bool { return statuses[i].Name == mainContainer && statuses[j].Name != mainContainer })
+	for _, cs := range statuses {
+		t := cs.State.Terminated
+		if t == nil || (t.ExitCode == 0 && t.Signal == 0) {
+			continue
+		}
+		f.code = strconv.Itoa(int(t.ExitCode))
+		if t.Signal != 0 {
+			f.code = fmt.Sprintf("signal %d", t.Signal)
+		}
+		w := t.Reason
+		if m := oneLine(t.Message); m != "" {
+			if w != "" {
+				w += ": "
+			}
+			w += clip(m)
+		}
+		if w != "" {
+			f.words = append(f.words, w)
+		}
+		break
 	}
+	if f.code == "" && p.Status.Reason != "" {
+		w := p.Status.Reason
+		if m := oneLine(p.Status.Message); m != "" {
+			w += ": " + clip(m)
+		}
+		f.words = append(f.words, w)
+	}
+	return f
+}
+
+// podStarted is when the pod's workload started: its main container's start, else when the
+// kubelet took the pod; zero when it has not started.
+func podStarted(p *corev1.Pod) time.Time {
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name != mainContainer {
+			continue
+		}
+		if r := cs.State.Running; r != nil && !r.StartedAt.IsZero() {
+			return r.StartedAt.Time
+		}
+		if t := cs.State.Terminated; t != nil && !t.StartedAt.IsZero() {
+			return t.StartedAt.Time
+		}
+	}
+	if p.Status.StartTime != nil && p.Status.Phase != corev1.PodPending {
+		return p.Status.StartTime.Time
+	}
+	return time.Time{}
+}
+
+// podEnded is when the pod's last container finished; zero when it does not say.
+func podEnded(p *corev1.Pod) time.Time {
+	var end time.Time
+	for _, cs := range p.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil && t.FinishedAt.Time.After(end) {
+			end = t.FinishedAt.Time
+		}
+	}
+	return end
+}
+
+// batchJob says what a lease's Job is doing, from its conditions and its pods, and which pod
+// failed (for its log) when it failed.
+func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
+	j := qm.Job{StartedAt: jobStarted(pods)}
+	if k.DeletionTimestamp != nil {
+		j.State = qm.JobEnding
+		return j, nil
+	}
+	sort.Slice(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
 	for _, c := range k.Status.Conditions {
 		if c.Status != corev1.ConditionTrue {
 			continue
 		}
 		switch c.Type {
 		case batchv1.JobComplete:
-			return qm.Job{State: qm.JobCompleted, Reason: "exit code 0"}
-		case batchv1.JobFailed:
-			if c.Reason == "DeadlineExceeded" {
-				return qm.Job{State: qm.JobTimeout}
+			j.State, j.Reason, j.ExitCode = qm.JobCompleted, "exit code 0", "0"
+			if k.Status.CompletionTime != nil {
+				j.EndedAt = k.Status.CompletionTime.Time
+			} else {
+				j.EndedAt = c.LastTransitionTime.Time
 			}
-			why := c.Reason
+			return j, nil
+		case batchv1.JobFailed:
+			j.EndedAt = c.LastTransitionTime.Time
+			if c.Reason == "DeadlineExceeded" {
+				j.State = qm.JobTimeout
+				return j, nil
+			}
+			var failed *corev1.Pod
 			for _, p := range pods {
 				if p.Status.Phase == corev1.PodFailed {
-					why = podFailure(p) + ", " + why
+					failed = p
 					break
 				}
 			}
-			return qm.Job{State: qm.JobFailed, Reason: strings.TrimSuffix(why, ", ")}
+			var f failure
+			if failed != nil {
+				f = podFailure(failed)
+				j.Node = failed.Spec.NodeName
+				if end := podEnded(failed); j.EndedAt.IsZero() {
+					j.EndedAt = end
+				}
+			}
+			if c.Reason != "" {
+				f.words = append(f.words, c.Reason)
+			}
+			j.State, j.ExitCode, j.Reason = qm.JobFailed, f.code, f.reason()
+			return j, failed
 		case batchv1.JobSuspended:
-			return qm.Job{State: qm.JobPending, Reason: "Kubernetes: the Job is suspended"}
+			j.State, j.Reason = qm.JobPending, "Kubernetes: the Job is suspended"
+			return j, nil
 		}
 	}
-	sort.Slice(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
 	starting := ""
 	var pending *qm.Job
 	for _, p := range pods {
@@ -107,22 +212,52 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) qm.Job {
 		}
 		switch p.Status.Phase {
 		case corev1.PodRunning:
-			return qm.Job{State: qm.JobRunning, Node: p.Spec.NodeName}
+			j.State, j.Node = qm.JobRunning, p.Spec.NodeName
+			return j, nil
 		case corev1.PodPending:
-			j := pendingPod(p)
-			if j.State == qm.JobStarting && starting == "" {
-				starting = j.Node
+			pj := pendingPod(p)
+			if pj.State == qm.JobStarting && starting == "" {
+				starting = pj.Node
 			}
-			if j.State == qm.JobPending && pending == nil {
-				pending = &j
+			if pj.State == qm.JobPending && pending == nil {
+				pending = &pj
 			}
 		}
 	}
 	if pending != nil {
-		return *pending
+		return *pending, nil
 	}
 	// No pods yet (the Job controller has not made them) or all placed and starting.
-	return qm.Job{State: qm.JobStarting, Node: starting}
+	return qm.Job{State: qm.JobStarting, Node: starting}, nil
+}
+
+// jobStarted is when the Job's first pod started its workload; zero before.
+func jobStarted(pods []*corev1.Pod) time.Time {
+	var first time.Time
+	for _, p := range pods {
+		if t := podStarted(p); !t.IsZero() && (first.IsZero() || t.Before(first)) {
+			first = t
+		}
+	}
+	return first
+}
+
+// waited is how long the Job waited before its workload started (its first pod's main
+// container, as the lease's start is dated), rounded up to whole minutes: the Job's
+// activeDeadlineSeconds counts from the Job's start and the lease's time from when its workload
+// runs, so the backend adds the wait to the deadline, and rounding up keeps the deadline at or
+// after the lease's end (the service stops the workspace at that end; the deadline is the
+// backstop). Zero when the Job does not say.
+func waited(k *batchv1.Job, pods []*corev1.Pod) time.Duration {
+	if k.Status.StartTime == nil {
+		return 0
+	}
+	started := jobStarted(pods)
+	if started.IsZero() || !started.After(k.Status.StartTime.Time) {
+		return 0
+	}
+	w := started.Sub(k.Status.StartTime.Time)
+	return (w + time.Minute - 1) / time.Minute * time.Minute
 }
 
 func clip(s string) string {
@@ -130,4 +265,9 @@ func clip(s string) string {
 		return s[:200] + "…"
 	}
 	return s
+}
+
+// oneLine joins a message's lines with spaces.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }

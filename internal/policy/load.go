@@ -334,16 +334,28 @@ func (v *validator) quota(path string, q *Quota, classes map[string]bool) {
 
 var weekdays = map[string]time.Weekday{"SUN": time.Sunday, "MON": time.Monday, "TUE": time.Tuesday, "WED": time.Wednesday, "THU": time.Thursday, "FRI": time.Friday, "SAT": time.Saturday}
 
-// ParseWeekly reads a weekly schedule such as "MON 09:00".
+var clockRE = regexp.MustCompile(`^([01]?[0-9]|2[0-3]):([0-5][0-9])$`)
+
+// ParseWeekly reads a weekly schedule: a weekday (MON or MONDAY, any case) and a 24-hour time,
+// like "MON 09:00". Anything else is refused.
 func ParseWeekly(s string) (time.Weekday, time.Duration, error) {
 	f := strings.Fields(strings.ToUpper(s))
 	if len(f) == 2 {
-		if d, ok := weekdays[f[0][:min(3, len(f[0]))]]; ok {
-			var h, m int
-			if _, err := fmt.Sscanf(f[1], "%d:%d", &h, &m); err == nil && h >= 0 && h < 24 && m >= 0 && m < 60 {
-				return d, time.Duration(h)*time.Hour + time.Duration(m)*time.Minute, nil
+		day := f[0]
+		if len(day) > 3 {
+			if full := strings.ToUpper(dayNames[day[:3]]); full != day {
+				day = ""
+			}
+		}
+		if d, ok := weekdays[day[:min(3, len(day))]]; ok && len(day) >= 3 {
+			if m := clockRE.FindStringSubmatch(f[1]); m != nil {
+				h, _ := strconv.Atoi(m[1])
+				mi, _ := strconv.Atoi(m[2])
+				return d, time.Duration(h)*time.Hour + time.Duration(mi)*time.Minute, nil
 			}
 		}
 	}
-	return 0, 0, fmt.Errorf("schedule %q is not a weekday and time; write e.g. \"MON 09:00\"", s)
+	return 0, 0, fmt.Errorf("schedule %q is not a weekday and a 24-hour time; write e.g. \"MON 09:00\"", s)
 }
+
+var dayNames = map[string]string{"SUN": "Sunday", "MON": "Monday", "TUE": "Tuesday", "WED": "Wednesday", "THU": "Thursday", "FRI": "Friday", "SAT": "Saturday"}

@@ -170,7 +170,9 @@ func (s *Service) tryPlace(ctx context.Context, tx Tx, l *Lease, reason string) 
 // backend starts instantly (the caller then calls startInstantly, which needs no lease id).
 func (s *Service) plan(ctx context.Context, tx Tx, l *Lease) ([]State, error) {
 	inv := s.Backend.Inventory()
-	if inv == nil { // the scheduler places: hand it over
+	if inv == nil || s.capacityOf(l.Class) == 0 {
+		// The backend does not know the class's nodes (not yet, or none: a cluster that scales
+		// from zero makes them when a job asks): the scheduler places it.
 		return []State{Provisioning}, nil
 	}
 	c, _ := s.Policy.Class(l.Class)

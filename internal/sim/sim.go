@@ -54,6 +54,15 @@ type Cluster struct {
 	mu      sync.Mutex
 	running map[string]string // workspace reference -> node
 	util    map[string]utilization
+	// history is each GPU set's utilization over time (by workspace reference: one lease holds
+	// a GPU set at a time), kept until the meter has accounted for it.
+	history map[string][]utilPoint
+}
+
+// utilPoint says that from at on, a GPU set's utilization was pct.
+type utilPoint struct {
+	at  time.Time
+	pct float64
 }
 
 type utilization struct {
@@ -64,7 +73,8 @@ type utilization struct {
 // New builds the simulated cluster the policy describes: for a group {name: h100, count: 2}
 // nodes h100-01 and h100-02, each GPU in one of nvlink_islands equal islands.
 func New(p *policy.Policy, clock qm.Clock) *Cluster {
-	c := &Cluster{clock: clock, idleBelow: p.Idle.UtilizationBelow, running: map[string]string{}, util: map[string]utilization{}}
+	c := &Cluster{clock: clock, idleBelow: p.Idle.UtilizationBelow, running: map[string]string{}, util: map[string]utilization{},
+		history: map[string][]utilPoint{}}
 	for _, g := range p.Sim.Nodes {
 		islands := max(g.NVLinkIslands, 1)
 		per := (g.GPUs + islands - 1) / islands
@@ -95,6 +105,7 @@ func (c *Cluster) Start(_ context.Context, l *qm.Lease) (qm.Started, error) {
 	defer c.mu.Unlock()
 	c.running[ref] = l.Node
 	c.util[ref] = utilization{pct: DefaultUtilization, lastActive: c.clock.Now()}
+	c.history[ref] = append(c.history[ref], utilPoint{c.clock.Now(), DefaultUtilization})
 	which := "GPUs " + gpus
 	if gpus == "" { // whole nodes
 		which = "all GPUs of " + strings.ReplaceAll(l.Node, ",", ", ")
@@ -141,6 +152,7 @@ func (c *Cluster) SetUtilization(l *qm.Lease, pct float64) {
 	}
 	u.pct = pct
 	c.util[l.Ref] = u
+	c.history[l.Ref] = append(c.history[l.Ref], utilPoint{now, pct})
 }
 
 // Activity reports a lease's simulated GPU activity; the simulation always has fresh telemetry.

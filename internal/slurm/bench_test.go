@@ -161,3 +161,103 @@ func squeueOf(b *testing.B, n int) []byte {
 	}
 	return out
 }
+
+// BenchmarkRefreshInventory1000 is one inventory refresh on a 1,000-node cluster: parsing sinfo
+// -N --json and the service's 500 running jobs from squeue, and mapping the nodes to the example
+// policy's classes. sinfo is stubbed with 1,000 copies of the real node record of
+// testdata/sinfo-22.05.json (gpu0001…gpu1000: 600 h100 nodes in train, 300 l40s nodes in
+// interactive, 100 with both, 20 drained), squeue with 500 one-GPU jobs, so the figure is the
+// service's side; the real commands' own time on such a cluster comes on top.
+func BenchmarkRefreshInventory1000(b *testing.B) {
+	const n = 1000
+	out := sinfoOf(b, n)
+	// The service's own running jobs: one on each of the first 500 nodes.
+	var ownJobs strings.Builder
+	for i := 1; i <= 500; i++ {
+		fmt.Fprintf(&ownJobs, "gpu%04d|gres:gpu:h100:1|qm:L-%d\n", i, i)
+	}
+	own := []byte(ownJobs.String())
+	backend, err := slurm.New(slurm.Config{Policy: examplePolicy(b), Catalog: testCatalog(b), Workload: workload.Settings{DefaultTemplate: "sleeper"},
+		Run: func(_ context.Context, _ []byte, name string, _ ...string) ([]byte, error) {
+			switch name {
+			case "sinfo":
+				return out, nil
+			case "squeue":
+				return own, nil
+			}
+			return nil, fmt.Errorf("unexpected %s", name)
+		}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		if err := backend.RefreshInventory(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if got := len(backend.Inventory()); got != 1080 { // 980 usable nodes, 100 of them in both classes
+		b.Fatalf("inventory of %d entries", got)
+	}
+	b.ReportMetric(float64(len(out))/1e6, "MB-of-sinfo-JSON")
+}
+
+// sinfoOf is sinfo -N --json output with n GPU nodes made from the real node of
+// testdata/sinfo-22.05.json.
+func sinfoOf(b *testing.B, n int) []byte {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(readFixture(b, "sinfo-22.05.json")), &doc); err != nil {
+		b.Fatal(err)
+	}
+	var nodes []map[string]any
+	if err := json.Unmarshal(doc["nodes"], &nodes); err != nil {
+		b.Fatal(err)
+	}
+	tmpl := nodes[0] // vm, as Slurm printed it
+	all := make([]map[string]any, n)
+	for i := range all {
+		nd := make(map[string]any, len(tmpl))
+		for k, v := range tmpl {
+			nd[k] = v
+		}
+		name := fmt.Sprintf("gpu%04d", i+1)
+		nd["name"], nd["hostname"], nd["address"] = name, name, name
+		switch {
+		case i%10 < 6:
+			nd["partitions"], nd["gres"], nd["gres_used"] = []string{"train"}, "gpu:h100:8(S:0-1)", fmt.Sprintf("gpu:h100:%d(IDX:0-%d)", i%8+1, i%8)
+		case i%10 < 9:
+			nd["partitions"], nd["gres"], nd["gres_used"] = []string{"interactive"}, "gpu:l40s:4", "gpu:l40s:0(IDX:N/A)"
+		default:
+			nd["partitions"] = []string{"interactive", "train"}
+		}
+		if i%50 == 10 { // 20 train nodes drained
+			nd["state"], nd["state_flags"] = "idle", []string{"DRAIN"}
+		}
+		all[i] = nd
+	}
+	raw, err := json.Marshal(all)
+	if err != nil {
+		b.Fatal(err)
+	}
+	doc["nodes"] = raw
+	out, err := json.Marshal(doc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// BenchmarkRefreshInventoryTestCluster is one inventory refresh against the real one-node test
+// cluster: mostly the cost of running sinfo -N --json and slurmctld answering it.
+func BenchmarkRefreshInventoryTestCluster(b *testing.B) {
+	e := newEnv(b)
+	ctx := context.Background()
+	for b.Loop() {
+		if err := e.backend.RefreshInventory(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if len(e.backend.Inventory()) != 2 {
+		b.Fatalf("inventory %+v", e.backend.Inventory())
+	}
+}

@@ -31,10 +31,11 @@ func slurmCluster(t testing.TB) (conf string) {
 	return slurmtest.Cluster(t)
 }
 
-// testTemplates are the embedded layouts with two short test workloads instead of the real
+// testTemplates are the embedded layouts with short test workloads instead of the real
 // templates, whose servers and trainers are not installed on the test node: "sleeper", an
-// interactive workspace that sleeps (the default for leases naming none), and "nap", a batch
-// job that sleeps for its seconds parameter and exits with its code parameter.
+// interactive workspace that sleeps (the default for leases naming none), "nap", a batch job
+// that sleeps for its seconds parameter and exits with its code parameter, and "broken", a
+// workspace whose server is missing, so it fails at once with exit code 127.
 var testTemplates = map[string]string{
 	"sleeper.yaml": `name: sleeper
 version: 1
@@ -73,6 +74,20 @@ parameters:
 run: |
   sleep {{.P.seconds}}
   exit {{.P.code}}
+`,
+	"broken.yaml": `name: broken
+version: 1
+title: Broken
+description: A workspace whose server is not installed, for tests.
+tags: [test]
+kind: interactive
+resources: {gpus: 1, max_gpus: 8, cpus_per_gpu: 1, memory_gib_per_gpu: 1}
+connect: {protocol: ssh, port: 2222}
+example: ""
+parameters: []
+run: |
+  echo "starting the workspace on port $QM_PORT"
+  exec /opt/qm-missing/sshd -D -p "$QM_PORT"
 `,
 }
 
@@ -210,13 +225,18 @@ func (e *env) waitJob(ref string, states ...string) slurm.SqueueJob {
 	return j
 }
 
-// waitLease runs the reconcile pass every 100 ms until the lease is in state, or fails.
+// waitLease runs the service's loops every 100 ms, as serve does (the reconcile pass, which
+// refreshes the inventory, then the tick, which starts queued leases that now fit), until the
+// lease is in state, or fails.
 func (e *env) waitLease(id qm.LeaseID, state qm.State) *qm.Lease {
 	e.t.Helper()
 	var l *qm.Lease
 	e.eventually(id.String()+" to be "+string(state), func() bool {
 		if _, err := e.svc.Reconcile(context.Background()); err != nil {
 			e.t.Logf("reconcile: %v", err)
+		}
+		if err := e.svc.Tick(context.Background()); err != nil {
+			e.t.Logf("tick: %v", err)
 		}
 		var err error
 		if l, err = e.svc.Get(context.Background(), id); err != nil {
@@ -249,4 +269,15 @@ func (e *env) request(user string, gpus int, class string, d time.Duration, tmpl
 		e.t.Fatalf("request %d %s: %v", gpus, class, err)
 	}
 	return out
+}
+
+// nodeName is the test cluster's one node: this host's short name, as slurm-up.sh names it.
+func (e *env) nodeName() string {
+	e.t.Helper()
+	host, err := os.Hostname()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	host, _, _ = strings.Cut(host, ".")
+	return host
 }

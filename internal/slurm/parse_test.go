@@ -75,15 +75,20 @@ func TestJobsFromSqueue2205(t *testing.T) {
 		t.Fatal(err)
 	}
 	host := "vm"
+	// Slurm's start and end times: for the running job its start and the end its limit sets,
+	// which is no end yet.
+	start, end := time.Unix(1796009600, 0).UTC(), time.Unix(1796011400, 0).UTC()
 	want := []qm.Job{
-		{Lease: 1, Ref: "310", State: qm.JobRunning, Node: host, TimeLimit: 30 * time.Minute},
-		{Lease: 2, Ref: "311", State: qm.JobFailed, Reason: "exit code 3", TimeLimit: 90 * time.Minute},
+		{Lease: 1, Ref: "310", State: qm.JobRunning, Node: host, TimeLimit: 30 * time.Minute, StartedAt: start},
+		{Lease: 2, Ref: "311", State: qm.JobFailed, Node: host, Reason: "exit code 3 (Slurm: FAILED, NonZeroExitCode)", TimeLimit: 90 * time.Minute,
+			StartedAt: start, EndedAt: start, ExitCode: "3"},
 		{Lease: 4, Ref: "313", State: qm.JobPending, Reason: "the GPUs it asks for are in use (Slurm: Resources)", TimeLimit: 30 * time.Minute},
-		{Lease: 5, Ref: "314", State: qm.JobTimeout, TimeLimit: 30 * time.Minute},
-		{Lease: 6, Ref: "315", State: qm.JobCancelled, TimeLimit: 30 * time.Minute},
-		{Lease: 7, Ref: "316", State: qm.JobFailed, Reason: "its node failed (NODE_FAIL)", TimeLimit: 30 * time.Minute},
+		{Lease: 5, Ref: "314", State: qm.JobTimeout, Node: host, TimeLimit: 30 * time.Minute, StartedAt: start, EndedAt: end, ExitCode: "0"},
+		{Lease: 6, Ref: "315", State: qm.JobCancelled, Node: host, TimeLimit: 30 * time.Minute, StartedAt: start, EndedAt: end, ExitCode: "signal 15"},
+		{Lease: 7, Ref: "316", State: qm.JobFailed, Node: host, Reason: "its node failed (Slurm: NODE_FAIL)", TimeLimit: 30 * time.Minute,
+			StartedAt: start, EndedAt: end, ExitCode: "0"},
 		{Lease: 8, Ref: "317", State: qm.JobEnding, TimeLimit: 30 * time.Minute},
-		{Lease: 9, Ref: "318", State: qm.JobCompleted, Reason: "exit code 0", TimeLimit: 30 * time.Minute},
+		{Lease: 9, Ref: "318", State: qm.JobCompleted, Node: host, Reason: "exit code 0", TimeLimit: 30 * time.Minute, StartedAt: start, EndedAt: end, ExitCode: "0"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("jobs\n got %+v\nwant %+v", got, want)
@@ -97,7 +102,8 @@ func TestJobsFromNewerSqueue(t *testing.T) {
 	 {"job_id": 7, "comment": "qm:L-3", "job_state": ["RUNNING"], "state_reason": "None", "nodes": "gpu[01-02]",
 	  "time_limit": {"set": true, "infinite": false, "number": 120}, "exit_code": {"status": ["SUCCESS"], "return_code": {"set": true, "infinite": false, "number": 0}}},
 	 {"job_id": 8, "comment": "qm:L-4", "job_state": ["FAILED"], "state_reason": "NonZeroExitCode", "nodes": "gpu03",
-	  "time_limit": {"set": false, "infinite": true, "number": 0}, "exit_code": {"status": ["ERROR"], "return_code": {"set": true, "infinite": false, "number": 2}}}
+	  "time_limit": {"set": false, "infinite": true, "number": 0}, "exit_code": {"status": ["ERROR"], "return_code": {"set": true, "infinite": false, "number": 2}},
+	  "start_time": {"set": true, "infinite": false, "number": 1796009600}, "end_time": {"set": true, "infinite": false, "number": 1796009660}}
 	], "errors": []}`
 	b := stubBackend(t, &stub{reply: func(string, []string) (string, error) { return data, nil }})
 	got, err := b.Jobs(context.Background())
@@ -105,8 +111,9 @@ func TestJobsFromNewerSqueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []qm.Job{
-		{Lease: 3, Ref: "7", State: qm.JobRunning, Node: "gpu[01-02]", TimeLimit: 2 * time.Hour},
-		{Lease: 4, Ref: "8", State: qm.JobFailed, Reason: "exit code 2"},
+		{Lease: 3, Ref: "7", State: qm.JobRunning, Node: "gpu01,gpu02", TimeLimit: 2 * time.Hour},
+		{Lease: 4, Ref: "8", State: qm.JobFailed, Node: "gpu03", Reason: "exit code 2 (Slurm: FAILED, NonZeroExitCode)", ExitCode: "2",
+			StartedAt: time.Unix(1796009600, 0).UTC(), EndedAt: time.Unix(1796009660, 0).UTC()},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("jobs\n got %+v\nwant %+v", got, want)

@@ -4,8 +4,11 @@
 // accounting is on), and the job's comment carries the lease id (qm:L-42), so the service's
 // reconcile pass can tell its jobs from everyone else's.
 //
-// Slurm places the jobs, so Inventory is nil: the service hands a lease over at once and learns
-// what became of it from Jobs (qm.Watcher).
+// The inventory comes from Slurm itself: RefreshInventory (called by the service's reconcile
+// loop) reads the nodes, their partitions and GRES with sinfo --json and maps them to the
+// policy's classes, so the service can cap, count and place. A lease the service placed is
+// pinned to its node (--nodelist); until the first refresh Inventory is nil and Slurm places.
+// The service learns what became of each lease's job from Jobs (qm.Watcher).
 package slurm
 
 import (
@@ -16,9 +19,12 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
@@ -69,6 +75,12 @@ type Backend struct {
 	cfg Config
 	log *slog.Logger
 	run Runner
+
+	inv atomic.Pointer[[]qm.Node] // the last good inventory; nil before the first
+	// lastMissing is the classes the last refresh found no nodes for, so it warns once.
+	mu          sync.Mutex
+	lastMissing string
+	outputs     map[string]string // the output tail of failed jobs, by job id, read once
 }
 
 // New checks the configuration and makes a backend. It does not talk to Slurm.
@@ -105,9 +117,80 @@ func New(cfg Config) (*Backend, error) {
 
 var _ qm.Watcher = (*Backend)(nil)
 var _ qm.Retimer = (*Backend)(nil)
+var _ qm.InventoryRefresher = (*Backend)(nil)
 
-// Inventory is nil: Slurm places the jobs.
-func (b *Backend) Inventory() []qm.Node { return nil }
+// Inventory is the GPU nodes of every class as the last successful RefreshInventory found them;
+// nil before the first. The slice is shared: callers must not change it. Safe for concurrent use.
+func (b *Backend) Inventory() []qm.Node {
+	if p := b.inv.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// RefreshInventory reads the cluster's nodes (sinfo -N --json; scontrol show node -d -o where
+// sinfo cannot print JSON) and this service's jobs that hold GPUs (squeue), and makes them the
+// inventory. On an error the last inventory stays.
+func (b *Backend) RefreshInventory(ctx context.Context) error {
+	nodes, err := b.Nodes(ctx)
+	if err != nil {
+		return err
+	}
+	out, err := b.run(ctx, nil, "squeue", "-h", "-t", "RUNNING,COMPLETING,SUSPENDED,CONFIGURING", "-o", "%N|%b|%k")
+	if err != nil {
+		return fmt.Errorf("slurm: squeue of this service's running jobs: %w", err)
+	}
+	own := ParseOwnJobs(out, func(comment string) bool { _, ok := b.leaseOf(comment); return ok })
+	inv := BuildInventory(b.cfg.Policy, nodes, own)
+	b.inv.Store(&inv)
+	var missing []string
+	for _, c := range b.cfg.Policy.Classes {
+		found := false
+		for _, n := range inv {
+			if n.Class == c.Name {
+				found = true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, c.Name)
+		}
+	}
+	b.mu.Lock()
+	changed := strings.Join(missing, ",") != b.lastMissing
+	b.lastMissing = strings.Join(missing, ",")
+	b.mu.Unlock()
+	if changed && len(missing) > 0 {
+		b.log.Warn("no usable Slurm node has the partition and GRES of these classes; their requests wait",
+			"classes", missing, "nodes", len(nodes))
+	}
+	return nil
+}
+
+// Nodes reads every node of the cluster with sinfo -N --json, or, where that fails (Slurm built
+// without its JSON plugins), with scontrol show node -d -o.
+func (b *Backend) Nodes(ctx context.Context) ([]SinfoNode, error) {
+	out, err := b.run(ctx, nil, "sinfo", "-N", "--json")
+	if err == nil {
+		nodes, perr := ParseSinfo(out)
+		if perr == nil {
+			return nodes, nil
+		}
+		err = perr
+	} else {
+		err = fmt.Errorf("slurm: sinfo -N --json: %w", err)
+	}
+	out, err2 := b.run(ctx, nil, "scontrol", "show", "node", "-d", "-o")
+	if err2 != nil {
+		return nil, errors.Join(err, fmt.Errorf("slurm: scontrol show node: %w", err2))
+	}
+	nodes, err2 := ParseScontrolNodes(out)
+	if err2 != nil {
+		return nil, errors.Join(err, err2)
+	}
+	b.log.Debug("read the nodes with scontrol", "sinfo", err)
+	return nodes, nil
+}
 
 // Comment is the job comment that carries a lease id: INSTANCE:L-42.
 func (b *Backend) Comment(id qm.LeaseID) string { return b.cfg.Instance + ":" + id.String() }
@@ -124,7 +207,9 @@ func (b *Backend) leaseOf(comment string) (qm.LeaseID, bool) {
 
 // Start renders the lease's template, makes its job directory, submits the script with sbatch
 // and waits a moment for Slurm's first decision: running (Active, with the node), or waiting
-// (Queued, with Slurm's reason). A job that already ended is left to the reconcile pass.
+// (Queued, with Slurm's reason). A job that already ended is left to the reconcile pass. The
+// script carries the lease's placement (workload.Render): --nodelist where the service placed it,
+// --exclusive for a reservation and for an exclusive class's lease that Slurm places itself.
 func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 	w, err := workload.Render(b.cfg.Catalog, b.cfg.Policy, l, b.cfg.Workload)
 	if err != nil {
@@ -142,7 +227,8 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 	if _, err := strconv.ParseUint(ref, 10, 64); err != nil {
 		return qm.Started{}, fmt.Errorf("slurm: sbatch for %s printed %q, not a job id", l.ID, clip(string(out)))
 	}
-	b.log.Info("submitted", "lease", l.ID, "job", ref, "template", w.Template.Name, "partition", w.Input.Slurm.Partition)
+	b.log.Info("submitted", "lease", l.ID, "job", ref, "template", w.Template.Name, "partition", w.Input.Slurm.Partition,
+		"nodelist", w.Input.Slurm.NodeList, "exclusive", w.Input.Slurm.Exclusive)
 	connect := func(node string) string {
 		if w.SlurmConnect == nil {
 			return ""
@@ -221,7 +307,8 @@ func (b *Backend) SetTimeLimit(ctx context.Context, j qm.Job, d time.Duration) e
 }
 
 // Jobs lists this service's jobs that slurmctld knows: pending, running, and those that ended
-// within its MinJobAge, through squeue --json.
+// within its MinJobAge, through squeue --json. A failed job carries the last lines of its output
+// file where this host can read it.
 func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 	out, err := b.run(ctx, nil, "squeue", "--json")
 	if err != nil {
@@ -232,14 +319,79 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		return nil, err
 	}
 	var jobs []qm.Job
+	failed := map[string]bool{}
 	for _, sj := range all {
 		id, ok := b.leaseOf(sj.Comment)
 		if !ok {
 			continue
 		}
-		jobs = append(jobs, sj.job(id))
+		j := sj.job(id)
+		if j.State == qm.JobFailed {
+			j.Output = b.output(sj.JobID, id, sj.StdOut)
+			failed[sj.JobID] = true
+		}
+		jobs = append(jobs, j)
 	}
+	b.mu.Lock()
+	for ref := range b.outputs {
+		if !failed[ref] {
+			delete(b.outputs, ref)
+		}
+	}
+	b.mu.Unlock()
 	return jobs, nil
+}
+
+// output is the last lines of a failed job's output file, read once per job. Only a regular
+// file in the lease's own job directory (…/.quartermaster/L-42/) is read, whatever a job's
+// comment claims; "" when there is none or it cannot be read here (the team storage is not
+// mounted on this host).
+func (b *Backend) output(ref string, lease qm.LeaseID, path string) string {
+	b.mu.Lock()
+	out, ok := b.outputs[ref]
+	b.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = readTail(path, lease)
+	b.mu.Lock()
+	if b.outputs == nil {
+		b.outputs = map[string]string{}
+	}
+	b.outputs[ref] = out
+	b.mu.Unlock()
+	return out
+}
+
+// outputBytes is how much of the end of an output file is read for its last lines.
+const outputBytes = 16 << 10
+
+func readTail(path string, lease qm.LeaseID) string {
+	if path == "" || filepath.Clean(path) != path || !strings.Contains(path, "/.quartermaster/"+lease.String()+"/") {
+		return ""
+	}
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	off := max(st.Size()-outputBytes, 0)
+	buf := make([]byte, st.Size()-off)
+	n, err := f.ReadAt(buf, off)
+	if err != nil && n == 0 {
+		return ""
+	}
+	text := string(buf[:n])
+	if off > 0 { // the first line read is likely cut
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			text = text[i+1:]
+		}
+	}
+	return workload.OutputTail(text, workload.OutputLines)
 }
 
 // Job reads one job with scontrol show job -o, which answers for one job however many the
@@ -250,8 +402,33 @@ func (b *Backend) Job(ctx context.Context, ref string) (qm.Job, error) {
 		return qm.Job{}, fmt.Errorf("slurm: scontrol show job %s: %w", ref, err)
 	}
 	kv := parseKeyValues(string(out))
-	sj := SqueueJob{JobID: ref, State: kv["JobState"], Reason: kv["Reason"], Nodes: kv["NodeList"], Comment: kv["Comment"]}
+	sj := SqueueJob{JobID: ref, State: kv["JobState"], Reason: kv["Reason"], Nodes: nullable(kv["NodeList"]), Comment: kv["Comment"],
+		StartTime: scontrolTime(kv["StartTime"]), EndTime: scontrolTime(kv["EndTime"]), ExitCode: scontrolExit(kv["ExitCode"])}
 	return sj.job(0), nil
+}
+
+// scontrolTime reads scontrol's local time, 2026-11-30T16:55:30; zero for Unknown, None or N/A.
+func scontrolTime(s string) time.Time {
+	t, err := time.ParseInLocation("2006-01-02T15:04:05", s, time.Local)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// scontrolExit reads scontrol's ExitCode=127:0 (exit code, signal).
+func scontrolExit(s string) string {
+	code, sig, ok := strings.Cut(s, ":")
+	if !ok {
+		return ""
+	}
+	if sig != "0" && sig != "" {
+		return "signal " + sig
+	}
+	if _, err := strconv.Atoi(code); err != nil {
+		return ""
+	}
+	return code
 }
 
 // exec runs a real Slurm command with the restricted environment.

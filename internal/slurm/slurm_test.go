@@ -61,21 +61,22 @@ func TestRequestBecomesSlurmJob(t *testing.T) {
 	}
 }
 
-// TestQueuedUntilGPUsFree: with the train GPUs full, a request is queued with its job pending (and
-// is not submitted twice by the service's ticks); it starts when the other lease ends.
+// TestQueuedUntilGPUsFree: with the train GPUs full, a request is queued: by the service, which
+// knows from the inventory that they are full and submits nothing yet (and not twice over its
+// ticks); it starts, on the node, when the other lease ends.
 func TestQueuedUntilGPUsFree(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
+	if _, err := e.svc.Reconcile(ctx); err != nil { // reads the inventory
+		t.Fatal(err)
+	}
 	a := e.request("alice@acme.example", 8, "train", time.Hour, "", nil).Lease
 	a = e.waitLease(a.ID, qm.Active)
 
 	out := e.request("bob@acme.example", 1, "train", time.Hour, "", nil)
 	b := out.Lease
-	if b.State != qm.Queued || b.Ref == "" || !strings.Contains(b.Connect, qm.NodePlaceholder) {
-		t.Fatalf("with the GPUs full, %s is %s (ref %q, connect %q); want queued with its job", b.ID, b.State, b.Ref, b.Connect)
-	}
-	if j := e.job(b.Ref); j.State != "PENDING" {
-		t.Fatalf("job %s of %s is %s, want PENDING", b.Ref, b.ID, j.State)
+	if b.State != qm.Queued || b.Ref != "" || strings.Contains(b.Connect, qm.NodePlaceholder) {
+		t.Fatalf("with the GPUs full, %s is %s (ref %q, connect %q); want queued by the service, nothing submitted", b.ID, b.State, b.Ref, b.Connect)
 	}
 	for range 3 {
 		if err := e.svc.Tick(ctx); err != nil {
@@ -85,19 +86,22 @@ func TestQueuedUntilGPUsFree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got, _ := e.svc.Get(ctx, b.ID); got.State != qm.Queued || got.Ref != b.Ref {
-		t.Fatalf("after ticks %s is %s with job %s; want still queued with job %s", b.ID, got.State, got.Ref, b.Ref)
+	if got, _ := e.svc.Get(ctx, b.ID); got.State != qm.Queued || got.Ref != "" {
+		t.Fatalf("after ticks %s is %s with job %q; want still queued without a job", b.ID, got.State, got.Ref)
 	}
-	if n := e.jobsOf(b.ID); n != 1 {
-		t.Fatalf("%s has %d jobs; a queued lease must be submitted once", b.ID, n)
+	if n := e.jobsOf(b.ID); n != 0 {
+		t.Fatalf("%s has %d jobs while it waits in the service's queue", b.ID, n)
 	}
 
 	if _, err := e.svc.Release(ctx, "alice@acme.example", a.ID); err != nil {
 		t.Fatal(err)
 	}
 	b = e.waitLease(b.ID, qm.Active)
-	if j := e.job(b.Ref); j.State != "RUNNING" {
-		t.Fatalf("job %s is %s after %s became active", b.Ref, j.State, b.ID)
+	if j := e.job(b.Ref); j.State != "RUNNING" || j.Nodes != e.nodeName() {
+		t.Fatalf("job %s is %s on %q after %s became active", b.Ref, j.State, j.Nodes, b.ID)
+	}
+	if n := e.jobsOf(b.ID); n != 1 {
+		t.Errorf("%s has %d jobs; a lease is submitted once", b.ID, n)
 	}
 	if len(e.notes.Of(qm.NoticeGranted, b.ID)) != 1 {
 		t.Errorf("%s's owner was told %d times that it started", b.ID, len(e.notes.Of(qm.NoticeGranted, b.ID)))

@@ -20,12 +20,18 @@ type SqueueJob struct {
 	Comment     string
 	State       string // PENDING, RUNNING, COMPLETED, CANCELLED, TIMEOUT, FAILED, NODE_FAIL, …
 	Reason      string // state_reason: why it waits (Resources, Priority) or None
-	Nodes       string
+	Nodes       string // Slurm's host list, e.g. gpu[01-02]
 	Partition   string
 	Account     string
 	TRESPerNode string // tres_per_node, e.g. gres:gpu:h100:2 (22.05) or gres/gpu:h100=2
 	TimeLimit   time.Duration
 	ExitCode    string // "0", "3", "signal 15"; empty when unknown
+	// StartTime and EndTime are Slurm's: for a pending job when it expects to start it, for a
+	// running one when its time limit ends it; zero when unset.
+	StartTime, EndTime time.Time
+	// StdOut is the job's --output file, its %j, %x, %u, %A, %a and %N filled in; empty when
+	// it has a pattern this backend does not fill.
+	StdOut string
 }
 
 type squeueOutput struct {
@@ -42,6 +48,12 @@ type squeueOutput struct {
 		TRESPerNode string          `json:"tres_per_node"`
 		TimeLimit   json.RawMessage `json:"time_limit"`
 		ExitCode    json.RawMessage `json:"exit_code"`
+		StartTime   json.RawMessage `json:"start_time"`
+		EndTime     json.RawMessage `json:"end_time"`
+		StdOut      string          `json:"standard_output"`
+		UserName    string          `json:"user_name"`
+		ArrayJobID  json.RawMessage `json:"array_job_id"`
+		ArrayTaskID json.RawMessage `json:"array_task_id"`
 	} `json:"jobs"`
 }
 
@@ -72,9 +84,68 @@ func ParseSqueue(data []byte) ([]SqueueJob, error) {
 			sj.TimeLimit = time.Duration(m) * time.Minute
 		}
 		sj.ExitCode = exitCode(j.ExitCode)
+		sj.StartTime, sj.EndTime = unixTime(j.StartTime), unixTime(j.EndTime)
+		arrayJob, _ := number(j.ArrayJobID)
+		arrayTask, isTask := number(j.ArrayTaskID)
+		sj.StdOut = expandOutput(j.StdOut, sj, j.UserName, arrayJob, arrayTask, isTask && arrayJob > 0)
 		jobs = append(jobs, sj)
 	}
 	return jobs, nil
+}
+
+// unixTime reads seconds since 1970 (a number or {set, number}); zero when unset or 0.
+func unixTime(r json.RawMessage) time.Time {
+	if n, ok := number(r); ok && n > 0 {
+		return time.Unix(n, 0).UTC()
+	}
+	return time.Time{}
+}
+
+// expandOutput fills in the patterns of an --output file name that squeue prints as given: %j
+// (job id), %x (name), %u (user), %A and %a (array job and task), %N (first node), %%. A name
+// with any other pattern gives "".
+func expandOutput(pattern string, sj SqueueJob, user string, arrayJob, arrayTask int64, isArray bool) string {
+	if pattern == "" || !strings.HasPrefix(pattern, "/") {
+		return ""
+	}
+	var b strings.Builder
+	for i := 0; i < len(pattern); i++ {
+		if pattern[i] != '%' {
+			b.WriteByte(pattern[i])
+			continue
+		}
+		if i+1 == len(pattern) {
+			return ""
+		}
+		i++
+		switch pattern[i] {
+		case '%':
+			b.WriteByte('%')
+		case 'j':
+			b.WriteString(sj.JobID)
+		case 'x':
+			b.WriteString(sj.Name)
+		case 'u':
+			b.WriteString(user)
+		case 'N':
+			b.WriteString(firstHost(sj.Nodes))
+		case 'A':
+			if !isArray {
+				b.WriteString(sj.JobID)
+			} else {
+				b.WriteString(strconv.FormatInt(arrayJob, 10))
+			}
+		case 'a':
+			if !isArray {
+				b.WriteString("4294967294") // Slurm's NO_VAL for a job that is not an array
+			} else {
+				b.WriteString(strconv.FormatInt(arrayTask, 10))
+			}
+		default:
+			return ""
+		}
+	}
+	return b.String()
 }
 
 func rawList(rs []json.RawMessage) [][]byte {
@@ -146,7 +217,8 @@ func exitCode(r json.RawMessage) string {
 	return ""
 }
 
-// job maps a Slurm job to the domain's view of it.
+// job maps a Slurm job to the domain's view of it. An ended job's reason gives Slurm's own state
+// and reason besides the exit code: "exit code 127 (Slurm: FAILED, NonZeroExitCode)".
 func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 	j := qm.Job{Lease: lease, Ref: sj.JobID, TimeLimit: sj.TimeLimit}
 	state := strings.ToUpper(strings.TrimSpace(sj.State))
@@ -154,44 +226,72 @@ func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 	if reason == "None" || reason == "(null)" {
 		reason = ""
 	}
+	slurmWords := func() string {
+		w := "Slurm: " + state
+		if reason != "" {
+			w += ", " + reason
+		}
+		return w
+	}
+	ended := func(s qm.JobState) {
+		j.State, j.Node, j.ExitCode = s, nodeList(sj.Nodes), sj.ExitCode
+		j.StartedAt, j.EndedAt = sj.StartTime, sj.EndTime
+	}
 	switch state {
 	case "PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD":
 		j.State, j.Reason = qm.JobPending, pendingReason(reason)
 	case "RUNNING", "SUSPENDED", "CONFIGURING", "RESIZING", "SIGNALING", "STAGE_OUT":
-		j.State, j.Node = qm.JobRunning, sj.Nodes
+		j.State, j.Node, j.StartedAt = qm.JobRunning, nodeList(sj.Nodes), sj.StartTime
 	case "COMPLETED":
-		j.State = qm.JobCompleted
+		ended(qm.JobCompleted)
 		if sj.ExitCode != "" {
 			j.Reason = "exit code " + sj.ExitCode
 		}
 	case "CANCELLED":
-		j.State = qm.JobCancelled
+		ended(qm.JobCancelled)
 	case "TIMEOUT", "DEADLINE":
-		j.State = qm.JobTimeout
+		ended(qm.JobTimeout)
 	case "FAILED", "OUT_OF_MEMORY", "SPECIAL_EXIT":
-		j.State = qm.JobFailed
-		j.Reason = strings.ToLower(strings.ReplaceAll(state, "_", " "))
-		if sj.ExitCode != "" {
-			j.Reason = "exit code " + sj.ExitCode
-		}
+		ended(qm.JobFailed)
+		var what []string
 		if state == "OUT_OF_MEMORY" {
-			j.Reason = "it ran out of memory"
+			what = append(what, "it ran out of memory")
 		}
-		if reason != "" && reason != "NonZeroExitCode" {
-			j.Reason += " (" + reason + ")"
+		if sj.ExitCode != "" {
+			what = append(what, "exit code "+sj.ExitCode)
+		}
+		j.Reason = slurmWords()
+		if len(what) > 0 {
+			j.Reason = strings.Join(what, ", ") + " (" + j.Reason + ")"
 		}
 	case "NODE_FAIL":
-		j.State, j.Reason = qm.JobFailed, "its node failed (NODE_FAIL)"
+		ended(qm.JobFailed)
+		j.Reason = "its node failed (" + slurmWords() + ")"
 	case "BOOT_FAIL":
-		j.State, j.Reason = qm.JobFailed, "its node did not boot (BOOT_FAIL)"
+		ended(qm.JobFailed)
+		j.Reason = "its node did not boot (" + slurmWords() + ")"
 	case "PREEMPTED":
-		j.State, j.Reason = qm.JobFailed, "a higher-priority job preempted it"
+		ended(qm.JobFailed)
+		j.Reason = "a higher-priority job preempted it (" + slurmWords() + ")"
 	case "REVOKED":
-		j.State, j.Reason = qm.JobFailed, "another cluster of the federation ran it (REVOKED)"
+		ended(qm.JobFailed)
+		j.Reason = "another cluster of the federation ran it (" + slurmWords() + ")"
 	default: // COMPLETING and anything new: wait for its end state
 		j.State = qm.JobEnding
 	}
+	if j.State.Ended() && j.StartedAt.After(j.EndedAt) && !j.EndedAt.IsZero() {
+		j.StartedAt = j.EndedAt // a job cancelled before it started: Slurm's start is its expected one
+	}
 	return j
+}
+
+// nodeList writes a Slurm host list as the domain writes nodes: names joined by commas
+// ("gpu[01-02]" is "gpu01,gpu02"), so a lease's node compares with the inventory's.
+func nodeList(hosts string) string {
+	if hosts == "" || hosts == "(null)" {
+		return ""
+	}
+	return strings.Join(hostNames([]string{hosts}), ",")
 }
 
 // pendingReason says in words why Slurm holds a job, keeping Slurm's own word for searching its

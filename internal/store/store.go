@@ -48,6 +48,7 @@ type DB struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	jobLocks  jobLocks // connections holding scheduled jobs' locks, closed with the DB
 }
 
 var _ qm.Store = (*DB)(nil)
@@ -169,6 +170,9 @@ func (db *DB) SerialWriters() bool { return db.dialect == SQLite }
 
 // Close closes the pool; closing twice is harmless.
 func (db *DB) Close() error {
-	db.closeOnce.Do(func() { db.closeErr = db.x.Close() })
+	db.closeOnce.Do(func() {
+		db.jobLocks.closeAll()
+		db.closeErr = db.x.Close()
+	})
 	return db.closeErr
 }

@@ -112,16 +112,13 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 				switch v := o.obj.(type) {
 				case *corev1.Pod:
 					workloads++
-					if rc.tmpl.Kind != templates.KindInteractive {
-						t.Error("a batch template renders a Pod")
-					}
-					checkDeadline(t, v.Spec.ActiveDeadlineSeconds, rc)
+					t.Error("a template renders a bare Pod, whose deadline cannot be raised when its lease is extended")
 				case *batchv1.Job:
 					workloads++
-					if rc.tmpl.Kind != templates.KindBatch {
-						t.Error("an interactive template renders a Job")
-					}
 					checkDeadline(t, v.Spec.ActiveDeadlineSeconds, rc)
+					if d := v.Spec.Template.Spec.ActiveDeadlineSeconds; d != nil {
+						t.Errorf("the Job's pods have a deadline of their own (%d s), which an extension cannot raise", *d)
+					}
 					want := int32(1)
 					if out.Tasks > 0 {
 						want = int32(out.Tasks)
@@ -134,8 +131,8 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 					if (want > 1) != (v.Spec.CompletionMode != nil && *v.Spec.CompletionMode == batchv1.IndexedCompletion) {
 						t.Error("a Job of several pods must be Indexed (and only then)")
 					}
-					if l := v.Spec.Template.Labels["quartermaster.io/lease"]; l != rc.in.Lease {
-						t.Errorf("pod template lease label %q", l)
+					if l := v.Spec.Template.Labels; l["quartermaster.io/lease"] != rc.in.Lease || l["quartermaster.io/team"] != rc.in.Team || l["quartermaster.io/class"] != rc.in.Class {
+						t.Errorf("pod template labels %v", l)
 					}
 				case *corev1.Service:
 					services++
@@ -259,7 +256,7 @@ func TestStrictDecodeRejectsUnknownFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	broken := strings.Replace(out.KubernetesYAML, "  restartPolicy: Never\n", "  restartPolicy: Never\n  restartPolicyy: Always\n", 1)
+	broken := strings.Replace(out.KubernetesYAML, "      restartPolicy: Never\n", "      restartPolicy: Never\n      restartPolicyy: Always\n", 1)
 	if broken == out.KubernetesYAML {
 		t.Fatal("no restartPolicy line to break")
 	}

@@ -16,8 +16,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Kinds of template: an interactive workspace (a Pod on Kubernetes, with connect details) or a
-// batch job (a Job on Kubernetes).
+// Kinds of template: an interactive workspace (with connect details) or a batch job. Both are a
+// Job on Kubernetes; a workspace's runs until its lease ends rather than by itself.
 const (
 	KindInteractive = "interactive"
 	KindBatch       = "batch"

@@ -31,7 +31,7 @@ type Input struct {
 	GPUsPerNode int
 	Nodes       int
 
-	Duration time.Duration // the lease's length: Slurm --time, Kubernetes activeDeadlineSeconds
+	Duration time.Duration // the lease's length: Slurm --time, the Kubernetes Job's activeDeadlineSeconds
 
 	Slurm      SlurmTarget
 	Kubernetes KubernetesTarget
@@ -50,7 +50,10 @@ type SlurmTarget struct {
 	Partition string // e.g. "train"
 	GRES      string // GPU GRES without the count, e.g. "gpu:h100"
 	Account   string // optional: the Slurm account (the team, where accounting is on)
-	NodeList  string // optional placement hint, e.g. "gpu[01-02]": becomes --nodelist
+	NodeList  string // where the service placed the lease, e.g. "gpu01,gpu02": becomes --nodelist
+	// Exclusive asks for whole nodes (--exclusive): a reservation, or a lease of an exclusive
+	// class that Slurm places itself.
+	Exclusive bool
 	// Container is how the nodes run an image: "" (the nodes' own software; the image is only
 	// recorded), "apptainer", or "pyxis" (srun --container-image).
 	Container string
@@ -62,6 +65,16 @@ type KubernetesTarget struct {
 	Resource       string            // GPU resource name, default "nvidia.com/gpu"
 	NodeSelector   map[string]string // from the class, e.g. {"gpu.acme/class": "train"}
 	PreferredNodes []string          // optional placement hint: preferred node names
+	// Nodes pins the pods to these nodes (a required node affinity on the node name): where the
+	// service placed the lease.
+	Nodes []string
+	// ExclusiveTeam keeps pods of other teams of the same class off the pods' nodes, and these
+	// pods off theirs: a required pod anti-affinity by team across namespaces, so an exclusive
+	// class holds wherever the scheduler places.
+	ExclusiveTeam bool
+	// ExclusiveLease keeps every other lease's pods off the pods' nodes: a reservation of whole
+	// nodes.
+	ExclusiveLease bool
 }
 
 // Storage is the team's storage grant: the only thing mounted besides the image.
@@ -86,8 +99,9 @@ type Rendered struct {
 	// SlurmScript is the batch script for sbatch. Slurm writes its output under JobDir, which
 	// must exist before submission (sbatch does not create it).
 	SlurmScript string
-	// KubernetesYAML is the manifest: a Pod (interactive) or Job (batch), with a Service where
-	// something listens or nodes rendezvous; documents separated by "---".
+	// KubernetesYAML is the manifest: a Job (for interactive workspaces too, whose deadline can
+	// then be raised when a lease is extended), with a Service where something listens or nodes
+	// rendezvous; documents separated by "---".
 	KubernetesYAML string
 
 	JobDir      string // team-storage directory for this lease's logs and checkpoints
@@ -144,7 +158,7 @@ var (
 	gresRE      = regexp.MustCompile(`^[A-Za-z0-9_]+(:[A-Za-z0-9_.-]+)?$`)
 	nodeListRE  = regexp.MustCompile(`^[A-Za-z0-9_.,\[\]-]+$`)
 	dnsLabelRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
-	dnsSubRE    = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]+[a-z0-9])?$`)
+	dnsSubRE    = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`)
 	resourceRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$`)
 	labelKeyRE  = regexp.MustCompile(`^([a-z0-9]([a-z0-9.-]+[a-z0-9])?/)?[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$`)
 	labelValRE  = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)?$`)
@@ -152,6 +166,11 @@ var (
 	tokenRE     = regexp.MustCompile(`^[A-Za-z0-9_-]{0,128}$`)
 	sshUserRE   = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
 )
+
+// IsKubernetesNodeName reports whether s can name a Kubernetes node (a DNS subdomain). Slurm
+// allows node names that Kubernetes does not, so a lease placed on such a node renders without
+// that placement for Kubernetes.
+func IsKubernetesNodeName(s string) bool { return len(s) <= 253 && dnsSubRE.MatchString(s) }
 
 // Render renders the template for one lease: the Slurm script and the Kubernetes manifest from
 // the same definition and values. Problems with the user's parameters, or a lease that does not
@@ -248,6 +267,11 @@ func (t *Template) normalize(in Input) (Input, error) {
 	for _, n := range in.Kubernetes.PreferredNodes {
 		if !dnsSubRE.MatchString(n) {
 			return bad("preferred node %q is not a node name", n)
+		}
+	}
+	for _, n := range in.Kubernetes.Nodes {
+		if !IsKubernetesNodeName(n) {
+			return bad("node %q is not a node name", n)
 		}
 	}
 	for _, img := range []string{in.Images.Base, in.Images.Team, in.Images.Project} {

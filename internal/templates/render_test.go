@@ -96,6 +96,15 @@ func cases(t testing.TB) []renderCase {
 	in.GPUs = 8
 	out = append(out, renderCase{"hparam-sweep.two-gpus-per-trial", sweep, in})
 
+	// An exclusive reservation the service placed on two nodes.
+	placed := get("ssh-shell")
+	in = templates.ExampleInput(placed, "train", templates.Params{})
+	in.GPUs, in.GPUsPerNode = 8, 8
+	in.Slurm.NodeList, in.Slurm.Exclusive = "gpu07", true
+	in.Kubernetes.Nodes = []string{"gpu07"}
+	in.Kubernetes.ExclusiveTeam, in.Kubernetes.ExclusiveLease = true, true
+	out = append(out, renderCase{"ssh-shell.placed-exclusive", placed, in})
+
 	return out
 }
 

@@ -114,6 +114,7 @@ func InputFor(p *policy.Policy, l *qm.Lease, s Settings) (templates.Input, error
 	if s.Account {
 		in.Slurm.Account = l.Team
 	}
+	placeInput(&in, c, l)
 	root := s.StorageRoot
 	if root == "" {
 		root = DefaultStorageRoot
@@ -126,6 +127,37 @@ func InputFor(p *policy.Policy, l *qm.Lease, s Settings) (templates.Input, error
 		in.Storage.PVC = t.Storage.PVC
 	}
 	return in, nil
+}
+
+// placeInput pins the workload where the service placed the lease and keeps exclusive classes
+// exclusive.
+//
+//   - A placed lease (Node set: one node, or several joined by commas) runs only there: Slurm's
+//     --nodelist, a required node affinity on Kubernetes. GPU indexes are not passed: neither
+//     scheduler lets a job pick them, and the node's own allocator decides.
+//   - A reservation (Exclusive) holds whole nodes: Slurm's --exclusive; on Kubernetes no other
+//     lease's pods share its nodes.
+//   - A lease of an exclusive class: on Kubernetes a required pod anti-affinity keeps other
+//     teams' pods of the class off its nodes (and its pods off theirs), wherever the scheduler
+//     places. Slurm has no such rule by team without its MCS plugin, so there the service places
+//     these leases on nodes free of other teams; one it hands over unplaced (the inventory not
+//     known yet) asks for whole nodes (--exclusive) rather than share one with another team.
+func placeInput(in *templates.Input, c *policy.Class, l *qm.Lease) {
+	if l.Node != "" {
+		in.Slurm.NodeList = l.Node
+		var kube []string
+		for _, n := range strings.Split(l.Node, ",") {
+			if n = strings.TrimSpace(n); n != "" && templates.IsKubernetesNodeName(n) {
+				kube = append(kube, n)
+			}
+		}
+		if len(kube) == len(strings.Split(l.Node, ",")) { // a Slurm node Kubernetes cannot name: no pin there
+			in.Kubernetes.Nodes = kube
+		}
+	}
+	in.Slurm.Exclusive = l.Exclusive || (c.Exclusive() && l.Node == "")
+	in.Kubernetes.ExclusiveTeam = c.Exclusive()
+	in.Kubernetes.ExclusiveLease = l.Exclusive
 }
 
 // NewToken is a fresh secret for an interactive workspace (Jupyter's token, code-server's

@@ -80,3 +80,72 @@ func TestRenderRefuses(t *testing.T) {
 		t.Errorf("unknown class: %v, want an install error", err)
 	}
 }
+
+// TestPlacement: a lease the service placed runs only on its node(s); a reservation holds whole
+// nodes; an exclusive class never shares a node with another team, placed or not (Kubernetes:
+// anti-affinity by team; Slurm: whole nodes when Slurm places it); a shared class, unplaced,
+// carries none of this.
+func TestPlacement(t *testing.T) {
+	cat, p := setup(t)
+	for _, c := range []struct {
+		name                 string
+		lease                qm.Lease
+		slurmHas, slurmLacks []string
+		kubeHas, kubeLacks   []string
+	}{
+		{"placed on an exclusive class",
+			qm.Lease{Class: "train", GPUs: 2, Node: "h100-01", GPUIndex: []int{2, 3}},
+			[]string{"#SBATCH --nodelist=h100-01\n"}, []string{"--exclusive"},
+			[]string{"key: metadata.name", `values: ["h100-01"]`, `{key: quartermaster.io/team, operator: NotIn, values: ["vision"]}`, `{key: quartermaster.io/class, operator: In, values: ["train"]}`, "namespaceSelector: {}"},
+			[]string{"quartermaster.io/lease, operator: Exists"}},
+		{"exclusive class placed by Slurm",
+			qm.Lease{Class: "train", GPUs: 2},
+			[]string{"#SBATCH --exclusive\n"}, []string{"--nodelist"},
+			[]string{`{key: quartermaster.io/team, operator: NotIn, values: ["vision"]}`}, []string{"matchFields"}},
+		{"reservation of two whole nodes",
+			qm.Lease{Class: "train", GPUs: 16, Node: "h100-01,h100-02", Exclusive: true, Template: "pytorch-ddp", Params: map[string]string{"nnodes": "2", "script": "train.py"}},
+			[]string{"#SBATCH --nodelist=h100-01,h100-02\n", "#SBATCH --exclusive\n", "#SBATCH --nodes=2\n"}, nil,
+			[]string{`values: ["h100-01", "h100-02"]`, `{key: quartermaster.io/lease, operator: NotIn, values: ["L-42"]}`}, nil},
+		{"placed on a Slurm node whose name Kubernetes cannot take",
+			qm.Lease{Class: "interactive", GPUs: 1, Node: "GPU_01"},
+			[]string{"#SBATCH --nodelist=GPU_01\n"}, []string{"--exclusive"},
+			nil, []string{"affinity:"}},
+		{"placed on a two-letter node",
+			qm.Lease{Class: "interactive", GPUs: 1, Node: "vm"},
+			[]string{"#SBATCH --nodelist=vm\n"}, nil,
+			[]string{`values: ["vm"]`}, nil},
+		{"shared class placed by the scheduler",
+			qm.Lease{Class: "interactive", GPUs: 1},
+			nil, []string{"--nodelist", "--exclusive"},
+			nil, []string{"affinity:"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := c.lease
+			l.ID, l.User, l.Team, l.Duration = 42, "alice@acme.example", "vision", time.Hour
+			w, err := workload.Render(cat, p, &l, workload.Settings{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range c.slurmHas {
+				if !strings.Contains(w.SlurmScript, s) {
+					t.Errorf("script lacks %q", s)
+				}
+			}
+			for _, s := range c.slurmLacks {
+				if strings.Contains(w.SlurmScript, s) {
+					t.Errorf("script has %q", s)
+				}
+			}
+			for _, s := range c.kubeHas {
+				if !strings.Contains(w.KubernetesYAML, s) {
+					t.Errorf("manifest lacks %q", s)
+				}
+			}
+			for _, s := range c.kubeLacks {
+				if strings.Contains(w.KubernetesYAML, s) {
+					t.Errorf("manifest has %q", s)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/schedule"
+	"github.com/acme/quartermaster/internal/store"
+	"github.com/acme/quartermaster/reports/showback"
+)
+
+func init() {
+	register("report", "a week's showback: report --week 2026-W48 [--team T] --format text|csv|json|png [--out PATH]", runReport)
+}
+
+// reportFormats are what `quartermaster report --format` writes.
+var reportFormats = []string{"text", "csv", "json", "png"}
+
+func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f commonFlags
+	f.register(fs)
+	week := fs.String("week", "", "the ISO week, like 2026-W48 (default: the last complete week)")
+	team := fs.String("team", "", "only this team")
+	format := fs.String("format", "text", "text, csv, json or png")
+	out := fs.String("out", "", "write to this file instead of standard output (png needs it on a terminal)")
+	asOf := fs.String("now", "", "make the report as of this RFC3339 instant (default: now)")
+	if err := fs.Parse(args); err != nil {
+		return errUsage{err.Error()}
+	}
+	example := func(w string) string {
+		return fmt.Sprintf("quartermaster report --week %s --format %s", w, *format)
+	}
+	if fs.NArg() > 0 {
+		return errUsage{fmt.Sprintf("report takes only flags, but got %q. Example: quartermaster report --week 2026-W48 --format csv", fs.Arg(0))}
+	}
+	if !contains(reportFormats, *format) {
+		return errUsage{fmt.Sprintf("--format %q is not one of %s. Example: quartermaster report --week 2026-W48 --format csv", *format, strings.Join(reportFormats, ", "))}
+	}
+	if f, ok := stdout.(*os.File); ok && *format == "png" && *out == "" && isTerminal(f) {
+		return errUsage{"a PNG is not for a terminal; name a file. Example: quartermaster report --week 2026-W48 --format png --out showback.png"}
+	}
+	var clock qm.Clock = realClock{}
+	if *asOf != "" {
+		t, err := time.Parse(time.RFC3339, *asOf)
+		if err != nil {
+			return errUsage{fmt.Sprintf("--now %q is not an RFC3339 instant. Example: --now 2026-11-30T15:00:00Z", *asOf)}
+		}
+		clock = fixedClock(t)
+	}
+	pol, err := f.loadPolicy()
+	if err != nil {
+		return err
+	}
+	url, err := f.dbURL()
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, url, nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc := &showback.Service{Policy: pol, Source: st, Clock: clock}
+	w := svc.LastComplete()
+	if *week != "" {
+		if w, err = svc.ParseWeek(*week); err != nil {
+			return errUsage{qm.ErrorMessage(err) + " Example: " + example(svc.LastComplete().String())}
+		}
+	}
+	r, err := svc.Report(ctx, w, showback.Filter{Team: *team})
+	if err != nil {
+		if qm.ErrorCode(err) != qm.EINTERNAL {
+			ex := example(svc.LastComplete().String())
+			if qm.ErrorCode(err) == qm.ENOTFOUND {
+				if ts, _ := svc.TeamNames(ctx); len(ts) > 0 {
+					ex += " --team " + ts[0]
+				}
+			}
+			return errUsage{qm.ErrorMessage(err) + " Example: " + ex}
+		}
+		return err
+	}
+	var body []byte
+	switch *format {
+	case "text":
+		body = []byte(r.Text())
+	case "csv":
+		body = r.CSV()
+	case "json":
+		var b strings.Builder
+		if err := r.WriteJSON(&b); err != nil {
+			return err
+		}
+		body = []byte(b.String())
+	case "png":
+		if body, err = r.PNG(); err != nil {
+			return err
+		}
+	}
+	if *out == "" {
+		_, err := stdout.Write(body)
+		return err
+	}
+	return writeFileAtomic(*out, body)
+}
+
+// writeFileAtomic writes a file whole or not at all.
+func writeFileAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// fixedClock is a clock standing at one instant.
+type fixedClock time.Time
+
+func (c fixedClock) Now() time.Time { return time.Time(c) }
+
+// reports is the app's showback service.
+func (a *App) reports() *showback.Service {
+	return &showback.Service{Policy: a.Policy, Source: reportSource{a}, Clock: a.Clock}
+}
+
+// reportSource reads the store for the showback, after writing what is still held in memory
+// (the simulated cluster's usage up to now, the wait predictions), so a report sees all of it.
+type reportSource struct{ a *App }
+
+func (s reportSource) sync(ctx context.Context) {
+	if s.a.Meter != nil {
+		if err := s.a.Meter.Record(ctx, s.a.Clock.Now()); err != nil {
+			s.a.Logger.Warn("recording the simulated usage failed", "err", err)
+		}
+	}
+	if err := s.a.Predictions.Flush(ctx); err != nil {
+		s.a.Logger.Warn("keeping the wait predictions failed", "err", err)
+	}
+}
+
+func (s reportSource) AddUsage(ctx context.Context, rs []qm.UsageRollup) error {
+	return s.a.Store.AddUsage(ctx, rs)
+}
+
+func (s reportSource) Usage(ctx context.Context, from, to time.Time) ([]qm.UsageRollup, error) {
+	s.sync(ctx)
+	return s.a.Store.Usage(ctx, from, to)
+}
+
+func (s reportSource) ReportLeases(ctx context.Context, from, to time.Time) ([]*qm.Lease, error) {
+	return s.a.Store.ReportLeases(ctx, from, to)
+}
+
+func (s reportSource) HistoryStart(ctx context.Context) (time.Time, error) {
+	return s.a.Store.HistoryStart(ctx)
+}
+
+func (s reportSource) LeaseTeams(ctx context.Context) ([]string, error) {
+	return s.a.Store.LeaseTeams(ctx)
+}
+
+func (s reportSource) TeamFirsts(ctx context.Context, teams []string, since time.Time) ([]qm.TeamFirst, error) {
+	return s.a.Store.TeamFirsts(ctx, teams, since)
+}
+
+func (s reportSource) WaitPredictions(ctx context.Context, from, to time.Time) ([]qm.WaitPrediction, error) {
+	s.sync(ctx)
+	return s.a.Store.WaitPredictions(ctx, from, to)
+}
+
+func (s reportSource) AddWaitPredictions(ctx context.Context, ps []qm.WaitPrediction) error {
+	return s.a.Store.AddWaitPredictions(ctx, ps)
+}
+
+// publisher posts the weekly showback through d; nil when the policy schedules none.
+func (a *App) publisher(d bot.Deliverer, owner string) (*showback.Publisher, error) {
+	spec := a.Policy.Reports.Showback.Schedule
+	if spec == "" {
+		return nil, nil
+	}
+	w, err := schedule.ParseWeekly(spec, a.Policy.Location)
+	if err != nil {
+		return nil, err
+	}
+	return &showback.Publisher{Reports: a.reports(), Ledger: a.Store, Deliver: d, Schedule: w, Owner: owner,
+		Logger: a.Logger.With("component", "showback")}, nil
+}
+
+// replicaName names this process in the showback's ledger.
+func replicaName(kind string) string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s:%s:%d", kind, host, os.Getpid())
+}
+
+// startShowback schedules the weekly showback on the service's real clock, shared with the other
+// replicas through the database; it returns how to stop it. Without a chat to post to it says so
+// and schedules nothing.
+func startShowback(a *App, d bot.Deliverer, log *slog.Logger) (stop func(), err error) {
+	if a.Policy.Reports.Showback.Schedule == "" {
+		log.Info("the weekly showback is off: the policy has no reports.showback.schedule")
+		return func() {}, nil
+	}
+	if d == nil {
+		log.Info("the weekly showback is not posted: Slack is off (quartermaster report writes it on demand)")
+		return func() {}, nil
+	}
+	pub, err := a.publisher(d, replicaName("serve"))
+	if err != nil {
+		return nil, err
+	}
+	s, err := schedule.New(schedule.Options{Location: a.Policy.Location, Locker: a.Store, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	if err := pub.Plan(s, 0); err != nil {
+		return nil, err
+	}
+	s.Start()
+	log.Info("the weekly showback is scheduled", "at", pub.Schedule.String(), "channel", a.Policy.Reports.Showback.Channel,
+		"dm_budget_owners", a.Policy.Reports.Showback.DMBudgetOwners)
+	return func() {
+		if err := s.Stop(); err != nil {
+			log.Warn("stopping the showback schedule", "err", err)
+		}
+	}, nil
+}
+
+// predictionLog keeps, for each lease, the first wait the service predicted for it (what its
+// requester was told), for the showback to compare with the wait that followed. Predictions are
+// held in memory and written by Flush with the rest of what the wait predictor learned.
+type predictionLog struct {
+	qm.WaitPredictor
+	store qm.ReportStore
+
+	mu      sync.Mutex
+	seen    map[qm.LeaseID]bool
+	pending []qm.WaitPrediction
+}
+
+// maxPendingPredictions bounds what waits for Flush.
+const maxPendingPredictions = 4096
+
+func newPredictionLog(p qm.WaitPredictor, st qm.ReportStore) *predictionLog {
+	return &predictionLog{WaitPredictor: p, store: st, seen: map[qm.LeaseID]bool{}}
+}
+
+func (p *predictionLog) Predict(now time.Time, req qm.WaitRequest, ahead []*qm.Lease, capacity int) qm.WaitEstimate {
+	est := p.WaitPredictor.Predict(now, req, ahead, capacity)
+	if req.Lease == 0 || est.Unknown {
+		return est
+	}
+	p90 := est.P90
+	if est.MayNotStart {
+		p90 = est.Horizon
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.seen[req.Lease] && len(p.pending) < maxPendingPredictions {
+		p.seen[req.Lease] = true
+		p.pending = append(p.pending, qm.WaitPrediction{Lease: req.Lease, Median: est.Median, P90: p90, At: now})
+	}
+	return est
+}
+
+func (p *predictionLog) Started(l *qm.Lease, queuedAt time.Time) {
+	p.WaitPredictor.Started(l, queuedAt)
+	p.forget(l.ID)
+}
+
+func (p *predictionLog) Left(l *qm.Lease, queuedAt time.Time) {
+	p.WaitPredictor.Left(l, queuedAt)
+	p.forget(l.ID)
+}
+
+func (p *predictionLog) forget(id qm.LeaseID) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.seen, id)
+}
+
+// Flush writes the predictions made since the last Flush; those it could not write are kept.
+func (p *predictionLog) Flush(ctx context.Context) error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	todo := p.pending
+	p.pending = nil
+	p.mu.Unlock()
+	if err := p.store.AddWaitPredictions(ctx, todo); err != nil {
+		p.mu.Lock()
+		p.pending = append(todo, p.pending...)
+		p.mu.Unlock()
+		return fmt.Errorf("keeping the wait predictions: %w", err)
+	}
+	return nil
+}
+
+// flush writes what the wait predictor learned and the predictions it made.
+func (a *App) flush(ctx context.Context) error {
+	return errors.Join(a.Waits.Flush(ctx), a.Predictions.Flush(ctx))
+}

@@ -1,0 +1,139 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/reports/showback"
+)
+
+// AddReport offers /gpu report [WEEK] [TEAM] on b, answered from svc.
+func AddReport(b *Bot, svc *showback.Service) { b.Reports = svc }
+
+// parseReport takes the week and team as words; Report reads them, since which is which depends
+// on the teams there are.
+func parseReport(c Command, args []string) (Command, error) {
+	if len(args) > 2 {
+		return c, bad(c.Verb, "/gpu report takes a week and a team at most, but got %q.", truncate(strings.Join(args, " "), 40))
+	}
+	c.Params = args
+	return c, nil
+}
+
+// IsPlatformAdmin reports whether user sees every team's showback. Until the policy lists platform
+// admins of its own, they are its fallback approvers: the people who already decide for teams that
+// have no budget owner.
+func IsPlatformAdmin(p *policy.Policy, user string) bool {
+	return policy.Contains(p.Approvals.FallbackApprovers, user)
+}
+
+// OwnedTeams lists the teams whose budget owner user is.
+func OwnedTeams(p *policy.Policy, user string) []string {
+	var out []string
+	for _, t := range p.Teams {
+		if policy.Contains(t.BudgetOwners, user) {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// Report is /gpu report [WEEK] [TEAM]: a week's showback (the last complete week unless WEEK says
+// otherwise). A platform admin sees every team, a budget owner their teams, anyone else only their
+// own use.
+func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request, args []string) []bot.Reply {
+	p := b.pol()
+	last := svc.LastComplete()
+	example := fmt.Sprintf("/gpu report %s", last)
+	fail := func(err error) []bot.Reply {
+		if qm.ErrorCode(err) == qm.EINTERNAL {
+			b.log().Error("report failed", "user", req.User, "err", err)
+		}
+		return []bot.Reply{{Error: true, Ephemeral: true, Text: qm.ErrorMessage(err) + " Example: " + example}}
+	}
+	var teams []string // every team, read once when needed
+	knownTeam := func(s string) (string, bool, error) {
+		if t, ok := p.Team(s); ok {
+			return t.Name, true, nil
+		}
+		if teams == nil {
+			var err error
+			if teams, err = svc.TeamNames(ctx); err != nil {
+				return "", false, err
+			}
+		}
+		for _, t := range teams {
+			if strings.EqualFold(t, s) {
+				return t, true, nil
+			}
+		}
+		return "", false, nil
+	}
+	var err error
+	week, team := last, ""
+	switch len(args) {
+	case 0:
+	case 1:
+		t, ok, terr := knownTeam(args[0])
+		if terr != nil {
+			return fail(terr)
+		}
+		if ok {
+			team = t
+		} else if strings.ContainsAny(args[0], "0123456789") {
+			if week, err = svc.ParseWeek(args[0]); err != nil {
+				return fail(err)
+			}
+		} else {
+			return fail(qm.Errorf(qm.EINVALID, "%q is neither a week (like %s) nor a team (%s).", truncate(args[0], 40), last, strings.Join(teams, ", ")))
+		}
+	default:
+		if week, err = svc.ParseWeek(strings.Join(args[:len(args)-1], " ")); err != nil {
+			if len(args) > 2 || !strings.ContainsAny(args[0], "0123456789") {
+				// "last tuesday": the words are one week written as words, not a week and a team.
+				_, err = svc.ParseWeek(strings.Join(args, " "))
+			}
+			return fail(err)
+		}
+		t, ok, terr := knownTeam(args[len(args)-1])
+		if terr != nil {
+			return fail(terr)
+		}
+		if !ok {
+			return fail(qm.Errorf(qm.ENOTFOUND, "there is no team %q; the teams are %s.", truncate(args[len(args)-1], 40), strings.Join(teams, ", ")))
+		}
+		team = t
+	}
+	admin := IsPlatformAdmin(p, req.User)
+	owned := OwnedTeams(p, req.User)
+	var filters []showback.Filter
+	switch {
+	case team != "" && (admin || policy.Contains(owned, team)):
+		filters = []showback.Filter{{Team: team}}
+	case team != "":
+		owners := p.Approvers(team)
+		return fail(qm.Errorf(qm.EFORBIDDEN, "only team %s's budget owners (%s) and platform admins see its showback; /gpu report %s shows your own use.",
+			team, strings.Join(owners, ", "), week))
+	case admin:
+		filters = []showback.Filter{{}}
+	case len(owned) > 0:
+		for _, t := range owned {
+			filters = append(filters, showback.Filter{Team: t})
+		}
+	default:
+		filters = []showback.Filter{{User: req.User}}
+	}
+	var out []bot.Reply
+	for _, f := range filters {
+		r, err := svc.Report(ctx, week, f)
+		if err != nil {
+			return fail(err)
+		}
+		out = append(out, r.Answer(nil))
+	}
+	return out
+}

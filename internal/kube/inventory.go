@@ -1,0 +1,143 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/templates"
+)
+
+// Inventory is the GPU nodes of every class as the last successful RefreshInventory found them;
+// nil before the first. The slice is shared: callers must not change it. Safe for concurrent use.
+func (b *Backend) Inventory() []qm.Node {
+	if p := b.inv.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// RefreshInventory lists the nodes and the pods that hold GPUs, and makes them the inventory: a
+// node belongs to every class whose node_selector its labels match and whose GPU resource
+// (kubernetes.resource, default nvidia.com/gpu) it has allocatable; Used is the GPU limits of
+// the pods on it that have not ended and are not this service's (it counts its own leases
+// itself). Cordoned and not-Ready nodes are left out. Both lists are read from the API server's
+// cache (resourceVersion 0). On an error the last inventory stays.
+func (b *Backend) RefreshInventory(ctx context.Context) error {
+	nodes, err := b.c.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		return fmt.Errorf("kube: list nodes: %w", err)
+	}
+	pods, err := b.c.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{ResourceVersion: "0",
+		FieldSelector: "status.phase!=Succeeded,status.phase!=Failed"})
+	if err != nil {
+		return fmt.Errorf("kube: list pods: %w", err)
+	}
+	inv := BuildInventory(b.cfg.Policy, nodes.Items, pods.Items, b.cfg.Instance)
+	b.inv.Store(&inv)
+	return nil
+}
+
+// BuildInventory maps nodes to the policy's classes and counts the GPUs that pods other than
+// this instance's leases' hold on them. Classes come in the policy's order, nodes in name order
+// within each.
+func BuildInventory(p *policy.Policy, nodes []corev1.Node, pods []corev1.Pod, instance string) []qm.Node {
+	resources := map[corev1.ResourceName]bool{}
+	for _, c := range p.Classes {
+		resources[classResource(c)] = true
+	}
+	used := map[string]map[corev1.ResourceName]int64{} // node -> resource -> GPUs held
+	for i := range pods {
+		pod := &pods[i]
+		if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if _, lease := leaseOf(pod.Labels); lease && pod.Labels[LabelInstance] == instance {
+			continue // a lease of this service: it counts its own
+		}
+		for r := range resources {
+			if n := podLimit(pod, r); n > 0 {
+				if used[pod.Spec.NodeName] == nil {
+					used[pod.Spec.NodeName] = map[corev1.ResourceName]int64{}
+				}
+				used[pod.Spec.NodeName][r] += n
+			}
+		}
+	}
+	sorted := make([]*corev1.Node, 0, len(nodes))
+	for i := range nodes {
+		if schedulable(&nodes[i]) {
+			sorted = append(sorted, &nodes[i])
+		}
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	inv := []qm.Node{}
+	for _, c := range p.Classes {
+		sel := labels.SelectorFromSet(c.Kubernetes.NodeSelector)
+		r := classResource(c)
+		for _, n := range sorted {
+			if !sel.Matches(labels.Set(n.Labels)) {
+				continue
+			}
+			q, ok := n.Status.Allocatable[r]
+			if !ok || q.Value() <= 0 {
+				continue
+			}
+			gpus := int(q.Value())
+			inv = append(inv, qm.Node{Name: n.Name, Class: c.Name, GPUs: gpus, Used: int(min(used[n.Name][r], int64(gpus)))})
+		}
+	}
+	return inv
+}
+
+func classResource(c *policy.Class) corev1.ResourceName {
+	if c.Kubernetes.Resource == "" {
+		return templates.DefaultGPUResource
+	}
+	return corev1.ResourceName(c.Kubernetes.Resource)
+}
+
+// podLimit is what a pod holds of an extended resource: its containers' limits together, or its
+// largest init container's if that is more (init containers run one at a time, before them).
+func podLimit(p *corev1.Pod, r corev1.ResourceName) int64 {
+	var sum, initMax int64
+	for _, c := range p.Spec.Containers {
+		if q, ok := c.Resources.Limits[r]; ok {
+			sum += q.Value()
+		} else if q, ok := c.Resources.Requests[r]; ok {
+			sum += q.Value()
+		}
+	}
+	for _, c := range p.Spec.InitContainers {
+		if q, ok := c.Resources.Limits[r]; ok {
+			initMax = max(initMax, q.Value())
+		}
+	}
+	return max(sum, initMax)
+}
+
+// schedulable reports whether a node takes new pods: not cordoned, Ready, and without the taints
+// Kubernetes puts on nodes that are not ready or unreachable.
+func schedulable(n *corev1.Node) bool {
+	if n.Spec.Unschedulable {
+		return false
+	}
+	for _, t := range n.Spec.Taints {
+		if (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute) &&
+			(t.Key == corev1.TaintNodeUnschedulable || t.Key == corev1.TaintNodeNotReady || t.Key == corev1.TaintNodeUnreachable) {
+			return false
+		}
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}

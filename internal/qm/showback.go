@@ -1,0 +1,43 @@
+package qm
+
+import (
+	"context"
+	"time"
+)
+
+// TeamFirst is when a team first asked for GPUs (its first lease request ever, of any kind) and
+// when its first workspace became active (zero while none has). The showback's time-to-first-GPU is the span
+// between the two: until SSO records a first login, the first request is a team's first contact.
+type TeamFirst struct {
+	Team         string
+	FirstRequest time.Time
+	FirstStart   time.Time
+}
+
+// WaitPrediction is the queue wait predicted for a lease when it was asked for: what the requester
+// was told (or, for a lease that started at once, what the predictor expected).
+type WaitPrediction struct {
+	Lease  LeaseID
+	Median time.Duration
+	P90    time.Duration
+	At     time.Time
+}
+
+// ReportStore reads what the weekly showback is built from.
+type ReportStore interface {
+	UsageStore
+	// ReportLeases lists the leases of every kind created before to that had not ended before from,
+	// ordered by id.
+	ReportLeases(ctx context.Context, from, to time.Time) ([]*Lease, error)
+	// HistoryStart is when the first lease was ever asked for; zero when none was.
+	HistoryStart(ctx context.Context) (time.Time, error)
+	// LeaseTeams lists the teams that have ever had a lease, by name.
+	LeaseTeams(ctx context.Context) ([]string, error)
+	// TeamFirsts gives, for each of the named teams whose first request (a lease of any kind) was
+	// made at or after since, that request and its first workspace's start.
+	TeamFirsts(ctx context.Context, teams []string, since time.Time) ([]TeamFirst, error)
+	// WaitPredictions lists the predictions kept for leases that started in [from, to).
+	WaitPredictions(ctx context.Context, from, to time.Time) ([]WaitPrediction, error)
+	// AddWaitPredictions keeps predictions; a lease's first one stands.
+	AddWaitPredictions(ctx context.Context, ps []WaitPrediction) error
+}

@@ -1,0 +1,209 @@
+package schedule_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/acme/quartermaster/docs"
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/schedule"
+)
+
+var chicago = func() *time.Location {
+	l, err := time.LoadLocation("America/Chicago")
+	if err != nil {
+		panic(err)
+	}
+	return l
+}()
+
+func TestParseWeekly(t *testing.T) {
+	for in, want := range map[string]string{
+		"MON 09:00":    "Mon 09:00",
+		"monday 9:00":  "Mon 09:00",
+		"Sun 23:59":    "Sun 23:59",
+		" fri  17:30 ": "Fri 17:30",
+	} {
+		w, err := schedule.ParseWeekly(in, chicago)
+		if err != nil {
+			t.Errorf("ParseWeekly(%q): %v", in, err)
+			continue
+		}
+		if got := w.String(); got != want+" America/Chicago" {
+			t.Errorf("ParseWeekly(%q) = %s, want %s", in, got, want)
+		}
+	}
+	for _, in := range []string{"MON 9", "MON 24:00", "MON 09:60", "MONXYZ 09:00", "MO 09:00", "MON 09:00pm", "every monday", "09:00 MON", "MON 09:00 UTC", "", "MON 9:5"} {
+		if _, err := schedule.ParseWeekly(in, chicago); err == nil || !strings.Contains(err.Error(), `write e.g. "MON 09:00"`) {
+			t.Errorf("ParseWeekly(%q) = %v, want a refusal with an example", in, err)
+		}
+	}
+}
+
+// A schedule line the policy cannot parse makes the policy refuse to load, with its line: the
+// service never starts on it and `policy check` names it.
+func TestPolicyRefusesAScheduleItCannotRead(t *testing.T) {
+	src := strings.Replace(string(docs.ExamplePolicy), `schedule: "MON 09:00"`, `schedule: "every monday at 9"`, 1)
+	_, err := policy.Load([]byte(src), "quartermaster.yaml")
+	if err == nil {
+		t.Fatal("a policy with schedule \"every monday at 9\" loaded")
+	}
+	line := 0
+	for i, l := range strings.Split(src, "\n") {
+		if strings.Contains(l, "every monday at 9") {
+			line = i + 1
+		}
+	}
+	want := `schedule "every monday at 9" is not a weekday and a 24-hour time; write e.g. "MON 09:00"`
+	if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "quartermaster.yaml:"+strconv.Itoa(line)+":") {
+		t.Errorf("error = %v, want line %d and %q", err, line, want)
+	}
+}
+
+// Next and Last agree with gocron, whose timers run the jobs, across both daylight saving changes:
+// the console moves its clock to Next, and the catch-up finds missed weeks with Last.
+func TestWeeklyAgreesWithGocronAcrossDaylightSaving(t *testing.T) {
+	cases := []struct {
+		spec string
+		from time.Time
+		want time.Time
+	}{
+		{"MON 09:00", time.Date(2026, 10, 27, 0, 0, 0, 0, chicago), time.Date(2026, 11, 2, 15, 0, 0, 0, time.UTC)},  // CST after fall back
+		{"MON 09:00", time.Date(2026, 10, 20, 0, 0, 0, 0, chicago), time.Date(2026, 10, 26, 14, 0, 0, 0, time.UTC)}, // CDT
+		{"MON 09:00", time.Date(2026, 3, 3, 0, 0, 0, 0, chicago), time.Date(2026, 3, 9, 14, 0, 0, 0, time.UTC)},     // CDT after spring forward
+		{"SUN 02:30", time.Date(2026, 3, 2, 0, 0, 0, 0, chicago), time.Date(2026, 3, 8, 8, 30, 0, 0, time.UTC)},     // 02:30 does not exist: 03:30 CDT
+		{"SUN 01:30", time.Date(2026, 10, 27, 0, 0, 0, 0, chicago), time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC)},  // 01:30 twice: the first
+		{"MON 09:00", time.Date(2026, 11, 30, 9, 0, 0, 0, chicago), time.Date(2026, 12, 7, 15, 0, 0, 0, time.UTC)},  // at the instant: the next
+	}
+	for _, c := range cases {
+		w, err := schedule.ParseWeekly(c.spec, chicago)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := w.Next(c.from)
+		if !got.Equal(c.want) {
+			t.Errorf("%s after %s: Next = %s, want %s", c.spec, c.from, got.UTC(), c.want)
+		}
+		if last := w.Last(got); !last.Equal(got) {
+			t.Errorf("%s: Last(%s) = %s, want the instant itself", c.spec, got, last)
+		}
+		if last := w.Last(got.Add(-time.Second)); !last.Before(c.from.Add(time.Second)) || !w.Next(last).Equal(got) {
+			t.Errorf("%s: Last just before %s = %s, whose Next is not it", c.spec, got, last)
+		}
+		// The scheduler, started at c.from on a fake clock, arms its first run for the same instant.
+		fc := clockwork.NewFakeClockAt(c.from)
+		s, err := schedule.New(schedule.Options{Clock: fc, Location: chicago})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Weekly("job", w, func(context.Context) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		s.Start()
+		if err := fc.BlockUntilContext(t.Context(), 1); err != nil {
+			t.Fatal(err)
+		}
+		next, err := s.NextRun("job")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !next.Equal(got) {
+			t.Errorf("%s after %s: the scheduler runs at %s, Next says %s", c.spec, c.from, next.UTC(), got.UTC())
+		}
+		_ = s.Stop()
+	}
+}
+
+// The scheduler runs a weekly job at 09:00 in the policy's time zone, week after week, through the
+// change back to standard time: 14:00 UTC before it, 15:00 UTC after.
+func TestWeeklyJobRunsAtLocalTimeThroughDaylightSaving(t *testing.T) {
+	fc := clockwork.NewFakeClockAt(time.Date(2026, 10, 19, 12, 0, 0, 0, chicago))
+	s, err := schedule.New(schedule.Options{Clock: fc, Location: chicago})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := schedule.ParseWeekly("MON 09:00", chicago)
+	var mu sync.Mutex
+	var runs []time.Time
+	ran := make(chan struct{}, 10)
+	if err := s.Weekly("showback", w, func(context.Context) error {
+		mu.Lock()
+		runs = append(runs, fc.Now())
+		mu.Unlock()
+		ran <- struct{}{}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.Start()
+	defer s.Stop()
+	for i := range 3 {
+		if err := fc.BlockUntilContext(t.Context(), 1); err != nil {
+			t.Fatal(err)
+		}
+		next, err := s.NextRun("showback")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fc.Advance(next.Sub(fc.Now()))
+		select {
+		case <-ran:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("run %d did not happen at %s", i+1, next)
+		}
+		// Let the scheduler re-arm its timer for the next week before moving on.
+		for j := 0; ; j++ {
+			n, err := s.NextRun("showback")
+			if err == nil && n.After(fc.Now()) {
+				break
+			}
+			if j > 1000 {
+				t.Fatal("the job was not rescheduled")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	want := []time.Time{
+		time.Date(2026, 10, 26, 14, 0, 0, 0, time.UTC),
+		time.Date(2026, 11, 2, 15, 0, 0, 0, time.UTC),
+		time.Date(2026, 11, 9, 15, 0, 0, 0, time.UTC),
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i := range want {
+		if i >= len(runs) || !runs[i].Equal(want[i]) {
+			t.Fatalf("runs = %v, want %v", runs, want)
+		}
+	}
+}
+
+// A schedule line never panics the parser; one it accepts falls once a week, at its time of day.
+func FuzzParseWeekly(f *testing.F) {
+	for _, s := range []string{"MON 09:00", "sunday 2:30", "every monday", "MON 24:00", "FRI\t17:30", "MONDAYS 09:00"} {
+		f.Add(s)
+	}
+	from := time.Date(2026, 3, 2, 0, 0, 0, 0, chicago)
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := schedule.ParseWeekly(s, chicago)
+		if err != nil {
+			return
+		}
+		at := from
+		for range 3 {
+			next := w.Next(at)
+			if !next.After(at) || next.Sub(at) > 7*24*time.Hour+time.Hour || next.In(chicago).Weekday() != w.Day {
+				t.Fatalf("%q: Next(%s) = %s", s, at, next)
+			}
+			if last := w.Last(next); !last.Equal(next) {
+				t.Fatalf("%q: Last(%s) = %s", s, next, last)
+			}
+			at = next
+		}
+	})
+}

@@ -1,0 +1,84 @@
+package sim_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/docs"
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/sim"
+)
+
+// usageLog is a fake qm.UsageStore that keeps what it is given in memory.
+type usageLog struct{ got []qm.UsageRollup }
+
+func (u *usageLog) AddUsage(_ context.Context, rs []qm.UsageRollup) error {
+	u.got = append(u.got, rs...)
+	return nil
+}
+
+func (u *usageLog) Usage(context.Context, time.Time, time.Time) ([]qm.UsageRollup, error) {
+	return u.got, nil
+}
+
+// total adds up the rollups of one lease and hour.
+func (u *usageLog) total(id qm.LeaseID, hour time.Time) qm.UsageRollup {
+	out := qm.UsageRollup{Lease: id, Hour: hour}
+	for _, r := range u.got {
+		if r.Lease == id && r.Hour.Equal(hour) {
+			out.GPUSeconds += r.GPUSeconds
+			out.IdleGPUSeconds += r.IdleGPUSeconds
+			out.UtilSum += r.UtilSum
+			out.Samples += r.Samples
+		}
+	}
+	return out
+}
+
+// The meter records each hour a lease held its GPUs, idle while :util held them below the
+// threshold, across several Records and after the lease ended in between.
+func TestMeterWritesHourlyRollupsOfWhatLeasesDid(t *testing.T) {
+	p, err := policy.Load(docs.ExamplePolicy, docs.ExamplePolicyName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	clock := sim.NewClock(h.Add(30 * time.Minute))
+	c := sim.New(p, clock)
+	l := &qm.Lease{ID: 7, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 2, Node: "h100-01", GPUIndex: []int{0, 1}, State: qm.Active, Duration: 4 * time.Hour}
+	st, err := c.Start(t.Context(), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Ref, l.StartedAt, l.ExpiresAt = st.Ref, clock.Now(), clock.Now().Add(4*time.Hour)
+	log := &usageLog{}
+	m := &sim.Meter{Cluster: c, Usage: log, Leases: func(context.Context, time.Time) ([]*qm.Lease, error) { return []*qm.Lease{l}, nil }}
+	m.Start(h)
+
+	clock.Set(h.Add(75 * time.Minute)) // 11:15: the GPUs go idle
+	if err := m.Record(t.Context(), clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	c.SetUtilization(l, 0)
+	clock.Set(h.Add(2 * time.Hour)) // 12:00: released
+	l.State, l.EndedAt = qm.Released, clock.Now()
+	if err := c.Stop(t.Context(), l); err != nil {
+		t.Fatal(err)
+	}
+	clock.Set(h.Add(150 * time.Minute))
+	if err := m.Record(t.Context(), clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	ten, eleven, twelve := log.total(7, h), log.total(7, h.Add(time.Hour)), log.total(7, h.Add(2*time.Hour))
+	if ten.GPUSeconds != 2*1800 || ten.IdleGPUSeconds != 0 || ten.MeanUtilization() != 60 {
+		t.Errorf("10:00 = %+v, want 3600 GPU-seconds (2 GPUs from 10:30), none idle, 60%%", ten)
+	}
+	if eleven.GPUSeconds != 2*3600 || eleven.IdleGPUSeconds != 2*45*60 || eleven.MeanUtilization() != 15 {
+		t.Errorf("11:00 = %+v, want 7200 GPU-seconds, 5400 idle (from 11:15), mean 15%%", eleven)
+	}
+	if twelve.GPUSeconds != 0 {
+		t.Errorf("12:00 = %+v, want nothing: the lease ended at 12:00", twelve)
+	}
+}

@@ -1,0 +1,155 @@
+package slurm_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/slurm"
+	"github.com/acme/quartermaster/internal/templates"
+	"github.com/acme/quartermaster/internal/workload"
+	qmtemplates "github.com/acme/quartermaster/templates"
+)
+
+// TestFailedAtOnceSaysWhy: a workspace whose server is missing fails at once on the real cluster;
+// its job is reported with Slurm's state and reason, exit code 127, its times and the last lines
+// of its output file, and the lease fails with that reason within a reconcile pass or two.
+func TestFailedAtOnceSaysWhy(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	before := time.Now().Add(-time.Second)
+	l := e.request("alice@acme.example", 1, "interactive", time.Hour, "broken", nil).Lease
+	l = e.waitLease(l.ID, qm.Failed)
+	if !strings.Contains(l.Reason, "exit code 127 (Slurm: FAILED, NonZeroExitCode)") {
+		t.Errorf("%s failed for %q; want Slurm's state, reason and the exit code", l.ID, l.Reason)
+	}
+	if n := e.notes.Of(qm.NoticeFailed, l.ID); len(n) != 1 {
+		t.Errorf("owner told %d times", len(n))
+	}
+	jobs, err := e.backend.Jobs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j qm.Job
+	for _, x := range jobs {
+		if x.Ref == l.Ref {
+			j = x
+		}
+	}
+	if j.State != qm.JobFailed || j.ExitCode != "127" || j.Node != e.nodeName() {
+		t.Errorf("job %+v; want failed with exit code 127 on %s", j, e.nodeName())
+	}
+	if j.StartedAt.Before(before.Truncate(time.Second)) || j.EndedAt.Before(j.StartedAt) || j.EndedAt.After(time.Now()) {
+		t.Errorf("job dated %s to %s; want within this test (%s to now)", j.StartedAt, j.EndedAt, before)
+	}
+	t.Logf("job %s: %s; exit code %s; %s to %s; output:\n%s", j.Ref, j.Reason, j.ExitCode, j.StartedAt, j.EndedAt, j.Output)
+	if !strings.Contains(j.Output, "starting the workspace on port") || !strings.Contains(j.Output, "/opt/qm-missing/sshd: No such file or directory") {
+		t.Errorf("output %q; want the job's last lines", j.Output)
+	}
+}
+
+// TestOutputReadOnlyFromTheLeaseDirectory: the output of a failed job is read only from its own
+// lease's job directory, and only from a regular file.
+func TestOutputReadOnlyFromTheLeaseDirectory(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, ".quartermaster", "L-2")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for i := 1; i <= 30; i++ {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "qm-l-2-nap-311.out"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(root, "secret.txt")
+	if err := os.WriteFile(secret, []byte("not for the job's owner\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, "link.out")); err != nil {
+		t.Fatal(err)
+	}
+	job := func(id int, lease, out string) string {
+		return fmt.Sprintf(`{"job_id": %d, "name": "qm-l-2-nap", "comment": "qm:%s", "job_state": "FAILED", "state_reason": "NonZeroExitCode",
+			"exit_code": 256, "nodes": "vm", "user_name": "root", "standard_output": %q}`, id, lease, out)
+	}
+	data := `{"jobs": [` + strings.Join([]string{
+		job(311, "L-2", dir+"/%x-%j.out"),    // its own: read
+		job(312, "L-3", dir+"/%x-311.out"),   // another lease's directory: not read
+		job(313, "L-2", secret),              // outside the job directory: not read
+		job(314, "L-2", dir+"/link.out"),     // a link out of it: not read
+		job(315, "L-2", dir+"/../L-2/x.out"), // not a clean path: not read
+		job(316, "L-2", dir+"/%Z.out"),       // a pattern this backend does not fill
+	}, ",") + `], "errors": []}`
+	b := stubBackend(t, &stub{reply: func(string, []string) (string, error) { return data, nil }})
+	jobs, err := b.Jobs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(lines[20:], "\n")
+	for _, j := range jobs {
+		got := j.Output
+		if j.Ref == "311" && got != want {
+			t.Errorf("job 311: output %q, want its last 10 lines", got)
+		}
+		if j.Ref != "311" && got != "" {
+			t.Errorf("job %s: output %q read from outside its own lease's directory", j.Ref, got)
+		}
+	}
+}
+
+// TestSSHWorkspaceRuns: the default workspace, the real ssh-shell template, runs on the test
+// cluster: its lease becomes active and an SSH server answers on the port the reply names.
+func TestSSHWorkspaceRuns(t *testing.T) {
+	if _, err := os.Stat("/usr/sbin/sshd"); err != nil {
+		msg := "the test cluster's node has no /usr/sbin/sshd; `make slurm-up` installs openssh-server"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	e := newEnv(t)
+	cat, err := templates.Load(qmtemplates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend, err := slurm.New(slurm.Config{Policy: e.svc.Policy, Catalog: cat, Instance: e.inst,
+		Workload: workload.Settings{}, Env: []string{"SLURM_CONF=" + e.conf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.backend, e.svc.Backend = backend, backend
+	l := e.request("alice@acme.example", 1, "interactive", time.Hour, "", nil).Lease
+	l = e.waitLease(l.ID, qm.Active)
+	var port int
+	if _, err := fmt.Sscanf(l.Connect, "ssh -p %d alice@", &port); err != nil || !strings.HasSuffix(l.Connect, "@"+e.nodeName()) {
+		t.Fatalf("connect %q; want ssh -p PORT alice@%s", l.Connect, e.nodeName())
+	}
+	var banner string
+	e.eventually("an SSH server on port "+fmt.Sprint(port), func() bool {
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
+		if err != nil {
+			return false
+		}
+		defer c.Close()
+		_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+		buf := make([]byte, 64)
+		n, err := c.Read(buf)
+		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			return false
+		}
+		banner = string(buf[:n])
+		return strings.HasPrefix(banner, "SSH-2.0-")
+	})
+	if j := e.job(l.Ref); j.State != "RUNNING" {
+		t.Errorf("job %s is %s", l.Ref, j.State)
+	}
+}

@@ -1,0 +1,195 @@
+package showback
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/acme/quartermaster/bot"
+)
+
+// topTeams is how many teams the post names as the week's largest.
+const topTeams = 5
+
+// Ref is what the chat messages of a week's showback are grouped by.
+func Ref(week string) string { return "showback:" + week }
+
+// Post is the week's channel post: the headline numbers, the top teams, the idle share and a line
+// per team, with the chart and the CSV attached.
+func (r *Report) Post(to string, chart []byte) bot.Reply {
+	t := r.Total
+	out := bot.Reply{To: to, Ref: Ref(r.Week),
+		Text: fmt.Sprintf("%s: %s GPU-hours, %s, %s of it idle.", r.Title(), two(t.GPUHours), r.Money(t.Cost), pct(t.IdleShare()))}
+	util := "no telemetry"
+	if t.MeanUtilization != nil {
+		util = "mean utilization " + pctOf(t.MeanUtilization)
+	}
+	out.Sections = append(out.Sections, bot.Section{Title: "This week", Fields: []bot.Field{
+		{Label: "GPU-hours", Value: two(t.GPUHours) + " (" + r.ChangeLine(t) + ")"},
+		{Label: "Cost", Value: r.Money(t.Cost)},
+		{Label: "Idle", Value: fmt.Sprintf("%s GPU-hours, %s of GPU-hours", two(t.IdleGPUHours), pct(t.IdleShare()))},
+		{Label: "Reclaimed", Value: two(t.ReclaimedGPUHours) + " GPU-hours"},
+		{Label: "Leases", Value: fmt.Sprintf("%d; %s", t.Leases, util)},
+		{Label: "Approvals", Value: ApprovalsLine(t.Approvals)},
+		{Label: "Human touches", Value: TouchesLine(t)},
+		{Label: "Queue waits", Value: WaitLine(t.QueueWait)},
+	}})
+	if top := r.top(topTeams); len(top) > 0 {
+		var lines []string
+		for i, tm := range top {
+			lines = append(lines, fmt.Sprintf("%d. %s — %s, %s GPU-hours, %s idle", i+1, tm.Name, r.Money(tm.Cost), two(tm.GPUHours), pct(tm.IdleShare())))
+		}
+		out.Sections = append(out.Sections, bot.Section{Title: "Top teams by cost", Text: strings.Join(lines, "\n")})
+	}
+	var lines []string
+	for _, tm := range r.Teams {
+		lines = append(lines, r.TeamLine(tm))
+	}
+	if len(lines) > 0 {
+		out.Sections = append(out.Sections, bot.Section{Title: "Every team", Text: strings.Join(lines, "\n")})
+	}
+	var notes []string
+	for _, q := range r.QuotaIncreases {
+		notes = append(notes, "Quota increase: "+r.increaseLine(q))
+	}
+	for _, tm := range r.Teams {
+		if tm.FirstRequest != nil {
+			notes = append(notes, "New team: "+r.firstLine(tm))
+		}
+	}
+	if len(notes) > 0 {
+		out.Sections = append(out.Sections, bot.Section{Title: "Also this week", Text: strings.Join(notes, "\n")})
+	}
+	out.Files = r.Files(chart)
+	return out
+}
+
+// Files are the post's attachments: the chart (when there is one) and the CSV.
+func (r *Report) Files(chart []byte) []bot.File {
+	var fs []bot.File
+	if len(chart) > 0 {
+		fs = append(fs, bot.File{Name: r.FileName("png"), Title: "GPU-hours and idle GPU-hours per team, " + r.Week, Type: "image/png", Content: chart})
+	}
+	return append(fs, bot.File{Name: r.FileName("csv"), Title: "Showback " + r.Week + " per team and class", Type: "text/csv", Content: r.CSV()})
+}
+
+// FileName names a file of the report: showback-2026-W48.csv, showback-2026-W48-vision.png.
+func (r *Report) FileName(ext string) string {
+	n := "showback-" + r.Week
+	if r.Scope.Team != "" {
+		n += "-" + safeName(r.Scope.Team)
+	}
+	if r.Scope.User != "" {
+		n += "-" + safeName(r.Scope.User)
+	}
+	return n + "." + ext
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// top is the n teams that cost the most this week (those that used anything).
+func (r *Report) top(n int) []*Team {
+	var ts []*Team
+	for _, t := range r.Teams {
+		if t.GPUHours > 0 {
+			ts = append(ts, t)
+		}
+	}
+	sort.SliceStable(ts, func(i, j int) bool {
+		if ts[i].Cost != ts[j].Cost {
+			return ts[i].Cost > ts[j].Cost
+		}
+		return ts[i].GPUHours > ts[j].GPUHours
+	})
+	return ts[:min(n, len(ts))]
+}
+
+// OwnerDM is a budget owner's message: their teams' lines, each with the change from the week before.
+func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
+	out := bot.Reply{To: owner, Ref: Ref(r.Week) + ":dm"}
+	var heads []string
+	for _, name := range teams {
+		t := r.team(name)
+		if t == nil {
+			continue
+		}
+		if t.GPUHours > 0 {
+			heads = append(heads, fmt.Sprintf("team %s used %s GPU-hours (%s), %s idle", t.Name, two(t.GPUHours), r.Money(t.Cost), pct(t.IdleShare())))
+		} else {
+			heads = append(heads, fmt.Sprintf("team %s used no GPUs", t.Name))
+		}
+		var lines []string
+		for _, row := range r.Rows {
+			if row.Team != t.Name {
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("%s: %s GPU-hours, %s, idle %s, reclaimed %s, %d lease(s), at most %d of %d GPUs at once",
+				row.Class, two(row.GPUHours), r.Money(row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours), row.Leases, row.PeakGPUs, row.QuotaGPUs))
+		}
+		quota := "no weekly GPU-hour quota"
+		if t.GPUHoursQuotaShare != nil {
+			quota = fmt.Sprintf("%s of %s GPU-hours (%s)", two(t.GPUHours), two(t.GPUHoursQuota), pct(t.GPUHoursQuotaShare))
+		}
+		out.Sections = append(out.Sections, bot.Section{Title: "Team " + t.Name, Text: strings.Join(lines, "\n"), Fields: []bot.Field{
+			{Label: "Change", Value: r.ChangeLine(t.Summary)},
+			{Label: "Weekly quota", Value: quota},
+			{Label: "Approvals", Value: ApprovalsLine(t.Approvals)},
+			{Label: "Queue waits", Value: WaitLine(t.QueueWait)},
+		}})
+	}
+	out.Text = fmt.Sprintf("Your GPU showback for %s (%s): %s.", r.Week, r.Span(), strings.Join(heads, "; "))
+	if len(heads) == 0 {
+		out.Text = fmt.Sprintf("Your GPU showback for %s (%s): your teams are not in it.", r.Week, r.Span())
+	}
+	out.Actions = []bot.Action{{Label: "Whole report", Command: "/gpu report " + r.Week}}
+	return out
+}
+
+func (r *Report) team(name string) *Team {
+	for _, t := range r.Teams {
+		if strings.EqualFold(t.Name, name) {
+			return t
+		}
+	}
+	return nil
+}
+
+// Answer is the report as a chat reply to whoever asked (/gpu report), with the CSV attached.
+func (r *Report) Answer(chart []byte) bot.Reply {
+	out := bot.Reply{Text: r.Title() + ": " + r.Headline()}
+	if r.Scope.User != "" && r.Total.GPUHours == 0 && r.Total.Requests == 0 {
+		out.Text = r.Title() + ": you used no GPUs."
+	}
+	f := []bot.Field{
+		{Label: "Change", Value: r.ChangeLine(r.Total)},
+		{Label: "Approvals", Value: ApprovalsLine(r.Total.Approvals)},
+		{Label: "Queue waits", Value: WaitLine(r.Total.QueueWait)},
+	}
+	if r.Scope.User == "" {
+		f = append(f, bot.Field{Label: "Human touches", Value: TouchesLine(r.Total)})
+	}
+	out.Sections = append(out.Sections, bot.Section{Title: "Total", Fields: f})
+	for _, t := range r.Teams {
+		var lines []string
+		for _, row := range r.Rows {
+			if row.Team == t.Name && (row.GPUHours > 0 || row.Leases > 0) {
+				lines = append(lines, fmt.Sprintf("%s: %s GPU-hours, %s, idle %s, reclaimed %s, %d lease(s)",
+					row.Class, two(row.GPUHours), r.Money(row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours), row.Leases))
+			}
+		}
+		text := r.TeamLine(t)
+		if len(lines) > 0 {
+			text += "\n" + strings.Join(lines, "\n")
+		}
+		out.Sections = append(out.Sections, bot.Section{Text: text})
+	}
+	out.Files = r.Files(chart)
+	return out
+}

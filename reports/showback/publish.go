@@ -1,0 +1,236 @@
+package showback
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/schedule"
+)
+
+// Publishing defaults.
+const (
+	// DefaultClaimTTL is how long a replica holds a week it claimed before another may take it over:
+	// long enough to post to every budget owner at Slack's pace, short enough that a week claimed by
+	// a replica that died goes out the same morning.
+	DefaultClaimTTL = 15 * time.Minute
+	// DefaultCatchUpWeeks is how many of the latest scheduled weeks a start (or a catch-up run)
+	// posts when they were missed.
+	DefaultCatchUpWeeks = 4
+	// DefaultCatchUpEvery is how often every replica looks for a due week nobody posted: a week
+	// whose replica died is posted at most ClaimTTL plus this after it was claimed.
+	DefaultCatchUpEvery = 5 * time.Minute
+)
+
+// Job names, which are also the keys of their locks.
+const (
+	JobWeekly  = "showback"
+	JobCatchUp = "showback-catch-up"
+)
+
+// Plan registers the publisher's jobs: the weekly post at the policy's schedule, and a catch-up
+// at start and every `every` (DefaultCatchUpEvery when zero) that posts what is due and missing.
+func (p *Publisher) Plan(s *schedule.Scheduler, every time.Duration) error {
+	if every <= 0 {
+		every = DefaultCatchUpEvery
+	}
+	if err := s.Weekly(JobWeekly, p.Schedule, p.RunDue); err != nil {
+		return err
+	}
+	return s.Every(JobCatchUp, every, true, p.RunDue)
+}
+
+// Ledger records which weeks were claimed and posted, and which messages of a week went out. The
+// claim is written with the week's row in one statement, so two replicas never hold one week.
+type Ledger interface {
+	// ClaimWeek claims an unposted week whose claim is free, released or ran out, until now+ttl,
+	// and reports whether owner holds it now.
+	ClaimWeek(ctx context.Context, week, owner string, now time.Time, ttl time.Duration) (bool, error)
+	// WeekDeliveries lists the keys of the week's messages that went out.
+	WeekDeliveries(ctx context.Context, week string) ([]string, error)
+	// MarkDelivered records a message that went out and extends owner's claim; it fails when owner
+	// no longer holds the week.
+	MarkDelivered(ctx context.Context, week, owner, key string, now time.Time, ttl time.Duration) error
+	// ReleaseWeek gives up owner's claim so another attempt may start at once.
+	ReleaseWeek(ctx context.Context, week, owner string) error
+	// FinishWeek marks the week posted; it fails when owner no longer holds it.
+	FinishWeek(ctx context.Context, week, owner string, now time.Time) error
+}
+
+// Publisher posts each week's showback exactly once on schedule: the channel post with its chart
+// and CSV, and a DM to every budget owner. Every replica runs it; the Ledger lets one of them
+// claim a week, and records each message as it goes out, so a replica that dies part-way leaves
+// the rest to whichever replica runs next once its claim runs out.
+type Publisher struct {
+	Reports  *Service
+	Ledger   Ledger
+	Deliver  bot.Deliverer
+	Schedule schedule.Weekly
+	// Owner names this replica in the ledger.
+	Owner string
+	// ClaimTTL is DefaultClaimTTL when zero; CatchUpWeeks DefaultCatchUpWeeks.
+	ClaimTTL     time.Duration
+	CatchUpWeeks int
+	Logger       *slog.Logger
+
+	running sync.Mutex // one RunDue at a time in this process
+}
+
+func (p *Publisher) log() *slog.Logger {
+	if p.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return p.Logger
+}
+
+func (p *Publisher) ttl() time.Duration {
+	if p.ClaimTTL > 0 {
+		return p.ClaimTTL
+	}
+	return DefaultClaimTTL
+}
+
+// WeekFor is the week a scheduled run at t reports on: the latest week that had ended by then.
+func (p *Publisher) WeekFor(t time.Time) Week {
+	return WeekOf(t, p.Reports.Policy.Location).Prev()
+}
+
+// DueWeeks are the weeks whose scheduled post time has come by now, the latest CatchUpWeeks of
+// them, oldest first. Weeks that ended before the first lease was ever asked for are left out.
+func (p *Publisher) DueWeeks(ctx context.Context, now time.Time) ([]Week, error) {
+	n := p.CatchUpWeeks
+	if n <= 0 {
+		n = DefaultCatchUpWeeks
+	}
+	start, err := p.Reports.Source.HistoryStart(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("showback: read the history's start: %w", err)
+	}
+	if start.IsZero() {
+		return nil, nil // nothing has ever happened
+	}
+	loc := p.Reports.Policy.Location
+	var out []Week
+	at := p.Schedule.Last(now)
+	for range n {
+		w := p.WeekFor(at)
+		if !w.End(loc).After(start) {
+			break
+		}
+		out = append(out, w)
+		at = p.Schedule.Last(at.Add(-time.Second))
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+// RunDue posts every due week that has not been posted, oldest first: the scheduled run, the
+// catch-up after a start, and the retry after a replica died with a week claimed.
+func (p *Publisher) RunDue(ctx context.Context) error {
+	if !p.running.TryLock() {
+		return nil // the weekly run and a catch-up fell together: one is enough
+	}
+	defer p.running.Unlock()
+	weeks, err := p.DueWeeks(ctx, p.Reports.Clock.Now())
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, w := range weeks {
+		if _, err := p.Publish(ctx, w); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// delivery is one message of a week and the key the ledger knows it by.
+type delivery struct {
+	key   string
+	reply bot.Reply
+}
+
+// Messages are what week's report sends: the channel post, then one DM per budget owner.
+func (p *Publisher) Messages(r *Report) ([]delivery, error) {
+	sb := p.Reports.Policy.Reports.Showback
+	var out []delivery
+	if sb.Channel != "" {
+		png, err := r.PNG()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, delivery{key: "channel:" + strings.ToLower(sb.Channel), reply: r.Post(sb.Channel, png)})
+	}
+	if sb.DMBudgetOwners {
+		owners := map[string][]string{}
+		var order []string
+		for _, t := range p.Reports.Policy.Teams {
+			for _, o := range t.BudgetOwners {
+				k := strings.ToLower(o)
+				if _, ok := owners[k]; !ok {
+					order = append(order, k)
+				}
+				owners[k] = append(owners[k], t.Name)
+			}
+		}
+		slices.Sort(order)
+		for _, o := range order {
+			out = append(out, delivery{key: "dm:" + o, reply: r.OwnerDM(o, owners[o])})
+		}
+	}
+	return out, nil
+}
+
+// Publish posts week w unless it was posted or another replica holds it; posted says whether this
+// call finished it. Each message goes out and is recorded before the next; one already recorded
+// (by a replica that died part-way) is not sent again.
+func (p *Publisher) Publish(ctx context.Context, w Week) (posted bool, err error) {
+	week := w.String()
+	now := p.Reports.Clock.Now()
+	ok, err := p.Ledger.ClaimWeek(ctx, week, p.Owner, now, p.ttl())
+	if err != nil || !ok {
+		return false, err
+	}
+	log := p.log().With("week", week, "owner", p.Owner)
+	fail := func(err error) (bool, error) {
+		// Let the next run try at once rather than after the claim runs out.
+		if rerr := p.Ledger.ReleaseWeek(context.WithoutCancel(ctx), week, p.Owner); rerr != nil {
+			log.Warn("could not release the week's claim", "err", rerr)
+		}
+		return false, fmt.Errorf("showback: post %s: %w", week, err)
+	}
+	r, err := p.Reports.Report(ctx, w, Filter{})
+	if err != nil {
+		return fail(err)
+	}
+	msgs, err := p.Messages(r)
+	if err != nil {
+		return fail(err)
+	}
+	done, err := p.Ledger.WeekDeliveries(ctx, week)
+	if err != nil {
+		return fail(err)
+	}
+	for _, m := range msgs {
+		if slices.Contains(done, m.key) {
+			continue
+		}
+		if err := p.Deliver.Deliver(ctx, m.reply); err != nil {
+			return fail(fmt.Errorf("deliver %s: %w", m.key, err))
+		}
+		if err := p.Ledger.MarkDelivered(ctx, week, p.Owner, m.key, p.Reports.Clock.Now(), p.ttl()); err != nil {
+			return false, fmt.Errorf("showback: post %s: record %s: %w", week, m.key, err)
+		}
+	}
+	if err := p.Ledger.FinishWeek(ctx, week, p.Owner, p.Reports.Clock.Now()); err != nil {
+		return false, fmt.Errorf("showback: post %s: %w", week, err)
+	}
+	log.Info("showback posted", "messages", len(msgs), "resumed_after", len(done))
+	return true, nil
+}

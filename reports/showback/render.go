@@ -1,0 +1,364 @@
+package showback
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/acme/quartermaster/internal/policy"
+)
+
+// CSVHeader is the CSV's first line; the first eight columns are the contract finance reads.
+var CSVHeader = []string{"week", "team", "class", "gpu_hours", "cost", "idle_gpu_hours", "reclaimed_gpu_hours", "leases",
+	"observed_gpu_hours", "mean_utilization_pct", "peak_gpus", "quota_gpus", "peak_quota_pct", "mean_quota_pct", "currency"}
+
+// two writes a number with a dot and two decimals.
+func two(v float64) string { return strconv.FormatFloat(round(v, 2), 'f', 2, 64) }
+
+func twoOrEmpty(v *float64, scale float64) string {
+	if v == nil {
+		return ""
+	}
+	return two(*v * scale)
+}
+
+func round(v float64, places int) float64 {
+	p := math.Pow(10, float64(places))
+	r := math.Round(v*p) / p
+	if r == 0 {
+		return 0 // no "-0.00"
+	}
+	return r
+}
+
+// WriteCSV writes one row per team and class.
+func (r *Report) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	for _, row := range r.Rows {
+		rec := []string{r.Week, row.Team, row.Class, two(row.GPUHours), two(row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours),
+			strconv.Itoa(row.Leases), two(row.ObservedGPUHours), twoOrEmpty(row.MeanUtilization, 1), strconv.Itoa(row.PeakGPUs),
+			strconv.Itoa(row.QuotaGPUs), twoOrEmpty(row.PeakQuotaShare, 100), twoOrEmpty(row.MeanQuotaShare, 100), r.Currency}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// CSV is WriteCSV into a byte slice.
+func (r *Report) CSV() []byte {
+	var b bytes.Buffer
+	_ = r.WriteCSV(&b) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// WriteJSON writes the report as indented JSON, figures rounded to four decimals.
+func (r *Report) WriteJSON(w io.Writer) error {
+	c := *r
+	roundAll(reflect.ValueOf(&c).Elem())
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(&c)
+}
+
+// roundAll rounds every float in v to four decimals, copying what it reaches through pointers
+// and slices so the report itself is left as it was.
+func roundAll(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Float64:
+		if v.CanSet() {
+			v.SetFloat(round(v.Float(), 4))
+		}
+	case reflect.Pointer:
+		if v.IsNil() || !v.CanSet() {
+			return
+		}
+		c := reflect.New(v.Type().Elem())
+		c.Elem().Set(v.Elem())
+		roundAll(c.Elem())
+		v.Set(c)
+	case reflect.Slice:
+		if v.IsNil() || !v.CanSet() {
+			return
+		}
+		c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		reflect.Copy(c, v)
+		for i := 0; i < c.Len(); i++ {
+			roundAll(c.Index(i))
+		}
+		v.Set(c)
+	case reflect.Struct:
+		if v.Type() == reflect.TypeOf(time.Time{}) {
+			return
+		}
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				roundAll(v.Field(i))
+			}
+		}
+	}
+}
+
+// Money writes an amount in the report's currency: $12.50, or 12.50 EUR.
+func (r *Report) Money(v float64) string { return money(r.Currency, v) }
+
+func money(currency string, v float64) string {
+	sign := ""
+	if round(v, 2) < 0 {
+		sign, v = "-", -v
+	}
+	if currency == "USD" || currency == "" {
+		return sign + "$" + two(v)
+	}
+	return sign + two(v) + " " + currency
+}
+
+func signed(v float64) string {
+	if round(v, 2) > 0 {
+		return "+" + two(v)
+	}
+	return two(v)
+}
+
+func (r *Report) signedMoney(v float64) string {
+	if round(v, 2) > 0 {
+		return "+" + r.Money(v)
+	}
+	return r.Money(v)
+}
+
+func pct(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return strconv.FormatFloat(round(*v*100, 1), 'f', 1, 64) + "%"
+}
+
+func pctOf(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return strconv.FormatFloat(round(*v, 1), 'f', 1, 64) + "%"
+}
+
+func dur(s *Seconds) string {
+	if s == nil {
+		return "n/a"
+	}
+	return policy.FormatDuration(s.Duration())
+}
+
+// Span says which days the week covers: Mon 23 Nov – Sun 29 Nov 2026.
+func (r *Report) Span() string {
+	loc := r.location()
+	last := r.To.Add(-time.Hour).In(loc)
+	return r.From.In(loc).Format("Mon 2 Jan") + " – " + last.Format("Mon 2 Jan 2006")
+}
+
+func (r *Report) location() *time.Location {
+	if loc, err := time.LoadLocation(r.TimeZone); err == nil {
+		return loc
+	}
+	return time.UTC
+}
+
+func (r *Report) when(t time.Time) string { return t.In(r.location()).Format("Mon 2 Jan 15:04") }
+
+// Title names the report: "Acme AI GPU showback, 2026-W48 (Mon 23 Nov – Sun 29 Nov 2026)".
+func (r *Report) Title() string {
+	who := "GPU showback"
+	switch {
+	case r.Scope.User != "":
+		who = "GPU usage of " + r.Scope.User
+	case r.Scope.Team != "":
+		who = "GPU showback of team " + r.Scope.Team
+	}
+	t := fmt.Sprintf("%s %s, %s (%s)", r.Organization, who, r.Week, r.Span())
+	if !r.Complete {
+		t += ", so far"
+	}
+	return t
+}
+
+// Headline is the week in one sentence.
+func (r *Report) Headline() string {
+	t := r.Total
+	s := fmt.Sprintf("%s GPU-hours, %s; %s idle GPU-hours (%s); %s GPU-hours reclaimed; %d lease(s)",
+		two(t.GPUHours), r.Money(t.Cost), two(t.IdleGPUHours), pct(t.IdleShare()), two(t.ReclaimedGPUHours), t.Leases)
+	if t.MeanUtilization != nil {
+		s += "; mean utilization " + pctOf(t.MeanUtilization)
+	}
+	return s + "."
+}
+
+// ChangeLine says how the week compares with the one before.
+func (r *Report) ChangeLine(s Summary) string {
+	prev := ""
+	if w, err := ParseWeek(r.Week, Week{}); err == nil {
+		prev = w.Prev().String()
+	}
+	out := fmt.Sprintf("%s GPU-hours", signed(s.Change.GPUHours))
+	if s.Change.GPUHoursPct != nil {
+		out += " (" + signedPct(*s.Change.GPUHoursPct) + ")"
+	}
+	return fmt.Sprintf("%s and %s against %s (%s GPU-hours, %s)", out, r.signedMoney(s.Change.Cost), prev, two(s.Previous.GPUHours), r.Money(s.Previous.Cost))
+}
+
+func signedPct(v float64) string {
+	s := strconv.FormatFloat(round(v, 1), 'f', 1, 64) + "%"
+	if round(v, 1) > 0 {
+		return "+" + s
+	}
+	return s
+}
+
+// ApprovalsLine describes the week's exceptions.
+func ApprovalsLine(a Approvals) string {
+	if a.Requests == 0 {
+		return "no request needed approval"
+	}
+	s := fmt.Sprintf("%d request(s) needed approval: %d approved, %d denied, %d expired undecided, %d withdrawn, %d pending",
+		a.Requests, a.Approved, a.Denied, a.Expired, a.Withdrawn, a.Pending)
+	if a.MedianLatency != nil {
+		s += "; median decision " + dur(a.MedianLatency)
+	}
+	return s
+}
+
+// TouchesLine gives human touches per 100 leases.
+func TouchesLine(s Summary) string {
+	if s.TouchesPer100 == nil {
+		return "no requests"
+	}
+	return fmt.Sprintf("%s per 100 leases (%d decision(s) on %d request(s))",
+		strconv.FormatFloat(round(*s.TouchesPer100, 1), 'f', 1, 64), s.HumanTouches, s.Requests)
+}
+
+// WaitLine describes queue waits, predicted and actual.
+func WaitLine(q QueueWait) string {
+	if q.Started == 0 {
+		return "no workspace started"
+	}
+	s := fmt.Sprintf("%d started; waited p50 %s, p90 %s", q.Started, dur(q.P50), dur(q.P90))
+	if q.Predicted > 0 {
+		s += fmt.Sprintf("; predicted p50 %s, %s of %d within the predicted 90%% bound", dur(q.PredictedP50), pct(q.WithinBound), q.Predicted)
+	}
+	return s
+}
+
+// WriteText writes the report for a terminal.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintln(&b, r.Title())
+	fmt.Fprintf(&b, "Times in %s; costs in %s.\n\n", r.TimeZone, r.Currency)
+	fmt.Fprintf(&b, "Total: %s\n", r.Headline())
+	fmt.Fprintf(&b, "Change: %s.\n", r.ChangeLine(r.Total))
+	fmt.Fprintf(&b, "Approvals: %s.\n", ApprovalsLine(r.Total.Approvals))
+	fmt.Fprintf(&b, "Human touches: %s.\n", TouchesLine(r.Total))
+	fmt.Fprintf(&b, "Queue waits: %s.\n", WaitLine(r.Total.QueueWait))
+	for _, q := range r.QuotaIncreases {
+		fmt.Fprintf(&b, "Quota increase: %s\n", r.increaseLine(q))
+	}
+	for _, t := range r.Teams {
+		if t.FirstRequest != nil {
+			fmt.Fprintf(&b, "New team: %s\n", r.firstLine(t))
+		}
+	}
+	b.WriteString("\n")
+	table := [][]string{{"team", "class", "GPU-hours", "cost", "idle", "reclaimed", "leases", "util", "peak GPUs", "peak quota", "mean quota"}}
+	for _, row := range r.Rows {
+		table = append(table, []string{row.Team, row.Class, two(row.GPUHours), r.Money(row.Cost), two(row.IdleGPUHours),
+			two(row.ReclaimedGPUHours), strconv.Itoa(row.Leases), pctOf(row.MeanUtilization), fmt.Sprintf("%d of %d", row.PeakGPUs, row.QuotaGPUs),
+			pct(row.PeakQuotaShare), pct(row.MeanQuotaShare)})
+	}
+	writeTable(&b, table, 2)
+	b.WriteString("\n")
+	for _, t := range r.Teams {
+		fmt.Fprintf(&b, "%s\n", r.TeamLine(t))
+		fmt.Fprintf(&b, "    change: %s\n", r.ChangeLine(t.Summary))
+		fmt.Fprintf(&b, "    approvals: %s; human touches: %s\n", ApprovalsLine(t.Approvals), TouchesLine(t.Summary))
+		fmt.Fprintf(&b, "    queue waits: %s\n", WaitLine(t.QueueWait))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Text is WriteText into a string.
+func (r *Report) Text() string {
+	var b strings.Builder
+	_ = r.WriteText(&b) // a strings.Builder does not fail
+	return b.String()
+}
+
+// TeamLine is one team's week in a line.
+func (r *Report) TeamLine(t *Team) string {
+	quota := ""
+	if t.GPUHoursQuotaShare != nil {
+		quota = fmt.Sprintf(" of %s (%s of its weekly GPU-hours)", two(t.GPUHoursQuota), pct(t.GPUHoursQuotaShare))
+	}
+	s := fmt.Sprintf("%s: %s GPU-hours%s, %s; idle %s GPU-hours (%s), reclaimed %s; %d lease(s)", t.Name, two(t.GPUHours), quota,
+		r.Money(t.Cost), two(t.IdleGPUHours), pct(t.IdleShare()), two(t.ReclaimedGPUHours), t.Leases)
+	if !t.Listed {
+		s += "; not in the policy (default quota)"
+	}
+	return s
+}
+
+func (r *Report) increaseLine(q QuotaIncrease) string {
+	s := fmt.Sprintf("%s team %s +%d %s GPUs, %s to %s, %s GPU-hours this week", q.Lease, q.Team, q.GPUs, q.Class, r.when(q.From), r.when(q.Until), two(q.GPUHours))
+	if q.By != "" {
+		s += ", approved by " + q.By
+	}
+	if q.Because != "" {
+		s += ", because " + q.Because
+	}
+	return s
+}
+
+func (r *Report) firstLine(t *Team) string {
+	s := fmt.Sprintf("%s asked for GPUs for the first time on %s", t.Name, r.when(*t.FirstRequest))
+	if t.TimeToFirstGPU != nil {
+		return s + "; time to first GPU " + dur(t.TimeToFirstGPU)
+	}
+	return s + "; no workspace has started yet"
+}
+
+// writeTable writes rows as columns: the first left columns aligned left, the others right.
+func writeTable(b *strings.Builder, rows [][]string, left int) {
+	var width []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i >= len(width) {
+				width = append(width, 0)
+			}
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range rows {
+		var line strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			if i < left {
+				line.WriteString(c + pad)
+			} else {
+				line.WriteString(pad + c)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+}

@@ -1,0 +1,663 @@
+// Package showback is the weekly showback: for one ISO week in the policy's time zone, per team and
+// class, the GPU-hours used, what they cost, how much of it sat idle or was reclaimed, how the team
+// used its quota, and the KPIs of self-service (approvals and their latency, queue waits predicted
+// and actual, time-to-first-GPU, human touches per 100 leases), with the change from the week
+// before. Build is pure: it computes a Report from leases, usage rollups and the policy, and the
+// renderers turn a Report into text, CSV, JSON, a PNG chart and chat messages. Service loads a
+// week's input through a Source; Publisher posts each week exactly once, however many replicas run.
+package showback
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// Input is everything a report is computed from; Build reads nothing else.
+type Input struct {
+	Policy *policy.Policy
+	Week   Week
+	// Now is when the report is made: a week that has not ended yet bills running leases up to now.
+	Now time.Time
+	// Leases holds leases of every kind: at least those created before the week's end that had not
+	// ended before the previous week's start (the change from the week before is computed too).
+	Leases []*qm.Lease
+	// Usage holds the hourly usage rollups of the week and of the week before.
+	Usage []qm.UsageRollup
+	// Firsts says when each team first asked for GPUs and first got them.
+	Firsts []qm.TeamFirst
+	// Predictions are the waits predicted for leases when they were asked for.
+	Predictions []qm.WaitPrediction
+	// Filter narrows the report.
+	Filter Filter
+}
+
+// Filter narrows a report to one team, or to one person's own leases.
+type Filter struct {
+	Team string `json:"team,omitempty"`
+	User string `json:"user,omitempty"`
+}
+
+func (f Filter) lease(l *qm.Lease) bool {
+	return (f.Team == "" || strings.EqualFold(l.Team, f.Team)) && (f.User == "" || strings.EqualFold(l.User, f.User))
+}
+
+// Report is one week's showback.
+type Report struct {
+	Organization string    `json:"organization"`
+	Week         string    `json:"week"`
+	From         time.Time `json:"from"`
+	To           time.Time `json:"to"`
+	TimeZone     string    `json:"time_zone"`
+	Currency     string    `json:"currency"`
+	GeneratedAt  time.Time `json:"generated_at"`
+	// Complete is false for a week that had not ended when the report was made.
+	Complete bool   `json:"complete"`
+	Scope    Filter `json:"scope"`
+	// Rows has one line per team and class, teams in name order, classes in catalog order.
+	Rows  []Row   `json:"rows"`
+	Teams []*Team `json:"teams"`
+	Total Summary `json:"total"`
+	// QuotaIncreases are the approved quota increases in effect at some time in the week.
+	QuotaIncreases []QuotaIncrease `json:"quota_increases"`
+}
+
+// Figures are what rows, teams and the total share.
+type Figures struct {
+	// GPUHours is GPUs × hours held, each lease from its start to its end (a running one up to
+	// now, never past its expiry), clipped to the week.
+	GPUHours float64 `json:"gpu_hours"`
+	// Cost is GPUHours at the class's price per GPU-hour.
+	Cost float64 `json:"cost"`
+	// IdleGPUHours is what telemetry saw idle, from the hourly usage rollups.
+	IdleGPUHours float64 `json:"idle_gpu_hours"`
+	// ObservedGPUHours is how many GPU-hours telemetry saw at all (idle or busy).
+	ObservedGPUHours float64 `json:"observed_gpu_hours"`
+	// ReclaimedGPUHours is what idle reclaim handed back: the GPU-hours between a reclaimed
+	// lease's end and its expiry, counted in the week of the reclaim.
+	ReclaimedGPUHours float64 `json:"reclaimed_gpu_hours"`
+	// Leases counts the workspace leases that held GPUs at some time in the week.
+	Leases int `json:"leases"`
+	// MeanUtilization is the mean GPU utilization telemetry reported, percent; nil without samples.
+	MeanUtilization *float64 `json:"mean_utilization_pct"`
+	utilSum         float64
+	samples         int64
+}
+
+// IdleShare is idle GPU-hours as a share of GPU-hours; nil when nothing was used.
+func (f Figures) IdleShare() *float64 { return ratio(f.IdleGPUHours, f.GPUHours) }
+
+func (f *Figures) add(o Figures) {
+	f.GPUHours += o.GPUHours
+	f.Cost += o.Cost
+	f.IdleGPUHours += o.IdleGPUHours
+	f.ObservedGPUHours += o.ObservedGPUHours
+	f.ReclaimedGPUHours += o.ReclaimedGPUHours
+	f.Leases += o.Leases
+	f.utilSum += o.utilSum
+	f.samples += o.samples
+	f.MeanUtilization = nil
+	if f.samples > 0 {
+		f.MeanUtilization = ptr(f.utilSum / float64(f.samples))
+	}
+}
+
+// Row is one team's use of one class.
+type Row struct {
+	Team  string `json:"team"`
+	Class string `json:"class"`
+	Figures
+	// PeakGPUs is the most GPUs of the class the team held at once.
+	PeakGPUs int `json:"peak_gpus"`
+	// QuotaGPUs is the team's concurrent GPU quota of the class at the week's start (the policy's,
+	// approved increases included).
+	QuotaGPUs int `json:"quota_gpus"`
+	// PeakQuotaShare is the largest share of its GPU quota (increases included) the team held at
+	// once; MeanQuotaShare the time-weighted mean share. Nil when the team had no quota of the class.
+	PeakQuotaShare *float64 `json:"peak_quota_share"`
+	MeanQuotaShare *float64 `json:"mean_quota_share"`
+}
+
+// Summary is a team's or everyone's week: figures and KPIs, with the week before.
+type Summary struct {
+	Figures
+	Approvals Approvals `json:"approvals"`
+	QueueWait QueueWait `json:"queue_wait"`
+	// Requests counts requests of every kind made in the week (GPUs, quota increases, extensions);
+	// HumanTouches counts the decisions people made on them.
+	Requests      int      `json:"requests"`
+	HumanTouches  int      `json:"human_touches"`
+	TouchesPer100 *float64 `json:"human_touches_per_100_leases"`
+	// Previous are the week before's figures, and Change the difference.
+	Previous Figures `json:"previous"`
+	Change   Change  `json:"change"`
+}
+
+// Change is this week minus the week before.
+type Change struct {
+	GPUHours     float64 `json:"gpu_hours"`
+	Cost         float64 `json:"cost"`
+	IdleGPUHours float64 `json:"idle_gpu_hours"`
+	// GPUHoursPct is the change in GPU-hours in percent of the week before; nil when it used none.
+	GPUHoursPct *float64 `json:"gpu_hours_pct"`
+}
+
+// Approvals are the requests made in the week that a published rule sent to a budget owner, and
+// what became of them as far as known when the report was made.
+type Approvals struct {
+	Requests int `json:"requests"`
+	Approved int `json:"approved"`
+	Denied   int `json:"denied"`
+	// Expired were denied because nobody decided within the policy's approval timeout.
+	Expired int `json:"expired"`
+	// Withdrawn were cancelled by their requester before a decision.
+	Withdrawn int `json:"withdrawn"`
+	Pending   int `json:"pending"`
+	// MedianLatency is the median time from request to a person's decision.
+	MedianLatency *Seconds `json:"median_decision_latency_s"`
+}
+
+// QueueWait is how long the workspace leases that started in the week waited for GPUs: from the
+// request (or its approval) to the start. Predicted is what the service told the requester.
+type QueueWait struct {
+	Started int      `json:"started"`
+	P50     *Seconds `json:"p50_s"`
+	P90     *Seconds `json:"p90_s"`
+	// Predicted counts the started leases whose prediction is known; PredictedP50 is the median of
+	// their predicted medians; WithinBound the share whose wait stayed within the predicted 90% bound.
+	Predicted    int      `json:"predicted"`
+	PredictedP50 *Seconds `json:"predicted_p50_s"`
+	WithinBound  *float64 `json:"within_predicted_p90"`
+}
+
+// Team is one team's week.
+type Team struct {
+	Name string `json:"team"`
+	// Listed is false for a team the policy does not list (it runs on the default quota).
+	Listed       bool     `json:"listed"`
+	BudgetOwners []string `json:"budget_owners"`
+	Summary
+	// GPUHoursQuota is gpu_hours_per_week plus what approved increases added during the week;
+	// GPUHoursQuotaShare is GPUHours against it.
+	GPUHoursQuota      float64  `json:"gpu_hours_quota"`
+	GPUHoursQuotaShare *float64 `json:"gpu_hours_quota_share"`
+	// FirstRequest is set when the team's first lease request ever was made in the week;
+	// TimeToFirstGPU is then the time from it to the team's first active workspace (nil while it
+	// has none).
+	FirstRequest   *time.Time `json:"first_request,omitempty"`
+	TimeToFirstGPU *Seconds   `json:"time_to_first_gpu_s,omitempty"`
+}
+
+// QuotaIncrease is an approved quota increase in effect during the week.
+type QuotaIncrease struct {
+	Lease string    `json:"lease"`
+	Team  string    `json:"team"`
+	Class string    `json:"class"`
+	GPUs  int       `json:"gpus"`
+	From  time.Time `json:"from"`
+	Until time.Time `json:"until"`
+	// GPUHours is what the increase added to the week's GPU-hour quota: its GPUs × its hours in the week.
+	GPUHours float64 `json:"gpu_hours"`
+	By       string  `json:"approved_by"`
+	Because  string  `json:"because"`
+}
+
+// Seconds is a duration written in JSON as seconds.
+type Seconds float64
+
+// Duration is s as a time.Duration.
+func (s Seconds) Duration() time.Duration { return time.Duration(float64(s) * float64(time.Second)) }
+
+func secs(d time.Duration) *Seconds { s := Seconds(d.Seconds()); return &s }
+
+func ptr(v float64) *float64 { return &v }
+
+func ratio(a, b float64) *float64 {
+	if b <= 0 {
+		return nil
+	}
+	return ptr(a / b)
+}
+
+// window is a half-open interval of time.
+type window struct{ from, to time.Time }
+
+func (w window) overlap(a, b time.Time) time.Duration {
+	if a.Before(w.from) {
+		a = w.from
+	}
+	if b.After(w.to) {
+		b = w.to
+	}
+	if !b.After(a) {
+		return 0
+	}
+	return b.Sub(a)
+}
+
+func (w window) holds(t time.Time) bool { return !t.IsZero() && !t.Before(w.from) && t.Before(w.to) }
+
+// held is the span a workspace lease held its GPUs, as the domain dates it: from its start to its
+// end, or for a lease still running, to now but never past its expiry. ok is false for a lease
+// that never started.
+func held(l *qm.Lease, now time.Time) (from, to time.Time, ok bool) {
+	if l.Kind != qm.KindWorkspace || l.StartedAt.IsZero() {
+		return time.Time{}, time.Time{}, false
+	}
+	to = l.EndedAt
+	if to.IsZero() {
+		to = now
+		if !l.ExpiresAt.IsZero() && l.ExpiresAt.Before(to) {
+			to = l.ExpiresAt
+		}
+	}
+	return l.StartedAt, to, to.After(l.StartedAt)
+}
+
+type teamClass struct{ team, class string }
+
+// Build computes the report of in.Week. It only reads in.
+func Build(in Input) *Report {
+	p := in.Policy
+	loc := p.Location
+	wk := window{in.Week.Start(loc), in.Week.End(loc)}
+	prev := window{in.Week.Prev().Start(loc), wk.from}
+	r := &Report{Organization: p.Organization, Week: in.Week.String(), From: wk.from, To: wk.to, TimeZone: loc.String(),
+		Currency: p.Currency, GeneratedAt: in.Now, Complete: !in.Now.Before(wk.to), Scope: in.Filter}
+
+	var mine []*qm.Lease
+	byID := map[qm.LeaseID]*qm.Lease{}
+	for _, l := range in.Leases {
+		if in.Filter.lease(l) {
+			mine = append(mine, l)
+			byID[l.ID] = l
+		}
+	}
+
+	// The teams: every team the policy lists (unless narrowed), and every team that had leases.
+	names := map[string]bool{}
+	if in.Filter.Team != "" {
+		if t, ok := p.Team(in.Filter.Team); ok {
+			names[t.Name] = true
+		} else {
+			names[strings.ToLower(in.Filter.Team)] = true
+		}
+	} else if in.Filter.User == "" {
+		for _, t := range p.Teams {
+			names[t.Name] = true
+		}
+	}
+	both := window{prev.from, wk.to}
+	for _, l := range mine {
+		from, to, ok := held(l, in.Now)
+		if ok && both.overlap(from, to) > 0 || wk.holds(l.CreatedAt) {
+			names[l.Team] = true
+		}
+	}
+	teamNames := make([]string, 0, len(names))
+	for n := range names {
+		teamNames = append(teamNames, n)
+	}
+	sort.Strings(teamNames)
+
+	figs := figures(mine, in.Usage, byID, wk, in.Now, p)
+	prevFigs := figures(mine, in.Usage, byID, prev, in.Now, p)
+	increases := quotaIncreases(mine, wk)
+	r.QuotaIncreases = increases
+
+	teams := map[string]*Team{}
+	for _, name := range teamNames {
+		t := &Team{Name: name}
+		if pt, ok := p.Team(name); ok {
+			t.Listed, t.BudgetOwners = true, append([]string{}, pt.BudgetOwners...)
+		}
+		if t.BudgetOwners == nil {
+			t.BudgetOwners = []string{}
+		}
+		teams[name] = t
+		r.Teams = append(r.Teams, t)
+		q := p.QuotaFor(name)
+		for _, c := range p.Classes {
+			row := Row{Team: name, Class: c.Name, Figures: figs[teamClass{name, c.Name}]}
+			if row.MeanUtilization == nil && row.samples > 0 {
+				row.MeanUtilization = ptr(row.utilSum / float64(row.samples))
+			}
+			quotaShares(&row, mine, increases, q.GPUs[c.Name], wk, in.Now)
+			r.Rows = append(r.Rows, row)
+			t.Figures.add(row.Figures)
+			t.Previous.add(prevFigs[teamClass{name, c.Name}])
+		}
+		t.GPUHoursQuota = q.GPUHoursPerWeek
+		for _, inc := range increases {
+			if inc.Team == name {
+				t.GPUHoursQuota += inc.GPUHours
+			}
+		}
+		t.GPUHoursQuotaShare = ratio(t.GPUHours, t.GPUHoursQuota)
+		r.Total.Figures.add(t.Figures)
+		r.Total.Previous.add(t.Previous)
+	}
+	// Rows and figures of classes no longer in the catalog still count toward their team.
+	for k, f := range figs {
+		if _, ok := p.Class(k.class); ok {
+			continue
+		}
+		if t, ok := teams[k.team]; ok {
+			r.Rows = append(r.Rows, Row{Team: k.team, Class: k.class, Figures: f})
+			t.Figures.add(f)
+			r.Total.Figures.add(f)
+		}
+	}
+	for k, f := range prevFigs {
+		if _, ok := p.Class(k.class); !ok {
+			if t, ok := teams[k.team]; ok {
+				t.Previous.add(f)
+				r.Total.Previous.add(f)
+			}
+		}
+	}
+	sort.SliceStable(r.Rows, func(i, j int) bool { return r.Rows[i].Team < r.Rows[j].Team })
+
+	// KPIs, per team and for everyone.
+	waits := map[string][]waitSample{}
+	var allWaits []waitSample
+	preds := map[qm.LeaseID]qm.WaitPrediction{}
+	for _, pr := range in.Predictions {
+		if _, ok := preds[pr.Lease]; !ok {
+			preds[pr.Lease] = pr
+		}
+	}
+	approvals := map[string]*approvalAcc{}
+	all := &approvalAcc{}
+	for _, l := range mine {
+		if _, ok := teams[l.Team]; !ok {
+			continue
+		}
+		if wk.holds(l.CreatedAt) {
+			a := approvals[l.Team]
+			if a == nil {
+				a = &approvalAcc{}
+				approvals[l.Team] = a
+			}
+			a.add(l)
+			all.add(l)
+		}
+		if l.Kind == qm.KindWorkspace && wk.holds(l.StartedAt) {
+			queued := l.CreatedAt
+			if !l.DecidedAt.IsZero() && l.DecidedBy != "" && l.DecidedBy != qm.SystemActor {
+				queued = l.DecidedAt
+			}
+			s := waitSample{wait: max(0, l.StartedAt.Sub(queued))}
+			if pr, ok := preds[l.ID]; ok {
+				s.predicted, s.median, s.p90 = true, pr.Median, pr.P90
+			}
+			waits[l.Team] = append(waits[l.Team], s)
+			allWaits = append(allWaits, s)
+		}
+	}
+	for _, t := range r.Teams {
+		finish(&t.Summary, approvals[t.Name], waits[t.Name])
+	}
+	finish(&r.Total, all, allWaits)
+
+	// Time-to-first-GPU: a person's first contact is, until SSO exists, the team's first lease request.
+	if in.Filter.User == "" {
+		for _, f := range in.Firsts {
+			t, ok := teams[f.Team]
+			if !ok || !wk.holds(f.FirstRequest) {
+				continue
+			}
+			first := f.FirstRequest
+			t.FirstRequest = &first
+			if !f.FirstStart.IsZero() && !f.FirstStart.After(in.Now) {
+				t.TimeToFirstGPU = secs(max(0, f.FirstStart.Sub(f.FirstRequest)))
+			}
+		}
+	}
+	return r
+}
+
+// figures adds up GPU-hours, cost, reclaimed hours and telemetry per team and class in w.
+func figures(leases []*qm.Lease, usage []qm.UsageRollup, byID map[qm.LeaseID]*qm.Lease, w window, now time.Time, p *policy.Policy) map[teamClass]Figures {
+	out := map[teamClass]Figures{}
+	for _, l := range leases {
+		k := teamClass{l.Team, l.Class}
+		if from, to, ok := held(l, now); ok {
+			if d := w.overlap(from, to); d > 0 {
+				f := out[k]
+				h := qm.GPUHours(l.GPUs, d)
+				f.GPUHours += h
+				if c, ok := p.Class(l.Class); ok {
+					f.Cost += h * c.PricePerGPUHour
+				}
+				f.Leases++
+				out[k] = f
+			}
+		}
+		if l.Kind == qm.KindWorkspace && l.State == qm.Reclaimed && w.holds(l.EndedAt) && l.Reclaimed > 0 {
+			f := out[k]
+			f.ReclaimedGPUHours += l.Reclaimed
+			out[k] = f
+		}
+	}
+	for _, u := range usage {
+		l, ok := byID[u.Lease]
+		if !ok || l.Kind != qm.KindWorkspace || !w.holds(u.Hour) {
+			continue
+		}
+		k := teamClass{l.Team, l.Class}
+		f := out[k]
+		f.IdleGPUHours += u.IdleGPUSeconds / 3600
+		f.ObservedGPUHours += u.GPUSeconds / 3600
+		f.utilSum += u.UtilSum
+		f.samples += u.Samples
+		if f.samples > 0 {
+			f.MeanUtilization = ptr(f.utilSum / float64(f.samples))
+		}
+		out[k] = f
+	}
+	return out
+}
+
+// quotaIncreases lists the approved quota increases in effect during w.
+func quotaIncreases(leases []*qm.Lease, w window) []QuotaIncrease {
+	out := []QuotaIncrease{}
+	for _, l := range leases {
+		if l.Kind != qm.KindQuota || l.StartedAt.IsZero() {
+			continue
+		}
+		until := l.ExpiresAt
+		if !l.EndedAt.IsZero() && (until.IsZero() || l.EndedAt.Before(until)) {
+			until = l.EndedAt
+		}
+		d := w.overlap(l.StartedAt, until)
+		if d <= 0 {
+			continue
+		}
+		out = append(out, QuotaIncrease{Lease: l.ID.String(), Team: l.Team, Class: l.Class, GPUs: l.GPUs, From: l.StartedAt, Until: until,
+			GPUHours: qm.GPUHours(l.GPUs, d), By: l.DecidedBy, Because: l.Because})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].From.Before(out[j].From) })
+	return out
+}
+
+// quotaShares sweeps the week: at each moment, the GPUs of the row's class the team held against its
+// quota then (base plus the increases in effect).
+func quotaShares(row *Row, leases []*qm.Lease, increases []QuotaIncrease, base int, w window, now time.Time) {
+	end := w.to
+	if now.Before(end) {
+		end = now
+	}
+	if !end.After(w.from) {
+		return
+	}
+	type step struct {
+		at          time.Time
+		held, quota int
+	}
+	var steps []step
+	for _, l := range leases {
+		if l.Team != row.Team || l.Class != row.Class {
+			continue
+		}
+		if from, to, ok := held(l, now); ok && w.overlap(from, to) > 0 {
+			steps = append(steps, step{at: maxTime(from, w.from), held: l.GPUs}, step{at: minTime(to, w.to), held: -l.GPUs})
+		}
+	}
+	quotaAtStart := base
+	for _, inc := range increases {
+		if inc.Team != row.Team || inc.Class != row.Class {
+			continue
+		}
+		if !inc.From.After(w.from) {
+			quotaAtStart += inc.GPUs
+		}
+		steps = append(steps, step{at: maxTime(inc.From, w.from), quota: inc.GPUs}, step{at: minTime(inc.Until, w.to), quota: -inc.GPUs})
+	}
+	row.QuotaGPUs = quotaAtStart
+	slices.SortStableFunc(steps, func(a, b step) int { return a.at.Compare(b.at) })
+	held, quota := 0, base
+	at := w.from
+	var weighted float64
+	anyQuota := base > 0
+	for i := 0; i <= len(steps); i++ {
+		next := end
+		if i < len(steps) && steps[i].at.Before(end) {
+			next = steps[i].at
+		}
+		if next.After(at) {
+			if quota > 0 {
+				share := float64(held) / float64(quota)
+				weighted += share * next.Sub(at).Seconds()
+				if row.PeakQuotaShare == nil || share > *row.PeakQuotaShare {
+					row.PeakQuotaShare = ptr(share)
+				}
+			}
+			at = next
+		}
+		if i == len(steps) || !steps[i].at.Before(end) {
+			break
+		}
+		held += steps[i].held
+		quota += steps[i].quota
+		row.PeakGPUs = max(row.PeakGPUs, held)
+		if quota > 0 {
+			anyQuota = true
+		}
+	}
+	if !anyQuota {
+		row.PeakQuotaShare = nil
+		return
+	}
+	row.MeanQuotaShare = ptr(weighted / end.Sub(w.from).Seconds())
+	if row.PeakQuotaShare == nil {
+		row.PeakQuotaShare = ptr(0)
+	}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// approvalAcc counts a week's requests and what became of those that needed a person.
+type approvalAcc struct {
+	requests, touches int
+	a                 Approvals
+	latencies         []time.Duration
+}
+
+func (acc *approvalAcc) add(l *qm.Lease) {
+	acc.requests++
+	human := l.DecidedBy != "" && l.DecidedBy != qm.SystemActor
+	if human {
+		acc.touches++
+	}
+	if l.Rules == "" && l.DecidedBy == "" {
+		return // no rule stopped it
+	}
+	acc.a.Requests++
+	switch {
+	case l.DecidedBy == qm.SystemActor:
+		acc.a.Expired++
+	case l.DecidedBy == "" && l.State == qm.PendingApproval:
+		acc.a.Pending++
+	case l.DecidedBy == "":
+		acc.a.Withdrawn++
+	case l.State == qm.Denied:
+		acc.a.Denied++
+	default:
+		acc.a.Approved++
+	}
+	if human && !l.DecidedAt.IsZero() {
+		acc.latencies = append(acc.latencies, max(0, l.DecidedAt.Sub(l.CreatedAt)))
+	}
+}
+
+type waitSample struct {
+	wait        time.Duration
+	predicted   bool
+	median, p90 time.Duration
+}
+
+// finish fills a summary's KPIs and its change from the week before.
+func finish(s *Summary, acc *approvalAcc, waits []waitSample) {
+	if acc != nil {
+		s.Requests, s.HumanTouches, s.Approvals = acc.requests, acc.touches, acc.a
+		if len(acc.latencies) > 0 {
+			s.Approvals.MedianLatency = secs(percentile(acc.latencies, 50))
+		}
+		if acc.requests > 0 {
+			s.TouchesPer100 = ptr(100 * float64(acc.touches) / float64(acc.requests))
+		}
+	}
+	s.QueueWait.Started = len(waits)
+	if len(waits) > 0 {
+		ws := make([]time.Duration, len(waits))
+		var meds []time.Duration
+		within := 0
+		for i, w := range waits {
+			ws[i] = w.wait
+			if w.predicted {
+				meds = append(meds, w.median)
+				if w.wait <= w.p90 {
+					within++
+				}
+			}
+		}
+		s.QueueWait.P50, s.QueueWait.P90 = secs(percentile(ws, 50)), secs(percentile(ws, 90))
+		s.QueueWait.Predicted = len(meds)
+		if len(meds) > 0 {
+			s.QueueWait.PredictedP50 = secs(percentile(meds, 50))
+			s.QueueWait.WithinBound = ptr(float64(within) / float64(len(meds)))
+		}
+	}
+	s.Change = Change{GPUHours: s.GPUHours - s.Previous.GPUHours, Cost: s.Cost - s.Previous.Cost,
+		IdleGPUHours: s.IdleGPUHours - s.Previous.IdleGPUHours}
+	if s.Previous.GPUHours > 0 {
+		s.Change.GPUHoursPct = ptr(100 * s.Change.GPUHours / s.Previous.GPUHours)
+	}
+}
+
+// percentile is the nearest-rank percentile: the smallest value at least p percent of the values
+// are at or below.
+func percentile(v []time.Duration, p float64) time.Duration {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	i := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return s[max(0, min(i, len(s)-1))]
+}

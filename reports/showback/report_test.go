@@ -1,0 +1,277 @@
+package showback_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"image/png"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/docs"
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/reports/showback"
+)
+
+func examplePolicy(t testing.TB) *policy.Policy {
+	t.Helper()
+	p, err := policy.Load(docs.ExamplePolicy, docs.ExamplePolicyName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var chicago = func() *time.Location {
+	l, err := time.LoadLocation("America/Chicago")
+	if err != nil {
+		panic(err)
+	}
+	return l
+}()
+
+func at(s string) time.Time {
+	t, err := time.ParseInLocation("2006-01-02 15:04", s, chicago)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func row(t *testing.T, r *showback.Report, team, class string) showback.Row {
+	t.Helper()
+	for _, x := range r.Rows {
+		if x.Team == team && x.Class == class {
+			return x
+		}
+	}
+	t.Fatalf("no row %s/%s in %+v", team, class, r.Rows)
+	return showback.Row{}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// A lease that runs over midnight between Sunday and Monday is billed to each week for its hours
+// in it, and a week is Monday to Monday in the policy's time zone.
+func TestLeaseAcrossTheWeekBoundaryIsSplitAtIt(t *testing.T) {
+	p := examplePolicy(t)
+	l := &qm.Lease{ID: 1, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 4, State: qm.Expired,
+		CreatedAt: at("2026-11-29 22:00"), StartedAt: at("2026-11-29 22:00"), ExpiresAt: at("2026-11-30 02:00"), EndedAt: at("2026-11-30 02:00")}
+	for _, c := range []struct {
+		week string
+		want float64
+	}{{"2026-W48", 8}, {"2026-W49", 8}} {
+		w, err := showback.ParseWeek(c.week, showback.Week{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := showback.Build(showback.Input{Policy: p, Week: w, Now: at("2026-12-07 09:00"), Leases: []*qm.Lease{l}})
+		got := row(t, r, "vision", "train")
+		if !near(got.GPUHours, c.want) || !near(got.Cost, c.want*3.5) || got.Leases != 1 {
+			t.Errorf("%s: vision/train = %.2f GPU-hours, %.2f cost, %d leases; want %.0f GPU-hours, $%.2f, 1 lease", c.week, got.GPUHours, got.Cost, got.Leases, c.want, c.want*3.5)
+		}
+	}
+}
+
+// A running lease is billed up to now, never past its expiry, even when the expiry has not been
+// noticed yet; an ended one to its end, whenever that was noticed.
+func TestBillsEndAtTheLeasesEndAsTheDomainDatesIt(t *testing.T) {
+	p := examplePolicy(t)
+	overdue := &qm.Lease{ID: 1, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 8, State: qm.Active,
+		CreatedAt: at("2026-11-24 12:00"), StartedAt: at("2026-11-24 12:00"), ExpiresAt: at("2026-11-24 14:00")}
+	running := &qm.Lease{ID: 2, User: "bob@acme.example", Team: "vision", Class: "interactive", GPUs: 1, State: qm.Active,
+		CreatedAt: at("2026-11-25 09:00"), StartedAt: at("2026-11-25 09:00"), ExpiresAt: at("2026-11-25 17:00")}
+	ended := &qm.Lease{ID: 3, User: "lee@acme.example", Team: "language", Class: "train", GPUs: 2, State: qm.Released,
+		CreatedAt: at("2026-11-23 08:00"), StartedAt: at("2026-11-23 08:00"), ExpiresAt: at("2026-11-23 20:00"), EndedAt: at("2026-11-23 11:30")}
+	w, _ := showback.ParseWeek("2026-W48", showback.Week{})
+	r := showback.Build(showback.Input{Policy: p, Week: w, Now: at("2026-11-25 15:00"), Leases: []*qm.Lease{overdue, running, ended}})
+	if got := row(t, r, "vision", "train").GPUHours; !near(got, 16) {
+		t.Errorf("the overdue 8 × train 2h lease bills %.2f GPU-hours, want 16 (to its expiry, not to now)", got)
+	}
+	if got := row(t, r, "vision", "interactive").GPUHours; !near(got, 6) {
+		t.Errorf("the running 1 × interactive lease bills %.2f GPU-hours, want 6 (09:00 to now, 15:00)", got)
+	}
+	if got := row(t, r, "language", "train").GPUHours; !near(got, 7) {
+		t.Errorf("the released 2 × train lease bills %.2f GPU-hours, want 7 (08:00 to 11:30)", got)
+	}
+	if r.Complete {
+		t.Error("a report made on Wednesday says week 48 is complete")
+	}
+	if !near(r.Total.Cost, 16*3.5+6*0.9+7*3.5) {
+		t.Errorf("total cost %.2f, want %.2f", r.Total.Cost, 16*3.5+6*0.9+7*3.5)
+	}
+}
+
+// The week in which clocks fall back has 169 hours in the policy's time zone.
+func TestWeekWithTheDaylightSavingChangeHas169Hours(t *testing.T) {
+	p := examplePolicy(t)
+	w, _ := showback.ParseWeek("2026-W44", showback.Week{})
+	from, to := w.Start(chicago), w.End(chicago)
+	if got := to.Sub(from); got != 169*time.Hour {
+		t.Fatalf("2026-W44 in Chicago lasts %s, want 169h", got)
+	}
+	l := &qm.Lease{ID: 1, User: "alice@acme.example", Team: "vision", Class: "interactive", GPUs: 1, State: qm.Active,
+		CreatedAt: from.Add(-time.Hour), StartedAt: from.Add(-time.Hour), ExpiresAt: to.Add(time.Hour)}
+	r := showback.Build(showback.Input{Policy: p, Week: w, Now: to.Add(time.Hour), Leases: []*qm.Lease{l}})
+	if got := row(t, r, "vision", "interactive"); !near(got.GPUHours, 169) || !near(*got.MeanQuotaShare, 0.25) || got.PeakGPUs != 1 {
+		t.Errorf("a GPU held all week bills %.2f GPU-hours (want 169), mean quota share %v (want 0.25 of 4), peak %d", got.GPUHours, *got.MeanQuotaShare, got.PeakGPUs)
+	}
+}
+
+// Quota shares follow the quota in effect: an approved increase raises it while it lasts.
+func TestQuotaShareCountsApprovedIncreases(t *testing.T) {
+	p := examplePolicy(t)
+	w, _ := showback.ParseWeek("2026-W48", showback.Week{})
+	from := w.Start(chicago)
+	inc := &qm.Lease{ID: 1, Kind: qm.KindQuota, User: "alice@acme.example", Team: "language", Class: "train", GPUs: 8, State: qm.Active,
+		CreatedAt: from.Add(12 * time.Hour), StartedAt: from.Add(24 * time.Hour), ExpiresAt: from.Add(24*time.Hour + 7*24*time.Hour),
+		DecidedBy: "lee@acme.example", DecidedAt: from.Add(24 * time.Hour), Rules: qm.QuotaRule, Because: "deadline"}
+	// 16 train GPUs for 12 hours while the quota is 8 + 8.
+	big := &qm.Lease{ID: 2, User: "maya@acme.example", Team: "language", Class: "train", GPUs: 16, State: qm.Expired,
+		CreatedAt: from.Add(48 * time.Hour), StartedAt: from.Add(48 * time.Hour), ExpiresAt: from.Add(60 * time.Hour), EndedAt: from.Add(60 * time.Hour)}
+	r := showback.Build(showback.Input{Policy: p, Week: w, Now: from.Add(8 * 24 * time.Hour), Leases: []*qm.Lease{inc, big}})
+	got := row(t, r, "language", "train")
+	if got.PeakGPUs != 16 || !near(*got.PeakQuotaShare, 1) || got.QuotaGPUs != 8 {
+		t.Errorf("peak %d GPUs, peak share %v, quota at the start %d; want 16, 1 (16 of 8+8), 8", got.PeakGPUs, *got.PeakQuotaShare, got.QuotaGPUs)
+	}
+	// Mean share: 12h at 16/16 over the 168h week.
+	if !near(*got.MeanQuotaShare, 12.0/168) {
+		t.Errorf("mean quota share %v, want %v", *got.MeanQuotaShare, 12.0/168)
+	}
+	var lang *showback.Team
+	for _, tm := range r.Teams {
+		if tm.Name == "language" {
+			lang = tm
+		}
+	}
+	// 300 GPU-hours a week plus 8 GPUs × the 144 hours the increase ran in the week.
+	if !near(lang.GPUHoursQuota, 300+8*144) || len(r.QuotaIncreases) != 1 || !near(r.QuotaIncreases[0].GPUHours, 8*144) {
+		t.Errorf("GPU-hour quota %.2f (want %d), increases %+v", lang.GPUHoursQuota, 300+8*144, r.QuotaIncreases)
+	}
+	if lang.Approvals.Requests != 1 || lang.Approvals.Approved != 1 || lang.Approvals.MedianLatency.Duration() != 12*time.Hour {
+		t.Errorf("language's approvals = %+v, want one approved after 12h", lang.Approvals)
+	}
+}
+
+func TestParseWeekRefusesWeeksThatDoNotExist(t *testing.T) {
+	ex := showback.Week{Year: 2026, Num: 48}
+	for _, ok := range []string{"2026-W48", "2026w48", " 2026-w01 ", "2026-W53", "2020-W53"} {
+		if _, err := showback.ParseWeek(ok, ex); err != nil {
+			t.Errorf("ParseWeek(%q): %v", ok, err)
+		}
+	}
+	for in, want := range map[string]string{
+		"2026-W54":     `"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W48.`,
+		"2027-W53":     `"2027-W53" is not a week: 2027 has weeks 1 to 52`,
+		"2026-W00":     `"2026-W00" is not a week`,
+		"last tuesday": `"last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48.`,
+		"48":           `"48" is not an ISO week`,
+		"2026-48":      `"2026-48" is not an ISO week`,
+		"":             `"" is not an ISO week`,
+	} {
+		_, err := showback.ParseWeek(in, ex)
+		if err == nil || !strings.Contains(err.Error(), want) || qm.ErrorCode(err) != qm.EINVALID {
+			t.Errorf("ParseWeek(%q) = %v, want an EINVALID error containing %q", in, err, want)
+		}
+	}
+}
+
+func FuzzParseWeek(f *testing.F) {
+	for _, s := range []string{"2026-W48", "2026-W54", "last tuesday", "9999-W99", "-W1", "2026W"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := showback.ParseWeek(s, showback.Week{Year: 2026, Num: 1})
+		if err != nil {
+			if qm.ErrorCode(err) != qm.EINVALID {
+				t.Fatalf("ParseWeek(%q): %v is not EINVALID", s, err)
+			}
+			return
+		}
+		// A week that parses round-trips, and its start is a Monday that lies in it.
+		if back, err := showback.ParseWeek(w.String(), showback.Week{}); err != nil || back != w {
+			t.Fatalf("%q -> %v -> %v, %v", s, w, back, err)
+		}
+		st := w.Start(time.UTC)
+		if st.Weekday() != time.Monday || showback.WeekOf(st, time.UTC) != w {
+			t.Fatalf("%v starts %v", w, st)
+		}
+	})
+}
+
+// The chart is a PNG of the expected size; every team is labelled: the same chart drawn as SVG
+// carries each team's name as text, and the chart's data has a bar per team.
+func TestChartLabelsEveryTeam(t *testing.T) {
+	p := examplePolicy(t)
+	w, _ := showback.ParseWeek("2026-W48", showback.Week{})
+	from := w.Start(chicago)
+	var leases []*qm.Lease
+	teams := []string{"vision", "language"}
+	for i := range 48 {
+		teams = append(teams, "team-"+string(rune('a'+i/26))+string(rune('a'+i%26)))
+	}
+	for i, team := range teams {
+		leases = append(leases, &qm.Lease{ID: qm.LeaseID(i + 1), User: "u@acme.example", Team: team, Class: "interactive", GPUs: 1, State: qm.Expired,
+			CreatedAt: from, StartedAt: from, ExpiresAt: from.Add(time.Duration(i+1) * time.Hour), EndedAt: from.Add(time.Duration(i+1) * time.Hour)})
+	}
+	r := showback.Build(showback.Input{Policy: p, Week: w, Now: from.Add(8 * 24 * time.Hour), Leases: leases})
+	if len(r.Teams) != 50 {
+		t.Fatalf("%d teams in the report, want 50", len(r.Teams))
+	}
+	b, err := r.PNG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("the chart is not a PNG: %v", err)
+	}
+	wantW, wantH := showback.ChartSize(50)
+	if got := img.Bounds().Size(); got.X != wantW || got.Y != wantH {
+		t.Errorf("the chart is %dx%d, want %dx%d", got.X, got.Y, wantW, wantH)
+	}
+	svg, err := r.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, busy, idle := r.ChartData()
+	if len(labels) != 50 || len(busy) != 50 || len(idle) != 50 {
+		t.Fatalf("chart data has %d labels, %d busy, %d idle bars; want 50 each", len(labels), len(busy), len(idle))
+	}
+	for _, team := range teams {
+		if !strings.Contains(string(svg), ">"+team+"</text>") {
+			t.Errorf("team %s has no label on the chart", team)
+		}
+	}
+	for _, s := range append(showback.ChartSeries, "GPU-hours per team, 2026-W48") {
+		if !strings.Contains(string(svg), s) {
+			t.Errorf("the chart lacks %q (legend or title)", s)
+		}
+	}
+}
+
+// The CSV's first columns are the contract, numbers written with a dot and two decimals.
+func TestCSVColumnsAndNumbers(t *testing.T) {
+	p := examplePolicy(t)
+	w, _ := showback.ParseWeek("2026-W48", showback.Week{})
+	from := w.Start(chicago)
+	l := &qm.Lease{ID: 1, User: "alice@acme.example", Team: "vision", Class: "interactive", GPUs: 1, State: qm.Reclaimed, Reclaimed: 1.25,
+		CreatedAt: from, StartedAt: from, ExpiresAt: from.Add(2 * time.Hour), EndedAt: from.Add(45 * time.Minute)}
+	r := showback.Build(showback.Input{Policy: p, Week: w, Now: from.Add(8 * 24 * time.Hour), Leases: []*qm.Lease{l}})
+	recs, err := csv.NewReader(bytes.NewReader(r.CSV())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(recs[0][:8], ","); got != "week,team,class,gpu_hours,cost,idle_gpu_hours,reclaimed_gpu_hours,leases" {
+		t.Errorf("header %q", got)
+	}
+	if len(recs) != 1+2*2 {
+		t.Errorf("%d rows, want one per team and class (4)", len(recs)-1)
+	}
+	want := "2026-W48,vision,interactive,0.75,0.68,0.00,1.25,1"
+	if got := strings.Join(recs[3][:8], ","); got != want {
+		t.Errorf("vision's interactive row = %q, want %q", got, want)
+	}
+}

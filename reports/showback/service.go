@@ -1,0 +1,137 @@
+package showback
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// Service loads a week's input and builds its report.
+type Service struct {
+	Policy *policy.Policy
+	Source qm.ReportStore
+	Clock  qm.Clock
+}
+
+// LastComplete is the latest week that has ended.
+func (s *Service) LastComplete() Week {
+	return WeekOf(s.Clock.Now(), s.Policy.Location).Prev()
+}
+
+// ParseWeek reads a week as a user wrote it, offering the last complete week as the example.
+func (s *Service) ParseWeek(text string) (Week, error) { return ParseWeek(text, s.LastComplete()) }
+
+// Report builds week w's report, narrowed by f. A week that has not begun, a week before any
+// history, and a team that is neither in the policy nor ever had a lease are refused with one
+// sentence (a *qm.Error; the caller adds an example that works).
+func (s *Service) Report(ctx context.Context, w Week, f Filter) (*Report, error) {
+	in, err := s.Input(ctx, w, f)
+	if err != nil {
+		return nil, err
+	}
+	return Build(in), nil
+}
+
+// Input loads what Build needs for week w after checking w and f.
+func (s *Service) Input(ctx context.Context, w Week, f Filter) (Input, error) {
+	loc := s.Policy.Location
+	now := s.Clock.Now()
+	from, to := w.Start(loc), w.End(loc)
+	if from.After(now) {
+		return Input{}, qm.Errorf(qm.EINVALID, "%s has not begun yet (it starts %s); the last complete week is %s.",
+			w, from.Format("Mon 2 Jan 2006"), s.LastComplete())
+	}
+	if f.Team != "" {
+		name, err := s.ResolveTeam(ctx, f.Team)
+		if err != nil {
+			return Input{}, err
+		}
+		f.Team = name
+	}
+	start, err := s.Source.HistoryStart(ctx)
+	if err != nil {
+		return Input{}, fmt.Errorf("showback: read the history's start: %w", err)
+	}
+	if !start.IsZero() && !to.After(start) {
+		return Input{}, qm.Errorf(qm.EINVALID, "there is no history for %s: the first lease was asked for in %s.", w, WeekOf(start, loc))
+	}
+	prev := w.Prev().Start(loc)
+	leases, err := s.Source.ReportLeases(ctx, prev, to)
+	if err != nil {
+		return Input{}, fmt.Errorf("showback: read the leases of %s: %w", w, err)
+	}
+	// The teams whose first lease may be in the week: those that asked for one in it.
+	var asked []string
+	seen := map[string]bool{}
+	for _, l := range leases {
+		if !seen[l.Team] && !l.CreatedAt.Before(from) && l.CreatedAt.Before(to) && f.lease(l) {
+			seen[l.Team] = true
+			asked = append(asked, l.Team)
+		}
+	}
+	firsts, err := s.Source.TeamFirsts(ctx, asked, from)
+	if err != nil {
+		return Input{}, fmt.Errorf("showback: read the teams' first leases: %w", err)
+	}
+	usage, err := s.Source.Usage(ctx, prev, to)
+	if err != nil {
+		return Input{}, fmt.Errorf("showback: read the usage of %s: %w", w, err)
+	}
+	preds, err := s.Source.WaitPredictions(ctx, from, to)
+	if err != nil {
+		return Input{}, fmt.Errorf("showback: read the wait predictions of %s: %w", w, err)
+	}
+	return Input{Policy: s.Policy, Week: w, Now: now, Leases: leases, Usage: usage, Firsts: firsts, Predictions: preds, Filter: f}, nil
+}
+
+// ResolveTeam finds a team by name: one the policy lists, or one that has had leases (a team the
+// policy does not list runs on the default quota). Anything else is refused with the teams there are.
+func (s *Service) ResolveTeam(ctx context.Context, name string) (string, error) {
+	if t, ok := s.Policy.Team(name); ok {
+		return t.Name, nil
+	}
+	names, err := s.TeamNames(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, n := range names {
+		if strings.EqualFold(n, name) {
+			return n, nil
+		}
+	}
+	return "", qm.Errorf(qm.ENOTFOUND, "there is no team %q; the teams are %s.", clipText(name, 40), strings.Join(names, ", "))
+}
+
+// TeamNames lists the teams the policy lists and those that have had leases, by name.
+func (s *Service) TeamNames(ctx context.Context) ([]string, error) {
+	leased, err := s.Source.LeaseTeams(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("showback: read the teams: %w", err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range s.Policy.Teams {
+		seen[strings.ToLower(t.Name)] = true
+		out = append(out, t.Name)
+	}
+	for _, t := range leased {
+		if !seen[strings.ToLower(t)] {
+			seen[strings.ToLower(t)] = true
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func clipText(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

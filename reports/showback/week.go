@@ -1,0 +1,105 @@
+package showback
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// Week is an ISO 8601 week: it starts on Monday at 00:00 in the policy's time zone and lasts until
+// the next Monday at 00:00 there, so a week with a daylight saving change has 167 or 169 hours.
+type Week struct {
+	Year int
+	Num  int
+}
+
+// String writes the week as 2026-W48.
+func (w Week) String() string { return fmt.Sprintf("%04d-W%02d", w.Year, w.Num) }
+
+// WeekOf is the ISO week that holds t in loc.
+func WeekOf(t time.Time, loc *time.Location) Week {
+	y, n := t.In(loc).ISOWeek()
+	return Week{y, n}
+}
+
+// weeksIn is how many ISO weeks a year has: 53 when 28 December falls in week 53, else 52.
+func weeksIn(year int) int {
+	_, n := time.Date(year, time.December, 28, 12, 0, 0, 0, time.UTC).ISOWeek()
+	return n
+}
+
+// Start is the week's first instant: Monday 00:00 in loc.
+func (w Week) Start(loc *time.Location) time.Time {
+	// 4 January is always in week 1; its Monday starts week 1.
+	jan4 := time.Date(w.Year, time.January, 4, 0, 0, 0, 0, loc)
+	back := (int(jan4.Weekday()) + 6) % 7
+	return time.Date(w.Year, time.January, 4-back+7*(w.Num-1), 0, 0, 0, 0, loc)
+}
+
+// End is the first instant after the week: the next Monday 00:00 in loc.
+func (w Week) End(loc *time.Location) time.Time { return w.Next().Start(loc) }
+
+// Next is the week after w.
+func (w Week) Next() Week {
+	if w.Num < weeksIn(w.Year) {
+		return Week{w.Year, w.Num + 1}
+	}
+	return Week{w.Year + 1, 1}
+}
+
+// Prev is the week before w.
+func (w Week) Prev() Week {
+	if w.Num > 1 {
+		return Week{w.Year, w.Num - 1}
+	}
+	return Week{w.Year - 1, weeksIn(w.Year - 1)}
+}
+
+// Before reports whether w comes before o.
+func (w Week) Before(o Week) bool {
+	return w.Year < o.Year || w.Year == o.Year && w.Num < o.Num
+}
+
+// maxWeekText bounds what ParseWeek quotes back.
+const maxWeekText = 40
+
+// ParseWeek reads an ISO week written as 2026-W48 (or 2026W48, 2026-w48). Anything else, or a week
+// its year does not have (2026-W54), is refused with a sentence and an example; example is the week
+// to offer, e.g. the last complete one.
+func ParseWeek(s string, example Week) (Week, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	bad := func(why string) error {
+		q := []rune(strings.TrimSpace(s))
+		quoted := string(q)
+		if len(q) > maxWeekText {
+			quoted = string(q[:maxWeekText]) + "…"
+		}
+		return qm.Errorf(qm.EINVALID, "%q %s; write a week as YEAR-Wnn, e.g. %s.", quoted, why, example)
+	}
+	y, n, ok := strings.Cut(t, "W")
+	y = strings.TrimSuffix(y, "-")
+	if !ok || len(y) != 4 || len(n) < 1 || len(n) > 2 || !digits(y) || !digits(n) {
+		return Week{}, bad("is not an ISO week")
+	}
+	year, _ := strconv.Atoi(y)
+	num, _ := strconv.Atoi(n)
+	if year < 1970 || year > 9998 {
+		return Week{}, bad("is not an ISO week")
+	}
+	if num < 1 || num > weeksIn(year) {
+		return Week{}, bad(fmt.Sprintf("is not a week: %d has weeks 1 to %d", year, weeksIn(year)))
+	}
+	return Week{year, num}, nil
+}
+
+func digits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
