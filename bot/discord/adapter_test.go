@@ -438,6 +438,32 @@ func TestNoticeFailureIsReported(t *testing.T) {
 	}
 }
 
+// TestDeliverWithFiles: a scheduled post goes out with its files attached, once, even when the
+// first try is refused with 429.
+func TestDeliverWithFiles(t *testing.T) {
+	e := newEnv(t)
+	e.fake.Limit("messages", 1)
+	png := []byte("\x89PNG\r\n\x1a\nchart")
+	err := e.adapter.Deliver(context.Background(), bot.Reply{To: "#vision-gpu", Text: "Showback 2026-W48",
+		Files: []bot.File{{Name: "showback-2026-W48.png", Type: "image/png", Content: png}, {Name: "showback-2026-W48.csv", Type: "text/csv", Content: []byte("team,gpu_hours\nvision,2\n")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := e.fake.PostsTo(team)
+	if len(ps) != 1 || len(ps[0].Files) != 2 || !strings.Contains(ps[0].Text(), "Showback 2026-W48") {
+		t.Fatalf("posts = %+v", ps)
+	}
+	if f := ps[0].Files[0]; f.Name != "showback-2026-W48.png" || f.Type != "image/png" || string(f.Content) != string(png) {
+		t.Errorf("file = %+v", f)
+	}
+	if f := ps[0].Files[1]; f.Name != "showback-2026-W48.csv" || !strings.Contains(string(f.Content), "vision,2") {
+		t.Errorf("file = %+v", f)
+	}
+	if err := e.adapter.Deliver(context.Background(), bot.Reply{To: "lee@acme.example", Text: "x"}); !errors.Is(err, discord.ErrNotHere) {
+		t.Errorf("to someone not on Discord: %v", err)
+	}
+}
+
 // TestNoticesInOrder: notices to one recipient arrive in the order they were sent.
 func TestNoticesInOrder(t *testing.T) {
 	e := newEnv(t)

@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -65,6 +66,13 @@ func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
 	}
 }
 
+var _ bot.Deliverer = (*Adapter)(nil)
+
+// Deliver posts r, its files attached, and returns once Discord has taken it or refused it (as
+// Send does): for scheduled posts that record each message as it goes out. ErrNotHere when the
+// recipient is not on Discord.
+func (a *Adapter) Deliver(ctx context.Context, r bot.Reply) error { return a.Send(ctx, r) }
+
 // channelFor is where a message to "to" goes: a person's DM channel, or the channel's id.
 func (a *Adapter) channelFor(ctx context.Context, to string) (string, bool, error) {
 	if strings.HasPrefix(to, "#") {
@@ -101,9 +109,14 @@ func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) err
 	m := a.render(r)
 	var sent *discordgo.Message
 	err := a.retry(ctx, func() error {
+		// Files are read anew for every try: a try that was refused has consumed its readers.
+		var files []*discordgo.File
+		for _, f := range r.Files {
+			files = append(files, &discordgo.File{Name: f.Name, ContentType: f.Type, Reader: bytes.NewReader(f.Content)})
+		}
 		var err error
-		sent, err = a.s.ChannelMessageSendComplex(channel, &discordgo.MessageSend{Embeds: m.embeds, Components: orEmpty(m.components), AllowedMentions: noMentions},
-			discordgo.WithContext(ctx))
+		sent, err = a.s.ChannelMessageSendComplex(channel, &discordgo.MessageSend{Embeds: m.embeds, Components: orEmpty(m.components), AllowedMentions: noMentions,
+			Files: files}, discordgo.WithContext(ctx))
 		return err
 	})
 	if err != nil {

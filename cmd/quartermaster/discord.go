@@ -256,10 +256,25 @@ func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Ada
 type senders []bot.Sender
 
 func (s senders) Send(ctx context.Context, r bot.Reply) error {
+	return s.each(func(x bot.Sender) error { return x.Send(ctx, r) })
+}
+
+// Deliver is Send for scheduled posts (the weekly showback), through each platform's Deliver, by
+// the same rule: one message recorded as delivered is never sent again.
+func (s senders) Deliver(ctx context.Context, r bot.Reply) error {
+	return s.each(func(x bot.Sender) error {
+		if d, ok := x.(bot.Deliverer); ok {
+			return d.Deliver(ctx, r)
+		}
+		return x.Send(ctx, r)
+	})
+}
+
+func (s senders) each(send func(bot.Sender) error) error {
 	var errs []error
 	delivered := false
 	for _, x := range s {
-		switch err := x.Send(ctx, r); {
+		switch err := send(x); {
 		case err == nil:
 			delivered = true
 		case errors.Is(err, discordbot.ErrNotHere):
@@ -273,17 +288,38 @@ func (s senders) Send(ctx context.Context, r bot.Reply) error {
 	return errors.Join(errs...)
 }
 
+// discordService is Discord within serve.
+type discordService struct {
+	adapter *discordbot.Adapter // nil when Discord is off
+	stop    func(context.Context) error
+}
+
+// deliverer is what the weekly showback posts through: Discord beside d (Slack's, or nil).
+func (d *discordService) deliverer(prev bot.Deliverer) bot.Deliverer {
+	switch {
+	case d.adapter == nil:
+		return prev
+	case prev == nil:
+		return senders{d.adapter}
+	}
+	ps, ok := prev.(bot.Sender)
+	if !ok {
+		ps = bot.SenderFunc(prev.Deliver)
+	}
+	return senders{ps, d.adapter}
+}
+
 // serveDiscord starts Discord within serve: the interactions endpoint on mux when there is a
-// public key, else the gateway; notices go to Discord beside whatever a.Sender already reaches.
-// stop lets Discord's work in flight finish (until ctx ends) and disconnects; it is safe to call
-// more than once, and does nothing when Discord is off.
-func serveDiscord(a *App, s discordSettings, mux *http.ServeMux, log *slog.Logger) (stop func(context.Context) error, err error) {
+// public key, else the gateway; notices go to Discord beside Slack when it is on. stop lets
+// Discord's work in flight finish (until ctx ends) and disconnects; it is safe to call more than
+// once, and does nothing when Discord is off.
+func serveDiscord(a *App, s discordSettings, mux *http.ServeMux, log *slog.Logger) (*discordService, error) {
 	adapter, err := newDiscordApp(a, s, log)
 	if err != nil || adapter == nil {
 		if err == nil {
 			log.Info("Discord is off: DISCORD_BOT_TOKEN is not set")
 		}
-		return func(context.Context) error { return nil }, err
+		return &discordService{stop: func(context.Context) error { return nil }}, err
 	}
 	if slack, ok := a.Sender.(*slackbot.Adapter); ok {
 		a.Sender = senders{slack, adapter}
@@ -305,12 +341,12 @@ func serveDiscord(a *App, s discordSettings, mux *http.ServeMux, log *slog.Logge
 	}
 	var once sync.Once
 	var result error
-	return func(ctx context.Context) error {
+	return &discordService{adapter: adapter, stop: func(ctx context.Context) error {
 		once.Do(func() {
 			result = adapter.Close(ctx)
 			cancel()
 			wg.Wait()
 		})
 		return result
-	}, nil
+	}}, nil
 }

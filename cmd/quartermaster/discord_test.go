@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,10 @@ import (
 	discordbot "github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/bot/discord/discordtest"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/schedule"
+	"github.com/acme/quartermaster/internal/store"
 	"github.com/acme/quartermaster/internal/store/storetest"
+	"github.com/acme/quartermaster/reports/showback"
 )
 
 // Discord users of the example policy's directory (its discord: accounts).
@@ -585,5 +589,63 @@ func TestDiscordSignatures(t *testing.T) {
 	// The same body, signed, makes the lease.
 	if m := e.do(body); !strings.Contains(m.Text(), "L-1 is active") {
 		t.Errorf("signed: %q", m.Text())
+	}
+}
+
+// TestServePostsShowbackOnDiscord: with Discord alone, serve posts a week it missed to the
+// showback channel's Discord id with the chart and the CSV attached, and DMs the budget owners
+// who have a Discord account; one without (lee) does not hold the week up. Started again, it
+// posts nothing twice.
+func TestServePostsShowbackOnDiscord(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
+	st, err := store.Open(context.Background(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().Add(-9 * 24 * time.Hour)
+	l := &qm.Lease{User: "alice@acme.example", Team: "vision", Class: "interactive", GPUs: 1, State: qm.Expired,
+		CreatedAt: at, StartedAt: at, ExpiresAt: at.Add(2 * time.Hour), EndedAt: at.Add(2 * time.Hour)}
+	if err := st.Update(context.Background(), nil, func(tx qm.Tx) error { return tx.CreateLease(context.Background(), l) }); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	loc, _ := time.LoadLocation("America/Chicago")
+	sched, _ := schedule.ParseWeekly("MON 09:00", loc)
+	want := 0
+	for w := showback.WeekOf(at, loc); !showback.WeekOf(sched.Last(time.Now()), loc).Prev().Before(w); w = w.Next() {
+		want++
+	}
+	const showbackChannel = "200000000000000003" // #gpu-showback in the example policy
+	f := discordtest.New(t)
+	o := serveOptions{discord: discordSettings{BotToken: discordtest.Token, APIURL: f.URL}} // the gateway: no public URL
+	o.app.flags.db = db
+	s := startServe(t, o)
+	if !f.WaitFor(func() bool {
+		return len(f.PostsTo(showbackChannel)) == want && len(f.PostsTo(discordtest.DMChannel(dDana))) == want
+	}) {
+		t.Fatalf("no showback: in the channel %d, to dana %d; want %d each", len(f.PostsTo(showbackChannel)), len(f.PostsTo(discordtest.DMChannel(dDana))), want)
+	}
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range f.PostsTo(showbackChannel) {
+		var names []string
+		for _, file := range p.Files {
+			names = append(names, file.Name+" "+file.Type)
+		}
+		if len(p.Files) != 2 || !strings.HasSuffix(names[0], ".png image/png") || !strings.Contains(names[1], ".csv") || !strings.Contains(p.Text(), "GPU showback, 20") {
+			t.Errorf("showback post: %q with files %q", p.Text(), names)
+		}
+	}
+	if n := len(f.Posts()); n != 2*want {
+		t.Errorf("%d posts, want %d (the channel and dana, each week)", n, 2*want)
+	}
+	s = startServe(t, o)
+	time.Sleep(time.Second)
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.Posts()); n != 2*want {
+		t.Errorf("a restart posted again: %d posts", n)
 	}
 }

@@ -146,11 +146,11 @@ func serve(ctx context.Context, o serveOptions) error {
 	} else {
 		log.Info("Slack is off: SLACK_BOT_TOKEN is not set")
 	}
-	stopDiscord, err := serveDiscord(a, o.discord, mux, log)
+	discord, err := serveDiscord(a, o.discord, mux, log)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = stopDiscord(context.Background()) }()
+	defer func() { _ = discord.stop(context.Background()) }()
 
 	ln := o.listener
 	if ln == nil {
@@ -183,7 +183,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	if adapter != nil {
 		deliver = adapter
 	}
-	stopShowback, err := startShowback(a, deliver, log)
+	stopShowback, err := startShowback(a, discord.deliverer(deliver), log)
 	if err != nil {
 		stopLoops()
 		wg.Wait()
@@ -220,7 +220,7 @@ func serve(ctx context.Context, o serveOptions) error {
 			log.Warn("Slack work still in flight at shutdown", "err", err)
 		}
 	}
-	if err := stopDiscord(grace); err != nil {
+	if err := discord.stop(grace); err != nil {
 		log.Warn("Discord work still in flight at shutdown", "err", err)
 	}
 	// The loops finish what they are doing; one stuck on a database that does not answer is left

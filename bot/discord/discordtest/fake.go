@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -42,6 +44,8 @@ type Message struct {
 	Inputs   []string
 	// Components is false when the request left the message's buttons as they were.
 	Components bool
+	// Files are the files attached to a post.
+	Files []File
 }
 
 // Embed is an embed of a message.
@@ -334,16 +338,51 @@ func (raw rawMessage) message() Message {
 	return m
 }
 
+// decodeMessage reads a message body: JSON, or multipart with payload_json and files[N] parts.
 func decodeMessage(r *http.Request) (Message, error) {
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		return Message{}, err
+	var files []File
+	var b []byte
+	if mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		mr := multipart.NewReader(r.Body, params["boundary"])
+		for {
+			p, err := mr.NextPart()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return Message{}, err
+			}
+			content, err := io.ReadAll(p)
+			if err != nil {
+				return Message{}, err
+			}
+			switch {
+			case p.FormName() == "payload_json":
+				b = content
+			case strings.HasPrefix(p.FormName(), "files["):
+				files = append(files, File{Name: p.FileName(), Type: p.Header.Get("Content-Type"), Content: content})
+			}
+		}
+	} else {
+		var err error
+		if b, err = io.ReadAll(r.Body); err != nil {
+			return Message{}, err
+		}
 	}
 	var raw rawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return Message{}, err
 	}
-	return raw.message(), nil
+	m := raw.message()
+	m.Files = files
+	return m, nil
+}
+
+// File is a file attached to a message.
+type File struct {
+	Name    string
+	Type    string
+	Content []byte
 }
 
 // messageJSON is a message as Discord's API returns it.
