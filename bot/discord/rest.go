@@ -30,7 +30,11 @@ func newSession(token, apiURL string, client *http.Client) (*discordgo.Session, 
 		return nil, fmt.Errorf("discord: %w", err)
 	}
 	if client == nil {
-		client = &http.Client{Timeout: 30 * time.Second}
+		// Deferred answers and notices go out side by side: keep enough connections to Discord
+		// open for them (the default transport keeps two).
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 32
+		client = &http.Client{Timeout: 30 * time.Second, Transport: t}
 	}
 	if apiURL != "" {
 		c, err := rewriteClient(client, apiURL)
