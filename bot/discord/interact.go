@@ -101,6 +101,9 @@ func (a *Adapter) read(i *discordgo.Interaction) incoming {
 	case i.ID == "":
 		in.problem = "This interaction has no id, so Quartermaster cannot tell it from another."
 	}
+	if in.problem != "" {
+		in.text, in.denyLease, in.suggest = "", "", ""
+	}
 	return in
 }
 
