@@ -17,6 +17,17 @@ type Request struct {
 	Channel string
 	// Key de-duplicates redelivery of the same command (e.g. Slack's trigger id).
 	Key string
+	// Account is the chat account that asked, where the adapter knows it. With single sign-on
+	// this, not User, says who asks: the account's link to the identity provider.
+	Account Account
+}
+
+// Account is a chat account: the platform, the workspace on it (a Slack team id, a Discord
+// guild id) and the user's id there.
+type Account struct {
+	Platform  string
+	Workspace string
+	User      string
 }
 
 // Action is a button; Command is its typed twin, run when the button is pressed.

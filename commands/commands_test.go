@@ -306,7 +306,7 @@ func TestRequestGrammar(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"/gpu request 1 interactive 4h", "/gpu extend L-3 2h", "/gpu quota request +4 train for 2w because x", "/gpu deny L-1 no", "/gpu submit x a=b for=2h", "/gpu estimate 1 train 1h"} {
+	for _, s := range []string{"/gpu request 1 interactive 4h", "/gpu extend L-3 2h", "/gpu quota request +4 train for 2w because x", "/gpu deny L-1 no", "/gpu submit x a=b for=2h", "/gpu estimate 1 train 1h", "/gpu unlink slack:T1:U1", "/gpu unlink a@b.example", "/gpu login"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

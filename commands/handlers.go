@@ -21,6 +21,9 @@ type Bot struct {
 	Logger *slog.Logger
 	// Templates offers /gpu templates, /gpu template and /gpu submit when set (AddTemplates).
 	Templates *Templates
+	// SSO, when set, is who asks: the chat account's link to the identity provider, not the
+	// directory (and /gpu login, logout and unlink are offered).
+	SSO SSO
 	// Reports offers /gpu report when set (AddReport).
 	Reports *showback.Service
 }
@@ -46,6 +49,11 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 	s, _ := Lookup(c.Verb)
 	if !b.offers(s) {
 		return []bot.Reply{b.refuse("", qm.Invalid("/gpu help", "/gpu %s is not offered here; /gpu help lists what is.", strings.Join(s.Words, " ")))}
+	}
+	if b.SSO != nil && !s.Public {
+		if rs, stop := b.door(ctx, &req, c); stop {
+			return rs
+		}
 	}
 	who, err := b.Svc.Resolve(ctx, req.User)
 	switch {

@@ -278,8 +278,6 @@ func TestOwnExceptionNamesWhoReallyDecides(t *testing.T) {
 	}
 }
 
-var exampleRE = regexp.MustCompile("(/gpu [^\\n`;]*)")
-
 // Every example the product prints parses and does what it says: help's examples, the
 // examples in refusals, the templates' examples, and every button's command.
 func TestEveryPrintedExampleWorks(t *testing.T) {

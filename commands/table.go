@@ -325,6 +325,21 @@ func init() {
 			offered: hasTemplates, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.Templates.submit(ctx, req, c)
 			}},
+		{Name: "login", Words: []string{"login"}, Usage: "/gpu login", Summary: "a one-time link to sign in with your organisation's single sign-on",
+			Examples: []string{"/gpu login"}, Public: true, parse: noArgs, offered: hasSSO,
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply { return b.login(ctx, req, c) }},
+		{Name: "logout", Words: []string{"logout"}, Usage: "/gpu logout", Summary: "unlink this chat account from your sign-in",
+			Examples: []string{"/gpu logout"}, Public: true, parse: noArgs, offered: hasSSO,
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return b.logout(ctx, req, c)
+			}},
+		{Name: "unlink", Words: []string{"unlink"}, Usage: "/gpu unlink EMAIL|ACCOUNT", Summary: "unlink someone's chat accounts (platform admins)",
+			Examples: []string{"/gpu unlink carl@contractor.example"}, offered: hasSSO,
+			Params: []Param{{Name: "who", Type: TString, Required: true, Help: "an email, or a chat account as platform:workspace:user"}},
+			parse:  parseUnlink,
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return b.unlink(ctx, req, c)
+			}},
 		{Name: "report", Words: []string{"report"}, Usage: "/gpu report [WEEK] [TEAM]",
 			Summary:  "a week's showback: GPU-hours, cost, idle and reclaimed hours, approvals, waits (owners see their teams, admins all)",
 			Examples: []string{"/gpu report"},

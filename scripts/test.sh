@@ -11,6 +11,14 @@ if [ -f scripts/slurm-up.sh ]; then
   # shellcheck disable=SC1091
   [ -f .slurm/env ] && . .slurm/env && export SLURM_CONF
 fi
+# promtool (Debian's prometheus package) checks the node agent's /metrics; under CI=true its test
+# fails without it.
+if ! command -v promtool >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+  echo "test: installing prometheus (for promtool)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq --no-install-recommends prometheus >/dev/null 2>&1 ||
+    { apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus >/dev/null; }
+fi
 
 go build ./...
 go test -race -count=1 -timeout 20m ./...

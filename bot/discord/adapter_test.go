@@ -103,7 +103,8 @@ func TestTypedOptionsBecomeText(t *testing.T) {
 	if len(reqs) != 1 {
 		t.Fatalf("requests = %+v", reqs)
 	}
-	want := bot.Request{User: "alice@acme.example", Text: "/gpu request 8 train 4h exclusive", Channel: room, Key: "discord:" + discordtest.ID(body)}
+	want := bot.Request{User: "alice@acme.example", Text: "/gpu request 8 train 4h exclusive", Channel: room, Key: "discord:" + discordtest.ID(body),
+		Account: bot.Account{Platform: "discord", User: alice}}
 	if reqs[0] != want {
 		t.Errorf("request = %+v, want %+v", reqs[0], want)
 	}

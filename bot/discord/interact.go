@@ -271,7 +271,7 @@ func (a *Adapter) respond(ctx context.Context, i *discordgo.Interaction) (resp *
 	if in.denyLease != "" {
 		return a.denyModal(in.denyLease), noop
 	}
-	return a.run(i, person, in.text)
+	return a.run(i, person, in.user, in.text)
 }
 
 func (a *Adapter) refusal(in incoming) bot.Reply {
@@ -347,8 +347,8 @@ func (a *Adapter) autocomplete(ctx context.Context, in incoming) *discordgo.Inte
 // at once, when the handler is busy with as many commands as it may run) the answer defers
 // (Discord shows "thinking") and the reply edits it once sent was called. Replies addressed to
 // others go out as notices either way.
-func (a *Adapter) run(i *discordgo.Interaction, person, text string) (*discordgo.InteractionResponse, func()) {
-	req := bot.Request{User: person, Text: text, Channel: i.ChannelID, Key: "discord:" + i.ID}
+func (a *Adapter) run(i *discordgo.Interaction, person, userID, text string) (*discordgo.InteractionResponse, func()) {
+	req := bot.Request{User: person, Text: text, Channel: i.ChannelID, Key: "discord:" + i.ID, Account: AccountOf(userID)}
 	var (
 		mu       sync.Mutex
 		deferred bool

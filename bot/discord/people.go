@@ -3,6 +3,8 @@ package discord
 import (
 	"context"
 	"sync"
+
+	"github.com/acme/quartermaster/bot"
 )
 
 // People maps Discord users to the people Quartermaster knows, and back. Discord does not tell an
@@ -45,6 +47,13 @@ func (c Chain) UserID(ctx context.Context, person string) (string, bool, error) 
 // Account is how a Discord user who is not known is named to the handler: "discord:USER_ID",
 // which is also how the policy's directory writes the account.
 func Account(userID string) string { return "discord:" + userID }
+
+// Platform names Discord in chat accounts.
+const Platform = "discord"
+
+// AccountOf is a Discord user's chat account, as single sign-on links it. Discord's user ids are
+// the same in every server and in DMs, so the account has no workspace: one login serves them all.
+func AccountOf(userID string) bot.Account { return bot.Account{Platform: Platform, User: userID} }
 
 // MessageRef is where one copy of a message about a Ref (e.g. "approval:L-42") was posted, so a
 // later notice with the same Ref and Update set edits it in place.

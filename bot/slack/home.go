@@ -61,9 +61,9 @@ func (a *Adapter) publishHome(ctx context.Context, user string, opened bool) {
 		blocks = append(blocks, textBlocks(err.Error())...)
 	} else {
 		blocks = append(blocks, slack.NewHeaderBlock(plain("Your leases")))
-		blocks = append(blocks, a.homeSection(ctx, email, "/gpu list", "home.list.", homeListBlocks)...)
+		blocks = append(blocks, a.homeSection(ctx, user, email, "/gpu list", "home.list.", homeListBlocks)...)
 		blocks = append(blocks, slack.NewDividerBlock(), slack.NewHeaderBlock(plain("Your team's quota")))
-		blocks = append(blocks, a.homeSection(ctx, email, "/gpu quota", "home.quota.", homeQuotaBlocks)...)
+		blocks = append(blocks, a.homeSection(ctx, user, email, "/gpu quota", "home.quota.", homeQuotaBlocks)...)
 	}
 	view := slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: blocks[:min(len(blocks), MaxViewBlocks)]}}
 	err = a.out.retry(ctx, func() error {
@@ -76,8 +76,8 @@ func (a *Adapter) publishHome(ctx context.Context, user string, opened bool) {
 }
 
 // homeSection runs a read-only command as the user and renders its first reply.
-func (a *Adapter) homeSection(ctx context.Context, email, cmd, prefix string, budget int) []slack.Block {
-	rs := a.handle(ctx, bot.Request{User: email, Text: cmd})
+func (a *Adapter) homeSection(ctx context.Context, user, email, cmd, prefix string, budget int) []slack.Block {
+	rs := a.handle(ctx, bot.Request{User: email, Text: cmd, Account: a.account(user)})
 	if len(rs) == 0 {
 		return nil
 	}

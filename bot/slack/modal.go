@@ -130,7 +130,7 @@ func (a *Adapter) estimate(ctx context.Context, user string, f form) string {
 		return "Choose a class, a number of GPUs and a duration to see the cost and the predicted wait."
 	}
 	email, _ := a.users.email(ctx, user)
-	rs := a.handle(ctx, bot.Request{User: email, Text: fmt.Sprintf("/gpu estimate %s %s %s", f.GPUs, f.Class, f.Duration)})
+	rs := a.handle(ctx, bot.Request{User: email, Text: fmt.Sprintf("/gpu estimate %s %s %s", f.GPUs, f.Class, f.Duration), Account: a.account(user)})
 	if len(rs) == 0 {
 		return "No estimate."
 	}
@@ -358,7 +358,7 @@ func (a *Adapter) onSubmit(cb slack.InteractionCallback) any {
 		if !a.seen.first(key) {
 			return nil
 		}
-		o := origin{user: cb.User.ID, channel: meta.Channel}
+		o := origin{user: cb.User.ID, team: cb.Team.ID, channel: meta.Channel}
 		a.goWork(func(ctx context.Context) { a.run(ctx, o, f.command(), key) })
 	case callbackDeny:
 		reason := ""
@@ -372,7 +372,7 @@ func (a *Adapter) onSubmit(cb slack.InteractionCallback) any {
 		if !a.seen.first(key) {
 			return nil
 		}
-		o := origin{user: cb.User.ID, channel: meta.Channel, responseURL: meta.ResponseURL}
+		o := origin{user: cb.User.ID, team: cb.Team.ID, channel: meta.Channel, responseURL: meta.ResponseURL}
 		cmd := "/gpu deny " + meta.Lease + " " + clip(reason, maxReason)
 		a.goWork(func(ctx context.Context) { a.run(ctx, o, cmd, key) })
 	}

@@ -288,6 +288,7 @@ func (a *Adapter) serveEvent(w http.ResponseWriter, r *http.Request) {
 // origin is where a command came from, so its answer goes back there.
 type origin struct {
 	user        string // Slack user id
+	team        string // Slack workspace (team) id, when known
 	channel     string // Slack channel id, when known
 	responseURL string // the delivery's response_url; empty: answer by DM
 }
@@ -302,7 +303,7 @@ func (a *Adapter) onCommand(cmd slack.SlashCommand, retry bool) any {
 		return nil
 	}
 	text := strings.TrimSpace(cmd.Text)
-	o := origin{user: cmd.UserID, channel: cmd.ChannelID, responseURL: cmd.ResponseURL}
+	o := origin{user: cmd.UserID, team: cmd.TeamID, channel: cmd.ChannelID, responseURL: cmd.ResponseURL}
 	if text == "" {
 		received := time.Now()
 		a.goWork(func(ctx context.Context) { a.openRequestModal(ctx, cmd.TriggerID, received, o) })
@@ -335,7 +336,7 @@ func (a *Adapter) onInteraction(cb slack.InteractionCallback, retry bool) any {
 			a.log.Info("dropped a repeated click", "key", key, "retry", retry)
 			return nil
 		}
-		o := origin{user: cb.User.ID, channel: cb.Channel.ID, responseURL: cb.ResponseURL}
+		o := origin{user: cb.User.ID, team: cb.Team.ID, channel: cb.Channel.ID, responseURL: cb.ResponseURL}
 		if o.channel == "" {
 			o.channel = cb.Container.ChannelID
 		}
@@ -401,7 +402,8 @@ func (a *Adapter) run(ctx context.Context, o origin, text, key string) {
 		a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: msg})
 		return
 	}
-	replies := a.handle(ctx, bot.Request{User: email, Text: text, Channel: o.channel, Key: key})
+	a.users.rememberTeam(o.user, o.team)
+	replies := a.handle(ctx, bot.Request{User: email, Text: text, Channel: o.channel, Key: key, Account: a.account(o.user)})
 	for _, r := range replies {
 		if r.To == "" || strings.EqualFold(r.To, email) {
 			a.answer(ctx, o, email, r)

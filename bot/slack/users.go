@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+
+	"github.com/acme/quartermaster/bot"
 )
 
 // userTTL is how long a Slack user's email is trusted before users.info is asked again.
@@ -24,6 +26,7 @@ type users struct {
 	mu      sync.Mutex
 	byID    map[string]cachedUser
 	byEmail map[string]cachedUser
+	teams   map[string]string // user id -> the workspace (team) id they last wrote from
 }
 
 type cachedUser struct {
@@ -32,7 +35,7 @@ type cachedUser struct {
 }
 
 func newUsers(api *slack.Client, o *outbox) *users {
-	return &users{api: api, outbx: o, now: time.Now, byID: map[string]cachedUser{}, byEmail: map[string]cachedUser{}}
+	return &users{api: api, outbx: o, now: time.Now, byID: map[string]cachedUser{}, byEmail: map[string]cachedUser{}, teams: map[string]string{}}
 }
 
 func (u *users) remember(id, email string) {
@@ -108,4 +111,27 @@ func (u *users) known(email string) (string, bool) {
 	defer u.mu.Unlock()
 	c, ok := u.byEmail[strings.ToLower(email)]
 	return c.id, ok
+}
+
+// rememberTeam notes the workspace a user wrote from, for the requests that come without one
+// (the Home tab, the request modal's estimate).
+func (u *users) rememberTeam(id, team string) {
+	if team == "" {
+		return
+	}
+	u.mu.Lock()
+	u.teams[id] = team
+	u.mu.Unlock()
+}
+
+// team is the workspace a user last wrote from, or "".
+func (u *users) team(id string) string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.teams[id]
+}
+
+// account is the chat account of a Slack user, for single sign-on.
+func (a *Adapter) account(user string) bot.Account {
+	return bot.Account{Platform: "slack", Workspace: a.users.team(user), User: user}
 }

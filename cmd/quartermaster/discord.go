@@ -19,6 +19,7 @@ import (
 	discordbot "github.com/acme/quartermaster/bot/discord"
 	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/commands"
+	"github.com/acme/quartermaster/internal/oidc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/store"
@@ -80,6 +81,11 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 	commands.AddTemplates(b, cat, workloadSettings())
 	commands.AddReport(b, &showback.Service{Policy: pol})
+	if _, on, err := oidc.FromEnv(os.Getenv, pol); err != nil {
+		return err
+	} else if on {
+		b.SSO = offeredOnly{} // /gpu login, logout and unlink are offered
+	}
 	cmds := discordCommands(b)
 	if *printOnly {
 		ac := discordbot.ApplicationCommand(discordbot.DefaultName, cmds)
@@ -110,6 +116,26 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 	fmt.Fprintf(stdout, "Registered /%s (id %s) %s, with %d subcommands: %s\n", got.Name, got.ID, where, len(cmds), strings.Join(names, ", "))
 	return nil
+}
+
+// offeredOnly stands in for single sign-on where only the commands it offers are wanted (to
+// register them); it is never asked anything.
+type offeredOnly struct{}
+
+func (offeredOnly) Link(context.Context, qm.Account) (*qm.AccountLink, bool, error) {
+	return nil, false, errors.New("single sign-on is not running here")
+}
+
+func (offeredOnly) LoginURL(context.Context, qm.Account, string, string) (string, time.Time, error) {
+	return "", time.Time{}, errors.New("single sign-on is not running here")
+}
+
+func (offeredOnly) Logout(context.Context, qm.Account) (bool, error) {
+	return false, errors.New("single sign-on is not running here")
+}
+
+func (offeredOnly) Unlink(context.Context, string) (int64, error) {
+	return 0, errors.New("single sign-on is not running here")
 }
 
 // discordCommands are the command table's offered commands as Discord subcommands: integers as
@@ -161,9 +187,45 @@ func (pp policyPeople) UserID(_ context.Context, person string) (string, bool, e
 	return id, ok, nil
 }
 
-// discordPeople is who Discord users are. Accounts linked through SSO, once they exist, go first
-// in the chain: a person's own login outranks the static directory.
-func discordPeople(a *App) discordbot.People { return discordbot.Chain{policyPeople{a.Policy}} }
+// ssoPeople knows Discord users by the accounts they linked with /gpu login, when single
+// sign-on is on.
+type ssoPeople struct{ a *App }
+
+func (sp ssoPeople) Person(ctx context.Context, userID string) (string, bool, error) {
+	if sp.a.Bot.SSO == nil {
+		return "", false, nil
+	}
+	l, err := sp.a.Store.AccountLink(ctx, qm.Account{Platform: discordbot.Platform, User: userID})
+	switch {
+	case errors.Is(err, qm.ErrNotFound):
+		return "", false, nil
+	case err != nil:
+		return "", false, err
+	}
+	return qm.CanonicalUser(l.Email), true, nil
+}
+
+func (sp ssoPeople) UserID(ctx context.Context, person string) (string, bool, error) {
+	if sp.a.Bot.SSO == nil {
+		return "", false, nil
+	}
+	links, err := sp.a.Store.AccountLinksByEmail(ctx, qm.CanonicalUser(person))
+	if err != nil {
+		return "", false, err
+	}
+	for _, l := range links {
+		if l.Account.Platform == discordbot.Platform {
+			return l.Account.User, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// discordPeople is who Discord users are: the accounts linked by signing in first (a person's
+// own login outranks the static directory), then the directory's discord: accounts.
+func discordPeople(a *App) discordbot.People {
+	return discordbot.Chain{ssoPeople{a}, policyPeople{a.Policy}}
+}
 
 // discordRefs keeps the Discord adapter's message refs in the database, beside Slack's.
 type discordRefs struct{ db *store.DB }

@@ -16,6 +16,7 @@ import (
 	"github.com/acme/quartermaster/bot"
 	discordbot "github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/bot/discord/discordtest"
+	"github.com/acme/quartermaster/internal/oidc/oidctest"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/schedule"
 	"github.com/acme/quartermaster/internal/store"
@@ -475,6 +476,19 @@ func TestDiscordRegister(t *testing.T) {
 	if len(f.Overwrites()) != 1 {
 		t.Error("--print called Discord")
 	}
+	// With single sign-on configured, /gpu login, logout and unlink are offered, so registered.
+	t.Setenv("QM_OIDC_ISSUER", "https://sso.acme.example/realms/acme")
+	t.Setenv("QM_OIDC_CLIENT_ID", "quartermaster")
+	t.Setenv("QM_PUBLIC_URL", "https://quartermaster.acme.example")
+	out.Reset()
+	if code := run(context.Background(), []string{"discord", "register", "--print"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("--print with SSO: exit %d: %s", code, errb.String())
+	}
+	for _, name := range []string{"login", "logout", "unlink"} {
+		if !strings.Contains(out.String(), `"name": "`+name+`"`) {
+			t.Errorf("with SSO, /gpu %s is not registered", name)
+		}
+	}
 }
 
 // TestServeDiscord: serve mounts the interactions endpoint when there is a public key (PING,
@@ -647,5 +661,51 @@ func TestServePostsShowbackOnDiscord(t *testing.T) {
 	}
 	if n := len(f.Posts()); n != 2*want {
 		t.Errorf("a restart posted again: %d posts", n)
+	}
+}
+
+// TestDiscordWithSSO: with single sign-on a Discord user nobody's directory names signs in from
+// Discord (/gpu login is a subcommand), is then known by the account they linked, and is reached
+// by DM through it.
+func TestDiscordWithSSO(t *testing.T) {
+	w := newSSOWorld(t)
+	e := &discordEnv{t: t, app: w.a, fake: discordtest.New(t), signer: discordtest.NewSigner()}
+	e.settings = discordSettings{BotToken: discordtest.Token, PublicKey: e.signer.PublicKey(), AppID: discordtest.App, APIURL: e.fake.URL}
+	e.start()
+	const dErin = "100000000000000077"
+	erin := oidctest.NewUser("sub-erin", "erin@acme.example", "ai-vision")
+
+	m := e.command(dErin, "request", opt("gpus", 1), opt("class", "interactive"), opt("duration", "1h"))
+	if !m.Ephemeral || !strings.Contains(m.Text(), "does not know who you are yet") || !loginURL.MatchString(m.Text()) {
+		t.Fatalf("before signing in: %q", m.Text())
+	}
+	if ls := e.leases(); len(ls) != 0 {
+		t.Fatalf("a lease before signing in: %+v", ls)
+	}
+	login := e.command(dErin, "login")
+	u := loginURL.FindString(login.Text())
+	if u == "" {
+		t.Fatalf("/gpu login answered %q", login.Text())
+	}
+	w.idp.SignIn(erin)
+	if page := oidctest.NewBrowser(t).Follow(u); !strings.Contains(page.Body, "erin@acme.example") {
+		t.Fatalf("the login page: %s", page.Body)
+	}
+
+	m = e.command(dErin, "request", opt("gpus", 1), opt("class", "interactive"), opt("duration", "1h"))
+	ls := e.leases()
+	if len(ls) != 1 || ls[0].User != "erin@acme.example" || !strings.Contains(m.Text(), "L-1 is active") {
+		t.Fatalf("after signing in: %q, leases %+v", m.Text(), ls)
+	}
+	if err := w.a.Advance(context.Background(), 2*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	e.wait()
+	told := false
+	for _, p := range e.fake.PostsTo(discordtest.DMChannel(dErin)) {
+		told = told || strings.Contains(p.Text(), "L-1 expired")
+	}
+	if !told {
+		t.Errorf("erin's DMs: %+v", e.fake.PostsTo(discordtest.DMChannel(dErin)))
 	}
 }

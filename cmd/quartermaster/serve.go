@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	register("serve", "the service: Slack (HTTP and Socket Mode), Discord (HTTP or gateway), /healthz and /readyz, expiry, idle reclaim and approval timeouts", runServe)
+	register("serve", "the service: Slack (HTTP and Socket Mode), Discord (HTTP or gateway), node agent reports, /healthz and /readyz, expiry, idle reclaim and approval timeouts", runServe)
 }
 
 // Service defaults.
@@ -77,6 +77,8 @@ type serveOptions struct {
 	socket []slackbot.SocketOption
 	// grace bounds the graceful stop; zero means shutdownGrace.
 	grace time.Duration
+	// getenv reads single sign-on's settings (QM_OIDC_*, QM_PUBLIC_URL); nil is os.Getenv.
+	getenv func(string) string
 }
 
 func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) error {
@@ -132,6 +134,8 @@ func serve(ctx context.Context, o serveOptions) error {
 	}
 	mux.HandleFunc("GET /healthz", health)
 	mux.HandleFunc("GET /readyz", health)
+	agents := newIngest(a, log) // the node agents' reports, and the idle path's telemetry from them
+	agents.Register(mux)
 
 	adapter, err := newSlackApp(a, o.slack, log)
 	if err != nil {
@@ -145,6 +149,15 @@ func serve(ctx context.Context, o serveOptions) error {
 		log.Info("Slack is on", "http_endpoints", o.slack.SigningSecret != "", "socket_mode", o.slack.AppToken != "")
 	} else {
 		log.Info("Slack is off: SLACK_BOT_TOKEN is not set")
+	}
+
+	getenv := o.getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	sso, err := setupSSO(a, getenv, mux, log)
+	if err != nil {
+		return err
 	}
 	discord, err := serveDiscord(a, o.discord, mux, log)
 	if err != nil {
@@ -167,10 +180,14 @@ func serve(ctx context.Context, o serveOptions) error {
 	stopLifecycle := startLoops(a, loopOptions{tick: o.tick, onTick: o.onTick, onPrune: o.onPrune}, log)
 	loops, stopSocket := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
+	if sso != nil {
+		wg.Go(func() { ssoLoop(loops, sso, log) })
+	}
 	stopLoops := func() {
 		stopSocket()
 		stopLifecycle()
 	}
+	wg.Go(func() { agents.Run(loops) })
 	if adapter != nil && o.slack.AppToken != "" {
 		wg.Go(func() {
 			if err := adapter.RunSocketMode(loops, o.socket...); err != nil {

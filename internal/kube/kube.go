@@ -166,6 +166,9 @@ func (b *Backend) objects(w *workload.Workload) ([]runtime.Object, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kube: template %s renders a manifest the API does not read: %w", w.Template.Name, err)
 		}
+		if err := checkGrant(w, obj); err != nil {
+			return nil, err
+		}
 		switch o := obj.(type) {
 		case *corev1.Service:
 			o.Labels = merge(o.Labels, labels)
@@ -437,4 +440,32 @@ func jobOwner(p *corev1.Pod) string {
 		return n
 	}
 	return p.Labels["job-name"]
+}
+
+// PodUIDs lists the UIDs of the pods behind a lease's Ref: the pod itself, or a Job's pods. The node
+// agent names the pod of each GPU process by its UID (from its cgroup), so this is how the service
+// finds a Kubernetes lease's telemetry.
+func (b *Backend) PodUIDs(ctx context.Context, ref string) ([]string, error) {
+	kind, ns, name, ok := parseRef(ref)
+	if !ok {
+		return nil, fmt.Errorf("kube: %q is not a pod or job reference", ref)
+	}
+	if kind == "pod" {
+		p, err := b.c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("kube: get pod %s/%s: %w", ns, name, err)
+		}
+		return []string{string(p.UID)}, nil
+	}
+	pods, err := b.c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelInstance + "=" + b.cfg.Instance})
+	if err != nil {
+		return nil, fmt.Errorf("kube: list pods of job %s/%s: %w", ns, name, err)
+	}
+	var uids []string
+	for i := range pods.Items {
+		if p := &pods.Items[i]; jobOwner(p) == name {
+			uids = append(uids, string(p.UID))
+		}
+	}
+	return uids, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -242,6 +243,8 @@ func (v *validator) validate(p *Policy) {
 			v.quota(at("quota"), t.Quota, seen)
 		}
 	}
+	v.storage(p)
+	v.sso(p)
 	if p.Approvals.Timeout.Duration == 0 {
 		p.Approvals.Timeout.Duration = 24 * time.Hour
 	}
@@ -316,6 +319,69 @@ func (v *validator) validate(p *Policy) {
 	rs, probs := compileRules(p, v.line)
 	v.problems = append(v.problems, probs...)
 	p.rules = rs
+}
+
+// storage checks the teams' storage grants: each path is absolute and plain, and no team's path
+// is another's or lies inside it, so no team is ever given another's files.
+func (v *validator) storage(p *Policy) {
+	type grant struct {
+		team, path string
+		i          int
+	}
+	var grants []grant
+	for i, t := range p.Teams {
+		if t == nil || t.Storage.Path == "" {
+			continue
+		}
+		at := fmt.Sprintf("teams.%d.storage", i)
+		sp := t.Storage.Path
+		if !strings.HasPrefix(sp, "/") || path.Clean(sp) != sp || sp == "/" {
+			v.addf(at, "team %s: storage path %q must be a plain absolute directory such as /projects/%s (no .., no // and not / itself)", t.Name, sp, t.Name)
+			continue
+		}
+		for _, g := range grants {
+			switch {
+			case g.path == sp:
+				v.addf(at, "teams %s and %s both have storage %s; each team needs its own directory", g.team, t.Name, sp)
+			case strings.HasPrefix(sp+"/", g.path+"/"):
+				v.addf(at, "team %s's storage %s lies inside team %s's %s; give each team a directory of its own", t.Name, sp, g.team, g.path)
+			case strings.HasPrefix(g.path+"/", sp+"/"):
+				v.addf(at, "team %s's storage %s holds team %s's %s; give each team a directory of its own", t.Name, sp, g.team, g.path)
+			}
+		}
+		grants = append(grants, grant{t.Name, sp, i})
+	}
+}
+
+var claimRE = regexp.MustCompile(`^[A-Za-z0-9_:/.#-]{1,200}$`)
+
+// sso fills the oidc section's defaults and checks it.
+func (v *validator) sso(p *Policy) {
+	o := &p.OIDC
+	if o.GroupsClaim == "" {
+		o.GroupsClaim = DefaultGroupsClaim
+	} else if !claimRE.MatchString(o.GroupsClaim) {
+		v.addf("oidc.groups_claim", "oidc.groups_claim %q is not a claim name; e.g. groups, or roles for Entra ID app roles", o.GroupsClaim)
+	}
+	if len(o.Scopes) == 0 {
+		o.Scopes = append([]string(nil), DefaultScopes...)
+	} else if !Contains(o.Scopes, "openid") {
+		v.addf("oidc.scopes", "oidc.scopes must include openid, e.g. scopes: [openid, email, profile]")
+	}
+	for _, s := range o.Scopes {
+		if s == "" || strings.ContainsAny(s, " \t\n\"") {
+			v.addf("oidc.scopes", "oidc scope %q is not one word", s)
+		}
+	}
+	switch {
+	case o.Recheck.Duration == 0:
+		o.Recheck.Duration = DefaultRecheck
+	case o.Recheck.Duration < time.Minute || o.Recheck.Duration > DefaultRecheck:
+		v.addf("oidc.recheck", "oidc.recheck must be between 1m and 24h (groups are read again at least daily), not %s", FormatDuration(o.Recheck.Duration))
+	}
+	if p.Approvals.StepUp.Duration < 0 {
+		v.addf("approvals.step_up", "approvals.step_up cannot be negative")
+	}
 }
 
 func (v *validator) quota(path string, q *Quota, classes map[string]bool) {

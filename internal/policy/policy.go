@@ -27,6 +27,7 @@ type Policy struct {
 	Discord      Discord       `yaml:"discord"`
 	Sim          SimCluster    `yaml:"sim"`
 	Idle         IdleDetection `yaml:"idle"`
+	OIDC         SSO           `yaml:"oidc"`
 
 	// Location is Timezone, loaded.
 	Location *time.Location `yaml:"-"`
@@ -112,6 +113,29 @@ type Showback struct {
 	DMBudgetOwners  bool   `yaml:"dm_budget_owners"`
 	PlatformChannel string `yaml:"platform_channel"`
 }
+
+// SSO configures single sign-on, where it is on (the provider and the client come from the
+// environment: QM_OIDC_ISSUER, QM_OIDC_CLIENT_ID, QM_OIDC_CLIENT_SECRET, QM_PUBLIC_URL).
+type SSO struct {
+	// GroupsClaim names the ID token (or userinfo) claim that lists a person's groups.
+	GroupsClaim string `yaml:"groups_claim"`
+	// Scopes are asked of the provider; openid is always among them.
+	Scopes []string `yaml:"scopes"`
+	// Recheck is how often a linked account's groups are read again from the provider.
+	Recheck Duration `yaml:"recheck"`
+	// Admins are the users or groups who may unlink other people's chat accounts; empty: the
+	// fallback approvers.
+	Admins []string `yaml:"admins"`
+}
+
+// SSO defaults.
+const (
+	DefaultGroupsClaim = "groups"
+	DefaultRecheck     = 24 * time.Hour
+)
+
+// DefaultScopes are the scopes asked of the provider when the policy names none.
+var DefaultScopes = []string{"openid", "email", "profile"}
 
 // Identity is a static directory entry: a user and their IdP groups.
 type Identity struct {
@@ -268,6 +292,26 @@ func (p *Policy) IsApprover(user, team string) bool {
 		}
 	}
 	return false
+}
+
+// MayApprove reports whether someone, known by name and groups, may decide exceptions of team:
+// an approver entry (a budget owner of the team, or a fallback approver) may name the person or
+// one of their groups.
+func (p *Policy) MayApprove(user string, groups []string, team string) bool {
+	if p.IsApprover(user, team) {
+		return true
+	}
+	return intersects(p.Approvers(team), groups) || intersects(p.Approvals.FallbackApprovers, groups)
+}
+
+// IsSSOAdmin reports whether someone, known by name and groups, may unlink other people's chat
+// accounts: oidc.admins, or where it names nobody the fallback approvers (the platform leads).
+func (p *Policy) IsSSOAdmin(user string, groups []string) bool {
+	admins := p.OIDC.Admins
+	if len(admins) == 0 {
+		admins = p.Approvals.FallbackApprovers
+	}
+	return Contains(admins, user) || intersects(admins, groups)
 }
 
 // Capacity is the simulated cluster's GPU count per class.

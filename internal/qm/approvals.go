@@ -31,7 +31,7 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 		return nil, err
 	}
 	approver = CanonicalUser(approver)
-	if err := s.mayDecide(approver, l.Team, l.User, id); err != nil {
+	if err := s.mayDecide(ctx, approver, l.Team, l.User, id); err != nil {
 		return nil, err
 	}
 	if approve && l.State == PendingApproval {
@@ -108,7 +108,7 @@ func (s *Service) Pending(ctx context.Context, approver string) ([]*Lease, error
 	}
 	var out []*Lease
 	for _, l := range all {
-		if s.mayDecide(approver, l.Team, l.User, l.ID) == nil {
+		if s.mayDecide(ctx, approver, l.Team, l.User, l.ID) == nil {
 			out = append(out, l)
 		}
 	}

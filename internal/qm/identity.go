@@ -31,8 +31,11 @@ func (s *Service) Resolve(ctx context.Context, user string) (Identity, error) {
 		id.Teams = append(id.Teams, t.Name)
 	}
 	if len(id.Teams) == 0 && len(groups) > 0 {
-		// A team not listed in the policy gets the default quota; it is named after the first group.
-		id.Teams = []string{strings.ToLower(groups[0])}
+		// A team not listed in the policy gets the default quota; it is named after the first group,
+		// unless a listed team has that name: a group is never taken for another team's name.
+		if name := strings.ToLower(groups[0]); !s.listedTeam(name) {
+			id.Teams = []string{name}
+		}
 	}
 	return id, nil
 }
@@ -87,9 +90,9 @@ func (s *Service) Deciders(team, requester string) []string {
 // mayDecide says why approver may not decide an exception of team that requester asked for, or
 // nil when they may: an approver of the team or a fallback approver, and not the requester
 // unless the policy allows self-approval.
-func (s *Service) mayDecide(approver, team, requester string, id LeaseID) error {
+func (s *Service) mayDecide(ctx context.Context, approver, team, requester string, id LeaseID) error {
 	who := s.Deciders(team, requester)
-	if !s.Policy.IsApprover(approver, team) {
+	if !s.mayApprove(ctx, approver, team) {
 		if len(who) == 0 {
 			return Errorf(EFORBIDDEN, "nobody the policy names can decide %s, a request of team %s; ask a platform admin.", id, team)
 		}

@@ -44,14 +44,16 @@ func (s *Service) Tick(ctx context.Context) error {
 	return nil
 }
 
-// idleClock is when a lease's idle period started, and whether telemetry is fresh enough to judge.
-func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since time.Time, observed bool) {
+// idleClock is when a lease's idle period started, when telemetry last saw the lease's GPUs (the
+// idle period is known only up to then: a node agent that stopped reporting proves nothing), and
+// whether telemetry is fresh enough to judge.
+func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since, seen time.Time, observed bool) {
 	if s.Telemetry == nil {
-		return time.Time{}, false
+		return time.Time{}, time.Time{}, false
 	}
 	a, ok := s.Telemetry.Activity(ctx, l)
 	if !ok || a.Seen.IsZero() || now.Sub(a.Seen) > TelemetryStale {
-		return time.Time{}, false
+		return time.Time{}, time.Time{}, false
 	}
 	since = l.StartedAt
 	for _, t := range []time.Time{a.LastActive, l.KeptAt} {
@@ -59,7 +61,11 @@ func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since
 			since = t
 		}
 	}
-	return since, true
+	seen = a.Seen
+	if seen.After(now) {
+		seen = now
+	}
+	return since, seen, true
 }
 
 // checkIdle warns about or reclaims an idle lease, and reports whether it ended it. A reclaim is
@@ -70,7 +76,7 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 		return false
 	}
 	expired := !l.ExpiresAt.IsZero() && !now.Before(l.ExpiresAt)
-	since, observed := s.idleClock(ctx, l, now)
+	since, seen, observed := s.idleClock(ctx, l, now)
 	if !observed {
 		if !expired && l.State == Active && now.Sub(l.StartedAt) >= c.IdleTimeout.Duration && l.WarnedAt.IsZero() {
 			s.flagUnobserved(ctx, l)
@@ -79,8 +85,9 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 	}
 	switch l.State {
 	case Active:
-		if !expired && now.Sub(since) >= c.IdleTimeout.Duration {
-			s.warnIdle(ctx, l, now.Sub(since))
+		// Idle as far as telemetry has seen: a node agent that stopped reporting proves nothing.
+		if !expired && seen.Sub(since) >= c.IdleTimeout.Duration {
+			s.warnIdle(ctx, l, seen.Sub(since))
 		}
 	case IdleWarned:
 		if since.After(l.WarnedAt) { // busy again since the warning
@@ -91,7 +98,7 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 			return false
 		}
 		due := l.WarnedAt.Add(c.IdleGrace.Duration)
-		if now.Before(due) || (!l.ExpiresAt.IsZero() && !due.Before(l.ExpiresAt)) {
+		if seen.Before(due) || (!l.ExpiresAt.IsZero() && !due.Before(l.ExpiresAt)) {
 			return false
 		}
 		return s.systemEnd(ctx, l, Reclaimed, fmt.Sprintf("idle for %s with no answer to the warning", policy.FormatDuration(due.Sub(since))), NoticeReclaimed, due)
@@ -227,7 +234,7 @@ func (s *Service) NextDue(ctx context.Context) (time.Time, error) {
 			if !ok || c.IdleTimeout.Duration <= 0 {
 				continue
 			}
-			since, observed := s.idleClock(ctx, l, now)
+			since, _, observed := s.idleClock(ctx, l, now)
 			if !observed {
 				consider(l.StartedAt.Add(c.IdleTimeout.Duration))
 				continue

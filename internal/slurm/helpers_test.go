@@ -34,8 +34,9 @@ func slurmCluster(t testing.TB) (conf string) {
 // testTemplates are the embedded layouts with short test workloads instead of the real
 // templates, whose servers and trainers are not installed on the test node: "sleeper", an
 // interactive workspace that sleeps (the default for leases naming none), "nap", a batch job
-// that sleeps for its seconds parameter and exits with its code parameter, and "broken", a
-// workspace whose server is missing, so it fails at once with exit code 127.
+// that sleeps for its seconds parameter and exits with its code parameter, "broken", a
+// workspace whose server is missing, so it fails at once with exit code 127, and "probe", a
+// batch job that writes its working directory, storage, mounted directory and note to probe.txt.
 var testTemplates = map[string]string{
 	"sleeper.yaml": `name: sleeper
 version: 1
@@ -89,9 +90,39 @@ run: |
   echo "starting the workspace on port $QM_PORT"
   exec /opt/qm-missing/sshd -D -p "$QM_PORT"
 `,
+	"probe.yaml": `name: probe
+version: 1
+title: Probe
+description: A batch job that writes where it runs and what it was given, then sleeps, for tests.
+tags: [test]
+kind: batch
+resources: {gpus: 1, max_gpus: 8, cpus_per_gpu: 1, memory_gib_per_gpu: 1}
+example: data=in
+parameters:
+  - name: data
+    type: path
+    default: in
+    description: A directory in the team storage.
+  - name: note
+    type: string
+    default: none
+    description: Free text.
+mounts:
+  - {parameter: data, at: /data, env: QM_IN}
+run: |
+  printf '%s\n' "$PWD" "$QM_DATA" "$QM_IN" {{shq .P.note}} > "$QM_JOB_DIR/probe.tmp"
+  mv "$QM_JOB_DIR/probe.tmp" "$QM_JOB_DIR/probe.txt"
+  sleep 60
+`,
 }
 
 func testCatalog(t testing.TB) *templates.Catalog {
+	t.Helper()
+	return catalogWith(t, nil)
+}
+
+// catalogWith is the test catalog with more templates (file name to definition).
+func catalogWith(t testing.TB, extra map[string]string) *templates.Catalog {
 	t.Helper()
 	m := fstest.MapFS{}
 	err := fs.WalkDir(qmtemplates.FS, "layouts", func(path string, d fs.DirEntry, err error) error {
@@ -106,6 +137,9 @@ func testCatalog(t testing.TB) *templates.Catalog {
 		t.Fatal(err)
 	}
 	for name, body := range testTemplates {
+		m[name] = &fstest.MapFile{Data: []byte(body)}
+	}
+	for name, body := range extra {
 		m[name] = &fstest.MapFile{Data: []byte(body)}
 	}
 	cat, err := templates.Load(m)

@@ -215,6 +215,10 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 	if err != nil {
 		return qm.Started{}, err
 	}
+	// The job reaches only its team's storage, symlinks followed; checked before anything is made.
+	if err := b.checkStorage(w); err != nil {
+		return qm.Started{}, err
+	}
 	// sbatch does not create the --output directory.
 	if err := os.MkdirAll(w.JobDir, 0o755); err != nil {
 		return qm.Started{}, fmt.Errorf("slurm: job directory of %s: %w", l.ID, err)

@@ -104,7 +104,9 @@ type Rendered struct {
 	// rendezvous; documents separated by "---".
 	KubernetesYAML string
 
-	JobDir      string // team-storage directory for this lease's logs and checkpoints
+	JobDir string // team-storage directory for this lease's logs and checkpoints
+	// Mounts are the team-storage directories mounted for the template's path parameters.
+	Mounts      []string
 	Nodes       int
 	GPUsPerNode int
 	Tasks       int // array tasks (Slurm --array, Kubernetes Indexed Job); 0 when not an array
@@ -201,6 +203,9 @@ func (t *Template) Render(in Input) (Rendered, error) {
 	}
 	if slurm.Array != nil {
 		out.Tasks = slurm.Array.Count
+	}
+	for _, m := range slurm.Mounts {
+		out.Mounts = append(out.Mounts, m.Source)
 	}
 	if slurm.Connect != nil {
 		sc, kc := *slurm.Connect, *kube.Connect

@@ -45,10 +45,12 @@ type Workload struct {
 	Template *templates.Template
 	Input    templates.Input
 	templates.Rendered
+	// Paths are the storage the workload reaches, checked to be its team's (CheckGrant).
+	Paths Paths
 }
 
 // Render builds the lease's workload. Errors that the lease's own template or parameters cause
-// wrap templates.ErrInvalid and read as one sentence; others are the install's to fix.
+// are qm.EINVALID errors (templates.IsInvalid) and read as one sentence; others are the install's to fix.
 func Render(cat *templates.Catalog, p *policy.Policy, l *qm.Lease, s Settings) (*Workload, error) {
 	name := l.Template
 	if name == "" {
@@ -83,7 +85,11 @@ func Render(cat *templates.Catalog, p *policy.Policy, l *qm.Lease, s Settings) (
 	if err != nil {
 		return nil, err
 	}
-	return &Workload{Template: t, Input: in, Rendered: r}, nil
+	w := &Workload{Template: t, Input: in, Rendered: r}
+	if w.Paths, err = CheckGrant(p, w); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
 // InputFor is the templates.Input of a lease: its id, user, team, class mapping, GPUs,

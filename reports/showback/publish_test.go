@@ -199,7 +199,7 @@ func (c *cluster) awaitDeath() {
 }
 
 // settle gives the replicas' jobs that the last advance fired time to finish.
-func settle() { time.Sleep(300 * time.Millisecond) }
+func settle() { time.Sleep(time.Second) }
 
 // Three replicas on one PostgreSQL over four simulated weeks: each week's post and each budget
 // owner's DM goes out exactly once, though a replica dies after claiming a week and before posting

@@ -1,0 +1,231 @@
+// Package agent is the node agent's core: every interval it reads the node's GPUs (through
+// Devices: NVML, or a fake DGX), finds the Slurm job or Kubernetes pod of every process on them
+// from its cgroup, keeps the latest sample for Prometheus (/metrics, with DCGM-exporter names and
+// labels), and sends it to the service as a report (agent/report) through an outbox that keeps a
+// bounded window while the service is unreachable. It also writes Slurm's gres.conf and an
+// `nvidia-smi topo -m` matrix from the real topology. It never imports the store.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/acme/quartermaster/agent/report"
+)
+
+// Defaults for Config fields left empty.
+const (
+	DefaultInterval = 10 * time.Second
+	// DefaultWindow is how many reports the outbox keeps while the service is unreachable: an
+	// hour at the default interval.
+	DefaultWindow = 360
+	// DefaultTopologyEvery is how often the topology is read again to notice a change.
+	DefaultTopologyEvery = 5 * time.Minute
+)
+
+// Config configures an agent.
+type Config struct {
+	// Node is the node's name as the scheduler knows it (Slurm's NodeName, the Kubernetes node).
+	Node    string
+	Devices Devices
+	Cgroups Cgroups
+	// Interval is the sampling period; zero means DefaultInterval.
+	Interval time.Duration
+	// Now tells the time; nil means time.Now.
+	Now func() time.Time
+	// Service is the service's base URL (https://qm.example.com); empty: no reports, metrics only.
+	Service string
+	// Token is the node's bearer token (quartermaster agent-token create NODE).
+	Token string
+	// Client sends the reports; nil means a client with a 10 s timeout.
+	Client *http.Client
+	// Window bounds the reports kept while the service is unreachable; zero means DefaultWindow.
+	Window int
+	// TopologyEvery: see DefaultTopologyEvery.
+	TopologyEvery time.Duration
+	// Labels chooses the /metrics label names: LabelsDCGM (default) or LabelsSnake.
+	Labels LabelStyle
+	Logger *slog.Logger
+}
+
+// nodeName is what a node name may look like (the service checks the same).
+var nodeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+
+// Agent samples one node's GPUs and reports them.
+type Agent struct {
+	cfg     Config
+	log     *slog.Logger
+	metrics *Metrics
+	out     *Outbox
+
+	mu       sync.Mutex
+	seq      uint64
+	topo     *report.Topology
+	topoHash string
+	topoAt   time.Time
+	sendTopo atomic.Bool
+}
+
+// New checks the configuration and makes an agent; it reads nothing yet.
+func New(cfg Config) (*Agent, error) {
+	if !nodeName.MatchString(cfg.Node) {
+		return nil, fmt.Errorf("%q is not a node name; use the name the scheduler knows the node by, e.g. --node gpu-01", cfg.Node)
+	}
+	if cfg.Devices == nil {
+		return nil, errors.New("agent: no devices")
+	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultInterval
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Window <= 0 {
+		cfg.Window = DefaultWindow
+	}
+	if cfg.TopologyEvery <= 0 {
+		cfg.TopologyEvery = DefaultTopologyEvery
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	a := &Agent{cfg: cfg, log: cfg.Logger}
+	a.metrics = NewMetrics(cfg.Node, cfg.Labels, cfg.Devices.GPUs())
+	if cfg.Service != "" {
+		if cfg.Token == "" {
+			return nil, errors.New("a service URL is set but no token; create one with `quartermaster agent-token create " + cfg.Node + "` and pass it with --token-file")
+		}
+		a.out = NewOutbox(OutboxConfig{URL: cfg.Service, Token: cfg.Token, Client: cfg.Client, Window: cfg.Window,
+			Logger: a.log, Now: cfg.Now, OnResponse: a.onResponse})
+		a.metrics.outbox = a.out
+	}
+	a.sendTopo.Store(true)
+	return a, nil
+}
+
+// Metrics is the agent's Prometheus collector of the latest sample.
+func (a *Agent) Metrics() *Metrics { return a.metrics }
+
+// Outbox is where reports wait to be sent; nil when the agent has no service.
+func (a *Agent) Outbox() *Outbox { return a.out }
+
+func (a *Agent) onResponse(r report.Response) {
+	if r.TopologyWanted {
+		a.sendTopo.Store(true)
+	}
+}
+
+// Topology reads the node's topology (again, if it is older than TopologyEvery) and says whether
+// it changed.
+func (a *Agent) Topology(ctx context.Context) (report.Topology, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, err := a.refreshTopology(ctx, a.cfg.Now())
+	if a.topo == nil {
+		return report.Topology{}, err
+	}
+	return *a.topo, err
+}
+
+func (a *Agent) refreshTopology(ctx context.Context, now time.Time) (changed bool, err error) {
+	if a.topo != nil && now.Sub(a.topoAt) < a.cfg.TopologyEvery {
+		return false, nil
+	}
+	t, err := a.cfg.Devices.Topology(ctx)
+	if err != nil {
+		return false, fmt.Errorf("read the topology: %w", err)
+	}
+	a.topoAt = now
+	h := t.Hash()
+	if h == a.topoHash {
+		return false, nil
+	}
+	if a.topo != nil {
+		a.log.Info("the GPU topology changed", "node", a.cfg.Node)
+	}
+	a.topo, a.topoHash = &t, h
+	return true, nil
+}
+
+// Collect reads the GPUs now, maps their processes to jobs and pods, updates the metrics and
+// returns the report. The topology rides along when it is new, changed, or the service asked.
+func (a *Agent) Collect(ctx context.Context) (report.Report, error) {
+	start := time.Now()
+	now := a.cfg.Now()
+	a.mu.Lock()
+	changed, terr := a.refreshTopology(ctx, now)
+	if changed {
+		a.sendTopo.Store(true)
+	}
+	a.seq++
+	r := report.Report{Version: report.Version, Node: a.cfg.Node, At: now.UTC(), Seq: a.seq,
+		Interval: a.cfg.Interval.Seconds(), Driver: a.cfg.Devices.Driver(), TopologyHash: a.topoHash}
+	if a.topo != nil && a.sendTopo.Swap(false) {
+		r.Topology = a.topo
+	}
+	a.mu.Unlock()
+	if terr != nil {
+		a.log.Warn("topology", "err", terr)
+	}
+	gpus, err := a.cfg.Devices.Sample(ctx)
+	if err != nil {
+		a.metrics.collected(time.Since(start), err)
+		return report.Report{}, fmt.Errorf("read the GPUs: %w", err)
+	}
+	for i := range gpus {
+		for j := range gpus[i].Processes {
+			p := &gpus[i].Processes[j]
+			p.Job, p.Pod = a.cfg.Cgroups.Owner(p.PID)
+		}
+	}
+	r.GPUs = gpus
+	a.metrics.update(r)
+	a.metrics.collected(time.Since(start), nil)
+	return r, nil
+}
+
+// Send collects once and queues the report; Flush or Run sends it.
+func (a *Agent) Send(ctx context.Context) (report.Report, error) {
+	r, err := a.Collect(ctx)
+	if err != nil {
+		return r, err
+	}
+	if a.out != nil {
+		body, err := json.Marshal(r)
+		if err != nil {
+			return r, fmt.Errorf("encode the report: %w", err)
+		}
+		a.out.Push(body)
+	}
+	return r, nil
+}
+
+// Run samples every interval until ctx ends, sending reports in order in the background. A failed
+// sample is logged and the next one tried.
+func (a *Agent) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	if a.out != nil {
+		wg.Go(func() { a.out.Run(ctx) })
+	}
+	t := time.NewTicker(a.cfg.Interval)
+	defer t.Stop()
+	for {
+		if _, err := a.Send(ctx); err != nil && ctx.Err() == nil {
+			a.log.Error("sample failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return nil
+		case <-t.C:
+		}
+	}
+}

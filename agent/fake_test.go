@@ -1,0 +1,230 @@
+//go:build cgo
+
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/acme/quartermaster/agent"
+	"github.com/acme/quartermaster/agent/nvml"
+	"github.com/acme/quartermaster/agent/report"
+)
+
+// newFakeAgent is an agent on a fake DGX whose processes' cgroups come from testdata/proc.
+func newFakeAgent(t *testing.T, kind, script string, labels agent.LabelStyle) (*agent.Agent, *nvml.Fake, agent.Devices) {
+	t.Helper()
+	s, err := agent.ParseScript(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := nvml.NewFake(kind, "dgx-01", agent.StaticScript(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	a, err := agent.New(agent.Config{Node: "dgx-01", Devices: d, Cgroups: agent.Cgroups{ProcRoot: "testdata/proc"}, Labels: labels})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, f, d
+}
+
+// Each GPU's processes are mapped to their Slurm job or pod through their cgroups; the report
+// carries 8 GPUs, the topology only the first time, and counts its reports.
+func TestCollectMapsProcessesToJobsAndPods(t *testing.T) {
+	a, _, _ := newFakeAgent(t, "dgxa100", "0 90 pids=4242; 1 0 pids=4243; 2 50 pids=4244,4246; * 0", agent.LabelsDCGM)
+	r, err := a.Collect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Version != report.Version || r.Node != "dgx-01" || r.Seq != 1 || len(r.GPUs) != 8 || r.Topology == nil || r.TopologyHash != r.Topology.Hash() {
+		t.Fatalf("first report: version %d node %s seq %d, %d GPUs, topology %v", r.Version, r.Node, r.Seq, len(r.GPUs), r.Topology != nil)
+	}
+	owner := func(gpu, i int) [2]string { p := r.GPUs[gpu].Processes[i]; return [2]string{p.Job, p.Pod} }
+	if got := owner(0, 0); got != [2]string{"123", ""} {
+		t.Errorf("GPU 0's process belongs to %v, want job 123", got)
+	}
+	if got := owner(1, 0); got != [2]string{"77", ""} {
+		t.Errorf("GPU 1's process belongs to %v, want job 77", got)
+	}
+	if got := owner(2, 0); got != [2]string{"", "5f0b7a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b"} {
+		t.Errorf("GPU 2's first process belongs to %v, want the pod", got)
+	}
+	if got := owner(2, 1); got != [2]string{"", ""} {
+		t.Errorf("GPU 2's second process (a login session) belongs to %v", got)
+	}
+	r2, err := a.Collect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.Seq != 2 || r2.Topology != nil || r2.TopologyHash != r.TopologyHash {
+		t.Errorf("second report: seq %d, topology sent again %v", r2.Seq, r2.Topology != nil)
+	}
+	var out bytes.Buffer
+	if err := a.Metrics().Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`DCGM_FI_DEV_GPU_UTIL\{Hostname="dgx-01",UUID="GPU-[0-9a-f-]+",device="nvidia0",gpu="0",hpc_job="123",modelName="[^"]*A100[^"]*",pci_bus_id="0000:07:00.0",pod_uid=""\} 90`)
+	if !want.Match(out.Bytes()) {
+		t.Errorf("metrics lack GPU 0 at 90%% for job 123:\n%s", grep(out.String(), "GPU_UTIL"))
+	}
+	if !strings.Contains(out.String(), `DCGM_FI_DEV_FB_USED{Hostname="dgx-01"`) || !strings.Contains(out.String(), `pod_uid="5f0b7a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b"`) {
+		t.Errorf("metrics lack memory or the pod:\n%s", out.String())
+	}
+}
+
+func grep(s, word string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, word) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// promtool finds Prometheus' promtool, failing under CI=true when it is missing.
+func promtool(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("promtool is missing (Debian package prometheus; scripts/test.sh installs it)")
+		}
+		t.Skip("promtool is missing; install Debian's prometheus package or run scripts/test.sh")
+	}
+	return p
+}
+
+// The scrape passes `promtool check metrics`. With dcgm-exporter's label names the one finding is
+// the camelCase label modelName, which dashboards expect; with --labels snake there is none.
+func TestMetricsPassPromtool(t *testing.T) {
+	tool := promtool(t)
+	for _, style := range []agent.LabelStyle{agent.LabelsSnake, agent.LabelsDCGM} {
+		a, _, _ := newFakeAgent(t, "dgxh100", "0 90 pids=4242; 3 20 pids=4244; * 1", style)
+		if _, err := a.Collect(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var scrape bytes.Buffer
+		if err := a.Metrics().Write(&scrape); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(tool, "check", "metrics")
+		cmd.Stdin = bytes.NewReader(scrape.Bytes())
+		out, err := cmd.CombinedOutput()
+		if style == agent.LabelsSnake {
+			if err != nil {
+				t.Errorf("promtool check metrics (snake labels): %v\n%s", err, out)
+			}
+			continue
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if line != "" && !strings.HasSuffix(line, "label names should be written in 'snake_case' not 'camelCase'") {
+				t.Errorf("promtool check metrics (dcgm labels): %s", line)
+			}
+		}
+		if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 3) {
+			t.Errorf("promtool check metrics (dcgm labels) failed beyond lint: %v\n%s", err, out)
+		}
+		if strings.Count(scrape.String(), "modelName=") != 8*7 { // 8 GPUs x 7 DCGM metrics
+			t.Errorf("dcgm label style lacks modelName on every series")
+		}
+	}
+}
+
+// gres-conf's lines on a fake DGX A100 are what Slurm 22.05 itself reads without a complaint:
+// `slurmd -G` (print the node's GRES configuration and exit) with a slurm.conf declaring the
+// fake's CPUs and Gres=gpu:a100:8, and device files that are real character devices.
+func TestGresConfLoadsInSlurm(t *testing.T) {
+	slurmd, err := exec.LookPath("slurmd")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("slurmd is missing (scripts/slurm-up.sh installs it)")
+		}
+		t.Skip("slurmd is missing; run make slurm-up")
+	}
+	dir := t.TempDir()
+	dev := filepath.Join(dir, "dev")
+	if err := os.Mkdir(dev, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		if err := syscall.Mknod(filepath.Join(dev, "nvidia"+string(rune('0'+i))), syscall.S_IFCHR|0o600, 195<<8|i); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("mknod (slurmd wants character devices): %v", err)
+			}
+			t.Skipf("cannot make device files (%v); this test runs as root", err)
+		}
+	}
+	a, f, d := newFakeAgent(t, "dgxa100", "", agent.LabelsDCGM)
+	topo, err := a.Topology(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gres bytes.Buffer
+	if err := agent.WriteGresConf(&gres, d.GPUs(), topo, agent.GresOptions{DevDir: dev, Cores: &f.Cores}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(gres.String(), "Name=gpu Type=a100 File="+dev+"/nvidia0 Cores=48-63 Links=-1,12,12,12,12,12,12,12\n") ||
+		!strings.Contains(gres.String(), "Gres=gpu:a100:8") {
+		t.Fatalf("gres.conf:\n%s", gres.String())
+	}
+	conf := `ClusterName=gres-check
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=6997
+SlurmdPort=6996
+SlurmUser=root
+AuthType=auth/munge
+StateSaveLocation=` + dir + `/state
+SlurmdSpoolDir=` + dir + `/spool
+SlurmdPidFile=` + dir + `/slurmd.pid
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SlurmdParameters=config_overrides
+GresTypes=gpu
+NodeName=dgx-01 NodeAddr=127.0.0.1 Boards=1 SocketsPerBoard=2 CoresPerSocket=64 ThreadsPerCore=2 RealMemory=1000 Gres=gpu:a100:8
+PartitionName=p Nodes=dgx-01 State=UP
+`
+	if err := os.WriteFile(filepath.Join(dir, "slurm.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "gres.conf"), gres.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(slurmd, "-G", "-f", filepath.Join(dir, "slurm.conf"), "-N", "dgx-01")
+	cmd.Env = append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "slurm.conf"))
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "error") || strings.Contains(string(out), "fatal") {
+		t.Fatalf("slurmd -G: %v\n%s\ngres.conf:\n%s", err, out, gres.String())
+	}
+	// slurmd read every GPU with its cores and links.
+	if n := strings.Count(string(out), "Gres Name=gpu Type=a100 Count=1"); n != 8 {
+		t.Fatalf("slurmd -G lists %d GPUs, want 8:\n%s", n, out)
+	}
+	if !strings.Contains(string(out), "File="+dev+"/nvidia6 Cores=80-95") || !strings.Contains(string(out), "Links=12,12,12,12,12,12,12,-1") {
+		t.Errorf("slurmd -G lost cores or links:\n%s", out)
+	}
+	// A line Slurm would refuse (a core the node lacks) does fail this check.
+	bad := strings.Replace(gres.String(), "Cores=48-63", "Cores=300-310", 1)
+	if err := os.WriteFile(filepath.Join(dir, "gres.conf"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(slurmd, "-G", "-f", filepath.Join(dir, "slurm.conf"), "-N", "dgx-01")
+	cmd.Env = append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "slurm.conf"))
+	if out, err := cmd.CombinedOutput(); err == nil && !strings.Contains(string(out), "error") {
+		t.Errorf("slurmd -G took cores 300-310 on a 128-core node:\n%s", out)
+	}
+}

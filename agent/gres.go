@@ -1,0 +1,169 @@
+package agent
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/acme/quartermaster/agent/report"
+)
+
+// GresOptions shape the gres.conf lines.
+type GresOptions struct {
+	// Node, when set, starts every line with NodeName=Node (for a gres.conf shared by nodes).
+	Node string
+	// Type overrides the GPU type (default: from the model name, "NVIDIA H100 80GB HBM3" -> h100).
+	Type string
+	// DevDir is where the device files are (default /dev).
+	DevDir string
+	// Cores maps CPUs to Slurm's core indexes; without it no Cores= is written.
+	Cores *CoreMap
+}
+
+var gresTypeRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
+
+// GresType is the Slurm GPU type for a model name: the first word after "NVIDIA", lower case, up
+// to a dash ("NVIDIA A100-SXM4-40GB" -> a100, "NVIDIA L40S" -> l40s; go-nvml's mock GPUs are
+// named "Mock NVIDIA …").
+func GresType(model string) string {
+	f := strings.Fields(model)
+	for len(f) > 1 && (strings.EqualFold(f[0], "nvidia") || strings.EqualFold(f[0], "tesla") || strings.EqualFold(f[0], "mock")) {
+		f = f[1:]
+	}
+	if len(f) == 0 {
+		return "gpu"
+	}
+	t := strings.ToLower(strings.SplitN(f[0], "-", 2)[0])
+	if !gresTypeRe.MatchString(t) {
+		return "gpu"
+	}
+	return t
+}
+
+// WriteGresConf writes one gres.conf line per GPU: Name=gpu Type=… File=/dev/nvidiaN, with
+// Cores= from the GPU's CPU affinity (left out when it is every core) and Links= with the number of
+// NVLinks to every GPU (-1 for itself; left out when there are none), preceded by comments saying
+// what slurm.conf needs.
+func WriteGresConf(w io.Writer, gpus []GPUInfo, topo report.Topology, o GresOptions) error {
+	if len(gpus) == 0 {
+		return fmt.Errorf("no GPUs, so no gres.conf")
+	}
+	if o.DevDir == "" {
+		o.DevDir = "/dev"
+	}
+	if o.Type != "" && !gresTypeRe.MatchString(o.Type) {
+		return fmt.Errorf("%q is not a GRES type; use lower-case letters and digits, e.g. --type a100", o.Type)
+	}
+	types := map[string]int{}
+	var order []string
+	typeOf := make([]string, len(gpus))
+	for i, g := range gpus {
+		t := o.Type
+		if t == "" {
+			t = GresType(g.Name)
+		}
+		typeOf[i] = t
+		if types[t] == 0 {
+			order = append(order, t)
+		}
+		types[t]++
+	}
+	var gres []string
+	for _, t := range order {
+		gres = append(gres, fmt.Sprintf("gpu:%s:%d", t, types[t]))
+	}
+	anyLink := false
+	for _, tg := range topo.GPUs {
+		for _, n := range tg.NVLinks {
+			anyLink = anyLink || n > 0
+		}
+	}
+	name := "this node"
+	if o.Node != "" {
+		name = o.Node
+	}
+	fmt.Fprintf(w, "# gres.conf for %s, from NVML by quartermaster-agent: %d x %s.\n", name, len(gpus), gpus[0].Name)
+	fmt.Fprintf(w, "# slurm.conf needs GresTypes=gpu and Gres=%s on the node's line.\n", strings.Join(gres, ","))
+	for i, g := range gpus {
+		var b strings.Builder
+		if o.Node != "" {
+			fmt.Fprintf(&b, "NodeName=%s ", o.Node)
+		}
+		fmt.Fprintf(&b, "Name=gpu Type=%s File=%s", typeOf[i], filepath.Join(o.DevDir, "nvidia"+strconv.Itoa(g.Minor)))
+		var tg *report.TopologyGPU
+		if i < len(topo.GPUs) && topo.GPUs[i].Index == i {
+			tg = &topo.GPUs[i]
+		}
+		if tg != nil && o.Cores != nil && tg.CPUs != "" {
+			cpus, err := ParseCPUs(tg.CPUs)
+			if err != nil {
+				return fmt.Errorf("GPU %d: %w", i, err)
+			}
+			if cores, all := o.Cores.Cores(cpus); len(cores) > 0 && !all {
+				fmt.Fprintf(&b, " Cores=%s", FormatCPUs(cores))
+			}
+		}
+		if tg != nil && anyLink && len(tg.NVLinks) == len(gpus) {
+			links := make([]string, len(gpus))
+			for j, n := range tg.NVLinks {
+				if j == i {
+					links[j] = "-1"
+				} else {
+					links[j] = strconv.Itoa(n)
+				}
+			}
+			fmt.Fprintf(&b, " Links=%s", strings.Join(links, ","))
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	return nil
+}
+
+// WriteTopology prints the topology as `nvidia-smi topo -m` does: the connection between every
+// pair of GPUs (NV# for # bonded NVLinks, else the PCIe level), then each GPU's CPU and NUMA
+// affinity, and the legend.
+func WriteTopology(w io.Writer, topo report.Topology) {
+	n := len(topo.GPUs)
+	fmt.Fprint(w, "\t")
+	for i := range n {
+		fmt.Fprintf(w, "GPU%d\t", i)
+	}
+	fmt.Fprintln(w, "CPU Affinity\tNUMA Affinity")
+	for i, g := range topo.GPUs {
+		fmt.Fprintf(w, "GPU%d\t", i)
+		for j := range n {
+			cell := "N/A"
+			switch {
+			case j == i:
+				cell = " X "
+			case j < len(g.NVLinks) && g.NVLinks[j] > 0:
+				cell = fmt.Sprintf("NV%d", g.NVLinks[j])
+			case j < len(g.PCIe) && g.PCIe[j] != "":
+				cell = g.PCIe[j]
+			}
+			fmt.Fprintf(w, "%s\t", cell)
+		}
+		cpus, numa := g.CPUs, "N/A"
+		if cpus == "" {
+			cpus = "N/A"
+		}
+		if g.NUMA != nil {
+			numa = strconv.Itoa(*g.NUMA)
+		}
+		fmt.Fprintf(w, "%s\t%s\n", cpus, numa)
+	}
+	fmt.Fprint(w, `
+Legend:
+
+  X    = Self
+  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)
+  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node
+  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)
+  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)
+  PIX  = Connection traversing at most a single PCIe bridge
+  NV#  = Connection traversing a bonded set of # NVLinks
+`)
+}

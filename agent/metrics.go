@@ -1,0 +1,203 @@
+package agent
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/acme/quartermaster/agent/report"
+)
+
+// LabelStyle chooses the label names of /metrics.
+type LabelStyle string
+
+// Label styles. LabelsDCGM keeps dcgm-exporter's names (gpu, UUID, pci_bus_id, device, modelName,
+// Hostname) so existing dashboards work; LabelsSnake writes model_name instead of modelName, the one
+// name Prometheus' lint (promtool check metrics) objects to.
+const (
+	LabelsDCGM  LabelStyle = "dcgm"
+	LabelsSnake LabelStyle = "snake"
+)
+
+// Metrics exposes the latest sample with dcgm-exporter's metric names, plus the agent's own
+// health. Scrapes read what the last collection saw; they never call NVML.
+type Metrics struct {
+	host   string
+	gpus   []GPUInfo
+	outbox *Outbox
+
+	util, fbUsed, fbFree, power, temp, xid, ecc *prometheus.Desc
+	collectSeconds, collectErrors, up           *prometheus.Desc
+	queued, sent, refused, dropped              *prometheus.Desc
+
+	reg *prometheus.Registry
+
+	mu       sync.Mutex
+	last     *report.Report
+	took     time.Duration
+	failures uint64
+}
+
+// NewMetrics makes the collector for a node's GPUs and registers it in a registry of its own.
+func NewMetrics(host string, style LabelStyle, gpus []GPUInfo) *Metrics {
+	model := "modelName"
+	if style == LabelsSnake {
+		model = "model_name"
+	}
+	labels := []string{"gpu", "UUID", "pci_bus_id", "device", model, "Hostname", "hpc_job", "pod_uid"}
+	d := func(name, help string) *prometheus.Desc { return prometheus.NewDesc(name, help, labels, nil) }
+	m := &Metrics{host: host, gpus: gpus,
+		util:   d("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %)."),
+		fbUsed: d("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB)."),
+		fbFree: d("DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB)."),
+		power:  d("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W)."),
+		temp:   d("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C)."),
+		xid:    d("DCGM_FI_DEV_XID_ERRORS", "Value of the last XID error encountered."),
+		ecc:    d("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "Total number of double-bit volatile ECC errors."),
+		collectSeconds: prometheus.NewDesc("quartermaster_agent_collect_duration_seconds",
+			"How long the last reading of the GPUs took.", nil, nil),
+		collectErrors: prometheus.NewDesc("quartermaster_agent_collect_errors_total",
+			"Readings of the GPUs that failed.", nil, nil),
+		up: prometheus.NewDesc("quartermaster_agent_gpus",
+			"GPUs the agent reads.", nil, nil),
+		queued: prometheus.NewDesc("quartermaster_agent_reports_queued",
+			"Reports waiting to be sent to the service.", nil, nil),
+		sent: prometheus.NewDesc("quartermaster_agent_reports_sent_total",
+			"Reports the service took.", nil, nil),
+		refused: prometheus.NewDesc("quartermaster_agent_reports_refused_total",
+			"Reports the service refused as bad (they are not sent again).", nil, nil),
+		dropped: prometheus.NewDesc("quartermaster_agent_reports_dropped_total",
+			"Reports dropped unsent because the service was unreachable longer than the window.", nil, nil),
+	}
+	m.reg = prometheus.NewRegistry()
+	m.reg.MustRegister(m)
+	return m
+}
+
+// Describe sends every metric's description.
+func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{m.util, m.fbUsed, m.fbFree, m.power, m.temp, m.xid, m.ecc,
+		m.collectSeconds, m.collectErrors, m.up, m.queued, m.sent, m.refused, m.dropped} {
+		ch <- d
+	}
+}
+
+// Collect sends the latest sample.
+func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
+	m.mu.Lock()
+	last, took, failures := m.last, m.took, m.failures
+	m.mu.Unlock()
+	ch <- prometheus.MustNewConstMetric(m.up, prometheus.GaugeValue, float64(len(m.gpus)))
+	ch <- prometheus.MustNewConstMetric(m.collectSeconds, prometheus.GaugeValue, took.Seconds())
+	ch <- prometheus.MustNewConstMetric(m.collectErrors, prometheus.CounterValue, float64(failures))
+	if m.outbox != nil {
+		q, sent, refused, dropped := m.outbox.Stats()
+		ch <- prometheus.MustNewConstMetric(m.queued, prometheus.GaugeValue, float64(q))
+		ch <- prometheus.MustNewConstMetric(m.sent, prometheus.CounterValue, float64(sent))
+		ch <- prometheus.MustNewConstMetric(m.refused, prometheus.CounterValue, float64(refused))
+		ch <- prometheus.MustNewConstMetric(m.dropped, prometheus.CounterValue, float64(dropped))
+	}
+	if last == nil {
+		return
+	}
+	const mib = 1 << 20
+	for _, g := range last.GPUs {
+		info := GPUInfo{Index: g.Index, UUID: g.UUID, Name: g.Name}
+		if g.Index >= 0 && g.Index < len(m.gpus) {
+			info = m.gpus[g.Index]
+		}
+		jobs, pods := owners(g)
+		lv := []string{strconv.Itoa(g.Index), g.UUID, info.BusID, "nvidia" + strconv.Itoa(info.Minor), info.Name, m.host, jobs, pods}
+		gauge := func(d *prometheus.Desc, v float64) {
+			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, lv...)
+		}
+		if g.Util != nil {
+			gauge(m.util, *g.Util)
+		}
+		gauge(m.fbUsed, float64(g.MemUsed/mib))
+		if g.MemTotal >= g.MemUsed {
+			gauge(m.fbFree, float64((g.MemTotal-g.MemUsed)/mib))
+		}
+		if g.PowerW != nil {
+			gauge(m.power, *g.PowerW)
+		}
+		if g.TempC != nil {
+			gauge(m.temp, *g.TempC)
+		}
+		if g.XID != nil {
+			gauge(m.xid, float64(*g.XID))
+		}
+		if g.ECCUncorrected != nil {
+			gauge(m.ecc, float64(*g.ECCUncorrected))
+		}
+	}
+}
+
+// owners lists the jobs and pods of a GPU's processes, each once, comma separated.
+func owners(g report.GPU) (jobs, pods string) {
+	var js, ps []string
+	for _, p := range g.Processes {
+		if p.Job != "" && !contains(js, p.Job) {
+			js = append(js, p.Job)
+		}
+		if p.Pod != "" && !contains(ps, p.Pod) {
+			ps = append(ps, p.Pod)
+		}
+	}
+	sort.Strings(js)
+	sort.Strings(ps)
+	return strings.Join(js, ","), strings.Join(ps, ",")
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Metrics) update(r report.Report) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.last = &r
+}
+
+func (m *Metrics) collected(took time.Duration, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.took = took
+	if err != nil {
+		m.failures++
+	}
+}
+
+// Handler serves /metrics.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// Write writes one scrape in Prometheus' text format.
+func (m *Metrics) Write(w io.Writer) error {
+	mfs, err := m.reg.Gather()
+	if err != nil {
+		return fmt.Errorf("gather metrics: %w", err)
+	}
+	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			return fmt.Errorf("write metrics: %w", err)
+		}
+	}
+	return nil
+}

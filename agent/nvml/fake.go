@@ -1,0 +1,254 @@
+//go:build cgo
+
+package nvml
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxa100"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
+
+	"github.com/acme/quartermaster/agent"
+)
+
+// FakeKinds are the fake machines Fake builds.
+var FakeKinds = []string{"dgxa100", "dgxh100"}
+
+// Fake is a fake DGX: one of go-nvml's mock servers (8 GPUs with names, UUIDs, memory and PCI
+// ids), completed with what the mocks leave unset: utilization, memory in use, power and
+// temperature from a script, processes, XID events, the NVSwitch fabric and the PCIe tree, NUMA
+// nodes and CPU affinity of the real machine. It is a fake for demos and tests; Open reads it
+// like a real driver.
+type Fake struct {
+	// Server is the nvml.Interface to pass to Open.
+	Server *server.Server
+	// Cores is the fake machine's CPU layout (for gres.conf's Cores=).
+	Cores agent.CoreMap
+
+	script agent.ScriptSource
+	spec   fakeSpec
+
+	mu      sync.Mutex
+	lastXID []uint64
+	pending []nvml.EventData
+}
+
+// fakeSpec is what a fake machine looks like beyond the mock.
+type fakeSpec struct {
+	busIDs       []string
+	numa         []int
+	cpus         []string // CPU affinity per GPU
+	switches     []int    // NVLinks to each NVSwitch from every GPU
+	pairLevel    func(i, j int) nvml.GpuTopologyLevel
+	idleW, maxW  float64
+	sockets      int
+	coresPerSock int
+	threads      int
+}
+
+var fakeSpecs = map[string]fakeSpec{
+	// DGX A100: two 64-core EPYCs in NPS4 (NUMA nodes 0-7), GPUs in pairs behind PCIe switches, six
+	// NVSwitches with two links from each GPU (NV12 between every pair).
+	"dgxa100": {
+		busIDs:   []string{"0000:07:00.0", "0000:0F:00.0", "0000:47:00.0", "0000:4E:00.0", "0000:87:00.0", "0000:90:00.0", "0000:B7:00.0", "0000:BD:00.0"},
+		numa:     []int{3, 3, 1, 1, 7, 7, 5, 5},
+		cpus:     []string{"48-63,176-191", "48-63,176-191", "16-31,144-159", "16-31,144-159", "112-127,240-255", "112-127,240-255", "80-95,208-223", "80-95,208-223"},
+		switches: []int{2, 2, 2, 2, 2, 2},
+		pairLevel: func(i, j int) nvml.GpuTopologyLevel {
+			if i/2 == j/2 {
+				return nvml.TOPOLOGY_MULTIPLE
+			}
+			return nvml.TOPOLOGY_SYSTEM
+		},
+		idleW: 55, maxW: 400, sockets: 2, coresPerSock: 64, threads: 2,
+	},
+	// DGX H100: two 56-core Xeons (NUMA 0 and 1), one PCIe switch per GPU, four NVSwitches with
+	// 5+4+4+5 links from each GPU (NV18 between every pair).
+	"dgxh100": {
+		busIDs:   []string{"0000:1B:00.0", "0000:43:00.0", "0000:52:00.0", "0000:61:00.0", "0000:9D:00.0", "0000:C3:00.0", "0000:D1:00.0", "0000:DF:00.0"},
+		numa:     []int{0, 0, 0, 0, 1, 1, 1, 1},
+		cpus:     []string{"0-55,112-167", "0-55,112-167", "0-55,112-167", "0-55,112-167", "56-111,168-223", "56-111,168-223", "56-111,168-223", "56-111,168-223"},
+		switches: []int{5, 4, 4, 5},
+		pairLevel: func(i, j int) nvml.GpuTopologyLevel {
+			if i/4 == j/4 {
+				return nvml.TOPOLOGY_NODE
+			}
+			return nvml.TOPOLOGY_SYSTEM
+		},
+		idleW: 70, maxW: 700, sockets: 2, coresPerSock: 56, threads: 2,
+	},
+}
+
+// NewFake builds a fake machine of a kind in FakeKinds whose GPU UUIDs derive from seed (the node
+// name), so they stay the same across restarts. script says what the GPUs do; nil leaves them idle.
+func NewFake(kind, seed string, script agent.ScriptSource) (*Fake, error) {
+	spec, ok := fakeSpecs[kind]
+	if !ok {
+		return nil, fmt.Errorf("there is no fake %q; use one of %s, e.g. --fake dgxa100", kind, strings.Join(FakeKinds, ", "))
+	}
+	if script == nil {
+		script = agent.StaticScript{}
+	}
+	var srv *server.Server
+	switch kind {
+	case "dgxa100":
+		srv = dgxa100.New()
+	case "dgxh100":
+		srv = dgxh100.New()
+	}
+	f := &Fake{Server: srv, script: script, spec: spec, lastXID: make([]uint64, len(srv.Devices)),
+		Cores: agent.LayoutCores(spec.sockets, spec.coresPerSock, spec.threads)}
+	srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) {
+		return &mock.EventSet{
+			WaitFunc: f.waitEvent,
+			FreeFunc: func() nvml.Return { return nvml.SUCCESS },
+		}, nvml.SUCCESS
+	}
+	for i, d := range srv.Devices {
+		f.complete(i, d.(*server.Device), seed, kind)
+	}
+	return f, nil
+}
+
+// complete sets what the mock device leaves unset.
+func (f *Fake) complete(i int, d *server.Device, seed, kind string) {
+	spec := f.spec
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%s/%d", seed, kind, i)))
+	d.UUID = fmt.Sprintf("GPU-%x-%x-%x-%x-%x", sum[0:4], sum[4:6], sum[6:8], sum[8:10], sum[10:16])
+	d.PciBusID = spec.busIDs[i]
+	total := d.MemoryInfo.Total
+	state := func() agent.FakeGPU { return f.script.Script().For(i) }
+	used := func(g agent.FakeGPU) uint64 {
+		mem := g.MemMiB << 20
+		if mem == 0 {
+			mem = uint64(len(g.PIDs)) << 30
+		}
+		return min(mem, total)
+	}
+	d.GetPciInfoFunc = func() (nvml.PciInfo, nvml.Return) {
+		p := nvml.PciInfo{PciDeviceId: d.Config.PciDeviceId}
+		for k, c := range []byte(spec.busIDs[i]) {
+			p.BusId[k] = int8(c)
+		}
+		return p, nvml.SUCCESS
+	}
+	d.GetUtilizationRatesFunc = func() (nvml.Utilization, nvml.Return) {
+		g := state()
+		return nvml.Utilization{Gpu: uint32(g.Util), Memory: uint32(g.Util / 2)}, nvml.SUCCESS
+	}
+	d.GetMemoryInfoFunc = func() (nvml.Memory, nvml.Return) {
+		u := used(state())
+		return nvml.Memory{Total: total, Used: u, Free: total - u}, nvml.SUCCESS
+	}
+	d.GetPowerUsageFunc = func() (uint32, nvml.Return) {
+		g := state()
+		w := g.PowerW
+		if w == 0 {
+			w = spec.idleW + (spec.maxW-spec.idleW)*g.Util/100
+		}
+		return uint32(w * 1000), nvml.SUCCESS
+	}
+	d.GetTemperatureFunc = func(nvml.TemperatureSensors) (uint32, nvml.Return) {
+		g := state()
+		t := g.TempC
+		if t == 0 {
+			t = 32 + 0.4*g.Util
+		}
+		return uint32(t), nvml.SUCCESS
+	}
+	d.GetTotalEccErrorsFunc = func(nvml.MemoryErrorType, nvml.EccCounterType) (uint64, nvml.Return) {
+		return 0, nvml.SUCCESS
+	}
+	d.GetComputeRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) {
+		g := state()
+		f.noteXID(i, d, g.XID)
+		var ps []nvml.ProcessInfo
+		for _, pid := range g.PIDs {
+			ps = append(ps, nvml.ProcessInfo{Pid: pid, UsedGpuMemory: used(g) / uint64(len(g.PIDs))})
+		}
+		return ps, nvml.SUCCESS
+	}
+	d.RegisterEventsFunc = func(uint64, nvml.EventSet) nvml.Return { return nvml.SUCCESS }
+	d.GetNumaNodeIdFunc = func() (int, nvml.Return) { return spec.numa[i], nvml.SUCCESS }
+	d.GetCpuAffinityFunc = func(n int) ([]uint, nvml.Return) {
+		words := make([]uint, (n-1)/8+1)
+		cpus, _ := agent.ParseCPUs(spec.cpus[i])
+		for _, c := range cpus {
+			if c/64 < len(words) {
+				words[c/64] |= 1 << uint(c%64)
+			}
+		}
+		return words, nvml.SUCCESS
+	}
+	// Link l goes to NVSwitch s for the first switches[0] links, then the next switch, and so on.
+	switchOf := func(l int) int {
+		for s, n := range spec.switches {
+			if l < n {
+				return s
+			}
+			l -= n
+		}
+		return -1
+	}
+	d.GetNvLinkStateFunc = func(l int) (nvml.EnableState, nvml.Return) {
+		if switchOf(l) < 0 {
+			return 0, nvml.ERROR_INVALID_ARGUMENT
+		}
+		return nvml.FEATURE_ENABLED, nvml.SUCCESS
+	}
+	d.GetNvLinkRemotePciInfoFunc = func(l int) (nvml.PciInfo, nvml.Return) {
+		s := switchOf(l)
+		if s < 0 {
+			return nvml.PciInfo{}, nvml.ERROR_INVALID_ARGUMENT
+		}
+		var p nvml.PciInfo
+		for k, c := range []byte(fmt.Sprintf("00000000:%02X:00.0", 0xC4+s)) {
+			p.BusId[k] = int8(c)
+		}
+		return p, nvml.SUCCESS
+	}
+	d.GetNvLinkRemoteDeviceTypeFunc = func(int) (nvml.IntNvLinkDeviceType, nvml.Return) {
+		return nvml.NVLINK_DEVICE_TYPE_SWITCH, nvml.SUCCESS
+	}
+	d.GetTopologyCommonAncestorFunc = func(other nvml.Device) (nvml.GpuTopologyLevel, nvml.Return) {
+		o, ok := other.(*server.Device)
+		if !ok {
+			return 0, nvml.ERROR_INVALID_ARGUMENT
+		}
+		if o.Index == i {
+			return nvml.TOPOLOGY_INTERNAL, nvml.SUCCESS
+		}
+		return spec.pairLevel(i, o.Index), nvml.SUCCESS
+	}
+}
+
+// noteXID queues an XID event when the script's XID of GPU i changes to a new error.
+func (f *Fake) noteXID(i int, d nvml.Device, xid uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if xid != 0 && xid != f.lastXID[i] {
+		f.pending = append(f.pending, nvml.EventData{Device: d, EventType: nvml.EventTypeXidCriticalError, EventData: xid})
+	}
+	f.lastXID[i] = xid
+}
+
+func (f *Fake) waitEvent(uint32) (nvml.EventData, nvml.Return) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.pending) == 0 {
+		return nvml.EventData{}, nvml.ERROR_TIMEOUT
+	}
+	e := f.pending[0]
+	f.pending = f.pending[1:]
+	return e, nvml.SUCCESS
+}
+
+// OpenFake opens the fake machine like a real driver.
+func OpenFake(f *Fake, log *slog.Logger) (*Devices, error) { return Open(f.Server, log) }

@@ -1,0 +1,359 @@
+//go:build cgo
+
+// Package nvml reads a node's GPUs through NVML (github.com/NVIDIA/go-nvml), the only package that
+// imports it. Devices is written against nvml.Interface and holds its own handle, with no
+// package-level state: the node agent passes the real library (System), tests and demos pass one of
+// go-nvml's mock DGX servers completed by Fake, and both go through the same code.
+//
+// Not every GPU answers every call: a VM reports no NUMA node, a GPU without NVLink says
+// NOT_SUPPORTED for its links, and a consumer card has no ECC. Such answers leave the measurement
+// out of the report; they never stop one.
+package nvml
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/acme/quartermaster/agent"
+	"github.com/acme/quartermaster/agent/report"
+)
+
+// maxCPUs is how many CPUs a GPU's CPU affinity may name.
+const maxCPUs = 4096
+
+// Devices reads the GPUs of one node through one NVML handle; it implements agent.Devices.
+type Devices struct {
+	lib    nvml.Interface
+	log    *slog.Logger
+	driver string
+	devs   []nvml.Device
+	gpus   []agent.GPUInfo
+
+	mu     sync.Mutex
+	events nvml.EventSet // XID events; nil when the driver offers none
+	xid    []uint64      // the last XID per GPU
+}
+
+var _ agent.Devices = (*Devices)(nil)
+
+// ErrNoGPU matches (errors.Is) the error Open returns when there is no NVIDIA driver or GPU; its
+// message is one sentence saying which.
+var ErrNoGPU = errors.New("no GPU")
+
+type noGPU string
+
+func (e noGPU) Error() string        { return string(e) }
+func (e noGPU) Is(target error) bool { return target == ErrNoGPU }
+
+func noGPUf(format string, args ...any) error { return noGPU(fmt.Sprintf(format, args...)) }
+
+// System opens the machine's NVML library (libnvidia-ml.so.1, loaded here, not at start).
+func System(log *slog.Logger) (*Devices, error) {
+	return Open(nvml.New(), log)
+}
+
+// Open initializes lib and reads what does not change about its GPUs. Without a driver or a GPU it
+// returns an error wrapping ErrNoGPU whose message says so in one sentence.
+func Open(lib nvml.Interface, log *slog.Logger) (*Devices, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	switch r := lib.Init(); r {
+	case nvml.SUCCESS:
+	case nvml.ERROR_LIBRARY_NOT_FOUND:
+		return nil, noGPUf("no NVIDIA driver on this machine (libnvidia-ml.so.1 was not found), so there are no GPUs to watch; try --fake dgxa100 for a demo")
+	case nvml.ERROR_DRIVER_NOT_LOADED:
+		return nil, noGPUf("the NVIDIA driver is installed but not loaded, so there are no GPUs to watch; load it (modprobe nvidia) or try --fake dgxa100 for a demo")
+	case nvml.ERROR_NO_PERMISSION:
+		return nil, noGPUf("NVML refused access to the GPUs (no permission on /dev/nvidia*); run the agent in a group that may open them")
+	default:
+		return nil, noGPUf("NVML did not start (%s), so there are no GPUs to watch", nvml.ErrorString(r))
+	}
+	d := &Devices{lib: lib, log: log}
+	fail := func(err error) (*Devices, error) {
+		_ = lib.Shutdown()
+		return nil, err
+	}
+	if v, r := lib.SystemGetDriverVersion(); r == nvml.SUCCESS {
+		d.driver = v
+	}
+	n, r := lib.DeviceGetCount()
+	if r != nvml.SUCCESS {
+		return fail(noGPUf("NVML could not count the GPUs (%s)", nvml.ErrorString(r)))
+	}
+	if n == 0 {
+		return fail(noGPUf("the NVIDIA driver is loaded but sees no GPU on this machine"))
+	}
+	for i := range n {
+		dev, r := lib.DeviceGetHandleByIndex(i)
+		if r != nvml.SUCCESS {
+			return fail(fmt.Errorf("nvml: GPU %d: %s", i, nvml.ErrorString(r)))
+		}
+		g := agent.GPUInfo{Index: i, Minor: i}
+		if s, r := dev.GetUUID(); r == nvml.SUCCESS {
+			g.UUID = s
+		}
+		if s, r := dev.GetName(); r == nvml.SUCCESS {
+			g.Name = s
+		}
+		if p, r := dev.GetPciInfo(); r == nvml.SUCCESS {
+			g.BusID = busID(p)
+		}
+		if m, r := dev.GetMinorNumber(); r == nvml.SUCCESS {
+			g.Minor = m
+		}
+		if m, r := dev.GetMemoryInfo(); r == nvml.SUCCESS {
+			g.MemTotal = m.Total
+		}
+		d.devs = append(d.devs, dev)
+		d.gpus = append(d.gpus, g)
+	}
+	d.xid = make([]uint64, n)
+	d.watchXIDs()
+	return d, nil
+}
+
+// watchXIDs registers for XID error events where the driver offers them.
+func (d *Devices) watchXIDs() {
+	set, r := d.lib.EventSetCreate()
+	if r != nvml.SUCCESS {
+		d.log.Info("XID errors are not available", "nvml", nvml.ErrorString(r))
+		return
+	}
+	registered := 0
+	for i, dev := range d.devs {
+		if r := dev.RegisterEvents(nvml.EventTypeXidCriticalError, set); r != nvml.SUCCESS {
+			d.log.Info("XID errors are not available for a GPU", "gpu", i, "nvml", nvml.ErrorString(r))
+			continue
+		}
+		registered++
+	}
+	if registered == 0 {
+		_ = set.Free()
+		return
+	}
+	d.events = set
+}
+
+// Driver is the driver version.
+func (d *Devices) Driver() string { return d.driver }
+
+// GPUs lists the GPUs by index.
+func (d *Devices) GPUs() []agent.GPUInfo { return d.gpus }
+
+// Sample reads every GPU now. Processes carry their PIDs; the agent finds their jobs.
+func (d *Devices) Sample(_ context.Context) ([]report.GPU, error) {
+	out := make([]report.GPU, len(d.devs))
+	for i, dev := range d.devs {
+		info := d.gpus[i]
+		g := report.GPU{Index: i, UUID: info.UUID, Name: info.Name, MemTotal: info.MemTotal}
+		if u, r := dev.GetUtilizationRates(); r == nvml.SUCCESS {
+			v := float64(u.Gpu)
+			g.Util = &v
+		}
+		if m, r := dev.GetMemoryInfo(); r == nvml.SUCCESS {
+			g.MemUsed, g.MemTotal = m.Used, m.Total
+		}
+		if p, r := dev.GetPowerUsage(); r == nvml.SUCCESS {
+			v := float64(p) / 1000
+			g.PowerW = &v
+		}
+		if t, r := dev.GetTemperature(nvml.TEMPERATURE_GPU); r == nvml.SUCCESS {
+			v := float64(t)
+			g.TempC = &v
+		}
+		if e, r := dev.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.VOLATILE_ECC); r == nvml.SUCCESS {
+			g.ECCUncorrected = &e
+		}
+		procs, r := dev.GetComputeRunningProcesses()
+		if r != nvml.SUCCESS && r != nvml.ERROR_NOT_SUPPORTED && r != nvml.ERROR_NOT_FOUND {
+			return nil, fmt.Errorf("nvml: processes on GPU %d: %s", i, nvml.ErrorString(r))
+		}
+		for _, p := range procs {
+			g.Processes = append(g.Processes, report.Process{PID: p.Pid, MemUsed: p.UsedGpuMemory})
+		}
+		out[i] = g
+	}
+	d.drainXIDs()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.events != nil {
+		for i := range out {
+			v := d.xid[i]
+			out[i].XID = &v
+		}
+	}
+	return out, nil
+}
+
+// drainXIDs takes every XID event waiting, without blocking.
+func (d *Devices) drainXIDs() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.events == nil {
+		return
+	}
+	for range 1000 {
+		e, r := d.events.Wait(0)
+		if r != nvml.SUCCESS {
+			return // ERROR_TIMEOUT: nothing waiting
+		}
+		for i, dev := range d.devs {
+			if e.Device == dev || sameUUID(e.Device, d.gpus[i].UUID) {
+				d.xid[i] = e.EventData
+				d.log.Warn("XID error", "gpu", i, "xid", e.EventData)
+			}
+		}
+	}
+}
+
+func sameUUID(dev nvml.Device, uuid string) bool {
+	if dev == nil || uuid == "" {
+		return false
+	}
+	u, r := dev.GetUUID()
+	return r == nvml.SUCCESS && u == uuid
+}
+
+// Topology reads how the GPUs are connected: NVLinks (direct, or through NVSwitches), the PCIe
+// common ancestor of every pair, NUMA node and CPU affinity.
+func (d *Devices) Topology(_ context.Context) (report.Topology, error) {
+	n := len(d.devs)
+	byBus := map[string]int{}
+	for i, g := range d.gpus {
+		if g.BusID != "" {
+			byBus[normBus(g.BusID)] = i
+		}
+	}
+	t := report.Topology{GPUs: make([]report.TopologyGPU, n)}
+	direct := make([][]int, n)
+	switchLinks := make([]int, n)
+	for i, dev := range d.devs {
+		g := d.gpus[i]
+		tg := report.TopologyGPU{Index: i, UUID: g.UUID, BusID: g.BusID, Minor: g.Minor, NVLinks: make([]int, n), PCIe: make([]string, n)}
+		if numa, r := dev.GetNumaNodeId(); r == nvml.SUCCESS && numa >= 0 {
+			tg.NUMA = &numa
+		}
+		// go-nvml sizes the CPU set as (numCPUs-1)/8+1 words of 64 bits.
+		if words, r := dev.GetCpuAffinity(maxCPUs / 8); r == nvml.SUCCESS {
+			tg.CPUs = agent.FormatCPUs(cpusOf(words))
+		}
+		direct[i] = make([]int, n)
+		for l := range nvml.NVLINK_MAX_LINKS {
+			st, r := dev.GetNvLinkState(l)
+			if r != nvml.SUCCESS {
+				break // NOT_SUPPORTED: no (more) links
+			}
+			if st != nvml.FEATURE_ENABLED {
+				continue
+			}
+			remote, r := dev.GetNvLinkRemotePciInfo(l)
+			if r != nvml.SUCCESS {
+				continue
+			}
+			if peer, ok := byBus[normBus(busID(remote))]; ok && peer != i {
+				direct[i][peer]++
+				continue
+			}
+			if kind, r := dev.GetNvLinkRemoteDeviceType(l); r == nvml.SUCCESS && kind == nvml.NVLINK_DEVICE_TYPE_GPU {
+				continue // a GPU that is not ours (another partition): no path for our jobs
+			}
+			switchLinks[i]++
+		}
+		for j := range n {
+			if j == i {
+				tg.PCIe[j] = "X"
+				continue
+			}
+			if lvl, r := dev.GetTopologyCommonAncestor(d.devs[j]); r == nvml.SUCCESS {
+				tg.PCIe[j] = pcieLevel(lvl)
+			}
+		}
+		t.GPUs[i] = tg
+	}
+	for i := range n {
+		for j := range n {
+			if i == j {
+				continue
+			}
+			links := direct[i][j]
+			if links == 0 && switchLinks[i] > 0 && switchLinks[j] > 0 {
+				links = min(switchLinks[i], switchLinks[j]) // all GPUs on an NVSwitch fabric reach each other
+			}
+			t.GPUs[i].NVLinks[j] = links
+		}
+	}
+	return t, nil
+}
+
+// Close stops NVML.
+func (d *Devices) Close() error {
+	d.mu.Lock()
+	if d.events != nil {
+		_ = d.events.Free()
+		d.events = nil
+	}
+	d.mu.Unlock()
+	if r := d.lib.Shutdown(); r != nvml.SUCCESS {
+		return fmt.Errorf("nvml: shutdown: %s", nvml.ErrorString(r))
+	}
+	return nil
+}
+
+func pcieLevel(l nvml.GpuTopologyLevel) string {
+	switch l {
+	case nvml.TOPOLOGY_INTERNAL:
+		return "X"
+	case nvml.TOPOLOGY_SINGLE:
+		return "PIX"
+	case nvml.TOPOLOGY_MULTIPLE:
+		return "PXB"
+	case nvml.TOPOLOGY_HOSTBRIDGE:
+		return "PHB"
+	case nvml.TOPOLOGY_NODE:
+		return "NODE"
+	case nvml.TOPOLOGY_SYSTEM:
+		return "SYS"
+	}
+	return ""
+}
+
+// cpusOf lists the CPUs set in an affinity mask of 64-bit words.
+func cpusOf(words []uint) []int {
+	var out []int
+	for w, bits := range words {
+		for b := range 64 {
+			if bits&(1<<uint(b)) != 0 {
+				out = append(out, w*64+b)
+			}
+		}
+	}
+	return out
+}
+
+func busID(p nvml.PciInfo) string {
+	b := make([]byte, 0, len(p.BusId))
+	for _, c := range p.BusId {
+		if c == 0 {
+			break
+		}
+		b = append(b, byte(c))
+	}
+	return string(b)
+}
+
+// normBus makes "00000000:3B:00.0" and "0000:3b:00.0" compare equal.
+func normBus(s string) string {
+	s = strings.ToLower(s)
+	if i := strings.IndexByte(s, ':'); i >= 0 {
+		dom := strings.TrimLeft(s[:i], "0")
+		s = dom + s[i:]
+	}
+	return s
+}

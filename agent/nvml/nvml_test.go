@@ -1,0 +1,193 @@
+//go:build cgo
+
+package nvml_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/gpus"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
+
+	"github.com/acme/quartermaster/agent"
+	"github.com/acme/quartermaster/agent/nvml"
+)
+
+// The fake DGX A100 reads like the real machine: eight A100s at the scripted utilization and
+// memory, with their processes, all pairs joined by 12 NVLinks through the NVSwitches, GPU pairs
+// behind one PCIe switch (PXB) and everything else across sockets (SYS), NUMA node and CPUs per pair.
+func TestFakeDGXA100(t *testing.T) {
+	ctx := context.Background()
+	s, err := agent.ParseScript("0 85 mem=20480 pids=4242; 5 40 pids=4244,4245; * 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := nvml.NewFake("dgxa100", "dgx-a-01", agent.StaticScript(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	infos := d.GPUs()
+	if len(infos) != 8 || !strings.Contains(infos[0].Name, "A100") || infos[3].BusID != "0000:4E:00.0" || infos[7].Minor != 7 {
+		t.Fatalf("GPUs = %+v", infos)
+	}
+	again, _ := nvml.NewFake("dgxa100", "dgx-a-01", nil)
+	if again.Server.Devices[0].(*server.Device).UUID != infos[0].UUID {
+		t.Error("the fake's GPU UUIDs change between starts of the same node")
+	}
+	g, err := d.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g) != 8 {
+		t.Fatalf("%d GPUs sampled", len(g))
+	}
+	if *g[0].Util != 85 || g[0].MemUsed != 20480<<20 || len(g[0].Processes) != 1 || g[0].Processes[0].PID != 4242 || g[0].Processes[0].MemUsed != 20480<<20 {
+		t.Errorf("GPU 0 = %+v; want 85%%, 20 GiB, process 4242", g[0])
+	}
+	if *g[5].Util != 40 || g[5].MemUsed != 2<<30 || len(g[5].Processes) != 2 {
+		t.Errorf("GPU 5 = %+v; want 40%% and two processes of 1 GiB", g[5])
+	}
+	if *g[7].Util != 0 || g[7].MemUsed != 0 || len(g[7].Processes) != 0 || g[7].MemTotal != 40960<<20 {
+		t.Errorf("GPU 7 = %+v; want idle, empty, 40 GiB", g[7])
+	}
+	if g[0].PowerW == nil || *g[0].PowerW <= *g[7].PowerW || g[0].TempC == nil || g[0].XID == nil || *g[0].XID != 0 {
+		t.Errorf("power, temperature, XID of GPU 0: %v %v %v", g[0].PowerW, g[0].TempC, g[0].XID)
+	}
+	topo, err := d.Topology(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tg := range topo.GPUs {
+		for j := range 8 {
+			want, level := 12, "SYS"
+			switch {
+			case i == j:
+				want, level = 0, "X"
+			case i/2 == j/2:
+				level = "PXB"
+			}
+			if tg.NVLinks[j] != want || tg.PCIe[j] != level {
+				t.Errorf("GPU%d-GPU%d: NV%d %s, want NV%d %s", i, j, tg.NVLinks[j], tg.PCIe[j], want, level)
+			}
+		}
+	}
+	if *topo.GPUs[0].NUMA != 3 || topo.GPUs[0].CPUs != "48-63,176-191" || *topo.GPUs[6].NUMA != 5 || topo.GPUs[2].UUID != infos[2].UUID {
+		t.Errorf("GPU 0 and 6 affinity: %+v %+v", topo.GPUs[0], topo.GPUs[6])
+	}
+}
+
+// The fake DGX H100: 18 NVLinks between every pair, GPUs 0-3 on NUMA node 0 and 4-7 on node 1,
+// NODE within a socket and SYS across; an XID error in the script shows up once as the last XID.
+func TestFakeDGXH100(t *testing.T) {
+	ctx := context.Background()
+	src := &script{s: mustScript(t, "* 30")}
+	f, err := nvml.NewFake("dgxh100", "dgx-h-01", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	topo, err := d.Topology(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if topo.GPUs[1].NVLinks[6] != 18 || topo.GPUs[1].PCIe[2] != "NODE" || topo.GPUs[1].PCIe[6] != "SYS" || *topo.GPUs[5].NUMA != 1 || topo.GPUs[5].CPUs != "56-111,168-223" {
+		t.Errorf("topology = %+v", topo.GPUs[1])
+	}
+	src.s = mustScript(t, "* 30; 2 30 xid=79")
+	g, _ := d.Sample(ctx)
+	if *g[2].XID != 79 || *g[1].XID != 0 {
+		t.Errorf("XIDs after GPU 2 fell off the bus: %d %d", *g[2].XID, *g[1].XID)
+	}
+	if _, err := nvml.NewFake("dgx1", "x", nil); err == nil || !strings.Contains(err.Error(), "dgxa100") {
+		t.Errorf("an unknown fake: %v", err)
+	}
+}
+
+type script struct{ s agent.Script }
+
+func (s *script) Script() agent.Script { return s.s }
+
+func mustScript(t *testing.T, text string) agent.Script {
+	t.Helper()
+	s, err := agent.ParseScript(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// One H200 in a VM, as the probe in shared/data/nvml saw it: NUMA node, NVLinks and XID events
+// Not Supported. Those are normal answers: the sample and the topology come without them.
+func TestNotSupportedIsNormal(t *testing.T) {
+	ctx := context.Background()
+	srv := server.NewServerWithGPUs("580.159.04", "13.580.159.04", 13000, gpus.Multiple(1, gpus.H200_SXM5_141GB)...)
+	srv.EventSetCreateFunc = func() (gonvml.EventSet, gonvml.Return) { return nil, gonvml.ERROR_NOT_SUPPORTED }
+	dev := srv.Devices[0].(*server.Device)
+	dev.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) {
+		return gonvml.Utilization{Gpu: 100, Memory: 6}, gonvml.SUCCESS
+	}
+	dev.GetMemoryInfoFunc = func() (gonvml.Memory, gonvml.Return) {
+		return gonvml.Memory{Total: 150754820096, Used: 2107506688, Free: 148647313408}, gonvml.SUCCESS
+	}
+	dev.GetPowerUsageFunc = func() (uint32, gonvml.Return) { return 680676, gonvml.SUCCESS }
+	dev.GetTemperatureFunc = func(gonvml.TemperatureSensors) (uint32, gonvml.Return) { return 61, gonvml.SUCCESS }
+	dev.GetTotalEccErrorsFunc = func(gonvml.MemoryErrorType, gonvml.EccCounterType) (uint64, gonvml.Return) { return 0, gonvml.SUCCESS }
+	dev.GetComputeRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) {
+		return []gonvml.ProcessInfo{{Pid: 531, UsedGpuMemory: 1386 << 20}}, gonvml.SUCCESS
+	}
+	dev.GetCpuAffinityFunc = func(int) ([]uint, gonvml.Return) { return []uint{65535}, gonvml.SUCCESS }
+	dev.GetNumaNodeIdFunc = func() (int, gonvml.Return) { return 0, gonvml.ERROR_NOT_SUPPORTED }
+	dev.GetNvLinkStateFunc = func(int) (gonvml.EnableState, gonvml.Return) { return 0, gonvml.ERROR_NOT_SUPPORTED }
+	dev.GetTopologyCommonAncestorFunc = func(gonvml.Device) (gonvml.GpuTopologyLevel, gonvml.Return) {
+		return 0, gonvml.ERROR_NOT_SUPPORTED
+	}
+	d, err := nvml.Open(srv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if d.Driver() != "580.159.04" {
+		t.Errorf("driver %q", d.Driver())
+	}
+	g, err := d.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *g[0].Util != 100 || *g[0].PowerW != 680.676 || g[0].XID != nil || len(g[0].Processes) != 1 {
+		t.Errorf("sample = %+v; want 100%%, 680.676 W, no XID (not supported), one process", g[0])
+	}
+	topo, err := d.Topology(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg := topo.GPUs[0]; tg.NUMA != nil || tg.CPUs != "0-15" || tg.NVLinks[0] != 0 || tg.PCIe[0] != "X" {
+		t.Errorf("topology = %+v; want no NUMA node, CPUs 0-15, no NVLinks", tg)
+	}
+}
+
+// Without a driver, or with a driver and no GPU, Open says so in one sentence.
+func TestNoDriverNoGPU(t *testing.T) {
+	srv := server.NewServerWithGPUs("580", "13", 13000)
+	srv.InitFunc = func() gonvml.Return { return gonvml.ERROR_LIBRARY_NOT_FOUND }
+	_, err := nvml.Open(srv, nil)
+	if !errors.Is(err, nvml.ErrNoGPU) || !strings.Contains(err.Error(), "no NVIDIA driver") || strings.Contains(err.Error(), ". ") {
+		t.Errorf("no driver: %v", err)
+	}
+	srv.InitFunc = func() gonvml.Return { return gonvml.SUCCESS }
+	_, err = nvml.Open(srv, nil)
+	if !errors.Is(err, nvml.ErrNoGPU) || !strings.Contains(err.Error(), "sees no GPU") {
+		t.Errorf("no GPU: %v", err)
+	}
+}

@@ -1,0 +1,146 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/agent"
+	"github.com/acme/quartermaster/agent/report"
+)
+
+// fakeService answers reports with a status the test sets, and records what it took.
+type fakeService struct {
+	mu     sync.Mutex
+	status int
+	got    []int // the seq of every report answered 200, in order
+	tokens []string
+}
+
+func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var rep report.Report
+	_ = json.Unmarshal(body, &rep)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tokens = append(f.tokens, r.Header.Get("Authorization"))
+	if f.status != http.StatusOK {
+		w.WriteHeader(f.status)
+		fmt.Fprintf(w, `{"error":"status %d"}`, f.status)
+		return
+	}
+	f.got = append(f.got, int(rep.Seq))
+	_ = json.NewEncoder(w).Encode(report.Response{Accepted: true, TopologyWanted: rep.Seq == 2})
+}
+
+func (f *fakeService) set(status int) { f.mu.Lock(); f.status = status; f.mu.Unlock() }
+
+func (f *fakeService) received() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]int(nil), f.got...)
+}
+
+func body(seq int) []byte {
+	b, _ := json.Marshal(report.Report{Version: report.Version, Node: "n1", Seq: uint64(seq)})
+	return b
+}
+
+// A short outage loses nothing: the reports wait and go in order once the service is back. A long
+// one keeps the newest Window reports, drops the oldest and says so in the log. A report the service
+// refuses as bad is dropped; a refused token keeps everything for a retry.
+func TestOutboxKeepsOrderAndWindow(t *testing.T) {
+	svc := &fakeService{status: http.StatusServiceUnavailable}
+	srv := httptest.NewServer(svc)
+	defer srv.Close()
+	var logs bytes.Buffer
+	var wanted []bool
+	o := agent.NewOutbox(agent.OutboxConfig{URL: srv.URL + "/", Token: "qma_x", Window: 5,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)), OnResponse: func(r report.Response) { wanted = append(wanted, r.TopologyWanted) }})
+	ctx := context.Background()
+	for i := 1; i <= 3; i++ {
+		o.Push(body(i))
+		if err := o.Flush(ctx); err == nil {
+			t.Fatal("flush succeeded with the service down")
+		}
+	}
+	svc.set(http.StatusOK)
+	if err := o.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := svc.received(); !slices.Equal(got, []int{1, 2, 3}) {
+		t.Fatalf("after a short outage the service got %v, want 1 2 3 in order", got)
+	}
+	if !slices.Equal(wanted, []bool{false, true, false}) {
+		t.Errorf("the service's answers reached the agent as %v", wanted)
+	}
+	if svc.tokens[0] != "Bearer qma_x" {
+		t.Errorf("Authorization = %q", svc.tokens[0])
+	}
+
+	svc.set(http.StatusBadGateway)
+	for i := 4; i <= 12; i++ {
+		o.Push(body(i))
+		_ = o.Flush(ctx)
+	}
+	if q, _, _, dropped := o.Stats(); q != 5 || dropped != 4 {
+		t.Fatalf("after a long outage %d queued, %d dropped; want the window of 5 and 4 dropped", q, dropped)
+	}
+	if !strings.Contains(logs.String(), "dropped the oldest reports") {
+		t.Errorf("the log does not say reports were dropped:\n%s", logs.String())
+	}
+	svc.set(http.StatusUnauthorized)
+	if err := o.Flush(ctx); err == nil || !strings.Contains(err.Error(), "token") {
+		t.Errorf("a refused token: %v", err)
+	}
+	svc.set(http.StatusOK)
+	if err := o.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := svc.received(); !slices.Equal(got[3:], []int{8, 9, 10, 11, 12}) {
+		t.Fatalf("after the long outage the service got %v, want the newest five, 8-12, in order", got[3:])
+	}
+
+	svc.set(http.StatusBadRequest)
+	o.Push(body(13))
+	if err := o.Flush(ctx); err != nil {
+		t.Fatalf("a refused report should be dropped, not retried: %v", err)
+	}
+	if q, sent, refused, _ := o.Stats(); q != 0 || sent != 8 || refused != 1 {
+		t.Errorf("queued %d sent %d refused %d; want 0, 8, 1", q, sent, refused)
+	}
+}
+
+// Run retries on its own with backoff until the service answers.
+func TestOutboxRunRetries(t *testing.T) {
+	svc := &fakeService{status: http.StatusServiceUnavailable}
+	srv := httptest.NewServer(svc)
+	defer srv.Close()
+	o := agent.NewOutbox(agent.OutboxConfig{URL: srv.URL, Token: "t"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { o.Run(ctx); close(done) }()
+	o.Push(body(1))
+	o.Push(body(2))
+	time.Sleep(200 * time.Millisecond)
+	svc.set(http.StatusOK)
+	deadline := time.Now().Add(30 * time.Second)
+	for len(svc.received()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if got := svc.received(); !slices.Equal(got, []int{1, 2}) {
+		t.Fatalf("the service got %v, want 1 2", got)
+	}
+}

@@ -1,0 +1,140 @@
+package agent_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/agent"
+)
+
+// A process's cgroup names its Slurm job (cgroup v1 and v2 layouts) or its pod (the kubelet's
+// cgroupfs and systemd drivers); anything else belongs to neither.
+func TestCgroupOwnerFromFixtureTree(t *testing.T) {
+	c := agent.Cgroups{ProcRoot: "testdata/proc"}
+	for _, tc := range []struct {
+		pid      uint32
+		job, pod string
+	}{
+		{4242, "123", ""}, // v2: /system.slice/slurmstepd.scope/job_123/step_0/…
+		{4243, "77", ""},  // v1: /slurm/uid_1000/job_77/step_batch
+		{4244, "", "5f0b7a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b"}, // cgroupfs: /kubepods/burstable/pod<uid>/…
+		{4245, "", "0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d"}, // systemd: …-pod<uid with _>.slice/…
+		{4246, "", ""}, // a login session
+		{9999, "", ""}, // gone
+	} {
+		job, pod := c.Owner(tc.pid)
+		if job != tc.job || pod != tc.pod {
+			t.Errorf("pid %d: job %q pod %q, want job %q pod %q", tc.pid, job, pod, tc.job, tc.pod)
+		}
+	}
+	// A directory merely named like a job deeper in a path does not fool it: job_ must be a whole
+	// path element of digits.
+	if job, _ := agent.ParseCgroup([]byte("0::/home/job_notes/x\n0::/jobs/job_12a/x\n")); job != "" {
+		t.Errorf("non-job paths gave job %q", job)
+	}
+}
+
+// The fake GPU script: numbers, ranges and "*" (the GPUs no line names); a bad line is refused
+// with a sentence naming it and an example that works.
+func TestParseScript(t *testing.T) {
+	s, err := agent.ParseScript("# demo\n0 85 mem=20480 pids=4242,4243 xid=79\n1-3 10%; * 2 power=90")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := s.For(0); g.Util != 85 || g.MemMiB != 20480 || !slices.Equal(g.PIDs, []uint32{4242, 4243}) || g.XID != 79 {
+		t.Errorf("GPU 0 = %+v", g)
+	}
+	if g := s.For(3); g.Util != 10 {
+		t.Errorf("GPU 3 = %+v, want 10%%", g)
+	}
+	if g := s.For(7); g.Util != 2 || g.PowerW != 90 {
+		t.Errorf("GPU 7 = %+v, want the * line", g)
+	}
+	for _, bad := range []string{"0", "0 101", "x 5", "0 5 mem", "0 5 color=red", "3-1 5", "0 5 pids=0", "99 5"} {
+		_, err := agent.ParseScript(bad)
+		if err == nil || !strings.Contains(err.Error(), "line 1") || !strings.Contains(err.Error(), "`0 85 mem=20480 pids=4242`") {
+			t.Errorf("ParseScript(%q) = %v; want a sentence naming line 1 and an example", bad, err)
+		}
+	}
+}
+
+func TestCPUListsAndCores(t *testing.T) {
+	cpus, err := agent.ParseCPUs("48-63,176-191")
+	if err != nil || len(cpus) != 32 || agent.FormatCPUs(cpus) != "48-63,176-191" {
+		t.Fatalf("round trip: %v %v %q", cpus, err, agent.FormatCPUs(cpus))
+	}
+	for _, bad := range []string{"a", "5-3", "-1", "0-999999999"} {
+		if _, err := agent.ParseCPUs(bad); err == nil {
+			t.Errorf("ParseCPUs(%q) took it", bad)
+		}
+	}
+	// A DGX A100: two sockets of 64 cores, two threads each; CPU 176 is core 48's second thread.
+	m := agent.LayoutCores(2, 64, 2)
+	cores, all := m.Cores(cpus)
+	if agent.FormatCPUs(cores) != "48-63" || all {
+		t.Errorf("cores of 48-63,176-191 = %v (all %v), want 48-63", cores, all)
+	}
+	// The fixture host: two sockets with core ids 0 and 4 each, two threads per core; Slurm numbers
+	// the cores 0-3 socket by socket.
+	sys, err := agent.SysfsCores("testdata/sys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sys.CPUs() != 8 {
+		t.Fatalf("%d CPUs, want 8", sys.CPUs())
+	}
+	if cores, _ := sys.Cores([]int{2, 7}); !slices.Equal(cores, []int{2, 3}) {
+		t.Errorf("cores of CPUs 2 and 7 = %v, want [2 3]", cores)
+	}
+	if _, all := sys.Cores([]int{0, 1, 2, 3}); !all {
+		t.Error("CPUs 0-3 cover every core")
+	}
+	if _, err := agent.SysfsCores(t.TempDir()); err == nil {
+		t.Error("an empty sysfs gave a CPU layout")
+	}
+}
+
+func TestGresType(t *testing.T) {
+	for name, want := range map[string]string{
+		"NVIDIA A100-SXM4-40GB":      "a100",
+		"NVIDIA H100 80GB HBM3":      "h100",
+		"NVIDIA H200":                "h200",
+		"NVIDIA L40S":                "l40s",
+		"Tesla V100-SXM2-32GB":       "v100",
+		"Mock NVIDIA A100-SXM4-40GB": "a100",
+		"":                           "gpu",
+		"NVIDIA ?!":                  "gpu",
+	} {
+		if got := agent.GresType(name); got != want {
+			t.Errorf("GresType(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func FuzzParseScript(f *testing.F) {
+	f.Add("0 85 mem=20480 pids=4242\n* 0")
+	f.Add("1-3 10%; * 2 power=90 temp=70 xid=79")
+	f.Fuzz(func(t *testing.T, s string) {
+		sc, err := agent.ParseScript(s)
+		if err != nil {
+			return
+		}
+		for i := range 64 {
+			if g := sc.For(i); g.Util < 0 || g.Util > 100 {
+				t.Fatalf("GPU %d utilization %v from %q", i, g.Util, s)
+			}
+		}
+	})
+}
+
+func FuzzParseCgroup(f *testing.F) {
+	f.Add([]byte("0::/system.slice/slurmstepd.scope/job_123/step_0\n"))
+	f.Add([]byte("0::/kubepods.slice/kubepods-burstable-pod0a1b2c3d_4e5f_6a7b_8c9d_0e1f2a3b4c5d.slice/x\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		job, pod := agent.ParseCgroup(b)
+		if strings.Trim(job, "0123456789") != "" || (pod != "" && len(pod) != 36) {
+			t.Fatalf("job %q pod %q from %q", job, pod, b)
+		}
+	})
+}

@@ -1,0 +1,120 @@
+// Package report is the wire format between the node agent and the service: one JSON document per
+// POST /api/v1/agent/reports, carrying what a node's GPUs did at one instant, which Slurm jobs and
+// Kubernetes pods ran on them, and (at start, on change, or when the service asks) the node's GPU
+// topology. It imports only the standard library, so both sides share it without sharing anything
+// else.
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+)
+
+// Version is the report format this package writes. The service refuses other versions.
+const Version = 1
+
+// Path is where the service takes reports.
+const Path = "/api/v1/agent/reports"
+
+// MaxBytes bounds one report's body; the service refuses larger ones with 413. Eight GPUs with a
+// few processes each and the topology take about 6 KB.
+const MaxBytes = 1 << 20
+
+// Report is one sample of a node's GPUs.
+type Report struct {
+	Version int    `json:"version"`
+	Node    string `json:"node"`
+	// At is when the GPUs were read, by the node's clock.
+	At time.Time `json:"at"`
+	// Seq counts the agent's reports since it started; a gap tells the service reports were lost.
+	Seq uint64 `json:"seq"`
+	// Interval is the agent's sampling period in seconds: each sample stands for that much time.
+	Interval float64 `json:"interval_s"`
+	Driver   string  `json:"driver,omitempty"`
+	GPUs     []GPU   `json:"gpus"`
+	// TopologyHash identifies the node's topology; Topology is sent in full when it is new to the
+	// service.
+	TopologyHash string    `json:"topology_hash,omitempty"`
+	Topology     *Topology `json:"topology,omitempty"`
+}
+
+// GPU is what one GPU did. A measurement the GPU does not support is left out (nil), never zero.
+type GPU struct {
+	Index int    `json:"index"`
+	UUID  string `json:"uuid"`
+	Name  string `json:"name,omitempty"`
+	// Util is the percent of the last sample period in which a kernel ran.
+	Util *float64 `json:"util,omitempty"`
+	// MemUsed and MemTotal are framebuffer bytes.
+	MemUsed  uint64 `json:"mem_used"`
+	MemTotal uint64 `json:"mem_total"`
+	// PowerW is the board's power draw in watts; TempC the GPU temperature.
+	PowerW *float64 `json:"power_w,omitempty"`
+	TempC  *float64 `json:"temp_c,omitempty"`
+	// XID is the last XID error the GPU reported since the agent started (0: none).
+	XID *uint64 `json:"xid,omitempty"`
+	// ECCUncorrected counts uncorrected ECC errors since the driver loaded.
+	ECCUncorrected *uint64   `json:"ecc_uncorrected,omitempty"`
+	Processes      []Process `json:"processes,omitempty"`
+}
+
+// Process is a compute process on a GPU and the job or pod it belongs to, read from its cgroup.
+type Process struct {
+	PID     uint32 `json:"pid"`
+	MemUsed uint64 `json:"mem_used,omitempty"`
+	// Job is the Slurm job id (cgroup path …/job_<id>/…); Pod the Kubernetes pod UID
+	// (…/pod<uid>/…). Both are empty for a process of neither.
+	Job string `json:"job,omitempty"`
+	Pod string `json:"pod,omitempty"`
+}
+
+// Topology is how a node's GPUs are connected.
+type Topology struct {
+	GPUs []TopologyGPU `json:"gpus"`
+}
+
+// TopologyGPU is one GPU's place in the node.
+type TopologyGPU struct {
+	Index int    `json:"index"`
+	UUID  string `json:"uuid"`
+	BusID string `json:"bus_id,omitempty"`
+	Minor int    `json:"minor"`
+	// NUMA is the GPU's NUMA node; nil when the system does not say.
+	NUMA *int `json:"numa,omitempty"`
+	// CPUs is the CPU affinity, like "0-15,32-47".
+	CPUs string `json:"cpus,omitempty"`
+	// NVLinks is the number of NVLinks to each GPU, by index.
+	NVLinks []int `json:"nvlinks"`
+	// PCIe is the PCIe level to each GPU, by index: X, PIX, PXB, PHB, NODE, SYS, or "" unknown.
+	PCIe []string `json:"pcie"`
+}
+
+// Hash identifies a topology: equal topologies hash alike.
+func (t *Topology) Hash() string {
+	if t == nil {
+		return ""
+	}
+	b, _ := json.Marshal(t)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Response is the service's answer to an accepted or ignored report.
+type Response struct {
+	// Accepted is false when the service ignored the report (Ignored says why); the agent sends
+	// it no more either way.
+	Accepted bool   `json:"accepted"`
+	Ignored  string `json:"ignored,omitempty"`
+	// TopologyWanted asks the agent to send the full topology with its next report.
+	TopologyWanted bool `json:"topology_wanted,omitempty"`
+	// Skipped counts the report's parts the service did not use, by reason (unknown_gpu,
+	// unknown_job).
+	Skipped map[string]int `json:"skipped,omitempty"`
+}
+
+// Error is the service's answer to a refused report.
+type Error struct {
+	Error string `json:"error"`
+}

@@ -1,0 +1,294 @@
+// Command quartermaster-agent is the node agent: it reads the node's GPUs through NVML, reports
+// them to the Quartermaster service, serves Prometheus /metrics with dcgm-exporter's names, and
+// writes Slurm's gres.conf and a topology matrix from what NVML says.
+//
+//	quartermaster-agent [run]     report every interval and serve /metrics (the default)
+//	quartermaster-agent metrics   print one scrape and exit
+//	quartermaster-agent gres-conf print gres.conf lines for this node
+//	quartermaster-agent topology  print the GPU topology like `nvidia-smi topo -m`
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/acme/quartermaster/agent"
+	"github.com/acme/quartermaster/agent/nvml"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usageText = `usage: quartermaster-agent [COMMAND] [flags]
+
+commands:
+  run        report to the service every interval and serve /metrics (the default)
+  metrics    print one Prometheus scrape and exit
+  gres-conf  print Slurm gres.conf lines for this node's GPUs
+  topology   print the GPU topology like nvidia-smi topo -m
+
+examples:
+  quartermaster-agent --service https://qm.example.com --token-file /etc/quartermaster/agent.token
+  quartermaster-agent metrics --fake dgxa100 --fake-util '0 85 mem=20480; * 0'
+  quartermaster-agent gres-conf --fake dgxh100`
+
+// errUsage marks an error whose message says how to call the command.
+type errUsage struct{ msg string }
+
+func (e errUsage) Error() string { return e.msg }
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmd := "run"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "run":
+		err = runAgent(ctx, args, stderr)
+	case "metrics", "gres-conf", "topology":
+		err = oneShot(ctx, cmd, args, stdout, stderr)
+	case "help":
+		fmt.Fprintln(stdout, usageText)
+		return 0
+	default:
+		err = errUsage{fmt.Sprintf("there is no command %q; use run, metrics, gres-conf or topology", cmd)}
+	}
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintf(stderr, "quartermaster-agent: %v\n", err)
+	var u errUsage
+	if errors.As(err, &u) {
+		fmt.Fprintln(stderr, usageText)
+		return 2
+	}
+	return 1
+}
+
+// options are the flags every command takes.
+type options struct {
+	node       string
+	fake       string
+	fakeUtil   string
+	fakeScript string
+	procRoot   string
+	sysRoot    string
+	labels     string
+}
+
+func (o *options) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.node, "node", envOr("QM_NODE", ""), "this node's name as the scheduler knows it (default: the short host name; env QM_NODE)")
+	fs.StringVar(&o.fake, "fake", envOr("QM_AGENT_FAKE", ""), "run on a fake machine instead of NVML: "+strings.Join(nvml.FakeKinds, " or "))
+	fs.StringVar(&o.fakeUtil, "fake-util", "", "what the fake GPUs do, e.g. '0 85 mem=20480 pids=4242; * 0' (GPU, utilization %, then mem=MiB pids= power= temp= xid=)")
+	fs.StringVar(&o.fakeScript, "fake-script", "", "a file in the --fake-util format, read again whenever it changes")
+	fs.StringVar(&o.procRoot, "proc-root", "/proc", "where processes' cgroups are read (/proc/PID/cgroup)")
+	fs.StringVar(&o.sysRoot, "sys-root", "/sys", "where the CPU topology is read (for gres.conf Cores=)")
+	fs.StringVar(&o.labels, "labels", string(agent.LabelsDCGM), "metric label names: dcgm (dcgm-exporter's, with modelName) or snake (model_name)")
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// machine is what the agent reads: NVML or a fake, and the CPU layout.
+type machine struct {
+	devs  agent.Devices
+	cores *agent.CoreMap
+}
+
+func (o *options) open(log *slog.Logger) (*machine, error) {
+	if o.node == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return nil, fmt.Errorf("cannot tell this node's name (%v); pass --node", err)
+		}
+		o.node, _, _ = strings.Cut(h, ".")
+	}
+	if o.labels != string(agent.LabelsDCGM) && o.labels != string(agent.LabelsSnake) {
+		return nil, errUsage{fmt.Sprintf("--labels is dcgm or snake, not %q", o.labels)}
+	}
+	if o.fake == "" {
+		if o.fakeUtil != "" || o.fakeScript != "" {
+			return nil, errUsage{"--fake-util and --fake-script script a fake machine; add --fake dgxa100 or --fake dgxh100"}
+		}
+		devs, err := nvml.System(log)
+		if err != nil {
+			return nil, err
+		}
+		m := &machine{devs: devs}
+		if cores, err := agent.SysfsCores(o.sysRoot); err == nil {
+			m.cores = &cores
+		} else {
+			log.Info("no CPU topology; gres.conf will have no Cores=", "err", err)
+		}
+		return m, nil
+	}
+	var script agent.ScriptSource
+	switch {
+	case o.fakeUtil != "" && o.fakeScript != "":
+		return nil, errUsage{"use --fake-util or --fake-script, not both"}
+	case o.fakeUtil != "":
+		s, err := agent.ParseScript(o.fakeUtil)
+		if err != nil {
+			return nil, errUsage{err.Error()}
+		}
+		script = agent.StaticScript(s)
+	case o.fakeScript != "":
+		b, err := os.ReadFile(o.fakeScript)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the fake GPU script: %w", err)
+		}
+		if _, err := agent.ParseScript(string(b)); err != nil {
+			return nil, errUsage{err.Error()}
+		}
+		script = &agent.ScriptFile{Path: o.fakeScript, Logger: log}
+	}
+	f, err := nvml.NewFake(o.fake, o.node, script)
+	if err != nil {
+		return nil, errUsage{err.Error()}
+	}
+	devs, err := nvml.OpenFake(f, log)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("running on a fake machine", "fake", o.fake)
+	return &machine{devs: devs, cores: &f.Cores}, nil
+}
+
+func oneShot(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	o.register(fs)
+	var gres agent.GresOptions
+	var withNode bool
+	if cmd == "gres-conf" {
+		fs.StringVar(&gres.Type, "type", "", "the GRES type (default: from the model name, e.g. a100)")
+		fs.StringVar(&gres.DevDir, "dev-dir", "/dev", "where the nvidiaN device files are")
+		fs.BoolVar(&withNode, "with-nodename", false, "start each line with NodeName= (for a gres.conf shared by nodes)")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return errUsage{fmt.Sprintf("%s takes no arguments, but got %q", cmd, fs.Arg(0))}
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	m, err := o.open(log)
+	if err != nil {
+		return err
+	}
+	defer m.devs.Close()
+	a, err := agent.New(agent.Config{Node: o.node, Devices: m.devs, Cgroups: agent.Cgroups{ProcRoot: o.procRoot},
+		Labels: agent.LabelStyle(o.labels), Logger: log})
+	if err != nil {
+		return err
+	}
+	switch cmd {
+	case "metrics":
+		if _, err := a.Collect(ctx); err != nil {
+			return err
+		}
+		return a.Metrics().Write(stdout)
+	case "topology":
+		t, err := a.Topology(ctx)
+		if err != nil {
+			return err
+		}
+		agent.WriteTopology(stdout, t)
+		return nil
+	default: // gres-conf
+		t, err := a.Topology(ctx)
+		if err != nil {
+			return err
+		}
+		gres.Cores = m.cores
+		if withNode {
+			gres.Node = o.node
+		}
+		return agent.WriteGresConf(stdout, m.devs.GPUs(), t, gres)
+	}
+}
+
+func runAgent(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	o.register(fs)
+	service := fs.String("service", envOr("QM_SERVICE_URL", ""), "the service's URL, e.g. https://qm.example.com (env QM_SERVICE_URL); empty: /metrics only")
+	tokenFile := fs.String("token-file", envOr("QM_AGENT_TOKEN_FILE", ""), "file holding this node's token from `quartermaster agent-token create NODE` (env QM_AGENT_TOKEN_FILE)")
+	interval := fs.Duration("interval", agent.DefaultInterval, "how often the GPUs are read and reported")
+	window := fs.Int("window", agent.DefaultWindow, "reports kept while the service is unreachable (the oldest go first)")
+	listen := fs.String("listen", envOr("QM_AGENT_LISTEN", ":9400"), "address of /metrics (env QM_AGENT_LISTEN); empty: none")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return errUsage{fmt.Sprintf("run takes no arguments, but got %q", fs.Arg(0))}
+	}
+	if *interval < time.Second || *interval > 10*time.Minute {
+		return errUsage{fmt.Sprintf("--interval %s is out of range; use between 1s and 10m, e.g. --interval 10s", *interval)}
+	}
+	token := strings.TrimSpace(os.Getenv("QM_AGENT_TOKEN"))
+	if *tokenFile != "" {
+		b, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			return fmt.Errorf("cannot read the token: %w", err)
+		}
+		token = strings.TrimSpace(string(b))
+	}
+	if *service == "" && *listen == "" {
+		return errUsage{"with neither --service nor --listen there is nothing to do; e.g. --service https://qm.example.com --token-file /etc/quartermaster/agent.token"}
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	m, err := o.open(log)
+	if err != nil {
+		return err
+	}
+	defer m.devs.Close()
+	a, err := agent.New(agent.Config{Node: o.node, Devices: m.devs, Cgroups: agent.Cgroups{ProcRoot: o.procRoot},
+		Interval: *interval, Service: *service, Token: token, Window: *window, Labels: agent.LabelStyle(o.labels), Logger: log})
+	if err != nil {
+		return err
+	}
+	if *listen != "" {
+		ln, err := net.Listen("tcp", *listen)
+		if err != nil {
+			return fmt.Errorf("cannot serve /metrics on %s: %w", *listen, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", a.Metrics().Handler())
+		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = srv.Serve(ln) }()
+		defer srv.Close()
+		log.Info("serving /metrics", "addr", ln.Addr().String())
+	}
+	log.Info("node agent started", "node", o.node, "gpus", len(m.devs.GPUs()), "driver", m.devs.Driver(), "interval", interval.String(), "service", *service)
+	return a.Run(ctx)
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/agent/nvml"
+)
+
+func runCmd(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// Bad flags and scripts get one sentence and an example, and exit 2.
+func TestBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"frobnicate"},
+		{"metrics", "--fake", "dgx1"},
+		{"metrics", "--fake", "dgxa100", "--fake-util", "0 150"},
+		{"metrics", "--fake-util", "0 50"},
+		{"metrics", "--labels", "camel", "--fake", "dgxa100"},
+		{"run", "--fake", "dgxa100", "--interval", "10ms"},
+		{"run", "--fake", "dgxa100", "--service", "", "--listen", ""},
+		{"gres-conf", "--fake", "dgxa100", "--type", "A 100"},
+	} {
+		code, _, stderr := runCmd(args...)
+		if code == 0 || !strings.HasPrefix(stderr, "quartermaster-agent: ") || strings.Contains(stderr, "panic") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+// The one-shot commands on a fake machine.
+func TestOneShotCommandsOnFake(t *testing.T) {
+	if _, err := nvml.NewFake("dgxa100", "x", nil); err != nil {
+		t.Skipf("no fake in this build: %v", err)
+	}
+	code, out, stderr := runCmd("metrics", "--fake", "dgxa100", "--node", "dgx-07", "--fake-util", "0 85 mem=20480; * 0")
+	if code != 0 || !strings.Contains(out, `DCGM_FI_DEV_GPU_UTIL{Hostname="dgx-07"`) || !strings.Contains(out, `device="nvidia0",gpu="0",hpc_job="",modelName="Mock NVIDIA A100-SXM4-40GB",pci_bus_id="0000:07:00.0",pod_uid=""} 85`) {
+		t.Errorf("metrics: exit %d\n%s\n%s", code, out, stderr)
+	}
+	code, out, _ = runCmd("topology", "--fake", "dgxh100")
+	if code != 0 || !strings.HasPrefix(out, "\tGPU0\tGPU1") || !strings.Contains(out, "GPU4\tNV18\tNV18\tNV18\tNV18\t X \tNV18\tNV18\tNV18\t56-111,168-223\t1\n") {
+		t.Errorf("topology: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCmd("gres-conf", "--fake", "dgxh100", "--node", "dgx-07", "--with-nodename")
+	if code != 0 || !strings.Contains(out, "NodeName=dgx-07 Name=gpu Type=h100 File=/dev/nvidia7 Cores=56-111 Links=18,18,18,18,18,18,18,-1\n") {
+		t.Errorf("gres-conf: exit %d\n%s", code, out)
+	}
+}
+
+// Without a GPU or driver the agent says so in one sentence and exits non-zero. (Skipped on a
+// machine that has an NVIDIA driver.)
+func TestNoGPUOneSentence(t *testing.T) {
+	if _, err := os.Stat("/dev/nvidiactl"); err == nil {
+		t.Skip("this machine has an NVIDIA driver")
+	}
+	for _, cmd := range []string{"metrics", "topology", "gres-conf"} {
+		code, out, stderr := runCmd(cmd)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != 1 || out != "" || len(lines) != 1 || !strings.Contains(stderr, "GPU") {
+			t.Errorf("%s without a GPU: exit %d, stdout %q, stderr %q", cmd, code, out, stderr)
+		}
+	}
+	code, _, stderr := runCmd("run", "--listen", "127.0.0.1:0")
+	if code != 1 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("run without a GPU: exit %d, stderr %q", code, stderr)
+	}
+}

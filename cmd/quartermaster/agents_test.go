@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/agent/report"
+)
+
+func runQM(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// agent-token creates, lists and revokes node tokens; serve takes reports under a valid token only.
+func TestAgentTokensAndServeIngest(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
+	code, token, stderr := runQM("agent-token", "create", "gpu-01", "--db", db)
+	token = strings.TrimSpace(token)
+	if code != 0 || !strings.HasPrefix(token, "qma_") || !strings.Contains(stderr, "shown once") {
+		t.Fatalf("create: exit %d, token %q, stderr %q", code, token, stderr)
+	}
+	if code, _, stderr := runQM("agent-token", "--db", db, "create", "gpu-01"); code != 1 || !strings.Contains(stderr, "revoke it first") {
+		t.Errorf("a second token: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runQM("agent-token", "create", "gpu 01", "--db", db); code != 2 || !strings.Contains(stderr, "not a node name") {
+		t.Errorf("a bad node name: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runQM("agent-token", "frob", "--db", db); code != 2 || !strings.Contains(stderr, "example: quartermaster agent-token create gpu-01") {
+		t.Errorf("a bad verb: exit %d, %q", code, stderr)
+	}
+
+	s := startServe(t, serveOptions{app: appOptions{flags: commonFlags{db: db}}})
+	post := func(tok string, at time.Time) int {
+		util := 40.0
+		body, _ := json.Marshal(report.Report{Version: report.Version, Node: "gpu-01", At: at, Seq: 1, Interval: 10,
+			GPUs: []report.GPU{{Index: 0, UUID: "GPU-0", Util: &util}}})
+		req, _ := http.NewRequest(http.MethodPost, s.url+report.Path, bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	now := time.Now().UTC()
+	if got := post(token, now); got != http.StatusOK {
+		t.Fatalf("a report under the node's token: %d", got)
+	}
+	if got := post("qma_wrong", now.Add(time.Second)); got != http.StatusUnauthorized {
+		t.Errorf("a wrong token: %d", got)
+	}
+	_, list, _ := runQM("agent-token", "list", "--db", db)
+	if !strings.Contains(list, "gpu-01") || !strings.Contains(list, "valid") || strings.Contains(list, "never") {
+		t.Errorf("list after a report:\n%s", list)
+	}
+	if code, out, _ := runQM("agent-token", "revoke", "gpu-01", "--db", db); code != 0 || !strings.Contains(out, "revoked") {
+		t.Fatalf("revoke: %d %q", code, out)
+	}
+	// The service trusts a checked token for 30 s, but checks it again as it writes.
+	if got := post(token, now.Add(2*time.Second)); got != http.StatusUnauthorized {
+		t.Errorf("a revoked token: %d", got)
+	}
+	if _, list, _ := runQM("agent-token", "list", "--db", db); !strings.Contains(list, "revoked") {
+		t.Errorf("list after revoking:\n%s", list)
+	}
+}

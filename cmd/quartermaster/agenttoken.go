@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"text/tabwriter"
+	"time"
+
+	"github.com/acme/quartermaster/internal/ingest"
+	"github.com/acme/quartermaster/internal/store"
+)
+
+func init() {
+	register("agent-token", "agent-token create NODE | list | revoke NODE: the node agents' tokens", runAgentToken)
+}
+
+const agentTokenUsage = "usage: quartermaster agent-token create NODE | list | revoke NODE [--db URL] (example: quartermaster agent-token create gpu-01)"
+
+var agentNodeRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+
+func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("agent-token", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f commonFlags
+	f.register(fs)
+	// Flags may come before or after the verb and node.
+	var pos []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			return errUsage{err.Error()}
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	verb := ""
+	if len(pos) > 0 {
+		verb = pos[0]
+	}
+	switch {
+	case verb == "list" && len(pos) == 1:
+	case (verb == "create" || verb == "revoke") && len(pos) == 2:
+		if !agentNodeRe.MatchString(pos[1]) {
+			return errUsage{fmt.Sprintf("%q is not a node name; use the name the scheduler knows the node by (letters, digits, '.', '-', '_'), e.g. quartermaster agent-token %s gpu-01", pos[1], verb)}
+		}
+	default:
+		return errUsage{agentTokenUsage}
+	}
+	url, err := f.dbURL()
+	if err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, url, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	now := time.Now().UTC()
+	switch verb {
+	case "create":
+		token, err := ingest.NewToken()
+		if err != nil {
+			return err
+		}
+		if err := db.CreateAgentToken(ctx, pos[1], ingest.HashToken(token), now); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, token)
+		fmt.Fprintf(stderr, "This is node %s's token; it is shown once and kept only as a hash. Put it in the agent's --token-file (e.g. /etc/quartermaster/agent.token, mode 0600).\n", pos[1])
+	case "revoke":
+		if err := db.RevokeAgentToken(ctx, pos[1], now); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "revoked node %s's token; its agent's reports are refused from now on\n", pos[1])
+	case "list":
+		ts, err := db.AgentTokens(ctx)
+		if err != nil {
+			return err
+		}
+		if len(ts) == 0 {
+			fmt.Fprintln(stdout, "no agent tokens yet; create one with: quartermaster agent-token create NODE")
+			return nil
+		}
+		w := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "NODE\tTOKEN\tCREATED\tLAST REPORT")
+		for _, t := range ts {
+			state := "valid"
+			if !t.RevokedAt.IsZero() {
+				state = "revoked " + t.RevokedAt.Format(time.RFC3339)
+			}
+			last := "never"
+			if !t.LastReportAt.IsZero() {
+				last = t.LastReportAt.Format(time.RFC3339)
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", t.Node, state, t.CreatedAt.Format(time.RFC3339), last)
+		}
+		return w.Flush()
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/oidc"
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// ssoPass is how often serve looks for account links whose groups are due for a re-check (each
+// is re-checked once per oidc.recheck, default daily).
+const ssoPass = 15 * time.Minute
+
+// setupSSO turns single sign-on on where QM_OIDC_ISSUER is set: the account links become the
+// service's directory (the policy's static directory is no longer read), /gpu login, logout and
+// unlink are offered, and the login endpoints are served on mux. Without it, nil and nothing
+// changes.
+func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.Logger) (*oidc.Service, error) {
+	cfg, on, err := oidc.FromEnv(getenv, a.Policy)
+	if err != nil || !on {
+		return nil, err
+	}
+	sso, err := oidc.New(cfg, a.Store, a.Clock, log)
+	if err != nil {
+		return nil, err
+	}
+	a.Service.Directory = sso
+	a.Bot.SSO = sso
+	// A command a login link carries (an approval that needed a fresh login) runs as the account
+	// once it has logged in; the page says what came of it, and whoever else it concerns is told.
+	sso.Resume = func(ctx context.Context, acct qm.Account, command string) string {
+		rs := a.Bot.Handle(ctx, bot.Request{Account: bot.Account{Platform: acct.Platform, Workspace: acct.Workspace, User: acct.User}, Text: command})
+		if len(rs) == 0 {
+			return "Your " + command + " was done."
+		}
+		for _, r := range rs[1:] {
+			if r.To != "" {
+				if err := a.Sender.Send(ctx, r); err != nil {
+					log.Error("sending a reply of a resumed command", "to", r.To, "err", err)
+				}
+			}
+		}
+		if rs[0].Error {
+			return command + " did not go through: " + rs[0].PlainText()
+		}
+		return rs[0].PlainText()
+	}
+	sso.GroupsChanged = func(ctx context.Context, before, after *qm.AccountLink) {
+		for _, r := range a.Bot.GroupsChanged(ctx, before, after) {
+			if err := a.Sender.Send(ctx, r); err != nil {
+				log.Error("telling of changed groups", "to", r.To, "err", err)
+			}
+		}
+	}
+	sso.Register(mux)
+	log.Info("single sign-on is on", "issuer", cfg.Issuer, "public_url", cfg.PublicURL, "groups_claim", cfg.GroupsClaim, "recheck", cfg.Recheck.String())
+	return sso, nil
+}
+
+// ssoLoop re-checks the groups of the links that are due, now and every ssoPass (or every
+// re-check period where that is shorter), and forgets old login links.
+func ssoLoop(ctx context.Context, sso *oidc.Service, log *slog.Logger) {
+	every := min(ssoPass, sso.Config().Recheck)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		rep, err := sso.Recheck(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("re-checking groups failed; will retry", "err", err)
+		case rep.Checked+rep.Revoked+rep.Unchecked > 0:
+			log.Info("groups re-checked", "checked", rep.Checked, "changed", rep.Changed, "revoked", rep.Revoked, "unchecked", rep.Unchecked)
+		}
+		if _, err := sso.Prune(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("forgetting old login links failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

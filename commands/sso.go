@@ -1,0 +1,220 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// SSO is single sign-on, where it is set up (internal/oidc implements it): who a chat account
+// is at the identity provider, and the one-time links that let it sign in.
+type SSO interface {
+	// Link is the account's link, or an ENOTFOUND error; current is false when its groups are no
+	// longer confirmed by the provider and it must sign in again.
+	Link(ctx context.Context, a qm.Account) (link *qm.AccountLink, current bool, err error)
+	// LoginURL makes a one-time login link for the account; chatEmail, when not empty, is the
+	// email the login must prove, and resume a command to run once it has.
+	LoginURL(ctx context.Context, a qm.Account, chatEmail, resume string) (url string, expires time.Time, err error)
+	// Logout unlinks the account; false when it was not linked.
+	Logout(ctx context.Context, a qm.Account) (bool, error)
+	// Unlink unlinks a chat account (platform:workspace:user) or every account of an email.
+	Unlink(ctx context.Context, who string) (int64, error)
+}
+
+// accountOf is the chat account of a request, as the domain names accounts.
+func accountOf(req bot.Request) qm.Account {
+	return qm.Account{Platform: req.Account.Platform, Workspace: req.Account.Workspace, User: req.Account.User}
+}
+
+// chatEmail is the email the chat platform showed for the request, when it is one.
+func chatEmail(req bot.Request) string {
+	if strings.Contains(req.User, "@") {
+		return req.User
+	}
+	return ""
+}
+
+var errNoAccount = qm.Errorf(qm.EFORBIDDEN, "this chat did not say which account you are, so single sign-on cannot tell who you are here; use Slack or another chat with /gpu login.")
+
+// door is single sign-on at the door: a command that needs to know who asks runs only for a
+// linked account whose groups are current, as the email its login proved; anything else gets a
+// login link and nothing else happens. An approval or denial needs a login fresher than
+// approvals.step_up: an older one gets a link that makes the decision once the login is done.
+// stop is true when the replies are the answer.
+func (b *Bot) door(ctx context.Context, req *bot.Request, c Command) (replies []bot.Reply, stop bool) {
+	acct := accountOf(*req)
+	if acct.IsZero() {
+		return []bot.Reply{b.refuse(c.Verb, errNoAccount)}, true
+	}
+	link, current, err := b.SSO.Link(ctx, acct)
+	switch {
+	case qm.ErrorCode(err) == qm.ENOTFOUND:
+		return b.loginPrompt(ctx, *req, c, "Quartermaster does not know who you are yet, so nothing was done.", ""), true
+	case err != nil:
+		return []bot.Reply{b.refuse(c.Verb, err)}, true
+	case !current:
+		return b.loginPrompt(ctx, *req, c, fmt.Sprintf("Your groups could not be confirmed with the identity provider since %s, so nothing was done.", b.when(link.CheckedAt)), ""), true
+	}
+	if stepUp := b.pol().Approvals.StepUp.Duration; (c.Verb == "approve" || c.Verb == "deny") && stepUp > 0 {
+		if age := b.Svc.Clock.Now().Sub(link.LoginAt); age > stepUp {
+			resume := "/gpu " + c.Verb + " " + c.Lease.String()
+			if c.Reason != "" {
+				resume += " " + c.Reason
+			}
+			why := fmt.Sprintf("Deciding %s spends a budget, so it needs a sign-in from the last %s; yours was %s ago.", c.Lease, policy.FormatDuration(stepUp), policy.FormatDuration(age))
+			return b.loginPrompt(ctx, *req, c, why, resume), true
+		}
+	}
+	req.User = qm.CanonicalUser(link.Email)
+	return nil, false
+}
+
+// loginPrompt answers with a one-time login link, privately: why it is needed, the link, and
+// what happens after. With resume set the link carries the command, which runs as soon as the
+// login is done.
+func (b *Bot) loginPrompt(ctx context.Context, req bot.Request, c Command, why, resume string) []bot.Reply {
+	url, exp, err := b.SSO.LoginURL(ctx, accountOf(req), chatEmail(req), resume)
+	if err != nil {
+		return []bot.Reply{b.refuse(c.Verb, err)}
+	}
+	then := "then type your command again."
+	switch {
+	case c.Verb == "login":
+		then = "then come back here."
+	case resume != "" && c.Verb == "approve":
+		then = c.Lease.String() + " is approved as soon as you have."
+	case resume != "":
+		then = c.Lease.String() + " is denied as soon as you have."
+	}
+	text := fmt.Sprintf("Sign in with %s's single sign-on (the link works once, until %s): %s — %s",
+		b.pol().Organization, exp.In(b.pol().Location).Format("15:04 MST"), url, then)
+	if why != "" {
+		text = why + " " + text
+	}
+	return []bot.Reply{{Ephemeral: true, Text: text}}
+}
+
+// login is /gpu login: a private one-time link that links this chat account to the identity.
+func (b *Bot) login(ctx context.Context, req bot.Request, c Command) []bot.Reply {
+	acct := accountOf(req)
+	if acct.IsZero() {
+		return []bot.Reply{b.refuse(c.Verb, errNoAccount)}
+	}
+	why := ""
+	if link, _, err := b.SSO.Link(ctx, acct); err == nil {
+		why = fmt.Sprintf("You are signed in as %s since %s; to sign in again:", link.Email, b.when(link.LoginAt))
+	}
+	return b.loginPrompt(ctx, req, c, why, "")
+}
+
+// logout is /gpu logout: this chat account is unlinked.
+func (b *Bot) logout(ctx context.Context, req bot.Request, c Command) []bot.Reply {
+	acct := accountOf(req)
+	if acct.IsZero() {
+		return []bot.Reply{b.refuse(c.Verb, errNoAccount)}
+	}
+	link, _, err := b.SSO.Link(ctx, acct)
+	if qm.ErrorCode(err) == qm.ENOTFOUND {
+		return []bot.Reply{{Ephemeral: true, Text: "This chat account is not signed in, so there is nothing to sign out of. /gpu login signs you in."}}
+	}
+	if err != nil {
+		return []bot.Reply{b.refuse(c.Verb, err)}
+	}
+	if _, err := b.SSO.Logout(ctx, acct); err != nil {
+		return []bot.Reply{b.refuse(c.Verb, err)}
+	}
+	b.log().Info("signed out", "account", acct.String(), "email", link.Email)
+	return []bot.Reply{{Ephemeral: true, Text: fmt.Sprintf("Signed out: this chat account is no longer linked to %s. Your leases run on; /gpu login signs you in again.", link.Email)}}
+}
+
+// unlink is /gpu unlink WHO: a platform admin (oidc.admins) unlinks someone's chat accounts.
+func (b *Bot) unlink(ctx context.Context, req bot.Request, c Command) []bot.Reply {
+	if c.Who == nil || !b.pol().IsSSOAdmin(c.Who.User, c.Who.Groups) {
+		return []bot.Reply{b.refuse(c.Verb, qm.Errorf(qm.EFORBIDDEN, "only a platform admin (oidc.admins in the policy) can unlink other people's chat accounts; /gpu logout signs yourself out."))}
+	}
+	n, err := b.SSO.Unlink(ctx, c.Arg)
+	if err != nil {
+		return []bot.Reply{b.refuse(c.Verb, err)}
+	}
+	b.log().Info("unlinked by a platform admin", "admin", c.Who.User, "who", c.Arg, "accounts", n)
+	if n == 0 {
+		return []bot.Reply{{Text: fmt.Sprintf("No chat account is linked to %s; nothing changed.", c.Arg)}}
+	}
+	return []bot.Reply{{Text: fmt.Sprintf("Unlinked %d chat account(s) of %s: they must /gpu login again before they can ask for anything. Their running leases are left alone.", n, c.Arg)}}
+}
+
+func parseUnlink(c Command, args []string) (Command, error) {
+	if len(args) != 1 {
+		return c, bad(c.Verb, "/gpu unlink needs one email or chat account (platform:workspace:user).")
+	}
+	c.Arg = args[0]
+	if !strings.Contains(c.Arg, "@") {
+		if _, err := qm.ParseAccount(c.Arg); err != nil {
+			return c, bad(c.Verb, "%q is neither an email nor a chat account like slack:T024BE7LD:U024BE7LH.", truncate(c.Arg, 60))
+		}
+	}
+	return c, nil
+}
+
+func hasSSO(b *Bot) bool { return b.SSO != nil }
+
+// GroupsChanged tells what a re-check of someone's groups at the identity provider means: for
+// each team they left, they (and its budget owners) hear that they can start no new leases for
+// it, and which of their leases run on to their end. after is nil when the provider no longer
+// honours their sign-in. The replies are addressed (To) and ready to send.
+func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) []bot.Reply {
+	if before == nil {
+		return nil
+	}
+	user := qm.CanonicalUser(before.Email)
+	teams := func(l *qm.AccountLink) map[string]bool {
+		out := map[string]bool{}
+		if l != nil {
+			for _, t := range b.pol().TeamsOf(l.Groups) {
+				out[t.Name] = true
+			}
+		}
+		return out
+	}
+	was, is := teams(before), teams(after)
+	var lost []string
+	for t := range was {
+		if !is[t] {
+			lost = append(lost, t)
+		}
+	}
+	sort.Strings(lost)
+	var out []bot.Reply
+	if after == nil {
+		out = append(out, bot.Reply{To: user, Text: "Your sign-in was revoked at the identity provider, so this chat account is no longer linked. /gpu login signs you in again."})
+	}
+	for _, team := range lost {
+		ls, err := b.Svc.List(ctx, qm.LeaseFilter{Kind: qm.AnyKind, User: user, Team: team, States: qm.OpenStates})
+		if err != nil {
+			b.log().Error("listing the leases of someone who left a team", "user", user, "team", team, "err", err)
+		}
+		text := fmt.Sprintf("%s is no longer in team %s at the identity provider (checked %s), so they can start no new leases for it.", user, team, b.when(b.Svc.Clock.Now()))
+		if len(ls) > 0 {
+			var ids []string
+			for _, l := range ls {
+				ids = append(ids, fmt.Sprintf("%s (%s, %s)", l.ID, l.State, b.askText(l)))
+			}
+			text += " These leases are left alone and run to their end: " + strings.Join(ids, "; ") + "."
+		}
+		to := append([]string{user}, b.pol().Approvers(team)...)
+		seen := map[string]bool{}
+		for _, r := range to {
+			if r = qm.CanonicalUser(r); !seen[r] && strings.Contains(r, "@") {
+				seen[r] = true
+				out = append(out, bot.Reply{To: r, Text: text, Ref: "left-team:" + team + ":" + user})
+			}
+		}
+	}
+	return out
+}

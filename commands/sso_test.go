@@ -1,0 +1,31 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestParseSSOCommands: login and logout take nothing; unlink takes one email or chat account.
+func TestParseSSOCommands(t *testing.T) {
+	for in, want := range map[string]string{
+		"/gpu login":                     "",
+		"/gpu logout":                    "",
+		"/gpu login now":                 "takes no arguments",
+		"/gpu unlink":                    "needs one email or chat account",
+		"/gpu unlink bob":                "neither an email nor a chat account",
+		"/gpu unlink slack:T1":           "neither an email nor a chat account",
+		"/gpu unlink a@b.example c@d":    "needs one email or chat account",
+		"/gpu unlink carl@x.example":     "",
+		"/gpu unlink slack:T024BE7LD:U1": "",
+	} {
+		c, err := Parse(in)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: %v", in, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "Example: /gpu")):
+			t.Errorf("%q: %v, want %q and an example", in, err, want)
+		case want == "" && strings.HasPrefix(in, "/gpu unlink") && c.Arg != strings.Fields(in)[2]:
+			t.Errorf("%q: arg %q", in, c.Arg)
+		}
+	}
+}

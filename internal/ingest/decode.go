@@ -1,0 +1,116 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"time"
+
+	"github.com/acme/quartermaster/agent/report"
+)
+
+// Bounds on what one report may hold; a report beyond them is refused as malformed.
+const (
+	maxGPUs         = 64
+	maxProcesses    = 4096 // per GPU
+	maxString       = 256
+	maxIntervalSecs = 3600
+)
+
+var (
+	nodeRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+	jobRe  = regexp.MustCompile(`^[0-9]{1,20}$`)
+	podRe  = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	pcieOK = map[string]bool{"": true, "X": true, "PIX": true, "PXB": true, "PHB": true, "NODE": true, "SYS": true}
+)
+
+// Decode reads and checks one report. Its error is one sentence saying what is wrong, fit to send
+// back to the agent.
+func Decode(body []byte) (report.Report, error) {
+	var r report.Report
+	if err := json.Unmarshal(body, &r); err != nil {
+		return report.Report{}, fmt.Errorf("the report is not valid JSON of the report format (%v)", err)
+	}
+	if r.Version != report.Version {
+		return report.Report{}, fmt.Errorf("the report has version %d, but this service reads version %d; update the agent or the service", r.Version, report.Version)
+	}
+	if !nodeRe.MatchString(r.Node) {
+		return report.Report{}, fmt.Errorf("the report's node %q is not a node name", clip(r.Node))
+	}
+	if r.At.IsZero() || r.At.Year() < 2000 || r.At.Year() > 9999 {
+		return report.Report{}, fmt.Errorf("the report has no time (at)")
+	}
+	if !(r.Interval > 0 && r.Interval <= maxIntervalSecs) {
+		return report.Report{}, fmt.Errorf("the report's interval_s %v is not between 0 and %d seconds", r.Interval, maxIntervalSecs)
+	}
+	if len(r.GPUs) > maxGPUs {
+		return report.Report{}, fmt.Errorf("the report lists %d GPUs; a node has at most %d", len(r.GPUs), maxGPUs)
+	}
+	if len(r.Driver) > maxString || len(r.TopologyHash) > 64 {
+		return report.Report{}, fmt.Errorf("the report's driver or topology_hash is too long")
+	}
+	seen := map[int]bool{}
+	for _, g := range r.GPUs {
+		switch {
+		case g.Index < 0 || g.Index >= maxGPUs || seen[g.Index]:
+			return report.Report{}, fmt.Errorf("the report lists GPU index %d twice or out of range", g.Index)
+		case g.UUID == "" || len(g.UUID) > maxString || len(g.Name) > maxString:
+			return report.Report{}, fmt.Errorf("GPU %d has no UUID, or a name or UUID too long", g.Index)
+		case g.Util != nil && !(*g.Util >= 0 && *g.Util <= 100):
+			return report.Report{}, fmt.Errorf("GPU %d's utilization %v is not a percentage", g.Index, *g.Util)
+		case badFloat(g.PowerW) || badFloat(g.TempC):
+			return report.Report{}, fmt.Errorf("GPU %d's power or temperature is not a number", g.Index)
+		case len(g.Processes) > maxProcesses:
+			return report.Report{}, fmt.Errorf("GPU %d lists %d processes; at most %d are read", g.Index, len(g.Processes), maxProcesses)
+		}
+		seen[g.Index] = true
+		for _, p := range g.Processes {
+			if p.Job != "" && !jobRe.MatchString(p.Job) {
+				return report.Report{}, fmt.Errorf("GPU %d: %q is not a Slurm job id", g.Index, clip(p.Job))
+			}
+			if p.Pod != "" && !podRe.MatchString(p.Pod) {
+				return report.Report{}, fmt.Errorf("GPU %d: %q is not a pod UID", g.Index, clip(p.Pod))
+			}
+		}
+	}
+	if t := r.Topology; t != nil {
+		n := len(t.GPUs)
+		if n > maxGPUs {
+			return report.Report{}, fmt.Errorf("the topology lists %d GPUs; a node has at most %d", n, maxGPUs)
+		}
+		for i, g := range t.GPUs {
+			switch {
+			case g.Index != i:
+				return report.Report{}, fmt.Errorf("the topology lists GPU %d in place %d; it lists GPUs in index order", g.Index, i)
+			case g.UUID == "" || len(g.UUID) > maxString || len(g.BusID) > maxString || len(g.CPUs) > 4*maxString:
+				return report.Report{}, fmt.Errorf("topology GPU %d has no UUID, or a field too long", i)
+			case len(g.NVLinks) != n || len(g.PCIe) != n:
+				return report.Report{}, fmt.Errorf("topology GPU %d must list NVLinks and PCIe levels to all %d GPUs", i, n)
+			case g.NUMA != nil && (*g.NUMA < 0 || *g.NUMA > 1024):
+				return report.Report{}, fmt.Errorf("topology GPU %d has NUMA node %d", i, *g.NUMA)
+			}
+			for j := range n {
+				if g.NVLinks[j] < 0 || g.NVLinks[j] > 64 || !pcieOK[g.PCIe[j]] {
+					return report.Report{}, fmt.Errorf("topology GPU %d to GPU %d: %d NVLinks or PCIe level %q is not possible", i, j, g.NVLinks[j], clip(g.PCIe[j]))
+				}
+			}
+		}
+	}
+	return r, nil
+}
+
+func badFloat(f *float64) bool {
+	return f != nil && (math.IsNaN(*f) || math.IsInf(*f, 0) || *f < -1000 || *f > 1e6)
+}
+
+// clip shortens a value echoed in an error.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// stamp formats a time for a message.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

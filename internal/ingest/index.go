@@ -1,0 +1,143 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// leaseIndex finds the running lease behind a Slurm job id, a pod UID, or on a node.
+type leaseIndex struct {
+	at     time.Time
+	byJob  map[string]*qm.Lease
+	byPod  map[string]*qm.Lease
+	byNode map[string][]*qm.Lease
+}
+
+// cachedUIDs are the pod UIDs behind a Kubernetes lease's Ref.
+type cachedUIDs struct {
+	uids []string
+	at   time.Time
+}
+
+// uidTTL is how long the pod UIDs of a Kubernetes object are trusted (a Job's pods can be
+// replaced).
+const uidTTL = time.Minute
+
+// slurmJobRef is a Slurm lease's Ref: the job id.
+var slurmJobRef = regexp.MustCompile(`^[0-9]+$`)
+
+// index returns the lease index, reading the running leases again when it is older than
+// IndexEvery. Requests arriving meanwhile wait for the one read.
+func (i *Ingest) index(ctx context.Context) (*leaseIndex, error) {
+	i.idxMu.Lock()
+	defer i.idxMu.Unlock()
+	if i.idx != nil && time.Since(i.idx.at) < i.cfg.IndexEvery {
+		return i.idx, nil
+	}
+	leases, err := i.cfg.Leases(ctx)
+	if err != nil {
+		if i.idx != nil {
+			i.log.Warn("reading the running leases failed; using the last list", "err", err)
+			return i.idx, nil
+		}
+		return nil, fmt.Errorf("ingest: running leases: %w", err)
+	}
+	idx := &leaseIndex{at: time.Now(), byJob: map[string]*qm.Lease{}, byPod: map[string]*qm.Lease{}, byNode: map[string][]*qm.Lease{}}
+	keep := map[string]cachedUIDs{}
+	for _, l := range leases {
+		if l.Kind != qm.KindWorkspace || !l.State.Running() {
+			continue
+		}
+		switch {
+		case slurmJobRef.MatchString(l.Ref):
+			idx.byJob[l.Ref] = l
+		case i.cfg.PodUIDs != nil && (strings.HasPrefix(l.Ref, "pod/") || strings.HasPrefix(l.Ref, "job/")):
+			c, ok := i.uids[l.Ref]
+			if !ok || time.Since(c.at) > uidTTL {
+				uids, err := i.cfg.PodUIDs(ctx, l.Ref)
+				if err != nil {
+					i.log.Warn("finding a lease's pods failed", "lease", l.ID, "ref", l.Ref, "err", err)
+				} else {
+					c = cachedUIDs{uids: uids, at: time.Now()}
+				}
+			}
+			keep[l.Ref] = c
+			for _, u := range c.uids {
+				idx.byPod[u] = l
+			}
+		}
+		for _, n := range expandHostlist(l.Node) {
+			idx.byNode[n] = append(idx.byNode[n], l)
+		}
+	}
+	i.idx, i.uids = idx, keep
+	return idx, nil
+}
+
+// maxHostlist bounds the hosts one node list may expand to.
+const maxHostlist = 4096
+
+// expandHostlist expands a scheduler's node list: "gpu01,gpu02", or Slurm's compressed
+// "gpu[01-03,07],dgx-a" (zero padding kept). A list it cannot read is taken as one name.
+func expandHostlist(s string) []string {
+	var out []string
+	for _, part := range splitOutside(s) {
+		open := strings.IndexByte(part, '[')
+		shut := strings.LastIndexByte(part, ']')
+		if open < 0 || shut < open {
+			if part != "" {
+				out = append(out, part)
+			}
+			continue
+		}
+		prefix, suffix := part[:open], part[shut+1:]
+		ok := true
+		var names []string
+		for _, r := range strings.Split(part[open+1:shut], ",") {
+			lo, hi, isRange := strings.Cut(r, "-")
+			if !isRange {
+				hi = lo
+			}
+			a, err1 := strconv.Atoi(lo)
+			b, err2 := strconv.Atoi(hi)
+			if err1 != nil || err2 != nil || b < a || b-a > maxHostlist || len(names) > maxHostlist {
+				ok = false
+				break
+			}
+			for n := a; n <= b; n++ {
+				names = append(names, fmt.Sprintf("%s%0*d%s", prefix, len(lo), n, suffix))
+			}
+		}
+		if !ok {
+			names = []string{part}
+		}
+		out = append(out, names...)
+	}
+	return out
+}
+
+// splitOutside splits at commas that are not inside brackets.
+func splitOutside(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, c := range s {
+		switch c {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}

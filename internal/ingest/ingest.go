@@ -1,0 +1,577 @@
+// Package ingest is the service side of the node agents: the HTTP handler for
+// POST /api/v1/agent/reports, which checks each node's bearer token (kept hashed), refuses what is
+// malformed, oversized, future-dated or addressed for another node, ignores replays, and counts
+// every reason; it finds the lease behind each GPU process through its Slurm job id (the lease's
+// Ref) or pod UID, keeps the raw sample briefly, updates what the idle path reads (Telemetry), adds
+// hourly usage rollups per lease through qm.UsageStore, and keeps each node's topology for
+// placement.
+package ingest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acme/quartermaster/agent/report"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/store"
+)
+
+// Defaults for Config fields left empty.
+const (
+	// DefaultMaxSkew is how far ahead of the service's clock a report may be dated.
+	DefaultMaxSkew = 2 * time.Minute
+	// DefaultRawRetention is how long raw samples are kept; older reports are ignored.
+	DefaultRawRetention = 24 * time.Hour
+	// DefaultActivityRetention is how long the activity of a lease no report covers is kept.
+	DefaultActivityRetention = 30 * 24 * time.Hour
+	// DefaultIndexEvery is how often the running leases are read again to map jobs to leases.
+	DefaultIndexEvery = 5 * time.Second
+	// DefaultFlushEvery is how often usage rollups are added to the store.
+	DefaultFlushEvery = time.Minute
+	// DefaultPruneEvery is how often old samples are forgotten.
+	DefaultPruneEvery = 10 * time.Minute
+	// tokenCacheTTL is how long a checked token is trusted without asking the store again; the
+	// store checks it once more when it writes the report, so a revoked token never writes.
+	tokenCacheTTL = 30 * time.Second
+)
+
+// Reasons a report, or a part of one, was refused or ignored; each is counted.
+const (
+	Accepted     = "accepted"
+	Unauthorized = "unauthorized" // missing, unknown or revoked token (401)
+	WrongNode    = "wrong_node"   // the token is another node's (403)
+	TooLarge     = "too_large"    // body over report.MaxBytes (413)
+	Malformed    = "malformed"    // not a valid report (400)
+	Future       = "future"       // dated too far ahead (422)
+	TooOld       = "too_old"      // older than the raw retention (ignored)
+	Replayed     = "replayed"     // not newer than the node's last report (ignored)
+	Failed       = "failed"       // the store failed (500)
+	UnknownGPU   = "unknown_gpu"  // a GPU not in the node's topology (ignored)
+	UnknownJob   = "unknown_job"  // a process of a job or pod no running lease owns (ignored)
+)
+
+// Store is what ingest needs of the database (*store.DB).
+type Store interface {
+	AgentNode(ctx context.Context, tokenHash string) (string, error)
+	RecordAgentReports(ctx context.Context, rs []store.AgentReport) ([]store.AgentReportResult, error)
+	NodeTopologyOf(ctx context.Context, node string) (qm.Topology, string, bool, error)
+	PruneAgentData(ctx context.Context, samplesBefore, activityBefore time.Time) (int64, error)
+	qm.UsageStore
+}
+
+// Config configures the ingest.
+type Config struct {
+	Store Store
+	// Leases lists the running workspace leases (with Ref and Node).
+	Leases func(ctx context.Context) ([]*qm.Lease, error)
+	// PodUIDs finds the UIDs of the pods behind a Kubernetes lease's Ref; nil where there is no
+	// Kubernetes.
+	PodUIDs func(ctx context.Context, ref string) ([]string, error)
+	Clock   qm.Clock
+	// IdleBelow is the utilization, percent, under which a GPU is idle (the policy's
+	// idle.utilization_below).
+	IdleBelow float64
+	Logger    *slog.Logger
+
+	MaxSkew, RawRetention, ActivityRetention time.Duration
+	IndexEvery, FlushEvery, PruneEvery       time.Duration
+	// Writers bounds the batches of reports written at once; zero means DefaultWriters.
+	Writers int
+}
+
+// Ingest takes the node agents' reports.
+type Ingest struct {
+	cfg Config
+	log *slog.Logger
+
+	countMu sync.Mutex
+	counts  map[string]int64
+
+	tokMu  sync.Mutex
+	tokens map[string]cachedToken
+
+	topoMu sync.Mutex
+	topos  map[string]knownGPUs
+
+	idxMu sync.Mutex
+	idx   *leaseIndex
+	uids  map[string]cachedUIDs
+
+	usage *rollups
+	batch *batcher
+}
+
+type cachedToken struct {
+	node string
+	at   time.Time
+}
+
+type knownGPUs struct {
+	hash  string
+	uuids map[string]bool
+}
+
+// New makes the ingest.
+func New(cfg Config) *Ingest {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&cfg.MaxSkew, DefaultMaxSkew)
+	def(&cfg.RawRetention, DefaultRawRetention)
+	def(&cfg.ActivityRetention, DefaultActivityRetention)
+	def(&cfg.IndexEvery, DefaultIndexEvery)
+	def(&cfg.FlushEvery, DefaultFlushEvery)
+	def(&cfg.PruneEvery, DefaultPruneEvery)
+	if cfg.Writers <= 0 {
+		cfg.Writers = DefaultWriters
+	}
+	return &Ingest{cfg: cfg, log: cfg.Logger.With("part", "ingest"), counts: map[string]int64{},
+		tokens: map[string]cachedToken{}, topos: map[string]knownGPUs{}, uids: map[string]cachedUIDs{}, usage: newRollups(),
+		batch: &batcher{write: cfg.Store.RecordAgentReports, writers: cfg.Writers}}
+}
+
+// Register mounts the handler on mux.
+func (i *Ingest) Register(mux *http.ServeMux) {
+	mux.Handle("POST "+report.Path, i)
+}
+
+// Counts is how many reports (and parts of reports) were taken, refused or ignored, by reason.
+func (i *Ingest) Counts() map[string]int64 {
+	i.countMu.Lock()
+	defer i.countMu.Unlock()
+	out := make(map[string]int64, len(i.counts))
+	for k, v := range i.counts {
+		out[k] = v
+	}
+	return out
+}
+
+func (i *Ingest) count(reason string, n int) {
+	if n == 0 {
+		return
+	}
+	i.countMu.Lock()
+	i.counts[reason] += int64(n)
+	i.countMu.Unlock()
+}
+
+// NewToken makes a node token: 32 random bytes, URL-safe, with a prefix that says what it is.
+func NewToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("ingest: random token: %w", err)
+	}
+	return "qma_" + base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// HashToken is what the store keeps of a token. The token is 256 random bits, so a plain SHA-256
+// is enough: there is nothing to guess that a slow hash would protect.
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+func (i *Ingest) refuse(w http.ResponseWriter, status int, reason, msg string) {
+	i.count(reason, 1)
+	w.Header().Set("Content-Type", "application/json")
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="quartermaster agents"`)
+	}
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(report.Error{Error: msg})
+}
+
+func answer(w http.ResponseWriter, r report.Response) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(r)
+}
+
+// ServeHTTP takes one report.
+func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	ctx := req.Context()
+	token, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+	token = strings.TrimSpace(token)
+	if !ok || token == "" {
+		i.refuse(w, http.StatusUnauthorized, Unauthorized, "no bearer token; create one with `quartermaster agent-token create NODE` and give it to the node's agent")
+		return
+	}
+	hash := HashToken(token)
+	node, err := i.nodeOf(ctx, hash)
+	if errors.Is(err, store.ErrAgentUnauthorized) {
+		i.refuse(w, http.StatusUnauthorized, Unauthorized, "this token is unknown or revoked; create a new one with `quartermaster agent-token create NODE`")
+		return
+	}
+	if err != nil {
+		i.log.Error("token lookup failed", "err", err)
+		i.refuse(w, http.StatusInternalServerError, Failed, "the service could not check the token; it will be fine to retry")
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, report.MaxBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			i.refuse(w, http.StatusRequestEntityTooLarge, TooLarge, fmt.Sprintf("the report is larger than %d bytes", report.MaxBytes))
+			return
+		}
+		i.refuse(w, http.StatusBadRequest, Malformed, "the report could not be read")
+		return
+	}
+	r, err := Decode(body)
+	if err != nil {
+		i.refuse(w, http.StatusBadRequest, Malformed, err.Error())
+		return
+	}
+	if r.Node != node {
+		i.log.Warn("a report named another node than its token's", "token_node", node, "report_node", r.Node)
+		i.refuse(w, http.StatusForbidden, WrongNode, fmt.Sprintf("this token belongs to node %s, not %s", node, r.Node))
+		return
+	}
+	now := i.cfg.Clock.Now()
+	if r.At.After(now.Add(i.cfg.MaxSkew)) {
+		i.refuse(w, http.StatusUnprocessableEntity, Future, fmt.Sprintf("the report is dated %s, %s ahead of the service's clock; check the node's clock (NTP)",
+			stamp(r.At), r.At.Sub(now).Round(time.Second)))
+		return
+	}
+	if r.At.Before(now.Add(-i.cfg.RawRetention)) {
+		i.count(TooOld, 1)
+		answer(w, report.Response{Ignored: TooOld})
+		return
+	}
+	resp, err := i.take(ctx, hash, r, now)
+	if errors.Is(err, store.ErrAgentUnauthorized) {
+		i.forget(hash)
+		i.refuse(w, http.StatusUnauthorized, Unauthorized, "this token is unknown or revoked; create a new one with `quartermaster agent-token create NODE`")
+		return
+	}
+	if err != nil {
+		i.log.Error("storing a report failed", "node", r.Node, "err", err)
+		i.refuse(w, http.StatusInternalServerError, Failed, "the service could not store the report; it will be fine to retry")
+		return
+	}
+	answer(w, resp)
+}
+
+// nodeOf is the node of a token hash, from a short cache or the store.
+func (i *Ingest) nodeOf(ctx context.Context, hash string) (string, error) {
+	i.tokMu.Lock()
+	c, ok := i.tokens[hash]
+	i.tokMu.Unlock()
+	if ok && time.Since(c.at) < tokenCacheTTL {
+		return c.node, nil
+	}
+	node, err := i.cfg.Store.AgentNode(ctx, hash)
+	if err != nil {
+		return "", err
+	}
+	i.tokMu.Lock()
+	if len(i.tokens) > 100000 {
+		clear(i.tokens)
+	}
+	i.tokens[hash] = cachedToken{node: node, at: time.Now()}
+	i.tokMu.Unlock()
+	return node, nil
+}
+
+func (i *Ingest) forget(hash string) {
+	i.tokMu.Lock()
+	delete(i.tokens, hash)
+	i.tokMu.Unlock()
+}
+
+// leaseSeen is what one report says of one lease.
+type leaseSeen struct {
+	lease  *qm.Lease
+	gpus   map[int]bool
+	mem    uint64
+	active bool
+}
+
+// take maps the report onto leases and stores it.
+func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now time.Time) (report.Response, error) {
+	resp := report.Response{Accepted: true, Skipped: map[string]int{}}
+	known, topo, err := i.knownGPUs(ctx, r)
+	if err != nil {
+		return resp, err
+	}
+	idx, err := i.index(ctx)
+	if err != nil {
+		return resp, err
+	}
+	seen := map[qm.LeaseID]*leaseSeen{}
+	for _, l := range idx.byNode[r.Node] {
+		seen[l.ID] = &leaseSeen{lease: l, gpus: map[int]bool{}}
+	}
+	util := map[int]*float64{}
+	for _, g := range r.GPUs {
+		if !known[g.UUID] {
+			resp.Skipped[UnknownGPU]++
+			continue
+		}
+		util[g.Index] = g.Util
+		for _, p := range g.Processes {
+			var l *qm.Lease
+			switch {
+			case p.Job != "":
+				l = idx.byJob[p.Job]
+			case p.Pod != "":
+				l = idx.byPod[p.Pod]
+			default:
+				continue // a process of neither: the node's own
+			}
+			if l == nil {
+				resp.Skipped[UnknownJob]++
+				continue
+			}
+			s := seen[l.ID]
+			if s == nil {
+				s = &leaseSeen{lease: l, gpus: map[int]bool{}}
+				seen[l.ID] = s
+			}
+			s.gpus[g.Index] = true
+			s.mem += p.MemUsed
+		}
+	}
+	if resp.Skipped[UnknownGPU] > 0 {
+		// A GPU the node's topology lacks may be where a lease's work runs: judging the node's
+		// leases from the rest could call a busy lease idle. The sample is kept, nothing is judged,
+		// and the agent is asked for its topology.
+		clear(seen)
+		resp.TopologyWanted = true
+	}
+	rec := store.AgentReport{Node: r.Node, TokenHash: hash, At: r.At, Seq: r.Seq, Received: now, TopologyHash: r.TopologyHash}
+	if rec.GPUs, err = json.Marshal(r.GPUs); err != nil {
+		return resp, fmt.Errorf("ingest: %w", err)
+	}
+	if topo != nil {
+		rec.Topology = topo
+	}
+	interval := time.Duration(min(r.Interval, 300) * float64(time.Second))
+	var rolls []qm.UsageRollup
+	ids := make([]qm.LeaseID, 0, len(seen))
+	for id := range seen {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+	for _, id := range ids {
+		s := seen[id]
+		var sum float64
+		var n int
+		for g := range s.gpus {
+			if u := util[g]; u != nil {
+				sum += *u
+				n++
+				if *u >= i.cfg.IdleBelow {
+					s.active = true
+				}
+			}
+		}
+		mean := 0.0
+		if n > 0 {
+			mean = sum / float64(n)
+		}
+		rec.Activity = append(rec.Activity, store.LeaseActivity{Lease: id, Utilization: mean, MemUsed: s.mem, Active: s.active})
+		// A lease over several nodes is reported by each of them: each has its share of the GPUs.
+		nodes := max(len(expandHostlist(s.lease.Node)), 1)
+		gpuSecs := interval.Seconds() * float64(max(s.lease.GPUs/nodes, 1))
+		roll := qm.UsageRollup{Lease: id, Hour: r.At.UTC().Truncate(time.Hour), GPUSeconds: gpuSecs, UtilSum: mean, Samples: 1}
+		if !s.active {
+			roll.IdleGPUSeconds = gpuSecs
+		}
+		rolls = append(rolls, roll)
+	}
+	res, err := i.batch.do(rec)
+	if err != nil {
+		return resp, err
+	}
+	if res.Unauthorized {
+		return resp, store.ErrAgentUnauthorized
+	}
+	if res.Replayed {
+		i.count(Replayed, 1)
+		return report.Response{Ignored: Replayed}, nil
+	}
+	if topo != nil {
+		i.rememberTopology(r.Node, r.TopologyHash, topo)
+	}
+	i.usage.add(rolls)
+	i.count(Accepted, 1)
+	for k, v := range resp.Skipped {
+		i.count(k, v)
+	}
+	if len(resp.Skipped) == 0 {
+		resp.Skipped = nil
+	}
+	resp.TopologyWanted = resp.TopologyWanted || (topo == nil && res.TopologyHash != r.TopologyHash)
+	return resp, nil
+}
+
+// knownGPUs is the set of the node's GPU UUIDs from its topology: the report's own when it carries
+// one (converted for the store), else the stored one.
+func (i *Ingest) knownGPUs(ctx context.Context, r report.Report) (map[string]bool, *qm.Topology, error) {
+	if r.Topology != nil {
+		t := Topology(r.Node, r.At, *r.Topology)
+		return uuidsOf(t), &t, nil
+	}
+	i.topoMu.Lock()
+	k, ok := i.topos[r.Node]
+	i.topoMu.Unlock()
+	if ok && k.hash == r.TopologyHash {
+		return k.uuids, nil, nil
+	}
+	t, hash, found, err := i.cfg.Store.NodeTopologyOf(ctx, r.Node)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !found {
+		return map[string]bool{}, nil, nil
+	}
+	u := uuidsOf(t)
+	i.topoMu.Lock()
+	i.topos[r.Node] = knownGPUs{hash: hash, uuids: u}
+	i.topoMu.Unlock()
+	return u, nil, nil
+}
+
+func (i *Ingest) rememberTopology(node, hash string, t *qm.Topology) {
+	i.topoMu.Lock()
+	i.topos[node] = knownGPUs{hash: hash, uuids: uuidsOf(*t)}
+	i.topoMu.Unlock()
+}
+
+func uuidsOf(t qm.Topology) map[string]bool {
+	u := make(map[string]bool, len(t.GPUs))
+	for _, g := range t.GPUs {
+		u[g.UUID] = true
+	}
+	return u
+}
+
+// Topology converts a reported topology to the domain's, with its NVLink islands.
+func Topology(node string, at time.Time, rt report.Topology) qm.Topology {
+	t := qm.Topology{Node: node, At: at.UTC(), GPUs: make([]qm.TopologyGPU, len(rt.GPUs))}
+	for i, g := range rt.GPUs {
+		numa := -1
+		if g.NUMA != nil {
+			numa = *g.NUMA
+		}
+		pcie := make([]qm.PCIeLevel, len(g.PCIe))
+		for j, p := range g.PCIe {
+			pcie[j] = qm.PCIeLevel(p)
+		}
+		t.GPUs[i] = qm.TopologyGPU{Index: g.Index, UUID: g.UUID, NUMA: numa, CPUs: g.CPUs,
+			NVLinks: append([]int(nil), g.NVLinks...), PCIe: pcie}
+	}
+	t.SetIslands()
+	return t
+}
+
+// Flush adds the usage rollups gathered so far to the store.
+func (i *Ingest) Flush(ctx context.Context) error {
+	rs := i.usage.take()
+	if len(rs) == 0 {
+		return nil
+	}
+	if err := i.cfg.Store.AddUsage(ctx, rs); err != nil {
+		i.usage.add(rs) // try again at the next flush
+		return fmt.Errorf("ingest: add usage: %w", err)
+	}
+	return nil
+}
+
+// Prune forgets raw samples older than the retention, and the activity of long-gone leases.
+func (i *Ingest) Prune(ctx context.Context) (int64, error) {
+	now := i.cfg.Clock.Now()
+	return i.cfg.Store.PruneAgentData(ctx, now.Add(-i.cfg.RawRetention), now.Add(-i.cfg.ActivityRetention))
+}
+
+// Run flushes the usage rollups and prunes old samples until ctx ends, then flushes once more.
+func (i *Ingest) Run(ctx context.Context) {
+	flush := time.NewTicker(i.cfg.FlushEvery)
+	prune := time.NewTicker(i.cfg.PruneEvery)
+	defer flush.Stop()
+	defer prune.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if err := i.Flush(fctx); err != nil {
+				i.log.Error("usage rollups lost at shutdown", "err", err)
+			}
+			cancel()
+			return
+		case <-flush.C:
+			if err := i.Flush(ctx); err != nil && ctx.Err() == nil {
+				i.log.Warn("adding usage rollups failed; will retry", "err", err)
+			}
+		case <-prune.C:
+			if n, err := i.Prune(ctx); err != nil && ctx.Err() == nil {
+				i.log.Warn("forgetting old agent samples failed", "err", err)
+			} else if n > 0 {
+				i.log.Info("forgot old agent samples", "rows", n)
+			}
+		}
+	}
+}
+
+// rollups gathers hourly usage per lease between flushes, summing what falls in the same hour.
+type rollups struct {
+	mu sync.Mutex
+	m  map[rollKey]qm.UsageRollup
+}
+
+type rollKey struct {
+	lease qm.LeaseID
+	hour  int64
+}
+
+func newRollups() *rollups { return &rollups{m: map[rollKey]qm.UsageRollup{}} }
+
+func (r *rollups) add(rs []qm.UsageRollup) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, u := range rs {
+		k := rollKey{u.Lease, u.Hour.Unix()}
+		c := r.m[k]
+		c.Lease, c.Hour = u.Lease, u.Hour
+		c.GPUSeconds += u.GPUSeconds
+		c.IdleGPUSeconds += u.IdleGPUSeconds
+		c.UtilSum += u.UtilSum
+		c.Samples += u.Samples
+		r.m[k] = c
+	}
+}
+
+func (r *rollups) take() []qm.UsageRollup {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]qm.UsageRollup, 0, len(r.m))
+	for _, u := range r.m {
+		out = append(out, u)
+	}
+	clear(r.m)
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].Lease != out[b].Lease {
+			return out[a].Lease < out[b].Lease
+		}
+		return out[a].Hour.Before(out[b].Hour)
+	})
+	return out
+}

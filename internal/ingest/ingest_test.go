@@ -1,0 +1,335 @@
+package ingest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/agent/report"
+	"github.com/acme/quartermaster/internal/ingest"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/sim"
+	"github.com/acme/quartermaster/internal/store"
+	"github.com/acme/quartermaster/internal/store/storetest"
+)
+
+// env is an ingest over a real store with a simulated clock and a fixed list of running leases.
+type env struct {
+	t      *testing.T
+	db     *store.DB
+	clock  *sim.Clock
+	ing    *ingest.Ingest
+	srv    *httptest.Server
+	leases []*qm.Lease
+	tokens map[string]string // node -> token
+}
+
+var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
+func eachStore(t *testing.T, fn func(t *testing.T, url string)) {
+	for _, b := range []struct {
+		name string
+		url  func(testing.TB) string
+	}{{"sqlite", storetest.SQLite}, {"postgres", storetest.Postgres}} {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, b.url(t))
+		})
+	}
+}
+
+func newEnv(t *testing.T, url string, leases ...*qm.Lease) *env {
+	t.Helper()
+	e := &env{t: t, db: storetest.Open(t, url), clock: sim.NewClock(t0), leases: leases, tokens: map[string]string{}}
+	e.ing = ingest.New(ingest.Config{Store: e.db, Clock: e.clock, IdleBelow: 5, Logger: storetest.Logger(t),
+		Leases: func(context.Context) ([]*qm.Lease, error) { return e.leases, nil },
+		PodUIDs: func(_ context.Context, ref string) ([]string, error) {
+			if ref == "pod/qm-vision/ws" {
+				return []string{"5f0b7a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b"}, nil
+			}
+			return nil, nil
+		}})
+	mux := http.NewServeMux()
+	e.ing.Register(mux)
+	e.srv = httptest.NewServer(mux)
+	t.Cleanup(e.srv.Close)
+	for _, n := range []string{"n1", "n2"} {
+		tok, err := ingest.NewToken()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.db.CreateAgentToken(t.Context(), n, ingest.HashToken(tok), t0); err != nil {
+			t.Fatal(err)
+		}
+		e.tokens[n] = tok
+	}
+	return e
+}
+
+func f(v float64) *float64 { return &v }
+
+func numa(n int) *int { return &n }
+
+// topology of two GPUs joined by 4 NVLinks.
+func topology() *report.Topology {
+	return &report.Topology{GPUs: []report.TopologyGPU{
+		{Index: 0, UUID: "GPU-0", NUMA: numa(0), CPUs: "0-15", NVLinks: []int{0, 4}, PCIe: []string{"X", "NODE"}},
+		{Index: 1, UUID: "GPU-1", NUMA: numa(0), CPUs: "0-15", NVLinks: []int{4, 0}, PCIe: []string{"NODE", "X"}},
+	}}
+}
+
+// rep is a report from n1 at the clock's time, with the topology.
+func (e *env) rep(gpus ...report.GPU) report.Report {
+	t := topology()
+	return report.Report{Version: report.Version, Node: "n1", At: e.clock.Now(), Seq: 1, Interval: 10, GPUs: gpus, Topology: t, TopologyHash: t.Hash()}
+}
+
+// post sends a report (or raw bytes) with a token and returns the status and the decoded answer.
+func (e *env) post(token string, body any) (int, map[string]any) {
+	e.t.Helper()
+	var b []byte
+	switch v := body.(type) {
+	case []byte:
+		b = v
+	default:
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+report.Path, bytes.NewReader(b))
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+func (e *env) samples() int {
+	n, err := e.db.AgentSamples(context.Background(), "")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+// A report is mapped onto leases: a process of lease L-1's Slurm job and one of L-2's pod make
+// them active; L-3, on the node with no process, is seen idle; a process of a job no lease owns
+// and a GPU the topology lacks are skipped and counted. The usage rollups reach lease_usage_hourly
+// and the topology is kept with its NVLink island.
+func TestReportMappedOntoLeases(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		leases := []*qm.Lease{
+			{ID: 1, State: qm.Active, GPUs: 1, Ref: "4711", Node: "n1"},
+			{ID: 2, State: qm.Active, GPUs: 1, Ref: "pod/qm-vision/ws", Node: "n1"},
+			{ID: 3, State: qm.Active, GPUs: 2, Ref: "4713", Node: "n1"},
+			{ID: 4, State: qm.Active, GPUs: 1, Ref: "4714", Node: "n2"},
+		}
+		e := newEnv(t, url, leases...)
+		r := e.rep(
+			report.GPU{Index: 0, UUID: "GPU-0", Util: f(80), MemUsed: 10 << 30, MemTotal: 80 << 30,
+				Processes: []report.Process{{PID: 1, Job: "4711", MemUsed: 9 << 30}, {PID: 2, Job: "999"}}},
+			report.GPU{Index: 1, UUID: "GPU-1", Util: f(3), MemUsed: 1 << 30, MemTotal: 80 << 30,
+				Processes: []report.Process{{PID: 3, Pod: "5f0b7a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b", MemUsed: 1 << 30}, {PID: 4}}},
+		)
+		code, out := e.post(e.tokens["n1"], r)
+		if code != 200 || out["accepted"] != true {
+			t.Fatalf("status %d, %v", code, out)
+		}
+		skipped, _ := out["skipped"].(map[string]any)
+		if skipped[ingest.UnknownJob] != 1.0 || len(skipped) != 1 {
+			t.Errorf("skipped = %v; want one unknown job", skipped)
+		}
+		tel := ingest.Telemetry{Store: e.db}
+		ctx := t.Context()
+		a1, ok1 := tel.Activity(ctx, leases[0])
+		a2, ok2 := tel.Activity(ctx, leases[1])
+		a3, ok3 := tel.Activity(ctx, leases[2])
+		_, ok4 := tel.Activity(ctx, leases[3])
+		if !ok1 || !a1.Seen.Equal(t0) || !a1.LastActive.Equal(t0) || a1.Utilization != 80 {
+			t.Errorf("L-1 (busy job on GPU 0): %+v %v", a1, ok1)
+		}
+		if !ok2 || !a2.LastActive.IsZero() || a2.Utilization != 3 {
+			t.Errorf("L-2 (pod on GPU 1 at 3%%, under the 5%% threshold): %+v %v", a2, ok2)
+		}
+		if !ok3 || !a3.Seen.Equal(t0) || !a3.LastActive.IsZero() || a3.Utilization != 0 {
+			t.Errorf("L-3 (on the node, no process): %+v %v; want seen and idle", a3, ok3)
+		}
+		if ok4 {
+			t.Error("L-4 on another node has telemetry from n1's report")
+		}
+		if err := e.ing.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		use, err := e.db.Usage(ctx, t0, t0.Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(use) != 3 || use[0].Lease != 1 || use[0].GPUSeconds != 10 || use[0].IdleGPUSeconds != 0 ||
+			use[2].Lease != 3 || use[2].GPUSeconds != 20 || use[2].IdleGPUSeconds != 20 {
+			t.Errorf("rollups = %+v; want L-1 10 busy GPU-s, L-3 20 idle GPU-s", use)
+		}
+		topo, err := e.db.NodeTopology(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n1 := topo["n1"]; len(n1.GPUs) != 2 || n1.GPUs[0].Island != n1.GPUs[1].Island || n1.GPUs[1].NVLinks[0] != 4 || n1.GPUs[0].PCIe[1] != qm.LevelNUMA {
+			t.Errorf("n1's topology = %+v", n1)
+		}
+		// A GPU the topology lacks could be where a lease works: the report is kept but judges no
+		// lease, and the agent is asked for its topology.
+		e.clock.Advance(10 * time.Second)
+		r2 := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(0)}, report.GPU{Index: 2, UUID: "GPU-stranger", Util: f(50)})
+		r2.Topology = nil
+		code, out = e.post(e.tokens["n1"], r2)
+		if skipped, _ := out["skipped"].(map[string]any); code != 200 || skipped[ingest.UnknownGPU] != 1.0 || out["topology_wanted"] != true {
+			t.Errorf("a report with an unknown GPU: %d %v", code, out)
+		}
+		if a, _ := tel.Activity(ctx, leases[2]); !a.Seen.Equal(t0) {
+			t.Errorf("L-3 was judged from a report with an unknown GPU: %+v", a)
+		}
+		c := e.ing.Counts()
+		if c[ingest.Accepted] != 2 || c[ingest.UnknownJob] != 1 || c[ingest.UnknownGPU] != 1 {
+			t.Errorf("counts = %v", c)
+		}
+	})
+}
+
+// Bad input is refused or ignored with a counted reason, never a crash, and stores nothing.
+func TestBadReports(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		e := newEnv(t, url)
+		good := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(10)})
+		if code, out := e.post(e.tokens["n1"], good); code != 200 || out["accepted"] != true {
+			t.Fatalf("a good report: %d %v", code, out)
+		}
+		stored := e.samples()
+		e.clock.Advance(10 * time.Second)
+		mod := func(fn func(r *report.Report)) report.Report {
+			r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(10)})
+			fn(&r)
+			return r
+		}
+		huge := []byte(`{"version":1,"node":"n1","driver":"` + strings.Repeat("x", report.MaxBytes) + `"}`)
+		for _, tc := range []struct {
+			name   string
+			token  string
+			body   any
+			status int
+			reason string
+		}{
+			{"no token", "", good, 401, ingest.Unauthorized},
+			{"wrong token", "qma_nope", good, 401, ingest.Unauthorized},
+			{"another node's token", e.tokens["n2"], good, 403, ingest.WrongNode},
+			{"over 1 MB", e.tokens["n1"], huge, 413, ingest.TooLarge},
+			{"not JSON", e.tokens["n1"], []byte(`{"version":1,`), 400, ingest.Malformed},
+			{"another version", e.tokens["n1"], mod(func(r *report.Report) { r.Version = 2 }), 400, ingest.Malformed},
+			{"utilization 150%", e.tokens["n1"], mod(func(r *report.Report) { r.GPUs[0].Util = f(150) }), 400, ingest.Malformed},
+			{"a bad pod UID", e.tokens["n1"], mod(func(r *report.Report) { r.GPUs[0].Processes = []report.Process{{PID: 1, Pod: "../etc"}} }), 400, ingest.Malformed},
+			{"a topology that does not add up", e.tokens["n1"], mod(func(r *report.Report) { r.Topology.GPUs[1].NVLinks = []int{1} }), 400, ingest.Malformed},
+			{"no time", e.tokens["n1"], mod(func(r *report.Report) { r.At = time.Time{} }), 400, ingest.Malformed},
+			{"dated 10 minutes ahead", e.tokens["n1"], mod(func(r *report.Report) { r.At = r.At.Add(10 * time.Minute) }), 422, ingest.Future},
+			{"a replay", e.tokens["n1"], good, 200, ingest.Replayed},
+			{"older than a day", e.tokens["n1"], mod(func(r *report.Report) { r.At = r.At.Add(-25 * time.Hour) }), 200, ingest.TooOld},
+		} {
+			before := e.ing.Counts()[tc.reason]
+			code, out := e.post(tc.token, tc.body)
+			if code != tc.status {
+				t.Errorf("%s: status %d (%v), want %d", tc.name, code, out, tc.status)
+			}
+			if code >= 400 {
+				if msg, _ := out["error"].(string); msg == "" {
+					t.Errorf("%s: no sentence saying why", tc.name)
+				}
+			} else if out["accepted"] != false || out["ignored"] != tc.reason {
+				t.Errorf("%s: answer %v, want ignored as %s", tc.name, out, tc.reason)
+			}
+			if got := e.ing.Counts()[tc.reason]; got != before+1 {
+				t.Errorf("%s: %s counted %d times, want %d", tc.name, tc.reason, got, before+1)
+			}
+			if n := e.samples(); n != stored {
+				t.Errorf("%s: %d samples stored, want %d (nothing new)", tc.name, n, stored)
+			}
+		}
+		// A token revoked after it was checked (and cached) still stores nothing.
+		if err := e.db.RevokeAgentToken(t.Context(), "n1", e.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if code, _ := e.post(e.tokens["n1"], e.rep(report.GPU{Index: 0, UUID: "GPU-0"})); code != 401 {
+			t.Errorf("a revoked token: status %d, want 401", code)
+		}
+		if n := e.samples(); n != stored {
+			t.Errorf("a revoked token stored %d samples", n-stored)
+		}
+	})
+}
+
+// A node's topology travels once: the service asks for it when it has none or an older one, or a
+// report names a GPU the stored one lacks; the GPUs of a report without one are checked against the
+// stored one.
+func TestTopologyWanted(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(10)})
+	r.Topology = nil
+	if _, out := e.post(e.tokens["n1"], r); out["topology_wanted"] != true {
+		t.Errorf("without a stored topology: %v, want it asked for", out)
+	}
+	e.clock.Advance(time.Second)
+	if _, out := e.post(e.tokens["n1"], e.rep(report.GPU{Index: 0, UUID: "GPU-0"})); out["topology_wanted"] != nil {
+		t.Errorf("with the topology: %v", out)
+	}
+	e.clock.Advance(time.Second)
+	r = e.rep(report.GPU{Index: 0, UUID: "GPU-0"}, report.GPU{Index: 3, UUID: "GPU-9"})
+	r.Topology = nil
+	if _, out := e.post(e.tokens["n1"], r); out["topology_wanted"] != true || out["skipped"].(map[string]any)[ingest.UnknownGPU] != 1.0 {
+		t.Errorf("a report with a GPU the stored topology lacks: %v; want it skipped and the topology asked for", out)
+	}
+	e.clock.Advance(time.Second)
+	r = e.rep(report.GPU{Index: 0, UUID: "GPU-0"}, report.GPU{Index: 1, UUID: "GPU-1"})
+	r.Topology = nil
+	if _, out := e.post(e.tokens["n1"], r); out["topology_wanted"] != nil || out["skipped"] != nil {
+		t.Errorf("a report of the stored topology's GPUs, with its hash: %v", out)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	t := topology()
+	good, _ := json.Marshal(report.Report{Version: 1, Node: "n1", At: t0, Interval: 10, Topology: t,
+		GPUs: []report.GPU{{Index: 0, UUID: "GPU-0", Util: ptr(50), Processes: []report.Process{{PID: 1, Job: "12"}}}}})
+	f.Add(good)
+	f.Add([]byte(`{"version":1,"node":"n1","at":"2026-11-30T09:00:00Z","interval_s":10,"gpus":[{"index":70}]}`))
+	f.Add([]byte(`{"version":1,"node":"n1","at":"2026-11-30T09:00:00Z","interval_s":10,"topology":{"gpus":[{"index":0,"uuid":"x","nvlinks":[],"pcie":[]}]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := ingest.Decode(b)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("an error of several lines: %q", err)
+			}
+			return
+		}
+		if r.Version != report.Version || len(r.GPUs) > 64 || r.Interval <= 0 {
+			t.Fatalf("accepted %+v", r)
+		}
+		if r.Topology != nil {
+			for _, g := range r.Topology.GPUs {
+				if len(g.NVLinks) != len(r.Topology.GPUs) {
+					t.Fatalf("accepted a ragged topology %+v", r.Topology)
+				}
+			}
+			_ = ingest.Topology(r.Node, r.At, *r.Topology) // must not panic
+		}
+	})
+}
+
+func ptr(v float64) *float64 { return &v }

@@ -1,0 +1,46 @@
+package kube_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/acme/quartermaster/internal/kube"
+)
+
+// TestPodUIDs: the node agent names pods by UID; a workspace's Ref finds its pod's UID and a batch
+// Job's Ref the UIDs of the Job's pods, and nobody else's.
+func TestPodUIDs(t *testing.T) {
+	ctx := context.Background()
+	pod := func(name, uid, job string) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "qm-vision", Name: name, UID: types.UID(uid),
+			Labels: map[string]string{kube.LabelInstance: kube.DefaultInstance}}}
+		if job != "" {
+			p.Labels["batch.kubernetes.io/job-name"] = job
+		}
+		return p
+	}
+	cs := fake.NewClientset(
+		pod("qm-l-7-ssh-shell", "11111111-2222-3333-4444-555555555555", ""),
+		pod("qm-l-8-train-abcde", "66666666-7777-8888-9999-000000000000", "qm-l-8-train"),
+		pod("qm-l-9-other-xyz", "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", "qm-l-9-other"),
+	)
+	b := newBackend(t, examplePolicy(t), cs)
+	if got, err := b.PodUIDs(ctx, "pod/qm-vision/qm-l-7-ssh-shell"); err != nil || !slices.Equal(got, []string{"11111111-2222-3333-4444-555555555555"}) {
+		t.Errorf("the workspace pod's UIDs = %v, %v", got, err)
+	}
+	if got, err := b.PodUIDs(ctx, "job/qm-vision/qm-l-8-train"); err != nil || !slices.Equal(got, []string{"66666666-7777-8888-9999-000000000000"}) {
+		t.Errorf("the Job's pod UIDs = %v, %v", got, err)
+	}
+	if _, err := b.PodUIDs(ctx, "pod/qm-vision/gone"); err == nil {
+		t.Error("a pod that is gone has UIDs")
+	}
+	if _, err := b.PodUIDs(ctx, "1234"); err == nil {
+		t.Error("a Slurm job id was read as a Kubernetes reference")
+	}
+}

@@ -1,0 +1,66 @@
+package oidc
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/acme/quartermaster/internal/policy"
+)
+
+// TestFromEnv: single sign-on is off without an issuer, on with issuer, client id and public
+// URL, and a half-set environment says which variable is missing.
+func TestFromEnv(t *testing.T) {
+	p, err := policy.LoadFile("../../docs/quartermaster.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	if _, on, err := FromEnv(env(nil), p); on || err != nil {
+		t.Fatalf("empty environment: on=%v err=%v", on, err)
+	}
+	cfg, on, err := FromEnv(env(map[string]string{EnvIssuer: "https://idp.acme.example/realms/acme", EnvClientID: "qm", EnvClientSecret: "s3cret", EnvPublicURL: "https://qm.acme.example/"}), p)
+	if !on || err != nil || cfg.PublicURL != "https://qm.acme.example" || cfg.GroupsClaim != "groups" || cfg.Recheck != 24*time.Hour || cfg.Scopes[0] != "openid" || cfg.Organization != "Acme AI" {
+		t.Fatalf("full environment: %+v %v %v", cfg, on, err)
+	}
+	for _, c := range []struct {
+		kv   map[string]string
+		want string
+	}{
+		{map[string]string{EnvClientID: "qm"}, EnvIssuer + " is not"},
+		{map[string]string{EnvIssuer: "https://idp"}, EnvClientID + " and " + EnvPublicURL},
+		{map[string]string{EnvIssuer: "https://idp", EnvClientID: "qm", EnvPublicURL: "qm.acme.example"}, "is not an http(s) URL"},
+		{map[string]string{EnvIssuer: "idp.acme.example", EnvClientID: "qm", EnvPublicURL: "https://qm"}, "is not an http(s) URL"},
+	} {
+		if _, _, err := FromEnv(env(c.kv), p); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.kv, err, c.want)
+		}
+	}
+}
+
+// TestSealing: kept tokens open with the same client secret only, and a changed byte is refused.
+func TestSealing(t *testing.T) {
+	a, _ := newSealer("secret-one")
+	b, _ := newSealer("secret-two")
+	tok := &oauth2.Token{RefreshToken: "refresh-me", AccessToken: "access-me", Expiry: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	sealed, err := a.seal(tok)
+	if err != nil || strings.Contains(string(sealed), "refresh-me") {
+		t.Fatalf("sealed %q %v", sealed, err)
+	}
+	got, err := a.open(sealed)
+	if err != nil || got.RefreshToken != "refresh-me" || got.AccessToken != "access-me" || !got.Expiry.Equal(tok.Expiry) {
+		t.Fatalf("opened %+v %v", got, err)
+	}
+	if _, err := b.open(sealed); err != errUnsealable {
+		t.Fatalf("another secret opened it: %v", err)
+	}
+	sealed[len(sealed)-1] ^= 1
+	if _, err := a.open(sealed); err != errUnsealable {
+		t.Fatalf("a changed byte opened: %v", err)
+	}
+	if s, _ := a.seal(&oauth2.Token{}); s != nil {
+		t.Fatal("an empty token was sealed")
+	}
+}

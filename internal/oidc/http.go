@@ -1,0 +1,434 @@
+package oidc
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	gooidc "github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/oauth2"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// cookiePrefix names the cookie that ties a login to the browser that started it; the rest of
+// the name comes from the login's state, so logins in several tabs do not disturb each other.
+const cookiePrefix = "qm_sso_"
+
+// Register serves GET and POST /auth/login and GET /auth/callback on mux.
+func (s *Service) Register(mux *http.ServeMux) {
+	mux.HandleFunc("GET "+LoginPath, s.handleLink)
+	mux.HandleFunc("POST "+LoginPath, s.handleLogin)
+	mux.HandleFunc("GET "+CallbackPath, s.handleCallback)
+}
+
+// usableLink reads the link a secret names and checks that it can still start a login; when it
+// cannot, it has shown the page that says why and says false.
+func (s *Service) usableLink(w http.ResponseWriter, r *http.Request, secret string) (*qm.LoginLink, bool) {
+	if secret == "" {
+		s.refuse(w, pLinkMissing)
+		return nil, false
+	}
+	l, err := s.store.LoginLink(r.Context(), hashOf(secret))
+	switch {
+	case errors.Is(err, qm.ErrNotFound):
+		s.refuse(w, pLinkUnknown)
+	case err != nil:
+		s.internal(w, "reading a login link", err)
+	case !l.OpenedAt.IsZero() || !l.DoneAt.IsZero():
+		s.refuse(w, pLinkUsed, fmt.Sprintf("It was opened at %s.", s.at(l.OpenedAt, l.DoneAt)))
+	case !s.clock.Now().Before(l.ExpiresAt):
+		s.refuse(w, pLinkExpired, fmt.Sprintf("It expired at %s.", s.at(l.ExpiresAt)))
+	default:
+		return l, true
+	}
+	return nil, false
+}
+
+// handleLink shows what opening a link does, with a button that starts the sign-in. Showing it
+// uses nothing up, so a chat platform's link preview (which fetches every link it sees) cannot
+// spend the link before its owner opens it.
+func (s *Service) handleLink(w http.ResponseWriter, r *http.Request) {
+	secret := r.URL.Query().Get("t")
+	l, ok := s.usableLink(w, r, secret)
+	if !ok {
+		return
+	}
+	who := fmt.Sprintf("your %s account", platformName(l.Account.Platform))
+	if l.ChatEmail != "" {
+		who = fmt.Sprintf("the %s account of %s", platformName(l.Account.Platform), l.ChatEmail)
+	}
+	lines := []string{fmt.Sprintf("This links %s to your identity at %s.", who, s.cfg.Organization)}
+	if l.Resume != "" {
+		lines = append(lines, "Once you are signed in, Quartermaster carries out: "+l.Resume)
+	}
+	s.render(w, page{OK: true, Title: "Sign in to Quartermaster", Lines: lines,
+		Form: &linkForm{Action: LoginPath, Secret: secret, Label: "Continue to sign in"},
+		Next: fmt.Sprintf("The link works once, until %s.", s.at(l.ExpiresAt))})
+}
+
+// handleLogin opens a one-time link: it checks the link, marks it opened, ties the login to this
+// browser with a cookie, and sends the browser to the provider with state, nonce and a PKCE
+// challenge.
+func (s *Service) handleLogin(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	l, ok := s.usableLink(w, r, r.PostFormValue("t"))
+	if !ok {
+		return
+	}
+	now := s.clock.Now()
+	p, err := s.discover(ctx)
+	if err != nil {
+		s.log.Error("the identity provider cannot be reached", "err", err)
+		s.render(w, page{Title: "The identity provider cannot be reached just now", Next: "Your link still works for a few minutes: try it again shortly, or type /gpu login in chat for a new one.", Ref: "provider-unreachable", Status: http.StatusBadGateway})
+		return
+	}
+	state, err := randomToken()
+	if err != nil {
+		s.internal(w, "making a state", err)
+		return
+	}
+	browser, err := randomToken()
+	if err != nil {
+		s.internal(w, "making a browser secret", err)
+		return
+	}
+	opened, err := s.store.OpenLoginLink(ctx, l.Hash, hashOf(state), now)
+	if err != nil {
+		s.internal(w, "opening a login link", err)
+		return
+	}
+	if !opened { // another request opened it in the meantime
+		s.refuse(w, pLinkUsed)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: cookieName(state), Value: browser, Path: "/auth/", MaxAge: int(LoginTimeout / time.Second),
+		HttpOnly: true, Secure: strings.HasPrefix(s.cfg.PublicURL, "https://"), SameSite: http.SameSiteLaxMode})
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	url := s.oauth(p).AuthCodeURL(state, gooidc.Nonce(derive(browser, "nonce", state)), oauth2.S256ChallengeOption(derive(browser, "pkce", state)))
+	http.Redirect(w, r, url, http.StatusSeeOther)
+}
+
+// cookieName is the name of the cookie of the login carrying state.
+func cookieName(state string) string { return cookiePrefix + hashOf(state)[:16] }
+
+// derive makes the login's nonce and PKCE verifier from the browser's secret and the state, so
+// that only the browser that started the login can finish it and nothing usable is stored: a
+// base64url HMAC-SHA256, 43 characters (a valid PKCE verifier).
+func derive(browser, purpose, state string) string {
+	m := hmac.New(sha256.New, []byte(browser))
+	m.Write([]byte(purpose + "\x00" + state))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// handleCallback finishes a login: it finds the login by its state, checks that this browser
+// started it, exchanges the code with the PKCE verifier, verifies the ID token (signature,
+// issuer, audience, expiry, nonce) and links the chat account. Any refusal links nothing, and a
+// login that got as far as the provider cannot be finished again.
+func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		s.refuse(w, pStateMissing)
+		return
+	}
+	l, err := s.store.LoginLinkByState(ctx, hashOf(state))
+	switch {
+	case errors.Is(err, qm.ErrNotFound):
+		s.refuse(w, pStateUnknown)
+		return
+	case err != nil:
+		s.internal(w, "reading a login", err)
+		return
+	case !l.DoneAt.IsZero():
+		s.refuse(w, pLoginDone)
+		return
+	}
+	clear := &http.Cookie{Name: cookieName(state), Value: "", Path: "/auth/", MaxAge: -1, HttpOnly: true,
+		Secure: strings.HasPrefix(s.cfg.PublicURL, "https://"), SameSite: http.SameSiteLaxMode}
+	http.SetCookie(w, clear)
+	// From here on the login ends one way or the other: a refusal finishes its link for good.
+	refuse := func(pr problem, detail ...string) {
+		if _, err := s.store.FinishLoginLink(context.WithoutCancel(ctx), l.Hash, s.clock.Now()); err != nil {
+			s.log.Error("finishing a refused login", "err", err)
+		}
+		s.log.Info("login refused", "account", l.Account.String(), "reason", pr.Ref)
+		s.refuse(w, pr, detail...)
+	}
+	now := s.clock.Now()
+	if now.Sub(l.OpenedAt) > LoginTimeout {
+		refuse(pLoginSlow)
+		return
+	}
+	if e := q.Get("error"); e != "" {
+		desc := q.Get("error_description")
+		if desc == "" {
+			desc = e
+		}
+		refuse(pProviderError, "It said: "+clip(desc, 300)+".")
+		return
+	}
+	c, err := r.Cookie(cookieName(state))
+	if err != nil || c.Value == "" {
+		refuse(pBrowser)
+		return
+	}
+	code := q.Get("code")
+	if code == "" {
+		refuse(pProviderError, "It sent no authorization code.")
+		return
+	}
+	p, err := s.discover(ctx)
+	if err != nil {
+		s.log.Error("the identity provider cannot be reached", "err", err)
+		refuse(pExchangeRefused, "It could not be reached.")
+		return
+	}
+	// The code is exchanged with the verifier only this browser can derive; the provider checks
+	// it against the challenge the login started with.
+	tok, err := s.oauth(p).Exchange(s.providerCtx(ctx), code, oauth2.VerifierOption(derive(c.Value, "pkce", state)))
+	if err != nil {
+		s.log.Warn("code exchange refused", "account", l.Account.String(), "err", err)
+		refuse(pExchangeRefused, "It said: "+clip(providerSays(err), 300)+".")
+		return
+	}
+	raw, _ := tok.Extra("id_token").(string)
+	if raw == "" {
+		refuse(pNoIDToken)
+		return
+	}
+	idt, err := s.verifier(p).Verify(s.providerCtx(ctx), raw)
+	if err != nil {
+		pr, detail := s.whyInvalid(raw, err)
+		s.log.Warn("ID token refused", "account", l.Account.String(), "reason", pr.Ref, "err", err)
+		refuse(pr, detail)
+		return
+	}
+	if subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(derive(c.Value, "nonce", state))) != 1 {
+		refuse(pNonce)
+		return
+	}
+	id, err := s.identity(ctx, p, idt, tok)
+	if err != nil {
+		var pe *problemError
+		if errors.As(err, &pe) {
+			refuse(pe.p, pe.detail...)
+			return
+		}
+		s.log.Error("reading the identity", "err", err)
+		refuse(pInternal)
+		return
+	}
+	if l.ChatEmail != "" && !strings.EqualFold(l.ChatEmail, id.Email) {
+		refuse(pOtherAccount, fmt.Sprintf("It was made for the %s account of %s, but you signed in as %s. Nothing was linked.", platformName(l.Account.Platform), l.ChatEmail, id.Email))
+		return
+	}
+	prev, err := s.store.AccountLink(ctx, l.Account)
+	if err != nil && !errors.Is(err, qm.ErrNotFound) {
+		s.internal(w, "reading an account link", err)
+		return
+	}
+	if prev != nil && (prev.Subject != idt.Subject || prev.Issuer != idt.Issuer) {
+		refuse(pOtherPerson, fmt.Sprintf("This %s account is linked to %s; you signed in as %s. Nothing was changed.", platformName(l.Account.Platform), prev.Email, id.Email))
+		return
+	}
+	sealed, err := s.seal.seal(tok)
+	if err != nil {
+		s.log.Error("sealing tokens", "err", err)
+		sealed = nil
+	}
+	link := qm.AccountLink{Account: l.Account, Issuer: idt.Issuer, Subject: idt.Subject, Email: id.Email, Groups: id.Groups,
+		LoginAt: now, CheckedAt: now, Tokens: sealed}
+	done, err := s.store.CompleteLogin(ctx, l.Hash, link, now)
+	if err != nil {
+		s.internal(w, "linking an account", err)
+		return
+	}
+	if !done {
+		s.refuse(w, pLoginDone)
+		return
+	}
+	s.log.Info("account linked", "account", l.Account.String(), "email", id.Email, "groups", len(id.Groups))
+	lines := []string{fmt.Sprintf("You are signed in as %s, and your %s account is linked to it.", id.Email, platformName(l.Account.Platform))}
+	if len(id.Groups) > 0 {
+		lines = append(lines, "Your groups at the identity provider: "+strings.Join(id.Groups, ", ")+".")
+	} else {
+		lines = append(lines, "The identity provider lists no groups for you, so you belong to no team yet; ask a platform admin.")
+	}
+	next := "You can close this page and go back to chat."
+	if l.Resume != "" && s.Resume != nil {
+		lines = append(lines, s.Resume(context.WithoutCancel(ctx), l.Account, l.Resume))
+		next = "You can close this page; chat shows the same."
+	}
+	s.render(w, page{OK: true, Title: "You are signed in", Lines: lines, Next: next})
+}
+
+// identity is what a verified login says about the person.
+type identity struct {
+	Email  string
+	Groups []string
+}
+
+// problemError is a refusal found while reading the identity.
+type problemError struct {
+	p      problem
+	detail []string
+}
+
+func (e *problemError) Error() string { return e.p.Ref }
+
+// identity reads the email and groups from the ID token, or from userinfo when the token lacks
+// them (some providers keep groups out of ID tokens).
+func (s *Service) identity(ctx context.Context, p *gooidc.Provider, idt *gooidc.IDToken, tok *oauth2.Token) (identity, error) {
+	var claims map[string]any
+	if err := idt.Claims(&claims); err != nil {
+		return identity{}, fmt.Errorf("oidc: ID token claims: %w", err)
+	}
+	_, hasGroups := claims[s.cfg.GroupsClaim]
+	if _, hasEmail := claims["email"]; !hasEmail || !hasGroups {
+		if ui, err := p.UserInfo(s.providerCtx(ctx), oauth2.StaticTokenSource(tok)); err == nil {
+			var more map[string]any
+			if err := ui.Claims(&more); err == nil && more["sub"] == idt.Subject {
+				for k, v := range more {
+					if _, ok := claims[k]; !ok {
+						claims[k] = v
+					}
+				}
+			}
+		} else {
+			s.log.Info("userinfo not available", "err", err)
+		}
+	}
+	email, _ := claims["email"].(string)
+	email = strings.ToLower(strings.TrimSpace(email))
+	if email == "" || !strings.Contains(email, "@") {
+		return identity{}, &problemError{p: pNoEmail}
+	}
+	if v, ok := claims["email_verified"].(bool); ok && !v {
+		return identity{}, &problemError{p: pEmailUnverified, detail: []string{"The provider says " + email + " is not verified."}}
+	}
+	return identity{Email: email, Groups: groupsOf(claims[s.cfg.GroupsClaim])}, nil
+}
+
+// groupsOf reads a groups claim: a list of strings, or one string.
+func groupsOf(v any) []string {
+	var out []string
+	switch g := v.(type) {
+	case string:
+		if g != "" {
+			out = []string{g}
+		}
+	case []any:
+		for _, x := range g {
+			if s, ok := x.(string); ok && s != "" && !policy.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// whyInvalid names why an ID token failed verification, in words. go-oidc's errors are read
+// only for expiry; the rest is told from the token's own (unverified) claims.
+func (s *Service) whyInvalid(raw string, err error) (problem, string) {
+	var exp *gooidc.TokenExpiredError
+	if errors.As(err, &exp) {
+		return pTokenExpired, fmt.Sprintf("It expired at %s.", s.at(exp.Expiry))
+	}
+	var c struct {
+		Issuer   string          `json:"iss"`
+		Audience json.RawMessage `json:"aud"`
+	}
+	parts := strings.Split(raw, ".")
+	if len(parts) == 3 {
+		if b, derr := base64.RawURLEncoding.DecodeString(parts[1]); derr == nil {
+			_ = json.Unmarshal(b, &c)
+		}
+	}
+	if c.Issuer != "" && c.Issuer != s.cfg.Issuer {
+		return pTokenIssuer, fmt.Sprintf("It came from %s; Quartermaster trusts only %s.", clip(c.Issuer, 200), s.cfg.Issuer)
+	}
+	var aud []string
+	if err := json.Unmarshal(c.Audience, &aud); err != nil {
+		var one string
+		if json.Unmarshal(c.Audience, &one) == nil {
+			aud = []string{one}
+		}
+	}
+	if len(c.Audience) > 0 && !contains(aud, s.cfg.ClientID) {
+		return pTokenAudience, "It names " + clip(strings.Join(aud, ", "), 200) + ", not Quartermaster's client."
+	}
+	if strings.Contains(err.Error(), "signature") {
+		return pTokenSignature, ""
+	}
+	return pTokenInvalid, ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// providerSays is the provider's own words from a refused token request.
+func providerSays(err error) string {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		if re.ErrorDescription != "" {
+			return re.ErrorDescription
+		}
+		if re.ErrorCode != "" {
+			return re.ErrorCode
+		}
+	}
+	return err.Error()
+}
+
+func (s *Service) internal(w http.ResponseWriter, what string, err error) {
+	s.log.Error(what, "err", err)
+	s.refuse(w, pInternal)
+}
+
+// at writes the first non-zero instant in the organisation's words (UTC).
+func (s *Service) at(ts ...time.Time) string {
+	for _, t := range ts {
+		if !t.IsZero() {
+			return t.UTC().Format("15:04 MST on Mon 2 Jan")
+		}
+	}
+	return "some time ago"
+}
+
+func platformName(p string) string {
+	switch p {
+	case "slack":
+		return "Slack"
+	case "discord":
+		return "Discord"
+	case "console":
+		return "console"
+	}
+	return p
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

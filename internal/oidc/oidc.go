@@ -1,0 +1,316 @@
+// Package oidc is single sign-on with the organisation's OpenID Connect provider (Keycloak, Entra
+// ID, Okta, …): the one-time login links that /gpu login hands out, the /auth/login and
+// /auth/callback endpoints (authorization code flow with PKCE S256, state and nonce, the ID token
+// checked for signature, issuer, audience, expiry and nonce), the account links that tie a chat
+// account to the subject, email and groups it proved, the regular re-check of those groups, and
+// the identity port (qm.Directory) those links back. It is the only package that imports
+// github.com/coreos/go-oidc.
+package oidc
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	gooidc "github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/oauth2"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// Defaults.
+const (
+	// LinkTTL is how long a one-time login link can be opened.
+	LinkTTL = 10 * time.Minute
+	// LoginTimeout is how long a login may take at the provider once its link was opened.
+	LoginTimeout = 10 * time.Minute
+	// httpTimeout bounds one request to the provider.
+	httpTimeout = 15 * time.Second
+	// CallbackPath and LoginPath are where the endpoints are served.
+	LoginPath    = "/auth/login"
+	CallbackPath = "/auth/callback"
+)
+
+// Environment variables that turn single sign-on on and configure the client.
+const (
+	EnvIssuer       = "QM_OIDC_ISSUER"
+	EnvClientID     = "QM_OIDC_CLIENT_ID"
+	EnvClientSecret = "QM_OIDC_CLIENT_SECRET"
+	EnvPublicURL    = "QM_PUBLIC_URL"
+)
+
+// Config configures single sign-on.
+type Config struct {
+	Issuer       string // the provider's issuer URL, exactly as its discovery document says it
+	ClientID     string
+	ClientSecret string
+	// PublicURL is where people's browsers reach this service; the provider redirects them to
+	// PublicURL + /auth/callback.
+	PublicURL   string
+	GroupsClaim string   // default policy.DefaultGroupsClaim
+	Scopes      []string // default policy.DefaultScopes
+	Recheck     time.Duration
+	// Organization names the organisation on the pages ("Acme AI").
+	Organization string
+	// HTTPClient talks to the provider; nil is a client with a 15-second timeout.
+	HTTPClient *http.Client
+}
+
+// FromEnv reads the configuration from the environment (through getenv) and the policy's oidc
+// section. on is false when QM_OIDC_ISSUER is unset: single sign-on is off.
+func FromEnv(getenv func(string) string, p *policy.Policy) (cfg Config, on bool, err error) {
+	cfg = Config{Issuer: strings.TrimSpace(getenv(EnvIssuer)), ClientID: strings.TrimSpace(getenv(EnvClientID)),
+		ClientSecret: getenv(EnvClientSecret), PublicURL: strings.TrimSpace(getenv(EnvPublicURL))}
+	if cfg.Issuer == "" {
+		if cfg.ClientID != "" || cfg.ClientSecret != "" {
+			return cfg, false, fmt.Errorf("%s or %s is set but %s is not; set the issuer URL too (e.g. https://keycloak.acme.example/realms/acme), or unset them all to run without single sign-on", EnvClientID, EnvClientSecret, EnvIssuer)
+		}
+		return cfg, false, nil
+	}
+	if p != nil {
+		cfg.GroupsClaim, cfg.Scopes, cfg.Recheck, cfg.Organization = p.OIDC.GroupsClaim, p.OIDC.Scopes, p.OIDC.Recheck.Duration, p.Organization
+	}
+	return cfg, true, cfg.check()
+}
+
+func (c *Config) check() error {
+	var missing []string
+	if c.ClientID == "" {
+		missing = append(missing, EnvClientID)
+	}
+	if c.PublicURL == "" {
+		missing = append(missing, EnvPublicURL)
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("single sign-on needs %s as well as %s; see docs/sso.md", strings.Join(missing, " and "), EnvIssuer)
+	}
+	for name, v := range map[string]string{EnvIssuer: c.Issuer, EnvPublicURL: c.PublicURL} {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return fmt.Errorf("%s=%q is not an http(s) URL; e.g. %s=https://quartermaster.acme.example", name, v, name)
+		}
+	}
+	c.PublicURL = strings.TrimSuffix(c.PublicURL, "/")
+	if c.GroupsClaim == "" {
+		c.GroupsClaim = policy.DefaultGroupsClaim
+	}
+	if len(c.Scopes) == 0 {
+		c.Scopes = policy.DefaultScopes
+	}
+	if !policy.Contains(c.Scopes, gooidc.ScopeOpenID) {
+		c.Scopes = append([]string{gooidc.ScopeOpenID}, c.Scopes...)
+	}
+	if c.Recheck <= 0 {
+		c.Recheck = policy.DefaultRecheck
+	}
+	if c.Organization == "" {
+		c.Organization = "your organisation"
+	}
+	return nil
+}
+
+// Store keeps login links and account links (internal/store implements it on PostgreSQL and SQLite).
+type Store interface {
+	CreateLoginLink(ctx context.Context, l qm.LoginLink) error
+	LoginLink(ctx context.Context, hash string) (*qm.LoginLink, error)
+	LoginLinkByState(ctx context.Context, stateHash string) (*qm.LoginLink, error)
+	OpenLoginLink(ctx context.Context, hash, stateHash string, now time.Time) (bool, error)
+	FinishLoginLink(ctx context.Context, hash string, now time.Time) (bool, error)
+	CompleteLogin(ctx context.Context, hash string, l qm.AccountLink, now time.Time) (bool, error)
+	PruneLoginLinks(ctx context.Context, before time.Time) (int64, error)
+
+	AccountLink(ctx context.Context, a qm.Account) (*qm.AccountLink, error)
+	AccountLinksByEmail(ctx context.Context, email string) ([]*qm.AccountLink, error)
+	AccountLinksCheckedBefore(ctx context.Context, t time.Time, offset, limit int) ([]*qm.AccountLink, error)
+	UpdateAccountGroups(ctx context.Context, a qm.Account, loginAt time.Time, groups []string, checkedAt time.Time, tokens []byte) (bool, error)
+	DeleteAccountLink(ctx context.Context, a qm.Account) (bool, error)
+	DeleteAccountLinksByEmail(ctx context.Context, email string) (int64, error)
+}
+
+// Service is single sign-on: login links, the login endpoints, account links and their re-check.
+type Service struct {
+	cfg    Config
+	store  Store
+	clock  qm.Clock
+	log    *slog.Logger
+	client *http.Client
+	seal   *sealer // nil: the provider's tokens are not kept (no client secret to seal them with)
+
+	// Resume runs the command a login link carries (an approval that needed a fresh login) for
+	// the account once it has logged in, and says what came of it, in a sentence for the page.
+	Resume func(ctx context.Context, a qm.Account, command string) string
+	// GroupsChanged is told when a re-check finds that someone's groups changed; after is nil
+	// when the provider no longer honours their sign-in (the account was unlinked).
+	GroupsChanged func(ctx context.Context, before, after *qm.AccountLink)
+
+	mu       sync.Mutex
+	provider *gooidc.Provider
+	// oauthCfg is kept with the provider: it remembers which way of sending the client secret
+	// the provider took, so later requests do not try the other way first.
+	oauthCfg *oauth2.Config
+}
+
+// New makes the service. It does not reach the provider: discovery happens on first use, so a
+// provider that is down at start delays logins, not the service.
+func New(cfg Config, st Store, clock qm.Clock, logger *slog.Logger) (*Service, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if st == nil || clock == nil {
+		return nil, errors.New("oidc: a store and a clock are required")
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{cfg: cfg, store: st, clock: clock, log: logger.With("component", "sso"), client: cfg.HTTPClient}
+	if s.client == nil {
+		s.client = &http.Client{Timeout: httpTimeout}
+	}
+	if cfg.ClientSecret != "" {
+		var err error
+		if s.seal, err = newSealer(cfg.ClientSecret); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Config is the service's configuration, defaults filled.
+func (s *Service) Config() Config { return s.cfg }
+
+// providerCtx is a context whose requests to the provider go through the service's client.
+func (s *Service) providerCtx(ctx context.Context) context.Context {
+	return gooidc.ClientContext(ctx, s.client)
+}
+
+// discover fetches the provider's discovery document once; a failure is retried on next use.
+func (s *Service) discover(ctx context.Context) (*gooidc.Provider, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.provider != nil {
+		return s.provider, nil
+	}
+	// The provider keeps the client for fetching its keys later, not ctx.
+	p, err := gooidc.NewProvider(s.providerCtx(ctx), s.cfg.Issuer)
+	if err != nil {
+		return nil, fmt.Errorf("oidc: discovery at %s: %w", s.cfg.Issuer, err)
+	}
+	s.provider = p
+	s.oauthCfg = &oauth2.Config{ClientID: s.cfg.ClientID, ClientSecret: s.cfg.ClientSecret, Endpoint: p.Endpoint(),
+		RedirectURL: s.cfg.PublicURL + CallbackPath, Scopes: s.cfg.Scopes}
+	return p, nil
+}
+
+// oauth is the OAuth 2 client of the discovered provider.
+func (s *Service) oauth(*gooidc.Provider) *oauth2.Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.oauthCfg
+}
+
+func (s *Service) verifier(p *gooidc.Provider) *gooidc.IDTokenVerifier {
+	return p.Verifier(&gooidc.Config{ClientID: s.cfg.ClientID, Now: s.clock.Now})
+}
+
+// LoginURL makes a one-time login link for a chat account, valid for LinkTTL. chatEmail is the
+// email on the account's chat profile, where the platform shows one: the login must then prove
+// that email. resume is a command to run for the account once it has logged in ("" for none).
+func (s *Service) LoginURL(ctx context.Context, a qm.Account, chatEmail, resume string) (string, time.Time, error) {
+	if a.Platform == "" || a.User == "" {
+		return "", time.Time{}, qm.Errorf(qm.EINVALID, "this chat platform did not say which account you are, so no login link can be made for it.")
+	}
+	secret, err := randomToken()
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	now := s.clock.Now()
+	l := qm.LoginLink{Hash: hashOf(secret), Account: a, ChatEmail: chatEmail, Resume: resume, CreatedAt: now, ExpiresAt: now.Add(LinkTTL)}
+	if err := s.store.CreateLoginLink(ctx, l); err != nil {
+		return "", time.Time{}, err
+	}
+	return s.cfg.PublicURL + LoginPath + "?t=" + url.QueryEscape(secret), l.ExpiresAt, nil
+}
+
+// Link is a chat account's link, or qm.ErrNotFound. current is false when its groups have not
+// been confirmed by the provider for longer than two re-check periods: it needs a new login.
+func (s *Service) Link(ctx context.Context, a qm.Account) (l *qm.AccountLink, current bool, err error) {
+	l, err = s.store.AccountLink(ctx, a)
+	if err != nil {
+		return nil, false, err
+	}
+	return l, s.current(l), nil
+}
+
+func (s *Service) current(l *qm.AccountLink) bool {
+	return s.clock.Now().Sub(l.CheckedAt) <= 2*s.cfg.Recheck
+}
+
+// Logout unlinks a chat account; false when it was not linked.
+func (s *Service) Logout(ctx context.Context, a qm.Account) (bool, error) {
+	return s.store.DeleteAccountLink(ctx, a)
+}
+
+// Unlink is a platform admin's unlink: who is a chat account (platform:workspace:user) or an
+// email, whose every chat account is unlinked. It says how many accounts were unlinked.
+func (s *Service) Unlink(ctx context.Context, who string) (int64, error) {
+	if strings.Count(who, ":") == 2 {
+		a, err := qm.ParseAccount(who)
+		if err != nil {
+			return 0, err
+		}
+		ok, err := s.store.DeleteAccountLink(ctx, a)
+		if ok {
+			return 1, err
+		}
+		return 0, err
+	}
+	if !strings.Contains(who, "@") {
+		return 0, qm.Errorf(qm.EINVALID, "%q is neither an email nor a chat account; e.g. alice@acme.example or slack:T024BE7LD:U024BE7LH.", who)
+	}
+	return s.store.DeleteAccountLinksByEmail(ctx, who)
+}
+
+// Groups implements qm.Directory over the account links: a person, known by the email their
+// login proved, has the groups of their most recent login, while those are current. Someone with
+// no link, or whose groups are no longer confirmed, is not known.
+func (s *Service) Groups(ctx context.Context, user string) ([]string, bool) {
+	links, err := s.store.AccountLinksByEmail(ctx, user)
+	if err != nil {
+		s.log.Error("reading account links", "user", user, "err", err)
+		return nil, false
+	}
+	for _, l := range links {
+		if s.current(l) {
+			return l.Groups, true
+		}
+	}
+	return nil, false
+}
+
+var _ qm.Directory = (*Service)(nil)
+
+// randomToken is 32 random bytes, base64url without padding (43 characters).
+func randomToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("oidc: random: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// hashOf is what the store keeps of a secret: its SHA-256, in hex.
+func hashOf(secret string) string {
+	h := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,174 @@
+package oidc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	gooidc "github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/oauth2"
+
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// recheckBatch is how many links one pass reads at a time.
+const recheckBatch = 100
+
+// RecheckReport is what one re-check pass did.
+type RecheckReport struct {
+	Checked   int // links whose groups were read again
+	Changed   int // of those, links whose groups changed
+	Revoked   int // links the provider no longer honours: unlinked
+	Unchecked int // links that could not be checked (no usable token, or the provider failed)
+}
+
+// Recheck reads again the groups of every link last checked more than the re-check period ago:
+// with its refresh token (a new ID token, or userinfo), or else with its access token while that
+// is valid. A link the provider refuses outright (the refresh token is revoked, the person is
+// gone) is unlinked; a link that cannot be checked keeps its groups until it is no longer
+// current (two periods), when its owner is asked to log in again. Whoever the groups changed for
+// is told through GroupsChanged.
+func (s *Service) Recheck(ctx context.Context) (RecheckReport, error) {
+	var rep RecheckReport
+	p, err := s.discover(ctx)
+	if err != nil {
+		return rep, err
+	}
+	due := s.clock.Now().Add(-s.cfg.Recheck)
+	// Links that could not be checked stay due, first in line; the next batch starts after them.
+	for {
+		links, err := s.store.AccountLinksCheckedBefore(ctx, due, rep.Unchecked, recheckBatch)
+		if err != nil {
+			return rep, err
+		}
+		for _, l := range links {
+			if err := s.recheckOne(ctx, p, l, &rep); err != nil {
+				return rep, err
+			}
+		}
+		if len(links) < recheckBatch || ctx.Err() != nil {
+			return rep, ctx.Err()
+		}
+	}
+}
+
+// errRevoked is a provider that refuses a link's tokens outright.
+var errRevoked = errors.New("oidc: the provider refused the stored sign-in")
+
+func (s *Service) recheckOne(ctx context.Context, p *gooidc.Provider, l *qm.AccountLink, rep *RecheckReport) error {
+	groups, tokens, err := s.readGroups(ctx, p, l)
+	switch {
+	case errors.Is(err, errRevoked):
+		if _, derr := s.store.DeleteAccountLink(ctx, l.Account); derr != nil {
+			return derr
+		}
+		rep.Revoked++
+		s.log.Info("sign-in revoked at the provider: account unlinked", "account", l.Account.String(), "email", l.Email, "err", err)
+		if s.GroupsChanged != nil {
+			s.GroupsChanged(ctx, l, nil)
+		}
+		return nil
+	case err != nil:
+		rep.Unchecked++
+		s.log.Warn("groups could not be read again", "account", l.Account.String(), "email", l.Email, "err", err)
+		return nil
+	}
+	now := s.clock.Now()
+	ok, err := s.store.UpdateAccountGroups(ctx, l.Account, l.LoginAt, groups, now, tokens)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return nil // logged in again (or out) meanwhile: that is newer
+	}
+	rep.Checked++
+	if !sameGroups(l.Groups, groups) {
+		rep.Changed++
+		after := *l
+		after.Groups, after.CheckedAt, after.Tokens = groups, now, tokens
+		s.log.Info("groups changed at the provider", "account", l.Account.String(), "email", l.Email, "before", l.Groups, "after", groups)
+		if s.GroupsChanged != nil {
+			s.GroupsChanged(ctx, l, &after)
+		}
+	}
+	return nil
+}
+
+// readGroups asks the provider for a link's groups now, and gives back the tokens to keep.
+func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.AccountLink) ([]string, []byte, error) {
+	if s.seal == nil || len(l.Tokens) == 0 {
+		return nil, nil, errors.New("no tokens were kept for this sign-in")
+	}
+	tok, err := s.seal.open(l.Tokens)
+	if err != nil {
+		return nil, nil, err
+	}
+	pctx := s.providerCtx(ctx)
+	now := s.clock.Now()
+	var claims map[string]any
+	switch {
+	case tok.RefreshToken != "":
+		// Expire the access token on purpose, so the source refreshes.
+		old := &oauth2.Token{RefreshToken: tok.RefreshToken, Expiry: now.Add(-time.Minute)}
+		nt, err := s.oauth(p).TokenSource(pctx, old).Token()
+		if err != nil {
+			var re *oauth2.RetrieveError
+			if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode >= 400 && re.Response.StatusCode < 500 && re.Response.StatusCode != http.StatusTooManyRequests {
+				return nil, nil, fmt.Errorf("%w: %s", errRevoked, providerSays(err))
+			}
+			return nil, nil, fmt.Errorf("oidc: refresh: %w", err)
+		}
+		if nt.RefreshToken == "" {
+			nt.RefreshToken = tok.RefreshToken // providers that do not rotate it send none
+		}
+		tok = nt
+		if raw, _ := nt.Extra("id_token").(string); raw != "" {
+			idt, err := p.Verifier(&gooidc.Config{ClientID: s.cfg.ClientID, Now: s.clock.Now}).Verify(pctx, raw)
+			if err != nil {
+				return nil, nil, fmt.Errorf("oidc: refreshed ID token: %w", err)
+			}
+			if idt.Subject != l.Subject {
+				return nil, nil, fmt.Errorf("%w: the refreshed ID token is for another subject", errRevoked)
+			}
+			if err := idt.Claims(&claims); err != nil {
+				return nil, nil, fmt.Errorf("oidc: refreshed ID token: %w", err)
+			}
+		}
+	case tok.AccessToken != "" && tok.Expiry.After(now):
+	default:
+		return nil, nil, errors.New("the kept access token has expired and there is no refresh token")
+	}
+	if _, ok := claims[s.cfg.GroupsClaim]; !ok {
+		ui, err := p.UserInfo(pctx, oauth2.StaticTokenSource(tok))
+		if err != nil {
+			return nil, nil, fmt.Errorf("oidc: userinfo: %w", err)
+		}
+		if ui.Subject != l.Subject {
+			return nil, nil, fmt.Errorf("%w: userinfo answers for another subject", errRevoked)
+		}
+		claims = map[string]any{}
+		if err := ui.Claims(&claims); err != nil {
+			return nil, nil, fmt.Errorf("oidc: userinfo: %w", err)
+		}
+	}
+	sealed, err := s.seal.seal(tok)
+	if err != nil {
+		return nil, nil, err
+	}
+	return groupsOf(claims[s.cfg.GroupsClaim]), sealed, nil
+}
+
+func sameGroups(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// Prune forgets login links that expired more than a day ago and says how many it forgot.
+func (s *Service) Prune(ctx context.Context) (int64, error) {
+	return s.store.PruneLoginLinks(ctx, s.clock.Now().Add(-24*time.Hour))
+}

@@ -1,0 +1,121 @@
+package qm
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Account is a chat account: the platform, the workspace on it (a Slack team, a Discord guild)
+// and the user's id there. With single sign-on it, not a profile email, is who asks.
+type Account struct {
+	Platform  string // slack, discord, console
+	Workspace string // Slack team id, Discord guild id; empty where the platform has none
+	User      string // the platform's user id, e.g. U024BE7LH
+}
+
+// String writes an account as PLATFORM:WORKSPACE:USER, the form ParseAccount reads.
+func (a Account) String() string { return a.Platform + ":" + a.Workspace + ":" + a.User }
+
+// IsZero reports whether the account is unset.
+func (a Account) IsZero() bool { return a.Platform == "" && a.User == "" }
+
+// ParseAccount reads PLATFORM:WORKSPACE:USER (the workspace may be empty, as in console::alice).
+func ParseAccount(s string) (Account, error) {
+	parts := strings.Split(strings.TrimSpace(s), ":")
+	bad := Errorf(EINVALID, "%q is not a chat account; write it as platform:workspace:user, e.g. slack:T024BE7LD:U024BE7LH.", clipText(s, 60))
+	if len(parts) != 3 {
+		return Account{}, bad
+	}
+	a := Account{Platform: strings.ToLower(parts[0]), Workspace: parts[1], User: parts[2]}
+	if !accountWord(a.Platform, false) || !accountWord(a.Workspace, true) || !accountWord(a.User, false) {
+		return Account{}, bad
+	}
+	return a, nil
+}
+
+// accountWord reports whether s is a plausible platform, workspace or user id: letters, digits,
+// and . _ - @ +, at most 128 of them.
+func accountWord(s string, mayBeEmpty bool) bool {
+	if s == "" {
+		return mayBeEmpty
+	}
+	if len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case r == '.' || r == '_' || r == '-' || r == '@' || r == '+':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func clipText(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// AccountLink ties a chat account to the identity it proved at the organisation's identity
+// provider: the subject, email and groups from the ID token, when that login happened and when
+// the groups were last confirmed.
+type AccountLink struct {
+	Account Account
+	Issuer  string
+	Subject string
+	Email   string // lower case: the name the domain knows the person by
+	Groups  []string
+	// LoginAt is the last completed login; approvals need it fresher than approvals.step_up.
+	LoginAt time.Time
+	// CheckedAt is when the groups were last read from the provider (at login or a re-check).
+	CheckedAt time.Time
+	// Tokens are the provider's tokens, sealed (encrypted) by the login service; empty when the
+	// provider gave none or they could not be kept. The store keeps them as they are given.
+	Tokens []byte
+}
+
+// LoginLink is a one-time sign-in link, bound to the chat account that asked for it. Only a hash
+// of its secret is kept. Opening it starts a login at the provider, whose state is likewise
+// kept as a hash; the link is done when that login completes.
+type LoginLink struct {
+	Hash    string // hash of the link's secret
+	Account Account
+	// ChatEmail is the email the chat platform shows on the account's profile, where it shows
+	// one: the login must prove that same email, so a link opened by someone else links nothing.
+	ChatEmail string
+	// Resume is a command to run for the account once it has logged in (an approval that asked
+	// for a fresh login); empty for a plain /gpu login.
+	Resume    string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	// OpenedAt is when the link was opened (it cannot be opened again); StateHash is the hash of
+	// the state its login at the provider carries.
+	OpenedAt  time.Time
+	StateHash string
+	// DoneAt is when the login completed, or was refused for good.
+	DoneAt time.Time
+}
+
+// listedTeam reports whether the policy lists a team of this name.
+func (s *Service) listedTeam(name string) bool {
+	_, ok := s.Policy.Team(name)
+	return ok
+}
+
+// mayApprove reports whether approver may decide exceptions of team: an approver entry in the
+// policy names them or one of their groups (read from the directory).
+func (s *Service) mayApprove(ctx context.Context, approver, team string) bool {
+	if s.Policy.IsApprover(approver, team) {
+		return true
+	}
+	if s.Directory == nil {
+		return false
+	}
+	groups, ok := s.Directory.Groups(ctx, approver)
+	return ok && s.Policy.MayApprove(approver, groups, team)
+}

@@ -1,0 +1,441 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// AgentToken is a node agent's token as the store keeps it: only the hash of the secret.
+type AgentToken struct {
+	Node         string
+	CreatedAt    time.Time
+	RevokedAt    time.Time // zero while the token is valid
+	LastReportAt time.Time // zero before the first report
+	LastSeq      uint64
+}
+
+// ErrAgentUnauthorized is returned for a token the store does not know, or one that was revoked.
+var ErrAgentUnauthorized = errors.New("store: unknown or revoked agent token")
+
+// CreateAgentToken keeps the hash of a new token for node. A node whose token is valid gets
+// ECONFLICT: revoke it first. A node whose token was revoked gets the new one and keeps its newest
+// report time, so replays of old reports are still refused.
+func (db *DB) CreateAgentToken(ctx context.Context, node, hash string, at time.Time) error {
+	tx, err := db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: create agent token: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var revoked dbTime
+	err = tx.GetContext(ctx, &revoked, db.x.Rebind(`SELECT revoked_at FROM agent_tokens WHERE node = ?`), node)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		_, err = tx.ExecContext(ctx, db.x.Rebind(`INSERT INTO agent_tokens (node, token_hash, created_at) VALUES (?, ?, ?)`), node, hash, dbTime(at))
+	case err != nil:
+	case time.Time(revoked).IsZero():
+		return qm.Errorf(qm.ECONFLICT, "node %s has a valid token already; revoke it first: quartermaster agent-token revoke %s", node, node)
+	default:
+		_, err = tx.ExecContext(ctx, db.x.Rebind(`UPDATE agent_tokens SET token_hash = ?, created_at = ?, revoked_at = NULL WHERE node = ?`), hash, dbTime(at), node)
+	}
+	if err != nil {
+		return fmt.Errorf("store: create agent token: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: create agent token: %w", err)
+	}
+	return nil
+}
+
+// RevokeAgentToken revokes node's token; ENOTFOUND when it has no valid one.
+func (db *DB) RevokeAgentToken(ctx context.Context, node string, at time.Time) error {
+	res, err := db.x.ExecContext(ctx, db.x.Rebind(`UPDATE agent_tokens SET revoked_at = ? WHERE node = ? AND revoked_at IS NULL`), dbTime(at), node)
+	if err != nil {
+		return fmt.Errorf("store: revoke agent token: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return qm.Errorf(qm.ENOTFOUND, "node %s has no valid token; `quartermaster agent-token list` shows the nodes that do", node)
+	}
+	return nil
+}
+
+// AgentTokens lists every node's token, by node.
+func (db *DB) AgentTokens(ctx context.Context) ([]AgentToken, error) {
+	rows, err := db.x.QueryContext(ctx, `SELECT node, created_at, revoked_at, last_report_at, last_seq FROM agent_tokens ORDER BY node`)
+	if err != nil {
+		return nil, fmt.Errorf("store: agent tokens: %w", err)
+	}
+	defer rows.Close()
+	var out []AgentToken
+	for rows.Next() {
+		var t AgentToken
+		var created, revoked, last dbTime
+		var seq int64
+		if err := rows.Scan(&t.Node, &created, &revoked, &last, &seq); err != nil {
+			return nil, fmt.Errorf("store: agent tokens: %w", err)
+		}
+		t.CreatedAt, t.RevokedAt, t.LastReportAt, t.LastSeq = time.Time(created), time.Time(revoked), time.Time(last), uint64(seq)
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: agent tokens: %w", err)
+	}
+	return out, nil
+}
+
+// AgentNode is the node whose valid token has this hash, or ErrAgentUnauthorized.
+func (db *DB) AgentNode(ctx context.Context, hash string) (string, error) {
+	var node string
+	err := db.x.GetContext(ctx, &node, db.x.Rebind(`SELECT node FROM agent_tokens WHERE token_hash = ? AND revoked_at IS NULL`), hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrAgentUnauthorized
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: agent token: %w", err)
+	}
+	return node, nil
+}
+
+// LeaseActivity is what one report saw of one lease's GPUs.
+type LeaseActivity struct {
+	Lease       qm.LeaseID
+	Utilization float64 // mean over the lease's GPUs, percent
+	MemUsed     uint64  // bytes its processes held
+	Active      bool    // a GPU of the lease was busy
+}
+
+// AgentReport is an accepted report as the store keeps it.
+type AgentReport struct {
+	Node      string
+	TokenHash string
+	At        time.Time
+	Seq       uint64
+	Received  time.Time
+	// GPUs is the report's GPUs, JSON, kept raw.
+	GPUs     []byte
+	Activity []LeaseActivity
+	// Topology, when set, replaces the node's stored topology.
+	Topology     *qm.Topology
+	TopologyHash string
+}
+
+// AgentReportResult says what became of a report.
+type AgentReportResult struct {
+	// Unauthorized is set when the token is unknown or was revoked: nothing was stored.
+	Unauthorized bool
+	// Replayed is set when the node had already reported at or after this report's time: nothing
+	// was stored.
+	Replayed bool
+	// TopologyHash is the hash of the node's stored topology after the report ("" for none).
+	TopologyHash string
+}
+
+// memChanged is how much a lease's GPU memory in use must change between reports to count as
+// activity (a process loading or freeing data), in bytes.
+const memChanged = 1 << 20
+
+// RecordAgentReport stores one report (see RecordAgentReports); a token that is unknown or revoked
+// gives ErrAgentUnauthorized.
+func (db *DB) RecordAgentReport(ctx context.Context, r AgentReport) (AgentReportResult, error) {
+	res, err := db.RecordAgentReports(ctx, []AgentReport{r})
+	if err != nil {
+		return AgentReportResult{}, err
+	}
+	if res[0].Unauthorized {
+		return res[0], ErrAgentUnauthorized
+	}
+	return res[0], nil
+}
+
+// RecordAgentReports stores reports in one transaction, so that the reports several nodes send at
+// once share one commit. For each it moves the node's newest report time forward; a report whose
+// token is no longer valid, or which is not newer than the node's last one (a replay), stores
+// nothing. Each accepted report keeps its raw sample, updates the activity of the leases it covers
+// and, when it carries one, the node's topology. Results are in the order of rs.
+func (db *DB) RecordAgentReports(ctx context.Context, rs []AgentReport) ([]AgentReportResult, error) {
+	out := make([]AgentReportResult, len(rs))
+	if len(rs) == 0 {
+		return out, nil
+	}
+	wrap := func(err error) ([]AgentReportResult, error) {
+		return nil, fmt.Errorf("store: record agent reports: %w", err)
+	}
+	// Token rows are locked in one order (node, then time) in every transaction: no deadlocks.
+	order := make([]int, len(rs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ra, rb := rs[order[a]], rs[order[b]]
+		if ra.Node != rb.Node {
+			return ra.Node < rb.Node
+		}
+		return ra.At.Before(rb.At)
+	})
+	tx, err := db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		return wrap(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	// The nodes' clocks move in one statement per round, a round holding each node once (an UPDATE
+	// touches a row once): a report is accepted if its token is still valid and it is newer than
+	// the node's last one. The statement also reads each node's stored topology hash.
+	typed := func(t string) string { // the first VALUES row fixes the column types on PostgreSQL
+		if db.dialect == Postgres {
+			return "CAST(? AS " + t + ")"
+		}
+		return "?"
+	}
+	valid := db.x.Rebind(`SELECT COUNT(*) FROM agent_tokens WHERE node = ? AND token_hash = ? AND revoked_at IS NULL`)
+	var accepted []int
+	var q strings.Builder
+	left := order
+	for len(left) > 0 {
+		var round, later []int
+		inRound := map[string]bool{}
+		for _, i := range left {
+			if inRound[rs[i].Node] {
+				later = append(later, i)
+				continue
+			}
+			inRound[rs[i].Node] = true
+			round = append(round, i)
+		}
+		q.Reset()
+		q.WriteString(`UPDATE agent_tokens SET last_report_at = v.column3, last_seq = v.column4 FROM (VALUES `)
+		args := make([]any, 0, 4*len(round))
+		for k, i := range round {
+			if k == 0 {
+				q.WriteString("(" + typed("TEXT") + ", " + typed("TEXT") + ", " + typed("TIMESTAMPTZ") + ", " + typed("BIGINT") + ")")
+			} else {
+				q.WriteString(", (?, ?, ?, ?)")
+			}
+			args = append(args, rs[i].Node, rs[i].TokenHash, dbTime(rs[i].At), int64(rs[i].Seq))
+		}
+		q.WriteString(`) AS v
+WHERE agent_tokens.node = v.column1 AND agent_tokens.token_hash = v.column2 AND agent_tokens.revoked_at IS NULL
+  AND (agent_tokens.last_report_at IS NULL OR agent_tokens.last_report_at < v.column3)
+RETURNING agent_tokens.node, (SELECT hash FROM node_topology WHERE node_topology.node = agent_tokens.node)`)
+		rows, err := tx.QueryContext(ctx, db.x.Rebind(q.String()), args...)
+		if err != nil {
+			return wrap(err)
+		}
+		took := map[string]string{}
+		for rows.Next() {
+			var node string
+			var hash sql.NullString
+			if err := rows.Scan(&node, &hash); err != nil {
+				rows.Close()
+				return wrap(err)
+			}
+			took[node] = hash.String
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return wrap(err)
+		}
+		rows.Close()
+		for _, i := range round {
+			if hash, ok := took[rs[i].Node]; ok {
+				out[i].TopologyHash = hash
+				accepted = append(accepted, i)
+				continue
+			}
+			var n int
+			if err := tx.GetContext(ctx, &n, valid, rs[i].Node, rs[i].TokenHash); err != nil {
+				return wrap(err)
+			}
+			out[i].Unauthorized, out[i].Replayed = n == 0, n > 0
+		}
+		left = later
+	}
+	sort.Slice(accepted, func(a, b int) bool { // back in node and time order
+		ra, rb := rs[accepted[a]], rs[accepted[b]]
+		if ra.Node != rb.Node {
+			return ra.Node < rb.Node
+		}
+		return ra.At.Before(rb.At)
+	})
+	if len(accepted) == 0 {
+		return out, tx.Commit()
+	}
+	q.Reset()
+	q.WriteString(`INSERT INTO agent_samples (node, at, received_at, gpus) VALUES `)
+	args := make([]any, 0, 4*len(accepted))
+	for k, i := range accepted {
+		if k > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?)")
+		args = append(args, rs[i].Node, dbTime(rs[i].At), dbTime(rs[i].Received), string(rs[i].GPUs))
+	}
+	if _, err := tx.ExecContext(ctx, db.x.Rebind(q.String()), args...); err != nil {
+		return wrap(err)
+	}
+	// Lease activity, in rounds in which each lease appears once (an upsert may not touch a row
+	// twice), oldest report first.
+	type act struct {
+		a    LeaseActivity
+		node string
+		at   dbTime
+	}
+	var pending []act
+	for _, i := range accepted {
+		for _, a := range rs[i].Activity {
+			pending = append(pending, act{a, rs[i].Node, dbTime(rs[i].At)})
+		}
+	}
+	for len(pending) > 0 {
+		seen := map[qm.LeaseID]bool{}
+		var round, later []act
+		for _, p := range pending {
+			if seen[p.a.Lease] {
+				later = append(later, p)
+				continue
+			}
+			seen[p.a.Lease] = true
+			round = append(round, p)
+		}
+		q.Reset()
+		q.WriteString(`INSERT INTO lease_activity (lease_id, node, seen_at, last_active_at, utilization, mem_used) VALUES `)
+		args = args[:0]
+		for k, p := range round {
+			if k > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(?, ?, ?, ?, ?, ?)")
+			var active dbTime
+			if p.a.Active {
+				active = p.at
+			}
+			args = append(args, int64(p.a.Lease), p.node, p.at, active, p.a.Utilization, int64(min(p.a.MemUsed, 1<<62)))
+		}
+		q.WriteString(`
+ON CONFLICT (lease_id) DO UPDATE SET
+  node = excluded.node,
+  seen_at = excluded.seen_at,
+  utilization = excluded.utilization,
+  mem_used = excluded.mem_used,
+  last_active_at = CASE
+    WHEN excluded.last_active_at IS NOT NULL OR ABS(excluded.mem_used - lease_activity.mem_used) >= ` + fmt.Sprint(memChanged) + `
+    THEN excluded.seen_at ELSE lease_activity.last_active_at END
+WHERE lease_activity.seen_at < excluded.seen_at`)
+		if _, err := tx.ExecContext(ctx, db.x.Rebind(q.String()), args...); err != nil {
+			return wrap(err)
+		}
+		pending = later
+	}
+	topo := db.x.Rebind(`INSERT INTO node_topology (node, hash, read_at, topology) VALUES (?, ?, ?, ?)
+ON CONFLICT (node) DO UPDATE SET hash = excluded.hash, read_at = excluded.read_at, topology = excluded.topology`)
+	for _, i := range accepted {
+		r := rs[i]
+		if r.Topology == nil {
+			continue
+		}
+		b, err := json.Marshal(r.Topology)
+		if err != nil {
+			return wrap(err)
+		}
+		if _, err := tx.ExecContext(ctx, topo, r.Node, r.TopologyHash, dbTime(r.At), string(b)); err != nil {
+			return wrap(err)
+		}
+		for _, j := range accepted { // later reports of the node in this batch see it too
+			if rs[j].Node == r.Node && !rs[j].At.Before(r.At) {
+				out[j].TopologyHash = r.TopologyHash
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return wrap(err)
+	}
+	return out, nil
+}
+
+// Activity is what the agents last saw of a lease's GPUs; ok is false when no report covered it.
+func (db *DB) Activity(ctx context.Context, id qm.LeaseID) (a qm.Activity, ok bool, err error) {
+	var seen, last dbTime
+	err = db.x.QueryRowContext(ctx, db.x.Rebind(`SELECT seen_at, last_active_at, utilization FROM lease_activity WHERE lease_id = ?`), int64(id)).
+		Scan(&seen, &last, &a.Utilization)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, false, nil
+	}
+	if err != nil {
+		return a, false, fmt.Errorf("store: lease activity: %w", err)
+	}
+	a.Seen, a.LastActive = time.Time(seen), time.Time(last)
+	return a, true, nil
+}
+
+// NodeTopology is every node's latest topology, by node.
+func (db *DB) NodeTopology(ctx context.Context) (map[string]qm.Topology, error) {
+	rows, err := db.x.QueryContext(ctx, `SELECT node, topology FROM node_topology`)
+	if err != nil {
+		return nil, fmt.Errorf("store: node topology: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]qm.Topology{}
+	for rows.Next() {
+		var node, doc string
+		if err := rows.Scan(&node, &doc); err != nil {
+			return nil, fmt.Errorf("store: node topology: %w", err)
+		}
+		var t qm.Topology
+		if err := json.Unmarshal([]byte(doc), &t); err != nil {
+			return nil, fmt.Errorf("store: node topology of %s: %w", node, err)
+		}
+		out[node] = t
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: node topology: %w", err)
+	}
+	return out, nil
+}
+
+// NodeTopologyOf is one node's latest topology and its hash; ok is false when it has none.
+func (db *DB) NodeTopologyOf(ctx context.Context, node string) (t qm.Topology, hash string, ok bool, err error) {
+	var doc string
+	err = db.x.QueryRowContext(ctx, db.x.Rebind(`SELECT hash, topology FROM node_topology WHERE node = ?`), node).Scan(&hash, &doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, "", false, nil
+	}
+	if err != nil {
+		return t, "", false, fmt.Errorf("store: node topology: %w", err)
+	}
+	if err := json.Unmarshal([]byte(doc), &t); err != nil {
+		return t, "", false, fmt.Errorf("store: node topology of %s: %w", node, err)
+	}
+	return t, hash, true, nil
+}
+
+// AgentSamples counts the raw samples kept for node (all nodes for "").
+func (db *DB) AgentSamples(ctx context.Context, node string) (int, error) {
+	var n int
+	err := db.x.GetContext(ctx, &n, db.x.Rebind(`SELECT COUNT(*) FROM agent_samples WHERE node = ? OR ? = ''`), node, node)
+	if err != nil {
+		return 0, fmt.Errorf("store: agent samples: %w", err)
+	}
+	return n, nil
+}
+
+// PruneAgentData forgets raw samples taken before samplesBefore and the activity of leases no
+// report has covered since activityBefore; it says how many rows it forgot.
+func (db *DB) PruneAgentData(ctx context.Context, samplesBefore, activityBefore time.Time) (int64, error) {
+	a, err := db.x.ExecContext(ctx, db.x.Rebind(`DELETE FROM agent_samples WHERE at < ?`), dbTime(samplesBefore))
+	if err != nil {
+		return 0, fmt.Errorf("store: prune agent samples: %w", err)
+	}
+	b, err := db.x.ExecContext(ctx, db.x.Rebind(`DELETE FROM lease_activity WHERE seen_at < ?`), dbTime(activityBefore))
+	if err != nil {
+		return 0, fmt.Errorf("store: prune lease activity: %w", err)
+	}
+	na, _ := a.RowsAffected()
+	nb, _ := b.RowsAffected()
+	return na + nb, nil
+}
