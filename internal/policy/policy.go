@@ -259,6 +259,20 @@ func (p *Policy) Groups(_ context.Context, user string) ([]string, bool) {
 	return id.Groups, true
 }
 
+// Members lists the people of the static directory in a group.
+func (p *Policy) Members(group string) []string {
+	var out []string
+	for _, id := range p.Directory {
+		for _, g := range id.Groups {
+			if strings.EqualFold(g, group) {
+				out = append(out, id.User)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // TeamsOf lists the teams whose IdP groups the given groups include, in file order.
 func (p *Policy) TeamsOf(groups []string) []*Team {
 	var out []*Team
