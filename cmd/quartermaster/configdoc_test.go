@@ -387,7 +387,7 @@ func TestConfigurationDocumentsEverySetting(t *testing.T) {
 }
 
 // secretRE are the names that hold secrets.
-var secretRE = regexp.MustCompile(`(TOKEN|SECRET|PASSWORD|PASSWD|_KEY|DATABASE_URL|_DSN)$`)
+var secretRE = regexp.MustCompile(`(TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|DATABASE_URL|_DSN)$`)
 
 // TestSecretsComeFromFilesToo: every secret the service reads (a token, a secret, a password, a
 // database URL) is read through config.Secret, so NAME_FILE works for it, and both are documented.

@@ -23,7 +23,7 @@ import (
 
 func init() {
 	registerCommand("serve", subcommand{
-		summary: "the service: Slack (HTTP and Socket Mode), node agent reports, /healthz, /readyz and /metrics, expiry, idle reclaim and approval timeouts",
+		summary: "the service: Slack (HTTP and Socket Mode), Discord (HTTP or gateway), node agent reports, /healthz, /readyz and /metrics, expiry, idle reclaim and approval timeouts",
 		usage: "quartermaster serve --policy FILE [--db URL] [--http :8080]\n" +
 			"quartermaster serve --demo    (the embedded example organisation on the simulated cluster)",
 		flags: func() *flag.FlagSet { fs, _ := serveFlags(); return fs },
@@ -80,6 +80,8 @@ type serveOptions struct {
 	app   appOptions
 	addr  string
 	slack slackSettings
+
+	discord discordSettings
 	// listener, when set, is served instead of listening on addr.
 	listener net.Listener
 	// tick is the loop's period; zero means tickInterval.
@@ -138,6 +140,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	}
 	o.app.logger = log
 	if o.slack, err = slackFromEnv(); err != nil {
+		return err
+	}
+	if o.discord, err = discordFromEnv(); err != nil {
 		return err
 	}
 	if err := o.app.flags.resolveSecrets(); err != nil {
@@ -200,6 +205,11 @@ func serve(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		return err
 	}
+	discord, err := serveDiscord(a, o.discord, mux, log)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = discord.stop(context.Background()) }()
 
 	ln := o.listener
 	if ln == nil {
@@ -236,7 +246,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	if adapter != nil {
 		deliver = adapter
 	}
-	stopShowback, err := startShowback(a, deliver, log)
+	stopShowback, err := startShowback(a, discord.deliverer(deliver), log)
 	if err != nil {
 		stopLoops()
 		wg.Wait()
@@ -273,6 +283,9 @@ func serve(ctx context.Context, o serveOptions) error {
 		if err := adapter.Close(grace); err != nil {
 			log.Warn("Slack work still in flight at shutdown", "err", err)
 		}
+	}
+	if err := discord.stop(grace); err != nil {
+		log.Warn("Discord work still in flight at shutdown", "err", err)
 	}
 	// The loops finish what they are doing; one stuck on a database that does not answer is left
 	// behind once the grace is over, so that SIGTERM always ends the process in time.

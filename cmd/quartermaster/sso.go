@@ -41,6 +41,9 @@ func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.
 	}
 	a.Service.Directory = sso
 	a.Bot.SSO = sso
+	if err := sso.RefreshMembers(context.Background()); err != nil {
+		log.Warn("reading who is in which group; approvers named by group hear of exceptions once it works", "err", err)
+	}
 	// A command a login link carries (an approval that needed a fresh login) runs as the account
 	// once it has logged in; the page says what came of it, and whoever else it concerns is told.
 	sso.Resume = func(ctx context.Context, acct qm.Account, command string) string {
