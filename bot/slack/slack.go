@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,14 +84,16 @@ type Config struct {
 // Adapter is the Slack app. It implements bot.Sender for notices and serves Slack's HTTP
 // deliveries; RunSocketMode serves the same deliveries over a WebSocket.
 type Adapter struct {
-	cfg   Config
-	api   *slack.Client
-	log   *slog.Logger
-	track *tracker
-	out   *outbox
-	users *users
-	seen  *seen
-	refs  RefStore
+	// versions numbers the block ids of edits and republished views (see versioned).
+	versions atomic.Int64
+	cfg      Config
+	api      *slack.Client
+	log      *slog.Logger
+	track    *tracker
+	out      *outbox
+	users    *users
+	seen     *seen
+	refs     RefStore
 
 	base   context.Context
 	cancel context.CancelFunc
@@ -531,6 +534,7 @@ func (a *Adapter) update(ctx context.Context, to string, r bot.Reply) (bool, err
 		return false, err
 	}
 	text, blocks := Render(r, MaxMessageBlocks)
+	blocks = versioned(blocks, a.version())
 	n := 0
 	for _, m := range refs {
 		if !strings.EqualFold(m.Recipient, to) {
@@ -568,4 +572,9 @@ func (a *Adapter) String() string {
 		mode = "HTTP and Socket Mode"
 	}
 	return fmt.Sprintf("Slack (%s)", mode)
+}
+
+// version is a new suffix for the block ids of an edited message or a republished view.
+func (a *Adapter) version() string {
+	return strconv.FormatInt(time.Now().UnixNano(), 36) + strconv.FormatInt(a.versions.Add(1), 36)
 }
