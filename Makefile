@@ -3,13 +3,16 @@ GO      ?= go
 PKGS    ?= ./...
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: run build test test-short lint bench fuzz
+.PHONY: run build test test-short lint bench fuzz helm-check
 
 run:
 	$(GO) run ./cmd/quartermaster console
 
+# build stamps the binaries with the version (git describe) and commit; `quartermaster version` shows them.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 build:
-	$(GO) build -o bin/ ./cmd/...
+	$(GO) build -ldflags "-X github.com/acme/quartermaster/internal/buildinfo.version=$(VERSION) -X github.com/acme/quartermaster/internal/buildinfo.commit=$(COMMIT)" -o bin/ ./cmd/...
 
 # test runs every test against the real services the project starts itself.
 test:
@@ -26,6 +29,10 @@ bench:
 
 fuzz:
 	bash scripts/fuzz.sh
+
+# helm-check runs helm lint and helm template on the chart (building helm once if it is missing).
+helm-check:
+	bash scripts/helm-check.sh
 
 # slurm-up starts a one-node Slurm test cluster on this host (root; state in .slurm/); source .slurm/env.
 .PHONY: slurm-up slurm-down

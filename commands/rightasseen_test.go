@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -497,5 +499,35 @@ func TestRedeliveredCommandsChangeNothingTwice(t *testing.T) {
 	// A new delivery (another key) of the same words is a new command.
 	if r := say("rita@borealis.example", "/gpu release "+id.String(), "k6"); !r.Error {
 		t.Errorf("releasing an ended lease again with a new command: %s", r.Text)
+	}
+}
+
+// Approvers named by group hear of the exceptions they may decide: each member of the group the
+// directory knows (not the requester), and any of them may decide.
+func TestGroupApproversAreTold(t *testing.T) {
+	raw, err := os.ReadFile(otherPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(raw), "budget_owners: [sven@borealis.example]", "budget_owners: [grp-speech-leads]", 1)
+	s = strings.Replace(s, "{user: sven@borealis.example, groups: [grp-speech]}", "{user: sven@borealis.example, groups: [grp-speech, grp-speech-leads]}", 1)
+	s = strings.Replace(s, "{user: sam@borealis.example, groups: [grp-speech]}", "{user: sam@borealis.example, groups: [grp-speech, grp-speech-leads]}\n  - {user: sue@borealis.example, groups: [grp-speech, grp-speech-leads]}", 1)
+	path := filepath.Join(t.TempDir(), "groups.yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessOn(t, path)
+	id := leaseIn(t, mustOK(t, h.say("sam@borealis.example", "/gpu request 3 dev for 1h")).Text)
+	for _, who := range []string{"sven@borealis.example", "sue@borealis.example"} {
+		if got := h.notices(who); len(got) != 1 || len(got[0].Actions) != 2 {
+			t.Errorf("%s (in the approvers' group) was not asked with Approve/Deny: %+v", who, got)
+		}
+	}
+	if got := h.notices("sam@borealis.example"); len(got) != 0 {
+		t.Errorf("the requester, also in the group, was asked to decide his own request: %+v", got)
+	}
+	mustOK(t, h.say("sue@borealis.example", "/gpu approve "+id.String()))
+	if l := h.lease(id); l.State == qm.PendingApproval {
+		t.Errorf("a group approver's decision did not stand: %s", l.State)
 	}
 }

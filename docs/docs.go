@@ -11,3 +11,9 @@ var ExamplePolicy []byte
 
 // ExamplePolicyName is how the embedded policy is named in messages.
 const ExamplePolicyName = "docs/quartermaster.example.yaml (embedded)"
+
+// Configuration is docs/configuration.md: its table of every environment variable and flag is
+// what `quartermaster COMMAND --help` lists under "environment".
+//
+//go:embed configuration.md
+var Configuration string

@@ -6,6 +6,16 @@ cd "$(dirname "$0")/.."
 export CGO_CFLAGS="${CGO_CFLAGS:--O2 -g -Wno-deprecated-declarations}"
 
 bash scripts/pg-up.sh
+# promtool (Debian's prometheus package) lints /metrics; under CI=true its test fails without it.
+if ! command -v promtool >/dev/null 2>&1; then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "test: installing prometheus (for promtool)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null \
+      || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null; }
+  else
+    echo "test: promtool is missing and installing it needs root; the /metrics lint will skip (and fail under CI=true)"
+  fi
+fi
 if [ -f scripts/slurm-up.sh ]; then
   bash scripts/slurm-up.sh
   # shellcheck disable=SC1091

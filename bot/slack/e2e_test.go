@@ -356,3 +356,63 @@ func TestURLVerification(t *testing.T) {
 		t.Fatalf("HTTP %d %s", resp.StatusCode, got)
 	}
 }
+
+// blockIDs lists the block ids of a message or view.
+func blockIDs(blocks []map[string]any) map[string]bool {
+	out := map[string]bool{}
+	for _, b := range blocks {
+		if id, _ := b["block_id"].(string); id != "" {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+// TestEditsGetFreshBlockIDs: an edited message and a republished Home tab carry block ids of their
+// own, never the ones the earlier copy had, so clients redraw them.
+func TestEditsGetFreshBlockIDs(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	id := overQuota(e)
+	toDana, _ := approvalCopies(e, id)
+	before := blockIDs(toDana.Blocks)
+	e.command("UDANA", "deny "+id+" not this week")
+	e.wait()
+	_, updates, _, _ := e.slack.snapshot()
+	if len(updates) == 0 {
+		t.Fatal("no edit")
+	}
+	for _, u := range updates {
+		for bid := range blockIDs(u.Blocks) {
+			if before[bid] {
+				t.Errorf("the edit reuses block id %q of the message it replaces", bid)
+			}
+		}
+	}
+	// The Home tab, published twice, gets new ids each time.
+	for i := 0; i < 2; i++ {
+		if code := e.signed("/slack/events", `{"type":"event_callback","event_id":"Ev`+strconv.Itoa(i)+`","event":{"type":"app_home_opened","user":"UALICE","tab":"home"}}`, nil); code != 200 {
+			t.Fatalf("HTTP %d", code)
+		}
+		e.wait()
+	}
+	var homes []map[string]bool
+	_, _, _, views := e.slack.snapshot()
+	for _, v := range views {
+		if v.Method == "publish" {
+			bl, _ := v.View["blocks"].([]any)
+			var blocks []map[string]any
+			for _, b := range bl {
+				blocks = append(blocks, b.(map[string]any))
+			}
+			homes = append(homes, blockIDs(blocks))
+		}
+	}
+	if len(homes) < 2 {
+		t.Fatalf("%d Home tab publishes", len(homes))
+	}
+	for bid := range homes[len(homes)-1] {
+		if homes[len(homes)-2][bid] {
+			t.Errorf("the republished Home tab reuses block id %q", bid)
+		}
+	}
+}

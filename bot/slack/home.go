@@ -65,7 +65,7 @@ func (a *Adapter) publishHome(ctx context.Context, user string, opened bool) {
 		blocks = append(blocks, slack.NewDividerBlock(), slack.NewHeaderBlock(plain("Your team's quota")))
 		blocks = append(blocks, a.homeSection(ctx, user, email, "/gpu quota", "home.quota.", homeQuotaBlocks)...)
 	}
-	view := slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: blocks[:min(len(blocks), MaxViewBlocks)]}}
+	view := slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: versioned(blocks[:min(len(blocks), MaxViewBlocks)], a.version())}}
 	err = a.out.retry(ctx, func() error {
 		_, err := a.api.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: view})
 		return err

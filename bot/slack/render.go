@@ -265,3 +265,38 @@ func leaseTitles(ss []bot.Section) bool {
 	}
 	return n > 0 && n >= len(ss)/2
 }
+
+// versioned gives every block of an edited message or a republished view a block id of its
+// own (its id with a version suffix), so a client redraws what changed instead of keeping what
+// it showed under the old ids. Blocks without an id are left to Slack.
+func versioned(blocks []slack.Block, version string) []slack.Block {
+	out := make([]slack.Block, len(blocks))
+	for i, b := range blocks {
+		out[i] = b
+		suffix := func(id string) string {
+			if id == "" {
+				return ""
+			}
+			return clip(id, 200) + "." + version
+		}
+		switch v := b.(type) {
+		case *slack.SectionBlock:
+			c := *v
+			c.BlockID = suffix(c.BlockID)
+			out[i] = &c
+		case *slack.ActionBlock:
+			c := *v
+			c.BlockID = suffix(c.BlockID)
+			out[i] = &c
+		case *slack.ContextBlock:
+			c := *v
+			c.BlockID = suffix(c.BlockID)
+			out[i] = &c
+		case *slack.HeaderBlock:
+			c := *v
+			c.BlockID = suffix(c.BlockID)
+			out[i] = &c
+		}
+	}
+	return out
+}

@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -75,19 +76,24 @@ type Config struct {
 	HTTPClient *http.Client
 	// MaxWork bounds how many commands the handler runs at once; zero means DefaultMaxWork.
 	MaxWork int
+	// OnAck, when set, is told how long each delivery waited for its acknowledgement: transport
+	// is http or socket, kind is command, interaction or event.
+	OnAck func(transport, kind string, took time.Duration)
 }
 
 // Adapter is the Slack app. It implements bot.Sender for notices and serves Slack's HTTP
 // deliveries; RunSocketMode serves the same deliveries over a WebSocket.
 type Adapter struct {
-	cfg   Config
-	api   *slack.Client
-	log   *slog.Logger
-	track *tracker
-	out   *outbox
-	users *users
-	seen  *seen
-	refs  RefStore
+	// versions numbers the block ids of edits and republished views (see versioned).
+	versions atomic.Int64
+	cfg      Config
+	api      *slack.Client
+	log      *slog.Logger
+	track    *tracker
+	out      *outbox
+	users    *users
+	seen     *seen
+	refs     RefStore
 
 	base   context.Context
 	cancel context.CancelFunc
@@ -219,6 +225,13 @@ func (a *Adapter) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	return body, true
 }
 
+// acked reports an acknowledgement's latency to OnAck.
+func (a *Adapter) acked(transport, kind string, since time.Time) {
+	if a.cfg.OnAck != nil {
+		a.cfg.OnAck(transport, kind, time.Since(since))
+	}
+}
+
 func retried(r *http.Request) bool { return r.Header.Get("X-Slack-Retry-Num") != "" }
 
 // writeAck answers a delivery: an empty 200, or the JSON payload Slack expects (modal errors,
@@ -233,6 +246,7 @@ func writeAck(w http.ResponseWriter, payload any) {
 }
 
 func (a *Adapter) serveCommand(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	body, ok := a.verified(w, r)
 	if !ok {
 		return
@@ -244,9 +258,11 @@ func (a *Adapter) serveCommand(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeAck(w, a.onCommand(cmd, retried(r)))
+	a.acked("http", "command", start)
 }
 
 func (a *Adapter) serveInteraction(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	body, ok := a.verified(w, r)
 	if !ok {
 		return
@@ -262,9 +278,11 @@ func (a *Adapter) serveInteraction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeAck(w, a.onInteraction(cb, retried(r)))
+	a.acked("http", "interaction", start)
 }
 
 func (a *Adapter) serveEvent(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	body, ok := a.verified(w, r)
 	if !ok {
 		return
@@ -283,6 +301,7 @@ func (a *Adapter) serveEvent(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeAck(w, a.onEvent(ev, retried(r)))
+	a.acked("http", "event", start)
 }
 
 // origin is where a command came from, so its answer goes back there.
@@ -515,6 +534,7 @@ func (a *Adapter) update(ctx context.Context, to string, r bot.Reply) (bool, err
 		return false, err
 	}
 	text, blocks := Render(r, MaxMessageBlocks)
+	blocks = versioned(blocks, a.version())
 	n := 0
 	for _, m := range refs {
 		if !strings.EqualFold(m.Recipient, to) {
@@ -552,4 +572,9 @@ func (a *Adapter) String() string {
 		mode = "HTTP and Socket Mode"
 	}
 	return fmt.Sprintf("Slack (%s)", mode)
+}
+
+// version is a new suffix for the block ids of an edited message or a republished view.
+func (a *Adapter) version() string {
+	return strconv.FormatInt(time.Now().UnixNano(), 36) + strconv.FormatInt(a.versions.Add(1), 36)
 }

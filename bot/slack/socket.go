@@ -49,10 +49,12 @@ func (a *Adapter) RunSocketMode(ctx context.Context, opts ...SocketOption) error
 }
 
 func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, evt socketmode.Event) {
+	start := time.Now()
 	ack := func(payload any) {
 		if evt.Request == nil {
 			return
 		}
+		defer a.acked("socket", string(evt.Type), start)
 		var err error
 		if payload == nil {
 			err = sm.AckCtx(ctx, evt.Request.EnvelopeID, nil)

@@ -14,7 +14,17 @@ import (
 )
 
 func init() {
-	register("agent-token", "agent-token create NODE | list | revoke NODE: the node agents' tokens", runAgentToken)
+	registerCommand("agent-token", subcommand{
+		summary: "agent-token create NODE | list | revoke NODE: the node agents' tokens",
+		usage:   "quartermaster agent-token create NODE | list | revoke NODE [--db URL]\nexample: quartermaster agent-token create gpu-01",
+		flags: func() *flag.FlagSet {
+			fs := flag.NewFlagSet("agent-token", flag.ContinueOnError)
+			var f commonFlags
+			f.register(fs)
+			return fs
+		},
+		run: runAgentToken,
+	})
 }
 
 const agentTokenUsage = "usage: quartermaster agent-token create NODE | list | revoke NODE [--db URL] (example: quartermaster agent-token create gpu-01)"

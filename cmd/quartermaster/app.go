@@ -14,6 +14,8 @@ import (
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/docs"
+	"github.com/acme/quartermaster/internal/config"
+	"github.com/acme/quartermaster/internal/metrics"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/sim"
@@ -30,9 +32,28 @@ type commonFlags struct {
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.policy, "policy", os.Getenv("QM_POLICY"), "policy file (default: the embedded example policy; env QM_POLICY)")
-	fs.StringVar(&c.db, "db", os.Getenv("QM_DATABASE_URL"), "database URL: postgres://… or sqlite:PATH (default: a SQLite file in the data directory; env QM_DATABASE_URL)")
-	fs.StringVar(&c.backend, "backend", os.Getenv("QM_BACKEND"), "sim, slurm or kubernetes (default: the policy's backend)")
+	fs.StringVar(&c.policy, "policy", os.Getenv("QM_POLICY"), "policy file (env QM_POLICY; serve needs one, the console and templates default to the embedded example)")
+	c.registerDB(fs)
+	fs.StringVar(&c.backend, "backend", os.Getenv("QM_BACKEND"), "sim, slurm or kubernetes (env QM_BACKEND; default: the policy's backend)")
+}
+
+// registerDB adds --db alone, for commands that touch only the database.
+func (c *commonFlags) registerDB(fs *flag.FlagSet) {
+	fs.StringVar(&c.db, "db", "", "database URL: postgres://… or sqlite:PATH (env QM_DATABASE_URL or QM_DATABASE_URL_FILE; default: sqlite:data/quartermaster.db, the directory from QM_DATA_DIR)")
+}
+
+// resolveSecrets fills what the flags left empty from secrets in the environment (or their files),
+// so that a bad secret file is reported before anything starts.
+func (c *commonFlags) resolveSecrets() error {
+	if c.db != "" {
+		return nil
+	}
+	v, err := config.Secret("QM_DATABASE_URL")
+	if err != nil {
+		return err
+	}
+	c.db = v
+	return nil
 }
 
 func (c *commonFlags) loadPolicy() (*policy.Policy, error) {
@@ -51,6 +72,9 @@ func dataDir() string {
 }
 
 func (c *commonFlags) dbURL() (string, error) {
+	if err := c.resolveSecrets(); err != nil {
+		return "", err
+	}
 	if c.db != "" {
 		return c.db, nil
 	}
@@ -77,7 +101,13 @@ type App struct {
 	// Showback posts the weekly report when the simulated clock passes its time (console).
 	Showback *showback.Publisher
 	Bot      *commands.Bot
-	Logger   *slog.Logger
+	// Handler is Bot as the chat adapters see it: each command timed, counted and logged.
+	Handler bot.Handler
+	// Metrics are the service's numbers; nil records nothing (the console, the tools).
+	Metrics *metrics.Metrics
+	// BackendName is the scheduler backend in use: sim, slurm or kubernetes.
+	BackendName string
+	Logger      *slog.Logger
 	// Sender receives notices; set it before the app does anything (NewApp points it at a no-op).
 	Sender bot.Sender
 }
@@ -92,6 +122,7 @@ type appOptions struct {
 	simClock bool      // a simulated clock on the sim backend (console)
 	start    time.Time // the simulated clock's start; zero: now
 	logger   *slog.Logger
+	metrics  *metrics.Metrics // counts what the service does; nil: nothing is counted
 }
 
 // NewApp opens everything the options name.
@@ -112,7 +143,8 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{Policy: pol, Store: st, Logger: logger}
+	a := &App{Policy: pol, Store: st, Logger: logger, Metrics: o.metrics}
+	o.metrics.SetClasses(classNames(pol))
 	backend := o.flags.backend
 	if backend == "" {
 		backend = pol.Backend
@@ -127,13 +159,14 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	} else {
 		a.Clock = realClock{}
 	}
+	a.BackendName = backend
 	// Topology: placement fills in the NVLink islands and NUMA nodes of each node from what its
 	// node agent reports (the reconcile pass reads it).
-	svc := &qm.Service{Policy: pol, Store: st, Clock: a.Clock, Directory: pol, Logger: logger, Topology: st}
+	svc := &qm.Service{Policy: pol, Store: o.metrics.Store(st), Clock: a.Clock, Directory: pol, Logger: logger, Topology: st}
 	switch backend {
 	case "sim":
 		a.Sim = sim.New(pol, a.Clock)
-		svc.Backend, svc.Telemetry = a.Sim, a.Sim
+		svc.Backend, svc.Telemetry = o.metrics.Backend(backend, a.Sim), a.Sim
 		a.Meter = &sim.Meter{Cluster: a.Sim, Usage: st, Leases: func(ctx context.Context, since time.Time) ([]*qm.Lease, error) {
 			return svc.List(ctx, qm.LeaseFilter{EndedAfter: since})
 		}}
@@ -149,7 +182,7 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 			_ = st.Close()
 			return nil, err
 		}
-		svc.Backend = b
+		svc.Backend = o.metrics.Backend(backend, b)
 	}
 	a.Waits = waits.New()
 	a.Waits.SetHistory(st)
@@ -162,14 +195,16 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 		logger.Info("the wait predictor read back its history", "outcomes", n)
 	}
 	a.Predictions = newPredictionLog(a.Waits, st)
-	svc.Waits = a.Predictions
+	svc.Waits = o.metrics.Waits(a.Predictions)
 	a.Service = svc
+	o.metrics.SetState(a.metricsState)
 	if err := svc.WarmWaits(ctx); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
 	a.Bot = &commands.Bot{Svc: svc, Logger: logger}
 	commands.AddReport(a.Bot, a.reports())
+	a.Handler = observeCommands(a.Bot, o.metrics, logger)
 	if err := addTemplateVerbs(a); err != nil {
 		_ = st.Close()
 		return nil, err

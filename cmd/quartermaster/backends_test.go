@@ -84,7 +84,7 @@ func TestReconcileLoopRunsAtStart(t *testing.T) {
 	a.Service.Backend = b
 	t.Setenv("QM_RECONCILE_INTERVAL", "1h")
 	done := make(chan struct{})
-	go func() { reconcileLoop(ctx, a.Service, a.Logger); close(done) }()
+	go func() { reconcileLoop(ctx, a.Service, a.Logger, nil); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(time.Minute):

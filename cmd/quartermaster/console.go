@@ -13,19 +13,33 @@ import (
 )
 
 func init() {
-	register("console", "the bot in a terminal, on the embedded default (SQLite, sim cluster, example policy)", runConsole)
+	registerCommand("console", subcommand{
+		summary: "the bot in a terminal, on the embedded default (SQLite, sim cluster, example policy)",
+		usage: "quartermaster console [--policy FILE] [--db URL] [--json] [--clock RFC3339] < script\n" +
+			"lines are USER: TEXT, e.g. alice@acme.example: /gpu request 1 interactive 2h; :advance 45m moves the clock",
+		flags: func() *flag.FlagSet { fs, _, _, _, _ := consoleFlags(); return fs },
+		run:   runConsole,
+	})
+}
+
+func consoleFlags() (fs *flag.FlagSet, o *appOptions, asJSON *bool, clock, reportsDir *string) {
+	fs = flag.NewFlagSet("console", flag.ContinueOnError)
+	o = &appOptions{}
+	o.flags.register(fs)
+	asJSON = fs.Bool("json", false, "print one JSON object per bot message")
+	reportsDir = fs.String("reports", filepath.Join(dataDir(), "reports"), "where the weekly showback's chart and CSV are written")
+	clock = fs.String("clock", "", "start the simulated clock at this RFC3339 instant (default: now)")
+	return fs, o, asJSON, clock, reportsDir
 }
 
 func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("console", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var o appOptions
-	o.flags.register(fs)
-	asJSON := fs.Bool("json", false, "print one JSON object per bot message")
-	reportsDir := fs.String("reports", filepath.Join(dataDir(), "reports"), "where the weekly showback's chart and CSV are written")
-	clock := fs.String("clock", "", "start the simulated clock at this RFC3339 instant (default: now)")
+	fs, o, asJSON, clock, reportsDir := consoleFlags()
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return errUsage{err.Error()}
+		return errUsage{err.Error() + "; example: quartermaster console --json"}
+	}
+	if fs.NArg() > 0 {
+		return errUsage{fmt.Sprintf("console takes no arguments, but got %q; it reads USER: TEXT lines from standard input", fs.Arg(0))}
 	}
 	if *clock != "" {
 		t, err := time.Parse(time.RFC3339, *clock)
@@ -35,12 +49,12 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		o.start = t
 	}
 	o.simClock = true // on the sim backend; a real scheduler runs on the real clock
-	a, err := NewApp(ctx, o)
+	a, err := NewApp(ctx, *o)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	c := &console.Console{Handler: a.Bot, Out: stdout, JSON: *asJSON, Prompt: isTerminal(stdin),
+	c := &console.Console{Handler: a.Handler, Out: stdout, JSON: *asJSON, Prompt: isTerminal(stdin),
 		Controls: console.Controls{Util: a.SetUtilization, Now: a.Clock.Now}, FilesDir: *reportsDir}
 	a.Sender = c
 	if a.SimClk != nil {

@@ -24,7 +24,7 @@ func startLoops(a *App, o loopOptions, log *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { tickLoop(ctx, a.Service, o.tick, o.onTick, log) })
-	wg.Go(func() { reconcileLoop(ctx, a.Service, log) })
+	wg.Go(func() { reconcileLoop(ctx, a.Service, log, a.Metrics) })
 	wg.Go(func() { pruneLoop(ctx, a, o.onPrune, log) })
 	wg.Go(func() { flushLoop(ctx, a, log) })
 	if a.Service.Outbox != nil {

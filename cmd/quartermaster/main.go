@@ -3,6 +3,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,14 +17,18 @@ import (
 // subcommand is one verb of the quartermaster command line.
 type subcommand struct {
 	summary string
-	run     func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
+	// usage is the synopsis `quartermaster VERB --help` starts with, one or more lines.
+	usage string
+	// flags returns the verb's flags, for --help; nil when it takes none.
+	flags func() *flag.FlagSet
+	run   func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
 }
 
 var subcommands = map[string]subcommand{}
 
-// register adds a verb; each verb lives in its own file.
-func register(name, summary string, run func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error) {
-	subcommands[name] = subcommand{summary: summary, run: run}
+// registerCommand adds a verb; each verb lives in its own file.
+func registerCommand(name string, sc subcommand) {
+	subcommands[name] = sc
 }
 
 func main() {
@@ -38,12 +44,15 @@ type errUsage struct{ msg string }
 func (e errUsage) Error() string { return e.msg }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 || isHelp(args[0]) {
 		usage(stdout)
 		if len(args) == 0 {
 			return 2
 		}
 		return 0
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = []string{"version"}
 	}
 	sc, ok := subcommands[args[0]]
 	if !ok {
@@ -51,7 +60,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		usage(stderr)
 		return 2
 	}
+	if wantsHelp(args[1:]) {
+		help(stdout, args[0], sc)
+		return 0
+	}
 	if err := sc.run(ctx, args[1:], stdin, stdout, stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			help(stdout, args[0], sc)
+			return 0
+		}
 		fmt.Fprintf(stderr, "quartermaster %s: %v\n", args[0], err)
 		if _, ok := err.(errUsage); ok {
 			return 2
@@ -59,6 +76,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	return 0
+}
+
+func isHelp(a string) bool { return a == "help" || a == "-h" || a == "--help" || a == "-help" }
+
+// wantsHelp: -h, --help or -help anywhere before "--", or help as the only word.
+func wantsHelp(args []string) bool {
+	if len(args) == 1 && args[0] == "help" {
+		return true
+	}
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "-h" || a == "--help" || a == "-help" {
+			return true
+		}
+	}
+	return false
 }
 
 func usage(w io.Writer) {
@@ -73,5 +108,39 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, subcommands[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, strings.TrimSpace(`Every command takes --policy FILE and --db URL, or QM_POLICY and QM_DATABASE_URL.`))
+	fmt.Fprintln(w, "`quartermaster COMMAND --help` lists a command's flags and environment variables;")
+	fmt.Fprintln(w, "docs/configuration.md lists them all.")
+}
+
+// help prints a verb's synopsis, its flags and the environment variables that apply to it.
+func help(w io.Writer, name string, sc subcommand) {
+	fmt.Fprintf(w, "quartermaster %s: %s\n\n", name, sc.summary)
+	u := sc.usage
+	if u == "" {
+		u = "quartermaster " + name
+	}
+	fmt.Fprintln(w, "usage:")
+	for _, l := range strings.Split(strings.TrimRight(u, "\n"), "\n") {
+		fmt.Fprintln(w, "  "+l)
+	}
+	if sc.flags != nil {
+		fs := sc.flags()
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintln(w, "\nflags:")
+			fs.SetOutput(w)
+			fs.PrintDefaults()
+		}
+	}
+	if env := envFor(name); len(env) > 0 {
+		fmt.Fprintln(w, "\nenvironment:")
+		width := 0
+		for _, e := range env {
+			width = max(width, len(e.name))
+		}
+		for _, e := range env {
+			fmt.Fprintf(w, "  %-*s  %s\n", width, e.name, e.what)
+		}
+	}
 }

@@ -5,26 +5,61 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"text/tabwriter"
 
 	"github.com/acme/quartermaster/internal/store"
 )
 
 func init() {
-	register("migrate", "migrate up|down|status: apply, roll back one, or list the database migrations", runMigrate)
+	registerCommand("migrate", subcommand{
+		summary: "migrate up|down|status: apply, roll back one, or list the database migrations",
+		usage: "quartermaster migrate up|down|status [--db URL]\n" +
+			"example: quartermaster migrate up --db sqlite:data/quartermaster.db",
+		flags: func() *flag.FlagSet { fs, _ := migrateFlags(); return fs },
+		run:   runMigrate,
+	})
 }
 
-func runMigrate(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+const migrateUsage = "usage: quartermaster migrate up|down|status [--db URL] (example: quartermaster migrate up --db sqlite:data/quartermaster.db)"
+
+func migrateFlags() (*flag.FlagSet, *commonFlags) {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var f commonFlags
-	f.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return errUsage{err.Error()}
+	f.registerDB(fs)
+	return fs, &f
+}
+
+// parseInterleaved parses flags that may come before, between or after the positional words, as
+// an operator writes them (`migrate up --db URL`), and returns the words.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var words []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return words, nil
+		}
+		if args[0] == "--" {
+			return append(words, args[1:]...), nil
+		}
+		words = append(words, args[0])
+		args = args[1:]
 	}
-	verb := fs.Arg(0)
-	if fs.NArg() != 1 || (verb != "up" && verb != "down" && verb != "status") {
-		return errUsage{"usage: quartermaster migrate up|down|status [--db URL] (example: quartermaster migrate up --db sqlite:data/quartermaster.db)"}
+}
+
+func runMigrate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
+	fs, f := migrateFlags()
+	fs.SetOutput(io.Discard)
+	words, err := parseInterleaved(fs, args)
+	if err != nil {
+		return errUsage{err.Error() + "; " + migrateUsage}
 	}
+	if len(words) != 1 || (words[0] != "up" && words[0] != "down" && words[0] != "status") {
+		return errUsage{migrateUsage}
+	}
+	verb := words[0]
 	url, err := f.dbURL()
 	if err != nil {
 		return err
@@ -36,21 +71,100 @@ func runMigrate(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	defer db.Close()
 	switch verb {
 	case "up":
+		before, err := db.Status(ctx)
+		if err != nil {
+			return err
+		}
 		if err := db.Migrate(ctx); err != nil {
 			return err
 		}
-		fmt.Fprintln(stdout, "migrations applied")
+		after, err := db.Status(ctx)
+		if err != nil {
+			return err
+		}
+		n := applied(after) - applied(before)
+		if n == 0 {
+			fmt.Fprintf(stdout, "the %s database is up to date: %d migrations applied\n", db.Dialect(), applied(after))
+		} else {
+			fmt.Fprintf(stdout, "applied %d migration(s); the %s database is up to date at version %d\n", n, db.Dialect(), lastApplied(after))
+		}
 	case "down":
+		before, err := db.Status(ctx)
+		if err != nil {
+			return err
+		}
+		if applied(before) == 0 {
+			return fmt.Errorf("the %s database has no migration to roll back", db.Dialect())
+		}
 		if err := db.MigrateDown(ctx); err != nil {
 			return err
 		}
-		fmt.Fprintln(stdout, "rolled back one migration")
+		var name string
+		for _, m := range before {
+			if m.Applied {
+				name = m.Name
+			}
+		}
+		fmt.Fprintf(stdout, "rolled back %s; the %s database is now at version %d\n", name, db.Dialect(), lastAppliedAfterDown(before))
 	case "status":
 		st, err := db.Status(ctx)
 		if err != nil {
 			return err
 		}
-		fmt.Fprint(stdout, st)
+		return printMigrations(stdout, db.Dialect(), st)
 	}
+	return nil
+}
+
+func applied(st []store.MigrationStatus) int {
+	n := 0
+	for _, m := range st {
+		if m.Applied {
+			n++
+		}
+	}
+	return n
+}
+
+func lastApplied(st []store.MigrationStatus) int64 {
+	var v int64
+	for _, m := range st {
+		if m.Applied {
+			v = m.Version
+		}
+	}
+	return v
+}
+
+func lastAppliedAfterDown(before []store.MigrationStatus) int64 {
+	var prev, last int64
+	for _, m := range before {
+		if m.Applied {
+			prev, last = last, m.Version
+		}
+	}
+	return prev
+}
+
+// printMigrations is migrate status: one line per migration, in version order.
+func printMigrations(w io.Writer, dialect string, st []store.MigrationStatus) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "VERSION\tMIGRATION\tSTATE\tAPPLIED AT (UTC)")
+	for _, m := range st {
+		state, at := "pending", "-"
+		if m.Applied {
+			state, at = "applied", m.AppliedAt.UTC().Format("2006-01-02 15:04:05")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", m.Version, m.Name, state, at)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	n := applied(st)
+	fmt.Fprintf(w, "%s: %d of %d migrations applied", dialect, n, len(st))
+	if n < len(st) {
+		fmt.Fprint(w, "; quartermaster migrate up applies the rest (serve does at start)")
+	}
+	fmt.Fprintln(w)
 	return nil
 }

@@ -5,27 +5,42 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/acme/quartermaster/internal/policy"
 )
 
 func init() {
-	register("policy", "policy check FILE: validate a policy file and explain every error with its line", runPolicy)
+	registerCommand("policy", subcommand{
+		summary: "policy check [FILE]: validate a policy file and explain every error with its line",
+		usage: "quartermaster policy check [FILE]    (FILE defaults to QM_POLICY)\n" +
+			"example: quartermaster policy check docs/quartermaster.example.yaml",
+		run: runPolicy,
+	})
 }
 
+const policyUsage = "usage: quartermaster policy check FILE (example: quartermaster policy check docs/quartermaster.example.yaml)"
+
 func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	if len(args) != 2 || args[0] != "check" {
-		return errUsage{"usage: quartermaster policy check FILE (example: quartermaster policy check docs/quartermaster.example.yaml)"}
+	if len(args) == 0 || args[0] != "check" || len(args) > 2 {
+		return errUsage{policyUsage}
 	}
-	p, err := policy.LoadFile(args[1])
+	file := os.Getenv("QM_POLICY")
+	if len(args) == 2 {
+		file = args[1]
+	}
+	if file == "" {
+		return errUsage{"policy check needs a file, or QM_POLICY set; " + policyUsage}
+	}
+	p, err := policy.LoadFile(file)
 	if err != nil {
 		var pe *policy.Error
 		if errors.As(err, &pe) {
 			fmt.Fprintln(stderr, pe.Error())
-			return fmt.Errorf("%s is not valid", args[1])
+			return fmt.Errorf("%s is not valid", file)
 		}
 		return err
 	}
-	fmt.Fprintf(stdout, "%s is valid: %d classes, %d teams, %d exception rules, backend %s.\n", args[1], len(p.Classes), len(p.Teams), len(p.Exceptions), p.Backend)
+	fmt.Fprintf(stdout, "%s is valid: %d classes, %d teams, %d exception rules, backend %s.\n", file, len(p.Classes), len(p.Teams), len(p.Exceptions), p.Backend)
 	return nil
 }

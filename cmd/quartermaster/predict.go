@@ -8,13 +8,34 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/acme/quartermaster/internal/predict"
 )
 
 func init() {
-	register("predict", "evaluate the queue-wait predictor on a trace", runPredict)
+	registerCommand("predict", subcommand{
+		summary: "evaluate the queue-wait predictor on a trace",
+		usage:   strings.TrimPrefix(predictUsage, "usage: "),
+		flags:   func() *flag.FlagSet { return predictFlags(&predictOptions{}) },
+		run:     runPredict,
+	})
+}
+
+type predictOptions struct {
+	trace, format string
+	train         float64
+	asJSON        bool
+}
+
+func predictFlags(o *predictOptions) *flag.FlagSet {
+	fs := flag.NewFlagSet("predict eval", flag.ContinueOnError)
+	fs.StringVar(&o.trace, "trace", "", "job trace to replay (.swf, .swf.gz, .csv)")
+	fs.StringVar(&o.format, "format", "", "trace format: swf or csv (default: from the file name)")
+	fs.Float64Var(&o.train, "train-fraction", predict.DefaultTrainFraction, "share of jobs replayed before scoring starts")
+	fs.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
+	return fs
 }
 
 const predictUsage = "usage: quartermaster predict eval --trace FILE [--format swf|csv] [--train-fraction 0.3] [--json]"
@@ -29,12 +50,10 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		return errUsage{"want the sub-command eval; " + predictUsage}
 	}
-	fs := flag.NewFlagSet("predict eval", flag.ContinueOnError)
+	var o predictOptions
+	fs := predictFlags(&o)
 	fs.SetOutput(io.Discard)
-	trace := fs.String("trace", "", "job trace to replay (.swf, .swf.gz, .csv)")
-	format := fs.String("format", "", "trace format: swf or csv (default: from the file name)")
-	train := fs.Float64("train-fraction", predict.DefaultTrainFraction, "share of jobs replayed before scoring starts")
-	asJSON := fs.Bool("json", false, "print the results as JSON")
+	trace, format, train, asJSON := &o.trace, &o.format, &o.train, &o.asJSON
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stdout, predictUsage)

@@ -21,22 +21,40 @@ import (
 )
 
 func init() {
-	register("report", "a week's showback: report --week 2026-W48 [--team T] --format text|csv|json|png [--out PATH]", runReport)
+	registerCommand("report", subcommand{
+		summary: "a week's showback: report --week 2026-W48 [--team T] --format text|csv|json|png [--out PATH]",
+		usage:   "quartermaster report [--week 2026-W48] [--team T] [--format text|csv|json|png] [--out PATH] [--policy FILE] [--db URL]",
+		flags:   func() *flag.FlagSet { fs, _ := reportFlags(); return fs },
+		run:     runReport,
+	})
+}
+
+// reportOptions are report's flags.
+type reportOptions struct {
+	f                             commonFlags
+	week, team, format, out, asOf *string
+}
+
+func reportFlags() (*flag.FlagSet, *reportOptions) {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	o := &reportOptions{}
+	o.f.register(fs)
+	o.week = fs.String("week", "", "the ISO week, like 2026-W48 (default: the last complete week)")
+	o.team = fs.String("team", "", "only this team")
+	o.format = fs.String("format", "text", "text, csv, json or png")
+	o.out = fs.String("out", "", "write to this file instead of standard output (png needs it on a terminal)")
+	o.asOf = fs.String("now", "", "make the report as of this RFC3339 instant (default: now)")
+	return fs, o
 }
 
 // reportFormats are what `quartermaster report --format` writes.
 var reportFormats = []string{"text", "csv", "json", "png"}
 
 func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs, ro := reportFlags()
 	fs.SetOutput(stderr)
-	var f commonFlags
-	f.register(fs)
-	week := fs.String("week", "", "the ISO week, like 2026-W48 (default: the last complete week)")
-	team := fs.String("team", "", "only this team")
-	format := fs.String("format", "text", "text, csv, json or png")
-	out := fs.String("out", "", "write to this file instead of standard output (png needs it on a terminal)")
-	asOf := fs.String("now", "", "make the report as of this RFC3339 instant (default: now)")
+	f := &ro.f
+	week, team, format, out, asOf := ro.week, ro.team, ro.format, ro.out, ro.asOf
 	if err := fs.Parse(args); err != nil {
 		return errUsage{err.Error()}
 	}

@@ -12,17 +12,23 @@ import (
 	"os"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/acme/quartermaster/bot"
 	slackbot "github.com/acme/quartermaster/bot/slack"
+	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/store"
 )
 
 func init() {
-	register("serve", "the service: Slack (HTTP and Socket Mode), node agent reports, /healthz and /readyz, expiry, idle reclaim and approval timeouts", runServe)
+	registerCommand("serve", subcommand{
+		summary: "the service: Slack (HTTP and Socket Mode), Discord (HTTP or gateway), node agent reports, /healthz, /readyz and /metrics, expiry, idle reclaim and approval timeouts",
+		usage: "quartermaster serve --policy FILE [--db URL] [--http :8080]\n" +
+			"quartermaster serve --demo    (the embedded example organisation on the simulated cluster)",
+		flags: func() *flag.FlagSet { fs, _ := serveFlags(); return fs },
+		run:   runServe,
+	})
 }
 
 // Service defaults.
@@ -52,9 +58,21 @@ type slackSettings struct {
 	APIURL        string // SLACK_API_URL: another Web API base (tests, proxies)
 }
 
-func slackFromEnv() slackSettings {
-	return slackSettings{BotToken: os.Getenv("SLACK_BOT_TOKEN"), SigningSecret: os.Getenv("SLACK_SIGNING_SECRET"),
-		AppToken: os.Getenv("SLACK_APP_TOKEN"), APIURL: os.Getenv("SLACK_API_URL")}
+// slackFromEnv reads the Slack settings; each secret may come from a file (SLACK_BOT_TOKEN_FILE, …).
+func slackFromEnv() (slackSettings, error) {
+	var s slackSettings
+	var err error
+	if s.BotToken, err = config.Secret("SLACK_BOT_TOKEN"); err != nil {
+		return s, err
+	}
+	if s.SigningSecret, err = config.Secret("SLACK_SIGNING_SECRET"); err != nil {
+		return s, err
+	}
+	if s.AppToken, err = config.Secret("SLACK_APP_TOKEN"); err != nil {
+		return s, err
+	}
+	s.APIURL = os.Getenv("SLACK_API_URL")
+	return s, nil
 }
 
 // serveOptions are what serve needs; tests set the listener and watch the hooks.
@@ -62,6 +80,8 @@ type serveOptions struct {
 	app   appOptions
 	addr  string
 	slack slackSettings
+
+	discord discordSettings
 	// listener, when set, is served instead of listening on addr.
 	listener net.Listener
 	// tick is the loop's period; zero means tickInterval.
@@ -69,35 +89,66 @@ type serveOptions struct {
 	// onReady is called with the address once the service answers; onTick after every tick;
 	// onPrune after every pass forgetting old message copies, with how many it forgot.
 	onReady func(addr string)
+	onApp   func(a *App) // called with the wired app before the service answers (tests)
 	onTick  func(err error)
 	onPrune func(forgot int64, err error)
 	// socket adjusts the Socket Mode client.
 	socket []slackbot.SocketOption
 	// grace bounds the graceful stop; zero means shutdownGrace.
 	grace time.Duration
+	// demo runs the embedded example policy; without it serve needs a policy file.
+	demo bool
 	// getenv reads single sign-on's settings (QM_OIDC_*, QM_PUBLIC_URL); nil is os.Getenv.
 	getenv func(string) string
 }
 
-func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) error {
+// serveFlags are serve's flags, bound to the options they set.
+func serveFlags() (*flag.FlagSet, *serveOptions) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var o serveOptions
+	o := &serveOptions{}
 	o.app.flags.register(fs)
 	addr := os.Getenv("QM_HTTP_ADDR")
 	if addr == "" {
 		addr = defaultHTTPAddr
 	}
-	fs.StringVar(&o.addr, "http", addr, "address to listen on (env QM_HTTP_ADDR)")
+	fs.StringVar(&o.addr, "http", addr, "address to listen on for Slack, /healthz, /readyz and /metrics (env QM_HTTP_ADDR)")
+	fs.BoolVar(&o.demo, "demo", false, "run the embedded example organisation on the simulated cluster instead of a policy file")
+	return fs, o
+}
+
+// errNoPolicy is serve's refusal to start production on the example organisation.
+const errNoPolicy = "no policy: set QM_POLICY=/etc/quartermaster/quartermaster.yaml or pass --policy FILE (quartermaster serve --demo runs the embedded example organisation on the simulated cluster)"
+
+func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) error {
+	fs, o := serveFlags()
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return errUsage{err.Error()}
+		return errUsage{err.Error() + "; example: quartermaster serve --policy /etc/quartermaster/quartermaster.yaml"}
 	}
 	if fs.NArg() > 0 {
 		return errUsage{fmt.Sprintf("serve takes no arguments, but got %q; example: quartermaster serve --http :8080", fs.Arg(0))}
 	}
-	o.app.logger = slog.New(slog.NewTextHandler(stderr, nil))
-	o.slack = slackFromEnv()
-	return serve(ctx, o)
+	switch {
+	case o.demo && o.app.flags.policy != "":
+		return errUsage{fmt.Sprintf("--demo runs the embedded example policy, but a policy is also named (%s); drop one of them", o.app.flags.policy)}
+	case !o.demo && o.app.flags.policy == "":
+		return errUsage{errNoPolicy}
+	}
+	log, err := config.Logger(stderr)
+	if err != nil {
+		return errUsage{err.Error()}
+	}
+	o.app.logger = log
+	if o.slack, err = slackFromEnv(); err != nil {
+		return err
+	}
+	if o.discord, err = discordFromEnv(); err != nil {
+		return err
+	}
+	if err := o.app.flags.resolveSecrets(); err != nil {
+		return err
+	}
+	return serve(ctx, *o)
 }
 
 // serve runs the service until ctx ends (SIGTERM, SIGINT), then stops gracefully: it stops
@@ -110,6 +161,9 @@ func serve(ctx context.Context, o serveOptions) error {
 		o.app.logger = log
 	}
 	o.app.simClock = false
+	if o.app.metrics == nil {
+		o.app.metrics = newMetrics()
+	}
 	a, err := NewApp(ctx, o.app)
 	if err != nil {
 		return err
@@ -119,18 +173,13 @@ func serve(ctx context.Context, o serveOptions) error {
 	// database, and taken up by any replica after a crash.
 	a.Service.Outbox = a.Store
 	a.Service.SenderName = senderName()
-
-	var ready atomic.Bool
-	mux := http.NewServeMux()
-	health := func(w http.ResponseWriter, _ *http.Request) {
-		if !ready.Load() {
-			http.Error(w, "not ready", http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = io.WriteString(w, "ok\n")
+	if o.onApp != nil {
+		o.onApp(a)
 	}
-	mux.HandleFunc("GET /healthz", health)
-	mux.HandleFunc("GET /readyz", health)
+
+	mux := http.NewServeMux()
+	health := newHealth(a)
+	health.register(mux)
 	agents := newIngest(a, log) // the node agents' reports, and the idle path's telemetry from them
 	agents.Register(mux)
 
@@ -156,6 +205,11 @@ func serve(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		return err
 	}
+	discord, err := serveDiscord(a, o.discord, mux, log)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = discord.stop(context.Background()) }()
 
 	ln := o.listener
 	if ln == nil {
@@ -192,7 +246,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	if adapter != nil {
 		deliver = adapter
 	}
-	stopShowback, err := startShowback(a, deliver, log)
+	stopShowback, err := startShowback(a, discord.deliverer(deliver), log)
 	if err != nil {
 		stopLoops()
 		wg.Wait()
@@ -200,8 +254,9 @@ func serve(ctx context.Context, o serveOptions) error {
 	}
 	defer stopShowback()
 
-	ready.Store(true)
-	log.Info("serving", "addr", ln.Addr().String(), "policy", a.Policy.Organization, "database", a.Store.Dialect())
+	health.started.Store(true)
+	log.Info("serving", "addr", ln.Addr().String(), "policy", a.Policy.Source, "organization", a.Policy.Organization,
+		"backend", a.BackendName, "database", a.Store.Dialect(), "version", buildVersion())
 	if o.onReady != nil {
 		o.onReady(ln.Addr().String())
 	}
@@ -214,7 +269,7 @@ func serve(ctx context.Context, o serveOptions) error {
 		return fmt.Errorf("http server: %w", err)
 	}
 	log.Info("stopping")
-	ready.Store(false)
+	health.started.Store(false)
 	wait := o.grace
 	if wait <= 0 {
 		wait = shutdownGrace
@@ -228,6 +283,9 @@ func serve(ctx context.Context, o serveOptions) error {
 		if err := adapter.Close(grace); err != nil {
 			log.Warn("Slack work still in flight at shutdown", "err", err)
 		}
+	}
+	if err := discord.stop(grace); err != nil {
+		log.Warn("Discord work still in flight at shutdown", "err", err)
 	}
 	// The loops finish what they are doing; one stuck on a database that does not answer is left
 	// behind once the grace is over, so that SIGTERM always ends the process in time.
@@ -341,8 +399,9 @@ func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, 
 		SigningSecret: s.SigningSecret,
 		AppToken:      s.AppToken,
 		APIURL:        s.APIURL,
-		Handler:       a.Bot,
+		Handler:       a.Handler,
 		Refs:          slackRefs{a.Store},
+		OnAck:         func(transport, kind string, took time.Duration) { a.Metrics.Ack("slack", transport, kind, took) },
 		Choices:       slackChoices(a),
 		Logger:        log,
 	})

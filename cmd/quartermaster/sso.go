@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/oidc"
 	"github.com/acme/quartermaster/internal/qm"
 )
@@ -20,7 +21,17 @@ const ssoPass = 15 * time.Minute
 // unlink are offered, and the login endpoints are served on mux. Without it, nil and nothing
 // changes.
 func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.Logger) (*oidc.Service, error) {
-	cfg, on, err := oidc.FromEnv(getenv, a.Policy)
+	// The client secret may come from a file (QM_OIDC_CLIENT_SECRET_FILE), like every secret.
+	clientSecret, err := config.SecretFrom(oidc.EnvClientSecret, getenv)
+	if err != nil {
+		return nil, err
+	}
+	cfg, on, err := oidc.FromEnv(func(k string) string {
+		if k == oidc.EnvClientSecret {
+			return clientSecret
+		}
+		return getenv(k)
+	}, a.Policy)
 	if err != nil || !on {
 		return nil, err
 	}
@@ -30,6 +41,9 @@ func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.
 	}
 	a.Service.Directory = sso
 	a.Bot.SSO = sso
+	if err := sso.RefreshMembers(context.Background()); err != nil {
+		log.Warn("reading who is in which group; approvers named by group hear of exceptions once it works", "err", err)
+	}
 	// A command a login link carries (an approval that needed a fresh login) runs as the account
 	// once it has logged in; the page says what came of it, and whoever else it concerns is told.
 	sso.Resume = func(ctx context.Context, acct qm.Account, command string) string {

@@ -5,31 +5,42 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	qmtemplates "github.com/acme/quartermaster/templates"
 
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/templates"
+	"github.com/acme/quartermaster/internal/workload"
 )
 
 func init() {
-	register("templates", "browse and render workload templates", runTemplates)
+	registerCommand("templates", subcommand{
+		summary: "browse and render workload templates",
+		usage:   strings.TrimPrefix(strings.ReplaceAll(templatesUsage, "\n  ", "\n"), "usage:\n  "),
+		flags:   func() *flag.FlagSet { return renderFlags(&renderOptions{}) },
+		run:     runTemplates,
+	})
 }
 
 const templatesUsage = `usage:
   quartermaster templates list [WORD]
   quartermaster templates show NAME
-  quartermaster templates render NAME [--backend slurm|kubernetes] [--class interactive|train]
-                                      [--gpus N] [--duration 4h] [--lease L-42] [--team vision]
-                                      [--user alice@acme.example] [--team-image REF] [--project-image REF]
+  quartermaster templates render NAME [--policy FILE] [--backend slurm|kubernetes] [--class CLASS]
+                                      [--gpus N] [--duration 4h] [--lease L-42] [--team TEAM]
+                                      [--user USER] [--team-image REF] [--project-image REF]
                                       [key=value ...]
-render shows the Slurm script and the Kubernetes manifest an example lease would get (both when
---backend is not given).`
+render shows the Slurm script and the Kubernetes manifest a lease of the policy (QM_POLICY or
+--policy; default the embedded example) would get, both when --backend is not given.`
 
 // runTemplates is `quartermaster templates`: list, show and render the embedded templates.
 func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		return errUsage{templatesUsage}
 	}
 	cat, err := templates.Load(qmtemplates.FS)
@@ -133,46 +144,60 @@ func limitText(p templates.Parameter) string {
 	return ""
 }
 
-func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []string) error {
+// renderOptions are the flags of templates render.
+type renderOptions struct {
+	policy, backend, class, lease, team, user, teamImage, projectImage string
+	gpus                                                               int
+	duration                                                           time.Duration
+}
+
+func renderFlags(o *renderOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("templates render", flag.ContinueOnError)
+	fs.StringVar(&o.policy, "policy", os.Getenv("QM_POLICY"), "policy file whose classes, partitions and teams the example lease uses (env QM_POLICY; default: the embedded example)")
+	fs.StringVar(&o.backend, "backend", "", "slurm or kubernetes (default: both)")
+	fs.StringVar(&o.class, "class", "", "a class of the policy (default: the first class that gives the template's GPUs without approval)")
+	fs.IntVar(&o.gpus, "gpus", 0, "GPUs the lease holds (default: the template's GPUs on each of its nodes)")
+	fs.DurationVar(&o.duration, "duration", 0, "lease duration (default 4h, what a request naming none gets)")
+	fs.StringVar(&o.lease, "lease", "", "lease id (default L-42)")
+	fs.StringVar(&o.team, "team", "", "team (default: the policy's first team)")
+	fs.StringVar(&o.user, "user", "", "user (default: the first directory entry of the team, else the policy's first)")
+	fs.StringVar(&o.teamImage, "team-image", "", "the team's image layer")
+	fs.StringVar(&o.projectImage, "project-image", "", "the project's image layer")
+	return fs
+}
+
+// renderTemplate shows what a lease of the policy would run: the lease is built from the policy
+// (its class's partition, GRES and Kubernetes mapping, its team's storage) and rendered the way
+// the Slurm and Kubernetes backends render it, with the install's settings (QM_SLURM_ACCOUNTING
+// decides whether --account is passed).
+func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []string) error {
+	var o renderOptions
+	fs := renderFlags(&o)
 	fs.SetOutput(io.Discard)
-	backend := fs.String("backend", "", "slurm or kubernetes (default: both)")
-	class := fs.String("class", "", "example class: interactive or train (default: by the template's kind)")
-	gpus := fs.Int("gpus", 0, "GPUs the lease holds (default: the template's default on each node)")
-	duration := fs.Duration("duration", 0, "lease duration (default 4h)")
-	lease := fs.String("lease", "", "lease id (default L-42)")
-	team := fs.String("team", "", "team (default vision)")
-	user := fs.String("user", "", "user (default alice@acme.example)")
-	teamImage := fs.String("team-image", "", "the team's image layer")
-	projectImage := fs.String("project-image", "", "the project's image layer")
 
 	// Flags and key=value words may come in any order.
 	var name string
 	var words []string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
-			return errUsage{err.Error() + "\n" + templatesUsage}
-		}
-		rest = fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if name == "" && !strings.Contains(rest[0], "=") {
-			name = rest[0]
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return errUsage{err.Error() + "\n" + templatesUsage}
+	}
+	for _, w := range rest {
+		if name == "" && !strings.Contains(w, "=") {
+			name = w
 		} else {
-			words = append(words, rest[0])
+			words = append(words, w)
 		}
-		rest = rest[1:]
 	}
 	if name == "" {
 		return errUsage{"render needs a template name, e.g. quartermaster templates render pytorch-ddp --backend slurm nnodes=2"}
 	}
-	if *backend != "" && *backend != "slurm" && *backend != "kubernetes" {
-		return errUsage{fmt.Sprintf("--backend is slurm or kubernetes, not %q", *backend)}
+	if o.backend != "" && o.backend != "slurm" && o.backend != "kubernetes" {
+		return errUsage{fmt.Sprintf("--backend is slurm or kubernetes, not %q", o.backend)}
 	}
-	if *class != "" && !contains(templates.ExampleClasses(), *class) {
-		return errUsage{fmt.Sprintf("--class is one of the example classes (%s), not %q", strings.Join(templates.ExampleClasses(), ", "), *class)}
+	pol, err := (&commonFlags{policy: o.policy}).loadPolicy()
+	if err != nil {
+		return err
 	}
 	t, err := cat.Get(name)
 	if err != nil {
@@ -182,24 +207,34 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	if err != nil {
 		return err
 	}
-	in := templates.ExampleInput(t, *class, params)
-	if *gpus > 0 {
-		in.GPUs = *gpus
+	id := qm.LeaseID(42)
+	if o.lease != "" {
+		if id, err = qm.ParseLeaseID(o.lease); err != nil {
+			return errUsage{fmt.Sprintf("--lease %q is not a lease id; example: --lease L-42", o.lease)}
+		}
 	}
-	if *duration > 0 {
-		in.Duration = *duration
+	l := &qm.Lease{ID: id, GPUs: o.gpus, Duration: o.duration, Template: t.Name}
+	if l.GPUs <= 0 {
+		l.GPUs = templateGPUs(t, params)
 	}
-	if *lease != "" {
-		in.Lease = *lease
+	if l.Duration <= 0 {
+		l.Duration = qm.DefaultDuration
 	}
-	if *team != "" {
-		in.Team, in.Slurm.Account, in.Kubernetes.Namespace = *team, *team, ""
-		in.Storage.Path = "/projects/" + *team
+	if l.Class, err = renderClass(pol, o.class, l.GPUs); err != nil {
+		return err
 	}
-	if *user != "" {
-		in.User = *user
+	if l.Team, l.User, err = renderWho(pol, o.team, o.user); err != nil {
+		return err
 	}
-	in.Images.Team, in.Images.Project = *teamImage, *projectImage
+	in, err := workload.InputFor(pol, l, workloadSettings())
+	if err != nil {
+		return err
+	}
+	in.Params = params
+	if t.Connect != nil && t.Connect.Token {
+		in.Token = "example-token"
+	}
+	in.Images.Team, in.Images.Project = o.teamImage, o.projectImage
 	out, err := t.Render(in)
 	if err != nil {
 		if templates.IsInvalid(err) {
@@ -207,7 +242,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 		}
 		return errUsage{err.Error()}
 	}
-	switch *backend {
+	switch o.backend {
 	case "slurm":
 		io.WriteString(stdout, out.SlurmScript)
 	case "kubernetes":
@@ -215,13 +250,77 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	default:
 		fmt.Fprintf(stdout, "# --- Slurm batch script ---\n%s\n# --- Kubernetes manifest ---\n%s", out.SlurmScript, out.KubernetesYAML)
 	}
-	if c := out.SlurmConnect; c != nil && *backend != "kubernetes" {
+	if c := out.SlurmConnect; c != nil && o.backend != "kubernetes" {
 		fmt.Fprintf(stderr, "connect (Slurm): %s\n", c.Address("NODE", in.Token))
 	}
-	if c := out.KubernetesConnect; c != nil && *backend != "slurm" {
+	if c := out.KubernetesConnect; c != nil && o.backend != "slurm" {
 		fmt.Fprintf(stderr, "connect (Kubernetes): %s\n", c.Address("", in.Token))
 	}
 	return nil
+}
+
+// templateGPUs is a template's GPUs on each of the nodes its parameters ask for.
+func templateGPUs(t *templates.Template, params templates.Params) int {
+	nodes := 1
+	if t.MultiNode {
+		v, ok := params["nnodes"]
+		if !ok {
+			for _, p := range t.Parameters {
+				if p.Name == "nnodes" {
+					v = p.Default
+				}
+			}
+		}
+		if n, err := strconv.Atoi(v); err == nil && n > 0 && n <= 512 {
+			nodes = n
+		}
+	}
+	return max(1, t.GPUs*nodes)
+}
+
+// renderClass is the --class asked for, which must be in the policy, or the first class that
+// gives gpus GPUs without approval, else the first class.
+func renderClass(pol *policy.Policy, asked string, gpus int) (string, error) {
+	if asked != "" {
+		if c, ok := pol.Class(asked); ok {
+			return c.Name, nil
+		}
+		return "", errUsage{fmt.Sprintf("--class %q is not a class of %s, which has %s; example: --class %s",
+			asked, pol.Source, strings.Join(classNames(pol), ", "), pol.Classes[0].Name)}
+	}
+	for _, c := range pol.Classes {
+		if gpus <= c.MaxGPUs {
+			return c.Name, nil
+		}
+	}
+	return pol.Classes[0].Name, nil
+}
+
+// renderWho is the example lease's team and user: those asked for, else the policy's first team
+// and someone of its directory in that team.
+func renderWho(pol *policy.Policy, team, user string) (string, string, error) {
+	if team == "" {
+		if len(pol.Teams) == 0 {
+			return "", "", errUsage{fmt.Sprintf("%s has no teams; name one with --team, e.g. --team research", pol.Source)}
+		}
+		team = pol.Teams[0].Name
+	}
+	if user == "" {
+		t, _ := pol.Team(team)
+		for _, id := range pol.Directory {
+			if user == "" {
+				user = id.User
+			}
+			if t != nil && len(pol.TeamsOf(id.Groups)) > 0 && pol.TeamsOf(id.Groups)[0].Name == t.Name {
+				user = id.User
+				break
+			}
+		}
+		if user == "" {
+			user = "someone@example.org"
+		}
+	}
+	return team, user, nil
 }
 
 func contains(list []string, s string) bool {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/commands"
+	"github.com/acme/quartermaster/internal/metrics"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/templates"
 	"github.com/acme/quartermaster/internal/workload"
@@ -48,8 +49,9 @@ const reconcileInterval = 5 * time.Second
 
 // reconcileLoop refreshes the scheduler's inventory and makes the scheduler and the database
 // agree, now and every interval (QM_RECONCILE_INTERVAL, default reconcileInterval), for backends
-// on a real scheduler (Slurm, Kubernetes). With the sim backend it returns at once.
-func reconcileLoop(ctx context.Context, svc *qm.Service, log *slog.Logger) {
+// on a real scheduler (Slurm, Kubernetes). With the sim backend it returns at once. Each pass is
+// timed on /metrics.
+func reconcileLoop(ctx context.Context, svc *qm.Service, log *slog.Logger, m *metrics.Metrics) {
 	_, watches := svc.Backend.(qm.Watcher)
 	_, refreshes := svc.Backend.(qm.InventoryRefresher)
 	if !watches && !refreshes {
@@ -64,6 +66,9 @@ func reconcileLoop(ctx context.Context, svc *qm.Service, log *slog.Logger) {
 	for {
 		start := time.Now()
 		rep, err := svc.Reconcile(ctx)
+		if ctx.Err() == nil {
+			m.Reconcile(time.Since(start), err)
+		}
 		switch {
 		case err != nil && ctx.Err() == nil:
 			log.Error("reconcile", "err", err, "report", rep.String())

@@ -93,6 +93,18 @@ func New(cfg Config) (*Backend, error) {
 	return b, nil
 }
 
+// Ping checks that the API server answers (its /version), for the service's readiness check.
+func (b *Backend) Ping(ctx context.Context) error {
+	d := b.c.Discovery()
+	if d == nil || d.RESTClient() == nil {
+		return errors.New("kube: the clientset has no REST client to check the API server with")
+	}
+	if err := d.RESTClient().Get().AbsPath("/version").Do(ctx).Error(); err != nil {
+		return fmt.Errorf("kube: the API server does not answer: %w", err)
+	}
+	return nil
+}
+
 // Ref names a lease's workload object: "pod/NAMESPACE/NAME" or "job/NAMESPACE/NAME".
 func Ref(kind, namespace, name string) string { return kind + "/" + namespace + "/" + name }
 

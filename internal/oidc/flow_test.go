@@ -154,6 +154,12 @@ func TestLoginLinksAccountAndGrants(t *testing.T) {
 				t.Fatalf("the link is not kept by the hashes of its secret and state: %+v %v", kept, err)
 			}
 
+			// Her groups are known to the lease service, so approvers named by group hear of
+			// exceptions.
+			if m := e.sso.Members("AI-Vision"); len(m) != 1 || m[0] != "alice@acme.example" {
+				t.Errorf("members of ai-vision after alice's login: %v", m)
+			}
+
 			// Alice's request is granted for vision, the team of her group.
 			out, err := e.svc.Request(ctx, qm.LeaseRequest{User: l.Email, GPUs: 1, Class: "interactive", Duration: time.Hour})
 			if err != nil || out.Lease.State != qm.Active || out.Lease.Team != "vision" {

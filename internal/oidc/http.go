@@ -260,6 +260,9 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, pLoginDone)
 		return
 	}
+	if err := s.RefreshMembers(ctx); err != nil {
+		s.log.Warn("reading group members after a login", "err", err)
+	}
 	s.log.Info("account linked", "account", l.Account.String(), "email", id.Email, "groups", len(id.Groups))
 	lines := []string{fmt.Sprintf("You are signed in as %s, and your %s account is linked to it.", id.Email, platformName(l.Account.Platform))}
 	if len(id.Groups) > 0 {

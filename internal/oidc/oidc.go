@@ -154,6 +154,8 @@ type Service struct {
 	// when the provider no longer honours their sign-in (the account was unlinked).
 	GroupsChanged func(ctx context.Context, before, after *qm.AccountLink)
 
+	members members
+
 	mu       sync.Mutex
 	provider *gooidc.Provider
 	// oauthCfg is kept with the provider: it remembers which way of sending the client secret

@@ -31,8 +31,12 @@ type RecheckReport struct {
 // gone) is unlinked; a link that cannot be checked keeps its groups until it is no longer
 // current (two periods), when its owner is asked to log in again. Whoever the groups changed for
 // is told through GroupsChanged.
-func (s *Service) Recheck(ctx context.Context) (RecheckReport, error) {
-	var rep RecheckReport
+func (s *Service) Recheck(ctx context.Context) (rep RecheckReport, err error) {
+	defer func() {
+		if rerr := s.RefreshMembers(ctx); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
 	p, err := s.discover(ctx)
 	if err != nil {
 		return rep, err

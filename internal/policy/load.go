@@ -108,6 +108,11 @@ func yamlProblem(s string) Problem {
 
 // UnmarshalYAML reads a duration and reports a bad one with its line.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && strings.TrimSpace(n.Value) == "0" {
+		// A bare 0 needs no unit: idle_timeout: 0 turns idle reclaim off, as documented.
+		d.Duration = 0
+		return nil
+	}
 	v, err := ParseDuration(n.Value)
 	if err != nil || n.Kind != yaml.ScalarNode {
 		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a duration; write e.g. 30m, 8h or 2d", n.Line, n.Value)}}
@@ -158,6 +163,9 @@ func (v *validator) addf(path, format string, args ...any) {
 }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
+
+// snowflakeRE is a Discord id: a decimal number of up to 20 digits.
+var snowflakeRE = regexp.MustCompile(`^[1-9][0-9]{0,19}$`)
 
 func (v *validator) validate(p *Policy) {
 	if strings.TrimSpace(p.Organization) == "" {
@@ -245,9 +253,33 @@ func (v *validator) validate(p *Policy) {
 	if p.Approvals.Timeout.Duration == 0 {
 		p.Approvals.Timeout.Duration = 24 * time.Hour
 	}
+	accounts := map[string]string{}
 	for i, id := range p.Directory {
 		if id == nil || !strings.Contains(id.User, "@") {
 			v.addf(fmt.Sprintf("directory.%d", i), "directory entry %d needs a user written as an email address", i+1)
+			continue
+		}
+		for j, a := range id.Accounts {
+			at := fmt.Sprintf("directory.%d.accounts.%d", i, j)
+			platform, uid, _ := strings.Cut(a, ":")
+			switch {
+			case strings.ToLower(platform) != "discord":
+				v.addf(at, "%s: account %q is not one Quartermaster knows; accounts are written discord:USER_ID, e.g. discord:80351110224678912", id.User, a)
+			case !snowflakeRE.MatchString(uid):
+				v.addf(at, "%s: %q is not a Discord user id (a number such as 80351110224678912; Discord shows it under Copy User ID)", id.User, uid)
+			case accounts[strings.ToLower(a)] != "":
+				v.addf(at, "%s: account %s already belongs to %s", id.User, a, accounts[strings.ToLower(a)])
+			default:
+				accounts[strings.ToLower(a)] = id.User
+			}
+		}
+	}
+	for name, ch := range p.Discord.Channels {
+		if !strings.HasPrefix(name, "#") {
+			v.addf("discord.channels."+name, "discord.channels: %q must be a channel as the policy names it, starting with #", name)
+		}
+		if !snowflakeRE.MatchString(ch) {
+			v.addf("discord.channels."+name, "discord.channels: %q is not a Discord channel id (a number such as 1180000000000000001; Discord shows it under Copy Channel ID)", ch)
 		}
 	}
 	switch p.Backend {

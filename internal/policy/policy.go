@@ -24,6 +24,7 @@ type Policy struct {
 	Reports      Reports       `yaml:"reports"`
 	Backend      string        `yaml:"backend"`
 	Directory    []*Identity   `yaml:"directory"`
+	Discord      Discord       `yaml:"discord"`
 	Sim          SimCluster    `yaml:"sim"`
 	Idle         IdleDetection `yaml:"idle"`
 	OIDC         SSO           `yaml:"oidc"`
@@ -140,6 +141,15 @@ var DefaultScopes = []string{"openid", "email", "profile"}
 type Identity struct {
 	User   string   `yaml:"user"`
 	Groups []string `yaml:"groups"`
+	// Accounts are the person's chat accounts where the platform does not say who they are,
+	// written PLATFORM:ID (e.g. "discord:80351110224678912", a Discord user id).
+	Accounts []string `yaml:"accounts"`
+}
+
+// Discord says where Discord messages go: the Discord channel id of each channel the policy
+// names (a team's channel, the showback channel), e.g. {"#vision-gpu": "1180000000000000001"}.
+type Discord struct {
+	Channels map[string]string `yaml:"channels"`
 }
 
 // SimCluster describes the simulated cluster of the sim backend.
@@ -213,6 +223,32 @@ func (p *Policy) Identity(user string) (*Identity, bool) {
 	return nil, false
 }
 
+// UserByAccount is the directory's user with a chat account ("discord:80351110224678912").
+func (p *Policy) UserByAccount(account string) (string, bool) {
+	for _, id := range p.Directory {
+		for _, a := range id.Accounts {
+			if strings.EqualFold(a, account) {
+				return id.User, true
+			}
+		}
+	}
+	return "", false
+}
+
+// Account is a user's account on a chat platform ("discord"): the id after "discord:".
+func (p *Policy) Account(user, platform string) (string, bool) {
+	id, ok := p.Identity(user)
+	if !ok {
+		return "", false
+	}
+	for _, a := range id.Accounts {
+		if pl, v, ok := strings.Cut(a, ":"); ok && strings.EqualFold(pl, platform) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
 // Groups resolves a user through the static directory; with it the policy serves as the
 // service's directory where there is no SSO.
 func (p *Policy) Groups(_ context.Context, user string) ([]string, bool) {
@@ -221,6 +257,20 @@ func (p *Policy) Groups(_ context.Context, user string) ([]string, bool) {
 		return nil, false
 	}
 	return id.Groups, true
+}
+
+// Members lists the people of the static directory in a group.
+func (p *Policy) Members(group string) []string {
+	var out []string
+	for _, id := range p.Directory {
+		for _, g := range id.Groups {
+			if strings.EqualFold(g, group) {
+				out = append(out, id.User)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // TeamsOf lists the teams whose IdP groups the given groups include, in file order.

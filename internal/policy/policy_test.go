@@ -144,3 +144,46 @@ func FuzzParseDuration(f *testing.F) {
 		}
 	})
 }
+
+func TestDiscordAccountsAndChannels(t *testing.T) {
+	p, err := LoadFile(examplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, ok := p.UserByAccount("discord:100000000000000004"); !ok || u != "dana@acme.example" {
+		t.Errorf("discord:100000000000000004 is %q, %v; want dana", u, ok)
+	}
+	if _, ok := p.UserByAccount("discord:1"); ok {
+		t.Error("an unknown account resolved")
+	}
+	if id, ok := p.Account("Alice@Acme.example", "discord"); !ok || id != "100000000000000001" {
+		t.Errorf("alice's Discord account = %q, %v", id, ok)
+	}
+	if _, ok := p.Account("lee@acme.example", "discord"); ok {
+		t.Error("lee has no Discord account in the example")
+	}
+	if p.Discord.Channels["#vision-gpu"] != "200000000000000001" {
+		t.Errorf("channels = %v", p.Discord.Channels)
+	}
+
+	src := `organization: X
+classes: [{name: gpu, max_gpus: 1, max_duration: 1h}]
+directory:
+  - {user: a@x.example, groups: [g], accounts: ["discord:123"]}
+  - {user: b@x.example, groups: [g], accounts: ["slack:U1", "discord:12ab", "discord:123"]}
+discord:
+  channels: {"general": "5", "#ok": "not-a-number"}
+sim: {nodes: [{name: n, count: 1, class: gpu, gpus: 1}]}
+`
+	_, err = Load([]byte(src), "p.yaml")
+	if err == nil {
+		t.Fatal("bad accounts and channels loaded")
+	}
+	msg := err.Error()
+	for _, want := range []string{`p.yaml:5: b@x.example: account "slack:U1" is not one Quartermaster knows; accounts are written discord:USER_ID`, `p.yaml:5: b@x.example: "12ab" is not a Discord user id`,
+		"p.yaml:5: b@x.example: account discord:123 already belongs to a@x.example", `"general" must be a channel as the policy names it`, `"not-a-number" is not a Discord channel id`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+}

@@ -100,6 +100,9 @@ func newEnv() (*cel.Env, error) {
 		cel.Variable("team", cel.ObjectType("policy.RuleTeam")),
 		cel.Variable("usage", cel.ObjectType("policy.RuleUsage")),
 		cel.Variable("class", cel.ObjectType("policy.RuleClass")),
+		// request.gpu_hours > 100 compares a double with an int: allowed, as anyone writing a
+		// rule expects. Arithmetic still wants one type (request.gpu_hours * 2.0).
+		cel.CrossTypeNumericComparisons(true),
 	)
 }
 

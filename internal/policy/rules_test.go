@@ -82,7 +82,7 @@ func TestMalformedRules(t *testing.T) {
 		`request.gpu > 8`:                `exception rule "r", at column 8 of its when: undefined field 'gpu'`,
 		`usage.gpus_in_use + 1`:          `exception rule "r" must give true or false, but its when gives int`,
 		`request.duration > 8`:           `exception rule "r", at column 18`,
-		`size(user.groups) > 1.5`:        `exception rule "r", at column 19`,
+		`size(user.groups) + 1.5 > 2`:    `exception rule "r", at column 19`,
 		`'x' in request.class`:           `exception rule "r", at column 5`,
 		`team.quota.gpus["gpu"] > "one"`: `exception rule "r", at column 24`,
 	} {

@@ -107,11 +107,36 @@ func (s *Service) mayDecide(ctx context.Context, approver, team, requester strin
 	return nil
 }
 
-// approvalAudience is who hears of an exception: its deciders and the team's channel.
+// approvalAudience is who hears of an exception: its deciders (an approver named by group is
+// each member the directory knows, less the requester unless self-approval is allowed) and the
+// team's channel.
 func (s *Service) approvalAudience(team, requester string) []string {
-	to := s.Deciders(team, requester)
+	var to []string
+	seen := map[string]bool{}
+	add := func(who string) {
+		if k := strings.ToLower(who); !seen[k] {
+			seen[k] = true
+			to = append(to, who)
+		}
+	}
+	ml, lists := s.Directory.(MemberLister)
+	for _, d := range s.Deciders(team, requester) {
+		if strings.Contains(d, "@") || strings.HasPrefix(d, "#") || !lists {
+			add(d)
+			continue
+		}
+		members := ml.Members(d)
+		for _, m := range members {
+			if s.Policy.Approvals.SelfApproval || !SameUser(m, requester) {
+				add(CanonicalUser(m))
+			}
+		}
+		if len(members) == 0 {
+			add(d) // nobody known in the group: name it, so a platform that knows it can reach it
+		}
+	}
 	if t, ok := s.Policy.Team(team); ok && t.Channel != "" {
-		to = append(to, t.Channel)
+		add(t.Channel)
 	}
 	return to
 }

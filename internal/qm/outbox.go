@@ -146,25 +146,6 @@ func (s *Service) send(ctx context.Context, b *batch) {
 	}
 }
 
-// tell stages notices in a transaction of their own and sends them: for notices that no state
-// change of the service causes.
-func (s *Service) tell(ctx context.Context, ns ...Notice) {
-	var b batch
-	if s.Outbox != nil {
-		err := s.Store.Update(ctx, nil, func(tx Tx) error {
-			b = batch{}
-			return s.stage(ctx, tx, &b, ns...)
-		})
-		if err != nil {
-			s.log().Error("queue notices", "err", err)
-			return
-		}
-	} else {
-		b.direct = ns
-	}
-	s.send(ctx, &b)
-}
-
 // noticeStats counts what the outbox sender saw.
 type noticeStats struct {
 	sent, failed, repeats atomic.Int64

@@ -50,14 +50,6 @@ func (s *Service) sharedLimit() int {
 	return max(int(math.Floor(share*float64(total))), 1)
 }
 
-func sumHeld(hs []Holding) int {
-	n := 0
-	for _, h := range hs {
-		n += h.GPUs
-	}
-	return n
-}
-
 // Pool is what admission sees of a class right now: the one source of the catalog's free count,
 // the capacity the wait predictor is told, and the cap that placement enforces.
 type Pool struct {

@@ -181,6 +181,13 @@ type Directory interface {
 	Groups(ctx context.Context, user string) ([]string, bool)
 }
 
+// MemberLister is a Directory that can say who is in a group, so that approvers named by group
+// hear of the exceptions they may decide. It must answer from memory: the service asks inside
+// transactions.
+type MemberLister interface {
+	Members(group string) []string
+}
+
 // NoticeKind says what a notice is about.
 type NoticeKind string
 

@@ -318,6 +318,18 @@ func (b *Backend) SetTimeLimit(ctx context.Context, j qm.Job, d time.Duration) e
 	return err
 }
 
+// Ping checks that slurmctld answers (scontrol ping), for the service's readiness check.
+func (b *Backend) Ping(ctx context.Context) error {
+	out, err := b.run(ctx, nil, "scontrol", "ping")
+	if err == nil && strings.Contains(string(out), "DOWN") {
+		err = errors.New(strings.TrimSpace(string(out)))
+	}
+	if err != nil {
+		return fmt.Errorf("slurm: slurmctld does not answer scontrol ping: %w", err)
+	}
+	return nil
+}
+
 // Jobs lists this service's jobs that slurmctld knows: pending, running, and those that ended
 // within its MinJobAge, through squeue --json. A failed job carries the last lines of its output
 // file where this host can read it.

@@ -161,6 +161,15 @@ func redact(url string) string {
 	return url
 }
 
+// Ping checks that the database answers a query now (readiness checks).
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	if err := db.x.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		return fmt.Errorf("store: %s does not answer: %w", db.dialect, err)
+	}
+	return nil
+}
+
 // Dialect is Postgres or SQLite.
 func (db *DB) Dialect() string { return db.dialect }
 

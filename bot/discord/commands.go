@@ -1,0 +1,233 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// OptionType is the Discord type an option is registered with.
+type OptionType int
+
+// Option types.
+const (
+	OptionString  OptionType = iota // any text; the grammar judges it
+	OptionInteger                   // a whole number
+	OptionBoolean                   // true or false (a flag)
+)
+
+// Option is one typed option of a subcommand.
+type Option struct {
+	Name        string
+	Type        OptionType
+	Required    bool
+	Description string
+	// Choices are the only values offered (the policy's classes); at most 25.
+	Choices []string
+	// Autocomplete names what to suggest as the option is typed ("lease", "template"); it is
+	// handed to the Completer. Empty: nothing is suggested.
+	Autocomplete string
+	// OneWord says the grammar reads the value as one word, so a value with spaces is refused.
+	OneWord bool
+	// MinValue bounds an integer from below when set.
+	MinValue *float64
+}
+
+// Command is one /gpu subcommand.
+type Command struct {
+	// Name is the subcommand (lower case, at most 32 characters): "request", "quota-request".
+	Name        string
+	Description string
+	// Example is a command line that works, shown beside a refusal.
+	Example string
+	Options []Option
+	// Text rebuilds the /gpu command line from the given options' values (integers in decimal,
+	// booleans as "true"/"false"), for the handler's grammar to read.
+	Text func(values map[string]string) string
+}
+
+func (c *Command) option(name string) (*Option, bool) {
+	for i := range c.Options {
+		if c.Options[i].Name == name {
+			return &c.Options[i], true
+		}
+	}
+	return nil, false
+}
+
+func (c *Command) optionNames() string {
+	var n []string
+	for _, o := range c.Options {
+		n = append(n, o.Name)
+	}
+	if len(n) == 0 {
+		return "none"
+	}
+	return strings.Join(n, ", ")
+}
+
+// Discord's limits on a chat command (https://discord.com/developers/docs/interactions/application-commands).
+const (
+	maxSubcommands      = 25
+	maxOptions          = 25
+	maxChoices          = 25
+	maxDescription      = 100
+	maxChoiceName       = 100
+	maxCommandChars     = 8000 // names, descriptions and choice names and values, all together
+	maxAutocompleteSize = 25
+)
+
+var nameRE = regexp.MustCompile(`^[-_\p{Ll}\p{N}]{1,32}$`)
+
+// ApplicationCommand is /NAME with one subcommand per command, each option typed, required ones
+// first (Discord's rule), as `register` installs it.
+func ApplicationCommand(name string, cmds []Command) *discordgo.ApplicationCommand {
+	if name == "" {
+		name = DefaultName
+	}
+	ac := &discordgo.ApplicationCommand{
+		Type:        discordgo.ChatApplicationCommand,
+		Name:        name,
+		Description: "GPUs without a ticket: ask, extend, release, approve",
+		Contexts:    &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild, discordgo.InteractionContextBotDM},
+	}
+	for _, c := range cmds {
+		sub := &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionSubCommand, Name: c.Name, Description: clip(c.Description, maxDescription)}
+		opts := slices.Clone(c.Options)
+		slices.SortStableFunc(opts, func(x, y Option) int {
+			switch {
+			case x.Required == y.Required:
+				return 0
+			case x.Required:
+				return -1
+			}
+			return 1
+		})
+		for _, o := range opts {
+			op := &discordgo.ApplicationCommandOption{Name: o.Name, Description: clip(nonEmpty(o.Description, o.Name), maxDescription),
+				Required: o.Required, MinValue: o.MinValue}
+			switch o.Type {
+			case OptionInteger:
+				op.Type = discordgo.ApplicationCommandOptionInteger
+			case OptionBoolean:
+				op.Type = discordgo.ApplicationCommandOptionBoolean
+			default:
+				op.Type = discordgo.ApplicationCommandOptionString
+			}
+			for _, ch := range o.Choices {
+				op.Choices = append(op.Choices, &discordgo.ApplicationCommandOptionChoice{Name: clip(ch, maxChoiceName), Value: ch})
+			}
+			op.Autocomplete = o.Autocomplete != "" && len(o.Choices) == 0
+			sub.Options = append(sub.Options, op)
+		}
+		ac.Options = append(ac.Options, sub)
+	}
+	return ac
+}
+
+// Validate checks an application command against Discord's limits, so registration fails here
+// with a sentence rather than at Discord with a code.
+func Validate(ac *discordgo.ApplicationCommand) error {
+	var errs []error
+	if !nameRE.MatchString(ac.Name) {
+		errs = append(errs, fmt.Errorf("the command name %q must be 1-32 lower-case letters, digits, - or _", ac.Name))
+	}
+	if len(ac.Options) > maxSubcommands {
+		errs = append(errs, fmt.Errorf("/%s has %d subcommands; Discord allows %d", ac.Name, len(ac.Options), maxSubcommands))
+	}
+	chars := utf8.RuneCountInString(ac.Name) + utf8.RuneCountInString(ac.Description)
+	for _, sub := range ac.Options {
+		chars += utf8.RuneCountInString(sub.Name) + utf8.RuneCountInString(sub.Description)
+		if !nameRE.MatchString(sub.Name) {
+			errs = append(errs, fmt.Errorf("the subcommand name %q must be 1-32 lower-case letters, digits, - or _", sub.Name))
+		}
+		if sub.Description == "" || utf8.RuneCountInString(sub.Description) > maxDescription {
+			errs = append(errs, fmt.Errorf("/%s %s needs a description of 1-%d characters", ac.Name, sub.Name, maxDescription))
+		}
+		if len(sub.Options) > maxOptions {
+			errs = append(errs, fmt.Errorf("/%s %s has %d options; Discord allows %d", ac.Name, sub.Name, len(sub.Options), maxOptions))
+		}
+		optional := false
+		seen := map[string]bool{}
+		for _, o := range sub.Options {
+			chars += utf8.RuneCountInString(o.Name) + utf8.RuneCountInString(o.Description)
+			if !nameRE.MatchString(o.Name) || seen[o.Name] {
+				errs = append(errs, fmt.Errorf("/%s %s: the option name %q must be 1-32 lower-case letters, digits, - or _, once", ac.Name, sub.Name, o.Name))
+			}
+			seen[o.Name] = true
+			if o.Required && optional {
+				errs = append(errs, fmt.Errorf("/%s %s: the required option %s comes after an optional one", ac.Name, sub.Name, o.Name))
+			}
+			optional = optional || !o.Required
+			if len(o.Choices) > maxChoices {
+				errs = append(errs, fmt.Errorf("/%s %s: the option %s has %d choices; Discord allows %d", ac.Name, sub.Name, o.Name, len(o.Choices), maxChoices))
+			}
+			if o.Autocomplete && len(o.Choices) > 0 {
+				errs = append(errs, fmt.Errorf("/%s %s: the option %s has both choices and autocomplete", ac.Name, sub.Name, o.Name))
+			}
+			for _, ch := range o.Choices {
+				chars += utf8.RuneCountInString(ch.Name) + utf8.RuneCountInString(fmt.Sprint(ch.Value))
+			}
+		}
+	}
+	if chars > maxCommandChars {
+		errs = append(errs, fmt.Errorf("/%s has %d characters of names, descriptions and choices; Discord allows %d", ac.Name, chars, maxCommandChars))
+	}
+	return errors.Join(errs...)
+}
+
+// Register installs /NAME, replacing every command the application had (Discord's bulk
+// overwrite): in one guild when guildID is set (at once, for trying it), else globally.
+func Register(ctx context.Context, cfg Config, guildID string) (*discordgo.ApplicationCommand, error) {
+	if cfg.AppID == "" {
+		return nil, errors.New("discord: the application id (DISCORD_APP_ID) is required to register the command")
+	}
+	if cfg.BotToken == "" {
+		return nil, errors.New("discord: a bot token (DISCORD_BOT_TOKEN) is required to register the command")
+	}
+	ac := ApplicationCommand(cfg.Name, cfg.Commands)
+	if err := Validate(ac); err != nil {
+		return nil, fmt.Errorf("discord: /%s does not fit Discord's limits: %w", ac.Name, err)
+	}
+	s, err := newSession(cfg.BotToken, cfg.APIURL, cfg.HTTPClient)
+	if err != nil {
+		return nil, err
+	}
+	a := &Adapter{log: cfgLogger(cfg)}
+	var got []*discordgo.ApplicationCommand
+	err = a.retry(ctx, func() error {
+		var err error
+		got, err = s.ApplicationCommandBulkOverwrite(cfg.AppID, guildID, []*discordgo.ApplicationCommand{ac}, discordgo.WithContext(ctx))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("discord: register /%s: %w", ac.Name, err)
+	}
+	for _, c := range got {
+		if c.Name == ac.Name {
+			return c, nil
+		}
+	}
+	return ac, nil
+}
+
+func cfgLogger(cfg Config) *slog.Logger {
+	if cfg.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return cfg.Logger.With("adapter", "discord")
+}
+
+func nonEmpty(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}

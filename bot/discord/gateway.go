@@ -1,0 +1,50 @@
+package discord
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// RunGateway connects to Discord's gateway with the bot token and answers the interactions it
+// delivers, through the same code as the HTTP endpoint, until ctx ends. It is for installs with
+// no public URL: the application must then have no Interactions Endpoint URL set, or Discord
+// sends interactions there instead. discordgo reconnects after a dropped connection.
+func (a *Adapter) RunGateway(ctx context.Context) error {
+	remove := a.s.AddHandler(func(_ *discordgo.Session, ic *discordgo.InteractionCreate) {
+		if ic.Interaction != nil {
+			a.onGateway(ic.Interaction)
+		}
+	})
+	defer remove()
+	if err := a.s.Open(); err != nil {
+		return fmt.Errorf("discord: open the gateway: %w", err)
+	}
+	a.log.Info("connected to the Discord gateway")
+	<-ctx.Done()
+	if err := a.s.Close(); err != nil {
+		return fmt.Errorf("discord: close the gateway: %w", err)
+	}
+	return nil
+}
+
+// onGateway answers an interaction the gateway delivered: the answer goes back over REST.
+func (a *Adapter) onGateway(i *discordgo.Interaction) {
+	a.track.add()
+	defer a.track.done()
+	defer func() {
+		if p := recover(); p != nil {
+			a.log.Error("discord gateway interaction panicked", "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	ctx, cancel := context.WithTimeout(a.base, discordgo.InteractionDeadline)
+	defer cancel()
+	resp, sent := a.respond(ctx, i)
+	defer sent()
+	err := a.retry(ctx, func() error { return a.s.InteractionRespond(i, resp, discordgo.WithContext(ctx)) })
+	if err != nil {
+		a.log.Error("cannot answer an interaction over REST", "id", i.ID, "err", err)
+	}
+}

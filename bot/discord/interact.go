@@ -1,0 +1,433 @@
+package discord
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/acme/quartermaster/bot"
+)
+
+const (
+	// maxOptionLength bounds one option's text; the grammar's longest free text is a reason.
+	maxOptionLength = 500
+	// completeTimeout bounds the suggestions for an option being typed: they are useless late.
+	completeTimeout = time.Second
+	// followUpTries is how often a deferred answer's edit is tried when Discord does not know the
+	// deferral yet (HTTP 404): the deferral and the edit can cross on the way.
+	followUpTries = 4
+)
+
+// incoming is what an interaction asks, read without side effects.
+type incoming struct {
+	user    string // the Discord user id of whoever acted
+	text    string // the /gpu command line to run
+	problem string // why the interaction cannot be run as it is: one sentence
+	example string // a command line that works, shown beside the problem
+	// a bare "deny LEASE" button: ask for a reason first
+	denyLease string
+	// autocomplete: what to suggest, and what was typed
+	suggest, typed string
+}
+
+// decodeInteraction reads an interaction as Discord sends it.
+func decodeInteraction(body []byte) (*discordgo.Interaction, error) {
+	var i discordgo.Interaction
+	if err := json.Unmarshal(body, &i); err != nil {
+		return nil, fmt.Errorf("discord: malformed interaction: %w", err)
+	}
+	return &i, nil
+}
+
+// read works out what an interaction asks. Nothing in it trusts the payload's shape: options of
+// the wrong type, unknown names, missing data and forged buttons are problems, never panics.
+func (a *Adapter) read(i *discordgo.Interaction) incoming {
+	var in incoming
+	switch {
+	case i.Member != nil && i.Member.User != nil:
+		in.user = i.Member.User.ID
+	case i.User != nil:
+		in.user = i.User.ID
+	}
+	in.example = "/" + a.cfg.Name + " help"
+	switch i.Type {
+	case discordgo.InteractionPing:
+		return in
+	case discordgo.InteractionApplicationCommand, discordgo.InteractionApplicationCommandAutocomplete:
+		data, ok := i.Data.(discordgo.ApplicationCommandInteractionData)
+		if !ok {
+			in.problem = "This interaction carries no command."
+			break
+		}
+		a.readCommand(&in, data, i.Type == discordgo.InteractionApplicationCommandAutocomplete)
+	case discordgo.InteractionMessageComponent:
+		data, ok := i.Data.(discordgo.MessageComponentInteractionData)
+		cmd, genuine := a.buttonCommand(data.CustomID)
+		if !ok || !genuine {
+			in.problem = "This button was not made by Quartermaster here (or it is from before its key changed), so it does nothing; type the command instead."
+			in.example = "/" + a.cfg.Name + " list"
+			break
+		}
+		if lease, ok := a.bareDeny(cmd); ok {
+			in.denyLease = lease
+			break
+		}
+		in.text = cmd
+	case discordgo.InteractionModalSubmit:
+		data, ok := i.Data.(discordgo.ModalSubmitInteractionData)
+		cmd, genuine := a.verifyID(modalPrefix, data.CustomID)
+		if !ok || !genuine {
+			in.problem = "This form was not made by Quartermaster here, so it does nothing; type the command instead."
+			break
+		}
+		in.text = strings.TrimSpace(cmd + " " + oneLine(clip(textInput(data.Components, reasonInput), maxReasonLength)))
+	default:
+		in.problem = fmt.Sprintf("Quartermaster does not handle this kind of interaction (%d).", i.Type)
+	}
+	switch {
+	case in.problem != "" || i.Type == discordgo.InteractionPing:
+	case in.user == "":
+		in.problem = "Discord did not say who you are, so Quartermaster cannot answer."
+	case i.ID == "":
+		in.problem = "This interaction has no id, so Quartermaster cannot tell it from another."
+	}
+	if in.problem != "" {
+		in.text, in.denyLease, in.suggest = "", "", ""
+	}
+	return in
+}
+
+// readCommand turns /gpu SUBCOMMAND with typed options into the command line the grammar reads,
+// refusing what the grammar could not make sense of with a sentence that names the option.
+func (a *Adapter) readCommand(in *incoming, data discordgo.ApplicationCommandInteractionData, autocomplete bool) {
+	if data.Name != a.cfg.Name {
+		in.problem = fmt.Sprintf("/%s is not Quartermaster's command; use /%s.", trunc(data.Name, 32), a.cfg.Name)
+		return
+	}
+	if len(data.Options) == 0 || data.Options[0] == nil || data.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
+		in.problem = fmt.Sprintf("/%s needs a subcommand saying what to do.", a.cfg.Name)
+		return
+	}
+	sub := data.Options[0]
+	c, ok := a.cmds[sub.Name]
+	if !ok {
+		in.problem = fmt.Sprintf("/%s %s is not a command here; /%s help lists them.", a.cfg.Name, trunc(sub.Name, 32), a.cfg.Name)
+		return
+	}
+	in.example = c.Example
+	values := map[string]string{}
+	for _, o := range sub.Options {
+		if o == nil {
+			continue
+		}
+		def, ok := c.option(o.Name)
+		if !ok {
+			in.problem = fmt.Sprintf("/%s %s has no option %q; its options are %s.", a.cfg.Name, c.Name, trunc(o.Name, 32), c.optionNames())
+			return
+		}
+		if _, dup := values[def.Name]; dup {
+			in.problem = fmt.Sprintf("/%s %s got the option %s twice.", a.cfg.Name, c.Name, def.Name)
+			return
+		}
+		if autocomplete && o.Focused {
+			in.suggest = def.Autocomplete
+			in.typed, _ = o.Value.(string)
+			values[def.Name] = ""
+			continue
+		}
+		v, problem := optionValue(def, o.Value)
+		if problem != "" {
+			in.problem = fmt.Sprintf("The option %s of /%s %s %s", def.Name, a.cfg.Name, c.Name, problem)
+			return
+		}
+		values[def.Name] = v
+	}
+	if autocomplete {
+		return
+	}
+	for _, def := range c.Options {
+		if v := values[def.Name]; def.Required && v == "" {
+			in.problem = fmt.Sprintf("/%s %s needs the option %s (%s).", a.cfg.Name, c.Name, def.Name, strings.TrimSuffix(def.Description, "."))
+			return
+		}
+	}
+	in.text = c.Text(values)
+}
+
+// optionValue is an option's value as the grammar reads it, or what is wrong with it (the end of
+// a sentence: "takes a whole number, not \"two\".").
+func optionValue(def *Option, v any) (string, string) {
+	switch def.Type {
+	case OptionInteger:
+		f, ok := v.(float64)
+		if !ok || f != math.Trunc(f) || math.Abs(f) > 1e9 {
+			return "", fmt.Sprintf("takes a whole number, not %s.", shown(v))
+		}
+		if def.MinValue != nil && f < *def.MinValue {
+			return "", fmt.Sprintf("must be at least %g, not %g.", *def.MinValue, f)
+		}
+		return strconv.FormatInt(int64(f), 10), ""
+	case OptionBoolean:
+		b, ok := v.(bool)
+		if !ok {
+			return "", fmt.Sprintf("takes true or false, not %s.", shown(v))
+		}
+		return strconv.FormatBool(b), ""
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Sprintf("takes text, not %s.", shown(v))
+	}
+	s = strings.TrimSpace(oneLine(s))
+	switch {
+	case utf8.RuneCountInString(s) > maxOptionLength:
+		return "", fmt.Sprintf("is too long (%d characters; at most %d).", utf8.RuneCountInString(s), maxOptionLength)
+	case def.OneWord && strings.ContainsAny(s, " \t"):
+		return "", fmt.Sprintf("takes one word, not %q.", trunc(s, 40))
+	}
+	return s, ""
+}
+
+// shown writes an option's value for a refusal.
+func shown(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "nothing"
+	case string:
+		return strconv.Quote(trunc(x, 40))
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return "a value of another kind"
+}
+
+// textInput is the value of the text input with id in a modal's components.
+func textInput(cs []discordgo.MessageComponent, id string) string {
+	for _, c := range cs {
+		switch x := c.(type) {
+		case *discordgo.ActionsRow:
+			if v := textInput(x.Components, id); v != "" {
+				return v
+			}
+		case *discordgo.TextInput:
+			if x.CustomID == id {
+				return x.Value
+			}
+		}
+	}
+	return ""
+}
+
+// bareDeny reports whether cmd is "/gpu deny LEASE" with no reason: the button that asks for one.
+func (a *Adapter) bareDeny(cmd string) (string, bool) {
+	f := strings.Fields(cmd)
+	if len(f) == 3 && f[0] == "/"+a.cfg.Name && strings.EqualFold(f[1], "deny") {
+		return f[2], true
+	}
+	return "", false
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func trunc(s string, n int) string { return clip(s, n) }
+
+// respond answers an interaction, whether it came over HTTP or the gateway. sent must be called
+// once the answer has been delivered (or failed): work deferred by it waits for that before it
+// edits the deferral.
+func (a *Adapter) respond(ctx context.Context, i *discordgo.Interaction) (resp *discordgo.InteractionResponse, sent func()) {
+	noop := func() {}
+	if i.Type == discordgo.InteractionPing {
+		return &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong}, noop
+	}
+	in := a.read(i)
+	if i.Type == discordgo.InteractionApplicationCommandAutocomplete {
+		return a.autocomplete(ctx, in), noop
+	}
+	if !a.seen.first("discord:" + i.ID) {
+		a.log.Info("dropped a repeated interaction", "id", i.ID)
+		return a.answer(bot.Reply{Ephemeral: true, Text: "Quartermaster already answered this."}), noop
+	}
+	if in.problem != "" {
+		a.log.Info("refused an interaction", "type", i.Type.String(), "user", in.user, "problem", in.problem)
+		return a.answer(a.refusal(in)), noop
+	}
+	person, err := a.person(ctx, in.user)
+	if err != nil {
+		a.log.Error("cannot tell who a Discord user is", "user", in.user, "err", err)
+		return a.answer(bot.Reply{Error: true, Ephemeral: true, Text: "Quartermaster could not tell who you are just now; please try again in a minute."}), noop
+	}
+	if in.denyLease != "" {
+		return a.denyModal(in.denyLease), noop
+	}
+	return a.run(i, person, in.user, in.text)
+}
+
+func (a *Adapter) refusal(in incoming) bot.Reply {
+	text := in.problem
+	if in.example != "" {
+		text += " Example: " + in.example
+	}
+	return bot.Reply{Error: true, Ephemeral: true, Text: text}
+}
+
+// person is who a Discord user is: a person the directory knows, or else the account itself
+// (discord:USER_ID), which the handler refuses for everything but public commands, saying so.
+func (a *Adapter) person(ctx context.Context, userID string) (string, error) {
+	p, ok, err := a.cfg.People.Person(ctx, userID)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return Account(userID), nil
+	}
+	return p, nil
+}
+
+// answer is an interaction's answer: a message only the asker sees.
+func (a *Adapter) answer(rs ...bot.Reply) *discordgo.InteractionResponse {
+	m := a.render(rs...)
+	return &discordgo.InteractionResponse{Type: discordgo.InteractionResponseChannelMessageWithSource, Data: &discordgo.InteractionResponseData{
+		Embeds: m.embeds, Components: orEmpty(m.components), Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions}}
+}
+
+func orEmpty(c []discordgo.MessageComponent) []discordgo.MessageComponent {
+	if c == nil {
+		return []discordgo.MessageComponent{}
+	}
+	return c
+}
+
+// denyModal asks a budget owner why, before a denial: the form's id carries the signed command.
+func (a *Adapter) denyModal(lease string) *discordgo.InteractionResponse {
+	id, _ := a.sign(modalPrefix, "/"+a.cfg.Name+" deny "+lease)
+	return &discordgo.InteractionResponse{Type: discordgo.InteractionResponseModal, Data: &discordgo.InteractionResponseData{
+		CustomID: id, Title: clip("Deny "+lease, 45),
+		Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+			discordgo.TextInput{CustomID: reasonInput, Label: "Why? The requester will read this.", Style: discordgo.TextInputParagraph,
+				Required: false, MaxLength: maxReasonLength, Placeholder: "e.g. use the interactive class for notebooks"},
+		}}},
+	}}
+}
+
+// autocomplete suggests values for the option being typed.
+func (a *Adapter) autocomplete(ctx context.Context, in incoming) *discordgo.InteractionResponse {
+	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionApplicationCommandAutocompleteResult,
+		Data: &discordgo.InteractionResponseData{Choices: []*discordgo.ApplicationCommandOptionChoice{}}}
+	if in.problem != "" || in.suggest == "" || a.cfg.Complete == nil {
+		return resp
+	}
+	person, ok, err := a.cfg.People.Person(ctx, in.user)
+	if err != nil || !ok {
+		return resp
+	}
+	ctx, cancel := context.WithTimeout(ctx, completeTimeout)
+	defer cancel()
+	for _, c := range a.cfg.Complete(ctx, person, in.suggest, in.typed) {
+		if len(resp.Data.Choices) >= maxAutocompleteSize {
+			break
+		}
+		resp.Data.Choices = append(resp.Data.Choices, &discordgo.ApplicationCommandOptionChoice{Name: clip(nonEmpty(c.Name, c.Value), maxChoiceName), Value: clip(c.Value, maxChoiceName)})
+	}
+	return resp
+}
+
+// run runs a command as person. A reply ready within AnswerWithin is the answer; otherwise (or
+// at once, when the handler is busy with as many commands as it may run) the answer defers
+// (Discord shows "thinking") and the reply edits it once sent was called. Replies addressed to
+// others go out as notices either way.
+func (a *Adapter) run(i *discordgo.Interaction, person, userID, text string) (*discordgo.InteractionResponse, func()) {
+	req := bot.Request{User: person, Text: text, Channel: i.ChannelID, Key: "discord:" + i.ID, Account: AccountOf(userID)}
+	var (
+		mu       sync.Mutex
+		deferred bool
+		finished bool
+		mine     []bot.Reply
+	)
+	ready := make(chan struct{})
+	acked := make(chan struct{})
+	// When the handler is already running as many commands as it may, this one will wait its
+	// turn: it is deferred at once rather than after AnswerWithin, which it could not meet.
+	busy := len(a.work) >= cap(a.work)
+	deferred = busy
+	a.goWork(func(ctx context.Context) {
+		var own []bot.Reply
+		for _, r := range a.handle(ctx, req) {
+			if r.To == "" || strings.EqualFold(r.To, person) {
+				own = append(own, r)
+				continue
+			}
+			if err := a.Send(ctx, r); err != nil && !errors.Is(err, ErrNotHere) {
+				a.log.Error("a reply to someone else did not go out", "to", r.To, "err", err)
+			}
+		}
+		mu.Lock()
+		if !deferred {
+			mine, finished = own, true
+			mu.Unlock()
+			close(ready)
+			return
+		}
+		mu.Unlock()
+		select {
+		case <-acked:
+		case <-ctx.Done():
+			return
+		}
+		a.followUp(ctx, i, own)
+	})
+	if !busy {
+		t := time.NewTimer(a.cfg.AnswerWithin)
+		defer t.Stop()
+		select {
+		case <-ready:
+			return a.answer(mine...), func() {}
+		case <-t.C:
+		}
+	}
+	mu.Lock()
+	if finished {
+		mu.Unlock()
+		return a.answer(mine...), func() {}
+	}
+	deferred = true
+	mu.Unlock()
+	return &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral}}, sync.OnceFunc(func() { close(acked) })
+}
+
+// followUp replaces a deferred answer with the replies.
+func (a *Adapter) followUp(ctx context.Context, i *discordgo.Interaction, rs []bot.Reply) {
+	m := a.render(rs...)
+	empty := ""
+	comps := orEmpty(m.components)
+	edit := &discordgo.WebhookEdit{Content: &empty, Embeds: &m.embeds, Components: &comps, AllowedMentions: noMentions}
+	for try := 1; ; try++ {
+		err := a.retry(ctx, func() error {
+			_, err := a.s.InteractionResponseEdit(i, edit, discordgo.WithContext(ctx))
+			return err
+		})
+		if err == nil {
+			return
+		}
+		var re *discordgo.RESTError
+		if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusNotFound && try < followUpTries {
+			if sleepCtx(ctx, time.Duration(try)*250*time.Millisecond) == nil {
+				continue
+			}
+		}
+		a.log.Error("cannot answer a deferred interaction", "id", i.ID, "err", err)
+		return
+	}
+}

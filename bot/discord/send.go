@@ -1,0 +1,165 @@
+package discord
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/acme/quartermaster/bot"
+)
+
+// ErrNotHere says a notice's recipient is not on Discord: a person with no Discord account, or a
+// channel with no Discord channel id. Other platforms carry such a notice; it is not a failure.
+var ErrNotHere = errors.New("discord: the recipient is not on Discord")
+
+// Send delivers a notice on Discord and says whether it went out: to a person by DM (when they
+// have a Discord account) or to a channel the policy names (when it has a Discord channel id);
+// ErrNotHere when neither. Notices are queued per recipient and sent in order. A notice with
+// Update set edits the messages posted earlier to the same recipient with the same Ref; when
+// there are none, it is posted.
+func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
+	if r.To == "" {
+		return errors.New("discord: a notice without a recipient")
+	}
+	to := r.To
+	if strings.HasPrefix(to, "#") {
+		if _, ok := a.cfg.Channels[to]; !ok {
+			return fmt.Errorf("%w: %s has no Discord channel id in the policy", ErrNotHere, to)
+		}
+	}
+	done := make(chan error, 1)
+	var abandoned atomic.Bool
+	a.out.push(a.base, strings.ToLower(to), func(ctx context.Context) {
+		if abandoned.Load() {
+			done <- errors.New("discord: the sender stopped waiting before the message went out")
+			return
+		}
+		channel, ok, err := a.channelFor(ctx, to)
+		switch {
+		case err != nil:
+			a.log.Error("cannot reach a notice's recipient on Discord", "to", to, "ref", r.Ref, "err", err)
+			done <- err
+			return
+		case !ok:
+			done <- fmt.Errorf("%w: %s has no Discord account", ErrNotHere, to)
+			return
+		}
+		if r.Update && r.Ref != "" {
+			if ok, err := a.update(ctx, to, r); ok || err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- a.post(ctx, to, channel, r)
+	})
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		abandoned.Store(true)
+		return ctx.Err()
+	}
+}
+
+var _ bot.Deliverer = (*Adapter)(nil)
+
+// Deliver posts r, its files attached, and returns once Discord has taken it or refused it (as
+// Send does): for scheduled posts that record each message as it goes out. ErrNotHere when the
+// recipient is not on Discord.
+func (a *Adapter) Deliver(ctx context.Context, r bot.Reply) error { return a.Send(ctx, r) }
+
+// channelFor is where a message to "to" goes: a person's DM channel, or the channel's id.
+func (a *Adapter) channelFor(ctx context.Context, to string) (string, bool, error) {
+	if strings.HasPrefix(to, "#") {
+		id, ok := a.cfg.Channels[to]
+		return id, ok, nil
+	}
+	user, ok, err := a.cfg.People.UserID(ctx, to)
+	if err != nil || !ok {
+		return "", false, err
+	}
+	a.dmMu.Lock()
+	ch, ok := a.dms[user]
+	a.dmMu.Unlock()
+	if ok {
+		return ch, true, nil
+	}
+	var c *discordgo.Channel
+	err = a.retry(ctx, func() error {
+		var err error
+		c, err = a.s.UserChannelCreate(user, discordgo.WithContext(ctx))
+		return err
+	})
+	if err != nil {
+		return "", false, err
+	}
+	a.dmMu.Lock()
+	a.dms[user] = c.ID
+	a.dmMu.Unlock()
+	return c.ID, true, nil
+}
+
+// post sends r to channel and, when it has a Ref, remembers where it landed.
+func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) error {
+	m := a.render(r)
+	var sent *discordgo.Message
+	err := a.retry(ctx, func() error {
+		// Files are read anew for every try: a try that was refused has consumed its readers.
+		var files []*discordgo.File
+		for _, f := range r.Files {
+			files = append(files, &discordgo.File{Name: f.Name, ContentType: f.Type, Reader: bytes.NewReader(f.Content)})
+		}
+		var err error
+		sent, err = a.s.ChannelMessageSendComplex(channel, &discordgo.MessageSend{Embeds: m.embeds, Components: orEmpty(m.components), AllowedMentions: noMentions,
+			Files: files}, discordgo.WithContext(ctx))
+		return err
+	})
+	if err != nil {
+		a.log.Error("cannot post on Discord", "to", to, "channel", channel, "ref", r.Ref, "err", err)
+		return fmt.Errorf("discord: post to %s: %w", to, err)
+	}
+	if r.Ref != "" && sent != nil {
+		// The message is out; failing to remember it costs only its later edit, so it is logged
+		// rather than sent again.
+		if err := a.refs.SaveMessageRef(ctx, MessageRef{Ref: r.Ref, Recipient: strings.ToLower(to), Channel: sent.ChannelID, MessageID: sent.ID}); err != nil {
+			a.log.Error("cannot remember a posted message", "ref", r.Ref, "channel", sent.ChannelID, "message", sent.ID, "err", err)
+		}
+	}
+	return nil
+}
+
+// update edits every copy of r.Ref posted to "to"; false when there is none. The edit replaces
+// the buttons too, so a decided approval has none left to click.
+func (a *Adapter) update(ctx context.Context, to string, r bot.Reply) (bool, error) {
+	refs, err := a.refs.MessageRefs(ctx, r.Ref)
+	if err != nil {
+		a.log.Error("cannot read posted messages", "ref", r.Ref, "err", err)
+		return false, fmt.Errorf("discord: posted copies of %s: %w", r.Ref, err)
+	}
+	m := a.render(r)
+	comps := orEmpty(m.components)
+	empty := ""
+	n := 0
+	var errs []error
+	for _, ref := range refs {
+		if !strings.EqualFold(ref.Recipient, to) {
+			continue
+		}
+		n++
+		err := a.retry(ctx, func() error {
+			_, err := a.s.ChannelMessageEditComplex(&discordgo.MessageEdit{ID: ref.MessageID, Channel: ref.Channel, Content: &empty,
+				Embeds: &m.embeds, Components: &comps, AllowedMentions: noMentions}, discordgo.WithContext(ctx))
+			return err
+		})
+		if err != nil {
+			a.log.Error("cannot edit a message on Discord", "ref", r.Ref, "channel", ref.Channel, "message", ref.MessageID, "err", err)
+			errs = append(errs, fmt.Errorf("discord: edit %s in %s: %w", ref.MessageID, ref.Channel, err))
+		}
+	}
+	return n > 0, errors.Join(errs...)
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/acme/quartermaster/docs"
+)
+
+// confRow is one row of the table in docs/configuration.md: the flags and environment variables
+// it describes, their default, what they do and where they apply.
+type confRow struct {
+	flags, env       []string
+	def, what, where string
+}
+
+var (
+	codeRE  = regexp.MustCompile("`([^`]+)`")
+	envName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*[A-Z0-9]$`)
+)
+
+// confRows reads the configuration table: the rows after the header whose first cell is "name".
+func confRows(doc string) []confRow {
+	var rows []confRow
+	in := false
+	for _, line := range strings.Split(doc, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "|") {
+			in = false
+			continue
+		}
+		cells := splitRow(line)
+		if len(cells) < 4 {
+			continue
+		}
+		if strings.EqualFold(cells[0], "name") {
+			in = true
+			continue
+		}
+		if !in || strings.Trim(cells[0], "-: ") == "" {
+			continue
+		}
+		r := confRow{def: cells[1], what: cells[2], where: cells[3]}
+		for _, m := range codeRE.FindAllStringSubmatch(cells[0], -1) {
+			tok := strings.Fields(m[1])
+			if len(tok) == 0 {
+				continue
+			}
+			switch {
+			case strings.HasPrefix(tok[0], "--"):
+				r.flags = append(r.flags, strings.TrimPrefix(tok[0], "--"))
+			case envName.MatchString(tok[0]):
+				r.env = append(r.env, tok[0])
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// splitRow splits a Markdown table row into its trimmed cells; \| inside a cell is kept.
+func splitRow(line string) []string {
+	line = strings.TrimSuffix(strings.TrimPrefix(line, "|"), "|")
+	var cells []string
+	var cur strings.Builder
+	for i := 0; i < len(line); i++ {
+		switch {
+		case line[i] == '\\' && i+1 < len(line) && line[i+1] == '|':
+			cur.WriteByte('|')
+			i++
+		case line[i] == '|':
+			cells = append(cells, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(line[i])
+		}
+	}
+	return append(cells, strings.TrimSpace(cur.String()))
+}
+
+// appliesTo reports whether a row's "where" names the command (as a word), or all commands.
+func (r confRow) appliesTo(command string) bool {
+	w := strings.ToLower(plain(r.where))
+	if strings.Contains(w, "every command") || strings.Contains(w, "all commands") {
+		return true
+	}
+	for _, f := range strings.FieldsFunc(w, func(c rune) bool { return !(c >= 'a' && c <= 'z' || c == '-') }) {
+		if f == command {
+			return true
+		}
+	}
+	return false
+}
+
+// plain drops Markdown's backticks and link syntax from a cell.
+func plain(s string) string {
+	s = strings.ReplaceAll(s, "`", "")
+	s = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`).ReplaceAllString(s, "$1")
+	return s
+}
+
+type envHelp struct{ name, what string }
+
+// envFor lists the environment variables that apply to a command, from docs/configuration.md.
+func envFor(command string) []envHelp {
+	var out []envHelp
+	seen := map[string]bool{}
+	for _, r := range confRows(docs.Configuration) {
+		if !r.appliesTo(command) {
+			continue
+		}
+		what := plain(r.what)
+		if d := plain(r.def); d != "" && d != "—" && d != "-" {
+			what += " (default: " + d + ")"
+		}
+		for _, e := range r.env {
+			if !seen[e] {
+				seen[e] = true
+				out = append(out, envHelp{e, what})
+			}
+		}
+	}
+	return out
+}

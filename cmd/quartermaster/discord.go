@@ -1,0 +1,436 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acme/quartermaster/bot"
+	discordbot "github.com/acme/quartermaster/bot/discord"
+	slackbot "github.com/acme/quartermaster/bot/slack"
+	"github.com/acme/quartermaster/commands"
+	"github.com/acme/quartermaster/internal/config"
+	"github.com/acme/quartermaster/internal/oidc"
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/store"
+	"github.com/acme/quartermaster/reports/showback"
+)
+
+func init() {
+	registerCommand("discord", subcommand{
+		summary: "the Discord app: `discord register` installs the /gpu command",
+		usage:   "quartermaster discord register [--guild ID] [--print] [--policy FILE]",
+		flags: func() *flag.FlagSet {
+			fs := flag.NewFlagSet("discord register", flag.ContinueOnError)
+			var f commonFlags
+			f.register(fs)
+			fs.String("guild", "", "install in this server (guild id) only, at once")
+			fs.Bool("print", false, "print the command as JSON instead of installing it")
+			return fs
+		},
+		run: runDiscord,
+	})
+}
+
+// discordSettings configure the Discord app, from the environment.
+type discordSettings struct {
+	BotToken  string // DISCORD_BOT_TOKEN: REST calls, and the gateway when there is no public key
+	PublicKey string // DISCORD_PUBLIC_KEY: the HTTP interactions endpoint
+	AppID     string // DISCORD_APP_ID: registration
+	APIURL    string // DISCORD_API_URL: another REST base (tests, Discord-compatible servers)
+}
+
+// discordFromEnv reads the Discord settings; the bot token may come from a file
+// (DISCORD_BOT_TOKEN_FILE).
+func discordFromEnv() (discordSettings, error) {
+	token, err := config.Secret("DISCORD_BOT_TOKEN")
+	if err != nil {
+		return discordSettings{}, err
+	}
+	return discordSettings{BotToken: token, PublicKey: os.Getenv("DISCORD_PUBLIC_KEY"),
+		AppID: os.Getenv("DISCORD_APP_ID"), APIURL: os.Getenv("DISCORD_API_URL")}, nil
+}
+
+const discordUsage = `usage:
+  quartermaster discord register [--guild ID] [--print] [--policy FILE]
+register installs (or replaces) the /gpu application command: one subcommand per command this
+installation offers, with typed options. With --guild it is installed in that server only and
+works at once; without, everywhere the app is installed, which Discord may take up to an hour to
+show. --print writes the command as JSON instead of installing it. It needs DISCORD_BOT_TOKEN and
+DISCORD_APP_ID (and DISCORD_API_URL for a Discord-compatible server).`
+
+// runDiscord is `quartermaster discord`.
+func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "register" {
+		return errUsage{discordUsage}
+	}
+	fs := flag.NewFlagSet("discord register", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var flags commonFlags
+	flags.register(fs)
+	guild := fs.String("guild", "", "install in this server (guild id) only, at once")
+	printOnly := fs.Bool("print", false, "print the command as JSON instead of installing it")
+	if err := fs.Parse(args[1:]); err != nil {
+		return errUsage{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return errUsage{fmt.Sprintf("discord register takes no arguments, but got %q\n%s", fs.Arg(0), discordUsage)}
+	}
+	pol, err := flags.loadPolicy()
+	if err != nil {
+		return err
+	}
+	// The commands serve offers, without opening the database: the same optional commands are
+	// added as NewApp adds them (TestDiscordRegister checks the two agree).
+	b := &commands.Bot{Svc: &qm.Service{Policy: pol}}
+	cat, err := templateCatalog()
+	if err != nil {
+		return err
+	}
+	commands.AddTemplates(b, cat, workloadSettings())
+	commands.AddReport(b, &showback.Service{Policy: pol})
+	if _, on, err := oidc.FromEnv(os.Getenv, pol); err != nil {
+		return err
+	} else if on {
+		b.SSO = offeredOnly{} // /gpu login, logout and unlink are offered
+	}
+	cmds := discordCommands(b)
+	if *printOnly {
+		ac := discordbot.ApplicationCommand(discordbot.DefaultName, cmds)
+		if err := discordbot.Validate(ac); err != nil {
+			return err
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(ac)
+	}
+	s, err := discordFromEnv()
+	if err != nil {
+		return err
+	}
+	if s.BotToken == "" || s.AppID == "" {
+		return errUsage{"discord register needs DISCORD_BOT_TOKEN and DISCORD_APP_ID (the Developer Portal shows both); example: DISCORD_APP_ID=1180000000000000000 DISCORD_BOT_TOKEN=… quartermaster discord register --guild 1180000000000000001"}
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	got, err := discordbot.Register(ctx, discordbot.Config{BotToken: s.BotToken, AppID: s.AppID, APIURL: s.APIURL, Commands: cmds}, *guild)
+	if err != nil {
+		return err
+	}
+	where := "everywhere the app is installed (Discord may take up to an hour to show it)"
+	if *guild != "" {
+		where = "in server " + *guild
+	}
+	var names []string
+	for _, c := range cmds {
+		names = append(names, c.Name)
+	}
+	fmt.Fprintf(stdout, "Registered /%s (id %s) %s, with %d subcommands: %s\n", got.Name, got.ID, where, len(cmds), strings.Join(names, ", "))
+	return nil
+}
+
+// offeredOnly stands in for single sign-on where only the commands it offers are wanted (to
+// register them); it is never asked anything.
+type offeredOnly struct{}
+
+func (offeredOnly) Link(context.Context, qm.Account) (*qm.AccountLink, bool, error) {
+	return nil, false, errors.New("single sign-on is not running here")
+}
+
+func (offeredOnly) LoginURL(context.Context, qm.Account, string, string) (string, time.Time, error) {
+	return "", time.Time{}, errors.New("single sign-on is not running here")
+}
+
+func (offeredOnly) Logout(context.Context, qm.Account) (bool, error) {
+	return false, errors.New("single sign-on is not running here")
+}
+
+func (offeredOnly) Unlink(context.Context, string) (int64, error) {
+	return 0, errors.New("single sign-on is not running here")
+}
+
+// discordCommands are the command table's offered commands as Discord subcommands: integers as
+// integers, flags as booleans, classes with the policy's classes as choices, lease ids and
+// template names suggested as they are typed, everything else as text. /gpu quota request is the
+// subcommand quota-request (Discord cannot have a group and a subcommand both named quota).
+func discordCommands(b *commands.Bot) []discordbot.Command {
+	one := 1.0
+	offered := b.Offered()
+	var out []discordbot.Command
+	for _, s := range offered {
+		c := discordbot.Command{Name: s.Name, Description: s.Summary, Example: b.Example(s), Text: s.Text}
+		for _, p := range s.Params {
+			o := discordbot.Option{Name: p.Name, Required: p.Required, Description: p.Help, OneWord: p.Type != commands.TText}
+			switch p.Type {
+			case commands.TInt:
+				o.Type, o.MinValue = discordbot.OptionInteger, &one
+			case commands.TFlag:
+				o.Type = discordbot.OptionBoolean
+			case commands.TClass:
+				o.Choices = b.Svc.Policy.ClassNames()
+			case commands.TLease:
+				o.Autocomplete = "lease"
+			case commands.TTemplate:
+				o.Autocomplete = "template"
+			}
+			if s.Name == "help" && p.Name == "command" && len(offered) <= 25 {
+				for _, x := range offered {
+					o.Choices = append(o.Choices, x.Name)
+				}
+			}
+			c.Options = append(c.Options, o)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// policyPeople knows Discord users through the policy's directory: discord:USER_ID accounts.
+type policyPeople struct{ p *policy.Policy }
+
+func (pp policyPeople) Person(_ context.Context, userID string) (string, bool, error) {
+	u, ok := pp.p.UserByAccount(discordbot.Account(userID))
+	return qm.CanonicalUser(u), ok, nil
+}
+
+func (pp policyPeople) UserID(_ context.Context, person string) (string, bool, error) {
+	id, ok := pp.p.Account(person, "discord")
+	return id, ok, nil
+}
+
+// ssoPeople knows Discord users by the accounts they linked with /gpu login, when single
+// sign-on is on.
+type ssoPeople struct{ a *App }
+
+func (sp ssoPeople) Person(ctx context.Context, userID string) (string, bool, error) {
+	if sp.a.Bot.SSO == nil {
+		return "", false, nil
+	}
+	l, err := sp.a.Store.AccountLink(ctx, qm.Account{Platform: discordbot.Platform, User: userID})
+	switch {
+	case errors.Is(err, qm.ErrNotFound):
+		return "", false, nil
+	case err != nil:
+		return "", false, err
+	}
+	return qm.CanonicalUser(l.Email), true, nil
+}
+
+func (sp ssoPeople) UserID(ctx context.Context, person string) (string, bool, error) {
+	if sp.a.Bot.SSO == nil {
+		return "", false, nil
+	}
+	links, err := sp.a.Store.AccountLinksByEmail(ctx, qm.CanonicalUser(person))
+	if err != nil {
+		return "", false, err
+	}
+	for _, l := range links {
+		if l.Account.Platform == discordbot.Platform {
+			return l.Account.User, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// discordPeople is who Discord users are: the accounts linked by signing in first (a person's
+// own login outranks the static directory), then the directory's discord: accounts.
+func discordPeople(a *App) discordbot.People {
+	return discordbot.Chain{ssoPeople{a}, policyPeople{a.Policy}}
+}
+
+// discordRefs keeps the Discord adapter's message refs in the database, beside Slack's.
+type discordRefs struct{ db *store.DB }
+
+func (r discordRefs) SaveMessageRef(ctx context.Context, m discordbot.MessageRef) error {
+	return r.db.SaveMessageRef(ctx, store.MessageRef{Platform: "discord", Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, MessageID: m.MessageID})
+}
+
+func (r discordRefs) MessageRefs(ctx context.Context, ref string) ([]discordbot.MessageRef, error) {
+	rs, err := r.db.MessageRefs(ctx, "discord", ref)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]discordbot.MessageRef, len(rs))
+	for i, m := range rs {
+		out[i] = discordbot.MessageRef{Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, MessageID: m.MessageID}
+	}
+	return out, nil
+}
+
+// discordCompleter suggests lease ids (the person's leases of the last day and what waits for
+// their decision) and template names as they are typed.
+func discordCompleter(a *App) discordbot.Completer {
+	return func(ctx context.Context, person, kind, typed string) []discordbot.Choice {
+		typed = strings.ToLower(strings.TrimSpace(typed))
+		var out []discordbot.Choice
+		switch kind {
+		case "lease":
+			mine, err := a.Service.List(ctx, qm.LeaseFilter{Kind: qm.AnyKind, User: person, EndedAfter: a.Clock.Now().Add(-24 * time.Hour)})
+			if err != nil {
+				a.Logger.Warn("cannot suggest leases", "person", person, "err", err)
+			}
+			waiting, _ := a.Service.Pending(ctx, person)
+			sort.SliceStable(mine, func(i, j int) bool { return mine[i].State.Live() && !mine[j].State.Live() })
+			seen := map[qm.LeaseID]bool{}
+			for _, l := range append(waiting, mine...) {
+				id := l.ID.String()
+				if seen[l.ID] || typed != "" && !strings.Contains(strings.ToLower(id), typed) {
+					continue
+				}
+				seen[l.ID] = true
+				name := fmt.Sprintf("%s — %s, %d × %s", id, l.State, l.GPUs, l.Class)
+				if !qm.SameUser(l.User, person) {
+					name += " for " + l.User
+				}
+				out = append(out, discordbot.Choice{Name: name, Value: id})
+			}
+		case "template":
+			if a.Bot.Templates == nil {
+				return nil
+			}
+			for _, tp := range a.Bot.Templates.Catalog.List() {
+				if typed == "" || strings.Contains(tp.Name, typed) || strings.Contains(strings.ToLower(tp.Title), typed) {
+					out = append(out, discordbot.Choice{Name: tp.Name + " — " + tp.Title, Value: tp.Name})
+				}
+			}
+		}
+		return out
+	}
+}
+
+// newDiscordApp makes the Discord adapter the settings ask for; nil when Discord is off.
+func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Adapter, error) {
+	if s.BotToken == "" {
+		if s.PublicKey != "" || s.AppID != "" {
+			return nil, errors.New("DISCORD_PUBLIC_KEY or DISCORD_APP_ID is set but DISCORD_BOT_TOKEN is not; set the bot token too, or unset them all to run without Discord")
+		}
+		return nil, nil
+	}
+	return discordbot.New(discordbot.Config{
+		BotToken:  s.BotToken,
+		PublicKey: s.PublicKey,
+		AppID:     s.AppID,
+		APIURL:    s.APIURL,
+		Commands:  discordCommands(a.Bot),
+		Handler:   a.Bot,
+		People:    discordPeople(a),
+		Channels:  a.Policy.Discord.Channels,
+		Complete:  discordCompleter(a),
+		Refs:      discordRefs{a.Store},
+		Logger:    log,
+	})
+}
+
+// senders hands every notice to each platform; each sends what it can reach. A notice counts as
+// delivered when one platform delivered it, so the outbox does not send it again (and again to
+// the platforms that took it) because another platform failed or does not know the recipient;
+// when none delivered it, their failures are the error and the outbox tries again later. A
+// recipient no platform reaches is nobody's failure.
+type senders []bot.Sender
+
+func (s senders) Send(ctx context.Context, r bot.Reply) error {
+	return s.each(func(x bot.Sender) error { return x.Send(ctx, r) })
+}
+
+// Deliver is Send for scheduled posts (the weekly showback), through each platform's Deliver, by
+// the same rule: one message recorded as delivered is never sent again.
+func (s senders) Deliver(ctx context.Context, r bot.Reply) error {
+	return s.each(func(x bot.Sender) error {
+		if d, ok := x.(bot.Deliverer); ok {
+			return d.Deliver(ctx, r)
+		}
+		return x.Send(ctx, r)
+	})
+}
+
+func (s senders) each(send func(bot.Sender) error) error {
+	var errs []error
+	delivered := false
+	for _, x := range s {
+		switch err := send(x); {
+		case err == nil:
+			delivered = true
+		case errors.Is(err, discordbot.ErrNotHere):
+		default:
+			errs = append(errs, err)
+		}
+	}
+	if delivered {
+		return nil
+	}
+	return errors.Join(errs...)
+}
+
+// discordService is Discord within serve.
+type discordService struct {
+	adapter *discordbot.Adapter // nil when Discord is off
+	stop    func(context.Context) error
+}
+
+// deliverer is what the weekly showback posts through: Discord beside d (Slack's, or nil).
+func (d *discordService) deliverer(prev bot.Deliverer) bot.Deliverer {
+	switch {
+	case d.adapter == nil:
+		return prev
+	case prev == nil:
+		return senders{d.adapter}
+	}
+	ps, ok := prev.(bot.Sender)
+	if !ok {
+		ps = bot.SenderFunc(prev.Deliver)
+	}
+	return senders{ps, d.adapter}
+}
+
+// serveDiscord starts Discord within serve: the interactions endpoint on mux when there is a
+// public key, else the gateway; notices go to Discord beside Slack when it is on. stop lets
+// Discord's work in flight finish (until ctx ends) and disconnects; it is safe to call more than
+// once, and does nothing when Discord is off.
+func serveDiscord(a *App, s discordSettings, mux *http.ServeMux, log *slog.Logger) (*discordService, error) {
+	adapter, err := newDiscordApp(a, s, log)
+	if err != nil || adapter == nil {
+		if err == nil {
+			log.Info("Discord is off: DISCORD_BOT_TOKEN is not set")
+		}
+		return &discordService{stop: func(context.Context) error { return nil }}, err
+	}
+	if slack, ok := a.Sender.(*slackbot.Adapter); ok {
+		a.Sender = senders{slack, adapter}
+	} else {
+		a.Sender = senders{adapter}
+	}
+	gateway, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	if s.PublicKey != "" {
+		adapter.Register(mux)
+		log.Info("Discord is on", "mode", "HTTP interactions", "endpoint", discordbot.Path)
+	} else {
+		log.Info("Discord is on", "mode", "gateway")
+		wg.Go(func() {
+			if err := adapter.RunGateway(gateway); err != nil {
+				log.Error("the Discord gateway stopped", "err", err)
+			}
+		})
+	}
+	var once sync.Once
+	var result error
+	return &discordService{adapter: adapter, stop: func(ctx context.Context) error {
+		once.Do(func() {
+			result = adapter.Close(ctx)
+			cancel()
+			wg.Wait()
+		})
+		return result
+	}}, nil
+}

@@ -1,0 +1,481 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/docs"
+	"github.com/acme/quartermaster/internal/config"
+)
+
+// orbitPolicy is a policy with its own organisation, classes, teams and people: nothing of the
+// embedded example. %s is the class "bulk"'s Slurm partition line.
+const orbitPolicy = `organization: Orbit Labs
+timezone: Europe/Berlin
+classes:
+  - name: notebook
+    sku: A10
+    price_per_gpu_hour: 0.5
+    max_gpus: 1
+    max_duration: 6h
+    idle_timeout: 0
+    slurm: {partition: nb-short, gres: "gpu:a10"}
+    kubernetes: {resource: nvidia.com/gpu, node_selector: {orbit.example/pool: nb}}
+  - name: bulk
+    sku: A100
+    price_per_gpu_hour: 2
+    max_gpus: 4
+    max_duration: 48h
+    idle_timeout: 1h
+    slurm: {partition: bulk-a100, gres: "gpu:a100"}
+    kubernetes: {resource: nvidia.com/gpu, node_selector: {orbit.example/pool: bulk}}
+default_quota: {gpus: {notebook: 1, bulk: 0}, gpu_hours_per_week: 10}
+teams:
+  - name: comets
+    idp_groups: [comets]
+    budget_owners: [vera@orbit.example]
+    quota: {gpus: {notebook: 2, bulk: 8}, gpu_hours_per_week: 200}
+    data_classes: [open]
+    storage: {path: /lab/comets}
+exceptions:
+  - name: big-spend
+    when: request.gpu_hours > 100
+directory:
+  - {user: yuki@orbit.example, groups: [comets]}
+  - {user: vera@orbit.example, groups: [comets]}
+sim:
+  nodes: [{name: nb, count: 1, class: notebook, gpus: 4}, {name: bk, count: 1, class: bulk, gpus: 8}]
+`
+
+func writeOrbit(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "orbit.yaml")
+	if err := os.WriteFile(p, []byte(orbitPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// clearEnv unsets the settings a developer's shell may carry into the test.
+func clearEnv(t *testing.T) {
+	t.Helper()
+	for _, k := range []string{"QM_POLICY", "QM_DATABASE_URL", "QM_DATABASE_URL_FILE", "QM_BACKEND", "QM_HTTP_ADDR",
+		"QM_LOG_FORMAT", "QM_LOG_LEVEL", "SLACK_BOT_TOKEN", "SLACK_BOT_TOKEN_FILE", "SLACK_SIGNING_SECRET",
+		"SLACK_SIGNING_SECRET_FILE", "SLACK_APP_TOKEN", "SLACK_APP_TOKEN_FILE", "QM_SLURM_ACCOUNTING"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+}
+
+// TestServeRefusesWithoutPolicy (finding 1): serve with no policy refuses in one sentence that
+// names QM_POLICY, --policy and --demo, and makes nothing (no database file); --demo starts the
+// embedded example; a policy and --demo together are refused; the console keeps its default.
+func TestServeRefusesWithoutPolicy(t *testing.T) {
+	clearEnv(t)
+	dir := t.TempDir()
+	t.Setenv("QM_DATA_DIR", dir)
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"serve", "--http", "127.0.0.1:0"}, nil, io.Discard, &stderr)
+	msg := strings.TrimSpace(stderr.String())
+	if code != 2 || strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "QM_POLICY") || !strings.Contains(msg, "--policy FILE") ||
+		!strings.Contains(msg, "quartermaster serve --demo") {
+		t.Fatalf("serve without a policy: exit %d, %q", code, msg)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the refused start left %d files in the data directory", len(entries))
+	}
+
+	stderr.Reset()
+	code = run(context.Background(), []string{"serve", "--demo", "--policy", writeOrbit(t)}, nil, io.Discard, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), "drop one of them") {
+		t.Errorf("--demo with a policy: exit %d, %q", code, stderr.String())
+	}
+
+	// --demo starts, on the example organisation; so does a policy file, on its own.
+	for _, c := range []struct {
+		args []string
+		org  string
+	}{
+		{[]string{"--demo"}, `organization="Acme AI"`},
+		{[]string{"--policy", writeOrbit(t)}, `organization="Orbit Labs"`},
+	} {
+		args := append([]string{"serve", "--http", "127.0.0.1:0", "--db", "sqlite:" + filepath.Join(t.TempDir(), "qm.db")}, c.args...)
+		if code, log := serveUntilServing(t, args); code != 0 || !strings.Contains(log, c.org) {
+			t.Errorf("%v: exit %d\n%s", args, code, log)
+		}
+	}
+
+	// The console still runs the embedded example with no policy at all.
+	var out bytes.Buffer
+	code = run(context.Background(), []string{"console", "--db", "sqlite:" + filepath.Join(dir, "console.db")},
+		strings.NewReader("alice@acme.example: /gpu catalog\n"), &out, &stderr)
+	if code != 0 || !strings.Contains(out.String(), "interactive") {
+		t.Errorf("console on the embedded default: exit %d, %q", code, out.String())
+	}
+}
+
+// TestHelpForEveryCommand (finding 3): `quartermaster VERB --help` (and -h, and a sub-verb's
+// --help) exits 0 and names every flag of the verb and every environment variable the
+// configuration table says applies to it.
+func TestHelpForEveryCommand(t *testing.T) {
+	rows := confRows(docs.Configuration)
+	if len(subcommands) < 7 {
+		t.Fatalf("only %d subcommands registered", len(subcommands))
+	}
+	for name, sc := range subcommands {
+		for _, args := range [][]string{{name, "--help"}, {name, "-h"}} {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), args, nil, &out, &errb)
+			help := out.String()
+			if code != 0 || errb.Len() != 0 {
+				t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
+				continue
+			}
+			if !strings.Contains(help, "quartermaster "+name) {
+				t.Errorf("%v does not name the command:\n%s", args, help)
+			}
+			if sc.flags != nil {
+				sc.flags().VisitAll(func(f *flag.Flag) {
+					if !strings.Contains(help, "-"+f.Name) {
+						t.Errorf("%v does not name its flag --%s", args, f.Name)
+					}
+				})
+			}
+			for _, r := range rows {
+				if !r.appliesTo(name) {
+					continue
+				}
+				for _, e := range r.env {
+					if !strings.Contains(help, e) {
+						t.Errorf("%v does not name %s, which docs/configuration.md says applies to it", args, e)
+					}
+				}
+				for _, f := range r.flags {
+					if sc.flags != nil && sc.flags().Lookup(f) == nil {
+						t.Errorf("docs/configuration.md says --%s applies to %s, which has no such flag", f, name)
+					}
+				}
+			}
+		}
+	}
+	for _, args := range [][]string{{"migrate", "up", "--help"}, {"templates", "render", "pytorch-ddp", "--help"},
+		{"policy", "check", "--help"}, {"predict", "eval", "--help"}, {"serve", "help"}} {
+		var out bytes.Buffer
+		if code := run(context.Background(), args, nil, &out, io.Discard); code != 0 || !strings.Contains(out.String(), "usage:") {
+			t.Errorf("%v: exit %d\n%s", args, code, out.String())
+		}
+	}
+	var out bytes.Buffer
+	run(context.Background(), []string{"serve", "--help"}, nil, &out, io.Discard)
+	for _, want := range []string{"--demo", "--http", "--policy", "--db", "QM_POLICY", "SLACK_BOT_TOKEN_FILE", "QM_LOG_FORMAT", "QM_HTTP_ADDR"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("serve --help lacks %s", want)
+		}
+	}
+}
+
+// TestVersion: quartermaster version names the version, the commit and the Go version.
+func TestVersion(t *testing.T) {
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"version"}, nil, &out, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !regexp.MustCompile(`(?m)^quartermaster \S+\ncommit:  \S+\ngo:      go1\.\d+`).MatchString(out.String()) {
+		t.Errorf("version printed %q", out.String())
+	}
+	out.Reset()
+	run(context.Background(), []string{"--version"}, nil, &out, io.Discard)
+	if !strings.HasPrefix(out.String(), "quartermaster ") {
+		t.Errorf("--version printed %q", out.String())
+	}
+}
+
+// TestMigrateFlagsAfterTheVerb (finding 6): the usage's own example works with the flag after
+// the verb; status prints a table with a line per migration; down says what it rolled back.
+func TestMigrateFlagsAfterTheVerb(t *testing.T) {
+	clearEnv(t)
+	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"migrate", "status", "--db", db}, nil, &out, &errb); code != 0 {
+		t.Fatalf("migrate status --db: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "VERSION  MIGRATION") || !strings.Contains(out.String(), "pending") || strings.Contains(out.String(), "{") {
+		t.Errorf("status before up:\n%s", out.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"migrate", "up", "--db", db}, nil, &out, &errb); code != 0 {
+		t.Fatalf("migrate up --db: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "applied") {
+		t.Errorf("up: %q", out.String())
+	}
+	out.Reset()
+	run(context.Background(), []string{"migrate", "--db", db, "status"}, nil, &out, &errb)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) < 3 || strings.Contains(out.String(), "pending") || !regexp.MustCompile(`^1\s+00001_\S+\.sql\s+applied\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`).MatchString(lines[1]) {
+		t.Errorf("status after up:\n%s", out.String())
+	}
+	if !strings.HasSuffix(lines[len(lines)-1], "migrations applied") {
+		t.Errorf("status has no summary line: %q", lines[len(lines)-1])
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"migrate", "down", "--db=" + db}, nil, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "rolled back 0") {
+		t.Errorf("down: exit %d, %q %s", code, out.String(), errb.String())
+	}
+	errb.Reset()
+	if code := run(context.Background(), []string{"migrate", "sideways", "--db", db}, nil, io.Discard, &errb); code != 2 || !strings.Contains(errb.String(), "example: quartermaster migrate up --db") {
+		t.Errorf("a bad verb: exit %d, %q", code, errb.String())
+	}
+}
+
+// TestTemplatesRenderFollowsThePolicy (finding 5): render takes --policy (and QM_POLICY), any
+// class of that policy with its partition and GRES, that policy's team and storage, and passes no
+// --account unless QM_SLURM_ACCOUNTING says so (docs/slurm.md).
+func TestTemplatesRenderFollowsThePolicy(t *testing.T) {
+	clearEnv(t)
+	orbit := writeOrbit(t)
+	render := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append([]string{"templates", "render"}, args...), nil, &out, &errb)
+		return out.String(), errb.String(), code
+	}
+	script, errs, code := render("cuda-smoke", "--policy", orbit, "--class", "bulk", "--backend", "slurm")
+	if code != 0 {
+		t.Fatalf("render --policy: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"--partition=bulk-a100", "gpu:a100", "comets", "/lab/comets"} {
+		if !strings.Contains(script, want) {
+			t.Errorf("the script lacks %q:\n%s", want, script)
+		}
+	}
+	for _, unwanted := range []string{"--account", "vision", "interactive", "train", "l40s", "h100"} {
+		if strings.Contains(script, unwanted) {
+			t.Errorf("the script names %q, which is not in the Orbit policy:\n%s", unwanted, script)
+		}
+	}
+	t.Setenv("QM_POLICY", orbit)
+	manifest, errs, code := render("--backend", "kubernetes", "cuda-smoke", "--class", "notebook")
+	if code != 0 || !strings.Contains(manifest, `"orbit.example/pool": "nb"`) {
+		t.Errorf("QM_POLICY and --class notebook: exit %d %s\n%s", code, errs, manifest)
+	}
+	t.Setenv("QM_SLURM_ACCOUNTING", "true")
+	script, _, _ = render("cuda-smoke", "--backend", "slurm")
+	if !strings.Contains(script, "--account=comets") {
+		t.Errorf("with accounting on, no --account=comets:\n%s", script)
+	}
+	_, errs, code = render("cuda-smoke", "--class", "train")
+	if code != 2 || !strings.Contains(errs, `"train" is not a class of`) || !strings.Contains(errs, "notebook, bulk") {
+		t.Errorf("a class of another policy: exit %d, %q", code, errs)
+	}
+}
+
+// TestIdleTimeoutZeroNeverReclaims (finding 8): a class with idle_timeout: 0 loads, and a lease of
+// it sitting idle for hours is never warned nor reclaimed.
+func TestIdleTimeoutZeroNeverReclaims(t *testing.T) {
+	clearEnv(t)
+	script := "yuki@orbit.example: /gpu request 1 notebook for 5h\n:util L-1 0\n:advance 4h\nyuki@orbit.example: /gpu status L-1\n"
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"console", "--policy", writeOrbit(t), "--db", "sqlite:" + filepath.Join(t.TempDir(), "qm.db"),
+		"--json", "--clock", "2026-11-30T09:00:00Z"}, strings.NewReader(script), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	text := out.String()
+	if strings.Contains(strings.ToLower(text), "idle") && strings.Contains(text, "Keep") || strings.Contains(text, "reclaimed") {
+		t.Errorf("an idle_timeout: 0 lease was warned or reclaimed:\n%s", text)
+	}
+	var last struct{ Text string }
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	_ = json.Unmarshal([]byte(lines[len(lines)-1]), &last)
+	if !strings.Contains(last.Text, "active") {
+		t.Errorf("after 4 idle hours L-1 is not active: %q", last.Text)
+	}
+}
+
+// promtoolCheck runs promtool check metrics on an exposition; it fails the test (skips without
+// promtool, except under CI=true).
+func promtoolCheck(t *testing.T, exposition string) {
+	t.Helper()
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("promtool is missing (Debian package prometheus); scripts/test.sh installs it")
+		}
+		t.Skip("promtool is not installed; apt-get install prometheus")
+	}
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(exposition)
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "" {
+		t.Fatalf("promtool check metrics: %v\n%s", err, out)
+	}
+}
+
+func getBody(t *testing.T, u string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestServeMetricsAndLogs (finding 4, logs): a Slack command through the running service is
+// logged in one JSON line with verb, user, outcome and duration and no secret, and counted on
+// /metrics with its acknowledgement, the grant and the running GPUs; /metrics passes promtool.
+func TestServeMetricsAndLogs(t *testing.T) {
+	api := newSlackAPI(t)
+	var logs syncBuffer
+	log, err := newTestLogger(&logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := serveOptions{slack: slackSettings{BotToken: "xoxb-very-secret-bot", SigningSecret: "shh-signing-secret", APIURL: api.URL}}
+	o.app.logger = log
+	s := startServe(t, o)
+	if code := signedCommand(t, s.url, "shh-signing-secret", "request 1 interactive for 2h", "T9", api.URL+"/response/9"); code != http.StatusOK {
+		t.Fatalf("HTTP %d", code)
+	}
+	if a := <-api.answers; !strings.Contains(a, "is active") {
+		t.Fatalf("answer %q", a)
+	}
+	signedCommand(t, s.url, "shh-signing-secret", "frobnicate", "T10", api.URL+"/response/10")
+	<-api.answers
+	code, body := getBody(t, s.url+"/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("/metrics: HTTP %d", code)
+	}
+	for _, want := range []string{
+		`quartermaster_commands_total{outcome="ok",verb="request"} 1`,
+		`quartermaster_commands_total{outcome="error",verb="unknown"} 1`,
+		`quartermaster_chat_ack_duration_seconds_count{kind="command",platform="slack",transport="http"} 2`,
+		`quartermaster_grants_total{class="interactive"} 1`,
+		`quartermaster_running_gpus{class="interactive"} 1`,
+		`quartermaster_queue_depth{class="train"} 0`,
+		`quartermaster_approvals_pending 0`,
+		`quartermaster_outbox_pending `,
+		`quartermaster_outbox_oldest_seconds `,
+		`quartermaster_backend_calls_total{backend="sim",op="start"} 1`,
+		`quartermaster_build_info{`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	promtoolCheck(t, body)
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	var commandLines int
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("a log line is not JSON: %q", line)
+		}
+		if rec["msg"] == "command" {
+			commandLines++
+			if rec["user"] != "alice@acme.example" || rec["duration"] == nil || (rec["verb"] != "request" && rec["verb"] != "unknown") {
+				t.Errorf("command line %v", rec)
+			}
+			if rec["verb"] == "request" && rec["outcome"] != "ok" || rec["verb"] == "unknown" && rec["outcome"] != "error" {
+				t.Errorf("command outcome %v", rec)
+			}
+		}
+	}
+	if commandLines != 2 {
+		t.Errorf("%d command lines for 2 commands:\n%s", commandLines, logs.String())
+	}
+	for _, secret := range []string{"xoxb-very-secret-bot", "shh-signing-secret"} {
+		if strings.Contains(logs.String(), secret) {
+			t.Errorf("the log holds a secret: %s", secret)
+		}
+	}
+}
+
+// TestReadyzFollowsTheDatabase (finding 4): /readyz is 200 with the database and backend named,
+// turns 503 naming the database within 3 s of the PostgreSQL server going away (while /healthz
+// stays 200), and 200 again once it is back. The server is the test's own, on its own port.
+func TestReadyzFollowsTheDatabase(t *testing.T) {
+	pg := startPrivatePostgres(t)
+	o := serveOptions{}
+	o.app.flags.db = pg.URL()
+	s := startServe(t, o)
+	code, body := getBody(t, s.url+"/readyz")
+	if code != http.StatusOK || !strings.Contains(body, "database postgres: ok") || !strings.Contains(body, "backend sim: ok") {
+		t.Fatalf("/readyz with everything up: %d %q", code, body)
+	}
+	pg.stop()
+	took, ok := waitFor(3*time.Second, func() bool { c, _ := getBody(t, s.url+"/readyz"); return c == http.StatusServiceUnavailable })
+	if !ok {
+		t.Fatalf("/readyz still not 503 %v after the database went away", took)
+	}
+	code, body = getBody(t, s.url+"/readyz")
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "database postgres: failed") || !strings.Contains(body, "backend sim: ok") {
+		t.Errorf("/readyz without the database: %d %q", code, body)
+	}
+	if code, _ := getBody(t, s.url+"/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz without the database: %d; liveness must not depend on it", code)
+	}
+	t.Logf("/readyz turned 503 %v after the database stopped", took.Round(10*time.Millisecond))
+	pg.start()
+	if took, ok := waitFor(10*time.Second, func() bool { c, _ := getBody(t, s.url+"/readyz"); return c == http.StatusOK }); !ok {
+		t.Fatalf("/readyz not 200 %v after the database came back", took)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newTestLogger(w io.Writer) (*slog.Logger, error) { return config.NewLogger(w, "json", "info") }
+
+// serveUntilServing runs the command line until the service logs that it serves, then stops it,
+// and returns the exit code and the log.
+func serveUntilServing(t *testing.T, args []string) (int, string) {
+	t.Helper()
+	var log syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, args, nil, io.Discard, &log) }()
+	for {
+		select {
+		case code := <-done:
+			return code, log.String()
+		case <-time.After(20 * time.Millisecond):
+			if strings.Contains(log.String(), "msg=serving") {
+				cancel()
+				return <-done, log.String()
+			}
+		}
+	}
+}

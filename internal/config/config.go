@@ -1,0 +1,113 @@
+// Package config reads the settings every Quartermaster binary shares from the environment: secrets,
+// which may come from a file (NAME_FILE) so that no token sits in a unit file, a process listing or
+// a shell history, and the log format and level. docs/configuration.md lists every variable.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+)
+
+// FileSuffix turns a secret's variable into the variable naming a file that holds it.
+const FileSuffix = "_FILE"
+
+// maxSecretFile bounds a secret file: a token or a URL, never megabytes.
+const maxSecretFile = 64 << 10
+
+// Secret reads the secret NAME from the environment, or from the file that NAME_FILE names (its
+// trailing newline dropped, as editors and `echo` leave one). Setting both is refused: which one
+// wins would be a guess. An unset secret is "" with no error.
+func Secret(name string) (string, error) {
+	return secret(name, os.LookupEnv, os.ReadFile)
+}
+
+// SecretFrom is Secret reading the environment through getenv (a function tests inject; an empty
+// value counts as unset).
+func SecretFrom(name string, getenv func(string) string) (string, error) {
+	lookup := func(k string) (string, bool) { v := getenv(k); return v, v != "" }
+	return secret(name, lookup, os.ReadFile)
+}
+
+func secret(name string, lookup func(string) (string, bool), read func(string) ([]byte, error)) (string, error) {
+	v, direct := lookup(name)
+	path, fromFile := lookup(name + FileSuffix)
+	if direct && fromFile && v != "" && path != "" {
+		return "", fmt.Errorf("both %s and %s%s are set; keep one (the file is safer)", name, name, FileSuffix)
+	}
+	if !fromFile || path == "" {
+		return v, nil
+	}
+	b, err := read(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", fmt.Errorf("%s%s names %s, which cannot be read: %w", name, FileSuffix, path, err)
+	}
+	if len(b) > maxSecretFile {
+		return "", fmt.Errorf("%s%s names %s, which is %d bytes; a secret file holds one value", name, FileSuffix, path, len(b))
+	}
+	s := strings.TrimRight(string(b), "\r\n")
+	if s == "" {
+		return "", fmt.Errorf("%s%s names %s, which is empty", name, FileSuffix, path)
+	}
+	return s, nil
+}
+
+// Log settings.
+const (
+	LogFormatEnv = "QM_LOG_FORMAT" // text (default) or json
+	LogLevelEnv  = "QM_LOG_LEVEL"  // debug, info (default), warn or error
+)
+
+// Logger makes the logger the environment asks for (QM_LOG_FORMAT, QM_LOG_LEVEL), writing to w.
+// A value it does not know is refused with a sentence naming the ones it does.
+func Logger(w io.Writer) (*slog.Logger, error) {
+	return NewLogger(w, os.Getenv(LogFormatEnv), os.Getenv(LogLevelEnv))
+}
+
+// NewLogger makes a logger of the given format (text or json; "" is text) and level (debug, info,
+// warn, error; "" is info).
+func NewLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	switch strings.ToLower(strings.TrimSpace(level)) {
+	case "", "info":
+		lv = slog.LevelInfo
+	case "debug":
+		lv = slog.LevelDebug
+	case "warn", "warning":
+		lv = slog.LevelWarn
+	case "error":
+		lv = slog.LevelError
+	default:
+		return nil, fmt.Errorf("%s=%q is not a log level; use debug, info, warn or error (e.g. %s=info)", LogLevelEnv, level, LogLevelEnv)
+	}
+	opts := &slog.HandlerOptions{Level: lv, ReplaceAttr: redact}
+	switch strings.ToLower(strings.TrimSpace(format)) {
+	case "", "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("%s=%q is not a log format; use text or json (e.g. %s=json)", LogFormatEnv, format, LogFormatEnv)
+}
+
+// secretKeys are attribute names whose values are never written: a slip that logs a token under
+// such a name still leaks nothing.
+var secretKeys = []string{"token", "secret", "password", "passwd", "authorization", "cookie", "dsn"}
+
+// redact replaces the value of an attribute whose key names a secret.
+func redact(_ []string, a slog.Attr) slog.Attr {
+	k := strings.ToLower(a.Key)
+	for _, s := range secretKeys {
+		if strings.Contains(k, s) {
+			return slog.String(a.Key, "[redacted]")
+		}
+	}
+	return a
+}

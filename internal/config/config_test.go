@@ -1,0 +1,87 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSecretFromEnvOrFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "token")
+	if err := os.WriteFile(file, []byte("xoxb-from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("QM_TEST_SECRET", "")
+	t.Setenv("QM_TEST_SECRET_FILE", "")
+	if v, err := Secret("QM_TEST_SECRET"); err != nil || v != "" {
+		t.Fatalf("unset: %q, %v", v, err)
+	}
+	t.Setenv("QM_TEST_SECRET", "xoxb-direct")
+	if v, err := Secret("QM_TEST_SECRET"); err != nil || v != "xoxb-direct" {
+		t.Fatalf("direct: %q, %v", v, err)
+	}
+	t.Setenv("QM_TEST_SECRET", "")
+	t.Setenv("QM_TEST_SECRET_FILE", file)
+	if v, err := Secret("QM_TEST_SECRET"); err != nil || v != "xoxb-from-file" {
+		t.Fatalf("from file: %q, %v (the trailing newline must go)", v, err)
+	}
+	t.Setenv("QM_TEST_SECRET", "xoxb-direct")
+	if _, err := Secret("QM_TEST_SECRET"); err == nil || !strings.Contains(err.Error(), "both QM_TEST_SECRET and QM_TEST_SECRET_FILE") {
+		t.Fatalf("both set: %v", err)
+	}
+	t.Setenv("QM_TEST_SECRET", "")
+	t.Setenv("QM_TEST_SECRET_FILE", filepath.Join(dir, "missing"))
+	_, err := Secret("QM_TEST_SECRET")
+	if err == nil || !strings.Contains(err.Error(), "cannot be read") || strings.Contains(err.Error(), "xoxb") {
+		t.Fatalf("missing file: %v", err)
+	}
+	empty := filepath.Join(dir, "empty")
+	_ = os.WriteFile(empty, []byte("\n"), 0o600)
+	t.Setenv("QM_TEST_SECRET_FILE", empty)
+	if _, err := Secret("QM_TEST_SECRET"); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Fatalf("empty file: %v", err)
+	}
+}
+
+func TestLoggerFormatsAndLevels(t *testing.T) {
+	var b bytes.Buffer
+	log, err := NewLogger(&b, "json", "warn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Info("hidden")
+	log.Warn("shown", "verb", "request", "bot_token", "xoxb-123", "signing_secret", "abc")
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("level warn wrote %d lines: %q", len(lines), b.String())
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+		t.Fatalf("not JSON: %q", lines[0])
+	}
+	if rec["msg"] != "shown" || rec["verb"] != "request" || rec["bot_token"] != "[redacted]" || rec["signing_secret"] != "[redacted]" {
+		t.Errorf("record %v", rec)
+	}
+	if strings.Contains(b.String(), "xoxb-123") {
+		t.Errorf("a token reached the log: %s", b.String())
+	}
+	b.Reset()
+	log, err = NewLogger(&b, "", "debug")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Debug("dbg", "k", "v")
+	if !strings.Contains(b.String(), "level=DEBUG msg=dbg k=v") {
+		t.Errorf("text at debug: %q", b.String())
+	}
+	for _, bad := range [][2]string{{"yaml", ""}, {"", "loud"}} {
+		_, err := NewLogger(&b, bad[0], bad[1])
+		if err == nil || strings.Count(err.Error(), ";") != 1 || !strings.Contains(err.Error(), "e.g.") {
+			t.Errorf("format %q level %q: %v", bad[0], bad[1], err)
+		}
+	}
+}
