@@ -109,7 +109,10 @@ func (db *DB) provider(ctx context.Context) (*goose.Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: migrations for %s: %w", db.dialect, err)
 	}
-	var opts []goose.ProviderOption
+	// Migration numbers are handed out in ranges, one per line of work (00010–00019, 00020–00029,
+	// …), so a lower number can arrive after higher ones were applied: it is applied then, not
+	// refused.
+	opts := []goose.ProviderOption{goose.WithAllowOutofOrder(true)}
 	if db.dialect == Postgres {
 		id, err := db.migrateLockID(ctx)
 		if err != nil {

@@ -134,6 +134,42 @@ func TestMigrations(t *testing.T) {
 	})
 }
 
+// TestALowerMigrationArrivingLaterIsApplied: a database migrated before 00010 existed (its
+// highest version 40) gets 00010 when it arrives, rather than an error, and works with it.
+func TestALowerMigrationArrivingLaterIsApplied(t *testing.T) {
+	eachBackend(t, func(t *testing.T, url string) {
+		ctx := t.Context()
+		db := storetest.Open(t, url)
+		x := store.SQLX(db)
+		for _, q := range []string{`ALTER TABLE leases DROP COLUMN gpu_connection`, `DELETE FROM goose_db_version WHERE version_id = 10`} {
+			if _, err := x.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatalf("migrate with 00010 missing below 00040: %v", err)
+		}
+		st, err := db.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range st {
+			if !m.Applied {
+				t.Errorf("%s not applied", m.Name)
+			}
+		}
+		l := lease(1)
+		l.Connection = qm.ConnectionIsland
+		if err := db.Update(ctx, nil, func(tx qm.Tx) error { return tx.CreateLease(ctx, l) }); err != nil {
+			t.Fatal(err)
+		}
+		var got *qm.Lease
+		if err := db.View(ctx, func(tx qm.Tx) error { got, err = tx.GetLease(ctx, l.ID); return err }); err != nil || got.Connection != qm.ConnectionIsland {
+			t.Fatalf("lease after the late migration: %+v, %v", got, err)
+		}
+	})
+}
+
 // TestConnectDoesNotMigrate checks the door the migrate command uses.
 func TestConnectDoesNotMigrate(t *testing.T) {
 	eachBackend(t, func(t *testing.T, url string) {
