@@ -11,10 +11,11 @@ import (
 
 // BenchmarkPlace1000x8 times one placement decision (place: which node and GPUs) on a cluster of
 // 1,000 nodes × 8 GPUs (a third each with two islands of four, NVLink pairs and one NVSwitch
-// island), filled to about 60 % by ~1,000 running leases of 1, 2, 4 and 8 GPUs placed the same
-// way. Each iteration asks for 1, 2, 4 or 8 GPUs in turn and keeps nothing, so every decision
-// sees the same cluster. It reports the median and the 99th percentile of one decision, in wall
-// time and in the calling thread's CPU time (which leaves out waiting for a core on a busy machine).
+// island), filled to 60 % with leases of 1, 2, 4 and 8 GPUs placed the same way, then a random
+// fifth of them released. Each iteration asks for 1, 2, 4 or 8 GPUs in turn and keeps nothing,
+// so every decision sees the same cluster. It reports the median and the 99th percentile of one
+// decision, in wall time and in the calling thread's CPU time (which leaves out waiting for a
+// core on a busy machine).
 func BenchmarkPlace1000x8(b *testing.B) {
 	inv := make([]Node, 1000)
 	for i := range inv {
