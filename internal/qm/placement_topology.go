@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// Connection says how well the GPUs of a lease are connected where the service placed them. The
-// showback counts the multi-GPU leases on one node that got one NVLink island.
+// Connection says how well the GPUs of a lease are connected: those the service chose, or those
+// the scheduler gave the lease's job where it says (Slurm). The showback counts the multi-GPU
+// leases on one node that got one NVLink island.
 type Connection string
 
 // How well a lease's GPUs are connected.

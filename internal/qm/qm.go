@@ -112,7 +112,8 @@ type Lease struct {
 	DecidedAt  time.Time
 	Reclaimed  float64 // GPU-hours returned by idle reclaim
 	Extensions int
-	// Connection says how well the GPUs the service chose are connected: one NVLink island or not.
+	// Connection says how well the lease's GPUs are connected, one NVLink island or not: those
+	// the service chose, or those the scheduler gave its job where it says (Slurm).
 	Connection Connection
 }
 
