@@ -74,14 +74,26 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 func printReport(w io.Writer, rep predict.Report) error {
 	fmt.Fprintf(w, "%s: %d jobs, %d scored (%d started)\n", rep.Trace, rep.Jobs, rep.Scored, rep.Started)
 	if rep.Skipped > 0 {
-		fmt.Fprintf(w, "%d records left out: their wait (for a job that ran) or their size is not recorded\n", rep.Skipped)
+		fmt.Fprintf(w, "%d records left out: %s\n", rep.Skipped, rep.Why)
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "predictor\tMAE min\tmedian AE min\twithin 15%/60s\tband acc\tP90 coverage\tof started\tmay not start\tP90 tightness\t")
+	var matched *predict.Matched
 	for _, r := range rep.Results {
 		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t\n", r.Predictor, r.MAEMinutes, r.MedianAEMinutes,
 			r.Within15, r.BandAccuracy, r.P90Coverage, r.P90CoverageStarted, r.P90Unbounded, r.P90Tightness)
+		if r.Matched != nil {
+			matched = r.Matched
+		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if matched != nil && len(rep.Results) > 0 {
+		q := rep.Results[0]
+		fmt.Fprintf(w, "\nat matched coverage: %s %.2f, qbets %.2f (its quantile set to %.4f covers %.3f)\n",
+			q.Predictor, q.P90Tightness, matched.Tightness, matched.Quantile, matched.Coverage)
+	}
+	return nil
 }
