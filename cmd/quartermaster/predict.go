@@ -46,7 +46,7 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case fs.NArg() > 0:
 		return errUsage{fmt.Sprintf("unexpected argument %q; %s", fs.Arg(0), predictUsage)}
 	case *trace == "":
-		return errUsage{"--trace is required, e.g. --trace ../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz; " + predictUsage}
+		return errUsage{"--trace is required, e.g. --trace testdata/traces/KTH-SP2-1996-2.1-cln.swf.gz; " + predictUsage}
 	case *format != "" && *format != predict.FormatSWF && *format != predict.FormatCSV:
 		return errUsage{fmt.Sprintf("--format %q: want swf or csv", *format)}
 	case *train < 0 || *train >= 1:
@@ -92,8 +92,8 @@ func printReport(w io.Writer, rep predict.Report) error {
 	}
 	if matched != nil && len(rep.Results) > 0 {
 		q := rep.Results[0]
-		fmt.Fprintf(w, "\nat matched coverage: %s %.2f, qbets %.2f (its quantile set to %.4f covers %.3f)\n",
-			q.Predictor, q.P90Tightness, matched.Tightness, matched.Quantile, matched.Coverage)
+		fmt.Fprintf(w, "\nP90 tightness at the same coverage (%.3f): %s %.2f, qbets %.2f (its quantile set to %.4f after the fact)\n",
+			matched.Coverage, q.Predictor, q.P90Tightness, matched.Tightness, matched.Quantile)
 	}
 	return nil
 }

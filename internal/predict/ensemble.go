@@ -57,18 +57,15 @@ const (
 	// or the last hitWindow or so once there are more) is within coverageSlack of Coverage.
 	hitWindow     = 1 << 16
 	coverageSlack = 0.01
-	maxStretch    = 3
 )
 
 // kindStats is what the predictor has learned about one kind of request: each expert's recent
-// errors (and, at the top level, those of the answer the kinds chose), how much coverage each
-// way's bounds have bought for their length, and the kind's recent waits.
+// errors (and, at the top level, those of the answer the kinds chose), and the kind's recent
+// waits.
 type kindStats struct {
 	n     float64               // started requests scored
 	ae    [nExperts + 1]float64 // recent mean absolute error, seconds
 	bm    [nExperts + 1]float64 // recent share of wrong bands
-	nb    float64               // outcomes that scored the bounds
-	loss  [nBounds]float64      // each way's recent mean pinball loss
 	waits *window               // recent waits
 }
 

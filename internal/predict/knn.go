@@ -150,18 +150,20 @@ func (n *neighbours) longestWait() float64 {
 }
 
 // distanceWithin is d0 plus the distance from x to y, and false as soon as it exceeds limit.
+// abs is |v| without a branch: a sign the processor cannot predict costs more than the rest of
+// a distance.
+func abs(v float32) float32 { return math.Float32frombits(math.Float32bits(v) &^ (1 << 31)) }
+
 func distanceWithin(x, y *[nFeatures]float32, d0, limit float32) (float32, bool) {
-	d := d0
-	for f := 0; f < nFeatures; f++ {
-		v := x[f] - y[f]
-		if v < 0 {
-			v = -v
-		}
-		d += v
-		if f&3 == 3 && d > limit {
-			return d, false
-		}
+	d := d0 + abs(x[0]-y[0]) + abs(x[1]-y[1]) + abs(x[2]-y[2]) + abs(x[3]-y[3])
+	if d > limit {
+		return d, false
 	}
+	d += abs(x[4]-y[4]) + abs(x[5]-y[5]) + abs(x[6]-y[6]) + abs(x[7]-y[7])
+	if d > limit {
+		return d, false
+	}
+	d += abs(x[8]-y[8]) + abs(x[9]-y[9]) + abs(x[10]-y[10]) + abs(x[11]-y[11]) + abs(x[12]-y[12])
 	return d, d <= limit
 }
 
@@ -218,11 +220,7 @@ func (h *nearest) offer(cd cand) {
 func distance(x, y *[nFeatures]float32) float32 {
 	var d float32
 	for f := 0; f < nFeatures; f++ {
-		v := x[f] - y[f]
-		if v < 0 {
-			v = -v
-		}
-		d += v
+		d += abs(x[f] - y[f])
 	}
 	return d
 }
@@ -262,28 +260,45 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 	// soon as its partial distance exceeds the k-th nearest so far of the sets it could join.
 	all, rec := nearest{c: n.cand[:0], k: neighbourCount}, nearest{c: n.rcand[:0], k: neighbourCount}
 	first := len(n.xs) - recentSize // rank (by age) of the oldest recent situation
-	visit := func(i int32) {
-		var d0 float32
-		if n.queue[i] != q {
-			d0 = queuePenalty
-		}
-		recent := (int(i)-oldest+historySize)%historySize >= first
-		limit := all.worst()
-		if recent {
-			limit = rec.worst() // never below all.worst: the recent are among all
-		}
-		d, ok := distanceWithin(&x, &n.xs[i], d0, limit)
-		if !ok {
-			return
-		}
-		cd := cand{d, i}
-		all.offer(cd)
-		if recent {
-			rec.offer(cd)
+	// The recent situations first (they fill both sets), then the older ones, which only the
+	// set of all can take. Ring positions: the oldest at oldest, the most recent just before it.
+	scan := func(from, to int, recent bool) {
+		for i := from; i < to; i++ {
+			var d0 float32
+			if n.queue[i] != q {
+				d0 = queuePenalty
+			}
+			limit := all.worst()
+			if recent {
+				limit = rec.worst() // never below all.worst: the recent are among all
+			}
+			d, ok := distanceWithin(&x, &n.xs[i], d0, limit)
+			if !ok {
+				continue
+			}
+			cd := cand{d, int32(i)}
+			all.offer(cd)
+			if recent {
+				rec.offer(cd)
+			}
 		}
 	}
-	for i := range n.xs {
-		visit(int32(i))
+	size := len(n.xs)
+	start := (oldest + max(first, 0)) % size // ring position of the oldest recent situation
+	recentCount := min(size, recentSize)
+	if start+recentCount <= size {
+		scan(start, start+recentCount, true)
+	} else {
+		scan(start, size, true)
+		scan(0, start+recentCount-size, true)
+	}
+	if older := size - recentCount; older > 0 {
+		if oldest+older <= size {
+			scan(oldest, oldest+older, false)
+		} else {
+			scan(oldest, size, false)
+			scan(0, oldest+older-size, false)
+		}
 	}
 	c, cr := all.c, rec.c
 	recent, obs = n.recent[:0], n.obs[:0]

@@ -275,19 +275,19 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 		uw = u
 	}
 	est.Situation.UserWait, est.Situation.LastWait = secs(quantile(uw.recent.view(), 0.5)), secs(uw.last)
-	now := st.Now.UnixNano()
 	// The queue ahead: its age, the user's own requests in it, the requests in it that were
 	// estimated here (to be counted as misses once past their bounds), and a sample of them to
 	// join the neighbours as still waiting.
 	pend := p.pend[:0]
 	stride := max(len(st.Queue)/maxPendingScan, 1)
 	maxSeen := p.maxSeen
+	now := st.Now.UnixNano()
+	oldest := now
 	for i := range st.Queue {
 		q := &st.Queue[i]
-		age := max(st.Now.Sub(q.Submit), 0)
-		if i == 0 || age > est.Situation.QueueAge {
-			est.Situation.QueueAge = age
-		}
+		submit := q.Submit.UnixNano()
+		age := max(now-submit, 0)
+		oldest = min(oldest, submit)
 		if q.User == req.User {
 			est.Situation.UserAhead++
 		}
@@ -295,13 +295,14 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 			continue
 		}
 		if q.Estimate.seq > p.maxSeen {
-			p.watch(&q.Estimate, q.Submit.UnixNano())
+			p.watch(&q.Estimate, submit)
 			maxSeen = max(maxSeen, q.Estimate.seq)
 		}
 		if i%stride == 0 {
-			pend = append(pend, pendingObs{x: &q.Estimate.x, ref: reference(&q.Estimate.Situation), queue: q.Queue, age: age.Seconds()})
+			pend = append(pend, pendingObs{x: &q.Estimate.x, ref: reference(&q.Estimate.Situation), queue: q.Queue, age: float64(age) * 1e-9})
 		}
 	}
+	est.Situation.QueueAge = time.Duration(now - oldest)
 	p.maxSeen = maxSeen
 	allGap, _ := p.all.starts.gap()
 	est.Situation.Drain = secs(allGap * float64(est.Situation.Ahead))
