@@ -32,6 +32,8 @@ fi
 
 go build ./...
 go test -race -count=1 -timeout 20m ./...
+# The wait predictor's long replays, built without the race detector (see traces_test.go).
+go test -count=1 -timeout 10m ./internal/predict/
 
 # A short run of every fuzz target, so the parsers meet random input in CI too.
 bash scripts/fuzz.sh "${FUZZTIME:-10s}"

@@ -65,7 +65,7 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case fs.NArg() > 0:
 		return errUsage{fmt.Sprintf("unexpected argument %q; %s", fs.Arg(0), predictUsage)}
 	case *trace == "":
-		return errUsage{"--trace is required, e.g. --trace ../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz; " + predictUsage}
+		return errUsage{"--trace is required, e.g. --trace testdata/traces/KTH-SP2-1996-2.1-cln.swf.gz; " + predictUsage}
 	case *format != "" && *format != predict.FormatSWF && *format != predict.FormatCSV:
 		return errUsage{fmt.Sprintf("--format %q: want swf or csv", *format)}
 	case *train < 0 || *train >= 1:
@@ -93,14 +93,26 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 func printReport(w io.Writer, rep predict.Report) error {
 	fmt.Fprintf(w, "%s: %d jobs, %d scored (%d started)\n", rep.Trace, rep.Jobs, rep.Scored, rep.Started)
 	if rep.Skipped > 0 {
-		fmt.Fprintf(w, "%d records left out: their wait (for a job that ran) or their size is not recorded\n", rep.Skipped)
+		fmt.Fprintf(w, "%d records left out: %s\n", rep.Skipped, rep.Why)
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "predictor\tMAE min\tmedian AE min\twithin 15%/60s\tband acc\tP90 coverage\tof started\tmay not start\tP90 tightness\t")
+	var matched *predict.Matched
 	for _, r := range rep.Results {
 		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t\n", r.Predictor, r.MAEMinutes, r.MedianAEMinutes,
 			r.Within15, r.BandAccuracy, r.P90Coverage, r.P90CoverageStarted, r.P90Unbounded, r.P90Tightness)
+		if r.Matched != nil {
+			matched = r.Matched
+		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if matched != nil && len(rep.Results) > 0 {
+		q := rep.Results[0]
+		fmt.Fprintf(w, "\nP90 tightness at the same coverage (%.3f): %s %.2f, qbets %.2f (its quantile set to %.4f after the fact)\n",
+			matched.Coverage, q.Predictor, q.P90Tightness, matched.Tightness, matched.Quantile)
+	}
+	return nil
 }

@@ -73,6 +73,8 @@ func TestPredictEval(t *testing.T) {
 			OfStarted *float64        `json:"p90_coverage_started"`
 			Unbounded *float64        `json:"p90_unbounded"`
 			Tightness json.RawMessage `json:"p90_tightness"` // null when more than half the bounds say "may not start"
+			Matched   *float64        `json:"p90_tightness_matched"`
+			QuantileM *float64        `json:"p90_quantile_matched"`
 		} `json:"results"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
@@ -84,6 +86,9 @@ func TestPredictEval(t *testing.T) {
 	var names []string
 	for _, r := range rep.Results {
 		names = append(names, r.Predictor)
+		if (r.Predictor == "qbets") != (r.Matched != nil && r.QuantileM != nil) {
+			t.Errorf("%s: p90_tightness_matched %v, p90_quantile_matched %v; want them on qbets alone", r.Predictor, r.Matched, r.QuantileM)
+		}
 		if r.MAE == nil || r.MedianAE == nil || r.Within == nil || r.Band == nil || r.Coverage == nil || r.OfStarted == nil ||
 			r.Unbounded == nil || len(r.Tightness) == 0 {
 			t.Errorf("%s: a metric is missing in %s", r.Predictor, out.String())
@@ -98,8 +103,8 @@ func TestPredictEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "tiny.swf: 4 jobs, 3 scored") || !strings.Contains(out.String(), "user_recent") ||
-		!strings.Contains(out.String(), "1 records left out") ||
-		!strings.Contains(out.String(), "may not start") {
+		!strings.Contains(out.String(), "1 records left out: 1 ran but have no recorded wait (field 3 is -1), the first on line 6") ||
+		!strings.Contains(out.String(), "may not start") || !strings.Contains(out.String(), "at the same coverage") {
 		t.Errorf("table:\n%s", out.String())
 	}
 }
@@ -110,7 +115,13 @@ func TestPredictEvalBadTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := runPredict(context.Background(), []string{"eval", "--trace", trace}, nil, &bytes.Buffer{}, &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), "line 2: start_time") {
+	if err == nil || !strings.Contains(err.Error(), "1 of 1 records cannot be replayed (1 hold a time that is not a number of seconds from the trace's start, the first on line 2)") {
+		t.Fatalf("err = %v", err)
+	}
+	// LLNL Thunder records when jobs started but not when they arrived: nothing to score, and
+	// the file says so in one sentence.
+	err = runPredict(context.Background(), []string{"eval", "--trace", filepath.Join("..", "..", "testdata", "traces", "LLNL-Thunder-2007-1.1-cln.swf.gz")}, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "120958 of 121039 records cannot be replayed (118710 ran but have no recorded wait (field 3 is -1), the first on line 27)") {
 		t.Fatalf("err = %v", err)
 	}
 }

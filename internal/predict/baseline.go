@@ -47,12 +47,15 @@ func (r *Recent) Observe(o Observation) {
 // as its bound, their 90th percentile; a user with no history gets the last 100 waits of all.
 type UserRecent struct {
 	N     int
-	users map[string]*window
+	users *capped[string, *window]
 	all   Recent
 }
 
 func (u *UserRecent) Predict(req Request, st State) Estimate {
-	if w := u.users[req.User]; w != nil {
+	if u.users == nil {
+		return u.all.Predict(req, st)
+	}
+	if w, _ := u.users.get(req.User); w != nil {
 		s := w.view()
 		return Estimate{Median: secs(quantile(s, 0.5)), P90: secs(quantile(s, 0.9)), Basis: len(s)}
 	}
@@ -65,12 +68,12 @@ func (u *UserRecent) Observe(o Observation) {
 	}
 	u.all.Observe(o)
 	if u.users == nil {
-		u.users = map[string]*window{}
+		u.users = newCapped[string, *window](maxUsers)
 	}
-	w := u.users[o.Request.User]
+	w, _ := u.users.get(o.Request.User)
 	if w == nil {
 		w = newWindow(cmpOr(u.N, 20))
-		u.users[o.Request.User] = w
+		u.users.put(o.Request.User, w)
 	}
 	w.add(o.Wait.Seconds())
 }
@@ -80,17 +83,13 @@ func (u *UserRecent) Observe(o Observation) {
 // the order statistic that exceeds the 0.9 quantile with 95 % confidence under the binomial
 // law, and the point is the same 95 % upper confidence bound on the median.
 type QBETS struct {
-	N      int
-	queues map[string]*window
-	all    *window
-	ranks  map[[2]int]int
+	N     int
+	s     qbetsState
+	ranks map[[2]int]int
 }
 
 func (q *QBETS) Predict(req Request, _ State) Estimate {
-	w := q.queues[req.Queue]
-	if w == nil || w.len() < 30 {
-		w = q.all
-	}
+	w := q.s.sample(req.Queue)
 	if w == nil || w.len() == 0 {
 		return Estimate{}
 	}
@@ -102,18 +101,8 @@ func (q *QBETS) Observe(o Observation) {
 	if !o.Started {
 		return
 	}
-	n := cmpOr(q.N, 1000)
-	if q.queues == nil {
-		q.queues = map[string]*window{}
-		q.all = newWindow(n)
-	}
-	w := q.queues[o.Request.Queue]
-	if w == nil {
-		w = newWindow(n)
-		q.queues[o.Request.Queue] = w
-	}
-	w.add(o.Wait.Seconds())
-	q.all.add(o.Wait.Seconds())
+	q.s.n = cmpOr(q.N, qbetsWindow)
+	q.s.observe(o.Request.Queue, o.Wait.Seconds())
 }
 
 // rank is the 0-based index of the order statistic among n that lies above the pct quantile
@@ -134,21 +123,24 @@ func (q *QBETS) rank(n, pct int) int {
 // order statistic k+1 is at least the p-quantile with probability conf. It is n-1 when no
 // order statistic reaches the confidence.
 func binomialUpperRank(n int, p, conf float64) int {
-	logp, logq := math.Log(p), math.Log1p(-p)
+	if p <= 0 {
+		return 0
+	}
+	if p >= 1 {
+		return n - 1
+	}
+	// log P(X = k), from k = 0 on: each step multiplies by (n-k)/(k+1) · p/(1-p).
+	odds := math.Log(p) - math.Log1p(-p)
+	lg := float64(n) * math.Log1p(-p)
 	cdf := 0.0
 	for k := 0; k < n; k++ {
-		lg := lgamma(n+1) - lgamma(k+1) - lgamma(n-k+1) + float64(k)*logp + float64(n-k)*logq
 		cdf += math.Exp(lg)
 		if cdf >= conf {
 			return k
 		}
+		lg += math.Log(float64(n-k)/float64(k+1)) + odds
 	}
 	return n - 1
-}
-
-func lgamma(n int) float64 {
-	v, _ := math.Lgamma(float64(n))
-	return v
 }
 
 func cmpOr(v, def int) int {

@@ -15,12 +15,15 @@
 //	// a quote, a request, or a queued reply; Running nil means the tracked leases, and each
 //	// queued request carries the Estimate it got when it was submitted:
 //	est := p.Predict(predict.Request{Queue: "train", User: u, Team: t, GPUs: 8, Requested: 24 * time.Hour},
-//		predict.State{Now: clock.Now(), Queue: ahead})
+//		predict.State{Now: clock.Now(), Capacity: effective, Queue: ahead})
 //	// show est.Median and est.P90 (est.MayNotStart(): "may not start within est.Horizon");
 //	// keep est with the request
 //
 //	// when the request starts, or leaves the queue without starting:
 //	p.Observe(predict.Observation{Request: req, Estimate: est, Wait: started.Sub(submitted), Started: true})
+//
+// State.Capacity is the class's effective capacity: the GPUs a request could be placed on once
+// caps, quotas and exclusive nodes are taken into account, so that a full pool reads as full.
 //
 // State.Running may instead list every running lease on each call; that gives the same
 // predictions but looks up every lease's expected end again (about 1 ms with 10,000 leases).

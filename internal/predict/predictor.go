@@ -2,6 +2,7 @@ package predict
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"time"
 )
@@ -50,31 +51,39 @@ type State struct {
 
 // Estimate is a predicted wait. Keep it with the request and hand it back to Observe when the
 // request starts (or leaves the queue), and in Pending while it waits: besides the prediction it
-// holds the Situation the prediction was made in, which is what the predictor learns from.
+// holds what the predictor learns from (the Situation, and what each of its experts answered).
 type Estimate struct {
-	// Median is the point prediction: half of the similar requests that started waited less.
+	// Median is the point prediction: the answer of whichever expert has lately done best for
+	// requests of this kind in this situation (see Predictor).
 	Median time.Duration
 	// P90 is the upper bound: nine requests in ten start within their bound. It is at least
 	// Median and at least MinBound; a request whose wait is predictable gets a bound that
 	// covers nearly every similar request, one whose wait is spread widely a shorter one that
 	// covers fewer, so that the bounds are as tight as they can be for nine in ten overall.
 	//
-	// P90 is Unbounded when too many similar requests never started (they left the queue
-	// without starting, or are still waiting) for a finite bound to be worth giving: show it
-	// as "may not start within Horizon".
+	// P90 is Unbounded when so many similar requests are still waiting, or left the queue
+	// after waiting longer than any finite bound worth giving, that no such bound can be
+	// given: show it as "may not start within Horizon".
 	P90 time.Duration
 	// Horizon is the longest wait the predictor has seen among the requests it remembers: the
 	// span its history speaks for.
 	Horizon time.Duration
-	// StartShare is the estimated share of similar requests that start at all (1 when every
-	// one did; 0 with no history).
+	// StartShare is the estimated share of similar requests that start within the history's
+	// span (1 when every one did; 0 with no history).
 	StartShare float64
 	Basis      int // outcomes behind the bound; 0 means no history yet
 	Situation  Situation
 
-	x     [nFeatures]float32 // the situation as the neighbour search sees it
-	valid bool               // made by Predict (so x and seq are set)
-	seq   uint64             // which prediction it was
+	x       [nFeatures]float32 // the situation as the neighbour search sees it
+	experts [nExperts]float32  // each expert's point, in seconds
+	pick    float32            // the point the kinds chose, before the overall check
+	bounds  [nBounds]float32   // each way's bound, in seconds (+Inf: Unbounded)
+	bound   int8               // the way whose bound is P90
+	kinds   [nLevels]uint64    // the request's kind at each level
+	run     float32            // its expected run time, in seconds
+	at      int64              // when it was made (Unix nanoseconds)
+	valid   bool               // made by Predict (so the fields above are set)
+	seq     uint64             // which prediction it was
 }
 
 // Unbounded is Estimate.P90 for a request that may never start (see Estimate.P90).
@@ -101,6 +110,12 @@ type Situation struct {
 	QueueAge   time.Duration // how long the oldest request ahead has waited so far
 	Ahead      int           // requests ahead
 	UserAhead  int           // the same user's requests ahead
+	// Drain is how long the requests ahead take to start at the pace requests have lately
+	// been starting; UserDrain the same for the user's own requests ahead at the pace the
+	// user's requests have lately been starting. Where a scheduler shares the pool among
+	// users, a user's long backlog drains at the user's own pace.
+	Drain     time.Duration
+	UserDrain time.Duration
 }
 
 // Observation reports what happened to a request that Predict estimated.
@@ -127,10 +142,13 @@ const (
 	aciRate         = 0.05 // step of the online correction of the bound's price (ln λ)
 	thetaStart      = 3    // initial price, as -ln λ (λ = 0.05)
 	thetaMax        = 7    // past this (λ under 0.1 %) bounds grow beyond the neighbours' waits ...
-	thetaGrowth     = 2    // ... by up to e² times
-	maxMissed       = 1 << 16
-	userWindow      = 10  // recent waits remembered per user
+	thetaGrowth     = 4    // ... by up to e² times
+	maxOpen         = 1 << 17
+	userWindow      = 20  // recent waits remembered per user ...
+	userFeature     = 10  // ... of which the situation reads the last ten
 	allWindow       = 100 // recent waits remembered for everyone
+	maxUsers        = 1 << 14
+	maxQueues       = 1 << 8
 )
 
 // Predictor predicts queue waits from the live state of a pool and what it has learned online.
@@ -139,11 +157,24 @@ const (
 // Call Predict for every request when it is submitted (or shown a quote), keep the Estimate,
 // call Observe when the request starts or leaves the queue, and ObserveRun when a lease ends;
 // Track and Untrack the running leases to keep predictions cheap in large pools.
+//
 // The predictor simulates the pool forward (running leases end at their learned expected end,
-// the queue ahead starts in order) and maps the simulated start to what happened to requests in
-// the same situation: when they started, or that they left without starting, or that they are
-// still waiting. An online correction keeps nine requests in ten within their bound as the
-// cluster changes.
+// the queue ahead starts in order) and looks up what happened to requests in the most similar
+// situations. Its answers come from panels of experts, each scored online per kind of request
+// (queue; size; the band of the simulated start and the user's own requests ahead):
+//
+//   - The point is the answer of the expert whose recent answers for the request's kind were
+//     best, in minutes and in bands: the nearest situations' median wait (as it was, or scaled
+//     to this situation's reference wait), the kind's recent median, the simulated start, and
+//     the simple answers (no wait, everyone's recent median, the user's recent median, the
+//     queue's QBETS-style median, the user's last wait). Over all requests the chosen answers
+//     are scored as well, and yield to any single expert that has lately beaten them both in
+//     minutes and in bands.
+//   - The bound is read, at one price for a bound's length, from the nearest situations' start
+//     curve, three ways: as the waits were, as they were scaled to this situation's reference
+//     wait, and the first but never under the reference wait. The way whose bounds for the
+//     kind have lately bought the most coverage for their length at that price is given. The
+//     price is corrected online, so that nine requests in ten start within their bound.
 type Predictor struct {
 	mu      sync.Mutex
 	cfg     Config
@@ -154,20 +185,62 @@ type Predictor struct {
 	run     trackedLeases
 	pend    []pendingObs
 	curve   []step
-	users   map[string]*userWaits
+	scratch []outcome
+	vals    []float64
+	users   *capped[string, *userWaits]
 	all     userWaits
-	// theta is -ln λ, the (negated) price of a longer bound, corrected online like adaptive
-	// conformal inference: every miss raises it by aciRate × Coverage, every hit lowers it by
-	// aciRate × (1 - Coverage), so the long-run share of requests within their bound tracks
-	// Coverage. Past thetaMax the bounds grow beyond the neighbours' waits.
-	theta  float64
-	seq    uint64              // predictions made
-	missed map[uint64]struct{} // queued requests already counted as past their bound
+	qbets   QBETS
+	kinds   *capped[uint64, *kindStats]
+	global  kindStats
+	// theta is, for each way of reading a bound, -ln λ, the (negated) price of a longer bound,
+	// corrected online like adaptive conformal inference: every miss of the way's bound raises
+	// it by aciRate × Coverage, every hit lowers it by aciRate × (1 - Coverage), so that the
+	// long-run share of requests within each way's bound tracks Coverage. Past thetaMax the
+	// bounds grow beyond the neighbours' waits.
+	theta  [nBounds]float64
+	hits   [nBounds]float64 // each way's recent share of hits ...
+	scored [nBounds]float64 // ... over this many outcomes
+	ratio  [nBounds]float64 // each way's mean ln(bound / wait) over requests that waited a minute or more ...
+	long   float64          // ... this many
+	seq    uint64           // predictions made
+	// Estimates of requests seen waiting in State.Queue, until they are observed: a bound is
+	// counted as missed as soon as its request is past it.
+	open    *capped[uint64, *openEstimate]
+	dues    []due
+	maxSeen uint64
 }
 
 type userWaits struct {
-	w    *window
-	last float64
+	w      *window // the last userWindow waits: the user_recent expert
+	recent *window // the last userFeature of them: the situation's UserWait
+	last   float64
+	starts pace
+}
+
+// pace keeps the moments (Unix nanoseconds) of the last few starts.
+type pace struct {
+	at [paceStarts]int64
+	n  int
+}
+
+const paceStarts = 16
+
+func (p *pace) add(t int64) {
+	p.at[p.n%paceStarts] = t
+	p.n++
+}
+
+// gap is the mean time between the recent starts, in seconds; ok is false with fewer than two.
+func (p *pace) gap() (float64, bool) {
+	n := min(p.n, paceStarts)
+	if n < 2 {
+		return 0, false
+	}
+	lo, hi := p.at[0], p.at[0]
+	for _, t := range p.at[:n] {
+		lo, hi = min(lo, t), max(hi, t)
+	}
+	return float64(hi-lo) * 1e-9 / float64(n-1), true
 }
 
 // New returns a Predictor with no history.
@@ -175,11 +248,16 @@ func New(cfg Config) *Predictor {
 	if cfg.Coverage <= 0 || cfg.Coverage >= 1 {
 		cfg.Coverage = DefaultCoverage
 	}
-	p := &Predictor{cfg: cfg, users: map[string]*userWaits{}, theta: thetaStart, missed: map[uint64]struct{}{}}
+	p := &Predictor{cfg: cfg, users: newCapped[string, *userWaits](maxUsers), kinds: newCapped[uint64, *kindStats](maxKinds),
+		open: newCapped[uint64, *openEstimate](maxOpen)}
+	for w := range p.theta {
+		p.theta[w], p.hits[w] = thetaStart, cfg.Coverage
+	}
 	p.rt.init()
 	p.nb.init()
 	p.sc.horizon = 3600
-	p.all.w = newWindow(allWindow)
+	p.all.w, p.all.recent = newWindow(allWindow), newWindow(allWindow)
+	p.qbets.N = qbetsWindow
 	return p
 }
 
@@ -193,84 +271,207 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 		RecentWait: secs(quantile(p.all.w.view(), 0.5)), Ahead: len(st.Queue),
 	}}
 	uw := &p.all
-	if u := p.users[req.User]; u != nil {
+	if u, ok := p.users.get(req.User); ok {
 		uw = u
 	}
-	est.Situation.UserWait, est.Situation.LastWait = secs(quantile(uw.w.view(), 0.5)), secs(uw.last)
+	est.Situation.UserWait, est.Situation.LastWait = secs(quantile(uw.recent.view(), 0.5)), secs(uw.last)
+	// The queue ahead: its age, the user's own requests in it, the requests in it that were
+	// estimated here (to be counted as misses once past their bounds), and a sample of them to
+	// join the neighbours as still waiting.
 	pend := p.pend[:0]
+	stride := max(len(st.Queue)/maxPendingScan, 1)
+	maxSeen := p.maxSeen
+	now := st.Now.UnixNano()
+	oldest := now
 	for i := range st.Queue {
 		q := &st.Queue[i]
-		age := max(st.Now.Sub(q.Submit), 0)
-		if i == 0 || age > est.Situation.QueueAge {
-			est.Situation.QueueAge = age
-		}
+		submit := q.Submit.UnixNano()
+		age := max(now-submit, 0)
+		oldest = min(oldest, submit)
 		if q.User == req.User {
 			est.Situation.UserAhead++
 		}
-		if q.Estimate.valid {
-			pend = append(pend, pendingObs{x: &q.Estimate.x, queue: q.Queue, age: age.Seconds()})
-			if age > q.Estimate.P90 {
-				p.overdue(q.Estimate.seq)
-			}
+		if !q.Estimate.valid {
+			continue
+		}
+		if q.Estimate.seq > p.maxSeen {
+			p.watch(&q.Estimate, submit)
+			maxSeen = max(maxSeen, q.Estimate.seq)
+		}
+		if i%stride == 0 {
+			pend = append(pend, pendingObs{x: &q.Estimate.x, ref: reference(&q.Estimate.Situation), queue: q.Queue, age: float64(age) * 1e-9})
 		}
 	}
+	est.Situation.QueueAge = time.Duration(now - oldest)
+	p.maxSeen = maxSeen
+	allGap, _ := p.all.starts.gap()
+	est.Situation.Drain = secs(allGap * float64(est.Situation.Ahead))
+	if g, ok := uw.starts.gap(); ok && uw != &p.all {
+		est.Situation.UserDrain = secs(g * float64(est.Situation.UserAhead))
+	} else {
+		est.Situation.UserDrain = secs(allGap * float64(est.Situation.UserAhead))
+	}
+	p.overdue(now)
 	p.seq++
-	est.x, est.valid, est.seq = features(&est.Situation, &req), true, p.seq
+	est.x, est.valid, est.seq, est.at = features(&est.Situation, &req), true, p.seq, now
+	est.run = float32(p.rt.remaining(req.User, req.Queue, req.Requested.Seconds(), 0))
+	ref := reference(&est.Situation)
 
-	vals, obs := p.nb.query(est.x, req.Queue, pend)
+	recent, obs := p.nb.query(est.x, req.Queue, pend)
 	clear(pend)
 	p.pend = pend[:0]
-	// Until the history holds as many outcomes as a prediction rests on, the nearest situations
-	// may be nothing like this one (a few immediate starts on an empty pool, say, against a
-	// full one now): trust the simulation.
-	if len(p.nb.xs) < neighbourCount || len(obs) == 0 {
-		est.Median, est.P90 = secs(sim.backfill), max(secs(2*sim.queued), MinBound)
+	short := len(p.nb.xs) < neighbourCount || len(obs) == 0
+
+	// The point: the experts' answers, and the one chosen for the kind.
+	knn := sim.backfill
+	if !short && len(recent) > 0 {
+		knn = p.median(recent)
+	}
+	est.kinds = p.kindsOf(&req, &est.Situation)
+	ks := p.statsOf(est.kinds)
+	kindMedian := quantile(p.all.w.view(), 0.5)
+	for l := nLevels - 1; l >= 1; l-- {
+		if w := ks[l].waits; w.len() >= minKindWaits {
+			kindMedian = quantile(w.view(), 0.5)
+			break
+		}
+	}
+	userMedian := quantile(p.all.w.view(), 0.5)
+	if uw != &p.all {
+		userMedian = quantile(uw.w.view(), 0.5)
+	}
+	est.experts = [nExperts]float32{
+		expKNN:    float32(knn),
+		expKind:   float32(kindMedian),
+		expSim:    float32(sim.backfill),
+		expZero:   0,
+		expRecent: float32(quantile(p.all.w.view(), 0.5)),
+		expUser:   float32(userMedian),
+		expQBETS:  float32(p.qbets.Predict(req, st).Median.Seconds()),
+		expLast:   float32(uw.last),
+	}
+	est.pick = est.experts[p.choosePoint(ks)]
+	point := est.pick
+	if e := p.global.dominant(); e >= 0 {
+		point = est.experts[e] // over all requests, one expert alone has lately done better
+	}
+	est.Median = secs(float64(point))
+
+	// The bound, each way at its own price.
+	if short {
+		// Until the history holds as many outcomes as a prediction rests on, the nearest
+		// situations may be nothing like this one (a few immediate starts on an empty pool,
+		// say, against a full one now): trust the simulation.
+		b := float32(max(2*sim.queued, MinBound.Seconds(), est.Median.Seconds()))
+		for w := range est.bounds {
+			est.bounds[w] = b
+		}
+		est.P90 = secs(float64(b))
 		return est
 	}
-	p.curve = incidence(obs, p.curve)
-	est.Basis, est.StartShare = len(obs), reach(p.curve)
-	if len(vals) > 0 {
-		est.Median = secs(quantile(vals, 0.5))
-	} else {
-		est.Median = secs(sim.backfill) // no similar request started: the simulation is all there is
-	}
-	// The bound: the point of the neighbours' start curve that buys the most coverage for its
-	// length at the current price λ; or Unbounded, which covers every request, even one that
-	// never starts, and is priced as a bound as long as the longest wait in the history (a
-	// minute at least): it wins when too many similar requests never started.
-	lambda := math.Exp(-min(p.theta, thetaMax))
 	longest := p.nb.longestWait()
 	est.Horizon = secs(longest)
-	hi, value := bestBound(p.curve, lambda)
-	if 1-lambda*math.Log1p(max(longest, 60)/60) > value {
+	est.Basis = len(obs)
+	median := est.Median.Seconds()
+	p.curve = p.startCurve(obs, 0)
+	est.StartShare = reach(p.curve)
+	est.bounds[boundAsWas] = p.boundAt(boundAsWas, longest, median)
+	est.bounds[boundFloored] = max(p.boundAt(boundFloored, longest, median), float32(ref))
+	p.curve = p.startCurve(obs, ref)
+	est.bounds[boundScaled] = p.boundAt(boundScaled, longest, median)
+	est.bound = int8(p.chooseBound())
+	if b := est.bounds[est.bound]; math.IsInf(float64(b), 1) {
 		est.P90 = Unbounded
-		return est
+	} else {
+		est.P90 = secs(float64(b))
 	}
-	if p.theta > thetaMax { // more coverage wanted than the neighbours give: grow past them
-		hi *= math.Exp(p.theta - thetaMax)
-	}
-	est.P90 = max(secs(hi), est.Median, MinBound)
 	return est
+}
+
+// median is the median wait of the outcomes.
+func (p *Predictor) median(outs []outcome) float64 {
+	v := p.vals[:0]
+	for _, o := range outs {
+		v = append(v, o.t)
+	}
+	slices.Sort(v)
+	p.vals = v
+	return quantile(v, 0.5)
+}
+
+// scaleTo is an outcome's time scaled from its situation's reference wait to ref (0: as it was).
+func scaleTo(o outcome, ref float64) float64 {
+	if ref <= 0 {
+		return o.t
+	}
+	return o.t * ref / o.ref
+}
+
+// startCurve is the start curve of the outcomes scaled to ref (0: as they were).
+func (p *Predictor) startCurve(obs []outcome, ref float64) []step {
+	s := append(p.scratch[:0], obs...)
+	for i := range s {
+		s[i].t = scaleTo(s[i], ref)
+	}
+	sortOutcomes(s)
+	p.scratch = s
+	return startCurve(s, p.curve)
+}
+
+// boundAt is the bound way w's price gives on the start curve: the point of the curve that
+// buys the most coverage for its length, or +Inf (Unbounded), which covers every request and is
+// priced as a bound as long as the longest wait in the history (a minute at least): it wins when
+// too many similar requests are still waiting. Past thetaMax the bound grows beyond the curve.
+// It is never under median nor MinBound.
+func (p *Predictor) boundAt(w int, longest, median float64) float32 {
+	theta := p.theta[w]
+	lambda := math.Exp(-min(theta, thetaMax))
+	hi, value := bestBound(p.curve, lambda, p.cfg.Coverage)
+	// Unbounded covers every request that starts, sooner or later; those that leave the queue
+	// are left out of the count, worth Coverage each.
+	if 1-(1-p.cfg.Coverage)*gone(p.curve)-lambda*math.Log1p(max(longest, 60)/60) > value {
+		return float32(math.Inf(1))
+	}
+	if theta > thetaMax { // more coverage wanted than the curve gives: grow past it
+		hi *= math.Exp(theta - thetaMax)
+	}
+	return float32(max(hi, median, MinBound.Seconds()))
 }
 
 // Observe feeds back what happened to an estimated request: its wait when it started, or how
 // long it had waited when it left the queue without starting. Report each request once.
+//
+// A request that left without starting is right-censored: a bound shorter than its wait was
+// missed, a longer one is neither hit nor miss. One already seen in the queue past its bound
+// was counted then.
 func (p *Predictor) Observe(o Observation) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	// A request that never starts is covered only by an Unbounded bound. One already seen in the
-	// queue past its bound was counted then.
-	if _, counted := p.missed[o.Estimate.seq]; counted && o.Estimate.valid {
-		delete(p.missed, o.Estimate.seq)
-	} else {
-		p.coverage(o.Estimate.P90 != Unbounded && (!o.Started || o.Wait > o.Estimate.P90))
+	e := &o.Estimate
+	if e.valid {
+		var counted uint8
+		if oe, ok := p.open.get(e.seq); ok {
+			counted = oe.counted
+			p.open.delete(e.seq)
+		}
+		ks := p.existingStats(e.kinds)
+		w := float32(o.Wait.Seconds())
+		for way, b := range e.bounds {
+			if counted&(1<<way) == 0 && (o.Started || w > b) {
+				p.coverage(way, w > b)
+			}
+		}
+		if o.Started {
+			p.scoreBounds(e, w)
+			p.scorePoints(ks, e, w)
+		}
 	}
 	p.learn(o)
 }
 
 // Remember teaches the predictor an outcome it did not see itself, such as one kept from before
-// a restart: like Observe, but the bound's online correction is left alone, since whether the
-// request's bound held is not known. Of o.Estimate only the Situation is read.
+// a restart: like Observe, but what the experts and the bounds are scored on is left alone,
+// since what they answered is not known. Of o.Estimate only the Situation is read.
 func (p *Predictor) Remember(o Observation) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -282,48 +483,37 @@ func (p *Predictor) Remember(o Observation) {
 func (p *Predictor) learn(o Observation) {
 	w := o.Wait.Seconds()
 	x := o.Estimate.x
+	kinds := o.Estimate.kinds
 	if !o.Estimate.valid {
 		x = features(&o.Estimate.Situation, &o.Request)
+		kinds = p.kindsOf(&o.Request, &o.Estimate.Situation)
 	}
-	p.nb.add(x, o.Request.Queue, w, !o.Started)
+	p.nb.add(x, o.Request.Queue, w, reference(&o.Estimate.Situation), !o.Started)
 	if !o.Started {
 		return
 	}
-	u := p.users[o.Request.User]
-	if u == nil {
-		u = &userWaits{w: newWindow(userWindow)}
-		p.users[o.Request.User] = u
+	u, ok := p.users.get(o.Request.User)
+	if !ok {
+		u = &userWaits{w: newWindow(userWindow), recent: newWindow(userFeature)}
+		p.users.put(o.Request.User, u)
 	}
 	u.w.add(w)
+	u.recent.add(w)
 	u.last = w
 	p.all.w.add(w)
+	p.all.recent.add(w)
 	p.all.last = w
-}
-
-// overdue counts a miss for the request estimated as seq, still queued past its bound, the first
-// time it is seen so: the bound's correction need not wait for the request to start.
-func (p *Predictor) overdue(seq uint64) {
-	if _, ok := p.missed[seq]; ok {
-		return
+	if o.Estimate.valid {
+		start := o.Estimate.at + int64(w*1e9)
+		u.starts.add(start)
+		p.all.starts.add(start)
 	}
-	if len(p.missed) >= maxMissed { // requests never reported to Observe: forget the oldest
-		oldest := seq
-		for s := range p.missed {
-			oldest = min(oldest, s)
+	p.qbets.Observe(o)
+	for l := 1; l < nLevels; l++ {
+		if ks := p.statsFor(kinds[l], l); ks != nil {
+			ks.waits.add(w)
 		}
-		delete(p.missed, oldest)
 	}
-	p.missed[seq] = struct{}{}
-	p.coverage(true)
-}
-
-func (p *Predictor) coverage(miss bool) {
-	err := 0.0
-	if miss {
-		err = 1
-	}
-	p.theta += aciRate * (err - (1 - p.cfg.Coverage))
-	p.theta = min(max(p.theta, 0), thetaMax+thetaGrowth)
 }
 
 // ObserveRun feeds back how long a finished lease ran, which teaches the expected end of

@@ -199,17 +199,19 @@ func TestBoundAdaptsToMisses(t *testing.T) {
 	if after := p.Predict(req, st).P90; after <= before {
 		t.Fatalf("P90 after misses %v, want above %v", after, before)
 	}
-	// A request that leaves the queue without starting is a miss, however early it leaves,
-	// unless its bound said it may not start.
+	// A request that left the queue is right-censored: past its bound it is a miss, within it
+	// neither hit nor miss.
+	e := p.Predict(req, st)
 	th := p.theta
-	p.Observe(Observation{Request: req, Estimate: Estimate{P90: time.Hour}, Wait: time.Minute})
-	if p.theta <= th {
-		t.Fatalf("a departure within a finite bound did not count as a miss: %v -> %v", th, p.theta)
+	p.Observe(Observation{Request: req, Estimate: e, Wait: time.Duration(e.bounds[boundAsWas]+60) * time.Second})
+	if p.theta[boundAsWas] <= th[boundAsWas] {
+		t.Fatalf("a departure past its bound did not count as a miss: %v -> %v", th, p.theta)
 	}
+	e = p.Predict(req, st)
 	th = p.theta
-	p.Observe(Observation{Request: req, Estimate: Estimate{P90: Unbounded}, Wait: time.Minute})
-	if p.theta >= th {
-		t.Fatalf("a departure under an Unbounded bound did not count as covered: %v -> %v", th, p.theta)
+	p.Observe(Observation{Request: req, Estimate: e, Wait: time.Second})
+	if p.theta != th {
+		t.Fatalf("a departure within its bounds changed the prices: %v -> %v", th, p.theta)
 	}
 	// An outcome remembered from before a restart teaches the history, not the bound's price.
 	th, n := p.theta, len(p.nb.xs)
@@ -220,7 +222,7 @@ func TestBoundAdaptsToMisses(t *testing.T) {
 }
 
 // When requests keep waiting past bounds that already cover every similar request, the bound
-// grows past the longest of their waits, by e² at most.
+// grows past the longest of their waits, by e^thetaGrowth at most.
 func TestBoundGrowsPastHistory(t *testing.T) {
 	p := New(Config{})
 	st := State{Now: t0, Capacity: 1, Running: []Lease{lease("a", 1, 0, time.Hour)}}
@@ -232,41 +234,44 @@ func TestBoundGrowsPastHistory(t *testing.T) {
 		t.Fatalf("P90 %v, want the one wait seen, 1h", e.P90)
 	}
 	for range 1000 { // misses seen in the queue, without new waits in the history
-		p.coverage(true)
+		for w := range nBounds {
+			p.coverage(w, true)
+		}
 	}
-	want := time.Duration(float64(time.Hour) * math.Exp(2)).Round(time.Second)
+	want := time.Duration(float64(time.Hour) * math.Exp(thetaGrowth)).Round(time.Second)
 	if e := p.Predict(req, st); e.P90 != want {
-		t.Fatalf("P90 after many misses %v, want %v (e² × 1h)", e.P90, want)
+		t.Fatalf("P90 after many misses %v, want %v (e^%d × 1h)", e.P90, want, thetaGrowth)
 	}
 }
 
-// Requests like this one mostly leave the queue without starting: no finite bound covers nine
-// in ten of them, and the estimate says so.
+// Requests like this one are mostly still waiting, long past the waits of those that started:
+// no finite bound is worth giving, and the estimate says so.
 func TestMayNotStart(t *testing.T) {
 	p := New(Config{})
 	st := State{Now: t0, Capacity: 4, Running: []Lease{lease("a", 4, 0, time.Hour)}}
 	req := Request{User: "u", GPUs: 1, Requested: time.Hour}
-	for i := range 60 {
+	var queued []Pending
+	for i := range 64 {
 		e := p.Predict(req, st)
 		if i%2 == 0 {
 			p.Observe(Observation{Request: req, Estimate: e, Wait: 2 * time.Minute, Started: true})
 		} else {
-			p.Observe(Observation{Request: req, Estimate: e, Wait: 5 * time.Minute})
+			queued = append(queued, Pending{User: "u", GPUs: 1, Requested: time.Hour, Submit: t0.Add(-30 * 24 * time.Hour), Estimate: e})
 		}
 	}
-	e := p.Predict(req, st)
+	e := p.Predict(req, State{Now: t0, Capacity: 4, Running: st.Running, Queue: queued})
 	if !e.MayNotStart() || e.P90 != Unbounded {
-		t.Fatalf("P90 = %v, want Unbounded when half of similar requests never started", e.P90)
+		t.Fatalf("P90 = %v, want Unbounded when half of similar requests have waited a month", e.P90)
 	}
 	if e.StartShare < 0.3 || e.StartShare > 0.7 {
 		t.Errorf("StartShare = %v, want about one half", e.StartShare)
 	}
-	if e.Horizon != 2*time.Minute || e.Median != 2*time.Minute {
-		t.Errorf("Horizon %v, Median %v; want the longest wait seen (2m) and the median of those that started (2m)", e.Horizon, e.Median)
+	if e.Horizon != 2*time.Minute {
+		t.Errorf("Horizon %v; want the longest wait seen (2m)", e.Horizon)
 	}
 	// Where every similar request started, the bound is finite again.
 	other := Request{User: "v", GPUs: 4, Requested: 10 * time.Hour}
-	for range 60 {
+	for range 64 {
 		p.Observe(Observation{Request: other, Estimate: p.Predict(other, st), Wait: time.Hour, Started: true})
 	}
 	if e := p.Predict(other, st); e.MayNotStart() || e.P90 < time.Hour {
@@ -307,46 +312,54 @@ func TestOverdueCountsOnce(t *testing.T) {
 		p.Observe(Observation{Request: req, Estimate: p.Predict(req, st), Wait: 10 * time.Minute, Started: true})
 	}
 	e := p.Predict(req, st)
-	if e.P90 == Unbounded || e.P90 > 24*time.Hour {
+	if e.MayNotStart() || e.P90 > 24*time.Hour {
 		t.Fatalf("P90 = %v", e.P90)
 	}
-	late := State{Now: t0.Add(e.P90 + time.Hour), Capacity: 4, Queue: []Pending{{User: "u", GPUs: 1, Requested: time.Hour, Submit: t0, Estimate: e}}}
+	var longest float32
+	for _, b := range e.bounds {
+		longest = max(longest, b)
+	}
+	queued := []Pending{{User: "u", GPUs: 1, Requested: time.Hour, Submit: t0, Estimate: e}}
+	p.Predict(req, State{Now: t0.Add(time.Second), Capacity: 4, Queue: queued}) // seen waiting
 	th := p.theta
+	late := State{Now: t0.Add(time.Duration(longest)*time.Second + time.Hour), Capacity: 4, Queue: queued}
 	p.Predict(req, late)
 	p.Predict(req, late)
-	if want := th + aciRate*DefaultCoverage; math.Abs(p.theta-want) > 1e-9 {
-		t.Fatalf("theta %v after seeing an overdue request twice, want %v (one miss)", p.theta, want)
+	for w := range nBounds {
+		if want := th[w] + aciRate*DefaultCoverage; math.Abs(p.theta[w]-want) > 1e-9 {
+			t.Fatalf("way %d: theta %v after seeing an overdue request twice, want %v (one miss)", w, p.theta[w], want)
+		}
 	}
 	th = p.theta
-	p.Observe(Observation{Request: req, Estimate: e, Wait: e.P90 + time.Hour, Started: true})
+	p.Observe(Observation{Request: req, Estimate: e, Wait: time.Duration(longest)*time.Second + time.Hour, Started: true})
 	if p.theta != th {
 		t.Fatalf("the overdue request counted again when it started: %v -> %v", th, p.theta)
 	}
 }
 
-// The start curve: empirical distribution without departures or censoring; departures are a
-// competing event (the curve stops short of 1); a censored request shares its weight with
-// those still at risk.
-func TestIncidence(t *testing.T) {
+// The start curve: the empirical distribution without departures or waiting requests;
+// departures are a competing event (the start share stops short of 1 and the share gone grows);
+// a still-waiting request shares its weight with those still at risk.
+func TestStartCurve(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		obs  []outcome
 		want []step
 	}{
-		{"starts only", []outcome{{0, started}, {10, started}, {10, started}, {30, started}},
-			[]step{{0, 0.25}, {10, 0.75}, {30, 1}}},
-		{"a departure", []outcome{{5, started}, {7, left}, {9, started}, {12, started}},
-			[]step{{5, 0.25}, {9, 0.5}, {12, 0.75}}},
-		{"a censored request", []outcome{{5, started}, {6, waiting}, {8, started}, {9, started}},
+		{"starts only", []outcome{{0, 1, started}, {10, 1, started}, {10, 1, started}, {30, 1, started}},
+			[]step{{0, 0.25, 0}, {10, 0.75, 0}, {30, 1, 0}}},
+		{"a departure", []outcome{{5, 1, started}, {7, 1, left}, {9, 1, started}, {12, 1, started}},
+			[]step{{5, 0.25, 0}, {7, 0.25, 0.25}, {9, 0.5, 0.25}, {12, 0.75, 0.25}}},
+		{"a waiting request", []outcome{{5, 1, started}, {6, 1, waiting}, {8, 1, started}, {9, 1, started}},
 			// after 6 the remaining 3/4 is shared by the two at risk: 3/8 each
-			[]step{{5, 0.25}, {8, 0.625}, {9, 1}}},
+			[]step{{5, 0.25, 0}, {8, 0.625, 0}, {9, 1, 0}}},
 	} {
-		got := incidence(tc.obs, nil)
+		got := startCurve(tc.obs, nil)
 		if len(got) != len(tc.want) {
 			t.Fatalf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 		for i := range got {
-			if got[i].t != tc.want[i].t || math.Abs(got[i].cif-tc.want[i].cif) > 1e-12 {
+			if got[i].t != tc.want[i].t || math.Abs(got[i].cif-tc.want[i].cif) > 1e-12 || math.Abs(got[i].gone-tc.want[i].gone) > 1e-12 {
 				t.Fatalf("%s: %v, want %v", tc.name, got, tc.want)
 			}
 		}
@@ -354,7 +367,7 @@ func TestIncidence(t *testing.T) {
 }
 
 func TestBestBound(t *testing.T) {
-	curve := []step{{0, 0.6}, {600, 0.8}, {3600, 0.9}, {86400, 1}}
+	curve := []step{{0, 0.6, 0}, {600, 0.8, 0}, {3600, 0.9, 0}, {86400, 1, 0}}
 	for _, tc := range []struct {
 		lambda, want float64
 	}{
@@ -362,9 +375,18 @@ func TestBestBound(t *testing.T) {
 		{0.05, 3600},   // the hour is worth its length, the day is not
 		{0.001, 86400}, // nearly free: cover everything
 	} {
-		if got, _ := bestBound(curve, tc.lambda); got != tc.want {
+		if got, _ := bestBound(curve, tc.lambda, DefaultCoverage); got != tc.want {
 			t.Errorf("bestBound(λ=%v) = %v, want %v", tc.lambda, got, tc.want)
 		}
+	}
+	// Requests that leave the queue within a bound are left out of the count: worth nearly a
+	// hit each, so a bound past the usual departures is worth its length.
+	leaving := []step{{0, 0.5, 0}, {600, 0.5, 0.4}, {3600, 0.55, 0.4}}
+	if got, _ := bestBound(leaving, 0.05, DefaultCoverage); got != 600 {
+		t.Errorf("bestBound with departures = %v, want 600", got)
+	}
+	if got, _ := bestBound(leaving, 0.05, 0); got != 0 {
+		t.Errorf("bestBound with departures worth nothing = %v, want 0", got)
 	}
 }
 

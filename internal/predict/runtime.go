@@ -10,9 +10,9 @@ type runtimes struct {
 	lastRatio *window
 
 	ratio     *window
-	userRatio map[string]*window
+	userRatio *capped[string, *window]
 	run       *window
-	queueRun  map[string]*window
+	queueRun  *capped[string, *window]
 }
 
 const (
@@ -25,9 +25,9 @@ const (
 
 func (r *runtimes) init() {
 	r.ratio = newWindow(ratioWindow)
-	r.userRatio = map[string]*window{}
+	r.userRatio = newCapped[string, *window](maxUsers)
 	r.run = newWindow(runWindow)
-	r.queueRun = map[string]*window{}
+	r.queueRun = newCapped[string, *window](maxQueues)
 }
 
 func (r *runtimes) observe(user, queue string, requested, ran float64) {
@@ -37,20 +37,20 @@ func (r *runtimes) observe(user, queue string, requested, ran float64) {
 	if requested > 0 {
 		x := ran / requested
 		r.ratio.add(x)
-		w := r.userRatio[user]
+		w, _ := r.userRatio.get(user)
 		if w == nil {
 			w = newWindow(userRatioWindow)
-			r.userRatio[user] = w
+			r.userRatio.put(user, w)
 		}
 		w.add(x)
 		r.lastRatio = nil
 		return
 	}
 	r.run.add(ran)
-	w := r.queueRun[queue]
+	w, _ := r.queueRun.get(queue)
 	if w == nil {
 		w = newWindow(runWindow)
-		r.queueRun[queue] = w
+		r.queueRun.put(queue, w)
 	}
 	w.add(ran)
 }
@@ -73,7 +73,7 @@ func (r *runtimes) expect(user, queue string, requested, elapsed float64) (end, 
 		}
 		w := r.lastRatio
 		if user != r.lastUser || w == nil {
-			w = r.userRatio[user]
+			w, _ = r.userRatio.get(user)
 			r.lastUser, r.lastRatio = user, w
 		}
 		if w == nil || len(w.vals) < minUserRatios {
@@ -89,7 +89,7 @@ func (r *runtimes) expect(user, queue string, requested, elapsed float64) (end, 
 		return requested / 2, 0.5, requested, w // it already ran longer than any like it: halfway to its limit
 	}
 	w := r.run
-	if q := r.queueRun[queue]; q != nil && q.len() >= minQueueRuns {
+	if q, _ := r.queueRun.get(queue); q != nil && q.len() >= minQueueRuns {
 		w = q
 	}
 	if mid, next, ok := residual(w.view(), elapsed); ok {

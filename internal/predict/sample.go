@@ -5,38 +5,49 @@ import (
 	"slices"
 )
 
-// window keeps the last cap values added and answers order statistics over them.
+// window keeps the last cap values added and answers order statistics over them. The values
+// are kept sorted as they come and go, so reading a quantile costs nothing.
 type window struct {
-	vals   []float64
+	vals   []float64 // in the order they came, a ring once full
 	next   int
-	adds   uint64 // values ever added
-	sorted []float64
-	dirty  bool
+	adds   uint64    // values ever added
+	sorted []float64 // the same values, ascending
 }
 
-func newWindow(capacity int) *window { return &window{vals: make([]float64, 0, capacity)} }
+func newWindow(capacity int) *window {
+	return &window{vals: make([]float64, 0, capacity), sorted: make([]float64, 0, capacity)}
+}
 
 func (w *window) add(x float64) {
+	if math.IsNaN(x) {
+		x = 0
+	}
 	if len(w.vals) < cap(w.vals) {
 		w.vals = append(w.vals, x)
+		w.sorted = append(w.sorted, 0)
 	} else {
+		old := w.vals[w.next]
 		w.vals[w.next] = x
 		w.next = (w.next + 1) % len(w.vals)
+		i, _ := slices.BinarySearch(w.sorted, old)
+		copy(w.sorted[i:], w.sorted[i+1:])
 	}
-	w.dirty = true
+	n := len(w.sorted) - 1 // the last slot is free
+	i, _ := slices.BinarySearch(w.sorted[:n], x)
+	copy(w.sorted[i+1:n+1], w.sorted[i:n])
+	w.sorted[i] = x
 	w.adds++
 }
 
 func (w *window) len() int { return len(w.vals) }
 
 // view returns the values in ascending order; the slice is valid until the next add.
-func (w *window) view() []float64 {
-	if w.dirty {
-		w.sorted = append(w.sorted[:0], w.vals...)
-		slices.Sort(w.sorted)
-		w.dirty = false
-	}
-	return w.sorted
+func (w *window) view() []float64 { return w.sorted }
+
+// below is how many values are less than x.
+func (w *window) below(x float64) int {
+	i, _ := slices.BinarySearch(w.sorted, x)
+	return i
 }
 
 // quantile is the nearest-rank q-quantile of ascending s (0 for an empty s).

@@ -29,6 +29,9 @@ type simResult struct {
 
 const epsGPU = 1e-9
 
+// maxSimQueue is how many requests ahead the simulation starts one by one.
+const maxSimQueue = 256
+
 // seconds is d.Seconds() without its care for huge values, which shows with 10,000 leases.
 func seconds(d time.Duration) float64 { return float64(d) * 1e-9 }
 
@@ -66,7 +69,8 @@ func (p *Predictor) simulate(req Request, st State) simResult {
 	need := min(max(req.GPUs, 0), capacity)
 
 	demand := need - free
-	for i := range st.Queue {
+	simulated := min(len(st.Queue), maxSimQueue)
+	for i := range simulated {
 		demand += min(max(st.Queue[i].GPUs, 0), capacity)
 	}
 	if short := demand + 1 - ends.earlyGPUs; short > 0 && len(ends.rest) > 0 {
@@ -115,18 +119,32 @@ func (p *Predictor) simulate(req Request, st State) simResult {
 		}
 		f -= g
 	}
+	// The requests past the first maxSimQueue are not simulated one by one: their work (GPUs
+	// times expected run time) delays this request by as long as the whole pool takes to do it.
+	var tail float64
 	for i := range st.Queue {
 		q := &st.Queue[i]
 		g := min(max(q.GPUs, 0), capacity)
+		run := float64(q.Estimate.run)
+		if !q.Estimate.valid {
+			run = p.rt.remaining(q.User, q.Queue, q.Requested.Seconds(), 0)
+		}
+		if i >= simulated {
+			tail += g * run
+			continue
+		}
 		startAt(g)
 		note()
-		run := p.rt.remaining(q.User, q.Queue, q.Requested.Seconds(), 0)
 		heap = push(heap, endEvent{t + run, g, true})
 	}
+	lastStart := t
 	startAt(need)
-	res.queued = t
 	if !aloneDone {
 		res.alone = t
+	}
+	res.queued = t
+	if tail > 0 && capacity > 0 {
+		res.queued += tail / capacity
 	}
 	p.sc.heap, p.sc.times, p.sc.levels = heap[:0], times, levels
 	if res.queued > 0 {
@@ -138,7 +156,11 @@ func (p *Predictor) simulate(req Request, st State) simResult {
 	// there on only rises and the check may stop at the log's end.
 	res.backfill = res.queued
 	run := p.rt.remaining(req.User, req.Queue, req.Requested.Seconds(), 0)
-	for i := 0; i < len(times) && times[i] < res.queued; i++ {
+	end := res.queued
+	if tail > 0 { // past the last simulated start the requests not simulated fill the holes
+		end = lastStart
+	}
+	for i := 0; i < len(times) && times[i] < end; i++ {
 		if levels[i]+epsGPU < need {
 			continue
 		}

@@ -2,6 +2,7 @@ package predict
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,9 +60,62 @@ func FormatFromPath(path string) string {
 type Trace struct {
 	Jobs     []Job
 	Capacity float64
-	// Skipped counts the records left out because the trace cannot place them: an SWF job that
-	// ran but whose wait is unknown, or whose size is unknown.
+	// Skipped counts the records left out because a job cannot be placed from them: its submit
+	// time is unknown, it ran but its wait is not recorded, its size is unknown, or the record
+	// cannot be read. Why is the commonest reason, with the first line it was met on.
 	Skipped int
+	Why     string
+}
+
+// skips counts the records a reader leaves out, by reason, remembering the first line of each.
+type skips struct {
+	n     map[string]int
+	first map[string]int
+	order []string
+}
+
+func (s *skips) add(reason string, line int) {
+	if s.n == nil {
+		s.n, s.first = map[string]int{}, map[string]int{}
+	}
+	if _, ok := s.n[reason]; !ok {
+		s.first[reason] = line
+		s.order = append(s.order, reason)
+	}
+	s.n[reason]++
+}
+
+func (s *skips) total() int {
+	t := 0
+	for _, n := range s.n {
+		t += n
+	}
+	return t
+}
+
+// why is the commonest reason, with its count and first line.
+func (s *skips) why() string {
+	best := ""
+	for _, r := range s.order {
+		if best == "" || s.n[r] > s.n[best] {
+			best = r
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("%d %s, the first on line %d", s.n[best], best, s.first[best])
+}
+
+// check fills in t's skip count and fails when more than half of the records were left out:
+// a trace that is mostly unreadable would be scored on what little remains.
+func (s *skips) check(t *Trace) error {
+	t.Skipped, t.Why = s.total(), s.why()
+	if records := len(t.Jobs) + t.Skipped; t.Skipped > 0 && 2*t.Skipped > records {
+		return fmt.Errorf("%d of %d records cannot be replayed (%s): a job needs its submit time, its size and its wait or start time",
+			t.Skipped, records, t.Why)
+	}
+	return nil
 }
 
 // End is the trace's last recorded moment: the latest submit, start or end time of its jobs.
@@ -106,14 +161,18 @@ func ReadTrace(r io.Reader, format string) (Trace, error) {
 		br = bufio.NewReaderSize(zr, 1<<16)
 	}
 	var t Trace
+	var sk skips
 	var err error
 	switch format {
 	case FormatSWF:
-		t, err = readSWF(br)
+		t, err = readSWF(br, &sk)
 	case FormatCSV:
-		t.Jobs, err = readCSV(br)
+		t.Jobs, err = readCSV(br, &sk)
 	default:
 		return Trace{}, fmt.Errorf("unknown trace format %q (want swf or csv)", format)
+	}
+	if err == nil {
+		err = sk.check(&t)
 	}
 	if err != nil {
 		return Trace{}, err
@@ -122,12 +181,10 @@ func ReadTrace(r io.Reader, format string) (Trace, error) {
 	return t, nil
 }
 
-// swfField names the SWF fields the reader uses, by their 1-based position.
-var swfField = map[int]string{
-	1: "job number", 2: "submit time", 3: "wait time", 4: "run time", 5: "allocated processors",
-	8: "requested processors", 9: "requested time", 11: "status", 12: "user id", 15: "queue number",
-	16: "partition number",
-}
+// swfUsed are the SWF fields the reader uses, by their 1-based position: submit time, wait
+// time, run time, allocated processors, requested processors, requested time, status, user,
+// queue and partition.
+var swfUsed = [...]int{2, 3, 4, 5, 8, 9, 11, 12, 15, 16}
 
 // readSWF reads the Standard Workload Format of the Parallel Workloads Archive: ';' starts a
 // header comment, then one job per line with 18 whitespace-separated fields, -1 meaning unknown.
@@ -135,58 +192,59 @@ var swfField = map[int]string{
 // A job with an unknown wait that did not run (run time unknown or 0, status not 1: cancelled
 // or failed in the queue) never started; the trace does not say when it left the queue, so the
 // replay takes it out at once rather than let it stand in the queue for the rest of the trace.
-// A job with an unknown wait that did run, or whose size is unknown, cannot be placed in time
-// or in the pool: it is left out and counted in Trace.Skipped.
-func readSWF(r *bufio.Reader) (Trace, error) {
+// A record that cannot place its job (unknown submit time; unknown wait for a job that ran;
+// unknown size; a line that is not 18 numbers) is left out and counted in sk.
+func readSWF(r *bufio.Reader, sk *skips) (Trace, error) {
 	var t Trace
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
 	line := 0
+	users, queues := interner{}, interner{}
+	var v [19]int64
+	var f [18][]byte
 	for sc.Scan() {
 		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
 			continue
 		}
 		if text[0] == ';' {
-			swfHeader(text, &t)
+			swfHeader(string(text), &t)
 			continue
 		}
-		f := strings.Fields(text)
-		if len(f) != 18 {
-			return Trace{}, fmt.Errorf("line %d: want 18 SWF fields, got %d", line, len(f))
+		n := fields(text, f[:])
+		if n != 18 {
+			sk.add("are not 18 fields", line)
+			continue
 		}
-		num := func(pos int) (int64, error) {
-			s := f[pos-1]
-			v, err := strconv.ParseInt(s, 10, 64)
-			if err != nil {
-				// Some archives write the integer fields as decimals ("3600.00").
-				x, ferr := strconv.ParseFloat(s, 64)
-				if ferr != nil {
-					return 0, fmt.Errorf("line %d: field %d (%s): %q is not a number", line, pos, swfField[pos], s)
-				}
-				v = int64(x)
-			}
-			return v, nil
-		}
-		var v [19]int64
-		for pos := range swfField {
-			x, err := num(pos)
-			if err != nil {
-				return Trace{}, err
+		bad := false
+		for _, pos := range swfUsed {
+			x, ok := swfNumber(f[pos-1])
+			if !ok {
+				bad = true
+				break
 			}
 			v[pos] = x
 		}
-		if v[2] < 0 {
-			return Trace{}, fmt.Errorf("line %d: field 2 (submit time) is %d; a job needs a submit time", line, v[2])
+		switch {
+		case bad:
+			sk.add("hold a field that is not a number", line)
+			continue
+		case v[2] < 0:
+			sk.add("have no submit time (field 2 is -1)", line)
+			continue
 		}
-		j := Job{ID: f[0], Submit: v[2], Start: -1, End: -1, Requested: max(v[9], 0)}
+		j := Job{ID: string(f[0]), Submit: v[2], Start: -1, End: -1, Requested: max(v[9], 0)}
 		j.GPUs = float64(v[5])
 		if j.GPUs <= 0 {
 			j.GPUs = float64(v[8])
 		}
-		if j.GPUs <= 0 || (v[3] < 0 && (v[4] > 0 || v[11] == 1)) {
-			t.Skipped++
+		switch {
+		case v[3] < 0 && (v[4] > 0 || v[11] == 1):
+			sk.add("ran but have no recorded wait (field 3 is -1)", line)
+			continue
+		case j.GPUs <= 0:
+			sk.add("have no size (fields 5 and 8 are -1)", line)
 			continue
 		}
 		if v[3] < 0 {
@@ -203,13 +261,15 @@ func readSWF(r *bufio.Reader) (Trace, error) {
 			}
 		}
 		if v[12] >= 0 {
-			j.User = f[11]
+			j.User = users.of(f[11])
 		}
-		if v[15] >= 0 {
-			j.Queue = f[14]
-		}
-		if v[16] >= 0 { // jobs of another partition run elsewhere: tell them apart like queues
-			j.Queue += "@" + f[15]
+		switch {
+		case v[15] >= 0 && v[16] >= 0: // jobs of another partition run elsewhere: tell them apart like queues
+			j.Queue = queues.of(append(append(append(make([]byte, 0, 16), f[14]...), '@'), f[15]...))
+		case v[15] >= 0:
+			j.Queue = queues.of(f[14])
+		case v[16] >= 0:
+			j.Queue = queues.of(append([]byte{'@'}, f[15]...))
 		}
 		t.Jobs = append(t.Jobs, j)
 	}
@@ -217,6 +277,71 @@ func readSWF(r *bufio.Reader) (Trace, error) {
 		return Trace{}, fmt.Errorf("after line %d: %w", line, err)
 	}
 	return t, nil
+}
+
+// fields splits b at runs of blanks into f and returns how many fields there were (f holds the
+// first len(f) of them).
+func fields(b []byte, f [][]byte) int {
+	n := 0
+	for i := 0; i < len(b); {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+			i++
+		}
+		if i == len(b) {
+			break
+		}
+		j := i
+		for j < len(b) && b[j] != ' ' && b[j] != '\t' {
+			j++
+		}
+		if n < len(f) {
+			f[n] = b[i:j]
+		}
+		n++
+		i = j
+	}
+	return n
+}
+
+// swfNumber reads an SWF field: an integer, or a decimal as some archives write them ("3600.00"),
+// whose fraction is dropped.
+func swfNumber(b []byte) (int64, bool) {
+	var v int64
+	neg := false
+	i := 0
+	if len(b) > 0 && b[0] == '-' {
+		neg, i = true, 1
+	}
+	if i < len(b) && len(b)-i <= 18 {
+		j := i
+		for ; j < len(b) && b[j] >= '0' && b[j] <= '9'; j++ {
+			v = 10*v + int64(b[j]-'0')
+		}
+		if j == len(b) {
+			if neg {
+				v = -v
+			}
+			return v, true
+		}
+	}
+	x, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e15 {
+		return 0, false
+	}
+	return int64(x), true
+}
+
+// interner hands out one string per distinct name, so that a long trace keeps each user's and
+// queue's name once.
+type interner map[string]string
+
+func (in interner) of(b []byte) string {
+	if s, ok := in[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	in[s] = s
+	return s
 }
 
 // swfHeader takes the capacity from a "; MaxProcs: N" (or, failing that, "; MaxNodes: N") line.
@@ -244,11 +369,14 @@ var csvColumns = []string{"job_id", "submit_time", "start_time", "end_time", "gp
 
 // readCSV reads the generic trace CSV: a header line naming the columns (any order), then one
 // job per line. Empty start_time: never started. Empty user, queue, requested_seconds: unknown.
-// Times may carry a fraction of a second, which is dropped.
-func readCSV(r *bufio.Reader) ([]Job, error) {
+// Times may carry a fraction of a second, which is dropped. A record that cannot place its job
+// (no submit time, a time that is not a number of seconds, a start before the submit, a line
+// with another number of fields than the header) is left out and counted in sk.
+func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
+	cr.LazyQuotes = true
 	head, err := cr.Read()
 	if err == io.EOF {
 		return nil, errors.New("line 1: empty file; want a header line " + strings.Join(csvColumns, ","))
@@ -256,6 +384,7 @@ func readCSV(r *bufio.Reader) ([]Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	head = slices.Clone(head)
 	col := map[string]int{}
 	for i, h := range head {
 		col[strings.TrimSpace(strings.ToLower(strings.TrimPrefix(h, "\ufeff")))] = i
@@ -265,18 +394,25 @@ func readCSV(r *bufio.Reader) ([]Job, error) {
 			return nil, fmt.Errorf("line 1: header lacks column %q; want %s", c, strings.Join(csvColumns, ","))
 		}
 	}
+	users, queues := interner{}, interner{}
 	var jobs []Job
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
-			return nil, err // csv.ParseError names the line
-		}
 		line, _ := cr.FieldPos(0)
+		if err != nil {
+			var pe *csv.ParseError
+			if !errors.As(err, &pe) {
+				return nil, err
+			}
+			sk.add("cannot be read as CSV", pe.StartLine)
+			continue
+		}
 		if len(rec) != len(head) {
-			return nil, fmt.Errorf("line %d: want %d fields as in the header, got %d", line, len(head), len(rec))
+			sk.add(fmt.Sprintf("do not have the header's %d fields", len(head)), line)
+			continue
 		}
 		get := func(name string) string {
 			if i, ok := col[name]; ok {
@@ -284,59 +420,61 @@ func readCSV(r *bufio.Reader) ([]Job, error) {
 			}
 			return ""
 		}
-		integer := func(name string, empty int64) (int64, error) {
+		// seconds reads a time: empty or -1 is unknown; ok is false when it is not a number
+		// of seconds from the trace's origin.
+		seconds := func(name string, unknown int64) (v int64, ok bool) {
 			s := get(name)
 			if s == "" || s == "-1" { // -1: unknown, as in SWF
-				return empty, nil
+				return unknown, true
 			}
 			v, err := strconv.ParseInt(s, 10, 64)
 			if err != nil { // seconds with a fraction: the whole seconds
 				x, ferr := strconv.ParseFloat(s, 64)
-				if ferr != nil || math.IsNaN(x) || math.IsInf(x, 0) || x > math.MaxInt64/2 {
-					return 0, fmt.Errorf("line %d: %s: %q is not a number of seconds", line, name, s)
+				if ferr != nil || math.IsNaN(x) || math.IsInf(x, 0) || x > math.MaxInt64/2 || x < math.MinInt64/2 {
+					return 0, false
 				}
 				v = int64(x)
 			}
-			if v < 0 {
-				return 0, fmt.Errorf("line %d: %s: %q is negative; want seconds from the trace's start (-1 or empty for unknown)", line, name, s)
-			}
-			return v, nil
+			return v, v >= 0
 		}
-		j := Job{ID: get("job_id"), User: get("user"), Queue: get("queue")}
-		if get("submit_time") == "" {
-			return nil, fmt.Errorf("line %d: submit_time is empty", line)
+		j := Job{}
+		var ok [4]bool
+		j.Submit, ok[0] = seconds("submit_time", -1)
+		j.Start, ok[1] = seconds("start_time", -1)
+		j.End, ok[2] = seconds("end_time", -1)
+		j.Requested, ok[3] = seconds("requested_seconds", 0)
+		if !ok[0] || !ok[1] || !ok[2] || !ok[3] {
+			sk.add("hold a time that is not a number of seconds from the trace's start", line)
+			continue
 		}
-		if j.Submit, err = integer("submit_time", -1); err != nil {
-			return nil, err
-		}
-		if j.Start, err = integer("start_time", -1); err != nil {
-			return nil, err
-		}
-		if j.End, err = integer("end_time", -1); err != nil {
-			return nil, err
-		}
-		if j.Requested, err = integer("requested_seconds", 0); err != nil {
-			return nil, err
+		if j.Submit < 0 {
+			sk.add("have no submit_time", line)
+			continue
 		}
 		switch g := get("gpus"); g {
-		case "-1":
+		case "-1", "":
 			j.GPUs = 0 // unknown, as in SWF
 		default:
-			if j.GPUs, err = strconv.ParseFloat(g, 64); err != nil || j.GPUs < 0 {
-				return nil, fmt.Errorf("line %d: gpus: %q is not a non-negative number", line, g)
+			x, err := strconv.ParseFloat(g, 64)
+			if err != nil || x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+				sk.add("hold gpus that are not a non-negative number", line)
+				continue
 			}
+			j.GPUs = x
 		}
 		if j.Start >= 0 && j.Start < j.Submit {
-			return nil, fmt.Errorf("line %d: start_time %d is before submit_time %d", line, j.Start, j.Submit)
+			sk.add("start before they were submitted", line)
+			continue
 		}
 		if j.Start >= 0 && j.End >= 0 && j.End < j.Start {
-			return nil, fmt.Errorf("line %d: end_time %d is before start_time %d", line, j.End, j.Start)
+			j.End = j.Start // ended before it started: it ran for no time
 		}
-		if j.Queue == "-1" {
-			j.Queue = ""
+		j.ID = get("job_id")
+		if u := get("user"); u != "" && u != "-1" {
+			j.User = users.of([]byte(u))
 		}
-		if j.User == "-1" {
-			j.User = ""
+		if q := get("queue"); q != "" && q != "-1" {
+			j.Queue = queues.of([]byte(q))
 		}
 		jobs = append(jobs, j)
 	}

@@ -3,6 +3,7 @@ package predict
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -24,7 +25,7 @@ const swfSample = `; Version: 2.2
 func TestReadSWF(t *testing.T) {
 	// Job 2 was cancelled in the queue: it never started and leaves the replay's queue at once.
 	// Job 4 ran but its wait is unknown, job 5's size is unknown: both are left out.
-	want := Trace{Capacity: 128, Skipped: 2, Jobs: []Job{
+	want := Trace{Capacity: 128, Skipped: 2, Why: "1 ran but have no recorded wait (field 3 is -1), the first on line 8", Jobs: []Job{
 		{ID: "1", Submit: 0, Start: 10, End: 110, GPUs: 4, User: "7", Queue: "1", Requested: 600},
 		{ID: "3", Submit: 3, Start: 3, End: 123, GPUs: 2, Queue: "2@3", Requested: 120}, // queue 2 of partition 3
 		{ID: "2", Submit: 5, Start: -1, End: 5, GPUs: 8, User: "8", Requested: 3600},
@@ -77,22 +78,62 @@ func TestReadTraceErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, format, in, want string
 	}{
-		{"swf short line", FormatSWF, "; MaxProcs: 4\n1 0 0 10 1\n", "line 2: want 18 SWF fields, got 5"},
-		{"swf bad number", FormatSWF, swfSample + "    4  x     0    10    1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n", `line 10: field 2 (submit time): "x" is not a number`},
 		{"csv empty", FormatCSV, "", "line 1: empty file"},
 		{"csv missing column", FormatCSV, "job_id,submit_time,start_time,gpus\n", `line 1: header lacks column "end_time"`},
-		{"csv bad start", FormatCSV, head + good + "2,5,soon,10,1,u,q,60\n", `line 3: start_time: "soon" is not a number of seconds`},
-		{"csv negative time", FormatCSV, head + "1,-5,0,10,1,u,q,60\n", `line 2: submit_time: "-5" is negative`},
-		{"csv bad gpus", FormatCSV, head + good + good + "3,5,6,10,many,u,q,60\n", `line 4: gpus: "many"`},
-		{"csv field count", FormatCSV, head + "1,0,0,10\n", "line 2: want 8 fields"},
-		{"csv start before submit", FormatCSV, head + "1,50,40,60,1,u,q,60\n", "line 2: start_time 40 is before submit_time 50"},
-		{"csv empty submit", FormatCSV, head + "1,,40,60,1,u,q,60\n", "line 2: submit_time is empty"},
 		{"unknown format", "json", good, `unknown trace format "json"`},
+		// A file whose records mostly cannot be placed says so, with the commonest reason.
+		{"swf mostly short lines", FormatSWF, "; MaxProcs: 4\n1 0 0 10 1\n2 0 0 10 1\n" + strings.Repeat("3 0 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n", 1),
+			"2 of 3 records cannot be replayed (2 are not 18 fields, the first on line 2): a job needs its submit time, its size and its wait or start time"},
+		{"swf no waits", FormatSWF, "1 0 -1 100 4 -1 -1 4 600 -1 1 7 7 -1 1 -1 -1 -1\n2 5 -1 100 4 -1 -1 4 600 -1 1 7 7 -1 1 -1 -1 -1\n",
+			"2 of 2 records cannot be replayed (2 ran but have no recorded wait (field 3 is -1), the first on line 1)"},
+		{"csv no submit times", FormatCSV, head + "1,,40,60,1,u,q,60\n2,-1,40,60,1,u,q,60\n" + good,
+			"2 of 3 records cannot be replayed (2 have no submit_time, the first on line 2)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadTrace(strings.NewReader(tc.in), tc.format)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
+			}
+			if strings.Count(err.Error(), ". ") > 0 || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err = %q, want one sentence", err)
+			}
+		})
+	}
+}
+
+// A record a job cannot be placed from is left out and counted, never a failure of the file.
+func TestReadTraceSkips(t *testing.T) {
+	const head = "job_id,submit_time,start_time,end_time,gpus,user,queue,requested_seconds\n"
+	var good strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&good, "%d,%d,%d,%d,1,u,q,60\n", i, 10*i, 10*i+5, 10*i+50)
+	}
+	for _, tc := range []struct {
+		name, format, in, why string
+		jobs                  int
+	}{
+		{"swf unknown submit", FormatSWF, swfSample + "    6     -1     0    10    1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "", 3},
+		{"swf bad number", FormatSWF, swfSample + "    6  x     0    10    1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "", 3},
+		{"csv bad start", FormatCSV, head + good.String() + "9,5,soon,10,1,u,q,60\n",
+			"1 hold a time that is not a number of seconds from the trace's start, the first on line 8", 6},
+		{"csv negative time", FormatCSV, head + good.String() + "9,-5,0,10,1,u,q,60\n",
+			"1 hold a time that is not a number of seconds from the trace's start, the first on line 8", 6},
+		{"csv bad gpus", FormatCSV, head + good.String() + "9,5,6,10,many,u,q,60\n", "1 hold gpus that are not a non-negative number, the first on line 8", 6},
+		{"csv field count", FormatCSV, head + good.String() + "9,0,0,10\n", "1 do not have the header's 8 fields, the first on line 8", 6},
+		{"csv start before submit", FormatCSV, head + good.String() + "9,50,40,60,1,u,q,60\n", "1 start before they were submitted, the first on line 8", 6},
+		{"csv empty submit", FormatCSV, head + good.String() + "9,,40,60,1,u,q,60\n", "1 have no submit_time, the first on line 8", 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := ReadTrace(strings.NewReader(tc.in), tc.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			skipped := 1
+			if tc.format == FormatSWF {
+				skipped = 3 // and the two of swfSample
+			}
+			if len(tr.Jobs) != tc.jobs || tr.Skipped != skipped || (tc.why != "" && tr.Why != tc.why) {
+				t.Fatalf("%d jobs, %d skipped (%s); want %d jobs, %d skipped (%s)", len(tr.Jobs), tr.Skipped, tr.Why, tc.jobs, skipped, tc.why)
 			}
 		})
 	}
@@ -115,7 +156,7 @@ func TestReadTraceFileNamesTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := ReadTraceFile(path, "")
-	if err == nil || !strings.Contains(err.Error(), path+": line 2: end_time") {
+	if err == nil || !strings.Contains(err.Error(), path+": 1 of 1 records cannot be replayed") {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := ReadTraceFile(filepath.Join(t.TempDir(), "trace.dat"), ""); err == nil || !strings.Contains(err.Error(), "--format") {
@@ -123,32 +164,14 @@ func TestReadTraceFileNamesTheFile(t *testing.T) {
 	}
 }
 
-// tracesDir is the shared trace folder beside the repository (../shared/data/traces from the
-// repository root). Without it a test skips, except under CI=true, where it fails.
+// tracesDir is the repository's trace folder, testdata/traces (see its README).
 func tracesDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	dir := filepath.Join("..", "..", "testdata", "traces")
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("traces missing: %v", err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's folder")
-		}
-		dir = parent
-	}
-	traces := filepath.Join(dir, "..", "shared", "data", "traces")
-	if _, err := os.Stat(traces); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared traces missing (want ../shared/data/traces beside the repository): %v", err)
-		}
-		t.Skipf("shared traces not found at %s", traces)
-	}
-	return traces
+	return dir
 }
 
 func TestTraceEnd(t *testing.T) {

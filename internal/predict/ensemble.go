@@ -1,0 +1,361 @@
+package predict
+
+import (
+	"math"
+)
+
+// The experts whose points the predictor chooses from (Estimate.experts).
+const (
+	expKNN    = iota // median wait of the nearest situations (the simulated start while the history is short)
+	expKind          // median of the recent waits of requests of the same kind
+	expSim           // the simulated start (first hole of the queue's schedule)
+	expZero          // no wait
+	expRecent        // median of everyone's last 100 waits (the recent100 baseline)
+	expUser          // median of the user's last 20 waits (the user_recent baseline)
+	expQBETS         // the QBETS-style point for the queue (the qbets baseline)
+	expLast          // the user's last wait
+	nExperts
+)
+
+// The ways a bound is read from the nearest situations (Estimate.bounds).
+const (
+	boundAsWas   = iota // from their waits as they were
+	boundScaled         // from their waits scaled to this situation's reference wait
+	boundFloored        // the first, never under the reference wait
+	nBounds
+)
+
+// Kinds of request, from coarse to fine (Estimate.kinds): everything; the queue; the queue and
+// the size; the queue, the size and the situation (the band of the simulated start and how
+// many of the user's own requests are ahead).
+const (
+	levelAll = iota
+	levelQueue
+	levelSize
+	levelSituation
+	nLevels
+)
+
+const (
+	maxKinds       = 1 << 13 // kinds remembered; past this the oldest is forgotten
+	minKindPoints  = 16      // started requests of a kind before its experts' scores are read
+	minKindWaits   = 8       // waits of a kind before its median is an expert's answer
+	kindWaitWindow = 64      // recent waits kept per kind
+	// Recent scores are averaged with weights that fall by 1/256 per request of a kind (about
+	// the last 180 count half), and by 1/4096 over all requests.
+	kindRate   = 1.0 / 256
+	globalRate = 1.0 / 4096
+	// An expert's score adds its mean absolute error and its share of wrong bands, each over
+	// the best expert's: the point is judged in minutes and in bands alike. The floors keep
+	// near-perfect experts from making every other look infinitely worse.
+	aeFloor   = 30   // seconds
+	bandFloor = 0.02 // share
+	// maxPendingScan bounds the queued requests that join a neighbour search as still waiting:
+	// a longer queue is sampled evenly.
+	maxPendingScan = 512
+	// A way of reading bounds is eligible while its bounds' share of hits (over all outcomes,
+	// or the last hitWindow or so once there are more) is within coverageSlack of Coverage.
+	hitWindow     = 1 << 16
+	coverageSlack = 0.01
+)
+
+// kindStats is what the predictor has learned about one kind of request: each expert's recent
+// errors (and, at the top level, those of the answer the kinds chose), and the kind's recent
+// waits.
+type kindStats struct {
+	n     float64               // started requests scored
+	ae    [nExperts + 1]float64 // recent mean absolute error, seconds
+	bm    [nExperts + 1]float64 // recent share of wrong bands
+	waits *window               // recent waits
+}
+
+// sizeBand groups request sizes by factors of four: under 2, 2-3, 4-15, 16-63, 64-255, 256
+// and more.
+func sizeBand(gpus float64) uint64 {
+	switch {
+	case gpus < 2:
+		return 0
+	case gpus < 4:
+		return 1
+	case gpus < 16:
+		return 2
+	case gpus < 64:
+		return 3
+	case gpus < 256:
+		return 4
+	}
+	return 5
+}
+
+// kindsOf is the request's kind at each level.
+func (p *Predictor) kindsOf(req *Request, s *Situation) [nLevels]uint64 {
+	q := uint64(p.nb.queueID(req.Queue)) & 0xffff
+	ahead := uint64(0)
+	switch {
+	case s.UserAhead >= 10:
+		ahead = 2
+	case s.UserAhead > 0:
+		ahead = 1
+	}
+	state := uint64(Band(s.Backfill))*3 + ahead
+	size := sizeBand(req.GPUs)
+	return [nLevels]uint64{
+		levelAll:       0,
+		levelQueue:     1<<60 | q,
+		levelSize:      2<<60 | q<<8 | size,
+		levelSituation: 3<<60 | q<<16 | size<<8 | state,
+	}
+}
+
+// statsFor is the stats of kind k at level l, or nil when it is not (or no longer) known.
+func (p *Predictor) statsFor(k uint64, l int) *kindStats {
+	if l == levelAll {
+		return &p.global
+	}
+	if ks, ok := p.kinds.get(k); ok {
+		return ks
+	}
+	return nil
+}
+
+// statsOf is the stats of each of the kinds, made when missing.
+func (p *Predictor) statsOf(kinds [nLevels]uint64) [nLevels]*kindStats {
+	var out [nLevels]*kindStats
+	if p.global.waits == nil {
+		p.global.waits = newWindow(kindWaitWindow)
+	}
+	out[levelAll] = &p.global
+	for l := 1; l < nLevels; l++ {
+		ks, ok := p.kinds.get(kinds[l])
+		if !ok {
+			ks = &kindStats{waits: newWindow(kindWaitWindow)}
+			p.kinds.put(kinds[l], ks)
+		}
+		out[l] = ks
+	}
+	return out
+}
+
+// existingStats is like statsOf but leaves a forgotten kind nil.
+func (p *Predictor) existingStats(kinds [nLevels]uint64) [nLevels]*kindStats {
+	var out [nLevels]*kindStats
+	for l := range out {
+		out[l] = p.statsFor(kinds[l], l)
+	}
+	return out
+}
+
+// choosePoint is the expert whose answers have lately done best for the finest kind that has
+// seen enough requests (expKNN before any has).
+func (p *Predictor) choosePoint(ks [nLevels]*kindStats) int {
+	for l := nLevels - 1; l >= 0; l-- {
+		if ks[l] != nil && ks[l].n >= minKindPoints {
+			return ks[l].best()
+		}
+	}
+	return expKNN
+}
+
+// best is the expert with the lowest score: its mean absolute error over the best one's plus
+// its share of wrong bands over the best one's.
+func (k *kindStats) best() int {
+	minAE, minBM := math.Inf(1), math.Inf(1)
+	for e := range nExperts {
+		minAE, minBM = min(minAE, k.ae[e]), min(minBM, k.bm[e])
+	}
+	best, score := expKNN, math.Inf(1)
+	for e := range nExperts {
+		if s := k.ae[e]/(minAE+aeFloor) + k.bm[e]/(minBM+bandFloor); s < score {
+			best, score = e, s
+		}
+	}
+	return best
+}
+
+// dominant is the expert that has lately done better than the answers the kinds chose, over
+// all requests, both in minutes and in bands (the one with the lowest score among such), or -1
+// when none has: the chosen answers then stand.
+func (k *kindStats) dominant() int {
+	if k.n < minKindPoints {
+		return -1
+	}
+	best, score := -1, math.Inf(1)
+	for e := range nExperts {
+		if k.ae[e] >= k.ae[nExperts] || k.bm[e] >= k.bm[nExperts] {
+			continue
+		}
+		if s := k.ae[e]/(k.ae[nExperts]+aeFloor) + k.bm[e]/(k.bm[nExperts]+bandFloor); s < score {
+			best, score = e, s
+		}
+	}
+	return best
+}
+
+// scorePoints updates every level's record of its experts' errors with a request that started
+// after waiting w seconds.
+func (p *Predictor) scorePoints(ks [nLevels]*kindStats, e *Estimate, w float32) {
+	band := Band(secs(float64(w)))
+	for l, k := range ks {
+		if k == nil {
+			continue
+		}
+		k.n++
+		rate := max(1/k.n, kindRate)
+		n := nExperts
+		if l == levelAll {
+			rate = max(1/k.n, globalRate)
+			n++ // and the answer the kinds chose
+		}
+		for x := range n {
+			v := e.pick
+			if x < nExperts {
+				v = e.experts[x]
+			}
+			miss := 0.0
+			if Band(secs(float64(v))) != band {
+				miss = 1
+			}
+			k.ae[x] += rate * (math.Abs(float64(v-w)) - k.ae[x])
+			k.bm[x] += rate * (miss - k.bm[x])
+		}
+	}
+}
+
+// chooseBound is the way whose bounds have lately been shortest, relative to the waits of the
+// requests that waited a minute or more, among the ways whose bounds have held for their share
+// of requests over all outcomes (within coverageSlack). Every way's price is corrected to that
+// share on its own, so this compares the ways at the same coverage: the shorter bounds for the
+// same share of hits win. A way that keeps falling short (its price is at its limit, as when
+// misses come in bursts) is not eligible; when none is, the way that held most often is taken.
+func (p *Predictor) chooseBound() int {
+	best, closest := -1, boundAsWas
+	for w := range nBounds {
+		if p.hits[w] > p.hits[closest] {
+			closest = w
+		}
+		if p.hits[w] >= p.cfg.Coverage-coverageSlack && (best < 0 || p.ratio[w] < p.ratio[best]) {
+			best = w
+		}
+	}
+	if best < 0 {
+		return closest
+	}
+	return best
+}
+
+// scoreBounds keeps, for a request that started after waiting a minute or more, each way's
+// mean of ln(bound / wait) (an Unbounded bound counts as ten times the horizon).
+func (p *Predictor) scoreBounds(e *Estimate, w float32) {
+	if w < 60 {
+		return
+	}
+	p.long++
+	for b, bound := range e.bounds {
+		r := math.Log(min(float64(bound), e.Horizon.Seconds()*10+60) / float64(w))
+		p.ratio[b] += (r - p.ratio[b]) / min(p.long, hitWindow)
+	}
+}
+
+// coverage corrects way w's price after a hit or a miss of its bound, in the manner of
+// adaptive conformal inference: a miss raises -ln λ by aciRate × Coverage, a hit lowers it by
+// aciRate × (1 - Coverage), so that the long-run share of requests within the way's bounds
+// tracks Coverage.
+func (p *Predictor) coverage(w int, miss bool) {
+	err := 0.0
+	if miss {
+		err = 1
+	}
+	p.scored[w]++
+	p.hits[w] += (1 - err - p.hits[w]) / min(p.scored[w], hitWindow)
+	p.theta[w] += aciRate * (err - (1 - p.cfg.Coverage))
+	p.theta[w] = min(max(p.theta[w], 0), thetaMax+thetaGrowth)
+}
+
+// openEstimate is an estimate whose request was seen waiting: when it was submitted, the bounds
+// it gave, and which of them were counted as missed.
+type openEstimate struct {
+	submit  int64 // Unix nanoseconds
+	bounds  [nBounds]float32
+	counted uint8 // bit w: way w's bound was counted as missed
+}
+
+// due is the moment (Unix nanoseconds) an open estimate's next bound runs out.
+type due struct {
+	at  int64
+	seq uint64
+}
+
+// watch starts watching the estimate of a request seen waiting.
+func (p *Predictor) watch(e *Estimate, submit int64) {
+	oe := &openEstimate{submit: submit, bounds: e.bounds}
+	p.open.put(e.seq, oe)
+	p.schedule(e.seq, oe)
+}
+
+// schedule queues the moment the shortest bound of oe not yet counted runs out.
+func (p *Predictor) schedule(seq uint64, oe *openEstimate) {
+	next := math.Inf(1)
+	for w, b := range oe.bounds {
+		if oe.counted&(1<<w) == 0 {
+			next = min(next, float64(b))
+		}
+	}
+	if !math.IsInf(next, 1) {
+		p.dues = pushDue(p.dues, due{oe.submit + int64(next*1e9), seq})
+	}
+}
+
+// overdue counts a miss for every bound that ran out before now while its request still waited.
+func (p *Predictor) overdue(now int64) {
+	for len(p.dues) > 0 && p.dues[0].at < now {
+		var d due
+		d, p.dues = popDue(p.dues)
+		oe, ok := p.open.get(d.seq)
+		if !ok {
+			continue
+		}
+		for w, b := range oe.bounds {
+			if oe.counted&(1<<w) == 0 && oe.submit+int64(float64(b)*1e9) < now {
+				oe.counted |= 1 << w
+				p.coverage(w, true)
+			}
+		}
+		p.schedule(d.seq, oe)
+	}
+}
+
+func pushDue(h []due, d due) []due {
+	h = append(h, d)
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if h[parent].at <= h[i].at {
+			break
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+	return h
+}
+
+func popDue(h []due) (due, []due) {
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h[r].at < h[l].at {
+			m = r
+		}
+		if h[i].at <= h[m].at {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	return top, h
+}
