@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -163,7 +164,7 @@ func usePolicy(t *testing.T, p *Policy) {
 			rt, rc := p.RuleInputFor(n, c.Name)
 			in := RuleInput{Request: RuleRequest{Kind: "lease", GPUs: 1, Class: c.Name, Duration: time.Hour, GPUHours: 1},
 				User: RuleUser{Name: "someone@x.example", Groups: []string{}}, Team: rt, Class: rc}
-			_ = p.Evaluate(in)
+			_ = p.Evaluate(context.Background(), in)
 		}
 	}
 	for _, id := range p.Directory {

@@ -107,7 +107,8 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 	}
 	var out *Outcome
 	var b batch
-	err = s.Store.Update(ctx, s.admissionLocks(req.Team, req.Class), func(tx Tx) error {
+	var rc ruleCheck
+	admit := func(tx Tx) error {
 		b = batch{}
 		now := s.Clock.Now()
 		u, q, err := s.usage(ctx, tx, req.Team, now)
@@ -117,7 +118,10 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		l := &Lease{User: req.User, Team: req.Team, Class: req.Class, GPUs: req.GPUs, Duration: req.Duration,
 			Template: req.Template, Params: req.Params, DataClass: req.DataClass, Exclusive: req.Exclusive, RequestKey: req.RequestKey, CreatedAt: now}
 		in := s.ruleInput(id, c, u, q, l, "lease", req.Duration)
-		matches := s.Policy.Evaluate(in)
+		matches, err := s.ruleResult(ctx, &rc, in)
+		if err != nil {
+			return err
+		}
 		out = &Outcome{Lease: l, Matches: matches}
 		if len(matches) > 0 {
 			l.State = PendingApproval
@@ -175,7 +179,8 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			}
 		}
 		return nil
-	})
+	}
+	err = s.withRules(ctx, &rc, func() error { return s.Store.Update(ctx, s.admissionLocks(req.Team, req.Class), admit) })
 	if err != nil {
 		var de *Error
 		if errors.As(err, &de) && de.Code == ECONFLICT && req.RequestKey != "" {
