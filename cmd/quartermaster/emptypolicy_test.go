@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -44,5 +47,41 @@ func TestConsoleAndServeRefuseAPolicyWithEmptyEntries(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestPolicyCheckNamesACostlyRuleAndWarnsOfLookAlikeGroups: policy check refuses the issue's rule
+// of seven nested exists over [1..30], naming it and its estimated cost; a valid policy's check
+// names its costliest rule, and warns of a directory entry whose group only looks like a team.
+func TestPolicyCheckNamesACostlyRuleAndWarnsOfLookAlikeGroups(t *testing.T) {
+	src, err := os.ReadFile("../../docs/quartermaster.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nums []string
+	for i := 1; i <= 30; i++ {
+		nums = append(nums, strconv.Itoa(i))
+	}
+	when := "v1 < 0"
+	for d := 7; d >= 1; d-- {
+		when = fmt.Sprintf("[%s].exists(v%d, %s)", strings.Join(nums, ","), d, when)
+	}
+	dir := t.TempDir()
+	costly := filepath.Join(dir, "costly.yaml")
+	if err := os.WriteFile(costly, []byte(strings.Replace(string(src), "exceptions:\n", "exceptions:\n  - name: seven-deep\n    when: \""+when+"\"\n", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI("policy", "check", costly)
+	if code != 1 || !regexp.MustCompile(`exception rule "seven-deep" could cost up to \d{9,} to evaluate, over the limit of 100000`).MatchString(stderr) {
+		t.Fatalf("policy check of a costly rule: exit %d, %s", code, stderr)
+	}
+	lookAlike := filepath.Join(dir, "lookalike.yaml")
+	if err := os.WriteFile(lookAlike, []byte(strings.Replace(string(src), "directory:\n", "directory:\n  - {user: mallory@acme.example, groups: [Vision]}\n", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI("policy", "check", lookAlike)
+	if code != 0 || !strings.Contains(stdout, `warning: `+lookAlike+`:`) || !strings.Contains(stdout, `directory entry mallory@acme.example: group "Vision" looks like team vision's name`) ||
+		!strings.Contains(stdout, "The costliest exception rule, contractor, is estimated at") {
+		t.Fatalf("policy check of a look-alike group: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

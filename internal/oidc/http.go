@@ -231,7 +231,7 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 		refuse(pInternal)
 		return
 	}
-	if l.ChatEmail != "" && !strings.EqualFold(l.ChatEmail, id.Email) {
+	if l.ChatEmail != "" && !policy.SameName(l.ChatEmail, id.Email) {
 		refuse(pOtherAccount, fmt.Sprintf("It was made for the %s account of %s, but you signed in as %s. Nothing was linked.", platformName(l.Account.Platform), l.ChatEmail, id.Email))
 		return
 	}

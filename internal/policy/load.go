@@ -329,6 +329,8 @@ func (v *validator) validate(p *Policy) {
 	rs, probs := compileRules(p, v.line)
 	v.problems = append(v.problems, probs...)
 	p.rules = rs
+	p.Warnings = append(groupWarnings(p, v.line), ruleCaseWarnings(p, v.line)...)
+	sort.SliceStable(p.Warnings, func(i, j int) bool { return p.Warnings[i].Line < p.Warnings[j].Line })
 }
 
 // objectLists are the lists of the policy whose entries are objects, and what one entry is called.

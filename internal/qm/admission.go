@@ -228,9 +228,11 @@ func (s *Service) ruleInput(id Identity, c *policy.Class, u Usage, q policy.Quot
 	if _, listed := s.Policy.Team(l.Team); !listed {
 		rt.DataClasses = s.dataClassesOf(l.Team)
 	}
-	groups := id.Groups
-	if groups == nil {
-		groups = []string{}
+	// Rules see groups with A to Z in lower case, as groups are compared everywhere else: a
+	// rule's 'contractors' in user.groups holds for the IdP's Contractors too.
+	groups := make([]string, len(id.Groups))
+	for i, g := range id.Groups {
+		groups[i] = policy.NameKey(g)
 	}
 	return policy.RuleInput{
 		Request: policy.RuleRequest{Kind: kind, GPUs: int64(l.GPUs), Class: c.Name, Duration: d, GPUHours: GPUHours(l.GPUs, d),
