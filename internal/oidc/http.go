@@ -315,7 +315,7 @@ func (s *Service) identity(ctx context.Context, p *gooidc.Provider, idt *gooidc.
 		}
 	}
 	email, _ := claims["email"].(string)
-	email = strings.ToLower(strings.TrimSpace(email))
+	email = policy.NameKey(strings.TrimSpace(email)) // A to Z only: a Kelvin sign (K) is not a k
 	if email == "" || !strings.Contains(email, "@") {
 		return identity{}, &problemError{p: pNoEmail}
 	}

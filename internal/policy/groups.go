@@ -98,6 +98,21 @@ func skeleton(s string) string {
 	return out
 }
 
+// teamWarnings finds teams whose names look alike (vision and v1sion): people reading replies,
+// reports and approvals would take one for the other.
+func teamWarnings(p *Policy, line func(string) int) []Problem {
+	var out []Problem
+	for i, t := range p.Teams {
+		for _, u := range p.Teams[:i] {
+			if t != nil && u != nil && LooksAlike(t.Name, u.Name) {
+				out = append(out, Problem{Line: line(fmt.Sprintf("teams.%d.name", i)),
+					Msg: fmt.Sprintf("team %s looks like team %s: people will take one for the other in replies, reports and approvals; give it a name of its own", t.Name, u.Name)})
+			}
+		}
+	}
+	return out
+}
+
 // groupWarnings finds the directory's groups that look like a team's name without being among its
 // idp_groups: such an entry is not in that team, which its author may not expect.
 func groupWarnings(p *Policy, line func(string) int) []Problem {

@@ -19,9 +19,10 @@ func TestPolicyCheckWarnsOfAGroupThatLooksLikeATeamName(t *testing.T) {
   - {user: mallory@acme.example, groups: [Vision]}
   - {user: oscar@acme.example, groups: [ai-vision, LANGUAGE]}
   - {user: pia@acme.example, groups: ["vіsion"]}
-  - {user: quinn@acme.example, groups: [AI-Vision, robotics]}
+  - {user: quinn@acme.example, groups: [AI-Vision, ai-robotics]}
 `, 1)
 	src = strings.Replace(src, "exceptions:\n", "exceptions:\n  - {name: interns, when: \"'Interns' in user.groups\"}\n", 1)
+	src = strings.Replace(src, "teams:\n", "teams:\n  - {name: robotics, idp_groups: [ai-robotics]}\n  - {name: r0botics, idp_groups: [ai-r0botics]}\n", 1)
 	p, err := Load([]byte(src), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -36,13 +37,14 @@ func TestPolicyCheckWarnsOfAGroupThatLooksLikeATeamName(t *testing.T) {
 		`directory entry oscar@acme.example: group "LANGUAGE" looks like team language's name`,
 		`directory entry pia@acme.example: group "vіsion" looks like team vision's name`,
 		`exception rule "interns": rules see user.groups in lower case, so 'Interns' never matches a group; write "interns"`,
+		`team r0botics looks like team robotics: people will take one for the other`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no warning %q in:\n%s", want, text)
 		}
 	}
-	if len(p.Warnings) != 4 || strings.Contains(text, "quinn") {
-		t.Errorf("want exactly 4 warnings, got:\n%s", text)
+	if len(p.Warnings) != 5 || strings.Contains(text, "quinn") {
+		t.Errorf("want exactly 5 warnings, got:\n%s", text)
 	}
 	if p.Warnings[0].Line == 0 {
 		t.Errorf("a warning without its line: %v", p.Warnings[0])
