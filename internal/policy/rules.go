@@ -239,6 +239,17 @@ func (p *Policy) Evaluate(ctx context.Context, in RuleInput) []Match {
 	return out
 }
 
+// RulesCost is the estimated cost of evaluating every exception rule at most (see RuleCostLimit).
+func (p *Policy) RulesCost() uint64 {
+	var n uint64
+	for _, r := range p.Exceptions {
+		if r != nil {
+			n += r.Cost
+		}
+	}
+	return n
+}
+
 // ruleSizes bounds, for the cost estimate, the lists and strings a rule reads from its input,
 // by their path (team.data_classes).
 type ruleSizes map[string]uint64

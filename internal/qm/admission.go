@@ -107,7 +107,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 	}
 	var out *Outcome
 	var b batch
-	var rc ruleCheck
+	rc := s.newRuleCheck()
 	admit := func(tx Tx) error {
 		b = batch{}
 		now := s.Clock.Now()
@@ -118,7 +118,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		l := &Lease{User: req.User, Team: req.Team, Class: req.Class, GPUs: req.GPUs, Duration: req.Duration,
 			Template: req.Template, Params: req.Params, DataClass: req.DataClass, Exclusive: req.Exclusive, RequestKey: req.RequestKey, CreatedAt: now}
 		in := s.ruleInput(id, c, u, q, l, "lease", req.Duration)
-		matches, err := s.ruleResult(ctx, &rc, in)
+		matches, err := s.ruleResult(ctx, rc, in)
 		if err != nil {
 			return err
 		}
@@ -180,7 +180,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		}
 		return nil
 	}
-	err = s.withRules(ctx, &rc, func() error { return s.Store.Update(ctx, s.admissionLocks(req.Team, req.Class), admit) })
+	err = s.withRules(ctx, rc, func() error { return s.Store.Update(ctx, s.admissionLocks(req.Team, req.Class), admit) })
 	if err != nil {
 		var de *Error
 		if errors.As(err, &de) && de.Code == ECONFLICT && req.RequestKey != "" {

@@ -44,6 +44,24 @@ type pausingRules struct {
 	during func()
 }
 
+func (r *pausingRules) RulesCost() uint64 { return r.p.RulesCost() }
+
+// costlyPolicy is the example policy with a rule that matches a pattern against each of the user's
+// groups: costly enough to be evaluated outside the admitting transaction.
+func costlyPolicy(t *testing.T) *policy.Policy {
+	t.Helper()
+	example, err := os.ReadFile("../../docs/quartermaster.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.Load([]byte(strings.Replace(string(example), "exceptions:\n",
+		"exceptions:\n  - name: pattern\n    when: \"user.groups.exists(g, g.matches('^contract.*ors$'))\"\n", 1)), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func (r *pausingRules) Evaluate(ctx context.Context, in policy.RuleInput) []policy.Match {
 	if in.User.Name == r.user {
 		r.once.Do(r.during)
@@ -51,12 +69,12 @@ func (r *pausingRules) Evaluate(ctx context.Context, in policy.RuleInput) []poli
 	return r.p.Evaluate(ctx, in)
 }
 
-// TestOtherUsersCommandsCompleteWhileARuleIsEvaluated: exception rules are evaluated with no
-// transaction open, so while one user's request meets a costly rule (on SQLite, one writer at a
+// TestOtherUsersCommandsCompleteWhileARuleIsEvaluated: costly exception rules are evaluated with
+// no transaction open, so while one user's request meets a costly rule (on SQLite, one writer at a
 // time) another user's request is granted and listed; then the first request goes on to its
 // approver as before.
 func TestOtherUsersCommandsCompleteWhileARuleIsEvaluated(t *testing.T) {
-	p := examplePolicy(t)
+	p := costlyPolicy(t)
 	st := &openTxStore{Store: storetest.Open(t, storetest.SQLite(t))}
 	svc := newService(t, p, st)
 	ctx := context.Background()
@@ -151,7 +169,7 @@ func (f notifierFunc) Notify(ctx context.Context, n qm.Notice) { f(ctx, n) }
 // evaluated, they are evaluated again, so a request that now goes over the quota waits for a
 // budget owner.
 func TestRulesSeeTheUsageTheAdmissionWrites(t *testing.T) {
-	p := examplePolicy(t)
+	p := costlyPolicy(t)
 	svc := newService(t, p, storetest.Open(t, storetest.SQLite(t)))
 	ctx := context.Background()
 	for i := 0; i < 3; i++ { // vision may hold 4 interactive GPUs

@@ -13,6 +13,11 @@ type RuleEvaluator interface {
 	Evaluate(ctx context.Context, in policy.RuleInput) []policy.Match
 }
 
+// inlineRuleCost is the estimated cost of a policy's rules (policy.Policy.RulesCost) up to which
+// they are evaluated inside the admitting transaction, as they take a millisecond at most (the
+// example's add up to 542); costlier rules are evaluated outside it (see ruleCheck).
+const inlineRuleCost = 5_000
+
 // ruleAttempts is how many times an admission reads its rules' input again, when other changes to
 // the team keep changing it, before it evaluates the rules inside its transaction (bounded by
 // policy.RuleCostLimit all the same).
@@ -29,7 +34,17 @@ type ruleCheck struct {
 	in      policy.RuleInput
 	matches []policy.Match
 	done    bool
-	inTx    bool // inputs kept changing: evaluate inside the transaction
+	inTx    bool // cheap rules, or inputs that kept changing: evaluate inside the transaction
+}
+
+// costed is an evaluator that knows what its rules may cost.
+type costed interface{ RulesCost() uint64 }
+
+// newRuleCheck starts the rule check of one admission: inside its transaction when the rules are
+// cheap, else outside.
+func (s *Service) newRuleCheck() *ruleCheck {
+	c, ok := s.rules().(costed)
+	return &ruleCheck{inTx: ok && c.RulesCost() <= inlineRuleCost}
 }
 
 // rules evaluates exception rules, inside a transaction or out; see ruleCheck.
