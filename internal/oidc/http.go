@@ -231,7 +231,7 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 		refuse(pInternal)
 		return
 	}
-	if l.ChatEmail != "" && !strings.EqualFold(l.ChatEmail, id.Email) {
+	if l.ChatEmail != "" && !policy.SameName(l.ChatEmail, id.Email) {
 		refuse(pOtherAccount, fmt.Sprintf("It was made for the %s account of %s, but you signed in as %s. Nothing was linked.", platformName(l.Account.Platform), l.ChatEmail, id.Email))
 		return
 	}
@@ -315,7 +315,7 @@ func (s *Service) identity(ctx context.Context, p *gooidc.Provider, idt *gooidc.
 		}
 	}
 	email, _ := claims["email"].(string)
-	email = strings.ToLower(strings.TrimSpace(email))
+	email = policy.NameKey(strings.TrimSpace(email)) // A to Z only: a Kelvin sign (K) is not a k
 	if email == "" || !strings.Contains(email, "@") {
 		return identity{}, &problemError{p: pNoEmail}
 	}

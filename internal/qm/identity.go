@@ -3,6 +3,8 @@ package qm
 import (
 	"context"
 	"strings"
+
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // Identity is a user resolved against the directory and the policy.
@@ -14,7 +16,8 @@ type Identity struct {
 
 // CanonicalUser is how the service writes a person: trimmed and in lower case, so that
 // Alice@Acme.Example and alice@acme.example are one person in every lease, list and check.
-func CanonicalUser(user string) string { return strings.ToLower(strings.TrimSpace(user)) }
+// Only A to Z are lowered: a name written with a Kelvin sign (K) is not the name written with k.
+func CanonicalUser(user string) string { return policy.NameKey(strings.TrimSpace(user)) }
 
 // SameUser reports whether two names are the same person.
 func SameUser(a, b string) bool { return CanonicalUser(a) == CanonicalUser(b) }
@@ -32,8 +35,9 @@ func (s *Service) Resolve(ctx context.Context, user string) (Identity, error) {
 	}
 	if len(id.Teams) == 0 && len(groups) > 0 {
 		// A team not listed in the policy gets the default quota; it is named after the first group,
-		// unless a listed team has that name: a group is never taken for another team's name.
-		if name := strings.ToLower(groups[0]); !s.listedTeam(name) {
+		// unless that group looks like a listed team's name: team membership comes only from a
+		// team's idp_groups, never from a name that looks alike.
+		if name, ok := s.Policy.UnlistedTeam(groups[0]); ok {
 			id.Teams = []string{name}
 		}
 	}
@@ -49,7 +53,7 @@ func (s *Service) teamFor(id Identity, asked string) (string, error) {
 		return id.Teams[0], nil
 	}
 	for _, t := range id.Teams {
-		if strings.EqualFold(t, asked) {
+		if policy.SameName(t, asked) {
 			return t, nil
 		}
 	}

@@ -41,6 +41,8 @@ type Service struct {
 	// fills in the NVLink islands and NUMA nodes the backend's inventory does not know (see
 	// placement_topology.go).
 	Topology TopologySource
+	// Rules evaluates the exception rules; nil: the policy's (Policy.Evaluate).
+	Rules RuleEvaluator
 
 	topo topologyCache
 
