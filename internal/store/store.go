@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	_ "github.com/lib/pq"  // the "postgres" driver
+	"github.com/lib/pq"    // the "postgres" driver
 	_ "modernc.org/sqlite" // the "sqlite" driver
 
 	"github.com/acme/quartermaster/internal/qm"
@@ -63,7 +63,7 @@ func Open(ctx context.Context, url string, logger *slog.Logger) (*DB, error) {
 	}
 	if err := db.Migrate(ctx); err != nil {
 		_ = db.Close()
-		return nil, err
+		return nil, scrub(url, err)
 	}
 	return db, nil
 }
@@ -82,11 +82,12 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 	if dialect == Postgres {
 		sdb, err := openPostgres(withTimeouts(dsn))
 		if err != nil {
-			return nil, fmt.Errorf("store: open %s: %s", dialect, strings.ReplaceAll(err.Error(), url, redact(url)))
+			err = urlFault(withTimeouts(dsn), func(u string) error { _, err := pq.NewConnector(u); return err })
+			return nil, fmt.Errorf("store: open %s: %w", dialect, scrub(url, err))
 		}
 		x = sqlx.NewDb(sdb, driver)
 	} else if x, err = sqlx.Open(driver, dsn); err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", dialect, err)
+		return nil, fmt.Errorf("store: open %s: %w", dialect, scrub(url, err))
 	}
 	switch dialect {
 	case SQLite:
@@ -103,7 +104,7 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 	}
 	if err := x.PingContext(ctx); err != nil {
 		_ = x.Close()
-		return nil, fmt.Errorf("store: connect to %s: %w", dialect, err)
+		return nil, fmt.Errorf("store: connect to %s: %w", dialect, scrub(url, err))
 	}
 	return &DB{x: x, dialect: dialect, logger: logger.With("store", dialect)}, nil
 }
@@ -121,7 +122,7 @@ func parseURL(url string) (dialect, driver, dsn string, err error) {
 			path, extra = path[:i], path[i+1:]
 		}
 		if path == "" {
-			return "", "", "", fmt.Errorf("store: %q names no SQLite file (use sqlite:PATH or sqlite::memory:)", url)
+			return "", "", "", fmt.Errorf("store: %q names no SQLite file (use sqlite:PATH or sqlite::memory:)", redact(url))
 		}
 		// _txlock=immediate makes every write transaction BEGIN IMMEDIATE: it takes the write lock
 		// up front (waiting up to busy_timeout), so a transaction never fails half-way when it first
@@ -145,20 +146,6 @@ func withBinaryParameters(url string) string {
 		return url + "&binary_parameters=yes"
 	}
 	return url + "?binary_parameters=yes"
-}
-
-// redact hides a password in a URL meant for an error message.
-func redact(url string) string {
-	at := strings.LastIndexByte(url, '@')
-	scheme := strings.Index(url, "://")
-	if at < 0 || scheme < 0 || at < scheme {
-		return url
-	}
-	userinfo := url[scheme+3 : at]
-	if i := strings.IndexByte(userinfo, ':'); i >= 0 {
-		return url[:scheme+3] + userinfo[:i] + ":xxxxx" + url[at:]
-	}
-	return url
 }
 
 // Ping checks that the database answers a query now (readiness checks).
