@@ -44,6 +44,7 @@ func init() {
 type DB struct {
 	x       *sqlx.DB
 	dialect string
+	file    string // the SQLite file; "" in memory and on PostgreSQL
 	logger  *slog.Logger
 
 	closeOnce sync.Once
@@ -102,11 +103,22 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 		x.SetMaxIdleConns(DefaultPostgresMaxConns)
 		x.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	if err := x.PingContext(ctx); err != nil {
+	db := &DB{x: x, dialect: dialect, logger: logger.With("store", dialect)}
+	if dialect == SQLite {
+		db.file = sqliteFile(url)
+	}
+	unlock, err := lockSQLite(ctx, db.file)
+	if err != nil {
+		_ = x.Close()
+		return nil, err
+	}
+	err = x.PingContext(ctx)
+	unlock()
+	if err != nil {
 		_ = x.Close()
 		return nil, fmt.Errorf("store: connect to %s: %w", dialect, scrub(url, err))
 	}
-	return &DB{x: x, dialect: dialect, logger: logger.With("store", dialect)}, nil
+	return db, nil
 }
 
 // parseURL maps a store URL to a dialect, a database/sql driver name and that driver's DSN.
