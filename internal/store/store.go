@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -162,6 +163,12 @@ func withBinaryParameters(url string) string {
 
 // Ping checks that the database answers a query now (readiness checks).
 func (db *DB) Ping(ctx context.Context) error {
+	if db.file != "" {
+		// The open connection keeps a deleted or moved file alive; what it writes would be lost.
+		if _, err := os.Stat(db.file); err != nil {
+			return fmt.Errorf("store: the SQLite file %s is gone: %w", db.file, err)
+		}
+	}
 	var one int
 	if err := db.x.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
 		return fmt.Errorf("store: %s does not answer: %w", db.dialect, err)
