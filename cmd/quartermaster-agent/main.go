@@ -9,7 +9,6 @@
 package main
 
 import (
-	"github.com/acme/quartermaster/internal/httpserve"
 	"context"
 	"errors"
 	"flag"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/acme/quartermaster/agent"
 	"github.com/acme/quartermaster/agent/nvml"
+	"github.com/acme/quartermaster/internal/httpserve"
 )
 
 func main() {

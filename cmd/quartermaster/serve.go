@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/acme/quartermaster/internal/httpserve"
 	"context"
 	"errors"
 	"flag"
@@ -18,6 +17,7 @@ import (
 	"github.com/acme/quartermaster/bot"
 	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/internal/config"
+	"github.com/acme/quartermaster/internal/httpserve"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/store"
 )
