@@ -89,3 +89,29 @@ func TestOnlyPeopleInTheDirectoryAreAnswered(t *testing.T) {
 		}
 	}
 }
+
+// Text that looks like SQL, quotes and all, is stored and shown as typed and changes nothing
+// else: every value reaches the database as a parameter.
+func TestTextThatLooksLikeSQLIsStoredAsTyped(t *testing.T) {
+	h := newHarness(t)
+	mustOK(t, h.say("alice@acme.example", "/gpu request 1 interactive for 2h"))
+	for _, s := range []string{
+		`x'); DROP TABLE leases; --`,
+		`' OR '1'='1`,
+		`"; UPDATE leases SET state='active'; --`,
+		`\'; DELETE FROM command_keys; /*`,
+	} {
+		r := mustOK(t, h.say("alice@acme.example", "/gpu quota request +1 interactive for 1d because "+s))
+		id := leaseIn(t, r.Text)
+		if l := h.lease(id); l.Because != s {
+			t.Errorf("the reason %q was stored as %q", s, l.Because)
+		}
+	}
+	r := h.say("alice@acme.example", "/gpu list")
+	if r.Error || !strings.Contains(r.PlainText(), "L-1") {
+		t.Errorf("after the hostile reasons, /gpu list: %s", r.PlainText())
+	}
+	if got := h.say("bob@acme.example", "/gpu status L-1' OR '1'='1"); !got.Error || strings.Contains(got.PlainText(), "alice@") {
+		t.Errorf("a lease id with SQL in it: %s", got.PlainText())
+	}
+}
