@@ -79,6 +79,13 @@ func (db *DB) logResult(ctx context.Context, r *goose.MigrationResult) {
 
 // Status lists every migration in version order and whether it is applied.
 func (db *DB) Status(ctx context.Context) ([]MigrationStatus, error) {
+	// Reading the status creates goose's version table on a new database: not while another
+	// process migrates.
+	unlock, err := db.lockMigrations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	p, err := db.provider(ctx)
 	if err != nil {
 		return nil, err

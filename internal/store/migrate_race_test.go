@@ -29,6 +29,18 @@ func TestOpenHelperProcess(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+	if os.Getenv(openerEnv+"_STATUS") != "" { // as `quartermaster migrate status` does
+		db, err := store.Connect(context.Background(), "sqlite:"+path, nil)
+		if err == nil {
+			_, err = db.Status(context.Background())
+			_ = db.Close()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "STATUS FAILED:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	db, err := store.Open(context.Background(), "sqlite:"+path, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "OPEN FAILED:", err)
@@ -42,10 +54,10 @@ func TestOpenHelperProcess(t *testing.T) {
 }
 
 // Several processes started at once on a SQLite file that does not exist yet (replicas, or serve
-// and a migrate run) all start: one applies the migrations while the others wait, and none
-// fails with "table … already exists".
+// and a migrate run or status) all start: one applies the migrations while the others wait, and
+// none fails with "table … already exists" or "database is locked".
 func TestTwoProcessesStartingOnANewSQLiteFileBothStart(t *testing.T) {
-	const procs = 4
+	const procs = 6
 	for round := range 3 {
 		path := filepath.Join(t.TempDir(), fmt.Sprintf("qm-%d.db", round))
 		var wg sync.WaitGroup
@@ -54,6 +66,9 @@ func TestTwoProcessesStartingOnANewSQLiteFileBothStart(t *testing.T) {
 		for i := range procs {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestOpenHelperProcess$", "-test.count=1")
 			cmd.Env = append(os.Environ(), openerEnv+"="+path)
+			if i%3 == 2 {
+				cmd.Env = append(cmd.Env, openerEnv+"_STATUS=1")
+			}
 			cmds[i] = cmd
 		}
 		for i, cmd := range cmds {
