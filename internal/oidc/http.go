@@ -272,7 +272,10 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 	}
 	next := "You can close this page and go back to chat."
 	if l.Resume != "" && s.Resume != nil {
-		lines = append(lines, s.Resume(context.WithoutCancel(ctx), l.Account, l.Resume))
+		// The login link is the command's delivery: it is done once, however often the page
+		// is reloaded or whichever replica finishes the login.
+		rctx := qm.WithDeliveryKey(context.WithoutCancel(ctx), "login:"+l.Hash)
+		lines = append(lines, s.Resume(rctx, l.Account, l.Resume))
 		next = "You can close this page; chat shows the same."
 	}
 	s.render(w, page{OK: true, Title: "You are signed in", Lines: lines, Next: next})

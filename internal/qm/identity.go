@@ -97,6 +97,9 @@ func (s *Service) Deciders(team, requester string) []string {
 func (s *Service) mayDecide(ctx context.Context, approver, team, requester string, id LeaseID) error {
 	who := s.Deciders(team, requester)
 	if !s.mayApprove(ctx, approver, team) {
+		if !SameUser(approver, requester) && !s.inTeam(ctx, approver, team) {
+			return noDecision(id)
+		}
 		if len(who) == 0 {
 			return Errorf(EFORBIDDEN, "nobody the policy names can decide %s, a request of team %s; ask a platform admin.", id, team)
 		}
@@ -109,6 +112,28 @@ func (s *Service) mayDecide(ctx context.Context, approver, team, requester strin
 		return Errorf(EFORBIDDEN, "you cannot decide your own request %s; %s decides.", id, strings.Join(who, " or "))
 	}
 	return nil
+}
+
+// noDecision refuses a decision on a lease that does not exist or that the asker has no part in
+// (neither its requester, nor in its team, nor one who may decide it): the same sentence for
+// both, so that nobody learns which leases exist, whose team they are or who decides them by
+// trying ids in turn.
+func noDecision(id LeaseID) *Error {
+	return Errorf(ENOTFOUND, "there is no request %s waiting for your decision; /gpu approvals lists those that are.", id)
+}
+
+// inTeam reports whether user is a member of team.
+func (s *Service) inTeam(ctx context.Context, user, team string) bool {
+	id, err := s.Resolve(ctx, user)
+	if err != nil {
+		return false
+	}
+	for _, t := range id.Teams {
+		if strings.EqualFold(t, team) {
+			return true
+		}
+	}
+	return false
 }
 
 // approvalAudience is who hears of an exception: its deciders (an approver named by group is
