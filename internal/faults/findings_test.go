@@ -55,7 +55,14 @@ func TestNoticesQueuedAtACrashAreNotLost(t *testing.T) {
 	s.kill()
 	api.setBlock(nil)
 	s = startServe(t, env, true)
-	settle(t, db, api, 30*time.Second)
+	waitFor(30*time.Second, func() bool {
+		for i := 0; i < 8; i++ {
+			if heardOf(api, fmt.Sprintf("boss%02d@fault.example", i)) == 0 {
+				return false
+			}
+		}
+		return true
+	})
 	for i := 0; i < 8; i++ {
 		if n := heardOf(api, fmt.Sprintf("boss%02d@fault.example", i)); n != 1 {
 			t.Errorf("boss%02d heard of %d requests after the restart, want 1", i, n)
@@ -81,7 +88,14 @@ func TestNoticesQueuedAtACrashAreNotLost(t *testing.T) {
 	s.kill()
 	api.setBlock(nil)
 	s = startServe(t, env, true)
-	settle(t, db, api, 30*time.Second)
+	waitFor(30*time.Second, func() bool {
+		for i := 0; i < 4; i++ {
+			if heardOf(api, fmt.Sprintf("boss%02d@fault.example", i)) < 2 {
+				return false
+			}
+		}
+		return true
+	})
 	for i := 0; i < 4; i++ {
 		if n := heardOf(api, fmt.Sprintf("boss%02d@fault.example", i)); n != 2 {
 			t.Errorf("boss%02d heard of %d requests, want 2: the one whose message was in flight at the crash is missing", i, n)

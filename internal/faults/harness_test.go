@@ -403,14 +403,14 @@ classes:
     price_per_gpu_hour: 1
     max_gpus: 4
     max_duration: 8h
-    idle_timeout: 0
+    idle_timeout: 24h
     slurm: {partition: interactive, gres: "gpu:l40s"}
   - name: train
     sku: H100
     price_per_gpu_hour: 3
     max_gpus: 8
     max_duration: 8h
-    idle_timeout: 0
+    idle_timeout: 24h
     slurm: {partition: train, gres: "gpu:h100"}
 default_quota: {gpus: {interactive: 0, train: 0}, gpu_hours_per_week: 0}
 exceptions:
