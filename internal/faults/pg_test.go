@@ -4,7 +4,7 @@ package faults_test
 
 import (
 	"fmt"
-		"os"
+	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
@@ -113,4 +113,3 @@ func (s *pgServer) stop() {
 	s.t.Helper()
 	s.run("pg_ctl", "-D", s.data, "-m", "immediate", "-w", "stop")
 }
-
