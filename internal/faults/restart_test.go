@@ -4,7 +4,6 @@ package faults_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -108,6 +107,5 @@ func TestPostgreSQLRestartedUnderLoad(t *testing.T) {
 	notices, repeats := checkNotices(t, db, api)
 	t.Logf("PostgreSQL down %v under 20 commands/s: %d commands, %d answered normally, %d told the database cannot be reached (the slowest in %v), %d sent while it was down; /readyz ready %v after it came back, the first command after it succeeded; %d notices, all sent, %d repeats",
 		up.Sub(down).Round(100*time.Millisecond), len(load.commands()), ok, sentence, slowest.Round(time.Millisecond), outage, readyAfter.Round(100*time.Millisecond), notices, repeats)
-	_ = fmt.Sprint
 	s.term(30 * time.Second)
 }
