@@ -137,6 +137,10 @@ func newSlackAPI(t *testing.T, people []string) *slackAPI {
 	}
 	mux.HandleFunc("/api/chat.postMessage", post("post"))
 	mux.HandleFunc("/api/chat.update", post("update"))
+	mux.HandleFunc("/api/files.getUploadURLExternal", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"ok": true, "upload_url": f.URL + "/upload", "file_id": "F1"})
+	})
+	mux.HandleFunc("/upload", func(w http.ResponseWriter, r *http.Request) { _, _ = io.Copy(io.Discard, r.Body) })
 	mux.HandleFunc("/response/", func(w http.ResponseWriter, r *http.Request) {
 		var m struct{ Text string }
 		_ = json.NewDecoder(r.Body).Decode(&m)
@@ -393,7 +397,7 @@ func waitFor(d time.Duration, cond func() bool) bool {
 
 // teamsPolicy is a policy of n teams t00…, each with one member uNN and one budget owner bossNN,
 // on backend, whose members may hold perTeam interactive GPUs without approval.
-func teamsPolicy(t *testing.T, n, perTeam int, backend string) (path string, people []string) {
+func teamsPolicy(t *testing.T, n, perTeam int, backend string, extra ...string) (path string, people []string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, `organization: Fault Lab
 timezone: UTC
@@ -417,12 +421,13 @@ exceptions:
   - name: over-quota
     when: usage.gpus_in_use + request.gpus > team.quota.gpus[class.name]
     why: The request goes beyond the team's quota
-approvals: {timeout: 24h, self_approval: false}
+%s
+%s
 backend: %s
 sim:
   nodes: [{name: l40s, count: 4, class: interactive, gpus: 4}, {name: h100, count: 1, class: train, gpus: 8}]
 teams:
-`, backend)
+`, approvals(extra), others(extra), backend)
 	var dir strings.Builder
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, "  - {name: t%02d, idp_groups: [g%02d], budget_owners: [boss%02d@fault.example], quota: {gpus: {interactive: %d, train: %d}, gpu_hours_per_week: 100000}, storage: {path: %s}}\n",
@@ -436,6 +441,27 @@ teams:
 		t.Fatal(err)
 	}
 	return path, people
+}
+
+// approvals is the approvals line among extra, else one with a day's timeout.
+func approvals(extra []string) string {
+	for _, e := range extra {
+		if strings.HasPrefix(e, "approvals:") {
+			return e
+		}
+	}
+	return "approvals: {timeout: 24h, self_approval: false}"
+}
+
+// others are the lines of extra that are not the approvals line.
+func others(extra []string) string {
+	var out []string
+	for _, e := range extra {
+		if !strings.HasPrefix(e, "approvals:") {
+			out = append(out, e)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // outboxRow is one notice in the outbox, as the database holds it.

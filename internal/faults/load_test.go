@@ -26,6 +26,8 @@ type loadRun struct {
 	targets   []string
 	users     []string
 	redeliver bool
+	// request is the text of a request ("request 1 interactive for 1h" when empty).
+	request string
 
 	mu   sync.Mutex
 	sent []sent
@@ -44,7 +46,7 @@ func (l *loadRun) run(ctx context.Context, t *testing.T, perSecond int) {
 		case <-tick.C:
 		}
 		u := l.users[mrand.IntN(len(l.users))]
-		text := "request 1 interactive for 1h"
+		text := l.requestText()
 		switch r := mrand.IntN(10); {
 		case r < 3:
 			if id := l.grantedTo(u); id != "" {
@@ -80,7 +82,7 @@ func (l *loadRun) grantedTo(user string) string {
 	l.mu.Unlock()
 	var ids []string
 	for _, s := range cmds {
-		if s.text != "request 1 interactive for 1h" || !s.from(user) {
+		if s.text != l.requestText() || !s.from(user) {
 			continue
 		}
 		if m, ok := l.sl.api.answer(s.c.n); ok {
@@ -119,4 +121,11 @@ func (l *loadRun) unanswered(d time.Duration) []sent {
 		return len(missing) == 0
 	})
 	return missing
+}
+
+func (l *loadRun) requestText() string {
+	if l.request != "" {
+		return l.request
+	}
+	return "request 1 interactive for 1h"
 }
