@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,6 +96,7 @@ func TestKillNineDuringProvisioningOnSlurm(t *testing.T) {
 	var unanswered []command
 	requests := map[int]bool{} // response URL numbers of the request commands
 	s := startServe(t, env, true)
+	all := []*server{s}
 	for round := 0; round < killRounds; round++ {
 		// Commands the last process acknowledged and never answered: delivered again.
 		var pending []command
@@ -151,6 +153,7 @@ func TestKillNineDuringProvisioningOnSlurm(t *testing.T) {
 		recovered["jobs not yet recorded at the kill"] += unrecorded(before, jobs)
 
 		s = startServe(t, env, true)
+		all = append(all, s)
 		if bad := settled(t, 30*time.Second, db, conf, instance, quota); len(bad) > 0 {
 			t.Fatalf("round %d: after the restart the service did not recover:\n%s\n%s", round, strings.Join(bad, "\n"), tail(s.log.String(), 40))
 		}
@@ -184,8 +187,26 @@ func TestKillNineDuringProvisioningOnSlurm(t *testing.T) {
 	}
 	t.Logf("%d kill -9 runs; killed: %s", killRounds, figures(where))
 	t.Logf("recovered: %s", figures(recovered))
-	t.Logf("%d leases (%s); %d notices, all sent once, %d sent again after a kill; log of the last process:\n%s",
-		len(ls), figures(states), notices, repeats, grepLog(s.log.String(), "reconciled", "submitting a job again", "took back"))
+	did := map[string]int{}
+	reportRE := regexp.MustCompile(`(\d+) (adopted|cancelled|resubmitted|vanished)`)
+	tookRE := regexp.MustCompile(`took back the notices.* notices=(\d+)`)
+	for _, p := range all {
+		scanLines(p.log.String(), func(l string) {
+			if strings.Contains(l, "msg=reconciled") {
+				for _, m := range reportRE.FindAllStringSubmatch(l, -1) {
+					n, _ := strconv.Atoi(m[1])
+					did[map[string]string{"adopted": "jobs adopted by their lease", "cancelled": "orphan jobs cancelled",
+						"resubmitted": "jobs submitted again", "vanished": "leases failed for a vanished job"}[m[2]]] += n
+				}
+			}
+			if m := tookRE.FindStringSubmatch(l); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				did["notices taken back from a killed sender"] += n
+			}
+		})
+	}
+	t.Logf("the restarted processes: %s", figures(did))
+	t.Logf("%d leases (%s); %d notices, all sent once, %d sent again after a kill", len(ls), figures(states), notices, repeats)
 	s.term(30 * time.Second)
 }
 

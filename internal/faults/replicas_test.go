@@ -6,6 +6,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -37,6 +39,14 @@ func TestThreeReplicasUnderLoadDoEachThingOnce(t *testing.T) {
 	policy, people := teamsPolicy(t, 4, quota, "slurm",
 		"approvals: {timeout: 20s, self_approval: false}",
 		"reports: {showback: {schedule: \""+schedule+"\", channel: \"#fault-showback\", dm_budget_owners: false}}")
+	// Interactive workspaces idle for 20 s are warned, and reclaimed 10 s later.
+	raw, err := os.ReadFile(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(policy, []byte(strings.Replace(string(raw), "idle_timeout: 24h", "idle_timeout: 20s\n    idle_grace: 10s", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var users []string
 	for _, p := range people {
 		if strings.HasPrefix(p, "u") {
@@ -60,6 +70,19 @@ func TestThreeReplicasUnderLoadDoEachThingOnce(t *testing.T) {
 				now() - interval '10 days', now() - interval '10 days' + interval '1 hour', now() - interval '10 days' + interval '1 hour')`)
 		}
 	}
+	// The node's agent: the workspaces of odd-numbered leases sit idle, the others are busy.
+	sinfo := exec.Command("sinfo", "-h", "-o", "%N")
+	sinfo.Env = append(os.Environ(), "SLURM_CONF="+conf)
+	nodeOut, err := sinfo.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentCtx, stopAgent := context.WithCancel(context.Background())
+	defer stopAgent()
+	go nodeAgent(agentCtx, t, db, strings.TrimSpace(string(nodeOut)), urls, func(lease string) bool {
+		n, _ := strconv.Atoi(strings.TrimPrefix(lease, "L-"))
+		return n%2 == 1
+	})
 	load := &loadRun{sl: sl, targets: urls, users: users, redeliver: true, request: "request 1 interactive for 1m"}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	load.run(ctx, t, 10)
@@ -97,8 +120,11 @@ func TestThreeReplicasUnderLoadDoEachThingOnce(t *testing.T) {
 		}
 	}
 	timedOut := len(storetest.Query(t, db, "SELECT id FROM leases WHERE state = 'denied' AND reason LIKE 'no decision within%'"))
-	if ends["expired"] == 0 || timedOut == 0 {
-		t.Errorf("the run saw %d expiries and %d approval timeouts; it should see both", ends["expired"], timedOut)
+	if ends["expired"] == 0 || ends["reclaimed"] == 0 || timedOut == 0 {
+		t.Errorf("the run saw %d expiries, %d idle reclaims and %d approval timeouts; it should see each", ends["expired"], ends["reclaimed"], timedOut)
+	}
+	for _, r := range storetest.Query(t, db, "SELECT lease_id, count(*) FROM lease_events WHERE to_state = 'idle_warned' GROUP BY lease_id HAVING count(*) > 1") {
+		t.Errorf("L-%s was warned as idle %s times", r[0], r[1])
 	}
 
 	// Each showback week posted once.
@@ -131,8 +157,8 @@ func TestThreeReplicasUnderLoadDoEachThingOnce(t *testing.T) {
 		n := strings.Count(s.log.String(), "reconciled")
 		ticked = append(ticked, "replica "+string(rune('A'+i))+": "+itoa(n)+" reconcile passes that changed something")
 	}
-	t.Logf("3 replicas, %d commands each sent to two of them: %d leases (%s), %d approval timeouts, %d showback weeks posted once each; %d notices, each sent once, %d repeats; %s",
-		len(load.commands()), len(ls), figures(states), timedOut, len(weeks), notices, repeats, strings.Join(ticked, ", "))
+	t.Logf("3 replicas, %d commands each sent to two of them: %d leases (%s), %d expiries, %d idle reclaims, %d approval timeouts, %d showback weeks posted once each; %d notices, each sent once, %d repeats; %s",
+		len(load.commands()), len(ls), figures(states), ends["expired"], ends["reclaimed"], timedOut, len(weeks), notices, repeats, strings.Join(ticked, ", "))
 	for _, s := range replicas {
 		s.term(30 * time.Second)
 	}
