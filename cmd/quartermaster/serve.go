@@ -178,6 +178,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	// database, and taken up by any replica after a crash.
 	a.Service.Outbox = a.Store
 	a.Service.SenderName = senderName()
+	a.Metrics.Notices(a.Service.NoticesSent, a.Service.NoticeRepeats)
 	if o.onApp != nil {
 		o.onApp(a)
 	}

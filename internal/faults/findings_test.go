@@ -101,8 +101,13 @@ func TestNoticesQueuedAtACrashAreNotLost(t *testing.T) {
 			t.Errorf("boss%02d heard of %d requests, want 2: the one whose message was in flight at the crash is missing", i, n)
 		}
 	}
+	// The four were in flight when the process died: the restarted one counts them as repeats.
+	if got := metric(s.url, "quartermaster_notices_repeated_total"); got != "4" {
+		t.Errorf("quartermaster_notices_repeated_total = %q after four notices in flight at the kill were sent again, want 4", got)
+	}
+	settle(t, db, api, 10*time.Second)
 	notices, repeats := checkNotices(t, db, api)
-	t.Logf("%d notices, all sent; %d sent again after the crash", notices, repeats)
+	t.Logf("%d notices, all sent; %d reached Slack twice", notices, repeats)
 	_ = s.term(time.Minute)
 }
 
@@ -217,4 +222,20 @@ func listen(t *testing.T, handle func(net.Conn)) string {
 		}
 	}()
 	return ln.Addr().String()
+}
+
+// metric reads one unlabelled metric from a replica's /metrics.
+func metric(base, name string) string {
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[0] == name {
+			return f[1]
+		}
+	}
+	return ""
 }
