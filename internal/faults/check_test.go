@@ -3,6 +3,7 @@
 package faults_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -136,4 +137,13 @@ func settled(t *testing.T, d time.Duration, db, conf, instance string, quota int
 		return len(bad) == 0
 	})
 	return bad
+}
+
+// scanLines calls fn for each line of s.
+func scanLines(s string, fn func(string)) {
+	sc := bufio.NewScanner(strings.NewReader(s))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		fn(sc.Text())
+	}
 }

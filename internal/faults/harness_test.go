@@ -1,9 +1,7 @@
 package faults_test
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -520,17 +518,6 @@ func checkNotices(t *testing.T, db string, api *slackAPI) (notices, repeats int)
 	}
 	return len(rows), repeats
 }
-
-// scanLines calls fn for each line of s.
-func scanLines(s string, fn func(string)) {
-	sc := bufio.NewScanner(strings.NewReader(s))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		fn(sc.Text())
-	}
-}
-
-var _ = context.Background
 
 // freezer forwards TCP until frozen; then it stops forwarding both ways (a hung database, or a
 // dead link) without closing anything.
