@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: run build test test-short lint bench fuzz helm-check
+.PHONY: run build test test-short test-faults lint bench fuzz helm-check
 
 run:
 	$(GO) run ./cmd/quartermaster console
@@ -17,6 +17,12 @@ build:
 # test runs every test against the real services the project starts itself.
 test:
 	bash scripts/test.sh
+
+# test-faults runs the long fault tests (docs/reliability.md): kill -9 during provisioning on Slurm,
+# PostgreSQL restarted under load, three replicas with redeliveries, the agent's service
+# unreachable. They need PostgreSQL (scripts/pg-up.sh) and the Slurm test cluster (make slurm-up).
+test-faults:
+	$(GO) test -tags faults -count=1 -timeout 15m -v -run 'OnSlurm|UnderLoad|Unreachable' ./internal/faults/
 
 test-short:
 	$(GO) test -short $(PKGS)

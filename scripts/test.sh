@@ -32,6 +32,9 @@ fi
 
 go build ./...
 go test -race -count=1 -timeout 20m ./...
+# The long fault runs (docs/reliability.md): kill -9 on Slurm, PostgreSQL restarted under load,
+# three replicas, the agent's service unreachable.
+make test-faults
 # The wait predictor's long replays, built without the race detector (see traces_test.go).
 go test -count=1 -timeout 10m ./internal/predict/
 

@@ -2,8 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/acme/quartermaster/internal/qm"
@@ -28,7 +33,10 @@ func startLoops(a *App, o loopOptions, log *slog.Logger) (stop func()) {
 	wg.Go(func() { pruneLoop(ctx, a, o.onPrune, log) })
 	wg.Go(func() { flushLoop(ctx, a, log) })
 	if a.Service.Outbox != nil {
-		wg.Go(func() { noticeLoop(ctx, a.Service, log) })
+		wg.Go(func() {
+			releaseStoppedSenders(ctx, a, log)
+			noticeLoop(ctx, a.Service, log)
+		})
 	}
 	return func() {
 		cancel()
@@ -54,4 +62,49 @@ func noticeLoop(ctx context.Context, svc *qm.Service, log *slog.Logger) {
 		case <-t.C:
 		}
 	}
+}
+
+// releaseStoppedSenders takes back, at start, the notices that a sender on this host held when it
+// stopped (killed, or the container restarted): its process no longer runs, or it had this
+// process's id (a restarted container's first process). They go out at once, each counted as a
+// possible repeat, instead of after their claim lapses. Claims of other hosts are left to lapse.
+func releaseStoppedSenders(ctx context.Context, a *App, log *slog.Logger) {
+	now := a.Clock.Now()
+	owners, err := a.Store.NoticeClaimers(ctx, now)
+	if err != nil {
+		log.Warn("reading the outbox's claims", "err", err)
+		return
+	}
+	host, _ := os.Hostname()
+	var stopped []string
+	for _, o := range owners {
+		if senderStopped(o, host) {
+			stopped = append(stopped, o)
+		}
+	}
+	if len(stopped) == 0 {
+		return
+	}
+	n, err := a.Store.ReleaseNoticeClaims(ctx, stopped, now)
+	if err != nil {
+		log.Warn("taking back the notices of stopped senders", "err", err)
+		return
+	}
+	log.Info("took back the notices that stopped senders on this host held", "senders", strings.Join(stopped, ","), "notices", n)
+}
+
+// senderStopped reports whether the sender named owner ("host/pid") ran on host and has stopped.
+func senderStopped(owner, host string) bool {
+	i := strings.LastIndexByte(owner, '/')
+	if i < 0 || owner[:i] != host {
+		return false
+	}
+	pid, err := strconv.Atoi(owner[i+1:])
+	if err != nil || pid <= 0 {
+		return false
+	}
+	if pid == os.Getpid() {
+		return true // this process has claimed nothing yet: an earlier life with the same id
+	}
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }

@@ -151,6 +151,11 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	if err := o.app.flags.resolveSecrets(); err != nil {
 		return err
 	}
+	if v := os.Getenv("QM_TICK_INTERVAL"); v != "" {
+		if o.tick, err = time.ParseDuration(v); err != nil || o.tick <= 0 {
+			return errUsage{fmt.Sprintf("QM_TICK_INTERVAL=%q is not a duration; example: QM_TICK_INTERVAL=30s", v)}
+		}
+	}
 	return serve(ctx, *o)
 }
 
@@ -176,6 +181,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	// database, and taken up by any replica after a crash.
 	a.Service.Outbox = a.Store
 	a.Service.SenderName = senderName()
+	a.Metrics.Notices(a.Service.NoticesSent, a.Service.NoticeRepeats)
 	if o.onApp != nil {
 		o.onApp(a)
 	}

@@ -182,6 +182,21 @@ func (m *Metrics) SetClasses(classes []string) {
 	}
 }
 
+// Notices exports what this process's outbox sender did: sent() notices delivered, repeated()
+// of them delivered again after an earlier sender stopped mid-delivery (each may have reached its
+// recipient twice). Call it once.
+func (m *Metrics) Notices(sent, repeated func() int64) {
+	if m == nil {
+		return
+	}
+	m.reg.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: Namespace, Name: "notices_sent_total",
+			Help: "Notices this process delivered from the outbox."}, func() float64 { return float64(sent()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: Namespace, Name: "notices_repeated_total",
+			Help: "Notices this process delivered again after their earlier sender stopped in the middle of delivering them; each may have reached its recipient twice."},
+			func() float64 { return float64(repeated()) }))
+}
+
 // Registry is the registry behind Handler, for tests and for adding collectors.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 

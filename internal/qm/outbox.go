@@ -224,9 +224,7 @@ func (s *Service) deliverOne(ctx context.Context, q QueuedNotice) bool {
 	err := s.notifyErr(ctx, q.Notice)
 	now := s.Clock.Now()
 	if err == nil {
-		if err := s.Outbox.NoticeSent(ctx, q.ID, now); err != nil {
-			s.log().Error("mark a notice sent", "outbox", q.ID, "err", err)
-		}
+		s.markSent(ctx, q.ID, now)
 		s.stats.sent.Add(1)
 		return true
 	}
@@ -252,4 +250,31 @@ func (s *Service) senderName() string {
 		return s.SenderName
 	}
 	return "quartermaster"
+}
+
+// markSent records a delivered notice as sent. While the database cannot take it (down, or
+// restarting) it tries again in the background, for as long as the claim holds with room to
+// spare (a notice left unmarked would be sent again once its claim lapsed), without holding up
+// the caller.
+func (s *Service) markSent(ctx context.Context, id int64, at time.Time) {
+	if err := s.Outbox.NoticeSent(ctx, id, at); err == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	go func() {
+		start := time.Now()
+		pause := 250 * time.Millisecond
+		for {
+			time.Sleep(pause)
+			err := s.Outbox.NoticeSent(ctx, id, at)
+			if err == nil {
+				return
+			}
+			if time.Since(start)+pause > NoticeHold/2 {
+				s.log().Error("mark a notice sent; it will be sent again when its claim lapses", "outbox", id, "err", err)
+				return
+			}
+			pause = min(2*pause, 5*time.Second)
+		}
+	}()
 }

@@ -79,9 +79,23 @@ const NoticeFinished NoticeKind = "finished"
 // the service fills it in when the job runs.
 const NodePlaceholder = "{node}"
 
-// SubmitGrace is how long a lease may sit in provisioning without a job before the reconcile
-// pass takes it that the service stopped before submitting it.
-const SubmitGrace = 2 * time.Minute
+// DefaultSubmitGrace is how long a lease may sit in provisioning without a job before the
+// reconcile pass takes it that the service stopped before submitting it (Service.SubmitGrace).
+const DefaultSubmitGrace = 2 * time.Minute
+
+// SubmitGrace is DefaultSubmitGrace, as earlier callers name it.
+const SubmitGrace = DefaultSubmitGrace
+
+// reasonSubmitAgain is the audit reason of a job submitted again after the service stopped
+// between writing a lease and submitting its job.
+const reasonSubmitAgain = "submitting its job again: the service stopped before the job reached the scheduler"
+
+func (s *Service) submitGrace() time.Duration {
+	if s.SubmitGrace > 0 {
+		return s.SubmitGrace
+	}
+	return DefaultSubmitGrace
+}
 
 // markQueued records that the scheduler holds a provisioning lease in its queue.
 func (s *Service) markQueued(ctx context.Context, l *Lease, reason string) error {
@@ -176,20 +190,21 @@ func firstNode(nodes string) string {
 
 // ReconcileReport says what one reconcile pass saw and did.
 type ReconcileReport struct {
-	Leases    int // live workspace leases looked at
-	Jobs      int // jobs the scheduler reported
-	Activated int // waiting leases whose job runs
-	Queued    int // provisioning leases the scheduler queued
-	Ended     int // leases ended because their job ended (finished, timed out, cancelled, failed)
-	Vanished  int // leases failed because their job is gone
-	Adopted   int // jobs found for a lease that had not recorded them
-	Cancelled int // jobs cancelled because no live lease owns them
-	Retimed   int // jobs whose time limit was raised to an extended lease's
+	Leases      int // live workspace leases looked at
+	Jobs        int // jobs the scheduler reported
+	Activated   int // waiting leases whose job runs
+	Queued      int // provisioning leases the scheduler queued
+	Ended       int // leases ended because their job ended (finished, timed out, cancelled, failed)
+	Vanished    int // leases failed because their job is gone
+	Adopted     int // jobs found for a lease that had not recorded them
+	Cancelled   int // jobs cancelled because no live lease owns them
+	Resubmitted int // jobs submitted again for leases whose job never reached the scheduler
+	Retimed     int // jobs whose time limit was raised to an extended lease's
 }
 
 func (r ReconcileReport) String() string {
-	return fmt.Sprintf("%d leases, %d jobs: %d activated, %d queued, %d ended, %d vanished, %d adopted, %d cancelled, %d retimed",
-		r.Leases, r.Jobs, r.Activated, r.Queued, r.Ended, r.Vanished, r.Adopted, r.Cancelled, r.Retimed)
+	return fmt.Sprintf("%d leases, %d jobs: %d activated, %d queued, %d ended, %d vanished, %d adopted, %d cancelled, %d retimed, %d resubmitted",
+		r.Leases, r.Jobs, r.Activated, r.Queued, r.Ended, r.Vanished, r.Adopted, r.Cancelled, r.Retimed, r.Resubmitted)
 }
 
 // Reconcile makes the scheduler and the database agree, whatever happened in between (a crash
@@ -250,6 +265,14 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 			if l.Ref == "" {
 				if l.State != Provisioning || !s.stalled(ctx, l, now) {
 					continue // its start is still in flight
+				}
+				switch again, err := s.submitAgain(ctx, l); {
+				case err != nil:
+					errs = append(errs, err)
+					continue
+				case again:
+					rep.Resubmitted++
+					continue
 				}
 				rep.Vanished++
 				errs = append(errs, s.markEnded(ctx, l, Failed, "its job never reached the scheduler (the service stopped before submitting it)", "", time.Time{}))
@@ -327,9 +350,49 @@ func refLess(a, b string) bool {
 func (s *Service) stalled(ctx context.Context, l *Lease, now time.Time) bool {
 	ev, err := s.History(ctx, l.ID)
 	if err != nil || len(ev) == 0 {
-		return now.Sub(l.CreatedAt) > SubmitGrace
+		return now.Sub(l.CreatedAt) > s.submitGrace()
 	}
-	return now.Sub(ev[len(ev)-1].At) > SubmitGrace
+	return now.Sub(ev[len(ev)-1].At) > s.submitGrace()
+}
+
+// submitAgain submits once more the job of a provisioning lease whose job never reached the
+// scheduler (the service stopped between writing the lease and submitting it), and tells its
+// owner when it runs. It reports false when the job was submitted again before (that lease then
+// fails); a lease that another replica is submitting again just now is left to it.
+func (s *Service) submitAgain(ctx context.Context, l *Lease) (bool, error) {
+	var tried, claimed bool
+	cur, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
+		if c.Ref != "" {
+			return nil, errSkip
+		}
+		ev, err := tx.Events(ctx, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		now := s.Clock.Now()
+		if len(ev) > 0 && now.Sub(ev[len(ev)-1].At) <= s.submitGrace() {
+			return nil, errSkip // another replica moved it just now
+		}
+		for _, e := range ev {
+			if e.Reason == reasonSubmitAgain {
+				tried = true
+				return nil, errSkip
+			}
+		}
+		claimed = true
+		return nil, tx.AddEvent(ctx, &Event{Lease: c.ID, At: now, Actor: SystemActor, From: Provisioning, To: Provisioning, Reason: reasonSubmitAgain})
+	})
+	if err != nil || tried {
+		return false, err
+	}
+	if !claimed || cur == nil {
+		return true, nil
+	}
+	s.log().Info("submitting a job again: the service stopped before it reached the scheduler", "lease", cur.ID)
+	if err := s.start(ctx, cur, true); err != nil {
+		return true, err
+	}
+	return true, nil
 }
 
 // apply moves one live lease to where its job is.

@@ -328,12 +328,23 @@ func TestReconcileHeals(t *testing.T) {
 		t.Errorf("time limit raised to %s, want 2h", got)
 	}
 
+	// After the grace its job is submitted again, once, and its owner told when it runs.
 	clock.Advance(qm.SubmitGrace + time.Second)
-	if _, err := svc.Reconcile(ctx); err != nil {
+	rep, err = svc.Reconcile(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if l := mustGet(t, svc, unsent.ID); l.State != qm.Failed || !strings.Contains(l.Reason, "never reached the scheduler") {
-		t.Errorf("unsent after the grace: %s %q", l.State, l.Reason)
+	if rep.Resubmitted != 1 || rep.Vanished != 0 {
+		t.Errorf("after the grace: report %v, want the unsent lease's job submitted again", rep)
+	}
+	if l := mustGet(t, svc, unsent.ID); l.State != qm.Active || l.Ref == "" {
+		t.Errorf("unsent after the grace: %s ref %q %q, want active with its job", l.State, l.Ref, l.Reason)
+	}
+	if k := notes.Kinds(unsent.ID); len(k) == 0 || k[len(k)-1] != qm.NoticeGranted {
+		t.Errorf("the owner of the lease submitted again was told %v", k)
+	}
+	if rep, err := svc.Reconcile(ctx); err != nil || rep.Resubmitted != 0 {
+		t.Errorf("a second pass: %v %v; the job was submitted again twice", rep, err)
 	}
 }
 

@@ -43,6 +43,9 @@ type Service struct {
 	Topology TopologySource
 	// Rules evaluates the exception rules; nil: the policy's (Policy.Evaluate).
 	Rules RuleEvaluator
+	// SubmitGrace is how long a provisioning lease may wait for its job before the reconcile pass
+	// takes it that the service stopped before submitting it; zero means DefaultSubmitGrace.
+	SubmitGrace time.Duration
 
 	topo topologyCache
 

@@ -152,3 +152,31 @@ func (db *DB) PruneOutbox(ctx context.Context, before time.Time) (int64, error) 
 	}
 	return res.RowsAffected()
 }
+
+// NoticeClaimers names the senders that hold live claims at now.
+func (db *DB) NoticeClaimers(ctx context.Context, now time.Time) ([]string, error) {
+	var owners []string
+	err := db.x.SelectContext(ctx, &owners, db.x.Rebind("SELECT DISTINCT claimed_by FROM outbox WHERE sent_at IS NULL AND claimed_until >= ? ORDER BY claimed_by"), dbTime(now))
+	if err != nil {
+		return nil, fmt.Errorf("store: notice claimers: %w", err)
+	}
+	return owners, nil
+}
+
+// ReleaseNoticeClaims ends at once the live claims of owners (senders known to have stopped), as
+// if they had lapsed: the next sender takes their notices and counts each as a possible repeat.
+func (db *DB) ReleaseNoticeClaims(ctx context.Context, owners []string, now time.Time) (int64, error) {
+	if len(owners) == 0 {
+		return 0, nil
+	}
+	q, args, err := sqlx.In("UPDATE outbox SET claimed_until = ? WHERE sent_at IS NULL AND claimed_until >= ? AND claimed_by IN (?)",
+		dbTime(now.Add(-time.Second)), dbTime(now), owners)
+	if err != nil {
+		return 0, fmt.Errorf("store: release notice claims: %w", err)
+	}
+	res, err := db.x.ExecContext(ctx, db.x.Rebind(q), args...)
+	if err != nil {
+		return 0, fmt.Errorf("store: release notice claims: %w", err)
+	}
+	return res.RowsAffected()
+}

@@ -32,6 +32,11 @@ const (
 	DefaultPostgresMaxConns = 10
 	// sqliteBusyTimeoutMS is how long a write waits for another process's write lock on the file.
 	sqliteBusyTimeoutMS = 5000
+	// DefaultBeginWait is how long a transaction on PostgreSQL waits to begin (a connection, and
+	// the server's answer to BEGIN) before it fails with qm.ErrUnavailable: while the database is
+	// down or hung, every command says so within it instead of waiting on timeouts meant for
+	// slow statements. Once a transaction has begun, the statement timeout bounds it.
+	DefaultBeginWait = 2 * time.Second
 	// maxTxAttempts is how many times Update runs a PostgreSQL transaction that keeps failing with a
 	// serialization failure or a deadlock.
 	maxTxAttempts = 4
@@ -47,6 +52,10 @@ type DB struct {
 	dialect string
 	file    string // the SQLite file; "" in memory and on PostgreSQL
 	logger  *slog.Logger
+
+	// beginWait bounds how long a transaction waits to begin on PostgreSQL (a pooled connection,
+	// or a new one, and the server's answer to BEGIN); see SetBeginWait.
+	beginWait time.Duration
 
 	closeOnce sync.Once
 	closeErr  error
@@ -104,7 +113,7 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 		x.SetMaxIdleConns(DefaultPostgresMaxConns)
 		x.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	db := &DB{x: x, dialect: dialect, logger: logger.With("store", dialect)}
+	db := &DB{x: x, dialect: dialect, logger: logger.With("store", dialect), beginWait: DefaultBeginWait}
 	if dialect == SQLite {
 		db.file = sqliteFile(url)
 	}
@@ -120,6 +129,15 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 		return nil, fmt.Errorf("store: connect to %s: %w", dialect, scrub(url, err))
 	}
 	return db, nil
+}
+
+// SetBeginWait sets how long a transaction on PostgreSQL waits to begin before it fails with
+// qm.ErrUnavailable; zero or less restores DefaultBeginWait. Call it before the DB is used.
+func (db *DB) SetBeginWait(d time.Duration) {
+	if d <= 0 {
+		d = DefaultBeginWait
+	}
+	db.beginWait = d
 }
 
 // parseURL maps a store URL to a dialect, a database/sql driver name and that driver's DSN.

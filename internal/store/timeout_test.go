@@ -141,3 +141,66 @@ func TestADatabaseThatStopsAnsweringFailsStatements(t *testing.T) {
 		t.Fatalf("a statement to a database that stopped answering: %v; want the service to say it cannot reach its database", err)
 	}
 }
+
+// While the database hangs, a transaction fails within the begin wait with the sentence the
+// service shows, not after the statement timeout meant for slow statements.
+func TestWhileTheDatabaseHangsATransactionFailsWithinTheBeginWait(t *testing.T) {
+	storetest.RequirePostgres(t)
+	target := strings.TrimPrefix(storetest.PostgresDSN(), "postgres://")
+	target = target[strings.Index(target, "@")+1:]
+	target = target[:strings.IndexAny(target, "/?")]
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	f := &freezer{}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go f.copy(s, c)
+			go f.copy(c, s)
+		}
+	}()
+	url := strings.Replace(storetest.Postgres(t), target, ln.Addr().String(), 1)
+	db, err := store.Open(context.Background(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetBeginWait(300 * time.Millisecond)
+	f.mu.Lock()
+	f.frozen = true
+	f.mu.Unlock()
+	start := time.Now()
+	err = returns(t, time.Minute, func() error {
+		return db.Update(context.Background(), []string{"k"}, func(tx qm.Tx) error {
+			_, err := tx.ListLeases(context.Background(), qm.LeaseFilter{})
+			return err
+		})
+	})
+	took := time.Since(start)
+	if err != qm.ErrUnavailable {
+		t.Fatalf("a transaction on a hung database: %v; want %q", err, qm.ErrUnavailable.Message)
+	}
+	if took >= store.DefaultStatementTimeout {
+		t.Errorf("the transaction failed after %v, at the statement timeout, not within the begin wait", took)
+	}
+	f.mu.Lock()
+	f.frozen = false
+	f.mu.Unlock()
+	if err := db.View(context.Background(), func(tx qm.Tx) error {
+		_, err := tx.ListLeases(context.Background(), qm.LeaseFilter{})
+		return err
+	}); err != nil {
+		t.Errorf("the database answers again, but a transaction fails: %v", err)
+	}
+}

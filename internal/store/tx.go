@@ -12,6 +12,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -67,7 +68,7 @@ func (db *DB) runTx(ctx context.Context, readOnly bool, lockIDs []int64, fn func
 			err = qm.ErrUnavailable
 		}
 	}()
-	x, err := db.x.BeginTxx(ctx, &sql.TxOptions{ReadOnly: readOnly})
+	x, err := db.begin(ctx, readOnly)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
@@ -97,6 +98,59 @@ func (db *DB) runTx(ctx context.Context, readOnly bool, lockIDs []int64, fn func
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	return nil
+}
+
+// errBeginWait is a transaction that did not begin within the DB's beginWait.
+var errBeginWait = errors.New("the database did not answer in time")
+
+// begin starts a transaction. On PostgreSQL it waits at most beginWait (or until ctx ends): a
+// server that refuses fails at once, and one that accepts and never answers fails here, within
+// beginWait, rather than at the connection's answer deadline. A transaction that begins after its
+// caller stopped waiting is rolled back.
+func (db *DB) begin(ctx context.Context, readOnly bool) (*sqlx.Tx, error) {
+	opts := &sql.TxOptions{ReadOnly: readOnly}
+	if db.dialect != Postgres || db.beginWait <= 0 {
+		return db.x.BeginTxx(ctx, opts)
+	}
+	type begun struct {
+		x   *sqlx.Tx
+		err error
+	}
+	got := make(chan begun, 1)
+	var mu sync.Mutex
+	abandoned := false
+	go func() {
+		x, err := db.x.BeginTxx(ctx, opts)
+		mu.Lock()
+		defer mu.Unlock()
+		if abandoned {
+			if err == nil {
+				_ = x.Rollback()
+			}
+			return
+		}
+		got <- begun{x, err}
+	}()
+	t := time.NewTimer(db.beginWait)
+	defer t.Stop()
+	select {
+	case b := <-got:
+		return b.x, b.err
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	select {
+	case b := <-got: // it began just as the wait ended
+		return b.x, b.err
+	default:
+	}
+	abandoned = true
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return nil, errBeginWait
 }
 
 // lockIDs hashes lock keys to PostgreSQL advisory lock ids, de-duplicated and sorted. Sorting the
@@ -156,7 +210,7 @@ func unreachable(err error) bool {
 		return false
 	}
 	var ne net.Error
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+	if errors.Is(err, errBeginWait) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.As(err, &ne) {
 		return true
 	}

@@ -161,3 +161,46 @@ func randomHex(n int) string {
 func redact(u *url.URL) string {
 	return u.Redacted()
 }
+
+// Query runs one read-only query on a PostgreSQL URL (as Postgres returns, or any other) on its
+// own connection and returns its rows as text, NULL as "". Fault tests use it to check what the
+// service left in the database from outside the service.
+func Query(t testing.TB, url, query string, args ...any) [][]string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
+	defer cancel()
+	db, err := sql.Open("postgres", url)
+	if err != nil {
+		t.Fatalf("storetest: query: %v", err)
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		t.Fatalf("storetest: %s: %v", query, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatalf("storetest: %s: %v", query, err)
+		}
+		row := make([]string, len(cols))
+		for i, v := range vals {
+			row[i] = v.String
+		}
+		out = append(out, row)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("storetest: %s: %v", query, err)
+	}
+	return out
+}
