@@ -27,13 +27,39 @@ type neighbours struct {
 	next    int
 	longest float64 // the longest wait of a remembered request that started; <0: recompute
 	queues  map[string]int32
+	// The index, a k-d tree: the situations remembered when it was last built, halved again
+	// and again at the median of the feature that spreads widest, down to leaves of at most
+	// leafSize; every node keeps the box (least and greatest value of every feature) that
+	// holds its situations. A query descends the nearer child first and skips a node whose box
+	// is farther than the k-th nearest found so far. The older situations and the recent ones
+	// have a tree each, since an older one can only join the k nearest of all. The situations
+	// added since the build (fewer than rebuildEvery) are searched one by one; a situation
+	// they replaced is marked gone from its leaf.
+	perm  []int32 // ring positions, leaf by leaf; -1: replaced since the build
+	where []int32 // index in perm of each ring position
+	nodes []node
+	roots [2]int32 // the trees of the older and of the recent situations; -1: none
+	fresh int      // situations added since the build
+
+	// scratch for one query
 
 	// scratch for one query
 	cand   []cand
 	rcand  []cand
+	seen   []uint32 // the query that last visited each ring position
+	prev   []cand   // the last query's neighbours
+	stamp  uint32   // queries made
 	pcand  []cand
 	obs    []outcome
 	recent []outcome
+}
+
+// node is a node of the k-d tree: its situations are perm[from:to], in its box lo..hi; a
+// leaf has no children (left < 0).
+type node struct {
+	lo, hi      [nFeatures]float32
+	from, to    int32
+	left, right int32
 }
 
 type cand struct {
@@ -73,10 +99,13 @@ const (
 	// pendingCount is how many still-waiting requests may join a neighbour set: a quarter of
 	// it, so that the outcomes always outweigh the censored.
 	pendingCount = neighbourCount
+	leafSize     = 8
+	rebuildEvery = 128
 )
 
 func (n *neighbours) init() {
 	n.queues = map[string]int32{}
+	n.roots = [2]int32{-1, -1}
 }
 
 // queueID numbers the queues as they come, up to maxQueueIDs of them; the queues after those
@@ -120,12 +149,15 @@ func (n *neighbours) add(x [nFeatures]float32, queue string, wait, ref float64, 
 	if !gone && n.longest >= 0 {
 		n.longest = max(n.longest, float64(float32(wait)))
 	}
+	n.fresh++
 	if len(n.xs) < historySize {
 		n.xs = append(n.xs, x)
 		n.queue = append(n.queue, q)
 		n.wait = append(n.wait, float32(wait))
 		n.ref = append(n.ref, float32(ref))
 		n.gone = append(n.gone, gone)
+		n.where = append(n.where, -1)
+		n.reindex()
 		return
 	}
 	if !n.gone[n.next] && float64(n.wait[n.next]) >= n.longest {
@@ -133,7 +165,110 @@ func (n *neighbours) add(x [nFeatures]float32, queue string, wait, ref float64, 
 	}
 	n.xs[n.next], n.queue[n.next], n.wait[n.next], n.gone[n.next] = x, q, float32(wait), gone
 	n.ref[n.next] = float32(ref)
+	if k := n.where[n.next]; k >= 0 {
+		n.perm[k] = -1 // searched with the fresh ones from now on
+		n.where[n.next] = -1
+	}
 	n.next = (n.next + 1) % historySize
+	n.reindex()
+}
+
+// reindex rebuilds the index once rebuildEvery situations have been added since it was built.
+func (n *neighbours) reindex() {
+	if n.fresh < rebuildEvery {
+		return
+	}
+	n.fresh = 0
+	// The older situations and the recent ones get leaves of their own: a leaf of older ones
+	// stays so (the recent ones are the newest), and is skipped at the k-th nearest of all.
+	size := len(n.xs)
+	oldest := 0
+	if size == historySize {
+		oldest = n.next
+	}
+	n.perm = n.perm[:0]
+	for k := range size {
+		n.perm = append(n.perm, int32((oldest+k)%size))
+	}
+	n.nodes = n.nodes[:0]
+	older := max(size-recentSize, 0)
+	n.roots = [2]int32{-1, -1}
+	if older > 0 {
+		n.roots[0] = n.split(0, older)
+	}
+	n.roots[1] = n.split(older, size)
+	for k, i := range n.perm {
+		n.where[i] = int32(k)
+	}
+}
+
+// split makes a tree of perm[from:to] and returns its root: while there are more than
+// leafSize, it halves them at the median of the feature whose values spread widest.
+func (n *neighbours) split(from, to int) int32 {
+	lo, hi := n.xs[n.perm[from]], n.xs[n.perm[from]]
+	for _, i := range n.perm[from+1 : to] {
+		x := &n.xs[i]
+		for f := range nFeatures {
+			lo[f], hi[f] = min(lo[f], x[f]), max(hi[f], x[f])
+		}
+	}
+	id := int32(len(n.nodes))
+	n.nodes = append(n.nodes, node{lo: lo, hi: hi, from: int32(from), to: int32(to), left: -1, right: -1})
+	if to-from <= leafSize {
+		return id
+	}
+	f, spread := 0, float32(-1)
+	for g := range nFeatures {
+		if hi[g]-lo[g] > spread {
+			f, spread = g, hi[g]-lo[g]
+		}
+	}
+	mid := (from + to) / 2
+	selectBy(n.perm[from:to], mid-from, func(i int32) float32 { return n.xs[i][f] })
+	left := n.split(from, mid)
+	right := n.split(mid, to)
+	n.nodes[id].left, n.nodes[id].right = left, right
+	return id
+}
+
+// selectBy reorders s so that s[k] is where sorting by key would put it, with no greater key
+// before it and no smaller after it.
+func selectBy(s []int32, k int, key func(int32) float32) {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		p := key(s[(lo+hi)/2])
+		i, j := lo, hi
+		for i <= j {
+			for key(s[i]) < p {
+				i++
+			}
+			for key(s[j]) > p {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}
+
+// boxDistance is a lower bound of the distance from x to any situation in the box lo..hi.
+func boxDistance(x, lo, hi *[nFeatures]float32) float32 {
+	var d float32
+	for f := range nFeatures {
+		d += max(lo[f]-x[f], x[f]-hi[f], 0)
+	}
+	return d
 }
 
 // longestWait is the longest wait among the remembered requests that started (0 for none).
@@ -217,18 +352,26 @@ func (h *nearest) offer(cd cand) {
 	}
 }
 
-func distance(x, y *[nFeatures]float32) float32 {
+// distanceUpTo is the distance from x to y, summed feature by feature, and false as soon as
+// it exceeds limit.
+func distanceUpTo(x, y *[nFeatures]float32, limit float32) (float32, bool) {
 	var d float32
-	for f := 0; f < nFeatures; f++ {
+	for f := range 4 {
 		d += abs(x[f] - y[f])
 	}
-	return d
+	if d > limit {
+		return d, false
+	}
+	for f := 4; f < nFeatures; f++ {
+		d += abs(x[f] - y[f])
+	}
+	return d, true
 }
 
 // pendingObs is a request still in the live queue: its situation when it was submitted and
 // how long it has waited so far.
 type pendingObs struct {
-	ref   float64
+	sit   *Situation // for its reference wait
 	x     *[nFeatures]float32
 	queue string
 	age   float64
@@ -256,49 +399,103 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 	if len(n.xs) == historySize {
 		oldest = n.next
 	}
-	// One pass keeps the k nearest of all and of the recent ones; a situation is dropped as
-	// soon as its partial distance exceeds the k-th nearest so far of the sets it could join.
+	// The k nearest of all and of the recent ones, block by block from the block whose box is
+	// nearest; a block whose box is farther than the k-th nearest so far of the sets it could
+	// join is skipped, and so is a situation as soon as its partial distance is.
+	n.prev = append(append(n.prev[:0], n.cand...), n.rcand...)
 	all, rec := nearest{c: n.cand[:0], k: neighbourCount}, nearest{c: n.rcand[:0], k: neighbourCount}
-	first := len(n.xs) - recentSize // rank (by age) of the oldest recent situation
-	// The recent situations first (they fill both sets), then the older ones, which only the
-	// set of all can take. Ring positions: the oldest at oldest, the most recent just before it.
-	scan := func(from, to int, recent bool) {
-		for i := from; i < to; i++ {
-			var d0 float32
-			if n.queue[i] != q {
-				d0 = queuePenalty
-			}
-			limit := all.worst()
-			if recent {
-				limit = rec.worst() // never below all.worst: the recent are among all
-			}
-			d, ok := distanceWithin(&x, &n.xs[i], d0, limit)
-			if !ok {
-				continue
-			}
-			cd := cand{d, int32(i)}
-			all.offer(cd)
-			if recent {
-				rec.offer(cd)
-			}
-		}
-	}
 	size := len(n.xs)
-	start := (oldest + max(first, 0)) % size // ring position of the oldest recent situation
-	recentCount := min(size, recentSize)
-	if start+recentCount <= size {
-		scan(start, start+recentCount, true)
-	} else {
-		scan(start, size, true)
-		scan(0, start+recentCount-size, true)
-	}
-	if older := size - recentCount; older > 0 {
-		if oldest+older <= size {
-			scan(oldest, oldest+older, false)
-		} else {
-			scan(oldest, size, false)
-			scan(0, oldest+older-size, false)
+	first := size - recentSize // rank (by age) of the oldest recent situation
+	isRecent := func(i int) bool {
+		r := i - oldest
+		if r < 0 {
+			r += size
 		}
+		return r >= first
+	}
+	n.stamp++
+	if len(n.seen) < size {
+		n.seen = append(n.seen, make([]uint32, size-len(n.seen))...)
+	}
+	visit := func(i int) {
+		if n.seen[i] == n.stamp {
+			return
+		}
+		n.seen[i] = n.stamp
+		var d0 float32
+		if n.queue[i] != q {
+			d0 = queuePenalty
+		}
+		recent := isRecent(i)
+		limit := all.worst()
+		if recent {
+			limit = rec.worst() // never below all.worst: the recent are among all
+		}
+		d, ok := distanceWithin(&x, &n.xs[i], d0, limit)
+		if !ok {
+			return
+		}
+		cd := cand{d, int32(i)}
+		all.offer(cd)
+		if recent {
+			rec.offer(cd)
+		}
+	}
+	// The last query's neighbours first: requests come in runs of similar ones, so these are
+	// near, and the sets start out with a distance to beat.
+	for _, cd := range n.prev {
+		if int(cd.i) < size {
+			visit(int(cd.i))
+		}
+	}
+	// The situations added since the index was built: the most recent, written just before
+	// next (the ring may have wrapped).
+	fresh := min(n.fresh, size)
+	if len(n.nodes) == 0 {
+		fresh = size // no index yet
+	}
+	for k := 1; k <= fresh; k++ {
+		i := len(n.xs) - k
+		if size == historySize {
+			i = (n.next - k + historySize) % historySize
+		}
+		visit(i)
+	}
+	// limit is the distance a node's box must not exceed (plus a margin: the box's distance
+	// is summed in another order than a situation's, and rounding must not skip a neighbour).
+	var search func(id int32, lb float32, older bool)
+	search = func(id int32, lb float32, older bool) {
+		limit := rec.worst()
+		if older {
+			limit = all.worst()
+		}
+		if lb*(1-1e-5)-1e-5 > limit {
+			return
+		}
+		nd := &n.nodes[id]
+		if nd.left < 0 {
+			for _, i := range n.perm[nd.from:nd.to] {
+				if i >= 0 {
+					visit(int(i))
+				}
+			}
+			return
+		}
+		l, r := &n.nodes[nd.left], &n.nodes[nd.right]
+		ll, lr := boxDistance(&x, &l.lo, &l.hi), boxDistance(&x, &r.lo, &r.hi)
+		if ll <= lr {
+			search(nd.left, ll, older)
+			search(nd.right, lr, older)
+		} else {
+			search(nd.right, lr, older)
+			search(nd.left, ll, older)
+		}
+	}
+	if n.roots[1] >= 0 {
+		search(n.roots[1], 0, false)
+	}
+	if n.roots[0] >= 0 {
+		search(n.roots[0], 0, true)
 	}
 	c, cr := all.c, rec.c
 	recent, obs = n.recent[:0], n.obs[:0]
@@ -319,7 +516,10 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 	pc := n.pcand[:0]
 	for i := range pending {
 		pd := &pending[i]
-		d := distance(&x, pd.x)
+		d, ok := distanceUpTo(&x, pd.x, radius)
+		if !ok {
+			continue
+		}
 		if pd.queue != queue {
 			d += queuePenalty
 		}
@@ -332,7 +532,7 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 		pc = pc[:pendingCount]
 	}
 	for _, cd := range pc {
-		obs = append(obs, outcome{pending[cd.i].age, pending[cd.i].ref, waiting})
+		obs = append(obs, outcome{pending[cd.i].age, reference(pending[cd.i].sit), waiting})
 	}
 	n.pcand = pc
 	n.cand, n.rcand, n.recent, n.obs = c, cr, recent, obs

@@ -299,7 +299,7 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 			maxSeen = max(maxSeen, q.Estimate.seq)
 		}
 		if i%stride == 0 {
-			pend = append(pend, pendingObs{x: &q.Estimate.x, ref: reference(&q.Estimate.Situation), queue: q.Queue, age: float64(age) * 1e-9})
+			pend = append(pend, pendingObs{x: &q.Estimate.x, sit: &q.Estimate.Situation, queue: q.Queue, age: float64(age) * 1e-9})
 		}
 	}
 	est.Situation.QueueAge = time.Duration(now - oldest)
