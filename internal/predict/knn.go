@@ -2,7 +2,6 @@ package predict
 
 import (
 	"math"
-	"slices"
 	"time"
 )
 
@@ -36,6 +35,7 @@ type neighbours struct {
 	// added since the build (fewer than rebuildEvery) are searched one by one; a situation
 	// they replaced is marked gone from its leaf.
 	perm  []int32 // ring positions, leaf by leaf; -1: replaced since the build
+	keys  []float32
 	where []int32 // index in perm of each ring position
 	nodes []node
 	roots [2]int32 // the trees of the older and of the recent situations; -1: none
@@ -60,6 +60,8 @@ type node struct {
 	lo, hi      [nFeatures]float32
 	from, to    int32
 	left, right int32
+	dim         int8    // the feature it was split on ...
+	at          float32 // ... at this value: the left child holds the smaller values
 }
 
 type cand struct {
@@ -194,17 +196,16 @@ func (n *neighbours) reindex() {
 	older := max(size-recentSize, 0)
 	n.roots = [2]int32{-1, -1}
 	if older > 0 {
-		n.roots[0] = n.split(0, older)
+		n.roots[0] = n.tree(0, older)
 	}
-	n.roots[1] = n.split(older, size)
+	n.roots[1] = n.tree(older, size)
 	for k, i := range n.perm {
 		n.where[i] = int32(k)
 	}
 }
 
-// split makes a tree of perm[from:to] and returns its root: while there are more than
-// leafSize, it halves them at the median of the feature whose values spread widest.
-func (n *neighbours) split(from, to int) int32 {
+// tree makes a k-d tree of perm[from:to] and returns its root.
+func (n *neighbours) tree(from, to int) int32 {
 	lo, hi := n.xs[n.perm[from]], n.xs[n.perm[from]]
 	for _, i := range n.perm[from+1 : to] {
 		x := &n.xs[i]
@@ -212,9 +213,28 @@ func (n *neighbours) split(from, to int) int32 {
 			lo[f], hi[f] = min(lo[f], x[f]), max(hi[f], x[f])
 		}
 	}
+	n.keys = n.keys[:0]
+	for range n.perm {
+		n.keys = append(n.keys, 0)
+	}
+	return n.split(from, to, lo, hi)
+}
+
+// split makes a tree of perm[from:to], whose situations lie in the box lo..hi (perhaps a
+// loose one), and returns its root: while there are more than leafSize, it halves them at the
+// median of the feature that spreads widest. Every node's box is fitted to its situations.
+func (n *neighbours) split(from, to int, lo, hi [nFeatures]float32) int32 {
 	id := int32(len(n.nodes))
-	n.nodes = append(n.nodes, node{lo: lo, hi: hi, from: int32(from), to: int32(to), left: -1, right: -1})
+	n.nodes = append(n.nodes, node{from: int32(from), to: int32(to), left: -1, right: -1})
 	if to-from <= leafSize {
+		nd := &n.nodes[id]
+		nd.lo, nd.hi = n.xs[n.perm[from]], n.xs[n.perm[from]]
+		for _, i := range n.perm[from+1 : to] {
+			x := &n.xs[i]
+			for f := range nFeatures {
+				nd.lo[f], nd.hi[f] = min(nd.lo[f], x[f]), max(nd.hi[f], x[f])
+			}
+		}
 		return id
 	}
 	f, spread := 0, float32(-1)
@@ -223,30 +243,43 @@ func (n *neighbours) split(from, to int) int32 {
 			f, spread = g, hi[g]-lo[g]
 		}
 	}
+	keys := n.keys[from:to]
+	for k, i := range n.perm[from:to] {
+		keys[k] = n.xs[i][f]
+	}
 	mid := (from + to) / 2
-	selectBy(n.perm[from:to], mid-from, func(i int32) float32 { return n.xs[i][f] })
-	left := n.split(from, mid)
-	right := n.split(mid, to)
-	n.nodes[id].left, n.nodes[id].right = left, right
+	selectKeyed(keys, n.perm[from:to], mid-from)
+	m := keys[mid-from]
+	llo, lhi, rlo, rhi := lo, hi, lo, hi
+	lhi[f], rlo[f] = m, m
+	left := n.split(from, mid, llo, lhi)
+	right := n.split(mid, to, rlo, rhi)
+	nd := &n.nodes[id]
+	nd.left, nd.right, nd.dim, nd.at = left, right, int8(f), m
+	l, r := &n.nodes[left], &n.nodes[right]
+	for g := range nFeatures {
+		nd.lo[g], nd.hi[g] = min(l.lo[g], r.lo[g]), max(l.hi[g], r.hi[g])
+	}
 	return id
 }
 
-// selectBy reorders s so that s[k] is where sorting by key would put it, with no greater key
-// before it and no smaller after it.
-func selectBy(s []int32, k int, key func(int32) float32) {
-	lo, hi := 0, len(s)-1
+// selectKeyed reorders keys, and perm alike, so that keys[k] is where sorting would put it,
+// with no greater key before it and no smaller after it.
+func selectKeyed(keys []float32, perm []int32, k int) {
+	lo, hi := 0, len(keys)-1
 	for lo < hi {
-		p := key(s[(lo+hi)/2])
+		p := keys[(lo+hi)/2]
 		i, j := lo, hi
 		for i <= j {
-			for key(s[i]) < p {
+			for keys[i] < p {
 				i++
 			}
-			for key(s[j]) > p {
+			for keys[j] > p {
 				j--
 			}
 			if i <= j {
-				s[i], s[j] = s[j], s[i]
+				keys[i], keys[j] = keys[j], keys[i]
+				perm[i], perm[j] = perm[j], perm[i]
 				i++
 				j--
 			}
@@ -262,15 +295,6 @@ func selectBy(s []int32, k int, key func(int32) float32) {
 	}
 }
 
-// boxDistance is a lower bound of the distance from x to any situation in the box lo..hi.
-func boxDistance(x, lo, hi *[nFeatures]float32) float32 {
-	var d float32
-	for f := range nFeatures {
-		d += max(lo[f]-x[f], x[f]-hi[f], 0)
-	}
-	return d
-}
-
 // longestWait is the longest wait among the remembered requests that started (0 for none).
 func (n *neighbours) longestWait() float64 {
 	if n.longest < 0 {
@@ -282,6 +306,22 @@ func (n *neighbours) longestWait() float64 {
 		}
 	}
 	return n.longest
+}
+
+// boxWithin reports whether the box lo..hi may hold a situation within limit of x: false
+// once the distance from x to the box, a lower bound of theirs, exceeds it.
+func boxWithin(x, lo, hi *[nFeatures]float32, limit float32) bool {
+	var d float32
+	for f := range 6 {
+		d += max(lo[f]-x[f], x[f]-hi[f], 0)
+	}
+	if d > limit {
+		return false
+	}
+	for f := 6; f < nFeatures; f++ {
+		d += max(lo[f]-x[f], x[f]-hi[f], 0)
+	}
+	return d <= limit
 }
 
 // distanceWithin is d0 plus the distance from x to y, and false as soon as it exceeds limit.
@@ -463,16 +503,16 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 	}
 	// limit is the distance a node's box must not exceed (plus a margin: the box's distance
 	// is summed in another order than a situation's, and rounding must not skip a neighbour).
-	var search func(id int32, lb float32, older bool)
-	search = func(id int32, lb float32, older bool) {
+	var search func(id int32, older bool)
+	search = func(id int32, older bool) {
 		limit := rec.worst()
 		if older {
 			limit = all.worst()
 		}
-		if lb*(1-1e-5)-1e-5 > limit {
+		nd := &n.nodes[id]
+		if !boxWithin(&x, &nd.lo, &nd.hi, limit*(1+1e-5)+1e-5) {
 			return
 		}
-		nd := &n.nodes[id]
 		if nd.left < 0 {
 			for _, i := range n.perm[nd.from:nd.to] {
 				if i >= 0 {
@@ -481,21 +521,19 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 			}
 			return
 		}
-		l, r := &n.nodes[nd.left], &n.nodes[nd.right]
-		ll, lr := boxDistance(&x, &l.lo, &l.hi), boxDistance(&x, &r.lo, &r.hi)
-		if ll <= lr {
-			search(nd.left, ll, older)
-			search(nd.right, lr, older)
+		if x[nd.dim] < nd.at {
+			search(nd.left, older)
+			search(nd.right, older)
 		} else {
-			search(nd.right, lr, older)
-			search(nd.left, ll, older)
+			search(nd.right, older)
+			search(nd.left, older)
 		}
 	}
 	if n.roots[1] >= 0 {
-		search(n.roots[1], 0, false)
+		search(n.roots[1], false)
 	}
 	if n.roots[0] >= 0 {
-		search(n.roots[0], 0, true)
+		search(n.roots[0], true)
 	}
 	c, cr := all.c, rec.c
 	recent, obs = n.recent[:0], n.obs[:0]
@@ -540,17 +578,16 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 }
 
 // sortOutcomes orders outcomes by time; at one moment starts come first, then departures, then
-// the censored.
+// the censored. There are at most a few dozen: an insertion sort, written out, is the quickest.
 func sortOutcomes(obs []outcome) {
-	slices.SortFunc(obs, func(a, b outcome) int {
-		if a.t != b.t {
-			if a.t < b.t {
-				return -1
-			}
-			return 1
+	for i := 1; i < len(obs); i++ {
+		o := obs[i]
+		j := i
+		for ; j > 0 && (obs[j-1].t > o.t || (obs[j-1].t == o.t && obs[j-1].kind > o.kind)); j-- {
+			obs[j] = obs[j-1]
 		}
-		return int(a.kind) - int(b.kind)
-	})
+		obs[j] = o
+	}
 }
 
 // step is a point of a bound's value curve: a bound of t seconds would have covered a share
