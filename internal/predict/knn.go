@@ -408,21 +408,13 @@ func distanceUpTo(x, y *[nFeatures]float32, limit float32) (float32, bool) {
 	return d, true
 }
 
-// pendingObs is a request still in the live queue: its situation when it was submitted and
-// how long it has waited so far.
-type pendingObs struct {
-	sit   *Situation // for its reference wait
-	x     *[nFeatures]float32
-	queue string
-	age   float64
-}
-
 // query finds the k situations nearest to x among the remembered ones and returns the
 // outcomes of those among the k nearest of the recentSize most recent that started (for the
-// median), and the fates of the k nearest of all plus the still-waiting requests (at most
-// pendingCount, the nearest) no farther away than the k-th of them (for the bound). Both come
-// unsorted, each with the reference wait of its situation.
-func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pendingObs) (recent, obs []outcome) {
+// median), and the fates of the k nearest of all plus the requests still waiting in ahead (every
+// stride-th of those estimated by Predict; at most pendingCount, the nearest) no farther away
+// than the k-th of them, censored at their age at now (for the bound). Both come unsorted, each
+// with the reference wait of its situation.
+func (n *neighbours) query(x [nFeatures]float32, queue string, ahead []Pending, stride int, now int64) (recent, obs []outcome) {
 	if len(n.xs) == 0 {
 		return nil, nil
 	}
@@ -552,13 +544,16 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 		obs = append(obs, outcome{float64(n.wait[cd.i]), float64(n.ref[cd.i]), kind})
 	}
 	pc := n.pcand[:0]
-	for i := range pending {
-		pd := &pending[i]
-		d, ok := distanceUpTo(&x, pd.x, radius)
+	for i := 0; i < len(ahead); i += stride {
+		pd := &ahead[i]
+		if !pd.Estimate.valid {
+			continue
+		}
+		d, ok := distanceUpTo(&x, &pd.Estimate.x, radius)
 		if !ok {
 			continue
 		}
-		if pd.queue != queue {
+		if pd.Queue != queue {
 			d += queuePenalty
 		}
 		if d <= radius {
@@ -570,7 +565,9 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 		pc = pc[:pendingCount]
 	}
 	for _, cd := range pc {
-		obs = append(obs, outcome{pending[cd.i].age, reference(pending[cd.i].sit), waiting})
+		pd := &ahead[cd.i]
+		age := float64(max(now-pd.Submit.UnixNano(), 0)) * 1e-9
+		obs = append(obs, outcome{age, reference(&pd.Estimate.Situation), waiting})
 	}
 	n.pcand = pc
 	n.cand, n.rcand, n.recent, n.obs = c, cr, recent, obs

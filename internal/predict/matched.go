@@ -127,14 +127,13 @@ func matchQBETS(tr Trace, evs []event, first int, n int, target float64) *Matche
 			lo = mid
 		}
 	}
-	above := Bracket{Quantile: hi, Coverage: coverage(hi)}
-	above.Tightness = qbetsTightness(tr, evs, first, n, hi)
+	tight := qbetsTightness(tr, evs, first, n, hi, lo) // one replay for both
+	above := Bracket{Quantile: hi, Coverage: coverage(hi), Tightness: tight[0]}
 	m := &Matched{Quantile: hi, Coverage: above.Coverage, Tightness: above.Tightness, Above: above, Below: above}
 	if lo == hi {
 		return m
 	}
-	below := Bracket{Quantile: lo, Coverage: coverage(lo)}
-	below.Tightness = qbetsTightness(tr, evs, first, n, lo)
+	below := Bracket{Quantile: lo, Coverage: coverage(lo), Tightness: tight[1]}
 	m.Below = below
 	// Coverage jumps where many jobs share a sample: the target lies between two quantiles'
 	// coverages. The tightness there is read off the line between them.
@@ -147,27 +146,36 @@ func matchQBETS(tr Trace, evs []event, first int, n int, target float64) *Matche
 	return m
 }
 
-// qbetsTightness is the QBETS-style bound's tightness at quantile q: the median of bound / wait
-// over the jobs from first on that started after waiting a minute or more.
-func qbetsTightness(tr Trace, evs []event, first, n int, q float64) float64 {
-	ranks := make([]int, n+1)
-	for k := 1; k <= n; k++ {
-		ranks[k] = binomialUpperRank(k, q, 0.95)
+// qbetsTightness is the QBETS-style bound's tightness at each of the quantiles qs: the median
+// of bound / wait over the jobs from first on that started after waiting a minute or more.
+func qbetsTightness(tr Trace, evs []event, first, n int, qs ...float64) []float64 {
+	ranks := make([][]int, len(qs))
+	ratios := make([][]float64, len(qs))
+	for i, q := range qs {
+		ranks[i] = make([]int, n+1)
+		for k := 1; k <= n; k++ {
+			ranks[i][k] = binomialUpperRank(k, q, 0.95)
+		}
 	}
-	var ratios []float64
 	walk(tr, evs, n, func(i int, w *window) {
 		j := &tr.Jobs[i]
 		if i < first || !j.Started() || j.Wait() < 60 {
 			return
 		}
-		bound := 0.0
-		if w != nil && w.len() > 0 {
-			bound = w.view()[ranks[w.len()]]
+		for k := range qs {
+			bound := 0.0
+			if w != nil && w.len() > 0 {
+				bound = w.view()[ranks[k][w.len()]]
+			}
+			ratios[k] = append(ratios[k], bound/float64(j.Wait()))
 		}
-		ratios = append(ratios, bound/float64(j.Wait()))
 	})
-	slices.Sort(ratios)
-	return median(ratios)
+	out := make([]float64, len(qs))
+	for k := range qs {
+		slices.Sort(ratios[k])
+		out[k] = median(ratios[k])
+	}
+	return out
 }
 
 // walk replays the trace's starts through a QBETS-style memory of n waits per queue and calls

@@ -74,16 +74,18 @@ type Estimate struct {
 	Basis      int // outcomes behind the bound; 0 means no history yet
 	Situation  Situation
 
-	x       [nFeatures]float32 // the situation as the neighbour search sees it
-	experts [nExperts]float32  // each expert's point, in seconds
-	pick    float32            // the point the kinds chose, before the overall check
-	bounds  [nBounds]float32   // each way's bound, in seconds (+Inf: Unbounded)
-	bound   int8               // the way whose bound is P90
-	kinds   [nLevels]uint64    // the request's kind at each level
-	run     float32            // its expected run time, in seconds
-	at      int64              // when it was made (Unix nanoseconds)
-	valid   bool               // made by Predict (so the fields above are set)
-	seq     uint64             // which prediction it was
+	// What a prediction for a request behind this one reads, together (one or two cache lines).
+	valid bool               // made by Predict (so the fields below are set)
+	run   float32            // its expected run time, in seconds
+	seq   uint64             // which prediction it was
+	x     [nFeatures]float32 // the situation as the neighbour search sees it
+
+	experts [nExperts]float32 // each expert's point, in seconds
+	pick    float32           // the point the kinds chose, before the overall check
+	bounds  [nBounds]float32  // each way's bound, in seconds (+Inf: Unbounded)
+	bound   int8              // the way whose bound is P90
+	kinds   [nLevels]uint64   // the request's kind at each level
+	at      int64             // when it was made (Unix nanoseconds)
 }
 
 // Unbounded is Estimate.P90 for a request that may never start (see Estimate.P90).
@@ -183,7 +185,6 @@ type Predictor struct {
 	nb      neighbours
 	sc      simScratch
 	run     trackedLeases
-	pend    []pendingObs
 	curve   []step
 	scratch []outcome
 	vals    []float64
@@ -275,10 +276,9 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 		uw = u
 	}
 	est.Situation.UserWait, est.Situation.LastWait = secs(quantile(uw.recent.view(), 0.5)), secs(uw.last)
-	// The queue ahead: its age, the user's own requests in it, the requests in it that were
-	// estimated here (to be counted as misses once past their bounds), and a sample of them to
-	// join the neighbours as still waiting.
-	pend := p.pend[:0]
+	// The queue ahead: its age, the user's own requests in it, and the requests in it that were
+	// estimated here (to be counted as misses once past their bounds). A sample of them joins
+	// the neighbours as still waiting (query).
 	stride := max(len(st.Queue)/maxPendingScan, 1)
 	maxSeen := p.maxSeen
 	now := st.Now.UnixNano()
@@ -286,7 +286,6 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 	for i := range st.Queue {
 		q := &st.Queue[i]
 		submit := q.Submit.UnixNano()
-		age := max(now-submit, 0)
 		oldest = min(oldest, submit)
 		if q.User == req.User {
 			est.Situation.UserAhead++
@@ -297,9 +296,6 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 		if q.Estimate.seq > p.maxSeen {
 			p.watch(&q.Estimate, submit)
 			maxSeen = max(maxSeen, q.Estimate.seq)
-		}
-		if i%stride == 0 {
-			pend = append(pend, pendingObs{x: &q.Estimate.x, sit: &q.Estimate.Situation, queue: q.Queue, age: float64(age) * 1e-9})
 		}
 	}
 	est.Situation.QueueAge = time.Duration(now - oldest)
@@ -317,9 +313,7 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 	est.run = float32(p.rt.remaining(req.User, req.Queue, req.Requested.Seconds(), 0))
 	ref := reference(&est.Situation)
 
-	recent, obs := p.nb.query(est.x, req.Queue, pend)
-	clear(pend)
-	p.pend = pend[:0]
+	recent, obs := p.nb.query(est.x, req.Queue, st.Queue, stride, now)
 	short := len(p.nb.xs) < neighbourCount || len(obs) == 0
 
 	// The point: the experts' answers, and the one chosen for the kind.
