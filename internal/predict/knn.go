@@ -101,8 +101,8 @@ const (
 	// pendingCount is how many still-waiting requests may join a neighbour set: a quarter of
 	// it, so that the outcomes always outweigh the censored.
 	pendingCount = neighbourCount
-	leafSize     = 8
-	rebuildEvery = 128
+	leafSize     = 8   // situations in a leaf of the index
+	rebuildEvery = 128 // situations added between two builds of the index
 )
 
 func (n *neighbours) init() {

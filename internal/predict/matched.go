@@ -53,6 +53,21 @@ type qbetsJob struct {
 // target (under the same right-censoring rule as Score), then measures its tightness there.
 // It returns nil when nothing is scored.
 func matchQBETS(tr Trace, evs []event, first int, n int, target float64) *Matched {
+	return qbetsSamples(tr, evs, first, n).match(target)
+}
+
+// qbetsOutcomes is where each scored job's outcome fell in the sample its QBETS-style bound
+// was read from: what matching a coverage needs, replayed once.
+type qbetsOutcomes struct {
+	tr    Trace
+	evs   []event
+	first int
+	n     int
+	jobs  []qbetsJob
+}
+
+// qbetsSamples replays the trace's waits through the QBETS-style memory of n waits per queue.
+func qbetsSamples(tr Trace, evs []event, first int, n int) *qbetsOutcomes {
 	n = cmpOr(n, qbetsWindow)
 	end := tr.End()
 	jobs := make([]qbetsJob, 0, len(tr.Jobs)-first)
@@ -74,6 +89,13 @@ func matchQBETS(tr Trace, evs []event, first int, n int, target float64) *Matche
 		}
 		jobs = append(jobs, qj)
 	})
+	return &qbetsOutcomes{tr: tr, evs: evs, first: first, n: n, jobs: jobs}
+}
+
+// match sets the quantile so that the coverage is as close as it gets to target, and measures
+// the tightness there (see matchQBETS).
+func (o *qbetsOutcomes) match(target float64) *Matched {
+	tr, evs, first, n, jobs := o.tr, o.evs, o.first, o.n, o.jobs
 	if len(jobs) == 0 {
 		return nil
 	}
