@@ -36,7 +36,8 @@ type neighbours struct {
 	// they replaced is marked gone from its leaf.
 	perm  []int32 // ring positions, leaf by leaf; -1: replaced since the build
 	keys  []float32
-	where []int32 // index in perm of each ring position
+	lx    [][nFeatures]float32 // the situations in perm's order, so that a leaf is read in one run
+	where []int32              // index in perm of each ring position
 	nodes []node
 	roots [2]int32 // the trees of the older and of the recent situations; -1: none
 	fresh int      // situations added since the build
@@ -199,8 +200,10 @@ func (n *neighbours) reindex() {
 		n.roots[0] = n.tree(0, older)
 	}
 	n.roots[1] = n.tree(older, size)
+	n.lx = n.lx[:0]
 	for k, i := range n.perm {
 		n.where[i] = int32(k)
+		n.lx = append(n.lx, n.xs[i])
 	}
 }
 
@@ -449,7 +452,8 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, ahead []Pending, 
 	if len(n.seen) < size {
 		n.seen = append(n.seen, make([]uint32, size-len(n.seen))...)
 	}
-	visit := func(i int) {
+	// visit offers ring position i, whose situation is y, to the sets it could join.
+	visit := func(i int, y *[nFeatures]float32) {
 		if n.seen[i] == n.stamp {
 			return
 		}
@@ -463,7 +467,7 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, ahead []Pending, 
 		if recent {
 			limit = rec.worst() // never below all.worst: the recent are among all
 		}
-		d, ok := distanceWithin(&x, &n.xs[i], d0, limit)
+		d, ok := distanceWithin(&x, y, d0, limit)
 		if !ok {
 			return
 		}
@@ -477,7 +481,7 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, ahead []Pending, 
 	// near, and the sets start out with a distance to beat.
 	for _, cd := range n.prev {
 		if int(cd.i) < size {
-			visit(int(cd.i))
+			visit(int(cd.i), &n.xs[cd.i])
 		}
 	}
 	// The situations added since the index was built: the most recent, written just before
@@ -491,7 +495,7 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, ahead []Pending, 
 		if size == historySize {
 			i = (n.next - k + historySize) % historySize
 		}
-		visit(i)
+		visit(i, &n.xs[i])
 	}
 	// limit is the distance a node's box must not exceed (plus a margin: the box's distance
 	// is summed in another order than a situation's, and rounding must not skip a neighbour).
@@ -506,9 +510,9 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, ahead []Pending, 
 			return
 		}
 		if nd.left < 0 {
-			for _, i := range n.perm[nd.from:nd.to] {
-				if i >= 0 {
-					visit(int(i))
+			for k := nd.from; k < nd.to; k++ {
+				if i := n.perm[k]; i >= 0 {
+					visit(int(i), &n.lx[k])
 				}
 			}
 			return
