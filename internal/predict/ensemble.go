@@ -19,9 +19,10 @@ const (
 
 // The ways a bound is read from the nearest situations (Estimate.bounds).
 const (
-	boundAsWas   = iota // from their waits as they were
-	boundScaled         // from their waits scaled to this situation's reference wait
-	boundFloored        // the first, never under the reference wait
+	boundAsWas    = iota // from their waits as they were
+	boundScaled          // from their waits scaled to this situation's reference wait
+	boundFloored         // the first, never under the reference wait
+	boundQuantile        // a quantile of the queue's recent waits (the QBETS-style sample), its level learned online
 	nBounds
 )
 
@@ -267,6 +268,11 @@ func (p *Predictor) coverage(w int, miss bool) {
 	}
 	p.scored[w]++
 	p.hits[w] += (1 - err - p.hits[w]) / min(p.scored[w], hitWindow)
+	if w == boundQuantile {
+		p.level += levelRate * (err - (1 - p.cfg.Coverage))
+		p.level = min(max(p.level, 0), 1)
+		return
+	}
 	p.theta[w] += aciRate * (err - (1 - p.cfg.Coverage))
 	p.theta[w] = min(max(p.theta[w], 0), thetaMax+thetaGrowth)
 }

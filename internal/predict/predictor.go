@@ -141,10 +141,11 @@ type Config struct {
 // on a log scale, the history is the cluster's own and the bound's price is learned online.
 const (
 	DefaultCoverage = 0.9
-	aciRate         = 0.05 // step of the online correction of the bound's price (ln λ)
-	thetaStart      = 3    // initial price, as -ln λ (λ = 0.05)
-	thetaMax        = 7    // past this (λ under 0.1 %) bounds grow beyond the neighbours' waits ...
-	thetaGrowth     = 4    // ... by up to e² times
+	aciRate         = 0.05  // step of the online correction of the bound's price (ln λ)
+	levelRate       = 0.005 // step of the online correction of the quantile boundQuantile reads
+	thetaStart      = 3     // initial price, as -ln λ (λ = 0.05)
+	thetaMax        = 7     // past this (λ under 0.1 %) bounds grow beyond the neighbours' waits ...
+	thetaGrowth     = 4     // ... by up to e² times
 	maxOpen         = 1 << 17
 	userWindow      = 20  // recent waits remembered per user ...
 	userFeature     = 10  // ... of which the situation reads the last ten
@@ -198,7 +199,11 @@ type Predictor struct {
 	// it by aciRate × Coverage, every hit lowers it by aciRate × (1 - Coverage), so that the
 	// long-run share of requests within each way's bound tracks Coverage. Past thetaMax the
 	// bounds grow beyond the neighbours' waits.
-	theta  [nBounds]float64
+	theta [nBounds]float64
+	// level is the quantile of the queue's recent waits that boundQuantile reads, corrected
+	// online the same way: up by levelRate × Coverage on a miss, down by levelRate × (1 -
+	// Coverage) on a hit.
+	level  float64
 	hits   [nBounds]float64 // each way's recent share of hits ...
 	scored [nBounds]float64 // ... over this many outcomes
 	ratio  [nBounds]float64 // each way's mean ln(bound / wait) over requests that waited a minute or more ...
@@ -254,6 +259,7 @@ func New(cfg Config) *Predictor {
 	for w := range p.theta {
 		p.theta[w], p.hits[w] = thetaStart, cfg.Coverage
 	}
+	p.level = cfg.Coverage
 	p.rt.init()
 	p.nb.init()
 	p.sc.horizon = 3600
@@ -373,6 +379,10 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 	est.bounds[boundFloored] = max(p.boundAt(boundFloored, longest, median), float32(ref))
 	p.curve = p.startCurve(obs, ref)
 	est.bounds[boundScaled] = p.boundAt(boundScaled, longest, median)
+	est.bounds[boundQuantile] = float32(max(median, MinBound.Seconds()))
+	if w := p.qbets.s.sample(req.Queue); w != nil {
+		est.bounds[boundQuantile] = float32(max(quantile(w.view(), p.level), median, MinBound.Seconds()))
+	}
 	est.bound = int8(p.chooseBound())
 	if b := est.bounds[est.bound]; math.IsInf(float64(b), 1) {
 		est.P90 = Unbounded
