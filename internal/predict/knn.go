@@ -209,24 +209,17 @@ func (n *neighbours) reindex() {
 
 // tree makes a k-d tree of perm[from:to] and returns its root.
 func (n *neighbours) tree(from, to int) int32 {
-	lo, hi := n.xs[n.perm[from]], n.xs[n.perm[from]]
-	for _, i := range n.perm[from+1 : to] {
-		x := &n.xs[i]
-		for f := range nFeatures {
-			lo[f], hi[f] = min(lo[f], x[f]), max(hi[f], x[f])
-		}
-	}
 	n.keys = n.keys[:0]
 	for range n.perm {
 		n.keys = append(n.keys, 0)
 	}
-	return n.split(from, to, lo, hi)
+	return n.split(from, to)
 }
 
-// split makes a tree of perm[from:to], whose situations lie in the box lo..hi (perhaps a
-// loose one), and returns its root: while there are more than leafSize, it halves them at the
-// median of the feature that spreads widest. Every node's box is fitted to its situations.
-func (n *neighbours) split(from, to int, lo, hi [nFeatures]float32) int32 {
+// split makes a tree of perm[from:to] and returns its root: while there are more than leafSize, it halves them at the
+// median of the feature whose values vary most (by variance: a range would follow outliers).
+// Every node's box is fitted to its situations.
+func (n *neighbours) split(from, to int) int32 {
 	id := int32(len(n.nodes))
 	n.nodes = append(n.nodes, node{from: int32(from), to: int32(to), left: -1, right: -1})
 	if to-from <= leafSize {
@@ -240,10 +233,20 @@ func (n *neighbours) split(from, to int, lo, hi [nFeatures]float32) int32 {
 		}
 		return id
 	}
-	f, spread := 0, float32(-1)
+	var sum, sq [nFeatures]float64
+	for _, i := range n.perm[from:to] {
+		x := &n.xs[i]
+		for g := range nFeatures {
+			v := float64(x[g])
+			sum[g] += v
+			sq[g] += v * v
+		}
+	}
+	f, spread := 0, -1.0
+	cnt := float64(to - from)
 	for g := range nFeatures {
-		if hi[g]-lo[g] > spread {
-			f, spread = g, hi[g]-lo[g]
+		if v := sq[g] - sum[g]*sum[g]/cnt; v > spread {
+			f, spread = g, v
 		}
 	}
 	keys := n.keys[from:to]
@@ -253,10 +256,8 @@ func (n *neighbours) split(from, to int, lo, hi [nFeatures]float32) int32 {
 	mid := (from + to) / 2
 	selectKeyed(keys, n.perm[from:to], mid-from)
 	m := keys[mid-from]
-	llo, lhi, rlo, rhi := lo, hi, lo, hi
-	lhi[f], rlo[f] = m, m
-	left := n.split(from, mid, llo, lhi)
-	right := n.split(mid, to, rlo, rhi)
+	left := n.split(from, mid)
+	right := n.split(mid, to)
 	nd := &n.nodes[id]
 	nd.left, nd.right, nd.dim, nd.at = left, right, int8(f), m
 	l, r := &n.nodes[left], &n.nodes[right]
