@@ -490,3 +490,20 @@ func TestResidual(t *testing.T) {
 		}
 	}
 }
+
+// A request still waiting past its finite bounds counts as a miss for those, but not for a way
+// that answered "may not start": that answer has not run out.
+func TestOverdueLeavesUnboundedAlone(t *testing.T) {
+	p := New(Config{})
+	e := Estimate{valid: true, seq: 1}
+	e.bounds = [nBounds]float32{float32(math.Inf(1)), 60, 60, 60}
+	p.watch(&e, t0.UnixNano())
+	th := p.theta
+	p.overdue(t0.Add(time.Hour).UnixNano())
+	if p.theta[boundAsWas] != th[boundAsWas] {
+		t.Errorf("Unbounded way: theta %v -> %v, want it unchanged", th[boundAsWas], p.theta[boundAsWas])
+	}
+	if want := th[boundScaled] + aciRate*DefaultCoverage; math.Abs(p.theta[boundScaled]-want) > 1e-9 {
+		t.Errorf("way with a one-minute bound: theta %v, want %v (one miss)", p.theta[boundScaled], want)
+	}
+}
