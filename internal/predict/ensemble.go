@@ -246,8 +246,8 @@ func (p *Predictor) chooseBound() int {
 }
 
 // scoreBounds keeps, for a request that started after waiting a minute or more, each way's
-// running median of ln(bound / wait): a step of medianStep towards each new value (an
-// Unbounded bound is above any). The median is what tightness is measured by; a mean would let
+// running median of ln(bound / wait): from the first value on, a step of medianStep towards
+// each new one (an Unbounded bound is above any). The median is what tightness is measured by; a mean would let
 // a few Unbounded answers, or a few far too long bounds, count for more than they do there.
 func (p *Predictor) scoreBounds(e *Estimate, w float32) {
 	if w < 60 {
@@ -256,6 +256,10 @@ func (p *Predictor) scoreBounds(e *Estimate, w float32) {
 	p.long++
 	for b, bound := range e.bounds {
 		r := math.Log(float64(bound) / float64(w))
+		if p.long == 1 { // start at the first value (an Unbounded one as ten times the horizon)
+			p.ratio[b] = min(r, math.Log((e.Horizon.Seconds()*10+60)/float64(w)))
+			continue
+		}
 		if r > p.ratio[b] {
 			p.ratio[b] += medianStep
 		} else if r < p.ratio[b] {
