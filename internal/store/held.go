@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/acme/quartermaster/internal/qm"
 )
@@ -38,4 +40,50 @@ func (t *tx) Held(ctx context.Context, classes []string) ([]qm.Holding, error) {
 		out = append(out, h)
 	}
 	return out, rows.Err()
+}
+
+// TeamLeasesAndHeld reads what an admission decides on: the team's leases open at or after since
+// (slim, as ListLeases gives them) and what the running workspace leases of the classes hold. On
+// PostgreSQL it is one statement (one round trip); on SQLite, two.
+func (t *tx) TeamLeasesAndHeld(ctx context.Context, team string, since time.Time, classes []string) ([]*qm.Lease, []qm.Holding, error) {
+	if t.db.dialect != Postgres {
+		leases, err := t.ListLeases(ctx, qm.LeaseFilter{Kind: qm.AnyKind, Team: team, EndedAfter: since, Slim: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		held, err := t.Held(ctx, classes)
+		return leases, held, err
+	}
+	// Both parts read the same columns: the slim lease and whether it reserves its nodes.
+	cols := slimLeaseColumns + ", exclusive"
+	q := "SELECT 0 AS part, " + cols + " FROM leases WHERE team = $1 AND (ended_at IS NULL OR ended_at >= $2)" +
+		" UNION ALL SELECT 1, " + cols + " FROM leases WHERE kind = '' AND state IN ('" +
+		string(qm.Provisioning) + "', '" + string(qm.Active) + "', '" + string(qm.IdleWarned) + "') AND class = ANY($3::text[])" +
+		" ORDER BY part, id"
+	var rows []struct {
+		Part int `db:"part"`
+		leaseRow
+	}
+	if err := t.x.SelectContext(ctx, &rows, q, team, dbTime(since), pq.Array(classes)); err != nil {
+		return nil, nil, fmt.Errorf("store: admission read: %w", err)
+	}
+	var leases []*qm.Lease
+	var held []qm.Holding
+	for i := range rows {
+		r := &rows[i]
+		if r.Part == 0 {
+			l, err := r.lease()
+			if err != nil {
+				return nil, nil, err
+			}
+			leases = append(leases, l)
+			continue
+		}
+		idx, err := parseGPUIndex(r.GPUIndex)
+		if err != nil {
+			return nil, nil, fmt.Errorf("store: held: %w", err)
+		}
+		held = append(held, qm.Holding{Class: r.Class, Team: r.Team, GPUs: r.GPUs, Node: r.Node, GPUIndex: idx, Reserved: r.Exclusive})
+	}
+	return leases, held, nil
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -46,6 +47,9 @@ type DB struct {
 	dialect string
 	logger  *slog.Logger
 
+	// sent counts what the PostgreSQL connections sent the server: round trips (RoundTrips).
+	sent *atomic.Int64
+
 	closeOnce sync.Once
 	closeErr  error
 	jobLocks  jobLocks // connections holding scheduled jobs' locks, closed with the DB
@@ -79,8 +83,9 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 		return nil, err
 	}
 	var x *sqlx.DB
+	sent := new(atomic.Int64)
 	if dialect == Postgres {
-		sdb, err := openPostgres(withTimeouts(dsn))
+		sdb, err := openPostgres(withTimeouts(dsn), sent)
 		if err != nil {
 			return nil, fmt.Errorf("store: open %s: %s", dialect, strings.ReplaceAll(err.Error(), url, redact(url)))
 		}
@@ -105,7 +110,7 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 		_ = x.Close()
 		return nil, fmt.Errorf("store: connect to %s: %w", dialect, err)
 	}
-	return &DB{x: x, dialect: dialect, logger: logger.With("store", dialect)}, nil
+	return &DB{x: x, dialect: dialect, logger: logger.With("store", dialect), sent: sent}, nil
 }
 
 // parseURL maps a store URL to a dialect, a database/sql driver name and that driver's DSN.
@@ -160,6 +165,11 @@ func redact(url string) string {
 	}
 	return url
 }
+
+// RoundTrips is how many times this DB's connections have sent PostgreSQL something and waited
+// for its answer (connecting included); zero on SQLite. The difference across an operation is
+// what it costs in round trips.
+func (db *DB) RoundTrips() int64 { return db.sent.Load() }
 
 // Ping checks that the database answers a query now (readiness checks).
 func (db *DB) Ping(ctx context.Context) error {
