@@ -25,7 +25,8 @@ import (
 //
 // On PostgreSQL each key becomes a transaction-level advisory lock (pg_advisory_xact_lock on a
 // 64-bit hash of the key), taken before fn runs in ascending order of the hashes, so two
-// transactions never wait on each other in opposite orders; commit or rollback releases them.
+// transactions never wait on each other in opposite orders; commit or rollback releases them. The
+// BEGIN and the locks are one round trip, the COMMIT another.
 // The transaction is READ COMMITTED on purpose: every statement in fn sees what the previous
 // holder of the lock committed, which a snapshot taken at the first statement (REPEATABLE READ)
 // would not. A transaction that fails with a serialization failure or a deadlock (SQLSTATE
@@ -55,7 +56,10 @@ func (db *DB) Update(ctx context.Context, locks []string, fn func(qm.Tx) error) 
 	}
 }
 
-// View runs fn in a read-only transaction. Writes through its Tx fail.
+// View runs fn for reading. Writes through its Tx fail. On SQLite it is a read-only transaction;
+// on PostgreSQL each statement runs on its own, which under READ COMMITTED sees exactly what it
+// would inside a transaction (what was committed when the statement began) and saves the BEGIN
+// and COMMIT round trips.
 func (db *DB) View(ctx context.Context, fn func(qm.Tx) error) error {
 	return db.runTx(ctx, true, nil, fn)
 }
