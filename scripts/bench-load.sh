@@ -46,7 +46,7 @@ for rate in $rates; do
   rows+=("$(jq -r --arg before "$before" --arg after "$after" '
     def f: (. * 10 | round / 10 | tostring);
     def answered: if .all_answered_after_s >= 0 then "all, \(.all_answered_after_s | f) s after the last send" else "\(.answered) of \(.serve.sent) within the drain" end;
-    def target: if .serve.p99_ms <= 50 and .serve.failed == 0 and .answered_before_stop == .serve.sent then "met" else "not met" end;
+    def target: if .serve.p99_ms <= 50 and .serve.failed == 0 and .all_answered_after_s >= 0 and .all_answered_after_s <= 1 then "met" else "not met" end;
     "| \(.rate)/s × \(.seconds)s | \(.serve.rate | round)/s | \(.serve.p50_ms | f) / \(.serve.p99_ms | f) / \(.serve.max_ms | round) ms | \(.floor.p50_ms | f) / \(.floor.p99_ms | f) / \(.floor.max_ms | round) ms | \(.serve.failed) | \(.answered_before_stop) of \(.serve.sent) | \(answered) | \(.answer_p50_ms | f) / \(.answer_p99_ms | round) ms | \(.end_state.granted) of \(.end_state.expected_grants) granted, \(.end_state.pending) for approval, \(.end_state.duplicates) duplicates, \(.end_state.over_quota) over quota | \($before) → \($after) | \(target) |"
   ' "$work/$rate.json")")
 done
@@ -56,7 +56,7 @@ table=$(mktemp)
   echo "<!-- bench-load:begin (rewritten by scripts/bench-load.sh) -->"
   echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') with \`bash scripts/bench-load.sh\` (QM_LOAD_RATES=\"$rates\", QM_LOAD_SECONDS=$seconds) on $machine."
   echo
-  echo "| rate × time | sent at | ack p50 / p99 / max | floor p50 / p99 / max | no 200 | answered by the last send | every answer | answer p50 / p99 (from due) | end state in the database | load average before → after | target (p99 ack ≤ 50 ms, all answered by the last send) |"
+  echo "| rate × time | sent at | ack p50 / p99 / max | floor p50 / p99 / max | no 200 | answered by the last send | every answer | answer p50 / p99 (from due) | end state in the database | load average before → after | target (p99 ack ≤ 50 ms, every answer within 1 s of the last send) |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo "<!-- bench-load:end -->"

@@ -79,10 +79,20 @@ func (p Pool) Effective() int {
 	return p.Capacity
 }
 
-// pool reads a class's pool from what runs now.
+// pool reads a class's pool from what runs now: only the GPUs each class holds, not every
+// running lease (placement alone needs those).
 func (s *Service) pool(ctx context.Context, tx Tx, class string) (Pool, error) {
-	p, _, err := s.poolHeld(ctx, tx, class)
-	return p, err
+	classes := s.poolClasses(class)
+	sums, err := tx.HeldGPUs(ctx, classes)
+	if err != nil {
+		return Pool{Capacity: s.capacityOf(class)}, err
+	}
+	held := make([]Holding, 0, len(sums))
+	for c, n := range sums {
+		held = append(held, Holding{Class: c, GPUs: n})
+	}
+	p, _ := s.poolFrom(class, classes, held)
+	return p, nil
 }
 
 // poolHeld is pool, with what the class's running leases hold (placement needs both; one query).

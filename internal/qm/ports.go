@@ -67,6 +67,9 @@ type Tx interface {
 	// Held lists what the running workspace leases (provisioning, active, idle_warned) of the
 	// given classes hold: placement reads only this.
 	Held(ctx context.Context, classes []string) ([]Holding, error)
+	// HeldGPUs sums the GPUs that the running workspace leases of each of the classes hold (as
+	// Held, added up by class; a class with none may be missing).
+	HeldGPUs(ctx context.Context, classes []string) (map[string]int, error)
 	// TeamLeasesAndHeld is what an admission reads, in one statement where the database allows:
 	// the team's leases of every kind open at or after since (as ListLeases with Team, EndedAfter
 	// and Slim) and what the running workspace leases of the classes hold (as Held).

@@ -42,6 +42,34 @@ func (t *tx) Held(ctx context.Context, classes []string) ([]qm.Holding, error) {
 	return out, rows.Err()
 }
 
+// HeldGPUs sums what the running workspace leases of the classes hold, by class: one row a class
+// instead of one a lease, for pools and wait predictions, which need no more.
+func (t *tx) HeldGPUs(ctx context.Context, classes []string) (map[string]int, error) {
+	if len(classes) == 0 {
+		return map[string]int{}, nil
+	}
+	running := []string{string(qm.Provisioning), string(qm.Active), string(qm.IdleWarned)}
+	q, args, err := sqlx.In("SELECT class, SUM(gpus) FROM leases WHERE kind = '' AND state IN (?) AND class IN (?) GROUP BY class", running, classes)
+	if err != nil {
+		return nil, fmt.Errorf("store: held GPUs: %w", err)
+	}
+	rows, err := t.x.QueryContext(ctx, t.x.Rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: held GPUs: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var class string
+		var n int64
+		if err := rows.Scan(&class, &n); err != nil {
+			return nil, fmt.Errorf("store: held GPUs: %w", err)
+		}
+		out[class] = int(n)
+	}
+	return out, rows.Err()
+}
+
 // TeamLeasesAndHeld reads what an admission decides on: the team's leases open at or after since
 // (slim, as ListLeases gives them) and what the running workspace leases of the classes hold. On
 // PostgreSQL it is one statement (one round trip); on SQLite, two.
