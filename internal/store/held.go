@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -88,7 +90,7 @@ func (t *tx) TeamLeasesAndHeld(ctx context.Context, team string, since time.Time
 		" FROM leases WHERE team = $1 AND (ended_at IS NULL OR ended_at >= $2)" +
 		" UNION ALL SELECT 1, 0, '', '', team, class, gpus, 0, '', node, gpu_index, NULL, NULL, NULL, NULL, exclusive" +
 		" FROM leases WHERE kind = '' AND state IN ('" + string(qm.Provisioning) + "', '" + string(qm.Active) + "', '" + string(qm.IdleWarned) + "')" +
-		" AND class = ANY($3::text[]) ORDER BY part, id"
+		" AND class = ANY($3::text[])"
 	rows, err := t.x.QueryContext(ctx, q, team, dbTime(since), pq.Array(classes))
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: admission read: %w", err)
@@ -120,5 +122,7 @@ func (t *tx) TeamLeasesAndHeld(ctx context.Context, team string, since time.Time
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("store: admission read: %w", err)
 	}
+	// In id order, as ListLeases gives them; sorted here, so the server sorts nothing.
+	slices.SortFunc(leases, func(a, b *qm.Lease) int { return cmp.Compare(a.ID, b.ID) })
 	return leases, held, nil
 }
