@@ -13,7 +13,7 @@ for w in 1 2; do
   QM_BENCH_WORKERS=$w go test -run '^$' -bench 'SyncCommitPostgres$' -benchtime 2000x -count 2 ./internal/store/
 done
 echo "round trips to PostgreSQL per grant and release"
-go test -count=1 -run '^TestGrantOnPostgresTakesFourRoundTrips$' -v ./internal/qm/ | grep -E '^(---|ok|FAIL)'
+go test -count=1 -run '^TestGrantOnPostgresTakesFiveRoundTrips$' -v ./internal/qm/ | grep -E '^(---|ok|FAIL)'
 echo "the wait predictor's share (SQLite, one client)"
 QM_BENCH_WORKERS=1 go test -run '^$' -bench 'GrantSQLite(WithWaits)?$' -benchtime 2000x -count 2 ./internal/qm/
 uptime

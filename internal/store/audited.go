@@ -57,7 +57,7 @@ func (t *tx) CreateLeaseWithEvents(ctx context.Context, l *qm.Lease, es []*qm.Ev
 	if err := t.writable(); err != nil {
 		return err
 	}
-	q, args, err := t.bindNamed(insertLeaseSQL, toLeaseRow(l))
+	q, args, err := t.x.BindNamed(insertLeaseSQL, toLeaseRow(l))
 	if err != nil {
 		return fmt.Errorf("store: create lease: %w", err)
 	}
@@ -98,7 +98,7 @@ func (t *tx) UpdateLeaseWithEvent(ctx context.Context, l *qm.Lease, from qm.Stat
 		leaseRow
 		From string `db:"from_state"`
 	}{toLeaseRow(l), string(from)}
-	q, args, err := t.bindNamed(updateLeaseSQL+" RETURNING id", arg)
+	q, args, err := t.x.BindNamed(updateLeaseSQL+" RETURNING id", arg)
 	if err != nil {
 		return fmt.Errorf("store: update lease: %w", err)
 	}

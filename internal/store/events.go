@@ -28,7 +28,7 @@ func (t *tx) AddEvent(ctx context.Context, e *qm.Event) error {
 		return err
 	}
 	r := eventRow{Lease: int64(e.Lease), At: dbTime(e.At), Actor: e.Actor, From: string(e.From), To: string(e.To), Reason: e.Reason}
-	q, args, err := t.bindNamed(`INSERT INTO lease_events (lease_id, at, actor, from_state, to_state, reason)
+	q, args, err := t.x.BindNamed(`INSERT INTO lease_events (lease_id, at, actor, from_state, to_state, reason)
 		VALUES (:lease_id, :at, :actor, :from_state, :to_state, :reason) RETURNING id`, r)
 	if err != nil {
 		return fmt.Errorf("store: add event: %w", err)

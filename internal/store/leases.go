@@ -218,7 +218,7 @@ func (t *tx) CreateLease(ctx context.Context, l *qm.Lease) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	q, args, err := t.bindNamed(insertLeaseSQL, toLeaseRow(l))
+	q, args, err := t.x.BindNamed(insertLeaseSQL, toLeaseRow(l))
 	if err != nil {
 		return fmt.Errorf("store: create lease: %w", err)
 	}
@@ -276,7 +276,7 @@ func (t *tx) UpdateLease(ctx context.Context, l *qm.Lease, from qm.State) error 
 		leaseRow
 		From string `db:"from_state"`
 	}{toLeaseRow(l), string(from)}
-	q, args, err := t.bindNamed(updateLeaseSQL, arg)
+	q, args, err := t.x.BindNamed(updateLeaseSQL, arg)
 	if err != nil {
 		return fmt.Errorf("store: update lease: %w", err)
 	}

@@ -11,12 +11,12 @@ import (
 	"math/rand/v2"
 	"net"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/acme/quartermaster/internal/qm"
 )
@@ -25,8 +25,7 @@ import (
 //
 // On PostgreSQL each key becomes a transaction-level advisory lock (pg_advisory_xact_lock on a
 // 64-bit hash of the key), taken before fn runs in ascending order of the hashes, so two
-// transactions never wait on each other in opposite orders; commit or rollback releases them. The
-// BEGIN and the locks are one round trip, the COMMIT another.
+// transactions never wait on each other in opposite orders; commit or rollback releases them.
 // The transaction is READ COMMITTED on purpose: every statement in fn sees what the previous
 // holder of the lock committed, which a snapshot taken at the first statement (REPEATABLE READ)
 // would not. A transaction that fails with a serialization failure or a deadlock (SQLSTATE
@@ -56,10 +55,7 @@ func (db *DB) Update(ctx context.Context, locks []string, fn func(qm.Tx) error) 
 	}
 }
 
-// View runs fn for reading. Writes through its Tx fail. On SQLite it is a read-only transaction;
-// on PostgreSQL each statement runs on its own, which under READ COMMITTED sees exactly what it
-// would inside a transaction (what was committed when the statement began) and saves the BEGIN
-// and COMMIT round trips.
+// View runs fn in a read-only transaction. Writes through its Tx fail.
 func (db *DB) View(ctx context.Context, fn func(qm.Tx) error) error {
 	return db.runTx(ctx, true, nil, fn)
 }
@@ -71,15 +67,6 @@ func (db *DB) runTx(ctx context.Context, readOnly bool, lockIDs []int64, fn func
 			err = qm.ErrUnavailable
 		}
 	}()
-	if db.dialect == Postgres {
-		if readOnly {
-			// Under READ COMMITTED every statement sees what was committed when it began, inside a
-			// transaction or not, so a read-only transaction would only add a BEGIN and a COMMIT:
-			// two round trips. Its statements run on the pool instead; writes still fail (writable).
-			return fn(&tx{x: db.x, db: db, readOnly: true})
-		}
-		return db.runPostgresTx(ctx, lockIDs, fn)
-	}
 	x, err := db.x.BeginTxx(ctx, &sql.TxOptions{ReadOnly: readOnly})
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
@@ -91,6 +78,14 @@ func (db *DB) runTx(ctx context.Context, readOnly bool, lockIDs []int64, fn func
 			_ = x.Rollback()
 		}
 	}()
+	if db.dialect == Postgres && len(lockIDs) > 0 {
+		// One round trip for all the locks, taken in the order of lockIDs (ascending).
+		if _, err := x.ExecContext(ctx, "SELECT pg_advisory_xact_lock(id) FROM (SELECT unnest($1::bigint[]) AS id ORDER BY 1) AS ids", pq.Array(lockIDs)); err != nil {
+			done = true
+			_ = x.Rollback()
+			return fmt.Errorf("store: lock: %w", err)
+		}
+	}
 	t := &tx{x: x, db: db, readOnly: readOnly}
 	if err := fn(t); err != nil {
 		done = true
@@ -101,56 +96,6 @@ func (db *DB) runTx(ctx context.Context, readOnly bool, lockIDs []int64, fn func
 	if err := x.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
-	return nil
-}
-
-// rollbackWait bounds the ROLLBACK that ends a failed PostgreSQL transaction (its caller's
-// context may be what failed it).
-const rollbackWait = 5 * time.Second
-
-// runPostgresTx runs fn in a PostgreSQL transaction on one connection, counting round trips: the
-// BEGIN and the advisory locks go in one, and the COMMIT in one. The connection goes back to the
-// pool only outside a transaction; one that cannot be rolled back is closed instead.
-func (db *DB) runPostgresTx(ctx context.Context, lockIDs []int64, fn func(qm.Tx) error) (err error) {
-	conn, err := db.x.Connx(ctx)
-	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
-	}
-	open := true // a transaction may be open on conn: roll it back before the pool has it again
-	defer func() {
-		if open {
-			rb, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackWait)
-			if _, rerr := conn.ExecContext(rb, "ROLLBACK"); rerr != nil {
-				// The pool must never hand out a connection inside a transaction.
-				_ = conn.Raw(func(any) error { return driver.ErrBadConn })
-			}
-			cancel()
-		}
-		_ = conn.Close()
-	}()
-	begin := "BEGIN"
-	if len(lockIDs) > 0 {
-		// Taken in ascending order, as lockIDs are. The ids are numbers this package made, written
-		// into the statement so that BEGIN and the locks travel as one simple query.
-		ids := make([]string, len(lockIDs))
-		for i, id := range lockIDs {
-			ids[i] = strconv.FormatInt(id, 10)
-		}
-		begin += "; SELECT pg_advisory_xact_lock(id) FROM (SELECT unnest('{" + strings.Join(ids, ",") + "}'::bigint[]) AS id ORDER BY 1) AS ids"
-	}
-	if _, err := conn.ExecContext(ctx, begin); err != nil {
-		return fmt.Errorf("store: lock: %w", err)
-	}
-	if err := fn(&tx{x: conn, db: db}); err != nil {
-		return err
-	}
-	// In a transaction that a failed statement aborted, COMMIT answers ROLLBACK without an error;
-	// the SELECT before it fails there instead (current transaction is aborted), so a commit that
-	// did not happen is never taken for one that did.
-	if _, err := conn.ExecContext(ctx, "SELECT 1; COMMIT"); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
-	}
-	open = false
 	return nil
 }
 
@@ -186,30 +131,9 @@ func retryable(err error) bool {
 
 // tx is a qm.Tx over one database transaction.
 type tx struct {
-	x        querier
+	x        *sqlx.Tx
 	db       *DB
 	readOnly bool
-}
-
-// querier is what a tx runs its statements on: a database/sql transaction (SQLite), one
-// connection holding a PostgreSQL transaction, or the pool (PostgreSQL reads).
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error)
-	QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	GetContext(ctx context.Context, dest any, query string, args ...any) error
-	SelectContext(ctx context.Context, dest any, query string, args ...any) error
-	Rebind(query string) string
-}
-
-// bindNamed turns :name parameters into the dialect's placeholders with arg's fields.
-func (t *tx) bindNamed(query string, arg any) (string, []any, error) {
-	bind := sqlx.QUESTION
-	if t.db.dialect == Postgres {
-		bind = sqlx.DOLLAR
-	}
-	return sqlx.BindNamed(bind, query, arg)
 }
 
 var _ qm.Tx = (*tx)(nil)
