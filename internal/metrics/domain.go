@@ -62,6 +62,22 @@ func (t *tx2) CreateLease(ctx context.Context, l *qm.Lease) error {
 	return err
 }
 
+func (t *tx2) CreateLeaseWithEvents(ctx context.Context, l *qm.Lease, es []*qm.Event) error {
+	err := t.Tx.CreateLeaseWithEvents(ctx, l, es)
+	if err == nil {
+		*t.changes = append(*t.changes, change{from: "", lease: *l})
+	}
+	return err
+}
+
+func (t *tx2) UpdateLeaseWithEvent(ctx context.Context, l *qm.Lease, from qm.State, e *qm.Event) error {
+	err := t.Tx.UpdateLeaseWithEvent(ctx, l, from, e)
+	if err == nil && l.State != from {
+		*t.changes = append(*t.changes, change{from: from, lease: *l})
+	}
+	return err
+}
+
 func (t *tx2) UpdateLease(ctx context.Context, l *qm.Lease, from qm.State) error {
 	err := t.Tx.UpdateLease(ctx, l, from)
 	if err == nil && l.State != from {

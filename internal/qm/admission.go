@@ -111,9 +111,24 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 	admit := func(tx Tx) error {
 		b = batch{}
 		now := s.Clock.Now()
-		u, q, err := s.usage(ctx, tx, req.Team, now)
-		if err != nil {
-			return err
+		// What the team holds and, when the service places the lease, what the class's running
+		// leases hold: one read.
+		var held []Holding
+		var u Usage
+		var q policy.Quota
+		classes := s.poolClasses(req.Class)
+		if s.placesItself(req.Class) {
+			leases, h, err := tx.TeamLeasesAndHeld(ctx, req.Team, s.WeekStart(now), classes)
+			if err != nil {
+				return err
+			}
+			held = h
+			u, q = s.usageFrom(req.Team, leases, now)
+		} else {
+			var err error
+			if u, q, err = s.usage(ctx, tx, req.Team, now); err != nil {
+				return err
+			}
 		}
 		l := &Lease{User: req.User, Team: req.Team, Class: req.Class, GPUs: req.GPUs, Duration: req.Duration,
 			Template: req.Template, Params: req.Params, DataClass: req.DataClass, Exclusive: req.Exclusive, RequestKey: req.RequestKey, CreatedAt: now}
@@ -146,7 +161,10 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		// Plan first, then write the lease once in the state it reaches, with every step audited.
 		l.State = Queued
 		l.Reason = "waiting for free GPUs"
-		path, err := s.plan(ctx, tx, l)
+		path, err := s.planWith(l, func() (Pool, []Holding, error) {
+			p, own := s.poolFrom(l.Class, classes, held)
+			return p, own, nil
+		})
 		if err != nil {
 			return err
 		}
@@ -164,13 +182,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 				return err
 			}
 		}
-		if err := tx.CreateLease(ctx, l); err != nil {
-			return err
-		}
-		for _, e := range events {
-			e.Lease = l.ID
-		}
-		if err := tx.AddEvents(ctx, events); err != nil {
+		if err := tx.CreateLeaseWithEvents(ctx, l, events); err != nil {
 			return err
 		}
 		if len(path) == 0 {

@@ -29,12 +29,12 @@ func (s *Service) transitionAt(ctx context.Context, tx Tx, l *Lease, to State, a
 	if to.Ended() && l.EndedAt.IsZero() {
 		l.EndedAt = at
 	}
-	if err := tx.UpdateLease(ctx, l, from); err != nil {
+	if err := tx.UpdateLeaseWithEvent(ctx, l, from, &Event{Lease: l.ID, At: at, Actor: actor, From: from, To: to, Reason: reason}); err != nil {
 		l.State = from
 		return err
 	}
 	s.tellWaits(l, from, to)
-	return tx.AddEvent(ctx, &Event{Lease: l.ID, At: at, Actor: actor, From: from, To: to, Reason: reason})
+	return nil
 }
 
 // start asks the backend to start a provisioning lease and records what it says. The owner is told
@@ -262,8 +262,5 @@ func (s *Service) startQueued(ctx context.Context, class string) {
 }
 
 func (s *Service) create(ctx context.Context, tx Tx, l *Lease, actor, reason string) error {
-	if err := tx.CreateLease(ctx, l); err != nil {
-		return err
-	}
-	return tx.AddEvent(ctx, &Event{Lease: l.ID, At: l.CreatedAt, Actor: actor, To: l.State, Reason: reason})
+	return tx.CreateLeaseWithEvents(ctx, l, []*Event{{At: l.CreatedAt, Actor: actor, To: l.State, Reason: reason}})
 }

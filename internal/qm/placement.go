@@ -79,29 +79,53 @@ func (p Pool) Effective() int {
 	return p.Capacity
 }
 
-// pool reads a class's pool from what runs now.
+// pool reads a class's pool from what runs now: only the GPUs each class holds, not every
+// running lease (placement alone needs those).
 func (s *Service) pool(ctx context.Context, tx Tx, class string) (Pool, error) {
-	p, _, err := s.poolHeld(ctx, tx, class)
-	return p, err
+	classes := s.poolClasses(class)
+	sums, err := tx.HeldGPUs(ctx, classes)
+	if err != nil {
+		return Pool{Capacity: s.capacityOf(class)}, err
+	}
+	held := make([]Holding, 0, len(sums))
+	for c, n := range sums {
+		held = append(held, Holding{Class: c, GPUs: n})
+	}
+	p, _ := s.poolFrom(class, classes, held)
+	return p, nil
 }
 
 // poolHeld is pool, with what the class's running leases hold (placement needs both; one query).
 func (s *Service) poolHeld(ctx context.Context, tx Tx, class string) (Pool, []Holding, error) {
-	p := Pool{Capacity: s.capacityOf(class)}
+	classes := s.poolClasses(class)
+	held, err := tx.Held(ctx, classes)
+	if err != nil {
+		return Pool{Capacity: s.capacityOf(class)}, nil, err
+	}
+	p, own := s.poolFrom(class, classes, held)
+	return p, own, nil
+}
+
+// poolClasses are the classes whose running leases a class's pool depends on: itself, and every
+// shared class when it is one.
+func (s *Service) poolClasses(class string) []string {
 	classes := []string{class}
-	c, _ := s.Policy.Class(class)
-	shared := c != nil && c.CapacityShare > 0
-	if shared {
-		p.Limit = s.sharedLimit()
+	if c, _ := s.Policy.Class(class); c != nil && c.CapacityShare > 0 {
 		for _, name := range s.Policy.SharedClasses() {
 			if name != class {
 				classes = append(classes, name)
 			}
 		}
 	}
-	held, err := tx.Held(ctx, classes)
-	if err != nil {
-		return p, nil, err
+	return classes
+}
+
+// poolFrom is a class's pool from what the running leases of poolClasses(class) hold, and the
+// holdings of the class itself.
+func (s *Service) poolFrom(class string, classes []string, held []Holding) (Pool, []Holding) {
+	p := Pool{Capacity: s.capacityOf(class)}
+	if c, _ := s.Policy.Class(class); c != nil && c.CapacityShare > 0 {
+		p.Limit = s.sharedLimit()
 	}
 	reported := map[string]int{}
 	for _, nd := range s.Backend.Inventory() {
@@ -121,7 +145,7 @@ func (s *Service) poolHeld(ctx context.Context, tx Tx, class string) (Pool, []Ho
 			own = append(own, h)
 		}
 	}
-	return p, own, nil
+	return p, own
 }
 
 // Pool is a class's pool now.
@@ -161,6 +185,18 @@ func (s *Service) tryPlace(ctx context.Context, tx Tx, l *Lease, reason string) 
 // moves through: none when it must wait on, provisioning, or provisioning and active when the
 // backend starts instantly (the caller then calls startInstantly, which needs no lease id).
 func (s *Service) plan(ctx context.Context, tx Tx, l *Lease) ([]State, error) {
+	return s.planWith(l, func() (Pool, []Holding, error) { return s.poolHeld(ctx, tx, l.Class) })
+}
+
+// placesItself reports whether the service chooses the GPUs of a lease of the class (it knows
+// the class's nodes), so that plan reads what the running leases hold.
+func (s *Service) placesItself(class string) bool {
+	inv, _ := s.inventory()
+	return inv != nil && s.capacityOf(class) > 0
+}
+
+// planWith is plan with the class's pool and holdings from poolHeld, read when needed.
+func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) ([]State, error) {
 	inv, ix := s.inventory()
 	if inv == nil || s.capacityOf(l.Class) == 0 {
 		// The backend does not know the class's nodes (not yet, or none: a cluster that scales
@@ -168,7 +204,7 @@ func (s *Service) plan(ctx context.Context, tx Tx, l *Lease) ([]State, error) {
 		return []State{Provisioning}, nil
 	}
 	c, _ := s.Policy.Class(l.Class)
-	p, held, err := s.poolHeld(ctx, tx, l.Class)
+	p, held, err := poolHeld()
 	if err != nil {
 		return nil, err
 	}

@@ -36,12 +36,18 @@ const AnyKind Kind = "*"
 type Tx interface {
 	// CreateLease inserts a lease and sets its ID. A RequestKey seen before gives ECONFLICT.
 	CreateLease(ctx context.Context, l *Lease) error
+	// CreateLeaseWithEvents is CreateLease followed by AddEvents for the lease's first events,
+	// whose Lease it sets to the new ID: one statement where the database allows.
+	CreateLeaseWithEvents(ctx context.Context, l *Lease, es []*Event) error
 	// GetLease returns ErrNotFound when there is no such lease.
 	GetLease(ctx context.Context, id LeaseID) (*Lease, error)
 	// LeaseByRequestKey finds the lease a request key made, or ErrNotFound.
 	LeaseByRequestKey(ctx context.Context, key string) (*Lease, error)
 	// UpdateLease writes l if the stored lease is still in state from; otherwise ErrStale.
 	UpdateLease(ctx context.Context, l *Lease, from State) error
+	// UpdateLeaseWithEvent is UpdateLease followed by AddEvent for e (about l): one statement
+	// where the database allows. Nothing is written when UpdateLease would fail.
+	UpdateLeaseWithEvent(ctx context.Context, l *Lease, from State, e *Event) error
 	// ListLeases returns matching leases ordered by ID.
 	ListLeases(ctx context.Context, f LeaseFilter) ([]*Lease, error)
 	// AddEvent appends to the audit trail.
@@ -61,6 +67,13 @@ type Tx interface {
 	// Held lists what the running workspace leases (provisioning, active, idle_warned) of the
 	// given classes hold: placement reads only this.
 	Held(ctx context.Context, classes []string) ([]Holding, error)
+	// HeldGPUs sums the GPUs that the running workspace leases of each of the classes hold (as
+	// Held, added up by class; a class with none may be missing).
+	HeldGPUs(ctx context.Context, classes []string) (map[string]int, error)
+	// TeamLeasesAndHeld is what an admission reads, in one statement where the database allows:
+	// the team's leases of every kind open at or after since (as ListLeases with Team, EndedAfter
+	// and Slim) and what the running workspace leases of the classes hold (as Held).
+	TeamLeasesAndHeld(ctx context.Context, team string, since time.Time, classes []string) ([]*Lease, []Holding, error)
 }
 
 // Holding is the GPUs one running lease holds.

@@ -29,6 +29,13 @@ func (s *Service) usage(ctx context.Context, tx Tx, team string, now time.Time) 
 	if err != nil {
 		return Usage{}, policy.Quota{}, err
 	}
+	u, q := s.usageFrom(team, leases, now)
+	return u, q, nil
+}
+
+// usageFrom is usage from the team's leases open at or after the start of the week.
+func (s *Service) usageFrom(team string, leases []*Lease, now time.Time) (Usage, policy.Quota) {
+	ws := s.WeekStart(now)
 	u := Usage{GPUs: map[string]int{}}
 	var grants []*Lease
 	for _, l := range leases {
@@ -44,7 +51,7 @@ func (s *Service) usage(ctx context.Context, tx Tx, team string, now time.Time) 
 			}
 		}
 	}
-	return u, s.withGrants(team, grants, now), nil
+	return u, s.withGrants(team, grants, now)
 }
 
 // committedHours is the GPU-hours a lease used or holds inside the week starting ws.

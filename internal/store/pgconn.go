@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lib/pq"
@@ -45,7 +46,9 @@ func withTimeouts(url string) string {
 
 // openPostgres opens a pool whose connections give up on a server that does not answer within
 // the statement timeout and answerGrace.
-func openPostgres(dsn string) (*sql.DB, error) {
+// Each time a connection sends the server something it adds one to sent: a round trip, since
+// lib/pq writes a whole query (or a transaction's BEGIN or COMMIT) at once and waits for its answer.
+func openPostgres(dsn string, sent *atomic.Int64) (*sql.DB, error) {
 	c, err := pq.NewConnector(dsn)
 	if err != nil {
 		return nil, err
@@ -60,13 +63,16 @@ func openPostgres(dsn string) (*sql.DB, error) {
 			wait = time.Duration(ms) * time.Millisecond
 		}
 	}
-	c.Dialer(answeringDialer{wait: wait + answerGrace})
+	c.Dialer(answeringDialer{wait: wait + answerGrace, sent: sent})
 	return sql.OpenDB(c), nil
 }
 
 // answeringDialer dials TCP with keepalives and wraps each connection so that every wait for the
 // server's answer has a deadline.
-type answeringDialer struct{ wait time.Duration }
+type answeringDialer struct {
+	wait time.Duration
+	sent *atomic.Int64
+}
 
 func (d answeringDialer) Dial(network, address string) (net.Conn, error) {
 	return d.DialContext(context.Background(), network, address)
@@ -84,7 +90,7 @@ func (d answeringDialer) DialContext(ctx context.Context, network, address strin
 	if err != nil {
 		return nil, err
 	}
-	return &answeringConn{Conn: c, wait: d.wait}, nil
+	return &answeringConn{Conn: c, wait: d.wait, sent: d.sent}, nil
 }
 
 // answeringConn sets a read deadline each time the client sends: the answer must come within
@@ -92,6 +98,7 @@ func (d answeringDialer) DialContext(ctx context.Context, network, address strin
 type answeringConn struct {
 	net.Conn
 	wait  time.Duration
+	sent  *atomic.Int64
 	mu    sync.Mutex
 	fixed bool
 }
@@ -109,6 +116,9 @@ func (c *answeringConn) Write(b []byte) (int, error) {
 	c.mu.Unlock()
 	if !fixed {
 		_ = c.Conn.SetReadDeadline(time.Now().Add(c.wait))
+	}
+	if c.sent != nil {
+		c.sent.Add(1)
 	}
 	return c.Conn.Write(b)
 }

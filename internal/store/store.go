@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -57,6 +58,9 @@ type DB struct {
 	// or a new one, and the server's answer to BEGIN); see SetBeginWait.
 	beginWait time.Duration
 
+	// sent counts what the PostgreSQL connections sent the server: round trips (RoundTrips).
+	sent *atomic.Int64
+
 	closeOnce sync.Once
 	closeErr  error
 	jobLocks  jobLocks // connections holding scheduled jobs' locks, closed with the DB
@@ -90,8 +94,9 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 		return nil, err
 	}
 	var x *sqlx.DB
+	sent := new(atomic.Int64)
 	if dialect == Postgres {
-		sdb, err := openPostgres(withTimeouts(dsn))
+		sdb, err := openPostgres(withTimeouts(dsn), sent)
 		if err != nil {
 			err = urlFault(withTimeouts(dsn), func(u string) error { _, err := pq.NewConnector(u); return err })
 			return nil, fmt.Errorf("store: open %s: %w", dialect, scrub(url, err))
@@ -113,7 +118,7 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 		x.SetMaxIdleConns(DefaultPostgresMaxConns)
 		x.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	db := &DB{x: x, dialect: dialect, logger: logger.With("store", dialect), beginWait: DefaultBeginWait}
+	db := &DB{x: x, dialect: dialect, logger: logger.With("store", dialect), beginWait: DefaultBeginWait, sent: sent}
 	if dialect == SQLite {
 		db.file = sqliteFile(url)
 	}
@@ -178,6 +183,11 @@ func withBinaryParameters(url string) string {
 	}
 	return url + "?binary_parameters=yes"
 }
+
+// RoundTrips is how many times this DB's connections have sent PostgreSQL something and waited
+// for its answer (connecting included); zero on SQLite. The difference across an operation is
+// what it costs in round trips.
+func (db *DB) RoundTrips() int64 { return db.sent.Load() }
 
 // Ping checks that the database answers a query now (readiness checks).
 func (db *DB) Ping(ctx context.Context) error {
