@@ -181,6 +181,8 @@ func serve(ctx context.Context, o serveOptions) error {
 	// database, and taken up by any replica after a crash.
 	a.Service.Outbox = a.Store
 	a.Service.SenderName = senderName()
+	// A command is answered once its change is committed; its notices follow on their own.
+	a.Service.DeliverInBackground = true
 	a.Metrics.Notices(a.Service.NoticesSent, a.Service.NoticeRepeats)
 	if o.onApp != nil {
 		o.onApp(a)
@@ -295,6 +297,11 @@ func serve(ctx context.Context, o serveOptions) error {
 	}
 	if err := discord.stop(grace); err != nil {
 		log.Warn("Discord work still in flight at shutdown", "err", err)
+	}
+	// Notices still going out in the background are left to the next sender loop (of this
+	// replica after a restart, or of another) once the grace is over.
+	if err := a.Service.WaitNotices(grace); err != nil {
+		log.Warn("notices still being delivered at shutdown are left to the outbox", "err", err)
 	}
 	// The loops finish what they are doing; one stuck on a database that does not answer is left
 	// behind once the grace is over, so that SIGTERM always ends the process in time.

@@ -139,10 +139,39 @@ func (s *Service) send(ctx context.Context, b *batch) {
 	if len(b.direct) > 0 {
 		s.notify(ctx, b.direct)
 	}
-	if len(b.ids) > 0 {
+	if len(b.ids) == 0 {
+		return
+	}
+	if !s.DeliverInBackground {
 		if _, err := s.deliver(ctx, b.ids); err != nil {
 			s.log().Warn("notices left for the sender loop", "err", err)
 		}
+		return
+	}
+	ids := b.ids
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		// The command may be answered and its context ended before the notices go; the claim's
+		// hold bounds the delivery, after which the sender loop takes over.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), NoticeHold)
+		defer cancel()
+		if _, err := s.deliver(ctx, ids); err != nil {
+			s.log().Warn("notices left for the sender loop", "err", err)
+		}
+	}()
+}
+
+// WaitNotices waits until the notices being delivered in the background are delivered or left
+// to the sender loop, or until ctx ends.
+func (s *Service) WaitNotices(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { s.bg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

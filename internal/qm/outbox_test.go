@@ -204,3 +204,45 @@ func TestThreeReplicasSendEachNoticeOnceInOrder(t *testing.T) {
 		last[k] = n.Kind
 	}
 }
+
+// TestACommandDoesNotWaitForTheNoticesItCaused: with notices delivered in the background (as
+// serve does), an over-quota request is answered while its budget owner's notice is still on its
+// way (here: the chat platform hangs), and the notice arrives once the platform answers.
+func TestACommandDoesNotWaitForTheNoticesItCaused(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		p := manyTeamsPolicy(t, 2, "")
+		st := storetest.Open(t, url)
+		clock := sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC))
+		slow := &courier{hang: make(chan struct{})}
+		a := outboxService(t, p, st, clock, "a", slow)
+		a.DeliverInBackground = true
+		answered := make(chan error, 1)
+		go func() {
+			out, err := a.Request(context.Background(), qm.LeaseRequest{User: "u00@x.example", GPUs: 4, Class: "interactive", Duration: time.Hour})
+			if err == nil && out.Lease.State != qm.PendingApproval {
+				err = fmt.Errorf("state %s, want waiting for approval", out.Lease.State)
+			}
+			answered <- err
+		}()
+		select {
+		case err := <-answered:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(30 * time.Second):
+			close(slow.hang)
+			t.Fatal("the request was not answered while its budget owner's notice could not go out")
+		}
+		if n := len(slow.delivered()); n != 0 {
+			t.Fatalf("%d notices delivered while the platform hung", n)
+		}
+		close(slow.hang)
+		if err := a.WaitNotices(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		got := slow.delivered()
+		if len(got) != 1 || got[0].To[0] != "boss00@x.example" {
+			t.Fatalf("delivered %+v, want one notice to boss00@x.example", got)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package qm
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
@@ -37,6 +38,11 @@ type Service struct {
 	Outbox Outbox
 	// SenderName names this process in the outbox's claims (a host name and process id).
 	SenderName string
+	// DeliverInBackground, with an Outbox, lets a command return as soon as its change is
+	// committed: the notices the change staged are delivered by a goroutine of their own (and,
+	// should that fail or the process stop, by the sender loop), so nobody waits for the notices
+	// their command caused, which chat platforms pace. WaitNotices waits for those goroutines.
+	DeliverInBackground bool
 	// Topology, when set, gives the nodes' GPU topology as their node agents report it: placement
 	// fills in the NVLink islands and NUMA nodes the backend's inventory does not know (see
 	// placement_topology.go).
@@ -50,6 +56,7 @@ type Service struct {
 	topo topologyCache
 
 	stats noticeStats
+	bg    sync.WaitGroup
 }
 
 func (s *Service) log() *slog.Logger {
