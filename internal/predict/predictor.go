@@ -29,7 +29,7 @@ type Lease struct {
 // Pending is a request waiting ahead in the queue.
 //
 // A prediction reads every request ahead, so the fields it reads come first: with the start of
-// the Estimate they fill two cache lines.
+// the Estimate they lie in the first 132 bytes.
 type Pending struct {
 	User   string
 	Queue  string
