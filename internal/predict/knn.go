@@ -43,10 +43,9 @@ type neighbours struct {
 	fresh int      // situations added since the build
 
 	// scratch for one query
-
-	// scratch for one query
 	cand   []cand
 	rcand  []cand
+	stack  []int32
 	seen   []uint32 // the query that last visited each ring position
 	prev   []cand   // the last query's neighbours
 	stamp  uint32   // queries made
@@ -63,7 +62,11 @@ type node struct {
 	left, right int32
 	dim         int8    // the feature it was split on ...
 	at          float32 // ... at this value: the left child holds the smaller values
+	queue       int32   // the queue all its situations are in, or mixedQueues
 }
+
+// mixedQueues is node.queue for a node whose situations are in more than one queue.
+const mixedQueues = math.MinInt32
 
 type cand struct {
 	d float32
@@ -103,6 +106,7 @@ const (
 	// it, so that the outcomes always outweigh the censored.
 	pendingCount = neighbourCount
 	leafSize     = 8   // situations in a leaf of the index
+	splitSample  = 64  // situations a split of the index reads the spread of the features from
 	rebuildEvery = 128 // situations added between two builds of the index
 )
 
@@ -216,8 +220,9 @@ func (n *neighbours) tree(from, to int) int32 {
 	return n.split(from, to)
 }
 
-// split makes a tree of perm[from:to] and returns its root: while there are more than leafSize, it halves them at the
-// median of the feature whose values vary most (by variance: a range would follow outliers).
+// split makes a tree of perm[from:to] and returns its root: while there are more than leafSize,
+// it halves them at the median of the feature whose values vary most (by variance: a range
+// would follow outliers).
 // Every node's box is fitted to its situations.
 func (n *neighbours) split(from, to int) int32 {
 	id := int32(len(n.nodes))
@@ -225,25 +230,33 @@ func (n *neighbours) split(from, to int) int32 {
 	if to-from <= leafSize {
 		nd := &n.nodes[id]
 		nd.lo, nd.hi = n.xs[n.perm[from]], n.xs[n.perm[from]]
+		nd.queue = n.queue[n.perm[from]]
 		for _, i := range n.perm[from+1 : to] {
 			x := &n.xs[i]
 			for f := range nFeatures {
 				nd.lo[f], nd.hi[f] = min(nd.lo[f], x[f]), max(nd.hi[f], x[f])
 			}
+			if n.queue[i] != nd.queue {
+				nd.queue = mixedQueues
+			}
 		}
 		return id
 	}
+	// The spread is read off an even sample of at most about splitSample situations: the
+	// feature it picks only steers the search, never what it finds.
 	var sum, sq [nFeatures]float64
-	for _, i := range n.perm[from:to] {
-		x := &n.xs[i]
+	stride := max((to-from)/splitSample, 1)
+	cnt := 0.0
+	for k := from; k < to; k += stride {
+		x := &n.xs[n.perm[k]]
 		for g := range nFeatures {
 			v := float64(x[g])
 			sum[g] += v
 			sq[g] += v * v
 		}
+		cnt++
 	}
 	f, spread := 0, -1.0
-	cnt := float64(to - from)
 	for g := range nFeatures {
 		if v := sq[g] - sum[g]*sum[g]/cnt; v > spread {
 			f, spread = g, v
@@ -263,6 +276,10 @@ func (n *neighbours) split(from, to int) int32 {
 	l, r := &n.nodes[left], &n.nodes[right]
 	for g := range nFeatures {
 		nd.lo[g], nd.hi[g] = min(l.lo[g], r.lo[g]), max(l.hi[g], r.hi[g])
+	}
+	nd.queue = l.queue
+	if r.queue != l.queue {
+		nd.queue = mixedQueues
 	}
 	return id
 }
@@ -313,19 +330,25 @@ func (n *neighbours) longestWait() float64 {
 }
 
 // boxWithin reports whether the box lo..hi may hold a situation within limit of x: false
-// once the distance from x to the box, a lower bound of theirs, exceeds it.
-func boxWithin(x, lo, hi *[nFeatures]float32, limit float32) bool {
-	var d float32
+// once d plus the distance from x to the box, a lower bound of theirs, exceeds it.
+func boxWithin(x, lo, hi *[nFeatures]float32, d float32, limit float32) bool {
 	for f := range 6 {
-		d += max(lo[f]-x[f], x[f]-hi[f], 0)
+		d += relu(lo[f]-x[f]) + relu(x[f]-hi[f])
 	}
 	if d > limit {
 		return false
 	}
 	for f := 6; f < nFeatures; f++ {
-		d += max(lo[f]-x[f], x[f]-hi[f], 0)
+		d += relu(lo[f]-x[f]) + relu(x[f]-hi[f])
 	}
 	return d <= limit
+}
+
+// relu is max(v, 0) without a branch. Of lo-x and x-hi at most one is positive, so their
+// relus add up to exactly max(lo-x, x-hi, 0).
+func relu(v float32) float32 {
+	b := math.Float32bits(v)
+	return math.Float32frombits(b &^ uint32(int32(b)>>31))
 }
 
 // distanceWithin is d0 plus the distance from x to y, and false as soon as it exceeds limit.
@@ -406,7 +429,13 @@ func distanceUpTo(x, y *[nFeatures]float32, limit float32) (float32, bool) {
 	if d > limit {
 		return d, false
 	}
-	for f := 4; f < nFeatures; f++ {
+	for f := 4; f < 8; f++ {
+		d += abs(x[f] - y[f])
+	}
+	if d > limit {
+		return d, false
+	}
+	for f := 8; f < nFeatures; f++ {
 		d += abs(x[f] - y[f])
 	}
 	return d, true
@@ -498,39 +527,71 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, ahead []Pending, 
 		}
 		visit(i, &n.xs[i])
 	}
-	// limit is the distance a node's box must not exceed (plus a margin: the box's distance
-	// is summed in another order than a situation's, and rounding must not skip a neighbour).
-	var search func(id int32, older bool)
-	search = func(id int32, older bool) {
-		limit := rec.worst()
-		if older {
-			limit = all.worst()
+	// A node's box must not be farther than the k-th nearest so far of the sets its situations
+	// could join (plus a margin: the box's distance is summed in another order than a
+	// situation's, and rounding must not skip a neighbour); a node whose situations are all in
+	// another queue is that much farther. The nearer child is searched first.
+	for t, root := range []int32{n.roots[1], n.roots[0]} {
+		older := t == 1
+		if root < 0 {
+			continue
 		}
-		nd := &n.nodes[id]
-		if !boxWithin(&x, &nd.lo, &nd.hi, limit*(1+1e-5)+1e-5) {
-			return
-		}
-		if nd.left < 0 {
-			for k := nd.from; k < nd.to; k++ {
-				if i := n.perm[k]; i >= 0 {
-					visit(int(i), &n.lx[k])
-				}
+		stack := append(n.stack[:0], root)
+		for len(stack) > 0 {
+			id := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			limit := rec.worst()
+			if older {
+				limit = all.worst()
 			}
-			return
+			nd := &n.nodes[id]
+			var d0 float32
+			if nd.queue != mixedQueues && nd.queue != q {
+				d0 = queuePenalty
+			}
+			if !boxWithin(&x, &nd.lo, &nd.hi, d0, limit*(1+1e-5)+1e-5) {
+				continue
+			}
+			if nd.left < 0 {
+				// visit, written out: this is where nearly all the situations are met.
+				for k := nd.from; k < nd.to; k++ {
+					i := n.perm[k]
+					if i < 0 || n.seen[i] == n.stamp {
+						continue
+					}
+					n.seen[i] = n.stamp
+					var d0 float32
+					if n.queue[i] != q {
+						d0 = queuePenalty
+					}
+					r := int(i) - oldest
+					if r < 0 {
+						r += size
+					}
+					recent := r >= first
+					lim := all.worst()
+					if recent {
+						lim = rec.worst()
+					}
+					d, ok := distanceWithin(&x, &n.lx[k], d0, lim)
+					if !ok {
+						continue
+					}
+					cd := cand{d, i}
+					all.offer(cd)
+					if recent {
+						rec.offer(cd)
+					}
+				}
+				continue
+			}
+			if x[nd.dim] < nd.at {
+				stack = append(stack, nd.right, nd.left)
+			} else {
+				stack = append(stack, nd.left, nd.right)
+			}
 		}
-		if x[nd.dim] < nd.at {
-			search(nd.left, older)
-			search(nd.right, older)
-		} else {
-			search(nd.right, older)
-			search(nd.left, older)
-		}
-	}
-	if n.roots[1] >= 0 {
-		search(n.roots[1], false)
-	}
-	if n.roots[0] >= 0 {
-		search(n.roots[0], true)
+		n.stack = stack
 	}
 	c, cr := all.c, rec.c
 	recent, obs = n.recent[:0], n.obs[:0]

@@ -27,18 +27,21 @@ type Lease struct {
 }
 
 // Pending is a request waiting ahead in the queue.
+//
+// A prediction reads every request ahead, so the fields it reads come first: with the start of
+// the Estimate they lie in the first 132 bytes.
 type Pending struct {
-	User      string
-	Team      string
-	Queue     string
-	GPUs      float64
-	Submit    time.Time
-	Requested time.Duration
+	User   string
+	Queue  string
+	GPUs   float64
+	Submit time.Time
 	// Estimate is what Predict returned when the request was submitted, if it was. The request
 	// then counts in the bounds of similar requests as one that has waited at least Now - Submit
 	// so far (a censored observation), and once it is seen past its bound it counts as a miss
 	// at once, without waiting for it to start. The zero value leaves it out.
-	Estimate Estimate
+	Estimate  Estimate
+	Team      string
+	Requested time.Duration
 }
 
 // State is the live state of the pool at the moment of the prediction.
@@ -53,6 +56,12 @@ type State struct {
 // request starts (or leaves the queue), and in Pending while it waits: besides the prediction it
 // holds what the predictor learns from (the Situation, and what each of its experts answered).
 type Estimate struct {
+	// What a prediction for a request behind this one reads, together and first (see Pending).
+	valid bool               // made by Predict (so the fields below are set)
+	run   float32            // its expected run time, in seconds
+	seq   uint64             // which prediction it was
+	x     [nFeatures]float32 // the situation as the neighbour search sees it
+
 	// Median is the point prediction: the answer of whichever expert has lately done best for
 	// requests of this kind in this situation (see Predictor).
 	Median time.Duration
@@ -73,12 +82,6 @@ type Estimate struct {
 	StartShare float64
 	Basis      int // outcomes behind the bound; 0 means no history yet
 	Situation  Situation
-
-	// What a prediction for a request behind this one reads, together (one or two cache lines).
-	valid bool               // made by Predict (so the fields below are set)
-	run   float32            // its expected run time, in seconds
-	seq   uint64             // which prediction it was
-	x     [nFeatures]float32 // the situation as the neighbour search sees it
 
 	experts [nExperts]float32 // each expert's point, in seconds
 	pick    float32           // the point the kinds chose, before the overall check

@@ -88,14 +88,34 @@ func (p *Predictor) simulate(req Request, st State) simResult {
 	aloneDone := deficit <= epsGPU
 	times, levels := append(p.sc.times[:0], 0), append(p.sc.levels[:0], free)
 	t, f := 0.0, free
-	note := func() {
-		if n := len(times) - 1; times[n] == t {
-			levels[n] = f
-			return
+	// The requests past the first maxSimQueue are not simulated one by one: their work (GPUs
+	// times expected run time) delays this request by as long as the whole pool takes to do it.
+	var tail float64
+	for i := simulated; i < len(st.Queue); i++ {
+		q := &st.Queue[i]
+		g := min(max(q.GPUs, 0), capacity)
+		run := float64(q.Estimate.run)
+		if !q.Estimate.valid {
+			run = p.rt.remaining(q.User, q.Queue, q.Requested.Seconds(), 0)
 		}
-		times, levels = append(times, t), append(levels, f)
+		tail += g * run
 	}
-	startAt := func(g float64) {
+	// Each request ahead in turn, then this one (i == simulated), starts once enough GPUs are
+	// free; every moment the free GPUs change is logged (the last entry is overwritten when the
+	// moment is the same).
+	var lastStart float64
+	for i := 0; i <= simulated; i++ {
+		g, run := need, 0.0
+		if i < simulated {
+			q := &st.Queue[i]
+			g = min(max(q.GPUs, 0), capacity)
+			run = float64(q.Estimate.run)
+			if !q.Estimate.valid {
+				run = p.rt.remaining(q.User, q.Queue, q.Requested.Seconds(), 0)
+			}
+		} else {
+			lastStart = t
+		}
 		for f+epsGPU < g {
 			if len(heap) == 0 && len(rest) > 0 {
 				heap, rest = append(heap, rest...), nil
@@ -115,30 +135,23 @@ func (p *Predictor) simulate(req Request, st State) simResult {
 					res.alone, aloneDone = e.t, true
 				}
 			}
-			note()
+			if n := len(times) - 1; times[n] == t {
+				levels[n] = f
+			} else {
+				times, levels = append(times, t), append(levels, f)
+			}
 		}
 		f -= g
-	}
-	// The requests past the first maxSimQueue are not simulated one by one: their work (GPUs
-	// times expected run time) delays this request by as long as the whole pool takes to do it.
-	var tail float64
-	for i := range st.Queue {
-		q := &st.Queue[i]
-		g := min(max(q.GPUs, 0), capacity)
-		run := float64(q.Estimate.run)
-		if !q.Estimate.valid {
-			run = p.rt.remaining(q.User, q.Queue, q.Requested.Seconds(), 0)
+		if i == simulated {
+			break
 		}
-		if i >= simulated {
-			tail += g * run
-			continue
+		if n := len(times) - 1; times[n] == t {
+			levels[n] = f
+		} else {
+			times, levels = append(times, t), append(levels, f)
 		}
-		startAt(g)
-		note()
 		heap = push(heap, endEvent{t + run, g, true})
 	}
-	lastStart := t
-	startAt(need)
 	if !aloneDone {
 		res.alone = t
 	}
