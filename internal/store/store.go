@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -31,10 +32,11 @@ const (
 	DefaultPostgresMaxConns = 10
 	// sqliteBusyTimeoutMS is how long a write waits for another process's write lock on the file.
 	sqliteBusyTimeoutMS = 5000
-	// DefaultBeginWait is how long a transaction on PostgreSQL waits to begin (a connection, and
-	// the server's answer to BEGIN) before it fails with qm.ErrUnavailable: while the database is
-	// down or hung, every command says so within it instead of waiting on timeouts meant for
-	// slow statements. Once a transaction has begun, the statement timeout bounds it.
+	// DefaultBeginWait is how long a transaction on PostgreSQL waits for the server to answer
+	// BEGIN before it fails with qm.ErrUnavailable (and, for a while after the database was found
+	// unreachable, for a pooled connection too): while the database is down or hung every command
+	// says so within it instead of waiting on timeouts meant for slow statements. Once a
+	// transaction has begun, the statement timeout bounds it.
 	DefaultBeginWait = 2 * time.Second
 	// maxTxAttempts is how many times Update runs a PostgreSQL transaction that keeps failing with a
 	// serialization failure or a deadlock.
@@ -51,9 +53,11 @@ type DB struct {
 	dialect string
 	logger  *slog.Logger
 
-	// beginWait bounds how long a transaction waits to begin on PostgreSQL (a pooled connection,
-	// or a new one, and the server's answer to BEGIN); see SetBeginWait.
-	beginWait time.Duration
+	// beginWait bounds how long a transaction waits for the server's answer to BEGIN on
+	// PostgreSQL (see begin and SetBeginWait); unreachableAt is when a statement last found the
+	// database unreachable (UnixNano; 0: never).
+	beginWait     time.Duration
+	unreachableAt atomic.Int64
 
 	closeOnce sync.Once
 	closeErr  error
