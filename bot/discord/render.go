@@ -168,6 +168,7 @@ func (a *Adapter) render(rs ...bot.Reply) message {
 	}
 	dropped := 0
 	for _, r := range rs {
+		r = defangReply(r)
 		if !b.text(r.Text) {
 			dropped += len(r.Sections)
 			continue
@@ -243,6 +244,39 @@ func (a *Adapter) mac(prefix, body string) string {
 	m.Write([]byte{0})
 	m.Write([]byte(body))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:buttonMACBytes])
+}
+
+// defanger breaks what Discord would turn into a ping or a disguised link in text a user may have
+// typed (a reason, a template parameter, a team's name): @everyone and @here, <@…>, <@&…> and
+// <#…> mentions, and masked links [text](url). A word joiner after the first character keeps
+// the text as it reads while Discord no longer parses it. (Messages also go with
+// allowed_mentions empty, so nothing pings whatever slips through.)
+var defanger = strings.NewReplacer(
+	"@everyone", "@\u2060everyone",
+	"@here", "@\u2060here",
+	"<@", "<\u2060@",
+	"<#", "<\u2060#",
+	"](", "]\u2060(",
+)
+
+func defang(s string) string { return defanger.Replace(s) }
+
+// defangReply defangs every text of a reply.
+func defangReply(r bot.Reply) bot.Reply {
+	r.Text = defang(r.Text)
+	secs := make([]bot.Section, len(r.Sections))
+	for i, s := range r.Sections {
+		s.Title, s.Text = defang(s.Title), defang(s.Text)
+		fs := make([]bot.Field, len(s.Fields))
+		for j, f := range s.Fields {
+			f.Label, f.Value = defang(f.Label), defang(f.Value)
+			fs[j] = f
+		}
+		s.Fields = fs
+		secs[i] = s
+	}
+	r.Sections = secs
+	return r
 }
 
 // clip shortens s to at most n characters, ending it with "…" when it was cut.

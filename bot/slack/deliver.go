@@ -77,7 +77,7 @@ func filesComment(r bot.Reply) string {
 	for _, f := range r.Files {
 		names = append(names, f.Title)
 	}
-	return clip(strings.Join(names, "; "), maxFallbackText)
+	return safe(strings.Join(names, "; "), maxFallbackText)
 }
 
 // upload sends files to a conversation (a channel id) and shares them there together.

@@ -46,14 +46,30 @@ func escape(s string) string {
 	return r.Replace(s)
 }
 
-// clip shortens s to at most n characters, ending it with "…" when it was cut.
+// clip shortens s to at most n characters, ending it with "…" when it was cut. The cut never falls
+// inside an escape (&amp; &lt; &gt;), so escaped text stays escaped.
 func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	if n <= 0 {
+		return ""
+	}
+	if n == 1 {
+		return "…"
+	}
+	head := string([]rune(s)[:n-1])
+	if amp := strings.LastIndexByte(head, '&'); amp >= 0 && len(head)-amp < len("&amp;") && !strings.Contains(head[amp:], ";") {
+		head = head[:amp]
+	}
+	return head + "…"
 }
+
+// safe is text that may hold what a user typed (a reason, a template parameter, a team's or a
+// class's name), made safe for a field Slack reads as mrkdwn and at most n characters: <, > and &
+// escaped, so nothing in it becomes a link, a mention (<!channel>, <@U…>) or a formatting
+// command, and never cut inside an escape.
+func safe(s string, n int) string { return clip(escape(s), n) }
 
 // split cuts s into pieces of at most n characters, preferring line breaks, then spaces.
 func split(s string, n int) []string {
@@ -82,6 +98,9 @@ func split(s string, n int) []string {
 	}
 	return out
 }
+
+// safeJoin is prefix (already mrkdwn) and the escaped s, clipped to n characters.
+func safeJoin(prefix, s string, n int) string { return clip(prefix+escape(s), n) }
 
 func mrkdwn(s string) *slack.TextBlockObject {
 	return slack.NewTextBlockObject(slack.MarkdownType, s, false, false)
@@ -121,7 +140,7 @@ func sectionBlocks(s bot.Section) []slack.Block {
 	}
 	var fields []*slack.TextBlockObject
 	for _, f := range s.Fields {
-		fields = append(fields, mrkdwn(clip("*"+escape(f.Label)+"*\n"+escape(f.Value), MaxFieldText)))
+		fields = append(fields, mrkdwn(safeJoin("*"+escape(f.Label)+"*\n", f.Value, MaxFieldText)))
 	}
 	var out []slack.Block
 	parts := []string{}
@@ -186,7 +205,8 @@ func render(r bot.Reply, maxBlocks int, blockPrefix string) (string, []slack.Blo
 	if r.Error && text != "" {
 		text = ":warning: " + text
 	}
-	fallback := clip(r.PlainText(), maxFallbackText)
+	// The top-level text is mrkdwn too (it is what notifications and old clients show).
+	fallback := safe(r.PlainText(), maxFallbackText)
 	if fallback == "" {
 		fallback = " "
 	}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/acme/quartermaster/agent"
 	"github.com/acme/quartermaster/agent/nvml"
+	"github.com/acme/quartermaster/internal/httpserve"
 )
 
 func main() {
@@ -284,7 +285,7 @@ func runAgent(ctx context.Context, args []string, stderr io.Writer) error {
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", a.Metrics().Handler())
 		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		srv := httpserve.Server(mux, httpserve.Limits{})
 		go func() { _ = srv.Serve(ln) }()
 		defer srv.Close()
 		log.Info("serving /metrics", "addr", ln.Addr().String())

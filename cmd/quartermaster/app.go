@@ -139,6 +139,9 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	for _, w := range pol.Warnings {
+		logger.Warn("policy: "+w.Msg, "policy", pol.Source, "line", w.Line)
+	}
 	st, err := store.Open(ctx, url, logger)
 	if err != nil {
 		return nil, err

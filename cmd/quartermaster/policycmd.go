@@ -42,5 +42,17 @@ func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		return err
 	}
 	fmt.Fprintf(stdout, "%s is valid: %d classes, %d teams, %d exception rules, backend %s.\n", file, len(p.Classes), len(p.Teams), len(p.Exceptions), p.Backend)
+	for _, w := range p.Warnings {
+		fmt.Fprintf(stdout, "warning: %s:%d: %s\n", file, w.Line, w.Msg)
+	}
+	if len(p.Exceptions) > 0 {
+		costliest := p.Exceptions[0]
+		for _, r := range p.Exceptions {
+			if r.Cost > costliest.Cost {
+				costliest = r
+			}
+		}
+		fmt.Fprintf(stdout, "The costliest exception rule, %s, is estimated at %d of the %d a rule may cost.\n", costliest.Name, costliest.Cost, uint64(policy.RuleCostLimit))
+	}
 	return nil
 }

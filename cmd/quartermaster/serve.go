@@ -17,6 +17,7 @@ import (
 	"github.com/acme/quartermaster/bot"
 	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/internal/config"
+	"github.com/acme/quartermaster/internal/httpserve"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/store"
 )
@@ -100,6 +101,8 @@ type serveOptions struct {
 	demo bool
 	// getenv reads single sign-on's settings (QM_OIDC_*, QM_PUBLIC_URL); nil is os.Getenv.
 	getenv func(string) string
+	// limits bound slow and large requests; zero fields take httpserve's defaults.
+	limits httpserve.Limits
 }
 
 // serveFlags are serve's flags, bound to the options they set.
@@ -224,7 +227,7 @@ func serve(ctx context.Context, o serveOptions) error {
 			return fmt.Errorf("listen on %s: %w", o.addr, err)
 		}
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := httpserve.Server(mux, o.limits)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 

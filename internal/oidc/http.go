@@ -231,7 +231,7 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 		refuse(pInternal)
 		return
 	}
-	if l.ChatEmail != "" && !strings.EqualFold(l.ChatEmail, id.Email) {
+	if l.ChatEmail != "" && !policy.SameName(l.ChatEmail, id.Email) {
 		refuse(pOtherAccount, fmt.Sprintf("It was made for the %s account of %s, but you signed in as %s. Nothing was linked.", platformName(l.Account.Platform), l.ChatEmail, id.Email))
 		return
 	}
@@ -272,7 +272,10 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 	}
 	next := "You can close this page and go back to chat."
 	if l.Resume != "" && s.Resume != nil {
-		lines = append(lines, s.Resume(context.WithoutCancel(ctx), l.Account, l.Resume))
+		// The login link is the command's delivery: it is done once, however often the page
+		// is reloaded or whichever replica finishes the login.
+		rctx := qm.WithDeliveryKey(context.WithoutCancel(ctx), "login:"+l.Hash)
+		lines = append(lines, s.Resume(rctx, l.Account, l.Resume))
 		next = "You can close this page; chat shows the same."
 	}
 	s.render(w, page{OK: true, Title: "You are signed in", Lines: lines, Next: next})
@@ -315,7 +318,7 @@ func (s *Service) identity(ctx context.Context, p *gooidc.Provider, idt *gooidc.
 		}
 	}
 	email, _ := claims["email"].(string)
-	email = strings.ToLower(strings.TrimSpace(email))
+	email = policy.NameKey(strings.TrimSpace(email)) // A to Z only: a Kelvin sign (K) is not a k
 	if email == "" || !strings.Contains(email, "@") {
 		return identity{}, &problemError{p: pNoEmail}
 	}

@@ -2,9 +2,10 @@ package oidc
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // members is who is in each group, as the account links say, kept in memory so the lease service
@@ -20,7 +21,7 @@ type members struct {
 func (s *Service) Members(group string) []string {
 	s.members.mu.RLock()
 	defer s.members.mu.RUnlock()
-	return append([]string(nil), s.members.byGroup[strings.ToLower(group)]...)
+	return append([]string(nil), s.members.byGroup[policy.NameKey(group)]...)
 }
 
 // RefreshMembers reads every current account link into the group index.
@@ -37,7 +38,7 @@ func (s *Service) RefreshMembers(ctx context.Context) error {
 				continue
 			}
 			for _, g := range l.Groups {
-				k := strings.ToLower(g)
+				k := policy.NameKey(g)
 				if !containsFold(idx[k], l.Email) {
 					idx[k] = append(idx[k], l.Email)
 				}
@@ -55,7 +56,7 @@ func (s *Service) RefreshMembers(ctx context.Context) error {
 
 func containsFold(list []string, s string) bool {
 	for _, x := range list {
-		if strings.EqualFold(x, s) {
+		if policy.SameName(x, s) {
 			return true
 		}
 	}

@@ -85,7 +85,12 @@ func Load(data []byte, source string) (*Policy, error) {
 	}
 	v := &validator{root: root.Content[0]}
 	if len(problems) == 0 {
-		v.validate(p)
+		// An empty entry in a list stops the semantic checks, as type errors do: every check
+		// after this one may rely on each entry being there.
+		v.emptyEntries(v.root, "", "")
+		if len(v.problems) == 0 {
+			v.validate(p)
+		}
 	}
 	problems = append(problems, v.problems...)
 	if len(problems) > 0 {
@@ -324,6 +329,94 @@ func (v *validator) validate(p *Policy) {
 	rs, probs := compileRules(p, v.line)
 	v.problems = append(v.problems, probs...)
 	p.rules = rs
+	p.Warnings = append(append(teamWarnings(p, v.line), groupWarnings(p, v.line)...), ruleCaseWarnings(p, v.line)...)
+	sort.SliceStable(p.Warnings, func(i, j int) bool { return p.Warnings[i].Line < p.Warnings[j].Line })
+}
+
+// objectLists are the lists of the policy whose entries are objects, and what one entry is called.
+var objectLists = map[string]string{
+	"classes":    "class",
+	"teams":      "team",
+	"exceptions": "exception rule",
+	"directory":  "directory entry",
+	"sim.nodes":  "sim node group",
+}
+
+// emptyEntries refuses every empty entry in every list of the policy: a "-" with nothing after
+// it, ~, null, or a blank string. at is the dotted path of n without list positions (sim.nodes);
+// label names the object n belongs to, as a problem names it (team vision, approvals).
+func (v *validator) emptyEntries(n *yaml.Node, at, label string) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, val := n.Content[i].Value, n.Content[i+1]
+			child, childLabel := key, label
+			if at != "" {
+				child = at + "." + key
+			}
+			if childLabel == "" {
+				childLabel = key
+			}
+			if val.Kind == yaml.SequenceNode {
+				v.emptyInList(val, child, childLabel, key)
+				continue
+			}
+			v.emptyEntries(val, child, childLabel)
+		}
+	case yaml.SequenceNode:
+		v.emptyInList(n, at, label, at)
+	}
+}
+
+// emptyInList checks the entries of one list; key is the list's name as written.
+func (v *validator) emptyInList(n *yaml.Node, at, label, key string) {
+	kind, objects := objectLists[at]
+	for i, item := range n.Content {
+		if isEmptyEntry(item) {
+			line := Problem{Line: item.Line}
+			if objects {
+				line.Msg = fmt.Sprintf("%s %d is empty; fill it in or remove its line", kind, i+1)
+			} else {
+				line.Msg = fmt.Sprintf("%s: %s entry %d is empty; remove it or write a value", label, key, i+1)
+			}
+			v.problems = append(v.problems, line)
+			continue
+		}
+		if item.Kind == yaml.AliasNode {
+			continue // checked where its anchor is written
+		}
+		itemLabel := label
+		if objects {
+			itemLabel = fmt.Sprintf("%s %d", kind, i+1)
+			if name := mappingValue(item, "name", "user"); name != "" {
+				itemLabel = kind + " " + name
+			}
+		}
+		v.emptyEntries(item, at, itemLabel)
+	}
+}
+
+// isEmptyEntry reports whether a list entry is null or a blank string, through an alias.
+func isEmptyEntry(n *yaml.Node) bool {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!null" || strings.TrimSpace(n.Value) == "")
+}
+
+// mappingValue is the first of keys that a mapping gives as a plain value.
+func mappingValue(n *yaml.Node, keys ...string) string {
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for _, k := range keys {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k && n.Content[i+1].Kind == yaml.ScalarNode && strings.TrimSpace(n.Content[i+1].Value) != "" {
+				return n.Content[i+1].Value
+			}
+		}
+	}
+	return ""
 }
 
 // storage checks the teams' storage grants: each path is absolute and plain, and no team's path

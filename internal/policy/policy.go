@@ -33,6 +33,9 @@ type Policy struct {
 	Location *time.Location `yaml:"-"`
 	// Source names the file the policy came from.
 	Source string `yaml:"-"`
+	// Warnings are what policy check points out in a valid policy: entries that may not do what
+	// their author expects.
+	Warnings []Problem `yaml:"-"`
 
 	rules *ruleSet
 }
@@ -174,7 +177,7 @@ type IdleDetection struct {
 // Class returns the named class.
 func (p *Policy) Class(name string) (*Class, bool) {
 	for _, c := range p.Classes {
-		if strings.EqualFold(c.Name, name) {
+		if SameName(c.Name, name) {
 			return c, true
 		}
 	}
@@ -193,7 +196,7 @@ func (p *Policy) ClassNames() []string {
 // Team returns the named team.
 func (p *Policy) Team(name string) (*Team, bool) {
 	for _, t := range p.Teams {
-		if strings.EqualFold(t.Name, name) {
+		if SameName(t.Name, name) {
 			return t, true
 		}
 	}
@@ -216,7 +219,7 @@ func (p *Policy) QuotaFor(team string) Quota {
 // Identity returns the directory entry of a user.
 func (p *Policy) Identity(user string) (*Identity, bool) {
 	for _, id := range p.Directory {
-		if strings.EqualFold(id.User, user) {
+		if SameName(id.User, user) {
 			return id, true
 		}
 	}
@@ -227,7 +230,7 @@ func (p *Policy) Identity(user string) (*Identity, bool) {
 func (p *Policy) UserByAccount(account string) (string, bool) {
 	for _, id := range p.Directory {
 		for _, a := range id.Accounts {
-			if strings.EqualFold(a, account) {
+			if SameName(a, account) {
 				return id.User, true
 			}
 		}
@@ -242,7 +245,7 @@ func (p *Policy) Account(user, platform string) (string, bool) {
 		return "", false
 	}
 	for _, a := range id.Accounts {
-		if pl, v, ok := strings.Cut(a, ":"); ok && strings.EqualFold(pl, platform) {
+		if pl, v, ok := strings.Cut(a, ":"); ok && SameName(pl, platform) {
 			return v, true
 		}
 	}
@@ -264,7 +267,7 @@ func (p *Policy) Members(group string) []string {
 	var out []string
 	for _, id := range p.Directory {
 		for _, g := range id.Groups {
-			if strings.EqualFold(g, group) {
+			if SameName(g, group) {
 				out = append(out, id.User)
 				break
 			}
@@ -296,12 +299,12 @@ func (p *Policy) Approvers(team string) []string {
 // IsApprover reports whether user may decide exceptions of team.
 func (p *Policy) IsApprover(user, team string) bool {
 	for _, a := range p.Approvers(team) {
-		if strings.EqualFold(a, user) {
+		if SameName(a, user) {
 			return true
 		}
 	}
 	for _, a := range p.Approvals.FallbackApprovers {
-		if strings.EqualFold(a, user) {
+		if SameName(a, user) {
 			return true
 		}
 	}
@@ -373,7 +376,7 @@ func (p *Policy) CapacityShare() float64 {
 func intersects(a, b []string) bool {
 	for _, x := range a {
 		for _, y := range b {
-			if strings.EqualFold(x, y) {
+			if SameName(x, y) {
 				return true
 			}
 		}
@@ -381,7 +384,7 @@ func intersects(a, b []string) bool {
 	return false
 }
 
-// Contains reports whether list holds s, ignoring case.
+// Contains reports whether list holds s, ignoring the case of A to Z (see SameName).
 func Contains(list []string, s string) bool { return intersects(list, []string{s}) }
 
 // Duration is a time.Duration written as in the policy file: 30m, 8h, 2d, 1w.

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -118,6 +119,8 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Add("organization: X\nclasses: [{name: a, max_gpus: 1, max_duration: 1h}]\nexceptions: [{name: r, when: 'request.gpus > 1'}]\nsim: {nodes: [{name: n, count: 1, class: a, gpus: 2}]}\n")
 	f.Add("classes: 3")
+	f.Add("organization: X\nclasses:\n  -\nsim:\n nodes:\n - {}\n")
+	f.Add("organization: X\nclasses: [{name: a, max_gpus: 1, max_duration: 1h}]\nteams: [{name: t, idp_groups: [g, ~]}]\ndirectory: [~, {user: u@x, groups: ['']}]\nsim: {nodes: [~, {name: n, count: 1, class: a, gpus: 2}]}\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		p, err := Load([]byte(src), "f.yaml")
 		if err != nil {
@@ -130,7 +133,51 @@ func FuzzLoad(f *testing.F) {
 		if len(p.Classes) == 0 {
 			t.Fatal("a policy with no classes was accepted")
 		}
+		usePolicy(t, p)
 	})
+}
+
+// usePolicy does with a loaded policy what console and serve do with it at start and on every
+// request: every lookup, the capacity, the teams of every directory entry, and every rule.
+func usePolicy(t *testing.T, p *Policy) {
+	t.Helper()
+	_ = p.TotalCapacity()
+	_ = p.SharedClasses()
+	_ = p.CapacityShare()
+	_ = p.ClassNames()
+	for _, c := range p.Classes {
+		if _, ok := p.Class(c.Name); !ok {
+			t.Fatalf("class %q is listed but not found", c.Name)
+		}
+		_ = c.Exclusive()
+	}
+	names := []string{"nobody"}
+	for _, tm := range p.Teams {
+		names = append(names, tm.Name)
+	}
+	for _, n := range names {
+		_ = p.QuotaFor(n)
+		_ = p.Approvers(n)
+		_ = p.IsApprover("someone@x.example", n)
+		_ = p.MayApprove("someone@x.example", []string{"g"}, n)
+		for _, c := range p.Classes {
+			rt, rc := p.RuleInputFor(n, c.Name)
+			in := RuleInput{Request: RuleRequest{Kind: "lease", GPUs: 1, Class: c.Name, Duration: time.Hour, GPUHours: 1},
+				User: RuleUser{Name: "someone@x.example", Groups: []string{}}, Team: rt, Class: rc}
+			_ = p.Evaluate(context.Background(), in)
+		}
+	}
+	for _, id := range p.Directory {
+		_ = p.TeamsOf(id.Groups)
+		_, _ = p.Identity(id.User)
+		for _, g := range id.Groups {
+			_ = p.Members(g)
+		}
+		for _, a := range id.Accounts {
+			_, _ = p.UserByAccount(a)
+		}
+	}
+	_ = p.IsSSOAdmin("someone@x.example", nil)
 }
 
 // FuzzParseDuration: durations never panic and are never negative.

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -72,12 +73,12 @@ func TestRulesCompareIntWithDouble(t *testing.T) {
 	team, class := p.RuleInputFor("comets", "bulk")
 	in := RuleInput{Request: RuleRequest{Kind: "lease", GPUs: 3, Class: "bulk", Duration: 10 * time.Hour, GPUHours: 100},
 		Team: team, Class: class}
-	if got := p.Evaluate(in); len(got) != 0 {
+	if got := p.Evaluate(context.Background(), in); len(got) != 0 {
 		t.Fatalf("at the boundaries %v matched", got)
 	}
 	in.Request.GPUHours = 100.5
 	in.Request.GPUs = 4
-	got := p.Evaluate(in)
+	got := p.Evaluate(context.Background(), in)
 	if len(got) != 2 || got[0].Rule != "big-spend" || got[1].Rule != "wide" {
 		t.Fatalf("past the boundaries: %v", got)
 	}

@@ -1,20 +1,55 @@
 package policy
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"time"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/checker"
+	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/ext"
 )
+
+// RuleCostLimit is the most one exception rule may cost to evaluate, in CEL's cost units (about
+// one per comparison, field read or list element visited; more for long strings). policy check
+// refuses a rule whose estimated cost is over it. The costliest rule it allows took about 18 ms of
+// one core on a test machine.
+const RuleCostLimit = 100_000
+
+// RuleRunLimit is where evaluation stops a rule: twice RuleCostLimit, as CEL's estimate of some
+// functions (matches) is below what they really cost; a rule that reaches it (its input larger
+// than the estimate assumed) counts as fired, and a person decides.
+const RuleRunLimit = 2 * RuleCostLimit
+
+// The largest inputs a rule is assumed to see when its cost is estimated. The team's lists are as
+// long as the policy makes them; user.groups is assumed to hold at most RuleMaxGroups groups, and
+// every string at most RuleMaxStringSize characters. A larger input is still bounded at run time,
+// by RuleRunLimit: the rule then counts as fired, and a person decides.
+const (
+	RuleMaxGroups     = 500
+	RuleMaxStringSize = 256
+)
+
+// interruptEvery is how many comprehension steps a rule takes between looks at its request's
+// context: a request that is abandoned stops its rules soon after.
+const interruptEvery = 100
+
+// RuleUnevaluated is what a requester is told when a rule could not be evaluated (it ran over its
+// cost limit, or its request was abandoned): the request waits for a person all the same.
+const RuleUnevaluated = "the rule could not be checked for this request, so a person decides"
 
 // Rule is a published exception rule: a request it matches waits for a budget owner.
 type Rule struct {
 	Name string `yaml:"name"`
 	When string `yaml:"when"`
 	Why  string `yaml:"why"`
+
+	// Cost is the rule's estimated cost at most, in CEL's cost units (see RuleCostLimit).
+	Cost uint64 `yaml:"-"`
 
 	prog cel.Program
 }
@@ -82,7 +117,11 @@ type RuleInput struct {
 // Match is a rule that fired.
 type Match struct {
 	Rule string
-	Why  string
+	// Why is what the requester and the approvers are told.
+	Why string
+	// Err, when set, is why the rule could not be evaluated (so it counts as fired). It is for the
+	// operator's log, never for chat.
+	Err error
 }
 
 type ruleSet struct {
@@ -112,6 +151,7 @@ func compileRules(p *Policy, line func(string) int) (*ruleSet, []Problem) {
 		return nil, []Problem{{Msg: "exception rules cannot be compiled: " + err.Error()}}
 	}
 	var problems []Problem
+	sizes := sizesFor(p)
 	names := map[string]bool{}
 	for i, r := range p.Exceptions {
 		at := fmt.Sprintf("exceptions.%d", i)
@@ -143,7 +183,19 @@ func compileRules(p *Policy, line func(string) int) (*ruleSet, []Problem) {
 				Msg: fmt.Sprintf("exception rule %q must give true or false, but its when gives %s", r.Name, ast.OutputType())})
 			continue
 		}
-		prg, err := env.Program(ast)
+		est, err := env.EstimateCost(ast, sizes)
+		if err != nil {
+			problems = append(problems, Problem{Line: line(at + ".when"), Msg: fmt.Sprintf("exception rule %q: its cost cannot be estimated: %v", r.Name, err)})
+			continue
+		}
+		if est.Max > RuleCostLimit {
+			problems = append(problems, Problem{Line: line(at + ".when"),
+				Msg: fmt.Sprintf("exception rule %q could cost %s to evaluate, over the limit of %d; write it with fewer nested exists/all/map/filter over lists, e.g. 'contractors' in user.groups",
+					r.Name, costWords(est.Max), uint64(RuleCostLimit))})
+			continue
+		}
+		r.Cost = est.Max
+		prg, err := env.Program(ast, cel.CostLimit(RuleRunLimit), cel.InterruptCheckFrequency(interruptEvery), cel.EvalOptions(cel.OptOptimize))
 		if err != nil {
 			problems = append(problems, Problem{Line: line(at + ".when"), Msg: fmt.Sprintf("exception rule %q: %v", r.Name, err)})
 			continue
@@ -157,8 +209,10 @@ func compileRules(p *Policy, line func(string) int) (*ruleSet, []Problem) {
 }
 
 // Evaluate runs every exception rule against a request and returns those that match. A rule that
-// fails to evaluate counts as a match, so an error never lets a request skip its approver.
-func (p *Policy) Evaluate(in RuleInput) []Match {
+// fails to evaluate (over its cost limit, or its request's context ended) counts as a match, so an
+// error never lets a request skip its approver; the match's Why says so in words and its Err
+// carries the detail for the log.
+func (p *Policy) Evaluate(ctx context.Context, in RuleInput) []Match {
 	if p.rules == nil {
 		return nil
 	}
@@ -168,16 +222,80 @@ func (p *Policy) Evaluate(in RuleInput) []Match {
 		if r == nil || r.prog == nil {
 			continue
 		}
-		val, _, err := r.prog.Eval(vars)
-		if err != nil {
-			out = append(out, Match{Rule: r.Name, Why: fmt.Sprintf("%s (the rule could not be evaluated: %v)", r.Why, err)})
-			continue
+		val, _, err := r.prog.ContextEval(ctx, vars)
+		if err == nil {
+			b, ok := val.Value().(bool)
+			if ok && !b {
+				continue
+			}
+			if ok {
+				out = append(out, Match{Rule: r.Name, Why: r.Why})
+				continue
+			}
+			err = fmt.Errorf("the rule gave %v, not true or false", val)
 		}
-		if b, ok := val.Value().(bool); ok && b {
-			out = append(out, Match{Rule: r.Name, Why: r.Why})
-		}
+		out = append(out, Match{Rule: r.Name, Why: fmt.Sprintf("%s (%s)", r.Why, RuleUnevaluated), Err: err})
 	}
 	return out
+}
+
+// RulesCost is the estimated cost of evaluating every exception rule at most (see RuleCostLimit).
+func (p *Policy) RulesCost() uint64 {
+	var n uint64
+	for _, r := range p.Exceptions {
+		if r != nil {
+			n += r.Cost
+		}
+	}
+	return n
+}
+
+// ruleSizes bounds, for the cost estimate, the lists and strings a rule reads from its input,
+// by their path (team.data_classes).
+type ruleSizes map[string]uint64
+
+// sizesFor is what the rules of a policy can see: its teams' lists are known.
+func sizesFor(p *Policy) ruleSizes {
+	s := ruleSizes{
+		"user.groups":        RuleMaxGroups,
+		"user.name":          320, // the longest email address
+		"team.data_classes":  1,   // a team the policy does not list is cleared for public data
+		"team.budget_owners": 0,
+		"team.quota.gpus":    uint64(len(p.Classes)),
+	}
+	for _, t := range p.Teams {
+		if t == nil {
+			continue
+		}
+		s["team.data_classes"] = max(s["team.data_classes"], uint64(len(t.DataClasses)))
+		s["team.budget_owners"] = max(s["team.budget_owners"], uint64(len(t.BudgetOwners)))
+	}
+	return s
+}
+
+func (s ruleSizes) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
+	if size, ok := s[strings.Join(n.Path(), ".")]; ok {
+		return &checker.SizeEstimate{Min: 0, Max: size}
+	}
+	switch n.Type().Kind() {
+	case types.ListKind, types.MapKind:
+		return &checker.SizeEstimate{Min: 0, Max: RuleMaxGroups}
+	case types.StringKind, types.BytesKind:
+		return &checker.SizeEstimate{Min: 0, Max: RuleMaxStringSize}
+	}
+	return nil
+}
+
+func (ruleSizes) EstimateCallCost(function, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
+	return nil
+}
+
+// costWords writes a cost estimate: a number, or "without bound".
+func costWords(c uint64) string {
+	if c == math.MaxUint64 {
+		return "without bound"
+	}
+	return fmt.Sprintf("up to %d", c)
 }
 
 // RuleInputFor builds the class and team parts of a rule input from the policy.

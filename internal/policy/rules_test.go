@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,7 @@ func TestExampleRulesBoundaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := p.Evaluate(baseInput(p)); len(got) != 0 {
+	if got := p.Evaluate(context.Background(), baseInput(p)); len(got) != 0 {
 		t.Fatalf("the base request matches %v", got)
 	}
 	cases := []struct {
@@ -58,12 +59,12 @@ func TestExampleRulesBoundaries(t *testing.T) {
 	for _, c := range cases {
 		in := baseInput(p)
 		c.atBoundary(&in)
-		if got := p.Evaluate(in); len(got) != 0 {
+		if got := p.Evaluate(context.Background(), in); len(got) != 0 {
 			t.Errorf("%s: fires at its boundary: %v", c.rule, got)
 		}
 		in = baseInput(p)
 		c.pastBoundary(&in)
-		got := p.Evaluate(in)
+		got := p.Evaluate(context.Background(), in)
 		if len(got) != 1 || got[0].Rule != c.rule {
 			t.Errorf("%s: just past its boundary got %v", c.rule, got)
 		}

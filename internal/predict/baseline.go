@@ -129,16 +129,23 @@ func binomialUpperRank(n int, p, conf float64) int {
 	if p >= 1 {
 		return n - 1
 	}
-	// log P(X = k), from k = 0 on: each step multiplies by (n-k)/(k+1) · p/(1-p).
-	odds := math.Log(p) - math.Log1p(-p)
-	lg := float64(n) * math.Log1p(-p)
+	// P(X = k) from k0 on, each step multiplying by (n-k)/(k+1) · p/(1-p). Below k0, twelve
+	// standard deviations under the mean, the probabilities sum to less than 1e-30: nothing
+	// that could move the sum past conf.
+	nf := float64(n)
+	k0 := max(int(nf*p-12*math.Sqrt(nf*p*(1-p)))-2, 0)
+	lg0, _ := math.Lgamma(nf + 1)
+	lk, _ := math.Lgamma(float64(k0) + 1)
+	lnk, _ := math.Lgamma(nf - float64(k0) + 1)
+	pmf := math.Exp(lg0 - lk - lnk + float64(k0)*math.Log(p) + (nf-float64(k0))*math.Log1p(-p))
+	odds := p / (1 - p)
 	cdf := 0.0
-	for k := 0; k < n; k++ {
-		cdf += math.Exp(lg)
+	for k := k0; k < n; k++ {
+		cdf += pmf
 		if cdf >= conf {
 			return k
 		}
-		lg += math.Log(float64(n-k)/float64(k+1)) + odds
+		pmf *= float64(n-k) / float64(k+1) * odds
 	}
 	return n - 1
 }

@@ -174,3 +174,17 @@ func benchPredict(b *testing.B, track bool) {
 	report(lat, "ns")     // wall clock
 	report(cpu, "cpu-ns") // CPU time of the calling thread
 }
+
+// BenchmarkReplayMetaCentrum replays the whole MetaCentrum 2009 trace (103,656 jobs), as
+// `quartermaster predict eval` does; its bursts of thousands of jobs make it the replay whose
+// profile looks most like the 450,000-job benchmark's.
+func BenchmarkReplayMetaCentrum(b *testing.B) {
+	tr, err := ReadTraceFile(filepath.Join(tracesDir(b), "METACENTRUM-2009-2.swf.gz"), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		Evaluate(tr, "metacentrum", DefaultTrainFraction)
+	}
+}

@@ -19,9 +19,10 @@ const (
 
 // The ways a bound is read from the nearest situations (Estimate.bounds).
 const (
-	boundAsWas   = iota // from their waits as they were
-	boundScaled         // from their waits scaled to this situation's reference wait
-	boundFloored        // the first, never under the reference wait
+	boundAsWas    = iota // from their waits as they were
+	boundScaled          // from their waits scaled to this situation's reference wait
+	boundFloored         // the first, never under the reference wait
+	boundQuantile        // a quantile of the queue's recent waits (the QBETS-style sample), its level learned online
 	nBounds
 )
 
@@ -57,6 +58,7 @@ const (
 	// or the last hitWindow or so once there are more) is within coverageSlack of Coverage.
 	hitWindow     = 1 << 16
 	coverageSlack = 0.01
+	medianStep    = 0.01 // step of a way's running median of ln(bound / wait)
 )
 
 // kindStats is what the predictor has learned about one kind of request: each expert's recent
@@ -244,15 +246,25 @@ func (p *Predictor) chooseBound() int {
 }
 
 // scoreBounds keeps, for a request that started after waiting a minute or more, each way's
-// mean of ln(bound / wait) (an Unbounded bound counts as ten times the horizon).
+// running median of ln(bound / wait): from the first value on, a step of medianStep towards
+// each new one (an Unbounded bound is above any). The median is what tightness is measured by; a mean would let
+// a few Unbounded answers, or a few far too long bounds, count for more than they do there.
 func (p *Predictor) scoreBounds(e *Estimate, w float32) {
 	if w < 60 {
 		return
 	}
 	p.long++
 	for b, bound := range e.bounds {
-		r := math.Log(min(float64(bound), e.Horizon.Seconds()*10+60) / float64(w))
-		p.ratio[b] += (r - p.ratio[b]) / min(p.long, hitWindow)
+		r := math.Log(float64(bound) / float64(w))
+		if p.long == 1 { // start at the first value (an Unbounded one as ten times the horizon)
+			p.ratio[b] = min(r, math.Log((e.Horizon.Seconds()*10+60)/float64(w)))
+			continue
+		}
+		if r > p.ratio[b] {
+			p.ratio[b] += medianStep
+		} else if r < p.ratio[b] {
+			p.ratio[b] -= medianStep
+		}
 	}
 }
 
@@ -267,6 +279,11 @@ func (p *Predictor) coverage(w int, miss bool) {
 	}
 	p.scored[w]++
 	p.hits[w] += (1 - err - p.hits[w]) / min(p.scored[w], hitWindow)
+	if w == boundQuantile {
+		p.level += levelRate * (err - (1 - p.cfg.Coverage))
+		p.level = min(max(p.level, 0), 1)
+		return
+	}
 	p.theta[w] += aciRate * (err - (1 - p.cfg.Coverage))
 	p.theta[w] = min(max(p.theta[w], 0), thetaMax+thetaGrowth)
 }
@@ -315,7 +332,8 @@ func (p *Predictor) overdue(now int64) {
 			continue
 		}
 		for w, b := range oe.bounds {
-			if oe.counted&(1<<w) == 0 && oe.submit+int64(float64(b)*1e9) < now {
+			// An Unbounded bound never runs out (and +Inf seconds have no nanoseconds).
+			if oe.counted&(1<<w) == 0 && !math.IsInf(float64(b), 1) && oe.submit+int64(float64(b)*1e9) < now {
 				oe.counted |= 1 << w
 				p.coverage(w, true)
 			}

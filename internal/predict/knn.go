@@ -2,7 +2,6 @@ package predict
 
 import (
 	"math"
-	"slices"
 	"time"
 )
 
@@ -27,13 +26,43 @@ type neighbours struct {
 	next    int
 	longest float64 // the longest wait of a remembered request that started; <0: recompute
 	queues  map[string]int32
+	// The index, a k-d tree: the situations remembered when it was last built, halved again
+	// and again at the median of the feature that spreads widest, down to leaves of at most
+	// leafSize; every node keeps the box (least and greatest value of every feature) that
+	// holds its situations. A query descends the nearer child first and skips a node whose box
+	// is farther than the k-th nearest found so far. The older situations and the recent ones
+	// have a tree each, since an older one can only join the k nearest of all. The situations
+	// added since the build (fewer than rebuildEvery) are searched one by one; a situation
+	// they replaced is marked gone from its leaf.
+	perm  []int32 // ring positions, leaf by leaf; -1: replaced since the build
+	keys  []float32
+	lx    [][nFeatures]float32 // the situations in perm's order, so that a leaf is read in one run
+	where []int32              // index in perm of each ring position
+	nodes []node
+	roots [2]int32 // the trees of the older and of the recent situations; -1: none
+	fresh int      // situations added since the build
+
+	// scratch for one query
 
 	// scratch for one query
 	cand   []cand
 	rcand  []cand
+	seen   []uint32 // the query that last visited each ring position
+	prev   []cand   // the last query's neighbours
+	stamp  uint32   // queries made
 	pcand  []cand
 	obs    []outcome
 	recent []outcome
+}
+
+// node is a node of the k-d tree: its situations are perm[from:to], in its box lo..hi; a
+// leaf has no children (left < 0).
+type node struct {
+	lo, hi      [nFeatures]float32
+	from, to    int32
+	left, right int32
+	dim         int8    // the feature it was split on ...
+	at          float32 // ... at this value: the left child holds the smaller values
 }
 
 type cand struct {
@@ -73,10 +102,13 @@ const (
 	// pendingCount is how many still-waiting requests may join a neighbour set: a quarter of
 	// it, so that the outcomes always outweigh the censored.
 	pendingCount = neighbourCount
+	leafSize     = 8   // situations in a leaf of the index
+	rebuildEvery = 128 // situations added between two builds of the index
 )
 
 func (n *neighbours) init() {
 	n.queues = map[string]int32{}
+	n.roots = [2]int32{-1, -1}
 }
 
 // queueID numbers the queues as they come, up to maxQueueIDs of them; the queues after those
@@ -120,12 +152,15 @@ func (n *neighbours) add(x [nFeatures]float32, queue string, wait, ref float64, 
 	if !gone && n.longest >= 0 {
 		n.longest = max(n.longest, float64(float32(wait)))
 	}
+	n.fresh++
 	if len(n.xs) < historySize {
 		n.xs = append(n.xs, x)
 		n.queue = append(n.queue, q)
 		n.wait = append(n.wait, float32(wait))
 		n.ref = append(n.ref, float32(ref))
 		n.gone = append(n.gone, gone)
+		n.where = append(n.where, -1)
+		n.reindex()
 		return
 	}
 	if !n.gone[n.next] && float64(n.wait[n.next]) >= n.longest {
@@ -133,7 +168,135 @@ func (n *neighbours) add(x [nFeatures]float32, queue string, wait, ref float64, 
 	}
 	n.xs[n.next], n.queue[n.next], n.wait[n.next], n.gone[n.next] = x, q, float32(wait), gone
 	n.ref[n.next] = float32(ref)
+	if k := n.where[n.next]; k >= 0 {
+		n.perm[k] = -1 // searched with the fresh ones from now on
+		n.where[n.next] = -1
+	}
 	n.next = (n.next + 1) % historySize
+	n.reindex()
+}
+
+// reindex rebuilds the index once rebuildEvery situations have been added since it was built.
+func (n *neighbours) reindex() {
+	if n.fresh < rebuildEvery {
+		return
+	}
+	n.fresh = 0
+	// The older situations and the recent ones get leaves of their own: a leaf of older ones
+	// stays so (the recent ones are the newest), and is skipped at the k-th nearest of all.
+	size := len(n.xs)
+	oldest := 0
+	if size == historySize {
+		oldest = n.next
+	}
+	n.perm = n.perm[:0]
+	for k := range size {
+		n.perm = append(n.perm, int32((oldest+k)%size))
+	}
+	n.nodes = n.nodes[:0]
+	older := max(size-recentSize, 0)
+	n.roots = [2]int32{-1, -1}
+	if older > 0 {
+		n.roots[0] = n.tree(0, older)
+	}
+	n.roots[1] = n.tree(older, size)
+	n.lx = n.lx[:0]
+	for k, i := range n.perm {
+		n.where[i] = int32(k)
+		n.lx = append(n.lx, n.xs[i])
+	}
+}
+
+// tree makes a k-d tree of perm[from:to] and returns its root.
+func (n *neighbours) tree(from, to int) int32 {
+	n.keys = n.keys[:0]
+	for range n.perm {
+		n.keys = append(n.keys, 0)
+	}
+	return n.split(from, to)
+}
+
+// split makes a tree of perm[from:to] and returns its root: while there are more than leafSize, it halves them at the
+// median of the feature whose values vary most (by variance: a range would follow outliers).
+// Every node's box is fitted to its situations.
+func (n *neighbours) split(from, to int) int32 {
+	id := int32(len(n.nodes))
+	n.nodes = append(n.nodes, node{from: int32(from), to: int32(to), left: -1, right: -1})
+	if to-from <= leafSize {
+		nd := &n.nodes[id]
+		nd.lo, nd.hi = n.xs[n.perm[from]], n.xs[n.perm[from]]
+		for _, i := range n.perm[from+1 : to] {
+			x := &n.xs[i]
+			for f := range nFeatures {
+				nd.lo[f], nd.hi[f] = min(nd.lo[f], x[f]), max(nd.hi[f], x[f])
+			}
+		}
+		return id
+	}
+	var sum, sq [nFeatures]float64
+	for _, i := range n.perm[from:to] {
+		x := &n.xs[i]
+		for g := range nFeatures {
+			v := float64(x[g])
+			sum[g] += v
+			sq[g] += v * v
+		}
+	}
+	f, spread := 0, -1.0
+	cnt := float64(to - from)
+	for g := range nFeatures {
+		if v := sq[g] - sum[g]*sum[g]/cnt; v > spread {
+			f, spread = g, v
+		}
+	}
+	keys := n.keys[from:to]
+	for k, i := range n.perm[from:to] {
+		keys[k] = n.xs[i][f]
+	}
+	mid := (from + to) / 2
+	selectKeyed(keys, n.perm[from:to], mid-from)
+	m := keys[mid-from]
+	left := n.split(from, mid)
+	right := n.split(mid, to)
+	nd := &n.nodes[id]
+	nd.left, nd.right, nd.dim, nd.at = left, right, int8(f), m
+	l, r := &n.nodes[left], &n.nodes[right]
+	for g := range nFeatures {
+		nd.lo[g], nd.hi[g] = min(l.lo[g], r.lo[g]), max(l.hi[g], r.hi[g])
+	}
+	return id
+}
+
+// selectKeyed reorders keys, and perm alike, so that keys[k] is where sorting would put it,
+// with no greater key before it and no smaller after it.
+func selectKeyed(keys []float32, perm []int32, k int) {
+	lo, hi := 0, len(keys)-1
+	for lo < hi {
+		p := keys[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for keys[i] < p {
+				i++
+			}
+			for keys[j] > p {
+				j--
+			}
+			if i <= j {
+				keys[i], keys[j] = keys[j], keys[i]
+				perm[i], perm[j] = perm[j], perm[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
 }
 
 // longestWait is the longest wait among the remembered requests that started (0 for none).
@@ -147,6 +310,22 @@ func (n *neighbours) longestWait() float64 {
 		}
 	}
 	return n.longest
+}
+
+// boxWithin reports whether the box lo..hi may hold a situation within limit of x: false
+// once the distance from x to the box, a lower bound of theirs, exceeds it.
+func boxWithin(x, lo, hi *[nFeatures]float32, limit float32) bool {
+	var d float32
+	for f := range 6 {
+		d += max(lo[f]-x[f], x[f]-hi[f], 0)
+	}
+	if d > limit {
+		return false
+	}
+	for f := 6; f < nFeatures; f++ {
+		d += max(lo[f]-x[f], x[f]-hi[f], 0)
+	}
+	return d <= limit
 }
 
 // distanceWithin is d0 plus the distance from x to y, and false as soon as it exceeds limit.
@@ -217,29 +396,29 @@ func (h *nearest) offer(cd cand) {
 	}
 }
 
-func distance(x, y *[nFeatures]float32) float32 {
+// distanceUpTo is the distance from x to y, summed feature by feature, and false as soon as
+// it exceeds limit.
+func distanceUpTo(x, y *[nFeatures]float32, limit float32) (float32, bool) {
 	var d float32
-	for f := 0; f < nFeatures; f++ {
+	for f := range 4 {
 		d += abs(x[f] - y[f])
 	}
-	return d
-}
-
-// pendingObs is a request still in the live queue: its situation when it was submitted and
-// how long it has waited so far.
-type pendingObs struct {
-	ref   float64
-	x     *[nFeatures]float32
-	queue string
-	age   float64
+	if d > limit {
+		return d, false
+	}
+	for f := 4; f < nFeatures; f++ {
+		d += abs(x[f] - y[f])
+	}
+	return d, true
 }
 
 // query finds the k situations nearest to x among the remembered ones and returns the
 // outcomes of those among the k nearest of the recentSize most recent that started (for the
-// median), and the fates of the k nearest of all plus the still-waiting requests (at most
-// pendingCount, the nearest) no farther away than the k-th of them (for the bound). Both come
-// unsorted, each with the reference wait of its situation.
-func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pendingObs) (recent, obs []outcome) {
+// median), and the fates of the k nearest of all plus the requests still waiting in ahead (every
+// stride-th of those estimated by Predict; at most pendingCount, the nearest) no farther away
+// than the k-th of them, censored at their age at now (for the bound). Both come unsorted, each
+// with the reference wait of its situation.
+func (n *neighbours) query(x [nFeatures]float32, queue string, ahead []Pending, stride int, now int64) (recent, obs []outcome) {
 	if len(n.xs) == 0 {
 		return nil, nil
 	}
@@ -256,49 +435,102 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 	if len(n.xs) == historySize {
 		oldest = n.next
 	}
-	// One pass keeps the k nearest of all and of the recent ones; a situation is dropped as
-	// soon as its partial distance exceeds the k-th nearest so far of the sets it could join.
+	// The k nearest of all and of the recent ones, block by block from the block whose box is
+	// nearest; a block whose box is farther than the k-th nearest so far of the sets it could
+	// join is skipped, and so is a situation as soon as its partial distance is.
+	n.prev = append(append(n.prev[:0], n.cand...), n.rcand...)
 	all, rec := nearest{c: n.cand[:0], k: neighbourCount}, nearest{c: n.rcand[:0], k: neighbourCount}
-	first := len(n.xs) - recentSize // rank (by age) of the oldest recent situation
-	// The recent situations first (they fill both sets), then the older ones, which only the
-	// set of all can take. Ring positions: the oldest at oldest, the most recent just before it.
-	scan := func(from, to int, recent bool) {
-		for i := from; i < to; i++ {
-			var d0 float32
-			if n.queue[i] != q {
-				d0 = queuePenalty
-			}
-			limit := all.worst()
-			if recent {
-				limit = rec.worst() // never below all.worst: the recent are among all
-			}
-			d, ok := distanceWithin(&x, &n.xs[i], d0, limit)
-			if !ok {
-				continue
-			}
-			cd := cand{d, int32(i)}
-			all.offer(cd)
-			if recent {
-				rec.offer(cd)
-			}
-		}
-	}
 	size := len(n.xs)
-	start := (oldest + max(first, 0)) % size // ring position of the oldest recent situation
-	recentCount := min(size, recentSize)
-	if start+recentCount <= size {
-		scan(start, start+recentCount, true)
-	} else {
-		scan(start, size, true)
-		scan(0, start+recentCount-size, true)
-	}
-	if older := size - recentCount; older > 0 {
-		if oldest+older <= size {
-			scan(oldest, oldest+older, false)
-		} else {
-			scan(oldest, size, false)
-			scan(0, oldest+older-size, false)
+	first := size - recentSize // rank (by age) of the oldest recent situation
+	isRecent := func(i int) bool {
+		r := i - oldest
+		if r < 0 {
+			r += size
 		}
+		return r >= first
+	}
+	n.stamp++
+	if len(n.seen) < size {
+		n.seen = append(n.seen, make([]uint32, size-len(n.seen))...)
+	}
+	// visit offers ring position i, whose situation is y, to the sets it could join.
+	visit := func(i int, y *[nFeatures]float32) {
+		if n.seen[i] == n.stamp {
+			return
+		}
+		n.seen[i] = n.stamp
+		var d0 float32
+		if n.queue[i] != q {
+			d0 = queuePenalty
+		}
+		recent := isRecent(i)
+		limit := all.worst()
+		if recent {
+			limit = rec.worst() // never below all.worst: the recent are among all
+		}
+		d, ok := distanceWithin(&x, y, d0, limit)
+		if !ok {
+			return
+		}
+		cd := cand{d, int32(i)}
+		all.offer(cd)
+		if recent {
+			rec.offer(cd)
+		}
+	}
+	// The last query's neighbours first: requests come in runs of similar ones, so these are
+	// near, and the sets start out with a distance to beat.
+	for _, cd := range n.prev {
+		if int(cd.i) < size {
+			visit(int(cd.i), &n.xs[cd.i])
+		}
+	}
+	// The situations added since the index was built: the most recent, written just before
+	// next (the ring may have wrapped).
+	fresh := min(n.fresh, size)
+	if len(n.nodes) == 0 {
+		fresh = size // no index yet
+	}
+	for k := 1; k <= fresh; k++ {
+		i := len(n.xs) - k
+		if size == historySize {
+			i = (n.next - k + historySize) % historySize
+		}
+		visit(i, &n.xs[i])
+	}
+	// limit is the distance a node's box must not exceed (plus a margin: the box's distance
+	// is summed in another order than a situation's, and rounding must not skip a neighbour).
+	var search func(id int32, older bool)
+	search = func(id int32, older bool) {
+		limit := rec.worst()
+		if older {
+			limit = all.worst()
+		}
+		nd := &n.nodes[id]
+		if !boxWithin(&x, &nd.lo, &nd.hi, limit*(1+1e-5)+1e-5) {
+			return
+		}
+		if nd.left < 0 {
+			for k := nd.from; k < nd.to; k++ {
+				if i := n.perm[k]; i >= 0 {
+					visit(int(i), &n.lx[k])
+				}
+			}
+			return
+		}
+		if x[nd.dim] < nd.at {
+			search(nd.left, older)
+			search(nd.right, older)
+		} else {
+			search(nd.right, older)
+			search(nd.left, older)
+		}
+	}
+	if n.roots[1] >= 0 {
+		search(n.roots[1], false)
+	}
+	if n.roots[0] >= 0 {
+		search(n.roots[0], true)
 	}
 	c, cr := all.c, rec.c
 	recent, obs = n.recent[:0], n.obs[:0]
@@ -317,10 +549,16 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 		obs = append(obs, outcome{float64(n.wait[cd.i]), float64(n.ref[cd.i]), kind})
 	}
 	pc := n.pcand[:0]
-	for i := range pending {
-		pd := &pending[i]
-		d := distance(&x, pd.x)
-		if pd.queue != queue {
+	for i := 0; i < len(ahead); i += stride {
+		pd := &ahead[i]
+		if !pd.Estimate.valid {
+			continue
+		}
+		d, ok := distanceUpTo(&x, &pd.Estimate.x, radius)
+		if !ok {
+			continue
+		}
+		if pd.Queue != queue {
 			d += queuePenalty
 		}
 		if d <= radius {
@@ -332,7 +570,9 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 		pc = pc[:pendingCount]
 	}
 	for _, cd := range pc {
-		obs = append(obs, outcome{pending[cd.i].age, pending[cd.i].ref, waiting})
+		pd := &ahead[cd.i]
+		age := float64(max(now-pd.Submit.UnixNano(), 0)) * 1e-9
+		obs = append(obs, outcome{age, reference(&pd.Estimate.Situation), waiting})
 	}
 	n.pcand = pc
 	n.cand, n.rcand, n.recent, n.obs = c, cr, recent, obs
@@ -340,17 +580,16 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, pending []pending
 }
 
 // sortOutcomes orders outcomes by time; at one moment starts come first, then departures, then
-// the censored.
+// the censored. There are at most a few dozen: an insertion sort, written out, is the quickest.
 func sortOutcomes(obs []outcome) {
-	slices.SortFunc(obs, func(a, b outcome) int {
-		if a.t != b.t {
-			if a.t < b.t {
-				return -1
-			}
-			return 1
+	for i := 1; i < len(obs); i++ {
+		o := obs[i]
+		j := i
+		for ; j > 0 && (obs[j-1].t > o.t || (obs[j-1].t == o.t && obs[j-1].kind > o.kind)); j-- {
+			obs[j] = obs[j-1]
 		}
-		return int(a.kind) - int(b.kind)
-	})
+		obs[j] = o
+	}
 }
 
 // step is a point of a bound's value curve: a bound of t seconds would have covered a share

@@ -53,6 +53,21 @@ type qbetsJob struct {
 // target (under the same right-censoring rule as Score), then measures its tightness there.
 // It returns nil when nothing is scored.
 func matchQBETS(tr Trace, evs []event, first int, n int, target float64) *Matched {
+	return qbetsSamples(tr, evs, first, n).match(target)
+}
+
+// qbetsOutcomes is where each scored job's outcome fell in the sample its QBETS-style bound
+// was read from: what matching a coverage needs, replayed once.
+type qbetsOutcomes struct {
+	tr    Trace
+	evs   []event
+	first int
+	n     int
+	jobs  []qbetsJob
+}
+
+// qbetsSamples replays the trace's waits through the QBETS-style memory of n waits per queue.
+func qbetsSamples(tr Trace, evs []event, first int, n int) *qbetsOutcomes {
 	n = cmpOr(n, qbetsWindow)
 	end := tr.End()
 	jobs := make([]qbetsJob, 0, len(tr.Jobs)-first)
@@ -74,6 +89,13 @@ func matchQBETS(tr Trace, evs []event, first int, n int, target float64) *Matche
 		}
 		jobs = append(jobs, qj)
 	})
+	return &qbetsOutcomes{tr: tr, evs: evs, first: first, n: n, jobs: jobs}
+}
+
+// match sets the quantile so that the coverage is as close as it gets to target, and measures
+// the tightness there (see matchQBETS).
+func (o *qbetsOutcomes) match(target float64) *Matched {
+	tr, evs, first, n, jobs := o.tr, o.evs, o.first, o.n, o.jobs
 	if len(jobs) == 0 {
 		return nil
 	}
@@ -127,14 +149,13 @@ func matchQBETS(tr Trace, evs []event, first int, n int, target float64) *Matche
 			lo = mid
 		}
 	}
-	above := Bracket{Quantile: hi, Coverage: coverage(hi)}
-	above.Tightness = qbetsTightness(tr, evs, first, n, hi)
+	tight := qbetsTightness(tr, evs, first, n, hi, lo) // one replay for both
+	above := Bracket{Quantile: hi, Coverage: coverage(hi), Tightness: tight[0]}
 	m := &Matched{Quantile: hi, Coverage: above.Coverage, Tightness: above.Tightness, Above: above, Below: above}
 	if lo == hi {
 		return m
 	}
-	below := Bracket{Quantile: lo, Coverage: coverage(lo)}
-	below.Tightness = qbetsTightness(tr, evs, first, n, lo)
+	below := Bracket{Quantile: lo, Coverage: coverage(lo), Tightness: tight[1]}
 	m.Below = below
 	// Coverage jumps where many jobs share a sample: the target lies between two quantiles'
 	// coverages. The tightness there is read off the line between them.
@@ -147,27 +168,36 @@ func matchQBETS(tr Trace, evs []event, first int, n int, target float64) *Matche
 	return m
 }
 
-// qbetsTightness is the QBETS-style bound's tightness at quantile q: the median of bound / wait
-// over the jobs from first on that started after waiting a minute or more.
-func qbetsTightness(tr Trace, evs []event, first, n int, q float64) float64 {
-	ranks := make([]int, n+1)
-	for k := 1; k <= n; k++ {
-		ranks[k] = binomialUpperRank(k, q, 0.95)
+// qbetsTightness is the QBETS-style bound's tightness at each of the quantiles qs: the median
+// of bound / wait over the jobs from first on that started after waiting a minute or more.
+func qbetsTightness(tr Trace, evs []event, first, n int, qs ...float64) []float64 {
+	ranks := make([][]int, len(qs))
+	ratios := make([][]float64, len(qs))
+	for i, q := range qs {
+		ranks[i] = make([]int, n+1)
+		for k := 1; k <= n; k++ {
+			ranks[i][k] = binomialUpperRank(k, q, 0.95)
+		}
 	}
-	var ratios []float64
 	walk(tr, evs, n, func(i int, w *window) {
 		j := &tr.Jobs[i]
 		if i < first || !j.Started() || j.Wait() < 60 {
 			return
 		}
-		bound := 0.0
-		if w != nil && w.len() > 0 {
-			bound = w.view()[ranks[w.len()]]
+		for k := range qs {
+			bound := 0.0
+			if w != nil && w.len() > 0 {
+				bound = w.view()[ranks[k][w.len()]]
+			}
+			ratios[k] = append(ratios[k], bound/float64(j.Wait()))
 		}
-		ratios = append(ratios, bound/float64(j.Wait()))
 	})
-	slices.Sort(ratios)
-	return median(ratios)
+	out := make([]float64, len(qs))
+	for k := range qs {
+		slices.Sort(ratios[k])
+		out[k] = median(ratios[k])
+	}
+	return out
 }
 
 // walk replays the trace's starts through a QBETS-style memory of n waits per queue and calls

@@ -74,16 +74,18 @@ type Estimate struct {
 	Basis      int // outcomes behind the bound; 0 means no history yet
 	Situation  Situation
 
-	x       [nFeatures]float32 // the situation as the neighbour search sees it
-	experts [nExperts]float32  // each expert's point, in seconds
-	pick    float32            // the point the kinds chose, before the overall check
-	bounds  [nBounds]float32   // each way's bound, in seconds (+Inf: Unbounded)
-	bound   int8               // the way whose bound is P90
-	kinds   [nLevels]uint64    // the request's kind at each level
-	run     float32            // its expected run time, in seconds
-	at      int64              // when it was made (Unix nanoseconds)
-	valid   bool               // made by Predict (so the fields above are set)
-	seq     uint64             // which prediction it was
+	// What a prediction for a request behind this one reads, together (one or two cache lines).
+	valid bool               // made by Predict (so the fields below are set)
+	run   float32            // its expected run time, in seconds
+	seq   uint64             // which prediction it was
+	x     [nFeatures]float32 // the situation as the neighbour search sees it
+
+	experts [nExperts]float32 // each expert's point, in seconds
+	pick    float32           // the point the kinds chose, before the overall check
+	bounds  [nBounds]float32  // each way's bound, in seconds (+Inf: Unbounded)
+	bound   int8              // the way whose bound is P90
+	kinds   [nLevels]uint64   // the request's kind at each level
+	at      int64             // when it was made (Unix nanoseconds)
 }
 
 // Unbounded is Estimate.P90 for a request that may never start (see Estimate.P90).
@@ -139,10 +141,11 @@ type Config struct {
 // on a log scale, the history is the cluster's own and the bound's price is learned online.
 const (
 	DefaultCoverage = 0.9
-	aciRate         = 0.05 // step of the online correction of the bound's price (ln λ)
-	thetaStart      = 3    // initial price, as -ln λ (λ = 0.05)
-	thetaMax        = 7    // past this (λ under 0.1 %) bounds grow beyond the neighbours' waits ...
-	thetaGrowth     = 4    // ... by up to e² times
+	aciRate         = 0.05  // step of the online correction of the bound's price (ln λ)
+	levelRate       = 0.005 // step of the online correction of the quantile boundQuantile reads
+	thetaStart      = 3     // initial price, as -ln λ (λ = 0.05)
+	thetaMax        = 7     // past this (λ under 0.1 %) bounds grow beyond the neighbours' waits ...
+	thetaGrowth     = 4     // ... by up to e² times
 	maxOpen         = 1 << 17
 	userWindow      = 20  // recent waits remembered per user ...
 	userFeature     = 10  // ... of which the situation reads the last ten
@@ -183,7 +186,6 @@ type Predictor struct {
 	nb      neighbours
 	sc      simScratch
 	run     trackedLeases
-	pend    []pendingObs
 	curve   []step
 	scratch []outcome
 	vals    []float64
@@ -197,10 +199,14 @@ type Predictor struct {
 	// it by aciRate × Coverage, every hit lowers it by aciRate × (1 - Coverage), so that the
 	// long-run share of requests within each way's bound tracks Coverage. Past thetaMax the
 	// bounds grow beyond the neighbours' waits.
-	theta  [nBounds]float64
+	theta [nBounds]float64
+	// level is the quantile of the queue's recent waits that boundQuantile reads, corrected
+	// online the same way: up by levelRate × Coverage on a miss, down by levelRate × (1 -
+	// Coverage) on a hit.
+	level  float64
 	hits   [nBounds]float64 // each way's recent share of hits ...
 	scored [nBounds]float64 // ... over this many outcomes
-	ratio  [nBounds]float64 // each way's mean ln(bound / wait) over requests that waited a minute or more ...
+	ratio  [nBounds]float64 // each way's running median of ln(bound / wait) over requests that waited a minute or more ...
 	long   float64          // ... this many
 	seq    uint64           // predictions made
 	// Estimates of requests seen waiting in State.Queue, until they are observed: a bound is
@@ -253,6 +259,7 @@ func New(cfg Config) *Predictor {
 	for w := range p.theta {
 		p.theta[w], p.hits[w] = thetaStart, cfg.Coverage
 	}
+	p.level = cfg.Coverage
 	p.rt.init()
 	p.nb.init()
 	p.sc.horizon = 3600
@@ -275,10 +282,9 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 		uw = u
 	}
 	est.Situation.UserWait, est.Situation.LastWait = secs(quantile(uw.recent.view(), 0.5)), secs(uw.last)
-	// The queue ahead: its age, the user's own requests in it, the requests in it that were
-	// estimated here (to be counted as misses once past their bounds), and a sample of them to
-	// join the neighbours as still waiting.
-	pend := p.pend[:0]
+	// The queue ahead: its age, the user's own requests in it, and the requests in it that were
+	// estimated here (to be counted as misses once past their bounds). A sample of them joins
+	// the neighbours as still waiting (query).
 	stride := max(len(st.Queue)/maxPendingScan, 1)
 	maxSeen := p.maxSeen
 	now := st.Now.UnixNano()
@@ -286,7 +292,6 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 	for i := range st.Queue {
 		q := &st.Queue[i]
 		submit := q.Submit.UnixNano()
-		age := max(now-submit, 0)
 		oldest = min(oldest, submit)
 		if q.User == req.User {
 			est.Situation.UserAhead++
@@ -297,9 +302,6 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 		if q.Estimate.seq > p.maxSeen {
 			p.watch(&q.Estimate, submit)
 			maxSeen = max(maxSeen, q.Estimate.seq)
-		}
-		if i%stride == 0 {
-			pend = append(pend, pendingObs{x: &q.Estimate.x, ref: reference(&q.Estimate.Situation), queue: q.Queue, age: float64(age) * 1e-9})
 		}
 	}
 	est.Situation.QueueAge = time.Duration(now - oldest)
@@ -317,9 +319,7 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 	est.run = float32(p.rt.remaining(req.User, req.Queue, req.Requested.Seconds(), 0))
 	ref := reference(&est.Situation)
 
-	recent, obs := p.nb.query(est.x, req.Queue, pend)
-	clear(pend)
-	p.pend = pend[:0]
+	recent, obs := p.nb.query(est.x, req.Queue, st.Queue, stride, now)
 	short := len(p.nb.xs) < neighbourCount || len(obs) == 0
 
 	// The point: the experts' answers, and the one chosen for the kind.
@@ -379,6 +379,10 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 	est.bounds[boundFloored] = max(p.boundAt(boundFloored, longest, median), float32(ref))
 	p.curve = p.startCurve(obs, ref)
 	est.bounds[boundScaled] = p.boundAt(boundScaled, longest, median)
+	est.bounds[boundQuantile] = float32(max(median, MinBound.Seconds()))
+	if w := p.qbets.s.sample(req.Queue); w != nil {
+		est.bounds[boundQuantile] = float32(max(quantile(w.view(), p.level), median, MinBound.Seconds()))
+	}
 	est.bound = int8(p.chooseBound())
 	if b := est.bounds[est.bound]; math.IsInf(float64(b), 1) {
 		est.P90 = Unbounded

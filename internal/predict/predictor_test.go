@@ -321,19 +321,25 @@ func TestOverdueCountsOnce(t *testing.T) {
 	}
 	queued := []Pending{{User: "u", GPUs: 1, Requested: time.Hour, Submit: t0, Estimate: e}}
 	p.Predict(req, State{Now: t0.Add(time.Second), Capacity: 4, Queue: queued}) // seen waiting
-	th := p.theta
+	th, level := p.theta, p.level
 	late := State{Now: t0.Add(time.Duration(longest)*time.Second + time.Hour), Capacity: 4, Queue: queued}
 	p.Predict(req, late)
 	p.Predict(req, late)
 	for w := range nBounds {
+		if w == boundQuantile {
+			if want := level + levelRate*DefaultCoverage; math.Abs(p.level-want) > 1e-9 {
+				t.Fatalf("quantile level %v after seeing an overdue request twice, want %v (one miss)", p.level, want)
+			}
+			continue
+		}
 		if want := th[w] + aciRate*DefaultCoverage; math.Abs(p.theta[w]-want) > 1e-9 {
 			t.Fatalf("way %d: theta %v after seeing an overdue request twice, want %v (one miss)", w, p.theta[w], want)
 		}
 	}
-	th = p.theta
+	th, level = p.theta, p.level
 	p.Observe(Observation{Request: req, Estimate: e, Wait: time.Duration(longest)*time.Second + time.Hour, Started: true})
-	if p.theta != th {
-		t.Fatalf("the overdue request counted again when it started: %v -> %v", th, p.theta)
+	if p.theta != th || p.level != level {
+		t.Fatalf("the overdue request counted again when it started: %v -> %v, level %v -> %v", th, p.theta, level, p.level)
 	}
 }
 
@@ -482,5 +488,22 @@ func TestResidual(t *testing.T) {
 		if ok != tc.ok || ok && (mid-tc.x != tc.left || next != tc.next) {
 			t.Errorf("residual(%v) = %v, %v, %v; want left %v, next %v, %v", tc.x, mid, next, ok, tc.left, tc.next, tc.ok)
 		}
+	}
+}
+
+// A request still waiting past its finite bounds counts as a miss for those, but not for a way
+// that answered "may not start": that answer has not run out.
+func TestOverdueLeavesUnboundedAlone(t *testing.T) {
+	p := New(Config{})
+	e := Estimate{valid: true, seq: 1}
+	e.bounds = [nBounds]float32{float32(math.Inf(1)), 60, 60, 60}
+	p.watch(&e, t0.UnixNano())
+	th := p.theta
+	p.overdue(t0.Add(time.Hour).UnixNano())
+	if p.theta[boundAsWas] != th[boundAsWas] {
+		t.Errorf("Unbounded way: theta %v -> %v, want it unchanged", th[boundAsWas], p.theta[boundAsWas])
+	}
+	if want := th[boundScaled] + aciRate*DefaultCoverage; math.Abs(p.theta[boundScaled]-want) > 1e-9 {
+		t.Errorf("way with a one-minute bound: theta %v, want %v (one miss)", p.theta[boundScaled], want)
 	}
 }

@@ -22,21 +22,30 @@ func (w *window) add(x float64) {
 	if math.IsNaN(x) {
 		x = 0
 	}
+	w.adds++
 	if len(w.vals) < cap(w.vals) {
 		w.vals = append(w.vals, x)
 		w.sorted = append(w.sorted, 0)
-	} else {
-		old := w.vals[w.next]
-		w.vals[w.next] = x
-		w.next = (w.next + 1) % len(w.vals)
-		i, _ := slices.BinarySearch(w.sorted, old)
-		copy(w.sorted[i:], w.sorted[i+1:])
+		n := len(w.sorted) - 1 // the last slot is free
+		i, _ := slices.BinarySearch(w.sorted[:n], x)
+		copy(w.sorted[i+1:n+1], w.sorted[i:n])
+		w.sorted[i] = x
+		return
 	}
-	n := len(w.sorted) - 1 // the last slot is free
-	i, _ := slices.BinarySearch(w.sorted[:n], x)
-	copy(w.sorted[i+1:n+1], w.sorted[i:n])
-	w.sorted[i] = x
-	w.adds++
+	old := w.vals[w.next]
+	w.vals[w.next] = x
+	w.next = (w.next + 1) % len(w.vals)
+	// The new value takes the old one's place: only the values between the two move.
+	s := w.sorted
+	i, _ := slices.BinarySearch(s, old)
+	j, _ := slices.BinarySearch(s, x)
+	if j > i {
+		copy(s[i:j-1], s[i+1:j])
+		s[j-1] = x
+	} else {
+		copy(s[j+1:i+1], s[j:i])
+		s[j] = x
+	}
 }
 
 func (w *window) len() int { return len(w.vals) }

@@ -101,12 +101,6 @@ type LoginLink struct {
 	DoneAt time.Time
 }
 
-// listedTeam reports whether the policy lists a team of this name.
-func (s *Service) listedTeam(name string) bool {
-	_, ok := s.Policy.Team(name)
-	return ok
-}
-
 // mayApprove reports whether approver may decide exceptions of team: an approver entry in the
 // policy names them or one of their groups (read from the directory).
 func (s *Service) mayApprove(ctx context.Context, approver, team string) bool {

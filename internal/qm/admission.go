@@ -107,7 +107,8 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 	}
 	var out *Outcome
 	var b batch
-	err = s.Store.Update(ctx, s.admissionLocks(req.Team, req.Class), func(tx Tx) error {
+	rc := s.newRuleCheck()
+	admit := func(tx Tx) error {
 		b = batch{}
 		now := s.Clock.Now()
 		u, q, err := s.usage(ctx, tx, req.Team, now)
@@ -117,7 +118,10 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		l := &Lease{User: req.User, Team: req.Team, Class: req.Class, GPUs: req.GPUs, Duration: req.Duration,
 			Template: req.Template, Params: req.Params, DataClass: req.DataClass, Exclusive: req.Exclusive, RequestKey: req.RequestKey, CreatedAt: now}
 		in := s.ruleInput(id, c, u, q, l, "lease", req.Duration)
-		matches := s.Policy.Evaluate(in)
+		matches, err := s.ruleResult(ctx, rc, in)
+		if err != nil {
+			return err
+		}
 		out = &Outcome{Lease: l, Matches: matches}
 		if len(matches) > 0 {
 			l.State = PendingApproval
@@ -175,7 +179,8 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			}
 		}
 		return nil
-	})
+	}
+	err = s.withRules(ctx, rc, func() error { return s.Store.Update(ctx, s.admissionLocks(req.Team, req.Class), admit) })
 	if err != nil {
 		var de *Error
 		if errors.As(err, &de) && de.Code == ECONFLICT && req.RequestKey != "" {
@@ -223,9 +228,11 @@ func (s *Service) ruleInput(id Identity, c *policy.Class, u Usage, q policy.Quot
 	if _, listed := s.Policy.Team(l.Team); !listed {
 		rt.DataClasses = s.dataClassesOf(l.Team)
 	}
-	groups := id.Groups
-	if groups == nil {
-		groups = []string{}
+	// Rules see groups with A to Z in lower case, as groups are compared everywhere else: a
+	// rule's 'contractors' in user.groups holds for the IdP's Contractors too.
+	groups := make([]string, len(id.Groups))
+	for i, g := range id.Groups {
+		groups[i] = policy.NameKey(g)
 	}
 	return policy.RuleInput{
 		Request: policy.RuleRequest{Kind: kind, GPUs: int64(l.GPUs), Class: c.Name, Duration: d, GPUHours: GPUHours(l.GPUs, d),

@@ -27,6 +27,9 @@ func (s *Service) timeoutApproval(ctx context.Context, l *Lease) error {
 // a second approver is told who decided first.
 func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, approve bool, reason string) (*Lease, error) {
 	l, err := s.Get(ctx, id)
+	if ErrorCode(err) == ENOTFOUND {
+		return nil, noDecision(id)
+	}
 	if err != nil {
 		return nil, err
 	}

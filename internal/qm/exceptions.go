@@ -131,7 +131,8 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 	}
 	var out *Outcome
 	var b batch
-	err = s.Store.Update(ctx, s.admissionLocks(l0.Team, l0.Class), func(tx Tx) error {
+	rc := s.newRuleCheck()
+	extend := func(tx Tx) error {
 		b = batch{}
 		if err := checkKey(ctx, tx); err != nil {
 			return err
@@ -155,7 +156,10 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 			DataClass: cur.DataClass, Exclusive: cur.Exclusive, Template: cur.Template, CreatedAt: s.Clock.Now()}
 		in := s.ruleInput(who, c, u, q, ext, "extend", cur.Duration+by)
 		in.Request.GPUHours = GPUHours(cur.GPUs, by)
-		matches := s.Policy.Evaluate(in)
+		matches, err := s.ruleResult(ctx, rc, in)
+		if err != nil {
+			return err
+		}
 		if len(matches) == 0 {
 			if err := s.extendLease(ctx, tx, cur, by, user, "extended by "+policy.FormatDuration(by)); err != nil {
 				return err
@@ -174,7 +178,8 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 			return err
 		}
 		return s.keepKey(ctx, tx, ext.ID)
-	})
+	}
+	err = s.withRules(ctx, rc, func() error { return s.Store.Update(ctx, s.admissionLocks(l0.Team, l0.Class), extend) })
 	if prev, ok := s.wasRepeated(ctx, err); ok {
 		return &Outcome{Lease: prev, Duplicate: true, Approvers: s.Deciders(prev.Team, prev.User)}, nil
 	}

@@ -2,6 +2,7 @@ package qm_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -60,5 +61,83 @@ func TestApproverByGroup(t *testing.T) {
 	}
 	if l, err := svc.Decide(ctx, "gil@acme.example", out.Lease.ID, false, "too long"); err != nil || l.State != qm.Denied {
 		t.Fatalf("gil's decision: %+v %v", l, err)
+	}
+}
+
+// TestGroupThatLooksLikeATeamNameJoinsNoTeam: a person whose groups meet no team's idp_groups is
+// never put in a listed team, nor in a team of their own whose name looks like one, whatever the
+// group's case, spacing, separators, digits for letters, invisible characters or letters from
+// another alphabet; nothing they ask for is charged to that team.
+func TestGroupThatLooksLikeATeamNameJoinsNoTeam(t *testing.T) {
+	lookAlikes := []string{"Vision", "VISION", "vision ", " vision", "vision-", "vi_sion", "v1sion", "visi0n", "vіsion" /* Cyrillic і */, "viſion" /* long s */, "ｖｉｓｉｏｎ", "vision\u200b", "vi\u0301sion"}
+	p := examplePolicy(t)
+	for i, g := range lookAlikes {
+		p.Directory = append(p.Directory, &policy.Identity{User: fmt.Sprintf("mallory%02d@acme.example", i), Groups: []string{g}})
+	}
+	svc := newService(t, p, storetest.Open(t, storetest.SQLite(t)))
+	ctx := context.Background()
+	for i, g := range lookAlikes {
+		user := fmt.Sprintf("mallory%02d@acme.example", i)
+		id, err := svc.Resolve(ctx, user)
+		if err != nil || len(id.Teams) != 0 {
+			t.Errorf("group %q: teams %q, %v", g, id.Teams, err)
+			continue
+		}
+		out, err := svc.Request(ctx, qm.LeaseRequest{User: user, Class: "interactive", Duration: time.Hour})
+		if qm.ErrorCode(err) != qm.EFORBIDDEN || !strings.Contains(err.Error(), "belongs to no team") {
+			t.Errorf("group %q: request %+v %v", g, out, err)
+		}
+		if _, err := svc.Request(ctx, qm.LeaseRequest{User: user, Class: "train", GPUs: 8, Duration: time.Hour, Team: "vision"}); qm.ErrorCode(err) != qm.EFORBIDDEN {
+			t.Errorf("group %q: asking for team vision by name: %v", g, err)
+		}
+	}
+	held, err := svc.List(ctx, qm.LeaseFilter{Team: "vision"})
+	if err != nil || len(held) != 0 {
+		t.Fatalf("leases charged to vision: %d %v", len(held), err)
+	}
+}
+
+// TestGroupSpelledWithOtherLettersIsAnotherGroup: groups are one group only when their text is the
+// same, A to Z in any case: ai-viſion (a long s) is not ai-vision, so it joins no team and gets no
+// train GPU; AI-Vision is ai-vision. The same holds for approvers named by group.
+func TestGroupSpelledWithOtherLettersIsAnotherGroup(t *testing.T) {
+	p := examplePolicy(t)
+	p.Teams[0].BudgetOwners = []string{"vision-leads"}
+	p.Directory = append(p.Directory,
+		&policy.Identity{User: "mallory@acme.example", Groups: []string{"ai-viſion", "viſion-leads"}},
+		&policy.Identity{User: "nina@acme.example", Groups: []string{"AI-Vision"}})
+	svc := newService(t, p, storetest.Open(t, storetest.SQLite(t)))
+	ctx := context.Background()
+	if id, err := svc.Resolve(ctx, "mallory@acme.example"); err != nil || len(id.Teams) != 0 {
+		t.Fatalf("mallory (ai-viſion): %+v %v", id, err)
+	}
+	if id, err := svc.Resolve(ctx, "nina@acme.example"); err != nil || len(id.Teams) != 1 || id.Teams[0] != "vision" {
+		t.Fatalf("nina (AI-Vision): %+v %v", id, err)
+	}
+	out, err := svc.Request(ctx, qm.LeaseRequest{User: "nina@acme.example", Class: "train", GPUs: 16, Duration: time.Hour})
+	if err != nil || out.Lease.State != qm.PendingApproval {
+		t.Fatalf("nina's request: %+v %v", out, err)
+	}
+	// Someone who may not decide is answered as for a lease that does not exist (see
+	// commands/leaks_test.go); either way nothing is decided.
+	if _, err := svc.Decide(ctx, "mallory@acme.example", out.Lease.ID, true, ""); err == nil ||
+		(qm.ErrorCode(err) != qm.EFORBIDDEN && qm.ErrorCode(err) != qm.ENOTFOUND) {
+		t.Fatalf("mallory, in viſion-leads, decided for vision-leads: %v", err)
+	}
+	if l, err := svc.Get(ctx, out.Lease.ID); err != nil || l.State != qm.PendingApproval {
+		t.Fatalf("after mallory's click nina's request is %+v %v, want still waiting", l, err)
+	}
+}
+
+// TestContractorGroupInAnyCaseNeedsApproval: rules see groups with A to Z in lower case, so the
+// example's contractor rule ('contractors' in user.groups) stops a person whose IdP writes the
+// group Contractors, as it stops one in contractors.
+func TestContractorGroupInAnyCaseNeedsApproval(t *testing.T) {
+	p := examplePolicy(t)
+	p.Directory = append(p.Directory, &policy.Identity{User: "cleo@contractor.example", Groups: []string{"ai-vision", "Contractors"}})
+	svc := newService(t, p, storetest.Open(t, storetest.SQLite(t)))
+	out, err := svc.Request(context.Background(), qm.LeaseRequest{User: "cleo@contractor.example", Class: "interactive", Duration: time.Hour})
+	if err != nil || out.Lease.State != qm.PendingApproval || !strings.Contains(out.Lease.Rules, "contractor") {
+		t.Fatalf("a contractor in Contractors got %+v %v", out, err)
 	}
 }

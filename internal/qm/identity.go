@@ -3,6 +3,8 @@ package qm
 import (
 	"context"
 	"strings"
+
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // Identity is a user resolved against the directory and the policy.
@@ -14,7 +16,8 @@ type Identity struct {
 
 // CanonicalUser is how the service writes a person: trimmed and in lower case, so that
 // Alice@Acme.Example and alice@acme.example are one person in every lease, list and check.
-func CanonicalUser(user string) string { return strings.ToLower(strings.TrimSpace(user)) }
+// Only A to Z are lowered: a name written with a Kelvin sign (K) is not the name written with k.
+func CanonicalUser(user string) string { return policy.NameKey(strings.TrimSpace(user)) }
 
 // SameUser reports whether two names are the same person.
 func SameUser(a, b string) bool { return CanonicalUser(a) == CanonicalUser(b) }
@@ -32,8 +35,9 @@ func (s *Service) Resolve(ctx context.Context, user string) (Identity, error) {
 	}
 	if len(id.Teams) == 0 && len(groups) > 0 {
 		// A team not listed in the policy gets the default quota; it is named after the first group,
-		// unless a listed team has that name: a group is never taken for another team's name.
-		if name := strings.ToLower(groups[0]); !s.listedTeam(name) {
+		// unless that group looks like a listed team's name: team membership comes only from a
+		// team's idp_groups, never from a name that looks alike.
+		if name, ok := s.Policy.UnlistedTeam(groups[0]); ok {
 			id.Teams = []string{name}
 		}
 	}
@@ -49,7 +53,7 @@ func (s *Service) teamFor(id Identity, asked string) (string, error) {
 		return id.Teams[0], nil
 	}
 	for _, t := range id.Teams {
-		if strings.EqualFold(t, asked) {
+		if policy.SameName(t, asked) {
 			return t, nil
 		}
 	}
@@ -93,6 +97,9 @@ func (s *Service) Deciders(team, requester string) []string {
 func (s *Service) mayDecide(ctx context.Context, approver, team, requester string, id LeaseID) error {
 	who := s.Deciders(team, requester)
 	if !s.mayApprove(ctx, approver, team) {
+		if !SameUser(approver, requester) && !s.inTeam(ctx, approver, team) {
+			return noDecision(id)
+		}
 		if len(who) == 0 {
 			return Errorf(EFORBIDDEN, "nobody the policy names can decide %s, a request of team %s; ask a platform admin.", id, team)
 		}
@@ -105,6 +112,28 @@ func (s *Service) mayDecide(ctx context.Context, approver, team, requester strin
 		return Errorf(EFORBIDDEN, "you cannot decide your own request %s; %s decides.", id, strings.Join(who, " or "))
 	}
 	return nil
+}
+
+// noDecision refuses a decision on a lease that does not exist or that the asker has no part in
+// (neither its requester, nor in its team, nor one who may decide it): the same sentence for
+// both, so that nobody learns which leases exist, whose team they are or who decides them by
+// trying ids in turn.
+func noDecision(id LeaseID) *Error {
+	return Errorf(ENOTFOUND, "there is no request %s waiting for your decision; /gpu approvals lists those that are.", id)
+}
+
+// inTeam reports whether user is a member of team.
+func (s *Service) inTeam(ctx context.Context, user, team string) bool {
+	id, err := s.Resolve(ctx, user)
+	if err != nil {
+		return false
+	}
+	for _, t := range id.Teams {
+		if strings.EqualFold(t, team) {
+			return true
+		}
+	}
+	return false
 }
 
 // approvalAudience is who hears of an exception: its deciders (an approver named by group is

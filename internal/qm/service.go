@@ -41,6 +41,8 @@ type Service struct {
 	// fills in the NVLink islands and NUMA nodes the backend's inventory does not know (see
 	// placement_topology.go).
 	Topology TopologySource
+	// Rules evaluates the exception rules; nil: the policy's (Policy.Evaluate).
+	Rules RuleEvaluator
 	// SubmitGrace is how long a provisioning lease may wait for its job before the reconcile pass
 	// takes it that the service stopped before submitting it; zero means DefaultSubmitGrace.
 	SubmitGrace time.Duration

@@ -25,9 +25,15 @@ type MigrationStatus struct {
 	AppliedAt time.Time // zero when not applied
 }
 
-// Migrate applies the migrations the database does not have yet. On PostgreSQL it holds a session
-// advisory lock meanwhile, so replicas starting together migrate one after the other.
+// Migrate applies the migrations the database does not have yet. It holds a lock meanwhile (a
+// session advisory lock on PostgreSQL, a file lock beside the file on SQLite), so processes
+// starting together migrate one after the other.
 func (db *DB) Migrate(ctx context.Context) error {
+	unlock, err := db.lockMigrations(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	p, err := db.provider(ctx)
 	if err != nil {
 		return err
@@ -44,6 +50,11 @@ func (db *DB) Migrate(ctx context.Context) error {
 
 // MigrateDown rolls the most recent migration back.
 func (db *DB) MigrateDown(ctx context.Context) error {
+	unlock, err := db.lockMigrations(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	p, err := db.provider(ctx)
 	if err != nil {
 		return err
@@ -68,6 +79,13 @@ func (db *DB) logResult(ctx context.Context, r *goose.MigrationResult) {
 
 // Status lists every migration in version order and whether it is applied.
 func (db *DB) Status(ctx context.Context) ([]MigrationStatus, error) {
+	// Reading the status creates goose's version table on a new database: not while another
+	// process migrates.
+	unlock, err := db.lockMigrations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	p, err := db.provider(ctx)
 	if err != nil {
 		return nil, err

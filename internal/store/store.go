@@ -8,13 +8,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	_ "github.com/lib/pq"  // the "postgres" driver
+	"github.com/lib/pq"    // the "postgres" driver
 	_ "modernc.org/sqlite" // the "sqlite" driver
 
 	"github.com/acme/quartermaster/internal/qm"
@@ -51,6 +52,7 @@ func init() {
 type DB struct {
 	x       *sqlx.DB
 	dialect string
+	file    string // the SQLite file; "" in memory and on PostgreSQL
 	logger  *slog.Logger
 
 	// beginWait bounds how long a transaction waits for the server's answer to BEGIN on
@@ -76,7 +78,7 @@ func Open(ctx context.Context, url string, logger *slog.Logger) (*DB, error) {
 	}
 	if err := db.Migrate(ctx); err != nil {
 		_ = db.Close()
-		return nil, err
+		return nil, scrub(url, err)
 	}
 	return db, nil
 }
@@ -95,11 +97,12 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 	if dialect == Postgres {
 		sdb, err := openPostgres(withTimeouts(dsn))
 		if err != nil {
-			return nil, fmt.Errorf("store: open %s: %s", dialect, strings.ReplaceAll(err.Error(), url, redact(url)))
+			err = urlFault(withTimeouts(dsn), func(u string) error { _, err := pq.NewConnector(u); return err })
+			return nil, fmt.Errorf("store: open %s: %w", dialect, scrub(url, err))
 		}
 		x = sqlx.NewDb(sdb, driver)
 	} else if x, err = sqlx.Open(driver, dsn); err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", dialect, err)
+		return nil, fmt.Errorf("store: open %s: %w", dialect, scrub(url, err))
 	}
 	switch dialect {
 	case SQLite:
@@ -114,11 +117,22 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 		x.SetMaxIdleConns(DefaultPostgresMaxConns)
 		x.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	if err := x.PingContext(ctx); err != nil {
-		_ = x.Close()
-		return nil, fmt.Errorf("store: connect to %s: %w", dialect, err)
+	db := &DB{x: x, dialect: dialect, logger: logger.With("store", dialect), beginWait: DefaultBeginWait}
+	if dialect == SQLite {
+		db.file = sqliteFile(url)
 	}
-	return &DB{x: x, dialect: dialect, logger: logger.With("store", dialect), beginWait: DefaultBeginWait}, nil
+	unlock, err := lockSQLite(ctx, db.file)
+	if err != nil {
+		_ = x.Close()
+		return nil, err
+	}
+	err = x.PingContext(ctx)
+	unlock()
+	if err != nil {
+		_ = x.Close()
+		return nil, fmt.Errorf("store: connect to %s: %w", dialect, scrub(url, err))
+	}
+	return db, nil
 }
 
 // SetBeginWait sets how long a transaction on PostgreSQL waits to begin before it fails with
@@ -143,7 +157,7 @@ func parseURL(url string) (dialect, driver, dsn string, err error) {
 			path, extra = path[:i], path[i+1:]
 		}
 		if path == "" {
-			return "", "", "", fmt.Errorf("store: %q names no SQLite file (use sqlite:PATH or sqlite::memory:)", url)
+			return "", "", "", fmt.Errorf("store: %q names no SQLite file (use sqlite:PATH or sqlite::memory:)", redact(url))
 		}
 		// _txlock=immediate makes every write transaction BEGIN IMMEDIATE: it takes the write lock
 		// up front (waiting up to busy_timeout), so a transaction never fails half-way when it first
@@ -169,22 +183,14 @@ func withBinaryParameters(url string) string {
 	return url + "?binary_parameters=yes"
 }
 
-// redact hides a password in a URL meant for an error message.
-func redact(url string) string {
-	at := strings.LastIndexByte(url, '@')
-	scheme := strings.Index(url, "://")
-	if at < 0 || scheme < 0 || at < scheme {
-		return url
-	}
-	userinfo := url[scheme+3 : at]
-	if i := strings.IndexByte(userinfo, ':'); i >= 0 {
-		return url[:scheme+3] + userinfo[:i] + ":xxxxx" + url[at:]
-	}
-	return url
-}
-
 // Ping checks that the database answers a query now (readiness checks).
 func (db *DB) Ping(ctx context.Context) error {
+	if db.file != "" {
+		// The open connection keeps a deleted or moved file alive; what it writes would be lost.
+		if _, err := os.Stat(db.file); err != nil {
+			return fmt.Errorf("store: the SQLite file %s is gone: %w", db.file, err)
+		}
+	}
 	var one int
 	if err := db.x.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
 		return fmt.Errorf("store: %s does not answer: %w", db.dialect, err)

@@ -83,3 +83,42 @@ func TestGPUIndexText(t *testing.T) {
 		t.Error(`parseGPUIndex("0,x") succeeded`)
 	}
 }
+
+// A database URL that does not parse, or names a server that is not there, is reported without
+// its password, whatever the password holds and wherever the parser stopped.
+func TestMalformedDatabaseURLDoesNotShowItsPassword(t *testing.T) {
+	const pw = "Hunter2Secret"
+	urls := []string{
+		"postgres://qm:" + pw + "@db:54x32/qm",
+		"postgres://qm:" + pw + "@[::1/qm",
+		"postgres://qm:Hunter2 Secret@127.0.0.1:1/qm",
+		"postgres://qm:Hunter2/Secret@db/qm",
+		"postgres://qm:Hunter2#Secret@db/qm",
+		"postgres://qm:Hunter2?Secret@db/qm",
+		"postgres://qm:Hunter2%zzSecret@db/qm",
+		"postgres://qm:Hunter2:Secret@db:x/qm",
+		"postgresql://qm:" + pw + "@127.0.0.1:1/qm?sslmode=bogus",
+		"postgresql://qm:" + pw + "@127.0.0.1:1/qm?connect_timeout=abc",
+		"postgres://qm:" + pw + "@127.0.0.1:1/qm?connect_timeout=1",
+		"postgres:qm:" + pw + "@db/qm",
+		"mysql://root:" + pw + "@db/qm",
+		"host=db user=qm password=" + pw + " dbname=qm",
+		"host=db user=qm password='" + pw + "' dbname=qm",
+	}
+	for _, u := range urls {
+		_, err := Connect(t.Context(), u, nil)
+		if err == nil {
+			t.Errorf("Connect(%q) succeeded", u)
+			continue
+		}
+		for _, piece := range []string{pw, "Hunter2", "Secret"} {
+			if strings.Contains(err.Error(), piece) {
+				t.Errorf("Connect(%q): the error shows the password: %v", u, err)
+				break
+			}
+		}
+	}
+	if got := redact("postgres://qm:p@ss:w/rd@db/qm"); got != "postgres://qm:xxxxx@db/qm" {
+		t.Errorf("redact = %q", got)
+	}
+}

@@ -250,6 +250,9 @@ func (c *Catalog) parse(file string, data []byte) (*Template, error) {
 	bad := func(line int, format string, args ...any) error {
 		return &LoadError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
+	if line, list, n, ok := emptyEntry(root.Content[0], ""); ok {
+		return nil, bad(line, "%s entry %d is empty; fill it in or remove its line", list, n)
+	}
 
 	t := &Template{
 		Name:          def.Name,
@@ -594,6 +597,40 @@ func buildParam(pd paramDef) (p Parameter, msg, field string) {
 		p.re = re
 	}
 	return p, "", ""
+}
+
+// emptyEntry finds the first empty entry of any list under n (a "-" with nothing after it, ~,
+// null or a blank text): its line, the list's dotted name and the entry's number from 1.
+func emptyEntry(n *yaml.Node, at string) (line int, list string, num int, found bool) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := n.Content[i].Value
+			if at != "" {
+				key = at + "." + key
+			}
+			if line, list, num, found = emptyEntry(n.Content[i+1], key); found {
+				return
+			}
+		}
+	case yaml.SequenceNode:
+		for i, item := range n.Content {
+			v := item
+			for v.Kind == yaml.AliasNode && v.Alias != nil {
+				v = v.Alias
+			}
+			if v.Kind == yaml.ScalarNode && (v.ShortTag() == "!!null" || strings.TrimSpace(v.Value) == "") {
+				return item.Line, at, i + 1, true
+			}
+			if item.Kind == yaml.AliasNode {
+				continue
+			}
+			if line, list, num, found = emptyEntry(item, fmt.Sprintf("%s.%d", at, i+1)); found {
+				return
+			}
+		}
+	}
+	return 0, "", 0, false
 }
 
 func orDefault(v, d int) int {

@@ -167,3 +167,26 @@ func mustDuration(t *testing.T, s string) time.Duration {
 	}
 	return d
 }
+
+// TestEmptyListEntryInATemplateIsRefused: an empty entry in any list of a template definition (a
+// bare "-", ~ or a blank text, in parameters, tags or a parameter's own lists) is refused with its
+// file, line and list, instead of loading as a nameless parameter or tag.
+func TestEmptyListEntryInATemplateIsRefused(t *testing.T) {
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"a parameter", "parameters:\n", "parameters:\n  -\n", "hello.yaml:9: parameters entry 1 is empty"},
+		{"a null parameter", "parameters:\n", "parameters:\n  - ~\n", "hello.yaml:9: parameters entry 1 is empty"},
+		{"a tag", "tags: [test]", "tags: [test, ~]", "hello.yaml:5: tags entry 2 is empty"},
+		{"a blank tag", "tags: [test]", "tags: ['  ', test]", "hello.yaml:5: tags entry 1 is empty"},
+		{"a parameter's choice", "    type: string\n    default: hello\n", "    type: enum\n    choices: [hello, ~]\n    default: hello\n", "hello.yaml:11: parameters.1.choices entry 2 is empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(goodDefinition, tc.from) {
+				t.Fatalf("the definition lacks %q", tc.from)
+			}
+			_, err := Load(withDefinition(t, "hello.yaml", strings.Replace(goodDefinition, tc.from, tc.to, 1)))
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Fatalf("error %v; want %s…", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,186 @@
+package slack_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/commands"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/sim"
+	"github.com/acme/quartermaster/internal/store/storetest"
+	"github.com/acme/quartermaster/internal/templates"
+	"github.com/acme/quartermaster/internal/workload"
+	qmtemplates "github.com/acme/quartermaster/templates"
+)
+
+// restartProcess replaces everything a restart replaces: a new lease service, a new /gpu handler
+// and a new adapter, on the same database (and the same cluster, which outlives the process).
+// Nothing held in memory survives.
+func (e *env) restartProcess() {
+	e.t.Helper()
+	e.wait()
+	old := e.svc
+	e.svc = &qm.Service{Policy: old.Policy, Store: e.db, Clock: old.Clock, Backend: old.Backend, Telemetry: old.Telemetry,
+		Directory: old.Directory, Logger: old.Logger}
+	tpl := e.bot.Templates
+	e.bot = &commands.Bot{Svc: e.svc, Logger: storetest.Logger(e.t)}
+	if tpl != nil {
+		commands.AddTemplates(e.bot, tpl.Catalog, workload.Settings{})
+	}
+	e.svc.Notifier = &commands.Notices{Bot: e.bot, Sender: bot.SenderFunc(func(ctx context.Context, r bot.Reply) error {
+		return e.current().Send(ctx, r)
+	})}
+	e.restart()
+}
+
+// state is everything a command can change, as text: every lease of every kind with its history.
+func (e *env) state() string {
+	e.t.Helper()
+	ls, err := e.svc.List(context.Background(), qm.LeaseFilter{Kind: qm.AnyKind})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, l := range ls {
+		ev, err := e.svc.History(context.Background(), l.ID)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s %s %s %d×%s %s state=%s ext=%d exp=%s kept=%s decided=%s/%s events=%d\n", l.ID, l.Kind, l.Parent, l.GPUs, l.Class,
+			l.Duration, l.State, l.Extensions, l.ExpiresAt.Format(time.RFC3339), l.KeptAt.Format(time.RFC3339), l.DecidedBy, l.DecidedAt.Format(time.RFC3339), len(ev))
+	}
+	return b.String()
+}
+
+// clickBody is a block_actions payload pressing the button with value cmd on m, under trigger.
+func (e *env) clickPayload(user, trigger string, m message, b button) map[string]any {
+	return map[string]any{
+		"type": "block_actions", "trigger_id": trigger, "response_url": e.slack.responseURL(trigger),
+		"user":      map[string]any{"id": user},
+		"channel":   map[string]any{"id": m.Channel},
+		"container": map[string]any{"type": "message", "channel_id": m.Channel, "message_ts": m.TS},
+		"message":   map[string]any{"ts": m.TS},
+		"actions":   []any{map[string]any{"type": "button", "action_id": b.ActionID, "value": b.Value, "block_id": "b", "action_ts": "1"}},
+	}
+}
+
+// Every state-changing command and click, delivered again after the service restarted (a new
+// process on the same database, which remembers no delivery it saw), changes nothing the second
+// time: typed request, submit, extend (within policy and beyond it), keep, quota request,
+// approve and deny, release; the Approve button, the Deny form and the Release button.
+func TestRedeliveryAfterARestartChangesNothingTwice(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	cat, err := templates.Load(qmtemplates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands.AddTemplates(e.bot, cat, workload.Settings{})
+	clock := e.svc.Clock.(*sim.Clock)
+
+	// deliverTwice delivers once, checks that it changed something, restarts, delivers the very
+	// same delivery again (as Slack's retry would) and checks that nothing more changed.
+	deliverTwice := func(what string, deliver func()) {
+		t.Helper()
+		before := e.state()
+		deliver()
+		e.wait()
+		after := e.state()
+		if after == before {
+			t.Fatalf("%s changed nothing the first time:\n%s", what, after)
+		}
+		clock.Advance(time.Minute) // a repeat that acted again would leave other times
+		e.restartProcess()
+		deliver()
+		e.wait()
+		if again := e.state(); again != after {
+			t.Errorf("%s delivered again after a restart changed something:\nafter the first:\n%s\nafter the repeat:\n%s", what, after, again)
+		}
+	}
+	command := func(user, text string) func() {
+		trigger := e.newTrigger()
+		body := e.commandBody(user, text, trigger)
+		return func() {
+			if code := e.signed("/slack/commands", body, map[string]string{"X-Slack-Retry-Num": "1"}); code != http.StatusOK {
+				t.Fatalf("/gpu %s: HTTP %d", text, code)
+			}
+		}
+	}
+	leaseOf := func(user string) string {
+		ls := e.leases()
+		return ls[len(ls)-1].ID.String()
+	}
+
+	deliverTwice("request", command("UALICE", "request 1 interactive for 2h"))
+	a := leaseOf("UALICE")
+	deliverTwice("submit", command("UALICE", "submit cuda-smoke"))
+	deliverTwice("extend within policy", command("UALICE", "extend "+a+" 1h"))
+	deliverTwice("extend beyond policy", command("UALICE", "extend "+a+" 20h"))
+	deliverTwice("keep", command("UALICE", "keep "+a))
+	deliverTwice("quota request", command("UALICE", "quota request +1 interactive for 1d because a demo"))
+	quota, err := e.svc.List(context.Background(), qm.LeaseFilter{Kind: qm.KindQuota})
+	if err != nil || len(quota) != 1 {
+		t.Fatalf("quota requests: %v %v", quota, err)
+	}
+	deliverTwice("approve typed", command("UDANA", "approve "+quota[0].ID.String()))
+	deliverTwice("release typed", command("UALICE", "release "+a))
+
+	// Clicks: Approve on the approval post, the Deny form, Release on a lease card.
+	id := overQuota(e)
+	toDana, _ := approvalCopies(e, id)
+	approve := e.clickPayload("UDANA", e.newTrigger(), toDana, findButton(t, toDana.Blocks, "/gpu approve "+id))
+	deliverTwice("the Approve button", func() { e.interaction(approve) })
+
+	e.command("UALICE", "request 4 interactive for 2h") // over quota again: one to deny
+	e.wait()
+	var pending string
+	for _, l := range e.leases() {
+		if l.State == qm.PendingApproval {
+			pending = l.ID.String()
+		}
+	}
+	if pending == "" {
+		t.Fatal("no request waits for approval")
+	}
+	submit := map[string]any{
+		"type": "view_submission", "trigger_id": e.newTrigger(), "user": map[string]any{"id": "UDANA"},
+		"view": map[string]any{"id": "VDENY1", "callback_id": "qm.deny", "private_metadata": denyMeta(t, e, pending),
+			"state": map[string]any{"values": map[string]any{"qm.deny.reason": map[string]any{"qm.deny.reason": map[string]any{"type": "plain_text_input", "value": "use the train class"}}}}},
+	}
+	deliverTwice("the Deny form", func() { e.interaction(submit) })
+
+	e.command("UALICE", "request 1 interactive for 1h")
+	e.wait()
+	b := e.leases()[len(e.leases())-1].ID.String()
+	_, _, responses, _ := e.slack.snapshot()
+	card := responses[len(responses)-1]
+	release := e.clickPayload("UALICE", e.newTrigger(), card, findButton(t, card.Blocks, "/gpu release "+b))
+	deliverTwice("the Release button", func() { e.interaction(release) })
+}
+
+// denyMeta opens the Deny form for lease id as dana and returns the form's private metadata.
+func denyMeta(t *testing.T, e *env, id string) string {
+	t.Helper()
+	var msg message
+	for _, m := range e.postsTo(dm("UDANA")) {
+		if strings.Contains(m.Text, "Approval needed") && strings.Contains(m.Text, id) {
+			msg = m
+		}
+	}
+	if msg.TS == "" {
+		t.Fatalf("no approval post for %s", id)
+	}
+	e.click("UDANA", msg, findButton(t, msg.Blocks, "/gpu deny "+id))
+	e.wait()
+	_, _, _, views := e.slack.snapshot()
+	v := views[len(views)-1]
+	if v.View["callback_id"] != "qm.deny" {
+		t.Fatalf("the Deny button opened %+v", v.View)
+	}
+	meta, _ := v.View["private_metadata"].(string)
+	return meta
+}

@@ -1,0 +1,156 @@
+package policy
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// SameName reports whether two names (of groups, people, teams or classes) are one: the same
+// text, upper and lower case of A to Z aside. No other folding is done: a group written with a
+// long s (ſ), a Kelvin sign or a Cyrillic letter is another group, however alike it looks.
+func SameName(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if asciiLower(a[i]) != asciiLower(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiLower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// NameKey is how a name is written where names are compared as text (the groups rules see,
+// indexes of members, people): A to Z in lower case, everything else as it is (see SameName).
+func NameKey(g string) string {
+	b := []byte(g)
+	for i := range b {
+		b[i] = asciiLower(b[i])
+	}
+	return string(b)
+}
+
+// UnlistedTeam is the team of someone whose groups meet no listed team's idp_groups: the team
+// named after their first group, with the default quota. There is none when that group is not
+// written as a team name (lower case letters, digits, - and _) or looks like a listed team's name
+// (vision, Vision, vision-, v1sion, a Cyrillic vіsion): a group is never taken for a listed team.
+func (p *Policy) UnlistedTeam(group string) (string, bool) {
+	name := NameKey(group)
+	if !nameRE.MatchString(name) {
+		return "", false
+	}
+	for _, t := range p.Teams {
+		if t != nil && LooksAlike(name, t.Name) {
+			return "", false
+		}
+	}
+	return name, true
+}
+
+// LooksAlike reports whether two names would be taken for one another by a reader: the same once
+// case, separators (space - _ . /), invisible characters and accents are set aside and letters
+// that look alike (Cyrillic а and Latin a, 0 and o, 1, l and I, rn and m) are taken as one.
+func LooksAlike(a, b string) bool { return skeleton(a) == skeleton(b) }
+
+// confusable maps characters that look like a Latin letter to it.
+var confusable = map[rune]rune{
+	// Cyrillic
+	'а': 'a', 'в': 'b', 'е': 'e', 'ё': 'e', 'к': 'k', 'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p', 'с': 'c', 'т': 't', 'у': 'y', 'х': 'x',
+	'і': 'l', 'ї': 'l', 'ј': 'j', 'ѕ': 's', 'ԁ': 'd', 'ӏ': 'l', 'һ': 'h', 'ԛ': 'q', 'ԝ': 'w', 'ɡ': 'g',
+	// Greek
+	'α': 'a', 'β': 'b', 'ε': 'e', 'η': 'n', 'ι': 'l', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't', 'υ': 'u', 'χ': 'x', 'ω': 'w',
+	// Latin look-alikes
+	'ſ': 's', 'ı': 'l', 'i': 'l', 'ℓ': 'l', '1': 'l', '|': 'l', '0': 'o',
+	'à': 'a', 'á': 'a', 'â': 'a', 'ã': 'a', 'ä': 'a', 'å': 'a', 'ā': 'a', 'ç': 'c', 'è': 'e', 'é': 'e', 'ê': 'e', 'ë': 'e', 'ē': 'e',
+	'ì': 'l', 'í': 'l', 'î': 'l', 'ï': 'l', 'ī': 'l', 'ñ': 'n', 'ò': 'o', 'ó': 'o', 'ô': 'o', 'õ': 'o', 'ö': 'o', 'ø': 'o', 'ō': 'o',
+	'ù': 'u', 'ú': 'u', 'û': 'u', 'ü': 'u', 'ū': 'u', 'ý': 'y', 'ÿ': 'y',
+}
+
+// skeleton is a name reduced to how it looks (see LooksAlike).
+func skeleton(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 0xFF01 && r <= 0xFF5E { // full-width forms of ASCII
+			r -= 0xFEE0
+		}
+		r = unicode.ToLower(r)
+		if c, ok := confusable[r]; ok {
+			r = c
+		}
+		switch {
+		case unicode.IsSpace(r), strings.ContainsRune("-_./\\", r), unicode.Is(unicode.Cf, r), unicode.Is(unicode.Mn, r):
+			continue
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	out = strings.ReplaceAll(out, "rn", "m")
+	out = strings.ReplaceAll(out, "vv", "w")
+	return out
+}
+
+// teamWarnings finds teams whose names look alike (vision and v1sion): people reading replies,
+// reports and approvals would take one for the other.
+func teamWarnings(p *Policy, line func(string) int) []Problem {
+	var out []Problem
+	for i, t := range p.Teams {
+		for _, u := range p.Teams[:i] {
+			if t != nil && u != nil && LooksAlike(t.Name, u.Name) {
+				out = append(out, Problem{Line: line(fmt.Sprintf("teams.%d.name", i)),
+					Msg: fmt.Sprintf("team %s looks like team %s: people will take one for the other in replies, reports and approvals; give it a name of its own", t.Name, u.Name)})
+			}
+		}
+	}
+	return out
+}
+
+// groupWarnings finds the directory's groups that look like a team's name without being among its
+// idp_groups: such an entry is not in that team, which its author may not expect.
+func groupWarnings(p *Policy, line func(string) int) []Problem {
+	var out []Problem
+	for i, id := range p.Directory {
+		if id == nil {
+			continue
+		}
+		for j, g := range id.Groups {
+			for _, t := range p.Teams {
+				if t == nil || Contains(t.IDPGroups, g) || !LooksAlike(g, t.Name) {
+					continue
+				}
+				out = append(out, Problem{Line: line(fmt.Sprintf("directory.%d.groups.%d", i, j)),
+					Msg: fmt.Sprintf("directory entry %s: group %q looks like team %s's name, but team %s's members are those in %s, so %s is not in team %s; add %q to the team's idp_groups if they should be",
+						id.User, g, t.Name, t.Name, strings.Join(t.IDPGroups, ", "), id.User, t.Name, g)})
+			}
+		}
+	}
+	return out
+}
+
+var literalRE = regexp.MustCompile(`'[^']*'|"[^"]*"`)
+
+// ruleCaseWarnings finds rules that compare user.groups with a group written with capitals: rules
+// see groups with A to Z in lower case, so such a comparison never holds.
+func ruleCaseWarnings(p *Policy, line func(string) int) []Problem {
+	var out []Problem
+	for i, r := range p.Exceptions {
+		if r == nil || !strings.Contains(r.When, "user.groups") {
+			continue
+		}
+		for _, lit := range literalRE.FindAllString(r.When, -1) {
+			if body := lit[1 : len(lit)-1]; body != NameKey(body) {
+				out = append(out, Problem{Line: line(fmt.Sprintf("exceptions.%d.when", i)),
+					Msg: fmt.Sprintf("exception rule %q: rules see user.groups in lower case, so %s never matches a group; write %q", r.Name, lit, NameKey(body))})
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,90 @@
+package policy
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestPolicyCheckWarnsOfAGroupThatLooksLikeATeamName: a directory entry whose group spells a
+// team's name (in any case or look-alike letters) without being one of its idp_groups loads, with
+// a warning naming the entry, the group and the team; entries in a team's own groups, and groups
+// unlike any team, draw none. A rule comparing user.groups with capitals draws one too.
+func TestPolicyCheckWarnsOfAGroupThatLooksLikeATeamName(t *testing.T) {
+	b, err := os.ReadFile(examplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(b), "directory:\n", `directory:
+  - {user: mallory@acme.example, groups: [Vision]}
+  - {user: oscar@acme.example, groups: [ai-vision, LANGUAGE]}
+  - {user: pia@acme.example, groups: ["vіsion"]}
+  - {user: quinn@acme.example, groups: [AI-Vision, ai-robotics]}
+`, 1)
+	src = strings.Replace(src, "exceptions:\n", "exceptions:\n  - {name: interns, when: \"'Interns' in user.groups\"}\n", 1)
+	src = strings.Replace(src, "teams:\n", "teams:\n  - {name: robotics, idp_groups: [ai-robotics]}\n  - {name: r0botics, idp_groups: [ai-r0botics]}\n", 1)
+	p, err := Load([]byte(src), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, w := range p.Warnings {
+		all = append(all, w.String())
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []string{
+		`directory entry mallory@acme.example: group "Vision" looks like team vision's name, but team vision's members are those in ai-vision, so mallory@acme.example is not in team vision`,
+		`directory entry oscar@acme.example: group "LANGUAGE" looks like team language's name`,
+		`directory entry pia@acme.example: group "vіsion" looks like team vision's name`,
+		`exception rule "interns": rules see user.groups in lower case, so 'Interns' never matches a group; write "interns"`,
+		`team r0botics looks like team robotics: people will take one for the other`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no warning %q in:\n%s", want, text)
+		}
+	}
+	if len(p.Warnings) != 5 || strings.Contains(text, "quinn") {
+		t.Errorf("want exactly 5 warnings, got:\n%s", text)
+	}
+	if p.Warnings[0].Line == 0 {
+		t.Errorf("a warning without its line: %v", p.Warnings[0])
+	}
+	if plain, _ := LoadFile(examplePath); len(plain.Warnings) != 0 {
+		t.Errorf("the example draws warnings: %v", plain.Warnings)
+	}
+}
+
+// TestNamesCompareOnlyAToZWithoutCase: names are one only when their text is, A to Z in any case.
+func TestNamesCompareOnlyAToZWithoutCase(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"ai-vision", "AI-Vision", true},
+		{"dana@acme.example", "Dana@ACME.example", true},
+		{"ai-vision", "ai-viſion", false},                // long s
+		{"kate@x.example", "\u212Aate@x.example", false}, // Kelvin sign
+		{"vision", "vіsion", false},                      // Cyrillic і
+		{"vision", "vision ", false},
+	} {
+		if got := SameName(c.a, c.b); got != c.same {
+			t.Errorf("SameName(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}
+
+// TestUnlistedTeamIsNeverALookAlike: someone whose groups meet no team's gets a team named after
+// their first group only when that group is written as a team name and looks like no listed team.
+func TestUnlistedTeamIsNeverALookAlike(t *testing.T) {
+	p, err := LoadFile(examplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g, want := range map[string]string{"robotics": "robotics", "Robotics": "robotics", "ml_ops": "ml_ops",
+		"vision": "", "Vision": "", "v1sion": "", "vision-": "", "lang-uage": "", "ML Ops": "", "ｒｏｂｏｔｉｃｓ": "", "": ""} {
+		got, ok := p.UnlistedTeam(g)
+		if got != want || ok != (want != "") {
+			t.Errorf("UnlistedTeam(%q) = %q, %v; want %q", g, got, ok, want)
+		}
+	}
+}
