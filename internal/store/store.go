@@ -60,6 +60,7 @@ type DB struct {
 	// database unreachable (UnixNano; 0: never).
 	beginWait     time.Duration
 	unreachableAt atomic.Int64
+	probing       atomic.Bool // a transaction is finding out whether the database is back
 
 	closeOnce sync.Once
 	closeErr  error

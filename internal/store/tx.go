@@ -114,7 +114,8 @@ const downFor = 10 * time.Second
 // than at the connection's answer deadline. Waiting for a free pooled connection (many
 // transactions at once) does not count, unless the database was found unreachable in the last
 // downFor: then the whole wait is bounded, so that while it is down every caller hears so in
-// time. A transaction that begins after its caller stopped waiting is rolled back.
+// time; and then only one transaction at a time waits to find out whether it is back, the others
+// fail at once. A transaction that begins after its caller stopped waiting is rolled back.
 func (db *DB) begin(ctx context.Context, readOnly bool) (*sqlx.Tx, func(), error) {
 	opts := &sql.TxOptions{ReadOnly: readOnly}
 	if db.dialect != Postgres || db.beginWait <= 0 {
@@ -138,6 +139,8 @@ func (db *DB) begin(ctx context.Context, readOnly bool) (*sqlx.Tx, func(), error
 			if x, err = c.BeginTxx(ctx, opts); err != nil {
 				_ = c.Close()
 				c = nil
+			} else {
+				db.unreachableAt.Store(0) // it answers
 			}
 		}
 		mu.Lock()
@@ -162,6 +165,12 @@ func (db *DB) begin(ctx context.Context, readOnly bool) (*sqlx.Tx, func(), error
 	}
 	var wait <-chan time.Time
 	if db.down() {
+		// While the database is down one transaction at a time finds out whether it is back;
+		// the others fail at once instead of each waiting, so that answers do not queue up.
+		if !db.probing.CompareAndSwap(false, true) {
+			return nil, func() {}, errBeginWait
+		}
+		defer db.probing.Store(false)
 		wait = time.After(db.beginWait)
 	}
 	started := connected
