@@ -83,7 +83,7 @@ func startPrivatePostgres(t *testing.T) *pgServer {
 
 // URL is the server's database URL for the postgres database.
 func (s *pgServer) URL() string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=2", s.port)
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=15", s.port)
 }
 
 func (s *pgServer) cmd(name string, args ...string) *exec.Cmd {

@@ -6,11 +6,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,9 +81,12 @@ func TestThreeReplicasUnderLoadDoEachThingOnce(t *testing.T) {
 	}
 	agentCtx, stopAgent := context.WithCancel(context.Background())
 	defer stopAgent()
+	var idleMu sync.Mutex
+	idle := map[string]bool{}
 	go nodeAgent(agentCtx, t, db, strings.TrimSpace(string(nodeOut)), urls, func(lease string) bool {
-		n, _ := strconv.Atoi(strings.TrimPrefix(lease, "L-"))
-		return n%2 == 1
+		idleMu.Lock()
+		defer idleMu.Unlock()
+		return idle[lease]
 	})
 	load := &loadRun{sl: sl, targets: urls, users: users, redeliver: true, request: "request 1 interactive for 1m"}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -89,6 +94,33 @@ func TestThreeReplicasUnderLoadDoEachThingOnce(t *testing.T) {
 	cancel()
 	if missing := load.unanswered(30 * time.Second); len(missing) > 0 {
 		t.Errorf("%d of %d commands never answered", len(missing), len(load.commands()))
+	}
+	// Then each team releases what it holds and asks for one workspace more, redelivered too:
+	// those of t00 and t01 sit idle until they are reclaimed, those of t02 and t03 are busy until
+	// they expire.
+	for _, l := range liveLeases(t, db) {
+		c := sl.command(l.user, "release "+l.id)
+		_ = send(urls[0], c)
+		_ = send(urls[1], c)
+	}
+	waitFor(30*time.Second, func() bool { return len(liveLeases(t, db)) == 0 })
+	var last []command
+	for i := 0; i < 4; i++ {
+		c := sl.command(fmt.Sprintf("u%02d@fault.example", i), "request 1 interactive for 1m")
+		_ = send(urls[i%3], c)
+		_ = send(urls[(i+1)%3], c)
+		last = append(last, c)
+	}
+	for i, c := range last {
+		if !waitFor(30*time.Second, func() bool { _, ok := api.answer(c.n); return ok }) {
+			t.Fatalf("the last request of u%02d was not answered", i)
+		}
+		m, _ := api.answer(c.n)
+		if i < 2 {
+			idleMu.Lock()
+			idle[leaseRef.FindString(m.Text)] = true
+			idleMu.Unlock()
+		}
 	}
 
 	// Everything falls due: the last workspaces expire a minute after they start, and the week's

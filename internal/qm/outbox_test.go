@@ -124,7 +124,7 @@ func TestALapsedClaimIsSentAgainAndCounted(t *testing.T) {
 		clock := sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC))
 		stuck := &courier{hang: make(chan struct{})}
 		a := outboxService(t, p, st, clock, "a", stuck)
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // long enough to claim on a busy machine
 		defer cancel()
 		if _, err := a.Request(ctx, qm.LeaseRequest{User: "u00@x.example", GPUs: 4, Class: "interactive", Duration: time.Hour}); err != nil {
 			t.Fatal(err)

@@ -33,10 +33,11 @@ const (
 	DefaultPostgresMaxConns = 10
 	// sqliteBusyTimeoutMS is how long a write waits for another process's write lock on the file.
 	sqliteBusyTimeoutMS = 5000
-	// DefaultBeginWait is how long a transaction on PostgreSQL waits to begin (a connection, and
-	// the server's answer to BEGIN) before it fails with qm.ErrUnavailable: while the database is
-	// down or hung, every command says so within it instead of waiting on timeouts meant for
-	// slow statements. Once a transaction has begun, the statement timeout bounds it.
+	// DefaultBeginWait is how long a transaction on PostgreSQL waits for the server to answer
+	// BEGIN before it fails with qm.ErrUnavailable (and, for a while after the database was found
+	// unreachable, for a pooled connection too): while the database is down or hung every command
+	// says so within it instead of waiting on timeouts meant for slow statements. Once a
+	// transaction has begun, the statement timeout bounds it.
 	DefaultBeginWait = 2 * time.Second
 	// maxTxAttempts is how many times Update runs a PostgreSQL transaction that keeps failing with a
 	// serialization failure or a deadlock.
@@ -54,9 +55,12 @@ type DB struct {
 	file    string // the SQLite file; "" in memory and on PostgreSQL
 	logger  *slog.Logger
 
-	// beginWait bounds how long a transaction waits to begin on PostgreSQL (a pooled connection,
-	// or a new one, and the server's answer to BEGIN); see SetBeginWait.
-	beginWait time.Duration
+	// beginWait bounds how long a transaction waits for the server's answer to BEGIN on
+	// PostgreSQL (see begin and SetBeginWait); unreachableAt is when a statement last found the
+	// database unreachable (UnixNano; 0: never).
+	beginWait     time.Duration
+	unreachableAt atomic.Int64
+	probing       atomic.Bool // a transaction is finding out whether the database is back
 
 	// sent counts what the PostgreSQL connections sent the server: round trips (RoundTrips).
 	sent *atomic.Int64

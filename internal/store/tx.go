@@ -64,14 +64,16 @@ func (db *DB) View(ctx context.Context, fn func(qm.Tx) error) error {
 func (db *DB) runTx(ctx context.Context, readOnly bool, lockIDs []int64, fn func(qm.Tx) error) (err error) {
 	defer func() {
 		if unreachable(err) {
+			db.unreachableAt.Store(time.Now().UnixNano())
 			db.logger.Warn("the database cannot be reached", "err", err)
 			err = qm.ErrUnavailable
 		}
 	}()
-	x, err := db.begin(ctx, readOnly)
+	x, release, err := db.begin(ctx, readOnly)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
+	defer release()
 	done := false
 	defer func() {
 		if !done {
@@ -103,54 +105,108 @@ func (db *DB) runTx(ctx context.Context, readOnly bool, lockIDs []int64, fn func
 // errBeginWait is a transaction that did not begin within the DB's beginWait.
 var errBeginWait = errors.New("the database did not answer in time")
 
-// begin starts a transaction. On PostgreSQL it waits at most beginWait (or until ctx ends): a
-// server that refuses fails at once, and one that accepts and never answers fails here, within
-// beginWait, rather than at the connection's answer deadline. A transaction that begins after its
-// caller stopped waiting is rolled back.
-func (db *DB) begin(ctx context.Context, readOnly bool) (*sqlx.Tx, error) {
+// downFor is how long after a statement found the database unreachable the DB counts it as down.
+const downFor = 10 * time.Second
+
+// begin starts a transaction and returns it with the function that gives its connection back
+// to the pool once it has ended. On PostgreSQL the server must answer BEGIN within beginWait: a
+// server that refuses fails at once, and one that accepts and never answers fails here rather
+// than at the connection's answer deadline. Waiting for a free pooled connection (many
+// transactions at once) does not count, unless the database was found unreachable in the last
+// downFor: then the whole wait is bounded, so that while it is down every caller hears so in
+// time; and then only one transaction at a time waits to find out whether it is back, the others
+// fail at once. A transaction that begins after its caller stopped waiting is rolled back.
+func (db *DB) begin(ctx context.Context, readOnly bool) (*sqlx.Tx, func(), error) {
 	opts := &sql.TxOptions{ReadOnly: readOnly}
 	if db.dialect != Postgres || db.beginWait <= 0 {
-		return db.x.BeginTxx(ctx, opts)
+		x, err := db.x.BeginTxx(ctx, opts)
+		return x, func() {}, err
 	}
 	type begun struct {
 		x   *sqlx.Tx
+		c   *sqlx.Conn
 		err error
 	}
 	got := make(chan begun, 1)
+	connected := make(chan struct{})
 	var mu sync.Mutex
 	abandoned := false
 	go func() {
-		x, err := db.x.BeginTxx(ctx, opts)
+		c, err := db.x.Connx(ctx)
+		var x *sqlx.Tx
+		if err == nil {
+			close(connected)
+			if x, err = c.BeginTxx(ctx, opts); err != nil {
+				_ = c.Close()
+				c = nil
+			} else {
+				db.unreachableAt.Store(0) // it answers
+			}
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if abandoned {
-			if err == nil {
+			if x != nil {
 				_ = x.Rollback()
+			}
+			if c != nil {
+				_ = c.Close()
 			}
 			return
 		}
-		got <- begun{x, err}
+		got <- begun{x, c, err}
 	}()
-	t := time.NewTimer(db.beginWait)
-	defer t.Stop()
-	select {
-	case b := <-got:
-		return b.x, b.err
-	case <-t.C:
-	case <-ctx.Done():
+	release := func(c *sqlx.Conn) func() {
+		return func() {
+			if c != nil {
+				_ = c.Close()
+			}
+		}
+	}
+	var wait <-chan time.Time
+	if db.down() {
+		// While the database is down one transaction at a time finds out whether it is back;
+		// the others fail at once instead of each waiting, so that answers do not queue up.
+		if !db.probing.CompareAndSwap(false, true) {
+			return nil, func() {}, errBeginWait
+		}
+		defer db.probing.Store(false)
+		wait = time.After(db.beginWait)
+	}
+	started := connected
+	for done := false; !done; {
+		select {
+		case b := <-got:
+			return b.x, release(b.c), b.err
+		case <-started:
+			started = nil
+			if wait == nil {
+				wait = time.After(db.beginWait)
+			}
+		case <-wait:
+			done = true
+		case <-ctx.Done():
+			done = true
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	select {
 	case b := <-got: // it began just as the wait ended
-		return b.x, b.err
+		return b.x, release(b.c), b.err
 	default:
 	}
 	abandoned = true
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, func() {}, ctx.Err()
 	}
-	return nil, errBeginWait
+	return nil, func() {}, errBeginWait
+}
+
+// down reports whether a statement found the database unreachable within the last downFor.
+func (db *DB) down() bool {
+	at := db.unreachableAt.Load()
+	return at != 0 && time.Since(time.Unix(0, at)) < downFor
 }
 
 // lockIDs hashes lock keys to PostgreSQL advisory lock ids, de-duplicated and sorted. Sorting the
