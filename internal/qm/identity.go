@@ -119,7 +119,7 @@ func (s *Service) mayDecide(ctx context.Context, approver, team, requester strin
 // both, so that nobody learns which leases exist, whose team they are or who decides them by
 // trying ids in turn.
 func noDecision(id LeaseID) *Error {
-	return Errorf(ENOTFOUND, "there is no request %s waiting for your decision; /gpu approvals lists those that are.", id)
+	return Errorf(EFORBIDDEN, "there is no request %s waiting for your decision; /gpu approvals lists those that are.", id)
 }
 
 // inTeam reports whether user is a member of team.

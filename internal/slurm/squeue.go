@@ -391,6 +391,7 @@ func jobGPUs(detail []string, asked string, slots gpuSlots) []int {
 		}
 	}
 	var out []int
+	seen := map[int]bool{} // an index named twice is a detail that cannot be trusted
 	for _, r := range strings.Split(e[open+len("(IDX:"):len(e)-1], ",") {
 		lo, hi, isRange := strings.Cut(r, "-")
 		a, err := strconv.Atoi(lo)
@@ -404,9 +405,10 @@ func jobGPUs(detail []string, asked string, slots gpuSlots) []int {
 			}
 		}
 		for g := a; g <= b; g++ {
-			if g < slot.first || g >= slot.first+slot.count || len(out) >= slot.count {
+			if g < slot.first || g >= slot.first+slot.count || len(out) >= slot.count || seen[g] {
 				return nil
 			}
+			seen[g] = true
 			out = append(out, g-slot.first)
 		}
 	}
