@@ -419,7 +419,7 @@ func TestReadyzFollowsTheDatabase(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(body, "database postgres: ok") || !strings.Contains(body, "backend sim: ok") {
 		t.Fatalf("/readyz with everything up: %d %q", code, body)
 	}
-	pg.stop()
+	pg.Stop()
 	took, ok := waitFor(3*time.Second, func() bool { c, _ := getBody(t, s.url+"/readyz"); return c == http.StatusServiceUnavailable })
 	if !ok {
 		t.Fatalf("/readyz still not 503 %v after the database went away", took)
@@ -432,7 +432,7 @@ func TestReadyzFollowsTheDatabase(t *testing.T) {
 		t.Errorf("/healthz without the database: %d; liveness must not depend on it", code)
 	}
 	t.Logf("/readyz turned 503 %v after the database stopped", took.Round(10*time.Millisecond))
-	pg.start()
+	pg.Start()
 	if took, ok := waitFor(10*time.Second, func() bool { c, _ := getBody(t, s.url+"/readyz"); return c == http.StatusOK }); !ok {
 		t.Fatalf("/readyz not 200 %v after the database came back", took)
 	}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
 // The absolute paths docs/operations.md installs to; the test puts each under a temporary root.
@@ -45,7 +47,7 @@ func shBlocks(t *testing.T, doc, begin, end string) []string {
 type walkthrough struct {
 	t        *testing.T
 	root     string
-	pg       *pgServer
+	pg       *storetest.Server
 	httpPort int
 	rewrite  *strings.Replacer
 }
@@ -67,7 +69,7 @@ func newWalkthrough(t *testing.T) *walkthrough {
 	for _, p := range walkthroughPaths {
 		pairs = append(pairs, p, w.root+p)
 	}
-	pairs = append(pairs, "127.0.0.1:5432", fmt.Sprintf("127.0.0.1:%d", w.pg.port), "127.0.0.1:8080", fmt.Sprintf("127.0.0.1:%d", w.httpPort))
+	pairs = append(pairs, "127.0.0.1:5432", fmt.Sprintf("127.0.0.1:%d", w.pg.Port), "127.0.0.1:8080", fmt.Sprintf("127.0.0.1:%d", w.httpPort))
 	w.rewrite = strings.NewReplacer(pairs...)
 	for _, d := range []string{"/etc/systemd/system", "/usr/local/bin", "/var/backups"} {
 		if err := os.MkdirAll(w.root+d, 0o755); err != nil {
@@ -126,7 +128,7 @@ func (w *walkthrough) sedRewrite() string {
 	for _, p := range walkthroughPaths {
 		parts = append(parts, fmt.Sprintf("s#%s#%s%s#g", p, w.root, p))
 	}
-	parts = append(parts, fmt.Sprintf("s#127.0.0.1:5432#127.0.0.1:%d#g", w.pg.port), fmt.Sprintf("s#127.0.0.1:8080#127.0.0.1:%d#g", w.httpPort))
+	parts = append(parts, fmt.Sprintf("s#127.0.0.1:5432#127.0.0.1:%d#g", w.pg.Port), fmt.Sprintf("s#127.0.0.1:8080#127.0.0.1:%d#g", w.httpPort))
 	return strings.Join(parts, ";")
 }
 
@@ -136,7 +138,7 @@ func (w *walkthrough) run(script string) string {
 	cmd := exec.Command("bash", "-c", "set -euo pipefail\n"+standIns+"\n"+w.rewrite.Replace(script))
 	cmd.Dir = repoRoot
 	cmd.Env = append(os.Environ(), "QM_WT_ROOT="+w.root, "QM_WT_REWRITE="+w.sedRewrite(),
-		"PATH="+w.root+"/usr/local/bin:"+os.Getenv("PATH"), "PGHOST=127.0.0.1", "PGPORT="+strconv.Itoa(w.pg.port),
+		"PATH="+w.root+"/usr/local/bin:"+os.Getenv("PATH"), "PGHOST=127.0.0.1", "PGPORT="+strconv.Itoa(w.pg.Port),
 		"QM_POLICY=", "QM_DATABASE_URL=", "QM_DATABASE_URL_FILE=", "QM_HTTP_ADDR=")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -277,7 +279,7 @@ func (w *walkthrough) envFile() []string {
 
 func (w *walkthrough) psql(sql string) {
 	w.t.Helper()
-	cmd := exec.Command("psql", "-X", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", strconv.Itoa(w.pg.port), "-U", "postgres", "-d", "quartermaster", "-c", sql)
+	cmd := exec.Command("psql", "-X", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", strconv.Itoa(w.pg.Port), "-U", "postgres", "-d", "quartermaster", "-c", sql)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		w.t.Fatalf("psql %s: %v\n%s", sql, err, b)
 	}

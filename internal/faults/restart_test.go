@@ -41,7 +41,7 @@ func TestPostgreSQLRestartedUnderLoad(t *testing.T) {
 	go func() { load.run(ctx, t, 20); close(done) }()
 
 	time.Sleep(4 * time.Second)
-	pg.stop()
+	pg.Stop()
 	down := time.Now() // commands sent from now on find the database down
 	notReady := false
 	waitFor(6*time.Second, func() bool {
@@ -51,7 +51,7 @@ func TestPostgreSQLRestartedUnderLoad(t *testing.T) {
 		return false
 	})
 	up := time.Now()
-	pg.start()
+	pg.Start()
 	var readyAfter time.Duration
 	if waitFor(30*time.Second, func() bool { code, _ := s.readyz(); return code == http.StatusOK }) {
 		readyAfter = time.Since(up)
