@@ -93,11 +93,10 @@ func (f *freezer) copy(dst, src net.Conn) {
 	}
 }
 
-// A database that stops answering in the middle of the run fails the statements that wait on
-// it, so the service can say so, rather than holding them for good.
-func TestADatabaseThatStopsAnsweringFailsStatements(t *testing.T) {
-	storetest.RequirePostgres(t)
-	target := strings.TrimPrefix(storetest.PostgresDSN(), "postgres://")
+// freezingProxy forwards loopback connections to the test PostgreSQL until its freezer is set; it
+// returns the server's host:port as the test DSN names it, the proxy's, and the freezer.
+func freezingProxy(t *testing.T) (target, proxy string, f *freezer) {
+	target = strings.TrimPrefix(storetest.PostgresDSN(), "postgres://")
 	target = target[strings.Index(target, "@")+1:]
 	target = target[:strings.IndexAny(target, "/?")]
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -105,7 +104,7 @@ func TestADatabaseThatStopsAnsweringFailsStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	f := &freezer{}
+	f = &freezer{}
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -121,8 +120,16 @@ func TestADatabaseThatStopsAnsweringFailsStatements(t *testing.T) {
 			go f.copy(c, s)
 		}
 	}()
+	return target, ln.Addr().String(), f
+}
+
+// A database that stops answering in the middle of the run fails the statements that wait on
+// it, so the service can say so, rather than holding them for good.
+func TestADatabaseThatStopsAnsweringFailsStatements(t *testing.T) {
+	storetest.RequirePostgres(t)
+	target, proxy, f := freezingProxy(t)
 	url := storetest.Postgres(t)
-	url = strings.Replace(url, target, ln.Addr().String(), 1) + "&statement_timeout=500"
+	url = strings.Replace(url, target, proxy, 1) + "&statement_timeout=500"
 	db, err := store.Open(context.Background(), url, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -146,31 +153,8 @@ func TestADatabaseThatStopsAnsweringFailsStatements(t *testing.T) {
 // service shows, not after the statement timeout meant for slow statements.
 func TestWhileTheDatabaseHangsATransactionFailsWithinTheBeginWait(t *testing.T) {
 	storetest.RequirePostgres(t)
-	target := strings.TrimPrefix(storetest.PostgresDSN(), "postgres://")
-	target = target[strings.Index(target, "@")+1:]
-	target = target[:strings.IndexAny(target, "/?")]
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	f := &freezer{}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			go f.copy(s, c)
-			go f.copy(c, s)
-		}
-	}()
-	url := strings.Replace(storetest.Postgres(t), target, ln.Addr().String(), 1)
+	target, proxy, f := freezingProxy(t)
+	url := strings.Replace(storetest.Postgres(t), target, proxy, 1)
 	db, err := store.Open(context.Background(), url, nil)
 	if err != nil {
 		t.Fatal(err)
