@@ -149,21 +149,8 @@ func TestAPostgreSQLThatNeverAnswersHangsNeitherStartNorCommands(t *testing.T) {
 	s.term(20 * time.Second)
 
 	// Running, through a proxy that stops forwarding.
-	target := strings.TrimPrefix(storetest.PostgresDSN(), "postgres://")
-	target = target[strings.Index(target, "@")+1:]
-	target = target[:strings.IndexAny(target, "/?")]
-	fr := &freezer{}
-	proxy := listen(t, func(c net.Conn) {
-		up, err := net.Dial("tcp", target)
-		if err != nil {
-			c.Close()
-			return
-		}
-		go fr.copy(up, c)
-		fr.copy(c, up)
-	})
-	db := storetest.Postgres(t)
-	db = strings.Replace(db, target, proxy, 1)
+	fr := storetest.NewProxy(t)
+	db := fr.Via(storetest.Postgres(t))
 	env = append(baseEnv(t, policy, db, api), "QM_DATABASE_WAIT=1500ms")
 	s = startServe(t, env, true)
 	sl := &slack{api: api}
@@ -174,7 +161,7 @@ func TestAPostgreSQLThatNeverAnswersHangsNeitherStartNorCommands(t *testing.T) {
 	if !waitFor(30*time.Second, func() bool { _, ok := api.answer(c.n); return ok }) {
 		t.Fatal("no answer with the database up")
 	}
-	fr.freeze(true)
+	fr.Freeze(true)
 	for i := 0; i < 3; i++ {
 		c := sl.command("u00@fault.example", "list")
 		sent := time.Now()
@@ -199,7 +186,7 @@ func TestAPostgreSQLThatNeverAnswersHangsNeitherStartNorCommands(t *testing.T) {
 	}
 	took := s.term(20*time.Second + 10*time.Second)
 	t.Logf("SIGTERM ended serve in %v while the database hangs", took.Round(time.Millisecond))
-	fr.freeze(false)
+	fr.Freeze(false)
 }
 
 // listen serves each TCP connection to a loopback port with handle until the test ends.

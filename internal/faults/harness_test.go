@@ -519,42 +519,6 @@ func checkNotices(t *testing.T, db string, api *slackAPI) (notices, repeats int)
 	return len(rows), repeats
 }
 
-// freezer forwards TCP until frozen; then it stops forwarding both ways (a hung database, or a
-// dead link) without closing anything.
-type freezer struct {
-	mu     sync.Mutex
-	frozen bool
-}
-
-func (f *freezer) freeze(on bool) {
-	f.mu.Lock()
-	f.frozen = on
-	f.mu.Unlock()
-}
-
-func (f *freezer) copy(dst, src net.Conn) {
-	defer dst.Close()
-	buf := make([]byte, 32*1024)
-	for {
-		n, err := src.Read(buf)
-		if err != nil {
-			return
-		}
-		for {
-			f.mu.Lock()
-			fr := f.frozen
-			f.mu.Unlock()
-			if !fr {
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		if _, err := dst.Write(buf[:n]); err != nil {
-			return
-		}
-	}
-}
-
 // settle waits until every notice in the outbox is marked sent and has reached Slack.
 func settle(t *testing.T, db string, api *slackAPI, d time.Duration) {
 	t.Helper()

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -64,80 +63,18 @@ func TestConnectToAMuteServerFails(t *testing.T) {
 	}
 }
 
-// freezer forwards TCP to a server until frozen; then it stops forwarding both ways (a hung
-// database, or a dead link) without closing anything.
-type freezer struct {
-	mu     sync.Mutex
-	frozen bool
-}
-
-func (f *freezer) copy(dst, src net.Conn) {
-	buf := make([]byte, 32*1024)
-	for {
-		n, err := src.Read(buf)
-		if err != nil {
-			return
-		}
-		for {
-			f.mu.Lock()
-			fr := f.frozen
-			f.mu.Unlock()
-			if !fr {
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		if _, err := dst.Write(buf[:n]); err != nil {
-			return
-		}
-	}
-}
-
-// freezingProxy forwards loopback connections to the test PostgreSQL until its freezer is set; it
-// returns the server's host:port as the test DSN names it, the proxy's, and the freezer.
-func freezingProxy(t *testing.T) (target, proxy string, f *freezer) {
-	target = strings.TrimPrefix(storetest.PostgresDSN(), "postgres://")
-	target = target[strings.Index(target, "@")+1:]
-	target = target[:strings.IndexAny(target, "/?")]
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	f = &freezer{}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			go f.copy(s, c)
-			go f.copy(c, s)
-		}
-	}()
-	return target, ln.Addr().String(), f
-}
-
 // A database that stops answering in the middle of the run fails the statements that wait on
 // it, so the service can say so, rather than holding them for good.
 func TestADatabaseThatStopsAnsweringFailsStatements(t *testing.T) {
 	storetest.RequirePostgres(t)
-	target, proxy, f := freezingProxy(t)
-	url := storetest.Postgres(t)
-	url = strings.Replace(url, target, proxy, 1) + "&statement_timeout=500"
+	p := storetest.NewProxy(t)
+	url := p.Via(storetest.Postgres(t)) + "&statement_timeout=500"
 	db, err := store.Open(context.Background(), url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	f.mu.Lock()
-	f.frozen = true
-	f.mu.Unlock()
+	p.Freeze(true)
 	err = returns(t, time.Minute, func() error {
 		return db.View(context.Background(), func(tx qm.Tx) error {
 			_, err := tx.ListLeases(context.Background(), qm.LeaseFilter{})
@@ -153,17 +90,15 @@ func TestADatabaseThatStopsAnsweringFailsStatements(t *testing.T) {
 // service shows, not after the statement timeout meant for slow statements.
 func TestWhileTheDatabaseHangsATransactionFailsWithinTheBeginWait(t *testing.T) {
 	storetest.RequirePostgres(t)
-	target, proxy, f := freezingProxy(t)
-	url := strings.Replace(storetest.Postgres(t), target, proxy, 1)
+	p := storetest.NewProxy(t)
+	url := p.Via(storetest.Postgres(t))
 	db, err := store.Open(context.Background(), url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	db.SetBeginWait(300 * time.Millisecond)
-	f.mu.Lock()
-	f.frozen = true
-	f.mu.Unlock()
+	p.Freeze(true)
 	start := time.Now()
 	err = returns(t, time.Minute, func() error {
 		return db.Update(context.Background(), []string{"k"}, func(tx qm.Tx) error {
@@ -178,9 +113,7 @@ func TestWhileTheDatabaseHangsATransactionFailsWithinTheBeginWait(t *testing.T) 
 	if took >= store.DefaultStatementTimeout {
 		t.Errorf("the transaction failed after %v, at the statement timeout, not within the begin wait", took)
 	}
-	f.mu.Lock()
-	f.frozen = false
-	f.mu.Unlock()
+	p.Freeze(false)
 	if err := db.View(context.Background(), func(tx qm.Tx) error {
 		_, err := tx.ListLeases(context.Background(), qm.LeaseFilter{})
 		return err
