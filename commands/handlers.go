@@ -202,8 +202,8 @@ func medianText(d time.Duration) string {
 	return "about " + policy.FormatDuration(d)
 }
 
-func (b *Bot) catalog(ctx context.Context) []bot.Reply {
-	st, err := b.Svc.Catalog(ctx)
+func (b *Bot) catalog(ctx context.Context, req bot.Request) []bot.Reply {
+	st, err := b.Svc.Catalog(ctx, req.User)
 	if err != nil {
 		return []bot.Reply{b.fail("catalog", err)}
 	}
@@ -385,8 +385,8 @@ func (b *Bot) costLine(l *qm.Lease) string {
 	return fmt.Sprintf("It used %.2f GPU-hours, %s.", h, b.money(cls.PricePerGPUHour*h))
 }
 
-func (b *Bot) estimate(ctx context.Context, _ bot.Request, c Command) []bot.Reply {
-	e, err := b.Svc.EstimateRequest(ctx, c.Class, c.GPUs, c.Duration)
+func (b *Bot) estimate(ctx context.Context, req bot.Request, c Command) []bot.Reply {
+	e, err := b.Svc.EstimateRequest(ctx, req.User, c.Class, c.GPUs, c.Duration)
 	if err != nil {
 		return []bot.Reply{b.fail("estimate", err)}
 	}

@@ -531,3 +531,32 @@ func TestGroupApproversAreTold(t *testing.T) {
 		t.Errorf("a group approver's decision did not stand: %s", l.State)
 	}
 }
+
+// A request that queues because every node of an exclusive class is held by another team (or
+// has too little room left) is not told that no wait is expected, though GPUs are free.
+func TestWaitsOnAnExclusiveClassCountOnlyTheNodesTheTeamCanUse(t *testing.T) {
+	for _, model := range []bool{false, true} {
+		t.Run(fmt.Sprintf("predictor=%v", model), func(t *testing.T) {
+			h := newHarnessOn(t, otherPolicy) // bigiron: 3 exclusive nodes of 4 GPUs
+			if model {
+				h.svc.Waits = waits.New()
+			}
+			mustOK(t, h.say("rita@borealis.example", "/gpu request 1 bigiron for 2h"))
+			mustOK(t, h.say("sam@borealis.example", "/gpu request 1 bigiron for 2h"))
+			mustOK(t, h.say("vic@borealis.example", "/gpu request 1 bigiron for 2h"))
+			r := mustOK(t, h.say("rolf@borealis.example", "/gpu request 4 bigiron for 2h"))
+			if !strings.Contains(r.Text, "is queued") {
+				t.Fatalf("four GPUs with every node taken: %s", r.Text)
+			}
+			for _, bad := range []string{"none expected", "GPUs are free now", "probably none"} {
+				if strings.Contains(r.Text, bad) {
+					t.Errorf("queued with no node free for the team, yet told %q: %s", bad, r.Text)
+				}
+			}
+			e := mustOK(t, h.say("rolf@borealis.example", "/gpu estimate 4 bigiron 1h")).Text
+			if strings.Contains(e, "none expected") {
+				t.Errorf("the quote promises no wait with no node free for the team: %s", e)
+			}
+		})
+	}
+}

@@ -236,7 +236,7 @@ func init() {
 			}},
 		{Name: "catalog", Words: []string{"catalog"}, Usage: "/gpu catalog", Summary: "classes, prices, limits, free GPUs and the predicted wait",
 			Examples: []string{"/gpu catalog"}, parse: noArgs,
-			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply { return b.catalog(ctx) }},
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply { return b.catalog(ctx, req) }},
 		{Name: "request", Words: []string{"request"}, Usage: "/gpu request [N] [CLASS] [for DURATION] [template T [key=value …]] [team T] [data CLASS] [exclusive]",
 			Summary:  "ask for GPUs: granted at once within policy, else a budget owner decides",
 			Examples: []string{"/gpu request 1 {class} for 4h", "/gpu request 1 {class} for 2h template {template}"},

@@ -260,6 +260,56 @@ type placeRequest struct {
 	Reserve bool
 }
 
+// otherTeams are the nodes r may not use because another team's lease of an exclusive class
+// runs there (nil on a class that is not exclusive).
+func otherTeams(held []Holding, r placeRequest) map[string]bool {
+	if !r.ExclusiveClass {
+		return nil
+	}
+	other := map[string]bool{}
+	for _, h := range held {
+		if h.Class == r.Class && h.Team != r.Team {
+			for _, nd := range strings.Split(h.Node, ",") {
+				other[nd] = true
+			}
+		}
+	}
+	return other
+}
+
+// usableGPUs is how many free GPUs of r's class requests of r's shape could be placed on now:
+// on each node r may use, as many as whole requests of r's size fit in what is free there, or
+// the whole node when it is free and r is larger than a node or a reservation. GPUs that
+// placement would not give r (on another team's node of an exclusive class, or too few free on
+// one node) do not count, so a wait predicted from them agrees with admission.
+func usableGPUs(inv []Node, ix *nodeIndex, held []Holding, r placeRequest) int {
+	if r.GPUs <= 0 {
+		return 0
+	}
+	if ix == nil {
+		ix = indexNodes(inv)
+	}
+	other := otherTeams(held, r)
+	taken := ix.taken(inv, r.Class, held)
+	n := 0
+	for i := range inv {
+		nd := &inv[i]
+		if nd.Class != r.Class || nd.GPUs == 0 || other[nd.Name] {
+			continue
+		}
+		free := countFree(ix.of(taken, i))
+		switch {
+		case r.GPUs > nd.GPUs || r.Reserve:
+			if free == nd.GPUs {
+				n += free
+			}
+		default:
+			n += free / r.GPUs * r.GPUs
+		}
+	}
+	return n
+}
+
 // place chooses GPUs for a request, or ok=false when they are not free now.
 //
 // A request that fits one node gets the best-connected set free anywhere, in this order: GPUs
@@ -280,17 +330,7 @@ func place(inv []Node, ix *nodeIndex, held []Holding, r placeRequest) (Placement
 	if ix == nil {
 		ix = indexNodes(inv)
 	}
-	var otherTeam map[string]bool
-	if r.ExclusiveClass {
-		otherTeam = map[string]bool{}
-		for _, h := range held {
-			if h.Class == r.Class && h.Team != r.Team {
-				for _, nd := range strings.Split(h.Node, ",") {
-					otherTeam[nd] = true
-				}
-			}
-		}
-	}
+	otherTeam := otherTeams(held, r)
 	taken := ix.taken(inv, r.Class, held)
 	first := -1
 	for i := range inv {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -306,5 +307,60 @@ func TestFragmentationBelowFirstFit(t *testing.T) {
 	}
 	if conn <= ffConn {
 		t.Errorf("%.1f%% of multi-GPU leases in one island, first fit %.1f%%: placement should do better", conn*100, ffConn*100)
+	}
+}
+
+// The GPUs a wait prediction counts as free are those placement would give a request of that
+// shape: every time usableGPUs says n, n GPUs' worth of such requests can be placed one after
+// another, and one more cannot.
+func TestUsableGPUsAreWhatPlacementGives(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		held []Holding
+		r    placeRequest
+		want int
+	}{
+		{"three GPUs free on each of three nodes: no room for four", []Holding{hold("a", 0), hold("b", 0), hold("c", 0)},
+			placeRequest{Class: "train", Team: "vision", GPUs: 4}, 0},
+		{"the same, two at a time", []Holding{hold("a", 0), hold("b", 0), hold("c", 0)},
+			placeRequest{Class: "train", Team: "vision", GPUs: 2}, 6},
+		{"one at a time", []Holding{hold("a", 0), hold("b", 0), hold("c", 0)},
+			placeRequest{Class: "train", Team: "vision", GPUs: 1}, 9},
+		{"exclusive: the other teams' nodes do not count", []Holding{hold("a", 0),
+			{Class: "train", Team: "speech", GPUs: 1, Node: "b", GPUIndex: []int{0}}},
+			placeRequest{Class: "train", Team: "vision", GPUs: 1, ExclusiveClass: true}, 7},
+		{"larger than a node: whole free nodes", []Holding{hold("a", 0)},
+			placeRequest{Class: "train", Team: "vision", GPUs: 8}, 8},
+		{"a reservation: whole free nodes", []Holding{hold("a", 0)},
+			placeRequest{Class: "train", Team: "vision", GPUs: 1, Reserve: true}, 8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inv := []Node{
+				{Name: "a", Class: "train", GPUs: 4}, {Name: "b", Class: "train", GPUs: 4}, {Name: "c", Class: "train", GPUs: 4},
+				{Name: "x", Class: "other", GPUs: 4},
+			}
+			got := usableGPUs(inv, nil, tc.held, tc.r)
+			if got != tc.want {
+				t.Fatalf("usable %d GPUs, want %d", got, tc.want)
+			}
+			held := slices.Clone(tc.held)
+			placed := 0
+			for {
+				p, ok := place(inv, nil, held, tc.r)
+				if !ok {
+					break
+				}
+				h := Holding{Class: tc.r.Class, Team: tc.r.Team, GPUs: tc.r.GPUs, Node: strings.Join(p.Nodes, ","), GPUIndex: p.GPUs, Reserved: tc.r.Reserve}
+				held = append(held, h)
+				if p.GPUs == nil { // whole nodes
+					placed += 4 * len(p.Nodes)
+				} else {
+					placed += len(p.GPUs)
+				}
+			}
+			if placed != got {
+				t.Errorf("placement gave %d GPUs' worth of such requests; usableGPUs says %d", placed, got)
+			}
+		})
 	}
 }

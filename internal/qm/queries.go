@@ -52,8 +52,9 @@ type ClassStatus struct {
 	Wait     WaitEstimate
 }
 
-// Catalog lists the classes with free GPUs now and the predicted wait for one GPU.
-func (s *Service) Catalog(ctx context.Context) ([]ClassStatus, error) {
+// Catalog lists the classes with free GPUs now and the predicted wait for one GPU for user.
+func (s *Service) Catalog(ctx context.Context, user string) ([]ClassStatus, error) {
+	team := s.defaultTeam(ctx, user)
 	var out []ClassStatus
 	for _, c := range s.Policy.Classes {
 		p, err := s.Pool(ctx, c.Name)
@@ -61,7 +62,7 @@ func (s *Service) Catalog(ctx context.Context) ([]ClassStatus, error) {
 			return nil, err
 		}
 		cs := ClassStatus{Class: c, Capacity: p.Capacity, Free: p.Free()}
-		if cs.Wait, err = s.PredictWait(ctx, c.Name, 1); err != nil {
+		if cs.Wait, err = s.PredictWait(ctx, c.Name, team, 1); err != nil {
 			return nil, err
 		}
 		out = append(out, cs)
@@ -78,18 +79,13 @@ type Estimate struct {
 	Wait  WaitEstimate
 }
 
-// EstimateRequest prices a request and predicts its wait, with no side effects.
-func (s *Service) EstimateRequest(ctx context.Context, class string, gpus int, d time.Duration) (Estimate, error) {
+// EstimateRequest prices a request of user's and predicts its wait, with no side effects.
+func (s *Service) EstimateRequest(ctx context.Context, user, class string, gpus int, d time.Duration) (Estimate, error) {
 	c, err := s.checkShape(class, gpus, d)
 	if err != nil {
 		return Estimate{}, err
 	}
-	var wait WaitEstimate
-	if s.Waits != nil {
-		wait, err = s.predictWithModel(ctx, WaitRequest{Class: c.Name, GPUs: gpus, Duration: d})
-	} else {
-		wait, err = s.PredictWait(ctx, c.Name, gpus)
-	}
+	wait, err := s.predictWait(ctx, WaitRequest{Class: c.Name, User: user, Team: s.defaultTeam(ctx, user), GPUs: gpus, Duration: d}, false)
 	if err != nil {
 		return Estimate{}, err
 	}
@@ -99,4 +95,18 @@ func (s *Service) EstimateRequest(ctx context.Context, class string, gpus int, d
 // Cost is price × GPUs × duration.
 func Cost(c *policy.Class, gpus int, d time.Duration) float64 {
 	return c.PricePerGPUHour * GPUHours(gpus, d)
+}
+
+// defaultTeam is the team a request of user's is charged to when it names none ("" when user
+// belongs to no team or cannot be resolved).
+func (s *Service) defaultTeam(ctx context.Context, user string) string {
+	if user == "" {
+		return ""
+	}
+	id, err := s.Resolve(ctx, user)
+	if err != nil {
+		return ""
+	}
+	t, _ := s.teamFor(id, "")
+	return t
 }

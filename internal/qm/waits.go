@@ -84,26 +84,29 @@ func (s *Service) WarmWaits(ctx context.Context) error {
 	return nil
 }
 
-// PredictWait estimates how long n GPUs of a class would wait now: zero when they are free, else
-// the time until enough running leases expire (their known expiries), with the queue ahead served
-// first. Free means free to admission: within the class's capacity and the shared cap.
-func (s *Service) PredictWait(ctx context.Context, class string, n int) (WaitEstimate, error) {
-	return s.predictWait(ctx, class, n, 0)
+// PredictWait estimates how long n GPUs of a class would wait now for a member of team (""
+// when not known): zero when they are free, else the time until enough running leases expire
+// (their known expiries), with the queue ahead served first. Free means free to admission:
+// within the class's capacity and the shared cap, and placeable (see waitCapacity).
+func (s *Service) PredictWait(ctx context.Context, class, team string, n int) (WaitEstimate, error) {
+	return s.predictWait(ctx, WaitRequest{Class: class, Team: team, GPUs: n, Duration: DefaultDuration}, false)
 }
 
-// predictWait is PredictWait for a lease already in the queue: only leases queued before it are ahead.
-func (s *Service) predictWait(ctx context.Context, class string, n int, self LeaseID) (WaitEstimate, error) {
+// predictWait is PredictWait for req; req.Lease, when set, is a lease already in the queue: only
+// leases queued before it are ahead. reserve: the request takes whole nodes.
+func (s *Service) predictWait(ctx context.Context, req WaitRequest, reserve bool) (WaitEstimate, error) {
 	if s.Waits != nil {
-		return s.predictWithModel(ctx, WaitRequest{Lease: self, Class: class, GPUs: n, Duration: DefaultDuration})
+		return s.predictWithModel(ctx, req)
 	}
 	var pool Pool
+	var capa int
 	var live []*Lease
 	err := s.Store.View(ctx, func(tx Tx) error {
 		var err error
-		if pool, err = s.pool(ctx, tx, class); err != nil {
+		if pool, capa, err = s.waitCapacity(ctx, tx, req, reserve); err != nil {
 			return err
 		}
-		classes := []string{class}
+		classes := []string{req.Class}
 		if pool.Limit > 0 {
 			classes = s.Policy.SharedClasses()
 		}
@@ -125,9 +128,9 @@ func (s *Service) predictWait(ctx context.Context, class string, n int, self Lea
 	now := s.Clock.Now()
 	// Two pools must both have room: the class's own GPUs, and (for a shared class) the cap that
 	// all shared classes share. The wait is until both do.
-	w := releaseWait(now, live, n, self, pool.Capacity, func(l *Lease) bool { return l.Class == class })
+	w := releaseWait(now, live, req.GPUs, req.Lease, capa, func(l *Lease) bool { return l.Class == req.Class })
 	if pool.Limit > 0 {
-		w = max(w, releaseWait(now, live, n, self, pool.Limit, func(*Lease) bool { return true }))
+		w = max(w, releaseWait(now, live, req.GPUs, req.Lease, pool.Limit, func(*Lease) bool { return true }))
 	}
 	if w < 0 {
 		return WaitEstimate{Median: 24 * time.Hour, P90: 48 * time.Hour}, nil
@@ -136,6 +139,32 @@ func (s *Service) predictWait(ctx context.Context, class string, n int, self Lea
 		return WaitEstimate{}, nil
 	}
 	return WaitEstimate{Median: w, P90: w + w/4}, nil
+}
+
+// waitCapacity is the class's pool and the capacity a wait prediction for req is told: what the
+// class's running leases hold plus the free GPUs a request of req's shape could be placed on now
+// (usableGPUs), never more than the pool's effective capacity (the shared cap). GPUs that
+// admission would not give the request, on another team's node of an exclusive class or too few
+// on any one node, are not counted as free, so a request that queues is not promised that no
+// wait is expected. A class the scheduler places gets the pool's effective capacity.
+func (s *Service) waitCapacity(ctx context.Context, tx Tx, req WaitRequest, reserve bool) (Pool, int, error) {
+	if !s.placesItself(req.Class) {
+		p, err := s.pool(ctx, tx, req.Class)
+		return p, p.Effective(), err
+	}
+	p, held, err := s.poolHeld(ctx, tx, req.Class)
+	if err != nil {
+		return p, 0, err
+	}
+	inv, ix := s.inventory()
+	c, _ := s.Policy.Class(req.Class)
+	ours := 0
+	for _, h := range held {
+		ours += h.GPUs
+	}
+	usable := usableGPUs(inv, ix, held, placeRequest{Class: req.Class, Team: req.Team, GPUs: req.GPUs,
+		ExclusiveClass: c != nil && c.Isolation == "exclusive", Reserve: reserve})
+	return p, min(p.Effective(), ours+usable), nil
 }
 
 // releaseWait is how long until n more GPUs fit in a pool of capa GPUs, as the running leases in
@@ -176,27 +205,34 @@ func releaseWait(now time.Time, live []*Lease, n int, self LeaseID, capa int, in
 }
 
 // predictWithModel asks the wait predictor, with the queue ahead of the request and the capacity
-// the class can reach now (the shared cap included).
+// the request can reach now (waitCapacity).
 func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEstimate, error) {
-	var queued []*Lease
-	var pool Pool
+	var ahead []*Lease
+	var capa int
 	if err := s.Store.View(ctx, func(tx Tx) error {
-		var err error
-		if pool, err = s.pool(ctx, tx, req.Class); err != nil {
+		queued, err := tx.ListLeases(ctx, LeaseFilter{Class: req.Class, States: []State{Queued}, Slim: true})
+		if err != nil {
 			return err
 		}
-		queued, err = tx.ListLeases(ctx, LeaseFilter{Class: req.Class, States: []State{Queued}, Slim: true})
+		inQueue, reserve := false, false
+		for _, l := range queued {
+			if req.Lease == 0 || l.ID < req.Lease {
+				ahead = append(ahead, l)
+			} else if l.ID == req.Lease {
+				req.User, req.Team, req.GPUs, req.Duration = l.User, l.Team, l.GPUs, l.Duration
+				inQueue, reserve = true, l.Exclusive
+			}
+		}
+		if req.Lease != 0 && !inQueue {
+			// A lease that was placed at once (rememberWait): what it fitted in is the pool.
+			p, err := s.pool(ctx, tx, req.Class)
+			capa = p.Effective()
+			return err
+		}
+		_, capa, err = s.waitCapacity(ctx, tx, req, reserve)
 		return err
 	}); err != nil {
 		return WaitEstimate{}, err
 	}
-	var ahead []*Lease
-	for _, l := range queued {
-		if req.Lease == 0 || l.ID < req.Lease {
-			ahead = append(ahead, l)
-		} else if l.ID == req.Lease {
-			req.User, req.Team, req.GPUs, req.Duration = l.User, l.Team, l.GPUs, l.Duration
-		}
-	}
-	return s.Waits.Predict(s.Clock.Now(), req, ahead, pool.Effective()), nil
+	return s.Waits.Predict(s.Clock.Now(), req, ahead, capa), nil
 }
