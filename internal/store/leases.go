@@ -66,7 +66,7 @@ var leaseFields = []string{
 var (
 	leaseColumns = "id, " + strings.Join(leaseFields, ", ")
 	// slimLeaseColumns are what a qm.LeaseFilter with Slim reads: what admission and placement need.
-	slimLeaseColumns = "id, kind, user_name, team, class, gpus, duration_ns, state, node, gpu_index, created_at, started_at, expires_at, ended_at"
+	slimLeaseColumns = "id, kind, user_name, team, class, gpus, duration_ns, exclusive, state, node, gpu_index, created_at, started_at, expires_at, ended_at"
 
 	// ON CONFLICT DO NOTHING turns a repeated request key into "no row returned" instead of an
 	// error, which on PostgreSQL would abort the whole transaction: the caller can still look the
