@@ -70,6 +70,30 @@ func (r dbRefs) MessageRefs(ctx context.Context, ref string) ([]slackbot.Message
 	return out, err
 }
 
+// dbInbox keeps acknowledged commands in the database, as the service does.
+type dbInbox struct{ db *store.DB }
+
+func (i dbInbox) Accept(ctx context.Context, cmds []slackbot.Accepted, claim time.Duration) ([]bool, error) {
+	ds := make([]store.Delivery, len(cmds))
+	for n, c := range cmds {
+		ds[n] = store.Delivery{Key: c.Key, Platform: "slack", Payload: string(c.Payload), ReceivedAt: c.Received}
+	}
+	return i.db.AcceptDeliveries(ctx, ds, "test", claim)
+}
+
+func (i dbInbox) Finish(ctx context.Context, keys []string) error {
+	return i.db.FinishDeliveries(ctx, keys)
+}
+
+func (i dbInbox) Claim(ctx context.Context, now time.Time, claim time.Duration) ([]slackbot.Accepted, error) {
+	ds, err := i.db.ClaimDeliveries(ctx, "slack", "test", now, claim, 100)
+	out := make([]slackbot.Accepted, len(ds))
+	for n, d := range ds {
+		out[n] = slackbot.Accepted{Key: d.Key, Payload: []byte(d.Payload), Received: d.ReceivedAt}
+	}
+	return out, err
+}
+
 var start = time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC) // a Monday, 09:00 in Chicago
 
 // newEnv wires everything on the database at dbURL (storetest.SQLite or storetest.Postgres).
@@ -119,6 +143,12 @@ func (e *env) restart() {
 }
 
 func (e *env) newAdapter() *slackbot.Adapter {
+	return e.newAdapterWith(e.bot, 0, 0)
+}
+
+// newAdapterWith is newAdapter with another handler, the inbox claim and how old a recovered
+// command may be (0: the defaults).
+func (e *env) newAdapterWith(h bot.Handler, claim, within time.Duration) *slackbot.Adapter {
 	var classes []slackbot.Choice
 	for _, c := range e.svc.Policy.Classes {
 		classes = append(classes, slackbot.Choice{Value: c.Name, Label: c.Name + " — " + c.Description})
@@ -128,8 +158,11 @@ func (e *env) newAdapter() *slackbot.Adapter {
 		AppToken:        "xapp-test",
 		SigningSecret:   secret,
 		APIURL:          e.slack.apiURL(),
-		Handler:         e.bot,
+		Handler:         h,
 		Refs:            dbRefs{e.db},
+		Inbox:           dbInbox{e.db},
+		InboxClaim:      claim,
+		ReplayWithin:    within,
 		Choices:         slackbot.Choices{Classes: classes, Teams: []string{"vision", "language"}},
 		Logger:          storetest.Logger(e.t),
 		ChannelInterval: time.Millisecond,

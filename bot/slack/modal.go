@@ -359,7 +359,7 @@ func (a *Adapter) onSubmit(cb slack.InteractionCallback) any {
 			return nil
 		}
 		o := origin{user: cb.User.ID, team: cb.Team.ID, channel: meta.Channel}
-		a.goWork(func(ctx context.Context) { a.run(ctx, o, f.command(), key) })
+		a.runKept(o, f.command(), key)
 	case callbackDeny:
 		reason := ""
 		if cb.View.State != nil {
@@ -374,7 +374,7 @@ func (a *Adapter) onSubmit(cb slack.InteractionCallback) any {
 		}
 		o := origin{user: cb.User.ID, team: cb.Team.ID, channel: meta.Channel, responseURL: meta.ResponseURL}
 		cmd := "/gpu deny " + meta.Lease + " " + clip(reason, maxReason)
-		a.goWork(func(ctx context.Context) { a.run(ctx, o, cmd, key) })
+		a.runKept(o, cmd, key)
 	}
 	return nil
 }

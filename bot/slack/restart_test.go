@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/bot"
+	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/sim"
@@ -183,4 +184,97 @@ func denyMeta(t *testing.T, e *env, id string) string {
 	}
 	meta, _ := v.View["private_metadata"].(string)
 	return meta
+}
+
+// stalled is a handler that never gets to a command: it waits until its process stops.
+type stalled struct{ got chan string }
+
+func (s stalled) Handle(ctx context.Context, req bot.Request) []bot.Reply {
+	s.got <- req.Text
+	<-ctx.Done()
+	return nil
+}
+
+// A command acknowledged by a process that stopped before running it (a kill, a crash) is run
+// by the next process once the first one's claim on it has run out: the lease is made once and
+// the answer reaches the person who asked. One acknowledged too long ago is not run; its sender
+// is told so.
+func TestACommandAcknowledgedBeforeAStopIsRunAfterIt(t *testing.T) {
+	e := newEnv(t, storetest.Postgres(t))
+	claim := 300 * time.Millisecond
+	live := e.newAdapterWith(e.bot, claim, 0)
+	stuck := stalled{got: make(chan string, 1)}
+	gone := e.newAdapterWith(stuck, claim, 0)
+
+	e.handler.Store(gone)
+	trigger := e.command("UALICE", "request 1 interactive for 2h")
+	<-stuck.got // acknowledged, and its work started but never finished
+	e.handler.Store(live)
+	old := e.adapter
+	e.adapter = live
+	closeNow(t, old)
+
+	if n, err := live.Recover(t.Context()); err != nil || n != 0 {
+		t.Fatalf("recovered %d commands while the first process's claim held (%v)", n, err)
+	}
+	time.Sleep(2 * claim)
+	if n, err := live.Recover(t.Context()); err != nil || n != 1 {
+		t.Fatalf("recovered %d commands after the claim ran out, want 1 (%v)", n, err)
+	}
+	e.wait()
+	closeNow(t, gone) // the stalled work ends; what it left is not run twice
+	if n, _ := live.Recover(t.Context()); n != 0 {
+		t.Fatalf("recovered %d commands again", n)
+	}
+	ls := e.leases()
+	if len(ls) != 1 || ls[0].User != "alice@acme.example" || ls[0].State != qm.Active {
+		t.Fatalf("leases after the recovery: %+v", ls)
+	}
+	if r := e.responseTo(trigger); !strings.Contains(r.Text, ls[0].ID.String()+" is active") {
+		t.Errorf("the answer to the recovered command: %q", r.Text)
+	}
+
+	// Too old: the sender is told, nothing is made.
+	late := e.newAdapterWith(stuck, claim, 0)
+	e.handler.Store(late)
+	e.command("UALICE", "request 1 interactive for 3h")
+	<-stuck.got
+	e.handler.Store(live)
+	closeNow(t, late)
+	time.Sleep(2 * claim)
+	tooLate := e.newAdapterWith(e.bot, claim, claim) // anything older than the claim is too old
+	defer closeNow(t, tooLate)
+	if n, err := tooLate.Recover(t.Context()); err != nil || n != 1 {
+		t.Fatalf("recovered %d commands, want the old one (%v)", n, err)
+	}
+	waitFor(t, tooLate)
+	if ls := e.leases(); len(ls) != 1 {
+		t.Fatalf("a command too old to run made a lease: %+v", ls)
+	}
+	posts, _, responses, _ := e.slack.snapshot()
+	var told bool
+	for _, m := range append(posts, responses...) {
+		if strings.Contains(m.Text, "too late to run it now") && strings.Contains(m.Text, "request 1 interactive for 3h") {
+			told = true
+		}
+	}
+	if !told {
+		t.Errorf("the sender of the command too old to run was not told: %+v %+v", posts, responses)
+	}
+}
+
+func closeNow(t *testing.T, a *slackbot.Adapter) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_ = a.Close(ctx)
+}
+
+func waitFor(t *testing.T, a *slackbot.Adapter) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := a.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
 }

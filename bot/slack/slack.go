@@ -76,6 +76,15 @@ type Config struct {
 	HTTPClient *http.Client
 	// MaxWork bounds how many commands the handler runs at once; zero means DefaultMaxWork.
 	MaxWork int
+	// Inbox, when set, keeps every command from its acknowledgement until its work is done, so
+	// that Recover can run what a stopped process left undone; nil: none is kept.
+	Inbox Inbox
+	// InboxClaim is how long a process keeps a command it took to itself before another may
+	// recover it; zero means WorkTimeout plus a minute.
+	InboxClaim time.Duration
+	// ReplayWithin is how old a recovered command may be and still run; zero means
+	// DefaultReplayWithin.
+	ReplayWithin time.Duration
 	// OnAck, when set, is told how long each delivery waited for its acknowledgement: transport
 	// is http or socket, kind is command, interaction or event.
 	OnAck func(transport, kind string, took time.Duration)
@@ -98,6 +107,8 @@ type Adapter struct {
 	base   context.Context
 	cancel context.CancelFunc
 	work   chan struct{} // a token per command the handler is running
+
+	inbox *inboxWriter // nil without Config.Inbox
 
 	homeMu sync.Mutex
 	homes  map[string]*sync.Mutex // Slack users who opened the Home tab, each with a publish lock
@@ -137,6 +148,9 @@ func New(cfg Config) (*Adapter, error) {
 	a.out = newOutbox(cfg.ChannelInterval, a.track)
 	a.users = newUsers(a.api, a.out)
 	a.base, a.cancel = context.WithCancel(context.Background())
+	if cfg.Inbox != nil {
+		a.inbox = newInboxWriter(a.base, cfg.Inbox, a.claim(), a.log)
+	}
 	return a, nil
 }
 
@@ -328,7 +342,7 @@ func (a *Adapter) onCommand(cmd slack.SlashCommand, retry bool) any {
 		a.goWork(func(ctx context.Context) { a.openRequestModal(ctx, cmd.TriggerID, received, o) })
 		return nil
 	}
-	a.goWork(func(ctx context.Context) { a.run(ctx, o, "/gpu "+text, key) })
+	a.runKept(o, "/gpu "+text, key)
 	return nil
 }
 
@@ -377,7 +391,7 @@ func (a *Adapter) onInteraction(cb slack.InteractionCallback, retry bool) any {
 					a.goWork(func(ctx context.Context) { a.openDenyModal(ctx, cb.TriggerID, received, lease, o) })
 					continue
 				}
-				a.goWork(func(ctx context.Context) { a.run(ctx, o, cmd, key) })
+				a.runKept(o, cmd, key)
 			}
 		}
 		return nil

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -245,6 +246,9 @@ func serve(ctx context.Context, o serveOptions) error {
 		stopLifecycle()
 	}
 	wg.Go(func() { agents.Run(loops) })
+	if adapter != nil {
+		wg.Go(func() { recoverLoop(loops, a, adapter, log) })
+	}
 	if adapter != nil && o.slack.AppToken != "" {
 		wg.Go(func() {
 			if err := adapter.RunSocketMode(loops, o.socket...); err != nil {
@@ -417,6 +421,7 @@ func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, 
 		APIURL:        s.APIURL,
 		Handler:       a.Handler,
 		Refs:          slackRefs{a.Store},
+		Inbox:         slackInbox{a.Store, senderName()},
 		OnAck:         func(transport, kind string, took time.Duration) { a.Metrics.Ack("slack", transport, kind, took) },
 		Choices:       slackChoices(a),
 		Logger:        log,
@@ -458,6 +463,76 @@ func (r slackRefs) MessageRefs(ctx context.Context, ref string) ([]slackbot.Mess
 		out[i] = slackbot.MessageRef{Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, TS: m.MessageID}
 	}
 	return out, nil
+}
+
+// slackInbox keeps the Slack adapter's acknowledged commands in the database until they are
+// done, claimed by this process (owner: senderName).
+type slackInbox struct {
+	db    *store.DB
+	owner string
+}
+
+func (i slackInbox) Accept(ctx context.Context, cmds []slackbot.Accepted, claim time.Duration) ([]bool, error) {
+	ds := make([]store.Delivery, len(cmds))
+	for n, c := range cmds {
+		ds[n] = store.Delivery{Key: c.Key, Platform: "slack", Payload: string(c.Payload), ReceivedAt: c.Received}
+	}
+	return i.db.AcceptDeliveries(ctx, ds, i.owner, claim)
+}
+
+func (i slackInbox) Finish(ctx context.Context, keys []string) error {
+	return i.db.FinishDeliveries(ctx, keys)
+}
+
+func (i slackInbox) Claim(ctx context.Context, now time.Time, claim time.Duration) ([]slackbot.Accepted, error) {
+	ds, err := i.db.ClaimDeliveries(ctx, "slack", i.owner, now, claim, 100)
+	out := make([]slackbot.Accepted, len(ds))
+	for n, d := range ds {
+		out[n] = slackbot.Accepted{Key: d.Key, Payload: []byte(d.Payload), Received: d.ReceivedAt}
+	}
+	return out, err
+}
+
+// recoverInterval is how often serve looks for commands that a stopped process acknowledged and
+// never ran.
+const recoverInterval = 30 * time.Second
+
+// recoverLoop runs, at start and every recoverInterval, the Slack commands that a stopped process
+// (this one before a restart, or another replica) acknowledged and never finished. At start, the
+// claims of processes on this host that no longer run are released first, so that what a killed
+// predecessor acknowledged runs at once instead of after its claim lapses.
+func recoverLoop(ctx context.Context, a *App, adapter *slackbot.Adapter, log *slog.Logger) {
+	host, _ := os.Hostname()
+	if owners, err := a.Store.DeliveryClaimers(ctx, "slack", time.Now()); err != nil {
+		log.Warn("reading the inbox's claims", "err", err)
+	} else {
+		var stopped []string
+		for _, o := range owners {
+			// This process may have acknowledged commands already: its own claims stay.
+			if o != senderName() && senderStopped(o, host) {
+				stopped = append(stopped, o)
+			}
+		}
+		if n, err := a.Store.ReleaseDeliveryClaims(ctx, "slack", stopped); err != nil {
+			log.Warn("releasing the inbox claims of stopped processes", "err", err)
+		} else if n > 0 {
+			log.Info("took back the Slack commands that stopped processes on this host acknowledged", "processes", strings.Join(stopped, ","), "commands", n)
+		}
+	}
+	t := time.NewTicker(recoverInterval)
+	defer t.Stop()
+	for {
+		if n, err := adapter.Recover(ctx); err != nil && ctx.Err() == nil {
+			log.Error("recover acknowledged Slack commands", "err", err)
+		} else if n > 0 {
+			log.Info("recovered Slack commands acknowledged before a stop", "commands", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // senderName names this process in the outbox's claims: host and process id.

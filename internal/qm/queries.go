@@ -54,9 +54,12 @@ type ClassStatus struct {
 
 // Catalog lists the classes with free GPUs now and the predicted wait for one GPU for user.
 func (s *Service) Catalog(ctx context.Context, user string) ([]ClassStatus, error) {
-	team := s.defaultTeam(ctx, user)
 	var out []ClassStatus
 	for _, c := range s.Policy.Classes {
+		team := ""
+		if c.Isolation == "exclusive" { // which nodes are the team's own matters only there
+			team = s.defaultTeam(ctx, user)
+		}
 		p, err := s.Pool(ctx, c.Name)
 		if err != nil {
 			return nil, err
@@ -85,7 +88,11 @@ func (s *Service) EstimateRequest(ctx context.Context, user, class string, gpus 
 	if err != nil {
 		return Estimate{}, err
 	}
-	wait, err := s.predictWait(ctx, WaitRequest{Class: c.Name, User: user, Team: s.defaultTeam(ctx, user), GPUs: gpus, Duration: d}, false)
+	req := WaitRequest{Class: c.Name, User: user, GPUs: gpus, Duration: d}
+	if c.Isolation == "exclusive" {
+		req.Team = s.defaultTeam(ctx, user)
+	}
+	wait, err := s.predictWait(ctx, req, false)
 	if err != nil {
 		return Estimate{}, err
 	}

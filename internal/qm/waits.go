@@ -146,9 +146,13 @@ func (s *Service) predictWait(ctx context.Context, req WaitRequest, reserve bool
 // (usableGPUs), never more than the pool's effective capacity (the shared cap). GPUs that
 // admission would not give the request, on another team's node of an exclusive class or too few
 // on any one node, are not counted as free, so a request that queues is not promised that no
-// wait is expected. A class the scheduler places gets the pool's effective capacity.
+// wait is expected. A class the scheduler places gets the pool's effective capacity, and so does
+// a request of one GPU on a class that is not exclusive (any free GPU will do), which needs only
+// the pool's sums, not every running lease.
 func (s *Service) waitCapacity(ctx context.Context, tx Tx, req WaitRequest, reserve bool) (Pool, int, error) {
-	if !s.placesItself(req.Class) {
+	c, _ := s.Policy.Class(req.Class)
+	exclusive := c != nil && c.Isolation == "exclusive"
+	if !s.placesItself(req.Class) || (!exclusive && !reserve && req.GPUs <= 1) {
 		p, err := s.pool(ctx, tx, req.Class)
 		return p, p.Effective(), err
 	}
@@ -157,13 +161,12 @@ func (s *Service) waitCapacity(ctx context.Context, tx Tx, req WaitRequest, rese
 		return p, 0, err
 	}
 	inv, ix := s.inventory()
-	c, _ := s.Policy.Class(req.Class)
 	ours := 0
 	for _, h := range held {
 		ours += h.GPUs
 	}
 	usable := usableGPUs(inv, ix, held, placeRequest{Class: req.Class, Team: req.Team, GPUs: req.GPUs,
-		ExclusiveClass: c != nil && c.Isolation == "exclusive", Reserve: reserve})
+		ExclusiveClass: exclusive, Reserve: reserve})
 	return p, min(p.Effective(), ours+usable), nil
 }
 
