@@ -196,15 +196,21 @@ func (s stalled) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 }
 
 // A command acknowledged by a process that stopped before running it (a kill, a crash) is run
-// by the next process once the first one's claim on it has run out: the lease is made once and
-// the answer reaches the person who asked. One acknowledged too long ago is not run; its sender
-// is told so.
+// by another process once the first one's claim on it is gone (here released, as a restarted
+// serve releases its dead predecessor's; TestInbox checks that a claim lapses): the lease is made
+// once and the answer reaches the person who asked. One acknowledged too long ago is not run;
+// its sender is told so.
 func TestACommandAcknowledgedBeforeAStopIsRunAfterIt(t *testing.T) {
 	e := newEnv(t, storetest.Postgres(t))
-	claim := 300 * time.Millisecond
-	live := e.newAdapterWith(e.bot, claim, 0)
+	live := e.newAdapterWith(e.bot, time.Hour, 0)
 	stuck := stalled{got: make(chan string, 1)}
-	gone := e.newAdapterWith(stuck, claim, 0)
+	gone := e.newAdapterWith(stuck, time.Hour, 0)
+	release := func() {
+		t.Helper()
+		if _, err := e.db.ReleaseDeliveryClaims(t.Context(), "slack", []string{"test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	e.handler.Store(gone)
 	trigger := e.command("UALICE", "request 1 interactive for 2h")
@@ -217,12 +223,13 @@ func TestACommandAcknowledgedBeforeAStopIsRunAfterIt(t *testing.T) {
 	if n, err := live.Recover(t.Context()); err != nil || n != 0 {
 		t.Fatalf("recovered %d commands while the first process's claim held (%v)", n, err)
 	}
-	time.Sleep(2 * claim)
+	release()
 	if n, err := live.Recover(t.Context()); err != nil || n != 1 {
-		t.Fatalf("recovered %d commands after the claim ran out, want 1 (%v)", n, err)
+		t.Fatalf("recovered %d commands once the claim was released, want 1 (%v)", n, err)
 	}
 	e.wait()
 	closeNow(t, gone) // the stalled work ends; what it left is not run twice
+	release()
 	if n, _ := live.Recover(t.Context()); n != 0 {
 		t.Fatalf("recovered %d commands again", n)
 	}
@@ -235,14 +242,14 @@ func TestACommandAcknowledgedBeforeAStopIsRunAfterIt(t *testing.T) {
 	}
 
 	// Too old: the sender is told, nothing is made.
-	late := e.newAdapterWith(stuck, claim, 0)
+	late := e.newAdapterWith(stuck, time.Hour, 0)
 	e.handler.Store(late)
 	e.command("UALICE", "request 1 interactive for 3h")
 	<-stuck.got
 	e.handler.Store(live)
 	closeNow(t, late)
-	time.Sleep(2 * claim)
-	tooLate := e.newAdapterWith(e.bot, claim, claim) // anything older than the claim is too old
+	release()
+	tooLate := e.newAdapterWith(e.bot, time.Hour, time.Nanosecond) // anything acknowledged is too old
 	defer closeNow(t, tooLate)
 	if n, err := tooLate.Recover(t.Context()); err != nil || n != 1 {
 		t.Fatalf("recovered %d commands, want the old one (%v)", n, err)
