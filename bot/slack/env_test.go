@@ -267,11 +267,9 @@ func (e *env) interaction(payload map[string]any) (int, string) {
 	return resp.StatusCode, string(out)
 }
 
-// click presses a button of a message as user: a signed block_actions payload.
-func (e *env) click(user string, m message, b button) {
-	e.t.Helper()
-	trigger := e.newTrigger()
-	p := map[string]any{
+// clickPayload is a block_actions payload in which user presses button b of message m, under trigger.
+func (e *env) clickPayload(user, trigger string, m message, b button) map[string]any {
+	return map[string]any{
 		"type": "block_actions", "trigger_id": trigger, "response_url": e.slack.responseURL(trigger),
 		"user":      map[string]any{"id": user},
 		"channel":   map[string]any{"id": m.Channel},
@@ -279,7 +277,12 @@ func (e *env) click(user string, m message, b button) {
 		"message":   map[string]any{"ts": m.TS},
 		"actions":   []any{map[string]any{"type": "button", "action_id": b.ActionID, "value": b.Value, "block_id": "b", "action_ts": "1"}},
 	}
-	if code, _ := e.interaction(p); code != http.StatusOK {
+}
+
+// click presses a button of a message as user: a signed block_actions payload.
+func (e *env) click(user string, m message, b button) {
+	e.t.Helper()
+	if code, _ := e.interaction(e.clickPayload(user, e.newTrigger(), m, b)); code != http.StatusOK {
 		e.t.Fatalf("click %s: HTTP %d", b.Value, code)
 	}
 }

@@ -58,18 +58,6 @@ func (e *env) state() string {
 	return b.String()
 }
 
-// clickBody is a block_actions payload pressing the button with value cmd on m, under trigger.
-func (e *env) clickPayload(user, trigger string, m message, b button) map[string]any {
-	return map[string]any{
-		"type": "block_actions", "trigger_id": trigger, "response_url": e.slack.responseURL(trigger),
-		"user":      map[string]any{"id": user},
-		"channel":   map[string]any{"id": m.Channel},
-		"container": map[string]any{"type": "message", "channel_id": m.Channel, "message_ts": m.TS},
-		"message":   map[string]any{"ts": m.TS},
-		"actions":   []any{map[string]any{"type": "button", "action_id": b.ActionID, "value": b.Value, "block_id": "b", "action_ts": "1"}},
-	}
-}
-
 // Every state-changing command and click, delivered again after the service restarted (a new
 // process on the same database, which remembers no delivery it saw), changes nothing the second
 // time: typed request, submit, extend (within policy and beyond it), keep, quota request,
