@@ -133,7 +133,7 @@ func TestAPostgreSQLThatNeverAnswersHangsNeitherStartNorCommands(t *testing.T) {
 	policy, people := teamsPolicy(t, 1, 2, "sim")
 	api := newSlackAPI(t, people)
 
-	mute := listen(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
+	mute := storetest.Mute(t)
 	env := baseEnv(t, policy, "postgres://qm@"+mute+"/qm?sslmode=disable", api)
 	s := startServe(t, env, false)
 	select {

@@ -70,17 +70,15 @@ func inFlightSbatch(log string) int {
 
 // kill -9 of serve at random points of provisioning, 20 times, on the real Slurm test cluster,
 // each time restarted at once. Each round asks for workspaces and releases one, then kills the
-// process after a random 0-1.2 s. After each restart the commands that got no answer are sent
-// again (as Slack redelivers), and the test waits for the service to recover by itself: no
-// orphan job, no lease without a job, no lost granted lease, no duplicate lease, no quota breach;
-// at the end no lost notice.
+// process after a random 0-1.2 s. The commands that got no answer are not sent again (Slack does
+// not send an acknowledged command again): after each restart every one of them must be
+// answered, and the test waits for the service to recover by itself: no orphan job, no lease
+// without a job, no lost granted lease, no duplicate lease, no quota breach; at the end no lost
+// notice.
 func TestKillNineDuringProvisioningOnSlurm(t *testing.T) {
 	storetest.RequirePostgres(t)
 	conf := slurmtest.Cluster(t)
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	instance := "qmk" + hex.EncodeToString(b)
-	t.Cleanup(func() { cancelInstance(conf, instance) })
+	instance := newInstance(t, conf, "qmk")
 	db := storetest.Postgres(t)
 	const quota = 2
 	policy, people := teamsPolicy(t, 4, quota, "slurm")
@@ -231,6 +229,16 @@ func unrecorded(ls []lease, jobs map[string][]job) int {
 		}
 	}
 	return n
+}
+
+// newInstance names a Slurm instance of the test's own (prefix and eight random hex digits), whose
+// jobs are cancelled when the test ends.
+func newInstance(t *testing.T, conf, prefix string) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	instance := prefix + hex.EncodeToString(b)
+	t.Cleanup(func() { cancelInstance(conf, instance) })
+	return instance
 }
 
 // cancelInstance cancels every job whose comment names instance.

@@ -4,8 +4,6 @@ package faults_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -29,10 +27,7 @@ import (
 func TestThreeReplicasUnderLoadDoEachThingOnce(t *testing.T) {
 	storetest.RequirePostgres(t)
 	conf := slurmtest.Cluster(t)
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	instance := "qmr" + hex.EncodeToString(b)
-	t.Cleanup(func() { cancelInstance(conf, instance) })
+	instance := newInstance(t, conf, "qmr")
 	db := storetest.Postgres(t)
 	const quota = 1
 	// The weekly post falls due while the run goes on, 10-70 s after it starts.
@@ -49,12 +44,7 @@ func TestThreeReplicasUnderLoadDoEachThingOnce(t *testing.T) {
 	if err := os.WriteFile(policy, []byte(strings.Replace(string(raw), "idle_timeout: 24h", "idle_timeout: 20s\n    idle_grace: 10s", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var users []string
-	for _, p := range people {
-		if strings.HasPrefix(p, "u") {
-			users = append(users, p)
-		}
-	}
+	users := requesters(people)
 	api := newSlackAPI(t, people)
 	sl := &slack{api: api}
 	env := append(baseEnv(t, policy, db, api), "SLURM_CONF="+conf, "QM_SLURM_INSTANCE="+instance,

@@ -24,12 +24,7 @@ func TestPostgreSQLRestartedUnderLoad(t *testing.T) {
 	db := pg.URL()
 	const quota = 3
 	policy, people := teamsPolicy(t, 8, quota, "sim")
-	var users []string
-	for _, p := range people {
-		if strings.HasPrefix(p, "u") {
-			users = append(users, p)
-		}
-	}
+	users := requesters(people)
 	api := newSlackAPI(t, people)
 	sl := &slack{api: api}
 	// The command's deadline for the database: a second, so that the 3 s promise holds with room

@@ -2,8 +2,6 @@ package store_test
 
 import (
 	"context"
-	"io"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -12,26 +10,6 @@ import (
 	"github.com/acme/quartermaster/internal/store"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
-
-// mute is a TCP server that accepts connections and never answers.
-func mute(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() { _, _ = io.Copy(io.Discard, c) }()
-		}
-	}()
-	return ln.Addr().String()
-}
 
 // returns runs f and fails the test if it has not returned after limit (a hang, not a speed).
 func returns(t *testing.T, limit time.Duration, f func() error) error {
@@ -50,7 +28,7 @@ func returns(t *testing.T, limit time.Duration, f func() error) error {
 // Connecting to a server that accepts and never answers fails by default (no connect_timeout in
 // the URL), with the URL's password hidden, instead of hanging.
 func TestConnectToAMuteServerFails(t *testing.T) {
-	addr := mute(t)
+	addr := storetest.Mute(t)
 	err := returns(t, time.Minute, func() error {
 		_, err := store.Open(context.Background(), "postgres://qm:s3cret@"+addr+"/qm?sslmode=disable", nil)
 		return err

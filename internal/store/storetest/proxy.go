@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"io"
 	"net"
 	"strings"
 	"sync"
@@ -79,4 +80,26 @@ func (p *Proxy) copy(dst, src net.Conn) {
 			return
 		}
 	}
+}
+
+// Mute starts a TCP server on loopback that accepts connections and never answers, as a database
+// that hangs from the start looks to its clients, and returns its host:port. It runs until the
+// test ends.
+func Mute(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _, _ = io.Copy(io.Discard, c) }()
+		}
+	}()
+	return ln.Addr().String()
 }
