@@ -94,10 +94,7 @@ func (t *tx) UpdateLeaseWithEvent(ctx context.Context, l *qm.Lease, from qm.Stat
 	if err := t.writable(); err != nil {
 		return err
 	}
-	arg := struct {
-		leaseRow
-		From string `db:"from_state"`
-	}{toLeaseRow(l), string(from)}
+	arg := updateArg(l, from)
 	q, args, err := t.x.BindNamed(updateLeaseSQL+" RETURNING id", arg)
 	if err != nil {
 		return fmt.Errorf("store: update lease: %w", err)

@@ -266,16 +266,23 @@ func (t *tx) oneLease(ctx context.Context, q string, args ...any) (*qm.Lease, er
 	return r.lease()
 }
 
+// updateLeaseArg is what updateLeaseSQL binds: every field of l, and the state it must still be in.
+type updateLeaseArg struct {
+	leaseRow
+	From string `db:"from_state"`
+}
+
+func updateArg(l *qm.Lease, from qm.State) updateLeaseArg {
+	return updateLeaseArg{toLeaseRow(l), string(from)}
+}
+
 // UpdateLease writes every field of l if the stored lease is still in state from. It returns
 // qm.ErrStale when the state moved on, qm.ErrNotFound when there is no lease l.ID.
 func (t *tx) UpdateLease(ctx context.Context, l *qm.Lease, from qm.State) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	arg := struct {
-		leaseRow
-		From string `db:"from_state"`
-	}{toLeaseRow(l), string(from)}
+	arg := updateArg(l, from)
 	q, args, err := t.x.BindNamed(updateLeaseSQL, arg)
 	if err != nil {
 		return fmt.Errorf("store: update lease: %w", err)
