@@ -55,10 +55,10 @@ type ClassStatus struct {
 // Catalog lists the classes with free GPUs now and the predicted wait for one GPU for user.
 func (s *Service) Catalog(ctx context.Context, user string) ([]ClassStatus, error) {
 	var out []ClassStatus
+	team, resolved := "", false
 	for _, c := range s.Policy.Classes {
-		team := ""
-		if c.Isolation == "exclusive" { // which nodes are the team's own matters only there
-			team = s.defaultTeam(ctx, user)
+		if c.Isolation == "exclusive" && !resolved { // which nodes are the team's own matters only there
+			team, resolved = s.defaultTeam(ctx, user), true
 		}
 		p, err := s.Pool(ctx, c.Name)
 		if err != nil {
