@@ -75,13 +75,7 @@ func releaseStoppedSenders(ctx context.Context, a *App, log *slog.Logger) {
 		log.Warn("reading the outbox's claims", "err", err)
 		return
 	}
-	host, _ := os.Hostname()
-	var stopped []string
-	for _, o := range owners {
-		if senderStopped(o, host) {
-			stopped = append(stopped, o)
-		}
-	}
+	stopped := stoppedOnThisHost(owners, "")
 	if len(stopped) == 0 {
 		return
 	}
@@ -91,6 +85,19 @@ func releaseStoppedSenders(ctx context.Context, a *App, log *slog.Logger) {
 		return
 	}
 	log.Info("took back the notices that stopped senders on this host held", "senders", strings.Join(stopped, ","), "notices", n)
+}
+
+// stoppedOnThisHost are the owners ("host/pid") of claims that ran on this host and have stopped,
+// but for except (a claim's owner that must be taken as running).
+func stoppedOnThisHost(owners []string, except string) []string {
+	host, _ := os.Hostname()
+	var stopped []string
+	for _, o := range owners {
+		if o != except && senderStopped(o, host) {
+			stopped = append(stopped, o)
+		}
+	}
+	return stopped
 }
 
 // senderStopped reports whether the sender named owner ("host/pid") ran on host and has stopped.

@@ -498,27 +498,11 @@ func (i slackInbox) Claim(ctx context.Context, now time.Time, claim time.Duratio
 const recoverInterval = 30 * time.Second
 
 // recoverLoop runs, at start and every recoverInterval, the Slack commands that a stopped process
-// (this one before a restart, or another replica) acknowledged and never finished. At start, the
-// claims of processes on this host that no longer run are released first, so that what a killed
+// (this one before a restart, or another replica) acknowledged and never finished. At start it
+// first releases the claims of processes on this host that no longer run, so that what a killed
 // predecessor acknowledged runs at once instead of after its claim lapses.
 func recoverLoop(ctx context.Context, a *App, adapter *slackbot.Adapter, log *slog.Logger) {
-	host, _ := os.Hostname()
-	if owners, err := a.Store.DeliveryClaimers(ctx, "slack", time.Now()); err != nil {
-		log.Warn("reading the inbox's claims", "err", err)
-	} else {
-		var stopped []string
-		for _, o := range owners {
-			// This process may have acknowledged commands already: its own claims stay.
-			if o != senderName() && senderStopped(o, host) {
-				stopped = append(stopped, o)
-			}
-		}
-		if n, err := a.Store.ReleaseDeliveryClaims(ctx, "slack", stopped); err != nil {
-			log.Warn("releasing the inbox claims of stopped processes", "err", err)
-		} else if n > 0 {
-			log.Info("took back the Slack commands that stopped processes on this host acknowledged", "processes", strings.Join(stopped, ","), "commands", n)
-		}
-	}
+	releaseStoppedInbox(ctx, a, log)
 	t := time.NewTicker(recoverInterval)
 	defer t.Stop()
 	for {
@@ -532,6 +516,25 @@ func recoverLoop(ctx context.Context, a *App, adapter *slackbot.Adapter, log *sl
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// releaseStoppedInbox releases the inbox claims of the processes on this host that no longer run
+// (this process's own claims stay: it may have acknowledged commands already).
+func releaseStoppedInbox(ctx context.Context, a *App, log *slog.Logger) {
+	owners, err := a.Store.DeliveryClaimers(ctx, "slack", time.Now())
+	if err != nil {
+		log.Warn("reading the inbox's claims", "err", err)
+		return
+	}
+	stopped := stoppedOnThisHost(owners, senderName())
+	n, err := a.Store.ReleaseDeliveryClaims(ctx, "slack", stopped)
+	if err != nil {
+		log.Warn("releasing the inbox claims of stopped processes", "err", err)
+		return
+	}
+	if n > 0 {
+		log.Info("took back the Slack commands that stopped processes on this host acknowledged", "processes", strings.Join(stopped, ","), "commands", n)
 	}
 }
 
