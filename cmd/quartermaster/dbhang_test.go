@@ -3,30 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
-	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
 // serve against a PostgreSQL that accepts connections and never answers gives up with a sentence
 // instead of hanging, and a SIGTERM (ctx) meanwhile ends it.
 func TestServeGivesUpOnADatabaseThatNeverAnswers(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() { _, _ = io.Copy(io.Discard, c) }()
-		}
-	}()
+	mute := storetest.Mute(t)
 	t.Setenv("QM_DATA_DIR", t.TempDir())
 	t.Setenv("QM_POLICY", "../../docs/quartermaster.example.yaml")
 	for _, cancelEarly := range []bool{false, true} {
@@ -37,7 +24,7 @@ func TestServeGivesUpOnADatabaseThatNeverAnswers(t *testing.T) {
 		var out, errb bytes.Buffer
 		done := make(chan int, 1)
 		go func() {
-			done <- run(ctx, []string{"serve", "--http", "127.0.0.1:0", "--db", "postgres://qm@" + ln.Addr().String() + "/qm?sslmode=disable"}, strings.NewReader(""), &out, &errb)
+			done <- run(ctx, []string{"serve", "--http", "127.0.0.1:0", "--db", "postgres://qm@" + mute + "/qm?sslmode=disable"}, strings.NewReader(""), &out, &errb)
 		}()
 		select {
 		case code := <-done:

@@ -36,7 +36,7 @@ func TestAgentServiceUnreachableLosesNoSample(t *testing.T) {
 	var mu sync.Mutex
 	refusing := false
 	target := strings.TrimPrefix(s.url, "http://")
-	proxy := listen(t, func(c net.Conn) {
+	proxy := storetest.Serve(t, func(c net.Conn) {
 		mu.Lock()
 		r := refusing
 		mu.Unlock()

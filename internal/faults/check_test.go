@@ -147,3 +147,14 @@ func scanLines(s string, fn func(string)) {
 		fn(sc.Text())
 	}
 }
+
+// requesters are the people of teamsPolicy who ask for workspaces (u…), without the budget owners.
+func requesters(people []string) []string {
+	var out []string
+	for _, p := range people {
+		if strings.HasPrefix(p, "u") {
+			out = append(out, p)
+		}
+	}
+	return out
+}

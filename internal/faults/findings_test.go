@@ -3,7 +3,6 @@ package faults_test
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -187,25 +186,6 @@ func TestAPostgreSQLThatNeverAnswersHangsNeitherStartNorCommands(t *testing.T) {
 	took := s.term(20*time.Second + 10*time.Second)
 	t.Logf("SIGTERM ended serve in %v while the database hangs", took.Round(time.Millisecond))
 	fr.Freeze(false)
-}
-
-// listen serves each TCP connection to a loopback port with handle until the test ends.
-func listen(t *testing.T, handle func(net.Conn)) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go handle(c)
-		}
-	}()
-	return ln.Addr().String()
 }
 
 // metric reads one unlabelled metric from a replica's /metrics.

@@ -393,17 +393,6 @@ func waitFor(d time.Duration, cond func() bool) bool {
 	return cond()
 }
 
-// requesters are the people of teamsPolicy who ask for workspaces (u…), without the budget owners.
-func requesters(people []string) []string {
-	var out []string
-	for _, p := range people {
-		if strings.HasPrefix(p, "u") {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // teamsPolicy is a policy of n teams t00…, each with one member uNN and one budget owner bossNN,
 // on backend, whose members may hold perTeam interactive GPUs without approval.
 func teamsPolicy(t *testing.T, n, perTeam int, backend string, extra ...string) (path string, people []string) {

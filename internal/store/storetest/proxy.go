@@ -87,6 +87,13 @@ func (p *Proxy) copy(dst, src net.Conn) {
 // test ends.
 func Mute(t testing.TB) string {
 	t.Helper()
+	return Serve(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
+}
+
+// Serve hands each TCP connection to a loopback port to handle until the test ends, and returns
+// the port's host:port.
+func Serve(t testing.TB, handle func(net.Conn)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +105,7 @@ func Mute(t testing.TB) string {
 			if err != nil {
 				return
 			}
-			go func() { _, _ = io.Copy(io.Discard, c) }()
+			go handle(c)
 		}
 	}()
 	return ln.Addr().String()
