@@ -58,6 +58,7 @@ const (
 	// or the last hitWindow or so once there are more) is within coverageSlack of Coverage.
 	hitWindow     = 1 << 16
 	coverageSlack = 0.01
+	blendScale    = 0.05 // see blend
 	medianStep    = 0.01 // step of a way's running median of ln(bound / wait)
 )
 
@@ -147,39 +148,70 @@ func (p *Predictor) existingStats(kinds [nLevels]uint64) [nLevels]*kindStats {
 	return out
 }
 
-// choosePoint is the expert whose answers have lately done best for the finest kind that has
-// seen enough requests (expKNN before any has).
-func (p *Predictor) choosePoint(ks [nLevels]*kindStats) int {
+// choosePoint is the answer for the finest kind that has seen enough requests (the nearest
+// situations' before any has): the band of the expert whose recent answers fell in the right
+// band most often, and in it the experts' blended minutes, moved into that band when they lie
+// outside. Band accuracy is then that expert's, and the minutes lose nothing where the band is
+// right.
+func (p *Predictor) choosePoint(ks [nLevels]*kindStats, experts *[nExperts]float32) float32 {
 	for l := nLevels - 1; l >= 0; l-- {
 		if ks[l] != nil && ks[l].n >= minKindPoints {
-			return ks[l].best()
+			return inBand(ks[l].blend(experts), Band(secs(float64(experts[ks[l].bandBest()]))))
 		}
 	}
-	return expKNN
+	return experts[expKNN]
 }
 
-// best is the expert with the lowest score: its mean absolute error over the best one's plus
-// its share of wrong bands over the best one's.
-func (k *kindStats) best() int {
-	minAE, minBM := math.Inf(1), math.Inf(1)
+// bandBest is the expert with the fewest recent wrong bands (the first of equals).
+func (k *kindStats) bandBest() int {
+	best := 0
 	for e := range nExperts {
-		minAE, minBM = min(minAE, k.ae[e]), min(minBM, k.bm[e])
-	}
-	best, score := expKNN, math.Inf(1)
-	for e := range nExperts {
-		if s := k.ae[e]/(minAE+aeFloor) + k.bm[e]/(minBM+bandFloor); s < score {
-			best, score = e, s
+		if k.bm[e] < k.bm[best] {
+			best = e
 		}
 	}
 	return best
 }
 
-// dominant is the expert that has lately done better than the answers the kinds chose, over
-// all requests, both in minutes and in bands (the one with the lowest score among such), or -1
-// when none has: the chosen answers then stand.
-func (k *kindStats) dominant() int {
+// blend is the experts' answers averaged with weights that fall by a factor e for every
+// blendScale of the lowest recent mean absolute error (plus aeFloor) by which an expert's is
+// higher: the closest expert's answer, moved towards those nearly as close.
+func (k *kindStats) blend(experts *[nExperts]float32) float32 {
+	lo := math.Inf(1)
+	for e := range nExperts {
+		lo = min(lo, k.ae[e])
+	}
+	lo += aeFloor
+	var sum, wsum float64
+	for e := range nExperts {
+		w := math.Exp(-(k.ae[e] + aeFloor - lo) / (blendScale * lo))
+		sum += w * float64(experts[e])
+		wsum += w
+	}
+	return float32(sum / wsum)
+}
+
+// bandEdges are the waits, in seconds, where the bands of Band begin.
+var bandEdges = [...]float32{0, 60, 600, 3600, 6 * 3600}
+
+// inBand is v (seconds) moved into band b: to its nearest edge when it lies outside.
+func inBand(v float32, b int) float32 {
+	if v < bandEdges[b] {
+		return bandEdges[b]
+	}
+	if b+1 < len(bandEdges) && v >= bandEdges[b+1] {
+		return bandEdges[b+1] - 1
+	}
+	return v
+}
+
+// overrule is the answer, over all requests, once an expert has lately done better than the
+// answers the kinds chose both in minutes and in bands (the one with the lowest score among
+// such): that expert's band, and in it the experts' minutes blended over all requests. The
+// chosen answer stands while none has.
+func (k *kindStats) overrule(pick float32, experts *[nExperts]float32) float32 {
 	if k.n < minKindPoints {
-		return -1
+		return pick
 	}
 	best, score := -1, math.Inf(1)
 	for e := range nExperts {
@@ -190,7 +222,10 @@ func (k *kindStats) dominant() int {
 			best, score = e, s
 		}
 	}
-	return best
+	if best < 0 {
+		return pick
+	}
+	return inBand(k.blend(experts), Band(secs(float64(experts[best]))))
 }
 
 // scorePoints updates every level's record of its experts' errors with a request that started

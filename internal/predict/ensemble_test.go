@@ -2,6 +2,7 @@ package predict
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 )
@@ -20,8 +21,8 @@ func TestChoosePoint(t *testing.T) {
 		t.Fatalf("median %v, want the 7m every similar request waited", e.Median)
 	}
 	ks := p.statsOf(e.kinds)
-	if best := ks[levelSituation].best(); e.experts[best] != float32(7*60) {
-		t.Fatalf("the best expert for the kind, %d, answers %v", best, e.experts[best])
+	if band := ks[levelSituation].bandBest(); e.experts[band] != float32(7*60) {
+		t.Fatalf("the expert best in bands for the kind, %d, answers %v", band, e.experts[band])
 	}
 }
 
@@ -55,5 +56,62 @@ func TestWindow(t *testing.T) {
 	}
 	if w.below(4) != 2 || w.below(10) != 4 || w.below(0) != 0 {
 		t.Fatalf("below: %d %d %d", w.below(4), w.below(10), w.below(0))
+	}
+}
+
+// The point takes its band from the expert that has lately been in the right band most often,
+// and its minutes from those that have lately been closest, moved into that band.
+func TestPointTakesTheBandOfOneExpertAndTheMinutesOfAnother(t *testing.T) {
+	k := &kindStats{n: 100}
+	for e := range nExperts + 1 {
+		k.ae[e], k.bm[e] = 3600, 0.9
+	}
+	k.bm[expZero] = 0.1        // "no wait" is in the right band most often ...
+	k.ae[expQBETS] = 60        // ... the QBETS-style median is closest in minutes
+	var ks [nLevels]*kindStats // only the finest kind has seen enough
+	ks[levelSituation] = k
+	var experts [nExperts]float32
+	for e := range experts {
+		experts[e] = 7200
+	}
+	p := New(Config{})
+	for _, c := range []struct{ qbets, want float32 }{{40, 40}, {90, 59}} {
+		experts[expZero], experts[expQBETS] = 0, c.qbets
+		if got := p.choosePoint(ks, &experts); math.Abs(float64(got-c.want)) > 0.5 {
+			t.Errorf("QBETS-style median %v s, no wait 0 s: point %v s, want %v s", c.qbets, got, c.want)
+		}
+	}
+	// Over all requests, an expert that has lately beaten the chosen answers both in minutes and
+	// in bands overrules their band.
+	g := &kindStats{n: 100}
+	for e := range nExperts + 1 {
+		g.ae[e], g.bm[e] = 3600, 0.9
+	}
+	g.ae[expRecent], g.bm[expRecent] = 600, 0.2
+	experts[expRecent] = 1200
+	if got := g.overrule(30, &experts); Band(secs(float64(got))) != 2 {
+		t.Errorf("chosen 30 s, overruled by an expert answering 20 min: point %v s, want it in the 10-60 min band", got)
+	}
+	g.ae[expRecent], g.bm[expRecent] = 3600, 0.9
+	if got := g.overrule(30, &experts); got != 30 {
+		t.Errorf("no expert did better than the chosen answers, yet the point moved from 30 s to %v s", got)
+	}
+}
+
+func TestInBand(t *testing.T) {
+	for _, c := range []struct {
+		v    float32
+		band int
+		want float32
+	}{
+		{30, 0, 30}, {90, 0, 59}, {30, 1, 60}, {900, 1, 599}, {7200, 2, 3599},
+		{100, 4, 6 * 3600}, {1e6, 4, 1e6}, {300, 1, 300},
+	} {
+		if got := inBand(c.v, c.band); got != c.want {
+			t.Errorf("inBand(%v, %d) = %v, want %v", c.v, c.band, got, c.want)
+		}
+		if got := Band(secs(float64(inBand(c.v, c.band)))); got != c.band {
+			t.Errorf("inBand(%v, %d) is in band %d", c.v, c.band, got)
+		}
 	}
 }

@@ -62,8 +62,9 @@ type Estimate struct {
 	seq   uint64             // which prediction it was
 	x     [nFeatures]float32 // the situation as the neighbour search sees it
 
-	// Median is the point prediction: the answer of whichever expert has lately done best for
-	// requests of this kind in this situation (see Predictor).
+	// Median is the point prediction: read from the answers of the experts that have lately
+	// done best for requests of this kind in this situation, in bands and in minutes (see
+	// Predictor).
 	Median time.Duration
 	// P90 is the upper bound: nine requests in ten start within their bound. It is at least
 	// Median and at least MinBound; a request whose wait is predictable gets a bound that
@@ -117,8 +118,9 @@ type Situation struct {
 	UserAhead  int           // the same user's requests ahead
 	// Drain is how long the requests ahead take to start at the pace requests have lately
 	// been starting; UserDrain the same for the user's own requests ahead at the pace the
-	// user's requests have lately been starting. Where a scheduler shares the pool among
-	// users, a user's long backlog drains at the user's own pace.
+	// user's requests have been starting up to now (the pool's pace when the trace records no
+	// users). Where a scheduler shares the pool among users, a user's long backlog drains at
+	// the user's own pace.
 	Drain     time.Duration
 	UserDrain time.Duration
 }
@@ -169,13 +171,14 @@ const (
 // situations. Its answers come from panels of experts, each scored online per kind of request
 // (queue; size; the band of the simulated start and the user's own requests ahead):
 //
-//   - The point is the answer of the expert whose recent answers for the request's kind were
-//     best, in minutes and in bands: the nearest situations' median wait (as it was, or scaled
-//     to this situation's reference wait), the kind's recent median, the simulated start, and
-//     the simple answers (no wait, everyone's recent median, the user's recent median, the
-//     queue's QBETS-style median, the user's last wait). Over all requests the chosen answers
-//     are scored as well, and yield to any single expert that has lately beaten them both in
-//     minutes and in bands.
+//   - The point is read from the experts' answers for the request's kind: the nearest
+//     situations' median wait, the kind's recent median, the simulated start, and the simple
+//     answers (no wait, everyone's recent median, the user's recent median, the queue's
+//     QBETS-style median, the user's last wait). Its band is that of the expert whose recent
+//     answers were most often in the right band; its minutes are the answers averaged with
+//     weights that fall fast with their recent mean absolute error, moved into that band.
+//     Over all requests the chosen answers are scored as well, and yield their band to any
+//     single expert that has lately beaten them both in minutes and in bands.
 //   - The bound is read, at one price for a bound's length, from the nearest situations' start
 //     curve, three ways: as the waits were, as they were scaled to this situation's reference
 //     wait, and the first but never under the reference wait. The way whose bounds for the
@@ -252,6 +255,23 @@ func (p *pace) gap() (float64, bool) {
 	return float64(hi-lo) * 1e-9 / float64(n-1), true
 }
 
+// gapUntil is the time from the oldest of the recent starts until now over their number, in
+// seconds: the mean gap as it stands now. A user's starts come in clumps (a dozen of a burst
+// start together when a large job ends, then none for hours), where the gaps within the clump
+// would make the user's backlog look several times faster to drain than it is. ok is false with
+// fewer than two.
+func (p *pace) gapUntil(now int64) (float64, bool) {
+	n := min(p.n, paceStarts)
+	if n < 2 {
+		return 0, false
+	}
+	lo := p.at[0]
+	for _, t := range p.at[:n] {
+		lo = min(lo, t)
+	}
+	return float64(max(now-lo, 0)) * 1e-9 / float64(n), true
+}
+
 // New returns a Predictor with no history.
 func New(cfg Config) *Predictor {
 	if cfg.Coverage <= 0 || cfg.Coverage >= 1 {
@@ -311,7 +331,9 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 	p.maxSeen = maxSeen
 	allGap, _ := p.all.starts.gap()
 	est.Situation.Drain = secs(allGap * float64(est.Situation.Ahead))
-	if g, ok := uw.starts.gap(); ok && uw != &p.all {
+	// A user's pace is measured up to now (see gapUntil); where no user is recorded, every
+	// request is the one unnamed user's, and the pool's pace stands in.
+	if g, ok := uw.starts.gapUntil(now); ok && uw != &p.all && req.User != "" {
 		est.Situation.UserDrain = secs(g * float64(est.Situation.UserAhead))
 	} else {
 		est.Situation.UserDrain = secs(allGap * float64(est.Situation.UserAhead))
@@ -353,11 +375,8 @@ func (p *Predictor) Predict(req Request, st State) Estimate {
 		expQBETS:  float32(p.qbets.Predict(req, st).Median.Seconds()),
 		expLast:   float32(uw.last),
 	}
-	est.pick = est.experts[p.choosePoint(ks)]
-	point := est.pick
-	if e := p.global.dominant(); e >= 0 {
-		point = est.experts[e] // over all requests, one expert alone has lately done better
-	}
+	est.pick = p.choosePoint(ks, &est.experts)
+	point := p.global.overrule(est.pick, &est.experts)
 	est.Median = secs(float64(point))
 
 	// The bound, each way at its own price.

@@ -507,3 +507,23 @@ func TestOverdueLeavesUnboundedAlone(t *testing.T) {
 		t.Errorf("way with a one-minute bound: theta %v, want %v (one miss)", p.theta[boundScaled], want)
 	}
 }
+
+// A user's backlog drains at the user's pace as it stands now: sixteen starts in a clump two
+// hours ago, and none since, is one start every 7.5 minutes, not one a second.
+func TestUserDrainCountsTheTimeSinceTheLastStarts(t *testing.T) {
+	p := New(Config{})
+	req := Request{User: "u", GPUs: 1, Requested: time.Hour}
+	for i := range paceStarts {
+		e := p.Predict(req, State{Now: t0, Capacity: 64})
+		p.Observe(Observation{Request: req, Estimate: e, Wait: time.Duration(i) * time.Second, Started: true})
+	}
+	now := t0.Add(2 * time.Hour)
+	queue := make([]Pending, 32)
+	for i := range queue {
+		queue[i] = Pending{User: "u", GPUs: 1, Submit: now.Add(-time.Minute)}
+	}
+	e := p.Predict(req, State{Now: now, Capacity: 64, Queue: queue})
+	if want := 32 * 2 * time.Hour / paceStarts; e.Situation.UserDrain < want-time.Minute || e.Situation.UserDrain > want+time.Minute {
+		t.Fatalf("user drain %v for 32 of the user's requests ahead, want about %v", e.Situation.UserDrain, want)
+	}
+}
