@@ -1,7 +1,9 @@
 package predict
 
 import (
+	"cmp"
 	"math"
+	"slices"
 )
 
 // The experts whose points the predictor chooses from (Estimate.experts).
@@ -58,7 +60,7 @@ const (
 	// or the last hitWindow or so once there are more) is within coverageSlack of Coverage.
 	hitWindow     = 1 << 16
 	coverageSlack = 0.01
-	blendScale    = 0.05 // see blend
+	blendScale    = 0.1 // see blend
 	medianStep    = 0.01 // step of a way's running median of ln(bound / wait)
 )
 
@@ -173,22 +175,33 @@ func (k *kindStats) bandBest() int {
 	return best
 }
 
-// blend is the experts' answers averaged with weights that fall by a factor e for every
-// blendScale of the lowest recent mean absolute error (plus aeFloor) by which an expert's is
-// higher: the closest expert's answer, moved towards those nearly as close.
+// blend is the weighted median of the experts' answers, with weights that fall by a factor e
+// for every blendScale of the lowest recent mean absolute error (plus aeFloor) by which an
+// expert's is higher: the closest expert's answer, unless those nearly as close lie together on
+// one side of it.
 func (k *kindStats) blend(experts *[nExperts]float32) float32 {
 	lo := math.Inf(1)
 	for e := range nExperts {
 		lo = min(lo, k.ae[e])
 	}
 	lo += aeFloor
-	var sum, wsum float64
+	var order [nExperts]int
+	var w [nExperts]float64
+	wsum := 0.0
 	for e := range nExperts {
-		w := math.Exp(-(k.ae[e] + aeFloor - lo) / (blendScale * lo))
-		sum += w * float64(experts[e])
-		wsum += w
+		order[e] = e
+		w[e] = math.Exp(-(k.ae[e] + aeFloor - lo) / (blendScale * lo))
+		wsum += w[e]
 	}
-	return float32(sum / wsum)
+	slices.SortFunc(order[:], func(a, b int) int { return cmp.Compare(experts[a], experts[b]) })
+	acc := 0.0
+	for _, e := range order {
+		acc += w[e]
+		if acc >= wsum/2 {
+			return experts[e]
+		}
+	}
+	return experts[order[nExperts-1]]
 }
 
 // bandEdges are the waits, in seconds, where the bands of Band begin.

@@ -81,6 +81,13 @@ func TestPointTakesTheBandOfOneExpertAndTheMinutesOfAnother(t *testing.T) {
 			t.Errorf("QBETS-style median %v s, no wait 0 s: point %v s, want %v s", c.qbets, got, c.want)
 		}
 	}
+	// Two experts nearly as close, both above it: the minutes are the middle answer of the three.
+	k.ae[expRecent], k.ae[expUser] = 61, 61
+	experts[expQBETS], experts[expRecent], experts[expUser] = 40, 50, 55
+	if got := p.choosePoint(ks, &experts); got != 50 {
+		t.Errorf("closest experts answer 40, 50 and 55 s: point %v s, want their weighted median, 50 s", got)
+	}
+	k.ae[expRecent], k.ae[expUser] = 3600, 3600
 	// Over all requests, an expert that has lately beaten the chosen answers both in minutes and
 	// in bands overrules their band.
 	g := &kindStats{n: 100}

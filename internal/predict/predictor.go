@@ -175,8 +175,8 @@ const (
 //     situations' median wait, the kind's recent median, the simulated start, and the simple
 //     answers (no wait, everyone's recent median, the user's recent median, the queue's
 //     QBETS-style median, the user's last wait). Its band is that of the expert whose recent
-//     answers were most often in the right band; its minutes are the answers averaged with
-//     weights that fall fast with their recent mean absolute error, moved into that band.
+//     answers were most often in the right band; its minutes are the weighted median of the
+//     answers, weighted by how close each expert has lately been, moved into that band.
 //     Over all requests the chosen answers are scored as well, and yield their band to any
 //     single expert that has lately beaten them both in minutes and in bands.
 //   - The bound is read, at one price for a bound's length, from the nearest situations' start
