@@ -60,7 +60,7 @@ const (
 	// or the last hitWindow or so once there are more) is within coverageSlack of Coverage.
 	hitWindow     = 1 << 16
 	coverageSlack = 0.01
-	blendScale    = 0.1 // see blend
+	blendScale    = 0.1  // see blend
 	medianStep    = 0.01 // step of a way's running median of ln(bound / wait)
 )
 
