@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 export CGO_CFLAGS="${CGO_CFLAGS:--O2 -g -Wno-deprecated-declarations}"
 
 bash scripts/pg-up.sh
-# promtool (Debian's prometheus package) lints /metrics; under CI=true its test fails without it.
+# promtool (Debian's prometheus package) lints the service's and the node agent's /metrics; under
+# CI=true their tests fail without it.
 if ! command -v promtool >/dev/null 2>&1; then
   if [ "$(id -u)" -eq 0 ]; then
     echo "test: installing prometheus (for promtool)"
@@ -20,14 +21,6 @@ if [ -f scripts/slurm-up.sh ]; then
   bash scripts/slurm-up.sh
   # shellcheck disable=SC1091
   [ -f .slurm/env ] && . .slurm/env && export SLURM_CONF
-fi
-# promtool (Debian's prometheus package) checks the node agent's /metrics; under CI=true its test
-# fails without it.
-if ! command -v promtool >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
-  echo "test: installing prometheus (for promtool)"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -qq --no-install-recommends prometheus >/dev/null 2>&1 ||
-    { apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus >/dev/null; }
 fi
 
 go build ./...
