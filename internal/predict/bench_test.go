@@ -61,7 +61,7 @@ func deepQueueTrace(n int, capacity float64) (Trace, int) {
 		clock = start
 		free -= gpus
 		ends = push(ends, endEvent{t: start + run, gpus: gpus})
-		tr.Jobs = append(tr.Jobs, Job{ID: fmt.Sprint(i), Submit: int64(submit), Start: int64(start), End: int64(start + run),
+		tr.Jobs = append(tr.Jobs, Job{Submit: int64(submit), Start: int64(start), End: int64(start + run),
 			GPUs: gpus, User: fmt.Sprintf("u%d", i%50), Queue: "q", Requested: int64(2 * run)})
 	}
 	type change struct {

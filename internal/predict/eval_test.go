@@ -142,15 +142,15 @@ func TestBaselines(t *testing.T) {
 // its real run time, so the simulation knows every answer without seeing the future.
 func TestReplayKnownAnswers(t *testing.T) {
 	tr := Trace{Capacity: 1, Jobs: []Job{
-		{ID: "a", Submit: 0, Start: 0, End: 100, GPUs: 1, Requested: 100},
-		{ID: "b", Submit: 10, Start: 100, End: 400, GPUs: 1, Requested: 300},
-		{ID: "c", Submit: 20, Start: 400, End: 450, GPUs: 1, Requested: 50},
-		{ID: "d", Submit: 500, Start: 500, End: 600, GPUs: 1, Requested: 100},
+		{Submit: 0, Start: 0, End: 100, GPUs: 1, Requested: 100},
+		{Submit: 10, Start: 100, End: 400, GPUs: 1, Requested: 300},
+		{Submit: 20, Start: 400, End: 450, GPUs: 1, Requested: 50},
+		{Submit: 500, Start: 500, End: 600, GPUs: 1, Requested: 100},
 	}}
 	ests := Replay(tr, New(Config{}))[0]
 	for i, want := range []time.Duration{0, 90 * time.Second, 380 * time.Second, 0} {
 		if got := ests[i].Situation.Queued; got != want {
-			t.Errorf("job %s: simulated queued start %v, want %v", tr.Jobs[i].ID, got, want)
+			t.Errorf("job %d: simulated queued start %v, want %v", i, got, want)
 		}
 	}
 }

@@ -19,7 +19,6 @@ import (
 
 // Job is one job of a recorded trace. Times are seconds from the trace's own origin.
 type Job struct {
-	ID        string
 	Submit    int64
 	Start     int64   // -1: the job never started
 	End       int64   // -1: unknown; for a job that never started, when it left the queue
@@ -234,7 +233,7 @@ func readSWF(r *bufio.Reader, sk *skips) (Trace, error) {
 			sk.add("have no submit time (field 2 is -1)", line)
 			continue
 		}
-		j := Job{ID: string(f[0]), Submit: v[2], Start: -1, End: -1, Requested: max(v[9], 0)}
+		j := Job{Submit: v[2], Start: -1, End: -1, Requested: max(v[9], 0)}
 		j.GPUs = float64(v[5])
 		if j.GPUs <= 0 {
 			j.GPUs = float64(v[8])
@@ -469,7 +468,6 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 		if j.Start >= 0 && j.End >= 0 && j.End < j.Start {
 			j.End = j.Start // ended before it started: it ran for no time
 		}
-		j.ID = get("job_id")
 		if u := get("user"); u != "" && u != "-1" {
 			j.User = users.of([]byte(u))
 		}

@@ -26,9 +26,9 @@ func TestReadSWF(t *testing.T) {
 	// Job 2 was cancelled in the queue: it never started and leaves the replay's queue at once.
 	// Job 4 ran but its wait is unknown, job 5's size is unknown: both are left out.
 	want := Trace{Capacity: 128, Skipped: 2, Why: "1 ran but have no recorded wait (field 3 is -1), the first on line 8", Jobs: []Job{
-		{ID: "1", Submit: 0, Start: 10, End: 110, GPUs: 4, User: "7", Queue: "1", Requested: 600},
-		{ID: "3", Submit: 3, Start: 3, End: 123, GPUs: 2, Queue: "2@3", Requested: 120}, // queue 2 of partition 3
-		{ID: "2", Submit: 5, Start: -1, End: 5, GPUs: 8, User: "8", Requested: 3600},
+		{Submit: 0, Start: 10, End: 110, GPUs: 4, User: "7", Queue: "1", Requested: 600},
+		{Submit: 3, Start: 3, End: 123, GPUs: 2, Queue: "2@3", Requested: 120}, // queue 2 of partition 3
+		{Submit: 5, Start: -1, End: 5, GPUs: 8, User: "8", Requested: 3600},
 	}}
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
@@ -59,9 +59,9 @@ func TestReadCSV(t *testing.T) {
 		"BE,b,50,,90,1,u1,3600\n" +
 		"-1,c,70,70,80,-1,-1,-1\n"
 	want := Trace{Jobs: []Job{
-		{ID: "b", Submit: 50, Start: -1, End: 90, GPUs: 1, User: "u1", Queue: "BE", Requested: 3600},
-		{ID: "c", Submit: 70, Start: 70, End: 80, GPUs: 0},
-		{ID: "a", Submit: 100, Start: 160, End: 400, GPUs: 0.5, Queue: "LS"},
+		{Submit: 50, Start: -1, End: 90, GPUs: 1, User: "u1", Queue: "BE", Requested: 3600},
+		{Submit: 70, Start: 70, End: 80, GPUs: 0},
+		{Submit: 100, Start: 160, End: 400, GPUs: 0.5, Queue: "LS"},
 	}}
 	got, err := ReadTrace(strings.NewReader(in), FormatCSV)
 	if err != nil {
