@@ -2,6 +2,7 @@ package predict
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -26,21 +27,16 @@ type neighbours struct {
 	next    int
 	longest float64 // the longest wait of a remembered request that started; <0: recompute
 	queues  map[string]int32
-	// The index, a k-d tree: the situations remembered when it was last built, halved again
-	// and again at the median of the feature that spreads widest, down to leaves of at most
-	// leafSize; every node keeps the box (least and greatest value of every feature) that
-	// holds its situations. A query descends the nearer child first and skips a node whose box
-	// is farther than the k-th nearest found so far. The older situations and the recent ones
-	// have a tree each, since an older one can only join the k nearest of all. The situations
-	// added since the build (fewer than rebuildEvery) are searched one by one; a situation
-	// they replaced is marked gone from its leaf.
-	perm  []int32 // ring positions, leaf by leaf; -1: replaced since the build
-	keys  []float32
-	lx    [][nFeatures]float32 // the situations in perm's order, so that a leaf is read in one run
-	where []int32              // index in perm of each ring position
-	nodes []node
-	roots [2]int32 // the trees of the older and of the recent situations; -1: none
-	fresh int      // situations added since the build
+	// The index (nil until the first is built) and the situations added since the snapshot it
+	// was built from, which are searched one by one; a situation they replaced is marked gone
+	// from its leaf. Every rebuildEvery situations a new index is built, from a snapshot, in a
+	// goroutine of its own, and taken in once ready; the search finds the same neighbours with
+	// either index, only sooner or later.
+	ix       *index
+	fresh    int         // situations added since ix's snapshot
+	building chan *index // the build under way, or nil
+	since    int         // situations added since its snapshot
+	spare    *index      // the index before ix, whose buffers the next build reuses
 
 	// scratch for one query
 	cand   []cand
@@ -52,6 +48,23 @@ type neighbours struct {
 	pcand  []cand
 	obs    []outcome
 	recent []outcome
+}
+
+// index is a k-d tree of a snapshot of the remembered situations: halved again and again at the
+// median of the feature that spreads widest, down to leaves of at most leafSize; every node
+// keeps the box (least and greatest value of every feature) that holds its situations. A query
+// descends the nearer child first and skips a node whose box is farther than the k-th nearest
+// found so far. The older situations and the recent ones have a tree each, since an older one
+// can only join the k nearest of all.
+type index struct {
+	perm  []int32 // ring positions, leaf by leaf; -1: replaced since the snapshot
+	keys  []float32
+	lx    [][nFeatures]float32 // the situations in perm's order, so that a leaf is read in one run
+	where []int32              // index in perm of each ring position of the snapshot
+	nodes []node
+	roots [2]int32             // the trees of the older and of the recent situations; -1: none
+	xs    [][nFeatures]float32 // the snapshot: the ring's situations ...
+	queue []int32              // ... and their queues
 }
 
 // node is a node of the k-d tree: its situations are perm[from:to], in its box lo..hi; a
@@ -112,7 +125,6 @@ const (
 
 func (n *neighbours) init() {
 	n.queues = map[string]int32{}
-	n.roots = [2]int32{-1, -1}
 }
 
 // queueID numbers the queues as they come, up to maxQueueIDs of them; the queues after those
@@ -157,13 +169,13 @@ func (n *neighbours) add(x [nFeatures]float32, queue string, wait, ref float64, 
 		n.longest = max(n.longest, float64(float32(wait)))
 	}
 	n.fresh++
+	n.since++
 	if len(n.xs) < historySize {
 		n.xs = append(n.xs, x)
 		n.queue = append(n.queue, q)
 		n.wait = append(n.wait, float32(wait))
 		n.ref = append(n.ref, float32(ref))
 		n.gone = append(n.gone, gone)
-		n.where = append(n.where, -1)
 		n.reindex()
 		return
 	}
@@ -172,71 +184,117 @@ func (n *neighbours) add(x [nFeatures]float32, queue string, wait, ref float64, 
 	}
 	n.xs[n.next], n.queue[n.next], n.wait[n.next], n.gone[n.next] = x, q, float32(wait), gone
 	n.ref[n.next] = float32(ref)
-	if k := n.where[n.next]; k >= 0 {
-		n.perm[k] = -1 // searched with the fresh ones from now on
-		n.where[n.next] = -1
+	if n.ix != nil {
+		n.ix.replaced(n.next) // searched with the fresh ones from now on
 	}
 	n.next = (n.next + 1) % historySize
 	n.reindex()
 }
 
-// reindex rebuilds the index once rebuildEvery situations have been added since it was built.
-func (n *neighbours) reindex() {
-	if n.fresh < rebuildEvery {
-		return
-	}
-	n.fresh = 0
-	// The older situations and the recent ones get leaves of their own: a leaf of older ones
-	// stays so (the recent ones are the newest), and is skipped at the k-th nearest of all.
-	size := len(n.xs)
-	oldest := 0
-	if size == historySize {
-		oldest = n.next
-	}
-	n.perm = n.perm[:0]
-	for k := range size {
-		n.perm = append(n.perm, int32((oldest+k)%size))
-	}
-	n.nodes = n.nodes[:0]
-	older := max(size-recentSize, 0)
-	n.roots = [2]int32{-1, -1}
-	if older > 0 {
-		n.roots[0] = n.tree(0, older)
-	}
-	n.roots[1] = n.tree(older, size)
-	n.lx = n.lx[:0]
-	for k, i := range n.perm {
-		n.where[i] = int32(k)
-		n.lx = append(n.lx, n.xs[i])
+// replaced marks ring position i as no longer the situation the index holds there.
+func (ix *index) replaced(i int) {
+	if i < len(ix.where) {
+		if k := ix.where[i]; k >= 0 {
+			ix.perm[k] = -1
+			ix.where[i] = -1
+		}
 	}
 }
 
-// tree makes a k-d tree of perm[from:to] and returns its root.
-func (n *neighbours) tree(from, to int) int32 {
-	n.keys = n.keys[:0]
-	for range n.perm {
-		n.keys = append(n.keys, 0)
+// reindex takes in a finished build, and starts one from a snapshot of the ring once
+// rebuildEvery situations have been added since the current index's snapshot.
+func (n *neighbours) reindex() {
+	n.collect()
+	if n.fresh < rebuildEvery || n.building != nil {
+		return
 	}
-	return n.split(from, to)
+	b := n.spare
+	if b == nil {
+		b = &index{}
+	}
+	n.spare = nil
+	b.xs = append(b.xs[:0], n.xs...)
+	b.queue = append(b.queue[:0], n.queue...)
+	oldest := 0
+	if len(n.xs) == historySize {
+		oldest = n.next
+	}
+	n.since = 0
+	done := make(chan *index, 1)
+	n.building = done
+	go func() {
+		b.build(oldest)
+		done <- b
+	}()
+}
+
+// collect takes in the build under way if it is done: the situations added since its snapshot
+// become the fresh ones, and those they replaced are marked gone from its leaves.
+func (n *neighbours) collect() {
+	if n.building == nil {
+		return
+	}
+	var b *index
+	select {
+	case b = <-n.building:
+	default:
+		return
+	}
+	n.building = nil
+	size := len(n.xs)
+	for k := 1; k <= min(n.since, size); k++ {
+		i := size - k
+		if size == historySize {
+			i = (n.next - k + historySize) % historySize
+		}
+		b.replaced(i)
+	}
+	n.spare, n.ix = n.ix, b
+	n.fresh = n.since
+}
+
+// build makes the index of its snapshot, whose oldest situation is at ring position oldest.
+// The older situations and the recent ones get leaves of their own: a leaf of older ones stays
+// so (the recent ones are the newest), and is skipped at the k-th nearest of all.
+func (ix *index) build(oldest int) {
+	size := len(ix.xs)
+	ix.perm = ix.perm[:0]
+	for k := range size {
+		ix.perm = append(ix.perm, int32((oldest+k)%size))
+	}
+	ix.keys = slices.Grow(ix.keys[:0], size)[:size] // each split writes its own before it reads them
+	ix.nodes = ix.nodes[:0]
+	older := max(size-recentSize, 0)
+	ix.roots = [2]int32{-1, -1}
+	if older > 0 {
+		ix.roots[0] = ix.split(0, older)
+	}
+	ix.roots[1] = ix.split(older, size)
+	ix.lx = ix.lx[:0]
+	ix.where = slices.Grow(ix.where[:0], size)[:size] // every position is in perm once
+	for k, i := range ix.perm {
+		ix.where[i] = int32(k)
+		ix.lx = append(ix.lx, ix.xs[i])
+	}
 }
 
 // split makes a tree of perm[from:to] and returns its root: while there are more than leafSize,
 // it halves them at the median of the feature whose values vary most (by variance: a range
 // would follow outliers).
 // Every node's box is fitted to its situations.
-func (n *neighbours) split(from, to int) int32 {
-	id := int32(len(n.nodes))
-	n.nodes = append(n.nodes, node{from: int32(from), to: int32(to), left: -1, right: -1})
+func (ix *index) split(from, to int) int32 {
+	id := int32(len(ix.nodes))
+	ix.nodes = append(ix.nodes, node{from: int32(from), to: int32(to), left: -1, right: -1})
 	if to-from <= leafSize {
-		nd := &n.nodes[id]
-		nd.lo, nd.hi = n.xs[n.perm[from]], n.xs[n.perm[from]]
-		nd.queue = n.queue[n.perm[from]]
-		for _, i := range n.perm[from+1 : to] {
-			x := &n.xs[i]
+		nd := &ix.nodes[id]
+		nd.lo, nd.hi = ix.xs[ix.perm[from]], ix.xs[ix.perm[from]]
+		nd.queue = ix.queue[ix.perm[from]]
+		for _, i := range ix.perm[from+1 : to] {
+			x := &ix.xs[i]
 			for f := range nFeatures {
 				nd.lo[f], nd.hi[f] = min(nd.lo[f], x[f]), max(nd.hi[f], x[f])
 			}
-			if n.queue[i] != nd.queue {
+			if ix.queue[i] != nd.queue {
 				nd.queue = mixedQueues
 			}
 		}
@@ -248,7 +306,7 @@ func (n *neighbours) split(from, to int) int32 {
 	stride := max((to-from)/splitSample, 1)
 	cnt := 0.0
 	for k := from; k < to; k += stride {
-		x := &n.xs[n.perm[k]]
+		x := &ix.xs[ix.perm[k]]
 		for g := range nFeatures {
 			v := float64(x[g])
 			sum[g] += v
@@ -262,18 +320,18 @@ func (n *neighbours) split(from, to int) int32 {
 			f, spread = g, v
 		}
 	}
-	keys := n.keys[from:to]
-	for k, i := range n.perm[from:to] {
-		keys[k] = n.xs[i][f]
+	keys := ix.keys[from:to]
+	for k, i := range ix.perm[from:to] {
+		keys[k] = ix.xs[i][f]
 	}
 	mid := (from + to) / 2
-	selectKeyed(keys, n.perm[from:to], mid-from)
+	selectKeyed(keys, ix.perm[from:to], mid-from)
 	m := keys[mid-from]
-	left := n.split(from, mid)
-	right := n.split(mid, to)
-	nd := &n.nodes[id]
+	left := ix.split(from, mid)
+	right := ix.split(mid, to)
+	nd := &ix.nodes[id]
 	nd.left, nd.right, nd.dim, nd.at = left, right, int8(f), m
-	l, r := &n.nodes[left], &n.nodes[right]
+	l, r := &ix.nodes[left], &ix.nodes[right]
 	for g := range nFeatures {
 		nd.lo[g], nd.hi[g] = min(l.lo[g], r.lo[g]), max(l.hi[g], r.hi[g])
 	}
@@ -516,8 +574,10 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, ahead []Pending, 
 	}
 	// The situations added since the index was built: the most recent, written just before
 	// next (the ring may have wrapped).
+	n.collect()
+	ix := n.ix
 	fresh := min(n.fresh, size)
-	if len(n.nodes) == 0 {
+	if ix == nil {
 		fresh = size // no index yet
 	}
 	for k := 1; k <= fresh; k++ {
@@ -531,7 +591,13 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, ahead []Pending, 
 	// could join (plus a margin: the box's distance is summed in another order than a
 	// situation's, and rounding must not skip a neighbour); a node whose situations are all in
 	// another queue is that much farther. The nearer child is searched first.
-	for t, root := range []int32{n.roots[1], n.roots[0]} {
+	var roots [2]int32
+	if ix != nil {
+		roots = [2]int32{ix.roots[1], ix.roots[0]}
+	} else {
+		roots = [2]int32{-1, -1}
+	}
+	for t, root := range roots {
 		older := t == 1
 		if root < 0 {
 			continue
@@ -544,7 +610,7 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, ahead []Pending, 
 			if older {
 				limit = all.worst()
 			}
-			nd := &n.nodes[id]
+			nd := &ix.nodes[id]
 			var d0 float32
 			if nd.queue != mixedQueues && nd.queue != q {
 				d0 = queuePenalty
@@ -555,7 +621,7 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, ahead []Pending, 
 			if nd.left < 0 {
 				// visit, written out: this is where nearly all the situations are met.
 				for k := nd.from; k < nd.to; k++ {
-					i := n.perm[k]
+					i := ix.perm[k]
 					if i < 0 || n.seen[i] == n.stamp {
 						continue
 					}
@@ -573,7 +639,7 @@ func (n *neighbours) query(x [nFeatures]float32, queue string, ahead []Pending, 
 					if recent {
 						lim = rec.worst()
 					}
-					d, ok := distanceWithin(&x, &n.lx[k], d0, lim)
+					d, ok := distanceWithin(&x, &ix.lx[k], d0, lim)
 					if !ok {
 						continue
 					}
