@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // Delivery is a chat command a process acknowledged and has not finished: what the chat
@@ -72,11 +70,7 @@ func (db *DB) FinishDeliveries(ctx context.Context, keys []string) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	q, args, err := sqlx.In(`DELETE FROM inbox WHERE key IN (?)`, keys)
-	if err != nil {
-		return fmt.Errorf("store: finish deliveries: %w", err)
-	}
-	if _, err := db.x.ExecContext(ctx, db.x.Rebind(q), args...); err != nil {
+	if _, err := execIn(ctx, db.x, `DELETE FROM inbox WHERE key IN (?)`, keys); err != nil {
 		return fmt.Errorf("store: finish %d deliveries: %w", len(keys), err)
 	}
 	return nil
@@ -124,11 +118,7 @@ func (db *DB) ReleaseDeliveryClaims(ctx context.Context, platform string, owners
 	if len(owners) == 0 {
 		return 0, nil
 	}
-	q, args, err := sqlx.In(`UPDATE inbox SET claimed_until = received_at, claimed_by = '' WHERE platform = ? AND claimed_by IN (?)`, platform, owners)
-	if err != nil {
-		return 0, fmt.Errorf("store: release inbox claims: %w", err)
-	}
-	res, err := db.x.ExecContext(ctx, db.x.Rebind(q), args...)
+	res, err := execIn(ctx, db.x, `UPDATE inbox SET claimed_until = received_at, claimed_by = '' WHERE platform = ? AND claimed_by IN (?)`, platform, owners)
 	if err != nil {
 		return 0, fmt.Errorf("store: release inbox claims: %w", err)
 	}

@@ -96,11 +96,7 @@ func (db *DB) ClaimNotices(ctx context.Context, owner string, ids []int64, now t
 	if len(claimed) == 0 {
 		return nil, nil
 	}
-	uq, uargs, err := sqlx.In("UPDATE outbox SET claimed_by = ?, claimed_until = ?, attempts = attempts + 1 WHERE id IN (?)", owner, dbTime(now.Add(hold)), claimed)
-	if err != nil {
-		return nil, fmt.Errorf("store: claim notices: %w", err)
-	}
-	if _, err := x.ExecContext(ctx, x.Rebind(uq), uargs...); err != nil {
+	if _, err := execIn(ctx, x, "UPDATE outbox SET claimed_by = ?, claimed_until = ?, attempts = attempts + 1 WHERE id IN (?)", owner, dbTime(now.Add(hold)), claimed); err != nil {
 		return nil, fmt.Errorf("store: claim notices: %w", err)
 	}
 	if err := x.Commit(); err != nil {
@@ -169,12 +165,8 @@ func (db *DB) ReleaseNoticeClaims(ctx context.Context, owners []string, now time
 	if len(owners) == 0 {
 		return 0, nil
 	}
-	q, args, err := sqlx.In("UPDATE outbox SET claimed_until = ? WHERE sent_at IS NULL AND claimed_until >= ? AND claimed_by IN (?)",
+	res, err := execIn(ctx, db.x, "UPDATE outbox SET claimed_until = ? WHERE sent_at IS NULL AND claimed_until >= ? AND claimed_by IN (?)",
 		dbTime(now.Add(-time.Second)), dbTime(now), owners)
-	if err != nil {
-		return 0, fmt.Errorf("store: release notice claims: %w", err)
-	}
-	res, err := db.x.ExecContext(ctx, db.x.Rebind(q), args...)
 	if err != nil {
 		return 0, fmt.Errorf("store: release notice claims: %w", err)
 	}

@@ -6,6 +6,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"os"
@@ -222,4 +223,14 @@ func (db *DB) Close() error {
 		db.closeErr = db.x.Close()
 	})
 	return db.closeErr
+}
+
+// execIn runs a statement whose ? placeholders may take a slice (a list for IN (?)), written
+// for ex's database.
+func execIn(ctx context.Context, ex sqlx.ExtContext, query string, args ...any) (sql.Result, error) {
+	q, qargs, err := sqlx.In(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return ex.ExecContext(ctx, ex.Rebind(q), qargs...)
 }
