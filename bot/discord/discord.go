@@ -32,6 +32,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/bot/internal/inflight"
 )
 
 // Defaults.
@@ -111,9 +112,9 @@ type Adapter struct {
 	key   []byte
 	cmds  map[string]*Command
 	refs  RefStore
-	track *tracker
+	track *inflight.Tracker
 	out   *outbox
-	seen  *seen
+	seen  *inflight.Seen
 
 	base   context.Context
 	cancel context.CancelFunc
@@ -179,7 +180,7 @@ func New(cfg Config) (*Adapter, error) {
 		key = m.Sum(nil)
 	}
 	a := &Adapter{cfg: cfg, s: s, log: cfg.Logger.With("adapter", "discord"), pub: pub, key: key, cmds: map[string]*Command{},
-		refs: cfg.Refs, track: newTracker(), seen: newSeen(), work: make(chan struct{}, cfg.MaxWork), dms: map[string]string{}}
+		refs: cfg.Refs, track: inflight.NewTracker(), seen: inflight.NewSeen(), work: make(chan struct{}, cfg.MaxWork), dms: map[string]string{}}
 	for i := range cfg.Commands {
 		c := &cfg.Commands[i]
 		a.cmds[c.Name] = c
@@ -190,7 +191,7 @@ func New(cfg Config) (*Adapter, error) {
 }
 
 // Wait blocks until every interaction's work and every queued message is done, or ctx ends.
-func (a *Adapter) Wait(ctx context.Context) error { return a.track.wait(ctx) }
+func (a *Adapter) Wait(ctx context.Context) error { return a.track.Wait(ctx) }
 
 // Close lets the work in flight finish (until ctx ends), then stops whatever is left. Closing
 // twice is harmless.
@@ -211,9 +212,9 @@ func (a *Adapter) String() string {
 
 // goWork runs f after the interaction was acknowledged, tracked and bounded in time.
 func (a *Adapter) goWork(f func(ctx context.Context)) {
-	a.track.add()
+	a.track.Add()
 	go func() {
-		defer a.track.done()
+		defer a.track.Done()
 		defer func() {
 			if p := recover(); p != nil {
 				a.log.Error("discord work panicked", "panic", p, "stack", string(debug.Stack()))

@@ -32,8 +32,8 @@ func (a *Adapter) RunGateway(ctx context.Context) error {
 
 // onGateway answers an interaction the gateway delivered: the answer goes back over REST.
 func (a *Adapter) onGateway(i *discordgo.Interaction) {
-	a.track.add()
-	defer a.track.done()
+	a.track.Add()
+	defer a.track.Done()
 	defer func() {
 		if p := recover(); p != nil {
 			a.log.Error("discord gateway interaction panicked", "panic", p, "stack", string(debug.Stack()))

@@ -255,7 +255,7 @@ func (a *Adapter) respond(ctx context.Context, i *discordgo.Interaction) (resp *
 	if i.Type == discordgo.InteractionApplicationCommandAutocomplete {
 		return a.autocomplete(ctx, in), noop
 	}
-	if !a.seen.first("discord:" + i.ID) {
+	if !a.seen.First("discord:" + i.ID) {
 		a.log.Info("dropped a repeated interaction", "id", i.ID)
 		return a.answer(bot.Reply{Ephemeral: true, Text: "Quartermaster already answered this."}), noop
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/acme/quartermaster/bot/internal/inflight"
 )
 
 // Retry defaults.
@@ -129,18 +131,18 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // approval's decision never overtakes the approval message it edits. Each recipient has its own
 // queue and, while it is not empty, its own goroutine.
 type outbox struct {
-	track  *tracker
+	track  *inflight.Tracker
 	mu     sync.Mutex
 	queues map[string][]func(ctx context.Context)
 }
 
-func newOutbox(track *tracker) *outbox {
+func newOutbox(track *inflight.Tracker) *outbox {
 	return &outbox{track: track, queues: map[string][]func(ctx context.Context){}}
 }
 
 // push queues job for key; it runs after everything queued before it for the same key.
 func (o *outbox) push(ctx context.Context, key string, job func(ctx context.Context)) {
-	o.track.add()
+	o.track.Add()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	q, running := o.queues[key]
@@ -163,99 +165,6 @@ func (o *outbox) drain(ctx context.Context, key string) {
 		o.queues[key] = q[1:]
 		o.mu.Unlock()
 		job(ctx)
-		o.track.done()
+		o.track.Done()
 	}
-}
-
-// tracker counts work in flight (interactions being answered, messages queued) so Wait can tell
-// when everything Discord was promised has been done.
-type tracker struct {
-	mu   sync.Mutex
-	n    int
-	idle *sync.Cond
-}
-
-func newTracker() *tracker {
-	t := &tracker{}
-	t.idle = sync.NewCond(&t.mu)
-	return t
-}
-
-func (t *tracker) add() {
-	t.mu.Lock()
-	t.n++
-	t.mu.Unlock()
-}
-
-func (t *tracker) done() {
-	t.mu.Lock()
-	t.n--
-	if t.n == 0 {
-		t.idle.Broadcast()
-	}
-	t.mu.Unlock()
-}
-
-// wait blocks until nothing is in flight or ctx ends.
-func (t *tracker) wait(ctx context.Context) error {
-	stop := context.AfterFunc(ctx, func() {
-		t.mu.Lock()
-		t.idle.Broadcast()
-		t.mu.Unlock()
-	})
-	defer stop()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for t.n > 0 {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		t.idle.Wait()
-	}
-	return nil
-}
-
-// Redelivery defaults.
-const (
-	// seenTTL is how long an interaction id is remembered: a signed delivery older than MaxSkew
-	// is refused anyway.
-	seenTTL = 10 * time.Minute
-	// seenMax bounds the memory the ids take; past it the oldest are forgotten first.
-	seenMax = 100000
-)
-
-// seen remembers recent interaction ids so a redelivered or replayed interaction does no work
-// twice. It is the first line only: one that reaches another replica is caught by the lease
-// service's request key.
-type seen struct {
-	mu    sync.Mutex
-	now   func() time.Time
-	at    map[string]time.Time
-	order []string
-}
-
-func newSeen() *seen { return &seen{now: time.Now, at: map[string]time.Time{}} }
-
-// first records key and reports whether it is new. An empty key is always new.
-func (s *seen) first(key string) bool {
-	if key == "" {
-		return true
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now()
-	if t, ok := s.at[key]; ok && now.Sub(t) < seenTTL {
-		return false
-	}
-	for len(s.order) > 0 {
-		k := s.order[0]
-		if t, ok := s.at[k]; ok && now.Sub(t) < seenTTL && len(s.order) < seenMax {
-			break
-		}
-		delete(s.at, k)
-		s.order = s.order[1:]
-	}
-	s.at[key] = now
-	s.order = append(s.order, key)
-	return true
 }

@@ -355,7 +355,7 @@ func (a *Adapter) onSubmit(cb slack.InteractionCallback) any {
 		if e := f.errors(); len(e) > 0 {
 			return slack.NewErrorsViewSubmissionResponse(e)
 		}
-		if !a.seen.first(key) {
+		if !a.seen.First(key) {
 			return nil
 		}
 		o := origin{user: cb.User.ID, team: cb.Team.ID, channel: meta.Channel}
@@ -369,7 +369,7 @@ func (a *Adapter) onSubmit(cb slack.InteractionCallback) any {
 		if reason == "" {
 			return slack.NewErrorsViewSubmissionResponse(map[string]string{fieldReason: "Say why, so the requester knows what to do instead."})
 		}
-		if !a.seen.first(key) {
+		if !a.seen.First(key) {
 			return nil
 		}
 		o := origin{user: cb.User.ID, team: cb.Team.ID, channel: meta.Channel, responseURL: meta.ResponseURL}

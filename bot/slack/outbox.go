@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+
+	"github.com/acme/quartermaster/bot/internal/inflight"
 )
 
 // Pacing and retry defaults.
@@ -28,7 +30,7 @@ type outbox struct {
 	interval time.Duration
 	now      func() time.Time
 	sleep    func(ctx context.Context, d time.Duration) error
-	track    *tracker
+	track    *inflight.Tracker
 
 	mu     sync.Mutex
 	queues map[string]*queue
@@ -40,7 +42,7 @@ type queue struct {
 	last    time.Time // when the last call to this channel finished
 }
 
-func newOutbox(interval time.Duration, track *tracker) *outbox {
+func newOutbox(interval time.Duration, track *inflight.Tracker) *outbox {
 	return &outbox{interval: interval, now: time.Now, sleep: sleepCtx, track: track, queues: map[string]*queue{}}
 }
 
@@ -60,7 +62,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // push queues job for key; it runs after everything queued before it for the same key.
 func (o *outbox) push(ctx context.Context, key string, job func(ctx context.Context)) {
-	o.track.add()
+	o.track.Add()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	q := o.queues[key]
@@ -97,7 +99,7 @@ func (o *outbox) drain(ctx context.Context, key string, q *queue) {
 		o.mu.Lock()
 		q.last = o.now()
 		o.mu.Unlock()
-		o.track.done()
+		o.track.Done()
 	}
 }
 
@@ -113,52 +115,4 @@ func (o *outbox) retry(ctx context.Context, call func() error) error {
 			return err
 		}
 	}
-}
-
-// tracker counts work in flight (commands being answered, messages queued) so Wait can tell when
-// everything Slack was promised has been done.
-type tracker struct {
-	mu   sync.Mutex
-	n    int
-	idle *sync.Cond
-}
-
-func newTracker() *tracker {
-	t := &tracker{}
-	t.idle = sync.NewCond(&t.mu)
-	return t
-}
-
-func (t *tracker) add() {
-	t.mu.Lock()
-	t.n++
-	t.mu.Unlock()
-}
-
-func (t *tracker) done() {
-	t.mu.Lock()
-	t.n--
-	if t.n == 0 {
-		t.idle.Broadcast()
-	}
-	t.mu.Unlock()
-}
-
-// wait blocks until nothing is in flight or ctx ends.
-func (t *tracker) wait(ctx context.Context) error {
-	stop := context.AfterFunc(ctx, func() {
-		t.mu.Lock()
-		t.idle.Broadcast()
-		t.mu.Unlock()
-	})
-	defer stop()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for t.n > 0 {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		t.idle.Wait()
-	}
-	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+
+	"github.com/acme/quartermaster/bot/internal/inflight"
 )
 
 // fakeTime is a clock that moves only when someone sleeps.
@@ -37,7 +39,7 @@ func (f *fakeTime) Sleep(_ context.Context, d time.Duration) error {
 // does not wait for the first.
 func TestOutboxPaces(t *testing.T) {
 	ft := &fakeTime{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
-	tr := newTracker()
+	tr := inflight.NewTracker()
 	o := newOutbox(time.Second, tr)
 	o.now, o.sleep = ft.Now, ft.Sleep
 	var mu sync.Mutex
@@ -55,11 +57,11 @@ func TestOutboxPaces(t *testing.T) {
 	for _, s := range []string{"1", "2", "3", "4"} {
 		o.push(ctx, "#a", job("#a", s))
 	}
-	if err := tr.wait(ctx); err != nil {
+	if err := tr.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
 	o.push(ctx, "#b", job("#b", "x"))
-	if err := tr.wait(ctx); err != nil {
+	if err := tr.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var a []string
@@ -85,7 +87,7 @@ func TestOutboxPaces(t *testing.T) {
 // message Slack may have taken is never sent twice.
 func TestRetryAfter(t *testing.T) {
 	ft := &fakeTime{now: time.Unix(0, 0)}
-	o := newOutbox(time.Second, newTracker())
+	o := newOutbox(time.Second, inflight.NewTracker())
 	o.now, o.sleep = ft.Now, ft.Sleep
 	calls := 0
 	err := o.retry(context.Background(), func() error {
@@ -124,22 +126,5 @@ func TestRetryAfter(t *testing.T) {
 	var rl *slack.RateLimitedError
 	if !errors.As(err, &rl) || calls != maxRateLimitRetries+1 {
 		t.Errorf("always limited: %v after %d calls", err, calls)
-	}
-}
-
-// TestSeen: a key is new once within its time to live, and new again after.
-func TestSeen(t *testing.T) {
-	ft := &fakeTime{now: time.Unix(1000, 0)}
-	s := newSeen()
-	s.now = ft.Now
-	if !s.first("a") || s.first("a") || !s.first("b") || !s.first("") || !s.first("") {
-		t.Fatal("first seen wrong")
-	}
-	ft.now = ft.now.Add(seenTTL + time.Second)
-	if !s.first("a") || s.first("a") {
-		t.Fatal("an expired key is not new again")
-	}
-	if len(s.at) != 1 {
-		t.Errorf("%d keys remembered, want 1 (b expired)", len(s.at))
 	}
 }

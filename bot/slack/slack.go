@@ -32,6 +32,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/bot/internal/inflight"
 )
 
 // Defaults.
@@ -98,10 +99,10 @@ type Adapter struct {
 	cfg      Config
 	api      *slack.Client
 	log      *slog.Logger
-	track    *tracker
+	track    *inflight.Tracker
 	out      *outbox
 	users    *users
-	seen     *seen
+	seen     *inflight.Seen
 	refs     RefStore
 
 	base   context.Context
@@ -142,7 +143,7 @@ func New(cfg Config) (*Adapter, error) {
 	if cfg.MaxWork <= 0 {
 		cfg.MaxWork = DefaultMaxWork
 	}
-	a := &Adapter{cfg: cfg, log: cfg.Logger.With("adapter", "slack"), track: newTracker(), seen: newSeen(), refs: cfg.Refs,
+	a := &Adapter{cfg: cfg, log: cfg.Logger.With("adapter", "slack"), track: inflight.NewTracker(), seen: inflight.NewSeen(), refs: cfg.Refs,
 		homes: map[string]*sync.Mutex{}, work: make(chan struct{}, cfg.MaxWork)}
 	a.api = slack.New(cfg.BotToken, a.clientOptions()...)
 	a.out = newOutbox(cfg.ChannelInterval, a.track)
@@ -167,7 +168,7 @@ func (a *Adapter) clientOptions() []slack.Option {
 }
 
 // Wait blocks until every delivery's work and every queued message is done, or ctx ends.
-func (a *Adapter) Wait(ctx context.Context) error { return a.track.wait(ctx) }
+func (a *Adapter) Wait(ctx context.Context) error { return a.track.Wait(ctx) }
 
 // Close lets the work in flight finish (until ctx ends), then stops whatever is left.
 // Closing twice is harmless.
@@ -179,9 +180,9 @@ func (a *Adapter) Close(ctx context.Context) error {
 
 // goWork runs f after the delivery was acknowledged, tracked and bounded in time.
 func (a *Adapter) goWork(f func(ctx context.Context)) {
-	a.track.add()
+	a.track.Add()
 	go func() {
-		defer a.track.done()
+		defer a.track.Done()
 		defer func() {
 			if p := recover(); p != nil {
 				a.log.Error("slack work panicked", "panic", p, "stack", string(debug.Stack()))
@@ -331,7 +332,7 @@ type origin struct {
 // lease for the same key should one get through (another replica, a restart).
 func (a *Adapter) onCommand(cmd slack.SlashCommand, retry bool) any {
 	key := deliveryKey(cmd.TriggerID, cmd.ResponseURL)
-	if !a.seen.first(key) {
+	if !a.seen.First(key) {
 		a.log.Info("dropped a repeated slash command", "key", key, "retry", retry)
 		return nil
 	}
@@ -365,7 +366,7 @@ func (a *Adapter) onInteraction(cb slack.InteractionCallback, retry bool) any {
 		return a.suggest(cb)
 	case slack.InteractionTypeBlockActions:
 		key := deliveryKey(cb.TriggerID, cb.ResponseURL)
-		if !a.seen.first(key) {
+		if !a.seen.First(key) {
 			a.log.Info("dropped a repeated click", "key", key, "retry", retry)
 			return nil
 		}
@@ -407,7 +408,7 @@ func (a *Adapter) onEvent(ev slackevents.EventsAPIEvent, retry bool) any {
 	if !ok {
 		return nil
 	}
-	if cb.EventID != "" && !a.seen.first("slack:event:"+cb.EventID) {
+	if cb.EventID != "" && !a.seen.First("slack:event:"+cb.EventID) {
 		a.log.Info("dropped a repeated event", "event", cb.EventID, "retry", retry)
 		return nil
 	}
