@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/internal/store/storetest"
+	"github.com/acme/quartermaster/internal/testkit"
 )
 
 const root = ".."
@@ -218,7 +218,7 @@ func TestDockerfile(t *testing.T) {
 	}
 	// serve in the image, on the test PostgreSQL (host network: the database listens on loopback).
 	db := storetest.Postgres(t)
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	name := "qm-test-" + strconv.Itoa(port)
 	serveCmd := exec.CommandContext(ctx, "docker", "run", "-d", "--name", name, "--network", "host",
 		"-e", "QM_DATABASE_URL="+db, tag, "serve", "--demo", "--http", "127.0.0.1:"+strconv.Itoa(port))
@@ -242,16 +242,6 @@ func TestDockerfile(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 func tail(b []byte) string {

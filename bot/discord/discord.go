@@ -24,7 +24,6 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -212,27 +211,10 @@ func (a *Adapter) String() string {
 
 // goWork runs f after the interaction was acknowledged, tracked and bounded in time.
 func (a *Adapter) goWork(f func(ctx context.Context)) {
-	a.track.Add()
-	go func() {
-		defer a.track.Done()
-		defer func() {
-			if p := recover(); p != nil {
-				a.log.Error("discord work panicked", "panic", p, "stack", string(debug.Stack()))
-			}
-		}()
-		ctx, cancel := context.WithTimeout(a.base, a.cfg.WorkTimeout)
-		defer cancel()
-		f(ctx)
-	}()
+	a.track.Go(a.base, a.cfg.WorkTimeout, a.log, "discord work", f)
 }
 
 // handle runs the handler, at most MaxWork at once.
 func (a *Adapter) handle(ctx context.Context, req bot.Request) []bot.Reply {
-	select {
-	case a.work <- struct{}{}:
-	case <-ctx.Done():
-		return []bot.Reply{{Error: true, Ephemeral: true, Text: "Quartermaster is too busy to answer just now; please try again in a minute."}}
-	}
-	defer func() { <-a.work }()
-	return a.cfg.Handler.Handle(ctx, req)
+	return inflight.Handle(ctx, a.work, a.cfg.Handler, req)
 }

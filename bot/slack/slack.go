@@ -21,7 +21,6 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -180,29 +179,12 @@ func (a *Adapter) Close(ctx context.Context) error {
 
 // goWork runs f after the delivery was acknowledged, tracked and bounded in time.
 func (a *Adapter) goWork(f func(ctx context.Context)) {
-	a.track.Add()
-	go func() {
-		defer a.track.Done()
-		defer func() {
-			if p := recover(); p != nil {
-				a.log.Error("slack work panicked", "panic", p, "stack", string(debug.Stack()))
-			}
-		}()
-		ctx, cancel := context.WithTimeout(a.base, a.cfg.WorkTimeout)
-		defer cancel()
-		f(ctx)
-	}()
+	a.track.Go(a.base, a.cfg.WorkTimeout, a.log, "slack work", f)
 }
 
 // handle runs the handler, at most MaxWork at once.
 func (a *Adapter) handle(ctx context.Context, req bot.Request) []bot.Reply {
-	select {
-	case a.work <- struct{}{}:
-	case <-ctx.Done():
-		return []bot.Reply{{Error: true, Ephemeral: true, Text: "Quartermaster is too busy to answer just now; please try again in a minute."}}
-	}
-	defer func() { <-a.work }()
-	return a.cfg.Handler.Handle(ctx, req)
+	return inflight.Handle(ctx, a.work, a.cfg.Handler, req)
 }
 
 // Handler serves /slack/commands, /slack/interactions and /slack/events.

@@ -13,12 +13,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/acme/quartermaster/docs"
 	"github.com/acme/quartermaster/internal/config"
+	"github.com/acme/quartermaster/internal/testkit"
 )
 
 // orbitPolicy is a policy with its own organisation, classes, teams and people: nothing of the
@@ -340,7 +340,7 @@ func getBody(t *testing.T, u string) (int, string) {
 // /metrics with its acknowledgement, the grant and the running GPUs; /metrics passes promtool.
 func TestServeMetricsAndLogs(t *testing.T) {
 	api := newSlackAPI(t)
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	log, err := newTestLogger(&logs)
 	if err != nil {
 		t.Fatal(err)
@@ -438,31 +438,13 @@ func TestReadyzFollowsTheDatabase(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func newTestLogger(w io.Writer) (*slog.Logger, error) { return config.NewLogger(w, "json", "info") }
 
 // serveUntilServing runs the command line until the service logs that it serves, then stops it,
 // and returns the exit code and the log.
 func serveUntilServing(t *testing.T, args []string) (int, string) {
 	t.Helper()
-	var log syncBuffer
+	var log testkit.SyncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int, 1)

@@ -1,22 +1,11 @@
 package main
 
 import (
-	"net"
 	"testing"
 	"time"
 
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
 
 // startPrivatePostgres is a PostgreSQL server of the test's own (storetest.StartServer).
 func startPrivatePostgres(t *testing.T) *storetest.Server { return storetest.StartServer(t, 2) }

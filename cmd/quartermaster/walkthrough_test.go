@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/internal/store/storetest"
+	"github.com/acme/quartermaster/internal/testkit"
 )
 
 // The absolute paths docs/operations.md installs to; the test puts each under a temporary root.
@@ -64,7 +65,7 @@ func newWalkthrough(t *testing.T) *walkthrough {
 			t.Fatalf("%s is missing; the walkthrough uses it", tool)
 		}
 	}
-	w := &walkthrough{t: t, root: t.TempDir(), pg: startPrivatePostgres(t), httpPort: freePort(t)}
+	w := &walkthrough{t: t, root: t.TempDir(), pg: startPrivatePostgres(t), httpPort: testkit.FreePort(t)}
 	var pairs []string
 	for _, p := range walkthroughPaths {
 		pairs = append(pairs, p, w.root+p)

@@ -1,14 +1,12 @@
 package faults_test
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -24,6 +22,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/internal/store/storetest"
+	"github.com/acme/quartermaster/internal/testkit"
 )
 
 // binary is the quartermaster binary the tests run: QM_FAULTS_BINARY when set (an older build,
@@ -261,36 +260,9 @@ type server struct {
 	t    *testing.T
 	cmd  *exec.Cmd
 	url  string
-	log  *syncBuffer
+	log  *testkit.SyncBuffer
 	done chan struct{}
 	err  error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // env is what every serve process of a test is given.
@@ -305,8 +277,8 @@ func baseEnv(t *testing.T, policy, db string, api *slackAPI) []string {
 // answers.
 func startServe(t *testing.T, env []string, wait bool) *server {
 	t.Helper()
-	port := freePort(t)
-	s := &server{t: t, url: fmt.Sprintf("http://127.0.0.1:%d", port), log: &syncBuffer{}, done: make(chan struct{})}
+	port := testkit.FreePort(t)
+	s := &server{t: t, url: fmt.Sprintf("http://127.0.0.1:%d", port), log: &testkit.SyncBuffer{}, done: make(chan struct{})}
 	s.cmd = exec.Command(binary, "serve", "--http", fmt.Sprintf("127.0.0.1:%d", port))
 	s.cmd.Env = env
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log

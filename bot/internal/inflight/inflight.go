@@ -1,12 +1,17 @@
-// Package inflight is what the chat adapters (Slack, Discord) share about deliveries: a count of
-// the work in flight, which their Wait waits out, and the keys of recent deliveries, so that a
+// Package inflight is what the chat adapters (Slack, Discord) share about deliveries: running
+// the work a delivery starts (bounded in time and in number, a panic logged) and counting it
+// while in flight, which their Wait waits out; and the keys of recent deliveries, so that a
 // retried or replayed one does no work twice.
 package inflight
 
 import (
 	"context"
+	"log/slog"
+	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/acme/quartermaster/bot"
 )
 
 // Tracker counts work in flight (commands being answered, messages queued) so that Wait can
@@ -58,6 +63,40 @@ func (t *Tracker) Wait(ctx context.Context) error {
 		t.idle.Wait()
 	}
 	return nil
+}
+
+// Go runs f in a goroutine of its own, counted in t, with a context from base that ends after
+// timeout: the work a delivery starts once it has been acknowledged. A panic in f is logged as
+// "<what> panicked", with its stack, and goes no further.
+func (t *Tracker) Go(base context.Context, timeout time.Duration, log *slog.Logger, what string, f func(ctx context.Context)) {
+	t.Add()
+	go func() {
+		defer t.Done()
+		defer func() {
+			if p := recover(); p != nil {
+				log.Error(what+" panicked", "panic", p, "stack", string(debug.Stack()))
+			}
+		}()
+		ctx, cancel := context.WithTimeout(base, timeout)
+		defer cancel()
+		f(ctx)
+	}()
+}
+
+// Busy is the answer to a command that found no free slot before its time ran out.
+const Busy = "Quartermaster is too busy to answer just now; please try again in a minute."
+
+// Handle runs h for req once one of slots is free (a send takes one, the answer frees it), so
+// that at most cap(slots) commands are answered at once; a command still waiting when ctx ends
+// is answered Busy.
+func Handle(ctx context.Context, slots chan struct{}, h bot.Handler, req bot.Request) []bot.Reply {
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		return []bot.Reply{{Error: true, Ephemeral: true, Text: Busy}}
+	}
+	defer func() { <-slots }()
+	return h.Handle(ctx, req)
 }
 
 // Redelivery defaults.

@@ -3,9 +3,14 @@ package inflight
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/testkit"
 )
 
 // TestSeen: a key is new once within its time to live, and new again after; an empty key is
@@ -74,5 +79,59 @@ func TestTrackerWaitsForWorkInFlight(t *testing.T) {
 	cancel()
 	if err := <-waited; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Wait with the context ended: %v, want context.Canceled", err)
+	}
+}
+
+// TestGoBoundsTimeAndSurvivesAPanic: the work gets a context that ends after its timeout, is
+// counted until it returns, and a panic in it is logged with what panicked instead of taking the
+// process down.
+func TestGoBoundsTimeAndSurvivesAPanic(t *testing.T) {
+	var logs testkit.SyncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	tr := NewTracker()
+	var deadline time.Time
+	var ok bool
+	tr.Go(context.Background(), time.Minute, log, "chat work", func(ctx context.Context) {
+		deadline, ok = ctx.Deadline()
+	})
+	tr.Go(context.Background(), time.Minute, log, "chat work", func(context.Context) { panic("boom") })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := tr.Wait(ctx); err != nil {
+		t.Fatalf("work still counted after it returned or panicked: %v", err)
+	}
+	if !ok || time.Until(deadline) > time.Minute {
+		t.Errorf("work's context deadline %v (set %v), want within a minute", deadline, ok)
+	}
+	if got := logs.String(); !strings.Contains(got, "chat work panicked") || !strings.Contains(got, "boom") {
+		t.Errorf("the panic was not logged: %q", got)
+	}
+}
+
+// TestHandleAnswersBusyWhenNoSlotFrees: a command runs while a slot is free and frees it after;
+// one that finds every slot taken until its time runs out is told to try again, and its handler
+// never runs.
+func TestHandleAnswersBusyWhenNoSlotFrees(t *testing.T) {
+	slots := make(chan struct{}, 1)
+	ran := 0
+	h := bot.HandlerFunc(func(context.Context, bot.Request) []bot.Reply {
+		ran++
+		return []bot.Reply{{Text: "done"}}
+	})
+	if r := Handle(context.Background(), slots, h, bot.Request{Text: "/gpu status"}); len(r) != 1 || r[0].Text != "done" {
+		t.Fatalf("with a free slot: %+v", r)
+	}
+	if len(slots) != 0 {
+		t.Fatal("the slot was not freed")
+	}
+	slots <- struct{}{} // every slot taken
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	r := Handle(ctx, slots, h, bot.Request{Text: "/gpu status"})
+	if len(r) != 1 || !r[0].Error || !r[0].Ephemeral || r[0].Text != Busy {
+		t.Fatalf("with no free slot: %+v", r)
+	}
+	if ran != 1 {
+		t.Errorf("handler ran %d times, want 1", ran)
 	}
 }
