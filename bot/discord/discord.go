@@ -81,7 +81,7 @@ type Config struct {
 	// Complete suggests values for options with an Autocomplete kind; nil suggests nothing.
 	Complete Completer
 	// Refs remembers posted messages by Ref; nil keeps them in memory only.
-	Refs RefStore
+	Refs bot.RefStore
 	// Logger; nil discards.
 	Logger *slog.Logger
 	// HTTPClient calls the REST API; nil uses a client with a 30 s timeout.
@@ -110,7 +110,7 @@ type Adapter struct {
 	pub   ed25519.PublicKey
 	key   []byte
 	cmds  map[string]*Command
-	refs  RefStore
+	refs  bot.RefStore
 	track *inflight.Tracker
 	out   *outbox
 	seen  *inflight.Seen
@@ -166,7 +166,7 @@ func New(cfg Config) (*Adapter, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Refs == nil {
-		cfg.Refs = &MemoryRefs{}
+		cfg.Refs = &bot.MemoryRefs{}
 	}
 	s, err := newSession(cfg.BotToken, cfg.APIURL, cfg.HTTPClient)
 	if err != nil {

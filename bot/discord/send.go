@@ -126,7 +126,7 @@ func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) err
 	if r.Ref != "" && sent != nil {
 		// The message is out; failing to remember it costs only its later edit, so it is logged
 		// rather than sent again.
-		if err := a.refs.SaveMessageRef(ctx, MessageRef{Ref: r.Ref, Recipient: strings.ToLower(to), Channel: sent.ChannelID, MessageID: sent.ID}); err != nil {
+		if err := a.refs.SaveMessageRef(ctx, bot.MessageRef{Ref: r.Ref, Recipient: strings.ToLower(to), Channel: sent.ChannelID, MessageID: sent.ID}); err != nil {
 			a.log.Error("cannot remember a posted message", "ref", r.Ref, "channel", sent.ChannelID, "message", sent.ID, "err", err)
 		}
 	}

@@ -58,7 +58,7 @@ func (a *Adapter) deliver(ctx context.Context, to string, r bot.Reply) error {
 		return fmt.Errorf("slack: chat.postMessage to %s: %w", to, err)
 	}
 	if r.Ref != "" {
-		if err := a.refs.SaveMessageRef(ctx, MessageRef{Ref: r.Ref, Recipient: strings.ToLower(to), Channel: ch, TS: ts}); err != nil {
+		if err := a.refs.SaveMessageRef(ctx, bot.MessageRef{Ref: r.Ref, Recipient: strings.ToLower(to), Channel: ch, MessageID: ts}); err != nil {
 			a.log.Error("cannot remember a posted message", "ref", r.Ref, "channel", ch, "ts", ts, "err", err)
 		}
 	}

@@ -57,15 +57,15 @@ func (d directory) Groups(_ context.Context, user string) ([]string, bool) {
 // dbRefs keeps message refs in the database, as the service does.
 type dbRefs struct{ db *store.DB }
 
-func (r dbRefs) SaveMessageRef(ctx context.Context, m slackbot.MessageRef) error {
-	return r.db.SaveMessageRef(ctx, store.MessageRef{Platform: "slack", Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, MessageID: m.TS})
+func (r dbRefs) SaveMessageRef(ctx context.Context, m bot.MessageRef) error {
+	return r.db.SaveMessageRef(ctx, store.MessageRef{Platform: "slack", Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, MessageID: m.MessageID})
 }
 
-func (r dbRefs) MessageRefs(ctx context.Context, ref string) ([]slackbot.MessageRef, error) {
+func (r dbRefs) MessageRefs(ctx context.Context, ref string) ([]bot.MessageRef, error) {
 	rs, err := r.db.MessageRefs(ctx, "slack", ref)
-	var out []slackbot.MessageRef
+	var out []bot.MessageRef
 	for _, m := range rs {
-		out = append(out, slackbot.MessageRef{Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, TS: m.MessageID})
+		out = append(out, bot.MessageRef{Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, MessageID: m.MessageID})
 	}
 	return out, err
 }

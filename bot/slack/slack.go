@@ -63,7 +63,7 @@ type Config struct {
 	// Handler answers /gpu commands.
 	Handler bot.Handler
 	// Refs remembers posted messages by Ref; nil keeps them in memory only.
-	Refs RefStore
+	Refs bot.RefStore
 	// Choices fill the request modal's menus.
 	Choices Choices
 	// Logger; nil discards.
@@ -102,7 +102,7 @@ type Adapter struct {
 	out      *outbox
 	users    *users
 	seen     *inflight.Seen
-	refs     RefStore
+	refs     bot.RefStore
 
 	base   context.Context
 	cancel context.CancelFunc
@@ -134,7 +134,7 @@ func New(cfg Config) (*Adapter, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Refs == nil {
-		cfg.Refs = &MemoryRefs{}
+		cfg.Refs = &bot.MemoryRefs{}
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
@@ -514,7 +514,7 @@ func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) err
 		return err
 	}
 	if r.Ref != "" {
-		if err := a.refs.SaveMessageRef(ctx, MessageRef{Ref: r.Ref, Recipient: strings.ToLower(to), Channel: ch, TS: ts}); err != nil {
+		if err := a.refs.SaveMessageRef(ctx, bot.MessageRef{Ref: r.Ref, Recipient: strings.ToLower(to), Channel: ch, MessageID: ts}); err != nil {
 			a.log.Error("cannot remember a posted message", "ref", r.Ref, "channel", ch, "ts", ts, "err", err)
 		}
 	}
@@ -539,11 +539,11 @@ func (a *Adapter) update(ctx context.Context, to string, r bot.Reply) (bool, err
 		}
 		n++
 		err := a.out.retry(ctx, func() error {
-			_, _, _, err := a.api.UpdateMessageContext(ctx, m.Channel, m.TS, slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...))
+			_, _, _, err := a.api.UpdateMessageContext(ctx, m.Channel, m.MessageID, slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...))
 			return err
 		})
 		if err != nil {
-			a.log.Error("chat.update failed", "ref", r.Ref, "channel", m.Channel, "ts", m.TS, "err", err)
+			a.log.Error("chat.update failed", "ref", r.Ref, "channel", m.Channel, "ts", m.MessageID, "err", err)
 			return true, err
 		}
 	}

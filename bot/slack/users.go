@@ -131,7 +131,10 @@ func (u *users) team(id string) string {
 	return u.teams[id]
 }
 
+// Platform names Slack in chat accounts and in the message refs the service keeps.
+const Platform = "slack"
+
 // account is the chat account of a Slack user, for single sign-on.
 func (a *Adapter) account(user string) bot.Account {
-	return bot.Account{Platform: "slack", Workspace: a.users.team(user), User: user}
+	return bot.Account{Platform: Platform, Workspace: a.users.team(user), User: user}
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/acme/quartermaster/internal/oidc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
-	"github.com/acme/quartermaster/internal/store"
 	"github.com/acme/quartermaster/reports/showback"
 )
 
@@ -249,25 +248,6 @@ func discordPeople(a *App) discordbot.People {
 	return discordbot.Chain{ssoPeople{a}, policyPeople{a.Policy}}
 }
 
-// discordRefs keeps the Discord adapter's message refs in the database, beside Slack's.
-type discordRefs struct{ db *store.DB }
-
-func (r discordRefs) SaveMessageRef(ctx context.Context, m discordbot.MessageRef) error {
-	return r.db.SaveMessageRef(ctx, store.MessageRef{Platform: "discord", Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, MessageID: m.MessageID})
-}
-
-func (r discordRefs) MessageRefs(ctx context.Context, ref string) ([]discordbot.MessageRef, error) {
-	rs, err := r.db.MessageRefs(ctx, "discord", ref)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]discordbot.MessageRef, len(rs))
-	for i, m := range rs {
-		out[i] = discordbot.MessageRef{Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, MessageID: m.MessageID}
-	}
-	return out, nil
-}
-
 // discordCompleter suggests lease ids (the person's leases of the last day and what waits for
 // their decision) and template names as they are typed.
 func discordCompleter(a *App) discordbot.Completer {
@@ -327,7 +307,7 @@ func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Ada
 		People:    discordPeople(a),
 		Channels:  a.Policy.Discord.Channels,
 		Complete:  discordCompleter(a),
-		Refs:      discordRefs{a.Store},
+		Refs:      chatRefs{a.Store, discordbot.Platform},
 		Logger:    log,
 	})
 }

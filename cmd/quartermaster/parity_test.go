@@ -400,7 +400,7 @@ func newSlackDriver(t *testing.T) driver {
 	}))
 	t.Cleanup(d.api.Close)
 	ad, err := slackbot.New(slackbot.Config{BotToken: "xoxb-parity", SigningSecret: paritySlackSecret, APIURL: d.api.URL + "/",
-		Handler: d.a.Bot, Refs: slackRefs{d.a.Store}, Logger: storetest.Logger(t), ChannelInterval: time.Millisecond})
+		Handler: d.a.Bot, Refs: chatRefs{d.a.Store, slackbot.Platform}, Logger: storetest.Logger(t), ChannelInterval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

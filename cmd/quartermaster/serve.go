@@ -420,7 +420,7 @@ func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, 
 		AppToken:      s.AppToken,
 		APIURL:        s.APIURL,
 		Handler:       a.Handler,
-		Refs:          slackRefs{a.Store},
+		Refs:          chatRefs{a.Store, slackbot.Platform},
 		Inbox:         slackInbox{a.Store, senderName()},
 		OnAck:         func(transport, kind string, took time.Duration) { a.Metrics.Ack("slack", transport, kind, took) },
 		Choices:       slackChoices(a),
@@ -446,21 +446,24 @@ func slackChoices(a *App) slackbot.Choices {
 	return ch
 }
 
-// slackRefs keeps the Slack adapter's message refs in the database.
-type slackRefs struct{ db *store.DB }
-
-func (r slackRefs) SaveMessageRef(ctx context.Context, m slackbot.MessageRef) error {
-	return r.db.SaveMessageRef(ctx, store.MessageRef{Platform: "slack", Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, MessageID: m.TS})
+// chatRefs keeps a chat adapter's message refs in the database, each platform's apart.
+type chatRefs struct {
+	db       *store.DB
+	platform string // "slack", "discord"
 }
 
-func (r slackRefs) MessageRefs(ctx context.Context, ref string) ([]slackbot.MessageRef, error) {
-	rs, err := r.db.MessageRefs(ctx, "slack", ref)
+func (r chatRefs) SaveMessageRef(ctx context.Context, m bot.MessageRef) error {
+	return r.db.SaveMessageRef(ctx, store.MessageRef{Platform: r.platform, Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, MessageID: m.MessageID})
+}
+
+func (r chatRefs) MessageRefs(ctx context.Context, ref string) ([]bot.MessageRef, error) {
+	rs, err := r.db.MessageRefs(ctx, r.platform, ref)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]slackbot.MessageRef, len(rs))
+	out := make([]bot.MessageRef, len(rs))
 	for i, m := range rs {
-		out[i] = slackbot.MessageRef{Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, TS: m.MessageID}
+		out[i] = bot.MessageRef{Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, MessageID: m.MessageID}
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package slack
+package bot
 
 import (
 	"context"
@@ -9,15 +9,16 @@ import (
 // later notice with the same Ref and Update set edits it in place.
 type MessageRef struct {
 	Ref       string // what the message is about
-	Recipient string // whom it was for, as the bot named them: an email or a #channel
-	Channel   string // the Slack channel id it landed in
-	TS        string // the message's timestamp, Slack's message id
+	Recipient string // whom it was for, as the bot named them: a person or a #channel
+	Channel   string // the platform's id of the channel it landed in (a DM channel for a person)
+	MessageID string // the platform's id of the message (Slack's ts, Discord's message id)
 }
 
-// RefStore remembers posted messages by Ref. It must survive a restart (the service wires the
-// database); MemoryRefs is for tests and installs that can afford to forget.
+// RefStore remembers posted messages by Ref. It must survive a restart (the service keeps them
+// in the database, one set per platform); MemoryRefs is for tests and installs that can afford
+// to forget.
 type RefStore interface {
-	// SaveMessageRef records a posted copy; saving the same channel and ts again is harmless.
+	// SaveMessageRef records a posted copy; saving the same channel and message again is harmless.
 	SaveMessageRef(ctx context.Context, r MessageRef) error
 	// MessageRefs lists the copies posted about ref, oldest first.
 	MessageRefs(ctx context.Context, ref string) ([]MessageRef, error)
@@ -34,7 +35,7 @@ func (m *MemoryRefs) SaveMessageRef(_ context.Context, r MessageRef) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, x := range m.refs {
-		if x.Channel == r.Channel && x.TS == r.TS {
+		if x.Channel == r.Channel && x.MessageID == r.MessageID {
 			return nil
 		}
 	}
