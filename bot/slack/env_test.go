@@ -73,7 +73,7 @@ func (r dbRefs) MessageRefs(ctx context.Context, ref string) ([]bot.MessageRef, 
 // dbInbox keeps acknowledged commands in the database, as the service does.
 type dbInbox struct{ db *store.DB }
 
-func (i dbInbox) Accept(ctx context.Context, cmds []slackbot.Accepted, claim time.Duration) ([]bool, error) {
+func (i dbInbox) Accept(ctx context.Context, cmds []bot.Accepted, claim time.Duration) ([]bool, error) {
 	ds := make([]store.Delivery, len(cmds))
 	for n, c := range cmds {
 		ds[n] = store.Delivery{Key: c.Key, Platform: "slack", Payload: string(c.Payload), ReceivedAt: c.Received}
@@ -85,11 +85,11 @@ func (i dbInbox) Finish(ctx context.Context, keys []string) error {
 	return i.db.FinishDeliveries(ctx, keys)
 }
 
-func (i dbInbox) Claim(ctx context.Context, now time.Time, claim time.Duration) ([]slackbot.Accepted, error) {
+func (i dbInbox) Claim(ctx context.Context, now time.Time, claim time.Duration) ([]bot.Accepted, error) {
 	ds, err := i.db.ClaimDeliveries(ctx, "slack", "test", now, claim, 100)
-	out := make([]slackbot.Accepted, len(ds))
+	out := make([]bot.Accepted, len(ds))
 	for n, d := range ds {
-		out[n] = slackbot.Accepted{Key: d.Key, Payload: []byte(d.Payload), Received: d.ReceivedAt}
+		out[n] = bot.Accepted{Key: d.Key, Payload: []byte(d.Payload), Received: d.ReceivedAt}
 	}
 	return out, err
 }

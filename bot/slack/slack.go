@@ -78,7 +78,7 @@ type Config struct {
 	MaxWork int
 	// Inbox, when set, keeps every command from its acknowledgement until its work is done, so
 	// that Recover can run what a stopped process left undone; nil: none is kept.
-	Inbox Inbox
+	Inbox bot.Inbox
 	// InboxClaim is how long a process keeps a command it took to itself before another may
 	// recover it; zero means WorkTimeout plus a minute.
 	InboxClaim time.Duration
@@ -108,7 +108,7 @@ type Adapter struct {
 	cancel context.CancelFunc
 	work   chan struct{} // a token per command the handler is running
 
-	inbox *inboxWriter // nil without Config.Inbox
+	inbox *inflight.Keeper // nil without Config.Inbox
 
 	homeMu sync.Mutex
 	homes  map[string]*sync.Mutex // Slack users who opened the Home tab, each with a publish lock
@@ -149,7 +149,7 @@ func New(cfg Config) (*Adapter, error) {
 	a.users = newUsers(a.api, a.out)
 	a.base, a.cancel = context.WithCancel(context.Background())
 	if cfg.Inbox != nil {
-		a.inbox = newInboxWriter(a.base, cfg.Inbox, a.claim(), a.log)
+		a.inbox = inflight.NewKeeper(a.base, cfg.Inbox, a.claim(), a.log)
 	}
 	return a, nil
 }

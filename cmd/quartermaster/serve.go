@@ -421,7 +421,7 @@ func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, 
 		APIURL:        s.APIURL,
 		Handler:       a.Handler,
 		Refs:          chatRefs{a.Store, slackbot.Platform},
-		Inbox:         slackInbox{a.Store, senderName()},
+		Inbox:         chatInbox{a.Store, senderName(), slackbot.Platform},
 		OnAck:         func(transport, kind string, took time.Duration) { a.Metrics.Ack("slack", transport, kind, took) },
 		Choices:       slackChoices(a),
 		Logger:        log,
@@ -468,30 +468,31 @@ func (r chatRefs) MessageRefs(ctx context.Context, ref string) ([]bot.MessageRef
 	return out, nil
 }
 
-// slackInbox keeps the Slack adapter's acknowledged commands in the database until they are
-// done, claimed by this process (owner: senderName).
-type slackInbox struct {
-	db    *store.DB
-	owner string
+// chatInbox keeps a chat adapter's acknowledged commands in the database until they are done,
+// claimed by this process (owner: senderName), each platform's apart.
+type chatInbox struct {
+	db       *store.DB
+	owner    string
+	platform string // "slack", "discord"
 }
 
-func (i slackInbox) Accept(ctx context.Context, cmds []slackbot.Accepted, claim time.Duration) ([]bool, error) {
+func (i chatInbox) Accept(ctx context.Context, cmds []bot.Accepted, claim time.Duration) ([]bool, error) {
 	ds := make([]store.Delivery, len(cmds))
 	for n, c := range cmds {
-		ds[n] = store.Delivery{Key: c.Key, Platform: "slack", Payload: string(c.Payload), ReceivedAt: c.Received}
+		ds[n] = store.Delivery{Key: c.Key, Platform: i.platform, Payload: string(c.Payload), ReceivedAt: c.Received}
 	}
 	return i.db.AcceptDeliveries(ctx, ds, i.owner, claim)
 }
 
-func (i slackInbox) Finish(ctx context.Context, keys []string) error {
+func (i chatInbox) Finish(ctx context.Context, keys []string) error {
 	return i.db.FinishDeliveries(ctx, keys)
 }
 
-func (i slackInbox) Claim(ctx context.Context, now time.Time, claim time.Duration) ([]slackbot.Accepted, error) {
-	ds, err := i.db.ClaimDeliveries(ctx, "slack", i.owner, now, claim, 100)
-	out := make([]slackbot.Accepted, len(ds))
+func (i chatInbox) Claim(ctx context.Context, now time.Time, claim time.Duration) ([]bot.Accepted, error) {
+	ds, err := i.db.ClaimDeliveries(ctx, i.platform, i.owner, now, claim, 100)
+	out := make([]bot.Accepted, len(ds))
 	for n, d := range ds {
-		out[n] = slackbot.Accepted{Key: d.Key, Payload: []byte(d.Payload), Received: d.ReceivedAt}
+		out[n] = bot.Accepted{Key: d.Key, Payload: []byte(d.Payload), Received: d.ReceivedAt}
 	}
 	return out, err
 }
