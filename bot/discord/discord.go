@@ -99,6 +99,15 @@ type Config struct {
 	MaxSkew time.Duration
 	// Now is the clock signed timestamps are checked against; nil means time.Now.
 	Now func() time.Time
+	// Inbox, when set, keeps every deferred command until its answer is given, so that one
+	// deferred by a process that then stops is run and answered by another (Recover).
+	Inbox bot.Inbox
+	// InboxClaim is how long a process keeps a command it took to itself before another may
+	// take it; zero means WorkTimeout plus a minute.
+	InboxClaim time.Duration
+	// ReplayWithin is how old a recovered command may be and still run; zero means
+	// DefaultReplayWithin.
+	ReplayWithin time.Duration
 }
 
 // Adapter is the Discord app. It implements bot.Sender for notices and http.Handler for the
@@ -114,6 +123,7 @@ type Adapter struct {
 	track *inflight.Tracker
 	out   *outbox
 	seen  *inflight.Seen
+	inbox *inflight.Keeper // nil without Config.Inbox
 
 	base   context.Context
 	cancel context.CancelFunc
@@ -168,6 +178,9 @@ func New(cfg Config) (*Adapter, error) {
 	if cfg.Refs == nil {
 		cfg.Refs = &bot.MemoryRefs{}
 	}
+	if cfg.ReplayWithin <= 0 {
+		cfg.ReplayWithin = DefaultReplayWithin
+	}
 	s, err := newSession(cfg.BotToken, cfg.APIURL, cfg.HTTPClient)
 	if err != nil {
 		return nil, err
@@ -186,6 +199,9 @@ func New(cfg Config) (*Adapter, error) {
 	}
 	a.out = newOutbox(a.track)
 	a.base, a.cancel = context.WithCancel(context.Background())
+	if cfg.Inbox != nil {
+		a.inbox = inflight.NewKeeper(a.base, cfg.Inbox, a.claim(), a.log)
+	}
 	return a, nil
 }
 

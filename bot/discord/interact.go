@@ -16,6 +16,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/bot/internal/inflight"
 )
 
 const (
@@ -354,6 +355,7 @@ func (a *Adapter) run(i *discordgo.Interaction, person, userID, text string) (*d
 		deferred bool
 		finished bool
 		mine     []bot.Reply
+		kt       inflight.Kept // the inbox's hold on a deferred command
 	)
 	ready := make(chan struct{})
 	acked := make(chan struct{})
@@ -362,16 +364,7 @@ func (a *Adapter) run(i *discordgo.Interaction, person, userID, text string) (*d
 	busy := len(a.work) >= cap(a.work)
 	deferred = busy
 	a.goWork(func(ctx context.Context) {
-		var own []bot.Reply
-		for _, r := range a.handle(ctx, req) {
-			if r.To == "" || strings.EqualFold(r.To, person) {
-				own = append(own, r)
-				continue
-			}
-			if err := a.Send(ctx, r); err != nil && !errors.Is(err, ErrNotHere) {
-				a.log.Error("a reply to someone else did not go out", "to", r.To, "err", err)
-			}
-		}
+		own := a.reply(ctx, person, req)
 		mu.Lock()
 		if !deferred {
 			mine, finished = own, true
@@ -386,6 +379,7 @@ func (a *Adapter) run(i *discordgo.Interaction, person, userID, text string) (*d
 			return
 		}
 		a.followUp(ctx, i, own)
+		a.inbox.Finish(kt)
 	})
 	if !busy {
 		t := time.NewTimer(a.cfg.AnswerWithin)
@@ -403,8 +397,27 @@ func (a *Adapter) run(i *discordgo.Interaction, person, userID, text string) (*d
 	}
 	deferred = true
 	mu.Unlock()
+	// Deferred: kept in the inbox until its answer is given, so that a successor gives it if
+	// this process stops first. The work reads kt only once the deferral has been sent.
+	kt = a.keep(i, person, userID, text)
 	return &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredChannelMessageWithSource,
 		Data: &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral}}, sync.OnceFunc(func() { close(acked) })
+}
+
+// reply runs req as person and sends the replies addressed to others as notices; it returns the
+// replies for the asker.
+func (a *Adapter) reply(ctx context.Context, person string, req bot.Request) []bot.Reply {
+	var own []bot.Reply
+	for _, r := range a.handle(ctx, req) {
+		if r.To == "" || strings.EqualFold(r.To, person) {
+			own = append(own, r)
+			continue
+		}
+		if err := a.Send(ctx, r); err != nil && !errors.Is(err, ErrNotHere) {
+			a.log.Error("a reply to someone else did not go out", "to", r.To, "err", err)
+		}
+	}
+	return own
 }
 
 // followUp replaces a deferred answer with the replies.

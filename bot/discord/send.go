@@ -83,25 +83,31 @@ func (a *Adapter) channelFor(ctx context.Context, to string) (string, bool, erro
 	if err != nil || !ok {
 		return "", false, err
 	}
+	ch, err := a.dm(ctx, user)
+	return ch, err == nil, err
+}
+
+// dm is the id of the DM channel with a Discord user, opened on first use.
+func (a *Adapter) dm(ctx context.Context, user string) (string, error) {
 	a.dmMu.Lock()
 	ch, ok := a.dms[user]
 	a.dmMu.Unlock()
 	if ok {
-		return ch, true, nil
+		return ch, nil
 	}
 	var c *discordgo.Channel
-	err = a.retry(ctx, func() error {
+	err := a.retry(ctx, func() error {
 		var err error
 		c, err = a.s.UserChannelCreate(user, discordgo.WithContext(ctx))
 		return err
 	})
 	if err != nil {
-		return "", false, err
+		return "", err
 	}
 	a.dmMu.Lock()
 	a.dms[user] = c.ID
 	a.dmMu.Unlock()
-	return c.ID, true, nil
+	return c.ID, nil
 }
 
 // post sends r to channel and, when it has a Ref, remembers where it landed.

@@ -48,16 +48,9 @@ func (a *Adapter) runKept(o origin, text, key string) bool {
 	}
 	a.goWork(func(ctx context.Context) {
 		a.run(ctx, o, text, key)
-		a.finish(kt)
+		a.inbox.Finish(kt)
 	})
 	return true
-}
-
-// finish forgets a command whose work is done (see inflight.Keeper.Finish).
-func (a *Adapter) finish(kt inflight.Kept) {
-	if a.inbox != nil {
-		a.inbox.Finish(kt)
-	}
 }
 
 // Recover runs the commands that were acknowledged but never finished (the process that took
@@ -65,9 +58,6 @@ func (a *Adapter) finish(kt inflight.Kept) {
 // and its sender is told so. It returns how many it took. Call it at start and then regularly
 // (the service does every 30 s).
 func (a *Adapter) Recover(ctx context.Context) (int, error) {
-	if a.inbox == nil {
-		return 0, nil
-	}
 	ds, err := a.inbox.Claim(ctx, time.Now())
 	if err != nil {
 		return 0, err
@@ -80,7 +70,7 @@ func (a *Adapter) Recover(ctx context.Context) (int, error) {
 		var k kept
 		if err := json.Unmarshal(d.Payload, &k); err != nil || k.User == "" {
 			a.log.Error("dropped an unreadable command from the inbox", "key", d.Key, "err", err)
-			a.finish(inflight.Taken(d.Key))
+			a.inbox.Finish(inflight.Taken(d.Key))
 			continue
 		}
 		o := origin{user: k.User, team: k.Team, channel: k.Channel, responseURL: k.ResponseURL}
@@ -91,14 +81,14 @@ func (a *Adapter) Recover(ctx context.Context) (int, error) {
 				escape(strings.ReplaceAll(k.Text, "`", "'")), d.Received.UTC().Format("2 Jan 15:04"))
 			a.goWork(func(ctx context.Context) {
 				a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: msg})
-				a.finish(inflight.Taken(key))
+				a.inbox.Finish(inflight.Taken(key))
 			})
 			continue
 		}
 		a.log.Info("running a command acknowledged before a stop", "key", key, "received", d.Received)
 		a.goWork(func(ctx context.Context) {
 			a.run(ctx, o, k.Text, key)
-			a.finish(inflight.Taken(key))
+			a.inbox.Finish(inflight.Taken(key))
 		})
 	}
 	return len(ds), nil

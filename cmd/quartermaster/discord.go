@@ -308,6 +308,7 @@ func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Ada
 		Channels:  a.Policy.Discord.Channels,
 		Complete:  discordCompleter(a),
 		Refs:      chatRefs{a.Store, discordbot.Platform},
+		Inbox:     chatInbox{a.Store, senderName(), discordbot.Platform},
 		Logger:    log,
 	})
 }
@@ -392,6 +393,9 @@ func serveDiscord(a *App, s discordSettings, mux *http.ServeMux, log *slog.Logge
 	}
 	gateway, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
+	// Deferred commands that a stopped process never answered; the loop stops before the adapter.
+	recovering, stopRecovering := context.WithCancel(context.Background())
+	wg.Go(func() { recoverLoop(recovering, a, discordbot.Platform, adapter, log) })
 	if s.PublicKey != "" {
 		adapter.Register(mux)
 		log.Info("Discord is on", "mode", "HTTP interactions", "endpoint", discordbot.Path)
@@ -407,6 +411,7 @@ func serveDiscord(a *App, s discordSettings, mux *http.ServeMux, log *slog.Logge
 	var result error
 	return &discordService{adapter: adapter, stop: func(ctx context.Context) error {
 		once.Do(func() {
+			stopRecovering()
 			result = adapter.Close(ctx)
 			cancel()
 			wg.Wait()

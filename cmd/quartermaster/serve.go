@@ -247,7 +247,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	}
 	wg.Go(func() { agents.Run(loops) })
 	if adapter != nil {
-		wg.Go(func() { recoverLoop(loops, a, adapter, log) })
+		wg.Go(func() { recoverLoop(loops, a, slackbot.Platform, adapter, log) })
 	}
 	if adapter != nil && o.slack.AppToken != "" {
 		wg.Go(func() {
@@ -501,19 +501,25 @@ func (i chatInbox) Claim(ctx context.Context, now time.Time, claim time.Duration
 // never ran.
 const recoverInterval = 30 * time.Second
 
-// recoverLoop runs, at start and every recoverInterval, the Slack commands that a stopped process
-// (this one before a restart, or another replica) acknowledged and never finished. At start it
-// first releases the claims of processes on this host that no longer run, so that what a killed
-// predecessor acknowledged runs at once instead of after its claim lapses.
-func recoverLoop(ctx context.Context, a *App, adapter *slackbot.Adapter, log *slog.Logger) {
-	releaseStoppedInbox(ctx, a, log)
+// recoverer is a chat adapter that runs the commands a stopped process acknowledged and never
+// answered (slackbot.Adapter, discordbot.Adapter).
+type recoverer interface {
+	Recover(ctx context.Context) (int, error)
+}
+
+// recoverLoop runs, at start and every recoverInterval, the commands of platform's adapter that
+// a stopped process (this one before a restart, or another replica) acknowledged and never
+// finished. At start it first releases the claims of processes on this host that no longer run,
+// so that what a killed predecessor acknowledged runs at once instead of after its claim lapses.
+func recoverLoop(ctx context.Context, a *App, platform string, adapter recoverer, log *slog.Logger) {
+	releaseStoppedInbox(ctx, a, platform, log)
 	t := time.NewTicker(recoverInterval)
 	defer t.Stop()
 	for {
 		if n, err := adapter.Recover(ctx); err != nil && ctx.Err() == nil {
-			log.Error("recover acknowledged Slack commands", "err", err)
+			log.Error("recover acknowledged commands", "platform", platform, "err", err)
 		} else if n > 0 {
-			log.Info("recovered Slack commands acknowledged before a stop", "commands", n)
+			log.Info("recovered commands acknowledged before a stop", "platform", platform, "commands", n)
 		}
 		select {
 		case <-ctx.Done():
@@ -523,22 +529,22 @@ func recoverLoop(ctx context.Context, a *App, adapter *slackbot.Adapter, log *sl
 	}
 }
 
-// releaseStoppedInbox releases the inbox claims of the processes on this host that no longer run
-// (this process's own claims stay: it may have acknowledged commands already).
-func releaseStoppedInbox(ctx context.Context, a *App, log *slog.Logger) {
-	owners, err := a.Store.DeliveryClaimers(ctx, "slack", time.Now())
+// releaseStoppedInbox releases platform's inbox claims of the processes on this host that no
+// longer run (this process's own claims stay: it may have acknowledged commands already).
+func releaseStoppedInbox(ctx context.Context, a *App, platform string, log *slog.Logger) {
+	owners, err := a.Store.DeliveryClaimers(ctx, platform, time.Now())
 	if err != nil {
-		log.Warn("reading the inbox's claims", "err", err)
+		log.Warn("reading the inbox's claims", "platform", platform, "err", err)
 		return
 	}
 	stopped := stoppedOnThisHost(owners, senderName())
-	n, err := a.Store.ReleaseDeliveryClaims(ctx, "slack", stopped)
+	n, err := a.Store.ReleaseDeliveryClaims(ctx, platform, stopped)
 	if err != nil {
-		log.Warn("releasing the inbox claims of stopped processes", "err", err)
+		log.Warn("releasing the inbox claims of stopped processes", "platform", platform, "err", err)
 		return
 	}
 	if n > 0 {
-		log.Info("took back the Slack commands that stopped processes on this host acknowledged", "processes", strings.Join(stopped, ","), "commands", n)
+		log.Info("took back the commands that stopped processes on this host acknowledged", "platform", platform, "processes", strings.Join(stopped, ","), "commands", n)
 	}
 }
 

@@ -87,8 +87,9 @@ func Taken(key string) Kept { return Kept{key: key} }
 // Finish forgets a command whose work is done, unless the adapter is stopping: work cut short by
 // a shutdown is left for the next process to recover. One whose keeping answered late is
 // forgotten once it is kept (or it would stay kept and run again), without holding up the caller.
+// A nil Keeper (an adapter without an inbox) forgets nothing.
 func (k *Keeper) Finish(kt Kept) {
-	if kt.key == "" || k.base.Err() != nil {
+	if k == nil || kt.key == "" || k.base.Err() != nil {
 		return
 	}
 	if kt.late == nil {
@@ -103,8 +104,11 @@ func (k *Keeper) Finish(kt Kept) {
 }
 
 // Claim takes, until now plus the claim, the kept commands whose claim ran out before now: those
-// of a process that stopped before their work was done.
+// of a process that stopped before their work was done. A nil Keeper has none.
 func (k *Keeper) Claim(ctx context.Context, now time.Time) ([]bot.Accepted, error) {
+	if k == nil {
+		return nil, nil
+	}
 	return k.in.Claim(ctx, now, k.claim)
 }
 

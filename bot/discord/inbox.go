@@ -1,0 +1,98 @@
+package discord
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/bot/internal/inflight"
+)
+
+// DefaultReplayWithin is how old a deferred command may be and still be run by Recover: an
+// interaction's token, with which its answer replaces the deferral, works for 15 minutes.
+const DefaultReplayWithin = 14 * time.Minute
+
+// kept is what the inbox keeps of a deferred command: who asked, the interaction whose deferral
+// its answer replaces, and its text.
+type kept struct {
+	Person  string `json:"person"`            // as the directory names them
+	User    string `json:"user"`              // their Discord user id
+	Channel string `json:"channel,omitempty"` // where it was typed
+	App     string `json:"app"`
+	ID      string `json:"id"`    // the interaction's id
+	Token   string `json:"token"` // the interaction's token: answers it for 15 minutes
+	Text    string `json:"text"`
+}
+
+// claim is how long a process keeps a command it deferred or recovered to itself: long enough
+// to wait for a free worker and run it.
+func (a *Adapter) claim() time.Duration {
+	if a.cfg.InboxClaim > 0 {
+		return a.cfg.InboxClaim
+	}
+	return a.cfg.WorkTimeout + time.Minute
+}
+
+// keep keeps a deferred command in the inbox (when there is one) until its answer is given,
+// waiting for the inbox at most inflight.AcceptTimeout. One the inbox holds already (an
+// interaction delivered to another replica too) is left to whoever has it.
+func (a *Adapter) keep(i *discordgo.Interaction, person, user, text string) inflight.Kept {
+	if a.inbox == nil {
+		return inflight.Kept{}
+	}
+	payload, _ := json.Marshal(kept{Person: person, User: user, Channel: i.ChannelID, App: i.AppID, ID: i.ID, Token: i.Token, Text: text})
+	kt, ok := a.inbox.Keep(bot.Accepted{Key: "discord:" + i.ID, Payload: payload, Received: time.Now()})
+	if !ok {
+		return inflight.Kept{}
+	}
+	return kt
+}
+
+// Recover runs the commands that were deferred but never answered (the process that took them
+// stopped first), once their claim has run out, and their answers replace the deferrals; one
+// older than ReplayWithin is not run, and its sender is told so by DM. It returns how many it
+// took. Call it at start and then regularly (the service does every 30 s).
+func (a *Adapter) Recover(ctx context.Context) (int, error) {
+	ds, err := a.inbox.Claim(ctx, time.Now())
+	if err != nil {
+		return 0, err
+	}
+	for _, d := range ds {
+		var k kept
+		if err := json.Unmarshal(d.Payload, &k); err != nil || k.Person == "" || k.ID == "" {
+			a.log.Error("dropped an unreadable command from the inbox", "key", d.Key, "err", err)
+			a.inbox.Finish(inflight.Taken(d.Key))
+			continue
+		}
+		kt := inflight.Taken(d.Key)
+		if time.Since(d.Received) > a.cfg.ReplayWithin {
+			a.log.Warn("a deferred command is too old to run", "key", d.Key, "received", d.Received)
+			text := fmt.Sprintf("Quartermaster stopped before it ran your command `%s` (sent %s UTC), and it is too late to run it now; send it again if you still want it.",
+				strings.ReplaceAll(k.Text, "`", "'"), d.Received.UTC().Format("2 Jan 15:04"))
+			a.goWork(func(ctx context.Context) {
+				ch, err := a.dm(ctx, k.User)
+				if err == nil {
+					err = a.post(ctx, k.Person, ch, bot.Reply{Error: true, Text: text})
+				}
+				if err != nil {
+					a.log.Error("cannot tell a sender their command was not run", "user", k.User, "err", err)
+				}
+				a.inbox.Finish(kt)
+			})
+			continue
+		}
+		a.log.Info("running a command deferred before a stop", "key", d.Key, "received", d.Received)
+		req := bot.Request{User: k.Person, Text: k.Text, Channel: k.Channel, Key: d.Key, Account: AccountOf(k.User)}
+		i := &discordgo.Interaction{ID: k.ID, AppID: k.App, Token: k.Token, ChannelID: k.Channel}
+		a.goWork(func(ctx context.Context) {
+			a.followUp(ctx, i, a.reply(ctx, k.Person, req))
+			a.inbox.Finish(kt)
+		})
+	}
+	return len(ds), nil
+}
