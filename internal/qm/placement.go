@@ -213,9 +213,9 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 		return nil, nil
 	}
 	pl, ok := place(inv, ix, held, placeRequest{Class: l.Class, Team: l.Team, GPUs: l.GPUs,
-		ExclusiveClass: c != nil && c.Isolation == "exclusive", Reserve: l.Exclusive})
+		ExclusiveClass: c != nil && c.Exclusive(), Reserve: l.Exclusive})
 	if !ok {
-		if c != nil && c.Isolation == "exclusive" {
+		if c != nil && c.Exclusive() {
 			l.Reason = fmt.Sprintf("waiting for %s GPUs on nodes that no other team uses (the class is exclusive)", l.Class)
 		}
 		return nil, nil

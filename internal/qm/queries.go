@@ -57,7 +57,7 @@ func (s *Service) Catalog(ctx context.Context, user string) ([]ClassStatus, erro
 	var out []ClassStatus
 	team, resolved := "", false
 	for _, c := range s.Policy.Classes {
-		if c.Isolation == "exclusive" && !resolved { // which nodes are the team's own matters only there
+		if c.Exclusive() && !resolved { // which nodes are the team's own matters only there
 			team, resolved = s.defaultTeam(ctx, user), true
 		}
 		p, err := s.Pool(ctx, c.Name)
@@ -89,7 +89,7 @@ func (s *Service) EstimateRequest(ctx context.Context, user, class string, gpus 
 		return Estimate{}, err
 	}
 	req := WaitRequest{Class: c.Name, User: user, GPUs: gpus, Duration: d}
-	if c.Isolation == "exclusive" {
+	if c.Exclusive() {
 		req.Team = s.defaultTeam(ctx, user)
 	}
 	wait, err := s.predictWait(ctx, req, false)

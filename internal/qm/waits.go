@@ -151,7 +151,7 @@ func (s *Service) predictWait(ctx context.Context, req WaitRequest, reserve bool
 // the pool's sums, not every running lease.
 func (s *Service) waitCapacity(ctx context.Context, tx Tx, req WaitRequest, reserve bool) (Pool, int, error) {
 	c, _ := s.Policy.Class(req.Class)
-	exclusive := c != nil && c.Isolation == "exclusive"
+	exclusive := c != nil && c.Exclusive()
 	if !s.placesItself(req.Class) || (!exclusive && !reserve && req.GPUs <= 1) {
 		p, err := s.pool(ctx, tx, req.Class)
 		return p, p.Effective(), err
