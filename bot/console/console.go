@@ -44,6 +44,9 @@ type Console struct {
 	// FilesDir is where attachments of messages (a chart, a CSV) are written; each message names
 	// the paths. Empty: they are not written, only named.
 	FilesDir string
+	// ExampleUser and ExampleClass make the examples the console shows work on the policy it
+	// runs (someone in its directory, one of its classes); empty: the example policy's.
+	ExampleUser, ExampleClass string
 
 	mu      sync.Mutex
 	pending []bot.Reply // notices raised while a command runs, printed after its reply
@@ -130,7 +133,8 @@ func (c *Console) Run(ctx context.Context, in io.Reader) error {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	if c.Prompt {
-		fmt.Fprintln(c.Out, "Quartermaster console. Type `alice@acme.example: /gpu help`, `:as alice@acme.example` to set who you are, `:advance 45m`, `:util L-1 0`, or Ctrl-D to quit.")
+		u := c.exampleUser()
+		fmt.Fprintf(c.Out, "Quartermaster console. Type `%s: /gpu help`, `:as %s` to set who you are, `:advance 45m`, `:util L-1 0`, or Ctrl-D to quit.\n", u, u)
 	}
 	for {
 		if c.Prompt {
@@ -160,7 +164,7 @@ func (c *Console) Line(ctx context.Context, line string) {
 	user, text, ok := splitUser(line)
 	if !ok {
 		if c.user == "" || !strings.HasPrefix(line, "/") {
-			c.say(bot.Reply{To: "console", Error: true, Text: "Lines look like USER: TEXT. Example: alice@acme.example: /gpu request 1 interactive for 2h"})
+			c.say(bot.Reply{To: "console", Error: true, Text: fmt.Sprintf("Lines look like USER: TEXT. Example: %s: /gpu request 1 %s for 2h", c.exampleUser(), c.exampleClass())})
 			return
 		}
 		user, text = c.user, line
@@ -189,6 +193,20 @@ func (c *Console) say(r bot.Reply) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_ = c.print(r)
+}
+
+func (c *Console) exampleUser() string {
+	if c.ExampleUser != "" {
+		return c.ExampleUser
+	}
+	return "alice@acme.example"
+}
+
+func (c *Console) exampleClass() string {
+	if c.ExampleClass != "" {
+		return c.ExampleClass
+	}
+	return "interactive"
 }
 
 // splitUser splits "alice@acme.example: /gpu list".
@@ -252,7 +270,7 @@ func (c *Console) control(ctx context.Context, line string) {
 		}
 	case ":as":
 		if len(f) != 2 {
-			fail("`:as` needs a user. Example: :as alice@acme.example")
+			fail("`:as` needs a user. Example: :as " + c.exampleUser())
 			return
 		}
 		c.user = f[1]

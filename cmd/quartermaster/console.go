@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/bot/console"
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 func init() {
@@ -56,6 +57,7 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	defer a.Close()
 	c := &console.Console{Handler: a.Handler, Out: stdout, JSON: *asJSON, Prompt: isTerminal(stdin),
 		Controls: console.Controls{Util: a.SetUtilization, Now: a.Clock.Now}, FilesDir: *reportsDir}
+	c.ExampleUser, c.ExampleClass = consoleExample(a.Policy)
 	a.Sender = c
 	if a.SimClk != nil {
 		c.Controls.Advance = a.Advance
@@ -98,4 +100,23 @@ func isTerminal(r io.Reader) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// consoleExample is whom and which class the console's examples name: the first person of the
+// policy's directory who belongs to a team (else the first at all), and its first class.
+func consoleExample(p *policy.Policy) (user, class string) {
+	if len(p.Classes) > 0 {
+		class = p.Classes[0].Name
+	}
+	for _, t := range p.Teams {
+		for _, g := range t.IDPGroups {
+			if m := p.Members(g); len(m) > 0 {
+				return m[0], class
+			}
+		}
+	}
+	if len(p.Directory) > 0 {
+		user = p.Directory[0].User
+	}
+	return user, class
 }

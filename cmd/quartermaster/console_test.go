@@ -217,3 +217,24 @@ func TestConsoleIdleReclaim(t *testing.T) {
 		t.Errorf("reclaim: %+v", msgs[2])
 	}
 }
+
+// On another policy the console's examples name its own people and classes, and the example it
+// gives for a bad line works as given.
+func TestConsoleExamplesComeFromThePolicy(t *testing.T) {
+	orbit := writeOrbit(t)
+	msgs := runConsoleScript(t, "this is not a command\n:as\n", "--policy", orbit)
+	if len(msgs) != 2 {
+		t.Fatalf("got %+v", msgs)
+	}
+	const example = "yuki@orbit.example: /gpu request 1 notebook for 2h"
+	if !strings.Contains(msgs[0].Text, "Example: "+example) {
+		t.Errorf("a bad line's example: %q, want %q", msgs[0].Text, example)
+	}
+	if !strings.Contains(msgs[1].Text, "Example: :as yuki@orbit.example") {
+		t.Errorf("`:as` alone: %q", msgs[1].Text)
+	}
+	got := runConsoleScript(t, example+"\n", "--policy", orbit)
+	if len(got) == 0 || got[0].To != "yuki@orbit.example" || !strings.Contains(got[0].Text, "L-1 is active") {
+		t.Errorf("the example as given: %+v", got)
+	}
+}
