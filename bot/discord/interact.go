@@ -317,7 +317,7 @@ func (a *Adapter) denyModal(lease string) *discordgo.InteractionResponse {
 		CustomID: id, Title: clip("Deny "+lease, 45),
 		Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
 			discordgo.TextInput{CustomID: reasonInput, Label: "Why? The requester will read this.", Style: discordgo.TextInputParagraph,
-				Required: false, MaxLength: maxReasonLength, Placeholder: "e.g. use the interactive class for notebooks"},
+				Required: false, MaxLength: maxReasonLength, Placeholder: "what to do instead, for the requester"},
 		}}},
 	}}
 }
