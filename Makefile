@@ -18,7 +18,8 @@ build:
 test:
 	bash scripts/test.sh
 
-# test-faults runs the long fault tests (docs/reliability.md): kill -9 during provisioning on Slurm,
+# test-faults runs the long fault tests (docs/reliability.md): kill -9 during provisioning on Slurm
+# (Slack commands, and Discord commands deferred),
 # PostgreSQL restarted under load, three replicas with redeliveries, the agent's service
 # unreachable. They need PostgreSQL (scripts/pg-up.sh) and the Slurm test cluster (make slurm-up).
 test-faults:

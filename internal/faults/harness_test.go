@@ -402,7 +402,7 @@ teams:
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, "  - {name: t%02d, idp_groups: [g%02d], budget_owners: [boss%02d@fault.example], quota: {gpus: {interactive: %d, train: %d}, gpu_hours_per_week: 100000}, storage: {path: %s}}\n",
 			i, i, i, perTeam, perTeam, filepath.Join(t.TempDir(), fmt.Sprintf("t%02d", i)))
-		fmt.Fprintf(&dir, "  - {user: u%02d@fault.example, groups: [g%02d]}\n  - {user: boss%02d@fault.example, groups: [g%02d]}\n", i, i, i, i)
+		fmt.Fprintf(&dir, "  - {user: u%02d@fault.example, groups: [g%02d], accounts: [\"discord:%s\"]}\n  - {user: boss%02d@fault.example, groups: [g%02d]}\n", i, i, discordUser(i), i, i)
 		people = append(people, fmt.Sprintf("u%02d@fault.example", i), fmt.Sprintf("boss%02d@fault.example", i))
 	}
 	b.WriteString("directory:\n" + dir.String())
@@ -412,6 +412,9 @@ teams:
 	}
 	return path, people
 }
+
+// discordUser is the Discord user id of u<i>@fault.example in teamsPolicy's directory.
+func discordUser(i int) string { return fmt.Sprintf("2000000000000000%02d", i) }
 
 // approvals is the approvals line among extra, else one with a day's timeout.
 func approvals(extra []string) string {

@@ -50,6 +50,31 @@ exit $rc
 	return dir, log
 }
 
+// killSetup is what a kill test runs serve with: the real Slurm test cluster under an instance of
+// its own, a fresh PostgreSQL schema, teamsPolicy's four teams, the fake Slack, and sbatch
+// slowed (slowSbatch) so that kills land while a workspace is provisioned.
+type killSetup struct {
+	conf, instance, db string
+	api                *slackAPI
+	sbatchLog          string
+	env                []string
+}
+
+func newKillSetup(t *testing.T, prefix string, quota int) killSetup {
+	storetest.RequirePostgres(t)
+	k := killSetup{conf: slurmtest.Cluster(t)}
+	k.instance = newInstance(t, k.conf, prefix)
+	k.db = storetest.Postgres(t)
+	policy, people := teamsPolicy(t, 4, quota, "slurm")
+	k.api = newSlackAPI(t, people)
+	wrap, log := slowSbatch(t)
+	k.sbatchLog = log
+	k.env = append(baseEnv(t, policy, k.db, k.api), "SLURM_CONF="+k.conf, "QM_SLURM_INSTANCE="+k.instance,
+		"QM_RECONCILE_INTERVAL=1s", "QM_SUBMIT_GRACE=3s", "QM_STORAGE_ROOT="+t.TempDir(),
+		"PATH="+wrap+":"+os.Getenv("PATH"))
+	return k
+}
+
 // inFlightSbatch counts sbatch calls logged as started and not ended.
 func inFlightSbatch(log string) int {
 	b, _ := os.ReadFile(log)
@@ -76,18 +101,10 @@ func inFlightSbatch(log string) int {
 // without a job, no lost granted lease, no duplicate lease, no quota breach; at the end no lost
 // notice.
 func TestKillNineDuringProvisioningOnSlurm(t *testing.T) {
-	storetest.RequirePostgres(t)
-	conf := slurmtest.Cluster(t)
-	instance := newInstance(t, conf, "qmk")
-	db := storetest.Postgres(t)
 	const quota = 2
-	policy, people := teamsPolicy(t, 4, quota, "slurm")
-	api := newSlackAPI(t, people)
+	k := newKillSetup(t, "qmk", quota)
+	conf, instance, db, api, sbatchLog, env := k.conf, k.instance, k.db, k.api, k.sbatchLog, k.env
 	sl := &slack{api: api}
-	wrap, sbatchLog := slowSbatch(t)
-	env := append(baseEnv(t, policy, db, api), "SLURM_CONF="+conf, "QM_SLURM_INSTANCE="+instance,
-		"QM_RECONCILE_INTERVAL=1s", "QM_SUBMIT_GRACE=3s", "QM_STORAGE_ROOT="+t.TempDir(),
-		"PATH="+wrap+":"+os.Getenv("PATH"))
 
 	where := map[string]int{}
 	recovered := map[string]int{}
