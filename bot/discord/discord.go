@@ -121,7 +121,7 @@ type Adapter struct {
 	cmds  map[string]*Command
 	refs  bot.RefStore
 	track *inflight.Tracker
-	out   *outbox
+	out   *inflight.Outbox
 	seen  *inflight.Seen
 	inbox *inflight.Keeper // nil without Config.Inbox
 
@@ -197,7 +197,7 @@ func New(cfg Config) (*Adapter, error) {
 		c := &cfg.Commands[i]
 		a.cmds[c.Name] = c
 	}
-	a.out = newOutbox(a.track)
+	a.out = inflight.NewOutbox(0, a.track)
 	a.base, a.cancel = context.WithCancel(context.Background())
 	if cfg.Inbox != nil {
 		a.inbox = inflight.NewKeeper(a.base, cfg.Inbox, a.claim(), a.log)

@@ -436,7 +436,7 @@ func (a *Adapter) followUp(ctx context.Context, i *discordgo.Interaction, rs []b
 		}
 		var re *discordgo.RESTError
 		if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusNotFound && try < followUpTries {
-			if sleepCtx(ctx, time.Duration(try)*250*time.Millisecond) == nil {
+			if inflight.Sleep(ctx, time.Duration(try)*250*time.Millisecond) == nil {
 				continue
 			}
 		}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -107,64 +106,8 @@ func (a *Adapter) retry(ctx context.Context, call func() error) error {
 			wait = max(rl.RetryAfter, minRetryAfter)
 		}
 		a.log.Info("rate limited by Discord; retrying", "url", rl.URL, "after", wait)
-		if err := sleepCtx(ctx, wait); err != nil {
+		if err := inflight.Sleep(ctx, wait); err != nil {
 			return err
 		}
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-// outbox delivers messages one at a time per recipient, in the order they were queued, so an
-// approval's decision never overtakes the approval message it edits. Each recipient has its own
-// queue and, while it is not empty, its own goroutine.
-type outbox struct {
-	track  *inflight.Tracker
-	mu     sync.Mutex
-	queues map[string][]func(ctx context.Context)
-}
-
-func newOutbox(track *inflight.Tracker) *outbox {
-	return &outbox{track: track, queues: map[string][]func(ctx context.Context){}}
-}
-
-// push queues job for key; it runs after everything queued before it for the same key.
-func (o *outbox) push(ctx context.Context, key string, job func(ctx context.Context)) {
-	o.track.Add()
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	q, running := o.queues[key]
-	o.queues[key] = append(q, job)
-	if !running {
-		go o.drain(ctx, key)
-	}
-}
-
-func (o *outbox) drain(ctx context.Context, key string) {
-	for {
-		o.mu.Lock()
-		q := o.queues[key]
-		if len(q) == 0 {
-			delete(o.queues, key)
-			o.mu.Unlock()
-			return
-		}
-		job := q[0]
-		o.queues[key] = q[1:]
-		o.mu.Unlock()
-		job(ctx)
-		o.track.Done()
 	}
 }

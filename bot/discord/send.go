@@ -34,7 +34,7 @@ func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
 	}
 	done := make(chan error, 1)
 	var abandoned atomic.Bool
-	a.out.push(a.base, strings.ToLower(to), func(ctx context.Context) {
+	a.out.Push(a.base, strings.ToLower(to), func(ctx context.Context) {
 		if abandoned.Load() {
 			done <- errors.New("discord: the sender stopped waiting before the message went out")
 			return

@@ -27,7 +27,7 @@ func (a *Adapter) Deliver(ctx context.Context, r bot.Reply) error {
 	}
 	done := make(chan error, 1)
 	to := r.To
-	a.out.push(a.base, strings.ToLower(to), func(context.Context) {
+	a.out.Push(a.base, strings.ToLower(to), func(context.Context) {
 		if err := ctx.Err(); err != nil {
 			done <- err // the caller gave up while it waited its turn: send nothing
 			return

@@ -292,7 +292,7 @@ func (a *Adapter) openView(ctx context.Context, trigger string, received time.Ti
 		if time.Since(received)+wait > triggerLife {
 			return nil, err
 		}
-		if err := a.out.sleep(ctx, wait); err != nil {
+		if err := a.out.Sleep(ctx, wait); err != nil {
 			return nil, err
 		}
 	}

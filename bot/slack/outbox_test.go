@@ -41,7 +41,7 @@ func TestOutboxPaces(t *testing.T) {
 	ft := &fakeTime{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
 	tr := inflight.NewTracker()
 	o := newOutbox(time.Second, tr)
-	o.now, o.sleep = ft.Now, ft.Sleep
+	o.Now, o.Sleep = ft.Now, ft.Sleep
 	var mu sync.Mutex
 	var sent []string
 	at := map[string][]time.Time{}
@@ -55,12 +55,12 @@ func TestOutboxPaces(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, s := range []string{"1", "2", "3", "4"} {
-		o.push(ctx, "#a", job("#a", s))
+		o.Push(ctx, "#a", job("#a", s))
 	}
 	if err := tr.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
-	o.push(ctx, "#b", job("#b", "x"))
+	o.Push(ctx, "#b", job("#b", "x"))
 	if err := tr.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestOutboxPaces(t *testing.T) {
 func TestRetryAfter(t *testing.T) {
 	ft := &fakeTime{now: time.Unix(0, 0)}
 	o := newOutbox(time.Second, inflight.NewTracker())
-	o.now, o.sleep = ft.Now, ft.Sleep
+	o.Now, o.Sleep = ft.Now, ft.Sleep
 	calls := 0
 	err := o.retry(context.Background(), func() error {
 		calls++

@@ -451,7 +451,7 @@ func (a *Adapter) answer(ctx context.Context, o origin, email string, r bot.Repl
 		key = o.user
 	}
 	user := o.user
-	a.out.push(a.base, key, func(ctx context.Context) { a.post(ctx, key, user, r) })
+	a.out.Push(a.base, key, func(ctx context.Context) { a.post(ctx, key, user, r) })
 }
 
 // Send delivers a notice: it is queued for its recipient (an email or a #channel) and posted,
@@ -464,7 +464,7 @@ func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
 	to := r.To
 	done := make(chan error, 1)
 	var abandoned atomic.Bool
-	a.out.push(a.base, strings.ToLower(to), func(ctx context.Context) {
+	a.out.Push(a.base, strings.ToLower(to), func(ctx context.Context) {
 		if abandoned.Load() {
 			done <- errors.New("slack: the sender stopped waiting before the message went out")
 			return

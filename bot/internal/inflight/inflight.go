@@ -1,7 +1,8 @@
 // Package inflight is what the chat adapters (Slack, Discord) share about deliveries: running
 // the work a delivery starts (bounded in time and in number, a panic logged) and counting it
-// while in flight, which their Wait waits out; and the keys of recent deliveries, so that a
-// retried or replayed one does no work twice.
+// while in flight, which their Wait waits out; keeping a command in the inbox until it is
+// answered (Keeper); sending messages in order, one channel at a time (Outbox); and the keys of
+// recent deliveries, so that a retried or replayed one does no work twice.
 package inflight
 
 import (

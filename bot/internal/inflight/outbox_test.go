@@ -1,0 +1,57 @@
+package inflight
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestOutboxKeepsEachKeysOrder: jobs for one key run one at a time in the order pushed, while
+// another key's jobs do not wait for them; Wait returns once all have run.
+func TestOutboxKeepsEachKeysOrder(t *testing.T) {
+	tr := NewTracker()
+	o := NewOutbox(0, tr)
+	var mu sync.Mutex
+	ran := map[string][]int{}
+	running := map[string]bool{}
+	overlap := false
+	block := make(chan struct{})
+	ctx := context.Background()
+	for i := range 5 {
+		o.Push(ctx, "#a", func(context.Context) {
+			mu.Lock()
+			if running["#a"] {
+				overlap = true
+			}
+			running["#a"] = true
+			mu.Unlock()
+			if i == 0 {
+				<-block // #a is held up at its first job
+			}
+			mu.Lock()
+			running["#a"] = false
+			ran["#a"] = append(ran["#a"], i)
+			mu.Unlock()
+		})
+	}
+	done := make(chan struct{})
+	o.Push(ctx, "#b", func(context.Context) { close(done) })
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("#b waited for #a")
+	}
+	close(block)
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := tr.Wait(wctx); err != nil {
+		t.Fatalf("jobs still in flight: %v", err)
+	}
+	if overlap {
+		t.Error("two jobs of one key ran at once")
+	}
+	if got := ran["#a"]; len(got) != 5 || got[0] != 0 || got[4] != 4 || got[2] != 2 {
+		t.Errorf("#a ran %v, want 0 1 2 3 4", got)
+	}
+}
