@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -32,38 +31,22 @@ func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
 			return fmt.Errorf("%w: %s has no Discord channel id in the policy", ErrNotHere, to)
 		}
 	}
-	done := make(chan error, 1)
-	var abandoned atomic.Bool
-	a.out.Push(a.base, strings.ToLower(to), func(ctx context.Context) {
-		if abandoned.Load() {
-			done <- errors.New("discord: the sender stopped waiting before the message went out")
-			return
-		}
+	return a.out.Call(ctx, a.base, strings.ToLower(to), func(ctx context.Context) error {
 		channel, ok, err := a.channelFor(ctx, to)
 		switch {
 		case err != nil:
 			a.log.Error("cannot reach a notice's recipient on Discord", "to", to, "ref", r.Ref, "err", err)
-			done <- err
-			return
+			return err
 		case !ok:
-			done <- fmt.Errorf("%w: %s has no Discord account", ErrNotHere, to)
-			return
+			return fmt.Errorf("%w: %s has no Discord account", ErrNotHere, to)
 		}
 		if r.Update && r.Ref != "" {
 			if ok, err := a.update(ctx, to, r); ok || err != nil {
-				done <- err
-				return
+				return err
 			}
 		}
-		done <- a.post(ctx, to, channel, r)
+		return a.post(ctx, to, channel, r)
 	})
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		abandoned.Store(true)
-		return ctx.Err()
-	}
 }
 
 var _ bot.Deliverer = (*Adapter)(nil)

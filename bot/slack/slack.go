@@ -462,34 +462,19 @@ func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
 		return errors.New("slack: a notice without a recipient")
 	}
 	to := r.To
-	done := make(chan error, 1)
-	var abandoned atomic.Bool
-	a.out.Push(a.base, strings.ToLower(to), func(ctx context.Context) {
-		if abandoned.Load() {
-			done <- errors.New("slack: the sender stopped waiting before the message went out")
-			return
-		}
+	return a.out.Call(ctx, a.base, strings.ToLower(to), func(ctx context.Context) error {
 		channel, err := a.channelFor(ctx, to)
 		if err != nil {
 			a.log.Error("cannot reach a notice's recipient", "to", to, "ref", r.Ref, "err", err)
-			done <- err
-			return
+			return err
 		}
 		if r.Update && r.Ref != "" {
 			if ok, err := a.update(ctx, to, r); ok || err != nil {
-				done <- err
-				return
+				return err
 			}
 		}
-		done <- a.post(ctx, to, channel, r)
+		return a.post(ctx, to, channel, r)
 	})
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		abandoned.Store(true)
-		return ctx.Err()
-	}
 }
 
 // channelFor is where a message to "to" goes: a person's DM (by user id), or the channel as named.

@@ -2,7 +2,9 @@ package inflight
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -63,6 +65,28 @@ func (o *Outbox) Push(ctx context.Context, key string, job func(ctx context.Cont
 	if !q.running {
 		q.running = true
 		go o.drain(ctx, key, q)
+	}
+}
+
+// Call pushes job for key on base (so that it is not cut short with ctx) and waits for its
+// error, or until ctx ends: then it returns ctx's error, and the job, if its turn has not come
+// yet, does not run.
+func (o *Outbox) Call(ctx, base context.Context, key string, job func(ctx context.Context) error) error {
+	done := make(chan error, 1)
+	var abandoned atomic.Bool
+	o.Push(base, key, func(ctx context.Context) {
+		if abandoned.Load() {
+			done <- errors.New("the sender stopped waiting before the message went out")
+			return
+		}
+		done <- job(ctx)
+	})
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		abandoned.Store(true)
+		return ctx.Err()
 	}
 }
 

@@ -2,6 +2,7 @@ package inflight
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -53,5 +54,34 @@ func TestOutboxKeepsEachKeysOrder(t *testing.T) {
 	}
 	if got := ran["#a"]; len(got) != 5 || got[0] != 0 || got[4] != 4 || got[2] != 2 {
 		t.Errorf("#a ran %v, want 0 1 2 3 4", got)
+	}
+}
+
+// TestCallReturnsTheJobsErrorOrGivesUp: Call returns what its job returned; one whose caller stops
+// waiting before its turn comes returns at once, and its job never runs.
+func TestCallReturnsTheJobsErrorOrGivesUp(t *testing.T) {
+	tr := NewTracker()
+	o := NewOutbox(0, tr)
+	base := context.Background()
+	boom := errors.New("boom")
+	if err := o.Call(base, base, "#a", func(context.Context) error { return boom }); !errors.Is(err, boom) {
+		t.Fatalf("Call = %v, want the job's error", err)
+	}
+	block := make(chan struct{})
+	o.Push(base, "#a", func(context.Context) { <-block })
+	ctx, cancel := context.WithCancel(base)
+	cancel()
+	ran := false
+	if err := o.Call(ctx, base, "#a", func(context.Context) error { ran = true; return nil }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Call after its caller gave up = %v", err)
+	}
+	close(block)
+	wctx, stop := context.WithTimeout(base, 10*time.Second)
+	defer stop()
+	if err := tr.Wait(wctx); err != nil {
+		t.Fatal(err)
+	}
+	if ran {
+		t.Error("a job whose caller had given up ran")
 	}
 }
