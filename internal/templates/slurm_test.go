@@ -159,13 +159,24 @@ echo "checkpoint saved to $QM_CHECKPOINT_DIR"
 		t.Fatalf("scancel --signal: %s", out)
 	}
 	waitFor(t, 30*time.Second, "the job to requeue", func() bool { return strings.Contains(log(), "requeueing") })
-	// Slurm holds a requeued job back for about two minutes; start it now.
-	waitFor(t, 30*time.Second, "the requeued job to start again", func() bool {
-		if strings.Contains(slurmCmd(t, conf, "squeue", "-h", "-j", id, "-o", "%T"), "PENDING") {
+	// Slurm holds a requeued job back for about two minutes; start it now. On a busy machine the
+	// node may take a while to finish with the first run (COMPLETING) before the job can start.
+	var state string
+	deadline := time.Now().Add(90 * time.Second)
+	for !strings.Contains(log(), "start restart=1") {
+		state = slurmCmd(t, conf, "squeue", "-h", "-j", id, "-o", "%T %r")
+		if strings.Contains(state, "Held") || strings.Contains(state, "REQUEUE_HOLD") {
+			slurmCmd(t, conf, "scontrol", "release", id)
+		}
+		if strings.Contains(state, "PENDING") {
 			slurmCmd(t, conf, "scontrol", "update", "JobId="+id, "StartTime=now")
 		}
-		return strings.Contains(log(), "start restart=1")
-	})
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after 90s waiting for the requeued job to start again (squeue: %q; nodes: %q)", state,
+				slurmCmd(t, conf, "sinfo", "-h", "-N", "-o", "%N %T"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	got := log()
 	for _, want := range []string{"asking for a checkpoint", "checkpoint saved to", "requeueing (restart 1 of 1)"} {
 		if !strings.Contains(got, want) {
