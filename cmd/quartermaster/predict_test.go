@@ -115,7 +115,7 @@ func TestPredictEvalBadTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := runPredict(context.Background(), []string{"eval", "--trace", trace}, nil, &bytes.Buffer{}, &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), "1 of 1 records cannot be replayed (1 hold a time that is not a number of seconds from the trace's start, the first on line 2)") {
+	if err == nil || !strings.Contains(err.Error(), "1 of 1 records cannot be replayed (1 hold a time that is neither seconds from the trace's start nor a date and time, the first on line 2)") {
 		t.Fatalf("err = %v", err)
 	}
 	// LLNL Thunder records when jobs started but not when they arrived: nothing to score, and

@@ -10,6 +10,7 @@ func FuzzReadTrace(f *testing.F) {
 	f.Add("job_id,submit_time,start_time,end_time,gpus,user,queue,requested_seconds\n1,0,10,100,1,u,q,3600\n2,5,,,-1,,,\n", "csv")
 	f.Add("; MaxProcs: 100\n1 0 10 90 4 -1 -1 4 3600 -1 1 3 1 -1 1 -1 -1 -1\n", "swf")
 	f.Add("job_id,submit_time\nx,y\n", "csv")
+	f.Add("job_id,submit_time,start_time,end_time,gpus\n1,2020-04-01 00:00:00,2020-04-01T00:01:00Z,None,8\n", "csv")
 	f.Fuzz(func(t *testing.T, src, format string) {
 		if format != "csv" && format != "swf" {
 			format = "csv"

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Job is one job of a recorded trace. Times are seconds from the trace's own origin.
@@ -368,9 +369,11 @@ var csvColumns = []string{"job_id", "submit_time", "start_time", "end_time", "gp
 
 // readCSV reads the generic trace CSV: a header line naming the columns (any order), then one
 // job per line. Empty start_time: never started. Empty user, queue, requested_seconds: unknown.
-// Times may carry a fraction of a second, which is dropped. A record that cannot place its job
-// (no submit time, a time that is not a number of seconds, a start before the submit, a line
-// with another number of fields than the header) is left out and counted in sk.
+// Times are seconds from the trace's origin, which may carry a fraction (dropped), or dates and
+// times (RFC 3339, or 2006-01-02 15:04:05 in UTC), read as seconds since 1970; empty, -1, None,
+// null, NaN or NA is unknown. A record that cannot place its job (no submit time, a time that is
+// neither, a start before the submit, a line with another number of fields than the header) is
+// left out and counted in sk.
 func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
@@ -419,17 +422,23 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 			}
 			return ""
 		}
-		// seconds reads a time: empty or -1 is unknown; ok is false when it is not a number
-		// of seconds from the trace's origin.
+		// seconds reads a time: empty, -1 (as in SWF), None, null, NaN or NA is unknown; ok
+		// is false when it is neither a number of seconds from the trace's origin nor a date
+		// and time (then the seconds since 1970, in UTC unless it names its zone).
 		seconds := func(name string, unknown int64) (v int64, ok bool) {
 			s := get(name)
-			if s == "" || s == "-1" { // -1: unknown, as in SWF
+			switch strings.ToLower(s) {
+			case "", "-1", "none", "null", "nan", "na", "n/a":
 				return unknown, true
 			}
 			v, err := strconv.ParseInt(s, 10, 64)
 			if err != nil { // seconds with a fraction: the whole seconds
 				x, ferr := strconv.ParseFloat(s, 64)
-				if ferr != nil || math.IsNaN(x) || math.IsInf(x, 0) || x > math.MaxInt64/2 || x < math.MinInt64/2 {
+				if ferr != nil {
+					t, ok := dateTime(s)
+					return t, ok
+				}
+				if math.IsNaN(x) || math.IsInf(x, 0) || x > math.MaxInt64/2 || x < math.MinInt64/2 {
 					return 0, false
 				}
 				v = int64(x)
@@ -443,7 +452,7 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 		j.End, ok[2] = seconds("end_time", -1)
 		j.Requested, ok[3] = seconds("requested_seconds", 0)
 		if !ok[0] || !ok[1] || !ok[2] || !ok[3] {
-			sk.add("hold a time that is not a number of seconds from the trace's start", line)
+			sk.add("hold a time that is neither seconds from the trace's start nor a date and time", line)
 			continue
 		}
 		if j.Submit < 0 {
@@ -477,4 +486,17 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 		jobs = append(jobs, j)
 	}
 	return jobs, nil
+}
+
+// dateLayouts are the forms of a date and time a CSV trace may give in place of seconds.
+var dateLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05"}
+
+// dateTime reads a date and time as the whole seconds since 1970 (UTC unless s names its zone).
+func dateTime(s string) (int64, bool) {
+	for _, l := range dateLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.Unix(), t.Unix() >= 0
+		}
+	}
+	return 0, false
 }

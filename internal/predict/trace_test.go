@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 const swfSample = `; Version: 2.2
@@ -72,6 +73,35 @@ func TestReadCSV(t *testing.T) {
 	}
 }
 
+// TestReadCSVDates: a trace that gives dates and times, as GPU cluster traces often do, reads as
+// the same jobs as one in seconds, shifted to 1970; None, null and NaN are unknown, as -1 is.
+func TestReadCSVDates(t *testing.T) {
+	const head = "job_id,submit_time,start_time,end_time,gpus,user,queue,requested_seconds\n"
+	secs := head + "a,0,60,3600,1,u,q,\nb,30,,90,2,u,q,-1\nc,40,100,7200,1,v,q,\n"
+	dates := head + "a,2020-04-01 00:00:00,2020-04-01 00:01:00,2020-04-01T01:00:00Z,1,u,q,\n" +
+		"b,2020-04-01 00:00:30,None,2020-04-01T02:01:30+02:00,2,u,q,null\n" +
+		"c,2020-04-01 00:00:40.75,2020-04-01 00:01:40,2020-04-01 02:00:00,1,v,q,NaN\n"
+	a, err := ReadTrace(strings.NewReader(secs), FormatCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadTrace(strings.NewReader(dates), FormatCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := time.Date(2020, 4, 1, 0, 0, 0, 0, time.UTC).Unix()
+	for i := range b.Jobs {
+		for _, t := range []*int64{&b.Jobs[i].Submit, &b.Jobs[i].Start, &b.Jobs[i].End} {
+			if *t >= 0 {
+				*t -= origin
+			}
+		}
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("in dates:   %+v\nin seconds: %+v", b, a)
+	}
+}
+
 func TestReadTraceErrors(t *testing.T) {
 	const head = "job_id,submit_time,start_time,end_time,gpus,user,queue,requested_seconds\n"
 	const good = "1,0,0,10,1,u,q,60\n"
@@ -115,9 +145,9 @@ func TestReadTraceSkips(t *testing.T) {
 		{"swf unknown submit", FormatSWF, swfSample + "    6     -1     0    10    1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "", 3},
 		{"swf bad number", FormatSWF, swfSample + "    6  x     0    10    1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "", 3},
 		{"csv bad start", FormatCSV, head + good.String() + "9,5,soon,10,1,u,q,60\n",
-			"1 hold a time that is not a number of seconds from the trace's start, the first on line 8", 6},
+			"1 hold a time that is neither seconds from the trace's start nor a date and time, the first on line 8", 6},
 		{"csv negative time", FormatCSV, head + good.String() + "9,-5,0,10,1,u,q,60\n",
-			"1 hold a time that is not a number of seconds from the trace's start, the first on line 8", 6},
+			"1 hold a time that is neither seconds from the trace's start nor a date and time, the first on line 8", 6},
 		{"csv bad gpus", FormatCSV, head + good.String() + "9,5,6,10,many,u,q,60\n", "1 hold gpus that are not a non-negative number, the first on line 8", 6},
 		{"csv field count", FormatCSV, head + good.String() + "9,0,0,10\n", "1 do not have the header's 8 fields, the first on line 8", 6},
 		{"csv start before submit", FormatCSV, head + good.String() + "9,50,40,60,1,u,q,60\n", "1 start before they were submitted, the first on line 8", 6},
