@@ -57,7 +57,42 @@ func Cluster(t testing.TB) (conf string) {
 		}
 	}
 	hold(t, filepath.Join(filepath.Dir(filepath.Dir(conf)), ".testlock"))
+	idle(t, conf)
 	return conf
+}
+
+// idle waits, up to a minute, until the cluster runs no job, cancelling any that a test before
+// this one left behind (every job on the test cluster is a test's), so that each test starts on
+// an idle node. Most are jobs the test before cancelled as it ended, still COMPLETING: on a busy
+// machine that takes seconds, during which they hold the node's GPUs and hold up this test's jobs.
+func idle(t testing.TB, conf string) {
+	t.Helper()
+	squeue := func(args ...string) string {
+		cmd := exec.Command("squeue", append([]string{"-h"}, args...)...)
+		cmd.Env = append(os.Environ(), "SLURM_CONF="+conf)
+		out, _ := cmd.Output()
+		return strings.TrimSpace(string(out))
+	}
+	deadline := time.Now().Add(time.Minute)
+	cancelled := false
+	for {
+		jobs := squeue("-o", "%i")
+		if jobs == "" {
+			return
+		}
+		if !cancelled {
+			t.Logf("slurmtest: waiting for the jobs a test before this one left: %s", squeue("-o", "%i %T %j"))
+			cmd := exec.Command("scancel", strings.Fields(jobs)...)
+			cmd.Env = append(os.Environ(), "SLURM_CONF="+conf)
+			_ = cmd.Run()
+			cancelled = true
+		}
+		if time.Now().After(deadline) {
+			t.Logf("slurmtest: the cluster still runs jobs after a minute: %s", squeue("-o", "%i %T %j"))
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // hold takes an exclusive lock on path until the test ends.
