@@ -9,33 +9,9 @@ import (
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/bot/discord/discordtest"
-	"github.com/acme/quartermaster/internal/store"
+	"github.com/acme/quartermaster/internal/store/chatstore"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
-
-// dbInbox keeps deferred commands in the database, as the service does.
-type dbInbox struct{ db *store.DB }
-
-func (i dbInbox) Accept(ctx context.Context, cmds []bot.Accepted, claim time.Duration) ([]bool, error) {
-	ds := make([]store.Delivery, len(cmds))
-	for n, c := range cmds {
-		ds[n] = store.Delivery{Key: c.Key, Platform: discord.Platform, Payload: string(c.Payload), ReceivedAt: c.Received}
-	}
-	return i.db.AcceptDeliveries(ctx, ds, "test", claim)
-}
-
-func (i dbInbox) Finish(ctx context.Context, keys []string) error {
-	return i.db.FinishDeliveries(ctx, keys)
-}
-
-func (i dbInbox) Claim(ctx context.Context, now time.Time, claim time.Duration) ([]bot.Accepted, error) {
-	ds, err := i.db.ClaimDeliveries(ctx, discord.Platform, "test", now, claim, 100)
-	out := make([]bot.Accepted, len(ds))
-	for n, d := range ds {
-		out[n] = bot.Accepted{Key: d.Key, Payload: []byte(d.Payload), Received: d.ReceivedAt}
-	}
-	return out, err
-}
 
 // stalled is a handler whose work never ends until its context does: a process that stops
 // while the command runs.
@@ -61,7 +37,7 @@ func stop(t *testing.T, a *discord.Adapter) {
 // told so by DM.
 func TestADeferredCommandIsAnsweredAfterAStop(t *testing.T) {
 	db := storetest.Open(t, storetest.SQLite(t))
-	inbox := dbInbox{db}
+	inbox := chatstore.Inbox{DB: db, Owner: "test", Platform: discord.Platform}
 	release := func() {
 		t.Helper()
 		if _, err := db.ReleaseDeliveryClaims(t.Context(), discord.Platform, []string{"test"}); err != nil {
@@ -133,7 +109,9 @@ func TestADeferredCommandIsAnsweredAfterAStop(t *testing.T) {
 // A command answered within the acknowledgement is not kept: nothing is left to recover.
 func TestAnAnswerInTheAcknowledgementKeepsNothing(t *testing.T) {
 	db := storetest.Open(t, storetest.SQLite(t))
-	e := newEnv(t, func(c *discord.Config) { c.Inbox, c.InboxClaim = dbInbox{db}, time.Nanosecond })
+	e := newEnv(t, func(c *discord.Config) {
+		c.Inbox, c.InboxClaim = chatstore.Inbox{DB: db, Owner: "test", Platform: discord.Platform}, time.Nanosecond
+	})
 	if r := e.send(discordtest.Command(in(alice), "gpu", "help")); r.Type != 4 {
 		t.Fatalf("answer = %+v; want the answer itself (type 4)", r)
 	}

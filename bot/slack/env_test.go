@@ -25,6 +25,7 @@ import (
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/sim"
 	"github.com/acme/quartermaster/internal/store"
+	"github.com/acme/quartermaster/internal/store/chatstore"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
@@ -52,46 +53,6 @@ func (d directory) Groups(_ context.Context, user string) ([]string, bool) {
 		return nil, false
 	}
 	return id.Groups, true
-}
-
-// dbRefs keeps message refs in the database, as the service does.
-type dbRefs struct{ db *store.DB }
-
-func (r dbRefs) SaveMessageRef(ctx context.Context, m bot.MessageRef) error {
-	return r.db.SaveMessageRef(ctx, store.MessageRef{Platform: "slack", Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, MessageID: m.MessageID})
-}
-
-func (r dbRefs) MessageRefs(ctx context.Context, ref string) ([]bot.MessageRef, error) {
-	rs, err := r.db.MessageRefs(ctx, "slack", ref)
-	var out []bot.MessageRef
-	for _, m := range rs {
-		out = append(out, bot.MessageRef{Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, MessageID: m.MessageID})
-	}
-	return out, err
-}
-
-// dbInbox keeps acknowledged commands in the database, as the service does.
-type dbInbox struct{ db *store.DB }
-
-func (i dbInbox) Accept(ctx context.Context, cmds []bot.Accepted, claim time.Duration) ([]bool, error) {
-	ds := make([]store.Delivery, len(cmds))
-	for n, c := range cmds {
-		ds[n] = store.Delivery{Key: c.Key, Platform: "slack", Payload: string(c.Payload), ReceivedAt: c.Received}
-	}
-	return i.db.AcceptDeliveries(ctx, ds, "test", claim)
-}
-
-func (i dbInbox) Finish(ctx context.Context, keys []string) error {
-	return i.db.FinishDeliveries(ctx, keys)
-}
-
-func (i dbInbox) Claim(ctx context.Context, now time.Time, claim time.Duration) ([]bot.Accepted, error) {
-	ds, err := i.db.ClaimDeliveries(ctx, "slack", "test", now, claim, 100)
-	out := make([]bot.Accepted, len(ds))
-	for n, d := range ds {
-		out[n] = bot.Accepted{Key: d.Key, Payload: []byte(d.Payload), Received: d.ReceivedAt}
-	}
-	return out, err
 }
 
 var start = time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC) // a Monday, 09:00 in Chicago
@@ -159,8 +120,8 @@ func (e *env) newAdapterWith(h bot.Handler, claim, within time.Duration) *slackb
 		SigningSecret:   secret,
 		APIURL:          e.slack.apiURL(),
 		Handler:         h,
-		Refs:            dbRefs{e.db},
-		Inbox:           dbInbox{e.db},
+		Refs:            chatstore.Refs{DB: e.db, Platform: slackbot.Platform},
+		Inbox:           chatstore.Inbox{DB: e.db, Owner: "test", Platform: slackbot.Platform},
 		InboxClaim:      claim,
 		ReplayWithin:    within,
 		Choices:         slackbot.Choices{Classes: classes, Teams: []string{"vision", "language"}},

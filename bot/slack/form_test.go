@@ -11,6 +11,7 @@ import (
 
 	"github.com/acme/quartermaster/bot"
 	slackbot "github.com/acme/quartermaster/bot/slack"
+	"github.com/acme/quartermaster/internal/store/chatstore"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
@@ -27,7 +28,7 @@ func TestRequestFormOpensWhileWorkersAreBusy(t *testing.T) {
 		return e.bot.Handle(ctx, req)
 	})
 	a, err := slackbot.New(slackbot.Config{BotToken: "xoxb-test", SigningSecret: secret, APIURL: e.slack.apiURL(), Handler: busy,
-		Refs: dbRefs{e.db}, Logger: storetest.Logger(t), MaxWork: 1, ChannelInterval: time.Millisecond,
+		Refs: chatstore.Refs{DB: e.db, Platform: slackbot.Platform}, Logger: storetest.Logger(t), MaxWork: 1, ChannelInterval: time.Millisecond,
 		Choices: slackbot.Choices{Classes: []slackbot.Choice{{Value: "interactive"}, {Value: "train"}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +95,7 @@ func TestRequestFormOffersEveryTeamPast100(t *testing.T) {
 		teams = append(teams, fmt.Sprintf("team-%03d", i))
 	}
 	a, err := slackbot.New(slackbot.Config{BotToken: "xoxb-test", SigningSecret: secret, APIURL: e.slack.apiURL(), Handler: e.bot,
-		Refs: dbRefs{e.db}, Logger: storetest.Logger(t), ChannelInterval: time.Millisecond,
+		Refs: chatstore.Refs{DB: e.db, Platform: slackbot.Platform}, Logger: storetest.Logger(t), ChannelInterval: time.Millisecond,
 		Choices: slackbot.Choices{Classes: []slackbot.Choice{{Value: "interactive"}}, Teams: teams}})
 	if err != nil {
 		t.Fatal(err)

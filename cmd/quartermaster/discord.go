@@ -23,6 +23,7 @@ import (
 	"github.com/acme/quartermaster/internal/oidc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/store/chatstore"
 	"github.com/acme/quartermaster/reports/showback"
 )
 
@@ -307,8 +308,8 @@ func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Ada
 		People:    discordPeople(a),
 		Channels:  a.Policy.Discord.Channels,
 		Complete:  discordCompleter(a),
-		Refs:      chatRefs{a.Store, discordbot.Platform},
-		Inbox:     chatInbox{a.Store, senderName(), discordbot.Platform},
+		Refs:      chatstore.Refs{DB: a.Store, Platform: discordbot.Platform},
+		Inbox:     chatstore.Inbox{DB: a.Store, Owner: senderName(), Platform: discordbot.Platform},
 		Logger:    log,
 	})
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/store/chatstore"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
@@ -400,7 +401,7 @@ func newSlackDriver(t *testing.T) driver {
 	}))
 	t.Cleanup(d.api.Close)
 	ad, err := slackbot.New(slackbot.Config{BotToken: "xoxb-parity", SigningSecret: paritySlackSecret, APIURL: d.api.URL + "/",
-		Handler: d.a.Bot, Refs: chatRefs{d.a.Store, slackbot.Platform}, Logger: storetest.Logger(t), ChannelInterval: time.Millisecond})
+		Handler: d.a.Bot, Refs: chatstore.Refs{DB: d.a.Store, Platform: slackbot.Platform}, Logger: storetest.Logger(t), ChannelInterval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

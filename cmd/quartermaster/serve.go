@@ -20,7 +20,7 @@ import (
 	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/httpserve"
 	"github.com/acme/quartermaster/internal/qm"
-	"github.com/acme/quartermaster/internal/store"
+	"github.com/acme/quartermaster/internal/store/chatstore"
 )
 
 func init() {
@@ -420,8 +420,8 @@ func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, 
 		AppToken:      s.AppToken,
 		APIURL:        s.APIURL,
 		Handler:       a.Handler,
-		Refs:          chatRefs{a.Store, slackbot.Platform},
-		Inbox:         chatInbox{a.Store, senderName(), slackbot.Platform},
+		Refs:          chatstore.Refs{DB: a.Store, Platform: slackbot.Platform},
+		Inbox:         chatstore.Inbox{DB: a.Store, Owner: senderName(), Platform: slackbot.Platform},
 		OnAck:         func(transport, kind string, took time.Duration) { a.Metrics.Ack("slack", transport, kind, took) },
 		Choices:       slackChoices(a),
 		Logger:        log,
@@ -444,57 +444,6 @@ func slackChoices(a *App) slackbot.Choices {
 	}
 	sort.Strings(ch.Teams)
 	return ch
-}
-
-// chatRefs keeps a chat adapter's message refs in the database, each platform's apart.
-type chatRefs struct {
-	db       *store.DB
-	platform string // "slack", "discord"
-}
-
-func (r chatRefs) SaveMessageRef(ctx context.Context, m bot.MessageRef) error {
-	return r.db.SaveMessageRef(ctx, store.MessageRef{Platform: r.platform, Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, MessageID: m.MessageID})
-}
-
-func (r chatRefs) MessageRefs(ctx context.Context, ref string) ([]bot.MessageRef, error) {
-	rs, err := r.db.MessageRefs(ctx, r.platform, ref)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]bot.MessageRef, len(rs))
-	for i, m := range rs {
-		out[i] = bot.MessageRef{Ref: m.Ref, Recipient: m.Recipient, Channel: m.Channel, MessageID: m.MessageID}
-	}
-	return out, nil
-}
-
-// chatInbox keeps a chat adapter's acknowledged commands in the database until they are done,
-// claimed by this process (owner: senderName), each platform's apart.
-type chatInbox struct {
-	db       *store.DB
-	owner    string
-	platform string // "slack", "discord"
-}
-
-func (i chatInbox) Accept(ctx context.Context, cmds []bot.Accepted, claim time.Duration) ([]bool, error) {
-	ds := make([]store.Delivery, len(cmds))
-	for n, c := range cmds {
-		ds[n] = store.Delivery{Key: c.Key, Platform: i.platform, Payload: string(c.Payload), ReceivedAt: c.Received}
-	}
-	return i.db.AcceptDeliveries(ctx, ds, i.owner, claim)
-}
-
-func (i chatInbox) Finish(ctx context.Context, keys []string) error {
-	return i.db.FinishDeliveries(ctx, keys)
-}
-
-func (i chatInbox) Claim(ctx context.Context, now time.Time, claim time.Duration) ([]bot.Accepted, error) {
-	ds, err := i.db.ClaimDeliveries(ctx, i.platform, i.owner, now, claim, 100)
-	out := make([]bot.Accepted, len(ds))
-	for n, d := range ds {
-		out[n] = bot.Accepted{Key: d.Key, Payload: []byte(d.Payload), Received: d.ReceivedAt}
-	}
-	return out, err
 }
 
 // recoverInterval is how often serve looks for commands that a stopped process acknowledged and
