@@ -242,15 +242,21 @@ func (p *pace) add(t int64) {
 	p.n++
 }
 
-// gap is the mean time between the recent starts, in seconds; ok is false with fewer than two.
-func (p *pace) gap() (float64, bool) {
-	n := min(p.n, paceStarts)
-	if n < 2 {
-		return 0, false
-	}
-	lo, hi := p.at[0], p.at[0]
+// span is how many recent starts there are, and the oldest and newest of them.
+func (p *pace) span() (n int, lo, hi int64) {
+	n = min(p.n, paceStarts)
+	lo, hi = p.at[0], p.at[0]
 	for _, t := range p.at[:n] {
 		lo, hi = min(lo, t), max(hi, t)
+	}
+	return n, lo, hi
+}
+
+// gap is the mean time between the recent starts, in seconds; ok is false with fewer than two.
+func (p *pace) gap() (float64, bool) {
+	n, lo, hi := p.span()
+	if n < 2 {
+		return 0, false
 	}
 	return float64(hi-lo) * 1e-9 / float64(n-1), true
 }
@@ -261,13 +267,9 @@ func (p *pace) gap() (float64, bool) {
 // would make the user's backlog look several times faster to drain than it is. ok is false with
 // fewer than two.
 func (p *pace) gapUntil(now int64) (float64, bool) {
-	n := min(p.n, paceStarts)
+	n, lo, _ := p.span()
 	if n < 2 {
 		return 0, false
-	}
-	lo := p.at[0]
-	for _, t := range p.at[:n] {
-		lo = min(lo, t)
 	}
 	return float64(max(now-lo, 0)) * 1e-9 / float64(n), true
 }
