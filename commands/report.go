@@ -48,11 +48,11 @@ func OwnedTeams(p *policy.Policy, user string) []string {
 func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request, args []string) []bot.Reply {
 	p := b.pol()
 	last := svc.LastComplete()
-	example := fmt.Sprintf("/gpu report %s", last)
 	fail := func(err error) []bot.Reply {
 		if qm.ErrorCode(err) == qm.EINTERNAL {
 			b.log().Error("report failed", "user", req.User, "err", err)
 		}
+		example := fmt.Sprintf("/gpu report %s", svc.ExampleWeek(ctx))
 		return []bot.Reply{{Error: true, Ephemeral: true, Text: qm.ErrorMessage(err) + " Example: " + example}}
 	}
 	var teams []string // every team, read once when needed

@@ -101,7 +101,7 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	r, err := svc.Report(ctx, w, showback.Filter{Team: *team})
 	if err != nil {
 		if qm.ErrorCode(err) != qm.EINTERNAL {
-			ex := example(svc.LastComplete().String())
+			ex := example(svc.ExampleWeek(ctx).String())
 			if qm.ErrorCode(err) == qm.ENOTFOUND {
 				if ts, _ := svc.TeamNames(ctx); len(ts) > 0 {
 					ex += " --team " + ts[0]

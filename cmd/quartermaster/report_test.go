@@ -287,21 +287,27 @@ lee@acme.example: /gpu report 2026-W48 ghost
 lee@acme.example: /gpu report 2099-W10
 lee@acme.example: /gpu report 2019-W01
 lee@acme.example: /gpu report nextweek
+lee@acme.example: /gpu report 2026-W48
 `)
 	chat := msgs[2:]
 	for i, want := range []string{
-		`"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W47. Example: /gpu report 2026-W47`,
-		`"last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W47. Example: /gpu report 2026-W47`,
-		`there is no team "ghost"; the teams are language, vision. Example: /gpu report 2026-W47`,
-		`2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W47. Example: /gpu report 2026-W47`,
-		`there is no history for 2019-W01: the first lease was asked for in 2026-W48. Example: /gpu report 2026-W47`,
-		`"nextweek" is neither a week (like 2026-W47) nor a team (language, vision). Example: /gpu report 2026-W47`,
+		`"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W47. Example: /gpu report 2026-W48`,
+		`"last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W47. Example: /gpu report 2026-W48`,
+		`there is no team "ghost"; the teams are language, vision. Example: /gpu report 2026-W48`,
+		`2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W47. Example: /gpu report 2026-W48`,
+		`there is no history for 2019-W01: the first lease was asked for in 2026-W48. Example: /gpu report 2026-W48`,
+		`"nextweek" is neither a week (like 2026-W47) nor a team (language, vision). Example: /gpu report 2026-W48`,
 	} {
 		if i >= len(chat) || chat[i].Text != want {
 			t.Errorf("chat answer %d = %+v, want %q", i, chat[i], want)
 		}
 	}
-	for _, m := range msgs {
+	// Every example above names a week with history (the week in progress: the last complete
+	// week, 2026-W47, began before the first lease), and it works as given.
+	if len(chat) < 7 || strings.Contains(chat[6].Text, "Example:") || !strings.Contains(chat[6].Text, "2026-W48") || len(chat[6].Files) == 0 {
+		t.Errorf("the example week's report = %+v, want the report of 2026-W48", chat[6:])
+	}
+	for _, m := range msgs[:len(msgs)-1] {
 		if m.To == "#gpu-showback" || len(m.Files) > 0 {
 			t.Errorf("bad input posted or wrote something: %+v", m)
 		}

@@ -22,6 +22,17 @@ func (s *Service) LastComplete() Week {
 	return WeekOf(s.Clock.Now(), s.Policy.Location).Prev()
 }
 
+// ExampleWeek is a week a report can be asked for: the last complete week, or, while the
+// history began after it, the week it began in (the week in progress).
+func (s *Service) ExampleWeek(ctx context.Context) Week {
+	last := s.LastComplete()
+	start, err := s.Source.HistoryStart(ctx)
+	if err != nil || start.IsZero() || last.End(s.Policy.Location).After(start) {
+		return last
+	}
+	return WeekOf(start, s.Policy.Location)
+}
+
 // ParseWeek reads a week as a user wrote it, offering the last complete week as the example.
 func (s *Service) ParseWeek(text string) (Week, error) { return ParseWeek(text, s.LastComplete()) }
 
