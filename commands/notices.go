@@ -89,6 +89,8 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	case qm.NoticeDecided:
 		var what string
 		switch {
+		case l.State == qm.Cancelled:
+			what = fmt.Sprintf("%s was withdrawn (%s); nothing is left to decide.", id, l.Reason)
 		case n.Actor == qm.SystemActor:
 			what = fmt.Sprintf("%s expired undecided (%s) and was denied; %s was told.", id, l.Reason, l.User)
 		case l.State == qm.Denied:

@@ -111,3 +111,37 @@ maya@acme.example: /gpu request 1 train 4h
 	mustContain(t, "back to old quota", maya, "train: 0 of 8 GPUs in use")
 	mustContain(t, "old quota binds again", maya, "L-4 is active", "L-5 waits for approval", "over-quota")
 }
+
+// TestWithdrawnRequestsLeaveNothingToDecide: a request its requester cancels while it waits, and
+// an extension whose lease ended before anyone decided, are withdrawn: the approvers' request
+// cards are updated to say so (and lose their buttons), and a late approval is refused.
+func TestWithdrawnRequestsLeaveNothingToDecide(t *testing.T) {
+	msgs := runConsoleScript(t, `alice@acme.example: /gpu request 2 interactive 2h
+alice@acme.example: /gpu release L-1
+alice@acme.example: /gpu request 1 interactive 2h
+alice@acme.example: /gpu extend L-2 10h
+:advance 3h
+dana@acme.example: /gpu approve L-3
+dana@acme.example: /gpu approvals
+`)
+	var withdrawn []message
+	for _, m := range msgs {
+		if strings.Contains(m.Text, "was withdrawn") {
+			withdrawn = append(withdrawn, m)
+			if len(m.Actions) != 0 {
+				t.Errorf("a withdrawn request's card keeps its buttons: %+v", m)
+			}
+		}
+	}
+	mustContain(t, "the owner's cards", to(withdrawn, "dana@acme.example"),
+		"L-1 was withdrawn (cancelled by alice@acme.example); nothing is left to decide.",
+		"L-3 was withdrawn (L-2 ended before a decision); nothing is left to decide.")
+	mustContain(t, "the team channel's cards", to(withdrawn, "#vision-gpu"), "L-1 was withdrawn", "L-3 was withdrawn")
+	dana := to(msgs, "dana@acme.example")
+	mustContain(t, "a late approval", dana[len(dana)-2:], "L-3 is cancelled and no longer waits for a decision.", "Nothing waits for your decision.")
+	for _, m := range msgs {
+		if strings.Contains(m.Text, "expired undecided") || strings.Contains(m.Text, "L-3 was denied") {
+			t.Errorf("a withdrawn extension was timed out as well: %+v", m)
+		}
+	}
+}

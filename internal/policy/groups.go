@@ -154,3 +154,31 @@ func ruleCaseWarnings(p *Policy, line func(string) int) []Problem {
 	}
 	return out
 }
+
+// limitWarnings finds the class limits no exception rule reads. max_gpus and max_duration are what
+// a lease may have without approval (the catalog says so), but only a rule makes a request beyond
+// them wait for a budget owner; without one it is granted.
+func limitWarnings(p *Policy, line func(string) int) []Problem {
+	var out []Problem
+	for _, lim := range []struct{ field, what, rule string }{
+		{"max_gpus", "more GPUs than", "request.gpus > class.max_gpus"},
+		{"max_duration", "longer than", "request.duration > class.max_duration"},
+	} {
+		read := false
+		for _, r := range p.Exceptions {
+			if r != nil && strings.Contains(r.When, "class."+lim.field) {
+				read = true
+			}
+		}
+		for i, c := range p.Classes {
+			if read || c == nil || (lim.field == "max_gpus" && c.MaxGPUs == 0) || (lim.field == "max_duration" && c.MaxDuration.Duration == 0) {
+				continue
+			}
+			out = append(out, Problem{Line: line(fmt.Sprintf("classes.%d.%s", i, lim.field)),
+				Msg: fmt.Sprintf("no exception rule reads class.%s, so a request for %s class %s's %s is granted without approval, though the catalog says it needs one; add a rule with when: %s",
+					lim.field, lim.what, c.Name, lim.field, lim.rule)})
+			break // one warning per limit
+		}
+	}
+	return out
+}

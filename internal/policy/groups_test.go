@@ -88,3 +88,30 @@ func TestUnlistedTeamIsNeverALookAlike(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyCheckWarnsOfALimitNoRuleReads: a policy whose exception rules never read
+// class.max_duration (or class.max_gpus) loads, with one warning per limit at the first class's
+// line for it, saying such requests are granted without approval and giving the rule to add.
+func TestPolicyCheckWarnsOfALimitNoRuleReads(t *testing.T) {
+	b, err := os.ReadFile(examplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(b), "    when: request.duration > class.max_duration\n", "    when: request.duration > duration('100h')\n", 1)
+	p, err := Load([]byte(src), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Warnings) != 1 {
+		t.Fatalf("want one warning, got %v", p.Warnings)
+	}
+	w := p.Warnings[0]
+	want := "no exception rule reads class.max_duration, so a request for longer than class interactive's max_duration is granted without approval, though the catalog says it needs one; add a rule with when: request.duration > class.max_duration"
+	if w.Msg != want || !strings.Contains(strings.Split(src, "\n")[w.Line-1], "max_duration: 8h") {
+		t.Errorf("warning %d: %q, want %q at the line of interactive's max_duration", w.Line, w.Msg, want)
+	}
+	src = strings.Replace(src, "    when: request.gpus > class.max_gpus\n", "    when: request.gpus > 64\n", 1)
+	if p, err = Load([]byte(src), "p.yaml"); err != nil || len(p.Warnings) != 2 || !strings.Contains(p.Warnings[0].Msg, "class.max_gpus, so a request for more GPUs than class interactive's max_gpus") {
+		t.Errorf("without a max_gpus rule: %v, %v", p.Warnings, err)
+	}
+}

@@ -23,6 +23,27 @@ func (s *Service) timeoutApproval(ctx context.Context, l *Lease) error {
 	return err
 }
 
+// withdrawOrphan withdraws a pending extension whose lease has ended meanwhile (it expired, was
+// released, reclaimed or failed): there is nothing left to extend, and the approvers' cards say
+// so. It reports whether it did.
+func (s *Service) withdrawOrphan(ctx context.Context, l *Lease) bool {
+	parent, err := s.Get(ctx, l.Parent)
+	if err != nil || !parent.State.Ended() {
+		return false
+	}
+	out, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
+		reason := fmt.Sprintf("%s ended before a decision", parent.ID)
+		if err := s.transitionAt(ctx, tx, c, Cancelled, SystemActor, reason, parent.EndedAt); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: NoticeDecided, To: s.approvalAudience(c.Team, c.User), Lease: c, Actor: SystemActor, Reason: reason}}, nil
+	})
+	if err != nil {
+		s.log().Error("withdraw extension", "lease", l.ID, "err", err)
+	}
+	return out != nil
+}
+
 // Decide is a budget owner's approve or deny of a pending exception. Exactly one decision stands:
 // a second approver is told who decided first.
 func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, approve bool, reason string) (*Lease, error) {

@@ -143,10 +143,12 @@ func (s *Service) Release(ctx context.Context, user string, id LeaseID) (*Lease,
 func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(*Lease) (State, string, error)) (*Lease, error) {
 	var l *Lease
 	var wasRunning bool
+	var b batch
 	// Ending a lease only lowers usage and frees GPUs, so it takes none of the admission locks:
 	// an admission that runs meanwhile sees the lease still held, which errs on the safe side, and
 	// the conditional update keeps two enders from both succeeding.
 	err := s.Store.Update(ctx, nil, func(tx Tx) error {
+		b = batch{}
 		if err := checkKey(ctx, tx); err != nil {
 			return err
 		}
@@ -159,8 +161,15 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 			return err
 		}
 		wasRunning = cur.State.Running()
+		wasPending := cur.State == PendingApproval
 		if err := s.transition(ctx, tx, cur, to, user, reason); err != nil {
 			return err
+		}
+		if wasPending {
+			// The approvers' request cards say it was withdrawn, and lose their buttons.
+			if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeDecided, To: s.approvalAudience(cur.Team, cur.User), Lease: cur, Actor: user, Reason: reason}); err != nil {
+				return err
+			}
 		}
 		l = cur
 		return s.keepKey(ctx, tx, cur.ID)
@@ -171,6 +180,7 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 	if err != nil {
 		return nil, err
 	}
+	s.send(ctx, &b)
 	if l.Kind != KindWorkspace {
 		return l, nil
 	}

@@ -21,6 +21,9 @@ func (s *Service) Tick(ctx context.Context) error {
 	for _, l := range open {
 		switch {
 		case l.State == PendingApproval:
+			if l.Kind == KindExtension && s.withdrawOrphan(ctx, l) {
+				continue
+			}
 			if !now.Before(l.CreatedAt.Add(s.Policy.Approvals.Timeout.Duration)) {
 				if err := s.timeoutApproval(ctx, l); err != nil {
 					s.log().Error("approval timeout", "lease", l.ID, "err", err)

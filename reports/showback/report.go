@@ -158,7 +158,8 @@ type Approvals struct {
 	Denied   int `json:"denied"`
 	// Expired were denied because nobody decided within the policy's approval timeout.
 	Expired int `json:"expired"`
-	// Withdrawn were cancelled by their requester before a decision.
+	// Withdrawn were cancelled before a decision: by their requester, or, for an extension, by its
+	// lease ending first.
 	Withdrawn int `json:"withdrawn"`
 	Pending   int `json:"pending"`
 	// MedianLatency is the median time from request to a person's decision.
