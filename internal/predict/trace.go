@@ -364,11 +364,31 @@ func swfHeader(text string, t *Trace) {
 	}
 }
 
-// csvColumns are the generic trace CSV's columns; the first five are required.
+// csvColumns are the generic trace CSV's columns; submit_time, start_time, end_time and gpus are
+// required.
 var csvColumns = []string{"job_id", "submit_time", "start_time", "end_time", "gpus", "user", "queue", "requested_seconds"}
 
-// readCSV reads the generic trace CSV: a header line naming the columns (any order), then one
-// job per line. Empty start_time: never started. Empty user, queue, requested_seconds: unknown.
+// csvRequired are the columns a trace CSV cannot do without.
+var csvRequired = []string{"submit_time", "start_time", "end_time", "gpus"}
+
+// csvAliases are other names GPU cluster traces give the generic columns (as Helios, Acme and
+// Alibaba's pod lists do), tried in order when the generic name is absent. A run time
+// (duration) stands in for end_time: the end is then the start plus it.
+var csvAliases = map[string][]string{
+	"submit_time":       {"submitted_time", "submission_time", "submit", "creation_time", "create_time"},
+	"start_time":        {"start", "scheduled_time", "begin_time"},
+	"end_time":          {"end", "finish_time", "finished_time", "completion_time", "deletion_time"},
+	"gpus":              {"gpu_num", "num_gpu", "num_gpus", "gpu_count", "ngpus", "gpus_requested", "gpu_request"},
+	"user":              {"user_id", "username", "user_name"},
+	"queue":             {"partition", "vc", "virtual_cluster", "qos"},
+	"requested_seconds": {"time_limit", "timelimit", "requested_time", "walltime"},
+}
+
+// csvRunTime are names of a run-time column, in seconds, that stands in for a missing end_time.
+var csvRunTime = []string{"duration", "run_time", "runtime"}
+
+// readCSV reads the generic trace CSV: a header line naming the columns (any order; the names of
+// csvAliases are taken too), then one job per line. Empty start_time: never started. Empty user, queue, requested_seconds: unknown.
 // Times are seconds from the trace's origin, which may carry a fraction (dropped), or dates and
 // times (RFC 3339, or 2006-01-02 15:04:05 in UTC), read as seconds since 1970; empty, -1, None,
 // null, NaN or NA is unknown. A record that cannot place its job (no submit time, a time that is
@@ -391,9 +411,36 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 	for i, h := range head {
 		col[strings.TrimSpace(strings.ToLower(strings.TrimPrefix(h, "\ufeff")))] = i
 	}
-	for _, c := range csvColumns[:5] {
-		if _, ok := col[c]; !ok {
-			return nil, fmt.Errorf("line 1: header lacks column %q; want %s", c, strings.Join(csvColumns, ","))
+	for _, c := range csvColumns {
+		if _, ok := col[c]; ok {
+			continue
+		}
+		for _, a := range csvAliases[c] {
+			if i, ok := col[a]; ok {
+				col[c] = i
+				break
+			}
+		}
+	}
+	runTime := -1
+	if _, ok := col["end_time"]; !ok {
+		for _, a := range csvRunTime {
+			if i, ok := col[a]; ok {
+				runTime = i
+				break
+			}
+		}
+	}
+	for _, c := range csvRequired {
+		if _, ok := col[c]; !ok && (c != "end_time" || runTime < 0) {
+			also := ""
+			if as := csvAliases[c]; len(as) > 0 {
+				also = " (or " + strings.Join(as, ", ") + ")"
+			}
+			if c == "end_time" {
+				also = " (or " + strings.Join(append(csvAliases[c], csvRunTime...), ", ") + ")"
+			}
+			return nil, fmt.Errorf("line 1: header lacks column %q%s; want %s", c, also, strings.Join(csvColumns, ","))
 		}
 	}
 	users, queues := interner{}, interner{}
@@ -449,7 +496,16 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 		var ok [4]bool
 		j.Submit, ok[0] = seconds("submit_time", -1)
 		j.Start, ok[1] = seconds("start_time", -1)
-		j.End, ok[2] = seconds("end_time", -1)
+		if runTime >= 0 {
+			j.End, ok[2] = -1, true
+			if d := strings.TrimSpace(rec[runTime]); j.Start >= 0 && ok[1] {
+				if x, err := strconv.ParseFloat(d, 64); err == nil && x >= 0 && x < math.MaxInt64/4 {
+					j.End = j.Start + int64(x)
+				}
+			}
+		} else {
+			j.End, ok[2] = seconds("end_time", -1)
+		}
 		j.Requested, ok[3] = seconds("requested_seconds", 0)
 		if !ok[0] || !ok[1] || !ok[2] || !ok[3] {
 			sk.add("hold a time that is neither seconds from the trace's start nor a date and time", line)

@@ -102,6 +102,31 @@ func TestReadCSVDates(t *testing.T) {
 	}
 }
 
+// TestReadCSVOtherColumnNames: a GPU cluster trace with its own column names (here as Helios
+// and Acme write them: gpu_num, vc, a run time in place of the end) reads as the same jobs as
+// the generic CSV, and one that lacks a time names the column and the names taken for it.
+func TestReadCSVOtherColumnNames(t *testing.T) {
+	generic := "job_id,submit_time,start_time,end_time,gpus,user,queue,requested_seconds\n" +
+		"a,0,60,3660,8,u1,vc1,\nb,30,,,2,u2,vc2,\nc,40,100,160,1,u1,vc1,\n"
+	helios := "job_id,user,gpu_num,cpu_num,node_num,state,submit_time,start_time,duration,vc\n" +
+		"a,u1,8,64,1,COMPLETED,0,60,3600,vc1\nb,u2,2,16,1,CANCELLED,30,,0,vc2\nc,u1,1,8,1,FAILED,40,100,60,vc1\n"
+	a, err := ReadTrace(strings.NewReader(generic), FormatCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadTrace(strings.NewReader(helios), FormatCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("with other names: %+v\ngeneric:          %+v", b, a)
+	}
+	_, err = ReadTrace(strings.NewReader("job,user,gpu_num,submit_time,start_time\n1,u,1,0,5\n"), FormatCSV)
+	if err == nil || !strings.Contains(err.Error(), `header lacks column "end_time" (or end, finish_time,`) || !strings.Contains(err.Error(), "duration") {
+		t.Errorf("a trace without ends: %v", err)
+	}
+}
+
 func TestReadTraceErrors(t *testing.T) {
 	const head = "job_id,submit_time,start_time,end_time,gpus,user,queue,requested_seconds\n"
 	const good = "1,0,0,10,1,u,q,60\n"
