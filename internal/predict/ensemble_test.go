@@ -103,6 +103,13 @@ func TestPointTakesTheBandOfOneExpertAndTheMinutesOfAnother(t *testing.T) {
 	if got := g.overrule(30, &experts); got != 30 {
 		t.Errorf("no expert did better than the chosen answers, yet the point moved from 30 s to %v s", got)
 	}
+	// The nearest situations' median is not a baseline: the kinds already chose among such
+	// experts, and it does not overrule them.
+	g.ae[expKNN], g.bm[expKNN] = 600, 0.2
+	experts[expKNN] = 1200
+	if got := g.overrule(30, &experts); got != 30 {
+		t.Errorf("only the nearest situations did better, yet the point moved from 30 s to %v s", got)
+	}
 }
 
 func TestInBand(t *testing.T) {

@@ -178,7 +178,8 @@ const (
 //     answers were most often in the right band; its minutes are the weighted median of the
 //     answers, weighted by how close each expert has lately been, moved into that band.
 //     Over all requests the chosen answers are scored as well, and yield their band to any
-//     single expert that has lately beaten them both in minutes and in bands.
+//     of the simple answers (the baselines') that has lately beaten them both in minutes and
+//     in bands.
 //   - The bound is read, at one price for a bound's length, from the nearest situations' start
 //     curve, three ways: as the waits were, as they were scaled to this situation's reference
 //     wait, and the first but never under the reference wait. The way whose bounds for the
