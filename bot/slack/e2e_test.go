@@ -132,6 +132,34 @@ func TestApproval(t *testing.T) {
 	}
 }
 
+// TestApprovalWithdrawn: when the requester cancels a request that waits for approval, both
+// copies of the approval message are edited in place to say it was withdrawn, without buttons.
+func TestApprovalWithdrawn(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	id := overQuota(e)
+	toDana, toChannel := approvalCopies(e, id)
+	e.command("UALICE", "release "+id)
+	e.wait()
+
+	if l := e.lease(id); l.State != qm.Cancelled {
+		t.Fatalf("after the requester cancelled: %s", l.State)
+	}
+	_, updates, _, _ := e.slack.snapshot()
+	updated := map[string]bool{}
+	for _, u := range updates {
+		if !strings.Contains(u.Text, id+" was withdrawn (cancelled by alice@acme.example)") {
+			t.Errorf("update text = %q", u.Text)
+		}
+		if len(buttonsIn(u.Blocks)) != 0 {
+			t.Errorf("the withdrawn request still has buttons: %v", buttonsIn(u.Blocks))
+		}
+		updated[u.Channel+"/"+u.TS] = true
+	}
+	if len(updates) != 2 || !updated[toDana.Channel+"/"+toDana.TS] || !updated[toChannel.Channel+"/"+toChannel.TS] {
+		t.Fatalf("updates = %+v; want both copies edited", updates)
+	}
+}
+
 // TestApprovalRefused: a click on Approve by someone who may not decide gets an ephemeral
 // refusal and changes nothing.
 func TestApprovalRefused(t *testing.T) {
