@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"strings"
 	"time"
 
@@ -174,7 +175,7 @@ func compileRules(p *Policy, line func(string) int) (*ruleSet, []Problem) {
 			for _, e := range iss.Errors() {
 				loc := e.Location
 				problems = append(problems, Problem{Line: line(at + ".when"),
-					Msg: fmt.Sprintf("exception rule %q, at column %d of its when: %s", r.Name, loc.Column()+1, e.Message)})
+					Msg: fmt.Sprintf("exception rule %q, at column %d of its when: %s%s", r.Name, loc.Column()+1, e.Message, fieldHint(r.When, e.Message))})
 			}
 			continue
 		}
@@ -321,4 +322,72 @@ func (p *Policy) RuleInputFor(team, class string) (RuleTeam, RuleClass) {
 		rc = RuleClass{Name: c.Name, SKU: c.SKU, Isolation: c.Isolation, MaxGPUs: int64(c.MaxGPUs), MaxDuration: c.MaxDuration.Duration, PricePerGPUHour: c.PricePerGPUHour}
 	}
 	return rt, rc
+}
+
+// ruleFields are the fields of each variable (and of team.quota) a rule sees, by the CEL name.
+var ruleFields = map[string][]string{
+	"request":    celFields[RuleRequest](),
+	"user":       celFields[RuleUser](),
+	"team":       celFields[RuleTeam](),
+	"team.quota": celFields[RuleQuota](),
+	"usage":      celFields[RuleUsage](),
+	"class":      celFields[RuleClass](),
+}
+
+func celFields[T any]() []string {
+	t := reflect.TypeFor[T]()
+	out := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		out = append(out, t.Field(i).Tag.Get("cel"))
+	}
+	return out
+}
+
+var undefinedFieldRE = regexp.MustCompile(`undefined field '([A-Za-z0-9_]+)'`)
+
+// fieldHint, for CEL's "undefined field 'x'", names the fields of the variable the rule wrote
+// .x after, and the closest of them: "; request has kind, gpus, …; did you mean gpus?".
+func fieldHint(when, msg string) string {
+	m := undefinedFieldRE.FindStringSubmatch(msg)
+	if m == nil {
+		return ""
+	}
+	for _, v := range []string{"team.quota", "request", "user", "team", "usage", "class"} {
+		if !regexp.MustCompile(`\b` + regexp.QuoteMeta(v) + `\s*\.\s*` + regexp.QuoteMeta(m[1]) + `\b`).MatchString(when) {
+			continue
+		}
+		hint := fmt.Sprintf("; %s has %s", v, strings.Join(ruleFields[v], ", "))
+		best, dist := "", 3
+		for _, f := range ruleFields[v] {
+			if d := editDistance(strings.ToLower(m[1]), f); d < dist {
+				best, dist = f, d
+			}
+		}
+		if best != "" {
+			hint += "; did you mean " + v + "." + best + "?"
+		}
+		return hint
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -80,7 +80,10 @@ func TestMalformedRules(t *testing.T) {
 	for when, want := range map[string]string{
 		`request.gpus >`:                 `exception rule "r", at column 15`,
 		`request.gpus > "8"`:             `exception rule "r", at column 14 of its when: found no matching overload`,
-		`request.gpu > 8`:                `exception rule "r", at column 8 of its when: undefined field 'gpu'`,
+		`request.gpu > 8`:                `exception rule "r", at column 8 of its when: undefined field 'gpu'; request has kind, gpus, class, duration, gpu_hours, reservation, data_class, template; did you mean request.gpus?`,
+		`team.quota.gpu["gpu"] > 1`:      `exception rule "r", at column 11 of its when: undefined field 'gpu'; team.quota has gpus, gpu_hours_per_week; did you mean team.quota.gpus?`,
+		`user.group.size() > 1`:          `exception rule "r", at column 5 of its when: undefined field 'group'; user has name, groups; did you mean user.groups?`,
+		`class.colour == 'red'`:          `exception rule "r", at column 6 of its when: undefined field 'colour'; class has name, sku, isolation, max_gpus, max_duration, price_per_gpu_hour`,
 		`usage.gpus_in_use + 1`:          `exception rule "r" must give true or false, but its when gives int`,
 		`request.duration > 8`:           `exception rule "r", at column 18`,
 		`size(user.groups) + 1.5 > 2`:    `exception rule "r", at column 19`,
