@@ -182,3 +182,52 @@ func limitWarnings(p *Policy, line func(string) int) []Problem {
 	}
 	return out
 }
+
+// approverWarnings finds approvers (budget owners and fallback approvers) that no directory entry
+// is, or is in: without single sign-on, where the directory is who people are, nobody can decide
+// as them. A policy with no directory relies on single sign-on, and draws none.
+func approverWarnings(p *Policy, line func(string) int) []Problem {
+	if len(p.Directory) == 0 {
+		return nil
+	}
+	known := func(a string) bool {
+		for _, id := range p.Directory {
+			if id == nil {
+				continue
+			}
+			if SameName(id.User, a) {
+				return true
+			}
+			for _, g := range id.Groups {
+				if SameName(g, a) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var out []Problem
+	warn := func(at, a, whose string) {
+		msg := fmt.Sprintf("%s %s is not in the directory, so without single sign-on nobody can decide as them; add an entry for them or fix the name", whose, a)
+		if !strings.Contains(a, "@") {
+			msg = fmt.Sprintf("%s %s is a group no directory entry is in, so without single sign-on nobody can decide as its members; add it to their entries' groups or fix the name", whose, a)
+		}
+		out = append(out, Problem{Line: line(at), Msg: msg})
+	}
+	for i, t := range p.Teams {
+		if t == nil {
+			continue
+		}
+		for j, a := range t.BudgetOwners {
+			if a != "" && !known(a) {
+				warn(fmt.Sprintf("teams.%d.budget_owners.%d", i, j), a, "team "+t.Name+"'s budget owner")
+			}
+		}
+	}
+	for j, a := range p.Approvals.FallbackApprovers {
+		if a != "" && !known(a) {
+			warn(fmt.Sprintf("approvals.fallback_approvers.%d", j), a, "fallback approver")
+		}
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -113,5 +114,58 @@ func TestPolicyCheckWarnsOfALimitNoRuleReads(t *testing.T) {
 	src = strings.Replace(src, "    when: request.gpus > class.max_gpus\n", "    when: request.gpus > 64\n", 1)
 	if p, err = Load([]byte(src), "p.yaml"); err != nil || len(p.Warnings) != 2 || !strings.Contains(p.Warnings[0].Msg, "class.max_gpus, so a request for more GPUs than class interactive's max_gpus") {
 		t.Errorf("without a max_gpus rule: %v, %v", p.Warnings, err)
+	}
+}
+
+// TestPolicyCheckWarnsOfAnApproverNobodyIs: a budget owner, or a fallback approver, that is no
+// directory entry's user (or, for a group, no entry's group) draws a warning at its line; a
+// policy without a directory (single sign-on) draws none.
+func TestPolicyCheckWarnsOfAnApproverNobodyIs(t *testing.T) {
+	b, err := os.ReadFile(examplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(b), "budget_owners: [dana@acme.example]", "budget_owners: [dana@acme.example, dnaa@acme.example, leads, finance]", 1)
+	src = strings.Replace(src, "fallback_approvers: [platform-leads@acme.example]", "fallback_approvers: [platform-leads@acme.example, ops@acme.example]", 1)
+	p, err := Load([]byte(src), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, w := range p.Warnings {
+		all = append(all, fmt.Sprintf("%d: %s", w.Line, w.Msg))
+	}
+	text := strings.Join(all, "\n")
+	lines := strings.Split(src, "\n")
+	for _, c := range []struct{ want, line string }{
+		{"team vision's budget owner dnaa@acme.example is not in the directory, so without single sign-on nobody can decide as them", "dnaa@acme.example"},
+		{"team vision's budget owner finance is a group no directory entry is in", "finance"},
+		{"fallback approver ops@acme.example is not in the directory", "ops@acme.example"},
+	} {
+		found := false
+		for _, w := range p.Warnings {
+			if strings.Contains(w.Msg, c.want) && strings.Contains(lines[w.Line-1], c.line) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no warning %q at the line naming %s in:\n%s", c.want, c.line, text)
+		}
+	}
+	if len(p.Warnings) != 3 {
+		t.Errorf("want 3 warnings (dana and the group leads are in the directory), got:\n%s", text)
+	}
+	var kept []string
+	for _, l := range lines {
+		if l != "directory:" && !strings.HasPrefix(l, "  - {user:") {
+			kept = append(kept, l)
+		}
+	}
+	p, err = Load([]byte(strings.Join(kept, "\n")), "p.yaml")
+	if err != nil {
+		t.Fatalf("without a directory: %v", err)
+	}
+	if len(p.Warnings) != 0 {
+		t.Errorf("without a directory: %v", p.Warnings)
 	}
 }
