@@ -359,7 +359,7 @@ func fieldHint(when, msg string) string {
 		hint := fmt.Sprintf("; %s has %s", v, strings.Join(ruleFields[v], ", "))
 		best, dist := "", 3
 		for _, f := range ruleFields[v] {
-			if d := editDistance(strings.ToLower(m[1]), f); d < dist {
+			if d := EditDistance(strings.ToLower(m[1]), f); d < dist {
 				best, dist = f, d
 			}
 		}
@@ -371,8 +371,12 @@ func fieldHint(when, msg string) string {
 	return ""
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b, in bytes; 99 past 64 bytes, which is
+// far from anything a name is meant to be.
+func EditDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 99
+	}
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

@@ -3,7 +3,6 @@ package templates
 import (
 	"errors"
 	"fmt"
-	"github.com/acme/quartermaster/internal/qm"
 	"regexp"
 	"sort"
 	"strconv"
@@ -11,6 +10,9 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
 )
 
 // Every error that bad user input causes (an unknown template, a bad parameter, a lease that does
@@ -324,32 +326,9 @@ func joinList(items []string, word string) string {
 func closest(key string, names []string) string {
 	best, bestD := "", 3
 	for _, n := range names {
-		if d := editDistance(key, n); d < bestD {
+		if d := policy.EditDistance(key, n); d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
