@@ -70,6 +70,16 @@ func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.
 			}
 		}
 	}
+	// A team's first sign-in starts its time-to-first-GPU in the showback.
+	sso.LoggedIn = func(ctx context.Context, email string, at time.Time) {
+		id, err := a.Service.Resolve(ctx, email)
+		if err != nil || len(id.Teams) == 0 {
+			return
+		}
+		if err := a.Store.NoteTeamLogins(ctx, id.Teams, at); err != nil {
+			log.Error("noting a team's first login", "email", email, "err", err)
+		}
+	}
 	sso.Register(mux)
 	log.Info("single sign-on is on", "issuer", cfg.Issuer, "public_url", cfg.PublicURL, "groups_claim", cfg.GroupsClaim, "recheck", cfg.Recheck.String())
 	return sso, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/acme/quartermaster/internal/oidc/oidctest"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/store/storetest"
+	"github.com/acme/quartermaster/reports/showback"
 )
 
 // ssoWorld is the wired product with single sign-on at a real in-process provider: the example
@@ -251,4 +252,38 @@ func TestServeWithSSO(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "QM_PUBLIC_URL") {
 		t.Fatalf("serve without QM_PUBLIC_URL: %v", err)
 	}
+}
+
+// TestSSOFirstLoginStartsTimeToFirstGPU: a team's time to first GPU in the showback runs from the
+// first time anyone of it signed in, when that came before its first request; a later sign-in
+// does not move it.
+func TestSSOFirstLoginStartsTimeToFirstGPU(t *testing.T) {
+	w := newSSOWorld(t)
+	ctx := context.Background()
+	maya := w.person("maya", "ai-language")
+	loggedIn := w.a.Clock.Now()
+	if p := w.follow(maya, w.say(maya, "/gpu login")); p.Status != http.StatusOK {
+		t.Fatalf("maya's login: %d %s", p.Status, p.Body)
+	}
+	w.a.SimClk.Advance(2 * time.Minute)
+	w.recheck()
+	if p := w.follow(maya, w.say(maya, "/gpu login")); p.Status != http.StatusOK {
+		t.Fatalf("maya's second login: %d %s", p.Status, p.Body)
+	}
+	mustHave(t, "request", w.say(maya, "/gpu request 1 interactive for 1h"), "L-1 is active")
+	r, err := w.a.reports().Report(ctx, showback.WeekOf(w.a.Clock.Now(), w.a.Policy.Location), showback.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tm := range r.Teams {
+		if tm.Name != "language" {
+			continue
+		}
+		if tm.FirstLogin == nil || tm.FirstLogin.Sub(loggedIn).Abs() > time.Second || tm.TimeToFirstGPU == nil || tm.TimeToFirstGPU.Duration().Round(time.Minute) != 2*time.Minute {
+			t.Fatalf("team language: first login %v (signed in at %v), time to first GPU %v; want 2m from the first sign-in", tm.FirstLogin, loggedIn, tm.TimeToFirstGPU)
+		}
+		mustHave(t, "the showback", r.Text(), "New team: language asked for GPUs for the first time", "(first signed in on ", "time to first GPU 2m")
+		return
+	}
+	t.Fatalf("no team language in the showback: %+v", r.Teams)
 }

@@ -263,6 +263,9 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 	if err := s.RefreshMembers(ctx); err != nil {
 		s.log.Warn("reading group members after a login", "err", err)
 	}
+	if s.LoggedIn != nil {
+		s.LoggedIn(context.WithoutCancel(ctx), id.Email, now)
+	}
 	s.log.Info("account linked", "account", l.Account.String(), "email", id.Email, "groups", len(id.Groups))
 	lines := []string{fmt.Sprintf("You are signed in as %s, and your %s account is linked to it.", id.Email, platformName(l.Account.Platform))}
 	if len(id.Groups) > 0 {

@@ -153,6 +153,8 @@ type Service struct {
 	// GroupsChanged is told when a re-check finds that someone's groups changed; after is nil
 	// when the provider no longer honours their sign-in (the account was unlinked).
 	GroupsChanged func(ctx context.Context, before, after *qm.AccountLink)
+	// LoggedIn is told of every completed sign-in: who it proved, and when.
+	LoggedIn func(ctx context.Context, email string, at time.Time)
 
 	members members
 

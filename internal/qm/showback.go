@@ -5,13 +5,23 @@ import (
 	"time"
 )
 
-// TeamFirst is when a team first asked for GPUs (its first lease request ever, of any kind) and
-// when its first workspace became active (zero while none has). The showback's time-to-first-GPU is the span
-// between the two: until SSO records a first login, the first request is a team's first contact.
+// TeamFirst is when a team first asked for GPUs (its first lease request ever, of any kind), when
+// anyone of it first signed in with single sign-on (zero when nobody has), and when its first
+// workspace became active (zero while none has). The showback's time-to-first-GPU runs from the
+// team's first contact, the earlier of its first login and its first request, to its first start.
 type TeamFirst struct {
 	Team         string
 	FirstRequest time.Time
+	FirstLogin   time.Time
 	FirstStart   time.Time
+}
+
+// Contact is the team's first contact: its first login when that came before its first request.
+func (f TeamFirst) Contact() time.Time {
+	if !f.FirstLogin.IsZero() && f.FirstLogin.Before(f.FirstRequest) {
+		return f.FirstLogin
+	}
+	return f.FirstRequest
 }
 
 // WaitPrediction is the queue wait predicted for a lease when it was asked for: what the requester

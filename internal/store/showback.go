@@ -65,12 +65,13 @@ func (db *DB) LeaseTeams(ctx context.Context) ([]string, error) {
 }
 
 // TeamFirsts gives, for each named team whose first lease was asked for at or after since, that
-// first request and the start of its first workspace. Each team costs an index lookup; only a new
-// team's workspaces are looked at.
+// first request, the team's first login and the start of its first workspace. Each team costs an
+// index lookup; only a new team's workspaces are looked at.
 func (db *DB) TeamFirsts(ctx context.Context, teams []string, since time.Time) ([]qm.TeamFirst, error) {
 	var out []qm.TeamFirst
 	first := db.x.Rebind(`SELECT MIN(created_at) FROM leases WHERE team = ?`)
 	start := db.x.Rebind(`SELECT MIN(started_at) FROM leases WHERE team = ? AND kind = '' AND started_at IS NOT NULL`)
+	login := db.x.Rebind(`SELECT MIN(first_login_at) FROM team_logins WHERE team = ?`)
 	for _, team := range teams {
 		var req, st dbTime
 		if err := db.x.GetContext(ctx, &req, first, team); err != nil {
@@ -82,9 +83,24 @@ func (db *DB) TeamFirsts(ctx context.Context, teams []string, since time.Time) (
 		if err := db.x.GetContext(ctx, &st, start, team); err != nil {
 			return nil, fmt.Errorf("store: first start of team %s: %w", team, err)
 		}
-		out = append(out, qm.TeamFirst{Team: team, FirstRequest: time.Time(req), FirstStart: time.Time(st)})
+		var in dbTime
+		if err := db.x.GetContext(ctx, &in, login, team); err != nil {
+			return nil, fmt.Errorf("store: first login of team %s: %w", team, err)
+		}
+		out = append(out, qm.TeamFirst{Team: team, FirstRequest: time.Time(req), FirstLogin: time.Time(in), FirstStart: time.Time(st)})
 	}
 	return out, nil
+}
+
+// NoteTeamLogins records at as the first login of each team that has none yet.
+func (db *DB) NoteTeamLogins(ctx context.Context, teams []string, at time.Time) error {
+	q := db.x.Rebind(`INSERT INTO team_logins (team, first_login_at) VALUES (?, ?) ON CONFLICT (team) DO NOTHING`)
+	for _, t := range teams {
+		if _, err := db.x.ExecContext(ctx, q, t, dbTime(at)); err != nil {
+			return fmt.Errorf("store: note the first login of team %s: %w", t, err)
+		}
+	}
+	return nil
 }
 
 // AddWaitPredictions keeps the predictions; a lease that has one keeps its first.

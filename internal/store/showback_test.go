@@ -91,6 +91,23 @@ func TestTeamFirsts(t *testing.T) {
 			!fs[1].FirstRequest.Equal(weekStart.Add(-time.Hour)) || !fs[1].FirstStart.Equal(weekStart.Add(2*time.Hour)) {
 			t.Fatalf("TeamFirsts = %+v; want robotics (asked, not started) and vision (first asked for quota, first workspace at 2h)", fs)
 		}
+		// A team's first login is kept once: a later one does not move it.
+		if err := db.NoteTeamLogins(ctx, []string{"robotics"}, weekStart.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.NoteTeamLogins(ctx, []string{"robotics", "vision"}, weekStart.Add(5*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		fs, err = db.TeamFirsts(ctx, []string{"robotics", "vision"}, time.Time{})
+		if err != nil || len(fs) != 2 || !fs[0].FirstLogin.Equal(weekStart.Add(time.Hour)) || !fs[1].FirstLogin.Equal(weekStart.Add(5*time.Hour)) {
+			t.Fatalf("first logins = %+v, %v; want robotics at 1h (not 5h) and vision at 5h", fs, err)
+		}
+		if c := fs[0].Contact(); !c.Equal(weekStart.Add(time.Hour)) {
+			t.Errorf("robotics signed in (1h) before it asked (3h), yet its first contact is %v", c)
+		}
+		if c := fs[1].Contact(); !c.Equal(weekStart.Add(-time.Hour)) {
+			t.Errorf("vision asked (-1h) before it signed in (5h), yet its first contact is %v", c)
+		}
 		if start, err := db.HistoryStart(ctx); err != nil || !start.Equal(weekStart.Add(-time.Hour)) {
 			t.Fatalf("history starts at %v (%v)", start, err)
 		}

@@ -338,6 +338,9 @@ func (r *Report) increaseLine(q QuotaIncrease) string {
 
 func (r *Report) firstLine(t *Team) string {
 	s := fmt.Sprintf("%s asked for GPUs for the first time on %s", t.Name, r.when(*t.FirstRequest))
+	if t.FirstLogin != nil {
+		s += fmt.Sprintf(" (first signed in on %s)", r.when(*t.FirstLogin))
+	}
 	if t.TimeToFirstGPU != nil {
 		return s + "; time to first GPU " + dur(t.TimeToFirstGPU)
 	}

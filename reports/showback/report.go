@@ -212,9 +212,11 @@ type Team struct {
 	GPUHoursQuota      float64  `json:"gpu_hours_quota"`
 	GPUHoursQuotaShare *float64 `json:"gpu_hours_quota_share"`
 	// FirstRequest is set when the team's first lease request ever was made in the week;
-	// TimeToFirstGPU is then the time from it to the team's first active workspace (nil while it
-	// has none).
+	// FirstLogin is then the first time anyone of the team signed in with single sign-on, when
+	// that came first; TimeToFirstGPU is the time from the team's first contact (the first login,
+	// else the first request) to its first active workspace (nil while it has none).
 	FirstRequest   *time.Time `json:"first_request,omitempty"`
+	FirstLogin     *time.Time `json:"first_login,omitempty"`
 	TimeToFirstGPU *Seconds   `json:"time_to_first_gpu_s,omitempty"`
 }
 
@@ -432,17 +434,21 @@ func Build(in Input) *Report {
 	}
 	finish(&r.Total, all, allWaits)
 
-	// Time-to-first-GPU: a person's first contact is, until SSO exists, the team's first lease request.
+	// Time-to-first-GPU, for a team whose first request was in the week: from its first contact
+	// (its first login with single sign-on, when that came first) to its first workspace.
 	if in.Filter.User == "" {
 		for _, f := range in.Firsts {
 			t, ok := teams[f.Team]
 			if !ok || !wk.holds(f.FirstRequest) {
 				continue
 			}
-			first := f.FirstRequest
+			first, contact := f.FirstRequest, f.Contact()
 			t.FirstRequest = &first
+			if contact.Before(first) {
+				t.FirstLogin = &contact
+			}
 			if !f.FirstStart.IsZero() && !f.FirstStart.After(in.Now) {
-				t.TimeToFirstGPU = secs(max(0, f.FirstStart.Sub(f.FirstRequest)))
+				t.TimeToFirstGPU = secs(max(0, f.FirstStart.Sub(contact)))
 			}
 		}
 	}

@@ -337,3 +337,34 @@ func TestWellConnectedShareOfMultiGPULeases(t *testing.T) {
 		t.Errorf("without countable leases: %+v\n%s", empty.Total.Connectivity, empty.Text())
 	}
 }
+
+// A new team's time to first GPU runs from its first contact: its first sign-in when that came
+// before its first request (the report names both), else the first request.
+func TestTimeToFirstGPURunsFromTheFirstLogin(t *testing.T) {
+	p := examplePolicy(t)
+	w, _ := showback.ParseWeek("2026-W48", showback.Week{})
+	from := w.Start(chicago)
+	l := &qm.Lease{ID: 1, User: "maya@acme.example", Team: "language", Class: "interactive", GPUs: 1, State: qm.Expired,
+		CreatedAt: from.Add(30 * time.Hour), StartedAt: from.Add(31 * time.Hour), ExpiresAt: from.Add(33 * time.Hour), EndedAt: from.Add(33 * time.Hour)}
+	for _, c := range []struct {
+		login    time.Time
+		want     time.Duration
+		loggedIn bool
+	}{
+		{from.Add(6 * time.Hour), 25 * time.Hour, true},    // signed in a day before asking
+		{time.Time{}, time.Hour, false},                    // never signed in: from the request
+		{from.Add(32 * time.Hour), time.Hour, false},       // signed in only after asking
+		{from.Add(-72 * time.Hour), 103 * time.Hour, true}, // signed in the week before
+	} {
+		f := qm.TeamFirst{Team: "language", FirstRequest: l.CreatedAt, FirstLogin: c.login, FirstStart: l.StartedAt}
+		r := showback.Build(showback.Input{Policy: p, Week: w, Now: from.Add(8 * 24 * time.Hour), Leases: []*qm.Lease{l}, Firsts: []qm.TeamFirst{f}})
+		tm := r.Teams[0]
+		if tm.TimeToFirstGPU == nil || tm.TimeToFirstGPU.Duration() != c.want || (tm.FirstLogin != nil) != c.loggedIn {
+			t.Errorf("login %v: time to first GPU %v, first login %v; want %v, named %v", c.login, tm.TimeToFirstGPU, tm.FirstLogin, c.want, c.loggedIn)
+		}
+		text := r.Text()
+		if named := strings.Contains(text, "(first signed in on "); named != c.loggedIn {
+			t.Errorf("login %v: the text names the first sign-in: %v, want %v:\n%s", c.login, named, c.loggedIn, text)
+		}
+	}
+}
