@@ -267,9 +267,10 @@ func (s *Service) deliverOne(ctx context.Context, q QueuedNotice) bool {
 	}
 	retry := now.Add(min(time.Duration(1<<min(q.Attempts, 9))*time.Second, 10*time.Minute))
 	s.log().Warn("a notice could not be delivered; it will be tried again", "outbox", q.ID, "to", q.Notice.To, "attempt", q.Attempts, "retry_at", retry, "err", err)
-	if err := s.Outbox.NoticeFailed(ctx, q.ID, retry, err.Error()); err != nil {
-		s.log().Error("give a notice back", "outbox", q.ID, "err", err)
-	}
+	msg := err.Error()
+	s.untilStored(ctx, "give a notice back; it will be tried again when its claim lapses", q.ID, func(ctx context.Context) error {
+		return s.Outbox.NoticeFailed(ctx, q.ID, retry, msg)
+	})
 	return false
 }
 
@@ -281,12 +282,20 @@ func (s *Service) senderName() string {
 	return "quartermaster"
 }
 
-// markSent records a delivered notice as sent. While the database cannot take it (down, or
-// restarting) it tries again in the background, for as long as the claim holds with room to
-// spare (a notice left unmarked would be sent again once its claim lapsed), without holding up
-// the caller.
+// markSent records a delivered notice as sent (see untilStored): a notice left unmarked would be
+// sent again once its claim lapsed.
 func (s *Service) markSent(ctx context.Context, id int64, at time.Time) {
-	if err := s.Outbox.NoticeSent(ctx, id, at); err == nil {
+	s.untilStored(ctx, "mark a notice sent; it will be sent again when its claim lapses", id, func(ctx context.Context) error {
+		return s.Outbox.NoticeSent(ctx, id, at)
+	})
+}
+
+// untilStored records the outcome of notice id's delivery with store. While the database cannot
+// take it (down, or restarting) it tries again in the background, for as long as the claim holds
+// with room to spare, without holding up the caller; failing that, the claim lapses and the
+// sender loop takes the notice again (failed says what that means, for the log).
+func (s *Service) untilStored(ctx context.Context, failed string, id int64, store func(context.Context) error) {
+	if err := store(ctx); err == nil {
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
@@ -295,12 +304,12 @@ func (s *Service) markSent(ctx context.Context, id int64, at time.Time) {
 		pause := 250 * time.Millisecond
 		for {
 			time.Sleep(pause)
-			err := s.Outbox.NoticeSent(ctx, id, at)
+			err := store(ctx)
 			if err == nil {
 				return
 			}
 			if time.Since(start)+pause > NoticeHold/2 {
-				s.log().Error("mark a notice sent; it will be sent again when its claim lapses", "outbox", id, "err", err)
+				s.log().Error(failed, "outbox", id, "err", err)
 				return
 			}
 			pause = min(2*pause, 5*time.Second)

@@ -246,3 +246,50 @@ func TestACommandDoesNotWaitForTheNoticesItCaused(t *testing.T) {
 		}
 	})
 }
+
+// flakyOutbox is the store as an outbox whose first failing-delivery records fail, as while the
+// database restarts.
+type flakyOutbox struct {
+	qm.Outbox
+	mu   sync.Mutex
+	down int // NoticeFailed calls still to fail
+}
+
+func (f *flakyOutbox) NoticeFailed(ctx context.Context, id int64, retry time.Time, why string) error {
+	f.mu.Lock()
+	if f.down > 0 {
+		f.down--
+		f.mu.Unlock()
+		return errors.New("the database cannot be reached")
+	}
+	f.mu.Unlock()
+	return f.Outbox.NoticeFailed(ctx, id, retry, why)
+}
+
+// A notice whose delivery failed while the database could not record the failure either is
+// given back once the database takes it again, and goes out at its retry, not only when its
+// claim lapses (two minutes later).
+func TestAFailedDeliveryIsGivenBackWhenTheDatabaseReturns(t *testing.T) {
+	p := manyTeamsPolicy(t, 1, "")
+	st := storetest.Open(t, storetest.SQLite(t))
+	clock := sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC))
+	down := &courier{fail: true}
+	a := outboxService(t, p, st, clock, "a", down)
+	a.Outbox = &flakyOutbox{Outbox: st, down: 2}
+	if out, err := a.Request(context.Background(), qm.LeaseRequest{User: "u00@x.example", GPUs: 4, Class: "interactive", Duration: time.Hour}); err != nil || out.Lease.State != qm.PendingApproval {
+		t.Fatalf("request: %v %+v", err, out)
+	}
+	up := &courier{}
+	b := outboxService(t, p, st, clock, "b", up)
+	clock.Advance(30 * time.Second) // past the first retry (2 s), well within the claim (2 min)
+	deadline := time.Now().Add(10 * time.Second)
+	for len(up.delivered()) == 0 && time.Now().Before(deadline) {
+		if _, err := b.DeliverNotices(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := len(up.delivered()); n != 1 {
+		t.Fatalf("%d notices delivered 30 s after the failed one, want the approval request given back and sent", n)
+	}
+}
