@@ -346,7 +346,7 @@ func celFields[T any]() []string {
 var undefinedFieldRE = regexp.MustCompile(`undefined field '([A-Za-z0-9_]+)'`)
 
 // fieldHint, for CEL's "undefined field 'x'", names the fields of the variable the rule wrote
-// .x after, and the closest of them: "; request has kind, gpus, …; did you mean gpus?".
+// .x after, and the closest of them: "; request has kind, gpus, …; did you mean request.gpus?".
 func fieldHint(when, msg string) string {
 	m := undefinedFieldRE.FindStringSubmatch(msg)
 	if m == nil {
