@@ -388,7 +388,8 @@ var csvAliases = map[string][]string{
 var csvRunTime = []string{"duration", "run_time", "runtime"}
 
 // readCSV reads the generic trace CSV: a header line naming the columns (any order; the names of
-// csvAliases are taken too), then one job per line. Empty start_time: never started. Empty user, queue, requested_seconds: unknown.
+// csvAliases are taken too), then one job per line. Empty start_time: never started. Empty user,
+// queue, requested_seconds: unknown.
 // Times are seconds from the trace's origin, which may carry a fraction (dropped), or dates and
 // times (RFC 3339, or 2006-01-02 15:04:05 in UTC), read as seconds since 1970; empty, -1, None,
 // null, NaN or NA is unknown. A record that cannot place its job (no submit time, a time that is
@@ -438,7 +439,7 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 				also = " (or " + strings.Join(as, ", ") + ")"
 			}
 			if c == "end_time" {
-				also = " (or " + strings.Join(append(csvAliases[c], csvRunTime...), ", ") + ")"
+				also = " (or " + strings.Join(slices.Concat(csvAliases[c], csvRunTime), ", ") + ")"
 			}
 			return nil, fmt.Errorf("line 1: header lacks column %q%s; want %s", c, also, strings.Join(csvColumns, ","))
 		}
