@@ -11,6 +11,7 @@ func FuzzReadTrace(f *testing.F) {
 	f.Add("; MaxProcs: 100\n1 0 10 90 4 -1 -1 4 3600 -1 1 3 1 -1 1 -1 -1 -1\n", "swf")
 	f.Add("job_id,submit_time\nx,y\n", "csv")
 	f.Add("job_id,submit_time,start_time,end_time,gpus\n1,2020-04-01 00:00:00,2020-04-01T00:01:00Z,None,8\n", "csv")
+	f.Add("job_id,user,gpu_num,state,submit_time,start_time,duration,vc\n1,u,8,COMPLETED,0,60,3600,vc1\n2,v,1,CANCELLED,5,,0,vc2\n", "csv")
 	f.Fuzz(func(t *testing.T, src, format string) {
 		if format != "csv" && format != "swf" {
 			format = "csv"
