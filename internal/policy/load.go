@@ -169,6 +169,25 @@ func (v *validator) addf(path, format string, args ...any) {
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
 
+// nameSuggestion is "; write \"x\"" for the valid name closest to name (lower case, other
+// characters as -), or nothing when there is none.
+func nameSuggestion(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(name)) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	s := strings.Trim(b.String(), "-_")
+	if !nameRE.MatchString(s) || s == name {
+		return ""
+	}
+	return fmt.Sprintf("; write %q", s)
+}
+
 // snowflakeRE is a Discord id: a decimal number of up to 20 digits.
 var snowflakeRE = regexp.MustCompile(`^[1-9][0-9]{0,19}$`)
 
@@ -199,7 +218,7 @@ func (v *validator) validate(p *Policy) {
 			continue
 		}
 		if !nameRE.MatchString(c.Name) {
-			v.addf(at("name"), "class name %q must be lower case letters, digits, - or _", c.Name)
+			v.addf(at("name"), "class name %q must be lower case letters, digits, - or _ (starting with a letter, 40 at most)%s", c.Name, nameSuggestion(c.Name))
 		}
 		if seen[strings.ToLower(c.Name)] {
 			v.addf(at("name"), "class %q is defined twice", c.Name)
@@ -237,7 +256,7 @@ func (v *validator) validate(p *Policy) {
 			continue
 		}
 		if !nameRE.MatchString(t.Name) {
-			v.addf(at("name"), "team name %q must be lower case letters, digits, - or _", t.Name)
+			v.addf(at("name"), "team name %q must be lower case letters, digits, - or _ (starting with a letter, 40 at most)%s", t.Name, nameSuggestion(t.Name))
 		}
 		if teams[strings.ToLower(t.Name)] {
 			v.addf(at("name"), "team %q is defined twice", t.Name)

@@ -89,6 +89,31 @@ sim: {nodes: [{name: n, count: 1, class: gpu, gpus: 4}]}
 	}
 }
 
+// TestBadNamesGetOneThatWorks: a class or team name that is not lower case letters, digits, - or
+// _ is refused with the name to write instead, where there is one.
+func TestBadNamesGetOneThatWorks(t *testing.T) {
+	for name, want := range map[string]string{
+		"GPU":         `class name "GPU" must be lower case letters, digits, - or _ (starting with a letter, 40 at most); write "gpu"`,
+		"A100 shared": `; write "a100-shared"`,
+		"h100.sxm":    `; write "h100-sxm"`,
+		"1gpu":        `class name "1gpu" must be lower case letters, digits, - or _ (starting with a letter, 40 at most)`,
+	} {
+		src := "organization: X\nclasses:\n  - {name: \"" + name + "\", max_gpus: 1, max_duration: 1h}\nsim: {nodes: [{name: n, count: 1, class: \"" + name + "\", gpus: 1}]}\n"
+		_, err := Load([]byte(src), "p.yaml")
+		pe, ok := err.(*Error)
+		if !ok || !hasProblem(pe, 3, want) {
+			t.Errorf("%q: %v; want line 3 to say %q", name, err, want)
+			continue
+		}
+		if _, suggested, ok := strings.Cut(want, "write "); ok {
+			fixed := strings.ReplaceAll(src, "\""+name+"\"", suggested)
+			if _, err := Load([]byte(fixed), "p.yaml"); err != nil {
+				t.Errorf("%q: the name suggested, %s, does not load: %v", name, suggested, err)
+			}
+		}
+	}
+}
+
 func hasProblem(e *Error, line int, sub string) bool {
 	for _, p := range e.Problems {
 		if p.Line == line && strings.Contains(p.Msg, sub) {
