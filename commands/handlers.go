@@ -207,13 +207,17 @@ func (b *Bot) catalog(ctx context.Context, req bot.Request) []bot.Reply {
 	if err != nil {
 		return []bot.Reply{b.fail("catalog", err)}
 	}
-	r := bot.Reply{Text: fmt.Sprintf("%s GPU catalog (%d classes):", b.pol().Organization, len(st))}
+	r := bot.Reply{Text: fmt.Sprintf("%s GPU catalog (%s):", b.pol().Organization, policy.Count(len(st), "class", "classes"))}
 	for _, s := range st {
 		c := s.Class
+		title := c.Name
+		if c.Description != "" {
+			title += " — " + c.Description
+		}
 		r.Sections = append(r.Sections, bot.Section{
-			Title: fmt.Sprintf("%s — %s", c.Name, c.Description),
+			Title: title,
 			Fields: []bot.Field{
-				{Label: "GPU", Value: fmt.Sprintf("%s, %d GiB, %s", c.SKU, c.GPUMemoryGiB, c.Isolation)},
+				{Label: "GPU", Value: gpuText(c)},
 				{Label: "Price", Value: b.money(c.PricePerGPUHour) + " per GPU-hour"},
 				{Label: "Without approval", Value: fmt.Sprintf("up to %d GPU(s) for up to %s", c.MaxGPUs, policy.FormatDuration(c.MaxDuration.Duration))},
 				{Label: "Free now", Value: freeText(s)},
@@ -274,9 +278,25 @@ func matchesText(ms []policy.Match) string {
 	return strings.Join(rules, "; ")
 }
 
+// gpuText says what a class's GPUs are: the SKU and memory where the policy gives them, and the
+// isolation.
+func gpuText(c *policy.Class) string {
+	var parts []string
+	if c.SKU != "" {
+		parts = append(parts, c.SKU)
+	}
+	if c.GPUMemoryGiB > 0 {
+		parts = append(parts, fmt.Sprintf("%d GiB", c.GPUMemoryGiB))
+	}
+	return strings.Join(append(parts, c.Isolation), ", ")
+}
+
 func (b *Bot) grantedText(l *qm.Lease) string {
 	cls, _ := b.pol().Class(l.Class)
-	what := fmt.Sprintf("%d × %s (%s)", l.GPUs, l.Class, cls.SKU)
+	what := fmt.Sprintf("%d × %s", l.GPUs, l.Class)
+	if cls.SKU != "" {
+		what += " (" + cls.SKU + ")"
+	}
 	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(qm.Cost(cls, l.GPUs, l.Duration)), b.money(cls.PricePerGPUHour))
 	if !l.State.Running() || l.State == qm.Provisioning || l.ExpiresAt.IsZero() {
 		// Not running yet: say so, and how the owner will hear of it; no node, end or address
@@ -517,7 +537,7 @@ func (b *Bot) policyText() bot.Reply {
 	r := bot.Reply{Text: fmt.Sprintf("The published rules of %s. A request starts at once unless one of these rules applies; then a budget owner decides.", p.Organization)}
 	var cl []string
 	for _, c := range p.Classes {
-		line := fmt.Sprintf("%s: %s %s, %s/GPU-hour, up to %d GPU(s) for %s without approval", c.Name, c.SKU, c.Isolation, b.money(c.PricePerGPUHour), c.MaxGPUs, policy.FormatDuration(c.MaxDuration.Duration))
+		line := fmt.Sprintf("%s: %s, %s/GPU-hour, up to %d GPU(s) for %s without approval", c.Name, strings.TrimSpace(c.SKU+" "+c.Isolation), b.money(c.PricePerGPUHour), c.MaxGPUs, policy.FormatDuration(c.MaxDuration.Duration))
 		if c.IdleTimeout.Duration > 0 {
 			line += fmt.Sprintf("; idle for %s → warning, reclaimed %s later", policy.FormatDuration(c.IdleTimeout.Duration), policy.FormatDuration(c.IdleGrace.Duration))
 		}
@@ -536,13 +556,21 @@ func (b *Bot) policyText() bot.Reply {
 	var teams []string
 	for _, t := range p.Teams {
 		q := p.QuotaFor(t.Name)
-		teams = append(teams, fmt.Sprintf("%s: %s, %.0f GPU-hours/week; budget owners %s", t.Name, gpusText(p, q), q.GPUHoursPerWeek, strings.Join(t.BudgetOwners, ", ")))
+		teams = append(teams, fmt.Sprintf("%s: %s, %.0f GPU-hours/week; budget owners %s", t.Name, gpusText(p, q), q.GPUHoursPerWeek, orNone(t.BudgetOwners)))
 	}
 	teams = append(teams, fmt.Sprintf("any other team: %s, %.0f GPU-hours/week", gpusText(p, p.QuotaFor("")), dq.GPUHoursPerWeek))
 	r.Sections = append(r.Sections, bot.Section{Title: "Quotas", Text: strings.Join(teams, "\n")})
 	r.Sections = append(r.Sections, bot.Section{Title: "Approvals", Text: fmt.Sprintf("undecided after %s → denied; self-approval %s; fallback approvers %s",
-		policy.FormatDuration(p.Approvals.Timeout.Duration), map[bool]string{true: "allowed", false: "not allowed"}[p.Approvals.SelfApproval], strings.Join(p.Approvals.FallbackApprovers, ", "))})
+		policy.FormatDuration(p.Approvals.Timeout.Duration), map[bool]string{true: "allowed", false: "not allowed"}[p.Approvals.SelfApproval], orNone(p.Approvals.FallbackApprovers))})
 	return r
+}
+
+// orNone is the list joined with commas, or "none".
+func orNone(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, ", ")
 }
 
 func gpusText(p *policy.Policy, q policy.Quota) string {

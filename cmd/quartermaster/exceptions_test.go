@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -143,5 +145,41 @@ dana@acme.example: /gpu approvals
 		if strings.Contains(m.Text, "expired undecided") || strings.Contains(m.Text, "L-3 was denied") {
 			t.Errorf("a withdrawn extension was timed out as well: %+v", m)
 		}
+	}
+}
+
+// TestExceptionsNobodyCanDecideAreRefused: on a policy with neither budget owners nor fallback
+// approvers, a request, a quota increase or an extension that a rule sends for approval is
+// refused in one sentence that says who to ask, and nothing waits for a decision.
+func TestExceptionsNobodyCanDecideAreRefused(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "tiny.yaml")
+	if err := os.WriteFile(p, []byte(`organization: Tiny Lab
+classes:
+  - {name: gpu, max_gpus: 2, max_duration: 2h}
+default_quota: {gpus: {gpu: 2}, gpu_hours_per_week: 100}
+exceptions:
+  - {name: big, when: request.gpus > class.max_gpus}
+  - {name: long, when: request.duration > class.max_duration}
+sim: {nodes: [{name: box, count: 1, class: gpu, gpus: 4}]}
+directory:
+  - {user: sam@tiny.example, groups: [lab]}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	msgs := runConsoleScript(t, `sam@tiny.example: /gpu request 3 gpu
+sam@tiny.example: /gpu quota request +2 gpu because experiments
+sam@tiny.example: /gpu request 1 gpu for 1h
+sam@tiny.example: /gpu extend L-1 5h
+sam@tiny.example: /gpu list
+`, "--policy", p)
+	if len(msgs) != 5 {
+		t.Fatalf("got %+v", msgs)
+	}
+	for _, i := range []int{0, 1, 3} {
+		mustContain(t, "refusal", msgs[i:i+1], "nobody can decide team lab's exceptions", "ask a platform admin to add budget_owners to team lab or approvals.fallback_approvers", "Example: /gpu ")
+	}
+	mustContain(t, "the request within the rules", msgs[2:3], "L-1 is active")
+	if strings.Contains(msgs[4].Text, "L-2") || strings.Contains(msgs[4].Text, "pending") {
+		t.Errorf("a refused exception left a lease behind: %s", msgs[4].Text)
 	}
 }

@@ -41,7 +41,8 @@ func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 		return err
 	}
-	fmt.Fprintf(stdout, "%s is valid: %d classes, %d teams, %d exception rules, backend %s.\n", file, len(p.Classes), len(p.Teams), len(p.Exceptions), p.Backend)
+	fmt.Fprintf(stdout, "%s is valid: %s, %s, %s, backend %s.\n", file, policy.Count(len(p.Classes), "class", "classes"),
+		policy.Count(len(p.Teams), "team", "teams"), policy.Count(len(p.Exceptions), "exception rule", "exception rules"), p.Backend)
 	for _, w := range p.Warnings {
 		fmt.Fprintf(stdout, "warning: %s:%d: %s\n", file, w.Line, w.Msg)
 	}

@@ -231,3 +231,27 @@ func approverWarnings(p *Policy, line func(string) int) []Problem {
 	}
 	return out
 }
+
+// deciderWarnings finds the teams whose exceptions nobody could decide: no budget owners and no
+// fallback approvers. A request a rule sends for approval is then refused outright. Teams the
+// policy does not list (people whose groups match no team) count as one such team.
+func deciderWarnings(p *Policy, line func(string) int) []Problem {
+	if len(p.Approvals.FallbackApprovers) > 0 {
+		return nil
+	}
+	var out []Problem
+	for i, t := range p.Teams {
+		if t != nil && len(t.BudgetOwners) == 0 {
+			out = append(out, Problem{Line: line(fmt.Sprintf("teams.%d.name", i)),
+				Msg: fmt.Sprintf("team %s has no budget_owners and approvals.fallback_approvers is empty, so nobody can decide its exceptions: a request that needs approval (a quota increase too) is refused", t.Name)})
+		}
+	}
+	for _, id := range p.Directory {
+		if id != nil && len(p.TeamsOf(id.Groups)) == 0 && len(id.Groups) > 0 {
+			out = append(out, Problem{Line: line("approvals"),
+				Msg: fmt.Sprintf("approvals.fallback_approvers is empty, so nobody can decide the exceptions of teams the policy does not list (such as %s's): a request of theirs that needs approval is refused", id.User)})
+			break
+		}
+	}
+	return out
+}

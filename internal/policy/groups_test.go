@@ -169,3 +169,35 @@ func TestPolicyCheckWarnsOfAnApproverNobodyIs(t *testing.T) {
 		t.Errorf("without a directory: %v", p.Warnings)
 	}
 }
+
+// TestPolicyCheckWarnsOfExceptionsNobodyDecides: without fallback approvers, a team with no
+// budget owners, and the teams the policy does not list, draw a warning each.
+func TestPolicyCheckWarnsOfExceptionsNobodyDecides(t *testing.T) {
+	b, err := os.ReadFile(examplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(b), "fallback_approvers: [platform-leads@acme.example]", "fallback_approvers: []", 1)
+	src = strings.Replace(src, "    budget_owners: [lee@acme.example]\n", "", 1)
+	src = strings.Replace(src, "directory:\n", "directory:\n  - {user: visitor@acme.example, groups: [guests]}\n", 1)
+	p, err := Load([]byte(src), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, w := range p.Warnings {
+		all = append(all, w.Msg)
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []string{
+		"team language has no budget_owners and approvals.fallback_approvers is empty, so nobody can decide its exceptions",
+		"nobody can decide the exceptions of teams the policy does not list (such as visitor@acme.example's)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no warning %q in:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "team vision has no budget_owners") {
+		t.Errorf("team vision has a budget owner, yet:\n%s", text)
+	}
+}

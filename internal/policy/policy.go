@@ -484,3 +484,11 @@ func FormatDuration(d time.Duration) string {
 	}
 	return b.String()
 }
+
+// Count is n with the noun that fits it: "1 class", "2 classes".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -139,13 +139,16 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		}
 		out = &Outcome{Lease: l, Matches: matches}
 		if len(matches) > 0 {
+			out.Approvers = s.Deciders(l.Team, l.User)
+			if len(out.Approvers) == 0 {
+				return nobodyDecides(l.Team)
+			}
 			l.State = PendingApproval
 			l.Rules = ruleNames(matches)
 			l.Reason = matches[0].Why
 			if err := s.create(ctx, tx, l, req.User, l.Reason); err != nil {
 				return err
 			}
-			out.Approvers = s.Deciders(l.Team, l.User)
 			if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(l.Team, l.User), Lease: l, Matches: matches, Approvers: out.Approvers}); err != nil {
 				return err
 			}

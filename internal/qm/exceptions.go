@@ -70,6 +70,9 @@ func (s *Service) QuotaIncrease(ctx context.Context, user, team, class string, n
 		Rules: QuotaRule, Because: because, Reason: "a quota increase needs a budget owner's approval", CreatedAt: s.Clock.Now()}
 	match := policy.Match{Rule: QuotaRule, Why: fmt.Sprintf("+%d %s GPUs for %s: %s", n, c.Name, policy.FormatDuration(d), because)}
 	out := &Outcome{Lease: l, Matches: []policy.Match{match}, Approvers: s.Deciders(team, l.User)}
+	if len(out.Approvers) == 0 {
+		return nil, nobodyDecides(team)
+	}
 	var b batch
 	err = s.Store.Update(ctx, []string{"team:" + team}, func(tx Tx) error {
 		b = batch{}
@@ -166,6 +169,9 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 			}
 			out = &Outcome{Lease: cur}
 			return s.keepKey(ctx, tx, cur.ID)
+		}
+		if len(s.Deciders(cur.Team, cur.User)) == 0 {
+			return nobodyDecides(cur.Team)
 		}
 		ext.State = PendingApproval
 		ext.Rules = ruleNames(matches)

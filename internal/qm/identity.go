@@ -91,6 +91,12 @@ func (s *Service) Deciders(team, requester string) []string {
 	return without(s.Policy.Approvals.FallbackApprovers)
 }
 
+// nobodyDecides is the refusal of an exception that nobody could decide: team has no approver
+// but the requester (and self-approval is off), and the policy names no fallback approvers.
+func nobodyDecides(team string) *Error {
+	return Errorf(EFORBIDDEN, "this needs a budget owner's approval, but nobody can decide team %s's exceptions: it has no budget owners other than you and the policy names no fallback approvers; ask a platform admin to add budget_owners to team %s or approvals.fallback_approvers to the policy.", team, team)
+}
+
 // mayDecide says why approver may not decide an exception of team that requester asked for, or
 // nil when they may: an approver of the team or a fallback approver, and not the requester
 // unless the policy allows self-approval.
