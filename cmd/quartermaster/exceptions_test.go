@@ -171,8 +171,10 @@ sam@tiny.example: /gpu quota request +2 gpu because experiments
 sam@tiny.example: /gpu request 1 gpu for 1h
 sam@tiny.example: /gpu extend L-1 5h
 sam@tiny.example: /gpu list
+sam@tiny.example: /gpu catalog
+sam@tiny.example: /gpu policy
 `, "--policy", p)
-	if len(msgs) != 5 {
+	if len(msgs) != 7 {
 		t.Fatalf("got %+v", msgs)
 	}
 	for _, i := range []int{0, 1, 3} {
@@ -181,5 +183,14 @@ sam@tiny.example: /gpu list
 	mustContain(t, "the request within the rules", msgs[2:3], "L-1 is active")
 	if strings.Contains(msgs[4].Text, "L-2") || strings.Contains(msgs[4].Text, "pending") {
 		t.Errorf("a refused exception left a lease behind: %s", msgs[4].Text)
+	}
+	// A class without a SKU, memory or description is shown without empty places.
+	mustContain(t, "the grant", msgs[2:3], "1 × gpu on box-01")
+	mustContain(t, "the catalog", msgs[5:6], "Tiny Lab GPU catalog (1 class):")
+	mustContain(t, "the policy", msgs[6:7], "self-approval not allowed; fallback approvers none")
+	for _, m := range msgs[2:] {
+		if strings.Contains(m.Text, "()") || strings.Contains(m.Text, ":  ") {
+			t.Errorf("an empty place in %q", m.Text)
+		}
 	}
 }
