@@ -244,7 +244,11 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 	}
 	r := t.Bot.outcome(ctx, out, err)
 	if !r.Error {
-		r.Text = fmt.Sprintf("%s (template %s v%d) runs under lease %s. ", tp.Title, tp.Name, tp.Version, out.Lease.ID) + r.Text
+		verb := "runs"
+		if !out.Lease.State.Running() || out.Lease.State == qm.Provisioning {
+			verb = "will run" // waits for approval, for capacity, or for the scheduler
+		}
+		r.Text = fmt.Sprintf("%s (template %s v%d) %s under lease %s. ", tp.Title, tp.Name, tp.Version, verb, out.Lease.ID) + r.Text
 	}
 	return []bot.Reply{r}
 }

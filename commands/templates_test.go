@@ -103,6 +103,11 @@ func TestSubmit(t *testing.T) {
 	if l, _ := h.svc.Get(ctx, 3); r.Error || l.Class != "train" || l.GPUs != 4 || len(l.Params) != 0 {
 		t.Errorf("hparam-sweep: %q, lease %+v", r.Text, l)
 	}
+	// One that a rule sends for approval will run once approved, and says so.
+	r = h.say("alice@acme.example", "/gpu submit cuda-smoke class=interactive gpus=2")
+	if l, _ := h.svc.Get(ctx, 4); r.Error || l.State != qm.PendingApproval || !strings.Contains(r.Text, "will run under lease L-4") || !strings.Contains(r.Text, "waits for approval") {
+		t.Errorf("cuda-smoke over the class's limit: %q, lease %+v", r.Text, l)
+	}
 }
 
 // TestSubmitBadInput: every mistake is one sentence and a working example, and makes no lease.
