@@ -292,6 +292,8 @@ func TestRequestGrammar(t *testing.T) {
 		"/gpu request 1 interactive 4h":                {Verb: "request", GPUs: 1, Class: "interactive", Duration: 4 * time.Hour},
 		"request 2 train for 1d team vision exclusive": {Verb: "request", GPUs: 2, Class: "train", Duration: 24 * time.Hour, Team: "vision", Exclusive: true},
 		"/GPU Request 4 gpus Train for 90m data internal template pytorch-ddp": {Verb: "request", GPUs: 4, Class: "train", Duration: 90 * time.Minute, DataClass: "internal", Template: "pytorch-ddp"},
+		"gpu request 1 interactive 4h":                                         {Verb: "request", GPUs: 1, Class: "interactive", Duration: 4 * time.Hour},
+		"/gpu gpu request 1 interactive 4h":                                    {Verb: "request", GPUs: 1, Class: "interactive", Duration: 4 * time.Hour},
 	}
 	for in, want := range cases {
 		got, err := Parse(in)

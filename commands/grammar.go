@@ -46,11 +46,12 @@ func bad(verb, format string, args ...any) *qm.Error {
 	return qm.Invalid(ex, format, args...)
 }
 
-// Parse reads a /gpu command. The leading "/gpu" is optional. Bad input is a *qm.Error with code
-// qm.EINVALID, one sentence and an example.
+// Parse reads a /gpu command. The leading "/gpu" is optional, and "gpu" (the slash left out, or
+// typed twice as in "/gpu gpu list") reads as it. Bad input is a *qm.Error with code qm.EINVALID,
+// one sentence and an example.
 func Parse(text string) (Command, error) {
 	f := strings.Fields(text)
-	if len(f) > 0 && strings.EqualFold(f[0], "/gpu") {
+	if len(f) > 0 && (strings.EqualFold(f[0], "/gpu") || strings.EqualFold(f[0], "gpu")) {
 		f = f[1:]
 	}
 	if len(f) == 0 {
