@@ -51,8 +51,10 @@ func bad(verb, format string, args ...any) *qm.Error {
 // one sentence and an example.
 func Parse(text string) (Command, error) {
 	f := strings.Fields(text)
-	if len(f) > 0 && (strings.EqualFold(f[0], "/gpu") || strings.EqualFold(f[0], "gpu")) {
-		f = f[1:]
+	for range 2 {
+		if len(f) > 0 && (strings.EqualFold(f[0], "/gpu") || strings.EqualFold(f[0], "gpu")) {
+			f = f[1:]
+		}
 	}
 	if len(f) == 0 {
 		return Command{Verb: "help"}, nil
