@@ -357,18 +357,23 @@ func fieldHint(when, msg string) string {
 			continue
 		}
 		hint := fmt.Sprintf("; %s has %s", v, strings.Join(ruleFields[v], ", "))
-		best, dist := "", 3
-		for _, f := range ruleFields[v] {
-			if d := EditDistance(strings.ToLower(m[1]), f); d < dist {
-				best, dist = f, d
-			}
-		}
-		if best != "" {
+		if best := Closest(strings.ToLower(m[1]), ruleFields[v]); best != "" {
 			hint += "; did you mean " + v + "." + best + "?"
 		}
 		return hint
 	}
 	return ""
+}
+
+// Closest is the name within edit distance 2 of key (the nearest, the first of equals), or "".
+func Closest(key string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := EditDistance(key, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
 }
 
 // EditDistance is the Levenshtein distance between a and b, in bytes; 99 past 64 bytes, which is

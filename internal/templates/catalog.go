@@ -15,6 +15,7 @@
 package templates
 
 import (
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"sort"
 	"strings"
@@ -127,7 +128,7 @@ func (c *Catalog) Get(name string) (*Template, error) {
 		names[i] = t.Name
 	}
 	shown := clip(name)
-	if near := closest(key, names); near != "" {
+	if near := policy.Closest(key, names); near != "" {
 		return nil, qm.Invalid("/gpu template "+near, "There is no template %q; did you mean %s?", shown, near)
 	}
 	if found := c.Search(key); len(found) > 0 {

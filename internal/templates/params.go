@@ -124,7 +124,7 @@ func (t *Template) unknownParam(key string) error {
 		names[i] = p.Name
 	}
 	hint := ""
-	if near := closest(key, names); near != "" {
+	if near := policy.Closest(key, names); near != "" {
 		hint = fmt.Sprintf(" (did you mean %s?)", near)
 	}
 	return inputErr(t.Example(), "unknown parameter %q%s; %s are known", shown, hint, andList(names))
@@ -320,15 +320,4 @@ func joinList(items []string, word string) string {
 		return items[0]
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " " + word + " " + items[len(items)-1]
-}
-
-// closest is the name within edit distance 2 of key, if any.
-func closest(key string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		if d := policy.EditDistance(key, n); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
 }
