@@ -348,8 +348,10 @@ func (v *validator) validate(p *Policy) {
 	rs, probs := compileRules(p, v.line)
 	v.problems = append(v.problems, probs...)
 	p.rules = rs
-	p.Warnings = append(append(append(teamWarnings(p, v.line), groupWarnings(p, v.line)...), ruleCaseWarnings(p, v.line)...), limitWarnings(p, v.line)...)
-	p.Warnings = append(append(p.Warnings, approverWarnings(p, v.line)...), deciderWarnings(p, v.line)...)
+	p.Warnings = nil
+	for _, warnings := range []func(*Policy, func(string) int) []Problem{teamWarnings, groupWarnings, ruleCaseWarnings, limitWarnings, approverWarnings, deciderWarnings} {
+		p.Warnings = append(p.Warnings, warnings(p, v.line)...)
+	}
 	sort.SliceStable(p.Warnings, func(i, j int) bool { return p.Warnings[i].Line < p.Warnings[j].Line })
 }
 
