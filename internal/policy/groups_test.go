@@ -94,11 +94,7 @@ func TestUnlistedTeamIsNeverALookAlike(t *testing.T) {
 // class.max_duration (or class.max_gpus) loads, with one warning per limit at the first class's
 // line for it, saying such requests are granted without approval and giving the rule to add.
 func TestPolicyCheckWarnsOfALimitNoRuleReads(t *testing.T) {
-	b, err := os.ReadFile(examplePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := strings.Replace(string(b), "    when: request.duration > class.max_duration\n", "    when: request.duration > duration('100h')\n", 1)
+	src := exampleWith(t, "    when: request.duration > class.max_duration\n", "    when: request.duration > duration('100h')\n")
 	p, err := Load([]byte(src), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -121,21 +117,13 @@ func TestPolicyCheckWarnsOfALimitNoRuleReads(t *testing.T) {
 // directory entry's user (or, for a group, no entry's group) draws a warning at its line; a
 // policy without a directory (single sign-on) draws none.
 func TestPolicyCheckWarnsOfAnApproverNobodyIs(t *testing.T) {
-	b, err := os.ReadFile(examplePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := strings.Replace(string(b), "budget_owners: [dana@acme.example]", "budget_owners: [dana@acme.example, dnaa@acme.example, leads, finance]", 1)
-	src = strings.Replace(src, "fallback_approvers: [platform-leads@acme.example]", "fallback_approvers: [platform-leads@acme.example, ops@acme.example]", 1)
+	src := exampleWith(t, "budget_owners: [dana@acme.example]", "budget_owners: [dana@acme.example, dnaa@acme.example, leads, finance]",
+		"fallback_approvers: [platform-leads@acme.example]", "fallback_approvers: [platform-leads@acme.example, ops@acme.example]")
 	p, err := Load([]byte(src), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []string
-	for _, w := range p.Warnings {
-		all = append(all, fmt.Sprintf("%d: %s", w.Line, w.Msg))
-	}
-	text := strings.Join(all, "\n")
+	text := warningText(p.Warnings)
 	lines := strings.Split(src, "\n")
 	for _, c := range []struct{ want, line string }{
 		{"team vision's budget owner dnaa@acme.example is not in the directory, so without single sign-on nobody can decide as them", "dnaa@acme.example"},
@@ -173,22 +161,14 @@ func TestPolicyCheckWarnsOfAnApproverNobodyIs(t *testing.T) {
 // TestPolicyCheckWarnsOfExceptionsNobodyDecides: without fallback approvers, a team with no
 // budget owners, and the teams the policy does not list, draw a warning each.
 func TestPolicyCheckWarnsOfExceptionsNobodyDecides(t *testing.T) {
-	b, err := os.ReadFile(examplePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := strings.Replace(string(b), "fallback_approvers: [platform-leads@acme.example]", "fallback_approvers: []", 1)
-	src = strings.Replace(src, "    budget_owners: [lee@acme.example]\n", "", 1)
-	src = strings.Replace(src, "directory:\n", "directory:\n  - {user: visitor@acme.example, groups: [guests]}\n", 1)
+	src := exampleWith(t, "fallback_approvers: [platform-leads@acme.example]", "fallback_approvers: []",
+		"    budget_owners: [lee@acme.example]\n", "",
+		"directory:\n", "directory:\n  - {user: visitor@acme.example, groups: [guests]}\n")
 	p, err := Load([]byte(src), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []string
-	for _, w := range p.Warnings {
-		all = append(all, w.Msg)
-	}
-	text := strings.Join(all, "\n")
+	text := warningText(p.Warnings)
 	for _, want := range []string{
 		"team language has no budget_owners and approvals.fallback_approvers is empty, so nobody can decide its exceptions",
 		"nobody can decide the exceptions of teams the policy does not list (such as visitor@acme.example's)",
@@ -200,4 +180,27 @@ func TestPolicyCheckWarnsOfExceptionsNobodyDecides(t *testing.T) {
 	if strings.Contains(text, "team vision has no budget_owners") {
 		t.Errorf("team vision has a budget owner, yet:\n%s", text)
 	}
+}
+
+// exampleWith is the example policy with each old text (in pairs: old, new) replaced once.
+func exampleWith(t *testing.T, pairs ...string) string {
+	t.Helper()
+	b, err := os.ReadFile(examplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(b)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		src = strings.Replace(src, pairs[i], pairs[i+1], 1)
+	}
+	return src
+}
+
+// warningText is the warnings' messages, one a line, each after its line number.
+func warningText(ws []Problem) string {
+	var all []string
+	for _, w := range ws {
+		all = append(all, fmt.Sprintf("%d: %s", w.Line, w.Msg))
+	}
+	return strings.Join(all, "\n")
 }
