@@ -152,7 +152,9 @@ func TestWeeklyJobRunsAtLocalTimeThroughDaylightSaving(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(20 * time.Millisecond) // the scheduler's goroutine finishes arming what it armed
-		fc.Advance(next.Sub(fc.Now()))
+		// A real clock is a little past a timer's instant when the timer fires; a fake one moved
+		// exactly onto it lets gocron re-arm the job for that same instant, which no real run sees.
+		fc.Advance(next.Sub(fc.Now()) + time.Millisecond)
 		// A timer armed just after the clock moved (the scheduler re-arms from a goroutine of
 		// its own) is due already: moving the clock by nothing fires it, as real time would.
 		deadline := time.After(10 * time.Second)
@@ -189,7 +191,7 @@ func TestWeeklyJobRunsAtLocalTimeThroughDaylightSaving(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	for i := range want {
-		if i >= len(runs) || !runs[i].Equal(want[i]) {
+		if len(runs) != len(want) || !runs[i].Truncate(time.Minute).Equal(want[i]) {
 			t.Fatalf("runs = %v, want %v", runs, want)
 		}
 	}
