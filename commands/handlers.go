@@ -101,7 +101,7 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
 	}
 	if l.Kind == qm.KindExtension {
-		return []bot.Reply{{Text: fmt.Sprintf("Extending %s by %s waits for approval as %s: the published rule %s applies, so %s will decide.",
+		return []bot.Reply{{Text: fmt.Sprintf("Extending %s by %s waits for approval as %s: %s, so %s will decide.",
 			l.Parent, policy.FormatDuration(l.Duration), l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or ")),
 			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
 	}
@@ -254,7 +254,7 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 	case err != nil:
 		return b.fail("request", err)
 	case l.State == qm.PendingApproval:
-		return bot.Reply{Text: fmt.Sprintf("%s waits for approval: the published rule %s applies, so %s will decide. Estimated cost %s. You will hear back here.",
+		return bot.Reply{Text: fmt.Sprintf("%s waits for approval: %s, so %s will decide. Estimated cost %s. You will hear back here.",
 			l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or "), cost),
 			Sections: []bot.Section{b.card(ctx, l)}, Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}
 	case l.State == qm.Queued:
@@ -270,12 +270,20 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 	}
 }
 
+// matchesText says which published rules a request met: "the published rule big (Too many
+// GPUs) applies", or "the published rules big (…) and lengthy (…) apply".
 func matchesText(ms []policy.Match) string {
 	var rules []string
 	for _, m := range ms {
 		rules = append(rules, fmt.Sprintf("%s (%s)", m.Rule, m.Why))
 	}
-	return strings.Join(rules, "; ")
+	switch len(rules) {
+	case 0:
+		return "a published rule applies"
+	case 1:
+		return "the published rule " + rules[0] + " applies"
+	}
+	return "the published rules " + strings.Join(rules[:len(rules)-1], ", ") + " and " + rules[len(rules)-1] + " apply"
 }
 
 // gpuText says what a class's GPUs are: the SKU and memory where the policy gives them, and the
@@ -368,9 +376,13 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 	if l.Node != "" {
 		f = append(f, bot.Field{Label: "Node", Value: l.Node})
 	}
-	if l.State.Running() && !l.ExpiresAt.IsZero() {
+	started, ended := !l.StartedAt.IsZero(), !l.EndedAt.IsZero()
+	switch {
+	case l.State.Running() && !l.ExpiresAt.IsZero():
 		f = append(f, bot.Field{Label: "Time left", Value: policy.FormatDuration(l.ExpiresAt.Sub(now))})
-	} else {
+	case started && ended && l.EndedAt.After(l.StartedAt):
+		f = append(f, bot.Field{Label: "Ran", Value: policy.FormatDuration(l.EndedAt.Sub(l.StartedAt).Round(time.Minute)) + " of " + policy.FormatDuration(l.Duration)})
+	default:
 		f = append(f, bot.Field{Label: "Duration", Value: policy.FormatDuration(l.Duration)})
 	}
 	if b.Svc.Telemetry != nil && l.State.Running() {
@@ -379,7 +391,15 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 		}
 	}
 	if cls != nil {
-		f = append(f, bot.Field{Label: "Cost so far", Value: b.money(cls.PricePerGPUHour * usedHours(l, now))})
+		// What it cost while it ran, so far or in all; before it starts, what it would cost.
+		switch {
+		case l.State.Running():
+			f = append(f, bot.Field{Label: "Cost so far", Value: b.money(cls.PricePerGPUHour * usedHours(l, now))})
+		case started:
+			f = append(f, bot.Field{Label: "Cost", Value: b.money(cls.PricePerGPUHour * usedHours(l, now))})
+		case l.State == qm.PendingApproval || l.State == qm.Queued:
+			f = append(f, bot.Field{Label: "Estimated cost", Value: b.money(qm.Cost(cls, l.GPUs, l.Duration))})
+		}
 	}
 	return bot.Section{Title: l.ID.String(), Fields: f}
 }

@@ -62,14 +62,17 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		for _, m := range n.Matches {
 			rules = append(rules, fmt.Sprintf("%s: %s", m.Rule, m.Why))
 		}
-		cls, _ := b.pol().Class(l.Class)
 		sec := b.card(ctx, l)
 		if l.Kind == qm.KindWorkspace {
-			sec.Text = fmt.Sprintf("Data class %s. Estimated cost %s.", l.DataClass, b.money(qm.Cost(cls, l.GPUs, l.Duration)))
+			sec.Text = fmt.Sprintf("Data class %s.", l.DataClass)
+		}
+		label := "Rule"
+		if len(rules) > 1 {
+			label = "Rules"
 		}
 		base = bot.Reply{Ref: "approval:" + id,
-			Text: fmt.Sprintf("Approval needed: %s (team %s) asks %s as %s. Rule: %s. Decide with the buttons or /gpu approve %s, /gpu deny %s REASON.",
-				l.User, l.Team, b.askText(l), id, strings.Join(rules, "; "), id, id),
+			Text: fmt.Sprintf("Approval needed: %s (team %s) asks %s as %s. %s: %s. Decide with the buttons or /gpu approve %s, /gpu deny %s REASON.",
+				l.User, l.Team, b.askText(l), id, label, strings.Join(rules, "; "), id, id),
 			Sections: []bot.Section{sec}, Actions: approvalActions(l)}
 	case qm.NoticeApproved:
 		base = bot.Reply{Text: fmt.Sprintf("%s (%s) was approved by %s; it is %s.", id, b.askText(l), n.Actor, l.State)}

@@ -560,3 +560,64 @@ func TestWaitsOnAnExclusiveClassCountOnlyTheNodesTheTeamCanUse(t *testing.T) {
 		})
 	}
 }
+
+// A request that meets several published rules names them all, in one sentence that reads
+// right ("the published rules A (…) and B (…) apply"), and the approver's message says "Rules".
+// A lease's card says what it would cost before it starts, what it costs so far while it runs,
+// and how long it ran of how long and what it cost once it ended.
+func TestSeveralRulesAndTheCardThroughALeaseLife(t *testing.T) {
+	for _, tc := range []struct {
+		policy, user, ask, decider string
+		rules                      []string
+		release                    string
+	}{
+		{"../docs/quartermaster.example.yaml", "carl@contractor.example", "/gpu request 2 interactive for 10h", "dana@acme.example",
+			[]string{"large-request", "long-request", "contractor"}, "carl@contractor.example"},
+		{otherPolicy, "vic@borealis.example", "/gpu request 3 dev for 3h", "vera@borealis.example",
+			[]string{"too-big", "beyond-quota"}, "vic@borealis.example"},
+	} {
+		t.Run(tc.user, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			r := mustOK(t, h.say(tc.user, tc.ask))
+			id := leaseIn(t, r.Text)
+			want := "the published rules " + tc.rules[0] + " ("
+			if !strings.Contains(r.Text, want) || !strings.Contains(r.Text, " and "+tc.rules[len(tc.rules)-1]+" (") || !strings.Contains(r.Text, ") apply, so ") {
+				t.Errorf("reply does not name the rules in one sentence: %s", r.Text)
+			}
+			field := func(r bot.Reply, label string) string {
+				for _, s := range r.Sections {
+					for _, f := range s.Fields {
+						if f.Label == label {
+							return f.Value
+						}
+					}
+				}
+				return ""
+			}
+			if c := field(r, "Estimated cost"); c == "" || field(r, "Cost so far") != "" {
+				t.Errorf("a request waiting for approval shows %q as its estimated cost and %q so far", c, field(r, "Cost so far"))
+			}
+			asked := h.notices(tc.decider)
+			if len(asked) == 0 || !strings.Contains(asked[0].Text, "Rules: "+tc.rules[0]+":") {
+				t.Fatalf("%s was not told the rules: %+v", tc.decider, asked)
+			}
+			mustOK(t, h.say(tc.decider, "/gpu approve "+id.String()))
+			h.advance(90 * time.Minute)
+			if s := mustOK(t, h.say(tc.user, "/gpu status "+id.String())); field(s, "Cost so far") == "" || field(s, "Time left") == "" {
+				t.Errorf("a running lease's card lacks its time left or cost so far: %s", s.PlainText())
+			}
+			mustOK(t, h.say(tc.release, "/gpu release "+id.String()))
+			s := mustOK(t, h.say(tc.user, "/gpu status "+id.String()))
+			l := h.lease(id)
+			if ran := field(s, "Ran"); !strings.HasPrefix(ran, "1h30m of ") {
+				t.Errorf("a released lease's card says Ran %q, want 1h30m of its duration: %s", ran, s.PlainText())
+			}
+			if c := field(s, "Cost"); c == "" || field(s, "Cost so far") != "" || field(s, "Estimated cost") != "" {
+				t.Errorf("a released lease's card shows cost %q: %s", c, s.PlainText())
+			}
+			if l.State != qm.Released {
+				t.Errorf("%s is %s after release", id, l.State)
+			}
+		})
+	}
+}
