@@ -526,7 +526,12 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 	if team == "" {
 		id := *c.Who
 		if len(id.Teams) == 0 {
-			return []bot.Reply{b.fail("quota", qm.Errorf(qm.EFORBIDDEN, "you belong to no team."))}
+			if teams := b.pol().Teams; len(teams) > 0 {
+				return []bot.Reply{b.fail("quota", qm.Errorf(qm.EFORBIDDEN,
+					"you belong to no team, so there is no quota of yours to show; ask a platform admin to add your group to a team in the policy, or name a team.").
+					WithExample("/gpu quota "+teams[0].Name))}
+			}
+			return []bot.Reply{b.fail("quota", qm.Errorf(qm.EUNAVAILABLE, "the policy names no teams, so there are no team quotas to show; ask a platform admin."))}
 		}
 		team = id.Teams[0]
 	} else if _, ok := b.pol().Team(team); !ok {

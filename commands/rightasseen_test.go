@@ -621,3 +621,33 @@ func TestSeveralRulesAndTheCardThroughALeaseLife(t *testing.T) {
 		})
 	}
 }
+
+// Someone in the directory with no groups has no team: /gpu quota says so, and how to get one,
+// with an example naming one of the policy's teams, rather than an example that fails the same way.
+func TestQuotaOfSomeoneWithoutATeam(t *testing.T) {
+	src, err := os.ReadFile(otherPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "policy.yaml")
+	text := strings.Replace(string(src), "directory:\n", "directory:\n  - {user: newcomer@borealis.example, groups: []}\n", 1)
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessOn(t, file)
+	r := h.say("newcomer@borealis.example", "/gpu quota")
+	if !r.Error || !strings.Contains(r.Text, "you belong to no team") || !strings.Contains(r.Text, "ask a platform admin") {
+		t.Fatalf("/gpu quota without a team: %q", r.Text)
+	}
+	i := strings.Index(r.Text, " Example: ")
+	if i < 0 {
+		t.Fatalf("no example: %q", r.Text)
+	}
+	ex := r.Text[i+len(" Example: "):]
+	if ex != "/gpu quota robotics" {
+		t.Errorf("example %q, want one that names a team of the policy", ex)
+	}
+	if got := h.say("newcomer@borealis.example", ex); got.Error || !strings.Contains(got.Text, "Team robotics") {
+		t.Errorf("the example %q does not work: %q", ex, got.Text)
+	}
+}
