@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/templates"
 	"github.com/acme/quartermaster/internal/waits"
@@ -649,5 +650,46 @@ func TestQuotaOfSomeoneWithoutATeam(t *testing.T) {
 	}
 	if got := h.say("newcomer@borealis.example", ex); got.Error || !strings.Contains(got.Text, "Team robotics") {
 		t.Errorf("the example %q does not work: %q", ex, got.Text)
+	}
+}
+
+// A lease made longer holds its GPUs longer, so the wait quoted to the requests behind it grows
+// with the extension: the predictor hears of it, not only of the lease's first length.
+func TestExtendingALeaseLengthensTheWaitBehindIt(t *testing.T) {
+	quoted := func(h *harness) time.Duration {
+		t.Helper()
+		e := mustOK(t, h.say("rolf@borealis.example", "/gpu estimate 1 bigiron 1h")).Text
+		m := regexp.MustCompile(`Predicted wait: about ([0-9dhm]+)`).FindStringSubmatch(e)
+		if m == nil {
+			t.Fatalf("no predicted wait in %q", e)
+		}
+		d, err := policy.ParseDuration(m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, model := range []bool{false, true} {
+		t.Run(fmt.Sprintf("predictor=%v", model), func(t *testing.T) {
+			h := newHarnessOn(t, otherPolicy) // bigiron: 3 exclusive nodes of 4 GPUs, 48h without approval
+			if model {
+				h.svc.Waits = waits.New()
+			}
+			var ids []string
+			for _, who := range []string{"rita@borealis.example", "sam@borealis.example", "vic@borealis.example"} {
+				ids = append(ids, leaseIn(t, mustOK(t, h.say(who, "/gpu request 4 bigiron for 2h")).Text).String())
+			}
+			if before := quoted(h); before < 90*time.Minute || before > 3*time.Hour {
+				t.Fatalf("every node held for 2h, yet the quoted wait is %s", before)
+			}
+			for i, who := range []string{"rita@borealis.example", "sam@borealis.example", "vic@borealis.example"} {
+				if r := mustOK(t, h.say(who, "/gpu extend "+ids[i]+" 10h")); !strings.Contains(r.Text, "now runs until") {
+					t.Fatalf("extension within policy: %s", r.Text)
+				}
+			}
+			if after := quoted(h); after < 11*time.Hour {
+				t.Errorf("every node now held for 12h, yet the quoted wait is %s", after)
+			}
+		})
 	}
 }

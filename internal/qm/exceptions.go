@@ -107,7 +107,13 @@ func (s *Service) extendLease(ctx context.Context, tx Tx, l *Lease, by time.Dura
 	if err := tx.UpdateLease(ctx, l, l.State); err != nil {
 		return err
 	}
-	return tx.AddEvent(ctx, &Event{Lease: l.ID, At: s.Clock.Now(), Actor: actor, From: l.State, To: l.State, Reason: reason})
+	if err := tx.AddEvent(ctx, &Event{Lease: l.ID, At: s.Clock.Now(), Actor: actor, From: l.State, To: l.State, Reason: reason}); err != nil {
+		return err
+	}
+	if s.Waits != nil && l.Kind == KindWorkspace && l.State.Running() {
+		s.Waits.Started(l, time.Time{}) // it now runs longer: requests behind it wait longer
+	}
+	return nil
 }
 
 // Extend lengthens a lease. Within policy it happens at once and returns the extended lease; when a

@@ -166,7 +166,8 @@ type WaitPredictor interface {
 	// Predict estimates the wait of a request given the leases queued ahead of it, in order, and
 	// the class's GPUs (0 when the scheduler does not say).
 	Predict(now time.Time, req WaitRequest, ahead []*Lease, capacity int) WaitEstimate
-	// Started: a lease began running after waiting since queuedAt.
+	// Started: a lease began running after waiting since queuedAt. A zero queuedAt says only
+	// that it runs, as it now is (after a restart, or when an extension made it longer).
 	Started(l *Lease, queuedAt time.Time)
 	// Ended: a running lease stopped.
 	Ended(l *Lease)
