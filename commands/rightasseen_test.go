@@ -693,3 +693,18 @@ func TestExtendingALeaseLengthensTheWaitBehindIt(t *testing.T) {
 		})
 	}
 }
+
+// On nodes without NVLink (each GPU its own island) a lease of two GPUs cannot be in one island
+// whatever GPUs it gets: it is recorded as wider than the node's islands, not as badly placed,
+// so the showback's well-connected share does not count it. On NVLinked nodes it is one island.
+func TestLeasesWiderThanAnyIslandAreNotBadlyPlaced(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy) // dev: A10 nodes without NVLink; bigiron: one island of 4
+	dev := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 2 dev for 1h")).Text)
+	big := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 2 bigiron for 1h")).Text)
+	if c := h.lease(dev).Connection; c != qm.ConnectionWider {
+		t.Errorf("2 GPUs on a node without NVLink: connection %q, want %q", c, qm.ConnectionWider)
+	}
+	if c := h.lease(big).Connection; c != qm.ConnectionIsland {
+		t.Errorf("2 GPUs on a node of one NVLink island: connection %q, want %q", c, qm.ConnectionIsland)
+	}
+}

@@ -388,6 +388,8 @@ func place(inv []Node, ix *nodeIndex, held []Holding, r placeRequest) (Placement
 		conn = ConnectionUnknown
 	case best.tier <= tierIsland:
 		conn = ConnectionIsland
+	case n > largestIsland(islandsOf(nd)):
+		conn = ConnectionWider
 	}
 	return Placement{Nodes: []string{nd.Name}, GPUs: gpus, Connection: conn}, true
 }

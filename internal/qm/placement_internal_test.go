@@ -110,12 +110,13 @@ func TestOneNUMANodeWithinAnIsland(t *testing.T) {
 }
 
 // Without an island that holds a lease, the lease spans as few islands as it can, on one NUMA
-// node when one has room: on NVLink pairs a 4-GPU lease takes two pairs of one socket.
+// node when one has room: on NVLink pairs a 4-GPU lease takes two pairs of one socket, and is
+// recorded as wider than the node's islands (no placement could have done better).
 func TestSpreadOverFewestIslandsOfOneNUMANode(t *testing.T) {
 	inv := []Node{pairs("pcie01")}
 	p := mustPlace(t, inv, []Holding{hold("pcie01", 0)}, 4)
-	if !slices.Equal(p.GPUs, []int{4, 5, 6, 7}) || p.Connection != ConnectionSpread {
-		t.Fatalf("4 GPUs: %v %q; want the two whole pairs of NUMA node 1", p.GPUs, p.Connection)
+	if !slices.Equal(p.GPUs, []int{4, 5, 6, 7}) || p.Connection != ConnectionWider {
+		t.Fatalf("4 GPUs: %v %q; want the two whole pairs of NUMA node 1, wider than any island", p.GPUs, p.Connection)
 	}
 	p = mustPlace(t, inv, []Holding{hold("pcie01", 0, 4)}, 3)
 	if !slices.Equal(p.GPUs, []int{1, 2, 3}) && !slices.Equal(p.GPUs, []int{5, 6, 7}) {

@@ -25,7 +25,21 @@ const (
 	ConnectionSpread Connection = "spread"
 	// ConnectionNodes: whole nodes, a reservation or a lease larger than one node.
 	ConnectionNodes Connection = "nodes"
+	// ConnectionWider: the GPUs are on one node, more of them than its largest NVLink island
+	// holds (a node without NVLink has islands of one GPU), so no choice of GPUs was one island.
+	ConnectionWider Connection = "wider"
 )
+
+// largestIsland is how many GPUs the largest of the islands (each GPU's island) holds.
+func largestIsland(isl []int) int {
+	size := make(map[int]int, len(isl))
+	most := 0
+	for _, k := range isl {
+		size[k]++
+		most = max(most, size[k])
+	}
+	return most
+}
 
 // TopologySource gives every node's GPU topology as its node agent last reported it, by node name.
 type TopologySource interface {
@@ -191,7 +205,12 @@ func (s *Service) connectionOf(class, node string, gpus []int) Connection {
 		if g < 0 || g >= len(isl) {
 			return ConnectionUnknown
 		}
+	}
+	for _, g := range gpus {
 		if isl[g] != isl[gpus[0]] {
+			if len(gpus) > largestIsland(isl) {
+				return ConnectionWider
+			}
 			return ConnectionSpread
 		}
 	}

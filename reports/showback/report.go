@@ -181,7 +181,9 @@ type QueueWait struct {
 
 // Connectivity counts the workspace leases of more than one GPU on one node that started in the
 // week where placement knew the node's NVLink islands, and how many of them got GPUs in one
-// island. Leases of whole nodes, and those whose islands were not known, are not counted.
+// island. Leases of whole nodes, those whose islands were not known, and those with more GPUs
+// than their node's largest island (which no placement could have given one island) are not
+// counted.
 type Connectivity struct {
 	MultiGPU  int `json:"multi_gpu_leases"`
 	OneIsland int `json:"one_nvlink_island"`

@@ -278,7 +278,8 @@ func TestCSVColumnsAndNumbers(t *testing.T) {
 
 // The well-connected share counts the multi-GPU leases on one node that started in the week and
 // whose NVLink islands placement knew: those in one island against all of them. Single GPUs,
-// whole nodes, unknown islands and leases that started the week before do not count; the share is
+// whole nodes, unknown islands, leases wider than any island of their node and leases that
+// started the week before do not count; the share is
 // printed in the text and the channel post, and each team has its own.
 func TestWellConnectedShareOfMultiGPULeases(t *testing.T) {
 	p := examplePolicy(t)
@@ -296,6 +297,7 @@ func TestWellConnectedShareOfMultiGPULeases(t *testing.T) {
 		lease(6, "vision", 16, qm.ConnectionNodes, "2026-11-26 12:00"),  // whole nodes
 		lease(7, "vision", 1, qm.ConnectionIsland, "2026-11-26 13:00"),  // one GPU
 		lease(8, "vision", 4, qm.ConnectionSpread, "2026-11-20 10:00"),  // the week before
+		lease(9, "vision", 2, qm.ConnectionWider, "2026-11-26 14:00"),   // more GPUs than any island holds
 	}
 	w, err := showback.ParseWeek("2026-W48", showback.Week{})
 	if err != nil {
