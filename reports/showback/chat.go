@@ -131,8 +131,12 @@ func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 			if row.Team != t.Name {
 				continue
 			}
-			lines = append(lines, fmt.Sprintf("%s: %s GPU-hours, %s, idle %s, reclaimed %s, %d lease(s), at most %d of %d GPUs at once",
-				row.Class, two(row.GPUHours), r.Money(row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours), row.Leases, row.PeakGPUs, row.QuotaGPUs))
+			peak := fmt.Sprintf("at most %d of %d GPUs at once", row.PeakGPUs, row.QuotaGPUs)
+			if row.QuotaGPUs == 0 {
+				peak = fmt.Sprintf("at most %d GPUs at once (no quota of the class)", row.PeakGPUs)
+			}
+			lines = append(lines, fmt.Sprintf("%s: %s GPU-hours, %s, idle %s, reclaimed %s, %d lease(s), %s",
+				row.Class, two(row.GPUHours), r.Money(row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours), row.Leases, peak))
 		}
 		quota := "no weekly GPU-hour quota"
 		if t.GPUHoursQuotaShare != nil {

@@ -370,3 +370,21 @@ func TestTimeToFirstGPURunsFromTheFirstLogin(t *testing.T) {
 		}
 	}
 }
+
+// A team that ran GPUs of a class it has no quota of (by approval) reads its peak in the budget
+// owner's message as GPUs at once, not "8 of 0".
+func TestOwnerDMPeakWithoutAQuotaOfTheClass(t *testing.T) {
+	p := examplePolicy(t)
+	s := at("2026-11-24 10:00")
+	leases := []*qm.Lease{{ID: 1, User: "platform-leads@acme.example", Team: "platform", Class: "train", GPUs: 8, State: qm.Expired,
+		CreatedAt: s, StartedAt: s, ExpiresAt: s.Add(2 * time.Hour), EndedAt: s.Add(2 * time.Hour)}}
+	w, err := showback.ParseWeek("2026-W48", showback.Week{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := showback.Build(showback.Input{Policy: p, Week: w, Now: at("2026-11-30 09:00"), Leases: leases})
+	dm := r.OwnerDM("platform-leads@acme.example", []string{"platform"}).PlainText()
+	if !strings.Contains(dm, "train: 16.00 GPU-hours") || !strings.Contains(dm, "at most 8 GPUs at once (no quota of the class)") || strings.Contains(dm, "of 0 GPUs") {
+		t.Errorf("the owner's message on a class without quota:\n%s", dm)
+	}
+}
