@@ -305,6 +305,9 @@ func (b *Bot) grantedText(l *qm.Lease) string {
 	if cls.SKU != "" {
 		what += " (" + cls.SKU + ")"
 	}
+	if l.Exclusive {
+		what += ", whole nodes for this lease alone"
+	}
 	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(qm.Cost(cls, l.GPUs, l.Duration)), b.money(cls.PricePerGPUHour))
 	if !l.State.Running() || l.State == qm.Provisioning || l.ExpiresAt.IsZero() {
 		// Not running yet: say so, and how the owner will hear of it; no node, end or address

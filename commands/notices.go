@@ -44,6 +44,9 @@ func (b *Bot) askText(l *qm.Lease) string {
 	case qm.KindExtension:
 		return fmt.Sprintf("to extend %s by %s", l.Parent, policy.FormatDuration(l.Duration))
 	}
+	if l.Exclusive {
+		return fmt.Sprintf("for %d × %s (whole nodes, exclusive) for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
+	}
 	return fmt.Sprintf("for %d × %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
 }
 

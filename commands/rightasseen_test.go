@@ -708,3 +708,37 @@ func TestLeasesWiderThanAnyIslandAreNotBadlyPlaced(t *testing.T) {
 		t.Errorf("2 GPUs on a node of one NVLink island: connection %q, want %q", c, qm.ConnectionIsland)
 	}
 }
+
+// An exclusive lease holds whole nodes, so it is asked, counted against quota and billed for all
+// their GPUs, as the scheduler allocates them: one GPU asked exclusively on nodes of four is four
+// GPUs, and the published rules see four.
+func TestAnExclusiveLeaseIsWholeNodesInEveryFigure(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy) // bigiron: nodes of 4 A100 at 2.00 EUR per GPU-hour; 4 without approval
+	r := mustOK(t, h.say("rita@borealis.example", "/gpu request 1 bigiron for 2h exclusive"))
+	id := leaseIn(t, r.Text)
+	l := h.lease(id)
+	if l.State != qm.Active || l.GPUs != 4 {
+		t.Fatalf("1 GPU asked exclusively: %s with %d GPUs, want active with the node's 4", l.State, l.GPUs)
+	}
+	for _, want := range []string{"4 × bigiron", "whole nodes", "16.00 EUR"} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("the grant does not say %q: %s", want, r.Text)
+		}
+	}
+	if q := mustOK(t, h.say("rita@borealis.example", "/gpu quota")).PlainText(); !strings.Contains(q, "bigiron: 4 of 8 GPUs in use") {
+		t.Errorf("the quota does not count the whole node: %s", q)
+	}
+	// Five GPUs exclusively are two whole nodes, eight GPUs: more than the class allows without approval.
+	p := mustOK(t, h.say("rita@borealis.example", "/gpu request 5 bigiron for 1h exclusive"))
+	if !strings.Contains(p.Text, "waits for approval") || !strings.Contains(p.Text, "too-big") {
+		t.Fatalf("5 GPUs exclusively on nodes of 4: %s", p.Text)
+	}
+	asked := h.notices("olga@borealis.example")
+	if len(asked) == 0 || !strings.Contains(asked[0].Text, "8 × bigiron (whole nodes, exclusive)") {
+		t.Errorf("the approver is not told the whole nodes: %+v", asked)
+	}
+	h.advance(3 * time.Hour)
+	if c := h.lease(id); c.State != qm.Expired || c.GPUs != 4 {
+		t.Errorf("after expiry %s is %s with %d GPUs", id, c.State, c.GPUs)
+	}
+}

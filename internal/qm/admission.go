@@ -67,6 +67,14 @@ func (s *Service) Normalize(ctx context.Context, req *LeaseRequest) (Identity, *
 		return id, nil, err
 	}
 	req.Class = c.Name
+	if size := s.NodeSize(c.Name); req.Exclusive && size > 0 && req.GPUs%size != 0 {
+		// An exclusive lease holds whole nodes, so it asks, counts against quota and is billed
+		// for all of their GPUs, as the scheduler allocates them.
+		req.GPUs = (req.GPUs + size - 1) / size * size
+		if _, err := s.checkShape(c.Name, req.GPUs, req.Duration); err != nil {
+			return id, nil, err
+		}
+	}
 	team, err := s.teamFor(id, req.Team)
 	if err != nil {
 		return id, nil, err
