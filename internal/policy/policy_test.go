@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -257,5 +258,25 @@ sim: {nodes: [{name: n, count: 1, class: gpu, gpus: 1}]}
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q:\n%s", want, msg)
 		}
+	}
+}
+
+// The currency is a three-letter ISO 4217 code, in any case; anything else is refused at its line
+// with an example, since every price and bill is written in it.
+func TestCurrencyIsAnISOCode(t *testing.T) {
+	src := "organization: X\ncurrency: %s\nclasses:\n  - {name: gpu, max_gpus: 1, max_duration: 1h}\nsim: {nodes: [{name: n, count: 1, class: gpu, gpus: 1}]}\n"
+	for _, c := range []string{"gbpx", "$", "euro", "\"E U\""} {
+		_, err := Load(fmt.Appendf(nil, src, c), "p.yaml")
+		pe, ok := err.(*Error)
+		if !ok || !hasProblem(pe, 2, "is not a three-letter ISO 4217 code; e.g. currency: EUR") {
+			t.Errorf("currency %s: %v", c, err)
+		}
+	}
+	p, err := Load(fmt.Appendf(nil, src, "jpy"), "p.yaml")
+	if err != nil {
+		t.Fatalf("currency jpy: %v", err)
+	}
+	if p.Currency != "JPY" {
+		t.Errorf("currency jpy reads as %q; want JPY", p.Currency)
 	}
 }
