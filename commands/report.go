@@ -17,6 +17,9 @@ func AddReport(b *Bot, svc *showback.Service) { b.Reports = svc }
 // parseReport takes the week and team as words; Report reads them, since which is which depends
 // on the teams there are.
 func parseReport(c Command, args []string) (Command, error) {
+	if len(args) >= 2 && strings.EqualFold(args[1], "week") { // "this week", "last week"
+		args = append([]string{args[0] + " " + args[1]}, args[2:]...)
+	}
 	if len(args) > 2 {
 		return c, bad(c.Verb, "/gpu report takes a week and a team at most, but got %q.", truncate(strings.Join(args, " "), 40))
 	}
@@ -82,9 +85,10 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		if terr != nil {
 			return fail(terr)
 		}
+		_, named := showback.NamedWeek(args[0], last)
 		if ok {
 			team = t
-		} else if strings.ContainsAny(args[0], "0123456789") {
+		} else if named || strings.ContainsAny(args[0], "0123456789") {
 			if week, err = svc.ParseWeek(args[0]); err != nil {
 				return fail(err)
 			}
@@ -92,6 +96,10 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 			return fail(qm.Errorf(qm.EINVALID, "%q is neither a week (like %s) nor a team (%s).", truncate(args[0], 40), last, strings.Join(teams, ", ")))
 		}
 	default:
+		if w, ok := showback.NamedWeek(strings.Join(args, " "), last); ok { // "last week"
+			week = w
+			break
+		}
 		if week, err = svc.ParseWeek(strings.Join(args[:len(args)-1], " ")); err != nil {
 			if len(args) > 2 || !strings.ContainsAny(args[0], "0123456789") {
 				// "last tuesday": the words are one week written as words, not a week and a team.
@@ -102,6 +110,11 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		t, ok, terr := knownTeam(args[len(args)-1])
 		if terr != nil {
 			return fail(terr)
+		}
+		if !ok && len(args) == 2 && !strings.ContainsAny(args[0], " 0123456789") {
+			// "last tuesday" reads as one week written as words, not as last week and a team.
+			_, err = svc.ParseWeek(strings.Join(args, " "))
+			return fail(err)
 		}
 		if !ok {
 			return fail(qm.Errorf(qm.ENOTFOUND, "there is no team %q; the teams are %s.", truncate(args[len(args)-1], 40), strings.Join(teams, ", ")))

@@ -274,6 +274,51 @@ dana@acme.example: /gpu report 2026-W48 language
 	}
 }
 
+// A week can be named the way people say it: "this week" is the week in progress (so far), "last
+// week" the last complete one, in chat with or without a team and on the command line.
+func TestReportOfThisWeekAndLastWeek(t *testing.T) {
+	dir := t.TempDir()
+	during := runConsoleAt(t, dir, "2026-11-24T15:00:00Z", `alice@acme.example: /gpu request 1 interactive 2h
+:advance 3h
+dana@acme.example: /gpu report this week
+`)
+	if got := during[len(during)-1].Text; !strings.HasPrefix(got, "Acme AI GPU showback of team vision, 2026-W48 (Mon 23 Nov – Sun 29 Nov 2026), so far: 2.00 GPU-hours, $1.80") {
+		t.Errorf("this week, while it is in progress: %s", got)
+	}
+	after := runConsoleAt(t, dir, "2026-12-01T15:00:00Z", `dana@acme.example: /gpu report Last Week
+dana@acme.example: /gpu report this week vision
+dana@acme.example: /gpu report last week ghost
+`)
+	var chat []message
+	for _, m := range after {
+		if m.To == "dana@acme.example" && !strings.HasPrefix(m.Text, "Your GPU showback") {
+			chat = append(chat, m)
+		}
+	}
+	if len(chat) != 3 {
+		t.Fatalf("three answers to dana expected, got %+v", after)
+	}
+	if !strings.HasPrefix(chat[0].Text, "Acme AI GPU showback of team vision, 2026-W48 (Mon 23 Nov – Sun 29 Nov 2026): 2.00 GPU-hours") {
+		t.Errorf("last week, a week later: %s", chat[0].Text)
+	}
+	if !strings.HasPrefix(chat[1].Text, "Acme AI GPU showback of team vision, 2026-W49 (Mon 30 Nov – Sun 6 Dec 2026), so far: 0.00 GPU-hours") {
+		t.Errorf("this week with a team: %s", chat[1].Text)
+	}
+	if want := `there is no team "ghost"; the teams are language, vision. Example: /gpu report 2026-W48`; chat[2].Text != want {
+		t.Errorf("last week and an unknown team = %q, want %q", chat[2].Text, want)
+	}
+
+	out := filepath.Join(dir, "last.csv")
+	db := "sqlite:" + filepath.Join(dir, "quartermaster.db")
+	if _, stderr, code := runCLI("report", "--db", db, "--now", "2026-12-01T15:00:00Z", "--week", "last week", "--format", "csv", "--out", out); code != 0 {
+		t.Fatalf("report --week 'last week': exit %d: %s", code, stderr)
+	}
+	csv, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(csv), "2026-W48") || strings.Contains(string(csv), "2026-W49") {
+		t.Errorf("report --week 'last week' wrote %q (%v), want 2026-W48", csv, err)
+	}
+}
+
 // Bad input gets one sentence and an example that works, and nothing is written or posted: an
 // unknown week, a malformed one, a team that does not exist, an unknown format, a schedule the
 // policy cannot read.
@@ -291,8 +336,8 @@ lee@acme.example: /gpu report 2026-W48
 `)
 	chat := msgs[2:]
 	for i, want := range []string{
-		`"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W47. Example: /gpu report 2026-W48`,
-		`"last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W47. Example: /gpu report 2026-W48`,
+		`"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W47, or this week or last week. Example: /gpu report 2026-W48`,
+		`"last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W47, or this week or last week. Example: /gpu report 2026-W48`,
 		`there is no team "ghost"; the teams are language, vision. Example: /gpu report 2026-W48`,
 		`2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W47. Example: /gpu report 2026-W48`,
 		`there is no history for 2019-W01: the first lease was asked for in 2026-W48. Example: /gpu report 2026-W48`,
@@ -319,8 +364,8 @@ lee@acme.example: /gpu report 2026-W48
 		args []string
 		want string
 	}{
-		{[]string{"--week", "2026-W54"}, `quartermaster report: "2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W48. Example: quartermaster report --week 2026-W48 --format csv`},
-		{[]string{"--week", "last tuesday"}, `quartermaster report: "last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48. Example: quartermaster report --week 2026-W48 --format csv`},
+		{[]string{"--week", "2026-W54"}, `quartermaster report: "2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: quartermaster report --week 2026-W48 --format csv`},
+		{[]string{"--week", "last tuesday"}, `quartermaster report: "last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: quartermaster report --week 2026-W48 --format csv`},
 		{[]string{"--week", "2099-W10"}, `quartermaster report: 2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W48. Example: quartermaster report --week 2026-W48 --format csv`},
 		{[]string{"--week", "2026-W48", "--team", "ghost"}, `quartermaster report: there is no team "ghost"; the teams are language, vision. Example: quartermaster report --week 2026-W48 --format csv --team language`},
 		{[]string{"--week", "2026-W48", "--format", "xlsx"}, `quartermaster report: --format "xlsx" is not one of text, csv, json, png. Example: quartermaster report --week 2026-W48 --format csv`},

@@ -33,8 +33,35 @@ func (s *Service) ExampleWeek(ctx context.Context) Week {
 	return WeekOf(start, s.Policy.Location)
 }
 
-// ParseWeek reads a week as a user wrote it, offering the last complete week as the example.
-func (s *Service) ParseWeek(text string) (Week, error) { return ParseWeek(text, s.LastComplete()) }
+// ParseWeek reads a week as a user wrote it, offering the last complete week as the example: an
+// ISO week (2026-W48), or "this week" (the week in progress) or "last week" (the last complete
+// one), in any case, with or without the word "week".
+func (s *Service) ParseWeek(text string) (Week, error) {
+	last := s.LastComplete()
+	if w, ok := NamedWeek(text, last); ok {
+		return w, nil
+	}
+	return parseWeek(text, last, ", or this week or last week")
+}
+
+// NamedWeek reads "this week" and "last week" (also "this", "current", "last", "previous"),
+// given the last complete week.
+func NamedWeek(text string, last Week) (Week, bool) {
+	f := strings.Fields(strings.ToLower(text))
+	if len(f) == 2 && f[1] == "week" {
+		f = f[:1]
+	}
+	if len(f) != 1 {
+		return Week{}, false
+	}
+	switch f[0] {
+	case "this", "current":
+		return last.Next(), true
+	case "last", "previous":
+		return last, true
+	}
+	return Week{}, false
+}
 
 // Report builds week w's report, narrowed by f. A week that has not begun, a week before any
 // history, and a team that is neither in the policy nor ever had a lease are refused with one

@@ -69,7 +69,11 @@ const maxWeekText = 40
 // ParseWeek reads an ISO week written as 2026-W48 (or 2026W48, 2026-w48). Anything else, or a week
 // its year does not have (2026-W54), is refused with a sentence and an example; example is the week
 // to offer, e.g. the last complete one.
-func ParseWeek(s string, example Week) (Week, error) {
+func ParseWeek(s string, example Week) (Week, error) { return parseWeek(s, example, "") }
+
+// parseWeek is ParseWeek with more ways to write a week (", this week or last week") offered in
+// its refusal.
+func parseWeek(s string, example Week, more string) (Week, error) {
 	t := strings.ToUpper(strings.TrimSpace(s))
 	bad := func(why string) error {
 		q := []rune(strings.TrimSpace(s))
@@ -77,7 +81,7 @@ func ParseWeek(s string, example Week) (Week, error) {
 		if len(q) > maxWeekText {
 			quoted = string(q[:maxWeekText]) + "…"
 		}
-		return qm.Errorf(qm.EINVALID, "%q %s; write a week as YEAR-Wnn, e.g. %s.", quoted, why, example)
+		return qm.Errorf(qm.EINVALID, "%q %s; write a week as YEAR-Wnn, e.g. %s%s.", quoted, why, example, more)
 	}
 	y, n, ok := strings.Cut(t, "W")
 	y = strings.TrimSuffix(y, "-")
