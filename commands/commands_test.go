@@ -179,7 +179,7 @@ func TestQuotaAndCatalogAndPolicy(t *testing.T) {
 	h := newHarness(t)
 	h.say("alice@acme.example", "/gpu request 2 train for 10h")
 	r := h.say("alice@acme.example", "/gpu quota")
-	if !strings.Contains(r.PlainText(), "2 of 16 GPUs in use") || !strings.Contains(r.PlainText(), "20.0 of 600 used") {
+	if !strings.Contains(r.PlainText(), "2 of 16 GPUs in use") || !strings.Contains(r.PlainText(), "20 of 600 used") {
 		t.Fatalf("quota: %s", r.PlainText())
 	}
 	c := h.say("alice@acme.example", "/gpu catalog").PlainText()

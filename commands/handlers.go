@@ -555,7 +555,7 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 		f = append(f, bot.Field{Label: cl.Name, Value: v})
 	}
 	left := q.GPUHoursPerWeek - u.GPUHoursWeek
-	f = append(f, bot.Field{Label: "GPU-hours", Value: fmt.Sprintf("%.1f of %.0f used or committed, %.1f left", u.GPUHoursWeek, q.GPUHoursPerWeek, max(0, left))})
+	f = append(f, bot.Field{Label: "GPU-hours", Value: fmt.Sprintf("%s of %s used or committed, %s left", qm.FormatHours(u.GPUHoursWeek), qm.FormatHours(q.GPUHoursPerWeek), qm.FormatHours(max(0, left)))})
 	r.Sections = []bot.Section{{Title: "Quota", Fields: f}}
 	return []bot.Reply{r}
 }
@@ -584,9 +584,9 @@ func (b *Bot) policyText() bot.Reply {
 	var teams []string
 	for _, t := range p.Teams {
 		q := p.QuotaFor(t.Name)
-		teams = append(teams, fmt.Sprintf("%s: %s, %.0f GPU-hours/week; budget owners %s", t.Name, gpusText(p, q), q.GPUHoursPerWeek, orNone(t.BudgetOwners)))
+		teams = append(teams, fmt.Sprintf("%s: %s, %s GPU-hours/week; budget owners %s", t.Name, gpusText(p, q), qm.FormatHours(q.GPUHoursPerWeek), orNone(t.BudgetOwners)))
 	}
-	teams = append(teams, fmt.Sprintf("any other team: %s, %.0f GPU-hours/week", gpusText(p, p.QuotaFor("")), dq.GPUHoursPerWeek))
+	teams = append(teams, fmt.Sprintf("any other team: %s, %s GPU-hours/week", gpusText(p, p.QuotaFor("")), qm.FormatHours(dq.GPUHoursPerWeek)))
 	r.Sections = append(r.Sections, bot.Section{Title: "Quotas", Text: strings.Join(teams, "\n")})
 	r.Sections = append(r.Sections, bot.Section{Title: "Approvals", Text: fmt.Sprintf("undecided after %s → denied; self-approval %s; fallback approvers %s",
 		policy.FormatDuration(p.Approvals.Timeout.Duration), map[bool]string{true: "allowed", false: "not allowed"}[p.Approvals.SelfApproval], orNone(p.Approvals.FallbackApprovers))})

@@ -742,3 +742,48 @@ func TestAnExclusiveLeaseIsWholeNodesInEveryFigure(t *testing.T) {
 		t.Errorf("after expiry %s is %s with %d GPUs", id, c.State, c.GPUs)
 	}
 }
+
+// policyVariant writes policyFile with each old text replaced by its new one, and returns the
+// copy's path.
+func policyVariant(t *testing.T, policyFile string, oldNew ...string) string {
+	t.Helper()
+	b, err := os.ReadFile(policyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for i := 0; i+1 < len(oldNew); i += 2 {
+		if !strings.Contains(s, oldNew[i]) {
+			t.Fatalf("%s has no %q", policyFile, oldNew[i])
+		}
+		s = strings.Replace(s, oldNew[i], oldNew[i+1], 1)
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(policyFile))
+	if err := os.WriteFile(out, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// An extension that no published rule sends to a budget owner still may not take the team past
+// its weekly GPU-hours, and a quota with a fraction of an hour is shown as written.
+func TestAnExtensionCannotPassTheWeeklyGPUHours(t *testing.T) {
+	h := newHarnessOn(t, policyVariant(t, otherPolicy, "gpu_hours_per_week: 100", "gpu_hours_per_week: 97.5"))
+	id := leaseIn(t, mustOK(t, h.say("vic@borealis.example", "/gpu request 4 bigiron for 24h")).Text) // 96 GPU-hours
+	r := h.say("vic@borealis.example", "/gpu extend "+id.String()+" 1h")
+	want := "team vision has 1.5 of its 97.5 GPU-hours left this week, and extending " + id.String() + " by 1h needs 4; ask your budget owner with /gpu quota request."
+	if !r.Error || !strings.HasPrefix(r.Text, want) {
+		t.Errorf("an extension past the weekly GPU-hours = %q, want a refusal starting %q", r.Text, want)
+	}
+	if l := h.lease(id); l.Duration != 24*time.Hour {
+		t.Errorf("the refused extension left %s at %s", id, l.Duration)
+	}
+	q := mustOK(t, h.say("vic@borealis.example", "/gpu quota")).PlainText()
+	if !strings.Contains(q, "96 of 97.5 used or committed, 1.5 left") {
+		t.Errorf("/gpu quota after the refusal:\n%s", q)
+	}
+	mustOK(t, h.say("vic@borealis.example", "/gpu extend "+id.String()+" 15m")) // 1 GPU-hour: fits
+	if l := h.lease(id); l.Duration != 24*time.Hour+15*time.Minute {
+		t.Errorf("an extension within the quota left %s at %s", id, l.Duration)
+	}
+}

@@ -166,8 +166,8 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		if u.GPUs[l.Class]+l.GPUs > q.GPUs[l.Class] {
 			return Errorf(EFORBIDDEN, "team %s may hold %d %s GPUs at once and holds %d, so %d more would go over its quota; ask your budget owner with /gpu quota request.", l.Team, q.GPUs[l.Class], l.Class, u.GPUs[l.Class], l.GPUs)
 		}
-		if q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+in.Request.GPUHours > q.GPUHoursPerWeek {
-			return Errorf(EFORBIDDEN, "team %s has %.0f of its %.0f GPU-hours left this week, and this request needs %.1f.", l.Team, math.Max(0, q.GPUHoursPerWeek-u.GPUHoursWeek), q.GPUHoursPerWeek, in.Request.GPUHours)
+		if err := weeklyHoursLeft(l.Team, u, q, in.Request.GPUHours, "this request"); err != nil {
+			return err
 		}
 		// Plan first, then write the lease once in the state it reaches, with every step audited.
 		l.State = Queued
@@ -312,4 +312,14 @@ func DurationText(d time.Duration) string {
 		return d.Round(time.Second).String()
 	}
 	return policy.FormatDuration(d)
+}
+
+// weeklyHoursLeft refuses what would take team past its weekly GPU-hours when no published rule
+// sent it to a budget owner: the quota still binds. what names it ("this request").
+func weeklyHoursLeft(team string, u Usage, q policy.Quota, hours float64, what string) error {
+	if q.GPUHoursPerWeek <= 0 || u.GPUHoursWeek+hours <= q.GPUHoursPerWeek {
+		return nil
+	}
+	return Errorf(EFORBIDDEN, "team %s has %s of its %s GPU-hours left this week, and %s needs %s; ask your budget owner with /gpu quota request.",
+		team, FormatHours(math.Max(0, q.GPUHoursPerWeek-u.GPUHoursWeek)), FormatHours(q.GPUHoursPerWeek), what, FormatHours(hours))
 }

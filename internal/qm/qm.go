@@ -6,6 +6,7 @@ package qm
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -119,6 +120,16 @@ type Lease struct {
 
 // GPUHours is what a lease of GPUs for d costs in GPU-hours.
 func GPUHours(gpus int, d time.Duration) float64 { return float64(gpus) * d.Hours() }
+
+// FormatHours writes GPU-hours as a person reads a quota: to the hundredth at most, without
+// trailing zeros (8, 7.75, 50.5).
+func FormatHours(h float64) string {
+	r := math.Round(h*100) / 100
+	if r == 0 {
+		r = 0 // not -0
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
 
 // Event is one audit record: a lease changed state, by whom, when and why.
 type Event struct {
