@@ -456,7 +456,7 @@ func (b *Bot) list(ctx context.Context, req bot.Request) []bot.Reply {
 
 func (b *Bot) status(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	l, err := b.Svc.Get(ctx, c.Lease)
-	if qm.ErrorCode(err) == qm.ENOTFOUND || err == nil && !qm.SameUser(l.User, req.User) && !b.pol().IsApprover(req.User, l.Team) {
+	if qm.ErrorCode(err) == qm.ENOTFOUND || err == nil && !qm.SameUser(l.User, req.User) && !b.Svc.MayApprove(ctx, req.User, l.Team) {
 		return []bot.Reply{b.fail("status", qm.NotYours(c.Lease))}
 	}
 	if err != nil {

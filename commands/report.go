@@ -27,24 +27,6 @@ func parseReport(c Command, args []string) (Command, error) {
 	return c, nil
 }
 
-// IsPlatformAdmin reports whether user sees every team's showback. Until the policy lists platform
-// admins of its own, they are its fallback approvers: the people who already decide for teams that
-// have no budget owner.
-func IsPlatformAdmin(p *policy.Policy, user string) bool {
-	return policy.Contains(p.Approvals.FallbackApprovers, user)
-}
-
-// OwnedTeams lists the teams whose budget owner user is.
-func OwnedTeams(p *policy.Policy, user string) []string {
-	var out []string
-	for _, t := range p.Teams {
-		if policy.Contains(t.BudgetOwners, user) {
-			out = append(out, t.Name)
-		}
-	}
-	return out
-}
-
 // Report is /gpu report [WEEK] [TEAM]: a week's showback (the last complete week unless WEEK says
 // otherwise). A platform admin sees every team, a budget owner their teams, anyone else only their
 // own use.
@@ -121,8 +103,8 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		}
 		team = t
 	}
-	admin := IsPlatformAdmin(p, req.User)
-	owned := OwnedTeams(p, req.User)
+	admin := b.Svc.IsPlatformAdmin(ctx, req.User)
+	owned := b.Svc.OwnedTeams(ctx, req.User)
 	var filters []showback.Filter
 	switch {
 	case team != "" && (admin || policy.Contains(owned, team)):

@@ -222,7 +222,7 @@ func (a *App) publisher(d bot.Deliverer, owner string) (*showback.Publisher, err
 		return nil, err
 	}
 	return &showback.Publisher{Reports: a.reports(), Ledger: a.Store, Deliver: d, Schedule: w, Owner: owner,
-		Logger: a.Logger.With("component", "showback")}, nil
+		Logger: a.Logger.With("component", "showback"), People: a.Service.People}, nil
 }
 
 // replicaName names this process in the showback's ledger.

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -316,6 +318,67 @@ dana@acme.example: /gpu report last week ghost
 	csv, err := os.ReadFile(out)
 	if err != nil || !strings.Contains(string(csv), "2026-W48") || strings.Contains(string(csv), "2026-W49") {
 		t.Errorf("report --week 'last week' wrote %q (%v), want 2026-W48", csv, err)
+	}
+}
+
+// Budget owners and platform admins named by group in the policy are each member of the group:
+// every member gets the owner's DM, sees the team's report and the team's leases, and a member
+// of the fallback approvers' group sees every team.
+func TestShowbackOwnersAndAdminsNamedByGroup(t *testing.T) {
+	b, err := os.ReadFile("../../docs/quartermaster.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := string(b)
+	for _, r := range [][2]string{
+		{"budget_owners: [dana@acme.example]", "budget_owners: [vision-leads]"},
+		{"fallback_approvers: [platform-leads@acme.example]", "fallback_approvers: [platform]"},
+		{"{user: dana@acme.example, groups: [ai-vision, leads]", "{user: dana@acme.example, groups: [ai-vision, leads, vision-leads]"},
+		{"{user: bob@acme.example, groups: [ai-vision]", "{user: bob@acme.example, groups: [ai-vision, vision-leads]"},
+		{"  - {user: platform-leads@acme.example, groups: [platform]}", "  - {user: platform-leads@acme.example, groups: [platform]}\n  - {user: pat@acme.example, groups: [platform]}"},
+	} {
+		if !strings.Contains(pol, r[0]) {
+			t.Fatalf("the example policy has no %q", r[0])
+		}
+		pol = strings.Replace(pol, r[0], r[1], 1)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "groups.yaml")
+	if err := os.WriteFile(file, []byte(pol), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	msgs := runConsoleAt(t, dir, "2026-11-24T15:00:00Z", `alice@acme.example: /gpu request 1 interactive 2h
+:advance 6d1h
+bob@acme.example: /gpu report
+pat@acme.example: /gpu report 2026-W48
+pat@acme.example: /gpu status L-1
+`, "--policy", file)
+	dms := map[string]string{}
+	for _, m := range msgs {
+		if strings.HasPrefix(m.Text, "Your GPU showback for 2026-W48") {
+			dms[m.To] = m.Text
+		}
+		if m.To == "vision-leads" || m.To == "platform" {
+			t.Errorf("a message went to the group's name: %+v", m)
+		}
+	}
+	for _, who := range []string{"bob@acme.example", "dana@acme.example"} {
+		if !strings.Contains(dms[who], "team vision used 2.00 GPU-hours") {
+			t.Errorf("%s, in the vision-leads group, got the owner's DM %q", who, dms[who])
+		}
+	}
+	if len(dms) != 3 || dms["lee@acme.example"] == "" {
+		t.Errorf("owner DMs went to %v, want bob, dana and lee", slices.Sorted(maps.Keys(dms)))
+	}
+	chat := msgs[len(msgs)-3:]
+	if !strings.HasPrefix(chat[0].Text, "Acme AI GPU showback of team vision, 2026-W48") {
+		t.Errorf("bob, a budget owner by group, asking for /gpu report: %s", chat[0].Text)
+	}
+	if !strings.HasPrefix(chat[1].Text, "Acme AI GPU showback, 2026-W48") || !strings.Contains(chat[1].Text, "language:") {
+		t.Errorf("pat, a platform admin by group, asking for /gpu report 2026-W48: %s", chat[1].Text)
+	}
+	if !strings.Contains(chat[2].Text, "L-1") || strings.Contains(chat[2].Text, "you have no lease") {
+		t.Errorf("pat asking for the status of alice's lease: %s", chat[2].Text)
 	}
 }
 

@@ -373,6 +373,9 @@ func (p *Policy) CapacityShare() float64 {
 	return s
 }
 
+// Intersects reports whether a and b share a name (see SameName).
+func Intersects(a, b []string) bool { return intersects(a, b) }
+
 func intersects(a, b []string) bool {
 	for _, x := range a {
 		for _, y := range b {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // Account is a chat account: the platform, the workspace on it (a Slack team, a Discord guild)
@@ -101,15 +103,58 @@ type LoginLink struct {
 	DoneAt time.Time
 }
 
-// mayApprove reports whether approver may decide exceptions of team: an approver entry in the
+// MayApprove reports whether approver may decide exceptions of team: an approver entry in the
 // policy names them or one of their groups (read from the directory).
-func (s *Service) mayApprove(ctx context.Context, approver, team string) bool {
+func (s *Service) MayApprove(ctx context.Context, approver, team string) bool {
 	if s.Policy.IsApprover(approver, team) {
 		return true
 	}
+	return s.Policy.MayApprove(approver, s.groupsOf(ctx, approver), team)
+}
+
+// groupsOf is user's groups in the directory; none when it does not know them.
+func (s *Service) groupsOf(ctx context.Context, user string) []string {
 	if s.Directory == nil {
-		return false
+		return nil
 	}
-	groups, ok := s.Directory.Groups(ctx, approver)
-	return ok && s.Policy.MayApprove(approver, groups, team)
+	groups, _ := s.Directory.Groups(ctx, CanonicalUser(user))
+	return groups
+}
+
+// IsPlatformAdmin reports whether user sees every team's showback and lease. Until the policy
+// lists platform admins of its own, they are its fallback approvers, named in person or by group:
+// the people who already decide for teams that have no budget owner.
+func (s *Service) IsPlatformAdmin(ctx context.Context, user string) bool {
+	fa := s.Policy.Approvals.FallbackApprovers
+	return policy.Contains(fa, user) || policy.Intersects(fa, s.groupsOf(ctx, user))
+}
+
+// OwnedTeams lists the teams whose budget owners name user, in person or by one of their groups.
+func (s *Service) OwnedTeams(ctx context.Context, user string) []string {
+	groups := s.groupsOf(ctx, user)
+	var out []string
+	for _, t := range s.Policy.Teams {
+		if policy.Contains(t.BudgetOwners, user) || policy.Intersects(t.BudgetOwners, groups) {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// People are who a name in the policy (a budget owner, an approver) reaches: the name itself when
+// it is a person or a channel; a group's members the directory knows (or the group's name, when it
+// knows none, so that a platform that knows the group can reach it).
+func (s *Service) People(name string) []string {
+	ml, lists := s.Directory.(MemberLister)
+	if strings.Contains(name, "@") || strings.HasPrefix(name, "#") || !lists {
+		return []string{name}
+	}
+	var out []string
+	for _, m := range ml.Members(name) {
+		out = append(out, CanonicalUser(m))
+	}
+	if len(out) == 0 {
+		return []string{name}
+	}
+	return out
 }

@@ -102,7 +102,7 @@ func nobodyDecides(team string) *Error {
 // unless the policy allows self-approval.
 func (s *Service) mayDecide(ctx context.Context, approver, team, requester string, id LeaseID) error {
 	who := s.Deciders(team, requester)
-	if !s.mayApprove(ctx, approver, team) {
+	if !s.MayApprove(ctx, approver, team) {
 		if !SameUser(approver, requester) && !s.inTeam(ctx, approver, team) {
 			return noDecision(id)
 		}
@@ -154,20 +154,11 @@ func (s *Service) approvalAudience(team, requester string) []string {
 			to = append(to, who)
 		}
 	}
-	ml, lists := s.Directory.(MemberLister)
 	for _, d := range s.Deciders(team, requester) {
-		if strings.Contains(d, "@") || strings.HasPrefix(d, "#") || !lists {
-			add(d)
-			continue
-		}
-		members := ml.Members(d)
-		for _, m := range members {
-			if s.Policy.Approvals.SelfApproval || !SameUser(m, requester) {
-				add(CanonicalUser(m))
+		for _, m := range s.People(d) {
+			if s.Policy.Approvals.SelfApproval || !SameUser(m, requester) || SameUser(m, d) {
+				add(m)
 			}
-		}
-		if len(members) == 0 {
-			add(d) // nobody known in the group: name it, so a platform that knows it can reach it
 		}
 	}
 	if t, ok := s.Policy.Team(team); ok && t.Channel != "" {

@@ -78,6 +78,8 @@ type Publisher struct {
 	ClaimTTL     time.Duration
 	CatchUpWeeks int
 	Logger       *slog.Logger
+	// People are who a budget owner's entry reaches (a group's members); nil: the entry as written.
+	People func(name string) []string
 
 	running sync.Mutex // one RunDue at a time in this process
 }
@@ -171,12 +173,20 @@ func (p *Publisher) Messages(r *Report) ([]delivery, error) {
 		owners := map[string][]string{}
 		var order []string
 		for _, t := range p.Reports.Policy.Teams {
-			for _, o := range t.BudgetOwners {
-				k := strings.ToLower(o)
-				if _, ok := owners[k]; !ok {
-					order = append(order, k)
+			for _, entry := range t.BudgetOwners {
+				people := []string{entry}
+				if p.People != nil {
+					people = p.People(entry)
 				}
-				owners[k] = append(owners[k], t.Name)
+				for _, o := range people {
+					k := strings.ToLower(o)
+					if _, ok := owners[k]; !ok {
+						order = append(order, k)
+					}
+					if !slices.Contains(owners[k], t.Name) {
+						owners[k] = append(owners[k], t.Name)
+					}
+				}
 			}
 		}
 		slices.Sort(order)
