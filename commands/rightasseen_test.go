@@ -787,3 +787,32 @@ func TestAnExtensionCannotPassTheWeeklyGPUHours(t *testing.T) {
 		t.Errorf("an extension within the quota left %s at %s", id, l.Duration)
 	}
 }
+
+// An approved quota increase adds to the weekly GPU-hours its GPUs × the hours of this week it
+// lasts, as the showback counts it: not a whole week from the moment it was approved, and not
+// less as the week goes by.
+func TestAQuotaIncreaseAddsItsHoursInTheWeek(t *testing.T) {
+	for _, tc := range []struct {
+		policy, user, owner, class, week string
+		base                               float64
+	}{
+		{"../docs/quartermaster.example.yaml", "alice@acme.example", "dana@acme.example", "interactive", "Mon 30 Nov 09:00 CST", 600},
+		{otherPolicy, "vic@borealis.example", "vera@borealis.example", "dev", "Mon 30 Nov 16:00 CET", 100},
+	} {
+		t.Run(tc.class, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			r := mustOK(t, h.say(tc.user, "/gpu quota request +1 "+tc.class+" for 1w because a deadline"))
+			mustOK(t, h.say(tc.owner, "/gpu approve "+leaseIn(t, r.Text).String()))
+			// Approved on Monday at start (a week from then ends in next week): 1 GPU × the
+			// hours until next Monday 00:00.
+			left := time.Date(2026, 12, 7, 0, 0, 0, 0, h.svc.Policy.Location).Sub(h.clock.Now()).Hours()
+			want := fmt.Sprintf("of %s used or committed", qm.FormatHours(tc.base+left))
+			for _, d := range []time.Duration{0, 26 * time.Hour} {
+				h.advance(d)
+				if q := mustOK(t, h.say(tc.user, "/gpu quota")).PlainText(); !strings.Contains(q, want) {
+					t.Errorf("%s after approval (%s on): /gpu quota says\n%s\nwant %q", d, tc.week, q, want)
+				}
+			}
+		})
+	}
+}

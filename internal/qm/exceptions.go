@@ -18,13 +18,22 @@ const QuotaRule = "quota-increase"
 // withGrants is the policy's quota for a team plus the approved increases in effect at now.
 func (s *Service) withGrants(team string, grants []*Lease, now time.Time) policy.Quota {
 	q := s.Policy.QuotaFor(team)
+	ws := s.WeekStart(now)
+	we := ws.AddDate(0, 0, 7)
 	for _, g := range grants {
-		if g.Kind != KindQuota || g.State != Active || !g.ExpiresAt.After(now) {
+		if g.Kind != KindQuota || g.StartedAt.IsZero() {
 			continue
 		}
-		q.GPUs[g.Class] += g.GPUs
-		// The extra GPUs come with the GPU-hours to use them while the increase lasts (a week at most).
-		q.GPUHoursPerWeek += GPUHours(g.GPUs, min(g.ExpiresAt.Sub(now), 7*24*time.Hour))
+		if g.State == Active && g.ExpiresAt.After(now) {
+			q.GPUs[g.Class] += g.GPUs
+		}
+		// The extra GPUs come with the GPU-hours to use them during the week, for the part of it
+		// the increase lasts (as the showback counts it), whether it lasts still or ended.
+		until := g.ExpiresAt
+		if !g.EndedAt.IsZero() && (until.IsZero() || g.EndedAt.Before(until)) {
+			until = g.EndedAt
+		}
+		q.GPUHoursPerWeek += overlapHours(g.StartedAt, until, ws, we) * float64(g.GPUs)
 	}
 	return q
 }
@@ -35,7 +44,7 @@ func (s *Service) QuotaFor(ctx context.Context, team string) policy.Quota {
 	var grants []*Lease
 	_ = s.Store.View(ctx, func(tx Tx) error {
 		var err error
-		grants, err = tx.ListLeases(ctx, LeaseFilter{Kind: KindQuota, Team: team, States: []State{Active}, Slim: true})
+		grants, err = tx.ListLeases(ctx, LeaseFilter{Kind: KindQuota, Team: team, EndedAfter: s.WeekStart(s.Clock.Now()), Slim: true})
 		return err
 	})
 	return s.withGrants(team, grants, s.Clock.Now())

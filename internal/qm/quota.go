@@ -46,9 +46,7 @@ func (s *Service) usageFrom(team string, leases []*Lease, now time.Time) (Usage,
 			}
 			u.GPUHoursWeek += committedHours(l, ws, now)
 		case KindQuota:
-			if l.State == Active {
-				grants = append(grants, l)
-			}
+			grants = append(grants, l)
 		}
 	}
 	return u, s.withGrants(team, grants, now)
