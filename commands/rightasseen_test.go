@@ -816,3 +816,28 @@ func TestAQuotaIncreaseAddsItsHoursInTheWeek(t *testing.T) {
 		})
 	}
 }
+
+// On a backend that needs no Slurm or Kubernetes mapping, a class without one still previews,
+// submits and runs every template.
+func TestTemplatesWorkForAClassWithoutBackendMaps(t *testing.T) {
+	h := templatesOn(t, policyVariant(t, otherPolicy,
+		`    slurm: {partition: dev, gres: "gpu:a10"}
+    kubernetes: {resource: nvidia.com/gpu, node_selector: {pool: dev}}
+`, "",
+		`    slurm: {partition: big, gres: "gpu:a100"}
+    kubernetes: {resource: nvidia.com/gpu, node_selector: {pool: big}}
+`, ""))
+	for _, tp := range h.bot.Templates.Catalog.List() {
+		r := h.say("rita@borealis.example", "/gpu template "+tp.Name)
+		if r.Error {
+			t.Errorf("/gpu template %s: %s", tp.Name, r.Text)
+		}
+	}
+	r := h.say("rita@borealis.example", "/gpu request 1 dev for 2h template jupyterlab")
+	if r.Error || !strings.Contains(r.Text, "is active") {
+		t.Errorf("a request with a template on a class without a slurm map: %s", r.Text)
+	}
+	if r := h.say("rita@borealis.example", "/gpu submit cuda-smoke"); r.Error {
+		t.Errorf("/gpu submit cuda-smoke on classes without slurm maps: %s", r.Text)
+	}
+}

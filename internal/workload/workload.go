@@ -117,6 +117,14 @@ func InputFor(p *policy.Policy, l *qm.Lease, s Settings) (templates.Input, error
 		},
 		Images: templates.Images{Base: s.BaseImage},
 	}
+	if in.Slurm.Partition == "" {
+		// A class without a slurm map (the sim and Kubernetes backends need none) still renders
+		// both ways, for previews: its Slurm side names the class as the partition, any GPU.
+		in.Slurm.Partition = c.Name
+	}
+	if in.Slurm.GRES == "" {
+		in.Slurm.GRES = "gpu"
+	}
 	if s.Account {
 		in.Slurm.Account = l.Team
 	}
