@@ -565,7 +565,8 @@ func quotaShares(row *Row, leases []*qm.Lease, increases []QuotaIncrease, base i
 		if i < len(steps) && steps[i].at.Before(end) {
 			next = steps[i].at
 		}
-		if next.After(at) {
+		if next.After(at) { // held GPUs for a while: steps at one instant are applied together
+			row.PeakGPUs = max(row.PeakGPUs, held)
 			if quota > 0 {
 				share := float64(held) / float64(quota)
 				weighted += share * next.Sub(at).Seconds()
@@ -580,7 +581,6 @@ func quotaShares(row *Row, leases []*qm.Lease, increases []QuotaIncrease, base i
 		}
 		held += steps[i].held
 		quota += steps[i].quota
-		row.PeakGPUs = max(row.PeakGPUs, held)
 		if quota > 0 {
 			anyQuota = true
 		}

@@ -155,6 +155,23 @@ func TestQuotaShareCountsApprovedIncreases(t *testing.T) {
 	}
 }
 
+// A lease that starts the moment another of the team's ends does not hold GPUs alongside it: the
+// peak counts the GPUs held together for some time, whatever order the leases were asked in.
+func TestPeakGPUsWhenOneLeaseStartsAsAnotherEnds(t *testing.T) {
+	p := examplePolicy(t)
+	w, _ := showback.ParseWeek("2026-W48", showback.Week{})
+	// L-1 (3 GPUs, asked first, approved later) starts at 14:00, as L-2 (1 GPU) expires.
+	first := &qm.Lease{ID: 1, User: "alice@acme.example", Team: "vision", Class: "interactive", GPUs: 3, State: qm.Expired,
+		CreatedAt: at("2026-11-24 12:00"), StartedAt: at("2026-11-24 14:00"), ExpiresAt: at("2026-11-24 16:00"), EndedAt: at("2026-11-24 16:00")}
+	second := &qm.Lease{ID: 2, User: "alice@acme.example", Team: "vision", Class: "interactive", GPUs: 1, State: qm.Expired,
+		CreatedAt: at("2026-11-24 13:00"), StartedAt: at("2026-11-24 13:00"), ExpiresAt: at("2026-11-24 14:00"), EndedAt: at("2026-11-24 14:00")}
+	r := showback.Build(showback.Input{Policy: p, Week: w, Now: at("2026-11-30 10:00"), Leases: []*qm.Lease{first, second}})
+	got := row(t, r, "vision", "interactive")
+	if got.PeakGPUs != 3 || !near(*got.PeakQuotaShare, 0.75) {
+		t.Errorf("peak %d GPUs, peak share %v; want 3 and 0.75 (3 of 4): never 4 at once", got.PeakGPUs, *got.PeakQuotaShare)
+	}
+}
+
 func TestParseWeekRefusesWeeksThatDoNotExist(t *testing.T) {
 	ex := showback.Week{Year: 2026, Num: 48}
 	for _, ok := range []string{"2026-W48", "2026w48", " 2026-w01 ", "2026-W53", "2020-W53"} {
