@@ -23,6 +23,7 @@ func newIngest(a *App, log *slog.Logger) *ingest.Ingest {
 		},
 		Clock:     a.Clock,
 		IdleBelow: a.Policy.Idle.UtilizationBelow,
+		Location:  a.Policy.Location,
 		Logger:    log,
 	}
 	if p, ok := a.Service.Backend.(podUIDer); ok {

@@ -382,6 +382,42 @@ pat@acme.example: /gpu status L-1
 	}
 }
 
+// Where the policy's clocks are not a whole number of hours from UTC (India, +5:30), the usage
+// telemetry saw is counted in the week it was seen in: a lease from Sunday 23:00 to Monday 01:00
+// was observed one GPU-hour in each week, not one and a half in the first.
+func TestUsageIsCountedInItsWeekInAHalfHourZone(t *testing.T) {
+	b, err := os.ReadFile("../../docs/quartermaster.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "kolkata.yaml")
+	pol := strings.Replace(string(b), "timezone: America/Chicago", "timezone: Asia/Kolkata", 1)
+	if err := os.WriteFile(file, []byte(pol), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runConsoleAt(t, dir, "2026-11-22T17:30:00Z", "alice@acme.example: /gpu request 1 interactive for 2h\n:advance 8d\n", "--policy", file)
+	db := "sqlite:" + filepath.Join(dir, "quartermaster.db")
+	for _, week := range []string{"2026-W47", "2026-W48"} {
+		out, stderr, code := runCLI("report", "--policy", file, "--db", db, "--now", "2026-12-01T12:00:00Z", "--week", week, "--format", "json")
+		if code != 0 {
+			t.Fatalf("report %s: exit %d: %s", week, code, stderr)
+		}
+		var r struct {
+			Total struct {
+				GPUHours float64 `json:"gpu_hours"`
+				Observed float64 `json:"observed_gpu_hours"`
+			} `json:"total"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("report %s: %v", week, err)
+		}
+		if r.Total.GPUHours != 1 || r.Total.Observed != 1 {
+			t.Errorf("%s: %.2f GPU-hours, %.2f observed by telemetry; want 1 and 1 (Sun 23:00 to Mon 01:00 IST)", week, r.Total.GPUHours, r.Total.Observed)
+		}
+	}
+}
+
 // Bad input gets one sentence and an example that works, and nothing is written or posted: an
 // unknown week, a malformed one, a team that does not exist, an unknown format, a schedule the
 // policy cannot read.

@@ -84,6 +84,8 @@ type Config struct {
 	// IdleBelow is the utilization, percent, under which a GPU is idle (the policy's
 	// idle.utilization_below).
 	IdleBelow float64
+	// Location is the policy's time zone: usage is rolled up by its hours (qm.HourStart).
+	Location *time.Location
 	Logger    *slog.Logger
 
 	MaxSkew, RawRetention, ActivityRetention time.Duration
@@ -391,7 +393,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now tim
 		// A lease over several nodes is reported by each of them: each has its share of the GPUs.
 		nodes := max(len(expandHostlist(s.lease.Node)), 1)
 		gpuSecs := interval.Seconds() * float64(max(s.lease.GPUs/nodes, 1))
-		roll := qm.UsageRollup{Lease: id, Hour: r.At.UTC().Truncate(time.Hour), GPUSeconds: gpuSecs, UtilSum: mean, Samples: 1}
+		roll := qm.UsageRollup{Lease: id, Hour: qm.HourStart(r.At, i.cfg.Location), GPUSeconds: gpuSecs, UtilSum: mean, Samples: 1}
 		if !s.active {
 			roll.IdleGPUSeconds = gpuSecs
 		}

@@ -10,7 +10,7 @@ import (
 // rollups of the same lease and hour are merged by summing every field.
 type UsageRollup struct {
 	Lease          LeaseID
-	Hour           time.Time // the start of the hour, UTC
+	Hour           time.Time // the start of the hour in the policy's time zone (HourStart)
 	GPUSeconds     float64
 	IdleGPUSeconds float64
 	UtilSum        float64 // the sum of the samples' mean utilization, percent
@@ -32,4 +32,16 @@ type UsageStore interface {
 	AddUsage(ctx context.Context, rs []UsageRollup) error
 	// Usage lists the rollups whose hour starts in [from, to), ordered by lease and hour.
 	Usage(ctx context.Context, from, to time.Time) ([]UsageRollup, error)
+}
+
+// HourStart is the start of the hour t falls in on the clocks of loc. Usage is rolled up by these
+// hours, so that every rollup lies inside one week of the policy's time zone, also where the
+// offset from UTC is not whole hours (India's +5:30, Nepal's +5:45, Newfoundland's -3:30).
+func HourStart(t time.Time, loc *time.Location) time.Time {
+	if loc == nil {
+		loc = time.UTC
+	}
+	_, off := t.In(loc).Zone()
+	shift := time.Duration(off) * time.Second
+	return t.Add(shift).Truncate(time.Hour).Add(-shift).UTC()
 }

@@ -100,7 +100,7 @@ func (c *Cluster) rollups(l *qm.Lease, from, to time.Time) []qm.UsageRollup {
 	var order []time.Time
 	at := from
 	for at.Before(to) {
-		next := at.UTC().Truncate(time.Hour).Add(time.Hour)
+		next := qm.HourStart(at, c.loc).Add(time.Hour)
 		for _, pt := range points {
 			if pt.at.After(at) && pt.at.Before(next) {
 				next = pt.at
@@ -112,7 +112,7 @@ func (c *Cluster) rollups(l *qm.Lease, from, to time.Time) []qm.UsageRollup {
 		}
 		secs := math.Round(next.Sub(at).Seconds())
 		u := pct(at)
-		h := at.UTC().Truncate(time.Hour)
+		h := qm.HourStart(at, c.loc)
 		r := byHour[h]
 		if r == nil {
 			r = &qm.UsageRollup{Lease: l.ID, Hour: h}

@@ -49,7 +49,8 @@ const DefaultUtilization = 60
 type Cluster struct {
 	clock     qm.Clock
 	nodes     []qm.Node
-	idleBelow float64 // utilization below this is idle
+	idleBelow float64        // utilization below this is idle
+	loc       *time.Location // usage is rolled up by the hours of the policy's time zone
 
 	mu      sync.Mutex
 	running map[string]string // workspace reference -> node
@@ -73,7 +74,7 @@ type utilization struct {
 // New builds the simulated cluster the policy describes: for a group {name: h100, count: 2}
 // nodes h100-01 and h100-02, each GPU in one of nvlink_islands equal islands.
 func New(p *policy.Policy, clock qm.Clock) *Cluster {
-	c := &Cluster{clock: clock, idleBelow: p.Idle.UtilizationBelow, running: map[string]string{}, util: map[string]utilization{},
+	c := &Cluster{clock: clock, idleBelow: p.Idle.UtilizationBelow, loc: p.Location, running: map[string]string{}, util: map[string]utilization{},
 		history: map[string][]utilPoint{}}
 	for _, g := range p.Sim.Nodes {
 		islands := max(g.NVLinkIslands, 1)

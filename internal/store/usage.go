@@ -28,7 +28,8 @@ ON CONFLICT (lease_id, hour) DO UPDATE SET
 	}
 	defer func() { _ = tx.Rollback() }()
 	for _, r := range rs {
-		hour := r.Hour.UTC().Truncate(time.Hour)
+		// Hours start on the policy's clocks; every zone's offset is whole quarters of an hour.
+		hour := r.Hour.UTC().Truncate(15 * time.Minute)
 		if _, err := tx.ExecContext(ctx, q, int64(r.Lease), dbTime(hour), r.GPUSeconds, r.IdleGPUSeconds, r.UtilSum, r.Samples); err != nil {
 			return fmt.Errorf("store: add usage: %w", err)
 		}
