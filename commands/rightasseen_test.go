@@ -794,7 +794,7 @@ func TestAnExtensionCannotPassTheWeeklyGPUHours(t *testing.T) {
 func TestAQuotaIncreaseAddsItsHoursInTheWeek(t *testing.T) {
 	for _, tc := range []struct {
 		policy, user, owner, class, week string
-		base                               float64
+		base                             float64
 	}{
 		{"../docs/quartermaster.example.yaml", "alice@acme.example", "dana@acme.example", "interactive", "Mon 30 Nov 09:00 CST", 600},
 		{otherPolicy, "vic@borealis.example", "vera@borealis.example", "dev", "Mon 30 Nov 16:00 CET", 100},

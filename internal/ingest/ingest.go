@@ -86,7 +86,7 @@ type Config struct {
 	IdleBelow float64
 	// Location is the policy's time zone: usage is rolled up by its hours (qm.HourStart).
 	Location *time.Location
-	Logger    *slog.Logger
+	Logger   *slog.Logger
 
 	MaxSkew, RawRetention, ActivityRetention time.Duration
 	IndexEvery, FlushEvery, PruneEvery       time.Duration
