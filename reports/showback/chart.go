@@ -69,7 +69,7 @@ func (r *Report) chartOption() charts.BarChartOption {
 	}
 	opt.ValueAxis[0].Title = "GPU-hours"
 	opt.ValueAxis[0].Min = charts.Ptr(0.0)
-	opt.ValueAxis[0].ValueFormatter = func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	opt.ValueAxis[0].ValueFormatter = func(v float64) string { return strconv.FormatFloat(round(v, 2), 'f', -1, 64) }
 	opt.ValueAxis[0].LabelCountAdjustment = -2
 	return opt
 }

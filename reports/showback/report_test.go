@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"image/png"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -220,6 +221,27 @@ func FuzzParseWeek(f *testing.F) {
 
 // The chart is a PNG of the expected size; every team is labelled: the same chart drawn as SVG
 // carries each team's name as text, and the chart's data has a bar per team.
+// The chart's GPU-hour axis reads as numbers people write: 2.4, never 2.4000000000000004.
+func TestChartAxisHasNoFloatingPointNoise(t *testing.T) {
+	p := examplePolicy(t)
+	w, _ := showback.ParseWeek("2026-W48", showback.Week{})
+	from := w.Start(chicago)
+	for _, hours := range []int{1, 3, 7, 11} {
+		l := &qm.Lease{ID: 1, User: "alice@acme.example", Team: "vision", Class: "interactive", GPUs: 1, State: qm.Expired,
+			CreatedAt: from, StartedAt: from, ExpiresAt: from.Add(time.Duration(hours) * time.Hour), EndedAt: from.Add(time.Duration(hours) * time.Hour)}
+		r := showback.Build(showback.Input{Policy: p, Week: w, Now: from.Add(8 * 24 * time.Hour), Leases: []*qm.Lease{l}})
+		svg, err := r.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`>([0-9]+\.[0-9]+)</text>`).FindAllStringSubmatch(string(svg), -1) {
+			if len(m[1]) > len("0.00") && len(strings.SplitN(m[1], ".", 2)[1]) > 2 {
+				t.Errorf("%d GPU-hours: the axis shows %s", hours, m[1])
+			}
+		}
+	}
+}
+
 func TestChartLabelsEveryTeam(t *testing.T) {
 	p := examplePolicy(t)
 	w, _ := showback.ParseWeek("2026-W48", showback.Week{})
