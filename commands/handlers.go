@@ -151,12 +151,10 @@ func (b *Bot) quotaRequest(ctx context.Context, req bot.Request, c Command) []bo
 		Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
 }
 
-func (b *Bot) money(v float64) string {
-	if b.pol().Currency == "USD" {
-		return fmt.Sprintf("$%.2f", v)
-	}
-	return fmt.Sprintf("%.2f %s", v, b.pol().Currency)
-}
+func (b *Bot) money(v float64) string { return policy.Money(b.pol().Currency, v) }
+
+// price writes a price per GPU-hour, with every decimal it has.
+func (b *Bot) price(v float64) string { return policy.Price(b.pol().Currency, v) }
 
 // when writes an instant in the policy's time zone, with how far away it is.
 func (b *Bot) when(t time.Time) string {
@@ -218,7 +216,7 @@ func (b *Bot) catalog(ctx context.Context, req bot.Request) []bot.Reply {
 			Title: title,
 			Fields: []bot.Field{
 				{Label: "GPU", Value: gpuText(c)},
-				{Label: "Price", Value: b.money(c.PricePerGPUHour) + " per GPU-hour"},
+				{Label: "Price", Value: b.price(c.PricePerGPUHour) + " per GPU-hour"},
 				{Label: "Without approval", Value: fmt.Sprintf("up to %d GPU(s) for up to %s", c.MaxGPUs, policy.FormatDuration(c.MaxDuration.Duration))},
 				{Label: "Free now", Value: freeText(s)},
 				{Label: "Predicted wait", Value: waitText(s.Wait)},
@@ -308,7 +306,7 @@ func (b *Bot) grantedText(l *qm.Lease) string {
 	if l.Exclusive {
 		what += ", whole nodes for this lease alone"
 	}
-	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(qm.Cost(cls, l.GPUs, l.Duration)), b.money(cls.PricePerGPUHour))
+	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(qm.Cost(cls, l.GPUs, l.Duration)), b.price(cls.PricePerGPUHour))
 	if !l.State.Running() || l.State == qm.Provisioning || l.ExpiresAt.IsZero() {
 		// Not running yet: say so, and how the owner will hear of it; no node, end or address
 		// that is not known yet.
@@ -434,7 +432,7 @@ func (b *Bot) estimate(ctx context.Context, req bot.Request, c Command) []bot.Re
 		return []bot.Reply{b.fail("estimate", err)}
 	}
 	return []bot.Reply{{Text: fmt.Sprintf("%d × %s for %s: %s (%s per GPU-hour). Predicted wait: %s. Nothing was reserved.",
-		e.GPUs, e.Class.Name, policy.FormatDuration(e.For), b.money(e.Cost), b.money(e.Class.PricePerGPUHour), waitText(e.Wait)),
+		e.GPUs, e.Class.Name, policy.FormatDuration(e.For), b.money(e.Cost), b.price(e.Class.PricePerGPUHour), waitText(e.Wait)),
 		Actions: []bot.Action{{Label: "Request it", Command: fmt.Sprintf("/gpu request %d %s for %s", e.GPUs, e.Class.Name, policy.FormatDuration(e.For)), Style: "primary"}}}}
 }
 
@@ -565,7 +563,7 @@ func (b *Bot) policyText() bot.Reply {
 	r := bot.Reply{Text: fmt.Sprintf("The published rules of %s. A request starts at once unless one of these rules applies; then a budget owner decides.", p.Organization)}
 	var cl []string
 	for _, c := range p.Classes {
-		line := fmt.Sprintf("%s: %s, %s/GPU-hour, up to %d GPU(s) for %s without approval", c.Name, strings.TrimSpace(c.SKU+" "+c.Isolation), b.money(c.PricePerGPUHour), c.MaxGPUs, policy.FormatDuration(c.MaxDuration.Duration))
+		line := fmt.Sprintf("%s: %s, %s/GPU-hour, up to %d GPU(s) for %s without approval", c.Name, strings.TrimSpace(c.SKU+" "+c.Isolation), b.price(c.PricePerGPUHour), c.MaxGPUs, policy.FormatDuration(c.MaxDuration.Duration))
 		if c.IdleTimeout.Duration > 0 {
 			line += fmt.Sprintf("; idle for %s → warning, reclaimed %s later", policy.FormatDuration(c.IdleTimeout.Duration), policy.FormatDuration(c.IdleGrace.Duration))
 		}

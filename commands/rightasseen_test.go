@@ -841,3 +841,33 @@ func TestTemplatesWorkForAClassWithoutBackendMaps(t *testing.T) {
 		t.Errorf("/gpu submit cuda-smoke on classes without slurm maps: %s", r.Text)
 	}
 }
+
+// Money is written in the currency's own unit: yen without decimals, and a price finer than a cent
+// as the policy wrote it; a bill is the same whether the chat or the showback says it.
+func TestMoneyInTheCurrencysOwnUnit(t *testing.T) {
+	h := newHarnessOn(t, policyVariant(t, otherPolicy, "currency: EUR", "currency: JPY", "price_per_gpu_hour: 0.50", "price_per_gpu_hour: 150.5"))
+	c := mustOK(t, h.say("rita@borealis.example", "/gpu catalog")).PlainText()
+	if !strings.Contains(c, "150.5 JPY per GPU-hour") || !strings.Contains(c, "2 JPY per GPU-hour") {
+		t.Errorf("the catalog in yen:\n%s", c)
+	}
+	g := mustOK(t, h.say("rita@borealis.example", "/gpu request 1 dev for 3h"))
+	if !strings.Contains(g.Text, "Estimated cost 452 JPY (150.5 JPY per GPU-hour)") {
+		t.Errorf("the grant in yen: %s", g.Text)
+	}
+
+	h = newHarnessOn(t, policyVariant(t, otherPolicy, "price_per_gpu_hour: 0.50", "price_per_gpu_hour: 0.125"))
+	id := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 1 dev for 1h")).Text)
+	if c := mustOK(t, h.say("rita@borealis.example", "/gpu catalog")).PlainText(); !strings.Contains(c, "0.125 EUR per GPU-hour") {
+		t.Errorf("a price of an eighth of a euro in the catalog:\n%s", c)
+	}
+	h.advance(90 * time.Minute)
+	var ended string
+	for _, n := range h.notices("rita@borealis.example") {
+		if strings.Contains(n.Text, id.String()+" expired") {
+			ended = n.Text
+		}
+	}
+	if !strings.Contains(ended, "It used 1.00 GPU-hours, 0.13 EUR.") { // as the showback rounds it
+		t.Errorf("the expiry of a 0.125 EUR lease: %q", ended)
+	}
+}

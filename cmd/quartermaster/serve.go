@@ -19,6 +19,7 @@ import (
 	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/httpserve"
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/store/chatstore"
 )
@@ -433,10 +434,7 @@ func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, 
 func slackChoices(a *App) slackbot.Choices {
 	var ch slackbot.Choices
 	for _, c := range a.Policy.Classes {
-		price := fmt.Sprintf("%.2f %s", c.PricePerGPUHour, a.Policy.Currency)
-		if a.Policy.Currency == "USD" {
-			price = fmt.Sprintf("$%.2f", c.PricePerGPUHour)
-		}
+		price := policy.Price(a.Policy.Currency, c.PricePerGPUHour)
 		ch.Classes = append(ch.Classes, slackbot.Choice{Value: c.Name, Label: fmt.Sprintf("%s — %s, %s/GPU-h", c.Name, c.SKU, price)})
 	}
 	for _, t := range a.Policy.Teams {

@@ -280,3 +280,31 @@ func TestCurrencyIsAnISOCode(t *testing.T) {
 		t.Errorf("currency jpy reads as %q; want JPY", p.Currency)
 	}
 }
+
+// Amounts are written in the currency's minor unit, rounded half away from zero, the same way
+// everywhere; a price keeps the decimals it has.
+func TestMoneyInTheCurrencysMinorUnit(t *testing.T) {
+	for _, c := range []struct {
+		currency string
+		v        float64
+		money    string
+		price    string
+	}{
+		{"USD", 12.5, "$12.50", "$12.50"},
+		{"EUR", 0.125, "0.13 EUR", "0.125 EUR"},
+		{"EUR", 0.5, "0.50 EUR", "0.50 EUR"},
+		{"JPY", 150, "150 JPY", "150 JPY"},
+		{"JPY", 144.03, "144 JPY", "144.03 JPY"},
+		{"JPY", 1234.5, "1235 JPY", "1234.5 JPY"},
+		{"KWD", 1.2345, "1.235 KWD", "1.2345 KWD"},
+		{"GBP", -3.004, "-3.00 GBP", "-3.004 GBP"},
+		{"USD", -0.001, "$0.00", "-$0.001"},
+	} {
+		if got := Money(c.currency, c.v); got != c.money {
+			t.Errorf("Money(%s, %v) = %q, want %q", c.currency, c.v, got, c.money)
+		}
+		if got := Price(c.currency, c.v); got != c.price {
+			t.Errorf("Price(%s, %v) = %q, want %q", c.currency, c.v, got, c.price)
+		}
+	}
+}

@@ -114,16 +114,7 @@ func roundAll(v reflect.Value) {
 // Money writes an amount in the report's currency: $12.50, or 12.50 EUR.
 func (r *Report) Money(v float64) string { return money(r.Currency, v) }
 
-func money(currency string, v float64) string {
-	sign := ""
-	if round(v, 2) < 0 {
-		sign, v = "-", -v
-	}
-	if currency == "USD" || currency == "" {
-		return sign + "$" + two(v)
-	}
-	return sign + two(v) + " " + currency
-}
+func money(currency string, v float64) string { return policy.Money(currency, v) }
 
 func signed(v float64) string {
 	if round(v, 2) > 0 {
@@ -133,7 +124,7 @@ func signed(v float64) string {
 }
 
 func (r *Report) signedMoney(v float64) string {
-	if round(v, 2) > 0 {
+	if round(v, policy.MinorUnits(r.Currency)) > 0 {
 		return "+" + r.Money(v)
 	}
 	return r.Money(v)
