@@ -871,3 +871,25 @@ func TestMoneyInTheCurrencysOwnUnit(t *testing.T) {
 		t.Errorf("the expiry of a 0.125 EUR lease: %q", ended)
 	}
 }
+
+// When the requester is the only one who could decide, the refusal names the rule that needs the
+// decision and says truly why nobody else can.
+func TestNobodyElseCanDecideSaysWhy(t *testing.T) {
+	for _, tc := range []struct{ name, fallback, why string }{
+		{"owner and fallback approver", "fallback_approvers: [sven@borealis.example]", "you are its only budget owner and the only fallback approver too, and nobody may decide their own requests"},
+		{"owner, no fallback approver", "fallback_approvers: []", "you are its only budget owner and the policy names no fallback approvers, and nobody may decide their own requests"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarnessOn(t, policyVariant(t, otherPolicy, "fallback_approvers: [ops@borealis.example]", tc.fallback))
+			r := h.say("sven@borealis.example", "/gpu request 4 dev for 2h")
+			want := "the published rule too-big (Bigger than the class allows) needs a budget owner's approval, but nobody can decide team speech's exceptions: " + tc.why + "; ask a platform admin"
+			if !r.Error || !strings.HasPrefix(r.Text, want) {
+				t.Errorf("got %q\nwant it to start %q", r.Text, want)
+			}
+			r = h.say("sven@borealis.example", "/gpu quota request +2 dev because a deadline")
+			if want := "a quota increase needs a budget owner's approval, but nobody can decide team speech's exceptions: " + tc.why; !r.Error || !strings.HasPrefix(r.Text, want) {
+				t.Errorf("got %q\nwant it to start %q", r.Text, want)
+			}
+		})
+	}
+}

@@ -149,7 +149,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		if len(matches) > 0 {
 			out.Approvers = s.Deciders(l.Team, l.User)
 			if len(out.Approvers) == 0 {
-				return nobodyDecides(l.Team)
+				return s.nobodyDecides(l.Team, l.User, "", matches)
 			}
 			l.State = PendingApproval
 			l.Rules = ruleNames(matches)

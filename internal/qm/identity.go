@@ -92,9 +92,43 @@ func (s *Service) Deciders(team, requester string) []string {
 }
 
 // nobodyDecides is the refusal of an exception that nobody could decide: team has no approver
-// but the requester (and self-approval is off), and the policy names no fallback approvers.
-func nobodyDecides(team string) *Error {
-	return Errorf(EFORBIDDEN, "this needs a budget owner's approval, but nobody can decide team %s's exceptions: it has no budget owners other than you and the policy names no fallback approvers; ask a platform admin to add budget_owners to team %s or approvals.fallback_approvers to the policy.", team, team)
+// but the requester (and self-approval is off), and no fallback approver but the requester. It
+// names what needs the approval (the rules that applied, or a quota increase) and why nobody
+// is left.
+func (s *Service) nobodyDecides(team, requester, what string, ms []policy.Match) *Error {
+	if len(ms) > 0 && what == "" {
+		names := make([]string, len(ms))
+		for i, m := range ms {
+			names[i] = m.Rule + " (" + m.Why + ")"
+		}
+		what = "the published rule " + names[0]
+		if len(names) > 1 {
+			what = "the published rules " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+		}
+	}
+	if what == "" {
+		what = "this"
+	}
+	var owners []string
+	if t, ok := s.Policy.Team(team); ok {
+		owners = t.BudgetOwners
+	}
+	fallback := s.Policy.Approvals.FallbackApprovers
+	var why string
+	switch {
+	case len(owners) == 0 && len(fallback) == 0:
+		why = "it has no budget owners and the policy names no fallback approvers"
+	case len(owners) == 0:
+		why = "it has no budget owners, and the only fallback approver is you"
+	case len(fallback) == 0:
+		why = "you are its only budget owner and the policy names no fallback approvers"
+	default:
+		why = "you are its only budget owner and the only fallback approver too"
+	}
+	if len(owners)+len(fallback) > 0 {
+		why += ", and nobody may decide their own requests"
+	}
+	return Errorf(EFORBIDDEN, "%s needs a budget owner's approval, but nobody can decide team %s's exceptions: %s; ask a platform admin to add budget_owners to team %s or approvals.fallback_approvers to the policy.", what, team, why, team)
 }
 
 // mayDecide says why approver may not decide an exception of team that requester asked for, or
