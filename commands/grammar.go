@@ -39,7 +39,7 @@ type Command struct {
 // bad is a refusal of bad input to verb: one sentence, and the verb's example (its placeholders
 // are filled from the policy when the reply is made).
 func bad(verb, format string, args ...any) *qm.Error {
-	ex := "/gpu request 1 {class} for 4h"
+	ex := "/gpu request 1 {class} for {duration}"
 	if s, ok := Lookup(verb); ok && len(s.Examples) > 0 {
 		ex = s.Examples[0]
 	}

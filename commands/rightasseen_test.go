@@ -893,3 +893,24 @@ func TestNobodyElseCanDecideSaysWhy(t *testing.T) {
 		})
 	}
 }
+
+// The request examples in help, in refusals and in a template's preview stay within the class's
+// max_duration, so that an example as given is granted without approval.
+func TestRequestExamplesAreWithinTheClassLimits(t *testing.T) {
+	h := templatesOn(t, policyVariant(t, otherPolicy, "max_duration: 6h", "max_duration: 90m"))
+	help := mustOK(t, h.say("rita@borealis.example", "/gpu help request")).PlainText()
+	if !strings.Contains(help, "/gpu request 1 dev for 1h30m") || strings.Contains(help, "for 4h") || strings.Contains(help, "for 2h") {
+		t.Errorf("/gpu help request on a class of at most 90m:\n%s", help)
+	}
+	bad := h.say("rita@borealis.example", "/gpu request 1 dev for soon")
+	ex := bad.Text[strings.Index(bad.Text, "Example: ")+len("Example: "):]
+	if ex != "/gpu request 1 dev for 1h30m" {
+		t.Fatalf("the refusal's example is %q: %s", ex, bad.Text)
+	}
+	if r := h.say("rita@borealis.example", ex); r.Error || !strings.Contains(r.Text, "is active") {
+		t.Errorf("the example %q as given: %s", ex, r.Text)
+	}
+	if p := mustOK(t, h.say("rita@borealis.example", "/gpu template jupyterlab")).PlainText(); !strings.Contains(p, "1 × dev for 1h30m") {
+		t.Errorf("the template preview's example lease:\n%s", p)
+	}
+}

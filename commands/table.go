@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 )
 
@@ -51,7 +53,8 @@ type Spec struct {
 	Words   []string
 	Usage   string
 	Summary string
-	// Examples work on any policy: {class} stands for the policy's first class, {template} for an
+	// Examples work on any policy: {class} stands for the policy's first class, {duration} for 4h
+	// and {short} for 2h, or the class's max_duration where that is shorter, {template} for an
 	// interactive template and {batch} for a batch template of the installed catalog.
 	Examples []string
 	Params   []Param
@@ -155,7 +158,15 @@ func (b *Bot) Example(s *Spec) string {
 // expand fills an example's placeholders from the policy and the template catalog.
 func (b *Bot) expand(ex string) string {
 	p := b.pol()
-	r := strings.NewReplacer("{class}", p.Classes[0].Name, "{template}", b.exampleTemplate(true), "{batch}", b.exampleTemplate(false))
+	c := p.Classes[0]
+	within := func(d time.Duration) string { // a length the class allows without approval
+		if m := c.MaxDuration.Duration; m > 0 && m < d {
+			d = m
+		}
+		return policy.FormatDuration(d)
+	}
+	r := strings.NewReplacer("{class}", c.Name, "{duration}", within(qm.DefaultDuration), "{short}", within(2*time.Hour),
+		"{template}", b.exampleTemplate(true), "{batch}", b.exampleTemplate(false))
 	return r.Replace(ex)
 }
 
@@ -239,7 +250,7 @@ func init() {
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply { return b.catalog(ctx, req) }},
 		{Name: "request", Words: []string{"request"}, Usage: "/gpu request [N] [CLASS] [for DURATION] [template T [key=value …]] [team T] [data CLASS] [exclusive]",
 			Summary:  "ask for GPUs: granted at once within policy, else a budget owner decides",
-			Examples: []string{"/gpu request 1 {class} for 4h", "/gpu request 1 {class} for 2h template {template}"},
+			Examples: []string{"/gpu request 1 {class} for {duration}", "/gpu request 1 {class} for {short} template {template}"},
 			Params: []Param{
 				{Name: "gpus", Type: TInt, Help: "how many GPUs (default 1)"},
 				{Name: "class", Type: TClass, Help: "the class from the catalog (default: the first)"},

@@ -71,6 +71,9 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 	params := tp.ExampleParams()
 	gpus := defaultGPUs(tp, params, t.largestNode())
 	l := &qm.Lease{ID: 42, User: req.User, Template: tp.Name, Params: map[string]string(params), Class: t.defaultClass(tp, gpus), GPUs: gpus, Duration: qm.DefaultDuration}
+	if c, ok := p.Class(l.Class); ok && c.MaxDuration.Duration > 0 {
+		l.Duration = min(l.Duration, c.MaxDuration.Duration)
+	}
 	if c.Who != nil && len(c.Who.Teams) > 0 {
 		l.Team = c.Who.Teams[0]
 	} else if len(p.Teams) > 0 {
