@@ -914,3 +914,22 @@ func TestRequestExamplesAreWithinTheClassLimits(t *testing.T) {
 		t.Errorf("the template preview's example lease:\n%s", p)
 	}
 }
+
+// A listed team that names no data classes is cleared for public data, as a team the policy does
+// not list is: its plain requests are not exceptions of a blank data class.
+func TestATeamWithoutDataClassesIsClearedForPublicData(t *testing.T) {
+	h := newHarnessOn(t, policyVariant(t, otherPolicy,
+		"    quota: {gpus: {dev: 2, bigiron: 4}, gpu_hours_per_week: 100}\n    data_classes: [open]\n",
+		"    quota: {gpus: {dev: 2, bigiron: 4}, gpu_hours_per_week: 100}\n",
+		"exceptions:\n", "exceptions:\n  - {name: data, when: \"!(request.data_class in team.data_classes)\", why: Not cleared for this data class}\n"))
+	r := h.say("vic@borealis.example", "/gpu request 1 dev for 1h")
+	if r.Error || !strings.Contains(r.Text, "is active") {
+		t.Fatalf("a plain request of a team without data_classes: %s", r.Text)
+	}
+	if l := h.lease(leaseIn(t, r.Text)); l.DataClass != "public" {
+		t.Errorf("its data class is %q, want public", l.DataClass)
+	}
+	if r := h.say("vic@borealis.example", "/gpu request 1 dev for 1h data secret"); r.Error || !strings.Contains(r.Text, "data (Not cleared for this data class)") {
+		t.Errorf("another data class is still an exception: %s", r.Text)
+	}
+}

@@ -249,7 +249,7 @@ func (s *Service) ruleInput(id Identity, c *policy.Class, u Usage, q policy.Quot
 		rt.Quota.GPUs[k] = int64(v)
 	}
 	rt.Quota.GPUHoursPerWeek = q.GPUHoursPerWeek
-	if _, listed := s.Policy.Team(l.Team); !listed {
+	if len(rt.DataClasses) == 0 {
 		rt.DataClasses = s.dataClassesOf(l.Team)
 	}
 	// Rules see groups with A to Z in lower case, as groups are compared everywhere else: a
