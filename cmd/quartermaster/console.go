@@ -55,6 +55,11 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return err
 	}
 	defer a.Close()
+	// The console's log is its chat, so the policy's warnings go to standard error, as policy
+	// check writes them.
+	for _, w := range a.Policy.Warnings {
+		fmt.Fprintf(stderr, "warning: %s:%d: %s\n", a.Policy.Source, w.Line, w.Msg)
+	}
 	c := &console.Console{Handler: a.Handler, Out: stdout, JSON: *asJSON, Prompt: isTerminal(stdin),
 		Controls: console.Controls{Util: a.SetUtilization, Now: a.Clock.Now}, FilesDir: *reportsDir}
 	c.ExampleUser, c.ExampleClass = consoleExample(a.Policy)

@@ -84,4 +84,11 @@ func TestPolicyCheckNamesACostlyRuleAndWarnsOfLookAlikeGroups(t *testing.T) {
 		!strings.Contains(stdout, "The costliest exception rule, contractor, is estimated at") {
 		t.Fatalf("policy check of a look-alike group: exit %d\n%s%s", code, stdout, stderr)
 	}
+	// The console says the same at start, on standard error, before the chat.
+	t.Setenv("QM_DATA_DIR", dir)
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"console", "--policy", lookAlike}, strings.NewReader(""), &out, &errb); code != 0 ||
+		!strings.Contains(errb.String(), `warning: `+lookAlike+`:`) || !strings.Contains(errb.String(), `group "Vision" looks like team vision's name`) {
+		t.Errorf("the console on a policy with warnings: exit %d, stderr %q", code, errb.String())
+	}
 }
