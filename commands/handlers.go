@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -105,7 +106,7 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 			l.Parent, policy.FormatDuration(l.Duration), l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or ")),
 			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
 	}
-	return []bot.Reply{{Text: fmt.Sprintf("%s now runs until %s (%s in all).", l.ID, b.when(l.ExpiresAt), policy.FormatDuration(l.Duration)), Sections: []bot.Section{b.card(ctx, l)}}}
+	return []bot.Reply{{Text: fmt.Sprintf("%s now runs until %s, %s in all.", l.ID, b.when(l.ExpiresAt), policy.FormatDuration(l.Duration)), Sections: []bot.Section{b.card(ctx, l)}}}
 }
 
 func (b *Bot) keep(ctx context.Context, req bot.Request, c Command) []bot.Reply {
@@ -133,7 +134,26 @@ func (b *Bot) decide(ctx context.Context, req bot.Request, c Command, approve bo
 	if l.State == qm.Denied {
 		verb = "Denied"
 	}
+	if ext := b.extendedText(ctx, l); ext != "" {
+		return []bot.Reply{{Text: fmt.Sprintf("%s %s (%s %s): %s", verb, l.ID, l.User, b.askText(l), ext)}}
+	}
 	return []bot.Reply{{Text: fmt.Sprintf("%s %s (%s %s); it is now %s.", verb, l.ID, l.User, b.askText(l), l.State)}}
+}
+
+// extendedText says what an approved extension did to its lease: "L-1 now runs until Mon 30 Nov
+// 19:00 CST (in 10h), 10h in all."; empty for anything else.
+func (b *Bot) extendedText(ctx context.Context, l *qm.Lease) string {
+	if l.Kind != qm.KindExtension || l.State == qm.Denied || l.State == qm.Cancelled || l.State == qm.PendingApproval {
+		return ""
+	}
+	p, err := b.Svc.Get(ctx, l.Parent)
+	if err != nil {
+		return ""
+	}
+	if p.ExpiresAt.IsZero() {
+		return fmt.Sprintf("%s now lasts %s in all, from when it starts.", p.ID, policy.FormatDuration(p.Duration))
+	}
+	return fmt.Sprintf("%s now runs until %s, %s in all.", p.ID, b.when(p.ExpiresAt), policy.FormatDuration(p.Duration))
 }
 
 func (b *Bot) quotaRequest(ctx context.Context, req bot.Request, c Command) []bot.Reply {
@@ -441,6 +461,13 @@ func (b *Bot) list(ctx context.Context, req bot.Request) []bot.Reply {
 	if err != nil {
 		return []bot.Reply{b.fail("list", err)}
 	}
+	if len(ls) == 0 {
+		return []bot.Reply{{Text: "You have no leases. Try /gpu request 1 " + b.pol().Classes[0].Name + " for 2h"}}
+	}
+	// An approved extension is part of its lease now, which the list shows at its new length.
+	ls = slices.DeleteFunc(ls, func(l *qm.Lease) bool {
+		return l.Kind == qm.KindExtension && l.DecidedBy != "" && l.State != qm.Denied
+	})
 	if len(ls) == 0 {
 		return []bot.Reply{{Text: "You have no leases. Try /gpu request 1 " + b.pol().Classes[0].Name + " for 2h"}}
 	}

@@ -79,6 +79,9 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			Sections: []bot.Section{sec}, Actions: approvalActions(l)}
 	case qm.NoticeApproved:
 		base = bot.Reply{Text: fmt.Sprintf("%s (%s) was approved by %s; it is %s.", id, b.askText(l), n.Actor, l.State)}
+		if ext := b.extendedText(ctx, l); ext != "" {
+			base = bot.Reply{Text: fmt.Sprintf("%s (%s) was approved by %s: %s", id, b.askText(l), n.Actor, ext)}
+		}
 		if l.Kind == qm.KindWorkspace && l.State.Running() {
 			base = bot.Reply{Text: fmt.Sprintf("Approved by %s: %s", n.Actor, b.grantedText(l)), Sections: []bot.Section{b.card(ctx, l)}, Actions: leaseActions(l)}
 		}
@@ -100,9 +103,9 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		case n.Actor == qm.SystemActor:
 			what = fmt.Sprintf("%s expired undecided (%s) and was denied; %s was told.", id, l.Reason, l.User)
 		case l.State == qm.Denied:
-			what = fmt.Sprintf("%s was denied by %s at %s: %s.", id, n.Actor, l.DecidedAt.In(b.pol().Location).Format("Mon 15:04"), n.Reason)
+			what = fmt.Sprintf("%s was denied by %s at %s: %s.", id, n.Actor, l.DecidedAt.In(b.pol().Location).Format("Mon 2 Jan 15:04 MST"), n.Reason)
 		default:
-			what = fmt.Sprintf("%s was approved by %s at %s.", id, n.Actor, l.DecidedAt.In(b.pol().Location).Format("Mon 15:04"))
+			what = fmt.Sprintf("%s was approved by %s at %s.", id, n.Actor, l.DecidedAt.In(b.pol().Location).Format("Mon 2 Jan 15:04 MST"))
 		}
 		// The edited copies keep what was asked, with the decision on top.
 		sec := b.card(ctx, l)

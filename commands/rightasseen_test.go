@@ -933,3 +933,49 @@ func TestATeamWithoutDataClassesIsClearedForPublicData(t *testing.T) {
 		t.Errorf("another data class is still an exception: %s", r.Text)
 	}
 }
+
+// An approved extension tells the requester and the approver the lease's new end, its card on the
+// approvers' copies is dated in full, and the list shows the lease at its new length, not the
+// extension as a lease of its own.
+func TestAnApprovedExtensionSaysTheNewEnd(t *testing.T) {
+	long := "exceptions:\n  - {name: long, when: request.duration > class.max_duration, why: Longer than the class allows}\n"
+	for _, tc := range []struct {
+		policy, user, owner, class, by, end, decided string // by: past max_duration, so it needs approval
+	}{
+		{"../docs/quartermaster.example.yaml", "alice@acme.example", "dana@acme.example", "interactive", "8h", "Mon 30 Nov 19:00 CST (in 10h), 10h in all.", "at Mon 30 Nov 09:00 CST."},
+		{policyVariant(t, otherPolicy, "exceptions:\n", long), "rita@borealis.example", "olga@borealis.example", "dev", "5h", "Mon 30 Nov 23:00 CET (in 7h), 7h in all.", "at Mon 30 Nov 16:00 CET."},
+	} {
+		t.Run(tc.class, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			lease := leaseIn(t, mustOK(t, h.say(tc.user, "/gpu request 1 "+tc.class+" for 2h")).Text)
+			ext := leaseIn(t, mustOK(t, h.say(tc.user, "/gpu extend "+lease.String()+" "+tc.by)).Text[len("Extending L-1 by "+tc.by):])
+			h.notices(tc.user)
+			h.notices(tc.owner)
+			r := mustOK(t, h.say(tc.owner, "/gpu approve "+ext.String()))
+			if want := lease.String() + " now runs until " + tc.end; !strings.HasSuffix(r.Text, want) {
+				t.Errorf("the approver's answer %q, want it to end %q", r.Text, want)
+			}
+			var told, card string
+			for _, n := range h.notices(tc.user) {
+				if strings.Contains(n.Text, "was approved by") {
+					told = n.Text
+				}
+			}
+			for _, n := range h.notices(tc.owner) {
+				if n.Update {
+					card = n.Text
+				}
+			}
+			if !strings.HasSuffix(told, lease.String()+" now runs until "+tc.end) {
+				t.Errorf("the requester was told %q", told)
+			}
+			if !strings.HasSuffix(card, tc.decided) {
+				t.Errorf("the approver's card says %q, want it dated %q", card, tc.decided)
+			}
+			l := mustOK(t, h.say(tc.user, "/gpu list"))
+			if len(l.Sections) != 1 || strings.Contains(l.PlainText(), ext.String()) {
+				t.Errorf("/gpu list after the extension:\n%s", l.PlainText())
+			}
+		})
+	}
+}

@@ -74,7 +74,7 @@ bob@acme.example: /gpu status L-4
 	mustContain(t, "approvals list", dana, "1 request(s) wait for your decision", "carl@contractor.example asks for 1 × interactive")
 	mustContain(t, "approved", dana, "Approved L-1")
 	mustContain(t, "requester told and lease active", carl, "Approved by dana@acme.example: L-1 is active: 1 × interactive")
-	mustContain(t, "all copies updated", to(msgs, "#vision-gpu"), "L-1 was approved by dana@acme.example at Mon 09:00")
+	mustContain(t, "all copies updated", to(msgs, "#vision-gpu"), "L-1 was approved by dana@acme.example at Mon 30 Nov 09:00 CST")
 	// The fallback approver decides L-2, which its budget owner asked for.
 	alice := to(msgs, "alice@acme.example")
 	mustContain(t, "new data class waits", alice, "L-3 waits for approval", "new-data-class")
