@@ -294,6 +294,9 @@ func TestRequestGrammar(t *testing.T) {
 		"/GPU Request 4 gpus Train for 90m data internal template pytorch-ddp": {Verb: "request", GPUs: 4, Class: "train", Duration: 90 * time.Minute, DataClass: "internal", Template: "pytorch-ddp"},
 		"gpu request 1 interactive 4h":                                         {Verb: "request", GPUs: 1, Class: "interactive", Duration: 4 * time.Hour},
 		"/gpu gpu request 1 interactive 4h":                                    {Verb: "request", GPUs: 1, Class: "interactive", Duration: 4 * time.Hour},
+		// Leases are by the minute, as every reply shows them.
+		"/gpu request 1 interactive for 3h1s": {Verb: "request", GPUs: 1, Class: "interactive", Duration: 3 * time.Hour},
+		"/gpu request 1 interactive for 90s":  {Verb: "request", GPUs: 1, Class: "interactive", Duration: 2 * time.Minute},
 	}
 	for in, want := range cases {
 		got, err := Parse(in)

@@ -148,6 +148,10 @@ func parseDur(s string) (time.Duration, error) {
 	if d <= 0 {
 		return 0, fmt.Errorf("zero duration")
 	}
+	if d >= time.Minute {
+		// Leases are kept, shown and checked by the minute: 3h1s is 3h, as every reply writes it.
+		d = d.Round(time.Minute)
+	}
 	return d, nil
 }
 
