@@ -534,11 +534,41 @@ func (b *Bot) approvals(ctx context.Context, req bot.Request) []bot.Reply {
 	r := bot.Reply{Text: fmt.Sprintf("%d request(s) wait for your decision. %s", len(ls), footer)}
 	for _, l := range ls {
 		sec := b.card(ctx, l)
-		sec.Text = fmt.Sprintf("%s asks %s; rule %s: %s", l.User, b.askText(l), l.Rules, l.Reason)
+		sec.Text = fmt.Sprintf("%s asks %s; %s", l.User, b.askText(l), b.rulesOf(l))
 		r.Sections = append(r.Sections, sec)
 		r.Actions = append(r.Actions, approvalActions(l)...)
 	}
 	return []bot.Reply{r}
+}
+
+// rulesOf says which rules sent l to its approvers and why: "rule big: Too many GPUs", or "rules
+// big: Too many GPUs; vendor: Vendor accounts need approval". The first reason is the one stored
+// with the request; the others are the policy's.
+func (b *Bot) rulesOf(l *qm.Lease) string {
+	names := strings.Split(l.Rules, ",")
+	parts := make([]string, 0, len(names))
+	for i, n := range names {
+		n = strings.TrimSpace(n)
+		why := ""
+		if i == 0 {
+			why = l.Reason
+		} else {
+			for _, r := range b.pol().Exceptions {
+				if r.Name == n {
+					why = r.Why
+				}
+			}
+		}
+		if why == "" {
+			parts = append(parts, n)
+			continue
+		}
+		parts = append(parts, n+": "+why)
+	}
+	if len(parts) == 1 {
+		return "rule " + parts[0]
+	}
+	return "rules " + strings.Join(parts, "; ")
 }
 
 func approvalActions(l *qm.Lease) []bot.Action {

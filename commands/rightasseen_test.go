@@ -979,3 +979,15 @@ func TestAnApprovedExtensionSaysTheNewEnd(t *testing.T) {
 		})
 	}
 }
+
+// /gpu approvals gives every rule that sent a request for approval with its own reason, as the
+// approval card does.
+func TestApprovalsListEveryRuleWithItsReason(t *testing.T) {
+	h := newHarnessOn(t, policyVariant(t, otherPolicy, "exceptions:\n",
+		"exceptions:\n  - {name: long, when: request.duration > class.max_duration, why: Longer than the class allows}\n"))
+	mustOK(t, h.say("rita@borealis.example", "/gpu request 3 dev for 8h"))
+	a := mustOK(t, h.say("olga@borealis.example", "/gpu approvals")).PlainText()
+	if want := "rules long: Longer than the class allows; too-big: Bigger than the class allows"; !strings.Contains(a, want) {
+		t.Errorf("/gpu approvals:\n%s\nwant %q", a, want)
+	}
+}
