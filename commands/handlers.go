@@ -106,7 +106,16 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 			l.Parent, policy.FormatDuration(l.Duration), l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or ")),
 			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
 	}
-	return []bot.Reply{{Text: fmt.Sprintf("%s now runs until %s, %s in all.", l.ID, b.when(l.ExpiresAt), policy.FormatDuration(l.Duration)), Sections: []bot.Section{b.card(ctx, l)}}}
+	return []bot.Reply{{Text: b.newLength(l), Sections: []bot.Section{b.card(ctx, l)}}}
+}
+
+// newLength says how long an extended lease runs now: until when, or, while it waits to start,
+// for how long once it does.
+func (b *Bot) newLength(l *qm.Lease) string {
+	if l.ExpiresAt.IsZero() {
+		return fmt.Sprintf("%s now lasts %s in all, from when it starts.", l.ID, policy.FormatDuration(l.Duration))
+	}
+	return fmt.Sprintf("%s now runs until %s, %s in all.", l.ID, b.when(l.ExpiresAt), policy.FormatDuration(l.Duration))
 }
 
 func (b *Bot) keep(ctx context.Context, req bot.Request, c Command) []bot.Reply {
@@ -150,10 +159,7 @@ func (b *Bot) extendedText(ctx context.Context, l *qm.Lease) string {
 	if err != nil {
 		return ""
 	}
-	if p.ExpiresAt.IsZero() {
-		return fmt.Sprintf("%s now lasts %s in all, from when it starts.", p.ID, policy.FormatDuration(p.Duration))
-	}
-	return fmt.Sprintf("%s now runs until %s, %s in all.", p.ID, b.when(p.ExpiresAt), policy.FormatDuration(p.Duration))
+	return b.newLength(p)
 }
 
 func (b *Bot) quotaRequest(ctx context.Context, req bot.Request, c Command) []bot.Reply {
@@ -367,6 +373,10 @@ func leaseActions(l *qm.Lease) []bot.Action {
 		return nil
 	}
 	id := l.ID.String()
+	if l.State == qm.Queued || l.State == qm.PendingApproval {
+		// Nothing runs yet: cancelling is what releasing it does.
+		return []bot.Action{{Label: "Cancel", Command: "/gpu release " + id}}
+	}
 	return []bot.Action{
 		{Label: "Extend 1h", Command: "/gpu extend " + id + " 1h"},
 		{Label: "Release", Command: "/gpu release " + id, Style: "danger"},

@@ -991,3 +991,24 @@ func TestApprovalsListEveryRuleWithItsReason(t *testing.T) {
 		t.Errorf("/gpu approvals:\n%s\nwant %q", a, want)
 	}
 }
+
+// Extending a lease that waits to start says how long it will run once it starts.
+func TestExtendingAQueuedLease(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy) // dev: at most 20% of 20 GPUs at once, 4
+	mustOK(t, h.say("rita@borealis.example", "/gpu request 2 dev for 2h"))
+	mustOK(t, h.say("rolf@borealis.example", "/gpu request 2 dev for 2h"))
+	q := mustOK(t, h.say("sam@borealis.example", "/gpu request 1 dev for 1h"))
+	if !strings.Contains(q.Text, "queued") {
+		t.Fatalf("a request over the cap: %s", q.Text)
+	}
+	id := leaseIn(t, q.Text)
+	r := mustOK(t, h.say("sam@borealis.example", "/gpu extend "+id.String()+" 1h"))
+	if want := id.String() + " now lasts 2h in all, from when it starts."; r.Text != want {
+		t.Errorf("extending a queued lease: %q, want %q", r.Text, want)
+	}
+	// Its card offers to cancel it, as the queued reply does.
+	st := mustOK(t, h.say("sam@borealis.example", "/gpu status "+id.String()))
+	if len(st.Actions) != 1 || st.Actions[0].Label != "Cancel" {
+		t.Errorf("the queued lease's buttons: %+v", st.Actions)
+	}
+}
