@@ -99,6 +99,7 @@ func New(cfg Config) (*Backend, error) {
 	if cfg.Instance == "" {
 		cfg.Instance = DefaultInstance
 	}
+	cfg.Workload.Instance = cfg.Instance
 	if strings.ContainsAny(cfg.Instance, ": \t\n") {
 		return nil, fmt.Errorf("slurm: instance %q must not contain a colon or spaces", cfg.Instance)
 	}

@@ -51,6 +51,10 @@ type SlurmTarget struct {
 	GRES      string // GPU GRES without the count, e.g. "gpu:h100"
 	Account   string // optional: the Slurm account (the team, where accounting is on)
 	NodeList  string // where the service placed the lease, e.g. "gpu01,gpu02": becomes --nodelist
+	// Instance names the installation on the cluster (its job comments' prefix): a workspace's
+	// port is drawn from it and the lease id, so that two installations sharing the cluster
+	// do not give their L-1s the same port.
+	Instance string
 	// Exclusive asks for whole nodes (--exclusive): a reservation, or a lease of an exclusive
 	// class that Slurm places itself.
 	Exclusive bool
@@ -399,7 +403,7 @@ func (t *Template) render(in Input, backend string) (*view, error) {
 	if t.Connect != nil {
 		c := *t.Connect
 		if backend == "slurm" {
-			c.Port = t.slurmPort(in.Lease)
+			c.Port = t.slurmPort(in.Slurm.Instance, in.Lease)
 		}
 		if c.Protocol == "ssh" {
 			c.User = sshUser(in.User)
@@ -567,9 +571,12 @@ func (c *Catalog) BaseImage() (ref, description string) {
 
 // slurmPort is the port an interactive server listens on under Slurm: derived from the lease, so
 // workspaces sharing a node do not collide and the service knows it without asking the job.
-func (t *Template) slurmPort(lease string) int {
+func (t *Template) slurmPort(instance, lease string) int {
 	r := t.catalog.defaults.SlurmPortRange
 	h := fnv.New32a()
+	if instance != "" {
+		h.Write([]byte(instance + ":"))
+	}
 	h.Write([]byte(lease))
 	return r[0] + int(h.Sum32()%uint32(r[1]-r[0]+1))
 }

@@ -395,13 +395,26 @@ func TestConnect(t *testing.T) {
 	if got := out.SlurmConnect.Address("gpu07", ""); got != "ssh -p "+strconv.Itoa(out.SlurmConnect.Port)+" alice@gpu07" {
 		t.Errorf("ssh command %q", got)
 	}
-	// The port is a function of the lease alone.
-	in := templates.ExampleInput(jl, "", nil)
-	in.Lease = "L-43"
-	other, _ := jl.Render(in)
-	again, _ := jl.Render(templates.ExampleInput(jl, "", nil))
-	if again.SlurmConnect.Port != out.SlurmConnect.Port && other.SlurmConnect.Port == again.SlurmConnect.Port {
-		t.Errorf("ports: L-42 %d, L-42 again %d, L-43 %d", out.SlurmConnect.Port, again.SlurmConnect.Port, other.SlurmConnect.Port)
+	// The port is a function of the installation and the lease: the same lease of the same
+	// installation listens on the same port after a restart; another lease, or the same lease
+	// id of another installation sharing the cluster, on another.
+	port := func(instance, lease string) int {
+		in := templates.ExampleInput(jl, "", nil)
+		in.Slurm.Instance, in.Lease = instance, lease
+		r, err := jl.Render(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.SlurmConnect.Port
+	}
+	if a, b := port("qm", "L-1"), port("qm", "L-1"); a != b {
+		t.Errorf("L-1 of qm listens on %d, then on %d", a, b)
+	}
+	if a, b := port("qm", "L-1"), port("qm", "L-2"); a == b {
+		t.Errorf("L-1 and L-2 of qm both listen on %d", a)
+	}
+	if a, b := port("qm", "L-1"), port("qm-staging", "L-1"); a == b {
+		t.Errorf("L-1 of two installations both listen on %d", a)
 	}
 }
 

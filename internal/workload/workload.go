@@ -38,6 +38,8 @@ type Settings struct {
 	Container string
 	// BaseImage replaces the catalog's base image where set.
 	BaseImage string
+	// Instance names the installation on a shared Slurm cluster (templates.SlurmTarget.Instance).
+	Instance string
 }
 
 // Workload is a lease's workload, rendered.
@@ -110,6 +112,7 @@ func InputFor(p *policy.Policy, l *qm.Lease, s Settings) (templates.Input, error
 			Partition: c.Slurm.Partition,
 			GRES:      c.Slurm.GRES,
 			Container: s.Container,
+			Instance:  s.Instance,
 		},
 		Kubernetes: templates.KubernetesTarget{
 			Resource:     c.Kubernetes.Resource,
