@@ -323,6 +323,13 @@ func gpuText(c *policy.Class) string {
 	return strings.Join(append(parts, c.Isolation), ", ")
 }
 
+// wholeNodes reports whether a workspace lease is larger than a node of its class, and so holds
+// whole nodes (its GPUs were rounded up to them when it was asked for).
+func (b *Bot) wholeNodes(l *qm.Lease) bool {
+	size := b.Svc.NodeSize(l.Class)
+	return l.Kind == qm.KindWorkspace && size > 0 && l.GPUs > size && l.GPUs%size == 0
+}
+
 func (b *Bot) grantedText(l *qm.Lease) string {
 	cls, _ := b.pol().Class(l.Class)
 	what := fmt.Sprintf("%d × %s", l.GPUs, l.Class)
@@ -331,6 +338,8 @@ func (b *Bot) grantedText(l *qm.Lease) string {
 	}
 	if l.Exclusive {
 		what += ", whole nodes for this lease alone"
+	} else if b.wholeNodes(l) {
+		what += ", whole nodes"
 	}
 	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(qm.Cost(cls, l.GPUs, l.Duration)), b.price(cls.PricePerGPUHour))
 	if !l.State.Running() || l.State == qm.Provisioning || l.ExpiresAt.IsZero() {

@@ -47,6 +47,9 @@ func (b *Bot) askText(l *qm.Lease) string {
 	if l.Exclusive {
 		return fmt.Sprintf("for %d × %s (whole nodes, exclusive) for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
 	}
+	if b.wholeNodes(l) {
+		return fmt.Sprintf("for %d × %s (whole nodes) for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
+	}
 	return fmt.Sprintf("for %d × %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
 }
 

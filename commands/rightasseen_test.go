@@ -1012,3 +1012,29 @@ func TestExtendingAQueuedLease(t *testing.T) {
 		t.Errorf("the queued lease's buttons: %+v", st.Actions)
 	}
 }
+
+// A lease larger than a node takes whole nodes, so it is asked, counted against quota and billed
+// for all of their GPUs, as an exclusive one is.
+func TestALeaseLargerThanANodeIsWholeNodes(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy) // bigiron: nodes of 4
+	r := mustOK(t, h.say("rita@borealis.example", "/gpu request 5 bigiron for 1h"))
+	id := leaseIn(t, r.Text)
+	if l := h.lease(id); l.GPUs != 8 {
+		t.Fatalf("5 bigiron GPUs on nodes of 4 hold %d, want 8 (two whole nodes)", l.GPUs)
+	}
+	if !strings.Contains(r.Text, "the published rule too-big") {
+		t.Errorf("8 GPUs are more than the class allows without approval: %s", r.Text)
+	}
+	asked := h.notices("olga@borealis.example")
+	if len(asked) == 0 || !strings.Contains(asked[0].Text, "8 × bigiron (whole nodes) for 1h") {
+		t.Errorf("the approver is not told the whole nodes: %+v", asked)
+	}
+	mustOK(t, h.say("olga@borealis.example", "/gpu approve "+id.String()))
+	granted := h.notices("rita@borealis.example")
+	if len(granted) == 0 || !strings.Contains(granted[0].Text, "8 × bigiron (A100-80), whole nodes") || !strings.Contains(granted[0].Text, "16.00 EUR") {
+		t.Errorf("the grant: %+v", granted)
+	}
+	if q := mustOK(t, h.say("rita@borealis.example", "/gpu quota")).PlainText(); !strings.Contains(q, "8 of 8") {
+		t.Errorf("/gpu quota after two whole nodes:\n%s", q)
+	}
+}

@@ -67,9 +67,10 @@ func (s *Service) Normalize(ctx context.Context, req *LeaseRequest) (Identity, *
 		return id, nil, err
 	}
 	req.Class = c.Name
-	if size := s.NodeSize(c.Name); req.Exclusive && size > 0 && req.GPUs%size != 0 {
-		// An exclusive lease holds whole nodes, so it asks, counts against quota and is billed
-		// for all of their GPUs, as the scheduler allocates them.
+	if size := s.NodeSize(c.Name); size > 0 && req.GPUs%size != 0 && (req.Exclusive || req.GPUs > size && s.placesItself(c.Name)) {
+		// An exclusive lease holds whole nodes, and so does one larger than a node where the
+		// service places it (it takes whole free nodes), so it asks, counts against quota and is
+		// billed for all of their GPUs, as the scheduler allocates them.
 		req.GPUs = (req.GPUs + size - 1) / size * size
 		if _, err := s.checkShape(c.Name, req.GPUs, req.Duration); err != nil {
 			return id, nil, err
