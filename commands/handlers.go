@@ -571,6 +571,8 @@ func (b *Bot) rulesOf(l *qm.Lease) string {
 		why := ""
 		if i == 0 {
 			why = l.Reason
+		} else if n == qm.QuotaLimit {
+			why = "It would also take the team past its quota"
 		} else {
 			for _, r := range b.pol().Exceptions {
 				if r.Name == n {

@@ -1038,3 +1038,31 @@ func TestALeaseLargerThanANodeIsWholeNodes(t *testing.T) {
 		t.Errorf("/gpu quota after two whole nodes:\n%s", q)
 	}
 }
+
+// An exception that would also take the team past its quota says so to its approvers, so that an
+// approval is a decision on the quota too; a rule about the quota already says it.
+func TestAnExceptionPastTheQuotaSaysSoToTheApprover(t *testing.T) {
+	long := "  - {name: long, when: request.duration > class.max_duration, why: Longer than the class allows}\n"
+	h := newHarnessOn(t, policyVariant(t, otherPolicy,
+		"  - name: beyond-quota\n    when: usage.gpus_in_use + request.gpus > team.quota.gpus[class.name]\n    why: Beyond the team's quota\n", long))
+	mustOK(t, h.say("vic@borealis.example", "/gpu request 2 dev for 1h")) // vision: 2 dev GPUs at once
+	h.notices("vera@borealis.example")
+	r := mustOK(t, h.say("vic@borealis.example", "/gpu request 1 dev for 8h"))
+	if !strings.Contains(r.Text, "the published rules long (Longer than the class allows) and quota (It would also take team vision past its quota, to 3 of its 2 dev GPUs at once) apply") {
+		t.Errorf("the requester is told: %s", r.Text)
+	}
+	asked := h.notices("vera@borealis.example")
+	if len(asked) == 0 || !strings.Contains(asked[0].Text, "quota: It would also take team vision past its quota, to 3 of its 2 dev GPUs at once") {
+		t.Errorf("the approver is told: %+v", asked)
+	}
+	if a := mustOK(t, h.say("vera@borealis.example", "/gpu approvals")).PlainText(); !strings.Contains(a, "rules long: Longer than the class allows; quota: It would also take the team past its quota") {
+		t.Errorf("/gpu approvals:\n%s", a)
+	}
+
+	// The same request within the quota names only the rule it met.
+	h = newHarnessOn(t, policyVariant(t, otherPolicy,
+		"  - name: beyond-quota\n    when: usage.gpus_in_use + request.gpus > team.quota.gpus[class.name]\n    why: Beyond the team's quota\n", long))
+	if r := mustOK(t, h.say("vic@borealis.example", "/gpu request 1 dev for 8h")); strings.Contains(r.Text, "quota") {
+		t.Errorf("a request within the quota: %s", r.Text)
+	}
+}

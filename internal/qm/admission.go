@@ -3,7 +3,9 @@ package qm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -146,6 +148,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		if err != nil {
 			return err
 		}
+		matches = s.withQuotaNote(matches, l.Team, l.Class, u, q, l.GPUs, in.Request.GPUHours)
 		out = &Outcome{Lease: l, Matches: matches}
 		if len(matches) > 0 {
 			out.Approvers = s.Deciders(l.Team, l.User)
@@ -323,4 +326,34 @@ func weeklyHoursLeft(team string, u Usage, q policy.Quota, hours float64, what s
 	}
 	return Errorf(EFORBIDDEN, "team %s has %s of its %s GPU-hours left this week, and %s needs %s; ask your budget owner with /gpu quota request.",
 		team, FormatHours(math.Max(0, q.GPUHoursPerWeek-u.GPUHoursWeek)), FormatHours(q.GPUHoursPerWeek), what, FormatHours(hours))
+}
+
+// QuotaLimit names the note added to the rules of an exception that would also take its team past
+// its quota, so that the budget owner who approves it knows that too.
+const QuotaLimit = "quota"
+
+// withQuotaNote adds the QuotaLimit note to the rules an exception met when it would also take
+// team past its quota (gpus more of class at once, or hours more this week), unless one of those
+// rules is about the quota already. Without rules there is nothing to add: the quota binds.
+func (s *Service) withQuotaNote(ms []policy.Match, team, class string, u Usage, q policy.Quota, gpus int, hours float64) []policy.Match {
+	if len(ms) == 0 {
+		return ms
+	}
+	for _, m := range ms {
+		for _, r := range s.Policy.Exceptions {
+			if r.Name == m.Rule && strings.Contains(r.When, "quota") {
+				return ms
+			}
+		}
+	}
+	var why string
+	switch {
+	case gpus > 0 && u.GPUs[class]+gpus > q.GPUs[class]:
+		why = fmt.Sprintf("It would also take team %s past its quota, to %d of its %d %s GPUs at once", team, u.GPUs[class]+gpus, q.GPUs[class], class)
+	case q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+hours > q.GPUHoursPerWeek:
+		why = fmt.Sprintf("It would also take team %s past its quota, to %s of its %s GPU-hours this week", team, FormatHours(u.GPUHoursWeek+hours), FormatHours(q.GPUHoursPerWeek))
+	default:
+		return ms
+	}
+	return append(slices.Clone(ms), policy.Match{Rule: QuotaLimit, Why: why})
 }

@@ -178,6 +178,7 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 		if err != nil {
 			return err
 		}
+		matches = s.withQuotaNote(matches, cur.Team, cur.Class, u, q, 0, in.Request.GPUHours)
 		if len(matches) == 0 {
 			if err := weeklyHoursLeft(cur.Team, u, q, in.Request.GPUHours, "extending "+cur.ID.String()+" by "+policy.FormatDuration(by)); err != nil {
 				return err
