@@ -85,6 +85,16 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		if ext := b.extendedText(ctx, l); ext != "" {
 			base = bot.Reply{Text: fmt.Sprintf("%s (%s) was approved by %s: %s", id, b.askText(l), n.Actor, ext)}
 		}
+		if l.Kind == qm.KindWorkspace && l.State == qm.Queued {
+			// Approved, but the GPUs are taken: when it may start, as a queued reply says.
+			wait := "unknown"
+			if w, err := b.Svc.LeaseWait(ctx, l); err == nil {
+				wait = waitText(w)
+			}
+			base = bot.Reply{Text: fmt.Sprintf("%s (%s) was approved by %s and is queued: %s. Predicted wait %s. You will get a message when it starts.",
+				id, b.askText(l), n.Actor, l.Reason, wait), Sections: []bot.Section{b.card(ctx, l)},
+				Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + id, Style: "danger"}}}
+		}
 		if l.Kind == qm.KindWorkspace && l.State.Running() {
 			base = bot.Reply{Text: fmt.Sprintf("Approved by %s: %s", n.Actor, b.grantedText(l)), Sections: []bot.Section{b.card(ctx, l)}, Actions: leaseActions(l)}
 		}

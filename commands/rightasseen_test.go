@@ -1066,3 +1066,28 @@ func TestAnExceptionPastTheQuotaSaysSoToTheApprover(t *testing.T) {
 		t.Errorf("a request within the quota: %s", r.Text)
 	}
 }
+
+// A request approved while its GPUs are taken is queued, and its requester hears when it may
+// start, as a request queued at once does.
+func TestAnApprovedRequestThatQueuesSaysItsWait(t *testing.T) {
+	long := "exceptions:\n  - {name: long, when: request.duration > class.max_duration, why: Longer than the class allows}\n"
+	h := newHarnessOn(t, policyVariant(t, otherPolicy, "exceptions:\n", long)) // dev: 4 GPUs at once
+	mustOK(t, h.say("rita@borealis.example", "/gpu request 2 dev for 2h"))
+	mustOK(t, h.say("rolf@borealis.example", "/gpu request 2 dev for 2h"))
+	id := leaseIn(t, mustOK(t, h.say("vic@borealis.example", "/gpu request 1 dev for 8h")).Text)
+	h.notices("vic@borealis.example")
+	mustOK(t, h.say("vera@borealis.example", "/gpu approve "+id.String()))
+	var told bot.Reply
+	for _, n := range h.notices("vic@borealis.example") {
+		if strings.Contains(n.Text, "was approved") {
+			told = n
+		}
+	}
+	if !strings.HasPrefix(told.Text, id.String()+" (for 1 × dev for 8h) was approved by vera@borealis.example and is queued: ") ||
+		!strings.Contains(told.Text, "Predicted wait ") || !strings.HasSuffix(told.Text, "You will get a message when it starts.") {
+		t.Errorf("the requester of an approved request that queued is told %q", told.Text)
+	}
+	if len(told.Actions) != 1 || told.Actions[0].Label != "Cancel" {
+		t.Errorf("its buttons: %+v", told.Actions)
+	}
+}

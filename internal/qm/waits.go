@@ -92,6 +92,11 @@ func (s *Service) PredictWait(ctx context.Context, class, team string, n int) (W
 	return s.predictWait(ctx, WaitRequest{Class: class, Team: team, GPUs: n, Duration: DefaultDuration}, false)
 }
 
+// LeaseWait estimates how long a queued lease still waits, behind the leases queued before it.
+func (s *Service) LeaseWait(ctx context.Context, l *Lease) (WaitEstimate, error) {
+	return s.predictWait(ctx, WaitRequest{Lease: l.ID, Class: l.Class, User: l.User, Team: l.Team, GPUs: l.GPUs, Duration: l.Duration}, l.Exclusive)
+}
+
 // predictWait is PredictWait for req; req.Lease, when set, is a lease already in the queue: only
 // leases queued before it are ahead. reserve: the request takes whole nodes.
 func (s *Service) predictWait(ctx context.Context, req WaitRequest, reserve bool) (WaitEstimate, error) {
