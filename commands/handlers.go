@@ -643,7 +643,7 @@ func (b *Bot) policyText() bot.Reply {
 	for _, c := range p.Classes {
 		line := fmt.Sprintf("%s: %s, %s/GPU-hour, up to %d GPU(s) for %s without approval", c.Name, strings.TrimSpace(c.SKU+" "+c.Isolation), b.price(c.PricePerGPUHour), c.MaxGPUs, policy.FormatDuration(c.MaxDuration.Duration))
 		if c.IdleTimeout.Duration > 0 {
-			line += fmt.Sprintf("; idle for %s → warning, reclaimed %s later", policy.FormatDuration(c.IdleTimeout.Duration), policy.FormatDuration(c.IdleGrace.Duration))
+			line += fmt.Sprintf("; idle for %s → warning, reclaimed %s later", policy.FormatDuration(c.IdleTimeout.Duration), policy.FormatDuration(qm.IdleGrace(c)))
 		}
 		if c.CapacityShare > 0 {
 			line += fmt.Sprintf("; shared classes hold at most %.0f%% of the cluster", c.CapacityShare*100)

@@ -138,7 +138,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		cls, _ := b.pol().Class(l.Class)
 		grace := ""
 		if cls != nil {
-			grace = policy.FormatDuration(cls.IdleGrace.Duration)
+			grace = policy.FormatDuration(qm.IdleGrace(cls))
 		}
 		base = bot.Reply{Text: fmt.Sprintf("%s has shown no GPU activity (%s). Keep it, or it will be released in %s.", id, l.Reason, grace),
 			Actions: []bot.Action{{Label: "Keep", Command: "/gpu keep " + id, Style: "primary"}, {Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}

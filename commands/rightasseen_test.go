@@ -1091,3 +1091,23 @@ func TestAnApprovedRequestThatQueuesSaysItsWait(t *testing.T) {
 		t.Errorf("its buttons: %+v", told.Actions)
 	}
 }
+
+// A class without an idle grace still gives the owner of an idle lease a minute to keep it: the
+// warning says so, and the reclaim comes that minute later, not at the instant of the warning.
+func TestNoIdleGraceStillGivesTheWarningAMinute(t *testing.T) {
+	h := newHarnessOn(t, policyVariant(t, otherPolicy, "    idle_grace: 5m\n", ""))
+	id := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 1 dev for 4h")).Text)
+	h.sim.SetUtilization(h.lease(id), 0)
+	h.advance(20*time.Minute + 30*time.Second) // idle_timeout 20m
+	warned := h.notices("rita@borealis.example")
+	if len(warned) != 1 || !strings.Contains(warned[0].Text, "Keep it, or it will be released in 1m.") {
+		t.Fatalf("the idle warning: %+v", warned)
+	}
+	if l := h.lease(id); l.State != qm.IdleWarned {
+		t.Fatalf("at the warning the lease is %s", l.State)
+	}
+	h.advance(time.Minute)
+	if l := h.lease(id); l.State != qm.Reclaimed {
+		t.Errorf("a minute after the warning the lease is %s", l.State)
+	}
+}

@@ -71,6 +71,13 @@ func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since
 	return since, seen, true
 }
 
+// MinIdleGrace is the least time a warned owner has to keep an idle lease: a class with no
+// idle_grace still gives a warning a minute to be answered.
+const MinIdleGrace = time.Minute
+
+// IdleGrace is how long after the idle warning a lease of class c is reclaimed.
+func IdleGrace(c *policy.Class) time.Duration { return max(c.IdleGrace.Duration, MinIdleGrace) }
+
 // checkIdle warns about or reclaims an idle lease, and reports whether it ended it. A reclaim is
 // dated when it fell due (the warning plus the grace), unless the lease's own end came first.
 func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
@@ -100,7 +107,7 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 			})
 			return false
 		}
-		due := l.WarnedAt.Add(c.IdleGrace.Duration)
+		due := l.WarnedAt.Add(IdleGrace(c))
 		if seen.Before(due) || (!l.ExpiresAt.IsZero() && !due.Before(l.ExpiresAt)) {
 			return false
 		}
@@ -243,7 +250,7 @@ func (s *Service) NextDue(ctx context.Context) (time.Time, error) {
 				continue
 			}
 			if l.State == IdleWarned {
-				consider(l.WarnedAt.Add(c.IdleGrace.Duration))
+				consider(l.WarnedAt.Add(IdleGrace(c)))
 			} else if s.Telemetry != nil {
 				if a, ok := s.Telemetry.Activity(ctx, l); ok && (a.LastActive.Before(now) || a.Utilization < s.Policy.Idle.UtilizationBelow) {
 					consider(since.Add(c.IdleTimeout.Duration))
