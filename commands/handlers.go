@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -646,7 +648,7 @@ func (b *Bot) policyText() bot.Reply {
 			line += fmt.Sprintf("; idle for %s → warning, reclaimed %s later", policy.FormatDuration(c.IdleTimeout.Duration), policy.FormatDuration(qm.IdleGrace(c)))
 		}
 		if c.CapacityShare > 0 {
-			line += fmt.Sprintf("; shared classes hold at most %.0f%% of the cluster", c.CapacityShare*100)
+			line += fmt.Sprintf("; shared classes hold at most %s%% of the cluster", strconv.FormatFloat(math.Round(c.CapacityShare*1000)/10, 'f', -1, 64))
 		}
 		cl = append(cl, line)
 	}
@@ -664,8 +666,12 @@ func (b *Bot) policyText() bot.Reply {
 	}
 	teams = append(teams, fmt.Sprintf("any other team: %s, %s GPU-hours/week", gpusText(p, p.QuotaFor("")), qm.FormatHours(dq.GPUHoursPerWeek)))
 	r.Sections = append(r.Sections, bot.Section{Title: "Quotas", Text: strings.Join(teams, "\n")})
-	r.Sections = append(r.Sections, bot.Section{Title: "Approvals", Text: fmt.Sprintf("undecided after %s → denied; self-approval %s; fallback approvers %s",
-		policy.FormatDuration(p.Approvals.Timeout.Duration), map[bool]string{true: "allowed", false: "not allowed"}[p.Approvals.SelfApproval], orNone(p.Approvals.FallbackApprovers))})
+	approvals := fmt.Sprintf("undecided after %s → denied; self-approval %s; fallback approvers %s",
+		policy.FormatDuration(p.Approvals.Timeout.Duration), map[bool]string{true: "allowed", false: "not allowed"}[p.Approvals.SelfApproval], orNone(p.Approvals.FallbackApprovers))
+	if p.Approvals.StepUp.Duration > 0 {
+		approvals += fmt.Sprintf("; an approver signed in with single sign-on more than %s ago signs in again first", policy.FormatDuration(p.Approvals.StepUp.Duration))
+	}
+	r.Sections = append(r.Sections, bot.Section{Title: "Approvals", Text: approvals})
 	return r
 }
 

@@ -265,7 +265,7 @@ func init() {
 				return b.request(ctx, req, c)
 			}},
 		{Name: "estimate", Words: []string{"estimate"}, Usage: "/gpu estimate N CLASS DURATION", Summary: "cost and predicted wait, nothing reserved",
-			Examples: []string{"/gpu estimate 2 {class} 8h"},
+			Examples: []string{"/gpu estimate 1 {class} {duration}"},
 			Params: []Param{{Name: "gpus", Type: TInt, Required: true, Help: "how many GPUs"}, {Name: "class", Type: TClass, Required: true, Help: "the class"},
 				{Name: "duration", Type: TDuration, Required: true, Help: "how long, like 8h"}},
 			parse: parseEstimate, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {

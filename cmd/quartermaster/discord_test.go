@@ -335,7 +335,7 @@ func TestDiscordBadInput(t *testing.T) {
 		opts []discordtest.Opt
 		want string
 	}{
-		{"estimate", []discordtest.Opt{opt("gpus", 2), opt("class", "train")}, "/gpu estimate needs the option duration (how long, like 8h). Example: /gpu estimate 2 interactive 8h"},
+		{"estimate", []discordtest.Opt{opt("gpus", 2), opt("class", "train")}, "/gpu estimate needs the option duration (how long, like 8h). Example: /gpu estimate 1 interactive 4h"},
 		{"request", []discordtest.Opt{{Name: "gpus", Value: "lots", Type: 4}}, `The option gpus of /gpu request takes a whole number, not "lots". Example: /gpu request 1 interactive for 4h`},
 		{"request", []discordtest.Opt{opt("gpus", 1), opt("class", "interactive"), opt("duration", "forever")}, `"forever" is not a duration; write it like 30m, 4h or 2d. Example: /gpu request 1 interactive for 4h`},
 		{"request", []discordtest.Opt{opt("gpus", 1), opt("class", "tpu")}, `Example: /gpu request 1 interactive for 4h`},

@@ -74,10 +74,10 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 		}
 		if cur.State != PendingApproval {
 			if cur.DecidedBy == SystemActor {
-				return Errorf(ECONFLICT, "%s expired undecided at %s and was denied; the requester can ask again.", id, cur.DecidedAt.In(s.Policy.Location).Format("Mon 15:04"))
+				return Errorf(ECONFLICT, "%s expired undecided at %s and was denied; the requester can ask again.", id, cur.DecidedAt.In(s.Policy.Location).Format("Mon 2 Jan 15:04 MST"))
 			}
 			if cur.DecidedBy != "" {
-				return Errorf(ECONFLICT, "%s was already decided by %s at %s: it is %s.", id, cur.DecidedBy, cur.DecidedAt.In(s.Policy.Location).Format("Mon 15:04"), cur.State)
+				return Errorf(ECONFLICT, "%s was already decided by %s at %s: it is %s.", id, cur.DecidedBy, cur.DecidedAt.In(s.Policy.Location).Format("Mon 2 Jan 15:04 MST"), cur.State)
 			}
 			return Errorf(ECONFLICT, "%s is %s and no longer waits for a decision.", id, cur.State)
 		}
