@@ -123,6 +123,11 @@ func (f *Fake) complete(i int, d *server.Device, seed, kind string) {
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%s/%d", seed, kind, i)))
 	d.UUID = fmt.Sprintf("GPU-%x-%x-%x-%x-%x", sum[0:4], sum[4:6], sum[6:8], sum[8:10], sum[10:16])
 	d.PciBusID = spec.busIDs[i]
+	// go-nvml names its A100 "Mock NVIDIA …" but its H100 as the real one; every fake says Mock, so
+	// a fake never passes for a real GPU in /metrics, gres.conf or a report.
+	if !strings.HasPrefix(d.Config.Name, "Mock ") {
+		d.Config.Name = "Mock " + d.Config.Name
+	}
 	total := d.MemoryInfo.Total
 	state := func() agent.FakeGPU { return f.script.Script().For(i) }
 	used := func(g agent.FakeGPU) uint64 {

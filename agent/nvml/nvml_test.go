@@ -115,6 +115,27 @@ func TestFakeDGXH100(t *testing.T) {
 	}
 }
 
+// Every fake's GPUs are named "Mock NVIDIA …" (the mock A100's own name), so a fake machine never
+// passes for a real one in /metrics, gres.conf or a report.
+func TestFakeModelNamesSayMock(t *testing.T) {
+	for _, kind := range nvml.FakeKinds {
+		f, err := nvml.NewFake(kind, "dgx-01", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := nvml.OpenFake(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range d.GPUs() {
+			if !strings.HasPrefix(g.Name, "Mock NVIDIA ") || strings.Count(g.Name, "Mock") != 1 {
+				t.Errorf("%s: GPU %d is named %q; want \"Mock NVIDIA …\"", kind, g.Minor, g.Name)
+			}
+		}
+		d.Close()
+	}
+}
+
 type script struct{ s agent.Script }
 
 func (s *script) Script() agent.Script { return s.s }

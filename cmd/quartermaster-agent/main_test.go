@@ -49,7 +49,8 @@ func TestOneShotCommandsOnFake(t *testing.T) {
 		t.Errorf("topology: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCmd("gres-conf", "--fake", "dgxh100", "--node", "dgx-07", "--with-nodename")
-	if code != 0 || !strings.Contains(out, "NodeName=dgx-07 Name=gpu Type=h100 File=/dev/nvidia7 Cores=56-111 Links=18,18,18,18,18,18,18,-1\n") {
+	if code != 0 || !strings.Contains(out, "NodeName=dgx-07 Name=gpu Type=h100 File=/dev/nvidia7 Cores=56-111 Links=18,18,18,18,18,18,18,-1\n") ||
+		!strings.Contains(out, ": 8 x Mock NVIDIA H100 80GB HBM3.\n") {
 		t.Errorf("gres-conf: exit %d\n%s", code, out)
 	}
 }
