@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"regexp"
 	"sync"
 	"sync/atomic"
@@ -54,6 +55,21 @@ type Config struct {
 	// Labels chooses the /metrics label names: LabelsDCGM (default) or LabelsSnake.
 	Labels LabelStyle
 	Logger *slog.Logger
+}
+
+// CheckService says, in one sentence with an example, why service is not a URL the agent can
+// report to; nil when it is one: http:// or https://, a host, and no query or fragment (the
+// report's path is appended to it).
+func CheckService(service string) error {
+	const example = "; example: --service https://qm.example.com"
+	u, err := url.Parse(service)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--service %q is not an http:// or https:// URL%s", service, example)
+	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return fmt.Errorf("--service %q has a query or fragment; give the service's base URL%s", service, example)
+	}
+	return nil
 }
 
 // nodeName is what a node name may look like (the service checks the same).
@@ -100,6 +116,9 @@ func New(cfg Config) (*Agent, error) {
 	a := &Agent{cfg: cfg, log: cfg.Logger}
 	a.metrics = NewMetrics(cfg.Node, cfg.Labels, cfg.Devices.GPUs())
 	if cfg.Service != "" {
+		if err := CheckService(cfg.Service); err != nil {
+			return nil, err
+		}
 		if cfg.Token == "" {
 			return nil, errors.New("a service URL is set but no token; create one with `quartermaster agent-token create " + cfg.Node + "` and pass it with --token-file")
 		}

@@ -255,6 +255,11 @@ func runAgent(ctx context.Context, args []string, stderr io.Writer) error {
 	if *interval < time.Second || *interval > 10*time.Minute {
 		return errUsage{fmt.Sprintf("--interval %s is out of range; use between 1s and 10m, e.g. --interval 10s", *interval)}
 	}
+	if *service != "" {
+		if err := agent.CheckService(*service); err != nil {
+			return errUsage{err.Error()}
+		}
+	}
 	token := strings.TrimSpace(os.Getenv("QM_AGENT_TOKEN"))
 	if *tokenFile != "" {
 		b, err := os.ReadFile(*tokenFile)

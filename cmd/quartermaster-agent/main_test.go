@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acme/quartermaster/agent/nvml"
 )
@@ -71,5 +73,22 @@ func TestNoGPUOneSentence(t *testing.T) {
 	code, _, stderr := runCmd("run", "--listen", "127.0.0.1:0")
 	if code != 1 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 		t.Errorf("run without a GPU: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A --service that is not an http:// or https:// URL is refused at start, in one sentence with an
+// example, before any report is made (it would only be dropped every interval).
+func TestServiceURLRefused(t *testing.T) {
+	t.Setenv("QM_AGENT_TOKEN", "qma_x")
+	for _, service := range []string{"127.0.0.1:18080", "localhost:8080", "qm.example.com", "ftp://qm.example.com", "https://", "https://qm.example.com/?x=1"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		var out, errb bytes.Buffer
+		code := run(ctx, []string{"run", "--fake", "dgxa100", "--listen", "", "--interval", "1s", "--service", service}, &out, &errb)
+		cancel()
+		first, _, _ := strings.Cut(errb.String(), "\n")
+		if code != 2 || !strings.HasPrefix(first, "quartermaster-agent: --service "+strconv.Quote(service)) ||
+			!strings.HasSuffix(first, "; example: --service https://qm.example.com") {
+			t.Errorf("--service %q: exit %d, stderr %q", service, code, errb.String())
+		}
 	}
 }
