@@ -101,9 +101,12 @@ func (o *Outbox) Stats() (queued int, sent, refused, dropped uint64) {
 	return len(o.queue), o.sent, o.refused, o.dropped
 }
 
-// errRetry marks a failure worth trying again later: the service is down, busy, or refuses the
-// token (which an admin may fix).
+// errRetry marks a failure worth trying again later: the service is down, busy, refuses the
+// token (which an admin may fix), or is not at the URL (which an admin may fix too).
 type errRetry struct{ error }
+
+// errWrongURL marks an answer that says the service's URL is wrong (no report endpoint there).
+type errWrongURL struct{ error }
 
 // queued is a report waiting in the outbox, numbered in push order.
 type queued struct {
@@ -172,6 +175,10 @@ func (o *Outbox) send(ctx context.Context, body []byte) error {
 		return nil
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		return errRetry{fmt.Errorf("the service refused this node's token (%s): %s", resp.Status, serviceError(answer))}
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
+		// No report endpoint at this URL: the service would take the report, so keep it.
+		return errRetry{errWrongURL{fmt.Errorf("%s answered %s: the --service URL is likely wrong; give the service's base URL, without %s, e.g. --service https://qm.example.com",
+			o.url, resp.Status, report.Path)}}
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode/100 == 5:
 		return errRetry{fmt.Errorf("the service answered %s: %s", resp.Status, serviceError(answer))}
 	default:
@@ -212,7 +219,11 @@ func (o *Outbox) Run(ctx context.Context) {
 		}
 		if backoff == 0 {
 			backoff = minBackoff
-			o.cfg.Logger.Warn("cannot report to the service; keeping reports and retrying", "err", err)
+			if errors.As(err, new(errWrongURL)) {
+				o.cfg.Logger.Warn("no Quartermaster service at this URL, likely a wrong --service; keeping reports and retrying", "err", err)
+			} else {
+				o.cfg.Logger.Warn("cannot report to the service; keeping reports and retrying", "err", err)
+			}
 		} else {
 			backoff = min(2*backoff, maxBackoff)
 		}

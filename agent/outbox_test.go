@@ -144,3 +144,47 @@ func TestOutboxRunRetries(t *testing.T) {
 		t.Fatalf("the service got %v, want 1 2", got)
 	}
 }
+
+// A 404 means the --service URL is wrong (no report endpoint there), not that the report is bad:
+// the reports are kept for a retry, none is counted refused, and the log says once that the URL
+// is likely wrong.
+func TestOutboxWrongServiceURL(t *testing.T) {
+	svc := &fakeService{status: http.StatusNotFound}
+	srv := httptest.NewServer(svc)
+	defer srv.Close()
+	var mu sync.Mutex
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(p)
+	}), nil))
+	o := agent.NewOutbox(agent.OutboxConfig{URL: srv.URL + "/quartermaster", Token: "t", Logger: log})
+	o.Push(body(1))
+	err := o.Flush(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "--service") {
+		t.Fatalf("a 404: %v; want the error to name --service", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { o.Run(ctx); close(done) }()
+	for i := 2; i <= 4; i++ {
+		o.Push(body(i))
+		time.Sleep(700 * time.Millisecond) // past the first retry
+	}
+	cancel()
+	<-done
+	if q, sent, refused, _ := o.Stats(); q != 4 || sent != 0 || refused != 0 {
+		t.Errorf("queued %d sent %d refused %d; want all 4 kept, none refused", q, sent, refused)
+	}
+	mu.Lock()
+	text := logs.String()
+	mu.Unlock()
+	if n := strings.Count(text, "level=WARN"); n != 1 || !strings.Contains(text, "--service") || strings.Contains(text, "refused") {
+		t.Errorf("the log (%d warnings) should say once that --service is likely wrong:\n%s", n, text)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
