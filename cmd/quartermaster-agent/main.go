@@ -25,6 +25,7 @@ import (
 
 	"github.com/acme/quartermaster/agent"
 	"github.com/acme/quartermaster/agent/nvml"
+	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/httpserve"
 )
 
@@ -239,7 +240,7 @@ func runAgent(ctx context.Context, args []string, stderr io.Writer) error {
 	var o options
 	o.register(fs)
 	service := fs.String("service", envOr("QM_SERVICE_URL", ""), "the service's URL, e.g. https://qm.example.com (env QM_SERVICE_URL); empty: /metrics only")
-	tokenFile := fs.String("token-file", envOr("QM_AGENT_TOKEN_FILE", ""), "file holding this node's token from `quartermaster agent-token create NODE` (env QM_AGENT_TOKEN_FILE)")
+	tokenFile := fs.String("token-file", "", "file holding this node's token from `quartermaster agent-token create NODE` (env QM_AGENT_TOKEN_FILE)")
 	interval := fs.Duration("interval", agent.DefaultInterval, "how often the GPUs are read and reported")
 	window := fs.Int("window", agent.DefaultWindow, "reports kept while the service is unreachable (the oldest go first)")
 	listen := fs.String("listen", envOr("QM_AGENT_LISTEN", ":9400"), "address of /metrics (env QM_AGENT_LISTEN); empty: none")
@@ -260,14 +261,22 @@ func runAgent(ctx context.Context, args []string, stderr io.Writer) error {
 			return errUsage{err.Error()}
 		}
 	}
-	token := strings.TrimSpace(os.Getenv("QM_AGENT_TOKEN"))
+	var token string
 	if *tokenFile != "" {
 		b, err := os.ReadFile(*tokenFile)
 		if err != nil {
 			return fmt.Errorf("cannot read the token: %w", err)
 		}
-		token = strings.TrimSpace(string(b))
+		token = string(b)
+	} else {
+		// QM_AGENT_TOKEN, or the file QM_AGENT_TOKEN_FILE names; both set is refused.
+		t, err := config.Secret("QM_AGENT_TOKEN")
+		if err != nil {
+			return err
+		}
+		token = t
 	}
+	token = strings.TrimSpace(token)
 	if *service == "" && *listen == "" {
 		return errUsage{"with neither --service nor --listen there is nothing to do; e.g. --service https://qm.example.com --token-file /etc/quartermaster/agent.token"}
 	}

@@ -3,7 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,6 +93,53 @@ func TestServiceURLRefused(t *testing.T) {
 		if code != 2 || !strings.HasPrefix(first, "quartermaster-agent: --service "+strconv.Quote(service)) ||
 			!strings.HasSuffix(first, "; example: --service https://qm.example.com") {
 			t.Errorf("--service %q: exit %d, stderr %q", service, code, errb.String())
+		}
+	}
+}
+
+// The token comes from QM_AGENT_TOKEN_FILE (its trailing newline dropped) or QM_AGENT_TOKEN;
+// setting both is refused in one sentence, as for every secret.
+func TestTokenFromEnvironment(t *testing.T) {
+	got := make(chan string, 100)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get("Authorization")
+		_, _ = io.WriteString(w, `{"accepted":true}`)
+	}))
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "agent.token")
+	if err := os.WriteFile(file, []byte("qma_file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--fake", "dgxa100", "--listen", "", "--service", srv.URL}
+	runFor := func() (int, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+		defer cancel()
+		var out, errb bytes.Buffer
+		return run(ctx, args, &out, &errb), errb.String()
+	}
+
+	t.Setenv("QM_AGENT_TOKEN", "qma_env")
+	t.Setenv("QM_AGENT_TOKEN_FILE", file)
+	code, stderr := runFor()
+	if code != 1 || stderr != "quartermaster-agent: both QM_AGENT_TOKEN and QM_AGENT_TOKEN_FILE are set; keep one (the file is safer)\n" {
+		t.Errorf("both set: exit %d, stderr %q", code, stderr)
+	}
+	for _, c := range []struct{ token, file, want string }{{"", file, "Bearer qma_file"}, {"qma_env", "", "Bearer qma_env"}} {
+		t.Setenv("QM_AGENT_TOKEN", c.token)
+		t.Setenv("QM_AGENT_TOKEN_FILE", c.file)
+		if code, stderr := runFor(); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		select {
+		case auth := <-got:
+			if auth != c.want {
+				t.Errorf("QM_AGENT_TOKEN %q, QM_AGENT_TOKEN_FILE %q: the report carried %q, want %q", c.token, c.file, auth, c.want)
+			}
+		default:
+			t.Errorf("QM_AGENT_TOKEN %q, QM_AGENT_TOKEN_FILE %q: no report reached the service", c.token, c.file)
+		}
+		for len(got) > 0 {
+			<-got
 		}
 	}
 }
