@@ -256,6 +256,9 @@ func runAgent(ctx context.Context, args []string, stderr io.Writer) error {
 	if *interval < time.Second || *interval > 10*time.Minute {
 		return errUsage{fmt.Sprintf("--interval %s is out of range; use between 1s and 10m, e.g. --interval 10s", *interval)}
 	}
+	if *window < 1 {
+		return errUsage{fmt.Sprintf("--window %d is out of range; the agent keeps at least 1 report while the service is unreachable, e.g. --window %d", *window, agent.DefaultWindow)}
+	}
 	if *service != "" {
 		if err := agent.CheckService(*service); err != nil {
 			return errUsage{err.Error()}

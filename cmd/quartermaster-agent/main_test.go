@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -142,4 +144,45 @@ func TestTokenFromEnvironment(t *testing.T) {
 			<-got
 		}
 	}
+}
+
+// A --window under 1 is refused in one sentence, and the example the sentence gives works.
+func TestOutOfRangeRefused(t *testing.T) {
+	example := regexp.MustCompile(`e\.g\. --([a-z-]+) (?:'([^']*)'|(\S+))$`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--fake", "dgxa100", "--listen", "127.0.0.1:0", "--window", "0"}, "--window 0 is out of range"},
+		{[]string{"run", "--fake", "dgxa100", "--listen", "127.0.0.1:0", "--window", "-1"}, "--window -1 is out of range"},
+	} {
+		code, stderr := runWithin(c.args, 2*time.Second)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != 2 || !strings.HasPrefix(first, "quartermaster-agent: "+c.want) || strings.Contains(strings.ReplaceAll(first, "e.g. ", ""), ". ") {
+			t.Errorf("%q: exit %d, stderr %q", c.args, code, stderr)
+			continue
+		}
+		m := example.FindStringSubmatch(first)
+		if m == nil {
+			continue
+		}
+		args := slices.Clone(c.args)
+		i := slices.Index(args, "--"+m[1])
+		if i < 0 {
+			t.Errorf("%q: the example %q is of another flag", c.args, m[0])
+			continue
+		}
+		args[i+1] = m[2] + m[3]
+		if code, stderr := runWithin(args, time.Second); code != 0 {
+			t.Errorf("the example %q does not work: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+// runWithin runs the agent until it exits or d passes.
+func runWithin(args []string, d time.Duration) (int, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var out, errb bytes.Buffer
+	return run(ctx, args, &out, &errb), errb.String()
 }
