@@ -1,9 +1,12 @@
 package agent_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acme/quartermaster/agent"
 )
@@ -56,6 +59,34 @@ func TestParseScript(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "line 1") || !strings.Contains(err.Error(), "`0 85 mem=20480 pids=4242`") {
 			t.Errorf("ParseScript(%q) = %v; want a sentence naming line 1 and an example", bad, err)
 		}
+	}
+}
+
+// A script file that changes to name a GPU the machine lacks keeps the last good script in force,
+// as one that does not parse does.
+func TestScriptFileKeepsGPUsInRange(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "util.txt")
+	write := func(text string, at time.Time) {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t0 := time.Now().Add(-time.Hour)
+	write("7 85; * 0", t0)
+	f := &agent.ScriptFile{Path: path, GPUs: 8}
+	if got := f.Script().For(7).Util; got != 85 {
+		t.Fatalf("GPU 7 at %v%%, want 85", got)
+	}
+	write("8 50; 7 40", t0.Add(time.Minute))
+	if got := f.Script().For(7).Util; got != 85 {
+		t.Errorf("after the file named GPU 8 of 8, GPU 7 is at %v%%; want the last good script's 85", got)
+	}
+	write("7 40", t0.Add(2*time.Minute))
+	if got := f.Script().For(7).Util; got != 40 {
+		t.Errorf("after a good change GPU 7 is at %v%%, want 40", got)
 	}
 }
 

@@ -47,6 +47,15 @@ func (s Script) For(i int) FakeGPU {
 	return FakeGPU{}
 }
 
+// Highest is the highest GPU number a line names; -1 when no line names one by number.
+func (s Script) Highest() int {
+	hi := -1
+	for i := range s.GPUs {
+		hi = max(hi, i)
+	}
+	return hi
+}
+
 // maxFakeGPUs bounds the GPU numbers a script may name.
 const maxFakeGPUs = 64
 
@@ -153,6 +162,8 @@ func (s StaticScript) Script() Script { return Script(s) }
 type ScriptFile struct {
 	Path   string
 	Logger *slog.Logger
+	// GPUs, if set, is how many GPUs the machine has: a script naming another is not taken.
+	GPUs int
 
 	mu   sync.Mutex
 	mod  time.Time
@@ -174,9 +185,12 @@ func (f *ScriptFile) Script() Script {
 	}
 	f.mod, f.size = st.ModTime(), st.Size()
 	s, err := ParseScript(string(b))
+	if err == nil && f.GPUs > 0 && s.Highest() >= f.GPUs {
+		err = fmt.Errorf("it names GPU %d, but the machine has %d GPUs (0-%d)", s.Highest(), f.GPUs, f.GPUs-1)
+	}
 	if err != nil {
 		if f.Logger != nil {
-			f.Logger.Warn("the fake GPU script does not parse; keeping the last one", "file", f.Path, "err", err)
+			f.Logger.Warn("the fake GPU script does not parse or names a GPU the machine lacks; keeping the last one", "file", f.Path, "err", err)
 		}
 		return f.last
 	}

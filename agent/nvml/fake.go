@@ -255,5 +255,8 @@ func (f *Fake) waitEvent(uint32) (nvml.EventData, nvml.Return) {
 	return e, nvml.SUCCESS
 }
 
+// GPUs is how many GPUs the fake machine has.
+func (f *Fake) GPUs() int { return len(f.Server.Devices) }
+
 // OpenFake opens the fake machine like a real driver.
 func OpenFake(f *Fake, log *slog.Logger) (*Devices, error) { return Open(f.Server, log) }

@@ -38,5 +38,8 @@ type Fake struct {
 // NewFake reports that this build has no fake either: the fakes are go-nvml's mock servers.
 func NewFake(string, string, agent.ScriptSource) (*Fake, error) { return nil, errNoCgo }
 
+// GPUs is none: there is no fake in this build.
+func (f *Fake) GPUs() int { return 0 }
+
 // OpenFake reports that this build has no fake.
 func OpenFake(*Fake, *slog.Logger) (*Devices, error) { return nil, errNoCgo }

@@ -145,6 +145,8 @@ func (o *options) open(log *slog.Logger) (*machine, error) {
 		return m, nil
 	}
 	var script agent.ScriptSource
+	var parsed agent.Script
+	var scriptFile *agent.ScriptFile
 	switch {
 	case o.fakeUtil != "" && o.fakeScript != "":
 		return nil, errUsage{"use --fake-util or --fake-script, not both"}
@@ -153,20 +155,33 @@ func (o *options) open(log *slog.Logger) (*machine, error) {
 		if err != nil {
 			return nil, errUsage{err.Error()}
 		}
-		script = agent.StaticScript(s)
+		parsed, script = s, agent.StaticScript(s)
 	case o.fakeScript != "":
 		b, err := os.ReadFile(o.fakeScript)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the fake GPU script: %w", err)
 		}
-		if _, err := agent.ParseScript(string(b)); err != nil {
+		s, err := agent.ParseScript(string(b))
+		if err != nil {
 			return nil, errUsage{err.Error()}
 		}
-		script = &agent.ScriptFile{Path: o.fakeScript, Logger: log}
+		scriptFile = &agent.ScriptFile{Path: o.fakeScript, Logger: log}
+		parsed, script = s, scriptFile
 	}
 	f, err := nvml.NewFake(o.fake, o.node, script)
 	if err != nil {
 		return nil, errUsage{err.Error()}
+	}
+	if n := f.GPUs(); parsed.Highest() >= n {
+		if scriptFile != nil {
+			return nil, errUsage{fmt.Sprintf("the fake GPU script %s names GPU %d, but the fake %s has %d GPUs (0-%d); number them 0 to %d, e.g. a line `%d 85` or `* 0`",
+				o.fakeScript, parsed.Highest(), o.fake, n, n-1, n-1, n-1)}
+		}
+		return nil, errUsage{fmt.Sprintf("--fake-util names GPU %d, but the fake %s has %d GPUs (0-%d); number them 0 to %d, e.g. --fake-util '%d 85; * 0'",
+			parsed.Highest(), o.fake, n, n-1, n-1, n-1)}
+	}
+	if scriptFile != nil {
+		scriptFile.GPUs = f.GPUs()
 	}
 	devs, err := nvml.OpenFake(f, log)
 	if err != nil {

@@ -24,6 +24,14 @@ func runCmd(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
+// needFake skips a test that runs the agent on a fake machine in a build without one (no cgo).
+func needFake(t *testing.T) {
+	t.Helper()
+	if _, err := nvml.NewFake("dgxa100", "x", nil); err != nil {
+		t.Skipf("no fake in this build: %v", err)
+	}
+}
+
 // Bad flags and scripts get one sentence and an example, and exit 2.
 func TestBadInput(t *testing.T) {
 	for _, args := range [][]string{
@@ -102,6 +110,7 @@ func TestServiceURLRefused(t *testing.T) {
 // The token comes from QM_AGENT_TOKEN_FILE (its trailing newline dropped) or QM_AGENT_TOKEN;
 // setting both is refused in one sentence, as for every secret.
 func TestTokenFromEnvironment(t *testing.T) {
+	needFake(t)
 	got := make(chan string, 100)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got <- r.Header.Get("Authorization")
@@ -146,8 +155,14 @@ func TestTokenFromEnvironment(t *testing.T) {
 	}
 }
 
-// A --window under 1 is refused in one sentence, and the example the sentence gives works.
+// A --window under 1 and a fake GPU script naming a GPU the fake lacks are refused in one
+// sentence, and the example the sentence gives works.
 func TestOutOfRangeRefused(t *testing.T) {
+	needFake(t)
+	script := filepath.Join(t.TempDir(), "util.txt")
+	if err := os.WriteFile(script, []byte("0 85\n9 50\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	example := regexp.MustCompile(`e\.g\. --([a-z-]+) (?:'([^']*)'|(\S+))$`)
 	for _, c := range []struct {
 		args []string
@@ -155,6 +170,9 @@ func TestOutOfRangeRefused(t *testing.T) {
 	}{
 		{[]string{"run", "--fake", "dgxa100", "--listen", "127.0.0.1:0", "--window", "0"}, "--window 0 is out of range"},
 		{[]string{"run", "--fake", "dgxa100", "--listen", "127.0.0.1:0", "--window", "-1"}, "--window -1 is out of range"},
+		{[]string{"metrics", "--fake", "dgxa100", "--fake-util", "9 50"}, "--fake-util names GPU 9, but the fake dgxa100 has 8 GPUs (0-7)"},
+		{[]string{"metrics", "--fake", "dgxh100", "--fake-util", "0 50; 6-8 10"}, "--fake-util names GPU 8, but the fake dgxh100 has 8 GPUs (0-7)"},
+		{[]string{"metrics", "--fake", "dgxa100", "--fake-script", script}, "the fake GPU script " + script + " names GPU 9, but the fake dgxa100 has 8 GPUs (0-7)"},
 	} {
 		code, stderr := runWithin(c.args, 2*time.Second)
 		first, _, _ := strings.Cut(stderr, "\n")
