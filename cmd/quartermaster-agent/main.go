@@ -36,18 +36,48 @@ func main() {
 	os.Exit(code)
 }
 
-const usageText = `usage: quartermaster-agent [COMMAND] [flags]
+const commandsText = `usage: quartermaster-agent [COMMAND] [flags]
 
 commands:
   run        report to the service every interval and serve /metrics (the default)
   metrics    print one Prometheus scrape and exit
   gres-conf  print Slurm gres.conf lines for this node's GPUs
-  topology   print the GPU topology like nvidia-smi topo -m
+  topology   print the GPU topology like nvidia-smi topo -m`
 
-examples:
+const examplesText = `examples:
   quartermaster-agent --service https://qm.example.com --token-file /etc/quartermaster/agent.token
   quartermaster-agent metrics --fake dgxa100 --fake-util '0 85 mem=20480; * 0'
   quartermaster-agent gres-conf --fake dgxh100`
+
+// envVars are the environment variables the agent reads, and the commands they apply to ("" for
+// every command).
+var envVars = []struct{ name, what, cmd string }{
+	{"QM_NODE", "the node's name (--node)", ""},
+	{"QM_AGENT_FAKE", "run on a fake machine (--fake)", ""},
+	{"QM_SERVICE_URL", "the service's URL (--service)", "run"},
+	{"QM_AGENT_TOKEN_FILE", "a file holding this node's token (--token-file)", "run"},
+	{"QM_AGENT_TOKEN", "this node's token itself, less safe than the file; not with QM_AGENT_TOKEN_FILE", "run"},
+	{"QM_AGENT_LISTEN", "the address of /metrics (--listen)", "run"},
+}
+
+// usage writes how to call the agent: the commands, cmd's flags, the environment variables that
+// apply to cmd, and examples.
+func usage(w io.Writer, cmd string) {
+	fmt.Fprintln(w, commandsText)
+	fs, _ := flagSet(cmd)
+	fmt.Fprintf(w, "\nflags of %s:\n", cmd)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprintln(w, "\nenvironment (a flag wins over its variable):")
+	for _, e := range envVars {
+		if e.cmd == "" || e.cmd == cmd {
+			fmt.Fprintf(w, "  %-19s  %s\n", e.name, e.what)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, examplesText)
+	fmt.Fprintln(w, "\nquartermaster-agent COMMAND --help lists another command's flags; docs/agent.md has the details.")
+}
 
 // errUsage marks an error whose message says how to call the command.
 type errUsage struct{ msg string }
@@ -59,28 +89,82 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
 	}
+	if cmd == "help" {
+		cmd = "run"
+		if len(args) > 0 {
+			cmd, args = args[0], nil
+		}
+		args = append(args, "--help")
+	}
 	var err error
 	switch cmd {
-	case "run":
-		err = runAgent(ctx, args, stderr)
-	case "metrics", "gres-conf", "topology":
-		err = oneShot(ctx, cmd, args, stdout, stderr)
-	case "help":
-		fmt.Fprintln(stdout, usageText)
-		return 0
+	case "run", "metrics", "gres-conf", "topology":
+		fs, set := flagSet(cmd)
+		err = fs.Parse(args)
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			usage(stdout, cmd)
+			return 0
+		case err != nil:
+			err = errUsage{err.Error()}
+		case fs.NArg() > 0:
+			err = errUsage{fmt.Sprintf("%s takes no arguments, but got %q", cmd, fs.Arg(0))}
+		case cmd == "run":
+			err = runAgent(ctx, set, stderr)
+		default:
+			err = oneShot(ctx, cmd, set, stdout, stderr)
+		}
 	default:
 		err = errUsage{fmt.Sprintf("there is no command %q; use run, metrics, gres-conf or topology", cmd)}
+		cmd = "run"
 	}
-	if err == nil || errors.Is(err, flag.ErrHelp) {
+	if err == nil {
 		return 0
 	}
 	fmt.Fprintf(stderr, "quartermaster-agent: %v\n", err)
 	var u errUsage
 	if errors.As(err, &u) {
-		fmt.Fprintln(stderr, usageText)
+		usage(stderr, cmd)
 		return 2
 	}
 	return 1
+}
+
+// settings are a command's flags.
+type settings struct {
+	options
+	// run
+	service   string
+	tokenFile string
+	interval  time.Duration
+	window    int
+	listen    string
+	// gres-conf
+	gres     agent.GresOptions
+	withNode bool
+}
+
+// flagSet is cmd's flags, bound to the settings it returns. It writes nothing itself: run prints
+// the usage.
+func flagSet(cmd string) (*flag.FlagSet, *settings) {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	s := new(settings)
+	s.register(fs)
+	switch cmd {
+	case "run":
+		fs.StringVar(&s.service, "service", envOr("QM_SERVICE_URL", ""), "the service's base URL, e.g. https://qm.example.com (env QM_SERVICE_URL); empty: /metrics only")
+		fs.StringVar(&s.tokenFile, "token-file", "", "the file holding this node's token, which quartermaster agent-token create NODE prints (env QM_AGENT_TOKEN_FILE, or the token itself in QM_AGENT_TOKEN)")
+		fs.DurationVar(&s.interval, "interval", agent.DefaultInterval, "how often the GPUs are read and reported, 1s to 10m")
+		fs.IntVar(&s.window, "window", agent.DefaultWindow, "reports kept while the service is unreachable, at least 1 (the oldest go first)")
+		fs.StringVar(&s.listen, "listen", envOr("QM_AGENT_LISTEN", ":9400"), "address of /metrics (env QM_AGENT_LISTEN); empty: none")
+	case "gres-conf":
+		fs.StringVar(&s.gres.Type, "type", "", "the GRES type (default: from the model name, e.g. a100)")
+		fs.StringVar(&s.gres.DevDir, "dev-dir", "/dev", "where the nvidiaN device files are")
+		fs.BoolVar(&s.withNode, "with-nodename", false, "start each line with NodeName= (for a gres.conf shared by nodes)")
+	}
+	return fs, s
 }
 
 // options are the flags every command takes.
@@ -96,7 +180,7 @@ type options struct {
 
 func (o *options) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.node, "node", envOr("QM_NODE", ""), "this node's name as the scheduler knows it (default: the short host name; env QM_NODE)")
-	fs.StringVar(&o.fake, "fake", envOr("QM_AGENT_FAKE", ""), "run on a fake machine instead of NVML: "+strings.Join(nvml.FakeKinds, " or "))
+	fs.StringVar(&o.fake, "fake", envOr("QM_AGENT_FAKE", ""), "run on a fake machine instead of NVML: "+strings.Join(nvml.FakeKinds, " or ")+" (env QM_AGENT_FAKE)")
 	fs.StringVar(&o.fakeUtil, "fake-util", "", "what the fake GPUs do, e.g. '0 85 mem=20480 pids=4242; * 0' (GPU, utilization %, then mem=MiB pids= power= temp= xid=)")
 	fs.StringVar(&o.fakeScript, "fake-script", "", "a file in the --fake-util format, read again whenever it changes")
 	fs.StringVar(&o.procRoot, "proc-root", "/proc", "where processes' cgroups are read (/proc/PID/cgroup)")
@@ -191,27 +275,8 @@ func (o *options) open(log *slog.Logger) (*machine, error) {
 	return &machine{devs: devs, cores: &f.Cores}, nil
 }
 
-func oneShot(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var o options
-	o.register(fs)
-	var gres agent.GresOptions
-	var withNode bool
-	if cmd == "gres-conf" {
-		fs.StringVar(&gres.Type, "type", "", "the GRES type (default: from the model name, e.g. a100)")
-		fs.StringVar(&gres.DevDir, "dev-dir", "/dev", "where the nvidiaN device files are")
-		fs.BoolVar(&withNode, "with-nodename", false, "start each line with NodeName= (for a gres.conf shared by nodes)")
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage{err.Error()}
-	}
-	if fs.NArg() > 0 {
-		return errUsage{fmt.Sprintf("%s takes no arguments, but got %q", cmd, fs.Arg(0))}
-	}
+func oneShot(ctx context.Context, cmd string, set *settings, stdout, stderr io.Writer) error {
+	o, gres := &set.options, set.gres
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	m, err := o.open(log)
 	if err != nil {
@@ -242,46 +307,29 @@ func oneShot(ctx context.Context, cmd string, args []string, stdout, stderr io.W
 			return err
 		}
 		gres.Cores = m.cores
-		if withNode {
+		if set.withNode {
 			gres.Node = o.node
 		}
 		return agent.WriteGresConf(stdout, m.devs.GPUs(), t, gres)
 	}
 }
 
-func runAgent(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var o options
-	o.register(fs)
-	service := fs.String("service", envOr("QM_SERVICE_URL", ""), "the service's URL, e.g. https://qm.example.com (env QM_SERVICE_URL); empty: /metrics only")
-	tokenFile := fs.String("token-file", "", "file holding this node's token from `quartermaster agent-token create NODE` (env QM_AGENT_TOKEN_FILE)")
-	interval := fs.Duration("interval", agent.DefaultInterval, "how often the GPUs are read and reported")
-	window := fs.Int("window", agent.DefaultWindow, "reports kept while the service is unreachable (the oldest go first)")
-	listen := fs.String("listen", envOr("QM_AGENT_LISTEN", ":9400"), "address of /metrics (env QM_AGENT_LISTEN); empty: none")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage{err.Error()}
+func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
+	o := &set.options
+	if set.interval < time.Second || set.interval > 10*time.Minute {
+		return errUsage{fmt.Sprintf("--interval %s is out of range; use between 1s and 10m, e.g. --interval 10s", set.interval)}
 	}
-	if fs.NArg() > 0 {
-		return errUsage{fmt.Sprintf("run takes no arguments, but got %q", fs.Arg(0))}
+	if set.window < 1 {
+		return errUsage{fmt.Sprintf("--window %d is out of range; the agent keeps at least 1 report while the service is unreachable, e.g. --window %d", set.window, agent.DefaultWindow)}
 	}
-	if *interval < time.Second || *interval > 10*time.Minute {
-		return errUsage{fmt.Sprintf("--interval %s is out of range; use between 1s and 10m, e.g. --interval 10s", *interval)}
-	}
-	if *window < 1 {
-		return errUsage{fmt.Sprintf("--window %d is out of range; the agent keeps at least 1 report while the service is unreachable, e.g. --window %d", *window, agent.DefaultWindow)}
-	}
-	if *service != "" {
-		if err := agent.CheckService(*service); err != nil {
+	if set.service != "" {
+		if err := agent.CheckService(set.service); err != nil {
 			return errUsage{err.Error()}
 		}
 	}
 	var token string
-	if *tokenFile != "" {
-		b, err := os.ReadFile(*tokenFile)
+	if set.tokenFile != "" {
+		b, err := os.ReadFile(set.tokenFile)
 		if err != nil {
 			return fmt.Errorf("cannot read the token: %w", err)
 		}
@@ -295,7 +343,7 @@ func runAgent(ctx context.Context, args []string, stderr io.Writer) error {
 		token = t
 	}
 	token = strings.TrimSpace(token)
-	if *service == "" && *listen == "" {
+	if set.service == "" && set.listen == "" {
 		return errUsage{"with neither --service nor --listen there is nothing to do; e.g. --service https://qm.example.com --token-file /etc/quartermaster/agent.token"}
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
@@ -305,14 +353,14 @@ func runAgent(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer m.devs.Close()
 	a, err := agent.New(agent.Config{Node: o.node, Devices: m.devs, Cgroups: agent.Cgroups{ProcRoot: o.procRoot},
-		Interval: *interval, Service: *service, Token: token, Window: *window, Labels: agent.LabelStyle(o.labels), Logger: log})
+		Interval: set.interval, Service: set.service, Token: token, Window: set.window, Labels: agent.LabelStyle(o.labels), Logger: log})
 	if err != nil {
 		return err
 	}
-	if *listen != "" {
-		ln, err := net.Listen("tcp", *listen)
+	if set.listen != "" {
+		ln, err := net.Listen("tcp", set.listen)
 		if err != nil {
-			return fmt.Errorf("cannot serve /metrics on %s: %w", *listen, err)
+			return fmt.Errorf("cannot serve /metrics on %s: %w", set.listen, err)
 		}
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", a.Metrics().Handler())
@@ -322,6 +370,6 @@ func runAgent(ctx context.Context, args []string, stderr io.Writer) error {
 		defer srv.Close()
 		log.Info("serving /metrics", "addr", ln.Addr().String())
 	}
-	log.Info("node agent started", "node", o.node, "gpus", len(m.devs.GPUs()), "driver", m.devs.Driver(), "interval", interval.String(), "service", *service)
+	log.Info("node agent started", "node", o.node, "gpus", len(m.devs.GPUs()), "driver", m.devs.Driver(), "interval", set.interval.String(), "service", set.service)
 	return a.Run(ctx)
 }

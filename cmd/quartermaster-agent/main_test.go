@@ -204,3 +204,43 @@ func runWithin(args []string, d time.Duration) (int, string) {
 	var out, errb bytes.Buffer
 	return run(ctx, args, &out, &errb), errb.String()
 }
+
+// --help (and -h, and help) prints the usage on standard output and exits 0: the commands, the
+// command's flags and the environment variables; a usage error prints the same usage after its
+// sentence, on standard error.
+func TestHelp(t *testing.T) {
+	code, out, stderr := runCmd("--help")
+	if code != 0 || stderr != "" {
+		t.Fatalf("--help: exit %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{"usage: quartermaster-agent [COMMAND] [flags]", "\n  run ", "\n  metrics ", "\n  gres-conf ", "\n  topology ",
+		"\n  -service string", "\n  -token-file string", "\n  -window int", "\n  -fake string",
+		"QM_NODE", "QM_SERVICE_URL", "QM_AGENT_TOKEN ", "QM_AGENT_TOKEN_FILE", "QM_AGENT_LISTEN", "QM_AGENT_FAKE", "\nexamples:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--help does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Usage of") || strings.Contains(out, "`") {
+		t.Errorf("--help prints flag's own usage or a backtick:\n%s", out)
+	}
+	for _, args := range [][]string{{"-h"}, {"run", "--help"}, {"help"}} {
+		if code, o, e := runCmd(args...); code != 0 || o != out || e != "" {
+			t.Errorf("%q: exit %d, stderr %q, and a usage unlike --help's:\n%s", args, code, e, o)
+		}
+	}
+	code, gres, _ := runCmd("gres-conf", "--help")
+	if code != 0 || !strings.Contains(gres, "\n  -with-nodename") || !strings.Contains(gres, "QM_AGENT_FAKE") || strings.Contains(gres, "\n  -service") || strings.Contains(gres, "QM_SERVICE_URL") {
+		t.Errorf("gres-conf --help: exit %d\n%s", code, gres)
+	}
+	if code, o, _ := runCmd("help", "gres-conf"); code != 0 || o != gres {
+		t.Errorf("help gres-conf: exit %d, a usage unlike gres-conf --help's:\n%s", code, o)
+	}
+	code, _, stderr = runCmd("--bogus")
+	if code != 2 || stderr != "quartermaster-agent: flag provided but not defined: -bogus\n"+out {
+		t.Errorf("an unknown flag: exit %d, stderr\n%s", code, stderr)
+	}
+	code, _, stderr = runCmd("frobnicate")
+	if code != 2 || !strings.HasSuffix(stderr, "\n"+out) {
+		t.Errorf("an unknown command: exit %d, stderr\n%s", code, stderr)
+	}
+}
