@@ -356,6 +356,15 @@ func TestServeMetricsAndLogs(t *testing.T) {
 	}
 	signedCommand(t, s.url, "shh-signing-secret", "frobnicate", "T10", api.URL+"/response/10")
 	<-api.answers
+	// A node agent with a token the service does not know is refused, and counted where an
+	// operator can alert on it.
+	req, _ := http.NewRequest(http.MethodPost, s.url+"/api/v1/agent/reports", strings.NewReader(`{"version":1}`))
+	req.Header.Set("Authorization", "Bearer qmagent_not-a-token")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a report with an unknown token: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	code, body := getBody(t, s.url+"/metrics")
 	if code != http.StatusOK {
 		t.Fatalf("/metrics: HTTP %d", code)
@@ -372,6 +381,7 @@ func TestServeMetricsAndLogs(t *testing.T) {
 		`quartermaster_outbox_oldest_seconds `,
 		`quartermaster_backend_calls_total{backend="sim",op="start"} 1`,
 		`quartermaster_build_info{`,
+		`quartermaster_agent_reports_total{outcome="unauthorized"} 1`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s", want)

@@ -195,6 +195,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	health.register(mux)
 	agents := newIngest(a, log) // the node agents' reports, and the idle path's telemetry from them
 	agents.Register(mux)
+	a.Metrics.AgentReports(agents.Counts)
 
 	adapter, err := newSlackApp(a, o.slack, log)
 	if err != nil {

@@ -242,7 +242,7 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if r.Node != node {
-		i.log.Warn("a report named another node than its token's", "token_node", node, "report_node", r.Node)
+		i.log.Warn("a report named another node than its token's", "node_of_token", node, "report_node", r.Node)
 		i.refuse(w, http.StatusForbidden, WrongNode, fmt.Sprintf("this token belongs to node %s, not %s", node, r.Node))
 		return
 	}

@@ -197,6 +197,30 @@ func (m *Metrics) Notices(sent, repeated func() int64) {
 			func() float64 { return float64(repeated()) }))
 }
 
+// AgentReports counts the node agents' reports by outcome (accepted, unauthorized, wrong_node,
+// malformed…; docs/agent.md), and the parts of them ignored (unknown_gpu, unknown_job), read from
+// counts at each scrape.
+func (m *Metrics) AgentReports(counts func() map[string]int64) {
+	if m == nil {
+		return
+	}
+	m.reg.MustRegister(countsCollector{counts})
+}
+
+var agentReportsDesc = prometheus.NewDesc(Namespace+"_agent_reports_total",
+	"Node agents' reports taken at /api/v1/agent/reports, by outcome (accepted, or why one or a part of one was refused or ignored).",
+	[]string{"outcome"}, nil)
+
+type countsCollector struct{ counts func() map[string]int64 }
+
+func (c countsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- agentReportsDesc }
+
+func (c countsCollector) Collect(ch chan<- prometheus.Metric) {
+	for k, v := range c.counts() {
+		ch <- prometheus.MustNewConstMetric(agentReportsDesc, prometheus.CounterValue, float64(v), k)
+	}
+}
+
 // Registry is the registry behind Handler, for tests and for adding collectors.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
