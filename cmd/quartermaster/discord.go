@@ -98,7 +98,11 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	commands.AddTemplates(b, cat, workloadSettings())
+	ws, err := workloadSettings()
+	if err != nil {
+		return err
+	}
+	commands.AddTemplates(b, cat, ws)
 	commands.AddReport(b, &showback.Service{Policy: pol})
 	if _, on, err := oidc.FromEnv(os.Getenv, pol); err != nil {
 		return err

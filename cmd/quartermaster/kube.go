@@ -21,7 +21,11 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return kube.New(kube.Config{Policy: a.Policy, Catalog: cat, Workload: workloadSettings(), Client: cs,
+		ws, err := workloadSettings()
+		if err != nil {
+			return nil, err
+		}
+		return kube.New(kube.Config{Policy: a.Policy, Catalog: cat, Workload: ws, Client: cs,
 			Instance: os.Getenv("QM_KUBE_INSTANCE"), Logger: a.Logger.With("backend", "kubernetes")})
 	}
 }

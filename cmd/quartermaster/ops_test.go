@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"flag"
 	"io"
 	"log/slog"
@@ -271,11 +272,19 @@ func TestTemplatesRenderFollowsThePolicy(t *testing.T) {
 	if code != 0 || !strings.Contains(manifest, `"orbit.example/pool": "nb"`) {
 		t.Errorf("QM_POLICY and --class notebook: exit %d %s\n%s", code, errs, manifest)
 	}
-	t.Setenv("QM_SLURM_ACCOUNTING", "true")
-	script, _, _ = render("cuda-smoke", "--backend", "slurm")
-	if !strings.Contains(script, "--account=comets") {
-		t.Errorf("with accounting on, no --account=comets:\n%s", script)
+	for _, on := range []string{"true", "yes", "On"} {
+		t.Setenv("QM_SLURM_ACCOUNTING", on)
+		script, _, _ = render("cuda-smoke", "--backend", "slurm")
+		if !strings.Contains(script, "--account=comets") {
+			t.Errorf("with QM_SLURM_ACCOUNTING=%s, no --account=comets:\n%s", on, script)
+		}
 	}
+	// A value that is neither is refused, not read as off.
+	t.Setenv("QM_SLURM_ACCOUNTING", "maybe")
+	if _, errs, code := render("cuda-smoke", "--backend", "slurm"); code != 2 || !strings.Contains(errs, `QM_SLURM_ACCOUNTING="maybe" is neither true nor false; example: QM_SLURM_ACCOUNTING=true`) {
+		t.Errorf("QM_SLURM_ACCOUNTING=maybe: exit %d, %q", code, errs)
+	}
+	t.Setenv("QM_SLURM_ACCOUNTING", "true")
 	_, errs, code = render("cuda-smoke", "--class", "train")
 	if code != 2 || !strings.Contains(errs, `"train" is not a class of`) || !strings.Contains(errs, "notebook, bulk") {
 		t.Errorf("a class of another policy: exit %d, %q", code, errs)
@@ -468,6 +477,22 @@ func serveUntilServing(t *testing.T, args []string) (int, string) {
 				cancel()
 				return <-done, log.String()
 			}
+		}
+	}
+}
+
+// A reconcile interval that is not a positive duration is refused at start, in one sentence with
+// an example, rather than quietly replaced by the default.
+func TestServeRefusesABadReconcileInterval(t *testing.T) {
+	for _, v := range []string{"-5s", "0", "garbage"} {
+		clearEnv(t)
+		t.Setenv("QM_DATA_DIR", t.TempDir())
+		t.Setenv("QM_RECONCILE_INTERVAL", v)
+		var stderr bytes.Buffer
+		code := run(context.Background(), []string{"serve", "--demo", "--http", "127.0.0.1:0"}, nil, io.Discard, &stderr)
+		want := fmt.Sprintf("QM_RECONCILE_INTERVAL=%q is not a positive duration; example: QM_RECONCILE_INTERVAL=30s", v)
+		if code != 2 || !strings.Contains(stderr.String(), want) {
+			t.Errorf("QM_RECONCILE_INTERVAL=%s: exit %d, %q", v, code, stderr.String())
 		}
 	}
 }

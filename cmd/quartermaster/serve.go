@@ -153,6 +153,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	if err := o.app.flags.resolveSecrets(); err != nil {
 		return err
 	}
+	if _, err := reconcileEvery(); err != nil {
+		return err
+	}
 	if v := os.Getenv("QM_TICK_INTERVAL"); v != "" {
 		if o.tick, err = time.ParseDuration(v); err != nil || o.tick <= 0 {
 			return errUsage{fmt.Sprintf("QM_TICK_INTERVAL=%q is not a duration; example: QM_TICK_INTERVAL=30s", v)}

@@ -17,7 +17,11 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return slurm.New(slurm.Config{Policy: a.Policy, Catalog: cat, Workload: workloadSettings(),
+		ws, err := workloadSettings()
+		if err != nil {
+			return nil, err
+		}
+		return slurm.New(slurm.Config{Policy: a.Policy, Catalog: cat, Workload: ws,
 			Instance: os.Getenv("QM_SLURM_INSTANCE"), Logger: a.Logger.With("backend", "slurm")})
 	}
 }

@@ -226,7 +226,11 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	if l.Team, l.User, err = renderWho(pol, o.team, o.user); err != nil {
 		return err
 	}
-	in, err := workload.InputFor(pol, l, workloadSettings())
+	ws, err := workloadSettings()
+	if err != nil {
+		return err
+	}
+	in, err := workload.InputFor(pol, l, ws)
 	if err != nil {
 		return err
 	}

@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
-	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,15 +24,48 @@ var templateCatalog = sync.OnceValues(func() (*templates.Catalog, error) { retur
 // QM_DEFAULT_TEMPLATE (what a lease naming none runs; ssh-shell), QM_STORAGE_ROOT (ROOT/TEAM for
 // teams the policy gives no storage), QM_SLURM_ACCOUNTING=true (pass the team as the Slurm
 // account), QM_SLURM_CONTAINER (apptainer or pyxis) and QM_BASE_IMAGE.
-func workloadSettings() workload.Settings {
-	acct, _ := strconv.ParseBool(os.Getenv("QM_SLURM_ACCOUNTING"))
+// A value that is none of these is refused, not read as false.
+func workloadSettings() (workload.Settings, error) {
+	acct, err := envBool("QM_SLURM_ACCOUNTING")
+	if err != nil {
+		return workload.Settings{}, err
+	}
 	return workload.Settings{
 		DefaultTemplate: os.Getenv("QM_DEFAULT_TEMPLATE"),
 		StorageRoot:     os.Getenv("QM_STORAGE_ROOT"),
 		Account:         acct,
 		Container:       os.Getenv("QM_SLURM_CONTAINER"),
 		BaseImage:       os.Getenv("QM_BASE_IMAGE"),
+	}, nil
+}
+
+// envBool reads a yes/no setting from the environment as the policy file reads one: true, yes,
+// on or 1, and false, no, off or 0, in any case; unset is false, and anything else is refused.
+func envBool(name string) (bool, error) {
+	v := os.Getenv(name)
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "":
+		return false, nil
+	case "true", "yes", "on", "1":
+		return true, nil
+	case "false", "no", "off", "0":
+		return false, nil
 	}
+	return false, errUsage{fmt.Sprintf("%s=%q is neither true nor false; example: %s=true", name, v, name)}
+}
+
+// reconcileEvery is QM_RECONCILE_INTERVAL, or reconcileInterval when it is unset; a value that is
+// not a positive duration is refused.
+func reconcileEvery() (time.Duration, error) {
+	v := os.Getenv("QM_RECONCILE_INTERVAL")
+	if v == "" {
+		return reconcileInterval, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, errUsage{fmt.Sprintf("QM_RECONCILE_INTERVAL=%q is not a positive duration; example: QM_RECONCILE_INTERVAL=30s", v)}
+	}
+	return d, nil
 }
 
 // addTemplateVerbs plugs /gpu templates, /gpu template and /gpu submit into the app's bot.
@@ -40,7 +74,11 @@ func addTemplateVerbs(a *App) error {
 	if err != nil {
 		return err
 	}
-	commands.AddTemplates(a.Bot, cat, workloadSettings())
+	ws, err := workloadSettings()
+	if err != nil {
+		return err
+	}
+	commands.AddTemplates(a.Bot, cat, ws)
 	return nil
 }
 
@@ -57,9 +95,9 @@ func reconcileLoop(ctx context.Context, svc *qm.Service, log *slog.Logger, m *me
 	if !watches && !refreshes {
 		return
 	}
-	every := reconcileInterval
-	if d, err := time.ParseDuration(os.Getenv("QM_RECONCILE_INTERVAL")); err == nil && d > 0 {
-		every = d
+	every, err := reconcileEvery()
+	if err != nil { // checked when serve started; never here
+		every = reconcileInterval
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
