@@ -15,7 +15,7 @@ import (
 
 func init() {
 	registerCommand("agent-token", subcommand{
-		summary: "agent-token create NODE | list | revoke NODE: the node agents' tokens",
+		summary: "the node agents' tokens: create NODE, list, revoke NODE",
 		usage:   "quartermaster agent-token create NODE | list | revoke NODE [--db URL]\nexample: quartermaster agent-token create gpu-01",
 		flags: func() *flag.FlagSet {
 			fs := flag.NewFlagSet("agent-token", flag.ContinueOnError)

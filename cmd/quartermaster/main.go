@@ -104,8 +104,12 @@ func usage(w io.Writer) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	width := 0
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, subcommands[n].summary)
+		width = max(width, len(n))
+	}
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, n, subcommands[n].summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "`quartermaster COMMAND --help` lists a command's flags and environment variables;")

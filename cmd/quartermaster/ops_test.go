@@ -148,6 +148,9 @@ func TestHelpForEveryCommand(t *testing.T) {
 			if !strings.Contains(help, "quartermaster "+name) {
 				t.Errorf("%v does not name the command:\n%s", args, help)
 			}
+			if n := strings.Count(help, "usage:"); n != 1 {
+				t.Errorf("%v says usage: %d times:\n%s", args, n, help)
+			}
 			if sc.flags != nil {
 				sc.flags().VisitAll(func(f *flag.Flag) {
 					if !strings.Contains(help, "-"+f.Name) {

@@ -22,7 +22,7 @@ import (
 func init() {
 	registerCommand("templates", subcommand{
 		summary: "browse and render workload templates",
-		usage:   strings.TrimPrefix(strings.ReplaceAll(templatesUsage, "\n  ", "\n"), "usage:\n  "),
+		usage:   strings.ReplaceAll(strings.TrimPrefix(templatesUsage, "usage:\n  "), "\n  ", "\n"),
 		flags:   func() *flag.FlagSet { return renderFlags(&renderOptions{}) },
 		run:     runTemplates,
 	})
