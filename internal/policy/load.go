@@ -133,10 +133,24 @@ type validator struct {
 
 // line finds the line of a dotted path such as "classes.1.max_gpus", falling back to the nearest parent.
 func (v *validator) line(path string) int {
+	line, _ := v.find(path)
+	return line
+}
+
+// written reports whether the file gives the dotted path a value (not null: max_duration: ~ is
+// not written).
+func (v *validator) written(path string) bool {
+	_, n := v.find(path)
+	return n != nil && !(n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
+}
+
+// find is the line of a dotted path, as line gives it, and its value's node, or nil where the
+// file does not write the path.
+func (v *validator) find(path string) (int, *yaml.Node) {
 	n := v.root
 	best := n.Line
 	if path == "" {
-		return best
+		return best, n
 	}
 	for _, part := range strings.Split(path, ".") {
 		var next *yaml.Node
@@ -156,11 +170,11 @@ func (v *validator) line(path string) int {
 			}
 		}
 		if next == nil {
-			return best
+			return best, nil
 		}
 		n = next
 	}
-	return best
+	return best, n
 }
 
 func (v *validator) addf(path, format string, args ...any) {
@@ -245,8 +259,11 @@ func (v *validator) validate(p *Policy) {
 		if c.MaxGPUs < 1 {
 			v.addf(at("max_gpus"), "class %s: max_gpus must be at least 1", c.Name)
 		}
-		if c.MaxDuration.Duration <= 0 {
-			v.addf(at("max_duration"), "class %s: max_duration must be set, e.g. 8h", c.Name)
+		switch {
+		case !v.written(at("max_duration")):
+			v.addf(at("max_duration"), "class %s: max_duration is missing, e.g. max_duration: 8h", c.Name)
+		case c.MaxDuration.Duration <= 0:
+			v.addf(at("max_duration"), "class %s: max_duration must be longer than 0, e.g. max_duration: 8h", c.Name)
 		}
 		if c.IdleTimeout.Duration < 0 || c.IdleGrace.Duration < 0 {
 			v.addf(at("idle_timeout"), "class %s: idle_timeout and idle_grace cannot be negative", c.Name)
