@@ -47,3 +47,20 @@ func TestMaxDurationZeroIsSetButTooShort(t *testing.T) {
 	pe = refused(t, "max_duration: 8h", "max_duration: ~")
 	wantProblem(t, pe, 16, "class interactive: max_duration is missing, e.g. max_duration: 8h")
 }
+
+// TestCurrencyMustBeAnActiveISOCode: three letters are not enough; XYZ is no currency, nor is
+// HRK any longer (Croatia pays in EUR), so neither passes, while any active code does, in any case.
+func TestCurrencyMustBeAnActiveISOCode(t *testing.T) {
+	for _, c := range []string{"XYZ", "hrk", "ABC"} {
+		pe := refused(t, "currency: USD", "currency: "+c)
+		wantProblem(t, pe, 4, `currency "`+c+`" is not an ISO 4217 currency code (three letters, such as USD, EUR or JPY); e.g. currency: EUR`)
+	}
+	for _, c := range []string{"eur", "CHF", "kwd", "XOF", "Sle"} {
+		p, err := Load([]byte(exampleWith(t, "currency: USD", "currency: "+c)), "p.yaml")
+		if err != nil {
+			t.Errorf("currency %s: %v", c, err)
+		} else if p.Currency != strings.ToUpper(c) {
+			t.Errorf("currency %s reads as %q", c, p.Currency)
+		}
+	}
+}

@@ -202,9 +202,6 @@ func nameSuggestion(name string) string {
 	return fmt.Sprintf("; write %q", s)
 }
 
-// currencyRE is an ISO 4217 currency code, such as USD or EUR.
-var currencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
-
 // snowflakeRE is a Discord id: a decimal number of up to 20 digits.
 var snowflakeRE = regexp.MustCompile(`^[1-9][0-9]{0,19}$`)
 
@@ -215,10 +212,10 @@ func (v *validator) validate(p *Policy) {
 	if p.Currency == "" {
 		p.Currency = "USD"
 	}
-	if c := strings.ToUpper(strings.TrimSpace(p.Currency)); currencyRE.MatchString(c) {
+	if c := strings.ToUpper(strings.TrimSpace(p.Currency)); IsCurrency(c) {
 		p.Currency = c
 	} else {
-		v.addf("currency", "currency %q is not a three-letter ISO 4217 code; e.g. currency: EUR", p.Currency)
+		v.addf("currency", "currency %q is not an ISO 4217 currency code (three letters, such as USD, EUR or JPY); e.g. currency: EUR", p.Currency)
 	}
 	if p.Timezone == "" {
 		p.Timezone = "UTC"

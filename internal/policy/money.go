@@ -3,7 +3,30 @@ package policy
 import (
 	"math"
 	"strconv"
+	"strings"
 )
+
+// currencies are the active codes of ISO 4217 (its list one, the funds and the precious metals
+// included; XTS, for testing, and XXX, no currency, left out). A code that is withdrawn, as HRK
+// was when Croatia took up the euro, leaves the list.
+var currencies = func() map[string]bool {
+	const codes = `AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD BTN BWP
+BYN BZD CAD CDF CHE CHF CHW CLF CLP CNY COP COU CRC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD
+FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR
+KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV
+MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG
+SEK SGD SHP SLE SOS SRD SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD USN UYI
+UYU UYW UZS VED VES VND VUV WST XAF XAG XAU XBA XBB XBC XBD XCD XCG XDR XOF XPD XPF XPT XSU XUA YER
+ZAR ZMW ZWG`
+	m := map[string]bool{}
+	for _, c := range strings.Fields(codes) {
+		m[c] = true
+	}
+	return m
+}()
+
+// IsCurrency reports whether code is an active ISO 4217 code, written in upper case (EUR).
+func IsCurrency(code string) bool { return currencies[code] }
 
 // minorUnits lists the currencies whose amounts are not written with two decimals (ISO 4217).
 var minorUnits = map[string]int{

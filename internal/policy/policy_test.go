@@ -261,14 +261,14 @@ sim: {nodes: [{name: n, count: 1, class: gpu, gpus: 1}]}
 	}
 }
 
-// The currency is a three-letter ISO 4217 code, in any case; anything else is refused at its line
+// The currency is an ISO 4217 code, in any case; anything else is refused at its line
 // with an example, since every price and bill is written in it.
 func TestCurrencyIsAnISOCode(t *testing.T) {
 	src := "organization: X\ncurrency: %s\nclasses:\n  - {name: gpu, max_gpus: 1, max_duration: 1h}\nsim: {nodes: [{name: n, count: 1, class: gpu, gpus: 1}]}\n"
 	for _, c := range []string{"gbpx", "$", "euro", "\"E U\""} {
 		_, err := Load(fmt.Appendf(nil, src, c), "p.yaml")
 		pe, ok := err.(*Error)
-		if !ok || !hasProblem(pe, 2, "is not a three-letter ISO 4217 code; e.g. currency: EUR") {
+		if !ok || !hasProblem(pe, 2, "is not an ISO 4217 currency code (three letters, such as USD, EUR or JPY); e.g. currency: EUR") {
 			t.Errorf("currency %s: %v", c, err)
 		}
 	}
