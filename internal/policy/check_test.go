@@ -64,3 +64,36 @@ func TestCurrencyMustBeAnActiveISOCode(t *testing.T) {
 		}
 	}
 }
+
+// TestNumbersOutsideTheirRangeAreRefused: a percent over 100, a negative size or price, a quota of
+// .nan GPU-hours are each refused at their line with one that works.
+func TestNumbersOutsideTheirRangeAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		old, new string
+		line     int
+		msg      string
+	}{
+		{"backend: sim ", "idle: {utilization_below: 150}\nbackend: sim ", 85, "idle.utilization_below is a percent from 0 to 100, not 150; e.g. idle: {utilization_below: 5}"},
+		{"backend: sim ", "idle:\n  utilization_below: -1\nbackend: sim ", 86, "idle.utilization_below is a percent from 0 to 100, not -1; e.g. idle: {utilization_below: 5}"},
+		{"backend: sim ", "idle: {utilization_below: .nan}\nbackend: sim ", 85, "idle.utilization_below is a percent from 0 to 100, not .nan; e.g. idle: {utilization_below: 5}"},
+		{"gpu_memory_gib: 48", "gpu_memory_gib: -48", 12, "class interactive: gpu_memory_gib cannot be negative, not -48; e.g. gpu_memory_gib: 80"},
+		{"quota_gib: 4096", "quota_gib: -1", 45, "team vision: storage quota_gib cannot be negative, not -1; e.g. quota_gib: 1024"},
+		{"price_per_gpu_hour: 0.90", "price_per_gpu_hour: -0.90", 13, "class interactive: price_per_gpu_hour must be zero or more, not -0.90; e.g. price_per_gpu_hour: 2.50"},
+		{"price_per_gpu_hour: 0.90", "price_per_gpu_hour: .inf", 13, "class interactive: price_per_gpu_hour must be zero or more, not .inf; e.g. price_per_gpu_hour: 2.50"},
+		{"capacity_share: 0.15", "capacity_share: .nan", 19, "class interactive: capacity_share is a fraction between 0 and 1, not .nan; e.g. capacity_share: 0.15"},
+		{"capacity_share: 0.15", "capacity_share: 15", 19, "class interactive: capacity_share is a fraction between 0 and 1, not 15; e.g. capacity_share: 0.15"},
+		{"gpu_hours_per_week: 600", "gpu_hours_per_week: .nan", 43, "team vision: quota gpu_hours_per_week must be zero or more, not .nan; e.g. gpu_hours_per_week: 100"},
+		{"gpu_hours_per_week: 24", "gpu_hours_per_week: -24", 36, "default_quota: gpu_hours_per_week must be zero or more, not -24; e.g. gpu_hours_per_week: 100"},
+		{"interactive: 4, train: 16", "interactive: -4, train: 16", 43, "team vision: quota gpus.interactive cannot be negative, not -4; e.g. gpus: {interactive: 2}"},
+	} {
+		wantProblem(t, refused(t, c.old, c.new), c.line, c.msg)
+	}
+	for _, ok := range []string{"0", "100", "2.5"} {
+		p, err := Load([]byte(exampleWith(t, "backend: sim ", "idle: {utilization_below: "+ok+"}\nbackend: sim ")), "p.yaml")
+		if err != nil {
+			t.Errorf("utilization_below: %s: %v", ok, err)
+		} else if ok == "2.5" && p.Idle.UtilizationBelow != 2.5 {
+			t.Errorf("utilization_below: 2.5 reads %v", p.Idle.UtilizationBelow)
+		}
+	}
+}

@@ -177,6 +177,17 @@ func (v *validator) find(path string) (int, *yaml.Node) {
 	return best, n
 }
 
+// text is the value of a dotted path as the file writes it (-0.90, .nan), for a refusal to quote.
+func (v *validator) text(path string) string {
+	if _, n := v.find(path); n != nil {
+		return n.Value
+	}
+	return ""
+}
+
+// nonNegative reports whether f is a number (not NaN, not infinite) of at least 0.
+func nonNegative(f float64) bool { return f >= 0 && !math.IsInf(f, 1) }
+
 func (v *validator) addf(path, format string, args ...any) {
 	v.problems = append(v.problems, Problem{Line: v.line(path), Msg: fmt.Sprintf(format, args...)})
 }
@@ -243,8 +254,11 @@ func (v *validator) validate(p *Policy) {
 			v.addf(at("name"), "class %q is defined twice", c.Name)
 		}
 		seen[strings.ToLower(c.Name)] = true
-		if c.PricePerGPUHour < 0 || math.IsNaN(c.PricePerGPUHour) {
-			v.addf(at("price_per_gpu_hour"), "class %s: price_per_gpu_hour must be zero or more", c.Name)
+		if !nonNegative(c.PricePerGPUHour) {
+			v.addf(at("price_per_gpu_hour"), "class %s: price_per_gpu_hour must be zero or more, not %s; e.g. price_per_gpu_hour: 2.50", c.Name, v.text(at("price_per_gpu_hour")))
+		}
+		if c.GPUMemoryGiB < 0 {
+			v.addf(at("gpu_memory_gib"), "class %s: gpu_memory_gib cannot be negative, not %s; e.g. gpu_memory_gib: 80", c.Name, v.text(at("gpu_memory_gib")))
 		}
 		switch c.Isolation {
 		case "":
@@ -265,11 +279,11 @@ func (v *validator) validate(p *Policy) {
 		if c.IdleTimeout.Duration < 0 || c.IdleGrace.Duration < 0 {
 			v.addf(at("idle_timeout"), "class %s: idle_timeout and idle_grace cannot be negative", c.Name)
 		}
-		if c.CapacityShare < 0 || c.CapacityShare > 1 {
-			v.addf(at("capacity_share"), "class %s: capacity_share is a fraction between 0 and 1, e.g. 0.15", c.Name)
+		if !(c.CapacityShare >= 0 && c.CapacityShare <= 1) {
+			v.addf(at("capacity_share"), "class %s: capacity_share is a fraction between 0 and 1, not %s; e.g. capacity_share: 0.15", c.Name, v.text(at("capacity_share")))
 		}
 	}
-	v.quota("default_quota", &p.DefaultQuota, seen)
+	v.quota("default_quota", "default_quota: ", &p.DefaultQuota, seen)
 	teams := map[string]bool{}
 	for i, t := range p.Teams {
 		at := func(f string) string { return fmt.Sprintf("teams.%d.%s", i, f) }
@@ -291,7 +305,10 @@ func (v *validator) validate(p *Policy) {
 			v.addf(at("channel"), "team %s: channel %q must start with #", t.Name, t.Channel)
 		}
 		if t.Quota != nil {
-			v.quota(at("quota"), t.Quota, seen)
+			v.quota(at("quota"), "team "+t.Name+": quota ", t.Quota, seen)
+		}
+		if t.Storage.QuotaGiB < 0 {
+			v.addf(at("storage.quota_gib"), "team %s: storage quota_gib cannot be negative, not %s; e.g. quota_gib: 1024", t.Name, v.text(at("storage.quota_gib")))
 		}
 	}
 	v.storage(p)
@@ -358,6 +375,9 @@ func (v *validator) validate(p *Policy) {
 	}
 	if p.Backend == "sim" && len(p.Sim.Nodes) == 0 && len(p.Classes) > 0 {
 		v.addf("backend", "backend sim needs a sim: section describing the simulated nodes")
+	}
+	if u := p.Idle.UtilizationBelow; !(u >= 0 && u <= 100) {
+		v.addf("idle.utilization_below", "idle.utilization_below is a percent from 0 to 100, not %s; e.g. idle: {utilization_below: 5}", v.text("idle.utilization_below"))
 	}
 	if p.Idle.UtilizationBelow == 0 {
 		p.Idle.UtilizationBelow = 5
@@ -526,17 +546,18 @@ func (v *validator) sso(p *Policy) {
 	}
 }
 
-func (v *validator) quota(path string, q *Quota, classes map[string]bool) {
+// quota checks a quota at path; label names it in a refusal ("team vision: quota ").
+func (v *validator) quota(path, label string, q *Quota, classes map[string]bool) {
 	for name, n := range q.GPUs {
 		if !classes[strings.ToLower(name)] {
-			v.addf(path+".gpus."+name, "quota names class %q, which is not in the catalog", name)
+			v.addf(path+".gpus."+name, "%snames class %q, which is not in the catalog", label, name)
 		}
 		if n < 0 {
-			v.addf(path+".gpus."+name, "quota for %s cannot be negative", name)
+			v.addf(path+".gpus."+name, "%sgpus.%s cannot be negative, not %d; e.g. gpus: {%s: 2}", label, name, n, name)
 		}
 	}
-	if q.GPUHoursPerWeek < 0 {
-		v.addf(path+".gpu_hours_per_week", "gpu_hours_per_week cannot be negative")
+	if !nonNegative(q.GPUHoursPerWeek) {
+		v.addf(path+".gpu_hours_per_week", "%sgpu_hours_per_week must be zero or more, not %s; e.g. gpu_hours_per_week: 100", label, v.text(path+".gpu_hours_per_week"))
 	}
 }
 
