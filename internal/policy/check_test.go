@@ -1,8 +1,11 @@
 package policy
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // refused loads the example policy with each old text (in pairs: old, new; each old must be
@@ -96,4 +99,74 @@ func TestNumbersOutsideTheirRangeAreRefused(t *testing.T) {
 			t.Errorf("utilization_below: 2.5 reads %v", p.Idle.UtilizationBelow)
 		}
 	}
+}
+
+// TestDecimalsInWholeNumberFieldsAreRefused: max_gpus: 2.5, a quota of 1.9 GPUs or 1.5 sim nodes
+// used to pass as 2 and 1; each is refused at its line with a whole number that works, as is
+// "two". A whole number written with a point (2.0) is that number.
+func TestDecimalsInWholeNumberFieldsAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		old, new string
+		line     int
+		msg      string
+	}{
+		{"max_gpus: 1  ", "max_gpus: 2.5", 15, "class interactive: max_gpus must be a whole number, not 2.5; e.g. max_gpus: 2"},
+		{"max_gpus: 8", "max_gpus: two", 28, `class train: max_gpus must be a whole number, not "two"; e.g. max_gpus: 2`},
+		{"interactive: 4, train: 16", "interactive: 1.9, train: 16", 43, "team vision: quota.gpus.interactive must be a whole number, not 1.9; e.g. gpus: {interactive: 2}"},
+		{"name: l40s, count: 4", "name: l40s, count: 1.5", 115, "sim node group l40s: count must be a whole number, not 1.5; e.g. count: 4"},
+		{"gpu_memory_gib: 48", "gpu_memory_gib: 47.5", 12, "class interactive: gpu_memory_gib must be a whole number, not 47.5; e.g. gpu_memory_gib: 80"},
+		{"quota_gib: 4096", "quota_gib: 1e30", 45, "team vision: storage.quota_gib is too large: 1e30; e.g. quota_gib: 1024"},
+		{"nvlink_islands: 1}", "nvlink_islands: .5}", 116, "sim node group h100: nvlink_islands must be a whole number, not .5; e.g. nvlink_islands: 1"},
+	} {
+		wantProblem(t, refused(t, c.old, c.new), c.line, c.msg)
+	}
+	p, err := Load([]byte(exampleWith(t, "max_gpus: 8", "max_gpus: 8.0")), "p.yaml")
+	if err != nil {
+		t.Fatalf("max_gpus: 8.0: %v", err)
+	}
+	if c, _ := p.Class("train"); c.MaxGPUs != 8 {
+		t.Errorf("max_gpus: 8.0 reads %d", c.MaxGPUs)
+	}
+}
+
+// TestExamplesInRefusalsAreOfTheirFieldsType: every example a refusal gives (a field's eg tag,
+// and a map's each tag for one of its values) reads back as a value of its field.
+func TestExamplesInRefusalsAreOfTheirFieldsType(t *testing.T) {
+	seen := map[reflect.Type]bool{}
+	var check func(reflect.Type)
+	check = func(st reflect.Type) {
+		for st.Kind() == reflect.Pointer || st.Kind() == reflect.Slice || st.Kind() == reflect.Map {
+			st = st.Elem()
+		}
+		if st.Kind() != reflect.Struct || st == durationType || seen[st] {
+			return
+		}
+		seen[st] = true
+		for i := 0; i < st.NumField(); i++ {
+			f := st.Field(i)
+			if !f.IsExported() || f.Tag.Get("yaml") == "-" {
+				continue
+			}
+			eg, ok := f.Tag.Lookup("eg")
+			if !ok {
+				t.Errorf("%s.%s has no eg tag", st.Name(), f.Name)
+			}
+			v := reflect.New(f.Type)
+			dec := yaml.NewDecoder(strings.NewReader(eg))
+			dec.KnownFields(true)
+			if err := dec.Decode(v.Interface()); err != nil || v.Elem().IsZero() && f.Type.Kind() != reflect.Bool {
+				t.Errorf("%s.%s: eg %q does not read as its type: %v", st.Name(), f.Name, eg, err)
+			}
+			if each, ok := f.Tag.Lookup("each"); ok {
+				e := reflect.New(f.Type.Elem())
+				if err := yaml.Unmarshal([]byte(each), e.Interface()); err != nil || e.Elem().IsZero() {
+					t.Errorf("%s.%s: each %q does not read as its values' type: %v", st.Name(), f.Name, each, err)
+				}
+			} else if f.Type.Kind() == reflect.Map {
+				t.Errorf("%s.%s is a map without an each tag", st.Name(), f.Name)
+			}
+			check(f.Type)
+		}
+	}
+	check(reflect.TypeOf(Policy{}))
 }

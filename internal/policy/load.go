@@ -69,15 +69,23 @@ func Load(data []byte, source string) (*Policy, error) {
 	if len(root.Content) == 0 {
 		return nil, &Error{Source: source, Problems: []Problem{{Msg: "the file is empty; start from docs/quartermaster.example.yaml"}}}
 	}
+	// A value of the wrong kind stops the semantic checks, as the decoder's errors do. The
+	// decoder's are kept for what the shape check does not cover, on lines it has not refused.
+	problems := shapeOf(&root)
+	refused := map[int]bool{}
+	for _, pr := range problems {
+		refused[pr.Line] = true
+	}
 	p := &Policy{Source: source}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	var problems []Problem
 	if err := dec.Decode(p); err != nil {
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
 			for _, e := range te.Errors {
-				problems = append(problems, yamlProblem(e))
+				if pr := yamlProblem(e); !refused[pr.Line] {
+					problems = append(problems, pr)
+				}
 			}
 		} else {
 			return nil, &Error{Source: source, Problems: []Problem{yamlProblem(err.Error())}}

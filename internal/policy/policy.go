@@ -13,21 +13,21 @@ import (
 
 // Policy is a loaded, validated policy file.
 type Policy struct {
-	Organization string        `yaml:"organization"`
-	Currency     string        `yaml:"currency"`
-	Timezone     string        `yaml:"timezone"`
-	Classes      []*Class      `yaml:"classes"`
-	DefaultQuota Quota         `yaml:"default_quota"`
-	Teams        []*Team       `yaml:"teams"`
-	Exceptions   []*Rule       `yaml:"exceptions"`
-	Approvals    Approvals     `yaml:"approvals"`
-	Reports      Reports       `yaml:"reports"`
-	Backend      string        `yaml:"backend"`
-	Directory    []*Identity   `yaml:"directory"`
-	Discord      Discord       `yaml:"discord"`
-	Sim          SimCluster    `yaml:"sim"`
-	Idle         IdleDetection `yaml:"idle"`
-	OIDC         SSO           `yaml:"oidc"`
+	Organization string        `yaml:"organization" eg:"Acme AI"`
+	Currency     string        `yaml:"currency" eg:"EUR"`
+	Timezone     string        `yaml:"timezone" eg:"America/Chicago"`
+	Classes      []*Class      `yaml:"classes" eg:"[{name: notebook, max_gpus: 1, max_duration: 8h}]"`
+	DefaultQuota Quota         `yaml:"default_quota" eg:"{gpus: {notebook: 1}, gpu_hours_per_week: 24}"`
+	Teams        []*Team       `yaml:"teams" eg:"[{name: vision, idp_groups: [ai-vision]}]"`
+	Exceptions   []*Rule       `yaml:"exceptions" eg:"[{name: large-request, when: request.gpus > class.max_gpus}]"`
+	Approvals    Approvals     `yaml:"approvals" eg:"{timeout: 24h, fallback_approvers: [platform-leads@acme.example]}"`
+	Reports      Reports       `yaml:"reports" eg:"{showback: {schedule: \"MON 09:00\", channel: \"#gpu-showback\"}}"`
+	Backend      string        `yaml:"backend" eg:"sim"`
+	Directory    []*Identity   `yaml:"directory" eg:"[{user: alice@acme.example, groups: [ai-vision]}]"`
+	Discord      Discord       `yaml:"discord" eg:"{channels: {\"#vision-gpu\": \"1180000000000000001\"}}"`
+	Sim          SimCluster    `yaml:"sim" eg:"{nodes: [{name: l40s, count: 4, class: interactive, gpus: 4}]}"`
+	Idle         IdleDetection `yaml:"idle" eg:"{utilization_below: 5}"`
+	OIDC         SSO           `yaml:"oidc" eg:"{groups_claim: groups, recheck: 24h}"`
 
 	// Location is Timezone, loaded.
 	Location *time.Location `yaml:"-"`
@@ -42,19 +42,19 @@ type Policy struct {
 
 // Class is a catalog entry: a GPU SKU offered as a product.
 type Class struct {
-	Name            string            `yaml:"name"`
-	Description     string            `yaml:"description"`
-	SKU             string            `yaml:"sku"`
-	GPUMemoryGiB    int               `yaml:"gpu_memory_gib"`
-	PricePerGPUHour float64           `yaml:"price_per_gpu_hour"`
-	Isolation       string            `yaml:"isolation"`
-	MaxGPUs         int               `yaml:"max_gpus"`
-	MaxDuration     Duration          `yaml:"max_duration"`
-	IdleTimeout     Duration          `yaml:"idle_timeout"`
-	IdleGrace       Duration          `yaml:"idle_grace"`
-	CapacityShare   float64           `yaml:"capacity_share"`
-	Slurm           SlurmMapping      `yaml:"slurm"`
-	Kubernetes      KubernetesMapping `yaml:"kubernetes"`
+	Name            string            `yaml:"name" eg:"notebook"`
+	Description     string            `yaml:"description" eg:"Shared L40S for notebooks"`
+	SKU             string            `yaml:"sku" eg:"L40S"`
+	GPUMemoryGiB    int               `yaml:"gpu_memory_gib" eg:"80"`
+	PricePerGPUHour float64           `yaml:"price_per_gpu_hour" eg:"2.50"`
+	Isolation       string            `yaml:"isolation" eg:"shared"`
+	MaxGPUs         int               `yaml:"max_gpus" eg:"2"`
+	MaxDuration     Duration          `yaml:"max_duration" eg:"8h"`
+	IdleTimeout     Duration          `yaml:"idle_timeout" eg:"30m"`
+	IdleGrace       Duration          `yaml:"idle_grace" eg:"10m"`
+	CapacityShare   float64           `yaml:"capacity_share" eg:"0.15"`
+	Slurm           SlurmMapping      `yaml:"slurm" eg:"{partition: train, gres: \"gpu:h100\"}"`
+	Kubernetes      KubernetesMapping `yaml:"kubernetes" eg:"{resource: nvidia.com/gpu, node_selector: {gpu.acme/class: train}}"`
 }
 
 // Exclusive reports whether leases of the class get whole nodes' GPUs to themselves.
@@ -62,73 +62,73 @@ func (c *Class) Exclusive() bool { return c.Isolation == "exclusive" }
 
 // SlurmMapping says how a class maps to Slurm.
 type SlurmMapping struct {
-	Partition string `yaml:"partition"`
-	GRES      string `yaml:"gres"`
+	Partition string `yaml:"partition" eg:"train"`
+	GRES      string `yaml:"gres" eg:"\"gpu:h100\""`
 }
 
 // KubernetesMapping says how a class maps to Kubernetes.
 type KubernetesMapping struct {
-	Resource     string            `yaml:"resource"`
-	NodeSelector map[string]string `yaml:"node_selector"`
+	Resource     string            `yaml:"resource" eg:"nvidia.com/gpu"`
+	NodeSelector map[string]string `yaml:"node_selector" eg:"{gpu.acme/class: train}" each:"train"`
 }
 
 // Quota is a team's allowance: concurrent GPUs per class and GPU-hours per week.
 type Quota struct {
-	GPUs            map[string]int `yaml:"gpus"`
-	GPUHoursPerWeek float64        `yaml:"gpu_hours_per_week"`
+	GPUs            map[string]int `yaml:"gpus" eg:"{notebook: 2}" each:"2"`
+	GPUHoursPerWeek float64        `yaml:"gpu_hours_per_week" eg:"100"`
 }
 
 // Team owns a quota, budget owners and a channel.
 type Team struct {
-	Name         string   `yaml:"name"`
-	IDPGroups    []string `yaml:"idp_groups"`
-	BudgetOwners []string `yaml:"budget_owners"`
-	Channel      string   `yaml:"channel"`
-	Quota        *Quota   `yaml:"quota"`
-	DataClasses  []string `yaml:"data_classes"`
-	Storage      Storage  `yaml:"storage"`
+	Name         string   `yaml:"name" eg:"vision"`
+	IDPGroups    []string `yaml:"idp_groups" eg:"[ai-vision]"`
+	BudgetOwners []string `yaml:"budget_owners" eg:"[dana@acme.example]"`
+	Channel      string   `yaml:"channel" eg:"\"#vision-gpu\""`
+	Quota        *Quota   `yaml:"quota" eg:"{gpus: {notebook: 2}, gpu_hours_per_week: 100}"`
+	DataClasses  []string `yaml:"data_classes" eg:"[public, internal]"`
+	Storage      Storage  `yaml:"storage" eg:"{path: /projects/vision, quota_gib: 1024}"`
 }
 
 // Storage is a team's storage grant, mounted into every workspace.
 type Storage struct {
-	Path     string `yaml:"path"`
-	QuotaGiB int    `yaml:"quota_gib"`
-	PVC      string `yaml:"pvc"`
+	Path     string `yaml:"path" eg:"/projects/vision"`
+	QuotaGiB int    `yaml:"quota_gib" eg:"1024"`
+	PVC      string `yaml:"pvc" eg:"vision-data"`
 }
 
 // Approvals configures how exceptions are decided.
 type Approvals struct {
-	Timeout           Duration `yaml:"timeout"`
-	SelfApproval      bool     `yaml:"self_approval"`
-	FallbackApprovers []string `yaml:"fallback_approvers"`
-	StepUp            Duration `yaml:"step_up"`
+	Timeout           Duration `yaml:"timeout" eg:"24h"`
+	SelfApproval      bool     `yaml:"self_approval" eg:"false"`
+	FallbackApprovers []string `yaml:"fallback_approvers" eg:"[platform-leads@acme.example]"`
+	StepUp            Duration `yaml:"step_up" eg:"12h"`
 }
 
 // Reports configures scheduled reports.
 type Reports struct {
-	Showback Showback `yaml:"showback"`
+	Showback Showback `yaml:"showback" eg:"{schedule: \"MON 09:00\", channel: \"#gpu-showback\"}"`
 }
 
 // Showback is the weekly report's schedule and audience.
 type Showback struct {
-	Schedule        string `yaml:"schedule"`
-	Channel         string `yaml:"channel"`
-	DMBudgetOwners  bool   `yaml:"dm_budget_owners"`
-	PlatformChannel string `yaml:"platform_channel"`
+	Schedule        string `yaml:"schedule" eg:"\"MON 09:00\""`
+	Channel         string `yaml:"channel" eg:"\"#gpu-showback\""`
+	DMBudgetOwners  bool   `yaml:"dm_budget_owners" eg:"true"`
+	PlatformChannel string `yaml:"platform_channel" eg:"\"#gpu-platform\""`
 }
 
 // SSO configures single sign-on, where it is on (the provider and the client come from the
 // environment: QM_OIDC_ISSUER, QM_OIDC_CLIENT_ID, QM_OIDC_CLIENT_SECRET, QM_PUBLIC_URL).
 type SSO struct {
 	// GroupsClaim names the ID token (or userinfo) claim that lists a person's groups.
-	GroupsClaim string `yaml:"groups_claim"`
+	GroupsClaim string `yaml:"groups_claim" eg:"groups"`
 	// Scopes are asked of the provider; openid is always among them.
-	Scopes []string `yaml:"scopes"`
+	Scopes []string `yaml:"scopes" eg:"[openid, email, profile]"`
 	// Recheck is how often a linked account's groups are read again from the provider.
-	Recheck Duration `yaml:"recheck"`
+	Recheck Duration `yaml:"recheck" eg:"24h"`
 	// Admins are the users or groups who may unlink other people's chat accounts; empty: the
 	// fallback approvers.
-	Admins []string `yaml:"admins"`
+	Admins []string `yaml:"admins" eg:"[platform]"`
 }
 
 // SSO defaults.
@@ -142,36 +142,36 @@ var DefaultScopes = []string{"openid", "email", "profile"}
 
 // Identity is a static directory entry: a user and their IdP groups.
 type Identity struct {
-	User   string   `yaml:"user"`
-	Groups []string `yaml:"groups"`
+	User   string   `yaml:"user" eg:"alice@acme.example"`
+	Groups []string `yaml:"groups" eg:"[ai-vision]"`
 	// Accounts are the person's chat accounts where the platform does not say who they are,
 	// written PLATFORM:ID (e.g. "discord:80351110224678912", a Discord user id).
-	Accounts []string `yaml:"accounts"`
+	Accounts []string `yaml:"accounts" eg:"[\"discord:80351110224678912\"]"`
 }
 
 // Discord says where Discord messages go: the Discord channel id of each channel the policy
 // names (a team's channel, the showback channel), e.g. {"#vision-gpu": "1180000000000000001"}.
 type Discord struct {
-	Channels map[string]string `yaml:"channels"`
+	Channels map[string]string `yaml:"channels" eg:"{\"#vision-gpu\": \"1180000000000000001\"}" each:"\"1180000000000000001\""`
 }
 
 // SimCluster describes the simulated cluster of the sim backend.
 type SimCluster struct {
-	Nodes []*SimNodeGroup `yaml:"nodes"`
+	Nodes []*SimNodeGroup `yaml:"nodes" eg:"[{name: l40s, count: 4, class: interactive, gpus: 4}]"`
 }
 
 // SimNodeGroup is Count nodes named NAME-01.. of one class.
 type SimNodeGroup struct {
-	Name          string `yaml:"name"`
-	Count         int    `yaml:"count"`
-	Class         string `yaml:"class"`
-	GPUs          int    `yaml:"gpus"`
-	NVLinkIslands int    `yaml:"nvlink_islands"`
+	Name          string `yaml:"name" eg:"l40s"`
+	Count         int    `yaml:"count" eg:"4"`
+	Class         string `yaml:"class" eg:"interactive"`
+	GPUs          int    `yaml:"gpus" eg:"8"`
+	NVLinkIslands int    `yaml:"nvlink_islands" eg:"1"`
 }
 
 // IdleDetection says what counts as an idle GPU.
 type IdleDetection struct {
-	UtilizationBelow float64 `yaml:"utilization_below"`
+	UtilizationBelow float64 `yaml:"utilization_below" eg:"5"`
 }
 
 // Class returns the named class.

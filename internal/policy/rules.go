@@ -45,9 +45,9 @@ const RuleUnevaluated = "the rule could not be checked for this request, so a pe
 
 // Rule is a published exception rule: a request it matches waits for a budget owner.
 type Rule struct {
-	Name string `yaml:"name"`
-	When string `yaml:"when"`
-	Why  string `yaml:"why"`
+	Name string `yaml:"name" eg:"large-request"`
+	When string `yaml:"when" eg:"request.gpus > class.max_gpus"`
+	Why  string `yaml:"why" eg:"More GPUs than the class allows without approval"`
 
 	// Cost is the rule's estimated cost at most, in CEL's cost units (see RuleCostLimit).
 	Cost uint64 `yaml:"-"`
