@@ -170,3 +170,28 @@ func TestExamplesInRefusalsAreOfTheirFieldsType(t *testing.T) {
 	}
 	check(reflect.TypeOf(Policy{}))
 }
+
+// TestUnknownKeysAreNamedWithTheKeyMeant: a key the policy does not know is refused in the
+// policy's words, with the known key it is closest to, or else the keys that would be known there.
+func TestUnknownKeysAreNamedWithTheKeyMeant(t *testing.T) {
+	for _, c := range []struct {
+		old, new string
+		line     int
+		msg      string
+	}{
+		{"idle_timeout: 30m", "idle_timout: 30m", 17, "class interactive has no key idle_timout; did you mean idle_timeout?"},
+		{"timezone:", "time_zone:", 5, "the policy has no key time_zone; did you mean timezone?"},
+		{"  timeout: 24h", "  timout: 24h", 77, "approvals has no key timout; did you mean timeout?"},
+		{"{partition: train,", "{partiton: train,", 32, "class train: slurm has no key partiton; did you mean partition?"},
+		{"max_gpus: 8", "Max_GPUs: 8", 28, "class train has no key Max_GPUs; did you mean max_gpus?"},
+		{"gpu_hours_per_week: 600", "gpu_hours: 600", 43, "team vision: quota has no key gpu_hours; did you mean gpu_hours_per_week?"},
+		{"schedule:", "when:", 83, "reports.showback has no key when; its keys are schedule, channel, dm_budget_owners, platform_channel"},
+		{"name: h100, count: 2", "name: h100, size: 2", 116, "sim node group h100 has no key size; its keys are name, count, class, gpus, nvlink_islands"},
+	} {
+		pe := refused(t, c.old, c.new)
+		wantProblem(t, pe, c.line, c.msg)
+		if len(pe.Problems) != 1 {
+			t.Errorf("%s: more than one problem:\n%v", c.new, pe)
+		}
+	}
+}

@@ -43,6 +43,36 @@ func (pl place) subject() string {
 	return pl.label + ": " + pl.path
 }
 
+// owner names the place as the object that holds keys: "the policy", "approvals", "class
+// notebook", "class notebook: slurm".
+func (pl place) owner() string {
+	switch {
+	case pl.label == "" && pl.path == "":
+		return "the policy"
+	case pl.label == "" || pl.path == "":
+		return pl.label + pl.path
+	}
+	return pl.subject()
+}
+
+// meant is "did you mean KEY?" for the known key closest to key (in any case, or one it begins),
+// or else the known keys.
+func meant(key string, keys []string) string {
+	best := Closest(strings.ToLower(key), keys)
+	if best == "" && len(key) >= 4 {
+		for _, k := range keys {
+			if strings.HasPrefix(k, strings.ToLower(key)) {
+				best = k
+				break
+			}
+		}
+	}
+	if best != "" {
+		return "did you mean " + best + "?"
+	}
+	return "its keys are " + strings.Join(keys, ", ")
+}
+
 // example is "; e.g. max_gpus: 2", or nothing where the place has no example.
 func (pl place) example() string {
 	if pl.eg == "" {
@@ -115,11 +145,15 @@ var objectKinds = map[string]string{
 }
 
 func (s *shaper) object(n *yaml.Node, t reflect.Type, pl place) {
-	fields, _ := fieldsOf(t)
+	fields, keys := fieldsOf(t)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
+		if k.Value == "<<" && k.ShortTag() == "!!merge" {
+			continue // a merge of an anchor's keys, checked where the anchor is written
+		}
 		f, ok := fields[k.Value]
 		if !ok {
+			s.addf(k, "%s has no key %s; %s", pl.owner(), k.Value, meant(k.Value, keys))
 			continue
 		}
 		child := place{label: pl.label, path: join(pl.path, k.Value)}
