@@ -185,6 +185,7 @@ func TestUnknownKeysAreNamedWithTheKeyMeant(t *testing.T) {
 		{"{partition: train,", "{partiton: train,", 32, "class train: slurm has no key partiton; did you mean partition?"},
 		{"max_gpus: 8", "Max_GPUs: 8", 28, "class train has no key Max_GPUs; did you mean max_gpus?"},
 		{"gpu_hours_per_week: 600", "gpu_hours: 600", 43, "team vision: quota has no key gpu_hours; did you mean gpu_hours_per_week?"},
+		{"resource: nvidia.com/gpu, node_selector: {gpu.acme/class: train}", "resource:nvidia.com/gpu, node_selector: {gpu.acme/class: train}", 33, "class train: kubernetes has no key resource:nvidia.com/gpu; write a space after the colon: resource: nvidia.com/gpu"},
 		{"schedule:", "when:", 83, "reports.showback has no key when; its keys are schedule, channel, dm_budget_owners, platform_channel"},
 		{"name: h100, count: 2", "name: h100, size: 2", 116, "sim node group h100 has no key size; its keys are name, count, class, gpus, nvlink_islands"},
 	} {
@@ -192,6 +193,73 @@ func TestUnknownKeysAreNamedWithTheKeyMeant(t *testing.T) {
 		wantProblem(t, pe, c.line, c.msg)
 		if len(pe.Problems) != 1 {
 			t.Errorf("%s: more than one problem:\n%v", c.new, pe)
+		}
+	}
+}
+
+// TestValuesOfTheWrongKindAreRefusedInThePolicysWords: a text where a list, a map, a number, a
+// yes/no or a duration belongs (or the other way round), or a key written twice, is refused at
+// its line in the policy's words, not the decoder's, with one that works.
+func TestValuesOfTheWrongKindAreRefusedInThePolicysWords(t *testing.T) {
+	for _, c := range []struct {
+		old, new string
+		line     int
+		msg      string
+	}{
+		{"idp_groups: [ai-language]", "idp_groups: grp-genomics", 47, `team language: idp_groups must be a list, not "grp-genomics"; e.g. idp_groups: [grp-genomics]`},
+		{"idp_groups: [ai-language]", "idp_groups: ai-language]", 47, `team language: idp_groups must be a list, not "ai-language]"; e.g. idp_groups: [ai-language]`},
+		{"data_classes: [public, internal]", "data_classes: public, internal", 44, `team vision: data_classes must be a list, not "public, internal"; e.g. data_classes: [public, internal]`},
+		{"fallback_approvers: [platform-leads@acme.example]", "fallback_approvers: {lead: x}", 79, `approvals.fallback_approvers must be a list, not a map; e.g. fallback_approvers: [platform-leads@acme.example]`},
+		{"budget_owners: [dana@acme.example]", "budget_owners: [dana@acme.example, [lee]]", 41, `team vision: budget_owners entry 2 must be text, not a list; e.g. budget_owners: [dana@acme.example]`},
+		{`slurm: {partition: train, gres: "gpu:h100"}`, "slurm: train", 32, `class train: slurm must be a map, not "train"; e.g. slurm: {partition: train, gres: "gpu:h100"}`},
+		{"{interactive: 4, train: 16}", "16", 43, `team vision: quota.gpus must be a map, not 16; e.g. gpus: {notebook: 2}`},
+		{"  - name: train\n", "  - name: [train]\n", 22, `class 2: name must be text, not a list; e.g. name: notebook`},
+		{"price_per_gpu_hour: 0.90", "price_per_gpu_hour: cheap", 13, `class interactive: price_per_gpu_hour must be a number, not "cheap"; e.g. price_per_gpu_hour: 2.50`},
+		{"price_per_gpu_hour: 0.90", `price_per_gpu_hour: "0.90"`, 13, `class interactive: price_per_gpu_hour must be a number, not the text "0.90"; write it without quotes: price_per_gpu_hour: 0.90`},
+		{"max_gpus: 8", `max_gpus: "8"`, 28, `class train: max_gpus must be a whole number, not the text "8"; write it without quotes: max_gpus: 8`},
+		{"self_approval: false", "self_approval: maybe", 78, `approvals.self_approval must be true or false, not "maybe"; e.g. self_approval: false`},
+		{"max_duration: 72h", "max_duration: 3 days-ish", 29, `class train: max_duration "3 days-ish" is not a duration; e.g. max_duration: 8h`},
+		{"max_duration: 72h", "max_duration: 9999w", 29, `class train: max_duration "9999w" is too long (10 years at most); e.g. max_duration: 8h`},
+		{"idle_grace: 30m", "idle_grace: [30m]", 31, `class train: idle_grace must be a duration, not a list; e.g. idle_grace: 10m`},
+		{"    max_duration: 72h\n", "    max_duration: 72h\n    max_gpus: 4\n", 30, `class train: max_gpus is written twice (first at line 28); keep one`},
+		{"{interactive: 4, train: 16}", "{interactive: 4, interactive: 16}", 43, `team vision: quota.gpus: interactive is written twice (first at line 43); keep one`},
+		{"directory:\n", "directory:\n  - alice@acme.example\n", 104, `directory entry 1 must be a map, not "alice@acme.example"; e.g. - {user: alice@acme.example, groups: [ai-vision]}`},
+		{"classes:\n  - name: interactive", "classes: interactive\nclasses2:\n  - name: interactive", 8, `classes must be a list, not "interactive"; e.g. classes: [{name: notebook, max_gpus: 1, max_duration: 8h}]`},
+	} {
+		wantProblem(t, refused(t, c.old, c.new), c.line, c.msg)
+	}
+	for _, c := range []struct {
+		src  string
+		line int
+		msg  string
+	}{
+		{"organization: X\nclasses:\n  - {name: a, max_gpus: 1, max_duration: 1h, slurm: &s {partition: p}}\nteams:\n  - {name: t, idp_groups: *s}\n", 5, "team t: idp_groups must be a list, not a map; e.g. idp_groups: [ai-vision] (through *s, written at line 3)"},
+		{"organization: X\nbase: &b {max_gpus: 1.5}\nclasses:\n  - {<<: *b, name: a, max_duration: 1h}\n", 4, "class a: max_gpus must be a whole number, not 1.5; e.g. max_gpus: 2 (through *b, written at line 2)"},
+		{"? [organization]\n: X\n", 1, "the policy has a list for a key; its keys are organization, currency, timezone, classes, default_quota, teams, exceptions, approvals, reports, backend, directory, discord, sim, idle, oidc"},
+		{"- organization: X\n", 1, "the policy must be a map of keys such as organization: and classes:, not a list; start from docs/quartermaster.example.yaml"},
+		{"just words\n", 1, `the policy must be a map of keys such as organization: and classes:, not "just words"; start from docs/quartermaster.example.yaml`},
+	} {
+		_, err := Load([]byte(c.src), "p.yaml")
+		if pe, ok := err.(*Error); !ok {
+			t.Errorf("%q: %v", c.src, err)
+		} else {
+			wantProblem(t, pe, c.line, c.msg)
+		}
+	}
+}
+
+// TestDecoderErrorsInThePolicysWords: what the decoder still finds after the shape check (it
+// should find nothing) is said without Go's type names.
+func TestDecoderErrorsInThePolicysWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"field colour not found in type policy.Class":       "no key colour is known here",
+		"cannot unmarshal !!str `two` into int":             `"two" must be a whole number here`,
+		"cannot unmarshal !!map into []string":              "this value must be a list here",
+		"cannot unmarshal !!seq into policy.SlurmMapping":   "this value must be a map here",
+		`mapping key "max_gpus" already defined at line 12`: "max_gpus is written twice (first at line 12); keep one",
+	} {
+		if got := decoderWords(in); got != want {
+			t.Errorf("decoderWords(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -69,23 +69,17 @@ func Load(data []byte, source string) (*Policy, error) {
 	if len(root.Content) == 0 {
 		return nil, &Error{Source: source, Problems: []Problem{{Msg: "the file is empty; start from docs/quartermaster.example.yaml"}}}
 	}
-	// A value of the wrong kind stops the semantic checks, as the decoder's errors do. The
-	// decoder's are kept for what the shape check does not cover, on lines it has not refused.
+	// A value of the wrong kind stops the semantic checks, as the decoder's errors do; the
+	// decoder's own are said only where the shape check found nothing (they would repeat it).
 	problems := shapeOf(&root)
-	refused := map[int]bool{}
-	for _, pr := range problems {
-		refused[pr.Line] = true
-	}
 	p := &Policy{Source: source}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(p); err != nil {
+	if err := dec.Decode(p); err != nil && len(problems) == 0 {
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
 			for _, e := range te.Errors {
-				if pr := yamlProblem(e); !refused[pr.Line] {
-					problems = append(problems, pr)
-				}
+				problems = append(problems, yamlProblem(e))
 			}
 		} else {
 			return nil, &Error{Source: source, Problems: []Problem{yamlProblem(err.Error())}}
@@ -108,13 +102,45 @@ func Load(data []byte, source string) (*Policy, error) {
 	return p, nil
 }
 
+var (
+	unknownFieldRE = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+	unmarshalRE    = regexp.MustCompile(`^cannot unmarshal !!\w+(?: ` + "`" + `(.*)` + "`" + `)? into (\S+)$`)
+	definedRE      = regexp.MustCompile(`^mapping key "(.*)" already defined at line (\d+)$`)
+	goTypeWords    = map[string]string{"int": "a whole number", "float64": "a number", "bool": "true or false", "string": "text"}
+)
+
+// decoderWords says a decoder error that the shape check did not catch first (one reached
+// through an alias, say) in the policy's words rather than Go's.
+func decoderWords(msg string) string {
+	if m := unknownFieldRE.FindStringSubmatch(msg); m != nil {
+		return "no key " + m[1] + " is known here"
+	}
+	if m := definedRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s is written twice (first at line %s); keep one", m[1], m[2])
+	}
+	if m := unmarshalRE.FindStringSubmatch(msg); m != nil {
+		want, ok := goTypeWords[m[2]]
+		switch {
+		case ok:
+		case strings.HasPrefix(m[2], "[]"):
+			want = "a list"
+		default:
+			want = "a map"
+		}
+		what := "this value"
+		if m[1] != "" {
+			what = strconv.Quote(m[1])
+		}
+		return fmt.Sprintf("%s must be %s here", what, want)
+	}
+	return strings.ReplaceAll(msg, "policy.", "")
+}
+
 func yamlProblem(s string) Problem {
 	s = strings.TrimPrefix(s, "yaml: ")
 	if m := lineRE.FindStringSubmatch(s); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		msg := m[2]
-		msg = strings.ReplaceAll(msg, "policy.", "")
-		return Problem{Line: n, Msg: msg}
+		return Problem{Line: n, Msg: decoderWords(m[2])}
 	}
 	return Problem{Msg: s}
 }
