@@ -263,3 +263,29 @@ func TestDecoderErrorsInThePolicysWords(t *testing.T) {
 		}
 	}
 }
+
+// TestAnIndentationSlipIsFoundAtItsLine: yaml reports a line that is indented as no line above
+// it at the start of the block it broke (line 8, classes:); the refusal names the line itself and
+// the indentation of the lines it could belong with.
+func TestAnIndentationSlipIsFoundAtItsLine(t *testing.T) {
+	for _, c := range []struct {
+		old, new string
+		line     int
+		msg      string
+	}{
+		{"    idle_timeout: 30m", "   idle_timeout: 30m", 17, "this line is indented 3 spaces, which matches no block above it (line 16 is at 4; line 9's entry is at 2, its keys at 4); indent it as the keys it belongs with"},
+		{"  - name: train", " - name: train", 22, "this line is indented 1 space, which matches no block above it (line 21 is at 4; line 9's entry is at 2, its keys at 4); indent it as the keys it belongs with"},
+		{"  timeout: 24h", "   timeout: 24h", 78, "this line is indented 2 spaces, which matches no block above it (line 77 is at 3; line 76 at 0); indent it as the keys it belongs with"},
+		{"    idle_timeout: 30m", "      idle_timeout: 30m", 17, "this line is indented 6 spaces, more than line 16 (4), which has its value already; indent it as line 16"},
+		{"    storage: {path: /projects/vision", "  storage: {path: /projects/vision", 45, "this line is indented 2 spaces, which matches no block above it (line 44 is at 4; line 39's entry is at 2, its keys at 4); indent it as the keys it belongs with"},
+		{"why: More GPUs than", "why: Note: more GPUs than", 59, `the value of why holds ": ", which YAML reads as another key; put it in quotes: why: "Note: more GPUs than the class allows without approval"`},
+	} {
+		pe := refused(t, c.old, c.new)
+		wantProblem(t, pe, c.line, c.msg)
+	}
+	// A bracket left open is not taken for an indentation slip.
+	pe := refused(t, "idp_groups: [ai-vision]", "idp_groups: [ai-vision")
+	if strings.Contains(pe.Error(), "indented") {
+		t.Errorf("an open bracket: %v", pe)
+	}
+}

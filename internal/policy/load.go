@@ -64,7 +64,7 @@ var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 func Load(data []byte, source string) (*Policy, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, &Error{Source: source, Problems: []Problem{yamlProblem(err.Error())}}
+		return nil, &Error{Source: source, Problems: []Problem{parseProblem(data, err)}}
 	}
 	if len(root.Content) == 0 {
 		return nil, &Error{Source: source, Problems: []Problem{{Msg: "the file is empty; start from docs/quartermaster.example.yaml"}}}
@@ -135,6 +135,111 @@ func decoderWords(msg string) string {
 	}
 	return strings.ReplaceAll(msg, "policy.", "")
 }
+
+// parseProblem is a YAML syntax error as a problem at the line that causes it. yaml.v3 reports
+// an error of its parser at the start of the block it was reading (line 8, classes:, for a key
+// at line 17 indented as no line above it), so the line is found again as the end of the first
+// part of the file that fails the same way; a line indented as nothing above it, or further than
+// a line with its value, is said so.
+func parseProblem(data []byte, err error) Problem {
+	pr := yamlProblem(err.Error())
+	if pr.Line == 0 || bytes.Count(data, []byte("\n")) > 2000 {
+		return pr
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	end := 0
+	for k := 1; k <= len(lines); k++ {
+		end += len(lines[k-1])
+		if k < pr.Line {
+			continue // the cause is never above the line reported
+		}
+		var n yaml.Node
+		if e := yaml.Unmarshal(data[:end], &n); e == nil || yamlProblem(e.Error()).Msg != pr.Msg {
+			continue
+		}
+		pr.Line = k
+		if msg := indentSlip(lines, k); msg != "" {
+			pr.Msg = msg
+		}
+		break
+	}
+	return pr
+}
+
+// indentSlip says what is wrong with line k: a value holding ": ", an indentation that lines up
+// with no line above it, or one further in than a line that has its value already; or nothing.
+func indentSlip(lines []string, k int) string {
+	line := lines[k-1]
+	if m := colonInValueRE.FindStringSubmatch(line); m != nil {
+		return fmt.Sprintf("the value of %s holds \": \", which YAML reads as another key; put it in quotes: %s: %q", m[1], m[1], strings.TrimSpace(m[2]))
+	}
+	at, dash, ok := indentOf(line)
+	if !ok {
+		return ""
+	}
+	// The lines line k may line up with: the line above, then each line further up that is
+	// further out than all below it. A "- key: value" line lines up with another "- " at its
+	// own indentation, and with a key at its key's.
+	type level struct {
+		line, indent int
+		dash         bool
+	}
+	var levels []level
+	for i := k - 1; i >= 1; i-- {
+		in, d, ok := indentOf(lines[i-1])
+		if ok && (len(levels) == 0 || in < levels[len(levels)-1].indent) {
+			levels = append(levels, level{i, in, d})
+		}
+	}
+	if len(levels) == 0 {
+		return ""
+	}
+	spaces := func(n int) string { return Count(n, "space", "spaces") }
+	prev := levels[0]
+	if inner := prev.indent; at > inner {
+		if prev.dash {
+			inner += 2
+		}
+		if at > inner && hasValueRE.MatchString(lines[prev.line-1]) {
+			return fmt.Sprintf("this line is indented %s, more than line %d (%d), which has its value already; indent it as line %d", spaces(at), prev.line, inner, prev.line)
+		}
+		return ""
+	}
+	for _, l := range levels {
+		if l.indent == at && (dash || !l.dash) || l.dash && !dash && l.indent+2 == at {
+			return ""
+		}
+	}
+	var near []string
+	for i, l := range levels[:min(2, len(levels))] {
+		switch {
+		case l.dash:
+			near = append(near, fmt.Sprintf("line %d's entry is at %d, its keys at %d", l.line, l.indent, l.indent+2))
+		case i == 0:
+			near = append(near, fmt.Sprintf("line %d is at %d", l.line, l.indent))
+		default:
+			near = append(near, fmt.Sprintf("line %d at %d", l.line, l.indent))
+		}
+	}
+	return fmt.Sprintf("this line is indented %s, which matches no block above it (%s); indent it as the keys it belongs with", spaces(at), strings.Join(near, "; "))
+}
+
+// indentOf is a line's indentation in spaces and whether it starts a list entry ("- "); ok is
+// false for a blank line, a comment, or one indented with a tab.
+func indentOf(l string) (int, bool, bool) {
+	t := strings.TrimLeft(l, " ")
+	if s := strings.TrimSpace(t); s == "" || strings.HasPrefix(s, "#") || strings.HasPrefix(t, "\t") {
+		return 0, false, false
+	}
+	return len(l) - len(t), strings.HasPrefix(t, "- "), true
+}
+
+var (
+	// hasValueRE is a line with a key and its value: "max_duration: 8h", "- name: train".
+	hasValueRE = regexp.MustCompile(`^\s*(?:- )?[^\s#:][^:#]*:\s+[^\s#]`)
+	// colonInValueRE is a key whose plain value holds ": " (why: Note: this).
+	colonInValueRE = regexp.MustCompile(`^\s*(?:- )?([A-Za-z_][A-Za-z0-9_]*):\s+([^\s"'{\[&*!|>#][^#]*?:\s.*?)\s*$`)
+)
 
 func yamlProblem(s string) Problem {
 	s = strings.TrimPrefix(s, "yaml: ")
