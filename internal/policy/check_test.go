@@ -289,3 +289,13 @@ func TestAnIndentationSlipIsFoundAtItsLine(t *testing.T) {
 		t.Errorf("an open bracket: %v", pe)
 	}
 }
+
+// TestAChannelIsOneWord: a quote left open after a channel swallows the lines after it into the
+// channel's name, which used to pass since it starts with #; a channel with a space or a line
+// break in it is refused.
+func TestAChannelIsOneWord(t *testing.T) {
+	pe := refused(t, `channel: "#vision-gpu"`, `channel: "#vision-gpu`)
+	wantProblem(t, pe, 42, `team vision: channel "#vision-gpu quota: {gpus…" must be one word, such as "#vision-gpu"; a quote left open runs on into the lines after it`)
+	pe = refused(t, `channel: "#gpu-showback"`, `channel: "#gpu showback"`)
+	wantProblem(t, pe, 83, `reports.showback.channel "#gpu showback" must be one word, such as "#gpu-showback"`)
+}

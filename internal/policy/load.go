@@ -352,6 +352,23 @@ func nameSuggestion(name string) string {
 	return fmt.Sprintf("; write %q", s)
 }
 
+// oneWord refuses a chat channel with a space or a line break in it, such as one that a quote
+// left open has run on into the lines after it: "\"#x y\" must be one word, such as \"#eg\"".
+func oneWord(channel, eg string) string {
+	if !strings.ContainsAny(channel, " \t\r\n") {
+		return ""
+	}
+	shown := channel
+	if r := []rune(shown); len(r) > 24 {
+		shown = string(r[:24]) + "…"
+	}
+	msg := fmt.Sprintf("%q must be one word, such as %q", shown, eg)
+	if strings.Contains(channel, ": ") {
+		msg += "; a quote left open runs on into the lines after it"
+	}
+	return msg
+}
+
 // snowflakeRE is a Discord id: a decimal number of up to 20 digits.
 var snowflakeRE = regexp.MustCompile(`^[1-9][0-9]{0,19}$`)
 
@@ -442,6 +459,8 @@ func (v *validator) validate(p *Policy) {
 		}
 		if t.Channel != "" && !strings.HasPrefix(t.Channel, "#") {
 			v.addf(at("channel"), "team %s: channel %q must start with #", t.Name, t.Channel)
+		} else if msg := oneWord(t.Channel, "#"+t.Name+"-gpu"); msg != "" {
+			v.addf(at("channel"), "team %s: channel %s", t.Name, msg)
 		}
 		if t.Quota != nil {
 			v.quota(at("quota"), "team "+t.Name+": quota ", t.Quota, seen)
@@ -520,6 +539,12 @@ func (v *validator) validate(p *Policy) {
 	}
 	if p.Idle.UtilizationBelow == 0 {
 		p.Idle.UtilizationBelow = 5
+	}
+	if msg := oneWord(p.Reports.Showback.Channel, "#gpu-showback"); msg != "" {
+		v.addf("reports.showback.channel", "reports.showback.channel %s", msg)
+	}
+	if msg := oneWord(p.Reports.Showback.PlatformChannel, "#gpu-platform"); msg != "" {
+		v.addf("reports.showback.platform_channel", "reports.showback.platform_channel %s", msg)
 	}
 	if p.Reports.Showback.Schedule != "" {
 		if _, _, err := ParseWeekly(p.Reports.Showback.Schedule); err != nil {
