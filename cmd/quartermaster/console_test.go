@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,6 +119,13 @@ func TestPolicyCheck(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "bad.yaml:6: exception rule \"broken\", at column 14") {
 		t.Fatalf("error does not name rule, line and column: %s", errb.String())
+	}
+	// --policy FILE, as every other command takes the policy, works too.
+	for _, args := range [][]string{{"--policy", bad}, {"--policy=" + bad}} {
+		errb.Reset()
+		if code := run(context.Background(), append([]string{"policy", "check"}, args...), nil, io.Discard, &errb); code != 1 || !strings.Contains(errb.String(), "bad.yaml:6:") {
+			t.Errorf("policy check %v: exit %d, %s", args, code, errb.String())
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/acme/quartermaster/internal/policy"
 )
@@ -13,7 +14,7 @@ import (
 func init() {
 	registerCommand("policy", subcommand{
 		summary: "policy check [FILE]: validate a policy file and explain every error with its line",
-		usage: "quartermaster policy check [FILE]    (FILE defaults to QM_POLICY)\n" +
+		usage: "quartermaster policy check [FILE | --policy FILE]    (FILE defaults to QM_POLICY)\n" +
 			"example: quartermaster policy check docs/quartermaster.example.yaml",
 		run: runPolicy,
 	})
@@ -22,12 +23,20 @@ func init() {
 const policyUsage = "usage: quartermaster policy check FILE (example: quartermaster policy check docs/quartermaster.example.yaml)"
 
 func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "check" || len(args) > 2 {
+	if len(args) == 0 || args[0] != "check" {
 		return errUsage{policyUsage}
 	}
 	file := os.Getenv("QM_POLICY")
-	if len(args) == 2 {
-		file = args[1]
+	switch rest := args[1:]; {
+	case len(rest) == 0:
+	case len(rest) == 1 && strings.HasPrefix(rest[0], "--policy="):
+		file = strings.TrimPrefix(rest[0], "--policy=")
+	case len(rest) == 2 && (rest[0] == "--policy" || rest[0] == "-policy"):
+		file = rest[1] // as every other command takes it
+	case len(rest) == 1 && !strings.HasPrefix(rest[0], "-"):
+		file = rest[0]
+	default:
+		return errUsage{policyUsage}
 	}
 	if file == "" {
 		return errUsage{"policy check needs a file, or QM_POLICY set; " + policyUsage}
