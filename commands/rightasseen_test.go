@@ -1111,3 +1111,33 @@ func TestNoIdleGraceStillGivesTheWarningAMinute(t *testing.T) {
 		t.Errorf("a minute after the warning the lease is %s", l.State)
 	}
 }
+
+// On an exclusive class the wait quoted follows placement: a request that fits no node its team
+// may use now starts when the first node another team holds frees up, not when its own team's
+// node does.
+func TestExclusiveClassWaitFollowsTheNodesThatFree(t *testing.T) {
+	for _, model := range []bool{false, true} {
+		t.Run(map[bool]string{false: "expiries", true: "predictor"}[model], func(t *testing.T) {
+			h := newHarnessOn(t, otherPolicy) // bigiron: 3 exclusive nodes of 4
+			if model {
+				h.svc.Waits = waits.New()
+			}
+			mustOK(t, h.say("rita@borealis.example", "/gpu request 2 bigiron for 3h")) // robotics, a node until +3h
+			mustOK(t, h.say("sam@borealis.example", "/gpu request 2 bigiron for 1h"))  // speech, a node until +1h
+			mustOK(t, h.say("vic@borealis.example", "/gpu request 2 bigiron for 2h"))  // vision, a node until +2h
+			e := mustOK(t, h.say("rolf@borealis.example", "/gpu estimate 3 bigiron 1h"))
+			if !strings.Contains(e.Text, "Predicted wait: about 1h (90%: under 1h") {
+				t.Errorf("3 GPUs on one node, robotics' own node holding 2: %s", e.Text)
+			}
+			q := mustOK(t, h.say("rolf@borealis.example", "/gpu request 3 bigiron for 1h"))
+			if !strings.Contains(q.Text, "is queued") || !strings.Contains(q.Text, "Predicted wait about 1h (90%: under 1h") {
+				t.Errorf("the queued reply: %s", q.Text)
+			}
+			id := leaseIn(t, q.Text)
+			h.advance(time.Hour + time.Minute)
+			if l := h.lease(id); l.State != qm.Active || !l.StartedAt.Equal(start.Add(time.Hour)) {
+				t.Errorf("the lease is %s from %s, want active from an hour on", l.State, l.StartedAt)
+			}
+		})
+	}
+}

@@ -157,6 +157,11 @@ type WaitRequest struct {
 	Team     string
 	GPUs     int
 	Duration time.Duration
+	// Bounded says the request is placed by the service and starts within AtMost at the latest:
+	// when the running leases have reached their expiries and the queue ahead has been placed
+	// (placementWait). A prediction is never longer.
+	Bounded bool
+	AtMost  time.Duration
 }
 
 // WaitPredictor predicts queue waits from the live pool and what it learned; the service tells it

@@ -1,9 +1,11 @@
 package qm
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -134,6 +136,20 @@ func (s *Service) predictWait(ctx context.Context, req WaitRequest, reserve bool
 	// Two pools must both have room: the class's own GPUs, and (for a shared class) the cap that
 	// all shared classes share. The wait is until both do.
 	w := releaseWait(now, live, req.GPUs, req.Lease, capa, func(l *Lease) bool { return l.Class == req.Class })
+	if s.placementBound(req, reserve) {
+		// Where it can go decides: the first moment it can be placed, as the leases of its class
+		// reach their expiries and the queue ahead is placed first.
+		var mine []*Lease
+		for _, l := range live {
+			if l.Class == req.Class {
+				mine = append(mine, l)
+			}
+		}
+		c, _ := s.Policy.Class(req.Class)
+		inv, ix := s.inventory()
+		exclusive := c != nil && c.Exclusive()
+		w = placementWait(now, inv, ix, mine, req, placeRequest{Class: req.Class, Team: req.Team, GPUs: req.GPUs, ExclusiveClass: exclusive, Reserve: reserve}, exclusive)
+	}
 	if pool.Limit > 0 {
 		w = max(w, releaseWait(now, live, req.GPUs, req.Lease, pool.Limit, func(*Lease) bool { return true }))
 	}
@@ -238,9 +254,94 @@ func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEs
 			return err
 		}
 		_, capa, err = s.waitCapacity(ctx, tx, req, reserve)
-		return err
+		if err != nil || !s.placementBound(req, reserve) {
+			return err
+		}
+		live, err := tx.ListLeases(ctx, LeaseFilter{Class: req.Class, States: LiveStates, Slim: true})
+		if err != nil {
+			return err
+		}
+		c, _ := s.Policy.Class(req.Class)
+		inv, ix := s.inventory()
+		if w := placementWait(s.Clock.Now(), inv, ix, live, req, placeRequest{Class: req.Class, Team: req.Team, GPUs: req.GPUs,
+			ExclusiveClass: c != nil && c.Exclusive(), Reserve: reserve}, c != nil && c.Exclusive()); w >= 0 {
+			req.Bounded, req.AtMost = true, w
+		}
+		return nil
 	}); err != nil {
 		return WaitEstimate{}, err
 	}
 	return s.Waits.Predict(s.Clock.Now(), req, ahead, capa), nil
+}
+
+// placementBound says whether where a request can go decides its wait, beyond how many GPUs are
+// free: the service places its class, and it is of an exclusive class, a reservation, or more
+// than one GPU (which must fit one node, or take whole ones).
+func (s *Service) placementBound(req WaitRequest, reserve bool) bool {
+	c, _ := s.Policy.Class(req.Class)
+	return s.placesItself(req.Class) && (c != nil && c.Exclusive() || reserve || req.GPUs > 1)
+}
+
+// placementWait is how long until a request can be placed where the service places its class
+// (exclusive classes keep one team per node; reservations and leases larger than a node take whole
+// nodes): the running leases free their GPUs at their expiries, and the leases queued ahead are
+// placed first, in order, each holding its GPUs for its duration. An expiry is the latest a lease
+// ends, so this is how long it waits at most, short of extensions; -1 when it would not be placed
+// once every running lease has ended. live are the class's live leases.
+func placementWait(now time.Time, inv []Node, ix *nodeIndex, live []*Lease, req WaitRequest, r placeRequest, exclusive bool) time.Duration {
+	type hold struct {
+		h   Holding
+		end time.Time
+	}
+	var holds []hold
+	var queue []*Lease
+	for _, l := range live {
+		switch {
+		case l.State.Running():
+			end := l.ExpiresAt
+			if end.IsZero() {
+				end = now.Add(l.Duration)
+			}
+			holds = append(holds, hold{Holding{Class: l.Class, Team: l.Team, GPUs: l.GPUs, Node: l.Node, GPUIndex: l.GPUIndex, Reserved: l.Exclusive}, end})
+		case l.State == Queued && (req.Lease == 0 || l.ID < req.Lease):
+			queue = append(queue, l)
+		}
+	}
+	slices.SortFunc(queue, func(a, b *Lease) int { return cmp.Compare(a.ID, b.ID) })
+	self := &Lease{Class: r.Class, Team: r.Team, GPUs: r.GPUs, Exclusive: r.Reserve, Duration: req.Duration}
+	queue = append(queue, self)
+	for t := now; ; {
+		var held []Holding
+		next := time.Time{}
+		for _, h := range holds {
+			if h.end.After(t) {
+				held = append(held, h.h)
+				if next.IsZero() || h.end.Before(next) {
+					next = h.end
+				}
+			}
+		}
+		for len(queue) > 0 {
+			q := queue[0]
+			pl, ok := place(inv, ix, held, placeRequest{Class: q.Class, Team: q.Team, GPUs: q.GPUs, ExclusiveClass: exclusive, Reserve: q.Exclusive})
+			if !ok {
+				break
+			}
+			if q == self {
+				return t.Sub(now)
+			}
+			queue = queue[1:]
+			h := Holding{Class: q.Class, Team: q.Team, GPUs: q.GPUs, Node: strings.Join(pl.Nodes, ","), GPUIndex: pl.GPUs, Reserved: q.Exclusive}
+			end := t.Add(q.Duration)
+			holds = append(holds, hold{h, end})
+			held = append(held, h)
+			if next.IsZero() || end.Before(next) {
+				next = end
+			}
+		}
+		if next.IsZero() {
+			return -1
+		}
+		t = next
+	}
 }

@@ -162,6 +162,10 @@ func (w *Predictor) Predict(now time.Time, req qm.WaitRequest, ahead []*qm.Lease
 	w.mu.Unlock()
 	est := p.Predict(request(req.Class, req.User, req.Team, req.GPUs, req.Duration),
 		predict.State{Now: now, Capacity: float64(capacity), Queue: queue})
+	if req.Bounded {
+		// Where it can be placed is known: it starts by then at the latest.
+		est.Median, est.P90 = min(est.Median, req.AtMost), min(est.P90, max(req.AtMost, predict.MinBound))
+	}
 	if req.Lease != 0 {
 		w.mu.Lock()
 		if _, seen := w.estimates[req.Lease]; !seen {
