@@ -1141,3 +1141,16 @@ func TestExclusiveClassWaitFollowsTheNodesThatFree(t *testing.T) {
 		})
 	}
 }
+
+// A lease that ends before it could be reclaimed is not warned of idleness: keeping it would not
+// keep it any longer. It simply expires.
+func TestNoIdleWarningForALeaseEndingFirst(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy) // dev: idle 20m → warning, reclaimed 5m later
+	id := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 1 dev for 23m")).Text)
+	h.sim.SetUtilization(h.lease(id), 0)
+	h.advance(30 * time.Minute)
+	got := h.notices("rita@borealis.example")
+	if len(got) != 1 || !strings.Contains(got[0].Text, id.String()+" expired") {
+		t.Errorf("an idle lease ending 3 minutes after its idle timeout: %+v", got)
+	}
+}

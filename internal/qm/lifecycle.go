@@ -96,7 +96,10 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 	switch l.State {
 	case Active:
 		// Idle as far as telemetry has seen: a node agent that stopped reporting proves nothing.
-		if !expired && seen.Sub(since) >= c.IdleTimeout.Duration {
+		// A lease that ends before it could be reclaimed is not warned: keeping it would not
+		// keep it longer.
+		endsFirst := !l.ExpiresAt.IsZero() && !now.Add(IdleGrace(c)).Before(l.ExpiresAt)
+		if !expired && !endsFirst && seen.Sub(since) >= c.IdleTimeout.Duration {
 			s.warnIdle(ctx, l, seen.Sub(since))
 		}
 	case IdleWarned:
