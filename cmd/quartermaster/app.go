@@ -161,9 +161,24 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 		backend = pol.Backend
 	}
 	if o.simClock && backend == "sim" {
+		// The simulated clock goes on from where the database's history stops; it never goes back.
+		last, err := st.HistoryEnd(ctx)
+		if err != nil {
+			_ = st.Close()
+			return nil, err
+		}
 		start := o.start
-		if start.IsZero() {
+		switch {
+		case !start.IsZero() && start.Before(last):
+			_ = st.Close()
+			at := last.UTC().Format(time.RFC3339)
+			return nil, errUsage{fmt.Sprintf("--clock %s is before the last change the database records (%s), and the simulated clock cannot go back; example: --clock %s",
+				start.UTC().Format(time.RFC3339), at, at)}
+		case start.IsZero():
 			start = time.Now().UTC().Truncate(time.Minute)
+			if start.Before(last) {
+				start = last
+			}
 		}
 		a.SimClk = sim.NewClock(start)
 		a.Clock = a.SimClk

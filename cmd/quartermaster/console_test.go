@@ -246,3 +246,22 @@ func TestConsoleExamplesComeFromThePolicy(t *testing.T) {
 		t.Errorf("the example as given: %+v", got)
 	}
 }
+
+// The simulated clock goes on from where the database's history stops: a console started again
+// with a --clock before it is refused in one sentence with one that works, and nothing changes.
+func TestConsoleClockCannotGoBack(t *testing.T) {
+	dir := t.TempDir()
+	runConsoleAt(t, dir, "2026-11-30T16:00:00Z", "alice@acme.example: /gpu request 1 interactive for 30m\n:advance 10m\n")
+	t.Setenv("QM_DATA_DIR", dir)
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"console", "--clock", "2026-11-30T12:00:00Z"}, strings.NewReader("alice@acme.example: /gpu list\n"), &out, &errb)
+	want := "--clock 2026-11-30T12:00:00Z is before the last change the database records (2026-11-30T16:00:00Z), and the simulated clock cannot go back; example: --clock 2026-11-30T16:00:00Z"
+	if code != 2 || !strings.Contains(errb.String(), want) || out.Len() != 0 {
+		t.Errorf("a console started before its history: exit %d, %q, output %q", code, errb.String(), out.String())
+	}
+	// From the example on, it goes on: the 30-minute lease has expired 35 minutes after it started.
+	msgs := runConsoleAt(t, dir, "2026-11-30T16:00:00Z", ":advance 35m\nalice@acme.example: /gpu status L-1\n")
+	if last := msgs[len(msgs)-1].Text; !strings.Contains(last, "L-1 for alice@acme.example: expired") {
+		t.Errorf("after the restart: %+v", msgs)
+	}
+}

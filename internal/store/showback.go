@@ -55,6 +55,15 @@ func (db *DB) HistoryStart(ctx context.Context) (time.Time, error) {
 	return time.Time(t), nil
 }
 
+// HistoryEnd is the latest change to a lease the audit trail records; zero when there is none.
+func (db *DB) HistoryEnd(ctx context.Context) (time.Time, error) {
+	var t dbTime
+	if err := db.x.GetContext(ctx, &t, `SELECT MAX(at) FROM lease_events`); err != nil {
+		return time.Time{}, fmt.Errorf("store: last change: %w", err)
+	}
+	return time.Time(t), nil
+}
+
 // LeaseTeams lists the teams that have ever had a lease, by name.
 func (db *DB) LeaseTeams(ctx context.Context) ([]string, error) {
 	var out []string
