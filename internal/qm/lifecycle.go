@@ -71,12 +71,18 @@ func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since
 	return since, seen, true
 }
 
-// MinIdleGrace is the least time a warned owner has to keep an idle lease: a class with no
-// idle_grace still gives a warning a minute to be answered.
-const MinIdleGrace = time.Minute
+// DefaultIdleGrace is the time a warned owner has to keep an idle lease of a class without an
+// idle_grace: a warning is never answered by a reclaim at the same instant.
+const DefaultIdleGrace = time.Minute
 
-// IdleGrace is how long after the idle warning a lease of class c is reclaimed.
-func IdleGrace(c *policy.Class) time.Duration { return max(c.IdleGrace.Duration, MinIdleGrace) }
+// IdleGrace is how long after the idle warning a lease of class c is reclaimed: its idle_grace,
+// or DefaultIdleGrace when it has none.
+func IdleGrace(c *policy.Class) time.Duration {
+	if c.IdleGrace.Duration > 0 {
+		return c.IdleGrace.Duration
+	}
+	return DefaultIdleGrace
+}
 
 // checkIdle warns about or reclaims an idle lease, and reports whether it ended it. A reclaim is
 // dated when it fell due (the warning plus the grace), unless the lease's own end came first.
