@@ -153,7 +153,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		if len(matches) > 0 {
 			out.Approvers = s.Deciders(l.Team, l.User)
 			if len(out.Approvers) == 0 {
-				return s.nobodyDecides(l.Team, l.User, "", matches)
+				return s.nobodyDecides(l.Team, "", matches)
 			}
 			l.State = PendingApproval
 			l.Rules = ruleNames(matches)

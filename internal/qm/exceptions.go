@@ -80,7 +80,7 @@ func (s *Service) QuotaIncrease(ctx context.Context, user, team, class string, n
 	match := policy.Match{Rule: QuotaRule, Why: fmt.Sprintf("+%d %s GPUs for %s: %s", n, c.Name, policy.FormatDuration(d), because)}
 	out := &Outcome{Lease: l, Matches: []policy.Match{match}, Approvers: s.Deciders(team, l.User)}
 	if len(out.Approvers) == 0 {
-		return nil, s.nobodyDecides(team, l.User, "a quota increase", nil)
+		return nil, s.nobodyDecides(team, "a quota increase", nil)
 	}
 	var b batch
 	err = s.Store.Update(ctx, []string{"team:" + team}, func(tx Tx) error {
@@ -190,7 +190,7 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 			return s.keepKey(ctx, tx, cur.ID)
 		}
 		if len(s.Deciders(cur.Team, cur.User)) == 0 {
-			return s.nobodyDecides(cur.Team, user, "", matches)
+			return s.nobodyDecides(cur.Team, "", matches)
 		}
 		ext.State = PendingApproval
 		ext.Rules = ruleNames(matches)

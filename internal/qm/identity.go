@@ -96,7 +96,7 @@ func (s *Service) Deciders(team, requester string) []string {
 // but the requester (and self-approval is off), and no fallback approver but the requester. It
 // names what needs the approval (the rules that applied, or a quota increase) and why nobody
 // is left.
-func (s *Service) nobodyDecides(team, requester, what string, ms []policy.Match) *Error {
+func (s *Service) nobodyDecides(team, what string, ms []policy.Match) *Error {
 	if len(ms) > 0 && what == "" {
 		names := make([]string, len(ms))
 		for i, m := range ms {
