@@ -55,14 +55,14 @@ func Money(currency string, v float64) string {
 // has: 0.125 EUR per GPU-hour is not 0.12 EUR.
 func Price(currency string, v float64) string {
 	places := MinorUnits(currency)
-	for places < 6 && roundTo(v, places) != roundTo(v, 6) {
+	for places < 6 && Round(v, places) != Round(v, 6) {
 		places++
 	}
 	return amount(currency, v, places)
 }
 
 func amount(currency string, v float64, places int) string {
-	r := roundTo(v, places)
+	r := Round(v, places)
 	sign := ""
 	if r < 0 {
 		sign, r = "-", -r
@@ -74,7 +74,9 @@ func amount(currency string, v float64, places int) string {
 	return sign + n + " " + currency
 }
 
-func roundTo(v float64, places int) float64 {
+// Round rounds v half away from zero to places decimals, never to -0: what every figure shown
+// is rounded with.
+func Round(v float64, places int) float64 {
 	p := math.Pow(10, float64(places))
 	r := math.Round(v*p) / p
 	if r == 0 {

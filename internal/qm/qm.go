@@ -6,10 +6,11 @@ package qm
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // LeaseID identifies a lease; users see it as L-42.
@@ -124,11 +125,7 @@ func GPUHours(gpus int, d time.Duration) float64 { return float64(gpus) * d.Hour
 // FormatHours writes GPU-hours as a person reads a quota: to the hundredth at most, without
 // trailing zeros (8, 7.75, 50.5).
 func FormatHours(h float64) string {
-	r := math.Round(h*100) / 100
-	if r == 0 {
-		r = 0 // not -0
-	}
-	return strconv.FormatFloat(r, 'f', -1, 64)
+	return strconv.FormatFloat(policy.Round(h, 2), 'f', -1, 64)
 }
 
 // Event is one audit record: a lease changed state, by whom, when and why.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -30,14 +29,8 @@ func twoOrEmpty(v *float64, scale float64) string {
 	return two(*v * scale)
 }
 
-func round(v float64, places int) float64 {
-	p := math.Pow(10, float64(places))
-	r := math.Round(v*p) / p
-	if r == 0 {
-		return 0 // no "-0.00"
-	}
-	return r
-}
+// round is policy.Round: figures and money are rounded one way.
+func round(v float64, places int) float64 { return policy.Round(v, places) }
 
 // WriteCSV writes one row per team and class.
 func (r *Report) WriteCSV(w io.Writer) error {
