@@ -139,16 +139,7 @@ func (s *Service) predictWait(ctx context.Context, req WaitRequest, reserve bool
 	if s.placementBound(req, reserve) {
 		// Where it can go decides: the first moment it can be placed, as the leases of its class
 		// reach their expiries and the queue ahead is placed first.
-		var mine []*Lease
-		for _, l := range live {
-			if l.Class == req.Class {
-				mine = append(mine, l)
-			}
-		}
-		c, _ := s.Policy.Class(req.Class)
-		inv, ix := s.inventory()
-		exclusive := c != nil && c.Exclusive()
-		w = placementWait(now, inv, ix, mine, req, placeRequest{Class: req.Class, Team: req.Team, GPUs: req.GPUs, ExclusiveClass: exclusive, Reserve: reserve}, exclusive)
+		w = s.placementWait(now, live, req, reserve)
 	}
 	if pool.Limit > 0 {
 		w = max(w, releaseWait(now, live, req.GPUs, req.Lease, pool.Limit, func(*Lease) bool { return true }))
@@ -261,10 +252,7 @@ func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEs
 		if err != nil {
 			return err
 		}
-		c, _ := s.Policy.Class(req.Class)
-		inv, ix := s.inventory()
-		if w := placementWait(s.Clock.Now(), inv, ix, live, req, placeRequest{Class: req.Class, Team: req.Team, GPUs: req.GPUs,
-			ExclusiveClass: c != nil && c.Exclusive(), Reserve: reserve}, c != nil && c.Exclusive()); w >= 0 {
+		if w := s.placementWait(s.Clock.Now(), live, req, reserve); w >= 0 {
 			req.Bounded, req.AtMost = true, w
 		}
 		return nil
@@ -287,8 +275,11 @@ func (s *Service) placementBound(req WaitRequest, reserve bool) bool {
 // nodes): the running leases free their GPUs at their expiries, and the leases queued ahead are
 // placed first, in order, each holding its GPUs for its duration. An expiry is the latest a lease
 // ends, so this is how long it waits at most, short of extensions; -1 when it would not be placed
-// once every running lease has ended. live are the class's live leases.
-func placementWait(now time.Time, inv []Node, ix *nodeIndex, live []*Lease, req WaitRequest, r placeRequest, exclusive bool) time.Duration {
+// once every running lease has ended. live are live leases (those of other classes are passed over).
+func (s *Service) placementWait(now time.Time, live []*Lease, req WaitRequest, reserve bool) time.Duration {
+	c, _ := s.Policy.Class(req.Class)
+	r := placeRequest{Class: req.Class, Team: req.Team, GPUs: req.GPUs, ExclusiveClass: c != nil && c.Exclusive(), Reserve: reserve}
+	inv, ix := s.inventory()
 	type hold struct {
 		h   Holding
 		end time.Time
@@ -297,6 +288,7 @@ func placementWait(now time.Time, inv []Node, ix *nodeIndex, live []*Lease, req 
 	var queue []*Lease
 	for _, l := range live {
 		switch {
+		case l.Class != r.Class:
 		case l.State.Running():
 			end := l.ExpiresAt
 			if end.IsZero() {
@@ -323,7 +315,7 @@ func placementWait(now time.Time, inv []Node, ix *nodeIndex, live []*Lease, req 
 		}
 		for len(queue) > 0 {
 			q := queue[0]
-			pl, ok := place(inv, ix, held, placeRequest{Class: q.Class, Team: q.Team, GPUs: q.GPUs, ExclusiveClass: exclusive, Reserve: q.Exclusive})
+			pl, ok := place(inv, ix, held, placeRequest{Class: q.Class, Team: q.Team, GPUs: q.GPUs, ExclusiveClass: r.ExclusiveClass, Reserve: q.Exclusive})
 			if !ok {
 				break
 			}
