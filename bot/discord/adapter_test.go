@@ -659,3 +659,73 @@ func TestRenderLimits(t *testing.T) {
 		t.Errorf("the buttons past 25 are not written out")
 	}
 }
+
+// TestMoreValuesThanChoicesAreSuggested: an option with more values than Discord lists as
+// choices (a catalog of 30 classes), or with values that would take the command past Discord's
+// 8000 characters (long class names), still registers: the values are suggested as they are
+// typed instead, filtered by what was typed, to anyone.
+func TestMoreValuesThanChoicesAreSuggested(t *testing.T) {
+	withClasses := func(classes []string) []discord.Command {
+		cmds := testCommands()
+		for _, c := range cmds {
+			for i := range c.Options {
+				if c.Options[i].Name == "class" {
+					c.Options[i].Choices = classes
+				}
+			}
+		}
+		return cmds
+	}
+	var many, long []string
+	for i := range 30 {
+		many = append(many, fmt.Sprintf("class-%02d", i))
+	}
+	for i := range 20 {
+		long = append(long, fmt.Sprintf("h200-shared-notebooks-for-team-%02d-xxxxxxx", i))
+	}
+	// Long names: several such options would pass 8000 characters together.
+	longCmds := withClasses(long)
+	for i := range 6 {
+		longCmds = append(longCmds, discord.Command{Name: fmt.Sprintf("pick%d", i), Description: "another command with a class",
+			Options: []discord.Option{{Name: "class", Choices: long, Description: "the class"}}, Text: textOf("pick", nil)})
+	}
+	for name, cmds := range map[string][]discord.Command{"30 classes": withClasses(many), "long names": longCmds} {
+		f := discordtest.New(t)
+		if _, err := discord.Register(context.Background(), discord.Config{BotToken: discordtest.Token, AppID: discordtest.App, APIURL: f.URL, Commands: cmds}, guild); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		suggested := 0
+		for _, s := range f.Overwrites()[0].Commands[0]["options"].([]any) {
+			opts, _ := s.(map[string]any)["options"].([]any)
+			for _, o := range opts {
+				om := o.(map[string]any)
+				if om["name"] != "class" {
+					continue
+				}
+				ch, _ := om["choices"].([]any)
+				if om["autocomplete"] == true {
+					suggested++
+				} else if len(ch) == 0 {
+					t.Errorf("%s: /gpu %s's class has neither choices nor suggestions", name, s.(map[string]any)["name"])
+				}
+			}
+		}
+		if suggested == 0 {
+			t.Errorf("%s: no class option is suggested as typed", name)
+		}
+	}
+
+	e := newEnv(t, func(c *discord.Config) { c.Commands = withClasses(many) })
+	r := e.send(discordtest.Autocomplete(in(eve), "gpu", "request", discordtest.Opt{Name: "class", Value: "CLASS-2", Focused: true}))
+	var got []string
+	for _, c := range r.Data.Choices {
+		got = append(got, fmt.Sprint(c.Value))
+	}
+	if r.Type != 8 || strings.Join(got, " ") != "class-20 class-21 class-22 class-23 class-24 class-25 class-26 class-27 class-28 class-29" {
+		t.Errorf("suggested %q", got)
+	}
+	r = e.send(discordtest.Autocomplete(in(alice), "gpu", "request", discordtest.Opt{Name: "class", Value: "", Focused: true}))
+	if len(r.Data.Choices) != 25 {
+		t.Errorf("%d suggestions for nothing typed; Discord shows 25", len(r.Data.Choices))
+	}
+}

@@ -29,7 +29,9 @@ type Option struct {
 	Type        OptionType
 	Required    bool
 	Description string
-	// Choices are the only values offered (the policy's classes); at most 25.
+	// Choices are the only values offered (the policy's classes). Registered as Discord's
+	// choices when they fit (25 at most, within the command's characters); otherwise they are
+	// suggested as the option is typed.
 	Choices []string
 	// Autocomplete names what to suggest as the option is typed ("lease", "template"); it is
 	// handed to the Completer. Empty: nothing is suggested.
@@ -121,15 +123,56 @@ func ApplicationCommand(name string, cmds []Command) *discordgo.ApplicationComma
 			default:
 				op.Type = discordgo.ApplicationCommandOptionString
 			}
-			for _, ch := range o.Choices {
-				op.Choices = append(op.Choices, &discordgo.ApplicationCommandOptionChoice{Name: clip(ch, maxChoiceName), Value: ch})
+			if len(o.Choices) <= maxChoices {
+				for _, ch := range o.Choices {
+					op.Choices = append(op.Choices, &discordgo.ApplicationCommandOptionChoice{Name: clip(ch, maxChoiceName), Value: ch})
+				}
 			}
-			op.Autocomplete = o.Autocomplete != "" && len(o.Choices) == 0
+			// More values than Discord shows as choices are suggested as they are typed instead.
+			op.Autocomplete = len(op.Choices) == 0 && (o.Autocomplete != "" || len(o.Choices) > 0)
 			sub.Options = append(sub.Options, op)
 		}
 		ac.Options = append(ac.Options, sub)
 	}
+	// Choices that would take the command past Discord's characters are suggested as they are
+	// typed instead, the longest lists first, so a big catalog still registers.
+	for commandChars(ac) > maxCommandChars {
+		var longest *discordgo.ApplicationCommandOption
+		most := 0
+		for _, sub := range ac.Options {
+			for _, op := range sub.Options {
+				if n := choiceChars(op); n > most {
+					longest, most = op, n
+				}
+			}
+		}
+		if longest == nil {
+			break
+		}
+		longest.Choices, longest.Autocomplete = nil, true
+	}
 	return ac
+}
+
+// commandChars counts what Discord's limit on a command's characters counts: names,
+// descriptions, and choices' names and values.
+func commandChars(ac *discordgo.ApplicationCommand) int {
+	n := utf8.RuneCountInString(ac.Name) + utf8.RuneCountInString(ac.Description)
+	for _, sub := range ac.Options {
+		n += utf8.RuneCountInString(sub.Name) + utf8.RuneCountInString(sub.Description)
+		for _, op := range sub.Options {
+			n += utf8.RuneCountInString(op.Name) + utf8.RuneCountInString(op.Description) + choiceChars(op)
+		}
+	}
+	return n
+}
+
+func choiceChars(op *discordgo.ApplicationCommandOption) int {
+	n := 0
+	for _, ch := range op.Choices {
+		n += utf8.RuneCountInString(ch.Name) + utf8.RuneCountInString(fmt.Sprint(ch.Value))
+	}
+	return n
 }
 
 // Validate checks an application command against Discord's limits, so registration fails here
@@ -142,9 +185,7 @@ func Validate(ac *discordgo.ApplicationCommand) error {
 	if len(ac.Options) > maxSubcommands {
 		errs = append(errs, fmt.Errorf("/%s has %d subcommands; Discord allows %d", ac.Name, len(ac.Options), maxSubcommands))
 	}
-	chars := utf8.RuneCountInString(ac.Name) + utf8.RuneCountInString(ac.Description)
 	for _, sub := range ac.Options {
-		chars += utf8.RuneCountInString(sub.Name) + utf8.RuneCountInString(sub.Description)
 		if !nameRE.MatchString(sub.Name) {
 			errs = append(errs, fmt.Errorf("the subcommand name %q must be 1-32 lower-case letters, digits, - or _", sub.Name))
 		}
@@ -157,7 +198,6 @@ func Validate(ac *discordgo.ApplicationCommand) error {
 		optional := false
 		seen := map[string]bool{}
 		for _, o := range sub.Options {
-			chars += utf8.RuneCountInString(o.Name) + utf8.RuneCountInString(o.Description)
 			if !nameRE.MatchString(o.Name) || seen[o.Name] {
 				errs = append(errs, fmt.Errorf("/%s %s: the option name %q must be 1-32 lower-case letters, digits, - or _, once", ac.Name, sub.Name, o.Name))
 			}
@@ -172,12 +212,9 @@ func Validate(ac *discordgo.ApplicationCommand) error {
 			if o.Autocomplete && len(o.Choices) > 0 {
 				errs = append(errs, fmt.Errorf("/%s %s: the option %s has both choices and autocomplete", ac.Name, sub.Name, o.Name))
 			}
-			for _, ch := range o.Choices {
-				chars += utf8.RuneCountInString(ch.Name) + utf8.RuneCountInString(fmt.Sprint(ch.Value))
-			}
 		}
 	}
-	if chars > maxCommandChars {
+	if chars := commandChars(ac); chars > maxCommandChars {
 		errs = append(errs, fmt.Errorf("/%s has %d characters of names, descriptions and choices; Discord allows %d", ac.Name, chars, maxCommandChars))
 	}
 	return errors.Join(errs...)

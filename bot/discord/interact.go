@@ -39,6 +39,9 @@ type incoming struct {
 	denyLease string
 	// autocomplete: what to suggest, and what was typed
 	suggest, typed string
+	// autocomplete of an option whose values are known (the policy's classes, when there are
+	// more than Discord shows as choices): those values
+	choices []string
 }
 
 // decodeInteraction reads an interaction as Discord sends it.
@@ -103,7 +106,7 @@ func (a *Adapter) read(i *discordgo.Interaction) incoming {
 		in.problem = "This interaction has no id, so Quartermaster cannot tell it from another."
 	}
 	if in.problem != "" {
-		in.text, in.denyLease, in.suggest = "", "", ""
+		in.text, in.denyLease, in.suggest, in.choices = "", "", "", nil
 	}
 	return in
 }
@@ -141,7 +144,7 @@ func (a *Adapter) readCommand(in *incoming, data discordgo.ApplicationCommandInt
 			return
 		}
 		if autocomplete && o.Focused {
-			in.suggest = def.Autocomplete
+			in.suggest, in.choices = def.Autocomplete, def.Choices
 			in.typed, _ = o.Value.(string)
 			values[def.Name] = ""
 			continue
@@ -326,7 +329,24 @@ func (a *Adapter) denyModal(lease string) *discordgo.InteractionResponse {
 func (a *Adapter) autocomplete(ctx context.Context, in incoming) *discordgo.InteractionResponse {
 	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionApplicationCommandAutocompleteResult,
 		Data: &discordgo.InteractionResponseData{Choices: []*discordgo.ApplicationCommandOptionChoice{}}}
-	if in.problem != "" || in.suggest == "" || a.cfg.Complete == nil {
+	if in.problem != "" {
+		return resp
+	}
+	if len(in.choices) > 0 {
+		// The option's own values, as its choices would have listed them: the ones that contain
+		// what was typed.
+		typed := strings.ToLower(strings.TrimSpace(in.typed))
+		for _, v := range in.choices {
+			if len(resp.Data.Choices) >= maxAutocompleteSize {
+				break
+			}
+			if strings.Contains(strings.ToLower(v), typed) {
+				resp.Data.Choices = append(resp.Data.Choices, &discordgo.ApplicationCommandOptionChoice{Name: clip(v, maxChoiceName), Value: v})
+			}
+		}
+		return resp
+	}
+	if in.suggest == "" || a.cfg.Complete == nil {
 		return resp
 	}
 	person, ok, err := a.cfg.People.Person(ctx, in.user)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -707,5 +708,36 @@ func TestDiscordWithSSO(t *testing.T) {
 	}
 	if !told {
 		t.Errorf("erin's DMs: %+v", e.fake.PostsTo(discordtest.DMChannel(dErin)))
+	}
+}
+
+// TestDiscordRegisterBigCatalog: a catalog with more classes than Discord lists as choices (30
+// here, with long names) still registers /gpu; the class options suggest the classes as they
+// are typed.
+func TestDiscordRegisterBigCatalog(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("organization: Initech Research\nbackend: slurm\nclasses:\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "  - {name: h200-shared-notebooks-partition-%02d, sku: H200, price_per_gpu_hour: 2, max_gpus: 1, max_duration: 4h, slurm: {partition: p%d, gres: \"gpu:h200\"}}\n", i, i)
+	}
+	pol := filepath.Join(t.TempDir(), "initech.yaml")
+	if err := os.WriteFile(pol, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := discordtest.New(t)
+	t.Setenv("DISCORD_BOT_TOKEN", discordtest.Token)
+	t.Setenv("DISCORD_APP_ID", discordtest.App)
+	t.Setenv("DISCORD_API_URL", f.URL)
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"discord", "register", "--guild", dGuild, "--policy", pol}, nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, s := range f.Overwrites()[0].Commands[0]["options"].([]any) {
+		opts, _ := s.(map[string]any)["options"].([]any)
+		for _, o := range opts {
+			if om := o.(map[string]any); om["name"] == "class" && (om["autocomplete"] != true || om["choices"] != nil) {
+				t.Errorf("/gpu %s's class = %v; want the classes suggested as typed", s.(map[string]any)["name"], om)
+			}
+		}
 	}
 }
