@@ -28,6 +28,7 @@ const (
 	TTeam     ParamType = "team"     // a team name
 	TFlag     ParamType = "flag"     // present or not
 	TText     ParamType = "text"     // the rest of the line
+	TWeek     ParamType = "week"     // an ISO week such as 2026-W48, or "this week" or "last week"
 )
 
 // Param is one parameter of a command.
@@ -354,7 +355,7 @@ func init() {
 		{Name: "report", Words: []string{"report"}, Usage: "/gpu report [WEEK] [TEAM]",
 			Summary:  "a week's showback: GPU-hours, cost, idle and reclaimed hours, approvals, waits (owners see their teams, admins all)",
 			Examples: []string{"/gpu report", "/gpu report this week"},
-			Params: []Param{{Name: "week", Type: TString, Help: "an ISO week like 2026-W48, or this week (so far) or last week (default: the last complete week)"},
+			Params: []Param{{Name: "week", Type: TWeek, Help: "an ISO week like 2026-W48, or this week (so far) or last week (default: the last complete week)"},
 				{Name: "team", Type: TTeam, Help: "one team (budget owners: theirs; platform admins: any)"}},
 			parse: parseReport, offered: func(b *Bot) bool { return b.Reports != nil },
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {

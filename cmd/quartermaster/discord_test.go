@@ -741,3 +741,16 @@ func TestDiscordRegisterBigCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscordReportThisWeek: /gpu report's week option takes what its description offers,
+// "this week" and "last week", as typed in Slack.
+func TestDiscordReportThisWeek(t *testing.T) {
+	e := newDiscordEnv(t, storetest.SQLite(t))
+	e.command(dAlice, "request", opt("gpus", 1), opt("class", "interactive"), opt("duration", "2h"))
+	if m := e.command(dDana, "report", opt("week", "this week")); !strings.Contains(m.Text(), "GPU showback of team vision, 2026-W49 (Mon 30 Nov – Sun 6 Dec 2026), so far") {
+		t.Errorf("this week: %q", m.Text())
+	}
+	if m := e.command(dDana, "report", opt("week", "last week"), opt("team", "vision")); !strings.Contains(m.Text(), "there is no history for 2026-W48") {
+		t.Errorf("last week: %q", m.Text())
+	}
+}
