@@ -333,6 +333,21 @@ func (v *validator) addf(path, format string, args ...any) {
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
 
+// RequestWords are the words that /gpu request and /gpu quota request read as something other
+// than a class, with what they do there. A class named by one could not be asked for by name (a
+// request for "1 exclusive" is a reservation of the first class, in Slack as in Discord's class
+// option), so no class may be.
+var RequestWords = map[string]string{
+	"for":         "a duration follows it",
+	"duration":    "a duration follows it",
+	"template":    "a template follows it",
+	"team":        "a team follows it",
+	"data":        "a data class follows it",
+	"exclusive":   "it asks for whole nodes",
+	"reservation": "it asks for whole nodes",
+	"because":     "a quota request's reason follows it",
+}
+
 // nameSuggestion is "; write \"x\"" for the valid name closest to name (lower case, other
 // characters as -), or nothing when there is none.
 func nameSuggestion(name string) string {
@@ -405,6 +420,9 @@ func (v *validator) validate(p *Policy) {
 		}
 		if !nameRE.MatchString(c.Name) {
 			v.addf(at("name"), "class name %q must be lower case letters, digits, - or _ (starting with a letter, 40 at most)%s", c.Name, nameSuggestion(c.Name))
+		}
+		if meaning, ok := RequestWords[c.Name]; ok {
+			v.addf(at("name"), "class name %q is a word /gpu request reads otherwise (%s), so nobody could ask for the class by name; rename it, e.g. name: %s-gpu", c.Name, meaning, c.Name)
 		}
 		if seen[strings.ToLower(c.Name)] {
 			v.addf(at("name"), "class %q is defined twice", c.Name)

@@ -308,3 +308,20 @@ func TestMoneyInTheCurrencysMinorUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestAClassNamedAfterARequestWordIsRefused: a class named "exclusive" (or "for", "team", …)
+// could never be asked for by name, in Slack or in Discord's class option: /gpu request 1
+// exclusive asks for a reservation of the first class. It is refused with a name that works.
+func TestAClassNamedAfterARequestWordIsRefused(t *testing.T) {
+	src := "organization: Globex\nclasses:\n  - {name: shared, max_gpus: 1, max_duration: 1h}\n  - {name: exclusive, isolation: exclusive, max_gpus: 8, max_duration: 1h}\n" +
+		"sim: {nodes: [{name: a, count: 1, class: shared, gpus: 1}, {name: b, count: 1, class: exclusive, gpus: 8}]}\n"
+	_, err := Load([]byte(src), "p.yaml")
+	pe, ok := err.(*Error)
+	want := `class name "exclusive" is a word /gpu request reads otherwise (it asks for whole nodes), so nobody could ask for the class by name; rename it, e.g. name: exclusive-gpu`
+	if !ok || !hasProblem(pe, 4, want) {
+		t.Fatalf("%v; want line 4 to say %q", err, want)
+	}
+	if _, err := Load([]byte(strings.NewReplacer("name: exclusive,", "name: exclusive-gpu,", "class: exclusive,", "class: exclusive-gpu,").Replace(src)), "p.yaml"); err != nil {
+		t.Errorf("the name suggested does not load: %v", err)
+	}
+}
