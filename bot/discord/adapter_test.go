@@ -729,3 +729,16 @@ func TestMoreValuesThanChoicesAreSuggested(t *testing.T) {
 		t.Errorf("%d suggestions for nothing typed; Discord shows 25", len(r.Data.Choices))
 	}
 }
+
+// TestChannelsMatchWhateverTheirCase: a channel the policy writes "#Vision-GPU" in one place and
+// "#vision-gpu" in another is one channel: its notices are posted to its Discord id.
+func TestChannelsMatchWhateverTheirCase(t *testing.T) {
+	e := newEnv(t, func(c *discord.Config) { c.Channels = map[string]string{"#Vision-GPU": team} })
+	if err := e.adapter.Send(context.Background(), bot.Reply{To: "#vision-gpu", Text: "Approval needed: L-5."}); err != nil {
+		t.Fatal(err)
+	}
+	e.wait()
+	if ps := e.fake.PostsTo(team); len(ps) != 1 || !strings.Contains(ps[0].Text(), "Approval needed: L-5.") {
+		t.Errorf("posts to the team's channel = %+v", e.fake.Posts())
+	}
+}

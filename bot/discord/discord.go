@@ -75,8 +75,8 @@ type Config struct {
 	Handler bot.Handler
 	// People says who a Discord user is and how to reach a person. Required.
 	People People
-	// Channels maps the channels the policy names ("#vision-gpu") to Discord channel ids; a
-	// notice to a channel without one is not posted on Discord.
+	// Channels maps the channels the policy names ("#vision-gpu") to Discord channel ids, upper
+	// and lower case aside; a notice to a channel without one is not posted on Discord.
 	Channels map[string]string
 	// Complete suggests values for options with an Autocomplete kind; nil suggests nothing.
 	Complete Completer
@@ -113,17 +113,19 @@ type Config struct {
 // Adapter is the Discord app. It implements bot.Sender for notices and http.Handler for the
 // interactions endpoint; RunGateway answers the same interactions over the gateway.
 type Adapter struct {
-	cfg   Config
-	s     *discordgo.Session
-	log   *slog.Logger
-	pub   ed25519.PublicKey
-	key   []byte
-	cmds  map[string]*Command
-	refs  bot.RefStore
-	track *inflight.Tracker
-	out   *inflight.Outbox
-	seen  *inflight.Seen
-	inbox *inflight.Keeper // nil without Config.Inbox
+	cfg  Config
+	s    *discordgo.Session
+	log  *slog.Logger
+	pub  ed25519.PublicKey
+	key  []byte
+	cmds map[string]*Command
+	// channels is Config.Channels by lower-case name
+	channels map[string]string
+	refs     bot.RefStore
+	track    *inflight.Tracker
+	out      *inflight.Outbox
+	seen     *inflight.Seen
+	inbox    *inflight.Keeper // nil without Config.Inbox
 
 	base   context.Context
 	cancel context.CancelFunc
@@ -193,6 +195,10 @@ func New(cfg Config) (*Adapter, error) {
 	}
 	a := &Adapter{cfg: cfg, s: s, log: cfg.Logger.With("adapter", "discord"), pub: pub, key: key, cmds: map[string]*Command{},
 		refs: cfg.Refs, track: inflight.NewTracker(), seen: inflight.NewSeen(), work: make(chan struct{}, cfg.MaxWork), dms: map[string]string{}}
+	a.channels = map[string]string{}
+	for name, id := range cfg.Channels {
+		a.channels[strings.ToLower(name)] = id
+	}
 	for i := range cfg.Commands {
 		c := &cfg.Commands[i]
 		a.cmds[c.Name] = c

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
 )
@@ -252,6 +253,44 @@ func deciderWarnings(p *Policy, line func(string) int) []Problem {
 				Msg: fmt.Sprintf("approvals.fallback_approvers is empty, so nobody can decide the exceptions of teams the policy does not list (such as %s's): a request of theirs that needs approval is refused", id.User)})
 			break
 		}
+	}
+	return out
+}
+
+// discordChannelWarnings finds the discord.channels entries that name no channel of the policy (a
+// typo, or a team's channel renamed): nothing is ever posted to them, and the channel meant gets
+// no Discord posts.
+func discordChannelWarnings(p *Policy, line func(string) int) []Problem {
+	var named []string
+	for _, t := range p.Teams {
+		if t != nil && t.Channel != "" {
+			named = append(named, t.Channel)
+		}
+	}
+	for _, ch := range []string{p.Reports.Showback.Channel, p.Reports.Showback.PlatformChannel} {
+		if ch != "" {
+			named = append(named, ch)
+		}
+	}
+	var keys []string
+	for k := range p.Discord.Channels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []Problem
+	for _, k := range keys {
+		found := false
+		for _, ch := range named {
+			found = found || SameName(ch, k)
+		}
+		if found || !strings.HasPrefix(k, "#") {
+			continue
+		}
+		msg := fmt.Sprintf("discord.channels: %s is no channel the policy names, so nothing is posted to it on Discord", k)
+		if len(named) > 0 {
+			msg += fmt.Sprintf("; the policy's channels are %s", strings.Join(named, ", "))
+		}
+		out = append(out, Problem{Line: line("discord.channels." + k), Msg: msg})
 	}
 	return out
 }

@@ -204,3 +204,21 @@ func warningText(ws []Problem) string {
 	}
 	return strings.Join(all, "\n")
 }
+
+// TestADiscordChannelOfNoChannelIsPointedOut: a discord.channels entry that names no channel of
+// the policy (a typo) would leave the channel meant without Discord posts; policy check says so
+// at its line, with the channels the policy names. Upper and lower case aside, it is the channel.
+func TestADiscordChannelOfNoChannelIsPointedOut(t *testing.T) {
+	p, err := Load([]byte(exampleWith(t, `"#vision-gpu": "200000000000000001"`, `"#vison-gpu": "200000000000000001"`)), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "discord.channels: #vison-gpu is no channel the policy names, so nothing is posted to it on Discord; the policy's channels are #vision-gpu, #language-gpu, #gpu-showback"
+	if text := warningText(p.Warnings); !strings.Contains(text, want) || p.Warnings[len(p.Warnings)-1].Line == 0 {
+		t.Errorf("warnings:\n%s\nwant %q", text, want)
+	}
+	p, err = Load([]byte(exampleWith(t, `"#vision-gpu": "200000000000000001"`, `"#Vision-GPU": "200000000000000001"`)), "p.yaml")
+	if err != nil || len(p.Warnings) != 0 {
+		t.Errorf("#Vision-GPU: %v %s", err, warningText(p.Warnings))
+	}
+}

@@ -573,7 +573,7 @@ func (v *validator) validate(p *Policy) {
 	v.problems = append(v.problems, probs...)
 	p.rules = rs
 	p.Warnings = nil
-	for _, warnings := range []func(*Policy, func(string) int) []Problem{teamWarnings, groupWarnings, ruleCaseWarnings, limitWarnings, approverWarnings, deciderWarnings} {
+	for _, warnings := range []func(*Policy, func(string) int) []Problem{teamWarnings, groupWarnings, ruleCaseWarnings, limitWarnings, approverWarnings, deciderWarnings, discordChannelWarnings} {
 		p.Warnings = append(p.Warnings, warnings(p, v.line)...)
 	}
 	sort.SliceStable(p.Warnings, func(i, j int) bool { return p.Warnings[i].Line < p.Warnings[j].Line })
