@@ -503,7 +503,8 @@ func TestAutocomplete(t *testing.T) {
 		t.Fatalf("answer = %+v", r)
 	}
 	e.send(discordtest.Autocomplete(in(eve), "gpu", "status", discordtest.Opt{Name: "lease", Value: "", Focused: true}))
-	if len(asked) != 1 || asked[0] != "alice@acme.example lease L-1" {
+	// Someone the directory does not know is asked about as their account, as their commands are.
+	if len(asked) != 2 || asked[0] != "alice@acme.example lease L-1" || asked[1] != "discord:"+eve+" lease " {
 		t.Errorf("completer asked %q", asked)
 	}
 	if n := len(e.handler.requests()); n != 0 {

@@ -349,8 +349,10 @@ func (a *Adapter) autocomplete(ctx context.Context, in incoming) *discordgo.Inte
 	if in.suggest == "" || a.cfg.Complete == nil {
 		return resp
 	}
-	person, ok, err := a.cfg.People.Person(ctx, in.user)
-	if err != nil || !ok {
+	// Someone the directory does not know is asked about as their account (discord:USER_ID), as
+	// their commands are: they get what is public (the templates) and none of anyone's leases.
+	person, err := a.person(ctx, in.user)
+	if err != nil {
 		return resp
 	}
 	ctx, cancel := context.WithTimeout(ctx, completeTimeout)

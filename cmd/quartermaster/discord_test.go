@@ -390,6 +390,14 @@ func TestDiscordAutocomplete(t *testing.T) {
 	if got := suggest(dAlice, "template", "name", "jupy"); len(got) != 2 || !strings.Contains(strings.Join(got, "|"), "jupyterlab — JupyterLab") {
 		t.Errorf("templates: %q", got)
 	}
+	// Someone the directory does not know may run /gpu template, so gets the templates too, and
+	// nobody's leases.
+	if got := suggest(dNobody, "template", "name", "jupy"); len(got) != 2 {
+		t.Errorf("templates for a stranger: %q", got)
+	}
+	if got := suggest(dNobody, "release", "lease", ""); len(got) != 0 {
+		t.Errorf("leases for a stranger: %q", got)
+	}
 }
 
 // TestDiscordRegister: `quartermaster discord register` installs /gpu with one subcommand per
