@@ -39,16 +39,31 @@ type env struct {
 
 func newEnv(t *testing.T, dbURL string, recheck time.Duration) *env {
 	t.Helper()
+	return newEnvWith(t, dbURL, recheck, "", nil)
+}
+
+// newEnvWith is newEnv where browsers reach the service under prefix (a reverse proxy that
+// strips it, as QM_PUBLIC_URL=https://tools.acme.example/quartermaster), and where change, when
+// not nil, alters the configuration.
+func newEnvWith(t *testing.T, dbURL string, recheck time.Duration, prefix string, change func(*oidc.Config)) *env {
+	t.Helper()
 	pol, err := policy.LoadFile("../../docs/quartermaster.example.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := &env{t: t, idp: oidctest.Start(t), db: storetest.Open(t, dbURL), clock: sim.NewClock(time.Now()), pol: pol}
 	mux := http.NewServeMux()
-	e.srv = httptest.NewServer(mux)
+	var h http.Handler = mux
+	if prefix != "" {
+		h = http.StripPrefix(prefix, mux)
+	}
+	e.srv = httptest.NewServer(h)
 	t.Cleanup(e.srv.Close)
 	cfg := oidc.Config{Issuer: e.idp.Issuer(), ClientID: e.idp.ClientID, ClientSecret: e.idp.ClientSecret,
-		PublicURL: e.srv.URL, Scopes: oidctest.Scopes, Recheck: recheck, Organization: pol.Organization}
+		PublicURL: e.srv.URL + prefix, Scopes: oidctest.Scopes, Recheck: recheck, Organization: pol.Organization}
+	if change != nil {
+		change(&cfg)
+	}
 	e.sso, err = oidc.New(cfg, e.db, e.clock, storetest.Logger(t))
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -72,7 +73,7 @@ func (s *Service) handleLink(w http.ResponseWriter, r *http.Request) {
 		lines = append(lines, "Once you are signed in, Quartermaster carries out: "+l.Resume)
 	}
 	s.render(w, page{OK: true, Title: "Sign in to Quartermaster", Lines: lines,
-		Form: &linkForm{Action: LoginPath, Secret: secret, Label: "Continue to sign in"},
+		Form: &linkForm{Action: s.cfg.PublicURL + LoginPath, Secret: secret, Label: "Continue to sign in"},
 		Next: fmt.Sprintf("The link works once, until %s.", s.at(l.ExpiresAt))})
 }
 
@@ -112,12 +113,22 @@ func (s *Service) handleLogin(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, pLinkUsed)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName(state), Value: browser, Path: "/auth/", MaxAge: int(LoginTimeout / time.Second),
+	http.SetCookie(w, &http.Cookie{Name: cookieName(state), Value: browser, Path: s.cookiePath(), MaxAge: int(LoginTimeout / time.Second),
 		HttpOnly: true, Secure: strings.HasPrefix(s.cfg.PublicURL, "https://"), SameSite: http.SameSiteLaxMode})
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	url := s.oauth(p).AuthCodeURL(state, gooidc.Nonce(derive(browser, "nonce", state)), oauth2.S256ChallengeOption(derive(browser, "pkce", state)))
 	http.Redirect(w, r, url, http.StatusSeeOther)
+}
+
+// cookiePath is where the browser sends the login's cookie back: the endpoints' folder under the
+// public URL's own path (a proxy may serve the service under https://tools.acme.example/qm).
+func (s *Service) cookiePath() string {
+	u, err := url.Parse(s.cfg.PublicURL)
+	if err != nil {
+		return "/auth/"
+	}
+	return strings.TrimSuffix(u.Path, "/") + "/auth/"
 }
 
 // cookieName is the name of the cookie of the login carrying state.
@@ -156,7 +167,7 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, pLoginDone)
 		return
 	}
-	clear := &http.Cookie{Name: cookieName(state), Value: "", Path: "/auth/", MaxAge: -1, HttpOnly: true,
+	clear := &http.Cookie{Name: cookieName(state), Value: "", Path: s.cookiePath(), MaxAge: -1, HttpOnly: true,
 		Secure: strings.HasPrefix(s.cfg.PublicURL, "https://"), SameSite: http.SameSiteLaxMode}
 	http.SetCookie(w, clear)
 	// From here on the login ends one way or the other: a refusal finishes its link for good.
