@@ -1,10 +1,13 @@
 package oidc_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/acme/quartermaster/internal/oidc"
 	"github.com/acme/quartermaster/internal/oidc/oidctest"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
@@ -30,5 +33,33 @@ func TestLoginUnderAPublicURLWithAPath(t *testing.T) {
 	}
 	if l := e.linked(aliceAcct); l == nil || l.Email != "alice@acme.example" {
 		t.Fatalf("link: %+v", l)
+	}
+}
+
+// TestLinkPageAllowsTheProvidersSignInHost: a provider that signs people in on another host than
+// its issuer's (Amazon Cognito: issuer cognito-idp.…amazonaws.com, sign-in on
+// ….auth.…amazoncognito.com) is named in the link page's form-action, so browsers follow the
+// button's redirect to it instead of blocking it.
+func TestLinkPageAllowsTheProvidersSignInHost(t *testing.T) {
+	var issuer string
+	disco := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"issuer": issuer, "authorization_endpoint": "https://acme.auth.eu-west-1.amazoncognito.example/oauth2/authorize",
+			"token_endpoint": "https://acme.auth.eu-west-1.amazoncognito.example/oauth2/token", "jwks_uri": issuer + "/.well-known/jwks.json",
+			"response_types_supported": []string{"code"}, "subject_types_supported": []string{"public"}, "id_token_signing_alg_values_supported": []string{"RS256"},
+		})
+	}))
+	t.Cleanup(disco.Close)
+	issuer = disco.URL + "/eu-west-1_AbCdEf"
+	e := newEnvWith(t, storetest.SQLite(t), 0, "", func(c *oidc.Config) { c.Issuer = issuer })
+	resp, err := http.Get(e.link(aliceAcct, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	csp := resp.Header.Get("Content-Security-Policy")
+	if resp.StatusCode != http.StatusOK || !strings.HasSuffix(csp, "form-action 'self' "+disco.URL+" https://acme.auth.eu-west-1.amazoncognito.example") {
+		t.Fatalf("%d, Content-Security-Policy: %s", resp.StatusCode, csp)
 	}
 }

@@ -64,6 +64,13 @@ func (s *Service) handleLink(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// The page's form-action must allow where the button leads; a provider that cannot be
+	// reached yet is told on pressing it.
+	dctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	if _, err := s.discover(dctx); err != nil {
+		s.log.Warn("the identity provider cannot be reached", "err", err)
+	}
 	who := fmt.Sprintf("your %s account", platformName(l.Account.Platform))
 	if l.ChatEmail != "" {
 		who = fmt.Sprintf("the %s account of %s", platformName(l.Account.Platform), l.ChatEmail)

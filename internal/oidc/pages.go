@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // problem is one way a login can fail: a reference (shown on the page, listed in docs/sso.md),
@@ -97,7 +98,7 @@ func (s *Service) render(w http.ResponseWriter, p page) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	// The form posts here and is sent on to the identity provider, which form-action must allow.
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' "+s.issuerOrigin())
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' "+s.providerOrigins())
 	if p.Status == 0 {
 		p.Status = http.StatusOK
 	}
@@ -112,10 +113,26 @@ func (s *Service) refuse(w http.ResponseWriter, pr problem, detail ...string) {
 	s.render(w, page{Title: pr.Title, Lines: detail, Next: pr.Next, Ref: pr.Ref, Status: pr.Status})
 }
 
-// issuerOrigin is the scheme and host of the issuer, for the pages' form-action.
-func (s *Service) issuerOrigin() string {
-	u, err := url.Parse(s.cfg.Issuer)
-	if err != nil {
+// providerOrigins are the scheme and host of the issuer and, once the provider is discovered, of
+// its authorization endpoint, for the pages' form-action: browsers hold the redirect that follows
+// the button to it, and some providers (Amazon Cognito, custom sign-in domains) sign people in on
+// another host than the issuer's.
+func (s *Service) providerOrigins() string {
+	out := []string{origin(s.cfg.Issuer)}
+	s.mu.Lock()
+	if s.provider != nil {
+		if o := origin(s.provider.Endpoint().AuthURL); o != "" && o != out[0] {
+			out = append(out, o)
+		}
+	}
+	s.mu.Unlock()
+	return strings.Join(out, " ")
+}
+
+// origin is the scheme and host of a URL.
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
 		return ""
 	}
 	return u.Scheme + "://" + u.Host
