@@ -6,9 +6,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acme/quartermaster/internal/oidc"
 	"github.com/acme/quartermaster/internal/oidc/oidctest"
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
@@ -61,5 +63,34 @@ func TestLinkPageAllowsTheProvidersSignInHost(t *testing.T) {
 	csp := resp.Header.Get("Content-Security-Policy")
 	if resp.StatusCode != http.StatusOK || !strings.HasSuffix(csp, "form-action 'self' "+disco.URL+" https://acme.auth.eu-west-1.amazoncognito.example") {
 		t.Fatalf("%d, Content-Security-Policy: %s", resp.StatusCode, csp)
+	}
+}
+
+// TestPagesWriteTimesInThePolicysTimeZone: the link's page and its refusals say when it expires
+// in the policy's time zone, as the chat message with the link does, not in UTC.
+func TestPagesWriteTimesInThePolicysTimeZone(t *testing.T) {
+	kolkata, err := time.LoadLocation("Asia/Kolkata")
+	if err != nil {
+		t.Skip(err)
+	}
+	pol, err := policy.LoadFile("../../docs/quartermaster.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol.Timezone, pol.Location = "Asia/Kolkata", kolkata
+	env := map[string]string{oidc.EnvIssuer: "https://idp.acme.example", oidc.EnvClientID: "qm", oidc.EnvPublicURL: "https://qm.acme.example"}
+	cfg, _, err := oidc.FromEnv(func(k string) string { return env[k] }, pol)
+	if err != nil || cfg.Location != kolkata {
+		t.Fatalf("the configuration's time zone: %v %v", cfg.Location, err)
+	}
+	e := newEnvWith(t, storetest.SQLite(t), 0, "", func(c *oidc.Config) { c.Location = cfg.Location })
+	link := e.link(aliceAcct, "")
+	exp := e.clock.Now().Add(oidc.LinkTTL).In(kolkata).Format("15:04 MST on Mon 2 Jan")
+	if p := oidctest.NewBrowser(t).Get(link); !strings.Contains(p.Body, "until "+exp+".") {
+		t.Errorf("the link's page does not say %s:\n%s", exp, p.Body)
+	}
+	e.clock.Advance(oidc.LinkTTL + time.Second)
+	if p := oidctest.NewBrowser(t).Get(link); !strings.Contains(p.Body, "It expired at "+exp+".") {
+		t.Errorf("the expired link's page does not say %s:\n%s", exp, p.Body)
 	}
 }

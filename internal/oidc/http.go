@@ -431,11 +431,11 @@ func (s *Service) internal(w http.ResponseWriter, what string, err error) {
 	s.refuse(w, pInternal)
 }
 
-// at writes the first non-zero instant in the organisation's words (UTC).
+// at writes the first non-zero instant in the organisation's time zone, as chat does.
 func (s *Service) at(ts ...time.Time) string {
 	for _, t := range ts {
 		if !t.IsZero() {
-			return t.UTC().Format("15:04 MST on Mon 2 Jan")
+			return t.In(s.cfg.Location).Format("15:04 MST on Mon 2 Jan")
 		}
 	}
 	return "some time ago"

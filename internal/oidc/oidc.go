@@ -63,6 +63,9 @@ type Config struct {
 	Recheck     time.Duration
 	// Organization names the organisation on the pages ("Acme AI").
 	Organization string
+	// Location is the time zone the pages write times in, as chat does (the policy's timezone);
+	// nil is UTC.
+	Location *time.Location
 	// HTTPClient talks to the provider; nil is a client with a 15-second timeout.
 	HTTPClient *http.Client
 }
@@ -80,6 +83,7 @@ func FromEnv(getenv func(string) string, p *policy.Policy) (cfg Config, on bool,
 	}
 	if p != nil {
 		cfg.GroupsClaim, cfg.Scopes, cfg.Recheck, cfg.Organization = p.OIDC.GroupsClaim, p.OIDC.Scopes, p.OIDC.Recheck.Duration, p.Organization
+		cfg.Location = p.Location
 	}
 	return cfg, true, cfg.check()
 }
@@ -116,6 +120,9 @@ func (c *Config) check() error {
 	}
 	if c.Organization == "" {
 		c.Organization = "your organisation"
+	}
+	if c.Location == nil {
+		c.Location = time.UTC
 	}
 	return nil
 }
