@@ -325,6 +325,12 @@ func TestRefusals(t *testing.T) {
 			e.idp.SignIn(u)
 			return oidctest.NewBrowser(e.t).Follow(e.link(aliceAcct, ""))
 		}},
+		{"email unverified, said as a string", http.StatusForbidden, "email-unverified", "not verified", func(e *env) oidctest.Response {
+			// Amazon Cognito, among others, writes email_verified as "false".
+			e.idp.SignIn(alice())
+			e.idp.SetTamper(func(c map[string]any) *mockoidcKeypair { c["email_verified"] = "false"; return nil })
+			return oidctest.NewBrowser(e.t).Follow(e.link(aliceAcct, ""))
+		}},
 		{"a linked account signs in as someone else", http.StatusForbidden, "other-person", "linked to alice@acme.example; you signed in as bob@acme.example", func(e *env) oidctest.Response {
 			e.idp.SignIn(alice())
 			if p := oidctest.NewBrowser(e.t).Follow(e.link(aliceAcct, "")); p.Status != http.StatusOK {

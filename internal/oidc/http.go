@@ -343,10 +343,22 @@ func (s *Service) identity(ctx context.Context, p *gooidc.Provider, idt *gooidc.
 	if email == "" || !strings.Contains(email, "@") {
 		return identity{}, &problemError{p: pNoEmail}
 	}
-	if v, ok := claims["email_verified"].(bool); ok && !v {
+	if unverified(claims["email_verified"]) {
 		return identity{}, &problemError{p: pEmailUnverified, detail: []string{"The provider says " + email + " is not verified."}}
 	}
 	return identity{Email: email, Groups: groupsOf(claims[s.cfg.GroupsClaim])}, nil
+}
+
+// unverified reports whether an email_verified claim says no: false, or "false" as some
+// providers (Amazon Cognito) write it. A provider that says nothing vouches for the email.
+func unverified(v any) bool {
+	switch v := v.(type) {
+	case bool:
+		return !v
+	case string:
+		return strings.EqualFold(strings.TrimSpace(v), "false")
+	}
+	return false
 }
 
 // groupsOf reads a groups claim: a list of strings, or one string.
