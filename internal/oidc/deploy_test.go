@@ -1,6 +1,7 @@
 package oidc_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"github.com/acme/quartermaster/internal/oidc"
 	"github.com/acme/quartermaster/internal/oidc/oidctest"
 	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
@@ -92,5 +94,55 @@ func TestPagesWriteTimesInThePolicysTimeZone(t *testing.T) {
 	e.clock.Advance(oidc.LinkTTL + time.Second)
 	if p := oidctest.NewBrowser(t).Get(link); !strings.Contains(p.Body, "It expired at "+exp+".") {
 		t.Errorf("the expired link's page does not say %s:\n%s", exp, p.Body)
+	}
+}
+
+// TestGroupsInOtherShapes: groups the provider gives nested (Keycloak's realm roles,
+// groups_claim: realm_access.roles) or as an object's keys (ZITADEL's project roles) place people
+// in their teams at login, and the re-check reads them the same way.
+func TestGroupsInOtherShapes(t *testing.T) {
+	shapes := []struct {
+		name, claim string
+		move        func(c map[string]any, groups []any)
+	}{
+		{"nested", "realm_access.roles", func(c map[string]any, groups []any) {
+			c["realm_access"] = map[string]any{"roles": groups}
+		}},
+		{"object", "urn:zitadel:iam:org:project:roles", func(c map[string]any, groups []any) {
+			roles := map[string]any{}
+			for _, g := range groups {
+				roles[g.(string)] = map[string]any{"2800": "acme.example"}
+			}
+			c["urn:zitadel:iam:org:project:roles"] = roles
+		}},
+	}
+	for _, sh := range shapes {
+		t.Run(sh.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnvWith(t, storetest.SQLite(t), time.Minute, "", func(c *oidc.Config) { c.GroupsClaim = sh.claim })
+			e.idp.SetTamper(func(c map[string]any) *mockoidcKeypair {
+				groups, _ := c["groups"].([]any)
+				delete(c, "groups")
+				sh.move(c, groups)
+				return nil
+			})
+			erin := oidctest.NewUser("sub-erin", "erin@acme.example", "staff", "ai-vision")
+			if l := e.login(erin, aliceAcct); l == nil || strings.Join(l.Groups, ",") != "ai-vision,staff" && strings.Join(l.Groups, ",") != "staff,ai-vision" {
+				t.Fatalf("link: %+v", l)
+			}
+			ctx := context.Background()
+			out, err := e.svc.Request(ctx, qm.LeaseRequest{User: "erin@acme.example", Class: "interactive", Duration: time.Hour})
+			if err != nil || out.Lease.Team != "vision" {
+				t.Fatalf("erin's request: %+v %v", out, err)
+			}
+			erin.SetGroups("staff")
+			e.clock.Advance(2 * time.Minute)
+			if rep := e.recheck(); rep.Checked != 1 || rep.Changed != 1 {
+				t.Fatalf("re-check: %+v", rep)
+			}
+			if l := e.linked(aliceAcct); l == nil || strings.Join(l.Groups, ",") != "staff" {
+				t.Fatalf("link after the re-check: %+v", l)
+			}
+		})
 	}
 }

@@ -9,8 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -323,7 +325,7 @@ func (s *Service) identity(ctx context.Context, p *gooidc.Provider, idt *gooidc.
 	if err := idt.Claims(&claims); err != nil {
 		return identity{}, fmt.Errorf("oidc: ID token claims: %w", err)
 	}
-	_, hasGroups := claims[s.cfg.GroupsClaim]
+	_, hasGroups := claimOf(claims, s.cfg.GroupsClaim)
 	if _, hasEmail := claims["email"]; !hasEmail || !hasGroups {
 		if ui, err := p.UserInfo(s.providerCtx(ctx), oauth2.StaticTokenSource(tok)); err == nil {
 			var more map[string]any
@@ -346,7 +348,31 @@ func (s *Service) identity(ctx context.Context, p *gooidc.Provider, idt *gooidc.
 	if unverified(claims["email_verified"]) {
 		return identity{}, &problemError{p: pEmailUnverified, detail: []string{"The provider says " + email + " is not verified."}}
 	}
-	return identity{Email: email, Groups: groupsOf(claims[s.cfg.GroupsClaim])}, nil
+	g, _ := claimOf(claims, s.cfg.GroupsClaim)
+	return identity{Email: email, Groups: groupsOf(g)}, nil
+}
+
+// claimOf is the claim name names: the claim of that name, or else, for a name with dots, the
+// claim nested along them (realm_access.roles is Keycloak's realm roles). A name that is a claim
+// of its own (https://acme.example/groups) wins over a path.
+func claimOf(claims map[string]any, name string) (any, bool) {
+	if v, ok := claims[name]; ok {
+		return v, true
+	}
+	if !strings.Contains(name, ".") {
+		return nil, false
+	}
+	var cur any = claims
+	for _, part := range strings.Split(name, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[part]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
 }
 
 // unverified reports whether an email_verified claim says no: false, or "false" as some
@@ -361,7 +387,8 @@ func unverified(v any) bool {
 	return false
 }
 
-// groupsOf reads a groups claim: a list of strings, or one string.
+// groupsOf reads a groups claim: a list of strings, one string, or an object whose keys are the
+// groups (ZITADEL's project roles), in order.
 func groupsOf(v any) []string {
 	var out []string
 	switch g := v.(type) {
@@ -373,6 +400,12 @@ func groupsOf(v any) []string {
 		for _, x := range g {
 			if s, ok := x.(string); ok && s != "" && !policy.Contains(out, s) {
 				out = append(out, s)
+			}
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(g)) {
+			if k != "" && !policy.Contains(out, k) {
+				out = append(out, k)
 			}
 		}
 	}

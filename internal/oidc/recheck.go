@@ -145,7 +145,7 @@ func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 	default:
 		return nil, nil, errors.New("the kept access token has expired and there is no refresh token")
 	}
-	if _, ok := claims[s.cfg.GroupsClaim]; !ok {
+	if _, ok := claimOf(claims, s.cfg.GroupsClaim); !ok {
 		ui, err := p.UserInfo(pctx, oauth2.StaticTokenSource(tok))
 		if err != nil {
 			return nil, nil, fmt.Errorf("oidc: userinfo: %w", err)
@@ -162,7 +162,8 @@ func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 	if err != nil {
 		return nil, nil, err
 	}
-	return groupsOf(claims[s.cfg.GroupsClaim]), sealed, nil
+	g, _ := claimOf(claims, s.cfg.GroupsClaim)
+	return groupsOf(g), sealed, nil
 }
 
 func sameGroups(a, b []string) bool {
