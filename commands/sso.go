@@ -52,21 +52,30 @@ func (b *Bot) door(ctx context.Context, req *bot.Request, c Command) (replies []
 	if acct.IsZero() {
 		return []bot.Reply{b.refuse(c.Verb, errNoAccount)}, true
 	}
+	// A decision is carried by the login link and made once the login is done, whatever made
+	// the login necessary: the approver's click is not lost.
+	resume := ""
+	if c.Verb == "approve" || c.Verb == "deny" {
+		resume = "/gpu " + c.Verb + " " + c.Lease.String()
+		if c.Reason != "" {
+			resume += " " + c.Reason
+		}
+	}
+	nothing := "nothing was done"
+	if resume != "" {
+		nothing = "nothing was decided yet"
+	}
 	link, current, err := b.SSO.Link(ctx, acct)
 	switch {
 	case qm.ErrorCode(err) == qm.ENOTFOUND:
-		return b.loginPrompt(ctx, *req, c, "Quartermaster does not know who you are yet, so nothing was done.", ""), true
+		return b.loginPrompt(ctx, *req, c, "Quartermaster does not know who you are yet, so "+nothing+".", resume), true
 	case err != nil:
 		return []bot.Reply{b.refuse(c.Verb, err)}, true
 	case !current:
-		return b.loginPrompt(ctx, *req, c, fmt.Sprintf("Your groups could not be confirmed with the identity provider since %s, so nothing was done.", b.when(link.CheckedAt)), ""), true
+		return b.loginPrompt(ctx, *req, c, fmt.Sprintf("Your groups could not be confirmed with the identity provider since %s, so %s.", b.when(link.CheckedAt), nothing), resume), true
 	}
-	if stepUp := b.pol().Approvals.StepUp.Duration; (c.Verb == "approve" || c.Verb == "deny") && stepUp > 0 {
+	if stepUp := b.pol().Approvals.StepUp.Duration; resume != "" && stepUp > 0 {
 		if age := b.Svc.Clock.Now().Sub(link.LoginAt); age > stepUp {
-			resume := "/gpu " + c.Verb + " " + c.Lease.String()
-			if c.Reason != "" {
-				resume += " " + c.Reason
-			}
 			why := fmt.Sprintf("Deciding %s spends a budget, so it needs a sign-in from the last %s; yours was %s ago.", c.Lease, policy.FormatDuration(stepUp), policy.FormatDuration(age))
 			return b.loginPrompt(ctx, *req, c, why, resume), true
 		}

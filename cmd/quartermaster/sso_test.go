@@ -40,6 +40,12 @@ func newSSOWorld(t *testing.T) *ssoWorld {
 		t.Fatal(err)
 	}
 	pol := strings.NewReplacer("step_up: 12h", "step_up: 5m", "  recheck: 24h\n", "  recheck: 1m\n  scopes: [openid, email, profile, groups]\n").Replace(string(src))
+	return newSSOWorldWith(t, pol)
+}
+
+// newSSOWorldWith is newSSOWorld on the policy pol (its text).
+func newSSOWorldWith(t *testing.T, pol string) *ssoWorld {
+	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "policy.yaml")
 	if err := os.WriteFile(path, []byte(pol), 0o644); err != nil {
