@@ -146,3 +146,37 @@ func TestGroupsInOtherShapes(t *testing.T) {
 		})
 	}
 }
+
+// TestIssuerWrittenWithATrailingSlash: QM_OIDC_ISSUER written with a trailing slash the provider
+// does not use (or without one it uses, as Auth0 does) still signs people in.
+func TestIssuerWrittenWithATrailingSlash(t *testing.T) {
+	e := newEnvWith(t, storetest.SQLite(t), 0, "", func(c *oidc.Config) { c.Issuer += "/" })
+	e.idp.SignIn(oidctest.NewUser("sub-alice", "alice@acme.example", "ai-vision"))
+	if p := oidctest.NewBrowser(t).Follow(e.link(aliceAcct, "")); p.Status != http.StatusOK || !strings.Contains(p.Body, "You are signed in as alice@acme.example") {
+		t.Fatalf("page %d:\n%s", p.Status, p.Body)
+	}
+	if l := e.linked(aliceAcct); l == nil || l.Issuer != e.idp.Issuer() {
+		t.Fatalf("link: %+v", l)
+	}
+}
+
+// TestIssuerOfAnotherProvider: a QM_OIDC_ISSUER whose discovery document names another issuer
+// is a setup mistake, and the page says so (and that trying again will not help) instead of
+// saying the provider cannot be reached just now.
+func TestIssuerOfAnotherProvider(t *testing.T) {
+	disco := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"issuer": "https://login.acme.example/tenant-7", "authorization_endpoint": "https://login.acme.example/authorize",
+			"token_endpoint": "https://login.acme.example/token", "jwks_uri": "https://login.acme.example/keys",
+			"id_token_signing_alg_values_supported": []string{"RS256"},
+		})
+	}))
+	t.Cleanup(disco.Close)
+	e := newEnvWith(t, storetest.SQLite(t), 0, "", func(c *oidc.Config) { c.Issuer = disco.URL + "/tenant-7" })
+	p := oidctest.NewBrowser(t).Open(e.link(aliceAcct, ""))
+	if p.Status != http.StatusBadGateway || !strings.Contains(p.Body, "Reference: issuer-mismatch") || !strings.Contains(p.Body, "calls itself https://login.acme.example/tenant-7") ||
+		!strings.Contains(p.Body, "Trying again will not help") {
+		t.Fatalf("page %d:\n%s", p.Status, p.Body)
+	}
+}

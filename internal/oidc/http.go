@@ -71,7 +71,7 @@ func (s *Service) handleLink(w http.ResponseWriter, r *http.Request) {
 	dctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
 	if _, err := s.discover(dctx); err != nil {
-		s.log.Warn("the identity provider cannot be reached", "err", err)
+		s.log.Warn("discovering the identity provider", "err", err)
 	}
 	who := fmt.Sprintf("your %s account", platformName(l.Account.Platform))
 	if l.ChatEmail != "" {
@@ -98,6 +98,12 @@ func (s *Service) handleLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.clock.Now()
 	p, err := s.discover(ctx)
+	var wrong *issuerError
+	if errors.As(err, &wrong) {
+		s.log.Error("single sign-on is set up for another issuer", "err", err)
+		s.refuse(w, pIssuerMismatch, fmt.Sprintf("It is set up for %s, but the identity provider there calls itself %s.", clip(wrong.configured, 200), clip(wrong.provider, 200)))
+		return
+	}
 	if err != nil {
 		s.log.Error("the identity provider cannot be reached", "err", err)
 		s.render(w, page{Title: "The identity provider cannot be reached just now", Next: "Your link still works for a few minutes: try it again shortly, or type /gpu login in chat for a new one.", Ref: "provider-unreachable", Status: http.StatusBadGateway})
@@ -429,8 +435,8 @@ func (s *Service) whyInvalid(raw string, err error) (problem, string) {
 			_ = json.Unmarshal(b, &c)
 		}
 	}
-	if c.Issuer != "" && c.Issuer != s.cfg.Issuer {
-		return pTokenIssuer, fmt.Sprintf("It came from %s; Quartermaster trusts only %s.", clip(c.Issuer, 200), s.cfg.Issuer)
+	if trusted := s.trustedIssuer(); c.Issuer != "" && c.Issuer != trusted {
+		return pTokenIssuer, fmt.Sprintf("It came from %s; Quartermaster trusts only %s.", clip(c.Issuer, 200), trusted)
 	}
 	var aud []string
 	if err := json.Unmarshal(c.Audience, &aud); err != nil {

@@ -167,6 +167,9 @@ type Service struct {
 
 	mu       sync.Mutex
 	provider *gooidc.Provider
+	// issuer is the issuer ID tokens must name: QM_OIDC_ISSUER, or the provider's own spelling
+	// of it where the two differ only by a trailing slash.
+	issuer string
 	// oauthCfg is kept with the provider: it remembers which way of sending the client secret
 	// the provider took, so later requests do not try the other way first.
 	oauthCfg *oauth2.Config
@@ -213,14 +216,43 @@ func (s *Service) discover(ctx context.Context) (*gooidc.Provider, error) {
 		return s.provider, nil
 	}
 	// The provider keeps the client for fetching its keys later, not ctx.
-	p, err := gooidc.NewProvider(s.providerCtx(ctx), s.cfg.Issuer)
+	issuer := s.cfg.Issuer
+	p, err := gooidc.NewProvider(s.providerCtx(ctx), issuer)
+	var mismatch *gooidc.IssuerMismatchError
+	if errors.As(err, &mismatch) && strings.TrimSuffix(mismatch.Discovered, "/") == strings.TrimSuffix(issuer, "/") {
+		// https://acme.auth0.com against https://acme.auth0.com/: the same provider.
+		s.log.Warn("QM_OIDC_ISSUER differs from the provider's issuer only by a trailing slash; using the provider's", "configured", issuer, "provider", mismatch.Discovered)
+		issuer = mismatch.Discovered
+		p, err = gooidc.NewProvider(s.providerCtx(ctx), issuer)
+	}
+	if errors.As(err, &mismatch) {
+		return nil, &issuerError{configured: mismatch.Provided, provider: mismatch.Discovered}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("oidc: discovery at %s: %w", s.cfg.Issuer, err)
 	}
-	s.provider = p
+	s.provider, s.issuer = p, issuer
 	s.oauthCfg = &oauth2.Config{ClientID: s.cfg.ClientID, ClientSecret: s.cfg.ClientSecret, Endpoint: p.Endpoint(),
 		RedirectURL: s.cfg.PublicURL + CallbackPath, Scopes: s.cfg.Scopes}
 	return p, nil
+}
+
+// issuerError is a provider whose discovery document names another issuer than QM_OIDC_ISSUER:
+// the service is set up wrong, and waiting does not help.
+type issuerError struct{ configured, provider string }
+
+func (e *issuerError) Error() string {
+	return fmt.Sprintf("%s=%s, but the provider's discovery document names the issuer %s; set %s=%s if that is the provider you mean", EnvIssuer, e.configured, e.provider, EnvIssuer, e.provider)
+}
+
+// trustedIssuer is the issuer ID tokens must name (see Service.issuer).
+func (s *Service) trustedIssuer() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.issuer != "" {
+		return s.issuer
+	}
+	return s.cfg.Issuer
 }
 
 // oauth is the OAuth 2 client of the discovered provider.

@@ -22,6 +22,7 @@ var (
 	pLinkUnknown     = problem{"link-unknown", http.StatusNotFound, "This sign-in link is not one Quartermaster made, or it was changed", "Type /gpu login in chat for a new link."}
 	pLinkUsed        = problem{"link-used", http.StatusGone, "This sign-in link was used already", "Each link works once. Type /gpu login in chat for a new one."}
 	pLinkExpired     = problem{"link-expired", http.StatusGone, "This sign-in link has expired", "Links last 10 minutes. Type /gpu login in chat for a new one."}
+	pIssuerMismatch  = problem{"issuer-mismatch", http.StatusBadGateway, "Quartermaster's single sign-on is set up for another identity provider", "Trying again will not help: show this page to a platform admin, who sets QM_OIDC_ISSUER to the issuer the provider names (docs/sso.md)."}
 	pStateMissing    = problem{"state-missing", http.StatusBadRequest, "This page was opened without the sign-in it belongs to", "Start again from chat with /gpu login."}
 	pStateUnknown    = problem{"state-unknown", http.StatusBadRequest, "This answer from the identity provider does not belong to any sign-in Quartermaster started", "Its state is unknown or was changed. Start again from chat with /gpu login."}
 	pLoginDone       = problem{"login-done", http.StatusGone, "This sign-in was finished already", "If you are not signed in yet, type /gpu login in chat for a new link."}
