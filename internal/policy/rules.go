@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
@@ -160,8 +161,12 @@ func compileRules(p *Policy, line func(string) int) (*ruleSet, []Problem) {
 			problems = append(problems, Problem{Line: line(at), Msg: fmt.Sprintf("exception rule %d is empty", i+1)})
 			continue
 		}
-		if r.Name == "" {
-			problems = append(problems, Problem{Line: line(at), Msg: fmt.Sprintf("exception rule %d needs a name", i+1)})
+		if strings.TrimSpace(r.Name) == "" {
+			problems = append(problems, Problem{Line: line(at), Msg: fmt.Sprintf("exception rule %d needs a name; e.g. name: large-request", i+1)})
+		} else if strings.ContainsFunc(r.Name, func(c rune) bool { return c == ',' || !unicode.IsGraphic(c) }) {
+			// Replies and the approvers' cards list the rules a request met separated by
+			// commas, on one line.
+			problems = append(problems, Problem{Line: line(at + ".name"), Msg: fmt.Sprintf("exception rule name %q may not hold a comma, a line break or an invisible character; e.g. name: large-request", r.Name)})
 		} else if names[r.Name] {
 			problems = append(problems, Problem{Line: line(at + ".name"), Msg: fmt.Sprintf("exception rule %q is defined twice", r.Name)})
 		}
