@@ -384,6 +384,17 @@ func oneWord(channel, eg string) string {
 	return msg
 }
 
+// simNameRE is the name of a group of simulated nodes: its nodes are named NAME-01, NAME-02, ….
+var simNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`)
+
+// clipName is a name as a problem quotes it: at most 40 characters.
+func clipName(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
+}
+
 // snowflakeRE is a Discord id: a decimal number of up to 20 digits.
 var snowflakeRE = regexp.MustCompile(`^[1-9][0-9]{0,19}$`)
 
@@ -528,13 +539,28 @@ func (v *validator) validate(p *Policy) {
 	default:
 		v.addf("backend", "backend must be sim, slurm or kubernetes, not %q", p.Backend)
 	}
+	simNodes := map[string]string{} // node name -> the group that makes it
 	for i, g := range p.Sim.Nodes {
 		at := func(f string) string { return fmt.Sprintf("sim.nodes.%d.%s", i, f) }
 		if g == nil {
 			continue
 		}
-		if g.Name == "" {
+		switch {
+		case g.Name == "":
 			v.addf(at("name"), "sim node group %d needs a name", i+1)
+		case !simNameRE.MatchString(g.Name):
+			v.addf(at("name"), "sim node group name %q must be letters, digits, -, _ or . (starting with a letter or digit, 40 at most), as a host name is; e.g. name: gpu-a", clipName(g.Name))
+		default:
+			// Every node a group makes must be its own: two groups naming a node alike would
+			// hand out the same GPUs twice.
+			for n := 1; n <= min(g.Count, 1000); n++ {
+				node := strings.ToLower(fmt.Sprintf("%s-%02d", g.Name, n))
+				if other, ok := simNodes[node]; ok {
+					v.addf(at("name"), "sim node group %s makes node %s, which group %s makes too; give each group a name of its own", g.Name, node, other)
+					break
+				}
+				simNodes[node] = g.Name
+			}
 		}
 		if _, ok := p.Class(g.Class); !ok {
 			v.addf(at("class"), "sim node group %s: class %q is not in the catalog", g.Name, g.Class)

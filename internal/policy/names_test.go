@@ -4,6 +4,25 @@ import (
 	"testing"
 )
 
+// TestSimNodeGroupsThatNameANodeAlikeAreRefused: two sim node groups whose nodes are named alike
+// (the same group name written twice, in any case) used to pass policy check, and the service then
+// handed out the same GPUs of "h100-01" to two leases at once. A group name that is no host name
+// (a comma, which the service reads as between two nodes, or a space) is refused too.
+func TestSimNodeGroupsThatNameANodeAlikeAreRefused(t *testing.T) {
+	const h100 = "    - {name: h100, count: 2, class: train, gpus: 8, nvlink_islands: 1}"
+	pe := refused(t, h100, h100+"\n    - {name: H100, count: 1, class: interactive, gpus: 4}")
+	wantProblem(t, pe, 117, "sim node group H100 makes node h100-01, which group h100 makes too; give each group a name of its own")
+	for _, name := range []string{`"gpu,b"`, `"gpu b"`, `"../b"`, `"<!channel>"`} {
+		pe = refused(t, "{name: h100,", "{name: "+name+",")
+		if len(pe.Problems) != 1 || pe.Problems[0].Line != 116 {
+			t.Errorf("group name %s: want one problem at line 116, got:\n%v", name, pe)
+		}
+	}
+	if _, err := Load([]byte(exampleWith(t, h100, h100+"\n    - {name: h100-1, count: 3, class: train, gpus: 8}")), "p.yaml"); err != nil {
+		t.Errorf("groups whose nodes are all named apart (h100-01, h100-1-01) are refused: %v", err)
+	}
+}
+
 // TestExceptionRuleNamesAreOneLineWithoutCommas: a blank rule name passed as a name, and a name
 // with a comma in it broke the list of rules the approvers read ("rules a: …; b; ; quota").
 func TestExceptionRuleNamesAreOneLineWithoutCommas(t *testing.T) {
