@@ -234,6 +234,9 @@ func parseRequest(c Command, args []string) (Command, error) {
 				return c, perr
 			}
 			c.DataClass = strings.ToLower(v)
+			if !policy.ValidDataClass(c.DataClass) {
+				return c, bad("request", "%q is not a data class; a data class is one word of letters, digits, -, _ or ., such as internal.", truncate(v, 40))
+			}
 		case strings.Contains(a, "=") && c.Template != "":
 			c.Params = append(c.Params, a) // the template's key=value parameters
 		case strings.Contains(a, "="):

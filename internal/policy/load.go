@@ -384,6 +384,13 @@ func oneWord(channel, eg string) string {
 	return msg
 }
 
+// dataClassRE is a data class as a request names it (data internal), in lower case.
+var dataClassRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,39}$`)
+
+// ValidDataClass reports whether s, in lower case, is written as a data class can be: one word of
+// letters, digits, -, _ or ., at most 40 characters.
+func ValidDataClass(s string) bool { return dataClassRE.MatchString(s) }
+
 // simNameRE is the name of a group of simulated nodes: its nodes are named NAME-01, NAME-02, ….
 var simNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`)
 
@@ -493,6 +500,18 @@ func (v *validator) validate(p *Policy) {
 		}
 		if t.Quota != nil {
 			v.quota(at("quota"), "team "+t.Name+": quota ", t.Quota, seen)
+		}
+		for j, dc := range t.DataClasses {
+			// A request names its data class in one word, in any case: the team's are kept in
+			// lower case so that they compare, and one that cannot be typed is refused.
+			lc := strings.ToLower(strings.TrimSpace(dc))
+			if lc == "" {
+				continue // an empty entry is refused with the other empty entries
+			}
+			if !ValidDataClass(lc) {
+				v.addf(fmt.Sprintf("%s.%d", at("data_classes"), j), "team %s: data class %q must be one word of letters, digits, -, _ or . (40 at most), as a request names it (data internal)%s", t.Name, clipName(dc), nameSuggestion(dc))
+			}
+			t.DataClasses[j] = lc
 		}
 		if t.Storage.QuotaGiB < 0 {
 			v.addf(at("storage.quota_gib"), "team %s: storage quota_gib cannot be negative, not %s; e.g. quota_gib: 1024", t.Name, v.text(at("storage.quota_gib")))

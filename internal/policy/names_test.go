@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"context"
+	"reflect"
 	"testing"
 )
 
@@ -21,6 +23,27 @@ func TestSimNodeGroupsThatNameANodeAlikeAreRefused(t *testing.T) {
 	if _, err := Load([]byte(exampleWith(t, h100, h100+"\n    - {name: h100-1, count: 3, class: train, gpus: 8}")), "p.yaml"); err != nil {
 		t.Errorf("groups whose nodes are all named apart (h100-01, h100-1-01) are refused: %v", err)
 	}
+}
+
+// TestDataClassesAreOneWordInAnyCase: a team cleared for [Public, Internal] used to send every
+// request of its own team to a budget owner, its first data class included, because a request's
+// data class is compared in lower case. Data classes are kept in lower case, and one that a
+// request cannot name (two words) is refused.
+func TestDataClassesAreOneWordInAnyCase(t *testing.T) {
+	p, err := Load([]byte(exampleWith(t, "data_classes: [public, internal]", "data_classes: [Public, INTERNAL]")), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, _ := p.Team("vision")
+	if !reflect.DeepEqual(tm.DataClasses, []string{"public", "internal"}) {
+		t.Errorf("data classes: %q", tm.DataClasses)
+	}
+	in := baseInput(p) // a request for internal data
+	if ms := p.Evaluate(context.Background(), in); len(ms) != 0 {
+		t.Errorf("a request for internal data of a team cleared for INTERNAL meets %v", ms)
+	}
+	pe := refused(t, "data_classes: [public, internal]", "data_classes: [public, Restricted Data]")
+	wantProblem(t, pe, 44, `team vision: data class "Restricted Data" must be one word of letters, digits, -, _ or . (40 at most), as a request names it (data internal); write "restricted-data"`)
 }
 
 // TestExceptionRuleNamesAreOneLineWithoutCommas: a blank rule name passed as a name, and a name
