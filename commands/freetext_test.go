@@ -5,6 +5,57 @@ import (
 	"testing"
 )
 
+// A reason (a quota request's, a denial's) is bounded: one over MaxReason characters is refused
+// in one sentence with an example that works, and nothing is made. Characters that change how
+// chat shows the text around them without showing themselves (a right-to-left override, zero-width
+// spaces) are not kept, so the approvers read what was typed in the order it was typed.
+func TestReasonsAreBoundedAndKeepNoInvisibleCharacters(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy)
+	long := strings.Repeat("a", MaxReason+1)
+	r := h.say("rita@borealis.example", "/gpu quota request +2 dev for 1d because "+long)
+	if !r.Error || !strings.HasPrefix(r.Text, "the reason is 501 characters long; keep it to 500 or fewer. Example: /gpu ") || len(r.Text) > 300 {
+		t.Fatalf("a reason of %d characters: %s", MaxReason+1, r.Text)
+	}
+	if ex := r.Text[strings.Index(r.Text, "Example: ")+len("Example: "):]; h.say("rita@borealis.example", ex).Error {
+		t.Errorf("the refusal's example %q does not work", ex)
+	}
+	if got := h.say("rita@borealis.example", "/gpu list").PlainText(); strings.Contains(got, "L-2") {
+		t.Errorf("the refused request made a lease beside its example's L-1: %s", got)
+	}
+
+	r = mustOK(t, h.say("rita@borealis.example", "/gpu quota request +2 dev for 1d because need\u202e gnorw si siht\u202c more\u200b GPUs\u2066 now\u2069"))
+	id := leaseIn(t, r.Text)
+	if l := h.lease(id); l.Because != "need gnorw si siht more GPUs now" {
+		t.Errorf("the reason was kept as %q", l.Because)
+	}
+	for _, n := range h.notices("olga@borealis.example") {
+		if strings.ContainsAny(n.PlainText(), "\u202e\u202c\u200b\u2066\u2069") {
+			t.Errorf("the approvers read an invisible character: %q", n.PlainText())
+		}
+	}
+	if r := h.say("rita@borealis.example", "/gpu quota request +2 dev because \u200b\u202e"); !r.Error || !strings.Contains(r.Text, `needs a reason after "because"`) {
+		t.Errorf("a reason of invisible characters only: %s", r.Text)
+	}
+
+	big := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 5 dev for 1h")).Text)
+	deny := "/gpu deny " + big.String() + " " + strings.Repeat("no ", 200)
+	if r := h.say("olga@borealis.example", deny); !r.Error || !strings.HasPrefix(r.Text, "the reason is 599 characters long") {
+		t.Errorf("a denial with a reason of 599 characters: %s", r.Text)
+	}
+	if l := h.lease(big); l.State != "pending_approval" {
+		t.Errorf("the refused denial left %s %s", big, l.State)
+	}
+	mustOK(t, h.say("olga@borealis.example", "/gpu deny "+big.String()+" use\u202e dev"))
+	if l := h.lease(big); l.State != "denied" {
+		t.Errorf("%s is %s after its denial", big, l.State)
+	}
+	for _, n := range h.notices("rita@borealis.example") {
+		if strings.Contains(n.PlainText(), "\u202e") {
+			t.Errorf("the requester reads an invisible character: %q", n.PlainText())
+		}
+	}
+}
+
 // A data class is one word such as internal: one that is no word (very long, or with markup) is
 // refused before anything is made, and a team whose policy writes its data classes in capitals is
 // granted its own data class without approval.

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
@@ -96,8 +98,43 @@ func parseDeny(c Command, args []string) (Command, error) {
 		return c, bad(c.Verb, "%q is not a lease id; lease ids look like L-42.", truncate(args[0], 40))
 	}
 	c.Lease = id
-	c.Reason = strings.Join(args[1:], " ")
+	r, perr := reasonText(c.Verb, args[1:])
+	if perr != nil {
+		return c, perr
+	}
+	c.Reason = r
 	return c, nil
+}
+
+// MaxReason is the most characters a reason (a denial's, a quota request's) may have: what the
+// chat forms allow, and what an approval card shows in full.
+const MaxReason = 500
+
+// invisible are the characters that change how chat shows the text around them without showing
+// themselves: bidirectional overrides, embeddings and isolates, direction marks, zero-width
+// spaces and the byte order mark. A reason someone typed keeps none of them, so what the
+// approvers read is what was typed.
+var invisible = strings.NewReplacer(
+	"\u202a", "", "\u202b", "", "\u202c", "", "\u202d", "", "\u202e", "",
+	"\u2066", "", "\u2067", "", "\u2068", "", "\u2069", "",
+	"\u200e", "", "\u200f", "", "\u061c", "",
+	"\u200b", "", "\u2060", "", "\ufeff", "", "\u180e", "",
+)
+
+// reasonText is the free text of args as a reason: words joined by single spaces, control and
+// invisible characters removed; refused when longer than MaxReason characters.
+func reasonText(verb string, args []string) (string, *qm.Error) {
+	s := strings.Join(strings.Fields(invisible.Replace(strings.Join(args, " "))), " ")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+	if n := utf8.RuneCountInString(s); n > MaxReason {
+		return "", bad(verb, "the reason is %d characters long; keep it to %d or fewer.", n, MaxReason)
+	}
+	return s, nil
 }
 
 func parseWord(c Command, args []string) (Command, error) {
@@ -330,7 +367,14 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 	if because < 0 || because == len(args)-1 {
 		return c, bad(c.Verb, "a quota request needs a reason after \"because\".")
 	}
-	c.Reason = strings.Join(args[because+1:], " ")
+	r, perr := reasonText(c.Verb, args[because+1:])
+	if perr != nil {
+		return c, perr
+	}
+	if r == "" {
+		return c, bad(c.Verb, "a quota request needs a reason after \"because\".")
+	}
+	c.Reason = r
 	head := args[:because]
 	if len(head) < 2 {
 		return c, bad(c.Verb, "a quota request needs +N and a class.")
