@@ -80,3 +80,27 @@ func TestADataClassIsOneWord(t *testing.T) {
 		}
 	}
 }
+
+// A duration longer than any lease may last (over ten years) is refused as too long, whatever the
+// command and wherever the request puts it, never as a word that is not part of the request.
+func TestADurationTooLongIsToldSo(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy)
+	id := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 1 dev for 1h")).Text)
+	for _, line := range []string{
+		"/gpu request 1 dev 10000w",
+		"/gpu request 1 dev for 600w",
+		"/gpu estimate 1 dev 99999d",
+		"/gpu extend " + id.String() + " 5000w",
+		"/gpu quota request +1 dev for 9999w because a long project",
+	} {
+		r := h.say("rita@borealis.example", line)
+		if !r.Error || !strings.Contains(r.Text, "is longer than any lease may last (10 years at most); write a duration like ") {
+			t.Errorf("%s: %s", line, r.Text)
+			continue
+		}
+		ex := strings.ReplaceAll(r.Text[strings.Index(r.Text, "Example: ")+len("Example: "):], "L-42", id.String())
+		if r := h.say("rita@borealis.example", ex); r.Error {
+			t.Errorf("%s: the example %q does not work: %s", line, ex, r.Text)
+		}
+	}
+}

@@ -3,6 +3,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -83,7 +84,7 @@ func parseExtend(c Command, args []string) (Command, error) {
 	}
 	d, err := parseDur(strings.Join(rest, ""))
 	if err != nil {
-		return c, bad(c.Verb, "%q is not a duration; write it like 30m, 2h or 1d.", truncate(strings.Join(rest, " "), 40))
+		return c, durationProblem(c.Verb, strings.Join(rest, " "), err, "30m, 2h or 1d")
 	}
 	c.Duration = d
 	return c, nil
@@ -167,7 +168,7 @@ func parseSubmit(c Command, args []string) (Command, error) {
 		case strings.HasPrefix(strings.ToLower(a), "for="):
 			d, err := parseDur(a[len("for="):])
 			if err != nil {
-				return c, bad(c.Verb, "%q is not a duration; write it like for=2h.", truncate(a, 40))
+				return c, durationProblem(c.Verb, a, err, "for=2h")
 			}
 			c.Duration = d
 		default:
@@ -175,6 +176,15 @@ func parseSubmit(c Command, args []string) (Command, error) {
 		}
 	}
 	return c, nil
+}
+
+// durationProblem refuses v, which err says is no duration: one longer than any duration may be
+// is told so, anything else that it is not a duration; eg is how one is written.
+func durationProblem(verb, v string, err error, eg string) *qm.Error {
+	if errors.Is(err, policy.ErrDurationTooLong) {
+		return bad(verb, "%q is longer than any lease may last (10 years at most); write a duration like %s.", truncate(v, 40), eg)
+	}
+	return bad(verb, "%q is not a duration; write it like %s.", truncate(v, 40), eg)
 }
 
 func parseDur(s string) (time.Duration, error) {
@@ -250,7 +260,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 			}
 			d, err := parseDur(v)
 			if err != nil {
-				return c, bad("request", "%q is not a duration; write it like 30m, 4h or 2d.", truncate(v, 40))
+				return c, durationProblem("request", v, err, "30m, 4h or 2d")
 			}
 			c.Duration = d
 		case la == "template":
@@ -297,6 +307,9 @@ func parseRequest(c Command, args []string) (Command, error) {
 				c.Duration = d
 				continue
 			}
+			if _, err := parseDur(a); errors.Is(err, policy.ErrDurationTooLong) {
+				return c, durationProblem("request", a, err, "30m, 4h or 2d")
+			}
 			if looksNumeric(a) {
 				return c, bad("request", "%q is out of place: put the number of GPUs first, before the class.", truncate(a, 40))
 			}
@@ -340,7 +353,7 @@ func parseEstimate(c Command, args []string) (Command, error) {
 	v := args[len(args)-1]
 	d, err := parseDur(v)
 	if err != nil {
-		return c, bad("estimate", "%q is not a duration; write it like 30m, 4h or 2d.", truncate(v, 40))
+		return c, durationProblem("estimate", v, err, "30m, 4h or 2d")
 	}
 	c.Duration = d
 	return c, nil
@@ -398,7 +411,7 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		}
 		d, err := parseDur(strings.Join(tail, ""))
 		if err != nil {
-			return c, bad(c.Verb, "%q is not a duration; write it like 2w.", truncate(strings.Join(tail, " "), 40))
+			return c, durationProblem(c.Verb, strings.Join(tail, " "), err, "2w")
 		}
 		c.Duration = d
 	}

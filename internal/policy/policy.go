@@ -5,6 +5,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -406,6 +407,12 @@ func (d *Duration) UnmarshalText(b []byte) error {
 // MarshalText writes a duration the way the policy file does.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(FormatDuration(d.Duration)), nil }
 
+// ErrDurationTooLong is a duration longer than LongestDuration.
+var ErrDurationTooLong = errors.New("too long")
+
+// LongestDuration is the longest duration ParseDuration reads: ten years (of 365 days).
+const LongestDuration = 10 * 365 * 24 * time.Hour
+
 // ParseDuration reads durations such as 45m, 4h, 1h30m, 2d, 1w, 90 (minutes are not assumed: a
 // bare number is refused).
 func ParseDuration(s string) (time.Duration, error) {
@@ -451,10 +458,10 @@ func ParseDuration(s string) (time.Duration, error) {
 			return 0, fmt.Errorf("%q is not a duration", s)
 		}
 		// Compare in floating point before converting, so a huge number cannot wrap around.
-		const longest = 10 * 365 * 24 * time.Hour
+		const longest = LongestDuration
 		part := f * float64(u)
 		if part > float64(longest) || total+time.Duration(part) > longest {
-			return 0, fmt.Errorf("%q is too long", s)
+			return 0, fmt.Errorf("%q is %w", s, ErrDurationTooLong)
 		}
 		total += time.Duration(part)
 	}
