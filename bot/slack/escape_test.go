@@ -82,7 +82,7 @@ func TestUserTextReachesSlackEscaped(t *testing.T) {
 		e.command("UALICE", "quota "+h)
 		e.command("UALICE", h)
 	}
-	e.command("UALICE", "quota request +1 interactive for 1d because "+strings.Repeat("&", 5000))
+	e.command("UALICE", "quota request +1 interactive for 1d because "+strings.Repeat("&", commands.MaxReason))
 	e.command("UDANA", "deny "+id+" "+hostile[0]+" "+hostile[1])
 	e.wait()
 	texts := mrkdwnTexts(e)
