@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/acme/quartermaster/internal/store"
@@ -116,10 +117,11 @@ func runMigrate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 	return nil
 }
 
+// applied counts the migrations of this binary that the database has.
 func applied(st []store.MigrationStatus) int {
 	n := 0
 	for _, m := range st {
-		if m.Applied {
+		if m.Applied && !m.Unknown {
 			n++
 		}
 	}
@@ -150,20 +152,32 @@ func lastAppliedAfterDown(before []store.MigrationStatus) int64 {
 func printMigrations(w io.Writer, dialect string, st []store.MigrationStatus) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "VERSION\tMIGRATION\tSTATE\tAPPLIED AT (UTC)")
+	var unknown []string
 	for _, m := range st {
-		state, at := "pending", "-"
+		state, at, name := "pending", "-", m.Name
 		if m.Applied {
 			state, at = "applied", m.AppliedAt.UTC().Format("2006-01-02 15:04:05")
+			if m.AppliedAt.IsZero() {
+				at = "-"
+			}
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", m.Version, m.Name, state, at)
+		if m.Unknown {
+			state, name = "unknown", "(not in this binary)"
+			unknown = append(unknown, fmt.Sprint(m.Version))
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", m.Version, name, state, at)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	n := applied(st)
-	fmt.Fprintf(w, "%s: %d of %d migrations applied", dialect, n, len(st))
-	if n < len(st) {
+	n, known := applied(st), len(st)-len(unknown)
+	fmt.Fprintf(w, "%s: %d of %d migrations applied", dialect, n, known)
+	if n < known && len(unknown) == 0 {
 		fmt.Fprint(w, "; quartermaster migrate up applies the rest (serve does at start)")
+	}
+	if len(unknown) > 0 {
+		fmt.Fprintf(w, "; the database also has %s, which this quartermaster does not know: a newer quartermaster migrated it, and this one refuses to start on it (run that version, or roll back with its migrate down)",
+			strings.Join(unknown, ", "))
 	}
 	fmt.Fprintln(w)
 	return nil

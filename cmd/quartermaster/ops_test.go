@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -242,6 +243,49 @@ func TestMigrateFlagsAfterTheVerb(t *testing.T) {
 	errb.Reset()
 	if code := run(context.Background(), []string{"migrate", "sideways", "--db", db}, nil, io.Discard, &errb); code != 2 || !strings.Contains(errb.String(), "example: quartermaster migrate up --db") {
 		t.Errorf("a bad verb: exit %d, %q", code, errb.String())
+	}
+}
+
+// TestAnOldBinaryRefusesADatabaseANewerOneMigrated: rolled back by installing the old binary
+// without `migrate down`, `migrate status` lists the migration it does not know and says so, and
+// `serve` and `migrate up` refuse to run on that schema, naming the migration, instead of starting.
+func TestAnOldBinaryRefusesADatabaseANewerOneMigrated(t *testing.T) {
+	clearEnv(t)
+	file := filepath.Join(t.TempDir(), "qm.db")
+	db := "sqlite:" + file
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"migrate", "up", "--db", db}, nil, &out, &errb); code != 0 {
+		t.Fatalf("migrate up: exit %d: %s", code, errb.String())
+	}
+	// What a newer binary's migration leaves behind ("sqlite" is the store's driver).
+	sdb, err := sql.Open("sqlite", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sdb.Exec("INSERT INTO goose_db_version (version_id, is_applied) VALUES (77001, 1)")
+	if cerr := sdb.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"migrate", "status", "--db", db}, nil, &out, &errb); code != 0 {
+		t.Fatalf("migrate status: exit %d: %s", code, errb.String())
+	}
+	if !regexp.MustCompile(`(?m)^77001\s+\(not in this binary\)\s+unknown\s`).MatchString(out.String()) ||
+		!strings.Contains(out.String(), "newer quartermaster") {
+		t.Errorf("status does not show the migration this binary does not know:\n%s", out.String())
+	}
+	pol := writeOrbit(t)
+	for _, args := range [][]string{{"migrate", "up", "--db", db}, {"serve", "--policy", pol, "--db", db, "--http", "127.0.0.1:0"}} {
+		errb.Reset()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		code := run(ctx, args, nil, io.Discard, &errb)
+		cancel()
+		if code == 0 || !strings.Contains(errb.String(), "77001") || !strings.Contains(errb.String(), "newer quartermaster") {
+			t.Errorf("%s on a database a newer binary migrated: exit %d, %q; want a refusal naming migration 77001", args[0]+" "+args[1], code, errb.String())
+		}
 	}
 }
 

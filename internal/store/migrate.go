@@ -1,14 +1,19 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/database"
 	"github.com/pressly/goose/v3/lock"
 
 	"github.com/acme/quartermaster/migrations"
@@ -23,6 +28,31 @@ type MigrationStatus struct {
 	Name      string // the file, like 00001_leases.sql
 	Applied   bool
 	AppliedAt time.Time // zero when not applied
+	// Unknown marks a migration the database has and this binary does not: a newer binary
+	// applied it. Its Name is empty.
+	Unknown bool
+}
+
+// NewerDatabaseError is the refusal to migrate, or to start, on a database that a newer binary
+// migrated: it has migrations this binary does not know, so this binary would run on a schema it
+// was not written for.
+type NewerDatabaseError struct {
+	Dialect  string
+	Versions []int64 // the database's migrations this binary does not have, in order
+}
+
+func (e *NewerDatabaseError) Error() string {
+	vs := make([]string, len(e.Versions))
+	for i, v := range e.Versions {
+		vs[i] = strconv.FormatInt(v, 10)
+	}
+	noun := "migration"
+	if len(vs) > 1 {
+		noun = "migrations"
+	}
+	return fmt.Sprintf("the %s database has %s %s that this quartermaster does not know, so a newer quartermaster migrated it; "+
+		"run that version, or roll back with its `quartermaster migrate down` (once per migration) before starting this one",
+		e.Dialect, noun, strings.Join(vs, ", "))
 }
 
 // Migrate applies the migrations the database does not have yet. It holds a lock meanwhile (a
@@ -36,6 +66,9 @@ func (db *DB) Migrate(ctx context.Context) error {
 	defer unlock()
 	p, err := db.provider(ctx)
 	if err != nil {
+		return err
+	}
+	if err := db.refuseNewer(ctx, p); err != nil {
 		return err
 	}
 	results, err := p.Up(ctx)
@@ -57,6 +90,9 @@ func (db *DB) MigrateDown(ctx context.Context) error {
 	defer unlock()
 	p, err := db.provider(ctx)
 	if err != nil {
+		return err
+	}
+	if err := db.refuseNewer(ctx, p); err != nil {
 		return err
 	}
 	r, err := p.Down(ctx)
@@ -105,6 +141,66 @@ func (db *DB) Status(ctx context.Context) ([]MigrationStatus, error) {
 			out[i].AppliedAt = s.AppliedAt.UTC()
 		}
 	}
+	unknown, err := db.unknownMigrations(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range unknown {
+		out = append(out, MigrationStatus{Version: u.Version, Applied: true, AppliedAt: u.AppliedAt, Unknown: true})
+	}
+	slices.SortStableFunc(out, func(a, b MigrationStatus) int { return cmp.Compare(a.Version, b.Version) })
+	return out, nil
+}
+
+// refuseNewer returns a *NewerDatabaseError when the database has migrations p does not.
+func (db *DB) refuseNewer(ctx context.Context, p *goose.Provider) error {
+	// The status creates goose's version table on a new database, which has no unknown migration.
+	if _, err := p.Status(ctx); err != nil {
+		return fmt.Errorf("store: migration status: %w", err)
+	}
+	unknown, err := db.unknownMigrations(ctx, p)
+	if err != nil || len(unknown) == 0 {
+		return err
+	}
+	e := &NewerDatabaseError{Dialect: db.dialect}
+	for _, u := range unknown {
+		e.Versions = append(e.Versions, u.Version)
+	}
+	return e
+}
+
+// unknownMigrations lists the migrations the database records as applied that p has no source
+// for, in version order. The version table must exist (p.Status creates it).
+func (db *DB) unknownMigrations(ctx context.Context, p *goose.Provider) ([]MigrationStatus, error) {
+	dialect := database.DialectSQLite3
+	if db.dialect == Postgres {
+		dialect = database.DialectPostgres
+	}
+	gs, err := database.NewStore(dialect, goose.DefaultTablename)
+	if err != nil {
+		return nil, fmt.Errorf("store: migrations: %w", err)
+	}
+	rows, err := gs.ListMigrations(ctx, db.x.DB)
+	if err != nil {
+		return nil, fmt.Errorf("store: migrations the database has: %w", err)
+	}
+	known := map[int64]bool{0: true} // goose records version 0 when it makes its table
+	for _, src := range p.ListSources() {
+		known[src.Version] = true
+	}
+	var out []MigrationStatus
+	for _, r := range rows {
+		if !r.IsApplied || known[r.Version] {
+			continue
+		}
+		known[r.Version] = true
+		m := MigrationStatus{Version: r.Version, Applied: true, Unknown: true}
+		if got, err := gs.GetMigration(ctx, db.x.DB, r.Version); err == nil {
+			m.AppliedAt = got.Timestamp.UTC()
+		}
+		out = append(out, m)
+	}
+	slices.SortFunc(out, func(a, b MigrationStatus) int { return cmp.Compare(a.Version, b.Version) })
 	return out, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -166,6 +167,49 @@ func TestALowerMigrationArrivingLaterIsApplied(t *testing.T) {
 		var got *qm.Lease
 		if err := db.View(ctx, func(tx qm.Tx) error { got, err = tx.GetLease(ctx, l.ID); return err }); err != nil || got.Connection != qm.ConnectionIsland {
 			t.Fatalf("lease after the late migration: %+v, %v", got, err)
+		}
+	})
+}
+
+// TestADatabaseANewerBinaryMigratedIsRefused: after a newer quartermaster applied a migration
+// this one does not have (an upgrade rolled back by installing the old binary alone), starting,
+// migrating up and migrating down are refused with a sentence naming the migration, instead of
+// running on a schema this binary was not written for; the status lists it.
+func TestADatabaseANewerBinaryMigratedIsRefused(t *testing.T) {
+	eachBackend(t, func(t *testing.T, url string) {
+		ctx := t.Context()
+		db := storetest.Open(t, url)
+		x := store.SQLX(db)
+		if _, err := x.ExecContext(ctx, x.Rebind(`INSERT INTO goose_db_version (version_id, is_applied) VALUES (?, ?)`), 99999, true); err != nil {
+			t.Fatal(err)
+		}
+		check := func(what string, err error) {
+			t.Helper()
+			var newer *store.NewerDatabaseError
+			if !errors.As(err, &newer) || !slices.Equal(newer.Versions, []int64{99999}) ||
+				!strings.Contains(err.Error(), "99999") || !strings.Contains(err.Error(), "newer quartermaster") {
+				t.Errorf("%s on a database with migration 99999 from a newer binary: %v; want a refusal naming it", what, err)
+			}
+		}
+		check("migrate up", db.Migrate(ctx))
+		check("migrate down", db.MigrateDown(ctx))
+		if !strings.HasSuffix(url, ":memory:") {
+			again, err := store.Open(ctx, url, nil)
+			if err == nil {
+				_ = again.Close()
+			}
+			check("open (serve's start)", err)
+		}
+		st, err := db.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := st[len(st)-1]
+		if !last.Unknown || last.Version != 99999 || !last.Applied {
+			t.Errorf("status ends with %+v; want migration 99999 marked unknown", last)
+		}
+		if prev := st[len(st)-2]; prev.Unknown || !prev.Applied {
+			t.Errorf("the refused migrate down rolled %s back", prev.Name)
 		}
 	})
 }
