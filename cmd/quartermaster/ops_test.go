@@ -76,7 +76,7 @@ func clearEnv(t *testing.T) {
 	t.Helper()
 	for _, k := range []string{"QM_POLICY", "QM_DATABASE_URL", "QM_DATABASE_URL_FILE", "QM_BACKEND", "QM_HTTP_ADDR",
 		"QM_LOG_FORMAT", "QM_LOG_LEVEL", "SLACK_BOT_TOKEN", "SLACK_BOT_TOKEN_FILE", "SLACK_SIGNING_SECRET",
-		"SLACK_SIGNING_SECRET_FILE", "SLACK_APP_TOKEN", "SLACK_APP_TOKEN_FILE", "QM_SLURM_ACCOUNTING"} {
+		"SLACK_SIGNING_SECRET_FILE", "SLACK_APP_TOKEN", "SLACK_APP_TOKEN_FILE", "QM_SLURM_ACCOUNTING", "QM_SLURM_CONTAINER", "QM_DEFAULT_TEMPLATE"} {
 		t.Setenv(k, "")
 		os.Unsetenv(k)
 	}
@@ -540,6 +540,38 @@ func TestServeRefusesABadReconcileInterval(t *testing.T) {
 		want := fmt.Sprintf("QM_RECONCILE_INTERVAL=%q is not a positive duration; example: QM_RECONCILE_INTERVAL=30s", v)
 		if code != 2 || !strings.Contains(stderr.String(), want) {
 			t.Errorf("QM_RECONCILE_INTERVAL=%s: exit %d, %q", v, code, stderr.String())
+		}
+	}
+}
+
+// TestServeRefusesAContainerRuntimeOrDefaultTemplateItCannotUse: QM_SLURM_CONTAINER other than
+// apptainer or pyxis, and a QM_DEFAULT_TEMPLATE the catalog does not have, are refused at start in
+// one sentence with an example, instead of a service that starts ready and then fails every lease
+// it submits; the values the docs name start.
+func TestServeRefusesAContainerRuntimeOrDefaultTemplateItCannotUse(t *testing.T) {
+	for _, c := range []struct{ name, value, want string }{
+		{"QM_SLURM_CONTAINER", "docker", `QM_SLURM_CONTAINER="docker" is neither apptainer nor pyxis; example: QM_SLURM_CONTAINER=apptainer`},
+		{"QM_SLURM_CONTAINER", "Singularity", `QM_SLURM_CONTAINER="Singularity" is neither apptainer nor pyxis`},
+		{"QM_DEFAULT_TEMPLATE", "jupyter-notebook", `QM_DEFAULT_TEMPLATE="jupyter-notebook" is not a template of the catalog (quartermaster templates list names them); example: QM_DEFAULT_TEMPLATE=ssh-shell`},
+	} {
+		clearEnv(t)
+		t.Setenv("QM_DATA_DIR", t.TempDir())
+		t.Setenv(c.name, c.value)
+		// A service that starts anyway is stopped after a while, and fails the test.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		var stderr testkit.SyncBuffer
+		code := run(ctx, []string{"serve", "--policy", writeOrbit(t), "--http", "127.0.0.1:0"}, nil, io.Discard, &stderr)
+		cancel()
+		if code != 2 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%s=%s: exit %d, %q; want exit 2 and %q", c.name, c.value, code, stderr.String(), c.want)
+		}
+	}
+	for _, c := range [][2]string{{"QM_SLURM_CONTAINER", "pyxis"}, {"QM_SLURM_CONTAINER", "apptainer"}, {"QM_DEFAULT_TEMPLATE", "jupyter-dataset"}} {
+		clearEnv(t)
+		t.Setenv("QM_DATA_DIR", t.TempDir())
+		t.Setenv(c[0], c[1])
+		if code, log := serveUntilServing(t, []string{"serve", "--policy", writeOrbit(t), "--http", "127.0.0.1:0"}); code != 0 {
+			t.Errorf("%s=%s: exit %d\n%s", c[0], c[1], code, log)
 		}
 	}
 }

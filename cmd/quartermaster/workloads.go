@@ -24,19 +24,37 @@ var templateCatalog = sync.OnceValues(func() (*templates.Catalog, error) { retur
 // QM_DEFAULT_TEMPLATE (what a lease naming none runs; ssh-shell), QM_STORAGE_ROOT (ROOT/TEAM for
 // teams the policy gives no storage), QM_SLURM_ACCOUNTING=true (pass the team as the Slurm
 // account), QM_SLURM_CONTAINER (apptainer or pyxis) and QM_BASE_IMAGE.
-// A value that is none of these is refused, not read as false.
+// A value that is none of these is refused at start, not read as false, and so are a container
+// runtime other than apptainer or pyxis and a default template the catalog does not have: either
+// would otherwise fail every lease, one by one, once the service runs.
 func workloadSettings() (workload.Settings, error) {
 	acct, err := envBool("QM_SLURM_ACCOUNTING")
 	if err != nil {
 		return workload.Settings{}, err
 	}
-	return workload.Settings{
+	ws := workload.Settings{
 		DefaultTemplate: os.Getenv("QM_DEFAULT_TEMPLATE"),
 		StorageRoot:     os.Getenv("QM_STORAGE_ROOT"),
 		Account:         acct,
 		Container:       os.Getenv("QM_SLURM_CONTAINER"),
 		BaseImage:       os.Getenv("QM_BASE_IMAGE"),
-	}, nil
+	}
+	switch ws.Container {
+	case "", "apptainer", "pyxis":
+	default:
+		return ws, errUsage{fmt.Sprintf("QM_SLURM_CONTAINER=%q is neither apptainer nor pyxis; example: QM_SLURM_CONTAINER=apptainer (unset, jobs run on the nodes' own software)", ws.Container)}
+	}
+	if ws.DefaultTemplate != "" {
+		cat, err := templateCatalog()
+		if err != nil {
+			return ws, err
+		}
+		if _, err := cat.Get(ws.DefaultTemplate); err != nil {
+			return ws, errUsage{fmt.Sprintf("QM_DEFAULT_TEMPLATE=%q is not a template of the catalog (quartermaster templates list names them); example: QM_DEFAULT_TEMPLATE=%s",
+				ws.DefaultTemplate, workload.DefaultTemplate)}
+		}
+	}
+	return ws, nil
 }
 
 // envBool reads a yes/no setting from the environment as the policy file reads one: true, yes,

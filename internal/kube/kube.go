@@ -26,6 +26,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 
@@ -85,6 +86,12 @@ func New(cfg Config) (*Backend, error) {
 	}
 	if cfg.Instance == "" {
 		cfg.Instance = DefaultInstance
+	}
+	// The instance is a label value on everything the backend makes: one the API server would
+	// refuse is refused here, at start, rather than failing every lease.
+	if errs := validation.IsValidLabelValue(cfg.Instance); len(errs) > 0 {
+		return nil, fmt.Errorf("kube: instance %q (QM_KUBE_INSTANCE) is not a Kubernetes label value: %s; example: qm-prod",
+			cfg.Instance, strings.Join(errs, "; "))
 	}
 	b := &Backend{cfg: cfg, c: cfg.Client, log: cfg.Logger}
 	if b.log == nil {

@@ -8,6 +8,7 @@ package kube_test
 
 import (
 	"context"
+	"fmt"
 	"github.com/acme/quartermaster/internal/qm/qmtest"
 	"strings"
 	"testing"
@@ -59,6 +60,22 @@ func newBackend(t *testing.T, p *policy.Policy, cs *fake.Clientset) *kube.Backen
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestAnInstanceThatIsNoLabelValueIsRefusedAtStart: QM_KUBE_INSTANCE becomes the
+// quartermaster.io/instance label of every object, so a value the API server would refuse (a
+// space, a character labels do not take, over 63 characters) is refused when the backend is made,
+// naming the variable, instead of failing every lease later; a valid one is taken.
+func TestAnInstanceThatIsNoLabelValueIsRefusedAtStart(t *testing.T) {
+	for _, bad := range []string{"GPU pool", "prod/eu", "-edge", strings.Repeat("q", 64)} {
+		_, err := kube.New(kube.Config{Policy: examplePolicy(t), Catalog: catalog(t), Client: fake.NewClientset(), Instance: bad})
+		if err == nil || !strings.Contains(err.Error(), "QM_KUBE_INSTANCE") || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad)) {
+			t.Errorf("instance %q: %v; want a refusal naming QM_KUBE_INSTANCE and the value", bad, err)
+		}
+	}
+	if _, err := kube.New(kube.Config{Policy: examplePolicy(t), Catalog: catalog(t), Client: fake.NewClientset(), Instance: "qm-prod_2.eu"}); err != nil {
+		t.Errorf("a valid instance: %v", err)
+	}
 }
 
 // TestStartCreatesWorkloads: a workspace lease becomes a Job and a Service, a batch lease a Job,
