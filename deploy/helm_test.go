@@ -325,3 +325,44 @@ func mustRead(t *testing.T, p string) []byte {
 	}
 	return b
 }
+
+// TestHelmChartCarriesEverySecretServeReads: every secret serve takes from a file (the …_FILE
+// variables docs/configuration.md lists for serve: the database URL, Slack's, Discord's and single
+// sign-on's) can be given to the chart as a key of its Secret, and then reaches the pod as that
+// variable naming the mounted file, so no deployment needs a token in a plain environment value.
+func TestHelmChartCarriesEverySecretServeReads(t *testing.T) {
+	var want []string
+	for _, line := range strings.Split(string(mustRead(t, filepath.Join(root, "docs", "configuration.md"))), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 6 || !regexp.MustCompile(`\bserve\b`).MatchString(cells[4]) {
+			continue
+		}
+		for _, m := range regexp.MustCompile("`([A-Z][A-Z0-9_]*_FILE)`").FindAllStringSubmatch(cells[1], -1) {
+			want = append(want, m[1])
+		}
+	}
+	if len(want) < 5 {
+		t.Fatalf("found only %v as serve's secret files in docs/configuration.md", want)
+	}
+	values := readYAML(t, filepath.Join(chartDir, "values.yaml"))
+	keys := values["secrets"].(map[string]any)["keys"].(map[string]any)
+	var set strings.Builder
+	set.WriteString("policy:\n  content: 'organization: Orbit Labs'\nsecrets:\n  keys:\n")
+	for k := range keys {
+		fmt.Fprintf(&set, "    %s: key-%s\n", k, strings.ToLower(k))
+	}
+	out, err := renderGo(t, writeValues(t, set.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := decode(t, out).deployment.Spec.Template.Spec.Containers[0]
+	env := map[string]string{}
+	for _, e := range c.Env {
+		env[e.Name] = e.Value
+	}
+	for _, name := range want {
+		if v := env[name]; !strings.HasPrefix(v, "/etc/quartermaster/secrets/key-") {
+			t.Errorf("with every key of secrets.keys set, the pod has %s=%q; want it to name a file of the mounted Secret (values.yaml has no key for it)", name, v)
+		}
+	}
+}
