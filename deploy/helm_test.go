@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,7 +36,7 @@ func renderHelm(t *testing.T, helm, valuesFile string) (string, error) {
 
 // renderGo renders the chart's templates with Go's text/template and the handful of Helm
 // functions the chart uses (include, default, quote, toYaml, nindent, trunc, trimSuffix, contains,
-// fail), for machines without helm. When helm is there, the test checks that both agree.
+// fail, sha256sum), for machines without helm. When helm is there, the test checks that both agree.
 func renderGo(t *testing.T, valuesFile string) (string, error) {
 	t.Helper()
 	values := readYAML(t, filepath.Join(chartDir, "values.yaml"))
@@ -69,6 +70,7 @@ func renderGo(t *testing.T, valuesFile string) (string, error) {
 		"trimSuffix": func(suf, s string) string { return strings.TrimSuffix(s, suf) },
 		"contains":   func(sub, s string) bool { return strings.Contains(s, sub) },
 		"fail":       func(msg string) (string, error) { return "", fmt.Errorf("%s", msg) },
+		"sha256sum":  func(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(s))) },
 	}
 	root.Funcs(funcs)
 	files, _ := filepath.Glob(filepath.Join(chartDir, "templates", "*"))
@@ -364,5 +366,28 @@ func TestHelmChartCarriesEverySecretServeReads(t *testing.T) {
 		if v := env[name]; !strings.HasPrefix(v, "/etc/quartermaster/secrets/key-") {
 			t.Errorf("with every key of secrets.keys set, the pod has %s=%q; want it to name a file of the mounted Secret (values.yaml has no key for it)", name, v)
 		}
+	}
+}
+
+// TestAChangedPolicyRollsThePods: serve reads its policy at start only, so a `helm upgrade` that
+// changes policy.content must change the pod template (a checksum of the policy), which rolls the
+// pods one by one; otherwise the ConfigMap changes, no pod restarts, and each pod takes the new
+// policy whenever it happens to restart, so replicas run different rules. The same policy rolls
+// nothing.
+func TestAChangedPolicyRollsThePods(t *testing.T) {
+	podTemplate := func(policy string) map[string]string {
+		t.Helper()
+		out, err := renderGo(t, writeValues(t, "policy:\n  content: |\n    "+policy+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return decode(t, out).deployment.Spec.Template.Annotations
+	}
+	before, same, after := podTemplate("organization: Orbit Labs"), podTemplate("organization: Orbit Labs"), podTemplate("organization: Orbit Labs GmbH")
+	if reflect.DeepEqual(before, after) {
+		t.Errorf("a changed policy leaves the pod template as it was (annotations %v), so no pod restarts to read it", before)
+	}
+	if !reflect.DeepEqual(before, same) {
+		t.Errorf("the same policy changes the pod template: %v, then %v", before, same)
 	}
 }
