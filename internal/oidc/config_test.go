@@ -30,6 +30,7 @@ func TestFromEnv(t *testing.T) {
 		want string
 	}{
 		{map[string]string{EnvClientID: "qm"}, EnvIssuer + " is not"},
+		{map[string]string{EnvPublicURL: "https://qm.orbit.example"}, EnvIssuer + " is not"},
 		{map[string]string{EnvIssuer: "https://idp"}, EnvClientID + " and " + EnvPublicURL},
 		{map[string]string{EnvIssuer: "https://idp", EnvClientID: "qm", EnvPublicURL: "qm.acme.example"}, "is not an http(s) URL"},
 		{map[string]string{EnvIssuer: "idp.acme.example", EnvClientID: "qm", EnvPublicURL: "https://qm"}, "is not an http(s) URL"},

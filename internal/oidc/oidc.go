@@ -76,8 +76,10 @@ func FromEnv(getenv func(string) string, p *policy.Policy) (cfg Config, on bool,
 	cfg = Config{Issuer: strings.TrimSpace(getenv(EnvIssuer)), ClientID: strings.TrimSpace(getenv(EnvClientID)),
 		ClientSecret: getenv(EnvClientSecret), PublicURL: strings.TrimSpace(getenv(EnvPublicURL))}
 	if cfg.Issuer == "" {
-		if cfg.ClientID != "" || cfg.ClientSecret != "" {
-			return cfg, false, fmt.Errorf("%s or %s is set but %s is not; set the issuer URL too (e.g. https://keycloak.acme.example/realms/acme), or unset them all to run without single sign-on", EnvClientID, EnvClientSecret, EnvIssuer)
+		// QM_PUBLIC_URL serves single sign-on alone (its redirect URI): set without the issuer, it
+		// is half a configuration like the client's id or secret.
+		if cfg.ClientID != "" || cfg.ClientSecret != "" || cfg.PublicURL != "" {
+			return cfg, false, fmt.Errorf("%s, %s or %s is set but %s is not; set the issuer URL too (e.g. https://keycloak.acme.example/realms/acme), or unset them all to run without single sign-on", EnvClientID, EnvClientSecret, EnvPublicURL, EnvIssuer)
 		}
 		return cfg, false, nil
 	}
