@@ -391,3 +391,13 @@ func TestAChangedPolicyRollsThePods(t *testing.T) {
 		t.Errorf("the same policy changes the pod template: %v, then %v", before, same)
 	}
 }
+
+// TestTheChartRefusesToRunWithoutADatabase: the pods' only writable place is an emptyDir, so
+// without a database URL every replica would keep its own SQLite file there, lost at each restart
+// and seen by no other replica; the chart refuses to render, saying which value to set.
+func TestTheChartRefusesToRunWithoutADatabase(t *testing.T) {
+	_, err := renderGo(t, writeValues(t, "policy:\n  content: 'organization: Orbit Labs'\nsecrets:\n  keys:\n    databaseURL: ''\n"))
+	if err == nil || !strings.Contains(err.Error(), "secrets.keys.databaseURL") {
+		t.Errorf("rendered without a database URL: %v; want a refusal naming secrets.keys.databaseURL", err)
+	}
+}
