@@ -8,10 +8,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,6 +23,7 @@ import (
 	"github.com/acme/quartermaster/docs"
 	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/testkit"
+	"github.com/acme/quartermaster/migrations"
 )
 
 // orbitPolicy is a policy with its own organisation, classes, teams and people: nothing of the
@@ -572,6 +575,31 @@ func TestServeRefusesAContainerRuntimeOrDefaultTemplateItCannotUse(t *testing.T)
 		t.Setenv(c[0], c[1])
 		if code, log := serveUntilServing(t, []string{"serve", "--policy", writeOrbit(t), "--http", "127.0.0.1:0"}); code != 0 {
 			t.Errorf("%s=%s: exit %d\n%s", c[0], c[1], code, log)
+		}
+	}
+}
+
+// TestEveryMigrationSaysWhatItsDownLoses: an operator rolling back runs `migrate down` once per
+// migration of the upgrade; docs/operations.md must say, for every migration the binary carries,
+// what rolling it back loses, so a migration added later fails here until its row is written.
+func TestEveryMigrationSaysWhatItsDownLoses(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `(\\d+_[a-z0-9_]+\\.sql)` \\| ([^|]*) \\|$").FindAllStringSubmatch(string(doc), -1) {
+		rows[m[1]] = strings.TrimSpace(m[2])
+	}
+	for _, dialect := range []string{"postgres", "sqlite"} {
+		files, err := fs.Glob(migrations.FS, dialect+"/*.sql")
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s migrations: %v %v", dialect, files, err)
+		}
+		for _, f := range files {
+			if name := path.Base(f); rows[name] == "" {
+				t.Errorf("docs/operations.md does not say what rolling back %s (%s) loses", name, dialect)
+			}
 		}
 	}
 }
