@@ -4,6 +4,8 @@ package bot
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 )
 
@@ -15,8 +17,12 @@ type Request struct {
 	Text string
 	// Channel is where it was typed, when the adapter knows.
 	Channel string
-	// Key de-duplicates redelivery of the same command (e.g. Slack's trigger id).
+	// Key de-duplicates redelivery of the same command (e.g. Slack's trigger id). For a click it
+	// is the button's key (ClickKey), which every press of that button shares.
 	Key string
+	// Click says the command is a button's: pressing the same button of the same message again
+	// (a double click, or a minute later) does nothing more and answers with what the first did.
+	Click bool
 	// Account is the chat account that asked, where the adapter knows it. With single sign-on
 	// this, not User, says who asks: the account's link to the identity provider.
 	Account Account
@@ -35,6 +41,18 @@ type Action struct {
 	Label   string `json:"label"`
 	Command string `json:"command"`
 	Style   string `json:"style,omitempty"` // primary | danger
+}
+
+// ClickKey keys a press of a button: the platform, the message the button is on (as the
+// platform names it, e.g. Slack's channel and ts, Discord's message id), who pressed it and the
+// command it runs. Every press of that button of that message by that person has the same key,
+// whatever delivery brought it; "" when the message is not known.
+func ClickKey(platform, message, user, command string) string {
+	if message == "" || user == "" {
+		return ""
+	}
+	h := sha256.Sum256([]byte(message + "\x00" + user + "\x00" + strings.TrimSpace(command)))
+	return platform + ":click:" + hex.EncodeToString(h[:16])
 }
 
 // Field is a labelled value inside a section.

@@ -98,6 +98,9 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 		return []bot.Reply{b.fail(c.Verb, err)}
 	}
 	l := out.Lease
+	if out.Duplicate && req.Click {
+		return []bot.Reply{b.extendedAgain(l, c.Duration, out.Approvers)}
+	}
 	if l.Kind == qm.KindExtension && out.Duplicate {
 		return []bot.Reply{{Text: fmt.Sprintf("(already done) Extending %s by %s waits for approval as %s; %s will decide.",
 			l.Parent, policy.FormatDuration(l.Duration), l.ID, strings.Join(out.Approvers, " or ")),
@@ -109,6 +112,23 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
 	}
 	return []bot.Reply{{Text: b.newLength(l), Sections: []bot.Section{b.card(ctx, l)}}}
+}
+
+// extendedAgain answers an Extend button pressed again: it extends once (a double click, or a
+// press a minute later on the same message), and says how to extend again.
+func (b *Bot) extendedAgain(l *qm.Lease, by time.Duration, approvers []string) bot.Reply {
+	if l.Kind == qm.KindExtension {
+		return bot.Reply{Text: fmt.Sprintf("This button already asked to extend %s by %s, as %s; %s will decide. /gpu status %s shows it.",
+			l.Parent, policy.FormatDuration(l.Duration), l.ID, strings.Join(approvers, " or "), l.ID)}
+	}
+	return bot.Reply{Text: fmt.Sprintf("%s was already extended from this button, so it was not extended again. %s To extend it once more, type /gpu extend %s %s or use the Extend button of /gpu status %s.",
+		l.ID, b.newLength(l), l.ID, policy.FormatDuration(by), l.ID)}
+}
+
+// requestedAgain answers a button that requests a lease pressed again: the lease its first press
+// made, and nothing new.
+func requestedAgain(l *qm.Lease) bot.Reply {
+	return bot.Reply{Text: fmt.Sprintf("%s was already requested from this button; /gpu status %s", l.ID, l.ID)}
 }
 
 // newLength says how long an extended lease runs now: until when, or, while it waits to start,
@@ -267,6 +287,9 @@ func (b *Bot) request(ctx context.Context, req bot.Request, c Command) []bot.Rep
 		Template: c.Template, Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key})
 	if err != nil && out == nil {
 		return []bot.Reply{b.fail("request", err)}
+	}
+	if out.Duplicate && req.Click {
+		return []bot.Reply{requestedAgain(out.Lease)}
 	}
 	return []bot.Reply{b.outcome(ctx, out, err)}
 }

@@ -245,6 +245,9 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 	if err != nil && out == nil {
 		return []bot.Reply{t.Bot.fail(c.Verb, err)}
 	}
+	if out.Duplicate && req.Click {
+		return []bot.Reply{requestedAgain(out.Lease)}
+	}
 	r := t.Bot.outcome(ctx, out, err)
 	if !r.Error {
 		verb := "runs"

@@ -27,6 +27,7 @@ type kept struct {
 	ID      string `json:"id"`    // the interaction's id
 	Token   string `json:"token"` // the interaction's token: answers it for 15 minutes
 	Text    string `json:"text"`
+	Click   string `json:"click,omitempty"` // the button's key, for a click
 }
 
 // claim is how long a process keeps a command it deferred or recovered to itself: long enough
@@ -41,11 +42,11 @@ func (a *Adapter) claim() time.Duration {
 // keep keeps a deferred command in the inbox (when there is one) until its answer is given,
 // waiting for the inbox at most inflight.AcceptTimeout. One the inbox holds already (an
 // interaction delivered to another replica too) is left to whoever has it.
-func (a *Adapter) keep(i *discordgo.Interaction, person, user, text string) inflight.Kept {
+func (a *Adapter) keep(i *discordgo.Interaction, person, user, text, click string) inflight.Kept {
 	if a.inbox == nil {
 		return inflight.Kept{}
 	}
-	payload, _ := json.Marshal(kept{Person: person, User: user, Channel: i.ChannelID, App: i.AppID, ID: i.ID, Token: i.Token, Text: text})
+	payload, _ := json.Marshal(kept{Person: person, User: user, Channel: i.ChannelID, App: i.AppID, ID: i.ID, Token: i.Token, Text: text, Click: click})
 	kt, ok := a.inbox.Keep(bot.Accepted{Key: "discord:" + i.ID, Payload: payload, Received: time.Now()})
 	if !ok {
 		return inflight.Kept{}
@@ -87,7 +88,7 @@ func (a *Adapter) Recover(ctx context.Context) (int, error) {
 			continue
 		}
 		a.log.Info("running a command deferred before a stop", "key", d.Key, "received", d.Received)
-		req := bot.Request{User: k.Person, Text: k.Text, Channel: k.Channel, Key: d.Key, Account: AccountOf(k.User)}
+		req := request(k.Channel, d.Key, k.Click, k.Person, k.User, k.Text)
 		i := &discordgo.Interaction{ID: k.ID, AppID: k.App, Token: k.Token, ChannelID: k.Channel}
 		a.goWork(func(ctx context.Context) {
 			a.followUp(ctx, i, a.reply(ctx, k.Person, req))

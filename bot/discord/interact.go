@@ -33,6 +33,7 @@ const (
 type incoming struct {
 	user    string // the Discord user id of whoever acted
 	text    string // the /gpu command line to run
+	click   string // for a button: its key (bot.ClickKey), which every press of it shares
 	problem string // why the interaction cannot be run as it is: one sentence
 	example string // a command line that works, shown beside the problem
 	// a bare "deny LEASE" button: ask for a reason first
@@ -87,6 +88,9 @@ func (a *Adapter) read(i *discordgo.Interaction) incoming {
 			break
 		}
 		in.text = cmd
+		if i.Message != nil {
+			in.click = bot.ClickKey("discord", i.Message.ID, in.user, cmd)
+		}
 	case discordgo.InteractionModalSubmit:
 		data, ok := i.Data.(discordgo.ModalSubmitInteractionData)
 		cmd, genuine := a.verifyID(modalPrefix, data.CustomID)
@@ -106,7 +110,7 @@ func (a *Adapter) read(i *discordgo.Interaction) incoming {
 		in.problem = "This interaction has no id, so Quartermaster cannot tell it from another."
 	}
 	if in.problem != "" {
-		in.text, in.denyLease, in.suggest, in.choices = "", "", "", nil
+		in.text, in.click, in.denyLease, in.suggest, in.choices = "", "", "", "", nil
 	}
 	return in
 }
@@ -243,6 +247,16 @@ func (a *Adapter) bareDeny(cmd string) (string, bool) {
 	return "", false
 }
 
+// request is the command an interaction runs: keyed by the interaction, or for a button by the
+// button (every press of the same button of the same message by the same person is done once).
+func request(channel, key, click, person, userID, text string) bot.Request {
+	req := bot.Request{User: person, Text: text, Channel: channel, Key: key, Account: AccountOf(userID)}
+	if click != "" {
+		req.Key, req.Click = click, true
+	}
+	return req
+}
+
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func trunc(s string, n int) string { return clip(s, n) }
@@ -275,7 +289,7 @@ func (a *Adapter) respond(ctx context.Context, i *discordgo.Interaction) (resp *
 	if in.denyLease != "" {
 		return a.denyModal(in.denyLease), noop
 	}
-	return a.run(i, person, in.user, in.text)
+	return a.run(i, person, in.user, in.text, in.click)
 }
 
 func (a *Adapter) refusal(in incoming) bot.Reply {
@@ -369,9 +383,9 @@ func (a *Adapter) autocomplete(ctx context.Context, in incoming) *discordgo.Inte
 // run runs a command as person. A reply ready within AnswerWithin is the answer; otherwise (or
 // at once, when the handler is busy with as many commands as it may run) the answer defers
 // (Discord shows "thinking") and the reply edits it once sent was called. Replies addressed to
-// others go out as notices either way.
-func (a *Adapter) run(i *discordgo.Interaction, person, userID, text string) (*discordgo.InteractionResponse, func()) {
-	req := bot.Request{User: person, Text: text, Channel: i.ChannelID, Key: "discord:" + i.ID, Account: AccountOf(userID)}
+// others go out as notices either way. click is the key of the button pressed, if one was.
+func (a *Adapter) run(i *discordgo.Interaction, person, userID, text, click string) (*discordgo.InteractionResponse, func()) {
+	req := request(i.ChannelID, "discord:"+i.ID, click, person, userID, text)
 	var (
 		mu       sync.Mutex
 		deferred bool
@@ -421,7 +435,7 @@ func (a *Adapter) run(i *discordgo.Interaction, person, userID, text string) (*d
 	mu.Unlock()
 	// Deferred: kept in the inbox until its answer is given, so that a successor gives it if
 	// this process stops first. The work reads kt only once the deferral has been sent.
-	kt = a.keep(i, person, userID, text)
+	kt = a.keep(i, person, userID, text, click)
 	return &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredChannelMessageWithSource,
 		Data: &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral}}, sync.OnceFunc(func() { close(acked) })
 }

@@ -235,8 +235,11 @@ func (f *fakeSlack) response(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewDecoder(r.Body).Decode(&body)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.responses = append(f.responses, message{Channel: strings.TrimPrefix(r.URL.Path, "/response/"), Text: body.Text, Blocks: body.Blocks,
-		ResponseType: body.ResponseType, Replace: body.ReplaceOriginal})
+	// An answer through a response_url is a message of its own, ephemeral or not: a click on
+	// one of its buttons names it by its ts.
+	f.ts++
+	f.responses = append(f.responses, message{Channel: strings.TrimPrefix(r.URL.Path, "/response/"), TS: fmt.Sprintf("1764500000.%06d", f.ts),
+		Text: body.Text, Blocks: body.Blocks, ResponseType: body.ResponseType, Replace: body.ReplaceOriginal})
 	writeJSON(w, map[string]any{"ok": true})
 }
 

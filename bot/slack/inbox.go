@@ -22,6 +22,7 @@ type kept struct {
 	Channel     string `json:"channel,omitempty"`
 	ResponseURL string `json:"response_url,omitempty"`
 	Text        string `json:"text"`
+	Click       string `json:"click,omitempty"` // the button's key, for a click
 }
 
 // claim is how long a process keeps a command it accepted or recovered to itself: long enough
@@ -40,7 +41,7 @@ func (a *Adapter) claim() time.Duration {
 func (a *Adapter) runKept(o origin, text, key string) bool {
 	var kt inflight.Kept
 	if a.inbox != nil && key != "" {
-		payload, _ := json.Marshal(kept{User: o.user, Team: o.team, Channel: o.channel, ResponseURL: o.responseURL, Text: text})
+		payload, _ := json.Marshal(kept{User: o.user, Team: o.team, Channel: o.channel, ResponseURL: o.responseURL, Text: text, Click: o.click})
 		var ok bool
 		if kt, ok = a.inbox.Keep(bot.Accepted{Key: key, Payload: payload, Received: time.Now()}); !ok {
 			return false
@@ -73,7 +74,7 @@ func (a *Adapter) Recover(ctx context.Context) (int, error) {
 			a.inbox.Finish(inflight.Taken(d.Key))
 			continue
 		}
-		o := origin{user: k.User, team: k.Team, channel: k.Channel, responseURL: k.ResponseURL}
+		o := origin{user: k.User, team: k.Team, channel: k.Channel, responseURL: k.ResponseURL, click: k.Click}
 		key := d.Key
 		if age := time.Since(d.Received); age > within {
 			a.log.Warn("an acknowledged command is too old to run", "key", key, "received", d.Received)

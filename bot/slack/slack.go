@@ -307,6 +307,9 @@ type origin struct {
 	team        string // Slack workspace (team) id, when known
 	channel     string // Slack channel id, when known
 	responseURL string // the delivery's response_url; empty: answer by DM
+	// click is the key of the button pressed (bot.ClickKey): the command is done once for every
+	// press of that button of that message by that person. Empty for anything but a button.
+	click string
 }
 
 // onCommand acknowledges a slash command and starts its work. The trigger id keys the command:
@@ -374,7 +377,9 @@ func (a *Adapter) onInteraction(cb slack.InteractionCallback, retry bool) any {
 					a.goWork(func(ctx context.Context) { a.openDenyModal(ctx, cb.TriggerID, received, lease, o) })
 					continue
 				}
-				a.runKept(o, cmd, key)
+				c := o
+				c.click = bot.ClickKey("slack", clickedMessage(cb), cb.User.ID, cmd)
+				a.runKept(c, cmd, key)
 			}
 		}
 		return nil
@@ -382,6 +387,26 @@ func (a *Adapter) onInteraction(cb slack.InteractionCallback, retry bool) any {
 		return a.onSubmit(cb)
 	}
 	return nil
+}
+
+// clickedMessage names the message whose button was pressed: its channel and ts (an ephemeral
+// answer has them too), or, on the Home tab, the view as it was published (every publish has a
+// new hash). Empty when the payload says neither.
+func clickedMessage(cb slack.InteractionCallback) string {
+	ch, ts := cb.Container.ChannelID, cb.Container.MessageTs
+	if ch == "" {
+		ch = cb.Channel.ID
+	}
+	if ts == "" {
+		ts = cb.Message.Timestamp
+	}
+	switch {
+	case ts != "":
+		return ch + "/" + ts
+	case cb.View.ID != "" && cb.View.Hash != "":
+		return "view/" + cb.View.ID + "/" + cb.View.Hash
+	}
+	return ""
 }
 
 // onEvent acknowledges an Events API event and starts its work; an event id seen before is dropped.
@@ -419,7 +444,11 @@ func (a *Adapter) run(ctx context.Context, o origin, text, key string) {
 		return
 	}
 	a.users.rememberTeam(o.user, o.team)
-	replies := a.handle(ctx, bot.Request{User: email, Text: text, Channel: o.channel, Key: key, Account: a.account(o.user)})
+	req := bot.Request{User: email, Text: text, Channel: o.channel, Key: key, Account: a.account(o.user)}
+	if o.click != "" {
+		req.Key, req.Click = o.click, true
+	}
+	replies := a.handle(ctx, req)
 	for _, r := range replies {
 		if r.To == "" || strings.EqualFold(r.To, email) {
 			a.answer(ctx, o, email, r)

@@ -133,7 +133,7 @@ func (f *platforms) slackAPI(w http.ResponseWriter, r *http.Request) {
 		js.Channel = r.Form.Get("channel")
 	}
 	if js.Channel == "" {
-		js.Channel = "CLOAD"
+		js.Channel = loadChannel
 	}
 	switch method {
 	case "users.info":

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/acme/quartermaster/bot"
 )
 
 // kind is how a delivery reaches the service.
@@ -89,6 +91,7 @@ const (
 	discordAppID  = "300000000000000001"
 	discordGuild  = "500000000000000001"
 	discordChanID = "600000000000000001"
+	loadChannel   = "CLOAD" // the Slack channel commands are typed and buttons clicked in
 )
 
 // newPlan sizes a run of total deliveries: each team's quota is two GPUs fewer than the requests
@@ -146,10 +149,17 @@ func (p plan) interactionID(i int) string { return fmt.Sprintf("7%010d%08d", p.r
 // trigger is delivery i's Slack trigger id, which keys the lease a request makes.
 func (p plan) trigger(i int) string { return fmt.Sprintf("load.%s.%d", p.run, i) }
 
+// messageTS is the ts of the message whose button delivery i clicks: every click is on a
+// message of its own (a button is done once per message).
+func (p plan) messageTS(i int) string { return fmt.Sprintf("1764500000.%06d", i) }
+
 // requestKey is the key the service stores on the lease delivery i asks for.
 func (p plan) requestKey(i int) string {
-	if mix[i%len(mix)].kind == discordCommand {
+	switch s := mix[i%len(mix)]; s.kind {
+	case discordCommand:
 		return "discord:" + p.interactionID(i)
+	case buttonClick:
+		return bot.ClickKey("slack", loadChannel+"/"+p.messageTS(i), p.slackID(p.user(i)), s.text)
 	}
 	return "slack:" + p.trigger(i)
 }

@@ -31,13 +31,13 @@ func (p plan) body(i int, responseBase string) (path, contentType string, payloa
 	switch s.kind {
 	case slashCommand:
 		v := url.Values{"command": {"/gpu"}, "text": {s.text}, "user_id": {p.slackID(u)}, "team_id": {"TLOAD"},
-			"channel_id": {"CLOAD"}, "trigger_id": {p.trigger(i)}, "response_url": {fmt.Sprintf("%s/response/%d", responseBase, i)}}
+			"channel_id": {loadChannel}, "trigger_id": {p.trigger(i)}, "response_url": {fmt.Sprintf("%s/response/%d", responseBase, i)}}
 		return "/slack/commands", "application/x-www-form-urlencoded", []byte(v.Encode())
 	case buttonClick:
 		cb := map[string]any{
 			"type": "block_actions", "trigger_id": p.trigger(i), "response_url": fmt.Sprintf("%s/response/%d", responseBase, i),
-			"user": map[string]any{"id": p.slackID(u)}, "team": map[string]any{"id": "TLOAD"}, "channel": map[string]any{"id": "CLOAD"},
-			"container": map[string]any{"type": "message", "channel_id": "CLOAD", "message_ts": "1.1"},
+			"user": map[string]any{"id": p.slackID(u)}, "team": map[string]any{"id": "TLOAD"}, "channel": map[string]any{"id": loadChannel},
+			"container": map[string]any{"type": "message", "channel_id": loadChannel, "message_ts": p.messageTS(i)},
 			"actions":   []any{map[string]any{"type": "button", "action_id": "qm.cmd.0", "block_id": "actions", "value": s.text, "action_ts": "1.2"}},
 		}
 		raw, _ := json.Marshal(cb)

@@ -115,20 +115,36 @@ func (e *discordEnv) wait() {
 // when it returns.
 func (e *discordEnv) do(body []byte) discordtest.Message {
 	e.t.Helper()
-	resp, err := http.DefaultClient.Do(e.signer.Request(e.srv.URL+discordbot.Path, body))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		e.t.Fatalf("interaction: HTTP %d %s", resp.StatusCode, b)
-	}
-	m, err := discordtest.Response(b)
+	b, err := e.post(body)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	e.wait()
+	return e.answer(body, b)
+}
+
+// post sends a signed interaction and returns Discord's acknowledgement as it came.
+func (e *discordEnv) post(body []byte) ([]byte, error) {
+	resp, err := http.DefaultClient.Do(e.signer.Request(e.srv.URL+discordbot.Path, body))
+	if err != nil {
+		return nil, err
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("interaction: HTTP %d %s", resp.StatusCode, b)
+	}
+	return b, nil
+}
+
+// answer is the answer to the interaction body, whose acknowledgement was ack, once the work it
+// set off is done: the acknowledgement's own, or the reply that replaced a deferral.
+func (e *discordEnv) answer(body, ack []byte) discordtest.Message {
+	e.t.Helper()
+	m, err := discordtest.Response(ack)
+	if err != nil {
+		e.t.Fatal(err)
+	}
 	if m.Type == 5 {
 		later, ok := e.fake.AnswerTo(discordtest.ID(body))
 		if !ok {
@@ -136,8 +152,11 @@ func (e *discordEnv) do(body []byte) discordtest.Message {
 		}
 		// The deferral says who sees the answer; its edit keeps that.
 		later.Type, later.Ephemeral = 5, m.Ephemeral
-		return later
+		m = later
 	}
+	// The answer is a message of its own, with its own id, which a click on one of its buttons
+	// carries.
+	m.ID = "answer-" + discordtest.ID(body)
 	return m
 }
 
