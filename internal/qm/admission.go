@@ -192,12 +192,21 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			events = append(events, &Event{At: now, Actor: SystemActor, From: l.State, To: st, Reason: r})
 			l.State, l.Reason = st, r
 		}
-		if len(path) == 2 { // an instant backend: started before it is written, so one insert holds it all
+		instant := len(path) == 2
+		if instant { // an instant backend: started before it is written, so one insert holds it all
 			if err := s.startInstantly(ctx, l); err != nil {
 				return err
 			}
 		}
 		if err := tx.CreateLeaseWithEvents(ctx, l, events); err != nil {
+			if instant {
+				// Not written (the same request key was written first, by a second press of the
+				// same button): the workspace started for it belongs to no lease. Stopped here,
+				// under the admission lock, before another lease can be placed on its GPUs.
+				if serr := s.Backend.Stop(ctx, l); serr != nil {
+					s.log().Error("stop a workspace whose lease was not written", "err", serr)
+				}
+			}
 			return err
 		}
 		if len(path) == 0 {
