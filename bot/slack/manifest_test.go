@@ -169,3 +169,42 @@ func TestManifest(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsNameTheManifestScopes: the scopes docs/slack.md says the manifest asks for are the
+// manifest's, so an admin reviewing the app's permissions reads what Slack will show them.
+func TestDocsNameTheManifestScopes(t *testing.T) {
+	raw, err := os.ReadFile(manifestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := yaml.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../../docs/slack.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, para, ok := strings.Cut(string(doc), "The manifest asks for these bot scopes:")
+	if !ok {
+		t.Fatal("docs/slack.md no longer lists the manifest's bot scopes")
+	}
+	para, _, _ = strings.Cut(para, "\n\n")
+	para, _, _ = strings.Cut(para, "It subscribes")
+	var named []string
+	for _, s := range regexp.MustCompile("`([a-z.]+(?::[a-z.]+)*)`").FindAllStringSubmatch(para, -1) {
+		if s[1] == "commands" || strings.Contains(s[1], ":") {
+			named = append(named, s[1])
+		}
+	}
+	for _, s := range named {
+		if !slices.Contains(m.OAuth.Scopes.Bot, s) {
+			t.Errorf("docs/slack.md says the manifest asks for %s; it does not", s)
+		}
+	}
+	for _, s := range m.OAuth.Scopes.Bot {
+		if !slices.Contains(named, s) {
+			t.Errorf("the manifest asks for %s; docs/slack.md does not say so", s)
+		}
+	}
+}
