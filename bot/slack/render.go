@@ -244,17 +244,76 @@ func render(r bot.Reply, maxBlocks int, blockPrefix string) (string, []slack.Blo
 		head = head[:max(budget, 0)]
 	}
 	out := head
+	// Each section then becomes a few lines of text, packed several to a block, so that a long
+	// catalog or list is shown whole instead of losing its last entries.
 	shown := 0
-	for _, b := range secs {
-		if len(out)+len(b) > budget {
+	for _, b := range packSections(r.Sections) {
+		if len(out)+1 > budget {
 			break
 		}
-		out = append(out, b...)
-		shown++
+		out = append(out, slack.NewSectionBlock(mrkdwn(b.text), nil, nil))
+		shown += b.n
 	}
 	omitted := len(secs) - shown
-	out = append(out, slack.NewContextBlock(blockPrefix+"more", mrkdwn(moreNote(r, omitted, droppedButtons))))
+	if omitted > 0 || droppedButtons > 0 {
+		out = append(out, slack.NewContextBlock(blockPrefix+"more", mrkdwn(moreNote(r, omitted, droppedButtons))))
+	}
 	return fallback, append(out, keptActs...)
+}
+
+// packed is the compact text of n sections, for one section block.
+type packed struct {
+	text string
+	n    int
+}
+
+// compact is a section as lines of mrkdwn: its title and text, then its fields on one line.
+func compact(s bot.Section) string {
+	var b strings.Builder
+	switch {
+	case s.Title != "" && s.Text != "":
+		b.WriteString("*" + escape(s.Title) + "* — " + escape(s.Text))
+	case s.Title != "":
+		b.WriteString("*" + escape(s.Title) + "*")
+	default:
+		b.WriteString(escape(s.Text))
+	}
+	var fs []string
+	for _, f := range s.Fields {
+		fs = append(fs, "*"+escape(f.Label)+":* "+escape(f.Value))
+	}
+	if len(fs) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(strings.Join(fs, " · "))
+	}
+	return clip(b.String(), MaxSectionText)
+}
+
+// packSections packs sections' compact text into as few blocks as Slack's section limit allows.
+func packSections(ss []bot.Section) []packed {
+	var out []packed
+	var cur packed
+	for _, s := range ss {
+		t := compact(s)
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		if cur.n > 0 && utf8.RuneCountInString(cur.text)+2+utf8.RuneCountInString(t) > MaxSectionText {
+			out = append(out, cur)
+			cur = packed{}
+		}
+		if cur.n > 0 {
+			cur.text += "\n\n"
+		}
+		cur.text += t
+		cur.n++
+	}
+	if cur.n > 0 {
+		out = append(out, cur)
+	}
+	return out
 }
 
 // moreNote says what a shortened reply left out, and how to see it.

@@ -144,8 +144,8 @@ func TestRenderLimits(t *testing.T) {
 	_, blocks := slackbot.Render(leaseList(100), slackbot.MaxMessageBlocks)
 	bs := checkLimits(t, "list", blocks, slackbot.MaxMessageBlocks)
 	all := textIn(bs)
-	if !strings.Contains(all, "…and 52 more not shown here; /gpu status LEASE shows any one of them.") || !strings.Contains(all, "*L-48*") || strings.Contains(all, "*L-49*") {
-		t.Errorf("the shortened list: %s", all[len(all)-400:])
+	if strings.Contains(all, "not shown") || !strings.Contains(all, "*L-1*") || !strings.Contains(all, "*L-100*") {
+		t.Errorf("the long list leaves leases out: %s", all[len(all)-400:])
 	}
 	_, blocks = slackbot.Render(approvals, slackbot.MaxMessageBlocks)
 	bs = checkLimits(t, "approvals", blocks, slackbot.MaxMessageBlocks)
@@ -169,5 +169,39 @@ func TestRenderLimits(t *testing.T) {
 	_, blocks = slackbot.Render(cases["long text"], slackbot.MaxMessageBlocks)
 	if bts := buttonsIn(checkLimits(t, "long text", blocks, slackbot.MaxMessageBlocks)); len(bts) != 1 || bts[0].Value != "/gpu list" || !strings.HasSuffix(bts[0].Label, "…") {
 		t.Errorf("buttons = %+v", bts)
+	}
+}
+
+// TestRenderManyClasses: a policy of 150 classes with long names and descriptions gets a catalog
+// reply that names every class within one message, and a list of 1000 leases says how many it left
+// out and how to see them.
+func TestRenderManyClasses(t *testing.T) {
+	r := bot.Reply{Text: "Acme Forschung GmbH GPU catalog (150 classes):"}
+	for i := 1; i <= 150; i++ {
+		r.Sections = append(r.Sections, bot.Section{
+			Title: fmt.Sprintf("h100-nvl-94gb-sxm5-class-number-%03d — %s", i, strings.Repeat("Very long description <beta> & more ", 3)),
+			Fields: []bot.Field{{Label: "GPU", Value: "NVIDIA H100 NVL 94 GB"}, {Label: "Price", Value: "1.234,50 € per GPU-hour"},
+				{Label: "Without approval", Value: "up to 8 GPU(s) for up to 3d"}, {Label: "Free now", Value: "16 of 64"}, {Label: "Predicted wait", Value: "about 2h (90%: under 6h)"}},
+		})
+	}
+	r.Actions = []bot.Action{{Label: "Request 1 h100-nvl-94gb-sxm5-class-number-001", Command: "/gpu request 1 h100-nvl-94gb-sxm5-class-number-001 for 2h", Style: "primary"}}
+	_, blocks := slackbot.Render(r, slackbot.MaxMessageBlocks)
+	all := textIn(checkLimits(t, "catalog", blocks, slackbot.MaxMessageBlocks))
+	for i := 1; i <= 150; i++ {
+		if !strings.Contains(all, fmt.Sprintf("class-number-%03d", i)) {
+			t.Errorf("class %d is not in the catalog", i)
+		}
+	}
+	if strings.Contains(all, `\u003cbeta`) || !strings.Contains(all, `\u0026lt;beta\u0026gt; \u0026amp; more`) {
+		t.Error("the packed catalog is not escaped")
+	}
+	if len(buttonsIn(checkLimits(t, "catalog", blocks, slackbot.MaxMessageBlocks))) != 1 {
+		t.Error("the catalog lost its button")
+	}
+
+	_, blocks = slackbot.Render(leaseList(1000), slackbot.MaxMessageBlocks)
+	all = textIn(checkLimits(t, "list", blocks, slackbot.MaxMessageBlocks))
+	if !strings.Contains(all, "*L-1*") || !strings.Contains(all, "more not shown here; /gpu status LEASE shows any one of them.") {
+		t.Errorf("the shortened list: %s", all[len(all)-300:])
 	}
 }
