@@ -141,3 +141,41 @@ func TestContractorGroupInAnyCaseNeedsApproval(t *testing.T) {
 		t.Fatalf("a contractor in Contractors got %+v %v", out, err)
 	}
 }
+
+// TestApproverGroupOfTheRequesterAlone: a team whose budget owners are a group with the requester
+// as its only member has nobody else to decide: without self-approval the request goes to the
+// fallback approvers, who are named to the requester and see it waiting; with no fallback
+// approvers it is refused at once rather than left waiting for nobody.
+func TestApproverGroupOfTheRequesterAlone(t *testing.T) {
+	ctx := context.Background()
+	setup := func(fallback []string) *qm.Service {
+		p := examplePolicy(t)
+		p.Teams[0].BudgetOwners = []string{"vision-leads"}
+		p.Approvals.FallbackApprovers = fallback
+		p.Directory = append(p.Directory, &policy.Identity{User: "gil@acme.example", Groups: []string{"ai-vision", "vision-leads"}})
+		return newService(t, p, storetest.Open(t, storetest.SQLite(t)))
+	}
+	svc := setup([]string{"platform-leads@acme.example"})
+	out, err := svc.Request(ctx, qm.LeaseRequest{User: "gil@acme.example", Class: "train", GPUs: 8, Duration: 100 * time.Hour})
+	if err != nil || out.Lease.State != qm.PendingApproval {
+		t.Fatalf("request: %+v %v", out, err)
+	}
+	if fmt.Sprint(out.Approvers) != "[platform-leads@acme.example]" {
+		t.Fatalf("the requester is told %v decide, want the fallback approver", out.Approvers)
+	}
+	if pending, _ := svc.Pending(ctx, "platform-leads@acme.example"); len(pending) != 1 {
+		t.Fatalf("the fallback approver's pending approvals: %d", len(pending))
+	}
+	if _, err := svc.Decide(ctx, "gil@acme.example", out.Lease.ID, true, ""); qm.ErrorCode(err) != qm.EFORBIDDEN || !strings.Contains(err.Error(), "platform-leads@acme.example decides") {
+		t.Fatalf("gil approved his own request: %v", err)
+	}
+
+	svc = setup(nil)
+	if out, err := svc.Request(ctx, qm.LeaseRequest{User: "gil@acme.example", Class: "train", GPUs: 8, Duration: 100 * time.Hour}); qm.ErrorCode(err) != qm.EFORBIDDEN || !strings.Contains(err.Error(), "nobody can decide team vision's exceptions") {
+		t.Fatalf("with nobody but the requester to decide: %+v %v", out, err)
+	}
+	out, err = svc.Request(ctx, qm.LeaseRequest{User: "alice@acme.example", Class: "train", GPUs: 8, Duration: 100 * time.Hour})
+	if err != nil || fmt.Sprint(out.Approvers) != "[vision-leads]" {
+		t.Fatalf("another member's request: %+v %v", out, err)
+	}
+}

@@ -74,13 +74,14 @@ func (s *Service) dataClassesOf(team string) []string {
 
 // Deciders are the people who decide an exception of team that requester asked for: the team's
 // approvers, less the requester unless the policy allows self-approval; when that leaves nobody,
-// the fallback approvers (again less the requester). Whoever can decide is named and told.
+// the fallback approvers (again less the requester). An approver named by a group whose only
+// member is the requester counts as the requester. Whoever can decide is named and told.
 func (s *Service) Deciders(team, requester string) []string {
 	self := s.Policy.Approvals.SelfApproval
 	without := func(list []string) []string {
 		var out []string
 		for _, a := range list {
-			if self || !SameUser(a, requester) {
+			if self || !SameUser(a, requester) && !s.onlyRequester(a, requester) {
 				out = append(out, a)
 			}
 		}
@@ -90,6 +91,25 @@ func (s *Service) Deciders(team, requester string) []string {
 		return d
 	}
 	return without(s.Policy.Approvals.FallbackApprovers)
+}
+
+// onlyRequester reports whether approver names a group whose members, as far as the directory
+// knows them, are the requester alone: nobody else in it could decide the request.
+func (s *Service) onlyRequester(approver, requester string) bool {
+	if strings.Contains(approver, "@") || strings.HasPrefix(approver, "#") {
+		return false
+	}
+	ml, ok := s.Directory.(MemberLister)
+	if !ok {
+		return false
+	}
+	members := ml.Members(approver)
+	for _, m := range members {
+		if !SameUser(m, requester) {
+			return false
+		}
+	}
+	return len(members) > 0
 }
 
 // nobodyDecides is the refusal of an exception that nobody could decide: team has no approver
