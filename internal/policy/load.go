@@ -373,11 +373,7 @@ func oneWord(channel, eg string) string {
 	if !strings.ContainsAny(channel, " \t\r\n") {
 		return ""
 	}
-	shown := channel
-	if r := []rune(shown); len(r) > 24 {
-		shown = string(r[:24]) + "…"
-	}
-	msg := fmt.Sprintf("%q must be one word, such as %q", shown, eg)
+	msg := fmt.Sprintf("%q must be one word, such as %q", clipName(channel, 24), eg)
 	if strings.Contains(channel, ": ") {
 		msg += "; a quote left open runs on into the lines after it"
 	}
@@ -394,10 +390,10 @@ func ValidDataClass(s string) bool { return dataClassRE.MatchString(s) }
 // simNameRE is the name of a group of simulated nodes: its nodes are named NAME-01, NAME-02, ….
 var simNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`)
 
-// clipName is a name as a problem quotes it: at most 40 characters.
-func clipName(s string) string {
-	if r := []rune(s); len(r) > 40 {
-		return string(r[:40]) + "…"
+// clipName is a name as a problem quotes it: at most n characters, then an ellipsis.
+func clipName(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
 	}
 	return s
 }
@@ -509,7 +505,7 @@ func (v *validator) validate(p *Policy) {
 				continue // an empty entry is refused with the other empty entries
 			}
 			if !ValidDataClass(lc) {
-				v.addf(fmt.Sprintf("%s.%d", at("data_classes"), j), "team %s: data class %q must be one word of letters, digits, -, _ or . (40 at most), as a request names it (data internal)%s", t.Name, clipName(dc), nameSuggestion(dc))
+				v.addf(fmt.Sprintf("%s.%d", at("data_classes"), j), "team %s: data class %q must be one word of letters, digits, -, _ or . (40 at most), as a request names it (data internal)%s", t.Name, clipName(dc, 40), nameSuggestion(dc))
 			}
 			t.DataClasses[j] = lc
 		}
@@ -568,7 +564,7 @@ func (v *validator) validate(p *Policy) {
 		case g.Name == "":
 			v.addf(at("name"), "sim node group %d needs a name", i+1)
 		case !simNameRE.MatchString(g.Name):
-			v.addf(at("name"), "sim node group name %q must be letters, digits, -, _ or . (starting with a letter or digit, 40 at most), as a host name is; e.g. name: gpu-a", clipName(g.Name))
+			v.addf(at("name"), "sim node group name %q must be letters, digits, -, _ or . (starting with a letter or digit, 40 at most), as a host name is; e.g. name: gpu-a", clipName(g.Name, 40))
 		default:
 			// Every node a group makes must be its own: two groups naming a node alike would
 			// hand out the same GPUs twice.

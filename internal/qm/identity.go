@@ -96,20 +96,12 @@ func (s *Service) Deciders(team, requester string) []string {
 // onlyRequester reports whether approver names a group whose members, as far as the directory
 // knows them, are the requester alone: nobody else in it could decide the request.
 func (s *Service) onlyRequester(approver, requester string) bool {
-	if strings.Contains(approver, "@") || strings.HasPrefix(approver, "#") {
-		return false
-	}
-	ml, ok := s.Directory.(MemberLister)
-	if !ok {
-		return false
-	}
-	members := ml.Members(approver)
-	for _, m := range members {
-		if !SameUser(m, requester) {
+	for _, p := range s.People(approver) {
+		if !SameUser(p, requester) {
 			return false
 		}
 	}
-	return len(members) > 0
+	return true
 }
 
 // nobodyDecides is the refusal of an exception that nobody could decide: team has no approver
