@@ -157,18 +157,23 @@ func (b *Bot) release(ctx context.Context, req bot.Request, c Command) []bot.Rep
 }
 
 func (b *Bot) decide(ctx context.Context, req bot.Request, c Command, approve bool) []bot.Reply {
-	l, err := b.Svc.Decide(ctx, req.User, c.Lease, approve, c.Reason)
+	out, err := b.Svc.Decide(ctx, req.User, c.Lease, approve, c.Reason)
 	if err != nil {
 		return []bot.Reply{b.fail(c.Verb, err)}
 	}
+	l := out.Lease
 	verb := "Approved"
 	if l.State == qm.Denied {
 		verb = "Denied"
 	}
+	text := fmt.Sprintf("%s %s (%s %s); it is now %s.", verb, l.ID, l.User, b.askText(l), l.State)
 	if ext := b.extendedText(ctx, l); ext != "" {
-		return []bot.Reply{{Text: fmt.Sprintf("%s %s (%s %s): %s", verb, l.ID, l.User, b.askText(l), ext)}}
+		text = fmt.Sprintf("%s %s (%s %s): %s", verb, l.ID, l.User, b.askText(l), ext)
 	}
-	return []bot.Reply{{Text: fmt.Sprintf("%s %s (%s %s); it is now %s.", verb, l.ID, l.User, b.askText(l), l.State)}}
+	for _, m := range out.Matches {
+		text += " " + m.Why
+	}
+	return []bot.Reply{{Text: text}}
 }
 
 // extendedText says what an approved extension did to its lease: "L-1 now runs until Mon 30 Nov

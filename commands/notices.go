@@ -119,6 +119,9 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			what = fmt.Sprintf("%s was denied by %s at %s: %s.", id, n.Actor, l.DecidedAt.In(b.pol().Location).Format("Mon 2 Jan 15:04 MST"), n.Reason)
 		default:
 			what = fmt.Sprintf("%s was approved by %s at %s.", id, n.Actor, l.DecidedAt.In(b.pol().Location).Format("Mon 2 Jan 15:04 MST"))
+			if n.Reason != "" { // quotaAtApproval's note
+				what += " " + n.Reason
+			}
 		}
 		// The edited copies keep what was asked, with the decision on top.
 		sec := b.card(ctx, l)

@@ -1154,3 +1154,44 @@ func TestNoIdleWarningForALeaseEndingFirst(t *testing.T) {
 		t.Errorf("an idle lease ending 3 minutes after its idle timeout: %+v", got)
 	}
 }
+
+// An exception that was within its team's quota when asked, approved after the team's other
+// leases grew past it, still stands (the budget owner decides), but the approver is told it
+// takes the team past its quota, in the reply and on every approver's card, and the lease's
+// rules record it. An approval that stays within says nothing of the quota.
+func TestApprovalPastQuotaSaysSo(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy) // robotics: 6 dev GPUs at once; dev: at most 2 a lease
+	big := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 3 dev for 1h")).Text)
+	if l := h.lease(big); l.State != qm.PendingApproval || strings.Contains(l.Rules, qm.QuotaLimit) {
+		t.Fatalf("3 of 6 dev GPUs: %s, rules %q", l.State, l.Rules)
+	}
+	h.notices("olga@borealis.example")
+	h.notices("pete@borealis.example")
+	mustOK(t, h.say("rolf@borealis.example", "/gpu request 2 dev for 1h"))
+	mustOK(t, h.say("rolf@borealis.example", "/gpu request 2 dev for 1h"))
+
+	r := mustOK(t, h.say("olga@borealis.example", "/gpu approve "+big.String()))
+	want := "This approval takes team robotics past its quota, to 7 of its 6 dev GPUs at once."
+	if !strings.Contains(r.Text, want) {
+		t.Errorf("the approver was not told the approval goes past the quota: %s", r.Text)
+	}
+	if l := h.lease(big); l.State == qm.PendingApproval || !strings.Contains(l.Rules, qm.QuotaLimit) {
+		t.Errorf("approved past the quota: %s, rules %q", l.State, l.Rules)
+	}
+	cards := h.notices("pete@borealis.example")
+	if len(cards) != 1 || !cards[0].Update || !strings.Contains(cards[0].Text, want) {
+		t.Errorf("the other approver's card does not say the approval went past the quota: %+v", cards)
+	}
+	// The other approver, a moment late, is pointed at the lease as it is now.
+	late := h.say("pete@borealis.example", "/gpu deny "+big.String()+" too late")
+	if !late.Error || !strings.Contains(late.Text, "already decided by olga@borealis.example") || !strings.HasSuffix(late.Text, "Example: /gpu status "+big.String()) {
+		t.Errorf("a second decision: %s", late.Text)
+	}
+	mustOK(t, h.say("pete@borealis.example", "/gpu status "+big.String()))
+
+	small := leaseIn(t, mustOK(t, h.say("sam@borealis.example", "/gpu request 3 dev for 1h")).Text)
+	r = mustOK(t, h.say("sven@borealis.example", "/gpu approve "+small.String()))
+	if strings.Contains(r.Text, "quota") {
+		t.Errorf("an approval within the quota speaks of it: %s", r.Text)
+	}
+}

@@ -349,20 +349,39 @@ func (s *Service) withQuotaNote(ms []policy.Match, team, class string, u Usage, 
 		return ms
 	}
 	for _, m := range ms {
-		for _, r := range s.Policy.Exceptions {
-			if r.Name == m.Rule && strings.Contains(r.When, "quota") {
-				return ms
-			}
+		if s.aboutQuota(m.Rule) {
+			return ms
 		}
 	}
-	var why string
-	switch {
-	case gpus > 0 && u.GPUs[class]+gpus > q.GPUs[class]:
-		why = fmt.Sprintf("It would also take team %s past its quota, to %d of its %d %s GPUs at once", team, u.GPUs[class]+gpus, q.GPUs[class], class)
-	case q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+hours > q.GPUHoursPerWeek:
-		why = fmt.Sprintf("It would also take team %s past its quota, to %s of its %s GPU-hours this week", team, FormatHours(u.GPUHoursWeek+hours), FormatHours(q.GPUHoursPerWeek))
-	default:
+	past := pastQuota(team, class, u, q, gpus, hours)
+	if past == "" {
 		return ms
 	}
-	return append(slices.Clone(ms), policy.Match{Rule: QuotaLimit, Why: why})
+	return append(slices.Clone(ms), policy.Match{Rule: QuotaLimit, Why: "It would also take " + past})
+}
+
+// pastQuota says how gpus more of class at once, or hours more this week, take team past its
+// quota ("team vision past its quota, to 5 of its 4 train GPUs at once"); empty when they do not.
+func pastQuota(team, class string, u Usage, q policy.Quota, gpus int, hours float64) string {
+	switch {
+	case gpus > 0 && u.GPUs[class]+gpus > q.GPUs[class]:
+		return fmt.Sprintf("team %s past its quota, to %d of its %d %s GPUs at once", team, u.GPUs[class]+gpus, q.GPUs[class], class)
+	case q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+hours > q.GPUHoursPerWeek:
+		return fmt.Sprintf("team %s past its quota, to %s of its %s GPU-hours this week", team, FormatHours(u.GPUHoursWeek+hours), FormatHours(q.GPUHoursPerWeek))
+	}
+	return ""
+}
+
+// aboutQuota reports whether the exception rule named rule is about the quota: the QuotaLimit
+// note, or a published rule whose condition reads the quota.
+func (s *Service) aboutQuota(rule string) bool {
+	if rule == QuotaLimit {
+		return true
+	}
+	for _, r := range s.Policy.Exceptions {
+		if r.Name == rule && strings.Contains(r.When, "quota") {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package qm
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
@@ -45,8 +46,10 @@ func (s *Service) withdrawOrphan(ctx context.Context, l *Lease) bool {
 }
 
 // Decide is a budget owner's approve or deny of a pending exception. Exactly one decision stands:
-// a second approver is told who decided first.
-func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, approve bool, reason string) (*Lease, error) {
+// a second approver is told who decided first. An approval that takes the team past its quota,
+// when the request did not (the team's other leases grew while it waited), still stands, and
+// the outcome's Matches hold the QuotaLimit note that says so, for the approver.
+func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, approve bool, reason string) (*Outcome, error) {
 	l, err := s.Get(ctx, id)
 	if ErrorCode(err) == ENOTFOUND {
 		return nil, noDecision(id)
@@ -63,8 +66,9 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 	}
 	var b batch
 	var placed bool
+	var note string
 	err = s.Store.Update(ctx, s.admissionLocks(l.Team, l.Class), func(tx Tx) error {
-		b = batch{}
+		b, note = batch{}, ""
 		if err := checkKey(ctx, tx); err != nil {
 			return err
 		}
@@ -73,13 +77,15 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 			return err
 		}
 		if cur.State != PendingApproval {
+			// What the lease is now is what the second approver wants next, not another decision.
+			status := "/gpu status " + id.String()
 			if cur.DecidedBy == SystemActor {
-				return Errorf(ECONFLICT, "%s expired undecided at %s and was denied; the requester can ask again.", id, cur.DecidedAt.In(s.Policy.Location).Format("Mon 2 Jan 15:04 MST"))
+				return Errorf(ECONFLICT, "%s expired undecided at %s and was denied; the requester can ask again.", id, cur.DecidedAt.In(s.Policy.Location).Format("Mon 2 Jan 15:04 MST")).WithExample(status)
 			}
 			if cur.DecidedBy != "" {
-				return Errorf(ECONFLICT, "%s was already decided by %s at %s: it is %s.", id, cur.DecidedBy, cur.DecidedAt.In(s.Policy.Location).Format("Mon 2 Jan 15:04 MST"), cur.State)
+				return Errorf(ECONFLICT, "%s was already decided by %s at %s: it is %s.", id, cur.DecidedBy, cur.DecidedAt.In(s.Policy.Location).Format("Mon 2 Jan 15:04 MST"), cur.State).WithExample(status)
 			}
-			return Errorf(ECONFLICT, "%s is %s and no longer waits for a decision.", id, cur.State)
+			return Errorf(ECONFLICT, "%s is %s and no longer waits for a decision.", id, cur.State).WithExample(status)
 		}
 		cur.DecidedBy, cur.DecidedAt = approver, s.Clock.Now()
 		if !approve {
@@ -93,9 +99,13 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 				return err
 			}
 		} else {
-			if placed, err = s.applyApproval(ctx, tx, cur, approver); err != nil {
+			if note, err = s.quotaAtApproval(ctx, tx, cur); err != nil {
 				return err
 			}
+			if placed, err = s.applyApproval(ctx, tx, cur, approver, note); err != nil {
+				return err
+			}
+			reason = note
 			if cur.State != Failed {
 				// The requester hears of the approval with the lease as it stands; a lease that
 				// still has to start is announced again when it runs.
@@ -111,17 +121,64 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 		return s.keepKey(ctx, tx, cur.ID)
 	})
 	if prev, ok := s.wasRepeated(ctx, err); ok {
-		return prev, nil
+		return &Outcome{Lease: prev, Duplicate: true}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	s.send(ctx, &b)
+	out := &Outcome{Lease: l}
+	if note != "" {
+		out.Matches = []policy.Match{{Rule: QuotaLimit, Why: note}}
+	}
 	var err2 error
 	if placed && l.State == Provisioning {
 		err2 = s.start(ctx, l, true)
 	}
-	return l, err2
+	return out, err2
+}
+
+// quotaAtApproval says how approving l now takes its team past its quota, when the rules the
+// request met said nothing of the quota ("This approval takes team vision past its quota, to 5
+// of its 4 train GPUs at once"): the team's other leases may have grown while it waited. It
+// adds the QuotaLimit note to l's rules when it does; empty when the approval stays within.
+func (s *Service) quotaAtApproval(ctx context.Context, tx Tx, l *Lease) (string, error) {
+	var gpus int
+	var hours float64
+	switch l.Kind {
+	case KindWorkspace:
+		gpus, hours = l.GPUs, GPUHours(l.GPUs, l.Duration)
+	case KindExtension:
+		parent, err := tx.GetLease(ctx, l.Parent)
+		if err != nil {
+			return "", err
+		}
+		if !parent.State.Live() {
+			return "", nil
+		}
+		hours = GPUHours(parent.GPUs, l.Duration)
+	default:
+		return "", nil
+	}
+	for _, r := range strings.Split(l.Rules, ",") {
+		if s.aboutQuota(r) {
+			return "", nil
+		}
+	}
+	u, q, err := s.usage(ctx, tx, l.Team, s.Clock.Now())
+	if err != nil {
+		return "", err
+	}
+	past := pastQuota(l.Team, l.Class, u, q, gpus, hours)
+	if past == "" {
+		return "", nil
+	}
+	if l.Rules == "" {
+		l.Rules = QuotaLimit
+	} else {
+		l.Rules += "," + QuotaLimit
+	}
+	return "This approval takes " + past + ".", nil
 }
 
 // Pending lists the exceptions an approver may decide.
@@ -139,10 +196,14 @@ func (s *Service) Pending(ctx context.Context, approver string) ([]*Lease, error
 	return out, nil
 }
 
-// applyApproval moves an approved exception on, by kind. It runs inside Decide's transaction.
-func (s *Service) applyApproval(ctx context.Context, tx Tx, l *Lease, approver string) (placed bool, err error) {
+// applyApproval moves an approved exception on, by kind, with note (quotaAtApproval's) in its
+// audit. It runs inside Decide's transaction.
+func (s *Service) applyApproval(ctx context.Context, tx Tx, l *Lease, approver, note string) (placed bool, err error) {
 	now := s.Clock.Now()
 	reason := "approved by " + approver
+	if note != "" {
+		reason += "; " + strings.ToLower(note[:1]) + note[1:]
+	}
 	switch l.Kind {
 	case KindQuota:
 		l.StartedAt, l.ExpiresAt = now, now.Add(l.Duration)

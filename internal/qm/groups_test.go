@@ -59,8 +59,8 @@ func TestApproverByGroup(t *testing.T) {
 	if pending, _ := svc.Pending(ctx, "gil@acme.example"); len(pending) != 1 {
 		t.Fatalf("gil's pending approvals: %d", len(pending))
 	}
-	if l, err := svc.Decide(ctx, "gil@acme.example", out.Lease.ID, false, "too long"); err != nil || l.State != qm.Denied {
-		t.Fatalf("gil's decision: %+v %v", l, err)
+	if d, err := svc.Decide(ctx, "gil@acme.example", out.Lease.ID, false, "too long"); err != nil || d.Lease.State != qm.Denied {
+		t.Fatalf("gil's decision: %+v %v", d, err)
 	}
 }
 
