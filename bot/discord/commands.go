@@ -55,6 +55,12 @@ type Command struct {
 	Text func(values map[string]string) string
 }
 
+// OptionValue is one option of a subcommand and its value.
+type OptionValue struct {
+	Name  string
+	Value string
+}
+
 func (c *Command) option(name string) (*Option, bool) {
 	for i := range c.Options {
 		if c.Options[i].Name == name {

@@ -78,6 +78,11 @@ type Config struct {
 	// Channels maps the channels the policy names ("#vision-gpu") to Discord channel ids, upper
 	// and lower case aside; a notice to a channel without one is not posted on Discord.
 	Channels map[string]string
+	// OptionsOf reads a typed command line ("/gpu request 2 train for 8h") as the subcommand and
+	// the option values that run it, so that the example beside a refusal is shown as a Discord
+	// user types it (/gpu request gpus:2 class:train duration:8h); false, or nil, leaves the line
+	// as it is.
+	OptionsOf func(line string) (sub string, opts []OptionValue, ok bool)
 	// Complete suggests values for options with an Autocomplete kind; nil suggests nothing.
 	Complete Completer
 	// Refs remembers posted messages by Ref; nil keeps them in memory only.

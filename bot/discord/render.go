@@ -169,6 +169,7 @@ func (a *Adapter) render(rs ...bot.Reply) message {
 	dropped := 0
 	for _, r := range rs {
 		r = defangReply(r)
+		r.Text = a.typedExample(r.Text)
 		if !b.text(r.Text) {
 			dropped += len(r.Sections)
 			continue
@@ -277,6 +278,26 @@ func defangReply(r bot.Reply) bot.Reply {
 	}
 	r.Sections = secs
 	return r
+}
+
+// typedExample rewrites the example that ends text ("… Example: /gpu request 1 dev for 4h") as
+// a Discord user types it: /gpu request gpus:1 class:dev duration:4h. Any other text is
+// returned as it is.
+func (a *Adapter) typedExample(text string) string {
+	const label = "Example: "
+	i := strings.LastIndex(text, label+"/gpu ")
+	if i < 0 || a.cfg.OptionsOf == nil {
+		return text
+	}
+	sub, opts, ok := a.cfg.OptionsOf(text[i+len(label):])
+	if !ok {
+		return text
+	}
+	parts := []string{"/" + a.cfg.Name, sub}
+	for _, o := range opts {
+		parts = append(parts, o.Name+":"+o.Value)
+	}
+	return text[:i+len(label)] + strings.Join(parts, " ")
 }
 
 // clip shortens s to at most n characters, ending it with "…" when it was cut.

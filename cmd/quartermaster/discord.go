@@ -201,6 +201,20 @@ func discordCommands(b *commands.Bot) []discordbot.Command {
 	return out
 }
 
+// discordOptions reads a typed /gpu command line as the Discord subcommand and options that run
+// it, for the examples shown beside refusals.
+func discordOptions(line string) (string, []discordbot.OptionValue, bool) {
+	s, vs, ok := commands.Options(line)
+	if !ok {
+		return "", nil, false
+	}
+	out := make([]discordbot.OptionValue, len(vs))
+	for i, v := range vs {
+		out[i] = discordbot.OptionValue{Name: v.Name, Value: v.Value}
+	}
+	return s.Name, out, true
+}
+
 // policyPeople knows Discord users through the policy's directory: discord:USER_ID accounts.
 type policyPeople struct{ p *policy.Policy }
 
@@ -309,6 +323,7 @@ func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Ada
 		AppID:     s.AppID,
 		APIURL:    s.APIURL,
 		Commands:  discordCommands(a.Bot),
+		OptionsOf: discordOptions,
 		Handler:   a.Bot,
 		People:    discordPeople(a),
 		Channels:  a.Policy.Discord.Channels,

@@ -347,7 +347,8 @@ func TestDiscordDenyWithReason(t *testing.T) {
 }
 
 // TestDiscordBadInput: missing or malformed options, and input the grammar refuses, get one
-// private sentence and an example that works on this installation; nothing is created.
+// private sentence and an example that works on this installation, written as Discord's options
+// are typed; nothing is created.
 func TestDiscordBadInput(t *testing.T) {
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	cases := []struct {
@@ -355,11 +356,11 @@ func TestDiscordBadInput(t *testing.T) {
 		opts []discordtest.Opt
 		want string
 	}{
-		{"estimate", []discordtest.Opt{opt("gpus", 2), opt("class", "train")}, "/gpu estimate needs the option duration (how long, like 8h). Example: /gpu estimate 1 interactive 4h"},
-		{"request", []discordtest.Opt{{Name: "gpus", Value: "lots", Type: 4}}, `The option gpus of /gpu request takes a whole number, not "lots". Example: /gpu request 1 interactive for 4h`},
-		{"request", []discordtest.Opt{opt("gpus", 1), opt("class", "interactive"), opt("duration", "forever")}, `"forever" is not a duration; write it like 30m, 4h or 2d. Example: /gpu request 1 interactive for 4h`},
-		{"request", []discordtest.Opt{opt("gpus", 1), opt("class", "tpu")}, `Example: /gpu request 1 interactive for 4h`},
-		{"extend", []discordtest.Opt{opt("lease", "yesterday"), opt("duration", "1h")}, `"yesterday" is not a lease id; lease ids look like L-42. Example: /gpu extend L-42 2h`},
+		{"estimate", []discordtest.Opt{opt("gpus", 2), opt("class", "train")}, "/gpu estimate needs the option duration (how long, like 8h). Example: /gpu estimate gpus:1 class:interactive duration:4h"},
+		{"request", []discordtest.Opt{{Name: "gpus", Value: "lots", Type: 4}}, `The option gpus of /gpu request takes a whole number, not "lots". Example: /gpu request gpus:1 class:interactive duration:4h`},
+		{"request", []discordtest.Opt{opt("gpus", 1), opt("class", "interactive"), opt("duration", "forever")}, `"forever" is not a duration; write it like 30m, 4h or 2d. Example: /gpu request gpus:1 class:interactive duration:4h`},
+		{"request", []discordtest.Opt{opt("gpus", 1), opt("class", "tpu")}, `Example: /gpu request gpus:1 class:interactive duration:4h`},
+		{"extend", []discordtest.Opt{opt("lease", "yesterday"), opt("duration", "1h")}, `"yesterday" is not a lease id; lease ids look like L-42. Example: /gpu extend lease:L-42 duration:2h`},
 		{"status", nil, "/gpu status needs the option lease"},
 	}
 	for _, c := range cases {
