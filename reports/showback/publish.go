@@ -199,7 +199,8 @@ func (p *Publisher) Messages(r *Report) ([]delivery, error) {
 
 // Publish posts week w unless it was posted or another replica holds it; posted says whether this
 // call finished it. Each message goes out and is recorded before the next; one already recorded
-// (by a replica that died part-way) is not sent again.
+// (by a replica that died part-way) is not sent again. One the chat refuses is skipped: the others
+// still go out, and the week is left unposted for the next run to send what is missing.
 func (p *Publisher) Publish(ctx context.Context, w Week) (posted bool, err error) {
 	week := w.String()
 	now := p.Reports.Clock.Now()
@@ -227,16 +228,29 @@ func (p *Publisher) Publish(ctx context.Context, w Week) (posted bool, err error
 	if err != nil {
 		return fail(err)
 	}
+	// A message the chat refuses (a budget owner who left, a group it does not know) holds back
+	// neither the others nor later weeks: the rest go out, and the week stays unposted so that a
+	// later run tries again only what is missing.
+	var failed []error
 	for _, m := range msgs {
 		if slices.Contains(done, m.key) {
 			continue
 		}
+		if ctx.Err() != nil {
+			failed = append(failed, ctx.Err())
+			break
+		}
 		if err := p.Deliver.Deliver(ctx, m.reply); err != nil {
-			return fail(fmt.Errorf("deliver %s: %w", m.key, err))
+			log.Warn("a showback message was not delivered", "to", m.key, "err", err)
+			failed = append(failed, fmt.Errorf("deliver %s: %w", m.key, err))
+			continue
 		}
 		if err := p.Ledger.MarkDelivered(ctx, week, p.Owner, m.key, p.Reports.Clock.Now(), p.ttl()); err != nil {
 			return false, fmt.Errorf("showback: post %s: record %s: %w", week, m.key, err)
 		}
+	}
+	if len(failed) > 0 {
+		return fail(errors.Join(failed...))
 	}
 	if err := p.Ledger.FinishWeek(ctx, week, p.Owner, p.Reports.Clock.Now()); err != nil {
 		return false, fmt.Errorf("showback: post %s: %w", week, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -343,5 +344,71 @@ func TestThreeReplicasPostEachWeekExactlyOnce(t *testing.T) {
 	}
 	if c.chat.by["2026-W47/dana@acme.example"] == c.chat.by["2026-W47/lee@acme.example"] {
 		t.Errorf("2026-W47's DMs were all sent by one replica, %s: the death half-way did not happen", c.chat.by["2026-W47/lee@acme.example"])
+	}
+}
+
+// refusingChat takes every message except those to the recipients it cannot reach, as Slack
+// refuses a DM to someone who left the workspace or a budget-owner group it does not know.
+type refusingChat struct {
+	unreachable map[string]bool
+	got         []string
+}
+
+func (c *refusingChat) Deliver(_ context.Context, r bot.Reply) error {
+	if c.unreachable[r.To] {
+		return fmt.Errorf("slack: cannot reach %s: users_not_found", r.To)
+	}
+	c.got = append(c.got, r.To)
+	return nil
+}
+
+// A budget owner the chat cannot reach does not keep the week's other messages from going out:
+// every other owner gets their DM in the same run, each exactly once, and only the unreachable
+// one is tried again on later runs, while the week stays unposted so that it can still go out.
+func TestAnUnreachableBudgetOwnerDoesNotHoldBackTheOthers(t *testing.T) {
+	b, err := os.ReadFile("../../commands/testdata/other.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Load([]byte(strings.Replace(string(b), "dm_budget_owners: false", "dm_budget_owners: true", 1)), "other.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := storetest.Open(t, storetest.SQLite(t))
+	start := time.Date(2026, 3, 2, 9, 0, 0, 0, pol.Location)
+	if err := db.Update(t.Context(), nil, func(tx qm.Tx) error {
+		return tx.CreateLease(t.Context(), &qm.Lease{User: "sam@borealis.example", Team: "speech", Class: "dev", GPUs: 1, State: qm.Expired,
+			CreatedAt: start, StartedAt: start, ExpiresAt: start.Add(2 * time.Hour), EndedAt: start.Add(2 * time.Hour)})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := schedule.ParseWeekly(pol.Reports.Showback.Schedule, pol.Location)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := clockwork.NewFakeClockAt(time.Date(2026, 3, 13, 17, 0, 0, 0, pol.Location)) // Friday after 2026-W10
+	chat := &refusingChat{unreachable: map[string]bool{"olga@borealis.example": true}}
+	pub := &showback.Publisher{Reports: &showback.Service{Policy: pol, Source: db, Clock: fc}, Ledger: db, Deliver: chat,
+		Schedule: w, Owner: "a", ClaimTTL: 15 * time.Minute}
+	week := showback.Week{Year: 2026, Num: 10}
+	if posted, err := pub.Publish(t.Context(), week); posted || err == nil || !strings.Contains(err.Error(), "olga@borealis.example") {
+		t.Fatalf("Publish with olga unreachable: posted %v, %v; want an error naming olga", posted, err)
+	}
+	want := "#finance,pete@borealis.example,sven@borealis.example,vera@borealis.example"
+	if got := strings.Join(chat.got, ","); got != want {
+		t.Fatalf("the first run delivered to %s; want every reachable recipient, %s", got, want)
+	}
+	// The next run sends only what is still missing; once olga is reachable the week is posted.
+	fc.Advance(5 * time.Minute)
+	if _, err := pub.Publish(t.Context(), week); err == nil {
+		t.Fatal("the second run, olga still unreachable, reported no error")
+	}
+	delete(chat.unreachable, "olga@borealis.example")
+	fc.Advance(5 * time.Minute)
+	if posted, err := pub.Publish(t.Context(), week); !posted || err != nil {
+		t.Fatalf("Publish once olga is reachable: posted %v, %v", posted, err)
+	}
+	if got := strings.Join(chat.got, ","); got != want+",olga@borealis.example" {
+		t.Errorf("over three runs the chat got %s; want each recipient once", got)
 	}
 }
