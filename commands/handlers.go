@@ -302,8 +302,7 @@ func (b *Bot) request(ctx context.Context, req bot.Request, c Command) []bot.Rep
 // outcome describes what became of a request.
 func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply {
 	l := out.Lease
-	cls, _ := b.pol().Class(l.Class)
-	cost := b.money(qm.Cost(cls, l.GPUs, l.Duration))
+	cost := b.money(qm.PricePerGPUHour(b.pol(), l) * qm.GPUHours(l.GPUs, l.Duration))
 	switch {
 	case err != nil:
 		return b.fail("request", err)
@@ -363,7 +362,7 @@ func (b *Bot) wholeNodes(l *qm.Lease) bool {
 func (b *Bot) grantedText(l *qm.Lease) string {
 	cls, _ := b.pol().Class(l.Class)
 	what := fmt.Sprintf("%d × %s", l.GPUs, l.Class)
-	if cls.SKU != "" {
+	if cls != nil && cls.SKU != "" {
 		what += " (" + cls.SKU + ")"
 	}
 	if l.Exclusive {
@@ -371,7 +370,8 @@ func (b *Bot) grantedText(l *qm.Lease) string {
 	} else if b.wholeNodes(l) {
 		what += ", whole nodes"
 	}
-	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(qm.Cost(cls, l.GPUs, l.Duration)), b.price(cls.PricePerGPUHour))
+	price := qm.PricePerGPUHour(b.pol(), l)
+	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(price*qm.GPUHours(l.GPUs, l.Duration)), b.price(price))
 	if !l.State.Running() || l.State == qm.Provisioning || l.ExpiresAt.IsZero() {
 		// Not running yet: say so, and how the owner will hear of it; no node, end or address
 		// that is not known yet.
@@ -460,15 +460,16 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 			f = append(f, bot.Field{Label: "Utilization", Value: fmt.Sprintf("%.0f%%", a.Utilization)})
 		}
 	}
-	if cls != nil {
+	if cls != nil || l.Price != nil {
 		// What it cost while it ran, so far or in all; before it starts, what it would cost.
+		price := qm.PricePerGPUHour(b.pol(), l)
 		switch {
 		case l.State.Running():
-			f = append(f, bot.Field{Label: "Cost so far", Value: b.money(cls.PricePerGPUHour * usedHours(l, now))})
+			f = append(f, bot.Field{Label: "Cost so far", Value: b.money(price * usedHours(l, now))})
 		case started:
-			f = append(f, bot.Field{Label: "Cost", Value: b.money(cls.PricePerGPUHour * usedHours(l, now))})
+			f = append(f, bot.Field{Label: "Cost", Value: b.money(price * usedHours(l, now))})
 		case l.State == qm.PendingApproval || l.State == qm.Queued:
-			f = append(f, bot.Field{Label: "Estimated cost", Value: b.money(qm.Cost(cls, l.GPUs, l.Duration))})
+			f = append(f, bot.Field{Label: "Estimated cost", Value: b.money(price * qm.GPUHours(l.GPUs, l.Duration))})
 		}
 	}
 	return bot.Section{Title: l.ID.String(), Fields: f}
@@ -489,10 +490,10 @@ func usedHours(l *qm.Lease, now time.Time) float64 {
 	return qm.GPUHours(l.GPUs, end.Sub(l.StartedAt))
 }
 
+// costLine says what a lease used, at the price it was requested at.
 func (b *Bot) costLine(l *qm.Lease) string {
-	cls, _ := b.pol().Class(l.Class)
 	h := usedHours(l, b.Svc.Clock.Now())
-	return fmt.Sprintf("It used %.2f GPU-hours, %s.", h, b.money(cls.PricePerGPUHour*h))
+	return fmt.Sprintf("It used %.2f GPU-hours, %s.", h, b.money(qm.PricePerGPUHour(b.pol(), l)*h))
 }
 
 func (b *Bot) estimate(ctx context.Context, req bot.Request, c Command) []bot.Reply {

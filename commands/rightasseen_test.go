@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/acme/quartermaster/internal/templates"
 	"github.com/acme/quartermaster/internal/waits"
 	"github.com/acme/quartermaster/internal/workload"
+	"github.com/acme/quartermaster/reports/showback"
 	qmtemplates "github.com/acme/quartermaster/templates"
 )
 
@@ -1193,5 +1195,31 @@ func TestApprovalPastQuotaSaysSo(t *testing.T) {
 	r = mustOK(t, h.say("sven@borealis.example", "/gpu approve "+small.String()))
 	if strings.Contains(r.Text, "quota") {
 		t.Errorf("an approval within the quota speaks of it: %s", r.Text)
+	}
+}
+
+// A lease is billed at the price its class had when it was requested: a later change of the
+// catalog's price (a new policy published) re-prices neither the lease's bill in chat nor the
+// week's showback, and a lease whose class has left the catalog is still billed, not dropped.
+func TestALeaseKeepsThePriceItWasRequestedAt(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy) // dev: 0.50 EUR per GPU-hour
+	AddReport(h.bot, &showback.Service{Policy: h.svc.Policy, Source: h.svc.Store.(qm.ReportStore), Clock: h.clock})
+	a := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 2 dev for 2h")).Text)
+	b := leaseIn(t, mustOK(t, h.say("rolf@borealis.example", "/gpu request 1 bigiron for 2h")).Text)
+	h.advance(time.Hour)
+
+	dev, _ := h.svc.Policy.Class("dev")
+	dev.PricePerGPUHour = 3 // the price rises after rita asked
+	if got := mustOK(t, h.say("rita@borealis.example", "/gpu release "+a.String())).Text; !strings.Contains(got, "It used 2.00 GPU-hours, 1.00 EUR.") {
+		t.Errorf("the bill after the price rose: %s", got)
+	}
+	// rolf's class leaves the catalog while his lease runs: his bill is still 2.00 EUR an hour.
+	h.svc.Policy.Classes = slices.DeleteFunc(h.svc.Policy.Classes, func(c *policy.Class) bool { return c.Name == "bigiron" })
+	if got := mustOK(t, h.say("rolf@borealis.example", "/gpu release "+b.String())).Text; !strings.Contains(got, "It used 1.00 GPU-hours, 2.00 EUR.") {
+		t.Errorf("the bill of a lease whose class left the catalog: %s", got)
+	}
+	r := h.say("olga@borealis.example", "/gpu report this week robotics")
+	if !strings.Contains(r.Text+texts([]bot.Reply{r}), "3.00 EUR") {
+		t.Errorf("this week's showback, 1.00 EUR of dev and 2.00 EUR of bigiron, says: %s", texts([]bot.Reply{r}))
 	}
 }

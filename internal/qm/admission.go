@@ -142,7 +142,8 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			}
 		}
 		l := &Lease{User: req.User, Team: req.Team, Class: req.Class, GPUs: req.GPUs, Duration: req.Duration,
-			Template: req.Template, Params: req.Params, DataClass: req.DataClass, Exclusive: req.Exclusive, RequestKey: req.RequestKey, CreatedAt: now}
+			Template: req.Template, Params: req.Params, DataClass: req.DataClass, Exclusive: req.Exclusive, RequestKey: req.RequestKey, CreatedAt: now,
+			Price: ptr(c.PricePerGPUHour)}
 		in := s.ruleInput(id, c, u, q, l, "lease", req.Duration)
 		matches, err := s.ruleResult(ctx, rc, in)
 		if err != nil {
@@ -385,3 +386,6 @@ func (s *Service) aboutQuota(rule string) bool {
 	}
 	return false
 }
+
+// ptr is a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }

@@ -117,6 +117,23 @@ type Lease struct {
 	// Connection says how well the lease's GPUs are connected, one NVLink island or not: those
 	// the service chose, or those the scheduler gave its job where it says (Slurm).
 	Connection Connection
+	// Price is the price per GPU-hour of the lease's class when it was requested, which it is
+	// billed at (PricePerGPUHour); nil for leases made before prices were kept.
+	Price *float64
+}
+
+// PricePerGPUHour is what an hour of one of l's GPUs costs: the price its class had when it was
+// requested, so that a later change of the catalog's price re-prices neither the lease nor a
+// week already reported; for a lease from before prices were kept, its class's price now (0
+// when the class is no longer in the catalog).
+func PricePerGPUHour(p *policy.Policy, l *Lease) float64 {
+	if l.Price != nil {
+		return *l.Price
+	}
+	if c, ok := p.Class(l.Class); ok {
+		return c.PricePerGPUHour
+	}
+	return 0
 }
 
 // GPUHours is what a lease of GPUs for d costs in GPU-hours.

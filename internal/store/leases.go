@@ -17,38 +17,39 @@ import (
 
 // leaseRow is a row of leases.
 type leaseRow struct {
-	ID         int64          `db:"id"`
-	User       string         `db:"user_name"`
-	Team       string         `db:"team"`
-	Class      string         `db:"class"`
-	GPUs       int            `db:"gpus"`
-	DurationNS int64          `db:"duration_ns"`
-	Template   string         `db:"template"`
-	DataClass  string         `db:"data_class"`
-	Exclusive  bool           `db:"exclusive"`
-	State      string         `db:"state"`
-	Node       string         `db:"node"`
-	GPUIndex   string         `db:"gpu_index"`
-	Rules      string         `db:"rules"`
-	Reason     string         `db:"reason"`
-	Connect    string         `db:"connect"`
-	Ref        string         `db:"ref"`
-	RequestKey sql.NullString `db:"request_key"`
-	CreatedAt  dbTime         `db:"created_at"`
-	StartedAt  dbTime         `db:"started_at"`
-	ExpiresAt  dbTime         `db:"expires_at"`
-	EndedAt    dbTime         `db:"ended_at"`
-	KeptAt     dbTime         `db:"kept_at"`
-	WarnedAt   dbTime         `db:"warned_at"`
-	DecidedBy  string         `db:"decided_by"`
-	DecidedAt  dbTime         `db:"decided_at"`
-	Reclaimed  float64        `db:"reclaimed_gpu_hours"`
-	Extensions int            `db:"extensions"`
-	Kind       string         `db:"kind"`
-	Parent     int64          `db:"parent_id"`
-	Because    string         `db:"because"`
-	Params     string         `db:"params"`
-	Connection string         `db:"gpu_connection"`
+	ID         int64           `db:"id"`
+	User       string          `db:"user_name"`
+	Team       string          `db:"team"`
+	Class      string          `db:"class"`
+	GPUs       int             `db:"gpus"`
+	DurationNS int64           `db:"duration_ns"`
+	Template   string          `db:"template"`
+	DataClass  string          `db:"data_class"`
+	Exclusive  bool            `db:"exclusive"`
+	State      string          `db:"state"`
+	Node       string          `db:"node"`
+	GPUIndex   string          `db:"gpu_index"`
+	Rules      string          `db:"rules"`
+	Reason     string          `db:"reason"`
+	Connect    string          `db:"connect"`
+	Ref        string          `db:"ref"`
+	RequestKey sql.NullString  `db:"request_key"`
+	CreatedAt  dbTime          `db:"created_at"`
+	StartedAt  dbTime          `db:"started_at"`
+	ExpiresAt  dbTime          `db:"expires_at"`
+	EndedAt    dbTime          `db:"ended_at"`
+	KeptAt     dbTime          `db:"kept_at"`
+	WarnedAt   dbTime          `db:"warned_at"`
+	DecidedBy  string          `db:"decided_by"`
+	DecidedAt  dbTime          `db:"decided_at"`
+	Reclaimed  float64         `db:"reclaimed_gpu_hours"`
+	Extensions int             `db:"extensions"`
+	Kind       string          `db:"kind"`
+	Parent     int64           `db:"parent_id"`
+	Because    string          `db:"because"`
+	Params     string          `db:"params"`
+	Connection string          `db:"gpu_connection"`
+	Price      sql.NullFloat64 `db:"price_per_gpu_hour"`
 }
 
 // leaseFields are the columns of leases other than id, in table order.
@@ -60,6 +61,7 @@ var leaseFields = []string{
 	"kind", "parent_id", "because",
 	"params",
 	"gpu_connection",
+	"price_per_gpu_hour",
 }
 
 // Statements built once from leaseFields, with :name parameters bound from a leaseRow.
@@ -117,7 +119,16 @@ func toLeaseRow(l *qm.Lease) leaseRow {
 		Because:    l.Because,
 		Params:     formatParams(l.Params),
 		Connection: string(l.Connection),
+		Price:      sql.NullFloat64{Float64: ptrValue(l.Price), Valid: l.Price != nil},
 	}
+}
+
+// ptrValue is *p, or 0 for nil.
+func ptrValue(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 func (r *leaseRow) lease() (*qm.Lease, error) {
@@ -162,7 +173,17 @@ func (r *leaseRow) lease() (*qm.Lease, error) {
 		Because:    r.Because,
 		Params:     params,
 		Connection: qm.Connection(r.Connection),
+		Price:      nullPrice(r.Price),
 	}, nil
+}
+
+// nullPrice is a lease's stored price; nil when none was stored.
+func nullPrice(p sql.NullFloat64) *float64 {
+	if !p.Valid {
+		return nil
+	}
+	v := p.Float64
+	return &v
 }
 
 // formatParams writes template parameters as a JSON object; none is "".

@@ -467,9 +467,7 @@ func figures(leases []*qm.Lease, usage []qm.UsageRollup, byID map[qm.LeaseID]*qm
 				f := out[k]
 				h := qm.GPUHours(l.GPUs, d)
 				f.GPUHours += h
-				if c, ok := p.Class(l.Class); ok {
-					f.Cost += h * c.PricePerGPUHour
-				}
+				f.Cost += h * qm.PricePerGPUHour(p, l)
 				f.Leases++
 				out[k] = f
 			}
