@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/acme/quartermaster/internal/kube"
@@ -421,5 +422,47 @@ func TestReconcileCluster(t *testing.T) {
 	svcs, _ := w.cs.CoreV1().Services("qm-vision").List(ctx, metav1.ListOptions{LabelSelector: kube.LabelLease + "=L-2"})
 	if len(jobs.Items)+len(pods.Items)+len(svcs.Items) != 0 {
 		t.Errorf("after release: %d Jobs, %d pods and %d services of L-2 left", len(jobs.Items), len(pods.Items), len(svcs.Items))
+	}
+}
+
+// TestTeamWithUnderscoreGetsAWorkload: the policy allows "_" in team and class names (and a team
+// not in the policy is named after an IdP group such as ml_research), which a namespace cannot
+// hold: such a team's lease becomes a Job in a namespace of its own that is a DNS label, labelled
+// with the team's name, instead of failing to start.
+func TestTeamWithUnderscoreGetsAWorkload(t *testing.T) {
+	ctx := context.Background()
+	p := examplePolicy(t)
+	p.Classes[1].Name = "h100_sxm"
+	cs := fake.NewClientset()
+	b := newBackend(t, p, cs)
+	l := &qm.Lease{ID: 9, User: "kim@acme.example", Team: "ml_research", Class: "h100_sxm", GPUs: 2, Duration: time.Hour}
+	ns := templates.TeamNamespace("ml_research")
+	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 || ns == templates.TeamNamespace("ml-research") {
+		t.Fatalf("namespace %q: %v", ns, errs)
+	}
+	if _, err := cs.CoreV1().PersistentVolumeClaims(ns).Create(ctx, pvc(ns, "team-storage"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.Start(ctx, l)
+	if err != nil {
+		t.Fatalf("start for team ml_research: %v", err)
+	}
+	if st.Ref != "job/"+ns+"/qm-l-9-ssh-shell" {
+		t.Errorf("started %+v", st)
+	}
+	n, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	if err != nil || n.Labels[kube.LabelTeam] != "ml_research" {
+		t.Fatalf("namespace %v: %v", n, err)
+	}
+	job, err := cs.BatchV1().Jobs(ns).Get(ctx, "qm-l-9-ssh-shell", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.Spec.Template.Labels[kube.LabelTeam] != "ml_research" || job.Spec.Template.Labels[kube.LabelClass] != "h100_sxm" {
+		t.Errorf("pod labels %v", job.Spec.Template.Labels)
+	}
+	jobs, err := b.Jobs(ctx)
+	if err != nil || len(jobs) != 1 || jobs[0].Lease != 9 {
+		t.Errorf("jobs %+v, %v", jobs, err)
 	}
 }

@@ -264,3 +264,63 @@ func TestStrictDecodeRejectsUnknownFields(t *testing.T) {
 		t.Errorf("unknown field accepted: %v", err)
 	}
 }
+
+// TestPolicyNamesRender renders every template for a team and a class named as the policy allows
+// but as a DNS label may not be (an underscore: ml_research, a100_80g): both backends render, the
+// objects decode and carry valid names and labels, and the team's namespace is a DNS label of its
+// own, not the one of a team whose name differs only by - for _.
+func TestPolicyNamesRender(t *testing.T) {
+	namespaces := map[string]string{}
+	for _, team := range []string{"ml_research", "ml-research", "data_eng_2", "x"} {
+		for _, tp := range catalog(t).List() {
+			in := templates.ExampleInput(tp, "", exampleParams(t, tp))
+			in.Team, in.Class, in.Kubernetes.Namespace = team, "a100_80g", ""
+			in.Kubernetes.NodeSelector = map[string]string{"gpu.example/class": "a100_80g"}
+			out, err := tp.Render(in)
+			if err != nil {
+				t.Fatalf("%s for team %s: %v", tp.Name, team, err)
+			}
+			if errs := validation.IsDNS1123Label(out.Namespace); len(errs) > 0 {
+				t.Errorf("%s for team %s: namespace %q: %v", tp.Name, team, out.Namespace, errs)
+			}
+			if ns, ok := namespaces[team]; ok && ns != out.Namespace {
+				t.Errorf("team %s has namespaces %s and %s", team, ns, out.Namespace)
+			}
+			namespaces[team] = out.Namespace
+			objs, err := decodeStrict(out.KubernetesYAML)
+			if err != nil {
+				t.Fatalf("%s for team %s: %v", tp.Name, team, err)
+			}
+			for _, o := range objs {
+				var ns string
+				var labels map[string]string
+				switch v := o.obj.(type) {
+				case *batchv1.Job:
+					ns, labels = v.Namespace, v.Spec.Template.Labels
+				case *corev1.Service:
+					ns, labels = v.Namespace, v.Labels
+				}
+				if ns != out.Namespace {
+					t.Errorf("%s for team %s: %s in namespace %q, want %q", tp.Name, team, o.kind, ns, out.Namespace)
+				}
+				if labels["quartermaster.io/team"] != team || labels["quartermaster.io/class"] != "a100_80g" {
+					t.Errorf("%s for team %s: labels %v", tp.Name, team, labels)
+				}
+				for k, v := range labels {
+					if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+						t.Errorf("label %s=%q: %v", k, v, errs)
+					}
+				}
+			}
+			if !strings.Contains(out.SlurmScript, "QM_TEAM="+team+" ") {
+				t.Errorf("%s for team %s: the script does not name the team", tp.Name, team)
+			}
+		}
+	}
+	if namespaces["ml-research"] != "qm-ml-research" || namespaces["x"] != "qm-x" {
+		t.Errorf("a team whose name is a DNS label does not keep qm-TEAM: %v", namespaces)
+	}
+	if namespaces["ml_research"] == namespaces["ml-research"] {
+		t.Errorf("teams ml_research and ml-research share namespace %s, and with it their storage claim", namespaces["ml_research"])
+	}
+}

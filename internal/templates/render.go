@@ -69,7 +69,7 @@ type SlurmTarget struct {
 
 // KubernetesTarget is how a class maps to Kubernetes.
 type KubernetesTarget struct {
-	Namespace      string            // default "qm-" + team
+	Namespace      string            // default TeamNamespace(team)
 	Resource       string            // GPU resource name, default "nvidia.com/gpu"
 	NodeSelector   map[string]string // from the class, e.g. {"gpu.acme/class": "train"}
 	PreferredNodes []string          // optional placement hint: preferred node names
@@ -161,8 +161,10 @@ const (
 )
 
 var (
-	leaseRE     = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]{0,38}[A-Za-z0-9])?$`)
-	teamRE      = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$`)
+	leaseRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]{0,38}[A-Za-z0-9])?$`)
+	// teamRE is a team or class name as the policy writes it (lower case, digits, - and _), that
+	// also makes a Kubernetes label value: it begins and ends with a letter or digit.
+	teamRE      = regexp.MustCompile(`^[a-z0-9]([a-z0-9_-]{0,38}[a-z0-9])?$`)
 	userRE      = regexp.MustCompile(`^[A-Za-z0-9._%+@-]{1,128}$`)
 	slurmWordRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 	gresRE      = regexp.MustCompile(`^[A-Za-z0-9_]+(:[A-Za-z0-9_.-]+)?$`)
@@ -176,6 +178,35 @@ var (
 	tokenRE     = regexp.MustCompile(`^[A-Za-z0-9_-]{0,128}$`)
 	sshUserRE   = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
 )
+
+// TeamNamespace is a team's Kubernetes namespace: "qm-" + team where that is a DNS label. A
+// team name that is not one that way (the policy allows "_" in names, which DNS labels do not)
+// has each such character written as "-" and a hash of the whole name appended, so that two teams
+// whose names differ only there (ml_research and ml-research) never share a namespace, nor the
+// storage claim in it: ml_research's is qm-ml-research-HHHHHHHH.
+func TeamNamespace(team string) string {
+	if ns := "qm-" + team; len(ns) <= 63 && dnsLabelRE.MatchString(ns) {
+		return ns
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(team) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	name := strings.Trim(b.String(), "-")
+	if len(name) > 40 {
+		name = strings.TrimRight(name[:40], "-")
+	}
+	h := fnv.New32a()
+	h.Write([]byte(team))
+	if name == "" {
+		return fmt.Sprintf("qm-%08x", h.Sum32())
+	}
+	return fmt.Sprintf("qm-%s-%08x", name, h.Sum32())
+}
 
 // IsKubernetesNodeName reports whether s can name a Kubernetes node (a DNS subdomain). Slurm
 // allows node names that Kubernetes does not, so a lease placed on such a node renders without
@@ -229,7 +260,7 @@ func (t *Template) normalize(in Input) (Input, error) {
 		return in, fmt.Errorf("templates: render %s: "+format, append([]any{t.Name}, args...)...)
 	}
 	if in.Kubernetes.Namespace == "" && teamRE.MatchString(in.Team) {
-		in.Kubernetes.Namespace = "qm-" + in.Team
+		in.Kubernetes.Namespace = TeamNamespace(in.Team)
 	}
 	if in.Kubernetes.Resource == "" {
 		in.Kubernetes.Resource = DefaultGPUResource
@@ -242,11 +273,11 @@ func (t *Template) normalize(in Input) (Input, error) {
 	case !leaseRE.MatchString(in.Lease):
 		return bad("lease id %q must be 1-40 letters, digits and . _ -", in.Lease)
 	case !teamRE.MatchString(in.Team):
-		return bad("team %q must be lower-case letters, digits and -", in.Team)
+		return bad("team %q must be lower-case letters, digits, - and _, beginning and ending with a letter or digit", in.Team)
 	case !userRE.MatchString(in.User):
 		return bad("user %q must be a login or e-mail address", in.User)
 	case !teamRE.MatchString(in.Class):
-		return bad("class %q must be lower-case letters, digits and -", in.Class)
+		return bad("class %q must be lower-case letters, digits, - and _, beginning and ending with a letter or digit", in.Class)
 	case in.GPUs < 0 || in.GPUsPerNode < 0 || in.Nodes < 0 || in.GPUs > 4096 || in.Nodes > 512:
 		return bad("GPUs, GPUs per node and nodes must be small non-negative numbers")
 	case in.Duration <= 0 || in.Duration > maxDuration:
