@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -322,5 +323,57 @@ func TestPolicyNamesRender(t *testing.T) {
 	}
 	if namespaces["ml_research"] == namespaces["ml-research"] {
 		t.Errorf("teams ml_research and ml-research share namespace %s, and with it their storage claim", namespaces["ml_research"])
+	}
+}
+
+// TestAnyEmailAddressRenders: a user is whatever e-mail address the directory or the IdP gives,
+// canonicalised to lower case: an apostrophe (o'brien@…), a plus, other characters an address may
+// hold, or a long address render for both backends, and the workload sees exactly that user in
+// QM_USER; a line break or a space, which no address holds, is still refused.
+func TestAnyEmailAddressRenders(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed")
+	}
+	tp, _ := catalog(t).Get("ssh-shell")
+	long := "maria-fernanda.gonzalez-rodriguez.external+gpu-cluster@" + // 54 + 96 characters
+		"computational-neuroscience.department-of-biomedical-engineering.research-hospital.example.edu"
+	for _, user := range []string{"o'brien@acme.example", "jane.doe+gpu@acme.example", "a&b{c}|d~e#f$g!h@acme.example", "x=`y`@acme.example", long} {
+		in := templates.ExampleInput(tp, "", nil)
+		in.User = user
+		out, err := tp.Render(in)
+		if err != nil {
+			t.Errorf("user %q: %v", user, err)
+			continue
+		}
+		i := strings.Index(out.SlurmScript, "\nexport QM_LEASE=")
+		line, _, _ := strings.Cut(out.SlurmScript[i+1:], "\n")
+		got, err := exec.Command("bash", "-c", line+"\nprintf %s \"$QM_USER\"").Output()
+		if err != nil || string(got) != user {
+			t.Errorf("user %q: the Slurm script's QM_USER is %q (%v)", user, got, err)
+		}
+		objs, err := decodeStrict(out.KubernetesYAML)
+		if err != nil {
+			t.Fatalf("user %q: %v", user, err)
+		}
+		for _, o := range objs {
+			if j, ok := o.obj.(*batchv1.Job); ok {
+				if j.Annotations["quartermaster.io/user"] != user {
+					t.Errorf("user %q: annotation %q", user, j.Annotations["quartermaster.io/user"])
+				}
+				for _, e := range j.Spec.Template.Spec.Containers[0].Env {
+					if e.Name == "QM_USER" && e.Value != user {
+						t.Errorf("user %q: QM_USER %q in the pod", user, e.Value)
+					}
+				}
+			}
+		}
+		bashN(t, user, out.SlurmScript)
+	}
+	for _, user := range []string{"alice@acme.example\n#SBATCH --partition=other", "alice smith@acme.example", "", strings.Repeat("a", 250) + "@acme.example"} {
+		in := templates.ExampleInput(tp, "", nil)
+		in.User = user
+		if _, err := tp.Render(in); err == nil {
+			t.Errorf("user %q rendered", user)
+		}
 	}
 }

@@ -164,8 +164,11 @@ var (
 	leaseRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]{0,38}[A-Za-z0-9])?$`)
 	// teamRE is a team or class name as the policy writes it (lower case, digits, - and _), that
 	// also makes a Kubernetes label value: it begins and ends with a letter or digit.
-	teamRE      = regexp.MustCompile(`^[a-z0-9]([a-z0-9_-]{0,38}[a-z0-9])?$`)
-	userRE      = regexp.MustCompile(`^[A-Za-z0-9._%+@-]{1,128}$`)
+	teamRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9_-]{0,38}[a-z0-9])?$`)
+	// userRE is a login or an e-mail address, up to the 254 characters an address may have: the
+	// characters an address may hold unquoted, none that ends a line or a word. The script
+	// quotes it (shq) and the manifest writes it with json.
+	userRE      = regexp.MustCompile("^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~@-]{1,254}$")
 	slurmWordRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 	gresRE      = regexp.MustCompile(`^[A-Za-z0-9_]+(:[A-Za-z0-9_.-]+)?$`)
 	nodeListRE  = regexp.MustCompile(`^[A-Za-z0-9_.,\[\]-]+$`)
