@@ -268,6 +268,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 type validator struct {
 	root     *yaml.Node
 	problems []Problem
+	warnings []Problem // found while validating; validate adds them to the policy's
 }
 
 // line finds the line of a dotted path such as "classes.1.max_gpus", falling back to the nearest parent.
@@ -332,6 +333,53 @@ func (v *validator) addf(path, format string, args ...any) {
 }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
+
+// How the backends write a class's mapping; internal/templates renders only these (its
+// slurmWordRE, gresRE, labelKeyRE, labelValRE and resourceRE).
+var (
+	slurmWordRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	gresRE      = regexp.MustCompile(`^[A-Za-z0-9_]+(:[A-Za-z0-9_.-]+)?$`)
+	gresCountRE = regexp.MustCompile(`^([A-Za-z0-9_]+(:[A-Za-z0-9_.-]*[A-Za-z_.-][A-Za-z0-9_.-]*)?):[0-9]+$`)
+	labelKeyRE  = regexp.MustCompile(`^([a-z0-9]([a-z0-9.-]+[a-z0-9])?/)?[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$`)
+	labelValRE  = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)?$`)
+	resourceRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$`)
+)
+
+// mapping checks how a class maps to Slurm and Kubernetes, as far as a job script and a manifest
+// can carry it: one partition, a GRES name and type, node selector labels, a resource name. A
+// GRES written with a count, as slurm.conf writes a node's (gpu:h100:8), reads as the GRES without
+// it, with a warning: each lease asks for its own GPUs.
+func (v *validator) mapping(c *Class, at func(string) string) {
+	if s := c.Slurm.Partition; s != "" && !slurmWordRE.MatchString(s) {
+		v.addf(at("slurm.partition"), "class %s: slurm.partition %q is not one partition name (letters, digits, _ . -); e.g. partition: %s", c.Name, clipName(s, 40), c.Name)
+	}
+	if g := c.Slurm.GRES; g != "" {
+		if m := gresCountRE.FindStringSubmatch(g); m != nil {
+			v.warnings = append(v.warnings, Problem{Line: v.line(at("slurm.gres")),
+				Msg: fmt.Sprintf("class %s: slurm.gres %q ends in a count, which Quartermaster does not use: each lease asks for its own GPUs (--gres=%s:N); it reads as gres: %q", c.Name, g, m[1], m[1])})
+			c.Slurm.GRES = m[1]
+		} else if !gresRE.MatchString(g) {
+			v.addf(at("slurm.gres"), "class %s: slurm.gres %q is not a GRES as Slurm writes it; write its name and type, e.g. gres: \"gpu:h100\" (or \"gpu\" for any type)", c.Name, clipName(g, 40))
+		}
+	}
+	if r := c.Kubernetes.Resource; r != "" && !resourceRE.MatchString(r) {
+		v.addf(at("kubernetes.resource"), "class %s: kubernetes.resource %q is not a resource name; e.g. resource: nvidia.com/gpu", c.Name, clipName(r, 60))
+	}
+	keys := make([]string, 0, len(c.Kubernetes.NodeSelector))
+	for k := range c.Kubernetes.NodeSelector {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if val := c.Kubernetes.NodeSelector[k]; !labelKeyRE.MatchString(k) || len(k) > 316 || !labelValRE.MatchString(val) {
+			key := k
+			if !labelKeyRE.MatchString(k) {
+				key = fmt.Sprintf("%q", clipName(k, 60))
+			}
+			v.addf(at("kubernetes.node_selector"), "class %s: kubernetes.node_selector %s: %q is not a Kubernetes label; e.g. node_selector: {gpu.acme/class: %s}", c.Name, key, clipName(val, 60), c.Name)
+		}
+	}
+}
 
 // RequestWords are the words that /gpu request and /gpu quota request read as something other
 // than a class, with what they do there. A class named by one could not be asked for by name (a
@@ -470,6 +518,7 @@ func (v *validator) validate(p *Policy) {
 		if !(c.CapacityShare >= 0 && c.CapacityShare <= 1) {
 			v.addf(at("capacity_share"), "class %s: capacity_share is a fraction between 0 and 1, not %s; e.g. capacity_share: 0.15", c.Name, v.text(at("capacity_share")))
 		}
+		v.mapping(c, at)
 	}
 	v.quota("default_quota", "default_quota: ", &p.DefaultQuota, seen)
 	teams := map[string]bool{}
@@ -613,7 +662,7 @@ func (v *validator) validate(p *Policy) {
 	rs, probs := compileRules(p, v.line)
 	v.problems = append(v.problems, probs...)
 	p.rules = rs
-	p.Warnings = nil
+	p.Warnings = append([]Problem(nil), v.warnings...)
 	for _, warnings := range []func(*Policy, func(string) int) []Problem{teamWarnings, groupWarnings, ruleCaseWarnings, limitWarnings, approverWarnings, deciderWarnings, discordChannelWarnings} {
 		p.Warnings = append(p.Warnings, warnings(p, v.line)...)
 	}

@@ -1,0 +1,52 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSlurmGRESWithACountReadsAsItsType: a class's slurm.gres written with a count, as a node's
+// GRES is in slurm.conf (gpu:h100:8, gpu:4), would have matched no node of the cluster and
+// rendered no job; it reads as the GRES without the count, with a warning on its line, since each
+// lease asks for its own GPUs.
+func TestSlurmGRESWithACountReadsAsItsType(t *testing.T) {
+	for gres, want := range map[string]string{"gpu:h100:8": "gpu:h100", "gpu:4": "gpu", "gpu:a100-sxm4-80gb:2": "gpu:a100-sxm4-80gb"} {
+		p, err := Load([]byte(exampleWith(t, `gres: "gpu:h100"`, `gres: "`+gres+`"`)), "p.yaml")
+		if err != nil {
+			t.Fatalf("%s: %v", gres, err)
+		}
+		c, _ := p.Class("train")
+		if c.Slurm.GRES != want {
+			t.Errorf("gres %q reads as %q, want %q", gres, c.Slurm.GRES, want)
+		}
+		text := warningText(p.Warnings)
+		if !strings.Contains(text, `32: class train: slurm.gres "`+gres+`" ends in a count`) || !strings.Contains(text, `gres: "`+want+`"`) {
+			t.Errorf("gres %q: warnings\n%s", gres, text)
+		}
+	}
+	if p, err := LoadFile(examplePath); err != nil || len(p.Warnings) != 0 {
+		t.Errorf("the example: %v %v", err, p.Warnings)
+	}
+}
+
+// TestClassMappingsThatCannotRenderAreRefused: a class mapping no job or manifest could carry (a
+// GRES or partition that is not one word, a node selector that is not a label, a resource that is
+// not a resource name) failed every lease of the class with "the workspace could not be started";
+// policy check refuses it on its line.
+func TestClassMappingsThatCannotRenderAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		old, new string
+		line     int
+		msg      string
+	}{
+		{`gres: "gpu:h100"`, `gres: "gpu h100"`, 32, `class train: slurm.gres "gpu h100" is not a GRES as Slurm writes it; write its name and type, e.g. gres: "gpu:h100" (or "gpu" for any type)`},
+		{`gres: "gpu:h100"`, `gres: "gpu:h100,gpu:a100"`, 32, `class train: slurm.gres "gpu:h100,gpu:a100" is not a GRES as Slurm writes it; write its name and type, e.g. gres: "gpu:h100" (or "gpu" for any type)`},
+		{`partition: train,`, `partition: "train,debug",`, 32, `class train: slurm.partition "train,debug" is not one partition name (letters, digits, _ . -); e.g. partition: train`},
+		{`node_selector: {gpu.acme/class: train}`, `node_selector: {gpu.acme/class: "train pool"}`, 33, `class train: kubernetes.node_selector gpu.acme/class: "train pool" is not a Kubernetes label; e.g. node_selector: {gpu.acme/class: train}`},
+		{`node_selector: {gpu.acme/class: train}`, `node_selector: {"gpu class": train}`, 33, `class train: kubernetes.node_selector "gpu class": "train" is not a Kubernetes label; e.g. node_selector: {gpu.acme/class: train}`},
+		{`resource: nvidia.com/gpu, node_selector: {gpu.acme/class: train}`, `resource: nvidia gpu, node_selector: {gpu.acme/class: train}`, 33, `class train: kubernetes.resource "nvidia gpu" is not a resource name; e.g. resource: nvidia.com/gpu`},
+	} {
+		pe := refused(t, c.old, c.new)
+		wantProblem(t, pe, c.line, c.msg)
+	}
+}
