@@ -332,7 +332,9 @@ func (v *validator) addf(path, format string, args ...any) {
 	v.problems = append(v.problems, Problem{Line: v.line(path), Msg: fmt.Sprintf(format, args...)})
 }
 
-var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
+// nameRE is a class or team name. It is a Kubernetes label value on every object of its leases
+// (quartermaster.io/team, quartermaster.io/class), so it ends with a letter or digit.
+var nameRE = regexp.MustCompile(`^[a-z]([a-z0-9_-]{0,38}[a-z0-9])?$`)
 
 // How the backends write a class's mapping; internal/templates renders only these (its
 // slurmWordRE, gresRE, labelKeyRE, labelValRE and resourceRE).
@@ -481,7 +483,7 @@ func (v *validator) validate(p *Policy) {
 			continue
 		}
 		if !nameRE.MatchString(c.Name) {
-			v.addf(at("name"), "class name %q must be lower case letters, digits, - or _ (starting with a letter, 40 at most)%s", c.Name, nameSuggestion(c.Name))
+			v.addf(at("name"), "class name %q must be lower case letters, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most)%s", c.Name, nameSuggestion(c.Name))
 		}
 		if meaning, ok := RequestWords[c.Name]; ok {
 			v.addf(at("name"), "class name %q is a word /gpu request reads otherwise (%s), so nobody could ask for the class by name; rename it, e.g. name: %s-gpu", c.Name, meaning, c.Name)
@@ -529,7 +531,7 @@ func (v *validator) validate(p *Policy) {
 			continue
 		}
 		if !nameRE.MatchString(t.Name) {
-			v.addf(at("name"), "team name %q must be lower case letters, digits, - or _ (starting with a letter, 40 at most)%s", t.Name, nameSuggestion(t.Name))
+			v.addf(at("name"), "team name %q must be lower case letters, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most)%s", t.Name, nameSuggestion(t.Name))
 		}
 		if teams[strings.ToLower(t.Name)] {
 			v.addf(at("name"), "team %q is defined twice", t.Name)

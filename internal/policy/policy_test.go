@@ -94,10 +94,12 @@ sim: {nodes: [{name: n, count: 1, class: gpu, gpus: 4}]}
 // _ is refused with the name to write instead, where there is one.
 func TestBadNamesGetOneThatWorks(t *testing.T) {
 	for name, want := range map[string]string{
-		"GPU":         `class name "GPU" must be lower case letters, digits, - or _ (starting with a letter, 40 at most); write "gpu"`,
+		"GPU":         `class name "GPU" must be lower case letters, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most); write "gpu"`,
+		"a100_":       `class name "a100_" must be lower case letters, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most); write "a100"`,
+		"gpu-":        `; write "gpu"`,
 		"A100 shared": `; write "a100-shared"`,
 		"h100.sxm":    `; write "h100-sxm"`,
-		"1gpu":        `class name "1gpu" must be lower case letters, digits, - or _ (starting with a letter, 40 at most)`,
+		"1gpu":        `class name "1gpu" must be lower case letters, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most)`,
 	} {
 		src := "organization: X\nclasses:\n  - {name: \"" + name + "\", max_gpus: 1, max_duration: 1h}\nsim: {nodes: [{name: n, count: 1, class: \"" + name + "\", gpus: 1}]}\n"
 		_, err := Load([]byte(src), "p.yaml")
@@ -112,6 +114,29 @@ func TestBadNamesGetOneThatWorks(t *testing.T) {
 				t.Errorf("%q: the name suggested, %s, does not load: %v", name, suggested, err)
 			}
 		}
+	}
+}
+
+// TestNamesEndWithALetterOrDigit: a team or class name is a Kubernetes label value on every
+// object of its leases, which must end with a letter or digit; a name ending in - or _ loaded,
+// and then every lease of it failed to start. Such a team is refused on its line, and a group
+// written so names no unlisted team.
+func TestNamesEndWithALetterOrDigit(t *testing.T) {
+	pe := refused(t, "  - name: vision\n", "  - name: vision_\n")
+	if !hasProblem(pe, 39, `team name "vision_" must be lower case letters, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most); write "vision"`) {
+		t.Errorf("team vision_: %v", pe)
+	}
+	p, err := LoadFile(examplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []string{"ml-", "ML_", "data-eng-"} {
+		if name, ok := p.UnlistedTeam(g); ok {
+			t.Errorf("group %q names team %q", g, name)
+		}
+	}
+	if name, ok := p.UnlistedTeam("ML_Ops"); !ok || name != "ml_ops" {
+		t.Errorf("group ML_Ops: %q %v", name, ok)
 	}
 }
 
