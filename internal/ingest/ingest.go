@@ -376,6 +376,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now tim
 		s := seen[id]
 		var sum float64
 		var n int
+		unread := false
 		for g := range s.gpus {
 			if u := util[g]; u != nil {
 				sum += *u
@@ -383,18 +384,31 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now tim
 				if *u >= i.cfg.IdleBelow {
 					s.active = true
 				}
+			} else {
+				unread = true
 			}
 		}
 		mean := 0.0
 		if n > 0 {
 			mean = sum / float64(n)
 		}
-		rec.Activity = append(rec.Activity, store.LeaseActivity{Lease: id, Utilization: mean, MemUsed: s.mem, Active: s.active})
+		// A lease with a process on a GPU that gave no utilization (MIG, or a failed reading), and
+		// none busy among those that did, may be working where the agent cannot see: its activity
+		// is unknown, not idle. It is not recorded, so the idle path treats the lease as
+		// unobserved (never reclaimed; the platform channel is told), and its GPU time is not
+		// counted idle.
+		unknown := unread && !s.active
+		if !unknown {
+			rec.Activity = append(rec.Activity, store.LeaseActivity{Lease: id, Utilization: mean, MemUsed: s.mem, Active: s.active})
+		}
 		// A lease over several nodes is reported by each of them: each has its share of the GPUs.
 		nodes := max(len(expandHostlist(s.lease.Node)), 1)
 		gpuSecs := interval.Seconds() * float64(max(s.lease.GPUs/nodes, 1))
 		roll := qm.UsageRollup{Lease: id, Hour: qm.HourStart(r.At, i.cfg.Location), GPUSeconds: gpuSecs, UtilSum: mean, Samples: 1}
-		if !s.active {
+		switch {
+		case unknown:
+			roll.UtilSum, roll.Samples = 0, 0
+		case !s.active:
 			roll.IdleGPUSeconds = gpuSecs
 		}
 		rolls = append(rolls, roll)

@@ -333,3 +333,48 @@ func FuzzDecode(f *testing.F) {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// A GPU that gives no utilization (a MIG-enabled A100/H100, where NVML says NOT_SUPPORTED, or a
+// GPU whose reading failed) says nothing about whether the lease's work runs: a lease whose
+// processes are only on such GPUs is not judged idle, however steady its memory. Once a GPU of
+// the lease that does answer is busy, it is active as before; a lease on the node with no process
+// at all is still seen idle.
+func TestNoUtilizationIsNotIdle(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		leases := []*qm.Lease{
+			{ID: 1, State: qm.Active, GPUs: 1, Ref: "8123", Node: "n1"},
+			{ID: 2, State: qm.Active, GPUs: 1, Ref: "8124", Node: "n1"},
+		}
+		e := newEnv(t, url, leases...)
+		tel := ingest.Telemetry{Store: e.db}
+		for k := range 3 {
+			code, out := e.post(e.tokens["n1"], e.rep(
+				report.GPU{Index: 0, UUID: "GPU-0", MemUsed: 30 << 30, MemTotal: 80 << 30,
+					Processes: []report.Process{{PID: 7, Job: "8123", MemUsed: 30 << 30}}},
+				report.GPU{Index: 1, UUID: "GPU-1", MemTotal: 80 << 30},
+			))
+			if code != 200 || out["accepted"] != true {
+				t.Fatalf("report %d: %d %v", k, code, out)
+			}
+			e.clock.Advance(10 * time.Second)
+		}
+		if a, ok := tel.Activity(t.Context(), leases[0]); ok && !a.Seen.IsZero() && a.LastActive.IsZero() {
+			t.Errorf("L-1, whose only GPU gives no utilization, was judged idle: %+v", a)
+		}
+		if a, ok := tel.Activity(t.Context(), leases[1]); !ok || !a.LastActive.IsZero() {
+			t.Errorf("L-2, on the node with no process: %+v %v; want seen and idle", a, ok)
+		}
+		if err := e.ing.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		use, err := e.db.Usage(t.Context(), t0, t0.Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range use {
+			if u.Lease == 1 && (u.GPUSeconds != 30 || u.IdleGPUSeconds != 0) {
+				t.Errorf("L-1's usage = %+v; want 30 GPU-s, none of them counted idle", u)
+			}
+		}
+	})
+}
