@@ -322,6 +322,19 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now tim
 		seen[l.ID] = &leaseSeen{lease: l, gpus: map[int]bool{}}
 	}
 	util := map[int]*float64{}
+	reported := make(map[string]bool, len(r.GPUs))
+	for _, g := range r.GPUs {
+		reported[g.UUID] = true
+	}
+	// A GPU of the node's topology that the report lacks (the agent could not read it) may be where
+	// a lease works: from such a report only the leases it shows busy are judged.
+	partial := false
+	for u := range known {
+		if !reported[u] {
+			partial = true
+			break
+		}
+	}
 	for _, g := range r.GPUs {
 		if !known[g.UUID] {
 			resp.Skipped[UnknownGPU]++
@@ -392,12 +405,12 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now tim
 		if n > 0 {
 			mean = sum / float64(n)
 		}
-		// A lease with a process on a GPU that gave no utilization (MIG, or a failed reading), and
-		// none busy among those that did, may be working where the agent cannot see: its activity
-		// is unknown, not idle. It is not recorded, so the idle path treats the lease as
+		// A lease with a process on a GPU that gave no utilization (MIG, or a failed reading), or on
+		// a node whose report lacks a GPU, and none busy among the GPUs read, may be working where
+		// the agent cannot see: its activity is unknown, not idle. It is not recorded, so the idle path treats the lease as
 		// unobserved (never reclaimed; the platform channel is told), and its GPU time is not
 		// counted idle.
-		unknown := unread && !s.active
+		unknown := (unread || partial) && !s.active
 		if !unknown {
 			rec.Activity = append(rec.Activity, store.LeaseActivity{Lease: id, Utilization: mean, MemUsed: s.mem, Active: s.active})
 		}

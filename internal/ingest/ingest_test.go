@@ -378,3 +378,40 @@ func TestNoUtilizationIsNotIdle(t *testing.T) {
 		}
 	})
 }
+
+// A report that lacks a GPU of the node's topology (the agent could not read it: it fell off the
+// bus, or NVML failed for it) cannot say what the leases on that GPU do: the sample is kept, a lease
+// it shows busy is active, and no other lease of the node is judged from it, so a lease whose work
+// ran on the missing GPU is not seen idle.
+func TestAReportMissingAGPUJudgesNoLease(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		leases := []*qm.Lease{
+			{ID: 1, State: qm.Active, GPUs: 1, Ref: "55", Node: "n1"},
+			{ID: 2, State: qm.Active, GPUs: 1, Ref: "56", Node: "n1"},
+		}
+		e := newEnv(t, url, leases...)
+		busy := report.GPU{Index: 1, UUID: "GPU-1", Util: f(90), Processes: []report.Process{{PID: 9, Job: "56"}}}
+		if code, out := e.post(e.tokens["n1"], e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(0)}, busy)); code != 200 || out["accepted"] != true {
+			t.Fatalf("%d %v", code, out)
+		}
+		first := e.clock.Now()
+		e.clock.Advance(10 * time.Second)
+		r := e.rep(busy) // GPU 0, where lease 1's job runs, is missing
+		r.Topology = nil
+		before := e.samples()
+		if code, out := e.post(e.tokens["n1"], r); code != 200 || out["accepted"] != true {
+			t.Fatalf("%d %v", code, out)
+		}
+		if e.samples() != before+1 {
+			t.Error("the sample was not kept")
+		}
+		tel := ingest.Telemetry{Store: e.db}
+		if a, _ := tel.Activity(t.Context(), leases[0]); !a.Seen.Equal(first) {
+			t.Errorf("L-1 was judged from a report missing GPU 0, where its job runs: %+v", a)
+		}
+		// What the report does show busy is busy: that never reclaims anything.
+		if a, _ := tel.Activity(t.Context(), leases[1]); !a.LastActive.Equal(e.clock.Now()) {
+			t.Errorf("L-2, busy on GPU 1: %+v; want seen active", a)
+		}
+	})
+}
