@@ -38,6 +38,8 @@ type Devices struct {
 	mu     sync.Mutex
 	events nvml.EventSet // XID events; nil when the driver offers none
 	xid    []uint64      // the last XID per GPU
+	// failing marks the GPUs the last sample could not read.
+	failing []bool
 }
 
 var _ agent.Devices = (*Devices)(nil)
@@ -147,49 +149,88 @@ func (d *Devices) Driver() string { return d.driver }
 // GPUs lists the GPUs by index.
 func (d *Devices) GPUs() []agent.GPUInfo { return d.gpus }
 
-// Sample reads every GPU now. Processes carry their PIDs; the agent finds their jobs.
+// Sample reads every GPU now. Processes carry their PIDs; the agent finds their jobs. A GPU that
+// is lost (fell off the bus) or whose processes cannot be read is left out of this sample, and the
+// log says so when that starts and when it ends: the other GPUs are still reported, and the
+// service, missing a GPU of the node, judges none of the node's leases from the sample.
 func (d *Devices) Sample(_ context.Context) ([]report.GPU, error) {
-	out := make([]report.GPU, len(d.devs))
+	out := make([]report.GPU, 0, len(d.devs))
 	for i, dev := range d.devs {
-		info := d.gpus[i]
-		g := report.GPU{Index: i, UUID: info.UUID, Name: info.Name, MemTotal: info.MemTotal}
-		if u, r := dev.GetUtilizationRates(); r == nvml.SUCCESS {
-			v := float64(u.Gpu)
-			g.Util = &v
+		g, err := d.sampleGPU(i, dev)
+		d.noteFailure(i, err)
+		if err != nil {
+			continue
 		}
-		if m, r := dev.GetMemoryInfo(); r == nvml.SUCCESS {
-			g.MemUsed, g.MemTotal = m.Used, m.Total
-		}
-		if p, r := dev.GetPowerUsage(); r == nvml.SUCCESS {
-			v := float64(p) / 1000
-			g.PowerW = &v
-		}
-		if t, r := dev.GetTemperature(nvml.TEMPERATURE_GPU); r == nvml.SUCCESS {
-			v := float64(t)
-			g.TempC = &v
-		}
-		if e, r := dev.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.VOLATILE_ECC); r == nvml.SUCCESS {
-			g.ECCUncorrected = &e
-		}
-		procs, r := dev.GetComputeRunningProcesses()
-		if r != nvml.SUCCESS && r != nvml.ERROR_NOT_SUPPORTED && r != nvml.ERROR_NOT_FOUND {
-			return nil, fmt.Errorf("nvml: processes on GPU %d: %s", i, nvml.ErrorString(r))
-		}
-		for _, p := range procs {
-			g.Processes = append(g.Processes, report.Process{PID: p.Pid, MemUsed: p.UsedGpuMemory})
-		}
-		out[i] = g
+		out = append(out, g)
+	}
+	if len(out) == 0 && len(d.devs) > 0 {
+		return nil, fmt.Errorf("nvml: none of the %d GPUs could be read", len(d.devs))
 	}
 	d.drainXIDs()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.events != nil {
-		for i := range out {
-			v := d.xid[i]
-			out[i].XID = &v
+		for k := range out {
+			v := d.xid[out[k].Index]
+			out[k].XID = &v
 		}
 	}
 	return out, nil
+}
+
+// sampleGPU reads GPU i; an error when it is lost or its processes cannot be read.
+func (d *Devices) sampleGPU(i int, dev nvml.Device) (report.GPU, error) {
+	info := d.gpus[i]
+	g := report.GPU{Index: i, UUID: info.UUID, Name: info.Name, MemTotal: info.MemTotal}
+	lost := func(r nvml.Return) bool { return r == nvml.ERROR_GPU_IS_LOST }
+	u, r := dev.GetUtilizationRates()
+	if lost(r) {
+		return g, fmt.Errorf("nvml: GPU %d: %s", i, nvml.ErrorString(r))
+	}
+	if r == nvml.SUCCESS {
+		v := float64(u.Gpu)
+		g.Util = &v
+	}
+	if m, r := dev.GetMemoryInfo(); r == nvml.SUCCESS {
+		g.MemUsed, g.MemTotal = m.Used, m.Total
+	} else if lost(r) {
+		return g, fmt.Errorf("nvml: GPU %d: %s", i, nvml.ErrorString(r))
+	}
+	if p, r := dev.GetPowerUsage(); r == nvml.SUCCESS {
+		v := float64(p) / 1000
+		g.PowerW = &v
+	}
+	if t, r := dev.GetTemperature(nvml.TEMPERATURE_GPU); r == nvml.SUCCESS {
+		v := float64(t)
+		g.TempC = &v
+	}
+	if e, r := dev.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.VOLATILE_ECC); r == nvml.SUCCESS {
+		g.ECCUncorrected = &e
+	}
+	procs, r := dev.GetComputeRunningProcesses()
+	if r != nvml.SUCCESS && r != nvml.ERROR_NOT_SUPPORTED && r != nvml.ERROR_NOT_FOUND {
+		return g, fmt.Errorf("nvml: processes on GPU %d: %s", i, nvml.ErrorString(r))
+	}
+	for _, p := range procs {
+		g.Processes = append(g.Processes, report.Process{PID: p.Pid, MemUsed: p.UsedGpuMemory})
+	}
+	return g, nil
+}
+
+// noteFailure logs when GPU i starts or stops failing to be read.
+func (d *Devices) noteFailure(i int, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.failing == nil {
+		d.failing = make([]bool, len(d.devs))
+	}
+	switch {
+	case err != nil && !d.failing[i]:
+		d.log.Error("a GPU cannot be read; it is left out of the reports until it can", "gpu", i, "uuid", d.gpus[i].UUID, "err", err)
+	case err == nil && d.failing[i]:
+		d.log.Info("a GPU can be read again", "gpu", i, "uuid", d.gpus[i].UUID)
+	}
+	d.failing[i] = err != nil
 }
 
 // drainXIDs takes every XID event waiting, without blocking.

@@ -212,3 +212,43 @@ func TestNoDriverNoGPU(t *testing.T) {
 		t.Errorf("no GPU: %v", err)
 	}
 }
+
+// A GPU that fell off the bus (ERROR_GPU_IS_LOST, XID 79) or whose processes cannot be read is
+// left out of the sample, which goes on with the other GPUs: one bad GPU does not silence the
+// node's telemetry and /metrics. When it answers again it is back in the next sample.
+func TestALostGPUIsLeftOutOfTheSample(t *testing.T) {
+	ctx := context.Background()
+	f, err := nvml.NewFake("dgxh100", "dgx-h-07", agent.StaticScript(mustScript(t, "* 60 pids=100")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	lost := f.Server.Devices[5].(*server.Device)
+	procs, util := lost.GetComputeRunningProcessesFunc, lost.GetUtilizationRatesFunc
+	lost.GetComputeRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) { return nil, gonvml.ERROR_GPU_IS_LOST }
+	lost.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) { return gonvml.Utilization{}, gonvml.ERROR_GPU_IS_LOST }
+	flaky := f.Server.Devices[2].(*server.Device)
+	flaky.GetComputeRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) { return nil, gonvml.ERROR_UNKNOWN }
+	g, err := d.Sample(ctx)
+	if err != nil {
+		t.Fatalf("one lost GPU failed the whole sample: %v", err)
+	}
+	var idx []int
+	for _, x := range g {
+		idx = append(idx, x.Index)
+		if len(x.Processes) != 1 || x.Util == nil || *x.Util != 60 {
+			t.Errorf("GPU %d = %+v; want 60%% and its process", x.Index, x)
+		}
+	}
+	if len(idx) != 6 || idx[2] != 3 || idx[4] != 6 {
+		t.Errorf("sampled GPUs %v; want all but 2 and 5", idx)
+	}
+	lost.GetComputeRunningProcessesFunc, lost.GetUtilizationRatesFunc = procs, util
+	if g, err := d.Sample(ctx); err != nil || len(g) != 7 {
+		t.Errorf("after GPU 5 answers again: %d GPUs, %v; want 7", len(g), err)
+	}
+}
