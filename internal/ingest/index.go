@@ -16,7 +16,7 @@ type leaseIndex struct {
 	at     time.Time
 	byJob  map[string]*qm.Lease
 	byPod  map[string]*qm.Lease
-	byNode map[string][]*qm.Lease
+	byNode map[string][]*qm.Lease // by node name in lower case
 }
 
 // cachedUIDs are the pod UIDs behind a Kubernetes lease's Ref.
@@ -73,6 +73,7 @@ func (i *Ingest) index(ctx context.Context) (*leaseIndex, error) {
 			}
 		}
 		for _, n := range expandHostlist(l.Node) {
+			n = strings.ToLower(n) // node names match ignoring A-Z case
 			idx.byNode[n] = append(idx.byNode[n], l)
 		}
 	}

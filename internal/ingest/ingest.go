@@ -241,11 +241,14 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		i.refuse(w, http.StatusBadRequest, Malformed, err.Error())
 		return
 	}
-	if r.Node != node {
+	// Node names are host names: written the same ignoring A-Z case, they name one node, which is
+	// kept under its token's spelling.
+	if !strings.EqualFold(r.Node, node) {
 		i.log.Warn("a report named another node than its token's", "node_of_token", node, "report_node", r.Node)
 		i.refuse(w, http.StatusForbidden, WrongNode, fmt.Sprintf("this token belongs to node %s, not %s", node, r.Node))
 		return
 	}
+	r.Node = node
 	now := i.cfg.Clock.Now()
 	if r.At.After(now.Add(i.cfg.MaxSkew)) {
 		i.refuse(w, http.StatusUnprocessableEntity, Future, fmt.Sprintf("the report is dated %s, %s ahead of the service's clock; check the node's clock (NTP)",
@@ -318,7 +321,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now tim
 		return resp, err
 	}
 	seen := map[qm.LeaseID]*leaseSeen{}
-	for _, l := range idx.byNode[r.Node] {
+	for _, l := range idx.byNode[strings.ToLower(r.Node)] {
 		seen[l.ID] = &leaseSeen{lease: l, gpus: map[int]bool{}}
 	}
 	util := map[int]*float64{}

@@ -415,3 +415,28 @@ func TestAReportMissingAGPUJudgesNoLease(t *testing.T) {
 		}
 	})
 }
+
+// Node names are host names: they match ignoring A-Z case. An agent started with the host's
+// name in capitals (--node N1) reports with the token created for n1, and a lease the scheduler
+// places on "N1" is covered by n1's reports.
+func TestNodeNamesIgnoreCase(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		leases := []*qm.Lease{{ID: 1, State: qm.Active, GPUs: 1, Ref: "77", Node: "N1"}}
+		e := newEnv(t, url, leases...)
+		r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(0)}, report.GPU{Index: 1, UUID: "GPU-1", Util: f(0)})
+		r.Node = "N1"
+		if code, out := e.post(e.tokens["n1"], r); code != 200 || out["accepted"] != true {
+			t.Fatalf("a report named N1 with n1's token: %d %v", code, out)
+		}
+		e.clock.Advance(10 * time.Second)
+		if code, out := e.post(e.tokens["n1"], e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(0)}, report.GPU{Index: 1, UUID: "GPU-1", Util: f(0)})); code != 200 || out["accepted"] != true || out["topology_wanted"] != nil {
+			t.Fatalf("the next report named n1: %d %v", code, out)
+		}
+		if a, ok := (ingest.Telemetry{Store: e.db}).Activity(t.Context(), leases[0]); !ok || !a.Seen.Equal(e.clock.Now()) {
+			t.Errorf("the lease on N1 was not covered by n1's report: %+v %v", a, ok)
+		}
+		if code, _ := e.post(e.tokens["n2"], r); code != 403 {
+			t.Errorf("n2's token for a report of N1: %d, want 403", code)
+		}
+	})
+}

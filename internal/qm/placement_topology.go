@@ -61,7 +61,7 @@ type topologyCache struct {
 
 // topologySnapshot is one reading of the agents' topology: each node's islands and NUMA nodes.
 type topologySnapshot struct {
-	nodes map[string]nodeTopology
+	nodes map[string]nodeTopology // by node name in lower case
 }
 
 type nodeTopology struct {
@@ -100,7 +100,7 @@ func (s *Service) RefreshTopology(ctx context.Context, force bool) error {
 	snap := &topologySnapshot{nodes: make(map[string]nodeTopology, len(all))}
 	for name, t := range all {
 		if nt, ok := shapeTopology(t); ok {
-			snap.nodes[name] = nt
+			snap.nodes[strings.ToLower(name)] = nt // node names match ignoring A-Z case
 		}
 	}
 	c.nodes.Store(snap)
@@ -151,7 +151,7 @@ func (s *Service) inventory() ([]Node, *nodeIndex) {
 		copy(out, inv)
 		for i := range out {
 			nd := &out[i]
-			t, ok := snap.nodes[nd.Name]
+			t, ok := snap.nodes[strings.ToLower(nd.Name)]
 			if !ok || len(t.island) != nd.GPUs {
 				continue
 			}

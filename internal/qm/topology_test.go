@@ -91,3 +91,21 @@ func TestAgentTopologyPlacesAndTheSchedulersGPUsAreAdopted(t *testing.T) {
 		t.Fatalf("2 GPUs with gpu01 and gpu02 full: %s GPUs %v %q; want gpu03, connection unknown", l.Node, l.GPUIndex, l.Connection)
 	}
 }
+
+// A node's agent may name it in other letter case than the scheduler (host name DGX-07, Slurm
+// node dgx-07): node names match ignoring A-Z case, so its topology still places a 4-GPU lease in
+// one NVLink island.
+func TestAgentTopologyOfANodeNamedInOtherCase(t *testing.T) {
+	svc, f, clock, _ := schedService(t, qm.Started{State: qm.Active})
+	db := svc.Store.(*store.DB)
+	svc.Topology = db
+	f.nodes = []qm.Node{{Name: "dgx-07", Class: "train", GPUs: 8, Used: 1}}
+	reportTopology(t, db, clock.Now(), "DGX-07", 8, []int{0, 2, 4, 6}, []int{1, 3, 5, 7})
+	if _, err := svc.Reconcile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l := mustRequest(t, svc, "alice@acme.example", 4, "train")
+	if l.Node != "dgx-07" || l.Connection != qm.ConnectionIsland {
+		t.Fatalf("4 GPUs: on %s GPUs %v %q; want dgx-07, one island", l.Node, l.GPUIndex, l.Connection)
+	}
+}

@@ -34,16 +34,20 @@ func (db *DB) CreateAgentToken(ctx context.Context, node, hash string, at time.T
 		return fmt.Errorf("store: create agent token: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	var revoked dbTime
-	err = tx.GetContext(ctx, &revoked, db.x.Rebind(`SELECT revoked_at FROM agent_tokens WHERE node = ?`), node)
+	// Node names match ignoring A-Z case; the node keeps the name it was first written with.
+	var cur struct {
+		Node    string `db:"node"`
+		Revoked dbTime `db:"revoked_at"`
+	}
+	err = tx.GetContext(ctx, &cur, db.x.Rebind(`SELECT node, revoked_at FROM agent_tokens WHERE LOWER(node) = LOWER(?)`), node)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		_, err = tx.ExecContext(ctx, db.x.Rebind(`INSERT INTO agent_tokens (node, token_hash, created_at) VALUES (?, ?, ?)`), node, hash, dbTime(at))
 	case err != nil:
-	case time.Time(revoked).IsZero():
-		return qm.Errorf(qm.ECONFLICT, "node %s has a valid token already; revoke it first: quartermaster agent-token revoke %s", node, node)
+	case time.Time(cur.Revoked).IsZero():
+		return qm.Errorf(qm.ECONFLICT, "node %s has a valid token already; revoke it first: quartermaster agent-token revoke %s", cur.Node, cur.Node)
 	default:
-		_, err = tx.ExecContext(ctx, db.x.Rebind(`UPDATE agent_tokens SET token_hash = ?, created_at = ?, revoked_at = NULL WHERE node = ?`), hash, dbTime(at), node)
+		_, err = tx.ExecContext(ctx, db.x.Rebind(`UPDATE agent_tokens SET token_hash = ?, created_at = ?, revoked_at = NULL WHERE node = ?`), hash, dbTime(at), cur.Node)
 	}
 	if err != nil {
 		return fmt.Errorf("store: create agent token: %w", err)
@@ -56,7 +60,7 @@ func (db *DB) CreateAgentToken(ctx context.Context, node, hash string, at time.T
 
 // RevokeAgentToken revokes node's token; ENOTFOUND when it has no valid one.
 func (db *DB) RevokeAgentToken(ctx context.Context, node string, at time.Time) error {
-	res, err := db.x.ExecContext(ctx, db.x.Rebind(`UPDATE agent_tokens SET revoked_at = ? WHERE node = ? AND revoked_at IS NULL`), dbTime(at), node)
+	res, err := db.x.ExecContext(ctx, db.x.Rebind(`UPDATE agent_tokens SET revoked_at = ? WHERE LOWER(node) = LOWER(?) AND revoked_at IS NULL`), dbTime(at), node)
 	if err != nil {
 		return fmt.Errorf("store: revoke agent token: %w", err)
 	}

@@ -176,3 +176,35 @@ func TestRecordAgentReportsBatch(t *testing.T) {
 		}
 	})
 }
+
+// Node names match ignoring A-Z case: GPU-01 and gpu-01 are one node with one valid token, which
+// either spelling revokes, and the name stays as first written.
+func TestAgentTokenNodeNamesIgnoreCase(t *testing.T) {
+	eachBackend(t, func(t *testing.T, url string) {
+		db := storetest.Open(t, url)
+		ctx := t.Context()
+		at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+		if err := db.CreateAgentToken(ctx, "gpu-01", "h1", at); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CreateAgentToken(ctx, "GPU-01", "h2", at); qm.ErrorCode(err) != qm.ECONFLICT {
+			t.Fatalf("a token for GPU-01 while gpu-01 has one: %v, want ECONFLICT", err)
+		}
+		if err := db.RevokeAgentToken(ctx, "GPU-01", at.Add(time.Hour)); err != nil {
+			t.Fatalf("revoking GPU-01: %v", err)
+		}
+		if err := db.CreateAgentToken(ctx, "Gpu-01", "h3", at.Add(2*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		list, err := db.AgentTokens(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 1 || list[0].Node != "gpu-01" || !list[0].RevokedAt.IsZero() {
+			t.Fatalf("tokens = %+v; want gpu-01's, valid", list)
+		}
+		if node, err := db.AgentNode(ctx, "h3"); err != nil || node != "gpu-01" {
+			t.Fatalf("AgentNode(h3) = %q, %v", node, err)
+		}
+	})
+}
