@@ -342,7 +342,7 @@ var (
 	slurmWordRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 	gresRE      = regexp.MustCompile(`^[A-Za-z0-9_]+(:[A-Za-z0-9_.-]+)?$`)
 	gresCountRE = regexp.MustCompile(`^([A-Za-z0-9_]+(:[A-Za-z0-9_.-]*[A-Za-z_.-][A-Za-z0-9_.-]*)?):[0-9]+$`)
-	labelKeyRE  = regexp.MustCompile(`^([a-z0-9]([a-z0-9.-]+[a-z0-9])?/)?[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$`)
+	labelKeyRE  = regexp.MustCompile(`^([a-z0-9]([a-z0-9.-]*[a-z0-9])?/)?[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$`)
 	labelValRE  = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)?$`)
 	resourceRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$`)
 )

@@ -50,3 +50,13 @@ func TestClassMappingsThatCannotRenderAreRefused(t *testing.T) {
 		wantProblem(t, pe, c.line, c.msg)
 	}
 }
+
+// TestClassMappingsKubernetesTakes: node selector keys Kubernetes takes load, short prefixes
+// (a DNS subdomain of one or two characters) and names without a prefix included.
+func TestClassMappingsKubernetesTakes(t *testing.T) {
+	for _, sel := range []string{`{ai/pool: train}`, `{a/pool: train}`, `{pool: train, kubernetes.io/arch: amd64}`, `{gpu.acme/class: ""}`} {
+		if _, err := Load([]byte(exampleWith(t, `node_selector: {gpu.acme/class: train}`, `node_selector: `+sel)), "p.yaml"); err != nil {
+			t.Errorf("node_selector: %s: %v", sel, err)
+		}
+	}
+}
