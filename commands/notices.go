@@ -63,6 +63,9 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		base = bot.Reply{Text: b.grantedText(l), Sections: []bot.Section{b.card(ctx, l)}, Actions: leaseActions(l)}
 	case qm.NoticeQueued:
 		return nil // the request's own reply already says so
+	case qm.NoticeRequeued:
+		base = bot.Reply{Text: fmt.Sprintf("%s: %s, so its workspace does not run now; you will get a message with how to connect when it runs again. The lease still ends %s.",
+			id, n.Reason, b.when(l.ExpiresAt)), Actions: []bot.Action{{Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
 	case qm.NoticeApprovalRequest:
 		var rules []string
 		for _, m := range n.Matches {

@@ -1223,3 +1223,17 @@ func TestALeaseKeepsThePriceItWasRequestedAt(t *testing.T) {
 		t.Errorf("this week's showback, 1.00 EUR of dev and 2.00 EUR of bigiron, says: %s", texts([]bot.Reply{r}))
 	}
 }
+
+// A running lease whose job the scheduler put back in its queue: its owner reads what happened,
+// that the workspace does not run, when the lease still ends, and can release it.
+func TestRequeuedNoticeSaysWhatHappened(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy)
+	id := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 1 dev for 2h")).Text)
+	l := h.lease(id)
+	rs := h.bot.RenderNotice(context.Background(), qm.Notice{Kind: qm.NoticeRequeued, To: []string{l.User}, Lease: l,
+		Reason: "its job is back in the scheduler's queue: Slurm: JobHeldAdmin"})
+	want := id.String() + ": its job is back in the scheduler's queue: Slurm: JobHeldAdmin, so its workspace does not run now; you will get a message with how to connect when it runs again. The lease still ends Mon 30 Nov 18:00 CET (in 2h)."
+	if len(rs) != 1 || rs[0].Text != want || len(rs[0].Actions) != 1 || rs[0].Actions[0].Command != "/gpu release "+id.String() {
+		t.Errorf("requeued notice: %+v\nwant %q", rs, want)
+	}
+}

@@ -214,6 +214,7 @@ type NoticeKind string
 const (
 	NoticeGranted          NoticeKind = "granted"           // a lease became active
 	NoticeQueued           NoticeKind = "queued"            // a lease waits for capacity
+	NoticeRequeued         NoticeKind = "requeued"          // a running lease's job is back in the scheduler's queue
 	NoticeApprovalRequest  NoticeKind = "approval_request"  // to approvers
 	NoticeApproved         NoticeKind = "approved"          // to the requester
 	NoticeDenied           NoticeKind = "denied"            // to the requester

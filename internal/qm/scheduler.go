@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -114,6 +115,37 @@ func (s *Service) markQueued(ctx context.Context, l *Lease, reason string) error
 	return err
 }
 
+// reasonRequeued begins the reason of a running lease whose job the scheduler put back in its
+// queue (an administrator's requeue or hold, a preemption, a node failure with requeue).
+const reasonRequeued = "its job is back in the scheduler's queue"
+
+// Requeued reports whether l is a running lease whose job the scheduler put back in its queue:
+// its workspace does not run until the job runs again, and it is not judged idle meanwhile.
+func Requeued(l *Lease) bool {
+	return (l.State == Active || l.State == IdleWarned) && strings.HasPrefix(l.Reason, reasonRequeued)
+}
+
+// markRequeued records that a running lease's job is back in the scheduler's queue and tells its
+// owner once: the workspace is gone until the job runs again, when markRunning says where. The
+// lease keeps its end; an idle warning it had is withdrawn, since nothing runs to be idle.
+func (s *Service) markRequeued(ctx context.Context, l *Lease, j Job) error {
+	reason := reasonRequeued
+	if j.Reason != "" {
+		reason += ": " + j.Reason
+	}
+	_, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
+		if Requeued(c) || (c.State != Active && c.State != IdleWarned) {
+			return nil, errSkip
+		}
+		c.WarnedAt = time.Time{}
+		if err := s.transition(ctx, tx, c, Active, SystemActor, reason); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: NoticeRequeued, To: []string{c.User}, Lease: c, Reason: reason}}, nil
+	})
+	return err
+}
+
 // markEnded ends a live lease whose job the scheduler ended (to is Released, Expired or Failed),
 // dated when the scheduler says the job ended (at; zero: now), and tells its owner, with the last
 // lines of the job's output when there are any. The job is over already, so nothing is stopped.
@@ -152,10 +184,25 @@ func (s *Service) markRunning(ctx context.Context, l *Lease, j Job) (bool, error
 		activated = false
 		c.Ref = j.Ref
 		if j.Node != "" {
+			if old := firstNode(c.Node); c.Node != "" && old != firstNode(j.Node) {
+				// The job moved (requeued and started elsewhere): the address follows it.
+				c.Connect = regexp.MustCompile(`\b`+regexp.QuoteMeta(old)+`\b`).ReplaceAllLiteralString(c.Connect, firstNode(j.Node))
+			}
 			c.Node = j.Node
 			c.Connect = strings.ReplaceAll(c.Connect, NodePlaceholder, firstNode(j.Node))
 		}
 		s.adoptGPUs(c, j)
+		if Requeued(c) && c.State == Active {
+			// Running again after the scheduler put it back in its queue: its owner hears where.
+			c.Reason = "workspace ready again"
+			if err := tx.UpdateLease(ctx, c, c.State); err != nil {
+				return nil, err
+			}
+			if err := tx.AddEvent(ctx, &Event{Lease: c.ID, At: s.Clock.Now(), Actor: SystemActor, From: Active, To: Active, Reason: c.Reason}); err != nil {
+				return nil, err
+			}
+			return []Notice{{Kind: NoticeGranted, To: []string{c.User}, Lease: c}}, nil
+		}
 		if c.State != Queued && c.State != Provisioning {
 			return nil, tx.UpdateLease(ctx, c, c.State)
 		}
@@ -414,6 +461,9 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 			}
 			rep.Queued++
 			return s.markQueued(ctx, l, reason)
+		}
+		if (l.State == Active || l.State == IdleWarned) && !Requeued(l) {
+			return s.markRequeued(ctx, l, j)
 		}
 	case JobRunning:
 		if l.State == Queued || l.State == Provisioning {

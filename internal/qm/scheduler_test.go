@@ -400,3 +400,51 @@ func storeLease(t *testing.T, svc *qm.Service, state qm.State) *qm.Lease {
 	}
 	return l
 }
+
+// TestARequeuedJobIsToldAndFollowed: a running workspace's job that the scheduler puts back in
+// its queue (an administrator's requeue or hold, a preemption, a node failure) leaves its lease
+// active with its end, tells the owner once that the workspace does not run, is not judged idle
+// meanwhile, and when the job runs again, on another node, the owner is told the new address.
+func TestARequeuedJobIsToldAndFollowed(t *testing.T) {
+	svc, f, _, notes := schedService(t, qm.Started{State: qm.Queued, Connect: "ssh -p 2222 alice@" + qm.NodePlaceholder})
+	ctx := context.Background()
+	l := mustRequest(t, svc, "alice@acme.example", 1, "train")
+	f.Set(l.Ref, qm.JobRunning, "")
+	if _, err := svc.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ran := mustGet(t, svc, l.ID)
+	if ran.State != qm.Active || ran.Connect != "ssh -p 2222 alice@gpu07" {
+		t.Fatalf("running: %s %q", ran.State, ran.Connect)
+	}
+	f.Set(l.Ref, qm.JobPending, "Slurm: JobHeldAdmin")
+	for range 2 {
+		if _, err := svc.Reconcile(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := mustGet(t, svc, l.ID)
+	if held.State != qm.Active || !qm.Requeued(held) || !strings.Contains(held.Reason, "JobHeldAdmin") || !held.ExpiresAt.Equal(ran.ExpiresAt) {
+		t.Errorf("requeued: %s %q, ends %s (was %s)", held.State, held.Reason, held.ExpiresAt, ran.ExpiresAt)
+	}
+	if got := notes.Kinds(l.ID); len(got) != 2 || got[1] != qm.NoticeRequeued {
+		t.Errorf("notices after the requeue, over two passes: %v; want granted, then requeued once", got)
+	}
+	f.mu.Lock()
+	for i := range f.jobs {
+		if f.jobs[i].Ref == l.Ref {
+			f.jobs[i].State, f.jobs[i].Node, f.jobs[i].Reason = qm.JobRunning, "gpu12", ""
+		}
+	}
+	f.mu.Unlock()
+	if _, err := svc.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again := mustGet(t, svc, l.ID)
+	if again.State != qm.Active || qm.Requeued(again) || again.Node != "gpu12" || again.Connect != "ssh -p 2222 alice@gpu12" {
+		t.Errorf("running again: %s %q on %s, connect %q", again.State, again.Reason, again.Node, again.Connect)
+	}
+	if got := notes.Kinds(l.ID); len(got) != 3 || got[2] != qm.NoticeGranted {
+		t.Errorf("notices once it runs again: %v; want granted, requeued, granted", got)
+	}
+}
