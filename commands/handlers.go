@@ -356,7 +356,7 @@ func gpuText(c *policy.Class) string {
 // whole nodes (its GPUs were rounded up to them when it was asked for).
 func (b *Bot) wholeNodes(l *qm.Lease) bool {
 	size := b.Svc.NodeSize(l.Class)
-	return l.Kind == qm.KindWorkspace && size > 0 && l.GPUs > size && l.GPUs%size == 0
+	return l.Kind == qm.KindWorkspace && size > 0 && l.GPUs > size && b.Svc.WholeNodeGPUs(l.Class, l.GPUs) == l.GPUs
 }
 
 func (b *Bot) grantedText(l *qm.Lease) string {

@@ -717,6 +717,7 @@ func TestLeasesWiderThanAnyIslandAreNotBadlyPlaced(t *testing.T) {
 func TestAnExclusiveLeaseIsWholeNodesInEveryFigure(t *testing.T) {
 	h := newHarnessOn(t, otherPolicy) // bigiron: nodes of 4 A100 at 2.00 EUR per GPU-hour; 4 without approval
 	r := mustOK(t, h.say("rita@borealis.example", "/gpu request 1 bigiron for 2h exclusive"))
+	t.Logf("reservation: %s", r.Text)
 	id := leaseIn(t, r.Text)
 	l := h.lease(id)
 	if l.State != qm.Active || l.GPUs != 4 {
@@ -732,6 +733,7 @@ func TestAnExclusiveLeaseIsWholeNodesInEveryFigure(t *testing.T) {
 	}
 	// Five GPUs exclusively are two whole nodes, eight GPUs: more than the class allows without approval.
 	p := mustOK(t, h.say("rita@borealis.example", "/gpu request 5 bigiron for 1h exclusive"))
+	t.Logf("reservation: %s", r.Text)
 	if !strings.Contains(p.Text, "waits for approval") || !strings.Contains(p.Text, "too-big") {
 		t.Fatalf("5 GPUs exclusively on nodes of 4: %s", p.Text)
 	}
@@ -1235,5 +1237,73 @@ func TestRequeuedNoticeSaysWhatHappened(t *testing.T) {
 	want := id.String() + ": its job is back in the scheduler's queue: Slurm: JobHeldAdmin, so its workspace does not run now; you will get a message with how to connect when it runs again. The lease still ends Mon 30 Nov 18:00 CET (in 2h)."
 	if len(rs) != 1 || rs[0].Text != want || len(rs[0].Actions) != 1 || rs[0].Actions[0].Command != "/gpu release "+id.String() {
 		t.Errorf("requeued notice: %+v\nwant %q", rs, want)
+	}
+}
+
+// heldGPUs is how many GPUs a running lease holds on the cluster: all of its nodes' when it holds
+// whole nodes, else the GPUs placement gave it.
+func heldGPUs(h *harness, l *qm.Lease) int {
+	h.t.Helper()
+	if !l.Exclusive && !strings.Contains(l.Node, ",") {
+		return len(l.GPUIndex)
+	}
+	n := 0
+	for _, name := range strings.Split(l.Node, ",") {
+		for _, nd := range h.sim.Inventory() {
+			if nd.Name == name && nd.Class == l.Class {
+				n += nd.GPUs
+			}
+		}
+	}
+	return n
+}
+
+// On a class whose nodes differ in size, a lease holds the GPUs it is counted and billed for: a
+// reservation or a lease larger than any node holds whole nodes that add up to its GPUs (the
+// fewest GPUs of whole nodes that hold what was asked), and a lease that fits one node takes GPUs
+// of one node, whichever size of node the policy lists first.
+func TestWholeNodesOfDifferentSizesHoldWhatIsBilled(t *testing.T) {
+	mini := "    - {name: a100mini, count: 2, class: bigiron, gpus: 2, nvlink_islands: 1}\n"
+	big := "    - {name: a100, count: 3, class: bigiron, gpus: 4, nvlink_islands: 1}\n"
+	for _, tc := range []struct{ name, nodes string }{{"big nodes first", big + mini}, {"small nodes first", mini + big}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarnessOn(t, policyVariant(t, otherPolicy, big, tc.nodes)) // bigiron: 3 nodes of 4, 2 of 2
+			check := func(id qm.LeaseID, text string) {
+				t.Helper()
+				l := h.lease(id)
+				if l.State != qm.Active {
+					t.Fatalf("%s is %s: %s", id, l.State, text)
+				}
+				if got := heldGPUs(h, l); got != l.GPUs {
+					t.Errorf("%s is %d × bigiron but holds %d GPUs on %s: %s", id, l.GPUs, got, l.Node, text)
+				}
+				if want := fmt.Sprintf("%.2f EUR", 2*float64(l.GPUs)); !strings.Contains(text, want) {
+					t.Errorf("%s's bill is not its %d GPUs' %s: %s", id, l.GPUs, want, text)
+				}
+			}
+			// 3 GPUs fit one node of 4.
+			r := mustOK(t, h.say("rita@borealis.example", "/gpu request 3 bigiron for 1h"))
+			check(leaseIn(t, r.Text), r.Text)
+			// The other nodes of 4 go to other teams; a reservation then gets a node of 2.
+			mustOK(t, h.say("sam@borealis.example", "/gpu request 4 bigiron for 1h"))
+			mustOK(t, h.say("vic@borealis.example", "/gpu request 4 bigiron for 1h"))
+			r = mustOK(t, h.say("rolf@borealis.example", "/gpu request 1 bigiron for 1h exclusive"))
+			id := leaseIn(t, r.Text)
+			if l := h.lease(id); l.State == qm.PendingApproval {
+				r = mustOK(t, h.say("olga@borealis.example", "/gpu approve "+id.String()))
+				r = h.notices("rolf@borealis.example")[0]
+			}
+			check(id, r.Text)
+			// Six GPUs are a node of 4 and one of 2 once those are free.
+			h.advance(2 * time.Hour)
+			r = mustOK(t, h.say("rita@borealis.example", "/gpu request 5 bigiron for 1h"))
+			id = leaseIn(t, r.Text)
+			if l := h.lease(id); l.GPUs != 6 {
+				t.Errorf("5 GPUs on nodes of 4 and 2 are %d × bigiron, want 6 (a node of 4 and one of 2)", l.GPUs)
+			}
+			h.notices("rita@borealis.example")
+			mustOK(t, h.say("olga@borealis.example", "/gpu approve "+id.String()))
+			check(id, texts(h.notices("rita@borealis.example")))
+		})
 	}
 }

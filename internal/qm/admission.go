@@ -69,11 +69,12 @@ func (s *Service) Normalize(ctx context.Context, req *LeaseRequest) (Identity, *
 		return id, nil, err
 	}
 	req.Class = c.Name
-	if size := s.NodeSize(c.Name); size > 0 && req.GPUs%size != 0 && (req.Exclusive || req.GPUs > size && s.placesItself(c.Name)) {
+	if whole := s.WholeNodeGPUs(c.Name, req.GPUs); whole > req.GPUs && (req.Exclusive || req.GPUs > s.NodeSize(c.Name) && s.placesItself(c.Name)) {
 		// An exclusive lease holds whole nodes, and so does one larger than a node where the
 		// service places it (it takes whole free nodes), so it asks, counts against quota and is
-		// billed for all of their GPUs, as the scheduler allocates them.
-		req.GPUs = (req.GPUs + size - 1) / size * size
+		// billed for all of their GPUs, as the scheduler allocates them: the fewest GPUs of whole
+		// nodes of the class that hold what was asked, which placement then takes exactly.
+		req.GPUs = whole
 		if _, err := s.checkShape(c.Name, req.GPUs, req.Duration); err != nil {
 			return id, nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,6 +30,132 @@ func (s *Service) NodeSize(class string) int {
 		}
 	}
 	return n
+}
+
+// WholeNodeGPUs is how many GPUs a lease of n GPUs holding whole nodes of a class holds: the
+// fewest GPUs that some of the class's nodes add up to, at least n (on nodes of one size, n
+// rounded up to a multiple of it). 0 when the backend does not say, or the class's nodes hold
+// fewer than n together.
+func (s *Service) WholeNodeGPUs(class string, n int) int {
+	var sizes []int
+	for _, nd := range s.Backend.Inventory() {
+		if nd.Class == class && nd.GPUs > 0 {
+			sizes = append(sizes, nd.GPUs)
+		}
+	}
+	return wholeNodeTotal(sizes, n)
+}
+
+// wholeNodeTotal is the fewest GPUs, at least n, that some of the nodes of the given sizes add up
+// to; 0 when all of them together hold fewer than n.
+func wholeNodeTotal(sizes []int, n int) int {
+	most, total := 0, 0
+	for _, g := range sizes {
+		most, total = max(most, g), total+g
+	}
+	if n <= 0 || total < n {
+		return 0
+	}
+	if uniform(sizes) {
+		return (n + most - 1) / most * most
+	}
+	// A smallest sum of at least n is under n+most: drop any node from a larger one and it still
+	// holds n.
+	best, _ := wholeNodePlan(sizes, min(total, n+most-1))
+	for t := n; t < len(best); t++ {
+		if best[t] >= 0 {
+			return t
+		}
+	}
+	return 0
+}
+
+// wholeNodeSet chooses among nodes of the given sizes a set whose GPUs add up to exactly want:
+// the fewest nodes and, among sets of as many, the nodes listed first. It returns their positions
+// in sizes, in order, or nil when no set adds up to want.
+func wholeNodeSet(sizes []int, want int) []int {
+	if want <= 0 || len(sizes) == 0 {
+		return nil
+	}
+	if uniform(sizes) {
+		g := sizes[0]
+		if want%g != 0 || want/g > len(sizes) {
+			return nil
+		}
+		out := make([]int, want/g)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	best, use := wholeNodePlan(sizes, want)
+	if best[want] < 0 {
+		return nil
+	}
+	distinct := distinctSizes(sizes)
+	count := map[int]int{}
+	for k := len(distinct) - 1; k >= 0; k-- {
+		j := use[k][want]
+		count[distinct[k]] = j
+		want -= j * distinct[k]
+	}
+	var out []int
+	for i, g := range sizes {
+		if count[g] > 0 {
+			out = append(out, i)
+			count[g]--
+		}
+	}
+	return out
+}
+
+// wholeNodePlan is, for each sum of GPUs up to hi, the fewest nodes of the given sizes that add up
+// to it (-1: none do), and for each distinct size (largest first) and sum, how many nodes of that
+// size a fewest set uses, given the sizes before it.
+func wholeNodePlan(sizes []int, hi int) (best []int, use [][]int) {
+	distinct := distinctSizes(sizes)
+	have := map[int]int{}
+	for _, g := range sizes {
+		have[g]++
+	}
+	best = make([]int, hi+1)
+	for t := range best {
+		best[t] = -1
+	}
+	best[0] = 0
+	use = make([][]int, len(distinct))
+	for k, g := range distinct {
+		next := make([]int, hi+1)
+		use[k] = make([]int, hi+1)
+		for t := range next {
+			next[t] = -1
+			for j := 0; j <= have[g] && j*g <= t; j++ {
+				if b := best[t-j*g]; b >= 0 && (next[t] < 0 || b+j < next[t]) {
+					next[t], use[k][t] = b+j, j
+				}
+			}
+		}
+		best = next
+	}
+	return best, use
+}
+
+// distinctSizes are the sizes that occur, largest first.
+func distinctSizes(sizes []int) []int {
+	out := slices.Clone(sizes)
+	slices.Sort(out)
+	out = slices.Compact(out)
+	slices.Reverse(out)
+	return out
+}
+
+func uniform(sizes []int) bool {
+	for _, g := range sizes {
+		if g != sizes[0] {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Service) totalCapacity() int {
@@ -291,6 +418,7 @@ func usableGPUs(inv []Node, ix *nodeIndex, held []Holding, r placeRequest) int {
 	}
 	other := otherTeams(held, r)
 	taken := ix.taken(inv, r.Class, held)
+	whole := r.Reserve || r.GPUs > largestOf(inv, r.Class)
 	n := 0
 	for i := range inv {
 		nd := &inv[i]
@@ -299,7 +427,7 @@ func usableGPUs(inv []Node, ix *nodeIndex, held []Holding, r placeRequest) int {
 		}
 		free := countFree(ix.of(taken, i))
 		switch {
-		case r.GPUs > nd.GPUs || r.Reserve:
+		case whole:
 			if free == nd.GPUs {
 				n += free
 			}
@@ -342,23 +470,30 @@ func place(inv []Node, ix *nodeIndex, held []Holding, r placeRequest) (Placement
 	if first < 0 {
 		return Placement{}, false
 	}
-	if n > inv[first].GPUs || r.Reserve {
-		per := inv[first].GPUs
-		need := (n + per - 1) / per
-		var got []string
-		for i := first; i < len(inv); i++ {
+	if r.Reserve || n > largestOf(inv, r.Class) {
+		// Whole free nodes that add up to the GPUs the lease holds (what it is billed for): n
+		// rounded up to whole nodes of the class, as Normalize rounds it.
+		var all, sizes []int
+		var free []string
+		for i := range inv {
 			nd := &inv[i]
-			if nd.Class != r.Class || nd.GPUs == 0 || otherTeam[nd.Name] {
+			if nd.Class != r.Class || nd.GPUs <= 0 {
 				continue
 			}
-			if countFree(ix.of(taken, i)) == nd.GPUs {
-				got = append(got, nd.Name)
-				if len(got) == need {
-					return Placement{Nodes: got, Connection: ConnectionNodes}, true
-				}
+			all = append(all, nd.GPUs)
+			if !otherTeam[nd.Name] && countFree(ix.of(taken, i)) == nd.GPUs {
+				sizes, free = append(sizes, nd.GPUs), append(free, nd.Name)
 			}
 		}
-		return Placement{}, false
+		set := wholeNodeSet(sizes, wholeNodeTotal(all, n))
+		if set == nil {
+			return Placement{}, false
+		}
+		got := make([]string, len(set))
+		for k, i := range set {
+			got[k] = free[i]
+		}
+		return Placement{Nodes: got, Connection: ConnectionNodes}, true
 	}
 	sc := ix.scratch()
 	var best choice
@@ -392,6 +527,17 @@ func place(inv []Node, ix *nodeIndex, held []Holding, r placeRequest) (Placement
 		conn = ConnectionWider
 	}
 	return Placement{Nodes: []string{nd.Name}, GPUs: gpus, Connection: conn}, true
+}
+
+// largestOf is the most GPUs one node of class holds in inv.
+func largestOf(inv []Node, class string) int {
+	n := 0
+	for i := range inv {
+		if inv[i].Class == class {
+			n = max(n, inv[i].GPUs)
+		}
+	}
+	return n
 }
 
 // nodeIndex finds an inventory's nodes by name, and lays their GPUs out in one array: made once

@@ -365,3 +365,44 @@ func TestUsableGPUsAreWhatPlacementGives(t *testing.T) {
 		})
 	}
 }
+
+// Whole nodes of different sizes: a lease holds the fewest GPUs of whole nodes that hold what it
+// asks, and placement takes free nodes that add up to exactly that, the fewest first.
+func TestWholeNodesOfDifferentSizes(t *testing.T) {
+	for _, tc := range []struct {
+		sizes   []int
+		n, want int
+	}{
+		{[]int{8, 8, 2, 2}, 9, 10}, {[]int{8, 8, 2, 2}, 1, 2}, {[]int{2, 2, 8, 8}, 16, 16}, {[]int{6, 4, 4}, 8, 8},
+		{[]int{6, 4}, 7, 10}, {[]int{4, 4, 4}, 5, 8}, {[]int{4, 4}, 9, 0},
+	} {
+		if got := wholeNodeTotal(tc.sizes, tc.n); got != tc.want {
+			t.Errorf("wholeNodeTotal(%v, %d) = %d, want %d", tc.sizes, tc.n, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		sizes []int
+		want  int
+		set   []int
+	}{
+		{[]int{2, 8, 2, 8}, 10, []int{0, 1}}, {[]int{2, 2, 2, 2, 8}, 8, []int{4}}, {[]int{2, 2, 2, 2}, 8, []int{0, 1, 2, 3}},
+		{[]int{6, 4, 4}, 8, []int{1, 2}}, {[]int{8, 2}, 16, nil}, {[]int{4, 4, 4}, 8, []int{0, 1}}, {[]int{4, 4}, 6, nil},
+	} {
+		if got := wholeNodeSet(tc.sizes, tc.want); !slices.Equal(got, tc.set) {
+			t.Errorf("wholeNodeSet(%v, %d) = %v, want %v", tc.sizes, tc.want, got, tc.set)
+		}
+	}
+	inv := []Node{{Name: "s1", Class: "train", GPUs: 2}, {Name: "b1", Class: "train", GPUs: 8}, {Name: "b2", Class: "train", GPUs: 8}}
+	if p, ok := place(inv, nil, nil, placeRequest{Class: "train", GPUs: 3}); !ok || !slices.Equal(p.Nodes, []string{"b1"}) || len(p.GPUs) != 3 {
+		t.Errorf("3 GPUs where a node of 8 holds them: %+v %v", p, ok)
+	}
+	if p, ok := place(inv, nil, []Holding{hold("b1", 0)}, placeRequest{Class: "train", GPUs: 8, Reserve: true}); !ok || !slices.Equal(p.Nodes, []string{"b2"}) {
+		t.Errorf("a reservation of 8: %+v %v; want b2 whole, not s1", p, ok)
+	}
+	if p, ok := place(inv, nil, []Holding{hold("b1", 0)}, placeRequest{Class: "train", GPUs: 10}); !ok || !slices.Equal(p.Nodes, []string{"s1", "b2"}) {
+		t.Errorf("10 GPUs while b1 holds a lease: %+v %v; want s1 and b2 whole", p, ok)
+	}
+	if _, ok := place(inv, nil, []Holding{hold("b1", 0)}, placeRequest{Class: "train", GPUs: 16}); ok {
+		t.Error("16 GPUs placed while only 10 are free on whole nodes")
+	}
+}
