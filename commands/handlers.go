@@ -276,7 +276,7 @@ func (b *Bot) catalog(ctx context.Context, req bot.Request) []bot.Reply {
 			},
 		})
 	}
-	r.Actions = []bot.Action{{Label: "Request 1 " + st[0].Class.Name, Command: "/gpu request 1 " + st[0].Class.Name + " for 2h", Style: "primary"}}
+	r.Actions = []bot.Action{{Label: b.expand("Request 1 {class}"), Command: b.expand("/gpu request 1 {class} for {short}"), Style: "primary"}}
 	return []bot.Reply{r}
 }
 
@@ -512,14 +512,14 @@ func (b *Bot) list(ctx context.Context, req bot.Request) []bot.Reply {
 		return []bot.Reply{b.fail("list", err)}
 	}
 	if len(ls) == 0 {
-		return []bot.Reply{{Text: "You have no leases. Try /gpu request 1 " + b.pol().Classes[0].Name + " for 2h"}}
+		return []bot.Reply{{Text: b.expand("You have no leases. Try /gpu request 1 {class} for {short}")}}
 	}
 	// An approved extension is part of its lease now, which the list shows at its new length.
 	ls = slices.DeleteFunc(ls, func(l *qm.Lease) bool {
 		return l.Kind == qm.KindExtension && l.DecidedBy != "" && l.State != qm.Denied
 	})
 	if len(ls) == 0 {
-		return []bot.Reply{{Text: "You have no leases. Try /gpu request 1 " + b.pol().Classes[0].Name + " for 2h"}}
+		return []bot.Reply{{Text: b.expand("You have no leases. Try /gpu request 1 {class} for {short}")}}
 	}
 	sort.SliceStable(ls, func(i, j int) bool { return ls[i].State.Live() && !ls[j].State.Live() })
 	r := bot.Reply{Text: fmt.Sprintf("Your leases (%d, ended ones from the last day included):", len(ls))}

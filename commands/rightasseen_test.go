@@ -1307,3 +1307,20 @@ func TestWholeNodesOfDifferentSizesHoldWhatIsBilled(t *testing.T) {
 		})
 	}
 }
+
+// The catalog's request button and the empty list's suggestion ask for what the first class
+// grants without approval: on a class of at most 90m, not 2h.
+func TestSuggestedRequestsAreWithinTheClassLimits(t *testing.T) {
+	h := newHarnessOn(t, policyVariant(t, otherPolicy, "max_duration: 6h", "max_duration: 90m"))
+	c := mustOK(t, h.say("rita@borealis.example", "/gpu catalog"))
+	if len(c.Actions) != 1 || c.Actions[0].Command != "/gpu request 1 dev for 1h30m" {
+		t.Fatalf("the catalog's button: %+v", c.Actions)
+	}
+	l := mustOK(t, h.say("rita@borealis.example", "/gpu list"))
+	if !strings.HasSuffix(l.Text, "Try /gpu request 1 dev for 1h30m") {
+		t.Errorf("/gpu list with no leases: %s", l.Text)
+	}
+	if r := mustOK(t, h.say("rita@borealis.example", c.Actions[0].Command)); !strings.Contains(r.Text, "is active") {
+		t.Errorf("the catalog's button as given: %s", r.Text)
+	}
+}
