@@ -149,7 +149,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		base = bot.Reply{Text: fmt.Sprintf("%s has shown no GPU activity (%s). Keep it, or it will be released in %s.", id, l.Reason, grace),
 			Actions: []bot.Action{{Label: "Keep", Command: "/gpu keep " + id, Style: "primary"}, {Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
 	case qm.NoticeReclaimed:
-		base = bot.Reply{Text: fmt.Sprintf("%s was reclaimed: %s. %.1f GPU-hours went back to the pool. %s", id, n.Reason, l.Reclaimed, b.costLine(l))}
+		base = bot.Reply{Text: fmt.Sprintf("%s was reclaimed: %s. %.2f GPU-hours went back to the pool. %s", id, n.Reason, l.Reclaimed, b.costLine(l))}
 	case qm.NoticeFailed:
 		base = bot.Reply{Text: fmt.Sprintf("%s failed: %s. Nothing is charged after this point.", id, l.Reason)}
 		if n.Detail != "" {

@@ -1324,3 +1324,24 @@ func TestSuggestedRequestsAreWithinTheClassLimits(t *testing.T) {
 		t.Errorf("the catalog's button as given: %s", r.Text)
 	}
 }
+
+// The GPU-hours a reclaim gave back are told as the showback counts them, to the hundredth: a
+// lease of 1h reclaimed after 25m gave back 0.58 GPU-hours, not "0.6".
+func TestReclaimedHoursAreToldAsTheShowbackCountsThem(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy) // dev: idle 20m → warning, reclaimed 5m later
+	AddReport(h.bot, &showback.Service{Policy: h.svc.Policy, Source: h.svc.Store.(qm.ReportStore), Clock: h.clock})
+	id := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 1 dev for 1h")).Text)
+	h.sim.SetUtilization(h.lease(id), 0)
+	h.advance(30 * time.Minute)
+	if l := h.lease(id); l.State != qm.Reclaimed {
+		t.Fatalf("%s is %s", id, l.State)
+	}
+	told := texts(h.notices("rita@borealis.example"))
+	if !strings.Contains(told, "0.58 GPU-hours went back to the pool. It used 0.42 GPU-hours") {
+		t.Errorf("the reclaim notice:\n%s", told)
+	}
+	r := h.say("olga@borealis.example", "/gpu report this week robotics")
+	if got := texts([]bot.Reply{r}); !strings.Contains(got, "reclaimed 0.58") {
+		t.Errorf("the showback does not count 0.58 reclaimed GPU-hours:\n%s", got)
+	}
+}
