@@ -460,7 +460,7 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 			f = append(f, bot.Field{Label: "Utilization", Value: fmt.Sprintf("%.0f%%", a.Utilization)})
 		}
 	}
-	if cls != nil || l.Price != nil {
+	if cls != nil || l.Priced {
 		// What it cost while it ran, so far or in all; before it starts, what it would cost.
 		price := qm.PricePerGPUHour(b.pol(), l)
 		switch {

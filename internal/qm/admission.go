@@ -144,7 +144,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		}
 		l := &Lease{User: req.User, Team: req.Team, Class: req.Class, GPUs: req.GPUs, Duration: req.Duration,
 			Template: req.Template, Params: req.Params, DataClass: req.DataClass, Exclusive: req.Exclusive, RequestKey: req.RequestKey, CreatedAt: now,
-			Price: ptr(c.PricePerGPUHour)}
+			Price: c.PricePerGPUHour, Priced: true}
 		in := s.ruleInput(id, c, u, q, l, "lease", req.Duration)
 		matches, err := s.ruleResult(ctx, rc, in)
 		if err != nil {
@@ -387,6 +387,3 @@ func (s *Service) aboutQuota(rule string) bool {
 	}
 	return false
 }
-
-// ptr is a pointer to a copy of v.
-func ptr[T any](v T) *T { return &v }

@@ -118,8 +118,9 @@ type Lease struct {
 	// the service chose, or those the scheduler gave its job where it says (Slurm).
 	Connection Connection
 	// Price is the price per GPU-hour of the lease's class when it was requested, which it is
-	// billed at (PricePerGPUHour); nil for leases made before prices were kept.
-	Price *float64
+	// billed at (PricePerGPUHour), when Priced; leases made before prices were kept have none.
+	Price  float64
+	Priced bool
 }
 
 // PricePerGPUHour is what an hour of one of l's GPUs costs: the price its class had when it was
@@ -127,8 +128,8 @@ type Lease struct {
 // week already reported; for a lease from before prices were kept, its class's price now (0
 // when the class is no longer in the catalog).
 func PricePerGPUHour(p *policy.Policy, l *Lease) float64 {
-	if l.Price != nil {
-		return *l.Price
+	if l.Priced {
+		return l.Price
 	}
 	if c, ok := p.Class(l.Class); ok {
 		return c.PricePerGPUHour

@@ -119,16 +119,8 @@ func toLeaseRow(l *qm.Lease) leaseRow {
 		Because:    l.Because,
 		Params:     formatParams(l.Params),
 		Connection: string(l.Connection),
-		Price:      sql.NullFloat64{Float64: ptrValue(l.Price), Valid: l.Price != nil},
+		Price:      sql.NullFloat64{Float64: l.Price, Valid: l.Priced},
 	}
-}
-
-// ptrValue is *p, or 0 for nil.
-func ptrValue(p *float64) float64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 func (r *leaseRow) lease() (*qm.Lease, error) {
@@ -173,17 +165,9 @@ func (r *leaseRow) lease() (*qm.Lease, error) {
 		Because:    r.Because,
 		Params:     params,
 		Connection: qm.Connection(r.Connection),
-		Price:      nullPrice(r.Price),
+		Price:      r.Price.Float64,
+		Priced:     r.Price.Valid,
 	}, nil
-}
-
-// nullPrice is a lease's stored price; nil when none was stored.
-func nullPrice(p sql.NullFloat64) *float64 {
-	if !p.Valid {
-		return nil
-	}
-	v := p.Float64
-	return &v
 }
 
 // formatParams writes template parameters as a JSON object; none is "".
