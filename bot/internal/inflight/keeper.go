@@ -21,6 +21,8 @@ type Keeper struct {
 	claim time.Duration
 	log   *slog.Logger
 	base  context.Context
+	// sleep waits between tries to forget what is finished (Sleep; tests record it instead).
+	sleep func(ctx context.Context, d time.Duration) error
 
 	mu       sync.Mutex
 	accepts  []acceptWait
@@ -42,7 +44,11 @@ type acceptResult struct {
 // NewKeeper starts writing to in until base ends; claim is how long this process keeps a command
 // it accepted or recovered to itself.
 func NewKeeper(base context.Context, in bot.Inbox, claim time.Duration, log *slog.Logger) *Keeper {
-	k := &Keeper{in: in, claim: claim, log: log, base: base, acceptCh: make(chan struct{}, 1), finishCh: make(chan struct{}, 1)}
+	return newKeeper(base, in, claim, log, Sleep)
+}
+
+func newKeeper(base context.Context, in bot.Inbox, claim time.Duration, log *slog.Logger, sleep func(context.Context, time.Duration) error) *Keeper {
+	k := &Keeper{in: in, claim: claim, log: log, base: base, sleep: sleep, acceptCh: make(chan struct{}, 1), finishCh: make(chan struct{}, 1)}
 	go k.acceptLoop(base)
 	go k.finishLoop(base)
 	return k
@@ -175,26 +181,54 @@ func (k *Keeper) acceptLoop(ctx context.Context) {
 	}
 }
 
+// Pauses between tries to forget finished commands while the inbox fails.
+const (
+	firstFinishPause = 250 * time.Millisecond
+	maxFinishPause   = 5 * time.Second
+)
+
 // finishLoop forgets what is finished; when the adapter stops, it forgets what was finished
-// before the stop and ends.
+// before the stop and ends. While the inbox cannot forget (the database is down) it tries again,
+// with growing pauses, until the claim has run out: a finished command left kept would be run
+// again once its claim lapsed, and answered twice (its sender may have been told that it failed
+// because the database could not be reached, and sent it again meanwhile).
 func (k *Keeper) finishLoop(ctx context.Context) {
+	var retry []string              // finished, not yet forgotten
+	var pause, waited time.Duration // the next pause, and the pauses so far, while retry is not empty
 	for {
 		stopping := false
-		select {
-		case <-k.finishCh:
-		case <-ctx.Done():
+		if len(retry) == 0 {
+			select {
+			case <-k.finishCh:
+			case <-ctx.Done():
+				stopping = true
+			}
+		} else if k.sleep(ctx, pause) != nil {
 			stopping = true
 		}
 		k.mu.Lock()
-		batch := k.finishes
+		batch := append(retry, k.finishes...)
 		k.finishes = nil
 		k.mu.Unlock()
+		retry = nil
 		if len(batch) > 0 {
 			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			if err := k.in.Finish(wctx, batch); err != nil {
-				k.log.Warn("could not forget finished commands; they may run again", "commands", len(batch), "err", err)
-			}
+			err := k.in.Finish(wctx, batch)
 			cancel()
+			switch {
+			case err == nil:
+				pause, waited = 0, 0
+			case stopping || waited >= k.claim:
+				k.log.Warn("could not forget finished commands; they may run again", "commands", len(batch), "err", err)
+				pause, waited = 0, 0
+			default:
+				if pause == 0 {
+					k.log.Warn("could not forget finished commands; trying again", "commands", len(batch), "err", err)
+				}
+				retry = batch
+				pause = min(max(2*pause, firstFinishPause), maxFinishPause)
+				waited += pause
+			}
 		}
 		if stopping {
 			return

@@ -2,12 +2,15 @@ package inflight
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/testkit"
 )
 
 // memInbox is a fake bot.Inbox in memory, for the keeper's own tests (the adapters' tests use
@@ -17,6 +20,10 @@ type memInbox struct {
 	kept     map[string]bool
 	finished []string
 	accept   chan struct{}
+	// downFor is how many Finish calls fail yet (the database is down).
+	downFor int
+	// finishCalls counts Finish calls.
+	finishCalls int
 }
 
 func (m *memInbox) Accept(_ context.Context, cmds []bot.Accepted, _ time.Duration) ([]bool, error) {
@@ -36,6 +43,11 @@ func (m *memInbox) Accept(_ context.Context, cmds []bot.Accepted, _ time.Duratio
 func (m *memInbox) Finish(_ context.Context, keys []string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.finishCalls++
+	if m.downFor > 0 {
+		m.downFor--
+		return errors.New("the service cannot reach its database")
+	}
 	for _, k := range keys {
 		delete(m.kept, k)
 		m.finished = append(m.finished, k)
@@ -108,6 +120,86 @@ func TestKeeperDoesNotWaitForASlowInbox(t *testing.T) {
 		return len(in.finished) == 1 && !in.kept["slow"]
 	}) {
 		t.Fatalf("kept late and never forgotten: kept %v, finished %v", in.kept, in.finished)
+	}
+}
+
+// TestAFinishedCommandIsForgottenOnceTheDatabaseReturns: a command answered while the
+// database was down (its answer said so) is forgotten once the database is back, with growing
+// pauses between the tries, instead of staying kept and being run again, minutes after its
+// sender was told it failed, once its claim lapsed. The tries end when the claim has run out.
+func TestAFinishedCommandIsForgottenOnceTheDatabaseReturns(t *testing.T) {
+	in := &memInbox{kept: map[string]bool{}}
+	var mu sync.Mutex
+	var pauses []time.Duration
+	sleep := func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		pauses = append(pauses, d)
+		mu.Unlock()
+		return ctx.Err()
+	}
+	var logs testkit.SyncBuffer
+	k := newKeeper(t.Context(), in, 3*time.Minute, slog.New(slog.NewTextHandler(&logs, nil)), sleep)
+	kt, ok := k.Keep(bot.Accepted{Key: "answered-while-down"})
+	if !ok {
+		t.Fatal("not kept")
+	}
+	in.mu.Lock()
+	in.downFor = 4
+	in.mu.Unlock()
+	k.Finish(kt)
+	if !eventually(func() bool { return !in.holds("answered-while-down") }) {
+		t.Fatal("a command finished while the database was down is still kept after it returned: it would run again once its claim lapsed")
+	}
+	mu.Lock()
+	got := append([]time.Duration(nil), pauses...)
+	mu.Unlock()
+	if len(got) != 4 {
+		t.Fatalf("pauses %v, want one before each of the 4 tries after the failed one", got)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i] <= got[i-1] {
+			t.Errorf("pauses %v do not grow", got)
+		}
+	}
+
+	// A database that stays down: the tries stop once the claim is over (another process may
+	// have taken the command by then), and Finish works again for what comes after.
+	kt, _ = k.Keep(bot.Accepted{Key: "down-for-good"})
+	in.mu.Lock()
+	in.downFor = 1 << 30
+	calls := in.finishCalls
+	in.mu.Unlock()
+	mu.Lock()
+	pauses = nil
+	mu.Unlock()
+	k.Finish(kt)
+	if !eventually(func() bool { return strings.Contains(logs.String(), "they may run again") }) {
+		t.Fatal("the tries did not end")
+	}
+	mu.Lock()
+	var sum time.Duration
+	for _, p := range pauses {
+		sum += p
+	}
+	mu.Unlock()
+	if sum < 3*time.Minute {
+		t.Errorf("the tries ended after %v of pauses, before the claim (3m) ran out", sum)
+	}
+	in.mu.Lock()
+	in.downFor = 0
+	in.mu.Unlock()
+	kt, _ = k.Keep(bot.Accepted{Key: "after"})
+	k.Finish(kt)
+	if !eventually(func() bool { return !in.holds("after") }) {
+		t.Fatal("a command finished after the tries gave up is still kept")
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if !in.kept["down-for-good"] {
+		t.Error("a command the tries gave up on was forgotten though the database never answered")
+	}
+	if in.finishCalls-calls > 100 {
+		t.Errorf("%d tries in one claim: no backoff", in.finishCalls-calls)
 	}
 }
 
