@@ -33,6 +33,8 @@ type fakeSlack struct {
 	uploads   map[string]*upload // file id -> what files.getUploadURLExternal promised and the upload brought
 	shares    []share            // files.completeUploadExternal
 	viewCalls map[string]int     // views.open/update/publish calls, 429s included
+	// onLimited, when set, is called (with mu held) after each 429 is answered.
+	onLimited func(method string)
 }
 
 // upload is one file of Slack's upload API: announced with files.getUploadURLExternal, then
@@ -120,6 +122,9 @@ func (f *fakeSlack) rateLimited(w http.ResponseWriter, method string) bool {
 		f.limited[method]--
 		w.Header().Set("Retry-After", "1")
 		w.WriteHeader(http.StatusTooManyRequests)
+		if f.onLimited != nil {
+			f.onLimited(method)
+		}
 		return true
 	}
 	return false

@@ -235,6 +235,28 @@ func TestRateLimited(t *testing.T) {
 	}
 }
 
+// TestANoticeGivenUpDuringARateLimitWaitIsNotPostedLater: a notice whose sender stops waiting
+// while Slack's Retry-After runs (the outbox's claim is running out; it will send the notice
+// again) is not posted when the wait ends: Send said it was not delivered, so posting it
+// anyway would deliver it twice.
+func TestANoticeGivenUpDuringARateLimitWaitIsNotPostedLater(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	ctx, giveUp := context.WithCancel(context.Background())
+	defer giveUp()
+	e.slack.limit("chat.postMessage", 1)
+	e.slack.mu.Lock()
+	e.slack.onLimited = func(string) { giveUp() }
+	e.slack.mu.Unlock()
+	err := e.current().Send(ctx, bot.Reply{To: "#vision-gpu", Text: "approve L-1?"})
+	if err == nil {
+		t.Fatal("Send reported a notice delivered that Slack refused with 429 and whose sender gave up")
+	}
+	e.wait()
+	if got := e.postsTo("CVISIONGPU"); len(got) != 0 {
+		t.Fatalf("the notice was posted %d time(s) after Send reported it not delivered (%v): the outbox will send it again", len(got), err)
+	}
+}
+
 // TestUnknownUser: a Slack user with no profile email, or one the directory does not know, gets
 // one clear ephemeral sentence and nothing is made.
 func TestUnknownUser(t *testing.T) {

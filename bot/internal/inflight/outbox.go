@@ -68,18 +68,25 @@ func (o *Outbox) Push(ctx context.Context, key string, job func(ctx context.Cont
 	}
 }
 
-// Call pushes job for key on base (so that it is not cut short with ctx) and waits for its
-// error, or until ctx ends: then it returns ctx's error, and the job, if its turn has not come
-// yet, does not run.
+// Call pushes job for key on base (the queue outlives the caller) and waits for its error, or
+// until ctx ends: then it returns ctx's error, and the job, if its turn has not come yet, does
+// not run; if it is running, its context ends too (it ends with base or with ctx, whichever ends
+// first), so that it sends nothing after its caller was told it failed: a job waiting out a rate
+// limit when its caller gives up (an outbox whose claim is running out, which will send the
+// message again) does not post the message too when the wait is over.
 func (o *Outbox) Call(ctx, base context.Context, key string, job func(ctx context.Context) error) error {
 	done := make(chan error, 1)
 	var abandoned atomic.Bool
-	o.Push(base, key, func(ctx context.Context) {
+	o.Push(base, key, func(qctx context.Context) {
 		if abandoned.Load() {
 			done <- errors.New("the sender stopped waiting before the message went out")
 			return
 		}
-		done <- job(ctx)
+		jctx, cancel := context.WithCancel(qctx)
+		defer cancel()
+		stop := context.AfterFunc(ctx, cancel)
+		defer stop()
+		done <- job(jctx)
 	})
 	select {
 	case err := <-done:

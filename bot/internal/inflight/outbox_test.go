@@ -85,3 +85,36 @@ func TestCallReturnsTheJobsErrorOrGivesUp(t *testing.T) {
 		t.Error("a job whose caller had given up ran")
 	}
 }
+
+// TestARunningJobStopsWhenItsCallerGivesUp: the context of a job that is running ends when its
+// caller stops waiting, so that it sends nothing after Call has reported it not done; one whose
+// caller waits keeps its context.
+func TestARunningJobStopsWhenItsCallerGivesUp(t *testing.T) {
+	tr := NewTracker()
+	o := NewOutbox(0, tr)
+	base := context.Background()
+	ctx, cancel := context.WithCancel(base)
+	started := make(chan struct{})
+	sentAfter := make(chan bool, 1)
+	go func() { <-started; cancel() }()
+	err := o.Call(ctx, base, "#a", func(jctx context.Context) error {
+		close(started)
+		<-jctx.Done() // a rate-limit wait, cut short
+		sentAfter <- jctx.Err() == nil
+		return jctx.Err()
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Call = %v, want context.Canceled", err)
+	}
+	wctx, stop := context.WithTimeout(base, 10*time.Second)
+	defer stop()
+	if err := tr.Wait(wctx); err != nil {
+		t.Fatal("the job did not stop when its caller gave up")
+	}
+	if <-sentAfter {
+		t.Error("the job went on after its caller gave up")
+	}
+	if err := o.Call(base, base, "#a", func(jctx context.Context) error { return jctx.Err() }); err != nil {
+		t.Errorf("a job whose caller waits: %v", err)
+	}
+}
