@@ -43,8 +43,12 @@ type QueuedNotice struct {
 // Outbox defaults.
 const (
 	// NoticeHold is how long a claim holds a notice: longer than any delivery takes, rate-limit
-	// waits included.
+	// waits included; a delivery still waiting noticeMargin before its claim lapses is given up
+	// (and the notice given back), so that no other sender takes the notice while it goes out.
 	NoticeHold = 2 * time.Minute
+	// noticeMargin is how long before its claim lapses a delivery is given up: time to record
+	// the outcome.
+	noticeMargin = 15 * time.Second
 	// noticeBatch is how many notices one claim takes.
 	noticeBatch = 64
 	// maxNoticeAttempts is how often a notice is tried before it is given up (about a day).
@@ -210,6 +214,10 @@ func (s *Service) deliver(ctx context.Context, ids []int64) (int, error) {
 		return 0, nil
 	}
 	now := s.Clock.Now()
+	// The deliveries end before the claim lapses (it is taken after this, so it ends after
+	// NoticeHold from here): a notice is never with two senders at once.
+	sendCtx, cancel := context.WithTimeout(ctx, NoticeHold-noticeMargin)
+	defer cancel()
 	claimed, err := s.Outbox.ClaimNotices(ctx, s.senderName(), ids, now, noticeBatch, NoticeHold)
 	if err != nil || len(claimed) == 0 {
 		return 0, err
@@ -234,7 +242,7 @@ func (s *Service) deliver(ctx context.Context, ids []int64) (int, error) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			for _, q := range qs {
-				if s.deliverOne(ctx, q) {
+				if s.deliverOne(ctx, sendCtx, q) {
 					sent.Add(1)
 				}
 			}
@@ -244,13 +252,13 @@ func (s *Service) deliver(ctx context.Context, ids []int64) (int, error) {
 	return int(sent.Load()), nil
 }
 
-// deliverOne sends one claimed notice and records the outcome.
-func (s *Service) deliverOne(ctx context.Context, q QueuedNotice) bool {
+// deliverOne sends one claimed notice, within sendCtx, and records the outcome.
+func (s *Service) deliverOne(ctx, sendCtx context.Context, q QueuedNotice) bool {
 	if q.Again {
 		s.stats.repeats.Add(1)
 		s.log().Warn("delivering a notice again after its sender stopped mid-delivery", "outbox", q.ID, "lease", q.Notice.Lease.ID, "kind", q.Notice.Kind)
 	}
-	err := s.notifyErr(ctx, q.Notice)
+	err := s.notifyErr(sendCtx, q.Notice)
 	now := s.Clock.Now()
 	if err == nil {
 		s.markSent(ctx, q.ID, now)

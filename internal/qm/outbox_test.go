@@ -144,6 +144,57 @@ func TestALapsedClaimIsSentAgainAndCounted(t *testing.T) {
 	})
 }
 
+// The sender loop stops waiting on a delivery before the notice's claim lapses: a chat platform
+// that holds a delivery (rate limits, a slow link) for longer than the claim would otherwise let
+// another replica take the notice and send it too, while the first delivery still went out.
+func TestTheSenderLoopGivesUpADeliveryBeforeItsClaimLapses(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		p := manyTeamsPolicy(t, 1, "")
+		st := storetest.Open(t, url)
+		clock := sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC))
+		a := outboxService(t, p, st, clock, "a", &courier{fail: true})
+		if _, err := a.Request(context.Background(), qm.LeaseRequest{User: "u00@x.example", GPUs: 4, Class: "interactive", Duration: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(time.Minute) // past the retry of the failed delivery
+		type seen struct {
+			deadline time.Time
+			bounded  bool
+		}
+		got := make(chan seen, 1)
+		b := outboxService(t, p, st, clock, "b", nil)
+		b.Notifier = checkedFunc(func(ctx context.Context, n qm.Notice) error {
+			d, ok := ctx.Deadline()
+			got <- seen{d, ok}
+			<-ctx.Done() // the platform holds the delivery
+			return ctx.Err()
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		before := time.Now()
+		go func() {
+			defer close(done)
+			_, _ = b.DeliverNotices(ctx)
+		}()
+		g := <-got
+		cancel()
+		<-done
+		if !g.bounded {
+			t.Fatal("the sender loop waits on a delivery without end: once the claim lapses another replica sends the notice too")
+		}
+		if claimed := time.Now(); !g.deadline.Before(claimed.Add(qm.NoticeHold)) || g.deadline.Before(before) {
+			t.Fatalf("the delivery may run until %v, not within its claim (taken between %v and %v, held %v)", g.deadline, before, claimed, qm.NoticeHold)
+		}
+	})
+}
+
+// checkedFunc is a checked notifier from a function.
+type checkedFunc func(ctx context.Context, n qm.Notice) error
+
+func (f checkedFunc) Notify(ctx context.Context, n qm.Notice) { _ = f(ctx, n) }
+
+func (f checkedFunc) NotifyChecked(ctx context.Context, n qm.Notice) error { return f(ctx, n) }
+
 // Three replicas sending at once from one PostgreSQL database send every notice exactly once, and
 // the notices to one recipient about one lease in the order they were written.
 func TestThreeReplicasSendEachNoticeOnceInOrder(t *testing.T) {
