@@ -45,6 +45,9 @@ func (b *Bot) log() *slog.Logger {
 func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 	req.User = qm.CanonicalUser(req.User)
 	ctx = qm.WithDeliveryKey(ctx, req.Key)
+	// While the service waits on the scheduler, the adapter's slot is free for other commands.
+	outside := ctx
+	ctx = qm.WithOutsideWait(ctx, func() func() { return bot.WaitOutside(outside) })
 	c, err := Parse(req.Text)
 	if err != nil {
 		return []bot.Reply{b.refuse(c.Verb, err)}

@@ -47,7 +47,8 @@ const (
 // DefaultMaxWork is how many commands the handler runs at once; the rest wait their turn. The
 // handler's work is CPU and database; more of it at once than the CPUs can run only lengthens the
 // run queue in front of the acknowledgements, which must stay fast. Calls to Slack's API are not
-// counted: they mostly wait on the network.
+// counted: they mostly wait on the network; nor is a command's wait on the scheduler (a submission
+// or a cancellation, see bot.WaitOutside), so a slow scheduler does not hold up other commands.
 var DefaultMaxWork = max(4, 2*runtime.GOMAXPROCS(0))
 
 // Config configures the adapter.

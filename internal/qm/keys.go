@@ -81,3 +81,21 @@ func (s *Service) wasRepeated(ctx context.Context, err error) (*Lease, bool) {
 	}
 	return nil, false
 }
+
+type outsideCtx struct{}
+
+// WithOutsideWait marks ctx with what to do while the service waits on the backend (a
+// scheduler's submission or cancellation, which may take long): outside is called before the
+// wait and the function it returns after. The chat adapters free the command's slot meanwhile,
+// so that a slow scheduler does not hold up other users' commands.
+func WithOutsideWait(ctx context.Context, outside func() (back func())) context.Context {
+	return context.WithValue(ctx, outsideCtx{}, outside)
+}
+
+// waitOutside is called before a wait on the backend; call what it returns after.
+func waitOutside(ctx context.Context) (back func()) {
+	if f, ok := ctx.Value(outsideCtx{}).(func() func()); ok {
+		return f()
+	}
+	return func() {}
+}

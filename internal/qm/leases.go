@@ -40,7 +40,10 @@ func (s *Service) transitionAt(ctx context.Context, tx Tx, l *Lease, to State, a
 // start asks the backend to start a provisioning lease and records what it says. The owner is told
 // when it becomes active unless tell is false (the request's own reply says so).
 func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
+	// A submission may take long (an overloaded scheduler): other users' commands run meanwhile.
+	resume := waitOutside(ctx)
 	st, err := s.Backend.Start(ctx, l)
+	resume()
 	var b batch
 	uerr := s.Store.Update(ctx, nil, func(tx Tx) error {
 		b = batch{}
@@ -185,7 +188,10 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 		return l, nil
 	}
 	if wasRunning || l.Ref != "" {
-		if err := s.Backend.Stop(ctx, l); err != nil {
+		resume := waitOutside(ctx)
+		err := s.Backend.Stop(ctx, l)
+		resume()
+		if err != nil {
 			s.log().Error("backend stop failed", "lease", l.ID, "err", err)
 		}
 	}

@@ -89,14 +89,45 @@ const Busy = "Quartermaster is too busy to answer just now; please try again in 
 
 // Handle runs h for req once one of slots is free (a send takes one, the answer frees it), so
 // that at most cap(slots) commands are answered at once; a command still waiting when ctx ends
-// is answered Busy.
+// is answered Busy. While the command waits on something outside the process (a scheduler's
+// submission, see bot.WaitOutside) its slot is free for another command, and it takes one back
+// before it goes on.
 func Handle(ctx context.Context, slots chan struct{}, h bot.Handler, req bot.Request) []bot.Reply {
 	select {
 	case slots <- struct{}{}:
 	case <-ctx.Done():
 		return []bot.Reply{{Error: true, Ephemeral: true, Text: Busy}}
 	}
-	defer func() { <-slots }()
+	var mu sync.Mutex
+	held := true
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if held {
+			<-slots
+		}
+	}()
+	ctx = bot.WithSlot(ctx, func() func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !held {
+			return func() {} // given up already (work waiting on two things at once)
+		}
+		<-slots
+		held = false
+		return func() {
+			// Back in the queue for a slot, which the command's end frees; a command whose time
+			// ran out meanwhile goes on without one, only to fail.
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			mu.Lock()
+			held = true
+			mu.Unlock()
+		}
+	})
 	return h.Handle(ctx, req)
 }
 

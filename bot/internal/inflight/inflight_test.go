@@ -135,3 +135,38 @@ func TestHandleAnswersBusyWhenNoSlotFrees(t *testing.T) {
 		t.Errorf("handler ran %d times, want 1", ran)
 	}
 }
+
+// TestACommandWaitingOutsideGivesItsSlotUp: a command waiting on something outside the process
+// (bot.WaitOutside) frees its slot for another command, takes one back before it goes on, and
+// every slot is free once both are answered.
+func TestACommandWaitingOutsideGivesItsSlotUp(t *testing.T) {
+	slots := make(chan struct{}, 1)
+	waiting, goOn := make(chan struct{}), make(chan struct{})
+	h := bot.HandlerFunc(func(ctx context.Context, req bot.Request) []bot.Reply {
+		if req.Text == "/gpu request" {
+			resume := bot.WaitOutside(ctx)
+			close(waiting)
+			<-goOn // the scheduler's submission
+			resume()
+			if len(slots) != 1 {
+				t.Errorf("the request went on without a slot: %d taken", len(slots))
+			}
+		}
+		return []bot.Reply{{Text: "done " + req.Text}}
+	})
+	first := make(chan []bot.Reply, 1)
+	go func() { first <- Handle(context.Background(), slots, h, bot.Request{Text: "/gpu request"}) }()
+	<-waiting
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if r := Handle(ctx, slots, h, bot.Request{Text: "/gpu list"}); len(r) != 1 || r[0].Text != "done /gpu list" {
+		t.Fatalf("another command while the first waited outside: %+v", r)
+	}
+	close(goOn)
+	if r := <-first; len(r) != 1 || r[0].Text != "done /gpu request" {
+		t.Fatalf("the waiting command: %+v", r)
+	}
+	if len(slots) != 0 {
+		t.Errorf("%d slots still taken after both were answered", len(slots))
+	}
+}
