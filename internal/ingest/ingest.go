@@ -374,7 +374,8 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now tim
 		clear(seen)
 		resp.TopologyWanted = true
 	}
-	rec := store.AgentReport{Node: r.Node, TokenHash: hash, At: r.At, Seq: r.Seq, Received: now, TopologyHash: r.TopologyHash}
+	rec := store.AgentReport{Node: r.Node, TokenHash: hash, At: r.At, Seq: r.Seq, Received: now, TopologyHash: r.TopologyHash,
+		Interval: time.Duration(r.Interval * float64(time.Second))}
 	if rec.GPUs, err = json.Marshal(r.GPUs); err != nil {
 		return resp, fmt.Errorf("ingest: %w", err)
 	}

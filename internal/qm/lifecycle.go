@@ -55,7 +55,7 @@ func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since
 		return time.Time{}, time.Time{}, false
 	}
 	a, ok := s.Telemetry.Activity(ctx, l)
-	if !ok || a.Seen.IsZero() || now.Sub(a.Seen) > TelemetryStale {
+	if !ok || a.Seen.IsZero() || now.Sub(a.Seen) > TelemetryStaleAfter(a) {
 		return time.Time{}, time.Time{}, false
 	}
 	since = l.StartedAt

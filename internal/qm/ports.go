@@ -188,6 +188,8 @@ type Activity struct {
 	Seen time.Time
 	// Utilization is the last reported mean GPU utilization, percent.
 	Utilization float64
+	// Interval is how often the telemetry reports (a node agent's --interval); zero when unknown.
+	Interval time.Duration
 }
 
 // Telemetry reports GPU activity per lease.

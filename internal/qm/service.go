@@ -17,9 +17,20 @@ const (
 	MaxRequestGPUs = 4096
 	// MaxRequestDuration bounds any request.
 	MaxRequestDuration = 30 * 24 * time.Hour
-	// TelemetryStale is how old a telemetry report may be before the lease counts as unobserved.
+	// TelemetryStale is how old a telemetry report may be before the lease counts as unobserved,
+	// at least (see TelemetryStaleAfter).
 	TelemetryStale = 10 * time.Minute
+	// TelemetryStaleIntervals is how many of its reporting intervals a node agent may miss before
+	// its leases count as unobserved, where that is longer than TelemetryStale.
+	TelemetryStaleIntervals = 3
 )
+
+// TelemetryStaleAfter is how old a's report may be before the lease counts as unobserved:
+// TelemetryStale, or TelemetryStaleIntervals of the reporting interval when that is longer, so
+// that a node agent reporting every few minutes is not taken for one that stopped.
+func TelemetryStaleAfter(a Activity) time.Duration {
+	return max(TelemetryStale, TelemetryStaleIntervals*a.Interval)
+}
 
 // Service is the lease service: admission, lifecycle and approvals.
 type Service struct {

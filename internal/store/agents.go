@@ -122,6 +122,8 @@ type AgentReport struct {
 	At        time.Time
 	Seq       uint64
 	Received  time.Time
+	// Interval is the agent's reporting interval.
+	Interval time.Duration
 	// GPUs is the report's GPUs, JSON, kept raw.
 	GPUs     []byte
 	Activity []LeaseActivity
@@ -286,14 +288,15 @@ RETURNING agent_tokens.node, (SELECT hash FROM node_topology WHERE node_topology
 	// Lease activity, in rounds in which each lease appears once (an upsert may not touch a row
 	// twice), oldest report first.
 	type act struct {
-		a    LeaseActivity
-		node string
-		at   dbTime
+		a        LeaseActivity
+		node     string
+		at       dbTime
+		interval float64
 	}
 	var pending []act
 	for _, i := range accepted {
 		for _, a := range rs[i].Activity {
-			pending = append(pending, act{a, rs[i].Node, dbTime(rs[i].At)})
+			pending = append(pending, act{a, rs[i].Node, dbTime(rs[i].At), rs[i].Interval.Seconds()})
 		}
 	}
 	for len(pending) > 0 {
@@ -308,18 +311,18 @@ RETURNING agent_tokens.node, (SELECT hash FROM node_topology WHERE node_topology
 			round = append(round, p)
 		}
 		q.Reset()
-		q.WriteString(`INSERT INTO lease_activity (lease_id, node, seen_at, last_active_at, utilization, mem_used) VALUES `)
+		q.WriteString(`INSERT INTO lease_activity (lease_id, node, seen_at, last_active_at, utilization, mem_used, interval_s) VALUES `)
 		args = args[:0]
 		for k, p := range round {
 			if k > 0 {
 				q.WriteString(", ")
 			}
-			q.WriteString("(?, ?, ?, ?, ?, ?)")
+			q.WriteString("(?, ?, ?, ?, ?, ?, ?)")
 			var active dbTime
 			if p.a.Active {
 				active = p.at
 			}
-			args = append(args, int64(p.a.Lease), p.node, p.at, active, p.a.Utilization, int64(min(p.a.MemUsed, 1<<62)))
+			args = append(args, int64(p.a.Lease), p.node, p.at, active, p.a.Utilization, int64(min(p.a.MemUsed, 1<<62)), p.interval)
 		}
 		q.WriteString(`
 ON CONFLICT (lease_id) DO UPDATE SET
@@ -327,6 +330,7 @@ ON CONFLICT (lease_id) DO UPDATE SET
   seen_at = excluded.seen_at,
   utilization = excluded.utilization,
   mem_used = excluded.mem_used,
+  interval_s = excluded.interval_s,
   last_active_at = CASE
     WHEN excluded.last_active_at IS NOT NULL OR ABS(excluded.mem_used - lease_activity.mem_used) >= ` + fmt.Sprint(memChanged) + `
     THEN excluded.seen_at ELSE lease_activity.last_active_at END
@@ -365,8 +369,9 @@ ON CONFLICT (node) DO UPDATE SET hash = excluded.hash, read_at = excluded.read_a
 // Activity is what the agents last saw of a lease's GPUs; ok is false when no report covered it.
 func (db *DB) Activity(ctx context.Context, id qm.LeaseID) (a qm.Activity, ok bool, err error) {
 	var seen, last dbTime
-	err = db.x.QueryRowContext(ctx, db.x.Rebind(`SELECT seen_at, last_active_at, utilization FROM lease_activity WHERE lease_id = ?`), int64(id)).
-		Scan(&seen, &last, &a.Utilization)
+	var interval float64
+	err = db.x.QueryRowContext(ctx, db.x.Rebind(`SELECT seen_at, last_active_at, utilization, interval_s FROM lease_activity WHERE lease_id = ?`), int64(id)).
+		Scan(&seen, &last, &a.Utilization, &interval)
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, false, nil
 	}
@@ -374,6 +379,7 @@ func (db *DB) Activity(ctx context.Context, id qm.LeaseID) (a qm.Activity, ok bo
 		return a, false, fmt.Errorf("store: lease activity: %w", err)
 	}
 	a.Seen, a.LastActive = time.Time(seen), time.Time(last)
+	a.Interval = time.Duration(interval * float64(time.Second))
 	return a, true, nil
 }
 
