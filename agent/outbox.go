@@ -160,6 +160,7 @@ func (o *Outbox) send(ctx context.Context, body []byte) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+o.cfg.Token)
+	req.Header.Set(report.SentAtHeader, o.cfg.Now().UTC().Format(time.RFC3339Nano))
 	resp, err := o.cfg.Client.Do(req)
 	if err != nil {
 		return errRetry{fmt.Errorf("send a report: %w", err)}

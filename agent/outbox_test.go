@@ -188,3 +188,36 @@ func TestOutboxWrongServiceURL(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// Each attempt to send a report says the node's clock at that moment, not when the report was
+// taken: a report that waited through an outage still lets the service tell the node's clock
+// from the wait.
+func TestOutboxSaysTheNodesClockWhenItSends(t *testing.T) {
+	var mu sync.Mutex
+	status, sent := http.StatusServiceUnavailable, []string{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		sent = append(sent, r.Header.Get(report.SentAtHeader))
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(`{"accepted":true}`))
+	}))
+	defer srv.Close()
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	o := agent.NewOutbox(agent.OutboxConfig{URL: srv.URL, Token: "qma_x", Now: func() time.Time { return now }})
+	o.Push(body(1))
+	if err := o.Flush(context.Background()); err == nil {
+		t.Fatal("flush succeeded with the service down")
+	}
+	now = now.Add(3 * time.Minute)
+	mu.Lock()
+	status = http.StatusOK
+	mu.Unlock()
+	if err := o.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"2026-11-30T09:00:00Z", "2026-11-30T09:03:00Z"}
+	if !slices.Equal(sent, want) {
+		t.Errorf("%s headers = %q, want %q", report.SentAtHeader, sent, want)
+	}
+}

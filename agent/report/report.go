@@ -18,6 +18,12 @@ const Version = 1
 // Path is where the service takes reports.
 const Path = "/api/v1/agent/reports"
 
+// SentAtHeader carries the node's clock (RFC 3339) when the agent sends a report, set again on
+// every attempt: a report may wait in the agent's outbox, so its At alone cannot tell the node's
+// clock from the delay. The service places the report's samples on its own clock by the
+// difference between this time and the moment it received the report.
+const SentAtHeader = "Quartermaster-Sent-At"
+
 // MaxBytes bounds one report's body; the service refuses larger ones with 413. Eight GPUs with a
 // few processes each and the topology take about 6 KB.
 const MaxBytes = 1 << 20

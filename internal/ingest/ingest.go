@@ -260,7 +260,7 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		answer(w, report.Response{Ignored: TooOld})
 		return
 	}
-	resp, err := i.take(ctx, hash, r, now)
+	resp, err := i.take(ctx, hash, r, now, onServiceClock(r.At, req.Header.Get(report.SentAtHeader), now))
 	if errors.Is(err, store.ErrAgentUnauthorized) {
 		i.forget(hash)
 		i.refuse(w, http.StatusUnauthorized, Unauthorized, "this token is unknown or revoked; create a new one with `quartermaster agent-token create NODE`")
@@ -272,6 +272,22 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	answer(w, resp)
+}
+
+// onServiceClock places a report's time (by the node's clock) on the service's: shifted by how
+// far the node's clock, as the agent said it when sending (report.SentAtHeader), was from the
+// service's when the report came in. The report may have waited in the agent's outbox, so its
+// own time alone cannot tell. A sending time that does not read as one, or comes before the
+// report was taken, is not used. Whatever the node says, the result is never later than the
+// moment the report came in.
+func onServiceClock(at time.Time, sentAt string, received time.Time) time.Time {
+	if sent, err := time.Parse(time.RFC3339Nano, sentAt); err == nil && !sent.Before(at) {
+		at = at.Add(received.Sub(sent))
+	}
+	if at.After(received) {
+		return received
+	}
+	return at
 }
 
 // nodeOf is the node of a token hash, from a short cache or the store.
@@ -309,8 +325,9 @@ type leaseSeen struct {
 	active bool
 }
 
-// take maps the report onto leases and stores it.
-func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now time.Time) (report.Response, error) {
+// take maps the report onto leases and stores it; at is the report's time on the service's clock
+// (onServiceClock).
+func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at time.Time) (report.Response, error) {
 	resp := report.Response{Accepted: true, Skipped: map[string]int{}}
 	known, topo, err := i.knownGPUs(ctx, r)
 	if err != nil {
@@ -374,7 +391,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now tim
 		clear(seen)
 		resp.TopologyWanted = true
 	}
-	rec := store.AgentReport{Node: r.Node, TokenHash: hash, At: r.At, Seq: r.Seq, Received: now, TopologyHash: r.TopologyHash,
+	rec := store.AgentReport{Node: r.Node, TokenHash: hash, At: r.At, Seen: at, Seq: r.Seq, Received: now, TopologyHash: r.TopologyHash,
 		Interval: time.Duration(r.Interval * float64(time.Second))}
 	if rec.GPUs, err = json.Marshal(r.GPUs); err != nil {
 		return resp, fmt.Errorf("ingest: %w", err)
@@ -421,7 +438,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now tim
 		// A lease over several nodes is reported by each of them: each has its share of the GPUs.
 		nodes := max(len(expandHostlist(s.lease.Node)), 1)
 		gpuSecs := interval.Seconds() * float64(max(s.lease.GPUs/nodes, 1))
-		roll := qm.UsageRollup{Lease: id, Hour: qm.HourStart(r.At, i.cfg.Location), GPUSeconds: gpuSecs, UtilSum: mean, Samples: 1}
+		roll := qm.UsageRollup{Lease: id, Hour: qm.HourStart(at, i.cfg.Location), GPUSeconds: gpuSecs, UtilSum: mean, Samples: 1}
 		switch {
 		case unknown:
 			roll.UtilSum, roll.Samples = 0, 0

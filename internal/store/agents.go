@@ -119,9 +119,12 @@ type LeaseActivity struct {
 type AgentReport struct {
 	Node      string
 	TokenHash string
-	At        time.Time
-	Seq       uint64
-	Received  time.Time
+	// At is when the GPUs were read, by the node's clock; it orders the node's reports.
+	At time.Time
+	// Seen is At on the service's clock: the time of the leases' activity. Zero: At.
+	Seen     time.Time
+	Seq      uint64
+	Received time.Time
 	// Interval is the agent's reporting interval.
 	Interval time.Duration
 	// GPUs is the report's GPUs, JSON, kept raw.
@@ -295,8 +298,12 @@ RETURNING agent_tokens.node, (SELECT hash FROM node_topology WHERE node_topology
 	}
 	var pending []act
 	for _, i := range accepted {
+		seen := rs[i].Seen
+		if seen.IsZero() {
+			seen = rs[i].At
+		}
 		for _, a := range rs[i].Activity {
-			pending = append(pending, act{a, rs[i].Node, dbTime(rs[i].At), rs[i].Interval.Seconds()})
+			pending = append(pending, act{a, rs[i].Node, dbTime(seen), rs[i].Interval.Seconds()})
 		}
 	}
 	for len(pending) > 0 {
