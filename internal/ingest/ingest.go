@@ -19,6 +19,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -436,8 +437,11 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			rec.Activity = append(rec.Activity, store.LeaseActivity{Lease: id, Utilization: mean, MemUsed: s.mem, Active: s.active})
 		}
 		// A lease over several nodes is reported by each of them: each has its share of the GPUs.
-		nodes := max(len(expandHostlist(s.lease.Node)), 1)
-		gpuSecs := interval.Seconds() * float64(max(s.lease.GPUs/nodes, 1))
+		share := nodeShare(s.lease, r.Node, len(s.gpus))
+		if share == 0 {
+			continue
+		}
+		gpuSecs := interval.Seconds() * float64(share)
 		roll := qm.UsageRollup{Lease: id, Hour: qm.HourStart(at, i.cfg.Location), GPUSeconds: gpuSecs, UtilSum: mean, Samples: 1}
 		switch {
 		case unknown:
@@ -471,6 +475,28 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 	}
 	resp.TopologyWanted = resp.TopologyWanted || (topo == nil && res.TopologyHash != r.TopologyHash)
 	return resp, nil
+}
+
+// nodeShare is how many of lease l's GPUs are on node, whose report shows the lease's processes
+// on withProcs of its GPUs: all of them for a lease on one node. Over several nodes the
+// scheduler does not say how it spread them, so they are split evenly in a way that adds up to
+// the lease's GPUs, the nodes listed first taking one more where they do not divide evenly (3
+// over 2 nodes: 2 and 1). A node the lease's node list lacks (its job's processes were found
+// there) holds the GPUs it shows the lease's processes on.
+func nodeShare(l *qm.Lease, node string, withProcs int) int {
+	nodes := expandHostlist(l.Node)
+	if len(nodes) <= 1 {
+		return l.GPUs
+	}
+	k := slices.IndexFunc(nodes, func(n string) bool { return strings.EqualFold(n, node) })
+	if k < 0 {
+		return min(withProcs, l.GPUs)
+	}
+	share := l.GPUs / len(nodes)
+	if k < l.GPUs%len(nodes) {
+		share++
+	}
+	return share
 }
 
 // knownGPUs is the set of the node's GPU UUIDs from its topology: the report's own when it carries

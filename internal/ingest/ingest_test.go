@@ -440,3 +440,44 @@ func TestNodeNamesIgnoreCase(t *testing.T) {
 		}
 	})
 }
+
+// A lease over several nodes is reported by each of them, and each counts its share of the
+// lease's GPUs: the shares add up to the lease's GPUs also where they do not divide evenly
+// (3 GPUs over 2 nodes count 3 GPUs, not 2; 1 GPU over 2 nodes counts 1, not 2), and a node
+// missing from the lease's node list counts the GPUs it shows the lease's processes on.
+func TestUsageOfALeaseOverSeveralNodesAddsUp(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		leases := []*qm.Lease{
+			{ID: 1, State: qm.Active, GPUs: 3, Ref: "4801", Node: "n[1-2]"},
+			{ID: 2, State: qm.Active, GPUs: 1, Ref: "4802", Node: "n1,n2"},
+			{ID: 3, State: qm.Active, GPUs: 4, Ref: "4803", Node: "n1,n2"},
+			// Its node list lacks n1, where its job has a process on one GPU: n1 counts that one.
+			{ID: 4, State: qm.Active, GPUs: 2, Ref: "4804", Node: "n2,n3"},
+		}
+		e := newEnv(t, url, leases...)
+		for _, node := range []string{"n1", "n2"} {
+			r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(90), Processes: []report.Process{{PID: 1, Job: "4801"}}},
+				report.GPU{Index: 1, UUID: "GPU-1", Util: f(0), Processes: []report.Process{{PID: 2, Job: "4804"}}})
+			r.Node = node
+			if code, out := e.post(e.tokens[node], r); code != 200 || out["accepted"] != true {
+				t.Fatalf("%s: %d %v", node, code, out)
+			}
+		}
+		if err := e.ing.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		use, err := e.db.Usage(t.Context(), t0, t0.Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[qm.LeaseID]float64{}
+		for _, u := range use {
+			got[u.Lease] += u.GPUSeconds
+		}
+		for _, l := range leases {
+			if want := float64(l.GPUs) * 10; got[l.ID] != want {
+				t.Errorf("%s (%d GPUs on %s), one 10 s report from each node: %v GPU-seconds, want %v", l.ID, l.GPUs, l.Node, got[l.ID], want)
+			}
+		}
+	})
+}
