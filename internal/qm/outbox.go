@@ -38,6 +38,8 @@ type QueuedNotice struct {
 	// Again is set when an earlier claim lapsed without the notice being marked sent or failed:
 	// its sender stopped mid-delivery, so this delivery may repeat one that happened.
 	Again bool
+	// Queued is when the notice was written to the outbox.
+	Queued time.Time
 }
 
 // Outbox defaults.
@@ -51,8 +53,9 @@ const (
 	noticeMargin = 15 * time.Second
 	// noticeBatch is how many notices one claim takes.
 	noticeBatch = 64
-	// maxNoticeAttempts is how often a notice is tried before it is given up (about a day).
-	maxNoticeAttempts = 30
+	// NoticeGiveUp is how long a notice that cannot be delivered is tried again before it is given
+	// up (and logged): a chat platform's outage of some hours loses nothing.
+	NoticeGiveUp = 24 * time.Hour
 	// noticeSenders bounds how many recipients are written to at once.
 	noticeSenders = 8
 )
@@ -266,7 +269,7 @@ func (s *Service) deliverOne(ctx, sendCtx context.Context, q QueuedNotice) bool 
 		return true
 	}
 	s.stats.failed.Add(1)
-	if q.Attempts >= maxNoticeAttempts {
+	if !q.Queued.IsZero() && now.Sub(q.Queued) >= NoticeGiveUp {
 		s.log().Error("giving up on a notice", "outbox", q.ID, "lease", q.Notice.Lease.ID, "to", q.Notice.To, "attempts", q.Attempts, "err", err)
 		if err := s.Outbox.NoticeSent(ctx, q.ID, now); err != nil {
 			s.log().Error("mark a notice given up", "outbox", q.ID, "err", err)

@@ -344,3 +344,39 @@ func TestAFailedDeliveryIsGivenBackWhenTheDatabaseReturns(t *testing.T) {
 		t.Fatalf("%d notices delivered 30 s after the failed one, want the approval request given back and sent", n)
 	}
 }
+
+// A notice that cannot be delivered is tried again for about a day, so that a chat platform's
+// outage of some hours loses nothing; one that has failed for longer is given up.
+func TestANoticeIsTriedForAboutADay(t *testing.T) {
+	for _, outage := range []time.Duration{20 * time.Hour, 26 * time.Hour} {
+		t.Run(outage.String(), func(t *testing.T) {
+			p := manyTeamsPolicy(t, 1, "")
+			st := storetest.Open(t, storetest.SQLite(t))
+			clock := sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC))
+			c := &courier{fail: true}
+			svc := outboxService(t, p, st, clock, "a", c)
+			if out, err := svc.Request(context.Background(), qm.LeaseRequest{User: "u00@x.example", GPUs: 4, Class: "interactive", Duration: time.Hour}); err != nil || out.Lease.State != qm.PendingApproval {
+				t.Fatalf("request: %v %+v", err, out)
+			}
+			start := clock.Now()
+			for clock.Now().Sub(start) < 30*time.Hour {
+				if clock.Now().Sub(start) >= outage {
+					c.mu.Lock()
+					c.fail = false
+					c.mu.Unlock()
+				}
+				if _, err := svc.DeliverNotices(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				clock.Advance(5 * time.Minute)
+			}
+			got := len(c.delivered())
+			if outage < 24*time.Hour && got != 1 {
+				t.Errorf("after an outage of %s the budget owner heard %d times, want once", outage, got)
+			}
+			if outage > 25*time.Hour && got != 0 {
+				t.Errorf("a notice that failed for %s was still sent (%d)", outage, got)
+			}
+		})
+	}
+}

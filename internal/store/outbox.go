@@ -57,7 +57,7 @@ func (db *DB) ClaimNotices(ctx context.Context, owner string, ids []int64, now t
 		where += " AND o.id IN (?)"
 		args = append(args, ids)
 	}
-	sel := "SELECT o.id, o.notice, o.attempts, o.claimed_until IS NOT NULL AS again FROM outbox o WHERE " + where + " ORDER BY o.id LIMIT ?"
+	sel := "SELECT o.id, o.notice, o.attempts, o.claimed_until IS NOT NULL AS again, o.created_at FROM outbox o WHERE " + where + " ORDER BY o.id LIMIT ?"
 	args = append(args, limit)
 	if db.dialect == Postgres {
 		sel += " FOR UPDATE SKIP LOCKED"
@@ -77,7 +77,8 @@ func (db *DB) ClaimNotices(ctx context.Context, owner string, ids []int64, now t
 		var raw string
 		var attempts int
 		var again bool
-		if err := rows.Scan(&id, &raw, &attempts, &again); err != nil {
+		var queued dbTime
+		if err := rows.Scan(&id, &raw, &attempts, &again, &queued); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("store: claim notices: %w", err)
 		}
@@ -86,7 +87,7 @@ func (db *DB) ClaimNotices(ctx context.Context, owner string, ids []int64, now t
 			db.logger.Error("an outbox row cannot be read; it is set aside", "outbox", id, "err", err)
 			continue
 		}
-		out = append(out, qm.QueuedNotice{ID: id, Notice: n, Attempts: attempts + 1, Again: again})
+		out = append(out, qm.QueuedNotice{ID: id, Notice: n, Attempts: attempts + 1, Again: again, Queued: time.Time(queued)})
 		claimed = append(claimed, id)
 	}
 	rows.Close()
