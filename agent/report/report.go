@@ -28,6 +28,10 @@ const SentAtHeader = "Quartermaster-Sent-At"
 // few processes each and the topology take about 6 KB.
 const MaxBytes = 1 << 20
 
+// MaxInterval is the longest sampling period an agent runs with (--interval): a report stands for
+// at most that much time, whatever its Interval says.
+const MaxInterval = 10 * time.Minute
+
 // Report is one sample of a node's GPUs.
 type Report struct {
 	Version int    `json:"version"`

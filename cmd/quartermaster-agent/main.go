@@ -25,6 +25,7 @@ import (
 
 	"github.com/acme/quartermaster/agent"
 	"github.com/acme/quartermaster/agent/nvml"
+	"github.com/acme/quartermaster/agent/report"
 	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/httpserve"
 )
@@ -316,7 +317,7 @@ func oneShot(ctx context.Context, cmd string, set *settings, stdout, stderr io.W
 
 func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 	o := &set.options
-	if set.interval < time.Second || set.interval > 10*time.Minute {
+	if set.interval < time.Second || set.interval > report.MaxInterval {
 		return errUsage{fmt.Sprintf("--interval %s is out of range; use between 1s and 10m, e.g. --interval 10s", set.interval)}
 	}
 	if set.window < 1 {

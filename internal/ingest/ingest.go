@@ -400,7 +400,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 	if topo != nil {
 		rec.Topology = topo
 	}
-	interval := time.Duration(min(r.Interval, 300) * float64(time.Second))
+	interval := min(time.Duration(r.Interval*float64(time.Second)), report.MaxInterval)
 	var rolls []qm.UsageRollup
 	ids := make([]qm.LeaseID, 0, len(seen))
 	for id := range seen {

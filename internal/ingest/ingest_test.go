@@ -481,3 +481,31 @@ func TestUsageOfALeaseOverSeveralNodesAddsUp(t *testing.T) {
 		}
 	})
 }
+
+// A node reporting every 10 minutes (the agent's longest --interval) has each report count its
+// whole interval in a lease's usage, as the showback adds it up: not half of it.
+func TestUsageCountsALongIntervalWhole(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		l := &qm.Lease{ID: 1, State: qm.Active, GPUs: 1, Ref: "77", Node: "n1"}
+		e := newEnv(t, url, l)
+		r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(90), Processes: []report.Process{{PID: 1, Job: "77"}}})
+		r.Interval = 600
+		if code, out := e.post(e.tokens["n1"], r); code != 200 || out["accepted"] != true {
+			t.Fatalf("%d %v", code, out)
+		}
+		if err := e.ing.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		use, err := e.db.Usage(t.Context(), t0.Add(-time.Hour), t0.Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var secs float64
+		for _, u := range use {
+			secs += u.GPUSeconds
+		}
+		if secs != 600 {
+			t.Errorf("one 10-minute report of a 1-GPU lease counts %v GPU-seconds, want 600", secs)
+		}
+	})
+}
