@@ -123,3 +123,31 @@ func TestRequestFormOffersEveryTeamPast100(t *testing.T) {
 		t.Errorf("typing 14 offers team-015: %s", body)
 	}
 }
+
+// The request form starts at a length the first class allows without approval: 2h, or the
+// class's max_duration where that is shorter, offered in the menu.
+func TestRequestFormStartsWithinTheFirstClassLimit(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	a, err := slackbot.New(slackbot.Config{BotToken: "xoxb-test", SigningSecret: secret, APIURL: e.slack.apiURL(), Handler: e.bot,
+		Refs: chatstore.Refs{DB: e.db, Platform: slackbot.Platform}, Logger: storetest.Logger(t), ChannelInterval: time.Millisecond,
+		Choices: slackbot.Choices{Classes: []slackbot.Choice{{Value: "quick"}}, DefaultDuration: "1h30m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.handler.Store(a)
+	e.command("UALICE", "")
+	e.wait()
+	_, _, _, views := e.slack.snapshot()
+	blocks, _ := views[0].View["blocks"].([]any)
+	var initial string
+	for _, b := range blocks {
+		el, _ := b.(map[string]any)["element"].(map[string]any)
+		if el["action_id"] == "qm.form.duration" {
+			opt, _ := el["initial_option"].(map[string]any)
+			initial, _ = opt["value"].(string)
+		}
+	}
+	if initial != "1h30m" {
+		t.Errorf("the form starts at %q, want 1h30m: %s", initial, textIn([]map[string]any{views[0].View}))
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,9 @@ type Choices struct {
 	Teams       []string
 	DataClasses []string
 	Templates   []string
+	// DefaultDuration is the length a new form starts at: what the first class allows without
+	// approval, 2h at most; empty: 2h.
+	DefaultDuration string
 }
 
 // Choice is one menu entry.
@@ -143,6 +147,9 @@ func (a *Adapter) estimate(ctx context.Context, user string, f form) string {
 // defaultForm is a new modal's starting point.
 func (a *Adapter) defaultForm() form {
 	f := form{GPUs: "1", Duration: defaultDuration}
+	if d := a.cfg.Choices.DefaultDuration; d != "" {
+		f.Duration = d
+	}
 	if len(a.cfg.Choices.Classes) > 0 {
 		f.Class = a.cfg.Choices.Classes[0].Value
 	}
@@ -245,6 +252,9 @@ func (a *Adapter) requestView(f form, estimate string, meta modalMeta) slack.Mod
 	durations := ch.Durations
 	if len(durations) == 0 {
 		durations = DefaultDurations
+	}
+	if f.Duration != "" && !slices.Contains(durations, f.Duration) {
+		durations = append([]string{f.Duration}, durations...) // the form's length, offered first
 	}
 	gpus := slack.NewNumberInputBlockElement(plain("1"), fieldGPUs, false)
 	gpus.InitialValue = f.GPUs

@@ -445,6 +445,13 @@ func slackChoices(a *App) slackbot.Choices {
 		ch.Teams = append(ch.Teams, t.Name)
 	}
 	sort.Strings(ch.Teams)
+	if len(a.Policy.Classes) > 0 {
+		d := 2 * time.Hour // a new form's length: 2h, or less where the first class allows less
+		if m := a.Policy.Classes[0].MaxDuration.Duration; m > 0 && m < d {
+			d = m
+		}
+		ch.DefaultDuration = policy.FormatDuration(d)
+	}
 	return ch
 }
 
