@@ -221,7 +221,7 @@ func TestConsoleIdleReclaim(t *testing.T) {
 	if !strings.Contains(msgs[1].Text, "L-1 has shown no GPU activity") || len(msgs[1].Actions) != 2 || msgs[1].Actions[0].Command != "/gpu keep L-1" {
 		t.Errorf("idle warning: %+v", msgs[1])
 	}
-	if !strings.Contains(msgs[2].Text, "L-1 was reclaimed") || !strings.Contains(msgs[2].Text, "3.3 GPU-hours went back") {
+	if !strings.Contains(msgs[2].Text, "L-1 was reclaimed") || !strings.Contains(msgs[2].Text, "3.33 GPU-hours went back") {
 		t.Errorf("reclaim: %+v", msgs[2])
 	}
 }
