@@ -743,3 +743,17 @@ func TestChannelsMatchWhateverTheirCase(t *testing.T) {
 		t.Errorf("posts to the team's channel = %+v", e.fake.Posts())
 	}
 }
+
+// TestRateLimitedByAProxy: a 429 that is a proxy's HTML page in front of Discord (Cloudflare's),
+// not Discord's JSON, is waited out as its Retry-After says, and the message is posted once.
+func TestRateLimitedByAProxy(t *testing.T) {
+	e := newEnv(t)
+	e.fake.LimitWithPage("messages", 2)
+	if err := e.adapter.Send(context.Background(), bot.Reply{To: "#vision-gpu", Text: "Showback is ready."}); err != nil {
+		t.Fatal(err)
+	}
+	e.wait()
+	if ps := e.fake.PostsTo(team); len(ps) != 1 {
+		t.Fatalf("posts = %+v; want one after the 429s", ps)
+	}
+}

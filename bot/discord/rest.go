@@ -1,11 +1,16 @@
 package discord
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,7 +49,13 @@ func newSession(token, apiURL string, client *http.Client) (*discordgo.Session, 
 		}
 		client = c
 	}
-	s.Client = client
+	next := client.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	c := *client
+	c.Transport = jsonRateLimits{next: next}
+	s.Client = &c
 	s.ShouldRetryOnRateLimit = false
 	s.MaxRestRetries = 1
 	s.StateEnabled = false
@@ -90,6 +101,37 @@ func (t rewriter) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	r2.Host = ""
 	return t.next.RoundTrip(r2)
+}
+
+// jsonRateLimits turns an HTTP 429 whose body is not Discord's JSON (the page of a proxy in front
+// of Discord, such as Cloudflare's) into Discord's JSON, with retry_after from the Retry-After
+// header (a second when it has none), so that it is waited out like any other rate limit instead
+// of failing the call as an unreadable answer.
+type jsonRateLimits struct{ next http.RoundTripper }
+
+func (t jsonRateLimits) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(r)
+	if err != nil || resp.StatusCode != http.StatusTooManyRequests {
+		return resp, err
+	}
+	body, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	var probe struct {
+		RetryAfter *float64 `json:"retry_after"`
+	}
+	if rerr == nil && json.Unmarshal(body, &probe) == nil && probe.RetryAfter != nil {
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return resp, nil
+	}
+	after := 1.0
+	if v, err := strconv.ParseFloat(strings.TrimSpace(resp.Header.Get("Retry-After")), 64); err == nil && v >= 0 && !math.IsInf(v, 0) {
+		after = v
+	}
+	b, _ := json.Marshal(map[string]any{"message": "rate limited in front of Discord", "retry_after": after, "global": false})
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	resp.ContentLength = int64(len(b))
+	resp.Header.Set("Content-Type", "application/json")
+	return resp, nil
 }
 
 // retry runs call again while Discord answers HTTP 429, waiting as long as its retry_after says

@@ -124,6 +124,7 @@ type Fake struct {
 	overwrites []Overwrite
 	dms        map[string]string // user id -> DM channel id
 	limited    map[string]int    // route -> how many more calls answer 429
+	limitHTML  bool              // the 429s are a proxy's HTML page, not Discord's JSON
 	calls      int
 	hook       func(r *http.Request)
 }
@@ -173,6 +174,15 @@ func (f *Fake) Limit(route string, n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.limited[route] = n
+}
+
+// LimitWithPage is Limit with each 429 answered as a proxy in front of Discord answers it (an
+// HTML page and a Retry-After header, as Cloudflare does), not with Discord's JSON.
+func (f *Fake) LimitWithPage(route string, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.limited[route] = n
+	f.limitHTML = true
 }
 
 // OnRequest calls h with every request the fake gets, before it answers it.
@@ -272,6 +282,13 @@ func (f *Fake) limitedNow(w http.ResponseWriter, route string) bool {
 		return false
 	}
 	f.limited[route]--
+	if f.limitHTML {
+		w.Header().Set("Retry-After", "0")
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte("<html><body>Error 1015: You are being rate limited.</body></html>"))
+		return true
+	}
 	w.Header().Set("Retry-After", "1")
 	writeJSON(w, http.StatusTooManyRequests, map[string]any{"message": "You are being rate limited.", "retry_after": 0.02, "global": false})
 	return true
