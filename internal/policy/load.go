@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 )
@@ -85,7 +86,7 @@ func Load(data []byte, source string) (*Policy, error) {
 			return nil, &Error{Source: source, Problems: []Problem{yamlProblem(err.Error())}}
 		}
 	}
-	v := &validator{root: root.Content[0]}
+	v := &validator{root: root.Content[0], data: data}
 	if len(problems) == 0 {
 		// An empty entry in a list stops the semantic checks, as type errors do: every check
 		// after this one may rely on each entry being there.
@@ -267,6 +268,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 
 type validator struct {
 	root     *yaml.Node
+	data     []byte // the file, for the place of a mistake inside a value (scalarPos)
 	problems []Problem
 	warnings []Problem // found while validating; validate adds them to the policy's
 }
@@ -315,6 +317,75 @@ func (v *validator) find(path string) (int, *yaml.Node) {
 		n = next
 	}
 	return best, n
+}
+
+// scalarPos finds where the file writes the character at position off (in characters) of the
+// text value at path: its line and its column (both from 1, the column in characters). Reading
+// a value changes only its white space (indentation goes, and the line breaks of a plain or
+// folded value read as spaces), so the value's other characters are the file's, in order; ok is
+// false where they are not (an escape in a quoted value) or the path writes no text.
+func (v *validator) scalarPos(path string, off int) (line, col int, ok bool) {
+	_, n := v.find(path)
+	if n == nil || n.Kind != yaml.ScalarNode || n.Line < 1 || n.Column < 1 {
+		return 0, 0, false
+	}
+	value := []rune(n.Value)
+	if off < 0 || off > len(value) {
+		return 0, 0, false
+	}
+	// The character is the k-th of the value other than white space (from 0); one that is white
+	// space, with nothing but white space after it (the end of the text), is just after the last.
+	var nonSpace []rune
+	k := -1
+	for i, r := range value {
+		if unicode.IsSpace(r) {
+			continue
+		}
+		if i >= off && k < 0 {
+			k = len(nonSpace)
+		}
+		nonSpace = append(nonSpace, r)
+	}
+	after := 0
+	if k < 0 {
+		k, after = len(nonSpace)-1, 1
+	}
+	if k < 0 {
+		return 0, 0, false
+	}
+	want := nonSpace[k]
+	lines := strings.Split(string(v.data), "\n")
+	li, ci := n.Line-1, n.Column-1
+	switch {
+	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		li, ci = li+1, 0 // the value starts on the line after its | or >
+	case n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0:
+		ci++ // after the quote
+	}
+	for ; li < len(lines); li, ci = li+1, 0 {
+		rs := []rune(lines[li])
+		for ; ci < len(rs); ci++ {
+			if unicode.IsSpace(rs[ci]) {
+				continue
+			}
+			if rs[ci] == '\\' && n.Style&yaml.DoubleQuotedStyle != 0 {
+				return 0, 0, false // an escape: the value's characters are not the file's
+			}
+			at := ci
+			if rs[ci] == '\'' && n.Style&yaml.SingleQuotedStyle != 0 && ci+1 < len(rs) && rs[ci+1] == '\'' {
+				ci++ // '' is one ' of the value
+			}
+			if k > 0 {
+				k--
+				continue
+			}
+			if rs[ci] != want {
+				return 0, 0, false
+			}
+			return li + 1, at + 1 + after, true
+		}
+	}
+	return 0, 0, false
 }
 
 // text is the value of a dotted path as the file writes it (-0.90, .nan), for a refusal to quote.
@@ -661,7 +732,7 @@ func (v *validator) validate(p *Policy) {
 			v.addf("reports.showback.schedule", "%v", err)
 		}
 	}
-	rs, probs := compileRules(p, v.line)
+	rs, probs := compileRules(p, v.line, v.scalarPos)
 	v.problems = append(v.problems, probs...)
 	p.rules = rs
 	p.Warnings = append([]Problem(nil), v.warnings...)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
@@ -147,7 +148,10 @@ func newEnv() (*cel.Env, error) {
 	)
 }
 
-func compileRules(p *Policy, line func(string) int) (*ruleSet, []Problem) {
+// compileRules compiles the policy's exception rules. line is the line of a dotted path; pos is
+// where the file writes a character of a text value (validator.scalarPos), so that a mistake in a
+// rule written over several lines is named at its own line.
+func compileRules(p *Policy, line func(string) int, pos func(path string, off int) (int, int, bool)) (*ruleSet, []Problem) {
 	env, err := newEnv()
 	if err != nil {
 		return nil, []Problem{{Msg: "exception rules cannot be compiled: " + err.Error()}}
@@ -179,8 +183,15 @@ func compileRules(p *Policy, line func(string) int) (*ruleSet, []Problem) {
 		if iss != nil && iss.Err() != nil {
 			for _, e := range iss.Errors() {
 				loc := e.Location
-				problems = append(problems, Problem{Line: line(at + ".when"),
-					Msg: fmt.Sprintf("exception rule %q, at column %d of its when: %s%s", r.Name, loc.Column()+1, e.Message, fieldHint(r.When, e.Message))})
+				pr := Problem{Line: line(at + ".when"),
+					Msg: fmt.Sprintf("exception rule %q, at column %d of its when: %s%s", r.Name, loc.Column()+1, e.Message, fieldHint(r.When, e.Message))}
+				// A rule written over several lines is named at the line of the file that holds
+				// the mistake, and the column of that line.
+				if fl, fc, ok := pos(at+".when", runeOffset(r.When, loc.Line(), loc.Column())); ok && fl != pr.Line {
+					pr.Line = fl
+					pr.Msg = fmt.Sprintf("exception rule %q, at column %d of this line: %s%s", r.Name, fc, e.Message, fieldHint(r.When, e.Message))
+				}
+				problems = append(problems, pr)
 			}
 			continue
 		}
@@ -212,6 +223,26 @@ func compileRules(p *Policy, line func(string) int) (*ruleSet, []Problem) {
 		}
 	}
 	return &ruleSet{rules: p.Exceptions}, problems
+}
+
+// runeOffset is the position, in characters from 0, of CEL's location (line from 1, column from
+// 0, in characters) in expr; -1 when it is not in expr.
+func runeOffset(expr string, line, col int) int {
+	if line < 1 || col < 0 {
+		return -1
+	}
+	off := 0
+	for i, l := range strings.Split(expr, "\n") {
+		n := utf8.RuneCountInString(l)
+		if i+1 == line {
+			if col > n {
+				return -1
+			}
+			return off + col
+		}
+		off += n + 1
+	}
+	return -1
 }
 
 // Evaluate runs every exception rule against a request and returns those that match. A rule that

@@ -100,3 +100,36 @@ func TestMalformedRules(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedRuleOnLaterLine: a rule written over several lines (a block scalar, folded or
+// literal, or a plain scalar that continues) is refused at the line of the file that holds the
+// mistake, not at its when: key.
+func TestMalformedRuleOnLaterLine(t *testing.T) {
+	head := "organization: X\nclasses:\n  - {name: gpu-x_1, max_gpus: 1, max_duration: 1h}\nsim: {nodes: [{name: n, count: 1, class: gpu-x_1, gpus: 1}]}\nexceptions:\n  - name: r\n"
+	for _, c := range []struct{ rule, want string }{
+		{"    when: >-\n      request.gpus > 2 &&\n      user.groups.exists(g, g == 1) &&\n      request.duration > duration('1h')\n",
+			`p.yaml:9: exception rule "r", at column 31 of this line: found no matching overload for '_==_'`},
+		{"    when: |\n      request.gpus > 2\n      && request.gpu > 3\n",
+			`p.yaml:9: exception rule "r", at column 17 of this line: undefined field 'gpu'`},
+		{"    when: request.gpus > 2 &&\n      request.gpu > 3\n",
+			`p.yaml:8: exception rule "r", at column 14 of this line: undefined field 'gpu'`},
+		{"    when: \"request.gpus > 2 &&\n      request.gpu > 3\"\n",
+			`p.yaml:8: exception rule "r", at column 14 of this line: undefined field 'gpu'`},
+		{"    when:\n      request.gpus > 2 && request.gpu > 3\n",
+			`p.yaml:8: exception rule "r", at column 34 of this line: undefined field 'gpu'`},
+		{"    when: >-\n      request.gpus > '2' &&\n      request.gpus > 3\n",
+			`p.yaml:8: exception rule "r", at column 20 of this line`},
+		// On the when: line itself, the column is the expression's, as for any one-line rule.
+		{"    when: request.gpus > '2' &&\n      request.gpus > 3\n",
+			`p.yaml:7: exception rule "r", at column 14 of its when`},
+	} {
+		_, err := Load([]byte(head+c.rule), "p.yaml")
+		if err == nil {
+			t.Errorf("%q: accepted", c.rule)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: want %q in:\n%v", c.rule, c.want, err)
+		}
+	}
+}
