@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -13,6 +14,9 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
+	"github.com/google/cel-go/common"
+	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/ext"
 )
@@ -179,19 +183,26 @@ func compileRules(p *Policy, line func(string) int, pos func(path string, off in
 			problems = append(problems, Problem{Line: line(at), Msg: fmt.Sprintf("exception rule %q needs a when: expression", r.Name)})
 			continue
 		}
+		// mistake is a problem at loc in the rule's when. A rule written over several lines is
+		// named at the line of the file that holds the mistake, and the column of that line.
+		mistake := func(loc common.Location, msg string) Problem {
+			pr := Problem{Line: line(at + ".when"), Msg: fmt.Sprintf("exception rule %q, at column %d of its when: %s", r.Name, loc.Column()+1, msg)}
+			if fl, fc, ok := pos(at+".when", runeOffset(r.When, loc.Line(), loc.Column())); ok && fl != pr.Line {
+				pr.Line = fl
+				pr.Msg = fmt.Sprintf("exception rule %q, at column %d of this line: %s", r.Name, fc, msg)
+			}
+			return pr
+		}
 		ast, iss := env.Compile(r.When)
 		if iss != nil && iss.Err() != nil {
 			for _, e := range iss.Errors() {
-				loc := e.Location
-				pr := Problem{Line: line(at + ".when"),
-					Msg: fmt.Sprintf("exception rule %q, at column %d of its when: %s%s", r.Name, loc.Column()+1, e.Message, fieldHint(r.When, e.Message))}
-				// A rule written over several lines is named at the line of the file that holds
-				// the mistake, and the column of that line.
-				if fl, fc, ok := pos(at+".when", runeOffset(r.When, loc.Line(), loc.Column())); ok && fl != pr.Line {
-					pr.Line = fl
-					pr.Msg = fmt.Sprintf("exception rule %q, at column %d of this line: %s%s", r.Name, fc, e.Message, fieldHint(r.When, e.Message))
-				}
-				problems = append(problems, pr)
+				problems = append(problems, mistake(e.Location, e.Message+fieldHint(r.When, e.Message)))
+			}
+			continue
+		}
+		if bad := quotaOfNoClass(ast.NativeRep(), p); len(bad) > 0 {
+			for _, b := range bad {
+				problems = append(problems, mistake(b.loc, b.msg))
 			}
 			continue
 		}
@@ -223,6 +234,60 @@ func compileRules(p *Policy, line func(string) int, pos func(path string, off in
 		}
 	}
 	return &ruleSet{rules: p.Exceptions}, problems
+}
+
+// keyMistake is a read of team.quota.gpus for a name that is no class, and where it is.
+type keyMistake struct {
+	loc common.Location
+	msg string
+}
+
+// quotaOfNoClass finds the reads of team.quota.gpus, in a checked rule, for a name written in the
+// rule that is no class of the catalog (team.quota.gpus['h100'], team.quota.gpus.h100): the map
+// holds every class and nothing else, so such a read fails on every request that reaches it, and
+// the rule could never be checked. has(), in and optional reads are tests, and are left alone.
+func quotaOfNoClass(a *celast.AST, p *Policy) []keyMistake {
+	isQuotaGPUs := func(e celast.Expr) bool {
+		var path []string
+		for e.Kind() == celast.SelectKind && !e.AsSelect().IsTestOnly() {
+			path = append([]string{e.AsSelect().FieldName()}, path...)
+			e = e.AsSelect().Operand()
+		}
+		return e.Kind() == celast.IdentKind && e.AsIdent() == "team" && slices.Equal(path, []string{"quota", "gpus"})
+	}
+	classes := p.ClassNames()
+	var out []keyMistake
+	check := func(id int64, key string) {
+		if slices.Contains(classes, key) {
+			return
+		}
+		msg := fmt.Sprintf("team.quota.gpus has no class '%s'", key)
+		if best := Closest(strings.ToLower(key), classes); best != "" {
+			msg += fmt.Sprintf("; did you mean '%s'?", best)
+		} else {
+			msg += "; its classes are " + strings.Join(classes, ", ")
+		}
+		out = append(out, keyMistake{loc: a.SourceInfo().GetStartLocation(id), msg: msg})
+	}
+	celast.PreOrderVisit(a.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+		switch e.Kind() {
+		case celast.CallKind:
+			c := e.AsCall()
+			if c.FunctionName() != operators.Index || len(c.Args()) != 2 || !isQuotaGPUs(c.Args()[0]) {
+				return
+			}
+			if k := c.Args()[1]; k.Kind() == celast.LiteralKind {
+				if key, ok := k.AsLiteral().(types.String); ok {
+					check(k.ID(), string(key))
+				}
+			}
+		case celast.SelectKind:
+			if sel := e.AsSelect(); !sel.IsTestOnly() && isQuotaGPUs(sel.Operand()) {
+				check(e.ID(), sel.FieldName())
+			}
+		}
+	}))
+	return out
 }
 
 // runeOffset is the position, in characters from 0, of CEL's location (line from 1, column from

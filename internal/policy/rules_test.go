@@ -133,3 +133,43 @@ func TestMalformedRuleOnLaterLine(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotaOfNoClass: team.quota.gpus holds every class of the catalog and nothing else, so a rule
+// that reads it for a name that is no class could never be checked (every request it reached
+// would wait for a person): policy check refuses it, naming the class meant. Classes with - and _
+// in their names are read as written.
+func TestQuotaOfNoClass(t *testing.T) {
+	head := "organization: X\nclasses:\n  - {name: b200-train_x, max_gpus: 4, max_duration: 1h}\n  - {name: l4-nb, max_gpus: 1, max_duration: 1h}\nsim: {nodes: [{name: n, count: 1, class: b200-train_x, gpus: 4}]}\nexceptions:\n  - name: r\n    when: "
+	for when, want := range map[string]string{
+		`team.quota.gpus['b200-train-x'] < 4`:                             `p.yaml:8: exception rule "r", at column 17 of its when: team.quota.gpus has no class 'b200-train-x'; did you mean 'b200-train_x'?`,
+		`request.gpus > 1 && team.quota.gpus.l4 < 2`:                      `p.yaml:8: exception rule "r", at column 36 of its when: team.quota.gpus has no class 'l4'; its classes are b200-train_x, l4-nb`,
+		`request.class == 'b200-train_x' && team.quota.gpus["h100"] == 0`: `at column 52 of its when: team.quota.gpus has no class 'h100'`,
+	} {
+		_, err := Load([]byte(head+"'"+strings.ReplaceAll(when, "'", "''")+"'\n"), "p.yaml")
+		if err == nil {
+			t.Errorf("%s: accepted", when)
+			continue
+		}
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: want %q in:\n%v", when, want, err)
+		}
+	}
+	for _, when := range []string{
+		`team.quota.gpus['b200-train_x'] < 4 && team.quota.gpus['l4-nb'] < 2`,
+		`team.quota.gpus[class.name] < usage.gpus_in_use + request.gpus`,
+		`has(team.quota.gpus.h100) || 'h100' in team.quota.gpus`,
+	} {
+		p, err := Load([]byte(head+"'"+strings.ReplaceAll(when, "'", "''")+"'\n"), "p.yaml")
+		if err != nil {
+			t.Errorf("%s: refused: %v", when, err)
+			continue
+		}
+		team, class := p.RuleInputFor("anyone", "b200-train_x")
+		in := RuleInput{Request: RuleRequest{Kind: "lease", GPUs: 1, Class: class.Name, Duration: time.Hour, GPUHours: 1}, Team: team, Class: class}
+		for _, m := range p.Evaluate(context.Background(), in) {
+			if m.Err != nil {
+				t.Errorf("%s: could not be evaluated: %v", when, m.Err)
+			}
+		}
+	}
+}
