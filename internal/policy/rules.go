@@ -59,6 +59,7 @@ type Rule struct {
 	Cost uint64 `yaml:"-"`
 
 	prog cel.Program
+	ast  *celast.AST // checked
 }
 
 // The variables exception rules see. Field names are the CEL names.
@@ -228,7 +229,7 @@ func compileRules(p *Policy, line func(string) int, pos func(path string, off in
 			problems = append(problems, Problem{Line: line(at + ".when"), Msg: fmt.Sprintf("exception rule %q: %v", r.Name, err)})
 			continue
 		}
-		r.prog = prg
+		r.prog, r.ast = prg, ast.NativeRep()
 		if r.Why == "" {
 			r.Why = "Rule " + r.Name
 		}
@@ -288,6 +289,90 @@ func quotaOfNoClass(a *celast.AST, p *Policy) []keyMistake {
 		}
 	}))
 	return out
+}
+
+// ruleLiteralWarnings finds comparisons in rules that never hold for a name written in them: the
+// class (request.class, class.name) with a name that is no class of the catalog, and a data class
+// (request.data_class, team.data_classes) with one written with capitals, as rules see data classes
+// in lower case. The request such a comparison was written to stop is granted without approval.
+func ruleLiteralWarnings(p *Policy, line func(string) int) []Problem {
+	classes := p.ClassNames()
+	var out []Problem
+	for i, r := range p.Exceptions {
+		if r == nil || r.ast == nil {
+			continue
+		}
+		seen := map[string]bool{}
+		warn := func(msg string) {
+			if !seen[msg] {
+				seen[msg] = true
+				out = append(out, Problem{Line: line(fmt.Sprintf("exceptions.%d.when", i)), Msg: fmt.Sprintf("exception rule %q: %s", r.Name, msg)})
+			}
+		}
+		compare := func(subject celast.Expr, lits []celast.Expr) {
+			what := ruleVar(subject)
+			for _, l := range lits {
+				if l.Kind() != celast.LiteralKind {
+					continue
+				}
+				v, ok := l.AsLiteral().(types.String)
+				if !ok {
+					continue
+				}
+				name := string(v)
+				switch what {
+				case "request.class", "class.name":
+					if slices.Contains(classes, name) {
+						continue
+					}
+					msg := fmt.Sprintf("%s is compared with '%s', which is no class, so it never matches one", what, name)
+					if best := Closest(strings.ToLower(name), classes); best != "" {
+						msg += fmt.Sprintf("; did you mean '%s'?", best)
+					} else {
+						msg += "; the classes are " + strings.Join(classes, ", ")
+					}
+					warn(msg)
+				case "request.data_class", "team.data_classes":
+					if low := strings.ToLower(name); low != name {
+						warn(fmt.Sprintf("rules see data classes in lower case, so '%s' never matches one; write '%s'", name, low))
+					}
+				}
+			}
+		}
+		celast.PreOrderVisit(r.ast.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+			if e.Kind() != celast.CallKind {
+				return
+			}
+			c := e.AsCall()
+			if len(c.Args()) != 2 {
+				return
+			}
+			a, b := c.Args()[0], c.Args()[1]
+			switch c.FunctionName() {
+			case operators.Equals, operators.NotEquals:
+				compare(a, []celast.Expr{b})
+				compare(b, []celast.Expr{a})
+			case operators.In: // x in [..] or 'x' in team.data_classes
+				if b.Kind() == celast.ListKind {
+					compare(a, b.AsList().Elements())
+				}
+				compare(b, []celast.Expr{a})
+			}
+		}))
+	}
+	return out
+}
+
+// ruleVar is the variable and field an expression reads ("request.class"), or "".
+func ruleVar(e celast.Expr) string {
+	if e.Kind() != celast.SelectKind || e.AsSelect().IsTestOnly() {
+		return ""
+	}
+	op := e.AsSelect().Operand()
+	if op.Kind() != celast.IdentKind {
+		return ""
+	}
+	return op.AsIdent() + "." + e.AsSelect().FieldName()
 }
 
 // runeOffset is the position, in characters from 0, of CEL's location (line from 1, column from

@@ -173,3 +173,49 @@ func TestQuotaOfNoClass(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleComparingWithNoClassWarns: a rule that compares the class with a name that is no class
+// (h200-big for h200_big), or a data class with one written with capitals (rules see data classes
+// in lower case), has a comparison that never holds, so the request it was written for is granted
+// without approval: policy check warns of it, at its line. Names as the policy writes them draw
+// nothing.
+func TestRuleComparingWithNoClassWarns(t *testing.T) {
+	src := `organization: X
+classes:
+  - {name: h200_big, max_gpus: 8, max_duration: 1h}
+  - {name: a100-dev, max_gpus: 1, max_duration: 1h}
+sim: {nodes: [{name: n, count: 1, class: h200_big, gpus: 8}]}
+teams:
+  - {name: genomics, idp_groups: [g], data_classes: [open, PHI]}
+exceptions:
+  - {name: big, when: "request.gpus > class.max_gpus || request.duration > class.max_duration"}
+  - {name: h200, when: "request.class == 'h200-big' && request.gpus > 2"}
+  - {name: dev, when: "class.name in ['a100_dev', 'h200_big'] && request.gpus > 1"}
+  - {name: phi, when: "request.data_class in ['PHI', 'pii']"}
+  - {name: phi2, when: "'PHI' in team.data_classes && request.data_class != 'open'"}
+  - {name: fine, when: "request.class == 'a100-dev' && request.data_class == 'phi' && class.name != 'h200_big' && 'phi' in team.data_classes"}
+approvals: {fallback_approvers: [ops@x.example]}
+`
+	p, err := Load([]byte(src), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, w := range p.Warnings {
+		all = append(all, w.String())
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []string{
+		`line 10: exception rule "h200": request.class is compared with 'h200-big', which is no class, so it never matches one; did you mean 'h200_big'?`,
+		`line 11: exception rule "dev": class.name is compared with 'a100_dev', which is no class, so it never matches one; did you mean 'a100-dev'?`,
+		`line 12: exception rule "phi": rules see data classes in lower case, so 'PHI' never matches one; write 'phi'`,
+		`line 13: exception rule "phi2": rules see data classes in lower case, so 'PHI' never matches one; write 'phi'`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no warning %q in:\n%s", want, text)
+		}
+	}
+	if len(p.Warnings) != 4 {
+		t.Errorf("want exactly 4 warnings, got:\n%s", text)
+	}
+}
