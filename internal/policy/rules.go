@@ -201,7 +201,7 @@ func compileRules(p *Policy, line func(string) int, pos func(path string, off in
 			}
 			continue
 		}
-		if bad := quotaOfNoClass(ast.NativeRep(), p); len(bad) > 0 {
+		if bad := append(quotaOfNoClass(ast.NativeRep(), p), badDurations(ast.NativeRep())...); len(bad) > 0 {
 			for _, b := range bad {
 				problems = append(problems, mistake(b.loc, b.msg))
 			}
@@ -373,6 +373,37 @@ func ruleVar(e celast.Expr) string {
 		return ""
 	}
 	return op.AsIdent() + "." + e.AsSelect().FieldName()
+}
+
+// badDurations finds the durations a rule writes that CEL cannot read (duration('2d'): the policy
+// writes days and weeks, CEL does not), which would make the rule fail on every request, and says
+// each as CEL reads it.
+func badDurations(a *celast.AST) []keyMistake {
+	var out []keyMistake
+	celast.PreOrderVisit(a.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+		if e.Kind() != celast.CallKind || e.AsCall().FunctionName() != "duration" || len(e.AsCall().Args()) != 1 {
+			return
+		}
+		arg := e.AsCall().Args()[0]
+		if arg.Kind() != celast.LiteralKind {
+			return
+		}
+		text, ok := arg.AsLiteral().(types.String)
+		if !ok {
+			return
+		}
+		if _, err := time.ParseDuration(string(text)); err == nil {
+			return
+		}
+		msg := fmt.Sprintf("duration('%s') is not a duration CEL reads, which knows only h, m, s, ms, us and ns; ", text)
+		if d, err := ParseDuration(string(text)); err == nil && d > 0 {
+			msg += fmt.Sprintf("write duration('%s')", strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m"))
+		} else {
+			msg += "e.g. duration('36h')"
+		}
+		out = append(out, keyMistake{loc: a.SourceInfo().GetStartLocation(arg.ID()), msg: msg})
+	}))
+	return out
 }
 
 // runeOffset is the position, in characters from 0, of CEL's location (line from 1, column from

@@ -219,3 +219,27 @@ approvals: {fallback_approvers: [ops@x.example]}
 		t.Errorf("want exactly 4 warnings, got:\n%s", text)
 	}
 }
+
+// TestRuleDurationInDays: the policy writes durations with d and w, CEL's duration() does not read
+// them; a rule that writes duration('2d') is refused with its column and the duration written as
+// CEL reads it.
+func TestRuleDurationInDays(t *testing.T) {
+	head := "organization: X\nclasses:\n  - {name: gpu, max_gpus: 1, max_duration: 1h}\nsim: {nodes: [{name: n, count: 1, class: gpu, gpus: 1}]}\nexceptions:\n  - name: r\n    when: "
+	for when, want := range map[string]string{
+		`request.duration > duration('2d')`:     `p.yaml:7: exception rule "r", at column 29 of its when: duration('2d') is not a duration CEL reads, which knows only h, m, s, ms, us and ns; write duration('48h')`,
+		`request.duration > duration('1w1d')`:   `write duration('192h')`,
+		`request.duration > duration('36 hrs')`: `at column 29 of its when: duration('36 hrs') is not a duration CEL reads, which knows only h, m, s, ms, us and ns; write duration('36h')`,
+	} {
+		_, err := Load([]byte(head+"'"+strings.ReplaceAll(when, "'", "''")+"'\n"), "p.yaml")
+		if err == nil {
+			t.Errorf("%s: accepted", when)
+			continue
+		}
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: want %q in:\n%v", when, want, err)
+		}
+	}
+	if _, err := Load([]byte(head+"'request.duration > duration(\"36h\") || request.duration < duration(\"1h30m\")'\n"), "p.yaml"); err != nil {
+		t.Error(err)
+	}
+}
