@@ -273,3 +273,41 @@ func waitFor(t *testing.T, a *slackbot.Adapter) {
 		t.Fatal(err)
 	}
 }
+
+// The sender of a command too old to run is shown the command as typed: its &, < and > are
+// escaped once, so "A&B <urgent>" reads as typed, not as "A&amp;B &lt;urgent&gt;", and still
+// pings nobody.
+func TestATooOldCommandIsQuotedAsTyped(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	stuck := stalled{got: make(chan string, 1)}
+	gone := e.newAdapterWith(stuck, time.Hour, 0)
+	e.handler.Store(gone)
+	e.command("UALICE", "quota request +1 interactive for 1d because A&B <urgent> <!channel>")
+	<-stuck.got
+	closeNow(t, gone)
+	if _, err := e.db.ReleaseDeliveryClaims(t.Context(), "slack", []string{"test"}); err != nil {
+		t.Fatal(err)
+	}
+	tooLate := e.newAdapterWith(e.bot, time.Hour, time.Nanosecond)
+	e.handler.Store(tooLate)
+	if n, err := tooLate.Recover(t.Context()); err != nil || n != 1 {
+		t.Fatalf("recovered %d commands, want 1 (%v)", n, err)
+	}
+	waitFor(t, tooLate)
+	closeNow(t, tooLate)
+	posts, _, responses, _ := e.slack.snapshot()
+	var told []string
+	for _, m := range append(posts, responses...) {
+		if strings.Contains(m.Text, "too late to run it now") {
+			told = append(told, m.Text, textIn(m.Blocks))
+		}
+	}
+	if len(told) == 0 {
+		t.Fatalf("the sender was not told: %+v %+v", posts, responses)
+	}
+	for _, s := range told {
+		if !strings.Contains(s, `A&amp;B &lt;urgent&gt; &lt;!channel&gt;`) && !strings.Contains(s, `A\u0026amp;B \u0026lt;urgent\u0026gt; \u0026lt;!channel\u0026gt;`) {
+			t.Errorf("the command is not quoted as typed (escaped once): %s", s)
+		}
+	}
+}
