@@ -50,15 +50,15 @@ func (a *Adapter) publishHome(ctx context.Context, user string, opened bool) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	email, err := a.users.email(ctx, user)
+	email, refusal := a.who(ctx, user)
 	var blocks []slack.Block
 	blocks = append(blocks,
 		slack.NewHeaderBlock(plain("Quartermaster")),
 		slack.NewActionBlock("home.actions",
 			slack.NewButtonBlockElement(actionOpenRequest, "open", plain("Request GPUs")).WithStyle(slack.StylePrimary)),
 	)
-	if err != nil {
-		blocks = append(blocks, textBlocks(err.Error())...)
+	if refusal != "" {
+		blocks = append(blocks, textBlocks(refusal)...)
 	} else {
 		blocks = append(blocks, slack.NewHeaderBlock(plain("Your leases")))
 		blocks = append(blocks, a.homeSection(ctx, user, email, "/gpu list", "home.list.", homeListBlocks)...)
@@ -66,7 +66,7 @@ func (a *Adapter) publishHome(ctx context.Context, user string, opened bool) {
 		blocks = append(blocks, a.homeSection(ctx, user, email, "/gpu quota", "home.quota.", homeQuotaBlocks)...)
 	}
 	view := slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: versioned(blocks[:min(len(blocks), MaxViewBlocks)], a.version())}}
-	err = a.out.retry(ctx, func() error {
+	err := a.out.retry(ctx, func() error {
 		_, err := a.api.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: view})
 		return err
 	})

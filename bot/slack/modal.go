@@ -133,7 +133,10 @@ func (a *Adapter) estimate(ctx context.Context, user string, f form) string {
 	if len(f.errors()) > 0 {
 		return "Choose a class, a number of GPUs and a duration to see the cost and the predicted wait."
 	}
-	email, _ := a.users.email(ctx, user)
+	email, refusal := a.who(ctx, user)
+	if refusal != "" {
+		return ":warning: " + refusal
+	}
 	rs := a.handle(ctx, bot.Request{User: email, Text: fmt.Sprintf("/gpu estimate %s %s %s", f.GPUs, f.Class, f.Duration), Account: a.account(user)})
 	if len(rs) == 0 {
 		return "No estimate."

@@ -433,15 +433,9 @@ func (a *Adapter) onEvent(ev slackevents.EventsAPIEvent, retry bool) any {
 // run answers one command as the Slack user who gave it: the first reply goes back where the
 // command came from, replies addressed to others go out as notices.
 func (a *Adapter) run(ctx context.Context, o origin, text, key string) {
-	email, err := a.users.email(ctx, o.user)
-	if err != nil {
-		msg := err.Error()
-		var ne errNoEmail
-		if !errors.As(err, &ne) {
-			a.log.Error("cannot resolve a Slack user", "user", o.user, "err", err)
-			msg = "Slack did not tell Quartermaster who you are just now; please try again in a minute."
-		}
-		a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: msg})
+	email, refusal := a.who(ctx, o.user)
+	if refusal != "" {
+		a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: refusal})
 		return
 	}
 	a.users.rememberTeam(o.user, o.team)
@@ -458,6 +452,21 @@ func (a *Adapter) run(ctx context.Context, o origin, text, key string) {
 		_ = a.Send(ctx, r)
 	}
 	a.publishHome(ctx, o.user, false)
+}
+
+// who is the identity of Slack user id, or, when there is none, the one sentence that tells the
+// user why (their profile shows no email; Slack did not say who they are), for every surface.
+func (a *Adapter) who(ctx context.Context, user string) (email, refusal string) {
+	email, err := a.users.email(ctx, user)
+	if err == nil {
+		return email, ""
+	}
+	var ne errNoEmail
+	if errors.As(err, &ne) {
+		return "", err.Error()
+	}
+	a.log.Error("cannot resolve a Slack user", "user", user, "err", err)
+	return "", "Slack did not tell Quartermaster who you are just now; please try again in a minute."
 }
 
 // answer delivers a reply to whoever asked: through the response_url (visible only to them), or

@@ -273,3 +273,37 @@ func TestUnknownUser(t *testing.T) {
 		t.Fatalf("%d leases", n)
 	}
 }
+
+// TestUnknownUserOnTheFormAndHome: the request form's estimate and the Home tab tell a Slack user
+// who cannot be identified the same sentence a command does (no email on the profile; Slack did
+// not say), never an empty name or Slack's error code.
+func TestUnknownUserOnTheFormAndHome(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	for user, want := range map[string]string{"UBOT": "shows none", "UGHOST": "try again"} {
+		e.command(user, "")
+		e.wait()
+		opened := `{"type":"event_callback","event_id":"Ev` + user + `","event_time":1,"event":{"type":"app_home_opened","user":"` + user + `","channel":"D` + user + `","tab":"home","event_ts":"1.0"}}`
+		if code := e.signed("/slack/events", opened, nil); code != http.StatusOK {
+			t.Fatalf("HTTP %d", code)
+		}
+		e.wait()
+		_, _, _, views := e.slack.snapshot()
+		var form, home string
+		for _, v := range views {
+			switch {
+			case v.Method == "update":
+				form = textIn([]map[string]any{v.View})
+			case v.Method == "publish" && v.User == user:
+				home = textIn([]map[string]any{v.View})
+			}
+		}
+		for what, s := range map[string]string{"the form's estimate": form, "the Home tab": home} {
+			if !strings.Contains(s, want) || strings.Contains(s, " is not in the directory") || strings.Contains(s, "user_not_found") {
+				t.Errorf("%s: %s says %s, want %q", user, what, s, want)
+			}
+		}
+	}
+	if n := len(e.leases()); n != 0 {
+		t.Fatalf("%d leases", n)
+	}
+}
