@@ -444,3 +444,17 @@ func TestEditsGetFreshBlockIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestSSLCheck: Slack's periodic check of the command URL's certificate (ssl_check=1, no user,
+// no trigger) is answered 200 and does nothing: no form is opened for nobody, nothing is posted.
+func TestSSLCheck(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	if code := e.signed("/slack/commands", "ssl_check=1&token=gIkuvaNzQIHg97ATvDxqgjtO", nil); code != http.StatusOK {
+		t.Fatalf("ssl_check: HTTP %d, want 200", code)
+	}
+	e.wait()
+	posts, updates, responses, views := e.slack.snapshot()
+	if len(posts)+len(updates)+len(responses)+len(views) != 0 {
+		t.Fatalf("ssl_check made %d posts, %d updates, %d answers, %d views", len(posts), len(updates), len(responses), len(views))
+	}
+}

@@ -317,6 +317,11 @@ type origin struct {
 // a redelivery of the same command is dropped here, and the lease service refuses a second
 // lease for the same key should one get through (another replica, a restart).
 func (a *Adapter) onCommand(cmd slack.SlashCommand, retry bool) any {
+	if cmd.UserID == "" {
+		// Nobody typed it: Slack's check of the URL's certificate (ssl_check=1) wants a 200 only.
+		a.log.Debug("acknowledged a slash command delivery without a user (ssl_check)")
+		return nil
+	}
 	key := deliveryKey(cmd.TriggerID, cmd.ResponseURL)
 	if !a.seen.First(key) {
 		a.log.Info("dropped a repeated slash command", "key", key, "retry", retry)
