@@ -67,6 +67,14 @@ type Config struct {
 	Refs bot.RefStore
 	// Choices fill the request modal's menus.
 	Choices Choices
+	// SignIn says whether single sign-on is on: then a Slack user whose profile shows no email
+	// still reaches the handler, which knows people by their chat account (/gpu login links it).
+	// Nil: off, and such a user is told why nothing can be done.
+	SignIn func() bool
+	// LinkedUser is the Slack user id a person's sign-in linked to them, tried before looking the
+	// person up by email, so that notices reach someone whose Slack profile shows no email; nil,
+	// or not found: by email only.
+	LinkedUser func(ctx context.Context, person string) (id string, ok bool, err error)
 	// Logger; nil discards.
 	Logger *slog.Logger
 	// ChannelInterval is the pause between posts to one channel; zero means DefaultChannelInterval.
@@ -439,7 +447,7 @@ func (a *Adapter) onEvent(ev slackevents.EventsAPIEvent, retry bool) any {
 // command came from, replies addressed to others go out as notices.
 func (a *Adapter) run(ctx context.Context, o origin, text, key string) {
 	email, refusal := a.who(ctx, o.user)
-	if refusal != "" {
+	if refusal != "" && !a.byAccount(ctx, o.user) {
 		a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: refusal})
 		return
 	}
@@ -457,6 +465,17 @@ func (a *Adapter) run(ctx context.Context, o origin, text, key string) {
 		_ = a.Send(ctx, r)
 	}
 	a.publishHome(ctx, o.user, false)
+}
+
+// byAccount reports whether Slack user id, whose profile shows no email, is handed to the handler
+// all the same, to be known by the chat account single sign-on linked.
+func (a *Adapter) byAccount(ctx context.Context, user string) bool {
+	if a.cfg.SignIn == nil || !a.cfg.SignIn() {
+		return false
+	}
+	_, err := a.users.email(ctx, user)
+	var ne errNoEmail
+	return errors.As(err, &ne)
 }
 
 // who is the identity of Slack user id, or, when there is none, the one sentence that tells the
@@ -524,6 +543,15 @@ func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
 // channelFor is where a message to "to" goes: a person's DM (by user id), or the channel as named.
 func (a *Adapter) channelFor(ctx context.Context, to string) (string, error) {
 	if strings.Contains(to, "@") {
+		if a.cfg.LinkedUser != nil {
+			id, ok, err := a.cfg.LinkedUser(ctx, to)
+			if err != nil {
+				a.log.Warn("cannot read a person's linked Slack account; looking them up by email", "to", to, "err", err)
+			}
+			if ok {
+				return id, nil
+			}
+		}
 		return a.users.id(ctx, to)
 	}
 	return to, nil

@@ -4,10 +4,14 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/acme/quartermaster/bot"
+	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/store/chatstore"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
@@ -305,5 +309,48 @@ func TestUnknownUserOnTheFormAndHome(t *testing.T) {
 	}
 	if n := len(e.leases()); n != 0 {
 		t.Fatalf("%d leases", n)
+	}
+}
+
+// TestNoEmailWithSignIn: with single sign-on on, a Slack user whose profile shows no email is
+// handed to the handler by chat account (so /gpu login can link it), and a notice to the person
+// the link names reaches that account by DM.
+func TestNoEmailWithSignIn(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	var mu sync.Mutex
+	var got []bot.Request
+	h := bot.HandlerFunc(func(_ context.Context, req bot.Request) []bot.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, req)
+		return []bot.Reply{{Ephemeral: true, Text: "Sign in with Acme's single sign-on: https://qm.example/auth/login?t=x"}}
+	})
+	a, err := slackbot.New(slackbot.Config{BotToken: "xoxb-test", SigningSecret: secret, APIURL: e.slack.apiURL(), Handler: h,
+		Refs: chatstore.Refs{DB: e.db, Platform: slackbot.Platform}, Logger: storetest.Logger(t), ChannelInterval: time.Millisecond,
+		SignIn: func() bool { return true },
+		LinkedUser: func(_ context.Context, person string) (string, bool, error) {
+			return "UBOT", person == "robot@acme.example", nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.handler.Store(a)
+	trigger := e.command("UBOT", "login")
+	e.wait()
+	if r := e.responseTo(trigger); !strings.Contains(r.Text, "Sign in with") {
+		t.Errorf("UBOT, with no email, was answered %q", r.Text)
+	}
+	mu.Lock()
+	if len(got) != 1 || got[0].User != "" || got[0].Account.User != "UBOT" || got[0].Account.Platform != slackbot.Platform {
+		t.Errorf("the handler got %+v; want one request known by its Slack account alone", got)
+	}
+	mu.Unlock()
+	if err := a.Send(t.Context(), bot.Reply{To: "robot@acme.example", Text: "L-7 is active."}); err != nil {
+		t.Fatal(err)
+	}
+	e.wait()
+	posts, _, _, _ := e.slack.snapshot()
+	if len(posts) == 0 || posts[len(posts)-1].Channel != "DUBOT" || !strings.Contains(posts[len(posts)-1].Text, "L-7 is active.") {
+		t.Errorf("the linked person's notice: %+v", posts)
 	}
 }

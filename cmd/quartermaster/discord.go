@@ -247,15 +247,21 @@ func (sp ssoPeople) Person(ctx context.Context, userID string) (string, bool, er
 }
 
 func (sp ssoPeople) UserID(ctx context.Context, person string) (string, bool, error) {
-	if sp.a.Bot.SSO == nil {
+	return linkedUser(ctx, sp.a, discordbot.Platform, person)
+}
+
+// linkedUser is the user id on platform of the chat account person's sign-in linked, when single
+// sign-on is on and they linked one there.
+func linkedUser(ctx context.Context, a *App, platform, person string) (string, bool, error) {
+	if a.Bot.SSO == nil {
 		return "", false, nil
 	}
-	links, err := sp.a.Store.AccountLinksByEmail(ctx, qm.CanonicalUser(person))
+	links, err := a.Store.AccountLinksByEmail(ctx, qm.CanonicalUser(person))
 	if err != nil {
 		return "", false, err
 	}
 	for _, l := range links {
-		if l.Account.Platform == discordbot.Platform {
+		if l.Account.Platform == platform {
 			return l.Account.User, true, nil
 		}
 	}

@@ -429,7 +429,11 @@ func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, 
 		Inbox:         chatstore.Inbox{DB: a.Store, Owner: senderName(), Platform: slackbot.Platform},
 		OnAck:         func(transport, kind string, took time.Duration) { a.Metrics.Ack("slack", transport, kind, took) },
 		Choices:       slackChoices(a),
-		Logger:        log,
+		SignIn:        func() bool { return a.Bot.SSO != nil },
+		LinkedUser: func(ctx context.Context, person string) (string, bool, error) {
+			return linkedUser(ctx, a, slackbot.Platform, person)
+		},
+		Logger: log,
 	})
 }
 
