@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path"
@@ -70,6 +71,9 @@ func Load(data []byte, source string) (*Policy, error) {
 	if len(root.Content) == 0 {
 		return nil, &Error{Source: source, Problems: []Problem{{Msg: "the file is empty; start from docs/quartermaster.example.yaml"}}}
 	}
+	if pr, ok := secondDocument(data); ok {
+		return nil, &Error{Source: source, Problems: []Problem{pr}}
+	}
 	// A value of the wrong kind stops the semantic checks, as the decoder's errors do; the
 	// decoder's own are said only where the shape check found nothing (they would repeat it).
 	problems := shapeOf(&root)
@@ -101,6 +105,30 @@ func Load(data []byte, source string) (*Policy, error) {
 		return nil, &Error{Source: source, Problems: problems}
 	}
 	return p, nil
+}
+
+// secondDocument finds a YAML document after the first one that holds something: the policy is
+// read from the first document only, so whatever a "---" starts after it would be ignored.
+func secondDocument(data []byte) (Problem, bool) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var first yaml.Node
+	if err := dec.Decode(&first); err != nil {
+		return Problem{}, false
+	}
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if err == io.EOF {
+			return Problem{}, false
+		}
+		if err != nil {
+			return yamlProblem(err.Error()), true
+		}
+		if len(doc.Content) == 0 || doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].ShortTag() == "!!null" {
+			continue // a "---" with nothing after it
+		}
+		return Problem{Line: doc.Line, Msg: "a second YAML document starts here, and a policy is one document: what follows would be ignored; remove the --- line"}, true
+	}
 }
 
 var (
