@@ -664,8 +664,12 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 		}
 		f = append(f, bot.Field{Label: cl.Name, Value: v})
 	}
-	left := q.GPUHoursPerWeek - u.GPUHoursWeek
-	f = append(f, bot.Field{Label: "GPU-hours", Value: fmt.Sprintf("%s of %s used or committed, %s left", qm.FormatHours(u.GPUHoursWeek), qm.FormatHours(q.GPUHoursPerWeek), qm.FormatHours(max(0, left)))})
+	hours := fmt.Sprintf("%s used or committed this week, no weekly limit", qm.FormatHours(u.GPUHoursWeek))
+	if q.GPUHoursPerWeek > 0 {
+		left := q.GPUHoursPerWeek - u.GPUHoursWeek
+		hours = fmt.Sprintf("%s of %s used or committed, %s left", qm.FormatHours(u.GPUHoursWeek), qm.FormatHours(q.GPUHoursPerWeek), qm.FormatHours(max(0, left)))
+	}
+	f = append(f, bot.Field{Label: "GPU-hours", Value: hours})
 	r.Sections = []bot.Section{{Title: "Quota", Fields: f}}
 	return []bot.Reply{r}
 }
@@ -694,9 +698,9 @@ func (b *Bot) policyText() bot.Reply {
 	var teams []string
 	for _, t := range p.Teams {
 		q := p.QuotaFor(t.Name)
-		teams = append(teams, fmt.Sprintf("%s: %s, %s GPU-hours/week; budget owners %s", t.Name, gpusText(p, q), qm.FormatHours(q.GPUHoursPerWeek), orNone(t.BudgetOwners)))
+		teams = append(teams, fmt.Sprintf("%s: %s, %s; budget owners %s", t.Name, gpusText(p, q), weeklyHoursText(q.GPUHoursPerWeek), orNone(t.BudgetOwners)))
 	}
-	teams = append(teams, fmt.Sprintf("any other team: %s, %s GPU-hours/week", gpusText(p, p.QuotaFor("")), qm.FormatHours(dq.GPUHoursPerWeek)))
+	teams = append(teams, fmt.Sprintf("any other team: %s, %s", gpusText(p, p.QuotaFor("")), weeklyHoursText(dq.GPUHoursPerWeek)))
 	r.Sections = append(r.Sections, bot.Section{Title: "Quotas", Text: strings.Join(teams, "\n")})
 	approvals := fmt.Sprintf("undecided after %s → denied; self-approval %s; fallback approvers %s",
 		policy.FormatDuration(p.Approvals.Timeout.Duration), map[bool]string{true: "allowed", false: "not allowed"}[p.Approvals.SelfApproval], orNone(p.Approvals.FallbackApprovers))
@@ -705,6 +709,14 @@ func (b *Bot) policyText() bot.Reply {
 	}
 	r.Sections = append(r.Sections, bot.Section{Title: "Approvals", Text: approvals})
 	return r
+}
+
+// weeklyHoursText is a quota's gpu_hours_per_week as /gpu policy says it; 0 is no limit.
+func weeklyHoursText(h float64) string {
+	if h <= 0 {
+		return "no weekly GPU-hour limit"
+	}
+	return qm.FormatHours(h) + " GPU-hours/week"
 }
 
 // orNone is the list joined with commas, or "none".

@@ -20,6 +20,7 @@ func (s *Service) withGrants(team string, grants []*Lease, now time.Time) policy
 	q := s.Policy.QuotaFor(team)
 	ws := s.WeekStart(now)
 	we := ws.AddDate(0, 0, 7)
+	limited := q.GPUHoursPerWeek > 0
 	for _, g := range grants {
 		if g.Kind != KindQuota || g.StartedAt.IsZero() {
 			continue
@@ -28,7 +29,11 @@ func (s *Service) withGrants(team string, grants []*Lease, now time.Time) policy
 			q.GPUs[g.Class] += g.GPUs
 		}
 		// The extra GPUs come with the GPU-hours to use them during the week, for the part of it
-		// the increase lasts (as the showback counts it), whether it lasts still or ended.
+		// the increase lasts (as the showback counts it), whether it lasts still or ended. A team
+		// without a weekly limit (0) keeps none: the hours would become its limit.
+		if !limited {
+			continue
+		}
 		until := g.ExpiresAt
 		if !g.EndedAt.IsZero() && (until.IsZero() || g.EndedAt.Before(until)) {
 			until = g.EndedAt

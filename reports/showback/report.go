@@ -363,7 +363,8 @@ func Build(in Input) *Report {
 		}
 		t.GPUHoursQuota = q.GPUHoursPerWeek
 		for _, inc := range increases {
-			if inc.Team == name {
+			// A team without a weekly limit (0) gets none from an increase's hours.
+			if inc.Team == name && q.GPUHoursPerWeek > 0 {
 				t.GPUHoursQuota += inc.GPUHours
 			}
 		}
