@@ -156,7 +156,8 @@ func ruleCaseWarnings(p *Policy, line func(string) int) []Problem {
 	return out
 }
 
-// limitWarnings finds the class limits no exception rule reads. max_gpus and max_duration are what
+// limitWarnings finds the class limits no exception rule reads, and a max_duration no lease can
+// reach (MaxLease). max_gpus and max_duration are what
 // a lease may have without approval (the catalog says so), but only a rule makes a request beyond
 // them wait for a budget owner; without one it is granted.
 func limitWarnings(p *Policy, line func(string) int) []Problem {
@@ -179,6 +180,13 @@ func limitWarnings(p *Policy, line func(string) int) []Problem {
 				Msg: fmt.Sprintf("no exception rule reads class.%s, so a request for %s class %s's %s is granted without approval, though the catalog says it needs one; add a rule with when: %s",
 					lim.field, lim.what, c.Name, lim.field, lim.rule)})
 			break // one warning per limit
+		}
+	}
+	for i, c := range p.Classes {
+		if c != nil && c.MaxDuration.Duration > MaxLease {
+			out = append(out, Problem{Line: line(fmt.Sprintf("classes.%d.max_duration", i)),
+				Msg: fmt.Sprintf("class %s's max_duration is %s, but no lease lasts longer than %s, approved or not, so a request for more is refused though the catalog offers it; write max_duration: %s or less",
+					c.Name, FormatDuration(c.MaxDuration.Duration), FormatDuration(MaxLease), FormatDuration(MaxLease))})
 		}
 	}
 	return out

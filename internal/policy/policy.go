@@ -413,6 +413,10 @@ var ErrDurationTooLong = errors.New("too long")
 // LongestDuration is the longest duration ParseDuration reads: ten years (of 365 days).
 const LongestDuration = 10 * 365 * 24 * time.Hour
 
+// MaxLease is the longest any lease (or request for one) may last, approved or not; a class's
+// max_duration beyond it draws a warning.
+const MaxLease = 30 * 24 * time.Hour
+
 // ParseDuration reads durations such as 45m, 4h, 1h30m, 2d, 1w, 90 (minutes are not assumed: a
 // bare number is refused).
 func ParseDuration(s string) (time.Duration, error) {

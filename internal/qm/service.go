@@ -16,7 +16,7 @@ const (
 	// MaxRequestGPUs bounds any request; larger numbers are typos, not exceptions.
 	MaxRequestGPUs = 4096
 	// MaxRequestDuration bounds any request.
-	MaxRequestDuration = 30 * 24 * time.Hour
+	MaxRequestDuration = policy.MaxLease
 	// TelemetryStale is how old a telemetry report may be before the lease counts as unobserved,
 	// at least (see TelemetryStaleAfter).
 	TelemetryStale = 10 * time.Minute
