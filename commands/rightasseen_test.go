@@ -1345,3 +1345,34 @@ func TestReclaimedHoursAreToldAsTheShowbackCountsThem(t *testing.T) {
 		t.Errorf("the showback does not count 0.58 reclaimed GPU-hours:\n%s", got)
 	}
 }
+
+// A team without a weekly GPU-hour limit is not sent to its budget owner by a rule that compares
+// the week's GPU-hours with that limit: rules read no limit as none, as admission does.
+func TestNoWeeklyLimitIsNoneToTheRules(t *testing.T) {
+	raw, err := os.ReadFile(otherPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(raw), "    quota: {gpus: {dev: 2, bigiron: 4}, gpu_hours_per_week: 100}", "    quota: {gpus: {dev: 2, bigiron: 4}}", 1)
+	s = strings.Replace(s, "exceptions:\n", "exceptions:\n  - name: weekly-hours\n    when: usage.gpu_hours_week + request.gpu_hours > team.quota.gpu_hours_per_week\n    why: Beyond the team's weekly GPU-hours\n", 1)
+	path := filepath.Join(t.TempDir(), "noweekly.yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessOn(t, path)
+	id := leaseIn(t, mustOK(t, h.say("vic@borealis.example", "/gpu request 1 dev for 2h")).Text)
+	if l := h.lease(id); l.State == qm.PendingApproval {
+		t.Errorf("vision, with no weekly limit, waits for approval by %q", l.Rules)
+	}
+	// A team with a weekly limit still meets the rule past it.
+	big := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 2 dev for 6h")).Text)
+	for range 40 {
+		if l := h.lease(big); l.State == qm.PendingApproval {
+			break
+		}
+		big = leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 1 bigiron for 48h")).Text)
+	}
+	if l := h.lease(big); l.State != qm.PendingApproval || !strings.Contains(l.Rules, "weekly-hours") {
+		t.Errorf("robotics past its 400 GPU-hours: %s, rules %q", l.State, l.Rules)
+	}
+}

@@ -516,10 +516,21 @@ func costWords(c uint64) string {
 	return fmt.Sprintf("up to %d", c)
 }
 
+// WeeklyLimit is a quota's GPU-hours per week as rules read it: a quota of 0 (or none) is no
+// weekly limit, which rules see as +Inf, so that a rule such as usage.gpu_hours_week +
+// request.gpu_hours > team.quota.gpu_hours_per_week holds for no request of a team without one,
+// as admission binds none.
+func WeeklyLimit(hours float64) float64 {
+	if hours <= 0 {
+		return math.Inf(1)
+	}
+	return hours
+}
+
 // RuleInputFor builds the class and team parts of a rule input from the policy.
 func (p *Policy) RuleInputFor(team, class string) (RuleTeam, RuleClass) {
 	q := p.QuotaFor(team)
-	rq := RuleQuota{GPUs: map[string]int64{}, GPUHoursPerWeek: q.GPUHoursPerWeek}
+	rq := RuleQuota{GPUs: map[string]int64{}, GPUHoursPerWeek: WeeklyLimit(q.GPUHoursPerWeek)}
 	for k, v := range q.GPUs {
 		rq.GPUs[k] = int64(v)
 	}

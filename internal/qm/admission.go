@@ -263,7 +263,7 @@ func (s *Service) ruleInput(id Identity, c *policy.Class, u Usage, q policy.Quot
 	for k, v := range q.GPUs {
 		rt.Quota.GPUs[k] = int64(v)
 	}
-	rt.Quota.GPUHoursPerWeek = q.GPUHoursPerWeek
+	rt.Quota.GPUHoursPerWeek = policy.WeeklyLimit(q.GPUHoursPerWeek)
 	if len(rt.DataClasses) == 0 {
 		rt.DataClasses = s.dataClassesOf(l.Team)
 	}
