@@ -550,7 +550,7 @@ func (b *Bot) status(ctx context.Context, req bot.Request, c Command) []bot.Repl
 		if from == "" {
 			from = "new"
 		}
-		hist = append(hist, fmt.Sprintf("%s  %s: %s → %s (%s)", e.At.In(b.pol().Location).Format("Mon 2 Jan 15:04"), e.Actor, from, e.To, e.Reason))
+		hist = append(hist, fmt.Sprintf("%s  %s: %s → %s (%s)", e.At.In(b.pol().Location).Format("Mon 2 Jan 15:04 MST"), e.Actor, from, e.To, e.Reason))
 	}
 	text := fmt.Sprintf("%s for %s: %s", l.ID, l.User, l.State)
 	if l.Reason != "" {

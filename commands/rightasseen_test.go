@@ -1376,3 +1376,15 @@ func TestNoWeeklyLimitIsNoneToTheRules(t *testing.T) {
 		t.Errorf("robotics past its 400 GPU-hours: %s, rules %q", l.State, l.Rules)
 	}
 }
+
+// A lease's history names the time zone of its times, as every other time shown does, so that
+// times on either side of a clock change read in order.
+func TestStatusHistoryNamesItsZone(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy) // Europe/Berlin
+	id := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 1 dev for 2h")).Text)
+	r := mustOK(t, h.say("rita@borealis.example", "/gpu status "+id.String()))
+	hist := r.Sections[len(r.Sections)-1]
+	if hist.Title != "History" || !strings.Contains(hist.Text, "Mon 30 Nov 16:00 CET  rita@borealis.example: new → ") {
+		t.Errorf("history: %+v", hist)
+	}
+}
