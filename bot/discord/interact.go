@@ -27,6 +27,10 @@ const (
 	// followUpTries is how often a deferred answer's edit is tried when Discord does not know the
 	// deferral yet (HTTP 404): the deferral and the edit can cross on the way.
 	followUpTries = 4
+	// followUpTimeout bounds the edit that replaces a deferral. It has time of its own, so that
+	// work which ran out of time (waiting for a turn, or a slow handler) still replaces
+	// "thinking…" with what it has to say.
+	followUpTimeout = 30 * time.Second
 )
 
 // incoming is what an interaction asks, read without side effects.
@@ -412,9 +416,13 @@ func (a *Adapter) run(i *discordgo.Interaction, person, userID, text, click stri
 		select {
 		case <-acked:
 		case <-ctx.Done():
-			return
+			select {
+			case <-acked:
+			default:
+				return
+			}
 		}
-		a.followUp(ctx, i, own)
+		a.followUp(i, own)
 		a.inbox.Finish(kt)
 	})
 	if !busy {
@@ -456,8 +464,11 @@ func (a *Adapter) reply(ctx context.Context, person string, req bot.Request) []b
 	return own
 }
 
-// followUp replaces a deferred answer with the replies.
-func (a *Adapter) followUp(ctx context.Context, i *discordgo.Interaction, rs []bot.Reply) {
+// followUp replaces a deferred answer with the replies, within followUpTimeout of its own (the
+// work's time may be up: its answer still goes out), unless the adapter is closed.
+func (a *Adapter) followUp(i *discordgo.Interaction, rs []bot.Reply) {
+	ctx, cancel := context.WithTimeout(a.base, followUpTimeout)
+	defer cancel()
 	m := a.render(rs...)
 	empty := ""
 	comps := orEmpty(m.components)
