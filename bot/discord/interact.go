@@ -245,7 +245,7 @@ func textInput(cs []discordgo.MessageComponent, id string) string {
 // bareDeny reports whether cmd is "/gpu deny LEASE" with no reason: the button that asks for one.
 func (a *Adapter) bareDeny(cmd string) (string, bool) {
 	f := strings.Fields(cmd)
-	if len(f) == 3 && f[0] == "/"+a.cfg.Name && strings.EqualFold(f[1], "deny") {
+	if len(f) == 3 && (f[0] == handlerCommand || f[0] == "/"+a.cfg.Name) && strings.EqualFold(f[1], "deny") {
 		return f[2], true
 	}
 	return "", false
@@ -333,7 +333,7 @@ func orEmpty(c []discordgo.MessageComponent) []discordgo.MessageComponent {
 
 // denyModal asks a budget owner why, before a denial: the form's id carries the signed command.
 func (a *Adapter) denyModal(lease string) *discordgo.InteractionResponse {
-	id, _ := a.sign(modalPrefix, "/"+a.cfg.Name+" deny "+lease)
+	id, _ := a.sign(modalPrefix, handlerCommand+" deny "+lease)
 	return &discordgo.InteractionResponse{Type: discordgo.InteractionResponseModal, Data: &discordgo.InteractionResponseData{
 		CustomID: id, Title: clip("Deny "+lease, 45),
 		Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{

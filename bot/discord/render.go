@@ -209,6 +209,11 @@ func buttonStyle(s string) discordgo.ButtonStyle {
 	return discordgo.SecondaryButton
 }
 
+// handlerCommand is the word the handler's command lines begin with, whatever the application
+// command is named (Config.Name): the lines Command.Text writes, the actions of its replies and
+// the commands buttons run.
+const handlerCommand = "/gpu"
+
 // buttonID is the custom id of a button that runs cmd: "qm1.MAC.CMD", CMD being the command
 // without its leading "/gpu " and MAC a truncated HMAC over it under the adapter's key, so a
 // click can only run a command that a button of this installation was made with. False when the
@@ -219,7 +224,11 @@ func (a *Adapter) buttonID(cmd string) (string, bool) { return a.sign(buttonPref
 func (a *Adapter) buttonCommand(id string) (string, bool) { return a.verifyID(buttonPrefix, id) }
 
 func (a *Adapter) sign(prefix, cmd string) (string, bool) {
-	body, ok := strings.CutPrefix(strings.TrimSpace(cmd), "/"+a.cfg.Name+" ")
+	cmd = strings.TrimSpace(cmd)
+	body, ok := strings.CutPrefix(cmd, handlerCommand+" ")
+	if !ok {
+		body, ok = strings.CutPrefix(cmd, "/"+a.cfg.Name+" ")
+	}
 	if !ok || body == "" {
 		return "", false
 	}
@@ -236,7 +245,7 @@ func (a *Adapter) verifyID(prefix, id string) (string, bool) {
 	if !ok || body == "" || !hmac.Equal([]byte(mac), []byte(a.mac(prefix, body))) {
 		return "", false
 	}
-	return "/" + a.cfg.Name + " " + body, true
+	return handlerCommand + " " + body, true
 }
 
 func (a *Adapter) mac(prefix, body string) string {
@@ -285,7 +294,7 @@ func defangReply(r bot.Reply) bot.Reply {
 // returned as it is.
 func (a *Adapter) typedExample(text string) string {
 	const label = "Example: "
-	i := strings.LastIndex(text, label+"/gpu ")
+	i := strings.LastIndex(text, label+handlerCommand+" ")
 	if i < 0 || a.cfg.OptionsOf == nil {
 		return text
 	}
