@@ -24,6 +24,10 @@ const (
 	maxOptionLength = 500
 	// completeTimeout bounds the suggestions for an option being typed: they are useless late.
 	completeTimeout = time.Second
+	// identifyTimeout bounds finding out who a Discord user is (the accounts linked by signing in
+	// are in the database), which comes before the acknowledgement: with the deferral's wait for
+	// the inbox it keeps the answer well within Discord's three seconds when the database hangs.
+	identifyTimeout = time.Second
 	// followUpTries is how often a deferred answer's edit is tried when Discord does not know the
 	// deferral yet (HTTP 404): the deferral and the edit can cross on the way.
 	followUpTries = 4
@@ -306,7 +310,10 @@ func (a *Adapter) refusal(in incoming) bot.Reply {
 
 // person is who a Discord user is: a person the directory knows, or else the account itself
 // (discord:USER_ID), which the handler refuses for everything but public commands, saying so.
+// It gives up after identifyTimeout.
 func (a *Adapter) person(ctx context.Context, userID string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, identifyTimeout)
+	defer cancel()
 	p, ok, err := a.cfg.People.Person(ctx, userID)
 	if err != nil {
 		return "", err
@@ -369,12 +376,12 @@ func (a *Adapter) autocomplete(ctx context.Context, in incoming) *discordgo.Inte
 	}
 	// Someone the directory does not know is asked about as their account (discord:USER_ID), as
 	// their commands are: they get what is public (the templates) and none of anyone's leases.
+	ctx, cancel := context.WithTimeout(ctx, completeTimeout)
+	defer cancel()
 	person, err := a.person(ctx, in.user)
 	if err != nil {
 		return resp
 	}
-	ctx, cancel := context.WithTimeout(ctx, completeTimeout)
-	defer cancel()
 	for _, c := range a.cfg.Complete(ctx, person, in.suggest, in.typed) {
 		if len(resp.Data.Choices) >= maxAutocompleteSize {
 			break
