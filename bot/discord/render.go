@@ -155,7 +155,7 @@ func (a *Adapter) render(rs ...bot.Reply) message {
 				ids[id] = true
 				buttons = append(buttons, discordgo.Button{Label: clip(act.Label, MaxButtonLabel), Style: buttonStyle(act.Style), CustomID: id})
 			default:
-				typed = append(typed, act.Label+": `"+act.Command+"`")
+				typed = append(typed, act.Label+": `"+a.typed(act.Command)+"`")
 			}
 		}
 	}
@@ -295,18 +295,27 @@ func defangReply(r bot.Reply) bot.Reply {
 func (a *Adapter) typedExample(text string) string {
 	const label = "Example: "
 	i := strings.LastIndex(text, label+handlerCommand+" ")
-	if i < 0 || a.cfg.OptionsOf == nil {
+	if i < 0 {
 		return text
 	}
-	sub, opts, ok := a.cfg.OptionsOf(text[i+len(label):])
+	return text[:i+len(label)] + a.typed(text[i+len(label):])
+}
+
+// typed is a command line ("/gpu request 1 dev for 4h") as a Discord user types it: /gpu request
+// gpus:1 class:dev duration:4h. A line OptionsOf cannot read is returned as it is.
+func (a *Adapter) typed(line string) string {
+	if a.cfg.OptionsOf == nil {
+		return line
+	}
+	sub, opts, ok := a.cfg.OptionsOf(line)
 	if !ok {
-		return text
+		return line
 	}
 	parts := []string{"/" + a.cfg.Name, sub}
 	for _, o := range opts {
 		parts = append(parts, o.Name+":"+o.Value)
 	}
-	return text[:i+len(label)] + strings.Join(parts, " ")
+	return strings.Join(parts, " ")
 }
 
 // clip shortens s to at most n characters, ending it with "…" when it was cut.

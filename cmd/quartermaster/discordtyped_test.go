@@ -1,0 +1,29 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/internal/store/storetest"
+)
+
+// TestDiscordActionsBeyondTheButtonsAreWrittenAsTyped: a reply with more actions than Discord
+// shows as buttons (/gpu approvals with 13 requests waiting: 26 actions, 25 buttons) writes the
+// rest under the message as a Discord user types them, with the options named, as the examples
+// beside refusals are.
+func TestDiscordActionsBeyondTheButtonsAreWrittenAsTyped(t *testing.T) {
+	e := newDiscordEnv(t, storetest.SQLite(t))
+	for range 13 {
+		m := e.command(dAlice, "request", opt("gpus", 2), opt("class", "interactive"), opt("duration", "2h"))
+		if !strings.Contains(m.Text(), "waits for approval") {
+			t.Fatalf("the request was answered %q", m.Text())
+		}
+	}
+	m := e.command(dDana, "approvals")
+	if len(m.Buttons) != 25 {
+		t.Fatalf("%d buttons", len(m.Buttons))
+	}
+	if !strings.Contains(m.Text(), "Type it: Deny L-13: `/gpu deny lease:L-13`") {
+		t.Errorf("the action beyond the buttons is written %q", m.Text()[strings.LastIndex(m.Text(), "Type it"):])
+	}
+}
