@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
 )
 
 // members is who is in each group, as the account links say, kept in memory so the lease service
@@ -26,7 +27,9 @@ func (s *Service) Members(group string) []string {
 
 // RefreshMembers reads every current account link into the group index.
 func (s *Service) RefreshMembers(ctx context.Context) error {
-	idx := map[string][]string{}
+	// A person's groups are those of their link the provider confirmed last (see Groups).
+	byPerson := map[string][]*qm.AccountLink{}
+	var people []string
 	far := s.clock.Now().Add(100 * 365 * 24 * time.Hour)
 	for offset := 0; ; offset += recheckBatch {
 		links, err := s.store.AccountLinksCheckedBefore(ctx, far, offset, recheckBatch)
@@ -34,18 +37,27 @@ func (s *Service) RefreshMembers(ctx context.Context) error {
 			return err
 		}
 		for _, l := range links {
-			if !s.current(l) {
-				continue
+			k := policy.NameKey(l.Email)
+			if _, ok := byPerson[k]; !ok {
+				people = append(people, k)
 			}
-			for _, g := range l.Groups {
-				k := policy.NameKey(g)
-				if !containsFold(idx[k], l.Email) {
-					idx[k] = append(idx[k], l.Email)
-				}
-			}
+			byPerson[k] = append(byPerson[k], l)
 		}
 		if len(links) < recheckBatch {
 			break
+		}
+	}
+	idx := map[string][]string{}
+	for _, p := range people {
+		l := s.latest(byPerson[p])
+		if l == nil {
+			continue
+		}
+		for _, g := range l.Groups {
+			k := policy.NameKey(g)
+			if !containsFold(idx[k], l.Email) {
+				idx[k] = append(idx[k], l.Email)
+			}
 		}
 	}
 	s.members.mu.Lock()

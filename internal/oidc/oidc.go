@@ -327,20 +327,32 @@ func (s *Service) Unlink(ctx context.Context, who string) (int64, error) {
 }
 
 // Groups implements qm.Directory over the account links: a person, known by the email their
-// login proved, has the groups of their most recent login, while those are current. Someone with
-// no link, or whose groups are no longer confirmed, is not known.
+// login proved, has the groups the provider gave most recently, at a login or a re-check of any
+// of their chat accounts, while those are current. Someone with no link, or whose groups are no
+// longer confirmed, is not known.
 func (s *Service) Groups(ctx context.Context, user string) ([]string, bool) {
 	links, err := s.store.AccountLinksByEmail(ctx, user)
 	if err != nil {
 		s.log.Error("reading account links", "user", user, "err", err)
 		return nil, false
 	}
-	for _, l := range links {
-		if s.current(l) {
-			return l.Groups, true
-		}
+	if l := s.latest(links); l != nil {
+		return l.Groups, true
 	}
 	return nil, false
+}
+
+// latest is the current link, of one person's, whose groups the provider confirmed last: a
+// removal that the re-check of one chat account found holds for the person's other chat
+// accounts, whose sign-ins are not due yet. nil when none is current.
+func (s *Service) latest(links []*qm.AccountLink) *qm.AccountLink {
+	var best *qm.AccountLink
+	for _, l := range links {
+		if s.current(l) && (best == nil || l.CheckedAt.After(best.CheckedAt)) {
+			best = l
+		}
+	}
+	return best
 }
 
 var _ qm.Directory = (*Service)(nil)

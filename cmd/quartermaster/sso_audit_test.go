@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/bot"
+)
+
+// TestARemovalFoundOnOneChatAccountHoldsOnTheOther: someone signed in from Slack and, a little
+// later, from Discord is taken out of their team's group at the provider. The next re-check of
+// the Slack sign-in finds it; from then on they can start no lease for the team from either
+// account, though the Discord sign-in (newer, not yet due) has not been re-checked, and, taken
+// out of the approvers' group too, they are no longer counted among its members.
+func TestARemovalFoundOnOneChatAccountHoldsOnTheOther(t *testing.T) {
+	w := newSSOWorldWith(t, globexPolicy)
+	sora := w.globexPerson("sora", "Sora@Globex.example", "Robotics-Lab", "Robotics-Leads")
+	soraDiscord := &person{idp: sora.idp, acct: bot.Account{Platform: "discord", User: "880000000000000001"}}
+	if pg := w.follow(sora, w.say(sora, "/gpu login")); pg.Status != http.StatusOK {
+		t.Fatalf("sora's Slack login: %d %s", pg.Status, pg.Body)
+	}
+	w.a.SimClk.Advance(40 * time.Second)
+	if pg := w.follow(soraDiscord, w.sayAs(soraDiscord, "discord:880000000000000001", "/gpu login")); pg.Status != http.StatusOK {
+		t.Fatalf("sora's Discord login: %d %s", pg.Status, pg.Body)
+	}
+	mustHave(t, "before the removal", w.say(sora, "/gpu request 1 shared-a100 for 1h team robotics"), "L-1 is active")
+
+	sora.idp.SetGroups("globex-staff")
+	w.a.SimClk.Advance(30 * time.Second) // the Slack sign-in is due, the Discord one is not
+	if rep := w.recheck(); rep.Checked != 1 || rep.Changed != 1 {
+		t.Fatalf("re-check after the removal: %+v", rep)
+	}
+	if m := w.sso.Members("robotics-leads"); len(m) != 0 {
+		t.Fatalf("Robotics-Leads after the removal: %v", m)
+	}
+	mustHave(t, "told", w.notices("sora@globex.example"), "no longer in team robotics", "can start no new leases for it")
+	mustHave(t, "Slack request after the removal", w.say(sora, "/gpu request 1 shared-a100 for 1h team robotics"), "not a member of team robotics")
+	mustHave(t, "Discord request after the removal", w.sayAs(soraDiscord, "discord:880000000000000001", "/gpu request 1 shared-a100 for 1h team robotics"), "not a member of team robotics")
+}
+
+// sayAs is the person typing a command on a chat account whose platform names them as user (a
+// Discord account is "discord:ID"; no email shows).
+func (w *ssoWorld) sayAs(p *person, user, text string) string {
+	w.t.Helper()
+	rs := w.a.Bot.Handle(context.Background(), bot.Request{User: user, Account: p.acct, Text: text})
+	if len(rs) == 0 {
+		w.t.Fatalf("%s: no answer", text)
+	}
+	return rs[0].PlainText()
+}
