@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,4 +50,32 @@ func (w *ssoWorld) sayAs(p *person, user, text string) string {
 		w.t.Fatalf("%s: no answer", text)
 	}
 	return rs[0].PlainText()
+}
+
+// TestAnUnlinkedApproverHearsOfNoMoreExceptions: an approver named by group who signs out, or
+// whom a platform admin unlinks, is no longer told of the group's exceptions: the service no
+// longer knows them as a member until they sign in again.
+func TestAnUnlinkedApproverHearsOfNoMoreExceptions(t *testing.T) {
+	w := newSSOWorldWith(t, globexPolicy)
+	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
+	riku := w.globexPerson("riku", "Riku@Globex.example", "robotics-lab", "robotics-leads")
+	mei := w.globexPerson("mei", "mei@globex.example", "robotics-lab", "Robotics-Leads")
+	admin := w.globexPerson("hana", "hana@globex.example", "gpu-admins")
+	for _, p := range []*person{sora, riku, mei, admin} {
+		if pg := w.follow(p, w.say(p, "/gpu login")); pg.Status != http.StatusOK {
+			t.Fatalf("%s's login: %d %s", p.idp.Email, pg.Status, pg.Body)
+		}
+	}
+	mustHave(t, "first exception", w.say(sora, "/gpu request 2 h200 for 60h"), "L-1 waits for approval")
+	mustHave(t, "riku told", w.notices("riku@globex.example"), "L-1")
+	mustHave(t, "mei told", w.notices("mei@globex.example"), "L-1")
+
+	mustHave(t, "unlink", w.say(admin, "/gpu unlink riku@globex.example"), "Unlinked 1")
+	mustHave(t, "logout", w.say(mei, "/gpu logout"), "no longer linked")
+	mustHave(t, "second exception", w.say(sora, "/gpu request 2 h200 for 50h"), "L-2 waits for approval")
+	for _, who := range []string{"riku@globex.example", "mei@globex.example"} {
+		if got := w.notices(who); strings.Contains(got, "L-2") {
+			t.Errorf("%s, no longer signed in, was told of L-2: %q", who, got)
+		}
+	}
 }

@@ -11,7 +11,7 @@ import (
 
 // members is who is in each group, as the account links say, kept in memory so the lease service
 // can ask inside a transaction (qm.MemberLister). It is read from the store at start, after each
-// login and after each re-check.
+// login, logout and unlink, and after each re-check.
 type members struct {
 	mu      sync.RWMutex
 	byGroup map[string][]string

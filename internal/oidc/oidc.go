@@ -303,7 +303,19 @@ func (s *Service) current(l *qm.AccountLink) bool {
 
 // Logout unlinks a chat account; false when it was not linked.
 func (s *Service) Logout(ctx context.Context, a qm.Account) (bool, error) {
-	return s.store.DeleteAccountLink(ctx, a)
+	ok, err := s.store.DeleteAccountLink(ctx, a)
+	if ok {
+		s.forgetMembers(ctx)
+	}
+	return ok, err
+}
+
+// forgetMembers reads the group index again after links were removed, so that people signed
+// out are no longer told of the exceptions their groups may decide.
+func (s *Service) forgetMembers(ctx context.Context) {
+	if err := s.RefreshMembers(ctx); err != nil {
+		s.log.Warn("reading group members after an unlink", "err", err)
+	}
 }
 
 // Unlink is a platform admin's unlink: who is a chat account (platform:workspace:user) or an
@@ -316,6 +328,7 @@ func (s *Service) Unlink(ctx context.Context, who string) (int64, error) {
 		}
 		ok, err := s.store.DeleteAccountLink(ctx, a)
 		if ok {
+			s.forgetMembers(ctx)
 			return 1, err
 		}
 		return 0, err
@@ -323,7 +336,11 @@ func (s *Service) Unlink(ctx context.Context, who string) (int64, error) {
 	if !strings.Contains(who, "@") {
 		return 0, qm.Errorf(qm.EINVALID, "%q is neither an email nor a chat account; e.g. alice@acme.example or slack:T024BE7LD:U024BE7LH.", who)
 	}
-	return s.store.DeleteAccountLinksByEmail(ctx, who)
+	n, err := s.store.DeleteAccountLinksByEmail(ctx, who)
+	if n > 0 {
+		s.forgetMembers(ctx)
+	}
+	return n, err
 }
 
 // Groups implements qm.Directory over the account links: a person, known by the email their
