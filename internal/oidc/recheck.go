@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
@@ -119,8 +119,11 @@ func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 		old := &oauth2.Token{RefreshToken: tok.RefreshToken, Expiry: now.Add(-time.Minute)}
 		nt, err := s.oauth(p).TokenSource(pctx, old).Token()
 		if err != nil {
+			// Only invalid_grant (RFC 6749, 5.2) says the sign-in itself is gone (revoked,
+			// expired, the person disabled); invalid_client and the like say the provider
+			// refuses Quartermaster (a rotated client secret), which is no one's sign-in.
 			var re *oauth2.RetrieveError
-			if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode >= 400 && re.Response.StatusCode < 500 && re.Response.StatusCode != http.StatusTooManyRequests {
+			if errors.As(err, &re) && strings.EqualFold(re.ErrorCode, "invalid_grant") {
 				return nil, nil, fmt.Errorf("%w: %s", errRevoked, providerSays(err))
 			}
 			return nil, nil, fmt.Errorf("oidc: refresh: %w", err)
