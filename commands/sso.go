@@ -175,7 +175,8 @@ func hasSSO(b *Bot) bool { return b.SSO != nil }
 
 // GroupsChanged tells what a re-check of someone's groups at the identity provider means: for
 // each team they left, they (and its budget owners) hear that they can start no new leases for
-// it, and which of their leases run on to their end. after is nil when the provider no longer
+// it, and which of their leases run on to their end (budget owners named by group: each member
+// signed in). after is nil when the provider no longer
 // honours their sign-in. The replies are addressed (To) and ready to send.
 func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) []bot.Reply {
 	if before == nil {
@@ -216,7 +217,11 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 			}
 			text += " These leases are left alone and run to their end: " + strings.Join(ids, "; ") + "."
 		}
-		to := append([]string{user}, b.pol().Approvers(team)...)
+		// Budget owners named by group are each of its members that signed in.
+		to := []string{user}
+		for _, a := range b.pol().Approvers(team) {
+			to = append(to, b.Svc.People(a)...)
+		}
 		seen := map[string]bool{}
 		for _, r := range to {
 			if r = qm.CanonicalUser(r); !seen[r] && strings.Contains(r, "@") {

@@ -79,3 +79,24 @@ func TestAnUnlinkedApproverHearsOfNoMoreExceptions(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetOwnersNamedByGroupHearWhoLeftTheTeam: where a team's budget owners are a group,
+// its signed-in members are told that someone left the team at the provider and which of their
+// leases run on, as budget owners named by email are.
+func TestBudgetOwnersNamedByGroupHearWhoLeftTheTeam(t *testing.T) {
+	w := newSSOWorldWith(t, globexPolicy)
+	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
+	riku := w.globexPerson("riku", "Riku@Globex.example", "robotics-lab", "ROBOTICS-LEADS")
+	for _, p := range []*person{sora, riku} {
+		if pg := w.follow(p, w.say(p, "/gpu login")); pg.Status != http.StatusOK {
+			t.Fatalf("%s's login: %d %s", p.idp.Email, pg.Status, pg.Body)
+		}
+	}
+	mustHave(t, "request", w.say(sora, "/gpu request 1 shared-a100 for 4h"), "L-1 is active")
+	sora.idp.SetGroups("globex-staff")
+	w.a.SimClk.Advance(2 * time.Minute)
+	if rep := w.recheck(); rep.Changed != 1 {
+		t.Fatalf("re-check after the removal: %+v", rep)
+	}
+	mustHave(t, "the budget owner by group", w.notices("riku@globex.example"), "sora@globex.example is no longer in team robotics", "L-1 (active")
+}
