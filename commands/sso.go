@@ -176,23 +176,31 @@ func hasSSO(b *Bot) bool { return b.SSO != nil }
 // GroupsChanged tells what a re-check of someone's groups at the identity provider means: for
 // each team they left, they (and its budget owners) hear that they can start no new leases for
 // it, and which of their leases run on to their end (budget owners named by group: each member
-// signed in). after is nil when the provider no longer
-// honours their sign-in. The replies are addressed (To) and ready to send.
+// signed in). after is nil when the provider no longer honours their sign-in (that chat account
+// was unlinked): that says nothing about their groups, so the teams they lose are those no other
+// chat account of theirs, still signed in, keeps, until they sign in again. The replies are
+// addressed (To) and ready to send.
 func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) []bot.Reply {
 	if before == nil {
 		return nil
 	}
 	user := qm.CanonicalUser(before.Email)
-	teams := func(l *qm.AccountLink) map[string]bool {
+	teams := func(groups []string) map[string]bool {
 		out := map[string]bool{}
-		if l != nil {
-			for _, t := range b.pol().TeamsOf(l.Groups) {
-				out[t.Name] = true
-			}
+		for _, t := range b.pol().TeamsOf(groups) {
+			out[t.Name] = true
 		}
 		return out
 	}
-	was, is := teams(before), teams(after)
+	was, is := teams(before.Groups), map[string]bool{}
+	switch {
+	case after != nil:
+		is = teams(after.Groups)
+	default:
+		if id, err := b.Svc.Resolve(ctx, user); err == nil {
+			is = teams(id.Groups)
+		}
+	}
 	var lost []string
 	for t := range was {
 		if !is[t] {
@@ -202,7 +210,7 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 	sort.Strings(lost)
 	var out []bot.Reply
 	if after == nil {
-		out = append(out, bot.Reply{To: user, Text: "Your sign-in was revoked at the identity provider, so this chat account is no longer linked. /gpu login signs you in again."})
+		out = append(out, bot.Reply{To: user, Text: fmt.Sprintf("Your sign-in from %s was revoked at the identity provider, so that chat account is no longer linked. /gpu login signs you in again.", platformLabel(before.Account.Platform))})
 	}
 	for _, team := range lost {
 		ls, err := b.Svc.List(ctx, qm.LeaseFilter{Kind: qm.AnyKind, User: user, Team: team, States: qm.OpenStates})
@@ -210,6 +218,9 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 			b.log().Error("listing the leases of someone who left a team", "user", user, "team", team, "err", err)
 		}
 		text := fmt.Sprintf("%s is no longer in team %s at the identity provider (checked %s), so they can start no new leases for it.", user, team, b.when(b.Svc.Clock.Now()))
+		if after == nil {
+			text = fmt.Sprintf("%s's sign-in was revoked at the identity provider (checked %s), so they can start no new leases for team %s until they sign in again.", user, b.when(b.Svc.Clock.Now()), team)
+		}
 		if len(ls) > 0 {
 			var ids []string
 			for _, l := range ls {
@@ -231,4 +242,17 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 		}
 	}
 	return out
+}
+
+// platformLabel names a chat platform in a sentence.
+func platformLabel(p string) string {
+	switch p {
+	case "slack":
+		return "Slack"
+	case "discord":
+		return "Discord"
+	case "":
+		return "chat"
+	}
+	return p
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/oauth2-proxy/mockoidc"
+
 	"github.com/acme/quartermaster/bot"
 )
 
@@ -99,4 +101,42 @@ func TestBudgetOwnersNamedByGroupHearWhoLeftTheTeam(t *testing.T) {
 		t.Fatalf("re-check after the removal: %+v", rep)
 	}
 	mustHave(t, "the budget owner by group", w.notices("riku@globex.example"), "sora@globex.example is no longer in team robotics", "L-1 (active")
+}
+
+// TestARevokedSignInIsNotCalledLeavingTheTeam: a sign-in the provider no longer honours (an
+// idle session that ended, a revoked refresh token) says nothing about the person's groups.
+// Signed in on no other chat account, they and the budget owners hear that the sign-in was
+// revoked and that no new leases start until they sign in again, not that they left the team;
+// still signed in on another chat account, they keep their team and the owners hear nothing.
+func TestARevokedSignInIsNotCalledLeavingTheTeam(t *testing.T) {
+	w := newSSOWorldWith(t, globexPolicy)
+	yuki := w.globexPerson("yuki", "yuki@globex.example", "nlp-research")
+	kenji := w.globexPerson("kenji", "kenji@globex.example", "nlp-research")
+	kenjiDiscord := &person{idp: kenji.idp, acct: bot.Account{Platform: "discord", User: "880000000000000003"}}
+	for _, p := range []*person{yuki, kenji} {
+		if pg := w.follow(p, w.say(p, "/gpu login")); pg.Status != http.StatusOK {
+			t.Fatalf("%s's login: %d %s", p.idp.Email, pg.Status, pg.Body)
+		}
+	}
+	mustHave(t, "request", w.say(yuki, "/gpu request 1 shared-a100 for 4h"), "L-1 is active")
+	w.a.SimClk.Advance(40 * time.Second)
+	if pg := w.follow(kenjiDiscord, w.sayAs(kenjiDiscord, "discord:880000000000000003", "/gpu login")); pg.Status != http.StatusOK {
+		t.Fatalf("kenji's Discord login: %d %s", pg.Status, pg.Body)
+	}
+	// The provider refuses both Slack sign-ins (due); Kenji's Discord one is not due yet.
+	for range 2 {
+		w.idp.QueueError(&mockoidc.ServerError{Code: http.StatusBadRequest, Error: "invalid_grant", Description: "Session not active"})
+	}
+	w.a.SimClk.Advance(30 * time.Second)
+	if rep := w.recheck(); rep.Revoked != 2 {
+		t.Fatalf("re-check: %+v", rep)
+	}
+	told := w.notices("kenji@globex.example")
+	mustHave(t, "the budget owner", told, "yuki@globex.example", "sign-in was revoked", "until they sign in again", "L-1 (active")
+	for _, wrong := range []string{"yuki@globex.example is no longer in team", "kenji@globex.example is no longer in team", "kenji@globex.example's sign-in"} {
+		if strings.Contains(told, wrong) {
+			t.Errorf("kenji was told %q: %q", wrong, told)
+		}
+	}
+	mustHave(t, "kenji on Discord", w.sayAs(kenjiDiscord, "discord:880000000000000003", "/gpu request 1 shared-a100 for 1h team nlp"), "is active")
 }
