@@ -10,6 +10,8 @@ import (
 	"github.com/oauth2-proxy/mockoidc"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/oidc/oidctest"
+	"github.com/acme/quartermaster/internal/qm"
 )
 
 // TestARemovalFoundOnOneChatAccountHoldsOnTheOther: someone signed in from Slack and, a little
@@ -139,4 +141,23 @@ func TestARevokedSignInIsNotCalledLeavingTheTeam(t *testing.T) {
 		}
 	}
 	mustHave(t, "kenji on Discord", w.sayAs(kenjiDiscord, "discord:880000000000000003", "/gpu request 1 shared-a100 for 1h team nlp"), "is active")
+}
+
+// TestAnEmailWithALookAlikeLetterIsNotSomeoneElses: an email the provider gives with a letter
+// that only looks like another (a Kelvin sign for a K) is its own; signing in with it does not
+// make someone the person whose email it resembles, so they cannot decide that person's
+// approvals.
+func TestAnEmailWithALookAlikeLetterIsNotSomeoneElses(t *testing.T) {
+	w := newSSOWorldWith(t, globexPolicy)
+	yuki := w.globexPerson("yuki", "yuki@globex.example", "nlp-research")
+	mallory := &person{idp: oidctest.NewUser("sub-mallory", "\u212Aenji@globex.example"), acct: bot.Account{Platform: "discord", User: "880000000000000009"}}
+	if pg := w.follow(yuki, w.say(yuki, "/gpu login")); pg.Status != http.StatusOK {
+		t.Fatalf("yuki's login: %d %s", pg.Status, pg.Body)
+	}
+	mustHave(t, "exception", w.say(yuki, "/gpu request 2 h200 for 60h"), "L-1 waits for approval")
+	w.follow(mallory, w.sayAs(mallory, "discord:880000000000000009", "/gpu login"))
+	w.sayAs(mallory, "discord:880000000000000009", "/gpu approve L-1")
+	if l := w.lease(1); l.State != qm.PendingApproval {
+		t.Fatalf("L-1 was decided by a look-alike of kenji@globex.example: %s by %q", l.State, l.DecidedBy)
+	}
 }

@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 )
 
@@ -65,7 +65,7 @@ func linkRow(l qm.AccountLink) (accountLinkRow, error) {
 		checked = l.LoginAt
 	}
 	return accountLinkRow{Platform: l.Account.Platform, Workspace: l.Account.Workspace, ChatUser: l.Account.User,
-		Issuer: l.Issuer, Subject: l.Subject, Email: strings.ToLower(l.Email), Groups: g,
+		Issuer: l.Issuer, Subject: l.Subject, Email: emailKey(l.Email), Groups: g,
 		LoginAt: dbTime(l.LoginAt), CheckedAt: dbTime(checked), Tokens: l.Tokens}, nil
 }
 
@@ -113,7 +113,7 @@ func (db *DB) AccountLink(ctx context.Context, a qm.Account) (*qm.AccountLink, e
 func (db *DB) AccountLinksByEmail(ctx context.Context, email string) ([]*qm.AccountLink, error) {
 	var rows []accountLinkRow
 	err := db.x.SelectContext(ctx, &rows, db.x.Rebind(`SELECT `+accountLinkCols+` FROM account_links
-		WHERE email = ? ORDER BY login_at DESC, platform, workspace, chat_user`), strings.ToLower(email))
+		WHERE email = ? ORDER BY login_at DESC, platform, workspace, chat_user`), emailKey(email))
 	if err != nil {
 		return nil, fmt.Errorf("store: account links of %s: %w", email, err)
 	}
@@ -179,7 +179,7 @@ func (db *DB) DeleteAccountLink(ctx context.Context, a qm.Account) (bool, error)
 // DeleteAccountLinksByEmail unlinks every chat account linked to the identity with this email
 // and says how many there were.
 func (db *DB) DeleteAccountLinksByEmail(ctx context.Context, email string) (int64, error) {
-	res, err := db.x.ExecContext(ctx, db.x.Rebind(`DELETE FROM account_links WHERE email = ?`), strings.ToLower(email))
+	res, err := db.x.ExecContext(ctx, db.x.Rebind(`DELETE FROM account_links WHERE email = ?`), emailKey(email))
 	if err != nil {
 		return 0, fmt.Errorf("store: unlink %s: %w", email, err)
 	}
@@ -215,7 +215,7 @@ func (db *DB) CreateLoginLink(ctx context.Context, l qm.LoginLink) error {
 		return fmt.Errorf("store: a login link needs a hash, an account and a lifetime")
 	}
 	row := loginLinkRow{Hash: l.Hash, Platform: l.Account.Platform, Workspace: l.Account.Workspace, ChatUser: l.Account.User,
-		ChatEmail: strings.ToLower(l.ChatEmail), Resume: l.Resume, CreatedAt: dbTime(l.CreatedAt), ExpiresAt: dbTime(l.ExpiresAt)}
+		ChatEmail: emailKey(l.ChatEmail), Resume: l.Resume, CreatedAt: dbTime(l.CreatedAt), ExpiresAt: dbTime(l.ExpiresAt)}
 	q, args, err := db.x.BindNamed(`INSERT INTO login_links (hash, platform, workspace, chat_user, chat_email, resume, created_at, expires_at)
 		VALUES (:hash, :platform, :workspace, :chat_user, :chat_email, :resume, :created_at, :expires_at)`, row)
 	if err != nil {
@@ -306,3 +306,8 @@ func (db *DB) PruneLoginLinks(ctx context.Context, before time.Time) (int64, err
 	}
 	return res.RowsAffected()
 }
+
+// emailKey is how an email is kept and looked up: A to Z in lower case and nothing else folded
+// (policy.NameKey), so an email written with a letter that only looks like another (a Kelvin
+// sign for a K) stays its own and is never taken for someone else's.
+func emailKey(email string) string { return policy.NameKey(email) }
