@@ -466,3 +466,59 @@ func TestTeamWithUnderscoreGetsAWorkload(t *testing.T) {
 		t.Errorf("jobs %+v, %v", jobs, err)
 	}
 }
+
+// TestImagePullErrorFailsTheLease: a pod placed on its node whose image cannot be pulled
+// (a wrong tag, a registry that refuses) waits there, holding its GPUs, until its Job's deadline:
+// Kubernetes never fails it. The lease fails at once with Kubernetes's words and the image, its
+// owner is told, and its Job and Service are deleted so the GPUs are free again.
+func TestImagePullErrorFailsTheLease(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ reason, message string }{
+		{"ImagePullBackOff", `Back-off pulling image "registry.example/vision/jupyter:nope"`},
+		{"ErrImagePull", `rpc error: code = NotFound desc = failed to pull and unpack image "registry.example/vision/jupyter:nope": not found`},
+		{"InvalidImageName", `Failed to apply default image tag "Registry/UPPER": couldn't parse image name`},
+	} {
+		t.Run(c.reason, func(t *testing.T) {
+			w := newWorld(t)
+			ws := w.request(1, "interactive", "jupyterlab")
+			w.addJobPod("qm-vision", "qm-l-1-jupyterlab", corev1.PodPending, "gpu-a")
+			w.setPod("qm-vision", "qm-l-1-jupyterlab-x1", func(p *corev1.Pod) {
+				p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}}
+				p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", Image: "registry.example/vision/jupyter:nope",
+					State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: c.reason, Message: c.message}}}}
+			})
+			if rep := w.reconcile(); rep.Ended != 1 {
+				t.Errorf("report %v", rep)
+			}
+			l := w.lease(ws.ID)
+			if l.State != qm.Failed || !strings.Contains(l.Reason, c.reason) || !strings.Contains(l.Reason, "registry.example/vision/jupyter:nope") {
+				t.Errorf("lease %s %q, want failed naming %s and the image", l.State, l.Reason, c.reason)
+			}
+			if k := w.notes.Kinds(ws.ID); len(k) == 0 || k[len(k)-1] != qm.NoticeFailed {
+				t.Errorf("owner told %v", k)
+			}
+			jobs, _ := w.cs.BatchV1().Jobs("qm-vision").List(ctx, metav1.ListOptions{})
+			svcs, _ := w.cs.CoreV1().Services("qm-vision").List(ctx, metav1.ListOptions{})
+			if len(jobs.Items)+len(svcs.Items) != 0 {
+				t.Errorf("%d Jobs and %d Services left holding the failed lease's GPUs", len(jobs.Items), len(svcs.Items))
+			}
+
+			// After a crash between failing the lease and deleting its workload, the next pass
+			// deletes it as an orphan.
+			orphan := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "qm-vision", Name: "qm-l-1-ssh-shell",
+				Labels: map[string]string{kube.LabelLease: "L-1", kube.LabelTeam: "vision", kube.LabelInstance: kube.DefaultInstance}},
+				Spec: corev1.PodSpec{NodeName: "gpu-a", Containers: []corev1.Container{{Name: "main", Image: "registry.example/vision/jupyter:nope"}}},
+				Status: corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{Name: "main",
+					State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: c.reason, Message: c.message}}}}}}
+			if _, err := w.cs.CoreV1().Pods("qm-vision").Create(ctx, orphan, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if rep := w.reconcile(); rep.Cancelled != 1 {
+				t.Errorf("report %v, want the failed lease's leftover pod cancelled", rep)
+			}
+			if _, err := w.cs.CoreV1().Pods("qm-vision").Get(ctx, orphan.Name, metav1.GetOptions{}); err == nil {
+				t.Error("the failed lease's pod still waits for its image on gpu-a")
+			}
+		})
+	}
+}

@@ -47,9 +47,13 @@ func podJob(p *corev1.Pod) qm.Job {
 	return j
 }
 
-// pendingPod is a pending pod: waiting for the scheduler (queued), or placed and starting.
+// pendingPod is a pending pod: waiting for the scheduler (queued), placed and starting, or placed
+// and unable to pull its image (failed, and held: see pullFailure).
 func pendingPod(p *corev1.Pod) qm.Job {
 	if p.Spec.NodeName != "" {
+		if why := pullFailure(p); why != "" {
+			return qm.Job{State: qm.JobFailed, Node: p.Spec.NodeName, Reason: "Kubernetes: " + why, Held: true}
+		}
 		return qm.Job{State: qm.JobStarting, Node: p.Spec.NodeName}
 	}
 	for _, c := range p.Status.Conditions {
@@ -62,6 +66,39 @@ func pendingPod(p *corev1.Pod) qm.Job {
 		}
 	}
 	return qm.Job{State: qm.JobPending}
+}
+
+// pullErrors are the waiting reasons of a container whose image the kubelet cannot pull or
+// cannot use. Kubernetes never fails such a pod: it waits on its node, holding its GPUs, until
+// its deadline.
+var pullErrors = map[string]bool{"ErrImagePull": true, "ImagePullBackOff": true, "InvalidImageName": true, "ErrImageNeverPull": true}
+
+// pullFailure says why a placed pod cannot start because of its image ("ImagePullBackOff:
+// Back-off pulling image …"); "" when none of its containers waits for that.
+func pullFailure(p *corev1.Pod) string {
+	statuses := append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
+	for _, cs := range statuses {
+		w := cs.State.Waiting
+		if w == nil || !pullErrors[w.Reason] {
+			continue
+		}
+		why := w.Reason
+		msg := oneLine(w.Message)
+		if msg != "" {
+			why += ": " + clip(msg)
+		}
+		image := cs.Image
+		for _, c := range append(append([]corev1.Container(nil), p.Spec.InitContainers...), p.Spec.Containers...) {
+			if c.Name == cs.Name && c.Image != "" {
+				image = c.Image
+			}
+		}
+		if image != "" && !strings.Contains(msg, image) {
+			why += " (image " + image + ")"
+		}
+		return why
+	}
+	return ""
 }
 
 // failure is why a pod failed: its failed container's exit code and Kubernetes's own words.
@@ -202,6 +239,16 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 		case batchv1.JobSuspended:
 			j.State, j.Reason = qm.JobPending, "Kubernetes: the Job is suspended"
 			return j, nil
+		}
+	}
+	// A pod that cannot pull its image fails the Job, even beside pods that run: Kubernetes
+	// would hold it until the deadline.
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodPending {
+			if pj := pendingPod(p); pj.State == qm.JobFailed {
+				pj.StartedAt = j.StartedAt
+				return pj, nil
+			}
 		}
 	}
 	starting := ""

@@ -55,6 +55,10 @@ type Job struct {
 	// GPUIndex is the GPUs a running job holds on its one node, by index, when the scheduler says
 	// (Slurm does: it, not the service, picks a job's GPUs on the node); the lease adopts them.
 	GPUIndex []int
+	// Held reports a failed job whose workload the scheduler still holds, with its resources (a
+	// Kubernetes pod that cannot pull its image waits on its node until its deadline): the service
+	// cancels it once it has ended its lease, and cancels it as an orphan after a crash.
+	Held bool
 }
 
 // Watcher is a Backend whose scheduler places and runs leases on its own (Inventory is nil). The
@@ -338,7 +342,7 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 		}
 	}
 	for _, j := range jobs {
-		if j.State.Ended() || owned[j.Ref] {
+		if (j.State.Ended() && !j.Held) || owned[j.Ref] {
 			continue
 		}
 		// Read the lease again: one created after the list above is not an orphan.
@@ -506,7 +510,16 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 		if j.ExitCode != "" && !strings.Contains(j.Reason, "exit code") {
 			reason += " (exit code " + j.ExitCode + ")"
 		}
-		return s.markEnded(ctx, l, Failed, reason, j.Output, j.EndedAt)
+		if err := s.markEnded(ctx, l, Failed, reason, j.Output, j.EndedAt); err != nil || !j.Held {
+			return err
+		}
+		// Its workload still holds its GPUs though it cannot run: free them now (a crash before
+		// this leaves an orphan that the next pass cancels).
+		if err := w.Cancel(ctx, j); err != nil {
+			return fmt.Errorf("cancel failed job %s of %s: %w", j.Ref, l.ID, err)
+		}
+		rep.Cancelled++
+		return nil
 	}
 	return nil
 }
