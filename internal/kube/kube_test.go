@@ -522,3 +522,50 @@ func TestImagePullErrorFailsTheLease(t *testing.T) {
 		})
 	}
 }
+
+// TestReplacedPodRequeuesTheLease: a running workspace whose pod is replaced (evicted, its node
+// drained, with a layout whose pod failure policy lets the Job make another) does not run until
+// the new pod does, even when the scheduler placed the new pod at once and it is still starting
+// on another node: its owner hears that it went back to the queue, then where it runs again.
+func TestReplacedPodRequeuesTheLease(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	ws := w.request(2, "train", "cuda-smoke")
+	w.addJobPod("qm-vision", "qm-l-1-cuda-smoke", corev1.PodRunning, "gpu-b")
+	w.reconcile()
+	if l := w.lease(ws.ID); l.State != qm.Active || l.Node != "gpu-b" {
+		t.Fatalf("lease %s on %q", l.State, l.Node)
+	}
+	started := metav1.Time{Time: time.Date(2026, 11, 30, 15, 0, 5, 0, time.UTC)}
+	w.setPod("qm-vision", "qm-l-1-cuda-smoke-x1", func(p *corev1.Pod) {
+		p.Status.Phase, p.Status.Reason = corev1.PodFailed, "Evicted"
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+			ExitCode: 137, Reason: "Error", StartedAt: started}}}}
+	})
+	k, err := w.cs.BatchV1().Jobs("qm-vision").Get(ctx, "qm-l-1-cuda-smoke", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "qm-vision", Name: "qm-l-1-cuda-smoke-x2", Labels: k.Spec.Template.Labels,
+		UID: "qm-l-1-cuda-smoke-x2-uid", OwnerReferences: []metav1.OwnerReference{{Kind: "Job", Name: k.Name, APIVersion: "batch/v1"}}},
+		Spec: corev1.PodSpec{NodeName: "gpu-c"}, Status: corev1.PodStatus{Phase: corev1.PodPending,
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "main", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}}}}}
+	if _, err := w.cs.CoreV1().Pods("qm-vision").Create(ctx, next, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	if l := w.lease(ws.ID); !qm.Requeued(l) {
+		t.Errorf("replaced pod starting on gpu-c: lease %s %q, want it back in the queue", l.State, l.Reason)
+	}
+	if k := w.notes.Kinds(ws.ID); len(k) == 0 || k[len(k)-1] != qm.NoticeRequeued {
+		t.Errorf("owner told %v, want requeued last", k)
+	}
+	w.setPod("qm-vision", "qm-l-1-cuda-smoke-x2", running("gpu-c"))
+	w.reconcile()
+	if l := w.lease(ws.ID); l.State != qm.Active || qm.Requeued(l) || l.Node != "gpu-c" {
+		t.Errorf("replaced pod running: lease %s %q on %q", l.State, l.Reason, l.Node)
+	}
+	if k := w.notes.Kinds(ws.ID); len(k) != 3 || k[2] != qm.NoticeGranted {
+		t.Errorf("owner told %v, want granted, requeued, granted", k)
+	}
+}

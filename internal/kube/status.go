@@ -253,7 +253,11 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 	}
 	starting := ""
 	var pending *qm.Job
+	replaced := false // a pod of the Job ran and failed or is going: any other is its replacement
 	for _, p := range pods {
+		if (p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodFailed) && !podStarted(p).IsZero() {
+			replaced = true
+		}
 		if p.DeletionTimestamp != nil {
 			continue
 		}
@@ -273,6 +277,11 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 	}
 	if pending != nil {
 		return *pending, nil
+	}
+	if replaced && starting != "" {
+		// The workload is gone from its node and its new pod starts elsewhere: it waits, as a
+		// requeued job does, whether or not the scheduler was seen holding the new pod.
+		return qm.Job{State: qm.JobPending, StartedAt: j.StartedAt, Reason: "Kubernetes: its pod was replaced; the new one is starting on " + starting}, nil
 	}
 	// No pods yet (the Job controller has not made them) or all placed and starting.
 	return qm.Job{State: qm.JobStarting, Node: starting}, nil
