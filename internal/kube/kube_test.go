@@ -569,3 +569,30 @@ func TestReplacedPodRequeuesTheLease(t *testing.T) {
 		t.Errorf("owner told %v, want granted, requeued, granted", k)
 	}
 }
+
+// TestLostNodeSaysWhy: a workspace whose node disappears loses its pod (Kubernetes deletes it,
+// saying why in its DisruptionTarget condition) and its Job fails; the lease fails with that
+// reason and the node, not only the Job's BackoffLimitExceeded.
+func TestLostNodeSaysWhy(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	ws := w.request(2, "train", "cuda-smoke")
+	w.addJobPod("qm-vision", "qm-l-1-cuda-smoke", corev1.PodRunning, "gpu-b")
+	w.reconcile()
+	if err := w.cs.CoreV1().Nodes().Delete(ctx, "gpu-b", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now()
+	w.setPod("qm-vision", "qm-l-1-cuda-smoke-x1", func(p *corev1.Pod) {
+		p.DeletionTimestamp = &now
+		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+			Reason: "DeletionByPodGC", Message: "PodGC: node no longer exists"})
+	})
+	w.setJob("qm-vision", "qm-l-1-cuda-smoke", func(k *batchv1.Job) {
+		k.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded"}}
+	})
+	w.reconcile()
+	if l := w.lease(ws.ID); l.State != qm.Failed || !strings.Contains(l.Reason, "node no longer exists") {
+		t.Errorf("lease %s %q, want failed saying its node is gone", l.State, l.Reason)
+	}
+}

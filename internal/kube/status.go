@@ -154,6 +154,20 @@ func podFailure(p *corev1.Pod) failure {
 		}
 		f.words = append(f.words, w)
 	}
+	if len(f.words) == 0 {
+		// A pod that Kubernetes deleted says why in its DisruptionTarget condition
+		// ("DeletionByPodGC: PodGC: node no longer exists", a preemption, a taint).
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && c.Reason != "" {
+				w := c.Reason
+				if m := oneLine(c.Message); m != "" {
+					w += ": " + clip(m)
+				}
+				f.words = append(f.words, w)
+				break
+			}
+		}
+	}
 	return f
 }
 
@@ -221,6 +235,13 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 				if p.Status.Phase == corev1.PodFailed {
 					failed = p
 					break
+				}
+			}
+			for _, p := range pods {
+				// Else a pod Kubernetes is deleting (its node is gone, it was preempted): the
+				// Job failed because of it.
+				if failed == nil && p.DeletionTimestamp != nil && p.Status.Phase != corev1.PodSucceeded {
+					failed = p
 				}
 			}
 			var f failure
