@@ -161,7 +161,14 @@ func parseSubmit(c Command, args []string) (Command, error) {
 		return c, bad(c.Verb, "/gpu submit needs a template name; /gpu templates lists them.")
 	}
 	c.Template = strings.ToLower(args[0])
+	given := map[string]bool{}
 	for _, a := range args[1:] {
+		if k, _, ok := strings.Cut(strings.ToLower(a), "="); ok && (k == "team" || k == "for") {
+			if given[k] {
+				return c, bad(c.Verb, "the command gives %s= twice; give it once.", k)
+			}
+			given[k] = true
+		}
 		switch {
 		case strings.HasPrefix(strings.ToLower(a), "team="):
 			c.Team = strings.ToLower(a[len("team="):])
@@ -268,16 +275,25 @@ func parseRequest(c Command, args []string) (Command, error) {
 			if perr != nil {
 				return c, perr
 			}
+			if perr := once("template"); perr != nil {
+				return c, perr
+			}
 			c.Template = strings.ToLower(v)
 		case la == "team":
 			v, perr := next("team name")
 			if perr != nil {
 				return c, perr
 			}
+			if perr := once("team"); perr != nil {
+				return c, perr
+			}
 			c.Team = strings.ToLower(v)
 		case la == "data":
 			v, perr := next("data class such as internal")
 			if perr != nil {
+				return c, perr
+			}
+			if perr := once("data class"); perr != nil {
 				return c, perr
 			}
 			c.DataClass = strings.ToLower(v)
