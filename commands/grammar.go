@@ -171,7 +171,11 @@ func parseSubmit(c Command, args []string) (Command, error) {
 		}
 		switch {
 		case strings.HasPrefix(strings.ToLower(a), "team="):
-			c.Team = strings.ToLower(a[len("team="):])
+			t, perr := teamName(c.Verb, a[len("team="):])
+			if perr != nil {
+				return c, perr
+			}
+			c.Team = t
 		case strings.HasPrefix(strings.ToLower(a), "for="):
 			d, err := parseDur(a[len("for="):])
 			if err != nil {
@@ -248,7 +252,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		la := strings.ToLower(a)
+		la := policy.NameKey(a)
 		next := func(what string) (string, *qm.Error) {
 			if i+1 >= len(args) {
 				return "", bad("request", "%q must be followed by a %s.", a, what)
@@ -287,7 +291,11 @@ func parseRequest(c Command, args []string) (Command, error) {
 			if perr := once("team"); perr != nil {
 				return c, perr
 			}
-			c.Team = strings.ToLower(v)
+			t, perr := teamName("request", v)
+			if perr != nil {
+				return c, perr
+			}
+			c.Team = t
 		case la == "data":
 			v, perr := next("data class such as internal")
 			if perr != nil {
@@ -341,6 +349,17 @@ func parseRequest(c Command, args []string) (Command, error) {
 	return c, nil
 }
 
+// teamName reads a team's name as typed: A to Z in lower case and nothing else folded, as names
+// are compared (policy.SameName); one that could be no team's name is refused.
+func teamName(verb, s string) (string, *qm.Error) {
+	t := policy.NameKey(s)
+	if !validName(t) {
+		return "", bad(verb, "%q is not a team name.", truncate(s, 40))
+	}
+	return t, nil
+}
+
+// validName reports whether s, with A to Z in lower case, is written as a class or team name can be.
 func validName(s string) bool {
 	if s == "" || len(s) > 40 {
 		return false
@@ -362,7 +381,7 @@ func parseEstimate(c Command, args []string) (Command, error) {
 		return c, perr
 	}
 	c.GPUs = n
-	c.Class = strings.ToLower(args[1])
+	c.Class = policy.NameKey(args[1])
 	if !validName(c.Class) {
 		return c, bad("estimate", "%q is not a class name.", truncate(args[1], 40))
 	}
@@ -380,7 +399,11 @@ func parseQuota(c Command, args []string) (Command, error) {
 		return c, bad(c.Verb, "/gpu quota takes at most a team name, but got %q.", truncate(strings.Join(args, " "), 40))
 	}
 	if len(args) == 1 {
-		c.Arg = strings.ToLower(args[0])
+		t, perr := teamName(c.Verb, args[0])
+		if perr != nil {
+			return c, perr
+		}
+		c.Arg = t
 	}
 	return c, nil
 }
@@ -416,7 +439,7 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		return c, bad(c.Verb, "%q is not a number of extra GPUs like +4.", truncate(head[0], 40))
 	}
 	c.GPUs = n
-	c.Class = strings.ToLower(head[1])
+	c.Class = policy.NameKey(head[1])
 	if !validName(c.Class) {
 		return c, bad(c.Verb, "%q is not a class name.", truncate(head[1], 40))
 	}

@@ -26,7 +26,7 @@ func refusedWithAWorkingExample(t *testing.T, h *harness, user, line, want strin
 	r := h.say(user, line)
 	msg, ex, ok := strings.Cut(r.Text, " Example: ")
 	if !r.Error || !ok || !strings.Contains(msg, want) || strings.Contains(msg, ". ") || len(r.Text) > 300 {
-		t.Errorf("%.80q: %q; want one sentence saying %q and an example", line, r.Text, want)
+		t.Errorf("%.80q: %.300q; want one sentence saying %q and an example", line, r.Text, want)
 		return
 	}
 	if n := h.leaseCount(); n != before {
@@ -56,5 +56,44 @@ func TestACommandThatNamesSomethingTwiceIsRefused(t *testing.T) {
 		"/gpu request 1 dev for 1h template cuda-smoke team speech team robotics": "names its team twice",
 	} {
 		refusedWithAWorkingExample(t, h, "rita@borealis.example", line, want)
+	}
+}
+
+// Class and team names in commands compare as everywhere else (policy.SameName): the same text,
+// upper and lower case of A to Z aside. A letter that only looks like one (a dotted capital İ, a
+// Kelvin sign for a K) names no class or team, as a Cyrillic one does not; a team that is no
+// name at all (markup, 5,000 characters) is refused in a short sentence, not echoed back.
+func TestClassAndTeamNamesInCommandsCompareOnlyAToZCase(t *testing.T) {
+	h := templatesOn(t, policyVariant(t, otherPolicy, "  - name: dev\n", "  - name: kdev\n",
+		"{gpus: {dev: 1,", "{gpus: {kdev: 1,", "{gpus: {dev: 6,", "{gpus: {kdev: 6,", "{gpus: {dev: 6,", "{gpus: {kdev: 6,",
+		"{gpus: {dev: 2,", "{gpus: {kdev: 2,", "class: dev,", "class: kdev,"))
+	rita := "rita@borealis.example"
+	for line, want := range map[string]string{
+		"/gpu request 1 b\u0130giron for 1h":                           "class",
+		"/gpu request 1 \u212adev for 1h":                              "class",
+		"/gpu estimate 1 b\u0130giron 1h":                              "class",
+		"/gpu quota request +1 \u212adev because a deadline":           "class",
+		"/gpu request 1 kdev for 1h team robot\u0130cs":                "team",
+		"/gpu submit cuda-smoke class=\u212adev":                       "class",
+		"/gpu submit cuda-smoke team=robot\u0130cs":                    "team",
+		"/gpu request 1 kdev for 1h team " + strings.Repeat("r", 5000): "is not a team name",
+		"/gpu request 1 kdev for 1h team <!channel>":                   "is not a team name",
+		"/gpu submit cuda-smoke team=" + strings.Repeat("r", 5000):     "is not a team name",
+	} {
+		refusedWithAWorkingExample(t, h, rita, line, want)
+	}
+	for _, line := range []string{"/gpu quota robot\u0130cs", "/gpu quota " + strings.Repeat("q", 5000)} {
+		if r := h.say(rita, line); !r.Error || strings.Contains(r.Text, "Team robotics") || len(r.Text) > 300 {
+			t.Errorf("%.40q: %.300q; want a short refusal", line, r.Text)
+		}
+	}
+	// Upper case A to Z still names them.
+	for _, line := range []string{"/gpu request 1 KDEV for 1h TEAM ROBOTICS", "/gpu estimate 1 BigIron 1h", "/gpu submit cuda-smoke class=KDEV team=Robotics"} {
+		if r := h.say(rita, line); r.Error {
+			t.Errorf("%s: %s", line, r.Text)
+		}
+	}
+	if r := h.say(rita, "/gpu quota ROBOTICS"); r.Error || !strings.Contains(r.Text, "Team robotics") {
+		t.Errorf("/gpu quota ROBOTICS: %s", r.Text)
 	}
 }

@@ -203,7 +203,7 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 		}
 		switch strings.ToLower(k) {
 		case "class":
-			c.Class = strings.ToLower(v)
+			c.Class = policy.NameKey(v)
 			if _, ok := t.Bot.pol().Class(c.Class); !ok {
 				return []bot.Reply{t.Bot.refuse(c.Verb, qm.Invalid(fmt.Sprintf("/gpu submit %s class=%s", tp.Name, t.Bot.pol().Classes[0].Name),
 					"There is no class %q; the catalog has %s.", truncate(v, 40), strings.Join(t.Bot.pol().ClassNames(), ", ")))}
