@@ -51,12 +51,15 @@ func Decode(body []byte) (report.Report, error) {
 		return report.Report{}, fmt.Errorf("the report's driver or topology_hash is too long")
 	}
 	seen := map[int]bool{}
+	uuids := map[string]bool{}
 	for _, g := range r.GPUs {
 		switch {
 		case g.Index < 0 || g.Index >= maxGPUs || seen[g.Index]:
 			return report.Report{}, fmt.Errorf("the report lists GPU index %d twice or out of range", g.Index)
 		case g.UUID == "" || len(g.UUID) > maxString || len(g.Name) > maxString:
 			return report.Report{}, fmt.Errorf("GPU %d has no UUID, or a name or UUID too long", g.Index)
+		case uuids[g.UUID]:
+			return report.Report{}, fmt.Errorf("the report lists GPU %q twice, the second time as GPU %d", clip(g.UUID), g.Index)
 		case g.Util != nil && !(*g.Util >= 0 && *g.Util <= 100):
 			return report.Report{}, fmt.Errorf("GPU %d's utilization %v is not a percentage", g.Index, *g.Util)
 		case badFloat(g.PowerW) || badFloat(g.TempC):
@@ -65,6 +68,7 @@ func Decode(body []byte) (report.Report, error) {
 			return report.Report{}, fmt.Errorf("GPU %d lists %d processes; at most %d are read", g.Index, len(g.Processes), maxProcesses)
 		}
 		seen[g.Index] = true
+		uuids[g.UUID] = true
 		for _, p := range g.Processes {
 			if p.Job != "" && !jobRe.MatchString(p.Job) {
 				return report.Report{}, fmt.Errorf("GPU %d: %q is not a Slurm job id", g.Index, clip(p.Job))
@@ -79,17 +83,21 @@ func Decode(body []byte) (report.Report, error) {
 		if n > maxGPUs {
 			return report.Report{}, fmt.Errorf("the topology lists %d GPUs; a node has at most %d", n, maxGPUs)
 		}
+		clear(uuids)
 		for i, g := range t.GPUs {
 			switch {
 			case g.Index != i:
 				return report.Report{}, fmt.Errorf("the topology lists GPU %d in place %d; it lists GPUs in index order", g.Index, i)
 			case g.UUID == "" || len(g.UUID) > maxString || len(g.BusID) > maxString || len(g.CPUs) > 4*maxString:
 				return report.Report{}, fmt.Errorf("topology GPU %d has no UUID, or a field too long", i)
+			case uuids[g.UUID]:
+				return report.Report{}, fmt.Errorf("the topology lists GPU %q twice, the second time as GPU %d", clip(g.UUID), i)
 			case len(g.NVLinks) != n || len(g.PCIe) != n:
 				return report.Report{}, fmt.Errorf("topology GPU %d must list NVLinks and PCIe levels to all %d GPUs", i, n)
 			case g.NUMA != nil && (*g.NUMA < 0 || *g.NUMA > 1024):
 				return report.Report{}, fmt.Errorf("topology GPU %d has NUMA node %d", i, *g.NUMA)
 			}
+			uuids[g.UUID] = true
 			for j := range n {
 				if g.NVLinks[j] < 0 || g.NVLinks[j] > 64 || !pcieOK[g.PCIe[j]] {
 					return report.Report{}, fmt.Errorf("topology GPU %d to GPU %d: %d NVLinks or PCIe level %q is not possible", i, j, g.NVLinks[j], clip(g.PCIe[j]))

@@ -509,3 +509,28 @@ func TestUsageCountsALongIntervalWhole(t *testing.T) {
 		}
 	})
 }
+
+// A report that lists one GPU twice, under two indexes with one UUID, in its GPUs or in its
+// topology, is refused as malformed and stores nothing: read as it stands, the GPU left out would
+// count as seen, and a lease working on it could be judged idle.
+func TestAReportThatListsOneGPUTwiceIsRefused(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	stored := e.samples()
+	for _, name := range []string{"in its GPUs", "in its topology"} {
+		e.clock.Advance(10 * time.Second)
+		r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(0)}, report.GPU{Index: 1, UUID: "GPU-0", Util: f(0)})
+		if name == "in its topology" {
+			r = e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(0)})
+			r.Topology.GPUs[1].UUID = "GPU-0"
+			r.TopologyHash = r.Topology.Hash()
+		}
+		code, out := e.post(e.tokens["n1"], r)
+		msg, _ := out["error"].(string)
+		if code != 400 || !strings.Contains(msg, "GPU-0") || !strings.Contains(msg, "twice") {
+			t.Errorf("a report listing GPU-0 twice %s: %d %v", name, code, out)
+		}
+	}
+	if n := e.samples(); n != stored {
+		t.Errorf("%d samples stored from refused reports", n-stored)
+	}
+}
