@@ -112,10 +112,7 @@ func (t *Template) param(name string) *Parameter {
 }
 
 func (t *Template) unknownParam(key string) error {
-	shown := key
-	if !keyRE.MatchString(key) {
-		shown = clip(key)
-	}
+	shown := clip(key)
 	if len(t.Parameters) == 0 {
 		return inputErr(t.Example(), "unknown parameter %q; %s takes no parameters", shown, t.Name)
 	}

@@ -58,6 +58,8 @@ func TestParseParamsErrors(t *testing.T) {
 			`model must match [A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9._-]+)*, not "x;rm". Example: /gpu submit vllm-server model=meta-llama/Meta-Llama-3-8B-Instruct`},
 		{"cuda-smoke", []string{"size=" + strings.Repeat("9", 600)},
 			`size is too long (at most 512 characters). Example: /gpu submit cuda-smoke size=4096`},
+		{"pytorch-ddp", []string{strings.Repeat("k", 3000) + "=1"},
+			`unknown parameter "` + strings.Repeat("k", 40) + `…"; nnodes, script and epochs are known. Example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
 	}
 	for _, tc := range tests {
 		tp, err := c.Get(tc.tmpl)
