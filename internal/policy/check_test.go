@@ -299,3 +299,21 @@ func TestAChannelIsOneWord(t *testing.T) {
 	pe = refused(t, `channel: "#gpu-showback"`, `channel: "#gpu showback"`)
 	wantProblem(t, pe, 83, `reports.showback.channel "#gpu showback" must be one word, such as "#gpu-showback"`)
 }
+
+// A price too large for what it costs to be written (1e308 made every estimate, the catalog and
+// the showback read "$+Inf") is refused at its line; the largest price allowed still writes the
+// cost of the longest, largest lease as a number.
+func TestAPriceTooLargeToWriteIsRefused(t *testing.T) {
+	for _, price := range []string{"1e308", "2e9"} {
+		wantProblem(t, refused(t, "price_per_gpu_hour: 0.90", "price_per_gpu_hour: "+price), 13,
+			"class interactive: price_per_gpu_hour must be at most 1000000000 per GPU-hour, not "+price+"; e.g. price_per_gpu_hour: 2.50")
+	}
+	p, err := Load([]byte(exampleWith(t, "price_per_gpu_hour: 0.90", "price_per_gpu_hour: 1e9")), "p.yaml")
+	if err != nil {
+		t.Fatalf("price_per_gpu_hour: 1e9: %v", err)
+	}
+	c, _ := p.Class("interactive")
+	if s := Money("KWD", c.PricePerGPUHour*4096*10*366*24); strings.Contains(s, "Inf") || strings.Contains(s, "NaN") {
+		t.Errorf("the longest, largest lease at the highest price costs %s", s)
+	}
+}

@@ -425,6 +425,10 @@ func (v *validator) text(path string) string {
 }
 
 // nonNegative reports whether f is a number (not NaN, not infinite) of at least 0.
+// MaxPrice is the highest price per GPU-hour a class may have, in any currency: at it, the cost of
+// the largest lease for ten years, and a year of showback, are still written as numbers.
+const MaxPrice = 1e9
+
 func nonNegative(f float64) bool { return f >= 0 && !math.IsInf(f, 1) }
 
 func (v *validator) addf(path, format string, args ...any) {
@@ -591,8 +595,11 @@ func (v *validator) validate(p *Policy) {
 			v.addf(at("name"), "class %q is defined twice", c.Name)
 		}
 		seen[strings.ToLower(c.Name)] = true
-		if !nonNegative(c.PricePerGPUHour) {
+		switch {
+		case !nonNegative(c.PricePerGPUHour):
 			v.addf(at("price_per_gpu_hour"), "class %s: price_per_gpu_hour must be zero or more, not %s; e.g. price_per_gpu_hour: 2.50", c.Name, v.text(at("price_per_gpu_hour")))
+		case c.PricePerGPUHour > MaxPrice:
+			v.addf(at("price_per_gpu_hour"), "class %s: price_per_gpu_hour must be at most %d per GPU-hour, not %s; e.g. price_per_gpu_hour: 2.50", c.Name, int64(MaxPrice), v.text(at("price_per_gpu_hour")))
 		}
 		if c.GPUMemoryGiB < 0 {
 			v.addf(at("gpu_memory_gib"), "class %s: gpu_memory_gib cannot be negative, not %s; e.g. gpu_memory_gib: 80", c.Name, v.text(at("gpu_memory_gib")))
