@@ -128,7 +128,7 @@ func reconcileLoop(ctx context.Context, svc *qm.Service, log *slog.Logger, m *me
 		switch {
 		case err != nil && ctx.Err() == nil:
 			log.Error("reconcile", "err", err, "report", rep.String())
-		case rep.Activated+rep.Queued+rep.Ended+rep.Vanished+rep.Adopted+rep.Cancelled+rep.Retimed > 0:
+		case rep.Activated+rep.Queued+rep.Ended+rep.Vanished+rep.Adopted+rep.Cancelled+rep.Retimed+rep.Removed > 0:
 			log.Info("reconciled", "report", rep.String(), "took", time.Since(start))
 		}
 		select {

@@ -345,7 +345,7 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 			continue
 		}
 		j := podJob(p)
-		j.Lease, j.Ref = id, Ref("pod", p.Namespace, p.Name)
+		j.Lease, j.Ref, j.Kept = id, Ref("pod", p.Namespace, p.Name), true
 		if j.State == qm.JobFailed {
 			j.Output = b.output(ctx, j.Ref, p, seen)
 		}
@@ -359,7 +359,7 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		}
 		kp := podsOf[k.Namespace+"/"+k.Name]
 		j, failed := batchJob(k, kp)
-		j.Lease, j.Ref = id, Ref("job", k.Namespace, k.Name)
+		j.Lease, j.Ref, j.Kept = id, Ref("job", k.Namespace, k.Name), true
 		if d := k.Spec.ActiveDeadlineSeconds; d != nil && *d > 0 {
 			j.TimeLimit = time.Duration(*d)*time.Second - waited(k, kp)
 		}

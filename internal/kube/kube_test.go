@@ -16,6 +16,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -594,5 +595,41 @@ func TestLostNodeSaysWhy(t *testing.T) {
 	w.reconcile()
 	if l := w.lease(ws.ID); l.State != qm.Failed || !strings.Contains(l.Reason, "node no longer exists") {
 		t.Errorf("lease %s %q, want failed saying its node is gone", l.State, l.Reason)
+	}
+}
+
+// TestAFinishedJobIsDeletedADayLater: a Job that finished on its own ends its lease at once, and
+// it, its pods and its Service are deleted a day after it finished, so that finished Jobs do not
+// pile up in the teams' namespaces (and in every pass's listing) while their owners have a day
+// to read their logs.
+func TestAFinishedJobIsDeletedADayLater(t *testing.T) {
+	w := newWorld(t)
+	clock := w.svc.Clock.(*sim.Clock)
+	done := w.request(1, "train", "cuda-smoke")
+	w.addJobPod("qm-vision", "qm-l-1-cuda-smoke", corev1.PodRunning, "gpu-b")
+	w.reconcile()
+	w.setJob("qm-vision", "qm-l-1-cuda-smoke", func(k *batchv1.Job) {
+		k.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
+		k.Status.CompletionTime = &metav1.Time{Time: clock.Now()}
+	})
+	if rep := w.reconcile(); rep.Ended != 1 || rep.Removed != 0 {
+		t.Fatalf("the pass that ends the lease: %v", rep)
+	}
+	if l := w.lease(done.ID); l.State != qm.Released {
+		t.Fatalf("finished Job: lease %s", l.State)
+	}
+	clock.Advance(12 * time.Hour)
+	if rep := w.reconcile(); rep.Removed != 0 {
+		t.Errorf("half a day after it finished: %v", rep)
+	}
+	if _, err := w.cs.BatchV1().Jobs("qm-vision").Get(context.Background(), "qm-l-1-cuda-smoke", metav1.GetOptions{}); err != nil {
+		t.Errorf("the Job was deleted within a day: %v", err)
+	}
+	clock.Advance(13 * time.Hour)
+	if rep := w.reconcile(); rep.Removed != 1 {
+		t.Errorf("a day after it finished: %v", rep)
+	}
+	if _, err := w.cs.BatchV1().Jobs("qm-vision").Get(context.Background(), "qm-l-1-cuda-smoke", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the Job is still there a day after it finished: %v", err)
 	}
 }

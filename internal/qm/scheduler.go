@@ -59,7 +59,15 @@ type Job struct {
 	// Kubernetes pod that cannot pull its image waits on its node until its deadline): the service
 	// cancels it once it has ended its lease, and cancels it as an orphan after a crash.
 	Held bool
+	// Kept reports a scheduler that keeps an ended job's objects until they are deleted (a
+	// Kubernetes Job, its pods and their logs): the service deletes them KeepEnded after the job
+	// ended, so that they do not pile up, while its owner has a day to read them.
+	Kept bool
 }
+
+// KeepEnded is how long an ended job the scheduler keeps (Job.Kept) is left before the service
+// deletes it.
+const KeepEnded = 24 * time.Hour
 
 // Watcher is a Backend whose scheduler places and runs leases on its own (Inventory is nil). The
 // service polls it to learn what became of each lease's job and to make the scheduler and the
@@ -249,13 +257,14 @@ type ReconcileReport struct {
 	Vanished    int // leases failed because their job is gone
 	Adopted     int // jobs found for a lease that had not recorded them
 	Cancelled   int // jobs cancelled because no live lease owns them
+	Removed     int // ended jobs deleted KeepEnded after they ended
 	Resubmitted int // jobs submitted again for leases whose job never reached the scheduler
 	Retimed     int // jobs whose time limit was raised to an extended lease's
 }
 
 func (r ReconcileReport) String() string {
-	return fmt.Sprintf("%d leases, %d jobs: %d activated, %d queued, %d ended, %d vanished, %d adopted, %d cancelled, %d retimed, %d resubmitted",
-		r.Leases, r.Jobs, r.Activated, r.Queued, r.Ended, r.Vanished, r.Adopted, r.Cancelled, r.Retimed, r.Resubmitted)
+	return fmt.Sprintf("%d leases, %d jobs: %d activated, %d queued, %d ended, %d vanished, %d adopted, %d cancelled, %d retimed, %d resubmitted, %d removed",
+		r.Leases, r.Jobs, r.Activated, r.Queued, r.Ended, r.Vanished, r.Adopted, r.Cancelled, r.Retimed, r.Resubmitted, r.Removed)
 }
 
 // Reconcile makes the scheduler and the database agree, whatever happened in between (a crash
@@ -342,7 +351,18 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 		}
 	}
 	for _, j := range jobs {
-		if (j.State.Ended() && !j.Held) || owned[j.Ref] {
+		if owned[j.Ref] {
+			continue
+		}
+		if j.State.Ended() && !j.Held {
+			if j.Kept && !j.EndedAt.IsZero() && now.Sub(j.EndedAt) >= KeepEnded {
+				if err := w.Cancel(ctx, j); err != nil {
+					errs = append(errs, fmt.Errorf("delete ended job %s of %s: %w", j.Ref, j.Lease, err))
+					continue
+				}
+				s.log().Info("deleted a job a day after it ended", "job", j.Ref, "lease", j.Lease, "ended", j.EndedAt)
+				rep.Removed++
+			}
 			continue
 		}
 		// Read the lease again: one created after the list above is not an orphan.

@@ -448,3 +448,35 @@ func TestARequeuedJobIsToldAndFollowed(t *testing.T) {
 		t.Errorf("notices once it runs again: %v; want granted, requeued, granted", got)
 	}
 }
+
+// TestEndedJobsTheSchedulerKeepsAreDeletedADayLater: a scheduler that keeps an ended job's
+// objects (Kubernetes keeps a finished Job, its pods and their logs) has them deleted a day after
+// the job ended, so that they do not pile up; until then its owner can read them.
+func TestEndedJobsTheSchedulerKeepsAreDeletedADayLater(t *testing.T) {
+	svc, f, clock, _ := schedService(t, qm.Started{State: qm.Queued})
+	ctx := context.Background()
+	l := mustRequest(t, svc, "alice@acme.example", 1, "train")
+	f.mu.Lock()
+	for i := range f.jobs {
+		if f.jobs[i].Ref == l.Ref {
+			f.jobs[i].State, f.jobs[i].EndedAt, f.jobs[i].Kept = qm.JobCompleted, clock.Now(), true
+		}
+	}
+	// A job of the same kind that Slurm forgets on its own is left to it.
+	f.jobs = append(f.jobs, qm.Job{Lease: 999, Ref: "555", State: qm.JobCompleted, EndedAt: clock.Now()})
+	f.mu.Unlock()
+	if rep, err := svc.Reconcile(ctx); err != nil || rep.Ended != 1 || rep.Removed != 0 {
+		t.Fatalf("the pass that ends the lease: %v %v", rep, err)
+	}
+	clock.Advance(23 * time.Hour)
+	if rep, err := svc.Reconcile(ctx); err != nil || rep.Removed != 0 || len(f.cancels) != 0 {
+		t.Fatalf("23 hours after it ended: %v %v, cancels %v", rep, err, f.cancels)
+	}
+	clock.Advance(2 * time.Hour)
+	if rep, err := svc.Reconcile(ctx); err != nil || rep.Removed != 1 || len(f.cancels) != 1 || f.cancels[0] != l.Ref {
+		t.Fatalf("a day after it ended: %v %v, cancels %v", rep, err, f.cancels)
+	}
+	if got := mustGet(t, svc, l.ID); got.State != qm.Released {
+		t.Errorf("the lease is %s after its job was deleted", got.State)
+	}
+}
