@@ -363,6 +363,9 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		if d := k.Spec.ActiveDeadlineSeconds; d != nil && *d > 0 {
 			j.TimeLimit = time.Duration(*d)*time.Second - waited(k, kp)
 		}
+		if j.State == qm.JobPending && k.Status.StartTime != nil {
+			j.DeadlineFrom = k.Status.StartTime.Time // the deadline counts the wait too
+		}
 		if failed != nil {
 			j.Output = b.output(ctx, j.Ref, failed, seen)
 		}

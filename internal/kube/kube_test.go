@@ -633,3 +633,48 @@ func TestAFinishedJobIsDeletedADayLater(t *testing.T) {
 		t.Errorf("the Job is still there a day after it finished: %v", err)
 	}
 }
+
+// TestAWaitingJobOutlivesItsDeadline: a Job's activeDeadlineSeconds counts from the Job's start,
+// its wait in the queue included, so a workspace that waits longer than its lease lasts would be
+// ended by Kubernetes before it ever ran, and its lease reported expired. While it waits the
+// service raises the deadline, about once an hour, to the wait so far and the lease's length.
+func TestAWaitingJobOutlivesItsDeadline(t *testing.T) {
+	w := newWorld(t)
+	clock := w.svc.Clock.(*sim.Clock)
+	l := w.request(1, "train", "cuda-smoke") // a 2h lease
+	w.setJob("qm-vision", "qm-l-1-cuda-smoke", func(k *batchv1.Job) { k.Status.StartTime = &metav1.Time{Time: clock.Now()} })
+	w.addJobPod("qm-vision", "qm-l-1-cuda-smoke", corev1.PodPending, "")
+	w.setPod("qm-vision", "qm-l-1-cuda-smoke-x1", unschedulable)
+	deadline := func() time.Duration {
+		k, err := w.cs.BatchV1().Jobs("qm-vision").Get(context.Background(), "qm-l-1-cuda-smoke", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return time.Duration(*k.Spec.ActiveDeadlineSeconds) * time.Second
+	}
+	if rep := w.reconcile(); rep.Queued != 1 || rep.Retimed != 0 || deadline() != 2*time.Hour {
+		t.Fatalf("just queued: %v, deadline %s", rep, deadline())
+	}
+	for _, wait := range []time.Duration{time.Hour + 45*time.Minute, 4 * time.Hour, 9 * time.Hour} {
+		clock.Set(l.CreatedAt.Add(wait))
+		w.reconcile()
+		if d := deadline(); d <= wait+30*time.Minute {
+			t.Errorf("after waiting %s the deadline is %s: the Job would be ended while it waits", wait, d)
+		}
+	}
+	if got := w.lease(l.ID); got.State != qm.Queued {
+		t.Errorf("the lease is %s after waiting 9h", got.State)
+	}
+	// It runs at last: its 2h end before the deadline.
+	w.setPod("qm-vision", "qm-l-1-cuda-smoke-x1", func(p *corev1.Pod) {
+		running("gpu-b")(p)
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Time{Time: clock.Now()}}}}}
+	})
+	w.reconcile()
+	if got := w.lease(l.ID); got.State != qm.Active {
+		t.Fatalf("the lease is %s once its pod runs", got.State)
+	}
+	if d := deadline(); d < 9*time.Hour+2*time.Hour {
+		t.Errorf("running after a 9h wait, the deadline is %s: its 2h would be cut short", d)
+	}
+}

@@ -63,6 +63,10 @@ type Job struct {
 	// Kubernetes Job, its pods and their logs): the service deletes them KeepEnded after the job
 	// ended, so that they do not pile up, while its owner has a day to read them.
 	Kept bool
+	// DeadlineFrom is when the scheduler counts a waiting job's time limit from, where that is
+	// before it runs (a Kubernetes Job's activeDeadlineSeconds counts from the Job's start, its
+	// wait included); zero where the limit counts from when the job runs (Slurm).
+	DeadlineFrom time.Time
 }
 
 // KeepEnded is how long an ended job the scheduler keeps (Job.Kept) is left before the service
@@ -466,6 +470,27 @@ func (s *Service) submitAgain(ctx context.Context, l *Lease) (bool, error) {
 	return true, nil
 }
 
+// keepWaitingJob raises the time limit of a job that waits in the scheduler's queue where the
+// limit counts from before the job runs (Job.DeadlineFrom): a job that waited longer than its
+// lease lasts would otherwise be ended by its limit before it ever ran, and its lease reported
+// expired. Within half an hour of the limit it is raised to the wait so far, the lease's length
+// and an hour.
+func (s *Service) keepWaitingJob(ctx context.Context, w Watcher, l *Lease, j Job, rep *ReconcileReport) error {
+	r, ok := w.(Retimer)
+	if !ok || j.DeadlineFrom.IsZero() || j.TimeLimit <= 0 {
+		return nil
+	}
+	waited := max(0, s.Clock.Now().Sub(j.DeadlineFrom))
+	if j.TimeLimit >= waited+30*time.Minute {
+		return nil // not near; once it runs, the pass gives it its lease's length (apply)
+	}
+	if err := r.SetTimeLimit(ctx, j, waited+l.Duration+time.Hour); err != nil {
+		return fmt.Errorf("raise the time limit of waiting job %s of %s: %w", j.Ref, l.ID, err)
+	}
+	rep.Retimed++
+	return nil
+}
+
 // apply moves one live lease to where its job is.
 func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *ReconcileReport) error {
 	switch j.State {
@@ -477,6 +502,9 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 			}); err != nil {
 				return err
 			}
+		}
+		if err := s.keepWaitingJob(ctx, w, l, j, rep); err != nil {
+			return err
 		}
 		if l.State == Provisioning {
 			reason := "waiting in the scheduler's queue"
