@@ -193,10 +193,12 @@ func (b *Backend) objects(w *workload.Workload) ([]runtime.Object, error) {
 			o.Labels = merge(o.Labels, labels)
 		case *corev1.Pod:
 			o.Labels = merge(o.Labels, labels)
+			tolerateGPUTaint(&o.Spec, gpuResource(w))
 			workloads++
 		case *batchv1.Job:
 			o.Labels = merge(o.Labels, labels)
 			o.Spec.Template.Labels = merge(o.Spec.Template.Labels, labels)
+			tolerateGPUTaint(&o.Spec.Template.Spec, gpuResource(w))
 			workloads++
 		default:
 			return nil, fmt.Errorf("kube: template %s renders a %T, which this backend does not create", w.Template.Name, obj)
@@ -209,6 +211,28 @@ func (b *Backend) objects(w *workload.Workload) ([]runtime.Object, error) {
 	// The Pod or Job last, so its Service is there when it starts.
 	sort.SliceStable(out, func(i, j int) bool { return kindOf(out[i]) == "service" && kindOf(out[j]) != "service" })
 	return out, nil
+}
+
+// gpuResource is the GPU resource the lease's class asks for (nvidia.com/gpu by default).
+func gpuResource(w *workload.Workload) string {
+	if r := w.Input.Kubernetes.Resource; r != "" {
+		return r
+	}
+	return templates.DefaultGPUResource
+}
+
+// tolerateGPUTaint lets a workload's pods onto GPU nodes tainted with the GPU resource's name
+// (nvidia.com/gpu:NoSchedule, as many clusters taint their GPU pools so that only pods asking
+// for GPUs land there): without it every workspace would wait as unschedulable on such a pool.
+// A template's own toleration of that key is left as it is; on a node without the taint the
+// toleration changes nothing.
+func tolerateGPUTaint(spec *corev1.PodSpec, resource string) {
+	for _, t := range spec.Tolerations {
+		if t.Key == resource || (t.Key == "" && t.Operator == corev1.TolerationOpExists) {
+			return
+		}
+	}
+	spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: resource, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 }
 
 func merge(a, b map[string]string) map[string]string {

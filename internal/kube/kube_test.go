@@ -678,3 +678,22 @@ func TestAWaitingJobOutlivesItsDeadline(t *testing.T) {
 		t.Errorf("running after a 9h wait, the deadline is %s: its 2h would be cut short", d)
 	}
 }
+
+// TestWorkloadsTolerateTheGPUTaint: GPU pools are often tainted with the GPU resource's name
+// (nvidia.com/gpu:NoSchedule) so that only pods asking for GPUs land there; every workspace's pods
+// tolerate that taint, or they would wait as unschedulable on such a pool.
+func TestWorkloadsTolerateTheGPUTaint(t *testing.T) {
+	w := newWorld(t)
+	w.request(1, "train", "cuda-smoke")
+	k, err := w.cs.BatchV1().Jobs("qm-vision").Get(context.Background(), "qm-l-1-cuda-smoke", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := false
+	for _, tol := range k.Spec.Template.Spec.Tolerations {
+		ok = ok || (tol.Key == "nvidia.com/gpu" && tol.Operator == corev1.TolerationOpExists && tol.Effect == corev1.TaintEffectNoSchedule)
+	}
+	if !ok {
+		t.Errorf("the Job's pods do not tolerate nvidia.com/gpu:NoSchedule: %+v", k.Spec.Template.Spec.Tolerations)
+	}
+}
