@@ -480,6 +480,11 @@ func (s *Service) keepWaitingJob(ctx context.Context, w Watcher, l *Lease, j Job
 	if !ok || j.DeadlineFrom.IsZero() || j.TimeLimit <= 0 {
 		return nil
 	}
+	if l.Node != "" && (l.State == Queued || l.State == Provisioning) {
+		// Placed by the service on a node it found free: a long wait there means the node went
+		// away, and the limit, as before, ends what would otherwise wait for it forever.
+		return nil
+	}
 	waited := max(0, s.Clock.Now().Sub(j.DeadlineFrom))
 	if j.TimeLimit >= waited+30*time.Minute {
 		return nil // not near; once it runs, the pass gives it its lease's length (apply)
