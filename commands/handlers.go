@@ -465,21 +465,20 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 	}
 	if cls != nil || l.Priced {
 		// What it cost while it ran, so far or in all; before it starts, what it would cost.
-		price := qm.PricePerGPUHour(b.pol(), l)
 		switch {
 		case l.State.Running():
-			f = append(f, bot.Field{Label: "Cost so far", Value: b.money(price * usedHours(l, now))})
+			f = append(f, bot.Field{Label: "Cost so far", Value: b.money(qm.Bill(b.pol(), l, usedFor(l, now)))})
 		case started:
-			f = append(f, bot.Field{Label: "Cost", Value: b.money(price * usedHours(l, now))})
+			f = append(f, bot.Field{Label: "Cost", Value: b.money(qm.Bill(b.pol(), l, usedFor(l, now)))})
 		case l.State == qm.PendingApproval || l.State == qm.Queued:
-			f = append(f, bot.Field{Label: "Estimated cost", Value: b.money(price * qm.GPUHours(l.GPUs, l.Duration))})
+			f = append(f, bot.Field{Label: "Estimated cost", Value: b.money(qm.Bill(b.pol(), l, l.Duration))})
 		}
 	}
 	return bot.Section{Title: l.ID.String(), Fields: f}
 }
 
-// usedHours is the GPU-hours a lease has run up to now (or its end).
-func usedHours(l *qm.Lease, now time.Time) float64 {
+// usedFor is how long a lease has run up to now (or its end).
+func usedFor(l *qm.Lease, now time.Time) time.Duration {
 	if l.StartedAt.IsZero() {
 		return 0
 	}
@@ -490,13 +489,13 @@ func usedHours(l *qm.Lease, now time.Time) float64 {
 	if end.Before(l.StartedAt) {
 		return 0
 	}
-	return qm.GPUHours(l.GPUs, end.Sub(l.StartedAt))
+	return end.Sub(l.StartedAt)
 }
 
 // costLine says what a lease used, at the price it was requested at.
 func (b *Bot) costLine(l *qm.Lease) string {
-	h := usedHours(l, b.Svc.Clock.Now())
-	return fmt.Sprintf("It used %.2f GPU-hours, %s.", h, b.money(qm.PricePerGPUHour(b.pol(), l)*h))
+	d := usedFor(l, b.Svc.Clock.Now())
+	return fmt.Sprintf("It used %.2f GPU-hours, %s.", qm.GPUHours(l.GPUs, d), b.money(qm.Bill(b.pol(), l, d)))
 }
 
 func (b *Bot) estimate(ctx context.Context, req bot.Request, c Command) []bot.Reply {

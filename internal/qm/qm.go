@@ -137,6 +137,14 @@ func PricePerGPUHour(p *policy.Policy, l *Lease) float64 {
 	return 0
 }
 
+// Bill is what d of l's GPUs cost, at its price per GPU-hour, rounded to the currency's minor
+// unit: the bill chat gives for a lease that ran for d, and, as the difference of two bills, the
+// part of it a week of the showback charges, so that a lease's weeks add up to its bill and a
+// week's cost to the bills of its leases.
+func Bill(p *policy.Policy, l *Lease, d time.Duration) float64 {
+	return policy.Round(PricePerGPUHour(p, l)*GPUHours(l.GPUs, d), policy.MinorUnits(p.Currency))
+}
+
 // GPUHours is what a lease of GPUs for d costs in GPU-hours.
 func GPUHours(gpus int, d time.Duration) float64 { return float64(gpus) * d.Hours() }
 

@@ -466,9 +466,11 @@ func figures(leases []*qm.Lease, usage []qm.UsageRollup, byID map[qm.LeaseID]*qm
 		if from, to, ok := held(l, now); ok {
 			if d := w.overlap(from, to); d > 0 {
 				f := out[k]
-				h := qm.GPUHours(l.GPUs, d)
-				f.GPUHours += h
-				f.Cost += h * qm.PricePerGPUHour(p, l)
+				f.GPUHours += qm.GPUHours(l.GPUs, d)
+				// The week's part of the lease's bill: its bill up to the week's end less its
+				// bill up to the week's start, each rounded as chat rounds a bill, so that the
+				// lease's weeks add up to the bill its owner was given.
+				f.Cost += qm.Bill(p, l, window{from, to}.overlap(from, w.to)) - qm.Bill(p, l, window{from, to}.overlap(from, w.from))
 				f.Leases++
 				out[k] = f
 			}
