@@ -497,6 +497,16 @@ func figures(leases []*qm.Lease, usage []qm.UsageRollup, byID map[qm.LeaseID]*qm
 		}
 		out[k] = f
 	}
+	// Each row is kept as it is shown, GPU-hours to the hundredth and money to the currency's
+	// minor unit, so that the teams' and the total's figures, which add rows up, are the sums of
+	// the rows shown in the text, the CSV and the chart.
+	mu := policy.MinorUnits(p.Currency)
+	for k, f := range out {
+		f.GPUHours, f.IdleGPUHours = round(f.GPUHours, 2), round(f.IdleGPUHours, 2)
+		f.ObservedGPUHours, f.ReclaimedGPUHours = round(f.ObservedGPUHours, 2), round(f.ReclaimedGPUHours, 2)
+		f.Cost = round(f.Cost, mu)
+		out[k] = f
+	}
 	return out
 }
 
