@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -399,5 +400,73 @@ func TestTheChartRefusesToRunWithoutADatabase(t *testing.T) {
 	_, err := renderGo(t, writeValues(t, "policy:\n  content: 'organization: Orbit Labs'\nsecrets:\n  keys:\n    databaseURL: ''\n"))
 	if err == nil || !strings.Contains(err.Error(), "secrets.keys.databaseURL") {
 		t.Errorf("rendered without a database URL: %v; want a refusal naming secrets.keys.databaseURL", err)
+	}
+}
+
+// kubeCallRE finds the Kubernetes backend's API calls through the typed clientset:
+// b.c.CoreV1().Nodes().List, b.c.BatchV1().Jobs(ns).Update, b.c.CoreV1().Pods(ns).GetLogs.
+var kubeCallRE = regexp.MustCompile(`\.(CoreV1|BatchV1)\(\)\.([A-Za-z]+)\([^)]*\)\.([A-Za-z]+)\(`)
+
+// TestTheChartGrantsEveryCallTheKubernetesBackendMakes: with rbac.create, the ClusterRole allows
+// every call internal/kube makes (found in its code, so a new call fails this test until the chart
+// grants it). A call the role lacks is refused as forbidden on a real cluster: without nodes list
+// no inventory is ever read (placement, capacity and whole-node leases know no node, and every
+// reconcile pass logs the refusal), without pods/log a failed workload's last lines are never shown.
+func TestTheChartGrantsEveryCallTheKubernetesBackendMakes(t *testing.T) {
+	type grant struct{ group, resource, verb string }
+	need := map[grant][]string{}
+	files, _ := filepath.Glob(filepath.Join(root, "internal", "kube", "*.go"))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		for i, line := range strings.Split(string(mustRead(t, f)), "\n") {
+			for _, m := range kubeCallRE.FindAllStringSubmatch(line, -1) {
+				g := grant{resource: strings.ToLower(m[2]), verb: strings.ToLower(m[3])}
+				if m[1] == "BatchV1" {
+					g.group = "batch"
+				}
+				switch m[3] {
+				case "GetLogs":
+					g.resource, g.verb = g.resource+"/log", "get"
+				case "DeleteCollection":
+					g.verb = "deletecollection"
+				}
+				need[g] = append(need[g], fmt.Sprintf("%s:%d", strings.TrimPrefix(f, root+"/"), i+1))
+			}
+		}
+	}
+	if len(need) < 10 {
+		t.Fatalf("found only %d calls in internal/kube; has the scan stopped seeing the code?", len(need))
+	}
+	out, err := renderGo(t, writeValues(t, "policy:\n  content: |\n    organization: Orbit Labs\n    backend: kubernetes\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := decode(t, out).clusterRole
+	if role == nil {
+		t.Fatal("no ClusterRole with rbac.create")
+	}
+	allowed := func(g grant) bool {
+		for _, r := range role.Rules {
+			if slices.Contains(r.APIGroups, g.group) && slices.Contains(r.Resources, g.resource) && (slices.Contains(r.Verbs, g.verb) || slices.Contains(r.Verbs, "*")) {
+				return true
+			}
+		}
+		return false
+	}
+	var missing []string
+	for g, at := range need {
+		if !allowed(g) {
+			group := g.group
+			if group == "" {
+				group = `""`
+			}
+			missing = append(missing, fmt.Sprintf("%s %s (group %s), called at %s", g.verb, g.resource, group, strings.Join(at, ", ")))
+		}
+	}
+	sort.Strings(missing)
+	for _, m := range missing {
+		t.Errorf("the chart's ClusterRole does not allow %s", m)
 	}
 }
