@@ -19,6 +19,7 @@ import (
 
 	"github.com/acme/quartermaster/internal/store/storetest"
 	"github.com/acme/quartermaster/internal/testkit"
+	"github.com/acme/quartermaster/internal/workload"
 )
 
 const root = ".."
@@ -249,4 +250,49 @@ func tail(b []byte) string {
 		return string(b[len(b)-4000:])
 	}
 	return string(b)
+}
+
+// TestTheSystemdUnitLetsTheSlurmBackendWriteJobDirectories: the Slurm backend creates each lease's
+// job directory (<team storage>/.quartermaster/<lease>/) on the service's host before sbatch. Under
+// ProtectSystem=strict systemd mounts every path read-only that ReadWritePaths= does not name, so
+// the unit must name the default storage root (QM_STORAGE_ROOT's default), and docs/operations.md
+// must say to add each team's storage.path; otherwise every lease on Slurm fails with "mkdir …:
+// read-only file system".
+func TestTheSystemdUnitLetsTheSlurmBackendWriteJobDirectories(t *testing.T) {
+	unit := string(mustRead(t, filepath.Join(root, "deploy", "systemd", "quartermaster.service")))
+	strict := false
+	var writable []string
+	for _, line := range strings.Split(unit, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if !ok || strings.HasPrefix(k, "#") {
+			continue
+		}
+		switch k {
+		case "ProtectSystem":
+			strict = v == "strict"
+		case "ReadWritePaths":
+			for _, p := range strings.Fields(v) {
+				writable = append(writable, strings.TrimLeft(p, "-+"))
+			}
+		}
+	}
+	if !strict {
+		return
+	}
+	covered := func(dir string) bool {
+		for _, w := range writable {
+			if dir == w || strings.HasPrefix(dir, strings.TrimSuffix(w, "/")+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	if !covered(workload.DefaultStorageRoot) {
+		t.Errorf("the unit has ProtectSystem=strict but no ReadWritePaths= covering %s, the default team storage (QM_STORAGE_ROOT): the Slurm backend cannot create a lease's job directory there (ReadWritePaths=%v)",
+			workload.DefaultStorageRoot, writable)
+	}
+	ops := string(mustRead(t, filepath.Join(root, "docs", "operations.md")))
+	if !strings.Contains(ops, "ReadWritePaths=") {
+		t.Error("docs/operations.md does not say to add each team's storage.path to ReadWritePaths= for the Slurm backend")
+	}
 }
