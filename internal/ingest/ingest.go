@@ -441,7 +441,14 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 		if share == 0 {
 			continue
 		}
-		gpuSecs := interval.Seconds() * float64(share)
+		span := interval
+		if st := s.lease.StartedAt; !st.IsZero() && at.Sub(st) < span {
+			span = max(0, at.Sub(st)) // a lease that started within the interval ran only since then
+		}
+		if span <= 0 {
+			continue
+		}
+		gpuSecs := span.Seconds() * float64(share)
 		roll := qm.UsageRollup{Lease: id, Hour: qm.HourStart(at, i.cfg.Location), GPUSeconds: gpuSecs, UtilSum: mean, Samples: 1}
 		switch {
 		case unknown:

@@ -534,3 +534,33 @@ func TestAReportThatListsOneGPUTwiceIsRefused(t *testing.T) {
 		t.Errorf("%d samples stored from refused reports", n-stored)
 	}
 }
+
+// The first report after a lease started counts only the time since it started, not the node's
+// whole interval: a lease that has run 2 minutes of a 10-minute interval has 2 minutes of use, so
+// its idle time is never more than its GPU time.
+func TestUsageStartsWhenTheLeaseStarted(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		l := &qm.Lease{ID: 1, State: qm.Active, GPUs: 1, Ref: "78", Node: "n1", StartedAt: t0.Add(-2 * time.Minute)}
+		e := newEnv(t, url, l)
+		r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(0), Processes: []report.Process{{PID: 1, Job: "78"}}},
+			report.GPU{Index: 1, UUID: "GPU-1", Util: f(0)})
+		r.Interval = 600
+		if code, out := e.post(e.tokens["n1"], r); code != 200 || out["accepted"] != true {
+			t.Fatalf("%d %v", code, out)
+		}
+		if err := e.ing.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		use, err := e.db.Usage(t.Context(), t0.Add(-time.Hour), t0.Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var secs, idle float64
+		for _, u := range use {
+			secs, idle = secs+u.GPUSeconds, idle+u.IdleGPUSeconds
+		}
+		if secs != 120 || idle != 120 {
+			t.Errorf("a lease 2 minutes old, idle, after one 10-minute report: %v GPU-seconds, %v idle; want 120 and 120", secs, idle)
+		}
+	})
+}
