@@ -439,8 +439,8 @@ func (v *validator) addf(path, format string, args ...any) {
 // (quartermaster.io/team, quartermaster.io/class), so it ends with a letter or digit.
 var nameRE = regexp.MustCompile(`^[a-z]([a-z0-9_-]{0,38}[a-z0-9])?$`)
 
-// How the backends write a class's mapping; internal/templates renders only these (its
-// slurmWordRE, gresRE, labelKeyRE, labelValRE and resourceRE).
+// How the backends write a class's mapping: policy check refuses, and internal/templates renders,
+// only these (IsSlurmWord, IsGRES, IsLabelKey, IsLabelValue, IsResourceName).
 var (
 	slurmWordRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 	gresRE      = regexp.MustCompile(`^[A-Za-z0-9_]+(:[A-Za-z0-9_.-]+)?$`)
@@ -450,12 +450,27 @@ var (
 	resourceRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$`)
 )
 
+// IsSlurmWord reports whether s is one Slurm partition or account name.
+func IsSlurmWord(s string) bool { return slurmWordRE.MatchString(s) }
+
+// IsGRES reports whether s is a GRES name and type as Slurm writes it ("gpu", "gpu:h100").
+func IsGRES(s string) bool { return gresRE.MatchString(s) }
+
+// IsLabelKey reports whether s is a Kubernetes label key (an optional DNS prefix and a name).
+func IsLabelKey(s string) bool { return len(s) <= 316 && labelKeyRE.MatchString(s) }
+
+// IsLabelValue reports whether s is a Kubernetes label value (empty included).
+func IsLabelValue(s string) bool { return labelValRE.MatchString(s) }
+
+// IsResourceName reports whether s is a Kubernetes extended resource name (nvidia.com/gpu).
+func IsResourceName(s string) bool { return resourceRE.MatchString(s) }
+
 // mapping checks how a class maps to Slurm and Kubernetes, as far as a job script and a manifest
 // can carry it: one partition, a GRES name and type, node selector labels, a resource name. A
 // GRES written with a count, as slurm.conf writes a node's (gpu:h100:8), reads as the GRES without
 // it, with a warning: each lease asks for its own GPUs.
 func (v *validator) mapping(c *Class, at func(string) string) {
-	if s := c.Slurm.Partition; s != "" && !slurmWordRE.MatchString(s) {
+	if s := c.Slurm.Partition; s != "" && !IsSlurmWord(s) {
 		v.addf(at("slurm.partition"), "class %s: slurm.partition %q is not one partition name (letters, digits, _ . -); e.g. partition: %s", c.Name, clipName(s, 40), c.Name)
 	}
 	if g := c.Slurm.GRES; g != "" {
@@ -463,11 +478,11 @@ func (v *validator) mapping(c *Class, at func(string) string) {
 			v.warnings = append(v.warnings, Problem{Line: v.line(at("slurm.gres")),
 				Msg: fmt.Sprintf("class %s: slurm.gres %q ends in a count, which Quartermaster does not use: each lease asks for its own GPUs (--gres=%s:N); it reads as gres: %q", c.Name, g, m[1], m[1])})
 			c.Slurm.GRES = m[1]
-		} else if !gresRE.MatchString(g) {
+		} else if !IsGRES(g) {
 			v.addf(at("slurm.gres"), "class %s: slurm.gres %q is not a GRES as Slurm writes it; write its name and type, e.g. gres: \"gpu:h100\" (or \"gpu\" for any type)", c.Name, clipName(g, 40))
 		}
 	}
-	if r := c.Kubernetes.Resource; r != "" && !resourceRE.MatchString(r) {
+	if r := c.Kubernetes.Resource; r != "" && !IsResourceName(r) {
 		v.addf(at("kubernetes.resource"), "class %s: kubernetes.resource %q is not a resource name; e.g. resource: nvidia.com/gpu", c.Name, clipName(r, 60))
 	}
 	keys := make([]string, 0, len(c.Kubernetes.NodeSelector))
@@ -476,9 +491,9 @@ func (v *validator) mapping(c *Class, at func(string) string) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if val := c.Kubernetes.NodeSelector[k]; !labelKeyRE.MatchString(k) || len(k) > 316 || !labelValRE.MatchString(val) {
+		if val := c.Kubernetes.NodeSelector[k]; !IsLabelKey(k) || !IsLabelValue(val) {
 			key := k
-			if !labelKeyRE.MatchString(k) {
+			if !IsLabelKey(k) {
 				key = fmt.Sprintf("%q", clipName(k, 60))
 			}
 			v.addf(at("kubernetes.node_selector"), "class %s: kubernetes.node_selector %s: %q is not a Kubernetes label; e.g. node_selector: {gpu.acme/class: %s}", c.Name, key, clipName(val, 60), c.Name)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"hash/fnv"
 	"path"
@@ -168,18 +169,13 @@ var (
 	// userRE is a login or an e-mail address, up to the 254 characters an address may have: the
 	// characters an address may hold unquoted, none that ends a line or a word. The script
 	// quotes it (shq) and the manifest writes it with json.
-	userRE      = regexp.MustCompile("^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~@-]{1,254}$")
-	slurmWordRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
-	gresRE      = regexp.MustCompile(`^[A-Za-z0-9_]+(:[A-Za-z0-9_.-]+)?$`)
-	nodeListRE  = regexp.MustCompile(`^[A-Za-z0-9_.,\[\]-]+$`)
-	dnsLabelRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
-	dnsSubRE    = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`)
-	resourceRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$`)
-	labelKeyRE  = regexp.MustCompile(`^([a-z0-9]([a-z0-9.-]*[a-z0-9])?/)?[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$`)
-	labelValRE  = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)?$`)
-	storageRE   = regexp.MustCompile(`^/[A-Za-z0-9._/+-]*$`)
-	tokenRE     = regexp.MustCompile(`^[A-Za-z0-9_-]{0,128}$`)
-	sshUserRE   = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
+	userRE     = regexp.MustCompile("^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~@-]{1,254}$")
+	nodeListRE = regexp.MustCompile(`^[A-Za-z0-9_.,\[\]-]+$`)
+	dnsLabelRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+	dnsSubRE   = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`)
+	storageRE  = regexp.MustCompile(`^/[A-Za-z0-9._/+-]*$`)
+	tokenRE    = regexp.MustCompile(`^[A-Za-z0-9_-]{0,128}$`)
+	sshUserRE  = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
 )
 
 // TeamNamespace is a team's Kubernetes namespace: "qm-" + team where that is a DNS label. A
@@ -285,11 +281,11 @@ func (t *Template) normalize(in Input) (Input, error) {
 		return bad("GPUs, GPUs per node and nodes must be small non-negative numbers")
 	case in.Duration <= 0 || in.Duration > maxDuration:
 		return bad("duration %s must be positive and at most a year", in.Duration)
-	case !slurmWordRE.MatchString(in.Slurm.Partition):
+	case !policy.IsSlurmWord(in.Slurm.Partition):
 		return bad("Slurm partition %q is not a partition name", in.Slurm.Partition)
-	case t.GPUs > 0 && !gresRE.MatchString(in.Slurm.GRES):
+	case t.GPUs > 0 && !policy.IsGRES(in.Slurm.GRES):
 		return bad("Slurm GRES %q must look like gpu:h100", in.Slurm.GRES)
-	case in.Slurm.Account != "" && !slurmWordRE.MatchString(in.Slurm.Account):
+	case in.Slurm.Account != "" && !policy.IsSlurmWord(in.Slurm.Account):
 		return bad("Slurm account %q is not an account name", in.Slurm.Account)
 	case in.Slurm.NodeList != "" && !nodeListRE.MatchString(in.Slurm.NodeList):
 		return bad("Slurm node list %q is not a host list", in.Slurm.NodeList)
@@ -297,7 +293,7 @@ func (t *Template) normalize(in Input) (Input, error) {
 		return bad("Slurm container %q must be empty, apptainer or pyxis", in.Slurm.Container)
 	case !dnsLabelRE.MatchString(in.Kubernetes.Namespace):
 		return bad("namespace %q is not a DNS label", in.Kubernetes.Namespace)
-	case !resourceRE.MatchString(in.Kubernetes.Resource):
+	case !policy.IsResourceName(in.Kubernetes.Resource):
 		return bad("GPU resource %q must look like nvidia.com/gpu", in.Kubernetes.Resource)
 	case !storageRE.MatchString(in.Storage.Path) || in.Storage.Path == "" || strings.Contains(in.Storage.Path+"/", "/../") || strings.Contains(in.Storage.Path, "//"):
 		return bad("storage path %q must be an absolute path of letters, digits and . _ - + /", in.Storage.Path)
@@ -307,7 +303,7 @@ func (t *Template) normalize(in Input) (Input, error) {
 		return bad("token must be letters, digits, - and _")
 	}
 	for k, v := range in.Kubernetes.NodeSelector {
-		if !labelKeyRE.MatchString(k) || !labelValRE.MatchString(v) {
+		if !policy.IsLabelKey(k) || !policy.IsLabelValue(v) {
 			return bad("node selector %s=%s is not a Kubernetes label", k, v)
 		}
 	}
