@@ -424,11 +424,11 @@ func (v *validator) text(path string) string {
 	return ""
 }
 
-// nonNegative reports whether f is a number (not NaN, not infinite) of at least 0.
 // MaxPrice is the highest price per GPU-hour a class may have, in any currency: at it, the cost of
 // the largest lease for ten years, and a year of showback, are still written as numbers.
 const MaxPrice = 1e9
 
+// nonNegative reports whether f is a number (not NaN, not infinite) of at least 0.
 func nonNegative(f float64) bool { return f >= 0 && !math.IsInf(f, 1) }
 
 func (v *validator) addf(path, format string, args ...any) {
