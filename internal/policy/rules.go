@@ -262,12 +262,7 @@ func quotaOfNoClass(a *celast.AST, p *Policy) []keyMistake {
 		if slices.Contains(classes, key) {
 			return
 		}
-		msg := fmt.Sprintf("team.quota.gpus has no class '%s'", key)
-		if best := Closest(strings.ToLower(key), classes); best != "" {
-			msg += fmt.Sprintf("; did you mean '%s'?", best)
-		} else {
-			msg += "; its classes are " + strings.Join(classes, ", ")
-		}
+		msg := fmt.Sprintf("team.quota.gpus has no class '%s'", key) + noClassHint(key, classes, "its classes are")
 		out = append(out, keyMistake{loc: a.SourceInfo().GetStartLocation(id), msg: msg})
 	}
 	celast.PreOrderVisit(a.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
@@ -289,6 +284,15 @@ func quotaOfNoClass(a *celast.AST, p *Policy) []keyMistake {
 		}
 	}))
 	return out
+}
+
+// noClassHint is what a mistake that names no class of classes ends with: the class meant, when
+// one is close ("; did you mean 'h200_big'?"), else the classes, after list ("; its classes are …").
+func noClassHint(name string, classes []string, list string) string {
+	if best := Closest(strings.ToLower(name), classes); best != "" {
+		return fmt.Sprintf("; did you mean '%s'?", best)
+	}
+	return "; " + list + " " + strings.Join(classes, ", ")
 }
 
 // ruleLiteralWarnings finds comparisons in rules that never hold for a name written in them: the
@@ -325,13 +329,7 @@ func ruleLiteralWarnings(p *Policy, line func(string) int) []Problem {
 					if slices.Contains(classes, name) {
 						continue
 					}
-					msg := fmt.Sprintf("%s is compared with '%s', which is no class, so it never matches one", what, name)
-					if best := Closest(strings.ToLower(name), classes); best != "" {
-						msg += fmt.Sprintf("; did you mean '%s'?", best)
-					} else {
-						msg += "; the classes are " + strings.Join(classes, ", ")
-					}
-					warn(msg)
+					warn(fmt.Sprintf("%s is compared with '%s', which is no class, so it never matches one", what, name) + noClassHint(name, classes, "the classes are"))
 				case "request.data_class", "team.data_classes":
 					if low := strings.ToLower(name); low != name {
 						warn(fmt.Sprintf("rules see data classes in lower case, so '%s' never matches one; write '%s'", name, low))
