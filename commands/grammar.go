@@ -163,7 +163,7 @@ func parseSubmit(c Command, args []string) (Command, error) {
 	c.Template = strings.ToLower(args[0])
 	given := map[string]bool{}
 	for _, a := range args[1:] {
-		if k, _, ok := strings.Cut(strings.ToLower(a), "="); ok && (k == "team" || k == "for") {
+		if k, _, ok := strings.Cut(strings.ToLower(a), "="); ok && (k == "team" || k == "for" || k == "class" || k == "gpus") {
 			if given[k] {
 				return c, bad(c.Verb, "the command gives %s= twice; give it once.", k)
 			}

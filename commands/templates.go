@@ -191,16 +191,8 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 		return []bot.Reply{t.Bot.refuse(c.Verb, err)}
 	}
 	var words []string
-	given := map[string]bool{}
-	for _, a := range c.Params {
+	for _, a := range c.Params { // each of class= and gpus= at most once (parseSubmit)
 		k, v, _ := strings.Cut(a, "=")
-		switch k := strings.ToLower(k); k {
-		case "class", "gpus":
-			if given[k] {
-				return []bot.Reply{t.Bot.refuse(c.Verb, qm.Invalid(tp.Example(), "the command gives %s= twice; give it once.", k))}
-			}
-			given[k] = true
-		}
 		switch strings.ToLower(k) {
 		case "class":
 			c.Class = policy.NameKey(v)
