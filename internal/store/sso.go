@@ -10,7 +10,6 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 )
 
@@ -65,7 +64,7 @@ func linkRow(l qm.AccountLink) (accountLinkRow, error) {
 		checked = l.LoginAt
 	}
 	return accountLinkRow{Platform: l.Account.Platform, Workspace: l.Account.Workspace, ChatUser: l.Account.User,
-		Issuer: l.Issuer, Subject: l.Subject, Email: emailKey(l.Email), Groups: g,
+		Issuer: l.Issuer, Subject: l.Subject, Email: qm.CanonicalUser(l.Email), Groups: g,
 		LoginAt: dbTime(l.LoginAt), CheckedAt: dbTime(checked), Tokens: l.Tokens}, nil
 }
 
@@ -113,7 +112,7 @@ func (db *DB) AccountLink(ctx context.Context, a qm.Account) (*qm.AccountLink, e
 func (db *DB) AccountLinksByEmail(ctx context.Context, email string) ([]*qm.AccountLink, error) {
 	var rows []accountLinkRow
 	err := db.x.SelectContext(ctx, &rows, db.x.Rebind(`SELECT `+accountLinkCols+` FROM account_links
-		WHERE email = ? ORDER BY login_at DESC, platform, workspace, chat_user`), emailKey(email))
+		WHERE email = ? ORDER BY login_at DESC, platform, workspace, chat_user`), qm.CanonicalUser(email))
 	if err != nil {
 		return nil, fmt.Errorf("store: account links of %s: %w", email, err)
 	}
@@ -179,7 +178,7 @@ func (db *DB) DeleteAccountLink(ctx context.Context, a qm.Account) (bool, error)
 // DeleteAccountLinksByEmail unlinks every chat account linked to the identity with this email
 // and says how many there were.
 func (db *DB) DeleteAccountLinksByEmail(ctx context.Context, email string) (int64, error) {
-	res, err := db.x.ExecContext(ctx, db.x.Rebind(`DELETE FROM account_links WHERE email = ?`), emailKey(email))
+	res, err := db.x.ExecContext(ctx, db.x.Rebind(`DELETE FROM account_links WHERE email = ?`), qm.CanonicalUser(email))
 	if err != nil {
 		return 0, fmt.Errorf("store: unlink %s: %w", email, err)
 	}
@@ -215,7 +214,7 @@ func (db *DB) CreateLoginLink(ctx context.Context, l qm.LoginLink) error {
 		return fmt.Errorf("store: a login link needs a hash, an account and a lifetime")
 	}
 	row := loginLinkRow{Hash: l.Hash, Platform: l.Account.Platform, Workspace: l.Account.Workspace, ChatUser: l.Account.User,
-		ChatEmail: emailKey(l.ChatEmail), Resume: l.Resume, CreatedAt: dbTime(l.CreatedAt), ExpiresAt: dbTime(l.ExpiresAt)}
+		ChatEmail: qm.CanonicalUser(l.ChatEmail), Resume: l.Resume, CreatedAt: dbTime(l.CreatedAt), ExpiresAt: dbTime(l.ExpiresAt)}
 	q, args, err := db.x.BindNamed(`INSERT INTO login_links (hash, platform, workspace, chat_user, chat_email, resume, created_at, expires_at)
 		VALUES (:hash, :platform, :workspace, :chat_user, :chat_email, :resume, :created_at, :expires_at)`, row)
 	if err != nil {
@@ -306,8 +305,3 @@ func (db *DB) PruneLoginLinks(ctx context.Context, before time.Time) (int64, err
 	}
 	return res.RowsAffected()
 }
-
-// emailKey is how an email is kept and looked up: A to Z in lower case and nothing else folded
-// (policy.NameKey), so an email written with a letter that only looks like another (a Kelvin
-// sign for a K) stays its own and is never taken for someone else's.
-func emailKey(email string) string { return policy.NameKey(email) }
