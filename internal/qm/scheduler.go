@@ -210,11 +210,7 @@ func (s *Service) markRunning(ctx context.Context, l *Lease, j Job) (bool, error
 		s.adoptGPUs(c, j)
 		if Requeued(c) && c.State == Active {
 			// Running again after the scheduler put it back in its queue: its owner hears where.
-			c.Reason = "workspace ready again"
-			if err := tx.UpdateLease(ctx, c, c.State); err != nil {
-				return nil, err
-			}
-			if err := tx.AddEvent(ctx, &Event{Lease: c.ID, At: s.Clock.Now(), Actor: SystemActor, From: Active, To: Active, Reason: c.Reason}); err != nil {
+			if err := s.transition(ctx, tx, c, Active, SystemActor, "workspace ready again"); err != nil {
 				return nil, err
 			}
 			return []Notice{{Kind: NoticeGranted, To: []string{c.User}, Lease: c}}, nil
