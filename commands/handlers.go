@@ -305,7 +305,7 @@ func (b *Bot) request(ctx context.Context, req bot.Request, c Command) []bot.Rep
 // outcome describes what became of a request.
 func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply {
 	l := out.Lease
-	cost := b.money(qm.PricePerGPUHour(b.pol(), l) * qm.GPUHours(l.GPUs, l.Duration))
+	cost := b.money(qm.Bill(b.pol(), l, l.Duration))
 	switch {
 	case err != nil:
 		return b.fail("request", err)
@@ -373,8 +373,7 @@ func (b *Bot) grantedText(l *qm.Lease) string {
 	} else if b.wholeNodes(l) {
 		what += ", whole nodes"
 	}
-	price := qm.PricePerGPUHour(b.pol(), l)
-	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(price*qm.GPUHours(l.GPUs, l.Duration)), b.price(price))
+	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(qm.Bill(b.pol(), l, l.Duration)), b.price(qm.PricePerGPUHour(b.pol(), l)))
 	if !l.State.Running() || l.State == qm.Provisioning || l.ExpiresAt.IsZero() {
 		// Not running yet: say so, and how the owner will hear of it; no node, end or address
 		// that is not known yet.
