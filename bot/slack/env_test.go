@@ -134,6 +134,23 @@ func (e *env) newAdapterWith(h bot.Handler, claim, within time.Duration) *slackb
 	return a
 }
 
+// useHTTPAdapter replaces the adapter with one on the HTTP endpoints alone, answering with h,
+// set further by set (nil: nothing more), and returns it.
+func (e *env) useHTTPAdapter(h bot.Handler, set func(*slackbot.Config)) *slackbot.Adapter {
+	e.t.Helper()
+	cfg := slackbot.Config{BotToken: "xoxb-test", SigningSecret: secret, APIURL: e.slack.apiURL(), Handler: h,
+		Refs: chatstore.Refs{DB: e.db, Platform: slackbot.Platform}, Logger: storetest.Logger(e.t), ChannelInterval: time.Millisecond}
+	if set != nil {
+		set(&cfg)
+	}
+	a, err := slackbot.New(cfg)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.handler.Store(a)
+	return a
+}
+
 // wait lets every delivery's work and every queued message finish.
 func (e *env) wait() {
 	e.t.Helper()

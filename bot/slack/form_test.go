@@ -11,7 +11,6 @@ import (
 
 	"github.com/acme/quartermaster/bot"
 	slackbot "github.com/acme/quartermaster/bot/slack"
-	"github.com/acme/quartermaster/internal/store/chatstore"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
@@ -27,13 +26,9 @@ func TestRequestFormOpensWhileWorkersAreBusy(t *testing.T) {
 		}
 		return e.bot.Handle(ctx, req)
 	})
-	a, err := slackbot.New(slackbot.Config{BotToken: "xoxb-test", SigningSecret: secret, APIURL: e.slack.apiURL(), Handler: busy,
-		Refs: chatstore.Refs{DB: e.db, Platform: slackbot.Platform}, Logger: storetest.Logger(t), MaxWork: 1, ChannelInterval: time.Millisecond,
-		Choices: slackbot.Choices{Classes: []slackbot.Choice{{Value: "interactive"}, {Value: "train"}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.handler.Store(a)
+	e.useHTTPAdapter(busy, func(c *slackbot.Config) {
+		c.MaxWork, c.Choices = 1, slackbot.Choices{Classes: []slackbot.Choice{{Value: "interactive"}, {Value: "train"}}}
+	})
 	t.Cleanup(func() { once.Do(func() { close(release) }) })
 	e.command("UBOB", "help slow") // holds the only worker
 	trigger := e.command("UALICE", "")
@@ -94,13 +89,9 @@ func TestRequestFormOffersEveryTeamPast100(t *testing.T) {
 	for i := 0; i < 150; i++ {
 		teams = append(teams, fmt.Sprintf("team-%03d", i))
 	}
-	a, err := slackbot.New(slackbot.Config{BotToken: "xoxb-test", SigningSecret: secret, APIURL: e.slack.apiURL(), Handler: e.bot,
-		Refs: chatstore.Refs{DB: e.db, Platform: slackbot.Platform}, Logger: storetest.Logger(t), ChannelInterval: time.Millisecond,
-		Choices: slackbot.Choices{Classes: []slackbot.Choice{{Value: "interactive"}}, Teams: teams}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.handler.Store(a)
+	e.useHTTPAdapter(e.bot, func(c *slackbot.Config) {
+		c.Choices = slackbot.Choices{Classes: []slackbot.Choice{{Value: "interactive"}}, Teams: teams}
+	})
 	e.command("UALICE", "")
 	e.wait()
 	_, _, _, views := e.slack.snapshot()
@@ -128,13 +119,9 @@ func TestRequestFormOffersEveryTeamPast100(t *testing.T) {
 // class's max_duration where that is shorter, offered in the menu.
 func TestRequestFormStartsWithinTheFirstClassLimit(t *testing.T) {
 	e := newEnv(t, storetest.SQLite(t))
-	a, err := slackbot.New(slackbot.Config{BotToken: "xoxb-test", SigningSecret: secret, APIURL: e.slack.apiURL(), Handler: e.bot,
-		Refs: chatstore.Refs{DB: e.db, Platform: slackbot.Platform}, Logger: storetest.Logger(t), ChannelInterval: time.Millisecond,
-		Choices: slackbot.Choices{Classes: []slackbot.Choice{{Value: "quick"}}, DefaultDuration: "1h30m"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.handler.Store(a)
+	e.useHTTPAdapter(e.bot, func(c *slackbot.Config) {
+		c.Choices = slackbot.Choices{Classes: []slackbot.Choice{{Value: "quick"}}, DefaultDuration: "1h30m"}
+	})
 	e.command("UALICE", "")
 	e.wait()
 	_, _, _, views := e.slack.snapshot()

@@ -10,7 +10,6 @@ import (
 	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/sim"
-	"github.com/acme/quartermaster/internal/store/chatstore"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
@@ -47,12 +46,7 @@ func TestOtherUsersAreAnsweredWhileTheSchedulerIsSlowToSubmit(t *testing.T) {
 	e.svc.Backend = slow
 	var once sync.Once
 	t.Cleanup(func() { once.Do(func() { close(slow.gate) }) })
-	a, err := slackbot.New(slackbot.Config{BotToken: "xoxb-test", SigningSecret: secret, APIURL: e.slack.apiURL(), Handler: e.bot,
-		Refs: chatstore.Refs{DB: e.db, Platform: slackbot.Platform}, Logger: storetest.Logger(t), MaxWork: 2, ChannelInterval: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.handler.Store(a)
+	e.useHTTPAdapter(e.bot, func(c *slackbot.Config) { c.MaxWork = 2 })
 	requests := []string{e.command("UBOB", "request 1 interactive for 2h"), e.command("UALICE", "request 1 interactive for 2h")}
 	for range requests {
 		<-slow.started // both workers' commands wait on the scheduler

@@ -6,12 +6,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/acme/quartermaster/bot"
 	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/internal/qm"
-	"github.com/acme/quartermaster/internal/store/chatstore"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
@@ -325,16 +323,12 @@ func TestNoEmailWithSignIn(t *testing.T) {
 		got = append(got, req)
 		return []bot.Reply{{Ephemeral: true, Text: "Sign in with Acme's single sign-on: https://qm.example/auth/login?t=x"}}
 	})
-	a, err := slackbot.New(slackbot.Config{BotToken: "xoxb-test", SigningSecret: secret, APIURL: e.slack.apiURL(), Handler: h,
-		Refs: chatstore.Refs{DB: e.db, Platform: slackbot.Platform}, Logger: storetest.Logger(t), ChannelInterval: time.Millisecond,
-		SignIn: func() bool { return true },
-		LinkedUser: func(_ context.Context, person string) (string, bool, error) {
+	a := e.useHTTPAdapter(h, func(c *slackbot.Config) {
+		c.SignIn = func() bool { return true }
+		c.LinkedUser = func(_ context.Context, person string) (string, bool, error) {
 			return "UBOT", person == "robot@acme.example", nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.handler.Store(a)
+		}
+	})
 	trigger := e.command("UBOT", "login")
 	e.wait()
 	if r := e.responseTo(trigger); !strings.Contains(r.Text, "Sign in with") {
