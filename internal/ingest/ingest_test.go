@@ -89,6 +89,33 @@ func (e *env) rep(gpus ...report.GPU) report.Report {
 	return report.Report{Version: report.Version, Node: "n1", At: e.clock.Now(), Seq: 1, Interval: 10, GPUs: gpus, Topology: t, TopologyHash: t.Hash()}
 }
 
+// accept posts r with token and fails the test unless the service took it.
+func (e *env) accept(token string, r report.Report) {
+	e.t.Helper()
+	if code, out := e.post(token, r); code != 200 || out["accepted"] != true {
+		e.t.Fatalf("report of %s: %d %v", r.Node, code, out)
+	}
+}
+
+// usage stores what was taken and adds up each lease's GPU-seconds and idle GPU-seconds in the
+// hours from an hour before t0 to an hour after.
+func (e *env) usage() (gpuSecs, idle map[qm.LeaseID]float64) {
+	e.t.Helper()
+	if err := e.ing.Flush(e.t.Context()); err != nil {
+		e.t.Fatal(err)
+	}
+	use, err := e.db.Usage(e.t.Context(), t0.Add(-time.Hour), t0.Add(time.Hour))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	gpuSecs, idle = map[qm.LeaseID]float64{}, map[qm.LeaseID]float64{}
+	for _, u := range use {
+		gpuSecs[u.Lease] += u.GPUSeconds
+		idle[u.Lease] += u.IdleGPUSeconds
+	}
+	return gpuSecs, idle
+}
+
 // post sends a report (or raw bytes) with a token and returns the status and the decoded answer.
 func (e *env) post(token string, body any) (int, map[string]any) {
 	e.t.Helper()
@@ -347,15 +374,12 @@ func TestNoUtilizationIsNotIdle(t *testing.T) {
 		}
 		e := newEnv(t, url, leases...)
 		tel := ingest.Telemetry{Store: e.db}
-		for k := range 3 {
-			code, out := e.post(e.tokens["n1"], e.rep(
+		for range 3 {
+			e.accept(e.tokens["n1"], e.rep(
 				report.GPU{Index: 0, UUID: "GPU-0", MemUsed: 30 << 30, MemTotal: 80 << 30,
 					Processes: []report.Process{{PID: 7, Job: "8123", MemUsed: 30 << 30}}},
 				report.GPU{Index: 1, UUID: "GPU-1", MemTotal: 80 << 30},
 			))
-			if code != 200 || out["accepted"] != true {
-				t.Fatalf("report %d: %d %v", k, code, out)
-			}
 			e.clock.Advance(10 * time.Second)
 		}
 		if a, ok := tel.Activity(t.Context(), leases[0]); ok && !a.Seen.IsZero() && a.LastActive.IsZero() {
@@ -364,17 +388,8 @@ func TestNoUtilizationIsNotIdle(t *testing.T) {
 		if a, ok := tel.Activity(t.Context(), leases[1]); !ok || !a.LastActive.IsZero() {
 			t.Errorf("L-2, on the node with no process: %+v %v; want seen and idle", a, ok)
 		}
-		if err := e.ing.Flush(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		use, err := e.db.Usage(t.Context(), t0, t0.Add(time.Hour))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, u := range use {
-			if u.Lease == 1 && (u.GPUSeconds != 30 || u.IdleGPUSeconds != 0) {
-				t.Errorf("L-1's usage = %+v; want 30 GPU-s, none of them counted idle", u)
-			}
+		if secs, idle := e.usage(); secs[1] != 30 || idle[1] != 0 {
+			t.Errorf("L-1's usage = %v GPU-s, %v idle; want 30 GPU-s, none of them counted idle", secs[1], idle[1])
 		}
 	})
 }
@@ -459,21 +474,9 @@ func TestUsageOfALeaseOverSeveralNodesAddsUp(t *testing.T) {
 			r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(90), Processes: []report.Process{{PID: 1, Job: "4801"}}},
 				report.GPU{Index: 1, UUID: "GPU-1", Util: f(0), Processes: []report.Process{{PID: 2, Job: "4804"}}})
 			r.Node = node
-			if code, out := e.post(e.tokens[node], r); code != 200 || out["accepted"] != true {
-				t.Fatalf("%s: %d %v", node, code, out)
-			}
+			e.accept(e.tokens[node], r)
 		}
-		if err := e.ing.Flush(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		use, err := e.db.Usage(t.Context(), t0, t0.Add(time.Hour))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := map[qm.LeaseID]float64{}
-		for _, u := range use {
-			got[u.Lease] += u.GPUSeconds
-		}
+		got, _ := e.usage()
 		for _, l := range leases {
 			if want := float64(l.GPUs) * 10; got[l.ID] != want {
 				t.Errorf("%s (%d GPUs on %s), one 10 s report from each node: %v GPU-seconds, want %v", l.ID, l.GPUs, l.Node, got[l.ID], want)
@@ -490,22 +493,9 @@ func TestUsageCountsALongIntervalWhole(t *testing.T) {
 		e := newEnv(t, url, l)
 		r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(90), Processes: []report.Process{{PID: 1, Job: "77"}}})
 		r.Interval = 600
-		if code, out := e.post(e.tokens["n1"], r); code != 200 || out["accepted"] != true {
-			t.Fatalf("%d %v", code, out)
-		}
-		if err := e.ing.Flush(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		use, err := e.db.Usage(t.Context(), t0.Add(-time.Hour), t0.Add(time.Hour))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var secs float64
-		for _, u := range use {
-			secs += u.GPUSeconds
-		}
-		if secs != 600 {
-			t.Errorf("one 10-minute report of a 1-GPU lease counts %v GPU-seconds, want 600", secs)
+		e.accept(e.tokens["n1"], r)
+		if secs, _ := e.usage(); secs[1] != 600 {
+			t.Errorf("one 10-minute report of a 1-GPU lease counts %v GPU-seconds, want 600", secs[1])
 		}
 	})
 }
@@ -545,22 +535,9 @@ func TestUsageStartsWhenTheLeaseStarted(t *testing.T) {
 		r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(0), Processes: []report.Process{{PID: 1, Job: "78"}}},
 			report.GPU{Index: 1, UUID: "GPU-1", Util: f(0)})
 		r.Interval = 600
-		if code, out := e.post(e.tokens["n1"], r); code != 200 || out["accepted"] != true {
-			t.Fatalf("%d %v", code, out)
-		}
-		if err := e.ing.Flush(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		use, err := e.db.Usage(t.Context(), t0.Add(-time.Hour), t0.Add(time.Hour))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var secs, idle float64
-		for _, u := range use {
-			secs, idle = secs+u.GPUSeconds, idle+u.IdleGPUSeconds
-		}
-		if secs != 120 || idle != 120 {
-			t.Errorf("a lease 2 minutes old, idle, after one 10-minute report: %v GPU-seconds, %v idle; want 120 and 120", secs, idle)
+		e.accept(e.tokens["n1"], r)
+		if secs, idle := e.usage(); secs[1] != 120 || idle[1] != 120 {
+			t.Errorf("a lease 2 minutes old, idle, after one 10-minute report: %v GPU-seconds, %v idle; want 120 and 120", secs[1], idle[1])
 		}
 	})
 }
