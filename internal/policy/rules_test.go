@@ -145,14 +145,7 @@ func TestQuotaOfNoClass(t *testing.T) {
 		`request.gpus > 1 && team.quota.gpus.l4 < 2`:                      `p.yaml:8: exception rule "r", at column 36 of its when: team.quota.gpus has no class 'l4'; its classes are b200-train_x, l4-nb`,
 		`request.class == 'b200-train_x' && team.quota.gpus["h100"] == 0`: `at column 52 of its when: team.quota.gpus has no class 'h100'`,
 	} {
-		_, err := Load([]byte(head+"'"+strings.ReplaceAll(when, "'", "''")+"'\n"), "p.yaml")
-		if err == nil {
-			t.Errorf("%s: accepted", when)
-			continue
-		}
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: want %q in:\n%v", when, want, err)
-		}
+		wantRuleRefused(t, head, when, want)
 	}
 	for _, when := range []string{
 		`team.quota.gpus['b200-train_x'] < 4 && team.quota.gpus['l4-nb'] < 2`,
@@ -230,16 +223,23 @@ func TestRuleDurationInDays(t *testing.T) {
 		`request.duration > duration('1w1d')`:   `write duration('192h')`,
 		`request.duration > duration('36 hrs')`: `at column 29 of its when: duration('36 hrs') is not a duration CEL reads, which knows only h, m, s, ms, us and ns; write duration('36h')`,
 	} {
-		_, err := Load([]byte(head+"'"+strings.ReplaceAll(when, "'", "''")+"'\n"), "p.yaml")
-		if err == nil {
-			t.Errorf("%s: accepted", when)
-			continue
-		}
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: want %q in:\n%v", when, want, err)
-		}
+		wantRuleRefused(t, head, when, want)
 	}
 	if _, err := Load([]byte(head+"'request.duration > duration(\"36h\") || request.duration < duration(\"1h30m\")'\n"), "p.yaml"); err != nil {
 		t.Error(err)
+	}
+}
+
+// wantRuleRefused loads the policy head ends with, its last rule's when being when (quoted),
+// and checks that it is refused with want in what it says.
+func wantRuleRefused(t *testing.T, head, when, want string) {
+	t.Helper()
+	_, err := Load([]byte(head+"'"+strings.ReplaceAll(when, "'", "''")+"'\n"), "p.yaml")
+	if err == nil {
+		t.Errorf("%s: accepted", when)
+		return
+	}
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("%s: want %q in:\n%v", when, want, err)
 	}
 }
