@@ -757,3 +757,39 @@ func TestRateLimitedByAProxy(t *testing.T) {
 		t.Fatalf("posts = %+v; want one after the 429s", ps)
 	}
 }
+
+// TestAutocompleteReadsOnlyTheOptionTyped: while an option is typed, Discord sends the other
+// options as they stand, unchecked, an integer as the text typed so far ("2", or "2x" half
+// typed). Suggestions for the option typed come all the same: with 30 classes, /gpu request
+// gpus:2 class:… still suggests classes, and a lease is suggested beside a half-typed reason.
+func TestAutocompleteReadsOnlyTheOptionTyped(t *testing.T) {
+	var many []string
+	for i := range 30 {
+		many = append(many, fmt.Sprintf("class-%02d", i))
+	}
+	e := newEnv(t, func(c *discord.Config) {
+		for _, cmd := range c.Commands {
+			for i := range cmd.Options {
+				if cmd.Options[i].Name == "class" {
+					cmd.Options[i].Choices = many
+				}
+			}
+		}
+		c.Complete = func(_ context.Context, person, kind, typed string) []discord.Choice {
+			return []discord.Choice{{Name: "L-7 — active", Value: "L-7"}}
+		}
+	})
+	for _, gpus := range []any{"2", "2x", 2} {
+		r := e.send(discordtest.Autocomplete(in(alice), "gpu", "estimate",
+			discordtest.Opt{Name: "gpus", Value: gpus, Type: 4}, discordtest.Opt{Name: "class", Value: "class-2", Focused: true},
+			discordtest.Opt{Name: "duration", Value: "two words"}))
+		if r.Type != 8 || len(r.Data.Choices) != 10 {
+			t.Errorf("gpus %#v: answer = %+v; want the 10 classes with class-2 in them", gpus, r)
+		}
+	}
+	long := strings.Repeat("why ", 200)
+	r := e.send(discordtest.Autocomplete(in(alice), "gpu", "deny", discordtest.Opt{Name: "lease", Value: "L", Focused: true}, discordtest.Opt{Name: "reason", Value: long}))
+	if r.Type != 8 || len(r.Data.Choices) != 1 || r.Data.Choices[0].Value != "L-7" {
+		t.Errorf("beside a long reason: answer = %+v", r)
+	}
+}

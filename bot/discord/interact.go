@@ -155,9 +155,13 @@ func (a *Adapter) readCommand(in *incoming, data discordgo.ApplicationCommandInt
 			in.problem = fmt.Sprintf("/%s %s got the option %s twice.", a.cfg.Name, c.Name, def.Name)
 			return
 		}
-		if autocomplete && o.Focused {
-			in.suggest, in.choices = def.Autocomplete, def.Choices
-			in.typed, _ = o.Value.(string)
+		if autocomplete {
+			// While one option is typed Discord sends the others as they stand, unchecked (an
+			// integer as the text typed so far): only the one typed is read.
+			if o.Focused {
+				in.suggest, in.choices = def.Autocomplete, def.Choices
+				in.typed, _ = o.Value.(string)
+			}
 			values[def.Name] = ""
 			continue
 		}
