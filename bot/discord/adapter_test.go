@@ -793,3 +793,21 @@ func TestAutocompleteReadsOnlyTheOptionTyped(t *testing.T) {
 		t.Errorf("beside a long reason: answer = %+v", r)
 	}
 }
+
+// TestLongFreeTextReachesTheHandler: a free-text option holds what Discord lets it (6000
+// characters), such as a template's parameters, each of which may be 512 characters long: the
+// handler gets it whole and judges it, as it judges the same line typed in Slack.
+func TestLongFreeTextReachesTheHandler(t *testing.T) {
+	params := discord.Option{Name: "params", Description: "the template's key=value parameters"}
+	e := newEnv(t, func(c *discord.Config) {
+		c.Commands = append(c.Commands, discord.Command{Name: "submit", Description: "a batch job", Example: "/gpu submit cuda-smoke",
+			Options: []discord.Option{{Name: "template", Required: true, OneWord: true}, params}, Text: textOf("submit", []discord.Option{{Name: "template"}, params})})
+	})
+	long := "script=" + strings.Repeat("a", 400) + ".py space=" + strings.Repeat("b", 400) + ".yaml trials=8"
+	r := e.send(discordtest.Command(in(alice), "gpu", "submit", discordtest.Opt{Name: "template", Value: "hparam-sweep"}, discordtest.Opt{Name: "params", Value: long}))
+	e.wait()
+	reqs := e.handler.requests()
+	if len(reqs) != 1 || reqs[0].Text != "/gpu submit hparam-sweep "+long {
+		t.Fatalf("the handler got %d requests (%+v); answer %q", len(reqs), reqs, r.text())
+	}
+}

@@ -20,8 +20,10 @@ import (
 )
 
 const (
-	// maxOptionLength bounds one option's text; the grammar's longest free text is a reason.
-	maxOptionLength = 500
+	// maxOptionLength bounds one option's text: what Discord lets a text option hold. The
+	// grammar judges what is in it (a reason of at most 500 characters, template parameters of
+	// up to 512 each), as it does the same line typed in Slack.
+	maxOptionLength = 6000
 	// completeTimeout bounds the suggestions for an option being typed: they are useless late.
 	completeTimeout = time.Second
 	// identifyTimeout bounds finding out who a Discord user is (the accounts linked by signing in
