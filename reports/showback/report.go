@@ -59,7 +59,8 @@ type Report struct {
 	// Complete is false for a week that had not ended when the report was made.
 	Complete bool   `json:"complete"`
 	Scope    Filter `json:"scope"`
-	// Rows has one line per team and class, teams in name order, classes in catalog order.
+	// Rows has one line per team and class, teams in name order, classes in catalog order (then
+	// the classes no longer in the catalog that the week's leases used, by name).
 	Rows  []Row   `json:"rows"`
 	Teams []*Team `json:"teams"`
 	Total Summary `json:"total"`
@@ -372,13 +373,21 @@ func Build(in Input) *Report {
 		r.Total.Figures.add(t.Figures)
 		r.Total.Previous.add(t.Previous)
 	}
-	// Rows and figures of classes no longer in the catalog still count toward their team.
-	for k, f := range figs {
-		if _, ok := p.Class(k.class); ok {
-			continue
+	// Rows and figures of classes no longer in the catalog still count toward their team: after
+	// the catalog's classes, by name, with the GPUs held at once and no quota of the class.
+	var gone []teamClass
+	for k := range figs {
+		if _, ok := p.Class(k.class); !ok {
+			gone = append(gone, k)
 		}
+	}
+	sort.Slice(gone, func(i, j int) bool { return gone[i].class < gone[j].class })
+	for _, k := range gone {
+		f := figs[k]
 		if t, ok := teams[k.team]; ok {
-			r.Rows = append(r.Rows, Row{Team: k.team, Class: k.class, Figures: f})
+			row := Row{Team: k.team, Class: k.class, Figures: f}
+			quotaShares(&row, mine, increases, 0, wk, in.Now)
+			r.Rows = append(r.Rows, row)
 			t.Figures.add(f)
 			r.Total.Figures.add(f)
 		}

@@ -427,3 +427,35 @@ func TestOwnerDMPeakWithoutAQuotaOfTheClass(t *testing.T) {
 		t.Errorf("the owner's message on a class without quota:\n%s", dm)
 	}
 }
+
+// A class removed from the catalog since the week keeps its rows: the GPUs its leases held at
+// once, no quota of it, and, for two such classes, rows in name order on every run.
+func TestClassesNoLongerInTheCatalogKeepTheirPeakAndOrder(t *testing.T) {
+	p := examplePolicy(t)
+	w, _ := showback.ParseWeek("2026-W48", showback.Week{})
+	lease := func(id qm.LeaseID, class string, gpus int, from string) *qm.Lease {
+		return &qm.Lease{ID: id, User: "alice@acme.example", Team: "vision", Class: class, GPUs: gpus, State: qm.Expired, Price: 2, Priced: true,
+			CreatedAt: at(from), StartedAt: at(from), ExpiresAt: at(from).Add(2 * time.Hour), EndedAt: at(from).Add(2 * time.Hour)}
+	}
+	leases := []*qm.Lease{lease(1, "legacy-v100", 4, "2026-11-24 10:00"), lease(2, "legacy-v100", 2, "2026-11-24 11:00"),
+		lease(3, "legacy-a100", 1, "2026-11-25 10:00"), lease(4, "legacy-k80", 3, "2026-11-26 10:00")}
+	for range 20 { // the order of the rows must not depend on a map's
+		r := showback.Build(showback.Input{Policy: p, Week: w, Now: at("2026-12-07 09:00"), Leases: leases})
+		var classes []string
+		for _, x := range r.Rows {
+			if x.Team == "vision" {
+				classes = append(classes, x.Class)
+			}
+		}
+		if got, want := strings.Join(classes, " "), "interactive train legacy-a100 legacy-k80 legacy-v100"; got != want {
+			t.Fatalf("vision's rows are %s, want %s (the catalog's classes, then the others by name)", got, want)
+		}
+		if got := row(t, r, "vision", "legacy-v100"); got.PeakGPUs != 6 || got.QuotaGPUs != 0 || got.PeakQuotaShare != nil || got.MeanQuotaShare != nil {
+			t.Fatalf("vision/legacy-v100: peak %d of %d GPUs, peak share %v, mean share %v; want 6 of 0 GPUs at most at once, shares n/a",
+				got.PeakGPUs, got.QuotaGPUs, got.PeakQuotaShare, got.MeanQuotaShare)
+		}
+		if got := row(t, r, "vision", "legacy-k80").PeakGPUs; got != 3 {
+			t.Fatalf("vision/legacy-k80: peak %d GPUs, want 3", got)
+		}
+	}
+}
