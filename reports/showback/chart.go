@@ -2,6 +2,7 @@ package showback
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/go-analyze/charts"
@@ -37,7 +38,7 @@ func (r *Report) ChartData() (teams []string, busy, idle []float64) {
 
 // chartOption is the bar chart: horizontal, one bar per team, busy and idle stacked, every team's
 // label shown, a title with the week and a legend.
-func (r *Report) chartOption() charts.BarChartOption {
+func (r *Report) chartOption(p *charts.Painter) charts.BarChartOption {
 	teams, busy, idle := r.ChartData()
 	// The first team at the top: the category axis of a horizontal chart runs upwards.
 	n := len(teams)
@@ -69,9 +70,76 @@ func (r *Report) chartOption() charts.BarChartOption {
 	}
 	opt.ValueAxis[0].Title = "GPU-hours"
 	opt.ValueAxis[0].Min = charts.Ptr(0.0)
-	opt.ValueAxis[0].ValueFormatter = func(v float64) string { return strconv.FormatFloat(round(v, 2), 'f', -1, 64) }
-	opt.ValueAxis[0].LabelCountAdjustment = -2
+	opt.ValueAxis[0].ValueFormatter = axisNumber
+	opt.ValueAxis[0].LabelFontStyle = charts.FontStyle{FontSize: 12}
+	// The axis's numbers are laid out here rather than by the chart library, which spaces them as
+	// if the axis were as wide as the whole chart: beside long team names the last two ran into
+	// each other (4000 over 4500).
+	labelW := 0
+	for _, t := range opt.CategoryAxis.Labels {
+		labelW = max(labelW, measure(p, t))
+	}
+	axisW := ChartWidth - opt.Padding.Left - opt.Padding.Right - labelW - chartAxisGap
+	var top float64
+	for i := range busy {
+		top = max(top, busy[i]+idle[i])
+	}
+	if end, labels := axisTicks(top, axisW, func(s string) int { return measure(p, s) }); labels > 0 {
+		opt.ValueAxis[0].Max = charts.Ptr(end)
+		opt.ValueAxis[0].LabelCount = labels
+	} else {
+		opt.ValueAxis[0].LabelCountAdjustment = -2
+	}
 	return opt
+}
+
+// chartAxisGap is room kept between the team names and the GPU-hour axis.
+const chartAxisGap = 20
+
+// axisMaxLabels is the most numbers the GPU-hour axis shows.
+const axisMaxLabels = 8
+
+// axisNumber writes a number of the GPU-hour axis: 2.4, never 2.4000000000000004.
+func axisNumber(v float64) string { return strconv.FormatFloat(round(v, 2), 'f', -1, 64) }
+
+// measure is how many pixels wide s is in the chart's labels.
+func measure(p *charts.Painter, s string) int {
+	return p.MeasureText(s, 0, charts.FontStyle{FontSize: 12, FontColor: charts.ColorBlack}).Width()
+}
+
+// axisTicks lays out the GPU-hour axis of a chart whose longest bar is top, on an axis width
+// pixels wide: the axis ends at end with labels numbers a round step apart (1, 2, 2.5 or 5 times
+// a power of ten, no finer than the hundredths the figures have), as many as fit without running
+// into one another. Each number but the last starts at its tick and the last ends at the axis's
+// end, so two neighbours need their widths together within a step. labels is 0 when top is not
+// positive: the library's default axis then does.
+func axisTicks(top float64, width int, textW func(string) int) (end float64, labels int) {
+	if !(top > 0) || math.IsInf(top, 1) {
+		return 0, 0
+	}
+	const gap = 8 // pixels at least between two numbers
+	exp := int(math.Floor(math.Log10(top / axisMaxLabels)))
+	for e := max(exp, -2); e < exp+12; e++ {
+		for _, m := range []float64{1, 2, 2.5, 5} {
+			step := m * math.Pow(10, float64(e))
+			if e == -2 && m == 2.5 {
+				continue // 0.025 is finer than the hundredths
+			}
+			n := int(math.Ceil(top/step - 1e-9))
+			if n+1 > axisMaxLabels {
+				continue
+			}
+			n = max(n, 1)
+			widest := 0
+			for k := 0; k <= n; k++ {
+				widest = max(widest, textW(axisNumber(float64(k)*step)))
+			}
+			if n == 1 || 2*widest+gap <= width/n {
+				return float64(n) * step, n + 1
+			}
+		}
+	}
+	return 0, 0
 }
 
 // PNG draws the report's chart.
@@ -83,7 +151,7 @@ func (r *Report) SVG() ([]byte, error) { return r.render(charts.ChartOutputSVG) 
 func (r *Report) render(format string) ([]byte, error) {
 	w, h := ChartSize(len(r.Teams))
 	p := charts.NewPainter(charts.PainterOptions{OutputFormat: format, Width: w, Height: h})
-	if err := p.BarChart(r.chartOption()); err != nil {
+	if err := p.BarChart(r.chartOption(p)); err != nil {
 		return nil, fmt.Errorf("showback: draw the chart: %w", err)
 	}
 	b, err := p.Bytes()

@@ -6,9 +6,12 @@ import (
 	"image/png"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-analyze/charts"
 
 	"github.com/acme/quartermaster/docs"
 	"github.com/acme/quartermaster/internal/policy"
@@ -456,6 +459,71 @@ func TestClassesNoLongerInTheCatalogKeepTheirPeakAndOrder(t *testing.T) {
 		}
 		if got := row(t, r, "vision", "legacy-k80").PeakGPUs; got != 3 {
 			t.Fatalf("vision/legacy-k80: peak %d GPUs, want 3", got)
+		}
+	}
+}
+
+// The numbers along the GPU-hour axis never run into one another, whatever the teams' names
+// (up to the 40 characters a name may have) and however many GPU-hours they used, and the axis
+// reaches past the longest bar.
+func TestChartAxisLabelsDoNotOverlap(t *testing.T) {
+	p := examplePolicy(t)
+	w, _ := showback.ParseWeek("2026-W48", showback.Week{})
+	from := w.Start(chicago)
+	measure := charts.NewPainter(charts.PainterOptions{OutputFormat: charts.ChartOutputSVG, Width: 100, Height: 100})
+	label := regexp.MustCompile(`<text x="(-?\d+)" y="(\d+)"[^>]*>([0-9.]+)</text>`)
+	for _, name := range []string{"vision", "speech-and-audio-research", "team-with-the-longest-name-allowed-x40c"} {
+		for _, gpus := range []int{1, 7, 100, 1000, 25000, 400000} {
+			var leases []*qm.Lease
+			teams := []string{name, "ops"}
+			for i, team := range teams {
+				end := from.Add(time.Duration(20*(i+1)) * time.Hour)
+				leases = append(leases, &qm.Lease{ID: qm.LeaseID(i + 1), User: "u@acme.example", Team: team, Class: "train", GPUs: gpus, State: qm.Expired,
+					CreatedAt: from, StartedAt: from, ExpiresAt: end, EndedAt: end})
+			}
+			r := showback.Build(showback.Input{Policy: p, Week: w, Now: from.Add(8 * 24 * time.Hour), Leases: leases})
+			svg, err := r.SVG()
+			if err != nil {
+				t.Fatal(err)
+			}
+			type text struct {
+				x, y, w int
+				s       string
+			}
+			var axis []text
+			bottom := 0
+			for _, m := range label.FindAllStringSubmatch(string(svg), -1) {
+				x, _ := strconv.Atoi(m[1])
+				y, _ := strconv.Atoi(m[2])
+				box := measure.MeasureText(m[3], 0, charts.FontStyle{FontSize: 12, FontColor: charts.ColorBlack})
+				if y > bottom {
+					bottom, axis = y, nil
+				}
+				if y == bottom {
+					axis = append(axis, text{x, y, box.Width(), m[3]})
+				}
+			}
+			if len(axis) < 2 {
+				t.Fatalf("%s, %d GPUs: the axis has %d labels: %v", name, gpus, len(axis), axis)
+			}
+			for i := 1; i < len(axis); i++ {
+				if a, b := axis[i-1], axis[i]; a.x+a.w+4 > b.x {
+					t.Errorf("%s, %d GPUs: the axis labels %q (x %d, %d wide) and %q (x %d) overlap", name, gpus, a.s, a.x, a.w, b.s, b.x)
+				}
+			}
+			// Round numbers a step apart: 0, 2500, 5000, never 4166.67.
+			step, _ := strconv.ParseFloat(axis[1].s, 64)
+			for i, a := range axis {
+				v, _ := strconv.ParseFloat(a.s, 64)
+				if math.Abs(v-float64(i)*step) > 1e-9*step {
+					t.Errorf("%s, %d GPUs: the axis reads %v, not a step of %s apart", name, gpus, axis, axis[1].s)
+					break
+				}
+			}
+			last, _ := strconv.ParseFloat(axis[len(axis)-1].s, 64)
+			if top := r.Teams[1].GPUHours; last < top {
+				t.Errorf("%s, %d GPUs: the axis ends at %s, short of the longest bar, %.2f", name, gpus, axis[len(axis)-1].s, top)
+			}
 		}
 	}
 }
