@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/acme/quartermaster/bot"
 )
@@ -112,6 +113,10 @@ func (r *Report) top(n int) []*Team {
 	return ts[:min(n, len(ts))]
 }
 
+// maxDMHeadline bounds the first line of a budget owner's DM: beyond it, the line sums the
+// owner's teams instead of naming each.
+const maxDMHeadline = 600
+
 // OwnerDM is a budget owner's message: their teams' lines, each with the change from the week before.
 func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 	out := bot.Reply{To: owner, Ref: Ref(r.Week) + ":dm"}
@@ -150,6 +155,17 @@ func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 		}})
 	}
 	out.Text = fmt.Sprintf("Your GPU showback for %s (%s): %s.", r.Week, r.Span(), strings.Join(heads, "; "))
+	if utf8.RuneCountInString(out.Text) > maxDMHeadline {
+		// Too many teams to name each in the headline: their sum, each team's line below.
+		var sum Figures
+		for _, name := range teams {
+			if t := r.team(name); t != nil {
+				sum.add(t.Figures)
+			}
+		}
+		out.Text = fmt.Sprintf("Your GPU showback for %s (%s): your %d teams used %s GPU-hours (%s), %s idle; each team below.",
+			r.Week, r.Span(), len(heads), two(sum.GPUHours), r.Money(sum.Cost), pct(sum.IdleShare()))
+	}
 	if len(heads) == 0 {
 		out.Text = fmt.Sprintf("Your GPU showback for %s (%s): your teams are not in it.", r.Week, r.Span())
 	}
@@ -197,4 +213,83 @@ func (r *Report) Answer(chart []byte) bot.Reply {
 	}
 	out.Files = r.Files(chart)
 	return out
+}
+
+// One chat message of the showback holds at most partChars characters and partSections sections:
+// what the smallest chat platform takes in one message (Discord: 10 embeds of 6000 characters
+// together), with room to spare for markup. A longer post or DM goes out in parts.
+const (
+	partChars    = 3500
+	partSections = 8
+)
+
+func sectionChars(s bot.Section) int {
+	n := utf8.RuneCountInString(s.Title) + utf8.RuneCountInString(s.Text)
+	for _, f := range s.Fields {
+		n += utf8.RuneCountInString(f.Label) + utf8.RuneCountInString(f.Value)
+	}
+	return n
+}
+
+// cutSection cuts a section whose text is longer than n characters into several, between lines,
+// the later ones titled as continued.
+func cutSection(s bot.Section, n int) []bot.Section {
+	if utf8.RuneCountInString(s.Text) <= n {
+		return []bot.Section{s}
+	}
+	var out []bot.Section
+	cur := bot.Section{Title: s.Title}
+	for _, line := range strings.Split(s.Text, "\n") {
+		if cur.Text != "" && utf8.RuneCountInString(cur.Text)+1+utf8.RuneCountInString(line) > n {
+			out = append(out, cur)
+			cur = bot.Section{Title: s.Title + " (continued)"}
+		}
+		if cur.Text != "" {
+			cur.Text += "\n"
+		}
+		cur.Text += line
+	}
+	cur.Fields = s.Fields
+	return append(out, cur)
+}
+
+// Parts splits a message too long for one chat message into parts that each fit one: the first
+// keeps the text and the files, each later one begins with more (what it continues), the last
+// keeps the buttons, and each says which part it is. A message that fits is returned as it is.
+func Parts(r bot.Reply, more string) []bot.Reply {
+	if utf8.RuneCountInString(r.Text)+sectionsChars(r.Sections) <= partChars && len(r.Sections) <= partSections {
+		return []bot.Reply{r}
+	}
+	var secs []bot.Section
+	for _, s := range r.Sections {
+		secs = append(secs, cutSection(s, partChars/2)...)
+	}
+	first := r
+	first.Sections, first.Actions = nil, nil
+	parts := []bot.Reply{first}
+	size := utf8.RuneCountInString(r.Text)
+	for _, s := range secs {
+		cur := &parts[len(parts)-1]
+		if n := sectionChars(s); len(cur.Sections) > 0 && (size+n > partChars || len(cur.Sections) >= partSections) {
+			parts = append(parts, bot.Reply{To: r.To, Ref: r.Ref, Text: more})
+			cur, size = &parts[len(parts)-1], utf8.RuneCountInString(more)
+		}
+		cur.Sections = append(cur.Sections, s)
+		size += sectionChars(s)
+	}
+	parts[len(parts)-1].Actions = r.Actions
+	if len(parts) > 1 {
+		for i := range parts {
+			parts[i].Text += fmt.Sprintf(" Part %d of %d.", i+1, len(parts))
+		}
+	}
+	return parts
+}
+
+func sectionsChars(ss []bot.Section) int {
+	n := 0
+	for _, s := range ss {
+		n += sectionChars(s)
+	}
+	return n
 }

@@ -167,7 +167,7 @@ func (p *Publisher) Messages(r *Report) ([]delivery, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, delivery{key: "channel:" + strings.ToLower(sb.Channel), reply: r.Post(sb.Channel, png)})
+		out = append(out, parts("channel:"+strings.ToLower(sb.Channel), r.Post(sb.Channel, png), r.Title()+", continued.")...)
 	}
 	if sb.DMBudgetOwners {
 		owners := map[string][]string{}
@@ -191,10 +191,24 @@ func (p *Publisher) Messages(r *Report) ([]delivery, error) {
 		}
 		slices.Sort(order)
 		for _, o := range order {
-			out = append(out, delivery{key: "dm:" + o, reply: r.OwnerDM(o, owners[o])})
+			out = append(out, parts("dm:"+o, r.OwnerDM(o, owners[o]), fmt.Sprintf("Your GPU showback for %s, continued.", r.Week))...)
 		}
 	}
 	return out, nil
+}
+
+// parts are the deliveries of a message, in as many parts as it needs (Parts): the first known
+// to the ledger by key, the later ones by key:2, key:3 and so on.
+func parts(key string, r bot.Reply, more string) []delivery {
+	var out []delivery
+	for i, p := range Parts(r, more) {
+		k := key
+		if i > 0 {
+			k = fmt.Sprintf("%s:%d", key, i+1)
+		}
+		out = append(out, delivery{key: k, reply: p})
+	}
+	return out
 }
 
 // Publish posts week w unless it was posted or another replica holds it; posted says whether this
