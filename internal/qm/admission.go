@@ -170,9 +170,10 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		}
 		// No published rule stopped it; the quota still binds.
 		if u.GPUs[l.Class]+l.GPUs > q.GPUs[l.Class] {
-			return Errorf(EFORBIDDEN, "team %s may hold %d %s GPUs at once and holds %d, so %d more would go over its quota; ask your budget owner with /gpu quota request.", l.Team, q.GPUs[l.Class], l.Class, u.GPUs[l.Class], l.GPUs)
+			return Errorf(EFORBIDDEN, "team %s may hold %d %s GPUs at once and holds %d, so %d more would go over its quota; ask your budget owner with /gpu quota request.", l.Team, q.GPUs[l.Class], l.Class, u.GPUs[l.Class], l.GPUs).
+				WithExample(QuotaRequestExample(u.GPUs[l.Class]+l.GPUs-q.GPUs[l.Class], l.Class))
 		}
-		if err := weeklyHoursLeft(l.Team, u, q, in.Request.GPUHours, "this request"); err != nil {
+		if err := weeklyHoursLeft(l.Team, l.Class, u, q, in.Request.GPUHours, "this request"); err != nil {
 			return err
 		}
 		// Plan first, then write the lease once in the state it reaches, with every step audited.
@@ -330,13 +331,21 @@ func DurationText(d time.Duration) string {
 }
 
 // weeklyHoursLeft refuses what would take team past its weekly GPU-hours when no published rule
-// sent it to a budget owner: the quota still binds. what names it ("this request").
-func weeklyHoursLeft(team string, u Usage, q policy.Quota, hours float64, what string) error {
+// sent it to a budget owner: the quota still binds. what names it ("this request"), on class.
+func weeklyHoursLeft(team, class string, u Usage, q policy.Quota, hours float64, what string) error {
 	if q.GPUHoursPerWeek <= 0 || u.GPUHoursWeek+hours <= q.GPUHoursPerWeek {
 		return nil
 	}
+	// An approved increase of one GPU adds its hours for the rest of the week.
 	return Errorf(EFORBIDDEN, "team %s has %s of its %s GPU-hours left this week, and %s needs %s; ask your budget owner with /gpu quota request.",
-		team, FormatHours(math.Max(0, q.GPUHoursPerWeek-u.GPUHoursWeek)), FormatHours(q.GPUHoursPerWeek), what, FormatHours(hours))
+		team, FormatHours(math.Max(0, q.GPUHoursPerWeek-u.GPUHoursWeek)), FormatHours(q.GPUHoursPerWeek), what, FormatHours(hours)).
+		WithExample(QuotaRequestExample(1, class))
+}
+
+// QuotaRequestExample is the quota request for n more GPUs of class, as a refusal for want of
+// quota shows it.
+func QuotaRequestExample(n int, class string) string {
+	return fmt.Sprintf("/gpu quota request +%d %s because a deadline", max(1, n), class)
 }
 
 // QuotaLimit names the note added to the rules of an exception that would also take its team past

@@ -185,7 +185,7 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 		}
 		matches = s.withQuotaNote(matches, cur.Team, cur.Class, u, q, 0, in.Request.GPUHours)
 		if len(matches) == 0 {
-			if err := weeklyHoursLeft(cur.Team, u, q, in.Request.GPUHours, "extending "+cur.ID.String()+" by "+policy.FormatDuration(by)); err != nil {
+			if err := weeklyHoursLeft(cur.Team, cur.Class, u, q, in.Request.GPUHours, "extending "+cur.ID.String()+" by "+policy.FormatDuration(by)); err != nil {
 				return err
 			}
 			if err := s.extendLease(ctx, tx, cur, by, user, "extended by "+policy.FormatDuration(by)); err != nil {

@@ -1,0 +1,49 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/bot"
+)
+
+// noRulesPolicy has no exception rules: what goes past a quota is refused, not sent to a budget
+// owner (testdata/norules.yaml).
+const noRulesPolicy = "testdata/norules.yaml"
+
+// exampleIn is the example a refusal shows after "Example: ".
+func exampleIn(t *testing.T, r bot.Reply) string {
+	t.Helper()
+	_, ex, ok := strings.Cut(r.Text, " Example: ")
+	if !r.Error || !ok {
+		t.Fatalf("want a refusal with an example, got %q", r.Text)
+	}
+	return ex
+}
+
+// A refusal for want of quota shows, as its example, the quota request that would let it through,
+// and that request is accepted.
+func TestAQuotaRefusalShowsTheQuotaRequestThatHelps(t *testing.T) {
+	for _, tc := range []struct {
+		name, user, fill, ask, want string
+	}{
+		{"no GPUs of the class", "ned@tiny.example", "", "/gpu request 1 h100_sxm for 1h", "/gpu quota request +1 h100_sxm because "},
+		{"all GPUs of the class held", "amy@tiny.example", "/gpu request 2 a100-80gb for 30m", "/gpu request 1 a100-80gb for 30m", "/gpu quota request +1 a100-80gb because "},
+		{"a batch job", "amy@tiny.example", "/gpu request 4 l4 for 2h", "/gpu submit cuda-smoke class=l4", "/gpu quota request +1 l4 because "},
+		{"the week's GPU-hours", "ned@tiny.example", "", "/gpu request 1 l4 for 11h", "/gpu quota request +1 l4 because "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := templatesOn(t, noRulesPolicy)
+			if tc.fill != "" {
+				mustOK(t, h.say(tc.user, tc.fill))
+			}
+			ex := exampleIn(t, h.say(tc.user, tc.ask))
+			if !strings.HasPrefix(ex, tc.want) {
+				t.Fatalf("%s: the refusal's example is %q, want one starting %q", tc.ask, ex, tc.want)
+			}
+			if r := h.say(tc.user, ex); r.Error || !strings.Contains(r.Text, "will decide") {
+				t.Errorf("the example %q as given: %s", ex, r.Text)
+			}
+		})
+	}
+}
