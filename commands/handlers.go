@@ -691,6 +691,9 @@ func (b *Bot) policyText() bot.Reply {
 	for _, e := range p.Exceptions {
 		rules = append(rules, fmt.Sprintf("%s — %s (when %s)", e.Name, e.Why, e.When))
 	}
+	if len(rules) == 0 {
+		rules = []string{"none: a request within its team's quota starts at once, and one beyond it is refused; /gpu quota request asks the budget owners for more"}
+	}
 	r.Sections = append(r.Sections, bot.Section{Title: "Exceptions (a budget owner decides)", Text: strings.Join(rules, "\n")})
 	dq := p.DefaultQuota
 	var teams []string

@@ -47,3 +47,19 @@ func TestAQuotaRefusalShowsTheQuotaRequestThatHelps(t *testing.T) {
 		})
 	}
 }
+
+// /gpu policy on a policy without exception rules says there are none, rather than showing an
+// empty list of them.
+func TestPolicyWithoutExceptionRulesSaysSo(t *testing.T) {
+	h := newHarnessOn(t, noRulesPolicy)
+	r := mustOK(t, h.say("amy@tiny.example", "/gpu policy"))
+	for _, s := range r.Sections {
+		if strings.HasPrefix(s.Title, "Exceptions") {
+			if !strings.HasPrefix(s.Text, "none") {
+				t.Errorf("the %q section of /gpu policy without exception rules is %q, want it to say there are none", s.Title, s.Text)
+			}
+			return
+		}
+	}
+	t.Errorf("/gpu policy has no Exceptions section:\n%s", r.PlainText())
+}
