@@ -266,6 +266,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 			if perr != nil {
 				return c, perr
 			}
+			v, i = durationWords(args, i, v)
 			if perr := once("duration"); perr != nil {
 				return c, perr
 			}
@@ -328,6 +329,10 @@ func parseRequest(c Command, args []string) (Command, error) {
 				if perr := once("duration"); perr != nil {
 					return c, perr
 				}
+				if v, j := durationWords(args, i, a); j > i {
+					d, _ = parseDur(v)
+					i = j
+				}
 				c.Duration = d
 				continue
 			}
@@ -372,8 +377,45 @@ func validName(s string) bool {
 	return true
 }
 
+// durationWords reads a duration written over several words ("1h 30m", "4 h", "2 hours"): v, the
+// word at args[i], joined with each word after it that goes on writing it, a unit after a bare
+// number or smaller units after larger ones ("2h 3h" is two durations). It returns the joined
+// text and the index of the last word taken.
+func durationWords(args []string, i int, v string) (string, int) {
+	for i+1 < len(args) {
+		w := args[i+1]
+		if _, err := parseDur(v + w); err != nil {
+			break
+		}
+		_, smallest := durationUnits(v)
+		largest, _ := durationUnits(w)
+		if smallest != 0 && (largest == 0 || largest >= smallest) {
+			break
+		}
+		i++
+		v += w
+	}
+	return v, i
+}
+
+// durationUnits are the largest and the smallest unit a duration's text names (hours and minutes
+// for 1h30m); 0 when it names none.
+func durationUnits(s string) (largest, smallest time.Duration) {
+	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		u, err := policy.ParseDuration("1" + f)
+		if err != nil {
+			continue
+		}
+		largest = max(largest, u)
+		if smallest == 0 || u < smallest {
+			smallest = u
+		}
+	}
+	return largest, smallest
+}
+
 func parseEstimate(c Command, args []string) (Command, error) {
-	if len(args) != 3 && !(len(args) == 4 && strings.EqualFold(args[2], "for")) {
+	if len(args) < 3 || len(args) == 3 && strings.EqualFold(args[2], "for") {
 		return c, bad("estimate", "/gpu estimate needs a number of GPUs, a class and a duration.")
 	}
 	n, perr := parseCount("estimate", args[0])
@@ -385,10 +427,17 @@ func parseEstimate(c Command, args []string) (Command, error) {
 	if !validName(c.Class) {
 		return c, bad("estimate", "%q is not a class name.", truncate(args[1], 40))
 	}
-	v := args[len(args)-1]
+	rest := args[2:]
+	if strings.EqualFold(rest[0], "for") {
+		rest = rest[1:]
+	}
+	v, last := durationWords(rest, 0, rest[0])
 	d, err := parseDur(v)
+	if err == nil && last != len(rest)-1 {
+		err = fmt.Errorf("%q is more than one duration", strings.Join(rest, " "))
+	}
 	if err != nil {
-		return c, durationProblem("estimate", v, err, "30m, 4h or 2d")
+		return c, durationProblem("estimate", strings.Join(rest, " "), err, "30m, 4h or 2d")
 	}
 	c.Duration = d
 	return c, nil

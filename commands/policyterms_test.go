@@ -3,6 +3,7 @@ package commands
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acme/quartermaster/bot"
 )
@@ -62,4 +63,45 @@ func TestPolicyWithoutExceptionRulesSaysSo(t *testing.T) {
 		}
 	}
 	t.Errorf("/gpu policy has no Exceptions section:\n%s", r.PlainText())
+}
+
+// A duration written in several words, as people type it and as an adapter with typed options
+// passes a value with a space in it, reads as one duration wherever a command takes one.
+func TestADurationInSeveralWordsIsOneDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"/gpu request 1 l4 for 1h 30m":        90 * time.Minute,
+		"/gpu request 1 l4 for 4 h":           4 * time.Hour,
+		"/gpu request 1 l4 for 2 hours":       2 * time.Hour,
+		"/gpu request 1 l4 1h 30m":            90 * time.Minute,
+		"/gpu request 1 l4 for 1h 30m team x": 90 * time.Minute,
+		"/gpu estimate 1 l4 1h 30m":           90 * time.Minute,
+		"/gpu estimate 1 l4 for 4 h":          4 * time.Hour,
+		"/gpu extend L-1 1h 30m":              90 * time.Minute,
+	} {
+		c, err := Parse(in)
+		if err != nil {
+			t.Errorf("%q is refused: %v", in, err)
+			continue
+		}
+		if c.Duration != want {
+			t.Errorf("%q reads as %s, want %s", in, c.Duration, want)
+		}
+	}
+	// Two durations are still two.
+	for _, in := range []string{"/gpu request 1 l4 2h 3h", "/gpu request 1 l4 for 30m 2h", "/gpu estimate 1 l4 2h 3h", "/gpu estimate 1 l4 4h soon"} {
+		if c, err := Parse(in); err == nil {
+			t.Errorf("%q = %+v, want it refused", in, c)
+		}
+	}
+	// What follows the duration is still read as itself.
+	if c, err := Parse("/gpu request for 2h 2 l4"); err != nil || c.GPUs != 2 || c.Class != "l4" || c.Duration != 2*time.Hour {
+		t.Errorf("/gpu request for 2h 2 l4 = %+v, %v", c, err)
+	}
+	if c, err := Parse("/gpu request for 1h 30m l4 team x"); err != nil || c.Class != "l4" || c.Team != "x" || c.Duration != 90*time.Minute {
+		t.Errorf("/gpu request for 1h 30m l4 team x = %+v, %v", c, err)
+	}
+	s, _ := Lookup("estimate")
+	if c, err := Parse(s.Text(map[string]string{"gpus": "1", "class": "l4", "duration": "1h 30m"})); err != nil || c.Duration != 90*time.Minute {
+		t.Errorf("estimate with a typed duration of 1h 30m = %+v, %v", c, err)
+	}
 }
