@@ -82,7 +82,7 @@ func parseExtend(c Command, args []string) (Command, error) {
 	if strings.EqualFold(rest[0], "by") || strings.EqualFold(rest[0], "for") {
 		rest = rest[1:]
 	}
-	d, err := parseDur(strings.Join(rest, ""))
+	d, err := durationOf(rest)
 	if err != nil {
 		return c, durationProblem(c.Verb, strings.Join(rest, " "), err, "30m, 2h or 1d")
 	}
@@ -398,6 +398,19 @@ func durationWords(args []string, i int, v string) (string, int) {
 	return v, i
 }
 
+// durationOf reads words that should be one duration, as durationWords joins them.
+func durationOf(words []string) (time.Duration, error) {
+	if len(words) == 0 {
+		return 0, fmt.Errorf("empty duration")
+	}
+	v, last := durationWords(words, 0, words[0])
+	d, err := parseDur(v)
+	if err == nil && last != len(words)-1 {
+		return 0, fmt.Errorf("%q is more than one duration", strings.Join(words, " "))
+	}
+	return d, err
+}
+
 // durationUnits are the largest and the smallest unit a duration's text names (hours and minutes
 // for 1h30m); 0 when it names none.
 func durationUnits(s string) (largest, smallest time.Duration) {
@@ -431,11 +444,7 @@ func parseEstimate(c Command, args []string) (Command, error) {
 	if strings.EqualFold(rest[0], "for") {
 		rest = rest[1:]
 	}
-	v, last := durationWords(rest, 0, rest[0])
-	d, err := parseDur(v)
-	if err == nil && last != len(rest)-1 {
-		err = fmt.Errorf("%q is more than one duration", strings.Join(rest, " "))
-	}
+	d, err := durationOf(rest)
 	if err != nil {
 		return c, durationProblem("estimate", strings.Join(rest, " "), err, "30m, 4h or 2d")
 	}
@@ -497,7 +506,7 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		if strings.EqualFold(tail[0], "for") {
 			tail = tail[1:]
 		}
-		d, err := parseDur(strings.Join(tail, ""))
+		d, err := durationOf(tail)
 		if err != nil {
 			return c, durationProblem(c.Verb, strings.Join(tail, " "), err, "2w")
 		}

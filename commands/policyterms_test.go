@@ -69,14 +69,16 @@ func TestPolicyWithoutExceptionRulesSaysSo(t *testing.T) {
 // passes a value with a space in it, reads as one duration wherever a command takes one.
 func TestADurationInSeveralWordsIsOneDuration(t *testing.T) {
 	for in, want := range map[string]time.Duration{
-		"/gpu request 1 l4 for 1h 30m":        90 * time.Minute,
-		"/gpu request 1 l4 for 4 h":           4 * time.Hour,
-		"/gpu request 1 l4 for 2 hours":       2 * time.Hour,
-		"/gpu request 1 l4 1h 30m":            90 * time.Minute,
-		"/gpu request 1 l4 for 1h 30m team x": 90 * time.Minute,
-		"/gpu estimate 1 l4 1h 30m":           90 * time.Minute,
-		"/gpu estimate 1 l4 for 4 h":          4 * time.Hour,
-		"/gpu extend L-1 1h 30m":              90 * time.Minute,
+		"/gpu request 1 l4 for 1h 30m":                 90 * time.Minute,
+		"/gpu request 1 l4 for 4 h":                    4 * time.Hour,
+		"/gpu request 1 l4 for 2 hours":                2 * time.Hour,
+		"/gpu request 1 l4 1h 30m":                     90 * time.Minute,
+		"/gpu request 1 l4 for 1h 30m team x":          90 * time.Minute,
+		"/gpu estimate 1 l4 1h 30m":                    90 * time.Minute,
+		"/gpu estimate 1 l4 for 4 h":                   4 * time.Hour,
+		"/gpu extend L-1 1h 30m":                       90 * time.Minute,
+		"/gpu extend L-1 by 2 hours":                   2 * time.Hour,
+		"/gpu quota request +1 l4 for 1w 3d because x": 10 * 24 * time.Hour,
 	} {
 		c, err := Parse(in)
 		if err != nil {
@@ -88,7 +90,7 @@ func TestADurationInSeveralWordsIsOneDuration(t *testing.T) {
 		}
 	}
 	// Two durations are still two.
-	for _, in := range []string{"/gpu request 1 l4 2h 3h", "/gpu request 1 l4 for 30m 2h", "/gpu estimate 1 l4 2h 3h", "/gpu estimate 1 l4 4h soon"} {
+	for _, in := range []string{"/gpu request 1 l4 2h 3h", "/gpu request 1 l4 for 30m 2h", "/gpu estimate 1 l4 2h 3h", "/gpu estimate 1 l4 4h soon", "/gpu extend L-1 2h 3h", "/gpu quota request +1 l4 for 1w 1w because x"} {
 		if c, err := Parse(in); err == nil {
 			t.Errorf("%q = %+v, want it refused", in, c)
 		}
