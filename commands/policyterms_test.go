@@ -107,3 +107,23 @@ func TestADurationInSeveralWordsIsOneDuration(t *testing.T) {
 		t.Errorf("estimate with a typed duration of 1h 30m = %+v, %v", c, err)
 	}
 }
+
+// Someone whose groups make no team is told so in every command that needs one, with an example
+// they can run, and not an empty list of their teams or the refused command again.
+func TestSomeoneWithoutATeamIsToldSoWithAnExampleThatWorks(t *testing.T) {
+	h := templatesOn(t, policyVariant(t, noRulesPolicy, "  - {user: ned@tiny.example, groups: [newbies]}",
+		"  - {user: ned@tiny.example, groups: [newbies]}\n  - {user: eve@tiny.example, groups: [\"Équipe Vision\"]}"))
+	for _, ask := range []string{"/gpu request 1 l4 for 1h", "/gpu request 1 l4 for 1h team nlp-core", "/gpu request 1 l4 for 1h team nope",
+		"/gpu submit cuda-smoke", "/gpu quota request +1 l4 because a deadline"} {
+		r := h.say("eve@tiny.example", ask)
+		if !r.Error || !strings.Contains(r.Text, "belongs to no team") || strings.Contains(r.Text, "teams: .") {
+			t.Errorf("%s: %q, want a refusal that says eve belongs to no team", ask, r.Text)
+		}
+		ex := exampleIn(t, r)
+		if ex == ask {
+			t.Errorf("%s: the example is the refused command", ask)
+		} else if r := h.say("eve@tiny.example", ex); r.Error {
+			t.Errorf("%s: the example %q is refused too: %s", ask, ex, r.Text)
+		}
+	}
+}

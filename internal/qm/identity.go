@@ -46,10 +46,12 @@ func (s *Service) Resolve(ctx context.Context, user string) (Identity, error) {
 
 // teamFor picks the team a request is charged to.
 func (s *Service) teamFor(id Identity, asked string) (string, error) {
+	if len(id.Teams) == 0 {
+		// Nothing that charges a team can work; the published rules name the teams and whom to ask.
+		return "", Errorf(EFORBIDDEN, "%s belongs to no team; ask a platform admin to add your group to a team in the policy.", id.User).
+			WithExample("/gpu policy")
+	}
 	if asked == "" {
-		if len(id.Teams) == 0 {
-			return "", Errorf(EFORBIDDEN, "%s belongs to no team; ask a platform admin to add your group to a team in the policy.", id.User)
-		}
 		return id.Teams[0], nil
 	}
 	for _, t := range id.Teams {
