@@ -127,3 +127,13 @@ func TestSomeoneWithoutATeamIsToldSoWithAnExampleThatWorks(t *testing.T) {
 		}
 	}
 }
+
+// /gpu help explains a command however it is named: with /gpu before it, in upper case.
+func TestHelpForACommandWrittenWithGPU(t *testing.T) {
+	h := newHarnessOn(t, noRulesPolicy)
+	for _, in := range []string{"/gpu help /gpu extend", "/gpu help gpu extend", "/gpu help EXTEND", "/gpu help /GPU Extend"} {
+		if r := h.say("amy@tiny.example", in); r.Error || !strings.HasPrefix(r.Text, "`/gpu extend LEASE DURATION`") {
+			t.Errorf("%s: %s", in, r.Text)
+		}
+	}
+}

@@ -240,6 +240,9 @@ func init() {
 			Examples: []string{"/gpu help", "/gpu help request"}, Public: true,
 			Params: []Param{{Name: "command", Type: TString, Help: "a command to explain"}},
 			parse: func(c Command, args []string) (Command, error) {
+				if len(args) > 0 && (strings.EqualFold(args[0], "/gpu") || strings.EqualFold(args[0], "gpu")) {
+					args = args[1:] // /gpu help /gpu extend: the command as it is typed
+				}
 				c.Arg = strings.ToLower(strings.Join(args, " "))
 				return c, nil
 			},
