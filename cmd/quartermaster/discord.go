@@ -167,8 +167,9 @@ func (offeredOnly) Unlink(context.Context, string) (int64, error) {
 // discordCommands are the command table's offered commands as Discord subcommands: integers as
 // integers, flags as booleans, classes with the policy's classes as choices, lease ids and
 // template names suggested as they are typed, everything else as text (one word, except free
-// text and a week, which may be "last week"). /gpu quota request is the
-// subcommand quota-request (Discord cannot have a group and a subcommand both named quota).
+// text, a week, which may be "last week", and a duration, which may be "1h 30m"). /gpu quota
+// request is the subcommand quota-request (Discord cannot have a group and a subcommand both
+// named quota).
 func discordCommands(b *commands.Bot) []discordbot.Command {
 	one := 1.0
 	offered := b.Offered()
@@ -176,7 +177,7 @@ func discordCommands(b *commands.Bot) []discordbot.Command {
 	for _, s := range offered {
 		c := discordbot.Command{Name: s.Name, Description: s.Summary, Example: b.Example(s), Text: s.Text}
 		for _, p := range s.Params {
-			o := discordbot.Option{Name: p.Name, Required: p.Required, Description: p.Help, OneWord: p.Type != commands.TText && p.Type != commands.TWeek}
+			o := discordbot.Option{Name: p.Name, Required: p.Required, Description: p.Help, OneWord: p.Type != commands.TText && p.Type != commands.TWeek && p.Type != commands.TDuration}
 			switch p.Type {
 			case commands.TInt:
 				o.Type, o.MinValue = discordbot.OptionInteger, &one

@@ -223,6 +223,24 @@ func TestDiscordRequestGrantsLease(t *testing.T) {
 	}
 }
 
+// A duration typed in an option as two words, as the grammar reads it in Slack and the console
+// (1h 30m, 2 hours), reaches the command as one duration; two durations are refused there.
+func TestDiscordDurationOfSeveralWords(t *testing.T) {
+	e := newDiscordEnv(t, storetest.SQLite(t))
+	e.command(dAlice, "request", opt("gpus", 1), opt("class", "interactive"), opt("duration", "1h 30m"))
+	e.command(dAlice, "request", opt("gpus", 1), opt("class", "interactive"), opt("duration", "2 hours"))
+	ls := e.leases()
+	if len(ls) != 2 || ls[0].Duration != 90*time.Minute || ls[1].Duration != 2*time.Hour {
+		t.Fatalf("leases = %+v", ls)
+	}
+	if m := e.command(dAlice, "request", opt("gpus", 1), opt("class", "interactive"), opt("duration", "2h 3h")); !strings.Contains(m.Text(), "twice") {
+		t.Errorf("two durations answered %q", m.Text())
+	}
+	if ls := e.leases(); len(ls) != 2 {
+		t.Errorf("two durations made a lease: %+v", ls)
+	}
+}
+
 // discordOverQuota fills team vision's interactive quota as alice and asks for a fifth GPU, which
 // the over-quota rule sends to dana. It returns the pending lease's id and alice's answer.
 func discordOverQuota(e *discordEnv) (string, discordtest.Message) {
