@@ -356,12 +356,20 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			break
 		}
 	}
+	// A busy GPU with no process of a job or pod (a graphics or MPS client process NVML does not
+	// list as compute, or one the agent could not map) is work the report cannot place: it may be
+	// that of a lease on the node that shows no process of its own.
+	unplacedBusy := false
 	for _, g := range r.GPUs {
 		if !known[g.UUID] {
 			resp.Skipped[UnknownGPU]++
 			continue
 		}
 		util[g.Index] = g.Util
+		if g.Util != nil && *g.Util >= i.cfg.IdleBelow &&
+			!slices.ContainsFunc(g.Processes, func(p report.Process) bool { return p.Job != "" || p.Pod != "" }) {
+			unplacedBusy = true
+		}
 		for _, p := range g.Processes {
 			var l *qm.Lease
 			switch {
@@ -432,7 +440,9 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 		// the agent cannot see: its activity is unknown, not idle. It is not recorded, so the idle path treats the lease as
 		// unobserved (never reclaimed; the platform channel is told), and its GPU time is not
 		// counted idle.
-		unknown := (unread || partial) && !s.active
+		// So may a lease with no process on any GPU while a GPU of the node is busy with no job's
+		// process.
+		unknown := (unread || partial || (len(s.gpus) == 0 && unplacedBusy)) && !s.active
 		if !unknown {
 			rec.Activity = append(rec.Activity, store.LeaseActivity{Lease: id, Utilization: mean, MemUsed: s.mem, Active: s.active})
 		}

@@ -394,6 +394,47 @@ func TestNoUtilizationIsNotIdle(t *testing.T) {
 	})
 }
 
+// A busy GPU that shows no process of any job or pod (a graphics or MPS client process NVML does
+// not list as compute, or a process the agent cannot map) is someone's work the report cannot place:
+// a lease on the node with no process of its own may be the one doing it, so it is not judged idle
+// from that report, and its GPU time is not counted idle. A busy GPU that a job's process explains
+// (a lease's, or a job no lease owns) leaves such a lease seen idle as before.
+func TestABusyGPUWithNoJobJudgesNoLeaseWithoutProcesses(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		leases := []*qm.Lease{
+			{ID: 1, State: qm.Active, GPUs: 1, Ref: "3101", Node: "n1"},
+			{ID: 2, State: qm.Active, GPUs: 1, Ref: "3102", Node: "n1"},
+		}
+		e := newEnv(t, url, leases...)
+		tel := ingest.Telemetry{Store: e.db}
+		for _, busy := range []report.GPU{
+			{Index: 0, UUID: "GPU-0", Util: f(97), MemUsed: 20 << 30, MemTotal: 80 << 30},
+			{Index: 0, UUID: "GPU-0", Util: f(97), MemUsed: 20 << 30, MemTotal: 80 << 30, Processes: []report.Process{{PID: 5}}},
+		} {
+			e.accept(e.tokens["n1"], e.rep(busy,
+				report.GPU{Index: 1, UUID: "GPU-1", Util: f(0), MemTotal: 80 << 30,
+					Processes: []report.Process{{PID: 7, Job: "3102"}}}))
+			e.clock.Advance(10 * time.Second)
+		}
+		if a, ok := tel.Activity(t.Context(), leases[0]); ok && !a.Seen.IsZero() {
+			t.Errorf("L-1, on a node whose GPU 0 is busy with no job's process, was judged: %+v", a)
+		}
+		if a, ok := tel.Activity(t.Context(), leases[1]); !ok || !a.Seen.Equal(t0.Add(10*time.Second)) || !a.LastActive.IsZero() {
+			t.Errorf("L-2, its process on GPU 1 at 0%%: %+v %v; want seen idle", a, ok)
+		}
+		if secs, idle := e.usage(); secs[1] != 20 || idle[1] != 0 {
+			t.Errorf("L-1's usage = %v GPU-s, %v idle; want 20 GPU-s, none counted idle", secs[1], idle[1])
+		}
+		// A job's process explains the busy GPU: L-1 is seen idle.
+		e.accept(e.tokens["n1"], e.rep(
+			report.GPU{Index: 0, UUID: "GPU-0", Util: f(97), Processes: []report.Process{{PID: 8, Job: "4242"}}},
+			report.GPU{Index: 1, UUID: "GPU-1", Util: f(0)}))
+		if a, ok := tel.Activity(t.Context(), leases[0]); !ok || !a.Seen.Equal(e.clock.Now()) || !a.LastActive.IsZero() {
+			t.Errorf("L-1, GPU 0 busy with another job: %+v %v; want seen idle", a, ok)
+		}
+	})
+}
+
 // A report that lacks a GPU of the node's topology (the agent could not read it: it fell off the
 // bus, or NVML failed for it) cannot say what the leases on that GPU do: the sample is kept, a lease
 // it shows busy is active, and no other lease of the node is judged from it, so a lease whose work
