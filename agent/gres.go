@@ -85,7 +85,19 @@ func WriteGresConf(w io.Writer, gpus []GPUInfo, topo report.Topology, o GresOpti
 	if o.Node != "" {
 		name = o.Node
 	}
-	fmt.Fprintf(w, "# gres.conf for %s, from NVML by quartermaster-agent: %d x %s.\n", name, len(gpus), gpus[0].Name)
+	models := map[string]int{}
+	var modelOrder []string
+	for _, g := range gpus {
+		if models[g.Name] == 0 {
+			modelOrder = append(modelOrder, g.Name)
+		}
+		models[g.Name]++
+	}
+	var have []string
+	for _, m := range modelOrder {
+		have = append(have, fmt.Sprintf("%d x %s", models[m], m))
+	}
+	fmt.Fprintf(w, "# gres.conf for %s, from NVML by quartermaster-agent: %s.\n", name, strings.Join(have, ", "))
 	fmt.Fprintf(w, "# slurm.conf needs GresTypes=gpu and Gres=%s on the node's line.\n", strings.Join(gres, ","))
 	for i, g := range gpus {
 		var b strings.Builder

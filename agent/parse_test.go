@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/agent"
+	"github.com/acme/quartermaster/agent/report"
 )
 
 // A process's cgroup names its Slurm job (cgroup v1 and v2 layouts) or its pod (the kubelet's
@@ -168,4 +169,28 @@ func FuzzParseCgroup(f *testing.F) {
 			t.Fatalf("job %q pod %q from %q", job, pod, b)
 		}
 	})
+}
+
+// A node with GPUs of several models (here one H100 and two L4s, /dev/nvidia2 gone) gets one line
+// per GPU with its own type, slurm.conf's Gres= with a count per type, and a heading that names
+// every model with its count, not the first GPU's model for all of them.
+func TestGresConfOfMixedModels(t *testing.T) {
+	gpus := []agent.GPUInfo{
+		{Index: 0, Name: "NVIDIA H100 80GB HBM3", Minor: 0},
+		{Index: 1, Name: "NVIDIA L4", Minor: 1},
+		{Index: 2, Name: "NVIDIA L4", Minor: 3},
+	}
+	var b strings.Builder
+	if err := agent.WriteGresConf(&b, gpus, report.Topology{}, agent.GresOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `# gres.conf for this node, from NVML by quartermaster-agent: 1 x NVIDIA H100 80GB HBM3, 2 x NVIDIA L4.
+# slurm.conf needs GresTypes=gpu and Gres=gpu:h100:1,gpu:l4:2 on the node's line.
+Name=gpu Type=h100 File=/dev/nvidia0
+Name=gpu Type=l4 File=/dev/nvidia1
+Name=gpu Type=l4 File=/dev/nvidia3
+`
+	if b.String() != want {
+		t.Errorf("gres.conf:\n%s\nwant:\n%s", b.String(), want)
+	}
 }
