@@ -244,27 +244,31 @@ func render(r bot.Reply, maxBlocks int, blockPrefix string) (string, []slack.Blo
 		head = head[:max(budget, 0)]
 	}
 	out := head
-	// Each section then becomes a few lines of text, packed several to a block, so that a long
-	// catalog or list is shown whole instead of losing its last entries.
-	shown := 0
+	// Each section then becomes a few lines of text, packed several to a block (a section longer
+	// than a block goes on over as many as it needs), so that a long catalog or list is shown whole
+	// instead of losing its last entries.
+	shown, partial := 0, ""
 	for _, b := range packSections(r.Sections) {
 		if len(out)+1 > budget {
 			break
 		}
 		out = append(out, slack.NewSectionBlock(mrkdwn(b.text), nil, nil))
 		shown += b.n
+		partial = b.open
 	}
 	omitted := len(secs) - shown
 	if omitted > 0 || droppedButtons > 0 {
-		out = append(out, slack.NewContextBlock(blockPrefix+"more", mrkdwn(moreNote(r, omitted, droppedButtons))))
+		out = append(out, slack.NewContextBlock(blockPrefix+"more", mrkdwn(moreNote(r, omitted, partial, droppedButtons))))
 	}
 	return fallback, append(out, keptActs...)
 }
 
-// packed is the compact text of n sections, for one section block.
+// packed is the compact text of the sections that end in one section block: n of them, and, when
+// the block ends inside a section too long for it, that section's title (open).
 type packed struct {
 	text string
 	n    int
+	open string
 }
 
 // compact is a section as lines of mrkdwn: its title and text, then its fields on one line.
@@ -288,10 +292,11 @@ func compact(s bot.Section) string {
 		}
 		b.WriteString(strings.Join(fs, " · "))
 	}
-	return clip(b.String(), MaxSectionText)
+	return b.String()
 }
 
-// packSections packs sections' compact text into as few blocks as Slack's section limit allows.
+// packSections packs sections' compact text into as few blocks as Slack's section limit allows;
+// a section longer than one block is split over several, at line breaks where it has them.
 func packSections(ss []bot.Section) []packed {
 	var out []packed
 	var cur packed
@@ -300,26 +305,44 @@ func packSections(ss []bot.Section) []packed {
 		if strings.TrimSpace(t) == "" {
 			continue
 		}
-		if cur.n > 0 && utf8.RuneCountInString(cur.text)+2+utf8.RuneCountInString(t) > MaxSectionText {
-			out = append(out, cur)
-			cur = packed{}
+		pieces := split(t, MaxSectionText)
+		for i, p := range pieces {
+			if cur.text != "" && utf8.RuneCountInString(cur.text)+2+utf8.RuneCountInString(p) > MaxSectionText {
+				out = append(out, cur)
+				cur = packed{}
+			}
+			if cur.text != "" {
+				cur.text += "\n\n"
+			}
+			cur.text += p
+			cur.open = ""
+			if i == len(pieces)-1 {
+				cur.n++
+			} else {
+				cur.open = s.Title
+				if cur.open == "" {
+					cur.open = "the text"
+				}
+			}
 		}
-		if cur.n > 0 {
-			cur.text += "\n\n"
-		}
-		cur.text += t
-		cur.n++
 	}
-	if cur.n > 0 {
+	if cur.text != "" {
 		out = append(out, cur)
 	}
 	return out
 }
 
-// moreNote says what a shortened reply left out, and how to see it.
-func moreNote(r bot.Reply, sections, buttons int) string {
+// moreNote says what a shortened reply left out, and how to see it: the sections not shown (the
+// first of them, partial, begun but cut short) and the buttons.
+func moreNote(r bot.Reply, sections int, partial string, buttons int) string {
 	var parts []string
-	if sections > 0 {
+	if partial != "" {
+		s := "…the rest of " + escape(partial) + " is too long for one Slack message"
+		if sections > 1 {
+			s += fmt.Sprintf("; %d more not shown here", sections-1)
+		}
+		parts = append(parts, s)
+	} else if sections > 0 {
 		s := fmt.Sprintf("…and %d more not shown here", sections)
 		if leaseTitles(r.Sections) {
 			s += "; /gpu status LEASE shows any one of them"

@@ -205,3 +205,41 @@ func TestRenderManyClasses(t *testing.T) {
 		t.Errorf("the shortened list: %s", all[len(all)-300:])
 	}
 }
+
+// TestRenderShortenedLongSections: a shortened reply whose sections are each longer than one
+// block (the /gpu policy of 120 classes and 150 teams, each team's line naming every class's
+// quota) shows each section across as many blocks as it needs instead of cutting it at 3000
+// characters, and says where it stopped.
+func TestRenderShortenedLongSections(t *testing.T) {
+	name := func(kind string, i int) string { return fmt.Sprintf("%s-%03d-%s", kind, i, strings.Repeat("n", 31)) }
+	var classes, teams []string
+	for i := 1; i <= 120; i++ {
+		classes = append(classes, fmt.Sprintf("%s: H100-SXM5, 3,50 €/GPU-hour, up to 8 GPU(s) for 30d without approval", name("class", i)))
+	}
+	for i := 1; i <= 150; i++ {
+		var q []string
+		for j := 1; j <= 120; j++ {
+			q = append(q, "4 "+name("class", j))
+		}
+		teams = append(teams, fmt.Sprintf("%s: %s GPUs at once; budget owners owner@x.example", name("team", i), strings.Join(q, ", ")))
+	}
+	r := bot.Reply{Text: "The published rules of Probe Org.", Sections: []bot.Section{
+		{Title: "Classes", Text: strings.Join(classes, "\n")},
+		{Title: "Exceptions (a budget owner decides)", Text: "none"},
+		{Title: "Quotas", Text: strings.Join(teams, "\n")},
+		{Title: "Approvals", Text: "undecided after 1d → denied"},
+	}}
+	_, blocks := slackbot.Render(r, slackbot.MaxMessageBlocks)
+	all := textIn(checkLimits(t, "policy", blocks, slackbot.MaxMessageBlocks))
+	for i := 1; i <= 120; i++ {
+		if !strings.Contains(all, name("class", i)+": H100") {
+			t.Fatalf("class %d is cut from the shortened policy", i)
+		}
+	}
+	if !strings.Contains(all, name("team", 1)) {
+		t.Error("the shortened policy shows no team at all")
+	}
+	if !strings.Contains(all, "the rest of Quotas") || !strings.Contains(all, "1 more not shown here") {
+		t.Errorf("the shortened policy does not say what it left out: %s", all[len(all)-300:])
+	}
+}
