@@ -232,10 +232,16 @@ func render(r bot.Reply, maxBlocks int, blockPrefix string) (string, []slack.Blo
 
 	// Too long: keep whole sections while they fit beside the buttons and a closing note.
 	keptActs := acts
-	droppedButtons := 0
+	droppedButtons, example := 0, ""
 	if len(keptActs) > maxActionBlocks {
 		for _, b := range keptActs[maxActionBlocks:] {
-			droppedButtons += len(b.(*slack.ActionBlock).Elements.ElementSet)
+			els := b.(*slack.ActionBlock).Elements.ElementSet
+			if example == "" && len(els) > 0 {
+				if btn, ok := els[0].(*slack.ButtonBlockElement); ok {
+					example = btn.Value
+				}
+			}
+			droppedButtons += len(els)
 		}
 		keptActs = keptActs[:maxActionBlocks]
 	}
@@ -258,7 +264,7 @@ func render(r bot.Reply, maxBlocks int, blockPrefix string) (string, []slack.Blo
 	}
 	omitted := len(secs) - shown
 	if omitted > 0 || droppedButtons > 0 {
-		out = append(out, slack.NewContextBlock(blockPrefix+"more", mrkdwn(moreNote(r, omitted, partial, droppedButtons))))
+		out = append(out, slack.NewContextBlock(blockPrefix+"more", mrkdwn(moreNote(r, omitted, partial, droppedButtons, example))))
 	}
 	return fallback, append(out, keptActs...)
 }
@@ -333,8 +339,9 @@ func packSections(ss []bot.Section) []packed {
 }
 
 // moreNote says what a shortened reply left out, and how to see it: the sections not shown (the
-// first of them, partial, begun but cut short) and the buttons.
-func moreNote(r bot.Reply, sections int, partial string, buttons int) string {
+// first of them, partial, begun but cut short) and the buttons, with the command of the first
+// button left out (example) as the one to type.
+func moreNote(r bot.Reply, sections int, partial string, buttons int, example string) string {
 	var parts []string
 	if partial != "" {
 		s := "…the rest of " + escape(partial) + " is too long for one Slack message"
@@ -350,7 +357,10 @@ func moreNote(r bot.Reply, sections int, partial string, buttons int) string {
 		parts = append(parts, s)
 	}
 	if buttons > 0 {
-		parts = append(parts, fmt.Sprintf("%d more buttons left out; type their commands instead (e.g. /gpu approvals)", buttons))
+		if example == "" {
+			example = "/gpu help"
+		}
+		parts = append(parts, fmt.Sprintf("%d more buttons left out; type their commands instead (e.g. %s)", buttons, safe(example, 200)))
 	}
 	if len(parts) == 0 {
 		return "…the rest is too long for one Slack message."

@@ -243,3 +243,24 @@ func TestRenderShortenedLongSections(t *testing.T) {
 		t.Errorf("the shortened policy does not say what it left out: %s", all[len(all)-300:])
 	}
 }
+
+// TestRenderShortenedApprovalsNameALeftOutCommand: /gpu approvals for a budget owner with 80
+// requests keeps the buttons of the first 25 and names the typed command of the first left out,
+// not /gpu approvals, which would only show the same 25 buttons again.
+func TestRenderShortenedApprovalsNameALeftOutCommand(t *testing.T) {
+	r := bot.Reply{Text: "80 request(s) wait for your decision."}
+	for _, s := range leaseList(80).Sections {
+		r.Sections = append(r.Sections, s)
+		r.Actions = append(r.Actions, bot.Action{Label: "Approve " + s.Title, Command: "/gpu approve " + s.Title, Style: "primary"},
+			bot.Action{Label: "Deny " + s.Title, Command: "/gpu deny " + s.Title, Style: "danger"})
+	}
+	_, blocks := slackbot.Render(r, slackbot.MaxMessageBlocks)
+	bs := checkLimits(t, "approvals", blocks, slackbot.MaxMessageBlocks)
+	if b := buttonsIn(bs); len(b) != 50 || b[49].Value != "/gpu deny L-25" {
+		t.Fatalf("kept buttons: %d", len(b))
+	}
+	all := textIn(bs)
+	if !strings.Contains(all, "110 more buttons left out; type their commands instead (e.g. /gpu approve L-26)") {
+		t.Errorf("the note does not name a left-out command: %s", all[len(all)-300:])
+	}
+}
