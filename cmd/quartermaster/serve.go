@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -456,7 +457,41 @@ func slackChoices(a *App) slackbot.Choices {
 		}
 		ch.DefaultDuration = policy.FormatDuration(d)
 	}
+	ch.Durations = formDurations(a.Policy)
 	return ch
+}
+
+// formDurations are the lengths the request form offers: the usual ones (slackbot.DefaultDurations),
+// each class's max_duration, and a week, two and thirty days where a class allows that long,
+// shortest first; none past the longest a lease may last.
+func formDurations(p *policy.Policy) []string {
+	var ds []time.Duration
+	add := func(d time.Duration) {
+		if d > 0 && d <= policy.MaxLease && !slices.Contains(ds, d) {
+			ds = append(ds, d)
+		}
+	}
+	for _, s := range slackbot.DefaultDurations {
+		if d, err := policy.ParseDuration(s); err == nil {
+			add(d)
+		}
+	}
+	var longest time.Duration
+	for _, c := range p.Classes {
+		add(c.MaxDuration.Duration)
+		longest = max(longest, c.MaxDuration.Duration)
+	}
+	for _, d := range []time.Duration{7 * 24 * time.Hour, 14 * 24 * time.Hour, policy.MaxLease} {
+		if d <= longest {
+			add(d)
+		}
+	}
+	slices.Sort(ds)
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = policy.FormatDuration(d)
+	}
+	return out
 }
 
 // recoverInterval is how often serve looks for commands that a stopped process acknowledged and

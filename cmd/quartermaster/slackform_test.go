@@ -1,0 +1,37 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/internal/policy"
+)
+
+// TestSlackFormOffersEveryClassLength: the request form's duration menu reaches each class's
+// max_duration, however long: a policy whose classes allow 30 days without approval offers 7d,
+// 14d and 30d beside the usual lengths, and one whose class allows 45m offers 45m, all shortest
+// first.
+func TestSlackFormOffersEveryClassLength(t *testing.T) {
+	load := func(classes string) *App {
+		t.Helper()
+		p, err := policy.Load([]byte("organization: X\nclasses:\n"+classes+"sim:\n  nodes:\n    - {name: n, count: 1, class: a, gpus: 8}\n"), "p.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &App{Policy: p}
+	}
+	ch := slackChoices(load("  - {name: a, max_gpus: 8, max_duration: 30d}\n  - {name: b, max_gpus: 1, max_duration: 36h}\n"))
+	for _, want := range []string{"30m", "2h", "1d", "1d12h", "3d", "7d", "14d", "30d"} {
+		if !slices.Contains(ch.Durations, want) {
+			t.Errorf("a 30d class: the form offers %v, without %s", ch.Durations, want)
+		}
+	}
+	if got := strings.Join(ch.Durations, " "); got != "30m 1h 2h 4h 8h 12h 1d 1d12h 2d 3d 7d 14d 30d" {
+		t.Errorf("durations in the menu: %s", got)
+	}
+	ch = slackChoices(load("  - {name: a, max_gpus: 1, max_duration: 45m}\n"))
+	if got := strings.Join(ch.Durations, " "); !strings.HasPrefix(got, "30m 45m 1h ") || strings.Contains(got, "7d") || ch.DefaultDuration != "45m" {
+		t.Errorf("a 45m class: durations %s, starting at %s", got, ch.DefaultDuration)
+	}
+}
