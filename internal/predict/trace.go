@@ -444,6 +444,21 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 			return nil, fmt.Errorf("line 1: header lacks column %q%s; want %s", c, also, strings.Join(csvColumns, ","))
 		}
 	}
+	// Helios and Acme name the queueing delay, in seconds, "queue" (and Helios the virtual
+	// cluster "vc"): a numeric queue column that agrees with the starts is read as that, and the
+	// queue is then taken from the first of queue's other names in the header, if any.
+	named, alt := -1, -1
+	if i, ok := col["queue"]; ok && strings.TrimSpace(strings.ToLower(strings.TrimPrefix(head[i], "\ufeff"))) == "queue" {
+		named = i
+		for _, a := range csvAliases["queue"] {
+			if k, ok := col[a]; ok {
+				alt = k
+				break
+			}
+		}
+	}
+	var alts []string               // each job's queue under its other name, while named may be a delay
+	delays, agree, words := 0, 0, 0 // jobs whose queue is checked against their wait; of them, equal; not numbers
 	users, queues := interner{}, interner{}
 	var jobs []Job
 	for {
@@ -473,11 +488,10 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 		// seconds reads a time: empty, -1 (as in SWF), None, null, NaN or NA is unknown; ok
 		// is false when it is neither a number of seconds from the trace's origin nor a date
 		// and time (then the seconds since 1970, in UTC unless it names its zone).
-		seconds := func(name string, unknown int64) (v int64, ok bool) {
+		seconds := func(name string, none int64) (v int64, ok bool) {
 			s := get(name)
-			switch strings.ToLower(s) {
-			case "", "-1", "none", "null", "nan", "na", "n/a":
-				return unknown, true
+			if unknown(s) {
+				return none, true
 			}
 			v, err := strconv.ParseInt(s, 10, 64)
 			if err != nil { // seconds with a fraction: the whole seconds
@@ -540,9 +554,41 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 		if q := get("queue"); q != "" && q != "-1" {
 			j.Queue = queues.of([]byte(q))
 		}
+		if named >= 0 {
+			switch d, err := strconv.ParseFloat(strings.TrimSpace(rec[named]), 64); {
+			case err != nil && !unknown(rec[named]):
+				words++
+			case err == nil && j.Start >= 0:
+				delays++
+				if math.Abs(d-float64(j.Start-j.Submit)) <= 1.5 {
+					agree++
+				}
+			}
+			if alt >= 0 {
+				alts = append(alts, strings.TrimSpace(rec[alt]))
+			}
+		}
 		jobs = append(jobs, j)
 	}
+	if named >= 0 && words == 0 && delays > 0 && agree*10 >= delays*9 {
+		for i := range jobs {
+			jobs[i].Queue = ""
+			if alt >= 0 && alts[i] != "" && alts[i] != "-1" {
+				jobs[i].Queue = queues.of([]byte(alts[i]))
+			}
+		}
+	}
 	return jobs, nil
+}
+
+// unknown reports whether a CSV field says the value is not known: empty, -1 (as in SWF), None,
+// null, NaN or NA.
+func unknown(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "-1", "none", "null", "nan", "na", "n/a":
+		return true
+	}
+	return false
 }
 
 // dateLayouts are the forms of a date and time a CSV trace may give in place of seconds.

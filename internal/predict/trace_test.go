@@ -121,6 +121,38 @@ func TestReadCSVOtherColumnNames(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("with other names: %+v\ngeneric:          %+v", b, a)
 	}
+	// Helios's own logs also carry "queue", the seconds each job waited: that is not a queue
+	// name (one queue per wait would hand every model the answer), and vc stays the queue.
+	helios = "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n" +
+		"a,u1,vc1,8,64,1,COMPLETED,1970-01-01 00:00:00,1970-01-01 00:01:00,1970-01-01 01:01:00,3600,60\n" +
+		"b,u2,vc2,2,16,1,CANCELLED,1970-01-01 00:00:30,,,0,\n" +
+		"c,u1,vc1,1,8,1,FAILED,1970-01-01 00:00:40,1970-01-01 00:01:40,1970-01-01 00:02:40,60,60\n"
+	if b, err = ReadTrace(strings.NewReader(helios), FormatCSV); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("Helios with its queue delays: %+v\ngeneric:                      %+v", b, a)
+	}
+	// Acme's logs have the delay and no other queue: every job is in the one queue.
+	acme := "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n" +
+		"a,u1,1,8,64,SFT,COMPLETED,2023-05-17 11:00:58+00:00,2023-05-17 11:01:08+00:00,2023-05-17 12:01:08+00:00,3600,10.0,8\n" +
+		"b,u2,1,1,8,Debug,COMPLETED,2023-05-17 11:02:00+00:00,2023-05-17 11:02:00+00:00,2023-05-17 11:03:00+00:00,60,0.0,1\n"
+	if b, err = ReadTrace(strings.NewReader(acme), FormatCSV); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range b.Jobs {
+		if j.Queue != "" {
+			t.Errorf("Acme job read into queue %q from its queue delay", j.Queue)
+		}
+	}
+	// Queues named by numbers stay queues.
+	numbered := "job_id,submit_time,start_time,end_time,gpus,queue\n1,0,60,100,1,2\n2,10,20,100,1,2\n3,30,300,400,1,3\n"
+	if b, err = ReadTrace(strings.NewReader(numbered), FormatCSV); err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{b.Jobs[0].Queue, b.Jobs[1].Queue, b.Jobs[2].Queue}; !reflect.DeepEqual(got, []string{"2", "2", "3"}) {
+		t.Errorf("numbered queues read as %q", got)
+	}
 	_, err = ReadTrace(strings.NewReader("job,user,gpu_num,submit_time,start_time\n1,u,1,0,5\n"), FormatCSV)
 	if err == nil || !strings.Contains(err.Error(), `header lacks column "end_time" (or end, finish_time,`) || !strings.Contains(err.Error(), "duration") {
 		t.Errorf("a trace without ends: %v", err)
