@@ -5,6 +5,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,10 @@ type Command struct {
 	Params []string
 	// Who is the person who asked, resolved once at the door (nil for public commands).
 	Who *qm.Identity
+
+	// classes are the policy's class names (NameKey) while the command is parsed; nil when the
+	// grammar reads it without a policy.
+	classes map[string]bool
 }
 
 // bad is a refusal of bad input to verb: one sentence, and the verb's example (its placeholders
@@ -52,7 +57,25 @@ func bad(verb, format string, args ...any) *qm.Error {
 // Parse reads a /gpu command. The leading "/gpu" is optional, and "gpu" (the slash left out, or
 // typed twice as in "/gpu gpu list") reads as it. Bad input is a *qm.Error with code qm.EINVALID,
 // one sentence and an example.
-func Parse(text string) (Command, error) {
+func Parse(text string) (Command, error) { return ParseFor(text, nil) }
+
+// ParseFor reads a /gpu command as Parse does, knowing the policy's class names: a class named
+// like a word the grammar reads otherwise ("gpus" of "2 gpus", "x" of "2 x train", "hours" of
+// "2 hours") is that class where the class goes.
+func ParseFor(text string, classes []string) (Command, error) {
+	var known map[string]bool
+	if classes != nil {
+		known = make(map[string]bool, len(classes))
+		for _, n := range classes {
+			known[policy.NameKey(n)] = true
+		}
+	}
+	c, err := parseWith(text, known)
+	c.classes = nil
+	return c, err
+}
+
+func parseWith(text string, known map[string]bool) (Command, error) {
 	f := strings.Fields(text)
 	for range 2 {
 		if len(f) > 0 && (strings.EqualFold(f[0], "/gpu") || strings.EqualFold(f[0], "gpu")) {
@@ -66,7 +89,7 @@ func Parse(text string) (Command, error) {
 	if s == nil {
 		return Command{}, qm.Invalid("/gpu help", "%q is not a /gpu command; /gpu help lists them.", truncate(f[0], 40))
 	}
-	return s.parse(Command{Verb: s.Name}, f[n:])
+	return s.parse(Command{Verb: s.Name, classes: known}, f[n:])
 }
 
 func parseExtend(c Command, args []string) (Command, error) {
@@ -243,6 +266,7 @@ func parseCount(verb, s string) (int, *qm.Error) {
 
 func parseRequest(c Command, args []string) (Command, error) {
 	seen := map[string]bool{}
+	var maybe []string // the policy's classes named like a filler word, as typed
 	once := func(what string) *qm.Error {
 		if seen[what] {
 			return bad("request", "the request names its %s twice.", what)
@@ -316,7 +340,26 @@ func parseRequest(c Command, args []string) (Command, error) {
 		case la == "exclusive" || la == "reservation":
 			c.Exclusive = true
 		case la == "gpu" || la == "gpus" || la == "x":
-			// "2 gpus", "2 x train": filler words
+			// "2 gpus", "2 x train": filler words, unless the policy has a class of that name:
+			// then it is the class, where no other word names one.
+			if c.classes[la] && !slices.Contains(maybe, la) {
+				maybe = append(maybe, la)
+			}
+		case looksNumeric(a) && i+1 < len(args) && unitWord(args[i+1]) &&
+			(seen["gpus"] || c.Class != "" || c.classes != nil && !c.classes[policy.NameKey(args[i+1])]):
+			// "2 hours", "for 4h 1 train 2 h": a number and a unit where no number of GPUs goes,
+			// or where the unit is no class of the policy, is a duration.
+			if perr := once("duration"); perr != nil {
+				return c, perr
+			}
+			i++
+			v, j := durationWords(args, i, a+args[i])
+			i = j
+			d, err := parseDur(v)
+			if err != nil {
+				return c, durationProblem("request", v, err, "30m, 4h or 2d")
+			}
+			c.Duration = d
 		case looksNumeric(a) && !seen["gpus"] && c.Class == "":
 			n, perr := parseCount("request", a)
 			if perr != nil {
@@ -351,7 +394,30 @@ func parseRequest(c Command, args []string) (Command, error) {
 			c.Class = la
 		}
 	}
+	if c.Class == "" && len(maybe) == 1 {
+		c.Class = maybe[0]
+	}
+	if c.Class == "" && len(maybe) > 1 {
+		ex := fmt.Sprintf("/gpu request %d %s", max(1, c.GPUs), maybe[0])
+		if c.Duration > 0 {
+			ex += " for " + policy.FormatDuration(c.Duration)
+		}
+		return c, qm.Invalid(ex, "%q and %q both name a class, so which one this request is for is unclear; name one class only.", maybe[0], maybe[1])
+	}
 	return c, nil
+}
+
+// unitWord reports whether w is a unit of time alone, such as h, hours or d.
+func unitWord(w string) bool {
+	for _, r := range w {
+		if r < 'a' || r > 'z' {
+			if r < 'A' || r > 'Z' {
+				return false
+			}
+		}
+	}
+	_, err := policy.ParseDuration("1" + w)
+	return w != "" && err == nil
 }
 
 // teamName reads a team's name as typed: A to Z in lower case and nothing else folded, as names

@@ -48,7 +48,7 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 	// While the service waits on the scheduler, the adapter's slot is free for other commands.
 	outside := ctx
 	ctx = qm.WithOutsideWait(ctx, func() func() { return bot.WaitOutside(outside) })
-	c, err := Parse(req.Text)
+	c, err := ParseFor(req.Text, b.pol().ClassNames())
 	if err != nil {
 		return []bot.Reply{b.refuse(c.Verb, err)}
 	}
