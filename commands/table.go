@@ -257,7 +257,7 @@ func init() {
 			Examples: []string{"/gpu request 1 {class} for {duration}", "/gpu request 1 {class} for {short} template {template}"},
 			Params: []Param{
 				{Name: "gpus", Type: TInt, Help: "how many GPUs (default 1)"},
-				{Name: "class", Type: TClass, Help: "the class from the catalog (default: the first)"},
+				{Name: "class", Type: TClass, Help: "the class from the catalog (default: the first your team has room in)"},
 				{Name: "duration", Type: TDuration, Keyword: "for", Help: "how long, like 4h (default 4h, at most the class's limit)"},
 				{Name: "template", Type: TTemplate, Keyword: "template", Help: "a workspace template (see /gpu templates)"},
 				{Name: "params", Type: TText, Help: "the template's key=value parameters"},
@@ -334,7 +334,7 @@ func init() {
 		{Name: "submit", Words: []string{"submit"}, Usage: "/gpu submit TEMPLATE [key=value …] [class=C] [gpus=N] [team=T] [for=DURATION]", Summary: "a batch job from a template, under a new lease",
 			Examples: []string{"/gpu submit {batch}"},
 			Params: []Param{{Name: "template", Type: TTemplate, Required: true, Help: "the template"}, {Name: "params", Type: TText, Help: "the template's key=value parameters"},
-				{Name: "class", Type: TClass, Keyword: "class=", Help: "the class (default: one that fits)"}, {Name: "gpus", Type: TInt, Keyword: "gpus=", Help: "how many GPUs (default: the template's)"},
+				{Name: "class", Type: TClass, Keyword: "class=", Help: "the class (default: the first that fits and your team has room in)"}, {Name: "gpus", Type: TInt, Keyword: "gpus=", Help: "how many GPUs (default: the template's)"},
 				{Name: "team", Type: TTeam, Keyword: "team=", Help: "the team to charge"}, {Name: "duration", Type: TDuration, Keyword: "for=", Help: "how long, like 2h"}},
 			parse:   parseSubmit,
 			offered: hasTemplates, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {

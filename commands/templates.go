@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -144,11 +145,18 @@ func (t *Templates) largestNode() int {
 	return n
 }
 
-// defaultClass picks the class a template runs on when the user does not say: among the classes
-// whose nodes hold the template's GPUs per node, the first (in the policy's order) that grants
-// gpus without approval, else the one with the largest nodes (a multi-node job belongs on the big
-// nodes, with a budget owner's approval), else the first class.
+// defaultClass is the class a template runs on when the user does not say, before the team's
+// quota is known: the first of candidateClasses.
 func (t *Templates) defaultClass(tp *templates.Template, gpus int) string {
+	return t.candidateClasses(tp, gpus)[0]
+}
+
+// candidateClasses are the classes a template may run on when the user does not say, best first:
+// among the classes whose nodes hold the template's GPUs per node, those that grant gpus without
+// approval (in the policy's order), then the others with the largest nodes first (a multi-node
+// job belongs on the big nodes, with a budget owner's approval); the first class when none holds
+// them. The request takes the first in which the team has quota and room.
+func (t *Templates) candidateClasses(tp *templates.Template, gpus int) []string {
 	p := t.Bot.pol()
 	perNode := gpus
 	if tp.MultiNode && tp.GPUs > 0 {
@@ -157,7 +165,8 @@ func (t *Templates) defaultClass(tp *templates.Template, gpus int) string {
 			perNode = min(perNode, big)
 		}
 	}
-	var fit []*policy.Class
+	var fit, rest []*policy.Class
+	var out []string
 	for _, c := range p.Classes {
 		if size := t.Bot.Svc.NodeSize(c.Name); size == 0 || perNode <= size {
 			fit = append(fit, c)
@@ -165,22 +174,26 @@ func (t *Templates) defaultClass(tp *templates.Template, gpus int) string {
 	}
 	for _, c := range fit {
 		if c.MaxGPUs == 0 || gpus <= c.MaxGPUs {
-			return c.Name
+			out = append(out, c.Name)
+		} else {
+			rest = append(rest, c)
 		}
 	}
 	// Largest nodes first; on a tie, an exclusive class (whole nodes for training) over a shared one.
-	best := ""
-	bestSize, bestExclusive := -1, false
-	for _, c := range fit {
-		size, excl := t.Bot.Svc.NodeSize(c.Name), c.Isolation == "exclusive"
-		if size > bestSize || size == bestSize && excl && !bestExclusive {
-			best, bestSize, bestExclusive = c.Name, size, excl
+	sort.SliceStable(rest, func(i, j int) bool {
+		si, sj := t.Bot.Svc.NodeSize(rest[i].Name), t.Bot.Svc.NodeSize(rest[j].Name)
+		if si != sj {
+			return si > sj
 		}
+		return rest[i].Isolation == "exclusive" && rest[j].Isolation != "exclusive"
+	})
+	for _, c := range rest {
+		out = append(out, c.Name)
 	}
-	if best != "" {
-		return best
+	if len(out) == 0 {
+		out = []string{p.Classes[0].Name}
 	}
-	return p.Classes[0].Name
+	return out
 }
 
 // submit is /gpu submit TEMPLATE [key=value …] [class=C] [gpus=N] [team=T] [for=D]: a workload
@@ -226,12 +239,11 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 	if gpus == 0 {
 		gpus = defaultGPUs(tp, params, t.largestNode())
 	}
-	class := c.Class
-	if class == "" {
-		class = t.defaultClass(tp, gpus)
-	}
-	lr := qm.LeaseRequest{User: req.User, Who: c.Who, GPUs: gpus, Class: class, Duration: c.Duration, Template: tp.Name,
+	lr := qm.LeaseRequest{User: req.User, Who: c.Who, GPUs: gpus, Class: c.Class, Duration: c.Duration, Template: tp.Name,
 		Params: map[string]string(params), Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key}
+	if lr.Class == "" {
+		lr.Classes = t.candidateClasses(tp, gpus)
+	}
 	if _, _, err := t.Bot.Svc.Normalize(ctx, &lr); err != nil {
 		return []bot.Reply{t.Bot.fail(c.Verb, err)}
 	}

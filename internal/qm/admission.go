@@ -27,6 +27,13 @@ type LeaseRequest struct {
 	Exclusive bool
 	// RequestKey de-duplicates redelivered requests (a chat platform's retry).
 	RequestKey string
+	// Classes are, when Class is empty, the classes to choose from, best first; nil: the catalog's,
+	// in the policy's order. The first in which the team has quota and room is taken.
+	Classes []string
+
+	// noRoom is, for a request that named no class, why none of its candidates had room for it:
+	// the refusal when no published rule sends it to a budget owner.
+	noRoom error
 }
 
 // Outcome is what became of a request.
@@ -54,7 +61,13 @@ func (s *Service) Normalize(ctx context.Context, req *LeaseRequest) (Identity, *
 	}
 	req.User = id.User
 	if req.Class == "" {
-		req.Class = s.Policy.Classes[0].Name
+		team, err := s.teamFor(id, req.Team)
+		if err != nil {
+			return id, nil, err
+		}
+		if req.Class, req.noRoom, err = s.classWithRoom(ctx, team, req); err != nil {
+			return id, nil, err
+		}
 	}
 	if req.GPUs == 0 {
 		req.GPUs = DefaultGPUs
@@ -69,11 +82,7 @@ func (s *Service) Normalize(ctx context.Context, req *LeaseRequest) (Identity, *
 		return id, nil, err
 	}
 	req.Class = c.Name
-	if whole := s.WholeNodeGPUs(c.Name, req.GPUs); whole > req.GPUs && (req.Exclusive || req.GPUs > s.NodeSize(c.Name) && s.placesItself(c.Name)) {
-		// An exclusive lease holds whole nodes, and so does one larger than a node where the
-		// service places it (it takes whole free nodes), so it asks, counts against quota and is
-		// billed for all of their GPUs, as the scheduler allocates them: the fewest GPUs of whole
-		// nodes of the class that hold what was asked, which placement then takes exactly.
+	if whole := s.countedGPUs(c.Name, req.GPUs, req.Exclusive); whole > req.GPUs {
 		req.GPUs = whole
 		if _, err := s.checkShape(c.Name, req.GPUs, req.Duration); err != nil {
 			return id, nil, err
@@ -91,6 +100,92 @@ func (s *Service) Normalize(ctx context.Context, req *LeaseRequest) (Identity, *
 	}
 	req.DataClass = strings.ToLower(req.DataClass)
 	return id, c, nil
+}
+
+// countedGPUs is how many GPUs a request for gpus of class holds, counts against quota and is
+// billed for. An exclusive lease holds whole nodes, and so does one larger than a node where the
+// service places it (it takes whole free nodes), as the scheduler allocates them: the fewest GPUs
+// of whole nodes of the class that hold what was asked, which placement then takes exactly.
+func (s *Service) countedGPUs(class string, gpus int, exclusive bool) int {
+	if whole := s.WholeNodeGPUs(class, gpus); whole > gpus && (exclusive || gpus > s.NodeSize(class) && s.placesItself(class)) {
+		return whole
+	}
+	return gpus
+}
+
+// classWithRoom is the class a request that names none gets: the first of its candidates
+// (req.Classes, else the catalog in the policy's order) in which team has a quota with room for
+// the request's GPUs. When none has, it is the first candidate the team has quota in (else the
+// first), and noRoom says why, naming the classes the team may use and how to ask for more: the
+// refusal unless a published rule sends the request to a budget owner.
+func (s *Service) classWithRoom(ctx context.Context, team string, req *LeaseRequest) (class string, noRoom, err error) {
+	key := req.RequestKey
+	if key == "" {
+		key = DeliveryKey(ctx)
+	}
+	if key != "" {
+		// Delivered again: the class the first delivery got, though it may have no room now.
+		if prev, err := s.leaseByKey(ctx, key); err == nil {
+			return prev.Class, nil, nil
+		}
+	}
+	gpus := req.GPUs
+	if gpus == 0 {
+		gpus = DefaultGPUs
+	}
+	cands := req.Classes
+	if len(cands) == 0 {
+		cands = s.Policy.ClassNames()
+	}
+	u, q, err := s.TeamUsage(ctx, team)
+	if err != nil {
+		return "", nil, err
+	}
+	var full []string
+	more, first := 0, ""
+	for _, name := range cands {
+		c, ok := s.Policy.Class(name)
+		if !ok || q.GPUs[c.Name] <= 0 {
+			continue
+		}
+		n := s.countedGPUs(c.Name, gpus, req.Exclusive)
+		if capa := s.capacityOf(c.Name); capa > 0 && n > capa {
+			continue
+		}
+		if u.GPUs[c.Name]+n <= q.GPUs[c.Name] {
+			return c.Name, nil, nil
+		}
+		full = append(full, fmt.Sprintf("%d of %d %s", u.GPUs[c.Name], q.GPUs[c.Name], c.Name))
+		if first == "" {
+			first, more = c.Name, u.GPUs[c.Name]+n-q.GPUs[c.Name]
+		}
+	}
+	if first == "" {
+		c, ok := s.Policy.Class(cands[0])
+		if !ok {
+			return cands[0], nil, nil // refused as no class of the catalog
+		}
+		return c.Name, Errorf(EFORBIDDEN, "team %s has no GPU quota in %s, so a request that names no class has no class to go to; ask your budget owner for some with /gpu quota request.",
+			team, orList(cands)).WithExample(QuotaRequestExample(s.countedGPUs(c.Name, gpus, req.Exclusive), c.Name)), nil
+	}
+	return first, Errorf(EFORBIDDEN, "team %s has no room for %s in any class it has quota in (it holds %s GPUs at once), so the request was not made; ask your budget owner for more with /gpu quota request.",
+		team, gpusWord(gpus), strings.Join(full, ", ")).WithExample(QuotaRequestExample(more, first)), nil
+}
+
+// orList writes names as "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// gpusWord is "1 GPU", "2 GPUs".
+func gpusWord(n int) string {
+	if n == 1 {
+		return "1 GPU"
+	}
+	return fmt.Sprintf("%d GPUs", n)
 }
 
 // admissionLocks are the locks every admission that touches a class and team takes.
@@ -169,6 +264,9 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			return nil
 		}
 		// No published rule stopped it; the quota still binds.
+		if u.GPUs[l.Class]+l.GPUs > q.GPUs[l.Class] && req.noRoom != nil {
+			return req.noRoom
+		}
 		if u.GPUs[l.Class]+l.GPUs > q.GPUs[l.Class] {
 			return Errorf(EFORBIDDEN, "team %s may hold %d %s GPUs at once and holds %d, so %d more would go over its quota; ask your budget owner with /gpu quota request.", l.Team, q.GPUs[l.Class], l.Class, u.GPUs[l.Class], l.GPUs).
 				WithExample(QuotaRequestExample(u.GPUs[l.Class]+l.GPUs-q.GPUs[l.Class], l.Class))
