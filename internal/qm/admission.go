@@ -34,6 +34,8 @@ type LeaseRequest struct {
 	// noRoom is, for a request that named no class, why none of its candidates had room for it:
 	// the refusal when no published rule sends it to a budget owner.
 	noRoom error
+	// asked is how many GPUs were asked for where that was rounded up to whole nodes; 0 otherwise.
+	asked int
 }
 
 // Outcome is what became of a request.
@@ -83,7 +85,7 @@ func (s *Service) Normalize(ctx context.Context, req *LeaseRequest) (Identity, *
 	}
 	req.Class = c.Name
 	if whole := s.countedGPUs(c.Name, req.GPUs, req.Exclusive); whole > req.GPUs {
-		req.GPUs = whole
+		req.asked, req.GPUs = req.GPUs, whole
 		if _, err := s.checkShape(c.Name, req.GPUs, req.Duration); err != nil {
 			return id, nil, err
 		}
@@ -111,6 +113,25 @@ func (s *Service) countedGPUs(class string, gpus int, exclusive bool) int {
 		return whole
 	}
 	return gpus
+}
+
+// wholeNodesText says how many GPUs of whole nodes of class a lease holds: "2 whole nodes of 8
+// GPUs = 16 GPUs", or on nodes of several sizes "whole nodes of 24 GPUs in all".
+func (s *Service) wholeNodesText(class string, gpus int) string {
+	var sizes []int
+	for _, nd := range s.Backend.Inventory() {
+		if nd.Class == class && nd.GPUs > 0 {
+			sizes = append(sizes, nd.GPUs)
+		}
+	}
+	if len(sizes) > 0 && uniform(sizes) && gpus%sizes[0] == 0 {
+		nodes := "whole nodes"
+		if gpus == sizes[0] {
+			nodes = "whole node"
+		}
+		return fmt.Sprintf("%d %s of %d GPUs = %d GPUs", gpus/sizes[0], nodes, sizes[0], gpus)
+	}
+	return fmt.Sprintf("whole nodes of %d GPUs in all", gpus)
 }
 
 // classWithRoom is the class a request that names none gets: the first of its candidates
@@ -268,7 +289,11 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			return req.noRoom
 		}
 		if u.GPUs[l.Class]+l.GPUs > q.GPUs[l.Class] {
-			return Errorf(EFORBIDDEN, "team %s may hold %d %s GPUs at once and holds %d, so %d more would go over its quota; ask your budget owner with /gpu quota request.", l.Team, q.GPUs[l.Class], l.Class, u.GPUs[l.Class], l.GPUs).
+			more := fmt.Sprintf("%d more", l.GPUs)
+			if req.asked > 0 && req.asked < l.GPUs {
+				more = fmt.Sprintf("asking for %d takes %s against the quota, which", req.asked, s.wholeNodesText(l.Class, l.GPUs))
+			}
+			return Errorf(EFORBIDDEN, "team %s may hold %d %s GPUs at once and holds %d, so %s would go over its quota; ask your budget owner with /gpu quota request.", l.Team, q.GPUs[l.Class], l.Class, u.GPUs[l.Class], more).
 				WithExample(QuotaRequestExample(u.GPUs[l.Class]+l.GPUs-q.GPUs[l.Class], l.Class))
 		}
 		if err := weeklyHoursLeft(l.Team, l.Class, u, q, in.Request.GPUHours, "this request"); err != nil {
