@@ -76,7 +76,7 @@ func ParseFor(text string, classes []string) (Command, error) {
 }
 
 func parseWith(text string, known map[string]bool) (Command, error) {
-	f := strings.Fields(text)
+	f := words(text)
 	for range 2 {
 		if len(f) > 0 && (strings.EqualFold(f[0], "/gpu") || strings.EqualFold(f[0], "gpu")) {
 			f = f[1:]
@@ -90,6 +90,62 @@ func parseWith(text string, known map[string]bool) (Command, error) {
 		return Command{}, qm.Invalid("/gpu help", "%q is not a /gpu command; /gpu help lists them.", truncate(f[0], 40))
 	}
 	return s.parse(Command{Verb: s.Name, classes: known}, f[n:])
+}
+
+// plainQuotes are the typographic quotes that chat apps and keyboards put in for typed ones
+// (“ ” „ ‘ ’ ‚), as the plain quotes they stand for.
+var plainQuotes = strings.NewReplacer("\u201c", `"`, "\u201d", `"`, "\u201e", `"`, "\u2018", "'", "\u2019", "'", "\u201a", "'")
+
+// words splits a command line at white space, reading smart quotes as plain ones. A quoted value
+// of a key (name="x y") is one word, the value without its quotes (name=x y); a quoted phrase
+// ("a deadline") is one word with them, which a reason drops (reasonText). A quote that is not
+// closed at the end of a word is an ordinary character.
+func words(text string) []string {
+	f := strings.Fields(plainQuotes.Replace(text))
+	var out []string
+	for i := 0; i < len(f); i++ {
+		w := f[i]
+		key, rest := "", w
+		if k, v, ok := strings.Cut(w, "="); ok && k != "" && !strings.ContainsAny(k, `"'`) {
+			key, rest = k+"=", v
+		}
+		if rest == "" || rest[0] != '"' && rest[0] != '\'' {
+			out = append(out, w)
+			continue
+		}
+		q := rest[:1]
+		end := -1
+		for j := i; j < len(f) && end < 0; j++ {
+			tail := f[j]
+			if j == i {
+				tail = rest[1:]
+			}
+			if strings.HasSuffix(tail, q) {
+				end = j
+			}
+		}
+		if end < 0 {
+			out = append(out, w)
+			continue
+		}
+		phrase := strings.Join(append([]string{rest}, f[i+1:end+1]...), " ")
+		if key != "" {
+			phrase = key + strings.TrimSpace(phrase[1:len(phrase)-1])
+		}
+		out = append(out, phrase)
+		i = end
+	}
+	return out
+}
+
+// unquoted is s without one pair of plain quotes around all of it.
+func unquoted(s string) string {
+	for _, q := range []string{`"`, "'"} {
+		if len(s) >= 2 && strings.HasPrefix(s, q) && strings.HasSuffix(s, q) && !strings.Contains(s[1:len(s)-1], q) {
+			return strings.TrimSpace(s[1 : len(s)-1])
+		}
+	}
+	return s
 }
 
 func parseExtend(c Command, args []string) (Command, error) {
@@ -149,6 +205,7 @@ var invisible = strings.NewReplacer(
 // invisible characters removed; refused when longer than MaxReason characters.
 func reasonText(verb string, args []string) (string, *qm.Error) {
 	s := strings.Join(strings.Fields(invisible.Replace(strings.Join(args, " "))), " ")
+	s = unquoted(s)
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return -1
