@@ -728,10 +728,22 @@ func orNone(list []string) string {
 	return strings.Join(list, ", ")
 }
 
+// gpusText is a quota's GPUs at once as /gpu policy says it: the classes it has GPUs in, in the
+// policy's order, and how many classes it has none in ("4 dev, 8 big GPUs at once, none in 3
+// other classes"), so that a policy of many classes stays readable.
 func gpusText(p *policy.Policy, q policy.Quota) string {
 	var s []string
 	for _, c := range p.Classes {
-		s = append(s, fmt.Sprintf("%d %s", q.GPUs[c.Name], c.Name))
+		if n := q.GPUs[c.Name]; n > 0 {
+			s = append(s, fmt.Sprintf("%d %s", n, c.Name))
+		}
 	}
-	return strings.Join(s, ", ") + " GPUs at once"
+	none := len(p.Classes) - len(s)
+	switch {
+	case len(s) == 0:
+		return "no GPUs in any class"
+	case none == 0:
+		return strings.Join(s, ", ") + " GPUs at once"
+	}
+	return fmt.Sprintf("%s GPUs at once, none in %d other %s", strings.Join(s, ", "), none, map[bool]string{true: "class", false: "classes"}[none == 1])
 }

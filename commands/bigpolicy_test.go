@@ -1,0 +1,59 @@
+package commands
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// /gpu policy on a policy of 120 classes and 150 teams, each team with a quota in two classes,
+// names each team's two classes and says how many it has none in, instead of a line of 120
+// quotas per team (most of them 0) that leaves room in a reply for a few teams only.
+func TestPolicyQuotasListOnlyTheClassesATeamHasGPUsIn(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("organization: Many Classes Inc\ncurrency: USD\ntimezone: UTC\nclasses:\n")
+	for i := 1; i <= 120; i++ {
+		fmt.Fprintf(&b, "  - {name: c%03d, sku: H100, price_per_gpu_hour: 1, max_gpus: 8, max_duration: 8h}\n", i)
+	}
+	b.WriteString("default_quota: {gpus: {c001: 1}, gpu_hours_per_week: 10}\nteams:\n")
+	for i := 1; i <= 150; i++ {
+		fmt.Fprintf(&b, "  - {name: t%03d, idp_groups: [g%03d], budget_owners: [o@x.example], quota: {gpus: {c%03d: 2, c%03d: 4}, gpu_hours_per_week: 100}}\n",
+			i, i, i%120+1, (i+7)%120+1)
+	}
+	b.WriteString("approvals: {timeout: 24h, fallback_approvers: [o@x.example]}\nbackend: sim\ndirectory:\n  - {user: u@x.example, groups: [g001]}\n")
+	b.WriteString("sim:\n  nodes:\n    - {name: n, count: 1, class: c001, gpus: 8}\n")
+	file := filepath.Join(t.TempDir(), "many.yaml")
+	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessOn(t, file)
+	r := mustOK(t, h.say("u@x.example", "/gpu policy"))
+	var quotas string
+	for _, s := range r.Sections {
+		if s.Title == "Quotas" {
+			quotas = s.Text
+		}
+	}
+	lines := strings.Split(quotas, "\n")
+	if len(lines) != 151 {
+		t.Fatalf("the Quotas section has %d lines, want one per team and one for any other team", len(lines))
+	}
+	for i := 1; i <= 150; i++ {
+		a, c := i%120+1, (i+7)%120+1
+		want := fmt.Sprintf("t%03d: %d c%03d, %d c%03d GPUs at once, none in 118 other classes, 100 GPU-hours/week;", i, 2, a, 4, c)
+		if c < a {
+			want = fmt.Sprintf("t%03d: %d c%03d, %d c%03d GPUs at once, none in 118 other classes, 100 GPU-hours/week;", i, 4, c, 2, a)
+		}
+		if !strings.HasPrefix(lines[i-1], want) {
+			t.Errorf("team t%03d's quota line is %q, want it to start %q", i, lines[i-1], want)
+		}
+	}
+	if want := "any other team: 1 c001 GPUs at once, none in 119 other classes, 10 GPU-hours/week"; lines[150] != want {
+		t.Errorf("the default quota's line is %q, want %q", lines[150], want)
+	}
+	if len(quotas) > 150*120 {
+		t.Errorf("the Quotas section is %d characters long", len(quotas))
+	}
+}
