@@ -507,6 +507,9 @@ func validName(s string) bool {
 func durationWords(args []string, i int, v string) (string, int) {
 	for i+1 < len(args) {
 		w := args[i+1]
+		if w == "" || v == "" || isDigit(v[len(v)-1]) && isDigit(w[0]) {
+			break // two numbers side by side are two ("2 4h" is not 24h)
+		}
 		if _, err := parseDur(v + w); err != nil {
 			break
 		}
@@ -520,6 +523,8 @@ func durationWords(args []string, i int, v string) (string, int) {
 	}
 	return v, i
 }
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
 // durationOf reads words that should be one duration, as durationWords joins them.
 func durationOf(words []string) (time.Duration, error) {

@@ -90,7 +90,9 @@ func TestADurationInSeveralWordsIsOneDuration(t *testing.T) {
 		}
 	}
 	// Two durations are still two.
-	for _, in := range []string{"/gpu request 1 l4 2h 3h", "/gpu request 1 l4 for 30m 2h", "/gpu estimate 1 l4 2h 3h", "/gpu estimate 1 l4 4h soon", "/gpu extend L-1 2h 3h", "/gpu quota request +1 l4 for 1w 1w because x"} {
+	for _, in := range []string{"/gpu request 1 l4 2h 3h", "/gpu request 1 l4 for 30m 2h", "/gpu estimate 1 l4 2h 3h", "/gpu estimate 1 l4 4h soon", "/gpu extend L-1 2h 3h", "/gpu quota request +1 l4 for 1w 1w because x",
+		// A bare number and a duration are not one number: "2 4h" is not 24h.
+		"/gpu request 1 l4 for 2 4h", "/gpu extend L-1 1 2h", "/gpu estimate 1 l4 3 30m"} {
 		if c, err := Parse(in); err == nil {
 			t.Errorf("%q = %+v, want it refused", in, c)
 		}
