@@ -614,8 +614,9 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestRenderLimits: a long reply is shortened to Discord's limits and says so; at most 25
-// buttons, five to a row.
+// TestRenderLimits: a long answer goes out as several messages, each within Discord's limits,
+// with nothing cut; at most 25 buttons, five to a row, under the last, and the actions beyond
+// them written out.
 func TestRenderLimits(t *testing.T) {
 	e := newEnv(t)
 	e.handler.reply = func(bot.Request) []bot.Reply {
@@ -626,37 +627,30 @@ func TestRenderLimits(t *testing.T) {
 		}
 		return []bot.Reply{r}
 	}
-	r := e.send(discordtest.Command(in(alice), "gpu", "help"))
-	if len(r.Data.Embeds) > discord.MaxEmbeds {
-		t.Errorf("%d embeds", len(r.Data.Embeds))
+	body := discordtest.Command(in(alice), "gpu", "help")
+	r := e.send(body)
+	e.wait()
+	all := append([]discordtest.Message{{Embeds: r.Data.Embeds, Ephemeral: r.Data.Flags&64 != 0, Buttons: r.buttons()}}, e.fake.FollowUps(discordtest.ID(body))...)
+	for i, m := range all {
+		checkMessage(t, fmt.Sprintf("part %d of %d", i+1, len(all)), m)
 	}
-	total := 0
-	for _, em := range r.Data.Embeds {
-		total += len([]rune(em.Title)) + len([]rune(em.Description))
-		for _, f := range em.Fields {
-			total += len([]rune(f.Name)) + len([]rune(f.Value))
-			if len([]rune(f.Value)) > discord.MaxFieldValue {
-				t.Errorf("a field of %d characters", len([]rune(f.Value)))
-			}
+	var want []string
+	for i := range 30 {
+		want = append(want, fmt.Sprintf("L-%d", i), strings.TrimSpace(strings.Repeat("active ", 200)))
+	}
+	checkInOrder(t, all, want)
+	last := all[len(all)-1]
+	if len(last.Buttons) != 25 {
+		t.Errorf("%d buttons", len(last.Buttons))
+	}
+	if len(all) > 1 {
+		if ms := e.fake.FollowUps(discordtest.ID(body)); len(ms[len(ms)-1].Buttons) != 25 {
+			t.Errorf("the last follow-up has %d buttons", len(ms[len(ms)-1].Buttons))
 		}
-		if em.Footer != nil {
-			total += len([]rune(em.Footer.Text))
-		}
-	}
-	if total > discord.MaxEmbedChars {
-		t.Errorf("%d characters in embeds", total)
-	}
-	last := r.Data.Embeds[len(r.Data.Embeds)-1]
-	if last.Footer == nil || !strings.Contains(last.Footer.Text, "did not fit in one Discord message") {
-		t.Errorf("the shortening is not said: %+v", last.Footer)
-	}
-	if bs := r.buttons(); len(bs) != 25 {
-		t.Errorf("%d buttons", len(bs))
-	}
-	if len(r.Data.Components) != 5 {
+	} else if len(r.Data.Components) != 5 {
 		t.Errorf("%d rows", len(r.Data.Components))
 	}
-	if !strings.Contains(r.text(), "Release L-29: `/gpu release L-29`") {
+	if !strings.Contains(last.Text(), "Release L-29: `/gpu release L-29`") {
 		t.Errorf("the buttons past 25 are not written out")
 	}
 }

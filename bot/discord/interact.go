@@ -332,9 +332,31 @@ func (a *Adapter) person(ctx context.Context, userID string) (string, error) {
 
 // answer is an interaction's answer: a message only the asker sees.
 func (a *Adapter) answer(rs ...bot.Reply) *discordgo.InteractionResponse {
-	m := a.render(rs...)
+	return answerWith(a.render(rs...))
+}
+
+func answerWith(m message) *discordgo.InteractionResponse {
 	return &discordgo.InteractionResponse{Type: discordgo.InteractionResponseChannelMessageWithSource, Data: &discordgo.InteractionResponseData{
 		Embeds: m.embeds, Components: orEmpty(m.components), Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions}}
+}
+
+// answerInParts is an interaction's answer to a command: its first part, and what sends the
+// other parts as follow-ups once the answer has been delivered (it must be called then).
+func (a *Adapter) answerInParts(i *discordgo.Interaction, rs ...bot.Reply) (*discordgo.InteractionResponse, func()) {
+	ms := a.parts(rs...)
+	if len(ms) == 1 {
+		return answerWith(ms[0]), func() {}
+	}
+	sent := make(chan struct{})
+	a.goWork(func(ctx context.Context) {
+		select {
+		case <-sent:
+		case <-ctx.Done():
+			return
+		}
+		a.followUps(i, ms[1:])
+	})
+	return answerWith(ms[0]), sync.OnceFunc(func() { close(sent) })
 }
 
 func orEmpty(c []discordgo.MessageComponent) []discordgo.MessageComponent {
@@ -443,14 +465,14 @@ func (a *Adapter) run(i *discordgo.Interaction, person, userID, text, click stri
 		defer t.Stop()
 		select {
 		case <-ready:
-			return a.answer(mine...), func() {}
+			return a.answerInParts(i, mine...)
 		case <-t.C:
 		}
 	}
 	mu.Lock()
 	if finished {
 		mu.Unlock()
-		return a.answer(mine...), func() {}
+		return a.answerInParts(i, mine...)
 	}
 	deferred = true
 	mu.Unlock()
@@ -478,21 +500,57 @@ func (a *Adapter) reply(ctx context.Context, person string, req bot.Request) []b
 }
 
 // followUp replaces a deferred answer with the replies, within followUpTimeout of its own (the
-// work's time may be up: its answer still goes out), unless the adapter is closed.
+// work's time may be up: its answer still goes out), unless the adapter is closed. An answer
+// longer than one message replaces the deferral with its first part and sends the rest as
+// follow-ups.
 func (a *Adapter) followUp(i *discordgo.Interaction, rs []bot.Reply) {
 	ctx, cancel := context.WithTimeout(a.base, followUpTimeout)
 	defer cancel()
-	m := a.render(rs...)
+	ms := a.parts(rs...)
 	empty := ""
-	comps := orEmpty(m.components)
-	edit := &discordgo.WebhookEdit{Content: &empty, Embeds: &m.embeds, Components: &comps, AllowedMentions: noMentions}
-	for try := 1; ; try++ {
-		err := a.retry(ctx, func() error {
-			_, err := a.s.InteractionResponseEdit(i, edit, discordgo.WithContext(ctx))
+	comps := orEmpty(ms[0].components)
+	edit := &discordgo.WebhookEdit{Content: &empty, Embeds: &ms[0].embeds, Components: &comps, AllowedMentions: noMentions}
+	err := a.untilKnown(ctx, func() error {
+		_, err := a.s.InteractionResponseEdit(i, edit, discordgo.WithContext(ctx))
+		return err
+	})
+	if err != nil {
+		a.log.Error("cannot answer a deferred interaction", "id", i.ID, "err", err)
+		return
+	}
+	a.followUps(i, ms[1:])
+}
+
+// followUps sends the parts of an answer after its first, in order, as private follow-up
+// messages of the interaction (its token allows them for 15 minutes). A part that cannot be sent
+// stops the rest, so none comes out of order.
+func (a *Adapter) followUps(i *discordgo.Interaction, ms []message) {
+	if len(ms) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(a.base, followUpTimeout)
+	defer cancel()
+	for n, m := range ms {
+		params := &discordgo.WebhookParams{Embeds: m.embeds, Components: orEmpty(m.components), Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions}
+		err := a.untilKnown(ctx, func() error {
+			_, err := a.s.FollowupMessageCreate(i, true, params, discordgo.WithContext(ctx))
 			return err
 		})
-		if err == nil {
+		if err != nil {
+			a.log.Error("cannot send the rest of an answer", "id", i.ID, "part", n+2, "of", len(ms)+1, "err", err)
 			return
+		}
+	}
+}
+
+// untilKnown makes a call with the interaction's token, retried after HTTP 429, and a few times
+// more while Discord does not know the interaction yet (HTTP 404): its answer and the call can
+// cross on the way.
+func (a *Adapter) untilKnown(ctx context.Context, call func() error) error {
+	for try := 1; ; try++ {
+		err := a.retry(ctx, call)
+		if err == nil {
+			return nil
 		}
 		var re *discordgo.RESTError
 		if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusNotFound && try < followUpTries {
@@ -500,7 +558,6 @@ func (a *Adapter) followUp(i *discordgo.Interaction, rs []bot.Reply) {
 				continue
 			}
 		}
-		a.log.Error("cannot answer a deferred interaction", "id", i.ID, "err", err)
-		return
+		return err
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
@@ -39,9 +40,14 @@ const (
 	reasonInput       = "reason"
 	tooLongForAButton = "Type it: "
 	moreFooter        = "%d more part(s) did not fit in one Discord message."
+	cutFooter         = "Cut here: %d more message(s) would have been too many."
 	footerRoom        = 60   // characters kept for moreFooter
 	typedRoom         = 1000 // characters at most for the actions written out
 )
+
+// MaxParts is how many messages an answer to an interaction may take: the answer itself and
+// follow-ups (a long /gpu policy or /gpu report).
+const MaxParts = 10
 
 // message is a reply as Discord shows it.
 type message struct {
@@ -98,17 +104,7 @@ func (b *embeds) text(s string) bool {
 // section adds a section: one with fields as an embed of its own, one of text only as text.
 func (b *embeds) section(s bot.Section) bool {
 	if len(s.Fields) == 0 || len(b.list) >= b.limit {
-		var lines []string
-		if s.Title != "" {
-			lines = append(lines, "**"+s.Title+"**")
-		}
-		if s.Text != "" {
-			lines = append(lines, s.Text)
-		}
-		for _, f := range s.Fields {
-			lines = append(lines, f.Label+": "+f.Value)
-		}
-		return b.text(strings.Join(lines, "\n"))
+		return b.text(sectionText(s))
 	}
 	if b.budget < 40 {
 		return false
@@ -131,21 +127,19 @@ func (b *embeds) section(s bot.Section) bool {
 	return true
 }
 
-// render shows replies as one message: the text and each section as embeds (a section with
-// fields gets its own embed, text joins the embed before it), the actions as buttons carrying
-// their signed typed twin. What does not fit Discord's limits is shortened and says so; an action
-// whose command is too long for a button is written out instead.
-func (a *Adapter) render(rs ...bot.Reply) message {
-	b := embeds{budget: MaxEmbedChars - footerRoom, limit: MaxEmbeds, colour: colourReply}
-	var buttons []discordgo.MessageComponent
+// actions are the replies' actions as buttons (at most 25, each once) and, for the rest and
+// those whose command is too long for a button, the line that writes them out as typed ("" when
+// none); and the colour the replies' embeds take.
+func (a *Adapter) actions(rs []bot.Reply) (buttons []discordgo.MessageComponent, typedLine string, colour int) {
+	colour = colourReply
 	var typed []string
 	ids := map[string]bool{}
 	for _, r := range rs {
 		switch {
 		case r.Error:
-			b.colour = colourError
+			colour = colourError
 		case r.Update:
-			b.colour = colourDecided
+			colour = colourDecided
 		}
 		for _, act := range r.Actions {
 			id, ok := a.buttonID(act.Command)
@@ -159,10 +153,31 @@ func (a *Adapter) render(rs ...bot.Reply) message {
 			}
 		}
 	}
-	// What cannot be a button is written out; room for it is kept from the start.
-	typedLine := ""
 	if len(typed) > 0 {
 		typedLine = clip(tooLongForAButton+strings.Join(typed, "; "), typedRoom)
+	}
+	return buttons, typedLine, colour
+}
+
+// rows lays buttons out five to a row.
+func rows(buttons []discordgo.MessageComponent) []discordgo.MessageComponent {
+	var out []discordgo.MessageComponent
+	for i := 0; i < len(buttons); i += MaxButtonsPerRow {
+		out = append(out, discordgo.ActionsRow{Components: buttons[i:min(i+MaxButtonsPerRow, len(buttons))]})
+	}
+	return out
+}
+
+// render shows replies as one message: the text and each section as embeds (a section with
+// fields gets its own embed, text joins the embed before it), the actions as buttons carrying
+// their signed typed twin. What does not fit Discord's limits is shortened and says so; an action
+// whose command is too long for a button is written out instead. (An answer to an interaction
+// is not shortened: see parts.)
+func (a *Adapter) render(rs ...bot.Reply) message {
+	buttons, typedLine, colour := a.actions(rs)
+	b := embeds{budget: MaxEmbedChars - footerRoom, limit: MaxEmbeds, colour: colour}
+	// What cannot be a button is written out; room for it is kept from the start.
+	if typedLine != "" {
 		b.budget -= utf8.RuneCountInString(typedLine) + 1
 		b.limit--
 	}
@@ -192,11 +207,203 @@ func (a *Adapter) render(rs ...bot.Reply) message {
 	if dropped > 0 {
 		b.list[len(b.list)-1].Footer = &discordgo.MessageEmbedFooter{Text: fmt.Sprintf(moreFooter, dropped)}
 	}
-	m := message{embeds: b.list}
-	for i := 0; i < len(buttons); i += MaxButtonsPerRow {
-		m.components = append(m.components, discordgo.ActionsRow{Components: buttons[i:min(i+MaxButtonsPerRow, len(buttons))]})
+	return message{embeds: b.list, components: rows(buttons)}
+}
+
+// parts shows replies as as many messages as they need (at most MaxParts): the text and the
+// sections as render lays them out, a part of the text or a section that does not fit in one
+// message going on in the next, and the buttons (with what is written out instead of a button)
+// under the last. A section too big for an embed of its own (more than 25 fields, a field longer
+// than Discord lets one be) is written as text. Nothing is shortened but what would take more
+// than MaxParts messages, which the last says.
+func (a *Adapter) parts(rs ...bot.Reply) []message {
+	buttons, typedLine, colour := a.actions(rs)
+	p := pager{colour: colour}
+	p.fresh()
+	for _, r := range rs {
+		r = defangReply(r)
+		p.text(a.typedExample(r.Text))
+		for _, s := range r.Sections {
+			p.section(s)
+		}
 	}
-	return m
+	p.text(typedLine)
+	if len(p.pages[0].list) == 0 {
+		p.text("Done.")
+	}
+	pages := p.pages
+	if len(pages[len(pages)-1].list) == 0 {
+		pages = pages[:len(pages)-1]
+	}
+	if dropped := len(pages) - MaxParts; dropped > 0 {
+		pages = pages[:MaxParts]
+		last := pages[MaxParts-1].list
+		last[len(last)-1].Footer = &discordgo.MessageEmbedFooter{Text: fmt.Sprintf(cutFooter, dropped)}
+	}
+	out := make([]message, len(pages))
+	for i, pg := range pages {
+		out[i].embeds = pg.list
+	}
+	out[len(out)-1].components = rows(buttons)
+	return out
+}
+
+// pager lays text and sections out over as many messages as they need.
+type pager struct {
+	pages  []*embeds
+	colour int
+}
+
+// fresh starts a message.
+func (p *pager) fresh() *embeds {
+	b := &embeds{budget: MaxEmbedChars - footerRoom, limit: MaxEmbeds, colour: p.colour}
+	p.pages = append(p.pages, b)
+	return b
+}
+
+func (p *pager) last() *embeds { return p.pages[len(p.pages)-1] }
+
+// text adds text, in the message under way when it fits there; otherwise text that fits in one
+// message starts the next one, and longer text fills this one and goes on in the next ones, cut
+// between lines where it can be.
+func (p *pager) text(s string) {
+	s = strings.TrimSpace(s)
+	b := p.last()
+	if s != "" && !b.fits(s) && len(b.list) > 0 && (&embeds{budget: MaxEmbedChars - footerRoom, limit: MaxEmbeds}).fits(s) {
+		b = p.fresh()
+	}
+	for s != "" {
+		rest := b.take(s)
+		if rest == s {
+			b = p.fresh()
+		}
+		s = rest
+	}
+}
+
+// section adds a section: one with fields as an embed of its own, in the message under way when
+// it fits there and else in the next one; one of text only, or one too big for any message, as
+// text.
+func (p *pager) section(s bot.Section) {
+	if len(s.Fields) == 0 || !(&embeds{budget: MaxEmbedChars - footerRoom, limit: MaxEmbeds}).fitsSection(s) {
+		p.text(sectionText(s))
+		return
+	}
+	b := p.last()
+	if !b.fitsSection(s) {
+		b = p.fresh()
+	}
+	b.section(s)
+}
+
+// fits reports whether text s fits whole in these embeds.
+func (b *embeds) fits(s string) bool {
+	n := utf8.RuneCountInString(s)
+	if b.open && utf8.RuneCountInString(b.list[len(b.list)-1].Description)+1+n <= MaxEmbedText && n+1 <= b.budget {
+		return true
+	}
+	return len(b.list) < b.limit && n <= MaxEmbedText && n <= b.budget
+}
+
+// fitsSection reports whether a section with fields fits whole in these embeds, as an embed of
+// its own.
+func (b *embeds) fitsSection(s bot.Section) bool {
+	n := utf8.RuneCountInString
+	if len(b.list) >= b.limit || len(s.Fields) > MaxEmbedFields || n(s.Title) > MaxEmbedTitle || n(s.Text) > MaxEmbedText {
+		return false
+	}
+	total := n(s.Title) + n(s.Text)
+	for _, f := range s.Fields {
+		name, value := n(nonEmpty(f.Label, "·")), n(nonEmpty(f.Value, "—"))
+		if name > MaxFieldName || value > MaxFieldValue {
+			return false
+		}
+		total += name + value
+	}
+	// section() gives the title a quarter and the text half of what is left: keep to that.
+	return total <= b.budget && 4*n(s.Title) <= b.budget && 2*n(s.Text) <= b.budget-n(s.Title)
+}
+
+// take adds as much of text s as fits, whole lines where it can, and returns the rest. Text that
+// fits whole joins the last embed, or else starts one; only longer text is cut.
+func (b *embeds) take(s string) string {
+	const minPiece = 200 // less room than this is not worth a piece of longer text
+	n := utf8.RuneCountInString(s)
+	room := 0 // what may still join the last embed
+	if b.open {
+		room = min(MaxEmbedText-utf8.RuneCountInString(b.list[len(b.list)-1].Description)-1, b.budget-1)
+	}
+	fresh := 0 // what a new embed may hold
+	if len(b.list) < b.limit {
+		fresh = min(MaxEmbedText, b.budget)
+	}
+	switch {
+	case n <= room:
+		return b.join(s, room)
+	case n <= fresh:
+		return b.start(s, fresh)
+	case room >= minPiece:
+		return b.join(s, room)
+	case fresh >= minPiece:
+		return b.start(s, fresh)
+	}
+	return s
+}
+
+// join adds to the last embed's text at most room characters of s, and returns the rest.
+func (b *embeds) join(s string, room int) string {
+	head, rest := cut(s, room)
+	last := b.list[len(b.list)-1]
+	last.Description += "\n" + head
+	b.budget -= utf8.RuneCountInString(head) + 1
+	return rest
+}
+
+// start adds an embed with at most room characters of s, and returns the rest.
+func (b *embeds) start(s string, room int) string {
+	head, rest := cut(s, room)
+	b.list = append(b.list, &discordgo.MessageEmbed{Description: head, Color: b.colour})
+	b.budget -= utf8.RuneCountInString(head)
+	b.open = true
+	return rest
+}
+
+// cut splits s after at most n characters: at the last line break in the second half of them,
+// else at the last space there, else after n.
+func cut(s string, n int) (string, string) {
+	r := []rune(s)
+	if len(r) <= n {
+		return s, ""
+	}
+	at := n
+	for _, sep := range []rune{'\n', ' '} {
+		found := false
+		for i := n; i > n/2; i-- {
+			if r[i] == sep {
+				at, found = i, true
+				break
+			}
+		}
+		if found {
+			break
+		}
+	}
+	return strings.TrimRightFunc(string(r[:at]), unicode.IsSpace), strings.TrimLeftFunc(string(r[at:]), unicode.IsSpace)
+}
+
+// sectionText is a section written as text: its title in bold, its text, a line per field.
+func sectionText(s bot.Section) string {
+	var lines []string
+	if s.Title != "" {
+		lines = append(lines, "**"+s.Title+"**")
+	}
+	if s.Text != "" {
+		lines = append(lines, s.Text)
+	}
+	for _, f := range s.Fields {
+		lines = append(lines, f.Label+": "+f.Value)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func buttonStyle(s string) discordgo.ButtonStyle {

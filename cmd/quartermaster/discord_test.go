@@ -51,8 +51,14 @@ type discordEnv struct {
 
 func newDiscordEnv(t *testing.T, dbURL string) *discordEnv {
 	t.Helper()
+	return newDiscordEnvWith(t, commonFlags{db: dbURL})
+}
+
+// newDiscordEnvWith is newDiscordEnv with the flags given (another policy).
+func newDiscordEnvWith(t *testing.T, flags commonFlags) *discordEnv {
+	t.Helper()
 	start, _ := time.Parse(time.RFC3339, scenario)
-	a, err := NewApp(context.Background(), appOptions{flags: commonFlags{db: dbURL}, simClock: true, start: start, logger: storetest.Logger(t)})
+	a, err := NewApp(context.Background(), appOptions{flags: flags, simClock: true, start: start, logger: storetest.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acme/quartermaster/bot/discord/discordtest"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
@@ -19,7 +20,12 @@ func TestDiscordActionsBeyondTheButtonsAreWrittenAsTyped(t *testing.T) {
 			t.Fatalf("the request was answered %q", m.Text())
 		}
 	}
-	m := e.command(dDana, "approvals")
+	// The list is longer than one message: the buttons are under its last part.
+	body := discordtest.Command(discordtest.Who{User: dDana, Channel: dChannel, Guild: dGuild}, "gpu", "approvals")
+	m := e.do(body)
+	if more := e.fake.FollowUps(discordtest.ID(body)); len(more) > 0 {
+		m = more[len(more)-1]
+	}
 	if len(m.Buttons) != 25 {
 		t.Fatalf("%d buttons", len(m.Buttons))
 	}

@@ -1,6 +1,6 @@
 // Package discordtest is a fake of Discord for tests: an httptest server that answers the REST
 // calls Quartermaster makes (DM channels, channel messages and their edits, interaction
-// callbacks and deferred answers, command registration, the gateway's address) and records them,
+// callbacks, deferred answers and follow-ups, command registration, the gateway's address) and records them,
 // a gateway that delivers interactions over a WebSocket, and a signer that signs interactions with
 // an Ed25519 key made for the test, as Discord signs them. Discord itself cannot run here; this
 // fake answers as its API documentation says it does.
@@ -121,6 +121,7 @@ type Fake struct {
 	posts      []Message
 	edits      []Message
 	answers    []Message // interaction callbacks over REST and deferred answers' edits
+	followUps  []Message // follow-up messages of interactions
 	overwrites []Overwrite
 	dms        map[string]string // user id -> DM channel id
 	limited    map[string]int    // route -> how many more calls answer 429
@@ -139,6 +140,7 @@ func New(t testing.TB) *Fake {
 	mux.HandleFunc("PATCH /api/{v}/channels/{channel}/messages/{message}", f.auth(f.editMessage))
 	mux.HandleFunc("POST /api/{v}/interactions/{id}/{token}/callback", f.callback)
 	mux.HandleFunc("PATCH /api/{v}/webhooks/{app}/{token}/messages/{message}", f.webhookEdit)
+	mux.HandleFunc("POST /api/{v}/webhooks/{app}/{token}", f.followUp)
 	mux.HandleFunc("PUT /api/{v}/applications/{app}/commands", f.auth(f.overwrite))
 	mux.HandleFunc("PUT /api/{v}/applications/{app}/guilds/{guild}/commands", f.auth(f.overwrite))
 	mux.HandleFunc("GET /api/{v}/gateway", f.gateway)
@@ -168,7 +170,7 @@ func New(t testing.TB) *Fake {
 // DMChannel is the id of the DM channel the fake gives a user.
 func DMChannel(user string) string { return "D" + user }
 
-// Limit makes the next n calls to route ("messages", "edits", "answers") answer HTTP 429 with a
+// Limit makes the next n calls to route ("messages", "edits", "answers", "followups") answer HTTP 429 with a
 // short retry_after, as Discord does when a rate limit is exceeded.
 func (f *Fake) Limit(route string, n int) {
 	f.mu.Lock()
@@ -229,6 +231,19 @@ func (f *Fake) Answers() []Message {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]Message(nil), f.answers...)
+}
+
+// FollowUps are the follow-up messages sent for an interaction after its answer, in order.
+func (f *Fake) FollowUps(interaction string) []Message {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []Message
+	for _, m := range f.followUps {
+		if m.Interaction == interaction {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Overwrites are the bulk overwrites of application commands.
@@ -510,6 +525,28 @@ func (f *Fake) webhookEdit(w http.ResponseWriter, r *http.Request) {
 	}
 	m.ID, m.Interaction = r.PathValue("message"), strings.TrimPrefix(r.PathValue("token"), tokenPrefix)
 	f.answers = append(f.answers, m)
+	writeJSON(w, http.StatusOK, messageJSON(m))
+}
+
+// followUp creates a follow-up message of an interaction (Discord's Create Followup Message,
+// POST /webhooks/APP/TOKEN): the interaction's token names it.
+func (f *Fake) followUp(w http.ResponseWriter, r *http.Request) {
+	m, err := decodeMessage(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, 50035, "Invalid Form Body")
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.limitedNow(w, "followups") {
+		return
+	}
+	m.ID, m.Interaction = f.id(), strings.TrimPrefix(r.PathValue("token"), tokenPrefix)
+	f.followUps = append(f.followUps, m)
+	if r.URL.Query().Get("wait") != "true" {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	writeJSON(w, http.StatusOK, messageJSON(m))
 }
 
