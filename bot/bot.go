@@ -120,6 +120,21 @@ type Handler interface {
 	Handle(ctx context.Context, req Request) []Reply
 }
 
+// Checker is a Handler that can tell, before a form asks for more of a command (the reason for
+// a denial), that the command would be refused as it stands: Check returns that refusal, or nil
+// when the command may go on (or when it cannot tell in time). It changes nothing.
+type Checker interface {
+	Check(ctx context.Context, req Request) *Reply
+}
+
+// Check asks h, when it is a Checker, whether req would be refused; nil otherwise.
+func Check(ctx context.Context, h Handler, req Request) *Reply {
+	if c, ok := h.(Checker); ok {
+		return c.Check(ctx, req)
+	}
+	return nil
+}
+
 // HandlerFunc adapts a function to Handler.
 type HandlerFunc func(ctx context.Context, req Request) []Reply
 

@@ -71,6 +71,45 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 	return s.run(ctx, b, req, c)
 }
 
+// Check is what a decision's form checks before it asks for more (the reason for a denial):
+// the refusal that "/gpu deny LEASE" or "/gpu approve LEASE" would get from someone who may not
+// decide it, or who decides a request that no longer waits, or nil. Signing in is left to the
+// command itself (its login link carries the reason given), as is anything Check cannot tell
+// (a database that fails): those get the form.
+func (b *Bot) Check(ctx context.Context, req bot.Request) *bot.Reply {
+	c, err := Parse(req.Text)
+	if err != nil || (c.Verb != "deny" && c.Verb != "approve") {
+		return nil
+	}
+	user := qm.CanonicalUser(req.User)
+	if b.SSO != nil {
+		acct := accountOf(req)
+		if acct.IsZero() {
+			return nil
+		}
+		link, current, err := b.SSO.Link(ctx, acct)
+		if err != nil || !current {
+			return nil
+		}
+		user = qm.CanonicalUser(link.Email)
+	}
+	_, err = b.Svc.Resolve(ctx, user)
+	if err == nil {
+		err = b.Svc.CheckDecide(ctx, user, c.Lease)
+	}
+	var e *qm.Error
+	if !errors.As(err, &e) || e.Code == qm.EINTERNAL || e.Code == qm.EUNAVAILABLE {
+		return nil // decidable, or not known now: the form, and the command judges
+	}
+	// The sentence alone (who decides, or what the request is now), with an example only where
+	// the refusal has one of its own: the command's would be another denial.
+	text := e.Message
+	if e.Example != "" {
+		text += " Example: " + b.expand(e.Example)
+	}
+	return &bot.Reply{Error: true, Ephemeral: true, Text: text}
+}
+
 // refuse turns an error into one sentence and an example that works on this installation: the
 // error's own example, else the command's. An internal error is logged and apologised for.
 func (b *Bot) refuse(verb string, err error) bot.Reply {

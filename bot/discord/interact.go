@@ -30,6 +30,9 @@ const (
 	// are in the database), which comes before the acknowledgement: with the deferral's wait for
 	// the inbox it keeps the answer well within Discord's three seconds when the database hangs.
 	identifyTimeout = time.Second
+	// checkTimeout bounds asking whether a command would be refused before its form opens (the
+	// reason for a denial); a check that takes longer opens the form, and the command judges.
+	checkTimeout = time.Second
 	// followUpTries is how often a deferred answer's edit is tried when Discord does not know the
 	// deferral yet (HTTP 404): the deferral and the edit can cross on the way.
 	followUpTries = 4
@@ -301,9 +304,26 @@ func (a *Adapter) respond(ctx context.Context, i *discordgo.Interaction) (resp *
 		return a.answer(bot.Reply{Error: true, Ephemeral: true, Text: "Quartermaster could not tell who you are just now; please try again in a minute."}), noop
 	}
 	if in.denyLease != "" {
+		// Only someone who may decide is asked why: anyone else is refused at once.
+		if r := a.check(ctx, request(i.ChannelID, "discord:"+i.ID, "", person, in.user, handlerCommand+" deny "+in.denyLease)); r != nil {
+			return a.answer(*r), noop
+		}
 		return a.denyModal(in.denyLease), noop
 	}
 	return a.run(i, person, in.user, in.text, in.click)
+}
+
+// check asks the handler whether req would be refused, within checkTimeout: the refusal, or nil
+// when it may go on or the handler could not tell in time.
+func (a *Adapter) check(ctx context.Context, req bot.Request) *bot.Reply {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	r := bot.Check(ctx, a.cfg.Handler, req)
+	if r != nil {
+		a.log.Info("refused a form", "user", req.Account.User, "command", req.Text)
+		r.Ephemeral = true
+	}
+	return r
 }
 
 func (a *Adapter) refusal(in incoming) bot.Reply {

@@ -241,6 +241,45 @@ func TestDenial(t *testing.T) {
 	}
 }
 
+// TestDenyRefusedBeforeTheForm: a click on Deny by someone who may not decide (a teammate, the
+// requester herself) is refused at once, privately, naming who decides, and opens no form to
+// type a reason into; nothing changes.
+func TestDenyRefusedBeforeTheForm(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	id := overQuota(e)
+	_, toChannel := approvalCopies(e, id)
+	_, _, responses0, _ := e.slack.snapshot()
+	for _, user := range []string{"UBOB", "UALICE"} {
+		e.click(user, toChannel, findButton(t, toChannel.Blocks, "/gpu deny "+id))
+		e.wait()
+	}
+	posts, updates, responses, views := e.slack.snapshot()
+	if len(views) != 0 {
+		t.Errorf("a reason form was opened for someone who may not decide: %+v", views)
+	}
+	if l := e.lease(id); l.State != qm.PendingApproval || l.DecidedBy != "" {
+		t.Fatalf("after refused clicks: %s decided by %q", l.State, l.DecidedBy)
+	}
+	if len(updates) != 0 {
+		t.Errorf("refused clicks changed %d messages; posts %d", len(updates), len(posts))
+	}
+	refusals := responses[len(responses0):]
+	if len(refusals) != 2 {
+		t.Fatalf("%d answers to two refused clicks: %+v", len(refusals), refusals)
+	}
+	if !strings.Contains(refusals[0].Text, "only dana@acme.example can decide") {
+		t.Errorf("bob's refusal = %q", refusals[0].Text)
+	}
+	if !strings.Contains(refusals[1].Text, "only dana@acme.example can decide") {
+		t.Errorf("alice's refusal = %q", refusals[1].Text)
+	}
+	for _, r := range refusals {
+		if r.ResponseType != "ephemeral" || r.Replace {
+			t.Errorf("refusal %q is %q (replace %v), want ephemeral", r.Text, r.ResponseType, r.Replace)
+		}
+	}
+}
+
 // TestRedelivery: the same command delivered twice (a retry, a replay, and once more after a
 // restart that forgot the deliveries it saw) makes one lease.
 func TestRedelivery(t *testing.T) {

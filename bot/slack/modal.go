@@ -392,8 +392,38 @@ func (a *Adapter) onSubmit(cb slack.InteractionCallback) any {
 	return nil
 }
 
-// openDenyModal asks a budget owner why, before the denial runs.
+// checkWithin is how much of the trigger's life asking whether a denial would be refused may
+// take; a check that takes longer opens the form, and the denial is judged when it runs.
+const checkWithin = time.Second
+
+// denyRefused is the refusal that someone who clicked Deny gets at once, instead of the form,
+// when they may not decide the request (or it no longer waits): nil when they may, or when that
+// cannot be told within checkWithin of the click.
+func (a *Adapter) denyRefused(ctx context.Context, received time.Time, lease string, o origin) *bot.Reply {
+	ctx, cancel := context.WithDeadline(ctx, received.Add(checkWithin))
+	defer cancel()
+	email, refusal := a.who(ctx, o.user)
+	if refusal != "" && !a.byAccount(ctx, o.user) {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return &bot.Reply{Error: true, Ephemeral: true, Text: refusal}
+	}
+	r := bot.Check(ctx, a.cfg.Handler, bot.Request{User: email, Text: "/gpu deny " + lease, Channel: o.channel, Account: a.account(o.user)})
+	if r != nil {
+		r.Ephemeral = true
+	}
+	return r
+}
+
+// openDenyModal asks a budget owner why, before the denial runs; anyone who may not decide the
+// request is refused at once instead, with no form.
 func (a *Adapter) openDenyModal(ctx context.Context, trigger string, received time.Time, lease string, o origin) {
+	if r := a.denyRefused(ctx, received, lease, o); r != nil {
+		a.log.Info("refused a denial form", "user", o.user, "lease", lease)
+		a.answer(ctx, o, "", *r)
+		return
+	}
 	in := slack.NewPlainTextInputBlockElement(plain("what to do instead, for the requester"), fieldReason)
 	in.Multiline = true
 	in.MaxLength = maxReason

@@ -370,6 +370,31 @@ func TestDiscordDenyWithReason(t *testing.T) {
 	}
 }
 
+// TestDiscordDenyRefusedBeforeTheForm: a click on Deny by someone who may not decide (a
+// teammate, the requester herself) is refused at once, privately, naming who decides, with no
+// form to type a reason into; nothing changes.
+func TestDiscordDenyRefusedBeforeTheForm(t *testing.T) {
+	e := newDiscordEnv(t, storetest.SQLite(t))
+	id, _ := discordOverQuota(e)
+	_, toChannel := approvalPosts(e, id)
+	for user, want := range map[string]string{dBob: "only dana@acme.example can decide " + id, dAlice: "only dana@acme.example can decide " + id} {
+		m := e.click(user, toChannel, "Deny "+id)
+		if m.Type == 9 || len(m.Inputs) > 0 {
+			t.Errorf("%s's click on Deny opened a form: %+v", user, m)
+			continue
+		}
+		if !m.Ephemeral || !strings.Contains(m.Text(), want) {
+			t.Errorf("%s's click on Deny answered %q; want a private %q", user, m.Text(), want)
+		}
+	}
+	if l := e.lease(id); l.State != qm.PendingApproval || l.DecidedBy != "" {
+		t.Fatalf("after refused clicks: %s decided by %q", l.State, l.DecidedBy)
+	}
+	if n := len(e.fake.Edits()); n != 0 {
+		t.Errorf("%d messages were edited", n)
+	}
+}
+
 // TestDiscordBadInput: missing or malformed options, and input the grammar refuses, get one
 // private sentence and an example that works on this installation, written as Discord's options
 // are typed; nothing is created.

@@ -33,8 +33,9 @@ func classNames(p *policy.Policy) []string {
 // observeCommands wraps the bot so that every command is logged in one line (verb, user, outcome,
 // duration) and counted. The command's text is not logged: a reason or a parameter may be
 // something its author would not want in a log; the verb says what was done.
+// What the bot checks before a form asks for more (bot.Checker) is checked as it is.
 func observeCommands(h bot.Handler, m *metrics.Metrics, log *slog.Logger) bot.Handler {
-	return bot.HandlerFunc(func(ctx context.Context, req bot.Request) []bot.Reply {
+	return observed{inner: h, Handler: bot.HandlerFunc(func(ctx context.Context, req bot.Request) []bot.Reply {
 		start := time.Now()
 		replies := h.Handle(ctx, req)
 		took := time.Since(start)
@@ -47,7 +48,18 @@ func observeCommands(h bot.Handler, m *metrics.Metrics, log *slog.Logger) bot.Ha
 		log.LogAttrs(ctx, slog.LevelInfo, "command", slog.String("verb", verb), slog.String("user", req.User),
 			slog.String("outcome", outcome), slog.Duration("duration", took))
 		return replies
-	})
+	})}
+}
+
+// observed is a handler that observes each command, and checks as the handler it wraps does.
+type observed struct {
+	bot.Handler
+	inner bot.Handler
+}
+
+// Check asks the wrapped handler.
+func (o observed) Check(ctx context.Context, req bot.Request) *bot.Reply {
+	return bot.Check(ctx, o.inner, req)
 }
 
 // verbOf names a command's verb for logs and metrics: one of the grammar's verbs, or "unknown",

@@ -45,6 +45,41 @@ func (s *Service) withdrawOrphan(ctx context.Context, l *Lease) bool {
 	return out != nil
 }
 
+// CheckDecide says, deciding nothing, why approver could not decide the pending exception id
+// now, as Decide would refuse it (they may not decide it, or it no longer waits), or nil when
+// they could. A form that asks for more before the decision (the reason for a denial) asks it
+// only of someone who could decide.
+func (s *Service) CheckDecide(ctx context.Context, approver string, id LeaseID) error {
+	l, err := s.Get(ctx, id)
+	if ErrorCode(err) == ENOTFOUND {
+		return noDecision(id)
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.mayDecide(ctx, CanonicalUser(approver), l.Team, l.User, id); err != nil {
+		return err
+	}
+	return s.undecidable(l)
+}
+
+// undecidable says why l no longer waits for a decision, or nil when it does: what the lease is
+// now is what a second approver wants next, not another decision.
+func (s *Service) undecidable(l *Lease) error {
+	if l.State == PendingApproval {
+		return nil
+	}
+	id := l.ID
+	status := "/gpu status " + id.String()
+	if l.DecidedBy == SystemActor {
+		return Errorf(ECONFLICT, "%s expired undecided at %s and was denied; the requester can ask again.", id, l.DecidedAt.In(s.Policy.Location).Format("Mon 2 Jan 15:04 MST")).WithExample(status)
+	}
+	if l.DecidedBy != "" {
+		return Errorf(ECONFLICT, "%s was already decided by %s at %s: it is %s.", id, l.DecidedBy, l.DecidedAt.In(s.Policy.Location).Format("Mon 2 Jan 15:04 MST"), l.State).WithExample(status)
+	}
+	return Errorf(ECONFLICT, "%s is %s and no longer waits for a decision.", id, l.State).WithExample(status)
+}
+
 // Decide is a budget owner's approve or deny of a pending exception. Exactly one decision stands:
 // a second approver is told who decided first. An approval that takes the team past its quota,
 // when the request did not (the team's other leases grew while it waited), still stands, and
@@ -76,16 +111,8 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 		if err != nil {
 			return err
 		}
-		if cur.State != PendingApproval {
-			// What the lease is now is what the second approver wants next, not another decision.
-			status := "/gpu status " + id.String()
-			if cur.DecidedBy == SystemActor {
-				return Errorf(ECONFLICT, "%s expired undecided at %s and was denied; the requester can ask again.", id, cur.DecidedAt.In(s.Policy.Location).Format("Mon 2 Jan 15:04 MST")).WithExample(status)
-			}
-			if cur.DecidedBy != "" {
-				return Errorf(ECONFLICT, "%s was already decided by %s at %s: it is %s.", id, cur.DecidedBy, cur.DecidedAt.In(s.Policy.Location).Format("Mon 2 Jan 15:04 MST"), cur.State).WithExample(status)
-			}
-			return Errorf(ECONFLICT, "%s is %s and no longer waits for a decision.", id, cur.State).WithExample(status)
+		if err := s.undecidable(cur); err != nil {
+			return err
 		}
 		cur.DecidedBy, cur.DecidedAt = approver, s.Clock.Now()
 		if !approve {
