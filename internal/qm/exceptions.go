@@ -113,6 +113,11 @@ func (s *Service) QuotaIncrease(ctx context.Context, user, team, class string, n
 
 // extendLease lengthens a live lease inside a transaction.
 func (s *Service) extendLease(ctx context.Context, tx Tx, l *Lease, by time.Duration, actor, reason string) error {
+	// The job's time limit first: a lease whose end moved while its job's limit stayed would be
+	// ended by the scheduler at the old end. When the scheduler refuses, nothing moves.
+	if err := s.retime(ctx, l, l.Duration+by); err != nil {
+		return err
+	}
 	l.Duration += by
 	l.Extensions++
 	if !l.ExpiresAt.IsZero() {
@@ -126,6 +131,26 @@ func (s *Service) extendLease(ctx context.Context, tx Tx, l *Lease, by time.Dura
 	}
 	if s.Waits != nil && l.Kind == KindWorkspace && l.State.Running() {
 		s.Waits.Started(l, time.Time{}) // it now runs longer: requests behind it wait longer
+	}
+	return nil
+}
+
+// retime raises the time limit of l's running job to d, where the scheduler can change one
+// (Retimer), before l's end moves. A job still waiting in the queue is left to the reconcile
+// pass, which counts its wait. It fails with a sentence for the user when the scheduler refuses
+// (Slurm lets only its operators and administrators raise a limit).
+func (s *Service) retime(ctx context.Context, l *Lease, d time.Duration) error {
+	r, ok := s.Backend.(Retimer)
+	if !ok || l.Ref == "" || (l.State != Active && l.State != IdleWarned) {
+		return nil
+	}
+	if err := r.SetTimeLimit(ctx, Job{Lease: l.ID, Ref: l.Ref}, d); err != nil {
+		s.log().Error("raise the time limit of an extended lease's job", "lease", l.ID, "job", l.Ref, "err", err)
+		end := "at its old end"
+		if !l.ExpiresAt.IsZero() {
+			end = "at " + l.ExpiresAt.In(s.Policy.Location).Format("Mon 2 Jan 15:04 MST")
+		}
+		return Errorf(EUNAVAILABLE, "%s was not extended: the extension did not reach the scheduler, which kept job %s's time limit, so %s still ends %s; try again in a few minutes, or ask a platform admin.", l.ID, l.Ref, l.ID, end)
 	}
 	return nil
 }

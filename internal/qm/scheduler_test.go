@@ -27,6 +27,7 @@ type fakeScheduler struct {
 	jobs       []qm.Job
 	cancels    []string
 	retimes    map[string]time.Duration
+	retimeErr  error  // what SetTimeLimit answers, when not nil (a scheduler that refuses)
 	duringJobs func() // runs inside Jobs, before it answers
 	// nodes is what the scheduler reports of its nodes; inv what the last refresh read (nil
 	// before the first, as a real backend's inventory).
@@ -95,6 +96,9 @@ func (f *fakeScheduler) Cancel(_ context.Context, j qm.Job) error {
 func (f *fakeScheduler) SetTimeLimit(_ context.Context, j qm.Job, d time.Duration) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.retimeErr != nil {
+		return f.retimeErr
+	}
 	if f.retimes == nil {
 		f.retimes = map[string]time.Duration{}
 	}
