@@ -25,23 +25,49 @@ type GresOptions struct {
 
 var gresTypeRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
 
-// GresType is the Slurm GPU type for a model name: the first word after "NVIDIA", lower case, up
-// to a dash ("NVIDIA A100-SXM4-40GB" -> a100, "NVIDIA L40S" -> l40s; go-nvml's mock GPUs are
-// named "Mock NVIDIA …").
+// GresType is the Slurm GPU type for a model name, lower case: the model number after "NVIDIA"
+// (or "Tesla"), up to a dash ("NVIDIA A100-SXM4-40GB" -> a100, "NVIDIA L40S" -> l40s, "NVIDIA H100
+// 80GB HBM3" -> h100; go-nvml's mock GPUs are named "Mock NVIDIA …"). A product line's words
+// (RTX, Quadro, GeForce, TITAN, PRO) stay in front, joined by "_", and a bare model number takes the
+// words after it that name its generation or edition, so two models never share a type:
+// "NVIDIA RTX A6000" -> rtx_a6000, "NVIDIA RTX 6000 Ada Generation" -> rtx_6000_ada,
+// "Quadro RTX 8000" -> quadro_rtx_8000.
 func GresType(model string) string {
-	f := strings.Fields(model)
-	for len(f) > 1 && (strings.EqualFold(f[0], "nvidia") || strings.EqualFold(f[0], "tesla") || strings.EqualFold(f[0], "mock")) {
+	f := strings.Fields(strings.ToLower(model))
+	for len(f) > 1 && (f[0] == "nvidia" || f[0] == "tesla" || f[0] == "mock") {
 		f = f[1:]
 	}
-	if len(f) == 0 {
-		return "gpu"
+	var parts []string
+	for len(f) > 0 && gresLines[f[0]] {
+		parts = append(parts, f[0])
+		f = f[1:]
 	}
-	t := strings.ToLower(strings.SplitN(f[0], "-", 2)[0])
-	if !gresTypeRe.MatchString(t) {
+	if len(f) > 0 {
+		m := strings.SplitN(f[0], "-", 2)[0]
+		parts = append(parts, m)
+		if strings.Trim(m, "0123456789") == "" {
+			// "RTX 6000 Ada Generation", "RTX PRO 6000 Blackwell Server Edition": the words after
+			// a bare number tell the model apart.
+			for _, w := range f[1:] {
+				if strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") != "" || gresFiller[w] {
+					break
+				}
+				parts = append(parts, w)
+			}
+		}
+	}
+	t := strings.Join(parts, "_")
+	if t == "" || !gresTypeRe.MatchString(t) {
 		return "gpu"
 	}
 	return t
 }
+
+// gresLines are the product lines' words that come before a model number.
+var gresLines = map[string]bool{"rtx": true, "quadro": true, "geforce": true, "titan": true, "pro": true}
+
+// gresFiller are words after a model number that tell no model apart.
+var gresFiller = map[string]bool{"generation": true, "edition": true, "gpu": true, "graphics": true}
 
 // WriteGresConf writes one gres.conf line per GPU: Name=gpu Type=… File=/dev/nvidiaN, with
 // Cores= from the GPU's CPU affinity (left out when it is every core) and Links= with the number of

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -141,6 +142,34 @@ func TestGresType(t *testing.T) {
 		if got := agent.GresType(name); got != want {
 			t.Errorf("GresType(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// Two different models on one cluster get two different GRES types, so a job asking for one never
+// lands on the other: the RTX workstation cards (Ampere, Ada, Blackwell, Turing's Quadro) differ only
+// after the product line's name. Every type is one Slurm takes in gres.conf and slurm.conf.
+func TestGresTypeTellsModelsApart(t *testing.T) {
+	models := []string{
+		"NVIDIA RTX A6000", "NVIDIA RTX A5000", "NVIDIA RTX 6000 Ada Generation", "NVIDIA RTX 5000 Ada Generation",
+		"Quadro RTX 8000", "Quadro RTX 6000", "NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 3090",
+		"NVIDIA TITAN RTX", "NVIDIA TITAN V", "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+		"NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "NVIDIA A100-SXM4-40GB", "NVIDIA H100 80GB HBM3",
+		"NVIDIA L40S", "NVIDIA L40", "NVIDIA L4", "NVIDIA A10", "Tesla T4",
+	}
+	seen := map[string]string{}
+	valid := regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
+	for _, m := range models {
+		typ := agent.GresType(m)
+		if typ == "gpu" || !valid.MatchString(typ) {
+			t.Errorf("GresType(%q) = %q: not a model's type", m, typ)
+		}
+		if other, ok := seen[typ]; ok {
+			t.Errorf("%q and %q both get GRES type %q", other, m, typ)
+		}
+		seen[typ] = m
+	}
+	if a, b := agent.GresType("NVIDIA RTX A6000"), agent.GresType("Mock NVIDIA RTX A6000"); a != b {
+		t.Errorf("one model, two types: %q and %q", a, b)
 	}
 }
 
