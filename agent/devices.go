@@ -11,7 +11,8 @@ import (
 type Devices interface {
 	// Driver is the driver version.
 	Driver() string
-	// GPUs lists the GPUs by index, with what does not change while the agent runs.
+	// GPUs lists every GPU the driver counts, by NVML index, with what does not change while the
+	// agent runs; one the agent could not read at start is in the list, marked Lost.
 	GPUs() []GPUInfo
 	// Sample reads every GPU now. Processes carry their PIDs; the agent finds their jobs.
 	Sample(ctx context.Context) ([]report.GPU, error)
@@ -22,10 +23,26 @@ type Devices interface {
 
 // GPUInfo is what does not change about a GPU.
 type GPUInfo struct {
+	// Index is the GPU's NVML index (nvidia-smi's GPU number), never a position in a list.
 	Index    int
 	UUID     string
 	Name     string
 	BusID    string
 	Minor    int // /dev/nvidiaN
 	MemTotal uint64
+	// Lost says why the GPU could not be read when the agent started (it fell off the bus, XID
+	// 79, or NVML failed for it); empty for a GPU the agent reads. A lost GPU is in no sample,
+	// metric or gres.conf line, and the other GPUs keep their numbers.
+	Lost string
+}
+
+// Readable is the GPUs of gpus that are not lost.
+func Readable(gpus []GPUInfo) []GPUInfo {
+	var out []GPUInfo
+	for _, g := range gpus {
+		if g.Lost == "" {
+			out = append(out, g)
+		}
+	}
+	return out
 }

@@ -5,13 +5,18 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 
 	"github.com/acme/quartermaster/agent"
 	"github.com/acme/quartermaster/agent/nvml"
@@ -226,5 +231,113 @@ PartitionName=p Nodes=dgx-01 State=UP
 	cmd.Env = append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "slurm.conf"))
 	if out, err := cmd.CombinedOutput(); err == nil && !strings.Contains(string(out), "error") {
 		t.Errorf("slurmd -G took cores 300-310 on a 128-core node:\n%s", out)
+	}
+}
+
+// A GPU that fell off the bus before the agent started (DeviceGetHandleByIndex says GPU_IS_LOST
+// for GPU 2 of 8, as after an XID 79) does not stop the agent: the log names it, the topology keeps
+// its place marked lost, and every other GPU keeps its own NVML index, UUID, device file and
+// readings in the report, the metrics, gres.conf, the topology and its XID errors. Here the minor
+// numbers run backwards (GPU i is /dev/nvidia(7-i)), as they may on a real node, so an index
+// taken for a minor, or a position taken for an index, shows.
+func TestAGPULostAtStartLeavesTheOthersTheirNumbers(t *testing.T) {
+	ctx := context.Background()
+	s, err := agent.ParseScript("0 10 pids=4242; 1 11; 3 13 xid=48; 4 14; 5 15; 6 16; 7 17")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := nvml.NewFake("dgxh100", "dgx-01", agent.StaticScript(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range f.Server.Devices {
+		d.(*server.Device).Minor = 7 - i
+	}
+	handle := f.Server.DeviceGetHandleByIndexFunc
+	f.Server.DeviceGetHandleByIndexFunc = func(i int) (gonvml.Device, gonvml.Return) {
+		if i == 2 {
+			return nil, gonvml.ERROR_GPU_IS_LOST
+		}
+		return handle(i)
+	}
+	var logs bytes.Buffer
+	d, err := nvml.OpenFake(f, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatalf("one lost GPU stopped the agent: %v", err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	if !strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "gpu=2") || !strings.Contains(strings.ToLower(logs.String()), "lost") {
+		t.Errorf("the log does not say GPU 2 is lost:\n%s", logs.String())
+	}
+	uuidOf := func(i int) string { return f.Server.Devices[i].(*server.Device).UUID }
+	infos := d.GPUs()
+	if len(infos) != 8 || infos[2].Lost == "" || infos[3].Lost != "" || infos[3].Index != 3 || infos[3].UUID != uuidOf(3) || infos[3].Minor != 4 {
+		t.Fatalf("GPUs = %+v", infos)
+	}
+	a, err := agent.New(agent.Config{Node: "dgx-01", Devices: d, Cgroups: agent.Cgroups{ProcRoot: "testdata/proc"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Collect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.GPUs) != 7 {
+		t.Fatalf("report lists %d GPUs, want the 7 readable", len(r.GPUs))
+	}
+	for _, g := range r.GPUs {
+		if g.Index == 2 || g.UUID != uuidOf(g.Index) || g.Util == nil || *g.Util != float64(10+g.Index) {
+			t.Errorf("report GPU %d: UUID %s, util %v; want its own UUID and %d%%", g.Index, g.UUID, g.Util, 10+g.Index)
+		}
+	}
+	r, _ = a.Collect(ctx) // the XID event of GPU 3 is taken with the next sample
+	for _, g := range r.GPUs {
+		want := uint64(0)
+		if g.Index == 3 {
+			want = 48
+		}
+		if g.XID == nil || *g.XID != want {
+			t.Errorf("GPU %d's XID = %v, want %d", g.Index, g.XID, want)
+		}
+	}
+	topo, err := a.Topology(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(topo.GPUs) != 8 || topo.GPUs[2].Lost == "" || topo.GPUs[3].Index != 3 || topo.GPUs[3].UUID != uuidOf(3) ||
+		topo.GPUs[3].NVLinks[6] != 18 || topo.GPUs[3].NVLinks[2] != 0 || topo.GPUs[6].PCIe[3] != "SYS" || topo.GPUs[3].Minor != 4 {
+		t.Errorf("topology GPU 2 and 3: %+v %+v", topo.GPUs[2], topo.GPUs[3])
+	}
+	var scrape bytes.Buffer
+	if err := a.Metrics().Write(&scrape); err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`DCGM_FI_DEV_GPU_UTIL\{Hostname="dgx-01",UUID="` + uuidOf(3) + `",device="nvidia4",gpu="3",[^}]*pci_bus_id="0000:61:00.0"[^}]*\} 13\n`)
+	if !want.Match(scrape.Bytes()) || strings.Contains(scrape.String(), `gpu="2"`) {
+		t.Errorf("metrics lack GPU 3 (nvidia4, 13%%) or show GPU 2:\n%s", grep(scrape.String(), "GPU_UTIL"))
+	}
+	if !strings.Contains(scrape.String(), "quartermaster_agent_gpus 7\n") || !strings.Contains(scrape.String(), "quartermaster_agent_gpus_unread 1\n") {
+		t.Errorf("metrics do not count 7 GPUs read and 1 not:\n%s", grep(scrape.String(), "quartermaster_agent_gpus"))
+	}
+	var gres bytes.Buffer
+	if err := agent.WriteGresConf(&gres, d.GPUs(), topo, agent.GresOptions{Cores: &f.Cores}); err != nil {
+		t.Fatal(err)
+	}
+	g := gres.String()
+	for i := range 8 {
+		line := "File=/dev/nvidia" + strconv.Itoa(7-i) + " "
+		if got := strings.Contains(g, line); got != (i != 2) {
+			t.Errorf("gres.conf has GPU %d's %q: %v, want %v:\n%s", i, line, got, i != 2, g)
+		}
+	}
+	if !strings.Contains(g, "Gres=gpu:h100:7") || !strings.Contains(g, "# GPU 2 ") ||
+		!strings.Contains(g, "File=/dev/nvidia4 Cores=0-55 Links=18,18,-1,18,18,18,18\n") {
+		t.Errorf("gres.conf does not list 7 GPUs with GPU 3 third, or does not say why GPU 2 is missing:\n%s", g)
+	}
+	var matrix bytes.Buffer
+	agent.WriteTopology(&matrix, topo)
+	if !strings.Contains(matrix.String(), "\tGPU2\tGPU3\t") || !strings.Contains(matrix.String(), "GPU3\tNV18\tNV18\tN/A\t X \tNV18") ||
+		!strings.Contains(matrix.String(), "GPU2 cannot be read") {
+		t.Errorf("topology matrix:\n%s", matrix.String())
 	}
 }

@@ -69,10 +69,11 @@ var gresLines = map[string]bool{"rtx": true, "quadro": true, "geforce": true, "t
 // gresFiller are words after a model number that tell no model apart.
 var gresFiller = map[string]bool{"generation": true, "edition": true, "gpu": true, "graphics": true}
 
-// WriteGresConf writes one gres.conf line per GPU: Name=gpu Type=… File=/dev/nvidiaN, with
-// Cores= from the GPU's CPU affinity (left out when it is every core) and Links= with the number of
-// NVLinks to every GPU (-1 for itself; left out when there are none), preceded by comments saying
-// what slurm.conf needs.
+// WriteGresConf writes one gres.conf line per GPU: Name=gpu Type=… File=/dev/nvidiaN (N the GPU's
+// minor number, which is not always its NVML index), with Cores= from the GPU's CPU affinity (left
+// out when it is every core) and Links= with the number of NVLinks to every GPU listed (-1 for
+// itself; left out when there are none), preceded by comments saying what slurm.conf needs. A GPU
+// lost at start gets a comment instead of a line, and the other GPUs keep their files and links.
 func WriteGresConf(w io.Writer, gpus []GPUInfo, topo report.Topology, o GresOptions) error {
 	if len(gpus) == 0 {
 		return fmt.Errorf("no GPUs, so no gres.conf")
@@ -83,10 +84,14 @@ func WriteGresConf(w io.Writer, gpus []GPUInfo, topo report.Topology, o GresOpti
 	if o.Type != "" && !gresTypeRe.MatchString(o.Type) {
 		return fmt.Errorf("%q is not a GRES type; use lower-case letters and digits, e.g. --type a100", o.Type)
 	}
+	listed := Readable(gpus)
+	if len(listed) == 0 {
+		return fmt.Errorf("none of the %d GPUs can be read, so no gres.conf", len(gpus))
+	}
 	types := map[string]int{}
 	var order []string
-	typeOf := make([]string, len(gpus))
-	for i, g := range gpus {
+	typeOf := make([]string, len(listed))
+	for i, g := range listed {
 		t := o.Type
 		if t == "" {
 			t = GresType(g.Name)
@@ -101,6 +106,10 @@ func WriteGresConf(w io.Writer, gpus []GPUInfo, topo report.Topology, o GresOpti
 	for _, t := range order {
 		gres = append(gres, fmt.Sprintf("gpu:%s:%d", t, types[t]))
 	}
+	byIndex := map[int]*report.TopologyGPU{}
+	for k := range topo.GPUs {
+		byIndex[topo.GPUs[k].Index] = &topo.GPUs[k]
+	}
 	anyLink := false
 	for _, tg := range topo.GPUs {
 		for _, n := range tg.NVLinks {
@@ -113,7 +122,7 @@ func WriteGresConf(w io.Writer, gpus []GPUInfo, topo report.Topology, o GresOpti
 	}
 	models := map[string]int{}
 	var modelOrder []string
-	for _, g := range gpus {
+	for _, g := range listed {
 		if models[g.Name] == 0 {
 			modelOrder = append(modelOrder, g.Name)
 		}
@@ -124,33 +133,41 @@ func WriteGresConf(w io.Writer, gpus []GPUInfo, topo report.Topology, o GresOpti
 		have = append(have, fmt.Sprintf("%d x %s", models[m], m))
 	}
 	fmt.Fprintf(w, "# gres.conf for %s, from NVML by quartermaster-agent: %s.\n", name, strings.Join(have, ", "))
+	for _, g := range gpus {
+		if g.Lost != "" {
+			fmt.Fprintf(w, "# GPU %d (%s) is left out: NVML cannot read it (%s); the Gres= below counts only the GPUs listed.\n",
+				g.Index, lostName(g), g.Lost)
+		}
+	}
 	fmt.Fprintf(w, "# slurm.conf needs GresTypes=gpu and Gres=%s on the node's line.\n", strings.Join(gres, ","))
-	for i, g := range gpus {
+	for i, g := range listed {
 		var b strings.Builder
 		if o.Node != "" {
 			fmt.Fprintf(&b, "NodeName=%s ", o.Node)
 		}
 		fmt.Fprintf(&b, "Name=gpu Type=%s File=%s", typeOf[i], filepath.Join(o.DevDir, "nvidia"+strconv.Itoa(g.Minor)))
-		var tg *report.TopologyGPU
-		if i < len(topo.GPUs) && topo.GPUs[i].Index == i {
-			tg = &topo.GPUs[i]
-		}
+		tg := byIndex[g.Index]
 		if tg != nil && o.Cores != nil && tg.CPUs != "" {
 			cpus, err := ParseCPUs(tg.CPUs)
 			if err != nil {
-				return fmt.Errorf("GPU %d: %w", i, err)
+				return fmt.Errorf("GPU %d: %w", g.Index, err)
 			}
 			if cores, all := o.Cores.Cores(cpus); len(cores) > 0 && !all {
 				fmt.Fprintf(&b, " Cores=%s", FormatCPUs(cores))
 			}
 		}
-		if tg != nil && anyLink && len(tg.NVLinks) == len(gpus) {
-			links := make([]string, len(gpus))
-			for j, n := range tg.NVLinks {
-				if j == i {
-					links[j] = "-1"
-				} else {
-					links[j] = strconv.Itoa(n)
+		// Slurm's Links= has one number per GPU of the node's gres.conf, in the lines' order: the
+		// GPUs listed, by their NVML index into the topology.
+		if tg != nil && anyLink {
+			links := make([]string, 0, len(listed))
+			for _, peer := range listed {
+				switch {
+				case peer.Index == g.Index:
+					links = append(links, "-1")
+				case peer.Index >= 0 && peer.Index < len(tg.NVLinks):
+					links = append(links, strconv.Itoa(tg.NVLinks[peer.Index]))
+				default:
+					links = append(links, "0")
 				}
 			}
 			fmt.Fprintf(&b, " Links=%s", strings.Join(links, ","))
@@ -160,26 +177,46 @@ func WriteGresConf(w io.Writer, gpus []GPUInfo, topo report.Topology, o GresOpti
 	return nil
 }
 
+// lostName names a lost GPU by what NVML still told of it.
+func lostName(g GPUInfo) string {
+	var parts []string
+	for _, p := range []string{g.UUID, g.BusID} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return "no UUID or bus id"
+	}
+	return strings.Join(parts, ", ")
+}
+
 // WriteTopology prints the topology as `nvidia-smi topo -m` does: the connection between every
 // pair of GPUs (NV# for # bonded NVLinks, else the PCIe level), then each GPU's CPU and NUMA
-// affinity, and the legend.
+// affinity, and the legend. GPUs are named by their NVML index; a GPU lost at start has a row of
+// N/A and a line under the matrix saying why.
 func WriteTopology(w io.Writer, topo report.Topology) {
-	n := len(topo.GPUs)
 	fmt.Fprint(w, "\t")
-	for i := range n {
-		fmt.Fprintf(w, "GPU%d\t", i)
+	for _, g := range topo.GPUs {
+		fmt.Fprintf(w, "GPU%d\t", g.Index)
 	}
 	fmt.Fprintln(w, "CPU Affinity\tNUMA Affinity")
-	for i, g := range topo.GPUs {
-		fmt.Fprintf(w, "GPU%d\t", i)
-		for j := range n {
+	var lost []string
+	for _, g := range topo.GPUs {
+		fmt.Fprintf(w, "GPU%d\t", g.Index)
+		if g.Lost != "" {
+			lost = append(lost, fmt.Sprintf("GPU%d cannot be read: %s", g.Index, g.Lost))
+		}
+		for _, peer := range topo.GPUs {
+			j := peer.Index
 			cell := "N/A"
 			switch {
-			case j == i:
+			case j == g.Index:
 				cell = " X "
-			case j < len(g.NVLinks) && g.NVLinks[j] > 0:
+			case g.Lost != "" || peer.Lost != "":
+			case j >= 0 && j < len(g.NVLinks) && g.NVLinks[j] > 0:
 				cell = fmt.Sprintf("NV%d", g.NVLinks[j])
-			case j < len(g.PCIe) && g.PCIe[j] != "":
+			case j >= 0 && j < len(g.PCIe) && g.PCIe[j] != "":
 				cell = g.PCIe[j]
 			}
 			fmt.Fprintf(w, "%s\t", cell)
@@ -192,6 +229,9 @@ func WriteTopology(w io.Writer, topo report.Topology) {
 			numa = strconv.Itoa(*g.NUMA)
 		}
 		fmt.Fprintf(w, "%s\t%s\n", cpus, numa)
+	}
+	if len(lost) > 0 {
+		fmt.Fprintf(w, "\n%s\n", strings.Join(lost, "\n"))
 	}
 	fmt.Fprint(w, `
 Legend:

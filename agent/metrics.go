@@ -32,11 +32,12 @@ const (
 // health. Scrapes read what the last collection saw; they never call NVML.
 type Metrics struct {
 	host   string
-	gpus   []GPUInfo
+	gpus   map[int]GPUInfo // by NVML index
+	read   int             // GPUs not lost at start
 	outbox *Outbox
 
 	util, fbUsed, fbFree, power, temp, xid, ecc *prometheus.Desc
-	collectSeconds, collectErrors, up           *prometheus.Desc
+	collectSeconds, collectErrors, up, unread   *prometheus.Desc
 	queued, sent, refused, dropped              *prometheus.Desc
 
 	reg *prometheus.Registry
@@ -55,7 +56,11 @@ func NewMetrics(host string, style LabelStyle, gpus []GPUInfo) *Metrics {
 	}
 	labels := []string{"gpu", "UUID", "pci_bus_id", "device", model, "Hostname", "hpc_job", "pod_uid"}
 	d := func(name, help string) *prometheus.Desc { return prometheus.NewDesc(name, help, labels, nil) }
-	m := &Metrics{host: host, gpus: gpus,
+	byIndex := make(map[int]GPUInfo, len(gpus))
+	for _, g := range gpus {
+		byIndex[g.Index] = g
+	}
+	m := &Metrics{host: host, gpus: byIndex, read: len(Readable(gpus)),
 		util:   d("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %)."),
 		fbUsed: d("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB)."),
 		fbFree: d("DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB)."),
@@ -69,6 +74,8 @@ func NewMetrics(host string, style LabelStyle, gpus []GPUInfo) *Metrics {
 			"Readings of the GPUs that failed.", nil, nil),
 		up: prometheus.NewDesc("quartermaster_agent_gpus",
 			"GPUs the agent reads.", nil, nil),
+		unread: prometheus.NewDesc("quartermaster_agent_gpus_unread",
+			"GPUs the driver counts that the last reading left out: lost (fallen off the bus) at start, or NVML failed for them.", nil, nil),
 		queued: prometheus.NewDesc("quartermaster_agent_reports_queued",
 			"Reports waiting to be sent to the service.", nil, nil),
 		sent: prometheus.NewDesc("quartermaster_agent_reports_sent_total",
@@ -86,7 +93,7 @@ func NewMetrics(host string, style LabelStyle, gpus []GPUInfo) *Metrics {
 // Describe sends every metric's description.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{m.util, m.fbUsed, m.fbFree, m.power, m.temp, m.xid, m.ecc,
-		m.collectSeconds, m.collectErrors, m.up, m.queued, m.sent, m.refused, m.dropped} {
+		m.collectSeconds, m.collectErrors, m.up, m.unread, m.queued, m.sent, m.refused, m.dropped} {
 		ch <- d
 	}
 }
@@ -96,7 +103,12 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.mu.Lock()
 	last, took, failures := m.last, m.took, m.failures
 	m.mu.Unlock()
-	ch <- prometheus.MustNewConstMetric(m.up, prometheus.GaugeValue, float64(len(m.gpus)))
+	ch <- prometheus.MustNewConstMetric(m.up, prometheus.GaugeValue, float64(m.read))
+	unread := len(m.gpus) - m.read
+	if last != nil {
+		unread = max(0, len(m.gpus)-len(last.GPUs))
+	}
+	ch <- prometheus.MustNewConstMetric(m.unread, prometheus.GaugeValue, float64(unread))
 	ch <- prometheus.MustNewConstMetric(m.collectSeconds, prometheus.GaugeValue, took.Seconds())
 	ch <- prometheus.MustNewConstMetric(m.collectErrors, prometheus.CounterValue, float64(failures))
 	if m.outbox != nil {
@@ -111,9 +123,9 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	}
 	const mib = 1 << 20
 	for _, g := range last.GPUs {
-		info := GPUInfo{Index: g.Index, UUID: g.UUID, Name: g.Name}
-		if g.Index >= 0 && g.Index < len(m.gpus) {
-			info = m.gpus[g.Index]
+		info, ok := m.gpus[g.Index]
+		if !ok {
+			info = GPUInfo{Index: g.Index, UUID: g.UUID, Name: g.Name, Minor: g.Index}
 		}
 		jobs, pods := owners(g)
 		lv := []string{strconv.Itoa(g.Index), g.UUID, info.BusID, "nvidia" + strconv.Itoa(info.Minor), info.Name, m.host, jobs, pods}

@@ -28,6 +28,7 @@ import (
 const maxCPUs = 4096
 
 // Devices reads the GPUs of one node through one NVML handle; it implements agent.Devices.
+// gpus and devs are by NVML index; the handle of a GPU lost at start is nil.
 type Devices struct {
 	lib    nvml.Interface
 	log    *slog.Logger
@@ -92,33 +93,68 @@ func Open(lib nvml.Interface, log *slog.Logger) (*Devices, error) {
 	if n == 0 {
 		return fail(noGPUf("the NVIDIA driver is loaded but sees no GPU on this machine"))
 	}
+	readable := 0
 	for i := range n {
-		dev, r := lib.DeviceGetHandleByIndex(i)
-		if r != nvml.SUCCESS {
-			return fail(fmt.Errorf("nvml: GPU %d: %s", i, nvml.ErrorString(r)))
-		}
-		g := agent.GPUInfo{Index: i, Minor: i}
-		if s, r := dev.GetUUID(); r == nvml.SUCCESS {
-			g.UUID = s
-		}
-		if s, r := dev.GetName(); r == nvml.SUCCESS {
-			g.Name = s
-		}
-		if p, r := dev.GetPciInfo(); r == nvml.SUCCESS {
-			g.BusID = busID(p)
-		}
-		if m, r := dev.GetMinorNumber(); r == nvml.SUCCESS {
-			g.Minor = m
-		}
-		if m, r := dev.GetMemoryInfo(); r == nvml.SUCCESS {
-			g.MemTotal = m.Total
+		dev, g := d.openGPU(i)
+		if g.Lost != "" {
+			dev = nil
+			d.log.Error("a GPU cannot be read; the agent goes on with the others and leaves it out until it restarts",
+				"gpu", i, "uuid", g.UUID, "bus_id", g.BusID, "err", g.Lost)
+		} else {
+			readable++
 		}
 		d.devs = append(d.devs, dev)
 		d.gpus = append(d.gpus, g)
 	}
+	if readable == 0 {
+		return fail(noGPUf("the NVIDIA driver counts %d GPUs but none can be read (GPU 0: %s)", n, d.gpus[0].Lost))
+	}
 	d.xid = make([]uint64, n)
 	d.watchXIDs()
 	return d, nil
+}
+
+// openGPU reads what does not change about GPU i. Lost is set when there is no handle, no UUID
+// (the report's name for the GPU) or no minor number (its /dev/nvidiaN), or when any call says the
+// GPU is lost; other calls that fail leave their field empty.
+func (d *Devices) openGPU(i int) (nvml.Device, agent.GPUInfo) {
+	g := agent.GPUInfo{Index: i, Minor: -1}
+	dev, r := d.lib.DeviceGetHandleByIndex(i)
+	if r != nvml.SUCCESS {
+		g.Lost = "no handle: " + nvml.ErrorString(r)
+		return nil, g
+	}
+	lost := func(call string, r nvml.Return) {
+		if g.Lost == "" {
+			g.Lost = call + ": " + nvml.ErrorString(r)
+		}
+	}
+	if s, r := dev.GetUUID(); r == nvml.SUCCESS {
+		g.UUID = s
+	} else {
+		lost("UUID", r)
+	}
+	if p, r := dev.GetPciInfo(); r == nvml.SUCCESS {
+		g.BusID = busID(p)
+	} else if r == nvml.ERROR_GPU_IS_LOST {
+		lost("PCI info", r)
+	}
+	if s, r := dev.GetName(); r == nvml.SUCCESS {
+		g.Name = s
+	} else if r == nvml.ERROR_GPU_IS_LOST {
+		lost("name", r)
+	}
+	if m, r := dev.GetMinorNumber(); r == nvml.SUCCESS {
+		g.Minor = m
+	} else {
+		lost("minor number", r)
+	}
+	if m, r := dev.GetMemoryInfo(); r == nvml.SUCCESS {
+		g.MemTotal = m.Total
+	} else if r == nvml.ERROR_GPU_IS_LOST {
+		lost("memory", r)
+	}
+	return dev, g
 }
 
 // watchXIDs registers for XID error events where the driver offers them.
@@ -130,8 +166,11 @@ func (d *Devices) watchXIDs() {
 	}
 	registered := 0
 	for i, dev := range d.devs {
+		if dev == nil {
+			continue
+		}
 		if r := dev.RegisterEvents(nvml.EventTypeXidCriticalError, set); r != nvml.SUCCESS {
-			d.log.Info("XID errors are not available for a GPU", "gpu", i, "nvml", nvml.ErrorString(r))
+			d.log.Info("XID errors are not available for a GPU", "gpu", d.gpus[i].Index, "nvml", nvml.ErrorString(r))
 			continue
 		}
 		registered++
@@ -146,7 +185,7 @@ func (d *Devices) watchXIDs() {
 // Driver is the driver version.
 func (d *Devices) Driver() string { return d.driver }
 
-// GPUs lists the GPUs by index.
+// GPUs lists every GPU the driver counts, by index; those lost at start are marked.
 func (d *Devices) GPUs() []agent.GPUInfo { return d.gpus }
 
 // Sample reads every GPU now. Processes carry their PIDs; the agent finds their jobs. A GPU that
@@ -156,6 +195,9 @@ func (d *Devices) GPUs() []agent.GPUInfo { return d.gpus }
 func (d *Devices) Sample(_ context.Context) ([]report.GPU, error) {
 	out := make([]report.GPU, 0, len(d.devs))
 	for i, dev := range d.devs {
+		if dev == nil {
+			continue // lost at start
+		}
 		g, err := d.sampleGPU(i, dev)
 		d.noteFailure(i, err)
 		if err != nil {
@@ -166,6 +208,7 @@ func (d *Devices) Sample(_ context.Context) ([]report.GPU, error) {
 	if len(out) == 0 && len(d.devs) > 0 {
 		return nil, fmt.Errorf("nvml: none of the %d GPUs could be read", len(d.devs))
 	}
+	// d.xid is by NVML index, as out's Index is.
 	d.drainXIDs()
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -178,9 +221,10 @@ func (d *Devices) Sample(_ context.Context) ([]report.GPU, error) {
 	return out, nil
 }
 
-// sampleGPU reads GPU i; an error when it is lost or its processes cannot be read.
+// sampleGPU reads the GPU at d.gpus[i]; an error when it is lost or its processes cannot be read.
 func (d *Devices) sampleGPU(i int, dev nvml.Device) (report.GPU, error) {
 	info := d.gpus[i]
+	i = info.Index
 	g := report.GPU{Index: i, UUID: info.UUID, Name: info.Name, MemTotal: info.MemTotal}
 	lost := func(r nvml.Return) bool { return r == nvml.ERROR_GPU_IS_LOST }
 	u, r := dev.GetUtilizationRates()
@@ -226,9 +270,9 @@ func (d *Devices) noteFailure(i int, err error) {
 	}
 	switch {
 	case err != nil && !d.failing[i]:
-		d.log.Error("a GPU cannot be read; it is left out of the reports until it can", "gpu", i, "uuid", d.gpus[i].UUID, "err", err)
+		d.log.Error("a GPU cannot be read; it is left out of the reports until it can", "gpu", d.gpus[i].Index, "uuid", d.gpus[i].UUID, "err", err)
 	case err == nil && d.failing[i]:
-		d.log.Info("a GPU can be read again", "gpu", i, "uuid", d.gpus[i].UUID)
+		d.log.Info("a GPU can be read again", "gpu", d.gpus[i].Index, "uuid", d.gpus[i].UUID)
 	}
 	d.failing[i] = err != nil
 }
@@ -246,9 +290,10 @@ func (d *Devices) drainXIDs() {
 			return // ERROR_TIMEOUT: nothing waiting
 		}
 		for i, dev := range d.devs {
-			if e.Device == dev || sameUUID(e.Device, d.gpus[i].UUID) {
-				d.xid[i] = e.EventData
-				d.log.Warn("XID error", "gpu", i, "xid", e.EventData)
+			if dev != nil && (e.Device == dev || sameUUID(e.Device, d.gpus[i].UUID)) {
+				d.xid[d.gpus[i].Index] = e.EventData
+				d.log.Warn("XID error", "gpu", d.gpus[i].Index, "uuid", d.gpus[i].UUID, "xid", e.EventData)
+				break
 			}
 		}
 	}
@@ -265,11 +310,13 @@ func sameUUID(dev nvml.Device, uuid string) bool {
 // Topology reads how the GPUs are connected: NVLinks (direct, or through NVSwitches), the PCIe
 // common ancestor of every pair, NUMA node and CPU affinity.
 func (d *Devices) Topology(_ context.Context) (report.Topology, error) {
+	// Every slice here is by NVML index (d.devs and d.gpus are); a GPU lost at start keeps its
+	// place, marked, with no links, so no other GPU's number moves.
 	n := len(d.devs)
 	byBus := map[string]int{}
-	for i, g := range d.gpus {
-		if g.BusID != "" {
-			byBus[normBus(g.BusID)] = i
+	for _, g := range d.gpus {
+		if g.BusID != "" && g.Lost == "" {
+			byBus[normBus(g.BusID)] = g.Index
 		}
 	}
 	t := report.Topology{GPUs: make([]report.TopologyGPU, n)}
@@ -277,7 +324,14 @@ func (d *Devices) Topology(_ context.Context) (report.Topology, error) {
 	switchLinks := make([]int, n)
 	for i, dev := range d.devs {
 		g := d.gpus[i]
-		tg := report.TopologyGPU{Index: i, UUID: g.UUID, BusID: g.BusID, Minor: g.Minor, NVLinks: make([]int, n), PCIe: make([]string, n)}
+		tg := report.TopologyGPU{Index: g.Index, UUID: g.UUID, BusID: g.BusID, Minor: g.Minor, NVLinks: make([]int, n), PCIe: make([]string, n)}
+		direct[i] = make([]int, n)
+		if dev == nil {
+			tg.Lost = g.Lost
+			tg.PCIe[i] = "X"
+			t.GPUs[i] = tg
+			continue
+		}
 		if numa, r := dev.GetNumaNodeId(); r == nvml.SUCCESS && numa >= 0 {
 			tg.NUMA = &numa
 		}
@@ -285,7 +339,6 @@ func (d *Devices) Topology(_ context.Context) (report.Topology, error) {
 		if words, r := dev.GetCpuAffinity(maxCPUs / 8); r == nvml.SUCCESS {
 			tg.CPUs = agent.FormatCPUs(cpusOf(words))
 		}
-		direct[i] = make([]int, n)
 		for l := range nvml.NVLINK_MAX_LINKS {
 			st, r := dev.GetNvLinkState(l)
 			if r != nvml.SUCCESS {
@@ -310,6 +363,9 @@ func (d *Devices) Topology(_ context.Context) (report.Topology, error) {
 		for j := range n {
 			if j == i {
 				tg.PCIe[j] = "X"
+				continue
+			}
+			if d.devs[j] == nil {
 				continue
 			}
 			if lvl, r := dev.GetTopologyCommonAncestor(d.devs[j]); r == nvml.SUCCESS {

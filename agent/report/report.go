@@ -99,6 +99,10 @@ type TopologyGPU struct {
 	NVLinks []int `json:"nvlinks"`
 	// PCIe is the PCIe level to each GPU, by index: X, PIX, PXB, PHB, NODE, SYS, or "" unknown.
 	PCIe []string `json:"pcie"`
+	// Lost says why the agent could not read this GPU when it started (it fell off the bus, or
+	// NVML failed for it); the GPU keeps its place, its UUID may be empty, it has no links, and no
+	// report lists it.
+	Lost string `json:"lost,omitempty"`
 }
 
 // Hash identifies a topology: equal topologies hash alike.

@@ -88,9 +88,9 @@ func Decode(body []byte) (report.Report, error) {
 			switch {
 			case g.Index != i:
 				return report.Report{}, fmt.Errorf("the topology lists GPU %d in place %d; it lists GPUs in index order", g.Index, i)
-			case g.UUID == "" || len(g.UUID) > maxString || len(g.BusID) > maxString || len(g.CPUs) > 4*maxString:
+			case (g.UUID == "" && g.Lost == "") || len(g.UUID) > maxString || len(g.BusID) > maxString || len(g.CPUs) > 4*maxString || len(g.Lost) > maxString:
 				return report.Report{}, fmt.Errorf("topology GPU %d has no UUID, or a field too long", i)
-			case uuids[g.UUID]:
+			case g.UUID != "" && uuids[g.UUID]:
 				return report.Report{}, fmt.Errorf("the topology lists GPU %q twice, the second time as GPU %d", clip(g.UUID), i)
 			case len(g.NVLinks) != n || len(g.PCIe) != n:
 				return report.Report{}, fmt.Errorf("topology GPU %d must list NVLinks and PCIe levels to all %d GPUs", i, n)

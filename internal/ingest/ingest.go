@@ -347,8 +347,9 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 	for _, g := range r.GPUs {
 		reported[g.UUID] = true
 	}
-	// A GPU of the node's topology that the report lacks (the agent could not read it) may be where
-	// a lease works: from such a report only the leases it shows busy are judged.
+	// A GPU of the node's topology that the report lacks (the agent could not read it, or marked it
+	// lost at start, with or without a UUID) may be where a lease works: from such a report only
+	// the leases it shows busy are judged.
 	partial := false
 	for u := range known {
 		if !reported[u] {

@@ -582,3 +582,32 @@ func TestUsageStartsWhenTheLeaseStarted(t *testing.T) {
 		}
 	})
 }
+
+// An agent that could not read one of the node's GPUs at start (it fell off the bus before the
+// agent came up, so NVML gave not even its UUID) reports the topology with that GPU in its place,
+// marked lost: the service takes the report instead of refusing it, and judges from it only what
+// it shows busy, as for a GPU missing from a report.
+func TestATopologyWithAGPULostAtStartIsTaken(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		leases := []*qm.Lease{
+			{ID: 1, State: qm.Active, GPUs: 1, Ref: "55", Node: "n1"},
+			{ID: 2, State: qm.Active, GPUs: 1, Ref: "56", Node: "n1"},
+		}
+		e := newEnv(t, url, leases...)
+		topo := &report.Topology{GPUs: []report.TopologyGPU{
+			{Index: 0, Lost: "no handle: GPU is lost", NVLinks: []int{0, 0}, PCIe: []string{"X", ""}},
+			{Index: 1, UUID: "GPU-1", NUMA: numa(0), CPUs: "0-15", NVLinks: []int{0, 0}, PCIe: []string{"", "X"}},
+		}}
+		busy := report.GPU{Index: 1, UUID: "GPU-1", Util: f(90), Processes: []report.Process{{PID: 9, Job: "56"}}}
+		r := report.Report{Version: report.Version, Node: "n1", At: e.clock.Now(), Seq: 1, Interval: 10,
+			GPUs: []report.GPU{busy}, Topology: topo, TopologyHash: topo.Hash()}
+		e.accept(e.tokens["n1"], r)
+		tel := ingest.Telemetry{Store: e.db}
+		if a, _ := tel.Activity(t.Context(), leases[0]); !a.Seen.IsZero() {
+			t.Errorf("L-1 was judged from a report lacking GPU 0, which the agent cannot read: %+v", a)
+		}
+		if a, _ := tel.Activity(t.Context(), leases[1]); !a.LastActive.Equal(e.clock.Now()) {
+			t.Errorf("L-2, busy on GPU 1: %+v; want seen active", a)
+		}
+	})
+}
