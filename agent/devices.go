@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/acme/quartermaster/agent/report"
 )
@@ -34,6 +35,26 @@ type GPUInfo struct {
 	// 79, or NVML failed for it); empty for a GPU the agent reads. A lost GPU is in no sample,
 	// metric or gres.conf line, and the other GPUs keep their numbers.
 	Lost string
+	// MIG is true when the GPU is in MIG mode; MIGDevices are then its MIG devices (one per
+	// compute instance), which Slurm schedules instead of the whole GPU.
+	MIG        bool
+	MIGDevices []MIGDevice
+}
+
+// MIGDevice is one MIG device of a GPU in MIG mode: a compute instance in a GPU instance.
+type MIGDevice struct {
+	UUID string
+	// GI and CI are the GPU instance's and the compute instance's ids (nvidia-smi's GI ID, CI ID).
+	GI, CI int
+	// Slices is the GPU instance's share of the GPU in slices, MemMiB its memory.
+	Slices int
+	MemMiB uint64
+}
+
+// Profile is the MIG device's profile name as nvidia-smi and Slurm write it: slices "g." memory
+// in GB, rounded ("1g.10gb", "3g.40gb").
+func (m MIGDevice) Profile() string {
+	return fmt.Sprintf("%dg.%dgb", m.Slices, (m.MemMiB+512)/1024)
 }
 
 // Readable is the GPUs of gpus that are not lost.

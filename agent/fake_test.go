@@ -5,6 +5,7 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"testing"
 
 	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 
 	"github.com/acme/quartermaster/agent"
@@ -339,5 +341,88 @@ func TestAGPULostAtStartLeavesTheOthersTheirNumbers(t *testing.T) {
 	if !strings.Contains(matrix.String(), "\tGPU2\tGPU3\t") || !strings.Contains(matrix.String(), "GPU3\tNV18\tNV18\tN/A\t X \tNV18") ||
 		!strings.Contains(matrix.String(), "GPU2 cannot be read") {
 		t.Errorf("topology matrix:\n%s", matrix.String())
+	}
+}
+
+// migGPU puts GPU i of a fake in MIG mode with one MIG device per profile (slices, MiB, GPU
+// instance id), each the only compute instance (id 0) of its GPU instance.
+func migGPU(f *nvml.Fake, i int, profiles [][3]int) {
+	dev := f.Server.Devices[i].(*server.Device)
+	dev.MigMode = gonvml.DEVICE_MIG_ENABLE
+	var migs []gonvml.Device
+	for k, p := range profiles {
+		attrs := gonvml.DeviceAttributes{GpuInstanceSliceCount: uint32(p[0]), MemorySizeMB: uint64(p[1])}
+		gi, uuid := p[2], fmt.Sprintf("MIG-%s-%d", dev.UUID, k)
+		migs = append(migs, &mock.Device{
+			GetAttributesFunc:        func() (gonvml.DeviceAttributes, gonvml.Return) { return attrs, gonvml.SUCCESS },
+			GetGpuInstanceIdFunc:     func() (int, gonvml.Return) { return gi, gonvml.SUCCESS },
+			GetComputeInstanceIdFunc: func() (int, gonvml.Return) { return 0, gonvml.SUCCESS },
+			GetUUIDFunc:              func() (string, gonvml.Return) { return uuid, gonvml.SUCCESS },
+		})
+	}
+	dev.GetMaxMigDeviceCountFunc = func() (int, gonvml.Return) { return 7, gonvml.SUCCESS }
+	dev.GetMigDeviceHandleByIndexFunc = func(j int) (gonvml.Device, gonvml.Return) {
+		if j < len(migs) {
+			return migs[j], gonvml.SUCCESS
+		}
+		return nil, gonvml.ERROR_NOT_FOUND
+	}
+}
+
+// A GPU in MIG mode is not one plain GPU to Slurm: gres-conf lists each of its MIG devices as a GPU
+// of its own, typed by the model and MIG profile as Slurm's AutoDetect=nvml does (a100_3g.20gb),
+// confined by the parent's device file and those of its GPU and compute instances (from the
+// driver's mig-minors), with the parent's cores and no NVLinks, and slurm.conf's Gres= counts them.
+// Without the MIG device files the GPU is left out with a comment saying why, never written whole.
+func TestGresConfListsMIGDevicesNotTheWholeGPU(t *testing.T) {
+	f, err := nvml.NewFake("dgxa100", "dgx-01", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	migGPU(f, 1, [][3]int{{3, 19968, 1}, {2, 9856, 5}, {1, 4864, 13}})
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	topo, err := d.Topology(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	minors := agent.ParseMIGMinors([]byte("config 1\nmonitor 2\ngpu1/gi1/access 21\ngpu1/gi1/ci0/access 22\ngpu1/gi5/access 57\ngpu1/gi5/ci0/access 58\ngpu1/gi13/access 129\ngpu1/gi13/ci0/access 130\n"))
+	var b bytes.Buffer
+	if err := agent.WriteGresConf(&b, d.GPUs(), topo, agent.GresOptions{Cores: &f.Cores, MIGMinors: minors}); err != nil {
+		t.Fatal(err)
+	}
+	g := b.String()
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(g), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 10 || strings.Contains(g, "File=/dev/nvidia1 ") || strings.Contains(g, "File=/dev/nvidia1\n") {
+		t.Fatalf("want 7 whole GPUs and GPU 1's 3 MIG devices, not GPU 1 whole:\n%s", g)
+	}
+	for _, want := range []string{
+		"Name=gpu Type=a100_3g.20gb MultipleFiles=/dev/nvidia1,/dev/nvidia-caps/nvidia-cap21,/dev/nvidia-caps/nvidia-cap22 Cores=48-63 Links=0,-1,0,0,0,0,0,0,0,0\n",
+		"Name=gpu Type=a100_2g.10gb MultipleFiles=/dev/nvidia1,/dev/nvidia-caps/nvidia-cap57,/dev/nvidia-caps/nvidia-cap58 Cores=48-63 ",
+		"Name=gpu Type=a100_1g.5gb MultipleFiles=/dev/nvidia1,/dev/nvidia-caps/nvidia-cap129,/dev/nvidia-caps/nvidia-cap130 Cores=48-63 ",
+		"Name=gpu Type=a100 File=/dev/nvidia0 Cores=48-63 Links=-1,0,0,0,12,12,12,12,12,12\n",
+		"Gres=gpu:a100:7,gpu:a100_3g.20gb:1,gpu:a100_2g.10gb:1,gpu:a100_1g.5gb:1 ",
+		"# GPU 1 (/dev/nvidia1) is in MIG mode",
+	} {
+		if !strings.Contains(g, want) {
+			t.Errorf("gres.conf lacks %q:\n%s", want, g)
+		}
+	}
+	b.Reset()
+	if err := agent.WriteGresConf(&b, d.GPUs(), topo, agent.GresOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	g = b.String()
+	if strings.Contains(g, "/dev/nvidia1 ") || strings.Contains(g, "/dev/nvidia1\n") || !strings.Contains(g, "Gres=gpu:a100:7 ") ||
+		!strings.Contains(g, "# GPU 1 (/dev/nvidia1) is in MIG mode, but") {
+		t.Errorf("without the MIG device files, GPU 1 must be left out with a comment saying why:\n%s", g)
 	}
 }

@@ -21,6 +21,9 @@ type GresOptions struct {
 	DevDir string
 	// Cores maps CPUs to Slurm's core indexes; without it no Cores= is written.
 	Cores *CoreMap
+	// MIGMinors are the minor numbers of the MIG device files, from the driver's mig-minors file
+	// (ParseMIGMinors); a GPU in MIG mode needs them for its lines.
+	MIGMinors map[string]int
 }
 
 var gresTypeRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
@@ -74,6 +77,12 @@ var gresFiller = map[string]bool{"generation": true, "edition": true, "gpu": tru
 // out when it is every core) and Links= with the number of NVLinks to every GPU listed (-1 for
 // itself; left out when there are none), preceded by comments saying what slurm.conf needs. A GPU
 // lost at start gets a comment instead of a line, and the other GPUs keep their files and links.
+//
+// A GPU in MIG mode is never written as one whole GPU: as Slurm's AutoDetect=nvml does, each of its
+// MIG devices is a GPU of its own, typed by the GPU's type and the MIG profile (a100_1g.5gb), with
+// MultipleFiles= naming the parent's /dev/nvidiaN and the device files of its GPU and compute
+// instances (from o.MIGMinors), the parent's Cores=, and no NVLinks. Without those device files its
+// MIG devices cannot be confined, so the GPU gets a comment and no line.
 func WriteGresConf(w io.Writer, gpus []GPUInfo, topo report.Topology, o GresOptions) error {
 	if len(gpus) == 0 {
 		return fmt.Errorf("no GPUs, so no gres.conf")
@@ -87,34 +96,6 @@ func WriteGresConf(w io.Writer, gpus []GPUInfo, topo report.Topology, o GresOpti
 	listed := Readable(gpus)
 	if len(listed) == 0 {
 		return fmt.Errorf("none of the %d GPUs can be read, so no gres.conf", len(gpus))
-	}
-	types := map[string]int{}
-	var order []string
-	typeOf := make([]string, len(listed))
-	for i, g := range listed {
-		t := o.Type
-		if t == "" {
-			t = GresType(g.Name)
-		}
-		typeOf[i] = t
-		if types[t] == 0 {
-			order = append(order, t)
-		}
-		types[t]++
-	}
-	var gres []string
-	for _, t := range order {
-		gres = append(gres, fmt.Sprintf("gpu:%s:%d", t, types[t]))
-	}
-	byIndex := map[int]*report.TopologyGPU{}
-	for k := range topo.GPUs {
-		byIndex[topo.GPUs[k].Index] = &topo.GPUs[k]
-	}
-	anyLink := false
-	for _, tg := range topo.GPUs {
-		for _, n := range tg.NVLinks {
-			anyLink = anyLink || n > 0
-		}
 	}
 	name := "this node"
 	if o.Node != "" {
@@ -139,13 +120,91 @@ func WriteGresConf(w io.Writer, gpus []GPUInfo, topo report.Topology, o GresOpti
 				g.Index, lostName(g), g.Lost)
 		}
 	}
+
+	// The devices Slurm is told of, one per line: whole GPUs, and MIG devices.
+	type device struct {
+		gpu   GPUInfo
+		typ   string
+		files string // File=… or MultipleFiles=…
+		mig   bool
+	}
+	var devs []device
+	for _, g := range listed {
+		t := o.Type
+		if t == "" {
+			t = GresType(g.Name)
+		}
+		dev := filepath.Join(o.DevDir, "nvidia"+strconv.Itoa(g.Minor))
+		if !g.MIG {
+			devs = append(devs, device{gpu: g, typ: t, files: "File=" + dev})
+			continue
+		}
+		var migs []device
+		missing := len(g.MIGDevices) == 0
+		for _, m := range g.MIGDevices {
+			gi, ok1 := o.MIGMinors[fmt.Sprintf("gpu%d/gi%d/access", g.Minor, m.GI)]
+			ci, ok2 := o.MIGMinors[fmt.Sprintf("gpu%d/gi%d/ci%d/access", g.Minor, m.GI, m.CI)]
+			if !ok1 || !ok2 {
+				missing = true
+				break
+			}
+			caps := filepath.Join(o.DevDir, "nvidia-caps", "nvidia-cap")
+			migs = append(migs, device{gpu: g, typ: t + "_" + m.Profile(), mig: true,
+				files: fmt.Sprintf("MultipleFiles=%s,%s%d,%s%d", dev, caps, gi, caps, ci)})
+		}
+		switch {
+		case len(g.MIGDevices) == 0:
+			fmt.Fprintf(w, "# GPU %d (%s) is in MIG mode with no MIG device: it is left out, not listed as a whole GPU; create its GPU and compute instances, or turn MIG off.\n", g.Index, dev)
+		case missing:
+			fmt.Fprintf(w, "# GPU %d (%s) is in MIG mode, but /proc/%s does not name the device files of its MIG devices: it is left out, not listed as a whole GPU; run gres-conf on the node itself (or point --proc-root at its /proc), or use AutoDetect=nvml.\n", g.Index, dev, MIGMinorsFile)
+		default:
+			var profiles []string
+			for _, m := range migs {
+				profiles = append(profiles, strings.TrimPrefix(m.typ, t+"_"))
+			}
+			fmt.Fprintf(w, "# GPU %d (%s) is in MIG mode: its %d MIG devices (%s) are listed as GPUs of their own, as Slurm's AutoDetect=nvml lists them, and the whole GPU is not.\n",
+				g.Index, dev, len(migs), strings.Join(profiles, ", "))
+			devs = append(devs, migs...)
+		}
+	}
+	if len(devs) == 0 {
+		return fmt.Errorf("none of the GPUs can be given to Slurm (MIG mode with no MIG device to list), so no gres.conf")
+	}
+	types := map[string]int{}
+	var order []string
+	for _, d := range devs {
+		if types[d.typ] == 0 {
+			order = append(order, d.typ)
+		}
+		types[d.typ]++
+	}
+	var gres []string
+	for _, t := range order {
+		gres = append(gres, fmt.Sprintf("gpu:%s:%d", t, types[t]))
+	}
 	fmt.Fprintf(w, "# slurm.conf needs GresTypes=gpu and Gres=%s on the node's line.\n", strings.Join(gres, ","))
-	for i, g := range listed {
+
+	byIndex := map[int]*report.TopologyGPU{}
+	for k := range topo.GPUs {
+		byIndex[topo.GPUs[k].Index] = &topo.GPUs[k]
+	}
+	anyLink := false
+	for _, d := range devs {
+		if tg := byIndex[d.gpu.Index]; tg != nil && !d.mig {
+			for _, p := range devs {
+				if !p.mig && p.gpu.Index != d.gpu.Index && p.gpu.Index < len(tg.NVLinks) && tg.NVLinks[p.gpu.Index] > 0 {
+					anyLink = true
+				}
+			}
+		}
+	}
+	for i, d := range devs {
+		g := d.gpu
 		var b strings.Builder
 		if o.Node != "" {
 			fmt.Fprintf(&b, "NodeName=%s ", o.Node)
 		}
-		fmt.Fprintf(&b, "Name=gpu Type=%s File=%s", typeOf[i], filepath.Join(o.DevDir, "nvidia"+strconv.Itoa(g.Minor)))
+		fmt.Fprintf(&b, "Name=gpu Type=%s %s", d.typ, d.files)
 		tg := byIndex[g.Index]
 		if tg != nil && o.Cores != nil && tg.CPUs != "" {
 			cpus, err := ParseCPUs(tg.CPUs)
@@ -156,18 +215,18 @@ func WriteGresConf(w io.Writer, gpus []GPUInfo, topo report.Topology, o GresOpti
 				fmt.Fprintf(&b, " Cores=%s", FormatCPUs(cores))
 			}
 		}
-		// Slurm's Links= has one number per GPU of the node's gres.conf, in the lines' order: the
-		// GPUs listed, by their NVML index into the topology.
-		if tg != nil && anyLink {
-			links := make([]string, 0, len(listed))
-			for _, peer := range listed {
-				switch {
-				case peer.Index == g.Index:
-					links = append(links, "-1")
-				case peer.Index >= 0 && peer.Index < len(tg.NVLinks):
-					links = append(links, strconv.Itoa(tg.NVLinks[peer.Index]))
-				default:
-					links = append(links, "0")
+		// Slurm's Links= has one number per device of the node's gres.conf, in the lines' order;
+		// a MIG device has no NVLinks.
+		if anyLink {
+			links := make([]string, len(devs))
+			for j, p := range devs {
+				n := 0
+				if tg != nil && !d.mig && !p.mig && p.gpu.Index >= 0 && p.gpu.Index < len(tg.NVLinks) {
+					n = tg.NVLinks[p.gpu.Index]
+				}
+				links[j] = strconv.Itoa(n)
+				if j == i {
+					links[j] = "-1"
 				}
 			}
 			fmt.Fprintf(&b, " Links=%s", strings.Join(links, ","))
@@ -175,6 +234,26 @@ func WriteGresConf(w io.Writer, gpus []GPUInfo, topo report.Topology, o GresOpti
 		fmt.Fprintln(w, b.String())
 	}
 	return nil
+}
+
+// MIGMinorsFile is where, under /proc, the driver lists the minor numbers of the MIG device files
+// (/dev/nvidia-caps/nvidia-capN).
+const MIGMinorsFile = "driver/nvidia-caps/mig-minors"
+
+// ParseMIGMinors reads the driver's mig-minors file: lines "gpu0/gi1/access 12" and
+// "gpu0/gi1/ci0/access 13" (gpuN is the GPU's minor number), by name.
+func ParseMIGMinors(b []byte) map[string]int {
+	out := map[string]int{}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		if n, err := strconv.Atoi(f[1]); err == nil && n >= 0 {
+			out[f[0]] = n
+		}
+	}
+	return out
 }
 
 // lostName names a lost GPU by what NVML still told of it.

@@ -154,7 +154,61 @@ func (d *Devices) openGPU(i int) (nvml.Device, agent.GPUInfo) {
 	} else if r == nvml.ERROR_GPU_IS_LOST {
 		lost("memory", r)
 	}
+	if g.Lost == "" {
+		// NOT_SUPPORTED: a GPU without MIG.
+		if cur, _, r := dev.GetMigMode(); r == nvml.SUCCESS && cur == nvml.DEVICE_MIG_ENABLE {
+			g.MIG = true
+			g.MIGDevices = d.migDevices(i, dev)
+		}
+	}
 	return dev, g
+}
+
+// migDevices lists the MIG devices of GPU i, which is in MIG mode; one NVML cannot read is logged
+// and left out.
+func (d *Devices) migDevices(i int, dev nvml.Device) []agent.MIGDevice {
+	most, r := dev.GetMaxMigDeviceCount()
+	if r != nvml.SUCCESS {
+		d.log.Warn("a GPU is in MIG mode but NVML does not say how many MIG devices it may have", "gpu", i, "nvml", nvml.ErrorString(r))
+		return nil
+	}
+	var out []agent.MIGDevice
+	for j := range most {
+		mig, r := dev.GetMigDeviceHandleByIndex(j)
+		if r == nvml.ERROR_NOT_FOUND {
+			continue // no MIG device at this index
+		}
+		if r != nvml.SUCCESS {
+			d.log.Warn("a MIG device cannot be read", "gpu", i, "mig", j, "nvml", nvml.ErrorString(r))
+			continue
+		}
+		var m agent.MIGDevice
+		a, r1 := mig.GetAttributes()
+		gi, r2 := mig.GetGpuInstanceId()
+		ci, r3 := mig.GetComputeInstanceId()
+		if r := firstError(r1, r2, r3); r != nvml.SUCCESS {
+			d.log.Warn("a MIG device cannot be read", "gpu", i, "mig", j, "nvml", nvml.ErrorString(r))
+			continue
+		}
+		m.GI, m.CI, m.Slices, m.MemMiB = gi, ci, int(a.GpuInstanceSliceCount), a.MemorySizeMB
+		if u, r := mig.GetUUID(); r == nvml.SUCCESS {
+			m.UUID = u
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		d.log.Warn("a GPU is in MIG mode but has no MIG device; create its GPU and compute instances or turn MIG off", "gpu", i)
+	}
+	return out
+}
+
+func firstError(rs ...nvml.Return) nvml.Return {
+	for _, r := range rs {
+		if r != nvml.SUCCESS {
+			return r
+		}
+	}
+	return nvml.SUCCESS
 }
 
 // watchXIDs registers for XID error events where the driver offers them.

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -184,7 +185,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.fake, "fake", envOr("QM_AGENT_FAKE", ""), "run on a fake machine instead of NVML: "+strings.Join(nvml.FakeKinds, " or ")+" (env QM_AGENT_FAKE)")
 	fs.StringVar(&o.fakeUtil, "fake-util", "", "what the fake GPUs do, e.g. '0 85 mem=20480 pids=4242; * 0' (GPU, utilization %, then mem=MiB pids= power= temp= xid=)")
 	fs.StringVar(&o.fakeScript, "fake-script", "", "a file in the --fake-util format, read again whenever it changes")
-	fs.StringVar(&o.procRoot, "proc-root", "/proc", "where processes' cgroups are read (/proc/PID/cgroup)")
+	fs.StringVar(&o.procRoot, "proc-root", "/proc", "where processes' cgroups are read (/proc/PID/cgroup), and MIG device files for gres-conf (/proc/driver/nvidia-caps/mig-minors)")
 	fs.StringVar(&o.sysRoot, "sys-root", "/sys", "where the CPU topology is read (for gres.conf Cores=)")
 	fs.StringVar(&o.labels, "labels", string(agent.LabelsDCGM), "metric label names: dcgm (dcgm-exporter's, with modelName) or snake (model_name)")
 }
@@ -308,6 +309,16 @@ func oneShot(ctx context.Context, cmd string, set *settings, stdout, stderr io.W
 			return err
 		}
 		gres.Cores = m.cores
+		for _, g := range m.devs.GPUs() {
+			if g.MIG {
+				if b, err := os.ReadFile(filepath.Join(o.procRoot, agent.MIGMinorsFile)); err == nil {
+					gres.MIGMinors = agent.ParseMIGMinors(b)
+				} else {
+					log.Warn("a GPU is in MIG mode but the MIG device files are unknown", "err", err)
+				}
+				break
+			}
+		}
 		if set.withNode {
 			gres.Node = o.node
 		}
