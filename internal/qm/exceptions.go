@@ -189,8 +189,13 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 		if err != nil {
 			return err
 		}
+		if cur.State == PendingApproval {
+			return Errorf(ECONFLICT, "%s still waits for approval, so it cannot be extended yet; once it is approved, /gpu extend %s works.", id, id).
+				WithExample("/gpu status " + id.String())
+		}
 		if !cur.State.Live() {
-			return Errorf(ECONFLICT, "%s is %s and cannot be extended; ask for a new lease with /gpu request.", id, cur.State)
+			again := fmt.Sprintf("/gpu request %d %s for %s", cur.GPUs, cur.Class, policy.FormatDuration(cur.Duration))
+			return Errorf(ECONFLICT, "%s is %s and cannot be extended; ask for a new lease instead.", id, cur.State).WithExample(again)
 		}
 		c, ok := s.Policy.Class(cur.Class)
 		if !ok {

@@ -1,0 +1,110 @@
+package commands
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// labPolicy is a small installation unlike the example: a notebook class with a 2h limit and a
+// 5 minute idle timeout, an exclusive class, teams whose budget owners differ, approvals that
+// time out after 6 hours and Berlin time.
+const labPolicy = `organization: Lab Ümlaut
+currency: EUR
+timezone: Europe/Berlin
+classes:
+  - name: notebook
+    description: Shared A10 notebooks
+    sku: A10
+    gpu_memory_gib: 24
+    price_per_gpu_hour: 0.50
+    isolation: shared
+    max_gpus: 2
+    max_duration: 2h
+    idle_timeout: 5m
+    idle_grace: 3m
+    capacity_share: 0.5
+    slurm: {partition: nb, gres: "gpu:a10"}
+  - name: big-a100
+    description: Exclusive A100 nodes
+    sku: A100
+    gpu_memory_gib: 80
+    price_per_gpu_hour: 2.00
+    isolation: exclusive
+    max_gpus: 4
+    max_duration: 12h
+    idle_timeout: 1h
+    idle_grace: 15m
+    slurm: {partition: big, gres: "gpu:a100"}
+default_quota: {gpus: {notebook: 1, big-a100: 0}, gpu_hours_per_week: 10}
+teams:
+  - name: sprache-und-toene
+    idp_groups: [g-sprache]
+    budget_owners: [jürgen@lab.example]
+    channel: "#sprache"
+    quota: {gpus: {notebook: 2, big-a100: 4}, gpu_hours_per_week: 200}
+    data_classes: [public]
+  - name: robotik
+    idp_groups: [g-robo]
+    budget_owners: [olga@lab.example]
+    channel: "#robo"
+    quota: {gpus: {notebook: 2, big-a100: 4}, gpu_hours_per_week: 200}
+    data_classes: [public]
+exceptions:
+  - name: too-long
+    when: request.duration > class.max_duration
+    why: Longer than the class allows
+  - name: too-many
+    when: request.gpus > class.max_gpus
+    why: More GPUs than the class allows
+approvals:
+  timeout: 6h
+  self_approval: false
+  fallback_approvers: [ops@lab.example]
+  step_up: 12h
+reports:
+  showback: {schedule: "MON 09:00", channel: "#showback"}
+backend: sim
+directory:
+  - {user: anna@lab.example, groups: [g-sprache]}
+  - {user: ben@lab.example, groups: [g-sprache]}
+  - {user: jürgen@lab.example, groups: [g-sprache]}
+  - {user: ivan@lab.example, groups: [g-robo]}
+  - {user: olga@lab.example, groups: [g-robo]}
+  - {user: ops@lab.example, groups: [platform]}
+sim:
+  nodes:
+    - {name: a10, count: 1, class: notebook, gpus: 2, nvlink_islands: 2}
+    - {name: a100, count: 1, class: big-a100, gpus: 4, nvlink_islands: 1}
+`
+
+func newLabHarness(t *testing.T) *harness {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "lab.yaml")
+	if err := os.WriteFile(f, []byte(labPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return newHarnessOn(t, f)
+}
+
+// A lease that still waits for approval, or has ended, cannot be extended; the refusal says
+// what to do instead and its example is that command, for this lease.
+func TestExtendRefusalSaysWhatWorksInstead(t *testing.T) {
+	h := newLabHarness(t)
+	pending := leaseIn(t, mustOK(t, h.say("anna@lab.example", "/gpu request 1 notebook for 3h")).Text)
+	r := h.say("anna@lab.example", "/gpu extend "+pending.String()+" 1h")
+	if !r.Error || !strings.Contains(r.Text, pending.String()+" still waits for approval") ||
+		strings.Contains(r.Text, "new lease") || strings.Contains(r.Text, "L-42") ||
+		!strings.Contains(r.Text, "Example: /gpu status "+pending.String()) {
+		t.Errorf("extending a request that waits for approval: %q", r.Text)
+	}
+
+	ended := leaseIn(t, mustOK(t, h.say("anna@lab.example", "/gpu request 1 notebook for 90m")).Text)
+	mustOK(t, h.say("anna@lab.example", "/gpu release "+ended.String()))
+	r = h.say("anna@lab.example", "/gpu extend "+ended.String()+" 1h")
+	if !r.Error || !strings.Contains(r.Text, ended.String()+" is released") ||
+		!strings.HasSuffix(r.Text, "Example: /gpu request 1 notebook for 1h30m") {
+		t.Errorf("extending a released lease: %q", r.Text)
+	}
+}
