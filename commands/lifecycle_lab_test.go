@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/internal/qm"
 )
 
 // labPolicy is a small installation unlike the example: a notebook class with a 2h limit and a
@@ -107,4 +110,53 @@ func TestExtendRefusalSaysWhatWorksInstead(t *testing.T) {
 		!strings.HasSuffix(r.Text, "Example: /gpu request 1 notebook for 1h30m") {
 		t.Errorf("extending a released lease: %q", r.Text)
 	}
+}
+
+// An extension that waits for approval when its lease ends is withdrawn, and its requester is
+// told so, not only the approvers.
+func TestPendingExtensionWithdrawnTellsTheRequester(t *testing.T) {
+	h := newLabHarness(t)
+	id := leaseIn(t, mustOK(t, h.say("anna@lab.example", "/gpu request 1 notebook for 2h")).Text)
+	ext := extensionIn(t, mustOK(t, h.say("anna@lab.example", "/gpu extend "+id.String()+" 1h")).Text)
+	if ext == id {
+		t.Fatalf("extension beyond 2h did not wait for approval")
+	}
+	h.notices("anna@lab.example")
+	h.advance(2*time.Hour + time.Minute)
+	got := texts(h.notices("anna@lab.example"))
+	want := ext.String() + ", your request to extend " + id.String() + " by 1h, was withdrawn: " + id.String() + " expired before a budget owner decided."
+	if !strings.Contains(got, want) {
+		t.Errorf("anna was told:\n%s\nwant a message with %q", got, want)
+	}
+}
+
+// Approving an extension whose lease was released a moment before tells the approver and the
+// requester that nothing was extended, not that it was approved and is cancelled.
+func TestApprovingAnExtensionOfAnEndedLease(t *testing.T) {
+	h := newLabHarness(t)
+	id := leaseIn(t, mustOK(t, h.say("anna@lab.example", "/gpu request 1 notebook for 2h")).Text)
+	ext := extensionIn(t, mustOK(t, h.say("anna@lab.example", "/gpu extend "+id.String()+" 1h")).Text)
+	mustOK(t, h.say("anna@lab.example", "/gpu release "+id.String()))
+	h.notices("anna@lab.example")
+	r := h.say("jürgen@lab.example", "/gpu approve "+ext.String())
+	got := texts(h.notices("anna@lab.example"))
+	if !r.Error || !strings.HasPrefix(r.Text, ext.String()+" was withdrawn ("+id.String()+" was released before a budget owner decided) and no longer waits for a decision.") {
+		t.Errorf("the approver was told %q", r.Text)
+	}
+	if want := ext.String() + ", your request to extend " + id.String() + " by 1h, was withdrawn: " + id.String() + " was released before a budget owner decided."; got != want+"\n---\n" {
+		t.Errorf("anna was told %q, want %q", got, want)
+	}
+	if l := h.lease(id); l.State != qm.Released || l.Duration != 2*time.Hour {
+		t.Errorf("%s is %s for %s after the late approval", id, l.State, l.Duration)
+	}
+}
+
+// extensionIn is the extension request named in an extend reply ("… waits for approval as L-2").
+func extensionIn(t *testing.T, text string) qm.LeaseID {
+	t.Helper()
+	_, after, ok := strings.Cut(text, " as L-")
+	if !ok {
+		t.Fatalf("no extension request in %q", text)
+	}
+	return leaseIn(t, "L-"+after)
 }

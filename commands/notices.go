@@ -130,6 +130,8 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		sec := b.card(ctx, l)
 		sec.Text = fmt.Sprintf("%s (team %s) asked %s.", l.User, l.Team, b.askText(l))
 		base = bot.Reply{Ref: "approval:" + id, Update: true, Text: what, Sections: []bot.Section{sec}}
+	case qm.NoticeWithdrawn:
+		base = bot.Reply{Text: fmt.Sprintf("%s, your request %s, was withdrawn: %s.", id, b.askText(l), n.Reason)}
 	case qm.NoticeExpired:
 		if l.Kind == qm.KindQuota {
 			base = bot.Reply{Text: fmt.Sprintf("%s ended: team %s's extra %d %s GPUs are gone and its quota is back to %d.", id, l.Team, l.GPUs, l.Class, b.Svc.QuotaFor(ctx, l.Team).GPUs[l.Class])}

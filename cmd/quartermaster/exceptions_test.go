@@ -137,10 +137,10 @@ dana@acme.example: /gpu approvals
 	}
 	mustContain(t, "the owner's cards", to(withdrawn, "dana@acme.example"),
 		"L-1 was withdrawn (cancelled by alice@acme.example); nothing is left to decide.",
-		"L-3 was withdrawn (L-2 ended before a decision); nothing is left to decide.")
+		"L-3 was withdrawn (L-2 expired before a budget owner decided); nothing is left to decide.")
 	mustContain(t, "the team channel's cards", to(withdrawn, "#vision-gpu"), "L-1 was withdrawn", "L-3 was withdrawn")
 	dana := to(msgs, "dana@acme.example")
-	mustContain(t, "a late approval", dana[len(dana)-2:], "L-3 is cancelled and no longer waits for a decision.", "Nothing waits for your decision.")
+	mustContain(t, "a late approval", dana[len(dana)-2:], "L-3 was withdrawn (L-2 expired before a budget owner decided) and no longer waits for a decision.", "Nothing waits for your decision.")
 	for _, m := range msgs {
 		if strings.Contains(m.Text, "expired undecided") || strings.Contains(m.Text, "L-3 was denied") {
 			t.Errorf("a withdrawn extension was timed out as well: %+v", m)

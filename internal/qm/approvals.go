@@ -25,19 +25,33 @@ func (s *Service) timeoutApproval(ctx context.Context, l *Lease) error {
 }
 
 // withdrawOrphan withdraws a pending extension whose lease has ended meanwhile (it expired, was
-// released, reclaimed or failed): there is nothing left to extend, and the approvers' cards say
-// so. It reports whether it did.
+// released, reclaimed or failed): there is nothing left to extend. The approvers' cards say so,
+// and so does a message to the requester. It reports whether it did.
+// endedWords says how a lease in an end state ended: "expired", "was released".
+func endedWords(st State) string {
+	switch st {
+	case Expired, Failed:
+		return string(st)
+	case Released, Reclaimed, Cancelled, Denied:
+		return "was " + string(st)
+	}
+	return "ended"
+}
+
 func (s *Service) withdrawOrphan(ctx context.Context, l *Lease) bool {
 	parent, err := s.Get(ctx, l.Parent)
 	if err != nil || !parent.State.Ended() {
 		return false
 	}
 	out, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
-		reason := fmt.Sprintf("%s ended before a decision", parent.ID)
+		reason := fmt.Sprintf("%s %s before a budget owner decided", parent.ID, endedWords(parent.State))
 		if err := s.transitionAt(ctx, tx, c, Cancelled, SystemActor, reason, parent.EndedAt); err != nil {
 			return nil, err
 		}
-		return []Notice{{Kind: NoticeDecided, To: s.approvalAudience(c.Team, c.User), Lease: c, Actor: SystemActor, Reason: reason}}, nil
+		return []Notice{
+			{Kind: NoticeDecided, To: s.approvalAudience(c.Team, c.User), Lease: c, Actor: SystemActor, Reason: reason},
+			{Kind: NoticeWithdrawn, To: []string{c.User}, Lease: c, Actor: SystemActor, Reason: reason},
+		}, nil
 	})
 	if err != nil {
 		s.log().Error("withdraw extension", "lease", l.ID, "err", err)
@@ -77,6 +91,9 @@ func (s *Service) undecidable(l *Lease) error {
 	if l.DecidedBy != "" {
 		return Errorf(ECONFLICT, "%s was already decided by %s at %s: it is %s.", id, l.DecidedBy, l.DecidedAt.In(s.Policy.Location).Format("Mon 2 Jan 15:04 MST"), l.State).WithExample(status)
 	}
+	if l.State == Cancelled {
+		return Errorf(ECONFLICT, "%s was withdrawn (%s) and no longer waits for a decision.", id, l.Reason).WithExample(status)
+	}
 	return Errorf(ECONFLICT, "%s is %s and no longer waits for a decision.", id, l.State).WithExample(status)
 }
 
@@ -95,6 +112,12 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 	approver = CanonicalUser(approver)
 	if err := s.mayDecide(ctx, approver, l.Team, l.User, id); err != nil {
 		return nil, err
+	}
+	if l.Kind == KindExtension && l.State == PendingApproval && s.withdrawOrphan(ctx, l) {
+		// Its lease ended before the tick that withdraws it: nothing is left to decide.
+		if l, err = s.Get(ctx, id); err != nil {
+			return nil, err
+		}
 	}
 	if approve && l.State == PendingApproval {
 		s.rememberWait(ctx, l) // an approved lease waits from the decision on

@@ -221,6 +221,7 @@ const (
 	NoticeApproved         NoticeKind = "approved"          // to the requester
 	NoticeDenied           NoticeKind = "denied"            // to the requester
 	NoticeDecided          NoticeKind = "decided"           // to approvers: someone decided
+	NoticeWithdrawn        NoticeKind = "withdrawn"         // to the requester: an extension waiting for approval lost its lease
 	NoticeExpired          NoticeKind = "expired"           // lease ran out
 	NoticeExpiringSoon     NoticeKind = "expiring_soon"     // lease ends soon
 	NoticeIdleWarning      NoticeKind = "idle_warning"      // keep or release?
