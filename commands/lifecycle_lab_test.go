@@ -160,3 +160,28 @@ func extensionIn(t *testing.T, text string) qm.LeaseID {
 	}
 	return leaseIn(t, "L-"+after)
 }
+
+// The idle warning says for how long the GPUs were idle, when the lease will be reclaimed, in the
+// policy's time zone, and the command that keeps it; the reclaim comes then, not before, and
+// activity after the warning calls it off.
+func TestIdleWarningSaysWhenAndHowToKeep(t *testing.T) {
+	h := newLabHarness(t)
+	id := leaseIn(t, mustOK(t, h.say("anna@lab.example", "/gpu request 1 notebook for 2h")).Text)
+	h.notices("anna@lab.example")
+	h.sim.SetUtilization(h.lease(id), 0)
+	h.advance(5*time.Minute + 10*time.Second) // idle_timeout 5m
+	warned := h.notices("anna@lab.example")
+	want := id.String() + " has shown no GPU activity for 5m; it will be reclaimed at Mon 30 Nov 16:08 CET (in 3m) unless you keep it with /gpu keep " + id.String() + "."
+	if len(warned) != 1 || warned[0].Text != want {
+		t.Fatalf("the idle warning: %q\nwant %q", texts(warned), want)
+	}
+	h.advance(2*time.Minute + 40*time.Second)
+	if l := h.lease(id); l.State != qm.IdleWarned {
+		t.Fatalf("10s before the stated time the lease is %s", l.State)
+	}
+	h.sim.SetUtilization(h.lease(id), 80)
+	h.advance(time.Minute)
+	if l := h.lease(id); l.State != qm.Active {
+		t.Errorf("busy again after the warning, the lease is %s", l.State)
+	}
+}

@@ -143,12 +143,19 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		base = bot.Reply{Text: fmt.Sprintf("%s expired at %s and its workspace was ended. %s", id, b.when(l.EndedAt), b.costLine(l)),
 			Actions: []bot.Action{{Label: "Request again", Command: fmt.Sprintf("/gpu request %d %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))}}}
 	case qm.NoticeIdleWarning:
-		cls, _ := b.pol().Class(l.Class)
-		grace := ""
-		if cls != nil {
-			grace = policy.FormatDuration(qm.IdleGrace(cls))
+		grace := qm.DefaultIdleGrace
+		if cls, ok := b.pol().Class(l.Class); ok {
+			grace = qm.IdleGrace(cls)
 		}
-		base = bot.Reply{Text: fmt.Sprintf("%s has shown no GPU activity (%s). Keep it, or it will be released in %s.", id, l.Reason, grace),
+		idle := "no GPU activity"
+		if strings.HasPrefix(l.Reason, idle) {
+			idle = l.Reason // "no GPU activity for 30m"
+		}
+		warned := l.WarnedAt
+		if warned.IsZero() {
+			warned = b.Svc.Clock.Now()
+		}
+		base = bot.Reply{Text: fmt.Sprintf("%s has shown %s; it will be reclaimed at %s unless you keep it with /gpu keep %s.", id, idle, b.when(warned.Add(grace)), id),
 			Actions: []bot.Action{{Label: "Keep", Command: "/gpu keep " + id, Style: "primary"}, {Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
 	case qm.NoticeReclaimed:
 		base = bot.Reply{Text: fmt.Sprintf("%s was reclaimed: %s. %.2f GPU-hours went back to the pool. %s", id, n.Reason, l.Reclaimed, b.costLine(l))}

@@ -1104,7 +1104,7 @@ func TestNoIdleGraceStillGivesTheWarningAMinute(t *testing.T) {
 	h.sim.SetUtilization(h.lease(id), 0)
 	h.advance(20*time.Minute + 30*time.Second) // idle_timeout 20m
 	warned := h.notices("rita@borealis.example")
-	if len(warned) != 1 || !strings.Contains(warned[0].Text, "Keep it, or it will be released in 1m.") {
+	if len(warned) != 1 || !strings.Contains(warned[0].Text, "it will be reclaimed at Mon 30 Nov 16:21 CET (in 1m) unless you keep it with /gpu keep "+id.String()+".") {
 		t.Fatalf("the idle warning: %+v", warned)
 	}
 	if l := h.lease(id); l.State != qm.IdleWarned {
