@@ -162,9 +162,9 @@ func (s *Service) mayDecide(ctx context.Context, approver, team, requester strin
 	}
 	if SameUser(approver, requester) && !s.Policy.Approvals.SelfApproval {
 		if len(who) == 0 {
-			return Errorf(EFORBIDDEN, "you cannot decide your own request %s, and the policy names nobody else who can; ask a platform admin.", id)
+			return Errorf(EFORBIDDEN, "you cannot decide your own request %s, and the policy names nobody else who can; ask a platform admin.", id).WithExample("/gpu status " + id.String())
 		}
-		return Errorf(EFORBIDDEN, "you cannot decide your own request %s; %s decides.", id, strings.Join(who, " or "))
+		return Errorf(EFORBIDDEN, "you cannot decide your own request %s; %s decides.", id, strings.Join(who, " or ")).WithExample("/gpu status " + id.String())
 	}
 	return nil
 }
@@ -174,7 +174,7 @@ func (s *Service) mayDecide(ctx context.Context, approver, team, requester strin
 // both, so that nobody learns which leases exist, whose team they are or who decides them by
 // trying ids in turn.
 func noDecision(id LeaseID) *Error {
-	return Errorf(EFORBIDDEN, "there is no request %s waiting for your decision; /gpu approvals lists those that are.", id)
+	return Errorf(EFORBIDDEN, "there is no request %s waiting for your decision; /gpu approvals lists those that are.", id).WithExample("/gpu approvals")
 }
 
 // inTeam reports whether user is a member of team.

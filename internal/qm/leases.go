@@ -126,7 +126,7 @@ func (s *Service) owned(ctx context.Context, tx Tx, user string, id LeaseID) (*L
 // NotYours is the refusal of a lease that does not exist or is someone else's: the same sentence
 // for both, so that nobody learns who holds which lease by asking.
 func NotYours(id LeaseID) *Error {
-	return Errorf(ENOTFOUND, "you have no lease %s; /gpu list shows yours.", id)
+	return Errorf(ENOTFOUND, "you have no lease %s; /gpu list shows yours.", id).WithExample("/gpu list")
 }
 
 // Release ends a lease now at its owner's request.
