@@ -205,3 +205,25 @@ func TestRefusalsExampleTheCommandTheyName(t *testing.T) {
 		}
 	}
 }
+
+// An approved request that has to wait for GPUs tells its requester why it waits, as a request
+// that queues at once does, and starts, with a message, when the GPUs are released.
+func TestApprovedRequestThatQueuesSaysWhyItWaits(t *testing.T) {
+	h := newLabHarness(t)
+	holder := leaseIn(t, mustOK(t, h.say("ivan@lab.example", "/gpu request 2 notebook for 1h")).Text)
+	id := leaseIn(t, mustOK(t, h.say("ben@lab.example", "/gpu request 1 notebook for 3h")).Text)
+	h.notices("ben@lab.example")
+	mustOK(t, h.say("jürgen@lab.example", "/gpu approve "+id.String()))
+	got := texts(h.notices("ben@lab.example"))
+	if !strings.HasPrefix(got, id.String()+" (for 1 × notebook for 3h) was approved by jürgen@lab.example and is queued: waiting for free GPUs. Predicted wait ") {
+		t.Errorf("ben was told %q", got)
+	}
+	if l := h.lease(id); l.State != qm.Queued || l.Reason != "waiting for free GPUs" {
+		t.Errorf("%s is %s: %s", id, l.State, l.Reason)
+	}
+	mustOK(t, h.say("ivan@lab.example", "/gpu release "+holder.String()))
+	got = texts(h.notices("ben@lab.example"))
+	if !strings.HasPrefix(got, id.String()+" is active: 1 × notebook (A10) on a10-01") || !strings.Contains(got, "until Mon 30 Nov 19:00 CET (in 3h)") {
+		t.Errorf("when the GPUs were released ben was told %q", got)
+	}
+}

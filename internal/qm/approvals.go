@@ -278,7 +278,16 @@ func (s *Service) applyApproval(ctx context.Context, tx Tx, l *Lease, approver, 
 		if err := s.transition(ctx, tx, l, Queued, approver, reason); err != nil {
 			return false, err
 		}
-		return s.tryPlace(ctx, tx, l, reason)
+		placed, err := s.tryPlace(ctx, tx, l, reason)
+		if err != nil || placed {
+			return placed, err
+		}
+		// It waits: its status, and the requester's message, say what for, as a request's
+		// that waits from the start does.
+		if l.Reason == reason {
+			l.Reason = "waiting for free GPUs"
+		}
+		return false, tx.UpdateLease(ctx, l, Queued)
 	}
 }
 
