@@ -227,3 +227,16 @@ func TestApprovedRequestThatQueuesSaysWhyItWaits(t *testing.T) {
 		t.Errorf("when the GPUs were released ben was told %q", got)
 	}
 }
+
+// A request nobody decided in time is denied, and its requester is told how to ask again.
+func TestUndecidedRequestDeniedSaysHowToAskAgain(t *testing.T) {
+	h := newLabHarness(t)
+	id := leaseIn(t, mustOK(t, h.say("anna@lab.example", "/gpu request 1 notebook for 3h")).Text)
+	h.notices("anna@lab.example")
+	h.advance(6*time.Hour + time.Minute) // approvals.timeout 6h
+	told := h.notices("anna@lab.example")
+	want := id.String() + " was denied: no decision within 6h; ask again with /gpu request 1 notebook for 3h."
+	if len(told) != 1 || told[0].Text != want || len(told[0].Actions) != 1 || told[0].Actions[0].Command != "/gpu request 1 notebook for 3h" {
+		t.Errorf("anna was told %+v\nwant %q with a Request again button", told, want)
+	}
+}

@@ -108,6 +108,14 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		who := n.Actor
 		if who == qm.SystemActor {
 			base = bot.Reply{Text: fmt.Sprintf("%s was denied: %s.", id, l.Reason)}
+			if l.Kind == qm.KindWorkspace {
+				again := fmt.Sprintf("/gpu request %d %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
+				if l.Exclusive {
+					again += " exclusive"
+				}
+				base = bot.Reply{Text: fmt.Sprintf("%s was denied: %s; ask again with %s.", id, l.Reason, again),
+					Actions: []bot.Action{{Label: "Request again", Command: again}}}
+			}
 		} else {
 			base = bot.Reply{Text: fmt.Sprintf("%s was denied by %s: %s.", id, who, n.Reason)}
 		}
