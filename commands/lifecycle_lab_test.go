@@ -184,6 +184,11 @@ func TestIdleWarningSaysWhenAndHowToKeep(t *testing.T) {
 	if l := h.lease(id); l.State != qm.Active {
 		t.Errorf("busy again after the warning, the lease is %s", l.State)
 	}
+	// The warning named a time of reclaim; its owner is told that it no longer holds.
+	want = id.String() + " is busy again, so it will not be reclaimed; it runs until Mon 30 Nov 18:00 CET (in 1h52m)."
+	if told := h.notices("anna@lab.example"); len(told) != 1 || told[0].Text != want {
+		t.Errorf("busy again after the warning, anna was told %q\nwant %q", texts(told), want)
+	}
 }
 
 // A refusal that names the command to use instead gives that command as its example, not an

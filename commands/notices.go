@@ -165,6 +165,8 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		}
 		base = bot.Reply{Text: fmt.Sprintf("%s has shown %s; it will be reclaimed at %s unless you keep it with /gpu keep %s.", id, idle, b.when(warned.Add(grace)), id),
 			Actions: []bot.Action{{Label: "Keep", Command: "/gpu keep " + id, Style: "primary"}, {Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
+	case qm.NoticeBusyAgain:
+		base = bot.Reply{Text: fmt.Sprintf("%s is busy again, so it will not be reclaimed; it runs until %s.", id, b.when(l.ExpiresAt))}
 	case qm.NoticeReclaimed:
 		base = bot.Reply{Text: fmt.Sprintf("%s was reclaimed: %s. %.2f GPU-hours went back to the pool. %s", id, n.Reason, l.Reclaimed, b.costLine(l))}
 	case qm.NoticeFailed:

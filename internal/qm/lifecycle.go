@@ -112,7 +112,11 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 		if since.After(l.WarnedAt) { // busy again since the warning
 			_, _ = s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
 				cur.WarnedAt = time.Time{}
-				return nil, s.transition(ctx, tx, cur, Active, SystemActor, "GPUs busy again")
+				if err := s.transition(ctx, tx, cur, Active, SystemActor, "GPUs busy again"); err != nil {
+					return nil, err
+				}
+				// The warning named a time of reclaim: its owner hears that it no longer holds.
+				return []Notice{{Kind: NoticeBusyAgain, To: []string{cur.User}, Lease: cur}}, nil
 			})
 			return false
 		}

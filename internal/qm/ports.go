@@ -225,6 +225,7 @@ const (
 	NoticeExpired          NoticeKind = "expired"           // lease ran out
 	NoticeExpiringSoon     NoticeKind = "expiring_soon"     // lease ends soon
 	NoticeIdleWarning      NoticeKind = "idle_warning"      // keep or release?
+	NoticeBusyAgain        NoticeKind = "busy_again"        // a warned lease's GPUs are busy again: no reclaim
 	NoticeReclaimed        NoticeKind = "reclaimed"         // idle reclaim happened
 	NoticeFailed           NoticeKind = "failed"            // backend failed
 	NoticeTelemetryMissing NoticeKind = "telemetry_missing" // to the platform channel
