@@ -458,7 +458,7 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 		}
 	}
 	var alts []string               // each job's queue under its other name, while named may be a delay
-	delays, agree, words := 0, 0, 0 // jobs whose queue is checked against their wait; of them, equal; not numbers
+	delays, agree, words := 0, 0, 0 // jobs that waited 10 s or more; of them, whose queue equals the wait; queues not numbers
 	users, queues := interner{}, interner{}
 	var jobs []Job
 	for {
@@ -558,7 +558,7 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 			switch d, err := strconv.ParseFloat(strings.TrimSpace(rec[named]), 64); {
 			case err != nil && !unknown(rec[named]):
 				words++
-			case err == nil && j.Start >= 0:
+			case err == nil && j.Start-j.Submit >= 10: // a queue numbered 0 or 1 agrees with quick starts
 				delays++
 				if math.Abs(d-float64(j.Start-j.Submit)) <= 1.5 {
 					agree++
