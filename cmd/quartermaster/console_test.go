@@ -265,3 +265,25 @@ func TestConsoleClockCannotGoBack(t *testing.T) {
 		t.Errorf("after the restart: %+v", msgs)
 	}
 }
+
+// A policy path that names no file, or a directory, is refused in one sentence that names the
+// path, says what is wrong and shows a path that works, by every command that reads a policy.
+func TestAMissingPolicyFileIsExplained(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "quartermaster.yaml")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"policy", "check", missing}, missing + " does not exist"},
+		{[]string{"console", "--policy", missing, "--db", "sqlite:" + filepath.Join(dir, "qm.db")}, missing + " does not exist"},
+		{[]string{"serve", "--policy", missing, "--db", "sqlite:" + filepath.Join(dir, "qm.db")}, missing + " does not exist"},
+		{[]string{"policy", "check", dir}, dir + " is a directory"},
+	} {
+		code, _, stderr := runQM(c.args...)
+		if code == 0 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "docs/quartermaster.example.yaml") ||
+			strings.Count(strings.TrimSpace(stderr), "\n") != 0 || strings.Contains(stderr, "goroutine") {
+			t.Errorf("%v: exit %d, stderr %q; want one line saying %q and naming a policy that works", c.args, code, stderr, c.want)
+		}
+	}
+}

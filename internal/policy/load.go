@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path"
@@ -55,9 +56,24 @@ func (e *Error) Error() string {
 func LoadFile(path string) (*Policy, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read policy: %w", err)
+		const works = "docs/quartermaster.example.yaml is one that works"
+		var pe *fs.PathError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("the policy file %s does not exist; give the path of a policy file (--policy FILE or QM_POLICY): %s", path, works)
+		case isDir(path):
+			return nil, fmt.Errorf("the policy file %s is a directory; give the path of the YAML file in it: %s", path, works)
+		case errors.As(err, &pe):
+			return nil, fmt.Errorf("the policy file %s cannot be read: %v; %s", path, pe.Err, works)
+		}
+		return nil, fmt.Errorf("the policy file %s cannot be read: %w", path, err)
 	}
 	return Load(b, path)
+}
+
+func isDir(name string) bool {
+	fi, err := os.Stat(name)
+	return err == nil && fi.IsDir()
 }
 
 var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
