@@ -603,3 +603,30 @@ func TestEveryMigrationSaysWhatItsDownLoses(t *testing.T) {
 		}
 	}
 }
+
+// The counters the operations guide says to alert on are exported at zero from the start, so that
+// an alert on their rate fires at the first failure rather than missing it (a series that appears
+// at 1 has no rate): the scheduler's errors for each call the backend makes, the node agents'
+// refused reports, and the wait predictions that missed their bound.
+func TestAlertedCountersStartAtZero(t *testing.T) {
+	s := startServe(t, serveOptions{})
+	code, body := getBody(t, s.url+"/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("/metrics: HTTP %d", code)
+	}
+	for _, want := range []string{
+		`quartermaster_backend_errors_total{backend="sim",op="start"} 0`,
+		`quartermaster_backend_errors_total{backend="sim",op="stop"} 0`,
+		`quartermaster_backend_calls_total{backend="sim",op="start"} 0`,
+		`quartermaster_agent_reports_total{outcome="unauthorized"} 0`,
+		`quartermaster_agent_reports_total{outcome="wrong_node"} 0`,
+		`quartermaster_agent_reports_total{outcome="accepted"} 0`,
+		`quartermaster_wait_predictions_total{class="interactive",within="false"} 0`,
+		`quartermaster_wait_predictions_total{class="train",within="true"} 0`,
+	} {
+		if !strings.Contains(body, want+"\n") {
+			t.Errorf("a fresh service's /metrics lacks %s", want)
+		}
+	}
+	promtoolCheck(t, body)
+}

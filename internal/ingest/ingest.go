@@ -64,6 +64,9 @@ const (
 	UnknownJob   = "unknown_job"  // a process of a job or pod no running lease owns (ignored)
 )
 
+// reasons are every outcome Counts reports.
+var reasons = []string{Accepted, Unauthorized, WrongNode, TooLarge, Malformed, Future, TooOld, Replayed, Failed, UnknownGPU, UnknownJob}
+
 // Store is what ingest needs of the database (*store.DB).
 type Store interface {
 	AgentNode(ctx context.Context, tokenHash string) (string, error)
@@ -156,11 +159,15 @@ func (i *Ingest) Register(mux *http.ServeMux) {
 	mux.Handle("POST "+report.Path, i)
 }
 
-// Counts is how many reports (and parts of reports) were taken, refused or ignored, by reason.
+// Counts is how many reports (and parts of reports) were taken, refused or ignored, by reason;
+// every reason is there, at zero until it happens, so an alert on one's rate sees its first.
 func (i *Ingest) Counts() map[string]int64 {
 	i.countMu.Lock()
 	defer i.countMu.Unlock()
-	out := make(map[string]int64, len(i.counts))
+	out := make(map[string]int64, len(reasons))
+	for _, r := range reasons {
+		out[r] = 0
+	}
 	for k, v := range i.counts {
 		out[k] = v
 	}

@@ -151,6 +151,26 @@ func (m *Metrics) Backend(name string, b qm.Backend) qm.Backend {
 	if abilities(w) != abilities(b) {
 		return b
 	}
+	// Every call the wrapper can count exists at zero from now on, so an alert on the rate of
+	// backend_errors_total fires at the first failure instead of missing it.
+	ops := []string{"start", "stop"}
+	if _, pings := b.(interface{ Ping(context.Context) error }); pings {
+		ops = append(ops, "ping")
+	}
+	if watches {
+		ops = append(ops, "jobs", "cancel")
+	}
+	if retimes {
+		ops = append(ops, "set_time_limit")
+	}
+	if refreshes {
+		ops = append(ops, "refresh_inventory")
+	}
+	for _, op := range ops {
+		m.backendCalls.WithLabelValues(name, op)
+		m.backendErrors.WithLabelValues(name, op)
+		m.backendSeconds.WithLabelValues(name, op)
+	}
 	return w
 }
 

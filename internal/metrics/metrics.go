@@ -179,6 +179,9 @@ func (m *Metrics) SetClasses(classes []string) {
 		m.grants.WithLabelValues(c)
 		m.reclaims.WithLabelValues(c)
 		m.reclaimedHours.WithLabelValues(c)
+		for _, within := range []string{"true", "false", "unbounded"} {
+			m.predictionsOver.WithLabelValues(c, within)
+		}
 	}
 }
 
