@@ -630,3 +630,26 @@ func TestAlertedCountersStartAtZero(t *testing.T) {
 	}
 	promtoolCheck(t, body)
 }
+
+// On the command line, a mistyped template name or parameter is answered with a shell command
+// that works, not a chat command that a shell cannot run.
+func TestTemplatesErrorsShowShellCommands(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"templates", "show", "pytorch-dp"}, `did you mean pytorch-ddp? Example: quartermaster templates show pytorch-ddp`},
+		{[]string{"templates", "render", "pytorch-dp"}, `did you mean pytorch-ddp? Example: quartermaster templates render pytorch-ddp`},
+		{[]string{"templates", "show", "zzzz"}, `quartermaster templates list shows all`},
+		{[]string{"templates", "render", "pytorch-ddp", "badkey=1"}, `Example: quartermaster templates render pytorch-ddp nnodes=2 script=train.py`},
+	} {
+		code, _, stderr := runQM(c.args...)
+		if code == 0 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "/gpu") {
+			t.Errorf("%v: exit %d, %q; want %q and no chat command", c.args, code, stderr, c.want)
+		}
+	}
+	// The example it gives works.
+	if code, out, stderr := runQM("templates", "render", "pytorch-ddp", "nnodes=2", "script=train.py"); code != 0 || out == "" {
+		t.Errorf("the example: exit %d, %s", code, stderr)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -63,7 +64,7 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		t, err := cat.Get(args[1])
 		if err != nil {
-			return err
+			return shellError(err, "show")
 		}
 		showTemplate(stdout, cat, t)
 		return nil
@@ -201,11 +202,11 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	}
 	t, err := cat.Get(name)
 	if err != nil {
-		return err
+		return shellError(err, "render")
 	}
 	params, err := t.ParseParams(words)
 	if err != nil {
-		return err
+		return shellError(err, "render")
 	}
 	id := qm.LeaseID(42)
 	if o.lease != "" {
@@ -334,4 +335,26 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// shellError turns a template error written for chat (/gpu template X, /gpu submit X k=v) into
+// one for the shell: the same sentence, with the quartermaster templates command that works.
+func shellError(err error, verb string) error {
+	var e *qm.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	msg := strings.NewReplacer("/gpu templates", "quartermaster templates list", " lists ", " shows ").Replace(e.Message)
+	ex := e.Example
+	for _, chat := range []string{"/gpu template ", "/gpu submit "} {
+		if rest, ok := strings.CutPrefix(ex, chat); ok {
+			ex = "quartermaster templates " + verb + " " + rest
+		}
+	}
+	if strings.HasPrefix(ex, "/gpu") {
+		ex = ""
+	}
+	c := e.WithExample(ex)
+	c.Message = msg
+	return c
 }
