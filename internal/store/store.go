@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -136,6 +137,14 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 	unlock()
 	if err != nil {
 		_ = x.Close()
+		if dialect == SQLite && db.file != "" {
+			if dir := filepath.Dir(db.file); !isDir(dir) {
+				return nil, fmt.Errorf("store: the SQLite file %s cannot be created: the directory %s does not exist; create it, or name a file in one that does, e.g. sqlite:data/quartermaster.db", db.file, dir)
+			}
+			if isDir(db.file) {
+				return nil, fmt.Errorf("store: the SQLite file %s is a directory; name a file in it, e.g. sqlite:%s", db.file, filepath.Join(db.file, "quartermaster.db"))
+			}
+		}
 		return nil, fmt.Errorf("store: connect to %s: %w", dialect, scrub(url, err))
 	}
 	return db, nil
@@ -233,4 +242,9 @@ func execIn(ctx context.Context, ex sqlx.ExtContext, query string, args ...any) 
 		return nil, err
 	}
 	return ex.ExecContext(ctx, ex.Rebind(q), qargs...)
+}
+
+func isDir(name string) bool {
+	fi, err := os.Stat(name)
+	return err == nil && fi.IsDir()
 }
