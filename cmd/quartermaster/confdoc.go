@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/acme/quartermaster/docs"
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // confRow is one row of the table in docs/configuration.md: the flags and environment variables
@@ -121,4 +125,50 @@ func envFor(command string) []envHelp {
 		}
 	}
 	return out
+}
+
+// workspaceEnv are the variables a workspace's job runs with (templates/layouts and the
+// templates): no settings, but no typos either, when quartermaster runs inside a job.
+var workspaceEnv = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`QM_CHECKPOINT_DIR QM_CHECKPOINT_FLAG QM_DATA QM_DATASET QM_GPUS_PER_NODE
+		QM_IMAGE QM_JOB_DIR QM_LEASE QM_MASTER_ADDR QM_MASTER_PORT QM_NNODES QM_NODE_RANK QM_PORT
+		QM_TASK_COUNT QM_TASK_INDEX QM_TEAM QM_TEMPLATE QM_TOKEN QM_USER`) {
+		workspaceEnv[n] = true
+	}
+}
+
+// checkSettingNames looks at the QM_ variables of environ (NAME=VALUE): one that is a near miss
+// of a setting in docs/configuration.md (QM_DATABSE_URL_FILE) is refused, naming the setting it
+// was surely meant to be, since that setting would otherwise silently take its default; one like
+// no setting is named in a warning on stderr. Values are never shown: some are secrets.
+func checkSettingNames(environ []string, stderr io.Writer) error {
+	known := map[string]bool{}
+	var names []string
+	for _, r := range confRows(docs.Configuration) {
+		for _, e := range r.env {
+			if !known[e] {
+				known[e] = true
+				names = append(names, e)
+			}
+		}
+	}
+	var unknown []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "QM_") && !known[name] && !known[strings.TrimSuffix(name, "_FILE")] && !workspaceEnv[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	sort.Strings(unknown)
+	for _, name := range unknown {
+		if near := policy.Closest(name, names); near != "" {
+			return errUsage{fmt.Sprintf("%s is set, but no setting has that name, so it would be ignored; did you mean %s? Rename it (docs/configuration.md lists every setting)", name, near)}
+		}
+	}
+	for _, name := range unknown {
+		fmt.Fprintf(stderr, "quartermaster: warning: %s is set, but no setting has that name, so it is ignored (docs/configuration.md lists every setting)\n", name)
+	}
+	return nil
 }

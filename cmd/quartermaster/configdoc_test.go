@@ -444,3 +444,54 @@ func envOr(k, d string) string { if v := os.Getenv(k); v != "" { return v }; ret
 		t.Errorf("scanner found %v, want %v", got, want)
 	}
 }
+
+// A QM_ variable that is a typo of a setting (QM_DATABSE_URL_FILE) stops every command with the
+// name it meant, instead of the setting silently taking its default; one that resembles no
+// setting is named in a warning and the command goes on.
+func TestAMistypedSettingIsRefused(t *testing.T) {
+	t.Setenv("QM_DATABSE_URL_FILE", "/etc/quartermaster/secrets/database-url")
+	code, out, stderr := runQM("policy", "check", "../../docs/quartermaster.example.yaml")
+	if code != 2 || out != "" || !strings.Contains(stderr, "QM_DATABSE_URL_FILE is set") ||
+		!strings.Contains(stderr, "did you mean QM_DATABASE_URL_FILE?") || strings.Contains(stderr, "secrets/database-url") {
+		t.Errorf("a mistyped setting: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	os.Unsetenv("QM_DATABSE_URL_FILE")
+	t.Setenv("QM_SOMETHING_ELSE_ENTIRELY", "1")
+	code, out, stderr = runQM("policy", "check", "../../docs/quartermaster.example.yaml")
+	if code != 0 || !strings.Contains(out, "is valid") || !strings.Contains(stderr, "warning: QM_SOMETHING_ELSE_ENTIRELY is set") {
+		t.Errorf("an unknown setting: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+// The variables a workspace's job is given (QM_LEASE, QM_NNODES, …) are neither refused nor
+// warned about, so quartermaster runs inside a job as anywhere else.
+func TestAWorkspacesVariablesAreNoMistypedSettings(t *testing.T) {
+	exported := regexp.MustCompile(`\b(?:export |name: )(QM_[A-Z0-9_]+)|\b(QM_[A-Z0-9_]+)=`)
+	seen := 0
+	for _, dir := range []string{"templates"} {
+		err := filepath.WalkDir(filepath.Join(repoRoot, dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for _, m := range exported.FindAllStringSubmatch(string(b), -1) {
+				name := m[1] + m[2]
+				seen++
+				var warn strings.Builder
+				if err := checkSettingNames([]string{name + "=x"}, &warn); err != nil || warn.Len() > 0 {
+					t.Errorf("%s sets %s, which quartermaster takes for a mistyped setting: %v %s", path, name, err, warn.String())
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if seen == 0 {
+		t.Fatal("found no variable a workspace is given")
+	}
+}

@@ -64,6 +64,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		help(stdout, args[0], sc)
 		return 0
 	}
+	if err := checkSettingNames(os.Environ(), stderr); err != nil {
+		fmt.Fprintf(stderr, "quartermaster %s: %v\n", args[0], err)
+		return 2
+	}
 	if err := sc.run(ctx, args[1:], stdin, stdout, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			help(stdout, args[0], sc)
