@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"regexp"
 	"sort"
 	"strings"
@@ -141,9 +140,9 @@ func init() {
 
 // checkSettingNames looks at the QM_ variables of environ (NAME=VALUE): one that is a near miss
 // of a setting in docs/configuration.md (QM_DATABSE_URL_FILE) is refused, naming the setting it
-// was surely meant to be, since that setting would otherwise silently take its default; one like
-// no setting is named in a warning on stderr. Values are never shown: some are secrets.
-func checkSettingNames(environ []string, stderr io.Writer) error {
+// was surely meant to be, since that setting would otherwise silently take its default. One like
+// no setting is left alone (a test harness's, a script's). Values are never shown: some are secrets.
+func checkSettingNames(environ []string) error {
 	known := map[string]bool{}
 	var names []string
 	for _, r := range confRows(docs.Configuration) {
@@ -166,9 +165,6 @@ func checkSettingNames(environ []string, stderr io.Writer) error {
 		if near := policy.Closest(name, names); near != "" {
 			return errUsage{fmt.Sprintf("%s is set, but no setting has that name, so it would be ignored; did you mean %s? Rename it (docs/configuration.md lists every setting)", name, near)}
 		}
-	}
-	for _, name := range unknown {
-		fmt.Fprintf(stderr, "quartermaster: warning: %s is set, but no setting has that name, so it is ignored (docs/configuration.md lists every setting)\n", name)
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		help(stdout, args[0], sc)
 		return 0
 	}
-	if err := checkSettingNames(os.Environ(), stderr); err != nil {
+	if err := checkSettingNames(os.Environ()); err != nil {
 		fmt.Fprintf(stderr, "quartermaster %s: %v\n", args[0], err)
 		return 2
 	}
