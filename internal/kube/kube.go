@@ -224,15 +224,26 @@ func gpuResource(w *workload.Workload) string {
 // tolerateGPUTaint lets a workload's pods onto GPU nodes tainted with the GPU resource's name
 // (nvidia.com/gpu:NoSchedule, as many clusters taint their GPU pools so that only pods asking
 // for GPUs land there): without it every workspace would wait as unschedulable on such a pool.
-// A template's own toleration of that key is left as it is; on a node without the taint the
-// toleration changes nothing.
+// A class asking for another NVIDIA resource (a MIG slice, nvidia.com/mig-1g.10gb, or a shared
+// GPU, nvidia.com/gpu.shared) runs on nodes of such a pool too, tainted nvidia.com/gpu all the
+// same, so it tolerates that key as well. A template's own toleration of a key is left as it is;
+// on a node without the taint the toleration changes nothing.
 func tolerateGPUTaint(spec *corev1.PodSpec, resource string) {
-	for _, t := range spec.Tolerations {
-		if t.Key == resource || (t.Key == "" && t.Operator == corev1.TolerationOpExists) {
-			return
+	keys := []string{resource}
+	if resource != templates.DefaultGPUResource && strings.HasPrefix(resource, "nvidia.com/") {
+		keys = append(keys, templates.DefaultGPUResource)
+	}
+	for _, key := range keys {
+		tolerated := false
+		for _, t := range spec.Tolerations {
+			if t.Key == key || (t.Key == "" && t.Operator == corev1.TolerationOpExists) {
+				tolerated = true
+			}
+		}
+		if !tolerated {
+			spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 		}
 	}
-	spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: resource, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 }
 
 func merge(a, b map[string]string) map[string]string {

@@ -1,0 +1,120 @@
+package kube_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/templates"
+)
+
+// gpuPoolPolicy is a cluster unlike the example's: a class of MIG slices (the GPU operator's
+// mixed strategy names each profile as a resource of its own), a class whose pods take several
+// whole GPUs, node selectors on the operator's and the cloud's labels, and a team whose name a
+// namespace cannot take as it is.
+const gpuPoolPolicy = `organization: Lab
+currency: EUR
+timezone: Europe/Berlin
+backend: kubernetes
+classes:
+  - name: mig-small
+    description: A100 MIG 1g.10gb slices
+    sku: A100-MIG
+    gpu_memory_gib: 10
+    price_per_gpu_hour: 0.3
+    isolation: shared
+    max_gpus: 2
+    max_duration: 8h
+    idle_timeout: 30m
+    idle_grace: 10m
+    kubernetes: {resource: nvidia.com/mig-1g.10gb, node_selector: {nvidia.com/gpu.product: A100-SXM4-80GB-MIG-1g.10gb, cloud.google.com/gke-nodepool: mig-pool}}
+  - name: h100_big
+    description: H100 nodes
+    sku: H100
+    gpu_memory_gib: 80
+    price_per_gpu_hour: 3
+    isolation: exclusive
+    max_gpus: 16
+    max_duration: 72h
+    idle_timeout: 2h
+    idle_grace: 30m
+    kubernetes: {resource: nvidia.com/gpu, node_selector: {pool: h100}}
+default_quota: {gpus: {mig-small: 1, h100_big: 0}, gpu_hours_per_week: 24}
+teams:
+  - name: ml_research
+    idp_groups: [mlr]
+    budget_owners: [a@lab.example]
+    quota: {gpus: {mig-small: 4, h100_big: 16}, gpu_hours_per_week: 600}
+    storage: {path: /data/mlr}
+`
+
+func gpuPool(t *testing.T) (*policy.Policy, string, *fake.Clientset) {
+	t.Helper()
+	p, err := policy.Load([]byte(gpuPoolPolicy), "gpu-pool.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := templates.TeamNamespace("ml_research")
+	return p, ns, fake.NewClientset(pvc(ns, "team-storage"))
+}
+
+// TestAMIGClassToleratesTheGPUPoolTaint: a GPU pool is tainted nvidia.com/gpu (NoSchedule, with
+// or without a value, as GKE and the GPU operator's users do) whatever resource its device
+// plugin advertises; a class asking for a MIG slice (nvidia.com/mig-1g.10gb) or another
+// nvidia.com resource must tolerate that taint, or its workspaces wait as unschedulable forever.
+func TestAMIGClassToleratesTheGPUPoolTaint(t *testing.T) {
+	p, ns, cs := gpuPool(t)
+	b := newBackend(t, p, cs)
+	st, err := b.Start(context.Background(), &qm.Lease{ID: 3, User: "kim@lab.example", Team: "ml_research", Class: "mig-small", GPUs: 2, Duration: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := cs.BatchV1().Jobs(ns).Get(context.Background(), "qm-l-3-ssh-shell", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("%+v: %v", st, err)
+	}
+	spec := k.Spec.Template.Spec
+	if got := spec.Containers[0].Resources.Limits["nvidia.com/mig-1g.10gb"]; got.Value() != 2 {
+		t.Errorf("MIG limit %v, want 2", got.String())
+	}
+	for _, taint := range []corev1.Taint{
+		{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "nvidia.com/gpu", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "nvidia.com/mig-1g.10gb", Effect: corev1.TaintEffectNoSchedule},
+	} {
+		ok := false
+		for _, tol := range spec.Tolerations {
+			ok = ok || tolerates(tol, taint)
+		}
+		if !ok {
+			t.Errorf("a MIG workspace's pods do not tolerate the pool's taint %s=%s:%s: %+v", taint.Key, taint.Value, taint.Effect, spec.Tolerations)
+		}
+	}
+	// Nothing broader: a taint of another key still keeps them off.
+	other := corev1.Taint{Key: "dedicated", Value: "infra", Effect: corev1.TaintEffectNoSchedule}
+	for _, tol := range spec.Tolerations {
+		if tolerates(tol, other) {
+			t.Errorf("toleration %+v lets the pods onto any tainted node", tol)
+		}
+	}
+}
+
+// tolerates is the scheduler's rule for Exists and Equal tolerations.
+func tolerates(tol corev1.Toleration, taint corev1.Taint) bool {
+	if tol.Effect != "" && tol.Effect != taint.Effect {
+		return false
+	}
+	if tol.Key == "" {
+		return tol.Operator == corev1.TolerationOpExists
+	}
+	if tol.Key != taint.Key {
+		return false
+	}
+	return tol.Operator == corev1.TolerationOpExists || tol.Value == taint.Value
+}
