@@ -93,6 +93,9 @@ func New(cfg Config) (*Backend, error) {
 		return nil, fmt.Errorf("kube: instance %q (QM_KUBE_INSTANCE) is not a Kubernetes label value: %s; example: qm-prod",
 			cfg.Instance, strings.Join(errs, "; "))
 	}
+	// Installations sharing a cluster number their leases alike: each one's objects are named
+	// after its instance, so that one's L-1 never takes the other's.
+	cfg.Workload.KubernetesInstance = cfg.Instance
 	b := &Backend{cfg: cfg, c: cfg.Client, log: cfg.Logger}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
@@ -191,6 +194,10 @@ func (b *Backend) objects(w *workload.Workload) ([]runtime.Object, error) {
 		switch o := obj.(type) {
 		case *corev1.Service:
 			o.Labels = merge(o.Labels, labels)
+			if len(o.Spec.Selector) > 0 {
+				// Only this installation's pods: another one sharing the cluster has an L-42 too.
+				o.Spec.Selector = merge(o.Spec.Selector, map[string]string{LabelInstance: b.cfg.Instance})
+			}
 		case *corev1.Pod:
 			o.Labels = merge(o.Labels, labels)
 			tolerateGPUTaint(&o.Spec, gpuResource(w))

@@ -150,11 +150,23 @@ func TestHelpers(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{"L-42": "qm-l-42-x", "lease_7.b": "qm-lease-7-b-x"} {
-		if got := objectName(in, "x"); got != want {
+		if got := objectName("qm", in, "x"); got != want {
 			t.Errorf("objectName(%s) = %s, want %s", in, got, want)
 		}
 	}
-	if got := objectName(strings.Repeat("a", 40), "checkpoint-training"); len(got) > 52 {
+	// Installations sharing a Kubernetes cluster name their objects after their instance.
+	for instance, want := range map[string]string{"": "qm-l-42-x", "qm": "qm-l-42-x", "prod": "prod-l-42-x", "staging-2": "staging-2-l-42-x"} {
+		if got := KubernetesName(instance, "L-42", "x"); got != want {
+			t.Errorf("KubernetesName(%q) = %s, want %s", instance, got, want)
+		}
+	}
+	if a, b := KubernetesName("Staging_2", "L-42", "x"), KubernetesName("staging-2", "L-42", "x"); a == b || !strings.HasPrefix(a, "staging-2-") {
+		t.Errorf("instances Staging_2 and staging-2 name their L-42 %s and %s", a, b)
+	}
+	if got := KubernetesName(strings.Repeat("Q", 63), "L-123456", "checkpoint-training"); len(got) > 52 || !strings.Contains(got, "-l-123456-") {
+		t.Errorf("KubernetesName of a long instance: %s", got)
+	}
+	if got := objectName("qm", strings.Repeat("a", 40), "checkpoint-training"); len(got) > 52 {
 		t.Errorf("objectName too long: %s", got)
 	}
 }

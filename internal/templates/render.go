@@ -84,6 +84,11 @@ type KubernetesTarget struct {
 	// ExclusiveLease keeps every other lease's pods off the pods' nodes: a reservation of whole
 	// nodes.
 	ExclusiveLease bool
+	// Instance is the installation's quartermaster.io/instance label where it is not the
+	// default: installations sharing a cluster number their leases alike and share the teams'
+	// namespaces, so each one's object names begin with its own instance instead of "qm"
+	// ("prod-l-42-jupyterlab"; see KubernetesName).
+	Instance string
 }
 
 // Storage is the team's storage grant: the only thing mounted besides the image.
@@ -101,7 +106,7 @@ type Images struct {
 
 // Rendered is one template rendered for one lease, for both backends.
 type Rendered struct {
-	Name      string // Slurm job name and Kubernetes object name, e.g. "qm-l-42-pytorch-ddp"
+	Name      string // Slurm job name, e.g. "qm-l-42-pytorch-ddp"; the Kubernetes objects are KubernetesName's
 	Namespace string // Kubernetes namespace
 	Image     string // the image chosen from the layers
 
@@ -391,7 +396,7 @@ func (t *Template) render(in Input, backend string) (*view, error) {
 	v := &view{
 		Backend:       backend,
 		Template:      t,
-		Name:          objectName(in.Lease, t.Name),
+		Name:          objectName("qm", in.Lease, t.Name),
 		Lease:         in.Lease,
 		User:          in.User,
 		Team:          in.Team,
@@ -408,6 +413,9 @@ func (t *Template) render(in Input, backend string) (*view, error) {
 		GracePeriod:   DefaultGracePeriod,
 		ShmGiB:        t.shm,
 		P:             vals,
+	}
+	if backend == "kubernetes" {
+		v.Name = KubernetesName(in.Kubernetes.Instance, in.Lease, t.Name)
 	}
 	if err := t.topology(in, vals, v); err != nil {
 		return nil, err
@@ -611,10 +619,11 @@ func (t *Template) slurmPort(instance, lease string) int {
 	return r[0] + int(h.Sum32()%uint32(r[1]-r[0]+1))
 }
 
-// objectName is a DNS label that carries the lease id: "qm-" + lease + "-" + template, lower case.
-func objectName(lease, tmpl string) string {
+// objectName is a DNS label that carries the lease id: prefix + "-" + lease + "-" + template,
+// lower case.
+func objectName(prefix, lease, tmpl string) string {
 	var b strings.Builder
-	b.WriteString("qm-")
+	b.WriteString(prefix + "-")
 	for _, r := range strings.ToLower(lease) {
 		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
 			b.WriteRune(r)
@@ -629,6 +638,41 @@ func objectName(lease, tmpl string) string {
 		name = name[:52]
 	}
 	return strings.TrimRight(name, "-")
+}
+
+// KubernetesName is the name of a lease's Job and Service: "qm-l-42-jupyterlab" for the default
+// installation (instance "" or "qm"), and for another one its instance in place of "qm"
+// ("prod-l-42-jupyterlab"), so that installations sharing a cluster, whose leases are numbered
+// alike, never take each other's objects. An instance that is not a short DNS label as it is
+// (upper case, "_" or ".", over 20 characters) is written that way and followed by a hash of
+// it, "staging-2-cc326dcb" for Staging_2, so that two instances never share a prefix.
+func KubernetesName(instance, lease, tmpl string) string {
+	if instance == "" || instance == "qm" {
+		return objectName("qm", lease, tmpl)
+	}
+	var b strings.Builder
+	for _, r := range instance {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else if r >= 'A' && r <= 'Z' {
+			b.WriteRune(r - 'A' + 'a')
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	prefix := strings.Trim(b.String(), "-")
+	if len(prefix) > 20 {
+		prefix = strings.TrimRight(prefix[:20], "-")
+	}
+	if prefix != instance {
+		h := fnv.New32a()
+		h.Write([]byte(instance))
+		if prefix == "" {
+			prefix = "qm"
+		}
+		prefix = fmt.Sprintf("%s-%08x", prefix, h.Sum32())
+	}
+	return objectName(prefix, lease, tmpl)
 }
 
 func sshUser(user string) string {

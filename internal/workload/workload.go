@@ -40,6 +40,9 @@ type Settings struct {
 	BaseImage string
 	// Instance names the installation on a shared Slurm cluster (templates.SlurmTarget.Instance).
 	Instance string
+	// KubernetesInstance is the installation's quartermaster.io/instance label on a Kubernetes
+	// cluster (templates.KubernetesTarget.Instance): it names the objects of its leases.
+	KubernetesInstance string
 }
 
 // Workload is a lease's workload, rendered.
@@ -117,6 +120,7 @@ func InputFor(p *policy.Policy, l *qm.Lease, s Settings) (templates.Input, error
 		Kubernetes: templates.KubernetesTarget{
 			Resource:     c.Kubernetes.Resource,
 			NodeSelector: c.Kubernetes.NodeSelector,
+			Instance:     s.KubernetesInstance,
 		},
 		Images: templates.Images{Base: s.BaseImage},
 	}
