@@ -328,8 +328,10 @@ func TestPolicyNamesRender(t *testing.T) {
 
 // TestAnyEmailAddressRenders: a user is whatever e-mail address the directory or the IdP gives,
 // canonicalised to lower case: an apostrophe (o'brien@…), a plus, other characters an address may
-// hold, or a long address render for both backends, and the workload sees exactly that user in
-// QM_USER; a line break or a space, which no address holds, is still refused.
+// hold, letters of any script (an internationalised address, jürgen.müller@… or 用户@例子.广告),
+// or a long address render for both backends, and the workload sees exactly that user in
+// QM_USER; a line break or a space of any kind, or an invisible formatting character, which no
+// address holds, is still refused.
 func TestAnyEmailAddressRenders(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed")
@@ -337,7 +339,8 @@ func TestAnyEmailAddressRenders(t *testing.T) {
 	tp, _ := catalog(t).Get("ssh-shell")
 	long := "maria-fernanda.gonzalez-rodriguez.external+gpu-cluster@" + // 54 + 96 characters
 		"computational-neuroscience.department-of-biomedical-engineering.research-hospital.example.edu"
-	for _, user := range []string{"o'brien@acme.example", "jane.doe+gpu@acme.example", "a&b{c}|d~e#f$g!h@acme.example", "x=`y`@acme.example", long} {
+	for _, user := range []string{"o'brien@acme.example", "jane.doe+gpu@acme.example", "a&b{c}|d~e#f$g!h@acme.example", "x=`y`@acme.example", long,
+		"jürgen.müller@acme.example", "josé@münchen.example", "用户@例子.广告", "δοκιμή@παράδειγμα.δοκιμή", "अजय@डाटा.भारत"} {
 		in := templates.ExampleInput(tp, "", nil)
 		in.User = user
 		out, err := tp.Render(in)
@@ -369,7 +372,8 @@ func TestAnyEmailAddressRenders(t *testing.T) {
 		}
 		bashN(t, user, out.SlurmScript)
 	}
-	for _, user := range []string{"alice@acme.example\n#SBATCH --partition=other", "alice smith@acme.example", "", strings.Repeat("a", 250) + "@acme.example"} {
+	for _, user := range []string{"alice@acme.example\n#SBATCH --partition=other", "alice smith@acme.example", "", strings.Repeat("a", 250) + "@acme.example",
+		"alice\u2028#SBATCH@acme.example", "alice\u00a0smith@acme.example", "alice\u202e@acme.example", "alice\u200b@acme.example"} {
 		in := templates.ExampleInput(tp, "", nil)
 		in.User = user
 		if _, err := tp.Render(in); err == nil {

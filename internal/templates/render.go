@@ -172,9 +172,11 @@ var (
 	// also makes a Kubernetes label value: it begins and ends with a letter or digit.
 	teamRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9_-]{0,38}[a-z0-9])?$`)
 	// userRE is a login or an e-mail address, up to the 254 characters an address may have: the
-	// characters an address may hold unquoted, none that ends a line or a word. The script
-	// quotes it (shq) and the manifest writes it with json.
-	userRE     = regexp.MustCompile("^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~@-]{1,254}$")
+	// characters an address may hold unquoted, letters, marks and digits of any script included
+	// (an internationalised address, jürgen.müller@…), none that ends a line or a word and no
+	// invisible formatting character. The script quotes it (shq) and the manifest writes it with
+	// json.
+	userRE     = regexp.MustCompile("^[\\p{L}\\p{M}\\p{N}A-Za-z0-9.!#$%&'*+/=?^_`{|}~@-]{1,254}$")
 	nodeListRE = regexp.MustCompile(`^[A-Za-z0-9_.,\[\]-]+$`)
 	dnsLabelRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 	dnsSubRE   = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`)
