@@ -2,11 +2,15 @@ package kube_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/acme/quartermaster/internal/policy"
@@ -117,4 +121,84 @@ func tolerates(tol corev1.Toleration, taint corev1.Taint) bool {
 		return false
 	}
 	return tol.Operator == corev1.TolerationOpExists || tol.Value == taint.Value
+}
+
+// TestAMultiNodeJobRunsWhenAllItsNodesDo: a 2-node training lease (16 H100s, 8 per pod) is one
+// Indexed Job whose pods the scheduler binds one by one. While one pod runs and the other is
+// unschedulable (another lease holds the second node's GPUs), the training cannot rendezvous:
+// the lease is queued with the scheduler's reason, not active and charged for 16 GPUs. When the
+// second pod runs the lease is active from then, not from when the first pod started, and the
+// Job's deadline is raised by the whole wait.
+func TestAMultiNodeJobRunsWhenAllItsNodesDo(t *testing.T) {
+	ctx := context.Background()
+	p, ns, cs := gpuPool(t)
+	b := newBackend(t, p, cs)
+	l := &qm.Lease{ID: 9, User: "kim@lab.example", Team: "ml_research", Class: "h100_big", GPUs: 16, Duration: 3 * time.Hour,
+		Template: "pytorch-ddp", Params: map[string]string{"nnodes": "2"}}
+	st, err := b.Start(ctx, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := st.Ref[strings.LastIndexByte(st.Ref, '/')+1:]
+	k, err := cs.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := k.Spec.Template.Spec.Containers[0].Resources.Limits["nvidia.com/gpu"]; g.Value() != 8 || *k.Spec.Parallelism != 2 {
+		t.Fatalf("a 2-node lease of 16 GPUs is %d pods of %s GPUs", *k.Spec.Parallelism, g.String())
+	}
+	created := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	k.Status.StartTime = &metav1.Time{Time: created}
+	if _, err := cs.BatchV1().Jobs(ns).UpdateStatus(ctx, k, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pod := func(i int, fn func(*corev1.Pod)) {
+		t.Helper()
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-%d-abcde", name, i), Labels: k.Spec.Template.Labels,
+			UID: types.UID(fmt.Sprintf("uid-%d", i)), OwnerReferences: []metav1.OwnerReference{{Kind: "Job", Name: name, APIVersion: "batch/v1"}}}}
+		fn(p)
+		if _, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
+			_, err = cs.CoreV1().Pods(ns).Update(ctx, p, metav1.UpdateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	runningSince := func(node string, at time.Time) func(*corev1.Pod) {
+		return func(p *corev1.Pod) {
+			running(node)(p)
+			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Time{Time: at}}}}}
+		}
+	}
+	one := func() qm.Job {
+		t.Helper()
+		jobs, err := b.Jobs(ctx)
+		if err != nil || len(jobs) != 1 {
+			t.Fatalf("jobs %+v, %v", jobs, err)
+		}
+		return jobs[0]
+	}
+	pod(0, runningSince("h100-01", created.Add(2*time.Minute)))
+	pod(1, unschedulable)
+	if j := one(); j.State != qm.JobPending || !strings.Contains(j.Reason, "Insufficient nvidia.com/gpu") || !strings.Contains(j.Reason, "1 of 2") {
+		t.Errorf("one pod of two running, the other unschedulable: %s %q; want queued with the scheduler's reason", j.State, j.Reason)
+	}
+	second := created.Add(40 * time.Minute)
+	pod(1, runningSince("h100-02", second))
+	j := one()
+	if j.State != qm.JobRunning || !j.StartedAt.Equal(second) {
+		t.Errorf("both pods running: %s since %v, want running since %v", j.State, j.StartedAt, second)
+	}
+	if want := 3*time.Hour - 40*time.Minute; j.TimeLimit != want {
+		t.Errorf("time limit %v, want %v: the deadline counts the 40 minutes' wait for the second node", j.TimeLimit, want)
+	}
+	if err := b.SetTimeLimit(ctx, j, 3*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	k, _ = cs.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+	if got, want := time.Duration(*k.Spec.ActiveDeadlineSeconds)*time.Second, 3*time.Hour+40*time.Minute; got != want {
+		t.Errorf("deadline %v, want %v", got, want)
+	}
 }

@@ -205,7 +205,7 @@ func podEnded(p *corev1.Pod) time.Time {
 // batchJob says what a lease's Job is doing, from its conditions and its pods, and which pod
 // failed (for its log) when it failed.
 func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
-	j := qm.Job{StartedAt: jobStarted(pods)}
+	j := qm.Job{StartedAt: jobStarted(k, pods)}
 	if k.DeletionTimestamp != nil {
 		j.State = qm.JobEnding
 		return j, nil
@@ -272,6 +272,28 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 			}
 		}
 	}
+	if n := gang(k); n > 0 {
+		// A multi-node workload runs only when all its pods do: while one waits for the
+		// scheduler, the lease waits with it, whatever its other pods do.
+		run, waiting := 0, (*qm.Job)(nil)
+		for _, p := range pods {
+			if p.DeletionTimestamp != nil {
+				continue
+			}
+			switch p.Status.Phase {
+			case corev1.PodRunning, corev1.PodSucceeded:
+				run++
+			case corev1.PodPending:
+				if pj := pendingPod(p); pj.State == qm.JobPending && waiting == nil {
+					waiting = &pj
+				}
+			}
+		}
+		if waiting != nil && run < n {
+			waiting.Reason = strings.TrimSpace(fmt.Sprintf("%s (%d of %d pods running)", waiting.Reason, run, n))
+			return *waiting, nil
+		}
+	}
 	starting := ""
 	var pending *qm.Job
 	replaced := false // a pod of the Job ran and failed or is going: any other is its replacement
@@ -308,15 +330,45 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 	return qm.Job{State: qm.JobStarting, Node: starting}, nil
 }
 
-// jobStarted is when the Job's first pod started its workload; zero before.
-func jobStarted(pods []*corev1.Pod) time.Time {
-	var first time.Time
+// jobStarted is when the Job's first pod started its workload; zero before. A multi-node Job's
+// workload starts when the last of its pods does, and not before all have.
+func jobStarted(k *batchv1.Job, pods []*corev1.Pod) time.Time {
+	var first, last time.Time
+	started := 0
 	for _, p := range pods {
-		if t := podStarted(p); !t.IsZero() && (first.IsZero() || t.Before(first)) {
+		t := podStarted(p)
+		if t.IsZero() {
+			continue
+		}
+		if p.DeletionTimestamp == nil {
+			started++
+		}
+		if first.IsZero() || t.Before(first) {
 			first = t
 		}
+		if t.After(last) {
+			last = t
+		}
+	}
+	if n := gang(k); n > 0 {
+		if started < n {
+			return time.Time{}
+		}
+		return last
 	}
 	return first
+}
+
+// gang is the number of pods a Job's workload needs running together: a multi-node lease's
+// Indexed Job, whose pods share a subdomain to find each other, needs all of them; 0 for any
+// other Job (one pod, or an array's independent tasks).
+func gang(k *batchv1.Job) int {
+	s := k.Spec
+	if s.CompletionMode == nil || *s.CompletionMode != batchv1.IndexedCompletion || s.Template.Spec.Subdomain == "" ||
+		s.Parallelism == nil || *s.Parallelism < 2 {
+		return 0
+	}
+	return int(*s.Parallelism)
 }
 
 // waited is how long the Job waited before its workload started (its first pod's main
@@ -329,7 +381,7 @@ func waited(k *batchv1.Job, pods []*corev1.Pod) time.Duration {
 	if k.Status.StartTime == nil {
 		return 0
 	}
-	started := jobStarted(pods)
+	started := jobStarted(k, pods)
 	if started.IsZero() || !started.After(k.Status.StartTime.Time) {
 		return 0
 	}
