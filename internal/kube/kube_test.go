@@ -479,6 +479,8 @@ func TestImagePullErrorFailsTheLease(t *testing.T) {
 		{"ImagePullBackOff", `Back-off pulling image "registry.example/vision/jupyter:nope"`},
 		{"ErrImagePull", `rpc error: code = NotFound desc = failed to pull and unpack image "registry.example/vision/jupyter:nope": not found`},
 		{"InvalidImageName", `Failed to apply default image tag "Registry/UPPER": couldn't parse image name`},
+		// Not the image, but as final: the container cannot be made from the pod's spec.
+		{"CreateContainerConfigError", `container has runAsNonRoot and image will run as root (pod: "qm-l-1-jupyterlab-x1_qm-vision(1)", container: main)`},
 	} {
 		t.Run(c.reason, func(t *testing.T) {
 			w := newWorld(t)
@@ -493,8 +495,11 @@ func TestImagePullErrorFailsTheLease(t *testing.T) {
 				t.Errorf("report %v", rep)
 			}
 			l := w.lease(ws.ID)
-			if l.State != qm.Failed || !strings.Contains(l.Reason, c.reason) || !strings.Contains(l.Reason, "registry.example/vision/jupyter:nope") {
+			if l.State != qm.Failed || !strings.Contains(l.Reason, c.reason) || !strings.Contains(l.Reason, "registry.example/vision/jupyter:nope") && c.reason != "CreateContainerConfigError" {
 				t.Errorf("lease %s %q, want failed naming %s and the image", l.State, l.Reason, c.reason)
+			}
+			if c.reason == "CreateContainerConfigError" && !strings.Contains(l.Reason, "runAsNonRoot") {
+				t.Errorf("lease %s %q, want Kubernetes's words", l.State, l.Reason)
 			}
 			if k := w.notes.Kinds(ws.ID); len(k) == 0 || k[len(k)-1] != qm.NoticeFailed {
 				t.Errorf("owner told %v", k)

@@ -69,17 +69,23 @@ func pendingPod(p *corev1.Pod) qm.Job {
 }
 
 // pullErrors are the waiting reasons of a container whose image the kubelet cannot pull or
-// cannot use. Kubernetes never fails such a pod: it waits on its node, holding its GPUs, until
-// its deadline.
-var pullErrors = map[string]bool{"ErrImagePull": true, "ImagePullBackOff": true, "InvalidImageName": true, "ErrImageNeverPull": true}
+// cannot use, and configErrors those of one it cannot make from the pod's spec (a secret or
+// config map it names is missing, a security policy it breaks: runAsNonRoot with an image that
+// runs as root). Kubernetes never fails such a pod: it waits on its node, holding its GPUs,
+// until its deadline.
+var (
+	pullErrors   = map[string]bool{"ErrImagePull": true, "ImagePullBackOff": true, "InvalidImageName": true, "ErrImageNeverPull": true}
+	configErrors = map[string]bool{"CreateContainerConfigError": true}
+)
 
 // pullFailure says why a placed pod cannot start because of its image ("ImagePullBackOff:
-// Back-off pulling image …"); "" when none of its containers waits for that.
+// Back-off pulling image …") or its spec ("CreateContainerConfigError: secret "hf-token" not
+// found"); "" when none of its containers waits for either.
 func pullFailure(p *corev1.Pod) string {
 	statuses := append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
 	for _, cs := range statuses {
 		w := cs.State.Waiting
-		if w == nil || !pullErrors[w.Reason] {
+		if w == nil || !pullErrors[w.Reason] && !configErrors[w.Reason] {
 			continue
 		}
 		why := w.Reason
@@ -93,7 +99,7 @@ func pullFailure(p *corev1.Pod) string {
 				image = c.Image
 			}
 		}
-		if image != "" && !strings.Contains(msg, image) {
+		if pullErrors[w.Reason] && image != "" && !strings.Contains(msg, image) {
 			why += " (image " + image + ")"
 		}
 		return why
