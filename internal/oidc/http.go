@@ -266,7 +266,11 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, "reading an account link", err)
 		return
 	}
-	if prev != nil && (prev.Subject != idt.Subject || prev.Issuer != idt.Issuer) {
+	// A link made at an issuer the service no longer trusts (it moved to another provider, or
+	// another authorization server of the same one) gives way to a sign-in here as the same
+	// email: the old subject means nothing at the new issuer.
+	moved := prev != nil && !sameIssuer(prev.Issuer, idt.Issuer) && policy.SameName(prev.Email, id.Email)
+	if prev != nil && !moved && (prev.Subject != idt.Subject || !sameIssuer(prev.Issuer, idt.Issuer)) {
 		refuse(pOtherPerson, fmt.Sprintf("This %s account is linked to %s; you signed in as %s. Nothing was changed.", platformName(l.Account.Platform), prev.Email, id.Email))
 		return
 	}
@@ -292,6 +296,9 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 	if s.LoggedIn != nil {
 		s.LoggedIn(context.WithoutCancel(ctx), id.Email, now)
 	}
+	if moved {
+		s.log.Info("a link made at another issuer moves to this one", "account", l.Account.String(), "email", id.Email, "from", prev.Issuer, "to", idt.Issuer)
+	}
 	s.log.Info("account linked", "account", l.Account.String(), "email", id.Email, "groups", len(id.Groups))
 	lines := []string{fmt.Sprintf("You are signed in as %s, and your %s account is linked to it.", id.Email, platformName(l.Account.Platform))}
 	if len(id.Groups) > 0 {
@@ -308,6 +315,13 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 		next = "You can close this page; chat shows the same."
 	}
 	s.render(w, page{OK: true, Title: "You are signed in", Lines: lines, Next: next})
+}
+
+// sameIssuer reports whether two issuers are one: the same text, or Google's issuer with and
+// without its scheme (go-oidc accepts accounts.google.com for https://accounts.google.com).
+func sameIssuer(a, b string) bool {
+	norm := func(s string) string { return strings.TrimSuffix(strings.TrimPrefix(s, "https://"), "/") }
+	return a == b || norm(a) == norm(b)
 }
 
 // identity is what a verified login says about the person.

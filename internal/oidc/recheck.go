@@ -103,6 +103,13 @@ func (s *Service) recheckOne(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 
 // readGroups asks the provider for a link's groups now, and gives back the tokens to keep.
 func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.AccountLink) ([]string, []byte, error) {
+	if trusted := s.trustedIssuer(); !sameIssuer(l.Issuer, trusted) {
+		// The provider the sign-in was made at is no longer the one configured: its tokens are
+		// not sent to this one, which would refuse them (and the owner would hear that their
+		// sign-in was revoked). The link keeps its groups until they go stale, and its owner
+		// signs in at the new issuer.
+		return nil, nil, fmt.Errorf("signed in at %s, not at %s (QM_OIDC_ISSUER); they are asked to sign in again once their groups are no longer current", l.Issuer, trusted)
+	}
 	if s.seal == nil || len(l.Tokens) == 0 {
 		return nil, nil, errors.New("no tokens were kept for this sign-in")
 	}
