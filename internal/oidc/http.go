@@ -73,11 +73,12 @@ func (s *Service) handleLink(w http.ResponseWriter, r *http.Request) {
 	if _, err := s.discover(dctx); err != nil {
 		s.log.Warn("discovering the identity provider", "err", err)
 	}
-	who := fmt.Sprintf("your %s account", platformName(l.Account.Platform))
-	if l.ChatEmail != "" {
-		who = fmt.Sprintf("the %s account of %s", platformName(l.Account.Platform), l.ChatEmail)
+	lines := []string{fmt.Sprintf("This links %s to your identity at %s.", linkedAccount(l), s.cfg.Organization)}
+	if l.ChatEmail == "" {
+		// Nothing ties the link to the person who opens it: they must see whose account it links.
+		p := platformName(l.Account.Platform)
+		lines = append(lines, fmt.Sprintf("Continue only if you asked for this link yourself, in %s, just now: whoever uses that %s account acts as you in Quartermaster.", p, p))
 	}
-	lines := []string{fmt.Sprintf("This links %s to your identity at %s.", who, s.cfg.Organization)}
 	if l.Resume != "" {
 		lines = append(lines, "Once you are signed in, Quartermaster carries out: "+l.Resume)
 	}
@@ -300,7 +301,7 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 		s.log.Info("a link made at another issuer moves to this one", "account", l.Account.String(), "email", id.Email, "from", prev.Issuer, "to", idt.Issuer)
 	}
 	s.log.Info("account linked", "account", l.Account.String(), "email", id.Email, "groups", len(id.Groups))
-	lines := []string{fmt.Sprintf("You are signed in as %s, and your %s account is linked to it.", id.Email, platformName(l.Account.Platform))}
+	lines := []string{fmt.Sprintf("You are signed in as %s, and %s is linked to it.", id.Email, linkedAccount(l))}
 	if len(id.Groups) > 0 {
 		lines = append(lines, "Your groups at the identity provider: "+strings.Join(id.Groups, ", ")+".")
 	} else {
@@ -504,6 +505,20 @@ func (s *Service) at(ts ...time.Time) string {
 		}
 	}
 	return "some time ago"
+}
+
+// linkedAccount names the chat account a login link links, in a sentence: by the email its chat
+// profile shows, or else by its id on the platform, since the link cannot vouch that it is the
+// reader's.
+func linkedAccount(l *qm.LoginLink) string {
+	p := platformName(l.Account.Platform)
+	switch {
+	case l.ChatEmail != "":
+		return fmt.Sprintf("the %s account of %s", p, l.ChatEmail)
+	case l.Account.Workspace != "":
+		return fmt.Sprintf("the %s account with user id %s (workspace %s)", p, clip(l.Account.User, 100), clip(l.Account.Workspace, 100))
+	}
+	return fmt.Sprintf("the %s account with user id %s", p, clip(l.Account.User, 100))
 }
 
 func platformName(p string) string {
