@@ -302,9 +302,15 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("account linked", "account", l.Account.String(), "email", id.Email, "groups", len(id.Groups))
 	lines := []string{fmt.Sprintf("You are signed in as %s, and %s is linked to it.", id.Email, linkedAccount(l))}
-	if len(id.Groups) > 0 {
+	switch {
+	case len(id.Groups) > 0:
 		lines = append(lines, "Your groups at the identity provider: "+strings.Join(id.Groups, ", ")+".")
-	} else {
+	case id.TooMany:
+		s.log.Warn("the identity provider left the groups out of a sign-in: too many groups for a token; filter the groups claim to the groups assigned to the application (docs/sso.md)",
+			"account", l.Account.String(), "email", id.Email, "claim", s.cfg.GroupsClaim)
+		lines = append(lines, "The identity provider left your groups out of the sign-in because you are in too many groups to fit in it, so you belong to no team yet. "+
+			"Show this page to a platform admin: they can send only the groups Quartermaster needs (docs/sso.md, Microsoft Entra ID).")
+	default:
 		lines = append(lines, "The identity provider lists no groups for you, so you belong to no team yet; ask a platform admin.")
 	}
 	next := "You can close this page and go back to chat."
@@ -329,6 +335,9 @@ func sameIssuer(a, b string) bool {
 type identity struct {
 	Email  string
 	Groups []string
+	// TooMany is a provider that left the groups out because there are too many for a token
+	// (Microsoft Entra ID's groups overage): no groups does not mean none.
+	TooMany bool
 }
 
 // problemError is a refusal found while reading the identity.
@@ -347,6 +356,7 @@ func (s *Service) identity(ctx context.Context, p *gooidc.Provider, idt *gooidc.
 		return identity{}, fmt.Errorf("oidc: ID token claims: %w", err)
 	}
 	_, hasGroups := claimOf(claims, s.cfg.GroupsClaim)
+	tooMany := !hasGroups && overage(claims, s.cfg.GroupsClaim)
 	if _, hasEmail := claims["email"]; !hasEmail || !hasGroups {
 		if ui, err := p.UserInfo(s.providerCtx(ctx), oauth2.StaticTokenSource(tok)); err == nil {
 			var more map[string]any
@@ -370,7 +380,23 @@ func (s *Service) identity(ctx context.Context, p *gooidc.Provider, idt *gooidc.
 		return identity{}, &problemError{p: pEmailUnverified, detail: []string{"The provider says " + email + " is not verified."}}
 	}
 	g, _ := claimOf(claims, s.cfg.GroupsClaim)
-	return identity{Email: email, Groups: groupsOf(g)}, nil
+	id := identity{Email: email, Groups: groupsOf(g)}
+	id.TooMany = tooMany && len(id.Groups) == 0
+	return id, nil
+}
+
+// overage reports whether the provider says it left the groups claim out of a token because the
+// person is in too many groups: Microsoft Entra ID then names the claim in _claim_names (pointing
+// to Microsoft Graph) or, in some flows, sets hasgroups.
+func overage(claims map[string]any, groupsClaim string) bool {
+	top, _, _ := strings.Cut(groupsClaim, ".")
+	if names, ok := claims["_claim_names"].(map[string]any); ok {
+		if _, ok := names[top]; ok {
+			return true
+		}
+	}
+	has, _ := claims["hasgroups"].(bool)
+	return has && top == "groups"
 }
 
 // claimOf is the claim name names: the claim of that name, or else, for a name with dots, the

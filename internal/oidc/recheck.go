@@ -155,6 +155,10 @@ func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 	default:
 		return nil, nil, errors.New("the kept access token has expired and there is no refresh token")
 	}
+	if _, ok := claimOf(claims, s.cfg.GroupsClaim); !ok && overage(claims, s.cfg.GroupsClaim) {
+		// Too many groups for a token: that says nothing about which groups they left.
+		return nil, nil, errors.New("the provider left the groups out of the refreshed ID token: too many groups for a token; filter the groups claim to the groups assigned to the application (docs/sso.md)")
+	}
 	if _, ok := claimOf(claims, s.cfg.GroupsClaim); !ok {
 		ui, err := p.UserInfo(pctx, oauth2.StaticTokenSource(tok))
 		if err != nil {
