@@ -78,6 +78,13 @@ func (s *Service) recheckOne(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 	case err != nil:
 		rep.Unchecked++
 		s.log.Warn("groups could not be read again", "account", l.Account.String(), "email", l.Email, "err", err)
+		if tokens != nil {
+			// The refresh went through, and a provider that rotates refresh tokens has spent
+			// the old one: keep the new one, and the groups and their check as they were.
+			if _, err := s.store.UpdateAccountGroups(ctx, l.Account, l.LoginAt, l.Groups, l.CheckedAt, tokens); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	now := s.clock.Now()
@@ -101,8 +108,9 @@ func (s *Service) recheckOne(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 	return nil
 }
 
-// readGroups asks the provider for a link's groups now, and gives back the tokens to keep.
-func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.AccountLink) ([]string, []byte, error) {
+// readGroups asks the provider for a link's groups now, and gives back the tokens to keep. Once
+// a refresh went through, the new tokens come back even when the groups could not be read.
+func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.AccountLink) (groups []string, sealed []byte, err error) {
 	if trusted := s.trustedIssuer(); !sameIssuer(l.Issuer, trusted) {
 		// The provider the sign-in was made at is no longer the one configured: its tokens are
 		// not sent to this one, which would refuse them (and the owner would hear that their
@@ -117,6 +125,12 @@ func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 	if err != nil {
 		return nil, nil, err
 	}
+	var refreshed *oauth2.Token
+	defer func() {
+		if err != nil && sealed == nil && refreshed != nil {
+			sealed, _ = s.seal.seal(refreshed)
+		}
+	}()
 	pctx := s.providerCtx(ctx)
 	now := s.clock.Now()
 	var claims map[string]any
@@ -138,7 +152,7 @@ func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 		if nt.RefreshToken == "" {
 			nt.RefreshToken = tok.RefreshToken // providers that do not rotate it send none
 		}
-		tok = nt
+		tok, refreshed = nt, nt
 		if raw, _ := nt.Extra("id_token").(string); raw != "" {
 			idt, err := p.Verifier(&gooidc.Config{ClientID: s.cfg.ClientID, Now: s.clock.Now}).Verify(pctx, raw)
 			if err != nil {
@@ -172,8 +186,7 @@ func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 			return nil, nil, fmt.Errorf("oidc: userinfo: %w", err)
 		}
 	}
-	sealed, err := s.seal.seal(tok)
-	if err != nil {
+	if sealed, err = s.seal.seal(tok); err != nil {
 		return nil, nil, err
 	}
 	g, _ := claimOf(claims, s.cfg.GroupsClaim)

@@ -17,6 +17,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -97,6 +98,10 @@ type Provider struct {
 	mu        sync.Mutex
 	tamper    Tamper
 	noRefresh bool
+	// rotate: each refresh gives a new refresh token and spends the one it was made with.
+	rotate  bool
+	spent   map[string]bool
+	rotated int
 }
 
 // Start runs a provider until the test ends.
@@ -140,6 +145,61 @@ func (p *Provider) WithoutRefreshTokens() {
 	p.noRefresh = true
 }
 
+// RotateRefreshTokens makes the provider rotate refresh tokens from now on, as Okta and Keycloak
+// can: each refresh answers with a new refresh token, and the one it used is refused
+// (invalid_grant) if it comes again.
+func (p *Provider) RotateRefreshTokens() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.rotate, p.spent = true, map[string]bool{}
+}
+
+// rotation handles a refresh when refresh tokens rotate: a spent token is refused; any other is
+// passed on as mockoidc made it (without the rotation's suffix), and the answer carries a new one.
+func (p *Provider) rotation(next http.Handler, w http.ResponseWriter, r *http.Request) bool {
+	p.mu.Lock()
+	rotate := p.rotate
+	p.mu.Unlock()
+	if !rotate || r.URL.Path != mockoidc.TokenEndpoint || r.ParseForm() != nil || r.PostForm.Get("grant_type") != "refresh_token" {
+		return false
+	}
+	rt := r.PostForm.Get("refresh_token")
+	p.mu.Lock()
+	spent := p.spent[rt]
+	p.spent[rt] = true
+	p.rotated++
+	fresh := strings.SplitN(rt, "~", 2)[0] + "~" + strconv.Itoa(p.rotated)
+	p.mu.Unlock()
+	if spent {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"error":"invalid_grant","error_description":"refresh token already used"}`))
+		return true
+	}
+	form := r.PostForm
+	form.Set("refresh_token", strings.SplitN(rt, "~", 2)[0])
+	body := form.Encode()
+	r.Body, r.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
+	r.Form, r.PostForm = nil, nil
+	rec := httptest.NewRecorder()
+	next.ServeHTTP(rec, r)
+	out := rec.Body.Bytes()
+	if rec.Code == http.StatusOK {
+		var resp map[string]any
+		if json.Unmarshal(out, &resp) == nil {
+			resp["refresh_token"] = fresh
+			out, _ = json.Marshal(resp)
+		}
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.Header().Del("Content-Length")
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(out)
+	return true
+}
+
 // OtherKey is a key the provider does not publish, with the provider's own key id, so a token
 // signed with it claims to be the provider's.
 func (p *Provider) OtherKey() *mockoidc.Keypair {
@@ -157,6 +217,16 @@ func (p *Provider) OtherKey() *mockoidc.Keypair {
 
 // middleware rewrites the ID token of token responses when a tamper is set.
 func (p *Provider) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p.rotation(p.retokening(next), w, r) {
+			return
+		}
+		p.retokening(next).ServeHTTP(w, r)
+	})
+}
+
+// retokening is next with its token responses changed as SetTamper and WithoutRefreshTokens say.
+func (p *Provider) retokening(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		tamper, noRefresh := p.tamper, p.noRefresh
