@@ -654,6 +654,12 @@ func (v *validator) validate(p *Policy) {
 		if c.IdleTimeout.Duration < 0 || c.IdleGrace.Duration < 0 {
 			v.addf(at("idle_timeout"), "class %s: idle_timeout and idle_grace cannot be negative", c.Name)
 		}
+		switch {
+		case !v.written(at("expiry_warning")):
+			c.ExpiryWarning.Duration = DefaultExpiryWarning
+		case c.ExpiryWarning.Duration < 0:
+			v.addf(at("expiry_warning"), "class %s: expiry_warning cannot be negative; write 0 to send no warning before a lease ends, e.g. expiry_warning: 15m", c.Name)
+		}
 		if !(c.CapacityShare >= 0 && c.CapacityShare <= 1) {
 			v.addf(at("capacity_share"), "class %s: capacity_share is a fraction between 0 and 1, not %s; e.g. capacity_share: 0.15", c.Name, v.text(at("capacity_share")))
 		}

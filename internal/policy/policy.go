@@ -53,10 +53,15 @@ type Class struct {
 	MaxDuration     Duration          `yaml:"max_duration" eg:"8h"`
 	IdleTimeout     Duration          `yaml:"idle_timeout" eg:"30m"`
 	IdleGrace       Duration          `yaml:"idle_grace" eg:"10m"`
+	ExpiryWarning   Duration          `yaml:"expiry_warning" eg:"15m"` // before a lease's end; 0: none
 	CapacityShare   float64           `yaml:"capacity_share" eg:"0.15"`
 	Slurm           SlurmMapping      `yaml:"slurm" eg:"{partition: train, gres: \"gpu:h100\"}"`
 	Kubernetes      KubernetesMapping `yaml:"kubernetes" eg:"{resource: nvidia.com/gpu, node_selector: {gpu.acme/class: train}}"`
 }
+
+// DefaultExpiryWarning is a class's expiry_warning where the policy does not write one: how long
+// before a lease's end its owner is told it ends, with a way to extend it.
+const DefaultExpiryWarning = 15 * time.Minute
 
 // Exclusive reports whether leases of the class get whole nodes' GPUs to themselves.
 func (c *Class) Exclusive() bool { return c.Isolation == "exclusive" }

@@ -121,6 +121,9 @@ type Lease struct {
 	// billed at (PricePerGPUHour), when Priced; leases made before prices were kept have none.
 	Price  float64
 	Priced bool
+	// ExpiryWarnedFor is the end time (ExpiresAt) the owner was warned of shortly before it;
+	// an extension moves ExpiresAt, so the new end is warned of again.
+	ExpiryWarnedFor time.Time
 }
 
 // PricePerGPUHour is what an hour of one of l's GPUs costs: the price its class had when it was

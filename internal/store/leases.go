@@ -50,6 +50,8 @@ type leaseRow struct {
 	Params     string          `db:"params"`
 	Connection string          `db:"gpu_connection"`
 	Price      sql.NullFloat64 `db:"price_per_gpu_hour"`
+	// ExpiryWarnedFor is the end time the owner was warned of.
+	ExpiryWarnedFor dbTime `db:"expiry_warned_for"`
 }
 
 // leaseFields are the columns of leases other than id, in table order.
@@ -62,6 +64,7 @@ var leaseFields = []string{
 	"params",
 	"gpu_connection",
 	"price_per_gpu_hour",
+	"expiry_warned_for",
 }
 
 // Statements built once from leaseFields, with :name parameters bound from a leaseRow.
@@ -120,6 +123,8 @@ func toLeaseRow(l *qm.Lease) leaseRow {
 		Params:     formatParams(l.Params),
 		Connection: string(l.Connection),
 		Price:      sql.NullFloat64{Float64: l.Price, Valid: l.Priced},
+
+		ExpiryWarnedFor: dbTime(l.ExpiryWarnedFor),
 	}
 }
 
@@ -167,6 +172,8 @@ func (r *leaseRow) lease() (*qm.Lease, error) {
 		Connection: qm.Connection(r.Connection),
 		Price:      r.Price.Float64,
 		Priced:     r.Price.Valid,
+
+		ExpiryWarnedFor: time.Time(r.ExpiryWarnedFor),
 	}, nil
 }
 

@@ -64,7 +64,8 @@ func TestZeroTimesAreNull(t *testing.T) {
 		var nulls, started int
 		x := store.SQLX(db)
 		err := x.GetContext(t.Context(), &nulls, `SELECT COUNT(*) FROM leases WHERE created_at IS NULL AND expires_at IS NULL
-			AND ended_at IS NULL AND kept_at IS NULL AND warned_at IS NULL AND decided_at IS NULL AND request_key IS NULL`)
+			AND ended_at IS NULL AND kept_at IS NULL AND warned_at IS NULL AND decided_at IS NULL AND request_key IS NULL
+			AND expiry_warned_for IS NULL`)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -91,6 +91,8 @@ func sampleLease(n int) *qm.Lease {
 		Reclaimed:  1.25,
 		Extensions: 1,
 		Connection: qm.ConnectionIsland,
+
+		ExpiryWarnedFor: base.Add(4*time.Hour + 31*time.Minute),
 	}
 }
 
@@ -109,7 +111,7 @@ func stored(l *qm.Lease) qm.Lease {
 }
 
 func timesOf(l *qm.Lease) []*time.Time {
-	return []*time.Time{&l.CreatedAt, &l.StartedAt, &l.ExpiresAt, &l.EndedAt, &l.KeptAt, &l.WarnedAt, &l.DecidedAt}
+	return []*time.Time{&l.CreatedAt, &l.StartedAt, &l.ExpiresAt, &l.EndedAt, &l.KeptAt, &l.WarnedAt, &l.DecidedAt, &l.ExpiryWarnedFor}
 }
 
 // checkLease fails the test unless got is want as the store keeps it, with every time in UTC.
