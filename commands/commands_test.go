@@ -24,8 +24,10 @@ func TestGrantExpire(t *testing.T) {
 		}
 	}
 	h.advance(3 * time.Hour)
+	// Warned 15 minutes before the end (the example's classes write no expiry_warning), then told
+	// it expired.
 	got := h.notices("alice@acme.example")
-	if len(got) != 1 || !strings.Contains(got[0].Text, id.String()+" expired") {
+	if len(got) != 2 || !strings.HasPrefix(got[0].Text, id.String()+" ends at Mon 30 Nov 11:00 CST") || !strings.Contains(got[1].Text, id.String()+" expired") {
 		t.Fatalf("after 3h alice got %+v", got)
 	}
 	l, _ := h.svc.Get(context.Background(), id)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/policy"
@@ -51,6 +52,25 @@ func (b *Bot) askText(l *qm.Lease) string {
 		return fmt.Sprintf("for %d × %s (whole nodes) for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
 	}
 	return fmt.Sprintf("for %d × %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
+}
+
+// expiryExtension is the extension an expiry warning offers: an hour, or what is left of the
+// class's max_duration when that is less (at least a minute). When nothing is left it offers the
+// hour and names the max_duration it goes past (past is empty otherwise).
+func (b *Bot) expiryExtension(l *qm.Lease) (by time.Duration, past string) {
+	by = time.Hour
+	c, ok := b.pol().Class(l.Class)
+	if !ok || c.MaxDuration.Duration <= 0 {
+		return by, ""
+	}
+	switch left := (c.MaxDuration.Duration - l.Duration).Truncate(time.Minute); {
+	case left >= by:
+	case left >= time.Minute:
+		by = left
+	default:
+		past = policy.FormatDuration(c.MaxDuration.Duration)
+	}
+	return by, past
 }
 
 // RenderNotice is a notice as one message per recipient.
@@ -150,6 +170,16 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		}
 		base = bot.Reply{Text: fmt.Sprintf("%s expired at %s and its workspace was ended. %s", id, b.when(l.EndedAt), b.costLine(l)),
 			Actions: []bot.Action{{Label: "Request again", Command: fmt.Sprintf("/gpu request %d %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))}}}
+	case qm.NoticeExpiringSoon:
+		by, past := b.expiryExtension(l)
+		extend := fmt.Sprintf("/gpu extend %s %s", id, policy.FormatDuration(by))
+		text := fmt.Sprintf("%s ends at %s; extend it with %s.", id, b.when(l.ExpiresAt), extend)
+		if past != "" {
+			text = fmt.Sprintf("%s ends at %s; extend it with %s, which goes past the %s class %s gives without approval.", id, b.when(l.ExpiresAt), extend, past, l.Class)
+		}
+		base = bot.Reply{Text: text, Actions: []bot.Action{
+			{Label: "Extend " + policy.FormatDuration(by), Command: extend, Style: "primary"},
+			{Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
 	case qm.NoticeIdleWarning:
 		grace := qm.DefaultIdleGrace
 		if cls, ok := b.pol().Class(l.Class); ok {

@@ -53,12 +53,12 @@ func runConsoleAt(t *testing.T, dir, clock, script string, extra ...string) []me
 	return msgs
 }
 
-// The quick start of README.md: a request on the embedded default is granted, and three hours
-// later alice hears that it expired.
+// The quick start of README.md: a request on the embedded default is granted, alice is warned
+// 15 minutes before it ends, and three hours later she hears that it expired.
 func TestConsoleQuickStart(t *testing.T) {
 	msgs := runConsoleScript(t, "alice@acme.example: /gpu request 1 interactive 2h\n:advance 3h\n")
-	if len(msgs) != 2 {
-		t.Fatalf("want a grant and an expiry, got %+v", msgs)
+	if len(msgs) != 3 {
+		t.Fatalf("want a grant, a warning and an expiry, got %+v", msgs)
 	}
 	g := msgs[0]
 	for _, want := range []string{"L-1 is active", "l40s-01", "until Mon 30 Nov 11:00 CST", "$1.80"} {
@@ -69,7 +69,11 @@ func TestConsoleQuickStart(t *testing.T) {
 	if g.To != "alice@acme.example" || len(g.Actions) == 0 || g.Actions[len(g.Actions)-1].Command != "/gpu release L-1" {
 		t.Errorf("grant addressed or buttoned wrongly: %+v", g)
 	}
-	if e := msgs[1]; e.To != "alice@acme.example" || !strings.Contains(e.Text, "L-1 expired") {
+	if w := msgs[1]; w.To != "alice@acme.example" || w.Text != "L-1 ends at Mon 30 Nov 11:00 CST (in 15m); extend it with /gpu extend L-1 1h." ||
+		len(w.Actions) != 2 || w.Actions[0].Command != "/gpu extend L-1 1h" {
+		t.Errorf("warning before the end: %+v", w)
+	}
+	if e := msgs[2]; e.To != "alice@acme.example" || !strings.Contains(e.Text, "L-1 expired") {
 		t.Errorf("expiry message: %+v", e)
 	}
 }

@@ -433,7 +433,7 @@ lee@acme.example: /gpu report 2019-W01
 lee@acme.example: /gpu report nextweek
 lee@acme.example: /gpu report 2026-W48
 `)
-	chat := msgs[2:]
+	chat := msgs[3:] // after the grant, the warning before its end and the expiry
 	for i, want := range []string{
 		`"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W47, or this week or last week. Example: /gpu report 2026-W48`,
 		`"last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W47, or this week or last week. Example: /gpu report 2026-W48`,

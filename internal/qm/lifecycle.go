@@ -9,9 +9,9 @@ import (
 	"github.com/acme/quartermaster/internal/policy"
 )
 
-// Tick does everything that is due now: approval timeouts, expiries, idle warnings and reclaims,
-// and starting queued leases that fit. The service runs it on an interval; the console runs it
-// whenever the simulated clock moves.
+// Tick does everything that is due now: approval timeouts, expiries and the warnings before them,
+// idle warnings and reclaims, and starting queued leases that fit. The service runs it on an
+// interval; the console runs it whenever the simulated clock moves.
 func (s *Service) Tick(ctx context.Context) error {
 	open, err := s.List(ctx, LeaseFilter{Kind: AnyKind, States: OpenStates})
 	if err != nil {
@@ -37,6 +37,10 @@ func (s *Service) Tick(ctx context.Context) error {
 			}
 			if !l.ExpiresAt.IsZero() && !now.Before(l.ExpiresAt) {
 				s.systemEnd(ctx, l, Expired, "the lease reached its end time", NoticeExpired, l.ExpiresAt)
+				continue
+			}
+			if due, ok := s.expiryWarning(l, now); ok && !now.Before(due) {
+				s.warnExpiry(ctx, l)
 			}
 		}
 	}
@@ -201,6 +205,48 @@ func (s *Service) warnIdle(ctx context.Context, l *Lease, idleFor time.Duration)
 	}
 }
 
+// expiryWarning is when the owner of l is to be warned that it ends, and whether they are: a running
+// workspace lease (or template job) of a class with an expiry_warning, granted for at least twice
+// the warning, whose end now is not yet warned of and not yet reached. A lease warned as idle whose
+// reclaim comes before its end is not: the idle warning is the one that matters.
+func (s *Service) expiryWarning(l *Lease, now time.Time) (time.Time, bool) {
+	if l.Kind != KindWorkspace || (l.State != Active && l.State != IdleWarned) || l.ExpiresAt.IsZero() ||
+		!now.Before(l.ExpiresAt) || l.ExpiryWarnedFor.Equal(l.ExpiresAt) {
+		return time.Time{}, false
+	}
+	c, ok := s.Policy.Class(l.Class)
+	if !ok {
+		return time.Time{}, false
+	}
+	w := c.ExpiryWarning.Duration
+	if w <= 0 || l.Duration < 2*w {
+		return time.Time{}, false
+	}
+	if l.State == IdleWarned && l.WarnedAt.Add(IdleGrace(c)).Before(l.ExpiresAt) {
+		return time.Time{}, false
+	}
+	return l.ExpiresAt.Add(-w), true
+}
+
+// warnExpiry tells the owner of l that it ends soon, once per end: the end warned of is kept with
+// the lease in the same transaction, so a restart or another replica does not warn of it again,
+// and an extension, which moves the end, is warned of in its turn.
+func (s *Service) warnExpiry(ctx context.Context, l *Lease) {
+	_, err := s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
+		if _, ok := s.expiryWarning(cur, s.Clock.Now()); !ok {
+			return nil, errSkip
+		}
+		cur.ExpiryWarnedFor = cur.ExpiresAt
+		if err := tx.UpdateLease(ctx, cur, cur.State); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: NoticeExpiringSoon, To: []string{cur.User}, Lease: cur}}, nil
+	})
+	if err != nil {
+		s.log().Error("expiry warning", "lease", l.ID, "err", err)
+	}
+}
+
 // systemEnd ends a running lease for a system reason, dated at (when it fell due), and tells its
 // owner. It reports whether it ended the lease.
 func (s *Service) systemEnd(ctx context.Context, l *Lease, to State, reason string, kind NoticeKind, at time.Time) bool {
@@ -250,6 +296,12 @@ func (s *Service) NextDue(ctx context.Context) (time.Time, error) {
 			consider(l.CreatedAt.Add(s.Policy.Approvals.Timeout.Duration))
 		case l.State.Running():
 			consider(l.ExpiresAt)
+			if due, ok := s.expiryWarning(l, now); ok {
+				if !due.After(now) { // due already: a lease kept or extended inside its warning time
+					due = now.Add(time.Second)
+				}
+				consider(due)
+			}
 			if l.Kind != KindWorkspace {
 				continue
 			}
