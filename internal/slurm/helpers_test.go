@@ -227,10 +227,25 @@ func (e *env) slurmCmd(args ...string) string {
 	return string(out)
 }
 
-// job reads one job back from squeue --json.
+// job reads one job back from squeue --json. A read that fails is tried again for a few
+// seconds: on a loaded machine slurmctld now and then drops a client's connection (squeue then
+// dies of a broken pipe), which says nothing about the job.
 func (e *env) job(ref string) slurm.SqueueJob {
 	e.t.Helper()
-	all, err := slurm.ParseSqueue([]byte(e.slurmCmd("squeue", "--json")))
+	var out []byte
+	for try := 0; ; try++ {
+		cmd := exec.Command("squeue", "--json")
+		cmd.Env = append(os.Environ(), "SLURM_CONF="+e.conf)
+		var err error
+		if out, err = cmd.Output(); err == nil {
+			break
+		}
+		if try == 10 {
+			e.t.Fatalf("squeue --json: %v\n%s", err, out)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	all, err := slurm.ParseSqueue(out)
 	if err != nil {
 		e.t.Fatal(err)
 	}
