@@ -75,7 +75,14 @@ func ParseFor(text string, classes []string) (Command, error) {
 	return c, err
 }
 
+// MaxCommand is the most characters a command line may have: far more than any command needs
+// (a reason is at most MaxReason), and little enough that a longer one is refused before it is read.
+const MaxCommand = 10000
+
 func parseWith(text string, known map[string]bool) (Command, error) {
+	if n := utf8.RuneCountInString(text); n > MaxCommand {
+		return Command{}, qm.Invalid("/gpu help", "the command is %d characters long; keep it to %d or fewer.", n, MaxCommand)
+	}
 	f := words(text)
 	for range 2 {
 		if len(f) > 0 && (strings.EqualFold(f[0], "/gpu") || strings.EqualFold(f[0], "gpu")) {
@@ -102,6 +109,17 @@ var plainQuotes = strings.NewReplacer("\u201c", `"`, "\u201d", `"`, "\u201e", `"
 // closed at the end of a word is an ordinary character.
 func words(text string) []string {
 	f := strings.Fields(plainQuotes.Replace(text))
+	// closes[q][j] is the first word from j on that ends with the quote q (len(f) if none), so
+	// that a quote never closed is not looked for from every word after it.
+	closes := map[byte][]int{'"': make([]int, len(f)+1), '\'': make([]int, len(f)+1)}
+	for q, c := range closes {
+		c[len(f)] = len(f)
+		for j := len(f) - 1; j >= 0; j-- {
+			if c[j] = c[j+1]; f[j][len(f[j])-1] == q {
+				c[j] = j
+			}
+		}
+	}
 	var out []string
 	for i := 0; i < len(f); i++ {
 		w := f[i]
@@ -113,18 +131,13 @@ func words(text string) []string {
 			out = append(out, w)
 			continue
 		}
-		q := rest[:1]
-		end := -1
-		for j := i; j < len(f) && end < 0; j++ {
-			tail := f[j]
-			if j == i {
-				tail = rest[1:]
-			}
-			if strings.HasSuffix(tail, q) {
-				end = j
-			}
+		q := rest[0]
+		// The word that opens the quote closes it too when a quote ends what follows the opening one.
+		end := closes[q][i+1]
+		if len(rest) >= 2 && rest[len(rest)-1] == q {
+			end = i
 		}
-		if end < 0 {
+		if end == len(f) {
 			out = append(out, w)
 			continue
 		}
