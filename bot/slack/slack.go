@@ -215,7 +215,7 @@ func (a *Adapter) Register(mux *http.ServeMux) {
 func (a *Adapter) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
-		http.Error(w, "request body unreadable or too large", http.StatusRequestEntityTooLarge)
+		refuseBody(w, err)
 		return nil, false
 	}
 	sv, err := slack.NewSecretsVerifier(r.Header, a.cfg.SigningSecret)
@@ -631,4 +631,15 @@ func (a *Adapter) String() string {
 // version is a new suffix for the block ids of an edited message or a republished view.
 func (a *Adapter) version() string {
 	return strconv.FormatInt(time.Now().UnixNano(), 36) + strconv.FormatInt(a.versions.Add(1), 36)
+}
+
+// refuseBody answers a request whose body could not be read: 413 when it is over maxBody, else
+// 400 (the client went away or sent a broken body).
+func refuseBody(w http.ResponseWriter, err error) {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		http.Error(w, fmt.Sprintf("the request body is larger than %d bytes.", tooBig.Limit), http.StatusRequestEntityTooLarge)
+		return
+	}
+	http.Error(w, "the request body could not be read.", http.StatusBadRequest)
 }
