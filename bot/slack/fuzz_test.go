@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,4 +122,58 @@ func FuzzEvent(f *testing.F) {
 	}
 	h := fuzzAdapter(f)
 	f.Fuzz(func(t *testing.T, body string) { deliver(t, h, "/slack/events", body) })
+}
+
+// Signatures: a delivery is let through only when its X-Slack-Signature is the HMAC of
+// "v0:timestamp:body" with the signing secret and its timestamp is within five minutes of now.
+// Any other signature or timestamp header (forged, another secret, another body, malformed,
+// stale, in the future, out of int64's range) is answered 401 on every endpoint.
+func FuzzSignature(f *testing.F) {
+	f.Add(uint8(0), "command=/gpu&text=list&user_id=U1", int64(0), "", "", uint8(0))
+	f.Add(uint8(1), `{"type":"url_verification","challenge":"c"}`, int64(-301), "", "", uint8(0))
+	f.Add(uint8(2), `payload={"type":"block_actions"}`, int64(299), "", "", uint8(0))
+	f.Add(uint8(0), "text=list", int64(1<<62), "", "", uint8(0))
+	f.Add(uint8(0), "text=list", int64(-1<<62), "", "", uint8(0))
+	f.Add(uint8(0), "text=list", int64(0), "v0=00", "1", uint8(1))
+	f.Add(uint8(1), "{}", int64(0), "v0=zz", "-9223372036854775808", uint8(1))
+	f.Add(uint8(2), "", int64(0), "", " 1", uint8(1))
+	f.Add(uint8(0), "text=list", int64(0), "", "", uint8(2))
+	f.Add(uint8(1), "{}", int64(0), "", "", uint8(3))
+	h := fuzzAdapter(f)
+	paths := []string{"/slack/commands", "/slack/events", "/slack/interactions"}
+	f.Fuzz(func(t *testing.T, p uint8, body string, offset int64, sig, ts string, mode uint8) {
+		path := paths[int(p)%len(paths)]
+		now := time.Now().Unix()
+		at := now + offset
+		if offset > 0 && at < now || offset < 0 && at > now {
+			return // wraps around int64
+		}
+		valid := false
+		switch mode % 4 {
+		case 0: // signed with the secret at now+offset
+			ts, sig = strconv.FormatInt(at, 10), sign(secret, at, body)
+			if offset > -290 && offset < 290 {
+				valid = true
+			} else if offset >= -310 && offset <= 310 {
+				return // too near the edge of five minutes to tell on a slow machine
+			}
+		case 1: // headers as given
+			if sig == sign(secret, now, body) {
+				return
+			}
+		case 2: // signed with another secret
+			ts, sig = strconv.FormatInt(now, 10), sign(secret+"x", now, body)
+		case 3: // signed over another body
+			ts, sig = strconv.FormatInt(now, 10), sign(secret, now, body+"&")
+		}
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header["X-Slack-Request-Timestamp"] = []string{ts}
+		req.Header["X-Slack-Signature"] = []string{sig}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if valid != (w.Code != http.StatusUnauthorized) {
+			t.Fatalf("%s signed %q at %q over %q (mode %d): HTTP %d", path, sig, ts, body, mode%4, w.Code)
+		}
+	})
 }
