@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -84,7 +85,9 @@ func ParseSqueue(data []byte) ([]SqueueJob, error) {
 			TRESPerNode: j.TRESPerNode,
 			GRESDetail:  j.GRESDetail,
 		}
-		if m, ok := number(j.TimeLimit); ok && m > 0 {
+		// Slurm 22.05 prints INFINITE as 4294967295 minutes, more than a Duration holds: a limit
+		// that large is no limit.
+		if m, ok := number(j.TimeLimit); ok && m > 0 && m <= math.MaxInt64/int64(time.Minute) {
 			sj.TimeLimit = time.Duration(m) * time.Minute
 		}
 		sj.ExitCode = exitCode(j.ExitCode)
