@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -462,8 +463,12 @@ func ParseDuration(s string) (time.Duration, error) {
 		default:
 			return 0, fmt.Errorf("%q is not a duration", s)
 		}
-		var f float64
-		if _, err := fmt.Sscanf(num, "%g", &f); err != nil || f < 0 {
+		// The whole number, not what a scan takes of it: 1.2.3h is no duration.
+		f, err := strconv.ParseFloat(num, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, fmt.Errorf("%q is %w", s, ErrDurationTooLong)
+		}
+		if err != nil || f < 0 {
 			return 0, fmt.Errorf("%q is not a duration", s)
 		}
 		// Compare in floating point before converting, so a huge number cannot wrap around.

@@ -156,7 +156,7 @@ func TestParseDuration(t *testing.T) {
 			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "forever", "90", "h", "-2h", "3x", "99999999d"} {
+	for _, bad := range []string{"", "forever", "90", "h", "-2h", "3x", "99999999d", "1.2.3h", "1..5h", "2.5.h", "."} {
 		if _, err := ParseDuration(bad); err == nil {
 			t.Errorf("ParseDuration(%q) accepted", bad)
 		}
@@ -233,12 +233,22 @@ func usePolicy(t *testing.T, p *Policy) {
 
 // FuzzParseDuration: durations never panic and are never negative.
 func FuzzParseDuration(f *testing.F) {
-	for _, s := range []string{"45m", "1h30m", "2d", "1.5h", "forever", "-1h", "9999999w"} {
+	for _, s := range []string{"45m", "1h30m", "2d", "1.5h", "forever", "-1h", "9999999w", "1.2.3h", "521w", "3649d23h59m"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if d, err := ParseDuration(s); err == nil && d < 0 {
+		d, err := ParseDuration(s)
+		if err != nil {
+			return
+		}
+		if d < 0 || d > LongestDuration {
 			t.Fatalf("%q = %v", s, d)
+		}
+		// As written back (by the minute), it reads as itself.
+		if d >= time.Minute {
+			if back, err := ParseDuration(FormatDuration(d)); err != nil || back != d.Round(time.Minute) {
+				t.Fatalf("%q = %v, written %q, reads back as %v, %v", s, d, FormatDuration(d), back, err)
+			}
 		}
 	})
 }
