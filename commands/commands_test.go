@@ -316,12 +316,20 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{"/gpu request 1 interactive 4h", "/gpu extend L-3 2h", "/gpu quota request +4 train for 2w because x", "/gpu deny L-1 no", "/gpu submit x a=b for=2h", "/gpu estimate 1 train 1h", "/gpu unlink slack:T1:U1", "/gpu unlink a@b.example", "/gpu login"} {
 		f.Add(s)
 	}
+	for _, s := range []string{"/gpu request 1 dev for 1h\n\nteam x", "/gpu deny L-1 " + strings.Repeat("\xff", 100), "/gpu " + strings.Repeat("\U0010ffff", 60),
+		"/gpu extend L-1 " + strings.Repeat("9", 500) + "h", "/gpu quota request +1 a because " + strings.Repeat("x", MaxReason+1), strings.Repeat("x ", MaxCommand)} {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := Parse(s)
 		if err != nil {
 			var pe *qm.Error
 			if !errors.As(err, &pe) || pe.Code != qm.EINVALID || pe.Message == "" || !strings.HasPrefix(pe.Example, "/gpu") {
 				t.Fatalf("bad error for %q: %v", s, err)
+			}
+			// One short sentence, whatever was typed: what it quotes of the input is cut short.
+			if len(pe.Message) > 600 || strings.ContainsAny(pe.Message, "\n\r") || !strings.HasSuffix(pe.Message, ".") {
+				t.Fatalf("%q is refused in more than one short sentence: %q", s, pe.Message)
 			}
 			return
 		}
