@@ -348,6 +348,18 @@ func FuzzDecode(f *testing.F) {
 		if r.Version != report.Version || len(r.GPUs) > 64 || r.Interval <= 0 {
 			t.Fatalf("accepted %+v", r)
 		}
+		// What was accepted reads back the same once sent again, and keeps its topology hash.
+		again, err := json.Marshal(r)
+		if err != nil {
+			t.Fatalf("accepted %+v, which does not encode: %v", r, err)
+		}
+		r2, err := ingest.Decode(again)
+		if err != nil {
+			t.Fatalf("accepted %q, but not %q: %v", b, again, err)
+		}
+		if back, _ := json.Marshal(r2); !r2.At.Equal(r.At) || r.Topology.Hash() != r2.Topology.Hash() || !bytes.Equal(back, again) {
+			t.Fatalf("%q reads back as %q", again, back)
+		}
 		if r.Topology != nil {
 			for _, g := range r.Topology.GPUs {
 				if len(g.NVLinks) != len(r.Topology.GPUs) {
