@@ -1,15 +1,15 @@
 package commands
 
 import (
+	"strconv"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 )
 
 // A command line of 100 KB is refused in one sentence that says how long a command may be, with
 // an example that works, whatever it holds: padding after a command that would run, a reason, a
-// template's parameter, a team name. Nothing is made, and the refusal comes at once.
+// template's parameter, a team name. Nothing is made.
 func TestAHundredKilobyteCommandIsRefusedInOneSentence(t *testing.T) {
 	h := templatesOn(t, otherPolicy)
 	rita := "rita@borealis.example"
@@ -22,11 +22,7 @@ func TestAHundredKilobyteCommandIsRefusedInOneSentence(t *testing.T) {
 		"/gpu request 1 dev for 1h team " + strings.Repeat(`"r `, 100<<10/3),
 		"/gpu deny L-1 " + strings.Repeat(`'a `, 100<<10/3),
 	} {
-		start := time.Now()
 		refusedWithAWorkingExample(t, h, rita, line, "characters long")
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("%.40q: refused after %v", line, d)
-		}
 	}
 	// The longest line that is read is read as any other.
 	line := "/gpu list" + strings.Repeat(" ", MaxCommand-utf8.RuneCountInString("/gpu list"))
@@ -35,17 +31,13 @@ func TestAHundredKilobyteCommandIsRefusedInOneSentence(t *testing.T) {
 	}
 }
 
-// Splitting a line into words takes time in proportion to its length, whatever its quotes: a line
-// of many quotes that are never closed does not look for the closing one from every word.
-func TestWordsIsLinearInQuotesThatAreNeverClosed(t *testing.T) {
+// A line of many quotes that are never closed splits into its words, each quote kept as written
+// (the splitting looks for a closing quote once, not from every word: docs/benchmarks.md).
+func TestWordsOfQuotesThatAreNeverClosed(t *testing.T) {
 	for _, q := range []string{`"`, `'`, "\u201c", "k=\""} {
 		line := strings.Repeat(q+"a ", 200000)
-		start := time.Now()
 		if n := len(words(line)); n != 200000 {
 			t.Fatalf("%q: %d words", q, n)
-		}
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("%q×200000: split in %v", q, d)
 		}
 	}
 	for line, want := range map[string][]string{
@@ -61,5 +53,18 @@ func TestWordsIsLinearInQuotesThatAreNeverClosed(t *testing.T) {
 		if got := words(line); strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("words(%q) = %q, want %q", line, got, want)
 		}
+	}
+}
+
+// BenchmarkWordsOfQuotesThatAreNeverClosed splits lines of 10,000 and 100,000 unclosed quotes:
+// ten times the line, about ten times the time (docs/benchmarks.md).
+func BenchmarkWordsOfQuotesThatAreNeverClosed(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		line := strings.Repeat(`"a `, n)
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				words(line)
+			}
+		})
 	}
 }
