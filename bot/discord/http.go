@@ -3,14 +3,14 @@ package discord
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/acme/quartermaster/bot/internal/httpbody"
 )
 
 // Path is where Discord delivers interactions; set it as the application's Interactions
@@ -31,7 +31,7 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
-		refuseBody(w, err)
+		httpbody.Refuse(w, err)
 		return
 	}
 	if !a.verified(r, body) {
@@ -72,15 +72,4 @@ func (a *Adapter) verified(r *http.Request, body []byte) bool {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return discordgo.VerifyInteraction(r, a.pub)
-}
-
-// refuseBody answers a request whose body could not be read: 413 when it is over maxBody, else
-// 400 (the client went away or sent a broken body).
-func refuseBody(w http.ResponseWriter, err error) {
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
-		http.Error(w, fmt.Sprintf("the request body is larger than %d bytes.", tooBig.Limit), http.StatusRequestEntityTooLarge)
-		return
-	}
-	http.Error(w, "the request body could not be read.", http.StatusBadRequest)
 }

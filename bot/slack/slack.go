@@ -31,6 +31,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/bot/internal/httpbody"
 	"github.com/acme/quartermaster/bot/internal/inflight"
 )
 
@@ -215,7 +216,7 @@ func (a *Adapter) Register(mux *http.ServeMux) {
 func (a *Adapter) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
-		refuseBody(w, err)
+		httpbody.Refuse(w, err)
 		return nil, false
 	}
 	sv, err := slack.NewSecretsVerifier(r.Header, a.cfg.SigningSecret)
@@ -631,15 +632,4 @@ func (a *Adapter) String() string {
 // version is a new suffix for the block ids of an edited message or a republished view.
 func (a *Adapter) version() string {
 	return strconv.FormatInt(time.Now().UnixNano(), 36) + strconv.FormatInt(a.versions.Add(1), 36)
-}
-
-// refuseBody answers a request whose body could not be read: 413 when it is over maxBody, else
-// 400 (the client went away or sent a broken body).
-func refuseBody(w http.ResponseWriter, err error) {
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
-		http.Error(w, fmt.Sprintf("the request body is larger than %d bytes.", tooBig.Limit), http.StatusRequestEntityTooLarge)
-		return
-	}
-	http.Error(w, "the request body could not be read.", http.StatusBadRequest)
 }
