@@ -125,6 +125,15 @@ func TestExclusiveClassKeepsTeamsApart(t *testing.T) {
 	if repels(t, res, "kube-system", map[string]string{"k8s-app": "nvidia-device-plugin"}) {
 		t.Error("a reservation keeps the node's own daemons off")
 	}
+	// Another installation on the cluster numbers its leases alike: its L-9 is another lease.
+	theirs := map[string]string{}
+	for k, v := range res.Labels {
+		theirs[k] = v
+	}
+	theirs[kube.LabelInstance] = "staging"
+	if !repels(t, res, "qm-vision", theirs) {
+		t.Error("a reservation shares its node with another installation's lease of the same number")
+	}
 }
 
 // TestExtendedWorkspaceRunsOn: a workspace is a Job, whose deadline the reconcile pass raises
