@@ -1,12 +1,14 @@
 package commands
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/qm"
 )
 
@@ -243,5 +245,60 @@ func TestUndecidedRequestDeniedSaysHowToAskAgain(t *testing.T) {
 	want := id.String() + " was denied: no decision within 6h; ask again with /gpu request 1 notebook for 3h."
 	if len(told) != 1 || told[0].Text != want || len(told[0].Actions) != 1 || told[0].Actions[0].Command != "/gpu request 1 notebook for 3h" {
 		t.Errorf("anna was told %+v\nwant %q with a Request again button", told, want)
+	}
+}
+
+// While an extension of a lease waits for a budget owner, a further extension of that lease is
+// refused with the waiting request named, whether it would wait too or be granted at once: two
+// approvals would add twice what anyone meant. A redelivery of the first is still answered as
+// done, and once the extension is decided the lease can be extended again.
+func TestOneExtensionWaitsAtATime(t *testing.T) {
+	h := newLabHarness(t)
+	ctx := context.Background()
+	sayKey := func(text, key string) bot.Reply {
+		t.Helper()
+		return h.bot.Handle(ctx, bot.Request{User: "anna@lab.example", Text: text, Key: key})[0]
+	}
+	pending := func(id qm.LeaseID) []*qm.Lease {
+		t.Helper()
+		ls, err := h.svc.List(ctx, qm.LeaseFilter{Kind: qm.KindExtension, Parent: id, States: []qm.State{qm.PendingApproval}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ls
+	}
+	id := leaseIn(t, mustOK(t, h.say("anna@lab.example", "/gpu request 1 notebook for 1h")).Text)
+	extend := "/gpu extend " + id.String() + " 4h"
+	first := mustOK(t, sayKey(extend, "k1"))
+	ext := extensionIn(t, first.Text)
+
+	want := ext.String() + " already asks to extend " + id.String() + " by 4h and waits for a budget owner; /gpu status " + ext.String() + " shows it."
+	example := "/gpu status " + ext.String()
+	for _, text := range []string{extend, "/gpu extend " + id.String() + " 30m"} { // beyond the class's 2h, and within
+		r := sayKey(text, "k-"+text)
+		if !r.Error || !strings.HasPrefix(r.Text, want) || !strings.HasSuffix(r.Text, "Example: "+example) {
+			t.Errorf("%s while %s waits: %q, want %q with Example: %s", text, ext, r.Text, want, example)
+		}
+	}
+	if r := sayKey(extend, "k1"); r.Error || !strings.Contains(r.Text, ext.String()) {
+		t.Errorf("the first extension delivered again: %q", r.Text)
+	}
+	if got := pending(id); len(got) != 1 || got[0].ID != ext {
+		t.Fatalf("pending extensions of %s: %+v, want only %s", id, got, ext)
+	}
+	if l := h.lease(id); l.Duration != time.Hour {
+		t.Errorf("%s runs %s before the decision, want 1h", id, l.Duration)
+	}
+	if r := mustOK(t, h.say("anna@lab.example", example)); !strings.Contains(r.Text, ext.String()) {
+		t.Errorf("%s does not show %s: %q", example, ext, r.Text)
+	}
+
+	mustOK(t, h.say("jürgen@lab.example", "/gpu approve "+ext.String()))
+	if l := h.lease(id); l.Duration != 5*time.Hour {
+		t.Errorf("%s runs %s after approving %s, want 1h + 4h", id, l.Duration, ext)
+	}
+	next := extensionIn(t, mustOK(t, h.say("anna@lab.example", "/gpu extend "+id.String()+" 1h")).Text)
+	if got := pending(id); len(got) != 1 || got[0].ID != next || next == ext {
+		t.Errorf("after %s was decided, a new extension left %+v pending", ext, got)
 	}
 }

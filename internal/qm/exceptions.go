@@ -197,6 +197,9 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 			again := fmt.Sprintf("/gpu request %d %s for %s", cur.GPUs, cur.Class, policy.FormatDuration(cur.Duration))
 			return Errorf(ECONFLICT, "%s is %s and cannot be extended; ask for a new lease instead.", id, cur.State).WithExample(again)
 		}
+		if err := waitingExtension(ctx, tx, cur); err != nil {
+			return err
+		}
 		c, ok := s.Policy.Class(cur.Class)
 		if !ok {
 			return Errorf(EINVALID, "class %s of %s is no longer in the catalog, so it cannot be extended.", cur.Class, id)
@@ -248,4 +251,17 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 	}
 	s.send(ctx, &b)
 	return out, nil
+}
+
+// waitingExtension refuses a further extension of l while an extension of it waits for a budget
+// owner: approving both would add both, more than anyone meant, and one granted at once would
+// change what the waiting one extends. The refusal names the waiting request.
+func waitingExtension(ctx context.Context, tx Tx, l *Lease) error {
+	waiting, err := tx.ListLeases(ctx, LeaseFilter{Kind: KindExtension, Parent: l.ID, States: []State{PendingApproval}, Limit: 1})
+	if err != nil || len(waiting) == 0 {
+		return err
+	}
+	w := waiting[0]
+	return Errorf(ECONFLICT, "%s already asks to extend %s by %s and waits for a budget owner; /gpu status %s shows it.",
+		w.ID, l.ID, policy.FormatDuration(w.Duration), w.ID).WithExample("/gpu status " + w.ID.String())
 }

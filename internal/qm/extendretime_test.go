@@ -53,3 +53,36 @@ func TestExtendRefusedByTheScheduler(t *testing.T) {
 		t.Errorf("the lease moved: ends %s (was %s), %s long, %d extensions", after.ExpiresAt, l.ExpiresAt, after.Duration, after.Extensions)
 	}
 }
+
+// TestConcurrentExtensionsLeaveOneWaiting: extensions of one lease beyond its class's limit,
+// asked at once (a command typed twice, a button pressed on two messages), leave one request for
+// the budget owners; the others are refused with its name.
+func TestConcurrentExtensionsLeaveOneWaiting(t *testing.T) {
+	svc, _, _, _ := schedService(t, qm.Started{State: qm.Active, Node: "gpu01"})
+	ctx := context.Background()
+	l := mustRequest(t, svc, "alice@acme.example", 1, "interactive")
+	const n = 4
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			_, err := svc.Extend(ctx, "alice@acme.example", l.ID, 7*time.Hour)
+			errs <- err
+		}()
+	}
+	refused := 0
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			if qm.ErrorCode(err) != qm.ECONFLICT || !strings.Contains(qm.ErrorMessage(err), "already asks to extend "+l.ID.String()+" by 7h") {
+				t.Errorf("a concurrent extension failed otherwise: %v", err)
+			}
+			refused++
+		}
+	}
+	waiting, err := svc.List(ctx, qm.LeaseFilter{Kind: qm.KindExtension, Parent: l.ID, States: []qm.State{qm.PendingApproval}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(waiting) != 1 || refused != n-1 {
+		t.Errorf("%d concurrent extensions left %d waiting and %d refused; want 1 and %d", n, len(waiting), refused, n-1)
+	}
+}
