@@ -24,9 +24,6 @@ func (s *Service) timeoutApproval(ctx context.Context, l *Lease) error {
 	return err
 }
 
-// withdrawOrphan withdraws a pending extension whose lease has ended meanwhile (it expired, was
-// released, reclaimed or failed): there is nothing left to extend. The approvers' cards say so,
-// and so does a message to the requester. It reports whether it did.
 // endedWords says how a lease in an end state ended: "expired", "was released".
 func endedWords(st State) string {
 	switch st {
@@ -38,6 +35,9 @@ func endedWords(st State) string {
 	return "ended"
 }
 
+// withdrawOrphan withdraws a pending extension whose lease has ended meanwhile (it expired, was
+// released, reclaimed or failed): there is nothing left to extend. The approvers' cards say so,
+// and so does a message to the requester. It reports whether it did.
 func (s *Service) withdrawOrphan(ctx context.Context, l *Lease) bool {
 	parent, err := s.Get(ctx, l.Parent)
 	if err != nil || !parent.State.Ended() {
