@@ -516,3 +516,15 @@ func Count(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// JoinList writes items as a reader lists them, joined by word ("and", "or"): "a", "a or b",
+// "a, b or c".
+func JoinList(items []string, word string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + word + " " + items[len(items)-1]
+}

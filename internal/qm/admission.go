@@ -187,18 +187,10 @@ func (s *Service) classWithRoom(ctx context.Context, team string, req *LeaseRequ
 			return cands[0], nil, nil // refused as no class of the catalog
 		}
 		return c.Name, Errorf(EFORBIDDEN, "team %s has no GPU quota in %s, so a request that names no class has no class to go to; ask your budget owner for some with /gpu quota request.",
-			team, orList(cands)).WithExample(QuotaRequestExample(s.countedGPUs(c.Name, gpus, req.Exclusive), c.Name)), nil
+			team, policy.JoinList(cands, "or")).WithExample(QuotaRequestExample(s.countedGPUs(c.Name, gpus, req.Exclusive), c.Name)), nil
 	}
 	return first, Errorf(EFORBIDDEN, "team %s has no room for %s in any class it has quota in (it holds %s GPUs at once), so the request was not made; ask your budget owner for more with /gpu quota request.",
 		team, gpusWord(gpus), strings.Join(full, ", ")).WithExample(QuotaRequestExample(more, first)), nil
-}
-
-// orList writes names as "a", "a or b", "a, b or c".
-func orList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // gpusWord is "1 GPU", "2 GPUs".

@@ -124,7 +124,7 @@ func (t *Template) unknownParam(key string) error {
 	if near := policy.Closest(key, names); near != "" {
 		hint = fmt.Sprintf(" (did you mean %s?)", near)
 	}
-	return inputErr(t.Example(), "unknown parameter %q%s; %s are known", shown, hint, andList(names))
+	return inputErr(t.Example(), "unknown parameter %q%s; %s are known", shown, hint, policy.JoinList(names, "and"))
 }
 
 // check converts one raw value to its typed form, or says in one sentence why it cannot.
@@ -173,7 +173,7 @@ func (t *Template) check(p *Parameter, raw string) (any, error) {
 				return c, nil
 			}
 		}
-		return nil, inputErr(ex, "%s must be %s, not %q", p.Name, orList(p.Choices), clip(v))
+		return nil, inputErr(ex, "%s must be %s, not %q", p.Name, policy.JoinList(p.Choices, "or"), clip(v))
 	case TypePath:
 		if msg := pathProblem(v); msg != "" {
 			return nil, inputErr(ex, "%s must be a path inside the team storage %s, not %q", p.Name, msg, clip(v))
@@ -304,17 +304,4 @@ func clip(s string) string {
 		}
 	}
 	return s[:40] + "…"
-}
-
-func andList(items []string) string { return joinList(items, "and") }
-func orList(items []string) string  { return joinList(items, "or") }
-
-func joinList(items []string, word string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " " + word + " " + items[len(items)-1]
 }
