@@ -175,7 +175,7 @@ func rows(buttons []discordgo.MessageComponent) []discordgo.MessageComponent {
 // is not shortened: see parts.)
 func (a *Adapter) render(rs ...bot.Reply) message {
 	buttons, typedLine, colour := a.actions(rs)
-	b := embeds{budget: MaxEmbedChars - footerRoom, limit: MaxEmbeds, colour: colour}
+	b := newEmbeds(colour)
 	// What cannot be a button is written out; room for it is kept from the start.
 	if typedLine != "" {
 		b.budget -= utf8.RuneCountInString(typedLine) + 1
@@ -248,6 +248,11 @@ func (a *Adapter) parts(rs ...bot.Reply) []message {
 	return out
 }
 
+// newEmbeds is an empty message's embeds, with room kept for a footer.
+func newEmbeds(colour int) *embeds {
+	return &embeds{budget: MaxEmbedChars - footerRoom, limit: MaxEmbeds, colour: colour}
+}
+
 // pager lays text and sections out over as many messages as they need.
 type pager struct {
 	pages  []*embeds
@@ -256,7 +261,7 @@ type pager struct {
 
 // fresh starts a message.
 func (p *pager) fresh() *embeds {
-	b := &embeds{budget: MaxEmbedChars - footerRoom, limit: MaxEmbeds, colour: p.colour}
+	b := newEmbeds(p.colour)
 	p.pages = append(p.pages, b)
 	return b
 }
@@ -269,7 +274,7 @@ func (p *pager) last() *embeds { return p.pages[len(p.pages)-1] }
 func (p *pager) text(s string) {
 	s = strings.TrimSpace(s)
 	b := p.last()
-	if s != "" && !b.fits(s) && len(b.list) > 0 && (&embeds{budget: MaxEmbedChars - footerRoom, limit: MaxEmbeds}).fits(s) {
+	if s != "" && !b.fits(s) && len(b.list) > 0 && newEmbeds(0).fits(s) {
 		b = p.fresh()
 	}
 	for s != "" {
@@ -285,7 +290,7 @@ func (p *pager) text(s string) {
 // it fits there and else in the next one; one of text only, or one too big for any message, as
 // text.
 func (p *pager) section(s bot.Section) {
-	if len(s.Fields) == 0 || !(&embeds{budget: MaxEmbedChars - footerRoom, limit: MaxEmbeds}).fitsSection(s) {
+	if len(s.Fields) == 0 || !newEmbeds(0).fitsSection(s) {
 		p.text(sectionText(s))
 		return
 	}
