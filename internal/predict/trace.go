@@ -565,7 +565,11 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 				}
 			}
 			if alt >= 0 {
-				alts = append(alts, strings.TrimSpace(rec[alt]))
+				a := strings.TrimSpace(rec[alt])
+				if a == "-1" {
+					a = ""
+				}
+				alts = append(alts, queues.of([]byte(a))) // interned: one string per queue, not per job
 			}
 		}
 		jobs = append(jobs, j)
@@ -573,8 +577,8 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 	if named >= 0 && words == 0 && delays > 0 && agree*10 >= delays*9 {
 		for i := range jobs {
 			jobs[i].Queue = ""
-			if alt >= 0 && alts[i] != "" && alts[i] != "-1" {
-				jobs[i].Queue = queues.of([]byte(alts[i]))
+			if alt >= 0 {
+				jobs[i].Queue = alts[i]
 			}
 		}
 	}
