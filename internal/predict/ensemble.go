@@ -61,7 +61,7 @@ const (
 	hitWindow     = 1 << 16
 	coverageSlack = 0.01
 	blendScale    = 0.1  // see blend
-	medianStep    = 0.01 // step of a way's running median of ln(bound / wait)
+	medianStep    = 0.01 // step of a way's running median of ln(bound) against the other ways'
 )
 
 // kindStats is what the predictor has learned about one kind of request: each expert's recent
@@ -279,19 +279,20 @@ func (p *Predictor) scorePoints(ks [nLevels]*kindStats, e *Estimate, w float32) 
 	}
 }
 
-// chooseBound is the way whose bounds have lately been shortest, relative to the waits of the
-// requests that waited a minute or more, among the ways whose bounds have held for their share
-// of requests over all outcomes (within coverageSlack). Every way's price is corrected to that
-// share on its own, so this compares the ways at the same coverage: the shorter bounds for the
-// same share of hits win. A way that keeps falling short (its price is at its limit, as when
-// misses come in bursts) is not eligible; when none is, the way that held most often is taken.
+// chooseBound is the way whose bounds have lately been the shortest, next to the other ways'
+// bounds for the same requests (those that waited a minute or more), among the ways whose
+// bounds have held for their share of requests over all outcomes (within coverageSlack). Every
+// way's price is corrected to that share on its own, so this compares the ways at the same
+// coverage: the shorter bounds for the same share of hits win. A way that keeps falling short
+// (its price is at its limit, as when misses come in bursts) is not eligible; when none is, the
+// way that held most often is taken.
 func (p *Predictor) chooseBound() int {
 	best, closest := -1, boundAsWas
 	for w := range nBounds {
 		if p.hits[w] > p.hits[closest] {
 			closest = w
 		}
-		if p.hits[w] >= p.cfg.Coverage-coverageSlack && (best < 0 || p.ratio[w] < p.ratio[best]) {
+		if p.hits[w] >= p.cfg.Coverage-coverageSlack && (best < 0 || p.shorter[w] < p.shorter[best]) {
 			best = w
 		}
 	}
@@ -302,24 +303,34 @@ func (p *Predictor) chooseBound() int {
 }
 
 // scoreBounds keeps, for a request that started after waiting a minute or more, each way's
-// running median of ln(bound / wait): from the first value on, a step of medianStep towards
-// each new one (an Unbounded bound is above any). The median is what tightness is measured by; a mean would let
-// a few Unbounded answers, or a few far too long bounds, count for more than they do there.
+// running median of ln(bound) less the mean of every way's ln(bound) for that request: from the
+// first value on, a step of medianStep towards each new one (an Unbounded bound counts as ten
+// times the horizon). The ways are compared request by request, so what one request's wait
+// says of every way alike (a wait far past every bound early in a trace, when none has learned
+// its price yet) moves none of them against the others, and the comparison is sound from the
+// first requests on. The median is what tightness is measured by; a mean would let a few
+// Unbounded answers, or a few far too long bounds, count for more than they do there.
 func (p *Predictor) scoreBounds(e *Estimate, w float32) {
 	if w < 60 {
 		return
 	}
 	p.long++
+	top := math.Log(e.Horizon.Seconds()*10 + 60)
+	var lb [nBounds]float64
+	mean := 0.0
 	for b, bound := range e.bounds {
-		r := math.Log(float64(bound) / float64(w))
-		if p.long == 1 { // start at the first value (an Unbounded one as ten times the horizon)
-			p.ratio[b] = min(r, math.Log((e.Horizon.Seconds()*10+60)/float64(w)))
-			continue
-		}
-		if r > p.ratio[b] {
-			p.ratio[b] += medianStep
-		} else if r < p.ratio[b] {
-			p.ratio[b] -= medianStep
+		lb[b] = min(math.Log(float64(bound)), top)
+		mean += lb[b] / nBounds
+	}
+	for b := range e.bounds {
+		r := lb[b] - mean
+		switch {
+		case p.long == 1:
+			p.shorter[b] = r
+		case r > p.shorter[b]:
+			p.shorter[b] += medianStep
+		case r < p.shorter[b]:
+			p.shorter[b] -= medianStep
 		}
 	}
 }

@@ -26,6 +26,31 @@ func TestChoosePoint(t *testing.T) {
 	}
 }
 
+// Early in a trace, before any way has learned its price, every bound falls far short of the
+// waits. Once the waits come within reach, the way whose bounds are the shorter for the same
+// requests is given, however the ways stood next to each other on those first requests.
+func TestChooseBoundComparesTheWaysRequestByRequest(t *testing.T) {
+	p := New(Config{})
+	for w := range nBounds {
+		p.hits[w] = 1 // every way holds
+	}
+	score := func(quantile, others float32, wait float32) {
+		e := &Estimate{Horizon: time.Hour}
+		for w := range nBounds {
+			e.bounds[w] = others
+		}
+		e.bounds[boundQuantile] = quantile
+		p.scoreBounds(e, wait)
+	}
+	score(240, 60, 1e6) // a first wait of eleven days, past every bound; the quantile way's the longest
+	for range 200 {
+		score(60, 120, 100) // from then on the quantile way's bounds are half the others'
+	}
+	if got := p.chooseBound(); got != boundQuantile {
+		t.Fatalf("way %d given after 200 requests where the quantile way's bound was half the others', want the quantile way (%d); running medians %v", got, boundQuantile, p.shorter)
+	}
+}
+
 func TestCapped(t *testing.T) {
 	c := newCapped[int, string](3)
 	for i := range 5 {

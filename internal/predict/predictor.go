@@ -180,11 +180,12 @@ const (
 //     Over all requests the chosen answers are scored as well, and yield their band to any
 //     of the simple answers (the baselines') that has lately beaten them both in minutes and
 //     in bands.
-//   - The bound is read, at one price for a bound's length, from the nearest situations' start
-//     curve, three ways: as the waits were, as they were scaled to this situation's reference
-//     wait, and the first but never under the reference wait. The way whose bounds for the
-//     kind have lately bought the most coverage for their length at that price is given. The
-//     price is corrected online, so that nine requests in ten start within their bound.
+//   - The bound is read four ways: from the nearest situations' start curve, at a price for a
+//     bound's length, as the waits were, as they were scaled to this situation's reference
+//     wait, and the first but never under the reference wait; and as a quantile of the queue's
+//     recent waits. Each way's price (or level) is corrected online, so that nine requests in
+//     ten start within its bounds. Of the ways that hold, the one whose bounds have lately
+//     been the shortest next to the other ways' bounds for the same requests is given.
 type Predictor struct {
 	mu      sync.Mutex
 	cfg     Config
@@ -210,12 +211,12 @@ type Predictor struct {
 	// level is the quantile of the queue's recent waits that boundQuantile reads, corrected
 	// online the same way: up by levelRate × Coverage on a miss, down by levelRate × (1 -
 	// Coverage) on a hit.
-	level  float64
-	hits   [nBounds]float64 // each way's recent share of hits ...
-	scored [nBounds]float64 // ... over this many outcomes
-	ratio  [nBounds]float64 // each way's running median of ln(bound / wait) over requests that waited a minute or more ...
-	long   float64          // ... this many
-	seq    uint64           // predictions made
+	level   float64
+	hits    [nBounds]float64 // each way's recent share of hits ...
+	scored  [nBounds]float64 // ... over this many outcomes
+	shorter [nBounds]float64 // each way's running median of ln(bound) less the ways' mean, over requests that waited a minute or more ...
+	long    float64          // ... this many
+	seq     uint64           // predictions made
 	// Estimates of requests seen waiting in State.Queue, until they are observed: a bound is
 	// counted as missed as soon as its request is past it.
 	open    *capped[uint64, *openEstimate]
