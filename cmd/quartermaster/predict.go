@@ -33,14 +33,14 @@ type predictOptions struct {
 
 func predictFlags(o *predictOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("predict eval", flag.ContinueOnError)
-	fs.StringVar(&o.trace, "trace", "", "job trace to replay (.swf, .swf.gz, .csv)")
-	fs.StringVar(&o.format, "format", "", "trace format: swf or csv (default: from the file name)")
+	fs.StringVar(&o.trace, "trace", "", "job trace to replay (.swf, .swf.gz, .csv, or sacct's output)")
+	fs.StringVar(&o.format, "format", "", "trace format: swf, csv or sacct (default: from the file name, or sacct's header)")
 	fs.Float64Var(&o.train, "train-fraction", predict.DefaultTrainFraction, "share of jobs replayed before scoring starts")
 	fs.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
 	return fs
 }
 
-const predictUsage = "usage: quartermaster predict eval --trace FILE [--format swf|csv] [--train-fraction 0.3] [--json]"
+const predictUsage = "usage: quartermaster predict eval --trace FILE [--format swf|csv|sacct] [--train-fraction 0.3] [--json]"
 
 // runPredict implements `quartermaster predict eval`: it replays a job trace in time order and
 // prints how the queue-wait predictor and the baselines did on the jobs after the training part.
@@ -68,13 +68,10 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return errUsage{fmt.Sprintf("unexpected argument %q; %s", fs.Arg(0), predictUsage)}
 	case *trace == "":
 		return errUsage{"--trace is required, e.g. --trace testdata/traces/KTH-SP2-1996-2.1-cln.swf.gz; " + predictUsage}
-	case *format != "" && *format != predict.FormatSWF && *format != predict.FormatCSV:
-		return errUsage{fmt.Sprintf("--format %q: want swf or csv", *format)}
+	case *format != "" && *format != predict.FormatSWF && *format != predict.FormatCSV && *format != predict.FormatSacct:
+		return errUsage{fmt.Sprintf("--format %q: want swf, csv or sacct", *format)}
 	case *train < 0 || *train >= 1:
 		return errUsage{fmt.Sprintf("--train-fraction %v: want a number from 0 up to (not including) 1", *train)}
-	}
-	if *format == "" && predict.FormatFromPath(*trace) == "" {
-		return errUsage{fmt.Sprintf("cannot tell the format of %s from its name; add --format swf or --format csv", *trace)}
 	}
 	// A replay holds about 100 MB live on 450,000 jobs and runs once: the collector runs when
 	// the heap has grown by half rather than doubled (unless GOGC says otherwise), which keeps
@@ -83,6 +80,9 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		defer debug.SetGCPercent(debug.SetGCPercent(50))
 	}
 	tr, err := predict.ReadTraceFile(*trace, *format)
+	if errors.Is(err, predict.ErrFormatUnknown) {
+		return errUsage{fmt.Sprintf("cannot tell the format of %s from its name or its first line; add --format swf, --format csv or --format sacct", *trace)}
+	}
 	if err != nil {
 		return err
 	}

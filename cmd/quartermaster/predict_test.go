@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,9 @@ func TestPredictUsage(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.csv")
 	if err := os.WriteFile(trace, []byte("job_id,submit_time,start_time,end_time,gpus\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "t.dat"), []byte("not a trace\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -29,7 +33,7 @@ func TestPredictUsage(t *testing.T) {
 		{"bad fraction", []string{"eval", "--trace", trace, "--train-fraction", "1"}, "--train-fraction 1"},
 		{"unknown flag", []string{"eval", "--trace", trace, "--fast"}, "flag provided but not defined"},
 		{"extra argument", []string{"eval", "--trace", trace, "more"}, `unexpected argument "more"`},
-		{"unknown extension", []string{"eval", "--trace", filepath.Join(dir, "t.dat")}, "--format swf or --format csv"},
+		{"unknown extension", []string{"eval", "--trace", filepath.Join(dir, "t.dat")}, "--format swf, --format csv or --format sacct"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errw bytes.Buffer
@@ -123,5 +127,30 @@ func TestPredictEvalBadTrace(t *testing.T) {
 	err = runPredict(context.Background(), []string{"eval", "--trace", filepath.Join("..", "..", "testdata", "traces", "LLNL-Thunder-2007-1.1-cln.swf.gz")}, nil, &bytes.Buffer{}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "120958 of 121039 records cannot be replayed (118710 ran but have no recorded wait (field 3 is -1), the first on line 27)") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestPredictEvalSacct: a Slurm cluster's sacct --parsable2 output replays as it is, with no
+// --format; its job steps are not jobs, and CPU jobs of a GPU cluster are left out and said so.
+func TestPredictEvalSacct(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("JobID|User|Partition|Submit|Start|End|Timelimit|ReqTRES|State\n")
+	for i := range 8 {
+		fmt.Fprintf(&b, "%d|u%d|gpu|2024-01-01T10:%02d:00|2024-01-01T10:%02d:30|2024-01-01T11:00:00|01:00:00|billing=8,cpu=8,gres/gpu=1,gres/gpu:a100=1,mem=8G,node=1|COMPLETED\n", 10+i, i%2, i, i)
+		fmt.Fprintf(&b, "%d.batch|||2024-01-01T10:%02d:30|2024-01-01T10:%02d:30|2024-01-01T11:00:00|||COMPLETED\n", 10+i, i, i)
+	}
+	b.WriteString("30|u0|cpu|2024-01-01T10:20:00|2024-01-01T10:20:00|2024-01-01T10:30:00|10|billing=1,cpu=1,mem=1G,node=1|COMPLETED\n")
+	trace := filepath.Join(t.TempDir(), "jobs.txt")
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"eval", "--trace", trace}, {"eval", "--trace", trace, "--format", "sacct"}} {
+		var out bytes.Buffer
+		if err := runPredict(context.Background(), args, nil, &out, &out); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "jobs.txt: 8 jobs") || !strings.Contains(out.String(), "1 records left out: 1 ask for no GPU, the first on line 18") {
+			t.Errorf("%v:\n%s", args, out.String())
+		}
 	}
 }

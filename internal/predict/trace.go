@@ -37,12 +37,18 @@ func (j Job) Wait() int64 { return j.Start - j.Submit }
 
 // Trace formats understood by ReadTrace.
 const (
-	FormatSWF = "swf"
-	FormatCSV = "csv"
+	FormatSWF   = "swf"
+	FormatCSV   = "csv"
+	FormatSacct = "sacct" // Slurm's accounting records, as sacct --parsable2 writes them
 )
 
+// ErrFormatUnknown is the error (wrapped) of a trace whose format is neither given nor told by
+// its name or its first line.
+var ErrFormatUnknown = errors.New("cannot tell the trace format from the name or the first line; pass --format swf, --format csv or --format sacct")
+
 // FormatFromPath guesses a trace's format from its file name: .swf and .swf.gz are SWF,
-// .csv and .csv.gz are the generic CSV. It returns "" when the name says nothing.
+// .csv and .csv.gz are the generic CSV. It returns "" when the name says nothing (ReadTrace
+// then tells sacct's output by its header).
 func FormatFromPath(path string) string {
 	name := strings.ToLower(filepath.Base(path))
 	name = strings.TrimSuffix(name, ".gz")
@@ -62,7 +68,8 @@ type Trace struct {
 	Capacity float64
 	// Skipped counts the records left out because a job cannot be placed from them: its submit
 	// time is unknown, it ran but its wait is not recorded, its size is unknown, or the record
-	// cannot be read. Why is the commonest reason, with the first line it was met on.
+	// cannot be read; or, in sacct's records of a cluster with GPUs, it asks for no GPU. Why is
+	// the commonest reason, with the first line it was met on.
 	Skipped int
 	Why     string
 }
@@ -72,6 +79,7 @@ type skips struct {
 	n     map[string]int
 	first map[string]int
 	order []string
+	aside map[string]bool // reasons of records read but left out by choice (leaveOut)
 }
 
 func (s *skips) add(reason string, line int) {
@@ -85,18 +93,35 @@ func (s *skips) add(reason string, line int) {
 	s.n[reason]++
 }
 
-func (s *skips) total() int {
-	t := 0
-	for _, n := range s.n {
-		t += n
+// leaveOut counts a record that was read but is left out by choice, such as a CPU job in the
+// records of a cluster with GPUs: it is skipped, but does not count towards refusing the file.
+func (s *skips) leaveOut(reason string, line int) {
+	s.add(reason, line)
+	if s.aside == nil {
+		s.aside = map[string]bool{}
 	}
-	return t
+	s.aside[reason] = true
 }
 
-// why is the commonest reason, with its count and first line.
-func (s *skips) why() string {
+// total is how many records were left out; unreadable, those of them not left out by choice.
+func (s *skips) total() (total, unreadable int) {
+	for r, n := range s.n {
+		total += n
+		if !s.aside[r] {
+			unreadable += n
+		}
+	}
+	return total, unreadable
+}
+
+// why is the commonest reason, with its count and first line; of the unreadable records only,
+// when unreadable is set.
+func (s *skips) why(unreadable bool) string {
 	best := ""
 	for _, r := range s.order {
+		if unreadable && s.aside[r] {
+			continue
+		}
 		if best == "" || s.n[r] > s.n[best] {
 			best = r
 		}
@@ -107,13 +132,15 @@ func (s *skips) why() string {
 	return fmt.Sprintf("%d %s, the first on line %d", s.n[best], best, s.first[best])
 }
 
-// check fills in t's skip count and fails when more than half of the records were left out:
-// a trace that is mostly unreadable would be scored on what little remains.
+// check fills in t's skip count and fails when more than half of the records were left out
+// (those left out by choice aside): a trace that is mostly unreadable would be scored on what
+// little remains.
 func (s *skips) check(t *Trace) error {
-	t.Skipped, t.Why = s.total(), s.why()
-	if records := len(t.Jobs) + t.Skipped; t.Skipped > 0 && 2*t.Skipped > records {
+	total, bad := s.total()
+	t.Skipped, t.Why = total, s.why(false)
+	if records := len(t.Jobs) + bad; bad > 0 && 2*bad > records {
 		return fmt.Errorf("%d of %d records cannot be replayed (%s): a job needs its submit time, its size and its wait or start time",
-			t.Skipped, records, t.Why)
+			bad, records, s.why(true))
 	}
 	return nil
 }
@@ -127,14 +154,12 @@ func (t Trace) End() int64 {
 	return end
 }
 
-// ReadTraceFile opens path and reads it in the given format ("" guesses from the extension).
-// A gzip-compressed file is recognized by its content and decompressed.
+// ReadTraceFile opens path and reads it in the given format ("" guesses from the extension,
+// or else from the first line, which tells sacct's output). A gzip-compressed file is recognized
+// by its content and decompressed.
 func ReadTraceFile(path, format string) (Trace, error) {
 	if format == "" {
 		format = FormatFromPath(path)
-		if format == "" {
-			return Trace{}, fmt.Errorf("%s: cannot tell the trace format from the name; pass --format swf or --format csv", path)
-		}
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -148,8 +173,10 @@ func ReadTraceFile(path, format string) (Trace, error) {
 	return t, nil
 }
 
-// ReadTrace reads a trace in format FormatSWF or FormatCSV, gzip-compressed or not, and returns
-// its jobs sorted by submit time (ties keep file order). Errors name the offending line.
+// ReadTrace reads a trace in format FormatSWF, FormatCSV or FormatSacct, gzip-compressed or not,
+// and returns its jobs sorted by submit time (ties keep file order). A trace read as FormatCSV
+// or "" whose header is sacct's is read as FormatSacct ("" and another header is
+// ErrFormatUnknown). Errors name the offending line.
 func ReadTrace(r io.Reader, format string) (Trace, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -166,10 +193,19 @@ func ReadTrace(r io.Reader, format string) (Trace, error) {
 	switch format {
 	case FormatSWF:
 		t, err = readSWF(br, &sk)
-	case FormatCSV:
-		t.Jobs, err = readCSV(br, &sk)
+	case FormatSacct:
+		t.Jobs, err = readSacct(br, &sk)
+	case FormatCSV, "":
+		switch {
+		case looksSacct(firstLine(br)):
+			t.Jobs, err = readSacct(br, &sk)
+		case format == "":
+			return Trace{}, ErrFormatUnknown
+		default:
+			t.Jobs, err = readCSV(br, &sk)
+		}
 	default:
-		return Trace{}, fmt.Errorf("unknown trace format %q (want swf or csv)", format)
+		return Trace{}, fmt.Errorf("unknown trace format %q (want swf, csv or sacct)", format)
 	}
 	if err == nil {
 		err = sk.check(&t)
@@ -392,7 +428,7 @@ var csvRunTime = []string{"duration", "run_time", "runtime"}
 // queue, requested_seconds: unknown.
 // Times are seconds from the trace's origin, which may carry a fraction (dropped), or dates and
 // times (RFC 3339, or 2006-01-02 15:04:05 in UTC), read as seconds since 1970; empty, -1, None,
-// null, NaN or NA is unknown. A record that cannot place its job (no submit time, a time that is
+// Unknown, null, NaN or NA is unknown. A record that cannot place its job (no submit time, a time that is
 // neither, a start before the submit, a line with another number of fields than the header) is
 // left out and counted in sk.
 func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
@@ -485,12 +521,12 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 			}
 			return ""
 		}
-		// seconds reads a time: empty, -1 (as in SWF), None, null, NaN or NA is unknown; ok
+		// seconds reads a time: empty, -1 (as in SWF), None, Unknown, null, NaN or NA is unknown; ok
 		// is false when it is neither a number of seconds from the trace's origin nor a date
 		// and time (then the seconds since 1970, in UTC unless it names its zone).
 		seconds := func(name string, none int64) (v int64, ok bool) {
 			s := get(name)
-			if unknown(s) {
+			if unknownTime(s) {
 				return none, true
 			}
 			v, err := strconv.ParseInt(s, 10, 64)
@@ -593,6 +629,12 @@ func unknown(s string) bool {
 		return true
 	}
 	return false
+}
+
+// unknownTime reports whether a time field says the time is not known: as unknown does, or
+// Unknown (as sacct writes a pending job's start).
+func unknownTime(s string) bool {
+	return unknown(s) || strings.EqualFold(strings.TrimSpace(s), "unknown")
 }
 
 // dateLayouts are the forms of a date and time a CSV trace may give in place of seconds.

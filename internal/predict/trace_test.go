@@ -250,7 +250,11 @@ func TestReadTraceFileNamesTheFile(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), path+": 1 of 1 records cannot be replayed") {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := ReadTraceFile(filepath.Join(t.TempDir(), "trace.dat"), ""); err == nil || !strings.Contains(err.Error(), "--format") {
+	other := filepath.Join(t.TempDir(), "trace.dat")
+	if err := os.WriteFile(other, []byte("1 0 0 10 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadTraceFile(other, ""); err == nil || !strings.Contains(err.Error(), "--format") {
 		t.Fatalf("unknown extension: err = %v", err)
 	}
 }
