@@ -37,7 +37,8 @@ func renderHelm(t *testing.T, helm, valuesFile string) (string, error) {
 
 // renderGo renders the chart's templates with Go's text/template and the handful of Helm
 // functions the chart uses (include, default, quote, toYaml, nindent, trunc, trimSuffix, contains,
-// fail, sha256sum), for machines without helm. When helm is there, the test checks that both agree.
+// fail, sha256sum, .Files.Get), for machines without helm. When helm is there, the test checks
+// that both agree.
 func renderGo(t *testing.T, valuesFile string) (string, error) {
 	t.Helper()
 	values := readYAML(t, filepath.Join(chartDir, "values.yaml"))
@@ -47,6 +48,7 @@ func renderGo(t *testing.T, valuesFile string) (string, error) {
 		"Values":  values,
 		"Release": map[string]any{"Name": "qm", "Namespace": "gpu", "Service": "Helm"},
 		"Chart":   map[string]any{"Name": chart["name"], "Version": chart["version"], "AppVersion": chart["appVersion"]},
+		"Files":   chartFiles(chartDir),
 	}
 	root := template.New("chart")
 	funcs := template.FuncMap{
@@ -100,6 +102,17 @@ func renderGo(t *testing.T, valuesFile string) (string, error) {
 	return out.String(), nil
 }
 
+// chartFiles is a chart's .Files: Get is a file of the chart as text, "" when there is none.
+type chartFiles string
+
+func (dir chartFiles) Get(name string) string {
+	b, err := os.ReadFile(filepath.Join(string(dir), filepath.FromSlash(name)))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
 func indent(n int, s string) string {
 	pad := strings.Repeat(" ", n)
 	return pad + strings.ReplaceAll(s, "\n", "\n"+pad)
@@ -141,6 +154,7 @@ type objects struct {
 	clusterRole    *rbacv1.ClusterRole
 	binding        *rbacv1.ClusterRoleBinding
 	serviceMonitor map[string]any
+	prometheusRule map[string]any
 	kinds          []string
 }
 
@@ -179,6 +193,9 @@ func decode(t *testing.T, rendered string) objects {
 		case "ServiceMonitor":
 			o.serviceMonitor = map[string]any{}
 			into = &o.serviceMonitor
+		case "PrometheusRule":
+			o.prometheusRule = map[string]any{}
+			into = &o.prometheusRule
 		default:
 			t.Fatalf("the chart renders a %s the test does not know", meta.Kind)
 		}
@@ -203,7 +220,8 @@ func writeValues(t *testing.T, v string) string {
 // text/template otherwise, and with both when it can, which must agree) and checks what an
 // operator relies on: replicas, the probes on /healthz and /readyz, secrets only as files named by
 // *_FILE variables, a non-root pod, the policy mounted where QM_POLICY points, the ServiceMonitor
-// only when asked for, and a refusal without a policy.
+// and the PrometheusRule (with the rules of deploy/prometheus/quartermaster.rules.yml) only when
+// asked for, and a refusal without a policy.
 func TestHelmChart(t *testing.T) {
 	helm, _ := exec.LookPath("helm")
 	if helm == "" {
@@ -293,7 +311,7 @@ func TestHelmChart(t *testing.T) {
 		}
 	}
 
-	out, err = render("policy:\n  existingConfigMap: gpu-rules\nserviceMonitor:\n  enabled: true\n  labels: {release: prom}\nsecrets:\n  keys: {slackAppToken: slack-app-token}\n")
+	out, err = render("policy:\n  existingConfigMap: gpu-rules\nserviceMonitor:\n  enabled: true\n  labels: {release: prom}\nprometheusRule:\n  enabled: true\n  labels: {release: prom}\nsecrets:\n  keys: {slackAppToken: slack-app-token}\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,6 +326,16 @@ func TestHelmChart(t *testing.T) {
 	ep := sm["spec"].(map[string]any)["endpoints"].([]any)[0].(map[string]any)
 	if ep["path"] != "/metrics" || ep["port"] != "http" || sm["metadata"].(map[string]any)["labels"].(map[string]any)["release"] != "prom" {
 		t.Errorf("ServiceMonitor %v", sm)
+	}
+	pr := o.prometheusRule
+	if pr == nil {
+		t.Fatal("no PrometheusRule with prometheusRule.enabled")
+	}
+	if pr["apiVersion"] != "monitoring.coreos.com/v1" || pr["metadata"].(map[string]any)["labels"].(map[string]any)["release"] != "prom" {
+		t.Errorf("PrometheusRule %v", pr["metadata"])
+	}
+	if shipped := readYAML(t, filepath.Join(root, "deploy", "prometheus", "quartermaster.rules.yml")); !reflect.DeepEqual(pr["spec"], shipped) {
+		t.Errorf("the PrometheusRule's rules are not those of deploy/prometheus/quartermaster.rules.yml:\n%v\nwant\n%v", pr["spec"], shipped)
 	}
 	for _, v := range o.deployment.Spec.Template.Spec.Volumes {
 		if v.Name == "policy" && v.ConfigMap.Name != "gpu-rules" {
@@ -468,5 +496,16 @@ func TestTheChartGrantsEveryCallTheKubernetesBackendMakes(t *testing.T) {
 	sort.Strings(missing)
 	for _, m := range missing {
 		t.Errorf("the chart's ClusterRole does not allow %s", m)
+	}
+}
+
+// TestTheChartShipsTheAlertRulesOfDeployPrometheus: the alerting rules an operator loads from
+// deploy/prometheus (rule_files) and those the chart deploys as a PrometheusRule are one file, so
+// a rule changed in one place is changed in the other.
+func TestTheChartShipsTheAlertRulesOfDeployPrometheus(t *testing.T) {
+	shipped := mustRead(t, filepath.Join(root, "deploy", "prometheus", "quartermaster.rules.yml"))
+	inChart := mustRead(t, filepath.Join(chartDir, "files", "quartermaster.rules.yml"))
+	if !bytes.Equal(shipped, inChart) {
+		t.Error("deploy/prometheus/quartermaster.rules.yml and the chart's files/quartermaster.rules.yml differ; keep one file (deploy/prometheus's is a link to the chart's)")
 	}
 }

@@ -15,5 +15,5 @@ if ! command -v helm >/dev/null 2>&1; then
 fi
 helm version --short
 helm lint deploy/helm/quartermaster --set policy.content='organization: Example'
-helm template qm deploy/helm/quartermaster --set policy.content='organization: Example' --set serviceMonitor.enabled=true >/dev/null
+helm template qm deploy/helm/quartermaster --set policy.content='organization: Example' --set serviceMonitor.enabled=true --set prometheusRule.enabled=true >/dev/null
 go test -count=1 -run '^TestHelmChart$' ./deploy/
