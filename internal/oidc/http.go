@@ -325,7 +325,9 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 }
 
 // sameIssuer reports whether two issuers are one: the same text, or Google's issuer with and
-// without its scheme (go-oidc accepts accounts.google.com for https://accounts.google.com).
+// without its scheme (go-oidc accepts accounts.google.com for https://accounts.google.com). It
+// compares the issuers of account links, more loosely than a token's issuer is checked
+// (issuerAccepted).
 func sameIssuer(a, b string) bool {
 	norm := func(s string) string { return strings.TrimSuffix(strings.TrimPrefix(s, "https://"), "/") }
 	return a == b || norm(a) == norm(b)
@@ -476,7 +478,7 @@ func (s *Service) whyInvalid(raw string, err error) (problem, string) {
 			_ = json.Unmarshal(b, &c)
 		}
 	}
-	if trusted := s.trustedIssuer(); c.Issuer != "" && c.Issuer != trusted {
+	if trusted := s.trustedIssuer(); c.Issuer != "" && !issuerAccepted(c.Issuer, trusted) {
 		return pTokenIssuer, fmt.Sprintf("It came from %s; Quartermaster trusts only %s.", clip(c.Issuer, 200), trusted)
 	}
 	var aud []string

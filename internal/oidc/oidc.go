@@ -257,6 +257,17 @@ func (s *Service) trustedIssuer() string {
 	return s.cfg.Issuer
 }
 
+// issuerAccepted reports whether an ID token that names the issuer iss passes the issuer check of
+// the verifier (go-oidc's IDTokenVerifier) when trusted is the issuer it trusts: the same text, or
+// Google's issuer written without its scheme, which go-oidc takes for Google alone. A trailing
+// slash more or less is not forgiven there: QM_OIDC_ISSUER's is, at discovery, which makes trusted
+// the provider's own spelling. whyInvalid blames the issuer only when this says no, so a refusal
+// never says a token came from another issuer when the check took its issuer
+// (TestIssuerAcceptedIsTheVerifiersCheck holds it to go-oidc's).
+func issuerAccepted(iss, trusted string) bool {
+	return iss == trusted || trusted == "https://accounts.google.com" && iss == "accounts.google.com"
+}
+
 // oauth is the OAuth 2 client of the discovered provider.
 func (s *Service) oauth(*gooidc.Provider) *oauth2.Config {
 	s.mu.Lock()
