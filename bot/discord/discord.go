@@ -32,6 +32,7 @@ import (
 
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/bot/internal/inflight"
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // Defaults.
@@ -202,7 +203,7 @@ func New(cfg Config) (*Adapter, error) {
 		refs: cfg.Refs, track: inflight.NewTracker(), seen: inflight.NewSeen(), work: make(chan struct{}, cfg.MaxWork), dms: map[string]string{}}
 	a.channels = map[string]string{}
 	for name, id := range cfg.Channels {
-		a.channels[strings.ToLower(name)] = id
+		a.channels[policy.NameKey(name)] = id
 	}
 	for i := range cfg.Commands {
 		c := &cfg.Commands[i]

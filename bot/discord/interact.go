@@ -17,6 +17,7 @@ import (
 
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/bot/internal/inflight"
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 const (
@@ -508,7 +509,7 @@ func (a *Adapter) run(i *discordgo.Interaction, person, userID, text, click stri
 func (a *Adapter) reply(ctx context.Context, person string, req bot.Request) []bot.Reply {
 	var own []bot.Reply
 	for _, r := range a.handle(ctx, req) {
-		if r.To == "" || strings.EqualFold(r.To, person) {
+		if r.To == "" || policy.SameName(r.To, person) {
 			own = append(own, r)
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // ErrNotHere says a notice's recipient is not on Discord: a person with no Discord account, or a
@@ -27,11 +28,11 @@ func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
 	}
 	to := r.To
 	if strings.HasPrefix(to, "#") {
-		if _, ok := a.channels[strings.ToLower(to)]; !ok {
+		if _, ok := a.channels[policy.NameKey(to)]; !ok {
 			return fmt.Errorf("%w: %s has no Discord channel id in the policy", ErrNotHere, to)
 		}
 	}
-	return a.out.Call(ctx, a.base, strings.ToLower(to), func(ctx context.Context) error {
+	return a.out.Call(ctx, a.base, policy.NameKey(to), func(ctx context.Context) error {
 		channel, ok, err := a.channelFor(ctx, to)
 		switch {
 		case err != nil:
@@ -59,7 +60,7 @@ func (a *Adapter) Deliver(ctx context.Context, r bot.Reply) error { return a.Sen
 // channelFor is where a message to "to" goes: a person's DM channel, or the channel's id.
 func (a *Adapter) channelFor(ctx context.Context, to string) (string, bool, error) {
 	if strings.HasPrefix(to, "#") {
-		id, ok := a.channels[strings.ToLower(to)]
+		id, ok := a.channels[policy.NameKey(to)]
 		return id, ok, nil
 	}
 	user, ok, err := a.cfg.People.UserID(ctx, to)
@@ -115,7 +116,7 @@ func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) err
 	if r.Ref != "" && sent != nil {
 		// The message is out; failing to remember it costs only its later edit, so it is logged
 		// rather than sent again.
-		if err := a.refs.SaveMessageRef(ctx, bot.MessageRef{Ref: r.Ref, Recipient: strings.ToLower(to), Channel: sent.ChannelID, MessageID: sent.ID}); err != nil {
+		if err := a.refs.SaveMessageRef(ctx, bot.MessageRef{Ref: r.Ref, Recipient: policy.NameKey(to), Channel: sent.ChannelID, MessageID: sent.ID}); err != nil {
 			a.log.Error("cannot remember a posted message", "ref", r.Ref, "channel", sent.ChannelID, "message", sent.ID, "err", err)
 		}
 	}
@@ -136,7 +137,7 @@ func (a *Adapter) update(ctx context.Context, to string, r bot.Reply) (bool, err
 	n := 0
 	var errs []error
 	for _, ref := range refs {
-		if !strings.EqualFold(ref.Recipient, to) {
+		if !policy.SameName(ref.Recipient, to) {
 			continue
 		}
 		n++

@@ -10,6 +10,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 var _ bot.Deliverer = (*Adapter)(nil)
@@ -27,7 +28,7 @@ func (a *Adapter) Deliver(ctx context.Context, r bot.Reply) error {
 	}
 	done := make(chan error, 1)
 	to := r.To
-	a.out.Push(a.base, strings.ToLower(to), func(context.Context) {
+	a.out.Push(a.base, policy.NameKey(to), func(context.Context) {
 		if err := ctx.Err(); err != nil {
 			done <- err // the caller gave up while it waited its turn: send nothing
 			return
@@ -58,7 +59,7 @@ func (a *Adapter) deliver(ctx context.Context, to string, r bot.Reply) error {
 		return fmt.Errorf("slack: chat.postMessage to %s: %w", to, err)
 	}
 	if r.Ref != "" {
-		if err := a.refs.SaveMessageRef(ctx, bot.MessageRef{Ref: r.Ref, Recipient: strings.ToLower(to), Channel: ch, MessageID: ts}); err != nil {
+		if err := a.refs.SaveMessageRef(ctx, bot.MessageRef{Ref: r.Ref, Recipient: policy.NameKey(to), Channel: ch, MessageID: ts}); err != nil {
 			a.log.Error("cannot remember a posted message", "ref", r.Ref, "channel", ch, "ts", ts, "err", err)
 		}
 	}

@@ -33,6 +33,7 @@ import (
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/bot/internal/httpbody"
 	"github.com/acme/quartermaster/bot/internal/inflight"
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // Defaults.
@@ -459,7 +460,7 @@ func (a *Adapter) run(ctx context.Context, o origin, text, key string) {
 	}
 	replies := a.handle(ctx, req)
 	for _, r := range replies {
-		if r.To == "" || strings.EqualFold(r.To, email) {
+		if r.To == "" || policy.SameName(r.To, email) {
 			a.answer(ctx, o, email, r)
 			continue
 		}
@@ -526,7 +527,7 @@ func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
 		return errors.New("slack: a notice without a recipient")
 	}
 	to := r.To
-	return a.out.Call(ctx, a.base, strings.ToLower(to), func(ctx context.Context) error {
+	return a.out.Call(ctx, a.base, policy.NameKey(to), func(ctx context.Context) error {
 		channel, err := a.channelFor(ctx, to)
 		if err != nil {
 			a.log.Error("cannot reach a notice's recipient", "to", to, "ref", r.Ref, "err", err)
@@ -572,7 +573,7 @@ func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) err
 		return err
 	}
 	if r.Ref != "" {
-		if err := a.refs.SaveMessageRef(ctx, bot.MessageRef{Ref: r.Ref, Recipient: strings.ToLower(to), Channel: ch, MessageID: ts}); err != nil {
+		if err := a.refs.SaveMessageRef(ctx, bot.MessageRef{Ref: r.Ref, Recipient: policy.NameKey(to), Channel: ch, MessageID: ts}); err != nil {
 			a.log.Error("cannot remember a posted message", "ref", r.Ref, "channel", ch, "ts", ts, "err", err)
 		}
 	}
@@ -592,7 +593,7 @@ func (a *Adapter) update(ctx context.Context, to string, r bot.Reply) (bool, err
 	blocks = versioned(blocks, a.version())
 	n := 0
 	for _, m := range refs {
-		if !strings.EqualFold(m.Recipient, to) {
+		if !policy.SameName(m.Recipient, to) {
 			continue
 		}
 		n++

@@ -10,12 +10,14 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // userTTL is how long a Slack user's email is trusted before users.info is asked again.
 const userTTL = time.Hour
 
-// users maps Slack user ids to identities (their profile email, lower case) and back, through
+// users maps Slack user ids to identities (their profile email, A to Z in lower case as everywhere
+// else: policy.NameKey) and back, through
 // users.info and users.lookupByEmail, cached. Until SSO linking exists, the profile email is the
 // identity the policy's directory knows.
 type users struct {
@@ -75,7 +77,7 @@ func (u *users) email(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("slack: users.info %s: %w", id, err)
 	}
-	email := strings.ToLower(strings.TrimSpace(info.Profile.Email))
+	email := policy.NameKey(strings.TrimSpace(info.Profile.Email))
 	u.remember(id, email)
 	if email == "" {
 		return "", errNoEmail{id}
@@ -85,7 +87,7 @@ func (u *users) email(ctx context.Context, id string) (string, error) {
 
 // id is the Slack user id of an identity (users.lookupByEmail).
 func (u *users) id(ctx context.Context, email string) (string, error) {
-	email = strings.ToLower(email)
+	email = policy.NameKey(email)
 	u.mu.Lock()
 	c, ok := u.byEmail[email]
 	u.mu.Unlock()
@@ -109,7 +111,7 @@ func (u *users) id(ctx context.Context, email string) (string, error) {
 func (u *users) known(email string) (string, bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	c, ok := u.byEmail[strings.ToLower(email)]
+	c, ok := u.byEmail[policy.NameKey(email)]
 	return c.id, ok
 }
 

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -172,13 +173,16 @@ type slackAPI struct {
 	answers chan string
 }
 
-func newSlackAPI(t *testing.T) *slackAPI {
+func newSlackAPI(t *testing.T) *slackAPI { return newSlackAPIFor(t, "alice@acme.example") }
+
+// newSlackAPIFor is newSlackAPI whose users.info shows email on every profile.
+func newSlackAPIFor(t *testing.T, email string) *slackAPI {
 	f := &slackAPI{answers: make(chan string, 10)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/users.info", func(w http.ResponseWriter, r *http.Request) {
 		_ = r.ParseForm()
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"ok":true,"user":{"id":%q,"profile":{"email":"alice@acme.example"}}}`, r.Form.Get("user"))
+		fmt.Fprintf(w, `{"ok":true,"user":{"id":%q,"profile":{"email":%q}}}`, r.Form.Get("user"), email)
 	})
 	mux.HandleFunc("/response/", func(w http.ResponseWriter, r *http.Request) {
 		var m struct{ Text string }
@@ -253,5 +257,48 @@ func TestServeSlack(t *testing.T) {
 	})
 	if len(ls) != 1 || ls[0].User != "alice@acme.example" || ls[0].RequestKey != "slack:T2" {
 		t.Fatalf("leases = %+v", ls)
+	}
+}
+
+// TestASlackEmailIsFoldedAsThePolicyFoldsIt: a Slack profile email with a capital letter other
+// than A to Z (Zoë.Ñúñez@acme.example) names the person the policy's directory lists with that
+// email: Slack's side lowers A to Z alone, as the policy, single sign-on and Discord do, instead
+// of every letter, which made her zoë.ñúñez@acme.example, someone the directory does not know.
+func TestASlackEmailIsFoldedAsThePolicyFoldsIt(t *testing.T) {
+	src, err := os.ReadFile("../../docs/quartermaster.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := strings.Replace(string(src), "directory:\n", "directory:\n  - {user: Zoë.Ñúñez@acme.example, groups: [ai-vision]}\n", 1)
+	path := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(path, []byte(pol), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	api := newSlackAPIFor(t, "Zoë.Ñúñez@acme.example")
+	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
+	o := serveOptions{slack: slackSettings{BotToken: "xoxb-test", SigningSecret: "shh", APIURL: api.URL}}
+	o.app.flags.db, o.app.flags.policy = db, path
+	s := startServe(t, o)
+	if code := signedCommand(t, s.url, "shh", "request 1 interactive for 2h", "T1", api.URL+"/response/1"); code != http.StatusOK {
+		t.Fatalf("HTTP %d", code)
+	}
+	if a := <-api.answers; !strings.Contains(a, "L-1 is active") {
+		t.Fatalf("Zoë was answered %q", a)
+	}
+	if err := s.stop(); err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	st, err := store.Open(context.Background(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var ls []*qm.Lease
+	_ = st.View(context.Background(), func(tx qm.Tx) error {
+		ls, err = tx.ListLeases(context.Background(), qm.LeaseFilter{})
+		return err
+	})
+	if len(ls) != 1 || ls[0].User != "zoë.Ñúñez@acme.example" {
+		t.Fatalf("leases %+v (%v); want L-1 held by zoë.Ñúñez@acme.example", ls, err)
 	}
 }

@@ -44,7 +44,7 @@ type Filter struct {
 }
 
 func (f Filter) lease(l *qm.Lease) bool {
-	return (f.Team == "" || strings.EqualFold(l.Team, f.Team)) && (f.User == "" || strings.EqualFold(l.User, f.User))
+	return (f.Team == "" || policy.SameName(l.Team, f.Team)) && (f.User == "" || policy.SameName(l.User, f.User))
 }
 
 // Report is one week's showback.
