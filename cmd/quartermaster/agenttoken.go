@@ -20,7 +20,7 @@ func init() {
 		flags: func() *flag.FlagSet {
 			fs := flag.NewFlagSet("agent-token", flag.ContinueOnError)
 			var f commonFlags
-			f.register(fs)
+			f.registerDB(fs)
 			return fs
 		},
 		run: runAgentToken,
@@ -35,7 +35,7 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	fs := flag.NewFlagSet("agent-token", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f commonFlags
-	f.register(fs)
+	f.registerDB(fs)
 	// Flags may come before or after the verb and node.
 	var pos []string
 	for rest := args; ; {

@@ -32,9 +32,14 @@ type commonFlags struct {
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.policy, "policy", os.Getenv("QM_POLICY"), "policy file (env QM_POLICY; serve needs one, the console and templates default to the embedded example)")
+	c.registerPolicy(fs)
 	c.registerDB(fs)
 	fs.StringVar(&c.backend, "backend", os.Getenv("QM_BACKEND"), "sim, slurm or kubernetes (env QM_BACKEND; default: the policy's backend)")
+}
+
+// registerPolicy adds --policy alone, for commands that read the policy but run no backend.
+func (c *commonFlags) registerPolicy(fs *flag.FlagSet) {
+	fs.StringVar(&c.policy, "policy", os.Getenv("QM_POLICY"), "policy file (env QM_POLICY; serve needs one, the console and templates default to the embedded example)")
 }
 
 // registerDB adds --db alone, for commands that touch only the database.

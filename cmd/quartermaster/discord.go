@@ -34,7 +34,7 @@ func init() {
 		flags: func() *flag.FlagSet {
 			fs := flag.NewFlagSet("discord register", flag.ContinueOnError)
 			var f commonFlags
-			f.register(fs)
+			f.registerPolicy(fs)
 			fs.String("guild", "", "install in this server (guild id) only, at once")
 			fs.Bool("print", false, "print the command as JSON instead of installing it")
 			return fs
@@ -78,7 +78,7 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	fs := flag.NewFlagSet("discord register", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var flags commonFlags
-	flags.register(fs)
+	flags.registerPolicy(fs)
 	guild := fs.String("guild", "", "install in this server (guild id) only, at once")
 	printOnly := fs.Bool("print", false, "print the command as JSON instead of installing it")
 	if err := fs.Parse(args[1:]); err != nil {

@@ -16,6 +16,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -192,6 +193,32 @@ func TestHelpForEveryCommand(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("serve --help lacks %s", want)
 		}
+	}
+}
+
+// TestHelpListsOnlyFlagsTheCommandReads: every flag `quartermaster VERB --help` lists is one
+// docs/configuration.md says applies to VERB, so no command offers a flag it never reads:
+// agent-token reads only --db (no policy, no backend), discord register only --policy of the
+// common flags, report no --backend.
+func TestHelpListsOnlyFlagsTheCommandReads(t *testing.T) {
+	rows := confRows(docs.Configuration)
+	for name, sc := range subcommands {
+		if sc.flags == nil {
+			continue
+		}
+		sc.flags().VisitAll(func(f *flag.Flag) {
+			for _, r := range rows {
+				if slices.Contains(r.flags, f.Name) && r.appliesTo(name) {
+					return
+				}
+			}
+			t.Errorf("quartermaster %s --help lists --%s, which docs/configuration.md does not say %s reads", name, f.Name, name)
+		})
+	}
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"agent-token", "--help"}, nil, &out, io.Discard); code != 0 ||
+		strings.Contains(out.String(), "-backend") || strings.Contains(out.String(), "-policy") || !strings.Contains(out.String(), "-db") {
+		t.Errorf("agent-token --help: exit %d\n%s\nwant --db and neither --backend nor --policy", code, out.String())
 	}
 }
 

@@ -38,7 +38,8 @@ type reportOptions struct {
 func reportFlags() (*flag.FlagSet, *reportOptions) {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	o := &reportOptions{}
-	o.f.register(fs)
+	o.f.registerPolicy(fs)
+	o.f.registerDB(fs)
 	o.week = fs.String("week", "", "the ISO week, like 2026-W48 (default: the last complete week)")
 	o.team = fs.String("team", "", "only this team")
 	o.format = fs.String("format", "text", "text, csv, json or png")
