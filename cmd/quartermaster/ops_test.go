@@ -559,15 +559,25 @@ func serveUntilServing(t *testing.T, args []string) (int, string) {
 }
 
 // A reconcile interval that is not a positive duration is refused at start, in one sentence with
-// an example, rather than quietly replaced by the default.
+// an example, rather than quietly replaced by the default; the example is the default
+// docs/configuration.md gives, not another value an operator would copy.
 func TestServeRefusesABadReconcileInterval(t *testing.T) {
+	def := ""
+	for _, r := range confRows(docs.Configuration) {
+		if slices.Contains(r.env, "QM_RECONCILE_INTERVAL") {
+			def = plain(r.def)
+		}
+	}
+	if def == "" {
+		t.Fatal("docs/configuration.md gives no default for QM_RECONCILE_INTERVAL")
+	}
 	for _, v := range []string{"-5s", "0", "garbage"} {
 		clearEnv(t)
 		t.Setenv("QM_DATA_DIR", t.TempDir())
 		t.Setenv("QM_RECONCILE_INTERVAL", v)
 		var stderr bytes.Buffer
 		code := run(context.Background(), []string{"serve", "--demo", "--http", "127.0.0.1:0"}, nil, io.Discard, &stderr)
-		want := fmt.Sprintf("QM_RECONCILE_INTERVAL=%q is not a positive duration; example: QM_RECONCILE_INTERVAL=30s", v)
+		want := fmt.Sprintf("QM_RECONCILE_INTERVAL=%q is not a positive duration; example: QM_RECONCILE_INTERVAL=%s (the default)", v, def)
 		if code != 2 || !strings.Contains(stderr.String(), want) {
 			t.Errorf("QM_RECONCILE_INTERVAL=%s: exit %d, %q", v, code, stderr.String())
 		}

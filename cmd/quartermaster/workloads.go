@@ -81,7 +81,7 @@ func reconcileEvery() (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return 0, errUsage{fmt.Sprintf("QM_RECONCILE_INTERVAL=%q is not a positive duration; example: QM_RECONCILE_INTERVAL=30s", v)}
+		return 0, errUsage{fmt.Sprintf("QM_RECONCILE_INTERVAL=%q is not a positive duration; example: QM_RECONCILE_INTERVAL=%s (the default)", v, reconcileInterval)}
 	}
 	return d, nil
 }
