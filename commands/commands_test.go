@@ -313,7 +313,7 @@ func TestRequestGrammar(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"/gpu request 1 interactive 4h", "/gpu extend L-3 2h", "/gpu quota request +4 train for 2w because x", "/gpu deny L-1 no", "/gpu submit x a=b for=2h", "/gpu estimate 1 train 1h", "/gpu unlink slack:T1:U1", "/gpu unlink a@b.example", "/gpu login"} {
+	for _, s := range []string{"/gpu request 1 interactive 4h", "/gpu extend L-3 2h", "/gpu quota request +4 train for 2w because x", "/gpu deny L-1 no", "/gpu submit x a=b for=2h", "/gpu estimate 1 train 1h", "/gpu unlink slack:T1:U1", "/gpu unlink a@b.example", "/gpu login", `/gpu request 1 "interactive" 2h`, "/gpu status \u201cL-1\u201d", `/gpu request 1 in"ter\x01 2h`} {
 		f.Add(s)
 	}
 	for _, s := range []string{"/gpu request 1 dev for 1h\n\nteam x", "/gpu deny L-1 " + strings.Repeat("\xff", 100), "/gpu " + strings.Repeat("\U0010ffff", 60),
@@ -330,6 +330,10 @@ func FuzzParse(f *testing.F) {
 			// One short sentence, whatever was typed: what it quotes of the input is cut short.
 			if len(pe.Message) > 600 || strings.ContainsAny(pe.Message, "\n\r") || !strings.HasSuffix(pe.Message, ".") {
 				t.Fatalf("%q is refused in more than one short sentence: %q", s, pe.Message)
+			}
+			// What it quotes it shows as typed, in plain quotes: nothing escaped with a backslash.
+			if strings.Contains(pe.Message, `\`) && !strings.Contains(s, `\`) {
+				t.Fatalf("%q is refused with an escaped quote: %q", s, pe.Message)
 			}
 			return
 		}

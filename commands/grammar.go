@@ -94,7 +94,7 @@ func parseWith(text string, known map[string]bool) (Command, error) {
 	}
 	s, n := match(f)
 	if s == nil {
-		return Command{}, qm.Invalid("/gpu help", "%q is not a /gpu command; /gpu help lists them.", truncate(f[0], 40))
+		return Command{}, qm.Invalid("/gpu help", "%s is not a /gpu command; /gpu help lists them.", policy.Quoted(f[0], 40))
 	}
 	return s.parse(Command{Verb: s.Name, classes: known}, f[n:])
 }
@@ -151,7 +151,9 @@ func words(text string) []string {
 	return out
 }
 
-// unquoted is s without one pair of plain quotes around all of it.
+// unquoted is s without one pair of plain quotes around all of it. Where a name goes (a class,
+// team, template, data class, user or lease id), a quoted word is the name inside its quotes:
+// "interactive" (or “interactive”, which words reads as it) is interactive.
 func unquoted(s string) string {
 	for _, q := range []string{`"`, "'"} {
 		if len(s) >= 2 && strings.HasPrefix(s, q) && strings.HasSuffix(s, q) && !strings.Contains(s[1:len(s)-1], q) {
@@ -161,13 +163,23 @@ func unquoted(s string) string {
 	return s
 }
 
+// leaseArg reads the lease id where one goes, quoted or not.
+func leaseArg(verb, s string) (qm.LeaseID, *qm.Error) {
+	s = unquoted(s)
+	id, err := qm.ParseLeaseID(s)
+	if err != nil {
+		return 0, bad(verb, "%s is not a lease id; lease ids look like L-42.", policy.Quoted(s, 40))
+	}
+	return id, nil
+}
+
 func parseExtend(c Command, args []string) (Command, error) {
 	if len(args) < 2 {
 		return c, bad(c.Verb, "/gpu extend needs a lease id and how much longer, like 2h.")
 	}
-	id, err := qm.ParseLeaseID(args[0])
-	if err != nil {
-		return c, bad(c.Verb, "%q is not a lease id; lease ids look like L-42.", truncate(args[0], 40))
+	id, perr := leaseArg(c.Verb, args[0])
+	if perr != nil {
+		return c, perr
 	}
 	c.Lease = id
 	rest := args[1:]
@@ -186,9 +198,9 @@ func parseDeny(c Command, args []string) (Command, error) {
 	if len(args) < 1 {
 		return c, bad(c.Verb, "/gpu deny needs a lease id, then an optional reason.")
 	}
-	id, err := qm.ParseLeaseID(args[0])
-	if err != nil {
-		return c, bad(c.Verb, "%q is not a lease id; lease ids look like L-42.", truncate(args[0], 40))
+	id, perr := leaseArg(c.Verb, args[0])
+	if perr != nil {
+		return c, perr
 	}
 	c.Lease = id
 	r, perr := reasonText(c.Verb, args[1:])
@@ -233,10 +245,10 @@ func reasonText(verb string, args []string) (string, *qm.Error) {
 
 func parseWord(c Command, args []string) (Command, error) {
 	if len(args) > 1 {
-		return c, bad(c.Verb, "/gpu %s takes at most one word, but got %q.", c.Verb, truncate(strings.Join(args, " "), 40))
+		return c, bad(c.Verb, "/gpu %s takes at most one word, but got %s.", c.Verb, policy.Quoted(strings.Join(args, " "), 40))
 	}
 	if len(args) == 1 {
-		c.Arg = args[0]
+		c.Arg = unquoted(args[0])
 	}
 	return c, nil
 }
@@ -245,7 +257,7 @@ func parseTemplate(c Command, args []string) (Command, error) {
 	if len(args) != 1 {
 		return c, bad(c.Verb, "/gpu template needs one template name; /gpu templates lists them.")
 	}
-	c.Template = strings.ToLower(args[0])
+	c.Template = strings.ToLower(unquoted(args[0]))
 	return c, nil
 }
 
@@ -253,7 +265,7 @@ func parseSubmit(c Command, args []string) (Command, error) {
 	if len(args) < 1 {
 		return c, bad(c.Verb, "/gpu submit needs a template name; /gpu templates lists them.")
 	}
-	c.Template = strings.ToLower(args[0])
+	c.Template = strings.ToLower(unquoted(args[0]))
 	given := map[string]bool{}
 	for _, a := range args[1:] {
 		if k, _, ok := strings.Cut(strings.ToLower(a), "="); ok && (k == "team" || k == "for" || k == "class" || k == "gpus") {
@@ -286,9 +298,9 @@ func parseSubmit(c Command, args []string) (Command, error) {
 // is told so, anything else that it is not a duration; eg is how one is written.
 func durationProblem(verb, v string, err error, eg string) *qm.Error {
 	if errors.Is(err, policy.ErrDurationTooLong) {
-		return bad(verb, "%q is longer than any lease may last (10 years at most); write a duration like %s.", truncate(v, 40), eg)
+		return bad(verb, "%s is longer than any lease may last (10 years at most); write a duration like %s.", policy.Quoted(v, 40), eg)
 	}
-	return bad(verb, "%q is not a duration; write it like %s.", truncate(v, 40), eg)
+	return bad(verb, "%s is not a duration; write it like %s.", policy.Quoted(v, 40), eg)
 }
 
 func parseDur(s string) (time.Duration, error) {
@@ -323,7 +335,7 @@ func looksNumeric(s string) bool {
 func parseCount(verb, s string) (int, *qm.Error) {
 	n, err := strconv.Atoi(s)
 	if err != nil {
-		return 0, bad(verb, "%q is not a whole number of GPUs.", truncate(s, 40))
+		return 0, bad(verb, "%s is not a whole number of GPUs.", policy.Quoted(s, 40))
 	}
 	if n < 1 {
 		return 0, bad(verb, "the number of GPUs must be at least 1, not %d.", n)
@@ -349,7 +361,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 		la := policy.NameKey(a)
 		next := func(what string) (string, *qm.Error) {
 			if i+1 >= len(args) {
-				return "", bad("request", "%q must be followed by a %s.", a, what)
+				return "", bad("request", "%s must be followed by a %s.", policy.Quoted(a, 40), what)
 			}
 			i++
 			return args[i], nil
@@ -377,7 +389,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 			if perr := once("template"); perr != nil {
 				return c, perr
 			}
-			c.Template = strings.ToLower(v)
+			c.Template = strings.ToLower(unquoted(v))
 		case la == "team":
 			v, perr := next("team name")
 			if perr != nil {
@@ -399,14 +411,15 @@ func parseRequest(c Command, args []string) (Command, error) {
 			if perr := once("data class"); perr != nil {
 				return c, perr
 			}
+			v = unquoted(v)
 			c.DataClass = strings.ToLower(v)
 			if !policy.ValidDataClass(c.DataClass) {
-				return c, bad("request", "%q is not a data class; a data class is one word of letters, digits, -, _ or ., such as internal.", truncate(v, 40))
+				return c, bad("request", "%s is not a data class; a data class is one word of letters, digits, -, _ or ., such as internal.", policy.Quoted(v, 40))
 			}
 		case strings.Contains(a, "=") && c.Template != "":
 			c.Params = append(c.Params, a) // the template's key=value parameters
 		case strings.Contains(a, "="):
-			return c, bad("request", "%q is a template parameter, but the request names no template; put it after template NAME.", truncate(a, 40))
+			return c, bad("request", "%s is a template parameter, but the request names no template; put it after template NAME.", policy.Quoted(a, 40))
 		case la == "exclusive" || la == "reservation":
 			c.Exclusive = true
 		case la == "gpu" || la == "gpus" || la == "x":
@@ -438,6 +451,8 @@ func parseRequest(c Command, args []string) (Command, error) {
 			seen["gpus"] = true
 			c.GPUs = n
 		default:
+			a = unquoted(a) // a class name in quotes is the class
+			la = policy.NameKey(a)
 			if d, err := parseDur(a); err == nil && !looksNumeric(a) {
 				if perr := once("duration"); perr != nil {
 					return c, perr
@@ -453,13 +468,13 @@ func parseRequest(c Command, args []string) (Command, error) {
 				return c, durationProblem("request", a, err, "30m, 4h or 2d")
 			}
 			if looksNumeric(a) {
-				return c, bad("request", "%q is out of place: put the number of GPUs first, before the class.", truncate(a, 40))
+				return c, bad("request", "%s is out of place: put the number of GPUs first, before the class.", policy.Quoted(a, 40))
 			}
 			if c.Class != "" {
-				return c, bad("request", "%q is not part of a request; the class is already %s.", truncate(a, 40), c.Class)
+				return c, bad("request", "%s is not part of a request; the class is already %s.", policy.Quoted(a, 40), c.Class)
 			}
 			if !validName(la) {
-				return c, bad("request", "%q is not a class name.", truncate(a, 40))
+				return c, bad("request", "%s is not a class name.", policy.Quoted(a, 40))
 			}
 			c.Class = la
 		}
@@ -472,7 +487,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 		if c.Duration > 0 {
 			ex += " for " + policy.FormatDuration(c.Duration)
 		}
-		return c, qm.Invalid(ex, "%q and %q both name a class, so which one this request is for is unclear; name one class only.", maybe[0], maybe[1])
+		return c, qm.Invalid(ex, "%s and %s both name a class, so which one this request is for is unclear; name one class only.", policy.Quoted(maybe[0], 40), policy.Quoted(maybe[1], 40))
 	}
 	return c, nil
 }
@@ -493,9 +508,10 @@ func unitWord(w string) bool {
 // teamName reads a team's name as typed: A to Z in lower case and nothing else folded, as names
 // are compared (policy.SameName); one that could be no team's name is refused.
 func teamName(verb, s string) (string, *qm.Error) {
+	s = unquoted(s)
 	t := policy.NameKey(s)
 	if !validName(t) {
-		return "", bad(verb, "%q is not a team name.", truncate(s, 40))
+		return "", bad(verb, "%s is not a team name.", policy.Quoted(s, 40))
 	}
 	return t, nil
 }
@@ -577,9 +593,10 @@ func parseEstimate(c Command, args []string) (Command, error) {
 		return c, perr
 	}
 	c.GPUs = n
-	c.Class = policy.NameKey(args[1])
+	class := unquoted(args[1])
+	c.Class = policy.NameKey(class)
 	if !validName(c.Class) {
-		return c, bad("estimate", "%q is not a class name.", truncate(args[1], 40))
+		return c, bad("estimate", "%s is not a class name.", policy.Quoted(class, 40))
 	}
 	rest := args[2:]
 	if strings.EqualFold(rest[0], "for") {
@@ -595,7 +612,7 @@ func parseEstimate(c Command, args []string) (Command, error) {
 
 func parseQuota(c Command, args []string) (Command, error) {
 	if len(args) > 1 {
-		return c, bad(c.Verb, "/gpu quota takes at most a team name, but got %q.", truncate(strings.Join(args, " "), 40))
+		return c, bad(c.Verb, "/gpu quota takes at most a team name, but got %s.", policy.Quoted(strings.Join(args, " "), 40))
 	}
 	if len(args) == 1 {
 		t, perr := teamName(c.Verb, args[0])
@@ -631,16 +648,17 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		return c, bad(c.Verb, "a quota request needs +N and a class.")
 	}
 	if !strings.HasPrefix(head[0], "+") {
-		return c, bad(c.Verb, "%q should be the extra GPUs written like +4.", truncate(head[0], 40))
+		return c, bad(c.Verb, "%s should be the extra GPUs written like +4.", policy.Quoted(head[0], 40))
 	}
 	n, err := strconv.Atoi(head[0][1:])
 	if err != nil || n < 1 || n > qm.MaxRequestGPUs {
-		return c, bad(c.Verb, "%q is not a number of extra GPUs like +4.", truncate(head[0], 40))
+		return c, bad(c.Verb, "%s is not a number of extra GPUs like +4.", policy.Quoted(head[0], 40))
 	}
 	c.GPUs = n
-	c.Class = policy.NameKey(head[1])
+	class := unquoted(head[1])
+	c.Class = policy.NameKey(class)
 	if !validName(c.Class) {
-		return c, bad(c.Verb, "%q is not a class name.", truncate(head[1], 40))
+		return c, bad(c.Verb, "%s is not a class name.", policy.Quoted(class, 40))
 	}
 	tail := head[2:]
 	if len(tail) > 0 {

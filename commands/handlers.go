@@ -685,7 +685,7 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 		}
 		team = id.Teams[0]
 	} else if _, ok := b.pol().Team(team); !ok {
-		return []bot.Reply{b.fail("quota", qm.Errorf(qm.ENOTFOUND, "there is no team %q in the policy.", team))}
+		return []bot.Reply{b.fail("quota", qm.Errorf(qm.ENOTFOUND, "there is no team %s in the policy.", policy.Quoted(team, 40)))}
 	}
 	u, q, err := b.Svc.TeamUsage(ctx, team)
 	if err != nil {

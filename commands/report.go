@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/acme/quartermaster/bot"
@@ -17,11 +18,15 @@ func AddReport(b *Bot, svc *showback.Service) { b.Reports = svc }
 // parseReport takes the week and team as words; Report reads them, since which is which depends
 // on the teams there are.
 func parseReport(c Command, args []string) (Command, error) {
+	args = slices.Clone(args)
+	for i, a := range args { // a team or a week in quotes ("last week" too)
+		args[i] = unquoted(a)
+	}
 	if len(args) >= 2 && strings.EqualFold(args[1], "week") { // "this week", "last week"
 		args = append([]string{args[0] + " " + args[1]}, args[2:]...)
 	}
 	if len(args) > 2 {
-		return c, bad(c.Verb, "/gpu report takes a week and a team at most, but got %q.", truncate(strings.Join(args, " "), 40))
+		return c, bad(c.Verb, "/gpu report takes a week and a team at most, but got %s.", policy.Quoted(strings.Join(args, " "), 40))
 	}
 	c.Params = args
 	return c, nil
@@ -75,7 +80,7 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 				return fail(err)
 			}
 		} else {
-			return fail(qm.Errorf(qm.EINVALID, "%q is neither a week (like %s) nor a team (%s).", truncate(args[0], 40), last, strings.Join(teams, ", ")))
+			return fail(qm.Errorf(qm.EINVALID, "%s is neither a week (like %s) nor a team (%s).", policy.Quoted(args[0], 40), last, strings.Join(teams, ", ")))
 		}
 	default:
 		if w, ok := showback.NamedWeek(strings.Join(args, " "), last); ok { // "last week"
@@ -99,7 +104,7 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 			return fail(err)
 		}
 		if !ok {
-			return fail(qm.Errorf(qm.ENOTFOUND, "there is no team %q; the teams are %s.", truncate(args[len(args)-1], 40), strings.Join(teams, ", ")))
+			return fail(qm.Errorf(qm.ENOTFOUND, "there is no team %s; the teams are %s.", policy.Quoted(args[len(args)-1], 40), strings.Join(teams, ", ")))
 		}
 		team = t
 	}

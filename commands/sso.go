@@ -162,10 +162,10 @@ func parseUnlink(c Command, args []string) (Command, error) {
 	if len(args) != 1 {
 		return c, bad(c.Verb, "/gpu unlink needs one email or chat account (platform:workspace:user).")
 	}
-	c.Arg = args[0]
+	c.Arg = unquoted(args[0])
 	if !strings.Contains(c.Arg, "@") {
 		if _, err := qm.ParseAccount(c.Arg); err != nil {
-			return c, bad(c.Verb, "%q is neither an email nor a chat account like slack:T024BE7LD:U024BE7LH.", truncate(c.Arg, 60))
+			return c, bad(c.Verb, "%s is neither an email nor a chat account like slack:T024BE7LD:U024BE7LH.", policy.Quoted(c.Arg, 60))
 		}
 	}
 	return c, nil

@@ -216,7 +216,7 @@ func UsageHint(specs []*Spec) string {
 
 func noArgs(c Command, args []string) (Command, error) {
 	if len(args) > 0 {
-		return c, bad(c.Verb, "/gpu %s takes no arguments, but got %q.", c.Verb, truncate(strings.Join(args, " "), 40))
+		return c, bad(c.Verb, "/gpu %s takes no arguments, but got %s.", c.Verb, policy.Quoted(strings.Join(args, " "), 40))
 	}
 	return c, nil
 }
@@ -225,9 +225,9 @@ func oneLease(c Command, args []string) (Command, error) {
 	if len(args) != 1 {
 		return c, bad(c.Verb, "/gpu %s needs exactly one lease id, like L-42.", c.Verb)
 	}
-	id, err := qm.ParseLeaseID(args[0])
-	if err != nil {
-		return c, bad(c.Verb, "%q is not a lease id; lease ids look like L-42.", truncate(args[0], 40))
+	id, perr := leaseArg(c.Verb, args[0])
+	if perr != nil {
+		return c, perr
 	}
 	c.Lease = id
 	return c, nil
@@ -243,7 +243,7 @@ func init() {
 				if len(args) > 0 && (strings.EqualFold(args[0], "/gpu") || strings.EqualFold(args[0], "gpu")) {
 					args = args[1:] // /gpu help /gpu extend: the command as it is typed
 				}
-				c.Arg = strings.ToLower(strings.Join(args, " "))
+				c.Arg = strings.ToLower(unquoted(strings.Join(args, " ")))
 				return c, nil
 			},
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
@@ -378,7 +378,7 @@ func (b *Bot) help(topic string) bot.Reply {
 	if topic != "" {
 		s, ok := Lookup(topic)
 		if !ok || !b.offers(s) {
-			return bot.Reply{Error: true, Ephemeral: true, Text: fmt.Sprintf("%q is not a /gpu command; /gpu help lists them. Example: /gpu help request", truncate(topic, 40))}
+			return bot.Reply{Error: true, Ephemeral: true, Text: fmt.Sprintf("%s is not a /gpu command; /gpu help lists them. Example: /gpu help request", policy.Quoted(topic, 40))}
 		}
 		r := bot.Reply{Text: fmt.Sprintf("`%s` — %s.", s.Usage, s.Summary)}
 		var lines []string

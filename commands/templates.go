@@ -33,11 +33,11 @@ func (t *Templates) list(_ context.Context, _ bot.Request, c Command) []bot.Repl
 	found := t.Catalog.Search(c.Arg)
 	all := len(t.Catalog.List())
 	if len(found) == 0 {
-		return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("No template matches %q; /gpu templates lists all %d. Example: /gpu templates pytorch", truncate(c.Arg, 40), all)}}
+		return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("No template matches %s; /gpu templates lists all %d. Example: /gpu templates pytorch", policy.Quoted(c.Arg, 40), all)}}
 	}
 	head := fmt.Sprintf("%d templates. /gpu template NAME shows one with its Slurm script and Kubernetes manifest.", all)
 	if c.Arg != "" {
-		head = fmt.Sprintf("%d of %d templates match %q. /gpu template NAME shows one with its Slurm script and Kubernetes manifest.", len(found), all, truncate(c.Arg, 40))
+		head = fmt.Sprintf("%d of %d templates match %s. /gpu template NAME shows one with its Slurm script and Kubernetes manifest.", len(found), all, policy.Quoted(c.Arg, 40))
 	}
 	r := bot.Reply{Text: head}
 	for _, tp := range found {
@@ -211,7 +211,7 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 			c.Class = policy.NameKey(v)
 			if _, ok := t.Bot.pol().Class(c.Class); !ok {
 				return []bot.Reply{t.Bot.refuse(c.Verb, qm.Invalid(fmt.Sprintf("/gpu submit %s class=%s", tp.Name, t.Bot.pol().Classes[0].Name),
-					"There is no class %q; the catalog has %s.", truncate(v, 40), strings.Join(t.Bot.pol().ClassNames(), ", ")))}
+					"There is no class %s; the catalog has %s.", policy.Quoted(v, 40), strings.Join(t.Bot.pol().ClassNames(), ", ")))}
 			}
 		case "gpus":
 			n, err := strconv.Atoi(v)

@@ -236,7 +236,7 @@ func (c *Console) control(ctx context.Context, line string) {
 		}
 		d, err := policy.ParseDuration(f[1])
 		if err != nil || d <= 0 {
-			fail(fmt.Sprintf("%q is not a duration. Example: %s 45m", f[1], verb))
+			fail(fmt.Sprintf("%s is not a duration. Example: %s 45m", policy.Quoted(f[1], 40), verb))
 			return
 		}
 		switch {
@@ -258,7 +258,7 @@ func (c *Console) control(ctx context.Context, line string) {
 		}
 		var pct float64
 		if _, err := fmt.Sscanf(strings.TrimSuffix(f[2], "%"), "%g", &pct); err != nil || pct < 0 || pct > 100 {
-			fail(fmt.Sprintf("%q is not a percentage between 0 and 100. Example: :util L-1 0", f[2]))
+			fail(fmt.Sprintf("%s is not a percentage between 0 and 100. Example: :util L-1 0", policy.Quoted(f[2], 40)))
 			return
 		}
 		if c.Controls.Util == nil {
@@ -279,6 +279,6 @@ func (c *Console) control(ctx context.Context, line string) {
 			c.say(bot.Reply{To: "console", Text: c.Controls.Now().Format(time.RFC3339)})
 		}
 	default:
-		fail(fmt.Sprintf("%q is not a console command; they are :advance, :wait, :util, :as and :now. Example: :advance 45m", f[0]))
+		fail(fmt.Sprintf("%s is not a console command; they are :advance, :wait, :util, :as and :now. Example: :advance 45m", policy.Quoted(f[0], 40)))
 	}
 }

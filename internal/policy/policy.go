@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Policy is a loaded, validated policy file.
@@ -515,6 +516,30 @@ func Count(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// Quoted is text someone typed as a reply quotes it back: in plain double quotes and as it was
+// typed, with nothing escaped; characters that would not show (control and format characters
+// such as a right-to-left override) are left out, other white space is a space, bytes that are
+// no UTF-8 are shown as �, and past n characters it is cut short with an ellipsis.
+func Quoted(s string, n int) string {
+	var b strings.Builder
+	count := 0
+	for _, r := range strings.ToValidUTF8(s, "\ufffd") {
+		switch {
+		case unicode.IsControl(r) && !unicode.IsSpace(r), unicode.Is(unicode.Cf, r):
+			continue
+		case unicode.IsSpace(r):
+			r = ' '
+		}
+		if count == n {
+			b.WriteString("…")
+			break
+		}
+		b.WriteRune(r)
+		count++
+	}
+	return `"` + b.String() + `"`
 }
 
 // JoinList writes items as a reader lists them, joined by word ("and", "or"): "a", "a or b",

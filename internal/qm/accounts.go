@@ -25,7 +25,7 @@ func (a Account) IsZero() bool { return a.Platform == "" && a.User == "" }
 // ParseAccount reads PLATFORM:WORKSPACE:USER (the workspace may be empty, as in console::alice).
 func ParseAccount(s string) (Account, error) {
 	parts := strings.Split(strings.TrimSpace(s), ":")
-	bad := Errorf(EINVALID, "%q is not a chat account; write it as platform:workspace:user, e.g. slack:T024BE7LD:U024BE7LH.", clipText(s, 60))
+	bad := Errorf(EINVALID, "%s is not a chat account; write it as platform:workspace:user, e.g. slack:T024BE7LD:U024BE7LH.", policy.Quoted(s, 60))
 	if len(parts) != 3 {
 		return Account{}, bad
 	}
@@ -54,13 +54,6 @@ func accountWord(s string, mayBeEmpty bool) bool {
 		}
 	}
 	return true
-}
-
-func clipText(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // AccountLink ties a chat account to the identity it proved at the organisation's identity

@@ -60,7 +60,7 @@ func (s *Service) teamFor(id Identity, asked string) (string, error) {
 		}
 	}
 	if _, ok := s.Policy.Team(asked); !ok {
-		return "", Errorf(EINVALID, "there is no team %q; your teams: %s.", asked, strings.Join(id.Teams, ", "))
+		return "", Errorf(EINVALID, "there is no team %s; your teams: %s.", policy.Quoted(asked, 40), strings.Join(id.Teams, ", "))
 	}
 	return "", Errorf(EFORBIDDEN, "you are not a member of team %s; your teams: %s.", asked, strings.Join(id.Teams, ", "))
 }

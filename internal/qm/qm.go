@@ -26,7 +26,7 @@ func ParseLeaseID(s string) (LeaseID, error) {
 	}
 	n, err := strconv.ParseInt(t, 10, 64)
 	if err != nil || n <= 0 {
-		return 0, Errorf(EINVALID, "%q is not a lease id; lease ids look like L-42", s)
+		return 0, Errorf(EINVALID, "%s is not a lease id; lease ids look like L-42", policy.Quoted(s, 40))
 	}
 	return LeaseID(n), nil
 }

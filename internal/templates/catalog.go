@@ -127,12 +127,12 @@ func (c *Catalog) Get(name string) (*Template, error) {
 	for i, t := range c.list {
 		names[i] = t.Name
 	}
-	shown := clip(name)
+	shown := policy.Quoted(name, 40)
 	if near := policy.Closest(key, names); near != "" {
-		return nil, qm.Invalid("/gpu template "+near, "There is no template %q; did you mean %s?", shown, near)
+		return nil, qm.Invalid("/gpu template "+near, "There is no template %s; did you mean %s?", shown, near)
 	}
 	if found := c.Search(key); len(found) > 0 {
-		return nil, qm.Invalid("/gpu template "+found[0].Name, "There is no template %q; /gpu templates %s lists %d that match.", shown, clip(key), len(found))
+		return nil, qm.Invalid("/gpu template "+found[0].Name, "There is no template %s; /gpu templates %s lists %d that match.", shown, clip(key), len(found))
 	}
-	return nil, qm.Invalid("/gpu template "+c.list[0].Name, "There is no template %q; /gpu templates lists all %d.", shown, len(c.list))
+	return nil, qm.Invalid("/gpu template "+c.list[0].Name, "There is no template %s; /gpu templates lists all %d.", shown, len(c.list))
 }

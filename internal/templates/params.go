@@ -81,18 +81,18 @@ func (t *Template) ParseParams(args []string) (Params, error) {
 		}
 		key, value, ok := strings.Cut(arg, "=")
 		if !ok {
-			return nil, inputErr(t.Example(), "%q is not key=value", clip(arg))
+			return nil, inputErr(t.Example(), "%s is not key=value", policy.Quoted(arg, 40))
 		}
 		key = strings.ToLower(strings.TrimSpace(key))
 		if key == "" {
-			return nil, inputErr(t.Example(), "%q has no key before the =", clip(arg))
+			return nil, inputErr(t.Example(), "%s has no key before the =", policy.Quoted(arg, 40))
 		}
 		p := t.param(key)
 		if p == nil {
 			return nil, t.unknownParam(key)
 		}
 		if _, dup := out[p.Name]; dup {
-			return nil, inputErr(t.exampleFor(p), "parameter %q is given twice", p.Name)
+			return nil, inputErr(t.exampleFor(p), "parameter %s is given twice", policy.Quoted(p.Name, 40))
 		}
 		if _, err := t.check(p, value); err != nil {
 			return nil, err
@@ -112,9 +112,9 @@ func (t *Template) param(name string) *Parameter {
 }
 
 func (t *Template) unknownParam(key string) error {
-	shown := clip(key)
+	shown := policy.Quoted(key, 40)
 	if len(t.Parameters) == 0 {
-		return inputErr(t.Example(), "unknown parameter %q; %s takes no parameters", shown, t.Name)
+		return inputErr(t.Example(), "unknown parameter %s; %s takes no parameters", shown, t.Name)
 	}
 	names := make([]string, len(t.Parameters))
 	for i, p := range t.Parameters {
@@ -124,7 +124,7 @@ func (t *Template) unknownParam(key string) error {
 	if near := policy.Closest(key, names); near != "" {
 		hint = fmt.Sprintf(" (did you mean %s?)", near)
 	}
-	return inputErr(t.Example(), "unknown parameter %q%s; %s are known", shown, hint, policy.JoinList(names, "and"))
+	return inputErr(t.Example(), "unknown parameter %s%s; %s are known", shown, hint, policy.JoinList(names, "and"))
 }
 
 // check converts one raw value to its typed form, or says in one sentence why it cannot.
@@ -144,7 +144,7 @@ func (t *Template) check(p *Parameter, raw string) (any, error) {
 	case TypeInt:
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return nil, inputErr(ex, "%s must be a whole number, not %q", p.Name, clip(v))
+			return nil, inputErr(ex, "%s must be a whole number, not %s", p.Name, policy.Quoted(v, 40))
 		}
 		if (p.hasMin && n < p.min) || (p.hasMax && n > p.max) {
 			return nil, inputErr(ex, "%s=%d is out of range: it must be %s", p.Name, n, p.rangeText())
@@ -153,7 +153,7 @@ func (t *Template) check(p *Parameter, raw string) (any, error) {
 	case TypeDuration:
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return nil, inputErr(ex, "%s must be a duration like 30m or 1h30m, not %q", p.Name, clip(v))
+			return nil, inputErr(ex, "%s must be a duration like 30m or 1h30m, not %s", p.Name, policy.Quoted(v, 40))
 		}
 		if (p.hasMin && int64(d) < p.min) || (p.hasMax && int64(d) > p.max) {
 			return nil, inputErr(ex, "%s=%s is out of range: it must be %s", p.Name, v, p.rangeText())
@@ -166,25 +166,25 @@ func (t *Template) check(p *Parameter, raw string) (any, error) {
 		case "false", "no", "off", "0":
 			return false, nil
 		}
-		return nil, inputErr(ex, "%s must be true or false, not %q", p.Name, clip(v))
+		return nil, inputErr(ex, "%s must be true or false, not %s", p.Name, policy.Quoted(v, 40))
 	case TypeEnum:
 		for _, c := range p.Choices {
 			if strings.EqualFold(c, v) {
 				return c, nil
 			}
 		}
-		return nil, inputErr(ex, "%s must be %s, not %q", p.Name, policy.JoinList(p.Choices, "or"), clip(v))
+		return nil, inputErr(ex, "%s must be %s, not %s", p.Name, policy.JoinList(p.Choices, "or"), policy.Quoted(v, 40))
 	case TypePath:
 		if msg := pathProblem(v); msg != "" {
-			return nil, inputErr(ex, "%s must be a path inside the team storage %s, not %q", p.Name, msg, clip(v))
+			return nil, inputErr(ex, "%s must be a path inside the team storage %s, not %s", p.Name, msg, policy.Quoted(v, 40))
 		}
 		if p.re != nil && !p.re.MatchString(v) {
-			return nil, inputErr(ex, "%s must match %s, not %q", p.Name, p.Pattern, clip(v))
+			return nil, inputErr(ex, "%s must match %s, not %s", p.Name, p.Pattern, policy.Quoted(v, 40))
 		}
 		return v, nil
 	default: // TypeString
 		if p.re != nil && !p.re.MatchString(v) {
-			return nil, inputErr(ex, "%s must match %s, not %q", p.Name, p.Pattern, clip(v))
+			return nil, inputErr(ex, "%s must match %s, not %s", p.Name, p.Pattern, policy.Quoted(v, 40))
 		}
 		return v, nil
 	}

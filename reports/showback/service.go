@@ -141,7 +141,7 @@ func (s *Service) ResolveTeam(ctx context.Context, name string) (string, error) 
 			return n, nil
 		}
 	}
-	return "", qm.Errorf(qm.ENOTFOUND, "there is no team %q; the teams are %s.", clipText(name, 40), strings.Join(names, ", "))
+	return "", qm.Errorf(qm.ENOTFOUND, "there is no team %s; the teams are %s.", policy.Quoted(name, 40), strings.Join(names, ", "))
 }
 
 // TeamNames lists the teams the policy lists and those that have had leases, by name.
@@ -164,12 +164,4 @@ func (s *Service) TeamNames(ctx context.Context) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-func clipText(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 )
 
@@ -76,12 +77,7 @@ func ParseWeek(s string, example Week) (Week, error) { return parseWeek(s, examp
 func parseWeek(s string, example Week, more string) (Week, error) {
 	t := strings.ToUpper(strings.TrimSpace(s))
 	bad := func(why string) error {
-		q := []rune(strings.TrimSpace(s))
-		quoted := string(q)
-		if len(q) > maxWeekText {
-			quoted = string(q[:maxWeekText]) + "…"
-		}
-		return qm.Errorf(qm.EINVALID, "%q %s; write a week as YEAR-Wnn, e.g. %s%s.", quoted, why, example, more)
+		return qm.Errorf(qm.EINVALID, "%s %s; write a week as YEAR-Wnn, e.g. %s%s.", policy.Quoted(strings.TrimSpace(s), maxWeekText), why, example, more)
 	}
 	y, n, ok := strings.Cut(t, "W")
 	y = strings.TrimSuffix(y, "-")
