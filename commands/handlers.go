@@ -81,17 +81,9 @@ func (b *Bot) Check(ctx context.Context, req bot.Request) *bot.Reply {
 	if err != nil || (c.Verb != "deny" && c.Verb != "approve") {
 		return nil
 	}
-	user := qm.CanonicalUser(req.User)
-	if b.SSO != nil {
-		acct := accountOf(req)
-		if acct.IsZero() {
-			return nil
-		}
-		link, current, err := b.SSO.Link(ctx, acct)
-		if err != nil || !current {
-			return nil
-		}
-		user = qm.CanonicalUser(link.Email)
+	user, ok := b.signedIn(ctx, req)
+	if !ok {
+		return nil
 	}
 	_, err = b.Svc.Resolve(ctx, user)
 	if err == nil {
@@ -108,6 +100,47 @@ func (b *Bot) Check(ctx context.Context, req bot.Request) *bot.Reply {
 		text += " Example: " + b.expand(e.Example)
 	}
 	return &bot.Reply{Error: true, Ephemeral: true, Text: text}
+}
+
+// signedIn is who req's person is, as a command would know them, without asking them anything:
+// with single sign-on, the email their linked account proved (false when it is not linked or
+// its groups are not current); without, the user the adapter names.
+func (b *Bot) signedIn(ctx context.Context, req bot.Request) (string, bool) {
+	if b.SSO == nil {
+		return qm.CanonicalUser(req.User), true
+	}
+	acct := accountOf(req)
+	if acct.IsZero() {
+		return "", false
+	}
+	link, current, err := b.SSO.Link(ctx, acct)
+	if err != nil || !current {
+		return "", false
+	}
+	return qm.CanonicalUser(link.Email), true
+}
+
+// DefaultClass is the class that "/gpu request" naming no class would give req's person now:
+// the first class, in the policy's order, in which their team has quota and room (the rule
+// the request itself applies). ok is false when none has room, or the person is not known
+// (not signed in, in no team): a request form then starts on the catalog's first class.
+func (b *Bot) DefaultClass(ctx context.Context, req bot.Request) (class string, ok bool) {
+	user, known := b.signedIn(ctx, req)
+	if !known {
+		return "", false
+	}
+	who, err := b.Svc.Resolve(ctx, user)
+	if err != nil {
+		return "", false
+	}
+	class, ok, err = b.Svc.DefaultClass(ctx, who, "")
+	if err != nil {
+		if qm.ErrorCode(err) == qm.EINTERNAL && ctx.Err() == nil {
+			b.log().Error("the class a request form starts on could not be chosen", "user", user, "err", err)
+		}
+		return "", false
+	}
+	return class, ok
 }
 
 // refuse turns an error into one sentence and an example that works on this installation: the

@@ -125,6 +125,7 @@ func (e *env) newAdapterWith(h bot.Handler, claim, within time.Duration) *slackb
 		InboxClaim:      claim,
 		ReplayWithin:    within,
 		Choices:         slackbot.Choices{Classes: classes, Teams: []string{"vision", "language"}},
+		FormClass:       e.bot.DefaultClass,
 		Logger:          storetest.Logger(e.t),
 		ChannelInterval: time.Millisecond,
 	})

@@ -138,3 +138,102 @@ func TestRequestFormStartsWithinTheFirstClassLimit(t *testing.T) {
 		t.Errorf("the form starts at %q, want 1h30m: %s", initial, textIn([]map[string]any{views[0].View}))
 	}
 }
+
+// initialOf is the value a form's field starts at: its menu's initial option, or its text.
+func initialOf(v map[string]any, action string) string {
+	blocks, _ := v["blocks"].([]any)
+	for _, b := range blocks {
+		el, _ := b.(map[string]any)["element"].(map[string]any)
+		if el["action_id"] != action {
+			continue
+		}
+		if opt, ok := el["initial_option"].(map[string]any); ok {
+			s, _ := opt["value"].(string)
+			return s
+		}
+		s, _ := el["initial_value"].(string)
+		return s
+	}
+	return ""
+}
+
+// lastOpened is the form most recently opened.
+func (e *env) lastOpened() map[string]any {
+	e.t.Helper()
+	_, _, _, views := e.slack.snapshot()
+	for i := len(views) - 1; i >= 0; i-- {
+		if views[i].Method == "open" {
+			return views[i].View
+		}
+	}
+	e.t.Fatal("no form was opened")
+	return nil
+}
+
+// The request form starts on the class that "/gpu request" naming no class would get: with the
+// team's interactive GPUs all held, on train, as the typed request goes; with no class having
+// room, on the catalog's first class.
+func TestRequestFormStartsOnTheClassWithRoom(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	granted := func(text string) string {
+		t.Helper()
+		trigger := e.command("UALICE", text)
+		e.wait()
+		r := e.responseTo(trigger)
+		if !strings.Contains(r.Text, "is active") {
+			t.Fatalf("/gpu %s: %s", text, r.Text)
+		}
+		return r.Text
+	}
+	e.command("UALICE", "")
+	e.wait()
+	if c := initialOf(e.lastOpened(), "qm.form.class"); c != "interactive" {
+		t.Fatalf("with room everywhere the form starts on %q, want interactive", c)
+	}
+
+	for range 4 { // team vision may hold 4 interactive GPUs at once
+		granted("request 1 interactive for 1h")
+	}
+	e.command("UALICE", "")
+	e.wait()
+	form := e.lastOpened()
+	if c := initialOf(form, "qm.form.class"); c != "train" {
+		t.Errorf("with vision's interactive GPUs all held the form starts on %q, want train", c)
+	}
+	if d := initialOf(form, "qm.form.duration"); d != "2h" {
+		t.Errorf("the form starts at %q, want 2h", d)
+	}
+	if typed := granted("request 1 for 1h"); !strings.Contains(typed, "× train") {
+		t.Errorf("the typed request naming no class went elsewhere than the form: %s", typed)
+	}
+
+	granted("request 8 train for 1h")
+	granted("request 7 train for 1h") // 16 of vision's 16 train GPUs
+	e.command("UALICE", "")
+	e.wait()
+	if c := initialOf(e.lastOpened(), "qm.form.class"); c != "interactive" {
+		t.Errorf("with no class having room the form starts on %q, want interactive, the first", c)
+	}
+}
+
+// A form that starts on another class than the first starts at that class's own length.
+func TestRequestFormStartsAtTheLengthOfItsClass(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	var asked []string
+	e.useHTTPAdapter(e.bot, func(c *slackbot.Config) {
+		c.Choices = slackbot.Choices{Classes: []slackbot.Choice{{Value: "interactive", Duration: "2h"}, {Value: "train", Duration: "45m"}}, DefaultDuration: "2h"}
+		c.FormClass = func(_ context.Context, req bot.Request) (string, bool) {
+			asked = append(asked, req.User)
+			return "train", true
+		}
+	})
+	e.command("UALICE", "")
+	e.wait()
+	form := e.lastOpened()
+	if c, d := initialOf(form, "qm.form.class"), initialOf(form, "qm.form.duration"); c != "train" || d != "45m" {
+		t.Errorf("the form starts on %s for %s, want train for 45m", c, d)
+	}
+	if len(asked) != 1 || asked[0] != "alice@acme.example" {
+		t.Errorf("the class was asked for %v, want alice@acme.example", asked)
+	}
+}

@@ -31,6 +31,9 @@ type Choices struct {
 type Choice struct {
 	Value string
 	Label string
+	// Duration is the length a new form starts at when it starts on this class (what the class
+	// allows without approval, 2h at most); empty: Choices.DefaultDuration.
+	Duration string
 }
 
 // DefaultDurations are the lease lengths the modal offers when Choices names none.
@@ -147,7 +150,7 @@ func (a *Adapter) estimate(ctx context.Context, user string, f form) string {
 	return rs[0].Text
 }
 
-// defaultForm is a new modal's starting point.
+// defaultForm is a new modal's starting point: one GPU of the catalog's first class.
 func (a *Adapter) defaultForm() form {
 	f := form{GPUs: "1", Duration: defaultDuration}
 	if d := a.cfg.Choices.DefaultDuration; d != "" {
@@ -155,6 +158,43 @@ func (a *Adapter) defaultForm() form {
 	}
 	if len(a.cfg.Choices.Classes) > 0 {
 		f.Class = a.cfg.Choices.Classes[0].Value
+	}
+	return f
+}
+
+// formBudget is how much of a trigger's life choosing a form's class may take; past it the form
+// opens on the first class rather than not at all.
+const formBudget = triggerLife / 2
+
+// startingForm is the form user's request modal opens with: defaultForm, on the class that
+// "/gpu request" naming no class would give them (Config.FormClass) and at the length that class
+// starts at. Whatever keeps that from being known in time (who they are, the class) leaves the
+// first class.
+func (a *Adapter) startingForm(ctx context.Context, user string, received time.Time) form {
+	f := a.defaultForm()
+	if a.cfg.FormClass == nil {
+		return f
+	}
+	ctx, cancel := context.WithDeadline(ctx, received.Add(formBudget))
+	defer cancel()
+	email, refusal := a.who(ctx, user)
+	if refusal != "" {
+		return f
+	}
+	class, ok := a.cfg.FormClass(ctx, bot.Request{User: email, Account: a.account(user)})
+	if !ok || ctx.Err() != nil {
+		return f
+	}
+	if len(a.cfg.Choices.Classes) == 0 {
+		f.Class = class // the class is free text
+	}
+	for _, c := range a.cfg.Choices.Classes {
+		if c.Value == class {
+			f.Class = class
+			if c.Duration != "" {
+				f.Duration = c.Duration
+			}
+		}
 	}
 	return f
 }
@@ -312,10 +352,11 @@ func (a *Adapter) openView(ctx context.Context, trigger string, received time.Ti
 }
 
 // openRequestModal opens the request modal (for "/gpu" alone, or the Home tab's button) at once,
-// before any worker is free, with the estimate still to come; the estimate then fills it in with
+// before any worker is free, on the class a request naming none would get (startingForm), with
+// the estimate still to come; the estimate then fills it in with
 // views.update. A slow estimate never costs the user the form.
 func (a *Adapter) openRequestModal(ctx context.Context, trigger string, received time.Time, o origin) {
-	f := a.defaultForm()
+	f := a.startingForm(ctx, o.user, received)
 	meta := modalMeta{Channel: o.channel}
 	resp, err := a.openView(ctx, trigger, received, a.requestView(f, calculating, meta))
 	if err != nil {

@@ -69,6 +69,10 @@ type Config struct {
 	Refs bot.RefStore
 	// Choices fill the request modal's menus.
 	Choices Choices
+	// FormClass, when set, is the class a person's new request form starts on: the one that
+	// "/gpu request" naming no class would give them (the first in which their team has quota
+	// and room). ok false, or nil: the first of Choices.Classes.
+	FormClass func(ctx context.Context, req bot.Request) (class string, ok bool)
 	// SignIn says whether single sign-on is on: then a Slack user whose profile shows no email
 	// still reaches the handler, which knows people by their chat account (/gpu login links it).
 	// Nil: off, and such a user is told why nothing can be done.

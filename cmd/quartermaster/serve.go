@@ -430,6 +430,7 @@ func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, 
 		Inbox:         chatstore.Inbox{DB: a.Store, Owner: senderName(), Platform: slackbot.Platform},
 		OnAck:         func(transport, kind string, took time.Duration) { a.Metrics.Ack("slack", transport, kind, took) },
 		Choices:       slackChoices(a),
+		FormClass:     a.Bot.DefaultClass,
 		SignIn:        func() bool { return a.Bot.SSO != nil },
 		LinkedUser: func(ctx context.Context, person string) (string, bool, error) {
 			return linkedUser(ctx, a, slackbot.Platform, person)
@@ -444,18 +445,19 @@ func slackChoices(a *App) slackbot.Choices {
 	var ch slackbot.Choices
 	for _, c := range a.Policy.Classes {
 		price := policy.Price(a.Policy.Currency, c.PricePerGPUHour)
-		ch.Classes = append(ch.Classes, slackbot.Choice{Value: c.Name, Label: fmt.Sprintf("%s — %s, %s/GPU-h", c.Name, c.SKU, price)})
+		d := 2 * time.Hour // a new form's length on the class: 2h, or less where the class allows less
+		if m := c.MaxDuration.Duration; m > 0 && m < d {
+			d = m
+		}
+		ch.Classes = append(ch.Classes, slackbot.Choice{Value: c.Name, Label: fmt.Sprintf("%s — %s, %s/GPU-h", c.Name, c.SKU, price),
+			Duration: policy.FormatDuration(d)})
 	}
 	for _, t := range a.Policy.Teams {
 		ch.Teams = append(ch.Teams, t.Name)
 	}
 	sort.Strings(ch.Teams)
-	if len(a.Policy.Classes) > 0 {
-		d := 2 * time.Hour // a new form's length: 2h, or less where the first class allows less
-		if m := a.Policy.Classes[0].MaxDuration.Duration; m > 0 && m < d {
-			d = m
-		}
-		ch.DefaultDuration = policy.FormatDuration(d)
+	if len(ch.Classes) > 0 {
+		ch.DefaultDuration = ch.Classes[0].Duration
 	}
 	ch.Durations = formDurations(a.Policy)
 	return ch

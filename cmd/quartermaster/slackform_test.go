@@ -34,4 +34,10 @@ func TestSlackFormOffersEveryClassLength(t *testing.T) {
 	if got := strings.Join(ch.Durations, " "); !strings.HasPrefix(got, "30m 45m 1h ") || strings.Contains(got, "7d") || ch.DefaultDuration != "45m" {
 		t.Errorf("a 45m class: durations %s, starting at %s", got, ch.DefaultDuration)
 	}
+	// A form that starts on a class starts at that class's length (the first's, or the class a
+	// request naming none would get).
+	ch = slackChoices(load("  - {name: a, max_gpus: 1, max_duration: 8h}\n  - {name: b, max_gpus: 1, max_duration: 45m}\n"))
+	if ch.DefaultDuration != "2h" || ch.Classes[0].Duration != "2h" || ch.Classes[1].Duration != "45m" {
+		t.Errorf("classes of 8h and 45m: the form starts at %s, on a at %s, on b at %s", ch.DefaultDuration, ch.Classes[0].Duration, ch.Classes[1].Duration)
+	}
 }

@@ -134,6 +134,28 @@ func (s *Service) wholeNodesText(class string, gpus int) string {
 	return fmt.Sprintf("whole nodes of %d GPUs in all", gpus)
 }
 
+// DefaultClass is the class that a request of one GPU by who naming no class would get now,
+// charged to team (empty: their first team), by the rule of classWithRoom: the first class, in the
+// policy's order, in which the team has quota and room. ok is false when no class has room (or
+// the team has no quota in any), where such a request would be refused or wait for a budget
+// owner.
+func (s *Service) DefaultClass(ctx context.Context, who Identity, team string) (class string, ok bool, err error) {
+	team, err = s.teamFor(who, team)
+	if err != nil {
+		return "", false, err
+	}
+	// Nothing is delivered here: no earlier delivery's class stands in for the rule.
+	ctx = context.WithValue(ctx, deliveryKeyCtx{}, "")
+	class, noRoom, err := s.classWithRoom(ctx, team, &LeaseRequest{User: who.User, Who: &who, Team: team})
+	if err != nil {
+		return "", false, err
+	}
+	if _, known := s.Policy.Class(class); !known {
+		return "", false, nil
+	}
+	return class, noRoom == nil, nil
+}
+
 // classWithRoom is the class a request that names none gets: the first of its candidates
 // (req.Classes, else the catalog in the policy's order) in which team has a quota with room for
 // the request's GPUs. When none has, it is the first candidate the team has quota in (else the
