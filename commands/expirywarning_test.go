@@ -217,3 +217,75 @@ func TestIdleWarnedLeaseIsNotAlsoWarnedOfItsEnd(t *testing.T) {
 		t.Errorf("kept inside its warning time, udo got %q", texts(got))
 	}
 }
+
+// newWarnHarnessWith is newWarnHarness on warnPolicy with each old text replaced by the new.
+func newWarnHarnessWith(t *testing.T, oldNew ...string) *harness {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "kestrel.yaml")
+	if err := os.WriteFile(f, []byte(warnPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return newHarnessOn(t, policyVariant(t, f, oldNew...))
+}
+
+// The warning's Extend offer is judged as /gpu extend judges it, the team's quota included: with
+// team falken's 2 weekly GPU-hours used, the hour it offers is said to wait for a budget owner,
+// past the team's weekly GPU-hours, where a rule sends it to one, and said to be refused, with no
+// Extend button, where none does; each time as the button's command then finds.
+func TestExpiryWarningSaysWhatTheTeamsQuotaMakesOfTheExtension(t *testing.T) {
+	weekly := []string{"quota: {gpus: {scratch: 4, marathon: 2, silent: 2}}", "quota: {gpus: {scratch: 4, marathon: 2, silent: 2}, gpu_hours_per_week: 2}"}
+	rule := []string{"exceptions:\n", "exceptions:\n  - name: weekly-hours\n    when: usage.gpu_hours_week + request.gpu_hours > team.quota.gpu_hours_per_week\n    why: Beyond the team's weekly GPU-hours\n"}
+
+	h := newWarnHarnessWith(t, append(weekly, rule...)...)
+	id := leaseIn(t, mustOK(t, h.say(udo, "/gpu request 1 scratch for 2h")).Text)
+	h.notices(udo)
+	h.advance(time.Hour + 40*time.Minute)
+	got := expiryWarnings(h.notices(udo))
+	want := id.String() + " ends at Mon 30 Nov 18:00 CET (in 20m); extend it with /gpu extend " + id.String() +
+		" 1h, which will wait for a budget owner because it takes team falken past its quota, to 3 of its 2 GPU-hours this week."
+	if len(got) != 1 || got[0].Text != want {
+		t.Fatalf("the warning with the team's weekly GPU-hours used: %q\nwant %q", texts(got), want)
+	}
+	if len(got[0].Actions) != 2 || got[0].Actions[0].Label != "Extend 1h" {
+		t.Fatalf("the warning's buttons: %+v", got[0].Actions)
+	}
+	if r := mustOK(t, h.say(udo, got[0].Actions[0].Command)); !strings.Contains(r.Text, "waits for approval") {
+		t.Errorf("its Extend button: %q, want the extension to wait for approval", r.Text)
+	}
+
+	h = newWarnHarnessWith(t, weekly...) // no rule sends it to a budget owner: /gpu extend refuses it
+	id = leaseIn(t, mustOK(t, h.say(udo, "/gpu request 1 scratch for 2h")).Text)
+	h.notices(udo)
+	h.advance(time.Hour + 40*time.Minute)
+	got = expiryWarnings(h.notices(udo))
+	extend := "/gpu extend " + id.String() + " 1h"
+	if len(got) != 1 || !strings.HasPrefix(got[0].Text, id.String()+" ends at Mon 30 Nov 18:00 CET (in 20m); "+extend+" would be refused now: team falken has 0 of its 2 GPU-hours left this week") {
+		t.Fatalf("the warning with no rule to send the extension to a budget owner: %q", texts(got))
+	}
+	if a := got[0].Actions; len(a) != 1 || a[0].Label != "Release" {
+		t.Errorf("a warning whose extension would be refused offers %+v, want Release alone", a)
+	}
+	if r := h.say(udo, extend); !r.Error || !strings.Contains(r.Text, "GPU-hours left this week") {
+		t.Errorf("%s: %q, want the refusal the warning announced", extend, r.Text)
+	}
+}
+
+// An expiry warning is recorded in the lease's history, as an idle warning is.
+func TestExpiryWarningIsInTheLeasesHistory(t *testing.T) {
+	h := newWarnHarness(t)
+	id := leaseIn(t, mustOK(t, h.say(udo, "/gpu request 1 scratch for 2h")).Text)
+	h.advance(time.Hour + 40*time.Minute)
+	if len(expiryWarnings(h.notices(udo))) != 1 {
+		t.Fatal("no expiry warning")
+	}
+	r := mustOK(t, h.say(udo, "/gpu status "+id.String()))
+	var history string
+	for _, s := range r.Sections {
+		if s.Title == "History" {
+			history = s.Text
+		}
+	}
+	if !strings.Contains(history, "Mon 30 Nov 17:40 CET  system: active → active (its owner was warned that it ends in 20m)") {
+		t.Errorf("the history does not show the warning:\n%s", history)
+	}
+}

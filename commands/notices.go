@@ -73,6 +73,66 @@ func (b *Bot) expiryExtension(l *qm.Lease) (by time.Duration, past string) {
 	return by, past
 }
 
+// expiryOffer is the expiry warning of l: when it ends, and the extension expiryExtension offers
+// as /gpu extend would judge it now (qm.JudgeExtension): granted at once; waiting for a budget
+// owner, and why (past the class's max_duration, past the team's quota, another rule); or
+// refused, and why, with no Extend button.
+func (b *Bot) expiryOffer(ctx context.Context, l *qm.Lease) bot.Reply {
+	id := l.ID.String()
+	by, past := b.expiryExtension(l)
+	extend := fmt.Sprintf("/gpu extend %s %s", id, policy.FormatDuration(by))
+	release := bot.Action{Label: "Release", Command: "/gpu release " + id, Style: "danger"}
+	ends := fmt.Sprintf("%s ends at %s", id, b.when(l.ExpiresAt))
+	v, err := b.Svc.JudgeExtension(ctx, l, by)
+	if err != nil {
+		// Not known now: offered as max_duration alone judges it.
+		b.log().Error("judging the extension an expiry warning offers", "lease", id, "err", err)
+		v = qm.ExtensionVerdict{}
+		if past != "" {
+			v.Matches = []policy.Match{{Rule: "max_duration"}}
+		}
+	}
+	if v.Refused != nil {
+		return bot.Reply{Text: fmt.Sprintf("%s; %s would be refused now: %s", ends, extend, qm.ErrorMessage(v.Refused)), Actions: []bot.Action{release}}
+	}
+	text := fmt.Sprintf("%s; extend it with %s.", ends, extend)
+	if len(v.Matches) > 0 {
+		var why, quota, other []string
+		for _, m := range v.Matches {
+			switch {
+			case b.Svc.AboutQuota(m.Rule):
+				quota = append(quota, m.Rule+" ("+m.Why+")")
+			case m.Rule != "max_duration":
+				other = append(other, m.Rule+" ("+m.Why+")")
+			}
+		}
+		if past != "" {
+			why = append(why, fmt.Sprintf("goes past the %s class %s gives without approval", past, l.Class))
+		} else if len(other) > 0 {
+			why = append(why, "meets the published "+policy.JoinList(other, "and")+" rule")
+			if len(other) > 1 {
+				why[len(why)-1] += "s"
+			}
+		}
+		switch {
+		case v.PastQuota != "":
+			why = append(why, "takes "+v.PastQuota)
+		case len(quota) > 0:
+			why = append(why, "meets the published "+policy.JoinList(quota, "and")+" rule")
+			if len(quota) > 1 {
+				why[len(why)-1] += "s"
+			}
+		}
+		if len(why) == 1 && past != "" {
+			text = fmt.Sprintf("%s; extend it with %s, which %s.", ends, extend, why[0])
+		} else {
+			text = fmt.Sprintf("%s; extend it with %s, which will wait for a budget owner because it %s.", ends, extend, strings.Join(why, " and "))
+		}
+	}
+	return bot.Reply{Text: text, Actions: []bot.Action{
+		{Label: "Extend " + policy.FormatDuration(by), Command: extend, Style: "primary"}, release}}
+}
+
 // RenderNotice is a notice as one message per recipient.
 func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	l := n.Lease
@@ -171,15 +231,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		base = bot.Reply{Text: fmt.Sprintf("%s expired at %s and its workspace was ended. %s", id, b.when(l.EndedAt), b.costLine(l)),
 			Actions: []bot.Action{{Label: "Request again", Command: fmt.Sprintf("/gpu request %d %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))}}}
 	case qm.NoticeExpiringSoon:
-		by, past := b.expiryExtension(l)
-		extend := fmt.Sprintf("/gpu extend %s %s", id, policy.FormatDuration(by))
-		text := fmt.Sprintf("%s ends at %s; extend it with %s.", id, b.when(l.ExpiresAt), extend)
-		if past != "" {
-			text = fmt.Sprintf("%s ends at %s; extend it with %s, which goes past the %s class %s gives without approval.", id, b.when(l.ExpiresAt), extend, past, l.Class)
-		}
-		base = bot.Reply{Text: text, Actions: []bot.Action{
-			{Label: "Extend " + policy.FormatDuration(by), Command: extend, Style: "primary"},
-			{Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
+		base = b.expiryOffer(ctx, l)
 	case qm.NoticeIdleWarning:
 		grace := qm.DefaultIdleGrace
 		if cls, ok := b.pol().Class(l.Class); ok {

@@ -2,6 +2,7 @@ package qm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -197,39 +198,18 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 			again := fmt.Sprintf("/gpu request %d %s for %s", cur.GPUs, cur.Class, policy.FormatDuration(cur.Duration))
 			return Errorf(ECONFLICT, "%s is %s and cannot be extended; ask for a new lease instead.", id, cur.State).WithExample(again)
 		}
-		if err := waitingExtension(ctx, tx, cur); err != nil {
-			return err
-		}
-		c, ok := s.Policy.Class(cur.Class)
-		if !ok {
-			return Errorf(EINVALID, "class %s of %s is no longer in the catalog, so it cannot be extended.", cur.Class, id)
-		}
-		u, q, err := s.usage(ctx, tx, cur.Team, s.Clock.Now())
+		j, err := s.judgeExtension(ctx, tx, rc, who, user, cur, by)
 		if err != nil {
 			return err
 		}
-		ext := &Lease{Kind: KindExtension, Parent: cur.ID, User: user, Team: cur.Team, Class: cur.Class, GPUs: 0, Duration: by,
-			DataClass: cur.DataClass, Exclusive: cur.Exclusive, Template: cur.Template, CreatedAt: s.Clock.Now()}
-		in := s.ruleInput(who, c, u, q, ext, "extend", cur.Duration+by)
-		in.Request.GPUHours = GPUHours(cur.GPUs, by)
-		matches, err := s.ruleResult(ctx, rc, in)
-		if err != nil {
-			return err
-		}
-		matches = s.withQuotaNote(matches, cur.Team, cur.Class, u, q, 0, in.Request.GPUHours)
-		if len(matches) == 0 {
-			if err := weeklyHoursLeft(cur.Team, cur.Class, u, q, in.Request.GPUHours, "extending "+cur.ID.String()+" by "+policy.FormatDuration(by)); err != nil {
-				return err
-			}
+		if len(j.Matches) == 0 {
 			if err := s.extendLease(ctx, tx, cur, by, user, "extended by "+policy.FormatDuration(by)); err != nil {
 				return err
 			}
 			out = &Outcome{Lease: cur}
 			return s.keepKey(ctx, tx, cur.ID)
 		}
-		if len(s.Deciders(cur.Team, cur.User)) == 0 {
-			return s.nobodyDecides(cur.Team, "", matches)
-		}
+		ext, matches := j.ext, j.Matches
 		ext.State = PendingApproval
 		ext.Rules = ruleNames(matches)
 		ext.Reason = matches[0].Why
@@ -251,6 +231,90 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 	}
 	s.send(ctx, &b)
 	return out, nil
+}
+
+// ExtensionVerdict is how the admission rules of /gpu extend judge an extension.
+type ExtensionVerdict struct {
+	// Matches are the exception rules it meets, with the quota note where it also takes the team
+	// past its quota, as the approvers would read them: it waits for a budget owner. None: it is
+	// granted at once (unless Refused).
+	Matches []policy.Match
+	// PastQuota says how it takes the team past its quota ("team vision past its quota, to 605 of
+	// its 600 GPU-hours this week"); empty when it does not.
+	PastQuota string
+	// Refused is the refusal /gpu extend would give (an extension that already waits, weekly
+	// GPU-hours used up with no rule to send it to a budget owner, nobody to decide); nil when
+	// it would be granted or wait.
+	Refused error
+
+	ext *Lease // the extension request it would make
+}
+
+// AboutQuota reports whether the exception rule named rule is about the team's quota: the
+// QuotaLimit note, or a published rule whose condition reads the quota.
+func (s *Service) AboutQuota(rule string) bool { return s.aboutQuota(rule) }
+
+// JudgeExtension is how /gpu extend, asked by l's owner, would judge extending l by by now: by
+// the same admission rules, without extending it or asking anyone.
+func (s *Service) JudgeExtension(ctx context.Context, l *Lease, by time.Duration) (ExtensionVerdict, error) {
+	who, err := s.Resolve(ctx, l.User)
+	if err != nil {
+		return ExtensionVerdict{Refused: err}, nil
+	}
+	var v ExtensionVerdict
+	rc := s.newRuleCheck()
+	err = s.withRules(ctx, rc, func() error {
+		return s.Store.View(ctx, func(tx Tx) error {
+			cur, err := tx.GetLease(ctx, l.ID)
+			if err != nil {
+				return err
+			}
+			v, err = s.judgeExtension(ctx, tx, rc, who, l.User, cur, by)
+			return err
+		})
+	})
+	var e *Error
+	if errors.As(err, &e) && e.Code != EINTERNAL && e != ErrNotFound {
+		return ExtensionVerdict{Refused: err}, nil
+	}
+	return v, err
+}
+
+// judgeExtension applies the admission rules of an extension of cur by by, asked by who (as user
+// wrote them), inside tx: the rules it meets (then it waits for a budget owner), or none (then it is granted at
+// once); a refusal is the error.
+func (s *Service) judgeExtension(ctx context.Context, tx Tx, rc *ruleCheck, who Identity, user string, cur *Lease, by time.Duration) (ExtensionVerdict, error) {
+	if err := waitingExtension(ctx, tx, cur); err != nil {
+		return ExtensionVerdict{}, err
+	}
+	c, ok := s.Policy.Class(cur.Class)
+	if !ok {
+		return ExtensionVerdict{}, Errorf(EINVALID, "class %s of %s is no longer in the catalog, so it cannot be extended.", cur.Class, cur.ID)
+	}
+	u, q, err := s.usage(ctx, tx, cur.Team, s.Clock.Now())
+	if err != nil {
+		return ExtensionVerdict{}, err
+	}
+	ext := &Lease{Kind: KindExtension, Parent: cur.ID, User: user, Team: cur.Team, Class: cur.Class, GPUs: 0, Duration: by,
+		DataClass: cur.DataClass, Exclusive: cur.Exclusive, Template: cur.Template, CreatedAt: s.Clock.Now()}
+	in := s.ruleInput(who, c, u, q, ext, "extend", cur.Duration+by)
+	in.Request.GPUHours = GPUHours(cur.GPUs, by)
+	matches, err := s.ruleResult(ctx, rc, in)
+	if err != nil {
+		return ExtensionVerdict{}, err
+	}
+	v := ExtensionVerdict{Matches: s.withQuotaNote(matches, cur.Team, cur.Class, u, q, 0, in.Request.GPUHours),
+		PastQuota: pastQuota(cur.Team, cur.Class, u, q, 0, in.Request.GPUHours), ext: ext}
+	if len(v.Matches) == 0 {
+		if err := weeklyHoursLeft(cur.Team, cur.Class, u, q, in.Request.GPUHours, "extending "+cur.ID.String()+" by "+policy.FormatDuration(by)); err != nil {
+			return ExtensionVerdict{}, err
+		}
+		return v, nil
+	}
+	if len(s.Deciders(cur.Team, cur.User)) == 0 {
+		return ExtensionVerdict{}, s.nobodyDecides(cur.Team, "", v.Matches)
+	}
+	return v, nil
 }
 
 // waitingExtension refuses a further extension of l while an extension of it waits for a budget

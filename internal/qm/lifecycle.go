@@ -237,7 +237,11 @@ func (s *Service) warnExpiry(ctx context.Context, l *Lease) {
 			return nil, errSkip
 		}
 		cur.ExpiryWarnedFor = cur.ExpiresAt
-		if err := tx.UpdateLease(ctx, cur, cur.State); err != nil {
+		// Recorded as the idle warning is: an event in the lease's history, with the change.
+		now := s.Clock.Now()
+		ev := &Event{Lease: cur.ID, At: now, Actor: SystemActor, From: cur.State, To: cur.State,
+			Reason: "its owner was warned that it ends in " + policy.FormatDuration(cur.ExpiresAt.Sub(now).Round(time.Minute))}
+		if err := tx.UpdateLeaseWithEvent(ctx, cur, cur.State, ev); err != nil {
 			return nil, err
 		}
 		return []Notice{{Kind: NoticeExpiringSoon, To: []string{cur.User}, Lease: cur}}, nil
