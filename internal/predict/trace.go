@@ -493,6 +493,10 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 			}
 		}
 	}
+	milli, hasMilli := col["gpu_milli"] // Alibaba's pod lists: the share of each GPU, in thousandths
+	var none []int                      // jobs that ask for no GPU (an explicit 0), and their lines
+	var noneLines []int
+	anyGPU := false
 	var alts []string               // each job's queue under its other name, while named may be a delay
 	delays, agree, words := 0, 0, 0 // jobs that waited 10 s or more; of them, whose queue equals the wait; queues not numbers
 	users, queues := interner{}, interner{}
@@ -576,6 +580,15 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 				continue
 			}
 			j.GPUs = x
+			if hasMilli && x > 0 {
+				if m, err := strconv.ParseFloat(strings.TrimSpace(rec[milli]), 64); err == nil && m > 0 && m < 1000 {
+					j.GPUs = x * m / 1000
+				}
+			}
+			if x == 0 {
+				none, noneLines = append(none, len(jobs)), append(noneLines, line)
+			}
+			anyGPU = anyGPU || x > 0
 		}
 		if j.Start >= 0 && j.Start < j.Submit {
 			sk.add("start before they were submitted", line)
@@ -617,6 +630,15 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 				jobs[i].Queue = alts[i]
 			}
 		}
+	}
+	// In a file where jobs ask for GPUs, one that asks for none (a CPU pod in a Kubernetes
+	// cluster's pod list) is not a request for the pool: it is left out, and counted.
+	if anyGPU && len(none) > 0 {
+		for k, line := range noneLines {
+			sk.leaveOut("ask for no GPU", line)
+			jobs[none[k]].GPUs = -1
+		}
+		jobs = slices.DeleteFunc(jobs, func(j Job) bool { return j.GPUs < 0 })
 	}
 	return jobs, nil
 }

@@ -163,6 +163,40 @@ func TestReadCSVOtherColumnNames(t *testing.T) {
 	}
 }
 
+// Alibaba's GPU pod lists as published: a pod's GPUs are num_gpu shares of gpu_milli
+// thousandths each, and the CPU pods among them ask for no GPU. Those are not requests for the
+// GPU pool: they are left out and counted, and a list of mostly CPU pods is still replayed.
+func TestReadAlibabaPodList(t *testing.T) {
+	list := "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n" +
+		"p0,8000,16000,1,500,,LS,Succeeded,0,600,60\n" + // half a GPU
+		"p1,4000,8000,0,0,,LS,Running,10,,10\n" + // a CPU pod
+		"p2,32000,64000,2,1000,V100M32,BE,Succeeded,20,900,300\n" + // two whole GPUs
+		"p3,4000,8000,0,0,,BE,Succeeded,30,90,30\n" + // a CPU pod
+		"p4,4000,8000,1,230,,BE,Pending,40,,\n" + // still pending at the end
+		"p5,4000,8000,0,0,,LS,Succeeded,50,99,50\n" + // a CPU pod
+		"p6,4000,8000,0,0,,LS,Succeeded,60,99,60\n" // a CPU pod
+	tr, err := ReadTrace(strings.NewReader(list), FormatCSV)
+	if err != nil {
+		t.Fatalf("a pod list of more CPU pods than GPU pods: %v", err)
+	}
+	want := []Job{
+		{Submit: 0, Start: 60, End: 600, GPUs: 0.5, Queue: "LS"},
+		{Submit: 20, Start: 300, End: 900, GPUs: 2, Queue: "BE"},
+		{Submit: 40, Start: -1, End: -1, GPUs: 0.23, Queue: "BE"},
+	}
+	if !reflect.DeepEqual(tr.Jobs, want) {
+		t.Errorf("jobs %+v\nwant %+v", tr.Jobs, want)
+	}
+	if tr.Skipped != 4 || tr.Why != "4 ask for no GPU, the first on line 3" {
+		t.Errorf("left out %d: %q, want the 4 CPU pods", tr.Skipped, tr.Why)
+	}
+	// A trace whose sizes are all 0 or unknown keeps its jobs: the size is not known.
+	tr, err = ReadTrace(strings.NewReader("job_id,submit_time,start_time,end_time,gpus\n1,0,5,9,0\n2,1,5,9,\n"), FormatCSV)
+	if err != nil || len(tr.Jobs) != 2 || tr.Skipped != 0 {
+		t.Errorf("sizes all 0 or unknown: %d jobs, %d left out, %v", len(tr.Jobs), tr.Skipped, err)
+	}
+}
+
 func TestReadTraceErrors(t *testing.T) {
 	const head = "job_id,submit_time,start_time,end_time,gpus,user,queue,requested_seconds\n"
 	const good = "1,0,0,10,1,u,q,60\n"
