@@ -245,16 +245,7 @@ func TestServeSlack(t *testing.T) {
 	default:
 		t.Fatal("the service stopped before answering the command it had acknowledged")
 	}
-	st, err := store.Open(context.Background(), db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var ls []*qm.Lease
-	_ = st.View(context.Background(), func(tx qm.Tx) error {
-		ls, err = tx.ListLeases(context.Background(), qm.LeaseFilter{})
-		return err
-	})
+	ls := leasesIn(t, db)
 	if len(ls) != 1 || ls[0].User != "alice@acme.example" || ls[0].RequestKey != "slack:T2" {
 		t.Fatalf("leases = %+v", ls)
 	}
@@ -288,17 +279,26 @@ func TestASlackEmailIsFoldedAsThePolicyFoldsIt(t *testing.T) {
 	if err := s.stop(); err != nil {
 		t.Fatalf("serve: %v", err)
 	}
+	ls := leasesIn(t, db)
+	if len(ls) != 1 || ls[0].User != "zoë.Ñúñez@acme.example" {
+		t.Fatalf("leases %+v (%v); want L-1 held by zoë.Ñúñez@acme.example", ls, err)
+	}
+}
+
+// leasesIn reads every lease in the database at db.
+func leasesIn(t *testing.T, db string) []*qm.Lease {
+	t.Helper()
 	st, err := store.Open(context.Background(), db, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	var ls []*qm.Lease
-	_ = st.View(context.Background(), func(tx qm.Tx) error {
+	if err := st.View(context.Background(), func(tx qm.Tx) error {
 		ls, err = tx.ListLeases(context.Background(), qm.LeaseFilter{})
 		return err
-	})
-	if len(ls) != 1 || ls[0].User != "zoë.Ñúñez@acme.example" {
-		t.Fatalf("leases %+v (%v); want L-1 held by zoë.Ñúñez@acme.example", ls, err)
+	}); err != nil {
+		t.Fatal(err)
 	}
+	return ls
 }
