@@ -151,24 +151,35 @@ func (t *Templates) defaultClass(tp *templates.Template, gpus int) string {
 	return t.candidateClasses(tp, gpus)[0]
 }
 
-// candidateClasses are the classes a template may run on when the user does not say, best first:
-// among the classes whose nodes hold the template's GPUs per node, those that grant gpus without
-// approval (in the policy's order), then the others with the largest nodes first (a multi-node
-// job belongs on the big nodes, with a budget owner's approval); the first class when none holds
-// them. The request takes the first in which the team has quota and room.
+// candidateClasses are the classes a template may run on when the user does not say, best first
+// (CandidateClasses, with the nodes the backend reports).
 func (t *Templates) candidateClasses(tp *templates.Template, gpus int) []string {
-	p := t.Bot.pol()
+	return CandidateClasses(t.Bot.pol(), tp, gpus, t.Bot.Svc.NodeSize)
+}
+
+// CandidateClasses are the classes of p a template may run on when the user does not say, best
+// first: among the classes whose nodes hold the template's GPUs per node, those that grant gpus
+// without approval (in the policy's order), then the others with the largest nodes first (a
+// multi-node job belongs on the big nodes, with a budget owner's approval); the first class when
+// none holds them. nodeSize is the most GPUs a node of a class holds, 0 when unknown. A request
+// takes the first in which the team has quota and room; `quartermaster templates render` the
+// first.
+func CandidateClasses(p *policy.Policy, tp *templates.Template, gpus int, nodeSize func(class string) int) []string {
+	largest := 0
+	for _, c := range p.Classes {
+		largest = max(largest, nodeSize(c.Name))
+	}
 	perNode := gpus
 	if tp.MultiNode && tp.GPUs > 0 {
 		perNode = min(gpus, tp.GPUs)
-		if big := t.largestNode(); big > 0 {
-			perNode = min(perNode, big)
+		if largest > 0 {
+			perNode = min(perNode, largest)
 		}
 	}
 	var fit, rest []*policy.Class
 	var out []string
 	for _, c := range p.Classes {
-		if size := t.Bot.Svc.NodeSize(c.Name); size == 0 || perNode <= size {
+		if size := nodeSize(c.Name); size == 0 || perNode <= size {
 			fit = append(fit, c)
 		}
 	}
@@ -181,7 +192,7 @@ func (t *Templates) candidateClasses(tp *templates.Template, gpus int) []string 
 	}
 	// Largest nodes first; on a tie, an exclusive class (whole nodes for training) over a shared one.
 	sort.SliceStable(rest, func(i, j int) bool {
-		si, sj := t.Bot.Svc.NodeSize(rest[i].Name), t.Bot.Svc.NodeSize(rest[j].Name)
+		si, sj := nodeSize(rest[i].Name), nodeSize(rest[j].Name)
 		if si != sj {
 			return si > sj
 		}

@@ -706,3 +706,20 @@ func TestASQLiteFileInAMissingDirectoryIsExplained(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplatesRenderPicksTheClassChatWould: with no --class, a multi-node template that no class
+// grants without approval renders for the class /gpu template and /gpu submit would take (the
+// class whose nodes hold its GPUs per node), not for the first class of the catalog: docs/slurm.md
+// checks `templates render pytorch-ddp --backend slurm nnodes=2` with sbatch --test-only.
+func TestTemplatesRenderPicksTheClassChatWould(t *testing.T) {
+	clearEnv(t)
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"templates", "render", "pytorch-ddp", "--backend", "slurm", "nnodes=2"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("render: exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"--partition=train\n", "--gres=gpu:h100:8\n", "--nodes=2\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the script lacks %q:\n%s", strings.TrimSpace(want), out.String())
+		}
+	}
+}

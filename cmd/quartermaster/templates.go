@@ -14,6 +14,7 @@ import (
 
 	qmtemplates "github.com/acme/quartermaster/templates"
 
+	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/templates"
@@ -156,7 +157,7 @@ func renderFlags(o *renderOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("templates render", flag.ContinueOnError)
 	fs.StringVar(&o.policy, "policy", os.Getenv("QM_POLICY"), "policy file whose classes, partitions and teams the example lease uses (env QM_POLICY; default: the embedded example)")
 	fs.StringVar(&o.backend, "backend", "", "slurm or kubernetes (default: both)")
-	fs.StringVar(&o.class, "class", "", "a class of the policy (default: the first class that gives the template's GPUs without approval)")
+	fs.StringVar(&o.class, "class", "", "a class of the policy (default: the first class that gives the template's GPUs without approval, else one whose nodes hold its GPUs per node, as /gpu template picks)")
 	fs.IntVar(&o.gpus, "gpus", 0, "GPUs the lease holds (default: the template's GPUs on each of its nodes)")
 	fs.DurationVar(&o.duration, "duration", 0, "lease duration (default 4h, what a request naming none gets)")
 	fs.StringVar(&o.lease, "lease", "", "lease id (default L-42)")
@@ -221,7 +222,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	if l.Duration <= 0 {
 		l.Duration = qm.DefaultDuration
 	}
-	if l.Class, err = renderClass(pol, o.class, l.GPUs); err != nil {
+	if l.Class, err = renderClass(pol, o.class, t, l.GPUs); err != nil {
 		return err
 	}
 	if l.Team, l.User, err = renderWho(pol, o.team, o.user); err != nil {
@@ -283,9 +284,11 @@ func templateGPUs(t *templates.Template, params templates.Params) int {
 	return max(1, t.GPUs*nodes)
 }
 
-// renderClass is the --class asked for, which must be in the policy, or the first class that
-// gives gpus GPUs without approval, else the first class.
-func renderClass(pol *policy.Policy, asked string, gpus int) (string, error) {
+// renderClass is the --class asked for, which must be in the policy, or the class /gpu template
+// and /gpu submit would take for gpus GPUs of t (commands.CandidateClasses): the first that gives
+// them without approval, else one whose nodes hold t's GPUs per node. The nodes' sizes are the
+// simulated cluster's, where the policy runs on it; a scheduler's are not known here.
+func renderClass(pol *policy.Policy, asked string, t *templates.Template, gpus int) (string, error) {
 	if asked != "" {
 		if c, ok := pol.Class(asked); ok {
 			return c.Name, nil
@@ -293,12 +296,18 @@ func renderClass(pol *policy.Policy, asked string, gpus int) (string, error) {
 		return "", errUsage{fmt.Sprintf("--class %q is not a class of %s, which has %s; example: --class %s",
 			asked, pol.Source, strings.Join(classNames(pol), ", "), pol.Classes[0].Name)}
 	}
-	for _, c := range pol.Classes {
-		if gpus <= c.MaxGPUs {
-			return c.Name, nil
+	nodeSize := func(class string) int {
+		n := 0
+		if pol.Backend == "" || pol.Backend == "sim" {
+			for _, g := range pol.Sim.Nodes {
+				if g != nil && g.Class == class {
+					n = max(n, g.GPUs)
+				}
+			}
 		}
+		return n
 	}
-	return pol.Classes[0].Name, nil
+	return commands.CandidateClasses(pol, t, gpus, nodeSize)[0], nil
 }
 
 // renderWho is the example lease's team and user: those asked for, else the policy's first team
