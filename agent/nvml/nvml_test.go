@@ -149,7 +149,7 @@ func mustScript(t *testing.T, text string) agent.Script {
 	return s
 }
 
-// One H200 in a VM, as the probe in shared/data/nvml saw it: NUMA node, NVLinks and XID events
+// One H200 in a VM, as a probe of a real one saw it: NUMA node, NVLinks and XID events
 // Not Supported. Those are normal answers: the sample and the topology come without them.
 func TestNotSupportedIsNormal(t *testing.T) {
 	ctx := context.Background()
