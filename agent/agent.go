@@ -206,9 +206,39 @@ func (a *Agent) Collect(ctx context.Context) (report.Report, error) {
 		}
 	}
 	r.GPUs = gpus
-	a.metrics.update(r)
+	if a.readsLost(gpus) {
+		// A GPU lost at start reads again: the topology the service has marks it lost, so it is
+		// read now and sent with this report, not at the next TopologyEvery.
+		a.mu.Lock()
+		a.topoAt = time.Time{}
+		changed, err := a.refreshTopology(ctx, now)
+		if err != nil {
+			a.log.Warn("topology", "err", err)
+		}
+		if changed {
+			r.Topology, r.TopologyHash = a.topo, a.topoHash
+			a.sendTopo.Store(false)
+		}
+		a.mu.Unlock()
+	}
+	a.metrics.update(r, a.cfg.Devices.GPUs())
 	a.metrics.collected(time.Since(start), nil)
 	return r, nil
+}
+
+// readsLost says whether gpus has a GPU the last topology read marks lost.
+func (a *Agent) readsLost(gpus []report.GPU) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.topo == nil {
+		return false
+	}
+	for _, g := range gpus {
+		if g.Index >= 0 && g.Index < len(a.topo.GPUs) && a.topo.GPUs[g.Index].Lost != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Send collects once and queues the report; Flush or Run sends it.

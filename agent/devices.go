@@ -13,9 +13,11 @@ type Devices interface {
 	// Driver is the driver version.
 	Driver() string
 	// GPUs lists every GPU the driver counts, by NVML index, with what does not change while the
-	// agent runs; one the agent could not read at start is in the list, marked Lost.
+	// agent runs; one the agent could not read at start is in the list, marked Lost, until a sample
+	// reads it.
 	GPUs() []GPUInfo
-	// Sample reads every GPU now. Processes carry their PIDs; the agent finds their jobs.
+	// Sample reads every GPU now. Processes carry their PIDs; the agent finds their jobs. A GPU lost
+	// at start is tried again, and sampled once it reads.
 	Sample(ctx context.Context) ([]report.GPU, error)
 	// Topology reads how the GPUs are connected.
 	Topology(ctx context.Context) (report.Topology, error)
@@ -32,8 +34,9 @@ type GPUInfo struct {
 	Minor    int // /dev/nvidiaN
 	MemTotal uint64
 	// Lost says why the GPU could not be read when the agent started (it fell off the bus, XID
-	// 79, or NVML failed for it); empty for a GPU the agent reads. A lost GPU is in no sample,
-	// metric or gres.conf line, and the other GPUs keep their numbers.
+	// 79, or NVML failed for it); empty for a GPU the agent reads, also one lost at start that a
+	// sample has read since. A lost GPU is in no sample, metric or gres.conf line, and the other
+	// GPUs keep their numbers.
 	Lost string
 	// MIG is true when the GPU is in MIG mode; MIGDevices are then its MIG devices (one per
 	// compute instance), which Slurm schedules instead of the whole GPU.

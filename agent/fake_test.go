@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -341,6 +342,125 @@ func TestAGPULostAtStartLeavesTheOthersTheirNumbers(t *testing.T) {
 	if !strings.Contains(matrix.String(), "\tGPU2\tGPU3\t") || !strings.Contains(matrix.String(), "GPU3\tNV18\tNV18\tN/A\t X \tNV18") ||
 		!strings.Contains(matrix.String(), "GPU2 cannot be read") {
 		t.Errorf("topology matrix:\n%s", matrix.String())
+	}
+}
+
+// A GPU that cannot be read when the agent starts is tried again at every collection: GPU 2 gives
+// no handle (GPU_IS_LOST) and GPU 5 no UUID (UNKNOWN) at start; while they fail they stay out of
+// the report, and once they read they are back with their own UUIDs and readings, in a report that
+// carries the new topology (GPU 2 no longer marked lost, with its NVLinks), in the metrics (8 GPUs
+// read, none unread, 2 recovered), with their XID errors, and the log says so for each.
+func TestAGPULostAtStartIsReadAgainWhenItComesBack(t *testing.T) {
+	ctx := context.Background()
+	s, err := agent.ParseScript("* 20; 2 42 pids=4242; 5 55 xid=48")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := nvml.NewFake("dgxh100", "dgx-01", agent.StaticScript(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := true
+	handle := f.Server.DeviceGetHandleByIndexFunc
+	f.Server.DeviceGetHandleByIndexFunc = func(i int) (gonvml.Device, gonvml.Return) {
+		if i == 2 && failing {
+			return nil, gonvml.ERROR_GPU_IS_LOST
+		}
+		return handle(i)
+	}
+	five := f.Server.Devices[5].(*server.Device)
+	uuid := five.GetUUIDFunc
+	five.GetUUIDFunc = func() (string, gonvml.Return) {
+		if failing {
+			return "", gonvml.ERROR_UNKNOWN
+		}
+		return uuid()
+	}
+	registered := 0
+	five.RegisterEventsFunc = func(uint64, gonvml.EventSet) gonvml.Return { registered++; return gonvml.SUCCESS }
+	var logs bytes.Buffer
+	d, err := nvml.OpenFake(f, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	a, err := agent.New(agent.Config{Node: "dgx-01", Devices: d, Cgroups: agent.Cgroups{ProcRoot: "testdata/proc"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexes := func(r report.Report) (out []int) {
+		for _, g := range r.GPUs {
+			out = append(out, g.Index)
+		}
+		return out
+	}
+	for range 2 {
+		r, err := a.Collect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := indexes(r); len(got) != 6 || slices.Contains(got, 2) || slices.Contains(got, 5) {
+			t.Fatalf("while GPUs 2 and 5 fail, the report lists GPUs %v; want the other 6", got)
+		}
+	}
+	if strings.Contains(logs.String(), "can be read now") {
+		t.Errorf("the log says a GPU came back while it still fails:\n%s", logs.String())
+	}
+
+	failing = false
+	r, err := a.Collect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := indexes(r); len(got) != 8 {
+		t.Fatalf("after GPUs 2 and 5 read again, the report lists GPUs %v; want all 8", got)
+	}
+	uuidOf := func(i int) string { return f.Server.Devices[i].(*server.Device).UUID }
+	if g := r.GPUs[2]; g.UUID != uuidOf(2) || g.Util == nil || *g.Util != 42 || len(g.Processes) != 1 || g.Processes[0].Job != "123" {
+		t.Errorf("GPU 2 back in the report = %+v; want its UUID, 42%% and job 123's process", g)
+	}
+	if g := r.GPUs[5]; g.UUID != uuidOf(5) || g.Util == nil || *g.Util != 55 {
+		t.Errorf("GPU 5 back in the report = %+v; want its UUID and 55%%", g)
+	}
+	if r.Topology == nil || r.TopologyHash != r.Topology.Hash() {
+		t.Fatalf("the report after GPUs 2 and 5 came back carries no new topology (hash %q)", r.TopologyHash)
+	}
+	for _, i := range []int{2, 5} {
+		if tg := r.Topology.GPUs[i]; tg.Lost != "" || tg.UUID != uuidOf(i) || tg.NVLinks[(i+1)%8] != 18 {
+			t.Errorf("topology GPU %d = %+v; want it read, with its UUID and NV18 links", i, tg)
+		}
+	}
+	if infos := d.GPUs(); infos[2].Lost != "" || infos[5].Lost != "" || infos[2].BusID == "" {
+		t.Errorf("GPUs = %+v; want none lost", infos)
+	}
+	for _, i := range []string{"gpu=2", "gpu=5"} {
+		if !regexp.MustCompile(`level=INFO msg="a GPU that could not be read at start can be read now[^\n]*` + i).MatchString(logs.String()) {
+			t.Errorf("the log does not say %s came back:\n%s", i, logs.String())
+		}
+	}
+	if registered == 0 {
+		t.Error("GPU 5's XID events were not registered when it came back")
+	}
+	r, _ = a.Collect(ctx) // GPU 5's XID event is taken with the next sample
+	if g := r.GPUs[5]; g.XID == nil || *g.XID != 48 {
+		t.Errorf("GPU 5's XID = %v, want 48", g.XID)
+	}
+	if r.Topology != nil {
+		t.Error("the topology is sent again with every report after the GPUs came back")
+	}
+	var scrape bytes.Buffer
+	if err := a.Metrics().Write(&scrape); err != nil {
+		t.Fatal(err)
+	}
+	m := scrape.String()
+	for _, want := range []string{"quartermaster_agent_gpus 8\n", "quartermaster_agent_gpus_unread 0\n", "quartermaster_agent_gpus_recovered_total 2\n"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("metrics lack %q:\n%s", want, grep(m, "quartermaster_agent_gpus"))
+		}
+	}
+	want := regexp.MustCompile(`DCGM_FI_DEV_GPU_UTIL\{Hostname="dgx-01",UUID="` + uuidOf(2) + `",device="nvidia2",gpu="2",hpc_job="123",[^}]*pci_bus_id="0000:52:00.0"[^}]*\} 42\n`)
+	if !want.MatchString(m) {
+		t.Errorf("metrics lack GPU 2 as nvidia2 on its bus at 42%%:\n%s", grep(m, "GPU_UTIL"))
 	}
 }
 

@@ -32,17 +32,18 @@ const (
 // health. Scrapes read what the last collection saw; they never call NVML.
 type Metrics struct {
 	host   string
-	gpus   map[int]GPUInfo // by NVML index
-	read   int             // GPUs not lost at start
 	outbox *Outbox
 
-	util, fbUsed, fbFree, power, temp, xid, ecc *prometheus.Desc
-	collectSeconds, collectErrors, up, unread   *prometheus.Desc
-	queued, sent, refused, dropped              *prometheus.Desc
+	util, fbUsed, fbFree, power, temp, xid, ecc          *prometheus.Desc
+	collectSeconds, collectErrors, up, unread, recovered *prometheus.Desc
+	queued, sent, refused, dropped                       *prometheus.Desc
 
 	reg *prometheus.Registry
 
 	mu       sync.Mutex
+	gpus     map[int]GPUInfo // by NVML index
+	read     int             // GPUs not lost (at start, and not read since)
+	recovers uint64          // GPUs lost at start that were read later
 	last     *report.Report
 	took     time.Duration
 	failures uint64
@@ -56,11 +57,7 @@ func NewMetrics(host string, style LabelStyle, gpus []GPUInfo) *Metrics {
 	}
 	labels := []string{"gpu", "UUID", "pci_bus_id", "device", model, "Hostname", "hpc_job", "pod_uid"}
 	d := func(name, help string) *prometheus.Desc { return prometheus.NewDesc(name, help, labels, nil) }
-	byIndex := make(map[int]GPUInfo, len(gpus))
-	for _, g := range gpus {
-		byIndex[g.Index] = g
-	}
-	m := &Metrics{host: host, gpus: byIndex, read: len(Readable(gpus)),
+	m := &Metrics{host: host,
 		util:   d("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %)."),
 		fbUsed: d("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB)."),
 		fbFree: d("DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB)."),
@@ -76,6 +73,8 @@ func NewMetrics(host string, style LabelStyle, gpus []GPUInfo) *Metrics {
 			"GPUs the agent reads.", nil, nil),
 		unread: prometheus.NewDesc("quartermaster_agent_gpus_unread",
 			"GPUs the driver counts that the last reading left out: lost (fallen off the bus) at start, or NVML failed for them.", nil, nil),
+		recovered: prometheus.NewDesc("quartermaster_agent_gpus_recovered_total",
+			"GPUs that could not be read when the agent started and were read later; each is back in the reports.", nil, nil),
 		queued: prometheus.NewDesc("quartermaster_agent_reports_queued",
 			"Reports waiting to be sent to the service.", nil, nil),
 		sent: prometheus.NewDesc("quartermaster_agent_reports_sent_total",
@@ -85,6 +84,7 @@ func NewMetrics(host string, style LabelStyle, gpus []GPUInfo) *Metrics {
 		dropped: prometheus.NewDesc("quartermaster_agent_reports_dropped_total",
 			"Reports dropped unsent because the service was unreachable longer than the window.", nil, nil),
 	}
+	m.setGPUs(gpus)
 	m.reg = prometheus.NewRegistry()
 	m.reg.MustRegister(m)
 	return m
@@ -93,7 +93,7 @@ func NewMetrics(host string, style LabelStyle, gpus []GPUInfo) *Metrics {
 // Describe sends every metric's description.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{m.util, m.fbUsed, m.fbFree, m.power, m.temp, m.xid, m.ecc,
-		m.collectSeconds, m.collectErrors, m.up, m.unread, m.queued, m.sent, m.refused, m.dropped} {
+		m.collectSeconds, m.collectErrors, m.up, m.unread, m.recovered, m.queued, m.sent, m.refused, m.dropped} {
 		ch <- d
 	}
 }
@@ -101,14 +101,15 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 // Collect sends the latest sample.
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.mu.Lock()
-	last, took, failures := m.last, m.took, m.failures
+	last, took, failures, gpus, read, recovers := m.last, m.took, m.failures, m.gpus, m.read, m.recovers
 	m.mu.Unlock()
-	ch <- prometheus.MustNewConstMetric(m.up, prometheus.GaugeValue, float64(m.read))
-	unread := len(m.gpus) - m.read
+	ch <- prometheus.MustNewConstMetric(m.up, prometheus.GaugeValue, float64(read))
+	unread := len(gpus) - read
 	if last != nil {
-		unread = max(0, len(m.gpus)-len(last.GPUs))
+		unread = max(0, len(gpus)-len(last.GPUs))
 	}
 	ch <- prometheus.MustNewConstMetric(m.unread, prometheus.GaugeValue, float64(unread))
+	ch <- prometheus.MustNewConstMetric(m.recovered, prometheus.CounterValue, float64(recovers))
 	ch <- prometheus.MustNewConstMetric(m.collectSeconds, prometheus.GaugeValue, took.Seconds())
 	ch <- prometheus.MustNewConstMetric(m.collectErrors, prometheus.CounterValue, float64(failures))
 	if m.outbox != nil {
@@ -123,7 +124,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	}
 	const mib = 1 << 20
 	for _, g := range last.GPUs {
-		info, ok := m.gpus[g.Index]
+		info, ok := gpus[g.Index]
 		if !ok {
 			info = GPUInfo{Index: g.Index, UUID: g.UUID, Name: g.Name, Minor: g.Index}
 		}
@@ -179,10 +180,27 @@ func contains(s []string, x string) bool {
 	return false
 }
 
-func (m *Metrics) update(r report.Report) {
+// update keeps the latest report, and the GPUs as the devices list them now: a GPU lost at start
+// that reads again is counted as recovered.
+func (m *Metrics) update(r report.Report, gpus []GPUInfo) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	for _, g := range gpus {
+		if was, ok := m.gpus[g.Index]; ok && was.Lost != "" && g.Lost == "" {
+			m.recovers++
+		}
+	}
+	m.setGPUs(gpus)
 	m.last = &r
+}
+
+// setGPUs replaces the GPUs' descriptions; m.mu is held, or m is not shared yet.
+func (m *Metrics) setGPUs(gpus []GPUInfo) {
+	byIndex := make(map[int]GPUInfo, len(gpus))
+	for _, g := range gpus {
+		byIndex[g.Index] = g
+	}
+	m.gpus, m.read = byIndex, len(Readable(gpus))
 }
 
 func (m *Metrics) collected(took time.Duration, err error) {

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 
@@ -28,13 +29,17 @@ import (
 const maxCPUs = 4096
 
 // Devices reads the GPUs of one node through one NVML handle; it implements agent.Devices.
-// gpus and devs are by NVML index; the handle of a GPU lost at start is nil.
+// gpus and devs are by NVML index; the handle of a GPU lost at start is nil until a sample reads
+// it again (retryLost).
 type Devices struct {
 	lib    nvml.Interface
 	log    *slog.Logger
 	driver string
-	devs   []nvml.Device
-	gpus   []agent.GPUInfo
+
+	// gpuMu guards devs and gpus, which a sample changes when a GPU lost at start comes back.
+	gpuMu sync.RWMutex
+	devs  []nvml.Device
+	gpus  []agent.GPUInfo
 
 	mu     sync.Mutex
 	events nvml.EventSet // XID events; nil when the driver offers none
@@ -98,7 +103,7 @@ func Open(lib nvml.Interface, log *slog.Logger) (*Devices, error) {
 		dev, g := d.openGPU(i)
 		if g.Lost != "" {
 			dev = nil
-			d.log.Error("a GPU cannot be read; the agent goes on with the others and leaves it out until it restarts",
+			d.log.Error("a GPU cannot be read; the agent goes on with the others and tries it again at every sample",
 				"gpu", i, "uuid", g.UUID, "bus_id", g.BusID, "err", g.Lost)
 		} else {
 			readable++
@@ -112,6 +117,47 @@ func Open(lib nvml.Interface, log *slog.Logger) (*Devices, error) {
 	d.xid = make([]uint64, n)
 	d.watchXIDs()
 	return d, nil
+}
+
+// retryLost opens again every GPU lost at start; one that now reads (a transient NVML error, or a
+// GPU reset) takes its place by its index, with its XID events, and the log says so. It runs at
+// every sample: opening a GPU costs a few NVML calls, fewer than sampling one, and a GPU that came
+// back is in the next report.
+func (d *Devices) retryLost() {
+	d.gpuMu.RLock()
+	var lost []int
+	for i, dev := range d.devs {
+		if dev == nil {
+			lost = append(lost, i)
+		}
+	}
+	d.gpuMu.RUnlock()
+	for _, i := range lost {
+		dev, g := d.openGPU(i)
+		if g.Lost != "" {
+			continue
+		}
+		d.gpuMu.Lock()
+		was := d.gpus[i].Lost
+		d.devs[i], d.gpus[i] = dev, g
+		d.gpuMu.Unlock()
+		d.mu.Lock()
+		if d.events != nil {
+			if r := dev.RegisterEvents(nvml.EventTypeXidCriticalError, d.events); r != nvml.SUCCESS {
+				d.log.Info("XID errors are not available for a GPU", "gpu", i, "nvml", nvml.ErrorString(r))
+			}
+		}
+		d.mu.Unlock()
+		d.log.Info("a GPU that could not be read at start can be read now; it is back in the reports, the metrics and the topology",
+			"gpu", i, "uuid", g.UUID, "bus_id", g.BusID, "was", was)
+	}
+}
+
+// handles is a snapshot of devs and gpus.
+func (d *Devices) handles() ([]nvml.Device, []agent.GPUInfo) {
+	d.gpuMu.RLock()
+	defer d.gpuMu.RUnlock()
+	return slices.Clone(d.devs), slices.Clone(d.gpus)
 }
 
 // openGPU reads what does not change about GPU i. Lost is set when there is no handle, no UUID
@@ -239,28 +285,35 @@ func (d *Devices) watchXIDs() {
 // Driver is the driver version.
 func (d *Devices) Driver() string { return d.driver }
 
-// GPUs lists every GPU the driver counts, by index; those lost at start are marked.
-func (d *Devices) GPUs() []agent.GPUInfo { return d.gpus }
+// GPUs lists every GPU the driver counts, by index; those lost at start and not read since are
+// marked.
+func (d *Devices) GPUs() []agent.GPUInfo {
+	_, gpus := d.handles()
+	return gpus
+}
 
 // Sample reads every GPU now. Processes carry their PIDs; the agent finds their jobs. A GPU that
 // is lost (fell off the bus) or whose processes cannot be read is left out of this sample, and the
 // log says so when that starts and when it ends: the other GPUs are still reported, and the
-// service, missing a GPU of the node, judges none of the node's leases from the sample.
+// service, missing a GPU of the node, judges none of the node's leases from the sample. A GPU lost
+// at start is tried again first, and sampled if it now reads.
 func (d *Devices) Sample(_ context.Context) ([]report.GPU, error) {
-	out := make([]report.GPU, 0, len(d.devs))
-	for i, dev := range d.devs {
+	d.retryLost()
+	devs, gpus := d.handles()
+	out := make([]report.GPU, 0, len(devs))
+	for i, dev := range devs {
 		if dev == nil {
 			continue // lost at start
 		}
-		g, err := d.sampleGPU(i, dev)
-		d.noteFailure(i, err)
+		g, err := d.sampleGPU(gpus[i], dev)
+		d.noteFailure(i, gpus[i], err)
 		if err != nil {
 			continue
 		}
 		out = append(out, g)
 	}
-	if len(out) == 0 && len(d.devs) > 0 {
-		return nil, fmt.Errorf("nvml: none of the %d GPUs could be read", len(d.devs))
+	if len(out) == 0 && len(devs) > 0 {
+		return nil, fmt.Errorf("nvml: none of the %d GPUs could be read", len(devs))
 	}
 	// d.xid is by NVML index, as out's Index is.
 	d.drainXIDs()
@@ -275,10 +328,9 @@ func (d *Devices) Sample(_ context.Context) ([]report.GPU, error) {
 	return out, nil
 }
 
-// sampleGPU reads the GPU at d.gpus[i]; an error when it is lost or its processes cannot be read.
-func (d *Devices) sampleGPU(i int, dev nvml.Device) (report.GPU, error) {
-	info := d.gpus[i]
-	i = info.Index
+// sampleGPU reads the GPU of info; an error when it is lost or its processes cannot be read.
+func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, error) {
+	i := info.Index
 	g := report.GPU{Index: i, UUID: info.UUID, Name: info.Name, MemTotal: info.MemTotal}
 	lost := func(r nvml.Return) bool { return r == nvml.ERROR_GPU_IS_LOST }
 	u, r := dev.GetUtilizationRates()
@@ -315,24 +367,25 @@ func (d *Devices) sampleGPU(i int, dev nvml.Device) (report.GPU, error) {
 	return g, nil
 }
 
-// noteFailure logs when GPU i starts or stops failing to be read.
-func (d *Devices) noteFailure(i int, err error) {
+// noteFailure logs when GPU i (info) starts or stops failing to be read.
+func (d *Devices) noteFailure(i int, info agent.GPUInfo, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.failing == nil {
-		d.failing = make([]bool, len(d.devs))
+		d.failing = make([]bool, len(d.xid))
 	}
 	switch {
 	case err != nil && !d.failing[i]:
-		d.log.Error("a GPU cannot be read; it is left out of the reports until it can", "gpu", d.gpus[i].Index, "uuid", d.gpus[i].UUID, "err", err)
+		d.log.Error("a GPU cannot be read; it is left out of the reports until it can", "gpu", info.Index, "uuid", info.UUID, "err", err)
 	case err == nil && d.failing[i]:
-		d.log.Info("a GPU can be read again", "gpu", d.gpus[i].Index, "uuid", d.gpus[i].UUID)
+		d.log.Info("a GPU can be read again", "gpu", info.Index, "uuid", info.UUID)
 	}
 	d.failing[i] = err != nil
 }
 
 // drainXIDs takes every XID event waiting, without blocking.
 func (d *Devices) drainXIDs() {
+	devs, gpus := d.handles()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.events == nil {
@@ -343,10 +396,10 @@ func (d *Devices) drainXIDs() {
 		if r != nvml.SUCCESS {
 			return // ERROR_TIMEOUT: nothing waiting
 		}
-		for i, dev := range d.devs {
-			if dev != nil && (e.Device == dev || sameUUID(e.Device, d.gpus[i].UUID)) {
-				d.xid[d.gpus[i].Index] = e.EventData
-				d.log.Warn("XID error", "gpu", d.gpus[i].Index, "uuid", d.gpus[i].UUID, "xid", e.EventData)
+		for i, dev := range devs {
+			if dev != nil && (e.Device == dev || sameUUID(e.Device, gpus[i].UUID)) {
+				d.xid[gpus[i].Index] = e.EventData
+				d.log.Warn("XID error", "gpu", gpus[i].Index, "uuid", gpus[i].UUID, "xid", e.EventData)
 				break
 			}
 		}
@@ -364,11 +417,12 @@ func sameUUID(dev nvml.Device, uuid string) bool {
 // Topology reads how the GPUs are connected: NVLinks (direct, or through NVSwitches), the PCIe
 // common ancestor of every pair, NUMA node and CPU affinity.
 func (d *Devices) Topology(_ context.Context) (report.Topology, error) {
-	// Every slice here is by NVML index (d.devs and d.gpus are); a GPU lost at start keeps its
+	// Every slice here is by NVML index (devs and gpus are); a GPU lost at start keeps its
 	// place, marked, with no links, so no other GPU's number moves.
-	n := len(d.devs)
+	devs, gpus := d.handles()
+	n := len(devs)
 	byBus := map[string]int{}
-	for _, g := range d.gpus {
+	for _, g := range gpus {
 		if g.BusID != "" && g.Lost == "" {
 			byBus[normBus(g.BusID)] = g.Index
 		}
@@ -376,8 +430,8 @@ func (d *Devices) Topology(_ context.Context) (report.Topology, error) {
 	t := report.Topology{GPUs: make([]report.TopologyGPU, n)}
 	direct := make([][]int, n)
 	switchLinks := make([]int, n)
-	for i, dev := range d.devs {
-		g := d.gpus[i]
+	for i, dev := range devs {
+		g := gpus[i]
 		tg := report.TopologyGPU{Index: g.Index, UUID: g.UUID, BusID: g.BusID, Minor: g.Minor, NVLinks: make([]int, n), PCIe: make([]string, n)}
 		direct[i] = make([]int, n)
 		if dev == nil {
@@ -419,10 +473,10 @@ func (d *Devices) Topology(_ context.Context) (report.Topology, error) {
 				tg.PCIe[j] = "X"
 				continue
 			}
-			if d.devs[j] == nil {
+			if devs[j] == nil {
 				continue
 			}
-			if lvl, r := dev.GetTopologyCommonAncestor(d.devs[j]); r == nvml.SUCCESS {
+			if lvl, r := dev.GetTopologyCommonAncestor(devs[j]); r == nvml.SUCCESS {
 				tg.PCIe[j] = pcieLevel(lvl)
 			}
 		}
