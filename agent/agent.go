@@ -204,6 +204,12 @@ func (a *Agent) Collect(ctx context.Context) (report.Report, error) {
 			p := &gpus[i].Processes[j]
 			p.Job, p.Pod = a.cfg.Cgroups.Owner(p.PID)
 		}
+		for k := range gpus[i].MIG {
+			for j := range gpus[i].MIG[k].Processes {
+				p := &gpus[i].MIG[k].Processes[j]
+				p.Job, p.Pod = a.cfg.Cgroups.Owner(p.PID)
+			}
+		}
 	}
 	r.GPUs = gpus
 	if a.readsLost(gpus) {

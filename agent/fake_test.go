@@ -5,6 +5,7 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -465,20 +466,32 @@ func TestAGPULostAtStartIsReadAgainWhenItComesBack(t *testing.T) {
 }
 
 // migGPU puts GPU i of a fake in MIG mode with one MIG device per profile (slices, MiB, GPU
-// instance id), each the only compute instance (id 0) of its GPU instance.
-func migGPU(f *nvml.Fake, i int, profiles [][3]int) {
+// instance id), each the only compute instance (id 0) of its GPU instance. The MIG devices are
+// idle and empty, and have no utilization (NOT_SUPPORTED), as on a real A100 or H100.
+func migGPU(f *nvml.Fake, i int, profiles [][3]int) []*mock.Device {
 	dev := f.Server.Devices[i].(*server.Device)
 	dev.MigMode = gonvml.DEVICE_MIG_ENABLE
 	var migs []gonvml.Device
+	var out []*mock.Device
 	for k, p := range profiles {
 		attrs := gonvml.DeviceAttributes{GpuInstanceSliceCount: uint32(p[0]), MemorySizeMB: uint64(p[1])}
 		gi, uuid := p[2], fmt.Sprintf("MIG-%s-%d", dev.UUID, k)
-		migs = append(migs, &mock.Device{
+		m := &mock.Device{
 			GetAttributesFunc:        func() (gonvml.DeviceAttributes, gonvml.Return) { return attrs, gonvml.SUCCESS },
 			GetGpuInstanceIdFunc:     func() (int, gonvml.Return) { return gi, gonvml.SUCCESS },
 			GetComputeInstanceIdFunc: func() (int, gonvml.Return) { return 0, gonvml.SUCCESS },
 			GetUUIDFunc:              func() (string, gonvml.Return) { return uuid, gonvml.SUCCESS },
-		})
+			GetMemoryInfoFunc: func() (gonvml.Memory, gonvml.Return) {
+				total := attrs.MemorySizeMB << 20
+				return gonvml.Memory{Total: total, Free: total}, gonvml.SUCCESS
+			},
+			GetUtilizationRatesFunc: func() (gonvml.Utilization, gonvml.Return) {
+				return gonvml.Utilization{}, gonvml.ERROR_NOT_SUPPORTED
+			},
+			GetComputeRunningProcessesFunc: func() ([]gonvml.ProcessInfo, gonvml.Return) { return nil, gonvml.SUCCESS },
+		}
+		migs = append(migs, m)
+		out = append(out, m)
 	}
 	dev.GetMaxMigDeviceCountFunc = func() (int, gonvml.Return) { return 7, gonvml.SUCCESS }
 	dev.GetMigDeviceHandleByIndexFunc = func(j int) (gonvml.Device, gonvml.Return) {
@@ -486,6 +499,100 @@ func migGPU(f *nvml.Fake, i int, profiles [][3]int) {
 			return migs[j], gonvml.SUCCESS
 		}
 		return nil, gonvml.ERROR_NOT_FOUND
+	}
+	return out
+}
+
+// A GPU in MIG mode is reported with each of its MIG devices as a device of its own, under the
+// GPU's entry: UUID, GPU and compute instance, profile, memory used and total, and its processes
+// with their jobs and pods. NVML gives no utilization for the GPU in MIG mode nor for its MIG
+// devices here, and none is reported; where a MIG device gives one, it is. The agent runs
+// unprivileged, so NVML refuses the whole GPU's processes (NO_PERMISSION): the GPU's own list is
+// made of its MIG devices', so a service that reads only the GPUs still maps them to leases.
+func TestMIGDevicesAreReportedEachOnItsOwn(t *testing.T) {
+	ctx := context.Background()
+	s, err := agent.ParseScript("* 30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := nvml.NewFake("dgxa100", "dgx-01", agent.StaticScript(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	migs := migGPU(f, 1, [][3]int{{3, 19968, 1}, {2, 9856, 5}, {1, 4864, 13}})
+	parent := f.Server.Devices[1].(*server.Device)
+	parent.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) { return gonvml.Utilization{}, gonvml.ERROR_NOT_SUPPORTED }
+	parent.GetComputeRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) { return nil, gonvml.ERROR_NO_PERMISSION }
+	migs[0].GetMemoryInfoFunc = func() (gonvml.Memory, gonvml.Return) {
+		return gonvml.Memory{Total: 19968 << 20, Used: 8 << 30, Free: 19968<<20 - 8<<30}, gonvml.SUCCESS
+	}
+	migs[0].GetComputeRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) {
+		return []gonvml.ProcessInfo{{Pid: 4242, UsedGpuMemory: 8 << 30, GpuInstanceId: 1}}, gonvml.SUCCESS
+	}
+	migs[2].GetComputeRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) {
+		return []gonvml.ProcessInfo{{Pid: 4244, UsedGpuMemory: 1 << 30, GpuInstanceId: 13}}, gonvml.SUCCESS
+	}
+	migs[2].GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) { return gonvml.Utilization{Gpu: 37}, gonvml.SUCCESS }
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	a, err := agent.New(agent.Config{Node: "dgx-01", Devices: d, Cgroups: agent.Cgroups{ProcRoot: "testdata/proc"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Collect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.GPUs) != 8 || r.GPUs[1].Index != 1 {
+		t.Fatalf("the report lists %d GPUs; want all 8, GPU 1 in MIG mode among them", len(r.GPUs))
+	}
+	g := r.GPUs[1]
+	if g.Util != nil || len(g.Processes) != 2 || g.Processes[0].Job != "123" || g.Processes[1].Pod != "5f0b7a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b" {
+		t.Errorf("GPU 1 = %+v; want no utilization and its MIG devices' processes, job 123's and the pod's", g)
+	}
+	if len(g.MIG) != 3 {
+		t.Fatalf("GPU 1 lists %d MIG devices, want 3: %+v", len(g.MIG), g.MIG)
+	}
+	want := []struct {
+		gi      int
+		profile string
+		used    uint64
+		util    float64 // -1: none
+		job     string
+	}{{1, "3g.20gb", 8 << 30, -1, "123"}, {5, "2g.10gb", 0, -1, ""}, {13, "1g.5gb", 0, 37, ""}}
+	for k, w := range want {
+		m := g.MIG[k]
+		if m.UUID != fmt.Sprintf("MIG-%s-%d", parent.UUID, k) || m.GI != w.gi || m.CI != 0 || m.Profile != w.profile ||
+			m.MemUsed == nil || *m.MemUsed != w.used || m.MemTotal == 0 {
+			t.Errorf("MIG device %d = %+v; want GI %d, profile %s, %d bytes used", k, m, w.gi, w.profile, w.used)
+		}
+		if (w.util < 0) != (m.Util == nil) || (m.Util != nil && *m.Util != w.util) {
+			t.Errorf("MIG device %d's utilization = %v; want %v (-1: none, as NVML gives none)", k, m.Util, w.util)
+		}
+		if w.job != "" && (len(m.Processes) != 1 || m.Processes[0].Job != w.job || m.Processes[0].MemUsed != 8<<30) {
+			t.Errorf("MIG device %d's processes = %+v; want job %s's", k, m.Processes, w.job)
+		}
+	}
+	if p := g.MIG[2].Processes; len(p) != 1 || p[0].PID != 4244 || p[0].Pod != "5f0b7a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b" {
+		t.Errorf("MIG device 2's processes = %+v; want the pod's", p)
+	}
+	if len(g.MIG[1].Processes) != 0 {
+		t.Errorf("MIG device 1 lists processes it does not have: %+v", g.MIG[1].Processes)
+	}
+	for _, o := range r.GPUs {
+		if o.Index != 1 && (o.MIG != nil || o.Util == nil) {
+			t.Errorf("GPU %d (not in MIG mode) = %+v; want its utilization and no MIG devices", o.Index, o)
+		}
+	}
+	body, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(body, []byte(`"mig":[{"uuid":"MIG-`)) || bytes.Count(body, []byte(`"profile":`)) != 3 {
+		t.Errorf("the report's JSON lacks the MIG devices: %s", body)
 	}
 }
 

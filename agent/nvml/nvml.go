@@ -213,11 +213,27 @@ func (d *Devices) openGPU(i int) (nvml.Device, agent.GPUInfo) {
 // migDevices lists the MIG devices of GPU i, which is in MIG mode; one NVML cannot read is logged
 // and left out.
 func (d *Devices) migDevices(i int, dev nvml.Device) []agent.MIGDevice {
-	most, r := dev.GetMaxMigDeviceCount()
-	if r != nvml.SUCCESS {
-		d.log.Warn("a GPU is in MIG mode but NVML does not say how many MIG devices it may have", "gpu", i, "nvml", nvml.ErrorString(r))
+	_, out, err := listMIG(dev, func(j int, r nvml.Return) {
+		d.log.Warn("a MIG device cannot be read", "gpu", i, "mig", j, "nvml", nvml.ErrorString(r))
+	})
+	if err != nil {
+		d.log.Warn("a GPU is in MIG mode but NVML does not say how many MIG devices it may have", "gpu", i, "err", err)
 		return nil
 	}
+	if len(out) == 0 {
+		d.log.Warn("a GPU is in MIG mode but has no MIG device; create its GPU and compute instances or turn MIG off", "gpu", i)
+	}
+	return out
+}
+
+// listMIG lists the MIG devices of a GPU in MIG mode, with their handles, as NVML has them now;
+// one it cannot read is left out and passed to skipped with its MIG index.
+func listMIG(dev nvml.Device, skipped func(j int, r nvml.Return)) ([]nvml.Device, []agent.MIGDevice, error) {
+	most, r := dev.GetMaxMigDeviceCount()
+	if r != nvml.SUCCESS {
+		return nil, nil, fmt.Errorf("nvml: MIG device count: %s", nvml.ErrorString(r))
+	}
+	var handles []nvml.Device
 	var out []agent.MIGDevice
 	for j := range most {
 		mig, r := dev.GetMigDeviceHandleByIndex(j)
@@ -225,7 +241,7 @@ func (d *Devices) migDevices(i int, dev nvml.Device) []agent.MIGDevice {
 			continue // no MIG device at this index
 		}
 		if r != nvml.SUCCESS {
-			d.log.Warn("a MIG device cannot be read", "gpu", i, "mig", j, "nvml", nvml.ErrorString(r))
+			skipped(j, r)
 			continue
 		}
 		var m agent.MIGDevice
@@ -233,19 +249,52 @@ func (d *Devices) migDevices(i int, dev nvml.Device) []agent.MIGDevice {
 		gi, r2 := mig.GetGpuInstanceId()
 		ci, r3 := mig.GetComputeInstanceId()
 		if r := firstError(r1, r2, r3); r != nvml.SUCCESS {
-			d.log.Warn("a MIG device cannot be read", "gpu", i, "mig", j, "nvml", nvml.ErrorString(r))
+			skipped(j, r)
 			continue
 		}
 		m.GI, m.CI, m.Slices, m.MemMiB = gi, ci, int(a.GpuInstanceSliceCount), a.MemorySizeMB
 		if u, r := mig.GetUUID(); r == nvml.SUCCESS {
 			m.UUID = u
 		}
+		handles = append(handles, mig)
 		out = append(out, m)
 	}
-	if len(out) == 0 {
-		d.log.Warn("a GPU is in MIG mode but has no MIG device; create its GPU and compute instances or turn MIG off", "gpu", i)
+	return handles, out, nil
+}
+
+// sampleMIG reads the MIG devices of a GPU in MIG mode, each through its own handle: memory, its
+// processes, and utilization where NVML gives one (on the A100 and H100 it says NOT_SUPPORTED, and
+// none is reported). A MIG device without a UUID, or whose processes cannot be read, is left out;
+// all says whether none was, and procs is every process read, for the GPU's own list.
+func sampleMIG(dev nvml.Device) (out []report.MIGDevice, procs []nvml.ProcessInfo, all bool) {
+	all = true
+	handles, infos, err := listMIG(dev, func(int, nvml.Return) { all = false })
+	if err != nil {
+		return nil, nil, false
 	}
-	return out
+	for k, h := range handles {
+		info := infos[k]
+		ps, r := h.GetComputeRunningProcesses()
+		if info.UUID == "" || (r != nvml.SUCCESS && r != nvml.ERROR_NOT_FOUND) {
+			all = false
+			continue
+		}
+		m := report.MIGDevice{UUID: info.UUID, GI: info.GI, CI: info.CI, Profile: info.Profile(), MemTotal: info.MemMiB << 20}
+		if mem, r := h.GetMemoryInfo(); r == nvml.SUCCESS {
+			used := mem.Used
+			m.MemUsed, m.MemTotal = &used, mem.Total
+		}
+		if u, r := h.GetUtilizationRates(); r == nvml.SUCCESS {
+			v := float64(u.Gpu)
+			m.Util = &v
+		}
+		for _, p := range ps {
+			m.Processes = append(m.Processes, report.Process{PID: p.Pid, MemUsed: p.UsedGpuMemory})
+		}
+		procs = append(procs, ps...)
+		out = append(out, m)
+	}
+	return out, procs, all
 }
 
 func firstError(rs ...nvml.Return) nvml.Return {
@@ -358,6 +407,16 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 		g.ECCUncorrected = &e
 	}
 	procs, r := dev.GetComputeRunningProcesses()
+	if info.MIG {
+		var migProcs []nvml.ProcessInfo
+		var all bool
+		g.MIG, migProcs, all = sampleMIG(dev)
+		// In MIG mode NVML lists a whole GPU's processes only to a privileged caller; the MIG
+		// devices list their own to anyone, and together they are the GPU's.
+		if r == nvml.ERROR_NO_PERMISSION && all {
+			procs, r = migProcs, nvml.SUCCESS
+		}
+	}
 	if r != nvml.SUCCESS && r != nvml.ERROR_NOT_SUPPORTED && r != nvml.ERROR_NOT_FOUND {
 		return g, fmt.Errorf("nvml: processes on GPU %d: %s", i, nvml.ErrorString(r))
 	}

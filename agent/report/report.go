@@ -68,6 +68,30 @@ type GPU struct {
 	// ECCUncorrected counts uncorrected ECC errors since the driver loaded.
 	ECCUncorrected *uint64   `json:"ecc_uncorrected,omitempty"`
 	Processes      []Process `json:"processes,omitempty"`
+	// MIG lists the GPU's MIG devices when it is in MIG mode, each read on its own; the GPU's own
+	// entry stays as it was (its Util is then nil: NVML has no utilization for a GPU in MIG mode),
+	// so a reader that predates MIG reads the report as before.
+	MIG []MIGDevice `json:"mig,omitempty"`
+}
+
+// MIGDevice is what one MIG device (a compute instance in a GPU instance) of a GPU did. As for a
+// GPU, a measurement NVML does not give is left out (nil), never zero.
+type MIGDevice struct {
+	UUID string `json:"uuid"`
+	// GI and CI are the GPU instance's and the compute instance's ids (nvidia-smi's GI ID, CI ID).
+	GI int `json:"gi"`
+	CI int `json:"ci"`
+	// Profile is the MIG profile as nvidia-smi names it ("1g.10gb", "3g.40gb").
+	Profile string `json:"profile"`
+	// Util is the MIG device's utilization, percent, where NVML gives one; it gives none (NOT
+	// SUPPORTED) on the A100 and H100.
+	Util *float64 `json:"util,omitempty"`
+	// MemUsed and MemTotal are the GPU instance's framebuffer bytes; MemUsed is nil when NVML did
+	// not give it.
+	MemUsed  *uint64 `json:"mem_used,omitempty"`
+	MemTotal uint64  `json:"mem_total"`
+	// Processes are the compute processes on this MIG device; they are also in the GPU's.
+	Processes []Process `json:"processes,omitempty"`
 }
 
 // Process is a compute process on a GPU and the job or pod it belongs to, read from its cgroup.

@@ -14,6 +14,7 @@ import (
 const (
 	maxGPUs         = 64
 	maxProcesses    = 4096 // per GPU
+	maxMIG          = 32   // MIG devices per GPU (an A100 or H100 has at most 7)
 	maxString       = 256
 	maxIntervalSecs = 3600
 )
@@ -69,12 +70,28 @@ func Decode(body []byte) (report.Report, error) {
 		}
 		seen[g.Index] = true
 		uuids[g.UUID] = true
-		for _, p := range g.Processes {
-			if p.Job != "" && !jobRe.MatchString(p.Job) {
-				return report.Report{}, fmt.Errorf("GPU %d: %q is not a Slurm job id", g.Index, clip(p.Job))
+		if err := checkProcesses(g.Index, g.Processes); err != nil {
+			return report.Report{}, err
+		}
+		if len(g.MIG) > maxMIG {
+			return report.Report{}, fmt.Errorf("GPU %d lists %d MIG devices; a GPU has at most %d", g.Index, len(g.MIG), maxMIG)
+		}
+		for _, m := range g.MIG {
+			switch {
+			case m.UUID == "" || len(m.UUID) > maxString || len(m.Profile) > maxString:
+				return report.Report{}, fmt.Errorf("a MIG device of GPU %d has no UUID, or a profile or UUID too long", g.Index)
+			case uuids[m.UUID]:
+				return report.Report{}, fmt.Errorf("the report lists device %q twice, the second time as a MIG device of GPU %d", clip(m.UUID), g.Index)
+			case m.GI < 0 || m.CI < 0:
+				return report.Report{}, fmt.Errorf("MIG device %q of GPU %d has a negative GPU or compute instance id", clip(m.UUID), g.Index)
+			case m.Util != nil && !(*m.Util >= 0 && *m.Util <= 100):
+				return report.Report{}, fmt.Errorf("MIG device %q of GPU %d: utilization %v is not a percentage", clip(m.UUID), g.Index, *m.Util)
+			case len(m.Processes) > maxProcesses:
+				return report.Report{}, fmt.Errorf("MIG device %q of GPU %d lists %d processes; at most %d are read", clip(m.UUID), g.Index, len(m.Processes), maxProcesses)
 			}
-			if p.Pod != "" && !podRe.MatchString(p.Pod) {
-				return report.Report{}, fmt.Errorf("GPU %d: %q is not a pod UID", g.Index, clip(p.Pod))
+			uuids[m.UUID] = true
+			if err := checkProcesses(g.Index, m.Processes); err != nil {
+				return report.Report{}, err
 			}
 		}
 	}
@@ -106,6 +123,19 @@ func Decode(body []byte) (report.Report, error) {
 		}
 	}
 	return r, nil
+}
+
+// checkProcesses says which job id or pod UID of GPU i's processes is not one.
+func checkProcesses(i int, ps []report.Process) error {
+	for _, p := range ps {
+		if p.Job != "" && !jobRe.MatchString(p.Job) {
+			return fmt.Errorf("GPU %d: %q is not a Slurm job id", i, clip(p.Job))
+		}
+		if p.Pod != "" && !podRe.MatchString(p.Pod) {
+			return fmt.Errorf("GPU %d: %q is not a pod UID", i, clip(p.Pod))
+		}
+	}
+	return nil
 }
 
 func badFloat(f *float64) bool {

@@ -623,3 +623,68 @@ func TestATopologyWithAGPULostAtStartIsTaken(t *testing.T) {
 		}
 	})
 }
+
+// A GPU in MIG mode comes with its MIG devices, each with its UUID, profile, memory and processes,
+// and no utilization (NVML has none for them on the A100 and H100). The report is taken, and a MIG
+// slice is judged by its processes, never by a utilization the agent does not have: L-1, with a
+// process on a slice, is not judged idle (its GPU time is not counted idle), while L-2, on the node
+// with no process on any GPU or slice, is seen idle. A MIG device that is not valid — no UUID, one
+// the report already lists, a utilization that is no percentage, a job id that is none — makes the
+// report malformed, as for a GPU, and nothing is stored.
+func TestMIGDevicesAreTakenAndJudgedByTheirProcesses(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		leases := []*qm.Lease{
+			{ID: 1, State: qm.Active, GPUs: 1, Ref: "8123", Node: "n1"},
+			{ID: 2, State: qm.Active, GPUs: 1, Ref: "8124", Node: "n1"},
+		}
+		e := newEnv(t, url, leases...)
+		used := uint64(8 << 30)
+		none := uint64(0)
+		proc := report.Process{PID: 7, Job: "8123", MemUsed: used}
+		mig := func() report.GPU {
+			return report.GPU{Index: 0, UUID: "GPU-0", MemUsed: used, MemTotal: 80 << 30, Processes: []report.Process{proc},
+				MIG: []report.MIGDevice{
+					{UUID: "MIG-0-a", GI: 1, CI: 0, Profile: "3g.40gb", MemUsed: &used, MemTotal: 40 << 30, Processes: []report.Process{proc}},
+					{UUID: "MIG-0-b", GI: 2, CI: 0, Profile: "3g.40gb", MemUsed: &none, MemTotal: 40 << 30},
+				}}
+		}
+		whole := report.GPU{Index: 1, UUID: "GPU-1", Util: f(0), MemTotal: 80 << 30}
+		for range 3 {
+			code, out := e.post(e.tokens["n1"], e.rep(mig(), whole))
+			if code != 200 || out["accepted"] != true || out["skipped"] != nil {
+				t.Fatalf("a report with MIG devices: %d %v; want it taken, nothing skipped", code, out)
+			}
+			e.clock.Advance(10 * time.Second)
+		}
+		tel := ingest.Telemetry{Store: e.db}
+		if a, ok := tel.Activity(t.Context(), leases[0]); ok && !a.Seen.IsZero() && a.LastActive.IsZero() {
+			t.Errorf("L-1, with a process on a MIG slice that gives no utilization, was judged idle: %+v", a)
+		}
+		if a, ok := tel.Activity(t.Context(), leases[1]); !ok || a.Seen.IsZero() || !a.LastActive.IsZero() {
+			t.Errorf("L-2, on the node with no process on any GPU or MIG slice: %+v %v; want seen and idle", a, ok)
+		}
+		if _, idle := e.usage(); idle[1] != 0 || idle[2] != 30 {
+			t.Errorf("idle GPU-seconds = %v; want none for L-1 and 30 for L-2", idle)
+		}
+
+		stored := e.samples()
+		for name, spoil := range map[string]func(g *report.GPU){
+			"no UUID":                 func(g *report.GPU) { g.MIG[1].UUID = "" },
+			"the GPU's UUID":          func(g *report.GPU) { g.MIG[1].UUID = "GPU-1" },
+			"another MIG device's":    func(g *report.GPU) { g.MIG[1].UUID = "MIG-0-a" },
+			"utilization 150":         func(g *report.GPU) { g.MIG[0].Util = f(150) },
+			"a job id that is none":   func(g *report.GPU) { g.MIG[0].Processes[0].Job = "job 8123" },
+			"a negative GPU instance": func(g *report.GPU) { g.MIG[1].GI = -1 },
+		} {
+			g := mig()
+			spoil(&g)
+			e.clock.Advance(10 * time.Second)
+			if code, out := e.post(e.tokens["n1"], e.rep(g, whole)); code != 400 {
+				t.Errorf("a MIG device with %s: %d %v; want 400", name, code, out)
+			}
+		}
+		if n := e.samples(); n != stored {
+			t.Errorf("%d samples stored from refused reports", n-stored)
+		}
+	})
+}
