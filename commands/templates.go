@@ -137,10 +137,13 @@ func defaultGPUs(tp *templates.Template, params templates.Params, largestNode in
 }
 
 // largestNode is the most GPUs any node of the cluster holds, 0 when the backend does not say.
-func (t *Templates) largestNode() int {
+func (t *Templates) largestNode() int { return largestNode(t.Bot.pol(), t.Bot.Svc.NodeSize) }
+
+// largestNode is the most GPUs a node of any class of p holds, by nodeSize (0: not known).
+func largestNode(p *policy.Policy, nodeSize func(class string) int) int {
 	n := 0
-	for _, c := range t.Bot.pol().Classes {
-		n = max(n, t.Bot.Svc.NodeSize(c.Name))
+	for _, c := range p.Classes {
+		n = max(n, nodeSize(c.Name))
 	}
 	return n
 }
@@ -165,14 +168,10 @@ func (t *Templates) candidateClasses(tp *templates.Template, gpus int) []string 
 // takes the first in which the team has quota and room; `quartermaster templates render` the
 // first.
 func CandidateClasses(p *policy.Policy, tp *templates.Template, gpus int, nodeSize func(class string) int) []string {
-	largest := 0
-	for _, c := range p.Classes {
-		largest = max(largest, nodeSize(c.Name))
-	}
 	perNode := gpus
 	if tp.MultiNode && tp.GPUs > 0 {
 		perNode = min(gpus, tp.GPUs)
-		if largest > 0 {
+		if largest := largestNode(p, nodeSize); largest > 0 {
 			perNode = min(perNode, largest)
 		}
 	}
