@@ -106,22 +106,22 @@ func (b *Bot) expiryOffer(ctx context.Context, l *qm.Lease) bot.Reply {
 				other = append(other, m.Rule+" ("+m.Why+")")
 			}
 		}
+		meets := func(rules []string) string {
+			if len(rules) > 1 {
+				return "meets the published " + policy.JoinList(rules, "and") + " rules"
+			}
+			return "meets the published " + rules[0] + " rule"
+		}
 		if past != "" {
 			why = append(why, fmt.Sprintf("goes past the %s class %s gives without approval", past, l.Class))
 		} else if len(other) > 0 {
-			why = append(why, "meets the published "+policy.JoinList(other, "and")+" rule")
-			if len(other) > 1 {
-				why[len(why)-1] += "s"
-			}
+			why = append(why, meets(other))
 		}
 		switch {
 		case v.PastQuota != "":
 			why = append(why, "takes "+v.PastQuota)
 		case len(quota) > 0:
-			why = append(why, "meets the published "+policy.JoinList(quota, "and")+" rule")
-			if len(quota) > 1 {
-				why[len(why)-1] += "s"
-			}
+			why = append(why, meets(quota))
 		}
 		if len(why) == 1 && past != "" {
 			text = fmt.Sprintf("%s; extend it with %s, which %s.", ends, extend, why[0])
