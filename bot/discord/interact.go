@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
@@ -155,7 +154,7 @@ func (a *Adapter) readCommand(in *incoming, data discordgo.ApplicationCommandInt
 		}
 		def, ok := c.option(o.Name)
 		if !ok {
-			in.problem = fmt.Sprintf("/%s %s has no option %s; its options are %s.", a.cfg.Name, c.Name, quoted(o.Name, 32), c.optionNames())
+			in.problem = fmt.Sprintf("/%s %s has no option %s; its options are %s.", a.cfg.Name, c.Name, policy.Quoted(o.Name, 32), c.optionNames())
 			return
 		}
 		if _, dup := values[def.Name]; dup {
@@ -220,7 +219,7 @@ func optionValue(def *Option, v any) (string, string) {
 	case utf8.RuneCountInString(s) > maxOptionLength:
 		return "", fmt.Sprintf("is too long (%d characters; at most %d).", utf8.RuneCountInString(s), maxOptionLength)
 	case def.OneWord && strings.ContainsAny(s, " \t"):
-		return "", fmt.Sprintf("takes one word, not %s.", quoted(s, 40))
+		return "", fmt.Sprintf("takes one word, not %s.", policy.Quoted(s, 40))
 	}
 	return s, ""
 }
@@ -279,19 +278,6 @@ func request(channel, key, click, person, userID, text string) bot.Request {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func trunc(s string, n int) string { return clip(s, n) }
-
-// quoted is what someone typed as a refusal quotes it back: in plain double quotes, nothing
-// escaped, without the characters that would not show (control and format characters), and at
-// most n characters.
-func quoted(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			return -1
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\ufffd"))
-	return `"` + clip(s, n) + `"`
-}
 
 // respond answers an interaction, whether it came over HTTP or the gateway. sent must be called
 // once the answer has been delivered (or failed): work deferred by it waits for that before it
