@@ -2,6 +2,7 @@ package predict
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -126,7 +127,9 @@ func Evaluate(tr Trace, name string, trainFraction float64) Report {
 		{NameUserRecent, &UserRecent{N: 20}},
 		{NameQBETS, &QBETS{N: qbetsWindow}},
 	}
-	return evaluate(tr, name, trainFraction, models)
+	rep, _ := evaluate(sourceOf(tr), name, trainFraction, models) // memory is read without fail
+	rep.Skipped, rep.Why = tr.Skipped, tr.Why
+	return rep
 }
 
 // Replay runs the trace through the models and returns, per model, the estimate each job got
@@ -136,8 +139,34 @@ func Replay(tr Trace, models ...Model) [][]Estimate {
 	for m := range out {
 		out[m] = make([]Estimate, len(tr.Jobs))
 	}
-	replay(tr, timeline(tr), models, func(m, job int, e *Estimate) { out[m][job] = *e })
+	replay(sourceOf(tr), models, func(m int, job int32, _ *Job, e *Estimate) { out[m][job] = *e })
 	return out
+}
+
+// source is a trace's jobs in submit order (ties in the file's order), numbered from 0, for as
+// many passes as a replay needs: every call of each starts from the first job, and a job handed
+// to yield stays valid after the call. A trace read into memory is one (sourceOf); a file read
+// again on every pass is another (EvaluateFile).
+type source struct {
+	each     func(yield func(*Job) bool) error
+	jobs     int
+	end      int64 // the trace's last moment (Trace.End)
+	capacity float64
+}
+
+// sourceOf is tr's jobs, from memory.
+func sourceOf(tr Trace) source {
+	return source{
+		each: func(yield func(*Job) bool) error {
+			for i := range tr.Jobs {
+				if !yield(&tr.Jobs[i]) {
+					break
+				}
+			}
+			return nil
+		},
+		jobs: len(tr.Jobs), end: tr.End(), capacity: tr.Capacity,
+	}
 }
 
 type eventKind int8
@@ -149,69 +178,115 @@ const (
 	evSubmit
 )
 
-// event is something that happens to a job during a replay; 16 bytes, three per job at most.
+// event is something that happens to job number job (j) during a replay.
 type event struct {
 	t    int64
+	j    *Job
 	job  int32
 	prio int8
 	kind eventKind
 }
 
-// timeline lists the trace's events in the order a replay meets them: by time; at one moment
-// ends first (GPUs freed are free for what follows), then departures, then starts already due,
-// then submits, then starts at the submit's own moment, then instantaneous ends.
-func timeline(tr Trace) []event {
-	jobs := tr.Jobs
-	evs := make([]event, 0, 2*len(jobs)+len(jobs)/2)
-	for i, j := range jobs {
-		evs = append(evs, event{j.Submit, int32(i), 3, evSubmit})
+// before orders events as a replay meets them: by time; at one moment ends first (GPUs freed are
+// free for what follows), then departures, then starts already due, then submits, then starts at
+// the submit's own moment, then instantaneous ends; then by job.
+func (a *event) before(b *event) bool {
+	switch {
+	case a.t != b.t:
+		return a.t < b.t
+	case a.prio != b.prio:
+		return a.prio < b.prio
+	}
+	return a.job < b.job
+}
+
+// play calls at for every event of the trace in the order a replay meets them (event.before).
+// The submits come from the source in order; the starts, ends and departures of the jobs
+// submitted so far wait in a heap until they are due, so a pass holds the jobs that are waiting
+// or running, never the whole trace. None of a job's other events comes before its submit: each
+// is later, or at the same moment with a later priority.
+func play(src source, at func(ev *event)) error {
+	var h []event
+	var n int32
+	err := src.each(func(j *Job) bool {
+		sub := event{t: j.Submit, j: j, job: n, prio: 3, kind: evSubmit}
+		for len(h) > 0 && h[0].before(&sub) {
+			var ev event
+			ev, h = popEvent(h)
+			at(&ev)
+		}
+		at(&sub)
 		switch {
 		case j.Started():
 			prio := int8(2) // a start already due is known to a submit at the same second
 			if j.Start == j.Submit {
 				prio = 4
 			}
-			evs = append(evs, event{j.Start, int32(i), prio, evStart})
+			h = pushEvent(h, event{j.Start, j, n, prio, evStart})
 			if j.End >= 0 {
 				prio := int8(0)
 				if j.End <= j.Start {
 					prio = 5
 				}
-				evs = append(evs, event{max(j.End, j.Start), int32(i), prio, evEnd})
+				h = pushEvent(h, event{max(j.End, j.Start), j, n, prio, evEnd})
 			}
 		case j.End >= 0:
 			prio := int8(1)
 			if j.End <= j.Submit {
 				prio = 5
 			}
-			evs = append(evs, event{max(j.End, j.Submit), int32(i), prio, evWithdraw})
+			h = pushEvent(h, event{max(j.End, j.Submit), j, n, prio, evWithdraw})
 		}
-	}
-	slices.SortFunc(evs, func(a, b event) int {
-		switch {
-		case a.t != b.t:
-			return cmpInt(a.t, b.t)
-		case a.prio != b.prio:
-			return int(a.prio) - int(b.prio)
-		}
-		return int(a.job - b.job)
+		n++
+		return true
 	})
-	return evs
+	for len(h) > 0 {
+		var ev event
+		ev, h = popEvent(h)
+		at(&ev)
+	}
+	return err
 }
 
-func cmpInt(a, b int64) int {
-	if a < b {
-		return -1
+func pushEvent(h []event, ev event) []event {
+	h = append(h, ev)
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !h[i].before(&h[parent]) {
+			break
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
 	}
-	if a > b {
-		return 1
+	return h
+}
+
+func popEvent(h []event) (event, []event) {
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h[n] = event{}
+	h = h[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h[r].before(&h[l]) {
+			m = r
+		}
+		if !h[m].before(&h[i]) {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
 	}
-	return 0
+	return top, h
 }
 
 // answer is what a model answered for one job, in whole seconds: the point and the bound
-// (noBound for Unbounded). Replays keep these rather than whole Estimates, so that a long
-// trace's replay stays small.
+// (noBound for Unbounded).
 type answer struct{ median, p90 int32 }
 
 const noBound = math.MaxInt32
@@ -227,26 +302,14 @@ func compact(e *Estimate) answer {
 	return a
 }
 
-func (a answer) estimate() Estimate {
-	e := Estimate{Median: time.Duration(a.median) * time.Second, P90: time.Duration(a.p90) * time.Second}
-	if a.p90 == noBound {
-		e.P90 = Unbounded
-	}
-	return e
-}
-
-// replay plays the events through the models and returns every model's answer to every job.
-// A model that reads the queue keeps its full estimate for a job while the job waits (in its
-// copy of the queue, where it belongs); the others get back only their answer.
-func replay(tr Trace, evs []event, models []Model, record func(m, job int, e *Estimate)) [][]answer {
-	jobs := tr.Jobs
-	answers := make([][]answer, len(models))
-	for m := range answers {
-		answers[m] = make([]answer, len(jobs))
-	}
+// replay plays the trace's events through the models and hands every model's estimate for
+// every job to record, at the job's submit. A model that reads the queue keeps its estimate for
+// a job while the job waits (in its copy of the queue, where it belongs) and gets it back when
+// the job starts or leaves; the others (queueBlind) are handed back none.
+func replay(src source, models []Model, record func(m int, job int32, j *Job, e *Estimate)) error {
 	var running []Lease
 	var runJob []int32
-	runPos := make([]int32, len(jobs))
+	runPos := map[int32]int32{}
 	queues := make([][]Pending, len(models)) // the same queue for every model, with its own estimates
 	blind := make([]bool, len(models))       // models that ignore the queue get none
 	trackers := make([]leaseTracker, len(models))
@@ -267,7 +330,6 @@ func replay(tr Trace, evs []event, models []Model, record func(m, job int, e *Es
 		k := slices.Index(queueJob, i)
 		for m := range models {
 			if blind[m] || k < 0 {
-				ests[m] = answers[m][i].estimate()
 				continue
 			}
 			ests[m] = queues[m][k].Estimate
@@ -277,13 +339,13 @@ func replay(tr Trace, evs []event, models []Model, record func(m, job int, e *Es
 			queueJob = remove(queueJob, k)
 		}
 	}
-	for _, ev := range evs {
-		j := &jobs[ev.job]
+	return play(src, func(ev *event) {
+		j := ev.j
 		switch ev.kind {
 		case evSubmit:
 			r := req(j)
 			for m, model := range models {
-				st := State{Now: at(ev.t), Capacity: tr.Capacity, Running: running}
+				st := State{Now: at(ev.t), Capacity: src.capacity, Running: running}
 				if !blind[m] {
 					st.Queue = queues[m]
 				}
@@ -291,10 +353,7 @@ func replay(tr Trace, evs []event, models []Model, record func(m, job int, e *Es
 					st.Running = nil // it tracks them itself
 				}
 				e := model.Predict(r, st)
-				answers[m][ev.job] = compact(&e)
-				if record != nil {
-					record(m, int(ev.job), &e)
-				}
+				record(m, ev.job, j, &e)
 				if !blind[m] {
 					queues[m] = append(queues[m], Pending{User: j.User, Queue: j.Queue, GPUs: j.GPUs, Submit: at(j.Submit), Requested: r.Requested, Estimate: e})
 				}
@@ -315,9 +374,13 @@ func replay(tr Trace, evs []event, models []Model, record func(m, job int, e *Es
 			}
 		case evEnd:
 			k := runPos[ev.job]
+			delete(runPos, ev.job)
 			last := int32(len(running) - 1)
 			running[k], runJob[k] = running[last], runJob[last]
-			runPos[runJob[k]] = k
+			if k != last {
+				runPos[runJob[k]] = k
+			}
+			running[last] = Lease{}
 			running, runJob = running[:last], runJob[:last]
 			id := strconv.Itoa(int(ev.job))
 			for m := range models {
@@ -336,8 +399,7 @@ func replay(tr Trace, evs []event, models []Model, record func(m, job int, e *Es
 			}
 		}
 		clear(ests)
-	}
-	return answers
+	})
 }
 
 // remove takes s[k] out of s, keeping the order, by moving whichever side of it is shorter:
@@ -369,59 +431,77 @@ type leaseTracker interface {
 	Untrack(id string)
 }
 
-func evaluate(tr Trace, name string, trainFraction float64, models []named) Report {
+// evaluate replays src through the models and scores the jobs from the first trainFraction on,
+// as Evaluate does. The first model (the predictor) is replayed on its own pass while the
+// others, and the QBETS samples for matching its coverage, are replayed on passes beside it: the
+// models never meet, so the answers are the same as in one replay, in about the time of the
+// slowest. Every job is scored at its submit, from what the trace says became of it, so that
+// nothing is kept per job but what the medians of the scores are read from.
+func evaluate(src source, name string, trainFraction float64, models []named) (Report, error) {
+	first := int32(min(max(math.Floor(trainFraction*float64(src.jobs)), 0), float64(src.jobs)))
+	tallies := make([]tally, len(models))
+	scoring := func(offset int) func(m int, job int32, j *Job, e *Estimate) {
+		return func(m int, job int32, j *Job, e *Estimate) {
+			if job >= first {
+				tallies[offset+m].add(j, compact(e), src.end)
+			}
+		}
+	}
 	ms := make([]Model, len(models))
 	for i, m := range models {
 		ms[i] = m.model
 	}
-	evs := timeline(tr)
-	first := int(math.Floor(trainFraction * float64(len(tr.Jobs))))
-	first = min(max(first, 0), len(tr.Jobs))
-	// The first model (the predictor) is replayed on its own while the others, and the QBETS
-	// samples for matching its coverage, are replayed beside it: the models never meet, so the
-	// answers are the same as in one replay, in about the time of the slowest.
-	answers := make([][]answer, len(ms))
 	samples := make([]*qbetsOutcomes, len(models))
+	var errs [2]error
 	if len(ms) > 0 {
 		var others sync.WaitGroup
 		others.Go(func() {
-			copy(answers[1:], replay(tr, evs, ms[1:], nil))
+			if errs[1] = replay(src, ms[1:], scoring(1)); errs[1] != nil {
+				return
+			}
 			for i, nm := range models[1:] {
 				if q, ok := nm.model.(*QBETS); ok {
-					samples[i+1] = qbetsSamples(tr, evs, first, q.N)
+					if samples[i+1], errs[1] = qbetsSamples(src, first, q.N); errs[1] != nil {
+						return
+					}
 				}
 			}
 		})
-		answers[0] = replay(tr, evs, ms[:1], nil)[0]
+		errs[0] = replay(src, ms[:1], scoring(0))
 		others.Wait()
 	}
-	rep := Report{Trace: name, Jobs: len(tr.Jobs), Scored: len(tr.Jobs) - first, Skipped: tr.Skipped, Why: tr.Why}
-	for _, j := range tr.Jobs[first:] {
-		if j.Started() {
-			rep.Started++
-		}
+	if err := errors.Join(errs[:]...); err != nil {
+		return Report{}, err
 	}
-	end := tr.End()
+	rep := Report{Trace: name, Jobs: src.jobs, Scored: src.jobs - int(first)}
 	for m, nm := range models {
-		rep.Results = append(rep.Results, score(nm.name, tr.Jobs[first:], answers[m][first:], end))
+		rep.Results = append(rep.Results, tallies[m].result(nm.name))
+	}
+	if len(tallies) > 0 {
+		rep.Started = tallies[0].started
 	}
 	for i, s := range samples {
-		if s != nil {
-			rep.Results[i].Matched = s.match(rep.Results[0].P90Coverage)
+		if s == nil {
+			continue
 		}
+		m, err := s.match(rep.Results[0].P90Coverage)
+		if err != nil {
+			return Report{}, err
+		}
+		rep.Results[i].Matched = m
 	}
-	return rep
+	return rep, nil
 }
 
 // Score computes a model's accuracy from the estimates its jobs got (ests[i] for jobs[i]).
 // end is the trace's last moment (Trace.End): a job that never started and has no recorded
 // departure is censored there.
 func Score(name string, jobs []Job, ests []Estimate, end int64) Result {
-	as := make([]answer, len(ests))
+	var t tally
 	for i := range ests {
-		as[i] = compact(&ests[i])
+		t.add(&jobs[i], compact(&ests[i]), end)
 	}
-	return score(name, jobs, as, end)
+	return t.result(name)
 }
 
 // censoredAt is how long a job that never started had waited when the trace lost sight of it:
@@ -433,66 +513,75 @@ func censoredAt(j *Job, end int64) int64 {
 	return max(end-j.Submit, 0)
 }
 
-func score(name string, jobs []Job, as []answer, end int64) Result {
+// tally is a model's score as the jobs come: counts and sums, and the values the medians are
+// read from (the absolute errors, in whole seconds, and the ratios of bound to wait).
+type tally struct {
+	abs                                                      []int32
+	ratios                                                   []float64
+	sum                                                      float64
+	jobs, within, band, covered, started, unbounded, counted int
+}
+
+// add scores the answer a got for job j; end is the trace's last moment (see censoredAt).
+func (t *tally) add(j *Job, a answer, end int64) {
+	t.jobs++
+	if a.p90 == noBound {
+		t.unbounded++
+	}
+	if !j.Started() {
+		// Right-censored: a bound shorter than what it waited is a miss; else left out.
+		if a.p90 != noBound && int64(a.p90) < censoredAt(j, end) {
+			t.counted++
+		}
+		return
+	}
+	t.started++
+	t.counted++
+	w := j.Wait()
+	d := math.Abs(float64(int64(a.median) - w))
+	t.sum += d
+	t.abs = append(t.abs, int32(min(d, math.MaxInt32)))
+	if d <= max(0.15*float64(w), 60) {
+		t.within++
+	}
+	if Band(time.Duration(a.median)*time.Second) == Band(time.Duration(w)*time.Second) {
+		t.band++
+	}
+	if a.p90 == noBound || w <= int64(a.p90) {
+		t.covered++
+	}
+	if w >= 60 {
+		r := math.Inf(1)
+		if a.p90 != noBound {
+			r = float64(a.p90) / float64(w)
+		}
+		t.ratios = append(t.ratios, r)
+	}
+}
+
+func (t *tally) result(name string) Result {
 	r := Result{Predictor: name}
-	var abs, ratios []float64
-	var within, band, covered, coveredStarted, started, unbounded, counted int
-	for i := range jobs {
-		j, a := &jobs[i], as[i]
-		if a.p90 == noBound {
-			unbounded++
+	if t.started > 0 {
+		slices.Sort(t.abs)
+		n := len(t.abs)
+		r.MAEMinutes = t.sum / float64(t.started) / 60
+		r.MedianAEMinutes = float64(t.abs[n/2]) / 60
+		if n%2 == 0 {
+			r.MedianAEMinutes = (float64(t.abs[n/2-1]) + float64(t.abs[n/2])) / 2 / 60
 		}
-		if !j.Started() {
-			// Right-censored: a bound shorter than what it waited is a miss; else left out.
-			if a.p90 != noBound && int64(a.p90) < censoredAt(j, end) {
-				counted++
-			}
-			continue
-		}
-		started++
-		counted++
-		w := j.Wait()
-		d := math.Abs(float64(int64(a.median) - w))
-		abs = append(abs, d)
-		if d <= max(0.15*float64(w), 60) {
-			within++
-		}
-		if Band(time.Duration(a.median)*time.Second) == Band(time.Duration(w)*time.Second) {
-			band++
-		}
-		if a.p90 == noBound || w <= int64(a.p90) {
-			covered++
-			coveredStarted++
-		}
-		if w >= 60 {
-			r := math.Inf(1)
-			if a.p90 != noBound {
-				r = float64(a.p90) / float64(w)
-			}
-			ratios = append(ratios, r)
-		}
+		r.Within15 = float64(t.within) / float64(t.started)
+		r.BandAccuracy = float64(t.band) / float64(t.started)
+		r.P90CoverageStarted = float64(t.covered) / float64(t.started)
 	}
-	if started > 0 {
-		sum := 0.0
-		for _, d := range abs {
-			sum += d
-		}
-		slices.Sort(abs)
-		r.MAEMinutes = sum / float64(started) / 60
-		r.MedianAEMinutes = median(abs) / 60
-		r.Within15 = float64(within) / float64(started)
-		r.BandAccuracy = float64(band) / float64(started)
-		r.P90CoverageStarted = float64(coveredStarted) / float64(started)
+	r.P90Scored = t.counted
+	if t.counted > 0 {
+		r.P90Coverage = float64(t.covered) / float64(t.counted)
 	}
-	r.P90Scored = counted
-	if counted > 0 {
-		r.P90Coverage = float64(covered) / float64(counted)
+	if t.jobs > 0 {
+		r.P90Unbounded = float64(t.unbounded) / float64(t.jobs)
 	}
-	if len(jobs) > 0 {
-		r.P90Unbounded = float64(unbounded) / float64(len(jobs))
-	}
-	slices.Sort(ratios)
-	r.P90Tightness = median(ratios)
+	slices.Sort(t.ratios)
+	r.P90Tightness = median(t.ratios)
 	return r
 }
 

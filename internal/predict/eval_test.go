@@ -192,8 +192,8 @@ func TestMatchQBETS(t *testing.T) {
 	}
 	first := 900
 	for _, target := range []float64{0.8, 0.9, 0.95} {
-		m := matchQBETS(tr, timeline(tr), first, 1000, target)
-		if m == nil || m.Coverage != target || m.Below.Coverage >= target || m.Above.Coverage < target ||
+		m, err := matchQBETS(sourceOf(tr), int32(first), 1000, target)
+		if err != nil || m == nil || m.Coverage != target || m.Below.Coverage >= target || m.Above.Coverage < target ||
 			m.Tightness < min(m.Below.Tightness, m.Above.Tightness) || m.Tightness > max(m.Below.Tightness, m.Above.Tightness) {
 			t.Fatalf("target %v: %+v, want the target bracketed", target, m)
 		}
@@ -211,14 +211,14 @@ func checkBracket(t *testing.T, tr Trace, first int, b Bracket) {
 		var covered, counted int
 		var ratios []float64
 		s := qbetsState{n: 1000}
-		for _, ev := range timeline(tr) {
-			j := &tr.Jobs[ev.job]
+		err := play(sourceOf(tr), func(ev *event) {
+			j := ev.j
 			switch ev.kind {
 			case evStart:
 				s.observe(j.Queue, float64(j.Wait()))
 			case evSubmit:
 				if int(ev.job) < first {
-					continue
+					return
 				}
 				bound := 0.0
 				if w := s.sample(j.Queue); w != nil && w.len() > 0 {
@@ -228,7 +228,7 @@ func checkBracket(t *testing.T, tr Trace, first int, b Bracket) {
 					if bound < float64(censoredAt(j, end)) {
 						counted++
 					}
-					continue
+					return
 				}
 				counted++
 				if float64(j.Wait()) <= bound {
@@ -238,6 +238,9 @@ func checkBracket(t *testing.T, tr Trace, first int, b Bracket) {
 					ratios = append(ratios, bound/float64(j.Wait()))
 				}
 			}
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 		slices.Sort(ratios)
 		if c := float64(covered) / float64(counted); math.Abs(c-b.Coverage) > 1e-12 || math.Abs(median(ratios)-b.Tightness) > 1e-12 {

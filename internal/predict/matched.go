@@ -52,31 +52,33 @@ type qbetsJob struct {
 // after the fact, so that its coverage on the jobs from first on is as close as it gets to
 // target (under the same right-censoring rule as Score), then measures its tightness there.
 // It returns nil when nothing is scored.
-func matchQBETS(tr Trace, evs []event, first int, n int, target float64) *Matched {
-	return qbetsSamples(tr, evs, first, n).match(target)
+func matchQBETS(src source, first int32, n int, target float64) (*Matched, error) {
+	o, err := qbetsSamples(src, first, n)
+	if err != nil {
+		return nil, err
+	}
+	return o.match(target)
 }
 
-// qbetsOutcomes is where each scored job's outcome fell in the sample its QBETS-style bound
-// was read from: what matching a coverage needs, replayed once.
+// qbetsOutcomes is how many scored jobs' outcomes fell where in the samples their QBETS-style
+// bounds were read from: what matching a coverage needs, replayed once. Jobs that fell alike are
+// counted together, so that it stays small however long the trace.
 type qbetsOutcomes struct {
-	tr    Trace
-	evs   []event
-	first int
+	src   source
+	first int32
 	n     int
-	jobs  []qbetsJob
+	jobs  map[qbetsJob]int
 }
 
 // qbetsSamples replays the trace's waits through the QBETS-style memory of n waits per queue.
-func qbetsSamples(tr Trace, evs []event, first int, n int) *qbetsOutcomes {
+func qbetsSamples(src source, first int32, n int) (*qbetsOutcomes, error) {
 	n = cmpOr(n, qbetsWindow)
-	end := tr.End()
-	jobs := make([]qbetsJob, 0, len(tr.Jobs)-first)
-	walk(tr, evs, n, func(i int, w *window) {
+	jobs := map[qbetsJob]int{}
+	err := walk(src, n, func(i int32, j *Job, w *window) {
 		if i < first {
 			return
 		}
-		j := &tr.Jobs[i]
-		t := censoredAt(j, end)
+		t := censoredAt(j, src.end)
 		if j.Started() {
 			t = j.Wait()
 		}
@@ -87,17 +89,20 @@ func qbetsSamples(tr Trace, evs []event, first int, n int) *qbetsOutcomes {
 		if qj.n == 0 && t <= 0 { // no sample: the bound is 0, which reaches a wait of 0
 			qj.below = -1
 		}
-		jobs = append(jobs, qj)
+		jobs[qj]++
 	})
-	return &qbetsOutcomes{tr: tr, evs: evs, first: first, n: n, jobs: jobs}
+	if err != nil {
+		return nil, err
+	}
+	return &qbetsOutcomes{src: src, first: first, n: n, jobs: jobs}, nil
 }
 
 // match sets the quantile so that the coverage is as close as it gets to target, and measures
 // the tightness there (see matchQBETS).
-func (o *qbetsOutcomes) match(target float64) *Matched {
-	tr, evs, first, n, jobs := o.tr, o.evs, o.first, o.n, o.jobs
+func (o *qbetsOutcomes) match(target float64) (*Matched, error) {
+	n, jobs := o.n, o.jobs
 	if len(jobs) == 0 {
-		return nil
+		return nil, nil
 	}
 	ranks := make([]int32, n+1)
 	coverage := func(q float64) float64 {
@@ -105,7 +110,7 @@ func (o *qbetsOutcomes) match(target float64) *Matched {
 			ranks[k] = -2 // not computed yet
 		}
 		var covered, counted int
-		for _, qj := range jobs {
+		for qj, count := range jobs {
 			k := int32(-1)
 			if qj.n > 0 {
 				if ranks[qj.n] == -2 {
@@ -116,12 +121,12 @@ func (o *qbetsOutcomes) match(target float64) *Matched {
 			reaches := k >= qj.below
 			switch {
 			case qj.started:
-				counted++
+				counted += count
 				if reaches {
-					covered++
+					covered += count
 				}
 			case !reaches:
-				counted++ // censored before the bound: a miss
+				counted += count // censored before the bound: a miss
 			}
 		}
 		if counted == 0 {
@@ -149,11 +154,14 @@ func (o *qbetsOutcomes) match(target float64) *Matched {
 			lo = mid
 		}
 	}
-	tight := qbetsTightness(tr, evs, first, n, hi, lo) // one replay for both
+	tight, err := qbetsTightness(o.src, o.first, n, hi, lo) // one replay for both
+	if err != nil {
+		return nil, err
+	}
 	above := Bracket{Quantile: hi, Coverage: coverage(hi), Tightness: tight[0]}
 	m := &Matched{Quantile: hi, Coverage: above.Coverage, Tightness: above.Tightness, Above: above, Below: above}
 	if lo == hi {
-		return m
+		return m, nil
 	}
 	below := Bracket{Quantile: lo, Coverage: coverage(lo), Tightness: tight[1]}
 	m.Below = below
@@ -165,12 +173,12 @@ func (o *qbetsOutcomes) match(target float64) *Matched {
 		m.Coverage = target
 		m.Tightness = below.Tightness + f*(above.Tightness-below.Tightness)
 	}
-	return m
+	return m, nil
 }
 
 // qbetsTightness is the QBETS-style bound's tightness at each of the quantiles qs: the median
 // of bound / wait over the jobs from first on that started after waiting a minute or more.
-func qbetsTightness(tr Trace, evs []event, first, n int, qs ...float64) []float64 {
+func qbetsTightness(src source, first int32, n int, qs ...float64) ([]float64, error) {
 	ranks := make([][]int, len(qs))
 	ratios := make([][]float64, len(qs))
 	for i, q := range qs {
@@ -179,8 +187,7 @@ func qbetsTightness(tr Trace, evs []event, first, n int, qs ...float64) []float6
 			ranks[i][k] = binomialUpperRank(k, q, 0.95)
 		}
 	}
-	walk(tr, evs, n, func(i int, w *window) {
-		j := &tr.Jobs[i]
+	err := walk(src, n, func(i int32, j *Job, w *window) {
 		if i < first || !j.Started() || j.Wait() < 60 {
 			return
 		}
@@ -192,25 +199,27 @@ func qbetsTightness(tr Trace, evs []event, first, n int, qs ...float64) []float6
 			ratios[k] = append(ratios[k], bound/float64(j.Wait()))
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	out := make([]float64, len(qs))
 	for k := range qs {
 		slices.Sort(ratios[k])
 		out[k] = median(ratios[k])
 	}
-	return out
+	return out, nil
 }
 
 // walk replays the trace's starts through a QBETS-style memory of n waits per queue and calls
 // at for each job when it is submitted, with the sample its bound is read from.
-func walk(tr Trace, evs []event, n int, at func(job int, w *window)) {
+func walk(src source, n int, at func(job int32, j *Job, w *window)) error {
 	s := qbetsState{n: n}
-	for _, ev := range evs {
-		j := &tr.Jobs[ev.job]
+	return play(src, func(ev *event) {
 		switch ev.kind {
 		case evSubmit:
-			at(int(ev.job), s.sample(j.Queue))
+			at(ev.job, ev.j, s.sample(ev.j.Queue))
 		case evStart:
-			s.observe(j.Queue, float64(j.Wait()))
+			s.observe(ev.j.Queue, float64(ev.j.Wait()))
 		}
-	}
+	})
 }
