@@ -73,13 +73,13 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case *train < 0 || *train >= 1:
 		return errUsage{fmt.Sprintf("--train-fraction %v: want a number from 0 up to (not including) 1", *train)}
 	}
-	// A replay holds about 100 MB live on 450,000 jobs and runs once: the collector runs when
-	// the heap has grown by half rather than doubled (unless GOGC says otherwise), which keeps
-	// the peak a fifth lower for a few percent more CPU (docs/benchmarks.md).
+	// A replay runs once and churns through short-lived jobs and events: the collector runs
+	// when the heap has grown by half rather than doubled (unless GOGC says otherwise), which
+	// keeps the peak lower for a few percent more CPU (docs/benchmarks.md).
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(50))
 	}
-	tr, err := predict.ReadTraceFile(*trace, *format)
+	rep, err := predict.EvaluateFile(*trace, *format, filepath.Base(*trace), *train)
 	if errors.Is(err, predict.ErrFormatUnknown) {
 		return errUsage{fmt.Sprintf("cannot tell the format of %s from its name or its first line; add --format swf, --format csv or --format sacct", *trace)}
 	}
@@ -89,7 +89,6 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	rep := predict.Evaluate(tr, filepath.Base(*trace), *train)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

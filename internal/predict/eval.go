@@ -3,7 +3,9 @@ package predict
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -120,16 +122,84 @@ func Band(wait time.Duration) int {
 // after the first trainFraction of them. The QBETS-style result also carries its tightness at
 // the predictor's coverage (Result.Matched).
 func Evaluate(tr Trace, name string, trainFraction float64) Report {
-	models := []named{
+	rep, _ := evaluate(sourceOf(tr), name, trainFraction, models()) // memory is read without fail
+	rep.Skipped, rep.Why = tr.Skipped, tr.Why
+	return rep
+}
+
+// models are the predictor and the baselines, fresh, in the order Evaluate reports them.
+func models() []named {
+	return []named{
 		{NameQuartermaster, New(Config{})},
 		{NameZero, Zero{}},
 		{NameRecent100, &Recent{N: 100}},
 		{NameUserRecent, &UserRecent{N: 20}},
 		{NameQBETS, &QBETS{N: qbetsWindow}},
 	}
-	rep, _ := evaluate(sourceOf(tr), name, trainFraction, models) // memory is read without fail
+}
+
+// EvaluateFile replays the trace in the file at path (format as for ReadTraceFile) and scores
+// it as Evaluate does, without holding the trace: the file is read once for what it says as a
+// whole, once to count and check its jobs, and again for every pass of the replay. Memory then
+// follows the jobs waiting or running at once (and the values the scores' medians are read
+// from), not the trace's length. A file whose jobs are not in submit order is read into memory
+// and sorted, as ReadTraceFile does.
+func EvaluateFile(path, format, name string, trainFraction float64) (Report, error) {
+	if format == "" {
+		format = FormatFromPath(path)
+	}
+	pass := func(sk *skips, emit func(*row)) (facts, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return facts{}, err
+		}
+		defer f.Close()
+		fs, err := readRows(f, format, sk, emit)
+		if err != nil {
+			return facts{}, fmt.Errorf("%s: %w", path, err)
+		}
+		return fs, nil
+	}
+	fs, err := pass(&skips{}, func(*row) {})
+	if err != nil {
+		return Report{}, err
+	}
+	var sk skips
+	var tr Trace // its skips, not its jobs
+	jobs, end, last, sorted := 0, int64(0), int64(math.MinInt64), true
+	_, err = pass(&sk, func(r *row) {
+		if j, ok := fs.settle(r, &sk); ok {
+			jobs++
+			end = max(end, j.Submit, j.Start, j.End)
+			sorted = sorted && j.Submit >= last
+			last = j.Submit
+		}
+	})
+	if err != nil {
+		return Report{}, err
+	}
+	if err := sk.check(&tr, jobs); err != nil {
+		return Report{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if !sorted {
+		tr, err := ReadTraceFile(path, format)
+		if err != nil {
+			return Report{}, err
+		}
+		return Evaluate(tr, name, trainFraction), nil
+	}
+	src := source{jobs: jobs, end: end, capacity: fs.capacity, each: func(yield func(*Job)) error {
+		var aside skips // counted on the second read
+		_, err := pass(&aside, func(r *row) {
+			if j, ok := fs.settle(r, &aside); ok {
+				yield(&j) // a copy of its own for every job: the replay keeps it while it is in flight
+			}
+		})
+		return err
+	}}
+	rep, err := evaluate(src, name, trainFraction, models())
 	rep.Skipped, rep.Why = tr.Skipped, tr.Why
-	return rep
+	return rep, err
 }
 
 // Replay runs the trace through the models and returns, per model, the estimate each job got
@@ -148,7 +218,7 @@ func Replay(tr Trace, models ...Model) [][]Estimate {
 // to yield stays valid after the call. A trace read into memory is one (sourceOf); a file read
 // again on every pass is another (EvaluateFile).
 type source struct {
-	each     func(yield func(*Job) bool) error
+	each     func(yield func(*Job)) error
 	jobs     int
 	end      int64 // the trace's last moment (Trace.End)
 	capacity float64
@@ -157,11 +227,9 @@ type source struct {
 // sourceOf is tr's jobs, from memory.
 func sourceOf(tr Trace) source {
 	return source{
-		each: func(yield func(*Job) bool) error {
+		each: func(yield func(*Job)) error {
 			for i := range tr.Jobs {
-				if !yield(&tr.Jobs[i]) {
-					break
-				}
+				yield(&tr.Jobs[i])
 			}
 			return nil
 		},
@@ -208,7 +276,7 @@ func (a *event) before(b *event) bool {
 func play(src source, at func(ev *event)) error {
 	var h []event
 	var n int32
-	err := src.each(func(j *Job) bool {
+	err := src.each(func(j *Job) {
 		sub := event{t: j.Submit, j: j, job: n, prio: 3, kind: evSubmit}
 		for len(h) > 0 && h[0].before(&sub) {
 			var ev event
@@ -238,7 +306,6 @@ func play(src source, at func(ev *event)) error {
 			h = pushEvent(h, event{max(j.End, j.Submit), j, n, prio, evWithdraw})
 		}
 		n++
-		return true
 	})
 	for len(h) > 0 {
 		var ev event

@@ -164,10 +164,11 @@ func (r *sacctRecords) next() (rec []string, line int, bad bool, err error) {
 // (counted in sk, but not as unreadable: they belong to another part of the cluster); otherwise
 // it is a CPU cluster and the size is CPUs. A record that cannot place its job is left out and
 // counted in sk.
-func readSacct(r *bufio.Reader, sk *skips) ([]Job, error) {
+func readSacct(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
+	f := facts{format: FormatSacct}
 	h, ok := parseSacctHead(firstLine(r))
 	if !ok {
-		return nil, errors.New("line 1: not sacct's header; want field names separated by '|', as sacct --parsable2 --format JobID,User,Partition,Submit,Start,End,Timelimit,ReqTRES,State writes them")
+		return facts{}, errors.New("line 1: not sacct's header; want field names separated by '|', as sacct --parsable2 --format JobID,User,Partition,Submit,Start,End,Timelimit,ReqTRES,State writes them")
 	}
 	var missing []string
 	for _, need := range [][]string{{"jobid", "jobidraw"}, {"submit"}, {"start"}, {"end"}, sacctSizes} {
@@ -176,7 +177,7 @@ func readSacct(r *bufio.Reader, sk *skips) ([]Job, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("line 1: sacct header lacks %s; want at least JobID,Submit,Start,End and one of ReqTRES, AllocTRES, ReqGRES, AllocGRES, NCPUS, ReqCPUS, AllocCPUS", strings.Join(missing, ", "))
+		return facts{}, fmt.Errorf("line 1: sacct header lacks %s; want at least JobID,Submit,Start,End and one of ReqTRES, AllocTRES, ReqGRES, AllocGRES, NCPUS, ReqCPUS, AllocCPUS", strings.Join(missing, ", "))
 	}
 	recs := &sacctRecords{delim: h.delim}
 	if strings.TrimSpace(h.delim) == "," {
@@ -187,14 +188,14 @@ func readSacct(r *bufio.Reader, sk *skips) ([]Job, error) {
 		if _, err := recs.cr.Read(); err != nil && err != io.EOF {
 			var pe *csv.ParseError
 			if !errors.As(err, &pe) {
-				return nil, err
+				return facts{}, err
 			}
 		}
 	} else {
 		recs.sc = bufio.NewScanner(r)
 		recs.sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
 		if !recs.sc.Scan() {
-			return nil, recs.sc.Err()
+			return f, recs.sc.Err()
 		}
 		recs.line = 1
 	}
@@ -205,12 +206,7 @@ func readSacct(r *bufio.Reader, sk *skips) ([]Job, error) {
 	reqTRES, allocTRES, reqGRES, allocGRES := col("reqtres"), col("alloctres"), col("reqgres"), col("allocgres")
 	reqCPUs, nCPUs, allocCPUs := col("reqcpus"), col("ncpus"), col("alloccpus")
 
-	type read struct {
-		job        Job
-		gpus, cpus float64
-		line       int
-	}
-	var rows []read
+	var rw row
 	users, queues := interner{}, interner{}
 	for {
 		rec, line, bad, err := recs.next()
@@ -218,7 +214,7 @@ func readSacct(r *bufio.Reader, sk *skips) ([]Job, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return facts{}, err
 		}
 		if bad {
 			sk.add("cannot be read as CSV", line)
@@ -288,26 +284,11 @@ func readSacct(r *bufio.Reader, sk *skips) ([]Job, error) {
 				break
 			}
 		}
-		rows = append(rows, read{j, gpus, cpus, line})
+		f.anyGPU = f.anyGPU || gpus > 0
+		rw = row{Job: j, line: line, gpus: gpus, cpus: cpus}
+		emit(&rw)
 	}
-	gpu := slices.ContainsFunc(rows, func(r read) bool { return r.gpus > 0 })
-	jobs := make([]Job, 0, len(rows))
-	for _, r := range rows {
-		switch {
-		case gpu && r.gpus <= 0:
-			sk.leaveOut("ask for no GPU", r.line)
-			continue
-		case gpu:
-			r.job.GPUs = r.gpus
-		case r.cpus <= 0:
-			sk.add("have no size (no CPU or GPU count)", r.line)
-			continue
-		default:
-			r.job.GPUs = r.cpus
-		}
-		jobs = append(jobs, r.job)
-	}
-	return jobs, nil
+	return f, nil
 }
 
 // sacctTime reads one of sacct's times: a date and time (read as UTC) or, with

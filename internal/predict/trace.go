@@ -133,12 +133,12 @@ func (s *skips) why(unreadable bool) string {
 }
 
 // check fills in t's skip count and fails when more than half of the records were left out
-// (those left out by choice aside): a trace that is mostly unreadable would be scored on what
-// little remains.
-func (s *skips) check(t *Trace) error {
+// (those left out by choice aside): a trace of jobs jobs that is mostly unreadable would be
+// scored on what little remains.
+func (s *skips) check(t *Trace, jobs int) error {
 	total, bad := s.total()
 	t.Skipped, t.Why = total, s.why(false)
-	if records := len(t.Jobs) + bad; bad > 0 && 2*bad > records {
+	if records := jobs + bad; bad > 0 && 2*bad > records {
 		return fmt.Errorf("%d of %d records cannot be replayed (%s): a job needs its submit time, its size and its wait or start time",
 			bad, records, s.why(true))
 	}
@@ -178,43 +178,104 @@ func ReadTraceFile(path, format string) (Trace, error) {
 // or "" whose header is sacct's is read as FormatSacct ("" and another header is
 // ErrFormatUnknown). Errors name the offending line.
 func ReadTrace(r io.Reader, format string) (Trace, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return Trace{}, fmt.Errorf("gzip: %w", err)
-		}
-		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 1<<16)
-	}
-	var t Trace
+	var rows []row
 	var sk skips
-	var err error
-	switch format {
-	case FormatSWF:
-		t, err = readSWF(br, &sk)
-	case FormatSacct:
-		t.Jobs, err = readSacct(br, &sk)
-	case FormatCSV, "":
-		switch {
-		case looksSacct(firstLine(br)):
-			t.Jobs, err = readSacct(br, &sk)
-		case format == "":
-			return Trace{}, ErrFormatUnknown
-		default:
-			t.Jobs, err = readCSV(br, &sk)
-		}
-	default:
-		return Trace{}, fmt.Errorf("unknown trace format %q (want swf, csv or sacct)", format)
-	}
-	if err == nil {
-		err = sk.check(&t)
-	}
+	f, err := readRows(r, format, &sk, func(r *row) { rows = append(rows, *r) })
 	if err != nil {
+		return Trace{}, err
+	}
+	t := Trace{Capacity: f.capacity}
+	for i := range rows {
+		if j, ok := f.settle(&rows[i], &sk); ok {
+			t.Jobs = append(t.Jobs, j)
+		}
+	}
+	if err := sk.check(&t, len(t.Jobs)); err != nil {
 		return Trace{}, err
 	}
 	sort.SliceStable(t.Jobs, func(a, b int) bool { return t.Jobs[a].Submit < t.Jobs[b].Submit })
 	return t, nil
+}
+
+// row is a job as a reader reads it, with what only the whole file decides left open: facts
+// settles it.
+type row struct {
+	Job
+	line       int
+	alt        string  // CSV: the queue under its other name, should the queue column be a delay
+	zero       bool    // CSV: it asks for an explicit 0 GPUs
+	gpus, cpus float64 // sacct: the GPUs it asks for, and its CPUs
+}
+
+// facts are what a trace file says as a whole: what its rows are settled by.
+type facts struct {
+	format   string
+	capacity float64 // SWF: the MaxProcs or MaxNodes header
+	delays   bool    // CSV: the queue column is the queueing delay; the queue is the other name
+	anyGPU   bool    // CSV and sacct: some job asks for a GPU
+}
+
+// settle applies what the whole file says to a row: its job, or false when the job is left out
+// (counted in sk). In a file where jobs ask for GPUs, one that asks for none (a CPU pod in a
+// Kubernetes cluster's pod list, a CPU job in sacct's records) is not a request for the pool:
+// it is left out, and counted, without counting towards refusing the file. In sacct's records
+// of a cluster without GPUs the size is the CPUs.
+func (f *facts) settle(r *row, sk *skips) (Job, bool) {
+	j := r.Job
+	switch f.format {
+	case FormatCSV:
+		if f.delays {
+			j.Queue = r.alt
+		}
+		if f.anyGPU && r.zero {
+			sk.leaveOut("ask for no GPU", r.line)
+			return Job{}, false
+		}
+	case FormatSacct:
+		switch {
+		case f.anyGPU && r.gpus <= 0:
+			sk.leaveOut("ask for no GPU", r.line)
+			return Job{}, false
+		case f.anyGPU:
+			j.GPUs = r.gpus
+		case r.cpus <= 0:
+			sk.add("have no size (no CPU or GPU count)", r.line)
+			return Job{}, false
+		default:
+			j.GPUs = r.cpus
+		}
+	}
+	return j, true
+}
+
+// readRows reads a trace in the given format (see ReadTrace), gzip-compressed or not, calls emit
+// for every record that places a job, in the file's order, and returns what the file says as a
+// whole. The row handed to emit is reused for the next.
+func readRows(r io.Reader, format string, sk *skips, emit func(*row)) (facts, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return facts{}, fmt.Errorf("gzip: %w", err)
+		}
+		defer zr.Close()
+		br = bufio.NewReaderSize(zr, 1<<16)
+	}
+	switch format {
+	case FormatSWF:
+		return readSWF(br, sk, emit)
+	case FormatSacct:
+		return readSacct(br, sk, emit)
+	case FormatCSV, "":
+		switch {
+		case looksSacct(firstLine(br)):
+			return readSacct(br, sk, emit)
+		case format == "":
+			return facts{}, ErrFormatUnknown
+		}
+		return readCSV(br, sk, emit)
+	}
+	return facts{}, fmt.Errorf("unknown trace format %q (want swf, csv or sacct)", format)
 }
 
 // swfUsed are the SWF fields the reader uses, by their 1-based position: submit time, wait
@@ -230,14 +291,15 @@ var swfUsed = [...]int{2, 3, 4, 5, 8, 9, 11, 12, 15, 16}
 // replay takes it out at once rather than let it stand in the queue for the rest of the trace.
 // A record that cannot place its job (unknown submit time; unknown wait for a job that ran;
 // unknown size; a line that is not 18 numbers) is left out and counted in sk.
-func readSWF(r *bufio.Reader, sk *skips) (Trace, error) {
-	var t Trace
+func readSWF(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
+	f := facts{format: FormatSWF}
+	var rw row
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
 	line := 0
 	users, queues := interner{}, interner{}
 	var v [19]int64
-	var f [18][]byte
+	var fs [18][]byte
 	for sc.Scan() {
 		line++
 		text := bytes.TrimSpace(sc.Bytes())
@@ -245,17 +307,17 @@ func readSWF(r *bufio.Reader, sk *skips) (Trace, error) {
 			continue
 		}
 		if text[0] == ';' {
-			swfHeader(string(text), &t)
+			swfHeader(string(text), &f)
 			continue
 		}
-		n := fields(text, f[:])
+		n := fields(text, fs[:])
 		if n != 18 {
 			sk.add("are not 18 fields", line)
 			continue
 		}
 		bad := false
 		for _, pos := range swfUsed {
-			x, ok := swfNumber(f[pos-1])
+			x, ok := swfNumber(fs[pos-1])
 			if !ok {
 				bad = true
 				break
@@ -297,22 +359,23 @@ func readSWF(r *bufio.Reader, sk *skips) (Trace, error) {
 			}
 		}
 		if v[12] >= 0 {
-			j.User = users.of(f[11])
+			j.User = users.of(fs[11])
 		}
 		switch {
 		case v[15] >= 0 && v[16] >= 0: // jobs of another partition run elsewhere: tell them apart like queues
-			j.Queue = queues.of(append(append(append(make([]byte, 0, 16), f[14]...), '@'), f[15]...))
+			j.Queue = queues.of(append(append(append(make([]byte, 0, 16), fs[14]...), '@'), fs[15]...))
 		case v[15] >= 0:
-			j.Queue = queues.of(f[14])
+			j.Queue = queues.of(fs[14])
 		case v[16] >= 0:
-			j.Queue = queues.of(append([]byte{'@'}, f[15]...))
+			j.Queue = queues.of(append([]byte{'@'}, fs[15]...))
 		}
-		t.Jobs = append(t.Jobs, j)
+		rw = row{Job: j, line: line}
+		emit(&rw)
 	}
 	if err := sc.Err(); err != nil {
-		return Trace{}, fmt.Errorf("after line %d: %w", line, err)
+		return facts{}, fmt.Errorf("after line %d: %w", line, err)
 	}
-	return t, nil
+	return f, nil
 }
 
 // fields splits b at runs of blanks into f and returns how many fields there were (f holds the
@@ -381,7 +444,7 @@ func (in interner) of(b []byte) string {
 }
 
 // swfHeader takes the capacity from a "; MaxProcs: N" (or, failing that, "; MaxNodes: N") line.
-func swfHeader(text string, t *Trace) {
+func swfHeader(text string, f *facts) {
 	key, val, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(text, ";")), ":")
 	if !ok {
 		return
@@ -392,10 +455,10 @@ func swfHeader(text string, t *Trace) {
 	}
 	switch strings.TrimSpace(key) {
 	case "MaxProcs":
-		t.Capacity = n
+		f.capacity = n
 	case "MaxNodes":
-		if t.Capacity == 0 {
-			t.Capacity = n
+		if f.capacity == 0 {
+			f.capacity = n
 		}
 	}
 }
@@ -431,17 +494,17 @@ var csvRunTime = []string{"duration", "run_time", "runtime"}
 // Unknown, null, NaN or NA is unknown. A record that cannot place its job (no submit time, a time that is
 // neither, a start before the submit, a line with another number of fields than the header) is
 // left out and counted in sk.
-func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
+func readCSV(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	cr.LazyQuotes = true
 	head, err := cr.Read()
 	if err == io.EOF {
-		return nil, errors.New("line 1: empty file; want a header line " + strings.Join(csvColumns, ","))
+		return facts{}, errors.New("line 1: empty file; want a header line " + strings.Join(csvColumns, ","))
 	}
 	if err != nil {
-		return nil, err
+		return facts{}, err
 	}
 	head = slices.Clone(head)
 	col := map[string]int{}
@@ -477,7 +540,7 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 			if c == "end_time" {
 				also = " (or " + strings.Join(slices.Concat(csvAliases[c], csvRunTime), ", ") + ")"
 			}
-			return nil, fmt.Errorf("line 1: header lacks column %q%s; want %s", c, also, strings.Join(csvColumns, ","))
+			return facts{}, fmt.Errorf("line 1: header lacks column %q%s; want %s", c, also, strings.Join(csvColumns, ","))
 		}
 	}
 	// Helios and Acme name the queueing delay, in seconds, "queue" (and Helios the virtual
@@ -494,13 +557,10 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 		}
 	}
 	milli, hasMilli := col["gpu_milli"] // Alibaba's pod lists: the share of each GPU, in thousandths
-	var none []int                      // jobs that ask for no GPU (an explicit 0), and their lines
-	var noneLines []int
-	anyGPU := false
-	var alts []string               // each job's queue under its other name, while named may be a delay
+	f := facts{format: FormatCSV}
+	var rw row
 	delays, agree, words := 0, 0, 0 // jobs that waited 10 s or more; of them, whose queue equals the wait; queues not numbers
 	users, queues := interner{}, interner{}
-	var jobs []Job
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -510,7 +570,7 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 		if err != nil {
 			var pe *csv.ParseError
 			if !errors.As(err, &pe) {
-				return nil, err
+				return facts{}, err
 			}
 			sk.add("cannot be read as CSV", pe.StartLine)
 			continue
@@ -547,7 +607,8 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 			}
 			return v, v >= 0
 		}
-		j := Job{}
+		rw = row{line: line}
+		j := &rw.Job
 		var ok [4]bool
 		j.Submit, ok[0] = seconds("submit_time", -1)
 		j.Start, ok[1] = seconds("start_time", -1)
@@ -585,10 +646,8 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 					j.GPUs = x * m / 1000
 				}
 			}
-			if x == 0 {
-				none, noneLines = append(none, len(jobs)), append(noneLines, line)
-			}
-			anyGPU = anyGPU || x > 0
+			rw.zero = x == 0
+			f.anyGPU = f.anyGPU || x > 0
 		}
 		if j.Start >= 0 && j.Start < j.Submit {
 			sk.add("start before they were submitted", line)
@@ -618,29 +677,13 @@ func readCSV(r *bufio.Reader, sk *skips) ([]Job, error) {
 				if a == "-1" {
 					a = ""
 				}
-				alts = append(alts, queues.of([]byte(a))) // interned: one string per queue, not per job
+				rw.alt = queues.of([]byte(a)) // interned: one string per queue, not per job
 			}
 		}
-		jobs = append(jobs, j)
+		emit(&rw)
 	}
-	if named >= 0 && words == 0 && delays > 0 && agree*10 >= delays*9 {
-		for i := range jobs {
-			jobs[i].Queue = ""
-			if alt >= 0 {
-				jobs[i].Queue = alts[i]
-			}
-		}
-	}
-	// In a file where jobs ask for GPUs, one that asks for none (a CPU pod in a Kubernetes
-	// cluster's pod list) is not a request for the pool: it is left out, and counted.
-	if anyGPU && len(none) > 0 {
-		for k, line := range noneLines {
-			sk.leaveOut("ask for no GPU", line)
-			jobs[none[k]].GPUs = -1
-		}
-		jobs = slices.DeleteFunc(jobs, func(j Job) bool { return j.GPUs < 0 })
-	}
-	return jobs, nil
+	f.delays = named >= 0 && words == 0 && delays > 0 && agree*10 >= delays*9
+	return f, nil
 }
 
 // unknown reports whether a CSV field says the value is not known: empty, -1 (as in SWF), None,
