@@ -132,9 +132,9 @@ func (s *skips) why(unreadable bool) string {
 	return fmt.Sprintf("%d %s, the first on line %d", s.n[best], best, s.first[best])
 }
 
-// check fills in t's skip count and fails when more than half of the records were left out
-// (those left out by choice aside): a trace of jobs jobs that is mostly unreadable would be
-// scored on what little remains.
+// check fills in t's skip count and fails when more than half of the records (the jobs kept,
+// and those left out but not by choice) were left out: a trace that is mostly unreadable would
+// be scored on what little remains.
 func (s *skips) check(t *Trace, jobs int) error {
 	total, bad := s.total()
 	t.Skipped, t.Why = total, s.why(false)
