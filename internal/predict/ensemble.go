@@ -369,6 +369,8 @@ type due struct {
 	seq uint64
 }
 
+func dueBefore(a, b *due) bool { return a.at < b.at }
+
 // watch starts watching the estimate of a request seen waiting.
 func (p *Predictor) watch(e *Estimate, submit int64) {
 	oe := &openEstimate{submit: submit, bounds: e.bounds}
@@ -385,7 +387,7 @@ func (p *Predictor) schedule(seq uint64, oe *openEstimate) {
 		}
 	}
 	if !math.IsInf(next, 1) {
-		p.dues = pushDue(p.dues, due{oe.submit + int64(next*1e9), seq})
+		p.dues = heapPush(p.dues, due{oe.submit + int64(next*1e9), seq}, dueBefore)
 	}
 }
 
@@ -393,7 +395,7 @@ func (p *Predictor) schedule(seq uint64, oe *openEstimate) {
 func (p *Predictor) overdue(now int64) {
 	for len(p.dues) > 0 && p.dues[0].at < now {
 		var d due
-		d, p.dues = popDue(p.dues)
+		d, p.dues = heapPop(p.dues, dueBefore)
 		oe, ok := p.open.get(d.seq)
 		if !ok {
 			continue
@@ -407,40 +409,4 @@ func (p *Predictor) overdue(now int64) {
 		}
 		p.schedule(d.seq, oe)
 	}
-}
-
-func pushDue(h []due, d due) []due {
-	h = append(h, d)
-	for i := len(h) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if h[parent].at <= h[i].at {
-			break
-		}
-		h[i], h[parent] = h[parent], h[i]
-		i = parent
-	}
-	return h
-}
-
-func popDue(h []due) (due, []due) {
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && h[r].at < h[l].at {
-			m = r
-		}
-		if h[i].at <= h[m].at {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	return top, h
 }

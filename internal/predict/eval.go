@@ -280,7 +280,7 @@ func play(src source, at func(ev *event)) error {
 		sub := event{t: j.Submit, j: j, job: n, prio: 3, kind: evSubmit}
 		for len(h) > 0 && h[0].before(&sub) {
 			var ev event
-			ev, h = popEvent(h)
+			ev, h = heapPop(h, (*event).before)
 			at(&ev)
 		}
 		at(&sub)
@@ -290,66 +290,29 @@ func play(src source, at func(ev *event)) error {
 			if j.Start == j.Submit {
 				prio = 4
 			}
-			h = pushEvent(h, event{j.Start, j, n, prio, evStart})
+			h = heapPush(h, event{j.Start, j, n, prio, evStart}, (*event).before)
 			if j.End >= 0 {
 				prio := int8(0)
 				if j.End <= j.Start {
 					prio = 5
 				}
-				h = pushEvent(h, event{max(j.End, j.Start), j, n, prio, evEnd})
+				h = heapPush(h, event{max(j.End, j.Start), j, n, prio, evEnd}, (*event).before)
 			}
 		case j.End >= 0:
 			prio := int8(1)
 			if j.End <= j.Submit {
 				prio = 5
 			}
-			h = pushEvent(h, event{max(j.End, j.Submit), j, n, prio, evWithdraw})
+			h = heapPush(h, event{max(j.End, j.Submit), j, n, prio, evWithdraw}, (*event).before)
 		}
 		n++
 	})
 	for len(h) > 0 {
 		var ev event
-		ev, h = popEvent(h)
+		ev, h = heapPop(h, (*event).before)
 		at(&ev)
 	}
 	return err
-}
-
-func pushEvent(h []event, ev event) []event {
-	h = append(h, ev)
-	for i := len(h) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !h[i].before(&h[parent]) {
-			break
-		}
-		h[i], h[parent] = h[parent], h[i]
-		i = parent
-	}
-	return h
-}
-
-func popEvent(h []event) (event, []event) {
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h[n] = event{}
-	h = h[:n]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && h[r].before(&h[l]) {
-			m = r
-		}
-		if !h[m].before(&h[i]) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	return top, h
 }
 
 // answer is what a model answered for one job, in whole seconds: the point and the bound
