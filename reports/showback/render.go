@@ -29,6 +29,13 @@ func twoOrEmpty(v *float64, scale float64) string {
 	return two(*v * scale)
 }
 
+// costCell writes an amount for the CSV: with a dot and two decimals, or as many as the currency's
+// minor unit has when that is more (0.583 KWD), so that the CSV shows the cost the text shows.
+func costCell(currency string, v float64) string {
+	places := max(2, policy.MinorUnits(currency))
+	return strconv.FormatFloat(round(v, places), 'f', places, 64)
+}
+
 // round is policy.Round: figures and money are rounded one way.
 func round(v float64, places int) float64 { return policy.Round(v, places) }
 
@@ -39,7 +46,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		return err
 	}
 	for _, row := range r.Rows {
-		rec := []string{r.Week, row.Team, row.Class, two(row.GPUHours), two(row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours),
+		rec := []string{r.Week, row.Team, row.Class, two(row.GPUHours), costCell(r.Currency, row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours),
 			strconv.Itoa(row.Leases), two(row.ObservedGPUHours), twoOrEmpty(row.MeanUtilization, 1), strconv.Itoa(row.PeakGPUs),
 			strconv.Itoa(row.QuotaGPUs), twoOrEmpty(row.PeakQuotaShare, 100), twoOrEmpty(row.MeanQuotaShare, 100), r.Currency}
 		if err := cw.Write(rec); err != nil {
