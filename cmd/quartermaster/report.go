@@ -53,23 +53,41 @@ var reportFormats = []string{"text", "csv", "json", "png"}
 
 func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs, ro := reportFlags()
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	f := &ro.f
 	week, team, format, out, asOf := ro.week, ro.team, ro.format, ro.out, ro.asOf
+	// Until the policy is read, an example names the last complete week in UTC as of --now (or
+	// now): a week that has begun in every time zone.
+	early := func(w, format string) string {
+		if w == "" {
+			now := time.Now()
+			if t, err := time.Parse(time.RFC3339, *asOf); err == nil {
+				now = t
+			}
+			w = showback.WeekOf(now, time.UTC).Prev().String()
+		}
+		return fmt.Sprintf("quartermaster report --week %s --format %s", w, format)
+	}
 	if err := fs.Parse(args); err != nil {
-		return errUsage{err.Error()}
+		var names []string
+		fs.VisitAll(func(fl *flag.Flag) { names = append(names, "--"+fl.Name) })
+		return errUsage{fmt.Sprintf("%s; report takes %s and %s. Example: %s", err, strings.Join(names[:len(names)-1], ", "), names[len(names)-1], early("", "text"))}
 	}
 	example := func(w string) string {
 		return fmt.Sprintf("quartermaster report --week %s --format %s", w, *format)
 	}
 	if fs.NArg() > 0 {
-		return errUsage{fmt.Sprintf("report takes only flags, but got %q. Example: quartermaster report --week 2026-W48 --format csv", fs.Arg(0))}
+		w := ""
+		if pw, err := showback.ParseWeek(fs.Arg(0), showback.Week{}); err == nil {
+			w = pw.String() // the week meant, as a flag
+		}
+		return errUsage{fmt.Sprintf("report takes only flags, but got %q. Example: %s", fs.Arg(0), early(w, "csv"))}
 	}
 	if !contains(reportFormats, *format) {
-		return errUsage{fmt.Sprintf("--format %q is not one of %s. Example: quartermaster report --week 2026-W48 --format csv", *format, strings.Join(reportFormats, ", "))}
+		return errUsage{fmt.Sprintf("--format %q is not one of %s. Example: %s", *format, strings.Join(reportFormats, ", "), early("", "csv"))}
 	}
 	if f, ok := stdout.(*os.File); ok && *format == "png" && *out == "" && isTerminal(f) {
-		return errUsage{"a PNG is not for a terminal; name a file. Example: quartermaster report --week 2026-W48 --format png --out showback.png"}
+		return errUsage{"a PNG is not for a terminal; name a file. Example: " + early("", "png") + " --out showback.png"}
 	}
 	var clock qm.Clock = realClock{}
 	if *asOf != "" {
