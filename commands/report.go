@@ -76,21 +76,21 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		if ok {
 			team = t
 		} else if named || strings.ContainsAny(args[0], "0123456789") {
-			if week, err = svc.ParseWeek(args[0]); err != nil {
+			if week, err = svc.ParseWeek(ctx, args[0]); err != nil {
 				return fail(err)
 			}
 		} else {
-			return fail(qm.Errorf(qm.EINVALID, "%s is neither a week (like %s) nor a team (%s).", policy.Quoted(args[0], 40), last, strings.Join(teams, ", ")))
+			return fail(qm.Errorf(qm.EINVALID, "%s is neither a week (like %s) nor a team (%s).", policy.Quoted(args[0], 40), svc.ExampleWeek(ctx), strings.Join(teams, ", ")))
 		}
 	default:
 		if w, ok := showback.NamedWeek(strings.Join(args, " "), last); ok { // "last week"
 			week = w
 			break
 		}
-		if week, err = svc.ParseWeek(strings.Join(args[:len(args)-1], " ")); err != nil {
+		if week, err = svc.ParseWeek(ctx, strings.Join(args[:len(args)-1], " ")); err != nil {
 			if len(args) > 2 || !strings.ContainsAny(args[0], "0123456789") {
 				// "last tuesday": the words are one week written as words, not a week and a team.
-				_, err = svc.ParseWeek(strings.Join(args, " "))
+				_, err = svc.ParseWeek(ctx, strings.Join(args, " "))
 			}
 			return fail(err)
 		}
@@ -100,7 +100,7 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		}
 		if !ok && len(args) == 2 && !strings.ContainsAny(args[0], " 0123456789") {
 			// "last tuesday" reads as one week written as words, not as last week and a team.
-			_, err = svc.ParseWeek(strings.Join(args, " "))
+			_, err = svc.ParseWeek(ctx, strings.Join(args, " "))
 			return fail(err)
 		}
 		if !ok {

@@ -28,7 +28,7 @@ func billIn(t *testing.T, text string) float64 {
 // rowCost is the cost of a team's class in the week's showback.
 func rowCost(t *testing.T, svc *showback.Service, week, team, class string) float64 {
 	t.Helper()
-	w, err := svc.ParseWeek(week)
+	w, err := svc.ParseWeek(context.Background(), week)
 	if err != nil {
 		t.Fatal(err)
 	}

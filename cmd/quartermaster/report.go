@@ -113,8 +113,8 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	svc := &showback.Service{Policy: pol, Source: st, Clock: clock}
 	w := svc.LastComplete()
 	if *week != "" {
-		if w, err = svc.ParseWeek(*week); err != nil {
-			return errUsage{qm.ErrorMessage(err) + " Example: " + example(svc.LastComplete().String())}
+		if w, err = svc.ParseWeek(ctx, *week); err != nil {
+			return errUsage{qm.ErrorMessage(err) + " Example: " + example(svc.ExampleWeek(ctx).String())}
 		}
 	}
 	r, err := svc.Report(ctx, w, showback.Filter{Team: *team})

@@ -435,12 +435,12 @@ lee@acme.example: /gpu report 2026-W48
 `)
 	chat := msgs[3:] // after the grant, the warning before its end and the expiry
 	for i, want := range []string{
-		`"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W47, or this week or last week. Example: /gpu report 2026-W48`,
-		`"last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W47, or this week or last week. Example: /gpu report 2026-W48`,
+		`"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: /gpu report 2026-W48`,
+		`"last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: /gpu report 2026-W48`,
 		`there is no team "ghost"; the teams are language, vision. Example: /gpu report 2026-W48`,
 		`2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W47. Example: /gpu report 2026-W48`,
 		`there is no history for 2019-W01: the first lease was asked for in 2026-W48. Example: /gpu report 2026-W48`,
-		`"nextweek" is neither a week (like 2026-W47) nor a team (language, vision). Example: /gpu report 2026-W48`,
+		`"nextweek" is neither a week (like 2026-W48) nor a team (language, vision). Example: /gpu report 2026-W48`,
 	} {
 		if i >= len(chat) || chat[i].Text != want {
 			t.Errorf("chat answer %d = %+v, want %q", i, chat[i], want)
@@ -468,6 +468,8 @@ lee@acme.example: /gpu report 2026-W48
 		{[]string{"--week", "2099-W10"}, `quartermaster report: 2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W48. Example: quartermaster report --week 2026-W48 --format csv`},
 		{[]string{"--week", "2026-W48", "--team", "ghost"}, `quartermaster report: there is no team "ghost"; the teams are language, vision. Example: quartermaster report --week 2026-W48 --format csv --team language`},
 		{[]string{"--week", "2026-W48", "--format", "xlsx"}, `quartermaster report: --format "xlsx" is not one of text, csv, json, png. Example: quartermaster report --week 2026-W48 --format csv`},
+		// In the week the history began, the week offered is that one: the week before has none.
+		{[]string{"--now", "2026-11-25T15:00:00Z", "--week", "2026-W"}, `quartermaster report: "2026-W" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: quartermaster report --week 2026-W48 --format csv`},
 	} {
 		args := append([]string{"report", "--db", db, "--now", "2026-12-01T15:00:00Z", "--format", "csv", "--out", out}, c.args...)
 		_, stderr, code := runCLI(args...)

@@ -33,15 +33,18 @@ func (s *Service) ExampleWeek(ctx context.Context) Week {
 	return WeekOf(start, s.Policy.Location)
 }
 
-// ParseWeek reads a week as a user wrote it, offering the last complete week as the example: an
-// ISO week (2026-W48), or "this week" (the week in progress) or "last week" (the last complete
-// one), in any case, with or without the word "week".
-func (s *Service) ParseWeek(text string) (Week, error) {
-	last := s.LastComplete()
-	if w, ok := NamedWeek(text, last); ok {
+// ParseWeek reads a week as a user wrote it: an ISO week (2026-W48), or "this week" (the week in
+// progress) or "last week" (the last complete one), in any case, with or without the word "week".
+// A refusal offers ExampleWeek, a week that can be reported.
+func (s *Service) ParseWeek(ctx context.Context, text string) (Week, error) {
+	if w, ok := NamedWeek(text, s.LastComplete()); ok {
 		return w, nil
 	}
-	return parseWeek(text, last, ", or this week or last week")
+	w, err := ParseWeek(text, Week{})
+	if err != nil {
+		_, err = parseWeek(text, s.ExampleWeek(ctx), ", or this week or last week")
+	}
+	return w, err
 }
 
 // NamedWeek reads "this week" and "last week" (also "this", "current", "last", "previous"),
