@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -58,13 +59,16 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	week, team, format, out, asOf := ro.week, ro.team, ro.format, ro.out, ro.asOf
 	// Until the policy is read, an example names the last complete week in UTC as of --now (or
 	// now): a week that has begun in every time zone.
+	earlyWeek := func() string {
+		now := time.Now()
+		if t, err := time.Parse(time.RFC3339, *asOf); err == nil {
+			now = t
+		}
+		return showback.WeekOf(now, time.UTC).Prev().String()
+	}
 	early := func(w, format string) string {
 		if w == "" {
-			now := time.Now()
-			if t, err := time.Parse(time.RFC3339, *asOf); err == nil {
-				now = t
-			}
-			w = showback.WeekOf(now, time.UTC).Prev().String()
+			w = earlyWeek()
 		}
 		return fmt.Sprintf("quartermaster report --week %s --format %s", w, format)
 	}
@@ -101,9 +105,24 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	url, err := f.dbURL()
-	if err != nil {
+	// A report only reads: a SQLite file that is not there is a wrong path, not an empty history.
+	if err := f.resolveSecrets(); err != nil {
 		return err
+	}
+	url := f.db
+	def := "sqlite:" + filepath.Join(dataDir(), "quartermaster.db")
+	if url == "" {
+		url = def
+	}
+	if file := store.SQLiteFile(url); file != "" {
+		if _, err := os.Stat(file); errors.Is(err, iofs.ErrNotExist) {
+			if url == def && f.db == "" {
+				return errUsage{fmt.Sprintf("there is no database %s here; run the report where the console or serve keeps its database (QM_DATA_DIR), or name it with --db or QM_DATABASE_URL. Example: quartermaster report --db sqlite:/var/lib/quartermaster/quartermaster.db --week %s --format %s",
+					file, earlyWeek(), *format)}
+			}
+			return errUsage{fmt.Sprintf("there is no database %s; name the one the service uses with --db or QM_DATABASE_URL. Example: quartermaster report --db %s --week %s --format %s",
+				file, def, earlyWeek(), *format)}
+		}
 	}
 	st, err := store.Open(ctx, url, nil)
 	if err != nil {
@@ -115,6 +134,19 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if *week != "" {
 		if w, err = svc.ParseWeek(ctx, *week); err != nil {
 			return errUsage{qm.ErrorMessage(err) + " Example: " + example(svc.ExampleWeek(ctx).String())}
+		}
+	}
+	if *out != "" {
+		ext := map[string]string{"text": "txt"}[*format]
+		if ext == "" {
+			ext = *format
+		}
+		name := fmt.Sprintf("showback-%s.%s", w, ext)
+		if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
+			return errUsage{fmt.Sprintf("--out %s is a directory; name a file in it. Example: --out %s", *out, filepath.Join(*out, name))}
+		}
+		if d := filepath.Dir(*out); !isDirectory(d) {
+			return errUsage{fmt.Sprintf("--out %s cannot be written: the directory %s does not exist. Example: --out %s", *out, d, name)}
 		}
 	}
 	r, err := svc.Report(ctx, w, showback.Filter{Team: *team})
@@ -152,6 +184,11 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return err
 	}
 	return writeFileAtomic(*out, body)
+}
+
+func isDirectory(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // writeFileAtomic writes a file whole or not at all.

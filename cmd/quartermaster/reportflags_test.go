@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -25,6 +27,54 @@ func TestReportFlagMistakesGiveOneSentenceAndAWorkingExample(t *testing.T) {
 		_, stderr, code := runCLI(append([]string{"report"}, c.args...)...)
 		if code != 2 || strings.TrimSpace(stderr) != c.want {
 			t.Errorf("report %v: exit %d, %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// A report is read from a database that exists: a --db naming no file (a typo, or the default
+// data/quartermaster.db in another directory) is refused, not answered with an empty week from a
+// database created on the spot. Where --out cannot be written (its directory does not exist, or it
+// is a directory) the answer says so in a sentence with a file name that works, and nothing is
+// left behind.
+func TestReportNeedsAnExistingDatabaseAndAFileToWrite(t *testing.T) {
+	dir := t.TempDir()
+	runConsoleAt(t, dir, "2026-11-24T15:00:00Z", "alice@acme.example: /gpu request 1 interactive 2h\n:advance 3h\n")
+	db := "sqlite:" + filepath.Join(dir, "quartermaster.db")
+	missing := filepath.Join(dir, "qm.db")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--db", "sqlite:" + missing},
+			"quartermaster report: there is no database " + missing + "; name the one the service uses with --db or QM_DATABASE_URL. Example: quartermaster report --db " + db + " --week 2026-W48 --format text"},
+		{[]string{"--db", db, "--format", "csv", "--out", filepath.Join(dir, "nope", "w.csv")},
+			"quartermaster report: --out " + filepath.Join(dir, "nope", "w.csv") + " cannot be written: the directory " + filepath.Join(dir, "nope") + " does not exist. Example: --out showback-2026-W48.csv"},
+		{[]string{"--db", db, "--format", "csv", "--out", dir},
+			"quartermaster report: --out " + dir + " is a directory; name a file in it. Example: --out " + filepath.Join(dir, "showback-2026-W48.csv")},
+	} {
+		args := append([]string{"report", "--now", "2026-12-01T15:00:00Z", "--week", "2026-W48"}, c.args...)
+		_, stderr, code := runCLI(args...)
+		if code != 2 || strings.TrimSpace(stderr) != c.want {
+			t.Errorf("report %v: exit %d, %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	// Without --db, in a directory where nothing has run.
+	elsewhere := t.TempDir()
+	t.Setenv("QM_DATA_DIR", elsewhere)
+	_, stderr, code := runCLI("report", "--now", "2026-12-01T15:00:00Z")
+	if want := "quartermaster report: there is no database " + filepath.Join(elsewhere, "quartermaster.db") + " here; run the report where the console or serve keeps its database (QM_DATA_DIR), or name it with --db or QM_DATABASE_URL. Example: quartermaster report --db sqlite:/var/lib/quartermaster/quartermaster.db --week 2026-W48 --format text"; code != 2 || strings.TrimSpace(stderr) != want {
+		t.Errorf("report without a database: exit %d, %q; want exit 2 and %q", code, stderr, want)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) > 0 {
+		t.Errorf("report without a database left %v behind", entries)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("report created %s", missing)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("report left %s behind", e.Name())
 		}
 	}
 }

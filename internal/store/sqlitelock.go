@@ -9,6 +9,14 @@ import (
 	"time"
 )
 
+// SQLiteFile is the file a sqlite: URL names; "" for an in-memory database or another URL.
+func SQLiteFile(url string) string {
+	if !strings.HasPrefix(url, "sqlite:") {
+		return ""
+	}
+	return sqliteFile(url)
+}
+
 // sqliteFile is the file a sqlite: URL names, or "" for an in-memory database.
 func sqliteFile(url string) string {
 	path := strings.TrimPrefix(url, "sqlite:")
