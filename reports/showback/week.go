@@ -11,7 +11,8 @@ import (
 )
 
 // Week is an ISO 8601 week: it starts on Monday at 00:00 in the policy's time zone and lasts until
-// the next Monday at 00:00 there, so a week with a daylight saving change has 167 or 169 hours.
+// the next Monday at 00:00 there, so a week with a daylight saving change has 167 or 169 hours
+// (167.5 or 168.5 where the clocks move by half an hour).
 type Week struct {
 	Year int
 	Num  int
