@@ -717,7 +717,8 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 			return []bot.Reply{b.fail("quota", qm.Errorf(qm.EUNAVAILABLE, "the policy names no teams, so there are no team quotas to show; ask a platform admin."))}
 		}
 		team = id.Teams[0]
-	} else if _, ok := b.pol().Team(team); !ok {
+	} else if _, ok := b.pol().Team(team); !ok && !slices.Contains(c.Who.Teams, team) {
+		// A team the policy does not list is known only to its members (their default-quota team).
 		return []bot.Reply{b.fail("quota", qm.Errorf(qm.ENOTFOUND, "there is no team %s in the policy.", policy.Quoted(team, 40)))}
 	}
 	u, q, err := b.Svc.TeamUsage(ctx, team)
