@@ -138,7 +138,7 @@ func (s *Service) Release(ctx context.Context, user string, id LeaseID) (*Lease,
 		case l.State.Running():
 			return Released, "released by " + user, nil
 		default:
-			return "", "", Errorf(ECONFLICT, "%s has already ended (%s).", l.ID, l.State)
+			return "", "", Errorf(ECONFLICT, "%s has already ended (%s).", l.ID, l.State).WithExample("/gpu status " + l.ID.String())
 		}
 	})
 }
@@ -213,7 +213,7 @@ func (s *Service) Keep(ctx context.Context, user string, id LeaseID) (*Lease, er
 			return err
 		}
 		if !cur.State.Running() || cur.Kind != KindWorkspace {
-			return Errorf(ECONFLICT, "%s is not a running workspace, so there is nothing to keep.", id)
+			return Errorf(ECONFLICT, "%s is not a running workspace, so there is nothing to keep.", id).WithExample("/gpu status " + id.String())
 		}
 		cur.KeptAt = s.Clock.Now()
 		cur.WarnedAt = time.Time{}
