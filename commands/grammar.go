@@ -348,6 +348,7 @@ func parseCount(verb, s string) (int, *qm.Error) {
 
 func parseRequest(c Command, args []string) (Command, error) {
 	seen := map[string]bool{}
+	isClass := func(w string) bool { return c.classes[policy.NameKey(w)] }
 	var maybe []string // the policy's classes named like a filler word, as typed
 	once := func(what string) *qm.Error {
 		if seen[what] {
@@ -372,7 +373,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 			if perr != nil {
 				return c, perr
 			}
-			v, i = durationWords(args, i, v)
+			v, i = durationWordsBut(args, i, v, isClass)
 			if perr := once("duration"); perr != nil {
 				return c, perr
 			}
@@ -436,7 +437,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 				return c, perr
 			}
 			i++
-			v, j := durationWords(args, i, a+args[i])
+			v, j := durationWordsBut(args, i, a+args[i], isClass)
 			i = j
 			d, err := parseDur(v)
 			if err != nil {
@@ -457,7 +458,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 				if perr := once("duration"); perr != nil {
 					return c, perr
 				}
-				if v, j := durationWords(args, i, a); j > i {
+				if v, j := durationWordsBut(args, i, a, isClass); j > i {
 					d, _ = parseDur(v)
 					i = j
 				}
@@ -534,8 +535,19 @@ func validName(s string) bool {
 // number or smaller units after larger ones ("2h 3h" is two durations). It returns the joined
 // text and the index of the last word taken.
 func durationWords(args []string, i int, v string) (string, int) {
+	return durationWordsBut(args, i, v, nil)
+}
+
+// durationWordsBut is durationWords where a word that isClass says names a class is not taken as
+// a unit written apart from its number ("for 2h 1 m" with a class m asks for 1 GPU of it).
+func durationWordsBut(args []string, i int, v string, isClass func(string) bool) (string, int) {
 	for i+1 < len(args) {
-		w := args[i+1]
+		w, step := args[i+1], 1
+		if i+2 < len(args) && allDigits(w) && unitWord(args[i+2]) && (isClass == nil || !isClass(args[i+2])) {
+			// A number and its unit as two words after the duration's first part: "2 hours 30
+			// minutes", "1h 30 min". Whether they go on writing it is judged below, as one word.
+			w, step = w+args[i+2], 2
+		}
 		if w == "" || v == "" || isDigit(v[len(v)-1]) && isDigit(w[0]) {
 			break // two numbers side by side are two ("2 4h" is not 24h)
 		}
@@ -547,10 +559,19 @@ func durationWords(args []string, i int, v string) (string, int) {
 		if smallest != 0 && (largest == 0 || largest >= smallest) {
 			break
 		}
-		i++
+		i += step
 		v += w
 	}
 	return v, i
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }
