@@ -50,11 +50,16 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 	ctx = qm.WithOutsideWait(ctx, func() func() { return bot.WaitOutside(outside) })
 	c, err := ParseFor(req.Text, b.pol().ClassNames())
 	if err != nil {
-		return []bot.Reply{b.refuse(c.Verb, err)}
+		if user, known := b.signedIn(ctx, req); known {
+			if who, err := b.Svc.Resolve(ctx, user); err == nil {
+				ctx = b.exampleContext(ctx, who)
+			}
+		}
+		return []bot.Reply{b.refuse(ctx, c.Verb, err)}
 	}
 	s, _ := Lookup(c.Verb)
 	if !b.offers(s) {
-		return []bot.Reply{b.refuse("", qm.Invalid("/gpu help", "/gpu %s is not offered here; /gpu help lists what is.", strings.Join(s.Words, " ")))}
+		return []bot.Reply{b.refuse(ctx, "", qm.Invalid("/gpu help", "/gpu %s is not offered here; /gpu help lists what is.", strings.Join(s.Words, " ")))}
 	}
 	if b.SSO != nil && !s.Public {
 		if rs, stop := b.door(ctx, &req, c); stop {
@@ -65,8 +70,9 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 	switch {
 	case err == nil:
 		c.Who = &who
+		ctx = b.exampleContext(ctx, who)
 	case !s.Public:
-		return []bot.Reply{b.refuse(c.Verb, err)}
+		return []bot.Reply{b.refuse(ctx, c.Verb, err)}
 	}
 	return s.run(ctx, b, req, c)
 }
@@ -97,7 +103,7 @@ func (b *Bot) Check(ctx context.Context, req bot.Request) *bot.Reply {
 	// the refusal has one of its own: the command's would be another denial.
 	text := e.Message
 	if e.Example != "" {
-		text += " Example: " + b.expand(e.Example)
+		text += " Example: " + b.expandFor(ctx, e.Example)
 	}
 	return &bot.Reply{Error: true, Ephemeral: true, Text: text}
 }
@@ -145,7 +151,7 @@ func (b *Bot) DefaultClass(ctx context.Context, req bot.Request) (class string, 
 
 // refuse turns an error into one sentence and an example that works on this installation: the
 // error's own example, else the command's. An internal error is logged and apologised for.
-func (b *Bot) refuse(verb string, err error) bot.Reply {
+func (b *Bot) refuse(ctx context.Context, verb string, err error) bot.Reply {
 	var e *qm.Error
 	if !errors.As(err, &e) || e.Code == qm.EINTERNAL {
 		b.log().Error("command failed", "verb", verb, "err", err)
@@ -159,18 +165,20 @@ func (b *Bot) refuse(verb string, err error) bot.Reply {
 	}
 	text := e.Message
 	if ex != "" {
-		text += " Example: " + b.expand(ex)
+		text += " Example: " + b.expandFor(ctx, ex)
 	}
 	return bot.Reply{Error: true, Ephemeral: true, Text: text}
 }
 
 // fail is refuse for a command's own failure.
-func (b *Bot) fail(verb string, err error) bot.Reply { return b.refuse(verb, err) }
+func (b *Bot) fail(ctx context.Context, verb string, err error) bot.Reply {
+	return b.refuse(ctx, verb, err)
+}
 
 func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	out, err := b.Svc.Extend(ctx, req.User, c.Lease, c.Duration)
 	if err != nil {
-		return []bot.Reply{b.fail(c.Verb, err)}
+		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
 	l := out.Lease
 	if out.Duplicate && req.Click {
@@ -218,7 +226,7 @@ func (b *Bot) newLength(l *qm.Lease) string {
 func (b *Bot) keep(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	l, err := b.Svc.Keep(ctx, req.User, c.Lease)
 	if err != nil {
-		return []bot.Reply{b.fail(c.Verb, err)}
+		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
 	return []bot.Reply{{Text: fmt.Sprintf("Kept: %s stays for another idle period; it still ends %s.", l.ID, b.when(l.ExpiresAt))}}
 }
@@ -226,7 +234,7 @@ func (b *Bot) keep(ctx context.Context, req bot.Request, c Command) []bot.Reply 
 func (b *Bot) release(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	l, err := b.Svc.Release(ctx, req.User, c.Lease)
 	if err != nil {
-		return []bot.Reply{b.fail(c.Verb, err)}
+		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
 	return []bot.Reply{{Text: fmt.Sprintf("%s is %s. %s", l.ID, l.State, b.costLine(l))}}
 }
@@ -234,7 +242,7 @@ func (b *Bot) release(ctx context.Context, req bot.Request, c Command) []bot.Rep
 func (b *Bot) decide(ctx context.Context, req bot.Request, c Command, approve bool) []bot.Reply {
 	out, err := b.Svc.Decide(ctx, req.User, c.Lease, approve, c.Reason)
 	if err != nil {
-		return []bot.Reply{b.fail(c.Verb, err)}
+		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
 	l := out.Lease
 	verb := "Approved"
@@ -267,7 +275,7 @@ func (b *Bot) extendedText(ctx context.Context, l *qm.Lease) string {
 func (b *Bot) quotaRequest(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	out, err := b.Svc.QuotaIncrease(ctx, req.User, "", c.Class, c.GPUs, c.Duration, c.Reason)
 	if err != nil {
-		return []bot.Reply{b.fail(c.Verb, err)}
+		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
 	l := out.Lease
 	prefix := ""
@@ -331,7 +339,7 @@ func medianText(d time.Duration) string {
 func (b *Bot) catalog(ctx context.Context, req bot.Request) []bot.Reply {
 	st, err := b.Svc.Catalog(ctx, req.User)
 	if err != nil {
-		return []bot.Reply{b.fail("catalog", err)}
+		return []bot.Reply{b.fail(ctx, "catalog", err)}
 	}
 	r := bot.Reply{Text: fmt.Sprintf("%s GPU catalog (%s):", b.pol().Organization, policy.Count(len(st), "class", "classes"))}
 	for _, s := range st {
@@ -351,7 +359,7 @@ func (b *Bot) catalog(ctx context.Context, req bot.Request) []bot.Reply {
 			},
 		})
 	}
-	r.Actions = []bot.Action{{Label: b.expand("Request 1 {class}"), Command: b.expand("/gpu request 1 {class} for {short}"), Style: "primary"}}
+	r.Actions = []bot.Action{{Label: b.expandFor(ctx, "Request 1 {class}"), Command: b.expandFor(ctx, "/gpu request 1 {class} for {short}"), Style: "primary"}}
 	return []bot.Reply{r}
 }
 
@@ -359,14 +367,14 @@ func (b *Bot) request(ctx context.Context, req bot.Request, c Command) []bot.Rep
 	if c.Template != "" && b.Templates != nil {
 		tp, err := b.Templates.Catalog.Get(c.Template)
 		if err != nil {
-			return []bot.Reply{b.refuse(c.Verb, err)}
+			return []bot.Reply{b.refuse(ctx, c.Verb, err)}
 		}
 		return b.Templates.launch(ctx, req, c, tp)
 	}
 	out, err := b.Svc.Request(ctx, qm.LeaseRequest{User: req.User, Who: c.Who, GPUs: c.GPUs, Class: c.Class, Duration: c.Duration,
 		Template: c.Template, Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key})
 	if err != nil && out == nil {
-		return []bot.Reply{b.fail("request", err)}
+		return []bot.Reply{b.fail(ctx, "request", err)}
 	}
 	if out.Duplicate && req.Click {
 		return []bot.Reply{requestedAgain(out.Lease)}
@@ -380,7 +388,7 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 	cost := b.money(qm.Bill(b.pol(), l, l.Duration))
 	switch {
 	case err != nil:
-		return b.fail("request", err)
+		return b.fail(ctx, "request", err)
 	case l.State == qm.PendingApproval:
 		return bot.Reply{Text: fmt.Sprintf("%s waits for approval: %s, so %s will decide. Estimated cost %s. You will hear back here.",
 			l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or "), cost),
@@ -572,7 +580,7 @@ func (b *Bot) costLine(l *qm.Lease) string {
 func (b *Bot) estimate(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	e, err := b.Svc.EstimateRequest(ctx, req.User, c.Class, c.GPUs, c.Duration)
 	if err != nil {
-		return []bot.Reply{b.fail("estimate", err)}
+		return []bot.Reply{b.fail(ctx, "estimate", err)}
 	}
 	return []bot.Reply{{Text: fmt.Sprintf("%d × %s for %s: %s (%s per GPU-hour). Predicted wait: %s. Nothing was reserved.",
 		e.GPUs, e.Class.Name, policy.FormatDuration(e.For), b.money(e.Cost), b.price(e.Class.PricePerGPUHour), waitText(e.Wait)),
@@ -582,17 +590,17 @@ func (b *Bot) estimate(ctx context.Context, req bot.Request, c Command) []bot.Re
 func (b *Bot) list(ctx context.Context, req bot.Request) []bot.Reply {
 	ls, err := b.Svc.List(ctx, qm.LeaseFilter{Kind: qm.AnyKind, User: req.User, EndedAfter: b.Svc.Clock.Now().Add(-24 * time.Hour)})
 	if err != nil {
-		return []bot.Reply{b.fail("list", err)}
+		return []bot.Reply{b.fail(ctx, "list", err)}
 	}
 	if len(ls) == 0 {
-		return []bot.Reply{{Text: b.expand("You have no leases. Try /gpu request 1 {class} for {short}")}}
+		return []bot.Reply{{Text: b.expandFor(ctx, "You have no leases. Try /gpu request 1 {class} for {short}")}}
 	}
 	// An approved extension is part of its lease now, which the list shows at its new length.
 	ls = slices.DeleteFunc(ls, func(l *qm.Lease) bool {
 		return l.Kind == qm.KindExtension && l.DecidedBy != "" && l.State != qm.Denied
 	})
 	if len(ls) == 0 {
-		return []bot.Reply{{Text: b.expand("You have no leases. Try /gpu request 1 {class} for {short}")}}
+		return []bot.Reply{{Text: b.expandFor(ctx, "You have no leases. Try /gpu request 1 {class} for {short}")}}
 	}
 	sort.SliceStable(ls, func(i, j int) bool { return ls[i].State.Live() && !ls[j].State.Live() })
 	r := bot.Reply{Text: fmt.Sprintf("Your leases (%d, ended ones from the last day included):", len(ls))}
@@ -605,14 +613,14 @@ func (b *Bot) list(ctx context.Context, req bot.Request) []bot.Reply {
 func (b *Bot) status(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	l, err := b.Svc.Get(ctx, c.Lease)
 	if qm.ErrorCode(err) == qm.ENOTFOUND || err == nil && !qm.SameUser(l.User, req.User) && !b.Svc.MayApprove(ctx, req.User, l.Team) {
-		return []bot.Reply{b.fail("status", qm.NotYours(c.Lease))}
+		return []bot.Reply{b.fail(ctx, "status", qm.NotYours(c.Lease))}
 	}
 	if err != nil {
-		return []bot.Reply{b.fail("status", err)}
+		return []bot.Reply{b.fail(ctx, "status", err)}
 	}
 	ev, err := b.Svc.History(ctx, l.ID)
 	if err != nil {
-		return []bot.Reply{b.fail("status", err)}
+		return []bot.Reply{b.fail(ctx, "status", err)}
 	}
 	var hist []string
 	for _, e := range ev {
@@ -639,12 +647,12 @@ func (b *Bot) status(ctx context.Context, req bot.Request, c Command) []bot.Repl
 func (b *Bot) approvals(ctx context.Context, req bot.Request) []bot.Reply {
 	ls, err := b.Svc.Pending(ctx, req.User)
 	if err != nil {
-		return []bot.Reply{b.fail("approvals", err)}
+		return []bot.Reply{b.fail(ctx, "approvals", err)}
 	}
 	now := b.Svc.Clock.Now()
 	touches, requests, err := b.Svc.Touches(ctx, b.Svc.WeekStart(now), now.Add(time.Second))
 	if err != nil {
-		return []bot.Reply{b.fail("approvals", err)}
+		return []bot.Reply{b.fail(ctx, "approvals", err)}
 	}
 	footer := fmt.Sprintf("This week: %d human decision(s) on %d request(s)", touches, requests)
 	if requests > 0 {
@@ -710,20 +718,20 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 		id := *c.Who
 		if len(id.Teams) == 0 {
 			if teams := b.pol().Teams; len(teams) > 0 {
-				return []bot.Reply{b.fail("quota", qm.Errorf(qm.EFORBIDDEN,
+				return []bot.Reply{b.fail(ctx, "quota", qm.Errorf(qm.EFORBIDDEN,
 					"you belong to no team, so there is no quota of yours to show; ask a platform admin to add your group to a team in the policy, or name a team.").
 					WithExample("/gpu quota "+teams[0].Name))}
 			}
-			return []bot.Reply{b.fail("quota", qm.Errorf(qm.EUNAVAILABLE, "the policy names no teams, so there are no team quotas to show; ask a platform admin."))}
+			return []bot.Reply{b.fail(ctx, "quota", qm.Errorf(qm.EUNAVAILABLE, "the policy names no teams, so there are no team quotas to show; ask a platform admin."))}
 		}
 		team = id.Teams[0]
 	} else if _, ok := b.pol().Team(team); !ok && !slices.Contains(c.Who.Teams, team) {
 		// A team the policy does not list is known only to its members (their default-quota team).
-		return []bot.Reply{b.fail("quota", qm.Errorf(qm.ENOTFOUND, "there is no team %s in the policy.", policy.Quoted(team, 40)))}
+		return []bot.Reply{b.fail(ctx, "quota", qm.Errorf(qm.ENOTFOUND, "there is no team %s in the policy.", policy.Quoted(team, 40)))}
 	}
 	u, q, err := b.Svc.TeamUsage(ctx, team)
 	if err != nil {
-		return []bot.Reply{b.fail("quota", err)}
+		return []bot.Reply{b.fail(ctx, "quota", err)}
 	}
 	base := b.pol().QuotaFor(team)
 	r := bot.Reply{Text: fmt.Sprintf("Team %s this week (since %s):", team, b.Svc.WeekStart(b.Svc.Clock.Now()).Format("Mon 2 Jan"))}

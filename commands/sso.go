@@ -50,7 +50,7 @@ var errNoAccount = qm.Errorf(qm.EFORBIDDEN, "this chat did not say which account
 func (b *Bot) door(ctx context.Context, req *bot.Request, c Command) (replies []bot.Reply, stop bool) {
 	acct := accountOf(*req)
 	if acct.IsZero() {
-		return []bot.Reply{b.refuse(c.Verb, errNoAccount)}, true
+		return []bot.Reply{b.refuse(ctx, c.Verb, errNoAccount)}, true
 	}
 	// A decision is carried by the login link and made once the login is done, whatever made
 	// the login necessary: the approver's click is not lost.
@@ -70,7 +70,7 @@ func (b *Bot) door(ctx context.Context, req *bot.Request, c Command) (replies []
 	case qm.ErrorCode(err) == qm.ENOTFOUND:
 		return b.loginPrompt(ctx, *req, c, "Quartermaster does not know who you are yet, so "+nothing+".", resume), true
 	case err != nil:
-		return []bot.Reply{b.refuse(c.Verb, err)}, true
+		return []bot.Reply{b.refuse(ctx, c.Verb, err)}, true
 	case !current:
 		return b.loginPrompt(ctx, *req, c, fmt.Sprintf("Your groups could not be confirmed with the identity provider since %s, so %s.", b.when(link.CheckedAt), nothing), resume), true
 	}
@@ -90,7 +90,7 @@ func (b *Bot) door(ctx context.Context, req *bot.Request, c Command) (replies []
 func (b *Bot) loginPrompt(ctx context.Context, req bot.Request, c Command, why, resume string) []bot.Reply {
 	url, exp, err := b.SSO.LoginURL(ctx, accountOf(req), chatEmail(req), resume)
 	if err != nil {
-		return []bot.Reply{b.refuse(c.Verb, err)}
+		return []bot.Reply{b.refuse(ctx, c.Verb, err)}
 	}
 	then := "then type your command again."
 	switch {
@@ -113,7 +113,7 @@ func (b *Bot) loginPrompt(ctx context.Context, req bot.Request, c Command, why, 
 func (b *Bot) login(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	acct := accountOf(req)
 	if acct.IsZero() {
-		return []bot.Reply{b.refuse(c.Verb, errNoAccount)}
+		return []bot.Reply{b.refuse(ctx, c.Verb, errNoAccount)}
 	}
 	why := ""
 	if link, _, err := b.SSO.Link(ctx, acct); err == nil {
@@ -126,17 +126,17 @@ func (b *Bot) login(ctx context.Context, req bot.Request, c Command) []bot.Reply
 func (b *Bot) logout(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	acct := accountOf(req)
 	if acct.IsZero() {
-		return []bot.Reply{b.refuse(c.Verb, errNoAccount)}
+		return []bot.Reply{b.refuse(ctx, c.Verb, errNoAccount)}
 	}
 	link, _, err := b.SSO.Link(ctx, acct)
 	if qm.ErrorCode(err) == qm.ENOTFOUND {
 		return []bot.Reply{{Ephemeral: true, Text: "This chat account is not signed in, so there is nothing to sign out of. /gpu login signs you in."}}
 	}
 	if err != nil {
-		return []bot.Reply{b.refuse(c.Verb, err)}
+		return []bot.Reply{b.refuse(ctx, c.Verb, err)}
 	}
 	if _, err := b.SSO.Logout(ctx, acct); err != nil {
-		return []bot.Reply{b.refuse(c.Verb, err)}
+		return []bot.Reply{b.refuse(ctx, c.Verb, err)}
 	}
 	b.log().Info("signed out", "account", acct.String(), "email", link.Email)
 	return []bot.Reply{{Ephemeral: true, Text: fmt.Sprintf("Signed out: this chat account is no longer linked to %s. Your leases run on; /gpu login signs you in again.", link.Email)}}
@@ -145,11 +145,11 @@ func (b *Bot) logout(ctx context.Context, req bot.Request, c Command) []bot.Repl
 // unlink is /gpu unlink WHO: a platform admin (oidc.admins) unlinks someone's chat accounts.
 func (b *Bot) unlink(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	if c.Who == nil || !b.pol().IsSSOAdmin(c.Who.User, c.Who.Groups) {
-		return []bot.Reply{b.refuse(c.Verb, qm.Errorf(qm.EFORBIDDEN, "only a platform admin (oidc.admins in the policy) can unlink other people's chat accounts; /gpu logout signs yourself out."))}
+		return []bot.Reply{b.refuse(ctx, c.Verb, qm.Errorf(qm.EFORBIDDEN, "only a platform admin (oidc.admins in the policy) can unlink other people's chat accounts; /gpu logout signs yourself out."))}
 	}
 	n, err := b.SSO.Unlink(ctx, c.Arg)
 	if err != nil {
-		return []bot.Reply{b.refuse(c.Verb, err)}
+		return []bot.Reply{b.refuse(ctx, c.Verb, err)}
 	}
 	b.log().Info("unlinked by a platform admin", "admin", c.Who.User, "who", c.Arg, "accounts", n)
 	if n == 0 {

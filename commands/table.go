@@ -54,7 +54,8 @@ type Spec struct {
 	Words   []string
 	Usage   string
 	Summary string
-	// Examples work on any policy: {class} stands for the policy's first class, {duration} for 4h
+	// Examples work on any policy: {class} stands for the first class in which the asker's team
+	// has GPUs (the policy's first class where none is known), {duration} for 4h
 	// and {short} for 2h, or the class's max_duration where that is shorter, {template} for an
 	// interactive template and {batch} for a batch template of the installed catalog.
 	Examples []string
@@ -156,10 +157,41 @@ func (b *Bot) Example(s *Spec) string {
 	return b.expand(s.Examples[0])
 }
 
-// expand fills an example's placeholders from the policy and the template catalog.
-func (b *Bot) expand(ex string) string {
-	p := b.pol()
-	c := p.Classes[0]
+// expand fills an example's placeholders from the policy and the template catalog, {class} with
+// the catalog's first class.
+func (b *Bot) expand(ex string) string { return b.expandWith(b.pol().Classes[0], ex) }
+
+// expandFor is expand for the one who asks (exampleContext): {class} is the first class in which
+// their team has GPUs, so that the example works for them as typed.
+func (b *Bot) expandFor(ctx context.Context, ex string) string {
+	c := b.pol().Classes[0]
+	if name, ok := ctx.Value(exampleClassKey{}).(string); ok {
+		if cl, ok := b.pol().Class(name); ok {
+			c = cl
+		}
+	}
+	return b.expandWith(c, ex)
+}
+
+type exampleClassKey struct{}
+
+// exampleContext is ctx knowing the class examples name for who: the first class of the catalog,
+// in the policy's order, in which their first team has GPUs (the catalog's first class when no
+// class has any, or who is in no team).
+func (b *Bot) exampleContext(ctx context.Context, who qm.Identity) context.Context {
+	if len(who.Teams) == 0 {
+		return ctx
+	}
+	q := b.pol().QuotaFor(who.Teams[0])
+	for _, c := range b.pol().Classes {
+		if q.GPUs[c.Name] > 0 {
+			return context.WithValue(ctx, exampleClassKey{}, c.Name)
+		}
+	}
+	return ctx
+}
+
+func (b *Bot) expandWith(c *policy.Class, ex string) string {
 	within := func(d time.Duration) string { // a length the class allows without approval
 		if m := c.MaxDuration.Duration; m > 0 && m < d {
 			d = m
@@ -247,7 +279,7 @@ func init() {
 				return c, nil
 			},
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
-				return []bot.Reply{b.help(c.Arg)}
+				return []bot.Reply{b.help(ctx, c.Arg)}
 			}},
 		{Name: "catalog", Words: []string{"catalog"}, Usage: "/gpu catalog", Summary: "classes, prices, limits, free GPUs and the predicted wait",
 			Examples: []string{"/gpu catalog"}, parse: noArgs,
@@ -374,7 +406,7 @@ func init() {
 func hasTemplates(b *Bot) bool { return b.Templates != nil }
 
 // help is /gpu help, or /gpu help COMMAND: one command's usage, parameters and examples.
-func (b *Bot) help(topic string) bot.Reply {
+func (b *Bot) help(ctx context.Context, topic string) bot.Reply {
 	if topic != "" {
 		s, ok := Lookup(topic)
 		if !ok || !b.offers(s) {
@@ -394,7 +426,7 @@ func (b *Bot) help(topic string) bot.Reply {
 		}
 		var ex []string
 		for _, e := range s.Examples {
-			ex = append(ex, b.expand(e))
+			ex = append(ex, b.expandFor(ctx, e))
 		}
 		r.Sections = append(r.Sections, bot.Section{Title: "Examples", Text: strings.Join(ex, "\n")})
 		return r

@@ -66,7 +66,7 @@ func gpusOf(tp *templates.Template) string {
 func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	tp, err := t.Catalog.Get(c.Template)
 	if err != nil {
-		return []bot.Reply{t.Bot.refuse(c.Verb, err)}
+		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, err)}
 	}
 	p := t.Bot.pol()
 	params := tp.ExampleParams()
@@ -211,7 +211,7 @@ func CandidateClasses(p *policy.Policy, tp *templates.Template, gpus int, nodeSi
 func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	tp, err := t.Catalog.Get(c.Template)
 	if err != nil {
-		return []bot.Reply{t.Bot.refuse(c.Verb, err)}
+		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, err)}
 	}
 	var words []string
 	for _, a := range c.Params { // each of class= and gpus= at most once (parseSubmit)
@@ -220,13 +220,13 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 		case "class":
 			c.Class = policy.NameKey(v)
 			if _, ok := t.Bot.pol().Class(c.Class); !ok {
-				return []bot.Reply{t.Bot.refuse(c.Verb, qm.Invalid(fmt.Sprintf("/gpu submit %s class=%s", tp.Name, t.Bot.pol().Classes[0].Name),
+				return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(fmt.Sprintf("/gpu submit %s class={class}", tp.Name),
 					"There is no class %s; the catalog has %s.", policy.Quoted(v, 40), strings.Join(t.Bot.pol().ClassNames(), ", ")))}
 			}
 		case "gpus":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > qm.MaxRequestGPUs {
-				return []bot.Reply{t.Bot.refuse(c.Verb, qm.Invalid(fmt.Sprintf("/gpu submit %s gpus=%d", tp.Name, max(1, tp.GPUs)), "gpus=%s is not a number of GPUs.", truncate(v, 20)))}
+				return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(fmt.Sprintf("/gpu submit %s gpus=%d", tp.Name, max(1, tp.GPUs)), "gpus=%s is not a number of GPUs.", truncate(v, 20)))}
 			}
 			c.GPUs = n
 		default:
@@ -243,7 +243,7 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *templates.Template) []bot.Reply {
 	params, err := tp.ParseParams(c.Params)
 	if err != nil {
-		return []bot.Reply{t.Bot.refuse(c.Verb, err)}
+		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, err)}
 	}
 	gpus := c.GPUs
 	if gpus == 0 {
@@ -255,17 +255,17 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 		lr.Classes = t.candidateClasses(tp, gpus)
 	}
 	if _, _, err := t.Bot.Svc.Normalize(ctx, &lr); err != nil {
-		return []bot.Reply{t.Bot.fail(c.Verb, err)}
+		return []bot.Reply{t.Bot.fail(ctx, c.Verb, err)}
 	}
 	// Render it now, as the backend will, so a lease that does not fit the template (too few GPUs,
 	// a node count that does not divide them) is refused before anything is made.
 	trial := &qm.Lease{ID: 1, User: lr.User, Team: lr.Team, Class: lr.Class, GPUs: lr.GPUs, Duration: lr.Duration, Template: lr.Template, Params: lr.Params}
 	if _, err := workload.Render(t.Catalog, t.Bot.pol(), trial, t.Settings); err != nil {
-		return []bot.Reply{t.Bot.fail(c.Verb, err)}
+		return []bot.Reply{t.Bot.fail(ctx, c.Verb, err)}
 	}
 	out, err := t.Bot.Svc.Request(ctx, lr)
 	if err != nil && out == nil {
-		return []bot.Reply{t.Bot.fail(c.Verb, err)}
+		return []bot.Reply{t.Bot.fail(ctx, c.Verb, err)}
 	}
 	if out.Duplicate && req.Click {
 		return []bot.Reply{requestedAgain(out.Lease)}
