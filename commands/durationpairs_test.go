@@ -20,6 +20,9 @@ func TestADurationInNumbersAndUnitWordsIsOneDuration(t *testing.T) {
 		"/gpu extend L-1 1 day 2 hours 30 minutes":             26*time.Hour + 30*time.Minute,
 		"/gpu quota request +1 l4 for 1 week 3 days because x": 10 * 24 * time.Hour,
 		"/gpu submit cuda-smoke for=1h":                        time.Hour,
+		"/gpu submit cuda-smoke for=2 hours 30 minutes size=2": 150 * time.Minute,
+		"/gpu submit cuda-smoke for=1h 30m":                    90 * time.Minute,
+		"/gpu submit cuda-smoke for=4 h class=l4":              4 * time.Hour,
 	} {
 		c, err := Parse(in)
 		if err != nil {

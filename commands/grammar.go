@@ -267,7 +267,8 @@ func parseSubmit(c Command, args []string) (Command, error) {
 	}
 	c.Template = strings.ToLower(unquoted(args[0]))
 	given := map[string]bool{}
-	for _, a := range args[1:] {
+	for i := 1; i < len(args); i++ {
+		a := args[i]
 		if k, _, ok := strings.Cut(strings.ToLower(a), "="); ok && (k == "team" || k == "for" || k == "class" || k == "gpus") {
 			if given[k] {
 				return c, bad(c.Verb, "the command gives %s= twice; give it once.", k)
@@ -282,10 +283,13 @@ func parseSubmit(c Command, args []string) (Command, error) {
 			}
 			c.Team = t
 		case strings.HasPrefix(strings.ToLower(a), "for="):
-			d, err := parseDur(a[len("for="):])
+			// for=1h 30m, for=2 hours: a duration spread over words, as elsewhere.
+			v, j := durationWords(args, i, a[len("for="):])
+			d, err := parseDur(v)
 			if err != nil {
-				return c, durationProblem(c.Verb, a, err, "for=2h")
+				return c, durationProblem(c.Verb, "for="+strings.TrimPrefix(strings.Join(args[i:j+1], " "), a[:len("for=")]), err, "for=2h")
 			}
+			i = j
 			c.Duration = d
 		default:
 			c.Params = append(c.Params, a)
