@@ -686,6 +686,22 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		return c, bad(c.Verb, "%s is not a class name.", policy.Quoted(class, 40))
 	}
 	tail := head[2:]
+	for i := 0; i < len(tail); i++ {
+		// team T, for someone in several teams: where the other words are, before "because".
+		if !strings.EqualFold(tail[i], "team") {
+			continue
+		}
+		if i+1 == len(tail) || c.Team != "" {
+			return c, bad(c.Verb, "\"team\" must be followed by one team name, given once.")
+		}
+		t, perr := teamName(c.Verb, tail[i+1])
+		if perr != nil {
+			return c, perr
+		}
+		c.Team = t
+		tail = append(tail[:i:i], tail[i+2:]...)
+		i--
+	}
 	if len(tail) > 0 {
 		if strings.EqualFold(tail[0], "for") {
 			tail = tail[1:]

@@ -273,7 +273,7 @@ func (b *Bot) extendedText(ctx context.Context, l *qm.Lease) string {
 }
 
 func (b *Bot) quotaRequest(ctx context.Context, req bot.Request, c Command) []bot.Reply {
-	out, err := b.Svc.QuotaIncrease(ctx, req.User, "", c.Class, c.GPUs, c.Duration, c.Reason)
+	out, err := b.Svc.QuotaIncrease(ctx, req.User, c.Team, c.Class, c.GPUs, c.Duration, c.Reason)
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}

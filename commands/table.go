@@ -345,10 +345,11 @@ func init() {
 		{Name: "quota", Words: []string{"quota"}, Usage: "/gpu quota [TEAM]", Summary: "use against quota this week", Examples: []string{"/gpu quota"},
 			Params: []Param{{Name: "team", Type: TTeam, Help: "a team (default: yours)"}}, parse: parseQuota,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply { return b.quota(ctx, req, c) }},
-		{Name: "quota-request", Words: []string{"quota", "request"}, Usage: "/gpu quota request +N CLASS [for DURATION] because REASON",
+		{Name: "quota-request", Words: []string{"quota", "request"}, Usage: "/gpu quota request +N CLASS [for DURATION] [team T] because REASON",
 			Summary: "ask your budget owners for more quota", Examples: []string{"/gpu quota request +2 {class} for 1w because paper deadline"},
 			Params: []Param{{Name: "gpus", Type: TInt, Required: true, Keyword: "+", Help: "how many more GPUs"}, {Name: "class", Type: TClass, Required: true, Help: "the class"},
-				{Name: "duration", Type: TDuration, Keyword: "for", Help: "for how long (default 1w)"}, {Name: "reason", Type: TText, Required: true, Keyword: "because", Help: "why, for the budget owners"}},
+				{Name: "duration", Type: TDuration, Keyword: "for", Help: "for how long (default 1w)"},
+				{Name: "team", Type: TTeam, Keyword: "team", Help: "the team whose quota, if you are in several"}, {Name: "reason", Type: TText, Required: true, Keyword: "because", Help: "why, for the budget owners"}},
 			parse: parseQuotaRequest,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.quotaRequest(ctx, req, c)
