@@ -304,16 +304,25 @@ func durationProblem(verb, v string, err error, eg string) *qm.Error {
 	if errors.Is(err, policy.ErrDurationTooLong) {
 		return bad(verb, "%s is longer than any lease may last (10 years at most); write a duration like %s.", policy.Quoted(v, 40), eg)
 	}
+	if errors.Is(err, errZeroDuration) {
+		return bad(verb, "%s is no length of time; write one like %s.", policy.Quoted(v, 40), eg)
+	}
 	return bad(verb, "%s is not a duration; write it like %s.", policy.Quoted(v, 40), eg)
 }
 
+// errZeroDuration is a duration of no time (0, 0m): a duration, but no length for anything.
+var errZeroDuration = errors.New("zero duration")
+
 func parseDur(s string) (time.Duration, error) {
 	d, err := policy.ParseDuration(s)
+	if err != nil && strings.Trim(s, "0") == "" && s != "" {
+		return 0, errZeroDuration // a bare 0 needs no unit
+	}
 	if err != nil {
 		return 0, err
 	}
 	if d <= 0 {
-		return 0, fmt.Errorf("zero duration")
+		return 0, errZeroDuration
 	}
 	if d >= time.Minute {
 		// Leases are kept, shown and checked by the minute: 3h1s is 3h, as every reply writes it.
