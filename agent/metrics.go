@@ -70,7 +70,7 @@ func NewMetrics(host string, style LabelStyle, gpus []GPUInfo) *Metrics {
 		collectErrors: prometheus.NewDesc("quartermaster_agent_collect_errors_total",
 			"Readings of the GPUs that failed.", nil, nil),
 		up: prometheus.NewDesc("quartermaster_agent_gpus",
-			"GPUs the agent reads.", nil, nil),
+			"GPUs the last reading read.", nil, nil),
 		unread: prometheus.NewDesc("quartermaster_agent_gpus_unread",
 			"GPUs the driver counts that the last reading left out: lost (fallen off the bus) at start, or NVML failed for them.", nil, nil),
 		recovered: prometheus.NewDesc("quartermaster_agent_gpus_recovered_total",
@@ -103,11 +103,14 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.mu.Lock()
 	last, took, failures, gpus, read, recovers := m.last, m.took, m.failures, m.gpus, m.read, m.recovers
 	m.mu.Unlock()
-	ch <- prometheus.MustNewConstMetric(m.up, prometheus.GaugeValue, float64(read))
-	unread := len(gpus) - read
+	// Both count the last reading, so that they add up to the GPUs the driver counts whether a GPU
+	// was lost at start or while the agent runs; before the first reading, the GPUs lost at start
+	// are the unread ones.
 	if last != nil {
-		unread = max(0, len(gpus)-len(last.GPUs))
+		read = len(last.GPUs)
 	}
+	ch <- prometheus.MustNewConstMetric(m.up, prometheus.GaugeValue, float64(read))
+	unread := max(0, len(gpus)-read)
 	ch <- prometheus.MustNewConstMetric(m.unread, prometheus.GaugeValue, float64(unread))
 	ch <- prometheus.MustNewConstMetric(m.recovered, prometheus.CounterValue, float64(recovers))
 	ch <- prometheus.MustNewConstMetric(m.collectSeconds, prometheus.GaugeValue, took.Seconds())

@@ -1,0 +1,59 @@
+//go:build cgo
+
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
+
+	"github.com/acme/quartermaster/agent"
+)
+
+// scrape is one /metrics scrape of a.
+func scrape(t *testing.T, a *agent.Agent) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := a.Metrics().Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// A GPU that falls off the bus while the agent runs is neither in the GPU series nor counted as
+// read: quartermaster_agent_gpus and quartermaster_agent_gpus_unread add up to the GPUs the driver
+// counts, whether the GPU was lost at start or later.
+func TestAGPULostWhileRunningIsNotCountedAsRead(t *testing.T) {
+	ctx := context.Background()
+	a, f, _ := newFakeAgent(t, "dgxh100", "* 50 pids=4242", agent.LabelsDCGM)
+	if _, err := a.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m := scrape(t, a); !strings.Contains(m, "quartermaster_agent_gpus 8\n") || !strings.Contains(m, "quartermaster_agent_gpus_unread 0\n") {
+		t.Fatalf("with every GPU read:\n%s", grep(m, "quartermaster_agent_gpus"))
+	}
+	dev := f.Server.Devices[5].(*server.Device)
+	procs := dev.GetComputeRunningProcessesFunc
+	dev.GetComputeRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) { return nil, gonvml.ERROR_GPU_IS_LOST }
+	if _, err := a.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m := scrape(t, a)
+	if !strings.Contains(m, "quartermaster_agent_gpus 7\n") || !strings.Contains(m, "quartermaster_agent_gpus_unread 1\n") {
+		t.Errorf("after GPU 5 fell off the bus: want 7 GPUs read and 1 unread:\n%s", grep(m, "quartermaster_agent_gpus"))
+	}
+	if strings.Contains(m, `gpu="5"`) {
+		t.Errorf("GPU 5 is still in the GPU series after it fell off the bus:\n%s", grep(m, "GPU_UTIL"))
+	}
+	dev.GetComputeRunningProcessesFunc = procs
+	if _, err := a.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m := scrape(t, a); !strings.Contains(m, "quartermaster_agent_gpus 8\n") || !strings.Contains(m, "quartermaster_agent_gpus_unread 0\n") {
+		t.Errorf("after GPU 5 reads again:\n%s", grep(m, "quartermaster_agent_gpus"))
+	}
+}
