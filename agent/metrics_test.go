@@ -57,3 +57,35 @@ func TestAGPULostWhileRunningIsNotCountedAsRead(t *testing.T) {
 		t.Errorf("after GPU 5 reads again:\n%s", grep(m, "quartermaster_agent_gpus"))
 	}
 }
+
+// When no GPU can be read at all, /metrics stops showing the last reading as if it were current:
+// no GPU series (a dashboard shows a gap, not a GPU busy at its last value), every GPU unread, and
+// the failed reading counted.
+func TestMetricsDoNotShowAStaleReadingWhenNoGPUReads(t *testing.T) {
+	ctx := context.Background()
+	a, f, _ := newFakeAgent(t, "dgxa100", "* 90 pids=4242", agent.LabelsDCGM)
+	if _, err := a.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m := scrape(t, a); strings.Count(m, "DCGM_FI_DEV_GPU_UTIL{") != 8 {
+		t.Fatalf("want 8 GPUs at 90%%:\n%s", grep(m, "GPU_UTIL"))
+	}
+	for _, d := range f.Server.Devices {
+		dev := d.(*server.Device)
+		dev.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) { return gonvml.Utilization{}, gonvml.ERROR_GPU_IS_LOST }
+	}
+	if _, err := a.Collect(ctx); err == nil {
+		t.Fatal("a collection with no GPU read did not fail")
+	}
+	m := scrape(t, a)
+	for _, name := range []string{"DCGM_FI_DEV_GPU_UTIL{", "DCGM_FI_DEV_FB_USED{", "DCGM_FI_DEV_POWER_USAGE{"} {
+		if strings.Contains(m, name) {
+			t.Errorf("no GPU can be read, yet /metrics still shows the last reading:\n%s", grep(m, name))
+		}
+	}
+	for _, want := range []string{"quartermaster_agent_gpus 0\n", "quartermaster_agent_gpus_unread 8\n", "quartermaster_agent_collect_errors_total 1\n"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("metrics lack %q:\n%s", want, grep(m, "quartermaster_agent"))
+		}
+	}
+}
