@@ -139,9 +139,11 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		if g.Util != nil {
 			gauge(m.util, *g.Util)
 		}
-		gauge(m.fbUsed, float64(g.MemUsed/mib))
-		if g.MemTotal >= g.MemUsed {
-			gauge(m.fbFree, float64((g.MemTotal-g.MemUsed)/mib))
+		if !g.MemUnread { // unread is not 0 MiB used and all of it free
+			gauge(m.fbUsed, float64(g.MemUsed/mib))
+			if g.MemTotal >= g.MemUsed {
+				gauge(m.fbFree, float64((g.MemTotal-g.MemUsed)/mib))
+			}
 		}
 		if g.PowerW != nil {
 			gauge(m.power, *g.PowerW)

@@ -89,3 +89,38 @@ func TestMetricsDoNotShowAStaleReadingWhenNoGPUReads(t *testing.T) {
 		}
 	}
 }
+
+// A GPU whose memory NVML cannot read this time (an error other than GPU_IS_LOST) stays in the
+// reading with what did read, but /metrics shows no memory for it rather than 0 MiB used and
+// all of it free; the other GPUs keep theirs.
+func TestAMemoryReadingThatFailsIsNotShownAsEmpty(t *testing.T) {
+	ctx := context.Background()
+	a, f, _ := newFakeAgent(t, "dgxh100", "* 70 mem=40960 pids=4242", agent.LabelsDCGM)
+	dev := f.Server.Devices[3].(*server.Device)
+	dev.GetMemoryInfoFunc = func() (gonvml.Memory, gonvml.Return) { return gonvml.Memory{}, gonvml.ERROR_UNKNOWN }
+	r, err := a.Collect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.GPUs) != 8 || r.GPUs[3].Util == nil || *r.GPUs[3].Util != 70 {
+		t.Fatalf("GPU 3 with a failed memory reading is not in the report with its utilization: %+v", r.GPUs)
+	}
+	for _, g := range r.GPUs {
+		if g.MemUnread != (g.Index == 3) || (g.Index != 3 && g.MemUsed != 40960<<20) {
+			t.Errorf("GPU %d: memory unread %v, used %d; want only GPU 3's unread", g.Index, g.MemUnread, g.MemUsed)
+		}
+	}
+	m := scrape(t, a)
+	for _, name := range []string{"DCGM_FI_DEV_FB_USED{", "DCGM_FI_DEV_FB_FREE{"} {
+		lines := grep(m, name)
+		if strings.Contains(lines, `gpu="3"`) {
+			t.Errorf("GPU 3's memory could not be read, yet /metrics shows a value:\n%s", lines)
+		}
+		if strings.Count(lines, name) != 7 {
+			t.Errorf("want %s for the 7 other GPUs:\n%s", name, lines)
+		}
+	}
+	if !strings.Contains(m, `gpu="3"`) {
+		t.Errorf("GPU 3 is not in /metrics at all:\n%s", grep(m, "GPU_UTIL"))
+	}
+}

@@ -394,6 +394,8 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 		g.MemUsed, g.MemTotal = m.Used, m.Total
 	} else if lost(r) {
 		return g, fmt.Errorf("nvml: GPU %d: %s", i, nvml.ErrorString(r))
+	} else {
+		g.MemUnread = true
 	}
 	if p, r := dev.GetPowerUsage(); r == nvml.SUCCESS {
 		v := float64(p) / 1000

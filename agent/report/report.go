@@ -60,6 +60,10 @@ type GPU struct {
 	// MemUsed and MemTotal are framebuffer bytes.
 	MemUsed  uint64 `json:"mem_used"`
 	MemTotal uint64 `json:"mem_total"`
+	// MemUnread is true when NVML could not read the memory in use this time: MemUsed is then 0
+	// and says nothing, and MemTotal is what the GPU had when the agent started. (A flag beside
+	// MemUsed, not a nil MemUsed, so that readers of the report that predate it are unchanged.)
+	MemUnread bool `json:"mem_unread,omitempty"`
 	// PowerW is the board's power draw in watts; TempC the GPU temperature.
 	PowerW *float64 `json:"power_w,omitempty"`
 	TempC  *float64 `json:"temp_c,omitempty"`
