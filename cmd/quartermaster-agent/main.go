@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -138,7 +139,7 @@ type settings struct {
 	// run
 	service   string
 	tokenFile string
-	interval  time.Duration
+	interval  durationFlag
 	window    int
 	listen    string
 	// gres-conf
@@ -158,7 +159,8 @@ func flagSet(cmd string) (*flag.FlagSet, *settings) {
 	case "run":
 		fs.StringVar(&s.service, "service", envOr("QM_SERVICE_URL", ""), "the service's base URL, e.g. https://qm.example.com (env QM_SERVICE_URL); empty: /metrics only")
 		fs.StringVar(&s.tokenFile, "token-file", "", "the file holding this node's token, which quartermaster agent-token create NODE prints (env QM_AGENT_TOKEN_FILE, or the token itself in QM_AGENT_TOKEN)")
-		fs.DurationVar(&s.interval, "interval", agent.DefaultInterval, "how often the GPUs are read and reported, 1s to 10m")
+		s.interval = durationFlag{d: agent.DefaultInterval}
+		fs.Var(&s.interval, "interval", "how often the GPUs are read and reported, a `duration` from 1s to 10m")
 		fs.IntVar(&s.window, "window", agent.DefaultWindow, "reports kept while the service is unreachable, at least 1 (the oldest go first)")
 		fs.StringVar(&s.listen, "listen", envOr("QM_AGENT_LISTEN", ":9400"), "address of /metrics (env QM_AGENT_LISTEN); empty: none")
 	case "gres-conf":
@@ -188,6 +190,30 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.procRoot, "proc-root", "/proc", "where processes' cgroups are read (/proc/PID/cgroup), and MIG device files for gres-conf (/proc/driver/nvidia-caps/mig-minors)")
 	fs.StringVar(&o.sysRoot, "sys-root", "/sys", "where the CPU topology is read (for gres.conf Cores=)")
 	fs.StringVar(&o.labels, "labels", string(agent.LabelsDCGM), "metric label names: dcgm (dcgm-exporter's, with modelName) or snake (model_name)")
+}
+
+// durationFlag is a duration flag that keeps what it could not read, so that runAgent can say
+// what was wrong with it in a sentence with an example instead of the flag package's "parse error".
+type durationFlag struct {
+	d   time.Duration
+	bad string // the value given, when it is not a duration
+}
+
+func (f *durationFlag) String() string {
+	if f == nil {
+		return "0s"
+	}
+	return f.d.String()
+}
+
+func (f *durationFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		f.bad = s
+		return nil
+	}
+	f.d, f.bad = d, ""
+	return nil
 }
 
 func envOr(key, def string) string {
@@ -328,8 +354,16 @@ func oneShot(ctx context.Context, cmd string, set *settings, stdout, stderr io.W
 
 func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 	o := &set.options
-	if set.interval < time.Second || set.interval > report.MaxInterval {
-		return errUsage{fmt.Sprintf("--interval %s is out of range; use between 1s and 10m, e.g. --interval 10s", set.interval)}
+	if set.interval.bad != "" {
+		example := "10s"
+		if n, err := strconv.ParseFloat(set.interval.bad, 64); err == nil && n >= 1 && n <= report.MaxInterval.Seconds() {
+			example = set.interval.bad + "s" // a number of seconds without its unit
+		}
+		return errUsage{fmt.Sprintf("--interval %q is not a duration; give it with a unit, e.g. --interval %s", set.interval.bad, example)}
+	}
+	interval := set.interval.d
+	if interval < time.Second || interval > report.MaxInterval {
+		return errUsage{fmt.Sprintf("--interval %s is out of range; use between 1s and 10m, e.g. --interval 10s", interval)}
 	}
 	if set.window < 1 {
 		return errUsage{fmt.Sprintf("--window %d is out of range; the agent keeps at least 1 report while the service is unreachable, e.g. --window %d", set.window, agent.DefaultWindow)}
@@ -346,6 +380,9 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 			return fmt.Errorf("cannot read the token: %w", err)
 		}
 		token = string(b)
+		if strings.TrimSpace(token) == "" {
+			return fmt.Errorf("the token file %s is empty; put the token `quartermaster agent-token create NODE` prints in it", set.tokenFile)
+		}
 	} else {
 		// QM_AGENT_TOKEN, or the file QM_AGENT_TOKEN_FILE names; both set is refused.
 		t, err := config.Secret("QM_AGENT_TOKEN")
@@ -365,7 +402,7 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 	}
 	defer m.devs.Close()
 	a, err := agent.New(agent.Config{Node: o.node, Devices: m.devs, Cgroups: agent.Cgroups{ProcRoot: o.procRoot},
-		Interval: set.interval, Service: set.service, Token: token, Window: set.window, Labels: agent.LabelStyle(o.labels), Logger: log})
+		Interval: interval, Service: set.service, Token: token, Window: set.window, Labels: agent.LabelStyle(o.labels), Logger: log})
 	if err != nil {
 		return err
 	}
@@ -382,6 +419,6 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 		defer srv.Close()
 		log.Info("serving /metrics", "addr", ln.Addr().String())
 	}
-	log.Info("node agent started", "node", o.node, "gpus", len(m.devs.GPUs()), "driver", m.devs.Driver(), "interval", set.interval.String(), "service", set.service)
+	log.Info("node agent started", "node", o.node, "gpus", len(m.devs.GPUs()), "driver", m.devs.Driver(), "interval", interval.String(), "service", set.service)
 	return a.Run(ctx)
 }

@@ -244,3 +244,23 @@ func TestHelp(t *testing.T) {
 		t.Errorf("an unknown command: exit %d, stderr\n%s", code, stderr)
 	}
 }
+
+// An --interval without a unit, and a --token-file that is empty, are refused in one sentence that
+// says what is wrong with what was given, not a bare "parse error" or "no token" next to the very
+// flag that was passed.
+func TestIntervalWithoutUnitAndEmptyTokenFile(t *testing.T) {
+	needFake(t)
+	code, stderr := runWithin([]string{"run", "--fake", "dgxa100", "--listen", "127.0.0.1:0", "--interval", "10"}, 2*time.Second)
+	first, _, _ := strings.Cut(stderr, "\n")
+	if code != 2 || !strings.Contains(first, `--interval "10" is not a duration`) || !strings.HasSuffix(first, "e.g. --interval 10s") {
+		t.Errorf("--interval 10: exit %d, stderr %q", code, stderr)
+	}
+	empty := filepath.Join(t.TempDir(), "agent.token")
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr = runWithin([]string{"run", "--fake", "dgxa100", "--listen", "", "--service", "https://qm.example.com", "--token-file", empty}, 2*time.Second)
+	if code != 1 || stderr != "quartermaster-agent: the token file "+empty+" is empty; put the token `quartermaster agent-token create NODE` prints in it\n" {
+		t.Errorf("an empty --token-file: exit %d, stderr %q", code, stderr)
+	}
+}
