@@ -653,3 +653,43 @@ func TestGresConfListsMIGDevicesNotTheWholeGPU(t *testing.T) {
 		t.Errorf("without the MIG device files, GPU 1 must be left out with a comment saying why:\n%s", g)
 	}
 }
+
+// MIG mode turned on or off while the agent runs (an H100 needs no reset for it) is read at the
+// next sample: a GPU just put in MIG mode, whose whole-GPU process list NVML now refuses the
+// agent, is reported with its MIG devices and their processes rather than dropped from every
+// report until a restart; turned off again, it is a plain GPU with its utilization.
+func TestMIGModeChangedWhileRunning(t *testing.T) {
+	ctx := context.Background()
+	a, f, _ := newFakeAgent(t, "dgxa100", "* 30", agent.LabelsDCGM)
+	if r, err := a.Collect(ctx); err != nil || len(r.GPUs) != 8 || r.GPUs[1].MIG != nil {
+		t.Fatalf("before MIG: %v, %+v", err, r.GPUs)
+	}
+	parent := f.Server.Devices[1].(*server.Device)
+	util, procs := parent.GetUtilizationRatesFunc, parent.GetComputeRunningProcessesFunc
+	migs := migGPU(f, 1, [][3]int{{3, 19968, 1}, {4, 19968, 2}})
+	parent.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) { return gonvml.Utilization{}, gonvml.ERROR_NOT_SUPPORTED }
+	parent.GetComputeRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) { return nil, gonvml.ERROR_NO_PERMISSION }
+	migs[1].GetComputeRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) {
+		return []gonvml.ProcessInfo{{Pid: 4242, UsedGpuMemory: 4 << 30, GpuInstanceId: 2}}, gonvml.SUCCESS
+	}
+	r, err := a.Collect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.GPUs) != 8 {
+		t.Fatalf("after GPU 1 went into MIG mode the report lists %d GPUs, want 8", len(r.GPUs))
+	}
+	if g := r.GPUs[1]; g.Util != nil || len(g.MIG) != 2 || len(g.Processes) != 1 || g.Processes[0].Job != "123" ||
+		len(g.MIG[1].Processes) != 1 || g.MIG[1].Profile != "4g.20gb" {
+		t.Errorf("GPU 1 in MIG mode = %+v; want its 2 MIG devices and job 123's process", g)
+	}
+	parent.MigMode = gonvml.DEVICE_MIG_DISABLE
+	parent.GetUtilizationRatesFunc, parent.GetComputeRunningProcessesFunc = util, procs
+	r, err = a.Collect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := r.GPUs[1]; len(r.GPUs) != 8 || g.MIG != nil || g.Util == nil || *g.Util != 30 {
+		t.Errorf("GPU 1 with MIG off again = %+v; want a plain GPU at 30%%", g)
+	}
+}

@@ -409,7 +409,16 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 		g.ECCUncorrected = &e
 	}
 	procs, r := dev.GetComputeRunningProcesses()
-	if info.MIG {
+	// MIG mode is read at every sample, not only at start: it may be turned on or off while the
+	// agent runs (an H100 needs no GPU reset for it). When NVML does not say, the last known mode
+	// holds.
+	mig := info.MIG
+	if cur, _, r := dev.GetMigMode(); r == nvml.SUCCESS {
+		mig = cur == nvml.DEVICE_MIG_ENABLE
+	} else if r == nvml.ERROR_NOT_SUPPORTED {
+		mig = false
+	}
+	if mig {
 		var migProcs []nvml.ProcessInfo
 		var all bool
 		g.MIG, migProcs, all = sampleMIG(dev)
