@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -289,7 +290,7 @@ func sampleMIG(dev nvml.Device) (out []report.MIGDevice, procs []nvml.ProcessInf
 			m.Util = &v
 		}
 		for _, p := range ps {
-			m.Processes = append(m.Processes, report.Process{PID: p.Pid, MemUsed: p.UsedGpuMemory})
+			m.Processes = append(m.Processes, report.Process{PID: p.Pid, MemUsed: processMemory(p)})
 		}
 		procs = append(procs, ps...)
 		out = append(out, m)
@@ -432,9 +433,18 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 		return g, fmt.Errorf("nvml: processes on GPU %d: %s", i, nvml.ErrorString(r))
 	}
 	for _, p := range procs {
-		g.Processes = append(g.Processes, report.Process{PID: p.Pid, MemUsed: p.UsedGpuMemory})
+		g.Processes = append(g.Processes, report.Process{PID: p.Pid, MemUsed: processMemory(p)})
 	}
 	return g, nil
+}
+
+// processMemory is a process's GPU memory in bytes; 0 (left out of the report) when NVML does not
+// give it: NVML_VALUE_NOT_AVAILABLE, nvidia-smi's "N/A", which read as a number is 16 EiB.
+func processMemory(p nvml.ProcessInfo) uint64 {
+	if p.UsedGpuMemory == math.MaxUint64 {
+		return 0
+	}
+	return p.UsedGpuMemory
 }
 
 // noteFailure logs when GPU i (info) starts or stops failing to be read.

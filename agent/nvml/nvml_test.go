@@ -252,3 +252,29 @@ func TestALostGPUIsLeftOutOfTheSample(t *testing.T) {
 		t.Errorf("after GPU 5 answers again: %d GPUs, %v; want 7", len(g), err)
 	}
 }
+
+// A process whose memory NVML does not give (NVML_VALUE_NOT_AVAILABLE, nvidia-smi's "N/A", as in
+// a container or for an unprivileged caller) is reported without memory, not as 16 EiB; the other
+// processes keep theirs.
+func TestAProcessWithoutMemoryIsNotReportedAs16EiB(t *testing.T) {
+	f, err := nvml.NewFake("dgxh100", "dgx-h-08", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := f.Server.Devices[4].(*server.Device)
+	dev.GetComputeRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) {
+		return []gonvml.ProcessInfo{{Pid: 10, UsedGpuMemory: ^uint64(0)}, {Pid: 11, UsedGpuMemory: 3 << 30}}, gonvml.SUCCESS
+	}
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	g, err := d.Sample(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := g[4].Processes; len(ps) != 2 || ps[0].PID != 10 || ps[0].MemUsed != 0 || ps[1].MemUsed != 3<<30 {
+		t.Errorf("GPU 4's processes = %+v; want process 10 without memory and process 11 with 3 GiB", ps)
+	}
+}

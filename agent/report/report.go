@@ -100,7 +100,8 @@ type MIGDevice struct {
 
 // Process is a compute process on a GPU and the job or pod it belongs to, read from its cgroup.
 type Process struct {
-	PID     uint32 `json:"pid"`
+	PID uint32 `json:"pid"`
+	// MemUsed is the process's GPU memory in bytes; 0 (left out) when NVML does not give it.
 	MemUsed uint64 `json:"mem_used,omitempty"`
 	// Job is the Slurm job id (cgroup path …/job_<id>/…); Pod the Kubernetes pod UID
 	// (…/pod<uid>/…). Both are empty for a process of neither.
