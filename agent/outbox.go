@@ -169,8 +169,16 @@ func (o *Outbox) send(ctx context.Context, body []byte) error {
 	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	switch {
 	case resp.StatusCode/100 == 2:
+		// The service answers every report it took or ignored with a report.Response. Anything
+		// else that says 200 (a login proxy's sign-in page after its redirect, another web server)
+		// has not taken it: keep it, and say the URL is likely wrong.
+		var fields map[string]json.RawMessage
 		var r report.Response
-		if json.Unmarshal(answer, &r) == nil && o.cfg.OnResponse != nil {
+		if json.Unmarshal(answer, &fields) != nil || fields["accepted"] == nil || json.Unmarshal(answer, &r) != nil {
+			return errRetry{errWrongURL{fmt.Errorf("%s answered %s, but not as the Quartermaster service answers a report (a sign-in page, or another web server): the --service URL is likely wrong, or a proxy in front of the service stops the agent; give the service's own base URL, e.g. --service https://qm.example.com",
+				o.url, resp.Status)}}
+		}
+		if o.cfg.OnResponse != nil {
 			o.cfg.OnResponse(r)
 		}
 		return nil

@@ -221,3 +221,27 @@ func TestOutboxSaysTheNodesClockWhenItSends(t *testing.T) {
 		t.Errorf("%s headers = %q, want %q", report.SentAtHeader, sent, want)
 	}
 }
+
+// A --service that is not the Quartermaster service but answers 200 anyway (a login proxy in
+// front of it, whose redirect ends on its sign-in page; a default web page) has not taken the
+// report: the report is kept for a retry, not counted as sent, and the error names --service.
+func TestOutboxA200ThatIsNotTheServiceIsNotSent(t *testing.T) {
+	login := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/sign-in" {
+			http.Redirect(w, r, "/sign-in", http.StatusFound)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = io.WriteString(w, "<html><body>Sign in</body></html>")
+	}))
+	defer login.Close()
+	o := agent.NewOutbox(agent.OutboxConfig{URL: login.URL, Token: "t"})
+	o.Push(body(1))
+	err := o.Flush(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "--service") {
+		t.Errorf("a sign-in page answered the report: %v; want an error naming --service", err)
+	}
+	if q, sent, refused, _ := o.Stats(); q != 1 || sent != 0 || refused != 0 {
+		t.Errorf("queued %d sent %d refused %d; want the report kept, not sent", q, sent, refused)
+	}
+}
