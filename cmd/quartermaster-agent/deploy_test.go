@@ -85,3 +85,45 @@ func TestSystemdUnit(t *testing.T) {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 	}
 }
+
+// The DaemonSet runs an image the repository builds: the Dockerfile's one image, which holds both
+// binaries and whose entrypoint is the service's, and which the Helm chart runs too. So the
+// container names that image and starts the agent's binary in it; its arguments alone would be
+// given to `quartermaster`, which has no command `run`.
+func TestDaemonSetRunsTheAgentOfTheImageTheRepositoryBuilds(t *testing.T) {
+	b, err := os.ReadFile("../../deploy/kubernetes/quartermaster-agent-daemonset.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds appsv1.DaemonSet
+	if err := yaml.UnmarshalStrict(b, &ds); err != nil {
+		t.Fatalf("not a DaemonSet: %v", err)
+	}
+	values, err := os.ReadFile("../../deploy/helm/quartermaster/values.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chart struct {
+		Image struct {
+			Repository string `json:"repository"`
+		} `json:"image"`
+	}
+	if err := yaml.Unmarshal(values, &chart); err != nil || chart.Image.Repository == "" {
+		t.Fatalf("the chart's image: %v", err)
+	}
+	dockerfile, err := os.ReadFile("../../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(dockerfile), "./cmd/...") || !strings.Contains(string(dockerfile), "COPY --from=build /out/ /usr/local/bin/") {
+		t.Fatal("the Dockerfile no longer puts every command in /usr/local/bin; update this test")
+	}
+	c := ds.Spec.Template.Spec.Containers[0]
+	repo, _, _ := strings.Cut(c.Image, ":")
+	if repo != chart.Image.Repository {
+		t.Errorf("the DaemonSet's image %s is not the one the Dockerfile builds and the chart runs (%s)", c.Image, chart.Image.Repository)
+	}
+	if len(c.Command) != 1 || c.Command[0] != "/usr/local/bin/quartermaster-agent" || len(c.Args) == 0 || c.Args[0] != "run" {
+		t.Errorf("the container runs %q %q; want /usr/local/bin/quartermaster-agent run …", c.Command, c.Args)
+	}
+}
