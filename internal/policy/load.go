@@ -790,8 +790,8 @@ func (v *validator) validate(p *Policy) {
 	if u := p.Idle.UtilizationBelow; !(u >= 0 && u <= 100) {
 		v.addf("idle.utilization_below", "idle.utilization_below is a percent from 0 to 100, not %s; e.g. idle: {utilization_below: 5}", v.text("idle.utilization_below"))
 	}
-	if p.Idle.UtilizationBelow == 0 {
-		p.Idle.UtilizationBelow = 5
+	if p.Idle.UtilizationBelow == 0 && !v.written("idle.utilization_below") {
+		p.Idle.UtilizationBelow = 5 // a 0 written means no GPU counts as idle by its utilization
 	}
 	if msg := oneWord(p.Reports.Showback.Channel, "#gpu-showback"); msg != "" {
 		v.addf("reports.showback.channel", "reports.showback.channel %s", msg)
