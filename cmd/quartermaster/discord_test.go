@@ -377,7 +377,7 @@ func TestDiscordDenyRefusedBeforeTheForm(t *testing.T) {
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	id, _ := discordOverQuota(e)
 	_, toChannel := approvalPosts(e, id)
-	for user, want := range map[string]string{dBob: "only dana@acme.example can decide " + id, dAlice: "only dana@acme.example can decide " + id} {
+	for user, want := range map[string]string{dBob: "only dana@acme.example or platform-leads@acme.example can decide " + id, dAlice: "only dana@acme.example or platform-leads@acme.example can decide " + id} {
 		m := e.click(user, toChannel, "Deny "+id)
 		if m.Type == 9 || len(m.Inputs) > 0 {
 			t.Errorf("%s's click on Deny opened a form: %+v", user, m)

@@ -67,8 +67,8 @@ bob@acme.example: /gpu status L-4
 		t.Fatalf("the budget owner got no Approve/Deny for L-1: %+v", dana)
 	}
 	mustContain(t, "team channel", to(msgs, "#vision-gpu"), "Approval needed: carl@contractor.example")
-	mustContain(t, "non-owner refused", to(msgs, "bob@acme.example"), "only dana@acme.example can decide L-1")
-	mustContain(t, "requester refused", carl, "only dana@acme.example can decide L-1")
+	mustContain(t, "non-owner refused", to(msgs, "bob@acme.example"), "only dana@acme.example or platform-leads@acme.example can decide L-1")
+	mustContain(t, "requester refused", carl, "only dana@acme.example or platform-leads@acme.example can decide L-1")
 	mustContain(t, "nothing changed", byLine("L-1 for carl"), "L-1 for carl@contractor.example: pending_approval")
 	mustContain(t, "self-approval refused", dana, "you cannot decide your own request L-2")
 	mustContain(t, "approvals list", dana, "1 request(s) wait for your decision", "carl@contractor.example asks for 1 × interactive")

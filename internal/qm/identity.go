@@ -2,6 +2,7 @@ package qm
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/acme/quartermaster/internal/policy"
@@ -79,20 +80,23 @@ func (s *Service) dataClassesOf(team string) []string {
 // the fallback approvers (again less the requester). An approver named by a group whose only
 // member is the requester counts as the requester. Whoever can decide is named and told.
 func (s *Service) Deciders(team, requester string) []string {
-	self := s.Policy.Approvals.SelfApproval
-	without := func(list []string) []string {
-		var out []string
-		for _, a := range list {
-			if self || !SameUser(a, requester) && !s.onlyRequester(a, requester) {
-				out = append(out, a)
-			}
-		}
-		return out
-	}
-	if d := without(s.Policy.Approvers(team)); len(d) > 0 {
+	if d := s.deciding(s.Policy.Approvers(team), requester); len(d) > 0 {
 		return d
 	}
-	return without(s.Policy.Approvals.FallbackApprovers)
+	return s.deciding(s.Policy.Approvals.FallbackApprovers, requester)
+}
+
+// deciding is the approver entries of list that may decide a request of requester: all of them
+// where the policy allows self-approval, else those that are not the requester (nor a group of
+// the requester alone).
+func (s *Service) deciding(list []string, requester string) []string {
+	var out []string
+	for _, a := range list {
+		if s.Policy.Approvals.SelfApproval || !SameUser(a, requester) && !s.onlyRequester(a, requester) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // onlyRequester reports whether approver names a group whose members, as far as the directory
@@ -157,6 +161,13 @@ func (s *Service) mayDecide(ctx context.Context, approver, team, requester strin
 		}
 		if len(who) == 0 {
 			return Errorf(EFORBIDDEN, "nobody the policy names can decide %s, a request of team %s; ask a platform admin.", id, team)
+		}
+		// Fallback approvers may decide any team's exceptions, not only where a team has no
+		// budget owner: name them too.
+		for _, f := range s.deciding(s.Policy.Approvals.FallbackApprovers, requester) {
+			if !slices.ContainsFunc(who, func(w string) bool { return SameUser(w, f) }) {
+				who = append(who, f)
+			}
 		}
 		return Errorf(EFORBIDDEN, "only %s can decide %s, a request of team %s.", strings.Join(who, " or "), id, team)
 	}
