@@ -91,7 +91,14 @@ func (b *Bot) Check(ctx context.Context, req bot.Request) *bot.Reply {
 	if !ok {
 		return nil
 	}
-	_, err = b.Svc.Resolve(ctx, user)
+	return b.decisionRefusal(ctx, user, c)
+}
+
+// decisionRefusal is the refusal user would get deciding c's request (someone who may not
+// decide it, or a request that no longer waits), or nil when they may, or when it cannot be told
+// now (the command judges).
+func (b *Bot) decisionRefusal(ctx context.Context, user string, c Command) *bot.Reply {
+	_, err := b.Svc.Resolve(ctx, user)
 	if err == nil {
 		err = b.Svc.CheckDecide(ctx, user, c.Lease)
 	}

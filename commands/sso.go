@@ -76,6 +76,12 @@ func (b *Bot) door(ctx context.Context, req *bot.Request, c Command) (replies []
 	}
 	if stepUp := b.pol().Approvals.StepUp.Duration; resume != "" && stepUp > 0 {
 		if age := b.Svc.Clock.Now().Sub(link.LoginAt); age > stepUp {
+			// Their groups are current, so whether they may decide is known: someone who may
+			// not (a teammate, the requester), or a request that no longer waits, is told so
+			// now, not after a sign-in whose decision could only be refused.
+			if r := b.decisionRefusal(ctx, qm.CanonicalUser(link.Email), c); r != nil {
+				return []bot.Reply{*r}, true
+			}
 			why := fmt.Sprintf("Deciding %s spends a budget, so it needs a sign-in from the last %s; yours was %s ago.", c.Lease, policy.FormatDuration(stepUp), policy.FormatDuration(age))
 			return b.loginPrompt(ctx, *req, c, why, resume), true
 		}

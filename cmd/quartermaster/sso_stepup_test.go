@@ -1,0 +1,55 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// TestAStaleLoginIsNotAskedToSignInForADecisionItCannotMake: someone signed in (groups current)
+// whose login is older than approvals.step_up, and who may not decide a request (a teammate,
+// the requester), or clicks a request already decided, is told so at once, as a fresh login
+// would be, instead of getting a login link whose decision could only be refused afterwards.
+// An approver who may decide still gets the link that carries the decision.
+func TestAStaleLoginIsNotAskedToSignInForADecisionItCannotMake(t *testing.T) {
+	pol := strings.Replace(globexPolicy, "  recheck: 1m\n", "  recheck: 24h\n", 1)
+	w := newSSOWorldWith(t, pol)
+	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
+	kaito := w.globexPerson("kaito", "Kaito@Globex.example", "Robotics-Lab")
+	riku := w.globexPerson("riku", "riku@globex.example", "robotics-lab", "ROBOTICS-LEADS")
+	for _, p := range []*person{sora, kaito, riku} {
+		if pg := w.follow(p, w.say(p, "/gpu login")); pg.Status != http.StatusOK {
+			t.Fatalf("%s's login: %d %s", p.idp.Email, pg.Status, pg.Body)
+		}
+	}
+	mustHave(t, "exception", w.say(sora, "/gpu request 2 h200 for 60h"), "L-1 waits for approval")
+	mustHave(t, "exception", w.say(sora, "/gpu request 2 h200 for 50h"), "L-2 waits for approval")
+	if a := w.say(riku, "/gpu deny L-2 too long"); !strings.Contains(a, "Denied L-2") {
+		t.Fatalf("riku's fresh denial: %q", a)
+	}
+	w.a.SimClk.Advance(45 * time.Minute) // past step_up (30m), groups still current
+
+	for _, c := range []struct {
+		who  *person
+		text string
+		want string
+	}{
+		{kaito, "/gpu approve L-1", "can decide L-1"},
+		{kaito, "/gpu deny L-1 no", "can decide L-1"},
+		{sora, "/gpu approve L-1", "L-1"},
+		{riku, "/gpu approve L-2", "already decided"},
+	} {
+		a := w.say(c.who, c.text)
+		if strings.Contains(a, "/auth/login") || !strings.Contains(a, c.want) {
+			t.Errorf("%s by %s: want a refusal saying %q and no login link, got %q", c.text, c.who.idp.Email, c.want, a)
+		}
+	}
+	if l := w.lease(1); l.State != qm.PendingApproval {
+		t.Fatalf("L-1 was decided: %s", l.State)
+	}
+	a := w.say(riku, "/gpu approve L-1")
+	mustHave(t, "a budget owner's stale approval", a, "needs a sign-in from the last 30m", "/auth/login?t=", "L-1 is approved as soon as you have")
+}
