@@ -32,8 +32,15 @@ func accountOf(req bot.Request) qm.Account {
 	return qm.Account{Platform: req.Account.Platform, Workspace: req.Account.Workspace, User: req.Account.User}
 }
 
-// chatEmail is the email the chat platform showed for the request, when it is one.
+// chatEmail is the email the chat platform showed for the request, when it is one. Discord shows
+// apps no email: the User its adapter names is who Quartermaster already knows the account as
+// (its earlier sign-in, or the directory), which a new sign-in is not held to; signing in there
+// as someone else than the account's link is refused as another person's account, with how to
+// sign out first.
 func chatEmail(req bot.Request) string {
+	if req.Account.Platform == "discord" {
+		return ""
+	}
 	if strings.Contains(req.User, "@") {
 		return req.User
 	}

@@ -831,3 +831,36 @@ func TestDiscordReportThisWeek(t *testing.T) {
 		t.Errorf("last week: %q", m.Text())
 	}
 }
+
+// TestDiscordSignInAsAnotherPerson: a Discord account linked to erin that signs in again as
+// someone else is told the account is linked to erin and that erin signs out first (the
+// other-person refusal), not that the link was made for another chat account: Discord shows no
+// email, so the link it asked for is its own.
+func TestDiscordSignInAsAnotherPerson(t *testing.T) {
+	w := newSSOWorld(t)
+	e := &discordEnv{t: t, app: w.a, fake: discordtest.New(t), signer: discordtest.NewSigner()}
+	e.settings = discordSettings{BotToken: discordtest.Token, PublicKey: e.signer.PublicKey(), AppID: discordtest.App, APIURL: e.fake.URL}
+	e.start()
+	const dErin = "100000000000000078"
+	erin := oidctest.NewUser("sub-erin", "erin@acme.example", "ai-vision")
+	frank := oidctest.NewUser("sub-frank", "frank@acme.example", "ai-vision")
+	u := loginURL.FindString(e.command(dErin, "login").Text())
+	w.idp.SignIn(erin)
+	if page := oidctest.NewBrowser(t).Follow(u); page.Status != http.StatusOK {
+		t.Fatalf("erin's login: %d %s", page.Status, page.Body)
+	}
+
+	login := e.command(dErin, "login")
+	u = loginURL.FindString(login.Text())
+	if u == "" {
+		t.Fatalf("/gpu login answered %q", login.Text())
+	}
+	w.idp.SignIn(frank)
+	page := oidctest.NewBrowser(t).Follow(u)
+	if page.Status != http.StatusForbidden || !strings.Contains(page.Body, "other-person") || !strings.Contains(page.Body, "/gpu logout") {
+		t.Fatalf("signing in as frank from erin's Discord account: %d %s", page.Status, page.Body)
+	}
+	if l, err := w.a.Store.AccountLink(context.Background(), qm.Account{Platform: "discord", User: dErin}); err != nil || l.Email != "erin@acme.example" {
+		t.Fatalf("the link after the refusal: %+v %v", l, err)
+	}
+}
