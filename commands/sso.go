@@ -158,7 +158,7 @@ func (b *Bot) logout(ctx context.Context, req bot.Request, c Command) []bot.Repl
 // unlink is /gpu unlink WHO: a platform admin (oidc.admins) unlinks someone's chat accounts.
 func (b *Bot) unlink(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	if c.Who == nil || !b.pol().IsSSOAdmin(c.Who.User, c.Who.Groups) {
-		return []bot.Reply{b.refuse(ctx, c.Verb, qm.Errorf(qm.EFORBIDDEN, "only a platform admin (oidc.admins in the policy) can unlink other people's chat accounts; /gpu logout signs yourself out."))}
+		return []bot.Reply{b.refuse(ctx, c.Verb, qm.Errorf(qm.EFORBIDDEN, "only a platform admin (oidc.admins in the policy) can unlink other people's chat accounts; you can sign yourself out.").WithExample("/gpu logout"))}
 	}
 	n, err := b.SSO.Unlink(ctx, c.Arg)
 	if err != nil {

@@ -53,3 +53,19 @@ func TestAStaleLoginIsNotAskedToSignInForADecisionItCannotMake(t *testing.T) {
 	a := w.say(riku, "/gpu approve L-1")
 	mustHave(t, "a budget owner's stale approval", a, "needs a sign-in from the last 30m", "/auth/login?t=", "L-1 is approved as soon as you have")
 }
+
+// TestUnlinkRefusalShowsWhatTheyCanDo: someone who is not a platform admin and types /gpu unlink
+// is shown an example they can run (signing themselves out), not another unlink they would be
+// refused.
+func TestUnlinkRefusalShowsWhatTheyCanDo(t *testing.T) {
+	w := newSSOWorldWith(t, globexPolicy)
+	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
+	if pg := w.follow(sora, w.say(sora, "/gpu login")); pg.Status != http.StatusOK {
+		t.Fatalf("sora's login: %d %s", pg.Status, pg.Body)
+	}
+	a := w.say(sora, "/gpu unlink kaito@globex.example")
+	mustHave(t, "unlink by a non-admin", a, "only a platform admin", "Example: /gpu logout")
+	if strings.Contains(a, "Example: /gpu unlink") {
+		t.Errorf("the refusal's example is another unlink: %q", a)
+	}
+}
