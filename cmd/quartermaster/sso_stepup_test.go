@@ -69,3 +69,25 @@ func TestUnlinkRefusalShowsWhatTheyCanDo(t *testing.T) {
 		t.Errorf("the refusal's example is another unlink: %q", a)
 	}
 }
+
+// TestANonDecidersRefusalShowsAWorkingExample: a teammate who types /gpu approve or /gpu deny
+// for a request they may not decide is told who decides, with an example they can run (the
+// request's status), not an approval of some other lease id.
+func TestANonDecidersRefusalShowsAWorkingExample(t *testing.T) {
+	w := newSSOWorldWith(t, globexPolicy)
+	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
+	kaito := w.globexPerson("kaito", "kaito@globex.example", "Robotics-Lab")
+	for _, p := range []*person{sora, kaito} {
+		if pg := w.follow(p, w.say(p, "/gpu login")); pg.Status != http.StatusOK {
+			t.Fatalf("%s's login: %d %s", p.idp.Email, pg.Status, pg.Body)
+		}
+	}
+	mustHave(t, "exception", w.say(sora, "/gpu request 2 h200 for 60h"), "L-1 waits for approval")
+	for _, text := range []string{"/gpu approve L-1", "/gpu deny L-1 too long"} {
+		a := w.say(kaito, text)
+		mustHave(t, text, a, "can decide L-1", "Example: /gpu status L-1")
+		if strings.Count(a, "Example:") != 1 {
+			t.Errorf("%s: %q", text, a)
+		}
+	}
+}

@@ -160,7 +160,7 @@ func (s *Service) mayDecide(ctx context.Context, approver, team, requester strin
 			return noDecision(id)
 		}
 		if len(who) == 0 {
-			return Errorf(EFORBIDDEN, "nobody the policy names can decide %s, a request of team %s; ask a platform admin.", id, team)
+			return Errorf(EFORBIDDEN, "nobody the policy names can decide %s, a request of team %s; ask a platform admin.", id, team).WithExample("/gpu status " + id.String())
 		}
 		// Fallback approvers may decide any team's exceptions, not only where a team has no
 		// budget owner: name them too.
@@ -169,7 +169,8 @@ func (s *Service) mayDecide(ctx context.Context, approver, team, requester strin
 				who = append(who, f)
 			}
 		}
-		return Errorf(EFORBIDDEN, "only %s can decide %s, a request of team %s.", strings.Join(who, " or "), id, team)
+		// The example is what they can do: look at the request (another approval would be refused).
+		return Errorf(EFORBIDDEN, "only %s can decide %s, a request of team %s.", strings.Join(who, " or "), id, team).WithExample("/gpu status " + id.String())
 	}
 	if SameUser(approver, requester) && !s.Policy.Approvals.SelfApproval {
 		if len(who) == 0 {
