@@ -46,10 +46,10 @@ func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.
 	}
 	// A command a login link carries (an approval that needed a fresh login) runs as the account
 	// once it has logged in; the page says what came of it, and whoever else it concerns is told.
-	sso.Resume = func(ctx context.Context, acct qm.Account, command string) string {
+	sso.Resume = func(ctx context.Context, acct qm.Account, command string) (string, bool) {
 		rs := a.Bot.Handle(ctx, bot.Request{Account: bot.Account{Platform: acct.Platform, Workspace: acct.Workspace, User: acct.User}, Text: command})
 		if len(rs) == 0 {
-			return "Your " + command + " was done."
+			return "Your " + command + " was done.", true
 		}
 		for _, r := range rs[1:] {
 			if r.To != "" {
@@ -59,9 +59,9 @@ func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.
 			}
 		}
 		if rs[0].Error {
-			return command + " did not go through: " + rs[0].PlainText()
+			return command + " did not go through: " + rs[0].PlainText(), false
 		}
-		return rs[0].PlainText()
+		return rs[0].PlainText(), true
 	}
 	sso.GroupsChanged = func(ctx context.Context, before, after *qm.AccountLink) {
 		for _, r := range a.Bot.GroupsChanged(ctx, before, after) {

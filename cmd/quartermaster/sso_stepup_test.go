@@ -91,3 +91,27 @@ func TestANonDecidersRefusalShowsAWorkingExample(t *testing.T) {
 		}
 	}
 }
+
+// TestAResumedDecisionThatFailsSaysSoOnlyOnThePage: an approver's decision carried by a login
+// link that can no longer be made (the request was withdrawn meanwhile) is explained on the page,
+// which does not send them back to chat for the same news: chat shows nothing of it.
+func TestAResumedDecisionThatFailsSaysSoOnlyOnThePage(t *testing.T) {
+	w := newSSOWorldWith(t, strings.NewReplacer("  recheck: 1m\n", "  recheck: 24h\n", "step_up: 30m", "step_up: 2m").Replace(globexPolicy))
+	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
+	riku := w.globexPerson("riku", "riku@globex.example", "robotics-lab", "robotics-leads")
+	for _, p := range []*person{sora, riku} {
+		if pg := w.follow(p, w.say(p, "/gpu login")); pg.Status != http.StatusOK {
+			t.Fatalf("%s's login: %d %s", p.idp.Email, pg.Status, pg.Body)
+		}
+	}
+	mustHave(t, "exception", w.say(sora, "/gpu request 2 h200 for 60h"), "L-1 waits for approval")
+	w.a.SimClk.Advance(3 * time.Minute) // past step_up; the provider's tokens still valid
+	answer := w.say(riku, "/gpu approve L-1")
+	mustHave(t, "stale approval", answer, "/auth/login?t=")
+	mustHave(t, "withdrawal", w.say(sora, "/gpu release L-1"), "L-1")
+	page := w.follow(riku, answer)
+	mustHave(t, "the page", page.Body, "did not go through")
+	if strings.Contains(page.Body, "chat shows the same") {
+		t.Errorf("the page sends riku to chat for news chat does not show: %s", page.Body)
+	}
+}

@@ -318,8 +318,12 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 		// The login link is the command's delivery: it is done once, however often the page
 		// is reloaded or whichever replica finishes the login.
 		rctx := qm.WithDeliveryKey(context.WithoutCancel(ctx), "login:"+l.Hash)
-		lines = append(lines, s.Resume(rctx, l.Account, l.Resume))
-		next = "You can close this page; chat shows the same."
+		said, done := s.Resume(rctx, l.Account, l.Resume)
+		lines = append(lines, said)
+		next = "You can close this page."
+		if done {
+			next = "You can close this page; chat shows the same."
+		}
 	}
 	s.render(w, page{OK: true, Title: "You are signed in", Lines: lines, Next: next})
 }

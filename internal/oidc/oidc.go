@@ -157,8 +157,9 @@ type Service struct {
 	seal   *sealer // nil: the provider's tokens are not kept (no client secret to seal them with)
 
 	// Resume runs the command a login link carries (an approval that needed a fresh login) for
-	// the account once it has logged in, and says what came of it, in a sentence for the page.
-	Resume func(ctx context.Context, a qm.Account, command string) string
+	// the account once it has logged in, and says what came of it, in a sentence for the page;
+	// done is false when the command was refused (chat then shows nothing of it).
+	Resume func(ctx context.Context, a qm.Account, command string) (said string, done bool)
 	// GroupsChanged is told when a re-check finds that someone's groups changed; after is nil
 	// when the provider no longer honours their sign-in (the account was unlinked).
 	GroupsChanged func(ctx context.Context, before, after *qm.AccountLink)
