@@ -34,6 +34,10 @@ func TestFromEnv(t *testing.T) {
 		{map[string]string{EnvIssuer: "https://idp"}, EnvClientID + " and " + EnvPublicURL},
 		{map[string]string{EnvIssuer: "https://idp", EnvClientID: "qm", EnvPublicURL: "qm.acme.example"}, "is not an http(s) URL"},
 		{map[string]string{EnvIssuer: "idp.acme.example", EnvClientID: "qm", EnvPublicURL: "https://qm"}, "is not an http(s) URL"},
+		// The discovery document's address pasted for the issuer: discovery would look for
+		// another document under it, and every login would say the provider cannot be reached.
+		{map[string]string{EnvIssuer: "https://login.globex.example/tenant-7/v2.0/.well-known/openid-configuration", EnvClientID: "qm", EnvPublicURL: "https://qm"}, EnvIssuer + "=https://login.globex.example/tenant-7/v2.0 "},
+		{map[string]string{EnvIssuer: "https://Globex.okta.com/.well-known/openid-configuration/", EnvClientID: "qm", EnvPublicURL: "https://qm"}, EnvIssuer + "=https://Globex.okta.com "},
 	} {
 		if _, _, err := FromEnv(env(c.kv), p); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.kv, err, c.want)

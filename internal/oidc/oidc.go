@@ -42,6 +42,9 @@ const (
 	CallbackPath = "/auth/callback"
 )
 
+// wellKnown is where a provider's discovery document lies under its issuer.
+const wellKnown = "/.well-known/openid-configuration"
+
 // Environment variables that turn single sign-on on and configure the client.
 const (
 	EnvIssuer       = "QM_OIDC_ISSUER"
@@ -106,6 +109,12 @@ func (c *Config) check() error {
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return fmt.Errorf("%s=%q is not an http(s) URL; e.g. %s=https://quartermaster.acme.example", name, v, name)
 		}
+	}
+	// The discovery document's own address, pasted for the issuer, would have discovery look for
+	// another document under it: every login would then say the provider cannot be reached.
+	if i := strings.Index(c.Issuer, wellKnown); i >= 0 && strings.Trim(c.Issuer[i+len(wellKnown):], "/") == "" {
+		issuer := strings.TrimSuffix(c.Issuer[:i], "/")
+		return fmt.Errorf("%s=%s is the provider's discovery document, not its issuer; set %s=%s (the document's \"issuer\")", EnvIssuer, c.Issuer, EnvIssuer, issuer)
 	}
 	c.PublicURL = strings.TrimSuffix(c.PublicURL, "/")
 	if c.GroupsClaim == "" {
