@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
@@ -565,9 +566,11 @@ func platformName(p string) string {
 	return p
 }
 
+// clip shortens s to at most n characters, ending it with "…" when it was cut; it cuts between
+// characters, so a provider's words in any language are never left with half a letter.
 func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
+	if utf8.RuneCountInString(s) <= n {
+		return s
 	}
-	return s
+	return string([]rune(s)[:n]) + "…"
 }
