@@ -176,12 +176,22 @@ func parseUnlink(c Command, args []string) (Command, error) {
 		return c, bad(c.Verb, "/gpu unlink needs one email or chat account (platform:workspace:user).")
 	}
 	c.Arg = unquoted(args[0])
-	if !strings.Contains(c.Arg, "@") {
-		if _, err := qm.ParseAccount(c.Arg); err != nil {
-			return c, bad(c.Verb, "%s is neither an email nor a chat account like slack:T024BE7LD:U024BE7LH.", policy.Quoted(c.Arg, 60))
+	if strings.Count(c.Arg, ":") == 2 {
+		if _, err := qm.ParseAccount(c.Arg); err == nil {
+			return c, nil
 		}
+	} else if looksLikeEmail(c.Arg) {
+		return c, nil
 	}
-	return c, nil
+	// A mention (Slack's @name, Discord's <@USER_ID>) names nobody Quartermaster can look up.
+	return c, bad(c.Verb, "%s is neither an email nor a chat account like slack:T024BE7LD:U024BE7LH or discord::880000000000000001.", policy.Quoted(c.Arg, 60))
+}
+
+// looksLikeEmail reports whether s is written as an email: one @ with something on each side,
+// and no spaces or angle brackets (a chat mention is not one).
+func looksLikeEmail(s string) bool {
+	local, domain, ok := strings.Cut(s, "@")
+	return ok && local != "" && domain != "" && !strings.ContainsAny(s, "<> \t") && !strings.Contains(domain, "@")
 }
 
 func hasSSO(b *Bot) bool { return b.SSO != nil }

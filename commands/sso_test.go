@@ -8,15 +8,21 @@ import (
 // TestParseSSOCommands: login and logout take nothing; unlink takes one email or chat account.
 func TestParseSSOCommands(t *testing.T) {
 	for in, want := range map[string]string{
-		"/gpu login":                     "",
-		"/gpu logout":                    "",
-		"/gpu login now":                 "takes no arguments",
-		"/gpu unlink":                    "needs one email or chat account",
-		"/gpu unlink bob":                "neither an email nor a chat account",
-		"/gpu unlink slack:T1":           "neither an email nor a chat account",
-		"/gpu unlink a@b.example c@d":    "needs one email or chat account",
-		"/gpu unlink carl@x.example":     "",
-		"/gpu unlink slack:T024BE7LD:U1": "",
+		"/gpu login":                              "",
+		"/gpu logout":                             "",
+		"/gpu login now":                          "takes no arguments",
+		"/gpu unlink":                             "needs one email or chat account",
+		"/gpu unlink bob":                         "neither an email nor a chat account",
+		"/gpu unlink slack:T1":                    "neither an email nor a chat account",
+		"/gpu unlink a@b.example c@d":             "needs one email or chat account",
+		"/gpu unlink carl@x.example":              "",
+		"/gpu unlink slack:T024BE7LD:U1":          "",
+		"/gpu unlink Bob@Globex.example":          "",
+		"/gpu unlink discord::880000000000000001": "",
+		// A mention is not an email: Slack's typed @name, Discord's <@USER_ID>.
+		"/gpu unlink @bob":                  "neither an email nor a chat account",
+		"/gpu unlink <@880000000000000001>": "neither an email nor a chat account",
+		"/gpu unlink bob@":                  "neither an email nor a chat account",
 	} {
 		c, err := Parse(in)
 		switch {
