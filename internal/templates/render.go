@@ -545,7 +545,8 @@ func (t *Template) topology(in Input, vals map[string]any, v *view) error {
 			}
 			nodes = in.Nodes
 		}
-	} else if in.Nodes > 1 {
+	} else if in.Nodes > 1 && t.def.Array == nil {
+		// An array's tasks each run on one node, anywhere among the lease's nodes.
 		return inputErr(t.Example(), "%s runs on one node, but the lease spans %d nodes", t.Name, in.Nodes)
 	}
 	v.Nodes = nodes

@@ -154,7 +154,11 @@ func InputFor(p *policy.Policy, l *qm.Lease, s Settings) (templates.Input, error
 // exclusive.
 //
 //   - A placed lease (Node set: one node, or several joined by commas) runs only there: Slurm's
-//     --nodelist, a required node affinity on Kubernetes. GPU indexes are not passed: neither
+//     --nodelist, a required node affinity on Kubernetes. One placed on several (whole) nodes
+//     spans them all: the template runs on that many nodes (--nodes, an Indexed Job's pods, the
+//     world size QM_NNODES) with its GPUs split evenly over them, and a template's nnodes that
+//     says otherwise, or a template that runs on one node only, is refused; an array's tasks (a
+//     sweep's trials) each take one node of them. GPU indexes are not passed: neither
 //     scheduler lets a job pick them, and the node's own allocator decides (Slurm: from gres.conf's
 //     Links= and Cores=; Kubernetes: the device plugin). A multi-GPU lease the service placed on
 //     one node also asks Slurm for CPUs bound to its GPUs (--gres-flags=enforce-binding), which
@@ -169,14 +173,19 @@ func InputFor(p *policy.Policy, l *qm.Lease, s Settings) (templates.Input, error
 func placeInput(in *templates.Input, c *policy.Class, l *qm.Lease) {
 	if l.Node != "" {
 		in.Slurm.NodeList = l.Node
+		names := strings.Split(l.Node, ",")
 		var kube []string
-		for _, n := range strings.Split(l.Node, ",") {
+		for _, n := range names {
 			if n = strings.TrimSpace(n); n != "" && templates.IsKubernetesNodeName(n) {
 				kube = append(kube, n)
 			}
 		}
-		if len(kube) == len(strings.Split(l.Node, ",")) { // a Slurm node Kubernetes cannot name: no pin there
+		if len(kube) == len(names) { // a Slurm node Kubernetes cannot name: no pin there
 			in.Kubernetes.Nodes = kube
+		}
+		if len(names) > 1 && !strings.Contains(l.Node, "[") {
+			// Whole nodes: the workload spans them all, its GPUs split evenly over them.
+			in.Nodes = len(names)
 		}
 	}
 	in.Slurm.Exclusive = l.Exclusive || (c.Exclusive() && l.Node == "")

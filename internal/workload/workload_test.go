@@ -75,6 +75,15 @@ func TestRenderRefuses(t *testing.T) {
 			t.Errorf("%s %v: %v, want an input error", l.Template, l.Params, err)
 		}
 	}
+	// A template that runs on one node, on a lease placed on two whole nodes, and nnodes against them.
+	for _, l := range []*qm.Lease{
+		{ID: 1, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 16, Duration: time.Hour, Node: "h100-01,h100-02", Exclusive: true, Template: "ssh-shell"},
+		{ID: 1, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 16, Duration: time.Hour, Node: "h100-01,h100-02", Template: "pytorch-ddp", Params: map[string]string{"nnodes": "1"}},
+	} {
+		if _, err := workload.Render(cat, p, l, workload.Settings{}); !templates.IsInvalid(err) {
+			t.Errorf("%s %v on %s: %v, want an input error", l.Template, l.Params, l.Node, err)
+		}
+	}
 	l := &qm.Lease{ID: 1, User: "alice@acme.example", Team: "vision", Class: "gold", GPUs: 1, Duration: time.Hour}
 	if _, err := workload.Render(cat, p, l, workload.Settings{}); err == nil || templates.IsInvalid(err) {
 		t.Errorf("unknown class: %v, want an install error", err)
@@ -107,6 +116,14 @@ func TestPlacement(t *testing.T) {
 			qm.Lease{Class: "train", GPUs: 16, Node: "h100-01,h100-02", Exclusive: true, Template: "pytorch-ddp", Params: map[string]string{"nnodes": "2", "script": "train.py"}},
 			[]string{"#SBATCH --nodelist=h100-01,h100-02\n", "#SBATCH --exclusive\n", "#SBATCH --nodes=2\n"}, []string{"--gres-flags"},
 			[]string{`values: ["h100-01", "h100-02"]`, `{key: quartermaster.io/lease, operator: NotIn, values: ["L-42"]}`}, nil},
+		{"sixteen GPUs the service placed on two whole nodes, nnodes not given",
+			qm.Lease{Class: "train", GPUs: 16, Node: "h100-01,h100-02", Template: "pytorch-ddp", Params: map[string]string{"script": "train.py"}},
+			[]string{"#SBATCH --nodelist=h100-01,h100-02\n", "#SBATCH --nodes=2\n", "#SBATCH --gres=gpu:h100:8\n", "QM_NNODES=2 QM_GPUS_PER_NODE=8"}, []string{"--gres=gpu:h100:16"},
+			[]string{`values: ["h100-01", "h100-02"]`, "completions: 2\n", "parallelism: 2\n", `"nvidia.com/gpu": "8"`, `{name: QM_NNODES, value: "2"}`}, []string{`"nvidia.com/gpu": "16"`}},
+		{"a sweep the service placed on two whole nodes: its trials spread over them",
+			qm.Lease{Class: "train", GPUs: 16, Node: "h100-01,h100-02", Template: "hparam-sweep", Params: map[string]string{"trials": "32"}},
+			[]string{"#SBATCH --gres=gpu:h100:1\n", "#SBATCH --array=0-31%16\n"}, nil,
+			[]string{`values: ["h100-01", "h100-02"]`, "parallelism: 16\n", `"nvidia.com/gpu": "1"`}, nil},
 		{"placed on a Slurm node whose name Kubernetes cannot take",
 			qm.Lease{Class: "interactive", GPUs: 1, Node: "GPU_01", GPUIndex: []int{3}},
 			[]string{"#SBATCH --nodelist=GPU_01\n"}, []string{"--exclusive", "--gres-flags"},
