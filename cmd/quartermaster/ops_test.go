@@ -679,6 +679,10 @@ func TestTemplatesErrorsShowShellCommands(t *testing.T) {
 		{[]string{"templates", "render", "pytorch-dp"}, `did you mean pytorch-ddp? Example: quartermaster templates render pytorch-ddp`},
 		{[]string{"templates", "show", "zzzz"}, `quartermaster templates list shows all`},
 		{[]string{"templates", "render", "pytorch-ddp", "badkey=1"}, `Example: quartermaster templates render pytorch-ddp nnodes=2 script=train.py`},
+		// A lease the template cannot run: the refusal's example is the render that works.
+		{[]string{"templates", "render", "jupyterlab", "--gpus", "16"}, `Example: quartermaster templates render jupyterlab root=notebooks`},
+		// More GPUs than a node of the class holds (the simulated cluster's 8): spread over nodes.
+		{[]string{"templates", "render", "pytorch-ddp", "--gpus", "16"}, `more than a node of class train holds (8); spread the lease over more nodes. Example: quartermaster templates render pytorch-ddp nnodes=2`},
 	} {
 		code, _, stderr := runQM(c.args...)
 		if code == 0 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "/gpu") {

@@ -237,6 +237,9 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 		return err
 	}
 	in.Params = params
+	// Where the policy's simulated cluster says how many GPUs a node of the class holds, a lease
+	// that puts more on one node is refused as the nodes would refuse it.
+	in.GPUsPerNode = classNodeSize(pol, l.Class)
 	if t.Connect != nil && t.Connect.Token {
 		in.Token = "example-token"
 	}
@@ -244,7 +247,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	out, err := t.Render(in)
 	if err != nil {
 		if templates.IsInvalid(err) {
-			return err
+			return shellError(err, "render")
 		}
 		return errUsage{err.Error()}
 	}
@@ -296,18 +299,22 @@ func renderClass(pol *policy.Policy, asked string, t *templates.Template, gpus i
 		return "", errUsage{fmt.Sprintf("--class %q is not a class of %s, which has %s; example: --class %s",
 			asked, pol.Source, strings.Join(classNames(pol), ", "), pol.Classes[0].Name)}
 	}
-	nodeSize := func(class string) int {
-		n := 0
-		if pol.Backend == "" || pol.Backend == "sim" {
-			for _, g := range pol.Sim.Nodes {
-				if g != nil && g.Class == class {
-					n = max(n, g.GPUs)
-				}
+	nodeSize := func(class string) int { return classNodeSize(pol, class) }
+	return commands.CandidateClasses(pol, t, gpus, nodeSize)[0], nil
+}
+
+// classNodeSize is the most GPUs a node of the class holds in the policy's simulated cluster,
+// where the policy runs on it; 0 where a scheduler's nodes are not known here.
+func classNodeSize(pol *policy.Policy, class string) int {
+	n := 0
+	if pol.Backend == "" || pol.Backend == "sim" {
+		for _, g := range pol.Sim.Nodes {
+			if g != nil && g.Class == class {
+				n = max(n, g.GPUs)
 			}
 		}
-		return n
 	}
-	return commands.CandidateClasses(pol, t, gpus, nodeSize)[0], nil
+	return n
 }
 
 // renderWho is the example lease's team and user: those asked for, else the policy's first team
