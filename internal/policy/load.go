@@ -481,6 +481,21 @@ func IsLabelValue(s string) bool { return labelValRE.MatchString(s) }
 // IsResourceName reports whether s is a Kubernetes extended resource name (nvidia.com/gpu).
 func IsResourceName(s string) bool { return resourceRE.MatchString(s) }
 
+// How the backends write a team's storage grant: policy check refuses, and internal/templates
+// renders, only these (IsStoragePath, IsPVCName).
+var (
+	storagePathRE = regexp.MustCompile(`^/[A-Za-z0-9._/+-]*$`)
+	pvcRE         = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`)
+)
+
+// IsStoragePath reports whether s is a storage path a job script and a mount can carry as it
+// is: absolute, of letters, digits and . _ - + / only (a space would break #SBATCH --output, a
+// colon a container's bind mount).
+func IsStoragePath(s string) bool { return storagePathRE.MatchString(s) }
+
+// IsPVCName reports whether s can name a Kubernetes PersistentVolumeClaim (a DNS subdomain).
+func IsPVCName(s string) bool { return len(s) <= 253 && pvcRE.MatchString(s) }
+
 // mapping checks how a class maps to Slurm and Kubernetes, as far as a job script and a manifest
 // can carry it: one partition, a GRES name and type, node selector labels, a resource name. A
 // GRES written with a count, as slurm.conf writes a node's (gpu:h100:8), reads as the GRES without
@@ -909,6 +924,10 @@ func (v *validator) storage(p *Policy) {
 	}
 	var grants []grant
 	for i, t := range p.Teams {
+		if t != nil && t.Storage.PVC != "" && !IsPVCName(t.Storage.PVC) {
+			v.addf(fmt.Sprintf("teams.%d.storage", i), "team %s: storage pvc %q is not a Kubernetes PersistentVolumeClaim name (lower case letters, digits, - and .); e.g. pvc: %s-data",
+				t.Name, clipName(t.Storage.PVC, 60), strings.ReplaceAll(t.Name, "_", "-"))
+		}
 		if t == nil || t.Storage.Path == "" {
 			continue
 		}
@@ -916,6 +935,10 @@ func (v *validator) storage(p *Policy) {
 		sp := t.Storage.Path
 		if !strings.HasPrefix(sp, "/") || path.Clean(sp) != sp || sp == "/" {
 			v.addf(at, "team %s: storage path %q must be a plain absolute directory such as /projects/%s (no .., no // and not / itself)", t.Name, sp, t.Name)
+			continue
+		}
+		if !IsStoragePath(sp) {
+			v.addf(at, "team %s: storage path %q has a character a job script or a mount cannot carry; use letters, digits and . _ - + /, e.g. path: /projects/%s", t.Name, clipName(sp, 60), t.Name)
 			continue
 		}
 		for _, g := range grants {

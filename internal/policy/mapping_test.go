@@ -60,3 +60,23 @@ func TestClassMappingsKubernetesTakes(t *testing.T) {
 		}
 	}
 }
+
+// TestStorageGrantsThatCannotMountAreRefused: a team's storage path that no job script or
+// manifest can carry (a space breaks #SBATCH --output, a colon a container's bind mount) or a
+// PersistentVolumeClaim name Kubernetes does not take failed every lease of the team with "the
+// workspace could not be started"; policy check refuses it on its line.
+func TestStorageGrantsThatCannotMountAreRefused(t *testing.T) {
+	for _, c := range []struct{ new, msg string }{
+		{`storage: {path: "/projects/vision team", quota_gib: 4096}`, `team vision: storage path "/projects/vision team" has a character a job script or a mount cannot carry; use letters, digits and . _ - + /, e.g. path: /projects/vision`},
+		{`storage: {path: "/projects/vision:ro", quota_gib: 4096}`, `team vision: storage path "/projects/vision:ro" has a character a job script or a mount cannot carry; use letters, digits and . _ - + /, e.g. path: /projects/vision`},
+		{`storage: {path: /projects/vision, quota_gib: 4096, pvc: Vision_Data}`, `team vision: storage pvc "Vision_Data" is not a Kubernetes PersistentVolumeClaim name (lower case letters, digits, - and .); e.g. pvc: vision-data`},
+	} {
+		pe := refused(t, `storage: {path: /projects/vision, quota_gib: 4096}`, c.new)
+		wantProblem(t, pe, 45, c.msg)
+	}
+	for _, ok := range []string{`storage: {path: /projects/vision+2/data_x.1, pvc: vision-data.v2}`, `storage: {path: /projects/Vision-A100}`} {
+		if _, err := Load([]byte(exampleWith(t, `storage: {path: /projects/vision, quota_gib: 4096}`, ok)), "p.yaml"); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}

@@ -180,7 +180,6 @@ var (
 	nodeListRE = regexp.MustCompile(`^[A-Za-z0-9_.,\[\]-]+$`)
 	dnsLabelRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 	dnsSubRE   = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`)
-	storageRE  = regexp.MustCompile(`^/[A-Za-z0-9._/+-]*$`)
 	tokenRE    = regexp.MustCompile(`^[A-Za-z0-9_-]{0,128}$`)
 	sshUserRE  = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
 )
@@ -302,9 +301,9 @@ func (t *Template) normalize(in Input) (Input, error) {
 		return bad("namespace %q is not a DNS label", in.Kubernetes.Namespace)
 	case !policy.IsResourceName(in.Kubernetes.Resource):
 		return bad("GPU resource %q must look like nvidia.com/gpu", in.Kubernetes.Resource)
-	case !storageRE.MatchString(in.Storage.Path) || in.Storage.Path == "" || strings.Contains(in.Storage.Path+"/", "/../") || strings.Contains(in.Storage.Path, "//"):
+	case !policy.IsStoragePath(in.Storage.Path) || in.Storage.Path == "" || strings.Contains(in.Storage.Path+"/", "/../") || strings.Contains(in.Storage.Path, "//"):
 		return bad("storage path %q must be an absolute path of letters, digits and . _ - + /", in.Storage.Path)
-	case !dnsSubRE.MatchString(in.Storage.PVC):
+	case !policy.IsPVCName(in.Storage.PVC):
 		return bad("PVC %q is not a Kubernetes name", in.Storage.PVC)
 	case !tokenRE.MatchString(in.Token):
 		return bad("token must be letters, digits, - and _")
