@@ -202,3 +202,50 @@ func TestAMultiNodeJobRunsWhenAllItsNodesDo(t *testing.T) {
 		t.Errorf("deadline %v, want %v", got, want)
 	}
 }
+
+// TestAClassOnAnotherClustersTaintedNodes: an AMD pool whose nodes the cluster taints for GPU work
+// (dedicated=gpu:NoSchedule, amd.com/gpu:NoExecute) gets pods that tolerate exactly what its
+// class lists, and the taint named after its resource as well; a taint of any other key still
+// keeps them off.
+func TestAClassOnAnotherClustersTaintedNodes(t *testing.T) {
+	src := strings.Replace(gpuPoolPolicy, "kubernetes: {resource: nvidia.com/gpu, node_selector: {pool: h100}}",
+		"kubernetes: {resource: amd.com/gpu, node_selector: {pool: mi300x}, tolerations: [{key: dedicated, value: gpu, effect: NoSchedule}, {key: amd.com/gpu, operator: Exists, effect: NoExecute}]}", 1)
+	p, err := policy.Load([]byte(src), "amd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := templates.TeamNamespace("ml_research")
+	cs := fake.NewClientset(pvc(ns, "team-storage"))
+	b := newBackend(t, p, cs)
+	if _, err := b.Start(context.Background(), &qm.Lease{ID: 4, User: "kim@lab.example", Team: "ml_research", Class: "h100_big", GPUs: 8, Duration: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	k, err := cs.BatchV1().Jobs(ns).Get(context.Background(), "qm-l-4-ssh-shell", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := k.Spec.Template.Spec
+	if got := spec.Containers[0].Resources.Limits["amd.com/gpu"]; got.Value() != 8 {
+		t.Errorf("amd.com/gpu limit %v, want 8", got.String())
+	}
+	for _, taint := range []corev1.Taint{
+		{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "amd.com/gpu", Effect: corev1.TaintEffectNoExecute},
+		{Key: "amd.com/gpu", Effect: corev1.TaintEffectNoSchedule},
+	} {
+		ok := false
+		for _, tol := range spec.Tolerations {
+			ok = ok || tolerates(tol, taint)
+		}
+		if !ok {
+			t.Errorf("the pods do not tolerate %s=%s:%s: %+v", taint.Key, taint.Value, taint.Effect, spec.Tolerations)
+		}
+	}
+	for _, other := range []corev1.Taint{{Key: "dedicated", Value: "infra", Effect: corev1.TaintEffectNoSchedule}, {Key: "nvidia.com/gpu", Effect: corev1.TaintEffectNoSchedule}} {
+		for _, tol := range spec.Tolerations {
+			if tolerates(tol, other) {
+				t.Errorf("toleration %+v lets the pods onto nodes tainted %s=%s", tol, other.Key, other.Value)
+			}
+		}
+	}
+}

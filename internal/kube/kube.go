@@ -233,8 +233,9 @@ func gpuResource(w *workload.Workload) string {
 // for GPUs land there): without it every workspace would wait as unschedulable on such a pool.
 // A class asking for another NVIDIA resource (a MIG slice, nvidia.com/mig-1g.10gb, or a shared
 // GPU, nvidia.com/gpu.shared) runs on nodes of such a pool too, tainted nvidia.com/gpu all the
-// same, so it tolerates that key as well. A template's own toleration of a key is left as it is;
-// on a node without the taint the toleration changes nothing.
+// same, so it tolerates that key as well. A toleration of the key for NoSchedule that the class
+// (kubernetes.tolerations) or the template gives is left as it is; one for another effect only
+// (NoExecute) gets this one beside it. On a node without the taint the toleration changes nothing.
 func tolerateGPUTaint(spec *corev1.PodSpec, resource string) {
 	keys := []string{resource}
 	if resource != templates.DefaultGPUResource && strings.HasPrefix(resource, "nvidia.com/") {
@@ -243,7 +244,8 @@ func tolerateGPUTaint(spec *corev1.PodSpec, resource string) {
 	for _, key := range keys {
 		tolerated := false
 		for _, t := range spec.Tolerations {
-			if t.Key == key || (t.Key == "" && t.Operator == corev1.TolerationOpExists) {
+			noSchedule := t.Effect == "" || t.Effect == corev1.TaintEffectNoSchedule
+			if noSchedule && (t.Key == key || (t.Key == "" && t.Operator == corev1.TolerationOpExists)) {
 				tolerated = true
 			}
 		}

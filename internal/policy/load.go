@@ -530,6 +530,33 @@ func (v *validator) mapping(c *Class, at func(string) string) {
 			v.addf(at("kubernetes.node_selector"), "class %s: kubernetes.node_selector %s: %q is not a Kubernetes label; e.g. node_selector: {gpu.acme/class: %s}", c.Name, key, clipName(val, 60), c.Name)
 		}
 	}
+	for i, t := range c.Kubernetes.Tolerations {
+		if msg := TolerationProblem(t); msg != "" {
+			v.addf(at(fmt.Sprintf("kubernetes.tolerations.%d", i)), "class %s: kubernetes.tolerations: %s", c.Name, msg)
+		}
+	}
+}
+
+// TolerationProblem says what makes t a toleration Kubernetes does not take, with an example
+// that works; "" when it takes it. Policy check refuses, and internal/templates renders, only
+// tolerations it takes.
+func TolerationProblem(t Toleration) string {
+	const eg = "; e.g. tolerations: [{key: dedicated, value: gpu, effect: NoSchedule}]"
+	switch {
+	case t.Key == "" && t.Operator != "Exists":
+		return "a toleration without a key must be operator: Exists (it tolerates every taint)" + eg
+	case t.Key != "" && !IsLabelKey(t.Key):
+		return fmt.Sprintf("key %q is not a Kubernetes taint key", clipName(t.Key, 60)) + eg
+	case t.Operator != "" && t.Operator != "Equal" && t.Operator != "Exists":
+		return fmt.Sprintf("operator %q must be Equal or Exists", clipName(t.Operator, 20)) + eg
+	case t.Operator == "Exists" && t.Value != "":
+		return fmt.Sprintf("operator Exists takes no value (%s); e.g. tolerations: [{key: %s, operator: Exists}]", clipName(t.Value, 60), t.Key)
+	case !IsLabelValue(t.Value):
+		return fmt.Sprintf("value %q is not a Kubernetes label value", clipName(t.Value, 60)) + eg
+	case t.Effect != "" && t.Effect != "NoSchedule" && t.Effect != "PreferNoSchedule" && t.Effect != "NoExecute":
+		return fmt.Sprintf("effect %q must be NoSchedule, PreferNoSchedule or NoExecute (or none, for all three)", clipName(t.Effect, 20)) + eg
+	}
+	return ""
 }
 
 // RequestWords are the words that /gpu request and /gpu quota request read as something other

@@ -80,3 +80,30 @@ func TestStorageGrantsThatCannotMountAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestClassTolerations: a class whose nodes another cluster taints (dedicated=gpu:NoSchedule,
+// amd.com/gpu:NoSchedule) lists the tolerations its pods need; one Kubernetes would not take is
+// refused on its line.
+func TestClassTolerations(t *testing.T) {
+	const old = `node_selector: {gpu.acme/class: train}`
+	p, err := Load([]byte(exampleWith(t, old, old+`, tolerations: [{key: dedicated, operator: Equal, value: gpu, effect: NoSchedule}, {key: amd.com/gpu, operator: Exists}]`)), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := p.Class("train")
+	want := []Toleration{{Key: "dedicated", Operator: "Equal", Value: "gpu", Effect: "NoSchedule"}, {Key: "amd.com/gpu", Operator: "Exists"}}
+	if len(c.Kubernetes.Tolerations) != 2 || c.Kubernetes.Tolerations[0] != want[0] || c.Kubernetes.Tolerations[1] != want[1] {
+		t.Errorf("tolerations %+v, want %+v", c.Kubernetes.Tolerations, want)
+	}
+	for _, c := range []struct{ tol, msg string }{
+		{`{key: "gpu pool", operator: Exists}`, `class train: kubernetes.tolerations: key "gpu pool" is not a Kubernetes taint key; e.g. tolerations: [{key: dedicated, value: gpu, effect: NoSchedule}]`},
+		{`{key: dedicated, operator: In, value: gpu}`, `class train: kubernetes.tolerations: operator "In" must be Equal or Exists; e.g. tolerations: [{key: dedicated, value: gpu, effect: NoSchedule}]`},
+		{`{key: dedicated, operator: Exists, value: gpu}`, `class train: kubernetes.tolerations: operator Exists takes no value (gpu); e.g. tolerations: [{key: dedicated, operator: Exists}]`},
+		{`{key: dedicated, value: "g p u"}`, `class train: kubernetes.tolerations: value "g p u" is not a Kubernetes label value; e.g. tolerations: [{key: dedicated, value: gpu, effect: NoSchedule}]`},
+		{`{key: dedicated, value: gpu, effect: NoSchedul}`, `class train: kubernetes.tolerations: effect "NoSchedul" must be NoSchedule, PreferNoSchedule or NoExecute (or none, for all three); e.g. tolerations: [{key: dedicated, value: gpu, effect: NoSchedule}]`},
+		{`{value: gpu}`, `class train: kubernetes.tolerations: a toleration without a key must be operator: Exists (it tolerates every taint); e.g. tolerations: [{key: dedicated, value: gpu, effect: NoSchedule}]`},
+	} {
+		pe := refused(t, old, old+`, tolerations: [`+c.tol+`]`)
+		wantProblem(t, pe, 33, c.msg)
+	}
+}

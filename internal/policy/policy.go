@@ -78,6 +78,18 @@ type SlurmMapping struct {
 type KubernetesMapping struct {
 	Resource     string            `yaml:"resource" eg:"nvidia.com/gpu"`
 	NodeSelector map[string]string `yaml:"node_selector" eg:"{gpu.acme/class: train}" each:"train"`
+	// Tolerations let the class's pods onto nodes the cluster taints for it (dedicated=gpu:
+	// NoSchedule): the taint named after the GPU resource is tolerated without one.
+	Tolerations []Toleration `yaml:"tolerations" eg:"[{key: dedicated, value: gpu, effect: NoSchedule}]"`
+}
+
+// Toleration is a Kubernetes toleration as a pod spec writes it; an empty operator is Equal, an
+// empty effect every effect.
+type Toleration struct {
+	Key      string `yaml:"key" eg:"dedicated"`
+	Operator string `yaml:"operator" eg:"Equal"`
+	Value    string `yaml:"value" eg:"gpu"`
+	Effect   string `yaml:"effect" eg:"NoSchedule"`
 }
 
 // Quota is a team's allowance: concurrent GPUs per class and GPU-hours per week.

@@ -70,10 +70,12 @@ type SlurmTarget struct {
 
 // KubernetesTarget is how a class maps to Kubernetes.
 type KubernetesTarget struct {
-	Namespace      string            // default TeamNamespace(team)
-	Resource       string            // GPU resource name, default "nvidia.com/gpu"
-	NodeSelector   map[string]string // from the class, e.g. {"gpu.acme/class": "train"}
-	PreferredNodes []string          // optional placement hint: preferred node names
+	Namespace    string            // default TeamNamespace(team)
+	Resource     string            // GPU resource name, default "nvidia.com/gpu"
+	NodeSelector map[string]string // from the class, e.g. {"gpu.acme/class": "train"}
+	// Tolerations from the class: the taints of its nodes that its pods tolerate.
+	Tolerations    []Toleration
+	PreferredNodes []string // optional placement hint: preferred node names
 	// Nodes pins the pods to these nodes (a required node affinity on the node name): where the
 	// service placed the lease.
 	Nodes []string
@@ -89,6 +91,16 @@ type KubernetesTarget struct {
 	// namespaces, so each one's object names begin with its own instance instead of "qm"
 	// ("prod-l-42-jupyterlab"; see KubernetesName).
 	Instance string
+}
+
+// Toleration is a pod's toleration of a node taint, as the policy's class lists it: an empty
+// operator is Kubernetes's Equal, an empty effect every effect. The manifest writes it as JSON,
+// leaving out what is empty.
+type Toleration struct {
+	Key      string `json:"key,omitempty"`
+	Operator string `json:"operator,omitempty"`
+	Value    string `json:"value,omitempty"`
+	Effect   string `json:"effect,omitempty"`
 }
 
 // Storage is the team's storage grant: the only thing mounted besides the image.
@@ -311,6 +323,11 @@ func (t *Template) normalize(in Input) (Input, error) {
 	for k, v := range in.Kubernetes.NodeSelector {
 		if !policy.IsLabelKey(k) || !policy.IsLabelValue(v) {
 			return bad("node selector %s=%s is not a Kubernetes label", k, v)
+		}
+	}
+	for _, tol := range in.Kubernetes.Tolerations {
+		if msg := policy.TolerationProblem(policy.Toleration(tol)); msg != "" {
+			return bad("toleration %+v: %s", tol, msg)
 		}
 	}
 	for _, n := range in.Kubernetes.PreferredNodes {

@@ -124,6 +124,9 @@ func InputFor(p *policy.Policy, l *qm.Lease, s Settings) (templates.Input, error
 		},
 		Images: templates.Images{Base: s.BaseImage},
 	}
+	for _, t := range c.Kubernetes.Tolerations {
+		in.Kubernetes.Tolerations = append(in.Kubernetes.Tolerations, templates.Toleration(t))
+	}
 	if in.Slurm.Partition == "" {
 		// A class without a slurm map (the sim and Kubernetes backends need none) still renders
 		// both ways, for previews: its Slurm side names the class as the partition, any GPU.

@@ -171,3 +171,25 @@ func TestPlacement(t *testing.T) {
 		})
 	}
 }
+
+// TestClassOfAnotherCluster: a class of another cluster's GPUs (amd.com/gpu on nodes tainted
+// dedicated=gpu:NoSchedule) renders its resource, its node selector and the tolerations its
+// policy lists, so its pods can land on its nodes.
+func TestClassOfAnotherCluster(t *testing.T) {
+	cat, p := setup(t)
+	c, _ := p.Class("train")
+	c.Kubernetes.Resource = "amd.com/gpu"
+	c.Kubernetes.NodeSelector = map[string]string{"node.kubernetes.io/instance-type": "MI300X-8"}
+	c.Kubernetes.Tolerations = []policy.Toleration{{Key: "dedicated", Value: "gpu", Effect: "NoSchedule"}, {Key: "amd.com/gpu", Operator: "Exists"}}
+	l := &qm.Lease{ID: 42, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 4, Duration: time.Hour, Template: "pytorch-ddp"}
+	w, err := workload.Render(cat, p, l, workload.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"amd.com/gpu": "4"`, `"node.kubernetes.io/instance-type": "MI300X-8"`,
+		"tolerations:\n      - {\"key\":\"dedicated\",\"value\":\"gpu\",\"effect\":\"NoSchedule\"}\n      - {\"key\":\"amd.com/gpu\",\"operator\":\"Exists\"}\n"} {
+		if !strings.Contains(w.KubernetesYAML, s) {
+			t.Errorf("manifest lacks %q:\n%s", s, w.KubernetesYAML)
+		}
+	}
+}
