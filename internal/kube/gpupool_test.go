@@ -249,3 +249,39 @@ func TestAClassOnAnotherClustersTaintedNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestALeasePlacedOnTwoNodesIsOnePodPerNode: 16 GPUs the service placed on two whole nodes of 8,
+// for pytorch-ddp with no nnodes, are two pods of 8 GPUs pinned to those nodes, with a world of
+// two nodes, not one pod asking for 16 GPUs that no node holds.
+func TestALeasePlacedOnTwoNodesIsOnePodPerNode(t *testing.T) {
+	ctx := context.Background()
+	p, ns, cs := gpuPool(t)
+	b := newBackend(t, p, cs)
+	l := &qm.Lease{ID: 11, User: "kim@lab.example", Team: "ml_research", Class: "h100_big", GPUs: 16, Duration: time.Hour,
+		Node: "h100-a,h100-b", Template: "pytorch-ddp", Params: map[string]string{"script": "train.py"}}
+	if _, err := b.Start(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	k, err := cs.BatchV1().Jobs(ns).Get(ctx, "qm-l-11-pytorch-ddp", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := k.Spec.Template.Spec
+	if g := spec.Containers[0].Resources.Limits["nvidia.com/gpu"]; g.Value() != 8 || k.Spec.Parallelism == nil || *k.Spec.Parallelism != 2 || *k.Spec.Completions != 2 {
+		t.Errorf("16 GPUs on two nodes are %v pods of %s GPUs", k.Spec.Parallelism, g.String())
+	}
+	env := map[string]string{}
+	for _, e := range spec.Containers[0].Env {
+		env[e.Name] = e.Value
+	}
+	if env["QM_NNODES"] != "2" || env["QM_GPUS_PER_NODE"] != "8" || spec.Subdomain != "qm-l-11-pytorch-ddp" {
+		t.Errorf("QM_NNODES=%s QM_GPUS_PER_NODE=%s subdomain %q", env["QM_NNODES"], env["QM_GPUS_PER_NODE"], spec.Subdomain)
+	}
+	terms := spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	if len(terms) != 1 || len(terms[0].MatchFields) != 1 || strings.Join(terms[0].MatchFields[0].Values, ",") != "h100-a,h100-b" {
+		t.Errorf("node affinity %+v", terms)
+	}
+	if _, err := cs.CoreV1().Services(ns).Get(ctx, "qm-l-11-pytorch-ddp", metav1.GetOptions{}); err != nil {
+		t.Errorf("no headless Service for the rendezvous: %v", err)
+	}
+}
