@@ -284,4 +284,22 @@ func TestALeasePlacedOnTwoNodesIsOnePodPerNode(t *testing.T) {
 	if _, err := cs.CoreV1().Services(ns).Get(ctx, "qm-l-11-pytorch-ddp", metav1.GetOptions{}); err != nil {
 		t.Errorf("no headless Service for the rendezvous: %v", err)
 	}
+
+	// Running, it is on both nodes, as Slurm reports a job of two nodes: the service keeps both
+	// taken, rather than taking h100-b for free and placing another lease there.
+	for i, node := range []string{"h100-b", "h100-a"} {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("qm-l-11-pytorch-ddp-%d-abcde", i), Labels: k.Spec.Template.Labels,
+			UID: types.UID(fmt.Sprintf("uid-%d", i)), OwnerReferences: []metav1.OwnerReference{{Kind: "Job", Name: k.Name, APIVersion: "batch/v1"}}}}
+		running(node)(p)
+		if _, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jobs, err := b.Jobs(ctx)
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("%v %+v", err, jobs)
+	}
+	if j := jobs[0]; j.State != qm.JobRunning || j.Node != "h100-a,h100-b" {
+		t.Errorf("a Job running on two nodes reads %s on %q, want running on h100-a,h100-b", j.State, j.Node)
+	}
 }

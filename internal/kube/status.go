@@ -313,6 +313,9 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 		switch p.Status.Phase {
 		case corev1.PodRunning:
 			j.State, j.Node = qm.JobRunning, p.Spec.NodeName
+			if gang(k) > 0 {
+				j.Node = gangNodes(pods)
+			}
 			return j, nil
 		case corev1.PodPending:
 			pj := pendingPod(p)
@@ -363,6 +366,23 @@ func jobStarted(k *batchv1.Job, pods []*corev1.Pod) time.Time {
 		return last
 	}
 	return first
+}
+
+// gangNodes are the nodes a multi-node Job's live pods are on, by name, joined with commas as a
+// whole-node lease's nodes are ("h100-a,h100-b"), so that the lease keeps all of them, not only
+// the first pod's.
+func gangNodes(pods []*corev1.Pod) string {
+	seen := map[string]bool{}
+	var nodes []string
+	for _, p := range pods {
+		if n := p.Spec.NodeName; n != "" && p.DeletionTimestamp == nil && !seen[n] &&
+			(p.Status.Phase == corev1.PodRunning || p.Status.Phase == corev1.PodSucceeded) {
+			seen[n] = true
+			nodes = append(nodes, n)
+		}
+	}
+	sort.Strings(nodes)
+	return strings.Join(nodes, ",")
 }
 
 // gang is the number of pods a Job's workload needs running together: a multi-node lease's
