@@ -3,6 +3,7 @@ package templates
 import (
 	"errors"
 	"io/fs"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -162,6 +163,16 @@ func TestHelpers(t *testing.T) {
 	}
 	if a, b := KubernetesName("Staging_2", "L-42", "x"), KubernetesName("staging-2", "L-42", "x"); a == b || !strings.HasPrefix(a, "staging-2-") {
 		t.Errorf("instances Staging_2 and staging-2 name their L-42 %s and %s", a, b)
+	}
+	// A Service's name begins with a letter: an instance that begins with a digit (2026-prod, a
+	// label value the backend takes) is written after "qm-", with its hash.
+	for _, instance := range []string{"2026-prod", "7", "-x"} {
+		if got := KubernetesName(instance, "L-42", "jupyterlab"); !regexp.MustCompile(`^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$`).MatchString(got) || len(got) > 52 {
+			t.Errorf("KubernetesName(%q) = %s, not a Service name", instance, got)
+		}
+	}
+	if a, b := KubernetesName("2026-prod", "L-42", "x"), KubernetesName("qm-2026-prod", "L-42", "x"); a == b {
+		t.Errorf("instances 2026-prod and qm-2026-prod name their L-42 %s and %s", a, b)
 	}
 	if got := KubernetesName(strings.Repeat("Q", 63), "L-123456", "checkpoint-training"); len(got) > 52 || !strings.Contains(got, "-l-123456-") {
 		t.Errorf("KubernetesName of a long instance: %s", got)

@@ -664,7 +664,8 @@ func objectName(prefix, lease, tmpl string) string {
 // ("prod-l-42-jupyterlab"), so that installations sharing a cluster, whose leases are numbered
 // alike, never take each other's objects. An instance that is not a short DNS label as it is
 // (upper case, "_" or ".", over 20 characters) is written that way and followed by a hash of
-// it, "staging-2-cc326dcb" for Staging_2, so that two instances never share a prefix.
+// it, "staging-2-cc326dcb" for Staging_2, so that two instances never share a prefix; one that
+// begins with a digit, which a Service's name cannot, is written after "qm-" ("qm-2026-prod-HHHHHHHH").
 func KubernetesName(instance, lease, tmpl string) string {
 	if instance == "" || instance == "qm" {
 		return objectName("qm", lease, tmpl)
@@ -682,6 +683,10 @@ func KubernetesName(instance, lease, tmpl string) string {
 	prefix := strings.Trim(b.String(), "-")
 	if len(prefix) > 20 {
 		prefix = strings.TrimRight(prefix[:20], "-")
+	}
+	if prefix != "" && (prefix[0] < 'a' || prefix[0] > 'z') {
+		// A Service's name begins with a letter.
+		prefix = "qm-" + prefix
 	}
 	if prefix != instance {
 		h := fnv.New32a()
