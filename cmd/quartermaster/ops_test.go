@@ -726,4 +726,14 @@ func TestTemplatesRenderPicksTheClassChatWould(t *testing.T) {
 			t.Errorf("the script lacks %q:\n%s", strings.TrimSpace(want), out.String())
 		}
 	}
+	// A class whose nodes hold fewer GPUs than the template's default (4 L40S): without --gpus,
+	// as many as a node holds, as /gpu template shows, not a refusal of GPUs nobody asked for.
+	out.Reset()
+	errb.Reset()
+	if code := run(context.Background(), []string{"templates", "render", "pytorch-ddp", "--class", "interactive", "--backend", "slurm"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("render --class interactive: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "--gres=gpu:l40s:4\n") {
+		t.Errorf("pytorch-ddp on class interactive:\n%s", out.String())
+	}
 }

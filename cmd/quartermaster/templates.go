@@ -158,7 +158,7 @@ func renderFlags(o *renderOptions) *flag.FlagSet {
 	fs.StringVar(&o.policy, "policy", os.Getenv("QM_POLICY"), "policy file whose classes, partitions and teams the example lease uses (env QM_POLICY; default: the embedded example)")
 	fs.StringVar(&o.backend, "backend", "", "slurm or kubernetes (default: both)")
 	fs.StringVar(&o.class, "class", "", "a class of the policy (default: the first class that gives the template's GPUs without approval, else one whose nodes hold its GPUs per node, as /gpu template picks)")
-	fs.IntVar(&o.gpus, "gpus", 0, "GPUs the lease holds (default: the template's GPUs on each of its nodes)")
+	fs.IntVar(&o.gpus, "gpus", 0, "GPUs the lease holds (default: the template's GPUs on each of its nodes, no more per node than a node of the class holds on a simulated cluster)")
 	fs.DurationVar(&o.duration, "duration", 0, "lease duration (default 4h, what a request naming none gets)")
 	fs.StringVar(&o.lease, "lease", "", "lease id (default L-42)")
 	fs.StringVar(&o.team, "team", "", "team (default: the policy's first team)")
@@ -224,6 +224,10 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	}
 	if l.Class, err = renderClass(pol, o.class, t, l.GPUs); err != nil {
 		return err
+	}
+	if size := classNodeSize(pol, l.Class); o.gpus <= 0 && size > 0 && t.GPUs > size {
+		// No more per node than a node of the class holds, as /gpu template shows it.
+		l.GPUs = max(1, l.GPUs/t.GPUs*size)
 	}
 	if l.Team, l.User, err = renderWho(pol, o.team, o.user); err != nil {
 		return err
