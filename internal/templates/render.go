@@ -31,6 +31,11 @@ type Input struct {
 	GPUs        int
 	GPUsPerNode int
 	Nodes       int
+	// PlacedNodes is how many whole nodes the service placed the lease on (0 or 1: one, or the
+	// scheduler places it). A multi-node template runs on that many where nnodes is not given,
+	// and on no fewer where it is; a template that runs on one node cannot take such a lease,
+	// except an array, whose tasks each take one node of them.
+	PlacedNodes int
 
 	Duration time.Duration // the lease's length: Slurm --time, the Kubernetes Job's activeDeadlineSeconds
 
@@ -295,7 +300,7 @@ func (t *Template) normalize(in Input) (Input, error) {
 		return bad("user %q must be a login or e-mail address", in.User)
 	case !teamRE.MatchString(in.Class):
 		return bad("class %q must be lower-case letters, digits, - and _, beginning and ending with a letter or digit", in.Class)
-	case in.GPUs < 0 || in.GPUsPerNode < 0 || in.Nodes < 0 || in.GPUs > 4096 || in.Nodes > 512:
+	case in.GPUs < 0 || in.GPUsPerNode < 0 || in.Nodes < 0 || in.PlacedNodes < 0 || in.GPUs > 4096 || in.Nodes > 512 || in.PlacedNodes > 512:
 		return bad("GPUs, GPUs per node and nodes must be small non-negative numbers")
 	case in.Duration <= 0 || in.Duration > maxDuration:
 		return bad("duration %s must be positive and at most a year", in.Duration)
@@ -560,10 +565,17 @@ func (t *Template) topology(in Input, vals map[string]any, v *view) error {
 				return inputErr(t.command(fmt.Sprintf("%s=%d", paramNodes, in.Nodes)), "%s=%d does not match the lease, which spans %d nodes", paramNodes, nodes, in.Nodes)
 			}
 			nodes = in.Nodes
+		} else if p := in.PlacedNodes; p > 1 {
+			if given && nodes < p {
+				return inputErr(t.command(fmt.Sprintf("%s=%d", paramNodes, p)), "%s=%d is fewer than the %d whole nodes the lease holds", paramNodes, nodes, p)
+			}
+			if !given {
+				nodes = p
+			}
 		}
-	} else if in.Nodes > 1 && t.def.Array == nil {
+	} else if n := max(in.Nodes, in.PlacedNodes); n > 1 && t.def.Array == nil {
 		// An array's tasks each run on one node, anywhere among the lease's nodes.
-		return inputErr(t.Example(), "%s runs on one node, but the lease spans %d nodes", t.Name, in.Nodes)
+		return inputErr(t.Example(), "%s runs on one node, but the lease spans %d nodes", t.Name, n)
 	}
 	v.Nodes = nodes
 	if t.GPUs == 0 {

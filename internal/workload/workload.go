@@ -159,9 +159,9 @@ func InputFor(p *policy.Policy, l *qm.Lease, s Settings) (templates.Input, error
 //   - A placed lease (Node set: one node, or several joined by commas) runs only there: Slurm's
 //     --nodelist, a required node affinity on Kubernetes. One placed on several (whole) nodes
 //     spans them all: the template runs on that many nodes (--nodes, an Indexed Job's pods, the
-//     world size QM_NNODES) with its GPUs split evenly over them, and a template's nnodes that
-//     says otherwise, or a template that runs on one node only, is refused; an array's tasks (a
-//     sweep's trials) each take one node of them. GPU indexes are not passed: neither
+//     world size QM_NNODES) with its GPUs split evenly over them where nnodes is not given; an
+//     nnodes of fewer nodes, or a template that runs on one node only, is refused; an array's
+//     tasks (a sweep's trials) each take one node of them. GPU indexes are not passed: neither
 //     scheduler lets a job pick them, and the node's own allocator decides (Slurm: from gres.conf's
 //     Links= and Cores=; Kubernetes: the device plugin). A multi-GPU lease the service placed on
 //     one node also asks Slurm for CPUs bound to its GPUs (--gres-flags=enforce-binding), which
@@ -188,7 +188,7 @@ func placeInput(in *templates.Input, c *policy.Class, l *qm.Lease) {
 		}
 		if len(names) > 1 && !strings.Contains(l.Node, "[") {
 			// Whole nodes: the workload spans them all, its GPUs split evenly over them.
-			in.Nodes = len(names)
+			in.PlacedNodes = len(names)
 		}
 	}
 	in.Slurm.Exclusive = l.Exclusive || (c.Exclusive() && l.Node == "")
