@@ -1388,3 +1388,21 @@ func TestStatusHistoryNamesItsZone(t *testing.T) {
 		t.Errorf("history: %+v", hist)
 	}
 }
+
+// A template that runs on one node, asked for more GPUs than a node of the class holds, is refused
+// before a lease is asked for, saying so, instead of a lease that could never start; a multi-node
+// template asked for as many is spread over whole nodes, as the service places it.
+func TestMoreGPUsThanANodeHolds(t *testing.T) {
+	h := templatesOn(t, "../docs/quartermaster.example.yaml")
+	r := h.say("alice@acme.example", "/gpu submit jupyterlab gpus=8 class=interactive")
+	if !r.Error || !strings.Contains(r.Text, "a node of class interactive holds 4 GPUs, fewer than the lease's 8") {
+		t.Errorf("jupyterlab on 8 L40S of 4-GPU nodes: %q", r.Text)
+	}
+	if n := h.leaseCount(); n != 0 {
+		t.Errorf("%d leases were made", n)
+	}
+	r = mustOK(t, h.say("alice@acme.example", "/gpu submit pytorch-ddp gpus=16 class=train"))
+	if l := h.lease(leaseIn(t, r.Text)); l.GPUs != 16 {
+		t.Errorf("pytorch-ddp gpus=16: %d GPUs", l.GPUs)
+	}
+}

@@ -80,7 +80,7 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 	} else if len(p.Teams) > 0 {
 		l.Team = p.Teams[0].Name
 	}
-	w, err := workload.Render(t.Catalog, p, l, t.Settings)
+	w, err := workload.Render(t.Catalog, p, l, t.settings())
 	if err != nil {
 		t.Bot.log().Error("render template for show", "template", tp.Name, "err", err)
 		return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("%s cannot be shown for team %s on this installation; a platform admin has been told in the log. Example: /gpu templates", tp.Name, l.Team)}}
@@ -137,6 +137,16 @@ func defaultGPUs(tp *templates.Template, params templates.Params, largestNode in
 }
 
 // largestNode is the most GPUs any node of the cluster holds, 0 when the backend does not say.
+// settings are the install's workload settings with the nodes' sizes the backend reports, so
+// that a preview or a trial render puts no more on a node than one holds.
+func (t *Templates) settings() workload.Settings {
+	s := t.Settings
+	if s.NodeSize == nil {
+		s.NodeSize = t.Bot.Svc.NodeSize
+	}
+	return s
+}
+
 func (t *Templates) largestNode() int { return largestNode(t.Bot.pol(), t.Bot.Svc.NodeSize) }
 
 // largestNode is the most GPUs a node of any class of p holds, by nodeSize (0: not known).
@@ -260,7 +270,7 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 	// Render it now, as the backend will, so a lease that does not fit the template (too few GPUs,
 	// a node count that does not divide them) is refused before anything is made.
 	trial := &qm.Lease{ID: 1, User: lr.User, Team: lr.Team, Class: lr.Class, GPUs: lr.GPUs, Duration: lr.Duration, Template: lr.Template, Params: lr.Params}
-	if _, err := workload.Render(t.Catalog, t.Bot.pol(), trial, t.Settings); err != nil {
+	if _, err := workload.Render(t.Catalog, t.Bot.pol(), trial, t.settings()); err != nil {
 		return []bot.Reply{t.Bot.fail(ctx, c.Verb, err)}
 	}
 	out, err := t.Bot.Svc.Request(ctx, lr)

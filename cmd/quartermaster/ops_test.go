@@ -681,8 +681,8 @@ func TestTemplatesErrorsShowShellCommands(t *testing.T) {
 		{[]string{"templates", "render", "pytorch-ddp", "badkey=1"}, `Example: quartermaster templates render pytorch-ddp nnodes=2 script=train.py`},
 		// A lease the template cannot run: the refusal's example is the render that works.
 		{[]string{"templates", "render", "jupyterlab", "--gpus", "16"}, `Example: quartermaster templates render jupyterlab root=notebooks`},
-		// More GPUs than a node of the class holds (the simulated cluster's 8): spread over nodes.
-		{[]string{"templates", "render", "pytorch-ddp", "--gpus", "16"}, `more than a node of class train holds (8); spread the lease over more nodes. Example: quartermaster templates render pytorch-ddp nnodes=2`},
+		// More GPUs than a node of the class holds (the simulated cluster's 8), and fewer nodes.
+		{[]string{"templates", "render", "pytorch-ddp", "--gpus", "16", "nnodes=1"}, `nnodes=1 is fewer than the 2 whole nodes the lease holds. Example: quartermaster templates render pytorch-ddp nnodes=2`},
 	} {
 		code, _, stderr := runQM(c.args...)
 		if code == 0 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "/gpu") {
@@ -735,5 +735,16 @@ func TestTemplatesRenderPicksTheClassChatWould(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "--gres=gpu:l40s:4\n") {
 		t.Errorf("pytorch-ddp on class interactive:\n%s", out.String())
+	}
+	// More GPUs than a node holds: on whole nodes, as the service places them.
+	out.Reset()
+	errb.Reset()
+	if code := run(context.Background(), []string{"templates", "render", "pytorch-ddp", "--gpus", "16", "--backend", "slurm"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("render --gpus 16: exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"--gres=gpu:h100:8\n", "--nodes=2\n", "QM_NNODES=2 "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("pytorch-ddp --gpus 16 lacks %q:\n%s", want, out.String())
+		}
 	}
 }

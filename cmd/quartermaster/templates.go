@@ -236,14 +236,15 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	if err != nil {
 		return err
 	}
+	// Where the policy's simulated cluster says how many GPUs a node of the class holds, a lease
+	// is rendered as the service would place it: no more on a node than one holds, and a lease
+	// larger than a node on whole nodes.
+	ws.NodeSize = func(class string) int { return classNodeSize(pol, class) }
 	in, err := workload.InputFor(pol, l, ws)
 	if err != nil {
 		return err
 	}
 	in.Params = params
-	// Where the policy's simulated cluster says how many GPUs a node of the class holds, a lease
-	// that puts more on one node is refused as the nodes would refuse it.
-	in.GPUsPerNode = classNodeSize(pol, l.Class)
 	if t.Connect != nil && t.Connect.Token {
 		in.Token = "example-token"
 	}

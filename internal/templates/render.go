@@ -575,6 +575,9 @@ func (t *Template) topology(in Input, vals map[string]any, v *view) error {
 		}
 	} else if n := max(in.Nodes, in.PlacedNodes); n > 1 && t.def.Array == nil {
 		// An array's tasks each run on one node, anywhere among the lease's nodes.
+		if in.GPUsPerNode > 0 && in.GPUs > in.GPUsPerNode {
+			return inputErr(t.Example(), "%s runs on one node, and a node of class %s holds %d GPUs, fewer than the lease's %d", t.Name, in.Class, in.GPUsPerNode, in.GPUs)
+		}
 		return inputErr(t.Example(), "%s runs on one node, but the lease spans %d nodes", t.Name, n)
 	}
 	v.Nodes = nodes

@@ -43,6 +43,11 @@ type Settings struct {
 	// KubernetesInstance is the installation's quartermaster.io/instance label on a Kubernetes
 	// cluster (templates.KubernetesTarget.Instance): it names the objects of its leases.
 	KubernetesInstance string
+	// NodeSize is the most GPUs a node of a class holds (0: not known), from the scheduler's
+	// inventory; nil where it is not known. Where known, a template never puts more on a node,
+	// and a lease the service has not placed yet that is larger than a node renders on the whole
+	// nodes it will be placed on.
+	NodeSize func(class string) int
 }
 
 // Workload is a lease's workload, rendered.
@@ -139,6 +144,15 @@ func InputFor(p *policy.Policy, l *qm.Lease, s Settings) (templates.Input, error
 		in.Slurm.Account = l.Team
 	}
 	placeInput(&in, c, l)
+	if s.NodeSize != nil {
+		if size := s.NodeSize(c.Name); size > 0 {
+			in.GPUsPerNode = size
+			if l.Node == "" && l.GPUs > size {
+				// Larger than a node: the service will place it on whole nodes.
+				in.PlacedNodes = (l.GPUs + size - 1) / size
+			}
+		}
+	}
 	root := s.StorageRoot
 	if root == "" {
 		root = DefaultStorageRoot
