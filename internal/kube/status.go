@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -60,7 +62,7 @@ func pendingPod(p *corev1.Pod) qm.Job {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason != "" {
 			why := c.Reason
 			if c.Message != "" {
-				why += ": " + clip(c.Message)
+				why += ": " + clip(oneLine(c.Message))
 			}
 			return qm.Job{State: qm.JobPending, Reason: "Kubernetes: " + why}
 		}
@@ -416,13 +418,22 @@ func waited(k *batchv1.Job, pods []*corev1.Pod) time.Duration {
 }
 
 func clip(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "…"
+	if utf8.RuneCountInString(s) > 200 {
+		return string([]rune(s)[:200]) + "…"
 	}
 	return s
 }
 
-// oneLine joins a message's lines with spaces.
+// oneLine is a message as Quartermaster keeps and shows it: its words joined by single spaces,
+// valid UTF-8, without control characters (a NUL, a terminal escape) or invisible formatting
+// ones (a right-to-left override). A workload writes its own termination message, and the
+// database refuses a NUL or invalid UTF-8 in the reason it becomes.
 func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && !unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 	return strings.Join(strings.Fields(s), " ")
 }
