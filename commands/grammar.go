@@ -257,7 +257,7 @@ func parseTemplate(c Command, args []string) (Command, error) {
 	if len(args) != 1 {
 		return c, bad(c.Verb, "/gpu template needs one template name; /gpu templates lists them.")
 	}
-	c.Template = strings.ToLower(unquoted(args[0]))
+	c.Template = policy.NameKey(unquoted(args[0]))
 	return c, nil
 }
 
@@ -265,7 +265,7 @@ func parseSubmit(c Command, args []string) (Command, error) {
 	if len(args) < 1 {
 		return c, bad(c.Verb, "/gpu submit needs a template name; /gpu templates lists them.")
 	}
-	c.Template = strings.ToLower(unquoted(args[0]))
+	c.Template = policy.NameKey(unquoted(args[0]))
 	given := map[string]bool{}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -403,7 +403,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 			if perr := once("template"); perr != nil {
 				return c, perr
 			}
-			c.Template = strings.ToLower(unquoted(v))
+			c.Template = policy.NameKey(unquoted(v))
 		case la == "team":
 			v, perr := next("team name")
 			if perr != nil {
@@ -426,7 +426,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 				return c, perr
 			}
 			v = unquoted(v)
-			c.DataClass = strings.ToLower(v)
+			c.DataClass = policy.NameKey(v)
 			if !policy.ValidDataClass(c.DataClass) {
 				return c, bad("request", "%s is not a data class; a data class is one word of letters, digits, -, _ or ., such as internal.", policy.Quoted(v, 40))
 			}

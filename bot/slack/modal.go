@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acme/quartermaster/internal/policy"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,7 +111,9 @@ func formFrom(v slack.View) form {
 		return strings.TrimSpace(a.Value)
 	}
 	return form{Class: get(fieldClass), GPUs: get(fieldGPUs), Duration: get(fieldDuration),
-		Template: strings.ToLower(get(fieldTemplate)), Team: strings.ToLower(get(fieldTeam)), Data: strings.ToLower(get(fieldData))}
+		// A to Z case aside, as typed names compare: a look-alike letter (İ, a Kelvin sign) is kept,
+		// so it names no team, template or data class.
+		Template: policy.NameKey(get(fieldTemplate)), Team: policy.NameKey(get(fieldTeam)), Data: policy.NameKey(get(fieldData))}
 }
 
 // modalMeta travels in a modal's private_metadata: where it was opened, so its answer goes there.

@@ -100,7 +100,7 @@ func (s *Service) Normalize(ctx context.Context, req *LeaseRequest) (Identity, *
 			req.DataClass = dc[0]
 		}
 	}
-	req.DataClass = strings.ToLower(req.DataClass)
+	req.DataClass = policy.NameKey(req.DataClass)
 	return id, c, nil
 }
 

@@ -119,7 +119,7 @@ func hasTag(t *Template, w string) bool {
 // Get is the template called name. An unknown name is a *qm.Error that suggests the closest
 // names and how to list them.
 func (c *Catalog) Get(name string) (*Template, error) {
-	key := strings.ToLower(strings.TrimSpace(name))
+	key := policy.NameKey(strings.TrimSpace(name)) // A to Z case aside: a look-alike letter names no template
 	if t, ok := c.byName[key]; ok {
 		return t, nil
 	}
