@@ -45,3 +45,34 @@ func TestTheRequestFormFoldsOnlyAToZ(t *testing.T) {
 		t.Fatalf("VISION and INTERNAL: %+v", ls)
 	}
 }
+
+// A one-word field of the request form holding any white space (a no-break space, an
+// ideographic space) is refused in the form itself, as one with an ordinary space is: its words
+// never reach the command as more of it ("vision<NBSP>data<NBSP>secret" is not team vision and
+// data class secret).
+func TestTheRequestFormRefusesAnyWhiteSpaceInOneWordFields(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	in := func(v string) map[string]any { return map[string]any{"type": "plain_text_input", "value": v} }
+	for i, field := range []string{"qm.form.team", "qm.form.template", "qm.form.data", "qm.form.class"} {
+		for j, v := range []string{"vision\u00a0data\u00a0internal", "vision\u3000data\u3000internal", "a\u2003b"} {
+			values := map[string]any{
+				"qm.form.class":    map[string]any{"qm.form.class": in("interactive")},
+				"qm.form.gpus":     map[string]any{"qm.form.gpus": in("1")},
+				"qm.form.duration": map[string]any{"qm.form.duration": in("1h")},
+			}
+			values[field] = map[string]any{field: in(v)}
+			code, body := e.interaction(map[string]any{
+				"type": "view_submission", "trigger_id": e.newTrigger(), "user": map[string]any{"id": "UALICE"},
+				"view": map[string]any{"id": "VSPACE" + string(rune('A'+i)) + string(rune('a'+j)), "callback_id": "qm.request", "private_metadata": "{}",
+					"state": map[string]any{"values": values}},
+			})
+			if code != http.StatusOK || !strings.Contains(body, `"response_action":"errors"`) || !strings.Contains(body, field) {
+				t.Errorf("%s = %q: HTTP %d %s; want the form to refuse that field", field, v, code, body)
+			}
+		}
+	}
+	e.wait()
+	if n := len(e.leases()); n != 0 {
+		t.Fatalf("%d lease(s) made", n)
+	}
+}

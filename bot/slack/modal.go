@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/slack-go/slack"
 
@@ -81,19 +82,23 @@ func (f form) errors() map[string]string {
 	if n, err := strconv.Atoi(f.GPUs); err != nil || n < 1 {
 		e[fieldGPUs] = "Write a whole number of GPUs, 1 or more."
 	}
-	if f.Class == "" || strings.ContainsAny(f.Class, " \t") {
+	if f.Class == "" || hasSpace(f.Class) {
 		e[fieldClass] = "Choose a class from the catalog."
 	}
-	if f.Duration == "" || strings.ContainsAny(f.Duration, " \t") {
+	if f.Duration == "" || hasSpace(f.Duration) {
 		e[fieldDuration] = "Write a duration like 4h or 2d."
 	}
 	for id, v := range map[string]string{fieldTemplate: f.Template, fieldTeam: f.Team, fieldData: f.Data} {
-		if strings.ContainsAny(v, " \t") {
+		if hasSpace(v) {
 			e[id] = "One word, without spaces."
 		}
 	}
 	return e
 }
+
+// hasSpace reports whether s holds white space of any kind (a no-break or an ideographic space
+// too): the command reads each as a break between words.
+func hasSpace(s string) bool { return strings.IndexFunc(s, unicode.IsSpace) >= 0 }
 
 // formFrom reads a modal's state.
 func formFrom(v slack.View) form {
