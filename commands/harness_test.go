@@ -16,7 +16,7 @@ import (
 
 // harness is the whole bot on the example policy, SQLite in memory and the sim cluster.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	bot   *Bot
 	svc   *qm.Service
 	clock *sim.Clock
@@ -34,7 +34,7 @@ func newHarness(t *testing.T) *harness {
 }
 
 // newHarnessOn is the whole bot on another policy file.
-func newHarnessOn(t *testing.T, policyFile string) *harness {
+func newHarnessOn(t testing.TB, policyFile string) *harness {
 	t.Helper()
 	p, err := policy.LoadFile(policyFile)
 	if err != nil {

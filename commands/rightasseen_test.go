@@ -209,7 +209,7 @@ func TestFreeCountsAndWaitsAgreeWithTheSharedCap(t *testing.T) {
 	}
 }
 
-func templatesOn(t *testing.T, policyFile string) *harness {
+func templatesOn(t testing.TB, policyFile string) *harness {
 	t.Helper()
 	h := newHarnessOn(t, policyFile)
 	cat, err := templates.Load(qmtemplates.FS)
