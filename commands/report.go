@@ -57,7 +57,7 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 			}
 		}
 		for _, t := range teams {
-			if strings.EqualFold(t, s) {
+			if policy.SameName(t, s) {
 				return t, true, nil
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // topTeams is how many teams the post names as the week's largest.
@@ -175,7 +176,7 @@ func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 
 func (r *Report) team(name string) *Team {
 	for _, t := range r.Teams {
-		if strings.EqualFold(t.Name, name) {
+		if policy.SameName(t.Name, name) {
 			return t
 		}
 	}

@@ -140,7 +140,7 @@ func (s *Service) ResolveTeam(ctx context.Context, name string) (string, error) 
 		return "", err
 	}
 	for _, n := range names {
-		if strings.EqualFold(n, name) {
+		if policy.SameName(n, name) {
 			return n, nil
 		}
 	}
