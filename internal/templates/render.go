@@ -444,9 +444,18 @@ func (t *Template) render(in Input, backend string) (*view, error) {
 		return nil, err
 	}
 	for _, p := range t.Parameters {
-		if s, ok := vals[p.Name].(string); ok && p.Type == TypePath && strings.HasPrefix(s, "/") &&
-			!strings.HasPrefix(s+"/", in.Storage.Path+"/") {
+		s, ok := vals[p.Name].(string)
+		if !ok || p.Type != TypePath || !strings.HasPrefix(s, "/") {
+			continue
+		}
+		if !strings.HasPrefix(s+"/", in.Storage.Path+"/") {
 			return nil, inputErr(t.exampleFor(&p), "%s must be inside the team storage %s, not %s", p.Name, in.Storage.Path, clip(s))
+		}
+		// The workload sees every path relative to the storage root, where it runs: an absolute
+		// one inside the storage names the same file as its relative form, and a body that
+		// writes "$QM_DATA/"{{shq .P.x}} never gets the storage root twice.
+		if vals[p.Name] = strings.TrimLeft(strings.TrimPrefix(s, in.Storage.Path), "/"); vals[p.Name] == "" {
+			vals[p.Name] = "."
 		}
 	}
 	for _, m := range t.def.Mounts {
