@@ -80,7 +80,7 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 				return fail(err)
 			}
 		} else {
-			return fail(qm.Errorf(qm.EINVALID, "%s is neither a week (like %s) nor a team (%s).", policy.Quoted(args[0], 40), svc.ExampleWeek(ctx), showback.FewTeams(args[0], teams)))
+			return fail(qm.Errorf(qm.EINVALID, "%s is neither a week (like %s) nor a team (%s).", policy.Quoted(args[0], 40), svc.ExampleWeek(ctx), policy.FewNames(args[0], teams)))
 		}
 	default:
 		if w, ok := showback.NamedWeek(strings.Join(args, " "), last); ok { // "last week"
@@ -104,7 +104,7 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 			return fail(err)
 		}
 		if !ok {
-			return fail(qm.Errorf(qm.ENOTFOUND, "there is no team %s; the teams are %s.", policy.Quoted(args[len(args)-1], 40), showback.FewTeams(args[len(args)-1], teams)))
+			return fail(qm.Errorf(qm.ENOTFOUND, "there is no team %s; the teams are %s.", policy.Quoted(args[len(args)-1], 40), policy.FewNames(args[len(args)-1], teams)))
 		}
 		team = t
 	}

@@ -37,3 +37,29 @@ func TestAReportForATeamThatDoesNotExistNamesAFewTeams(t *testing.T) {
 		t.Errorf("a near miss is not offered the closest team first: %.300q", r.Text)
 	}
 }
+
+// A class that does not exist, in a catalog of 120 classes, is refused the same way wherever it
+// is typed (request, estimate, submit class=, quota request): one short sentence naming three
+// classes, the closest first, and how many more there are, with an example that works.
+func TestAnUnknownClassNamesAFewClasses(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("organization: Many Classes Inc\ncurrency: USD\ntimezone: UTC\nclasses:\n")
+	for i := 1; i <= 120; i++ {
+		fmt.Fprintf(&b, "  - {name: class-with-a-long-name-%03d, sku: H100, price_per_gpu_hour: 1, max_gpus: 8, max_duration: 8h}\n", i)
+	}
+	b.WriteString("default_quota: {gpus: {class-with-a-long-name-001: 8}, gpu_hours_per_week: 1000}\nteams:\n")
+	b.WriteString("  - {name: t001, idp_groups: [g001], budget_owners: [o@x.example]}\n")
+	b.WriteString("approvals: {timeout: 24h, fallback_approvers: [o@x.example]}\nbackend: sim\ndirectory:\n  - {user: u@x.example, groups: [g001]}\n")
+	b.WriteString("sim:\n  nodes:\n    - {name: n, count: 1, class: class-with-a-long-name-001, gpus: 8}\n")
+	file := filepath.Join(t.TempDir(), "classes.yaml")
+	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := templatesOn(t, file)
+	for _, line := range []string{"/gpu request 1 nosuch 1h", "/gpu estimate 1 nosuch 1h", "/gpu submit cuda-smoke class=nosuch", "/gpu quota request +1 nosuch because x"} {
+		refusedWithAWorkingExample(t, h, "u@x.example", line, "and 117 more")
+	}
+	if r := h.say("u@x.example", "/gpu estimate 1 class-with-a-long-name-0500 1h"); !strings.Contains(r.Text, "the catalog has class-with-a-long-name-050,") {
+		t.Errorf("a near miss is not offered the closest class first: %.300q", r.Text)
+	}
+}

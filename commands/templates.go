@@ -231,7 +231,7 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 			c.Class = policy.NameKey(v)
 			if _, ok := t.Bot.pol().Class(c.Class); !ok {
 				return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(fmt.Sprintf("/gpu submit %s class={class}", tp.Name),
-					"There is no class %s; the catalog has %s.", policy.Quoted(v, 40), strings.Join(t.Bot.pol().ClassNames(), ", ")))}
+					"There is no class %s; the catalog has %s.", policy.Quoted(v, 40), policy.FewNames(v, t.Bot.pol().ClassNames())))}
 			}
 		case "gpus":
 			n, err := strconv.Atoi(v)

@@ -554,6 +554,31 @@ func Quoted(s string, n int) string {
 	return `"` + b.String() + `"`
 }
 
+// fewNames is how many names a refusal lists.
+const fewNames = 3
+
+// FewNames names a few of names for a refusal of what someone typed (typed), the one closest to
+// it first, and says how many more there are: "a, b, c and 117 more" ("a, b" when that is all).
+// A refusal stays one short sentence however many classes or teams a policy has.
+func FewNames(typed string, names []string) string {
+	shown := make([]string, 0, fewNames)
+	if near := Closest(NameKey(typed), names); near != "" {
+		shown = append(shown, near)
+	}
+	for _, n := range names {
+		if len(shown) == fewNames {
+			break
+		}
+		if len(shown) == 0 || n != shown[0] {
+			shown = append(shown, n)
+		}
+	}
+	if more := len(names) - len(shown); more > 0 {
+		return fmt.Sprintf("%s and %d more", strings.Join(shown, ", "), more)
+	}
+	return strings.Join(shown, ", ")
+}
+
 // JoinList writes items as a reader lists them, joined by word ("and", "or"): "a", "a or b",
 // "a, b or c".
 func JoinList(items []string, word string) string {

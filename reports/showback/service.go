@@ -144,32 +144,7 @@ func (s *Service) ResolveTeam(ctx context.Context, name string) (string, error) 
 			return n, nil
 		}
 	}
-	return "", qm.Errorf(qm.ENOTFOUND, "there is no team %s; the teams are %s.", policy.Quoted(name, 40), FewTeams(name, names))
-}
-
-// fewTeams is how many team names a refusal lists.
-const fewTeams = 3
-
-// FewTeams names a few of teams for a refusal of name, the one closest to name first, and says
-// how many more there are: "a, b, c and 397 more" ("a, b" when that is all). A refusal stays one short sentence however
-// many teams there are.
-func FewTeams(name string, teams []string) string {
-	shown := make([]string, 0, fewTeams)
-	if near := policy.Closest(policy.NameKey(name), teams); near != "" {
-		shown = append(shown, near)
-	}
-	for _, t := range teams {
-		if len(shown) == fewTeams {
-			break
-		}
-		if len(shown) == 0 || t != shown[0] {
-			shown = append(shown, t)
-		}
-	}
-	if more := len(teams) - len(shown); more > 0 {
-		return fmt.Sprintf("%s and %d more", strings.Join(shown, ", "), more)
-	}
-	return strings.Join(shown, ", ")
+	return "", qm.Errorf(qm.ENOTFOUND, "there is no team %s; the teams are %s.", policy.Quoted(name, 40), policy.FewNames(name, names))
 }
 
 // TeamNames lists the teams the policy lists and those that have had leases, by name.
