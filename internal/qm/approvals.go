@@ -119,6 +119,14 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 			return nil, err
 		}
 	}
+	if l.State == PendingApproval && s.dueEnd(l, s.Clock.Now()) {
+		// Its timeout passed before the tick that settles it: it is denied as of then, and
+		// nothing is left to decide.
+		s.settleDue(ctx, l)
+		if l, err = s.Get(ctx, id); err != nil {
+			return nil, err
+		}
+	}
 	if approve && l.State == PendingApproval {
 		s.rememberWait(ctx, l) // an approved lease waits from the decision on
 	}

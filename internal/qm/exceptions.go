@@ -175,6 +175,9 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 	}); err != nil {
 		return nil, err
 	}
+	if s.dueEnd(l0, s.Clock.Now()) {
+		s.settleDue(ctx, l0) // a lease whose end passed meanwhile has ended: it is not extended past it
+	}
 	if l0.Kind != KindWorkspace {
 		return nil, Errorf(EINVALID, "%s is a %s request, not a workspace lease; only workspace leases can be extended.", id, l0.Kind)
 	}

@@ -147,10 +147,11 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 	var l *Lease
 	var wasRunning bool
 	var b batch
+	var due *Lease
 	// Ending a lease only lowers usage and frees GPUs, so it takes none of the admission locks:
 	// an admission that runs meanwhile sees the lease still held, which errs on the safe side, and
 	// the conditional update keeps two enders from both succeeding.
-	err := s.Store.Update(ctx, nil, func(tx Tx) error {
+	change := func(tx Tx) error {
 		b = batch{}
 		if err := checkKey(ctx, tx); err != nil {
 			return err
@@ -158,6 +159,10 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 		cur, err := s.owned(ctx, tx, user, id)
 		if err != nil {
 			return err
+		}
+		if due == nil && s.dueEnd(cur, s.Clock.Now()) {
+			due = cur // an end that fell due meanwhile stands, dated and billed then
+			return errDue
 		}
 		to, reason, err := decide(cur)
 		if err != nil {
@@ -176,7 +181,12 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 		}
 		l = cur
 		return s.keepKey(ctx, tx, cur.ID)
-	})
+	}
+	err := s.Store.Update(ctx, nil, change)
+	if errors.Is(err, errDue) {
+		s.settleDue(ctx, due)
+		err = s.Store.Update(ctx, nil, change)
+	}
 	if prev, ok := s.wasRepeated(ctx, err); ok {
 		return prev, nil
 	}
@@ -203,14 +213,18 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 
 // Keep answers an idle warning: the workspace stays for another idle period.
 func (s *Service) Keep(ctx context.Context, user string, id LeaseID) (*Lease, error) {
-	var l *Lease
-	err := s.Store.Update(ctx, nil, func(tx Tx) error {
+	var l, due *Lease
+	keep := func(tx Tx) error {
 		if err := checkKey(ctx, tx); err != nil {
 			return err
 		}
 		cur, err := s.owned(ctx, tx, user, id)
 		if err != nil {
 			return err
+		}
+		if due == nil && s.dueEnd(cur, s.Clock.Now()) {
+			due = cur // a reclaim or an expiry that fell due meanwhile stands
+			return errDue
 		}
 		if !cur.State.Running() || cur.Kind != KindWorkspace {
 			return Errorf(ECONFLICT, "%s is not a running workspace, so there is nothing to keep.", id).WithExample("/gpu status " + id.String())
@@ -226,7 +240,12 @@ func (s *Service) Keep(ctx context.Context, user string, id LeaseID) (*Lease, er
 		}
 		l = cur
 		return s.keepKey(ctx, tx, cur.ID)
-	})
+	}
+	err := s.Store.Update(ctx, nil, keep)
+	if errors.Is(err, errDue) {
+		s.settleDue(ctx, due)
+		err = s.Store.Update(ctx, nil, keep)
+	}
 	if prev, ok := s.wasRepeated(ctx, err); ok {
 		return prev, nil
 	}

@@ -51,6 +51,51 @@ func (s *Service) Tick(ctx context.Context) error {
 	return nil
 }
 
+// dueEnd reports whether an end of l may have fallen due by now that no tick has carried out yet
+// (the service was down over it, or the tick has not come round): an expiry, an idle reclaim
+// whose grace ran out, an approval timeout.
+func (s *Service) dueEnd(l *Lease, now time.Time) bool {
+	switch {
+	case l.State == PendingApproval:
+		return !now.Before(l.CreatedAt.Add(s.Policy.Approvals.Timeout.Duration))
+	case l.State.Running():
+		if !l.ExpiresAt.IsZero() && !now.Before(l.ExpiresAt) {
+			return true
+		}
+		if l.Kind == KindWorkspace && l.State == IdleWarned {
+			if c, ok := s.Policy.Class(l.Class); ok && !now.Before(l.WarnedAt.Add(IdleGrace(c))) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// settleDue carries out what dueEnd found due for l, dated when it was due, as the tick would,
+// so that a user's release, keep, extension or decision that comes first finds the lease ended:
+// it is not billed, kept, extended or granted past that end. Warnings are left to the tick.
+func (s *Service) settleDue(ctx context.Context, l *Lease) {
+	now := s.Clock.Now()
+	switch {
+	case l.State == PendingApproval:
+		if !now.Before(l.CreatedAt.Add(s.Policy.Approvals.Timeout.Duration)) {
+			if err := s.timeoutApproval(ctx, l); err != nil {
+				s.log().Error("approval timeout", "lease", l.ID, "err", err)
+			}
+		}
+	case l.State.Running():
+		if l.Kind == KindWorkspace && l.State == IdleWarned && s.checkIdle(ctx, l, now) {
+			return
+		}
+		if !l.ExpiresAt.IsZero() && !now.Before(l.ExpiresAt) {
+			s.systemEnd(ctx, l, Expired, "the lease reached its end time", NoticeExpired, l.ExpiresAt)
+		}
+	}
+}
+
+// errDue stops a user's change to a lease whose end fell due unseen, so that it is settled first.
+var errDue = errors.New("qm: an end fell due")
+
 // idleClock is when a lease's idle period started, when telemetry last saw the lease's GPUs (the
 // idle period is known only up to then: a node agent that stopped reporting proves nothing), and
 // whether telemetry is fresh enough to judge.
