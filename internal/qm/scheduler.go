@@ -338,6 +338,13 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 				errs = append(errs, s.markEnded(ctx, l, Failed, "its job never reached the scheduler (the service stopped before submitting it)", "", time.Time{}))
 				continue
 			}
+			if l.State.Running() && !l.ExpiresAt.IsZero() && !now.Before(l.ExpiresAt) {
+				// Its end passed before this pass saw it (the service was down longer than the
+				// scheduler keeps an ended job): the job's time limit ended it, at its end.
+				rep.Ended++
+				errs = append(errs, s.markEnded(ctx, l, Expired, "the lease reached its end time", "", l.ExpiresAt))
+				continue
+			}
 			rep.Vanished++
 			errs = append(errs, s.markEnded(ctx, l, Failed, fmt.Sprintf("its job %s is gone from the scheduler", l.Ref), "", time.Time{}))
 			continue
