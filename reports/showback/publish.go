@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/schedule"
 )
 
@@ -259,7 +260,7 @@ func (p *Publisher) Publish(ctx context.Context, w Week) (posted bool, err error
 			failed = append(failed, fmt.Errorf("deliver %s: %w", m.key, err))
 			continue
 		}
-		if err := p.Ledger.MarkDelivered(ctx, week, p.Owner, m.key, p.Reports.Clock.Now(), p.ttl()); err != nil {
+		if err := p.markDelivered(ctx, week, m.key); err != nil {
 			return false, fmt.Errorf("showback: post %s: record %s: %w", week, m.key, err)
 		}
 	}
@@ -271,4 +272,34 @@ func (p *Publisher) Publish(ctx context.Context, w Week) (posted bool, err error
 	}
 	log.Info("showback posted", "messages", len(msgs), "resumed_after", len(done))
 	return true, nil
+}
+
+// Pauses between tries to record a message that went out while the database could not take it.
+const (
+	firstRecordPause = 250 * time.Millisecond
+	maxRecordPause   = 5 * time.Second
+)
+
+// markDelivered records a message that went out. While the database cannot take it (it is
+// restarting) it tries again, with growing pauses, for up to half the claim: a message that went
+// out unrecorded would be sent again by the run that takes the week over once the claim lapses,
+// and its recipient would get the week twice. A claim lost to another replica is not tried again.
+func (p *Publisher) markDelivered(ctx context.Context, week, key string) error {
+	start := time.Now()
+	pause := firstRecordPause
+	for {
+		err := p.Ledger.MarkDelivered(ctx, week, p.Owner, key, p.Reports.Clock.Now(), p.ttl())
+		if err == nil || qm.ErrorCode(err) == qm.ECONFLICT || time.Since(start)+pause > p.ttl()/2 {
+			return err // recorded, the claim lost to another replica, or no time left
+		}
+		p.log().Warn("could not record a showback message that went out; trying again", "week", week, "to", key, "err", err)
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		pause = min(2*pause, maxRecordPause)
+	}
 }

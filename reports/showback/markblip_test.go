@@ -1,0 +1,89 @@
+package showback_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/schedule"
+	"github.com/acme/quartermaster/internal/store"
+	"github.com/acme/quartermaster/internal/store/storetest"
+	"github.com/acme/quartermaster/reports/showback"
+)
+
+// blippingLedger is the database's ledger, whose next failures MarkDelivered calls fail as
+// they do while the database restarts.
+type blippingLedger struct {
+	*store.DB
+	mu    sync.Mutex
+	fails int
+}
+
+func (l *blippingLedger) MarkDelivered(ctx context.Context, week, owner, key string, now time.Time, ttl time.Duration) error {
+	l.mu.Lock()
+	fail := l.fails > 0
+	if fail {
+		l.fails--
+	}
+	l.mu.Unlock()
+	if fail {
+		return errors.New("store: dial tcp 127.0.0.1:5432: connect: connection refused")
+	}
+	return l.DB.MarkDelivered(ctx, week, owner, key, now, ttl)
+}
+
+// A message that went out while the database could not record it (it was restarting) is
+// recorded once the database is back, so that the week's next run does not send it again: each
+// recipient gets the week's showback once.
+func TestAShowbackMessageSentWhileTheDatabaseBlinksIsNotSentAgain(t *testing.T) {
+	b, err := os.ReadFile("../../commands/testdata/other.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Load([]byte(strings.Replace(string(b), "dm_budget_owners: false", "dm_budget_owners: true", 1)), "other.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := storetest.Open(t, storetest.SQLite(t))
+	start := time.Date(2026, 3, 2, 9, 0, 0, 0, pol.Location)
+	if err := db.Update(t.Context(), nil, func(tx qm.Tx) error {
+		return tx.CreateLease(t.Context(), &qm.Lease{User: "sam@borealis.example", Team: "speech", Class: "dev", GPUs: 1, State: qm.Expired,
+			CreatedAt: start, StartedAt: start, ExpiresAt: start.Add(2 * time.Hour), EndedAt: start.Add(2 * time.Hour)})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := schedule.ParseWeekly(pol.Reports.Showback.Schedule, pol.Location)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := clockwork.NewFakeClockAt(time.Date(2026, 3, 13, 17, 0, 0, 0, pol.Location))
+	chat := &refusingChat{}
+	ledger := &blippingLedger{DB: db, fails: 1}
+	pub := &showback.Publisher{Reports: &showback.Service{Policy: pol, Source: db, Clock: fc}, Ledger: ledger, Deliver: chat,
+		Schedule: w, Owner: "a", ClaimTTL: 15 * time.Minute}
+	week := showback.Week{Year: 2026, Num: 10}
+	if _, err := pub.Publish(t.Context(), week); err != nil {
+		t.Logf("first run: %v", err)
+	}
+	fc.Advance(20 * time.Minute) // past the claim: the next run takes the week over
+	if _, err := pub.Publish(t.Context(), week); err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	seen := map[string]int{}
+	for _, to := range chat.got {
+		seen[to]++
+	}
+	for to, n := range seen {
+		if n != 1 {
+			t.Errorf("%s got the week's showback %d times; the chat got %s", to, n, strings.Join(chat.got, ","))
+		}
+	}
+}
