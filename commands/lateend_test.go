@@ -75,3 +75,24 @@ func TestAnExtensionAfterTheEndDoesNotRevive(t *testing.T) {
 		t.Fatalf("%s is %s, ends %v after a late extension (reply: %s); want expired at %v", id, l.State, l.ExpiresAt, r.PlainText(), end)
 	}
 }
+
+// An extension approved after its lease's end passed while nothing ticked does not bring the
+// lease back: the lease expired at its end, and the extension is withdrawn.
+func TestAnExtensionApprovedAfterTheLeasesEndDoesNotRevive(t *testing.T) {
+	h := newLabHarness(t)
+	id := leaseIn(t, mustOK(t, h.say("anna@lab.example", "/gpu request 1 notebook for 2h")).Text)
+	ext := extensionIn(t, mustOK(t, h.say("anna@lab.example", "/gpu extend "+id.String()+" 1h")).Text)
+	if ext == id {
+		t.Fatalf("extension beyond 2h did not wait for approval")
+	}
+	end := h.lease(id).ExpiresAt
+	h.clock.Set(end.Add(30 * time.Minute)) // no tick: the service was down over the end
+	r := h.say("jürgen@lab.example", "/gpu approve "+ext.String())
+	l := h.lease(id)
+	if l.State != qm.Expired || !l.EndedAt.Equal(end) || l.Duration != 2*time.Hour {
+		t.Fatalf("%s is %s for %s, ended %v, after its extension %s was approved late (reply: %s); want expired at %v", id, l.State, l.Duration, l.EndedAt, ext, r.PlainText(), end)
+	}
+	if !r.Error || !strings.HasPrefix(r.Text, ext.String()+" was withdrawn ("+id.String()+" expired before a budget owner decided)") {
+		t.Errorf("the approver was told %q", r.Text)
+	}
+}

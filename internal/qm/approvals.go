@@ -113,6 +113,13 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 	if err := s.mayDecide(ctx, approver, l.Team, l.User, id); err != nil {
 		return nil, err
 	}
+	if l.Kind == KindExtension && l.State == PendingApproval {
+		// Its lease's end may have passed unseen (the service was down over it): the lease
+		// expired then, and an approval now would bring it back.
+		if parent, err := s.Get(ctx, l.Parent); err == nil && parent.State.Running() && s.dueEnd(parent, s.Clock.Now()) {
+			s.settleDue(ctx, parent)
+		}
+	}
 	if l.Kind == KindExtension && l.State == PendingApproval && s.withdrawOrphan(ctx, l) {
 		// Its lease ended before the tick that withdraws it: nothing is left to decide.
 		if l, err = s.Get(ctx, id); err != nil {
