@@ -309,9 +309,14 @@ func TestRedelivery(t *testing.T) {
 	if n := len(e.leases()); n != 1 {
 		t.Fatalf("%d leases after a redelivery to a restarted adapter, want 1", n)
 	}
+	// The redelivery is dropped while the first delivery's record is still kept, or answered
+	// "(already done)" once it is not: never a second lease, never a second answer of another kind.
 	_, _, responses, _ = e.slack.snapshot()
-	if last := responses[len(responses)-1]; !strings.Contains(last.Text, "(already done)") {
-		t.Errorf("answer to the redelivery = %q", last.Text)
+	switch {
+	case len(responses) > 2:
+		t.Errorf("%d answers after a redelivery to a restarted adapter, want at most 2", len(responses))
+	case len(responses) == 2 && !strings.Contains(responses[1].Text, "(already done)"):
+		t.Errorf("answer to the redelivery = %q", responses[1].Text)
 	}
 }
 
