@@ -113,18 +113,8 @@ func (s *Service) predictWait(ctx context.Context, req WaitRequest, reserve bool
 		if pool, capa, err = s.waitCapacity(ctx, tx, req, reserve); err != nil {
 			return err
 		}
-		classes := []string{req.Class}
-		if pool.Limit > 0 {
-			classes = s.Policy.SharedClasses()
-		}
-		for _, c := range classes {
-			ls, err := tx.ListLeases(ctx, LeaseFilter{Class: c, States: LiveStates, Slim: true})
-			if err != nil {
-				return err
-			}
-			live = append(live, ls...)
-		}
-		return nil
+		live, err = s.waitLive(ctx, tx, req, pool, reserve)
+		return err
 	})
 	if err != nil {
 		return WaitEstimate{}, err
@@ -132,25 +122,63 @@ func (s *Service) predictWait(ctx context.Context, req WaitRequest, reserve bool
 	if pool.Capacity == 0 {
 		return WaitEstimate{Unknown: true}, nil
 	}
-	now := s.Clock.Now()
-	// Two pools must both have room: the class's own GPUs, and (for a shared class) the cap that
-	// all shared classes share. The wait is until both do.
-	w := releaseWait(now, live, req.GPUs, req.Lease, capa, func(l *Lease) bool { return l.Class == req.Class })
+	return expiryEstimate(s.expiryWait(s.Clock.Now(), live, req, reserve, pool, capa)), nil
+}
+
+// waitLive reads the live leases expiryWait needs: those of the request's class, and of every
+// shared class when the shared cap applies to it.
+func (s *Service) waitLive(ctx context.Context, tx Tx, req WaitRequest, pool Pool, reserve bool) ([]*Lease, error) {
+	classes := []string{req.Class}
+	if pool.Limit > 0 {
+		classes = s.Policy.SharedClasses()
+	}
+	var live []*Lease
+	for _, c := range classes {
+		ls, err := tx.ListLeases(ctx, LeaseFilter{Class: c, States: LiveStates, Slim: true})
+		if err != nil {
+			return nil, err
+		}
+		live = append(live, ls...)
+	}
+	return live, nil
+}
+
+// expiryWait is how long req waits at most, as the running leases reach their expiries and the
+// queue ahead is served first; -1 when it would not start once they all have. Two pools must both
+// have room: the class's own GPUs (capa, its capacity under a cap, or where it can be placed when
+// placement decides), and for a shared class the cap that all shared classes share, which the
+// leases of the other shared classes may fill. live: the live leases of the class and, under the
+// cap, of every shared class.
+func (s *Service) expiryWait(now time.Time, live []*Lease, req WaitRequest, reserve bool, pool Pool, capa int) time.Duration {
+	own := capa
+	if pool.Limit > 0 {
+		own = pool.Capacity // the cap is the second pool, below: capa is already less by what the others hold
+	}
+	w := releaseWait(now, live, req.GPUs, req.Lease, own, func(l *Lease) bool { return l.Class == req.Class })
 	if s.placementBound(req, reserve) {
 		// Where it can go decides: the first moment it can be placed, as the leases of its class
 		// reach their expiries and the queue ahead is placed first.
 		w = s.placementWait(now, live, req, reserve)
 	}
-	if pool.Limit > 0 {
-		w = max(w, releaseWait(now, live, req.GPUs, req.Lease, pool.Limit, func(*Lease) bool { return true }))
+	if pool.Limit > 0 && w >= 0 {
+		capped := releaseWait(now, live, req.GPUs, req.Lease, pool.Limit, func(*Lease) bool { return true })
+		if capped < 0 {
+			return capped
+		}
+		w = max(w, capped)
 	}
-	if w < 0 {
-		return WaitEstimate{Median: 24 * time.Hour, P90: 48 * time.Hour}, nil
+	return w
+}
+
+// expiryEstimate is the estimate for a wait bounded by the running leases' expiries (expiryWait).
+func expiryEstimate(w time.Duration) WaitEstimate {
+	switch {
+	case w < 0:
+		return WaitEstimate{Median: 24 * time.Hour, P90: 48 * time.Hour}
+	case w == 0:
+		return WaitEstimate{}
 	}
-	if w == 0 {
-		return WaitEstimate{}, nil
-	}
-	return WaitEstimate{Median: w, P90: w + w/4}, nil
+	return WaitEstimate{Median: w, P90: w + w/4}
 }
 
 // waitCapacity is the class's pool and the capacity a wait prediction for req is told: what the
@@ -220,10 +248,15 @@ func releaseWait(now time.Time, live []*Lease, n int, self LeaseID, capa int, in
 }
 
 // predictWithModel asks the wait predictor, with the queue ahead of the request and the capacity
-// the request can reach now (waitCapacity).
+// the request can reach now (waitCapacity). The predictor knows only the leases of the request's
+// class: where the request does not fit in what its class can reach even once every lease of the
+// class has ended (the other shared classes fill the cap, or jobs outside the service the class),
+// the wait is what the running leases' expiries say (expiryWait), as without a predictor; and the
+// predictor's answer is never longer than that bound where placement or the shared cap decides.
 func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEstimate, error) {
 	var ahead []*Lease
 	var capa int
+	var fallback *WaitEstimate
 	if err := s.Store.View(ctx, func(tx Tx) error {
 		queued, err := tx.ListLeases(ctx, LeaseFilter{Class: req.Class, States: []State{Queued}, Slim: true})
 		if err != nil {
@@ -244,20 +277,30 @@ func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEs
 			capa = p.Effective()
 			return err
 		}
-		_, capa, err = s.waitCapacity(ctx, tx, req, reserve)
-		if err != nil || !s.placementBound(req, reserve) {
+		var pool Pool
+		pool, capa, err = s.waitCapacity(ctx, tx, req, reserve)
+		if err != nil || pool.Capacity == 0 || (!s.placementBound(req, reserve) && pool.Limit == 0 && capa >= req.GPUs) {
 			return err
 		}
-		live, err := tx.ListLeases(ctx, LeaseFilter{Class: req.Class, States: LiveStates, Slim: true})
+		live, err := s.waitLive(ctx, tx, req, pool, reserve)
 		if err != nil {
 			return err
 		}
-		if w := s.placementWait(s.Clock.Now(), live, req, reserve); w >= 0 {
+		w := s.expiryWait(s.Clock.Now(), live, req, reserve, pool, capa)
+		if capa < req.GPUs {
+			est := expiryEstimate(w)
+			fallback = &est
+			return nil
+		}
+		if w >= 0 {
 			req.Bounded, req.AtMost = true, w
 		}
 		return nil
 	}); err != nil {
 		return WaitEstimate{}, err
+	}
+	if fallback != nil {
+		return *fallback, nil
 	}
 	return s.Waits.Predict(s.Clock.Now(), req, ahead, capa), nil
 }
