@@ -186,6 +186,16 @@ type Pool struct {
 	// SharedUsed what they hold together now.
 	Limit      int
 	SharedUsed int
+	// Foreign and SharedForeign are what jobs outside the service hold of Used and SharedUsed:
+	// their ends are not known, so a wait is never counted on them.
+	Foreign       int
+	SharedForeign int
+}
+
+// Reachable is how many GPUs the class's leases could hold while the jobs outside the service and
+// the other shared classes hold what they hold now: Effective less the class's outside jobs.
+func (p Pool) Reachable() int {
+	return max(0, p.Effective()-p.Foreign)
 }
 
 // Free is how many GPUs of the class a request could get now.
@@ -263,8 +273,10 @@ func (s *Service) poolFrom(class string, classes []string, held []Holding) (Pool
 		ours[h.Class] += h.GPUs
 	}
 	p.Used = ours[class] + reported[class]
+	p.Foreign = reported[class]
 	for _, name := range classes {
 		p.SharedUsed += ours[name] + reported[name]
+		p.SharedForeign += reported[name]
 	}
 	var own []Holding
 	for _, h := range held {

@@ -152,7 +152,7 @@ func (s *Service) waitLive(ctx context.Context, tx Tx, req WaitRequest, pool Poo
 func (s *Service) expiryWait(now time.Time, live []*Lease, req WaitRequest, reserve bool, pool Pool, capa int) time.Duration {
 	own := capa
 	if pool.Limit > 0 {
-		own = pool.Capacity // the cap is the second pool, below: capa is already less by what the others hold
+		own = pool.Capacity - pool.Foreign // the cap is the second pool, below: capa is already less by what the others hold
 	}
 	w := releaseWait(now, live, req.GPUs, req.Lease, own, func(l *Lease) bool { return l.Class == req.Class })
 	if s.placementBound(req, reserve) {
@@ -161,7 +161,7 @@ func (s *Service) expiryWait(now time.Time, live []*Lease, req WaitRequest, rese
 		w = s.placementWait(now, live, req, reserve)
 	}
 	if pool.Limit > 0 && w >= 0 {
-		capped := releaseWait(now, live, req.GPUs, req.Lease, pool.Limit, func(*Lease) bool { return true })
+		capped := releaseWait(now, live, req.GPUs, req.Lease, pool.Limit-pool.SharedForeign, func(*Lease) bool { return true })
 		if capped < 0 {
 			return capped
 		}
@@ -183,18 +183,19 @@ func expiryEstimate(w time.Duration) WaitEstimate {
 
 // waitCapacity is the class's pool and the capacity a wait prediction for req is told: what the
 // class's running leases hold plus the free GPUs a request of req's shape could be placed on now
-// (usableGPUs), never more than the pool's effective capacity (the shared cap). GPUs that
-// admission would not give the request, on another team's node of an exclusive class or too few
-// on any one node, are not counted as free, so a request that queues is not promised that no
-// wait is expected. A class the scheduler places gets the pool's effective capacity, and so does
-// a request of one GPU on a class that is not exclusive (any free GPU will do), which needs only
-// the pool's sums, not every running lease.
+// (usableGPUs), never more than the pool's reachable capacity (under the shared cap, less what
+// jobs outside the service hold). GPUs that admission would not give the request, on another
+// team's node of an exclusive class, too few on any one node, or held by jobs outside the
+// service, are not counted as free, so a request that queues is not promised that no wait is
+// expected. A class the scheduler places gets the pool's reachable capacity, and so does a request
+// of one GPU on a class that is not exclusive (any free GPU will do), which needs only the pool's
+// sums, not every running lease.
 func (s *Service) waitCapacity(ctx context.Context, tx Tx, req WaitRequest, reserve bool) (Pool, int, error) {
 	c, _ := s.Policy.Class(req.Class)
 	exclusive := c != nil && c.Exclusive()
 	if !s.placesItself(req.Class) || (!exclusive && !reserve && req.GPUs <= 1) {
 		p, err := s.pool(ctx, tx, req.Class)
-		return p, p.Effective(), err
+		return p, p.Reachable(), err
 	}
 	p, held, err := s.poolHeld(ctx, tx, req.Class)
 	if err != nil {
@@ -207,7 +208,7 @@ func (s *Service) waitCapacity(ctx context.Context, tx Tx, req WaitRequest, rese
 	}
 	usable := usableGPUs(inv, ix, held, placeRequest{Class: req.Class, Team: req.Team, GPUs: req.GPUs,
 		ExclusiveClass: exclusive, Reserve: reserve})
-	return p, min(p.Effective(), ours+usable), nil
+	return p, min(p.Reachable(), ours+usable), nil
 }
 
 // releaseWait is how long until n more GPUs fit in a pool of capa GPUs, as the running leases in
@@ -274,7 +275,7 @@ func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEs
 		if req.Lease != 0 && !inQueue {
 			// A lease that was placed at once (rememberWait): what it fitted in is the pool.
 			p, err := s.pool(ctx, tx, req.Class)
-			capa = p.Effective()
+			capa = p.Reachable()
 			return err
 		}
 		var pool Pool
