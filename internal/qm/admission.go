@@ -379,8 +379,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		}
 	}
 	if out.Lease.State == Queued {
-		if out.Wait, err = s.predictWait(ctx, WaitRequest{Lease: out.Lease.ID, Class: out.Lease.Class, User: out.Lease.User, Team: out.Lease.Team,
-			GPUs: out.Lease.GPUs, Duration: out.Lease.Duration}, out.Lease.Exclusive); err != nil {
+		if out.Wait, err = s.LeaseWait(ctx, out.Lease); err != nil {
 			s.log().Error("predict the wait of a queued lease", "lease", out.Lease.ID, "err", err)
 			out.WaitErr = err
 		}

@@ -95,8 +95,15 @@ func (s *Service) PredictWait(ctx context.Context, class, team string, n int) (W
 }
 
 // LeaseWait estimates how long a queued lease still waits, behind the leases queued before it.
+// A lease the scheduler holds in its own queue (it was submitted) while the service sees room
+// for it waits for something the service cannot see: its wait is the scheduler's to say
+// (Unknown), never none.
 func (s *Service) LeaseWait(ctx context.Context, l *Lease) (WaitEstimate, error) {
-	return s.predictWait(ctx, WaitRequest{Lease: l.ID, Class: l.Class, User: l.User, Team: l.Team, GPUs: l.GPUs, Duration: l.Duration}, l.Exclusive)
+	w, err := s.predictWait(ctx, WaitRequest{Lease: l.ID, Class: l.Class, User: l.User, Team: l.Team, GPUs: l.GPUs, Duration: l.Duration}, l.Exclusive)
+	if err == nil && l.State == Queued && l.Ref != "" && !w.Unknown && w.Median < time.Minute {
+		return WaitEstimate{Unknown: true}, nil
+	}
+	return w, err
 }
 
 // predictWait is PredictWait for req; req.Lease, when set, is a lease already in the queue: only
