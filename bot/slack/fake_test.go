@@ -35,6 +35,10 @@ type fakeSlack struct {
 	viewCalls map[string]int     // views.open/update/publish calls, 429s included
 	// onLimited, when set, is called (with mu held) after each 429 is answered.
 	onLimited func(method string)
+	// checkHashes has views.update refuse a hash that is not the view's latest (hash_conflict),
+	// as Slack does; hashes holds each view's latest.
+	checkHashes bool
+	hashes      map[string]string
 }
 
 // upload is one file of Slack's upload API: announced with files.getUploadURLExternal, then
@@ -221,12 +225,21 @@ func (f *fakeSlack) viewsCall(method string) http.HandlerFunc {
 		if f.rateLimited(w, "views."+method) {
 			return
 		}
+		if f.checkHashes && method == "update" && body.Hash != "" && body.Hash != f.hashes[body.ViewID] {
+			writeJSON(w, map[string]any{"ok": false, "error": "hash_conflict"})
+			return
+		}
 		f.views = append(f.views, view{Method: method, Trigger: body.TriggerID, ViewID: body.ViewID, Hash: body.Hash, User: body.UserID, View: body.View})
 		id := body.ViewID
 		if id == "" {
 			id = "V" + strconv.Itoa(len(f.views))
 		}
-		writeJSON(w, map[string]any{"ok": true, "view": map[string]any{"id": id, "hash": "h" + strconv.Itoa(len(f.views))}})
+		hash := "h" + strconv.Itoa(len(f.views))
+		if f.hashes == nil {
+			f.hashes = map[string]string{}
+		}
+		f.hashes[id] = hash
+		writeJSON(w, map[string]any{"ok": true, "view": map[string]any{"id": id, "hash": hash}})
 	}
 }
 

@@ -237,3 +237,39 @@ func TestRequestFormStartsAtTheLengthOfItsClass(t *testing.T) {
 		t.Errorf("the class was asked for %v, want alice@acme.example", asked)
 	}
 }
+
+// Two changes to the request form sent from the same version of it (the second before the first
+// one's estimate landed) leave the form with the estimate of the last change, the one its fields
+// show, not the first one's.
+func TestTheFormShowsTheEstimateOfItsLastChange(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	e.slack.mu.Lock()
+	e.slack.checkHashes = true
+	e.slack.mu.Unlock()
+	e.command("UALICE", "")
+	e.wait()
+	_, _, _, views := e.slack.snapshot()
+	if len(views) != 2 {
+		t.Fatalf("views = %+v", views)
+	}
+	meta, hash := views[0].View["private_metadata"], "h2" // the form as its estimate left it
+	change := func(gpus string) {
+		t.Helper()
+		code, _ := e.interaction(map[string]any{
+			"type": "block_actions", "trigger_id": e.newTrigger(), "user": map[string]any{"id": "UALICE"},
+			"container": map[string]any{"type": "view", "view_id": "V1"},
+			"view":      map[string]any{"id": "V1", "hash": hash, "callback_id": "qm.request", "private_metadata": meta, "state": stateOf("train", gpus, "8h")},
+			"actions":   []any{map[string]any{"type": "number_input", "action_id": "qm.form.gpus", "block_id": "qm.form.gpus", "value": gpus}},
+		})
+		if code != http.StatusOK {
+			t.Fatalf("HTTP %d", code)
+		}
+		e.wait()
+	}
+	change("2")
+	change("3")
+	_, _, _, views = e.slack.snapshot()
+	if last := textIn([]map[string]any{views[len(views)-1].View}); !strings.Contains(last, "3 × train for 8h") {
+		t.Errorf("the form shows 3 GPUs but its estimate is for another number: %s", last)
+	}
+}

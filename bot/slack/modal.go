@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -386,21 +388,62 @@ func (a *Adapter) openRequestModal(ctx context.Context, trigger string, received
 	}
 }
 
-// updateRequestModal shows the estimate for what the modal holds now.
-func (a *Adapter) updateRequestModal(ctx context.Context, cb slack.InteractionCallback) {
+// formState is what the adapter knows of a request form whose changes are being estimated: the
+// number of its latest change, and a lock that keeps its updates one at a time.
+type formState struct {
+	mu     sync.Mutex
+	latest atomic.Int64
+}
+
+// formChanged numbers a change to the request form viewID as its latest.
+func (a *Adapter) formChanged(viewID string) int64 {
+	seq := a.formSeq.Add(1)
+	a.formsMu.Lock()
+	defer a.formsMu.Unlock()
+	st, ok := a.forms[viewID]
+	if !ok {
+		st = &formState{}
+		a.forms[viewID] = st
+	}
+	st.latest.Store(seq)
+	return seq
+}
+
+// updateRequestModal shows the estimate for what the modal holds after change seq, unless a
+// later change came in meanwhile: that one brings its own estimate, and the form is left with
+// the estimate of its last change, the one its fields show. Changes sent from the same version
+// of the form (the user typed on before the last estimate landed) carry the same hash, so the
+// update is made without one: the latest change wins, whatever order the estimates finish in.
+func (a *Adapter) updateRequestModal(ctx context.Context, cb slack.InteractionCallback, seq int64) {
 	if cb.View.CallbackID != callbackRequest {
 		return
 	}
 	f := formFrom(cb.View)
 	v := a.requestView(f, a.estimate(ctx, cb.User.ID, f), decodeMeta(cb.View.PrivateMetadata))
+	a.formsMu.Lock()
+	st := a.forms[cb.View.ID]
+	a.formsMu.Unlock()
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.latest.Load() != seq {
+		return
+	}
 	err := a.out.retry(ctx, func() error {
-		_, err := a.api.UpdateViewContext(ctx, v, "", cb.View.Hash, cb.View.ID)
+		_, err := a.api.UpdateViewContext(ctx, v, "", "", cb.View.ID)
 		return err
 	})
 	if err != nil {
-		// hash_conflict: the user changed something again; that change brings its own update.
+		// The form was closed or submitted meanwhile.
 		a.log.Debug("views.update failed", "view", cb.View.ID, "err", err)
 	}
+	a.formsMu.Lock()
+	if st.latest.Load() == seq {
+		delete(a.forms, cb.View.ID)
+	}
+	a.formsMu.Unlock()
 }
 
 // onSubmit takes a submitted modal: the request runs as "/gpu request …" and its answer is DMed;

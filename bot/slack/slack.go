@@ -127,6 +127,10 @@ type Adapter struct {
 
 	homeMu sync.Mutex
 	homes  map[string]*sync.Mutex // Slack users who opened the Home tab, each with a publish lock
+
+	formSeq atomic.Int64          // numbers the changes to request forms, in the order they arrive
+	formsMu sync.Mutex            // guards forms
+	forms   map[string]*formState // request forms with a change whose estimate is still to land, by view id
 }
 
 var _ bot.Sender = (*Adapter)(nil)
@@ -158,7 +162,7 @@ func New(cfg Config) (*Adapter, error) {
 		cfg.MaxWork = DefaultMaxWork
 	}
 	a := &Adapter{cfg: cfg, log: cfg.Logger.With("adapter", "slack"), track: inflight.NewTracker(), seen: inflight.NewSeen(), refs: cfg.Refs,
-		homes: map[string]*sync.Mutex{}, work: make(chan struct{}, cfg.MaxWork)}
+		homes: map[string]*sync.Mutex{}, forms: map[string]*formState{}, work: make(chan struct{}, cfg.MaxWork)}
 	a.api = slack.New(cfg.BotToken, a.clientOptions()...)
 	a.out = newOutbox(cfg.ChannelInterval, a.track)
 	a.users = newUsers(a.api, a.out)
@@ -382,7 +386,8 @@ func (a *Adapter) onInteraction(cb slack.InteractionCallback, retry bool) any {
 		for _, act := range cb.ActionCallback.BlockActions {
 			switch {
 			case strings.HasPrefix(act.ActionID, formPrefix):
-				a.goWork(func(ctx context.Context) { a.updateRequestModal(ctx, cb) })
+				seq := a.formChanged(cb.View.ID)
+				a.goWork(func(ctx context.Context) { a.updateRequestModal(ctx, cb, seq) })
 				return nil // one update covers every field that changed
 			case act.ActionID == actionOpenRequest:
 				received := time.Now()
