@@ -129,7 +129,7 @@ func (s *Service) predictWait(ctx context.Context, req WaitRequest, reserve bool
 	if pool.Capacity == 0 {
 		return WaitEstimate{Unknown: true}, nil
 	}
-	return expiryEstimate(s.expiryWait(s.Clock.Now(), live, req, reserve, pool, capa)), nil
+	return expiryEstimate(s.expiryWait(s.Clock.Now(), live, req, reserve, pool, capa), pool), nil
 }
 
 // waitLive reads the live leases expiryWait needs: those of the request's class, and of every
@@ -178,8 +178,12 @@ func (s *Service) expiryWait(now time.Time, live []*Lease, req WaitRequest, rese
 }
 
 // expiryEstimate is the estimate for a wait bounded by the running leases' expiries (expiryWait).
-func expiryEstimate(w time.Duration) WaitEstimate {
+// A request that would not start once they all have, while jobs outside the service hold GPUs
+// of its pool, waits for jobs whose ends only the scheduler knows: no estimate.
+func expiryEstimate(w time.Duration, pool Pool) WaitEstimate {
 	switch {
+	case w < 0 && (pool.Foreign > 0 || pool.Limit > 0 && pool.SharedForeign > 0):
+		return WaitEstimate{Unknown: true}
 	case w < 0:
 		return WaitEstimate{Median: 24 * time.Hour, P90: 48 * time.Hour}
 	case w == 0:
@@ -296,7 +300,7 @@ func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEs
 		}
 		w := s.expiryWait(s.Clock.Now(), live, req, reserve, pool, capa)
 		if capa < req.GPUs {
-			est := expiryEstimate(w)
+			est := expiryEstimate(w, pool)
 			fallback = &est
 			return nil
 		}
