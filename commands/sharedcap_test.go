@@ -72,3 +72,27 @@ func TestAQueueUnderACapFilledByAnotherClassSaysItsWait(t *testing.T) {
 		})
 	}
 }
+
+// A request of several GPUs on a shared class whose own nodes have room, queued because the
+// shared classes together fill the cap, is told the wait until the cap has room, not none.
+func TestSeveralGPUsUnderAFullCapSayTheirWait(t *testing.T) {
+	for _, model := range []bool{false, true} {
+		t.Run(fmt.Sprintf("predictor=%v", model), func(t *testing.T) {
+			h := newHarnessOn(t, twoSharedClasses(t))
+			if model {
+				h.svc.Waits = waits.New()
+			}
+			mustOK(t, h.say("rita@borealis.example", "/gpu request 2 dev for 2h"))
+			mustOK(t, h.say("sam@borealis.example", "/gpu request 2 lab for 3h"))
+			r := mustOK(t, h.say("olga@borealis.example", "/gpu request 2 dev for 2h"))
+			if !strings.Contains(r.Text, "is queued") {
+				t.Fatalf("2 dev GPUs with the cap full: %s", r.Text)
+			}
+			for _, bad := range []string{"none expected", "GPUs are free now", "probably none"} {
+				if strings.Contains(r.Text, bad) {
+					t.Errorf("queued under a full cap, yet told %q: %s", bad, r.Text)
+				}
+			}
+		})
+	}
+}

@@ -263,8 +263,9 @@ func releaseWait(now time.Time, live []*Lease, n int, self LeaseID, capa int, in
 // the request can reach now (waitCapacity). The predictor knows only the leases of the request's
 // class: where the request does not fit in what its class can reach even once every lease of the
 // class has ended (the other shared classes fill the cap, or jobs outside the service the class),
-// the wait is what the running leases' expiries say (expiryWait), as without a predictor; and the
-// predictor's answer is never longer than that bound where placement or the shared cap decides.
+// the wait is what the running leases' expiries say (expiryWait), as without a predictor; and
+// where placement decides, the predictor's answer is never longer than that bound, which counts
+// the shared cap too.
 func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEstimate, error) {
 	var ahead []*Lease
 	var capa int
@@ -291,8 +292,8 @@ func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEs
 		}
 		var pool Pool
 		pool, capa, err = s.waitCapacity(ctx, tx, req, reserve)
-		if err != nil || pool.Capacity == 0 || (!s.placementBound(req, reserve) && pool.Limit == 0 && capa >= req.GPUs) {
-			return err
+		if err != nil || pool.Capacity == 0 || (!s.placementBound(req, reserve) && capa >= req.GPUs) {
+			return err // the predictor alone: every lease it must see is of the class
 		}
 		live, err := s.waitLive(ctx, tx, req, pool, reserve)
 		if err != nil {
