@@ -345,6 +345,13 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 	}
 	var jobs []qm.Job
 	failed := map[string]bool{}
+	// The tasks of a job array, by the array's id, in the order Slurm lists them.
+	type array struct {
+		at    int // where the array goes among jobs
+		tasks []SqueueJob
+		jobs  []qm.Job
+	}
+	arrays := map[string]*array{}
 	for _, sj := range all {
 		id, ok := b.leaseOf(sj.Comment)
 		if !ok {
@@ -358,7 +365,20 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 			j.Output = b.output(sj.JobID, id, sj.StdOut)
 			failed[sj.JobID] = true
 		}
-		jobs = append(jobs, j)
+		if sj.ArrayJobID == "" {
+			jobs = append(jobs, j)
+			continue
+		}
+		a := arrays[sj.ArrayJobID]
+		if a == nil {
+			a = &array{at: len(jobs)}
+			arrays[sj.ArrayJobID] = a
+			jobs = append(jobs, qm.Job{})
+		}
+		a.tasks, a.jobs = append(a.tasks, sj), append(a.jobs, j)
+	}
+	for ref, a := range arrays {
+		jobs[a.at] = arrayJob(ref, a.tasks, a.jobs)
 	}
 	b.mu.Lock()
 	for ref := range b.outputs {
@@ -439,10 +459,34 @@ func (b *Backend) Job(ctx context.Context, ref string) (qm.Job, error) {
 	if err != nil {
 		return qm.Job{}, fmt.Errorf("slurm: scontrol show job %s: %w", ref, err)
 	}
-	kv := parseKeyValues(string(out))
-	sj := SqueueJob{JobID: ref, State: kv["JobState"], Reason: kv["Reason"], Nodes: nullable(kv["NodeList"]), Comment: kv["Comment"],
-		StartTime: scontrolTime(kv["StartTime"]), EndTime: scontrolTime(kv["EndTime"]), ExitCode: scontrolExit(kv["ExitCode"])}
-	return sj.job(0), nil
+	// One line per job; a job array's are its tasks, one line for those not started yet.
+	var tasks []SqueueJob
+	var jobs []qm.Job
+	array := false
+	for _, line := range strings.Split(string(out), "\n") {
+		kv := parseKeyValues(line)
+		if kv["JobId"] == "" {
+			continue
+		}
+		sj := SqueueJob{JobID: kv["JobId"], State: kv["JobState"], Reason: kv["Reason"], Nodes: nullable(kv["NodeList"]), Comment: kv["Comment"],
+			StartTime: scontrolTime(kv["StartTime"]), EndTime: scontrolTime(kv["EndTime"]), ExitCode: scontrolExit(kv["ExitCode"])}
+		if a := kv["ArrayJobId"]; a != "" {
+			sj.ArrayJobID, array = a, true
+			if _, err := strconv.Atoi(kv["ArrayTaskId"]); err == nil {
+				sj.ArrayTaskID = kv["ArrayTaskId"]
+			}
+		}
+		tasks, jobs = append(tasks, sj), append(jobs, sj.job(0))
+	}
+	switch {
+	case len(jobs) == 0:
+		return qm.Job{}, fmt.Errorf("slurm: scontrol show job %s printed no job: %q", ref, clip(string(out)))
+	case array:
+		return arrayJob(ref, tasks, jobs), nil
+	}
+	j := jobs[0]
+	j.Ref = ref
+	return j, nil
 }
 
 // scontrolTime reads scontrol's local time, 2026-11-30T16:55:30; zero for Unknown, None or N/A.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,10 @@ type SqueueJob struct {
 	StdOut string
 	// GRESDetail is the GRES a job holds on each of its nodes, e.g. "gpu:h100:2(IDX:0-1)".
 	GRESDetail []string
+	// ArrayJobID is the job id of the array this job is a task of (the id sbatch printed), and
+	// ArrayTaskID the task's index ("" where Slurm gives none, as for tasks not started yet);
+	// both empty for a job that is not an array's.
+	ArrayJobID, ArrayTaskID string
 }
 
 type squeueOutput struct {
@@ -94,6 +99,12 @@ func ParseSqueue(data []byte) ([]SqueueJob, error) {
 		sj.StartTime, sj.EndTime = unixTime(j.StartTime), unixTime(j.EndTime)
 		arrayJob, _ := number(j.ArrayJobID)
 		arrayTask, isTask := number(j.ArrayTaskID)
+		if arrayJob > 0 {
+			sj.ArrayJobID = strconv.FormatInt(arrayJob, 10)
+			if isTask && arrayTask >= 0 && arrayTask < 4294967294 {
+				sj.ArrayTaskID = strconv.FormatInt(arrayTask, 10)
+			}
+		}
 		sj.StdOut = expandOutput(j.StdOut, sj, j.UserName, arrayJob, arrayTask, isTask && arrayJob > 0)
 		jobs = append(jobs, sj)
 	}
@@ -290,6 +301,100 @@ func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 		j.StartedAt = j.EndedAt // a job cancelled before it started: Slurm's start is its expected one
 	}
 	return j
+}
+
+// arrayJob maps the records of one job array (Slurm splits an array into a job per task it
+// starts, the array's own id going to the task it starts last) to one job under the array's id,
+// the id sbatch printed: running while any task runs (on the nodes of those that run), waiting
+// while none runs and some wait, ending while one ends, and once every task has ended, ended as
+// the worst of them: failed (the first failed task's reason, naming the task), timed out,
+// cancelled, or completed. tasks are the records with their jobs, in any order.
+func arrayJob(ref string, tasks []SqueueJob, jobs []qm.Job) qm.Job {
+	order := make([]int, len(tasks))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return taskLess(tasks[order[a]].ArrayTaskID, tasks[order[b]].ArrayTaskID) })
+	has := func(states ...qm.JobState) []int {
+		var out []int
+		for _, i := range order {
+			for _, s := range states {
+				if jobs[i].State == s {
+					out = append(out, i)
+				}
+			}
+		}
+		return out
+	}
+	out := qm.Job{Lease: jobs[order[0]].Lease, Ref: ref}
+	for _, i := range order {
+		if out.TimeLimit == 0 {
+			out.TimeLimit = jobs[i].TimeLimit
+		}
+	}
+	earliest := func(idx []int) time.Time {
+		var first time.Time
+		for _, i := range idx {
+			if t := jobs[i].StartedAt; !t.IsZero() && (first.IsZero() || t.Before(first)) {
+				first = t
+			}
+		}
+		return first
+	}
+	nodes := func(idx []int) string {
+		var names []string
+		for _, i := range idx {
+			for _, n := range strings.Split(jobs[i].Node, ",") {
+				if n != "" && !contains(names, n) {
+					names = append(names, n)
+				}
+			}
+		}
+		return strings.Join(names, ",")
+	}
+	if run := has(qm.JobRunning); len(run) > 0 {
+		out.State, out.Node, out.StartedAt = qm.JobRunning, nodes(run), earliest(run)
+		if len(run) == 1 {
+			out.GPUIndex = jobs[run[0]].GPUIndex
+		}
+		return out
+	}
+	if wait := has(qm.JobPending); len(wait) > 0 {
+		out.State, out.Reason = qm.JobPending, jobs[wait[0]].Reason
+		return out
+	}
+	if has(qm.JobEnding) != nil {
+		out.State = qm.JobEnding
+		return out
+	}
+	all := has(qm.JobFailed, qm.JobTimeout, qm.JobCancelled, qm.JobCompleted)
+	for _, i := range all {
+		if t := jobs[i].EndedAt; t.After(out.EndedAt) {
+			out.EndedAt = t
+		}
+	}
+	out.Node, out.StartedAt = nodes(all), earliest(all)
+	for _, s := range []qm.JobState{qm.JobFailed, qm.JobTimeout, qm.JobCancelled, qm.JobCompleted} {
+		if idx := has(s); len(idx) > 0 {
+			j := jobs[idx[0]]
+			out.State, out.ExitCode, out.Output, out.Reason = s, j.ExitCode, j.Output, j.Reason
+			if s != qm.JobCompleted && tasks[idx[0]].ArrayTaskID != "" && len(tasks) > 1 {
+				out.Reason = strings.TrimSuffix("array task "+tasks[idx[0]].ArrayTaskID+": "+j.Reason, ": ")
+			}
+			return out
+		}
+	}
+	return out
+}
+
+// taskLess orders array task indexes numerically, those without one last.
+func taskLess(a, b string) bool {
+	if a == "" || b == "" {
+		return a != "" && b == ""
+	}
+	x, _ := strconv.Atoi(a)
+	y, _ := strconv.Atoi(b)
+	return x < y
 }
 
 // nodeList writes a Slurm host list as the domain writes nodes: names joined by commas
