@@ -469,6 +469,7 @@ func (b *Backend) Job(ctx context.Context, ref string) (qm.Job, error) {
 			continue
 		}
 		sj := SqueueJob{JobID: kv["JobId"], State: kv["JobState"], Reason: kv["Reason"], Nodes: nullable(kv["NodeList"]), Comment: kv["Comment"],
+			Partition: kv["Partition"], Account: nullable(kv["Account"]), TimeLimit: scontrolLimit(kv["TimeLimit"]),
 			StartTime: scontrolTime(kv["StartTime"]), EndTime: scontrolTime(kv["EndTime"]), ExitCode: scontrolExit(kv["ExitCode"])}
 		if a := kv["ArrayJobId"]; a != "" {
 			sj.ArrayJobID, array = a, true
@@ -496,6 +497,31 @@ func scontrolTime(s string) time.Time {
 		return time.Time{}
 	}
 	return t.UTC()
+}
+
+// scontrolLimit reads scontrol's TimeLimit, [days-]hours:minutes:seconds; zero for UNLIMITED.
+func scontrolLimit(s string) time.Duration {
+	days := 0
+	if d, rest, ok := strings.Cut(s, "-"); ok {
+		n, err := strconv.Atoi(d)
+		if err != nil {
+			return 0
+		}
+		days, s = n, rest
+	}
+	var hms [3]int
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return 0
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return 0
+		}
+		hms[i] = n
+	}
+	return time.Duration(days)*24*time.Hour + time.Duration(hms[0])*time.Hour + time.Duration(hms[1])*time.Minute + time.Duration(hms[2])*time.Second
 }
 
 // scontrolExit reads scontrol's ExitCode=127:0 (exit code, signal).

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 )
 
@@ -258,6 +259,12 @@ func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 	switch state {
 	case "PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD":
 		j.State, j.Reason = qm.JobPending, pendingReason(reason)
+		if why := neverStarts(reason, sj); why != "" {
+			// It would wait for ever, holding its lease's quota: a failed job whose pending job
+			// the service cancels.
+			j.State, j.Held = qm.JobFailed, true
+			j.Reason = "Slurm will never start it: " + why + " (" + slurmWords() + ")"
+		}
 	case "RUNNING", "SUSPENDED", "CONFIGURING", "RESIZING", "SIGNALING", "STAGE_OUT":
 		j.State, j.Node, j.StartedAt = qm.JobRunning, nodeList(sj.Nodes), sj.StartTime
 	case "COMPLETED":
@@ -374,6 +381,9 @@ func arrayJob(ref string, tasks []SqueueJob, jobs []qm.Job) qm.Job {
 		}
 	}
 	out.Node, out.StartedAt = nodes(all), earliest(all)
+	for _, i := range all {
+		out.Held = out.Held || jobs[i].Held // tasks Slurm will never start: cancel them
+	}
 	for _, s := range []qm.JobState{qm.JobFailed, qm.JobTimeout, qm.JobCancelled, qm.JobCompleted} {
 		if idx := has(s); len(idx) > 0 {
 			j := jobs[idx[0]]
@@ -404,6 +414,42 @@ func nodeList(hosts string) string {
 		return ""
 	}
 	return strings.Join(hostNames([]string{hosts}), ",")
+}
+
+// neverStarts says in words why Slurm will never start a job pending for reason, a limit the job
+// itself goes over (the partition's, or a per-job limit of its account or QOS), an account or
+// QOS it may not use, a dependency that cannot be met; "" for a reason that clears by itself
+// (other jobs end, the start time comes) or that someone chose (a hold). Slurm keeps such jobs
+// pending where EnforcePartLimits does not refuse them at submission.
+func neverStarts(reason string, sj SqueueJob) string {
+	in := func(what, name string) string {
+		if name == "" {
+			return what
+		}
+		return what + " " + name
+	}
+	switch {
+	case reason == "PartitionTimeLimit":
+		limit := "its time limit"
+		if sj.TimeLimit > 0 {
+			limit += " (" + policy.FormatDuration(sj.TimeLimit) + ")"
+		}
+		return limit + " is longer than " + in("partition", sj.Partition) + " allows; a shorter lease can start"
+	case reason == "PartitionNodeLimit":
+		return "it asks for more or fewer nodes than " + in("partition", sj.Partition) + " allows"
+	case reason == "InvalidAccount", reason == "AccountNotAllowed":
+		return in("account", sj.Account) + " may not run jobs in " + in("partition", sj.Partition) + "; an administrator must add it"
+	case reason == "InvalidQOS", reason == "QOSNotAllowed":
+		return "its QOS may not run jobs in " + in("partition", sj.Partition) + "; an administrator must allow it"
+	case reason == "DependencyNeverSatisfied":
+		return "a job it depends on ended in a way it cannot start after"
+	case reason == "BadConstraints":
+		return "no node of " + in("partition", sj.Partition) + " has what it asks for"
+	case strings.HasPrefix(reason, "QOSMin"), strings.Contains(reason, "PerJob"):
+		// QOSMaxWallDurationPerJobLimit, AssocMaxWallDurationPerJobLimit, QOSMaxGRESPerJob…
+		return "it asks for more than one job may have under a limit of " + in("account", sj.Account) + " or its QOS"
+	}
+	return ""
 }
 
 // pendingReason says in words why Slurm holds a job, keeping Slurm's own word for searching its
