@@ -258,3 +258,29 @@ func FuzzParseOwnJobs(f *testing.F) {
 		checkInventory(t, slurm.BuildInventory(p, nodes, own))
 	})
 }
+
+// TestInventoryLeavesOutReservedNodes: a node in an administrator's reservation for others
+// (sinfo: reserved; State=IDLE+RESERVED) runs no job of the service, which names no reservation:
+// a lease placed there would wait in Slurm's queue (ReqNodeNotAvail) while the inventory shows
+// its GPUs free. It is left out until the reservation ends.
+func TestInventoryLeavesOutReservedNodes(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	host := e.nodeName()
+	e.slurmCmd("scontrol", "create", "reservation", "ReservationName=qmtest-others", "StartTime=now", "Duration=10",
+		"Users=nobody", "Nodes="+host, "Flags=IGNORE_JOBS")
+	t.Cleanup(func() {
+		cmd := exec.Command("scontrol", "delete", "ReservationName=qmtest-others")
+		cmd.Env = append(os.Environ(), "SLURM_CONF="+e.conf)
+		_ = cmd.Run()
+	})
+	e.eventually("the node to be reserved", func() bool {
+		return strings.Contains(e.slurmCmd("scontrol", "show", "node", "-o", host), "RESERVED")
+	})
+	if err := e.backend.RefreshInventory(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.backend.Inventory(); len(got) != 0 {
+		t.Errorf("with the only node reserved for others: %+v, want no nodes", got)
+	}
+}

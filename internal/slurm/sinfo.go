@@ -307,11 +307,12 @@ func splitOutside(s string, sep, open, close byte) []string {
 
 // unusable are the node states and flags under which a node takes no new jobs: it is left out of
 // the inventory. Power saving (POWERED_DOWN, POWERING_UP…) is not among them: Slurm starts such
-// nodes for jobs.
+// nodes for jobs. RESERVED is a node in an advanced reservation now: only jobs that name the
+// reservation run there, and the service's name none.
 var unusable = map[string]bool{
 	"DOWN": true, "DRAIN": true, "DRAINED": true, "DRAINING": true, "FAIL": true, "FAILING": true,
 	"NOT_RESPONDING": true, "NO_RESPOND": true, "FUTURE": true, "UNKNOWN": true, "ERROR": true,
-	"INVALID": true, "INVALID_REG": true, "MAINTENANCE": true, "REBOOT_ISSUED": true,
+	"INVALID": true, "INVALID_REG": true, "MAINTENANCE": true, "REBOOT_ISSUED": true, "RESERVED": true,
 }
 
 // Usable reports whether the node takes new jobs.
