@@ -35,3 +35,25 @@ func TestPing(t *testing.T) {
 		t.Errorf("the error does not say what scontrol said: %v", err)
 	}
 }
+
+// TestPingWithBackupController: with a backup controller (two SlurmctldHost lines) scontrol
+// ping prints a line for each: the cluster answers while either is up, so the service stays
+// ready when only one of them is down, and is not when both are.
+func TestPingWithBackupController(t *testing.T) {
+	for out, ok := range map[string]bool{
+		"Slurmctld(primary) at ctl-01 is UP\nSlurmctld(backup) at ctl-02 is UP\n":                                                true,
+		"Slurmctld(primary) at ctl-01 is UP\nSlurmctld(backup) at ctl-02 is DOWN\n":                                              true,
+		"Slurmctld(primary) at ctl-01 is DOWN\nSlurmctld(backup) at ctl-02 is UP\n":                                              true,
+		"Slurmctld(primary) at ctl-01 is DOWN\nSlurmctld(backup) at ctl-02 is DOWN\n*****************************************\n": false,
+		"Slurmctld(primary) at ctl-01 is DOWN\n":                                                                                 false,
+	} {
+		b, err := slurm.New(slurm.Config{Policy: examplePolicy(t), Catalog: testCatalog(t),
+			Run: func(context.Context, []byte, string, ...string) ([]byte, error) { return []byte(out), nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Ping(context.Background()); (err == nil) != ok {
+			t.Errorf("scontrol ping printed %q: Ping says %v, want ready %v", out, err, ok)
+		}
+	}
+}

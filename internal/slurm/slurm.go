@@ -319,10 +319,11 @@ func (b *Backend) SetTimeLimit(ctx context.Context, j qm.Job, d time.Duration) e
 	return err
 }
 
-// Ping checks that slurmctld answers (scontrol ping), for the service's readiness check.
+// Ping checks that slurmctld answers (scontrol ping), for the service's readiness check. With a
+// backup controller scontrol prints a line for each: the cluster answers while one is UP.
 func (b *Backend) Ping(ctx context.Context) error {
 	out, err := b.run(ctx, nil, "scontrol", "ping")
-	if err == nil && strings.Contains(string(out), "DOWN") {
+	if err == nil && !strings.Contains(string(out), " is UP") {
 		err = errors.New(strings.TrimSpace(string(out)))
 	}
 	if err != nil {
