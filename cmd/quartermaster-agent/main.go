@@ -162,7 +162,11 @@ func flagSet(cmd string) (*flag.FlagSet, *settings) {
 		s.interval = durationFlag{d: agent.DefaultInterval}
 		fs.Var(&s.interval, "interval", "how often the GPUs are read and reported, a `duration` from 1s to 10m")
 		fs.IntVar(&s.window, "window", agent.DefaultWindow, "reports kept while the service is unreachable, at least 1 (the oldest go first)")
-		fs.StringVar(&s.listen, "listen", envOr("QM_AGENT_LISTEN", ":9400"), "address of /metrics (env QM_AGENT_LISTEN); empty: none")
+		listen, set := os.LookupEnv("QM_AGENT_LISTEN") // set but empty: no listener, as --listen ""
+		if !set {
+			listen = ":9400"
+		}
+		fs.StringVar(&s.listen, "listen", listen, "address of /metrics (env QM_AGENT_LISTEN); empty: none")
 	case "gres-conf":
 		fs.StringVar(&s.gres.Type, "type", "", "the GRES type (default: from the model name, e.g. a100)")
 		fs.StringVar(&s.gres.DevDir, "dev-dir", "/dev", "where the nvidiaN device files are")
