@@ -50,3 +50,58 @@ func TestJobsOutsideTheServiceAreNotFreeToTheWait(t *testing.T) {
 		})
 	}
 }
+
+// memHistory keeps the wait predictor's outcomes in memory.
+type memHistory struct{ classes []string }
+
+func (h *memHistory) AddWaitRecord(_ context.Context, class string, _ time.Time, _ []byte) error {
+	h.classes = append(h.classes, class)
+	return nil
+}
+
+func (h *memHistory) WaitRecords(context.Context, time.Time, func(string, []byte) error) error {
+	return nil
+}
+
+// A lease queued behind jobs outside the service is answered from what the scheduler says, not
+// from the wait predictor; what it then waited still teaches the predictor, and is kept for the
+// next start, as every other queued lease's wait is.
+func TestAWaitAnsweredWithoutThePredictorStillTeachesIt(t *testing.T) {
+	svc, f, clock, _ := schedService(t, qm.Started{State: qm.Active})
+	w, hist := waits.New(), &memHistory{}
+	w.SetHistory(hist)
+	svc.Waits = w
+	f.nodes = exampleNodes()
+	for i := range f.nodes {
+		if f.nodes[i].Class == "interactive" {
+			f.nodes[i].Used = f.nodes[i].GPUs
+		}
+	}
+	ctx := context.Background()
+	if _, err := svc.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l := mustRequest(t, svc, "alice@acme.example", 1, "interactive")
+	if l.State != qm.Queued {
+		t.Fatalf("every interactive GPU is held, yet the lease is %s", l.State)
+	}
+	clock.Advance(20 * time.Minute)
+	for i := range f.nodes {
+		f.nodes[i].Used = 0
+	}
+	if _, err := svc.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustGet(t, svc, l.ID); got.State != qm.Active {
+		t.Fatalf("the outside jobs ended, yet %s is %s (%s)", l.ID, got.State, got.Reason)
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(hist.classes) != 1 || hist.classes[0] != "interactive" {
+		t.Fatalf("the predictor kept %v after the queued lease started; want its wait in interactive", hist.classes)
+	}
+}

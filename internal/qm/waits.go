@@ -313,6 +313,12 @@ func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEs
 		return WaitEstimate{}, err
 	}
 	if fallback != nil {
+		if req.Lease != 0 {
+			// The predictor is still asked about a queued lease, so that it learns from what
+			// the lease then waits, as it does from every other queued lease; its answer is
+			// not given.
+			s.Waits.Predict(s.Clock.Now(), req, ahead, capa)
+		}
 		return *fallback, nil
 	}
 	return s.Waits.Predict(s.Clock.Now(), req, ahead, capa), nil
