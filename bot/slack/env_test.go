@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slack-go/slack/slackutilsx"
+
 	"github.com/acme/quartermaster/bot"
 	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/commands"
@@ -207,8 +209,17 @@ func (e *env) newTrigger() string {
 	return fmt.Sprintf("T%d.%d", time.Now().UnixNano(), e.trigger.Add(1))
 }
 
-// commandBody is a slash command as Slack sends it.
+// commandBody is a slash command as Slack sends it when user typed "/gpu TEXT": Slack escapes
+// the &, < and > people type (as &amp; &lt; &gt;), so a < in what it sends starts a mention or a
+// link it made.
 func (e *env) commandBody(user, text, trigger string) string {
+	return e.sentBody(user, slackutilsx.EscapeMessage(text), trigger)
+}
+
+// sentBody is a slash command whose text is exactly sent: what Slack makes of what was typed,
+// mentions and links (<@U…|name>, <mailto:…|…>) included.
+func (e *env) sentBody(user, sent, trigger string) string {
+	text := sent
 	v := url.Values{
 		"token": {"unused"}, "team_id": {"T1"}, "team_domain": {"acme"}, "channel_id": {"CGENERAL"}, "channel_name": {"general"},
 		"user_id": {user}, "user_name": {strings.ToLower(user)}, "command": {"/gpu"}, "text": {text},

@@ -345,7 +345,7 @@ func (a *Adapter) onCommand(cmd slack.SlashCommand, retry bool) any {
 		a.log.Info("dropped a repeated slash command", "key", key, "retry", retry)
 		return nil
 	}
-	text := strings.TrimSpace(cmd.Text)
+	text := strings.TrimSpace(typed(cmd.Text))
 	o := origin{user: cmd.UserID, team: cmd.TeamID, channel: cmd.ChannelID, responseURL: cmd.ResponseURL}
 	if text == "" {
 		received := time.Now()
