@@ -574,9 +574,33 @@ var RequestWords = map[string]string{
 	"because":     "a quota request's reason follows it",
 }
 
+// dataClassExample is a data class as a request would name it, for a refusal of dc, one of the
+// team's data classes: the name dc could be written as, else another of the team's that is valid,
+// else public (what a team without data classes is cleared for).
+func dataClassExample(dc string, teams []string) string {
+	if s := suggestedName(dc); s != "" && ValidDataClass(s) {
+		return s
+	}
+	for _, o := range teams {
+		if o := strings.ToLower(strings.TrimSpace(o)); ValidDataClass(o) {
+			return o
+		}
+	}
+	return "public"
+}
+
 // nameSuggestion is "; write \"x\"" for the valid name closest to name (lower case, other
 // characters as -), or nothing when there is none.
 func nameSuggestion(name string) string {
+	if s := suggestedName(name); s != "" {
+		return fmt.Sprintf("; write %q", s)
+	}
+	return ""
+}
+
+// suggestedName is the valid name closest to name (lower case, other characters as -), or ""
+// when there is none or name is it already.
+func suggestedName(name string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(strings.TrimSpace(name)) {
 		switch {
@@ -590,7 +614,7 @@ func nameSuggestion(name string) string {
 	if !nameRE.MatchString(s) || s == name {
 		return ""
 	}
-	return fmt.Sprintf("; write %q", s)
+	return s
 }
 
 // oneWord refuses a chat channel with a space or a line break in it, such as one that a quote
@@ -741,7 +765,7 @@ func (v *validator) validate(p *Policy) {
 				continue // an empty entry is refused with the other empty entries
 			}
 			if !ValidDataClass(lc) {
-				v.addf(fmt.Sprintf("%s.%d", at("data_classes"), j), "team %s: data class %q must be one word of letters, digits, -, _ or . (40 at most), as a request names it (data internal)%s", t.Name, clipName(dc, 40), nameSuggestion(dc))
+				v.addf(fmt.Sprintf("%s.%d", at("data_classes"), j), "team %s: data class %q must be one word of letters, digits, -, _ or . (40 at most), as a request names it (data %s)%s", t.Name, clipName(dc, 40), dataClassExample(dc, t.DataClasses), nameSuggestion(dc))
 			}
 			t.DataClasses[j] = lc
 		}

@@ -219,8 +219,8 @@ func compileRules(p *Policy, line func(string) int, pos func(path string, off in
 		}
 		if est.Max > RuleCostLimit {
 			problems = append(problems, Problem{Line: line(at + ".when"),
-				Msg: fmt.Sprintf("exception rule %q could cost %s to evaluate, over the limit of %d; write it with fewer nested exists/all/map/filter over lists, e.g. 'contractors' in user.groups",
-					r.Name, costWords(est.Max), uint64(RuleCostLimit))})
+				Msg: fmt.Sprintf("exception rule %q could cost %s to evaluate, over the limit of %d; write it with fewer nested exists/all/map/filter over lists, e.g. %s",
+					r.Name, costWords(est.Max), uint64(RuleCostLimit), cheapRuleExample(p))})
 			continue
 		}
 		r.Cost = est.Max
@@ -625,4 +625,27 @@ func EditDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// cheapRuleExample is a rule that costs little, in the policy's own terms, for a refusal of one
+// over the cost limit: a test of one of its groups (in lower case, as rules see groups), or, in a
+// policy that names no group, one of a class limit.
+func cheapRuleExample(p *Policy) string {
+	var groups []string
+	for _, t := range p.Teams {
+		if t != nil {
+			groups = append(groups, t.IDPGroups...)
+		}
+	}
+	for _, id := range p.Directory {
+		if id != nil {
+			groups = append(groups, id.Groups...)
+		}
+	}
+	for _, g := range groups {
+		if g = strings.ToLower(strings.TrimSpace(g)); g != "" && !strings.ContainsAny(g, "'\\\n\r") {
+			return "'" + g + "' in user.groups"
+		}
+	}
+	return "request.gpus > class.max_gpus"
 }

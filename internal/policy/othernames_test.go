@@ -1,0 +1,68 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+)
+
+// otherPolicy is a policy that shares no name with the example: other teams, classes, groups,
+// data classes, currency and time zone.
+const otherPolicy = `organization: Kita Bio Labs
+currency: JPY
+timezone: Asia/Tokyo
+classes:
+  - name: a10-notebook
+    sku: A10G
+    price_per_gpu_hour: 135
+    max_gpus: 2
+    max_duration: 6h
+default_quota: {gpus: {a10-notebook: 1}, gpu_hours_per_week: 10}
+teams:
+  - name: genomics-2
+    idp_groups: [grp-genomics]
+    budget_owners: [hana@kita.example]
+    data_classes: [open, phi-restricted]
+exceptions:
+  - name: too-many
+    when: request.gpus > class.max_gpus
+  - name: too-long
+    when: request.duration > class.max_duration
+  - name: external-staff
+    when: "'externals' in user.groups"
+directory:
+  - {user: hana@kita.example, groups: [grp-genomics]}
+sim:
+  nodes:
+    - {name: a10g, count: 1, class: a10-notebook, gpus: 4}
+`
+
+func refusedOther(t *testing.T, old, new string) *Error {
+	t.Helper()
+	if !strings.Contains(otherPolicy, old) {
+		t.Fatalf("the policy has no %q", old)
+	}
+	_, err := Load([]byte(strings.Replace(otherPolicy, old, new, 1)), "p.yaml")
+	pe, ok := err.(*Error)
+	if !ok {
+		t.Fatalf("%q: want a refusal, got %v", new, err)
+	}
+	return pe
+}
+
+// TestRefusalExamplesNameThisPolicysThings: a refusal's example is written in the policy's own
+// terms. A data class that is not one word was refused with "as a request names it (data
+// internal)", and a rule over the cost limit with "e.g. 'contractors' in user.groups", naming a
+// data class and a group that a policy with other names does not have.
+func TestRefusalExamplesNameThisPolicysThings(t *testing.T) {
+	pe := refusedOther(t, "data_classes: [open, phi-restricted]", "data_classes: [open, PHI Restricted]")
+	wantProblem(t, pe, 15, `team genomics-2: data class "PHI Restricted" must be one word of letters, digits, -, _ or . (40 at most), as a request names it (data phi-restricted); write "phi-restricted"`)
+	pe = refusedOther(t, "data_classes: [open, phi-restricted]", "data_classes: [\"★ ★\", open]")
+	wantProblem(t, pe, 15, `team genomics-2: data class "★ ★" must be one word of letters, digits, -, _ or . (40 at most), as a request names it (data open)`)
+	pe = refusedOther(t, "data_classes: [open, phi-restricted]", "data_classes: [\"★ ★\"]")
+	wantProblem(t, pe, 15, `team genomics-2: data class "★ ★" must be one word of letters, digits, -, _ or . (40 at most), as a request names it (data public)`)
+
+	pe = refusedOther(t, `"'externals' in user.groups"`, `"user.groups.exists(g, user.groups.exists(h, g == h))"`)
+	if len(pe.Problems) != 1 || !strings.HasSuffix(pe.Problems[0].Msg, "write it with fewer nested exists/all/map/filter over lists, e.g. 'grp-genomics' in user.groups") {
+		t.Errorf("want the cost limit's example to name a group of this policy; got:\n%v", pe)
+	}
+}
