@@ -56,14 +56,14 @@ func TestReasonsAreBoundedAndKeepNoInvisibleCharacters(t *testing.T) {
 	}
 }
 
-// A data class is one word such as internal: one that is no word (very long, or with markup) is
+// A data class is one word: one that is no word (very long, or with markup) is
 // refused before anything is made, and a team whose policy writes its data classes in capitals is
 // granted its own data class without approval.
 func TestADataClassIsOneWord(t *testing.T) {
 	h := newHarnessOn(t, otherPolicy)
 	for _, dc := range []string{strings.Repeat("d", 5000), "<!channel>", "@everyone", "x\u202e"} {
 		r := h.say("rita@borealis.example", "/gpu request 1 dev for 1h data "+dc)
-		if !r.Error || !strings.Contains(r.Text, "is not a data class; a data class is one word") || len(r.Text) > 300 {
+		if !r.Error || !strings.Contains(r.Text, "is not a data class, which is one word") || len(r.Text) > 300 {
 			t.Errorf("data class %.20q: %s", dc, r.Text)
 		}
 	}

@@ -46,6 +46,9 @@ type Command struct {
 
 // bad is a refusal of bad input to verb: one sentence, and the verb's example (its placeholders
 // are filled from the policy when the reply is made).
+// dataExample is a request naming a data class, the asker's team's first ({data}).
+const dataExample = "/gpu request 1 {class} for {duration} data {data}"
+
 func bad(verb, format string, args ...any) *qm.Error {
 	ex := "/gpu request 1 {class} for {duration}"
 	if s, ok := Lookup(verb); ok && len(s.Examples) > 0 {
@@ -418,17 +421,17 @@ func parseRequest(c Command, args []string) (Command, error) {
 			}
 			c.Team = t
 		case la == "data":
-			v, perr := next("data class such as internal")
-			if perr != nil {
-				return c, perr
+			if i+1 >= len(args) {
+				return c, qm.Invalid(dataExample, "%s must be followed by a data class.", policy.Quoted(a, 40))
 			}
+			v, _ := next("data class")
 			if perr := once("data class"); perr != nil {
 				return c, perr
 			}
 			v = unquoted(v)
 			c.DataClass = policy.NameKey(v)
 			if !policy.ValidDataClass(c.DataClass) {
-				return c, bad("request", "%s is not a data class; a data class is one word of letters, digits, -, _ or ., such as internal.", policy.Quoted(v, 40))
+				return c, qm.Invalid(dataExample, "%s is not a data class, which is one word of letters, digits, dots, - and _.", policy.Quoted(v, 40))
 			}
 		case strings.Contains(a, "=") && c.Template != "":
 			c.Params = append(c.Params, a) // the template's key=value parameters

@@ -121,7 +121,7 @@ func TestQuotedNamesWorkAndRefusalsShowThemPlainly(t *testing.T) {
 		`/gpu template "nope"`:                     `There is no template "nope";`,
 		`/gpu submit "nope"`:                       `There is no template "nope";`,
 		`/gpu frob"nicate`:                         `"frob"nicate" is not a /gpu command;`,
-		`/gpu request 1 interactive 2h data "a b"`: `"a b" is not a data class;`,
+		`/gpu request 1 interactive 2h data "a b"`: `"a b" is not a data class,`,
 	} {
 		r := h.say(alice, line)
 		if !r.Error || !strings.Contains(r.Text, want) || strings.Contains(r.Text, `\`) {

@@ -159,7 +159,7 @@ func (b *Bot) Example(s *Spec) string {
 
 // expand fills an example's placeholders from the policy and the template catalog, {class} with
 // the catalog's first class.
-func (b *Bot) expand(ex string) string { return b.expandWith(b.pol().Classes[0], ex) }
+func (b *Bot) expand(ex string) string { return b.expandWith(b.pol().Classes[0], "", ex) }
 
 // expandFor is expand for the one who asks (exampleContext): {class} is the first class in which
 // their team has GPUs, so that the example works for them as typed.
@@ -170,10 +170,14 @@ func (b *Bot) expandFor(ctx context.Context, ex string) string {
 			c = cl
 		}
 	}
-	return b.expandWith(c, ex)
+	data, _ := ctx.Value(exampleDataKey{}).(string)
+	return b.expandWith(c, data, ex)
 }
 
 type exampleClassKey struct{}
+
+// exampleDataKey holds the data class examples name for the one who asks: their first team's first.
+type exampleDataKey struct{}
 
 // exampleContext is ctx knowing the class examples name for who: the first class of the catalog,
 // in the policy's order, in which their first team has GPUs (the catalog's first class when no
@@ -181,6 +185,9 @@ type exampleClassKey struct{}
 func (b *Bot) exampleContext(ctx context.Context, who qm.Identity) context.Context {
 	if len(who.Teams) == 0 {
 		return ctx
+	}
+	if t, ok := b.pol().Team(who.Teams[0]); ok && len(t.DataClasses) > 0 {
+		ctx = context.WithValue(ctx, exampleDataKey{}, t.DataClasses[0])
 	}
 	q := b.pol().QuotaFor(who.Teams[0])
 	for _, c := range b.pol().Classes {
@@ -191,7 +198,18 @@ func (b *Bot) exampleContext(ctx context.Context, who qm.Identity) context.Conte
 	return ctx
 }
 
-func (b *Bot) expandWith(c *policy.Class, ex string) string {
+// expandWith fills ex's placeholders for class c and data class data ("": the first data class of
+// the policy's first team that has some, else public, what a team without any is cleared for).
+func (b *Bot) expandWith(c *policy.Class, data, ex string) string {
+	if data == "" {
+		data = "public"
+		for _, t := range b.pol().Teams {
+			if len(t.DataClasses) > 0 {
+				data = t.DataClasses[0]
+				break
+			}
+		}
+	}
 	within := func(d time.Duration) string { // a length the class allows without approval
 		if m := c.MaxDuration.Duration; m > 0 && m < d {
 			d = m
@@ -199,7 +217,7 @@ func (b *Bot) expandWith(c *policy.Class, ex string) string {
 		return policy.FormatDuration(d)
 	}
 	r := strings.NewReplacer("{class}", c.Name, "{duration}", within(qm.DefaultDuration), "{short}", within(2*time.Hour),
-		"{template}", b.exampleTemplate(true), "{batch}", b.exampleTemplate(false))
+		"{template}", b.exampleTemplate(true), "{batch}", b.exampleTemplate(false), "{data}", data)
 	return r.Replace(ex)
 }
 
