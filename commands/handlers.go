@@ -760,17 +760,41 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 	return []bot.Reply{r}
 }
 
+// capacityShareText says which classes the capacity share binds and how far: the classes that
+// declare one, together, at the smallest share any of them declares (as admission enforces it),
+// whatever their isolation.
+func capacityShareText(p *policy.Policy) string {
+	var names []string
+	for _, c := range p.Classes {
+		if c.CapacityShare > 0 {
+			names = append(names, c.Name)
+		}
+	}
+	share := strconv.FormatFloat(math.Round(p.CapacityShare()*1000)/10, 'f', -1, 64)
+	switch {
+	case len(names) == 0:
+		return ""
+	case len(names) == 1:
+		return fmt.Sprintf("%s holds at most %s%% of the cluster's GPUs", names[0], share)
+	case len(names) > 4: // named in every such class's line, a long list would fill the reply
+		return fmt.Sprintf("the %d classes with a capacity share together hold at most %s%% of the cluster's GPUs", len(names), share)
+	}
+	who := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return fmt.Sprintf("%s together hold at most %s%% of the cluster's GPUs", who, share)
+}
+
 func (b *Bot) policyText() bot.Reply {
 	p := b.pol()
 	r := bot.Reply{Text: fmt.Sprintf("The published rules of %s. A request starts at once unless one of these rules applies; then a budget owner decides.", p.Organization)}
 	var cl []string
+	capped := capacityShareText(p)
 	for _, c := range p.Classes {
 		line := fmt.Sprintf("%s: %s, %s/GPU-hour, up to %d GPU(s) for %s without approval", c.Name, strings.TrimSpace(c.SKU+" "+c.Isolation), b.price(c.PricePerGPUHour), c.MaxGPUs, policy.FormatDuration(c.MaxDuration.Duration))
 		if c.IdleTimeout.Duration > 0 {
 			line += fmt.Sprintf("; idle for %s → warning, reclaimed %s later", policy.FormatDuration(c.IdleTimeout.Duration), policy.FormatDuration(qm.IdleGrace(c)))
 		}
 		if c.CapacityShare > 0 {
-			line += fmt.Sprintf("; shared classes hold at most %s%% of the cluster", strconv.FormatFloat(math.Round(c.CapacityShare*1000)/10, 'f', -1, 64))
+			line += "; " + capped
 		}
 		cl = append(cl, line)
 	}
