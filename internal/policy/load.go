@@ -1041,7 +1041,12 @@ func (v *validator) sso(p *Policy) {
 func (v *validator) quota(path, label string, q *Quota, classes map[string]bool) {
 	for name, n := range q.GPUs {
 		if !classes[strings.ToLower(name)] {
-			v.addf(path+".gpus."+name, "%snames class %q, which is not in the catalog", label, name)
+			names := make([]string, 0, len(classes))
+			for c := range classes {
+				names = append(names, c)
+			}
+			sort.Strings(names)
+			v.addf(path+".gpus."+name, "%snames class %q, which is not in the catalog%s", label, name, noClassHint(name, names, "its classes are"))
 		}
 		if n < 0 {
 			v.addf(path+".gpus."+name, "%sgpus.%s cannot be negative, not %d; e.g. gpus: {%s: 2}", label, name, n, name)

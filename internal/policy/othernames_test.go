@@ -66,3 +66,12 @@ func TestRefusalExamplesNameThisPolicysThings(t *testing.T) {
 		t.Errorf("want the cost limit's example to name a group of this policy; got:\n%v", pe)
 	}
 }
+
+// A quota that names a class the catalog lacks is refused with the class meant, as a rule's
+// misspelled class is, or else with the catalog's classes.
+func TestAQuotasUnknownClassNamesTheClassMeant(t *testing.T) {
+	pe := refusedOther(t, "{gpus: {a10-notebook: 1}", "{gpus: {a10-notebok: 1}")
+	wantProblem(t, pe, 10, `default_quota: names class "a10-notebok", which is not in the catalog; did you mean 'a10-notebook'?`)
+	pe = refusedOther(t, "{gpus: {a10-notebook: 1}", "{gpus: {h100: 1}")
+	wantProblem(t, pe, 10, `default_quota: names class "h100", which is not in the catalog; its classes are a10-notebook`)
+}
