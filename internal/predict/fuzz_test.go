@@ -27,3 +27,29 @@ func FuzzReadTrace(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPhilly: no file, however broken, makes the reader of Philly's job log panic, and every job
+// it reads has a submit time and, if it started, a start no earlier than that.
+func FuzzPhilly(f *testing.F) {
+	f.Add(`[{"status": "Pass", "vc": "ee9e8c", "jobid": "application_1", "attempts": [{"start_time": "2017-10-07 01:12:09", "end_time": "2017-10-07 01:13:23", "detail": [{"ip": "m47", "gpus": ["gpu0", "gpu1"]}]}, {"start_time": "2017-10-07 01:13:30", "end_time": "None", "detail": [{"ip": "m412", "gpus": ["gpu0"]}, {"ip": "m413", "gpus": ["gpu0"]}]}], "submitted_time": "2017-10-07 01:11:39", "user": "ce2f4c"}]`)
+	f.Add(`[{"status": "Killed", "vc": "v", "jobid": "a", "attempts": [], "submitted_time": "2017-10-07 01:11:39", "user": "u"}, {"attempts": [{"start_time": "None", "end_time": null, "detail": []}], "submitted_time": "None"}]`)
+	f.Add("{\"vc\": \"v\", \"submitted_time\": \"2017-10-07 01:11:39\", \"attempts\": [{\"start_time\": \"2017-10-07 01:11:40\", \"detail\": [{\"gpus\": []}]}]}\n{\"vc\": 3}\n")
+	f.Add(`[{"submitted_time": "2017-10-07 01:11:39", "attempts": [{"start_time": "2017-10-07 01:11:30", "detail": [{"gpus": 4}]}]}, 42, null, "x"]`)
+	f.Add("[\n{\"vc\": ]")
+	f.Fuzz(func(t *testing.T, src string) {
+		for _, format := range []string{FormatPhilly, ""} {
+			tr, err := ReadTrace(strings.NewReader(src), format)
+			if err != nil {
+				if err.Error() == "" {
+					t.Fatal("an error without a message")
+				}
+				continue
+			}
+			for _, j := range tr.Jobs {
+				if j.Submit < 0 || (j.Started() && j.Start < j.Submit) || (j.Started() && j.End >= 0 && j.End < j.Start) || j.GPUs < 0 {
+					t.Fatalf("job %+v", j)
+				}
+			}
+		}
+	})
+}

@@ -37,18 +37,20 @@ func (j Job) Wait() int64 { return j.Start - j.Submit }
 
 // Trace formats understood by ReadTrace.
 const (
-	FormatSWF   = "swf"
-	FormatCSV   = "csv"
-	FormatSacct = "sacct" // Slurm's accounting records, as sacct --parsable2 writes them
+	FormatSWF    = "swf"
+	FormatCSV    = "csv"
+	FormatSacct  = "sacct"  // Slurm's accounting records, as sacct --parsable2 writes them
+	FormatPhilly = "philly" // Microsoft Philly's job log, cluster_job_log (JSON)
 )
 
 // ErrFormatUnknown is the error (wrapped) of a trace whose format is neither given nor told by
 // its name or its first line.
-var ErrFormatUnknown = errors.New("cannot tell the trace format from the name or the first line; pass --format swf, --format csv or --format sacct")
+var ErrFormatUnknown = errors.New("cannot tell the trace format from the name or the first line; pass --format swf, --format csv, --format sacct or --format philly")
 
 // FormatFromPath guesses a trace's format from its file name: .swf and .swf.gz are SWF,
-// .csv and .csv.gz are the generic CSV. It returns "" when the name says nothing (ReadTrace
-// then tells sacct's output by its header).
+// .csv and .csv.gz are the generic CSV, cluster_job_log and .json (.gz too) are Philly's job
+// log. It returns "" when the name says nothing (ReadTrace then tells sacct's output by its
+// header, and Philly's log by its first character).
 func FormatFromPath(path string) string {
 	name := strings.ToLower(filepath.Base(path))
 	name = strings.TrimSuffix(name, ".gz")
@@ -57,6 +59,11 @@ func FormatFromPath(path string) string {
 		return FormatSWF
 	case ".csv":
 		return FormatCSV
+	case ".json":
+		return FormatPhilly
+	}
+	if name == "cluster_job_log" {
+		return FormatPhilly
 	}
 	return ""
 }
@@ -154,8 +161,8 @@ func (t Trace) End() int64 {
 	return end
 }
 
-// ReadTraceFile opens path and reads it in the given format ("" guesses from the extension,
-// or else from the first line, which tells sacct's output). A gzip-compressed file is recognized
+// ReadTraceFile opens path and reads it in the given format ("" guesses from the name, or else
+// from the first line, which tells sacct's output and Philly's job log). A gzip-compressed file is recognized
 // by its content and decompressed.
 func ReadTraceFile(path, format string) (Trace, error) {
 	if format == "" {
@@ -173,9 +180,10 @@ func ReadTraceFile(path, format string) (Trace, error) {
 	return t, nil
 }
 
-// ReadTrace reads a trace in format FormatSWF, FormatCSV or FormatSacct, gzip-compressed or not,
-// and returns its jobs sorted by submit time (ties keep file order). A trace read as FormatCSV
-// or "" whose header is sacct's is read as FormatSacct ("" and another header is
+// ReadTrace reads a trace in format FormatSWF, FormatCSV, FormatSacct or FormatPhilly,
+// gzip-compressed or not, and returns its jobs sorted by submit time (ties keep file order). A
+// trace read as FormatCSV or "" whose header is sacct's is read as FormatSacct; one read as ""
+// that starts with '[' or '{' is read as FormatPhilly ("" and anything else is
 // ErrFormatUnknown). Errors name the offending line.
 func ReadTrace(r io.Reader, format string) (Trace, error) {
 	var rows []row
@@ -217,13 +225,14 @@ type facts struct {
 
 // settle applies what the whole file says to a row: its job, or false when the job is left out
 // (counted in sk). In a file where jobs ask for GPUs, one that asks for none (a CPU pod in a
-// Kubernetes cluster's pod list, a CPU job in sacct's records) is not a request for the pool:
+// Kubernetes cluster's pod list, a CPU job in sacct's records, a Philly job whose first attempt
+// held machines but no GPU) is not a request for the pool:
 // it is left out, and counted, without counting towards refusing the file. In sacct's records
 // of a cluster without GPUs the size is the CPUs.
 func (f *facts) settle(r *row, sk *skips) (Job, bool) {
 	j := r.Job
 	switch f.format {
-	case FormatCSV:
+	case FormatCSV, FormatPhilly:
 		if f.delays {
 			j.Queue = r.alt
 		}
@@ -266,8 +275,12 @@ func readRows(r io.Reader, format string, sk *skips, emit func(*row)) (facts, er
 		return readSWF(br, sk, emit)
 	case FormatSacct:
 		return readSacct(br, sk, emit)
+	case FormatPhilly:
+		return readPhilly(br, sk, emit)
 	case FormatCSV, "":
 		switch {
+		case format == "" && looksJSON(br):
+			return readPhilly(br, sk, emit)
 		case looksSacct(firstLine(br)):
 			return readSacct(br, sk, emit)
 		case format == "":
@@ -275,7 +288,7 @@ func readRows(r io.Reader, format string, sk *skips, emit func(*row)) (facts, er
 		}
 		return readCSV(br, sk, emit)
 	}
-	return facts{}, fmt.Errorf("unknown trace format %q (want swf, csv or sacct)", format)
+	return facts{}, fmt.Errorf("unknown trace format %q (want swf, csv, sacct or philly)", format)
 }
 
 // swfUsed are the SWF fields the reader uses, by their 1-based position: submit time, wait
