@@ -33,14 +33,14 @@ type predictOptions struct {
 
 func predictFlags(o *predictOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("predict eval", flag.ContinueOnError)
-	fs.StringVar(&o.trace, "trace", "", "job trace to replay (.swf, .swf.gz, .csv, or sacct's output)")
-	fs.StringVar(&o.format, "format", "", "trace format: swf, csv or sacct (default: from the file name, or sacct's header)")
+	fs.StringVar(&o.trace, "trace", "", "job trace to replay (.swf, .swf.gz, .csv, sacct's output, or Philly's cluster_job_log)")
+	fs.StringVar(&o.format, "format", "", "trace format: swf, csv, sacct or philly (default: from the file name, or else from the first line: sacct's header, or the '[' of Philly's JSON job log)")
 	fs.Float64Var(&o.train, "train-fraction", predict.DefaultTrainFraction, "share of jobs replayed before scoring starts")
 	fs.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
 	return fs
 }
 
-const predictUsage = "usage: quartermaster predict eval --trace FILE [--format swf|csv|sacct] [--train-fraction 0.3] [--json]"
+const predictUsage = "usage: quartermaster predict eval --trace FILE [--format swf|csv|sacct|philly] [--train-fraction 0.3] [--json]"
 
 // runPredict implements `quartermaster predict eval`: it replays a job trace in time order and
 // prints how the queue-wait predictor and the baselines did on the jobs after the training part.
@@ -68,8 +68,8 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return errUsage{fmt.Sprintf("unexpected argument %q; %s", fs.Arg(0), predictUsage)}
 	case *trace == "":
 		return errUsage{"--trace is required, e.g. --trace testdata/traces/KTH-SP2-1996-2.1-cln.swf.gz; " + predictUsage}
-	case *format != "" && *format != predict.FormatSWF && *format != predict.FormatCSV && *format != predict.FormatSacct:
-		return errUsage{fmt.Sprintf("--format %q: want swf, csv or sacct", *format)}
+	case *format != "" && *format != predict.FormatSWF && *format != predict.FormatCSV && *format != predict.FormatSacct && *format != predict.FormatPhilly:
+		return errUsage{fmt.Sprintf("--format %q: want swf, csv, sacct or philly", *format)}
 	case *train < 0 || *train >= 1:
 		return errUsage{fmt.Sprintf("--train-fraction %v: want a number from 0 up to (not including) 1", *train)}
 	}
@@ -81,7 +81,7 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	rep, err := predict.EvaluateFile(*trace, *format, filepath.Base(*trace), *train)
 	if errors.Is(err, predict.ErrFormatUnknown) {
-		return errUsage{fmt.Sprintf("cannot tell the format of %s from its name or its first line; add --format swf, --format csv or --format sacct", *trace)}
+		return errUsage{fmt.Sprintf("cannot tell the format of %s from its name or its first line; add --format swf, --format csv, --format sacct or --format philly", *trace)}
 	}
 	if err != nil {
 		return err

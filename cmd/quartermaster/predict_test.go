@@ -33,7 +33,7 @@ func TestPredictUsage(t *testing.T) {
 		{"bad fraction", []string{"eval", "--trace", trace, "--train-fraction", "1"}, "--train-fraction 1"},
 		{"unknown flag", []string{"eval", "--trace", trace, "--fast"}, "flag provided but not defined"},
 		{"extra argument", []string{"eval", "--trace", trace, "more"}, `unexpected argument "more"`},
-		{"unknown extension", []string{"eval", "--trace", filepath.Join(dir, "t.dat")}, "--format swf, --format csv or --format sacct"},
+		{"unknown extension", []string{"eval", "--trace", filepath.Join(dir, "t.dat")}, "--format swf, --format csv, --format sacct or --format philly"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errw bytes.Buffer
@@ -151,6 +151,37 @@ func TestPredictEvalSacct(t *testing.T) {
 		}
 		if !strings.Contains(out.String(), "jobs.txt: 8 jobs") || !strings.Contains(out.String(), "1 records left out: 1 ask for no GPU, the first on line 18") {
 			t.Errorf("%v:\n%s", args, out.String())
+		}
+	}
+}
+
+// TestPredictEvalPhilly: Philly's job log replays as published, told by its name, by its first
+// character, or by --format philly, though its jobs are not in submit order.
+func TestPredictEvalPhilly(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("[\n")
+	for i := range 12 {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, `    {"status": "Pass", "vc": "vc%d", "jobid": "application_1506638472019_%d", "attempts": [{"start_time": "2017-10-03 05:%02d:30", "end_time": "2017-10-03 06:00:00", "detail": [{"ip": "m%d", "gpus": ["gpu0", "gpu1"]}]}], "submitted_time": "2017-10-03 05:%02d:00", "user": "u%d"}`,
+			i%2, i, 50-4*i, i, 50-4*i, i%3)
+	}
+	b.WriteString(",\n    {\"status\": \"Killed\", \"vc\": \"vc0\", \"jobid\": \"application_1506638472019_99\", \"attempts\": [], \"submitted_time\": \"None\", \"user\": \"u0\"}\n]\n")
+	for _, name := range []string{"cluster_job_log", "jobs.json", "jobs.txt"} {
+		trace := filepath.Join(dir, name)
+		if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"eval", "--trace", trace}, {"eval", "--trace", trace, "--format", "philly"}} {
+			var out bytes.Buffer
+			if err := runPredict(context.Background(), args, nil, &out, &out); err != nil {
+				t.Fatalf("%v: %v", args, err)
+			}
+			if !strings.Contains(out.String(), name+": 12 jobs") || !strings.Contains(out.String(), "1 records left out: 1 have no submitted_time, the first on line 14") {
+				t.Errorf("%v:\n%s", args, out.String())
+			}
 		}
 	}
 }
