@@ -51,6 +51,7 @@ type Outcome struct {
 
 // Normalize fills a request's defaults and checks what can be checked without the database.
 func (s *Service) Normalize(ctx context.Context, req *LeaseRequest) (Identity, *policy.Class, error) {
+	s.readInventory(ctx)
 	var id Identity
 	if req.Who != nil && SameUser(req.Who.User, req.User) {
 		id = *req.Who

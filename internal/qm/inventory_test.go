@@ -100,3 +100,19 @@ func TestFailedWorkspaceIsToldWithReasonAndOutput(t *testing.T) {
 		t.Fatalf("failure notices %+v: want one with the exit code and the output", fs)
 	}
 }
+
+// A request that comes before the service has first read the scheduler's inventory (in the
+// seconds after a start) is placed as one that comes after: a lease larger than a node takes
+// whole nodes (and is counted and billed so), instead of going to the scheduler as one node it
+// cannot fit.
+func TestARequestBeforeTheFirstInventoryIsPlacedOnIt(t *testing.T) {
+	svc, f, _, _ := schedService(t, qm.Started{State: qm.Active})
+	f.nodes = exampleNodes() // the scheduler has them; the service has not asked yet
+	l := mustRequest(t, svc, "alice@acme.example", 12, "train")
+	if l.GPUs != 16 {
+		t.Fatalf("12 GPUs of train (nodes of 8) before the first inventory: %s holding %d GPUs (%s); want 2 whole nodes, 16 GPUs", l.State, l.GPUs, l.Reason)
+	}
+	if f.refreshes != 1 {
+		t.Errorf("the inventory was read %d times, want once", f.refreshes)
+	}
+}

@@ -288,6 +288,8 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 		// A failed refresh keeps the last inventory; the next pass tries again.
 		if err := r.RefreshInventory(ctx); err != nil {
 			s.log().Warn("refresh the scheduler's inventory", "err", err)
+		} else {
+			s.inventoryRead.Store(true)
 		}
 	}
 	if err := s.RefreshTopology(ctx, false); err != nil {

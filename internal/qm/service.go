@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
@@ -68,6 +69,27 @@ type Service struct {
 
 	stats noticeStats
 	bg    sync.WaitGroup
+	// inventoryRead is set once the scheduler's inventory has been read (readInventory).
+	inventoryRead atomic.Bool
+}
+
+// readInventory reads the scheduler's inventory when nothing has read it yet: a request that
+// comes in the seconds after a start, before the reconcile loop's first pass, is counted, placed
+// and quoted on the scheduler's nodes as any later one is. A failed read is left to that loop.
+func (s *Service) readInventory(ctx context.Context) {
+	r, ok := s.Backend.(InventoryRefresher)
+	if !ok || s.inventoryRead.Load() {
+		return
+	}
+	if len(s.Backend.Inventory()) > 0 {
+		s.inventoryRead.Store(true)
+		return
+	}
+	if err := r.RefreshInventory(ctx); err != nil {
+		s.log().Warn("read the scheduler's inventory", "err", err)
+		return
+	}
+	s.inventoryRead.Store(true)
 }
 
 func (s *Service) log() *slog.Logger {

@@ -91,6 +91,7 @@ func (s *Service) WarmWaits(ctx context.Context) error {
 // (their known expiries), with the queue ahead served first. Free means free to admission:
 // within the class's capacity and the shared cap, and placeable (see waitCapacity).
 func (s *Service) PredictWait(ctx context.Context, class, team string, n int) (WaitEstimate, error) {
+	s.readInventory(ctx)
 	return s.predictWait(ctx, WaitRequest{Class: class, Team: team, GPUs: n, Duration: DefaultDuration}, false)
 }
 
