@@ -165,7 +165,7 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 			st.Ref = Ref("job", o.Namespace, o.Name)
 		}
 		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return qm.Started{}, fmt.Errorf("kube: create %s for %s: %w", kindOf(o), l.ID, err)
+			return qm.Started{}, createError(l.ID, kindOf(o), err)
 		}
 	}
 	if w.KubernetesConnect != nil {
@@ -534,4 +534,24 @@ func (b *Backend) PodUIDs(ctx context.Context, ref string) ([]string, error) {
 		}
 	}
 	return uids, nil
+}
+
+// createError is the error of a create the lease's workspace needed. Where the API server
+// answered that it will not take the object (a ResourceQuota, a LimitRange, an admission
+// policy: a 4xx status), it is a qm.Refused with the server's message, which the user is shown;
+// a server that could not be reached or failed itself says nothing the user can act on.
+func createError(id qm.LeaseID, kind string, err error) error {
+	full := fmt.Errorf("kube: create %s for %s: %w", kind, id, err)
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
+		return full
+	}
+	if code := st.Status().Code; code < 400 || code >= 500 || code == 401 || code == 408 || code == 429 {
+		return full
+	}
+	msg := st.Status().Message
+	if msg == "" {
+		return full
+	}
+	return &qm.Refused{Reason: msg, Err: full}
 }

@@ -44,6 +44,13 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 	resume := waitOutside(ctx)
 	st, err := s.Backend.Start(ctx, l)
 	resume()
+	// why is the scheduler's reason for refusing the job, one clean line; empty for any other
+	// error, whose words are for the log only.
+	var why string
+	var refused *Refused
+	if errors.As(err, &refused) {
+		why = ReasonLine(refused.Reason)
+	}
 	var b batch
 	uerr := s.Store.Update(ctx, nil, func(tx Tx) error {
 		b = batch{}
@@ -56,7 +63,11 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 		}
 		if err != nil {
 			s.log().Error("backend start failed", "lease", l.ID, "err", err)
-			if e := s.transition(ctx, tx, cur, Failed, SystemActor, "the workspace could not be started"); e != nil {
+			reason := "the workspace could not be started"
+			if why != "" {
+				reason = "the cluster refused its job: " + why
+			}
+			if e := s.transition(ctx, tx, cur, Failed, SystemActor, reason); e != nil {
 				return e
 			}
 			if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeFailed, To: []string{cur.User}, Lease: cur, Reason: cur.Reason}); err != nil {
@@ -102,6 +113,10 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 		return uerr
 	}
 	s.send(ctx, &b)
+	if err != nil && why != "" {
+		return Errorf(EINTERNAL, "%s could not be started: the cluster said \"%s\". It is marked failed and nothing is charged; "+
+			"if /gpu request meets the same answer again, send this message to your platform admins.", l.ID, why)
+	}
 	if err != nil {
 		return Errorf(EINTERNAL, "%s could not be started on the cluster; it is marked failed and nothing is charged.", l.ID)
 	}

@@ -6,9 +6,11 @@ package qm
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/acme/quartermaster/internal/policy"
 )
@@ -234,6 +236,63 @@ func ErrorMessage(err error) string {
 		return e.Message
 	}
 	return "Something went wrong on our side and it has been logged; please try again in a minute."
+}
+
+// Refused is a backend's error for a job the scheduler (or the cluster's API) would not take:
+// Reason is what it said why, as it said it; Err is the whole error, for the log. The service
+// shows the user ReasonLine(Reason) only, so a backend passes the scheduler's own words, never
+// its command line, environment or script.
+type Refused struct {
+	Reason string
+	Err    error
+}
+
+func (r *Refused) Error() string { return r.Err.Error() }
+func (r *Refused) Unwrap() error { return r.Err }
+
+// ansiRE matches terminal escape sequences (colour, cursor, window title), removed whole.
+var ansiRE = regexp.MustCompile("\x1b(\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(\x07|\x1b\\\\)?|[@-_])")
+
+// maxReasonLine is how many characters of a scheduler's reason chat shows.
+const maxReasonLine = 200
+
+// ReasonLine is a scheduler's text as one short line fit for chat: its first line that is not
+// blank, with control and formatting characters (ANSI colour, bidi overrides) removed, spaces
+// joined, and cut at maxReasonLine characters.
+func ReasonLine(s string) string {
+	s = ansiRE.ReplaceAllString(strings.ToValidUTF8(s, "\ufffd"), "")
+	for _, line := range strings.Split(s, "\n") {
+		var b strings.Builder
+		n, space := 0, false
+		for _, r := range line {
+			switch {
+			case r == 0x1b || unicode.IsControl(r) && !unicode.IsSpace(r), unicode.Is(unicode.Cf, r):
+				continue
+			case unicode.IsSpace(r):
+				space = b.Len() > 0
+				continue
+			}
+			if n == maxReasonLine {
+				b.WriteString("…")
+				break
+			}
+			if space {
+				b.WriteByte(' ')
+				space = false
+				n++
+				if n == maxReasonLine {
+					b.WriteString("…")
+					break
+				}
+			}
+			b.WriteRune(r)
+			n++
+		}
+		if b.Len() > 0 {
+			return b.String()
+		}
+	}
+	return ""
 }
 
 // ErrNotFound is returned by stores for a missing row.

@@ -28,6 +28,7 @@ type fakeScheduler struct {
 	cancels    []string
 	retimes    map[string]time.Duration
 	retimeErr  error  // what SetTimeLimit answers, when not nil (a scheduler that refuses)
+	startErr   error  // what Start answers, when not nil (a scheduler that refuses the job)
 	duringJobs func() // runs inside Jobs, before it answers
 	// nodes is what the scheduler reports of its nodes; inv what the last refresh read (nil
 	// before the first, as a real backend's inventory).
@@ -55,6 +56,9 @@ func (f *fakeScheduler) Start(_ context.Context, l *qm.Lease) (qm.Started, error
 	defer f.mu.Unlock()
 	f.next++
 	f.starts++
+	if f.startErr != nil {
+		return qm.Started{}, f.startErr
+	}
 	st := f.startAs
 	st.Ref = fmt.Sprint(100 + f.next)
 	if l.Node != "" && st.State == qm.Active {

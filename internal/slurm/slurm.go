@@ -234,7 +234,7 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 	}
 	out, err := b.run(ctx, []byte(w.SlurmScript), "sbatch", "--parsable", "--comment="+b.Comment(l.ID), "--chdir="+w.JobDir)
 	if err != nil {
-		return qm.Started{}, fmt.Errorf("slurm: sbatch for %s: %w", l.ID, err)
+		return qm.Started{}, sbatchError(l.ID, err, w.Input.Token)
 	}
 	ref, _, _ := strings.Cut(strings.TrimSpace(string(out)), ";")
 	if _, err := strconv.ParseUint(ref, 10, 64); err != nil {
@@ -552,9 +552,68 @@ func (b *Backend) exec(ctx context.Context, stdin []byte, name string, args ...s
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return stdout.Bytes(), fmt.Errorf("%w: %s", err, clip(strings.TrimSpace(stderr.String())))
+		return stdout.Bytes(), &commandError{err: err, stderr: stderr.String()}
 	}
 	return stdout.Bytes(), nil
+}
+
+// commandError is a Slurm command that failed, with what it wrote to its standard error.
+type commandError struct {
+	err    error
+	stderr string
+}
+
+func (e *commandError) Error() string {
+	return fmt.Sprintf("%v: %s", e.err, clip(strings.TrimSpace(e.stderr)))
+}
+
+func (e *commandError) Unwrap() error { return e.err }
+
+// sbatchError is the error of a submission that failed. Where sbatch ran and refused the job
+// (it exited non-zero), it is a qm.Refused whose reason is sbatch's first error line without
+// its "sbatch: error:" prefix, which the user is shown; the error keeps all sbatch said, for the
+// log. The workspace's token, in the script sbatch may quote, is blanked in both.
+func sbatchError(id qm.LeaseID, err error, token string) error {
+	hide := func(s string) string {
+		if token == "" {
+			return s
+		}
+		return strings.ReplaceAll(s, token, "[token]")
+	}
+	full := fmt.Errorf("slurm: sbatch for %s: %w", id, err)
+	if msg := err.Error(); hide(msg) != msg {
+		full = fmt.Errorf("slurm: sbatch for %s: %s", id, hide(msg))
+	}
+	// A command killed (a timeout) or never run is no answer from Slurm.
+	var ce *commandError
+	var ee *exec.ExitError
+	if !errors.As(err, &ce) || !errors.As(err, &ee) || !ee.Exited() {
+		return full
+	}
+	reason := sbatchReason(hide(ce.stderr))
+	if reason == "" {
+		return full
+	}
+	return &qm.Refused{Reason: reason, Err: full}
+}
+
+// sbatchReason is the line of sbatch's standard error that says why: the first error, else the
+// first line that is neither blank nor a warning; its "sbatch: error: " prefix removed.
+func sbatchReason(stderr string) string {
+	var first string
+	for _, line := range strings.Split(stderr, "\n") {
+		line = strings.TrimSpace(line)
+		if rest, ok := strings.CutPrefix(line, "sbatch: error:"); ok {
+			if rest = strings.TrimSpace(rest); rest != "" {
+				return rest
+			}
+			continue
+		}
+		if first == "" && line != "" && !strings.HasPrefix(line, "sbatch: warning:") {
+			first = line
+		}
+	}
+	return strings.TrimSpace(strings.TrimPrefix(first, "sbatch:"))
 }
 
 // environ is the environment of Slurm commands: a few basics from the service's own, then Env.
