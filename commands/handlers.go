@@ -409,7 +409,7 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 		if out.Duplicate {
 			prefix = "(already done) "
 		}
-		return bot.Reply{Text: prefix + b.grantedText(l), Sections: []bot.Section{b.card(ctx, l)}, Actions: leaseActions(l)}
+		return bot.Reply{Text: prefix + b.grantedText(l), Sections: []bot.Section{b.card(ctx, l)}, Actions: b.leaseActions(ctx, l)}
 	}
 }
 
@@ -496,7 +496,10 @@ func whereText(l *qm.Lease) string {
 	}
 }
 
-func leaseActions(l *qm.Lease) []bot.Action {
+// leaseActions are the buttons of a lease's message: Cancel while nothing runs yet; Extend 1h
+// and Release while it runs, without Extend while an extension of it waits for a budget owner
+// (a click could only be refused; the message says who decides instead).
+func (b *Bot) leaseActions(ctx context.Context, l *qm.Lease) []bot.Action {
 	if !l.State.Live() {
 		return nil
 	}
@@ -505,10 +508,19 @@ func leaseActions(l *qm.Lease) []bot.Action {
 		// Nothing runs yet: cancelling is what releasing it does.
 		return []bot.Action{{Label: "Cancel", Command: "/gpu release " + id}}
 	}
-	return []bot.Action{
-		{Label: "Extend 1h", Command: "/gpu extend " + id + " 1h"},
-		{Label: "Release", Command: "/gpu release " + id, Style: "danger"},
+	release := bot.Action{Label: "Release", Command: "/gpu release " + id, Style: "danger"}
+	if w, _, err := b.Svc.WaitingExtension(ctx, l.ID); err != nil {
+		b.log().Error("look for a waiting extension", "lease", id, "err", err)
+	} else if w != nil {
+		return []bot.Action{release}
 	}
+	return []bot.Action{{Label: "Extend 1h", Command: "/gpu extend " + id + " 1h"}, release}
+}
+
+// waitingExtensionText says that w, an extension of l, waits, and who decides it.
+func waitingExtensionText(l, w *qm.Lease, deciders []string) string {
+	return fmt.Sprintf("an extension of %s is already waiting for approval by %s (%s, %s more); /gpu status %s shows it.",
+		l.ID, strings.Join(deciders, " or "), w.ID, policy.FormatDuration(w.Duration), w.ID)
 }
 
 // card is a lease as a section: state, GPUs, node, time left, cost so far.
@@ -644,9 +656,15 @@ func (b *Bot) status(ctx context.Context, req bot.Request, c Command) []bot.Repl
 	if l.Connect != "" && l.State.Running() {
 		text += ". Connect: " + l.Connect
 	}
+	if l.Kind == qm.KindWorkspace && l.State.Live() {
+		if w, deciders, err := b.Svc.WaitingExtension(ctx, l.ID); err == nil && w != nil {
+			waits := waitingExtensionText(l, w, deciders)
+			text += ". " + strings.ToUpper(waits[:1]) + waits[1:]
+		}
+	}
 	r := bot.Reply{Text: text, Sections: []bot.Section{b.card(ctx, l), {Title: "History", Text: strings.Join(hist, "\n")}}}
 	if strings.EqualFold(l.User, req.User) {
-		r.Actions = leaseActions(l)
+		r.Actions = b.leaseActions(ctx, l)
 	}
 	return []bot.Reply{r}
 }

@@ -83,6 +83,9 @@ func (b *Bot) expiryOffer(ctx context.Context, l *qm.Lease) bot.Reply {
 	extend := fmt.Sprintf("/gpu extend %s %s", id, policy.FormatDuration(by))
 	release := bot.Action{Label: "Release", Command: "/gpu release " + id, Style: "danger"}
 	ends := fmt.Sprintf("%s ends at %s", id, b.when(l.ExpiresAt))
+	if w, deciders, err := b.Svc.WaitingExtension(ctx, l.ID); err == nil && w != nil {
+		return bot.Reply{Text: fmt.Sprintf("%s; %s", ends, waitingExtensionText(l, w, deciders)), Actions: []bot.Action{release}}
+	}
 	v, err := b.Svc.JudgeExtension(ctx, l, by)
 	if err != nil {
 		// Not known now: offered as max_duration alone judges it.
@@ -140,7 +143,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	var base bot.Reply
 	switch n.Kind {
 	case qm.NoticeGranted:
-		base = bot.Reply{Text: b.grantedText(l), Sections: []bot.Section{b.card(ctx, l)}, Actions: leaseActions(l)}
+		base = bot.Reply{Text: b.grantedText(l), Sections: []bot.Section{b.card(ctx, l)}, Actions: b.leaseActions(ctx, l)}
 	case qm.NoticeQueued:
 		return nil // the request's own reply already says so
 	case qm.NoticeRequeued:
@@ -179,7 +182,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 				Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + id, Style: "danger"}}}
 		}
 		if l.Kind == qm.KindWorkspace && l.State.Running() {
-			base = bot.Reply{Text: fmt.Sprintf("Approved by %s: %s", n.Actor, b.grantedText(l)), Sections: []bot.Section{b.card(ctx, l)}, Actions: leaseActions(l)}
+			base = bot.Reply{Text: fmt.Sprintf("Approved by %s: %s", n.Actor, b.grantedText(l)), Sections: []bot.Section{b.card(ctx, l)}, Actions: b.leaseActions(ctx, l)}
 		}
 		if l.Kind == qm.KindQuota {
 			base.Text += fmt.Sprintf(" Team %s may hold %d more %s GPUs until %s.", l.Team, l.GPUs, l.Class, b.when(l.ExpiresAt))

@@ -287,8 +287,11 @@ func (s *Service) JudgeExtension(ctx context.Context, l *Lease, by time.Duration
 // wrote them), inside tx: the rules it meets (then it waits for a budget owner), or none (then it is granted at
 // once); a refusal is the error.
 func (s *Service) judgeExtension(ctx context.Context, tx Tx, rc *ruleCheck, who Identity, user string, cur *Lease, by time.Duration) (ExtensionVerdict, error) {
-	if err := waitingExtension(ctx, tx, cur); err != nil {
+	if w, err := waitingExtension(ctx, tx, cur.ID); err != nil {
 		return ExtensionVerdict{}, err
+	} else if w != nil {
+		return ExtensionVerdict{}, Errorf(ECONFLICT, "An extension of %s is already waiting for approval by %s (%s, %s more), so it cannot be extended again until that is decided.",
+			cur.ID, strings.Join(s.Deciders(w.Team, w.User), " or "), w.ID, policy.FormatDuration(w.Duration)).WithExample("/gpu status " + w.ID.String())
 	}
 	c, ok := s.Policy.Class(cur.Class)
 	if !ok {
@@ -320,15 +323,28 @@ func (s *Service) judgeExtension(ctx context.Context, tx Tx, rc *ruleCheck, who 
 	return v, nil
 }
 
-// waitingExtension refuses a further extension of l while an extension of it waits for a budget
-// owner: approving both would add both, more than anyone meant, and one granted at once would
-// change what the waiting one extends. The refusal names the waiting request.
-func waitingExtension(ctx context.Context, tx Tx, l *Lease) error {
-	waiting, err := tx.ListLeases(ctx, LeaseFilter{Kind: KindExtension, Parent: l.ID, States: []State{PendingApproval}, Limit: 1})
+// waitingExtension is the extension of lease id that waits for a budget owner; nil when none
+// does. A further extension is refused meanwhile: approving both would add both, more than
+// anyone meant, and one granted at once would change what the waiting one extends.
+func waitingExtension(ctx context.Context, tx Tx, id LeaseID) (*Lease, error) {
+	waiting, err := tx.ListLeases(ctx, LeaseFilter{Kind: KindExtension, Parent: id, States: []State{PendingApproval}, Limit: 1})
 	if err != nil || len(waiting) == 0 {
-		return err
+		return nil, err
 	}
-	w := waiting[0]
-	return Errorf(ECONFLICT, "%s already asks to extend %s by %s and waits for a budget owner; /gpu status %s shows it.",
-		w.ID, l.ID, policy.FormatDuration(w.Duration), w.ID).WithExample("/gpu status " + w.ID.String())
+	return waiting[0], nil
+}
+
+// WaitingExtension is the extension of lease id that waits for a budget owner, and who may
+// decide it; nil when none waits. A lease's messages offer no Extend button meanwhile.
+func (s *Service) WaitingExtension(ctx context.Context, id LeaseID) (*Lease, []string, error) {
+	var w *Lease
+	err := s.Store.View(ctx, func(tx Tx) error {
+		var err error
+		w, err = waitingExtension(ctx, tx, id)
+		return err
+	})
+	if err != nil || w == nil {
+		return nil, nil, err
+	}
+	return w, s.Deciders(w.Team, w.User), nil
 }
