@@ -81,6 +81,9 @@ type Reply struct {
 	Ref string `json:"-"`
 	// Update asks the adapter to edit the earlier messages with the same Ref instead of posting anew.
 	Update bool `json:"-"`
+	// EditOnly, with Update, edits the recipient's earlier messages with the same Ref and posts
+	// nothing where there are none: a change to a message someone holds, not news.
+	EditOnly bool `json:"-"`
 	// Error marks a reply that refuses bad input.
 	Error bool `json:"-"`
 	// Files are attachments (a chart, a CSV) shown with the message.
@@ -122,7 +125,8 @@ type Handler interface {
 
 // Checker is a Handler that can tell, before a form asks for more of a command (the reason for
 // a denial), that the command would be refused as it stands: Check returns that refusal, or nil
-// when the command may go on (or when it cannot tell in time). It changes nothing.
+// when the command may go on (or when it cannot tell in time). It changes nothing the command
+// would (it may tidy the message whose button was pressed).
 type Checker interface {
 	Check(ctx context.Context, req Request) *Reply
 }

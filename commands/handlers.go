@@ -29,6 +29,9 @@ type Bot struct {
 	SSO SSO
 	// Reports offers /gpu report when set (AddReport).
 	Reports *showback.Service
+	// Edits, when set, edits messages already posted (bot.Reply's Update and EditOnly): the
+	// copy of an approval message that someone who is no longer an approver pressed a button of.
+	Edits bot.Sender
 }
 
 func (b *Bot) pol() *policy.Policy { return b.Svc.Policy }
@@ -81,7 +84,8 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 // the refusal that "/gpu deny LEASE" or "/gpu approve LEASE" would get from someone who may not
 // decide it, or who decides a request that no longer waits, or nil. Signing in is left to the
 // command itself (its login link carries the reason given), as is anything Check cannot tell
-// (a database that fails): those get the form.
+// (a database that fails): those get the form. It changes no lease; the copy of the approval
+// message that a former approver pressed Deny on is edited (formerApprover).
 func (b *Bot) Check(ctx context.Context, req bot.Request) *bot.Reply {
 	c, err := Parse(req.Text)
 	if err != nil || (c.Verb != "deny" && c.Verb != "approve") {
@@ -91,7 +95,17 @@ func (b *Bot) Check(ctx context.Context, req bot.Request) *bot.Reply {
 	if !ok {
 		return nil
 	}
-	return b.decisionRefusal(ctx, user, c)
+	r := b.decisionRefusal(ctx, user, c)
+	if r == nil {
+		return nil
+	}
+	// The form is asked for from a button (Deny): a former approver's copy loses its buttons.
+	// The edit waits its turn behind the recipient's other messages, so it goes on its own: the
+	// refusal is due at once (Discord wants an answer to a click within 3 seconds).
+	if e := b.formerApprover(ctx, user, c.Lease, b.Svc.CheckDecide(ctx, user, c.Lease)); e != nil {
+		go b.edit(context.WithoutCancel(ctx), *e)
+	}
+	return r
 }
 
 // decisionRefusal is the refusal user would get deciding c's request (someone who may not
@@ -249,6 +263,9 @@ func (b *Bot) release(ctx context.Context, req bot.Request, c Command) []bot.Rep
 func (b *Bot) decide(ctx context.Context, req bot.Request, c Command, approve bool) []bot.Reply {
 	out, err := b.Svc.Decide(ctx, req.User, c.Lease, approve, c.Reason)
 	if err != nil {
+		if e := b.formerApprover(ctx, req.User, c.Lease, err); e != nil && req.Click {
+			b.edit(ctx, *e)
+		}
 		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
 	l := out.Lease
@@ -265,6 +282,42 @@ func (b *Bot) decide(ctx context.Context, req bot.Request, c Command, approve bo
 	}
 	return []bot.Reply{{Text: text}}
 }
+
+// formerApprover is the edit of user's copy of the approval message of id, whose button they
+// pressed and were refused (err) because they no longer decide its team's requests (the policy
+// or their groups changed since it was sent): it says so and who decides now, and has no buttons.
+// Only copies posted to user are edited, and nothing is posted where there are none (the button
+// was on a channel's copy, or they never were sent one). Nil when that is not why, or without
+// Edits.
+func (b *Bot) formerApprover(ctx context.Context, user string, id qm.LeaseID, err error) *bot.Reply {
+	if b.Edits == nil || qm.ErrorCode(err) != qm.EFORBIDDEN {
+		return nil
+	}
+	l, gerr := b.Svc.Get(ctx, id)
+	if gerr != nil || l.State != qm.PendingApproval || qm.SameUser(l.User, user) || b.Svc.MayApprove(ctx, user, l.Team) {
+		return nil
+	}
+	who := b.Svc.Deciders(l.Team, l.User)
+	if len(who) == 0 {
+		return nil
+	}
+	sec := b.card(ctx, l)
+	sec.Text = fmt.Sprintf("%s (team %s) asked %s.", l.User, l.Team, b.askText(l))
+	return &bot.Reply{To: user, Ref: "approval:" + id.String(), Update: true, EditOnly: true, Sections: []bot.Section{sec},
+		Text: fmt.Sprintf("%s is no longer yours to decide: you are no longer an approver of team %s; %s decides.", id, l.Team, strings.Join(who, " or "))}
+}
+
+// edit sends an edit of a posted message through Edits, within editTimeout.
+func (b *Bot) edit(ctx context.Context, r bot.Reply) {
+	ctx, cancel := context.WithTimeout(ctx, editTimeout)
+	defer cancel()
+	if err := b.Edits.Send(ctx, r); err != nil {
+		b.log().Error("edit a posted message", "ref", r.Ref, "to", r.To, "err", err)
+	}
+}
+
+// editTimeout bounds an edit of a posted message, which waits behind the recipient's others.
+const editTimeout = time.Minute
 
 // extendedText says what an approved extension did to its lease: "L-1 now runs until Mon 30 Nov
 // 19:00 CST (in 10h), 10h in all."; empty for anything else.

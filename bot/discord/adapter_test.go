@@ -805,3 +805,27 @@ func TestLongFreeTextReachesTheHandler(t *testing.T) {
 		t.Fatalf("the handler got %d requests (%+v); answer %q", len(reqs), reqs, r.text())
 	}
 }
+
+// TestEditOnlyPostsNothing: an edit-only update edits the recipient's copies of its Ref and,
+// where they have none, posts nothing.
+func TestEditOnlyPostsNothing(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ask := bot.Reply{To: "dana@acme.example", Ref: "approval:L-5", Text: "Approval needed: L-5.", Actions: []bot.Action{{Label: "Approve L-5", Command: "/gpu approve L-5", Style: "primary"}}}
+	if err := e.adapter.Send(ctx, ask); err != nil {
+		t.Fatal(err)
+	}
+	e.wait()
+	for _, to := range []string{"dana@acme.example", "alice@acme.example"} {
+		if err := e.adapter.Send(ctx, bot.Reply{To: to, Ref: "approval:L-5", Update: true, EditOnly: true, Text: "L-5 is no longer yours to decide."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.wait()
+	if edits := e.fake.Edits(); len(edits) != 1 || len(edits[0].Buttons) != 0 || !strings.Contains(edits[0].Text(), "no longer yours") {
+		t.Errorf("edits = %+v; want dana's copy, without buttons", edits)
+	}
+	if ps := e.fake.PostsTo(discordtest.DMChannel(alice)); len(ps) != 0 {
+		t.Errorf("alice, who had no copy, was sent %+v", ps)
+	}
+}

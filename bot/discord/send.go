@@ -42,7 +42,7 @@ func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
 			return fmt.Errorf("%w: %s has no Discord account", ErrNotHere, to)
 		}
 		if r.Update && r.Ref != "" {
-			if ok, err := a.update(ctx, to, r); ok || err != nil {
+			if ok, err := a.update(ctx, to, r); ok || err != nil || r.EditOnly {
 				return err
 			}
 		}

@@ -543,7 +543,7 @@ func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
 			return err
 		}
 		if r.Update && r.Ref != "" {
-			if ok, err := a.update(ctx, to, r); ok || err != nil {
+			if ok, err := a.update(ctx, to, r); ok || err != nil || r.EditOnly {
 				return err
 			}
 		}

@@ -348,3 +348,28 @@ func TestNoEmailWithSignIn(t *testing.T) {
 		t.Errorf("the linked person's notice: %+v", posts)
 	}
 }
+
+// TestEditOnlyPostsNothing: an edit-only update edits the recipient's copies of its Ref, buttons
+// gone, and, where they have none, posts nothing.
+func TestEditOnlyPostsNothing(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	ctx := context.Background()
+	ask := bot.Reply{To: "dana@acme.example", Ref: "approval:L-5", Text: "Approval needed: L-5.", Actions: []bot.Action{{Label: "Approve", Command: "/gpu approve L-5", Style: "primary"}}}
+	if err := e.current().Send(ctx, ask); err != nil {
+		t.Fatal(err)
+	}
+	e.wait()
+	for _, to := range []string{"dana@acme.example", "alice@acme.example"} {
+		if err := e.current().Send(ctx, bot.Reply{To: to, Ref: "approval:L-5", Update: true, EditOnly: true, Text: "L-5 is no longer yours to decide."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.wait()
+	_, updates, _, _ := e.slack.snapshot()
+	if len(updates) != 1 || updates[0].Channel != dm("UDANA") || !strings.Contains(textIn(updates[0].Blocks), "no longer yours") || strings.Contains(textIn(updates[0].Blocks), "Approve") {
+		t.Errorf("updates = %+v; want dana's copy, without buttons", updates)
+	}
+	if ps := e.postsTo(dm("UALICE")); len(ps) != 0 {
+		t.Errorf("alice, who had no copy, was sent %+v", ps)
+	}
+}
