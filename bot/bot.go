@@ -118,6 +118,10 @@ func (r Reply) PlainText() string {
 	return b.String()
 }
 
+// MaxReason is the most characters a typed reason may have (a denial's, a quota request's): the
+// command grammar refuses more, so the adapters' forms that ask for one take no more than this.
+const MaxReason = 500
+
 // Handler answers a request with replies: the first to the asker, others to whomever they name.
 type Handler interface {
 	Handle(ctx context.Context, req Request) []Reply

@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 )
@@ -215,8 +216,9 @@ func parseDeny(c Command, args []string) (Command, error) {
 }
 
 // MaxReason is the most characters a reason (a denial's, a quota request's) may have: what the
-// chat forms allow, and what an approval card shows in full.
-const MaxReason = 500
+// chat forms allow (bot.MaxReason, which the adapters know), and what an approval card shows in
+// full.
+const MaxReason = bot.MaxReason
 
 // invisible are the characters that change how chat shows the text around them without showing
 // themselves: bidirectional overrides, embeddings and isolates, direction marks, zero-width

@@ -2,6 +2,7 @@ package discord_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -827,5 +828,48 @@ func TestEditOnlyPostsNothing(t *testing.T) {
 	}
 	if ps := e.fake.PostsTo(discordtest.DMChannel(alice)); len(ps) != 0 {
 		t.Errorf("alice, who had no copy, was sent %+v", ps)
+	}
+}
+
+// TestDenyFormTakesTheWholeReason: the Deny form takes as long a reason as /gpu deny does
+// (bot.MaxReason characters), and the denial gets all of it.
+func TestDenyFormTakesTheWholeReason(t *testing.T) {
+	e := newEnv(t)
+	e.handler.reply = func(req bot.Request) []bot.Reply {
+		if strings.Contains(req.Text, "status") {
+			return []bot.Reply{{Text: "L-9 waits.", Actions: []bot.Action{{Label: "Deny L-9", Command: "/gpu deny L-9", Style: "danger"}}}}
+		}
+		return []bot.Reply{{Text: "ran " + req.Text}}
+	}
+	bs := e.send(discordtest.Command(in(dana), "gpu", "status", discordtest.Opt{Name: "lease", Value: "L-9"})).buttons()
+	form := e.send(discordtest.Click(in(dana), discordtest.Message{ID: "1", ChannelID: room}, bs[0].CustomID))
+	if form.Type != 9 {
+		t.Fatalf("answer = %+v; want a form", form)
+	}
+	var maxLength []int
+	var walk func([]json.RawMessage)
+	walk = func(cs []json.RawMessage) {
+		for _, c := range cs {
+			var x struct {
+				MaxLength  int               `json:"max_length"`
+				Components []json.RawMessage `json:"components"`
+			}
+			if err := json.Unmarshal(c, &x); err == nil {
+				if x.MaxLength > 0 {
+					maxLength = append(maxLength, x.MaxLength)
+				}
+				walk(x.Components)
+			}
+		}
+	}
+	walk(form.Data.Components)
+	if len(maxLength) != 1 || maxLength[0] != bot.MaxReason {
+		t.Errorf("the form's reason takes at most %v characters, want %d", maxLength, bot.MaxReason)
+	}
+	reason := strings.Repeat("é", bot.MaxReason-1) + "!"
+	e.send(discordtest.Submit(in(dana), form.Data.CustomID, "reason", reason))
+	reqs := e.handler.requests()
+	if last := reqs[len(reqs)-1]; last.Text != "/gpu deny L-9 "+reason {
+		t.Errorf("the form ran %q, want the whole %d-character reason", last.Text, bot.MaxReason)
 	}
 }

@@ -30,7 +30,7 @@ const (
 	MaxButtonsPerRow  = 5
 	MaxButtonLabel    = 80
 	MaxCustomID       = 100
-	maxReasonLength   = 400
+	maxReasonLength   = bot.MaxReason // what /gpu deny takes
 	colourReply       = 0x5865F2
 	colourError       = 0xED4245
 	colourDecided     = 0x99AAB5

@@ -59,7 +59,7 @@ const (
 	fieldReason       = "qm.deny.reason"
 	actionOpenRequest = "qm.open.request"
 	defaultDuration   = "2h"
-	maxReason         = 500
+	maxReason         = bot.MaxReason // what /gpu deny takes
 )
 
 // form is what the request modal holds.
