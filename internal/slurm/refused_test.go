@@ -101,3 +101,33 @@ run: |
 		t.Errorf("reason %q, error %q", refused.Reason, err)
 	}
 }
+
+// TestSbatchRefusalOnSlurm: on the test cluster, a lease whose class names a partition Slurm
+// does not have is refused by sbatch; the requester reads Slurm's reason in one line, and the
+// lease is failed with it.
+func TestSbatchRefusalOnSlurm(t *testing.T) {
+	e := newEnv(t)
+	for _, c := range e.svc.Policy.Classes {
+		if c.Name == "train" {
+			c.Slurm.Partition = "nosuch"
+		}
+	}
+	out, err := e.svc.Request(context.Background(), qm.LeaseRequest{User: "alice@acme.example", Team: "vision", GPUs: 1, Class: "train", Duration: time.Hour})
+	if err == nil {
+		t.Fatalf("a lease on a partition Slurm lacks started: %+v", out.Lease)
+	}
+	if out == nil || out.Lease == nil {
+		t.Fatalf("no lease was made: %v", err)
+	}
+	msg := qm.ErrorMessage(err)
+	if !strings.Contains(msg, "nosuch") || strings.Contains(msg, "sbatch: error") || strings.Contains(msg, "\n") || !strings.Contains(msg, "platform admins") {
+		t.Errorf("the requester reads %q", msg)
+	}
+	l, gerr := e.svc.Get(context.Background(), out.Lease.ID)
+	if gerr != nil {
+		t.Fatal(gerr)
+	}
+	if l.State != qm.Failed || !strings.Contains(l.Reason, "nosuch") {
+		t.Errorf("lease %s: %s, %q", l.ID, l.State, l.Reason)
+	}
+}
