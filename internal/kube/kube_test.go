@@ -644,9 +644,16 @@ func TestAFinishedJobIsDeletedADayLater(t *testing.T) {
 // its wait in the queue included, so a workspace that waits longer than its lease lasts would be
 // ended by Kubernetes before it ever ran, and its lease reported expired. While it waits the
 // service raises the deadline, about once an hour, to the wait so far and the lease's length.
+// The train nodes are not there yet (a pool that scales from zero makes them when a pod asks),
+// so the scheduler, not the service, places the workspace.
 func TestAWaitingJobOutlivesItsDeadline(t *testing.T) {
 	w := newWorld(t)
 	clock := w.svc.Clock.(*sim.Clock)
+	for _, n := range []string{"gpu-b", "gpu-c"} {
+		if err := w.cs.CoreV1().Nodes().Delete(context.Background(), n, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	l := w.request(1, "train", "cuda-smoke") // a 2h lease
 	w.setJob("qm-vision", "qm-l-1-cuda-smoke", func(k *batchv1.Job) { k.Status.StartTime = &metav1.Time{Time: clock.Now()} })
 	w.addJobPod("qm-vision", "qm-l-1-cuda-smoke", corev1.PodPending, "")
