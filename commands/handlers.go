@@ -646,7 +646,7 @@ func usedFor(l *qm.Lease, now time.Time) time.Duration {
 // costLine says what a lease used, at the price it was requested at.
 func (b *Bot) costLine(l *qm.Lease) string {
 	d := usedFor(l, b.Svc.Clock.Now())
-	return fmt.Sprintf("It used %.2f GPU-hours, %s.", qm.GPUHours(l.GPUs, d), b.money(qm.Bill(b.pol(), l, d)))
+	return fmt.Sprintf("It used %.2f GPU-hours, %s.", policy.Round(qm.GPUHours(l.GPUs, d), 2), b.money(qm.Bill(b.pol(), l, d)))
 }
 
 func (b *Bot) estimate(ctx context.Context, req bot.Request, c Command) []bot.Reply {

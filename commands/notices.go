@@ -253,7 +253,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	case qm.NoticeBusyAgain:
 		base = bot.Reply{Text: fmt.Sprintf("%s is busy again, so it will not be reclaimed; it runs until %s.", id, b.when(l.ExpiresAt))}
 	case qm.NoticeReclaimed:
-		base = bot.Reply{Text: fmt.Sprintf("%s was reclaimed: %s. %.2f GPU-hours went back to the pool. %s", id, n.Reason, l.Reclaimed, b.costLine(l))}
+		base = bot.Reply{Text: fmt.Sprintf("%s was reclaimed: %s. %.2f GPU-hours went back to the pool. %s", id, n.Reason, policy.Round(l.Reclaimed, 2), b.costLine(l))}
 	case qm.NoticeFailed:
 		base = bot.Reply{Text: fmt.Sprintf("%s failed: %s. Nothing is charged after this point.", id, l.Reason)}
 		if n.Detail != "" {

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -75,12 +76,51 @@ func amount(currency string, v float64, places int) string {
 }
 
 // Round rounds v half away from zero to places decimals, never to -0: what every figure shown
-// is rounded with.
+// is rounded with. It rounds the number as it is written (the shortest decimal that reads back as
+// v), so that half a cent rounds up as a person rounds it: 1.005 is 1.01, though the binary
+// value nearest 1.005 is a hair below it.
 func Round(v float64, places int) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
 	p := math.Pow(10, float64(places))
-	r := math.Round(v*p) / p
+	x := v * p
+	r := math.Round(x) / p
+	if _, frac := math.Modf(math.Abs(x)); math.Abs(frac-0.5) < 1e-6 {
+		// Near a half: decide on the decimal, not on its binary approximation.
+		r = RoundRat(Decimal(v), places)
+	}
 	if r == 0 {
 		return 0 // no "-0.00"
 	}
 	return r
+}
+
+// RoundRat rounds an exact amount half away from zero to places decimals (0 to 18), never to -0.
+func RoundRat(v *big.Rat, places int) float64 {
+	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(places)), nil)
+	x := new(big.Rat).Mul(v, new(big.Rat).SetInt(scale))
+	num := new(big.Int).Abs(x.Num())
+	q, m := new(big.Int).QuoRem(num, x.Denom(), new(big.Int))
+	if m.Lsh(m, 1).Cmp(x.Denom()) >= 0 { // the remainder is half the denominator or more
+		q.Add(q, big.NewInt(1))
+	}
+	if x.Sign() < 0 {
+		q.Neg(q)
+	}
+	r, _ := new(big.Rat).SetFrac(q, scale).Float64()
+	if r == 0 {
+		return 0
+	}
+	return r
+}
+
+// Decimal is v as the exact decimal it is written as (the shortest that reads back as v): a
+// price of 3.17 is 317/100, not the binary value nearest it.
+func Decimal(v float64) *big.Rat {
+	d, ok := new(big.Rat).SetString(strconv.FormatFloat(v, 'g', -1, 64))
+	if !ok { // NaN or ±Inf, which the policy refuses
+		return new(big.Rat)
+	}
+	return d
 }

@@ -334,6 +334,11 @@ func TestMoneyInTheCurrencysMinorUnit(t *testing.T) {
 		{"KWD", 1.2345, "1.235 KWD", "1.2345 KWD"},
 		{"GBP", -3.004, "-3.00 GBP", "-3.004 GBP"},
 		{"USD", -0.001, "$0.00", "-$0.001"},
+		// Half a cent as written is rounded up, though its binary value is a hair below it.
+		{"EUR", 1.005, "1.01 EUR", "1.005 EUR"},
+		{"EUR", 17.435, "17.44 EUR", "17.435 EUR"},
+		{"GBP", -1.005, "-1.01 GBP", "-1.005 GBP"},
+		{"KWD", 1.0005, "1.001 KWD", "1.0005 KWD"},
 	} {
 		if got := Money(c.currency, c.v); got != c.money {
 			t.Errorf("Money(%s, %v) = %q, want %q", c.currency, c.v, got, c.money)

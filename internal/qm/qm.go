@@ -6,6 +6,7 @@ package qm
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -147,7 +148,15 @@ func PricePerGPUHour(p *policy.Policy, l *Lease) float64 {
 // part of it a week of the showback charges, so that a lease's weeks add up to its bill and a
 // week's cost to the bills of its leases.
 func Bill(p *policy.Policy, l *Lease, d time.Duration) float64 {
-	return policy.Round(PricePerGPUHour(p, l)*GPUHours(l.GPUs, d), policy.MinorUnits(p.Currency))
+	return policy.RoundRat(charge(PricePerGPUHour(p, l), l.GPUs, d), policy.MinorUnits(p.Currency))
+}
+
+// charge is price × GPUs × d in hours, exactly: the price as it is written in the policy (3.17,
+// not the binary value nearest it), so that a bill of exactly half a cent (5h30m of one GPU at
+// 3.17 is 17.435) rounds up, as a person checking it by hand rounds it.
+func charge(price float64, gpus int, d time.Duration) *big.Rat {
+	v := new(big.Rat).Mul(policy.Decimal(price), big.NewRat(int64(gpus), 1))
+	return v.Mul(v, big.NewRat(int64(d), int64(time.Hour)))
 }
 
 // GPUHours is what a lease of GPUs for d costs in GPU-hours.

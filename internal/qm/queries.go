@@ -99,9 +99,11 @@ func (s *Service) EstimateRequest(ctx context.Context, user, class string, gpus 
 	return Estimate{Class: c, GPUs: gpus, For: d, Cost: Cost(c, gpus, d), Wait: wait}, nil
 }
 
-// Cost is price × GPUs × duration.
+// Cost is price × GPUs × duration, computed on the price as written, so that it rounds to the
+// bill the lease would get (Bill).
 func Cost(c *policy.Class, gpus int, d time.Duration) float64 {
-	return c.PricePerGPUHour * GPUHours(gpus, d)
+	v, _ := charge(c.PricePerGPUHour, gpus, d).Float64()
+	return v
 }
 
 // defaultTeam is the team a request of user's is charged to when it names none ("" when user
