@@ -71,3 +71,28 @@ func rowHours(t *testing.T, svc *showback.Service, week, team, class string) flo
 	t.Fatalf("%s has no row for %s %s", week, team, class)
 	return 0
 }
+
+// An extension is part of its lease: after the catalog's price changes (a new policy published),
+// an extension asked for then is billed at the price the lease was requested at, as the rest of
+// the lease, in chat and in the showback; a lease asked for after the change gets the new price.
+func TestAnExtensionKeepsItsLeasesPrice(t *testing.T) {
+	h := newHarnessOn(t, policyVariant(t, otherPolicy, "price_per_gpu_hour: 0.50", "price_per_gpu_hour: 2.345"))
+	svc := &showback.Service{Policy: h.svc.Policy, Source: h.svc.Store.(qm.ReportStore), Clock: h.clock}
+	a := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 1 dev for 1h")).Text)
+	h.advance(30 * time.Minute)
+	dev, _ := h.svc.Policy.Class("dev")
+	dev.PricePerGPUHour = 3 // the price rises while rita's lease runs
+	mustOK(t, h.say("rita@borealis.example", "/gpu extend "+a.String()+" 1h"))
+	b := leaseIn(t, mustOK(t, h.say("rolf@borealis.example", "/gpu request 1 dev for 1h")).Text)
+	h.advance(7*time.Minute + 13*time.Second)
+	if got := mustOK(t, h.say("rolf@borealis.example", "/gpu release "+b.String())).Text; !strings.Contains(got, "It used 0.12 GPU-hours, 0.36 EUR.") {
+		t.Errorf("7m13s at the new 3 EUR: %s", got)
+	}
+	h.advance(2 * time.Hour)
+	if got := texts(h.notices("rita@borealis.example")); !strings.Contains(got, "It used 2.00 GPU-hours, 4.69 EUR.") {
+		t.Errorf("2h at the 2.345 EUR the lease was requested at, its extension included:\n%s", got)
+	}
+	if got := rowCost(t, svc, "this week", "robotics", "dev"); got != 4.69+0.36 {
+		t.Errorf("the showback bills robotics's dev %v EUR, want 4.69 + 0.36", got)
+	}
+}
