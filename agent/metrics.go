@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ type Metrics struct {
 	outbox *Outbox
 
 	util, fbUsed, fbFree, power, temp, xid, ecc          *prometheus.Desc
+	migFBUsed, migFBFree, migActive                      *prometheus.Desc
 	collectSeconds, collectErrors, up, unread, recovered *prometheus.Desc
 	queued, sent, refused, dropped                       *prometheus.Desc
 
@@ -57,14 +59,22 @@ func NewMetrics(host string, style LabelStyle, gpus []GPUInfo) *Metrics {
 	}
 	labels := []string{"gpu", "UUID", "pci_bus_id", "device", model, "Hostname", "hpc_job", "pod_uid"}
 	d := func(name, help string) *prometheus.Desc { return prometheus.NewDesc(name, help, labels, nil) }
+	// A MIG instance's series are the parent GPU's labels and GPU_I_PROFILE and GPU_I_ID, as
+	// dcgm-exporter writes them (one series per GPU instance).
+	migLabels := append(slices.Clone(labels[:5]), "GPU_I_PROFILE", "GPU_I_ID", "Hostname", "hpc_job", "pod_uid")
+	dm := func(name, help string) *prometheus.Desc { return prometheus.NewDesc(name, help, migLabels, nil) }
+	const fbUsedHelp, fbFreeHelp = "Framebuffer memory used (in MiB).", "Framebuffer memory free (in MiB)."
 	m := &Metrics{host: host,
-		util:   d("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %)."),
-		fbUsed: d("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB)."),
-		fbFree: d("DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB)."),
-		power:  d("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W)."),
-		temp:   d("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C)."),
-		xid:    d("DCGM_FI_DEV_XID_ERRORS", "Value of the last XID error encountered."),
-		ecc:    d("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "Total number of double-bit volatile ECC errors."),
+		util:      d("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %)."),
+		fbUsed:    d("DCGM_FI_DEV_FB_USED", fbUsedHelp),
+		fbFree:    d("DCGM_FI_DEV_FB_FREE", fbFreeHelp),
+		power:     d("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W)."),
+		temp:      d("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C)."),
+		xid:       d("DCGM_FI_DEV_XID_ERRORS", "Value of the last XID error encountered."),
+		ecc:       d("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "Total number of double-bit volatile ECC errors."),
+		migFBUsed: dm("DCGM_FI_DEV_FB_USED", fbUsedHelp),
+		migFBFree: dm("DCGM_FI_DEV_FB_FREE", fbFreeHelp),
+		migActive: dm("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "Ratio of time the graphics engine is active."),
 		collectSeconds: prometheus.NewDesc("quartermaster_agent_collect_duration_seconds",
 			"How long the last reading of the GPUs took.", nil, nil),
 		collectErrors: prometheus.NewDesc("quartermaster_agent_collect_errors_total",
@@ -90,13 +100,10 @@ func NewMetrics(host string, style LabelStyle, gpus []GPUInfo) *Metrics {
 	return m
 }
 
-// Describe sends every metric's description.
-func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.util, m.fbUsed, m.fbFree, m.power, m.temp, m.xid, m.ecc,
-		m.collectSeconds, m.collectErrors, m.up, m.unread, m.recovered, m.queued, m.sent, m.refused, m.dropped} {
-		ch <- d
-	}
-}
+// Describe sends nothing: Metrics is an unchecked collector, because a MIG instance's series have
+// the same names as a GPU's (DCGM_FI_DEV_FB_USED) with two labels more (GPU_I_PROFILE, GPU_I_ID),
+// as dcgm-exporter writes them, which a registry refuses from described metrics.
+func (m *Metrics) Describe(chan<- *prometheus.Desc) {}
 
 // Collect sends the latest sample.
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
@@ -157,7 +164,55 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		if g.ECCUncorrected != nil {
 			gauge(m.ecc, float64(*g.ECCUncorrected))
 		}
+		for _, gi := range gpuInstances(g.MIG) {
+			jobs, pods := owners(report.GPU{Processes: gi.processes})
+			lv := []string{lv[0], lv[1], lv[2], lv[3], lv[4], gi.profile, strconv.Itoa(gi.id), m.host, jobs, pods}
+			gauge := func(d *prometheus.Desc, v float64) {
+				ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, lv...)
+			}
+			if gi.used != nil { // not read is not 0 MiB used and all of it free
+				gauge(m.migFBUsed, float64(*gi.used/mib))
+				if gi.total >= *gi.used {
+					gauge(m.migFBFree, float64((gi.total-*gi.used)/mib))
+				}
+			}
+			if gi.util != nil {
+				gauge(m.migActive, *gi.util/100)
+			}
+		}
 	}
+}
+
+// gpuInstance is one GPU instance of a GPU in MIG mode, as dcgm-exporter shows it: the MIG devices
+// (compute instances) the agent reads, taken together.
+type gpuInstance struct {
+	id        int
+	profile   string
+	used      *uint64 // the GPU instance's memory, which each of its compute instances reads
+	total     uint64
+	util      *float64 // only with one compute instance: one's utilization is not its GPU instance's
+	processes []report.Process
+}
+
+// gpuInstances groups a GPU's MIG devices by GPU instance, in the order they come.
+func gpuInstances(migs []report.MIGDevice) []gpuInstance {
+	var out []gpuInstance
+	at := map[int]int{}
+	for _, d := range migs {
+		k, ok := at[d.GI]
+		if !ok {
+			at[d.GI], k = len(out), len(out)
+			out = append(out, gpuInstance{id: d.GI, profile: d.Profile, total: d.MemTotal, util: d.Util})
+		} else {
+			out[k].util = nil
+		}
+		gi := &out[k]
+		if gi.used == nil && d.MemUsed != nil {
+			gi.used, gi.total = d.MemUsed, d.MemTotal
+		}
+		gi.processes = append(gi.processes, d.Processes...)
+	}
+	return out
 }
 
 // owners lists the jobs and pods of a GPU's processes, each once, comma separated.

@@ -124,3 +124,138 @@ func TestAMemoryReadingThatFailsIsNotShownAsEmpty(t *testing.T) {
 		t.Errorf("GPU 3 is not in /metrics at all:\n%s", grep(m, "GPU_UTIL"))
 	}
 }
+
+// migSeries is the lines of scrape m for metric name whose GPU instance is gi on GPU gpu.
+func migSeries(m, name, gpu, gi string) []string {
+	var out []string
+	for _, l := range strings.Split(m, "\n") {
+		if strings.HasPrefix(l, name+"{") && strings.Contains(l, `GPU_I_ID="`+gi+`"`) && strings.Contains(l, `,gpu="`+gpu+`"`) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// A GPU in MIG mode is in /metrics as dcgm-exporter shows it: one series per GPU instance under
+// the parent GPU's gpu, UUID, device and model, told apart by GPU_I_PROFILE and GPU_I_ID, with its
+// memory used and free and its jobs and pods. Utilization is DCGM_FI_PROF_GR_ENGINE_ACTIVE (a
+// ratio), only for a MIG device NVML gives one for, never DCGM_FI_DEV_GPU_UTIL and never a made-up
+// 0. The parent keeps its own power and temperature. A GPU instance that goes away (MIG
+// reconfigured, or MIG turned off) leaves /metrics at the next reading.
+func TestMIGInstancesAreInMetricsAsDCGMExporterShowsThem(t *testing.T) {
+	ctx := context.Background()
+	a, f, d := newFakeAgent(t, "dgxa100", "* 30", agent.LabelsDCGM)
+	parent := f.Server.Devices[1].(*server.Device)
+	parent.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) { return gonvml.Utilization{}, gonvml.ERROR_NOT_SUPPORTED }
+	migs := migGPU(f, 1, [][3]int{{3, 19968, 1}, {2, 9856, 5}, {1, 4864, 13}})
+	migs[0].GetMemoryInfoFunc = func() (gonvml.Memory, gonvml.Return) {
+		return gonvml.Memory{Total: 19968 << 20, Used: 4096 << 20, Free: 15872 << 20}, gonvml.SUCCESS
+	}
+	migs[0].GetComputeRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) {
+		return []gonvml.ProcessInfo{{Pid: 4242, UsedGpuMemory: 4096 << 20}}, gonvml.SUCCESS
+	}
+	migs[2].GetComputeRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) {
+		return []gonvml.ProcessInfo{{Pid: 4244, UsedGpuMemory: 1 << 30}}, gonvml.SUCCESS
+	}
+	migs[2].GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) { return gonvml.Utilization{Gpu: 37}, gonvml.SUCCESS }
+	if _, err := a.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	info := d.GPUs()[1]
+	m := scrape(t, a)
+	labels := func(gi, profile, job, pod string) string {
+		return `{GPU_I_ID="` + gi + `",GPU_I_PROFILE="` + profile + `",Hostname="dgx-01",UUID="` + info.UUID + `",device="nvidia1",gpu="1",hpc_job="` + job +
+			`",modelName="` + info.Name + `",pci_bus_id="` + info.BusID + `",pod_uid="` + pod + `"}`
+	}
+	for _, want := range []string{
+		"DCGM_FI_DEV_FB_USED" + labels("1", "3g.20gb", "123", "") + " 4096\n",
+		"DCGM_FI_DEV_FB_FREE" + labels("1", "3g.20gb", "123", "") + " 15872\n",
+		"DCGM_FI_DEV_FB_USED" + labels("5", "2g.10gb", "", "") + " 0\n",
+		"DCGM_FI_DEV_FB_FREE" + labels("5", "2g.10gb", "", "") + " 9856\n",
+		"DCGM_FI_DEV_FB_USED" + labels("13", "1g.5gb", "", "5f0b7a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b") + " 0\n",
+		"DCGM_FI_PROF_GR_ENGINE_ACTIVE" + labels("13", "1g.5gb", "", "5f0b7a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b") + " 0.37\n",
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("metrics lack %s\n%s", want, grep(m, "GPU_I_ID"))
+		}
+	}
+	for _, name := range []string{"DCGM_FI_DEV_FB_USED{", "DCGM_FI_DEV_FB_FREE{"} {
+		if n := strings.Count(grep(m, name), "GPU_I_ID="); n != 3 {
+			t.Errorf("want %s for 3 GPU instances, got %d:\n%s", name, n, grep(m, name))
+		}
+	}
+	if n := strings.Count(m, "DCGM_FI_PROF_GR_ENGINE_ACTIVE{"); n != 1 {
+		t.Errorf("want utilization only for the one MIG device NVML gives it for, got %d series:\n%s", n, grep(m, "GR_ENGINE"))
+	}
+	if strings.Contains(grep(m, "DCGM_FI_DEV_GPU_UTIL{"), "GPU_I_ID=") || strings.Contains(grep(m, "DCGM_FI_DEV_GPU_UTIL{"), `gpu="1"`) {
+		t.Errorf("a GPU in MIG mode or a MIG instance has DCGM_FI_DEV_GPU_UTIL, which NVML does not give:\n%s", grep(m, "GPU_UTIL"))
+	}
+	for _, name := range []string{"DCGM_FI_DEV_POWER_USAGE{", "DCGM_FI_DEV_GPU_TEMP{", "DCGM_FI_DEV_FB_USED{"} {
+		var parentSeries int
+		for _, l := range strings.Split(grep(m, name), "\n") {
+			if strings.Contains(l, `gpu="1"`) && !strings.Contains(l, "GPU_I_ID=") {
+				parentSeries++
+			}
+		}
+		if parentSeries != 1 {
+			t.Errorf("GPU 1 in MIG mode has %d %s series of its own, want 1:\n%s", parentSeries, name, grep(m, name))
+		}
+	}
+
+	// MIG reconfigured: GPU instance 5 is gone, 13 is now a 2g.10gb instance.
+	migGPU(f, 1, [][3]int{{3, 19968, 1}, {2, 9856, 13}})
+	if _, err := a.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m = scrape(t, a)
+	if s := migSeries(m, "DCGM_FI_DEV_FB_USED", "1", "5"); len(s) != 0 {
+		t.Errorf("GPU instance 5 was destroyed, yet /metrics still shows it: %v", s)
+	}
+	if s := migSeries(m, "DCGM_FI_DEV_FB_USED", "1", "13"); len(s) != 1 || !strings.Contains(s[0], `GPU_I_PROFILE="2g.10gb"`) {
+		t.Errorf("GPU instance 13 is now 2g.10gb: %v", s)
+	}
+	if strings.Contains(m, "DCGM_FI_PROF_GR_ENGINE_ACTIVE{") {
+		t.Errorf("the MIG device that gave a utilization is gone, yet its utilization is still shown:\n%s", grep(m, "GR_ENGINE"))
+	}
+
+	// MIG turned off: no GPU instance series at all, and GPU 1 is a plain GPU again.
+	parent.MigMode = gonvml.DEVICE_MIG_DISABLE
+	if _, err := a.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m = scrape(t, a); strings.Contains(m, "GPU_I_ID=") {
+		t.Errorf("MIG is off, yet /metrics shows GPU instances:\n%s", grep(m, "GPU_I_ID"))
+	}
+}
+
+// Two compute instances of one GPU instance are one series, as dcgm-exporter has one per GPU
+// instance (two would be the same series twice and break the scrape): the GPU instance's memory,
+// both instances' jobs, and no utilization, since NVML's per compute instance utilizations are not
+// the GPU instance's.
+func TestMIGComputeInstancesShareTheirGPUInstanceSeries(t *testing.T) {
+	a, f, _ := newFakeAgent(t, "dgxh100", "* 10", agent.LabelsDCGM)
+	migs := migGPU(f, 2, [][3]int{{3, 40960, 2}, {3, 40960, 2}})
+	migs[1].GetComputeInstanceIdFunc = func() (int, gonvml.Return) { return 1, gonvml.SUCCESS }
+	for k, pid := range []uint32{4242, 4243} {
+		used := gonvml.Memory{Total: 40960 << 20, Used: 6144 << 20, Free: 34816 << 20}
+		migs[k].GetMemoryInfoFunc = func() (gonvml.Memory, gonvml.Return) { return used, gonvml.SUCCESS }
+		migs[k].GetComputeRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) {
+			return []gonvml.ProcessInfo{{Pid: pid, UsedGpuMemory: 3072 << 20}}, gonvml.SUCCESS
+		}
+		migs[k].GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) { return gonvml.Utilization{Gpu: 50}, gonvml.SUCCESS }
+	}
+	if _, err := a.Collect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m := scrape(t, a)
+	used := migSeries(m, "DCGM_FI_DEV_FB_USED", "2", "2")
+	if len(used) != 1 || !strings.HasSuffix(used[0], " 6144") || !strings.Contains(used[0], `hpc_job="123,77"`) || !strings.Contains(used[0], `GPU_I_PROFILE="3g.40gb"`) {
+		t.Errorf("want one series for GPU instance 2 with its memory and both jobs: %v", used)
+	}
+	if s := migSeries(m, "DCGM_FI_DEV_FB_FREE", "2", "2"); len(s) != 1 || !strings.HasSuffix(s[0], " 34816") {
+		t.Errorf("want one FB_FREE series for GPU instance 2: %v", s)
+	}
+	if strings.Contains(m, "DCGM_FI_PROF_GR_ENGINE_ACTIVE{") {
+		t.Errorf("a GPU instance with two compute instances has a utilization:\n%s", grep(m, "GR_ENGINE"))
+	}
+}
