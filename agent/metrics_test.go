@@ -5,13 +5,16 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 
 	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 
 	"github.com/acme/quartermaster/agent"
+	"github.com/acme/quartermaster/agent/nvml"
 )
 
 // scrape is one /metrics scrape of a.
@@ -257,5 +260,123 @@ func TestMIGComputeInstancesShareTheirGPUInstanceSeries(t *testing.T) {
 	}
 	if strings.Contains(m, "DCGM_FI_PROF_GR_ENGINE_ACTIVE{") {
 		t.Errorf("a GPU instance with two compute instances has a utilization:\n%s", grep(m, "GR_ENGINE"))
+	}
+}
+
+// The fake machine runs a GPU in MIG mode from its script (mig=PROFILE,…), as a demo shows it:
+// GPU instances in /metrics with the GPU's processes spread over them, no utilization for the GPU
+// or its instances (NVML gives none on an A100 or H100), and a script that changes the
+// instances changes the series at the next reading. Both label styles pass promtool.
+func TestFakeMIGGPU(t *testing.T) {
+	ctx := context.Background()
+	for _, style := range []agent.LabelStyle{agent.LabelsDCGM, agent.LabelsSnake} {
+		script := &switchScript{}
+		script.set(t, "1 60 mig=3g.20gb,2g.10gb,1g.5gb pids=4242,4244; * 10")
+		f, err := nvml.NewFake("dgxa100", "dgx-01", script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := nvml.OpenFake(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = d.Close() })
+		a, err := agent.New(agent.Config{Node: "dgx-01", Devices: d, Cgroups: agent.Cgroups{ProcRoot: "testdata/proc"}, Labels: style})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := d.GPUs()[1]; !g.MIG || len(g.MIGDevices) != 3 {
+			t.Fatalf("GPU 1 of the fake is not in MIG mode with 3 MIG devices: %+v", g)
+		}
+		r, err := a.Collect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := r.GPUs[1]; g.Util != nil || len(g.MIG) != 3 || len(g.Processes) != 2 {
+			t.Fatalf("GPU 1 = %+v; want no utilization, 3 MIG devices and both processes", g)
+		}
+		m := scrape(t, a)
+		for k, want := range []struct{ gi, profile, job, pod, used, free string }{
+			{"1", "3g.20gb", "123", "", "1024", "18944"},
+			{"2", "2g.10gb", "", "5f0b7a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b", "1024", "8832"},
+			{"3", "1g.5gb", "", "", "0", "4864"},
+		} {
+			used := migSeries(m, "DCGM_FI_DEV_FB_USED", "1", want.gi)
+			free := migSeries(m, "DCGM_FI_DEV_FB_FREE", "1", want.gi)
+			if len(used) != 1 || len(free) != 1 || !strings.Contains(used[0], `GPU_I_PROFILE="`+want.profile+`"`) ||
+				!strings.Contains(used[0], `hpc_job="`+want.job+`"`) || !strings.Contains(used[0], `pod_uid="`+want.pod+`"`) ||
+				!strings.HasSuffix(used[0], " "+want.used) || !strings.HasSuffix(free[0], " "+want.free) {
+				t.Errorf("MIG instance %d: want GPU instance %s (%s) with %s MiB used, %s free:\n%s", k, want.gi, want.profile, want.used, want.free, grep(m, "GPU_I_ID"))
+			}
+		}
+		if strings.Contains(m, "GR_ENGINE_ACTIVE") || strings.Contains(grep(m, "DCGM_FI_DEV_GPU_UTIL{"), `gpu="1"`) {
+			t.Errorf("the fake gives a utilization for a GPU in MIG mode or its instances:\n%s", grep(m, "UTIL"))
+		}
+		if !strings.Contains(grep(m, "DCGM_FI_DEV_POWER_USAGE{"), `gpu="1"`) {
+			t.Errorf("GPU 1 in MIG mode lost its power series:\n%s", grep(m, "POWER"))
+		}
+		promtoolCheck(t, style, m)
+
+		script.set(t, "1 60 mig=4g.20gb; * 10")
+		if _, err := a.Collect(ctx); err != nil {
+			t.Fatal(err)
+		}
+		m = scrape(t, a)
+		if n := strings.Count(m, "GPU_I_ID="); n != 2 || len(migSeries(m, "DCGM_FI_DEV_FB_USED", "1", "1")) != 1 || !strings.Contains(m, `GPU_I_PROFILE="4g.20gb"`) {
+			t.Errorf("after the script made GPU 1 one 4g.20gb instance, want its 2 series only:\n%s", grep(m, "GPU_I_ID"))
+		}
+		script.set(t, "* 10")
+		if _, err := a.Collect(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if m = scrape(t, a); strings.Contains(m, "GPU_I_ID=") || !strings.Contains(grep(m, "DCGM_FI_DEV_GPU_UTIL{"), `gpu="1"`) {
+			t.Errorf("after MIG was turned off, want GPU 1 as a plain GPU:\n%s", grep(m, `gpu="1"`))
+		}
+	}
+}
+
+// switchScript is a fake's script that a test changes.
+type switchScript struct {
+	mu sync.Mutex
+	s  agent.Script
+}
+
+func (s *switchScript) set(t *testing.T, text string) {
+	t.Helper()
+	parsed, err := agent.ParseScript(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.s = parsed
+}
+
+func (s *switchScript) Script() agent.Script {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.s
+}
+
+// promtoolCheck runs `promtool check metrics` on scrape m: no finding with snake labels, and only
+// the camelCase modelName (dashboards' name) with dcgm-exporter's.
+func promtoolCheck(t *testing.T, style agent.LabelStyle, m string) {
+	t.Helper()
+	cmd := exec.Command(promtool(t), "check", "metrics")
+	cmd.Stdin = strings.NewReader(m)
+	out, err := cmd.CombinedOutput()
+	if style == agent.LabelsSnake {
+		if err != nil {
+			t.Errorf("promtool check metrics (snake labels): %v\n%s", err, out)
+		}
+		return
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if line != "" && !strings.HasSuffix(line, "label names should be written in 'snake_case' not 'camelCase'") {
+			t.Errorf("promtool check metrics (dcgm labels): %s", line)
+		}
+	}
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 3) {
+		t.Errorf("promtool check metrics (dcgm labels) failed beyond lint: %v\n%s", err, out)
 	}
 }

@@ -64,6 +64,27 @@ func TestParseScript(t *testing.T) {
 	}
 }
 
+// mig= puts a fake GPU in MIG mode with one MIG instance per profile; a profile that is not
+// Ng.Mgb, or instances that need more than a GPU's 7 slices, are refused with an example.
+func TestParseScriptMIG(t *testing.T) {
+	s, err := agent.ParseScript("1 0 mig=3g.20gb,2g.10gb,1g.5gb pids=4242; * 5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := s.For(1); !slices.Equal(g.MIG, []string{"3g.20gb", "2g.10gb", "1g.5gb"}) || !slices.Equal(g.PIDs, []uint32{4242}) {
+		t.Errorf("GPU 1 = %+v; want 3 MIG instances and process 4242", g)
+	}
+	if g := s.For(0); g.MIG != nil {
+		t.Errorf("GPU 0 = %+v; want no MIG", g)
+	}
+	for _, bad := range []string{"1 0 mig=", "1 0 mig=3g", "1 0 mig=8g.80gb", "1 0 mig=0g.5gb", "1 0 mig=4g.20gb,4g.20gb", "1 0 mig=3g.20gb,,1g.5gb"} {
+		_, err := agent.ParseScript(bad)
+		if err == nil || !strings.Contains(err.Error(), "line 1") || !strings.Contains(err.Error(), "mig=3g.20gb,2g.10gb,1g.5gb") {
+			t.Errorf("ParseScript(%q) = %v; want a sentence naming line 1 and a mig= example", bad, err)
+		}
+	}
+}
+
 // A script file that changes to name a GPU the machine lacks keeps the last good script in force,
 // as one that does not parse does.
 func TestScriptFileKeepsGPUsInRange(t *testing.T) {

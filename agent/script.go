@@ -17,9 +17,10 @@ import (
 // a later line about a GPU overrides an earlier one; "#" starts a comment; lines are separated by
 // newlines or ";":
 //
-//	# GPU  UTIL%  [mem=MiB] [pids=PID,PID] [power=W] [temp=C] [xid=N]
+//	# GPU  UTIL%  [mem=MiB] [pids=PID,PID] [power=W] [temp=C] [xid=N] [mig=PROFILE,PROFILE]
 //	0      85     mem=20480 pids=4242
 //	1-3    0      mem=1024
+//	4      40     mig=3g.20gb,2g.10gb,1g.5gb pids=4243,4244
 //	*      5
 type Script struct {
 	GPUs map[int]FakeGPU
@@ -34,6 +35,24 @@ type FakeGPU struct {
 	PowerW float64  // 0: derived from the utilization
 	TempC  float64  // 0: derived from the utilization
 	XID    uint64   // the last XID error (0: none)
+	// MIG puts the GPU in MIG mode with one MIG instance (a GPU instance and its one compute
+	// instance) per profile, like "3g.20gb"; the GPU's processes are spread over them in turn.
+	MIG []string
+}
+
+// MIGSlices is how many of a GPU's 7 slices a MIG profile ("3g.20gb") takes, and its memory in
+// GB; ok is false when profile is not such a name.
+func MIGSlices(profile string) (slices, gb int, ok bool) {
+	g, mem, found := strings.Cut(profile, "g.")
+	if !found || !strings.HasSuffix(mem, "gb") {
+		return 0, 0, false
+	}
+	slices, err1 := strconv.Atoi(g)
+	gb, err2 := strconv.Atoi(strings.TrimSuffix(mem, "gb"))
+	if err1 != nil || err2 != nil || slices < 1 || slices > 7 || gb < 1 || gb > 1024 {
+		return 0, 0, false
+	}
+	return slices, gb, true
 }
 
 // For is the state of GPU i.
@@ -75,6 +94,9 @@ func ParseScript(text string) (Script, error) {
 		bad := func(why string) (Script, error) {
 			return Script{}, fmt.Errorf("fake GPU script line %d (%q): %s; a line looks like `0 85 mem=20480 pids=4242` (GPU 0 at 85%%, 20 GiB in use by process 4242) or `* 0`", n+1, strings.TrimSpace(line), why)
 		}
+		badMIG := func(why string) (Script, error) {
+			return Script{}, fmt.Errorf("fake GPU script line %d (%q): %s; a GPU in MIG mode looks like `1 0 mig=3g.20gb,2g.10gb,1g.5gb` (GPU 1 with three MIG instances, at most 7 slices in all)", n+1, strings.TrimSpace(line), why)
+		}
 		if len(f) < 2 {
 			return bad("it needs a GPU and a utilization")
 		}
@@ -106,6 +128,20 @@ func ParseScript(text string) (Script, error) {
 				g.TempC = float64(x)
 			case "xid":
 				g.XID, okv = num(1 << 32)
+			case "mig":
+				okv = true
+				total := 0
+				for _, p := range strings.Split(v, ",") {
+					n, _, ok := MIGSlices(p)
+					if !ok {
+						return badMIG(fmt.Sprintf("%q is not a MIG profile like 3g.20gb", p))
+					}
+					total += n
+					g.MIG = append(g.MIG, p)
+				}
+				if total > 7 {
+					return badMIG(fmt.Sprintf("%q takes %d slices, but a GPU has 7", v, total))
+				}
 			case "pids":
 				okv = true
 				for _, p := range strings.Split(v, ",") {
@@ -117,7 +153,7 @@ func ParseScript(text string) (Script, error) {
 					g.PIDs = append(g.PIDs, uint32(pid))
 				}
 			default:
-				return bad(fmt.Sprintf("unknown key %q (mem, pids, power, temp, xid)", k))
+				return bad(fmt.Sprintf("unknown key %q (mem, pids, power, temp, xid, mig)", k))
 			}
 			if !okv {
 				return bad(fmt.Sprintf("%q has a bad value", kv))

@@ -144,8 +144,32 @@ func (f *Fake) complete(i int, d *server.Device, seed, kind string) {
 		}
 		return p, nvml.SUCCESS
 	}
+	// MIG mode comes from the script (mig=), or from the mock's MigMode set by a test.
+	migMode := func(g agent.FakeGPU) bool {
+		d.RLock()
+		defer d.RUnlock()
+		return len(g.MIG) > 0 || d.MigMode == nvml.DEVICE_MIG_ENABLE
+	}
+	d.GetMigModeFunc = func() (int, int, nvml.Return) {
+		m := nvml.DEVICE_MIG_DISABLE
+		if migMode(state()) {
+			m = nvml.DEVICE_MIG_ENABLE
+		}
+		return m, m, nvml.SUCCESS
+	}
+	d.GetMaxMigDeviceCountFunc = func() (int, nvml.Return) { return 7, nvml.SUCCESS }
+	d.GetMigDeviceHandleByIndexFunc = func(j int) (nvml.Device, nvml.Return) {
+		g := state()
+		if j < 0 || j >= len(g.MIG) {
+			return nil, nvml.ERROR_NOT_FOUND
+		}
+		return f.migDevice(d, g, j, used(g)), nvml.SUCCESS
+	}
 	d.GetUtilizationRatesFunc = func() (nvml.Utilization, nvml.Return) {
 		g := state()
+		if migMode(g) { // NVML has no utilization for a GPU in MIG mode
+			return nvml.Utilization{}, nvml.ERROR_NOT_SUPPORTED
+		}
 		return nvml.Utilization{Gpu: uint32(g.Util), Memory: uint32(g.Util / 2)}, nvml.SUCCESS
 	}
 	d.GetMemoryInfoFunc = func() (nvml.Memory, nvml.Return) {
@@ -231,6 +255,48 @@ func (f *Fake) complete(i int, d *server.Device, seed, kind string) {
 			return nvml.TOPOLOGY_INTERNAL, nvml.SUCCESS
 		}
 		return spec.pairLevel(i, o.Index), nvml.SUCCESS
+	}
+}
+
+// migDevice is MIG device j of GPU d as script line g has it: the j-th profile of mig=, as GPU
+// instance j+1 with one compute instance (0), the memory of the mock's GPU instance profile of that
+// size, every len(mig)-th process of the GPU from the j-th (each with its share of used, the
+// GPU's memory in use), and no utilization, as NVML gives none on an A100 or H100.
+func (f *Fake) migDevice(d *server.Device, g agent.FakeGPU, j int, used uint64) nvml.Device {
+	profile := g.MIG[j]
+	slices, gb, _ := agent.MIGSlices(profile)
+	memMiB := uint64(gb) * 1024
+	for _, p := range d.Config.MIGProfiles.GpuInstanceProfiles {
+		if int(p.SliceCount) == slices && (p.MemorySizeMB+512)/1024 == uint64(gb) {
+			memMiB = p.MemorySizeMB
+			break
+		}
+	}
+	gi := j + 1
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d/%s", d.UUID, gi, profile)))
+	uuid := fmt.Sprintf("MIG-%x-%x-%x-%x-%x", sum[0:4], sum[4:6], sum[6:8], sum[8:10], sum[10:16])
+	var procs []nvml.ProcessInfo
+	var inUse uint64
+	for k := j; k < len(g.PIDs); k += len(g.MIG) {
+		mem := used / uint64(len(g.PIDs))
+		procs = append(procs, nvml.ProcessInfo{Pid: g.PIDs[k], UsedGpuMemory: mem})
+		inUse += mem
+	}
+	total := memMiB << 20
+	inUse = min(inUse, total)
+	attrs := nvml.DeviceAttributes{GpuInstanceSliceCount: uint32(slices), ComputeInstanceSliceCount: uint32(slices), MemorySizeMB: memMiB}
+	return &mock.Device{
+		GetAttributesFunc:        func() (nvml.DeviceAttributes, nvml.Return) { return attrs, nvml.SUCCESS },
+		GetGpuInstanceIdFunc:     func() (int, nvml.Return) { return gi, nvml.SUCCESS },
+		GetComputeInstanceIdFunc: func() (int, nvml.Return) { return 0, nvml.SUCCESS },
+		GetUUIDFunc:              func() (string, nvml.Return) { return uuid, nvml.SUCCESS },
+		GetMemoryInfoFunc: func() (nvml.Memory, nvml.Return) {
+			return nvml.Memory{Total: total, Used: inUse, Free: total - inUse}, nvml.SUCCESS
+		},
+		GetUtilizationRatesFunc: func() (nvml.Utilization, nvml.Return) {
+			return nvml.Utilization{}, nvml.ERROR_NOT_SUPPORTED
+		},
+		GetComputeRunningProcessesFunc: func() ([]nvml.ProcessInfo, nvml.Return) { return procs, nvml.SUCCESS },
 	}
 }
 

@@ -50,6 +50,7 @@ commands:
 const examplesText = `examples:
   quartermaster-agent --service https://qm.example.com --token-file /etc/quartermaster/agent.token
   quartermaster-agent metrics --fake dgxa100 --fake-util '0 85 mem=20480; * 0'
+  quartermaster-agent metrics --fake dgxa100 --fake-util '1 40 mig=3g.20gb,2g.10gb,1g.5gb pids=4242; * 0'
   quartermaster-agent gres-conf --fake dgxh100`
 
 // envVars are the environment variables the agent reads, and the commands they apply to ("" for
@@ -189,7 +190,7 @@ type options struct {
 func (o *options) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.node, "node", envOr("QM_NODE", ""), "this node's name as the scheduler knows it (default: the short host name; env QM_NODE)")
 	fs.StringVar(&o.fake, "fake", envOr("QM_AGENT_FAKE", ""), "run on a fake machine instead of NVML: "+strings.Join(nvml.FakeKinds, " or ")+" (env QM_AGENT_FAKE)")
-	fs.StringVar(&o.fakeUtil, "fake-util", "", "what the fake GPUs do, e.g. '0 85 mem=20480 pids=4242; * 0' (GPU, utilization %, then mem=MiB pids= power= temp= xid=)")
+	fs.StringVar(&o.fakeUtil, "fake-util", "", "what the fake GPUs do, e.g. '0 85 mem=20480 pids=4242; * 0' (GPU, utilization %, then mem=MiB pids= power= temp= xid=, and mig=3g.20gb,1g.5gb for a GPU in MIG mode)")
 	fs.StringVar(&o.fakeScript, "fake-script", "", "a file in the --fake-util format, read again whenever it changes")
 	fs.StringVar(&o.procRoot, "proc-root", "/proc", "where processes' cgroups are read (/proc/PID/cgroup), and MIG device files for gres-conf (/proc/driver/nvidia-caps/mig-minors)")
 	fs.StringVar(&o.sysRoot, "sys-root", "/sys", "where the CPU topology is read (for gres.conf Cores=)")

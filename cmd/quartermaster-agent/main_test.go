@@ -39,6 +39,7 @@ func TestBadInput(t *testing.T) {
 		{"metrics", "--fake", "dgx1"},
 		{"metrics", "--fake", "dgxa100", "--fake-util", "0 150"},
 		{"metrics", "--fake-util", "0 50"},
+		{"metrics", "--fake", "dgxa100", "--fake-util", "1 0 mig=4g.20gb,4g.20gb"},
 		{"metrics", "--labels", "camel", "--fake", "dgxa100"},
 		{"run", "--fake", "dgxa100", "--interval", "10ms"},
 		{"run", "--fake", "dgxa100", "--service", "", "--listen", ""},
@@ -68,6 +69,17 @@ func TestOneShotCommandsOnFake(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "NodeName=dgx-07 Name=gpu Type=h100 File=/dev/nvidia7 Cores=56-111 Links=18,18,18,18,18,18,18,-1\n") ||
 		!strings.Contains(out, ": 8 x Mock NVIDIA H100 80GB HBM3.\n") {
 		t.Errorf("gres-conf: exit %d\n%s", code, out)
+	}
+}
+
+// A demo of MIG: a fake GPU in MIG mode from --fake-util's mig=, shown in /metrics as
+// dcgm-exporter shows MIG instances.
+func TestFakeMIGMetrics(t *testing.T) {
+	needFake(t)
+	code, out, stderr := runCmd("metrics", "--fake", "dgxh100", "--node", "dgx-07", "--fake-util", "1 40 mig=3g.40gb,1g.10gb pids=4242; * 0")
+	if code != 0 || !strings.Contains(out, `DCGM_FI_DEV_FB_FREE{GPU_I_ID="1",GPU_I_PROFILE="3g.40gb",Hostname="dgx-07",`) ||
+		!strings.Contains(out, `DCGM_FI_DEV_FB_USED{GPU_I_ID="2",GPU_I_PROFILE="1g.10gb",Hostname="dgx-07",`) || strings.Count(out, "GPU_I_ID=") != 4 {
+		t.Errorf("metrics: exit %d\n%s\n%s", code, out, stderr)
 	}
 }
 
