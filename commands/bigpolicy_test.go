@@ -57,3 +57,34 @@ func TestPolicyQuotasListOnlyTheClassesATeamHasGPUsIn(t *testing.T) {
 		t.Errorf("the Quotas section is %d characters long", len(quotas))
 	}
 }
+
+// /gpu quota with no team, from someone in 12 teams, shows the first team's quota and says which
+// other teams they are in and how to see theirs, instead of leaving the other 11 out unsaid.
+func TestQuotaNamesTheOtherTeamsOfSomeoneInMany(t *testing.T) {
+	h := newHarnessOn(t, "testdata/big.yaml")
+	p := h.svc.Policy
+	r := mustOK(t, h.say("u@x.example", "/gpu quota"))
+	if !strings.Contains(r.Text, p.Teams[0].Name) {
+		t.Fatalf("the quota is not the first team's: %q", r.Text)
+	}
+	all := r.Text
+	for _, s := range r.Sections {
+		all += "\n" + s.Title + " " + s.Text
+	}
+	if !strings.Contains(all, "12 teams") || !strings.Contains(all, "/gpu quota "+p.Teams[1].Name) {
+		t.Errorf("the answer does not say the asker is in 12 teams, nor how to see another's quota: %q", all)
+	}
+	for _, tm := range p.Teams[1:12] {
+		if !strings.Contains(all, tm.Name) {
+			t.Errorf("the answer does not name the team %s: %q", tm.Name, all)
+		}
+	}
+	if strings.Contains(all, p.Teams[12].Name) {
+		t.Errorf("the answer names a team the asker is not in: %q", all)
+	}
+	// Someone in one team is not told about other teams.
+	r = mustOK(t, h.say("boss@x.example", "/gpu quota"))
+	if strings.Contains(r.Text, "teams") {
+		t.Errorf("someone in one team is told about teams: %q", r.Text)
+	}
+}

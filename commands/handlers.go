@@ -828,7 +828,33 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 	}
 	f = append(f, bot.Field{Label: "GPU-hours", Value: hours})
 	r.Sections = []bot.Section{{Title: "Quota", Fields: f}}
+	if others := otherTeams(c); len(others) > 0 {
+		r.Text = fmt.Sprintf("Team %s this week (since %s), the first of your %d teams:", team,
+			b.Svc.WeekStart(b.Svc.Clock.Now()).Format("Mon 2 Jan"), len(others)+1)
+		r.Sections = append(r.Sections, bot.Section{Title: "Your other teams",
+			Text: fmt.Sprintf("%s. /gpu quota %s shows that team's quota.", listSome(others, maxTeamsNamed), others[0])})
+	}
 	return []bot.Reply{r}
+}
+
+// maxTeamsNamed is how many of someone's other teams /gpu quota names.
+const maxTeamsNamed = 20
+
+// otherTeams are the asker's teams after the first, when /gpu quota names no team: the quota
+// shown is the first team's, and these are the ones it leaves out.
+func otherTeams(c Command) []string {
+	if c.Arg != "" || c.Who == nil || len(c.Who.Teams) < 2 {
+		return nil
+	}
+	return c.Who.Teams[1:]
+}
+
+// listSome joins at most n of names with commas, saying how many more there are.
+func listSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // capacityShareText says which classes the capacity share binds and how far: the classes that
