@@ -45,6 +45,7 @@ type env struct {
 	srv     *httptest.Server
 	trigger atomic.Int64
 	handler atomic.Pointer[slackbot.Adapter]
+	teams   []string // the request form's teams
 }
 
 type directory struct{ p *policy.Policy }
@@ -66,7 +67,13 @@ func newEnv(t *testing.T, dbURL string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, slack: newFakeSlack(t), db: storetest.Open(t, dbURL)}
+	return newEnvOn(t, dbURL, p, nil)
+}
+
+// newEnvOn is newEnv on another policy, with the request form's teams (nil: vision and language).
+func newEnvOn(t *testing.T, dbURL string, p *policy.Policy, teams []string) *env {
+	t.Helper()
+	e := &env{teams: teams, t: t, slack: newFakeSlack(t), db: storetest.Open(t, dbURL)}
 	clock := sim.NewClock(start)
 	cluster := sim.New(p, clock)
 	e.svc = &qm.Service{Policy: p, Store: e.db, Clock: clock, Backend: cluster, Telemetry: cluster, Directory: directory{p}, Logger: storetest.Logger(t)}
@@ -112,6 +119,10 @@ func (e *env) newAdapter() *slackbot.Adapter {
 // newAdapterWith is newAdapter with another handler, the inbox claim and how old a recovered
 // command may be (0: the defaults).
 func (e *env) newAdapterWith(h bot.Handler, claim, within time.Duration) *slackbot.Adapter {
+	teams := e.teams
+	if teams == nil {
+		teams = []string{"vision", "language"}
+	}
 	var classes []slackbot.Choice
 	for _, c := range e.svc.Policy.Classes {
 		classes = append(classes, slackbot.Choice{Value: c.Name, Label: c.Name + " — " + c.Description})
@@ -126,7 +137,7 @@ func (e *env) newAdapterWith(h bot.Handler, claim, within time.Duration) *slackb
 		Inbox:           chatstore.Inbox{DB: e.db, Owner: "test", Platform: slackbot.Platform},
 		InboxClaim:      claim,
 		ReplayWithin:    within,
-		Choices:         slackbot.Choices{Classes: classes, Teams: []string{"vision", "language"}},
+		Choices:         slackbot.Choices{Classes: classes, Teams: teams},
 		FormClass:       e.bot.DefaultClass,
 		Logger:          storetest.Logger(e.t),
 		ChannelInterval: time.Millisecond,
