@@ -149,3 +149,39 @@ func TestLongDeferredAnswerGoesOnInFollowUps(t *testing.T) {
 	}
 	checkInOrder(t, all, want)
 }
+
+// TestTooManyLeasesSayHowManyAreLeftOut: a list of leases too long even for ten messages, each
+// lease written as a paragraph, ends with a note of how many leases it leaves out and how to see
+// one, instead of how many messages it would have taken.
+func TestTooManyLeasesSayHowManyAreLeftOut(t *testing.T) {
+	r := bot.Reply{Text: "Your leases (1500):"}
+	for i := 1; i <= 1500; i++ {
+		r.Sections = append(r.Sections, bot.Section{Title: fmt.Sprintf("L-%d", i), Fields: []bot.Field{
+			{Label: "State", Value: "active"}, {Label: "GPUs", Value: "1 × a-class-with-a-long-name-of-forty-chars"},
+			{Label: "Team", Value: "a-team-with-a-long-name-of-forty-letters"}, {Label: "Time left", Value: "2d"}}})
+	}
+	e := newEnv(t)
+	e.handler.reply = func(bot.Request) []bot.Reply { return []bot.Reply{r} }
+	body := discordtest.Command(in(alice), "gpu", "help")
+	resp := e.send(body)
+	e.wait()
+	first := discordtest.Message{Embeds: resp.Data.Embeds, Ephemeral: resp.Data.Flags&64 != 0}
+	all := append([]discordtest.Message{first}, e.fake.FollowUps(discordtest.ID(body))...)
+	if len(all) != discord.MaxParts {
+		t.Fatalf("%d messages, want %d", len(all), discord.MaxParts)
+	}
+	shown := 0
+	for i, m := range all {
+		checkMessage(t, fmt.Sprintf("part %d", i+1), m)
+		shown += strings.Count(m.Text(), "**L-")
+	}
+	if shown < 10*discord.MaxParts {
+		t.Errorf("%d leases shown in %d messages; want them written several to an embed", shown, len(all))
+	}
+	last := all[len(all)-1].Embeds
+	footer := last[len(last)-1].Footer
+	want := fmt.Sprintf("Cut here: %d more not shown; /gpu status LEASE shows one.", 1500-shown)
+	if footer == nil || footer.Text != want {
+		t.Errorf("the last message's footer is %+v, want %q", footer, want)
+	}
+}

@@ -41,6 +41,8 @@ const (
 	tooLongForAButton = "Type it: "
 	moreFooter        = "%d more part(s) did not fit in one Discord message."
 	cutFooter         = "Cut here: %d more message(s) would have been too many."
+	cutSections       = "Cut here: %d more not shown, too many for %d messages."
+	cutLeases         = "Cut here: %d more not shown; /gpu status LEASE shows one."
 	footerRoom        = 60   // characters kept for moreFooter
 	typedRoom         = 1000 // characters at most for the actions written out
 )
@@ -65,6 +67,8 @@ type embeds struct {
 	limit  int  // how many embeds may be made
 	open   bool // the last embed is text only, so more text may join it
 	colour int
+	// sections is how many of the replies' sections end in this message (parts).
+	sections int
 }
 
 // text adds text: to the last embed when it is text only and has room, else to a new one. False
@@ -218,27 +222,27 @@ func (a *Adapter) render(rs ...bot.Reply) message {
 // than MaxParts messages, which the last says.
 func (a *Adapter) parts(rs ...bot.Reply) []message {
 	buttons, typedLine, colour := a.actions(rs)
-	p := pager{colour: colour}
-	p.fresh()
-	for _, r := range rs {
-		r = defangReply(r)
-		p.text(a.typedExample(r.Text))
-		for _, s := range r.Sections {
-			p.section(s)
-		}
-	}
-	p.text(typedLine)
-	if len(p.pages[0].list) == 0 {
-		p.text("Done.")
-	}
-	pages := p.pages
-	if len(pages[len(pages)-1].list) == 0 {
-		pages = pages[:len(pages)-1]
+	pages, total := a.layout(rs, typedLine, colour, false)
+	if len(pages) > MaxParts {
+		// Too many messages with a section with fields as an embed of its own (a long /gpu list):
+		// each section as a paragraph of text instead, several to an embed.
+		pages, total = a.layout(rs, typedLine, colour, true)
 	}
 	if dropped := len(pages) - MaxParts; dropped > 0 {
+		shown := 0
+		for _, pg := range pages[:MaxParts] {
+			shown += pg.sections
+		}
 		pages = pages[:MaxParts]
 		last := pages[MaxParts-1].list
-		last[len(last)-1].Footer = &discordgo.MessageEmbedFooter{Text: fmt.Sprintf(cutFooter, dropped)}
+		note := fmt.Sprintf(cutFooter, dropped)
+		if n := total - shown; n > 0 {
+			note = fmt.Sprintf(cutSections, n, MaxParts)
+			if leaseTitles(rs) {
+				note = fmt.Sprintf(cutLeases, n)
+			}
+		}
+		last[len(last)-1].Footer = &discordgo.MessageEmbedFooter{Text: note}
 	}
 	out := make([]message, len(pages))
 	for i, pg := range pages {
@@ -246,6 +250,71 @@ func (a *Adapter) parts(rs ...bot.Reply) []message {
 	}
 	out[len(out)-1].components = rows(buttons)
 	return out
+}
+
+// layout lays replies out over as many messages as they need, and counts their sections; compact
+// writes each section as a paragraph of text (compactText) rather than an embed of its own.
+func (a *Adapter) layout(rs []bot.Reply, typedLine string, colour int, compact bool) (pages []*embeds, sections int) {
+	p := pager{colour: colour}
+	p.fresh()
+	for _, r := range rs {
+		r = defangReply(r)
+		p.text(a.typedExample(r.Text))
+		for _, s := range r.Sections {
+			if compact {
+				p.text(compactText(s))
+			} else {
+				p.section(s)
+			}
+			p.last().sections++
+			sections++
+		}
+	}
+	p.text(typedLine)
+	if len(p.pages[0].list) == 0 {
+		p.text("Done.")
+	}
+	pages = p.pages
+	if len(pages[len(pages)-1].list) == 0 {
+		pages = pages[:len(pages)-1]
+	}
+	return pages, sections
+}
+
+// compactText is a section as a paragraph: its title in bold and its text, then its fields on one
+// line.
+func compactText(s bot.Section) string {
+	var lines []string
+	switch {
+	case s.Title != "" && s.Text != "":
+		lines = append(lines, "**"+s.Title+"** — "+s.Text)
+	case s.Title != "":
+		lines = append(lines, "**"+s.Title+"**")
+	case s.Text != "":
+		lines = append(lines, s.Text)
+	}
+	var fs []string
+	for _, f := range s.Fields {
+		fs = append(fs, f.Label+": "+f.Value)
+	}
+	if len(fs) > 0 {
+		lines = append(lines, strings.Join(fs, " · "))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// leaseTitles reports whether the replies' sections are mostly leases (titled L-…).
+func leaseTitles(rs []bot.Reply) bool {
+	n, all := 0, 0
+	for _, r := range rs {
+		for _, s := range r.Sections {
+			all++
+			if strings.HasPrefix(s.Title, "L-") {
+				n++
+			}
+		}
+	}
+	return n > 0 && n >= all/2
 }
 
 // newEmbeds is an empty message's embeds, with room kept for a footer.

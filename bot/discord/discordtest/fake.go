@@ -44,6 +44,8 @@ type Message struct {
 	Inputs   []string
 	// Components is false when the request left the message's buttons as they were.
 	Components bool
+	// Rows is how many components each top-level row (action row) of the message holds.
+	Rows []int
 	// Files are the files attached to a post.
 	Files []File
 }
@@ -349,6 +351,12 @@ func (raw rawMessage) message() Message {
 	}
 	if raw.Components != nil {
 		m.Components = true
+		for _, c := range *raw.Components {
+			var rc rawComponent
+			if json.Unmarshal(c, &rc) == nil {
+				m.Rows = append(m.Rows, len(rc.Components))
+			}
+		}
 		var walk func([]json.RawMessage)
 		walk = func(cs []json.RawMessage) {
 			for _, c := range cs {

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/bot/discord/discordtest"
+	"github.com/acme/quartermaster/internal/store/storetest"
+)
+
+// bigPolicy: 40 classes and 60 teams with names of the longest length allowed, a long
+// organisation name with non-ASCII letters; u@x.example (Discord 100000000000000001) is in 12
+// teams, boss@x.example (100000000000000004) owns every team's budget.
+const bigPolicy = "../../commands/testdata/big.yaml"
+
+// discordLimits lists where a message goes past Discord's limits: content 2000 characters; 10
+// embeds of at most 6000 characters together, a title 256, a description 4096, 25 fields of 256
+// (name) and 1024 (value), a footer 2048; 5 rows of at most 5 buttons, a label 80 characters, a
+// custom id 100.
+func discordLimits(m discordtest.Message) []string {
+	var bad []string
+	n := utf8.RuneCountInString
+	if l := n(m.Content); l > 2000 {
+		bad = append(bad, fmt.Sprintf("content of %d characters", l))
+	}
+	if len(m.Embeds) > 10 {
+		bad = append(bad, fmt.Sprintf("%d embeds", len(m.Embeds)))
+	}
+	total := 0
+	for i, e := range m.Embeds {
+		total += n(e.Title) + n(e.Description)
+		if n(e.Title) > 256 || n(e.Description) > 4096 {
+			bad = append(bad, fmt.Sprintf("embed %d: a title of %d or a description of %d characters", i, n(e.Title), n(e.Description)))
+		}
+		if len(e.Fields) > 25 {
+			bad = append(bad, fmt.Sprintf("embed %d: %d fields", i, len(e.Fields)))
+		}
+		for _, f := range e.Fields {
+			total += n(f.Name) + n(f.Value)
+			if n(f.Name) > 256 || n(f.Value) > 1024 {
+				bad = append(bad, fmt.Sprintf("embed %d: a field of %d+%d characters", i, n(f.Name), n(f.Value)))
+			}
+		}
+		if e.Footer != nil {
+			total += n(e.Footer.Text)
+			if n(e.Footer.Text) > 2048 {
+				bad = append(bad, fmt.Sprintf("embed %d: a footer of %d characters", i, n(e.Footer.Text)))
+			}
+		}
+	}
+	if total > 6000 {
+		bad = append(bad, fmt.Sprintf("embeds of %d characters together", total))
+	}
+	if len(m.Rows) > 5 {
+		bad = append(bad, fmt.Sprintf("%d rows of components", len(m.Rows)))
+	}
+	for i, r := range m.Rows {
+		if r > 5 {
+			bad = append(bad, fmt.Sprintf("row %d: %d buttons", i, r))
+		}
+	}
+	for _, b := range m.Buttons {
+		if n(b.Label) > 80 || len(b.CustomID) > 100 || b.Label == "" {
+			bad = append(bad, fmt.Sprintf("a button labelled %q (%d) with a custom id of %d", b.Label, n(b.Label), len(b.CustomID)))
+		}
+	}
+	return bad
+}
+
+// newBigDiscordEnv is the whole product behind Discord on the big policy, with 200 active
+// leases of u@x.example and 60 of their requests waiting for boss@x.example.
+func newBigDiscordEnv(t *testing.T) *discordEnv {
+	t.Helper()
+	e := newDiscordEnvWith(t, commonFlags{db: storetest.SQLite(t), policy: bigPolicy})
+	p := e.app.Policy
+	ctx := context.Background()
+	for i := range 200 {
+		rs := e.app.Bot.Handle(ctx, bot.Request{User: "u@x.example", Text: fmt.Sprintf("/gpu request 1 %s for 48h team %s", p.Classes[0].Name, p.Teams[i%12].Name)})
+		if len(rs) == 0 || rs[0].Error {
+			t.Fatalf("lease %d: %+v", i, rs)
+		}
+	}
+	for i := range 60 {
+		rs := e.app.Bot.Handle(ctx, bot.Request{User: "u@x.example", Text: fmt.Sprintf("/gpu request 9 %s for 4h team %s", p.Classes[1+i%39].Name, p.Teams[i%12].Name)})
+		if len(rs) == 0 || rs[0].Error {
+			t.Fatalf("request %d: %+v", i, rs)
+		}
+	}
+	e.wait()
+	return e
+}
+
+// TestDiscordBigPolicyFitsDiscord: on the big policy, every answer, with its follow-ups, stays
+// within Discord's limits and says what it leaves out.
+func TestDiscordBigPolicyFitsDiscord(t *testing.T) {
+	e := newBigDiscordEnv(t)
+	p := e.app.Policy
+	const uID, bossID = "100000000000000001", "100000000000000004"
+	cases := []struct {
+		user, sub string
+		opts      []discordtest.Opt
+		want      []string
+	}{
+		{uID, "catalog", nil, []string{p.Classes[39].Name}},
+		{uID, "list", nil, []string{"L-1", "L-100", "L-101", "L-259", "L-260"}},
+		{uID, "templates", nil, nil},
+		{uID, "quota", nil, []string{"the first of your 12 teams", p.Teams[11].Name}},
+		{uID, "policy", nil, []string{p.Teams[59].Name, "large-request"}},
+		{bossID, "approvals", nil, []string{"L-201", "L-260"}},
+		{uID, "help", nil, nil},
+	}
+	for _, c := range cases {
+		body := discordtest.Command(discordtest.Who{User: c.user, Channel: dChannel, Guild: dGuild}, "gpu", c.sub, c.opts...)
+		first := e.do(body)
+		all := append([]discordtest.Message{first}, e.fake.FollowUps(discordtest.ID(body))...)
+		var text strings.Builder
+		for i, m := range all {
+			for _, b := range discordLimits(m) {
+				t.Errorf("/gpu %s, part %d: %s", c.sub, i+1, b)
+			}
+			text.WriteString(m.Text() + "\n")
+			for _, b := range m.Buttons {
+				text.WriteString(b.Label + "\n")
+			}
+		}
+		if strings.Contains(text.String(), "Cut here") {
+			t.Errorf("/gpu %s was cut: %.300s", c.sub, text.String()[max(0, text.Len()-300):])
+		}
+		for _, w := range c.want {
+			if !strings.Contains(text.String(), w) {
+				t.Errorf("/gpu %s does not say %q: %.800s", c.sub, w, text.String())
+			}
+		}
+	}
+}
