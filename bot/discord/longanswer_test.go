@@ -185,3 +185,36 @@ func TestTooManyLeasesSayHowManyAreLeftOut(t *testing.T) {
 		t.Errorf("the last message's footer is %+v, want %q", footer, want)
 	}
 }
+
+// TestActionsPastTheButtonsAreCounted: 60 requests waiting, each with Approve and Deny, are more
+// actions than a message's 25 buttons; those written out instead stop within their room and say
+// how many more there are, rather than ending mid-command.
+func TestActionsPastTheButtonsAreCounted(t *testing.T) {
+	r := bot.Reply{Text: "60 request(s) wait for your decision."}
+	for i := 201; i <= 260; i++ {
+		id := fmt.Sprintf("L-%d", i)
+		r.Sections = append(r.Sections, bot.Section{Title: id, Text: "asks for 9 GPUs"})
+		r.Actions = append(r.Actions, bot.Action{Label: "Approve " + id, Command: "/gpu approve " + id, Style: "primary"},
+			bot.Action{Label: "Deny " + id, Command: "/gpu deny " + id, Style: "danger"})
+	}
+	e := newEnv(t)
+	e.handler.reply = func(bot.Request) []bot.Reply { return []bot.Reply{r} }
+	body := discordtest.Command(in(alice), "gpu", "help")
+	resp := e.send(body)
+	e.wait()
+	first := discordtest.Message{Embeds: resp.Data.Embeds, Ephemeral: resp.Data.Flags&64 != 0, Buttons: resp.buttons()}
+	all := append([]discordtest.Message{first}, e.fake.FollowUps(discordtest.ID(body))...)
+	last := all[len(all)-1]
+	if len(last.Buttons) != 25 {
+		t.Fatalf("%d buttons, want 25", len(last.Buttons))
+	}
+	text := last.Text()
+	written := strings.Count(text, "`/gpu approve ") + strings.Count(text, "`/gpu deny ")
+	if written == 0 {
+		t.Fatalf("no action written out: %q", text)
+	}
+	want := fmt.Sprintf("and %d more", 120-25-written)
+	if !strings.Contains(text, want) || strings.Contains(text, "…") {
+		t.Errorf("the actions written out do not end %q: %q", want, text[max(0, len(text)-300):])
+	}
+}

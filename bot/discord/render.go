@@ -158,9 +158,37 @@ func (a *Adapter) actions(rs []bot.Reply) (buttons []discordgo.MessageComponent,
 		}
 	}
 	if len(typed) > 0 {
-		typedLine = clip(tooLongForAButton+strings.Join(typed, "; "), typedRoom)
+		typedLine = writeOut(typed, typedRoom)
 	}
 	return buttons, typedLine, colour
+}
+
+// writeOut is the line that writes out actions as typed, at most room characters: the ones that
+// fit whole, then how many more there are ("; and 66 more"). Only a first one longer than
+// the room is cut (and still followed by the count).
+func writeOut(typed []string, room int) string {
+	line := tooLongForAButton
+	for i, s := range typed {
+		next := line + s
+		if i > 0 {
+			next = line + "; " + s
+		}
+		reserve := 0
+		if i < len(typed)-1 {
+			reserve = len(fmt.Sprintf("; and %d more", len(typed)-i-1))
+		}
+		switch {
+		case utf8.RuneCountInString(next)+reserve <= room:
+			line = next
+		case i == 0 && reserve == 0:
+			return clip(next, room)
+		case i == 0:
+			return clip(next, room-reserve) + fmt.Sprintf("; and %d more", len(typed)-1)
+		default:
+			return line + fmt.Sprintf("; and %d more", len(typed)-i)
+		}
+	}
+	return line
 }
 
 // rows lays buttons out five to a row.
