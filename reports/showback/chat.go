@@ -133,8 +133,13 @@ func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 			heads = append(heads, fmt.Sprintf("team %s used no GPUs", t.Name))
 		}
 		var lines []string
+		idle := 0 // classes the team neither used nor has a quota of
 		for _, row := range r.Rows {
 			if row.Team != t.Name {
+				continue
+			}
+			if row.GPUHours == 0 && row.Leases == 0 && row.PeakGPUs == 0 && row.QuotaGPUs == 0 {
+				idle++
 				continue
 			}
 			peak := fmt.Sprintf("at most %d of %d GPUs at once", row.PeakGPUs, row.QuotaGPUs)
@@ -143,6 +148,12 @@ func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 			}
 			lines = append(lines, fmt.Sprintf("%s: %s GPU-hours, %s, idle %s, reclaimed %s, %d lease(s), %s",
 				row.Class, two(row.GPUHours), r.Money(row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours), row.Leases, peak))
+		}
+		switch {
+		case idle > 0 && len(lines) > 0:
+			lines = append(lines, fmt.Sprintf("no GPU-hours and no quota in %s", policy.Count(idle, "other class", "other classes")))
+		case idle > 0:
+			lines = append(lines, "no GPU-hours and no quota in any class")
 		}
 		quota := "no weekly GPU-hour quota"
 		if t.GPUHoursQuotaShare != nil {

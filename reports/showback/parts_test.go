@@ -168,3 +168,43 @@ func TestALongShowbackGoesOutInPartsThatEachFitAChatMessage(t *testing.T) {
 		t.Errorf("a second run sent %d more message(s)", len(got)-sent)
 	}
 }
+
+// A budget owner of 60 teams in a catalog of 40 classes gets, for each team, a line for each class
+// it used or has a quota of, and one line for the rest, instead of 40 lines a team, most of them
+// zeros, that took their DM to over a hundred messages.
+func TestOwnerDMOfManyTeamsAndClassesNamesOnlyClassesInUseOrQuota(t *testing.T) {
+	p, err := policy.LoadFile("../../commands/testdata/big.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := showback.ParseWeek("2026-W48", showback.Week{})
+	from := w.Start(p.Location).Add(10 * time.Hour)
+	var leases []*qm.Lease
+	var teams []string
+	for i, tm := range p.Teams {
+		teams = append(teams, tm.Name)
+		leases = append(leases, &qm.Lease{ID: qm.LeaseID(i + 1), User: "u@x.example", Team: tm.Name, Class: p.Classes[0].Name, GPUs: 2, State: qm.Expired,
+			CreatedAt: from, StartedAt: from, ExpiresAt: from.Add(4 * time.Hour), EndedAt: from.Add(4 * time.Hour)})
+	}
+	r := showback.Build(showback.Input{Policy: p, Week: w, Now: from.Add(7 * 24 * time.Hour), Leases: leases})
+	dm := r.OwnerDM("boss@x.example", teams)
+	if len(dm.Sections) != 60 {
+		t.Fatalf("%d sections, want one a team", len(dm.Sections))
+	}
+	first := dm.Sections[0].Text
+	lines := strings.Split(first, "\n")
+	// t01 used c01 and has a quota of c01, c02, c03 and c05.
+	want := []string{p.Classes[0].Name + ": 8.00 GPU-hours", p.Classes[1].Name + ": 0.00 GPU-hours", p.Classes[2].Name + ": 0.00 GPU-hours",
+		p.Classes[4].Name + ": 0.00 GPU-hours", "no GPU-hours and no quota in 36 other classes"}
+	if len(lines) != len(want) {
+		t.Fatalf("team %s's lines:\n%s\nwant %d", p.Teams[0].Name, first, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d is %q, want it to start %q", i+1, lines[i], w)
+		}
+	}
+	if n := len(showback.Parts(dm, "continued.")); n > 20 {
+		t.Errorf("the DM takes %d messages", n)
+	}
+}
