@@ -300,18 +300,33 @@ func TestBigPolicyShowbackFitsSlack(t *testing.T) {
 	for _, tm := range p.Teams {
 		teams = append(teams, tm.Name)
 	}
-	for _, reply := range []bot.Reply{r.Post("#gpu-showback", nil), r.OwnerDM("boss@x.example", teams), r.Answer(nil)} {
-		reply.To = "#gpu-showback"
+	// As the publisher sends them: each in as many parts as it needs.
+	var replies []bot.Reply
+	replies = append(replies, showback.Parts(r.Post("#gpu-showback", nil), "continued.")...)
+	replies = append(replies, showback.Parts(r.OwnerDM("#gpu-showback", teams), "continued.")...)
+	earlier, _, _, _ := e.slack.snapshot() // the requests' notices
+	for _, reply := range replies {
 		if err := e.current().Deliver(context.Background(), reply); err != nil {
 			t.Fatal(err)
 		}
 	}
 	posts, _, _, _ := e.slack.snapshot()
-	if len(posts) < 3 {
-		t.Fatalf("%d posts", len(posts))
+	posts = posts[len(earlier):]
+	if len(posts) != len(replies) {
+		t.Fatalf("%d posts of %d parts", len(posts), len(replies))
 	}
+	var all strings.Builder
 	for i, m := range posts {
 		checkMessage(t, fmt.Sprintf("showback post %d", i), m)
+		if s := textIn(m.Blocks); strings.Contains(s, "not shown here") || strings.Contains(s, "too long for one Slack message") {
+			t.Errorf("showback post %d was cut: %.300s", i, s)
+		}
+		all.WriteString(textIn(m.Blocks))
+	}
+	for _, tm := range p.Teams {
+		if !strings.Contains(all.String(), "Team "+tm.Name) {
+			t.Errorf("the budget owner's DM lacks team %s", tm.Name)
+		}
 	}
 }
 

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/bot/discord/discordtest"
+	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/store/storetest"
+	"github.com/acme/quartermaster/reports/showback"
 )
 
 // bigPolicy: 40 classes and 60 teams with names of the longest length allowed, a long
@@ -207,5 +210,55 @@ func TestDiscordBigPolicyRegistersAndSuggests(t *testing.T) {
 	}
 	if got := suggest(bossID, "approve", "lease", "L-26"); len(got) != 1 || got[0].Value != "L-260" {
 		t.Errorf("typing L-26 as the approver suggests %v", got)
+	}
+}
+
+// TestDiscordBigPolicyShowbackFits: the weekly showback of 60 teams in 40 classes, posted and sent
+// to the budget owner of all 60, is one message within Discord's limits each.
+func TestDiscordBigPolicyShowbackFits(t *testing.T) {
+	e := newBigDiscordEnv(t)
+	p := e.app.Policy
+	ls, err := e.app.Service.List(context.Background(), qm.LeaseFilter{Kind: qm.AnyKind})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range ls {
+		l.Team = p.Teams[i%len(p.Teams)].Name
+		l.Class = p.Classes[i%len(p.Classes)].Name
+	}
+	w, _ := showback.ParseWeek("2026-W49", showback.Week{})
+	r := showback.Build(showback.Input{Policy: p, Week: w, Now: w.Start(p.Location).Add(8 * 24 * time.Hour), Leases: ls})
+	var teams []string
+	for _, tm := range p.Teams {
+		teams = append(teams, tm.Name)
+	}
+	// As the publisher sends them: each in as many parts as it needs.
+	var replies []bot.Reply
+	replies = append(replies, showback.Parts(r.Post("boss@x.example", nil), "continued.")...)
+	replies = append(replies, showback.Parts(r.OwnerDM("boss@x.example", teams), "continued.")...)
+	before := len(e.fake.PostsTo(discordtest.DMChannel("100000000000000004"))) // the requests' DMs
+	for _, reply := range replies {
+		if err := e.adapter.Deliver(context.Background(), reply); err != nil {
+			t.Fatal(err)
+		}
+	}
+	posts := e.fake.PostsTo(discordtest.DMChannel("100000000000000004"))[before:]
+	if len(posts) != len(replies) {
+		t.Fatalf("%d posts of %d parts", len(posts), len(replies))
+	}
+	var all strings.Builder
+	for i, m := range posts {
+		for _, b := range discordLimits(m) {
+			t.Errorf("showback message %d: %s", i+1, b)
+		}
+		if strings.Contains(m.Text(), "did not fit") {
+			t.Errorf("showback message %d was cut: %.300s", i+1, m.Text())
+		}
+		all.WriteString(m.Text())
+	}
+	for _, tm := range p.Teams {
+		if !strings.Contains(all.String(), "Team "+tm.Name) {
+			t.Errorf("the budget owner's DM lacks team %s", tm.Name)
+		}
 	}
 }
