@@ -88,3 +88,29 @@ func TestQuotaNamesTheOtherTeamsOfSomeoneInMany(t *testing.T) {
 		t.Errorf("someone in one team is told about teams: %q", r.Text)
 	}
 }
+
+// /gpu quota in a catalog of 40 classes shows the classes the team has a quota of or GPUs in, and
+// counts the rest in one field, instead of 40 fields of which 36 read "0 of 0 GPUs in use".
+func TestQuotaListsOnlyTheClassesATeamHasQuotaOrGPUsIn(t *testing.T) {
+	h := newHarnessOn(t, "testdata/big.yaml")
+	p := h.svc.Policy
+	mustOK(t, h.say("boss@x.example", "/gpu request 1 "+p.Classes[0].Name+" for 2h"))
+	r := mustOK(t, h.say("boss@x.example", "/gpu quota"))
+	if len(r.Sections) == 0 {
+		t.Fatalf("no sections: %+v", r)
+	}
+	var got []string
+	for _, f := range r.Sections[0].Fields {
+		got = append(got, f.Label+": "+f.Value)
+	}
+	// t01 has a quota of c01, c02, c03 and c05.
+	want := []string{
+		p.Classes[0].Name + ": 1 of 400 GPUs in use", p.Classes[1].Name + ": 0 of 400 GPUs in use", p.Classes[2].Name + ": 0 of 400 GPUs in use",
+		p.Classes[4].Name + ": 0 of 16 GPUs in use",
+		"Other classes: none in use and no quota in 36 other classes",
+		"GPU-hours: 2 of 100000 used or committed, 99998 left",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the quota's fields:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -814,12 +814,27 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 	base := b.pol().QuotaFor(team)
 	r := bot.Reply{Text: fmt.Sprintf("Team %s this week (since %s):", team, b.Svc.WeekStart(b.Svc.Clock.Now()).Format("Mon 2 Jan"))}
 	var f []bot.Field
+	var none []string // classes the team has no quota of and no GPUs in
 	for _, cl := range b.pol().Classes {
+		if u.GPUs[cl.Name] == 0 && q.GPUs[cl.Name] == 0 {
+			none = append(none, cl.Name)
+			continue
+		}
 		v := fmt.Sprintf("%d of %d GPUs in use", u.GPUs[cl.Name], q.GPUs[cl.Name])
 		if extra := q.GPUs[cl.Name] - base.GPUs[cl.Name]; extra > 0 {
 			v += fmt.Sprintf(" (%d + %d approved increase)", base.GPUs[cl.Name], extra)
 		}
 		f = append(f, bot.Field{Label: cl.Name, Value: v})
+	}
+	switch {
+	case len(none) > 3 && len(f) == 0:
+		f = append(f, bot.Field{Label: "Classes", Value: fmt.Sprintf("none in use and no quota in any of the %d classes", len(none))})
+	case len(none) > 3:
+		f = append(f, bot.Field{Label: "Other classes", Value: fmt.Sprintf("none in use and no quota in %d other classes", len(none))})
+	case len(none) > 0 && len(f) == 0:
+		f = append(f, bot.Field{Label: "Classes", Value: "none in use and no quota of " + listSome(none, 3)})
+	case len(none) > 0:
+		f = append(f, bot.Field{Label: "Other classes", Value: "none in use and no quota of " + listSome(none, 3)})
 	}
 	hours := fmt.Sprintf("%s used or committed this week, no weekly limit", qm.FormatHours(u.GPUHoursWeek))
 	if q.GPUHoursPerWeek > 0 {
