@@ -261,6 +261,11 @@ func TestBigPolicyHomeTabFitsSlack(t *testing.T) {
 	for _, b := range limitsOf(blocksFrom(home), 100) {
 		t.Errorf("Home tab: %s", b)
 	}
+	for _, want := range []string{"*L-1*", "*L-260*", "the first of your 12 teams"} {
+		if !strings.Contains(textIn(blocksFrom(home)), want) {
+			t.Errorf("the Home tab does not say %q", want)
+		}
+	}
 }
 
 // The request modal on the big policy: 40 classes, 60 teams, 30 templates.
