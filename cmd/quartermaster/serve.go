@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acme/quartermaster/bot"
 	slackbot "github.com/acme/quartermaster/bot/slack"
@@ -449,7 +450,7 @@ func slackChoices(a *App) slackbot.Choices {
 		if m := c.MaxDuration.Duration; m > 0 && m < d {
 			d = m
 		}
-		ch.Classes = append(ch.Classes, slackbot.Choice{Value: c.Name, Label: fmt.Sprintf("%s — %s, %s/GPU-h", c.Name, c.SKU, price),
+		ch.Classes = append(ch.Classes, slackbot.Choice{Value: c.Name, Label: classLabel(c.Name, c.SKU, price+"/GPU-h"),
 			Duration: policy.FormatDuration(d)})
 	}
 	for _, t := range a.Policy.Teams {
@@ -461,6 +462,23 @@ func slackChoices(a *App) slackbot.Choices {
 	}
 	ch.Durations = formDurations(a.Policy)
 	return ch
+}
+
+// maxOptionText is the most characters Slack shows of a menu option.
+const maxOptionText = 75
+
+// classLabel is a class as the request form's menu offers it, "train — H100-SXM5, $3.50/GPU-h",
+// within Slack's 75 characters: a long SKU is shortened so the name and the price stay whole.
+func classLabel(name, sku, price string) string {
+	label := fmt.Sprintf("%s — %s, %s", name, sku, price)
+	over := utf8.RuneCountInString(label) - maxOptionText
+	if over <= 0 {
+		return label
+	}
+	if r := []rune(sku); len(r) > over+1 {
+		return fmt.Sprintf("%s — %s…, %s", name, string(r[:len(r)-over-1]), price)
+	}
+	return fmt.Sprintf("%s — %s", name, price)
 }
 
 // formDurations are the lengths the request form offers: the usual ones (slackbot.DefaultDurations),

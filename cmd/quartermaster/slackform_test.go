@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/acme/quartermaster/internal/policy"
 )
@@ -40,4 +41,37 @@ func TestSlackFormOffersEveryClassLength(t *testing.T) {
 	if ch.DefaultDuration != "2h" || ch.Classes[0].Duration != "2h" || ch.Classes[1].Duration != "45m" {
 		t.Errorf("classes of 8h and 45m: the form starts at %s, on a at %s, on b at %s", ch.DefaultDuration, ch.Classes[0].Duration, ch.Classes[1].Duration)
 	}
+}
+
+// TestSlackFormClassLabelsKeepThePrice: a class of the longest name with a long SKU is offered in
+// the form's menu within Slack's 75 characters of an option, its name and price whole and the SKU
+// shortened, rather than the price cut off the end.
+func TestSlackFormClassLabelsKeepThePrice(t *testing.T) {
+	p, err := policy.LoadFile("../../commands/testdata/big.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := slackChoices(&App{Policy: p})
+	if len(ch.Classes) != 40 || len(ch.Teams) != 60 {
+		t.Fatalf("%d classes and %d teams in the form", len(ch.Classes), len(ch.Teams))
+	}
+	for _, c := range ch.Classes {
+		if n := utf8.RuneCountInString(c.Label); n > 75 || !strings.HasPrefix(c.Label, c.Value+" — H100") || !strings.HasSuffix(c.Label, ", 3.25 EUR/GPU-h") {
+			t.Errorf("class %s is offered as %q (%d characters)", c.Value, c.Label, n)
+		}
+	}
+	// A label that fits is left whole.
+	small := slackChoices(load(t, "  - {name: a, sku: L40S, price_per_gpu_hour: 0.9, max_gpus: 1, max_duration: 8h}\n"))
+	if got := small.Classes[0].Label; got != "a — L40S, $0.90/GPU-h" {
+		t.Errorf("a short class is offered as %q", got)
+	}
+}
+
+func load(t *testing.T, classes string) *App {
+	t.Helper()
+	p, err := policy.Load([]byte("organization: X\nclasses:\n"+classes+"sim:\n  nodes:\n    - {name: n, count: 1, class: a, gpus: 8}\n"), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &App{Policy: p}
 }
