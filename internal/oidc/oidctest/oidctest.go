@@ -98,6 +98,10 @@ type Provider struct {
 	mu        sync.Mutex
 	tamper    Tamper
 	noRefresh bool
+	// noRefreshID: refreshes answer without an ID token.
+	noRefreshID bool
+	// userinfo changes the claims of userinfo answers (nil: as mockoidc gives them).
+	userinfo func(claims map[string]any)
 	// rotate: each refresh gives a new refresh token and spends the one it was made with.
 	rotate  bool
 	spent   map[string]bool
@@ -143,6 +147,23 @@ func (p *Provider) WithoutRefreshTokens() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.noRefresh = true
+}
+
+// WithoutIDTokensOnRefresh makes the provider answer refreshes without an ID token from now on,
+// as some do (an ID token is optional there, OpenID Connect Core 12.2); the first sign-in still
+// gets one.
+func (p *Provider) WithoutIDTokensOnRefresh() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.noRefreshID = true
+}
+
+// SetUserinfo makes the provider change the claims of its userinfo answers from now on (nil:
+// stop), e.g. leave the groups out as providers do that keep them to ID tokens.
+func (p *Provider) SetUserinfo(f func(claims map[string]any)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.userinfo = f
 }
 
 // RotateRefreshTokens makes the provider rotate refresh tokens from now on, as Okta and Keycloak
@@ -218,28 +239,61 @@ func (p *Provider) OtherKey() *mockoidc.Keypair {
 // middleware rewrites the ID token of token responses when a tamper is set.
 func (p *Provider) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p.rotation(p.retokening(next), w, r) {
+		if p.userinfoing(next, w, r) || p.rotation(p.retokening(next), w, r) {
 			return
 		}
 		p.retokening(next).ServeHTTP(w, r)
 	})
 }
 
+// userinfoing answers a userinfo request with its claims changed as SetUserinfo says; false when
+// there is nothing to change.
+func (p *Provider) userinfoing(next http.Handler, w http.ResponseWriter, r *http.Request) bool {
+	p.mu.Lock()
+	change := p.userinfo
+	p.mu.Unlock()
+	if change == nil || r.URL.Path != mockoidc.UserinfoEndpoint {
+		return false
+	}
+	rec := httptest.NewRecorder()
+	next.ServeHTTP(rec, r)
+	out := rec.Body.Bytes()
+	if rec.Code == http.StatusOK {
+		claims := map[string]any{}
+		if err := json.Unmarshal(out, &claims); err != nil {
+			p.t.Errorf("oidctest: userinfo: %v", err)
+		} else {
+			change(claims)
+			out, _ = json.Marshal(claims)
+		}
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.Header().Del("Content-Length")
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(out)
+	return true
+}
+
 // retokening is next with its token responses changed as SetTamper and WithoutRefreshTokens say.
 func (p *Provider) retokening(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
-		tamper, noRefresh := p.tamper, p.noRefresh
+		tamper, noRefresh, noRefreshID := p.tamper, p.noRefresh, p.noRefreshID
 		p.mu.Unlock()
-		if (tamper == nil && !noRefresh) || r.URL.Path != mockoidc.TokenEndpoint {
+		if (tamper == nil && !noRefresh && !noRefreshID) || r.URL.Path != mockoidc.TokenEndpoint {
 			next.ServeHTTP(w, r)
 			return
 		}
+		// The token endpoint reads the form parsed here (a rotated refresh comes with a new body).
+		refresh := r.ParseForm() == nil && r.PostForm.Get("grant_type") == "refresh_token"
+		noID := noRefreshID && refresh
 		rec := httptest.NewRecorder()
 		next.ServeHTTP(rec, r)
 		body := rec.Body.Bytes()
 		if rec.Code == http.StatusOK {
-			body = p.retoken(body, tamper, noRefresh)
+			body = p.retoken(body, tamper, noRefresh, noID)
 		}
 		for k, v := range rec.Header() {
 			w.Header()[k] = v
@@ -250,7 +304,7 @@ func (p *Provider) retokening(next http.Handler) http.Handler {
 	})
 }
 
-func (p *Provider) retoken(body []byte, tamper Tamper, noRefresh bool) []byte {
+func (p *Provider) retoken(body []byte, tamper Tamper, noRefresh, noID bool) []byte {
 	var resp map[string]any
 	if err := json.Unmarshal(body, &resp); err != nil {
 		p.t.Errorf("oidctest: token response: %v", err)
@@ -259,7 +313,10 @@ func (p *Provider) retoken(body []byte, tamper Tamper, noRefresh bool) []byte {
 	if noRefresh {
 		delete(resp, "refresh_token")
 	}
-	if tamper == nil {
+	if noID {
+		delete(resp, "id_token")
+	}
+	if tamper == nil || noID {
 		out, _ := json.Marshal(resp)
 		return out
 	}
