@@ -97,7 +97,7 @@ func ssoLoop(ctx context.Context, sso *oidc.Service, log *slog.Logger) {
 		case err != nil && ctx.Err() == nil:
 			log.Warn("re-checking groups failed; will retry", "err", err)
 		case rep.Checked+rep.Revoked+rep.Unchecked > 0:
-			log.Info("groups re-checked", "checked", rep.Checked, "changed", rep.Changed, "revoked", rep.Revoked, "unchecked", rep.Unchecked)
+			log.Info("groups re-checked", "checked", rep.Checked, "changed", rep.Changed, "revoked", rep.Revoked, "unchecked", rep.Unchecked, "no_groups", rep.NoGroups)
 		}
 		if _, err := sso.Prune(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("forgetting old login links failed", "err", err)

@@ -152,6 +152,7 @@ type Store interface {
 	AccountLinksByEmail(ctx context.Context, email string) ([]*qm.AccountLink, error)
 	AccountLinksCheckedBefore(ctx context.Context, t time.Time, offset, limit int) ([]*qm.AccountLink, error)
 	UpdateAccountGroups(ctx context.Context, a qm.Account, loginAt time.Time, groups []string, checkedAt time.Time, tokens []byte) (bool, error)
+	KeepAccountGroups(ctx context.Context, a qm.Account, loginAt, noGroupsAt time.Time, tokens []byte) (bool, error)
 	DeleteAccountLink(ctx context.Context, a qm.Account) (bool, error)
 	DeleteAccountLinksByEmail(ctx context.Context, email string) (int64, error)
 }

@@ -23,6 +23,7 @@ type RecheckReport struct {
 	Changed   int // of those, links whose groups changed
 	Revoked   int // links the provider no longer honours: unlinked
 	Unchecked int // links that could not be checked (no usable token, or the provider failed)
+	NoGroups  int // of those, links the provider gave no groups claim for: their groups are kept
 }
 
 // Recheck reads again the groups of every link last checked more than the re-check period ago:
@@ -62,6 +63,11 @@ func (s *Service) Recheck(ctx context.Context) (rep RecheckReport, err error) {
 // errRevoked is a provider that refuses a link's tokens outright.
 var errRevoked = errors.New("oidc: the provider refused the stored sign-in")
 
+// errNoGroups is a provider that gave no groups claim at all at a re-check: neither the
+// refreshed ID token (or none came) nor userinfo carries it. That says nothing about the groups,
+// unlike a claim that is there and empty.
+var errNoGroups = errors.New("the identity provider gave no groups: neither a refreshed ID token nor userinfo carries the groups claim")
+
 func (s *Service) recheckOne(ctx context.Context, p *gooidc.Provider, l *qm.AccountLink, rep *RecheckReport) error {
 	groups, tokens, err := s.readGroups(ctx, p, l)
 	switch {
@@ -75,13 +81,34 @@ func (s *Service) recheckOne(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 			s.GroupsChanged(ctx, l, nil)
 		}
 		return nil
+	case errors.Is(err, errNoGroups) && len(l.Groups) == 0:
+		// No groups at the last sign-in and none now (Google without a broker): there is
+		// nothing to keep, and being in no group grants nothing, so the check stands.
+		s.log.Debug("the identity provider gave no groups at the re-check; there were none to keep", "account", l.Account.String(), "email", l.Email, "claim", s.cfg.GroupsClaim)
+	case errors.Is(err, errNoGroups):
+		// Kept as they were, not confirmed: once they are no longer current (two periods), the
+		// owner is asked to sign in again, which reads the groups from the sign-in's ID token.
+		rep.Unchecked++
+		rep.NoGroups++
+		if tokens == nil {
+			tokens = l.Tokens
+		}
+		now := s.clock.Now()
+		attrs := []any{"account", l.Account.String(), "email", l.Email, "claim", s.cfg.GroupsClaim, "kept", l.Groups, "confirmed", l.CheckedAt}
+		if l.NoGroupsAt.IsZero() {
+			s.log.Warn("the identity provider gave no groups at the re-check; the groups of the last sign-in are kept until they are no longer current, then the person is asked to sign in again", attrs...)
+		} else {
+			s.log.Debug("the identity provider gave no groups at the re-check again", attrs...)
+		}
+		_, err := s.store.KeepAccountGroups(ctx, l.Account, l.LoginAt, now, tokens)
+		return err
 	case err != nil:
 		rep.Unchecked++
 		s.log.Warn("groups could not be read again", "account", l.Account.String(), "email", l.Email, "err", err)
 		if tokens != nil {
 			// The refresh went through, and a provider that rotates refresh tokens has spent
 			// the old one: keep the new one, and the groups and their check as they were.
-			if _, err := s.store.UpdateAccountGroups(ctx, l.Account, l.LoginAt, l.Groups, l.CheckedAt, tokens); err != nil {
+			if _, err := s.store.KeepAccountGroups(ctx, l.Account, l.LoginAt, l.NoGroupsAt, tokens); err != nil {
 				return err
 			}
 		}
@@ -173,7 +200,7 @@ func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 		// Too many groups for a token: that says nothing about which groups they left.
 		return nil, nil, errors.New("the provider left the groups out of the refreshed ID token: too many groups for a token; filter the groups claim to the groups assigned to the application (docs/sso.md)")
 	}
-	if _, ok := claimOf(claims, s.cfg.GroupsClaim); !ok {
+	if _, ok := groupsClaim(claims, s.cfg.GroupsClaim); !ok {
 		ui, err := p.UserInfo(pctx, oauth2.StaticTokenSource(tok))
 		if err != nil {
 			return nil, nil, fmt.Errorf("oidc: userinfo: %w", err)
@@ -189,8 +216,17 @@ func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 	if sealed, err = s.seal.seal(tok); err != nil {
 		return nil, nil, err
 	}
-	g, _ := claimOf(claims, s.cfg.GroupsClaim)
+	g, ok := groupsClaim(claims, s.cfg.GroupsClaim)
+	if !ok {
+		return nil, sealed, errNoGroups
+	}
 	return groupsOf(g), sealed, nil
+}
+
+// groupsClaim is the groups claim of claims, where it is there: a claim written as null is not.
+func groupsClaim(claims map[string]any, name string) (any, bool) {
+	g, ok := claimOf(claims, name)
+	return g, ok && g != nil
 }
 
 func sameGroups(a, b []string) bool {

@@ -69,6 +69,10 @@ type AccountLink struct {
 	LoginAt time.Time
 	// CheckedAt is when the groups were last read from the provider (at login or a re-check).
 	CheckedAt time.Time
+	// NoGroupsAt is when a re-check last found that the provider gave no groups at all (no
+	// groups claim in a refreshed ID token or in userinfo); zero when it gave them since the
+	// last login. Groups kept so are not confirmed: CheckedAt stays as it was.
+	NoGroupsAt time.Time
 	// Tokens are the provider's tokens, sealed (encrypted) by the login service; empty when the
 	// provider gave none or they could not be kept. The store keeps them as they are given.
 	Tokens []byte

@@ -25,15 +25,17 @@ type accountLinkRow struct {
 	LoginAt   dbTime `db:"login_at"`
 	CheckedAt dbTime `db:"checked_at"`
 	Tokens    []byte `db:"tokens"`
+	NoGroups  dbTime `db:"no_groups_at"`
 }
 
-const accountLinkCols = `platform, workspace, chat_user, issuer, subject, email, idp_groups, login_at, checked_at, tokens`
+const accountLinkCols = `platform, workspace, chat_user, issuer, subject, email, idp_groups, login_at, checked_at, tokens, no_groups_at`
 
 func (r accountLinkRow) link() (*qm.AccountLink, error) {
 	l := &qm.AccountLink{
 		Account: qm.Account{Platform: r.Platform, Workspace: r.Workspace, User: r.ChatUser},
 		Issuer:  r.Issuer, Subject: r.Subject, Email: r.Email,
 		LoginAt: time.Time(r.LoginAt), CheckedAt: time.Time(r.CheckedAt), Tokens: r.Tokens,
+		NoGroupsAt: time.Time(r.NoGroups),
 	}
 	if r.Groups != "" {
 		if err := json.Unmarshal([]byte(r.Groups), &l.Groups); err != nil {
@@ -65,7 +67,7 @@ func linkRow(l qm.AccountLink) (accountLinkRow, error) {
 	}
 	return accountLinkRow{Platform: l.Account.Platform, Workspace: l.Account.Workspace, ChatUser: l.Account.User,
 		Issuer: l.Issuer, Subject: l.Subject, Email: qm.CanonicalUser(l.Email), Groups: g,
-		LoginAt: dbTime(l.LoginAt), CheckedAt: dbTime(checked), Tokens: l.Tokens}, nil
+		LoginAt: dbTime(l.LoginAt), CheckedAt: dbTime(checked), Tokens: l.Tokens, NoGroups: dbTime(l.NoGroupsAt)}, nil
 }
 
 // upsertLink writes an account link in place of any the account had.
@@ -75,10 +77,11 @@ func (db *DB) upsertLink(ctx context.Context, x sqlx.ExtContext, l qm.AccountLin
 		return err
 	}
 	q, args, err := sqlx.Named(`INSERT INTO account_links (`+accountLinkCols+`)
-		VALUES (:platform, :workspace, :chat_user, :issuer, :subject, :email, :idp_groups, :login_at, :checked_at, :tokens)
+		VALUES (:platform, :workspace, :chat_user, :issuer, :subject, :email, :idp_groups, :login_at, :checked_at, :tokens, :no_groups_at)
 		ON CONFLICT (platform, workspace, chat_user) DO UPDATE SET issuer = excluded.issuer,
 		subject = excluded.subject, email = excluded.email, idp_groups = excluded.idp_groups,
-		login_at = excluded.login_at, checked_at = excluded.checked_at, tokens = excluded.tokens`, row)
+		login_at = excluded.login_at, checked_at = excluded.checked_at, tokens = excluded.tokens,
+		no_groups_at = excluded.no_groups_at`, row)
 	if err != nil {
 		return fmt.Errorf("store: save account link: %w", err)
 	}
@@ -147,18 +150,35 @@ func (db *DB) AccountLinksCheckedBefore(ctx context.Context, t time.Time, offset
 }
 
 // UpdateAccountGroups records a re-check of a link: its groups, when they were read and the
-// provider's latest tokens. It changes nothing, and says false, when the account logged in again
-// (or was unlinked) since loginAt: that login's groups are newer.
+// provider's latest tokens (a note that the provider gave no groups is cleared). It changes
+// nothing, and says false, when the account logged in again (or was unlinked) since loginAt:
+// that login's groups are newer.
 func (db *DB) UpdateAccountGroups(ctx context.Context, a qm.Account, loginAt time.Time, groups []string, checkedAt time.Time, tokens []byte) (bool, error) {
 	g, err := groupsText(groups)
 	if err != nil {
 		return false, err
 	}
-	res, err := db.x.ExecContext(ctx, db.x.Rebind(`UPDATE account_links SET idp_groups = ?, checked_at = ?, tokens = ?
+	res, err := db.x.ExecContext(ctx, db.x.Rebind(`UPDATE account_links SET idp_groups = ?, checked_at = ?, tokens = ?, no_groups_at = NULL
 		WHERE platform = ? AND workspace = ? AND chat_user = ? AND login_at = ?`),
 		g, dbTime(checkedAt), tokens, a.Platform, a.Workspace, a.User, dbTime(loginAt))
 	if err != nil {
 		return false, fmt.Errorf("store: update groups of %s: %w", a, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// KeepAccountGroups records a re-check that confirmed no groups: the groups and when they were
+// last read stay as they were; the provider's latest tokens are kept (a provider that rotates
+// refresh tokens spent the old one), and noGroupsAt notes when the provider last gave no groups
+// at all (zero: not since the last sign-in). Like UpdateAccountGroups, it changes nothing and
+// says false when the account logged in again (or was unlinked) since loginAt.
+func (db *DB) KeepAccountGroups(ctx context.Context, a qm.Account, loginAt, noGroupsAt time.Time, tokens []byte) (bool, error) {
+	res, err := db.x.ExecContext(ctx, db.x.Rebind(`UPDATE account_links SET tokens = ?, no_groups_at = ?
+		WHERE platform = ? AND workspace = ? AND chat_user = ? AND login_at = ?`),
+		tokens, dbTime(noGroupsAt), a.Platform, a.Workspace, a.User, dbTime(loginAt))
+	if err != nil {
+		return false, fmt.Errorf("store: keep groups of %s: %w", a, err)
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err

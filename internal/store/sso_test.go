@@ -69,6 +69,24 @@ func TestAccountLinks(t *testing.T) {
 			if !reflect.DeepEqual(got.Groups, []string{"ai-language"}) || !got.CheckedAt.Equal(store.StoredTime(t0.Add(24*time.Hour))) || string(got.Tokens) != "sealed" || !got.LoginAt.Equal(store.StoredTime(t0)) {
 				t.Fatalf("after re-check: %+v", got)
 			}
+			// A re-check that confirmed no groups keeps them and their check, keeps the new
+			// tokens and notes when the provider gave none; a re-check that reads groups clears it.
+			if ok, err := db.KeepAccountGroups(ctx, alice, t0, t0.Add(25*time.Hour), []byte("rotated")); err != nil || !ok {
+				t.Fatalf("keep groups: %v %v", ok, err)
+			}
+			got, _ = db.AccountLink(ctx, alice)
+			if !reflect.DeepEqual(got.Groups, []string{"ai-language"}) || !got.CheckedAt.Equal(store.StoredTime(t0.Add(24*time.Hour))) || string(got.Tokens) != "rotated" || !got.NoGroupsAt.Equal(store.StoredTime(t0.Add(25*time.Hour))) {
+				t.Fatalf("after a re-check without groups: %+v", got)
+			}
+			if ok, err := db.UpdateAccountGroups(ctx, alice, t0, []string{"ai-language"}, t0.Add(26*time.Hour), []byte("sealed")); err != nil || !ok {
+				t.Fatalf("re-check: %v %v", ok, err)
+			}
+			if got, _ = db.AccountLink(ctx, alice); !got.NoGroupsAt.IsZero() {
+				t.Fatalf("groups read again, still noted as not given: %+v", got)
+			}
+			if ok, err := db.KeepAccountGroups(ctx, alice, t0.Add(time.Minute), t0.Add(27*time.Hour), nil); err != nil || ok {
+				t.Fatalf("a re-check of another login wrote: %v %v", ok, err)
+			}
 			relogin := *got
 			relogin.LoginAt, relogin.CheckedAt, relogin.Groups = t0.Add(2*time.Hour), t0.Add(2*time.Hour), []string{"ai-vision"}
 			if err := db.SaveAccountLink(ctx, relogin); err != nil {
