@@ -78,6 +78,9 @@ func (b *Bot) door(ctx context.Context, req *bot.Request, c Command) (replies []
 		return b.loginPrompt(ctx, *req, c, "Quartermaster does not know who you are yet, so "+nothing+".", resume), true
 	case err != nil:
 		return []bot.Reply{b.refuse(ctx, c.Verb, err)}, true
+	case !current && !link.NoGroupsAt.IsZero():
+		// The provider answered the re-check but said nothing about groups: a sign-in reads them.
+		return b.loginPrompt(ctx, *req, c, fmt.Sprintf("Your groups could not be confirmed with the identity provider since %s: it gave no groups when they were checked again (last %s), so %s.", b.when(link.CheckedAt), b.when(link.NoGroupsAt), nothing), resume), true
 	case !current:
 		return b.loginPrompt(ctx, *req, c, fmt.Sprintf("Your groups could not be confirmed with the identity provider since %s, so %s.", b.when(link.CheckedAt), nothing), resume), true
 	}
