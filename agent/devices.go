@@ -52,12 +52,32 @@ type MIGDevice struct {
 	// Slices is the GPU instance's share of the GPU in slices, MemMiB its memory.
 	Slices int
 	MemMiB uint64
+	// GPUMemTotal is the whole GPU's memory in bytes (0: unknown), from which Profile works out
+	// the profile's name.
+	GPUMemTotal uint64
 }
 
-// Profile is the MIG device's profile name as nvidia-smi and Slurm write it: slices "g." memory
-// in GB, rounded ("1g.10gb", "3g.40gb").
+// Profile is the MIG device's profile name as nvidia-smi and dcgm-exporter write it ("1g.10gb",
+// "3g.40gb"): see MIGProfileName.
 func (m MIGDevice) Profile() string {
-	return fmt.Sprintf("%dg.%dgb", m.Slices, (m.MemMiB+512)/1024)
+	return MIGProfileName(m.Slices, m.MemMiB, m.GPUMemTotal)
+}
+
+// MIGProfileName names a GPU instance profile as NVIDIA does: slices "g." memory in GB, where the
+// memory is the instance's share of the GPU's memory rounded up to eighths (MIG splits the memory
+// in 8), times the GPU's memory in GB rounded up. Rounding the instance's own memory would not give
+// NVIDIA's names: 40192 MiB is the 3g.40gb of an A100-80GB and the 7g.40gb of an A100-40GB, not
+// 39gb, and the H200's 1g.18gb has 16384 MiB. Without the GPU's memory (gpuMemTotal 0) the
+// instance's memory is rounded to GB.
+func MIGProfileName(slices int, memMiB, gpuMemTotal uint64) string {
+	const gib = 1 << 30
+	if gpuMemTotal == 0 || memMiB<<20 > gpuMemTotal {
+		return fmt.Sprintf("%dg.%dgb", slices, (memMiB+512)/1024)
+	}
+	eighths := (memMiB<<20*8 + gpuMemTotal - 1) / gpuMemTotal // rounded up
+	gpuGB := (gpuMemTotal + gib - 1) / gib                    // rounded up
+	gb := (eighths*gpuGB*2 + 8) / 16                          // eighths/8 of gpuGB, rounded half up
+	return fmt.Sprintf("%dg.%dgb", slices, gb)
 }
 
 // Readable is the GPUs of gpus that are not lost.

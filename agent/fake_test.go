@@ -693,3 +693,95 @@ func TestMIGModeChangedWhileRunning(t *testing.T) {
 		t.Errorf("GPU 1 with MIG off again = %+v; want a plain GPU at 30%%", g)
 	}
 }
+
+// A MIG profile is named as nvidia-smi, dcgm-exporter and NVIDIA's MIG guide name it — in the
+// report, in /metrics' GPU_I_PROFILE and in gres.conf's types — also where the driver gives no
+// profile name: the GPU instance's memory as a share of the GPU's, rounded up to eighths, of the
+// GPU's memory in GB. Rounding the instance's own memory would name the A100-80GB's 3g.40gb
+// (40192 MiB) 3g.39gb, the A100-40GB's 7g.40gb 7g.39gb, the H100's 7g.80gb (81152 MiB) 7g.79gb
+// and the H200's 1g.18gb (16384 MiB) 1g.16gb. The memory sizes are the real cards' (nvidia-smi
+// mig -lgip).
+func TestMIGProfileNamesAreNVIDIAs(t *testing.T) {
+	for _, c := range []struct {
+		card   string
+		kind   string
+		gpuMiB uint64
+		migs   [][3]int // slices, MiB, GPU instance id
+		want   []string
+	}{
+		{"A100-SXM4-40GB", "dgxa100", 40960, [][3]int{{7, 40192, 0}}, []string{"7g.40gb"}},
+		{"A100-SXM4-40GB", "dgxa100", 40960, [][3]int{{3, 19968, 1}, {2, 9856, 5}, {1, 4864, 13}}, []string{"3g.20gb", "2g.10gb", "1g.5gb"}},
+		{"A100-SXM4-80GB", "dgxa100", 81920, [][3]int{{3, 40192, 1}, {4, 40192, 2}}, []string{"3g.40gb", "4g.40gb"}},
+		{"A100-SXM4-80GB", "dgxa100", 81920, [][3]int{{7, 80384, 0}}, []string{"7g.80gb"}},
+		{"A100-SXM4-80GB", "dgxa100", 81920, [][3]int{{1, 9856, 9}, {1, 19968, 3}, {2, 19968, 5}}, []string{"1g.10gb", "1g.20gb", "2g.20gb"}},
+		{"H100 80GB HBM3", "dgxh100", 81559, [][3]int{{1, 9984, 9}, {1, 20096, 3}, {2, 20096, 5}, {3, 40448, 2}}, []string{"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb"}},
+		{"H100 80GB HBM3", "dgxh100", 81559, [][3]int{{4, 40448, 1}}, []string{"4g.40gb"}},
+		{"H100 80GB HBM3", "dgxh100", 81559, [][3]int{{7, 81152, 0}}, []string{"7g.80gb"}},
+		{"H200 141GB", "dgxh100", 143771, [][3]int{{1, 16384, 9}, {2, 33280, 5}}, []string{"1g.18gb", "2g.35gb"}},
+		{"H200 141GB", "dgxh100", 143771, [][3]int{{7, 143360, 0}}, []string{"7g.141gb"}},
+	} {
+		t.Run(fmt.Sprintf("%s %v", c.card, c.want), func(t *testing.T) {
+			f, err := nvml.NewFake(c.kind, "dgx-01", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parent := f.Server.Devices[1].(*server.Device)
+			parent.GetMemoryInfoFunc = func() (gonvml.Memory, gonvml.Return) {
+				return gonvml.Memory{Total: c.gpuMiB << 20, Free: c.gpuMiB << 20}, gonvml.SUCCESS
+			}
+			parent.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) { return gonvml.Utilization{}, gonvml.ERROR_NOT_SUPPORTED }
+			migGPU(f, 1, c.migs)
+			checkMIGProfileNames(t, f, c.migs, c.want)
+		})
+	}
+}
+
+// checkMIGProfileNames checks that GPU 1's MIG devices have the profile names want in the report,
+// in /metrics and in gres.conf.
+func checkMIGProfileNames(t *testing.T, f *nvml.Fake, migs [][3]int, want []string) {
+	t.Helper()
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	a, err := agent.New(agent.Config{Node: "dgx-01", Devices: d, Cgroups: agent.Cgroups{ProcRoot: "testdata/proc"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Collect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range r.GPUs[1].MIG {
+		got = append(got, m.Profile)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the report names GPU 1's MIG devices %v, want %v", got, want)
+	}
+	m := scrape(t, a)
+	for k, p := range want {
+		if s := migSeries(m, "DCGM_FI_DEV_FB_FREE", "1", strconv.Itoa(migs[k][2])); len(s) != 1 || !strings.Contains(s[0], `GPU_I_PROFILE="`+p+`"`) {
+			t.Errorf("/metrics shows GPU instance %d as %v, want GPU_I_PROFILE=%q", migs[k][2], s, p)
+		}
+	}
+	var minors strings.Builder
+	for k, mig := range migs {
+		fmt.Fprintf(&minors, "gpu1/gi%d/access %d\ngpu1/gi%d/ci0/access %d\n", mig[2], 100+2*k, mig[2], 101+2*k)
+	}
+	topo, err := d.Topology(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := agent.WriteGresConf(&b, d.GPUs(), topo, agent.GresOptions{MIGMinors: agent.ParseMIGMinors([]byte(minors.String()))}); err != nil {
+		t.Fatal(err)
+	}
+	typ := agent.GresType(d.GPUs()[1].Name)
+	for _, p := range want {
+		if !strings.Contains(b.String(), "Type="+typ+"_"+p+" ") || !strings.Contains(b.String(), "gpu:"+typ+"_"+p+":") {
+			t.Errorf("gres.conf lacks the type %s_%s:\n%s", typ, p, b.String())
+		}
+	}
+}

@@ -267,7 +267,7 @@ func (f *Fake) migDevice(d *server.Device, g agent.FakeGPU, j int, used uint64) 
 	slices, gb, _ := agent.MIGSlices(profile)
 	memMiB := uint64(gb) * 1024
 	for _, p := range d.Config.MIGProfiles.GpuInstanceProfiles {
-		if int(p.SliceCount) == slices && (p.MemorySizeMB+512)/1024 == uint64(gb) {
+		if int(p.SliceCount) == slices && agent.MIGProfileName(slices, p.MemorySizeMB, d.MemoryInfo.Total) == fmt.Sprintf("%dg.%dgb", slices, gb) {
 			memMiB = p.MemorySizeMB
 			break
 		}

@@ -236,6 +236,10 @@ func listMIG(dev nvml.Device, skipped func(j int, r nvml.Return)) ([]nvml.Device
 	}
 	var handles []nvml.Device
 	var out []agent.MIGDevice
+	var gpuMem uint64 // the GPU's memory, for the profiles' names
+	if mem, r := dev.GetMemoryInfo(); r == nvml.SUCCESS {
+		gpuMem = mem.Total
+	}
 	for j := range most {
 		mig, r := dev.GetMigDeviceHandleByIndex(j)
 		if r == nvml.ERROR_NOT_FOUND {
@@ -253,7 +257,7 @@ func listMIG(dev nvml.Device, skipped func(j int, r nvml.Return)) ([]nvml.Device
 			skipped(j, r)
 			continue
 		}
-		m.GI, m.CI, m.Slices, m.MemMiB = gi, ci, int(a.GpuInstanceSliceCount), a.MemorySizeMB
+		m.GI, m.CI, m.Slices, m.MemMiB, m.GPUMemTotal = gi, ci, int(a.GpuInstanceSliceCount), a.MemorySizeMB, gpuMem
 		if u, r := mig.GetUUID(); r == nvml.SUCCESS {
 			m.UUID = u
 		}
