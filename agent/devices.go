@@ -52,14 +52,20 @@ type MIGDevice struct {
 	// Slices is the GPU instance's share of the GPU in slices, MemMiB its memory.
 	Slices int
 	MemMiB uint64
+	// Name is the profile's name as the driver gives it ("3g.40gb", "1g.10gb+me"); empty where
+	// it gives none (drivers older than R470, or a profile NVML does not list).
+	Name string
 	// GPUMemTotal is the whole GPU's memory in bytes (0: unknown), from which Profile works out
-	// the profile's name.
+	// the profile's name where the driver gives none.
 	GPUMemTotal uint64
 }
 
 // Profile is the MIG device's profile name as nvidia-smi and dcgm-exporter write it ("1g.10gb",
-// "3g.40gb"): see MIGProfileName.
+// "3g.40gb", "1g.10gb+me"): the driver's name, else worked out by MIGProfileName.
 func (m MIGDevice) Profile() string {
+	if m.Name != "" {
+		return m.Name
+	}
 	return MIGProfileName(m.Slices, m.MemMiB, m.GPUMemTotal)
 }
 

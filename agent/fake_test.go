@@ -700,7 +700,8 @@ func TestMIGModeChangedWhileRunning(t *testing.T) {
 // GPU's memory in GB. Rounding the instance's own memory would name the A100-80GB's 3g.40gb
 // (40192 MiB) 3g.39gb, the A100-40GB's 7g.40gb 7g.39gb, the H100's 7g.80gb (81152 MiB) 7g.79gb
 // and the H200's 1g.18gb (16384 MiB) 1g.16gb. The memory sizes are the real cards' (nvidia-smi
-// mig -lgip).
+// mig -lgip). The driver here gives no names, as drivers before R470 do not; one that does is
+// TestMIGProfileNamesComeFromTheDriver.
 func TestMIGProfileNamesAreNVIDIAs(t *testing.T) {
 	for _, c := range []struct {
 		card   string
@@ -730,6 +731,9 @@ func TestMIGProfileNamesAreNVIDIAs(t *testing.T) {
 				return gonvml.Memory{Total: c.gpuMiB << 20, Free: c.gpuMiB << 20}, gonvml.SUCCESS
 			}
 			parent.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) { return gonvml.Utilization{}, gonvml.ERROR_NOT_SUPPORTED }
+			f.ProfileInfo = func(int, int) (gonvml.GpuInstanceProfileInfo_v3, gonvml.Return) {
+				return gonvml.GpuInstanceProfileInfo_v3{}, gonvml.ERROR_NOT_SUPPORTED
+			}
 			migGPU(f, 1, c.migs)
 			checkMIGProfileNames(t, f, c.migs, c.want)
 		})
@@ -784,4 +788,56 @@ func checkMIGProfileNames(t *testing.T, f *nvml.Fake, migs [][3]int, want []stri
 			t.Errorf("gres.conf lacks the type %s_%s:\n%s", typ, p, b.String())
 		}
 	}
+}
+
+// Where the driver names its GPU instance profiles (NVML's GPU instance profile info, v2 and v3),
+// a MIG device's profile is the driver's name for it, without nvidia-smi's "MIG " in front, as
+// dcgm-exporter writes it: also a name the agent could not work out, such as the H100's 1g.10gb+me
+// (with the media engines), which has the slices and memory of 1g.10gb and is told apart by its
+// engines. A driver that gives no names is TestMIGProfileNamesAreNVIDIAs.
+func TestMIGProfileNamesComeFromTheDriver(t *testing.T) {
+	f, err := nvml.NewFake("dgxh100", "dgx-01", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := f.Server.Devices[1].(*server.Device)
+	parent.GetMemoryInfoFunc = func() (gonvml.Memory, gonvml.Return) {
+		return gonvml.Memory{Total: 81559 << 20, Free: 81559 << 20}, gonvml.SUCCESS
+	}
+	parent.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) { return gonvml.Utilization{}, gonvml.ERROR_NOT_SUPPORTED }
+	// The H100 80GB HBM3's profiles as driver 535 lists them (nvidia-smi mig -lgip).
+	type profile struct {
+		name           string
+		slices         uint32
+		mem            uint64
+		dec, jpeg, ofa uint32
+	}
+	h100 := map[int]profile{
+		gonvml.GPU_INSTANCE_PROFILE_1_SLICE:      {"MIG 1g.10gb", 1, 9984, 1, 1, 0},
+		gonvml.GPU_INSTANCE_PROFILE_1_SLICE_REV1: {"MIG 1g.10gb+me", 1, 9984, 7, 7, 1},
+		gonvml.GPU_INSTANCE_PROFILE_1_SLICE_REV2: {"MIG 1g.20gb", 1, 20096, 1, 1, 0},
+		gonvml.GPU_INSTANCE_PROFILE_2_SLICE:      {"MIG 2g.20gb", 2, 20096, 2, 2, 0},
+		gonvml.GPU_INSTANCE_PROFILE_3_SLICE:      {"MIG 3g.40gb", 3, 40448, 3, 3, 0},
+		gonvml.GPU_INSTANCE_PROFILE_4_SLICE:      {"MIG 4g.40gb", 4, 40448, 4, 4, 0},
+		gonvml.GPU_INSTANCE_PROFILE_7_SLICE:      {"MIG 7g.80gb", 7, 81152, 7, 7, 1},
+	}
+	f.ProfileInfo = func(gpu, i int) (gonvml.GpuInstanceProfileInfo_v3, gonvml.Return) {
+		p, ok := h100[i]
+		if gpu != 1 || !ok {
+			return gonvml.GpuInstanceProfileInfo_v3{}, gonvml.ERROR_NOT_SUPPORTED
+		}
+		info := gonvml.GpuInstanceProfileInfo_v3{Id: uint32(i), SliceCount: p.slices, MemorySizeMB: p.mem, DecoderCount: p.dec, JpegCount: p.jpeg, OfaCount: p.ofa}
+		for k, c := range []byte(p.name) {
+			info.Name[k] = int8(c)
+		}
+		return info, gonvml.SUCCESS
+	}
+	migs := [][3]int{{1, 9984, 9}, {1, 9984, 10}, {3, 40448, 2}}
+	for k, m := range migGPU(f, 1, migs) {
+		p := map[int]profile{0: h100[gonvml.GPU_INSTANCE_PROFILE_1_SLICE], 1: h100[gonvml.GPU_INSTANCE_PROFILE_1_SLICE_REV1], 2: h100[gonvml.GPU_INSTANCE_PROFILE_3_SLICE]}[k]
+		attrs := gonvml.DeviceAttributes{GpuInstanceSliceCount: p.slices, ComputeInstanceSliceCount: p.slices, MemorySizeMB: p.mem,
+			SharedDecoderCount: p.dec, SharedJpegCount: p.jpeg, SharedOfaCount: p.ofa}
+		m.GetAttributesFunc = func() (gonvml.DeviceAttributes, gonvml.Return) { return attrs, gonvml.SUCCESS }
+	}
+	checkMIGProfileNames(t, f, migs, []string{"1g.10gb", "1g.10gb+me", "3g.40gb"})
 }

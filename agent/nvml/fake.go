@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 
@@ -31,6 +32,11 @@ type Fake struct {
 	Server *server.Server
 	// Cores is the fake machine's CPU layout (for gres.conf's Cores=).
 	Cores agent.CoreMap
+	// ProfileInfo, when set before OpenFake, is what the fake driver gives for GPU gpu's GPU
+	// instance profile (an NVML_GPU_INSTANCE_PROFILE_* index) as nvmlDeviceGetGpuInstanceProfileInfoV
+	// does, with the profile's name ("MIG 3g.40gb"); ERROR_NOT_SUPPORTED plays a driver that names
+	// none. Unset, the fake gives the mock's profiles, named as NVIDIA names them.
+	ProfileInfo func(gpu, profile int) (nvml.GpuInstanceProfileInfo_v3, nvml.Return)
 
 	script agent.ScriptSource
 	spec   fakeSpec
@@ -266,10 +272,11 @@ func (f *Fake) migDevice(d *server.Device, g agent.FakeGPU, j int, used uint64) 
 	profile := g.MIG[j]
 	slices, gb, _ := agent.MIGSlices(profile)
 	memMiB := uint64(gb) * 1024
+	var engines nvml.GpuInstanceProfileInfo
 	for _, p := range d.Config.MIGProfiles.GpuInstanceProfiles {
-		if int(p.SliceCount) == slices && agent.MIGProfileName(slices, p.MemorySizeMB, d.MemoryInfo.Total) == fmt.Sprintf("%dg.%dgb", slices, gb) {
-			memMiB = p.MemorySizeMB
-			break
+		if int(p.SliceCount) == slices && agent.MIGProfileName(slices, p.MemorySizeMB, d.MemoryInfo.Total) == fmt.Sprintf("%dg.%dgb", slices, gb) &&
+			(engines.MemorySizeMB == 0 || p.InstanceCount > engines.InstanceCount) { // not the +me profile, of which there is one
+			memMiB, engines = p.MemorySizeMB, p
 		}
 	}
 	gi := j + 1
@@ -284,7 +291,9 @@ func (f *Fake) migDevice(d *server.Device, g agent.FakeGPU, j int, used uint64) 
 	}
 	total := memMiB << 20
 	inUse = min(inUse, total)
-	attrs := nvml.DeviceAttributes{GpuInstanceSliceCount: uint32(slices), ComputeInstanceSliceCount: uint32(slices), MemorySizeMB: memMiB}
+	attrs := nvml.DeviceAttributes{GpuInstanceSliceCount: uint32(slices), ComputeInstanceSliceCount: uint32(slices), MemorySizeMB: memMiB,
+		SharedCopyEngineCount: engines.CopyEngineCount, SharedDecoderCount: engines.DecoderCount, SharedEncoderCount: engines.EncoderCount,
+		SharedJpegCount: engines.JpegCount, SharedOfaCount: engines.OfaCount}
 	return &mock.Device{
 		GetAttributesFunc:        func() (nvml.DeviceAttributes, nvml.Return) { return attrs, nvml.SUCCESS },
 		GetGpuInstanceIdFunc:     func() (int, nvml.Return) { return gi, nvml.SUCCESS },
@@ -325,4 +334,34 @@ func (f *Fake) waitEvent(uint32) (nvml.EventData, nvml.Return) {
 func (f *Fake) GPUs() int { return len(f.Server.Devices) }
 
 // OpenFake opens the fake machine like a real driver.
-func OpenFake(f *Fake, log *slog.Logger) (*Devices, error) { return Open(f.Server, log) }
+func OpenFake(f *Fake, log *slog.Logger) (*Devices, error) {
+	return open(f.Server, log, func() profileInfo { return f.profileInfo })
+}
+
+// profileInfo is the fake driver's nvmlDeviceGetGpuInstanceProfileInfoV: f.ProfileInfo, or the
+// mock's profile with NVIDIA's name for it (+me for the profiles with the media engines).
+func (f *Fake) profileInfo(dev nvml.Device, profile int) (nvml.GpuInstanceProfileInfo_v3, nvml.Return) {
+	gpu := slices.Index(f.Server.Devices, dev)
+	if gpu < 0 {
+		return nvml.GpuInstanceProfileInfo_v3{}, nvml.ERROR_INVALID_ARGUMENT
+	}
+	if f.ProfileInfo != nil {
+		return f.ProfileInfo(gpu, profile)
+	}
+	d := f.Server.Devices[gpu].(*server.Device)
+	p, ok := d.Config.MIGProfiles.GpuInstanceProfiles[profile]
+	if !ok {
+		return nvml.GpuInstanceProfileInfo_v3{}, nvml.ERROR_NOT_SUPPORTED
+	}
+	name := "MIG " + agent.MIGProfileName(int(p.SliceCount), p.MemorySizeMB, d.MemoryInfo.Total)
+	if profile == nvml.GPU_INSTANCE_PROFILE_1_SLICE_REV1 || profile == nvml.GPU_INSTANCE_PROFILE_2_SLICE_REV1 {
+		name += "+me"
+	}
+	info := nvml.GpuInstanceProfileInfo_v3{Id: p.Id, SliceCount: p.SliceCount, InstanceCount: p.InstanceCount,
+		MultiprocessorCount: p.MultiprocessorCount, CopyEngineCount: p.CopyEngineCount, DecoderCount: p.DecoderCount,
+		EncoderCount: p.EncoderCount, JpegCount: p.JpegCount, OfaCount: p.OfaCount, MemorySizeMB: p.MemorySizeMB}
+	for k, c := range []byte(name) {
+		info.Name[k] = int8(c)
+	}
+	return info, nvml.SUCCESS
+}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -36,6 +37,9 @@ type Devices struct {
 	lib    nvml.Interface
 	log    *slog.Logger
 	driver string
+	// profiles reads a GPU's GPU instance profiles with their names; nil where the driver gives
+	// none, and the MIG devices' profile names are worked out.
+	profiles profileInfo
 
 	// gpuMu guards devs and gpus, which a sample changes when a GPU lost at start comes back.
 	gpuMu sync.RWMutex
@@ -64,12 +68,20 @@ func noGPUf(format string, args ...any) error { return noGPU(fmt.Sprintf(format,
 
 // System opens the machine's NVML library (libnvidia-ml.so.1, loaded here, not at start).
 func System(log *slog.Logger) (*Devices, error) {
-	return Open(nvml.New(), log)
+	lib := nvml.New()
+	return open(lib, log, func() profileInfo { return driverProfiles(lib) })
 }
 
 // Open initializes lib and reads what does not change about its GPUs. Without a driver or a GPU it
-// returns an error wrapping ErrNoGPU whose message says so in one sentence.
+// returns an error wrapping ErrNoGPU whose message says so in one sentence. MIG profiles' names
+// are worked out from their memory (go-nvml's mocks give none); System and OpenFake read them.
 func Open(lib nvml.Interface, log *slog.Logger) (*Devices, error) {
+	return open(lib, log, nil)
+}
+
+// open is Open, with profiles, when not nil, giving what reads the GPU instance profiles' names
+// once lib is initialized.
+func open(lib nvml.Interface, log *slog.Logger, profiles func() profileInfo) (*Devices, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -85,6 +97,9 @@ func Open(lib nvml.Interface, log *slog.Logger) (*Devices, error) {
 		return nil, noGPUf("NVML did not start (%s), so there are no GPUs to watch", nvml.ErrorString(r))
 	}
 	d := &Devices{lib: lib, log: log}
+	if profiles != nil {
+		d.profiles = profiles()
+	}
 	fail := func(err error) (*Devices, error) {
 		_ = lib.Shutdown()
 		return nil, err
@@ -214,7 +229,7 @@ func (d *Devices) openGPU(i int) (nvml.Device, agent.GPUInfo) {
 // migDevices lists the MIG devices of GPU i, which is in MIG mode; one NVML cannot read is logged
 // and left out.
 func (d *Devices) migDevices(i int, dev nvml.Device) []agent.MIGDevice {
-	_, out, err := listMIG(dev, func(j int, r nvml.Return) {
+	_, out, err := listMIG(dev, d.profiles, func(j int, r nvml.Return) {
 		d.log.Warn("a MIG device cannot be read", "gpu", i, "mig", j, "nvml", nvml.ErrorString(r))
 	})
 	if err != nil {
@@ -227,9 +242,10 @@ func (d *Devices) migDevices(i int, dev nvml.Device) []agent.MIGDevice {
 	return out
 }
 
-// listMIG lists the MIG devices of a GPU in MIG mode, with their handles, as NVML has them now;
-// one it cannot read is left out and passed to skipped with its MIG index.
-func listMIG(dev nvml.Device, skipped func(j int, r nvml.Return)) ([]nvml.Device, []agent.MIGDevice, error) {
+// listMIG lists the MIG devices of a GPU in MIG mode, with their handles, as NVML has them now,
+// each with its profile's name where profiles gives it; one it cannot read is left out and passed
+// to skipped with its MIG index.
+func listMIG(dev nvml.Device, profiles profileInfo, skipped func(j int, r nvml.Return)) ([]nvml.Device, []agent.MIGDevice, error) {
 	most, r := dev.GetMaxMigDeviceCount()
 	if r != nvml.SUCCESS {
 		return nil, nil, fmt.Errorf("nvml: MIG device count: %s", nvml.ErrorString(r))
@@ -240,6 +256,8 @@ func listMIG(dev nvml.Device, skipped func(j int, r nvml.Return)) ([]nvml.Device
 	if mem, r := dev.GetMemoryInfo(); r == nvml.SUCCESS {
 		gpuMem = mem.Total
 	}
+	var named []nvml.GpuInstanceProfileInfo_v3 // the GPU's profiles, read at the first MIG device
+	read := false
 	for j := range most {
 		mig, r := dev.GetMigDeviceHandleByIndex(j)
 		if r == nvml.ERROR_NOT_FOUND {
@@ -258,6 +276,10 @@ func listMIG(dev nvml.Device, skipped func(j int, r nvml.Return)) ([]nvml.Device
 			continue
 		}
 		m.GI, m.CI, m.Slices, m.MemMiB, m.GPUMemTotal = gi, ci, int(a.GpuInstanceSliceCount), a.MemorySizeMB, gpuMem
+		if !read {
+			named, read = namedProfiles(dev, profiles), true
+		}
+		m.Name = profileName(a, named)
 		if u, r := mig.GetUUID(); r == nvml.SUCCESS {
 			m.UUID = u
 		}
@@ -271,9 +293,9 @@ func listMIG(dev nvml.Device, skipped func(j int, r nvml.Return)) ([]nvml.Device
 // processes, and utilization where NVML gives one (on the A100 and H100 it says NOT_SUPPORTED, and
 // none is reported). A MIG device without a UUID, or whose processes cannot be read, is left out;
 // all says whether none was, and procs is every process read, for the GPU's own list.
-func sampleMIG(dev nvml.Device) (out []report.MIGDevice, procs []nvml.ProcessInfo, all bool) {
+func (d *Devices) sampleMIG(dev nvml.Device) (out []report.MIGDevice, procs []nvml.ProcessInfo, all bool) {
 	all = true
-	handles, infos, err := listMIG(dev, func(int, nvml.Return) { all = false })
+	handles, infos, err := listMIG(dev, d.profiles, func(int, nvml.Return) { all = false })
 	if err != nil {
 		return nil, nil, false
 	}
@@ -300,6 +322,94 @@ func sampleMIG(dev nvml.Device) (out []report.MIGDevice, procs []nvml.ProcessInf
 		out = append(out, m)
 	}
 	return out, procs, all
+}
+
+// profileInfo reads a GPU's GPU instance profile (an NVML_GPU_INSTANCE_PROFILE_* index) with its
+// name, as NVML's nvmlDeviceGetGpuInstanceProfileInfoV does.
+type profileInfo func(dev nvml.Device, profile int) (nvml.GpuInstanceProfileInfo_v3, nvml.Return)
+
+// driverProfiles reads the GPU instance profiles through the driver: version 3 of the profile info,
+// else version 2, both with the profile's name. nil where the library lacks the call (drivers before
+// R470), which go-nvml cannot call without it.
+func driverProfiles(lib nvml.Interface) profileInfo {
+	if lib.Extensions().LookupSymbol("nvmlDeviceGetGpuInstanceProfileInfoV") != nil {
+		return nil
+	}
+	return func(dev nvml.Device, profile int) (nvml.GpuInstanceProfileInfo_v3, nvml.Return) {
+		h := dev.GetGpuInstanceProfileInfoV(profile)
+		v3, r := h.V3()
+		if r == nvml.SUCCESS || r == nvml.ERROR_NOT_SUPPORTED {
+			return v3, r
+		}
+		// A driver without version 3 refuses it (ARGUMENT_VERSION_MISMATCH or INVALID_ARGUMENT).
+		v2, r := h.V2()
+		return nvml.GpuInstanceProfileInfo_v3{Id: v2.Id, SliceCount: v2.SliceCount, InstanceCount: v2.InstanceCount,
+			MultiprocessorCount: v2.MultiprocessorCount, CopyEngineCount: v2.CopyEngineCount, DecoderCount: v2.DecoderCount,
+			EncoderCount: v2.EncoderCount, JpegCount: v2.JpegCount, OfaCount: v2.OfaCount, MemorySizeMB: v2.MemorySizeMB,
+			Name: v2.Name}, r
+	}
+}
+
+// namedProfiles are the GPU instance profiles of a GPU in MIG mode that the driver names; none
+// where it names none (an older driver says NOT_SUPPORTED).
+func namedProfiles(dev nvml.Device, profiles profileInfo) []nvml.GpuInstanceProfileInfo_v3 {
+	if profiles == nil {
+		return nil
+	}
+	var out []nvml.GpuInstanceProfileInfo_v3
+	for p := range nvml.GPU_INSTANCE_PROFILE_COUNT {
+		if info, r := profiles(dev, p); r == nvml.SUCCESS && driverName(info) != "" {
+			out = append(out, info)
+		}
+	}
+	return out
+}
+
+// profileNameRe is a profile's name as NVML gives it after "MIG ": "3g.40gb", "1g.10gb+me".
+var profileNameRe = regexp.MustCompile(`^[0-9]+g\.[0-9]+gb[a-z0-9.+-]*$`)
+
+// driverName is the name NVML gives a profile, without nvidia-smi's "MIG " in front; "" for
+// none, or one that is not a profile's name.
+func driverName(info nvml.GpuInstanceProfileInfo_v3) string {
+	var b []byte
+	for _, c := range info.Name {
+		if c == 0 {
+			break
+		}
+		b = append(b, byte(c))
+	}
+	n := strings.TrimPrefix(strings.TrimSpace(string(b)), "MIG ")
+	if !profileNameRe.MatchString(n) {
+		return ""
+	}
+	return n
+}
+
+// profileName is the driver's name for the profile of a MIG device with attributes a: the one
+// profile of its slices and memory, or where several have them (1g.10gb and 1g.10gb+me, which
+// has the media engines), the one with its engines. "" where none or several are.
+func profileName(a nvml.DeviceAttributes, profiles []nvml.GpuInstanceProfileInfo_v3) string {
+	var sized, engines []string
+	for _, p := range profiles {
+		if p.SliceCount != a.GpuInstanceSliceCount || p.MemorySizeMB != a.MemorySizeMB {
+			continue
+		}
+		n := driverName(p)
+		if !slices.Contains(sized, n) {
+			sized = append(sized, n)
+		}
+		if p.DecoderCount == a.SharedDecoderCount && p.EncoderCount == a.SharedEncoderCount &&
+			p.JpegCount == a.SharedJpegCount && p.OfaCount == a.SharedOfaCount && !slices.Contains(engines, n) {
+			engines = append(engines, n)
+		}
+	}
+	switch {
+	case len(sized) == 1:
+		return sized[0]
+	case len(engines) == 1:
+		return engines[0]
+	}
+	return ""
 }
 
 func firstError(rs ...nvml.Return) nvml.Return {
@@ -426,7 +536,7 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 	if mig {
 		var migProcs []nvml.ProcessInfo
 		var all bool
-		g.MIG, migProcs, all = sampleMIG(dev)
+		g.MIG, migProcs, all = d.sampleMIG(dev)
 		// In MIG mode NVML lists a whole GPU's processes only to a privileged caller; the MIG
 		// devices list their own to anyone, and together they are the GPU's.
 		if r == nvml.ERROR_NO_PERMISSION && all {
