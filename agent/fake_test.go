@@ -841,3 +841,68 @@ func TestMIGProfileNamesComeFromTheDriver(t *testing.T) {
 	}
 	checkMIGProfileNames(t, f, migs, []string{"1g.10gb", "1g.10gb+me", "3g.40gb"})
 }
+
+// Slurm's Links= has one entry per device of the gres.conf, in the file's order, with -1 at the
+// line's own place (Slurm orders the devices by where their -1 is). A GPU in MIG mode left out of
+// the file (its MIG device files unknown) takes no entry, so an 8-GPU machine has 7; written as
+// its MIG devices, it takes one per MIG device, 0 from every other device as MIG has no NVLinks.
+func TestGresConfLinksFollowTheFile(t *testing.T) {
+	f, err := nvml.NewFake("dgxa100", "dgx-01", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	migGPU(f, 1, [][3]int{{3, 19968, 1}, {2, 9856, 5}})
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	topo, err := d.Topology(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	minors := agent.ParseMIGMinors([]byte("gpu1/gi1/access 21\ngpu1/gi1/ci0/access 22\ngpu1/gi5/access 57\ngpu1/gi5/ci0/access 58\n"))
+	for _, c := range []struct {
+		minors map[string]int
+		files  []string // each line's device, in the file's order
+	}{
+		{nil, []string{"nvidia0", "nvidia2", "nvidia3", "nvidia4", "nvidia5", "nvidia6", "nvidia7"}},
+		{minors, []string{"nvidia0", "nvidia-cap21", "nvidia-cap57", "nvidia2", "nvidia3", "nvidia4", "nvidia5", "nvidia6", "nvidia7"}},
+	} {
+		var b bytes.Buffer
+		if err := agent.WriteGresConf(&b, d.GPUs(), topo, agent.GresOptions{MIGMinors: c.minors}); err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+			if !strings.HasPrefix(l, "#") {
+				lines = append(lines, l)
+			}
+		}
+		if len(lines) != len(c.files) {
+			t.Fatalf("want %d devices in gres.conf:\n%s", len(c.files), b.String())
+		}
+		for i, l := range lines {
+			if !strings.Contains(l, "/dev/"+c.files[i]+" ") && !strings.Contains(l, "/dev/nvidia-caps/"+c.files[i]+",") {
+				t.Errorf("line %d is not %s: %s", i, c.files[i], l)
+			}
+			links := strings.Split(strings.TrimPrefix(regexp.MustCompile(`Links=\S+`).FindString(l), "Links="), ",")
+			if len(links) != len(lines) {
+				t.Errorf("line %d has %d entries in Links=, want one per device in the file (%d): %s", i, len(links), len(lines), l)
+				continue
+			}
+			for j, v := range links {
+				want := "0" // a MIG device, or to one
+				switch {
+				case j == i:
+					want = "-1"
+				case strings.HasPrefix(c.files[i], "nvidia") && !strings.Contains(c.files[i], "cap") && !strings.Contains(c.files[j], "cap"):
+					want = "12"
+				}
+				if v != want {
+					t.Errorf("line %d (%s), entry %d (%s) = %s, want %s: %s", i, c.files[i], j, c.files[j], v, want, l)
+				}
+			}
+		}
+	}
+}
