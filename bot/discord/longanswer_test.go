@@ -152,7 +152,8 @@ func TestLongDeferredAnswerGoesOnInFollowUps(t *testing.T) {
 
 // TestTooManyLeasesSayHowManyAreLeftOut: a list of leases too long even for ten messages, each
 // lease written as a paragraph, ends with a note of how many leases it leaves out and how to see
-// one, instead of how many messages it would have taken.
+// one (as a Discord user types it, with the lease option), instead of how many messages it would
+// have taken.
 func TestTooManyLeasesSayHowManyAreLeftOut(t *testing.T) {
 	r := bot.Reply{Text: "Your leases (1500):"}
 	for i := 1; i <= 1500; i++ {
@@ -180,7 +181,7 @@ func TestTooManyLeasesSayHowManyAreLeftOut(t *testing.T) {
 	}
 	last := all[len(all)-1].Embeds
 	footer := last[len(last)-1].Footer
-	want := fmt.Sprintf("Cut here: %d more not shown; /gpu status LEASE shows one.", 1500-shown)
+	want := fmt.Sprintf("Cut here: %d more not shown; /gpu status lease:LEASE shows one.", 1500-shown)
 	if footer == nil || footer.Text != want {
 		t.Errorf("the last message's footer is %+v, want %q", footer, want)
 	}

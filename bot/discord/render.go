@@ -42,7 +42,7 @@ const (
 	moreFooter        = "%d more part(s) did not fit in one Discord message."
 	cutFooter         = "Cut here: %d more message(s) would have been too many."
 	cutSections       = "Cut here: %d more not shown, too many for %d messages."
-	cutLeases         = "Cut here: %d more not shown; /gpu status LEASE shows one."
+	cutLeases         = "Cut here: %d more not shown; /gpu status lease:LEASE shows one."
 	footerRoom        = 60   // characters kept for moreFooter
 	typedRoom         = 1000 // characters at most for the actions written out
 )
