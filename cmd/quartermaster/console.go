@@ -61,7 +61,7 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "warning: %s:%d: %s\n", a.Policy.Source, w.Line, w.Msg)
 	}
 	c := &console.Console{Handler: a.Handler, Out: stdout, JSON: *asJSON, Prompt: isTerminal(stdin),
-		Controls: console.Controls{Util: a.SetUtilization, Now: a.Clock.Now}, FilesDir: *reportsDir}
+		Controls: console.Controls{Util: a.SetUtilization, Now: func() time.Time { return a.Clock.Now().In(a.Policy.Location) }}, FilesDir: *reportsDir}
 	c.ExampleUser, c.ExampleClass = consoleExample(a.Policy)
 	a.Sender = c
 	if a.SimClk != nil {

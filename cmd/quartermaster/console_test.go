@@ -291,3 +291,12 @@ func TestAMissingPolicyFileIsExplained(t *testing.T) {
 		}
 	}
 }
+
+// :now tells the simulated time in the policy's time zone, the one every message uses (the
+// example policy's is America/Chicago: 15:00 UTC is 09:00 there).
+func TestConsoleNowIsInThePolicysTimeZone(t *testing.T) {
+	msgs := runConsoleScript(t, ":now\n")
+	if len(msgs) != 1 || msgs[0].Text != "2026-11-30T09:00:00-06:00" {
+		t.Fatalf(":now at 15:00 UTC on the example policy said %+v; want 2026-11-30T09:00:00-06:00", msgs)
+	}
+}
