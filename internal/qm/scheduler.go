@@ -131,6 +131,28 @@ func (s *Service) markQueued(ctx context.Context, l *Lease, reason string) error
 	return err
 }
 
+// rewordQueued keeps a queued lease's reason, which its owner reads in /gpu status, to the
+// scheduler's current word on its job (Slurm's pending reason moving from Priority to Resources,
+// a multi-node lease's count of running pods), without an event or a message: the lease's state
+// has not changed. A job that says nothing leaves the reason as it is.
+func (s *Service) rewordQueued(ctx context.Context, l *Lease, j Job) error {
+	if l.State != Queued || j.Reason == "" {
+		return nil
+	}
+	reason := "waiting in the scheduler's queue: " + j.Reason
+	if l.Reason == reason {
+		return nil
+	}
+	_, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
+		if c.Reason == reason {
+			return nil, errSkip
+		}
+		c.Reason = reason
+		return nil, tx.UpdateLease(ctx, c, c.State)
+	})
+	return err
+}
+
 // reasonRequeued begins the reason of a running lease whose job the scheduler put back in its
 // queue (an administrator's requeue or hold, a preemption, a node failure with requeue).
 const reasonRequeued = "its job is back in the scheduler's queue"
@@ -527,6 +549,11 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 		if (l.State == Active || l.State == IdleWarned) && !Requeued(l) {
 			return s.markRequeued(ctx, l, j)
 		}
+		return s.rewordQueued(ctx, l, j)
+	case JobStarting:
+		// Placed and starting: a queued lease keeps waiting until its job runs, saying why
+		// where the scheduler does (a multi-node lease with some of its pods still starting).
+		return s.rewordQueued(ctx, l, j)
 	case JobRunning:
 		if l.State == Queued || l.State == Provisioning {
 			ok, err := s.markRunning(ctx, l, j)
