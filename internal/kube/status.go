@@ -224,7 +224,9 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 			continue
 		}
 		switch c.Type {
-		case batchv1.JobComplete:
+		case batchv1.JobComplete, batchv1.JobSuccessCriteriaMet:
+			// SuccessCriteriaMet: the Job succeeded and its controller stops the pods left (a
+			// multi-node Job whose leader finished) before it is Complete.
 			j.State, j.Reason, j.ExitCode = qm.JobCompleted, "exit code 0", "0"
 			if k.Status.CompletionTime != nil {
 				j.EndedAt = k.Status.CompletionTime.Time
@@ -232,7 +234,9 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 				j.EndedAt = c.LastTransitionTime.Time
 			}
 			return j, nil
-		case batchv1.JobFailed:
+		case batchv1.JobFailed, batchv1.JobFailureTarget:
+			// FailureTarget: the Job failed (a pod failed, its deadline passed) and its
+			// controller stops the pods left before it is Failed.
 			j.EndedAt = c.LastTransitionTime.Time
 			if c.Reason == "DeadlineExceeded" {
 				j.State = qm.JobTimeout
@@ -281,26 +285,7 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 		}
 	}
 	if n := gang(k); n > 0 {
-		// A multi-node workload runs only when all its pods do: while one waits for the
-		// scheduler, the lease waits with it, whatever its other pods do.
-		run, waiting := 0, (*qm.Job)(nil)
-		for _, p := range pods {
-			if p.DeletionTimestamp != nil {
-				continue
-			}
-			switch p.Status.Phase {
-			case corev1.PodRunning, corev1.PodSucceeded:
-				run++
-			case corev1.PodPending:
-				if pj := pendingPod(p); pj.State == qm.JobPending && waiting == nil {
-					waiting = &pj
-				}
-			}
-		}
-		if waiting != nil && run < n {
-			waiting.Reason = strings.TrimSpace(fmt.Sprintf("%s (%d of %d pods running)", waiting.Reason, run, n))
-			return *waiting, nil
-		}
+		return gangJob(j, pods, n)
 	}
 	starting := ""
 	var pending *qm.Job
@@ -315,9 +300,6 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 		switch p.Status.Phase {
 		case corev1.PodRunning:
 			j.State, j.Node = qm.JobRunning, p.Spec.NodeName
-			if gang(k) > 0 {
-				j.Node = gangNodes(pods)
-			}
 			return j, nil
 		case corev1.PodPending:
 			pj := pendingPod(p)
@@ -339,6 +321,79 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 	}
 	// No pods yet (the Job controller has not made them) or all placed and starting.
 	return qm.Job{State: qm.JobStarting, Node: starting}, nil
+}
+
+// gangJob says what a multi-node Job is doing (one whose pods must all run together; gang),
+// once its conditions say it has not ended. Its workload runs only when all its pods do: until
+// then it waits, as Slurm starts a multi-node job only when all its nodes are allocated, saying
+// how many pods run and why the others wait ("1 of 2 pods running; waiting for 1 (Kubernetes:
+// Unschedulable: …)"): queued while one waits for the scheduler, starting while all are placed
+// but not all run. A pod that ran and failed or is being deleted (evicted, its node gone) fails
+// it at once, even before the Job controller says so: its other pods' ranks cannot go on
+// without it (they wait for it until a timeout, or hang), and a replacement pod would join a
+// world that no longer exists. The Job is then held (its other pods still hold their GPUs), so
+// the service deletes it once it has ended the lease.
+func gangJob(j qm.Job, pods []*corev1.Pod, n int) (qm.Job, *corev1.Pod) {
+	ran := false
+	for _, p := range pods {
+		ran = ran || !podStarted(p).IsZero()
+	}
+	for _, p := range pods {
+		if !ran || p.Status.Phase == corev1.PodSucceeded || (p.Status.Phase != corev1.PodFailed && p.DeletionTimestamp == nil) {
+			continue
+		}
+		f := podFailure(p)
+		why := f.reason()
+		if f.code == "" && len(f.words) == 0 {
+			why = "Kubernetes: the pod was deleted"
+			if p.Status.Phase == corev1.PodFailed {
+				why = "the pod failed"
+			}
+		}
+		where := ""
+		if p.Spec.NodeName != "" {
+			where = " on " + p.Spec.NodeName
+		}
+		j.State, j.ExitCode, j.Node, j.Held = qm.JobFailed, f.code, p.Spec.NodeName, true
+		j.Reason = fmt.Sprintf("%s%s, one of its %d pods; the others cannot go on without it", why, where, n)
+		if j.EndedAt = podEnded(p); j.EndedAt.IsZero() && p.DeletionTimestamp != nil {
+			j.EndedAt = p.DeletionTimestamp.Time
+		}
+		return j, p
+	}
+	run, starting := 0, ""
+	var waiting *qm.Job
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		switch p.Status.Phase {
+		case corev1.PodRunning, corev1.PodSucceeded:
+			run++
+		case corev1.PodPending:
+			switch pj := pendingPod(p); {
+			case pj.State == qm.JobPending && waiting == nil:
+				waiting = &pj
+			case pj.State == qm.JobStarting && starting == "":
+				starting = pj.Node
+			}
+		}
+	}
+	if run >= n {
+		j.State, j.Node = qm.JobRunning, gangNodes(pods)
+		return j, nil
+	}
+	reason := fmt.Sprintf("%d of %d pods running; waiting for %d", run, n, n-run)
+	if waiting != nil {
+		if waiting.Reason != "" {
+			reason += " (" + waiting.Reason + ")"
+		}
+		return qm.Job{State: qm.JobPending, Reason: reason}, nil
+	}
+	if starting != "" {
+		reason += " (starting on " + starting + ")"
+	}
+	return qm.Job{State: qm.JobStarting, Reason: reason}, nil
 }
 
 // jobStarted is when the Job's first pod started its workload; zero before. A multi-node Job's
