@@ -109,8 +109,7 @@ func limitsOf(blocks []map[string]any, maxBlocks int) []string {
 	if len(blocks) > maxBlocks {
 		bad = append(bad, fmt.Sprintf("%d blocks, more than %d", len(blocks), maxBlocks))
 	}
-	var element func(where string, e map[string]any)
-	element = func(where string, e map[string]any) {
+	element := func(where string, e map[string]any) {
 		if l := n(e["action_id"]); l > 255 {
 			bad = append(bad, fmt.Sprintf("%s: action_id of %d characters", where, l))
 		}
