@@ -212,12 +212,7 @@ func (p *Provider) rotation(next http.Handler, w http.ResponseWriter, r *http.Re
 			out, _ = json.Marshal(resp)
 		}
 	}
-	for k, v := range rec.Header() {
-		w.Header()[k] = v
-	}
-	w.Header().Del("Content-Length")
-	w.WriteHeader(rec.Code)
-	_, _ = w.Write(out)
+	answer(w, rec, out)
 	return true
 }
 
@@ -267,12 +262,7 @@ func (p *Provider) userinfoing(next http.Handler, w http.ResponseWriter, r *http
 			out, _ = json.Marshal(claims)
 		}
 	}
-	for k, v := range rec.Header() {
-		w.Header()[k] = v
-	}
-	w.Header().Del("Content-Length")
-	w.WriteHeader(rec.Code)
-	_, _ = w.Write(out)
+	answer(w, rec, out)
 	return true
 }
 
@@ -492,3 +482,13 @@ func SetQuery(u *url.URL, key, value string) {
 }
 
 func listen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
+
+// answer writes a recorded response with its body changed to out.
+func answer(w http.ResponseWriter, rec *httptest.ResponseRecorder, out []byte) {
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.Header().Del("Content-Length")
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(out)
+}
