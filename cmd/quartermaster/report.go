@@ -341,8 +341,8 @@ func newPredictionLog(p qm.WaitPredictor, st qm.ReportStore) *predictionLog {
 
 func (p *predictionLog) Predict(now time.Time, req qm.WaitRequest, ahead []*qm.Lease, capacity int) qm.WaitEstimate {
 	est := p.WaitPredictor.Predict(now, req, ahead, capacity)
-	if req.Lease == 0 || est.Unknown {
-		return est
+	if req.Lease == 0 || est.Unknown || req.Unshown {
+		return est // only what a requester was told is kept
 	}
 	p90 := est.P90
 	if est.MayNotStart {

@@ -51,6 +51,17 @@ func TestJobsOutsideTheServiceAreNotFreeToTheWait(t *testing.T) {
 	}
 }
 
+// askLog keeps what the wait predictor was asked.
+type askLog struct {
+	qm.WaitPredictor
+	reqs []qm.WaitRequest
+}
+
+func (a *askLog) Predict(now time.Time, req qm.WaitRequest, ahead []*qm.Lease, capacity int) qm.WaitEstimate {
+	a.reqs = append(a.reqs, req)
+	return a.WaitPredictor.Predict(now, req, ahead, capacity)
+}
+
 // memHistory keeps the wait predictor's outcomes in memory.
 type memHistory struct{ classes []string }
 
@@ -65,12 +76,14 @@ func (h *memHistory) WaitRecords(context.Context, time.Time, func(string, []byte
 
 // A lease queued behind jobs outside the service is answered from what the scheduler says, not
 // from the wait predictor; what it then waited still teaches the predictor, and is kept for the
-// next start, as every other queued lease's wait is.
+// next start, as every other queued lease's wait is. The predictor's answer, which the requester
+// was not told, is marked so (the weekly report keeps only what requesters were told).
 func TestAWaitAnsweredWithoutThePredictorStillTeachesIt(t *testing.T) {
 	svc, f, clock, _ := schedService(t, qm.Started{State: qm.Active})
 	w, hist := waits.New(), &memHistory{}
 	w.SetHistory(hist)
-	svc.Waits = w
+	asked := &askLog{WaitPredictor: w}
+	svc.Waits = asked
 	f.nodes = exampleNodes()
 	for i := range f.nodes {
 		if f.nodes[i].Class == "interactive" {
@@ -84,6 +97,11 @@ func TestAWaitAnsweredWithoutThePredictorStillTeachesIt(t *testing.T) {
 	l := mustRequest(t, svc, "alice@acme.example", 1, "interactive")
 	if l.State != qm.Queued {
 		t.Fatalf("every interactive GPU is held, yet the lease is %s", l.State)
+	}
+	for _, r := range asked.reqs {
+		if r.Lease == l.ID && !r.Unshown {
+			t.Errorf("the predictor was asked about %s as if its answer were shown; the requester was told %v", l.ID, l.Reason)
+		}
 	}
 	clock.Advance(20 * time.Minute)
 	for i := range f.nodes {

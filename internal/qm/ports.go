@@ -162,6 +162,10 @@ type WaitRequest struct {
 	// (placementWait). A prediction is never longer.
 	Bounded bool
 	AtMost  time.Duration
+	// Unshown says the answer is not what the requester is told (the service answers from the
+	// running leases' expiries): the predictor is asked only to keep its estimate with the lease
+	// and learn from what the lease then waits.
+	Unshown bool
 }
 
 // WaitPredictor predicts queue waits from the live pool and what it learned; the service tells it

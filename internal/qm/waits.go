@@ -318,6 +318,7 @@ func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEs
 			// The predictor is still asked about a queued lease, so that it learns from what
 			// the lease then waits, as it does from every other queued lease; its answer is
 			// not given.
+			req.Unshown = true
 			s.Waits.Predict(s.Clock.Now(), req, ahead, capa)
 		}
 		return *fallback, nil
