@@ -47,7 +47,8 @@ type ReportStore interface {
 	// made at or after since, that request, the team's first sign-in and its first workspace's
 	// start.
 	TeamFirsts(ctx context.Context, teams []string, since time.Time) ([]TeamFirst, error)
-	// WaitPredictions lists the predictions kept for leases that started in [from, to).
+	// WaitPredictions lists the predictions kept for leases that started in [from, to), and for
+	// those that ended in it without starting.
 	WaitPredictions(ctx context.Context, from, to time.Time) ([]WaitPrediction, error)
 	// AddWaitPredictions keeps predictions; a lease's first one stands.
 	AddWaitPredictions(ctx context.Context, ps []WaitPrediction) error

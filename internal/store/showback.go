@@ -135,11 +135,15 @@ func (db *DB) AddWaitPredictions(ctx context.Context, ps []qm.WaitPrediction) er
 	return nil
 }
 
-// WaitPredictions lists the predictions kept for the leases that started in [from, to).
+// WaitPredictions lists the predictions kept for the leases that started in [from, to), and for
+// those that ended in it without starting (they left the queue: right-censored).
 func (db *DB) WaitPredictions(ctx context.Context, from, to time.Time) ([]qm.WaitPrediction, error) {
 	rows, err := db.x.QueryContext(ctx, db.x.Rebind(`SELECT p.lease_id, p.median_ns, p.p90_ns, p.at
 		FROM lease_wait_predictions p JOIN leases l ON l.id = p.lease_id
-		WHERE l.started_at >= ? AND l.started_at < ? ORDER BY p.lease_id`), dbTime(from), dbTime(to))
+		WHERE l.started_at >= ? AND l.started_at < ?
+		UNION ALL SELECT p.lease_id, p.median_ns, p.p90_ns, p.at
+		FROM lease_wait_predictions p JOIN leases l ON l.id = p.lease_id
+		WHERE l.started_at IS NULL AND l.ended_at >= ? AND l.ended_at < ? ORDER BY 1`), dbTime(from), dbTime(to), dbTime(from), dbTime(to))
 	if err != nil {
 		return nil, fmt.Errorf("store: wait predictions: %w", err)
 	}

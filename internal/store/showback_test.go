@@ -290,3 +290,30 @@ func TestJobLockIsSharedByReplicas(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// A week's predictions also hold those of the queued leases that left the queue in it without
+// starting, which the showback scores as right-censored; a lease still queued has none yet.
+func TestWaitPredictionsOfLeasesThatLeftTheQueue(t *testing.T) {
+	eachBackend(t, func(t *testing.T, url string) {
+		db := storetest.Open(t, url)
+		left := &qm.Lease{User: "a@x", Team: "vision", Class: "train", GPUs: 1, State: qm.Cancelled, CreatedAt: weekStart, EndedAt: weekStart.Add(5 * time.Hour)}
+		before := &qm.Lease{User: "a@x", Team: "vision", Class: "train", GPUs: 1, State: qm.Cancelled, CreatedAt: weekStart.Add(-9 * time.Hour), EndedAt: weekStart.Add(-time.Hour)}
+		waiting := &qm.Lease{User: "a@x", Team: "vision", Class: "train", GPUs: 1, State: qm.Queued, CreatedAt: weekStart}
+		createLeases(t, db, left, before, waiting)
+		ctx := t.Context()
+		var ps []qm.WaitPrediction
+		for _, l := range []*qm.Lease{left, before, waiting} {
+			ps = append(ps, qm.WaitPrediction{Lease: l.ID, Median: 2 * time.Hour, P90: 4 * time.Hour, At: l.CreatedAt})
+		}
+		if err := db.AddWaitPredictions(ctx, ps); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.WaitPredictions(ctx, weekStart, weekStart.Add(168*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Lease != left.ID || got[0].P90 != 4*time.Hour {
+			t.Fatalf("WaitPredictions = %+v, want only %s's (left the queue in the week)", got, left.ID)
+		}
+	})
+}

@@ -240,11 +240,23 @@ func TouchesLine(s Summary) string {
 // WaitLine describes queue waits, predicted and actual.
 func WaitLine(q QueueWait) string {
 	if q.Started == 0 {
-		return "no workspace started"
+		s := "no workspace started"
+		if q.LeftPastBound > 0 {
+			s += fmt.Sprintf("; %d left the queue unstarted after waiting past its predicted 90%% bound (%s within it)", q.LeftPastBound, pct(q.WithinBound))
+		}
+		return s
 	}
 	s := fmt.Sprintf("%d started; waited p50 %s, p90 %s", q.Started, dur(q.P50), dur(q.P90))
-	if q.Predicted > 0 {
-		s += fmt.Sprintf("; predicted p50 %s, %s of %d within the predicted 90%% bound", dur(q.PredictedP50), pct(q.WithinBound), q.Predicted)
+	if q.Predicted > 0 || q.LeftPastBound > 0 {
+		if q.Predicted > 0 {
+			s += "; predicted p50 " + dur(q.PredictedP50) + ","
+		} else {
+			s += ";"
+		}
+		s += fmt.Sprintf(" %s of %d within the predicted 90%% bound", pct(q.WithinBound), q.Predicted+q.LeftPastBound)
+		if q.LeftPastBound > 0 {
+			s += fmt.Sprintf(" (%d left the queue unstarted after waiting past it)", q.LeftPastBound)
+		}
 	}
 	return s
 }

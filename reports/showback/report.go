@@ -174,10 +174,17 @@ type QueueWait struct {
 	P50     *Seconds `json:"p50_s"`
 	P90     *Seconds `json:"p90_s"`
 	// Predicted counts the started leases whose prediction is known; PredictedP50 is the median of
-	// their predicted medians; WithinBound the share whose wait stayed within the predicted 90% bound.
+	// their predicted medians.
 	Predicted    int      `json:"predicted"`
 	PredictedP50 *Seconds `json:"predicted_p50_s"`
-	WithinBound  *float64 `json:"within_predicted_p90"`
+	// LeftPastBound counts the queued leases that left the queue in the week without starting
+	// (cancelled, failed) after waiting longer than their predicted 90% bound: misses of the bound,
+	// right-censored as the predictor scores itself. Those that left within their bound tell
+	// nothing and are not counted.
+	LeftPastBound int `json:"left_past_predicted_p90"`
+	// WithinBound is the share of the started leases with a prediction whose wait stayed within
+	// the predicted 90% bound, out of those and the LeftPastBound leases; nil when there are none.
+	WithinBound *float64 `json:"within_predicted_p90"`
 }
 
 // Connectivity counts the workspace leases of more than one GPU on one node that started in the
@@ -426,12 +433,17 @@ func Build(in Input) *Report {
 			a.add(l)
 			all.add(l)
 		}
-		if l.Kind == qm.KindWorkspace && wk.holds(l.StartedAt) {
-			queued := l.CreatedAt
-			if !l.DecidedAt.IsZero() && l.DecidedBy != "" && l.DecidedBy != qm.SystemActor {
-				queued = l.DecidedAt
+		if l.Kind == qm.KindWorkspace && l.StartedAt.IsZero() && wk.holds(l.EndedAt) {
+			// It left the queue without starting: right-censored at the moment it left. A
+			// bound shorter than what it had waited is a miss; a longer one tells nothing.
+			if pr, ok := preds[l.ID]; ok && l.EndedAt.Sub(queuedAt(l)) > pr.P90 {
+				s := waitSample{censored: true}
+				waits[l.Team] = append(waits[l.Team], s)
+				allWaits = append(allWaits, s)
 			}
-			s := waitSample{wait: max(0, l.StartedAt.Sub(queued))}
+		}
+		if l.Kind == qm.KindWorkspace && wk.holds(l.StartedAt) {
+			s := waitSample{wait: max(0, l.StartedAt.Sub(queuedAt(l)))}
 			if pr, ok := preds[l.ID]; ok {
 				s.predicted, s.median, s.p90 = true, pr.Median, pr.P90
 			}
@@ -663,10 +675,22 @@ func (acc *approvalAcc) add(l *qm.Lease) {
 	}
 }
 
+// queuedAt is when a workspace lease began to wait for GPUs: its request, or a person's approval
+// of it.
+func queuedAt(l *qm.Lease) time.Time {
+	if !l.DecidedAt.IsZero() && l.DecidedBy != "" && l.DecidedBy != qm.SystemActor {
+		return l.DecidedAt
+	}
+	return l.CreatedAt
+}
+
+// waitSample is a started lease's wait, or (censored) a queued lease that left the queue
+// unstarted after waiting past its predicted 90% bound.
 type waitSample struct {
 	wait        time.Duration
 	predicted   bool
 	median, p90 time.Duration
+	censored    bool
 }
 
 // finish fills a summary's KPIs and its change from the week before.
@@ -680,27 +704,29 @@ func finish(s *Summary, acc *approvalAcc, waits []waitSample) {
 			s.TouchesPer100 = ptr(100 * float64(acc.touches) / float64(acc.requests))
 		}
 	}
-	s.QueueWait.Started = len(waits)
-	if len(waits) > 0 {
-		ws := make([]time.Duration, len(waits))
-		var meds []time.Duration
-		within := 0
-		for i, w := range waits {
-			ws[i] = w.wait
-			if w.predicted {
-				meds = append(meds, w.median)
-				if w.wait <= w.p90 {
-					within++
-				}
+	var ws, meds []time.Duration
+	within := 0
+	for _, w := range waits {
+		if w.censored {
+			s.QueueWait.LeftPastBound++
+			continue
+		}
+		ws = append(ws, w.wait)
+		if w.predicted {
+			meds = append(meds, w.median)
+			if w.wait <= w.p90 {
+				within++
 			}
 		}
-		s.QueueWait.P50, s.QueueWait.P90 = secs(percentile(ws, 50)), secs(percentile(ws, 90))
-		s.QueueWait.Predicted = len(meds)
-		if len(meds) > 0 {
-			s.QueueWait.PredictedP50 = secs(percentile(meds, 50))
-			s.QueueWait.WithinBound = ptr(float64(within) / float64(len(meds)))
-		}
 	}
+	s.QueueWait.Started, s.QueueWait.Predicted = len(ws), len(meds)
+	if len(ws) > 0 {
+		s.QueueWait.P50, s.QueueWait.P90 = secs(percentile(ws, 50)), secs(percentile(ws, 90))
+	}
+	if len(meds) > 0 {
+		s.QueueWait.PredictedP50 = secs(percentile(meds, 50))
+	}
+	s.QueueWait.WithinBound = ratio(float64(within), float64(len(meds)+s.QueueWait.LeftPastBound))
 	s.Change = Change{GPUHours: s.GPUHours - s.Previous.GPUHours, Cost: s.Cost - s.Previous.Cost,
 		IdleGPUHours: s.IdleGPUHours - s.Previous.IdleGPUHours}
 	if s.Previous.GPUHours > 0 {

@@ -1,0 +1,60 @@
+package showback_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/reports/showback"
+)
+
+// A queued lease that left the queue without starting is right-censored, as the wait predictor
+// scores itself (docs/prediction.md): one that had waited longer than its predicted 90 % bound
+// when it left is a miss; one that left within its bound tells nothing and is left out. Neither
+// is a wait of zero, nor a start.
+func TestQueuedLeaseThatLeftUnstartedIsCensoredAgainstItsBound(t *testing.T) {
+	p := examplePolicy(t)
+	w, _ := showback.ParseWeek("2026-W49", showback.Week{})
+	// Four leases that started at once, each told "under 1m".
+	var leases []*qm.Lease
+	var preds []qm.WaitPrediction
+	for i := 1; i <= 4; i++ {
+		leases = append(leases, &qm.Lease{ID: qm.LeaseID(i), User: "alice@acme.example", Team: "vision", Class: "interactive", GPUs: 1, State: qm.Expired,
+			CreatedAt: at("2026-12-04 10:00"), StartedAt: at("2026-12-04 10:00"), ExpiresAt: at("2026-12-04 18:00"), EndedAt: at("2026-12-04 18:00")})
+		preds = append(preds, qm.WaitPrediction{Lease: qm.LeaseID(i), P90: time.Minute, At: at("2026-12-04 10:00")})
+	}
+	// L-5 queued at 10:00, told "about 2h, under 4h", cancelled at 15:00 after 5h: a miss.
+	past := &qm.Lease{ID: 5, User: "maya@acme.example", Team: "language", Class: "interactive", GPUs: 1, State: qm.Cancelled,
+		CreatedAt: at("2026-12-04 10:00"), EndedAt: at("2026-12-04 15:00")}
+	// L-6 queued at 10:00, told "under 4h", cancelled at 11:00: left out.
+	early := &qm.Lease{ID: 6, User: "maya@acme.example", Team: "language", Class: "interactive", GPUs: 1, State: qm.Cancelled,
+		CreatedAt: at("2026-12-04 10:00"), EndedAt: at("2026-12-04 11:00")}
+	// L-7 waited for approval and was denied: never queued, no prediction.
+	denied := &qm.Lease{ID: 7, User: "carl@contractor.example", Team: "vision", Class: "interactive", GPUs: 1, State: qm.Denied, Rules: "contractor",
+		CreatedAt: at("2026-12-04 10:00"), EndedAt: at("2026-12-04 20:00"), DecidedBy: "dana@acme.example", DecidedAt: at("2026-12-04 20:00")}
+	leases = append(leases, past, early, denied)
+	preds = append(preds, qm.WaitPrediction{Lease: 5, Median: 2 * time.Hour, P90: 4 * time.Hour, At: at("2026-12-04 10:00")},
+		qm.WaitPrediction{Lease: 6, Median: 2 * time.Hour, P90: 4 * time.Hour, At: at("2026-12-04 10:00")})
+	r := showback.Build(showback.Input{Policy: p, Week: w, Now: at("2026-12-07 09:00"), Leases: leases, Predictions: preds})
+	q := r.Total.QueueWait
+	if q.Started != 4 || q.P50.Duration() != 0 || q.P90.Duration() != 0 || q.Predicted != 4 || q.PredictedP50.Duration() != 0 {
+		t.Errorf("waits of the started leases = %+v; want 4 started, p50 and p90 0, 4 predicted with a predicted p50 of 0", q)
+	}
+	if q.LeftPastBound != 1 || q.WithinBound == nil || !near(*q.WithinBound, 0.8) {
+		t.Errorf("within the bound %v, left past it %d; want 0.8 (4 of 5: L-5 waited 5h against 4h) and 1", q.WithinBound, q.LeftPastBound)
+	}
+	want := "Queue waits: 4 started; waited p50 0m, p90 0m; predicted p50 0m, 80.0% of 5 within the predicted 90% bound (1 left the queue unstarted after waiting past it).\n"
+	if text := r.Text(); !strings.Contains(text, want) {
+		t.Errorf("the report does not say %q:\n%s", want, text)
+	}
+	var lang *showback.Team
+	for _, tm := range r.Teams {
+		if tm.Name == "language" {
+			lang = tm
+		}
+	}
+	if got, want := showback.WaitLine(lang.QueueWait), "no workspace started; 1 left the queue unstarted after waiting past its predicted 90% bound (0.0% within it)"; got != want {
+		t.Errorf("language's queue waits: %q, want %q", got, want)
+	}
+}
