@@ -44,8 +44,8 @@ type ReportStore interface {
 	// LeaseTeams lists the teams that have ever had a lease, by name.
 	LeaseTeams(ctx context.Context) ([]string, error)
 	// TeamFirsts gives, for each of the named teams whose first request (a lease of any kind) was
-	// made at or after since, that request, the team's first sign-in and its first workspace's
-	// start.
+	// made at or after since, or whose first workspace started at or after since, that request,
+	// the team's first sign-in and its first workspace's start.
 	TeamFirsts(ctx context.Context, teams []string, since time.Time) ([]TeamFirst, error)
 	// WaitPredictions lists the predictions kept for leases that started in [from, to), and for
 	// those that ended in it without starting.

@@ -73,12 +73,15 @@ func (db *DB) LeaseTeams(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// TeamFirsts gives, for each named team whose first lease was asked for at or after since, that
-// first request, the team's first login and the start of its first workspace. Each team costs an
-// index lookup; only a new team's workspaces are looked at.
+// TeamFirsts gives, for each named team whose first lease was asked for at or after since, or
+// whose first workspace started at or after since, that first request, the team's first login
+// and the start of its first workspace. Each team costs an index lookup, and one more for a team
+// that asked before since (which stops at the first workspace it finds started before since);
+// only a new team's workspaces are looked at in full.
 func (db *DB) TeamFirsts(ctx context.Context, teams []string, since time.Time) ([]qm.TeamFirst, error) {
 	var out []qm.TeamFirst
 	first := db.x.Rebind(`SELECT MIN(created_at) FROM leases WHERE team = ?`)
+	earlier := db.x.Rebind(`SELECT COUNT(*) FROM (SELECT 1 FROM leases WHERE team = ? AND kind = '' AND started_at < ? LIMIT 1) e`)
 	start := db.x.Rebind(`SELECT MIN(started_at) FROM leases WHERE team = ? AND kind = '' AND started_at IS NOT NULL`)
 	login := db.x.Rebind(`SELECT MIN(first_login_at) FROM team_logins WHERE team = ?`)
 	for _, team := range teams {
@@ -86,11 +89,23 @@ func (db *DB) TeamFirsts(ctx context.Context, teams []string, since time.Time) (
 		if err := db.x.GetContext(ctx, &req, first, team); err != nil {
 			return nil, fmt.Errorf("store: first lease of team %s: %w", team, err)
 		}
-		if time.Time(req).IsZero() || time.Time(req).Before(since) {
+		if time.Time(req).IsZero() {
 			continue
+		}
+		if time.Time(req).Before(since) {
+			var n int
+			if err := db.x.GetContext(ctx, &n, earlier, team, dbTime(since)); err != nil {
+				return nil, fmt.Errorf("store: first start of team %s: %w", team, err)
+			}
+			if n > 0 {
+				continue // it had GPUs before since
+			}
 		}
 		if err := db.x.GetContext(ctx, &st, start, team); err != nil {
 			return nil, fmt.Errorf("store: first start of team %s: %w", team, err)
+		}
+		if time.Time(req).Before(since) && time.Time(st).IsZero() {
+			continue // asked before since and has no GPUs yet: nothing new
 		}
 		var in dbTime
 		if err := db.x.GetContext(ctx, &in, login, team); err != nil {

@@ -80,8 +80,12 @@ func TestTeamFirsts(t *testing.T) {
 		q := &qm.Lease{User: "a@x", Team: "vision", Kind: qm.KindQuota, Class: "train", GPUs: 1, State: qm.Active, CreatedAt: weekStart.Add(-time.Hour), StartedAt: weekStart.Add(-time.Hour)}
 		c := &qm.Lease{User: "n@x", Team: "robotics", Class: "train", GPUs: 1, State: qm.Queued, CreatedAt: weekStart.Add(3 * time.Hour)}
 		createLeases(t, db, a, b, q, c)
-		if fs, err := db.TeamFirsts(ctx, []string{"robotics", "vision"}, weekStart); err != nil || len(fs) != 1 || fs[0].Team != "robotics" {
-			t.Fatalf("teams new since the week's start = %+v, %v; want robotics alone", fs, err)
+		// vision asked (for quota) before the week, but its first workspace started in it.
+		if fs, err := db.TeamFirsts(ctx, []string{"robotics", "vision"}, weekStart); err != nil || len(fs) != 2 || fs[0].Team != "robotics" || fs[1].Team != "vision" {
+			t.Fatalf("teams new since the week's start = %+v, %v; want robotics (first asked in it) and vision (first workspace in it)", fs, err)
+		}
+		if fs, err := db.TeamFirsts(ctx, []string{"robotics", "vision"}, weekStart.Add(3*time.Hour)); err != nil || len(fs) != 1 || fs[0].Team != "robotics" {
+			t.Fatalf("teams new since 3h = %+v, %v; want robotics alone", fs, err)
 		}
 		fs, err := db.TeamFirsts(ctx, []string{"robotics", "vision", "nobody"}, time.Time{})
 		if err != nil {
@@ -314,6 +318,28 @@ func TestWaitPredictionsOfLeasesThatLeftTheQueue(t *testing.T) {
 		}
 		if len(got) != 1 || got[0].Lease != left.ID || got[0].P90 != 4*time.Hour {
 			t.Fatalf("WaitPredictions = %+v, want only %s's (left the queue in the week)", got, left.ID)
+		}
+	})
+}
+
+// A team whose first request came before the week but whose first workspace started in it is
+// new in the week too: its time to first GPU is known only then. A team that had a workspace
+// before the week is not.
+func TestTeamFirstsOfATeamWhoseFirstStartIsInTheWeek(t *testing.T) {
+	eachBackend(t, func(t *testing.T, url string) {
+		db := storetest.Open(t, url)
+		ctx := t.Context()
+		late := &qm.Lease{User: "r@x", Team: "robotics", Class: "train", GPUs: 1, State: qm.Active, CreatedAt: weekStart.Add(-9 * time.Hour), StartedAt: weekStart.Add(10 * time.Hour)}
+		failed := &qm.Lease{User: "r@x", Team: "robotics", Class: "train", GPUs: 1, State: qm.Failed, CreatedAt: weekStart.Add(-30 * time.Hour), EndedAt: weekStart.Add(-29 * time.Hour)}
+		old := &qm.Lease{User: "a@x", Team: "vision", Class: "train", GPUs: 1, State: qm.Released, CreatedAt: weekStart.Add(-50 * time.Hour), StartedAt: weekStart.Add(-50 * time.Hour), EndedAt: weekStart.Add(-40 * time.Hour)}
+		again := &qm.Lease{User: "a@x", Team: "vision", Class: "train", GPUs: 1, State: qm.Active, CreatedAt: weekStart.Add(time.Hour), StartedAt: weekStart.Add(time.Hour)}
+		createLeases(t, db, late, failed, old, again)
+		fs, err := db.TeamFirsts(ctx, []string{"robotics", "vision"}, weekStart)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fs) != 1 || fs[0].Team != "robotics" || !fs[0].FirstRequest.Equal(failed.CreatedAt) || !fs[0].FirstStart.Equal(late.StartedAt) {
+			t.Fatalf("TeamFirsts = %+v; want robotics alone, first asked at -30h (the failed lease), first started at 10h", fs)
 		}
 	})
 }

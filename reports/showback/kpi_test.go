@@ -58,3 +58,33 @@ func TestQueuedLeaseThatLeftUnstartedIsCensoredAgainstItsBound(t *testing.T) {
 		t.Errorf("language's queue waits: %q, want %q", got, want)
 	}
 }
+
+// A new team's time to first GPU is told in the week its first workspace became active too,
+// when that is a later week than its first request: the week of the request could not tell it.
+func TestTimeToFirstGPUIsToldInTheWeekOfTheFirstStart(t *testing.T) {
+	p := examplePolicy(t)
+	// Asked Sunday 6 Dec 15:00 (2026-W49), approved and started Monday 7 Dec 10:00 (2026-W50),
+	// after the 09:00 post of 2026-W49; first signed in Thursday 3 Dec 12:00.
+	l := &qm.Lease{ID: 1, User: "rob@acme.example", Team: "robotics", Class: "interactive", GPUs: 2, State: qm.Expired, Rules: "large-request",
+		CreatedAt: at("2026-12-06 15:00"), StartedAt: at("2026-12-07 10:00"), ExpiresAt: at("2026-12-07 11:00"), EndedAt: at("2026-12-07 11:00"),
+		DecidedBy: "dana@acme.example", DecidedAt: at("2026-12-07 10:00")}
+	f := qm.TeamFirst{Team: "robotics", FirstRequest: l.CreatedAt, FirstLogin: at("2026-12-03 12:00"), FirstStart: l.StartedAt}
+	for _, c := range []struct {
+		week, now, want string
+	}{
+		{"2026-W49", "2026-12-07 09:00", "New team: robotics asked for GPUs for the first time on Sun 6 Dec 15:00 (first signed in on Thu 3 Dec 12:00); no workspace has started yet\n"},
+		{"2026-W50", "2026-12-14 09:00", "New team: robotics asked for GPUs for the first time on Sun 6 Dec 15:00 (first signed in on Thu 3 Dec 12:00); time to first GPU 3d22h\n"},
+	} {
+		w, _ := showback.ParseWeek(c.week, showback.Week{})
+		r := showback.Build(showback.Input{Policy: p, Week: w, Now: at(c.now), Leases: []*qm.Lease{l}, Firsts: []qm.TeamFirst{f}})
+		if text := r.Text(); !strings.Contains(text, c.want) {
+			t.Errorf("%s: the report does not say %q:\n%s", c.week, c.want, text)
+		}
+	}
+	// A week after both says nothing of it.
+	w, _ := showback.ParseWeek("2026-W51", showback.Week{})
+	r := showback.Build(showback.Input{Policy: p, Week: w, Now: at("2026-12-21 09:00"), Leases: []*qm.Lease{l}, Firsts: []qm.TeamFirst{f}})
+	if text := r.Text(); strings.Contains(text, "New team") {
+		t.Errorf("2026-W51 names robotics as a new team:\n%s", text)
+	}
+}

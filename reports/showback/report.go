@@ -221,7 +221,8 @@ type Team struct {
 	// GPUHoursQuotaShare is GPUHours against it.
 	GPUHoursQuota      float64  `json:"gpu_hours_quota"`
 	GPUHoursQuotaShare *float64 `json:"gpu_hours_quota_share"`
-	// FirstRequest is set when the team's first lease request ever was made in the week;
+	// FirstRequest is set when the team's first lease request ever was made in the week, or its
+	// first workspace became active in it (a request of an earlier week that started late);
 	// FirstLogin is then the first time anyone of the team signed in with single sign-on, when
 	// that came first; TimeToFirstGPU is the time from the team's first contact (the first login,
 	// else the first request) to its first active workspace (nil while it has none).
@@ -458,12 +459,14 @@ func Build(in Input) *Report {
 	}
 	finish(&r.Total, all, allWaits)
 
-	// Time-to-first-GPU, for a team whose first request was in the week: from its first contact
-	// (its first login with single sign-on, when that came first) to its first workspace.
+	// Time-to-first-GPU, for a team whose first request was in the week, or whose first workspace
+	// became active in it: from its first contact (its first login with single sign-on, when that
+	// came first) to its first workspace.
 	if in.Filter.User == "" {
 		for _, f := range in.Firsts {
 			t, ok := teams[f.Team]
-			if !ok || !wk.holds(f.FirstRequest) {
+			startedIn := wk.holds(f.FirstStart) && !f.FirstStart.After(in.Now)
+			if !ok || !wk.holds(f.FirstRequest) && !startedIn {
 				continue
 			}
 			first, contact := f.FirstRequest, f.Contact()

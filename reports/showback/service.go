@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
@@ -105,11 +106,13 @@ func (s *Service) Input(ctx context.Context, w Week, f Filter) (Input, error) {
 	if err != nil {
 		return Input{}, fmt.Errorf("showback: read the leases of %s: %w", w, err)
 	}
-	// The teams whose first lease may be in the week: those that asked for one in it.
+	// The teams whose first lease or first workspace may be in the week: those that asked for
+	// one in it, and those whose workspace started in it.
 	var asked []string
 	seen := map[string]bool{}
+	in := func(t time.Time) bool { return !t.IsZero() && !t.Before(from) && t.Before(to) }
 	for _, l := range leases {
-		if !seen[l.Team] && !l.CreatedAt.Before(from) && l.CreatedAt.Before(to) && f.lease(l) {
+		if !seen[l.Team] && (in(l.CreatedAt) || l.Kind == qm.KindWorkspace && in(l.StartedAt)) && f.lease(l) {
 			seen[l.Team] = true
 			asked = append(asked, l.Team)
 		}
