@@ -147,8 +147,10 @@ type AgentReportResult struct {
 }
 
 // memChanged is how much a lease's GPU memory in use must change between reports to count as
-// activity (a process loading or freeing data), in bytes.
-const memChanged = 1 << 20
+// activity (a process loading or freeing data), in bytes: 64 MiB. Less is the noise of a process
+// that holds memory and does nothing (a notebook kernel with a model loaded, whose CUDA context and
+// allocator move by a few MiB from one reading to the next), which is idle.
+const memChanged = 64 << 20
 
 // RecordAgentReport stores one report (see RecordAgentReports); a token that is unknown or revoked
 // gives ErrAgentUnauthorized.
