@@ -124,11 +124,21 @@ func (s *Service) extendLease(ctx context.Context, tx Tx, l *Lease, by time.Dura
 	if !l.ExpiresAt.IsZero() {
 		l.ExpiresAt = l.ExpiresAt.Add(by)
 	}
-	if err := tx.UpdateLease(ctx, l, l.State); err != nil {
-		return err
-	}
-	if err := tx.AddEvent(ctx, &Event{Lease: l.ID, At: s.Clock.Now(), Actor: actor, From: l.State, To: l.State, Reason: reason}); err != nil {
-		return err
+	if l.Kind == KindWorkspace && l.State == IdleWarned {
+		// An extension answers the idle warning as Keep does: its owner wants the workspace, which
+		// is not reclaimed and gets another whole idle period.
+		l.KeptAt = s.Clock.Now()
+		l.WarnedAt = time.Time{}
+		if err := s.transition(ctx, tx, l, Active, actor, reason); err != nil {
+			return err
+		}
+	} else {
+		if err := tx.UpdateLease(ctx, l, l.State); err != nil {
+			return err
+		}
+		if err := tx.AddEvent(ctx, &Event{Lease: l.ID, At: s.Clock.Now(), Actor: actor, From: l.State, To: l.State, Reason: reason}); err != nil {
+			return err
+		}
 	}
 	if s.Waits != nil && l.Kind == KindWorkspace && l.State.Running() {
 		s.Waits.Started(l, time.Time{}) // it now runs longer: requests behind it wait longer
