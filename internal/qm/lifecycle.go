@@ -98,17 +98,24 @@ var errDue = errors.New("qm: an end fell due")
 
 // idleClock is when a lease's idle period started, when telemetry last saw the lease's GPUs (the
 // idle period is known only up to then: a node agent that stopped reporting proves nothing), and
-// whether telemetry is fresh enough to judge.
-func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since, seen time.Time, observed bool) {
+// whether telemetry is fresh enough to judge. The idle period starts at the latest of the lease's
+// start, its last activity, its owner's last Keep and the moment its telemetry came back after
+// going missing (watched, the time nobody saw is not idle); busy is the latest of the first three
+// but the start: when the lease was last seen busy or kept.
+func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since, busy, seen time.Time, observed bool) {
 	if s.Telemetry == nil {
-		return time.Time{}, time.Time{}, false
+		return time.Time{}, time.Time{}, time.Time{}, false
 	}
 	a, ok := s.Telemetry.Activity(ctx, l)
 	if !ok || a.Seen.IsZero() || now.Sub(a.Seen) > TelemetryStaleAfter(a) {
-		return time.Time{}, time.Time{}, false
+		return time.Time{}, time.Time{}, time.Time{}, false
+	}
+	busy = a.LastActive
+	if l.KeptAt.After(busy) {
+		busy = l.KeptAt
 	}
 	since = l.StartedAt
-	for _, t := range []time.Time{a.LastActive, l.KeptAt} {
+	for _, t := range []time.Time{busy, a.ObservedSince} {
 		if t.After(since) {
 			since = t
 		}
@@ -117,7 +124,7 @@ func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since
 	if seen.After(now) {
 		seen = now
 	}
-	return since, seen, true
+	return since, busy, seen, true
 }
 
 // DefaultIdleGrace is the time a warned owner has to keep an idle lease of a class without an
@@ -141,12 +148,15 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 		return false // a requeued lease's job does not run: nothing to judge until it does
 	}
 	expired := !l.ExpiresAt.IsZero() && !now.Before(l.ExpiresAt)
-	since, seen, observed := s.idleClock(ctx, l, now)
+	since, busy, seen, observed := s.idleClock(ctx, l, now)
 	if !observed {
-		if !expired && l.State == Active && now.Sub(l.StartedAt) >= c.IdleTimeout.Duration && l.WarnedAt.IsZero() {
+		if !expired && (l.State == IdleWarned || now.Sub(l.StartedAt) >= c.IdleTimeout.Duration) {
 			s.flagUnobserved(ctx, l)
 		}
 		return false
+	}
+	if l.Reason == reasonNoTelemetry {
+		s.telemetryBack(ctx, l) // a later outage is told again
 	}
 	switch l.State {
 	case Active:
@@ -158,7 +168,7 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 			s.warnIdle(ctx, l, seen.Sub(since))
 		}
 	case IdleWarned:
-		if since.After(l.WarnedAt) { // busy again since the warning
+		if busy.After(l.WarnedAt) { // busy again since the warning
 			_, _ = s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
 				cur.WarnedAt = time.Time{}
 				if err := s.transition(ctx, tx, cur, Active, SystemActor, "GPUs busy again"); err != nil {
@@ -169,7 +179,7 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 			})
 			return false
 		}
-		due := l.WarnedAt.Add(IdleGrace(c))
+		due := reclaimDue(l, since, busy, c)
 		if seen.Before(due) || (!l.ExpiresAt.IsZero() && !due.Before(l.ExpiresAt)) {
 			return false
 		}
@@ -178,18 +188,46 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 	return false
 }
 
-// flagUnobserved tells the platform channel, once per lease, that a lease cannot be judged idle.
+// reclaimDue is when a lease warned as idle is reclaimed: the grace after the warning, watched
+// whole: where telemetry went missing after the warning and came back (since, the idle period's
+// start, is after the warning while busy, the last activity or Keep, is not), the grace runs
+// again from then.
+func reclaimDue(l *Lease, since, busy time.Time, c *policy.Class) time.Time {
+	from := l.WarnedAt
+	if since.After(from) && !busy.After(from) {
+		from = since
+	}
+	return from.Add(IdleGrace(c))
+}
+
+// reasonNoTelemetry marks a lease whose missing telemetry the platform channel was told of.
+const reasonNoTelemetry = "no telemetry"
+
+// flagUnobserved tells the platform channel, once per outage, that a lease cannot be judged idle.
 func (s *Service) flagUnobserved(ctx context.Context, l *Lease) {
 	_, _ = s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
-		if cur.Reason == "no telemetry" {
+		if cur.Reason == reasonNoTelemetry {
 			return nil, errSkip
 		}
-		cur.Reason = "no telemetry"
-		if err := tx.UpdateLease(ctx, cur, Active); err != nil {
+		cur.Reason = reasonNoTelemetry
+		if err := tx.UpdateLease(ctx, cur, cur.State); err != nil {
 			return nil, err
 		}
 		return []Notice{{Kind: NoticeTelemetryMissing, To: []string{s.platformChannel()}, Lease: cur}}, nil
 	})
+}
+
+// telemetryBack takes the mark of flagUnobserved off a lease whose telemetry is back, so that the
+// platform channel hears of its next outage.
+func (s *Service) telemetryBack(ctx context.Context, l *Lease) {
+	_, _ = s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
+		if cur.Reason != reasonNoTelemetry {
+			return nil, errSkip
+		}
+		cur.Reason = ""
+		return nil, tx.UpdateLease(ctx, cur, cur.State)
+	})
+	l.Reason = ""
 }
 
 func (s *Service) platformChannel() string {
@@ -358,13 +396,13 @@ func (s *Service) NextDue(ctx context.Context) (time.Time, error) {
 			if !ok || c.IdleTimeout.Duration <= 0 {
 				continue
 			}
-			since, _, observed := s.idleClock(ctx, l, now)
+			since, busy, _, observed := s.idleClock(ctx, l, now)
 			if !observed {
 				consider(l.StartedAt.Add(c.IdleTimeout.Duration))
 				continue
 			}
 			if l.State == IdleWarned {
-				consider(l.WarnedAt.Add(IdleGrace(c)))
+				consider(reclaimDue(l, since, busy, c))
 			} else if s.Telemetry != nil {
 				if a, ok := s.Telemetry.Activity(ctx, l); ok && (a.LastActive.Before(now) || a.Utilization < s.Policy.Idle.UtilizationBelow) {
 					consider(since.Add(c.IdleTimeout.Duration))

@@ -194,6 +194,10 @@ type Activity struct {
 	Utilization float64
 	// Interval is how often the telemetry reports (a node agent's --interval); zero when unknown.
 	Interval time.Duration
+	// ObservedSince is when the unbroken run of reports up to Seen began: reports that stopped for
+	// longer than TelemetryStaleAfter and came back start a new run, and the idle period starts
+	// again with it (the time nobody saw is not idle). Zero when unknown or always observed.
+	ObservedSince time.Time
 }
 
 // Telemetry reports GPU activity per lease.

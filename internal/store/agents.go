@@ -297,6 +297,7 @@ RETURNING agent_tokens.node, (SELECT hash FROM node_topology WHERE node_topology
 		node     string
 		at       dbTime
 		interval float64
+		since    dbTime // when the lease's unbroken run of reports began
 	}
 	var pending []act
 	for _, i := range accepted {
@@ -305,7 +306,62 @@ RETURNING agent_tokens.node, (SELECT hash FROM node_topology WHERE node_topology
 			seen = rs[i].At
 		}
 		for _, a := range rs[i].Activity {
-			pending = append(pending, act{a, rs[i].Node, dbTime(seen), rs[i].Interval.Seconds()})
+			pending = append(pending, act{a: a, node: rs[i].Node, at: dbTime(seen), interval: rs[i].Interval.Seconds()})
+		}
+	}
+	// A lease's run of reports is broken where two of them are further apart than its telemetry
+	// may be missing (qm.TelemetryStaleAfter): the reports after the gap start a new run.
+	if len(pending) > 0 {
+		type run struct {
+			seen, since time.Time
+			interval    time.Duration
+		}
+		runs := map[qm.LeaseID]run{}
+		q.Reset()
+		q.WriteString(`SELECT lease_id, seen_at, observed_since, interval_s FROM lease_activity WHERE lease_id IN (`)
+		args := make([]any, 0, len(pending))
+		for k, p := range pending {
+			if k > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("?")
+			args = append(args, int64(p.a.Lease))
+		}
+		q.WriteString(")")
+		rows, err := tx.QueryContext(ctx, db.x.Rebind(q.String()), args...)
+		if err != nil {
+			return wrap(err)
+		}
+		for rows.Next() {
+			var id int64
+			var seen, since dbTime
+			var interval float64
+			if err := rows.Scan(&id, &seen, &since, &interval); err != nil {
+				rows.Close()
+				return wrap(err)
+			}
+			runs[qm.LeaseID(id)] = run{time.Time(seen), time.Time(since), time.Duration(interval * float64(time.Second))}
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return wrap(err)
+		}
+		rows.Close()
+		for k := range pending {
+			p := &pending[k]
+			at, interval := StoredTime(time.Time(p.at)), time.Duration(p.interval*float64(time.Second))
+			r, ok := runs[p.a.Lease]
+			switch {
+			case !ok:
+				r = run{seen: at, since: at, interval: interval}
+			case !at.After(r.seen): // not newer than what is kept: not written
+			case at.Sub(r.seen) > qm.TelemetryStaleAfter(qm.Activity{Interval: max(r.interval, interval)}):
+				r = run{seen: at, since: at, interval: interval}
+			default:
+				r.seen, r.interval = at, interval
+			}
+			runs[p.a.Lease] = r
+			p.since = dbTime(r.since)
 		}
 	}
 	for len(pending) > 0 {
@@ -320,18 +376,18 @@ RETURNING agent_tokens.node, (SELECT hash FROM node_topology WHERE node_topology
 			round = append(round, p)
 		}
 		q.Reset()
-		q.WriteString(`INSERT INTO lease_activity (lease_id, node, seen_at, last_active_at, utilization, mem_used, interval_s) VALUES `)
+		q.WriteString(`INSERT INTO lease_activity (lease_id, node, seen_at, last_active_at, utilization, mem_used, interval_s, observed_since) VALUES `)
 		args = args[:0]
 		for k, p := range round {
 			if k > 0 {
 				q.WriteString(", ")
 			}
-			q.WriteString("(?, ?, ?, ?, ?, ?, ?)")
+			q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?)")
 			var active dbTime
 			if p.a.Active {
 				active = p.at
 			}
-			args = append(args, int64(p.a.Lease), p.node, p.at, active, p.a.Utilization, int64(min(p.a.MemUsed, 1<<62)), p.interval)
+			args = append(args, int64(p.a.Lease), p.node, p.at, active, p.a.Utilization, int64(min(p.a.MemUsed, 1<<62)), p.interval, p.since)
 		}
 		q.WriteString(`
 ON CONFLICT (lease_id) DO UPDATE SET
@@ -340,6 +396,7 @@ ON CONFLICT (lease_id) DO UPDATE SET
   utilization = excluded.utilization,
   mem_used = excluded.mem_used,
   interval_s = excluded.interval_s,
+  observed_since = excluded.observed_since,
   last_active_at = CASE
     WHEN excluded.last_active_at IS NOT NULL OR ABS(excluded.mem_used - lease_activity.mem_used) >= ` + fmt.Sprint(memChanged) + `
     THEN excluded.seen_at ELSE lease_activity.last_active_at END
@@ -377,17 +434,17 @@ ON CONFLICT (node) DO UPDATE SET hash = excluded.hash, read_at = excluded.read_a
 
 // Activity is what the agents last saw of a lease's GPUs; ok is false when no report covered it.
 func (db *DB) Activity(ctx context.Context, id qm.LeaseID) (a qm.Activity, ok bool, err error) {
-	var seen, last dbTime
+	var seen, last, since dbTime
 	var interval float64
-	err = db.x.QueryRowContext(ctx, db.x.Rebind(`SELECT seen_at, last_active_at, utilization, interval_s FROM lease_activity WHERE lease_id = ?`), int64(id)).
-		Scan(&seen, &last, &a.Utilization, &interval)
+	err = db.x.QueryRowContext(ctx, db.x.Rebind(`SELECT seen_at, last_active_at, utilization, interval_s, observed_since FROM lease_activity WHERE lease_id = ?`), int64(id)).
+		Scan(&seen, &last, &a.Utilization, &interval, &since)
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, false, nil
 	}
 	if err != nil {
 		return a, false, fmt.Errorf("store: lease activity: %w", err)
 	}
-	a.Seen, a.LastActive = time.Time(seen), time.Time(last)
+	a.Seen, a.LastActive, a.ObservedSince = time.Time(seen), time.Time(last), time.Time(since)
 	a.Interval = time.Duration(interval * float64(time.Second))
 	return a, true, nil
 }
