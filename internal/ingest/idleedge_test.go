@@ -295,3 +295,47 @@ func TestAnExtensionOrAKeepDuringTheGraceKeepsTheLease(t *testing.T) {
 		})
 	}
 }
+
+// An owner who releases a lease during the grace ends it then: it is billed up to the release, is
+// not counted as reclaimed, and gets no reclaim notice when the grace would have run out.
+func TestAReleaseDuringTheGraceBillsUpToTheRelease(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		e := newLabEnv(t, url)
+		l := e.start("multi", 2)
+		for e.lease(l.ID).State == qm.Active && e.clock.Now().Before(t0.Add(time.Hour)) {
+			e.report(l, gpu{f(0), gib}, gpu{f(0), gib})
+			e.tick()
+			e.minute()
+		}
+		e.minute()
+		released := e.clock.Now()
+		if _, err := e.svc.Release(t.Context(), "bo@lab.example", l.ID); err != nil {
+			t.Fatal(err)
+		}
+		for range 10 {
+			e.minute()
+		}
+		got := e.lease(l.ID)
+		if got.State != qm.Released || !got.EndedAt.Equal(released) || got.Reclaimed != 0 || len(e.notes.Of(qm.NoticeReclaimed, l.ID)) != 0 {
+			t.Errorf("released during the grace: %s, ended %s (released %s), %.2f GPU-hours reclaimed, %d reclaim notices; want released then, none reclaimed",
+				got.State, got.EndedAt, released, got.Reclaimed, len(e.notes.Of(qm.NoticeReclaimed, l.ID)))
+		}
+	})
+}
+
+// A class with idle_timeout 0 has no idle reclaim: an idle lease of it is never warned, and one
+// whose node sends no telemetry is not reported to the platform channel, as there is nothing to
+// judge.
+func TestAClassWithoutIdleTimeoutIsNeverJudged(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		e := newLabEnv(t, url)
+		l := e.start("batch", 1)
+		for range 180 {
+			e.minute()
+		}
+		if got := e.lease(l.ID); got.State != qm.Active || len(e.notes.Of(qm.NoticeIdleWarning, l.ID)) != 0 || len(e.notes.Of(qm.NoticeTelemetryMissing, l.ID)) != 0 {
+			t.Errorf("a lease of a class without idle_timeout: %s, %d idle warnings, %d telemetry notices; want active and none",
+				got.State, len(e.notes.Of(qm.NoticeIdleWarning, l.ID)), len(e.notes.Of(qm.NoticeTelemetryMissing, l.ID)))
+		}
+	})
+}
