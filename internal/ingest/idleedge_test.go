@@ -339,3 +339,22 @@ func TestAClassWithoutIdleTimeoutIsNeverJudged(t *testing.T) {
 		}
 	})
 }
+
+// A lease on a GPU in MIG mode, whose slice runs its process and which NVML gives no utilization
+// for, cannot be judged idle: it is never warned or reclaimed, and the platform channel is told
+// once, not at every tick.
+func TestALeaseOnAMIGSliceWithAProcessIsNotReclaimed(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		e := newLabEnv(t, url)
+		l := e.start("nb", 1)
+		for range 60 {
+			e.report(l, gpu{nil, 4 * gib})
+			e.tick()
+			e.minute()
+		}
+		if got := e.lease(l.ID); got.State != qm.Active || len(e.notes.Of(qm.NoticeIdleWarning, l.ID)) != 0 || len(e.notes.Of(qm.NoticeTelemetryMissing, l.ID)) != 1 {
+			t.Errorf("a lease whose process runs on a GPU without utilization: %s, %d idle warnings, %d telemetry notices; want active, none, 1",
+				got.State, len(e.notes.Of(qm.NoticeIdleWarning, l.ID)), len(e.notes.Of(qm.NoticeTelemetryMissing, l.ID)))
+		}
+	})
+}
