@@ -111,7 +111,7 @@ type Lease struct {
 	StartedAt  time.Time // zero until active
 	ExpiresAt  time.Time // zero until active
 	EndedAt    time.Time // zero until ended
-	KeptAt     time.Time // last "keep" answer to an idle warning
+	KeptAt     time.Time // last "keep" answer to an idle warning, or its job running again after a requeue or suspension
 	WarnedAt   time.Time // idle warning sent
 	DecidedBy  string    // approver who decided an exception
 	DecidedAt  time.Time

@@ -232,6 +232,8 @@ func (s *Service) markRunning(ctx context.Context, l *Lease, j Job) (bool, error
 		s.adoptGPUs(c, j)
 		if Requeued(c) && c.State == Active {
 			// Running again after the scheduler put it back in its queue: its owner hears where.
+			// Its idle period starts over: it could not be busy meanwhile.
+			c.KeptAt = s.Clock.Now()
 			if err := s.transition(ctx, tx, c, Active, SystemActor, "workspace ready again"); err != nil {
 				return nil, err
 			}
@@ -562,7 +564,8 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 			}
 			return err
 		}
-		if l.Ref == "" || (j.Node != "" && l.Node != j.Node) || gpusMoved(l, j) {
+		// A requeued job running again is told, on its node as well as on another.
+		if l.Ref == "" || (j.Node != "" && l.Node != j.Node) || gpusMoved(l, j) || Requeued(l) {
 			if _, err := s.markRunning(ctx, l, j); err != nil {
 				return err
 			}
