@@ -149,6 +149,9 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	case qm.NoticeRequeued:
 		base = bot.Reply{Text: fmt.Sprintf("%s: %s, so its workspace does not run now; you will get a message with how to connect when it runs again. The lease still ends %s.",
 			id, n.Reason, b.when(l.ExpiresAt)), Actions: []bot.Action{{Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
+	case qm.NoticeSuspended:
+		base = bot.Reply{Text: fmt.Sprintf("%s: %s, so its workspace is paused: it keeps its GPUs and is billed as before, and you will get a message when it runs again. The lease still ends %s.",
+			id, n.Reason, b.when(l.ExpiresAt)), Actions: []bot.Action{{Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
 	case qm.NoticeApprovalRequest:
 		var rules []string
 		for _, m := range n.Matches {

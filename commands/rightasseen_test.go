@@ -1406,3 +1406,17 @@ func TestMoreGPUsThanANodeHolds(t *testing.T) {
 		t.Errorf("pytorch-ddp gpus=16: %d GPUs", l.GPUs)
 	}
 }
+
+// A running lease whose job the scheduler suspended: its owner reads what happened, that the
+// workspace is paused, keeps its GPUs and is billed, when the lease still ends, and can release it.
+func TestSuspendedNoticeSaysWhatHappened(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy)
+	id := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 1 dev for 2h")).Text)
+	l := h.lease(id)
+	rs := h.bot.RenderNotice(context.Background(), qm.Notice{Kind: qm.NoticeSuspended, To: []string{l.User}, Lease: l,
+		Reason: "its job is suspended in the scheduler (Slurm: SUSPENDED)"})
+	want := id.String() + ": its job is suspended in the scheduler (Slurm: SUSPENDED), so its workspace is paused: it keeps its GPUs and is billed as before, and you will get a message when it runs again. The lease still ends Mon 30 Nov 18:00 CET (in 2h)."
+	if len(rs) != 1 || rs[0].Text != want || len(rs[0].Actions) != 1 || rs[0].Actions[0].Command != "/gpu release "+id.String() {
+		t.Errorf("suspended notice: %+v\nwant %q", rs, want)
+	}
+}

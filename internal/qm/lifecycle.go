@@ -144,8 +144,8 @@ func IdleGrace(c *policy.Class) time.Duration {
 // dated when it fell due (the warning plus the grace), unless the lease's own end came first.
 func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 	c, ok := s.Policy.Class(l.Class)
-	if !ok || c.IdleTimeout.Duration <= 0 || Requeued(l) {
-		return false // a requeued lease's job does not run: nothing to judge until it does
+	if !ok || c.IdleTimeout.Duration <= 0 || Requeued(l) || Suspended(l) {
+		return false // a requeued or suspended lease's job does not run: nothing to judge until it does
 	}
 	expired := !l.ExpiresAt.IsZero() && !now.Before(l.ExpiresAt)
 	since, busy, seen, observed := s.idleClock(ctx, l, now)

@@ -225,6 +225,7 @@ const (
 	NoticeGranted          NoticeKind = "granted"           // a lease became active
 	NoticeQueued           NoticeKind = "queued"            // a lease waits for capacity
 	NoticeRequeued         NoticeKind = "requeued"          // a running lease's job is back in the scheduler's queue
+	NoticeSuspended        NoticeKind = "suspended"         // a running lease's job is suspended, holding its GPUs
 	NoticeApprovalRequest  NoticeKind = "approval_request"  // to approvers
 	NoticeApproved         NoticeKind = "approved"          // to the requester
 	NoticeDenied           NoticeKind = "denied"            // to the requester

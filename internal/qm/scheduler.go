@@ -52,6 +52,9 @@ type Job struct {
 	// Output is the last lines of the job's output when the backend can read them, for a failed
 	// workspace's owner; empty otherwise.
 	Output string
+	// Suspended reports a running job whose processes the scheduler stopped (Slurm's SUSPENDED,
+	// STOPPED): it keeps its GPUs, and its workspace does not run until it is resumed.
+	Suspended bool
 	// GPUIndex is the GPUs a running job holds on its one node, by index, when the scheduler says
 	// (Slurm does: it, not the service, picks a job's GPUs on the node); the lease adopts them.
 	GPUIndex []int
@@ -184,6 +187,38 @@ func (s *Service) markRequeued(ctx context.Context, l *Lease, j Job) error {
 	return err
 }
 
+// reasonSuspended begins the reason of a running lease whose job the scheduler suspended (an
+// administrator's scontrol suspend, gang scheduling or preemption by suspension, a SIGSTOP).
+const reasonSuspended = "its job is suspended in the scheduler"
+
+// Suspended reports whether l is a running lease whose job the scheduler suspended: the job keeps
+// its GPUs, so the lease goes on and is billed to its end as before, but its workspace does not
+// run until the job is resumed, and it is not judged idle meanwhile.
+func Suspended(l *Lease) bool {
+	return (l.State == Active || l.State == IdleWarned) && strings.HasPrefix(l.Reason, reasonSuspended)
+}
+
+// markSuspended records that a running lease's job is suspended and tells its owner once. The
+// lease keeps its end and its bill (the job holds its GPUs); an idle warning it had is withdrawn,
+// since nothing runs to be idle. markRunning says when the job runs again.
+func (s *Service) markSuspended(ctx context.Context, l *Lease, j Job) error {
+	reason := reasonSuspended
+	if j.Reason != "" {
+		reason += " (" + j.Reason + ")"
+	}
+	_, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
+		if Suspended(c) || (c.State != Active && c.State != IdleWarned) {
+			return nil, errSkip
+		}
+		c.WarnedAt = time.Time{}
+		if err := s.transition(ctx, tx, c, Active, SystemActor, reason); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: NoticeSuspended, To: []string{c.User}, Lease: c, Reason: reason}}, nil
+	})
+	return err
+}
+
 // markEnded ends a live lease whose job the scheduler ended (to is Released, Expired or Failed),
 // dated when the scheduler says the job ended (at; zero: now), and tells its owner, with the last
 // lines of the job's output when there are any. The job is over already, so nothing is stopped.
@@ -230,9 +265,9 @@ func (s *Service) markRunning(ctx context.Context, l *Lease, j Job) (bool, error
 			c.Connect = strings.ReplaceAll(c.Connect, NodePlaceholder, firstNode(j.Node))
 		}
 		s.adoptGPUs(c, j)
-		if Requeued(c) && c.State == Active {
-			// Running again after the scheduler put it back in its queue: its owner hears where.
-			// Its idle period starts over: it could not be busy meanwhile.
+		if (Requeued(c) || Suspended(c)) && c.State == Active {
+			// Running again after the scheduler put it back in its queue or suspended it: its
+			// owner hears where. Its idle period starts over: it could not be busy meanwhile.
 			c.KeptAt = s.Clock.Now()
 			if err := s.transition(ctx, tx, c, Active, SystemActor, "workspace ready again"); err != nil {
 				return nil, err
@@ -564,8 +599,18 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 			}
 			return err
 		}
-		// A requeued job running again is told, on its node as well as on another.
-		if l.Ref == "" || (j.Node != "" && l.Node != j.Node) || gpusMoved(l, j) || Requeued(l) {
+		if j.Suspended {
+			// Stopped where it runs, holding its GPUs: the lease goes on, paused.
+			if l.Ref == "" || (j.Node != "" && l.Node != j.Node) {
+				if _, err := s.markRunning(ctx, l, j); err != nil {
+					return err
+				}
+			}
+			return s.markSuspended(ctx, l, j)
+		}
+		// A requeued job running again (on its node as well as on another) and a suspended one
+		// resumed are told, as is a job that moved.
+		if l.Ref == "" || (j.Node != "" && l.Node != j.Node) || gpusMoved(l, j) || Requeued(l) || Suspended(l) {
 			if _, err := s.markRunning(ctx, l, j); err != nil {
 				return err
 			}

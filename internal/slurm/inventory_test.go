@@ -76,7 +76,7 @@ func TestInventoryFromSinfo(t *testing.T) {
 					return "", errors.New("exit status 1: sinfo: error: unable to find plugin: serializer/json")
 				case name == "scontrol" && c.scontrol != "":
 					return c.scontrol, nil
-				case name == "squeue" && strings.Join(args, " ") == "-h -t RUNNING,COMPLETING,SUSPENDED,CONFIGURING -o %N|%b|%k":
+				case name == "squeue" && strings.Join(args, " ") == "-h -t RUNNING,COMPLETING,SUSPENDED,STOPPED,CONFIGURING -o %N|%b|%k":
 					return ownJobs, nil
 				}
 				return "", fmt.Errorf("unexpected %s %v", name, args)

@@ -140,7 +140,7 @@ func (b *Backend) RefreshInventory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := b.run(ctx, nil, "squeue", "-h", "-t", "RUNNING,COMPLETING,SUSPENDED,CONFIGURING", "-o", "%N|%b|%k")
+	out, err := b.run(ctx, nil, "squeue", "-h", "-t", "RUNNING,COMPLETING,SUSPENDED,STOPPED,CONFIGURING", "-o", "%N|%b|%k")
 	if err != nil {
 		return fmt.Errorf("slurm: squeue of this service's running jobs: %w", err)
 	}

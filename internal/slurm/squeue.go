@@ -83,7 +83,7 @@ func ParseSqueue(data []byte) ([]SqueueJob, error) {
 			JobID:       strconv.FormatInt(id, 10),
 			Name:        j.Name,
 			Comment:     j.Comment,
-			State:       firstString(j.JobState),
+			State:       jobState(j.JobState),
 			Reason:      j.StateReason,
 			Nodes:       j.Nodes,
 			Partition:   j.Partition,
@@ -206,6 +206,21 @@ func firstString(r json.RawMessage) string {
 	return ""
 }
 
+// jobState reads a job's state: "RUNNING", or the newer list of its state and flags,
+// ["RUNNING", "STOPPED"], where a running job stopped by a SIGSTOP reads STOPPED, as 22.05 says.
+func jobState(r json.RawMessage) string {
+	state := firstString(r)
+	var l []string
+	if state == "RUNNING" && json.Unmarshal(r, &l) == nil {
+		for _, f := range l[1:] {
+			if f == "STOPPED" {
+				return f
+			}
+		}
+	}
+	return state
+}
+
 // exitCode reads 768 (a wait status: exit code 3), or {"status": ["SIGNALED"], "return_code": {...}, "signal": {...}}.
 func exitCode(r json.RawMessage) string {
 	if len(r) == 0 {
@@ -265,8 +280,13 @@ func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 			j.State, j.Held = qm.JobFailed, true
 			j.Reason = "Slurm will never start it: " + why + " (" + slurmWords() + ")"
 		}
-	case "RUNNING", "SUSPENDED", "CONFIGURING", "RESIZING", "SIGNALING", "STAGE_OUT":
+	case "RUNNING", "CONFIGURING", "RESIZING", "SIGNALING", "STAGE_OUT":
 		j.State, j.Node, j.StartedAt = qm.JobRunning, nodeList(sj.Nodes), sj.StartTime
+	case "SUSPENDED", "STOPPED":
+		// scontrol suspend, gang scheduling, preemption by suspension (SUSPENDED) or a SIGSTOP
+		// (scancel -s STOP: STOPPED): the job keeps its GPUs, its processes do not run.
+		j.State, j.Node, j.StartedAt, j.Suspended = qm.JobRunning, nodeList(sj.Nodes), sj.StartTime, true
+		j.Reason = slurmWords()
 	case "COMPLETED":
 		ended(qm.JobCompleted)
 		if sj.ExitCode != "" {

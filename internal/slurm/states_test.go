@@ -2,10 +2,14 @@ package slurm_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/slurm"
+	"github.com/acme/quartermaster/internal/store/storetest"
+	"github.com/acme/quartermaster/internal/workload"
 )
 
 // pass runs one reconcile pass and returns the lease as it left it.
@@ -30,6 +34,21 @@ func (e *env) waitFor(id qm.LeaseID, what string, cond func(*qm.Lease) bool) *qm
 		return cond(l)
 	})
 	return l
+}
+
+// restart gives the test a new service on the same database and a new backend, as a restarted
+// serve would have.
+func (e *env) restart() {
+	e.t.Helper()
+	backend, err := slurm.New(slurm.Config{Policy: e.svc.Policy, Catalog: testCatalog(e.t), Instance: e.inst,
+		Workload: workload.Settings{DefaultTemplate: "sleeper"},
+		Env:      []string{"SLURM_CONF=" + e.conf}, Logger: storetest.Logger(e.t)})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.backend = backend
+	e.svc = &qm.Service{Policy: e.svc.Policy, Store: e.svc.Store, Backend: backend, Clock: e.clock,
+		Directory: e.svc.Directory, Notifier: e.notes, Logger: e.svc.Logger}
 }
 
 // afterGrant is the notices after the first grant, which the request's own reply makes where
@@ -64,4 +83,60 @@ func TestRequeuedJobRunsAgainOnItsNode(t *testing.T) {
 	if got := afterGrant(e.notes.Kinds(l.ID)); len(got) != 2 || got[0] != qm.NoticeRequeued || got[1] != qm.NoticeGranted {
 		t.Errorf("notices after the grant: %v; want requeued, granted", got)
 	}
+}
+
+// TestSuspendedJobPausesItsLease: a workspace's job that an administrator suspends (scontrol
+// suspend) keeps its GPUs, so its lease stays active, billed, with its end; its owner is told
+// once, across a restart of the service, that the workspace is paused, it is not judged idle
+// meanwhile, and when the job is resumed the owner is told it runs again.
+func TestSuspendedJobPausesItsLease(t *testing.T) {
+	e := newEnv(t)
+	l := e.request("alice@acme.example", 1, "interactive", time.Hour, "", nil).Lease
+	ran := e.waitLease(l.ID, qm.Active)
+	e.slurmCmd("scontrol", "suspend", ran.Ref)
+	e.waitJob(ran.Ref, "SUSPENDED")
+	paused := e.waitFor(l.ID, "to be paused", qm.Suspended)
+	if paused.State != qm.Active || !paused.ExpiresAt.Equal(ran.ExpiresAt) || !paused.StartedAt.Equal(ran.StartedAt) ||
+		!strings.Contains(paused.Reason, "SUSPENDED") {
+		t.Errorf("suspended: %s %q, from %s to %s (was %s to %s)", paused.State, paused.Reason, paused.StartedAt, paused.ExpiresAt, ran.StartedAt, ran.ExpiresAt)
+	}
+	e.restart()
+	e.pass(l.ID)
+	if got := afterGrant(e.notes.Kinds(l.ID)); len(got) != 1 || got[0] != qm.NoticeSuspended {
+		t.Errorf("notices while suspended, over a restart: %v; want suspended once", got)
+	}
+	e.slurmCmd("scontrol", "resume", ran.Ref)
+	e.waitJob(ran.Ref, "RUNNING")
+	again := e.waitFor(l.ID, "to run again", func(l *qm.Lease) bool { return !qm.Suspended(l) })
+	if again.State != qm.Active || !again.ExpiresAt.Equal(ran.ExpiresAt) {
+		t.Errorf("resumed: %s %q, ends %s", again.State, again.Reason, again.ExpiresAt)
+	}
+	if got := afterGrant(e.notes.Kinds(l.ID)); len(got) != 2 || got[1] != qm.NoticeGranted {
+		t.Errorf("notices once resumed: %v; want suspended, granted", got)
+	}
+}
+
+// TestStoppedJobPausesItsLease: a workspace's job stopped with a signal (scancel -s STOP; Slurm:
+// STOPPED) keeps its GPUs like a suspended one: its lease is paused, not ended, and the inventory
+// counts its GPUs as the lease's, not as used outside Quartermaster; a CONT runs it again.
+func TestStoppedJobPausesItsLease(t *testing.T) {
+	e := newEnv(t)
+	l := e.request("alice@acme.example", 2, "train", time.Hour, "", nil).Lease
+	ran := e.waitLease(l.ID, qm.Active)
+	e.slurmCmd("scancel", "-s", "STOP", ran.Ref)
+	e.waitJob(ran.Ref, "STOPPED")
+	paused := e.waitFor(l.ID, "to be paused", qm.Suspended)
+	if paused.State != qm.Active || !strings.Contains(paused.Reason, "STOPPED") {
+		t.Errorf("stopped: %s %q", paused.State, paused.Reason)
+	}
+	if err := e.backend.RefreshInventory(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range e.backend.Inventory() {
+		if n.Class == "train" && n.Used != 0 {
+			t.Errorf("inventory with the lease's job stopped: %+v; its GPUs are the lease's, not used by others", n)
+		}
+	}
+	e.slurmCmd("scancel", "-s", "CONT", ran.Ref)
+	e.waitFor(l.ID, "to run again", func(l *qm.Lease) bool { return !qm.Suspended(l) })
 }
