@@ -19,6 +19,8 @@ func TestEveryJobState(t *testing.T) {
 		says          string // in the job's reason
 	}{
 		{"PENDING", "Resources", qm.JobPending, false, "the GPUs it asks for are in use (Slurm: Resources)"},
+		{"PENDING", "JobHeldAdmin", qm.JobPending, false, "an administrator holds it; it waits until they release it (Slurm: JobHeldAdmin)"},
+		{"PENDING", "JobHeldUser", qm.JobPending, false, "it is held (scontrol hold or requeuehold); it waits until it is released (Slurm: JobHeldUser)"},
 		{"REQUEUE_HOLD", "JobHeldAdmin", qm.JobPending, false, "Slurm: JobHeldAdmin"},
 		{"REQUEUED", "BeginTime", qm.JobPending, false, "Slurm: BeginTime"},
 		{"RUNNING", "None", qm.JobRunning, false, ""},

@@ -484,6 +484,10 @@ func pendingReason(reason string) string {
 		return "jobs ahead of it in Slurm's queue (Slurm: Priority)"
 	case "BeginTime":
 		return "its start time has not come (Slurm: BeginTime)"
+	case "JobHeldAdmin":
+		return "an administrator holds it; it waits until they release it (Slurm: JobHeldAdmin)"
+	case "JobHeldUser":
+		return "it is held (scontrol hold or requeuehold); it waits until it is released (Slurm: JobHeldUser)"
 	}
 	return "Slurm: " + reason
 }
