@@ -94,3 +94,21 @@ func TestAnAgentOutageDuringTheGraceIsNotReclaimed(t *testing.T) {
 		}
 	})
 }
+
+// An agent's first report of a lease comes up to an interval after the lease started: nothing
+// went unseen before it, so the lease's idle period runs from its start, and a notebook idle from
+// its start (idle_timeout 10m) is warned 10 minutes after it, not 10 minutes after that report.
+func TestTheFirstReportAfterTheStartIsNoGap(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		e := newLabEnv(t, url)
+		l := e.start("nb", 1)
+		for range 10 {
+			e.minute()
+			e.report(l, gpu{f(0), 4 * gib})
+			e.tick()
+		}
+		if got := e.lease(l.ID); got.State != qm.IdleWarned {
+			t.Errorf("seen idle from a minute after its start to 10 minutes after it, the lease is %s; want warned", got.State)
+		}
+	})
+}

@@ -115,7 +115,11 @@ func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since
 		busy = l.KeptAt
 	}
 	since = l.StartedAt
-	for _, t := range []time.Time{busy, a.ObservedSince} {
+	back := a.ObservedSince
+	if back.Sub(l.StartedAt) <= TelemetryStaleAfter(a) {
+		back = time.Time{} // its first report came within an interval or so of the start: no gap
+	}
+	for _, t := range []time.Time{busy, back} {
 		if t.After(since) {
 			since = t
 		}
