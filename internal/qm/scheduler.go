@@ -174,15 +174,22 @@ func (s *Service) markRequeued(ctx context.Context, l *Lease, j Job) error {
 	if j.Reason != "" {
 		reason += ": " + j.Reason
 	}
+	return s.markHalted(ctx, l, reason, Requeued, NoticeRequeued)
+}
+
+// markHalted records that a running lease's workspace does not run for now (its job is back in
+// the queue, or suspended: is tells which, reason says it) and tells its owner once, with a notice
+// of kind. An idle warning the lease had is withdrawn, since nothing runs to be idle.
+func (s *Service) markHalted(ctx context.Context, l *Lease, reason string, is func(*Lease) bool, kind NoticeKind) error {
 	_, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
-		if Requeued(c) || (c.State != Active && c.State != IdleWarned) {
+		if is(c) || (c.State != Active && c.State != IdleWarned) {
 			return nil, errSkip
 		}
 		c.WarnedAt = time.Time{}
 		if err := s.transition(ctx, tx, c, Active, SystemActor, reason); err != nil {
 			return nil, err
 		}
-		return []Notice{{Kind: NoticeRequeued, To: []string{c.User}, Lease: c, Reason: reason}}, nil
+		return []Notice{{Kind: kind, To: []string{c.User}, Lease: c, Reason: reason}}, nil
 	})
 	return err
 }
@@ -206,17 +213,7 @@ func (s *Service) markSuspended(ctx context.Context, l *Lease, j Job) error {
 	if j.Reason != "" {
 		reason += " (" + j.Reason + ")"
 	}
-	_, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
-		if Suspended(c) || (c.State != Active && c.State != IdleWarned) {
-			return nil, errSkip
-		}
-		c.WarnedAt = time.Time{}
-		if err := s.transition(ctx, tx, c, Active, SystemActor, reason); err != nil {
-			return nil, err
-		}
-		return []Notice{{Kind: NoticeSuspended, To: []string{c.User}, Lease: c, Reason: reason}}, nil
-	})
-	return err
+	return s.markHalted(ctx, l, reason, Suspended, NoticeSuspended)
 }
 
 // markEnded ends a live lease whose job the scheduler ended (to is Released, Expired or Failed),
