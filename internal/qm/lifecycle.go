@@ -148,7 +148,7 @@ func IdleGrace(c *policy.Class) time.Duration {
 // dated when it fell due (the warning plus the grace), unless the lease's own end came first.
 func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 	c, ok := s.Policy.Class(l.Class)
-	if !ok || c.IdleTimeout.Duration <= 0 || Requeued(l) || Suspended(l) {
+	if !ok || c.IdleTimeout.Duration <= 0 || Halted(l) {
 		return false // a requeued or suspended lease's job does not run: nothing to judge until it does
 	}
 	expired := !l.ExpiresAt.IsZero() && !now.Before(l.ExpiresAt)

@@ -162,9 +162,16 @@ const reasonRequeued = "its job is back in the scheduler's queue"
 
 // Requeued reports whether l is a running lease whose job the scheduler put back in its queue:
 // its workspace does not run until the job runs again, and it is not judged idle meanwhile.
-func Requeued(l *Lease) bool {
-	return (l.State == Active || l.State == IdleWarned) && strings.HasPrefix(l.Reason, reasonRequeued)
+func Requeued(l *Lease) bool { return runningWith(l, reasonRequeued) }
+
+// runningWith reports whether l is running with a reason that begins with mark.
+func runningWith(l *Lease, mark string) bool {
+	return (l.State == Active || l.State == IdleWarned) && strings.HasPrefix(l.Reason, mark)
 }
+
+// Halted reports whether l is a running lease whose workspace does not run for now: its job is
+// back in the scheduler's queue (Requeued) or suspended (Suspended).
+func Halted(l *Lease) bool { return Requeued(l) || Suspended(l) }
 
 // markRequeued records that a running lease's job is back in the scheduler's queue and tells its
 // owner once: the workspace is gone until the job runs again, when markRunning says where. The
@@ -201,9 +208,7 @@ const reasonSuspended = "its job is suspended in the scheduler"
 // Suspended reports whether l is a running lease whose job the scheduler suspended: the job keeps
 // its GPUs, so the lease goes on and is billed to its end as before, but its workspace does not
 // run until the job is resumed, and it is not judged idle meanwhile.
-func Suspended(l *Lease) bool {
-	return (l.State == Active || l.State == IdleWarned) && strings.HasPrefix(l.Reason, reasonSuspended)
-}
+func Suspended(l *Lease) bool { return runningWith(l, reasonSuspended) }
 
 // markSuspended records that a running lease's job is suspended and tells its owner once. The
 // lease keeps its end and its bill (the job holds its GPUs); an idle warning it had is withdrawn,
@@ -262,7 +267,7 @@ func (s *Service) markRunning(ctx context.Context, l *Lease, j Job) (bool, error
 			c.Connect = strings.ReplaceAll(c.Connect, NodePlaceholder, firstNode(j.Node))
 		}
 		s.adoptGPUs(c, j)
-		if (Requeued(c) || Suspended(c)) && c.State == Active {
+		if Halted(c) && c.State == Active {
 			// Running again after the scheduler put it back in its queue or suspended it: its
 			// owner hears where. Its idle period starts over: it could not be busy meanwhile.
 			c.KeptAt = s.Clock.Now()
@@ -607,7 +612,7 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 		}
 		// A requeued job running again (on its node as well as on another) and a suspended one
 		// resumed are told, as is a job that moved.
-		if l.Ref == "" || (j.Node != "" && l.Node != j.Node) || gpusMoved(l, j) || Requeued(l) || Suspended(l) {
+		if l.Ref == "" || (j.Node != "" && l.Node != j.Node) || gpusMoved(l, j) || Halted(l) {
 			if _, err := s.markRunning(ctx, l, j); err != nil {
 				return err
 			}
