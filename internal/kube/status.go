@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -62,7 +61,7 @@ func pendingPod(p *corev1.Pod) qm.Job {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason != "" {
 			why := c.Reason
 			if c.Message != "" {
-				why += ": " + clip(oneLine(c.Message))
+				why += ": " + clip(qm.OneLine(c.Message))
 			}
 			return qm.Job{State: qm.JobPending, Reason: "Kubernetes: " + why}
 		}
@@ -91,7 +90,7 @@ func pullFailure(p *corev1.Pod) string {
 			continue
 		}
 		why := w.Reason
-		msg := oneLine(w.Message)
+		msg := qm.OneLine(w.Message)
 		if msg != "" {
 			why += ": " + clip(msg)
 		}
@@ -144,7 +143,7 @@ func podFailure(p *corev1.Pod) failure {
 			f.code = fmt.Sprintf("signal %d", t.Signal)
 		}
 		w := t.Reason
-		if m := oneLine(t.Message); m != "" {
+		if m := qm.OneLine(t.Message); m != "" {
 			if w != "" {
 				w += ": "
 			}
@@ -157,7 +156,7 @@ func podFailure(p *corev1.Pod) failure {
 	}
 	if f.code == "" && p.Status.Reason != "" {
 		w := p.Status.Reason
-		if m := oneLine(p.Status.Message); m != "" {
+		if m := qm.OneLine(p.Status.Message); m != "" {
 			w += ": " + clip(m)
 		}
 		f.words = append(f.words, w)
@@ -168,7 +167,7 @@ func podFailure(p *corev1.Pod) failure {
 		for _, c := range p.Status.Conditions {
 			if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && c.Reason != "" {
 				w := c.Reason
-				if m := oneLine(c.Message); m != "" {
+				if m := qm.OneLine(c.Message); m != "" {
 					w += ": " + clip(m)
 				}
 				f.words = append(f.words, w)
@@ -477,18 +476,4 @@ func clip(s string) string {
 		return string([]rune(s)[:200]) + "…"
 	}
 	return s
-}
-
-// oneLine is a message as Quartermaster keeps and shows it: its words joined by single spaces,
-// valid UTF-8, without control characters (a NUL, a terminal escape) or invisible formatting
-// ones (a right-to-left override). A workload writes its own termination message, and the
-// database refuses a NUL or invalid UTF-8 in the reason it becomes.
-func oneLine(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) && !unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) {
-			return -1
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))
-	return strings.Join(strings.Fields(s), " ")
 }

@@ -266,42 +266,33 @@ var ansiRE = regexp.MustCompile("\x1b(\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(\x07|
 const maxReasonLine = 200
 
 // ReasonLine is a scheduler's text as one short line fit for chat: its first line that is not
-// blank, with control and formatting characters (ANSI colour, bidi overrides) removed, spaces
-// joined, and cut at maxReasonLine characters.
+// blank, with terminal escapes (ANSI colour) removed, as OneLine keeps it, and cut at
+// maxReasonLine characters.
 func ReasonLine(s string) string {
 	s = ansiRE.ReplaceAllString(strings.ToValidUTF8(s, "\ufffd"), "")
 	for _, line := range strings.Split(s, "\n") {
-		var b strings.Builder
-		n, space := 0, false
-		for _, r := range line {
-			switch {
-			case r == 0x1b || unicode.IsControl(r) && !unicode.IsSpace(r), unicode.Is(unicode.Cf, r):
-				continue
-			case unicode.IsSpace(r):
-				space = b.Len() > 0
-				continue
+		if l := OneLine(line); l != "" {
+			if r := []rune(l); len(r) > maxReasonLine {
+				return string(r[:maxReasonLine]) + "…"
 			}
-			if n == maxReasonLine {
-				b.WriteString("…")
-				break
-			}
-			if space {
-				b.WriteByte(' ')
-				space = false
-				n++
-				if n == maxReasonLine {
-					b.WriteString("…")
-					break
-				}
-			}
-			b.WriteRune(r)
-			n++
-		}
-		if b.Len() > 0 {
-			return b.String()
+			return l
 		}
 	}
 	return ""
+}
+
+// OneLine is a message as Quartermaster keeps and shows it: its words joined by single spaces,
+// valid UTF-8, without control characters (a NUL, a terminal escape) or invisible formatting
+// ones (a right-to-left override). A workload writes its own termination message, and the
+// database refuses a NUL or invalid UTF-8 in the reason it becomes.
+func OneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && !unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // ErrNotFound is returned by stores for a missing row.
