@@ -832,9 +832,9 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 	case len(none) > 3:
 		f = append(f, bot.Field{Label: "Other classes", Value: fmt.Sprintf("none in use and no quota in %d other classes", len(none))})
 	case len(none) > 0 && len(f) == 0:
-		f = append(f, bot.Field{Label: "Classes", Value: "none in use and no quota of " + listSome(none, 3)})
+		f = append(f, bot.Field{Label: "Classes", Value: "none in use and no quota of " + policy.SomeNames(none, 3)})
 	case len(none) > 0:
-		f = append(f, bot.Field{Label: "Other classes", Value: "none in use and no quota of " + listSome(none, 3)})
+		f = append(f, bot.Field{Label: "Other classes", Value: "none in use and no quota of " + policy.SomeNames(none, 3)})
 	}
 	hours := fmt.Sprintf("%s used or committed this week, no weekly limit", qm.FormatHours(u.GPUHoursWeek))
 	if q.GPUHoursPerWeek > 0 {
@@ -847,7 +847,7 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 		r.Text = fmt.Sprintf("Team %s this week (since %s), the first of your %d teams:", team,
 			b.Svc.WeekStart(b.Svc.Clock.Now()).Format("Mon 2 Jan"), len(others)+1)
 		r.Sections = append(r.Sections, bot.Section{Title: "Your other teams",
-			Text: fmt.Sprintf("%s. /gpu quota %s shows that team's quota.", listSome(others, maxTeamsNamed), others[0])})
+			Text: fmt.Sprintf("%s. /gpu quota %s shows that team's quota.", policy.SomeNames(others, maxTeamsNamed), others[0])})
 	}
 	return []bot.Reply{r}
 }
@@ -862,14 +862,6 @@ func otherTeams(c Command) []string {
 		return nil
 	}
 	return c.Who.Teams[1:]
-}
-
-// listSome joins at most n of names with commas, saying how many more there are.
-func listSome(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // capacityShareText says which classes the capacity share binds and how far: the classes that

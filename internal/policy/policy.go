@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -561,22 +562,19 @@ const fewNames = 3
 // it first, and says how many more there are: "a, b, c and 117 more" ("a, b" when that is all).
 // A refusal stays one short sentence however many classes or teams a policy has.
 func FewNames(typed string, names []string) string {
-	shown := make([]string, 0, fewNames)
 	if near := Closest(NameKey(typed), names); near != "" {
-		shown = append(shown, near)
+		names = append([]string{near}, slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == near })...)
 	}
-	for _, n := range names {
-		if len(shown) == fewNames {
-			break
-		}
-		if len(shown) == 0 || n != shown[0] {
-			shown = append(shown, n)
-		}
+	return SomeNames(names, fewNames)
+}
+
+// SomeNames joins at most n of names with commas and says how many more there are: "a, b, c and
+// 117 more" ("a, b" when that is all).
+func SomeNames(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
 	}
-	if more := len(names) - len(shown); more > 0 {
-		return fmt.Sprintf("%s and %d more", strings.Join(shown, ", "), more)
-	}
-	return strings.Join(shown, ", ")
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // JoinList writes items as a reader lists them, joined by word ("and", "or"): "a", "a or b",
