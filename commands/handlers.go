@@ -572,8 +572,7 @@ func (b *Bot) leaseActions(ctx context.Context, l *qm.Lease) []bot.Action {
 
 // waitingExtensionText says that w, an extension of l, waits, and who decides it.
 func waitingExtensionText(l, w *qm.Lease, deciders []string) string {
-	return fmt.Sprintf("an extension of %s is already waiting for approval by %s (%s, %s more); /gpu status %s shows it.",
-		l.ID, strings.Join(deciders, " or "), w.ID, policy.FormatDuration(w.Duration), w.ID)
+	return fmt.Sprintf("%s; /gpu status %s shows it.", qm.ExtensionWaitsText(l.ID, w, deciders), w.ID)
 }
 
 // card is a lease as a section: state, GPUs, node, time left, cost so far.

@@ -300,8 +300,9 @@ func (s *Service) judgeExtension(ctx context.Context, tx Tx, rc *ruleCheck, who 
 	if w, err := waitingExtension(ctx, tx, cur.ID); err != nil {
 		return ExtensionVerdict{}, err
 	} else if w != nil {
-		return ExtensionVerdict{}, Errorf(ECONFLICT, "An extension of %s is already waiting for approval by %s (%s, %s more), so it cannot be extended again until that is decided.",
-			cur.ID, strings.Join(s.Deciders(w.Team, w.User), " or "), w.ID, policy.FormatDuration(w.Duration)).WithExample("/gpu status " + w.ID.String())
+		waits := ExtensionWaitsText(cur.ID, w, s.Deciders(w.Team, w.User))
+		return ExtensionVerdict{}, Errorf(ECONFLICT, "%s%s, so it cannot be extended again until that is decided.",
+			strings.ToUpper(waits[:1]), waits[1:]).WithExample("/gpu status " + w.ID.String())
 	}
 	c, ok := s.Policy.Class(cur.Class)
 	if !ok {
@@ -331,6 +332,13 @@ func (s *Service) judgeExtension(ctx context.Context, tx Tx, rc *ruleCheck, who 
 		return ExtensionVerdict{}, s.nobodyDecides(cur.Team, "", v.Matches)
 	}
 	return v, nil
+}
+
+// ExtensionWaitsText says that w, an extension of lease id, waits for approval, and who decides
+// it: "an extension of L-1 is already waiting for approval by dana@acme.example (L-7, 2h more)".
+func ExtensionWaitsText(id LeaseID, w *Lease, deciders []string) string {
+	return fmt.Sprintf("an extension of %s is already waiting for approval by %s (%s, %s more)",
+		id, strings.Join(deciders, " or "), w.ID, policy.FormatDuration(w.Duration))
 }
 
 // waitingExtension is the extension of lease id that waits for a budget owner; nil when none
