@@ -632,7 +632,11 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 		return s.markEnded(ctx, l, Released, reason, "", j.EndedAt)
 	case JobTimeout:
 		rep.Ended++
-		return s.markEnded(ctx, l, Expired, "its job reached the scheduler's time limit", "", j.EndedAt)
+		reason := "its job reached the scheduler's time limit"
+		if j.Reason != "" { // a deadline, not the time limit
+			reason = "its job ended: " + j.Reason
+		}
+		return s.markEnded(ctx, l, Expired, reason, "", j.EndedAt)
 	case JobCancelled:
 		rep.Ended++
 		return s.markEnded(ctx, l, Failed, "its job was cancelled in the scheduler, outside Quartermaster", j.Output, j.EndedAt)

@@ -236,6 +236,7 @@ func TestReconcileFollowsJobs(t *testing.T) {
 		{qm.JobEnding, "", qm.Queued, "", ""},
 		{qm.JobCompleted, "exit code 0", qm.Released, qm.NoticeFinished, "its job finished (exit code 0)"},
 		{qm.JobTimeout, "", qm.Expired, qm.NoticeExpired, "time limit"},
+		{qm.JobTimeout, "its deadline passed (Slurm: DEADLINE)", qm.Expired, qm.NoticeExpired, "its job ended: its deadline passed (Slurm: DEADLINE)"},
 		{qm.JobCancelled, "", qm.Failed, qm.NoticeFailed, "cancelled in the scheduler, outside Quartermaster"},
 		{qm.JobFailed, "its node failed (NODE_FAIL)", qm.Failed, qm.NoticeFailed, "its job failed: its node failed (NODE_FAIL)"},
 	}
@@ -248,7 +249,7 @@ func TestReconcileFollowsJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Leases != len(rows) || rep.Activated != 1 || rep.Ended != 4 || rep.Cancelled != 0 || rep.Vanished != 0 {
+	if rep.Leases != len(rows) || rep.Activated != 1 || rep.Ended != 5 || rep.Cancelled != 0 || rep.Vanished != 0 {
 		t.Errorf("report %v", rep)
 	}
 	for i, r := range rows {

@@ -33,7 +33,7 @@ func TestEveryJobState(t *testing.T) {
 		{"CANCELLED", "None", qm.JobCancelled, false, ""},
 		{"FAILED", "NonZeroExitCode", qm.JobFailed, false, "exit code 0 (Slurm: FAILED, NonZeroExitCode)"},
 		{"TIMEOUT", "TimeLimit", qm.JobTimeout, false, ""},
-		{"DEADLINE", "None", qm.JobTimeout, false, ""},
+		{"DEADLINE", "None", qm.JobTimeout, false, "its deadline passed (Slurm: DEADLINE)"},
 		{"NODE_FAIL", "NodeDown", qm.JobFailed, false, "its node failed (Slurm: NODE_FAIL, NodeDown)"},
 		{"BOOT_FAIL", "None", qm.JobFailed, false, "its node did not boot (Slurm: BOOT_FAIL)"},
 		{"PREEMPTED", "None", qm.JobFailed, false, "a higher-priority job preempted it (Slurm: PREEMPTED)"},

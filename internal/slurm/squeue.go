@@ -294,8 +294,13 @@ func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 		}
 	case "CANCELLED":
 		ended(qm.JobCancelled)
-	case "TIMEOUT", "DEADLINE":
+	case "TIMEOUT":
 		ended(qm.JobTimeout)
+	case "DEADLINE":
+		// sbatch --deadline passed: Slurm ended the job (or took it out of its queue) then,
+		// whatever its time limit.
+		ended(qm.JobTimeout)
+		j.Reason = "its deadline passed (" + slurmWords() + ")"
 	case "FAILED", "OUT_OF_MEMORY", "SPECIAL_EXIT":
 		ended(qm.JobFailed)
 		var what []string
