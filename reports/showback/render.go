@@ -223,7 +223,7 @@ func ApprovalsLine(a Approvals) string {
 	s := fmt.Sprintf("%d request(s) needed approval: %d approved, %d denied, %d expired undecided, %d withdrawn, %d pending",
 		a.Requests, a.Approved, a.Denied, a.Expired, a.Withdrawn, a.Pending)
 	if a.MedianLatency != nil {
-		s += "; median decision " + dur(a.MedianLatency)
+		s += "; median decision " + dur(a.MedianLatency) + ", p90 " + dur(a.P90Latency)
 	}
 	return s
 }

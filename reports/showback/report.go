@@ -163,8 +163,10 @@ type Approvals struct {
 	// lease ending first.
 	Withdrawn int `json:"withdrawn"`
 	Pending   int `json:"pending"`
-	// MedianLatency is the median time from request to a person's decision.
+	// MedianLatency is the median time from request to a person's decision, and P90Latency its
+	// 90th percentile (nearest rank), over the same decisions.
 	MedianLatency *Seconds `json:"median_decision_latency_s"`
+	P90Latency    *Seconds `json:"p90_decision_latency_s"`
 }
 
 // QueueWait is how long the workspace leases that started in the week waited for GPUs: from the
@@ -702,6 +704,7 @@ func finish(s *Summary, acc *approvalAcc, waits []waitSample) {
 		s.Requests, s.HumanTouches, s.Approvals = acc.requests, acc.touches, acc.a
 		if len(acc.latencies) > 0 {
 			s.Approvals.MedianLatency = secs(percentile(acc.latencies, 50))
+			s.Approvals.P90Latency = secs(percentile(acc.latencies, 90))
 		}
 		if acc.requests > 0 {
 			s.TouchesPer100 = ptr(100 * float64(acc.touches) / float64(acc.requests))
