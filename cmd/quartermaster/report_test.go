@@ -212,8 +212,9 @@ func TestShowbackGoldenWeek(t *testing.T) {
 		t.Errorf("change = %+v from %+v, want +21 GPU-h (+700%%), +$37.10 from 3 GPU-h", tot.Change, tot.Previous.GPUHours)
 	}
 	a := tot.Approvals
-	if a.Requests != 2 || a.Approved != 2 || a.MedianLatency == nil || a.MedianLatency.Duration() != 15*time.Minute {
-		t.Errorf("approvals = %+v, want 2 approved (after 30m and 15m), median 15m", a)
+	if a.Requests != 2 || a.Approved != 2 || a.MedianLatency == nil || a.MedianLatency.Duration() != 22*time.Minute+30*time.Second ||
+		a.P90Latency == nil || a.P90Latency.Duration() != 30*time.Minute {
+		t.Errorf("approvals = %+v, want 2 approved (after 30m and 15m), median 22m30s (their mean), p90 30m", a)
 	}
 	if tot.Requests != 9 || tot.HumanTouches != 2 || tot.TouchesPer100 == nil || !approx(*tot.TouchesPer100, 200.0/9) {
 		t.Errorf("touches = %d on %d requests (%v per 100), want 2 on 9", tot.HumanTouches, tot.Requests, tot.TouchesPer100)

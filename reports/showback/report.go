@@ -163,8 +163,9 @@ type Approvals struct {
 	// lease ending first.
 	Withdrawn int `json:"withdrawn"`
 	Pending   int `json:"pending"`
-	// MedianLatency is the median time from request to a person's decision, and P90Latency its
-	// 90th percentile (nearest rank), over the same decisions.
+	// MedianLatency is the median time from request to a person's decision (the middle one, or
+	// the mean of the two middle ones), and P90Latency its 90th percentile (nearest rank), over
+	// the same decisions.
 	MedianLatency *Seconds `json:"median_decision_latency_s"`
 	P90Latency    *Seconds `json:"p90_decision_latency_s"`
 }
@@ -703,7 +704,7 @@ func finish(s *Summary, acc *approvalAcc, waits []waitSample) {
 	if acc != nil {
 		s.Requests, s.HumanTouches, s.Approvals = acc.requests, acc.touches, acc.a
 		if len(acc.latencies) > 0 {
-			s.Approvals.MedianLatency = secs(percentile(acc.latencies, 50))
+			s.Approvals.MedianLatency = secs(median(acc.latencies))
 			s.Approvals.P90Latency = secs(percentile(acc.latencies, 90))
 		}
 		if acc.requests > 0 {
@@ -741,10 +742,24 @@ func finish(s *Summary, acc *approvalAcc, waits []waitSample) {
 }
 
 // percentile is the nearest-rank percentile: the smallest value at least p percent of the values
-// are at or below.
+// are at or below, always one of the values (of 1, 2 or 3 values, the 90th is the largest; its
+// 50th of an even number is the lower of the two middle values, which is not the median).
 func percentile(v []time.Duration, p float64) time.Duration {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	i := int(math.Ceil(p/100*float64(len(s)))) - 1
 	return s[max(0, min(i, len(s)-1))]
+}
+
+// median is the median as a person computes it: the middle value, or the mean of the two middle
+// values of an even number of values (of 15m and 30m, 22m30s).
+func median(v []time.Duration) time.Duration {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	a, b := s[n/2-1], s[n/2]
+	return a + (b-a)/2
 }
