@@ -215,15 +215,32 @@ func signedPct(v float64) string {
 	return s
 }
 
-// ApprovalsLine describes the week's exceptions.
+// ApprovalsLine describes the week's exceptions, and the requests still waiting for a decision
+// at the week's end.
 func ApprovalsLine(a Approvals) string {
-	if a.Requests == 0 {
+	var s string
+	switch {
+	case a.Requests == 0 && a.PendingAtEnd == 0:
 		return "no request needed approval"
+	case a.Requests == 0:
+		s = "no request of the week needed approval"
+	default:
+		s = fmt.Sprintf("%d request(s) needed approval: %d approved, %d denied, %d expired undecided, %d withdrawn, %d pending",
+			a.Requests, a.Approved, a.Denied, a.Expired, a.Withdrawn, a.Pending)
 	}
-	s := fmt.Sprintf("%d request(s) needed approval: %d approved, %d denied, %d expired undecided, %d withdrawn, %d pending",
-		a.Requests, a.Approved, a.Denied, a.Expired, a.Withdrawn, a.Pending)
 	if a.MedianLatency != nil {
 		s += "; median decision " + dur(a.MedianLatency) + ", p90 " + dur(a.P90Latency)
+	}
+	if a.PendingAtEnd > 0 {
+		when := "at the week's end"
+		if a.sofar {
+			when = "now"
+		}
+		if a.PendingAtEnd == 1 {
+			s += fmt.Sprintf("; 1 still undecided %s, waiting %s", when, dur(a.OldestPending))
+		} else {
+			s += fmt.Sprintf("; %d still undecided %s, the oldest waiting %s", a.PendingAtEnd, when, dur(a.OldestPending))
+		}
 	}
 	return s
 }

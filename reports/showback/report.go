@@ -168,6 +168,14 @@ type Approvals struct {
 	// the same decisions.
 	MedianLatency *Seconds `json:"median_decision_latency_s"`
 	P90Latency    *Seconds `json:"p90_decision_latency_s"`
+	// PendingAtEnd counts the requests, of the week or of any week before, still waiting for a
+	// decision at the week's end (for a week in progress, when the report was made), however
+	// they were decided later; OldestPending is how long the oldest of them had waited by then,
+	// from its request. Unlike Pending, it shows a request that has waited for days.
+	PendingAtEnd  int      `json:"pending_at_week_end"`
+	OldestPending *Seconds `json:"oldest_pending_age_s"`
+	// sofar: the week had not ended when the report was made.
+	sofar bool
 }
 
 // QueueWait is how long the workspace leases that started in the week waited for GPUs: from the
@@ -334,9 +342,12 @@ func Build(in Input) *Report {
 		}
 	}
 	both := window{prev.from, wk.to}
+	// The moment "still waiting for a decision" is told at: the week's end, or now for a week
+	// in progress.
+	end := minTime(wk.to, in.Now)
 	for _, l := range mine {
 		from, to, ok := held(l, in.Now)
-		if ok && both.overlap(from, to) > 0 || wk.holds(l.CreatedAt) {
+		if ok && both.overlap(from, to) > 0 || wk.holds(l.CreatedAt) || waitingAt(l, end) {
 			names[l.Team] = true
 		}
 	}
@@ -423,19 +434,26 @@ func Build(in Input) *Report {
 		}
 	}
 	approvals := map[string]*approvalAcc{}
-	all := &approvalAcc{}
+	all := &approvalAcc{a: Approvals{sofar: !r.Complete}}
+	acc := func(team string) *approvalAcc {
+		a := approvals[team]
+		if a == nil {
+			a = &approvalAcc{a: Approvals{sofar: !r.Complete}}
+			approvals[team] = a
+		}
+		return a
+	}
 	for _, l := range mine {
 		if _, ok := teams[l.Team]; !ok {
 			continue
 		}
 		if wk.holds(l.CreatedAt) {
-			a := approvals[l.Team]
-			if a == nil {
-				a = &approvalAcc{}
-				approvals[l.Team] = a
-			}
-			a.add(l)
+			acc(l.Team).add(l)
 			all.add(l)
+		}
+		if waitingAt(l, end) {
+			acc(l.Team).waiting(end.Sub(l.CreatedAt))
+			all.waiting(end.Sub(l.CreatedAt))
 		}
 		if l.Kind == qm.KindWorkspace && l.StartedAt.IsZero() && wk.holds(l.EndedAt) {
 			// It left the queue without starting: right-censored at the moment it left. A
@@ -679,6 +697,30 @@ func (acc *approvalAcc) add(l *qm.Lease) {
 	if human && !l.DecidedAt.IsZero() {
 		acc.latencies = append(acc.latencies, max(0, l.DecidedAt.Sub(l.CreatedAt)))
 	}
+}
+
+// waiting counts a request still waiting for a decision, asked age ago.
+func (acc *approvalAcc) waiting(age time.Duration) {
+	acc.a.PendingAtEnd++
+	if acc.a.OldestPending == nil || age > acc.a.OldestPending.Duration() {
+		acc.a.OldestPending = secs(age)
+	}
+}
+
+// waitingAt reports whether l is a request that a rule sent to a person and that was waiting for
+// a decision at t: asked before t, and neither decided (by a person, or by the approval timeout)
+// nor withdrawn before t. What became of it later does not matter.
+func waitingAt(l *qm.Lease, t time.Time) bool {
+	if l.Rules == "" && l.DecidedBy == "" || !l.CreatedAt.Before(t) {
+		return false
+	}
+	switch {
+	case l.DecidedBy != "":
+		return !l.DecidedAt.IsZero() && !l.DecidedAt.Before(t)
+	case !l.EndedAt.IsZero(): // withdrawn
+		return !l.EndedAt.Before(t)
+	}
+	return l.State == qm.PendingApproval
 }
 
 // queuedAt is when a workspace lease began to wait for GPUs: its request, or a person's approval
