@@ -193,6 +193,30 @@ func TestIdleWarningSaysWhenAndHowToKeep(t *testing.T) {
 	}
 }
 
+// An idle warning's reclaim that moved because the lease's telemetry went missing in the grace:
+// its owner reads why it did not come at the time the warning named, the new time in the
+// policy's time zone and how to keep the lease; or, when the new time would fall after the lease's
+// end, that it runs until then.
+func TestMovedReclaimSaysTheNewTimeAndHowToKeep(t *testing.T) {
+	h := newLabHarness(t)
+	id := leaseIn(t, mustOK(t, h.say("anna@lab.example", "/gpu request 1 notebook for 2h")).Text)
+	l := *h.lease(id)
+	l.State, l.WarnedAt = qm.IdleWarned, h.svc.Clock.Now().Add(10*time.Minute) // the agent came back then
+	rs := h.bot.RenderNotice(context.Background(), qm.Notice{Kind: qm.NoticeReclaimMoved, To: []string{l.User}, Lease: &l})
+	why := id.String() + "'s GPUs went unwatched for a while after its idle warning (their node agent stopped reporting), so it was not reclaimed at the time the warning named."
+	want := why + " Its GPUs are watched again and still idle; it will now be reclaimed at Mon 30 Nov 16:13 CET (in 13m) unless you keep it with /gpu keep " + id.String() + "."
+	if len(rs) != 1 || rs[0].To != "anna@lab.example" || rs[0].Text != want || len(rs[0].Actions) != 2 ||
+		rs[0].Actions[0].Command != "/gpu keep "+id.String() || rs[0].Actions[1].Command != "/gpu release "+id.String() {
+		t.Errorf("the moved reclaim: %+v\nwant %q with Keep and Release", rs, want)
+	}
+	l.WarnedAt = l.ExpiresAt.Add(-time.Minute) // the grace (3m) would outlast the lease
+	rs = h.bot.RenderNotice(context.Background(), qm.Notice{Kind: qm.NoticeReclaimMoved, To: []string{l.User}, Lease: &l})
+	want = why + " Its GPUs are watched again and still idle, but a new grace would outlast the lease: it is not reclaimed, and runs until Mon 30 Nov 18:00 CET (in 2h)."
+	if len(rs) != 1 || rs[0].Text != want || len(rs[0].Actions) != 1 || rs[0].Actions[0].Command != "/gpu release "+id.String() {
+		t.Errorf("the moved reclaim past the lease's end: %+v\nwant %q with Release", rs, want)
+	}
+}
+
 // A refusal that names the command to use instead gives that command as its example, not an
 // example of the command that was just refused.
 func TestRefusalsExampleTheCommandTheyName(t *testing.T) {

@@ -253,6 +253,21 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		}
 		base = bot.Reply{Text: fmt.Sprintf("%s has shown %s; it will be reclaimed at %s unless you keep it with /gpu keep %s.", id, idle, b.when(warned.Add(grace)), id),
 			Actions: []bot.Action{{Label: "Keep", Command: "/gpu keep " + id, Style: "primary"}, {Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
+	case qm.NoticeReclaimMoved:
+		grace := qm.DefaultIdleGrace
+		if cls, ok := b.pol().Class(l.Class); ok {
+			grace = qm.IdleGrace(cls)
+		}
+		at := l.WarnedAt.Add(grace)
+		what := fmt.Sprintf("%s's GPUs went unwatched for a while after its idle warning (their node agent stopped reporting), so it was not reclaimed at the time the warning named.", id)
+		release := bot.Action{Label: "Release", Command: "/gpu release " + id, Style: "danger"}
+		if !l.ExpiresAt.IsZero() && !at.Before(l.ExpiresAt) {
+			base = bot.Reply{Text: fmt.Sprintf("%s Its GPUs are watched again and still idle, but a new grace would outlast the lease: it is not reclaimed, and runs until %s.", what, b.when(l.ExpiresAt)),
+				Actions: []bot.Action{release}}
+			break
+		}
+		base = bot.Reply{Text: fmt.Sprintf("%s Its GPUs are watched again and still idle; it will now be reclaimed at %s unless you keep it with /gpu keep %s.", what, b.when(at), id),
+			Actions: []bot.Action{{Label: "Keep", Command: "/gpu keep " + id, Style: "primary"}, release}}
 	case qm.NoticeBusyAgain:
 		base = bot.Reply{Text: fmt.Sprintf("%s is busy again, so it will not be reclaimed; it runs until %s.", id, b.when(l.ExpiresAt))}
 	case qm.NoticeReclaimed:

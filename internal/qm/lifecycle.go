@@ -184,6 +184,12 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 			return false
 		}
 		due := reclaimDue(l, since, busy, c)
+		if since.After(l.WarnedAt) && seen.Before(due) {
+			// Telemetry went missing in the grace and is back: the reclaim its owner was told
+			// of moves to the whole grace after its return. The owner hears the new time now.
+			s.moveReclaim(ctx, l, since)
+			return false
+		}
 		if seen.Before(due) || (!l.ExpiresAt.IsZero() && !due.Before(l.ExpiresAt)) {
 			return false
 		}
@@ -202,6 +208,35 @@ func reclaimDue(l *Lease, since, busy time.Time, c *policy.Class) time.Time {
 		from = since
 	}
 	return from.Add(IdleGrace(c))
+}
+
+// moveReclaim restarts the grace of a warned lease whose telemetry went missing after the warning
+// and came back at back: the warning now counts from then (so the reclaim, a restart and an
+// expiry warning all see the new time), the lease's history says so, and its owner is told the
+// new time once, with the warning's Keep and Release: a later outage moves it again and is told
+// again.
+func (s *Service) moveReclaim(ctx context.Context, l *Lease, back time.Time) {
+	_, err := s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
+		if !back.After(cur.WarnedAt) {
+			return nil, errSkip // moved already
+		}
+		c, ok := s.Policy.Class(cur.Class)
+		if !ok {
+			return nil, errSkip
+		}
+		was := cur.WarnedAt.Add(IdleGrace(c))
+		cur.WarnedAt = back
+		ev := &Event{Lease: cur.ID, At: s.Clock.Now(), Actor: SystemActor, From: cur.State, To: cur.State,
+			Reason: fmt.Sprintf("its telemetry went missing after the idle warning: its reclaim moved %s later, and its owner was told",
+				policy.FormatDuration(back.Add(IdleGrace(c)).Sub(was).Round(time.Second)))}
+		if err := tx.UpdateLeaseWithEvent(ctx, cur, cur.State, ev); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: NoticeReclaimMoved, To: []string{cur.User}, Lease: cur}}, nil
+	})
+	if err != nil {
+		s.log().Error("moving an idle reclaim", "lease", l.ID, "err", err)
+	}
 }
 
 // reasonNoTelemetry marks a lease whose missing telemetry the platform channel was told of.

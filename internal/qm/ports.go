@@ -235,6 +235,7 @@ const (
 	NoticeExpiringSoon     NoticeKind = "expiring_soon"     // lease ends soon
 	NoticeIdleWarning      NoticeKind = "idle_warning"      // keep or release?
 	NoticeBusyAgain        NoticeKind = "busy_again"        // a warned lease's GPUs are busy again: no reclaim
+	NoticeReclaimMoved     NoticeKind = "reclaim_moved"     // a warned lease's telemetry went missing: it is reclaimed later than the warning said
 	NoticeReclaimed        NoticeKind = "reclaimed"         // idle reclaim happened
 	NoticeFailed           NoticeKind = "failed"            // backend failed
 	NoticeTelemetryMissing NoticeKind = "telemetry_missing" // to the platform channel
