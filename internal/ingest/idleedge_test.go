@@ -340,10 +340,11 @@ func TestAClassWithoutIdleTimeoutIsNeverJudged(t *testing.T) {
 	})
 }
 
-// A lease on a GPU in MIG mode, whose slice runs its process and which NVML gives no utilization
-// for, cannot be judged idle: it is never warned or reclaimed, and the platform channel is told
-// once, not at every tick.
-func TestALeaseOnAMIGSliceWithAProcessIsNotReclaimed(t *testing.T) {
+// A lease whose process runs on a GPU that gives no utilization and no MIG device of its own (a
+// reading that failed, or a GPU in MIG mode whose MIG devices the agent could not read) cannot be
+// judged idle: it is never warned or reclaimed, and the platform channel is told once, not at
+// every tick.
+func TestALeaseOnAGPUWithoutUtilizationIsNotReclaimed(t *testing.T) {
 	eachStore(t, func(t *testing.T, url string) {
 		e := newLabEnv(t, url)
 		l := e.start("nb", 1)

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"math"
 	"net/http"
 	"slices"
 	"sort"
@@ -327,10 +329,29 @@ func (i *Ingest) forget(hash string) {
 
 // leaseSeen is what one report says of one lease.
 type leaseSeen struct {
-	lease  *qm.Lease
-	gpus   map[int]bool
-	mem    uint64
-	active bool
+	lease *qm.Lease
+	gpus  map[int]bool // the GPUs it has a process on, whole or through a MIG device
+	// whole are the GPUs it has a process on outside any MIG device, judged by their utilization;
+	// slices the MIG devices it has a process on, judged by their own activity.
+	whole  map[int]bool
+	slices map[string]*report.MIGDevice
+	// sliceMem is its processes' memory on each MIG device, for a device whose memory in use
+	// NVML did not give.
+	sliceMem map[string]uint64
+	mem      uint64
+	active   bool
+}
+
+func newLeaseSeen(l *qm.Lease) *leaseSeen {
+	return &leaseSeen{lease: l, gpus: map[int]bool{}, whole: map[int]bool{}, slices: map[string]*report.MIGDevice{}, sliceMem: map[string]uint64{}}
+}
+
+// addMem adds without wrapping: a report's memory figures are the agent's word, not bounded.
+func addMem(a, b uint64) uint64 {
+	if a+b < a {
+		return math.MaxUint64
+	}
+	return a + b
 }
 
 // take maps the report onto leases and stores it; at is the report's time on the service's clock
@@ -347,7 +368,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 	}
 	seen := map[qm.LeaseID]*leaseSeen{}
 	for _, l := range idx.byNode[strings.ToLower(r.Node)] {
-		seen[l.ID] = &leaseSeen{lease: l, gpus: map[int]bool{}}
+		seen[l.ID] = newLeaseSeen(l)
 	}
 	util := map[int]*float64{}
 	reported := make(map[string]bool, len(r.GPUs))
@@ -374,11 +395,13 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			continue
 		}
 		util[g.Index] = g.Util
-		if g.Util != nil && *g.Util >= i.cfg.IdleBelow &&
-			!slices.ContainsFunc(g.Processes, func(p report.Process) bool { return p.Job != "" || p.Pod != "" }) {
+		placed := func(p report.Process) bool { return p.Job != "" || p.Pod != "" }
+		if g.Util != nil && *g.Util >= i.cfg.IdleBelow && !slices.ContainsFunc(g.Processes, placed) {
 			unplacedBusy = true
 		}
-		for _, p := range g.Processes {
+		// owner is the running lease of a process; nil for the node's own (counted when it names
+		// a job or pod no running lease owns).
+		owner := func(p report.Process) *leaseSeen {
 			var l *qm.Lease
 			switch {
 			case p.Job != "":
@@ -386,19 +409,44 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			case p.Pod != "":
 				l = idx.byPod[p.Pod]
 			default:
-				continue // a process of neither: the node's own
+				return nil // a process of neither: the node's own
 			}
 			if l == nil {
 				resp.Skipped[UnknownJob]++
-				continue
+				return nil
 			}
 			s := seen[l.ID]
 			if s == nil {
-				s = &leaseSeen{lease: l, gpus: map[int]bool{}}
+				s = newLeaseSeen(l)
 				seen[l.ID] = s
 			}
 			s.gpus[g.Index] = true
-			s.mem += p.MemUsed
+			return s
+		}
+		// A process on a MIG device is that device's work: its slice says whether it is busy, not
+		// the whole GPU, which gives no utilization in MIG mode. (The GPU lists it too.)
+		onSlice := map[uint32]bool{}
+		for k := range g.MIG {
+			m := &g.MIG[k]
+			if m.Util != nil && *m.Util >= i.cfg.IdleBelow && !slices.ContainsFunc(m.Processes, placed) {
+				unplacedBusy = true
+			}
+			for _, p := range m.Processes {
+				onSlice[p.PID] = true
+				if s := owner(p); s != nil {
+					s.slices[m.UUID] = m
+					s.sliceMem[m.UUID] = addMem(s.sliceMem[m.UUID], p.MemUsed)
+				}
+			}
+		}
+		for _, p := range g.Processes {
+			if onSlice[p.PID] {
+				continue
+			}
+			if s := owner(p); s != nil {
+				s.whole[g.Index] = true
+				s.mem = addMem(s.mem, p.MemUsed)
+			}
 		}
 	}
 	if resp.Skipped[UnknownGPU] > 0 {
@@ -427,15 +475,38 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 		s := seen[id]
 		var sum float64
 		var n int
-		unread := false
-		for g := range s.gpus {
-			if u := util[g]; u != nil {
-				sum += *u
-				n++
-				if *u >= i.cfg.IdleBelow {
-					s.active = true
-				}
-			} else {
+		unread, byMem := false, false
+		judge := func(u *float64) bool {
+			if u == nil {
+				return false
+			}
+			sum += *u
+			n++
+			if *u >= i.cfg.IdleBelow {
+				s.active = true
+			}
+			return true
+		}
+		for g := range s.whole {
+			if !judge(util[g]) {
+				unread = true
+			}
+		}
+		// A MIG device is judged by its utilization where NVML gives one, else by its memory in
+		// use: the lease's memory is then the slice's, and a change of it from one report to the
+		// next (64 MiB or more, in the store) is work, as on a whole GPU.
+		for _, uuid := range slices.Sorted(maps.Keys(s.slices)) {
+			m := s.slices[uuid]
+			used := s.sliceMem[uuid]
+			if m.MemUsed != nil {
+				used = *m.MemUsed
+			}
+			s.mem = addMem(s.mem, used)
+			switch {
+			case judge(m.Util):
+			case m.MemUsed != nil:
+				byMem = true
+			default:
 				unread = true
 			}
 		}
@@ -471,6 +542,12 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 		switch {
 		case unknown:
 			roll.UtilSum, roll.Samples = 0, 0
+		case byMem && !s.active:
+			// Judged by a slice's memory, whose change only the store sees: its GPU time is not
+			// counted idle from this report alone, and it has no utilization.
+			if n == 0 {
+				roll.UtilSum, roll.Samples = 0, 0
+			}
 		case !s.active:
 			roll.IdleGPUSeconds = gpuSecs
 		}

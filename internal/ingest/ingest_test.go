@@ -625,13 +625,14 @@ func TestATopologyWithAGPULostAtStartIsTaken(t *testing.T) {
 }
 
 // A GPU in MIG mode comes with its MIG devices, each with its UUID, profile, memory and processes,
-// and no utilization (NVML has none for them on the A100 and H100). The report is taken, and a MIG
-// slice is judged by its processes, never by a utilization the agent does not have: L-1, with a
-// process on a slice, is not judged idle (its GPU time is not counted idle), while L-2, on the node
-// with no process on any GPU or slice, is seen idle. A MIG device that is not valid — no UUID, one
-// the report already lists, a utilization that is no percentage, a job id that is none — makes the
-// report malformed, as for a GPU, and nothing is stored.
-func TestMIGDevicesAreTakenAndJudgedByTheirProcesses(t *testing.T) {
+// and no utilization (NVML has none for them on the A100 and H100). The report is taken, and a
+// lease with a process on a MIG slice is judged by that slice, never by the whole GPU's missing
+// utilization: L-1, whose slice's memory in use does not move, is seen idle (though its GPU time is
+// not counted idle from the reports alone, which do not say whether the memory moved), and so is
+// L-2, on the node with no process on any GPU or slice. A MIG device that is not valid — no UUID,
+// one the report already lists, a utilization that is no percentage, a job id that is none — makes
+// the report malformed, as for a GPU, and nothing is stored.
+func TestMIGDevicesAreTakenAndJudgedByTheirSlices(t *testing.T) {
 	eachStore(t, func(t *testing.T, url string) {
 		leases := []*qm.Lease{
 			{ID: 1, State: qm.Active, GPUs: 1, Ref: "8123", Node: "n1"},
@@ -657,8 +658,8 @@ func TestMIGDevicesAreTakenAndJudgedByTheirProcesses(t *testing.T) {
 			e.clock.Advance(10 * time.Second)
 		}
 		tel := ingest.Telemetry{Store: e.db}
-		if a, ok := tel.Activity(t.Context(), leases[0]); ok && !a.Seen.IsZero() && a.LastActive.IsZero() {
-			t.Errorf("L-1, with a process on a MIG slice that gives no utilization, was judged idle: %+v", a)
+		if a, ok := tel.Activity(t.Context(), leases[0]); !ok || !a.Seen.Equal(e.clock.Now().Add(-10*time.Second)) || !a.LastActive.IsZero() {
+			t.Errorf("L-1, with a process on a MIG slice whose memory does not move: %+v %v; want seen and idle", a, ok)
 		}
 		if a, ok := tel.Activity(t.Context(), leases[1]); !ok || a.Seen.IsZero() || !a.LastActive.IsZero() {
 			t.Errorf("L-2, on the node with no process on any GPU or MIG slice: %+v %v; want seen and idle", a, ok)

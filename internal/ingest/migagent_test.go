@@ -1,0 +1,80 @@
+//go:build cgo
+
+package ingest_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/agent"
+	"github.com/acme/quartermaster/agent/nvml"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/store/storetest"
+)
+
+// The whole path for a lease on a MIG slice: the node agent on a fake DGX A100 (go-nvml's mock
+// devices) whose GPU 0 is in MIG mode, with the lease's Slurm job on its first instance, reports
+// to the real ingest handler. NVML gives the slice no utilization, so the slice's memory in use
+// says whether it works: while it moves (by 512 MiB from one report to the next) the lease is not
+// warned; once it stays put for the class's idle_timeout the owner is warned, and without an answer
+// the lease is reclaimed. The platform channel never hears that the lease has no GPU telemetry.
+func TestAMIGSliceReportedByTheAgentIsJudgedByItsMemory(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		e := newLabEnv(t, url)
+		l := e.start("nb", 1) // idle_timeout 10m, the default grace
+		proc := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(proc, "4242"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cg := fmt.Sprintf("0::/system.slice/slurmstepd.scope/job_%d/step_0/user/task_0\n", 7000+int(l.ID))
+		if err := os.WriteFile(filepath.Join(proc, "4242", "cgroup"), []byte(cg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		script := &mutableScript{}
+		fake, err := nvml.NewFake("dgxa100", l.Node, script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		devs, err := nvml.OpenFake(fake, storetest.Logger(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = devs.Close() })
+		a, err := agent.New(agent.Config{Node: l.Node, Devices: devs, Cgroups: agent.Cgroups{ProcRoot: proc},
+			Interval: time.Minute, Now: e.clock.Now, Service: e.srv.URL, Token: e.tokens[l.Node], Logger: storetest.Logger(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := func(mem int) {
+			t.Helper()
+			script.set(t, fmt.Sprintf("0 0 mem=%d mig=3g.20gb,1g.5gb pids=4242; * 0", mem))
+			if _, err := a.Send(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Outbox().Flush(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			e.tick()
+			e.minute()
+		}
+		for k := range 20 {
+			step(4096 + 512*(k%2))
+		}
+		if got := e.lease(l.ID); got.State != qm.Active {
+			t.Errorf("a lease whose slice's memory moves at every report is %s after 20 minutes; want active", got.State)
+		}
+		for range 15 {
+			step(4096)
+		}
+		if got := e.lease(l.ID); got.State != qm.Reclaimed || len(e.notes.Of(qm.NoticeIdleWarning, l.ID)) != 1 {
+			t.Errorf("a lease whose slice's memory stays put for 15 minutes: %s, %d idle warnings; want reclaimed after one warning",
+				got.State, len(e.notes.Of(qm.NoticeIdleWarning, l.ID)))
+		}
+		if n := e.notes.Of(qm.NoticeTelemetryMissing, l.ID); len(n) != 0 {
+			t.Errorf("a lease on a MIG slice the agent reports: %d notices of no GPU telemetry, want none", len(n))
+		}
+	})
+}
