@@ -462,7 +462,7 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 		if out.Duplicate {
 			prefix = "(already done) "
 		}
-		return bot.Reply{Text: prefix + b.grantedText(l), Sections: []bot.Section{b.card(ctx, l)}, Actions: b.leaseActions(ctx, l)}
+		return b.grantedReply(ctx, l, prefix)
 	}
 }
 

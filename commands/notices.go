@@ -136,6 +136,57 @@ func (b *Bot) expiryOffer(ctx context.Context, l *qm.Lease) bot.Reply {
 		{Label: "Extend " + policy.FormatDuration(by), Command: extend, Style: "primary"}, release}}
 }
 
+// grantedRef and expiringRef name the messages of a running lease that offer an Extend button
+// (its grant, its expiry warnings), so that they can be edited when what they offer changes.
+func grantedRef(id qm.LeaseID) string  { return "granted:" + id.String() }
+func expiringRef(id qm.LeaseID) string { return "expiring:" + id.String() }
+
+// grantedReply is the message that says a lease runs (prefix before it, e.g. who approved it):
+// how to reach it, its card, and its buttons. While an extension of it waits for a budget
+// owner it says so and who decides, and offers no Extend (leaseActions).
+func (b *Bot) grantedReply(ctx context.Context, l *qm.Lease, prefix string) bot.Reply {
+	text := prefix + b.grantedText(l)
+	if l.Kind == qm.KindWorkspace && l.State.Running() {
+		if w, deciders, err := b.Svc.WaitingExtension(ctx, l.ID); err == nil && w != nil {
+			waits := waitingExtensionText(l, w, deciders)
+			text += " " + strings.ToUpper(waits[:1]) + waits[1:]
+		}
+	}
+	return bot.Reply{Ref: grantedRef(l.ID), Text: text, Sections: []bot.Section{b.card(ctx, l)}, Actions: b.leaseActions(ctx, l)}
+}
+
+// offersChanged edits the messages of lease l that offer to extend it (its grant, its expiry
+// warning), posted to its owner (to), after an extension of it began or stopped waiting for a
+// budget owner: while one waits, Extend gives way to who decides it; once it is decided, they
+// offer Extend again, as the lease stands then. Only copies the owner holds are edited; nothing
+// is posted. The lease is read anew: the edit says what holds when it goes out.
+func (b *Bot) offersChanged(ctx context.Context, l *qm.Lease, to []string) []bot.Reply {
+	if cur, err := b.Svc.Get(ctx, l.ID); err == nil {
+		l = cur
+	}
+	if l.Kind != qm.KindWorkspace || !l.State.Running() {
+		return nil
+	}
+	prefix := ""
+	if l.DecidedBy != "" && l.DecidedBy != qm.SystemActor {
+		prefix = "Approved by " + l.DecidedBy + ": "
+	}
+	edits := []bot.Reply{b.grantedReply(ctx, l, prefix)}
+	if !l.ExpiryWarnedFor.IsZero() {
+		w := b.expiryOffer(ctx, l)
+		w.Ref = expiringRef(l.ID)
+		edits = append(edits, w)
+	}
+	var out []bot.Reply
+	for _, who := range to {
+		for _, e := range edits {
+			e.To, e.Update, e.EditOnly = who, true, true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // RenderNotice is a notice as one message per recipient.
 func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	l := n.Lease
@@ -143,7 +194,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	var base bot.Reply
 	switch n.Kind {
 	case qm.NoticeGranted:
-		base = bot.Reply{Text: b.grantedText(l), Sections: []bot.Section{b.card(ctx, l)}, Actions: b.leaseActions(ctx, l)}
+		base = b.grantedReply(ctx, l, "")
 	case qm.NoticeQueued:
 		return nil // the request's own reply already says so
 	case qm.NoticeRequeued:
@@ -185,7 +236,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 				Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + id, Style: "danger"}}}
 		}
 		if l.Kind == qm.KindWorkspace && l.State.Running() {
-			base = bot.Reply{Text: fmt.Sprintf("Approved by %s: %s", n.Actor, b.grantedText(l)), Sections: []bot.Section{b.card(ctx, l)}, Actions: b.leaseActions(ctx, l)}
+			base = b.grantedReply(ctx, l, "Approved by "+n.Actor+": ")
 		}
 		if l.Kind == qm.KindQuota {
 			base.Text += fmt.Sprintf(" Team %s may hold %d more %s GPUs until %s.", l.Team, l.GPUs, l.Class, b.when(l.ExpiresAt))
@@ -238,6 +289,9 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			Actions: []bot.Action{{Label: "Request again", Command: fmt.Sprintf("/gpu request %d %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))}}}
 	case qm.NoticeExpiringSoon:
 		base = b.expiryOffer(ctx, l)
+		base.Ref = expiringRef(l.ID)
+	case qm.NoticeExtensionChanged:
+		return b.offersChanged(ctx, l, n.To)
 	case qm.NoticeIdleWarning:
 		grace := qm.DefaultIdleGrace
 		if cls, ok := b.pol().Class(l.Class); ok {

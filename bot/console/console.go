@@ -89,8 +89,13 @@ func (c *Console) writeFiles(fs []bot.File) ([]string, error) {
 	return paths, nil
 }
 
-// Send prints a message nobody asked for (a notice), after the reply of the command that caused it.
+// Send prints a message nobody asked for (a notice), after the reply of the command that caused
+// it. An edit-only reply (bot.Reply's EditOnly) changes a message already posted: the console
+// keeps none to edit, so it prints nothing, rather than the edited message again as news.
 func (c *Console) Send(_ context.Context, r bot.Reply) error {
+	if r.Update && r.EditOnly {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.busy {

@@ -300,3 +300,22 @@ func TestConsoleNowIsInThePolicysTimeZone(t *testing.T) {
 		t.Fatalf(":now at 15:00 UTC on the example policy said %+v; want 2026-11-30T09:00:00-06:00", msgs)
 	}
 }
+
+// In the console, an extension that waits for a budget owner, and its denial, print what they
+// tell (the answer, the approval request, the decision) and nothing more: the edits of the
+// lease's grant and expiry warning have no message in the console to change, so they are not
+// printed again as if they were news.
+func TestConsolePrintsNoEdits(t *testing.T) {
+	msgs := runConsoleScript(t, "alice@acme.example: /gpu request 1 interactive 8h\n:advance 7h50m\n"+
+		"alice@acme.example: /gpu extend L-1 1h\ndana@acme.example: /gpu deny L-2 not now\n")
+	var toAlice []string
+	for _, m := range msgs {
+		if m.To == "alice@acme.example" {
+			toAlice = append(toAlice, m.Text)
+		}
+	}
+	if len(toAlice) != 4 || !strings.Contains(toAlice[0], "L-1 is active") || !strings.Contains(toAlice[1], "L-1 ends at") ||
+		!strings.Contains(toAlice[2], "waits for approval as L-2") || !strings.Contains(toAlice[3], "L-2 was denied") {
+		t.Errorf("alice was shown %q; want the grant, the warning, the answer to extend and the denial", toAlice)
+	}
+}

@@ -44,7 +44,8 @@ const (
 	// shutdownGrace is how long a stopping service lets requests and Slack work in flight finish.
 	shutdownGrace = 20 * time.Second
 	// messageRefsKept is how long where a chat message was posted is remembered (for editing it
-	// when its approval is decided), at least: twice the policy's approval timeout when longer.
+	// when its approval is decided, or a lease's grant and expiry warning when an extension of it
+	// waits or is decided), at least: twice the policy's approval timeout when longer.
 	messageRefsKept = 30 * 24 * time.Hour
 	// commandKeysKept is how long the delivery keys of commands are kept: far longer than any
 	// platform redelivers.

@@ -3,6 +3,7 @@ package qm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -104,6 +105,32 @@ func DecodeNotice(b []byte) (Notice, error) {
 
 func policyMatch(rule, why string) policy.Match { return policy.Match{Rule: rule, Why: why} }
 
+// extensionChanges is ns with, after each notice that an extension waits for a decision or no
+// longer does (its approvers' request, or the edit of their copies once it is decided,
+// withdrawn or expired), a NoticeExtensionChanged to the owner of the lease it extends, while
+// that lease runs: every way an extension starts or stops waiting passes here, so the lease's
+// earlier messages follow each of them.
+func (s *Service) extensionChanges(ctx context.Context, tx Tx, ns []Notice) ([]Notice, error) {
+	out := make([]Notice, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, n)
+		if n.Lease == nil || n.Lease.Kind != KindExtension || (n.Kind != NoticeApprovalRequest && n.Kind != NoticeDecided) {
+			continue
+		}
+		p, err := tx.GetLease(ctx, n.Lease.Parent)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if p.State.Running() {
+			out = append(out, Notice{Kind: NoticeExtensionChanged, To: []string{p.User}, Lease: p})
+		}
+	}
+	return out, nil
+}
+
 // batch is what one transaction staged: outbox rows, or (without an outbox) the notices
 // themselves. A transaction that is run again starts a new batch.
 type batch struct {
@@ -116,6 +143,10 @@ type batch struct {
 func (s *Service) stage(ctx context.Context, tx Tx, b *batch, ns ...Notice) error {
 	if s.Notifier == nil {
 		return nil
+	}
+	ns, err := s.extensionChanges(ctx, tx, ns)
+	if err != nil {
+		return err
 	}
 	if s.Outbox == nil {
 		b.direct = append(b.direct, ns...)

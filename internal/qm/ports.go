@@ -239,6 +239,11 @@ const (
 	NoticeReclaimed        NoticeKind = "reclaimed"         // idle reclaim happened
 	NoticeFailed           NoticeKind = "failed"            // backend failed
 	NoticeTelemetryMissing NoticeKind = "telemetry_missing" // to the platform channel
+	// NoticeExtensionChanged tells a lease's owner that an extension of it began or stopped
+	// waiting for a budget owner (asked; approved, denied, withdrawn or expired undecided): the
+	// lease's earlier messages change what they offer (Extend, or who decides the one that
+	// waits). It is an edit of those messages, never a message of its own.
+	NoticeExtensionChanged NoticeKind = "extension_changed"
 )
 
 // Notice is something the domain tells people.

@@ -1,0 +1,76 @@
+package slack_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/internal/sim"
+)
+
+// latestEdit is the newest chat.update of message m, and whether there is one.
+func (e *env) latestEdit(m message) (message, bool) {
+	_, updates, _, _ := e.slack.snapshot()
+	for i := len(updates) - 1; i >= 0; i-- {
+		if updates[i].Channel == m.Channel && updates[i].TS == m.TS {
+			return updates[i], true
+		}
+	}
+	return message{}, false
+}
+
+func hasButton(m message, label string) bool {
+	for _, b := range buttonsIn(m.Blocks) {
+		if strings.HasPrefix(b.Label, label) {
+			return true
+		}
+	}
+	return false
+}
+
+// An expiry warning's Extend button, pressed past what the class gives without approval, asks
+// for an extension that waits for a budget owner: the warning itself is edited in the owner's
+// DM, Extend giving way to who decides it; once it is denied, the warning offers Extend again.
+func TestTheWarningFollowsTheExtensionItAsked(t *testing.T) {
+	for _, db := range databases {
+		t.Run(db.name, func(t *testing.T) {
+			e := newEnv(t, db.url(t))
+			clock := e.svc.Clock.(*sim.Clock)
+			e.ask("UALICE", "request 1 interactive for 8h")
+			id := e.leases()[0].ID.String()
+			for range 31 { // to the warning, 15 minutes before the end, as the service's loop does
+				clock.Advance(15 * time.Minute)
+				if err := e.svc.Tick(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.wait()
+			var warning message
+			for _, m := range e.postsTo(dm("UALICE")) {
+				if strings.Contains(m.Text, id+" ends at") {
+					warning = m
+				}
+			}
+			if warning.TS == "" || !hasButton(warning, "Extend") {
+				t.Fatalf("no expiry warning with Extend: %+v", e.postsTo(dm("UALICE")))
+			}
+			ans := e.press("UALICE", warning, buttonLabelled(t, warning, "Extend"))
+			m := regexp.MustCompile(`waits for approval as (L-[0-9]+)`).FindStringSubmatch(ans.Text)
+			if m == nil {
+				t.Fatalf("Extend past 8h answered %q", ans.Text)
+			}
+			ext := m[1]
+			edited, ok := e.latestEdit(warning)
+			if !ok || hasButton(edited, "Extend") || !hasButton(edited, "Release") ||
+				!strings.Contains(textIn(edited.Blocks), "already waiting for approval by dana@acme.example ("+ext) {
+				t.Fatalf("the warning while %s waits: %+v", ext, edited)
+			}
+			e.ask("UDANA", "deny "+ext+" not this week")
+			if edited, ok := e.latestEdit(warning); !ok || !hasButton(edited, "Extend") || strings.Contains(textIn(edited.Blocks), "already waiting") {
+				t.Errorf("the warning once %s was denied: %+v", ext, edited)
+			}
+		})
+	}
+}
