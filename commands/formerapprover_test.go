@@ -8,6 +8,7 @@ import (
 
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
 )
 
 // An approval message sent to a budget owner who has since stopped being one keeps its buttons
@@ -85,5 +86,96 @@ func TestFormerApproversClickEditsTheirCopy(t *testing.T) {
 	mustOK(t, h.say(otto, "/gpu approve "+id))
 	if len(edits) != 0 {
 		t.Errorf("more edits: %+v", <-edits)
+	}
+}
+
+// When the approvers of a team change while its request waits (the policy changed, and the
+// service started on it), the copies of the approval message held by people who may no longer
+// decide it are edited, without anyone pressing a button: each says who decides now and loses
+// its buttons. Those who still decide keep theirs, and once nothing waits nothing is edited.
+func TestFormerApproversCopiesAreEditedWhenThePolicyChanges(t *testing.T) {
+	h := newWarnHarness(t)
+	const greta, otto = "greta@kestrel.example", "otto@kestrel.example"
+	var edits []bot.Reply
+	h.bot.Edits = bot.SenderFunc(func(_ context.Context, r bot.Reply) error {
+		edits = append(edits, r)
+		return nil
+	})
+	copies := map[string][]string{}
+	h.bot.Copies = func(_ context.Context, ref string) ([]string, error) { return copies[ref], nil }
+	ctx := context.Background()
+	id := leaseIn(t, mustOK(t, h.say(udo, "/gpu request 1 scratch for 6h")).Text).String()
+	for _, r := range h.notices(greta) {
+		copies[r.Ref] = append(copies[r.Ref], r.To)
+	}
+	if len(copies["approval:"+id]) != 1 {
+		t.Fatalf("greta's copies: %+v", copies)
+	}
+	if n := h.bot.RetireFormerApprovers(ctx); n != 0 || len(edits) != 0 {
+		t.Fatalf("with the approvers unchanged, %d edits: %+v", n, edits)
+	}
+
+	p, err := policy.Load([]byte(strings.Replace(strings.Replace(warnPolicy, "budget_owners: [greta@kestrel.example]", "budget_owners: [otto@kestrel.example]", 1),
+		"  - {user: greta@kestrel.example, groups: [g-falken]}", "  - {user: greta@kestrel.example, groups: [g-falken]}\n  - {user: otto@kestrel.example, groups: [g-falken]}", 1)), "kestrel.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.svc.Policy, h.svc.Directory = p, p
+	if n := h.bot.RetireFormerApprovers(ctx); n != 1 || len(edits) != 1 {
+		t.Fatalf("after the change, %d edits: %+v", n, edits)
+	}
+	e := edits[0]
+	if e.To != greta || e.Ref != "approval:"+id || !e.Update || !e.EditOnly || len(e.Actions) != 0 ||
+		!strings.Contains(e.Text, id+" is no longer yours to decide") || !strings.Contains(e.Text, otto) {
+		t.Errorf("the edit of greta's copy: %+v", e)
+	}
+	mustOK(t, h.say(otto, "/gpu approve "+id))
+	if n := h.bot.RetireFormerApprovers(ctx); n != 0 {
+		t.Errorf("with nothing waiting, %d more edits: %+v", n, edits[1:])
+	}
+}
+
+// A budget owner named by group who leaves the group keeps no Approve and Deny buttons: when a
+// re-check finds their groups changed, their copy of a request that waits is edited to say who
+// decides now. Someone still in the group, or the requester, gets no such edit.
+func TestLeavingTheApproversGroupEditsTheirCopies(t *testing.T) {
+	const greta, otto = "greta@kestrel.example", "otto@kestrel.example"
+	byGroup := strings.NewReplacer("budget_owners: [greta@kestrel.example]", "budget_owners: [g-leads]",
+		"  - {user: greta@kestrel.example, groups: [g-falken]}", "  - {user: greta@kestrel.example, groups: [g-falken, g-leads]}\n  - {user: otto@kestrel.example, groups: [g-falken, g-leads]}")
+	pol := byGroup.Replace(warnPolicy)
+	p, err := policy.Load([]byte(pol), "kestrel.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newWarnHarness(t)
+	h.svc.Policy, h.svc.Directory = p, p
+	id := leaseIn(t, mustOK(t, h.say(udo, "/gpu request 1 scratch for 6h")).Text).String()
+	if got := h.notices(greta); len(got) != 1 || len(got[0].Actions) == 0 {
+		t.Fatalf("greta's approval message: %+v", got)
+	}
+
+	left, err := policy.Load([]byte(strings.Replace(pol, "{user: greta@kestrel.example, groups: [g-falken, g-leads]}", "{user: greta@kestrel.example, groups: [g-falken]}", 1)), "kestrel.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.svc.Policy, h.svc.Directory = left, left
+	ctx := context.Background()
+	rs := h.bot.GroupsChanged(ctx, &qm.AccountLink{Email: greta, Groups: []string{"g-falken", "g-leads"}}, &qm.AccountLink{Email: greta, Groups: []string{"g-falken"}})
+	var edits []bot.Reply
+	for _, r := range rs {
+		if r.EditOnly {
+			edits = append(edits, r)
+		}
+	}
+	if len(edits) != 1 || edits[0].To != greta || edits[0].Ref != "approval:"+id || !edits[0].Update || len(edits[0].Actions) != 0 ||
+		!strings.Contains(edits[0].Text, "no longer yours to decide") || !strings.Contains(edits[0].Text, "g-leads decides") {
+		t.Errorf("greta's groups changed: %+v", rs)
+	}
+	for _, who := range []string{otto, udo} {
+		for _, r := range h.bot.GroupsChanged(ctx, &qm.AccountLink{Email: who, Groups: []string{"g-falken", "g-leads", "other"}}, &qm.AccountLink{Email: who, Groups: []string{"g-falken", "g-leads"}}) {
+			if r.EditOnly {
+				t.Errorf("%s's groups changed, and %s was edited: %+v", who, r.To, r)
+			}
+		}
 	}
 }

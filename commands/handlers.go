@@ -30,8 +30,12 @@ type Bot struct {
 	// Reports offers /gpu report when set (AddReport).
 	Reports *showback.Service
 	// Edits, when set, edits messages already posted (bot.Reply's Update and EditOnly): the
-	// copy of an approval message that someone who is no longer an approver pressed a button of.
+	// copy of an approval message that someone who is no longer an approver pressed a button of,
+	// or holds when the approvers change (RetireFormerApprovers).
 	Edits bot.Sender
+	// Copies, when set, says to whom the copies of the messages about ref (e.g. "approval:L-5")
+	// were posted, on every platform (people and channels, as the bot named them).
+	Copies func(ctx context.Context, ref string) ([]string, error)
 }
 
 func (b *Bot) pol() *policy.Policy { return b.Svc.Policy }
@@ -285,14 +289,21 @@ func (b *Bot) decide(ctx context.Context, req bot.Request, c Command, approve bo
 
 // formerApprover is the edit of user's copy of the approval message of id, whose button they
 // pressed and were refused (err) because they no longer decide its team's requests (the policy
-// or their groups changed since it was sent): it says so and who decides now, and has no buttons.
-// Only copies posted to user are edited, and nothing is posted where there are none (the button
-// was on a channel's copy, or they never were sent one). Nil when that is not why, or without
-// Edits.
+// or their groups changed since it was sent): noLongerDeciding. Nil when that is not why, or
+// without Edits.
 func (b *Bot) formerApprover(ctx context.Context, user string, id qm.LeaseID, err error) *bot.Reply {
 	if b.Edits == nil || qm.ErrorCode(err) != qm.EFORBIDDEN {
 		return nil
 	}
+	return b.noLongerDeciding(ctx, user, id)
+}
+
+// noLongerDeciding is the edit of user's copy of the approval message of id when they may no
+// longer decide it (the policy or their groups changed since it was sent): it says so and who
+// decides now, and has no buttons. Only copies posted to user are edited, and nothing is posted
+// where there are none (the button was on a channel's copy, or they never were sent one). Nil
+// when id no longer waits, user asked for it, or they still approve its team's requests.
+func (b *Bot) noLongerDeciding(ctx context.Context, user string, id qm.LeaseID) *bot.Reply {
 	l, gerr := b.Svc.Get(ctx, id)
 	if gerr != nil || l.State != qm.PendingApproval || qm.SameUser(l.User, user) || b.Svc.MayApprove(ctx, user, l.Team) {
 		return nil
@@ -305,6 +316,61 @@ func (b *Bot) formerApprover(ctx context.Context, user string, id qm.LeaseID, er
 	sec.Text = fmt.Sprintf("%s (team %s) asked %s.", l.User, l.Team, b.askText(l))
 	return &bot.Reply{To: user, Ref: "approval:" + id.String(), Update: true, EditOnly: true, Sections: []bot.Section{sec},
 		Text: fmt.Sprintf("%s is no longer yours to decide: you are no longer an approver of team %s; %s decides.", id, l.Team, strings.Join(who, " or "))}
+}
+
+// formerApprovers are the edits of the copies of approval messages of requests still waiting
+// that are held by people who may no longer decide them (noLongerDeciding), so that nobody
+// keeps Approve and Deny buttons they may not use. With only set, just that person's copies
+// (their groups changed): an edit of a copy they do not hold posts nothing. Otherwise whoever
+// Copies says holds a copy; none without Copies.
+func (b *Bot) formerApprovers(ctx context.Context, only string) []bot.Reply {
+	if only == "" && b.Copies == nil {
+		return nil
+	}
+	pending, err := b.Svc.List(ctx, qm.LeaseFilter{Kind: qm.AnyKind, States: []qm.State{qm.PendingApproval}})
+	if err != nil {
+		b.log().Error("list the requests that wait, for their former approvers' copies", "err", err)
+		return nil
+	}
+	var out []bot.Reply
+	for _, l := range pending {
+		holders := []string{only}
+		if only == "" {
+			if holders, err = b.Copies(ctx, "approval:"+l.ID.String()); err != nil {
+				b.log().Error("read who holds copies of an approval message", "lease", l.ID, "err", err)
+				continue
+			}
+		}
+		seen := map[string]bool{}
+		for _, h := range holders {
+			h = qm.CanonicalUser(h)
+			if seen[h] || !strings.Contains(h, "@") {
+				continue // a channel's copy stays for whoever decides there
+			}
+			seen[h] = true
+			if err := b.Svc.CheckDecide(ctx, h, l.ID); err == nil || qm.ErrorCode(err) == qm.EINTERNAL || qm.ErrorCode(err) == qm.EUNAVAILABLE {
+				continue // they may decide it, or that is not known now
+			}
+			if e := b.noLongerDeciding(ctx, h, l.ID); e != nil {
+				out = append(out, *e)
+			}
+		}
+	}
+	return out
+}
+
+// RetireFormerApprovers edits, through Edits, the copies of approval messages held by people who
+// may no longer decide them (formerApprovers), as the policy or the directory now has it (at
+// start: the policy may have changed since they were sent). It says how many it edited.
+func (b *Bot) RetireFormerApprovers(ctx context.Context) int {
+	if b.Edits == nil {
+		return 0
+	}
+	edits := b.formerApprovers(ctx, "")
+	for _, e := range edits {
+		b.edit(ctx, e)
+	}
+	return len(edits)
 }
 
 // edit sends an edit of a posted message through Edits, within editTimeout.

@@ -204,8 +204,10 @@ func hasSSO(b *Bot) bool { return b.SSO != nil }
 // it, and which of their leases run on to their end (budget owners named by group: each member
 // signed in). after is nil when the provider no longer honours their sign-in (that chat account
 // was unlinked): that says nothing about their groups, so the teams they lose are those no other
-// chat account of theirs, still signed in, keeps, until they sign in again. The replies are
-// addressed (To) and ready to send.
+// chat account of theirs, still signed in, keeps, until they sign in again. When their groups
+// changed, their copies of approval messages that they may no longer decide are edited to say
+// who decides now, without buttons (formerApprovers). The replies are addressed (To) and ready
+// to send.
 func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) []bot.Reply {
 	if before == nil {
 		return nil
@@ -266,6 +268,10 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 				out = append(out, bot.Reply{To: r, Text: text, Ref: "left-team:" + team + ":" + user})
 			}
 		}
+	}
+	if after != nil {
+		// A revoked sign-in says nothing of their groups: their copies wait for them to sign in.
+		out = append(out, b.formerApprovers(ctx, user)...)
 	}
 	return out
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/docs"
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/sim"
 )
 
@@ -70,6 +73,39 @@ func TestTheWarningFollowsTheExtensionItAsked(t *testing.T) {
 			e.ask("UDANA", "deny "+ext+" not this week")
 			if edited, ok := e.latestEdit(warning); !ok || !hasButton(edited, "Extend") || strings.Contains(textIn(edited.Blocks), "already waiting") {
 				t.Errorf("the warning once %s was denied: %+v", ext, edited)
+			}
+		})
+	}
+}
+
+// When the approvers of a team change while its request waits (the service started on a changed
+// policy), the former approver's copy in their DM is edited through chat.update to say who
+// decides now, its buttons gone; the team channel's copy is left alone, and nothing is posted.
+func TestFormerApproversCopyIsEditedWhenTheApproversChange(t *testing.T) {
+	for _, db := range databases {
+		t.Run(db.name, func(t *testing.T) {
+			e := newEnv(t, db.url(t))
+			e.bot.Edits = bot.SenderFunc(func(ctx context.Context, r bot.Reply) error { return e.current().Send(ctx, r) })
+			e.bot.Copies = e.db.MessageRefRecipients
+			id := overQuota(e)
+			toDana, _ := approvalCopies(e, id)
+			posts, _, _, _ := e.slack.snapshot()
+			p, err := policy.Load([]byte(strings.Replace(string(docs.ExamplePolicy), "budget_owners: [dana@acme.example]", "budget_owners: [lee@acme.example]", 1)), docs.ExamplePolicyName)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.svc.Policy, e.svc.Directory = p, directory{p}
+			if n := e.bot.RetireFormerApprovers(context.Background()); n != 1 {
+				t.Errorf("%d copies edited, want dana's", n)
+			}
+			e.wait()
+			after, updates, _, _ := e.slack.snapshot()
+			if len(updates) != 1 || updates[0].Channel != toDana.Channel || updates[0].TS != toDana.TS || len(buttonsIn(updates[0].Blocks)) != 0 ||
+				!strings.Contains(textIn(updates[0].Blocks), id+" is no longer yours to decide") || !strings.Contains(textIn(updates[0].Blocks), "lee@acme.example decides") {
+				t.Errorf("updates = %+v; want dana's copy, saying lee decides, without buttons", updates)
+			}
+			if len(after) != len(posts) {
+				t.Errorf("posted %+v", after[len(posts):])
 			}
 		})
 	}

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/acme/quartermaster/bot/discord/discordtest"
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
 // latestEdit is the newest edit of message m on Discord, and whether there is one.
@@ -59,6 +62,39 @@ func TestDiscordTheWarningFollowsTheExtensionItAsked(t *testing.T) {
 			edited, ok = e.latestEdit(warning)
 			if _, extend := edited.Button("Extend 1h"); !ok || !extend || strings.Contains(edited.Text(), "already waiting") {
 				t.Errorf("the warning once %s was denied: %+v", ext, edited)
+			}
+		})
+	}
+}
+
+// On Discord, when the service starts on a policy whose approvers of a team changed while its
+// request waits, the former approver's copy in their DM is edited to say who decides now, its
+// buttons gone; the team channel's copy, still for whoever decides there, is left alone.
+func TestDiscordFormerApproversCopyIsEditedAtStart(t *testing.T) {
+	for _, db := range databases {
+		t.Run(db.name, func(t *testing.T) {
+			e := newDiscordEnv(t, db.url(t))
+			id, _ := discordOverQuota(e)
+			toDana, _ := approvalPosts(e, id)
+			retireFormerApprovers(context.Background(), e.app, storetest.Logger(t))
+			if edits := e.fake.Edits(); len(edits) != 0 {
+				t.Fatalf("with the approvers unchanged: %+v", edits)
+			}
+			src, err := os.ReadFile("../../docs/quartermaster.example.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := policy.Load([]byte(strings.Replace(string(src), "budget_owners: [dana@acme.example]", "budget_owners: [lee@acme.example]", 1)), "policy.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.app.Service.Policy, e.app.Service.Directory = p, p
+			retireFormerApprovers(context.Background(), e.app, storetest.Logger(t))
+			e.wait()
+			edits := e.fake.Edits()
+			if len(edits) != 1 || edits[0].ID != toDana.ID || edits[0].ChannelID != toDana.ChannelID || len(edits[0].Buttons) != 0 || !edits[0].Components ||
+				!strings.Contains(edits[0].Text(), id+" is no longer yours to decide") || !strings.Contains(edits[0].Text(), "lee@acme.example decides") {
+				t.Errorf("edits = %+v; want dana's copy, saying lee decides, without buttons", edits)
 			}
 		})
 	}

@@ -254,6 +254,7 @@ func serve(ctx context.Context, o serveOptions) error {
 		stopLifecycle()
 	}
 	wg.Go(func() { agents.Run(loops) })
+	wg.Go(func() { retireFormerApprovers(loops, a, log) })
 	if adapter != nil {
 		wg.Go(func() { recoverLoop(loops, a, slackbot.Platform, adapter, log) })
 	}
@@ -373,6 +374,16 @@ func flushLoop(ctx context.Context, a *App, log *slog.Logger) {
 		if err := a.flush(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("keeping the wait history failed; will retry", "err", err)
 		}
+	}
+}
+
+// retireFormerApprovers edits, once at start, the copies of approval messages of requests that
+// still wait held by people who may no longer decide them: the policy may have changed since
+// they were sent (or the directory, for a policy that lists it), so that their buttons would only
+// be refused. Each copy says who decides now, without buttons.
+func retireFormerApprovers(ctx context.Context, a *App, log *slog.Logger) {
+	if n := a.Bot.RetireFormerApprovers(ctx); n > 0 {
+		log.Info("edited the approval messages held by people who no longer decide them", "copies", n)
 	}
 }
 

@@ -66,6 +66,18 @@ func (db *DB) MessageRefs(ctx context.Context, platform, ref string) ([]MessageR
 	return out, nil
 }
 
+// MessageRefRecipients lists to whom copies about ref were posted, on every platform, each once
+// (as the bot named them: people and #channels), in name order.
+func (db *DB) MessageRefRecipients(ctx context.Context, ref string) ([]string, error) {
+	var out []string
+	err := db.x.SelectContext(ctx, &out, db.x.Rebind(
+		`SELECT DISTINCT recipient FROM message_refs WHERE ref = ? AND recipient <> '' ORDER BY recipient`), ref)
+	if err != nil {
+		return nil, fmt.Errorf("store: recipients of %s: %w", ref, err)
+	}
+	return out, nil
+}
+
 // PruneMessageRefs forgets the copies saved before t (decided approvals need no more edits) and
 // says how many it forgot.
 func (db *DB) PruneMessageRefs(ctx context.Context, before time.Time) (int64, error) {

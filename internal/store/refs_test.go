@@ -40,6 +40,10 @@ func TestMessageRefs(t *testing.T) {
 			if !got[0].CreatedAt.Equal(old) {
 				t.Errorf("created_at = %v, want %v", got[0].CreatedAt, old)
 			}
+			who, err := db.MessageRefRecipients(ctx, "approval:L-1")
+			if err != nil || len(who) != 2 || who[0] != "#vision-gpu" || who[1] != "dana@acme.example" {
+				t.Errorf("recipients of approval:L-1 on every platform = %q, %v", who, err)
+			}
 			if err := db.SaveMessageRef(ctx, store.MessageRef{Platform: "slack", Ref: "x"}); err == nil {
 				t.Error("a ref without channel and message id was saved")
 			}
