@@ -55,7 +55,7 @@ func pendingPod(p *corev1.Pod) qm.Job {
 		if why := pullFailure(p); why != "" {
 			return qm.Job{State: qm.JobFailed, Node: p.Spec.NodeName, Reason: "Kubernetes: " + why, Held: true}
 		}
-		return qm.Job{State: qm.JobStarting, Node: p.Spec.NodeName}
+		return qm.Job{State: qm.JobStarting, Node: p.Spec.NodeName, Reason: startingReason(p)}
 	}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason != "" {
@@ -67,6 +67,20 @@ func pendingPod(p *corev1.Pod) qm.Job {
 		}
 	}
 	return qm.Job{State: qm.JobPending}
+}
+
+// startingReason says where a placed pod starts and what Kubernetes says of it ("starting on
+// gpu-a (Kubernetes: ContainerCreating)"), so that a queued lease's reason follows its pod from
+// the scheduler's word to its node's instead of keeping the first.
+func startingReason(p *corev1.Pod) string {
+	why := "starting on " + p.Spec.NodeName
+	statuses := append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
+	for _, cs := range statuses {
+		if w := cs.State.Waiting; w != nil && w.Reason != "" {
+			return why + " (Kubernetes: " + clip(qm.OneLine(w.Reason)) + ")"
+		}
+	}
+	return why
 }
 
 // pullErrors are the waiting reasons of a container whose image the kubelet cannot pull or
@@ -286,8 +300,7 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 	if n := gang(k); n > 0 {
 		return gangJob(j, pods, n)
 	}
-	starting := ""
-	var pending *qm.Job
+	var starting, pending *qm.Job
 	replaced := false // a pod of the Job ran and failed or is going: any other is its replacement
 	for _, p := range pods {
 		if (p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodFailed) && !podStarted(p).IsZero() {
@@ -302,8 +315,8 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 			return j, nil
 		case corev1.PodPending:
 			pj := pendingPod(p)
-			if pj.State == qm.JobStarting && starting == "" {
-				starting = pj.Node
+			if pj.State == qm.JobStarting && starting == nil {
+				starting = &pj
 			}
 			if pj.State == qm.JobPending && pending == nil {
 				pending = &pj
@@ -313,13 +326,17 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 	if pending != nil {
 		return *pending, nil
 	}
-	if replaced && starting != "" {
+	if replaced && starting != nil {
 		// The workload is gone from its node and its new pod starts elsewhere: it waits, as a
 		// requeued job does, whether or not the scheduler was seen holding the new pod.
-		return qm.Job{State: qm.JobPending, StartedAt: j.StartedAt, Reason: "Kubernetes: its pod was replaced; the new one is starting on " + starting}, nil
+		return qm.Job{State: qm.JobPending, StartedAt: j.StartedAt, Reason: "Kubernetes: its pod was replaced; the new one is starting on " + starting.Node}, nil
 	}
-	// No pods yet (the Job controller has not made them) or all placed and starting.
-	return qm.Job{State: qm.JobStarting, Node: starting}, nil
+	if starting != nil {
+		// Placed and starting: its reason says where and what Kubernetes says of it.
+		return *starting, nil
+	}
+	// No pods yet: the Job controller has not made them.
+	return qm.Job{State: qm.JobStarting}, nil
 }
 
 // gangJob says what a multi-node Job is doing (one whose pods must all run together; gang),
