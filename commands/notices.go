@@ -200,6 +200,12 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	case qm.NoticeRequeued:
 		base = bot.Reply{Text: fmt.Sprintf("%s: %s, so its workspace does not run now; you will get a message with how to connect when it runs again. The lease still ends %s.",
 			id, n.Reason, b.when(l.ExpiresAt)), Actions: []bot.Action{{Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
+	case qm.NoticeRestarted:
+		text := fmt.Sprintf("%s: %s. What its workspace had not saved to storage is gone; it runs again on %s until %s.", id, n.Reason, whereText(l), b.when(l.ExpiresAt))
+		if l.Connect != "" && !strings.Contains(l.Connect, qm.NodePlaceholder) {
+			text += " Connect: " + l.Connect
+		}
+		base = bot.Reply{Text: text, Actions: b.leaseActions(ctx, l)}
 	case qm.NoticeSuspended:
 		base = bot.Reply{Text: fmt.Sprintf("%s: %s, so its workspace is paused: it keeps its GPUs and is billed as before, and you will get a message when it runs again. The lease still ends %s.",
 			id, n.Reason, b.when(l.ExpiresAt)), Actions: []bot.Action{{Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}

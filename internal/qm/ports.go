@@ -226,6 +226,7 @@ const (
 	NoticeQueued           NoticeKind = "queued"            // a lease waits for capacity
 	NoticeRequeued         NoticeKind = "requeued"          // a running lease's job is back in the scheduler's queue
 	NoticeSuspended        NoticeKind = "suspended"         // a running lease's job is suspended, holding its GPUs
+	NoticeRestarted        NoticeKind = "restarted"         // a running lease's workload was lost and runs again, restarted
 	NoticeApprovalRequest  NoticeKind = "approval_request"  // to approvers
 	NoticeApproved         NoticeKind = "approved"          // to the requester
 	NoticeDenied           NoticeKind = "denied"            // to the requester

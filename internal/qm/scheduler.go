@@ -70,6 +70,11 @@ type Job struct {
 	// before it runs (a Kubernetes Job's activeDeadlineSeconds counts from the Job's start, its
 	// wait included); zero where the limit counts from when the job runs (Slurm).
 	DeadlineFrom time.Time
+	// Restarted is when the scheduler started a running job's workload again after losing it (a
+	// Kubernetes Job's replacement pod, its pod evicted, deleted or lost with its node); zero for
+	// a job that runs as it was first started. A running lease whose job restarted after the
+	// lease last saw it start is told so once.
+	Restarted time.Time
 }
 
 // KeepEnded is how long an ended job the scheduler keeps (Job.Kept) is left before the service
@@ -258,19 +263,11 @@ func (s *Service) markRunning(ctx context.Context, l *Lease, j Job) (bool, error
 	cur, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
 		activated = false
 		c.Ref = j.Ref
-		if j.Node != "" {
-			if old := firstNode(c.Node); c.Node != "" && old != firstNode(j.Node) {
-				// The job moved (requeued and started elsewhere): the address follows it.
-				c.Connect = regexp.MustCompile(`\b`+regexp.QuoteMeta(old)+`\b`).ReplaceAllLiteralString(c.Connect, firstNode(j.Node))
-			}
-			c.Node = j.Node
-			c.Connect = strings.ReplaceAll(c.Connect, NodePlaceholder, firstNode(j.Node))
-		}
-		s.adoptGPUs(c, j)
+		s.follow(c, j)
 		if Halted(c) && c.State == Active {
 			// Running again after the scheduler put it back in its queue or suspended it: its
 			// owner hears where. Its idle period starts over: it could not be busy meanwhile.
-			c.KeptAt = s.Clock.Now()
+			c.KeptAt = latest(s.Clock.Now(), j.Restarted)
 			if err := s.transition(ctx, tx, c, Active, SystemActor, "workspace ready again"); err != nil {
 				return nil, err
 			}
@@ -285,6 +282,10 @@ func (s *Service) markRunning(ctx context.Context, l *Lease, j Job) (bool, error
 			start = j.StartedAt
 		}
 		c.StartedAt, c.ExpiresAt = start, start.Add(c.Duration)
+		if !j.Restarted.IsZero() {
+			// Its job had restarted before it ran for its owner: that is no restart to tell.
+			c.KeptAt = latest(now, j.Restarted)
+		}
 		activated = true
 		if err := s.transitionAt(ctx, tx, c, Active, SystemActor, "workspace ready", start); err != nil {
 			return nil, err
@@ -295,6 +296,62 @@ func (s *Service) markRunning(ctx context.Context, l *Lease, j Job) (bool, error
 		return false, err
 	}
 	return true, nil
+}
+
+// follow puts a lease where its running job is: its node(s), its connect details' host (the
+// job moved: requeued, restarted elsewhere) and the GPUs the scheduler says it holds.
+func (s *Service) follow(c *Lease, j Job) {
+	if j.Node != "" {
+		if old := firstNode(c.Node); c.Node != "" && old != firstNode(j.Node) {
+			// The job moved (requeued and started elsewhere): the address follows it.
+			c.Connect = regexp.MustCompile(`\b`+regexp.QuoteMeta(old)+`\b`).ReplaceAllLiteralString(c.Connect, firstNode(j.Node))
+		}
+		c.Node = j.Node
+		c.Connect = strings.ReplaceAll(c.Connect, NodePlaceholder, firstNode(j.Node))
+	}
+	s.adoptGPUs(c, j)
+}
+
+// restartedSince reports whether a running lease's job restarted after the lease last saw it
+// start: after it became active, and after it last ran again (its KeptAt).
+func restartedSince(l *Lease, j Job) bool {
+	return !j.Restarted.IsZero() && j.Restarted.After(l.StartedAt) && j.Restarted.After(l.KeptAt)
+}
+
+// reasonRestarted begins the reason of a running lease whose job the scheduler started again
+// after losing its workload.
+const reasonRestarted = "its workspace restarted"
+
+// markRestarted records that a running lease's job was lost and started again between two
+// passes, where it runs now, and tells its owner once: what was not saved to storage is gone. An
+// idle warning it had is withdrawn, and its idle period starts over.
+func (s *Service) markRestarted(ctx context.Context, l *Lease, j Job) error {
+	reason := reasonRestarted
+	if j.Reason != "" {
+		reason += ": " + j.Reason
+	}
+	_, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
+		if (c.State != Active && c.State != IdleWarned) || Halted(c) || !restartedSince(c, j) {
+			return nil, errSkip
+		}
+		c.Ref = j.Ref
+		s.follow(c, j)
+		c.WarnedAt = time.Time{}
+		c.KeptAt = latest(s.Clock.Now(), j.Restarted)
+		if err := s.transition(ctx, tx, c, Active, SystemActor, reason); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: NoticeRestarted, To: []string{c.User}, Lease: c, Reason: reason}}, nil
+	})
+	return err
+}
+
+// latest is the later of two times.
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // firstNode is the first host of a scheduler's node list: "gpu01" of "gpu01,gpu02" or "gpu[01-02]".
@@ -590,6 +647,11 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 		}
 		return s.rewordQueued(ctx, l, j)
 	case JobStarting:
+		if (l.State == Active || l.State == IdleWarned) && !Halted(l) {
+			// A running lease's job starting again: its workload was lost (a pod gone with its
+			// node, and another one starting), so its workspace does not run until it runs again.
+			return s.markRequeued(ctx, l, j)
+		}
 		// Placed and starting: a queued lease keeps waiting until its job runs, saying why
 		// where the scheduler does (a multi-node lease with some of its pods still starting).
 		return s.rewordQueued(ctx, l, j)
@@ -610,9 +672,12 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 			}
 			return s.markSuspended(ctx, l, j)
 		}
-		// A requeued job running again (on its node as well as on another) and a suspended one
-		// resumed are told, as is a job that moved.
-		if l.Ref == "" || (j.Node != "" && l.Node != j.Node) || gpusMoved(l, j) || Halted(l) {
+		if !Halted(l) && restartedSince(l, j) {
+			// Lost and started again between two passes: its owner hears that it restarted.
+			if err := s.markRestarted(ctx, l, j); err != nil {
+				return err
+			}
+		} else if l.Ref == "" || (j.Node != "" && l.Node != j.Node) || gpusMoved(l, j) || Halted(l) {
 			if _, err := s.markRunning(ctx, l, j); err != nil {
 				return err
 			}
