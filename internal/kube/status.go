@@ -276,6 +276,8 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 				if end := podEnded(failed); j.EndedAt.IsZero() {
 					j.EndedAt = end
 				}
+			} else if lostPods(k, pods) > 0 {
+				f.words = append(f.words, lostWords)
 			}
 			if c.Reason != "" {
 				f.words = append(f.words, c.Reason)
@@ -297,21 +299,54 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 			}
 		}
 	}
+	lost := lostPods(k, pods)
 	if n := gang(k); n > 0 {
-		return gangJob(j, pods, n)
+		return gangJob(j, k, pods, n, lost)
 	}
-	var starting, pending *qm.Job
-	replaced := false // a pod of the Job ran and failed or is going: any other is its replacement
+	live := 0
+	// A pod of the Job that ran and failed or is going, or one it counted failed that is gone
+	// already: any other is its replacement, and the workload runs again from its start.
+	replaced := lost > 0
 	for _, p := range pods {
 		if (p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodFailed) && !podStarted(p).IsZero() {
 			replaced = true
 		}
+		if alive(p) {
+			live++
+		}
+	}
+	if live == 0 {
+		switch {
+		case k.Status.Active > 0 || deleting(pods) || ended(k, pods):
+			// Its pod is going, or gone before the Job controller saw it (the Job still counts
+			// it active), or ended before the Job's condition says how: the Job's next status
+			// says whether it finished, failed or makes another.
+			j.State = qm.JobEnding
+			return j, nil
+		case lost > 0 && !replacing(k):
+			// Gone before a pass saw it fail, and the Job makes no other (its backoffLimit):
+			// it fails, and the Job, with nothing left to read, is deleted at once.
+			return qm.Job{State: qm.JobFailed, StartedAt: j.StartedAt, Reason: "Kubernetes: " + lostWords, Held: true}, nil
+		case lost > 0:
+			return qm.Job{State: qm.JobPending, StartedAt: j.StartedAt, Reason: "Kubernetes: " + lostWords + "; the Job is making another"}, nil
+		}
+		// No pods yet: the Job controller has not made them.
+		return qm.Job{State: qm.JobStarting}, nil
+	}
+	var starting, pending *qm.Job
+	for _, p := range pods {
 		if p.DeletionTimestamp != nil {
 			continue
 		}
 		switch p.Status.Phase {
 		case corev1.PodRunning:
 			j.State, j.Node = qm.JobRunning, p.Spec.NodeName
+			if replaced && (k.Spec.Parallelism == nil || *k.Spec.Parallelism <= 1) {
+				// A replacement runs (of a Job of one pod; an array's tasks come and go): its
+				// owner hears that the workspace restarted, and why.
+				j.Restarted = podStarted(p)
+				j.Reason = lossWhy(pods) + "; a new pod runs on " + p.Spec.NodeName
+			}
 			return j, nil
 		case corev1.PodPending:
 			pj := pendingPod(p)
@@ -331,12 +366,92 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 		// requeued job does, whether or not the scheduler was seen holding the new pod.
 		return qm.Job{State: qm.JobPending, StartedAt: j.StartedAt, Reason: "Kubernetes: its pod was replaced; the new one is starting on " + starting.Node}, nil
 	}
-	if starting != nil {
-		// Placed and starting: its reason says where and what Kubernetes says of it.
-		return *starting, nil
+	if starting == nil {
+		return qm.Job{State: qm.JobStarting}, nil
 	}
-	// No pods yet: the Job controller has not made them.
-	return qm.Job{State: qm.JobStarting}, nil
+	// Placed and starting: its reason says where and what Kubernetes says of it.
+	return *starting, nil
+}
+
+// lostWords says that a pod is gone without a trace: the Job counted it failed, but it was
+// deleted (by someone, or by Kubernetes with its node) before a pass saw why.
+const lostWords = "its pod is gone (deleted, or lost with its node)"
+
+// lostPods is how many of the Job's pods it counted failed (or has yet to count: its
+// uncountedTerminatedPods) beyond those the pod list still shows failed or being deleted: pods
+// gone before a pass saw them end, whose reason nobody can read any more.
+func lostPods(k *batchv1.Job, pods []*corev1.Pod) int {
+	counted := int(k.Status.Failed)
+	if u := k.Status.UncountedTerminatedPods; u != nil {
+		counted += len(u.Failed)
+	}
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodFailed || (p.DeletionTimestamp != nil && p.Status.Phase != corev1.PodSucceeded) {
+			counted--
+		}
+	}
+	return max(0, counted)
+}
+
+// replacing reports whether the Job makes another pod for one that failed: its failures are
+// within its backoffLimit (6 where it gives none), or it counts them per index.
+func replacing(k *batchv1.Job) bool {
+	if k.Spec.BackoffLimitPerIndex != nil {
+		return true
+	}
+	limit := int32(6)
+	if k.Spec.BackoffLimit != nil {
+		limit = *k.Spec.BackoffLimit
+	}
+	failed := k.Status.Failed
+	if u := k.Status.UncountedTerminatedPods; u != nil {
+		failed += int32(len(u.Failed))
+	}
+	return failed <= limit
+}
+
+// alive reports whether a pod waits or runs and is not being deleted.
+func alive(p *corev1.Pod) bool {
+	return p.DeletionTimestamp == nil && (p.Status.Phase == corev1.PodPending || p.Status.Phase == corev1.PodRunning)
+}
+
+// ended reports whether a pod of the Job succeeded or failed, by the pods left or the Job's count
+// of succeeded pods.
+func ended(k *batchv1.Job, pods []*corev1.Pod) bool {
+	if k.Status.Succeeded > 0 || (k.Status.UncountedTerminatedPods != nil && len(k.Status.UncountedTerminatedPods.Succeeded) > 0) {
+		return true
+	}
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			return true
+		}
+	}
+	return false
+}
+
+// deleting reports whether one of the pods is being deleted and has not succeeded.
+func deleting(pods []*corev1.Pod) bool {
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil && p.Status.Phase != corev1.PodSucceeded {
+			return true
+		}
+	}
+	return false
+}
+
+// lossWhy says why a Job's workload was lost: the reason of its pod that ran and failed or is
+// being deleted, else that its pod is gone.
+func lossWhy(pods []*corev1.Pod) string {
+	for _, p := range pods {
+		if (p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodFailed) && !podStarted(p).IsZero() {
+			f := podFailure(p)
+			if f.code == "" && len(f.words) == 0 {
+				return "Kubernetes: its pod was deleted"
+			}
+			return f.reason()
+		}
+	}
+	return "Kubernetes: " + lostWords
 }
 
 // gangJob says what a multi-node Job is doing (one whose pods must all run together; gang),
@@ -349,7 +464,7 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 // without it (they wait for it until a timeout, or hang), and a replacement pod would join a
 // world that no longer exists. The Job is then held (its other pods still hold their GPUs), so
 // the service deletes it once it has ended the lease.
-func gangJob(j qm.Job, pods []*corev1.Pod, n int) (qm.Job, *corev1.Pod) {
+func gangJob(j qm.Job, k *batchv1.Job, pods []*corev1.Pod, n, lost int) (qm.Job, *corev1.Pod) {
 	ran := false
 	for _, p := range pods {
 		ran = ran || !podStarted(p).IsZero()
@@ -376,6 +491,25 @@ func gangJob(j qm.Job, pods []*corev1.Pod, n int) (qm.Job, *corev1.Pod) {
 			j.EndedAt = p.DeletionTimestamp.Time
 		}
 		return j, p
+	}
+	if lost > 0 && (ran || !replacing(k)) {
+		// One of its pods failed and is gone already (deleted, or lost with its node): the
+		// Job counts it, though no pod says why.
+		j.State, j.Held = qm.JobFailed, true
+		j.Reason = fmt.Sprintf("Kubernetes: %s, one of its %d pods; the others cannot go on without it", lostWords, n)
+		return j, nil
+	}
+	live := 0
+	for _, p := range pods {
+		if alive(p) {
+			live++
+		}
+	}
+	if int(k.Status.Active) > live {
+		// The Job counts a pod that the list no longer shows: gone before the Job controller
+		// saw it. Its next status says whether it failed.
+		j.State = qm.JobEnding
+		return j, nil
 	}
 	run, starting := 0, ""
 	var waiting *qm.Job
