@@ -574,6 +574,15 @@ var RequestWords = map[string]string{
 	"because":     "a quota request's reason follows it",
 }
 
+// TeamWords are the words that the /gpu commands read as something other than a team where a
+// team is named, with what they do there. Most keywords are read right after "team" (team for,
+// team data), so only these are: /gpu quota request's reason starts at its first "because", and
+// /gpu quota request is the quota request command. No team may be named by one.
+var TeamWords = map[string]string{
+	"because": "in /gpu quota request the reason follows it",
+	"request": "/gpu quota request asks for more quota instead of showing the team's",
+}
+
 // dataClassExample is a data class as a request would name it, for a refusal of dc, one of the
 // team's data classes: the name dc could be written as, else another of the team's that is valid,
 // else public (what a team without data classes is cleared for).
@@ -741,6 +750,9 @@ func (v *validator) validate(p *Policy) {
 		}
 		if !nameRE.MatchString(t.Name) {
 			v.addf(at("name"), "team name %q must be lower case letters, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most)%s", t.Name, nameSuggestion(t.Name))
+		}
+		if meaning, ok := TeamWords[t.Name]; ok {
+			v.addf(at("name"), "team name %q is a word the /gpu commands read otherwise (%s), so nobody could name the team there; rename it, e.g. name: %s-team", t.Name, meaning, t.Name)
 		}
 		if teams[strings.ToLower(t.Name)] {
 			v.addf(at("name"), "team %q is defined twice", t.Name)

@@ -365,3 +365,32 @@ func TestAClassNamedAfterARequestWordIsRefused(t *testing.T) {
 		t.Errorf("the name suggested does not load: %v", err)
 	}
 }
+
+// TestATeamNamedAfterAWordTheGrammarReadsOtherwiseIsRefused: a team named "because" could not be
+// named in /gpu quota request (the reason starts at the first "because"), and /gpu quota request
+// is a quota request, not the quota of a team named "request". Both are refused with a name that
+// works; a team named after a word that is read right after "team" ("for", "data") still loads.
+func TestATeamNamedAfterAWordTheGrammarReadsOtherwiseIsRefused(t *testing.T) {
+	src := "organization: Globex\nclasses:\n  - {name: shared, max_gpus: 1, max_duration: 1h}\n" +
+		"teams:\n  - {name: because, idp_groups: [g1]}\n  - {name: request, idp_groups: [g2]}\n  - {name: for, idp_groups: [g3]}\n  - {name: data, idp_groups: [g4]}\n" +
+		"sim: {nodes: [{name: a, count: 1, class: shared, gpus: 1}]}\n"
+	_, err := Load([]byte(src), "p.yaml")
+	pe, ok := err.(*Error)
+	if !ok {
+		t.Fatalf("%v; want the teams because and request refused", err)
+	}
+	for line, want := range map[int]string{
+		5: `team name "because" is a word the /gpu commands read otherwise (in /gpu quota request the reason follows it), so nobody could name the team there; rename it, e.g. name: because-team`,
+		6: `team name "request" is a word the /gpu commands read otherwise (/gpu quota request asks for more quota instead of showing the team's), so nobody could name the team there; rename it, e.g. name: request-team`,
+	} {
+		if !hasProblem(pe, line, want) {
+			t.Errorf("%v; want line %d to say %q", err, line, want)
+		}
+	}
+	if len(pe.Problems) != 2 {
+		t.Errorf("%v; want only the teams because and request refused", err)
+	}
+	if _, err := Load([]byte(strings.NewReplacer("name: because,", "name: because-team,", "name: request,", "name: request-team,").Replace(src)), "p.yaml"); err != nil {
+		t.Errorf("the names suggested do not load: %v", err)
+	}
+}
