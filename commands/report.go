@@ -22,7 +22,9 @@ func parseReport(c Command, args []string) (Command, error) {
 	for i, a := range args { // a team or a week in quotes ("last week" too)
 		args[i] = unquoted(a)
 	}
-	if len(args) >= 2 && strings.EqualFold(args[1], "week") { // "this week", "last week"
+	// "this week", "last week": one week in two words. After any other week, "week" is a team's
+	// name (/gpu report 2026-W48 week).
+	if _, named := showback.NamedWeek(strings.Join(args[:min(2, len(args))], " "), showback.Week{}); named && len(args) >= 2 && strings.EqualFold(args[1], "week") {
 		args = append([]string{args[0] + " " + args[1]}, args[2:]...)
 	}
 	if len(args) > 2 {
