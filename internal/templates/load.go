@@ -231,6 +231,15 @@ var (
 // reserved parameter names: the renderer gives them meaning.
 const paramNodes = "nnodes"
 
+// SubmitWords are the keys that /gpu submit reads itself (class=, gpus=, team=, for=), with what
+// they do there: a parameter of the same name could never be given, so none may be named so.
+var SubmitWords = map[string]string{
+	"class": "class=C picks the class",
+	"gpus":  "gpus=N sets the GPUs",
+	"team":  "team=T charges a team",
+	"for":   "for=D sets how long",
+}
+
 // parse turns one definition file into a Template, or says what is wrong and where.
 func (c *Catalog) parse(file string, data []byte) (*Template, error) {
 	var root yaml.Node
@@ -334,6 +343,9 @@ func (c *Catalog) parse(file string, data []byte) (*Template, error) {
 	seen := map[string]bool{}
 	for i, pd := range def.Parameters {
 		p, msg, field := buildParam(pd)
+		if meaning, ok := SubmitWords[p.Name]; ok && msg == "" {
+			msg, field = fmt.Sprintf("parameter name %q is a word /gpu submit reads itself (%s), so the parameter could never be given; rename it, e.g. name: %s_name", p.Name, meaning, p.Name), "name"
+		}
 		if msg == "" && seen[p.Name] {
 			msg, field = fmt.Sprintf("parameter %q is declared twice", p.Name), "name"
 		}

@@ -88,6 +88,8 @@ func TestLoadErrors(t *testing.T) {
 			`hello.yaml:13: run is required`},
 		{"interactive without connect", strings.Replace(goodDefinition, "kind: batch", "kind: interactive", 1),
 			`hello.yaml:6: an interactive template says how to connect`},
+		{"parameter named like a submit keyword", strings.Replace(strings.Replace(goodDefinition, "- name: greeting", "- name: team", 1), "greeting", "team", -1),
+			`hello.yaml:9: parameter name "team" is a word /gpu submit reads itself (team=T charges a team), so the parameter could never be given; rename it, e.g. name: team_name`},
 		{"multi-node without nnodes", strings.Replace(goodDefinition, "kind: batch", "kind: batch\nmulti_node: true", 1),
 			`hello.yaml:7: a multi-node template declares an int parameter "nnodes"`},
 	}
@@ -211,5 +213,15 @@ func TestEmptyListEntryInATemplateIsRefused(t *testing.T) {
 				t.Fatalf("error %v; want %s…", err, tc.want)
 			}
 		})
+	}
+}
+
+// The name a refusal of a parameter named like a /gpu submit key suggests loads.
+func TestTheParameterNameSuggestedForASubmitWordLoads(t *testing.T) {
+	for k := range SubmitWords {
+		body := strings.Replace(strings.Replace(goodDefinition, "- name: greeting", "- name: "+k+"_name", 1), "greeting", k+"_name", -1)
+		if _, err := Load(withDefinition(t, "hello.yaml", body)); err != nil {
+			t.Errorf("%s_name: %v", k, err)
+		}
 	}
 }
