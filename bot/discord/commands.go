@@ -1,10 +1,13 @@
 package discord
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -243,12 +246,23 @@ func Register(ctx context.Context, cfg Config, guildID string) (*discordgo.Appli
 	if err != nil {
 		return nil, err
 	}
+	body, err := Payload(ac)
+	if err != nil {
+		return nil, err
+	}
+	endpoint := discordgo.EndpointApplicationGlobalCommands(cfg.AppID)
+	if guildID != "" {
+		endpoint = discordgo.EndpointApplicationGuildCommands(cfg.AppID, guildID)
+	}
 	a := &Adapter{log: cfgLogger(cfg)}
 	var got []*discordgo.ApplicationCommand
 	err = a.retry(ctx, func() error {
-		var err error
-		got, err = s.ApplicationCommandBulkOverwrite(cfg.AppID, guildID, []*discordgo.ApplicationCommand{ac}, discordgo.WithContext(ctx))
-		return err
+		// The bulk overwrite discordgo would send, but from Payload: without its nulls.
+		resp, err := s.RequestWithBucketID(http.MethodPut, endpoint, json.RawMessage("["+string(body)+"]"), endpoint, discordgo.WithContext(ctx))
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(resp, &got)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("discord: register /%s: %w", ac.Name, err)
@@ -259,6 +273,78 @@ func Register(ctx context.Context, cfg Config, guildID string) (*discordgo.Appli
 		}
 	}
 	return ac, nil
+}
+
+// Payload is ac as Discord takes it, the JSON that Register sends and register --print shows:
+// discordgo writes every option's channel_types, choices and options, null when there are none,
+// where Discord documents optional arrays that are left out when absent. Payload leaves out every
+// null, and keeps the fields' order.
+func Payload(ac *discordgo.ApplicationCommand) ([]byte, error) {
+	raw, err := json.Marshal(ac)
+	if err != nil {
+		return nil, fmt.Errorf("discord: write /%s: %w", ac.Name, err)
+	}
+	var b bytes.Buffer
+	if err := withoutNulls(&b, raw); err != nil {
+		return nil, fmt.Errorf("discord: write /%s: %w", ac.Name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// withoutNulls writes the JSON value raw to b, leaving out each object member whose value is null.
+func withoutNulls(b *bytes.Buffer, raw json.RawMessage) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case json.Delim('{'):
+		b.WriteByte('{')
+		first := true
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				return err
+			}
+			if string(v) == "null" {
+				continue
+			}
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			key, _ := json.Marshal(k)
+			b.Write(key)
+			b.WriteByte(':')
+			if err := withoutNulls(b, v); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	case json.Delim('['):
+		b.WriteByte('[')
+		for i := 0; dec.More(); i++ {
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				return err
+			}
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := withoutNulls(b, v); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	default:
+		b.Write(bytes.TrimSpace(raw))
+	}
+	return nil
 }
 
 func cfgLogger(cfg Config) *slog.Logger {

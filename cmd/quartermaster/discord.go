@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -115,9 +116,17 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		if err := discordbot.Validate(ac); err != nil {
 			return err
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(ac)
+		body, err := discordbot.Payload(ac)
+		if err != nil {
+			return err
+		}
+		var out bytes.Buffer
+		if err := json.Indent(&out, body, "", "  "); err != nil {
+			return err
+		}
+		out.WriteByte('\n')
+		_, err = stdout.Write(out.Bytes())
+		return err
 	}
 	s, err := discordFromEnv()
 	if err != nil {

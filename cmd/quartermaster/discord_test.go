@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -553,6 +554,31 @@ func TestDiscordRegister(t *testing.T) {
 	}
 	if len(f.Overwrites()) != 1 {
 		t.Error("--print called Discord")
+	}
+	// It prints what is registered: no null where Discord takes an array (channel_types,
+	// choices, options), and the class option's choices, the policy's classes.
+	var printed map[string]any
+	if err := json.Unmarshal(out.Bytes(), &printed); err != nil {
+		t.Fatalf("--print is not JSON: %v", err)
+	}
+	if strings.Contains(out.String(), "null") {
+		t.Errorf("--print has a null: %s", out.String())
+	}
+	var choices []string
+	for _, s := range printed["options"].([]any) {
+		if s.(map[string]any)["name"] != "request" {
+			continue
+		}
+		for _, o := range s.(map[string]any)["options"].([]any) {
+			if o.(map[string]any)["name"] == "class" {
+				for _, c := range o.(map[string]any)["choices"].([]any) {
+					choices = append(choices, c.(map[string]any)["value"].(string))
+				}
+			}
+		}
+	}
+	if pol := parityApp(t).Bot.Svc.Policy; strings.Join(choices, " ") != strings.Join(pol.ClassNames(), " ") {
+		t.Errorf("--print offers the classes %v; the policy has %v", choices, pol.ClassNames())
 	}
 	// With single sign-on configured, /gpu login, logout and unlink are offered, so registered.
 	t.Setenv("QM_OIDC_ISSUER", "https://sso.acme.example/realms/acme")

@@ -14,6 +14,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -564,6 +565,14 @@ func (f *Fake) overwrite(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, 50035, "Invalid Form Body")
 		return
 	}
+	for i, c := range cmds {
+		// Discord's optional fields (options?, choices?, channel_types?) are left out when
+		// absent; a null where it expects an array or a value is an invalid form body.
+		if at := nullAt(c, fmt.Sprint(i)); at != "" {
+			writeError(w, http.StatusBadRequest, 50035, "Invalid Form Body: "+at+" is null")
+			return
+		}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.overwrites = append(f.overwrites, Overwrite{App: r.PathValue("app"), Guild: r.PathValue("guild"), Commands: cmds})
@@ -576,6 +585,32 @@ func (f *Fake) overwrite(w http.ResponseWriter, r *http.Request) {
 		out[i] = d
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// nullAt is the path of the first null in v (0.options.2.channel_types), or "" if none.
+func nullAt(v any, at string) string {
+	switch v := v.(type) {
+	case nil:
+		return at
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if p := nullAt(v[k], at+"."+k); p != "" {
+				return p
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if p := nullAt(e, fmt.Sprintf("%s.%d", at, i)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 func (f *Fake) gateway(w http.ResponseWriter, _ *http.Request) {
