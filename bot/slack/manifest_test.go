@@ -208,3 +208,38 @@ func TestDocsNameTheManifestScopes(t *testing.T) {
 		}
 	}
 }
+
+// TestManifestNamesNoClassOrTeam: manifest.yaml is one file for every installation, so the
+// commands its texts show (those that could name one) name no class, team or template: each is a command the grammar reads, and
+// works on any policy (a request without a class gets the team's default class).
+func TestManifestNamesNoClassOrTeam(t *testing.T) {
+	raw, err := os.ReadFile(manifestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := yaml.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{m.Display.Description, m.Display.LongDescription}
+	for _, c := range m.Features.SlashCommands {
+		texts = append(texts, c.Description)
+	}
+	n := 0
+	for _, text := range texts {
+		for _, cmd := range regexp.MustCompile(`/gpu (request|estimate|quota|submit|template)\b[^:;,.()]*`).FindAllString(text, -1) {
+			n++
+			c, err := commands.Parse(cmd)
+			if err != nil {
+				t.Errorf("the manifest shows %q, which the grammar refuses: %v", cmd, err)
+				continue
+			}
+			if c.Class != "" || c.Team != "" || c.Template != "" {
+				t.Errorf("the manifest shows %q, which names a class, team or template that only some policies have", cmd)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("the manifest shows no /gpu command")
+	}
+}
