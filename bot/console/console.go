@@ -45,7 +45,9 @@ type Console struct {
 	// the paths. Empty: they are not written, only named.
 	FilesDir string
 	// ExampleUser and ExampleClass make the examples the console shows work on the policy it
-	// runs (someone in its directory, one of its classes); empty: the example policy's.
+	// runs (someone in its directory, one of its classes). Without a user the examples name
+	// someone no policy knows and a command anyone may run (/gpu help); without a class, a
+	// request for the default class.
 	ExampleUser, ExampleClass string
 
 	mu      sync.Mutex
@@ -169,7 +171,7 @@ func (c *Console) Line(ctx context.Context, line string) {
 	user, text, ok := splitUser(line)
 	if !ok {
 		if c.user == "" || !strings.HasPrefix(line, "/") {
-			c.say(bot.Reply{To: "console", Error: true, Text: fmt.Sprintf("Lines look like USER: TEXT. Example: %s: /gpu request 1 %s for 2h", c.exampleUser(), c.exampleClass())})
+			c.say(bot.Reply{To: "console", Error: true, Text: "Lines look like USER: TEXT. Example: " + c.exampleLine()})
 			return
 		}
 		user, text = c.user, line
@@ -200,18 +202,25 @@ func (c *Console) say(r bot.Reply) {
 	_ = c.print(r)
 }
 
+// anyone is whom the examples name when the policy names nobody: an address no policy has.
+const anyone = "you@example.com"
+
 func (c *Console) exampleUser() string {
 	if c.ExampleUser != "" {
 		return c.ExampleUser
 	}
-	return "alice@acme.example"
+	return anyone
 }
 
-func (c *Console) exampleClass() string {
-	if c.ExampleClass != "" {
-		return c.ExampleClass
+// exampleLine is a line that works as given on the console's policy.
+func (c *Console) exampleLine() string {
+	switch {
+	case c.ExampleUser == "":
+		return anyone + ": /gpu help" // help answers anyone
+	case c.ExampleClass == "":
+		return c.ExampleUser + ": /gpu request for 2h"
 	}
-	return "interactive"
+	return fmt.Sprintf("%s: /gpu request 1 %s for 2h", c.ExampleUser, c.ExampleClass)
 }
 
 // splitUser splits "alice@acme.example: /gpu list".

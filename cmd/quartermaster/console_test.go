@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/internal/store"
 )
 
@@ -317,5 +319,50 @@ func TestConsolePrintsNoEdits(t *testing.T) {
 	if len(toAlice) != 4 || !strings.Contains(toAlice[0], "L-1 is active") || !strings.Contains(toAlice[1], "L-1 ends at") ||
 		!strings.Contains(toAlice[2], "waits for approval as L-2") || !strings.Contains(toAlice[3], "L-2 was denied") {
 		t.Errorf("alice was shown %q; want the grant, the warning, the answer to extend and the denial", toAlice)
+	}
+}
+
+// On a policy with no directory (people known by single sign-on alone), the console's examples
+// name nobody of the example policy: a bad line's example is one that works for anyone, as given.
+func TestConsoleExamplesWithoutADirectory(t *testing.T) {
+	noDirectory := regexp.MustCompile(`(?m)^directory:\n(  - .*\n)*`).ReplaceAllString(orbitPolicy, "")
+	p := filepath.Join(t.TempDir(), "nodirectory.yaml")
+	if err := os.WriteFile(p, []byte(noDirectory), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	msgs := runConsoleScript(t, "this is not a command\n:as\n", "--policy", p)
+	if len(msgs) != 2 {
+		t.Fatalf("got %+v", msgs)
+	}
+	_, example, ok := strings.Cut(msgs[0].Text, "Example: ")
+	if !ok {
+		t.Fatalf("a bad line's reply has no example: %q", msgs[0].Text)
+	}
+	for _, m := range msgs {
+		if strings.Contains(m.Text, "acme.example") || strings.Contains(m.Text, "interactive") {
+			t.Errorf("an example names the example policy: %q", m.Text)
+		}
+	}
+	got := runConsoleScript(t, example+"\n", "--policy", p)
+	if len(got) == 0 || got[0].To == "console" || strings.Contains(got[0].Text, "Example:") {
+		t.Errorf("the example %q as given: %+v", example, got)
+	}
+}
+
+// `quartermaster console --help` shows a command that names no class: it is read before any
+// policy is, and works on every policy.
+func TestConsoleHelpNamesNoClass(t *testing.T) {
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"console", "--help"}, nil, &out, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	cmds := regexp.MustCompile(`/gpu [^;\n]*`).FindAllString(out.String(), -1)
+	if len(cmds) == 0 {
+		t.Fatalf("the help shows no /gpu command: %s", out.String())
+	}
+	for _, cmd := range cmds {
+		if c, err := commands.Parse(cmd); err != nil || c.Class != "" || c.Team != "" {
+			t.Errorf("the help shows %q (%v), which names a class or a team only some policies have", cmd, err)
+		}
 	}
 }
