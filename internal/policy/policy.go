@@ -297,8 +297,57 @@ func (p *Policy) Members(group string) []string {
 	return out
 }
 
-// TeamsOf lists the teams whose IdP groups the given groups include, in file order.
+// GroupName is a group as the identity provider sent it, as the policy names it. Providers that
+// send full group paths (Keycloak's "Full group path") write the top-level group team-a as
+// /team-a: that is the group team-a, unless the policy names /team-a itself. A nested path
+// (/parent/team-a) and any other group are as sent: a policy names a subgroup by its full path.
+func (p *Policy) GroupName(g string) string {
+	name, top := strings.CutPrefix(g, "/")
+	if !top || name == "" || strings.Contains(name, "/") || p.namesGroup(g) {
+		return g
+	}
+	return name
+}
+
+// GroupNames is GroupName of each group, in order.
+func (p *Policy) GroupNames(groups []string) []string {
+	out := make([]string, len(groups))
+	for i, g := range groups {
+		out[i] = p.GroupName(g)
+	}
+	return out
+}
+
+// namesGroup reports whether the policy names g where it names groups: a team's idp_groups or
+// budget owners, the fallback approvers, oidc.admins, the directory, or as a quoted string in an
+// exception rule ('/team-a' in user.groups; rules see groups in lower case).
+func (p *Policy) namesGroup(g string) bool {
+	if intersects(p.Approvals.FallbackApprovers, []string{g}) || intersects(p.OIDC.Admins, []string{g}) {
+		return true
+	}
+	for _, t := range p.Teams {
+		if t != nil && (intersects(t.IDPGroups, []string{g}) || intersects(t.BudgetOwners, []string{g})) {
+			return true
+		}
+	}
+	for _, id := range p.Directory {
+		if id != nil && intersects(id.Groups, []string{g}) {
+			return true
+		}
+	}
+	lg := NameKey(g)
+	for _, r := range p.Exceptions {
+		if r != nil && (strings.Contains(r.When, "'"+lg+"'") || strings.Contains(r.When, `"`+lg+`"`)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TeamsOf lists the teams whose IdP groups the given groups include (as GroupName reads them),
+// in file order.
 func (p *Policy) TeamsOf(groups []string) []*Team {
+	groups = p.GroupNames(groups)
 	var out []*Team
 	for _, t := range p.Teams {
 		if intersects(t.IDPGroups, groups) {
@@ -339,6 +388,7 @@ func (p *Policy) MayApprove(user string, groups []string, team string) bool {
 	if p.IsApprover(user, team) {
 		return true
 	}
+	groups = p.GroupNames(groups)
 	return intersects(p.Approvers(team), groups) || intersects(p.Approvals.FallbackApprovers, groups)
 }
 
@@ -349,7 +399,7 @@ func (p *Policy) IsSSOAdmin(user string, groups []string) bool {
 	if len(admins) == 0 {
 		admins = p.Approvals.FallbackApprovers
 	}
-	return Contains(admins, user) || intersects(admins, groups)
+	return Contains(admins, user) || intersects(admins, p.GroupNames(groups))
 }
 
 // Capacity is the simulated cluster's GPU count per class.

@@ -394,3 +394,25 @@ func TestATeamNamedAfterAWordTheGrammarReadsOtherwiseIsRefused(t *testing.T) {
 		t.Errorf("the names suggested do not load: %v", err)
 	}
 }
+
+// TestGroupName: a top-level group path is the group of that name, unless the policy names the
+// path itself (in a team, among approvers, in the directory or in a rule); nested paths and
+// other groups are as sent.
+func TestGroupName(t *testing.T) {
+	src := "organization: Globex\nclasses:\n  - {name: shared, max_gpus: 1, max_duration: 1h}\n" +
+		"teams:\n  - {name: a, idp_groups: [team-a, /research]}\n  - {name: b, idp_groups: [/parent/ml], budget_owners: [/b-leads]}\n" +
+		"exceptions:\n  - {name: contractor, when: \"'/contractors' in user.groups\"}\n" +
+		"sim: {nodes: [{name: a, count: 1, class: shared, gpus: 1}]}\n"
+	p, err := Load([]byte(src), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		"/team-a": "team-a", "/Team-A": "Team-A", "team-a": "team-a", "/research": "/research", "/parent/ml": "/parent/ml",
+		"/parent/team-a": "/parent/team-a", "/b-leads": "/b-leads", "/contractors": "/contractors", "/": "/", "/other": "other",
+	} {
+		if got := p.GroupName(in); got != want {
+			t.Errorf("GroupName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

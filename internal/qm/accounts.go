@@ -2,6 +2,7 @@ package qm
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -115,7 +116,7 @@ func (s *Service) groupsOf(ctx context.Context, user string) []string {
 		return nil
 	}
 	groups, _ := s.Directory.Groups(ctx, CanonicalUser(user))
-	return groups
+	return s.Policy.GroupNames(groups)
 }
 
 // IsPlatformAdmin reports whether user sees every team's showback and lease. Until the policy
@@ -147,8 +148,15 @@ func (s *Service) People(name string) []string {
 		return []string{name}
 	}
 	var out []string
-	for _, m := range ml.Members(name) {
-		out = append(out, CanonicalUser(m))
+	members := ml.Members(name)
+	if path := "/" + name; s.Policy.GroupName(path) == name {
+		// A provider that sends group paths lists the group's members under /name.
+		members = append(members, ml.Members(path)...)
+	}
+	for _, m := range members {
+		if m = CanonicalUser(m); !slices.Contains(out, m) {
+			out = append(out, m)
+		}
 	}
 	if len(out) == 0 {
 		return []string{name}

@@ -30,6 +30,9 @@ func (s *Service) Resolve(ctx context.Context, user string) (Identity, error) {
 	if !ok {
 		return Identity{}, Errorf(EFORBIDDEN, "%s is not in the directory, so Quartermaster does not know your team; ask a platform admin to add you (or use /gpu login where SSO is set up).", user)
 	}
+	// Groups as the policy names them: a provider's /team-a is the policy's team-a (GroupName),
+	// for teams, rules and approvers alike.
+	groups = s.Policy.GroupNames(groups)
 	id := Identity{User: user, Groups: groups}
 	for _, t := range s.Policy.TeamsOf(groups) {
 		id.Teams = append(id.Teams, t.Name)
