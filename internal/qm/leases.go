@@ -29,6 +29,9 @@ func (s *Service) transitionAt(ctx context.Context, tx Tx, l *Lease, to State, a
 	if to.Ended() && l.EndedAt.IsZero() {
 		l.EndedAt = at
 	}
+	if to.Ended() {
+		endPause(l, l.EndedAt) // a pause lasts to the lease's end at most
+	}
 	if err := tx.UpdateLeaseWithEvent(ctx, l, from, &Event{Lease: l.ID, At: at, Actor: actor, From: from, To: to, Reason: reason}); err != nil {
 		l.State = from
 		return err

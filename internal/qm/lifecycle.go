@@ -245,7 +245,7 @@ const reasonNoTelemetry = "no telemetry"
 // flagUnobserved tells the platform channel, once per outage, that a lease cannot be judged idle.
 func (s *Service) flagUnobserved(ctx context.Context, l *Lease) {
 	_, _ = s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
-		if cur.Reason == reasonNoTelemetry {
+		if cur.Reason == reasonNoTelemetry || Halted(cur) {
 			return nil, errSkip
 		}
 		cur.Reason = reasonNoTelemetry
@@ -316,6 +316,9 @@ func (s *Service) updateIf(ctx context.Context, l *Lease, fn func(Tx, *Lease) ([
 
 func (s *Service) warnIdle(ctx context.Context, l *Lease, idleFor time.Duration) {
 	_, err := s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
+		if Halted(cur) {
+			return nil, errSkip // its job stopped running since the pass looked: nothing to judge
+		}
 		cur.WarnedAt = s.Clock.Now()
 		if err := s.transition(ctx, tx, cur, IdleWarned, SystemActor, fmt.Sprintf("no GPU activity for %s", policy.FormatDuration(idleFor))); err != nil {
 			return nil, err

@@ -24,8 +24,9 @@ type LeaseFilter struct {
 	// EndedAfter keeps only leases that were open at or after this instant.
 	EndedAfter time.Time
 	Limit      int
-	// Slim reads only ID, Kind, User, Team, Class, GPUs, Duration, State, Node, GPUIndex and the
-	// created, started, expires and ended times: what admission and placement need, cheaply.
+	// Slim reads only ID, Kind, User, Team, Class, GPUs, Duration, State, Node, GPUIndex, the
+	// created, started, expires and ended times and the pauses (the week's GPU-hours leave out
+	// a requeued job's wait): what admission and placement need, cheaply.
 	Slim bool
 }
 

@@ -127,6 +127,10 @@ type Lease struct {
 	// ExpiryWarnedFor is the end time (ExpiresAt) the owner was warned of shortly before it;
 	// an extension moves ExpiresAt, so the new end is warned of again.
 	ExpiryWarnedFor time.Time
+	// Pauses are the spans in which the lease's workspace did not run while it was active, its
+	// job back in the scheduler's queue or suspended, oldest first; the last one lasts while its
+	// To is zero. The time its job waited in the queue is not billed (HeldFor).
+	Pauses []Pause
 }
 
 // PricePerGPUHour is what an hour of one of l's GPUs costs: the price its class had when it was

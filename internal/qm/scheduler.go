@@ -166,8 +166,9 @@ func (s *Service) rewordQueued(ctx context.Context, l *Lease, j Job) error {
 const reasonRequeued = "its job is back in the scheduler's queue"
 
 // Requeued reports whether l is a running lease whose job the scheduler put back in its queue:
-// its workspace does not run until the job runs again, and it is not judged idle meanwhile.
-func Requeued(l *Lease) bool { return runningWith(l, reasonRequeued) }
+// its workspace does not run until the job runs again, it is not judged idle meanwhile, and the
+// wait is not billed.
+func Requeued(l *Lease) bool { return paused(l) == PauseRequeued }
 
 // runningWith reports whether l is running with a reason that begins with mark.
 func runningWith(l *Lease, mark string) bool {
@@ -186,20 +187,31 @@ func (s *Service) markRequeued(ctx context.Context, l *Lease, j Job) error {
 	if j.Reason != "" {
 		reason += ": " + j.Reason
 	}
-	return s.markHalted(ctx, l, reason, Requeued, NoticeRequeued)
+	return s.markHalted(ctx, l, reason, PauseRequeued, NoticeRequeued)
 }
 
 // markHalted records that a running lease's workspace does not run for now (its job is back in
-// the queue, or suspended: is tells which, reason says it) and tells its owner once, with a notice
-// of kind. An idle warning the lease had is withdrawn, since nothing runs to be idle.
-func (s *Service) markHalted(ctx context.Context, l *Lease, reason string, is func(*Lease) bool, kind NoticeKind) error {
+// the queue, or suspended: pause tells which, reason says it) and tells its owner once per pause,
+// with a notice of kind: the pause is recorded on the lease, so that what else changes the lease
+// meanwhile (an extension, a keep, a restart of the service) does not make it news again. An idle
+// warning the lease had is withdrawn, since nothing runs to be idle.
+func (s *Service) markHalted(ctx context.Context, l *Lease, reason string, pause PauseKind, kind NoticeKind) error {
 	_, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
-		if is(c) || (c.State != Active && c.State != IdleWarned) {
+		if c.State != Active && c.State != IdleWarned {
 			return nil, errSkip
 		}
+		if p := openPause(c); p != nil && p.Kind == pause {
+			return nil, errSkip
+		}
+		// A lease paused before pauses were recorded was told already: it gets its record only.
+		told := openPause(c) == nil && legacyPause(c) == pause
+		beginPause(c, pause, s.Clock.Now())
 		c.WarnedAt = time.Time{}
 		if err := s.transition(ctx, tx, c, Active, SystemActor, reason); err != nil {
 			return nil, err
+		}
+		if told {
+			return nil, nil
 		}
 		return []Notice{{Kind: kind, To: []string{c.User}, Lease: c, Reason: reason}}, nil
 	})
@@ -213,7 +225,7 @@ const reasonSuspended = "its job is suspended in the scheduler"
 // Suspended reports whether l is a running lease whose job the scheduler suspended: the job keeps
 // its GPUs, so the lease goes on and is billed to its end as before, but its workspace does not
 // run until the job is resumed, and it is not judged idle meanwhile.
-func Suspended(l *Lease) bool { return runningWith(l, reasonSuspended) }
+func Suspended(l *Lease) bool { return paused(l) == PauseSuspended }
 
 // markSuspended records that a running lease's job is suspended and tells its owner once. The
 // lease keeps its end and its bill (the job holds its GPUs); an idle warning it had is withdrawn,
@@ -223,7 +235,7 @@ func (s *Service) markSuspended(ctx context.Context, l *Lease, j Job) error {
 	if j.Reason != "" {
 		reason += " (" + j.Reason + ")"
 	}
-	return s.markHalted(ctx, l, reason, Suspended, NoticeSuspended)
+	return s.markHalted(ctx, l, reason, PauseSuspended, NoticeSuspended)
 }
 
 // markEnded ends a live lease whose job the scheduler ended (to is Released, Expired or Failed),
@@ -264,10 +276,17 @@ func (s *Service) markRunning(ctx context.Context, l *Lease, j Job) (bool, error
 		activated = false
 		c.Ref = j.Ref
 		s.follow(c, j)
-		if Halted(c) && c.State == Active {
+		if Halted(c) {
 			// Running again after the scheduler put it back in its queue or suspended it: its
 			// owner hears where. Its idle period starts over: it could not be busy meanwhile.
-			c.KeptAt = latest(s.Clock.Now(), j.Restarted)
+			// The pause ends when the scheduler says the job started again, where it says.
+			now := s.Clock.Now()
+			back := now
+			if p := openPause(c); p != nil && j.StartedAt.After(p.From) && j.StartedAt.Before(now) {
+				back = j.StartedAt
+			}
+			endPause(c, back)
+			c.KeptAt, c.WarnedAt = latest(now, j.Restarted), time.Time{}
 			if err := s.transition(ctx, tx, c, Active, SystemActor, "workspace ready again"); err != nil {
 				return nil, err
 			}

@@ -86,9 +86,9 @@ func (t *tx) TeamLeasesAndHeld(ctx context.Context, team string, since time.Time
 	}
 	// The team's leases, slim, then the holdings with only what placement reads (the rest NULL
 	// or empty, which costs nothing to send or scan).
-	q := "SELECT 0 AS part, id, kind, user_name, team, class, gpus, duration_ns, state, node, gpu_index, created_at, started_at, expires_at, ended_at, exclusive" +
+	q := "SELECT 0 AS part, id, kind, user_name, team, class, gpus, duration_ns, state, node, gpu_index, created_at, started_at, expires_at, ended_at, exclusive, pauses" +
 		" FROM leases WHERE team = $1 AND (ended_at IS NULL OR ended_at >= $2)" +
-		" UNION ALL SELECT 1, 0, '', '', team, class, gpus, 0, '', node, gpu_index, NULL, NULL, NULL, NULL, exclusive" +
+		" UNION ALL SELECT 1, 0, '', '', team, class, gpus, 0, '', node, gpu_index, NULL, NULL, NULL, NULL, exclusive, ''" +
 		" FROM leases WHERE kind = '' AND state IN ('" + string(qm.Provisioning) + "', '" + string(qm.Active) + "', '" + string(qm.IdleWarned) + "')" +
 		" AND class = ANY($3::text[])"
 	rows, err := t.x.QueryContext(ctx, q, team, dbTime(since), pq.Array(classes))
@@ -102,7 +102,7 @@ func (t *tx) TeamLeasesAndHeld(ctx context.Context, team string, since time.Time
 		var part int
 		var r leaseRow
 		if err := rows.Scan(&part, &r.ID, &r.Kind, &r.User, &r.Team, &r.Class, &r.GPUs, &r.DurationNS, &r.State, &r.Node, &r.GPUIndex,
-			&r.CreatedAt, &r.StartedAt, &r.ExpiresAt, &r.EndedAt, &r.Exclusive); err != nil {
+			&r.CreatedAt, &r.StartedAt, &r.ExpiresAt, &r.EndedAt, &r.Exclusive, &r.Pauses); err != nil {
 			return nil, nil, fmt.Errorf("store: admission read: %w", err)
 		}
 		if part == 0 {

@@ -52,6 +52,8 @@ type leaseRow struct {
 	Price      sql.NullFloat64 `db:"price_per_gpu_hour"`
 	// ExpiryWarnedFor is the end time the owner was warned of.
 	ExpiryWarnedFor dbTime `db:"expiry_warned_for"`
+	// Pauses are the spans the lease's workspace did not run (formatPauses).
+	Pauses string `db:"pauses"`
 }
 
 // leaseFields are the columns of leases other than id, in table order.
@@ -65,13 +67,14 @@ var leaseFields = []string{
 	"gpu_connection",
 	"price_per_gpu_hour",
 	"expiry_warned_for",
+	"pauses",
 }
 
 // Statements built once from leaseFields, with :name parameters bound from a leaseRow.
 var (
 	leaseColumns = "id, " + strings.Join(leaseFields, ", ")
 	// slimLeaseColumns are what a qm.LeaseFilter with Slim reads: what admission and placement need.
-	slimLeaseColumns = "id, kind, user_name, team, class, gpus, duration_ns, exclusive, state, node, gpu_index, created_at, started_at, expires_at, ended_at"
+	slimLeaseColumns = "id, kind, user_name, team, class, gpus, duration_ns, exclusive, state, node, gpu_index, created_at, started_at, expires_at, ended_at, pauses"
 
 	// ON CONFLICT DO NOTHING turns a repeated request key into "no row returned" instead of an
 	// error, which on PostgreSQL would abort the whole transaction: the caller can still look the
@@ -125,6 +128,7 @@ func toLeaseRow(l *qm.Lease) leaseRow {
 		Price:      sql.NullFloat64{Float64: l.Price, Valid: l.Priced},
 
 		ExpiryWarnedFor: dbTime(l.ExpiryWarnedFor),
+		Pauses:          formatPauses(l.Pauses),
 	}
 }
 
@@ -134,6 +138,10 @@ func (r *leaseRow) lease() (*qm.Lease, error) {
 		return nil, fmt.Errorf("store: lease %d: %w", r.ID, err)
 	}
 	params, err := parseParams(r.Params)
+	if err != nil {
+		return nil, fmt.Errorf("store: lease %d: %w", r.ID, err)
+	}
+	pauses, err := parsePauses(r.Pauses)
 	if err != nil {
 		return nil, fmt.Errorf("store: lease %d: %w", r.ID, err)
 	}
@@ -174,6 +182,7 @@ func (r *leaseRow) lease() (*qm.Lease, error) {
 		Priced:     r.Price.Valid,
 
 		ExpiryWarnedFor: time.Time(r.ExpiryWarnedFor),
+		Pauses:          pauses,
 	}, nil
 }
 
@@ -184,6 +193,50 @@ func formatParams(p map[string]string) string {
 	}
 	b, _ := json.Marshal(p) // a map of strings always marshals
 	return string(b)
+}
+
+// pauseJSON is a qm.Pause as the pauses column keeps it; To is absent while the pause lasts.
+type pauseJSON struct {
+	Kind string     `json:"kind"`
+	From time.Time  `json:"from"`
+	To   *time.Time `json:"to,omitempty"`
+}
+
+// formatPauses writes a lease's pauses as a JSON list, with times in UTC to the microsecond, as
+// the database keeps every other time; none is "".
+func formatPauses(ps []qm.Pause) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	out := make([]pauseJSON, len(ps))
+	for i, p := range ps {
+		out[i] = pauseJSON{Kind: string(p.Kind), From: p.From.UTC().Truncate(time.Microsecond)}
+		if !p.To.IsZero() {
+			to := p.To.UTC().Truncate(time.Microsecond)
+			out[i].To = &to
+		}
+	}
+	b, _ := json.Marshal(out) // strings and times always marshal
+	return string(b)
+}
+
+// parsePauses reads what formatPauses wrote; "" is nil.
+func parsePauses(s string) ([]qm.Pause, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var in []pauseJSON
+	if err := json.Unmarshal([]byte(s), &in); err != nil {
+		return nil, fmt.Errorf("bad pauses %q", s)
+	}
+	out := make([]qm.Pause, len(in))
+	for i, p := range in {
+		out[i] = qm.Pause{Kind: qm.PauseKind(p.Kind), From: p.From}
+		if p.To != nil {
+			out[i].To = *p.To
+		}
+	}
+	return out, nil
 }
 
 // parseParams reads what formatParams wrote; "" is nil.

@@ -20,7 +20,7 @@ var _ qm.ReportStore = (*DB)(nil)
 
 // reportLeaseColumns are what the showback reads of a lease.
 const reportLeaseColumns = "id, kind, parent_id, user_name, team, class, gpus, duration_ns, state, rules, because, " +
-	"created_at, started_at, expires_at, ended_at, decided_by, decided_at, reclaimed_gpu_hours, gpu_connection, price_per_gpu_hour"
+	"created_at, started_at, expires_at, ended_at, decided_by, decided_at, reclaimed_gpu_hours, gpu_connection, price_per_gpu_hour, pauses"
 
 // ReportLeases lists the leases of every kind created before to that had not ended before from,
 // ordered by id: every lease that can count in the week [from, to).

@@ -93,12 +93,15 @@ func sampleLease(n int) *qm.Lease {
 		Connection: qm.ConnectionIsland,
 
 		ExpiryWarnedFor: base.Add(4*time.Hour + 31*time.Minute),
+		Pauses: []qm.Pause{{Kind: qm.PauseRequeued, From: base.Add(10 * time.Minute), To: base.Add(25*time.Minute + time.Nanosecond)},
+			{Kind: qm.PauseSuspended, From: base.Add(3 * time.Hour)}},
 	}
 }
 
 // stored is l as a store gives it back: times in UTC at the store's precision, no GPUs as nil.
 func stored(l *qm.Lease) qm.Lease {
 	c := *l
+	c.Pauses = append([]qm.Pause(nil), l.Pauses...) // its times change below, not l's
 	for _, p := range timesOf(&c) {
 		if !p.IsZero() {
 			*p = p.UTC().Truncate(precision)
@@ -111,7 +114,11 @@ func stored(l *qm.Lease) qm.Lease {
 }
 
 func timesOf(l *qm.Lease) []*time.Time {
-	return []*time.Time{&l.CreatedAt, &l.StartedAt, &l.ExpiresAt, &l.EndedAt, &l.KeptAt, &l.WarnedAt, &l.DecidedAt, &l.ExpiryWarnedFor}
+	ts := []*time.Time{&l.CreatedAt, &l.StartedAt, &l.ExpiresAt, &l.EndedAt, &l.KeptAt, &l.WarnedAt, &l.DecidedAt, &l.ExpiryWarnedFor}
+	for i := range l.Pauses {
+		ts = append(ts, &l.Pauses[i].From, &l.Pauses[i].To)
+	}
+	return ts
 }
 
 // checkLease fails the test unless got is want as the store keeps it, with every time in UTC.

@@ -1,0 +1,117 @@
+package qm
+
+import "time"
+
+// PauseKind says why a running lease's workspace did not run for a while.
+type PauseKind string
+
+// Kinds of pause. A requeued job gave its GPUs back to the scheduler and waits in its queue: the
+// lease holds no GPU meanwhile, and that time is not billed. A suspended (or stopped) job keeps
+// its GPUs: the lease holds them and is billed as before.
+const (
+	PauseRequeued  PauseKind = "requeued"
+	PauseSuspended PauseKind = "suspended"
+)
+
+// Pause is a span in which a running lease's workspace did not run because the scheduler put its
+// job back in its queue or suspended it: from when the service saw it to when the job ran again
+// or the lease ended. To is zero while it lasts.
+type Pause struct {
+	Kind     PauseKind
+	From, To time.Time
+}
+
+// Unbilled reports whether the lease holds no GPU during the pause: its job waited in the
+// scheduler's queue.
+func (p Pause) Unbilled() bool { return p.Kind == PauseRequeued }
+
+// openPause is the pause l is in, nil when none lasts.
+func openPause(l *Lease) *Pause {
+	if n := len(l.Pauses); n > 0 && l.Pauses[n-1].To.IsZero() {
+		return &l.Pauses[n-1]
+	}
+	return nil
+}
+
+// paused is the kind of pause a running lease is in ("" when its workspace runs). A lease paused
+// before pauses were recorded is known by its reason alone.
+func paused(l *Lease) PauseKind {
+	if l.State != Active && l.State != IdleWarned {
+		return ""
+	}
+	if p := openPause(l); p != nil {
+		return p.Kind
+	}
+	return legacyPause(l)
+}
+
+// legacyPause is the kind of pause a running lease's reason says it is in, for a lease paused
+// before pauses were recorded (which has no open pause).
+func legacyPause(l *Lease) PauseKind {
+	switch {
+	case runningWith(l, reasonRequeued):
+		return PauseRequeued
+	case runningWith(l, reasonSuspended):
+		return PauseSuspended
+	}
+	return ""
+}
+
+// beginPause records that l's workspace stopped running at at, for kind: a pause of another kind
+// that lasts ends then.
+func beginPause(l *Lease, kind PauseKind, at time.Time) {
+	endPause(l, at)
+	l.Pauses = append(l.Pauses, Pause{Kind: kind, From: at})
+}
+
+// endPause ends the pause l is in, if any, at at (never before it began).
+func endPause(l *Lease, at time.Time) {
+	if p := openPause(l); p != nil {
+		if at.Before(p.From) {
+			at = p.From
+		}
+		p.To = at
+	}
+}
+
+// UnbilledFor is how much of [from, to) l's job spent back in the scheduler's queue after a
+// requeue, holding no GPU; a pause that still lasts counts up to to.
+func UnbilledFor(l *Lease, from, to time.Time) time.Duration {
+	var d time.Duration
+	for _, p := range l.Pauses {
+		if !p.Unbilled() {
+			continue
+		}
+		a, b := p.From, p.To
+		if b.IsZero() || b.After(to) {
+			b = to
+		}
+		if a.Before(from) {
+			a = from
+		}
+		if b.After(a) {
+			d += b.Sub(a)
+		}
+	}
+	return d
+}
+
+// HeldFor is how long l held its GPUs within [from, to): the part of it after the lease started
+// and before it ended (a lease still running: up to to), less the time its job waited in the
+// scheduler's queue after a requeue. It is what a lease is billed for and counts in GPU-hours,
+// and, for from at its start, adds up over any split of [from, to).
+func HeldFor(l *Lease, from, to time.Time) time.Duration {
+	if l.StartedAt.IsZero() {
+		return 0
+	}
+	if from.Before(l.StartedAt) {
+		from = l.StartedAt
+	}
+	if !l.EndedAt.IsZero() && to.After(l.EndedAt) {
+		to = l.EndedAt
+	}
+	if !to.After(from) {
+		return 0
+	}
+	return to.Sub(from) - UnbilledFor(l, from, to)
+}
