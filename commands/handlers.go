@@ -670,7 +670,7 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 	case l.State.Running() && !l.ExpiresAt.IsZero():
 		f = append(f, bot.Field{Label: "Time left", Value: policy.FormatDuration(l.ExpiresAt.Sub(now))})
 	case started && ended && l.EndedAt.After(l.StartedAt):
-		f = append(f, bot.Field{Label: "Ran", Value: policy.FormatDuration(l.EndedAt.Sub(l.StartedAt).Round(time.Minute)) + " of " + policy.FormatDuration(l.Duration)})
+		f = append(f, bot.Field{Label: "Ran", Value: policy.FormatDuration(usedFor(l, l.EndedAt).Round(time.Minute)) + " of " + policy.FormatDuration(l.Duration)})
 	default:
 		f = append(f, bot.Field{Label: "Duration", Value: policy.FormatDuration(l.Duration)})
 	}
@@ -693,19 +693,13 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 	return bot.Section{Title: l.ID.String(), Fields: f}
 }
 
-// usedFor is how long a lease has run up to now (or its end).
+// usedFor is how long a lease has held its GPUs up to now (or its end): the time its job waited
+// in the scheduler's queue after a requeue is not billed.
 func usedFor(l *qm.Lease, now time.Time) time.Duration {
 	if l.StartedAt.IsZero() {
 		return 0
 	}
-	end := now
-	if !l.EndedAt.IsZero() {
-		end = l.EndedAt
-	}
-	if end.Before(l.StartedAt) {
-		return 0
-	}
-	return end.Sub(l.StartedAt)
+	return qm.HeldFor(l, l.StartedAt, now)
 }
 
 // costLine says what a lease used, at the price it was requested at.

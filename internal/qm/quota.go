@@ -52,7 +52,9 @@ func (s *Service) usageFrom(team string, leases []*Lease, now time.Time) (Usage,
 	return u, s.withGrants(team, grants, now)
 }
 
-// committedHours is the GPU-hours a lease used or holds inside the week starting ws.
+// committedHours is the GPU-hours a lease used or holds inside the week starting ws. The time
+// its job waited in the scheduler's queue after a requeue is not counted: up to now for a
+// lease still running, whose rest up to its end is counted as held.
 func committedHours(l *Lease, ws, now time.Time) float64 {
 	we := ws.AddDate(0, 0, 7)
 	switch {
@@ -62,11 +64,19 @@ func committedHours(l *Lease, ws, now time.Time) float64 {
 		if l.StartedAt.IsZero() {
 			return 0
 		}
-		return overlapHours(l.StartedAt, l.EndedAt, ws, we) * float64(l.GPUs)
+		return GPUHours(l.GPUs, HeldFor(l, ws, we))
 	case l.StartedAt.IsZero():
 		return GPUHours(l.GPUs, l.Duration)
 	default:
-		return overlapHours(l.StartedAt, l.ExpiresAt, ws, we) * float64(l.GPUs)
+		upTo := now
+		if we.Before(upTo) {
+			upTo = we
+		}
+		if !l.ExpiresAt.IsZero() && l.ExpiresAt.Before(upTo) {
+			upTo = l.ExpiresAt
+		}
+		unbilled := UnbilledFor(l, ws, upTo)
+		return max(0, overlapHours(l.StartedAt, l.ExpiresAt, ws, we)-unbilled.Hours()) * float64(l.GPUs)
 	}
 }
 

@@ -509,13 +509,16 @@ func figures(leases []*qm.Lease, usage []qm.UsageRollup, byID map[qm.LeaseID]*qm
 	for _, l := range leases {
 		k := teamClass{l.Team, l.Class}
 		if from, to, ok := held(l, now); ok {
-			if d := w.overlap(from, to); d > 0 {
+			if w.overlap(from, to) > 0 {
+				// What it held in the week: the time its job waited in the scheduler's queue
+				// after a requeue is not billed, nor counted in GPU-hours.
+				upTo := func(t time.Time) time.Duration { return qm.HeldFor(l, from, minTime(t, to)) }
 				f := out[k]
-				f.GPUHours += qm.GPUHours(l.GPUs, d)
+				f.GPUHours += qm.GPUHours(l.GPUs, upTo(w.to)-upTo(w.from))
 				// The week's part of the lease's bill: its bill up to the week's end less its
 				// bill up to the week's start, each rounded as chat rounds a bill, so that the
 				// lease's weeks add up to the bill its owner was given.
-				f.Cost += qm.Bill(p, l, window{from, to}.overlap(from, w.to)) - qm.Bill(p, l, window{from, to}.overlap(from, w.from))
+				f.Cost += qm.Bill(p, l, upTo(w.to)) - qm.Bill(p, l, upTo(w.from))
 				f.Leases++
 				out[k] = f
 			}
@@ -598,6 +601,19 @@ func quotaShares(row *Row, leases []*qm.Lease, increases []QuotaIncrease, base i
 		}
 		if from, to, ok := held(l, now); ok && w.overlap(from, to) > 0 {
 			steps = append(steps, step{at: maxTime(from, w.from), held: l.GPUs}, step{at: minTime(to, w.to), held: -l.GPUs})
+			// While its job waited in the scheduler's queue after a requeue, it held none.
+			for _, p := range l.Pauses {
+				if !p.Unbilled() {
+					continue
+				}
+				a, b := maxTime(p.From, maxTime(from, w.from)), minTime(to, w.to)
+				if !p.To.IsZero() {
+					b = minTime(p.To, b)
+				}
+				if b.After(a) {
+					steps = append(steps, step{at: a, held: -l.GPUs}, step{at: b, held: l.GPUs})
+				}
+			}
 		}
 	}
 	quotaAtStart := base
