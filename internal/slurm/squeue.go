@@ -337,10 +337,11 @@ func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 
 // arrayJob maps the records of one job array (Slurm splits an array into a job per task it
 // starts, the array's own id going to the task it starts last) to one job under the array's id,
-// the id sbatch printed: running while any task runs (on the nodes of those that run), waiting
-// while none runs and some wait, ending while one ends, and once every task has ended, ended as
-// the worst of them: failed (the first failed task's reason, naming the task), timed out,
-// cancelled, or completed. tasks are the records with their jobs, in any order.
+// the id sbatch printed: running while any task runs (on the nodes of those that run), and
+// suspended while every task that holds GPUs is suspended; waiting while none runs and some
+// wait, ending while one ends, and once every task has ended, ended as the worst of them: failed
+// (the first failed task's reason, naming the task), timed out, cancelled, or completed. tasks
+// are the records with their jobs, in any order.
 func arrayJob(ref string, tasks []SqueueJob, jobs []qm.Job) qm.Job {
 	order := make([]int, len(tasks))
 	for i := range order {
@@ -388,6 +389,15 @@ func arrayJob(ref string, tasks []SqueueJob, jobs []qm.Job) qm.Job {
 		out.State, out.Node, out.StartedAt = qm.JobRunning, nodes(run), earliest(run)
 		if len(run) == 1 {
 			out.GPUIndex = jobs[run[0]].GPUIndex
+		}
+		// Suspended (scontrol suspend on the array, gang scheduling, a SIGSTOP) when none of
+		// its tasks that hold GPUs runs: the tasks keep their GPUs, and nothing of it runs.
+		out.Suspended = true
+		for _, i := range run {
+			out.Suspended = out.Suspended && jobs[i].Suspended
+		}
+		if out.Suspended {
+			out.Reason = jobs[run[0]].Reason
 		}
 		return out
 	}
