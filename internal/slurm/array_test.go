@@ -116,3 +116,25 @@ func TestArrayLeaseFailsWhenATaskFails(t *testing.T) {
 		t.Errorf("%s failed with %q, want task 1's exit code 4", l.ID, l.Reason)
 	}
 }
+
+// TestSuspendedArrayPausesItsLease: a sweep whose tasks an administrator suspends (scontrol
+// suspend on the array's id) keeps its GPUs and does not run: its lease is paused as a single
+// job's is, its owner told once, and it runs again when resumed.
+func TestSuspendedArrayPausesItsLease(t *testing.T) {
+	e := newArrayEnv(t)
+	// One task, which runs on (the others of a longer sweep end at once, and Slurm refuses to
+	// suspend an ended task).
+	out := e.request("alice@acme.example", 2, "train", time.Hour, "trials", map[string]string{"trials": "1", "per": "2", "long": "300"})
+	ran := e.waitLease(out.Lease.ID, qm.Active)
+	e.slurmCmd("scontrol", "suspend", ran.Ref)
+	paused := e.waitFor(ran.ID, "to be paused", qm.Suspended)
+	if paused.State != qm.Active || !strings.Contains(paused.Reason, "SUSPENDED") || !paused.ExpiresAt.Equal(ran.ExpiresAt) {
+		t.Errorf("suspended sweep: %s %q, ends %s (was %s)", paused.State, paused.Reason, paused.ExpiresAt, ran.ExpiresAt)
+	}
+	e.pass(ran.ID)
+	if n := e.notes.Of(qm.NoticeSuspended, ran.ID); len(n) != 1 {
+		t.Errorf("told %d times that the sweep is paused; want once", len(n))
+	}
+	e.slurmCmd("scontrol", "resume", ran.Ref)
+	e.waitFor(ran.ID, "to run again", func(l *qm.Lease) bool { return !qm.Suspended(l) })
+}

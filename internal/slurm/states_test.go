@@ -140,3 +140,44 @@ func TestStoppedJobPausesItsLease(t *testing.T) {
 	e.slurmCmd("scancel", "-s", "CONT", ran.Ref)
 	e.waitFor(l.ID, "to run again", func(l *qm.Lease) bool { return !qm.Suspended(l) })
 }
+
+// TestRequeuedWaitIsNotBilledOnSlurm: while a workspace's job waits in Slurm's queue after a
+// requeue its lease holds no GPU: the time it holds (what it is billed for) stands still however
+// long the wait, an extension meanwhile does not tell its owner of the requeue again, and once the
+// job runs again the time held grows again, the wait left out of the lease's bill at its end.
+func TestRequeuedWaitIsNotBilledOnSlurm(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	l := e.request("alice@acme.example", 1, "interactive", time.Hour, "", nil).Lease
+	ran := e.waitLease(l.ID, qm.Active)
+	e.clock.Advance(5 * time.Minute)
+	e.slurmCmd("scontrol", "requeue", ran.Ref)
+	back := e.waitFor(l.ID, "to be requeued", qm.Requeued)
+	heldAt := func(l *qm.Lease) time.Duration { return qm.HeldFor(l, l.StartedAt, e.clock.Now()) }
+	before := heldAt(back)
+	e.clock.Advance(20 * time.Minute)
+	if _, err := e.svc.Extend(ctx, "alice@acme.example", l.ID, 30*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	waited := e.pass(l.ID)
+	if !qm.Requeued(waited) {
+		t.Fatalf("20 minutes on, extended: %s %q; want still back in the queue", waited.State, waited.Reason)
+	}
+	if after := heldAt(waited); after != before {
+		t.Errorf("20 minutes in Slurm's queue took the time held from %s to %s; want it to stand still", before, after)
+	}
+	if got := afterGrant(e.notes.Kinds(l.ID)); len(got) != 1 || got[0] != qm.NoticeRequeued {
+		t.Errorf("notices after the requeue and an extension: %v; want requeued once", got)
+	}
+	e.slurmCmd("scontrol", "update", "JobId="+ran.Ref, "StartTime=now")
+	e.waitJob(ran.Ref, "RUNNING")
+	e.waitFor(l.ID, "to run again", func(l *qm.Lease) bool { return !qm.Requeued(l) })
+	e.clock.Advance(10 * time.Minute)
+	ended, err := e.svc.Release(ctx, "alice@acme.example", l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spent, held := ended.EndedAt.Sub(ended.StartedAt), qm.HeldFor(ended, ended.StartedAt, ended.EndedAt); held > spent-20*time.Minute || held < 15*time.Minute {
+		t.Errorf("a lease of %s, 20m of it in Slurm's queue after a requeue, held its GPU for %s; want at least 15m and no more than %s", spent, held, spent-20*time.Minute)
+	}
+}
