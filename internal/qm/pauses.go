@@ -33,6 +33,13 @@ func openPause(l *Lease) *Pause {
 	return nil
 }
 
+// recordedPause reports whether l is in a recorded pause of kind (not one known by its reason
+// alone, which markHalted records).
+func recordedPause(l *Lease, kind PauseKind) bool {
+	p := openPause(l)
+	return p != nil && p.Kind == kind
+}
+
 // paused is the kind of pause a running lease is in ("" when its workspace runs). A lease paused
 // before pauses were recorded is known by its reason alone.
 func paused(l *Lease) PauseKind {

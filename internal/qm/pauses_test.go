@@ -112,3 +112,38 @@ func TestAPauseIsToldOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestAPauseFromBeforePausesWereRecordedIsNotToldAgain: a lease paused by a version that knew a
+// pause by its reason alone (upgraded while its job waits in the queue) is not told of it again;
+// the pause is recorded from the first pass on, and it is told when the job runs again.
+func TestAPauseFromBeforePausesWereRecordedIsNotToldAgain(t *testing.T) {
+	svc, f, clock, notes := schedService(t, qm.Started{State: qm.Queued, Connect: "ssh -p 2222 alice@" + qm.NodePlaceholder})
+	ctx := context.Background()
+	l := mustRequest(t, svc, "alice@acme.example", 1, "train")
+	setJob(f, l.Ref, qm.JobRunning, "", "", false)
+	reconcile(t, svc)
+	setJob(f, l.Ref, qm.JobPending, "Slurm: BeginTime", "", false)
+	reconcile(t, svc)
+	// As the version before left it: the reason says it, no pause recorded.
+	if err := svc.Store.Update(ctx, nil, func(tx qm.Tx) error {
+		c, err := tx.GetLease(ctx, l.ID)
+		if err != nil {
+			return err
+		}
+		c.Pauses = nil
+		return tx.UpdateLease(ctx, c, c.State)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(10 * time.Minute)
+	reconcile(t, svc)
+	got := mustGet(t, svc, l.ID)
+	if n := len(notes.Of(qm.NoticeRequeued, l.ID)); n != 1 || !qm.Requeued(got) || len(got.Pauses) != 1 {
+		t.Errorf("after the upgrade: told %d times, requeued %v, pauses %+v; want told once, still requeued, its pause recorded", n, qm.Requeued(got), got.Pauses)
+	}
+	setJob(f, l.Ref, qm.JobRunning, "", "", false)
+	reconcile(t, svc)
+	if kinds := notes.Kinds(l.ID); kinds[len(kinds)-1] != qm.NoticeGranted {
+		t.Errorf("notices once it runs again: %v; want it told", kinds)
+	}
+}

@@ -661,7 +661,7 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 			rep.Queued++
 			return s.markQueued(ctx, l, reason)
 		}
-		if (l.State == Active || l.State == IdleWarned) && !Requeued(l) {
+		if (l.State == Active || l.State == IdleWarned) && !recordedPause(l, PauseRequeued) {
 			return s.markRequeued(ctx, l, j)
 		}
 		return s.rewordQueued(ctx, l, j)
