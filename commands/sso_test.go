@@ -35,3 +35,21 @@ func TestParseSSOCommands(t *testing.T) {
 		}
 	}
 }
+
+// helpOnlySSO is single sign-on as far as /gpu help sees it: set up, and never asked anything.
+type helpOnlySSO struct{ SSO }
+
+// TestUnlinkExampleNamesThePolicysPeople: /gpu help unlink shows a person the policy knows, not
+// one of the example policy's.
+func TestUnlinkExampleNamesThePolicysPeople(t *testing.T) {
+	h := newHarnessOn(t, otherPolicy)
+	h.bot.SSO = helpOnlySSO{}
+	r := h.say("rita@borealis.example", "/gpu help unlink")
+	got := r.Text
+	for _, sec := range r.Sections {
+		got += "\n" + sec.Title + ": " + sec.Text
+	}
+	if !strings.Contains(got, "/gpu unlink rita@borealis.example") || strings.Contains(got, ".example/") || strings.Contains(got, "contractor.example") {
+		t.Errorf("/gpu help unlink on another policy: %q", got)
+	}
+}

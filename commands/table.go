@@ -57,7 +57,8 @@ type Spec struct {
 	// Examples work on any policy: {class} stands for the first class in which the asker's team
 	// has GPUs (the policy's first class where none is known), {duration} for 4h
 	// and {short} for 2h, or the class's max_duration where that is shorter, {template} for an
-	// interactive template and {batch} for a batch template of the installed catalog.
+	// interactive template and {batch} for a batch template of the installed catalog, {person}
+	// for the policy directory's first person.
 	Examples []string
 	Params   []Param
 	// Anyone may run it, even someone Quartermaster does not know (help, browsing templates).
@@ -217,8 +218,19 @@ func (b *Bot) expandWith(c *policy.Class, data, ex string) string {
 		return policy.FormatDuration(d)
 	}
 	r := strings.NewReplacer("{class}", c.Name, "{duration}", within(qm.DefaultDuration), "{short}", within(2*time.Hour),
-		"{template}", b.exampleTemplate(true), "{batch}", b.exampleTemplate(false), "{data}", data)
+		"{template}", b.exampleTemplate(true), "{batch}", b.exampleTemplate(false), "{data}", data, "{person}", b.examplePerson())
 	return r.Replace(ex)
+}
+
+// examplePerson is someone the policy knows, for examples that name a person: the directory's
+// first entry, or, where people are known by single sign-on alone, an address of the form.
+func (b *Bot) examplePerson() string {
+	for _, id := range b.pol().Directory {
+		if id != nil && id.User != "" {
+			return id.User
+		}
+	}
+	return "someone@example.com"
 }
 
 // exampleTemplate names a template of the catalog for examples: an interactive one, or a batch one.
@@ -400,7 +412,7 @@ func init() {
 				return b.logout(ctx, req, c)
 			}},
 		{Name: "unlink", Words: []string{"unlink"}, Usage: "/gpu unlink EMAIL|ACCOUNT", Summary: "unlink someone's chat accounts (platform admins)",
-			Examples: []string{"/gpu unlink carl@contractor.example"}, offered: hasSSO,
+			Examples: []string{"/gpu unlink {person}"}, offered: hasSSO,
 			Params: []Param{{Name: "who", Type: TString, Required: true, Help: "an email, or a chat account as platform:workspace:user"}},
 			parse:  parseUnlink,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {

@@ -356,7 +356,7 @@ func (s *Service) Unlink(ctx context.Context, who string) (int64, error) {
 		return 0, err
 	}
 	if !strings.Contains(who, "@") {
-		return 0, qm.Errorf(qm.EINVALID, "%q is neither an email nor a chat account; e.g. alice@acme.example or slack:T024BE7LD:U024BE7LH.", who)
+		return 0, qm.Errorf(qm.EINVALID, "%q is neither an email nor a chat account; e.g. someone@example.com or slack:T024BE7LD:U024BE7LH.", who)
 	}
 	n, err := s.store.DeleteAccountLinksByEmail(ctx, who)
 	if n > 0 {
