@@ -72,9 +72,9 @@ func (e *labEnv) reportMIG(l *qm.Lease, slices ...slice) {
 }
 
 // A lease whose process runs on a MIG slice is judged by that slice: by its utilization where NVML
-// gives one, else by its memory in use, which must move by 64 MiB or more to be work (less is
-// noise). The other slices of the GPU, busy or not, are not the lease's. Such a lease is never
-// "without telemetry": the platform channel hears nothing of it.
+// gives one; where it gives none, the lease's process on it is work (its memory in use may stay
+// put while it trains). The other slices of the GPU, busy or not, are not the lease's. Such a
+// lease is never "without telemetry": the platform channel hears nothing of it.
 func TestALeaseOnAMIGSliceIsJudgedByItsSlice(t *testing.T) {
 	const mib = 1 << 20
 	for _, tc := range []struct {
@@ -88,12 +88,16 @@ func TestALeaseOnAMIGSliceIsJudgedByItsSlice(t *testing.T) {
 		{"no utilization, memory moving", func(k int) []slice {
 			return []slice{{nil, u64(2*gib + uint64(k%2)*512*mib), true}, {nil, u64(gib), false}}
 		}, false},
-		{"no utilization, memory still", func(int) []slice { return []slice{{nil, u64(2 * gib), true}, {nil, u64(gib), false}} }, true},
+		// The A100 and H100 give no utilization for a MIG device: a process of the lease on its
+		// slice is work, whether its memory moves or not (training whose memory stays put).
+		{"no utilization, memory still", func(int) []slice { return []slice{{nil, u64(2 * gib), true}, {nil, u64(gib), false}} }, false},
 		{"no utilization, memory wobbling under 64 MiB", func(k int) []slice {
 			return []slice{{nil, u64(2*gib + uint64(k%2)*20*mib), true}, {nil, u64(gib), false}}
-		}, true},
-		{"no utilization, the neighbour's memory moving", func(k int) []slice {
-			return []slice{{nil, u64(2 * gib), true}, {nil, u64(gib + uint64(k%2)*512*mib), false}}
+		}, false},
+		// Without a process of its own on any slice, the lease does nothing, whatever the
+		// neighbours do.
+		{"no utilization, no process of the lease, the neighbour's memory moving", func(k int) []slice {
+			return []slice{{nil, u64(0), false}, {nil, u64(gib + uint64(k%2)*512*mib), false}}
 		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

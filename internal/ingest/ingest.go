@@ -475,7 +475,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 		s := seen[id]
 		var sum float64
 		var n int
-		unread, byMem := false, false
+		unread := false
 		judge := func(u *float64) bool {
 			if u == nil {
 				return false
@@ -492,9 +492,10 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 				unread = true
 			}
 		}
-		// A MIG device is judged by its utilization where NVML gives one, else by its memory in
-		// use: the lease's memory is then the slice's, and a change of it from one report to the
-		// next (64 MiB or more, in the store) is work, as on a whole GPU.
+		// A MIG device is judged by its utilization where NVML gives one. Where it gives none (the
+		// A100 and H100 give none for MIG devices), a process of the lease on it counts as work:
+		// training whose memory in use never moves cannot be told from a notebook waiting with a
+		// model loaded, and a lease is not reclaimed on a guess. Its memory is the slice's.
 		for _, uuid := range slices.Sorted(maps.Keys(s.slices)) {
 			m := s.slices[uuid]
 			used := s.sliceMem[uuid]
@@ -505,7 +506,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			switch {
 			case judge(m.Util):
 			case m.MemUsed != nil:
-				byMem = true
+				s.active = true
 			default:
 				unread = true
 			}
@@ -542,12 +543,9 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 		switch {
 		case unknown:
 			roll.UtilSum, roll.Samples = 0, 0
-		case byMem && !s.active:
-			// Judged by a slice's memory, whose change only the store sees: its GPU time is not
-			// counted idle from this report alone, and it has no utilization.
-			if n == 0 {
-				roll.UtilSum, roll.Samples = 0, 0
-			}
+		case s.active && n == 0:
+			// Taken as busy from a slice that gives no utilization: no utilization to add up.
+			roll.UtilSum, roll.Samples = 0, 0
 		case !s.active:
 			roll.IdleGPUSeconds = gpuSecs
 		}

@@ -627,9 +627,9 @@ func TestATopologyWithAGPULostAtStartIsTaken(t *testing.T) {
 // A GPU in MIG mode comes with its MIG devices, each with its UUID, profile, memory and processes,
 // and no utilization (NVML has none for them on the A100 and H100). The report is taken, and a
 // lease with a process on a MIG slice is judged by that slice, never by the whole GPU's missing
-// utilization: L-1, whose slice's memory in use does not move, is seen idle (though its GPU time is
-// not counted idle from the reports alone, which do not say whether the memory moved), and so is
-// L-2, on the node with no process on any GPU or slice. A MIG device that is not valid — no UUID,
+// utilization: L-1, whose job runs on a slice that gives no utilization, is seen busy though its
+// memory in use does not move (a training run's may not), and its GPU time is not counted idle;
+// L-2, on the node with no process on any GPU or slice, is seen idle. A MIG device that is not valid — no UUID,
 // one the report already lists, a utilization that is no percentage, a job id that is none — makes
 // the report malformed, as for a GPU, and nothing is stored.
 func TestMIGDevicesAreTakenAndJudgedByTheirSlices(t *testing.T) {
@@ -658,8 +658,8 @@ func TestMIGDevicesAreTakenAndJudgedByTheirSlices(t *testing.T) {
 			e.clock.Advance(10 * time.Second)
 		}
 		tel := ingest.Telemetry{Store: e.db}
-		if a, ok := tel.Activity(t.Context(), leases[0]); !ok || !a.Seen.Equal(e.clock.Now().Add(-10*time.Second)) || !a.LastActive.IsZero() {
-			t.Errorf("L-1, with a process on a MIG slice whose memory does not move: %+v %v; want seen and idle", a, ok)
+		if a, ok := tel.Activity(t.Context(), leases[0]); !ok || !a.Seen.Equal(e.clock.Now().Add(-10*time.Second)) || !a.LastActive.Equal(a.Seen) {
+			t.Errorf("L-1, with a process on a MIG slice whose memory does not move: %+v %v; want seen and busy", a, ok)
 		}
 		if a, ok := tel.Activity(t.Context(), leases[1]); !ok || a.Seen.IsZero() || !a.LastActive.IsZero() {
 			t.Errorf("L-2, on the node with no process on any GPU or MIG slice: %+v %v; want seen and idle", a, ok)

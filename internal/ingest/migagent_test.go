@@ -17,11 +17,12 @@ import (
 
 // The whole path for a lease on a MIG slice: the node agent on a fake DGX A100 (go-nvml's mock
 // devices) whose GPU 0 is in MIG mode, with the lease's Slurm job on its first instance, reports
-// to the real ingest handler. NVML gives the slice no utilization, so the slice's memory in use
-// says whether it works: while it moves (by 512 MiB from one report to the next) the lease is not
-// warned; once it stays put for the class's idle_timeout the owner is warned, and without an answer
-// the lease is reclaimed. The platform channel never hears that the lease has no GPU telemetry.
-func TestAMIGSliceReportedByTheAgentIsJudgedByItsMemory(t *testing.T) {
+// to the real ingest handler. NVML gives the slice no utilization, so the job's process on it is
+// work: whether its memory in use moves (by 512 MiB from one report to the next) or stays put, as
+// a training run's does, the lease is not warned. Once the process has ended, the slice does
+// nothing: the owner is warned after the class's idle_timeout, and without an answer the lease is
+// reclaimed. The platform channel never hears that the lease has no GPU telemetry.
+func TestAMIGSliceReportedByTheAgentIsJudgedByItsProcess(t *testing.T) {
 	eachStore(t, func(t *testing.T, url string) {
 		e := newLabEnv(t, url)
 		l := e.start("nb", 1) // idle_timeout 10m, the default grace
@@ -48,9 +49,9 @@ func TestAMIGSliceReportedByTheAgentIsJudgedByItsMemory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		step := func(mem int) {
+		step := func(mem int, pids string) {
 			t.Helper()
-			script.set(t, fmt.Sprintf("0 0 mem=%d mig=3g.20gb,1g.5gb pids=4242; * 0", mem))
+			script.set(t, fmt.Sprintf("0 0 mem=%d mig=3g.20gb,1g.5gb%s; * 0", mem, pids))
 			if _, err := a.Send(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -61,16 +62,23 @@ func TestAMIGSliceReportedByTheAgentIsJudgedByItsMemory(t *testing.T) {
 			e.minute()
 		}
 		for k := range 20 {
-			step(4096 + 512*(k%2))
+			step(4096+512*(k%2), " pids=4242")
 		}
 		if got := e.lease(l.ID); got.State != qm.Active {
 			t.Errorf("a lease whose slice's memory moves at every report is %s after 20 minutes; want active", got.State)
 		}
+		for range 30 {
+			step(4096, " pids=4242")
+		}
+		if got := e.lease(l.ID); got.State != qm.Active || len(e.notes.Of(qm.NoticeIdleWarning, l.ID)) != 0 {
+			t.Errorf("a lease whose job runs on its slice with its memory still for 30 minutes: %s, %d idle warnings; want active, none",
+				got.State, len(e.notes.Of(qm.NoticeIdleWarning, l.ID)))
+		}
 		for range 15 {
-			step(4096)
+			step(0, "")
 		}
 		if got := e.lease(l.ID); got.State != qm.Reclaimed || len(e.notes.Of(qm.NoticeIdleWarning, l.ID)) != 1 {
-			t.Errorf("a lease whose slice's memory stays put for 15 minutes: %s, %d idle warnings; want reclaimed after one warning",
+			t.Errorf("a lease whose job left its slice 15 minutes ago: %s, %d idle warnings; want reclaimed after one warning",
 				got.State, len(e.notes.Of(qm.NoticeIdleWarning, l.ID)))
 		}
 		if n := e.notes.Of(qm.NoticeTelemetryMissing, l.ID); len(n) != 0 {
