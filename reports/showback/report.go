@@ -391,7 +391,6 @@ func Build(in Input) *Report {
 				t.GPUHoursQuota += inc.GPUHours
 			}
 		}
-		t.GPUHoursQuotaShare = ratio(t.GPUHours, t.GPUHoursQuota)
 		r.Total.Figures.add(t.Figures)
 		r.Total.Previous.add(t.Previous)
 	}
@@ -413,6 +412,10 @@ func Build(in Input) *Report {
 			t.Figures.add(f)
 			r.Total.Figures.add(f)
 		}
+	}
+	// The weekly GPU-hour quota's share is of everything the team used, gone classes included.
+	for _, t := range r.Teams {
+		t.GPUHoursQuotaShare = ratio(t.GPUHours, t.GPUHoursQuota)
 	}
 	for k, f := range prevFigs {
 		if _, ok := p.Class(k.class); !ok {
