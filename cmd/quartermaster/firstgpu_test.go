@@ -20,8 +20,8 @@ lee@acme.example: /gpu approve L-1
 `)
 	db := "sqlite:" + filepath.Join(dir, "quartermaster.db")
 	for _, c := range []struct{ week, now, want string }{
-		{"2026-W49", "2026-12-07T15:00:00Z", "New team: language asked for GPUs for the first time on Sun 6 Dec 15:00; no workspace has started yet\n"},
-		{"2026-W50", "2026-12-14T15:00:00Z", "New team: language asked for GPUs for the first time on Sun 6 Dec 15:00; time to first GPU 19h\n"},
+		{"2026-W49", "2026-12-07T15:00:00Z", "New team: language asked for GPUs for the first time on Sun 6 Dec 15:00 CST; no workspace has started yet\n"},
+		{"2026-W50", "2026-12-14T15:00:00Z", "New team: language asked for GPUs for the first time on Sun 6 Dec 15:00 CST; time to first GPU 19h\n"},
 	} {
 		out, stderr, code := runCLI("report", "--db", db, "--now", c.now, "--week", c.week)
 		if code != 0 {

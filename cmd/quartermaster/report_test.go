@@ -116,7 +116,7 @@ func TestShowbackGoldenWeek(t *testing.T) {
 		t.Fatalf("no showback was posted on Monday; the console said %+v", msgs[len(msgs)-3:])
 	}
 	for _, want := range []string{"GPU showback, 2026-W48 (Mon 23 Nov – Sun 29 Nov 2026): 24.00 GPU-hours, $39.80, 20.8% of it idle",
-		"1. language — $28.10", "New team: platform asked for GPUs for the first time on Thu 26 Nov 14:00; time to first GPU 1h"} {
+		"1. language — $28.10", "New team: platform asked for GPUs for the first time on Thu 26 Nov 14:00 CST; time to first GPU 1h"} {
 		if !strings.Contains(post.Text, want) {
 			t.Errorf("the post lacks %q:\n%s", want, post.Text)
 		}

@@ -165,7 +165,9 @@ func (r *Report) location() *time.Location {
 	return time.UTC
 }
 
-func (r *Report) when(t time.Time) string { return t.In(r.location()).Format("Mon 2 Jan 15:04") }
+// when writes a time as chat's messages do, with its zone: in a week the clocks go back, 01:30
+// comes twice (01:30 EDT, then 01:30 EST).
+func (r *Report) when(t time.Time) string { return t.In(r.location()).Format("Mon 2 Jan 15:04 MST") }
 
 // Title names the report: "Acme AI GPU showback, 2026-W48 (Mon 23 Nov – Sun 29 Nov 2026)".
 func (r *Report) Title() string {
