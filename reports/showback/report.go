@@ -317,7 +317,7 @@ func Build(in Input) *Report {
 	wk := window{in.Week.Start(loc), in.Week.End(loc)}
 	prev := window{in.Week.Prev().Start(loc), wk.from}
 	r := &Report{Organization: p.Organization, Week: in.Week.String(), From: wk.from, To: wk.to, TimeZone: loc.String(),
-		Currency: p.Currency, GeneratedAt: in.Now, Complete: !in.Now.Before(wk.to), Scope: in.Filter}
+		Currency: p.Currency, GeneratedAt: in.Now.In(loc), Complete: !in.Now.Before(wk.to), Scope: in.Filter}
 
 	var mine []*qm.Lease
 	byID := map[qm.LeaseID]*qm.Lease{}
@@ -360,6 +360,9 @@ func Build(in Input) *Report {
 	figs := figures(mine, in.Usage, byID, wk, in.Now, p)
 	prevFigs := figures(mine, in.Usage, byID, prev, in.Now, p)
 	increases := quotaIncreases(mine, wk)
+	for i := range increases {
+		increases[i].From, increases[i].Until = increases[i].From.In(loc), increases[i].Until.In(loc)
+	}
 	r.QuotaIncreases = increases
 
 	teams := map[string]*Team{}
@@ -493,7 +496,7 @@ func Build(in Input) *Report {
 			if !ok || !wk.holds(f.FirstRequest) && !startedIn {
 				continue
 			}
-			first, contact := f.FirstRequest, f.Contact()
+			first, contact := f.FirstRequest.In(loc), f.Contact().In(loc)
 			t.FirstRequest = &first
 			if contact.Before(first) {
 				t.FirstLogin = &contact
