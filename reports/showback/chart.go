@@ -37,7 +37,7 @@ func (r *Report) ChartData() (teams []string, busy, idle []float64) {
 }
 
 // chartOption is the bar chart: horizontal, one bar per team, busy and idle stacked, every team's
-// label shown, a title with the week and a legend.
+// label shown, a title with the week (its GPU-hours, cost and idle share) and a legend.
 func (r *Report) chartOption(p *charts.Painter) charts.BarChartOption {
 	teams, busy, idle := r.ChartData()
 	// The first team at the top: the category axis of a horizontal chart runs upwards.
@@ -51,7 +51,7 @@ func (r *Report) chartOption(p *charts.Painter) charts.BarChartOption {
 	opt.StackSeries = charts.Ptr(true)
 	opt.Title = charts.TitleOption{
 		Text:             fmt.Sprintf("GPU-hours per team, %s", r.Week),
-		Subtext:          fmt.Sprintf("%s (%s): %s GPU-hours, %s idle", r.Span(), r.TimeZone, two(r.Total.GPUHours), pct(r.Total.IdleShare())),
+		Subtext:          fmt.Sprintf("%s (%s): %s GPU-hours, %s, %s idle", r.Span(), r.TimeZone, two(r.Total.GPUHours), r.Money(r.Total.Cost), pct(r.Total.IdleShare())),
 		Offset:           charts.OffsetLeft,
 		FontStyle:        charts.FontStyle{FontSize: 18},
 		SubtextFontStyle: charts.FontStyle{FontSize: 12},
