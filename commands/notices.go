@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -251,11 +254,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		who := n.Actor
 		if who == qm.SystemActor {
 			base = bot.Reply{Text: fmt.Sprintf("%s was denied: %s.", id, l.Reason)}
-			if l.Kind == qm.KindWorkspace {
-				again := fmt.Sprintf("/gpu request %d %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
-				if l.Exclusive {
-					again += " exclusive"
-				}
+			if again, ok := b.askAgain(ctx, l); ok {
 				base = bot.Reply{Text: fmt.Sprintf("%s was denied: %s; ask again with %s.", id, l.Reason, again),
 					Actions: []bot.Action{{Label: "Request again", Command: again}}}
 			}
@@ -291,8 +290,10 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		if l.Kind == qm.KindExtension {
 			return nil
 		}
-		base = bot.Reply{Text: fmt.Sprintf("%s expired at %s and its workspace was ended. %s", id, b.when(l.EndedAt), b.costLine(l)),
-			Actions: []bot.Action{{Label: "Request again", Command: fmt.Sprintf("/gpu request %d %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))}}}
+		base = bot.Reply{Text: fmt.Sprintf("%s expired at %s and its workspace was ended. %s", id, b.when(l.EndedAt), b.costLine(l))}
+		if again, ok := b.askAgain(ctx, l); ok {
+			base.Actions = []bot.Action{{Label: "Request again", Command: again}}
+		}
 	case qm.NoticeExpiringSoon:
 		base = b.expiryOffer(ctx, l)
 		base.Ref = expiringRef(l.ID)
@@ -351,4 +352,44 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		out = append(out, r)
 	}
 	return out
+}
+
+// askAgain is the request that asks for workspace lease l again as it was asked: its GPUs, class
+// and length, its template with its parameters, its team where its owner is in several, its data class where it is not the
+// team's first, and exclusive. ok is false for another kind of lease, and where the class has left
+// the catalog or the template is no longer installed: a Request again button would only be refused.
+func (b *Bot) askAgain(ctx context.Context, l *qm.Lease) (string, bool) {
+	if l.Kind != qm.KindWorkspace {
+		return "", false
+	}
+	if _, ok := b.pol().Class(l.Class); !ok {
+		return "", false
+	}
+	cmd := fmt.Sprintf("/gpu request %d %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
+	if l.Template != "" {
+		if b.Templates == nil {
+			return "", false
+		}
+		if _, err := b.Templates.Catalog.Get(l.Template); err != nil {
+			return "", false
+		}
+		cmd += " template " + l.Template
+		for _, k := range slices.Sorted(maps.Keys(l.Params)) {
+			v := l.Params[k]
+			if v == "" || strings.ContainsAny(v, " \t\"'") {
+				v = strconv.Quote(v)
+			}
+			cmd += " " + k + "=" + v
+		}
+	}
+	if who, err := b.Svc.Resolve(ctx, l.User); l.Team != "" && (err != nil || len(who.Teams) != 1) {
+		cmd += " team " + l.Team // the team is not the one the request would fall to
+	}
+	if t, ok := b.pol().Team(l.Team); l.DataClass != "" && (!ok || len(t.DataClasses) == 0 || t.DataClasses[0] != l.DataClass) {
+		cmd += " data " + l.DataClass
+	}
+	if l.Exclusive {
+		cmd += " exclusive"
+	}
+	return cmd, true
 }
