@@ -143,7 +143,12 @@ func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 				continue
 			}
 			peak := fmt.Sprintf("at most %d of %d GPUs at once", row.PeakGPUs, row.QuotaGPUs)
-			if row.QuotaGPUs == 0 {
+			switch extra := r.increasedBy(row.Team, row.Class); {
+			case extra > 0 && row.QuotaGPUs == 0:
+				peak = fmt.Sprintf("at most %d GPUs at once (%d with the quota increase)", row.PeakGPUs, extra)
+			case extra > 0:
+				peak += fmt.Sprintf(" (%d with the quota increase)", row.QuotaGPUs+extra)
+			case row.QuotaGPUs == 0:
 				peak = fmt.Sprintf("at most %d GPUs at once (no quota of the class)", row.PeakGPUs)
 			}
 			lines = append(lines, fmt.Sprintf("%s: %s GPU-hours, %s, idle %s, reclaimed %s, %d lease(s), %s",

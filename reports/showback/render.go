@@ -311,7 +311,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	table := [][]string{{"team", "class", "GPU-hours", "cost", "idle", "reclaimed", "leases", "util", "peak GPUs", "peak quota", "mean quota"}}
 	for _, row := range r.Rows {
 		table = append(table, []string{row.Team, row.Class, two(row.GPUHours), r.Money(row.Cost), two(row.IdleGPUHours),
-			two(row.ReclaimedGPUHours), strconv.Itoa(row.Leases), pctOf(row.MeanUtilization), fmt.Sprintf("%d of %d", row.PeakGPUs, row.QuotaGPUs),
+			two(row.ReclaimedGPUHours), strconv.Itoa(row.Leases), pctOf(row.MeanUtilization), r.peakOf(row),
 			pct(row.PeakQuotaShare), pct(row.MeanQuotaShare)})
 	}
 	writeTable(&b, table, 2)
@@ -395,4 +395,34 @@ func writeTable(b *strings.Builder, rows [][]string, left int) {
 		}
 		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	}
+}
+
+// increasedBy is the most GPUs of class that approved quota increases added to team's quota at
+// once during the week (0 without any): the quota at the week's start (Row.QuotaGPUs) is not all
+// the team could hold.
+func (r *Report) increasedBy(team, class string) int {
+	most := 0
+	for _, a := range r.QuotaIncreases {
+		if a.Team != team || a.Class != class {
+			continue
+		}
+		n := 0 // the increases in effect when a began
+		for _, b := range r.QuotaIncreases {
+			if b.Team == team && b.Class == class && !b.From.After(a.From) && b.Until.After(a.From) {
+				n += b.GPUs
+			}
+		}
+		most = max(most, n)
+	}
+	return most
+}
+
+// peakOf is a row's peak GPUs against its quota, for the table: "4 of 2", and "4 of 2 (+2)" where
+// quota increases added 2 GPUs at most during the week.
+func (r *Report) peakOf(row Row) string {
+	s := fmt.Sprintf("%d of %d", row.PeakGPUs, row.QuotaGPUs)
+	if extra := r.increasedBy(row.Team, row.Class); extra > 0 {
+		s += fmt.Sprintf(" (+%d)", extra)
+	}
+	return s
 }
