@@ -257,7 +257,12 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 	}
 	gpus := c.GPUs
 	if gpus == 0 {
-		gpus = defaultGPUs(tp, params, t.largestNode())
+		// On a class the user named, a node holds what a node of that class holds.
+		size := t.largestNode()
+		if n := t.Bot.Svc.NodeSize(c.Class); c.Class != "" && n > 0 {
+			size = n
+		}
+		gpus = defaultGPUs(tp, params, size)
 	}
 	lr := qm.LeaseRequest{User: req.User, Who: c.Who, GPUs: gpus, Class: c.Class, Duration: c.Duration, Template: tp.Name,
 		Params: map[string]string(params), Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key}
