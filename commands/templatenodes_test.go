@@ -36,3 +36,17 @@ func TestSubmitToANamedClassFillsThatClassesNodes(t *testing.T) {
 		}
 	}
 }
+
+// A submit the cluster cannot hold is refused with an example of the same template, which works.
+func TestSubmitBeyondTheClusterShowsThatTemplatesExample(t *testing.T) {
+	h := templatesOn(t, mixedNodes)
+	r := h.say("tuuli@kestrel.example", "/gpu submit pytorch-ddp class=mi-250x-4 gpus=18")
+	if !strings.Contains(r.Text, "the cluster has only 16 mi-250x-4 GPUs") {
+		t.Fatalf("18 of 16 GPUs: %q", r.Text)
+	}
+	ex := exampleIn(t, r)
+	if !strings.HasPrefix(ex, "/gpu submit pytorch-ddp ") {
+		t.Errorf("the example %q, want one of pytorch-ddp", ex)
+	}
+	mustOK(t, h.say("tuuli@kestrel.example", ex))
+}

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -270,7 +271,7 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 		lr.Classes = t.candidateClasses(tp, gpus)
 	}
 	if _, _, err := t.Bot.Svc.Normalize(ctx, &lr); err != nil {
-		return []bot.Reply{t.Bot.fail(ctx, c.Verb, err)}
+		return []bot.Reply{t.Bot.fail(ctx, c.Verb, templateExample(c.Verb, tp, err))}
 	}
 	// Render it now, as the backend will, so a lease that does not fit the template (too few GPUs,
 	// a node count that does not divide them) is refused before anything is made.
@@ -280,7 +281,7 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 	}
 	out, err := t.Bot.Svc.Request(ctx, lr)
 	if err != nil && out == nil {
-		return []bot.Reply{t.Bot.fail(ctx, c.Verb, err)}
+		return []bot.Reply{t.Bot.fail(ctx, c.Verb, templateExample(c.Verb, tp, err))}
 	}
 	if out.Duplicate && req.Click {
 		return []bot.Reply{requestedAgain(out.Lease)}
@@ -294,4 +295,15 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 		r.Text = fmt.Sprintf("%s (template %s v%d) %s under lease %s. ", tp.Title, tp.Name, tp.Version, verb, out.Lease.ID) + r.Text
 	}
 	return []bot.Reply{r}
+}
+
+// templateExample gives a /gpu submit refusal that brings no example of its own (the cluster's
+// size, a class's limits) the template's example, rather than /gpu submit's general one, which
+// names another template.
+func templateExample(verb string, tp *templates.Template, err error) error {
+	var e *qm.Error
+	if verb != "submit" || !errors.As(err, &e) || e.Example != "" || e.Code != qm.EINVALID {
+		return err
+	}
+	return &qm.Error{Code: e.Code, Message: e.Message, Example: tp.Example()}
 }
