@@ -713,9 +713,13 @@ func (b *Bot) estimate(ctx context.Context, req bot.Request, c Command) []bot.Re
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, "estimate", err)}
 	}
-	return []bot.Reply{{Text: fmt.Sprintf("%d × %s for %s: %s (%s per GPU-hour). Predicted wait: %s. Nothing was reserved.",
-		e.GPUs, e.Class.Name, policy.FormatDuration(e.For), b.money(e.Cost), b.price(e.Class.PricePerGPUHour), waitText(e.Wait)),
-		Actions: []bot.Action{{Label: "Request it", Command: fmt.Sprintf("/gpu request %d %s for %s", e.GPUs, e.Class.Name, policy.FormatDuration(e.For)), Style: "primary"}}}}
+	asked, holds := e.GPUs, ""
+	if e.Asked > 0 { // more than a node holds: whole nodes, as the request would get
+		asked, holds = e.Asked, fmt.Sprintf(" takes %s", e.WholeNodes)
+	}
+	return []bot.Reply{{Text: fmt.Sprintf("%d × %s for %s%s: %s (%s per GPU-hour). Predicted wait: %s. Nothing was reserved.",
+		asked, e.Class.Name, policy.FormatDuration(e.For), holds, b.money(e.Cost), b.price(e.Class.PricePerGPUHour), waitText(e.Wait)),
+		Actions: []bot.Action{{Label: "Request it", Command: fmt.Sprintf("/gpu request %d %s for %s", asked, e.Class.Name, policy.FormatDuration(e.For)), Style: "primary"}}}}
 }
 
 func (b *Bot) list(ctx context.Context, req bot.Request) []bot.Reply {

@@ -76,10 +76,14 @@ func (s *Service) Catalog(ctx context.Context, user string) ([]ClassStatus, erro
 // Estimate is a request's cost and predicted wait.
 type Estimate struct {
 	Class *policy.Class
-	GPUs  int
+	GPUs  int // the GPUs the lease would hold and be billed for
 	For   time.Duration
 	Cost  float64
 	Wait  WaitEstimate
+	// Asked is the GPUs asked for, where a request for them is rounded up to whole nodes of the
+	// class (GPUs); WholeNodes then says what they are ("2 whole nodes of 6 GPUs = 12 GPUs").
+	Asked      int
+	WholeNodes string
 }
 
 // EstimateRequest prices a request of user's and predicts its wait, with no side effects.
@@ -88,7 +92,16 @@ func (s *Service) EstimateRequest(ctx context.Context, user, class string, gpus 
 	if err != nil {
 		return Estimate{}, err
 	}
-	req := WaitRequest{Class: c.Name, User: user, GPUs: gpus, Duration: d}
+	// A request for more GPUs than a node holds takes whole nodes, as /gpu request rounds it:
+	// the estimate is of what the lease would hold and be billed for.
+	e := Estimate{Class: c, GPUs: gpus, For: d}
+	if whole := s.countedGPUs(c.Name, gpus, false); whole > gpus {
+		if _, err := s.checkShape(c.Name, whole, d); err != nil {
+			return Estimate{}, err
+		}
+		e.Asked, e.GPUs, e.WholeNodes = gpus, whole, s.wholeNodesText(c.Name, whole)
+	}
+	req := WaitRequest{Class: c.Name, User: user, GPUs: e.GPUs, Duration: d}
 	if c.Exclusive() {
 		req.Team = s.defaultTeam(ctx, user)
 	}
@@ -96,7 +109,8 @@ func (s *Service) EstimateRequest(ctx context.Context, user, class string, gpus 
 	if err != nil {
 		return Estimate{}, err
 	}
-	return Estimate{Class: c, GPUs: gpus, For: d, Cost: Cost(c, gpus, d), Wait: wait}, nil
+	e.Cost, e.Wait = Cost(c, e.GPUs, d), wait
+	return e, nil
 }
 
 // Cost is price × GPUs × duration, computed on the price as written, so that it rounds to the

@@ -1,0 +1,34 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+)
+
+const kolkataPolicy = "testdata/kolkata.yaml"
+
+// An estimate for more GPUs than a node of the class holds quotes what the request would hold and
+// be billed for: whole nodes, as /gpu request rounds it, not the GPUs typed.
+func TestAnEstimateLargerThanANodeIsOfTheWholeNodesARequestGets(t *testing.T) {
+	h := newHarnessOn(t, kolkataPolicy) // h200-x6: nodes of 6 GPUs at 1200 JPY per GPU-hour
+	e := h.say("ayu@kestrel.example", "/gpu estimate 7 h200-x6 2h")
+	mustOK(t, e)
+	r := h.say("ayu@kestrel.example", "/gpu request 7 h200-x6 for 2h")
+	mustOK(t, r)
+	if !strings.Contains(r.Text, "Estimated cost 28800 JPY") {
+		t.Fatalf("the request for 7 holds 2 nodes of 6: %q", r.Text)
+	}
+	if !strings.Contains(e.Text, "28800 JPY") || strings.Contains(e.Text, "16800") {
+		t.Errorf("estimate %q, want the 28800 JPY the request is estimated at", e.Text)
+	}
+	if !strings.Contains(e.Text, "2 whole nodes of 6 GPUs = 12 GPUs") {
+		t.Errorf("estimate %q, want it to say the 7 GPUs take 2 whole nodes of 6", e.Text)
+	}
+	if len(e.Actions) == 0 || e.Actions[0].Command != "/gpu request 7 h200-x6 for 2h" {
+		t.Errorf("estimate's button %v, want the request as typed", e.Actions)
+	}
+	// Within a node nothing changes.
+	if e := h.say("ayu@kestrel.example", "/gpu estimate 5 h200-x6 2h"); !strings.HasPrefix(e.Text, "5 × h200-x6 for 2h: 12000 JPY") {
+		t.Errorf("estimate within a node: %q", e.Text)
+	}
+}
