@@ -824,13 +824,16 @@ func (b *Bot) rulesOf(l *qm.Lease) string {
 		why := ""
 		if i == 0 {
 			why = l.Reason
-		} else if n == qm.QuotaLimit {
-			why = "It would also take the team past its quota"
 		} else {
+			// A published rule may be named like the quota note: its own why is the one to show.
+			published := false
 			for _, r := range b.pol().Exceptions {
 				if r.Name == n {
-					why = r.Why
+					why, published = r.Why, true
 				}
+			}
+			if !published && n == qm.QuotaLimit {
+				why = "It would also take the team past its quota"
 			}
 		}
 		if why == "" {
