@@ -32,3 +32,23 @@ func TestAnEstimateLargerThanANodeIsOfTheWholeNodesARequestGets(t *testing.T) {
 		t.Errorf("estimate within a node: %q", e.Text)
 	}
 }
+
+// A refusal of a class that is not in a catalog of four names all four: "and 1 more" would hide
+// the one the user may have meant.
+func TestAWrongClassNamesEveryClassOfAFourClassCatalog(t *testing.T) {
+	h := newHarnessOn(t, kolkataPolicy)
+	for _, line := range []string{"/gpu request 1 mig1 2h", "/gpu estimate 1 t4 2h"} {
+		r := h.say("ayu@kestrel.example", line)
+		if !r.Error {
+			t.Fatalf("%s: %q, want a refusal", line, r.Text)
+		}
+		for _, c := range []string{"nb-t4", "a6000-2x", "h200-x6", "mig-1g"} {
+			if !strings.Contains(r.Text, c) {
+				t.Errorf("%s: %q does not name class %s", line, r.Text, c)
+			}
+		}
+		if strings.Contains(r.Text, "1 more") {
+			t.Errorf("%s: %q hides one class as \"1 more\"", line, r.Text)
+		}
+	}
+}

@@ -619,9 +619,10 @@ func FewNames(typed string, names []string) string {
 }
 
 // SomeNames joins at most n of names with commas and says how many more there are: "a, b, c and
-// 117 more" ("a, b" when that is all).
+// 117 more" ("a, b" when that is all). One more than n is named too: "and 1 more" would hide a
+// name in as many words as it takes.
 func SomeNames(names []string, n int) string {
-	if len(names) <= n {
+	if len(names) <= n+1 {
 		return strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
