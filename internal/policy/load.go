@@ -850,7 +850,7 @@ func (v *validator) validate(p *Policy) {
 			}
 		}
 		if _, ok := p.Class(g.Class); !ok {
-			v.addf(at("class"), "sim node group %s: class %q is not in the catalog", g.Name, g.Class)
+			v.addf(at("class"), "sim node group %s: class %q is not in the catalog%s", g.Name, g.Class, noClassHint(g.Class, p.ClassNames(), "its classes are"))
 		}
 		if g.Count < 1 || g.GPUs < 1 || g.Count > 1000 || g.GPUs > 64 {
 			v.addf(at("count"), "sim node group %s: count (1-1000) and gpus (1-64) must be set", g.Name)

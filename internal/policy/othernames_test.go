@@ -75,3 +75,12 @@ func TestAQuotasUnknownClassNamesTheClassMeant(t *testing.T) {
 	pe = refusedOther(t, "{gpus: {a10-notebook: 1}", "{gpus: {h100: 1}")
 	wantProblem(t, pe, 10, `default_quota: names class "h100", which is not in the catalog; its classes are a10-notebook`)
 }
+
+// A sim node group whose class the catalog lacks is refused with the class meant, as a quota's
+// is, or else with the catalog's classes.
+func TestASimNodeGroupsUnknownClassNamesTheClassMeant(t *testing.T) {
+	pe := refusedOther(t, "class: a10-notebook, gpus: 4", "class: a10notebook, gpus: 4")
+	wantProblem(t, pe, 27, `sim node group a10g: class "a10notebook" is not in the catalog; did you mean 'a10-notebook'?`)
+	pe = refusedOther(t, "class: a10-notebook, gpus: 4", "class: h100, gpus: 4")
+	wantProblem(t, pe, 27, `sim node group a10g: class "h100" is not in the catalog; its classes are a10-notebook`)
+}
