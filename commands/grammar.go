@@ -98,9 +98,33 @@ func parseWith(text string, known map[string]bool) (Command, error) {
 	}
 	s, n := match(f)
 	if s == nil {
+		if near := nearVerb(f[0]); near != "" { // misspelled: its help has examples in the policy's terms
+			return Command{}, qm.Invalid("/gpu help "+near, "%s is not a /gpu command; did you mean /gpu %s?", policy.Quoted(f[0], 40), near)
+		}
 		return Command{}, qm.Invalid("/gpu help", "%s is not a /gpu command; /gpu help lists them.", policy.Quoted(f[0], 40))
 	}
 	return s.parse(Command{Verb: s.Name, classes: known}, f[n:])
+}
+
+// nearVerb is the command word closest to a word that is none (request for "requst"), among the
+// commands every installation offers; empty when none is close: one letter off for a word of up
+// to four letters, two for a longer one.
+func nearVerb(w string) string {
+	w = strings.ToLower(w)
+	best, bestD := "", 99
+	for _, s := range table {
+		if s.offered != nil || len(s.Words) == 0 {
+			continue
+		}
+		v := s.Words[0]
+		if d := policy.EditDistance(w, v); d < bestD {
+			best, bestD = v, d
+		}
+	}
+	if bestD == 0 || bestD > 2 || bestD == 2 && (len(w) <= 4 || len(best) <= 4) {
+		return ""
+	}
+	return best
 }
 
 // plainQuotes are the typographic quotes that chat apps and keyboards put in for typed ones
