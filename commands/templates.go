@@ -71,8 +71,9 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 	}
 	p := t.Bot.pol()
 	params := tp.ExampleParams()
-	gpus := defaultGPUs(tp, params, t.largestNode())
-	l := &qm.Lease{ID: 42, User: req.User, Template: tp.Name, Params: map[string]string(params), Class: t.defaultClass(tp, gpus), GPUs: gpus, Duration: qm.DefaultDuration}
+	nodes := TemplateNodes(tp, params)
+	gpus := defaultGPUs(tp, params, t.largestNode(nodes))
+	l := &qm.Lease{ID: 42, User: req.User, Template: tp.Name, Params: map[string]string(params), Class: t.defaultClass(tp, gpus, nodes), GPUs: gpus, Duration: qm.DefaultDuration}
 	if c, ok := p.Class(l.Class); ok && c.MaxDuration.Duration > 0 {
 		l.Duration = min(l.Duration, c.MaxDuration.Duration)
 	}
@@ -116,28 +117,33 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 // nodes its parameters ask for (at least one GPU: every lease holds one), no more per node than
 // the cluster's largest node holds (0: unknown).
 func defaultGPUs(tp *templates.Template, params templates.Params, largestNode int) int {
-	nodes := 1
-	if tp.MultiNode {
-		v, ok := params["nnodes"]
-		if !ok {
-			for _, p := range tp.Parameters {
-				if p.Name == "nnodes" {
-					v = p.Default
-				}
-			}
-		}
-		if n, err := strconv.Atoi(v); err == nil && n > 0 {
-			nodes = n
-		}
-	}
 	per := tp.GPUs
 	if largestNode > 0 && per > largestNode {
 		per = largestNode
 	}
-	return max(1, per*nodes)
+	return max(1, per*TemplateNodes(tp, params))
 }
 
-// largestNode is the most GPUs any node of the cluster holds, 0 when the backend does not say.
+// TemplateNodes is how many nodes a template's parameters ask for: its nnodes (or nnodes'
+// default) for a multi-node template, else 1.
+func TemplateNodes(tp *templates.Template, params templates.Params) int {
+	if !tp.MultiNode {
+		return 1
+	}
+	v, ok := params["nnodes"]
+	if !ok {
+		for _, p := range tp.Parameters {
+			if p.Name == "nnodes" {
+				v = p.Default
+			}
+		}
+	}
+	if n, err := strconv.Atoi(v); err == nil && n > 0 {
+		return n
+	}
+	return 1
+}
+
 // settings are the install's workload settings with the nodes' sizes the backend reports, so
 // that a preview or a trial render puts no more on a node than one holds.
 func (t *Templates) settings() workload.Settings {
@@ -148,48 +154,72 @@ func (t *Templates) settings() workload.Settings {
 	return s
 }
 
-func (t *Templates) largestNode() int { return largestNode(t.Bot.pol(), t.Bot.Svc.NodeSize) }
+// largestNode is the most GPUs a node holds among the classes with at least nodes nodes (a
+// multi-node job needs that many), 0 when the backend does not say.
+func (t *Templates) largestNode(nodes int) int {
+	return largestNode(t.Bot.pol(), nodes, t.Bot.Svc.NodeSize, t.Bot.Svc.NodeCount)
+}
 
-// largestNode is the most GPUs a node of any class of p holds, by nodeSize (0: not known).
-func largestNode(p *policy.Policy, nodeSize func(class string) int) int {
-	n := 0
+// largestNode is the most GPUs a node holds, by nodeSize (0: not known), among the classes of p
+// that have at least nodes nodes by nodeCount (0 or a nil nodeCount: not known, and so counted);
+// among all classes when none has that many.
+func largestNode(p *policy.Policy, nodes int, nodeSize, nodeCount func(class string) int) int {
+	n, all := 0, 0
 	for _, c := range p.Classes {
-		n = max(n, nodeSize(c.Name))
+		size := nodeSize(c.Name)
+		all = max(all, size)
+		if nodeCount != nil && nodes > 1 {
+			if k := nodeCount(c.Name); k > 0 && k < nodes {
+				continue
+			}
+		}
+		n = max(n, size)
+	}
+	if n == 0 {
+		return all
 	}
 	return n
 }
 
 // defaultClass is the class a template runs on when the user does not say, before the team's
 // quota is known: the first of candidateClasses.
-func (t *Templates) defaultClass(tp *templates.Template, gpus int) string {
-	return t.candidateClasses(tp, gpus)[0]
+func (t *Templates) defaultClass(tp *templates.Template, gpus, nodes int) string {
+	return t.candidateClasses(tp, gpus, nodes)[0]
 }
 
 // candidateClasses are the classes a template may run on when the user does not say, best first
 // (CandidateClasses, with the nodes the backend reports).
-func (t *Templates) candidateClasses(tp *templates.Template, gpus int) []string {
-	return CandidateClasses(t.Bot.pol(), tp, gpus, t.Bot.Svc.NodeSize)
+func (t *Templates) candidateClasses(tp *templates.Template, gpus, nodes int) []string {
+	return CandidateClasses(t.Bot.pol(), tp, gpus, nodes, t.Bot.Svc.NodeSize, t.Bot.Svc.NodeCount)
 }
 
 // CandidateClasses are the classes of p a template may run on when the user does not say, best
 // first: among the classes whose nodes hold the template's GPUs per node, those that grant gpus
 // without approval (in the policy's order), then the others with the largest nodes first (a
 // multi-node job belongs on the big nodes, with a budget owner's approval); the first class when
-// none holds them. nodeSize is the most GPUs a node of a class holds, 0 when unknown. A request
-// takes the first in which the team has quota and room; `quartermaster templates render` the
-// first.
-func CandidateClasses(p *policy.Policy, tp *templates.Template, gpus int, nodeSize func(class string) int) []string {
+// none holds them. A multi-node template's nodes (its nnodes) split its GPUs evenly, and a class
+// holds them only with that many nodes. nodeSize is the most GPUs a node of a class holds and
+// nodeCount how many nodes it has, 0 (or a nil nodeCount) when unknown. A request takes the first
+// in which the team has quota and room; `quartermaster templates render` the first.
+func CandidateClasses(p *policy.Policy, tp *templates.Template, gpus, nodes int, nodeSize, nodeCount func(class string) int) []string {
+	nodes = max(1, nodes)
 	perNode := gpus
 	if tp.MultiNode && tp.GPUs > 0 {
-		perNode = min(gpus, tp.GPUs)
-		if largest := largestNode(p, nodeSize); largest > 0 {
+		perNode = min(gpus, tp.GPUs, (gpus+nodes-1)/nodes)
+		if largest := largestNode(p, nodes, nodeSize, nodeCount); largest > 0 {
 			perNode = min(perNode, largest)
 		}
 	}
 	var fit, rest []*policy.Class
 	var out []string
 	for _, c := range p.Classes {
-		if size := nodeSize(c.Name); size == 0 || perNode <= size {
+		size := nodeSize(c.Name)
+		if size > 0 && nodeCount != nil && nodes > 1 {
+			if k := nodeCount(c.Name); k > 0 && k < nodes {
+				continue // too few nodes for the job
+			}
+		}
+		if size == 0 || perNode <= size {
 			fit = append(fit, c)
 		}
 	}
@@ -256,10 +286,10 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 	if err != nil {
 		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, err)}
 	}
-	gpus := c.GPUs
+	gpus, nodes := c.GPUs, TemplateNodes(tp, params)
 	if gpus == 0 {
 		// On a class the user named, a node holds what a node of that class holds.
-		size := t.largestNode()
+		size := t.largestNode(nodes)
 		if n := t.Bot.Svc.NodeSize(c.Class); c.Class != "" && n > 0 {
 			size = n
 		}
@@ -268,7 +298,7 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 	lr := qm.LeaseRequest{User: req.User, Who: c.Who, GPUs: gpus, Class: c.Class, Duration: c.Duration, Template: tp.Name,
 		Params: map[string]string(params), Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key}
 	if lr.Class == "" {
-		lr.Classes = t.candidateClasses(tp, gpus)
+		lr.Classes = t.candidateClasses(tp, gpus, nodes)
 	}
 	if _, _, err := t.Bot.Svc.Normalize(ctx, &lr); err != nil {
 		return []bot.Reply{t.Bot.fail(ctx, c.Verb, templateExample(c.Verb, tp, err))}

@@ -748,3 +748,20 @@ func TestTemplatesRenderPicksTheClassChatWould(t *testing.T) {
 		}
 	}
 }
+
+// A multi-node template asked for on two nodes renders, with no --class, for a class that has two
+// nodes, as /gpu submit would run it: on a policy whose largest node (7 MIG slices) is its class's
+// only node, jax nnodes=2 renders on two H200 nodes of 6.
+func TestTemplatesRenderPicksAClassWithEnoughNodes(t *testing.T) {
+	clearEnv(t)
+	var out, errb bytes.Buffer
+	args := []string{"templates", "render", "jax", "--policy", "../../commands/testdata/kolkata.yaml", "--backend", "slurm", "nnodes=2"}
+	if code := run(context.Background(), args, nil, &out, &errb); code != 0 {
+		t.Fatalf("render: exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"--partition=h200-x6\n", "--gres=gpu:6\n", "--nodes=2\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the script lacks %q:\n%s", strings.TrimSpace(want), out.String())
+		}
+	}
+}

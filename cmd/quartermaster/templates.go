@@ -222,7 +222,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	if l.Duration <= 0 {
 		l.Duration = qm.DefaultDuration
 	}
-	if l.Class, err = renderClass(pol, o.class, t, l.GPUs); err != nil {
+	if l.Class, err = renderClass(pol, o.class, t, l.GPUs, commands.TemplateNodes(t, params)); err != nil {
 		return err
 	}
 	if size := classNodeSize(pol, l.Class); o.gpus <= 0 && size > 0 && t.GPUs > size {
@@ -296,7 +296,7 @@ func templateGPUs(t *templates.Template, params templates.Params) int {
 // and /gpu submit would take for gpus GPUs of t (commands.CandidateClasses): the first that gives
 // them without approval, else one whose nodes hold t's GPUs per node. The nodes' sizes are the
 // simulated cluster's, where the policy runs on it; a scheduler's are not known here.
-func renderClass(pol *policy.Policy, asked string, t *templates.Template, gpus int) (string, error) {
+func renderClass(pol *policy.Policy, asked string, t *templates.Template, gpus, nodes int) (string, error) {
 	if asked != "" {
 		if c, ok := pol.Class(asked); ok {
 			return c.Name, nil
@@ -305,7 +305,22 @@ func renderClass(pol *policy.Policy, asked string, t *templates.Template, gpus i
 			asked, pol.Source, strings.Join(classNames(pol), ", "), pol.Classes[0].Name)}
 	}
 	nodeSize := func(class string) int { return classNodeSize(pol, class) }
-	return commands.CandidateClasses(pol, t, gpus, nodeSize)[0], nil
+	nodeCount := func(class string) int { return classNodeCount(pol, class) }
+	return commands.CandidateClasses(pol, t, gpus, nodes, nodeSize, nodeCount)[0], nil
+}
+
+// classNodeCount is how many nodes of the class the policy's simulated cluster has, where the
+// policy runs on it; 0 where a scheduler's nodes are not known here.
+func classNodeCount(pol *policy.Policy, class string) int {
+	n := 0
+	if pol.Backend == "" || pol.Backend == "sim" {
+		for _, g := range pol.Sim.Nodes {
+			if g != nil && g.Class == class {
+				n += g.Count
+			}
+		}
+	}
+	return n
 }
 
 // classNodeSize is the most GPUs a node of the class holds in the policy's simulated cluster,

@@ -32,6 +32,17 @@ func (s *Service) NodeSize(class string) int {
 	return n
 }
 
+// NodeCount is how many nodes of class the backend reports (0 when it does not say).
+func (s *Service) NodeCount(class string) int {
+	n := 0
+	for _, nd := range s.Backend.Inventory() {
+		if nd.Class == class {
+			n++
+		}
+	}
+	return n
+}
+
 // WholeNodeGPUs is how many GPUs a lease of n GPUs holding whole nodes of a class holds: the
 // fewest GPUs that some of the class's nodes add up to, at least n (on nodes of one size, n
 // rounded up to a multiple of it). 0 when the backend does not say, or the class's nodes hold
