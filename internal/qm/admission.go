@@ -210,10 +210,10 @@ func (s *Service) classWithRoom(ctx context.Context, team string, req *LeaseRequ
 			return cands[0], nil, nil // refused as no class of the catalog
 		}
 		return c.Name, Errorf(EFORBIDDEN, "team %s has no GPU quota in %s, so a request that names no class has no class to go to; ask your budget owner for some with /gpu quota request.",
-			team, policy.JoinList(cands, "or")).WithExample(QuotaRequestExample(s.countedGPUs(c.Name, gpus, req.Exclusive), c.Name)), nil
+			team, policy.JoinList(cands, "or")).WithExample(QuotaRequestExample(s.countedGPUs(c.Name, gpus, req.Exclusive), c.Name, req.Who.otherTeam(team))), nil
 	}
 	return first, Errorf(EFORBIDDEN, "team %s has no room for %s in any class it has quota in (it holds %s GPUs at once), so the request was not made; ask your budget owner for more with /gpu quota request.",
-		team, gpusWord(gpus), strings.Join(full, ", ")).WithExample(QuotaRequestExample(more, first)), nil
+		team, gpusWord(gpus), strings.Join(full, ", ")).WithExample(QuotaRequestExample(more, first, req.Who.otherTeam(team))), nil
 }
 
 // gpusWord is "1 GPU", "2 GPUs".
@@ -309,9 +309,9 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 				more = fmt.Sprintf("asking for %d takes %s against the quota, which", req.asked, s.wholeNodesText(l.Class, l.GPUs))
 			}
 			return Errorf(EFORBIDDEN, "team %s may hold %d %s GPUs at once and holds %d, so %s would go over its quota; ask your budget owner with /gpu quota request.", l.Team, q.GPUs[l.Class], l.Class, u.GPUs[l.Class], more).
-				WithExample(QuotaRequestExample(u.GPUs[l.Class]+l.GPUs-q.GPUs[l.Class], l.Class))
+				WithExample(QuotaRequestExample(u.GPUs[l.Class]+l.GPUs-q.GPUs[l.Class], l.Class, id.otherTeam(l.Team)))
 		}
-		if err := weeklyHoursLeft(l.Team, l.Class, u, q, in.Request.GPUHours, "this request"); err != nil {
+		if err := weeklyHoursLeft(l.Team, id.otherTeam(l.Team), l.Class, u, q, in.Request.GPUHours, "this request"); err != nil {
 			return err
 		}
 		// Plan first, then write the lease once in the state it reaches, with every step audited.
@@ -469,20 +469,33 @@ func DurationText(d time.Duration) string {
 
 // weeklyHoursLeft refuses what would take team past its weekly GPU-hours when no published rule
 // sent it to a budget owner: the quota still binds. what names it ("this request"), on class.
-func weeklyHoursLeft(team, class string, u Usage, q policy.Quota, hours float64, what string) error {
+func weeklyHoursLeft(team, named, class string, u Usage, q policy.Quota, hours float64, what string) error {
 	if q.GPUHoursPerWeek <= 0 || u.GPUHoursWeek+hours <= q.GPUHoursPerWeek {
 		return nil
 	}
 	// An approved increase of one GPU adds its hours for the rest of the week.
 	return Errorf(EFORBIDDEN, "team %s has %s of its %s GPU-hours left this week, and %s needs %s; ask your budget owner with /gpu quota request.",
 		team, FormatHours(math.Max(0, q.GPUHoursPerWeek-u.GPUHoursWeek)), FormatHours(q.GPUHoursPerWeek), what, FormatHours(hours)).
-		WithExample(QuotaRequestExample(1, class))
+		WithExample(QuotaRequestExample(1, class, named))
 }
 
 // QuotaRequestExample is the quota request for n more GPUs of class, as a refusal for want of
-// quota shows it.
-func QuotaRequestExample(n int, class string) string {
+// quota shows it; for team when that is not empty (the asker's other team: a quota request that
+// names none is for their first).
+func QuotaRequestExample(n int, class, team string) string {
+	if team != "" {
+		return fmt.Sprintf("/gpu quota request +%d %s team %s because a deadline", max(1, n), class, team)
+	}
 	return fmt.Sprintf("/gpu quota request +%d %s because a deadline", max(1, n), class)
+}
+
+// otherTeam is team when it is not the first of id's teams, the one a command that names no team
+// is for; empty otherwise (and for no identity).
+func (id *Identity) otherTeam(team string) string {
+	if id == nil || len(id.Teams) == 0 || id.Teams[0] == team {
+		return ""
+	}
+	return team
 }
 
 // QuotaLimit names the note added to the rules of an exception that would also take its team past
