@@ -32,3 +32,12 @@ func TestAMisspelledCommandNamesTheCommandMeant(t *testing.T) {
 		t.Errorf("the help it points to: %q", all)
 	}
 }
+
+// Someone the directory does not know is refused with an example they can run: not the command
+// they typed, which is refused again, but help.
+func TestSomeoneNotInTheDirectoryGetsAnExampleThatWorksForThem(t *testing.T) {
+	h := newHarnessOn(t, kolkataPolicy)
+	for _, line := range []string{"/gpu request 1 nb-t4 2h", "/gpu quota", "/gpu list", "/gpu estimate 1 nb-t4 1h", "/gpu catalog"} {
+		refusedWithAWorkingExample(t, h, "nobody@kestrel.example", line, "nobody@kestrel.example is not in the directory")
+	}
+}

@@ -28,7 +28,8 @@ func (s *Service) Resolve(ctx context.Context, user string) (Identity, error) {
 	user = CanonicalUser(user)
 	groups, ok := s.Directory.Groups(ctx, user)
 	if !ok {
-		return Identity{}, Errorf(EFORBIDDEN, "%s is not in the directory, so Quartermaster does not know your team; ask a platform admin to add you (or use /gpu login where SSO is set up).", user)
+		return Identity{}, Errorf(EFORBIDDEN, "%s is not in the directory, so Quartermaster does not know your team; ask a platform admin to add you (or use /gpu login where SSO is set up).", user).
+			WithExample("/gpu help") // the commands that need no team are what works meanwhile
 	}
 	// Groups as the policy names them: a provider's /team-a is the policy's team-a (GroupName),
 	// for teams, rules and approvers alike.
