@@ -218,8 +218,24 @@ func approverWarnings(p *Policy, line func(string) int) []Problem {
 	var out []Problem
 	warn := func(at, a, whose string) {
 		msg := fmt.Sprintf("%s %s is not in the directory, so without single sign-on nobody can decide as them; add an entry for them or fix the name", whose, a)
+		var names []string // what a can be a misspelling of: the directory's people, or its groups
+		for _, id := range p.Directory {
+			if id == nil {
+				continue
+			}
+			if strings.Contains(a, "@") {
+				names = append(names, NameKey(id.User))
+			} else {
+				for _, g := range id.Groups {
+					names = append(names, NameKey(g))
+				}
+			}
+		}
 		if !strings.Contains(a, "@") {
 			msg = fmt.Sprintf("%s %s is a group no directory entry is in, so without single sign-on nobody can decide as its members; add it to their entries' groups or fix the name", whose, a)
+		}
+		if near := Closest(NameKey(a), names); near != "" {
+			msg += "; did you mean " + near + "?"
 		}
 		out = append(out, Problem{Line: line(at), Msg: msg})
 	}

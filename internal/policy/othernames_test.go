@@ -84,3 +84,25 @@ func TestASimNodeGroupsUnknownClassNamesTheClassMeant(t *testing.T) {
 	pe = refusedOther(t, "class: a10-notebook, gpus: 4", "class: h100, gpus: 4")
 	wantProblem(t, pe, 27, `sim node group a10g: class "h100" is not in the catalog; its classes are a10-notebook`)
 }
+
+// An approver nobody in the directory is, or is in, is warned of with the person or group meant
+// when one is a letter or two away.
+func TestAMisspelledApproverIsWarnedOfWithTheOneMeant(t *testing.T) {
+	for _, c := range []struct{ owners, want string }{
+		{"[hana@kita.exmple]", "team genomics-2's budget owner hana@kita.exmple is not in the directory, so without single sign-on nobody can decide as them; add an entry for them or fix the name; did you mean hana@kita.example?"},
+		{"[grp-genomic]", "team genomics-2's budget owner grp-genomic is a group no directory entry is in, so without single sign-on nobody can decide as its members; add it to their entries' groups or fix the name; did you mean grp-genomics?"},
+		{"[finance]", "team genomics-2's budget owner finance is a group no directory entry is in, so without single sign-on nobody can decide as its members; add it to their entries' groups or fix the name"},
+	} {
+		p, err := Load([]byte(strings.Replace(otherPolicy, "budget_owners: [hana@kita.example]", "budget_owners: "+c.owners, 1)), "p.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, w := range p.Warnings {
+			found = found || w.Msg == c.want && w.Line == 14
+		}
+		if !found {
+			t.Errorf("budget_owners: %s: want at line 14 %q, got %v", c.owners, c.want, p.Warnings)
+		}
+	}
+}
