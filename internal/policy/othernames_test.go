@@ -106,3 +106,21 @@ func TestAMisspelledApproverIsWarnedOfWithTheOneMeant(t *testing.T) {
 		}
 	}
 }
+
+// A rule written as other languages write it (one =, and/or, a bare 12h, an operator with
+// nothing after it) is refused at its line with how CEL writes it.
+func TestARuleInAnotherLanguagesSyntaxSaysHowCELWritesIt(t *testing.T) {
+	for when, want := range map[string]string{
+		`"request.gpus = 4"`:                         "; CEL compares with ==, e.g. request.gpus == 4",
+		`"request.gpus > 4 and request.reservation"`: "; CEL writes and as &&, e.g. request.gpus > 4 && request.reservation",
+		`"request.gpus > 4 or request.reservation"`:  "; CEL writes or as ||, e.g. request.gpus > 4 || request.reservation",
+		`"request.duration > 8h"`:                    "; a duration is written duration('8h'), e.g. request.duration > duration('8h')",
+		`"request.duration > 2d"`:                    "; a duration is written duration('48h'), e.g. request.duration > duration('48h')",
+		`"request.gpus > 4 &&"`:                      "; the rule ends too soon: write what its last operator compares or joins",
+	} {
+		pe := refusedOther(t, `"'externals' in user.groups"`, when)
+		if len(pe.Problems) != 1 || pe.Problems[0].Line != 22 || !strings.HasSuffix(pe.Problems[0].Msg, want) {
+			t.Errorf("when: %s: want at line 22 a problem ending %q, got:\n%v", when, want, pe)
+		}
+	}
+}

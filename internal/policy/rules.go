@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -196,8 +197,15 @@ func compileRules(p *Policy, line func(string) int, pos func(path string, off in
 		}
 		ast, iss := env.Compile(r.When)
 		if iss != nil && iss.Err() != nil {
+			syntax := false
 			for _, e := range iss.Errors() {
-				problems = append(problems, mistake(e.Location, e.Message+fieldHint(r.When, e.Message)))
+				if strings.HasPrefix(e.Message, "Syntax error:") {
+					if syntax {
+						continue // the parser's next complaints follow from its first
+					}
+					syntax = true
+				}
+				problems = append(problems, mistake(e.Location, e.Message+fieldHint(r.When, e.Message)+syntaxHint(r.When, e.Message)))
 			}
 			continue
 		}
@@ -590,6 +598,46 @@ func fieldHint(when, msg string) string {
 	}
 	return ""
 }
+
+// syntaxHint, for a CEL syntax error that people write out of habit from other languages, says
+// how CEL writes it: one = for ==, and/or for &&/||, a bare 12h for duration('12h'), a rule
+// that stops after an operator.
+func syntaxHint(when, msg string) string {
+	if !strings.HasPrefix(msg, "Syntax error:") {
+		return ""
+	}
+	switch {
+	case strings.Contains(msg, "token recognition error at: '='"), strings.Contains(msg, "token recognition error at: '= '"):
+		return "; CEL compares with ==, e.g. request.gpus == 4"
+	case strings.Contains(msg, "input 'and'"), strings.Contains(msg, "input 'AND'"):
+		return "; CEL writes and as &&, e.g. request.gpus > 4 && request.reservation"
+	case strings.Contains(msg, "input 'or'"), strings.Contains(msg, "input 'OR'"):
+		return "; CEL writes or as ||, e.g. request.gpus > 4 || request.reservation"
+	case durationUnitRE.MatchString(msg):
+		d := "12h"
+		if m := bareDurationRE.FindStringSubmatch(when); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			switch m[2] {
+			case "d": // CEL's duration() reads neither days nor weeks
+				d = fmt.Sprintf("%dh", n*24)
+			case "w":
+				d = fmt.Sprintf("%dh", n*24*7)
+			default:
+				d = m[1] + m[2]
+			}
+		}
+		return fmt.Sprintf("; a duration is written duration('%s'), e.g. request.duration > duration('%s')", d, d)
+	case strings.Contains(msg, "mismatched input '<EOF>'"):
+		return "; the rule ends too soon: write what its last operator compares or joins"
+	}
+	return ""
+}
+
+// durationUnitRE matches CEL's complaint about a unit written after a number (12h, 30m).
+var durationUnitRE = regexp.MustCompile(`extraneous input '(h|m|s|d|w|ms|us|ns)' expecting`)
+
+// bareDurationRE finds a number written with a unit in a rule (12h), as CEL does not read it.
+var bareDurationRE = regexp.MustCompile(`\b(\d+)(ms|us|ns|h|m|s|d|w)\b`)
 
 // Closest is the name within edit distance 2 of key (the nearest, the first of equals), or "".
 func Closest(key string, names []string) string {
