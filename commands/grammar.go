@@ -99,7 +99,7 @@ func parseWith(text string, known map[string]bool) (Command, error) {
 	s, n := match(f)
 	if s == nil {
 		if near := nearVerb(f[0]); near != "" { // misspelled: its help has examples in the policy's terms
-			return Command{}, qm.Invalid("/gpu help "+near, "%s is not a /gpu command; did you mean /gpu %s?", policy.Quoted(f[0], 40), near)
+			return Command{}, qm.Invalid("/gpu help "+near, "%s is not a /gpu command; the nearest is /gpu %s.", policy.Quoted(f[0], 40), near)
 		}
 		return Command{}, qm.Invalid("/gpu help", "%s is not a /gpu command; /gpu help lists them.", policy.Quoted(f[0], 40))
 	}

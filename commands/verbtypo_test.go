@@ -10,11 +10,11 @@ import (
 func TestAMisspelledCommandNamesTheCommandMeant(t *testing.T) {
 	h := newHarnessOn(t, kolkataPolicy)
 	for line, want := range map[string]string{
-		"/gpu requst 1 nb-t4 2h":  `"requst" is not a /gpu command; did you mean /gpu request?`,
-		"/gpu relase L-1":         `"relase" is not a /gpu command; did you mean /gpu release?`,
-		"/gpu estmate 1 nb-t4 2h": `"estmate" is not a /gpu command; did you mean /gpu estimate?`,
-		"/gpu Catalgo":            `"Catalgo" is not a /gpu command; did you mean /gpu catalog?`,
-		"/gpu lst":                `"lst" is not a /gpu command; did you mean /gpu list?`,
+		"/gpu requst 1 nb-t4 2h":  `"requst" is not a /gpu command; the nearest is /gpu request.`,
+		"/gpu relase L-1":         `"relase" is not a /gpu command; the nearest is /gpu release.`,
+		"/gpu estmate 1 nb-t4 2h": `"estmate" is not a /gpu command; the nearest is /gpu estimate.`,
+		"/gpu Catalgo":            `"Catalgo" is not a /gpu command; the nearest is /gpu catalog.`,
+		"/gpu lst":                `"lst" is not a /gpu command; the nearest is /gpu list.`,
 		"/gpu frobnicate 2 nb-t4": `"frobnicate" is not a /gpu command; /gpu help lists them`,
 		"/gpu done L-1":           `"done" is not a /gpu command; /gpu help lists them`,
 	} {
