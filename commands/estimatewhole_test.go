@@ -52,3 +52,21 @@ func TestAWrongClassNamesEveryClassOfAFourClassCatalog(t *testing.T) {
 		}
 	}
 }
+
+// An exclusive estimate quotes the whole nodes an exclusive request holds, and its button asks
+// for it exclusive: the price an approver would see.
+func TestAnExclusiveEstimateQuotesTheWholeNodes(t *testing.T) {
+	h := newHarnessOn(t, kolkataPolicy) // h200-x6: nodes of 6 GPUs at 1200 JPY per GPU-hour
+	e := mustOK(t, h.say("ayu@kestrel.example", "/gpu estimate 2 h200-x6 2h exclusive"))
+	if !strings.HasPrefix(e.Text, "2 × h200-x6 exclusive for 2h takes 1 whole node of 6 GPUs = 6 GPUs: 14400 JPY") {
+		t.Errorf("exclusive estimate: %q", e.Text)
+	}
+	if len(e.Actions) == 0 || e.Actions[0].Command != "/gpu request 2 h200-x6 for 2h exclusive" {
+		t.Fatalf("button %v", e.Actions)
+	}
+	r := mustOK(t, h.say("ayu@kestrel.example", e.Actions[0].Command))
+	if !strings.Contains(r.Text, "Estimated cost 14400 JPY") {
+		t.Errorf("the request it makes: %q", r.Text)
+	}
+	refusedWithAWorkingExample(t, h, "ayu@kestrel.example", "/gpu estimate 2 h200-x6 exclusive", "needs a number of GPUs, a class and a duration")
+}

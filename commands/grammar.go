@@ -662,8 +662,14 @@ func parseEstimate(c Command, args []string) (Command, error) {
 		return c, bad("estimate", "%s is not a class name.", policy.Quoted(class, 40))
 	}
 	rest := args[2:]
-	if strings.EqualFold(rest[0], "for") {
+	if len(rest) > 0 && (strings.EqualFold(rest[len(rest)-1], "exclusive") || strings.EqualFold(rest[len(rest)-1], "reservation")) {
+		c.Exclusive, rest = true, rest[:len(rest)-1] // as /gpu request reads it
+	}
+	if len(rest) > 0 && strings.EqualFold(rest[0], "for") {
 		rest = rest[1:]
+	}
+	if len(rest) == 0 {
+		return c, bad("estimate", "/gpu estimate needs a number of GPUs, a class and a duration.")
 	}
 	d, err := durationOf(rest)
 	if err != nil {

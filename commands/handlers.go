@@ -709,17 +709,20 @@ func (b *Bot) costLine(l *qm.Lease) string {
 }
 
 func (b *Bot) estimate(ctx context.Context, req bot.Request, c Command) []bot.Reply {
-	e, err := b.Svc.EstimateRequest(ctx, req.User, c.Class, c.GPUs, c.Duration)
+	e, err := b.Svc.EstimateRequest(ctx, req.User, c.Class, c.GPUs, c.Duration, c.Exclusive)
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, "estimate", err)}
 	}
-	asked, holds := e.GPUs, ""
-	if e.Asked > 0 { // more than a node holds: whole nodes, as the request would get
+	asked, holds, excl := e.GPUs, "", ""
+	if c.Exclusive {
+		excl = " exclusive"
+	}
+	if e.Asked > 0 { // more than a node holds, or exclusive: whole nodes, as the request would get
 		asked, holds = e.Asked, fmt.Sprintf(" takes %s", e.WholeNodes)
 	}
-	return []bot.Reply{{Text: fmt.Sprintf("%d × %s for %s%s: %s (%s per GPU-hour). Predicted wait: %s. Nothing was reserved.",
-		asked, e.Class.Name, policy.FormatDuration(e.For), holds, b.money(e.Cost), b.price(e.Class.PricePerGPUHour), waitText(e.Wait)),
-		Actions: []bot.Action{{Label: "Request it", Command: fmt.Sprintf("/gpu request %d %s for %s", asked, e.Class.Name, policy.FormatDuration(e.For)), Style: "primary"}}}}
+	return []bot.Reply{{Text: fmt.Sprintf("%d × %s%s for %s%s: %s (%s per GPU-hour). Predicted wait: %s. Nothing was reserved.",
+		asked, e.Class.Name, excl, policy.FormatDuration(e.For), holds, b.money(e.Cost), b.price(e.Class.PricePerGPUHour), waitText(e.Wait)),
+		Actions: []bot.Action{{Label: "Request it", Command: fmt.Sprintf("/gpu request %d %s for %s%s", asked, e.Class.Name, policy.FormatDuration(e.For), excl), Style: "primary"}}}}
 }
 
 func (b *Bot) list(ctx context.Context, req bot.Request) []bot.Reply {

@@ -330,10 +330,11 @@ func init() {
 			parse: parseRequest, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.request(ctx, req, c)
 			}},
-		{Name: "estimate", Words: []string{"estimate"}, Usage: "/gpu estimate N CLASS DURATION", Summary: "cost and predicted wait, nothing reserved",
+		{Name: "estimate", Words: []string{"estimate"}, Usage: "/gpu estimate N CLASS DURATION [exclusive]", Summary: "cost and predicted wait, nothing reserved",
 			Examples: []string{"/gpu estimate 1 {class} {duration}"},
 			Params: []Param{{Name: "gpus", Type: TInt, Required: true, Help: "how many GPUs"}, {Name: "class", Type: TClass, Required: true, Help: "the class"},
-				{Name: "duration", Type: TDuration, Required: true, Help: "how long, like 8h"}},
+				{Name: "duration", Type: TDuration, Required: true, Help: "how long, like 8h"},
+				{Name: "exclusive", Type: TFlag, Keyword: "exclusive", Help: "whole nodes for this lease alone, as a request with exclusive gets"}},
 			parse: parseEstimate, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.estimate(ctx, req, c)
 			}},

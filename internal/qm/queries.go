@@ -87,7 +87,8 @@ type Estimate struct {
 }
 
 // EstimateRequest prices a request of user's and predicts its wait, with no side effects.
-func (s *Service) EstimateRequest(ctx context.Context, user, class string, gpus int, d time.Duration) (Estimate, error) {
+// An exclusive request is priced on the whole nodes it holds, as /gpu request with exclusive is.
+func (s *Service) EstimateRequest(ctx context.Context, user, class string, gpus int, d time.Duration, exclusive bool) (Estimate, error) {
 	c, err := s.checkShape(class, gpus, d)
 	if err != nil {
 		return Estimate{}, err
@@ -95,7 +96,7 @@ func (s *Service) EstimateRequest(ctx context.Context, user, class string, gpus 
 	// A request for more GPUs than a node holds takes whole nodes, as /gpu request rounds it:
 	// the estimate is of what the lease would hold and be billed for.
 	e := Estimate{Class: c, GPUs: gpus, For: d}
-	if whole := s.countedGPUs(c.Name, gpus, false); whole > gpus {
+	if whole := s.countedGPUs(c.Name, gpus, exclusive); whole > gpus {
 		if _, err := s.checkShape(c.Name, whole, d); err != nil {
 			return Estimate{}, err
 		}
@@ -105,7 +106,7 @@ func (s *Service) EstimateRequest(ctx context.Context, user, class string, gpus 
 	if c.Exclusive() {
 		req.Team = s.defaultTeam(ctx, user)
 	}
-	wait, err := s.predictWait(ctx, req, false)
+	wait, err := s.predictWait(ctx, req, exclusive)
 	if err != nil {
 		return Estimate{}, err
 	}
