@@ -189,7 +189,7 @@ func TestFreeCountsAndWaitsAgreeWithTheSharedCap(t *testing.T) {
 				mustOK(t, h.say(u+"@borealis.example", "/gpu request 1 dev for 2h"))
 			}
 			r := mustOK(t, h.say("vic@borealis.example", "/gpu request 1 dev for 2h"))
-			if !strings.Contains(r.Text, "is queued") || !strings.Contains(r.Text, "may hold 4 GPUs together and hold 4") {
+			if !strings.Contains(r.Text, "is queued") || !strings.Contains(r.Text, "dev may hold 4 GPUs at once (its capacity share) and holds 4") {
 				t.Fatalf("the fifth dev GPU: %s", r.Text)
 			}
 			for _, bad := range []string{"none expected", "GPUs are free now", "probably none"} {

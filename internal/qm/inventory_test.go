@@ -39,7 +39,7 @@ func TestSharedCapHoldsOnASchedulerBackend(t *testing.T) {
 		}
 	}
 	l := mustRequest(t, svc, "lee@acme.example", 1, "interactive")
-	if l.State != qm.Queued || !strings.Contains(l.Reason, "shared classes may hold 4 GPUs together and hold 4") {
+	if l.State != qm.Queued || !strings.Contains(l.Reason, "interactive may hold 4 GPUs at once (its capacity share) and holds 4") {
 		t.Fatalf("a fifth shared GPU: %s (%s); the cap is 4", l.State, l.Reason)
 	}
 	if f.starts != 4 {

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // capacityOf is how many GPUs of a class the cluster has, or 0 when the backend does not say.
@@ -175,6 +177,25 @@ func (s *Service) totalCapacity() int {
 		n += nd.GPUs
 	}
 	return n
+}
+
+// capText says what the capacity share allows and what is held, naming the classes it binds as
+// the published rules do: "nb-t4 may hold 4 GPUs at once (its capacity share) and holds 4", or
+// "dev and notebook together may hold 4 GPUs at once (their capacity share) and hold 4".
+func (s *Service) capText(limit, used int) string {
+	var names []string
+	for _, c := range s.Policy.Classes {
+		if c.CapacityShare > 0 {
+			names = append(names, c.Name)
+		}
+	}
+	switch {
+	case len(names) == 1:
+		return fmt.Sprintf("%s may hold %d GPUs at once (its capacity share) and holds %d", names[0], limit, used)
+	case len(names) > 4:
+		return fmt.Sprintf("the %d classes with a capacity share together may hold %d GPUs at once and hold %d", len(names), limit, used)
+	}
+	return fmt.Sprintf("%s together may hold %d GPUs at once (their capacity share) and hold %d", policy.JoinList(names, "and"), limit, used)
 }
 
 // sharedLimit is how many GPUs the shared classes may hold together, or 0 when there is no cap
@@ -359,7 +380,7 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 		return nil, err
 	}
 	if p.Limit > 0 && p.SharedUsed+l.GPUs > p.Limit {
-		l.Reason = fmt.Sprintf("waiting: shared classes may hold %d GPUs together and hold %d", p.Limit, p.SharedUsed)
+		l.Reason = "waiting: " + s.capText(p.Limit, p.SharedUsed)
 		return nil, nil
 	}
 	pl, ok := place(inv, ix, held, placeRequest{Class: l.Class, Team: l.Team, GPUs: l.GPUs,
