@@ -982,11 +982,20 @@ func (b *Bot) policyText() bot.Reply {
 	r.Sections = append(r.Sections, bot.Section{Title: "Exceptions (a budget owner decides)", Text: strings.Join(rules, "\n")})
 	dq := p.DefaultQuota
 	var teams []string
+	// Who decides a team's exceptions when it has no budget owners: the fallback approvers.
+	fallback := "nobody decides its exceptions"
+	if len(p.Approvals.FallbackApprovers) > 0 {
+		fallback = "the fallback approvers decide"
+	}
 	for _, t := range p.Teams {
 		q := p.QuotaFor(t.Name)
-		teams = append(teams, fmt.Sprintf("%s: %s, %s; budget owners %s", t.Name, gpusText(p, q), weeklyHoursText(q.GPUHoursPerWeek), orNone(t.BudgetOwners)))
+		owners := "budget owners " + orNone(t.BudgetOwners)
+		if len(t.BudgetOwners) == 0 {
+			owners = "no budget owners, so " + fallback
+		}
+		teams = append(teams, fmt.Sprintf("%s: %s, %s; %s", t.Name, gpusText(p, q), weeklyHoursText(q.GPUHoursPerWeek), owners))
 	}
-	teams = append(teams, fmt.Sprintf("any other team: %s, %s", gpusText(p, p.QuotaFor("")), weeklyHoursText(dq.GPUHoursPerWeek)))
+	teams = append(teams, fmt.Sprintf("any other team: %s, %s; %s", gpusText(p, p.QuotaFor("")), weeklyHoursText(dq.GPUHoursPerWeek), fallback))
 	r.Sections = append(r.Sections, bot.Section{Title: "Quotas", Text: strings.Join(teams, "\n")})
 	approvals := fmt.Sprintf("undecided after %s → denied; self-approval %s; fallback approvers %s",
 		policy.FormatDuration(p.Approvals.Timeout.Duration), map[bool]string{true: "allowed", false: "not allowed"}[p.Approvals.SelfApproval], orNone(p.Approvals.FallbackApprovers))
