@@ -189,6 +189,23 @@ func limitWarnings(p *Policy, line func(string) int) []Problem {
 					c.Name, FormatDuration(c.MaxDuration.Duration), FormatDuration(MaxLease), FormatDuration(MaxLease))})
 		}
 	}
+	// A team's data_classes are what it is cleared for, but only a rule that reads them makes a
+	// request for another wait for a budget owner; without one it is granted.
+	read := false
+	for _, r := range p.Exceptions {
+		if r != nil && strings.Contains(r.When, "team.data_classes") {
+			read = true
+		}
+	}
+	for i, t := range p.Teams {
+		if read || t == nil || len(t.DataClasses) == 0 {
+			continue
+		}
+		out = append(out, Problem{Line: line(fmt.Sprintf("teams.%d.data_classes", i)),
+			Msg: fmt.Sprintf("no exception rule reads team.data_classes, so a request of team %s for a data class it is not cleared for (not %s) is granted without approval; add a rule with when: !(request.data_class in team.data_classes)",
+				t.Name, JoinList(t.DataClasses, "or"))})
+		break // one warning
+	}
 	return out
 }
 

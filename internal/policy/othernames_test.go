@@ -124,3 +124,34 @@ func TestARuleInAnotherLanguagesSyntaxSaysHowCELWritesIt(t *testing.T) {
 		}
 	}
 }
+
+// A policy whose teams list the data classes they are cleared for, with no rule that reads
+// them, is warned of once: a request for another data class is granted without approval.
+func TestTeamDataClassesNoRuleReadsAreWarnedOf(t *testing.T) {
+	p, err := Load([]byte(otherPolicy), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "no exception rule reads team.data_classes, so a request of team genomics-2 for a data class it is not cleared for (not open or phi-restricted) is granted without approval; add a rule with when: !(request.data_class in team.data_classes)"
+	n := 0
+	for _, w := range p.Warnings {
+		if strings.Contains(w.Msg, "team.data_classes") {
+			n++
+			if w.Msg != want || w.Line != 15 {
+				t.Errorf("warning at line %d: %q, want at line 15 %q", w.Line, w.Msg, want)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d data class warnings, want 1: %v", n, p.Warnings)
+	}
+	p, err = Load([]byte(strings.Replace(otherPolicy, `"'externals' in user.groups"`, `"!(request.data_class in team.data_classes)"`, 1)), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range p.Warnings {
+		if strings.Contains(w.Msg, "team.data_classes") {
+			t.Errorf("a rule reads them, yet: %v", w)
+		}
+	}
+}
