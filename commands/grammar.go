@@ -369,6 +369,16 @@ func truncate(s string, n int) string {
 }
 
 // looksNumeric is true for words like 2, -3, 0, 1.5.
+// timesCount reads "2x" or "2×" as the count 2; ok is false for anything else.
+func timesCount(s string) (string, bool) {
+	for _, x := range []string{"x", "×"} {
+		if n, ok := strings.CutSuffix(s, x); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+			return n, true
+		}
+	}
+	return "", false
+}
+
 func looksNumeric(s string) bool {
 	_, err := strconv.ParseFloat(s, 64)
 	return err == nil
@@ -402,6 +412,9 @@ func parseRequest(c Command, args []string) (Command, error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		la := policy.NameKey(a)
+		if n, ok := timesCount(la); ok && !seen["gpus"] && c.Class == "" {
+			a, la = n, n // "2x", "2×": 2 GPUs, as the replies write "2 × CLASS"
+		}
 		next := func(what string) (string, *qm.Error) {
 			if i+1 >= len(args) {
 				return "", bad("request", "%s must be followed by a %s.", policy.Quoted(a, 40), what)
@@ -465,6 +478,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 			return c, bad("request", "%s is a template parameter, but the request names no template; put it after template NAME.", policy.Quoted(a, 40))
 		case la == "exclusive" || la == "reservation":
 			c.Exclusive = true
+		case la == "×": // "2 × train", as the replies write it
 		case la == "gpu" || la == "gpus" || la == "x":
 			// "2 gpus", "2 x train": filler words, unless the policy has a class of that name:
 			// then it is the class, where no other word names one.
