@@ -261,6 +261,12 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		} else {
 			base = bot.Reply{Text: fmt.Sprintf("%s was denied by %s: %s.", id, who, n.Reason)}
 		}
+		if l.Kind == qm.KindExtension {
+			// The lease it would have lengthened goes on as it was: say until when.
+			if p, err := b.Svc.Get(ctx, l.Parent); err == nil && p.State.Running() {
+				base.Text += fmt.Sprintf(" %s still runs until %s, as before.", p.ID, b.when(p.ExpiresAt))
+			}
+		}
 	case qm.NoticeDecided:
 		var what string
 		switch {
