@@ -3,6 +3,8 @@ package commands
 import (
 	"strings"
 	"testing"
+
+	"github.com/acme/quartermaster/internal/qm"
 )
 
 // A multi-node template whose nnodes asks for two nodes runs on a class that has two nodes, not
@@ -32,10 +34,11 @@ func TestAMultiNodeTemplateRunsOnAClassWithEnoughNodes(t *testing.T) {
 	if !strings.Contains(p.Sections[0].Title, "12 × h200-x6") || !strings.Contains(p.Sections[0].Text, "#SBATCH --nodes=2") {
 		t.Errorf("preview: %q", p.Sections[0].Title)
 	}
-	// One node still goes to the largest node.
+	// On one node it goes to the first class that grants it at once, as its nodes hold it: two
+	// A6000s (the 7 MIG slices would wait for a budget owner, past mig-1g's 3 without approval).
 	r = h.say("ayu@kestrel.example", "/gpu submit jax for=2h")
 	mustOK(t, r)
-	if l, err := h.svc.Get(t.Context(), leaseIn(t, r.Text[strings.Index(r.Text, "lease "):])); err != nil || l.Class != "mig-1g" || l.GPUs != 7 {
-		t.Errorf("jax on 1 node: %v %v", l, err)
+	if l, err := h.svc.Get(t.Context(), leaseIn(t, r.Text[strings.Index(r.Text, "lease "):])); err != nil || l.Class != "a6000-2x" || l.GPUs != 2 || l.State != qm.Active {
+		t.Errorf("jax on 1 node: %v %v; want 2 × a6000-2x, granted at once", l, err)
 	}
 }

@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -49,4 +51,54 @@ func TestSubmitBeyondTheClusterShowsThatTemplatesExample(t *testing.T) {
 		t.Errorf("the example %q, want one of pytorch-ddp", ex)
 	}
 	mustOK(t, h.say("tuuli@kestrel.example", ex))
+}
+
+// Without class=, a multi-node template goes where its own default is granted without approval:
+// on a class of 4-GPU nodes that gives 8 GPUs to nnodes=2 at once, not to a class of 6-GPU nodes
+// listed first where 12 GPUs (sized by the cluster's largest node) need a budget owner. The
+// preview of /gpu template shows the same lease.
+func TestSubmitWithoutAClassGoesWhereItsNodesAreGrantedAtOnce(t *testing.T) {
+	h := templatesOn(t, mixedNodes)
+	for _, user := range []string{"tuuli@kestrel.example", "ritva@kestrel.example"} {
+		ask := "/gpu submit pytorch-ddp nnodes=2 script=train.py"
+		r := h.say(user, ask)
+		if r.Error {
+			t.Errorf("%s by %s: refused: %s", ask, user, r.Text)
+			continue
+		}
+		l := h.lease(leaseIn(t, r.Text))
+		if l.GPUs != 8 || l.Class != "mi-250x-4" {
+			t.Errorf("%s by %s: %d × %s, want 8 × mi-250x-4", ask, user, l.GPUs, l.Class)
+		}
+		if strings.Contains(r.Text, "approval") {
+			t.Errorf("%s by %s waits for approval: %s", ask, user, r.Text)
+		}
+	}
+	r := mustOK(t, h.say("tuuli@kestrel.example", "/gpu template pytorch-ddp"))
+	if title := r.Sections[0].Title; !strings.Contains(title, ": 8 × mi-250x-4 ") {
+		t.Errorf("/gpu template pytorch-ddp previews %q, want 8 × mi-250x-4", title)
+	}
+	if !strings.Contains(r.Sections[0].Text, "--partition=amd-big") || !strings.Contains(r.Sections[0].Text, "gpu:mi250x:4") {
+		t.Errorf("/gpu template pytorch-ddp's Slurm script is not for 4-GPU mi-250x-4 nodes:\n%s", r.Sections[0].Text)
+	}
+}
+
+// A team with no quota in the class that would grant a template at once goes on to the next class
+// it has quota in, asking there for what that class's nodes hold: 18 × a40-6 for nnodes=3 on
+// 6-GPU nodes (for a budget owner to approve), not the 12 sized for the other class's nodes.
+func TestSubmitWithoutAClassAsksEachClassForWhatItsNodesHold(t *testing.T) {
+	b, err := os.ReadFile(mixedNodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(b), "quota: {gpus: {a40-6: 4, mi-250x-4: 8}", "quota: {gpus: {a40-6: 18, mi-250x-4: 0}", 1)
+	file := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := templatesOn(t, file)
+	r := mustOK(t, h.say("ritva@kestrel.example", "/gpu submit pytorch-ddp nnodes=3 script=train.py"))
+	if l := h.lease(leaseIn(t, r.Text)); l.GPUs != 18 || l.Class != "a40-6" {
+		t.Errorf("bio-3d (no mi-250x-4 quota): %d × %s, want 18 × a40-6: %s", l.GPUs, l.Class, r.Text)
+	}
 }

@@ -71,9 +71,8 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 	}
 	p := t.Bot.pol()
 	params := tp.ExampleParams()
-	nodes := TemplateNodes(tp, params)
-	gpus := defaultGPUs(tp, params, t.largestNode(nodes))
-	l := &qm.Lease{ID: 42, User: req.User, Template: tp.Name, Params: map[string]string(params), Class: t.defaultClass(tp, gpus, nodes), GPUs: gpus, Duration: qm.DefaultDuration}
+	first := t.candidates(tp, params, 0)[0]
+	l := &qm.Lease{ID: 42, User: req.User, Template: tp.Name, Params: map[string]string(params), Class: first.Class, GPUs: first.GPUs, Duration: qm.DefaultDuration}
 	if c, ok := p.Class(l.Class); ok && c.MaxDuration.Duration > 0 {
 		l.Duration = min(l.Duration, c.MaxDuration.Duration)
 	}
@@ -181,52 +180,81 @@ func largestNode(p *policy.Policy, nodes int, nodeSize, nodeCount func(class str
 	return n
 }
 
-// defaultClass is the class a template runs on when the user does not say, before the team's
-// quota is known: the first of candidateClasses.
-func (t *Templates) defaultClass(tp *templates.Template, gpus, nodes int) string {
-	return t.candidateClasses(tp, gpus, nodes)[0]
+// Candidate is a class a template may run on when the user names none, and the GPUs it asks
+// for there.
+type Candidate struct {
+	Class string
+	GPUs  int
 }
 
-// candidateClasses are the classes a template may run on when the user does not say, best first
+// candidates are the classes a template may run on when the user does not say, best first
 // (CandidateClasses, with the nodes the backend reports).
-func (t *Templates) candidateClasses(tp *templates.Template, gpus, nodes int) []string {
-	return CandidateClasses(t.Bot.pol(), tp, gpus, nodes, t.Bot.Svc.NodeSize, t.Bot.Svc.NodeCount)
+func (t *Templates) candidates(tp *templates.Template, params templates.Params, gpus int) []Candidate {
+	return CandidateClasses(t.Bot.pol(), tp, params, gpus, t.Bot.Svc.NodeSize, t.Bot.Svc.NodeCount)
 }
 
 // CandidateClasses are the classes of p a template may run on when the user does not say, best
-// first: among the classes whose nodes hold the template's GPUs per node, those that grant gpus
-// without approval (in the policy's order), then the others with the largest nodes first (a
-// multi-node job belongs on the big nodes, with a budget owner's approval); the first class when
-// none holds them. A multi-node template's nodes (its nnodes) split its GPUs evenly, and a class
-// holds them only with that many nodes. nodeSize is the most GPUs a node of a class holds and
-// nodeCount how many nodes it has, 0 (or a nil nodeCount) when unknown. A request takes the first
-// in which the team has quota and room; `quartermaster templates render` the first.
-func CandidateClasses(p *policy.Policy, tp *templates.Template, gpus, nodes int, nodeSize, nodeCount func(class string) int) []string {
-	nodes = max(1, nodes)
-	perNode := gpus
+// first, each with the GPUs it asks for there: gpus, or where gpus is 0 the template's default
+// sized by that class's own nodes (its GPUs per node, no more than a node of the class holds, on
+// each of the nodes its parameters ask for). First come the classes that grant those GPUs without
+// approval, in the policy's order, leaving out a class whose nodes hold fewer than the template
+// needs per node; then the classes whose nodes hold the template's GPUs per node (no more than the
+// cluster's largest node holds), the largest nodes first (a multi-node job belongs on the big
+// nodes, with a budget owner's approval); the first class when none does. A multi-node template's
+// nodes (its nnodes) split its GPUs evenly, and a class holds them only with that many nodes.
+// nodeSize is the most GPUs a node of a class holds and nodeCount how many nodes it has, 0 (or a
+// nil nodeCount) when unknown. A request takes the first in which the team has quota and room;
+// `quartermaster templates render` and /gpu template's preview the first.
+func CandidateClasses(p *policy.Policy, tp *templates.Template, params templates.Params, gpus int, nodeSize, nodeCount func(class string) int) []Candidate {
+	nodes := max(1, TemplateNodes(tp, params))
+	largest := largestNode(p, nodes, nodeSize, nodeCount)
+	tooFew := func(c *policy.Class) bool { // too few nodes for the job
+		if nodeCount == nil || nodes <= 1 || nodeSize(c.Name) == 0 {
+			return false
+		}
+		k := nodeCount(c.Name)
+		return k > 0 && k < nodes
+	}
+	gpusOn := func(c *policy.Class) int {
+		if gpus > 0 {
+			return gpus
+		}
+		size := nodeSize(c.Name)
+		if size == 0 {
+			size = largest
+		}
+		return defaultGPUs(tp, params, size)
+	}
+	all := gpus
+	if all == 0 {
+		all = defaultGPUs(tp, params, largest)
+	}
+	perNode := all
 	if tp.MultiNode && tp.GPUs > 0 {
-		perNode = min(gpus, tp.GPUs, (gpus+nodes-1)/nodes)
-		if largest := largestNode(p, nodes, nodeSize, nodeCount); largest > 0 {
+		perNode = min(all, tp.GPUs, (all+nodes-1)/nodes)
+		if largest > 0 {
 			perNode = min(perNode, largest)
 		}
 	}
-	var fit, rest []*policy.Class
-	var out []string
+	var out []Candidate
+	taken := map[string]bool{}
 	for _, c := range p.Classes {
-		size := nodeSize(c.Name)
-		if size > 0 && nodeCount != nil && nodes > 1 {
-			if k := nodeCount(c.Name); k > 0 && k < nodes {
-				continue // too few nodes for the job
-			}
+		if tooFew(c) {
+			continue
 		}
-		if size == 0 || perNode <= size {
-			fit = append(fit, c)
+		size, n := nodeSize(c.Name), gpusOn(c)
+		need := perNode // what a node of the class must hold
+		if gpus == 0 {
+			need = min(perNode, max(1, tp.MinGPUs))
+		}
+		if (size == 0 || need <= size) && (c.MaxGPUs == 0 || n <= c.MaxGPUs) {
+			out = append(out, Candidate{c.Name, n})
+			taken[c.Name] = true
 		}
 	}
-	for _, c := range fit {
-		if c.MaxGPUs == 0 || gpus <= c.MaxGPUs {
-			out = append(out, c.Name)
-		} else {
+	var rest []*policy.Class
+	for _, c := range p.Classes {
+		if size := nodeSize(c.Name); !taken[c.Name] && !tooFew(c) && (size == 0 || perNode <= size) {
 			rest = append(rest, c)
 		}
 	}
@@ -239,10 +267,10 @@ func CandidateClasses(p *policy.Policy, tp *templates.Template, gpus, nodes int,
 		return rest[i].Isolation == "exclusive" && rest[j].Isolation != "exclusive"
 	})
 	for _, c := range rest {
-		out = append(out, c.Name)
+		out = append(out, Candidate{c.Name, gpusOn(c)})
 	}
 	if len(out) == 0 {
-		out = []string{p.Classes[0].Name}
+		out = []Candidate{{p.Classes[0].Name, gpusOn(p.Classes[0])}}
 	}
 	return out
 }
@@ -286,11 +314,11 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 	if err != nil {
 		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, err)}
 	}
-	gpus, nodes := c.GPUs, TemplateNodes(tp, params)
-	if gpus == 0 {
+	gpus := c.GPUs
+	if gpus == 0 && c.Class != "" {
 		// On a class the user named, a node holds what a node of that class holds.
-		size := t.largestNode(nodes)
-		if n := t.Bot.Svc.NodeSize(c.Class); c.Class != "" && n > 0 {
+		size := t.largestNode(TemplateNodes(tp, params))
+		if n := t.Bot.Svc.NodeSize(c.Class); n > 0 {
 			size = n
 		}
 		gpus = defaultGPUs(tp, params, size)
@@ -298,7 +326,13 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 	lr := qm.LeaseRequest{User: req.User, Who: c.Who, GPUs: gpus, Class: c.Class, Duration: c.Duration, Template: tp.Name,
 		Params: map[string]string(params), Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key}
 	if lr.Class == "" {
-		lr.Classes = t.candidateClasses(tp, gpus, nodes)
+		// Without gpus=, each class asks for the template's GPUs as its own nodes hold them.
+		cands := t.candidates(tp, params, gpus)
+		lr.GPUs, lr.ClassGPUs = cands[0].GPUs, make(map[string]int, len(cands))
+		for _, cand := range cands {
+			lr.Classes = append(lr.Classes, cand.Class)
+			lr.ClassGPUs[cand.Class] = cand.GPUs
+		}
 	}
 	if _, _, err := t.Bot.Svc.Normalize(ctx, &lr); err != nil {
 		return []bot.Reply{t.Bot.fail(ctx, c.Verb, templateExample(c.Verb, tp, err))}

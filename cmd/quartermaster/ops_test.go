@@ -765,3 +765,20 @@ func TestTemplatesRenderPicksAClassWithEnoughNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplatesRenderSizesEachClassByItsOwnNodes: with no --class on a cluster of 4- and 6-GPU
+// nodes, pytorch-ddp nnodes=2 renders as /gpu submit places it: 4 GPUs on each of 2 nodes of the
+// class that grants those 8 at once, not 6 per node on a class where 12 need approval.
+func TestTemplatesRenderSizesEachClassByItsOwnNodes(t *testing.T) {
+	clearEnv(t)
+	var out, errb bytes.Buffer
+	args := []string{"templates", "render", "pytorch-ddp", "--policy", "../../commands/testdata/mixednodes.yaml", "--backend", "slurm", "nnodes=2"}
+	if code := run(context.Background(), args, nil, &out, &errb); code != 0 {
+		t.Fatalf("render: exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"--partition=amd-big\n", "--gres=gpu:mi250x:4\n", "--nodes=2\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the script lacks %q:\n%s", strings.TrimSpace(want), out.String())
+		}
+	}
+}

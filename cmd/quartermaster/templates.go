@@ -157,7 +157,7 @@ func renderFlags(o *renderOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("templates render", flag.ContinueOnError)
 	fs.StringVar(&o.policy, "policy", os.Getenv("QM_POLICY"), "policy file whose classes, partitions and teams the example lease uses (env QM_POLICY; default: the embedded example)")
 	fs.StringVar(&o.backend, "backend", "", "slurm or kubernetes (default: both)")
-	fs.StringVar(&o.class, "class", "", "a class of the policy (default: the first class that gives the template's GPUs without approval, else one whose nodes hold its GPUs per node, as /gpu template picks)")
+	fs.StringVar(&o.class, "class", "", "a class of the policy (default: the first class that gives the template's GPUs, sized by its own nodes, without approval, else one whose nodes hold its GPUs per node, as /gpu template picks)")
 	fs.IntVar(&o.gpus, "gpus", 0, "GPUs the lease holds (default: the template's GPUs on each of its nodes, no more per node than a node of the class holds on a simulated cluster)")
 	fs.DurationVar(&o.duration, "duration", 0, "lease duration (default 4h, what a request naming none gets)")
 	fs.StringVar(&o.lease, "lease", "", "lease id (default L-42)")
@@ -222,12 +222,18 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	if l.Duration <= 0 {
 		l.Duration = qm.DefaultDuration
 	}
-	if l.Class, err = renderClass(pol, o.class, t, l.GPUs, commands.TemplateNodes(t, params)); err != nil {
+	if o.class == "" {
+		// The class /gpu template and /gpu submit would take, with the GPUs they would ask for there.
+		nodeSize := func(class string) int { return classNodeSize(pol, class) }
+		nodeCount := func(class string) int { return classNodeCount(pol, class) }
+		first := commands.CandidateClasses(pol, t, params, max(0, o.gpus), nodeSize, nodeCount)[0]
+		l.Class, l.GPUs = first.Class, first.GPUs
+	} else if l.Class, err = renderClass(pol, o.class); err != nil {
 		return err
 	}
 	if size := classNodeSize(pol, l.Class); o.gpus <= 0 && size > 0 && t.GPUs > size {
 		// No more per node than a node of the class holds, as /gpu template shows it.
-		l.GPUs = max(1, l.GPUs/t.GPUs*size)
+		l.GPUs = max(1, templateGPUs(t, params)/t.GPUs*size)
 	}
 	if l.Team, l.User, err = renderWho(pol, o.team, o.user); err != nil {
 		return err
@@ -292,21 +298,13 @@ func templateGPUs(t *templates.Template, params templates.Params) int {
 	return max(1, t.GPUs*nodes)
 }
 
-// renderClass is the --class asked for, which must be in the policy, or the class /gpu template
-// and /gpu submit would take for gpus GPUs of t (commands.CandidateClasses): the first that gives
-// them without approval, else one whose nodes hold t's GPUs per node. The nodes' sizes are the
-// simulated cluster's, where the policy runs on it; a scheduler's are not known here.
-func renderClass(pol *policy.Policy, asked string, t *templates.Template, gpus, nodes int) (string, error) {
-	if asked != "" {
-		if c, ok := pol.Class(asked); ok {
-			return c.Name, nil
-		}
-		return "", errUsage{fmt.Sprintf("--class %q is not a class of %s, which has %s; example: --class %s",
-			asked, pol.Source, strings.Join(classNames(pol), ", "), pol.Classes[0].Name)}
+// renderClass is the --class asked for, which must be in the policy.
+func renderClass(pol *policy.Policy, asked string) (string, error) {
+	if c, ok := pol.Class(asked); ok {
+		return c.Name, nil
 	}
-	nodeSize := func(class string) int { return classNodeSize(pol, class) }
-	nodeCount := func(class string) int { return classNodeCount(pol, class) }
-	return commands.CandidateClasses(pol, t, gpus, nodes, nodeSize, nodeCount)[0], nil
+	return "", errUsage{fmt.Sprintf("--class %q is not a class of %s, which has %s; example: --class %s",
+		asked, pol.Source, strings.Join(classNames(pol), ", "), pol.Classes[0].Name)}
 }
 
 // classNodeCount is how many nodes of the class the policy's simulated cluster has, where the

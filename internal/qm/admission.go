@@ -30,6 +30,9 @@ type LeaseRequest struct {
 	// Classes are, when Class is empty, the classes to choose from, best first; nil: the catalog's,
 	// in the policy's order. The first in which the team has quota and room is taken.
 	Classes []string
+	// ClassGPUs are, when Class is empty, the GPUs a candidate class asks for where they are not
+	// GPUs (a template sized by each class's own nodes); the class taken sets GPUs.
+	ClassGPUs map[string]int
 
 	// noRoom is, for a request that named no class, why none of its candidates had room for it:
 	// the refusal when no published rule sends it to a budget owner.
@@ -70,6 +73,9 @@ func (s *Service) Normalize(ctx context.Context, req *LeaseRequest) (Identity, *
 		}
 		if req.Class, req.noRoom, err = s.classWithRoom(ctx, team, req); err != nil {
 			return id, nil, err
+		}
+		if n, ok := req.ClassGPUs[req.Class]; ok && n > 0 {
+			req.GPUs = n
 		}
 	}
 	if req.GPUs == 0 {
@@ -173,9 +179,14 @@ func (s *Service) classWithRoom(ctx context.Context, team string, req *LeaseRequ
 			return prev.Class, nil, nil
 		}
 	}
-	gpus := req.GPUs
-	if gpus == 0 {
-		gpus = DefaultGPUs
+	gpusIn := func(class string) int {
+		if n, ok := req.ClassGPUs[class]; ok && n > 0 {
+			return n
+		}
+		if req.GPUs > 0 {
+			return req.GPUs
+		}
+		return DefaultGPUs
 	}
 	cands := req.Classes
 	if len(cands) == 0 {
@@ -186,13 +197,13 @@ func (s *Service) classWithRoom(ctx context.Context, team string, req *LeaseRequ
 		return "", nil, err
 	}
 	var full []string
-	more, first := 0, ""
+	more, first, gpus := 0, "", gpusIn(cands[0])
 	for _, name := range cands {
 		c, ok := s.Policy.Class(name)
 		if !ok || q.GPUs[c.Name] <= 0 {
 			continue
 		}
-		n := s.countedGPUs(c.Name, gpus, req.Exclusive)
+		n := s.countedGPUs(c.Name, gpusIn(c.Name), req.Exclusive)
 		if capa := s.capacityOf(c.Name); capa > 0 && n > capa {
 			continue
 		}
@@ -201,7 +212,7 @@ func (s *Service) classWithRoom(ctx context.Context, team string, req *LeaseRequ
 		}
 		full = append(full, fmt.Sprintf("%d of %d %s", u.GPUs[c.Name], q.GPUs[c.Name], c.Name))
 		if first == "" {
-			first, more = c.Name, u.GPUs[c.Name]+n-q.GPUs[c.Name]
+			first, more, gpus = c.Name, u.GPUs[c.Name]+n-q.GPUs[c.Name], gpusIn(c.Name)
 		}
 	}
 	if first == "" {
