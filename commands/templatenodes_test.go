@@ -83,6 +83,30 @@ func TestSubmitWithoutAClassGoesWhereItsNodesAreGrantedAtOnce(t *testing.T) {
 	}
 }
 
+// /gpu templates says how many GPUs a node of this cluster gives a multi-node template, for the
+// class it would go to, not the template's own default (8) that no node here holds.
+func TestTemplateListSaysWhatThisClustersNodesHold(t *testing.T) {
+	h := templatesOn(t, mixedNodes)
+	r := mustOK(t, h.say("tuuli@kestrel.example", "/gpu templates"))
+	seen := false
+	for _, s := range r.Sections {
+		if !strings.HasPrefix(s.Title, "pytorch-ddp ") {
+			continue
+		}
+		seen = true
+		if strings.Contains(s.Text, "8 GPUs per node") || !strings.Contains(s.Text, "4 GPUs per node (a whole mi-250x-4 node)") {
+			t.Errorf("/gpu templates on 4- and 6-GPU nodes says of pytorch-ddp: %s", s.Text)
+		}
+	}
+	if !seen {
+		t.Fatalf("/gpu templates does not list pytorch-ddp:\n%s", r.PlainText())
+	}
+	r = mustOK(t, h.say("tuuli@kestrel.example", "/gpu template pytorch-ddp"))
+	if strings.Contains(r.Text, "8 GPUs per node") || !strings.Contains(r.Text, "4 GPUs per node") {
+		t.Errorf("/gpu template pytorch-ddp on 4- and 6-GPU nodes: %s", r.Text)
+	}
+}
+
 // A team with no quota in the class that would grant a template at once goes on to the next class
 // it has quota in, asking there for what that class's nodes hold: 18 × a40-6 for nnodes=3 on
 // 6-GPU nodes (for a budget owner to approve), not the 12 sized for the other class's nodes.

@@ -43,22 +43,43 @@ func (t *Templates) list(_ context.Context, _ bot.Request, c Command) []bot.Repl
 	r := bot.Reply{Text: head}
 	for _, tp := range found {
 		r.Sections = append(r.Sections, bot.Section{Title: tp.Name + " — " + tp.Title,
-			Text: fmt.Sprintf("%s, %s. %s", tp.Kind, gpusOf(tp), tp.Example())})
+			Text: fmt.Sprintf("%s, %s. %s", tp.Kind, t.gpusOf(tp), tp.Example())})
 	}
 	return []bot.Reply{r}
 }
 
-func gpusOf(tp *templates.Template) string {
-	switch {
-	case tp.CPUOnly():
+// gpusOf says what a template runs on by default, per node as the nodes of this cluster hold it:
+// on the class it would go to for its example (the first of its candidates), its GPUs per node no
+// more than a node of that class holds, which is "a whole node" where it fills one.
+func (t *Templates) gpusOf(tp *templates.Template) string {
+	if tp.CPUOnly() {
 		return "CPU only"
-	case tp.MultiNode:
-		return fmt.Sprintf("%d GPUs per node, several nodes", tp.GPUs)
-	case tp.GPUs == 1:
-		return "1 GPU"
-	default:
-		return fmt.Sprintf("%d GPUs", tp.GPUs)
 	}
+	per, whole, class := tp.GPUs, false, ""
+	if p := t.Bot.pol(); len(p.Classes) > 0 {
+		class = t.candidates(tp, tp.ExampleParams(), 0)[0].Class
+		if size := t.Bot.Svc.NodeSize(class); size > 0 {
+			per, whole = min(per, size), per >= size
+		}
+	}
+	switch {
+	case tp.MultiNode && whole:
+		return fmt.Sprintf("%s per node (a whole %s node), several nodes", nGPUs(per), class)
+	case tp.MultiNode:
+		return fmt.Sprintf("%s per node, several nodes", nGPUs(per))
+	case whole:
+		return fmt.Sprintf("%s (a whole %s node)", nGPUs(per), class)
+	default:
+		return nGPUs(per)
+	}
+}
+
+// nGPUs is "1 GPU", "4 GPUs".
+func nGPUs(n int) string {
+	if n == 1 {
+		return "1 GPU"
+	}
+	return fmt.Sprintf("%d GPUs", n)
 }
 
 // show is /gpu template NAME: what it is, its parameters, and what it renders to for an example
@@ -87,7 +108,7 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 		return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("%s cannot be shown for team %s on this installation; a platform admin has been told in the log. Example: /gpu templates", tp.Name, l.Team)}}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s — %s (v%d, %s, %s). %s", tp.Name, tp.Title, tp.Version, tp.Kind, gpusOf(tp), strings.TrimSpace(tp.Description))
+	fmt.Fprintf(&b, "%s — %s (v%d, %s, %s). %s", tp.Name, tp.Title, tp.Version, tp.Kind, t.gpusOf(tp), strings.TrimSpace(tp.Description))
 	if len(tp.Parameters) > 0 {
 		b.WriteString(" Parameters: ")
 		for i, prm := range tp.Parameters {
