@@ -151,12 +151,10 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v := os.Getenv("QM_DATABASE_WAIT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			_ = st.Close()
-			return nil, errUsage{fmt.Sprintf("QM_DATABASE_WAIT=%q is not a duration; example: QM_DATABASE_WAIT=2s", v)}
-		}
+	if d, err := positiveDuration("QM_DATABASE_WAIT", os.Getenv("QM_DATABASE_WAIT"), "2s"); err != nil {
+		_ = st.Close()
+		return nil, err
+	} else if d > 0 {
 		st.SetBeginWait(d)
 	}
 	a := &App{Policy: pol, Store: st, Logger: logger, Metrics: o.metrics}
@@ -194,12 +192,10 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	// Topology: placement fills in the NVLink islands and NUMA nodes of each node from what its
 	// node agent reports (the reconcile pass reads it).
 	svc := &qm.Service{Policy: pol, Store: o.metrics.Store(st), Clock: a.Clock, Directory: pol, Logger: logger, Topology: st}
-	if v := os.Getenv("QM_SUBMIT_GRACE"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			_ = st.Close()
-			return nil, errUsage{fmt.Sprintf("QM_SUBMIT_GRACE=%q is not a duration; example: QM_SUBMIT_GRACE=2m", v)}
-		}
+	if d, err := positiveDuration("QM_SUBMIT_GRACE", os.Getenv("QM_SUBMIT_GRACE"), "2m"); err != nil {
+		_ = st.Close()
+		return nil, err
+	} else if d > 0 {
 		svc.SubmitGrace = d
 	}
 	switch backend {

@@ -43,6 +43,9 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if fs.NArg() > 0 {
 		return errUsage{fmt.Sprintf("console takes no arguments, but got %q; it reads USER: TEXT lines from standard input", fs.Arg(0))}
 	}
+	if err := checkBackend(settingOf(fs, "backend", "QM_BACKEND"), o.flags.backend); err != nil {
+		return err
+	}
 	if *clock != "" {
 		t, err := time.Parse(time.RFC3339, *clock)
 		if err != nil {

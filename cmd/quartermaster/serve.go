@@ -21,6 +21,7 @@ import (
 	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/httpserve"
+	"github.com/acme/quartermaster/internal/oidc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/store/chatstore"
@@ -78,6 +79,9 @@ func slackFromEnv() (slackSettings, error) {
 		return s, err
 	}
 	s.APIURL = os.Getenv("SLACK_API_URL")
+	if err := checkHTTPURL("SLACK_API_URL", s.APIURL, "https://slack.com/api/"); err != nil {
+		return s, err
+	}
 	return s, nil
 }
 
@@ -159,10 +163,29 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	if _, err := reconcileEvery(); err != nil {
 		return err
 	}
-	if v := os.Getenv("QM_TICK_INTERVAL"); v != "" {
-		if o.tick, err = time.ParseDuration(v); err != nil || o.tick <= 0 {
-			return errUsage{fmt.Sprintf("QM_TICK_INTERVAL=%q is not a duration; example: QM_TICK_INTERVAL=30s", v)}
-		}
+	if o.tick, err = positiveDuration("QM_TICK_INTERVAL", os.Getenv("QM_TICK_INTERVAL"), "30s"); err != nil {
+		return err
+	}
+	// The settings NewApp and single sign-on read later are checked now, before the database is
+	// opened and migrated, so that a bad one is the only thing serve says.
+	if _, err := positiveDuration("QM_DATABASE_WAIT", os.Getenv("QM_DATABASE_WAIT"), "2s"); err != nil {
+		return err
+	}
+	if _, err := positiveDuration("QM_SUBMIT_GRACE", os.Getenv("QM_SUBMIT_GRACE"), "2m"); err != nil {
+		return err
+	}
+	if err := checkListenAddr(settingOf(fs, "http", "QM_HTTP_ADDR"), o.addr); err != nil {
+		return err
+	}
+	if err := checkBackend(settingOf(fs, "backend", "QM_BACKEND"), o.app.flags.backend); err != nil {
+		return err
+	}
+	getenv := o.getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if _, _, err := oidc.FromEnv(getenv, nil); err != nil {
+		return err
 	}
 	return serve(ctx, *o)
 }

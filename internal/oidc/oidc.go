@@ -104,10 +104,13 @@ func (c *Config) check() error {
 	if len(missing) > 0 {
 		return fmt.Errorf("single sign-on needs %s as well as %s; see docs/sso.md", strings.Join(missing, " and "), EnvIssuer)
 	}
-	for name, v := range map[string]string{EnvIssuer: c.Issuer, EnvPublicURL: c.PublicURL} {
-		u, err := url.Parse(v)
+	for _, s := range []struct{ name, v, example string }{
+		{EnvIssuer, c.Issuer, "https://keycloak.acme.example/realms/acme"},
+		{EnvPublicURL, c.PublicURL, "https://quartermaster.acme.example"},
+	} {
+		u, err := url.Parse(s.v)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return fmt.Errorf("%s=%q is not an http(s) URL; e.g. %s=https://quartermaster.acme.example", name, v, name)
+			return fmt.Errorf("%s=%q is not an http(s) URL; e.g. %s=%s", s.name, s.v, s.name, s.example)
 		}
 	}
 	// The discovery document's own address, pasted for the issuer, would have discovery look for

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A setting with a value serve cannot use is refused at start, before the database is touched,
+// in one sentence that names the setting as the operator wrote it (the variable, or the flag)
+// and shows a value that works, rather than a library's error or a service that starts and
+// then fails every call.
+func TestServeRefusesSettingsItCannotUseNamingThem(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want []string // every one is in the refusal
+	}{
+		{name: "listen address without a port", env: map[string]string{"QM_HTTP_ADDR": "nonsense"},
+			want: []string{`QM_HTTP_ADDR="nonsense"`, "QM_HTTP_ADDR=:8080"}},
+		{name: "listen port out of range", env: map[string]string{"QM_HTTP_ADDR": ":99999"},
+			want: []string{`QM_HTTP_ADDR=":99999"`, "QM_HTTP_ADDR=:8080"}},
+		{name: "a bare port on the flag", args: []string{"--http", "8080"},
+			want: []string{`--http "8080"`, "--http :8080"}},
+		{name: "an unknown backend", env: map[string]string{"QM_BACKEND": "lsf"},
+			want: []string{`QM_BACKEND="lsf"`, "sim, slurm or kubernetes", "QM_BACKEND=sim"}},
+		{name: "an unknown backend on the flag", args: []string{"--backend", "Slurm "},
+			want: []string{`--backend "Slurm "`, "--backend slurm"}},
+		{name: "a Slack API URL that is not one",
+			env:  map[string]string{"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "SLACK_API_URL": "slack.internal"},
+			want: []string{`SLACK_API_URL="slack.internal"`, "SLACK_API_URL=https://"}},
+		{name: "a negative tick", env: map[string]string{"QM_TICK_INTERVAL": "-5s"},
+			want: []string{`QM_TICK_INTERVAL="-5s" is not a positive duration`, "QM_TICK_INTERVAL=30s"}},
+		{name: "a zero database wait", env: map[string]string{"QM_DATABASE_WAIT": "0"},
+			want: []string{`QM_DATABASE_WAIT="0" is not a positive duration`, "QM_DATABASE_WAIT=2s"}},
+		{name: "a negative submit grace", env: map[string]string{"QM_SUBMIT_GRACE": "-1m"},
+			want: []string{`QM_SUBMIT_GRACE="-1m" is not a positive duration`, "QM_SUBMIT_GRACE=2m"}},
+		{name: "an issuer that is not a URL",
+			env: map[string]string{"QM_OIDC_ISSUER": "idp.borealis.test", "QM_OIDC_CLIENT_ID": "qm",
+				"QM_OIDC_CLIENT_SECRET": "s", "QM_PUBLIC_URL": "https://gpus.borealis.test"},
+			want: []string{`QM_OIDC_ISSUER="idp.borealis.test" is not an http(s) URL`, "QM_OIDC_ISSUER=https://keycloak.acme.example/realms/acme"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clearEnv(t)
+			dir := t.TempDir()
+			t.Setenv("QM_DATA_DIR", dir)
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			args := append([]string{"serve", "--demo"}, c.args...)
+			if !strings.Contains(strings.Join(args, " "), "--http") && c.env["QM_HTTP_ADDR"] == "" {
+				args = append(args, "--http", "127.0.0.1:0")
+			}
+			// A value that is not refused starts the service; the deadline stops it, with exit 0.
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			var stderr bytes.Buffer
+			code := run(ctx, args, nil, io.Discard, &stderr)
+			msg := strings.TrimSpace(stderr.String())
+			if code == 0 || strings.Count(msg, "\n") != 0 {
+				t.Fatalf("exit %d, want a refusal in one line; got %q", code, msg)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("the refusal %q does not say %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+// The console takes --backend and QM_BACKEND as serve does, and refuses an unknown one the same
+// way, before it opens the database.
+func TestConsoleRefusesAnUnknownBackendNamingIt(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("QM_DATA_DIR", t.TempDir())
+	t.Setenv("QM_BACKEND", "k8s")
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"console"}, strings.NewReader(""), io.Discard, &stderr)
+	msg := strings.TrimSpace(stderr.String())
+	if code != 2 || strings.Count(msg, "\n") != 0 || !strings.Contains(msg, `QM_BACKEND="k8s" is not a backend`) || !strings.Contains(msg, "QM_BACKEND=sim") {
+		t.Fatalf("exit %d, %q", code, msg)
+	}
+}
