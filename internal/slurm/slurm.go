@@ -101,7 +101,7 @@ func New(cfg Config) (*Backend, error) {
 	}
 	cfg.Workload.Instance = cfg.Instance
 	if strings.ContainsAny(cfg.Instance, ": \t\n") {
-		return nil, fmt.Errorf("slurm: instance %q must not contain a colon or spaces", cfg.Instance)
+		return nil, fmt.Errorf("slurm: QM_SLURM_INSTANCE=%q must not contain a colon or spaces, which would split the job comment it begins (INSTANCE:L-42); example: QM_SLURM_INSTANCE=qm-prod", cfg.Instance)
 	}
 	if cfg.StartWait == 0 {
 		cfg.StartWait = DefaultStartWait
