@@ -78,6 +78,14 @@ func slackFromEnv() (slackSettings, error) {
 	if s.AppToken, err = config.Secret("SLACK_APP_TOKEN"); err != nil {
 		return s, err
 	}
+	// The two tokens look alike and sit side by side on the app's pages: one put in the other's
+	// place would start a service whose every call Slack refuses. A token is never shown.
+	if strings.HasPrefix(s.BotToken, "xapp-") {
+		return s, errors.New("SLACK_BOT_TOKEN holds an app-level token (xapp-…); set it to the Bot User OAuth Token, which begins with xoxb- (OAuth & Permissions), and put the app-level token in SLACK_APP_TOKEN")
+	}
+	if s.AppToken != "" && !strings.HasPrefix(s.AppToken, "xapp-") {
+		return s, errors.New("SLACK_APP_TOKEN is not an app-level token: those begin with xapp- (Basic Information → App-Level Tokens, with the connections:write scope); the bot token (xoxb-…) goes in SLACK_BOT_TOKEN")
+	}
 	s.APIURL = os.Getenv("SLACK_API_URL")
 	if err := checkHTTPURL("SLACK_API_URL", s.APIURL, "https://slack.com/api/"); err != nil {
 		return s, err

@@ -33,6 +33,12 @@ func TestServeRefusesSettingsItCannotUseNamingThem(t *testing.T) {
 		{name: "a Slack API URL that is not one",
 			env:  map[string]string{"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "SLACK_API_URL": "slack.internal"},
 			want: []string{`SLACK_API_URL="slack.internal"`, "SLACK_API_URL=https://"}},
+		{name: "an app-level token as the bot token",
+			env:  map[string]string{"SLACK_BOT_TOKEN": "xapp-1-A0-1-abc", "SLACK_APP_TOKEN": "xoxb-1-2-abc"},
+			want: []string{"SLACK_BOT_TOKEN", "xoxb-", "SLACK_APP_TOKEN"}},
+		{name: "a Socket Mode token that is not an app-level token",
+			env:  map[string]string{"SLACK_BOT_TOKEN": "xoxb-1-2-abc", "SLACK_APP_TOKEN": "xoxp-1-2-abc"},
+			want: []string{"SLACK_APP_TOKEN", "xapp-", "App-Level Tokens"}},
 		{name: "a negative tick", env: map[string]string{"QM_TICK_INTERVAL": "-5s"},
 			want: []string{`QM_TICK_INTERVAL="-5s" is not a positive duration`, "QM_TICK_INTERVAL=30s"}},
 		{name: "a zero database wait", env: map[string]string{"QM_DATABASE_WAIT": "0"},
@@ -63,6 +69,13 @@ func TestServeRefusesSettingsItCannotUseNamingThem(t *testing.T) {
 			msg := strings.TrimSpace(stderr.String())
 			if code == 0 || strings.Count(msg, "\n") != 0 {
 				t.Fatalf("exit %d, want a refusal in one line; got %q", code, msg)
+			}
+			for _, v := range c.env {
+				if strings.HasPrefix(v, "xox") || strings.HasPrefix(v, "xapp") {
+					if strings.Contains(msg, v) {
+						t.Errorf("the refusal %q shows a token", msg)
+					}
+				}
 			}
 			for _, w := range c.want {
 				if !strings.Contains(msg, w) {
