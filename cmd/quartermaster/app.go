@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -85,7 +86,12 @@ func (c *commonFlags) dbURL() (string, error) {
 	}
 	dir := dataDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create data directory: %w", err)
+		why := err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			why = pe.Err
+		}
+		return "", fmt.Errorf("QM_DATA_DIR=%q, where the SQLite file is kept without --db or QM_DATABASE_URL, cannot be made a directory (%v); set it to one the service may write, e.g. QM_DATA_DIR=/var/lib/quartermaster/data, or name the database with QM_DATABASE_URL", dir, why)
 	}
 	return "sqlite:" + filepath.Join(dir, "quartermaster.db"), nil
 }

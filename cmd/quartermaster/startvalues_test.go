@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +100,24 @@ func TestConsoleRefusesAnUnknownBackendNamingIt(t *testing.T) {
 	msg := strings.TrimSpace(stderr.String())
 	if code != 2 || strings.Count(msg, "\n") != 0 || !strings.Contains(msg, `QM_BACKEND="k8s" is not a backend`) || !strings.Contains(msg, "QM_BACKEND=sim") {
 		t.Fatalf("exit %d, %q", code, msg)
+	}
+}
+
+// A QM_DATA_DIR that cannot be made a directory (it is a file, or under one) is refused naming
+// the variable and a directory that would do, not with mkdir's words alone.
+func TestServeRefusesADataDirectoryItCannotMakeNamingIt(t *testing.T) {
+	clearEnv(t)
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{file, filepath.Join(file, "data")} {
+		t.Setenv("QM_DATA_DIR", dir)
+		var stderr bytes.Buffer
+		code := run(context.Background(), []string{"serve", "--demo", "--http", "127.0.0.1:0"}, nil, io.Discard, &stderr)
+		msg := strings.TrimSpace(stderr.String())
+		if code == 0 || strings.Count(msg, "\n") != 0 || !strings.Contains(msg, fmt.Sprintf("QM_DATA_DIR=%q", dir)) || !strings.Contains(msg, "QM_DATA_DIR=/var/lib/quartermaster/data") {
+			t.Errorf("QM_DATA_DIR=%s: exit %d, %q", dir, code, msg)
+		}
 	}
 }
