@@ -30,6 +30,9 @@ type commonFlags struct {
 	policy  string
 	db      string
 	backend string
+	// dbFrom names where db came from once resolveSecrets has run: --db, QM_DATABASE_URL or
+	// QM_DATABASE_URL_FILE.
+	dbFrom string
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
@@ -51,15 +54,47 @@ func (c *commonFlags) registerDB(fs *flag.FlagSet) {
 // resolveSecrets fills what the flags left empty from secrets in the environment (or their files),
 // so that a bad secret file is reported before anything starts.
 func (c *commonFlags) resolveSecrets() error {
-	if c.db != "" {
+	if c.dbFrom != "" {
 		return nil
 	}
-	v, err := config.Secret("QM_DATABASE_URL")
-	if err != nil {
-		return err
+	c.dbFrom = "--db"
+	if c.db == "" {
+		v, err := config.Secret("QM_DATABASE_URL")
+		if err != nil {
+			return err
+		}
+		c.db, c.dbFrom = v, "QM_DATABASE_URL"
+		if os.Getenv("QM_DATABASE_URL_FILE") != "" {
+			c.dbFrom = "QM_DATABASE_URL_FILE"
+		}
 	}
-	c.db = v
-	return nil
+	return checkDBURL(c.dbFrom, c.db)
+}
+
+// checkDBURL refuses a database URL of a kind the store does not use, naming where it came from
+// (the flag, the variable, or the variable's file). The URL itself is not shown, since it may
+// carry a password; a bare path, which carries none, is shown as the SQLite URL it was meant to be.
+func checkDBURL(from, v string) error {
+	if v == "" || strings.HasPrefix(v, "postgres://") || strings.HasPrefix(v, "postgresql://") || strings.HasPrefix(v, "sqlite:") {
+		return nil
+	}
+	example := func(u string) string {
+		switch from {
+		case "--db":
+			return "--db " + u
+		case "QM_DATABASE_URL_FILE":
+			return "a file holding " + u
+		}
+		return from + "=" + u
+	}
+	const forms = "write postgres://USER:PASSWORD@HOST:5432/DB?sslmode=require or sqlite:PATH"
+	if scheme, _, ok := strings.Cut(v, "://"); ok {
+		return errUsage{fmt.Sprintf("%s names a %q database, which quartermaster does not use; %s, e.g. %s", from, scheme, forms, example("sqlite:data/quartermaster.db"))}
+	}
+	if from == "--db" && !strings.ContainsAny(v, " =@") { // a path, not a keyword DSN with a password
+		return errUsage{fmt.Sprintf("--db %q is not a database URL; %s, e.g. %s", v, forms, example("sqlite:"+v))}
+	}
+	return errUsage{fmt.Sprintf("%s is not a database URL; %s, e.g. %s", from, forms, example("sqlite:data/quartermaster.db"))}
 }
 
 func (c *commonFlags) loadPolicy() (*policy.Policy, error) {

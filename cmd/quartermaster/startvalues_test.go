@@ -121,3 +121,39 @@ func TestServeRefusesADataDirectoryItCannotMakeNamingIt(t *testing.T) {
 		}
 	}
 }
+
+// A database URL of a kind the store does not speak is refused before anything starts, naming
+// where it came from (the flag or the variable) and the two kinds that work, without showing the
+// URL, which may carry a password.
+func TestADatabaseURLOfAnotherKindIsRefusedNamingWhereItCameFrom(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		want []string
+	}{
+		{env: map[string]string{"QM_DATABASE_URL": "mysql://qm:hunter2@db.borealis.test/qm"}, args: []string{"serve", "--demo", "--http", "127.0.0.1:0"},
+			want: []string{"QM_DATABASE_URL", "postgres://", "sqlite:PATH", "QM_DATABASE_URL=sqlite:"}},
+		{args: []string{"migrate", "status", "--db", "/var/lib/qm/hunter2.db"},
+			want: []string{"--db", "postgres://", "--db sqlite:/var/lib/qm/hunter2.db"}},
+	} {
+		clearEnv(t)
+		t.Setenv("QM_DATA_DIR", t.TempDir())
+		for k, v := range c.env {
+			t.Setenv(k, v)
+		}
+		var stderr bytes.Buffer
+		code := run(context.Background(), c.args, nil, io.Discard, &stderr)
+		msg := strings.TrimSpace(stderr.String())
+		if code != 2 || strings.Count(msg, "\n") != 0 {
+			t.Errorf("%v: exit %d, want 2 and one line: %q", c.args, code, msg)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%v: %q does not say %q", c.args, msg, w)
+			}
+		}
+		if len(c.env) > 0 && strings.Contains(msg, "hunter2") {
+			t.Errorf("%v: %q shows the URL's password", c.args, msg)
+		}
+	}
+}
