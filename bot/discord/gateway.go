@@ -4,14 +4,22 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
+)
+
+// gatewayRetryFirst and gatewayRetryMost bound the wait between tries to open the gateway.
+const (
+	gatewayRetryFirst = 500 * time.Millisecond
+	gatewayRetryMost  = time.Minute
 )
 
 // RunGateway connects to Discord's gateway with the bot token and answers the interactions it
 // delivers, through the same code as the HTTP endpoint, until ctx ends. It is for installs with
 // no public URL: the application must then have no Interactions Endpoint URL set, or Discord
-// sends interactions there instead. discordgo reconnects after a dropped connection.
+// sends interactions there instead. Until the gateway first opens it is tried again and again;
+// discordgo reconnects after a dropped connection.
 func (a *Adapter) RunGateway(ctx context.Context) error {
 	remove := a.s.AddHandler(func(_ *discordgo.Session, ic *discordgo.InteractionCreate) {
 		if ic.Interaction != nil {
@@ -19,8 +27,20 @@ func (a *Adapter) RunGateway(ctx context.Context) error {
 		}
 	})
 	defer remove()
-	if err := a.s.Open(); err != nil {
-		return fmt.Errorf("discord: open the gateway: %w", err)
+	// Discord out of reach at the start (the network not up yet at boot, an outage, a proxy) is
+	// waited out: the gateway is tried again, a little later each time, until the service stops.
+	// Once open, discordgo reconnects by itself.
+	for wait := gatewayRetryFirst; ; wait = min(2*wait, gatewayRetryMost) {
+		err := a.s.Open()
+		if err == nil {
+			break
+		}
+		a.log.Warn("cannot open the Discord gateway; trying again", "err", err, "in", wait.String())
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
 	}
 	a.log.Info("connected to the Discord gateway")
 	<-ctx.Done()
