@@ -59,8 +59,25 @@ func discordFromEnv() (discordSettings, error) {
 	if err != nil {
 		return discordSettings{}, err
 	}
-	return discordSettings{BotToken: token, PublicKey: os.Getenv("DISCORD_PUBLIC_KEY"),
-		AppID: os.Getenv("DISCORD_APP_ID"), APIURL: os.Getenv("DISCORD_API_URL")}, nil
+	s := discordSettings{BotToken: token, PublicKey: os.Getenv("DISCORD_PUBLIC_KEY"),
+		AppID: os.Getenv("DISCORD_APP_ID"), APIURL: os.Getenv("DISCORD_API_URL")}
+	if s.AppID != "" && !isSnowflake(s.AppID) {
+		return s, errUsage{fmt.Sprintf("DISCORD_APP_ID=%q is not a Discord id; it is the Application ID the Developer Portal shows (General Information), a number, e.g. DISCORD_APP_ID=1180000000000000000", s.AppID)}
+	}
+	return s, nil
+}
+
+// isSnowflake says whether v has the form of a Discord id: a number of at most 20 digits.
+func isSnowflake(v string) bool {
+	if v == "" || len(v) > 20 {
+		return false
+	}
+	for _, r := range v {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 const discordUsage = `usage:
@@ -127,6 +144,9 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		out.WriteByte('\n')
 		_, err = stdout.Write(out.Bytes())
 		return err
+	}
+	if *guild != "" && !isSnowflake(*guild) {
+		return errUsage{fmt.Sprintf("--guild %q is not a Discord server id; it is a number (Discord's Developer Mode, then Copy Server ID on the server), e.g. --guild 1180000000000000001", *guild)}
 	}
 	s, err := discordFromEnv()
 	if err != nil {

@@ -157,3 +157,35 @@ func TestADatabaseURLOfAnotherKindIsRefusedNamingWhereItCameFrom(t *testing.T) {
 		}
 	}
 }
+
+// Discord's ids are numbers (snowflakes): an application or server id that is not one (a name, a
+// pasted invite) is refused before anything is sent, naming the setting and an id's form, rather
+// than sent to Discord to come back as its "Unknown Application" or a 400.
+func TestDiscordRegisterRefusesIdsThatAreNotDiscordIds(t *testing.T) {
+	for _, c := range []struct {
+		appID string
+		args  []string
+		want  []string
+	}{
+		{appID: "quartermaster", args: []string{"discord", "register", "--guild", "1180000000000000001"},
+			want: []string{`DISCORD_APP_ID="quartermaster"`, "DISCORD_APP_ID=1180000000000000000"}},
+		{appID: "1180000000000000000", args: []string{"discord", "register", "--guild", "borealis labs"},
+			want: []string{`--guild "borealis labs"`, "--guild 1180000000000000001"}},
+	} {
+		clearEnv(t)
+		t.Setenv("DISCORD_BOT_TOKEN", "token")
+		t.Setenv("DISCORD_APP_ID", c.appID)
+		t.Setenv("DISCORD_API_URL", "http://127.0.0.1:1") // nothing listens: nothing may be sent
+		var stderr bytes.Buffer
+		code := run(context.Background(), c.args, nil, io.Discard, &stderr)
+		msg := strings.TrimSpace(stderr.String())
+		if code != 2 || strings.Count(msg, "\n") != 0 {
+			t.Errorf("%v: exit %d, want 2 and one line: %q", c.args, code, msg)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%v: %q does not say %q", c.args, msg, w)
+			}
+		}
+	}
+}
