@@ -208,6 +208,14 @@ func parseProblem(data []byte, err error) Problem {
 		}
 		break
 	}
+	// A tab in the indentation is invisible in most editors, and the parser's words for it do
+	// not say "tab" ("found character that cannot start any token").
+	if pr.Line <= len(lines) {
+		line := lines[pr.Line-1]
+		if indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]; strings.Contains(indent, "\t") {
+			pr.Msg = "this line is indented with a tab, which YAML does not allow; indent with spaces only"
+		}
+	}
 	return pr
 }
 
