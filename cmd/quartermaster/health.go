@@ -72,7 +72,16 @@ func (h *health) ready(w http.ResponseWriter, r *http.Request) {
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(r.Context(), readyCheckTimeout)
 			defer cancel()
-			errs[i] = c.run(ctx)
+			// A check is not waited for past its timeout: PostgreSQL's driver, on a connection
+			// to a server that stopped answering, returns only at its own read deadline (the
+			// statement timeout and a grace), long after the context ended.
+			done := make(chan error, 1)
+			go func() { done <- c.run(ctx) }()
+			select {
+			case errs[i] = <-done:
+			case <-ctx.Done():
+				errs[i] = fmt.Errorf("no answer within %s", readyCheckTimeout)
+			}
 		})
 	}
 	wg.Wait()
