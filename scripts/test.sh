@@ -32,4 +32,4 @@ make test-faults
 go test -count=1 -timeout 10m ./internal/predict/
 
 # A short run of every fuzz target, so the parsers meet random input in CI too.
-bash scripts/fuzz.sh "${FUZZTIME:-5s}"
+bash scripts/fuzz.sh "${FUZZTIME:-3s}"
