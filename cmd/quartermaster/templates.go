@@ -225,7 +225,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	if o.class == "" {
 		// The class /gpu template and /gpu submit would take, with the GPUs they would ask for there.
 		nodeSize := func(class string) int { return classNodeSize(pol, class) }
-		nodeCount := func(class string) int { return classNodeCount(pol, class) }
+		nodeCount := func(class string) int { _, n := classNodes(pol, class); return n }
 		first := commands.CandidateClasses(pol, t, params, max(0, o.gpus), nodeSize, nodeCount)[0]
 		l.Class, l.GPUs = first.Class, first.GPUs
 	} else if l.Class, err = renderClass(pol, o.class); err != nil {
@@ -307,32 +307,24 @@ func renderClass(pol *policy.Policy, asked string) (string, error) {
 		asked, pol.Source, strings.Join(classNames(pol), ", "), pol.Classes[0].Name)}
 }
 
-// classNodeCount is how many nodes of the class the policy's simulated cluster has, where the
-// policy runs on it; 0 where a scheduler's nodes are not known here.
-func classNodeCount(pol *policy.Policy, class string) int {
-	n := 0
+// classNodes is what the policy's simulated cluster has of the class, where the policy runs on
+// it: the most GPUs a node holds and how many nodes there are; 0 and 0 where a scheduler's nodes
+// are not known here.
+func classNodes(pol *policy.Policy, class string) (size, count int) {
 	if pol.Backend == "" || pol.Backend == "sim" {
 		for _, g := range pol.Sim.Nodes {
 			if g != nil && g.Class == class {
-				n += g.Count
+				size, count = max(size, g.GPUs), count+g.Count
 			}
 		}
 	}
-	return n
+	return size, count
 }
 
-// classNodeSize is the most GPUs a node of the class holds in the policy's simulated cluster,
-// where the policy runs on it; 0 where a scheduler's nodes are not known here.
+// classNodeSize is the most GPUs a node of the class holds (classNodes).
 func classNodeSize(pol *policy.Policy, class string) int {
-	n := 0
-	if pol.Backend == "" || pol.Backend == "sim" {
-		for _, g := range pol.Sim.Nodes {
-			if g != nil && g.Class == class {
-				n = max(n, g.GPUs)
-			}
-		}
-	}
-	return n
+	size, _ := classNodes(pol, class)
+	return size
 }
 
 // renderWho is the example lease's team and user: those asked for, else the policy's first team
