@@ -25,24 +25,25 @@ func (s *Service) capacityOf(class string) int {
 
 // NodeSize is the most GPUs one node of a class holds, or 0 when the backend does not say.
 func (s *Service) NodeSize(class string) int {
-	n := 0
-	for _, nd := range s.Backend.Inventory() {
-		if nd.Class == class {
-			n = max(n, nd.GPUs)
-		}
-	}
-	return n
+	size, _ := s.nodesOf(class)
+	return size
 }
 
 // NodeCount is how many nodes of class the backend reports (0 when it does not say).
 func (s *Service) NodeCount(class string) int {
-	n := 0
+	_, count := s.nodesOf(class)
+	return count
+}
+
+// nodesOf is what the backend reports of class's nodes: the most GPUs one holds, and how many
+// there are (0 and 0 when it does not say).
+func (s *Service) nodesOf(class string) (size, count int) {
 	for _, nd := range s.Backend.Inventory() {
 		if nd.Class == class {
-			n++
+			size, count = max(size, nd.GPUs), count+1
 		}
 	}
-	return n
+	return size, count
 }
 
 // WholeNodeGPUs is how many GPUs a lease of n GPUs holding whole nodes of a class holds: the
