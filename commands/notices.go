@@ -391,8 +391,8 @@ func (b *Bot) askAgain(ctx context.Context, l *qm.Lease) (string, bool) {
 	if who, err := b.Svc.Resolve(ctx, l.User); l.Team != "" && (err != nil || len(who.Teams) != 1) {
 		cmd += " team " + l.Team // the team is not the one the request would fall to
 	}
-	if t, ok := b.pol().Team(l.Team); l.DataClass != "" && (!ok || len(t.DataClasses) == 0 || t.DataClasses[0] != l.DataClass) {
-		cmd += " data " + l.DataClass
+	if l.DataClass != "" && l.DataClass != b.Svc.DataClassesOf(l.Team)[0] {
+		cmd += " data " + l.DataClass // not what a request leaving it out would get
 	}
 	if l.Exclusive {
 		cmd += " exclusive"

@@ -103,7 +103,7 @@ func (s *Service) Normalize(ctx context.Context, req *LeaseRequest) (Identity, *
 	}
 	req.Team = team
 	if req.DataClass == "" {
-		if dc := s.dataClassesOf(team); len(dc) > 0 {
+		if dc := s.DataClassesOf(team); len(dc) > 0 {
 			req.DataClass = dc[0]
 		}
 	}
@@ -414,7 +414,7 @@ func (s *Service) ruleInput(id Identity, c *policy.Class, u Usage, q policy.Quot
 	}
 	rt.Quota.GPUHoursPerWeek = policy.WeeklyLimit(q.GPUHoursPerWeek)
 	if len(rt.DataClasses) == 0 {
-		rt.DataClasses = s.dataClassesOf(l.Team)
+		rt.DataClasses = s.DataClassesOf(l.Team)
 	}
 	// Rules see groups with A to Z in lower case, as groups are compared everywhere else: a
 	// rule's 'contractors' in user.groups holds for the IdP's Contractors too.

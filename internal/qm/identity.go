@@ -70,9 +70,9 @@ func (s *Service) teamFor(id Identity, asked string) (string, error) {
 	return "", Errorf(EFORBIDDEN, "you are not a member of team %s; your teams: %s.", asked, strings.Join(id.Teams, ", "))
 }
 
-// dataClassesOf is a team's cleared data classes; a team the policy does not list, or lists
+// DataClassesOf is a team's cleared data classes; a team the policy does not list, or lists
 // without data_classes, is cleared for public data.
-func (s *Service) dataClassesOf(team string) []string {
+func (s *Service) DataClassesOf(team string) []string {
 	if t, ok := s.Policy.Team(team); ok && len(t.DataClasses) > 0 {
 		return t.DataClasses
 	}
