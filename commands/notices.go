@@ -58,7 +58,7 @@ func (b *Bot) askText(l *qm.Lease) string {
 }
 
 // expiryExtension is the extension an expiry warning offers: an hour, or what is left of the
-// class's max_duration when that is less (at least a minute). When nothing is left it offers the
+// class's max_duration, or of the 30 days no lease goes past, when that is less (at least a minute). When nothing is left it offers the
 // hour and names the max_duration it goes past (past is empty otherwise).
 func (b *Bot) expiryExtension(l *qm.Lease) (by time.Duration, past string) {
 	by = time.Hour
@@ -72,6 +72,9 @@ func (b *Bot) expiryExtension(l *qm.Lease) (by time.Duration, past string) {
 		by = left
 	default:
 		past = policy.FormatDuration(c.MaxDuration.Duration)
+	}
+	if room := qm.ExtensionRoom(l); room >= time.Minute {
+		by = min(by, room) // no lease goes past 30 days, approved or not
 	}
 	return by, past
 }

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -18,5 +19,60 @@ func TestRequestAgainLeavesOutPublicWhereItIsTheDefault(t *testing.T) {
 		if again != "/gpu request 1 notebook for 1h" {
 			t.Errorf("%s: Request again is %q; want /gpu request 1 notebook for 1h", user, again)
 		}
+	}
+}
+
+// No lease lasts longer than 30 days, approved or not: an extension that would take one past it
+// is refused, with the longest extension left, which works when typed; nothing waits for a budget
+// owner meanwhile.
+func TestAnExtensionPastThirtyDaysInAllIsRefused(t *testing.T) {
+	h := newHarnessOn(t, sydneyPolicy)
+	const ravi = "ravi@wattle.example"
+	id := leaseIn(t, mustOK(t, h.say(ravi, "/gpu request 1 notebook for 5h")).Text).String()
+	before := h.leaseCount()
+	r := h.say(ravi, "/gpu extend "+id+" 30d")
+	msg, ex, _ := strings.Cut(r.Text, " Example: ")
+	if !r.Error || !strings.Contains(msg, "30d") || ex != "/gpu extend "+id+" 29d19h" {
+		t.Fatalf("extending a 5h lease by 30d: %q; want it refused, with /gpu extend %s 29d19h", r.Text, id)
+	}
+	if n := h.leaseCount(); n != before {
+		t.Errorf("the refused extension made %d request(s)", n-before)
+	}
+	r = h.say(ravi, ex)
+	if r.Error || !strings.Contains(r.Text, "waits for approval") {
+		t.Fatalf("%s: %q; want it waiting for a budget owner", ex, r.Text)
+	}
+	ext := leaseIn(t, strings.TrimPrefix(r.Text, "Extending "+id)).String()
+	if r := h.say("priya@wattle.example", "/gpu approve "+ext); r.Error || !strings.Contains(r.Text, "30d in all") {
+		t.Fatalf("approving %s: %q; want %s to last 30d in all", ext, r.Text, id)
+	}
+	if r := h.say(ravi, "/gpu extend "+id+" 1h"); !r.Error || !strings.Contains(r.Text, "30d") || strings.Contains(r.Text, "Example: /gpu extend") {
+		t.Errorf("extending a lease of 30d by 1h: %q; want it refused as the longest a lease may last, with no extension as its example", r.Text)
+	}
+}
+
+// The expiry warning of a lease near the 30 days no lease goes past offers what is left of them,
+// and its Extend button is not refused when pressed.
+func TestTheExpiryWarningNearThirtyDaysOffersWhatIsLeft(t *testing.T) {
+	h := newHarnessOn(t, sydneyPolicy)
+	const ravi = "ravi@wattle.example"
+	id := leaseIn(t, mustOK(t, h.say(ravi, "/gpu request 1 notebook for 5h")).Text).String()
+	r := mustOK(t, h.say(ravi, "/gpu extend "+id+" 29d18h30m"))
+	mustOK(t, h.say("priya@wattle.example", "/gpu approve "+leaseIn(t, strings.TrimPrefix(r.Text, "Extending "+id)).String()))
+	h.notices(ravi)
+	h.advance(29*24*time.Hour + 23*time.Hour + 11*time.Minute)
+	var extend string
+	for _, n := range h.notices(ravi) {
+		for _, a := range n.Actions {
+			if strings.HasPrefix(a.Label, "Extend") {
+				extend = a.Command
+			}
+		}
+	}
+	if extend != "/gpu extend "+id+" 30m" {
+		t.Fatalf("the expiry warning of a lease of 29d23h30m offers %q; want /gpu extend %s 30m", extend, id)
+	}
+	if r := h.say(ravi, extend); r.Error {
+		t.Errorf("%s: %q", extend, r.Text)
 	}
 }

@@ -304,6 +304,9 @@ func (s *Service) judgeExtension(ctx context.Context, tx Tx, rc *ruleCheck, who 
 		return ExtensionVerdict{}, Errorf(ECONFLICT, "%s%s, so it cannot be extended again until that is decided.",
 			strings.ToUpper(waits[:1]), waits[1:]).WithExample("/gpu status " + w.ID.String())
 	}
+	if err := longestExtension(cur, by); err != nil {
+		return ExtensionVerdict{}, err
+	}
 	c, ok := s.Policy.Class(cur.Class)
 	if !ok {
 		return ExtensionVerdict{}, Errorf(EINVALID, "class %s of %s is no longer in the catalog, so it cannot be extended.", cur.Class, cur.ID)
@@ -332,6 +335,29 @@ func (s *Service) judgeExtension(ctx context.Context, tx Tx, rc *ruleCheck, who 
 		return ExtensionVerdict{}, s.nobodyDecides(cur.Team, "", v.Matches)
 	}
 	return v, nil
+}
+
+// ExtensionRoom is how much longer lease l may still be made: no lease lasts longer than
+// MaxRequestDuration in all, approved or not. It is kept to whole minutes.
+func ExtensionRoom(l *Lease) time.Duration {
+	return max(0, MaxRequestDuration-l.Duration).Truncate(time.Minute)
+}
+
+// longestExtension refuses an extension of cur by by that would make it last longer than any
+// lease may, with the longest extension left as the example (or a new lease where none is).
+func longestExtension(cur *Lease, by time.Duration) error {
+	if cur.Duration+by <= MaxRequestDuration {
+		return nil
+	}
+	longest := policy.FormatDuration(MaxRequestDuration)
+	if room := ExtensionRoom(cur); room >= time.Minute {
+		return Errorf(EINVALID, "%s would last %s in all, but no lease lasts longer than %s, approved or not; extend it by %s at most.",
+			cur.ID, policy.FormatDuration(cur.Duration+by), longest, policy.FormatDuration(room)).
+			WithExample(fmt.Sprintf("/gpu extend %s %s", cur.ID, policy.FormatDuration(room)))
+	}
+	return Errorf(EINVALID, "%s already lasts %s, and no lease lasts longer than %s, approved or not; ask for a new lease when it ends.",
+		cur.ID, policy.FormatDuration(cur.Duration), longest).
+		WithExample(fmt.Sprintf("/gpu request %d %s for %s", cur.GPUs, cur.Class, policy.FormatDuration(min(cur.Duration, time.Hour*4))))
 }
 
 // ExtensionWaitsText says that w, an extension of lease id, waits for approval, and who decides
