@@ -261,7 +261,26 @@ func (b *Bot) release(ctx context.Context, req bot.Request, c Command) []bot.Rep
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
-	return []bot.Reply{{Text: fmt.Sprintf("%s is %s. %s", l.ID, l.State, b.costLine(l))}}
+	return []bot.Reply{{Text: fmt.Sprintf("%s is %s. %s", l.ID, l.State, b.releasedLine(ctx, l))}}
+}
+
+// releasedLine says what releasing (or cancelling) l changed: a workspace's GPU-hours and cost, a
+// quota increase's quota, an extension's lease.
+func (b *Bot) releasedLine(ctx context.Context, l *qm.Lease) string {
+	switch l.Kind {
+	case qm.KindQuota:
+		now := b.Svc.QuotaFor(ctx, l.Team).GPUs[l.Class]
+		if l.State == qm.Cancelled {
+			return fmt.Sprintf("Team %s's quota of %s stays at %d GPUs.", l.Team, l.Class, now)
+		}
+		return fmt.Sprintf("Team %s's extra %d %s GPUs are gone and its quota is back to %d.", l.Team, l.GPUs, l.Class, now)
+	case qm.KindExtension:
+		if p, err := b.Svc.Get(ctx, l.Parent); err == nil && p.State.Running() && !p.ExpiresAt.IsZero() {
+			return fmt.Sprintf("%s still ends at %s.", p.ID, b.when(p.ExpiresAt))
+		}
+		return fmt.Sprintf("%s is not extended.", l.Parent)
+	}
+	return b.costLine(l)
 }
 
 func (b *Bot) decide(ctx context.Context, req bot.Request, c Command, approve bool) []bot.Reply {

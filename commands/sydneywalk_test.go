@@ -76,3 +76,28 @@ func TestTheExpiryWarningNearThirtyDaysOffersWhatIsLeft(t *testing.T) {
 		t.Errorf("%s: %q", extend, r.Text)
 	}
 }
+
+// Releasing a quota increase, or cancelling one or an extension that waits, says what that does
+// to the quota or the lease, not what GPU-hours it used, which it never had.
+func TestReleasingAQuotaIncreaseOrAnExtensionSaysWhatItChanges(t *testing.T) {
+	h := newHarnessOn(t, sydneyPolicy)
+	const ravi = "ravi@wattle.example"
+	q := leaseIn(t, mustOK(t, h.say(ravi, "/gpu quota request +1 tiny for 2d because ci")).Text).String()
+	r := mustOK(t, h.say(ravi, "/gpu release "+q))
+	if strings.Contains(r.Text, "GPU-hours") || !strings.Contains(r.Text, "tiny") || !strings.Contains(r.Text, "stays at 2") {
+		t.Errorf("cancelling a quota request: %q; want it to say the quota of tiny stays at 2", r.Text)
+	}
+	q = leaseIn(t, mustOK(t, h.say(ravi, "/gpu quota request +1 tiny for 2d because ci")).Text).String()
+	mustOK(t, h.say("priya@wattle.example", "/gpu approve "+q))
+	r = mustOK(t, h.say(ravi, "/gpu release "+q))
+	if strings.Contains(r.Text, "GPU-hours") || !strings.Contains(r.Text, "back to 2") {
+		t.Errorf("releasing an approved quota increase: %q; want it to say the quota of tiny is back to 2", r.Text)
+	}
+	id := leaseIn(t, mustOK(t, h.say(ravi, "/gpu request 1 notebook for 5h")).Text).String()
+	r = mustOK(t, h.say(ravi, "/gpu extend "+id+" 3h"))
+	ext := leaseIn(t, strings.TrimPrefix(r.Text, "Extending "+id)).String()
+	r = mustOK(t, h.say(ravi, "/gpu release "+ext))
+	if strings.Contains(r.Text, "GPU-hours") || !strings.Contains(r.Text, id+" still ends at") {
+		t.Errorf("cancelling an extension: %q; want it to say when %s still ends", r.Text, id)
+	}
+}
