@@ -521,7 +521,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 				c.Duration = d
 				continue
 			}
-			if _, err := parseDur(a); errors.Is(err, policy.ErrDurationTooLong) {
+			if _, err := parseDur(a); errors.Is(err, policy.ErrDurationTooLong) || errors.Is(err, errZeroDuration) && !looksNumeric(a) {
 				return c, durationProblem("request", a, err, "30m, 4h or 2d")
 			}
 			if looksNumeric(a) {

@@ -101,3 +101,14 @@ func TestReleasingAQuotaIncreaseOrAnExtensionSaysWhatItChanges(t *testing.T) {
 		t.Errorf("cancelling an extension: %q; want it to say when %s still ends", r.Text, id)
 	}
 }
+
+// A zero duration written without "for" is refused as no length of time too, not taken for a
+// class.
+func TestABareZeroDurationIsRefusedAsNoLengthOfTime(t *testing.T) {
+	for _, in := range []string{"/gpu request 1 notebook 0h", "/gpu request 1 0h", "/gpu request 0m", "/gpu request 2 notebook 0h0m"} {
+		_, err := ParseFor(in, []string{"notebook", "bulk"})
+		if err == nil || !strings.Contains(err.Error(), "no length of time") {
+			t.Errorf("%s: %v; want it refused as no length of time", in, err)
+		}
+	}
+}
