@@ -112,3 +112,15 @@ func TestABareZeroDurationIsRefusedAsNoLengthOfTime(t *testing.T) {
 		}
 	}
 }
+
+// Extending a quota request is refused with an example that works, not a made-up lease id.
+func TestExtendingAQuotaRequestIsRefusedWithAWorkingExample(t *testing.T) {
+	h := newHarnessOn(t, sydneyPolicy)
+	const ravi = "ravi@wattle.example"
+	q := leaseIn(t, mustOK(t, h.say(ravi, "/gpu quota request +1 tiny for 2d because ci")).Text).String()
+	refusedWithAWorkingExample(t, h, ravi, "/gpu extend "+q+" 1h", "is a quota request, not a workspace lease")
+	id := leaseIn(t, mustOK(t, h.say(ravi, "/gpu request 1 notebook for 5h")).Text).String()
+	r := mustOK(t, h.say(ravi, "/gpu extend "+id+" 3h"))
+	ext := leaseIn(t, strings.TrimPrefix(r.Text, "Extending "+id)).String()
+	refusedWithAWorkingExample(t, h, ravi, "/gpu extend "+ext+" 1h", "is an extension request, not a workspace lease")
+}

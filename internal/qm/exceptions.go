@@ -189,7 +189,12 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 		s.settleDue(ctx, l0) // a lease whose end passed meanwhile has ended: it is not extended past it
 	}
 	if l0.Kind != KindWorkspace {
-		return nil, Errorf(EINVALID, "%s is a %s request, not a workspace lease; only workspace leases can be extended.", id, l0.Kind)
+		what := "a " + string(l0.Kind) + " request"
+		if l0.Kind == KindExtension {
+			what = "an extension request"
+		}
+		return nil, Errorf(EINVALID, "%s is %s, not a workspace lease; only workspace leases can be extended.", id, what).
+			WithExample("/gpu list")
 	}
 	var out *Outcome
 	var b batch
