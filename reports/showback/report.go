@@ -181,9 +181,11 @@ type Approvals struct {
 // QueueWait is how long the workspace leases that started in the week waited for GPUs: from the
 // request (or its approval) to the start. Predicted is what the service told the requester.
 type QueueWait struct {
-	Started int      `json:"started"`
-	P50     *Seconds `json:"p50_s"`
-	P90     *Seconds `json:"p90_s"`
+	Started int `json:"started"`
+	// P50 is the median wait (the middle one, or the mean of the two middle ones, as the
+	// approvals' median), P90 the 90th percentile by nearest rank.
+	P50 *Seconds `json:"p50_s"`
+	P90 *Seconds `json:"p90_s"`
 	// Predicted counts the started leases whose prediction is known; PredictedP50 is the median of
 	// their predicted medians.
 	Predicted    int      `json:"predicted"`
@@ -792,10 +794,10 @@ func finish(s *Summary, acc *approvalAcc, waits []waitSample) {
 	}
 	s.QueueWait.Started, s.QueueWait.Predicted = len(ws), len(meds)
 	if len(ws) > 0 {
-		s.QueueWait.P50, s.QueueWait.P90 = secs(percentile(ws, 50)), secs(percentile(ws, 90))
+		s.QueueWait.P50, s.QueueWait.P90 = secs(median(ws)), secs(percentile(ws, 90))
 	}
 	if len(meds) > 0 {
-		s.QueueWait.PredictedP50 = secs(percentile(meds, 50))
+		s.QueueWait.PredictedP50 = secs(median(meds))
 	}
 	s.QueueWait.WithinBound = ratio(float64(within), float64(len(meds)+s.QueueWait.LeftPastBound))
 	s.Change = Change{GPUHours: s.GPUHours - s.Previous.GPUHours, Cost: s.Cost - s.Previous.Cost,
@@ -806,8 +808,9 @@ func finish(s *Summary, acc *approvalAcc, waits []waitSample) {
 }
 
 // percentile is the nearest-rank percentile: the smallest value at least p percent of the values
-// are at or below, always one of the values (of 1, 2 or 3 values, the 90th is the largest; its
-// 50th of an even number is the lower of the two middle values, which is not the median).
+// are at or below, always one of the values (of 1, 2 or 3 values, the 90th is the largest). The
+// report's p90s use it; its p50s and medians use median, since the nearest rank's 50th of an even
+// number of values is the lower of the two middle ones, which is not the median.
 func percentile(v []time.Duration, p float64) time.Duration {
 	s := slices.Clone(v)
 	slices.Sort(s)
@@ -816,7 +819,8 @@ func percentile(v []time.Duration, p float64) time.Duration {
 }
 
 // median is the median as a person computes it: the middle value, or the mean of the two middle
-// values of an even number of values (of 15m and 30m, 22m30s).
+// values of an even number of values (of 15m and 30m, 22m30s). Every median and p50 of the report
+// is this one: the approvals' median decision, the queue waits' p50 and the predicted p50.
 func median(v []time.Duration) time.Duration {
 	s := slices.Clone(v)
 	slices.Sort(s)
