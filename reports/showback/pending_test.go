@@ -80,21 +80,24 @@ func checkWaiting(t *testing.T, r *showback.Report) {
 	if j["pending_at_week_end"] != 4.0 || j["oldest_pending_age_s"] != d(13, 16).Seconds() || j["pending"] != 0.0 {
 		t.Errorf("the JSON's approvals: %v; want 4 pending at the week's end, the oldest for %v s, none of the week's own still pending", j, d(13, 16).Seconds())
 	}
+	if o, _ := j["oldest_pending_request"].(map[string]any); o["lease"] != "L-1" || o["user"] != "rob@acme.example" || o["team"] != "robotics" {
+		t.Errorf("the JSON names the oldest request still waiting as %v; want L-1 of rob@acme.example for team robotics", j["oldest_pending_request"])
+	}
 	text := r.Text()
 	for _, want := range []string{
-		"Approvals: 4 request(s) needed approval: 2 approved, 0 denied, 1 expired undecided, 1 withdrawn, 0 pending; median decision 22h15m, p90 1d20h; 4 still undecided at the week's end, the oldest waiting 13d16h.\n",
-		"approvals: 3 request(s) needed approval: 1 approved, 0 denied, 1 expired undecided, 1 withdrawn, 0 pending; median decision 1d20h, p90 1d20h; 3 still undecided at the week's end, the oldest waiting 9d14h; human touches",
-		"approvals: no request of the week needed approval; 1 still undecided at the week's end, waiting 13d16h; human touches",
+		"Approvals: 4 request(s) needed approval: 2 approved, 0 denied, 1 expired undecided, 1 withdrawn, 0 pending; median decision 22h15m, p90 1d20h; 4 still undecided at the week's end, the oldest waiting 13d16h (L-1, asked by rob@acme.example for team robotics).\n",
+		"approvals: 3 request(s) needed approval: 1 approved, 0 denied, 1 expired undecided, 1 withdrawn, 0 pending; median decision 1d20h, p90 1d20h; 3 still undecided at the week's end, the oldest waiting 9d14h (L-2, asked by maya@acme.example for team language); human touches",
+		"approvals: no request of the week needed approval; 1 still undecided at the week's end, waiting 13d16h (L-1, asked by rob@acme.example for team robotics); human touches",
 		"approvals: 1 request(s) needed approval: 1 approved, 0 denied, 0 expired undecided, 0 withdrawn, 0 pending; median decision 30m, p90 30m; human touches",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the report does not say %q:\n%s", want, text)
 		}
 	}
-	if got := fieldValue(r.Post("#gpu-showback", nil), "Approvals"); !strings.HasSuffix(got, "; 4 still undecided at the week's end, the oldest waiting 13d16h") {
+	if got := fieldValue(r.Post("#gpu-showback", nil), "Approvals"); !strings.HasSuffix(got, "; 4 still undecided at the week's end, the oldest waiting 13d16h (L-1, asked by rob@acme.example for team robotics)") {
 		t.Errorf("the channel post's approvals: %q", got)
 	}
-	if got := fieldValue(r.OwnerDM("lee@acme.example", []string{"language"}), "Approvals"); !strings.HasSuffix(got, "; 3 still undecided at the week's end, the oldest waiting 9d14h") {
+	if got := fieldValue(r.OwnerDM("lee@acme.example", []string{"language"}), "Approvals"); !strings.HasSuffix(got, "; 3 still undecided at the week's end, the oldest waiting 9d14h (L-2, asked by maya@acme.example for team language)") {
 		t.Errorf("language's budget owner's approvals: %q", got)
 	}
 	if got := fieldValue(r.OwnerDM("dana@acme.example", []string{"vision"}), "Approvals"); strings.Contains(got, "still undecided") {
@@ -164,7 +167,7 @@ func TestRequestsWaitingNowInAWeekInProgress(t *testing.T) {
 	if a := r.Total.Approvals; a.PendingAtEnd != 3 || a.OldestPending == nil || a.OldestPending.Duration() != (10*24+4)*time.Hour {
 		t.Errorf("waiting now: %d, the oldest for %v; want 3 (robotics's, language's of 27 Nov and of this morning), 10d4h", a.PendingAtEnd, a.OldestPending)
 	}
-	want := "; 2 still undecided now, the oldest waiting 6d2h; human touches"
+	want := "; 2 still undecided now, the oldest waiting 6d2h (L-2, asked by maya@acme.example for team language); human touches"
 	if text := r.Text(); !strings.Contains(text, want) {
 		t.Errorf("the report does not say %q:\n%s", want, text)
 	}

@@ -243,6 +243,9 @@ func ApprovalsLine(a Approvals) string {
 		} else {
 			s += fmt.Sprintf("; %d still undecided %s, the oldest waiting %s", a.PendingAtEnd, when, dur(a.OldestPending))
 		}
+		if o := a.OldestRequest; o != nil {
+			s += fmt.Sprintf(" (%s, asked by %s for team %s)", o.Lease, o.User, o.Team)
+		}
 	}
 	return s
 }

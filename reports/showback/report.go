@@ -174,8 +174,17 @@ type Approvals struct {
 	// from its request. Unlike Pending, it shows a request that has waited for days.
 	PendingAtEnd  int      `json:"pending_at_week_end"`
 	OldestPending *Seconds `json:"oldest_pending_age_s"`
+	// OldestRequest names the oldest of them: its lease, who asked, for which team (nil when none).
+	OldestRequest *PendingRequest `json:"oldest_pending_request"`
 	// sofar: the week had not ended when the report was made.
 	sofar bool
+}
+
+// PendingRequest names a request still waiting for a decision.
+type PendingRequest struct {
+	Lease string `json:"lease"`
+	User  string `json:"user"`
+	Team  string `json:"team"`
 }
 
 // QueueWait is how long the workspace leases that started in the week waited for GPUs: from the
@@ -460,8 +469,8 @@ func Build(in Input) *Report {
 			all.add(l)
 		}
 		if waitingAt(l, end) {
-			acc(l.Team).waiting(end.Sub(l.CreatedAt))
-			all.waiting(end.Sub(l.CreatedAt))
+			acc(l.Team).waiting(l, end)
+			all.waiting(l, end)
 		}
 		if l.Kind == qm.KindWorkspace && l.StartedAt.IsZero() && wk.holds(l.EndedAt) {
 			// It left the queue without starting: right-censored at the moment it left. A
@@ -694,6 +703,7 @@ type approvalAcc struct {
 	requests, touches int
 	a                 Approvals
 	latencies         []time.Duration
+	oldest            *qm.Lease // the oldest request still waiting at the week's end
 }
 
 func (acc *approvalAcc) add(l *qm.Lease) {
@@ -723,11 +733,14 @@ func (acc *approvalAcc) add(l *qm.Lease) {
 	}
 }
 
-// waiting counts a request still waiting for a decision, asked age ago.
-func (acc *approvalAcc) waiting(age time.Duration) {
+// waiting counts l, a request still waiting for a decision at end, and keeps the oldest (of
+// two asked at once, the lower lease id).
+func (acc *approvalAcc) waiting(l *qm.Lease, end time.Time) {
 	acc.a.PendingAtEnd++
-	if acc.a.OldestPending == nil || age > acc.a.OldestPending.Duration() {
-		acc.a.OldestPending = secs(age)
+	if acc.oldest == nil || l.CreatedAt.Before(acc.oldest.CreatedAt) || l.CreatedAt.Equal(acc.oldest.CreatedAt) && l.ID < acc.oldest.ID {
+		acc.oldest = l
+		acc.a.OldestPending = secs(end.Sub(l.CreatedAt))
+		acc.a.OldestRequest = &PendingRequest{Lease: l.ID.String(), User: l.User, Team: l.Team}
 	}
 }
 
