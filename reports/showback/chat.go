@@ -143,11 +143,11 @@ func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 				continue
 			}
 			peak := fmt.Sprintf("at most %d of %d GPUs at once", row.PeakGPUs, row.QuotaGPUs)
-			switch extra := r.increasedBy(row.Team, row.Class); {
-			case extra > 0 && row.QuotaGPUs == 0:
-				peak = fmt.Sprintf("at most %d GPUs at once (%d with the quota increase)", row.PeakGPUs, extra)
-			case extra > 0:
-				peak += fmt.Sprintf(" (%d with the quota increase)", row.QuotaGPUs+extra)
+			switch most := r.quotaAtMost(row); {
+			case most > row.QuotaGPUs && row.QuotaGPUs == 0:
+				peak = fmt.Sprintf("at most %d GPUs at once (%d with the quota increase)", row.PeakGPUs, most)
+			case most > row.QuotaGPUs:
+				peak += fmt.Sprintf(" (%d with the quota increase)", most)
 			case row.QuotaGPUs == 0:
 				peak = fmt.Sprintf("at most %d GPUs at once (no quota of the class)", row.PeakGPUs)
 			}

@@ -400,31 +400,34 @@ func writeTable(b *strings.Builder, rows [][]string, left int) {
 	}
 }
 
-// increasedBy is the most GPUs of class that approved quota increases added to team's quota at
-// once during the week (0 without any): the quota at the week's start (Row.QuotaGPUs) is not all
-// the team could hold.
-func (r *Report) increasedBy(team, class string) int {
-	most := 0
-	for _, a := range r.QuotaIncreases {
-		if a.Team != team || a.Class != class {
-			continue
-		}
-		n := 0 // the increases in effect when a began
-		for _, b := range r.QuotaIncreases {
-			if b.Team == team && b.Class == class && !b.From.After(a.From) && b.Until.After(a.From) {
-				n += b.GPUs
+// quotaAtMost is the most GPUs of the row's class its team's quota allowed at once during the
+// week: the quota without increases, plus the most that approved increases added at once. The
+// row's QuotaGPUs, the quota at the week's start, already holds the increases then in effect.
+func (r *Report) quotaAtMost(row Row) int {
+	inEffect := func(t time.Time) int { // GPUs the increases in effect at t added
+		n := 0
+		for _, q := range r.QuotaIncreases {
+			if q.Team == row.Team && q.Class == row.Class && !q.From.After(t) && q.Until.After(t) {
+				n += q.GPUs
 			}
 		}
-		most = max(most, n)
+		return n
+	}
+	base := row.QuotaGPUs - inEffect(r.From)
+	most := row.QuotaGPUs
+	for _, q := range r.QuotaIncreases {
+		if q.Team == row.Team && q.Class == row.Class && q.From.After(r.From) {
+			most = max(most, base+inEffect(q.From))
+		}
 	}
 	return most
 }
 
-// peakOf is a row's peak GPUs against its quota, for the table: "4 of 2", and "4 of 2 (+2)" where
-// quota increases added 2 GPUs at most during the week.
+// peakOf is a row's peak GPUs against its quota at the week's start, for the table: "4 of 2", and
+// "4 of 2 (+2)" where quota increases raised it by 2 GPUs at most during the week.
 func (r *Report) peakOf(row Row) string {
 	s := fmt.Sprintf("%d of %d", row.PeakGPUs, row.QuotaGPUs)
-	if extra := r.increasedBy(row.Team, row.Class); extra > 0 {
+	if extra := r.quotaAtMost(row) - row.QuotaGPUs; extra > 0 {
 		s += fmt.Sprintf(" (+%d)", extra)
 	}
 	return s
