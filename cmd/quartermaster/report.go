@@ -10,11 +10,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/schedule"
 	"github.com/acme/quartermaster/internal/store"
@@ -162,6 +164,11 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		}
 		return err
 	}
+	if f.policy == "" {
+		if err := exampleFits(ctx, svc, r, example(w.String())); err != nil {
+			return err
+		}
+	}
 	var body []byte
 	switch *format {
 	case "text":
@@ -184,6 +191,47 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return err
 	}
 	return writeFileAtomic(*out, body)
+}
+
+// exampleFits refuses report r, made with the embedded example policy since none was named, when
+// the database was written under another policy: none of the teams that had leases is one the
+// example lists, or the week's leases are of classes its catalog does not have. The report would
+// otherwise be told in the example's organization, currency and time zone, with its quotas.
+func exampleFits(ctx context.Context, svc *showback.Service, r *showback.Report, example string) error {
+	pol := svc.Policy
+	var teams, classes []string
+	leased, err := svc.Source.LeaseTeams(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range leased {
+		if _, ok := pol.Team(t); ok {
+			teams = nil
+			break
+		}
+		teams = append(teams, t)
+	}
+	for _, row := range r.Rows {
+		if _, ok := pol.Class(row.Class); !ok && !slices.Contains(classes, row.Class) {
+			classes = append(classes, row.Class)
+		}
+	}
+	if len(teams) == 0 && len(classes) == 0 {
+		return nil
+	}
+	var lacks []string
+	for _, l := range []struct {
+		names         []string
+		noun, plurals string
+	}{{teams, "team", "teams"}, {classes, "class", "classes"}} {
+		if len(l.names) == 1 {
+			lacks = append(lacks, l.noun+" "+l.names[0])
+		} else if len(l.names) > 1 {
+			lacks = append(lacks, l.plurals+" "+policy.SomeNames(l.names, 3))
+		}
+	}
+	return errUsage{fmt.Sprintf("no policy was named (--policy or QM_POLICY), and the embedded example (%s, %s, %s) is not the one this database was written under: it has no %s; name the service's policy. Example: %s --policy /etc/quartermaster/quartermaster.yaml",
+		pol.Organization, pol.Currency, pol.Location, strings.Join(lacks, " and no "), example)}
 }
 
 func isDirectory(path string) bool {
