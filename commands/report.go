@@ -117,9 +117,10 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 	case team != "" && (admin || policy.Contains(owned, team)):
 		filters = []showback.Filter{{Team: team}}
 	case team != "":
+		// The example is the asker's own use of the week asked for, not another week.
 		owners := p.Approvers(team)
-		return fail(qm.Errorf(qm.EFORBIDDEN, "only team %s's budget owners (%s) and platform admins see its showback; /gpu report %s shows your own use.",
-			team, strings.Join(owners, ", "), week))
+		return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("only team %s's budget owners (%s) and platform admins see its showback; you see your own use. Example: /gpu report %s",
+			team, strings.Join(owners, ", "), week)}}
 	case admin:
 		filters = []showback.Filter{{}}
 	case len(owned) > 0:
