@@ -43,7 +43,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 
 // registerPolicy adds --policy alone, for commands that read the policy but run no backend.
 func (c *commonFlags) registerPolicy(fs *flag.FlagSet) {
-	fs.StringVar(&c.policy, "policy", os.Getenv("QM_POLICY"), "policy file (env QM_POLICY; serve needs one, the console and templates default to the embedded example)")
+	fs.StringVar(&c.policy, "policy", os.Getenv("QM_POLICY"), "policy file (env QM_POLICY; serve and discord register need one, the console and templates default to the embedded example)")
 }
 
 // registerDB adds --db alone, for commands that touch only the database.

@@ -85,7 +85,8 @@ const discordUsage = `usage:
 register installs (or replaces) the /gpu application command: one subcommand per command this
 installation offers, with typed options. With --guild it is installed in that server only and
 works at once; without, everywhere the app is installed, which Discord may take up to an hour to
-show. --print writes the command as JSON instead of installing it. It needs DISCORD_BOT_TOKEN and
+show. --print writes the command as JSON instead of installing it. It needs the policy serve runs
+with (--policy or QM_POLICY: its classes are the class options' choices), DISCORD_BOT_TOKEN and
 DISCORD_APP_ID (and DISCORD_API_URL for a Discord-compatible server).`
 
 // runDiscord is `quartermaster discord`.
@@ -104,6 +105,26 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 	if fs.NArg() > 0 {
 		return errUsage{fmt.Sprintf("discord register takes no arguments, but got %q\n%s", fs.Arg(0), discordUsage)}
+	}
+	// What installing needs is checked first, so that a wrong id is named before anything else.
+	var s discordSettings
+	if !*printOnly {
+		if *guild != "" && !isSnowflake(*guild) {
+			return errUsage{fmt.Sprintf("--guild %q is not a Discord server id; it is a number (Discord's Developer Mode, then Copy Server ID on the server), e.g. --guild 1180000000000000001", *guild)}
+		}
+		var err error
+		if s, err = discordFromEnv(); err != nil {
+			return err
+		}
+		if s.BotToken == "" || s.AppID == "" {
+			return errUsage{"discord register needs DISCORD_BOT_TOKEN and DISCORD_APP_ID (the Developer Portal shows both); example: DISCORD_APP_ID=1180000000000000000 DISCORD_BOT_TOKEN=… quartermaster discord register --guild 1180000000000000001"}
+		}
+	}
+	// The class options' choices are the policy's classes, and Discord takes no other value:
+	// registered from the embedded example, /gpu would offer the example's classes and none of
+	// this installation's.
+	if flags.policy == "" {
+		return errUsage{"discord register needs the policy serve runs with (--policy FILE or QM_POLICY), since its classes become the choices of /gpu's class options; e.g. QM_POLICY=/etc/quartermaster.yaml quartermaster discord register --guild 1180000000000000001"}
 	}
 	pol, err := flags.loadPolicy()
 	if err != nil {
@@ -144,16 +165,6 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		out.WriteByte('\n')
 		_, err = stdout.Write(out.Bytes())
 		return err
-	}
-	if *guild != "" && !isSnowflake(*guild) {
-		return errUsage{fmt.Sprintf("--guild %q is not a Discord server id; it is a number (Discord's Developer Mode, then Copy Server ID on the server), e.g. --guild 1180000000000000001", *guild)}
-	}
-	s, err := discordFromEnv()
-	if err != nil {
-		return err
-	}
-	if s.BotToken == "" || s.AppID == "" {
-		return errUsage{"discord register needs DISCORD_BOT_TOKEN and DISCORD_APP_ID (the Developer Portal shows both); example: DISCORD_APP_ID=1180000000000000000 DISCORD_BOT_TOKEN=… quartermaster discord register --guild 1180000000000000001"}
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()

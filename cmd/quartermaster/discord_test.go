@@ -477,7 +477,7 @@ func TestDiscordRegister(t *testing.T) {
 	t.Setenv("DISCORD_BOT_TOKEN", discordtest.Token)
 	t.Setenv("DISCORD_APP_ID", discordtest.App)
 	t.Setenv("DISCORD_API_URL", f.URL)
-	t.Setenv("QM_POLICY", "")
+	t.Setenv("QM_POLICY", "../../docs/quartermaster.example.yaml") // the policy parityApp runs with
 	var out, errb bytes.Buffer
 	if code := run(context.Background(), []string{"discord", "register", "--guild", dGuild}, nil, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
