@@ -143,10 +143,12 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 	commands.AddTemplates(b, cat, ws)
 	commands.AddReport(b, &showback.Service{Policy: pol})
+	sso := false
 	if _, on, err := oidc.FromEnv(os.Getenv, pol); err != nil {
 		return err
 	} else if on {
 		b.SSO = offeredOnly{} // /gpu login, logout and unlink are offered
+		sso = true
 	}
 	cmds := discordCommands(b)
 	if *printOnly {
@@ -181,6 +183,11 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		names = append(names, c.Name)
 	}
 	fmt.Fprintf(stdout, "Registered /%s (id %s) %s, with %d subcommands: %s\n", got.Name, got.ID, where, len(cmds), strings.Join(names, ", "))
+	if !sso {
+		// Where serve signs people in, Discord would then offer no way to sign out or unlink.
+		fmt.Fprintf(stdout, "Single sign-on is off here (%s is not set), so /%s login, logout and unlink are not installed; if serve runs with single sign-on, run register again with its %s, %s and %s.\n",
+			oidc.EnvIssuer, got.Name, oidc.EnvIssuer, oidc.EnvClientID, oidc.EnvPublicURL)
+	}
 	return nil
 }
 

@@ -63,3 +63,40 @@ func TestDiscordRegisterNeedsThePolicy(t *testing.T) {
 		t.Errorf("/gpu request's class choices = %v; the policy's classes are shared-a100 and h200", choices)
 	}
 }
+
+// TestDiscordRegisterSaysWhenSignInIsLeftOut: /gpu login, logout and unlink are installed only
+// where register sees single sign-on's settings. Run without them (the Discord settings alone) on
+// an installation whose serve signs people in, Discord would offer no way to sign out, so the
+// output says they were left out and what to set; with the settings it installs them and says
+// nothing of it.
+func TestDiscordRegisterSaysWhenSignInIsLeftOut(t *testing.T) {
+	clearEnv(t)
+	f := discordtest.New(t)
+	t.Setenv("DISCORD_BOT_TOKEN", discordtest.Token)
+	t.Setenv("DISCORD_APP_ID", discordtest.App)
+	t.Setenv("DISCORD_API_URL", f.URL)
+	t.Setenv("QM_POLICY", "../../docs/quartermaster.example.yaml")
+	for _, k := range []string{"QM_OIDC_ISSUER", "QM_OIDC_CLIENT_ID", "QM_OIDC_CLIENT_SECRET", "QM_PUBLIC_URL"} {
+		t.Setenv(k, "")
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"discord", "register", "--guild", dGuild}, nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, w := range []string{"login, logout and unlink are not installed", "QM_OIDC_ISSUER"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("register without single sign-on's settings says %q; want it to say %q", out.String(), w)
+		}
+	}
+
+	t.Setenv("QM_OIDC_ISSUER", "https://login.microsoftonline.com/7f2c0a4e-1d3b-4c5a-9e8f-0a1b2c3d4e5f/v2.0")
+	t.Setenv("QM_OIDC_CLIENT_ID", "b0c1d2e3-f4a5-6789-abcd-ef0123456789")
+	t.Setenv("QM_PUBLIC_URL", "https://gpu.globex.example")
+	out.Reset()
+	if code := run(context.Background(), []string{"discord", "register", "--guild", dGuild}, nil, &out, &errb); code != 0 {
+		t.Fatalf("with single sign-on: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "login, logout, unlink") || strings.Contains(out.String(), "not installed") {
+		t.Errorf("register with single sign-on's settings says %q", out.String())
+	}
+}
