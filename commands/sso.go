@@ -179,6 +179,10 @@ func parseUnlink(c Command, args []string) (Command, error) {
 		return c, bad(c.Verb, "/gpu unlink needs one email or chat account (platform:workspace:user).")
 	}
 	c.Arg = unquoted(args[0])
+	if id, ok := discordUser(c.Arg); ok {
+		c.Arg = "discord::" + id
+		return c, nil
+	}
 	if strings.Count(c.Arg, ":") == 2 {
 		if _, err := qm.ParseAccount(c.Arg); err == nil {
 			return c, nil
@@ -186,8 +190,24 @@ func parseUnlink(c Command, args []string) (Command, error) {
 	} else if looksLikeEmail(c.Arg) {
 		return c, nil
 	}
-	// A mention (Slack's @name, Discord's <@USER_ID>) names nobody Quartermaster can look up.
+	// A typed @name (Slack's) names nobody Quartermaster can look up.
 	return c, bad(c.Verb, "%s is neither an email nor a chat account like slack:T024BE7LD:U024BE7LH or discord::880000000000000001.", policy.Quoted(c.Arg, 60))
+}
+
+// discordUser is the Discord user id that s names as Discord admins write one: a mention
+// (<@USER_ID>, or <@!USER_ID>, which Discord inserts when a user is picked) or the directory's
+// discord:USER_ID. A Discord account is linked without a workspace (discord::USER_ID).
+func discordUser(s string) (string, bool) {
+	id, ok := strings.CutPrefix(s, "<@")
+	if ok {
+		id, ok = strings.CutSuffix(strings.TrimPrefix(id, "!"), ">")
+	} else if platform, rest, found := strings.Cut(s, ":"); found && strings.EqualFold(platform, "discord") {
+		id, ok = rest, true
+	}
+	if !ok || id == "" || len(id) > 20 || strings.Trim(id, "0123456789") != "" {
+		return "", false
+	}
+	return id, true
 }
 
 // looksLikeEmail reports whether s is written as an email: one @ with something on each side,

@@ -19,10 +19,10 @@ func TestParseSSOCommands(t *testing.T) {
 		"/gpu unlink slack:T024BE7LD:U1":          "",
 		"/gpu unlink Bob@Globex.example":          "",
 		"/gpu unlink discord::880000000000000001": "",
-		// A mention is not an email: Slack's typed @name, Discord's <@USER_ID>.
-		"/gpu unlink @bob":                  "neither an email nor a chat account",
-		"/gpu unlink <@880000000000000001>": "neither an email nor a chat account",
-		"/gpu unlink bob@":                  "neither an email nor a chat account",
+		// A typed @name is not an email (Discord's <@USER_ID> names its account: below).
+		"/gpu unlink @bob":     "neither an email nor a chat account",
+		"/gpu unlink <@U024B>": "neither an email nor a chat account",
+		"/gpu unlink bob@":     "neither an email nor a chat account",
 	} {
 		c, err := Parse(in)
 		switch {
@@ -51,5 +51,23 @@ func TestUnlinkExampleNamesThePolicysPeople(t *testing.T) {
 	}
 	if !strings.Contains(got, "/gpu unlink rita@borealis.example") || strings.Contains(got, ".example/") || strings.Contains(got, "contractor.example") {
 		t.Errorf("/gpu help unlink on another policy: %q", got)
+	}
+}
+
+// TestUnlinkTakesADiscordUserAsDiscordNamesThem: a Discord admin names the person to unlink as
+// Discord lets them, by mentioning them (<@USER_ID>, or <@!USER_ID>) or as the directory and the
+// unknown-user answer write a Discord account (discord:USER_ID): each is the chat account
+// discord::USER_ID, which their sign-in linked.
+func TestUnlinkTakesADiscordUserAsDiscordNamesThem(t *testing.T) {
+	for _, in := range []string{"<@880000000000000001>", "<@!880000000000000001>", "discord:880000000000000001", "Discord:880000000000000001"} {
+		c, err := Parse("/gpu unlink " + in)
+		if err != nil || c.Arg != "discord::880000000000000001" {
+			t.Errorf("/gpu unlink %s: %q, %v; want the account discord::880000000000000001", in, c.Arg, err)
+		}
+	}
+	for _, in := range []string{"<@abc>", "discord:", "discord:alice", "<@>"} {
+		if _, err := Parse("/gpu unlink " + in); err == nil || !strings.Contains(err.Error(), "neither an email nor a chat account") {
+			t.Errorf("/gpu unlink %s: %v; want a refusal", in, err)
+		}
 	}
 }
