@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
@@ -904,5 +905,54 @@ func TestGresConfLinksFollowTheFile(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A --fake-script changed to a MIG profile the fake's GPUs lack (an A100-40GB's 1g.5gb on an
+// H100) is not taken: the last good script stays in force, rather than a slice shown as a
+// 1g.10gb with 5 GiB, which no H100 has.
+func TestFakeScriptWithAProfileTheGPULacksKeepsTheLastOne(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "util.txt")
+	if err := os.WriteFile(path, []byte("1 0 mig=3g.40gb,1g.10gb; * 0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sf := &agent.ScriptFile{Path: path}
+	f, err := nvml.NewFake("dgxh100", "dgx-01", sf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf.GPUs, sf.Check = f.GPUs(), f.CheckMIG
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	a, err := agent.New(agent.Config{Node: "dgx-01", Devices: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	profiles := func() []string {
+		r, err := a.Collect(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ps []string
+		for _, m := range r.GPUs[1].MIG {
+			ps = append(ps, m.Profile)
+		}
+		return ps
+	}
+	if got := profiles(); !slices.Equal(got, []string{"3g.40gb", "1g.10gb"}) {
+		t.Fatalf("GPU 1's MIG devices are %v, want 3g.40gb and 1g.10gb", got)
+	}
+	later := time.Now().Add(time.Minute)
+	if err := os.WriteFile(path, []byte("1 0 mig=1g.5gb,1g.5gb; * 0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if got := profiles(); !slices.Equal(got, []string{"3g.40gb", "1g.10gb"}) {
+		t.Errorf("after the script named 1g.5gb on an H100, GPU 1's MIG devices are %v; want the last good script's 3g.40gb and 1g.10gb", got)
 	}
 }

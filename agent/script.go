@@ -200,6 +200,9 @@ type ScriptFile struct {
 	Logger *slog.Logger
 	// GPUs, if set, is how many GPUs the machine has: a script naming another is not taken.
 	GPUs int
+	// Check, if set, says why a script does not fit the machine (a MIG profile its GPUs do not
+	// have): such a script is not taken either.
+	Check func(Script) error
 
 	mu   sync.Mutex
 	mod  time.Time
@@ -224,9 +227,12 @@ func (f *ScriptFile) Script() Script {
 	if err == nil && f.GPUs > 0 && s.Highest() >= f.GPUs {
 		err = fmt.Errorf("it names GPU %d, but the machine has %d GPUs (0-%d)", s.Highest(), f.GPUs, f.GPUs-1)
 	}
+	if err == nil && f.Check != nil {
+		err = f.Check(s)
+	}
 	if err != nil {
 		if f.Logger != nil {
-			f.Logger.Warn("the fake GPU script does not parse or names a GPU the machine lacks; keeping the last one", "file", f.Path, "err", err)
+			f.Logger.Warn("the fake GPU script does not parse or names a GPU or MIG profile the machine lacks; keeping the last one", "file", f.Path, "err", err)
 		}
 		return f.last
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -332,6 +333,78 @@ func (f *Fake) waitEvent(uint32) (nvml.EventData, nvml.Return) {
 
 // GPUs is how many GPUs the fake machine has.
 func (f *Fake) GPUs() int { return len(f.Server.Devices) }
+
+// MIGProfiles are the MIG profiles the fake's GPUs have, as NVIDIA names them, by slices and then
+// memory (without the +me profiles, which mig= does not make): what mig= may name.
+func (f *Fake) MIGProfiles() []string {
+	d := f.Server.Devices[0].(*server.Device)
+	type profile struct {
+		slices uint32
+		mem    uint64
+		name   string
+	}
+	var ps []profile
+	for id, p := range d.Config.MIGProfiles.GpuInstanceProfiles {
+		if id == nvml.GPU_INSTANCE_PROFILE_1_SLICE_REV1 || id == nvml.GPU_INSTANCE_PROFILE_2_SLICE_REV1 {
+			continue
+		}
+		ps = append(ps, profile{p.SliceCount, p.MemorySizeMB, agent.MIGProfileName(int(p.SliceCount), p.MemorySizeMB, d.MemoryInfo.Total)})
+	}
+	slices.SortFunc(ps, func(a, b profile) int {
+		if a.slices != b.slices {
+			return int(a.slices) - int(b.slices)
+		}
+		return int(a.mem) - int(b.mem)
+	})
+	names := make([]string, 0, len(ps))
+	for _, p := range ps {
+		if !slices.Contains(names, p.name) {
+			names = append(names, p.name)
+		}
+	}
+	return names
+}
+
+// MIGExample is a mig= value the fake's GPUs take: a 3-, a 2- and a 1-slice profile.
+func (f *Fake) MIGExample() string {
+	var ex []string
+	for _, n := range []int{3, 2, 1} {
+		for _, p := range f.MIGProfiles() {
+			if s, _, _ := agent.MIGSlices(p); s == n {
+				ex = append(ex, p)
+				break
+			}
+		}
+	}
+	return strings.Join(ex, ",")
+}
+
+// CheckMIG says which MIG profile of s the fake's GPUs do not have, naming those they do; nil
+// when they have every one. A profile they lack would be shown with a memory and a name no such
+// GPU has.
+func (f *Fake) CheckMIG(s agent.Script) error {
+	have := f.MIGProfiles()
+	check := func(gpu string, g agent.FakeGPU) error {
+		for _, p := range g.MIG {
+			if !slices.Contains(have, p) {
+				model := strings.TrimPrefix(f.Server.Devices[0].(*server.Device).Config.Name, "Mock ")
+				return fmt.Errorf("%s names the MIG profile %q, which the fake's %s lacks; it has %s",
+					gpu, p, model, strings.Join(have, ", "))
+			}
+		}
+		return nil
+	}
+	gpus := slices.Sorted(maps.Keys(s.GPUs))
+	for _, i := range gpus {
+		if err := check(fmt.Sprintf("GPU %d", i), s.GPUs[i]); err != nil {
+			return err
+		}
+	}
+	if s.All != nil {
+		return check("the line *", *s.All)
+	}
+	return nil
+}
 
 // OpenFake opens the fake machine like a real driver.
 func OpenFake(f *Fake, log *slog.Logger) (*Devices, error) {

@@ -41,5 +41,14 @@ func NewFake(string, string, agent.ScriptSource) (*Fake, error) { return nil, er
 // GPUs is none: there is no fake in this build.
 func (f *Fake) GPUs() int { return 0 }
 
+// MIGProfiles are none: there is no fake in this build.
+func (f *Fake) MIGProfiles() []string { return nil }
+
+// MIGExample is empty: there is no fake in this build.
+func (f *Fake) MIGExample() string { return "" }
+
+// CheckMIG has nothing to check: there is no fake in this build.
+func (f *Fake) CheckMIG(agent.Script) error { return nil }
+
 // OpenFake reports that this build has no fake.
 func OpenFake(*Fake, *slog.Logger) (*Devices, error) { return nil, errNoCgo }

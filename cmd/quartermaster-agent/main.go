@@ -297,8 +297,14 @@ func (o *options) open(log *slog.Logger) (*machine, error) {
 		return nil, errUsage{fmt.Sprintf("--fake-util names GPU %d, but the fake %s has %d GPUs (0-%d); number them 0 to %d, e.g. --fake-util '%d 85; * 0'",
 			parsed.Highest(), o.fake, n, n-1, n-1, n-1)}
 	}
+	if err := f.CheckMIG(parsed); err != nil {
+		if scriptFile != nil {
+			return nil, errUsage{fmt.Sprintf("the fake GPU script %s: %v; e.g. a line `1 0 mig=%s`", o.fakeScript, err, f.MIGExample())}
+		}
+		return nil, errUsage{fmt.Sprintf("--fake-util: %v; e.g. --fake-util '1 0 mig=%s; * 0'", err, f.MIGExample())}
+	}
 	if scriptFile != nil {
-		scriptFile.GPUs = f.GPUs()
+		scriptFile.GPUs, scriptFile.Check = f.GPUs(), f.CheckMIG
 	}
 	devs, err := nvml.OpenFake(f, log)
 	if err != nil {

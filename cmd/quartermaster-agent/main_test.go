@@ -276,3 +276,42 @@ func TestIntervalWithoutUnitAndEmptyTokenFile(t *testing.T) {
 		t.Errorf("an empty --token-file: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// A MIG profile the fake's GPUs do not have (an H100's 1g.20gb on the A100-40GB of dgxa100, an
+// A100-40GB's 1g.5gb on an H100) is refused at start, in one sentence that lists the fake's
+// profiles and gives a line that works, rather than shown under a profile name and memory no such
+// GPU has; a --fake-script changed to one keeps the last good script.
+func TestFakeMIGProfileTheGPULacksRefused(t *testing.T) {
+	needFake(t)
+	for _, c := range []struct{ fake, util, profile, example string }{
+		{"dgxa100", "1 0 mig=1g.20gb; * 0", "1g.20gb", "1g.5gb"},
+		{"dgxa100", "1 0 mig=7g.80gb", "7g.80gb", "1g.5gb"},
+		{"dgxh100", "2 0 mig=1g.5gb", "1g.5gb", "1g.10gb"},
+	} {
+		code, out, stderr := runCmd("metrics", "--fake", c.fake, "--fake-util", c.util)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != 2 || out != "" || !strings.Contains(first, strconv.Quote(c.profile)) || !strings.Contains(first, c.example+",") ||
+			!strings.Contains(first, "e.g. --fake-util '1 0 mig=") {
+			t.Errorf("--fake %s --fake-util %q: exit %d, stdout %d bytes, stderr %q", c.fake, c.util, code, len(out), first)
+		}
+	}
+	// The profiles the fakes do have pass.
+	for fake, util := range map[string]string{
+		"dgxa100": "1 0 mig=4g.20gb,3g.20gb; 2 0 mig=2g.10gb,1g.10gb,1g.5gb,1g.5gb,1g.5gb; 3 0 mig=7g.40gb",
+		"dgxh100": "1 0 mig=4g.40gb,3g.40gb; 2 0 mig=2g.20gb,1g.20gb,1g.10gb,1g.10gb,1g.10gb; 3 0 mig=7g.80gb",
+	} {
+		if code, _, stderr := runCmd("metrics", "--fake", fake, "--fake-util", util); code != 0 {
+			t.Errorf("--fake %s --fake-util %q: exit %d, %s", fake, util, code, stderr)
+		}
+	}
+
+	dir := t.TempDir()
+	script := filepath.Join(dir, "util.txt")
+	if err := os.WriteFile(script, []byte("1 0 mig=1g.5gb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd("metrics", "--fake", "dgxh100", "--fake-script", script)
+	if first, _, _ := strings.Cut(stderr, "\n"); code != 2 || !strings.Contains(first, `"1g.5gb"`) || !strings.Contains(first, script) {
+		t.Errorf("--fake-script with 1g.5gb on dgxh100: exit %d, stderr %q", code, first)
+	}
+}
