@@ -127,3 +127,80 @@ func TestDaemonSetRunsTheAgentOfTheImageTheRepositoryBuilds(t *testing.T) {
 		t.Errorf("the container runs %q %q; want /usr/local/bin/quartermaster-agent run …", c.Command, c.Args)
 	}
 }
+
+// The unit's install steps give the node its own token: `agent-token create` runs on the
+// service's host (where the database is), so it names the node rather than asking `hostname`
+// there (which would name the service's host, and every report would be refused as wrong_node);
+// the file it writes is the one installed on the node as the unit's credential.
+func TestSystemdUnitInstallStepsCreateTheNodesToken(t *testing.T) {
+	b, err := os.ReadFile("../../deploy/systemd/quartermaster-agent.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var create, installed string
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		step := strings.TrimSpace(strings.TrimPrefix(line, "#"))
+		switch {
+		case strings.Contains(step, "quartermaster agent-token create"):
+			if strings.Contains(step, "hostname") {
+				t.Errorf("the token is created on the service's host for `hostname` there, not for the node: %s", step)
+			}
+			if _, out, ok := strings.Cut(step, ">"); ok {
+				create = strings.Fields(out)[0]
+			}
+		case strings.Contains(step, "/etc/quartermaster/agent.token") && strings.HasPrefix(step, "install "):
+			f := strings.Fields(step)
+			installed = f[len(f)-2]
+		}
+	}
+	if create == "" || create != installed {
+		t.Errorf("the token agent-token create writes (%q) is not the file installed as /etc/quartermaster/agent.token (%q)", create, installed)
+	}
+}
+
+// The DaemonSet's steps for the tokens work as typed: run with stand-ins for kubectl and
+// quartermaster, they make one Secret holding each GPU node's token under the node's name.
+func TestDaemonSetTokenStepsWorkAsTyped(t *testing.T) {
+	b, err := os.ReadFile("../../deploy/kubernetes/quartermaster-agent-daemonset.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if step, ok := strings.CutPrefix(line, "#   "); ok && !strings.Contains(step, "kubectl apply") {
+			steps = append(steps, step)
+		}
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	stub := func(name, script string) {
+		if err := os.MkdirAll(bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// kubectl lists two GPU nodes, runs `exec … -- CMD` as CMD, and records the Secret's files.
+	stub("kubectl", `case "$*" in
+*"get nodes"*) printf 'node/gpu-01\nnode/gpu-02\n' ;;
+*" exec "*|exec*) while [ "$1" != "--" ]; do shift; done; shift; exec "$@" ;;
+*"create secret"*) for f in "$@"; do case "$f" in --from-file=*) d=${f#--from-file=}; for k in "$d"/*; do echo "$(basename "$k")=$(cat "$k")"; done >> secret.txt ;; esac; done ;;
+*) echo "kubectl: unexpected $*" >&2; exit 1 ;;
+esac
+`)
+	stub("quartermaster", `[ "$1 $2" = "agent-token create" ] || exit 2; echo "qma_token_for_$3"; echo "This is node $3's token" >&2`)
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.Join(steps, "\n"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the DaemonSet's token steps fail as typed: %v\n%s\n%s", err, strings.Join(steps, "\n"), out)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "secret.txt"))
+	if err != nil || string(got) != "gpu-01=qma_token_for_gpu-01\ngpu-02=qma_token_for_gpu-02\n" {
+		t.Errorf("the Secret holds %q (%v); want each node's token under its name", got, err)
+	}
+}
