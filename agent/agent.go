@@ -46,6 +46,8 @@ type Config struct {
 	Service string
 	// Token is the node's bearer token (quartermaster agent-token create NODE).
 	Token string
+	// TokenFile is the file Token came from, if any: read again when the service refuses the token.
+	TokenFile string
 	// Client sends the reports; nil means a client with a 10 s timeout.
 	Client *http.Client
 	// Window bounds the reports kept while the service is unreachable; zero means DefaultWindow.
@@ -122,7 +124,7 @@ func New(cfg Config) (*Agent, error) {
 		if cfg.Token == "" {
 			return nil, errors.New("a service URL is set but no token; create one with `quartermaster agent-token create " + cfg.Node + "` and pass it with --token-file")
 		}
-		a.out = NewOutbox(OutboxConfig{URL: cfg.Service, Token: cfg.Token, Client: cfg.Client, Window: cfg.Window,
+		a.out = NewOutbox(OutboxConfig{URL: cfg.Service, Token: cfg.Token, TokenFile: cfg.TokenFile, Client: cfg.Client, Window: cfg.Window,
 			Logger: a.log, Now: cfg.Now, OnResponse: a.onResponse})
 		a.metrics.outbox = a.out
 	}

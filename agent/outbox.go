@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -25,12 +26,16 @@ const (
 
 // OutboxConfig configures an Outbox.
 type OutboxConfig struct {
-	URL    string // the service's base URL
-	Token  string
-	Client *http.Client
-	Window int
-	Logger *slog.Logger
-	Now    func() time.Time
+	URL   string // the service's base URL
+	Token string
+	// TokenFile, when the token came from a file, is read again after the service refuses the
+	// token (401, 403), so that a new token put there (revoked and created again, a Kubernetes
+	// Secret updated) is used without a restart, and the reports kept meanwhile go through.
+	TokenFile string
+	Client    *http.Client
+	Window    int
+	Logger    *slog.Logger
+	Now       func() time.Time
 	// OnResponse sees every answer to an accepted or ignored report.
 	OnResponse func(report.Response)
 }
@@ -44,6 +49,8 @@ type Outbox struct {
 	wake chan struct{}
 
 	mu        sync.Mutex
+	token     string
+	reread    bool // the service refused the token: read TokenFile before the next attempt
 	queue     []queued
 	pushed    uint64
 	dropped   uint64 // since the start
@@ -68,7 +75,26 @@ func NewOutbox(cfg OutboxConfig) *Outbox {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Outbox{cfg: cfg, url: strings.TrimRight(cfg.URL, "/") + report.Path, wake: make(chan struct{}, 1)}
+	return &Outbox{cfg: cfg, url: strings.TrimRight(cfg.URL, "/") + report.Path, wake: make(chan struct{}, 1), token: cfg.Token}
+}
+
+// currentToken is the token to send with: after the service refused it, the token file's again,
+// if the file holds another.
+func (o *Outbox) currentToken() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.reread && o.cfg.TokenFile != "" {
+		o.reread = false
+		b, err := os.ReadFile(o.cfg.TokenFile)
+		switch t := strings.TrimSpace(string(b)); {
+		case err != nil:
+			o.cfg.Logger.Warn("cannot read the token file again after the service refused the token", "file", o.cfg.TokenFile, "err", err)
+		case t != "" && t != o.token:
+			o.token = t
+			o.cfg.Logger.Info("read a new token from the token file; sending the kept reports with it", "file", o.cfg.TokenFile)
+		}
+	}
+	return o.token
 }
 
 // Push queues an encoded report, dropping the oldest when the window is full.
@@ -159,7 +185,7 @@ func (o *Outbox) send(ctx context.Context, body []byte) error {
 		return fmt.Errorf("agent: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+o.cfg.Token)
+	req.Header.Set("Authorization", "Bearer "+o.currentToken())
 	req.Header.Set(report.SentAtHeader, o.cfg.Now().UTC().Format(time.RFC3339Nano))
 	resp, err := o.cfg.Client.Do(req)
 	if err != nil {
@@ -183,6 +209,9 @@ func (o *Outbox) send(ctx context.Context, body []byte) error {
 		}
 		return nil
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		o.mu.Lock()
+		o.reread = true
+		o.mu.Unlock()
 		return errRetry{fmt.Errorf("the service refused this node's token (%s): %s", resp.Status, serviceError(answer))}
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
 		// No report endpoint at this URL: the service would take the report, so keep it.

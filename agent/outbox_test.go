@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -243,5 +245,67 @@ func TestOutboxA200ThatIsNotTheServiceIsNotSent(t *testing.T) {
 	}
 	if q, sent, refused, _ := o.Stats(); q != 1 || sent != 0 || refused != 0 {
 		t.Errorf("queued %d sent %d refused %d; want the report kept, not sent", q, sent, refused)
+	}
+}
+
+// tokenService takes only reports that carry the token it holds now, as the service does after
+// `agent-token revoke` and `create`.
+type tokenService struct {
+	mu    sync.Mutex
+	token string
+	got   []int
+}
+
+func (f *tokenService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var rep report.Report
+	_ = json.NewDecoder(r.Body).Decode(&rep)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r.Header.Get("Authorization") != "Bearer "+f.token {
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = io.WriteString(w, `{"error":"this token is unknown or revoked"}`)
+		return
+	}
+	f.got = append(f.got, int(rep.Seq))
+	_ = json.NewEncoder(w).Encode(report.Response{Accepted: true})
+}
+
+// A node's token replaced in its token file (revoked and created again, and the Kubernetes Secret
+// updated) is read again once the service refuses the old one, so the reports kept meanwhile go
+// through without a restart, in order; the log says the new token was read.
+func TestOutboxReadsARotatedTokenFile(t *testing.T) {
+	svc := &tokenService{token: "qma_new"}
+	srv := httptest.NewServer(svc)
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "gpu-01")
+	if err := os.WriteFile(file, []byte("qma_old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	o := agent.NewOutbox(agent.OutboxConfig{URL: srv.URL, Token: "qma_old", TokenFile: file,
+		Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	o.Push(body(1))
+	o.Push(body(2))
+	ctx := context.Background()
+	if err := o.Flush(ctx); err == nil {
+		t.Fatal("the old token was taken")
+	}
+	if err := o.Flush(ctx); err == nil {
+		t.Fatal("the old token was taken")
+	}
+	if err := os.WriteFile(file, []byte("qma_new\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Flush(ctx); err != nil {
+		t.Fatalf("with the new token in %s: %v", file, err)
+	}
+	svc.mu.Lock()
+	got := slices.Clone(svc.got)
+	svc.mu.Unlock()
+	if !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("the service took %v, want 1 2", got)
+	}
+	if !strings.Contains(log.String(), "read a new token") || !strings.Contains(log.String(), file) {
+		t.Errorf("the log does not say the new token was read:\n%s", log.String())
 	}
 }

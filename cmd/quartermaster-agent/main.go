@@ -385,6 +385,10 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 		}
 	}
 	var token string
+	tokenFile := set.tokenFile
+	if tokenFile == "" && os.Getenv("QM_AGENT_TOKEN") == "" {
+		tokenFile = os.Getenv("QM_AGENT_TOKEN_FILE") // read again when the service refuses the token
+	}
 	if set.tokenFile != "" {
 		b, err := os.ReadFile(set.tokenFile)
 		if err != nil {
@@ -413,7 +417,7 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 	}
 	defer m.devs.Close()
 	a, err := agent.New(agent.Config{Node: o.node, Devices: m.devs, Cgroups: agent.Cgroups{ProcRoot: o.procRoot},
-		Interval: interval, Service: set.service, Token: token, Window: set.window, Labels: agent.LabelStyle(o.labels), Logger: log})
+		Interval: interval, Service: set.service, Token: token, TokenFile: tokenFile, Window: set.window, Labels: agent.LabelStyle(o.labels), Logger: log})
 	if err != nil {
 		return err
 	}

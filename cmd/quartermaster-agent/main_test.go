@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -313,5 +315,53 @@ func TestFakeMIGProfileTheGPULacksRefused(t *testing.T) {
 	code, _, stderr := runCmd("metrics", "--fake", "dgxh100", "--fake-script", script)
 	if first, _, _ := strings.Cut(stderr, "\n"); code != 2 || !strings.Contains(first, `"1g.5gb"`) || !strings.Contains(first, script) {
 		t.Errorf("--fake-script with 1g.5gb on dgxh100: exit %d, stderr %q", code, first)
+	}
+}
+
+// A node's token rotated while the agent runs (agent-token revoke and create, the new token put
+// in the Secret the DaemonSet's QM_AGENT_TOKEN_FILE names) is picked up once the service refuses
+// the old one: the reports kept meanwhile reach the service, from the first, without a restart.
+func TestRotatedTokenFileIsReadAgain(t *testing.T) {
+	needFake(t)
+	var mu sync.Mutex
+	var took []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var rep struct {
+			Seq int `json:"seq"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(b, &rep)
+		if r.Header.Get("Authorization") != "Bearer qma_new" {
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = io.WriteString(w, `{"error":"this token is unknown or revoked"}`)
+			return
+		}
+		mu.Lock()
+		took = append(took, strconv.Itoa(rep.Seq))
+		mu.Unlock()
+		_, _ = io.WriteString(w, `{"accepted":true}`)
+	}))
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "gpu-01")
+	if err := os.WriteFile(file, []byte("qma_old\n"), 0o440); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("QM_AGENT_TOKEN", "")
+	t.Setenv("QM_AGENT_TOKEN_FILE", file)
+	go func() {
+		time.Sleep(400 * time.Millisecond)
+		_ = os.Remove(file) // a Secret volume swaps the file, it does not write into it
+		_ = os.WriteFile(file, []byte("qma_new\n"), 0o440)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+	defer cancel()
+	var out, errb bytes.Buffer
+	if code := run(ctx, []string{"run", "--fake", "dgxa100", "--node", "gpu-01", "--listen", "", "--interval", "10s", "--service", srv.URL}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(took, []string{"1"}) {
+		t.Errorf("the service took reports %v, want the first, kept while the token was refused\n%s", took, errb.String())
 	}
 }
