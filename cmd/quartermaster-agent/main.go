@@ -221,6 +221,15 @@ func (f *durationFlag) Set(s string) error {
 	return nil
 }
 
+// pathErr is why a file could not be used, without the path the message names already.
+func pathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 func envOr(key, def string) string {
 	if v := os.Getenv(key); v != "" {
 		return v
@@ -276,7 +285,7 @@ func (o *options) open(log *slog.Logger) (*machine, error) {
 	case o.fakeScript != "":
 		b, err := os.ReadFile(o.fakeScript)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read the fake GPU script: %w", err)
+			return nil, fmt.Errorf("--fake-script %s cannot be read (%v); write the fake GPUs' lines in it, e.g. echo '* 0' > %s", o.fakeScript, pathErr(err), o.fakeScript)
 		}
 		s, err := agent.ParseScript(string(b))
 		if err != nil {
@@ -392,7 +401,7 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 	if set.tokenFile != "" {
 		b, err := os.ReadFile(set.tokenFile)
 		if err != nil {
-			return fmt.Errorf("cannot read the token: %w", err)
+			return fmt.Errorf("--token-file %s cannot be read (%v); put the token `quartermaster agent-token create NODE` prints in a file the agent may read, e.g. --token-file /etc/quartermaster/agent.token", set.tokenFile, pathErr(err))
 		}
 		token = string(b)
 		if strings.TrimSpace(token) == "" {
@@ -407,6 +416,11 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 		token = t
 	}
 	token = strings.TrimSpace(token)
+	if set.listen != "" {
+		if _, _, err := net.SplitHostPort(set.listen); err != nil {
+			return errUsage{fmt.Sprintf("--listen %q (or QM_AGENT_LISTEN) is not HOST:PORT or :PORT; e.g. --listen :9400", set.listen)}
+		}
+	}
 	if set.service == "" && set.listen == "" {
 		return errUsage{"with neither --service nor --listen there is nothing to do; e.g. --service https://qm.example.com --token-file /etc/quartermaster/agent.token"}
 	}
@@ -424,7 +438,7 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 	if set.listen != "" {
 		ln, err := net.Listen("tcp", set.listen)
 		if err != nil {
-			return fmt.Errorf("cannot serve /metrics on %s: %w", set.listen, err)
+			return fmt.Errorf("cannot serve /metrics on --listen %s: %w; give a free port, e.g. --listen :9400, or --listen '' for none", set.listen, err)
 		}
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", a.Metrics().Handler())

@@ -365,3 +365,33 @@ func TestRotatedTokenFileIsReadAgain(t *testing.T) {
 		t.Errorf("the service took reports %v, want the first, kept while the token was refused\n%s", took, errb.String())
 	}
 }
+
+// A file or address the agent cannot use is refused in one sentence that names the flag and
+// gives one that works, not in the bare words of the call that failed.
+func TestUnusableFileOrAddressNamesItsFlag(t *testing.T) {
+	needFake(t)
+	missing := filepath.Join(t.TempDir(), "missing")
+	for _, c := range []struct {
+		args     []string
+		flag, eg string
+	}{
+		{[]string{"run", "--fake", "dgxa100", "--listen", "", "--service", "https://qm.example.com", "--token-file", missing}, "--token-file", "e.g. --token-file /etc/quartermaster/agent.token"},
+		{[]string{"metrics", "--fake", "dgxa100", "--fake-script", missing}, "--fake-script", "e.g. "},
+		{[]string{"run", "--fake", "dgxa100", "--listen", "9400"}, "--listen", "e.g. --listen :9400"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		var out, errb bytes.Buffer
+		code := run(ctx, c.args, &out, &errb)
+		cancel()
+		var first string
+		for _, l := range strings.Split(errb.String(), "\n") {
+			if strings.HasPrefix(l, "quartermaster-agent: ") {
+				first = l
+				break
+			}
+		}
+		if code == 0 || !strings.Contains(first, c.flag+" ") || !strings.Contains(first, c.eg) {
+			t.Errorf("%v: exit %d, stderr %q; want a sentence naming %s with %q", c.args, code, errb.String(), c.flag, c.eg)
+		}
+	}
+}
