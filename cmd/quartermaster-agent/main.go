@@ -243,13 +243,21 @@ type machine struct {
 	cores *agent.CoreMap
 }
 
-func (o *options) open(log *slog.Logger) (*machine, error) {
+// resolveNode fills in the node's name from the short host name when --node (QM_NODE) gave none.
+func (o *options) resolveNode() error {
 	if o.node == "" {
 		h, err := os.Hostname()
 		if err != nil {
-			return nil, fmt.Errorf("cannot tell this node's name (%v); pass --node", err)
+			return fmt.Errorf("cannot tell this node's name (%v); pass --node", err)
 		}
 		o.node, _, _ = strings.Cut(h, ".")
+	}
+	return nil
+}
+
+func (o *options) open(log *slog.Logger) (*machine, error) {
+	if err := o.resolveNode(); err != nil {
+		return nil, err
 	}
 	if o.labels != string(agent.LabelsDCGM) && o.labels != string(agent.LabelsSnake) {
 		return nil, errUsage{fmt.Sprintf("--labels is dcgm or snake, not %q", o.labels)}
@@ -416,6 +424,14 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 		token = t
 	}
 	token = strings.TrimSpace(token)
+	if set.service != "" && token == "" {
+		// Said before the GPUs are opened: a missing token is what to mend, not what opening them logs.
+		if err := o.resolveNode(); err != nil {
+			return err
+		}
+		return errUsage{"--service is set but no token; create one with `quartermaster agent-token create " + o.node +
+			"` and pass it with --token-file (or QM_AGENT_TOKEN_FILE), e.g. --token-file /etc/quartermaster/agent.token"}
+	}
 	if set.listen != "" {
 		if _, _, err := net.SplitHostPort(set.listen); err != nil {
 			return errUsage{fmt.Sprintf("--listen %q (or QM_AGENT_LISTEN) is not HOST:PORT or :PORT; e.g. --listen :9400", set.listen)}

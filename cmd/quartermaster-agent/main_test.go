@@ -395,3 +395,24 @@ func TestUnusableFileOrAddressNamesItsFlag(t *testing.T) {
 		}
 	}
 }
+
+// --service without a token is a usage error (exit 2) found before the GPUs are opened: one
+// sentence naming the node's `agent-token create` and the flag to pass it with, and no log line of
+// a machine opened first (on a fake, "running on a fake machine"; without a GPU, "no NVIDIA
+// driver", which would hide what is really missing).
+func TestServiceWithoutTokenIsAUsageError(t *testing.T) {
+	t.Setenv("QM_AGENT_TOKEN", "")
+	t.Setenv("QM_AGENT_TOKEN_FILE", "")
+	runs := [][]string{{"run", "--node", "gpu-07", "--listen", "", "--service", "https://qm.example.com"}}
+	if _, err := nvml.NewFake("dgxa100", "x", nil); err == nil {
+		runs = append(runs, []string{"run", "--node", "gpu-07", "--fake", "dgxa100", "--listen", "127.0.0.1:0", "--service", "https://qm.example.com"})
+	}
+	for _, args := range runs {
+		code, stderr := runWithin(args, 2*time.Second)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != 2 || first != "quartermaster-agent: --service is set but no token; create one with `quartermaster agent-token create gpu-07` and pass it with --token-file (or QM_AGENT_TOKEN_FILE), e.g. --token-file /etc/quartermaster/agent.token" ||
+			!strings.Contains(stderr, "\nusage: quartermaster-agent") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
