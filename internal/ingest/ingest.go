@@ -222,13 +222,13 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	token, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
 	token = strings.TrimSpace(token)
 	if !ok || token == "" {
-		i.refuse(w, http.StatusUnauthorized, Unauthorized, "no bearer token; create one with `quartermaster agent-token create NODE` and give it to the node's agent")
+		i.refuse(w, http.StatusUnauthorized, Unauthorized, "no bearer token; create one with `quartermaster agent-token create "+claimedNode(w, req)+"` and give it to the node's agent")
 		return
 	}
 	hash := HashToken(token)
 	node, err := i.nodeOf(ctx, hash)
 	if errors.Is(err, store.ErrAgentUnauthorized) {
-		i.refuse(w, http.StatusUnauthorized, Unauthorized, "this token is unknown or revoked; create a new one with `quartermaster agent-token create NODE`")
+		i.refuse(w, http.StatusUnauthorized, Unauthorized, revokedMessage(claimedNode(w, req)))
 		return
 	}
 	if err != nil {
@@ -273,7 +273,7 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	resp, err := i.take(ctx, hash, r, now, onServiceClock(r.At, req.Header.Get(report.SentAtHeader), now))
 	if errors.Is(err, store.ErrAgentUnauthorized) {
 		i.forget(hash)
-		i.refuse(w, http.StatusUnauthorized, Unauthorized, "this token is unknown or revoked; create a new one with `quartermaster agent-token create NODE`")
+		i.refuse(w, http.StatusUnauthorized, Unauthorized, revokedMessage(r.Node))
 		return
 	}
 	if err != nil {
@@ -282,6 +282,25 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	answer(w, resp)
+}
+
+// revokedMessage is the 401 for a token the service does not know (any more), naming the command
+// that makes node a new one.
+func revokedMessage(node string) string {
+	return "this token is unknown or revoked; create a new one with `quartermaster agent-token create " + node + "` and give it to the node's agent"
+}
+
+// claimedNode is the node a refused request's report names, for the refusal to name the command
+// that mends it; NODE when the body (read up to report.MaxBytes) names no node.
+func claimedNode(w http.ResponseWriter, req *http.Request) string {
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, report.MaxBytes))
+	var head struct {
+		Node string `json:"node"`
+	}
+	if err != nil || json.Unmarshal(body, &head) != nil || !nodeRe.MatchString(head.Node) {
+		return "NODE"
+	}
+	return head.Node
 }
 
 // onServiceClock places a report's time (by the node's clock) on the service's: shifted by how

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -688,4 +689,37 @@ func TestMIGDevicesAreTakenAndJudgedByTheirSlices(t *testing.T) {
 			t.Errorf("%d samples stored from refused reports", n-stored)
 		}
 	})
+}
+
+// A 401 tells the agent's operator the command that mends it for the node the report names, not a
+// placeholder: `agent-token create n1` for a report of n1, with no token, an unknown one, or one
+// revoked after it was checked; a body that names no node keeps NODE.
+func TestUnauthorizedNamesTheReportsNode(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	good := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(10)})
+	for _, tc := range []struct {
+		name, token string
+		body        any
+		want        string
+	}{
+		{"no token", "", good, "`quartermaster agent-token create n1`"},
+		{"an unknown token", "qma_nope", good, "`quartermaster agent-token create n1`"},
+		{"not JSON", "qma_nope", []byte(`{"node":`), "`quartermaster agent-token create NODE`"},
+		{"not a node name", "qma_nope", []byte(`{"node":"n1; rm -rf /"}`), "`quartermaster agent-token create NODE`"},
+	} {
+		code, out := e.post(tc.token, tc.body)
+		if msg, _ := out["error"].(string); code != 401 || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: %d %q, want 401 saying %s", tc.name, code, msg, tc.want)
+		}
+	}
+	e.accept(e.tokens["n1"], good)
+	if err := e.db.RevokeAgentToken(t.Context(), "n1", e.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(10 * time.Second)
+	later := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(10)})
+	later.Seq = 2
+	if code, out := e.post(e.tokens["n1"], later); code != 401 || !strings.Contains(fmt.Sprint(out["error"]), "`quartermaster agent-token create n1`") {
+		t.Errorf("a revoked token: %d %v, want 401 naming n1", code, out)
+	}
 }
