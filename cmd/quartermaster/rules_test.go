@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"net/http"
 	"os"
 	"os/exec"
@@ -9,20 +11,67 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/acme/quartermaster/agent"
+	"github.com/acme/quartermaster/agent/report"
 )
 
-// rulesFile holds the alerting rules docs/operations.md points operators to.
-const rulesFile = "../../deploy/prometheus/quartermaster.rules.yml"
+// rulesFile holds the alerting rules docs/operations.md points operators to; rulesTestFile their
+// promtool unit tests (promtool test rules).
+const (
+	rulesFile     = "../../deploy/prometheus/quartermaster.rules.yml"
+	rulesTestFile = "../../deploy/prometheus/quartermaster.rules.test.yml"
+)
+
+// agentRules is the group of rulesFile whose rules read the node agents' /metrics; every other
+// group reads serve's.
+const agentRules = "quartermaster-agent"
 
 var (
 	ruleMetric  = regexp.MustCompile(`\b(quartermaster_[a-z0-9_]+)(\{[^}]*\})?`)
 	ruleMatcher = regexp.MustCompile(`(\w+)\s*(=~|=)\s*"([^"]*)"`)
 )
 
+// oneGPU is a node of one GPU that reads, enough for an agent to export its own metrics.
+type oneGPU struct{}
+
+func (oneGPU) Driver() string { return "550.54.15" }
+func (oneGPU) GPUs() []agent.GPUInfo {
+	return []agent.GPUInfo{{Index: 0, UUID: "GPU-0", Name: "NVIDIA A100-SXM4-40GB", BusID: "0000:07:00.0"}}
+}
+func (oneGPU) Sample(context.Context) ([]report.GPU, error) {
+	util := 50.0
+	return []report.GPU{{Index: 0, UUID: "GPU-0", Util: &util}}, nil
+}
+func (oneGPU) Topology(context.Context) (report.Topology, error) {
+	return report.Topology{GPUs: []report.TopologyGPU{{Index: 0, UUID: "GPU-0"}}}, nil
+}
+func (oneGPU) Close() error { return nil }
+
+// agentScrape is the /metrics of an agent that reports to a service and has read its GPUs once.
+func agentScrape(t *testing.T) string {
+	t.Helper()
+	a, err := agent.New(agent.Config{Node: "gpu-01", Devices: oneGPU{}, Service: "https://qm.example.com", Token: "qma_rules"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Collect(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := a.Metrics().Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
 // TestShippedAlertRulesReadExportedMetrics: the alerting rules in deploy/prometheus pass
-// promtool check rules, and every metric (and every label value) their expressions read is one a
-// service that has answered a single chat command exports, so no rule watches a series that
-// never exists.
+// promtool check rules and their unit tests (promtool test rules), and every metric (and every
+// label value) their expressions read is one the process they watch exports, so no rule watches a
+// series that never exists: a rule of the quartermaster-agent group reads an agent's /metrics
+// (one that reports to a service), every other rule serve's, after a single chat command. The
+// agents' rules are there: an agent that cannot reach the service, one that dropped reports, a
+// GPU it cannot read, and readings that fail.
 func TestShippedAlertRulesReadExportedMetrics(t *testing.T) {
 	src, err := os.ReadFile(rulesFile)
 	if err != nil {
@@ -30,6 +79,7 @@ func TestShippedAlertRulesReadExportedMetrics(t *testing.T) {
 	}
 	var file struct {
 		Groups []struct {
+			Name  string `yaml:"name"`
 			Rules []struct {
 				Alert string `yaml:"alert"`
 				Expr  string `yaml:"expr"`
@@ -51,8 +101,13 @@ func TestShippedAlertRulesReadExportedMetrics(t *testing.T) {
 		t.Fatalf("/metrics: HTTP %d", code)
 	}
 
+	scrapes := map[bool]string{false: body, true: agentScrape(t)}
+	exporter := map[bool]string{false: "serve's /metrics", true: "the agent's /metrics"}
 	rules := 0
+	agentReads := map[string]bool{}
 	for _, g := range file.Groups {
+		isAgent := g.Name == agentRules
+		body, exports := scrapes[isAgent], exporter[isAgent]
 		for _, r := range g.Rules {
 			rules++
 			refs := ruleMetric.FindAllStringSubmatch(r.Expr, -1)
@@ -65,9 +120,12 @@ func TestShippedAlertRulesReadExportedMetrics(t *testing.T) {
 				if !strings.Contains(body, "# TYPE "+name+" ") {
 					family = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, "_bucket"), "_sum"), "_count")
 					if family == name || !strings.Contains(body, "# TYPE "+family+" histogram") {
-						t.Errorf("rule %s reads %s, which /metrics does not export", r.Alert, name)
+						t.Errorf("rule %s reads %s, which %s does not export", r.Alert, name, exports)
 						continue
 					}
+				}
+				if isAgent {
+					agentReads[name] = true
 				}
 				for _, m := range ruleMatcher.FindAllStringSubmatch(ref[2], -1) {
 					values := []string{m[3]}
@@ -76,7 +134,7 @@ func TestShippedAlertRulesReadExportedMetrics(t *testing.T) {
 					}
 					for _, v := range values {
 						if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\{[^}]*\b` + regexp.QuoteMeta(m[1]+`="`+v+`"`)).MatchString(body) {
-							t.Errorf("rule %s reads %s{%s=%q}, which /metrics does not export", r.Alert, name, m[1], v)
+							t.Errorf("rule %s reads %s{%s=%q}, which %s does not export", r.Alert, name, m[1], v, exports)
 						}
 					}
 				}
@@ -85,6 +143,12 @@ func TestShippedAlertRulesReadExportedMetrics(t *testing.T) {
 	}
 	if rules == 0 {
 		t.Fatalf("%s holds no rules", rulesFile)
+	}
+	for _, m := range []string{"quartermaster_agent_reports_queued", "quartermaster_agent_reports_dropped_total",
+		"quartermaster_agent_gpus_unread", "quartermaster_agent_collect_errors_total"} {
+		if !agentReads[m] {
+			t.Errorf("no rule of group %s reads %s", agentRules, m)
+		}
 	}
 
 	promtool, err := exec.LookPath("promtool")
@@ -96,5 +160,8 @@ func TestShippedAlertRulesReadExportedMetrics(t *testing.T) {
 	}
 	if out, err := exec.Command(promtool, "check", "rules", rulesFile).CombinedOutput(); err != nil || !strings.Contains(string(out), "SUCCESS") {
 		t.Fatalf("promtool check rules: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(promtool, "test", "rules", rulesTestFile).CombinedOutput(); err != nil || !strings.Contains(string(out), "SUCCESS") {
+		t.Fatalf("promtool test rules: %v\n%s", err, out)
 	}
 }
