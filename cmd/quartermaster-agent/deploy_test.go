@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -202,5 +203,57 @@ esac
 	got, err := os.ReadFile(filepath.Join(dir, "secret.txt"))
 	if err != nil || string(got) != "gpu-01=qma_token_for_gpu-01\ngpu-02=qma_token_for_gpu-02\n" {
 		t.Errorf("the Secret holds %q (%v); want each node's token under its name", got, err)
+	}
+}
+
+// The DaemonSet's token Secret goes in the DaemonSet's namespace, and the tokens come from the
+// service the Helm chart runs: every kubectl and helm command of the DaemonSet's install steps and
+// of docs/operations.md's Kubernetes install that acts on a namespaced object names that
+// namespace, so none lands in (or execs into) whatever namespace is current.
+func TestInstallCommandsNameTheDaemonSetsNamespace(t *testing.T) {
+	b, err := os.ReadFile("../../deploy/kubernetes/quartermaster-agent-daemonset.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds appsv1.DaemonSet
+	if err := yaml.Unmarshal(b, &ds); err != nil || ds.Namespace == "" {
+		t.Fatalf("the DaemonSet names no namespace (%v)", err)
+	}
+	ops, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(ops)
+	start := strings.Index(doc, "### In a container or on Kubernetes")
+	if start < 0 {
+		t.Fatal("docs/operations.md has no section \"In a container or on Kubernetes\"")
+	}
+	section := doc[start+1:]
+	if end := strings.Index(section, "\n#"); end >= 0 {
+		section = section[:end]
+	}
+	named := regexp.MustCompile(`(^|\s)(-n|--namespace)[ =]` + regexp.QuoteMeta(ds.Namespace) + `(\s|$)`)
+	command := regexp.MustCompile(`\b(kubectl|helm) [^` + "`" + `\n]*`)
+	// Cluster-wide, or naming its namespace in the file it applies; helm lint and template touch
+	// no cluster.
+	exempt := regexp.MustCompile(`^kubectl (get nodes|apply -f deploy/kubernetes/|create namespace)`)
+	release := regexp.MustCompile(`^helm (install|upgrade) `)
+	seen := 0
+	for _, src := range []struct{ name, text string }{{"the DaemonSet's install steps", string(b)}, {"docs/operations.md", section}} {
+		text := strings.ReplaceAll(src.text, "\n#  ", "\n") // the DaemonSet's commented commands
+		text = strings.ReplaceAll(text, "\\\n", " ")        // continuation lines
+		for _, c := range command.FindAllString(text, -1) {
+			// A name in prose ("a `helm upgrade` that changes it") is no command.
+			if exempt.MatchString(c) || strings.HasPrefix(c, "helm ") && !release.MatchString(c) || len(strings.Fields(c)) < 3 {
+				continue
+			}
+			seen++
+			if !named.MatchString(c) {
+				t.Errorf("%s: %q does not name the namespace %s", src.name, c, ds.Namespace)
+			}
+		}
+	}
+	if seen < 4 {
+		t.Errorf("found %d namespaced install commands; the test no longer finds them", seen)
 	}
 }
