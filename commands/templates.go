@@ -222,19 +222,39 @@ func (t *Templates) candidates(tp *templates.Template, params templates.Params, 
 // needs per node; then the classes whose nodes hold the template's GPUs per node (no more than the
 // cluster's largest node holds), the largest nodes first (a multi-node job belongs on the big
 // nodes, with a budget owner's approval); the first class when none does. A multi-node template's
-// nodes (its nnodes) split its GPUs evenly, and a class holds them only with that many nodes.
-// nodeSize is the most GPUs a node of a class holds and nodeCount how many nodes it has, 0 (or a
-// nil nodeCount) when unknown. A request takes the first in which the team has quota and room;
+// nodes (its nnodes) split its GPUs evenly, and a class holds them only with that many nodes;
+// without nnodes, gpus more than a node of a class holds take that class's whole nodes, as the
+// service places them, and the class holds them only with enough nodes. nodeSize is the most GPUs
+// a node of a class holds and nodeCount how many nodes it has, 0 (or a nil nodeCount) when
+// unknown. A request takes the first in which the team has quota and room;
 // `quartermaster templates render` and /gpu template's preview the first.
 func CandidateClasses(p *policy.Policy, tp *templates.Template, params templates.Params, gpus int, nodeSize, nodeCount func(class string) int) []Candidate {
+	out, _ := candidateClasses(p, tp, params, gpus, nodeSize, nodeCount)
+	return out
+}
+
+// candidateClasses is CandidateClasses, and whether any class holds the template (false: the
+// first class stands in).
+func candidateClasses(p *policy.Policy, tp *templates.Template, params templates.Params, gpus int, nodeSize, nodeCount func(class string) int) ([]Candidate, bool) {
 	nodes := max(1, TemplateNodes(tp, params))
 	largest := largestNode(p, nodes, nodeSize, nodeCount)
+	// Without nnodes, a multi-node lease larger than a node runs on whole nodes (as many as its
+	// GPUs take there), so each class is sized by its own nodes.
+	_, nnodesGiven := params["nnodes"]
+	spread := tp.MultiNode && tp.GPUs > 0 && gpus > 0 && !nnodesGiven
+	nodesOn := func(c *policy.Class) int { // the nodes the job takes on c
+		if size := nodeSize(c.Name); spread && size > 0 && gpus > size {
+			return (gpus + size - 1) / size
+		}
+		return nodes
+	}
 	tooFew := func(c *policy.Class) bool { // too few nodes for the job
-		if nodeCount == nil || nodes <= 1 || nodeSize(c.Name) == 0 {
+		n := nodesOn(c)
+		if nodeCount == nil || n <= 1 || nodeSize(c.Name) == 0 {
 			return false
 		}
 		k := nodeCount(c.Name)
-		return k > 0 && k < nodes
+		return k > 0 && k < n
 	}
 	gpusOn := func(c *policy.Class) int {
 		if gpus > 0 {
@@ -257,6 +277,13 @@ func CandidateClasses(p *policy.Policy, tp *templates.Template, params templates
 			perNode = min(perNode, largest)
 		}
 	}
+	perNodeOn := func(c *policy.Class) int { // what a node of c must hold
+		if spread {
+			n := nodesOn(c)
+			return (gpus + n - 1) / n
+		}
+		return perNode
+	}
 	var out []Candidate
 	taken := map[string]bool{}
 	for _, c := range p.Classes {
@@ -264,7 +291,7 @@ func CandidateClasses(p *policy.Policy, tp *templates.Template, params templates
 			continue
 		}
 		size, n := nodeSize(c.Name), gpusOn(c)
-		need := perNode // what a node of the class must hold
+		need := perNodeOn(c)
 		if gpus == 0 {
 			need = min(perNode, max(1, tp.MinGPUs))
 		}
@@ -275,7 +302,7 @@ func CandidateClasses(p *policy.Policy, tp *templates.Template, params templates
 	}
 	var rest []*policy.Class
 	for _, c := range p.Classes {
-		if size := nodeSize(c.Name); !taken[c.Name] && !tooFew(c) && (size == 0 || perNode <= size) {
+		if size := nodeSize(c.Name); !taken[c.Name] && !tooFew(c) && (size == 0 || perNodeOn(c) <= size) {
 			rest = append(rest, c)
 		}
 	}
@@ -291,9 +318,95 @@ func CandidateClasses(p *policy.Policy, tp *templates.Template, params templates
 		out = append(out, Candidate{c.Name, gpusOn(c)})
 	}
 	if len(out) == 0 {
-		out = []Candidate{{p.Classes[0].Name, gpusOn(p.Classes[0])}}
+		return []Candidate{{p.Classes[0].Name, gpusOn(p.Classes[0])}}, false
 	}
-	return out
+	return out, true
+}
+
+// noClassHolds is NoClassHolds on the nodes the backend reports.
+func (t *Templates) noClassHolds(tp *templates.Template, params templates.Params, gpus int) error {
+	return NoClassHolds(t.Bot.pol(), tp, params, gpus, t.Bot.Svc.NodeSize, t.Bot.Svc.NodeCount)
+}
+
+// NoClassHolds is the refusal of a multi-node template that no class of p has the nodes for
+// (CandidateClasses finds none): how many nodes its GPUs take on the class whose nodes hold the
+// most together, and how many that class has, with an example that fits there (the user's other
+// words kept). nil where some class holds it, where nodeSize and nodeCount do not say what the
+// nodes hold, or where the template is not multi-node.
+func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Params, gpus int, nodeSize, nodeCount func(class string) int) error {
+	if !tp.MultiNode || tp.GPUs == 0 || nodeCount == nil {
+		return nil
+	}
+	if _, fits := candidateClasses(p, tp, params, gpus, nodeSize, nodeCount); fits {
+		return nil
+	}
+	size, count := 0, 0
+	var best *policy.Class
+	for _, c := range p.Classes {
+		s, k := nodeSize(c.Name), nodeCount(c.Name)
+		if s > 0 && k > 0 && s*k > size*count {
+			best, size, count = c, s, k
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	nn, nnodesGiven := params["nnodes"]
+	nodes := TemplateNodes(tp, params)
+	var msg string
+	switch {
+	case gpus > 0 && !nnodesGiven:
+		msg = fmt.Sprintf("%s on %d GPUs takes %d nodes of class %s, whose nodes hold %s each, and %s has only %d nodes.",
+			tp.Name, gpus, (gpus+size-1)/size, best.Name, nGPUs(size), best.Name, count)
+	case gpus > 0:
+		msg = fmt.Sprintf("%s on %d GPUs over nnodes=%s puts %s on each node, and no class has %d nodes that hold them: class %s has %d nodes of %s.",
+			tp.Name, gpus, nn, nGPUs((gpus+nodes-1)/nodes), nodes, best.Name, count, nGPUs(size))
+	default:
+		msg = fmt.Sprintf("%s nnodes=%s needs %d nodes, and no class has that many: class %s has %d nodes of %s.",
+			tp.Name, nn, nodes, best.Name, count, nGPUs(size))
+	}
+	// The example: the GPUs asked for on as few of best's nodes as split them evenly, else all of
+	// its nodes; the user's other words kept. Only one that fits is shown.
+	g, k := gpus, (gpus+size-1)/size
+	for g > 0 && k <= count && g%k != 0 {
+		k++
+	}
+	if g == 0 || k > count {
+		k = count
+		if g > 0 {
+			g = size * count
+		}
+	}
+	words := []string{fmt.Sprintf("nnodes=%d", k)}
+	typed := append([]string(nil), words...)
+	if g > 0 {
+		typed = []string{fmt.Sprintf("gpus=%d", g), words[0]}
+	}
+	for _, prm := range tp.Parameters { // in the template's order
+		v, ok := params[prm.Name]
+		if !ok || prm.Name == "nnodes" {
+			continue
+		}
+		words = append(words, prm.Name+"="+v)
+		if v == "" || strings.ContainsAny(v, " \t") {
+			if strings.ContainsAny(v, "\"'") {
+				return qm.Invalid(tp.Example(), "%s", msg)
+			}
+			v = `"` + v + `"`
+		}
+		typed = append(typed, prm.Name+"="+v)
+	}
+	if ps, err := tp.ParseParams(words); err != nil {
+		return qm.Invalid(tp.Example(), "%s", msg)
+	} else if _, ok := candidateClasses(p, tp, ps, g, nodeSize, nodeCount); !ok {
+		return qm.Invalid(tp.Example(), "%s", msg)
+	}
+	return qm.Invalid("/gpu submit "+tp.Name+" "+strings.Join(typed, " "), "%s", msg)
+}
+
+// candidatesFit is candidates, and whether any class holds the template.
+func (t *Templates) candidatesFit(tp *templates.Template, params templates.Params, gpus int) ([]Candidate, bool) {
+	return candidateClasses(t.Bot.pol(), tp, params, gpus, t.Bot.Svc.NodeSize, t.Bot.Svc.NodeCount)
 }
 
 // submit is /gpu submit TEMPLATE [key=value …] [class=C] [gpus=N] [team=T] [for=D]: a workload
@@ -348,7 +461,12 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 		Params: map[string]string(params), Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key}
 	if lr.Class == "" {
 		// Without gpus=, each class asks for the template's GPUs as its own nodes hold them.
-		cands := t.candidates(tp, params, gpus)
+		cands, fits := t.candidatesFit(tp, params, gpus)
+		if !fits {
+			if err := t.noClassHolds(tp, params, gpus); err != nil {
+				return []bot.Reply{t.Bot.fail(ctx, c.Verb, err)}
+			}
+		}
 		lr.GPUs, lr.ClassGPUs = cands[0].GPUs, make(map[string]int, len(cands))
 		for _, cand := range cands {
 			lr.Classes = append(lr.Classes, cand.Class)

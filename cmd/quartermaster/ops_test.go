@@ -782,3 +782,32 @@ func TestTemplatesRenderSizesEachClassByItsOwnNodes(t *testing.T) {
 		}
 	}
 }
+
+// With --gpus beyond any node and no nnodes, a multi-node template renders on the whole nodes of a
+// class that has enough of them (jax --gpus 12: three nodes of 4, not the one node of 6), as
+// /gpu submit runs it; where no class has enough, it is refused as /gpu submit refuses it, saying
+// how many nodes the GPUs take, instead of a script for nodes the cluster does not have.
+func TestTemplatesRenderSpreadsManyGPUsOverAClassWithEnoughNodes(t *testing.T) {
+	clearEnv(t)
+	var out, errb bytes.Buffer
+	args := []string{"templates", "render", "jax", "--policy", "../../commands/testdata/orbit.yaml", "--backend", "slurm", "--gpus", "12"}
+	if code := run(context.Background(), args, nil, &out, &errb); code != 0 {
+		t.Fatalf("render: exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"--partition=quad\n", "--gres=gpu:a100:4\n", "--nodes=3\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the script lacks %q:\n%s", strings.TrimSpace(want), out.String())
+		}
+	}
+	out.Reset()
+	errb.Reset()
+	args[len(args)-1] = "20"
+	if code := run(context.Background(), args, nil, &out, &errb); code == 0 {
+		t.Fatalf("render --gpus 20 on 4 nodes of 4: printed\n%s", out.String())
+	}
+	for _, want := range []string{"20 GPUs takes 5 nodes of class quad", "quartermaster templates render jax --gpus 16 nnodes=4"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("refusal lacks %q: %s", want, errb.String())
+		}
+	}
+}

@@ -226,6 +226,9 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 		// The class /gpu template and /gpu submit would take, with the GPUs they would ask for there.
 		nodeSize := func(class string) int { return classNodeSize(pol, class) }
 		nodeCount := func(class string) int { _, n := classNodes(pol, class); return n }
+		if err := commands.NoClassHolds(pol, t, params, max(0, o.gpus), nodeSize, nodeCount); err != nil {
+			return shellError(err, "render")
+		}
 		first := commands.CandidateClasses(pol, t, params, max(0, o.gpus), nodeSize, nodeCount)[0]
 		l.Class, l.GPUs = first.Class, first.GPUs
 	} else if l.Class, err = renderClass(pol, o.class); err != nil {
@@ -374,7 +377,16 @@ func shellError(err error, verb string) error {
 	ex := e.Example
 	for _, chat := range []string{"/gpu template ", "/gpu submit "} {
 		if rest, ok := strings.CutPrefix(ex, chat); ok {
-			ex = "quartermaster templates " + verb + " " + rest
+			// /gpu submit's gpus= and class= are render's --gpus and --class.
+			words := strings.Fields(rest)
+			for i, w := range words {
+				for _, key := range []string{"gpus", "class"} {
+					if v, ok := strings.CutPrefix(w, key+"="); ok && i > 0 {
+						words[i] = "--" + key + " " + v
+					}
+				}
+			}
+			ex = "quartermaster templates " + verb + " " + strings.Join(words, " ")
 		}
 	}
 	if strings.HasPrefix(ex, "/gpu") {

@@ -1,0 +1,62 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+const orbitPolicy = "testdata/orbit.yaml" // duo: 3 nodes of 2; quad: 4 nodes of 4; hex: 1 node of 6
+
+// noLeases fails when a refused command left a lease behind.
+func noLeases(t *testing.T, h *harness) {
+	t.Helper()
+	ls, err := h.svc.List(t.Context(), qm.LeaseFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) > 0 {
+		t.Errorf("a refusal left %d leases, the first %s (%d × %s)", len(ls), ls[0].ID, ls[0].GPUs, ls[0].Class)
+	}
+}
+
+// A multi-node template asked for more GPUs than a node holds, without nnodes, runs on the whole
+// nodes of a class that has enough of them (jax gpus=12: three nodes of 4), as it does where all
+// nodes are one size, not refused because the largest node (one of 6) is alone in its class.
+func TestAMultiNodeTemplateWithManyGPUsSpreadsOverAClassWithEnoughNodes(t *testing.T) {
+	h := templatesOn(t, orbitPolicy)
+	r := mustOK(t, h.say("kim@orbit.example", "/gpu submit jax gpus=12"))
+	id := leaseIn(t, r.Text[strings.Index(r.Text, "lease "):])
+	if l := h.lease(id); l.Class != "quad" || l.GPUs != 12 {
+		t.Fatalf("jax gpus=12: %d × %s, want 12 × quad (three nodes of 4)", l.GPUs, l.Class)
+	}
+	mustOK(t, h.say("ria@orbit.example", "/gpu approve "+id.String()))
+	if l := h.lease(id); l.State != qm.Active || len(strings.Split(l.Node, ",")) != 3 {
+		t.Errorf("approved jax gpus=12: %s on %q, want active on 3 nodes", l.State, l.Node)
+	}
+}
+
+// Where no class has the nodes, the refusal says how many nodes the GPUs take on this cluster's
+// nodes and gives nnodes in an example that is granted when typed; nothing is made.
+func TestAMultiNodeTemplateNoClassHoldsSaysHowManyNodes(t *testing.T) {
+	h := templatesOn(t, orbitPolicy)
+	r := h.say("kim@orbit.example", "/gpu submit jax gpus=20")
+	if !r.Error {
+		t.Fatalf("jax gpus=20 on 16 GPUs of 4-GPU nodes: %q", r.Text)
+	}
+	for _, want := range []string{"20 GPUs", "5 nodes", "quad", "4 nodes", "nnodes="} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("refusal %q does not say %q", r.Text, want)
+		}
+	}
+	if strings.Contains(r.Text, "hex") || strings.Contains(r.Text, "duo") {
+		t.Errorf("refusal %q speaks of a class the job would not fit", r.Text)
+	}
+	noLeases(t, h)
+	ex := exampleIn(t, r)
+	if !strings.Contains(ex, "nnodes=4") {
+		t.Errorf("example %q does not spread over quad's 4 nodes", ex)
+	}
+	mustOK(t, h.say("kim@orbit.example", ex))
+}
