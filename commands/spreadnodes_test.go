@@ -60,3 +60,30 @@ func TestAMultiNodeTemplateNoClassHoldsSaysHowManyNodes(t *testing.T) {
 	}
 	mustOK(t, h.say("kim@orbit.example", ex))
 }
+
+// A one-node template asked for more GPUs than any node holds is refused saying so, with the GPUs
+// asked for and the largest node (class hex, 6), not that the first class of the policy has too
+// few GPUs, nor a count of GPUs nobody asked for; its example is granted when typed.
+func TestAOneNodeTemplateBeyondEveryNodeSaysTheLargestNode(t *testing.T) {
+	for _, gpus := range []string{"7", "9"} {
+		h := templatesOn(t, orbitPolicy)
+		r := h.say("kim@orbit.example", "/gpu submit cuda-smoke gpus="+gpus+" size=2048")
+		if !r.Error {
+			t.Fatalf("cuda-smoke gpus=%s with nodes of at most 6: %q", gpus, r.Text)
+		}
+		for _, want := range []string{"cuda-smoke runs on one node", "6 GPUs", "hex", gpus} {
+			if !strings.Contains(r.Text, want) {
+				t.Errorf("refusal %q does not say %q", r.Text, want)
+			}
+		}
+		if strings.Contains(r.Text, "duo") || strings.Contains(r.Text, "quad") {
+			t.Errorf("refusal %q speaks of a class with smaller nodes", r.Text)
+		}
+		noLeases(t, h)
+		ex := exampleIn(t, r)
+		if !strings.Contains(ex, "gpus=6") || !strings.Contains(ex, "size=2048") {
+			t.Errorf("example %q: want gpus=6, keeping size=2048", ex)
+		}
+		mustOK(t, h.say("kim@orbit.example", ex))
+	}
+}

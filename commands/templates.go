@@ -328,17 +328,34 @@ func (t *Templates) noClassHolds(tp *templates.Template, params templates.Params
 	return NoClassHolds(t.Bot.pol(), tp, params, gpus, t.Bot.Svc.NodeSize, t.Bot.Svc.NodeCount)
 }
 
-// NoClassHolds is the refusal of a multi-node template that no class of p has the nodes for
-// (CandidateClasses finds none): how many nodes its GPUs take on the class whose nodes hold the
-// most together, and how many that class has, with an example that fits there (the user's other
-// words kept). nil where some class holds it, where nodeSize and nodeCount do not say what the
-// nodes hold, or where the template is not multi-node.
+// NoClassHolds is the refusal of a template that no class of p holds (CandidateClasses finds
+// none), in the cluster's terms. A multi-node template: how many nodes its GPUs take on the class
+// whose nodes hold the most together, and how many that class has. A template that runs on one
+// node: the largest node. Each with an example that fits (the user's other words kept). nil where
+// some class holds it, where nodeSize and nodeCount do not say what the nodes hold, or for an
+// array or a CPU-only template.
 func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Params, gpus int, nodeSize, nodeCount func(class string) int) error {
-	if !tp.MultiNode || tp.GPUs == 0 || nodeCount == nil {
+	if tp.GPUs == 0 || tp.ArrayTaskGPUs(params) > 0 || nodeCount == nil {
 		return nil
 	}
 	if _, fits := candidateClasses(p, tp, params, gpus, nodeSize, nodeCount); fits {
 		return nil
+	}
+	if !tp.MultiNode {
+		var best *policy.Class
+		size := 0
+		for _, c := range p.Classes {
+			if s := nodeSize(c.Name); s > size {
+				best, size = c, s
+			}
+		}
+		if best == nil || gpus <= size {
+			return nil
+		}
+		msg := fmt.Sprintf("%s runs on one node, and the largest node here holds %s (class %s), fewer than the %d asked for.",
+			tp.Name, nGPUs(size), best.Name, gpus)
+		g := min(size, tp.MaxGPUs)
+		return qm.Invalid(fitExample(p, tp, params, g, nil, nodeSize, nodeCount), "%s", msg)
 	}
 	size, count := 0, 0
 	var best *policy.Class
@@ -366,7 +383,7 @@ func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Par
 			tp.Name, nn, nodes, best.Name, count, nGPUs(size))
 	}
 	// The example: the GPUs asked for on as few of best's nodes as split them evenly, else all of
-	// its nodes; the user's other words kept. Only one that fits is shown.
+	// its nodes.
 	g, k := gpus, (gpus+size-1)/size
 	for g > 0 && k <= count && g%k != 0 {
 		k++
@@ -377,31 +394,39 @@ func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Par
 			g = size * count
 		}
 	}
-	words := []string{fmt.Sprintf("nnodes=%d", k)}
-	typed := append([]string(nil), words...)
-	if g > 0 {
-		typed = []string{fmt.Sprintf("gpus=%d", g), words[0]}
+	return qm.Invalid(fitExample(p, tp, params, g, map[string]string{"nnodes": strconv.Itoa(k)}, nodeSize, nodeCount), "%s", msg)
+}
+
+// fitExample is /gpu submit of tp with gpus= (where gpus > 0), the parameters set, and the rest
+// of the user's params, where a class holds that; else the template's own example.
+func fitExample(p *policy.Policy, tp *templates.Template, params templates.Params, gpus int, set map[string]string, nodeSize, nodeCount func(class string) int) string {
+	var words, typed []string
+	if gpus > 0 {
+		typed = append(typed, fmt.Sprintf("gpus=%d", gpus))
 	}
 	for _, prm := range tp.Parameters { // in the template's order
-		v, ok := params[prm.Name]
-		if !ok || prm.Name == "nnodes" {
+		v, ok := set[prm.Name]
+		if !ok {
+			v, ok = params[prm.Name]
+		}
+		if !ok {
 			continue
 		}
 		words = append(words, prm.Name+"="+v)
 		if v == "" || strings.ContainsAny(v, " \t") {
 			if strings.ContainsAny(v, "\"'") {
-				return qm.Invalid(tp.Example(), "%s", msg)
+				return tp.Example()
 			}
 			v = `"` + v + `"`
 		}
 		typed = append(typed, prm.Name+"="+v)
 	}
 	if ps, err := tp.ParseParams(words); err != nil {
-		return qm.Invalid(tp.Example(), "%s", msg)
-	} else if _, ok := candidateClasses(p, tp, ps, g, nodeSize, nodeCount); !ok {
-		return qm.Invalid(tp.Example(), "%s", msg)
+		return tp.Example()
+	} else if _, ok := candidateClasses(p, tp, ps, gpus, nodeSize, nodeCount); !ok {
+		return tp.Example()
 	}
-	return qm.Invalid("/gpu submit "+tp.Name+" "+strings.Join(typed, " "), "%s", msg)
+	return strings.TrimSpace("/gpu submit " + tp.Name + " " + strings.Join(typed, " "))
 }
 
 // candidatesFit is candidates, and whether any class holds the template.

@@ -680,7 +680,8 @@ func TestTemplatesErrorsShowShellCommands(t *testing.T) {
 		{[]string{"templates", "show", "zzzz"}, `quartermaster templates list shows all`},
 		{[]string{"templates", "render", "pytorch-ddp", "badkey=1"}, `Example: quartermaster templates render pytorch-ddp nnodes=2 script=train.py`},
 		// A lease the template cannot run: the refusal's example is the render that works.
-		{[]string{"templates", "render", "jupyterlab", "--gpus", "16"}, `Example: quartermaster templates render jupyterlab root=notebooks`},
+		// One node's worth at most: the largest node, and a render that fits it.
+		{[]string{"templates", "render", "jupyterlab", "--gpus", "16"}, `the largest node here holds 8 GPUs (class train), fewer than the 16 asked for. Example: quartermaster templates render jupyterlab --gpus 8`},
 		// More GPUs than a node of the class holds (the simulated cluster's 8), and fewer nodes.
 		{[]string{"templates", "render", "pytorch-ddp", "--gpus", "16", "nnodes=1"}, `nnodes=1 is fewer than the 2 whole nodes the lease holds. Example: quartermaster templates render pytorch-ddp nnodes=2`},
 	} {
@@ -691,6 +692,9 @@ func TestTemplatesErrorsShowShellCommands(t *testing.T) {
 	}
 	// The example it gives works.
 	if code, out, stderr := runQM("templates", "render", "pytorch-ddp", "nnodes=2", "script=train.py"); code != 0 || out == "" {
+		t.Errorf("the example: exit %d, %s", code, stderr)
+	}
+	if code, out, stderr := runQM("templates", "render", "jupyterlab", "--gpus", "8"); code != 0 || out == "" {
 		t.Errorf("the example: exit %d, %s", code, stderr)
 	}
 }

@@ -305,3 +305,18 @@ func clip(s string) string {
 	}
 	return s[:40] + "…"
 }
+
+// ArrayTaskGPUs is the GPUs each task of an array template (a sweep's trials) takes with these
+// parameters, at least 1; 0 for a template that is not an array.
+func (t *Template) ArrayTaskGPUs(params Params) int {
+	a := t.def.Array
+	if a == nil {
+		return 0
+	}
+	vals, err := t.values(params)
+	if err != nil {
+		return 1
+	}
+	n, _ := vals[a.GPUsPerTask].(int)
+	return max(1, n)
+}
