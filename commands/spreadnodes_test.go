@@ -87,3 +87,34 @@ func TestAOneNodeTemplateBeyondEveryNodeSaysTheLargestNode(t *testing.T) {
 		mustOK(t, h.say("kim@orbit.example", ex))
 	}
 }
+
+// A sweep (an array template) asked for more GPUs than a node holds runs its trials on whole nodes
+// of a class with enough of them, each trial on one node (hparam-sweep gpus=8 gpus_per_trial=4:
+// two nodes of 4), as templates/README.md says, not refused for the policy's first class.
+func TestASweepWithMoreGPUsThanANodeRunsOnWholeNodes(t *testing.T) {
+	h := templatesOn(t, orbitPolicy)
+	r := mustOK(t, h.say("kim@orbit.example", "/gpu submit hparam-sweep gpus=8 gpus_per_trial=4"))
+	id := leaseIn(t, r.Text[strings.Index(r.Text, "lease "):])
+	if l := h.lease(id); l.Class != "quad" || l.GPUs != 8 {
+		t.Fatalf("hparam-sweep gpus=8: %d × %s, want 8 × quad (two nodes of 4)", l.GPUs, l.Class)
+	}
+	mustOK(t, h.say("ria@orbit.example", "/gpu approve "+id.String()))
+	if l := h.lease(id); l.State != qm.Active || len(strings.Split(l.Node, ",")) != 2 {
+		t.Errorf("approved sweep: %s on %q, want active on 2 nodes", l.State, l.Node)
+	}
+}
+
+// A sweep no class has the nodes for is refused in the cluster's terms, with an example that fits.
+func TestASweepNoClassHoldsSaysHowManyNodes(t *testing.T) {
+	h := templatesOn(t, orbitPolicy)
+	r := h.say("kim@orbit.example", "/gpu submit hparam-sweep gpus=20 gpus_per_trial=2")
+	if !r.Error || !strings.Contains(r.Text, "20 GPUs takes 5 nodes of class quad") {
+		t.Fatalf("hparam-sweep gpus=20 on 4 nodes of 4: %q", r.Text)
+	}
+	noLeases(t, h)
+	ex := exampleIn(t, r)
+	if !strings.Contains(ex, "gpus=16") || !strings.Contains(ex, "gpus_per_trial=2") {
+		t.Errorf("example %q: want gpus=16, keeping gpus_per_trial=2", ex)
+	}
+	mustOK(t, h.say("kim@orbit.example", ex))
+}

@@ -223,8 +223,9 @@ func (t *Templates) candidates(tp *templates.Template, params templates.Params, 
 // cluster's largest node holds), the largest nodes first (a multi-node job belongs on the big
 // nodes, with a budget owner's approval); the first class when none does. A multi-node template's
 // nodes (its nnodes) split its GPUs evenly, and a class holds them only with that many nodes;
-// without nnodes, gpus more than a node of a class holds take that class's whole nodes, as the
-// service places them, and the class holds them only with enough nodes. nodeSize is the most GPUs
+// without nnodes (and for an array template, whose tasks each run on one node), gpus more than a
+// node of a class holds take that class's whole nodes, as the service places them, and the class
+// holds them only with enough nodes. nodeSize is the most GPUs
 // a node of a class holds and nodeCount how many nodes it has, 0 (or a nil nodeCount) when
 // unknown. A request takes the first in which the team has quota and room;
 // `quartermaster templates render` and /gpu template's preview the first.
@@ -239,9 +240,11 @@ func candidateClasses(p *policy.Policy, tp *templates.Template, params templates
 	nodes := max(1, TemplateNodes(tp, params))
 	largest := largestNode(p, nodes, nodeSize, nodeCount)
 	// Without nnodes, a multi-node lease larger than a node runs on whole nodes (as many as its
-	// GPUs take there), so each class is sized by its own nodes.
+	// GPUs take there), and so does an array's (each task on one of them), so each class is
+	// sized by its own nodes.
 	_, nnodesGiven := params["nnodes"]
-	spread := tp.MultiNode && tp.GPUs > 0 && gpus > 0 && !nnodesGiven
+	task := tp.ArrayTaskGPUs(params)
+	spread := (tp.MultiNode && !nnodesGiven || task > 0) && tp.GPUs > 0 && gpus > 0
 	nodesOn := func(c *policy.Class) int { // the nodes the job takes on c
 		if size := nodeSize(c.Name); spread && size > 0 && gpus > size {
 			return (gpus + size - 1) / size
@@ -280,7 +283,7 @@ func candidateClasses(p *policy.Policy, tp *templates.Template, params templates
 	perNodeOn := func(c *policy.Class) int { // what a node of c must hold
 		if spread {
 			n := nodesOn(c)
-			return (gpus + n - 1) / n
+			return max(task, (gpus+n-1)/n)
 		}
 		return perNode
 	}
@@ -331,17 +334,18 @@ func (t *Templates) noClassHolds(tp *templates.Template, params templates.Params
 // NoClassHolds is the refusal of a template that no class of p holds (CandidateClasses finds
 // none), in the cluster's terms. A multi-node template: how many nodes its GPUs take on the class
 // whose nodes hold the most together, and how many that class has. A template that runs on one
-// node: the largest node. Each with an example that fits (the user's other words kept). nil where
-// some class holds it, where nodeSize and nodeCount do not say what the nodes hold, or for an
-// array or a CPU-only template.
+// node: the largest node. An array (a sweep) larger than any class: how many nodes it takes. Each
+// with an example that fits (the user's other words kept). nil where some class holds it, where
+// nodeSize and nodeCount do not say what the nodes hold, or for a CPU-only template.
 func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Params, gpus int, nodeSize, nodeCount func(class string) int) error {
-	if tp.GPUs == 0 || tp.ArrayTaskGPUs(params) > 0 || nodeCount == nil {
+	if tp.GPUs == 0 || nodeCount == nil {
 		return nil
 	}
 	if _, fits := candidateClasses(p, tp, params, gpus, nodeSize, nodeCount); fits {
 		return nil
 	}
-	if !tp.MultiNode {
+	task := tp.ArrayTaskGPUs(params)
+	if !tp.MultiNode && task == 0 {
 		var best *policy.Class
 		size := 0
 		for _, c := range p.Classes {
@@ -361,12 +365,20 @@ func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Par
 	var best *policy.Class
 	for _, c := range p.Classes {
 		s, k := nodeSize(c.Name), nodeCount(c.Name)
-		if s > 0 && k > 0 && s*k > size*count {
+		if s > 0 && k > 0 && s >= task && s*k > size*count {
 			best, size, count = c, s, k
 		}
 	}
 	if best == nil {
 		return nil
+	}
+	if task > 0 { // an array: its tasks on as many whole nodes as its GPUs take
+		if gpus <= size*count {
+			return nil
+		}
+		msg := fmt.Sprintf("%s on %d GPUs takes %d nodes of class %s, whose nodes hold %s each, and %s has only %d nodes.",
+			tp.Name, gpus, (gpus+size-1)/size, best.Name, nGPUs(size), best.Name, count)
+		return qm.Invalid(fitExample(p, tp, params, size*count, nil, nodeSize, nodeCount), "%s", msg)
 	}
 	nn, nnodesGiven := params["nnodes"]
 	nodes := TemplateNodes(tp, params)
