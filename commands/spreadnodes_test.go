@@ -118,3 +118,27 @@ func TestASweepNoClassHoldsSaysHowManyNodes(t *testing.T) {
 	}
 	mustOK(t, h.say("kim@orbit.example", ex))
 }
+
+// On a class named with class=, an nnodes beyond the class's nodes is refused in nodes, with an
+// example on that class that is granted when typed, not as GPUs nobody typed with an example that
+// leaves the class out.
+func TestANamedClassWithTooFewNodesIsToldInNodes(t *testing.T) {
+	for _, tc := range []struct{ ask, want, wantEx string }{
+		{"jax class=quad nnodes=5", "class quad has 4 nodes of 4 GPUs, fewer than the 5", "class=quad nnodes=4"},
+		{"pytorch-ddp class=duo nnodes=4 script=ddp.py", "class duo has 3 nodes", "class=duo nnodes=3 script=ddp.py"},
+		{"pytorch-ddp class=duo gpus=8 nnodes=4 epochs=3", "class duo has 3 nodes", "class=duo gpus=6 nnodes=3 epochs=3"},
+	} {
+		h := templatesOn(t, orbitPolicy)
+		r := h.say("kim@orbit.example", "/gpu submit "+tc.ask)
+		if !r.Error || !strings.Contains(r.Text, tc.want) {
+			t.Errorf("%s: %q, want a refusal saying %q", tc.ask, r.Text, tc.want)
+			continue
+		}
+		noLeases(t, h)
+		ex := exampleIn(t, r)
+		if !strings.Contains(ex, tc.wantEx) {
+			t.Errorf("%s: example %q, want %q", tc.ask, ex, tc.wantEx)
+		}
+		mustOK(t, h.say("kim@orbit.example", ex))
+	}
+}

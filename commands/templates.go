@@ -412,11 +412,74 @@ func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Par
 // fitExample is /gpu submit of tp with gpus= (where gpus > 0), the parameters set, and the rest
 // of the user's params, where a class holds that; else the template's own example.
 func fitExample(p *policy.Policy, tp *templates.Template, params templates.Params, gpus int, set map[string]string, nodeSize, nodeCount func(class string) int) string {
-	var words, typed []string
+	var first []string
 	if gpus > 0 {
-		typed = append(typed, fmt.Sprintf("gpus=%d", gpus))
+		first = append(first, fmt.Sprintf("gpus=%d", gpus))
 	}
-	for _, prm := range tp.Parameters { // in the template's order
+	ex, ok := withParams(tp, params, first, set)
+	if !ok {
+		return tp.Example()
+	}
+	ps := templates.Params{}
+	for k, v := range params {
+		ps[k] = v
+	}
+	for k, v := range set {
+		ps[k] = v
+	}
+	if _, fits := candidateClasses(p, tp, ps, gpus, nodeSize, nodeCount); !fits {
+		return tp.Example()
+	}
+	return ex
+}
+
+// classTooSmall is the refusal of a multi-node template whose nnodes asks a class named with
+// class= for more nodes than it has: in nodes, with an example on that class that fits (the
+// user's other words kept); nil where the class has the nodes, or the backend does not say. (GPUs
+// beyond what the class holds are the service's to refuse: "the cluster has only …".)
+func (t *Templates) classTooSmall(tp *templates.Template, params templates.Params, class string, gpus int, gpusGiven bool) error {
+	size, count := t.Bot.Svc.NodeSize(class), t.Bot.Svc.NodeCount(class)
+	nn, nnodesGiven := params["nnodes"]
+	asked := TemplateNodes(tp, params)
+	if size == 0 || count == 0 || !tp.MultiNode || !nnodesGiven || asked <= count {
+		return nil
+	}
+	msg := fmt.Sprintf("class %s has %s of %s, fewer than the %d that %s nnodes=%s asks for.", class, nNodes(count), nGPUs(size), asked, tp.Name, nn)
+	words := []string{"class=" + class}
+	if gpusGiven {
+		// The GPUs asked for (no more than the class holds) on as few of its nodes as split them
+		// evenly, else all of them.
+		g, k := min(gpus, size*count), 0
+		for k = (g + size - 1) / size; k <= count && g%k != 0; k++ {
+		}
+		if k > count {
+			g, k = size*count, count
+		}
+		words = append(words, fmt.Sprintf("gpus=%d", g))
+		count = k
+	}
+	ex, ok := withParams(tp, params, words, map[string]string{"nnodes": strconv.Itoa(count)})
+	if !ok {
+		ex = tp.Example()
+	}
+	return qm.Invalid(ex, "%s", msg)
+}
+
+// nNodes is "1 node", "4 nodes".
+func nNodes(n int) string {
+	if n == 1 {
+		return "1 node"
+	}
+	return fmt.Sprintf("%d nodes", n)
+}
+
+// withParams is /gpu submit of tp with the words given first, then the parameters set and the
+// rest of the user's params, in the template's order; false where they do not parse or a value
+// cannot be typed.
+func withParams(tp *templates.Template, params templates.Params, first []string, set map[string]string) (string, bool) {
+	var words []string
+	typed := append([]string(nil), first...)
+	for _, prm := range tp.Parameters {
 		v, ok := set[prm.Name]
 		if !ok {
 			v, ok = params[prm.Name]
@@ -427,18 +490,16 @@ func fitExample(p *policy.Policy, tp *templates.Template, params templates.Param
 		words = append(words, prm.Name+"="+v)
 		if v == "" || strings.ContainsAny(v, " \t") {
 			if strings.ContainsAny(v, "\"'") {
-				return tp.Example()
+				return "", false
 			}
 			v = `"` + v + `"`
 		}
 		typed = append(typed, prm.Name+"="+v)
 	}
-	if ps, err := tp.ParseParams(words); err != nil {
-		return tp.Example()
-	} else if _, ok := candidateClasses(p, tp, ps, gpus, nodeSize, nodeCount); !ok {
-		return tp.Example()
+	if _, err := tp.ParseParams(words); err != nil {
+		return "", false
 	}
-	return strings.TrimSpace("/gpu submit " + tp.Name + " " + strings.Join(typed, " "))
+	return strings.TrimSpace("/gpu submit " + tp.Name + " " + strings.Join(typed, " ")), true
 }
 
 // candidatesFit is candidates, and whether any class holds the template.
@@ -493,6 +554,11 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 			size = n
 		}
 		gpus = defaultGPUs(tp, params, size)
+	}
+	if c.Class != "" {
+		if err := t.classTooSmall(tp, params, c.Class, gpus, c.GPUs > 0); err != nil {
+			return []bot.Reply{t.Bot.fail(ctx, c.Verb, err)}
+		}
 	}
 	lr := qm.LeaseRequest{User: req.User, Who: c.Who, GPUs: gpus, Class: c.Class, Duration: c.Duration, Template: tp.Name,
 		Params: map[string]string(params), Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key}
