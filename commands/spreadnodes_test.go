@@ -142,3 +142,15 @@ func TestANamedClassWithTooFewNodesIsToldInNodes(t *testing.T) {
 		mustOK(t, h.say("kim@orbit.example", ex))
 	}
 }
+
+// An nnodes no class has is told as nodes whatever gpus= says, in words that are true: not that
+// 1 GPU over 32 nodes puts 1 GPU on each.
+func TestAnNnodesNoClassHasIsToldInNodes(t *testing.T) {
+	h := templatesOn(t, orbitPolicy)
+	r := h.say("kim@orbit.example", "/gpu submit jax gpus=1 nnodes=32")
+	if !r.Error || !strings.Contains(r.Text, "jax nnodes=32 needs 32 nodes, and no class has that many") || strings.Contains(r.Text, "1 GPUs") {
+		t.Fatalf("jax gpus=1 nnodes=32: %q", r.Text)
+	}
+	noLeases(t, h)
+	mustOK(t, h.say("kim@orbit.example", exampleIn(t, r)))
+}

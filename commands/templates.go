@@ -382,14 +382,18 @@ func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Par
 	}
 	nn, nnodesGiven := params["nnodes"]
 	nodes := TemplateNodes(tp, params)
+	enough := false // some class has the nodes nnodes asks for
+	for _, c := range p.Classes {
+		enough = enough || nodeCount(c.Name) >= nodes
+	}
 	var msg string
 	switch {
 	case gpus > 0 && !nnodesGiven:
 		msg = fmt.Sprintf("%s on %d GPUs takes %d nodes of class %s, whose nodes hold %s each, and %s has only %d nodes.",
 			tp.Name, gpus, (gpus+size-1)/size, best.Name, nGPUs(size), best.Name, count)
-	case gpus > 0:
-		msg = fmt.Sprintf("%s on %d GPUs over nnodes=%s puts %s on each node, and no class has %d nodes that hold them: class %s has %d nodes of %s.",
-			tp.Name, gpus, nn, nGPUs((gpus+nodes-1)/nodes), nodes, best.Name, count, nGPUs(size))
+	case gpus > 0 && enough:
+		msg = fmt.Sprintf("%s on %s over nnodes=%s puts %s on each node, and no class has %d nodes that hold them: class %s has %d nodes of %s.",
+			tp.Name, nGPUs(gpus), nn, nGPUs((gpus+nodes-1)/nodes), nodes, best.Name, count, nGPUs(size))
 	default:
 		msg = fmt.Sprintf("%s nnodes=%s needs %d nodes, and no class has that many: class %s has %d nodes of %s.",
 			tp.Name, nn, nodes, best.Name, count, nGPUs(size))
