@@ -144,7 +144,7 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	commands.AddTemplates(b, cat, ws)
 	commands.AddReport(b, &showback.Service{Policy: pol})
 	sso := false
-	if _, on, err := oidc.FromEnv(os.Getenv, pol); err != nil {
+	if _, on, err := ssoSettings(os.Getenv, pol); err != nil {
 		return err
 	} else if on {
 		b.SSO = offeredOnly{} // /gpu login, logout and unlink are offered

@@ -100,3 +100,44 @@ func TestDiscordRegisterSaysWhenSignInIsLeftOut(t *testing.T) {
 		t.Errorf("register with single sign-on's settings says %q", out.String())
 	}
 }
+
+// TestDiscordRegisterReadsSignInSettingsAsServeDoes: register decides whether /gpu login, logout
+// and unlink are installed from the same single sign-on settings serve reads, the client secret's
+// file (QM_OIDC_CLIENT_SECRET_FILE) included: a secret file set without the issuer is half a
+// configuration serve refuses, and so does register, naming it, instead of installing /gpu
+// without sign-in; an unreadable one is refused by both.
+func TestDiscordRegisterReadsSignInSettingsAsServeDoes(t *testing.T) {
+	clearEnv(t)
+	f := discordtest.New(t)
+	t.Setenv("DISCORD_BOT_TOKEN", discordtest.Token)
+	t.Setenv("DISCORD_APP_ID", discordtest.App)
+	t.Setenv("DISCORD_API_URL", f.URL)
+	t.Setenv("QM_POLICY", "../../docs/quartermaster.example.yaml")
+	for _, k := range []string{"QM_OIDC_ISSUER", "QM_OIDC_CLIENT_ID", "QM_OIDC_CLIENT_SECRET", "QM_PUBLIC_URL"} {
+		t.Setenv(k, "")
+	}
+	secret := filepath.Join(t.TempDir(), "client-secret")
+	if err := os.WriteFile(secret, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("QM_OIDC_CLIENT_SECRET_FILE", secret)
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"discord", "register", "--guild", dGuild}, nil, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "QM_OIDC_ISSUER") {
+		t.Errorf("a secret file without the issuer: exit %d, %q %q; want the refusal serve gives, naming QM_OIDC_ISSUER", code, out.String(), errb.String())
+	}
+
+	t.Setenv("QM_OIDC_ISSUER", "https://login.microsoftonline.com/7f2c0a4e-1d3b-4c5a-9e8f-0a1b2c3d4e5f/v2.0")
+	t.Setenv("QM_OIDC_CLIENT_ID", "b0c1d2e3-f4a5-6789-abcd-ef0123456789")
+	t.Setenv("QM_PUBLIC_URL", "https://gpu.globex.example")
+	t.Setenv("QM_OIDC_CLIENT_SECRET_FILE", filepath.Join(t.TempDir(), "missing"))
+	out.Reset()
+	errb.Reset()
+	code = run(context.Background(), []string{"discord", "register", "--guild", dGuild}, nil, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "QM_OIDC_CLIENT_SECRET_FILE") {
+		t.Errorf("an unreadable secret file: exit %d, %q %q; want a refusal naming QM_OIDC_CLIENT_SECRET_FILE", code, out.String(), errb.String())
+	}
+	if n := len(f.Overwrites()); n != 0 {
+		t.Errorf("register installed %d command(s) with settings serve refuses", n)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/oidc"
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 )
 
@@ -21,17 +22,7 @@ const ssoPass = 15 * time.Minute
 // unlink are offered, and the login endpoints are served on mux. Without it, nil and nothing
 // changes.
 func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.Logger) (*oidc.Service, error) {
-	// The client secret may come from a file (QM_OIDC_CLIENT_SECRET_FILE), like every secret.
-	clientSecret, err := config.SecretFrom(oidc.EnvClientSecret, getenv)
-	if err != nil {
-		return nil, err
-	}
-	cfg, on, err := oidc.FromEnv(func(k string) string {
-		if k == oidc.EnvClientSecret {
-			return clientSecret
-		}
-		return getenv(k)
-	}, a.Policy)
+	cfg, on, err := ssoSettings(getenv, a.Policy)
 	if err != nil || !on {
 		return nil, err
 	}
@@ -83,6 +74,22 @@ func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.
 	sso.Register(mux)
 	log.Info("single sign-on is on", "issuer", cfg.Issuer, "public_url", cfg.PublicURL, "groups_claim", cfg.GroupsClaim, "recheck", cfg.Recheck.String())
 	return sso, nil
+}
+
+// ssoSettings are single sign-on's settings, as serve and discord register both read them: the
+// environment through getenv, the client secret possibly from a file (QM_OIDC_CLIENT_SECRET_FILE)
+// like every secret, and the policy's oidc section. on is false when single sign-on is off.
+func ssoSettings(getenv func(string) string, pol *policy.Policy) (cfg oidc.Config, on bool, err error) {
+	clientSecret, err := config.SecretFrom(oidc.EnvClientSecret, getenv)
+	if err != nil {
+		return cfg, false, err
+	}
+	return oidc.FromEnv(func(k string) string {
+		if k == oidc.EnvClientSecret {
+			return clientSecret
+		}
+		return getenv(k)
+	}, pol)
 }
 
 // ssoLoop re-checks the groups of the links that are due, now and every ssoPass (or every
