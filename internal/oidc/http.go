@@ -363,15 +363,21 @@ func (s *Service) identity(ctx context.Context, p *gooidc.Provider, idt *gooidc.
 		return identity{}, fmt.Errorf("oidc: ID token claims: %w", err)
 	}
 	_, hasGroups := claimOf(claims, s.cfg.GroupsClaim)
+	var groupsFrom any // userinfo's groups, where the token has none
 	tooMany := !hasGroups && overage(claims, s.cfg.GroupsClaim)
 	if _, hasEmail := claims["email"]; !hasEmail || !hasGroups {
 		if ui, err := p.UserInfo(s.providerCtx(ctx), oauth2.StaticTokenSource(tok)); err == nil {
 			var more map[string]any
 			if err := ui.Claims(&more); err == nil && more["sub"] == idt.Subject {
 				for k, v := range more {
-					if _, ok := claims[k]; !ok {
+					if claims[k] == nil { // absent, or null: no claim either way
 						claims[k] = v
 					}
+				}
+				if g, ok := claimOf(more, s.cfg.GroupsClaim); ok && !hasGroups {
+					// The token's groups are absent along their path (a null inside an object
+					// the token has): userinfo's are the groups.
+					groupsFrom = g
 				}
 			}
 		} else {
@@ -386,7 +392,10 @@ func (s *Service) identity(ctx context.Context, p *gooidc.Provider, idt *gooidc.
 	if unverified(claims["email_verified"]) {
 		return identity{}, &problemError{p: pEmailUnverified, detail: []string{"The provider says " + email + " is not verified."}}
 	}
-	g, _ := claimOf(claims, s.cfg.GroupsClaim)
+	g, ok := claimOf(claims, s.cfg.GroupsClaim)
+	if !ok {
+		g = groupsFrom
+	}
 	id := identity{Email: email, Groups: groupsOf(g)}
 	id.TooMany = tooMany && len(id.Groups) == 0
 	return id, nil
@@ -408,25 +417,33 @@ func overage(claims map[string]any, groupsClaim string) bool {
 
 // claimOf is the claim name names: the claim of that name, or else, for a name with dots, the
 // claim nested along them (realm_access.roles is Keycloak's realm roles). A name that is a claim
-// of its own (https://acme.example/groups) wins over a path.
+// of its own (https://acme.example/groups) wins over a path, and at each level of a path the
+// longest key there wins, so a key with dots of its own is found whole: a client's roles
+// resource_access.quartermaster.acme.example.roles, whose client id is quartermaster.acme.example
+// (a shorter key is tried where the longer one leads nowhere). A claim written as null is no
+// claim: it says nothing, wherever it is read (a sign-in, a re-check).
 func claimOf(claims map[string]any, name string) (any, bool) {
-	if v, ok := claims[name]; ok {
-		return v, true
-	}
-	if !strings.Contains(name, ".") {
-		return nil, false
-	}
-	var cur any = claims
-	for _, part := range strings.Split(name, ".") {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
+	return nested(claims, strings.Split(name, "."))
+}
+
+// nested is the value along parts in m, each key made of as many parts (joined by dots) as a key
+// of m has, the longest first; false where there is none, or it is null.
+func nested(m map[string]any, parts []string) (any, bool) {
+	for n := len(parts); n >= 1; n-- {
+		v, ok := m[strings.Join(parts[:n], ".")]
+		if !ok || v == nil {
+			continue
 		}
-		if cur, ok = m[part]; !ok {
-			return nil, false
+		if n == len(parts) {
+			return v, true
+		}
+		if inner, ok := v.(map[string]any); ok {
+			if got, ok := nested(inner, parts[n:]); ok {
+				return got, true
+			}
 		}
 	}
-	return cur, true
+	return nil, false
 }
 
 // unverified reports whether an email_verified claim says no: false, or "false" as some

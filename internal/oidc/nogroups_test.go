@@ -165,3 +165,43 @@ func TestARecheckWithoutGroupsForSomeoneWithNone(t *testing.T) {
 		t.Fatalf("a link with no groups to keep is no longer current: %v %v", current, err)
 	}
 }
+
+// TestANullGroupsClaimIsAbsentAtSignInAsAtARecheck: a groups claim written as null says nothing
+// about the person's groups, at the sign-in as at a re-check: the ID token's null is as if the
+// claim were not there, so the groups are read from userinfo, for a plain claim and for one
+// nested along a path.
+func TestANullGroupsClaimIsAbsentAtSignInAsAtARecheck(t *testing.T) {
+	for _, claim := range []string{"groups", "realm_access.roles"} {
+		t.Run(claim, func(t *testing.T) {
+			e := newEnvWith(t, storetest.SQLite(t), time.Minute, "", func(c *oidc.Config) { c.GroupsClaim = claim })
+			alice := oidctest.NewUser("sub-alice", "alice@acme.example", "ai-vision")
+			e.idp.SetTamper(func(c map[string]any) *mockoidcKeypair {
+				if claim == "groups" {
+					c["groups"] = nil
+				} else {
+					delete(c, "groups")
+					c["realm_access"] = map[string]any{"roles": nil}
+				}
+				return nil
+			})
+			e.idp.SetUserinfo(func(c map[string]any) {
+				if claim == "groups" {
+					c["groups"] = []any{"ai-vision"}
+				} else {
+					delete(c, "groups")
+					c["realm_access"] = map[string]any{"roles": []any{"ai-vision"}}
+				}
+			})
+			if l := e.login(alice, aliceAcct); strings.Join(l.Groups, ",") != "ai-vision" {
+				t.Fatalf("groups at a sign-in whose ID token says groups: null: %v; want userinfo's ai-vision", l.Groups)
+			}
+			e.clock.Advance(90 * time.Second)
+			if rep := e.recheck(); rep.Checked != 1 || rep.Changed != 0 || rep.NoGroups != 0 {
+				t.Fatalf("re-check: %+v", rep)
+			}
+			if l := e.linked(aliceAcct); strings.Join(l.Groups, ",") != "ai-vision" {
+				t.Fatalf("groups after the re-check: %v", l.Groups)
+			}
+		})
+	}
+}

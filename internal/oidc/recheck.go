@@ -200,7 +200,7 @@ func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 		// Too many groups for a token: that says nothing about which groups they left.
 		return nil, nil, errors.New("the provider left the groups out of the refreshed ID token: too many groups for a token; filter the groups claim to the groups assigned to the application (docs/sso.md)")
 	}
-	if _, ok := groupsClaim(claims, s.cfg.GroupsClaim); !ok {
+	if _, ok := claimOf(claims, s.cfg.GroupsClaim); !ok {
 		ui, err := p.UserInfo(pctx, oauth2.StaticTokenSource(tok))
 		if err != nil {
 			return nil, nil, fmt.Errorf("oidc: userinfo: %w", err)
@@ -216,17 +216,11 @@ func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 	if sealed, err = s.seal.seal(tok); err != nil {
 		return nil, nil, err
 	}
-	g, ok := groupsClaim(claims, s.cfg.GroupsClaim)
+	g, ok := claimOf(claims, s.cfg.GroupsClaim)
 	if !ok {
 		return nil, sealed, errNoGroups
 	}
 	return groupsOf(g), sealed, nil
-}
-
-// groupsClaim is the groups claim of claims, where it is there: a claim written as null is not.
-func groupsClaim(claims map[string]any, name string) (any, bool) {
-	g, ok := claimOf(claims, name)
-	return g, ok && g != nil
 }
 
 func sameGroups(a, b []string) bool {
