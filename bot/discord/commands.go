@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
@@ -110,7 +111,7 @@ func ApplicationCommand(name string, cmds []Command) *discordgo.ApplicationComma
 		Contexts:    &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild, discordgo.InteractionContextBotDM},
 	}
 	for _, c := range cmds {
-		sub := &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionSubCommand, Name: c.Name, Description: clip(c.Description, maxDescription)}
+		sub := &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionSubCommand, Name: c.Name, Description: clipWords(c.Description, maxDescription)}
 		opts := slices.Clone(c.Options)
 		slices.SortStableFunc(opts, func(x, y Option) int {
 			switch {
@@ -122,7 +123,7 @@ func ApplicationCommand(name string, cmds []Command) *discordgo.ApplicationComma
 			return 1
 		})
 		for _, o := range opts {
-			op := &discordgo.ApplicationCommandOption{Name: o.Name, Description: clip(nonEmpty(o.Description, o.Name), maxDescription),
+			op := &discordgo.ApplicationCommandOption{Name: o.Name, Description: clipWords(nonEmpty(o.Description, o.Name), maxDescription),
 				Required: o.Required, MinValue: o.MinValue}
 			switch o.Type {
 			case OptionInteger:
@@ -359,4 +360,23 @@ func nonEmpty(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// clipWords shortens s to at most n characters as clip does, but after a whole word: a
+// description Discord shows cut ends "… see their…", not "… see their te…". A single word longer
+// than n is cut as clip cuts it.
+func clipWords(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n || n <= 1 {
+		return clip(s, n)
+	}
+	for i := n - 1; i > 0; i-- {
+		if unicode.IsSpace(r[i]) {
+			head := strings.TrimRightFunc(string(r[:i]), func(c rune) bool { return unicode.IsSpace(c) || strings.ContainsRune(",;:(-–—", c) })
+			if head != "" {
+				return head + "…"
+			}
+		}
+	}
+	return clip(s, n)
 }
