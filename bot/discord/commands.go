@@ -53,6 +53,9 @@ type Command struct {
 	Description string
 	// Example is a command line that works, shown beside a refusal.
 	Example string
+	// Usage is the command as the text grammar writes it ("/gpu extend LEASE DURATION"): where a
+	// message shows it (/gpu help), Discord shows the options instead (UsageOf).
+	Usage   string
 	Options []Option
 	// Text rebuilds the /gpu command line from the given options' values (integers in decimal,
 	// booleans as "true"/"false"), for the handler's grammar to read.
@@ -63,6 +66,10 @@ type Command struct {
 type OptionValue struct {
 	Name  string
 	Value string
+	// Known says the value is one of its kind that the installation knows (a class or team of the
+	// policy, a lease id, a number, a command's name) or a placeholder such as REASON: a command
+	// named in a sentence takes a following word as an option's value only when it is known.
+	Known bool
 }
 
 func (c *Command) option(name string) (*Option, bool) {

@@ -151,7 +151,7 @@ func (a *Adapter) actions(rs []bot.Reply) (buttons []discordgo.MessageComponent,
 			case ok && ids[id]:
 			case ok && len(buttons) < MaxButtonRows*MaxButtonsPerRow:
 				ids[id] = true
-				buttons = append(buttons, discordgo.Button{Label: clip(act.Label, MaxButtonLabel), Style: buttonStyle(act.Style), CustomID: id})
+				buttons = append(buttons, discordgo.Button{Label: clip(a.discordText(act.Label), MaxButtonLabel), Style: buttonStyle(act.Style), CustomID: id})
 			default:
 				typed = append(typed, act.Label+": `"+a.typed(act.Command)+"`")
 			}
@@ -215,8 +215,7 @@ func (a *Adapter) render(rs ...bot.Reply) message {
 	}
 	dropped := 0
 	for _, r := range rs {
-		r = defangReply(r)
-		r.Text = a.typedExample(r.Text)
+		r = a.discordReply(defangReply(r))
 		if !b.text(r.Text) {
 			dropped += len(r.Sections)
 			continue
@@ -286,8 +285,8 @@ func (a *Adapter) layout(rs []bot.Reply, typedLine string, colour int, compact b
 	p := pager{colour: colour}
 	p.fresh()
 	for _, r := range rs {
-		r = defangReply(r)
-		p.text(a.typedExample(r.Text))
+		r = a.discordReply(defangReply(r))
+		p.text(r.Text)
 		for _, s := range r.Sections {
 			if compact {
 				p.text(compactText(s))
@@ -596,18 +595,6 @@ func defangReply(r bot.Reply) bot.Reply {
 	}
 	r.Sections = secs
 	return r
-}
-
-// typedExample rewrites the example that ends text ("… Example: /gpu request 1 dev for 4h") as
-// a Discord user types it: /gpu request gpus:1 class:dev duration:4h. Any other text is
-// returned as it is.
-func (a *Adapter) typedExample(text string) string {
-	const label = "Example: "
-	i := strings.LastIndex(text, label+handlerCommand+" ")
-	if i < 0 {
-		return text
-	}
-	return text[:i+len(label)] + a.typed(text[i+len(label):])
 }
 
 // typed is a command line ("/gpu request 1 dev for 4h") as a Discord user types it: /gpu request

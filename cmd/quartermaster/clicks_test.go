@@ -96,7 +96,7 @@ func TestDiscordPressingARequestButtonTwiceMakesOneLease(t *testing.T) {
 					t.Fatalf("%s double-clicked made %d leases, want 1", bt.label, len(ls)-before)
 				}
 				id := ls[len(ls)-1].ID.String()
-				want := id + " was already requested from this button; /gpu status " + id
+				want := id + " was already requested from this button; /gpu status lease:" + id // as Discord takes it
 				if x, y := both[0].Text(), both[1].Text(); strings.Contains(x, want) == strings.Contains(y, want) {
 					t.Errorf("the two presses of %s were answered %q and %q; want one of them %q", bt.label, x, y, want)
 				}

@@ -11,10 +11,12 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/acme/quartermaster/bot"
 	discordbot "github.com/acme/quartermaster/bot/discord"
@@ -222,7 +224,7 @@ func discordCommands(b *commands.Bot) []discordbot.Command {
 	offered := b.Offered()
 	var out []discordbot.Command
 	for _, s := range offered {
-		c := discordbot.Command{Name: s.Name, Description: s.Summary, Example: b.Example(s), Text: s.Text}
+		c := discordbot.Command{Name: s.Name, Description: s.Summary, Example: b.Example(s), Usage: s.Usage, Text: s.Text}
 		for _, p := range s.Params {
 			o := discordbot.Option{Name: p.Name, Required: p.Required, Description: p.Help, OneWord: p.Type != commands.TText && p.Type != commands.TWeek && p.Type != commands.TDuration}
 			switch p.Type {
@@ -250,17 +252,73 @@ func discordCommands(b *commands.Bot) []discordbot.Command {
 }
 
 // discordOptions reads a typed /gpu command line as the Discord subcommand and options that run
-// it, for the examples shown beside refusals.
-func discordOptions(line string) (string, []discordbot.OptionValue, bool) {
-	s, vs, ok := commands.Options(line)
-	if !ok {
-		return "", nil, false
+// it, for the commands Discord messages name (the examples beside refusals, the commands notices
+// offer), each value marked known where it is one of its kind that b knows.
+func discordOptions(b *commands.Bot) func(line string) (string, []discordbot.OptionValue, bool) {
+	return func(line string) (string, []discordbot.OptionValue, bool) {
+		s, vs, ok := commands.Options(line)
+		if !ok {
+			return "", nil, false
+		}
+		out := make([]discordbot.OptionValue, len(vs))
+		for i, v := range vs {
+			out[i] = discordbot.OptionValue{Name: v.Name, Value: v.Value}
+			for _, p := range s.Params {
+				if p.Name == v.Name {
+					out[i].Known = knownValue(b, p, v.Value)
+				}
+			}
+		}
+		return s.Name, out, true
 	}
-	out := make([]discordbot.OptionValue, len(vs))
-	for i, v := range vs {
-		out[i] = discordbot.OptionValue{Name: v.Name, Value: v.Value}
+}
+
+var isoWeekRE = regexp.MustCompile(`^\d{4}-W\d{2}$`)
+
+// knownValue reports whether v is a value of p's kind that b knows (a class or team of the
+// policy, a template of the catalog, a command, a lease id, a number, a duration, a week, an
+// email or account), or a placeholder such as REASON: what a word after a command named in a
+// sentence must be to be read as the command's, not as the sentence's.
+func knownValue(b *commands.Bot, p commands.Param, v string) bool {
+	if placeholder(v) {
+		return true
 	}
-	return s.Name, out, true
+	switch p.Type {
+	case commands.TInt, commands.TDuration, commands.TLease, commands.TFlag:
+		return true // Options took it as one already
+	case commands.TClass:
+		_, ok := b.Svc.Policy.Class(v)
+		return ok
+	case commands.TTeam:
+		_, ok := b.Svc.Policy.Team(v)
+		return ok
+	case commands.TTemplate:
+		if b.Templates == nil {
+			return false
+		}
+		_, err := b.Templates.Catalog.Get(v)
+		return err == nil
+	case commands.TWeek:
+		return v == "this week" || v == "last week" || isoWeekRE.MatchString(v)
+	case commands.TString:
+		_, ok := commands.Lookup(v)
+		return ok || strings.ContainsAny(v, "@:")
+	}
+	return false
+}
+
+// placeholder reports whether v stands for a value, written in capitals: REASON, LEASE, N.
+func placeholder(v string) bool {
+	upper := false
+	for _, r := range v {
+		switch {
+		case unicode.IsUpper(r):
+			upper = true
+		case r != '_' && !unicode.IsDigit(r):
+			return false
+		}
+	}
+	return upper
 }
 
 // policyPeople knows Discord users through the policy's directory: discord:USER_ID accounts.
@@ -377,7 +435,7 @@ func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Ada
 		AppID:     s.AppID,
 		APIURL:    s.APIURL,
 		Commands:  discordCommands(a.Bot),
-		OptionsOf: discordOptions,
+		OptionsOf: discordOptions(a.Bot),
 		Handler:   a.Bot,
 		People:    discordPeople(a),
 		Channels:  a.Policy.Discord.Channels,
