@@ -25,13 +25,17 @@ func ChartSize(n int) (width, height int) {
 // ChartSeries names the chart's two stacked series.
 var ChartSeries = []string{"busy GPU-hours", "idle GPU-hours"}
 
-// ChartData is what the chart draws: a bar per team (in the report's team order), split into busy
-// and idle GPU-hours.
+// ChartData is what the chart draws: a bar per team (in the report's team order), as long as its
+// GPU-hours, split into busy and idle GPU-hours. The idle part is at most the GPU-hours: where
+// telemetry saw more idle time than the team held GPUs (rollups that came late or twice), the
+// whole bar is idle and no longer than what the team used.
 func (r *Report) ChartData() (teams []string, busy, idle []float64) {
 	for _, t := range r.Teams {
+		used := round(max(0, t.GPUHours), 2)
+		i := min(round(max(0, t.IdleGPUHours), 2), used)
 		teams = append(teams, t.Name)
-		idle = append(idle, round(t.IdleGPUHours, 2))
-		busy = append(busy, round(max(0, t.GPUHours-t.IdleGPUHours), 2))
+		idle = append(idle, i)
+		busy = append(busy, round(used-i, 2))
 	}
 	return teams, busy, idle
 }
