@@ -15,9 +15,11 @@ import (
 	"github.com/acme/quartermaster/internal/policy"
 )
 
-// CSVHeader is the CSV's first line; the first eight columns are the contract finance reads.
+// CSVHeader is the CSV's first line; the first eight columns are the contract finance reads. Columns
+// added later go at the end, so that a reader of the earlier ones by position still finds them.
 var CSVHeader = []string{"week", "team", "class", "gpu_hours", "cost", "idle_gpu_hours", "reclaimed_gpu_hours", "leases",
-	"observed_gpu_hours", "mean_utilization_pct", "peak_gpus", "quota_gpus", "peak_quota_pct", "mean_quota_pct", "currency"}
+	"observed_gpu_hours", "mean_utilization_pct", "peak_gpus", "quota_gpus", "peak_quota_pct", "mean_quota_pct", "currency",
+	"quota_gpus_most"}
 
 // two writes a number with a dot and two decimals.
 func two(v float64) string { return strconv.FormatFloat(round(v, 2), 'f', 2, 64) }
@@ -48,7 +50,8 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	for _, row := range r.Rows {
 		rec := []string{r.Week, row.Team, row.Class, two(row.GPUHours), costCell(r.Currency, row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours),
 			strconv.Itoa(row.Leases), two(row.ObservedGPUHours), twoOrEmpty(row.MeanUtilization, 1), strconv.Itoa(row.PeakGPUs),
-			strconv.Itoa(row.QuotaGPUs), twoOrEmpty(row.PeakQuotaShare, 100), twoOrEmpty(row.MeanQuotaShare, 100), r.Currency}
+			strconv.Itoa(row.QuotaGPUs), twoOrEmpty(row.PeakQuotaShare, 100), twoOrEmpty(row.MeanQuotaShare, 100), r.Currency,
+			strconv.Itoa(r.quotaAtMost(row))}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -404,19 +407,25 @@ func writeTable(b *strings.Builder, rows [][]string, left int) {
 // week: the quota without increases, plus the most that approved increases added at once. The
 // row's QuotaGPUs, the quota at the week's start, already holds the increases then in effect.
 func (r *Report) quotaAtMost(row Row) int {
+	return quotaMost(r.QuotaIncreases, row.Team, row.Class, r.From, row.QuotaGPUs)
+}
+
+// quotaMost is the most GPUs of class the team's quota allowed at once during the week that
+// begins at from, where atStart is its quota then (the increases then in effect included).
+func quotaMost(increases []QuotaIncrease, team, class string, from time.Time, atStart int) int {
 	inEffect := func(t time.Time) int { // GPUs the increases in effect at t added
 		n := 0
-		for _, q := range r.QuotaIncreases {
-			if q.Team == row.Team && q.Class == row.Class && !q.From.After(t) && q.Until.After(t) {
+		for _, q := range increases {
+			if q.Team == team && q.Class == class && !q.From.After(t) && q.Until.After(t) {
 				n += q.GPUs
 			}
 		}
 		return n
 	}
-	base := row.QuotaGPUs - inEffect(r.From)
-	most := row.QuotaGPUs
-	for _, q := range r.QuotaIncreases {
-		if q.Team == row.Team && q.Class == row.Class && q.From.After(r.From) {
+	base := atStart - inEffect(from)
+	most := atStart
+	for _, q := range increases {
+		if q.Team == team && q.Class == class && q.From.After(from) {
 			most = max(most, base+inEffect(q.From))
 		}
 	}

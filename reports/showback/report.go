@@ -118,6 +118,9 @@ type Row struct {
 	// QuotaGPUs is the team's concurrent GPU quota of the class at the week's start (the policy's,
 	// approved increases included).
 	QuotaGPUs int `json:"quota_gpus"`
+	// QuotaMostGPUs is the most that quota was at once during the week: QuotaGPUs, plus what
+	// increases that began during the week raised it by at most (the text's "4 of 2 (+2)").
+	QuotaMostGPUs int `json:"quota_gpus_most"`
 	// PeakQuotaShare is the largest share of its GPU quota (increases included) the team held at
 	// once; MeanQuotaShare the time-weighted mean share. Nil when the team had no quota of the class.
 	PeakQuotaShare *float64 `json:"peak_quota_share"`
@@ -426,6 +429,9 @@ func Build(in Input) *Report {
 			t.Figures.add(f)
 			r.Total.Figures.add(f)
 		}
+	}
+	for i := range r.Rows {
+		r.Rows[i].QuotaMostGPUs = quotaMost(increases, r.Rows[i].Team, r.Rows[i].Class, wk.from, r.Rows[i].QuotaGPUs)
 	}
 	// The weekly GPU-hour quota's share is of everything the team used, gone classes included.
 	for _, t := range r.Teams {
