@@ -253,13 +253,18 @@ func ApprovalsLine(a Approvals) string {
 	return s
 }
 
-// TouchesLine gives human touches per 100 leases.
+// TouchesLine gives human touches per 100 leases: the decisions people made on the week's
+// requests (of every kind) per 100 of the week's leases, naming both counts and the requests.
 func TouchesLine(s Summary) string {
+	decisions := fmt.Sprintf("%d human decision(s) on %d request(s)", s.HumanTouches, s.Requests)
 	if s.TouchesPer100 == nil {
-		return "no requests"
+		if s.Requests == 0 {
+			return "no leases and no requests"
+		}
+		return "no leases; " + decisions
 	}
-	return fmt.Sprintf("%s per 100 leases (%d decision(s) on %d request(s))",
-		strconv.FormatFloat(round(*s.TouchesPer100, 1), 'f', 1, 64), s.HumanTouches, s.Requests)
+	return fmt.Sprintf("%s per 100 leases (%s, %d lease(s))",
+		strconv.FormatFloat(round(*s.TouchesPer100, 1), 'f', 1, 64), decisions, s.Leases)
 }
 
 // WaitLine describes queue waits, predicted and actual.

@@ -133,7 +133,9 @@ type Summary struct {
 	Approvals Approvals `json:"approvals"`
 	QueueWait QueueWait `json:"queue_wait"`
 	// Requests counts requests of every kind made in the week (GPUs, quota increases, extensions);
-	// HumanTouches counts the decisions people made on them.
+	// HumanTouches counts the decisions people made on them. TouchesPer100 is HumanTouches per 100
+	// of the week's leases (Figures.Leases, the workspace leases that held GPUs in the week); nil
+	// when there were none.
 	Requests      int      `json:"requests"`
 	HumanTouches  int      `json:"human_touches"`
 	TouchesPer100 *float64 `json:"human_touches_per_100_leases"`
@@ -792,9 +794,11 @@ func finish(s *Summary, acc *approvalAcc, waits []waitSample) {
 			s.Approvals.MedianLatency = secs(median(acc.latencies))
 			s.Approvals.P90Latency = secs(percentile(acc.latencies, 90))
 		}
-		if acc.requests > 0 {
-			s.TouchesPer100 = ptr(100 * float64(acc.touches) / float64(acc.requests))
-		}
+	}
+	// Per 100 leases, as the figure is named: the week's leases, not its requests of every kind.
+	s.TouchesPer100 = nil
+	if s.Leases > 0 {
+		s.TouchesPer100 = ptr(100 * float64(s.HumanTouches) / float64(s.Leases))
 	}
 	var ws, meds []time.Duration
 	within := 0
