@@ -199,7 +199,14 @@ func (r *Report) Headline() string {
 	return s + "."
 }
 
-// ChangeLine says how the week compares with the one before.
+// partialPrevious reports whether the change is against part of the week before (the same span
+// as a week in progress), not the whole of it.
+func (r *Report) partialPrevious() bool {
+	return !r.PreviousTo.IsZero() && r.PreviousTo.Before(r.From)
+}
+
+// ChangeLine says how the week compares with the one before: for a week in progress, with the
+// same span of it ("against 2026-W47 up to Wed 18 Nov 15:00 CET").
 func (r *Report) ChangeLine(s Summary) string {
 	prev := ""
 	if w, err := ParseWeek(r.Week, Week{}); err == nil {
@@ -208,6 +215,9 @@ func (r *Report) ChangeLine(s Summary) string {
 	out := fmt.Sprintf("%s GPU-hours", signed(s.Change.GPUHours))
 	if s.Change.GPUHoursPct != nil {
 		out += " (" + signedPct(*s.Change.GPUHoursPct) + ")"
+	}
+	if r.partialPrevious() {
+		prev += " up to " + r.when(r.PreviousTo)
 	}
 	return fmt.Sprintf("%s and %s against %s (%s GPU-hours, %s)", out, r.signedMoney(s.Change.Cost), prev, two(s.Previous.GPUHours), r.Money(s.Previous.Cost))
 }

@@ -64,6 +64,11 @@ type Report struct {
 	Rows  []Row   `json:"rows"`
 	Teams []*Team `json:"teams"`
 	Total Summary `json:"total"`
+	// PreviousFrom and PreviousTo are the span of the week before that the change is computed
+	// against: the whole week before, or for a week in progress the same span of it (from its
+	// start to the same weekday and time of day as when the report was made).
+	PreviousFrom time.Time `json:"previous_from"`
+	PreviousTo   time.Time `json:"previous_to"`
 	// QuotaIncreases are the approved quota increases in effect at some time in the week.
 	QuotaIncreases []QuotaIncrease `json:"quota_increases"`
 }
@@ -142,7 +147,8 @@ type Summary struct {
 	// Connectivity is how well connected the GPUs of the multi-GPU leases that started in the
 	// week were.
 	Connectivity Connectivity `json:"connectivity"`
-	// Previous are the week before's figures, and Change the difference.
+	// Previous are the week before's figures (for a week in progress, of the same span of the
+	// week before: Report.PreviousFrom to PreviousTo), and Change the difference.
 	Previous Figures `json:"previous"`
 	Change   Change  `json:"change"`
 }
@@ -334,6 +340,14 @@ func Build(in Input) *Report {
 	prev := window{in.Week.Prev().Start(loc), wk.from}
 	r := &Report{Organization: p.Organization, Week: in.Week.String(), From: wk.from, To: wk.to, TimeZone: loc.String(),
 		Currency: p.Currency, GeneratedAt: in.Now.In(loc), Complete: !in.Now.Before(wk.to), Scope: in.Filter}
+	// A week in progress is compared with the same span of the week before: from its Monday 00:00
+	// to the same weekday and time of day as now (Wednesday 15:00 with Wednesday 15:00), not with
+	// the whole week.
+	cmp := prev
+	if !r.Complete {
+		cmp.to = maxTime(prev.from, minTime(prev.to, in.Now.In(loc).AddDate(0, 0, -7)))
+	}
+	r.PreviousFrom, r.PreviousTo = cmp.from, cmp.to
 
 	var mine []*qm.Lease
 	byID := map[qm.LeaseID]*qm.Lease{}
@@ -374,7 +388,7 @@ func Build(in Input) *Report {
 	sort.Strings(teamNames)
 
 	figs := figures(mine, in.Usage, byID, wk, in.Now, p)
-	prevFigs := figures(mine, in.Usage, byID, prev, in.Now, p)
+	prevFigs := figures(mine, in.Usage, byID, cmp, in.Now, p)
 	increases := quotaIncreases(mine, wk)
 	for i := range increases {
 		increases[i].From, increases[i].Until = increases[i].From.In(loc), increases[i].Until.In(loc)
@@ -561,8 +575,15 @@ func figures(leases []*qm.Lease, usage []qm.UsageRollup, byID map[qm.LeaseID]*qm
 		}
 		k := teamClass{l.Team, l.Class}
 		f := out[k]
-		f.IdleGPUHours += u.IdleGPUSeconds / 3600
-		f.ObservedGPUHours += u.GPUSeconds / 3600
+		// An hour that w ends inside (the same span of the week before, compared with a week in
+		// progress) counts for the part of it in w, as the week in progress has seen only part
+		// of its last hour.
+		part := 1.0
+		if end := u.Hour.Add(time.Hour); end.After(w.to) {
+			part = w.to.Sub(u.Hour).Hours()
+		}
+		f.IdleGPUHours += part * u.IdleGPUSeconds / 3600
+		f.ObservedGPUHours += part * u.GPUSeconds / 3600
 		f.utilSum += u.UtilSum
 		f.samples += u.Samples
 		if f.samples > 0 {
