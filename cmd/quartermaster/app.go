@@ -43,7 +43,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 
 // registerPolicy adds --policy alone, for commands that read the policy but run no backend.
 func (c *commonFlags) registerPolicy(fs *flag.FlagSet) {
-	fs.StringVar(&c.policy, "policy", os.Getenv("QM_POLICY"), "policy file (env QM_POLICY; serve and discord register need one, the console and templates default to the embedded example)")
+	fs.StringVar(&c.policy, "policy", os.Getenv("QM_POLICY"), "policy file (env QM_POLICY; serve and discord register need one; without one, console, report and templates render use the embedded example, and report refuses a database written under another policy)")
 }
 
 // registerDB adds --db alone, for commands that touch only the database.
