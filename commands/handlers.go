@@ -636,7 +636,8 @@ func whereText(l *qm.Lease) string {
 
 // leaseActions are the buttons of a lease's message: Cancel while nothing runs yet; Extend 1h
 // and Release while it runs, without Extend while an extension of it waits for a budget owner
-// (a click could only be refused; the message says who decides instead).
+// (a click could only be refused; the message says who decides instead), and Keep first while
+// an idle warning stands, as the warning itself offers.
 func (b *Bot) leaseActions(ctx context.Context, l *qm.Lease) []bot.Action {
 	if !l.State.Live() {
 		return nil
@@ -646,13 +647,22 @@ func (b *Bot) leaseActions(ctx context.Context, l *qm.Lease) []bot.Action {
 		// Nothing runs yet: cancelling is what releasing it does.
 		return []bot.Action{{Label: "Cancel", Command: "/gpu release " + id}}
 	}
+	var out []bot.Action
+	if l.Kind == qm.KindWorkspace && l.State == qm.IdleWarned {
+		out = append(out, keepAction(id))
+	}
 	release := bot.Action{Label: "Release", Command: "/gpu release " + id, Style: "danger"}
 	if w, _, err := b.Svc.WaitingExtension(ctx, l.ID); err != nil {
 		b.log().Error("look for a waiting extension", "lease", id, "err", err)
 	} else if w != nil {
-		return []bot.Action{release}
+		return append(out, release)
 	}
-	return []bot.Action{{Label: "Extend 1h", Command: "/gpu extend " + id + " 1h"}, release}
+	return append(out, bot.Action{Label: "Extend 1h", Command: "/gpu extend " + id + " 1h"}, release)
+}
+
+// keepAction is the button that answers an idle warning of the lease id.
+func keepAction(id string) bot.Action {
+	return bot.Action{Label: "Keep", Command: "/gpu keep " + id, Style: "primary"}
 }
 
 // waitingExtensionText says that w, an extension of l, waits, and who decides it.

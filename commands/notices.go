@@ -322,7 +322,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			warned = b.Svc.Clock.Now()
 		}
 		base = bot.Reply{Text: fmt.Sprintf("%s has shown %s; it will be reclaimed at %s unless you keep it with /gpu keep %s.", id, idle, b.when(warned.Add(grace)), id),
-			Actions: []bot.Action{{Label: "Keep", Command: "/gpu keep " + id, Style: "primary"}, {Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
+			Actions: []bot.Action{keepAction(id), {Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
 	case qm.NoticeReclaimMoved:
 		grace := qm.DefaultIdleGrace
 		if cls, ok := b.pol().Class(l.Class); ok {
@@ -337,7 +337,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			break
 		}
 		base = bot.Reply{Text: fmt.Sprintf("%s Its GPUs are watched again and still idle; it will now be reclaimed at %s unless you keep it with /gpu keep %s.", what, b.when(at), id),
-			Actions: []bot.Action{{Label: "Keep", Command: "/gpu keep " + id, Style: "primary"}, release}}
+			Actions: []bot.Action{keepAction(id), release}}
 	case qm.NoticeBusyAgain:
 		base = bot.Reply{Text: fmt.Sprintf("%s is busy again, so it will not be reclaimed; it runs until %s.", id, b.when(l.ExpiresAt))}
 	case qm.NoticeReclaimed:
