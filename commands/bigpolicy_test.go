@@ -50,7 +50,7 @@ func TestPolicyQuotasListOnlyTheClassesATeamHasGPUsIn(t *testing.T) {
 			t.Errorf("team t%03d's quota line is %q, want it to start %q", i, lines[i-1], want)
 		}
 	}
-	if want := "any other team: 1 c001 GPUs at once, none in 119 other classes, 10 GPU-hours/week;"; !strings.HasPrefix(lines[150], want) {
+	if want := "any other team: 1 c001 GPU at once, none in 119 other classes, 10 GPU-hours/week;"; !strings.HasPrefix(lines[150], want) {
 		t.Errorf("the default quota's line is %q, want %q", lines[150], want)
 	}
 	if len(quotas) > 150*120 {

@@ -271,9 +271,9 @@ func (b *Bot) releasedLine(ctx context.Context, l *qm.Lease) string {
 	case qm.KindQuota:
 		now := b.Svc.QuotaFor(ctx, l.Team).GPUs[l.Class]
 		if l.State == qm.Cancelled {
-			return fmt.Sprintf("Team %s's quota of %s stays at %d GPUs.", l.Team, l.Class, now)
+			return fmt.Sprintf("Team %s's quota of %s stays at %s.", l.Team, l.Class, qm.GPUCount(now, ""))
 		}
-		return fmt.Sprintf("Team %s's extra %d %s GPUs are gone and its quota is back to %d.", l.Team, l.GPUs, l.Class, now)
+		return fmt.Sprintf("Team %s's %s and its quota is back to %d.", l.Team, extraGone(l), now)
 	case qm.KindExtension:
 		if p, err := b.Svc.Get(ctx, l.Parent); err == nil && p.State.Running() && !p.ExpiresAt.IsZero() {
 			return fmt.Sprintf("%s still ends at %s.", p.ID, b.when(p.ExpiresAt))
@@ -427,8 +427,8 @@ func (b *Bot) quotaRequest(ctx context.Context, req bot.Request, c Command) []bo
 	if out.Duplicate {
 		prefix = "(already done) "
 	}
-	return []bot.Reply{{Text: fmt.Sprintf(prefix+"%s asks for +%d %s GPUs for team %s for %s; %s will decide. You will hear back here.",
-		l.ID, l.GPUs, l.Class, l.Team, policy.FormatDuration(l.Duration), strings.Join(out.Approvers, " or ")),
+	return []bot.Reply{{Text: fmt.Sprintf(prefix+"%s asks for +%s for team %s for %s; %s will decide. You will hear back here.",
+		l.ID, qm.GPUCount(l.GPUs, l.Class), l.Team, policy.FormatDuration(l.Duration), strings.Join(out.Approvers, " or ")),
 		Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
 }
 
@@ -498,7 +498,7 @@ func (b *Bot) catalog(ctx context.Context, req bot.Request) []bot.Reply {
 			Fields: []bot.Field{
 				{Label: "GPU", Value: gpuText(c)},
 				{Label: "Price", Value: b.price(c.PricePerGPUHour) + " per GPU-hour"},
-				{Label: "Without approval", Value: fmt.Sprintf("up to %d GPU(s) for up to %s", c.MaxGPUs, policy.FormatDuration(c.MaxDuration.Duration))},
+				{Label: "Without approval", Value: fmt.Sprintf("up to %s for up to %s", qm.GPUCount(c.MaxGPUs, ""), policy.FormatDuration(c.MaxDuration.Duration))},
 				{Label: "Free now", Value: freeText(s)},
 				{Label: "Predicted wait", Value: waitText(s.Wait)},
 			},
@@ -676,7 +676,7 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 	now := b.Svc.Clock.Now()
 	switch l.Kind {
 	case qm.KindQuota:
-		f := []bot.Field{{Label: "State", Value: string(l.State)}, {Label: "Quota increase", Value: fmt.Sprintf("+%d %s GPUs for team %s", l.GPUs, l.Class, l.Team)},
+		f := []bot.Field{{Label: "State", Value: string(l.State)}, {Label: "Quota increase", Value: fmt.Sprintf("+%s for team %s", qm.GPUCount(l.GPUs, l.Class), l.Team)},
 			{Label: "For", Value: policy.FormatDuration(l.Duration)}, {Label: "Because", Value: l.Because}}
 		if l.State == qm.Active {
 			f = append(f, bot.Field{Label: "Until", Value: b.when(l.ExpiresAt)})
@@ -918,7 +918,7 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 			none = append(none, cl.Name)
 			continue
 		}
-		v := fmt.Sprintf("%d of %d GPUs in use", u.GPUs[cl.Name], q.GPUs[cl.Name])
+		v := fmt.Sprintf("%d of %s in use", u.GPUs[cl.Name], qm.GPUCount(q.GPUs[cl.Name], ""))
 		if extra := q.GPUs[cl.Name] - base.GPUs[cl.Name]; extra > 0 {
 			v += fmt.Sprintf(" (%d + %d approved increase)", base.GPUs[cl.Name], extra)
 		}
@@ -991,7 +991,7 @@ func (b *Bot) policyText() bot.Reply {
 	var cl []string
 	capped := capacityShareText(p)
 	for _, c := range p.Classes {
-		line := fmt.Sprintf("%s: %s, %s/GPU-hour, up to %d GPU(s) for %s without approval", c.Name, strings.TrimSpace(c.SKU+" "+c.Isolation), b.price(c.PricePerGPUHour), c.MaxGPUs, policy.FormatDuration(c.MaxDuration.Duration))
+		line := fmt.Sprintf("%s: %s, %s/GPU-hour, up to %s for %s without approval", c.Name, strings.TrimSpace(c.SKU+" "+c.Isolation), b.price(c.PricePerGPUHour), qm.GPUCount(c.MaxGPUs, ""), policy.FormatDuration(c.MaxDuration.Duration))
 		if c.IdleTimeout.Duration > 0 {
 			line += fmt.Sprintf("; idle for %s → warning, reclaimed %s later", policy.FormatDuration(c.IdleTimeout.Duration), policy.FormatDuration(qm.IdleGrace(c)))
 		}
@@ -1056,17 +1056,32 @@ func orNone(list []string) string {
 // other classes"), so that a policy of many classes stays readable.
 func gpusText(p *policy.Policy, q policy.Quota) string {
 	var s []string
+	one := ""
 	for _, c := range p.Classes {
 		if n := q.GPUs[c.Name]; n > 0 {
 			s = append(s, fmt.Sprintf("%d %s", n, c.Name))
+			one = qm.GPUCount(n, c.Name)
 		}
 	}
 	none := len(p.Classes) - len(s)
+	list := strings.Join(s, ", ") + " GPUs"
+	if len(s) == 1 {
+		list = one
+	}
 	switch {
 	case len(s) == 0:
 		return "no GPUs in any class"
 	case none == 0:
-		return strings.Join(s, ", ") + " GPUs at once"
+		return list + " at once"
 	}
-	return fmt.Sprintf("%s GPUs at once, none in %d other %s", strings.Join(s, ", "), none, map[bool]string{true: "class", false: "classes"}[none == 1])
+	return fmt.Sprintf("%s at once, none in %d other %s", list, none, map[bool]string{true: "class", false: "classes"}[none == 1])
+}
+
+// extraGone says that the extra GPUs of the quota increase l are gone: "1 extra tiny GPU is
+// gone", "2 extra tiny GPUs are gone".
+func extraGone(l *qm.Lease) string {
+	if l.GPUs == 1 {
+		return qm.GPUCount(l.GPUs, "extra "+l.Class) + " is gone"
+	}
+	return qm.GPUCount(l.GPUs, "extra "+l.Class) + " are gone"
 }

@@ -44,7 +44,7 @@ func (n *Notices) NotifyChecked(ctx context.Context, no qm.Notice) error {
 func (b *Bot) askText(l *qm.Lease) string {
 	switch l.Kind {
 	case qm.KindQuota:
-		return fmt.Sprintf("for +%d %s GPUs for %s because %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration), l.Because)
+		return fmt.Sprintf("for +%s for %s because %s", qm.GPUCount(l.GPUs, l.Class), policy.FormatDuration(l.Duration), l.Because)
 	case qm.KindExtension:
 		return fmt.Sprintf("to extend %s by %s", l.Parent, policy.FormatDuration(l.Duration))
 	}
@@ -251,7 +251,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			base = b.grantedReply(ctx, l, "Approved by "+n.Actor+": ")
 		}
 		if l.Kind == qm.KindQuota {
-			base.Text += fmt.Sprintf(" Team %s may hold %d more %s GPUs until %s.", l.Team, l.GPUs, l.Class, b.when(l.ExpiresAt))
+			base.Text += fmt.Sprintf(" Team %s may hold %s until %s.", l.Team, qm.GPUCount(l.GPUs, "more "+l.Class), b.when(l.ExpiresAt))
 		}
 	case qm.NoticeDenied:
 		who := n.Actor
@@ -293,7 +293,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		base = bot.Reply{Text: fmt.Sprintf("%s, your request %s, was withdrawn: %s.", id, b.askText(l), n.Reason)}
 	case qm.NoticeExpired:
 		if l.Kind == qm.KindQuota {
-			base = bot.Reply{Text: fmt.Sprintf("%s ended: team %s's extra %d %s GPUs are gone and its quota is back to %d.", id, l.Team, l.GPUs, l.Class, b.Svc.QuotaFor(ctx, l.Team).GPUs[l.Class])}
+			base = bot.Reply{Text: fmt.Sprintf("%s ended: team %s's %s and its quota is back to %d.", id, l.Team, extraGone(l), b.Svc.QuotaFor(ctx, l.Team).GPUs[l.Class])}
 			break
 		}
 		if l.Kind == qm.KindExtension {

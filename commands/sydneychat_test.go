@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -44,4 +45,41 @@ func TestStatusOfAnIdleWarnedLeaseOffersKeep(t *testing.T) {
 			t.Errorf("%s: %s", keep, r.Text)
 		}
 	}
+}
+
+var oneGPUs = regexp.MustCompile(`(^|[^,]) 1 (\S+ )?GPUs`)
+
+// A count of one GPU is written "1 GPU" wherever a reply counts GPUs: a quota request, its
+// approval, its release, a class's limit in /gpu catalog and /gpu policy, the team's quota.
+func TestOneGPUIsWrittenInTheSingular(t *testing.T) {
+	h := newHarnessOn(t, sydneyPolicy)
+	const ravi, bo = "ravi@wattle.example", "bo@wattle.example"
+	check := func(what, text string, want ...string) {
+		t.Helper()
+		// A list of counts ("1 notebook, 1 tiny GPUs") counts more than one.
+		if strings.Contains(text, "GPU(s)") || oneGPUs.MatchString(text) {
+			t.Errorf("%s: %q; want one GPU in the singular", what, text)
+		}
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: %q; want %q in it", what, text, w)
+			}
+		}
+	}
+	r := mustOK(t, h.say(ravi, "/gpu quota request +1 tiny for 2d because ci"))
+	check("a quota request", r.Text, "+1 tiny GPU ")
+	q := leaseIn(t, r.Text).String()
+	check("the quota request's status", h.say(ravi, "/gpu status "+q).PlainText(), "+1 tiny GPU ")
+	check("the approver's list", h.say("priya@wattle.example", "/gpu approvals").PlainText(), "+1 tiny GPU ")
+	h.notices(ravi)
+	mustOK(t, h.say("priya@wattle.example", "/gpu approve "+q))
+	check("its approval", texts(h.notices(ravi)), "1 more tiny GPU ")
+	check("releasing it", mustOK(t, h.say(ravi, "/gpu release "+q)).Text, "1 extra tiny GPU is gone")
+	check("/gpu catalog", h.say(ravi, "/gpu catalog").PlainText(), "up to 1 GPU ")
+	check("/gpu policy", h.say(ravi, "/gpu policy").PlainText(), "up to 1 GPU ")
+	check("/gpu quota", h.say(bo, "/gpu quota").PlainText(), "0 of 1 GPU in use")
+	check("/gpu policy's quotas", h.say(ravi, "/gpu policy").PlainText(), "any other team: 1 notebook GPU at once")
+	h = newHarnessOn(t, noRulesPolicy)
+	mustOK(t, h.say("ned@tiny.example", "/gpu request 1 l4 for 1h"))
+	check("going past the quota", h.say("ned@tiny.example", "/gpu request 1 l4 for 1h").Text, "1 l4 GPU at once")
 }

@@ -136,9 +136,9 @@ func (s *Service) wholeNodesText(class string, gpus int) string {
 		if gpus == sizes[0] {
 			nodes = "whole node"
 		}
-		return fmt.Sprintf("%d %s of %d GPUs = %d GPUs", gpus/sizes[0], nodes, sizes[0], gpus)
+		return fmt.Sprintf("%d %s of %s = %s", gpus/sizes[0], nodes, gpusWord(sizes[0]), gpusWord(gpus))
 	}
-	return fmt.Sprintf("whole nodes of %d GPUs in all", gpus)
+	return fmt.Sprintf("whole nodes of %s in all", gpusWord(gpus))
 }
 
 // DefaultClass is the class that a request of one GPU by who naming no class would get now,
@@ -228,12 +228,7 @@ func (s *Service) classWithRoom(ctx context.Context, team string, req *LeaseRequ
 }
 
 // gpusWord is "1 GPU", "2 GPUs".
-func gpusWord(n int) string {
-	if n == 1 {
-		return "1 GPU"
-	}
-	return fmt.Sprintf("%d GPUs", n)
-}
+func gpusWord(n int) string { return GPUCount(n, "") }
 
 // admissionLocks are the locks every admission that touches a class and team takes.
 func (s *Service) admissionLocks(team, class string) []string {
@@ -319,7 +314,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			if req.asked > 0 && req.asked < l.GPUs {
 				more = fmt.Sprintf("asking for %d takes %s against the quota, which", req.asked, s.wholeNodesText(l.Class, l.GPUs))
 			}
-			return Errorf(EFORBIDDEN, "team %s may hold %d %s GPUs at once and holds %d, so %s would go over its quota; ask your budget owner with /gpu quota request.", l.Team, q.GPUs[l.Class], l.Class, u.GPUs[l.Class], more).
+			return Errorf(EFORBIDDEN, "team %s may hold %s at once and holds %d, so %s would go over its quota; ask your budget owner with /gpu quota request.", l.Team, GPUCount(q.GPUs[l.Class], l.Class), u.GPUs[l.Class], more).
 				WithExample(QuotaRequestExample(u.GPUs[l.Class]+l.GPUs-q.GPUs[l.Class], l.Class, id.otherTeam(l.Team)))
 		}
 		if err := weeklyHoursLeft(l.Team, id.otherTeam(l.Team), l.Class, u, q, in.Request.GPUHours, "this request"); err != nil {
@@ -462,7 +457,7 @@ func (s *Service) checkShape(class string, gpus int, d time.Duration) (*policy.C
 		return nil, Errorf(EINVALID, "%d is not a number of GPUs you can ask for.", gpus)
 	}
 	if capa := s.capacityOf(c.Name); capa > 0 && gpus > capa {
-		return nil, Errorf(EINVALID, "the cluster has only %d %s GPUs, so %d cannot be granted.", capa, c.Name, gpus)
+		return nil, Errorf(EINVALID, "the cluster has only %s, so %d cannot be granted.", GPUCount(capa, c.Name), gpus)
 	}
 	if d < time.Minute || d > MaxRequestDuration {
 		return nil, Errorf(EINVALID, "a lease lasts between 1 minute and 30 days, not %s.", DurationText(d))
@@ -537,7 +532,7 @@ func (s *Service) withQuotaNote(ms []policy.Match, team, class string, u Usage, 
 func pastQuota(team, class string, u Usage, q policy.Quota, gpus int, hours float64) string {
 	switch {
 	case gpus > 0 && u.GPUs[class]+gpus > q.GPUs[class]:
-		return fmt.Sprintf("team %s past its quota, to %d of its %d %s GPUs at once", team, u.GPUs[class]+gpus, q.GPUs[class], class)
+		return fmt.Sprintf("team %s past its quota, to %d of its %s at once", team, u.GPUs[class]+gpus, GPUCount(q.GPUs[class], class))
 	case q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+hours > q.GPUHoursPerWeek:
 		return fmt.Sprintf("team %s past its quota, to %s of its %s GPU-hours this week", team, FormatHours(u.GPUHoursWeek+hours), FormatHours(q.GPUHoursPerWeek))
 	}

@@ -83,7 +83,7 @@ func (s *Service) QuotaIncrease(ctx context.Context, user, team, class string, n
 	}
 	l := &Lease{Kind: KindQuota, User: user, Team: team, Class: c.Name, GPUs: n, Duration: d, State: PendingApproval,
 		Rules: QuotaRule, Because: because, Reason: "a quota increase needs a budget owner's approval", CreatedAt: s.Clock.Now()}
-	match := policy.Match{Rule: QuotaRule, Why: fmt.Sprintf("+%d %s GPUs for %s: %s", n, c.Name, policy.FormatDuration(d), because)}
+	match := policy.Match{Rule: QuotaRule, Why: fmt.Sprintf("+%s for %s: %s", GPUCount(n, c.Name), policy.FormatDuration(d), because)}
 	out := &Outcome{Lease: l, Matches: []policy.Match{match}, Approvers: s.Deciders(team, l.User)}
 	if len(out.Approvers) == 0 {
 		return nil, s.nobodyDecides(team, "a quota increase", nil)

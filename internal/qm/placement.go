@@ -192,11 +192,11 @@ func (s *Service) capText(limit, used int) string {
 	}
 	switch {
 	case len(names) == 1:
-		return fmt.Sprintf("%s may hold %d GPUs at once (its capacity share) and holds %d", names[0], limit, used)
+		return fmt.Sprintf("%s may hold %s at once (its capacity share) and holds %d", names[0], gpusWord(limit), used)
 	case len(names) > 4:
-		return fmt.Sprintf("the %d classes with a capacity share together may hold %d GPUs at once and hold %d", len(names), limit, used)
+		return fmt.Sprintf("the %d classes with a capacity share together may hold %s at once and hold %d", len(names), gpusWord(limit), used)
 	}
-	return fmt.Sprintf("%s together may hold %d GPUs at once (their capacity share) and hold %d", policy.JoinList(names, "and"), limit, used)
+	return fmt.Sprintf("%s together may hold %s at once (their capacity share) and hold %d", policy.JoinList(names, "and"), gpusWord(limit), used)
 }
 
 // sharedLimit is how many GPUs the shared classes may hold together, or 0 when there is no cap
