@@ -428,13 +428,14 @@ func parseRequest(c Command, args []string) (Command, error) {
 			if perr != nil {
 				return c, perr
 			}
+			from := i
 			v, i = durationWordsBut(args, i, v, isClass)
 			if perr := once("duration"); perr != nil {
 				return c, perr
 			}
 			d, err := parseDur(v)
 			if err != nil {
-				return c, durationProblem("request", v, err, "30m, 4h or 2d")
+				return c, durationProblem("request", strings.Join(args[from:i+1], " "), err, "30m, 4h or 2d")
 			}
 			c.Duration = d
 		case la == "template":
@@ -492,12 +493,13 @@ func parseRequest(c Command, args []string) (Command, error) {
 			if perr := once("duration"); perr != nil {
 				return c, perr
 			}
+			from := i
 			i++
 			v, j := durationWordsBut(args, i, a+args[i], isClass)
 			i = j
 			d, err := parseDur(v)
 			if err != nil {
-				return c, durationProblem("request", v, err, "30m, 4h or 2d")
+				return c, durationProblem("request", strings.Join(args[from:i+1], " "), err, "30m, 4h or 2d")
 			}
 			c.Duration = d
 		case looksNumeric(a) && !seen["gpus"] && c.Class == "":
@@ -522,6 +524,9 @@ func parseRequest(c Command, args []string) (Command, error) {
 				continue
 			}
 			if _, err := parseDur(a); errors.Is(err, policy.ErrDurationTooLong) || errors.Is(err, errZeroDuration) && !looksNumeric(a) {
+				if _, j := durationWordsBut(args, i, a, isClass); j > i {
+					a = a + " " + strings.Join(args[i+1:j+1], " ") // "0h 0m", quoted as typed
+				}
 				return c, durationProblem("request", a, err, "30m, 4h or 2d")
 			}
 			if looksNumeric(a) {
@@ -607,8 +612,8 @@ func durationWordsBut(args []string, i int, v string, isClass func(string) bool)
 		if w == "" || v == "" || isDigit(v[len(v)-1]) && isDigit(w[0]) {
 			break // two numbers side by side are two ("2 4h" is not 24h)
 		}
-		if _, err := parseDur(v + w); err != nil {
-			break
+		if _, err := parseDur(v + w); err != nil && !errors.Is(err, errZeroDuration) {
+			break // a duration of no time goes on as any other, to be refused whole ("0 hours")
 		}
 		_, smallest := durationUnits(v)
 		largest, _ := durationUnits(w)

@@ -83,3 +83,27 @@ func TestOneGPUIsWrittenInTheSingular(t *testing.T) {
 	mustOK(t, h.say("ned@tiny.example", "/gpu request 1 l4 for 1h"))
 	check("going past the quota", h.say("ned@tiny.example", "/gpu request 1 l4 for 1h").Text, "1 l4 GPU at once")
 }
+
+// A duration of no time is quoted as it was typed, over however many words, not as the words
+// run together.
+func TestANoLengthDurationIsQuotedAsTyped(t *testing.T) {
+	h := newHarnessOn(t, sydneyPolicy)
+	for in, typed := range map[string]string{
+		"/gpu request 1 notebook 0 hours":               "0 hours",
+		"/gpu request 1 notebook for 0 hours":           "0 hours",
+		"/gpu request 1 notebook 0 h":                   "0 h",
+		"/gpu request 1 notebook for 0hours":            "0hours",
+		"/gpu request 1 notebook 0h 0m":                 "0h 0m",
+		"/gpu request 1 notebook for 0h 0m":             "0h 0m",
+		"/gpu request 1 notebook for 0 hours 0 minutes": "0 hours 0 minutes",
+		"/gpu request 0 hours notebook":                 "0 hours",
+	} {
+		r := h.say("ravi@wattle.example", in)
+		if want := `"` + typed + `" is no length of time`; !r.Error || !strings.Contains(r.Text, want) {
+			t.Errorf("%s: %q; want it refused with %s", in, r.Text, want)
+		}
+	}
+	if n := h.leaseCount(); n != 0 {
+		t.Errorf("the refused requests made %d lease(s)", n)
+	}
+}
