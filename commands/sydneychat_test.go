@@ -107,3 +107,18 @@ func TestANoLengthDurationIsQuotedAsTyped(t *testing.T) {
 		t.Errorf("the refused requests made %d lease(s)", n)
 	}
 }
+
+// /gpu help writes a quota request's default length as the reply to one that leaves it out
+// does.
+func TestHelpWritesTheDefaultQuotaRequestLengthAsTheReplyDoes(t *testing.T) {
+	h := newHarnessOn(t, sydneyPolicy)
+	const ravi = "ravi@wattle.example"
+	m := regexp.MustCompile(`for how long \(default (\S+)\)`).FindStringSubmatch(h.say(ravi, "/gpu help quota request").PlainText())
+	if m == nil {
+		t.Fatalf("/gpu help quota request names no default length")
+	}
+	r := mustOK(t, h.say(ravi, "/gpu quota request +1 tiny because ci"))
+	if !strings.Contains(r.Text, " for "+m[1]+";") {
+		t.Errorf("/gpu help quota request says the default is %s, but a quota request without one says %q", m[1], r.Text)
+	}
+}

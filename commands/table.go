@@ -379,7 +379,7 @@ func init() {
 		{Name: "quota-request", Words: []string{"quota", "request"}, Usage: "/gpu quota request +N CLASS [for DURATION] [team T] because REASON",
 			Summary: "ask your budget owners for more quota", Examples: []string{"/gpu quota request +2 {class} for 1w because paper deadline"},
 			Params: []Param{{Name: "gpus", Type: TInt, Required: true, Keyword: "+", Help: "how many more GPUs"}, {Name: "class", Type: TClass, Required: true, Help: "the class"},
-				{Name: "duration", Type: TDuration, Keyword: "for", Help: "for how long (default 1w)"},
+				{Name: "duration", Type: TDuration, Keyword: "for", Help: "for how long (default " + policy.FormatDuration(qm.DefaultQuotaIncrease) + ")"},
 				{Name: "team", Type: TTeam, Keyword: "team", Help: "the team whose quota, if you are in several"}, {Name: "reason", Type: TText, Required: true, Keyword: "because", Help: "why, for the budget owners"}},
 			parse: parseQuotaRequest,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
