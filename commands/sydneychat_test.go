@@ -2,6 +2,7 @@ package commands
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -120,5 +121,26 @@ func TestHelpWritesTheDefaultQuotaRequestLengthAsTheReplyDoes(t *testing.T) {
 	r := mustOK(t, h.say(ravi, "/gpu quota request +1 tiny because ci"))
 	if !strings.Contains(r.Text, " for "+m[1]+";") {
 		t.Errorf("/gpu help quota request says the default is %s, but a quota request without one says %q", m[1], r.Text)
+	}
+}
+
+// /gpu help COMMAND names the commands that begin with COMMAND's words (/gpu help quota names
+// /gpu quota request), so that one is found from the other.
+func TestHelpOfACommandNamesTheCommandsThatBeginWithIt(t *testing.T) {
+	h := newHarnessOn(t, sydneyPolicy)
+	found := 0
+	for _, s := range h.bot.Offered() {
+		help := h.say("ravi@wattle.example", "/gpu help "+strings.Join(s.Words, " ")).PlainText()
+		for _, o := range h.bot.Offered() {
+			if len(o.Words) > len(s.Words) && slices.Equal(o.Words[:len(s.Words)], s.Words) {
+				found++
+				if want := "/gpu help " + strings.Join(o.Words, " "); !strings.Contains(help, o.Usage) || !strings.Contains(help, want) {
+					t.Errorf("/gpu help %s: %q; want it to name %s and %s", strings.Join(s.Words, " "), help, o.Usage, want)
+				}
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("no command begins with another's words")
 	}
 }

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -461,6 +462,16 @@ func (b *Bot) help(ctx context.Context, topic string) bot.Reply {
 			ex = append(ex, b.expandFor(ctx, e))
 		}
 		r.Sections = append(r.Sections, bot.Section{Title: "Examples", Text: strings.Join(ex, "\n")})
+		// The commands that go on from this one's words (quota → quota request), found from it.
+		var more []string
+		for _, o := range b.Offered() {
+			if len(o.Words) > len(s.Words) && slices.EqualFunc(o.Words[:len(s.Words)], s.Words, strings.EqualFold) {
+				more = append(more, fmt.Sprintf("`%s` — %s (/gpu help %s)", o.Usage, o.Summary, strings.Join(o.Words, " ")))
+			}
+		}
+		if len(more) > 0 {
+			r.Sections = append(r.Sections, bot.Section{Title: "See also", Text: strings.Join(more, "\n")})
+		}
 		return r
 	}
 	r := bot.Reply{Text: "Quartermaster gets you GPUs without a ticket. Commands (/gpu help COMMAND for one, with examples):"}
