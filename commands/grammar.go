@@ -107,16 +107,23 @@ func parseWith(text string, known map[string]bool) (Command, error) {
 }
 
 // nearVerb is the command word closest to a word that is none (request for "requst"), among the
-// commands every installation offers; empty when none is close: one letter off for a word of up
-// to four letters, two for a longer one.
+// commands every installation offers; empty when none is close (see nearest).
 func nearVerb(w string) string {
+	var verbs []string
+	for _, s := range table {
+		if s.offered == nil && len(s.Words) > 0 {
+			verbs = append(verbs, s.Words[0])
+		}
+	}
+	return nearest(w, verbs)
+}
+
+// nearest is the one of names closest to w, which is none of them; empty when none is close: one
+// letter off for a word of up to four letters, two for a longer one.
+func nearest(w string, names []string) string {
 	w = strings.ToLower(w)
 	best, bestD := "", 99
-	for _, s := range table {
-		if s.offered != nil || len(s.Words) == 0 {
-			continue
-		}
-		v := s.Words[0]
+	for _, v := range names {
 		if d := policy.EditDistance(w, v); d < bestD {
 			best, bestD = v, d
 		}

@@ -144,3 +144,32 @@ func TestHelpOfACommandNamesTheCommandsThatBeginWithIt(t *testing.T) {
 		t.Fatal("no command begins with another's words")
 	}
 }
+
+// /gpu help with a topic that is no command suggests the nearest topic only when it is near (a
+// misspelling); else it lists the topics there are. Either way its example works.
+func TestAnUnknownHelpTopicSuggestsOnlyANearOne(t *testing.T) {
+	h := newHarnessOn(t, sydneyPolicy)
+	const ravi = "ravi@wattle.example"
+	for topic, near := range map[string]string{"requst": "request", "qouta": "quota", "quota requst": "quota request", "approvls": "approvals"} {
+		r := h.say(ravi, "/gpu help "+topic)
+		_, ex, _ := strings.Cut(r.Text, " Example: ")
+		if !r.Error || ex != "/gpu help "+near {
+			t.Errorf("/gpu help %s: %q; want /gpu help %s as its example", topic, r.Text, near)
+		}
+	}
+	for _, topic := range []string{"frob", "billing", "xyzzy plugh"} {
+		r := h.say(ravi, "/gpu help "+topic)
+		msg, ex, _ := strings.Cut(r.Text, " Example: ")
+		if !r.Error || ex != "/gpu help" || strings.Contains(msg, ". ") {
+			t.Errorf("/gpu help %s: %q; want one sentence with /gpu help as its example", topic, r.Text)
+		}
+		for _, s := range h.bot.Offered() {
+			if w := strings.Join(s.Words, " "); !strings.Contains(msg, w) {
+				t.Errorf("/gpu help %s: %q; want it to list the topic %s", topic, msg, w)
+			}
+		}
+		if r := h.say(ravi, ex); r.Error {
+			t.Errorf("%s: %q", ex, r.Text)
+		}
+	}
+}

@@ -443,7 +443,15 @@ func (b *Bot) help(ctx context.Context, topic string) bot.Reply {
 	if topic != "" {
 		s, ok := Lookup(topic)
 		if !ok || !b.offers(s) {
-			return bot.Reply{Error: true, Ephemeral: true, Text: fmt.Sprintf("%s is not a /gpu command; /gpu help lists them. Example: /gpu help request", policy.Quoted(topic, 40))}
+			// A misspelled topic gets the one it is near; anything else, the topics there are.
+			var topics []string
+			for _, o := range b.Offered() {
+				topics = append(topics, strings.Join(o.Words, " "))
+			}
+			if near := nearest(topic, topics); near != "" {
+				return bot.Reply{Error: true, Ephemeral: true, Text: fmt.Sprintf("%s is not a /gpu command; the nearest is /gpu %s. Example: /gpu help %s", policy.Quoted(topic, 40), near, near)}
+			}
+			return bot.Reply{Error: true, Ephemeral: true, Text: fmt.Sprintf("%s is not a /gpu command; the help topics are %s. Example: /gpu help", policy.Quoted(topic, 40), policy.JoinList(topics, "and"))}
 		}
 		r := bot.Reply{Text: fmt.Sprintf("`%s` — %s.", s.Usage, s.Summary)}
 		var lines []string
