@@ -731,8 +731,12 @@ func usedFor(l *qm.Lease, now time.Time) time.Duration {
 	return qm.HeldFor(l, l.StartedAt, now)
 }
 
-// costLine says what a lease used, at the price it was requested at.
+// costLine says what a lease used, at the price it was requested at; of one that never started
+// (cancelled while it waited), that nothing was billed.
 func (b *Bot) costLine(l *qm.Lease) string {
+	if l.StartedAt.IsZero() {
+		return "It never started, so nothing was billed."
+	}
 	d := usedFor(l, b.Svc.Clock.Now())
 	return fmt.Sprintf("It used %.2f GPU-hours, %s.", policy.Round(qm.GPUHours(l.GPUs, d), 2), b.money(qm.Bill(b.pol(), l, d)))
 }

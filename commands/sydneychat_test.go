@@ -173,3 +173,24 @@ func TestAnUnknownHelpTopicSuggestsOnlyANearOne(t *testing.T) {
 		}
 	}
 }
+
+// Cancelling a workspace request that never started says nothing was billed, not that it used
+// 0.00 GPU-hours; one that ran still says what it used.
+func TestCancellingAWorkspaceThatNeverStartedSaysNothingWasBilled(t *testing.T) {
+	h := newHarnessOn(t, sydneyPolicy)
+	const ravi = "ravi@wattle.example"
+	waits := mustOK(t, h.say(ravi, "/gpu request 2 notebook for 7h")) // past max_duration: a budget owner decides
+	if !strings.Contains(waits.Text, "waits for approval") {
+		t.Fatalf("/gpu request 2 notebook for 7h: %q; want it waiting for approval", waits.Text)
+	}
+	id := leaseIn(t, waits.Text).String()
+	r := mustOK(t, h.say(ravi, "/gpu release "+id))
+	if strings.Contains(r.Text, "GPU-hours") || !strings.Contains(r.Text, "nothing was billed") {
+		t.Errorf("cancelling %s, which waits for approval: %q; want it to say nothing was billed", id, r.Text)
+	}
+	id = leaseIn(t, mustOK(t, h.say(ravi, "/gpu request 1 tiny for 1h")).Text).String()
+	h.advance(30 * time.Minute)
+	if r := mustOK(t, h.say(ravi, "/gpu release "+id)); !strings.Contains(r.Text, "It used 0.50 GPU-hours") {
+		t.Errorf("releasing %s after 30m: %q; want it to say it used 0.50 GPU-hours", id, r.Text)
+	}
+}
