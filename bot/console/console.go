@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -49,6 +50,9 @@ type Console struct {
 	// someone no policy knows and a command anyone may run (/gpu help); without a class, a
 	// request for the default class.
 	ExampleUser, ExampleClass string
+	// People are whom the policy's directory lists: :as refuses anyone else, for whom every
+	// command would be refused. Empty: :as takes anyone.
+	People []string
 
 	mu      sync.Mutex
 	pending []bot.Reply // notices raised while a command runs, printed after its reply
@@ -287,6 +291,11 @@ func (c *Console) control(ctx context.Context, line string) {
 			fail("`:as` needs a user. Example: :as " + c.exampleUser())
 			return
 		}
+		if !c.known(f[1]) {
+			fail(fmt.Sprintf("%s is not in the policy's directory, so every command would be refused; be someone who is, like %s. Example: :as %s",
+				policy.Quoted(f[1], 40), policy.JoinList(c.somePeople(3), "or"), c.exampleUser()))
+			return
+		}
 		c.user = f[1]
 	case ":now":
 		if c.Controls.Now != nil {
@@ -295,4 +304,28 @@ func (c *Console) control(ctx context.Context, line string) {
 	default:
 		fail(fmt.Sprintf("%s is not a console command; they are :advance, :wait, :util, :as and :now. Example: :advance 45m", policy.Quoted(f[0], 40)))
 	}
+}
+
+// known reports whether the directory lists user (in any case), or there is no directory.
+func (c *Console) known(user string) bool {
+	if len(c.People) == 0 {
+		return true
+	}
+	for _, p := range c.People {
+		if policy.NameKey(p) == policy.NameKey(user) {
+			return true
+		}
+	}
+	return false
+}
+
+// somePeople are up to n people of the directory, the examples' user first.
+func (c *Console) somePeople(n int) []string {
+	var out []string
+	for _, p := range append([]string{c.ExampleUser}, c.People...) {
+		if p != "" && len(out) < n && !slices.ContainsFunc(out, func(o string) bool { return policy.NameKey(o) == policy.NameKey(p) }) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -67,6 +67,9 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	c := &console.Console{Handler: a.Handler, Out: stdout, JSON: *asJSON, Prompt: isTerminal(stdin),
 		Controls: console.Controls{Util: a.SetUtilization, Now: func() time.Time { return a.Clock.Now().In(a.Policy.Location) }}, FilesDir: *reportsDir}
 	c.ExampleUser, c.ExampleClass = consoleExample(a.Policy)
+	for _, e := range a.Policy.Directory {
+		c.People = append(c.People, e.User) // whom :as takes
+	}
 	a.Sender = c
 	if a.SimClk != nil {
 		c.Controls.Advance = a.Advance

@@ -366,3 +366,15 @@ func TestConsoleHelpNamesNoClass(t *testing.T) {
 		}
 	}
 }
+
+// The console's :as takes only people of the policy's directory: someone else is refused at once,
+// with people it lists as the example, rather than every command after it.
+func TestConsoleAsTakesOnlyPeopleOfTheDirectory(t *testing.T) {
+	msgs := runConsoleScript(t, ":as nobody@x\n:as bob@acme.example\n/gpu quota\n")
+	if len(msgs) != 2 || !strings.Contains(msgs[0].Text, `"nobody@x" is not in the policy's directory`) || !strings.Contains(msgs[0].Text, "Example: :as alice@acme.example") {
+		t.Fatalf(":as nobody@x: %+v; want it refused with :as alice@acme.example as the example", msgs)
+	}
+	if msgs[1].To != "bob@acme.example" || !strings.Contains(msgs[1].Text, "Team") {
+		t.Errorf(":as bob@acme.example, /gpu quota: %+v", msgs[1])
+	}
+}
