@@ -194,3 +194,23 @@ func TestCancellingAWorkspaceThatNeverStartedSaysNothingWasBilled(t *testing.T) 
 		t.Errorf("releasing %s after 30m: %q; want it to say it used 0.50 GPU-hours", id, r.Text)
 	}
 }
+
+// Extending a lease that has ended is refused with a new request as the example, no longer than
+// the class grants without approval, so that typed it starts at once.
+func TestExtendingAnEndedLeaseOffersARequestWithinTheClassLimit(t *testing.T) {
+	h := newHarnessOn(t, sydneyPolicy)
+	const ravi = "ravi@wattle.example"
+	id := leaseIn(t, mustOK(t, h.say(ravi, "/gpu request 1 notebook for 5h")).Text).String()
+	r := mustOK(t, h.say(ravi, "/gpu extend "+id+" 2h"))
+	ext := leaseIn(t, strings.TrimPrefix(r.Text, "Extending "+id)).String()
+	mustOK(t, h.say("priya@wattle.example", "/gpu approve "+ext))
+	mustOK(t, h.say(ravi, "/gpu release "+id))
+	r = h.say(ravi, "/gpu extend "+id+" 1h")
+	_, ex, _ := strings.Cut(r.Text, " Example: ")
+	if !r.Error || ex != "/gpu request 1 notebook for 6h" {
+		t.Fatalf("extending %s, released after 7h in all: %q; want /gpu request 1 notebook for 6h as the example", id, r.Text)
+	}
+	if r := mustOK(t, h.say(ravi, ex)); strings.Contains(r.Text, "waits for approval") {
+		t.Errorf("%s: %q; want it granted at once", ex, r.Text)
+	}
+}

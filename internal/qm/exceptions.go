@@ -213,7 +213,11 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 				WithExample("/gpu status " + id.String())
 		}
 		if !cur.State.Live() {
-			again := fmt.Sprintf("/gpu request %d %s for %s", cur.GPUs, cur.Class, policy.FormatDuration(cur.Duration))
+			d := cur.Duration
+			if c, ok := s.Policy.Class(cur.Class); ok && c.MaxDuration.Duration > 0 && d > c.MaxDuration.Duration {
+				d = c.MaxDuration.Duration // as long as the class grants at once: typed, it starts
+			}
+			again := fmt.Sprintf("/gpu request %d %s for %s", cur.GPUs, cur.Class, policy.FormatDuration(d))
 			return Errorf(ECONFLICT, "%s is %s and cannot be extended; ask for a new lease instead.", id, cur.State).WithExample(again)
 		}
 		j, err := s.judgeExtension(ctx, tx, rc, who, user, cur, by)
