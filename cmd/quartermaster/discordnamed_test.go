@@ -69,7 +69,7 @@ func TestDiscordNoticesNameCommandsAsDiscordTypesThem(t *testing.T) {
 
 // TestDiscordRepliesNameCommandsAsDiscordTypesThem: a reply names commands with their options
 // where they take some (a help's examples), and leaves the words around them as they are: prose
-// such as "/gpu help lists them", whose next word is not an option's value.
+// such as an unknown help topic's list of topics, which follows no command.
 func TestDiscordRepliesNameCommandsAsDiscordTypesThem(t *testing.T) {
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	m := e.command(dAlice, "help", opt("command", "extend"))
@@ -77,7 +77,7 @@ func TestDiscordRepliesNameCommandsAsDiscordTypesThem(t *testing.T) {
 		t.Errorf("/gpu help extend's example is not written with its options: %q", m.Text())
 	}
 	m = e.do(discordtest.Command(discordtest.Who{User: dAlice, Channel: dChannel, Guild: dGuild}, "gpu", "help", opt("command", "frobnicate")))
-	if !strings.Contains(m.Text(), "/gpu help lists them") || strings.Contains(m.Text(), "command:lists") {
+	if !strings.Contains(m.Text(), "the help topics are help, catalog, request") || strings.Contains(m.Text(), "command:") {
 		t.Errorf("/gpu help frobnicate: %q; want its prose left as it is", m.Text())
 	}
 }
