@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/internal/ingest"
-	"github.com/acme/quartermaster/internal/store"
 )
 
 func init() {
@@ -65,7 +64,7 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	if err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, url, nil)
+	db, err := f.open(ctx, url, nil)
 	if err != nil {
 		return err
 	}

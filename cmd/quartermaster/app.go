@@ -112,6 +112,8 @@ func dataDir() string {
 	return "data"
 }
 
+// dbURL is the database the flags and the environment name; without one, the SQLite file in
+// QM_DATA_DIR, whose directory it makes.
 func (c *commonFlags) dbURL() (string, error) {
 	if err := c.resolveSecrets(); err != nil {
 		return "", err
@@ -188,7 +190,7 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	for _, w := range pol.Warnings {
 		logger.Warn("policy: "+w.Msg, "policy", pol.Source, "line", w.Line)
 	}
-	st, err := store.Open(ctx, url, logger)
+	st, err := o.flags.open(ctx, url, logger)
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func runMigrate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 	if err != nil {
 		return err
 	}
-	db, err := store.Connect(ctx, url, nil)
+	db, err := f.connect(ctx, url, nil)
 	if err != nil {
 		return err
 	}

@@ -700,16 +700,17 @@ func TestTemplatesErrorsShowShellCommands(t *testing.T) {
 }
 
 // A SQLite URL whose directory does not exist is refused with the path, what is missing and a
-// URL that works, instead of SQLite's "unable to open database file (14)".
+// URL that works (a file in the nearest directory that exists), instead of SQLite's "unable to open database file (14)".
 func TestASQLiteFileInAMissingDirectoryIsExplained(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "no", "such")
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "no", "such")
 	for _, args := range [][]string{
-		{"migrate", "status", "--db", "sqlite:" + filepath.Join(dir, "qm.db")},
+		{"migrate", "up", "--db", "sqlite:" + filepath.Join(dir, "qm.db")},
 		{"console", "--db", "sqlite:" + filepath.Join(dir, "qm.db")},
 	} {
 		code, _, stderr := runQM(args...)
 		if code == 0 || !strings.Contains(stderr, "the directory "+dir+" does not exist") ||
-			!strings.Contains(stderr, "sqlite:data/quartermaster.db") || strings.Contains(stderr, "(14)") {
+			!strings.Contains(stderr, "--db sqlite:"+filepath.Join(tmp, "qm.db")) || strings.Contains(stderr, "(14)") {
 			t.Errorf("%v: exit %d, %q", args, code, stderr)
 		}
 	}

@@ -95,9 +95,11 @@ func slackFromEnv() (slackSettings, error) {
 
 // serveOptions are what serve needs; tests set the listener and watch the hooks.
 type serveOptions struct {
-	app   appOptions
-	addr  string
-	slack slackSettings
+	app  appOptions
+	addr string
+	// addrSetting is how addr was given (--http or QM_HTTP_ADDR), for a refusal to name it.
+	addrSetting startSetting
+	slack       slackSettings
 
 	discord discordSettings
 	// listener, when set, is served instead of listening on addr.
@@ -182,7 +184,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	if _, err := positiveDuration("QM_SUBMIT_GRACE", os.Getenv("QM_SUBMIT_GRACE"), "2m"); err != nil {
 		return err
 	}
-	if err := checkListenAddr(settingOf(fs, "http", "QM_HTTP_ADDR"), o.addr); err != nil {
+	o.addrSetting = settingOf(fs, "http", "QM_HTTP_ADDR")
+	if err := checkListenAddr(o.addrSetting, o.addr); err != nil {
 		return err
 	}
 	if err := checkBackend(settingOf(fs, "backend", "QM_BACKEND"), o.app.flags.backend); err != nil {
@@ -211,6 +214,16 @@ func serve(ctx context.Context, o serveOptions) error {
 	if o.app.metrics == nil {
 		o.app.metrics = newMetrics()
 	}
+	// The port is taken before the database is opened and migrated, so that one another process
+	// holds is the only thing serve says.
+	ln := o.listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", o.addr); err != nil {
+			return listenError(o.addrSetting, o.addr, err)
+		}
+	}
+	defer ln.Close()
 	a, err := NewApp(ctx, o.app)
 	if err != nil {
 		return err
@@ -262,13 +275,6 @@ func serve(ctx context.Context, o serveOptions) error {
 	}
 	defer func() { _ = discord.stop(context.Background()) }()
 
-	ln := o.listener
-	if ln == nil {
-		ln, err = net.Listen("tcp", o.addr)
-		if err != nil {
-			return fmt.Errorf("listen on %s: %w", o.addr, err)
-		}
-	}
 	srv := httpserve.Server(mux, o.limits)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -1,12 +1,24 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"log/slog"
 	"net"
-	"net/url"
+	neturl "net/url"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/lib/pq"
+
+	"github.com/acme/quartermaster/internal/store"
 )
 
 // startSetting is how an operator gave a value: with a flag when it was passed, else with its
@@ -54,6 +66,44 @@ func checkListenAddr(s startSetting, addr string) error {
 		return errUsage{fmt.Sprintf("%s is not an address to listen on; write HOST:PORT, or :PORT for every interface, e.g. %s", s.quoted(addr), s.example(defaultHTTPAddr))}
 	}
 	return nil
+}
+
+// listenError explains why serve cannot listen on addr, which s gave: the address, the setting
+// (flag and variable) and, for a port another process holds, a free one near it.
+func listenError(s startSetting, addr string, err error) error {
+	if s.flag == "" {
+		s = startSetting{flag: "--http", env: "QM_HTTP_ADDR", fromFlag: true}
+	}
+	which := fmt.Sprintf("%s, which %s gives (env %s)", addr, s.flag, s.env)
+	if !s.fromFlag {
+		which = fmt.Sprintf("%s, which %s gives (flag %s)", addr, s.env, s.flag)
+	}
+	host, port, _ := net.SplitHostPort(addr)
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Errorf("cannot listen on %s: another process already listens on that port; stop it, or choose a free port, e.g. %s", which, s.example(freePortNear(host, port)))
+	case errors.Is(err, syscall.EACCES):
+		return fmt.Errorf("cannot listen on %s: a port below 1024 needs root or the CAP_NET_BIND_SERVICE capability; choose a port above 1023 and let a load balancer or proxy take port 80 or 443, e.g. %s", which, s.example(net.JoinHostPort(host, "8080")))
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return fmt.Errorf("cannot listen on %s: %s is not an address of this machine; name one of its addresses, or leave the host out to listen on every interface, e.g. %s", which, host, s.example(":"+port))
+	}
+	return fmt.Errorf("cannot listen on %s: %v; e.g. %s", which, err, s.example(defaultHTTPAddr))
+}
+
+// freePortNear is host with the first port after port that nothing listens on now, as an example
+// that works; the default address when none of the next few is free.
+func freePortNear(host, port string) string {
+	p, err := strconv.Atoi(port)
+	if err == nil {
+		for q := p + 1; q <= p+20 && q <= 65535; q++ {
+			addr := net.JoinHostPort(host, strconv.Itoa(q))
+			if ln, err := net.Listen("tcp", addr); err == nil {
+				ln.Close()
+				return addr
+			}
+		}
+	}
+	return defaultHTTPAddr
 }
 
 // backendChoices are the backends this binary runs, in the order the docs name them.
@@ -106,9 +156,146 @@ func checkHTTPURL(env, v, example string) error {
 	if v == "" {
 		return nil
 	}
-	u, err := url.Parse(v)
+	u, err := neturl.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("%s=%q is not an http(s) URL; example: %s=%s", env, v, env, example)
 	}
 	return nil
+}
+
+// dbSetting says where the database URL came from, naming the flag and the variable that set
+// it, with the URL's password masked: "--db postgres://qm:xxxxx@db:5432/qm (env QM_DATABASE_URL)".
+func (c *commonFlags) dbSetting(url string) string {
+	red := store.Redact(url)
+	switch {
+	case c.db == "" || c.dbFrom == "":
+		return fmt.Sprintf("the default %s (in QM_DATA_DIR; name another with --db or QM_DATABASE_URL)", red)
+	case c.dbFrom == "--db":
+		return fmt.Sprintf("--db %s (env QM_DATABASE_URL)", red)
+	case c.dbFrom == "QM_DATABASE_URL_FILE":
+		return fmt.Sprintf("QM_DATABASE_URL_FILE's %s (flag --db, env QM_DATABASE_URL)", red)
+	}
+	return fmt.Sprintf("%s=%s (flag --db)", c.dbFrom, red)
+}
+
+// dbExample is v written as the database setting was: --db v, or QM_DATABASE_URL=v.
+func (c *commonFlags) dbExample(v string) string {
+	if c.dbFrom == "--db" && c.db != "" {
+		return "--db " + v
+	}
+	return "QM_DATABASE_URL=" + v
+}
+
+// connect opens the database url names without migrating it. A database that cannot be opened is
+// refused in one sentence: the setting and the URL (its password masked), why, and what to do.
+func (c *commonFlags) connect(ctx context.Context, url string, logger *slog.Logger) (*store.DB, error) {
+	db, err := store.Connect(ctx, url, logger)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("the database of %s cannot be opened: %s", c.dbSetting(url), unreachable(url, err, c.dbExample))
+	}
+	return db, nil
+}
+
+// open is connect, then the migrations serve applies at start.
+func (c *commonFlags) open(ctx context.Context, url string, logger *slog.Logger) (*store.DB, error) {
+	db, err := c.connect(ctx, url, logger)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, maskPassword(url, err)
+	}
+	return db, nil
+}
+
+// maskPassword is err without url's password in its text.
+func maskPassword(url string, err error) error {
+	pw := ""
+	if u, perr := neturl.Parse(url); perr == nil && u.User != nil {
+		pw, _ = u.User.Password()
+	}
+	if len(pw) < 3 || !strings.Contains(err.Error(), pw) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), pw, "xxxxx"))
+}
+
+// unreachable says why the database url names could not be opened (err) and what to do about it.
+// example writes a URL as the setting was written.
+func unreachable(url string, err error, example func(string) string) string {
+	if file := store.SQLiteFile(url); file != "" {
+		return sqliteUnusable(file, err, example)
+	}
+	u, perr := neturl.Parse(url)
+	if perr != nil || u.Host == "" {
+		return oneLine(err.Error())
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		port = "5432"
+	}
+	where := net.JoinHostPort(host, port)
+	user, db := "", strings.TrimPrefix(u.Path, "/")
+	if u.User != nil {
+		user = u.User.Username()
+	}
+	var pqe *pq.Error
+	var dns *net.DNSError
+	var nerr net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Sprintf("nothing accepts connections at %s; start PostgreSQL there, or correct the host and port in the URL", where)
+	case errors.As(err, &dns):
+		return fmt.Sprintf("the host %s is not known (%s); correct the host in the URL, e.g. %s", host, dns.Err, example("postgres://USER:PASSWORD@db.example.internal:5432/DB"))
+	case errors.As(err, &nerr) && nerr.Timeout():
+		return fmt.Sprintf("%s does not answer; check that PostgreSQL runs there and that no firewall stands between it and this machine", where)
+	case errors.As(err, &pqe) && pqe.Code == "28P01":
+		return fmt.Sprintf("PostgreSQL refuses the password of the user %q; correct the password in the URL (percent-encode @ : / ? # %% in it, e.g. p%%40ss for p@ss), or set it with ALTER ROLE %s PASSWORD '…'", user, user)
+	case errors.As(err, &pqe) && pqe.Code == "28000":
+		return fmt.Sprintf("PostgreSQL refuses the user %q: %s; correct the user in the URL, or create it (CREATE ROLE %s LOGIN PASSWORD '…') and let it connect from this host in pg_hba.conf", user, pqe.Message, user)
+	case errors.As(err, &pqe) && pqe.Code == "3D000":
+		return fmt.Sprintf("%s on %s; create it (createdb -h %s -p %s -U %s %s), or correct its name in the URL", pqe.Message, where, host, port, user, db)
+	case errors.As(err, &nerr):
+		return fmt.Sprintf("%s cannot be reached (%s); correct the host and port in the URL", where, oneLine(err.Error()))
+	}
+	return oneLine(err.Error())
+}
+
+// sqliteUnusable says why SQLite could not open file, and what to do.
+func sqliteUnusable(file string, err error, example func(string) string) string {
+	dir := filepath.Dir(file)
+	if isDir(file) {
+		return fmt.Sprintf("%s is a directory; name a file in it, e.g. %s", file, example("sqlite:"+filepath.Join(file, "quartermaster.db")))
+	}
+	if !isDir(dir) {
+		// The nearest directory above that exists takes the file instead.
+		up := filepath.Dir(dir)
+		for up != filepath.Dir(up) && !isDir(up) {
+			up = filepath.Dir(up)
+		}
+		return fmt.Sprintf("the directory %s does not exist; create it (mkdir -p %s), or name a file in a directory that exists, e.g. %s", dir, dir, example("sqlite:"+filepath.Join(up, filepath.Base(file))))
+	}
+	// SQLite writes the file and its journal beside it: the directory must take new files.
+	probe, werr := os.CreateTemp(dir, ".quartermaster-write-check-*")
+	if werr == nil {
+		probe.Close()
+		_ = os.Remove(probe.Name())
+	} else {
+		why := werr
+		var pe *fs.PathError
+		if errors.As(werr, &pe) {
+			why = pe.Err
+		}
+		return fmt.Sprintf("this user cannot write the directory %s (%v), where SQLite keeps the file and its journal; make it writable by the user the service runs as, or name a file in a directory it can write", dir, why)
+	}
+	return oneLine(err.Error())
+}
+
+func isDir(name string) bool {
+	fi, err := os.Stat(name)
+	return err == nil && fi.IsDir()
 }

@@ -40,6 +40,9 @@ func userinfo(s string) (before, password, after string, ok bool) {
 	return s[:start+i+1], user[i+1:], s[at:], true
 }
 
+// Redact is the database URL u with its password replaced by xxxxx, for a message that names it.
+func Redact(u string) string { return redact(u) }
+
 // redact hides a password in a database URL (or a key=value connection string) meant for an error
 // message or a log line.
 func redact(u string) string {

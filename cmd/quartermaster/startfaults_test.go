@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/internal/store/storetest"
+)
+
+// A listen address another process holds is refused in one sentence that names the address, the
+// setting that gave it (the flag and the variable) and a free port the operator can use instead.
+func TestServeOnAPortInUseNamesTheSettingAndAFreePort(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	addr := held.Addr().String()
+	for _, c := range []struct {
+		env     map[string]string
+		args    []string
+		example *regexp.Regexp // the value that works, as the operator wrote the setting
+	}{
+		{args: []string{"--http", addr}, example: regexp.MustCompile(`--http (127\.0\.0\.1:\d+)`)},
+		{env: map[string]string{"QM_HTTP_ADDR": addr}, example: regexp.MustCompile(`QM_HTTP_ADDR=(127\.0\.0\.1:\d+)`)},
+	} {
+		clearEnv(t)
+		t.Setenv("QM_DATA_DIR", t.TempDir())
+		for k, v := range c.env {
+			t.Setenv(k, v)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		var stderr bytes.Buffer
+		code := run(ctx, append([]string{"serve", "--demo"}, c.args...), nil, io.Discard, &stderr)
+		cancel()
+		msg := strings.TrimSpace(stderr.String())
+		if code == 0 || strings.Count(msg, "\n") != 0 {
+			t.Fatalf("%v %v: exit %d, want a refusal in one line before anything starts; got %q", c.env, c.args, code, msg)
+		}
+		for _, w := range []string{addr, "--http", "QM_HTTP_ADDR", "already"} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%v %v: %q does not say %q", c.env, c.args, msg, w)
+			}
+		}
+		m := c.example.FindStringSubmatch(msg)
+		if m == nil || m[1] == addr {
+			t.Errorf("%v %v: %q offers no other address in the form %s", c.env, c.args, msg, c.example)
+			continue
+		}
+		ln, err := net.Listen("tcp", m[1])
+		if err != nil {
+			t.Errorf("the address offered, %s, does not work: %v", m[1], err)
+			continue
+		}
+		ln.Close()
+	}
+}
+
+// fakePostgres answers every connection's startup message with the error PostgreSQL sends when it
+// refuses a login (code, message), as a server with that fault does, and returns its host:port.
+func fakePostgres(t *testing.T, code, message string) string {
+	return storetest.Serve(t, func(c net.Conn) {
+		defer c.Close()
+		var n uint32
+		if binary.Read(c, binary.BigEndian, &n) != nil || n < 8 || n > 10000 {
+			return
+		}
+		if _, err := io.CopyN(io.Discard, c, int64(n-4)); err != nil {
+			return
+		}
+		var body bytes.Buffer
+		for _, f := range [][2]string{{"S", "FATAL"}, {"V", "FATAL"}, {"C", code}, {"M", message}} {
+			body.WriteString(f[0] + f[1] + "\x00")
+		}
+		body.WriteByte(0)
+		msg := []byte{'E'}
+		msg = binary.BigEndian.AppendUint32(msg, uint32(body.Len()+4))
+		_, _ = c.Write(append(msg, body.Bytes()...))
+	})
+}
+
+// A database serve cannot reach at start is refused in one sentence that names the setting (the
+// flag and the variable), the URL without its password, and what to do about it, rather than the
+// driver's words alone.
+func TestServeOnADatabaseItCannotReachSaysWhatToDo(t *testing.T) {
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := closed.Addr().String()
+	closed.Close()
+	badPassword := fakePostgres(t, "28P01", `password authentication failed for user "qm"`)
+	noRole := fakePostgres(t, "28000", `role "qm" does not exist`)
+	noDB := fakePostgres(t, "3D000", `database "qm" does not exist`)
+	tmp := t.TempDir()
+	locked := filepath.Join(tmp, "locked")
+	if err := os.Mkdir(locked, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getuid() == 0 { // root writes anywhere a mode allows; /proc takes no new files from anyone
+		locked = "/proc"
+	}
+	for _, c := range []struct {
+		name    string
+		url     string
+		viaEnv  bool
+		want    []string
+		wantNot string
+	}{
+		{name: "nothing listens", url: "postgres://qm:hunter2@" + refused + "/qm?sslmode=disable",
+			want: []string{"postgres://qm:xxxxx@" + refused + "/qm", "nothing accepts connections at " + refused, "start PostgreSQL"}},
+		{name: "nothing listens, from the variable", url: "postgres://qm:hunter2@" + refused + "/qm?sslmode=disable", viaEnv: true,
+			want: []string{"QM_DATABASE_URL=postgres://qm:xxxxx@" + refused + "/qm", "nothing accepts connections at " + refused}},
+		{name: "an unknown host", url: "postgres://qm:hunter2@db.borealis.invalid:5432/qm?sslmode=disable", viaEnv: true,
+			want: []string{"postgres://qm:xxxxx@db.borealis.invalid:5432/qm", "db.borealis.invalid", "host"}},
+		{name: "a wrong password", url: "postgres://qm:hunter2@" + badPassword + "/qm?sslmode=disable",
+			want: []string{"postgres://qm:xxxxx@" + badPassword + "/qm", `password of the user "qm"`, "correct the password"}},
+		{name: "an unknown user", url: "postgres://qm:hunter2@" + noRole + "/qm?sslmode=disable", viaEnv: true,
+			want: []string{"postgres://qm:xxxxx@" + noRole + "/qm", `role "qm" does not exist`, "CREATE ROLE qm"}},
+		{name: "an unknown database", url: "postgres://qm:hunter2@" + noDB + "/qm?sslmode=disable",
+			want: []string{"postgres://qm:xxxxx@" + noDB + "/qm", `database "qm" does not exist`, "createdb"}},
+		{name: "a SQLite file in a missing directory", url: "sqlite:" + filepath.Join(tmp, "no", "such", "qm.db"),
+			want: []string{"sqlite:" + filepath.Join(tmp, "no", "such", "qm.db"), "mkdir -p " + filepath.Join(tmp, "no", "such")}},
+		{name: "a SQLite file in a directory it cannot write", url: "sqlite:" + filepath.Join(locked, "qm.db"), viaEnv: true,
+			want: []string{"sqlite:" + filepath.Join(locked, "qm.db"), "cannot write", locked}, wantNot: "(14)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clearEnv(t)
+			t.Setenv("QM_DATA_DIR", t.TempDir())
+			args := []string{"serve", "--demo", "--http", "127.0.0.1:0"}
+			if c.viaEnv {
+				t.Setenv("QM_DATABASE_URL", c.url)
+			} else {
+				args = append(args, "--db", c.url)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			var stderr bytes.Buffer
+			code := run(ctx, args, nil, io.Discard, &stderr)
+			msg := strings.TrimSpace(stderr.String())
+			if code == 0 || strings.Count(msg, "\n") != 0 {
+				t.Fatalf("exit %d, want a refusal in one line; got %q", code, msg)
+			}
+			for _, w := range append([]string{"--db", "QM_DATABASE_URL"}, c.want...) {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q does not say %q", msg, w)
+				}
+			}
+			if strings.Contains(msg, "hunter2") {
+				t.Errorf("%q shows the password", msg)
+			}
+			if c.wantNot != "" && strings.Contains(msg, c.wantNot) {
+				t.Errorf("%q still says %q", msg, c.wantNot)
+			}
+		})
+	}
+}
