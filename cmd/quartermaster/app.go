@@ -133,6 +133,30 @@ func (c *commonFlags) dbURL() (string, error) {
 	return "sqlite:" + filepath.Join(dir, "quartermaster.db"), nil
 }
 
+// existingDBURL is dbURL for commands that only read or undo (migrate status, migrate down): it
+// makes nothing, and refuses a SQLite file that does not exist yet, saying how to create it.
+func (c *commonFlags) existingDBURL() (string, error) {
+	if err := c.resolveSecrets(); err != nil {
+		return "", err
+	}
+	url := c.db
+	if url == "" {
+		url = "sqlite:" + filepath.Join(dataDir(), "quartermaster.db")
+	}
+	file := store.SQLiteFile(url)
+	if file == "" {
+		return url, nil
+	}
+	if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
+		return url, nil
+	}
+	create := "quartermaster migrate up"
+	if c.db != "" && c.dbFrom == "--db" {
+		create += " --db " + url
+	}
+	return "", fmt.Errorf("the database of %s does not exist yet (there is no file %s); create it with %s (serve also does at start), or name the database the service uses", c.dbSetting(url), file, create)
+}
+
 // App is the wired product: policy, store, backend, lease service and bot. Tests reuse it.
 type App struct {
 	Policy  *policy.Policy

@@ -61,7 +61,11 @@ func runMigrate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 		return errUsage{migrateUsage}
 	}
 	verb := words[0]
-	url, err := f.dbURL()
+	dbURL := f.dbURL
+	if verb != "up" {
+		dbURL = f.existingDBURL // status and down only read or undo: they create no database
+	}
+	url, err := dbURL()
 	if err != nil {
 		return err
 	}

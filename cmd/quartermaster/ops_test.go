@@ -242,8 +242,14 @@ func TestVersion(t *testing.T) {
 // the verb; status prints a table with a line per migration; down says what it rolled back.
 func TestMigrateFlagsAfterTheVerb(t *testing.T) {
 	clearEnv(t)
-	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
+	file := filepath.Join(t.TempDir(), "qm.db")
+	db := "sqlite:" + file
 	var out, errb bytes.Buffer
+	// A file that is not there is not a database to list (TestMigrateStatusOnAMissingSQLiteFileCreatesNothing);
+	// an empty one has every migration pending.
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if code := run(context.Background(), []string{"migrate", "status", "--db", db}, nil, &out, &errb); code != 0 {
 		t.Fatalf("migrate status --db: exit %d: %s", code, errb.String())
 	}

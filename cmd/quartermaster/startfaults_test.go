@@ -164,3 +164,45 @@ func TestServeOnADatabaseItCannotReachSaysWhatToDo(t *testing.T) {
 		})
 	}
 }
+
+// migrate status (and down) on a SQLite file that does not exist says so, and how to create it,
+// and creates nothing: no database file, no lock file, no data directory.
+func TestMigrateStatusOnAMissingSQLiteFileCreatesNothing(t *testing.T) {
+	for _, verb := range []string{"status", "down"} {
+		clearEnv(t)
+		dir := t.TempDir()
+		file := filepath.Join(dir, "qm.db")
+		code, out, stderr := runQM("migrate", verb, "--db", "sqlite:"+file)
+		msg := strings.TrimSpace(stderr)
+		if code == 0 || out != "" || strings.Count(msg, "\n") != 0 {
+			t.Errorf("migrate %s: exit %d, out %q, err %q", verb, code, out, msg)
+		}
+		for _, w := range []string{file, "does not exist yet", "quartermaster migrate up --db sqlite:" + file} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("migrate %s: %q does not say %q", verb, msg, w)
+			}
+		}
+		if left, _ := os.ReadDir(dir); len(left) > 0 {
+			t.Errorf("migrate %s made %v", verb, left)
+		}
+
+		// The default file, under QM_DATA_DIR.
+		data := filepath.Join(dir, "data")
+		t.Setenv("QM_DATA_DIR", data)
+		code, _, stderr = runQM("migrate", verb)
+		if code == 0 || !strings.Contains(stderr, "does not exist yet") || !strings.Contains(stderr, "quartermaster migrate up") {
+			t.Errorf("migrate %s with the default file: exit %d, %q", verb, code, stderr)
+		}
+		if _, err := os.Stat(data); err == nil {
+			t.Errorf("migrate %s made the data directory %s", verb, data)
+		}
+	}
+	// Once created, status lists the migrations.
+	file := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
+	if code, _, stderr := runQM("migrate", "up", "--db", file); code != 0 {
+		t.Fatalf("migrate up: exit %d, %s", code, stderr)
+	}
+	if code, out, stderr := runQM("migrate", "status", "--db", file); code != 0 || !strings.Contains(out, "applied") {
+		t.Errorf("migrate status after up: exit %d, %q, %q", code, out, stderr)
+	}
+}
