@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
+	"syscall"
 )
 
 // FileSuffix turns a secret's variable into the variable naming a file that holds it.
@@ -43,20 +45,36 @@ func secret(name string, lookup func(string) (string, bool), read func(string) (
 	}
 	b, err := read(path)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return "", fmt.Errorf("%s%s names %s, which cannot be read: %w", name, FileSuffix, path, err)
+		return "", unreadable(name+FileSuffix, path, err)
 	}
 	if len(b) > maxSecretFile {
 		return "", fmt.Errorf("%s%s names %s, which is %d bytes; a secret file holds one value", name, FileSuffix, path, len(b))
 	}
 	s := strings.TrimRight(string(b), "\r\n")
 	if s == "" {
-		return "", fmt.Errorf("%s%s names %s, which is empty", name, FileSuffix, path)
+		return "", fmt.Errorf("%s%s names %s, which is empty; put the value alone in it", name, FileSuffix, path)
 	}
 	return s, nil
+}
+
+// unreadable explains why the secret file path, which the variable env names, could not be read
+// (err), and what to do about it.
+func unreadable(env, path string, err error) error {
+	why := err
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		why = pe.Err
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		example := "/etc/quartermaster/secrets/" + strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(strings.TrimSuffix(env, FileSuffix), "QM_")), "_", "-")
+		return fmt.Errorf("%s names %s, which does not exist; put the value alone in it, or point %s at the file that holds it, e.g. %s=%s", env, path, env, env, example)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s names %s, and this process (uid %d) may not read it; let the service's group read it, e.g. chgrp quartermaster %s && chmod 0640 %s", env, path, os.Getuid(), path, path)
+	case errors.Is(err, syscall.EISDIR):
+		return fmt.Errorf("%s names %s, which is a directory; name the file in it that holds the value", env, path)
+	}
+	return fmt.Errorf("%s names %s, which cannot be read: %w", env, path, why)
 }
 
 // Log settings.

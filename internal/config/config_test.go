@@ -36,7 +36,7 @@ func TestSecretFromEnvOrFile(t *testing.T) {
 	t.Setenv("QM_TEST_SECRET", "")
 	t.Setenv("QM_TEST_SECRET_FILE", filepath.Join(dir, "missing"))
 	_, err := Secret("QM_TEST_SECRET")
-	if err == nil || !strings.Contains(err.Error(), "cannot be read") || strings.Contains(err.Error(), "xoxb") {
+	if err == nil || !strings.Contains(err.Error(), "does not exist") || strings.Contains(err.Error(), "xoxb") {
 		t.Fatalf("missing file: %v", err)
 	}
 	empty := filepath.Join(dir, "empty")
@@ -82,6 +82,45 @@ func TestLoggerFormatsAndLevels(t *testing.T) {
 		_, err := NewLogger(&b, bad[0], bad[1])
 		if err == nil || strings.Count(err.Error(), ";") != 1 || !strings.Contains(err.Error(), "e.g.") {
 			t.Errorf("format %q level %q: %v", bad[0], bad[1], err)
+		}
+	}
+}
+
+// A secret file that cannot be read is refused naming the variable, the file and what to do about
+// it: create it, let the service's user read it, or name the file instead of its directory.
+func TestASecretFileThatCannotBeReadSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	denied := func(name string) ([]byte, error) {
+		return nil, &os.PathError{Op: "open", Path: name, Err: os.ErrPermission}
+	}
+	for _, c := range []struct {
+		name string
+		path string
+		read func(string) ([]byte, error)
+		want []string
+	}{
+		{name: "missing", path: filepath.Join(dir, "missing"), read: os.ReadFile,
+			want: []string{"QM_TEST_SECRET_FILE names " + filepath.Join(dir, "missing") + ", which does not exist", "put the value alone in it", "QM_TEST_SECRET_FILE=/etc/quartermaster/secrets/"}},
+		{name: "not readable", path: "/etc/quartermaster/secrets/token", read: denied,
+			want: []string{"/etc/quartermaster/secrets/token", "may not read it", "chgrp quartermaster /etc/quartermaster/secrets/token && chmod 0640 /etc/quartermaster/secrets/token"}},
+		{name: "a directory", path: dir, read: os.ReadFile,
+			want: []string{dir + ", which is a directory", "name the file in it that holds the value"}},
+	} {
+		lookup := func(k string) (string, bool) {
+			if k == "QM_TEST_SECRET_FILE" {
+				return c.path, true
+			}
+			return "", false
+		}
+		_, err := secret("QM_TEST_SECRET", lookup, c.read)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q does not say %q", c.name, err, w)
+			}
 		}
 	}
 }
