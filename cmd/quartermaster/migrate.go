@@ -74,6 +74,14 @@ func runMigrate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 		return err
 	}
 	defer db.Close()
+	if err := migrateVerb(ctx, db, verb, stdout); err != nil {
+		return f.migrateError(url, err)
+	}
+	return nil
+}
+
+// migrateVerb runs migrate up, down or status on db.
+func migrateVerb(ctx context.Context, db *store.DB, verb string, stdout io.Writer) error {
 	switch verb {
 	case "up":
 		before, err := db.Status(ctx)

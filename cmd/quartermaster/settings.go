@@ -11,6 +11,7 @@ import (
 	neturl "net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -207,9 +208,30 @@ func (c *commonFlags) open(ctx context.Context, url string, logger *slog.Logger)
 	}
 	if err := db.Migrate(ctx); err != nil {
 		_ = db.Close()
-		return nil, maskPassword(url, err)
+		return nil, c.migrateError(url, err)
 	}
 	return db, nil
+}
+
+// deniedSchema finds the schema in PostgreSQL's "permission denied for schema NAME".
+var deniedSchema = regexp.MustCompile(`permission denied for schema ("[^"]+"|[^\s"]+)`)
+
+// migrateError is err, from reading or applying the migrations of the database url names, with
+// the password masked; a user that may not create tables there is told what to grant it.
+func (c *commonFlags) migrateError(url string, err error) error {
+	m := deniedSchema.FindStringSubmatch(err.Error())
+	if m == nil {
+		return maskPassword(url, err)
+	}
+	schema, user, db := m[1], "", ""
+	if u, perr := neturl.Parse(url); perr == nil {
+		db = strings.TrimPrefix(u.Path, "/")
+		if u.User != nil {
+			user = u.User.Username()
+		}
+	}
+	return fmt.Errorf("the database of %s cannot be migrated: the user %q may not create tables in the schema %s; as a superuser, let it (GRANT CREATE ON SCHEMA %s TO %s) or make it the database's owner (ALTER DATABASE %s OWNER TO %s)",
+		c.dbSetting(url), user, schema, schema, user, db, user)
 }
 
 // maskPassword is err without url's password in its text.

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -204,5 +207,64 @@ func TestMigrateStatusOnAMissingSQLiteFileCreatesNothing(t *testing.T) {
 	}
 	if code, out, stderr := runQM("migrate", "status", "--db", file); code != 0 || !strings.Contains(out, "applied") {
 		t.Errorf("migrate status after up: exit %d, %q, %q", code, out, stderr)
+	}
+}
+
+// A PostgreSQL user that may connect but not create tables (a database it does not own, on
+// PostgreSQL 15 and later, whose public schema takes new tables from its owner only) is refused
+// at migration naming the setting, the user and the schema, and the GRANT that lets it, rather
+// than the migration library's "failed to create version table … permission denied".
+func TestMigratingAsAUserThatMayNotCreateTablesSaysWhatToGrant(t *testing.T) {
+	storetest.RequirePostgres(t)
+	base, err := neturl.Parse(storetest.PostgresDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := sql.Open("postgres", base.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	suffix := fmt.Sprintf("%d", time.Now().UnixNano()%1e9)
+	role, schema := "qm_norights_"+suffix, "qm_locked_"+suffix
+	for _, stmt := range []string{
+		"CREATE ROLE " + role + " LOGIN PASSWORD 'hunter2'",
+		"CREATE SCHEMA " + schema, // owned by the admin; others may not create in it
+		"GRANT USAGE ON SCHEMA " + schema + " TO " + role,
+	} {
+		if _, err := admin.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	t.Cleanup(func() {
+		_, _ = admin.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE")
+		_, _ = admin.Exec("DROP ROLE IF EXISTS " + role)
+	})
+	u := *base
+	u.User = neturl.UserPassword(role, "hunter2")
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	for _, args := range [][]string{
+		{"migrate", "up", "--db", u.String()},
+		{"serve", "--demo", "--http", "127.0.0.1:0", "--db", u.String()},
+	} {
+		clearEnv(t)
+		t.Setenv("QM_DATA_DIR", t.TempDir())
+		code, _, stderr := runQM(args...)
+		msg := strings.TrimSpace(stderr)
+		if code == 0 || strings.Count(msg, "\n") != 0 {
+			t.Errorf("%s: exit %d, want a refusal in one line: %q", args[0], code, msg)
+			continue
+		}
+		for _, w := range []string{"--db", "QM_DATABASE_URL", role + ":xxxxx@", fmt.Sprintf("%q may not create tables in the schema %s", role, schema),
+			"GRANT CREATE ON SCHEMA " + schema + " TO " + role} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: %q does not say %q", args[0], msg, w)
+			}
+		}
+		if strings.Contains(msg, "hunter2") {
+			t.Errorf("%s: %q shows the password", args[0], msg)
+		}
 	}
 }
