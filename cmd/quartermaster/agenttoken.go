@@ -60,7 +60,11 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	default:
 		return errUsage{agentTokenUsage}
 	}
-	url, err := f.dbURL()
+	dbURL := f.dbURL
+	if verb != "create" {
+		dbURL = f.existingDBURL // list and revoke on a file that is not there: a wrong path
+	}
+	url, err := dbURL()
 	if err != nil {
 		return err
 	}

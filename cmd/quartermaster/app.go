@@ -154,7 +154,7 @@ func (c *commonFlags) existingDBURL() (string, error) {
 	if c.db != "" && c.dbFrom == "--db" {
 		create += " --db " + url
 	}
-	return "", fmt.Errorf("the database of %s does not exist yet (there is no file %s); create it with %s (serve also does at start), or name the database the service uses", c.dbSetting(url), file, create)
+	return "", fmt.Errorf("the database of %s does not exist yet (there is no file %s); name the database the service uses, or create one with %s (serve also does at start)", c.dbSetting(url), file, create)
 }
 
 // App is the wired product: policy, store, backend, lease service and bot. Tests reuse it.

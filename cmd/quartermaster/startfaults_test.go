@@ -268,3 +268,27 @@ func TestMigratingAsAUserThatMayNotCreateTablesSaysWhatToGrant(t *testing.T) {
 		}
 	}
 }
+
+// agent-token list and revoke on a SQLite file that does not exist (a wrong path, or a directory
+// the service never ran in) say so and create nothing, rather than make an empty database and
+// report that it holds no tokens; create, like serve, makes the database.
+func TestAgentTokenListOnAMissingSQLiteFileCreatesNothing(t *testing.T) {
+	clearEnv(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "qm.db")
+	for _, args := range [][]string{{"agent-token", "list"}, {"agent-token", "revoke", "gpu-01"}} {
+		code, out, stderr := runQM(append(args, "--db", "sqlite:"+file)...)
+		if code == 0 || out != "" || !strings.Contains(stderr, "does not exist yet") || !strings.Contains(stderr, file) {
+			t.Errorf("%v: exit %d, out %q, err %q", args, code, out, stderr)
+		}
+		if left, _ := os.ReadDir(dir); len(left) > 0 {
+			t.Errorf("%v made %v", args, left)
+		}
+	}
+	if code, out, stderr := runQM("agent-token", "create", "gpu-01", "--db", "sqlite:"+file); code != 0 || !strings.HasPrefix(out, "qma_") {
+		t.Fatalf("create: exit %d, %q, %q", code, out, stderr)
+	}
+	if code, out, stderr := runQM("agent-token", "list", "--db", "sqlite:"+file); code != 0 || !strings.Contains(out, "gpu-01") {
+		t.Errorf("list after create: exit %d, %q, %q", code, out, stderr)
+	}
+}
