@@ -17,8 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lib/pq"
-
 	"github.com/acme/quartermaster/internal/store"
 )
 
@@ -265,7 +263,7 @@ func unreachable(url string, err error, example func(string) string) string {
 	if u.User != nil {
 		user = u.User.Username()
 	}
-	var pqe *pq.Error
+	code, pgMsg, isPG := store.PostgresError(err)
 	var dns *net.DNSError
 	var nerr net.Error
 	switch {
@@ -275,12 +273,12 @@ func unreachable(url string, err error, example func(string) string) string {
 		return fmt.Sprintf("the host %s is not known (%s); correct the host in the URL, e.g. %s", host, dns.Err, example("postgres://USER:PASSWORD@db.example.internal:5432/DB"))
 	case errors.As(err, &nerr) && nerr.Timeout():
 		return fmt.Sprintf("%s does not answer; check that PostgreSQL runs there and that no firewall stands between it and this machine", where)
-	case errors.As(err, &pqe) && pqe.Code == "28P01":
+	case isPG && code == "28P01":
 		return fmt.Sprintf("PostgreSQL refuses the password of the user %q; correct the password in the URL (percent-encode @ : / ? # %% in it, e.g. p%%40ss for p@ss), or set it with ALTER ROLE %s PASSWORD '…'", user, user)
-	case errors.As(err, &pqe) && pqe.Code == "28000":
-		return fmt.Sprintf("PostgreSQL refuses the user %q: %s; correct the user in the URL, or create it (CREATE ROLE %s LOGIN PASSWORD '…') and let it connect from this host in pg_hba.conf", user, pqe.Message, user)
-	case errors.As(err, &pqe) && pqe.Code == "3D000":
-		return fmt.Sprintf("%s on %s; create it (createdb -h %s -p %s -U %s %s), or correct its name in the URL", pqe.Message, where, host, port, user, db)
+	case isPG && code == "28000":
+		return fmt.Sprintf("PostgreSQL refuses the user %q: %s; correct the user in the URL, or create it (CREATE ROLE %s LOGIN PASSWORD '…') and let it connect from this host in pg_hba.conf", user, pgMsg, user)
+	case isPG && code == "3D000":
+		return fmt.Sprintf("%s on %s; create it (createdb -h %s -p %s -U %s %s), or correct its name in the URL", pgMsg, where, host, port, user, db)
 	case errors.As(err, &nerr):
 		return fmt.Sprintf("%s cannot be reached (%s); correct the host and port in the URL", where, oneLine(err.Error()))
 	}

@@ -38,3 +38,13 @@ func isForeignKeyViolation(err error) bool {
 	}
 	return false
 }
+
+// PostgresError is the SQLSTATE code ("28P01") and the message of the PostgreSQL error in err's
+// chain, for a caller that explains it; ok is false when there is none.
+func PostgresError(err error) (code, message string, ok bool) {
+	var e *pq.Error
+	if errors.As(err, &e) {
+		return string(e.Code), e.Message, true
+	}
+	return "", "", false
+}
