@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -32,14 +33,18 @@ var agentNodeRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 
 func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("agent-token", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	var f commonFlags
 	f.registerDB(fs)
 	// Flags may come before or after the verb and node.
 	var pos []string
 	for rest := args; ; {
 		if err := fs.Parse(rest); err != nil {
-			return errUsage{err.Error()}
+			command := "quartermaster agent-token " + verbIn(args, "list", "create", "list", "revoke")
+			if !strings.HasSuffix(command, "list") {
+				command += " gpu-01"
+			}
+			return flagMistake(fs, command, err)
 		}
 		if fs.NArg() == 0 {
 			break

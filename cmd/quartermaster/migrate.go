@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -55,7 +56,7 @@ func runMigrate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 	fs.SetOutput(io.Discard)
 	words, err := parseInterleaved(fs, args)
 	if err != nil {
-		return errUsage{err.Error() + "; " + migrateUsage}
+		return flagMistake(fs, "quartermaster migrate "+verbIn(args, "up", "up", "down", "status"), err)
 	}
 	if len(words) != 1 || (words[0] != "up" && words[0] != "down" && words[0] != "status") {
 		return errUsage{migrateUsage}
@@ -127,6 +128,17 @@ func migrateVerb(ctx context.Context, db *store.DB, verb string, stdout io.Write
 		return printMigrations(stdout, db.Dialect(), st)
 	}
 	return nil
+}
+
+// verbIn is the first of args that is one of verbs, else def: the verb a command line meant
+// even where its flags did not parse.
+func verbIn(args []string, def string, verbs ...string) string {
+	for _, a := range args {
+		if slices.Contains(verbs, a) {
+			return a
+		}
+	}
+	return def
 }
 
 // applied counts the migrations of this binary that the database has.

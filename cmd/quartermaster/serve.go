@@ -145,7 +145,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	fs, o := serveFlags()
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return errUsage{err.Error() + "; example: quartermaster serve --policy /etc/quartermaster/quartermaster.yaml"}
+		return flagMistake(fs, "quartermaster serve", err)
 	}
 	if fs.NArg() > 0 {
 		return errUsage{fmt.Sprintf("serve takes no arguments, but got %q; example: quartermaster serve --http :8080", fs.Arg(0))}

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/store"
 )
 
@@ -103,6 +104,60 @@ func freePortNear(host, port string) string {
 		}
 	}
 	return defaultHTTPAddr
+}
+
+// flagExamples are values that work for the flags the operations commands share.
+var flagExamples = map[string]string{
+	"http":    defaultHTTPAddr,
+	"db":      "sqlite:data/quartermaster.db",
+	"policy":  "/etc/quartermaster/quartermaster.yaml",
+	"backend": "sim",
+}
+
+// goFlagError matches the flag package's words for a flag mistake, and the flag's name.
+var goFlagError = regexp.MustCompile(`^(flag provided but not defined|flag needs an argument|invalid boolean value "[^"]*" for|invalid value "[^"]*" for flag):? -(\S+?):?(\s|$)`)
+
+// flagMistake rewrites the flag package's err from parsing fs into a sentence naming the flag and
+// an example of command (quartermaster serve, quartermaster migrate up) with a flag that works.
+func flagMistake(fs *flag.FlagSet, command string, err error) error {
+	m := goFlagError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return errUsage{fmt.Sprintf("%v; %s --help lists the flags", err, command)}
+	}
+	name := m[2]
+	example := func(name string) string {
+		f := fs.Lookup(name)
+		if f == nil {
+			return ""
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			return command + " --" + name
+		}
+		v := flagExamples[name]
+		if v == "" {
+			v = f.DefValue
+		}
+		return command + " --" + name + " " + v
+	}
+	name = strings.TrimLeft(name, "-")
+	switch {
+	case strings.HasPrefix(m[1], "flag provided"):
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if near := policy.Closest(name, names); near != "" {
+			return errUsage{fmt.Sprintf("--%s is not a flag of %s; the nearest is --%s, e.g. %s", name, command, near, example(near))}
+		}
+		likely := names[0]
+		if fs.Lookup("policy") != nil {
+			likely = "policy"
+		}
+		return errUsage{fmt.Sprintf("--%s is not a flag of %s; it takes --%s (%s --help says what each does), e.g. %s", name, command, strings.Join(names, ", --"), command, example(likely))}
+	case strings.HasPrefix(m[1], "flag needs"):
+		return errUsage{fmt.Sprintf("--%s needs a value, e.g. %s", name, example(name))}
+	case strings.HasPrefix(m[1], "invalid boolean"):
+		return errUsage{fmt.Sprintf("--%s takes no value (it is on when given), e.g. %s", name, example(name))}
+	}
+	return errUsage{fmt.Sprintf("%v; e.g. %s", err, example(name))}
 }
 
 // backendChoices are the backends this binary runs, in the order the docs name them.

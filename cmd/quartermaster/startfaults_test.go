@@ -292,3 +292,33 @@ func TestAgentTokenListOnAMissingSQLiteFileCreatesNothing(t *testing.T) {
 		t.Errorf("list after create: exit %d, %q, %q", code, out, stderr)
 	}
 }
+
+// A misspelled flag, or a flag without its value, is refused naming that flag and an example of
+// it that works, not Go's "flag provided but not defined: -htp" with an example of another flag.
+func TestAFlagMistakeGetsAnExampleOfThatFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{args: []string{"serve", "--htp", ":8080"}, want: []string{"--htp is not a flag of quartermaster serve", "--http", "quartermaster serve --http :8080"}},
+		{args: []string{"serve", "--demo", "--http"}, want: []string{"--http needs a value", "quartermaster serve --http :8080"}},
+		{args: []string{"serve", "--demo=maybe"}, want: []string{`--demo takes no value`, "quartermaster serve --demo"}},
+		{args: []string{"migrate", "up", "--database", "sqlite:x.db"}, want: []string{"--database is not a flag of quartermaster migrate", "quartermaster migrate up --db sqlite:data/quartermaster.db"}},
+		{args: []string{"migrate", "status", "--db"}, want: []string{"--db needs a value", "quartermaster migrate status --db sqlite:data/quartermaster.db"}},
+		{args: []string{"agent-token", "list", "--dbb", "sqlite:x.db"}, want: []string{"--dbb is not a flag of quartermaster agent-token", "quartermaster agent-token list --db sqlite:data/quartermaster.db"}},
+		{args: []string{"agent-token", "create", "gpu-07", "--d"}, want: []string{"--d is not a flag", "quartermaster agent-token create gpu-01 --db sqlite:data/quartermaster.db"}},
+	} {
+		clearEnv(t)
+		t.Setenv("QM_DATA_DIR", t.TempDir())
+		code, _, stderr := runQM(c.args...)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || strings.Count(msg, "\n") != 0 {
+			t.Errorf("%v: exit %d, want 2 and one line: %q", c.args, code, msg)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%v: %q does not say %q", c.args, msg, w)
+			}
+		}
+	}
+}
