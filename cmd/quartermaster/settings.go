@@ -343,6 +343,12 @@ func unreachable(url string, err error, example func(string) string) string {
 // sqliteUnusable says why SQLite could not open file, and what to do.
 func sqliteUnusable(file string, err error, example func(string) string) string {
 	dir := filepath.Dir(file)
+	if file == "~" || strings.HasPrefix(file, "~/") {
+		if home, herr := os.UserHomeDir(); herr == nil {
+			return fmt.Sprintf("%s begins with ~, which a shell expands only at the start of a word, not after sqlite:; write the path out, e.g. %s",
+				file, example("sqlite:"+filepath.Join(home, strings.TrimPrefix(file, "~"))))
+		}
+	}
 	if isDir(file) {
 		return fmt.Sprintf("%s is a directory; name a file in it, e.g. %s", file, example("sqlite:"+filepath.Join(file, "quartermaster.db")))
 	}

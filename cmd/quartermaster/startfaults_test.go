@@ -322,3 +322,25 @@ func TestAFlagMistakeGetsAnExampleOfThatFlag(t *testing.T) {
 		}
 	}
 }
+
+// sqlite:~/qm.db reaches the service with the ~ as written (a shell expands ~ only at the start of
+// a word): it is refused saying so, with the path written out, rather than asking for a
+// directory named ~ that `mkdir -p ~` would never make.
+func TestASQLitePathUnderTildeIsWrittenOut(t *testing.T) {
+	clearEnv(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	code, _, stderr := runQM("migrate", "up", "--db", "sqlite:~/qm.db")
+	msg := strings.TrimSpace(stderr)
+	if code == 0 || strings.Count(msg, "\n") != 0 || strings.Contains(msg, "mkdir") {
+		t.Fatalf("exit %d, %q", code, msg)
+	}
+	for _, w := range []string{"~", "--db sqlite:" + filepath.Join(home, "qm.db")} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("%q does not say %q", msg, w)
+		}
+	}
+	if _, err := os.Stat("~"); err == nil {
+		t.Errorf("a directory named ~ was made")
+	}
+}
