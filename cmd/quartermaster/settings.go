@@ -147,6 +147,9 @@ func flagMistake(fs *flag.FlagSet, command string, err error) error {
 		if near := policy.Closest(name, names); near != "" {
 			return errUsage{fmt.Sprintf("--%s is not a flag of %s; the nearest is --%s, e.g. %s", name, command, near, example(near))}
 		}
+		if len(names) == 0 {
+			return errUsage{fmt.Sprintf("%s takes no flags, but got --%s; e.g. %s", command, name, command)}
+		}
 		likely := names[0]
 		if fs.Lookup("policy") != nil {
 			likely = "policy"
