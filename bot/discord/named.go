@@ -15,22 +15,7 @@ import (
 // refuses the words. Every text a Discord message shows names its commands Discord's way.
 
 // discordReply is r with every command its texts name written as a Discord user types it.
-func (a *Adapter) discordReply(r bot.Reply) bot.Reply {
-	r.Text = a.discordText(r.Text)
-	secs := make([]bot.Section, len(r.Sections))
-	for i, s := range r.Sections {
-		s.Title, s.Text = a.discordText(s.Title), a.discordText(s.Text)
-		fs := make([]bot.Field, len(s.Fields))
-		for j, f := range s.Fields {
-			f.Label, f.Value = a.discordText(f.Label), a.discordText(f.Value)
-			fs[j] = f
-		}
-		s.Fields = fs
-		secs[i] = s
-	}
-	r.Sections = secs
-	return r
-}
+func (a *Adapter) discordReply(r bot.Reply) bot.Reply { return mapTexts(r, a.discordText) }
 
 // discordText is text with the commands it names written as a Discord user types them: the
 // example that ends a refusal ("Example: /gpu request 1 dev for 4h"), a command's usage as help

@@ -580,15 +580,19 @@ var defanger = strings.NewReplacer(
 func defang(s string) string { return defanger.Replace(s) }
 
 // defangReply defangs every text of a reply.
-func defangReply(r bot.Reply) bot.Reply {
-	r.Text = defang(r.Text)
+func defangReply(r bot.Reply) bot.Reply { return mapTexts(r, defang) }
+
+// mapTexts is r with f applied to each of its texts: the message's, and each section's title,
+// text and fields' labels and values (copied, so r's own sections are left as they are).
+func mapTexts(r bot.Reply, f func(string) string) bot.Reply {
+	r.Text = f(r.Text)
 	secs := make([]bot.Section, len(r.Sections))
 	for i, s := range r.Sections {
-		s.Title, s.Text = defang(s.Title), defang(s.Text)
+		s.Title, s.Text = f(s.Title), f(s.Text)
 		fs := make([]bot.Field, len(s.Fields))
-		for j, f := range s.Fields {
-			f.Label, f.Value = defang(f.Label), defang(f.Value)
-			fs[j] = f
+		for j, fl := range s.Fields {
+			fl.Label, fl.Value = f(fl.Label), f(fl.Value)
+			fs[j] = fl
 		}
 		s.Fields = fs
 		secs[i] = s
