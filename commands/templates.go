@@ -164,6 +164,21 @@ func TemplateNodes(tp *templates.Template, params templates.Params) int {
 	return 1
 }
 
+// nodesHeld is the GPUs a lease of a multi-node template given an nnodes of more than one holds
+// on a class whose nodes hold size GPUs each (0: not known): nnodes whole nodes, as the service
+// places a lease over several nodes, so that the job runs on as many nodes as nnodes says, with
+// all their GPUs, and is billed for them, as Slurm's --nodes takes that many nodes. gpus as
+// they are where nnodes is not given or is 1, where the size is not known, or where gpus do not
+// split evenly over nnodes or are more than its nodes hold (refused as that).
+func nodesHeld(tp *templates.Template, params templates.Params, gpus, size int) int {
+	_, given := params["nnodes"]
+	nodes := TemplateNodes(tp, params)
+	if !tp.MultiNode || !given || nodes < 2 || size <= 0 || tp.GPUs == 0 || gpus%nodes != 0 || gpus/nodes > size {
+		return gpus
+	}
+	return nodes * size
+}
+
 // settings are the install's workload settings with the nodes' sizes the backend reports, so
 // that a preview or a trial render puts no more on a node than one holds.
 func (t *Templates) settings() workload.Settings {
@@ -260,14 +275,15 @@ func candidateClasses(p *policy.Policy, tp *templates.Template, params templates
 		return k > 0 && k < n
 	}
 	gpusOn := func(c *policy.Class) int {
+		own := nodeSize(c.Name)
 		if gpus > 0 {
-			return gpus
+			return nodesHeld(tp, params, gpus, own)
 		}
-		size := nodeSize(c.Name)
+		size := own
 		if size == 0 {
 			size = largest
 		}
-		return defaultGPUs(tp, params, size)
+		return nodesHeld(tp, params, defaultGPUs(tp, params, size), own)
 	}
 	all := gpus
 	if all == 0 {
@@ -309,8 +325,13 @@ func candidateClasses(p *policy.Policy, tp *templates.Template, params templates
 			rest = append(rest, c)
 		}
 	}
-	// Largest nodes first; on a tie, an exclusive class (whole nodes for training) over a shared one.
+	// Where gpus= and nnodes are both given, the fewest GPUs first (each class holds nnodes of its
+	// whole nodes: the nearest to what was asked for). Then the largest nodes first; on a tie, an
+	// exclusive class (whole nodes for training) over a shared one.
 	sort.SliceStable(rest, func(i, j int) bool {
+		if gi, gj := gpusOn(rest[i]), gpusOn(rest[j]); gpus > 0 && nnodesGiven && gi != gj {
+			return gi < gj
+		}
 		si, sj := nodeSize(rest[i].Name), nodeSize(rest[j].Name)
 		if si != sj {
 			return si > sj
@@ -563,6 +584,7 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 		if err := t.classTooSmall(tp, params, c.Class, gpus, c.GPUs > 0); err != nil {
 			return []bot.Reply{t.Bot.fail(ctx, c.Verb, err)}
 		}
+		gpus = nodesHeld(tp, params, gpus, t.Bot.Svc.NodeSize(c.Class))
 	}
 	lr := qm.LeaseRequest{User: req.User, Who: c.Who, GPUs: gpus, Class: c.Class, Duration: c.Duration, Template: tp.Name,
 		Params: map[string]string(params), Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key}
@@ -602,9 +624,25 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 		if !out.Lease.State.Running() || out.Lease.State == qm.Provisioning {
 			verb = "will run" // waits for approval, for capacity, or for the scheduler
 		}
-		r.Text = fmt.Sprintf("%s (template %s v%d) %s under lease %s. ", tp.Title, tp.Name, tp.Version, verb, out.Lease.ID) + r.Text
+		r.Text = fmt.Sprintf("%s (template %s v%d) %s under lease %s. ", tp.Title, tp.Name, tp.Version, verb, out.Lease.ID) + t.wholeNodesNote(tp, params, c.GPUs, out.Lease) + r.Text
 	}
 	return []bot.Reply{r}
+}
+
+// wholeNodesNote says, where a lease holds more GPUs than gpus= asked for because it runs on whole
+// nodes, how many nodes and GPUs it holds: "nnodes=2 runs jax on 2 whole duo nodes of 2 GPUs:
+// the lease holds 4 GPUs, not the 2 asked for. "; "" otherwise.
+func (t *Templates) wholeNodesNote(tp *templates.Template, params templates.Params, asked int, l *qm.Lease) string {
+	size := t.Bot.Svc.NodeSize(l.Class)
+	if asked == 0 || l.GPUs <= asked || size == 0 || l.GPUs%size != 0 {
+		return ""
+	}
+	why := fmt.Sprintf("gpus=%d", asked)
+	if nn, ok := params["nnodes"]; ok && tp.MultiNode {
+		why = "nnodes=" + nn
+	}
+	return fmt.Sprintf("%s runs %s on %s of %s: the lease holds %d GPUs, not the %d asked for. ",
+		why, tp.Name, strings.Replace(nNodes(l.GPUs/size), " node", " whole "+l.Class+" node", 1), nGPUs(size), l.GPUs, asked)
 }
 
 // templateExample gives a /gpu submit refusal that brings no example of its own (the cluster's
