@@ -62,7 +62,7 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 				ctx = b.exampleContext(ctx, who)
 			}
 		}
-		return []bot.Reply{b.refuse(ctx, c.Verb, err)}
+		return []bot.Reply{b.refuse(ctx, c.Verb, b.submitExample(c, err))}
 	}
 	s, _ := Lookup(c.Verb)
 	if !b.offers(s) {

@@ -645,12 +645,30 @@ func (t *Templates) wholeNodesNote(tp *templates.Template, params templates.Para
 		why, tp.Name, strings.Replace(nNodes(l.GPUs/size), " node", " whole "+l.Class+" node", 1), nGPUs(size), l.GPUs, asked)
 }
 
+// submitExample gives a /gpu submit refused for its own words (a duration of no time, a word
+// given twice) the example of the template typed, where the catalog has it, rather than /gpu
+// submit's general one, which names another template.
+func (b *Bot) submitExample(c Command, err error) error {
+	var e *qm.Error
+	if c.Verb != "submit" || b.Templates == nil || c.Template == "" || !errors.As(err, &e) || e.Code != qm.EINVALID {
+		return err
+	}
+	tp, gerr := b.Templates.Catalog.Get(c.Template)
+	if gerr != nil {
+		return err
+	}
+	if s, ok := Lookup(c.Verb); e.Example != "" && (!ok || len(s.Examples) == 0 || e.Example != s.Examples[0]) {
+		return err // an example of its own
+	}
+	return e.WithExample(tp.Example())
+}
+
 // templateExample gives a /gpu submit refusal that brings no example of its own (the cluster's
 // size, a class's limits) the template's example, rather than /gpu submit's general one, which
 // names another template.
 func templateExample(verb string, tp *templates.Template, err error) error {
 	var e *qm.Error
-	if verb != "submit" || !errors.As(err, &e) || e.Example != "" || e.Code != qm.EINVALID {
+	if verb != "submit" || !errors.As(err, &e) || e.Example != "" || e.Code != qm.EINVALID && e.Code != qm.EFORBIDDEN {
 		return err
 	}
 	return &qm.Error{Code: e.Code, Message: e.Message, Example: tp.Example()}
