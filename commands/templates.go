@@ -540,16 +540,21 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, err)}
 	}
 	var words []string
-	for _, a := range c.Params { // each of class= and gpus= at most once (parseSubmit)
+	// Each of class= and gpus= comes at most once (parseSubmit); noGPU: gpus= given to a
+	// template that uses none.
+	noGPU := false
+	for _, a := range c.Params {
 		k, v, _ := strings.Cut(a, "=")
-		switch strings.ToLower(k) {
-		case "class":
+		switch k = strings.ToLower(k); {
+		case k == "gpus" && tp.CPUOnly():
+			noGPU = true
+		case k == "class":
 			c.Class = policy.NameKey(v)
 			if _, ok := t.Bot.pol().Class(c.Class); !ok {
 				return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(fmt.Sprintf("/gpu submit %s class={class}", tp.Name),
 					"There is no class %s; the catalog has %s.", policy.Quoted(v, 40), policy.FewNames(v, t.Bot.pol().ClassNames())))}
 			}
-		case "gpus":
+		case k == "gpus":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > qm.MaxRequestGPUs {
 				return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(fmt.Sprintf("/gpu submit %s gpus=%d", tp.Name, max(1, tp.GPUs)), "gpus=%s is not a number of GPUs.", truncate(v, 20)))}
@@ -560,7 +565,28 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 		}
 	}
 	c.Params = words
+	if noGPU {
+		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(cpuExample(tp, c.Class, words),
+			"%s uses no GPU, so gpus= does not apply to it; leave gpus= out.", tp.Name))}
+	}
 	return t.launch(ctx, req, c, tp)
+}
+
+// cpuExample is /gpu submit of a template that uses no GPU with the user's words (class= where
+// given, and the parameters that parse) over those of the template's example.
+func cpuExample(tp *templates.Template, class string, words []string) string {
+	set := map[string]string{}
+	if ps, err := tp.ParseParams(words); err == nil {
+		set = ps
+	}
+	var first []string
+	if class != "" {
+		first = append(first, "class="+class)
+	}
+	if ex, ok := withParams(tp, tp.ExampleParams(), first, set); ok {
+		return ex
+	}
+	return tp.Example()
 }
 
 // launch starts a template's workload under a new lease (/gpu submit, and /gpu request with a
