@@ -39,7 +39,8 @@ func TestSubmitToANamedClassFillsThatClassesNodes(t *testing.T) {
 	}
 }
 
-// A submit the cluster cannot hold is refused with an example of the same template, which works.
+// A submit the cluster cannot hold is refused with an example of the same template on the class
+// named, with as many GPUs as that class holds, which works.
 func TestSubmitBeyondTheClusterShowsThatTemplatesExample(t *testing.T) {
 	h := templatesOn(t, mixedNodes)
 	r := h.say("tuuli@kestrel.example", "/gpu submit pytorch-ddp class=mi-250x-4 gpus=18")
@@ -47,8 +48,8 @@ func TestSubmitBeyondTheClusterShowsThatTemplatesExample(t *testing.T) {
 		t.Fatalf("18 of 16 GPUs: %q", r.Text)
 	}
 	ex := exampleIn(t, r)
-	if !strings.HasPrefix(ex, "/gpu submit pytorch-ddp ") {
-		t.Errorf("the example %q, want one of pytorch-ddp", ex)
+	if !strings.HasPrefix(ex, "/gpu submit pytorch-ddp ") || !strings.Contains(ex, "class=mi-250x-4 gpus=16") {
+		t.Errorf("the example %q, want one of pytorch-ddp on the 16 GPUs of class mi-250x-4", ex)
 	}
 	mustOK(t, h.say("tuuli@kestrel.example", ex))
 }

@@ -629,17 +629,17 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 		}
 	}
 	if _, _, err := t.Bot.Svc.Normalize(ctx, &lr); err != nil {
-		return []bot.Reply{t.Bot.fail(ctx, c.Verb, templateExample(c.Verb, tp, err))}
+		return []bot.Reply{t.Bot.fail(ctx, c.Verb, templateExample(c.Verb, tp, t.userExample(c, tp, params, err)))}
 	}
 	// Render it now, as the backend will, so a lease that does not fit the template (too few GPUs,
 	// a node count that does not divide them) is refused before anything is made.
 	trial := &qm.Lease{ID: 1, User: lr.User, Team: lr.Team, Class: lr.Class, GPUs: lr.GPUs, Duration: lr.Duration, Template: lr.Template, Params: lr.Params}
 	if _, err := workload.Render(t.Catalog, t.Bot.pol(), trial, t.settings()); err != nil {
-		return []bot.Reply{t.Bot.fail(ctx, c.Verb, err)}
+		return []bot.Reply{t.Bot.fail(ctx, c.Verb, t.userExample(c, tp, params, err))}
 	}
 	out, err := t.Bot.Svc.Request(ctx, lr)
 	if err != nil && out == nil {
-		return []bot.Reply{t.Bot.fail(ctx, c.Verb, templateExample(c.Verb, tp, err))}
+		return []bot.Reply{t.Bot.fail(ctx, c.Verb, templateExample(c.Verb, tp, t.userExample(c, tp, params, err)))}
 	}
 	if out.Duplicate && req.Click {
 		return []bot.Reply{requestedAgain(out.Lease)}
@@ -653,6 +653,75 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 		r.Text = fmt.Sprintf("%s (template %s v%d) %s under lease %s. ", tp.Title, tp.Name, tp.Version, verb, out.Lease.ID) + t.wholeNodesNote(tp, params, c.GPUs, out.Lease) + r.Text
 	}
 	return []bot.Reply{r}
+}
+
+// userExample keeps the user's words in the example of a refusal of a template's lease. An example
+// of the template that changes some of its words (nnodes=3 for nnodes=2) keeps the user's
+// class=, gpus= and other parameters, the example's words over them. A refusal with no example
+// on a class named with class= (more GPUs than the class has) gets one on that class with as many
+// GPUs as it holds for the template. Anything else is left as it is.
+func (t *Templates) userExample(c Command, tp *templates.Template, params templates.Params, err error) error {
+	var e *qm.Error
+	if !errors.As(err, &e) || e.Code != qm.EINVALID {
+		return err
+	}
+	class, gpus := c.Class, c.GPUs
+	set := map[string]string{}
+	switch rest, ok := strings.CutPrefix(e.Example, "/gpu submit "+tp.Name); {
+	case e.Example == "" && class != "" && gpus > 0:
+		if gpus = t.classGPUs(tp, params, class); gpus == 0 {
+			return err
+		}
+	case !ok || e.Example == tp.Example() || rest != "" && rest[0] != ' ':
+		return err
+	default:
+		for _, w := range strings.Fields(rest) {
+			k, v, _ := strings.Cut(w, "=")
+			switch k {
+			case "class":
+				class = v
+			case "gpus":
+				n, cerr := strconv.Atoi(v)
+				if cerr != nil {
+					return err
+				}
+				gpus = n
+			default:
+				set[k] = v
+			}
+		}
+	}
+	var first []string
+	if class != "" {
+		first = append(first, "class="+class)
+	}
+	if gpus > 0 {
+		first = append(first, fmt.Sprintf("gpus=%d", gpus))
+	}
+	ex, ok := withParams(tp, params, first, set)
+	if !ok {
+		return err
+	}
+	return e.WithExample(ex)
+}
+
+// classGPUs is the most GPUs a lease of tp on class can hold with these parameters: a node's (no
+// more than the template uses) for a template that runs on one node; its nnodes whole nodes where
+// nnodes is given; else all of the class's nodes. 0 where the backend does not say.
+func (t *Templates) classGPUs(tp *templates.Template, params templates.Params, class string) int {
+	size, count := t.Bot.Svc.NodeSize(class), t.Bot.Svc.NodeCount(class)
+	if size == 0 || count == 0 {
+		return 0
+	}
+	_, nnodesGiven := params["nnodes"]
+	switch {
+	case !tp.MultiNode && tp.ArrayTaskGPUs(params) == 0:
+		return min(size, max(1, tp.MaxGPUs))
+	case tp.MultiNode && nnodesGiven:
+		return min(TemplateNodes(tp, params), count) * size
+	default:
+		return size * count
+	}
 }
 
 // wholeNodesNote says, where a lease holds more GPUs than gpus= asked for because it runs on whole
