@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -55,5 +57,163 @@ func TestAnNnodesGivenIsTheNodesOfTheLeaseAndOfItsJob(t *testing.T) {
 		if l.GPUs > tc.asked && !strings.Contains(r.Text, strconv.Itoa(l.GPUs)+" GPUs") {
 			t.Errorf("%s: the lease holds %d GPUs, and the reply does not say so: %s", tc.ask, l.GPUs, r.Text)
 		}
+	}
+}
+
+// orbitWithTeam is the orbit policy with a second team, vision, that kim is not in.
+func orbitWithTeam(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(orbitPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(b), "\nexceptions:", `
+  - name: vision
+    idp_groups: [g-vision]
+    budget_owners: [ops@orbit.example]
+    quota: {gpus: {duo: 2}, gpu_hours_per_week: 100}
+exceptions:`, 1)
+	file := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// A /gpu submit refused for its own words (a duration of no time, a word given twice, a team the
+// asker is not in) gives an example of the template typed, which is granted when typed, not one
+// of another template.
+func TestASubmitRefusedForItsWordsGivesAnExampleOfThatTemplate(t *testing.T) {
+	for _, ask := range []string{
+		"jax for=0", "jax gpus=2 gpus=3", "jax team=vision nnodes=2", "pytorch-ddp for=0m script=a.py",
+		"hparam-sweep class=duo class=quad", "jax team=robotics team=robotics",
+	} {
+		h := templatesOn(t, orbitWithTeam(t))
+		r := h.say("kim@orbit.example", "/gpu submit "+ask)
+		if !r.Error {
+			t.Errorf("%s: granted: %s", ask, r.Text)
+			continue
+		}
+		noLeases(t, h)
+		ex := exampleIn(t, r)
+		name := strings.Fields(ask)[0]
+		if !strings.HasPrefix(ex, "/gpu submit "+name+" ") && ex != "/gpu submit "+name {
+			t.Errorf("%s: %q, want an example of %s", ask, r.Text, name)
+			continue
+		}
+		mustOK(t, h.say("kim@orbit.example", ex))
+	}
+}
+
+// A template that uses no GPU, given gpus=, is told that gpus= does not apply to it, with an
+// example without it that is granted, not that the cluster has too few GPUs.
+func TestACPUOnlyTemplateGivenGPUsIsToldItUsesNone(t *testing.T) {
+	for _, ask := range []string{"data-prep gpus=8", "data-prep gpus=1 input=raw/a output=ds/a", "data-prep workers=4 gpus=2"} {
+		h := templatesOn(t, orbitPolicy)
+		r := h.say("kim@orbit.example", "/gpu submit "+ask)
+		if !r.Error || !strings.Contains(r.Text, "data-prep uses no GPU") || !strings.Contains(r.Text, "gpus=") || strings.Contains(r.Text, "cluster has only") {
+			t.Errorf("%s: %q, want a refusal saying data-prep uses no GPU", ask, r.Text)
+			continue
+		}
+		noLeases(t, h)
+		ex := exampleIn(t, r)
+		if strings.Contains(ex, "gpus=") || !strings.HasPrefix(ex, "/gpu submit data-prep ") {
+			t.Errorf("%s: example %q, want data-prep without gpus=", ask, ex)
+		}
+		for _, w := range strings.Fields(ask)[1:] {
+			if !strings.HasPrefix(w, "gpus=") && !strings.Contains(ex, w) {
+				t.Errorf("%s: example %q drops %s", ask, ex, w)
+			}
+		}
+		mustOK(t, h.say("kim@orbit.example", ex))
+	}
+}
+
+// On a class named with class=, more GPUs than the class has are refused with an example on
+// that class, with a count of GPUs it holds, which is granted when typed.
+func TestTooManyGPUsOnANamedClassKeepsTheClassInTheExample(t *testing.T) {
+	for _, tc := range []struct{ ask, class string }{
+		{"jax class=duo gpus=8", "duo"},
+		{"cuda-smoke class=duo gpus=7 size=2048", "duo"},
+		{"pytorch-ddp class=quad gpus=20 script=ddp.py", "quad"},
+		{"hparam-sweep class=hex gpus=12 gpus_per_trial=2", "hex"},
+		{"jax class=quad gpus=20 nnodes=4", "quad"},
+	} {
+		h := templatesOn(t, orbitPolicy)
+		r := h.say("kim@orbit.example", "/gpu submit "+tc.ask)
+		if !r.Error {
+			t.Errorf("%s: granted: %s", tc.ask, r.Text)
+			continue
+		}
+		noLeases(t, h)
+		ex := exampleIn(t, r)
+		if !strings.Contains(ex, "class="+tc.class) || !strings.Contains(ex, "gpus=") {
+			t.Errorf("%s: example %q, want class=%s with gpus=", tc.ask, ex, tc.class)
+		}
+		for _, w := range strings.Fields(tc.ask)[1:] {
+			if !strings.HasPrefix(w, "gpus=") && !strings.HasPrefix(w, "nnodes=") && !strings.Contains(ex, w) {
+				t.Errorf("%s: example %q drops %s", tc.ask, ex, w)
+			}
+		}
+		r = mustOK(t, h.say("kim@orbit.example", ex))
+		if l := h.lease(leaseIn(t, r.Text[strings.Index(r.Text, "lease "):])); l.Class != tc.class {
+			t.Errorf("%s: the example %q runs on %s", tc.ask, ex, l.Class)
+		}
+	}
+}
+
+// A refusal whose example changes one parameter keeps the user's other words: jax gpus=12
+// nnodes=2 (6 GPUs a node, on nodes of at most 4 where there are two) is shown nnodes=3 with
+// gpus=12, and that is granted.
+func TestAnExampleThatChangesOneWordKeepsTheOthers(t *testing.T) {
+	for _, tc := range []struct{ ask, want string }{
+		{"jax gpus=12 nnodes=2 mem_percent=80", "gpus=12"},
+		{"hparam-sweep gpus=2 gpus_per_trial=4 trials=8", "gpus=2"},
+	} {
+		h := templatesOn(t, orbitPolicy)
+		r := h.say("kim@orbit.example", "/gpu submit "+tc.ask)
+		if !r.Error {
+			t.Errorf("%s: granted: %s", tc.ask, r.Text)
+			continue
+		}
+		noLeases(t, h)
+		ex := exampleIn(t, r)
+		if !strings.Contains(ex, tc.want) {
+			t.Errorf("%s: example %q drops %s", tc.ask, ex, tc.want)
+		}
+		for _, w := range strings.Fields(tc.ask)[1:] {
+			k, _, _ := strings.Cut(w, "=")
+			if !strings.Contains(ex, k+"=") {
+				t.Errorf("%s: example %q drops %s", tc.ask, ex, w)
+			}
+		}
+		mustOK(t, h.say("kim@orbit.example", ex))
+	}
+}
+
+// A sweep whose trials each take more GPUs than any node holds is refused naming the largest
+// node (class hex, 6), not the policy's first class; its example is granted when typed.
+func TestASweepTrialLargerThanAnyNodeSaysTheLargestNode(t *testing.T) {
+	for _, ask := range []string{"hparam-sweep gpus_per_trial=8", "hparam-sweep gpus=8 gpus_per_trial=8 trials=4", "hparam-sweep gpus=16 gpus_per_trial=7"} {
+		h := templatesOn(t, orbitPolicy)
+		r := h.say("kim@orbit.example", "/gpu submit "+ask)
+		if !r.Error {
+			t.Errorf("%s: granted: %s", ask, r.Text)
+			continue
+		}
+		for _, want := range []string{"gpus_per_trial", "6 GPUs", "hex"} {
+			if !strings.Contains(r.Text, want) {
+				t.Errorf("%s: refusal %q does not say %q", ask, r.Text, want)
+			}
+		}
+		if strings.Contains(r.Text, "duo") || strings.Contains(r.Text, "quad") {
+			t.Errorf("%s: refusal %q names a class of smaller nodes", ask, r.Text)
+		}
+		noLeases(t, h)
+		ex := exampleIn(t, r)
+		if !strings.Contains(ex, "gpus_per_trial=6") {
+			t.Errorf("%s: example %q, want gpus_per_trial=6", ask, ex)
+		}
+		mustOK(t, h.say("kim@orbit.example", ex))
 	}
 }

@@ -314,14 +314,14 @@ func candidateClasses(p *policy.Policy, tp *templates.Template, params templates
 		if gpus == 0 {
 			need = min(perNode, max(1, tp.MinGPUs))
 		}
-		if (size == 0 || need <= size) && (c.MaxGPUs == 0 || n <= c.MaxGPUs) {
+		if (size == 0 || need <= size && task <= size) && (c.MaxGPUs == 0 || n <= c.MaxGPUs) {
 			out = append(out, Candidate{c.Name, n})
 			taken[c.Name] = true
 		}
 	}
 	var rest []*policy.Class
 	for _, c := range p.Classes {
-		if size := nodeSize(c.Name); !taken[c.Name] && !tooFew(c) && (size == 0 || perNodeOn(c) <= size) {
+		if size := nodeSize(c.Name); !taken[c.Name] && !tooFew(c) && (size == 0 || perNodeOn(c) <= size && task <= size) {
 			rest = append(rest, c)
 		}
 	}
@@ -366,6 +366,9 @@ func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Par
 		return nil
 	}
 	task := tp.ArrayTaskGPUs(params)
+	if err := trialBeyondEveryNode(p, tp, params, gpus, nodeSize, nodeCount); err != nil {
+		return err
+	}
 	if !tp.MultiNode && task == 0 {
 		var best *policy.Class
 		size := 0
@@ -432,6 +435,32 @@ func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Par
 		}
 	}
 	return qm.Invalid(fitExample(p, tp, params, g, map[string]string{"nnodes": strconv.Itoa(k)}, nodeSize, nodeCount), "%s", msg)
+}
+
+// trialBeyondEveryNode is the refusal of an array template (a sweep) whose tasks each take more
+// GPUs than any node holds: in the terms of the largest node, with an example whose tasks take
+// a whole one of it (the GPUs asked for, no more than that class's nodes hold, else one node's);
+// nil where some node holds a task, or for a template that is not an array.
+func trialBeyondEveryNode(p *policy.Policy, tp *templates.Template, params templates.Params, gpus int, nodeSize, nodeCount func(class string) int) error {
+	task, name := tp.ArrayTaskGPUs(params), tp.ArrayTaskParam()
+	if task == 0 || name == "" {
+		return nil
+	}
+	var best *policy.Class
+	size := 0
+	for _, c := range p.Classes {
+		if s := nodeSize(c.Name); s > size {
+			best, size = c, s
+		}
+	}
+	if best == nil || task <= size {
+		return nil
+	}
+	msg := fmt.Sprintf("%s=%d gives each task of %s more GPUs than any node here holds: the largest node holds %s (class %s).",
+		name, task, tp.Name, nGPUs(size), best.Name)
+	per := min(size, max(1, tp.MaxGPUs))
+	g := per * max(1, min(gpus/per, max(1, nodeCount(best.Name))*(size/per)))
+	return qm.Invalid(fitExample(p, tp, params, g, map[string]string{name: strconv.Itoa(per)}, nodeSize, nodeCount), "%s", msg)
 }
 
 // fitExample is /gpu submit of tp with gpus= (where gpus > 0), the parameters set, and the rest

@@ -320,3 +320,12 @@ func (t *Template) ArrayTaskGPUs(params Params) int {
 	n, _ := vals[a.GPUsPerTask].(int)
 	return max(1, n)
 }
+
+// ArrayTaskParam is the parameter that sets the GPUs each task of an array template takes
+// (hparam-sweep's gpus_per_trial); "" for a template that is not an array.
+func (t *Template) ArrayTaskParam() string {
+	if t.def.Array == nil {
+		return ""
+	}
+	return t.def.Array.GPUsPerTask
+}
