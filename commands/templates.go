@@ -48,17 +48,24 @@ func (t *Templates) list(_ context.Context, _ bot.Request, c Command) []bot.Repl
 	return []bot.Reply{r}
 }
 
-// gpusOf says what a template runs on by default, per node as the nodes of this cluster hold it:
-// on the class it would go to for its example (the first of its candidates), its GPUs per node no
-// more than a node of that class holds, which is "a whole node" where it fills one.
+// gpusOf is TemplateGPUs on the nodes the backend reports.
 func (t *Templates) gpusOf(tp *templates.Template) string {
+	return TemplateGPUs(t.Bot.pol(), tp, t.Bot.Svc.NodeSize, t.Bot.Svc.NodeCount)
+}
+
+// TemplateGPUs says what a template runs on by default, per node as the nodes of the cluster
+// hold it (nodeSize and nodeCount, 0 where not known): on the class it would go to for its
+// example (the first of its candidates), its GPUs per node no more than a node of that class
+// holds, which is "a whole node" where it fills one. /gpu templates and /gpu template say it, and
+// so do quartermaster templates list and show given a policy.
+func TemplateGPUs(p *policy.Policy, tp *templates.Template, nodeSize, nodeCount func(class string) int) string {
 	if tp.CPUOnly() {
 		return "CPU only"
 	}
 	per, whole, class := tp.GPUs, false, ""
-	if p := t.Bot.pol(); len(p.Classes) > 0 {
-		class = t.candidates(tp, tp.ExampleParams(), 0)[0].Class
-		if size := t.Bot.Svc.NodeSize(class); size > 0 {
+	if len(p.Classes) > 0 {
+		class = CandidateClasses(p, tp, tp.ExampleParams(), 0, nodeSize, nodeCount)[0].Class
+		if size := nodeSize(class); size > 0 {
 			per, whole = min(per, size), per >= size
 		}
 	}

@@ -31,14 +31,15 @@ func init() {
 }
 
 const templatesUsage = `usage:
-  quartermaster templates list [WORD]
-  quartermaster templates show NAME
+  quartermaster templates list [WORD] [--policy FILE]
+  quartermaster templates show NAME [--policy FILE]
   quartermaster templates render NAME [--policy FILE] [--backend slurm|kubernetes] [--class CLASS]
                                       [--gpus N] [--duration 4h] [--lease L-42] [--team TEAM]
                                       [--user USER] [--team-image REF] [--project-image REF]
                                       [key=value ...]
 render shows the Slurm script and the Kubernetes manifest a lease of the policy (QM_POLICY or
---policy; default the embedded example) would get, both when --backend is not given.`
+--policy; default the embedded example) would get, both when --backend is not given. Given a
+policy, list and show say a template's GPUs per node as its simulated cluster's nodes hold them.`
 
 // runTemplates is `quartermaster templates`: list, show and render the embedded templates.
 func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -51,23 +52,31 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	switch args[0] {
 	case "list":
-		if len(args) > 2 {
+		words, gpus, err := browseArgs(args[1:])
+		if err != nil {
+			return err
+		}
+		if len(words) > 1 {
 			return errUsage{"list takes at most one word to search for\n" + templatesUsage}
 		}
 		word := ""
-		if len(args) == 2 {
-			word = args[1]
+		if len(words) == 1 {
+			word = words[0]
 		}
-		return listTemplates(stdout, cat, word)
+		return listTemplates(stdout, cat, word, gpus)
 	case "show":
-		if len(args) != 2 {
+		words, gpus, err := browseArgs(args[1:])
+		if err != nil {
+			return err
+		}
+		if len(words) != 1 {
 			return errUsage{"show takes one template name, e.g. quartermaster templates show pytorch-ddp"}
 		}
-		t, err := cat.Get(args[1])
+		t, err := cat.Get(words[0])
 		if err != nil {
 			return shellError(err, "show")
 		}
-		showTemplate(stdout, cat, t)
+		showTemplate(stdout, cat, t, gpus)
 		return nil
 	case "render":
 		return renderTemplate(stdout, stderr, cat, args[1:])
@@ -76,7 +85,30 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 }
 
-func listTemplates(w io.Writer, cat *templates.Catalog, word string) error {
+// browseArgs reads list's and show's words and --policy (env QM_POLICY). Given a policy, a
+// template's GPUs are said as /gpu templates says them on it: per node as the nodes of its
+// simulated cluster hold them, on the class the template would go to; without one, as the
+// template asks.
+func browseArgs(args []string) (words []string, gpus func(*templates.Template) string, err error) {
+	fs := flag.NewFlagSet("templates", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	file := fs.String("policy", os.Getenv("QM_POLICY"), "policy file whose classes and simulated nodes the GPUs are told in")
+	if words, err = parseInterleaved(fs, args); err != nil {
+		return nil, nil, errUsage{err.Error() + "\n" + templatesUsage}
+	}
+	if *file == "" {
+		return words, gpuText, nil
+	}
+	pol, err := (&commonFlags{policy: *file}).loadPolicy()
+	if err != nil {
+		return nil, nil, err
+	}
+	nodeSize := func(class string) int { return classNodeSize(pol, class) }
+	nodeCount := func(class string) int { _, n := classNodes(pol, class); return n }
+	return words, func(t *templates.Template) string { return commands.TemplateGPUs(pol, t, nodeSize, nodeCount) }, nil
+}
+
+func listTemplates(w io.Writer, cat *templates.Catalog, word string, gpus func(*templates.Template) string) error {
 	found := cat.Search(word)
 	if len(found) == 0 {
 		return fmt.Errorf("no template matches %q; quartermaster templates list shows all %d", word, len(cat.List()))
@@ -84,7 +116,7 @@ func listTemplates(w io.Writer, cat *templates.Catalog, word string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tKIND\tGPUS\tTITLE")
 	for _, t := range found {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Kind, gpuText(t), t.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Kind, gpus(t), t.Title)
 	}
 	return tw.Flush()
 }
@@ -100,9 +132,9 @@ func gpuText(t *templates.Template) string {
 	}
 }
 
-func showTemplate(w io.Writer, cat *templates.Catalog, t *templates.Template) {
+func showTemplate(w io.Writer, cat *templates.Catalog, t *templates.Template, gpus func(*templates.Template) string) {
 	fmt.Fprintf(w, "%s — %s (v%d, %s)\n\n%s\n\n", t.Name, t.Title, t.Version, t.Kind, t.Description)
-	fmt.Fprintf(w, "GPUs:    %s\n", gpuText(t))
+	fmt.Fprintf(w, "GPUs:    %s\n", gpus(t))
 	img := t.Image
 	if img == "" {
 		ref, desc := cat.BaseImage()
