@@ -171,13 +171,13 @@ func TemplateNodes(tp *templates.Template, params templates.Params) int {
 	return 1
 }
 
-// nodesHeld is the GPUs a lease of a multi-node template given an nnodes of more than one holds
+// NodesHeld is the GPUs a lease of a multi-node template given an nnodes of more than one holds
 // on a class whose nodes hold size GPUs each (0: not known): nnodes whole nodes, as the service
 // places a lease over several nodes, so that the job runs on as many nodes as nnodes says, with
 // all their GPUs, and is billed for them, as Slurm's --nodes takes that many nodes. gpus as
 // they are where nnodes is not given or is 1, where the size is not known, or where gpus do not
 // split evenly over nnodes or are more than its nodes hold (refused as that).
-func nodesHeld(tp *templates.Template, params templates.Params, gpus, size int) int {
+func NodesHeld(tp *templates.Template, params templates.Params, gpus, size int) int {
 	_, given := params["nnodes"]
 	nodes := TemplateNodes(tp, params)
 	if !tp.MultiNode || !given || nodes < 2 || size <= 0 || tp.GPUs == 0 || gpus%nodes != 0 || gpus/nodes > size {
@@ -284,13 +284,13 @@ func candidateClasses(p *policy.Policy, tp *templates.Template, params templates
 	gpusOn := func(c *policy.Class) int {
 		own := nodeSize(c.Name)
 		if gpus > 0 {
-			return nodesHeld(tp, params, gpus, own)
+			return NodesHeld(tp, params, gpus, own)
 		}
 		size := own
 		if size == 0 {
 			size = largest
 		}
-		return nodesHeld(tp, params, defaultGPUs(tp, params, size), own)
+		return NodesHeld(tp, params, defaultGPUs(tp, params, size), own)
 	}
 	all := gpus
 	if all == 0 {
@@ -646,7 +646,7 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 		if err := t.classTooSmall(tp, params, c.Class, gpus, c.GPUs > 0); err != nil {
 			return []bot.Reply{t.Bot.fail(ctx, c.Verb, err)}
 		}
-		gpus = nodesHeld(tp, params, gpus, t.Bot.Svc.NodeSize(c.Class))
+		gpus = NodesHeld(tp, params, gpus, t.Bot.Svc.NodeSize(c.Class))
 	}
 	lr := qm.LeaseRequest{User: req.User, Who: c.Who, GPUs: gpus, Class: c.Class, Duration: c.Duration, Template: tp.Name,
 		Params: map[string]string(params), Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key}

@@ -270,6 +270,11 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 		// No more per node than a node of the class holds, as /gpu template shows it.
 		l.GPUs = max(1, templateGPUs(t, params)/t.GPUs*size)
 	}
+	// nnodes given is that many whole nodes of the class, as /gpu submit's lease holds them.
+	l.GPUs = commands.NodesHeld(t, params, l.GPUs, classNodeSize(pol, l.Class))
+	if nn, given := params["nnodes"]; given && o.gpus > 0 && l.GPUs > o.gpus {
+		fmt.Fprintf(stderr, "nnodes=%s runs %s on whole %s nodes: the lease holds %d GPUs, not the %d of --gpus\n", nn, t.Name, l.Class, l.GPUs, o.gpus)
+	}
 	if l.Team, l.User, err = renderWho(pol, o.team, o.user); err != nil {
 		return err
 	}

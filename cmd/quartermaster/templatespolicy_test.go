@@ -52,3 +52,16 @@ func TestTemplatesListAndShowReadThePolicy(t *testing.T) {
 		t.Errorf("show jax with QM_POLICY: exit %d, %s%s", code, out, stderr)
 	}
 }
+
+// templates render of a multi-node template given nnodes on a named class renders the lease
+// /gpu submit would make there: nnodes whole nodes with all their GPUs, not 1 GPU on each of two
+// nodes where the lease would hold both GPUs of one node.
+func TestTemplatesRenderNnodesOnANamedClassTakesWholeNodes(t *testing.T) {
+	code, out, stderr := runQM("templates", "render", "jax", "--policy", orbitPolicyFile, "--backend", "slurm", "--class", "duo", "--gpus", "2", "nnodes=2")
+	if code != 0 || !strings.Contains(out, "#SBATCH --nodes=2\n") || !strings.Contains(out, "#SBATCH --gres=gpu:a10:2\n") {
+		t.Errorf("render jax --class duo --gpus 2 nnodes=2: exit %d, %s%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "4 GPUs") {
+		t.Errorf("render does not say the lease holds 4 GPUs: %q\n%s", stderr, out)
+	}
+}
