@@ -169,6 +169,7 @@ func TestAnExampleThatChangesOneWordKeepsTheOthers(t *testing.T) {
 	for _, tc := range []struct{ ask, want string }{
 		{"jax gpus=12 nnodes=2 mem_percent=80", "gpus=12"},
 		{"hparam-sweep gpus=2 gpus_per_trial=4 trials=8", "gpus=2"},
+		{"jax gpus=40 nnodes=2 mem_percent=80", "mem_percent=80"},
 	} {
 		h := templatesOn(t, orbitPolicy)
 		r := h.say("kim@orbit.example", "/gpu submit "+tc.ask)

@@ -304,9 +304,12 @@ func candidateClasses(p *policy.Policy, tp *templates.Template, params templates
 		}
 	}
 	perNodeOn := func(c *policy.Class) int { // what a node of c must hold
-		if spread {
+		switch {
+		case spread:
 			n := nodesOn(c)
 			return max(task, (gpus+n-1)/n)
+		case gpus > 0 && nnodesGiven && nodes > 1 && tp.MultiNode && tp.GPUs > 0:
+			return (gpus + nodes - 1) / nodes // gpus= over the nnodes given
 		}
 		return perNode
 	}
