@@ -1395,7 +1395,7 @@ func TestStatusHistoryNamesItsZone(t *testing.T) {
 func TestMoreGPUsThanANodeHolds(t *testing.T) {
 	h := templatesOn(t, "../docs/quartermaster.example.yaml")
 	r := h.say("alice@acme.example", "/gpu submit jupyterlab gpus=8 class=interactive")
-	if !r.Error || !strings.Contains(r.Text, "a node of class interactive holds 4 GPUs, fewer than the lease's 8") {
+	if !r.Error || !strings.Contains(r.Text, "a node of class interactive holds 4 GPUs, fewer than the 8 asked for") {
 		t.Errorf("jupyterlab on 8 L40S of 4-GPU nodes: %q", r.Text)
 	}
 	if n := h.leaseCount(); n != 0 {

@@ -218,3 +218,34 @@ func TestASweepTrialLargerThanAnyNodeSaysTheLargestNode(t *testing.T) {
 		mustOK(t, h.say("kim@orbit.example", ex))
 	}
 }
+
+// More refusals of a template's words whose example keeps the user's other words and the class
+// named, and is granted when typed: a one-node template given more GPUs than a node of the class
+// named holds, gpus= that do not split evenly over nnodes, and gpus= that is no number of GPUs.
+func TestRefusalsOfGPUsKeepTheOtherWords(t *testing.T) {
+	for _, tc := range []struct {
+		ask, says string
+		keep      []string
+	}{
+		{"cuda-smoke class=quad gpus=5 size=2048", "a node of class quad holds 4 GPUs, fewer than the 5 asked for", []string{"class=quad", "gpus=4", "size=2048"}},
+		{"jupyterlab class=duo gpus=4", "a node of class duo holds 2 GPUs, fewer than the 4 asked for", []string{"class=duo", "gpus=2"}},
+		{"jax gpus=3 nnodes=2 mem_percent=50", "3 GPUs do not split evenly over 2 nodes", []string{"gpus=4", "nnodes=2", "mem_percent=50"}},
+		{"jax class=duo gpus=5 nnodes=3", "5 GPUs do not split evenly over 3 nodes", []string{"class=duo", "gpus=6", "nnodes=3"}},
+		{"jax nnodes=2 gpus=0 mem_percent=50", "gpus=0 is not a number of GPUs", []string{"nnodes=2", "mem_percent=50"}},
+	} {
+		h := templatesOn(t, orbitPolicy)
+		r := h.say("kim@orbit.example", "/gpu submit "+tc.ask)
+		if !r.Error || !strings.Contains(r.Text, tc.says) {
+			t.Errorf("%s: %q, want a refusal saying %q", tc.ask, r.Text, tc.says)
+			continue
+		}
+		noLeases(t, h)
+		ex := exampleIn(t, r)
+		for _, w := range tc.keep {
+			if !strings.Contains(ex+" ", " "+w+" ") {
+				t.Errorf("%s: example %q, want %s in it", tc.ask, ex, w)
+			}
+		}
+		mustOK(t, h.say("kim@orbit.example", ex))
+	}
+}

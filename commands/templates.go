@@ -529,6 +529,67 @@ func (t *Templates) classTooSmall(tp *templates.Template, params templates.Param
 	return qm.Invalid(ex, "%s", msg)
 }
 
+// gpusOverNodes refuses gpus= that the template's nodes cannot run as asked, before any class is
+// chosen or lease asked for: gpus= that do not split evenly over an nnodes given (each node runs
+// as many GPUs), and on a class named with class=, more GPUs than a node of it holds for a
+// template that runs on one node. Each with an example of the nearest count that works (for an
+// uneven split the next count that splits evenly where a node holds its share, else the one
+// below), the user's other words kept; nil where gpus= is not given or fits.
+func (t *Templates) gpusOverNodes(tp *templates.Template, params templates.Params, class string, gpus int) error {
+	if gpus == 0 || tp.GPUs == 0 {
+		return nil
+	}
+	var words []string
+	if class != "" {
+		words = append(words, "class="+class)
+	}
+	example := func(g int) string {
+		ex, ok := withParams(tp, params, append(words, fmt.Sprintf("gpus=%d", g)), nil)
+		if !ok {
+			return tp.Example()
+		}
+		return ex
+	}
+	_, nnodesGiven := params["nnodes"]
+	nodes := TemplateNodes(tp, params)
+	if tp.MultiNode && nnodesGiven && nodes > 1 && gpus%nodes != 0 && t.hasNodes(class, nodes) {
+		size := t.largestNode(nodes)
+		if class != "" {
+			size = t.Bot.Svc.NodeSize(class)
+		}
+		per := (gpus + nodes - 1) / nodes
+		if size > 0 && per > size {
+			per = max(1, gpus/nodes)
+		}
+		what := fmt.Sprintf("%d GPUs do not", gpus)
+		if gpus == 1 {
+			what = "1 GPU does not"
+		}
+		return qm.Invalid(example(per*nodes), "%s split evenly over %d nodes (nnodes=%s), and each node runs as many.", what, nodes, params["nnodes"])
+	}
+	size := t.Bot.Svc.NodeSize(class)
+	if class != "" && !tp.MultiNode && tp.ArrayTaskGPUs(params) == 0 && size > 0 && gpus > size {
+		return qm.Invalid(example(min(size, max(1, tp.MaxGPUs))), "%s runs on one node, and a node of class %s holds %s, fewer than the %d asked for.",
+			tp.Name, class, nGPUs(size), gpus)
+	}
+	return nil
+}
+
+// hasNodes reports whether class (any class, where empty) has nodes nodes, or the backend does
+// not say.
+func (t *Templates) hasNodes(class string, nodes int) bool {
+	if class != "" {
+		k := t.Bot.Svc.NodeCount(class)
+		return k == 0 || k >= nodes
+	}
+	for _, c := range t.Bot.pol().Classes {
+		if k := t.Bot.Svc.NodeCount(c.Name); k == 0 || k >= nodes {
+			return true
+		}
+	}
+	return false
+}
+
 // nNodes is "1 node", "4 nodes".
 func nNodes(n int) string {
 	if n == 1 {
@@ -596,7 +657,7 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 		case k == "gpus":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > qm.MaxRequestGPUs {
-				return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(fmt.Sprintf("/gpu submit %s gpus=%d", tp.Name, max(1, tp.GPUs)), "gpus=%s is not a number of GPUs.", truncate(v, 20)))}
+				return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(withoutGPUs(t.Bot.pol(), tp, c.Params), "gpus=%s is not a number of GPUs.", truncate(v, 20)))}
 			}
 			c.GPUs = n
 		default:
@@ -609,6 +670,31 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 			"%s uses no GPU, so gpus= does not apply to it; leave gpus= out.", tp.Name))}
 	}
 	return t.launch(ctx, req, c, tp)
+}
+
+// withoutGPUs is /gpu submit of tp with the user's words but gpus= (and a class= that p does not
+// have), where they parse (the template's GPUs then apply); else the template's example.
+func withoutGPUs(p *policy.Policy, tp *templates.Template, words []string) string {
+	var first, rest []string
+	for _, w := range words {
+		switch k, _, _ := strings.Cut(strings.ToLower(w), "="); k {
+		case "gpus":
+		case "class":
+			if c, ok := p.Class(policy.NameKey(w[len("class="):])); ok {
+				first = append(first, "class="+c.Name)
+			}
+		default:
+			rest = append(rest, w)
+		}
+	}
+	ps, err := tp.ParseParams(rest)
+	if err != nil {
+		return tp.Example()
+	}
+	if ex, ok := withParams(tp, ps, first, nil); ok {
+		return ex
+	}
+	return tp.Example()
 }
 
 // cpuExample is /gpu submit of a template that uses no GPU with the user's words (class= where
@@ -644,6 +730,9 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 			size = n
 		}
 		gpus = defaultGPUs(tp, params, size)
+	}
+	if err := t.gpusOverNodes(tp, params, c.Class, c.GPUs); err != nil {
+		return []bot.Reply{t.Bot.fail(ctx, c.Verb, err)}
 	}
 	if c.Class != "" {
 		if err := t.classTooSmall(tp, params, c.Class, gpus, c.GPUs > 0); err != nil {
