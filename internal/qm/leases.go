@@ -43,6 +43,9 @@ func (s *Service) transitionAt(ctx context.Context, tx Tx, l *Lease, to State, a
 // start asks the backend to start a provisioning lease and records what it says. The owner is told
 // when it becomes active unless tell is false (the request's own reply says so).
 func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
+	// Until what Start says is recorded, the reconcile pass leaves this lease's job to it.
+	s.starting.Store(l.ID, true)
+	defer s.starting.Delete(l.ID)
 	// A submission may take long (an overloaded scheduler): other users' commands run meanwhile.
 	resume := waitOutside(ctx)
 	st, err := s.Backend.Start(ctx, l)

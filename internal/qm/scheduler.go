@@ -489,6 +489,11 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 			continue
 		}
 		owned[j.Ref] = true
+		if _, ok := s.starting.Load(l.ID); ok && l.Ref == "" && l.State == Provisioning {
+			// Its Start runs here now and records the job with how to reach the workspace
+			// (a pass adopting it first would make it active with no address to connect to).
+			continue
+		}
 		if l.Ref == "" {
 			rep.Adopted++
 		}

@@ -71,6 +71,9 @@ type Service struct {
 	bg    sync.WaitGroup
 	// inventoryRead is set once the scheduler's inventory has been read (readInventory).
 	inventoryRead atomic.Bool
+	// starting holds the leases whose Backend.Start runs in this process now (start): their
+	// job may already run before Start has recorded it and how to reach it.
+	starting sync.Map
 }
 
 // readInventory reads the scheduler's inventory when nothing has read it yet: a request that
