@@ -42,3 +42,22 @@ func TestPendingForGood(t *testing.T) {
 		t.Errorf("reason %q does not name the limit and the partition", j.Reason)
 	}
 }
+
+// TestPendingOnDrainedNodes: Slurm gives a job whose nodes are all drained or down the reason
+// Resources, as it gives one waiting for other jobs; its description (squeue --json's
+// state_description) tells them apart, and so does ReqNodeNotAvail (the node it was placed on).
+func TestPendingOnDrainedNodes(t *testing.T) {
+	for _, c := range []struct {
+		reason, desc, want string
+	}{
+		{"Resources", "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions", "drained"},
+		{"ReqNodeNotAvail", "ReqNodeNotAvail, UnavailableNodes:gpu01", "drained"},
+		{"Resources", "", "in use"},
+		{"Resources", "Resources", "in use"},
+	} {
+		j := SqueueJob{JobID: "7", State: "PENDING", Reason: c.reason, Description: c.desc}.job(1)
+		if j.State != qm.JobPending || !strings.Contains(j.Reason, c.want) || !strings.Contains(j.Reason, "(Slurm: "+c.reason) {
+			t.Errorf("%s %q: %s %q; want pending, saying %q, with Slurm's reason", c.reason, c.desc, j.State, j.Reason, c.want)
+		}
+	}
+}

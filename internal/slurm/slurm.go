@@ -469,7 +469,17 @@ func (b *Backend) Job(ctx context.Context, ref string) (qm.Job, error) {
 		if kv["JobId"] == "" {
 			continue
 		}
-		sj := SqueueJob{JobID: kv["JobId"], State: kv["JobState"], Reason: kv["Reason"], Nodes: nullable(kv["NodeList"]), Comment: kv["Comment"],
+		// Where Slurm has a description, scontrol prints it as the reason, spaces written as
+		// underscores: "ReqNodeNotAvail,_UnavailableNodes:gpu01", or a sentence, which squeue
+		// gives the reason Resources ("Nodes_required_for_job_are_DOWN,_DRAINED_or_…").
+		reason, desc := kv["Reason"], ""
+		if strings.Contains(reason, "_") {
+			desc = strings.ReplaceAll(reason, "_", " ")
+			if reason, _, _ = strings.Cut(reason, ","); strings.Contains(reason, "_") {
+				reason = "Resources"
+			}
+		}
+		sj := SqueueJob{JobID: kv["JobId"], State: kv["JobState"], Reason: reason, Description: desc, Nodes: nullable(kv["NodeList"]), Comment: kv["Comment"],
 			Partition: kv["Partition"], Account: nullable(kv["Account"]), TimeLimit: scontrolLimit(kv["TimeLimit"]),
 			StartTime: scontrolTime(kv["StartTime"]), EndTime: scontrolTime(kv["EndTime"]), ExitCode: scontrolExit(kv["ExitCode"])}
 		if a := kv["ArrayJobId"]; a != "" {

@@ -18,11 +18,15 @@ import (
 // OpenAPI v0.0.38 shape of Slurm 22.05 (job_state a string, time_limit minutes, exit_code a
 // number) and the later one (job_state a list, numbers as {set, infinite, number}).
 type SqueueJob struct {
-	JobID       string
-	Name        string
-	Comment     string
-	State       string // PENDING, RUNNING, COMPLETED, CANCELLED, TIMEOUT, FAILED, NODE_FAIL, …
-	Reason      string // state_reason: why it waits (Resources, Priority) or None
+	JobID   string
+	Name    string
+	Comment string
+	State   string // PENDING, RUNNING, COMPLETED, CANCELLED, TIMEOUT, FAILED, NODE_FAIL, …
+	Reason  string // state_reason: why it waits (Resources, Priority) or None
+	// Description is state_description, Slurm's sentence where the reason alone misleads: a job
+	// whose nodes are all drained waits for Resources, "Nodes required for job are DOWN, DRAINED
+	// or reserved for jobs in higher priority partitions".
+	Description string
 	Nodes       string // Slurm's host list, e.g. gpu[01-02]
 	Partition   string
 	Account     string
@@ -51,6 +55,7 @@ type squeueOutput struct {
 		Comment     string          `json:"comment"`
 		JobState    json.RawMessage `json:"job_state"`
 		StateReason string          `json:"state_reason"`
+		StateDesc   string          `json:"state_description"`
 		Nodes       string          `json:"nodes"`
 		Partition   string          `json:"partition"`
 		Account     string          `json:"account"`
@@ -85,6 +90,7 @@ func ParseSqueue(data []byte) ([]SqueueJob, error) {
 			Comment:     j.Comment,
 			State:       jobState(j.JobState),
 			Reason:      j.StateReason,
+			Description: j.StateDesc,
 			Nodes:       j.Nodes,
 			Partition:   j.Partition,
 			Account:     j.Account,
@@ -273,7 +279,7 @@ func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 	}
 	switch state {
 	case "PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD":
-		j.State, j.Reason = qm.JobPending, pendingReason(reason)
+		j.State, j.Reason = qm.JobPending, pendingReason(reason, sj.Description)
 		if why := neverStarts(reason, sj); why != "" {
 			// It would wait for ever, holding its lease's quota: a failed job whose pending job
 			// the service cancels.
@@ -488,8 +494,13 @@ func neverStarts(reason string, sj SqueueJob) string {
 }
 
 // pendingReason says in words why Slurm holds a job, keeping Slurm's own word for searching its
-// documentation; "" when Slurm gives none.
-func pendingReason(reason string) string {
+// documentation; "" when Slurm gives none. The description (state_description, or scontrol's
+// Reason with its spaces as underscores) tells a job whose nodes take no jobs (down, drained,
+// reserved) from one that waits for other jobs to end: Slurm gives both the reason Resources.
+func pendingReason(reason, description string) string {
+	if d := strings.ReplaceAll(description, "_", " "); strings.Contains(d, "DOWN, DRAINED") || reason == "ReqNodeNotAvail" {
+		return "the nodes it can run on take no jobs now: an administrator has drained them, or they are down or reserved (Slurm: " + reason + ")"
+	}
 	switch reason {
 	case "":
 		return ""
