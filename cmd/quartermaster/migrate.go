@@ -75,14 +75,19 @@ func runMigrate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 		return err
 	}
 	defer db.Close()
-	if err := migrateVerb(ctx, db, verb, stdout); err != nil {
+	up := "quartermaster migrate up"
+	if f.dbFrom == "--db" && f.db != "" {
+		up += " --db " + store.Redact(url)
+	}
+	if err := migrateVerb(ctx, db, verb, up, stdout); err != nil {
 		return f.migrateError(url, err)
 	}
 	return nil
 }
 
-// migrateVerb runs migrate up, down or status on db.
-func migrateVerb(ctx context.Context, db *store.DB, verb string, stdout io.Writer) error {
+// migrateVerb runs migrate up, down or status on db; up is the command that migrates it, for
+// status to suggest.
+func migrateVerb(ctx context.Context, db *store.DB, verb, up string, stdout io.Writer) error {
 	switch verb {
 	case "up":
 		before, err := db.Status(ctx)
@@ -125,7 +130,7 @@ func migrateVerb(ctx context.Context, db *store.DB, verb string, stdout io.Write
 		if err != nil {
 			return err
 		}
-		return printMigrations(stdout, db.Dialect(), st)
+		return printMigrations(stdout, db.Dialect(), st, up)
 	}
 	return nil
 }
@@ -172,8 +177,9 @@ func lastAppliedAfterDown(before []store.MigrationStatus) int64 {
 	return prev
 }
 
-// printMigrations is migrate status: one line per migration, in version order.
-func printMigrations(w io.Writer, dialect string, st []store.MigrationStatus) error {
+// printMigrations is migrate status: one line per migration, in version order, then how many are
+// applied and, where some are not, the command up that applies them.
+func printMigrations(w io.Writer, dialect string, st []store.MigrationStatus, up string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "VERSION\tMIGRATION\tSTATE\tAPPLIED AT (UTC)")
 	var unknown []string
@@ -195,9 +201,13 @@ func printMigrations(w io.Writer, dialect string, st []store.MigrationStatus) er
 		return err
 	}
 	n, known := applied(st), len(st)-len(unknown)
-	fmt.Fprintf(w, "%s: %d of %d migrations applied", dialect, n, known)
-	if n < known && len(unknown) == 0 {
-		fmt.Fprint(w, "; quartermaster migrate up applies the rest (serve does at start)")
+	switch {
+	case n == 0 && len(unknown) == 0:
+		fmt.Fprintf(w, "%s: no migrations applied yet; %s applies them (serve also does at start)", dialect, up)
+	case n < known && len(unknown) == 0:
+		fmt.Fprintf(w, "%s: %d of %d migrations applied; %s applies the rest (serve also does at start)", dialect, n, known, up)
+	default:
+		fmt.Fprintf(w, "%s: %d of %d migrations applied", dialect, n, known)
 	}
 	if len(unknown) > 0 {
 		fmt.Fprintf(w, "; the database also has %s, which this quartermaster does not know: a newer quartermaster migrated it, and this one refuses to start on it (run that version, or roll back with its migrate down)",

@@ -113,10 +113,26 @@ func (db *DB) logResult(ctx context.Context, r *goose.MigrationResult) {
 	db.logger.InfoContext(ctx, "migrated", "direction", r.Direction, "file", baseName(r.Source.Path), "duration", r.Duration)
 }
 
-// Status lists every migration in version order and whether it is applied.
+// Status lists every migration in version order and whether it is applied. It writes nothing: on
+// a database never migrated (no version table) every migration is pending.
 func (db *DB) Status(ctx context.Context) ([]MigrationStatus, error) {
-	// Reading the status creates goose's version table on a new database: not while another
-	// process migrates.
+	migrated, err := db.versionTableExists(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !migrated {
+		p, err := db.provider(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var out []MigrationStatus
+		for _, src := range p.ListSources() {
+			out = append(out, MigrationStatus{Version: src.Version, Name: baseName(src.Path)})
+		}
+		return out, nil
+	}
+	// goose's status would create its version table were it missing: not while another process
+	// migrates.
 	unlock, err := db.lockMigrations(ctx)
 	if err != nil {
 		return nil, err
@@ -150,6 +166,20 @@ func (db *DB) Status(ctx context.Context) ([]MigrationStatus, error) {
 	}
 	slices.SortStableFunc(out, func(a, b MigrationStatus) int { return cmp.Compare(a.Version, b.Version) })
 	return out, nil
+}
+
+// versionTableExists reports whether goose's version table is in the database (in the current
+// schema on PostgreSQL), that is whether the database was ever migrated. It only reads.
+func (db *DB) versionTableExists(ctx context.Context) (bool, error) {
+	q := "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?)"
+	if db.dialect == Postgres {
+		q = "SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = $1)"
+	}
+	var exists bool
+	if err := db.x.QueryRowContext(ctx, q, goose.DefaultTablename).Scan(&exists); err != nil {
+		return false, fmt.Errorf("store: migration status: %w", err)
+	}
+	return exists, nil
 }
 
 // refuseNewer returns a *NewerDatabaseError when the database has migrations p does not.

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"database/sql"
+	neturl "net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/internal/store/storetest"
+)
+
+// migrate status, and migrate down, on a PostgreSQL database never migrated say that no migration
+// is applied yet and how to apply them, and create nothing: no goose_db_version table or any other.
+// Once migrate up ran, status lists them applied.
+func TestMigrateStatusOnANeverMigratedPostgresCreatesNothing(t *testing.T) {
+	clearEnv(t)
+	url := storetest.Postgres(t) // a new, empty schema, dropped when the test ends
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := u.Query().Get("search_path")
+	admin, err := sql.Open("postgres", storetest.PostgresDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	tables := func() []string {
+		t.Helper()
+		rows, err := admin.Query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1", schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, n)
+		}
+		return out
+	}
+
+	code, out, stderr := runQM("migrate", "status", "--db", url)
+	if code != 0 {
+		t.Fatalf("migrate status: exit %d, %q", code, stderr)
+	}
+	for _, w := range []string{"no migrations applied yet", "quartermaster migrate up --db postgres://postgres@127.0.0.1:5432/test"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("migrate status: %q does not say %q", out, w)
+		}
+	}
+	if got := tables(); len(got) > 0 {
+		t.Errorf("migrate status created %v in the schema %s", got, schema)
+	}
+	if code, _, stderr := runQM("migrate", "down", "--db", url); code == 0 || !strings.Contains(stderr, "no migration to roll back") {
+		t.Errorf("migrate down: exit %d, %q", code, stderr)
+	}
+	if got := tables(); len(got) > 0 {
+		t.Errorf("migrate down created %v in the schema %s", got, schema)
+	}
+
+	if code, _, stderr := runQM("migrate", "up", "--db", url); code != 0 {
+		t.Fatalf("migrate up: exit %d, %q", code, stderr)
+	}
+	code, out, stderr = runQM("migrate", "status", "--db", url)
+	if code != 0 || strings.Contains(out, "no migrations applied yet") || strings.Contains(out, "pending") || !strings.Contains(out, "applied") {
+		t.Errorf("migrate status after up: exit %d, %q, %q", code, out, stderr)
+	}
+}
+
+// The same on a SQLite file that exists but was never migrated (made by hand, or by another
+// tool): status says so and adds no table.
+func TestMigrateStatusOnANeverMigratedSQLiteFileCreatesNothing(t *testing.T) {
+	clearEnv(t)
+	file := filepath.Join(t.TempDir(), "qm.db")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runQM("migrate", "status", "--db", "sqlite:"+file)
+	if code != 0 || !strings.Contains(out, "no migrations applied yet") || !strings.Contains(out, "quartermaster migrate up --db sqlite:"+file) {
+		t.Errorf("migrate status: exit %d, %q, %q", code, out, stderr)
+	}
+	db, err := sql.Open("sqlite", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE type = 'table'").Scan(&n); err != nil || n != 0 {
+		t.Errorf("migrate status made %d tables in %s (%v)", n, file, err)
+	}
+}
