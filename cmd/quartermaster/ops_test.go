@@ -530,6 +530,18 @@ func TestReadyzFollowsTheDatabase(t *testing.T) {
 	if code != http.StatusServiceUnavailable || !strings.Contains(body, "database postgres: failed") || !strings.Contains(body, "backend sim: ok") {
 		t.Errorf("/readyz without the database: %d %q", code, body)
 	}
+	// It says so in the words docs/operations.md quotes, this server's address for the example's.
+	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := regexp.MustCompile("(?m)^database postgres: failed: .*$").Find(doc)
+	if quoted == nil {
+		t.Fatal("docs/operations.md quotes no /readyz line database postgres: failed: …")
+	}
+	if want := strings.ReplaceAll(string(quoted), "127.0.0.1:5432", fmt.Sprintf("127.0.0.1:%d", pg.Port)); !strings.Contains(body, want+"\n") {
+		t.Errorf("/readyz without the database says\n%s\nnot the line docs/operations.md quotes:\n%s", body, want)
+	}
 	if code, _ := getBody(t, s.url+"/healthz"); code != http.StatusOK {
 		t.Errorf("/healthz without the database: %d; liveness must not depend on it", code)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,24 @@ func TestReadyzIsNotReadyWhileTheDatabaseIsDown(t *testing.T) {
 	code, body := getBody(t, s.url+"/readyz")
 	if code != http.StatusServiceUnavailable || !strings.Contains(body, "database sqlite: failed") {
 		t.Errorf("/readyz with the database file gone: %d %q", code, body)
+	}
+	// The body is the one docs/operations.md quotes, with the path where it writes …, and a person
+	// reads it without Go's error chain.
+	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := regexp.MustCompile("`(database sqlite: failed: [^`]*)`").FindSubmatch(doc)
+	if quoted == nil {
+		t.Fatal("docs/operations.md quotes no /readyz line `database sqlite: failed: …`")
+	}
+	if want := strings.ReplaceAll(string(quoted[1]), "…", path); !strings.Contains(body, want+"\n") {
+		t.Errorf("/readyz with the database file gone says\n%s\nnot the line docs/operations.md quotes:\n%s", body, want)
+	}
+	for _, chain := range []string{"store:", "stat ", "no such file"} {
+		if strings.Contains(body, chain) {
+			t.Errorf("/readyz with the database file gone shows %q: %q", chain, body)
+		}
 	}
 	if err := os.Rename(path+".moved", path); err != nil {
 		t.Fatal(err)

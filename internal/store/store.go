@@ -7,13 +7,17 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -207,13 +211,24 @@ func (db *DB) RoundTrips() int64 { return db.sent.Load() }
 func (db *DB) Ping(ctx context.Context) error {
 	if db.file != "" {
 		// The open connection keeps a deleted or moved file alive; what it writes would be lost.
-		if _, err := os.Stat(db.file); err != nil {
-			return fmt.Errorf("store: the SQLite file %s is gone: %w", db.file, err)
+		if _, err := os.Stat(db.file); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("the SQLite file %s is gone (deleted or moved away while the service runs); put it back, or restart the service on the file it should use", db.file)
+		} else if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return fmt.Errorf("the SQLite file %s cannot be looked at (%v)", db.file, err)
 		}
 	}
 	var one int
 	if err := db.x.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
-		return fmt.Errorf("store: %s does not answer: %w", db.dialect, err)
+		// Said for a person reading /readyz: the address nothing listens at, not the dial's chain.
+		var op *net.OpError
+		if errors.Is(err, syscall.ECONNREFUSED) && errors.As(err, &op) && op.Addr != nil {
+			return fmt.Errorf("%s does not answer: nothing accepts connections at %s", db.dialect, op.Addr)
+		}
+		return fmt.Errorf("%s does not answer: %w", db.dialect, err)
 	}
 	return nil
 }
