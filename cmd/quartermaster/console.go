@@ -46,6 +46,9 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err := checkBackend(settingOf(fs, "backend", "QM_BACKEND"), o.flags.backend); err != nil {
 		return err
 	}
+	if err := checkBackendHost(settingOf(fs, "backend", "QM_BACKEND"), o.flags); err != nil {
+		return err
+	}
 	if *clock != "" {
 		t, err := time.Parse(time.RFC3339, *clock)
 		if err != nil {

@@ -191,6 +191,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	if err := checkBackend(settingOf(fs, "backend", "QM_BACKEND"), o.app.flags.backend); err != nil {
 		return err
 	}
+	if err := checkBackendHost(settingOf(fs, "backend", "QM_BACKEND"), o.app.flags); err != nil {
+		return err
+	}
 	getenv := o.getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -229,6 +232,7 @@ func serve(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	defer a.Close()
+	warnIfSchedulerDown(ctx, a, log)
 	// Notices are durable in serve: written with the change that causes them, sent from the
 	// database, and taken up by any replica after a crash.
 	a.Service.Outbox = a.Store
@@ -618,4 +622,28 @@ func releaseStoppedInbox(ctx context.Context, a *App, platform string, log *slog
 func senderName() string {
 	host, _ := os.Hostname()
 	return fmt.Sprintf("%s/%d", host, os.Getpid())
+}
+
+// warnIfSchedulerDown logs once at start when the scheduler does not answer its readiness check.
+// serve starts anyway: the scheduler may come back, and /readyz says not ready until it does.
+func warnIfSchedulerDown(ctx context.Context, a *App, log *slog.Logger) {
+	p, ok := a.Service.Backend.(pinger)
+	if !ok || a.BackendName == "sim" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*readyCheckTimeout)
+	defer cancel()
+	err := p.Ping(ctx)
+	if err == nil {
+		return
+	}
+	who := "the " + a.BackendName + " scheduler"
+	switch a.BackendName {
+	case "slurm":
+		who = "Slurm's controller"
+	case "kubernetes":
+		who = "the Kubernetes API server"
+	}
+	log.Warn(who+" does not answer; serving anyway, but no lease starts and /readyz says not ready until it does",
+		"backend", a.BackendName, "err", oneLine(err.Error()))
 }

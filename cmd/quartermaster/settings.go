@@ -10,6 +10,7 @@ import (
 	"net"
 	neturl "net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -193,6 +194,41 @@ func checkBackend(s startSetting, v string) error {
 	}
 	list := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 	return errUsage{fmt.Sprintf("%s is not a backend; use %s, e.g. %s", s.quoted(v), list, s.example(example))}
+}
+
+// slurmCommands are Slurm's client commands the Slurm backend runs.
+var slurmCommands = []string{"sbatch", "squeue", "scontrol", "scancel", "sinfo"}
+
+// checkBackendHost refuses the Slurm backend, chosen by s (--backend or QM_BACKEND) or else by
+// the policy, on a host without Slurm's client commands: no lease could ever start there. A
+// policy that cannot be read is left for NewApp to refuse.
+func checkBackendHost(s startSetting, flags commonFlags) error {
+	backend, setting, sim := flags.backend, s.example("slurm"), s.example("sim")
+	if backend == "" {
+		pol, err := flags.loadPolicy()
+		if err != nil {
+			return nil
+		}
+		backend, setting, sim = pol.Backend, "the policy's backend: slurm", "--backend sim"
+	}
+	if backend != "slurm" {
+		return nil
+	}
+	var missing []string
+	for _, c := range slurmCommands {
+		if _, err := exec.LookPath(c); err != nil {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	what := missing[0] + " is"
+	if len(missing) > 1 {
+		what = strings.Join(missing[:len(missing)-1], ", ") + " and " + missing[len(missing)-1] + " are"
+	}
+	return errUsage{fmt.Sprintf("%s needs Slurm's client commands, but %s not on PATH (%s); install them (apt-get install slurm-client, with the cluster's slurm.conf in /etc/slurm), or run the simulated cluster with %s",
+		setting, what, os.Getenv("PATH"), sim)}
 }
 
 // positiveDuration reads v, the environment variable env, as a positive Go duration; unset is

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/internal/testkit"
+)
+
+// runQMWithin is runQM ending the command after d, for one that would otherwise serve on.
+func runQMWithin(d time.Duration, args ...string) (code int, stdout, stderr string) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code = run(ctx, args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// serve and the console on the Slurm backend, on a host without Slurm's client commands, refuse
+// at start in one sentence naming the setting, what is missing, and what works, instead of
+// serving with only /readyz to show that no lease can ever start.
+func TestTheSlurmBackendWithoutSlurmsCommandsIsRefusedAtStart(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		args    []string
+		env     string
+		setting string
+		sim     string
+	}{
+		{name: "serve --backend", args: []string{"serve", "--demo", "--backend", "slurm", "--http", "127.0.0.1:0"}, setting: "--backend slurm", sim: "--backend sim"},
+		{name: "serve QM_BACKEND", args: []string{"serve", "--demo", "--http", "127.0.0.1:0"}, env: "slurm", setting: "QM_BACKEND=slurm", sim: "QM_BACKEND=sim"},
+		{name: "console --backend", args: []string{"console", "--backend", "slurm"}, setting: "--backend slurm", sim: "--backend sim"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clearEnv(t)
+			t.Setenv("PATH", t.TempDir()) // no sbatch, no scontrol
+			t.Setenv("QM_DATA_DIR", t.TempDir())
+			if c.env != "" {
+				t.Setenv("QM_BACKEND", c.env)
+			}
+			code, _, stderr := runQMWithin(5*time.Second, c.args...)
+			msg := strings.TrimSpace(stderr)
+			if code == 0 || strings.Count(msg, "\n") != 0 {
+				t.Fatalf("exit %d, want a refusal in one line: %q", code, msg)
+			}
+			for _, w := range []string{c.setting, "sbatch", "PATH", "slurm-client", c.sim} {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q does not say %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+// With Slurm's commands there but its controller not answering, serve starts (the controller may
+// come back) and says so once in its log at start.
+func TestServeOnSlurmWithItsControllerDownStartsAndSaysSo(t *testing.T) {
+	bin := t.TempDir()
+	for name, script := range map[string]string{
+		"sbatch":   "echo 'sbatch: error: Batch job submission failed: Unable to contact slurm controller' >&2; exit 1",
+		"squeue":   "echo 'slurm_load_jobs error: Unable to contact slurm controller' >&2; exit 1",
+		"sinfo":    "echo 'slurm_load_partitions: Unable to contact slurm controller' >&2; exit 1",
+		"scancel":  "exit 1",
+		"scontrol": "echo 'Slurmctld(primary) at head is DOWN'; exit 1",
+	} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	var log testkit.SyncBuffer
+	o := serveOptions{}
+	o.app.flags.backend = "slurm"
+	o.app.logger = slog.New(slog.NewTextHandler(&log, nil))
+	s := startServe(t, o)
+	_ = s.stop()
+	got := log.String()
+	if n := strings.Count(got, "Slurm's controller does not answer"); n != 1 {
+		t.Errorf("the log says %d times that the controller does not answer, want once:\n%s", n, got)
+	}
+	for _, w := range []string{"level=WARN", "scontrol ping", "/readyz"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("the log does not say %q:\n%s", w, got)
+		}
+	}
+}
