@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -137,6 +138,7 @@ func help(w io.Writer, name string, sc subcommand) {
 		fs.VisitAll(func(*flag.Flag) { n++ })
 		if n > 0 {
 			fmt.Fprintln(w, "\nflags:")
+			builtInDefaults(fs, os.Getenv)
 			fs.SetOutput(w)
 			fs.PrintDefaults()
 		}
@@ -151,4 +153,28 @@ func help(w io.Writer, name string, sc subcommand) {
 			fmt.Fprintf(w, "  %-*s  %s\n", width, e.name, e.what)
 		}
 	}
+}
+
+// envDefaults are the flags whose default an environment variable gives, by flag name: the
+// variable, and the default without it.
+var envDefaults = map[string]struct{ env, builtin string }{
+	"http":    {"QM_HTTP_ADDR", defaultHTTPAddr},
+	"backend": {"QM_BACKEND", ""},
+	"policy":  {"QM_POLICY", ""},
+	"reports": {"QM_DATA_DIR", filepath.Join("data", "reports")},
+}
+
+// builtInDefaults makes fs's --help show each flag's built-in default rather than the value of
+// the environment variable that overrides it, and say that the variable is set and overrides it.
+func builtInDefaults(fs *flag.FlagSet, getenv func(string) string) {
+	fs.VisitAll(func(f *flag.Flag) {
+		d, ok := envDefaults[f.Name]
+		if !ok {
+			return
+		}
+		if v := getenv(d.env); v != "" {
+			f.DefValue = d.builtin
+			f.Usage += fmt.Sprintf("; %s is set here (%s) and overrides the default", d.env, v)
+		}
+	})
 }
