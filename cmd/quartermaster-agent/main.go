@@ -409,7 +409,7 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 	if set.tokenFile != "" {
 		b, err := os.ReadFile(set.tokenFile)
 		if err != nil {
-			return fmt.Errorf("--token-file %s cannot be read (%v); put the token `quartermaster agent-token create NODE` prints in a file the agent may read, e.g. --token-file /etc/quartermaster/agent.token", set.tokenFile, pathErr(err))
+			return config.SecretFileError("--token-file", set.tokenFile, err)
 		}
 		token = string(b)
 		if strings.TrimSpace(token) == "" {

@@ -416,3 +416,28 @@ func TestServiceWithoutTokenIsAUsageError(t *testing.T) {
 		}
 	}
 }
+
+// A --token-file the agent cannot read says what to do about it, as an unreadable
+// QM_AGENT_TOKEN_FILE does: one that is missing, where the token goes; a directory, the file in it.
+func TestAnUnreadableTokenFileSaysWhatToDo(t *testing.T) {
+	needFake(t)
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "agent.token")
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{missing, []string{"--token-file names " + missing + ", which does not exist", "quartermaster agent-token create NODE", "e.g. --token-file /etc/quartermaster/agent.token"}},
+		{dir, []string{"--token-file names " + dir + ", which is a directory", "name the file in it that holds the token"}},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		var out, errb bytes.Buffer
+		code := run(ctx, []string{"run", "--fake", "dgxa100", "--listen", "", "--service", "https://qm.example.com", "--token-file", c.path}, &out, &errb)
+		cancel()
+		for _, w := range c.want {
+			if code == 0 || !strings.Contains(errb.String(), w) {
+				t.Errorf("--token-file %s: exit %d, %q does not say %q", c.path, code, errb.String(), w)
+			}
+		}
+	}
+}

@@ -57,6 +57,19 @@ func secret(name string, lookup func(string) (string, bool), read func(string) (
 	return s, nil
 }
 
+// SecretFileError explains why the secret file path, which setting names (a variable like
+// QM_AGENT_TOKEN_FILE, or a flag like the agent's --token-file), could not be read (err), and what
+// to do about it.
+func SecretFileError(setting, path string, err error) error { return unreadable(setting, path, err) }
+
+// agentTokenSettings name the node agent's token file. The agent runs as systemd's DynamicUser
+// (deploy/systemd/quartermaster-agent.service), a user made up at each start whom no group of the
+// host takes in: its unit hands the token over as a credential instead.
+var agentTokenSettings = map[string]string{
+	"QM_AGENT_TOKEN_FILE": "QM_AGENT_TOKEN_FILE=/etc/quartermaster/agent.token",
+	"--token-file":        "--token-file /etc/quartermaster/agent.token",
+}
+
 // unreadable explains why the secret file path, which the variable env names, could not be read
 // (err), and what to do about it.
 func unreadable(env, path string, err error) error {
@@ -64,6 +77,17 @@ func unreadable(env, path string, err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		why = pe.Err
+	}
+	if example, ok := agentTokenSettings[env]; ok {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("%s names %s, which does not exist; put the token `quartermaster agent-token create NODE` prints alone in it (install -m 0600 NODE.token %s), or point %s at the file that holds it, e.g. %s", env, path, path, env, example)
+		case errors.Is(err, fs.ErrPermission):
+			return fmt.Errorf("%s names %s, and the agent (uid %d) may not read it; the agent runs as systemd's DynamicUser, whom no group of the host takes in, so keep the file root's (chmod 0600 %s) and have systemd hand it over: LoadCredential=agent.token:%s in the unit and --token-file %%d/agent.token, as deploy/systemd/quartermaster-agent.service does", env, path, os.Getuid(), path, path)
+		case errors.Is(err, syscall.EISDIR):
+			return fmt.Errorf("%s names %s, which is a directory; name the file in it that holds the token, e.g. %s", env, path, example)
+		}
+		return fmt.Errorf("%s names %s, which cannot be read (%v); put the token in a file the agent may read, e.g. %s", env, path, why, example)
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -124,3 +124,41 @@ func TestASecretFileThatCannotBeReadSaysWhatToDo(t *testing.T) {
 		}
 	}
 }
+
+// The node agent's token file is not the service's: the agent runs as systemd's DynamicUser,
+// whom no group of the host takes in, so the advice for a file it may not read is the credential
+// its unit passes (LoadCredential), not chgrp quartermaster. The same holds for its --token-file.
+func TestTheAgentsTokenFileGetsTheAgentsAdvice(t *testing.T) {
+	denied := func(name string) ([]byte, error) {
+		return nil, &os.PathError{Op: "open", Path: name, Err: os.ErrPermission}
+	}
+	const path = "/etc/quartermaster/agent.token"
+	lookup := func(k string) (string, bool) {
+		if k == "QM_AGENT_TOKEN_FILE" {
+			return path, true
+		}
+		return "", false
+	}
+	_, viaEnv := secret("QM_AGENT_TOKEN", lookup, denied)
+	_, err := denied(path)
+	viaFlag := SecretFileError("--token-file", path, err)
+	for setting, err := range map[string]error{"QM_AGENT_TOKEN_FILE": viaEnv, "--token-file": viaFlag} {
+		if err == nil {
+			t.Errorf("%s: no error", setting)
+			continue
+		}
+		msg := err.Error()
+		for _, w := range []string{setting + " names " + path, "may not read it", "DynamicUser", "LoadCredential=agent.token:" + path, "--token-file %d/agent.token", "deploy/systemd/quartermaster-agent.service"} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: %q does not say %q", setting, msg, w)
+			}
+		}
+		if strings.Contains(msg, "chgrp") || strings.Contains(msg, "group read") {
+			t.Errorf("%s: %q gives the service's advice", setting, msg)
+		}
+	}
+	_, missing := secret("QM_AGENT_TOKEN", lookup, os.ReadFile)
+	if missing == nil || !strings.Contains(missing.Error(), "quartermaster agent-token create") || !strings.Contains(missing.Error(), "QM_AGENT_TOKEN_FILE=/etc/quartermaster/agent.token") {
+		t.Errorf("a missing agent token file: %v", missing)
+	}
+}
