@@ -36,8 +36,20 @@ func TestTheSlurmBackendWithoutSlurmsCommandsIsRefusedAtStart(t *testing.T) {
 		{name: "serve --backend", args: []string{"serve", "--demo", "--backend", "slurm", "--http", "127.0.0.1:0"}, setting: "--backend slurm", sim: "--backend sim"},
 		{name: "serve QM_BACKEND", args: []string{"serve", "--demo", "--http", "127.0.0.1:0"}, env: "slurm", setting: "QM_BACKEND=slurm", sim: "QM_BACKEND=sim"},
 		{name: "console --backend", args: []string{"console", "--backend", "slurm"}, setting: "--backend slurm", sim: "--backend sim"},
+		{name: "serve, the policy's backend", args: []string{"serve", "--http", "127.0.0.1:0"}, env: "policy", setting: "the policy's backend: slurm", sim: "--backend sim"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.env == "policy" {
+				src, err := os.ReadFile(filepath.Join(repoRoot, "docs", "quartermaster.example.yaml"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				pol := filepath.Join(t.TempDir(), "slurm.yaml")
+				if err := os.WriteFile(pol, []byte(strings.Replace(string(src), "\nbackend: sim", "\nbackend: slurm", 1)), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				c.args, c.env = append(c.args, "--policy", pol), ""
+			}
 			clearEnv(t)
 			t.Setenv("PATH", t.TempDir()) // no sbatch, no scontrol
 			t.Setenv("QM_DATA_DIR", t.TempDir())
