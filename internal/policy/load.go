@@ -834,6 +834,17 @@ func (v *validator) validate(p *Policy) {
 	default:
 		v.addf("backend", "backend must be sim, slurm or kubernetes, not %q", p.Backend)
 	}
+	// The backend places a class's leases by its mapping: one without is refused here, at its
+	// line, rather than when serve starts.
+	for i, c := range p.Classes {
+		switch {
+		case c == nil:
+		case p.Backend == "slurm" && c.Slurm.Partition == "":
+			v.addf(fmt.Sprintf("classes.%d.name", i), "class %s has no slurm.partition, which backend slurm needs to place its leases; e.g. slurm: {partition: %s, gres: \"gpu\"}", c.Name, c.Name)
+		case p.Backend == "kubernetes" && c.Kubernetes.Resource == "" && len(c.Kubernetes.NodeSelector) == 0:
+			v.addf(fmt.Sprintf("classes.%d.name", i), "class %s has no kubernetes.resource or node_selector, which backend kubernetes needs to place its leases; e.g. kubernetes: {resource: nvidia.com/gpu}", c.Name)
+		}
+	}
 	simNodes := map[string]string{} // node name -> the group that makes it
 	for i, g := range p.Sim.Nodes {
 		at := func(f string) string { return fmt.Sprintf("sim.nodes.%d.%s", i, f) }
