@@ -868,7 +868,9 @@ func (v *validator) validate(p *Policy) {
 				simNodes[node] = g.Name
 			}
 		}
-		if _, ok := p.Class(g.Class); !ok {
+		if c, ok := p.Class(g.Class); ok {
+			g.Class = c.Name // Train is the class train, whose leases go on these nodes
+		} else {
 			v.addf(at("class"), "sim node group %s: class %q is not in the catalog%s", g.Name, g.Class, noClassHint(g.Class, p.ClassNames(), "its classes are"))
 		}
 		if g.Count < 1 || g.GPUs < 1 || g.Count > 1000 || g.GPUs > 64 {
@@ -1068,9 +1070,23 @@ func (v *validator) sso(p *Policy) {
 	}
 }
 
-// quota checks a quota at path; label names it in a refusal ("team vision: quota ").
+// quota checks a quota at path; label names it in a refusal ("team vision: quota "). A class
+// written in other case (Interactive) is the class: the quota is kept by its name in the catalog,
+// as everything that reads the quota looks it up.
 func (v *validator) quota(path, label string, q *Quota, classes map[string]bool) {
-	for name, n := range q.GPUs {
+	keys := v.keysInOrder(path+".gpus", q.GPUs)
+	canonical := make(map[string]int, len(q.GPUs))
+	writtenAs := map[string]string{}
+	for _, name := range keys {
+		n := q.GPUs[name]
+		if lc := strings.ToLower(name); classes[lc] {
+			if first, ok := writtenAs[lc]; ok {
+				v.addf(path+".gpus."+name, "%sgpus names class %s twice (%s and %s); keep one, e.g. gpus: {%s: %d}", label, lc, first, name, lc, q.GPUs[first])
+				continue
+			}
+			writtenAs[lc] = name
+			canonical[lc] = n
+		}
 		if !classes[strings.ToLower(name)] {
 			names := make([]string, 0, len(classes))
 			for c := range classes {
@@ -1083,9 +1099,37 @@ func (v *validator) quota(path, label string, q *Quota, classes map[string]bool)
 			v.addf(path+".gpus."+name, "%sgpus.%s cannot be negative, not %d; e.g. gpus: {%s: 2}", label, name, n, name)
 		}
 	}
+	if q.GPUs != nil {
+		q.GPUs = canonical
+	}
 	if !nonNegative(q.GPUHoursPerWeek) {
 		v.addf(path+".gpu_hours_per_week", "%sgpu_hours_per_week must be zero or more, not %s; e.g. gpu_hours_per_week: 100", label, v.text(path+".gpu_hours_per_week"))
 	}
+}
+
+// keysInOrder is the keys of m, a map the file writes at path, in the order the file writes them
+// (sorted where it cannot tell, as for a map merged in from an anchor).
+func (v *validator) keysInOrder(path string, m map[string]int) []string {
+	var out []string
+	seen := map[string]bool{}
+	if _, n := v.find(path); n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i].Value; !seen[k] {
+				if _, ok := m[k]; ok {
+					out = append(out, k)
+					seen[k] = true
+				}
+			}
+		}
+	}
+	var rest []string
+	for k := range m {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
 }
 
 var weekdays = map[string]time.Weekday{"SUN": time.Sunday, "MON": time.Monday, "TUE": time.Tuesday, "WED": time.Wednesday, "THU": time.Thursday, "FRI": time.Friday, "SAT": time.Saturday}
