@@ -799,10 +799,25 @@ func (v *validator) validate(p *Policy) {
 		p.Approvals.Timeout.Duration = 24 * time.Hour
 	}
 	accounts := map[string]string{}
+	users := map[string]int{} // a user in lower case -> their first entry
 	for i, id := range p.Directory {
 		if id == nil || !strings.Contains(id.User, "@") {
 			v.addf(fmt.Sprintf("directory.%d", i), "directory entry %d needs a user written as an email address", i+1)
 			continue
+		}
+		// A person is found by their first entry: a second one would never be read.
+		if j, ok := users[strings.ToLower(id.User)]; ok {
+			first := p.Directory[j]
+			groups := append([]string(nil), first.Groups...)
+			for _, g := range id.Groups {
+				if !Contains(groups, g) {
+					groups = append(groups, g)
+				}
+			}
+			v.addf(fmt.Sprintf("directory.%d", i), "directory entry %s is %s again (first at line %d), whose second entry would never be read; put their groups and accounts in one entry, e.g. {user: %s, groups: [%s]}",
+				id.User, first.User, v.line(fmt.Sprintf("directory.%d", j)), first.User, strings.Join(groups, ", "))
+		} else {
+			users[strings.ToLower(id.User)] = i
 		}
 		for j, a := range id.Accounts {
 			at := fmt.Sprintf("directory.%d.accounts.%d", i, j)
@@ -819,7 +834,14 @@ func (v *validator) validate(p *Policy) {
 			}
 		}
 	}
-	for name, ch := range p.Discord.Channels {
+	channels := map[string]string{} // a channel in lower case -> as first written
+	for _, name := range keysInOrder(v, "discord.channels", p.Discord.Channels) {
+		ch := p.Discord.Channels[name]
+		if first, ok := channels[strings.ToLower(name)]; ok {
+			v.addf("discord.channels."+name, "discord.channels names %s twice (%s and %s), so its posts could go to either; keep one, e.g. %q: %q", strings.ToLower(name), first, name, first, p.Discord.Channels[first])
+		} else {
+			channels[strings.ToLower(name)] = name
+		}
 		if !strings.HasPrefix(name, "#") {
 			v.addf("discord.channels."+name, "discord.channels: %q must be a channel as the policy names it, starting with #", name)
 		}
@@ -1074,7 +1096,7 @@ func (v *validator) sso(p *Policy) {
 // written in other case (Interactive) is the class: the quota is kept by its name in the catalog,
 // as everything that reads the quota looks it up.
 func (v *validator) quota(path, label string, q *Quota, classes map[string]bool) {
-	keys := v.keysInOrder(path+".gpus", q.GPUs)
+	keys := keysInOrder(v, path+".gpus", q.GPUs)
 	canonical := make(map[string]int, len(q.GPUs))
 	writtenAs := map[string]string{}
 	for _, name := range keys {
@@ -1109,7 +1131,7 @@ func (v *validator) quota(path, label string, q *Quota, classes map[string]bool)
 
 // keysInOrder is the keys of m, a map the file writes at path, in the order the file writes them
 // (sorted where it cannot tell, as for a map merged in from an anchor).
-func (v *validator) keysInOrder(path string, m map[string]int) []string {
+func keysInOrder[V any](v *validator, path string, m map[string]V) []string {
 	var out []string
 	seen := map[string]bool{}
 	if _, n := v.find(path); n != nil && n.Kind == yaml.MappingNode {
