@@ -665,6 +665,19 @@ func clipName(s string, n int) string {
 	return s
 }
 
+// tzAbbreviationRE is a time zone database name that is an abbreviation (EST, CET, PST8PDT)
+// rather than a place: EST keeps UTC-5 in summer too, an hour off New York's clock, and what such
+// a name means has changed between versions of the database.
+var tzAbbreviationRE = regexp.MustCompile(`^[A-Z]{3,4}([0-9][A-Z]{3})?$`)
+
+// tzPlaces is a place whose clock an abbreviation is usually meant for.
+var tzPlaces = map[string]string{
+	"EST": "America/New_York", "EST5EDT": "America/New_York", "CST6CDT": "America/Chicago",
+	"MST": "America/Denver", "MST7MDT": "America/Denver", "PST8PDT": "America/Los_Angeles",
+	"HST": "Pacific/Honolulu", "CET": "Europe/Berlin", "MET": "Europe/Berlin", "EET": "Europe/Athens",
+	"WET": "Europe/Lisbon", "PRC": "Asia/Shanghai", "ROC": "Asia/Taipei", "ROK": "Asia/Seoul",
+}
+
 // snowflakeRE is a Discord id: a decimal number of up to 20 digits.
 var snowflakeRE = regexp.MustCompile(`^[1-9][0-9]{0,19}$`)
 
@@ -684,9 +697,18 @@ func (v *validator) validate(p *Policy) {
 		p.Timezone = "UTC"
 	}
 	loc, err := time.LoadLocation(p.Timezone)
-	if err != nil {
+	switch {
+	case err != nil:
 		v.addf("timezone", "timezone %q is unknown; use an IANA name such as America/Chicago", p.Timezone)
 		loc = time.UTC
+	case p.Timezone == "Local":
+		v.addf("timezone", "timezone %q is the clock of whichever host runs Quartermaster, which differs from host to host; write the IANA name of a place, e.g. timezone: America/Chicago", p.Timezone)
+	case tzAbbreviationRE.MatchString(p.Timezone) && p.Timezone != "UTC" && p.Timezone != "GMT" && p.Timezone != "UCT":
+		place := tzPlaces[p.Timezone]
+		if place == "" {
+			place = "America/Chicago"
+		}
+		v.addf("timezone", "timezone %q is an abbreviation, not a place, so it need not follow the place's daylight saving time; write the IANA name of the place whose clock the times should follow, e.g. timezone: %s", p.Timezone, place)
 	}
 	p.Location = loc
 	if len(p.Classes) == 0 {
