@@ -817,8 +817,11 @@ func (v *validator) validate(p *Policy) {
 	}
 	v.storage(p)
 	v.sso(p)
-	if p.Approvals.Timeout.Duration == 0 {
+	switch {
+	case !v.written("approvals.timeout"):
 		p.Approvals.Timeout.Duration = 24 * time.Hour
+	case p.Approvals.Timeout.Duration <= 0:
+		v.addf("approvals.timeout", "approvals.timeout must be longer than 0: an exception nobody decides is denied after it; e.g. timeout: 24h")
 	}
 	accounts := map[string]string{}
 	users := map[string]int{} // a user in lower case -> their first entry
@@ -1104,10 +1107,10 @@ func (v *validator) sso(p *Policy) {
 		}
 	}
 	switch {
-	case o.Recheck.Duration == 0:
+	case !v.written("oidc.recheck"):
 		o.Recheck.Duration = DefaultRecheck
 	case o.Recheck.Duration < time.Minute || o.Recheck.Duration > DefaultRecheck:
-		v.addf("oidc.recheck", "oidc.recheck must be between 1m and 24h (groups are read again at least daily), not %s", FormatDuration(o.Recheck.Duration))
+		v.addf("oidc.recheck", "oidc.recheck must be between 1m and 24h (groups are read again at least daily), not %s; e.g. recheck: 24h", strings.TrimSpace(v.text("oidc.recheck")))
 	}
 	if p.Approvals.StepUp.Duration < 0 {
 		v.addf("approvals.step_up", "approvals.step_up cannot be negative")
