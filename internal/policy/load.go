@@ -440,6 +440,44 @@ func (v *validator) scalarPos(path string, off int) (line, col int, ok bool) {
 	return 0, 0, false
 }
 
+// commentedChannel is the channel a key at the dotted path was meant to hold where the file
+// writes it without quotes (channel: #vision-gpu): YAML reads it as a comment, and the key as
+// empty. It is "" where the key has a value, or a comment that is one (channel: # none yet).
+func (v *validator) commentedChannel(path string) string {
+	parent, key := "", path
+	if i := strings.LastIndex(path, "."); i >= 0 {
+		parent, key = path[:i], path[i+1:]
+	}
+	_, n := v.find(parent)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if k.Value != key || val.Kind != yaml.ScalarNode || val.ShortTag() != "!!null" || val.Value != "" {
+			continue
+		}
+		c := strings.TrimPrefix(k.LineComment, "#")
+		if c == k.LineComment || c == "" || c[0] == ' ' || c[0] == '\t' {
+			return ""
+		}
+		return "#" + strings.Fields(c)[0]
+	}
+	return ""
+}
+
+// unquotedChannel refuses a channel at path written without quotes, in words that name it
+// (label: "team vision: channel").
+func (v *validator) unquotedChannel(path, label string) bool {
+	ch := v.commentedChannel(path)
+	if ch == "" {
+		return false
+	}
+	key := path[strings.LastIndex(path, ".")+1:]
+	v.addf(path, "%s %s must be in quotes, as YAML reads what follows \" #\" as a comment; e.g. %s: %q", label, ch, key, ch)
+	return true
+}
+
 // text is the value of a dotted path as the file writes it (-0.90, .nan), for a refusal to quote.
 func (v *validator) text(path string) string {
 	if _, n := v.find(path); n != nil {
@@ -791,10 +829,14 @@ func (v *validator) validate(p *Policy) {
 		if len(t.IDPGroups) == 0 {
 			v.addf(at("name"), "team %s has no idp_groups, so nobody can belong to it", t.Name)
 		}
-		if t.Channel != "" && !strings.HasPrefix(t.Channel, "#") {
-			v.addf(at("channel"), "team %s: channel %q must start with #", t.Name, t.Channel)
-		} else if msg := oneWord(t.Channel, "#"+t.Name+"-gpu"); msg != "" {
-			v.addf(at("channel"), "team %s: channel %s", t.Name, msg)
+		switch {
+		case v.unquotedChannel(at("channel"), "team "+t.Name+": channel"):
+		case t.Channel != "" && !strings.HasPrefix(t.Channel, "#"):
+			v.addf(at("channel"), "team %s: channel %q must start with #; e.g. channel: \"#%s-gpu\"", t.Name, t.Channel, t.Name)
+		default:
+			if msg := oneWord(t.Channel, "#"+t.Name+"-gpu"); msg != "" {
+				v.addf(at("channel"), "team %s: channel %s", t.Name, msg)
+			}
 		}
 		if t.Quota != nil {
 			v.quota(at("quota"), "team "+t.Name+": quota ", t.Quota, seen)
@@ -939,6 +981,8 @@ func (v *validator) validate(p *Policy) {
 	if p.Idle.UtilizationBelow == 0 && !v.written("idle.utilization_below") {
 		p.Idle.UtilizationBelow = 5 // a 0 written means no GPU counts as idle by its utilization
 	}
+	v.unquotedChannel("reports.showback.channel", "reports.showback.channel")
+	v.unquotedChannel("reports.showback.platform_channel", "reports.showback.platform_channel")
 	if msg := oneWord(p.Reports.Showback.Channel, "#gpu-showback"); msg != "" {
 		v.addf("reports.showback.channel", "reports.showback.channel %s", msg)
 	}
