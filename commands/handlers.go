@@ -530,16 +530,19 @@ func (b *Bot) request(ctx context.Context, req bot.Request, c Command) []bot.Rep
 // outcome describes what became of a request.
 func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply {
 	l := out.Lease
-	cost := b.money(qm.Bill(b.pol(), l, l.Duration))
+	cost := "Estimated cost " + b.money(qm.Bill(b.pol(), l, l.Duration)) + "."
+	if l.CPUOnly() {
+		cost = noGPUBilled
+	}
 	switch {
 	case err != nil:
 		return b.fail(ctx, "request", err)
 	case l.State == qm.PendingApproval:
-		return bot.Reply{Text: fmt.Sprintf("%s waits for approval: %s, so %s will decide. Estimated cost %s. You will hear back here.",
+		return bot.Reply{Text: fmt.Sprintf("%s waits for approval: %s, so %s will decide. %s You will hear back here.",
 			l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or "), cost),
 			Sections: []bot.Section{b.card(ctx, l)}, Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}
 	case l.State == qm.Queued:
-		return bot.Reply{Text: fmt.Sprintf("%s is queued: %s. Predicted wait %s. Estimated cost %s. You will get a message when it starts.",
+		return bot.Reply{Text: fmt.Sprintf("%s is queued: %s. Predicted wait %s. %s You will get a message when it starts.",
 			l.ID, l.Reason, waitText(out.Wait), cost), Sections: []bot.Section{b.card(ctx, l)},
 			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String(), Style: "danger"}}}
 	default:
@@ -599,6 +602,9 @@ func (b *Bot) grantedText(l *qm.Lease) string {
 		what += ", whole nodes"
 	}
 	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(qm.Bill(b.pol(), l, l.Duration)), b.price(qm.PricePerGPUHour(b.pol(), l)))
+	if l.CPUOnly() {
+		what, cost = "a CPU-only job in class "+l.Class, noGPUBilled
+	}
 	if !l.State.Running() || l.State == qm.Provisioning || l.ExpiresAt.IsZero() {
 		// Not running yet: say so, and how the owner will hear of it; no node, end or address
 		// that is not known yet.
@@ -691,6 +697,9 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 		{Label: "GPUs", Value: fmt.Sprintf("%d × %s", l.GPUs, l.Class)},
 		{Label: "Team", Value: l.Team},
 	}
+	if l.CPUOnly() {
+		f[1].Value += ", CPU only"
+	}
 	if l.Node != "" {
 		f = append(f, bot.Field{Label: "Node", Value: l.Node})
 	}
@@ -703,12 +712,14 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 	default:
 		f = append(f, bot.Field{Label: "Duration", Value: policy.FormatDuration(l.Duration)})
 	}
-	if b.Svc.Telemetry != nil && l.State.Running() {
+	if b.Svc.Telemetry != nil && l.State.Running() && !l.CPUOnly() {
 		if a, ok := b.Svc.Telemetry.Activity(ctx, l); ok {
 			f = append(f, bot.Field{Label: "Utilization", Value: fmt.Sprintf("%.0f%%", a.Utilization)})
 		}
 	}
-	if cls != nil || l.Priced {
+	if l.CPUOnly() {
+		f = append(f, bot.Field{Label: "Cost", Value: "none (no GPU held)"})
+	} else if cls != nil || l.Priced {
 		// What it cost while it ran, so far or in all; before it starts, what it would cost.
 		switch {
 		case l.State.Running():
@@ -731,11 +742,17 @@ func usedFor(l *qm.Lease, now time.Time) time.Duration {
 	return qm.HeldFor(l, l.StartedAt, now)
 }
 
+// noGPUBilled is what a CPU-only lease costs, as a reply says it before it ends.
+const noGPUBilled = "It holds no GPU, so nothing is billed."
+
 // costLine says what a lease used, at the price it was requested at; of one that never started
 // (cancelled while it waited), that nothing was billed.
 func (b *Bot) costLine(l *qm.Lease) string {
-	if l.StartedAt.IsZero() {
+	switch {
+	case l.StartedAt.IsZero():
 		return "It never started, so nothing was billed."
+	case l.CPUOnly():
+		return "It held no GPU, so nothing was billed."
 	}
 	d := usedFor(l, b.Svc.Clock.Now())
 	return fmt.Sprintf("It used %.2f GPU-hours, %s.", policy.Round(qm.GPUHours(l.GPUs, d), 2), b.money(qm.Bill(b.pol(), l, d)))

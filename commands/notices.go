@@ -48,6 +48,9 @@ func (b *Bot) askText(l *qm.Lease) string {
 	case qm.KindExtension:
 		return fmt.Sprintf("to extend %s by %s", l.Parent, policy.FormatDuration(l.Duration))
 	}
+	if l.CPUOnly() {
+		return fmt.Sprintf("for a CPU-only job (no GPU) in %s for %s", l.Class, policy.FormatDuration(l.Duration))
+	}
 	if l.Exclusive {
 		return fmt.Sprintf("for %d × %s (whole nodes, exclusive) for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
 	}
@@ -375,6 +378,9 @@ func (b *Bot) askAgain(ctx context.Context, l *qm.Lease) (string, bool) {
 		return "", false
 	}
 	cmd := fmt.Sprintf("/gpu request %d %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
+	if l.CPUOnly() { // its template says it uses no GPU: no count to give
+		cmd = fmt.Sprintf("/gpu request %s for %s", l.Class, policy.FormatDuration(l.Duration))
+	}
 	if l.Template != "" {
 		if b.Templates == nil {
 			return "", false

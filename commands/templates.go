@@ -141,9 +141,12 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 }
 
 // defaultGPUs is what a template runs on when the user does not say: its GPUs on each of the
-// nodes its parameters ask for (at least one GPU: every lease holds one), no more per node than
-// the cluster's largest node holds (0: unknown).
+// nodes its parameters ask for (at least one GPU for a template that uses GPUs; none for a
+// CPU-only one), no more per node than the cluster's largest node holds (0: unknown).
 func defaultGPUs(tp *templates.Template, params templates.Params, largestNode int) int {
+	if tp.CPUOnly() {
+		return 0
+	}
 	per := tp.GPUs
 	if largestNode > 0 && per > largestNode {
 		per = largestNode
@@ -722,6 +725,10 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 	if err != nil {
 		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, err)}
 	}
+	if tp.CPUOnly() && c.GPUs > 0 {
+		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(cpuExample(tp, c.Class, c.Params),
+			"%s uses no GPU, so it asks for no GPUs; leave the number out.", tp.Name))}
+	}
 	gpus := c.GPUs
 	if gpus == 0 && c.Class != "" {
 		// On a class the user named, a node holds what a node of that class holds.
@@ -741,7 +748,8 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 		gpus = NodesHeld(tp, params, gpus, t.Bot.Svc.NodeSize(c.Class))
 	}
 	lr := qm.LeaseRequest{User: req.User, Who: c.Who, GPUs: gpus, Class: c.Class, Duration: c.Duration, Template: tp.Name,
-		Params: map[string]string(params), Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key}
+		Params: map[string]string(params), Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key,
+		CPUOnly: tp.CPUOnly()}
 	if lr.Class == "" {
 		// Without gpus=, each class asks for the template's GPUs as its own nodes hold them.
 		cands, fits := t.candidatesFit(tp, params, gpus)

@@ -39,6 +39,8 @@ type LeaseRequest struct {
 	noRoom error
 	// asked is how many GPUs were asked for where that was rounded up to whole nodes; 0 otherwise.
 	asked int
+	// CPUOnly asks for a lease that holds no GPU, for a job that runs on CPUs only: GPUs stays 0.
+	CPUOnly bool
 }
 
 // Outcome is what became of a request.
@@ -78,7 +80,10 @@ func (s *Service) Normalize(ctx context.Context, req *LeaseRequest) (Identity, *
 			req.GPUs = n
 		}
 	}
-	if req.GPUs == 0 {
+	switch {
+	case req.CPUOnly && (req.GPUs != 0 || req.Exclusive):
+		return id, nil, Errorf(EINVALID, "a job that runs on CPUs only holds no GPU, so it asks for no GPUs and no whole nodes.")
+	case req.GPUs == 0 && !req.CPUOnly:
 		req.GPUs = DefaultGPUs
 	}
 	if req.Duration == 0 {
@@ -86,7 +91,11 @@ func (s *Service) Normalize(ctx context.Context, req *LeaseRequest) (Identity, *
 			req.Duration = min(DefaultDuration, c.MaxDuration.Duration)
 		}
 	}
-	c, err := s.checkShape(req.Class, req.GPUs, req.Duration)
+	shape := req.GPUs
+	if req.CPUOnly {
+		shape = 1 // its class and duration are checked; it has no GPUs to check
+	}
+	c, err := s.checkShape(req.Class, shape, req.Duration)
 	if err != nil {
 		return id, nil, err
 	}
@@ -180,6 +189,9 @@ func (s *Service) classWithRoom(ctx context.Context, team string, req *LeaseRequ
 		}
 	}
 	gpusIn := func(class string) int {
+		if req.CPUOnly {
+			return 0
+		}
 		if n, ok := req.ClassGPUs[class]; ok && n > 0 {
 			return n
 		}
@@ -207,7 +219,7 @@ func (s *Service) classWithRoom(ctx context.Context, team string, req *LeaseRequ
 		if capa := s.capacityOf(c.Name); capa > 0 && n > capa {
 			continue
 		}
-		if u.GPUs[c.Name]+n <= q.GPUs[c.Name] {
+		if n == 0 || u.GPUs[c.Name]+n <= q.GPUs[c.Name] {
 			return c.Name, nil, nil
 		}
 		full = append(full, fmt.Sprintf("%d of %d %s", u.GPUs[c.Name], q.GPUs[c.Name], c.Name))
@@ -305,11 +317,12 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			}
 			return nil
 		}
-		// No published rule stopped it; the quota still binds.
-		if u.GPUs[l.Class]+l.GPUs > q.GPUs[l.Class] && req.noRoom != nil {
+		// No published rule stopped it; the quota still binds (a CPU-only lease takes none of it).
+		over := l.GPUs > 0 && u.GPUs[l.Class]+l.GPUs > q.GPUs[l.Class]
+		if over && req.noRoom != nil {
 			return req.noRoom
 		}
-		if u.GPUs[l.Class]+l.GPUs > q.GPUs[l.Class] {
+		if over {
 			more := fmt.Sprintf("%d more", l.GPUs)
 			if req.asked > 0 && req.asked < l.GPUs {
 				more = fmt.Sprintf("asking for %d takes %s against the quota, which", req.asked, s.wholeNodesText(l.Class, l.GPUs))
@@ -476,7 +489,7 @@ func DurationText(d time.Duration) string {
 // weeklyHoursLeft refuses what would take team past its weekly GPU-hours when no published rule
 // sent it to a budget owner: the quota still binds. what names it ("this request"), on class.
 func weeklyHoursLeft(team, named, class string, u Usage, q policy.Quota, hours float64, what string) error {
-	if q.GPUHoursPerWeek <= 0 || u.GPUHoursWeek+hours <= q.GPUHoursPerWeek {
+	if hours <= 0 || q.GPUHoursPerWeek <= 0 || u.GPUHoursWeek+hours <= q.GPUHoursPerWeek {
 		return nil
 	}
 	// An approved increase of one GPU adds its hours for the rest of the week.
@@ -531,6 +544,8 @@ func (s *Service) withQuotaNote(ms []policy.Match, team, class string, u Usage, 
 // quota ("team vision past its quota, to 5 of its 4 train GPUs at once"); empty when they do not.
 func pastQuota(team, class string, u Usage, q policy.Quota, gpus int, hours float64) string {
 	switch {
+	case gpus <= 0 && hours <= 0: // a CPU-only lease, or its extension, takes nothing of the quota
+		return ""
 	case gpus > 0 && u.GPUs[class]+gpus > q.GPUs[class]:
 		return fmt.Sprintf("team %s past its quota, to %d of its %s at once", team, u.GPUs[class]+gpus, GPUCount(q.GPUs[class], class))
 	case q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+hours > q.GPUHoursPerWeek:

@@ -148,8 +148,10 @@ func IdleGrace(c *policy.Class) time.Duration {
 // dated when it fell due (the warning plus the grace), unless the lease's own end came first.
 func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 	c, ok := s.Policy.Class(l.Class)
-	if !ok || c.IdleTimeout.Duration <= 0 || Halted(l) {
-		return false // a requeued or suspended lease's job does not run: nothing to judge until it does
+	if !ok || c.IdleTimeout.Duration <= 0 || Halted(l) || l.CPUOnly() {
+		// A requeued or suspended lease's job does not run: nothing to judge until it does. A
+		// CPU-only lease holds no GPU whose utilization could say it is idle.
+		return false
 	}
 	expired := !l.ExpiresAt.IsZero() && !now.Before(l.ExpiresAt)
 	since, busy, seen, observed := s.idleClock(ctx, l, now)
@@ -431,7 +433,7 @@ func (s *Service) NextDue(ctx context.Context) (time.Time, error) {
 				}
 				consider(due)
 			}
-			if l.Kind != KindWorkspace {
+			if l.Kind != KindWorkspace || l.CPUOnly() {
 				continue
 			}
 			c, ok := s.Policy.Class(l.Class)

@@ -376,9 +376,27 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 		return []State{Provisioning}, nil
 	}
 	c, _ := s.Policy.Class(l.Class)
+	if l.CPUOnly() && (c == nil || !c.Exclusive()) {
+		// It takes no GPU: nothing to choose or wait for. Its job runs in the class's partition
+		// (pool), where the scheduler puts it.
+		return s.started(), nil
+	}
 	p, held, err := poolHeld()
 	if err != nil {
 		return nil, err
+	}
+	if l.CPUOnly() {
+		// On an exclusive class its node runs one team's leases, as any lease's does: a node
+		// that no other team's lease of the class runs on, with none of its GPUs taken.
+		other := otherTeams(held, placeRequest{Class: l.Class, Team: l.Team, ExclusiveClass: true})
+		for _, nd := range inv {
+			if nd.Class == l.Class && !other[nd.Name] {
+				l.Node = nd.Name
+				return s.started(), nil
+			}
+		}
+		l.Reason = fmt.Sprintf("waiting for a %s node that no other team uses (the class is exclusive)", l.Class)
+		return nil, nil
 	}
 	if p.Limit > 0 && p.SharedUsed+l.GPUs > p.Limit {
 		l.Reason = "waiting: " + s.capText(p.Limit, p.SharedUsed)
@@ -395,10 +413,16 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 	l.Node = strings.Join(pl.Nodes, ",")
 	l.GPUIndex = pl.GPUs
 	l.Connection = pl.Connection
+	return s.started(), nil
+}
+
+// started is the states a lease that may start now moves through: provisioning, and active at
+// once on an instant backend.
+func (s *Service) started() []State {
 	if ib, ok := s.Backend.(InstantBackend); ok && ib.StartsInstantly() {
-		return []State{Provisioning, Active}, nil
+		return []State{Provisioning, Active}
 	}
-	return []State{Provisioning}, nil
+	return []State{Provisioning}
 }
 
 // startInstantly starts a placed lease on an instant backend, in memory.
@@ -624,7 +648,7 @@ func (ix *nodeIndex) of(taken []bool, i int) []bool {
 func (ix *nodeIndex) taken(inv []Node, class string, held []Holding) []bool {
 	taken := make([]bool, ix.off[len(inv)])
 	for _, l := range held {
-		if l.Node == "" || l.Class != class {
+		if l.Node == "" || l.Class != class || l.GPUs <= 0 { // a CPU-only job takes no GPU
 			continue
 		}
 		if l.Reserved || strings.IndexByte(l.Node, ',') >= 0 { // whole nodes

@@ -76,7 +76,7 @@ type Kind string
 // Kinds of lease. Quota increases and extensions beyond policy are exceptions like any request:
 // they wait for a budget owner, are decided the same way, and are active while they are in effect.
 const (
-	KindWorkspace Kind = ""       // GPUs and a workspace
+	KindWorkspace Kind = ""       // GPUs and a workspace (or, with no GPUs, a CPU-only job: CPUOnly)
 	KindQuota     Kind = "quota"  // a temporary quota increase of GPUs more GPUs of Class for Duration
 	KindExtension Kind = "extend" // Duration more for lease Parent
 )
@@ -132,6 +132,12 @@ type Lease struct {
 	// To is zero. The time its job waited in the queue is not billed (HeldFor).
 	Pauses []Pause
 }
+
+// CPUOnly reports whether l is the lease of a job that runs on CPUs only (a template with no
+// GPUs): it holds no GPU, so it is placed on none, billed nothing, counts against no GPU quota and
+// has no GPU utilization to be reclaimed for; it runs in its class's partition or pool until it
+// ends or is released.
+func (l *Lease) CPUOnly() bool { return l.Kind == KindWorkspace && l.GPUs == 0 }
 
 // PricePerGPUHour is what an hour of one of l's GPUs costs: the price its class had when it was
 // requested, so that a later change of the catalog's price re-prices neither the lease nor a

@@ -26,7 +26,7 @@ type WaitEstimate struct {
 // learns from its wait, however short. Without it the predictor would learn only from leases
 // that queued, and expect a wait on a free cluster. Call it outside any transaction.
 func (s *Service) rememberWait(ctx context.Context, l *Lease) {
-	if s.Waits == nil || l.Kind != KindWorkspace {
+	if s.Waits == nil || l.Kind != KindWorkspace || l.CPUOnly() { // a CPU-only lease waits for no GPU
 		return
 	}
 	if _, err := s.predictWithModel(ctx, WaitRequest{Lease: l.ID, Class: l.Class, User: l.User, Team: l.Team, GPUs: l.GPUs, Duration: l.Duration}); err != nil {
@@ -37,7 +37,7 @@ func (s *Service) rememberWait(ctx context.Context, l *Lease) {
 // tellWaits tells the wait predictor what a transition means for it: a start after waiting, the
 // end of a run, or a request that left the queue.
 func (s *Service) tellWaits(l *Lease, from, to State) {
-	if s.Waits == nil || l.Kind != KindWorkspace {
+	if s.Waits == nil || l.Kind != KindWorkspace || l.CPUOnly() {
 		return
 	}
 	queuedAt := l.CreatedAt

@@ -48,6 +48,9 @@ func (m *Meter) Record(ctx context.Context, now time.Time) error {
 	}
 	var out []qm.UsageRollup
 	for _, l := range leases {
+		if l.CPUOnly() {
+			continue // it holds no GPU to meter
+		}
 		from, to, ok := heldSpan(l, m.last, now)
 		if !ok {
 			continue

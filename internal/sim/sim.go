@@ -53,6 +53,7 @@ type Cluster struct {
 	loc       *time.Location // usage is rolled up by the hours of the policy's time zone
 
 	mu      sync.Mutex
+	cpuJobs int               // CPU-only jobs started, which number their references
 	running map[string]string // workspace reference -> node
 	util    map[string]utilization
 	// history is each GPU set's utilization over time (by workspace reference: one lease holds
@@ -99,6 +100,9 @@ func (c *Cluster) StartsInstantly() bool { return true }
 // Start "starts" a workspace at once on the GPUs the service chose. Its reference names the node
 // and GPUs, which no other running lease holds, so it needs no lease id.
 func (c *Cluster) Start(_ context.Context, l *qm.Lease) (qm.Started, error) {
+	if l.CPUOnly() {
+		return c.startCPU(l), nil
+	}
 	node := strings.Split(l.Node, ",")[0]
 	gpus := qm.FormatGPUs(l.GPUIndex)
 	ref := "sim:" + l.Node + ":" + gpus
@@ -120,6 +124,30 @@ func (c *Cluster) Start(_ context.Context, l *qm.Lease) (qm.Started, error) {
 		connect = fmt.Sprintf("https://%s.sim.local/%s/", node, slot)
 	}
 	return qm.Started{State: qm.Active, Node: l.Node, Connect: connect, Ref: ref}, nil
+}
+
+// startCPU "starts" a job that holds no GPU on the node the service chose (an exclusive class's),
+// else on the first node of its class, as a scheduler runs one in the class's partition beside
+// the GPU jobs there. Its reference is its start time and a
+// number, since it holds no GPU set of its own; it has no GPU utilization.
+func (c *Cluster) startCPU(l *qm.Lease) qm.Started {
+	node := l.Node
+	for _, n := range c.nodes {
+		if node == "" && n.Class == l.Class {
+			node = n.Name
+			break
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cpuJobs++
+	ref := fmt.Sprintf("sim:cpu:%d-%d", c.clock.Now().Unix(), c.cpuJobs)
+	c.running[ref] = node
+	st := qm.Started{State: qm.Active, Ref: ref}
+	if node != "" {
+		st.Connect = fmt.Sprintf("ssh -p 2222 %s@%s  (CPU only, no GPU)", strings.Split(l.User, "@")[0], node)
+	}
+	return st
 }
 
 // Stop ends a workspace.

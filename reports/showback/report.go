@@ -87,7 +87,8 @@ type Figures struct {
 	// ReclaimedGPUHours is what idle reclaim handed back: the GPU-hours between a reclaimed
 	// lease's end and its expiry, counted in the week of the reclaim.
 	ReclaimedGPUHours float64 `json:"reclaimed_gpu_hours"`
-	// Leases counts the workspace leases that held GPUs at some time in the week.
+	// Leases counts the workspace leases that ran at some time in the week, CPU-only ones (which
+	// add no GPU-hours or cost) included.
 	Leases int `json:"leases"`
 	// MeanUtilization is the mean GPU utilization telemetry reported, percent; nil without samples.
 	MeanUtilization *float64 `json:"mean_utilization_pct"`
