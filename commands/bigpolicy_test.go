@@ -42,9 +42,9 @@ func TestPolicyQuotasListOnlyTheClassesATeamHasGPUsIn(t *testing.T) {
 	}
 	for i := 1; i <= 150; i++ {
 		a, c := i%120+1, (i+7)%120+1
-		want := fmt.Sprintf("t%03d: %d c%03d, %d c%03d GPUs at once, none in 118 other classes, 100 GPU-hours/week;", i, 2, a, 4, c)
+		want := fmt.Sprintf("t%03d: %d c%03d GPUs and %d c%03d GPUs at once, none in 118 other classes, 100 GPU-hours/week;", i, 2, a, 4, c)
 		if c < a {
-			want = fmt.Sprintf("t%03d: %d c%03d, %d c%03d GPUs at once, none in 118 other classes, 100 GPU-hours/week;", i, 4, c, 2, a)
+			want = fmt.Sprintf("t%03d: %d c%03d GPUs and %d c%03d GPUs at once, none in 118 other classes, 100 GPU-hours/week;", i, 4, c, 2, a)
 		}
 		if !strings.HasPrefix(lines[i-1], want) {
 			t.Errorf("team t%03d's quota line is %q, want it to start %q", i, lines[i-1], want)

@@ -26,15 +26,15 @@ func TestAQueuedRequestNamesTheClassTheCapacityShareCaps(t *testing.T) {
 func TestPolicySaysWhoDecidesForATeamWithoutBudgetOwners(t *testing.T) {
 	h := newHarnessOn(t, kolkataPolicy) // ops-team has no budget owners; fallback approvers are set
 	p := mustOK(t, h.say("omar@kestrel.example", "/gpu policy")).PlainText()
-	for _, want := range []string{"ops-team: 1 nb-t4, 1 mig-1g GPUs at once, none in 2 other classes, 12 GPU-hours/week; no budget owners, so the fallback approvers decide",
-		"any other team: 1 nb-t4, 1 mig-1g GPUs at once, none in 2 other classes, 12 GPU-hours/week; the fallback approvers decide",
-		"genomics-2: 3 nb-t4, 4 a6000-2x, 12 h200-x6, 6 mig-1g GPUs at once, 500 GPU-hours/week; budget owners hana@kestrel.example, kenji@kestrel.example, geno-leads"} {
+	for _, want := range []string{"ops-team: 1 nb-t4 GPU and 1 mig-1g GPU at once, none in 2 other classes, 12 GPU-hours/week; no budget owners, so the fallback approvers decide",
+		"any other team: 1 nb-t4 GPU and 1 mig-1g GPU at once, none in 2 other classes, 12 GPU-hours/week; the fallback approvers decide",
+		"genomics-2: 3 nb-t4 GPUs, 4 a6000-2x GPUs, 12 h200-x6 GPUs and 6 mig-1g GPUs at once, 500 GPU-hours/week; budget owners hana@kestrel.example, kenji@kestrel.example, geno-leads"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("/gpu policy lacks %q:\n%s", want, p)
 		}
 	}
 	h = newHarnessOn(t, policyVariant(t, kolkataPolicy, "fallback_approvers: [root-approvers, zoe@kestrel.example]", "fallback_approvers: []"))
-	if p := mustOK(t, h.say("omar@kestrel.example", "/gpu policy")).PlainText(); !strings.Contains(p, "ops-team: 1 nb-t4, 1 mig-1g GPUs at once, none in 2 other classes, 12 GPU-hours/week; no budget owners, so nobody decides its exceptions") {
+	if p := mustOK(t, h.say("omar@kestrel.example", "/gpu policy")).PlainText(); !strings.Contains(p, "ops-team: 1 nb-t4 GPU and 1 mig-1g GPU at once, none in 2 other classes, 12 GPU-hours/week; no budget owners, so nobody decides its exceptions") {
 		t.Errorf("without fallback approvers:\n%s", p)
 	}
 }

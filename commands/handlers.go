@@ -848,7 +848,7 @@ func (b *Bot) approvals(ctx context.Context, req bot.Request) []bot.Reply {
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, "approvals", err)}
 	}
-	footer := fmt.Sprintf("This week: %d human decision(s) on %d request(s)", touches, requests)
+	footer := fmt.Sprintf("This week: %s on %s", policy.Count(touches, "human decision", "human decisions"), policy.Count(requests, "request", "requests"))
 	if requests > 0 {
 		footer += fmt.Sprintf(", %.1f human touches per 100 requests", 100*float64(touches)/float64(requests))
 	}
@@ -856,7 +856,11 @@ func (b *Bot) approvals(ctx context.Context, req bot.Request) []bot.Reply {
 	if len(ls) == 0 {
 		return []bot.Reply{{Text: "Nothing waits for your decision. " + footer}}
 	}
-	r := bot.Reply{Text: fmt.Sprintf("%d request(s) wait for your decision. %s", len(ls), footer)}
+	waits := "wait"
+	if len(ls) == 1 {
+		waits = "waits"
+	}
+	r := bot.Reply{Text: fmt.Sprintf("%s %s for your decision. %s", policy.Count(len(ls), "request", "requests"), waits, footer)}
 	for _, l := range ls {
 		sec := b.card(ctx, l)
 		sec.Text = fmt.Sprintf("%s asks %s; %s", l.User, b.askText(l), b.rulesOf(l))
@@ -1073,29 +1077,24 @@ func orNone(list []string) string {
 }
 
 // gpusText is a quota's GPUs at once as /gpu policy says it: the classes it has GPUs in, in the
-// policy's order, and how many classes it has none in ("4 dev, 8 big GPUs at once, none in 3
-// other classes"), so that a policy of many classes stays readable.
+// policy's order, each count with its own noun, and how many classes it has none in ("4 dev GPUs
+// and 1 big GPU at once, none in 3 other classes"), so that a policy of many classes stays
+// readable and every count reads right.
 func gpusText(p *policy.Policy, q policy.Quota) string {
 	var s []string
-	one := ""
 	for _, c := range p.Classes {
 		if n := q.GPUs[c.Name]; n > 0 {
-			s = append(s, fmt.Sprintf("%d %s", n, c.Name))
-			one = qm.GPUCount(n, c.Name)
+			s = append(s, qm.GPUCount(n, c.Name))
 		}
 	}
 	none := len(p.Classes) - len(s)
-	list := strings.Join(s, ", ") + " GPUs"
-	if len(s) == 1 {
-		list = one
-	}
 	switch {
 	case len(s) == 0:
 		return "no GPUs in any class"
 	case none == 0:
-		return list + " at once"
+		return policy.JoinList(s, "and") + " at once"
 	}
-	return fmt.Sprintf("%s at once, none in %d other %s", list, none, map[bool]string{true: "class", false: "classes"}[none == 1])
+	return fmt.Sprintf("%s at once, none in %s", policy.JoinList(s, "and"), policy.Count(none, "other class", "other classes"))
 }
 
 // extraGone says that the extra GPUs of the quota increase l are gone: "1 extra tiny GPU is

@@ -171,7 +171,7 @@ func (b *Bot) unlink(ctx context.Context, req bot.Request, c Command) []bot.Repl
 	if n == 0 {
 		return []bot.Reply{{Text: fmt.Sprintf("No chat account is linked to %s; nothing changed.", c.Arg)}}
 	}
-	return []bot.Reply{{Text: fmt.Sprintf("Unlinked %d chat account(s) of %s: they must /gpu login again before they can ask for anything. Their running leases are left alone.", n, c.Arg)}}
+	return []bot.Reply{{Text: fmt.Sprintf("Unlinked %s of %s: they must /gpu login again before they can ask for anything. Their running leases are left alone.", policy.Count(int(n), "chat account", "chat accounts"), c.Arg)}}
 }
 
 func parseUnlink(c Command, args []string) (Command, error) {

@@ -71,22 +71,14 @@ func TemplateGPUs(p *policy.Policy, tp *templates.Template, nodeSize, nodeCount 
 	}
 	switch {
 	case tp.MultiNode && whole:
-		return fmt.Sprintf("%s per node (a whole %s node), several nodes", nGPUs(per), class)
+		return fmt.Sprintf("%s per node (a whole %s node), several nodes", qm.GPUCount(per, ""), class)
 	case tp.MultiNode:
-		return fmt.Sprintf("%s per node, several nodes", nGPUs(per))
+		return fmt.Sprintf("%s per node, several nodes", qm.GPUCount(per, ""))
 	case whole:
-		return fmt.Sprintf("%s (a whole %s node)", nGPUs(per), class)
+		return fmt.Sprintf("%s (a whole %s node)", qm.GPUCount(per, ""), class)
 	default:
-		return nGPUs(per)
+		return qm.GPUCount(per, "")
 	}
-}
-
-// nGPUs is "1 GPU", "4 GPUs".
-func nGPUs(n int) string {
-	if n == 1 {
-		return "1 GPU"
-	}
-	return fmt.Sprintf("%d GPUs", n)
 }
 
 // show is /gpu template NAME: what it is, its parameters, and what it renders to for an example
@@ -394,7 +386,7 @@ func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Par
 			return nil
 		}
 		msg := fmt.Sprintf("%s runs on one node, and the largest node here holds %s (class %s), fewer than the %d asked for.",
-			tp.Name, nGPUs(size), best.Name, gpus)
+			tp.Name, qm.GPUCount(size, ""), best.Name, gpus)
 		g := min(size, tp.MaxGPUs)
 		return qm.Invalid(fitExample(p, tp, params, g, nil, nodeSize, nodeCount), "%s", msg)
 	}
@@ -414,7 +406,7 @@ func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Par
 			return nil
 		}
 		msg := fmt.Sprintf("%s on %d GPUs takes %d nodes of class %s, whose nodes hold %s each, and %s has only %d nodes.",
-			tp.Name, gpus, (gpus+size-1)/size, best.Name, nGPUs(size), best.Name, count)
+			tp.Name, gpus, (gpus+size-1)/size, best.Name, qm.GPUCount(size, ""), best.Name, count)
 		return qm.Invalid(fitExample(p, tp, params, size*count, nil, nodeSize, nodeCount), "%s", msg)
 	}
 	nn, nnodesGiven := params["nnodes"]
@@ -427,13 +419,13 @@ func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Par
 	switch {
 	case gpus > 0 && !nnodesGiven:
 		msg = fmt.Sprintf("%s on %d GPUs takes %d nodes of class %s, whose nodes hold %s each, and %s has only %d nodes.",
-			tp.Name, gpus, (gpus+size-1)/size, best.Name, nGPUs(size), best.Name, count)
+			tp.Name, gpus, (gpus+size-1)/size, best.Name, qm.GPUCount(size, ""), best.Name, count)
 	case gpus > 0 && enough:
 		msg = fmt.Sprintf("%s on %s over nnodes=%s puts %s on each node, and no class has %d nodes that hold them: class %s has %d nodes of %s.",
-			tp.Name, nGPUs(gpus), nn, nGPUs((gpus+nodes-1)/nodes), nodes, best.Name, count, nGPUs(size))
+			tp.Name, qm.GPUCount(gpus, ""), nn, qm.GPUCount((gpus+nodes-1)/nodes, ""), nodes, best.Name, count, qm.GPUCount(size, ""))
 	default:
 		msg = fmt.Sprintf("%s nnodes=%s needs %d nodes, and no class has that many: class %s has %d nodes of %s.",
-			tp.Name, nn, nodes, best.Name, count, nGPUs(size))
+			tp.Name, nn, nodes, best.Name, count, qm.GPUCount(size, ""))
 	}
 	// The example: the GPUs asked for on as few of best's nodes as split them evenly, else all of
 	// its nodes.
@@ -470,7 +462,7 @@ func trialBeyondEveryNode(p *policy.Policy, tp *templates.Template, params templ
 		return nil
 	}
 	msg := fmt.Sprintf("%s=%d gives each task of %s more GPUs than any node here holds: the largest node holds %s (class %s).",
-		name, task, tp.Name, nGPUs(size), best.Name)
+		name, task, tp.Name, qm.GPUCount(size, ""), best.Name)
 	per := min(size, max(1, tp.MaxGPUs))
 	g := per * max(1, min(gpus/per, max(1, nodeCount(best.Name))*(size/per)))
 	return qm.Invalid(fitExample(p, tp, params, g, map[string]string{name: strconv.Itoa(per)}, nodeSize, nodeCount), "%s", msg)
@@ -511,7 +503,7 @@ func (t *Templates) classTooSmall(tp *templates.Template, params templates.Param
 	if size == 0 || count == 0 || !tp.MultiNode || !nnodesGiven || asked <= count {
 		return nil
 	}
-	msg := fmt.Sprintf("class %s has %s of %s, fewer than the %d that %s nnodes=%s asks for.", class, nNodes(count), nGPUs(size), asked, tp.Name, nn)
+	msg := fmt.Sprintf("class %s has %s of %s, fewer than the %d that %s nnodes=%s asks for.", class, nNodes(count), qm.GPUCount(size, ""), asked, tp.Name, nn)
 	words := []string{"class=" + class}
 	if gpusGiven {
 		// The GPUs asked for (no more than the class holds) on as few of its nodes as split them
@@ -573,7 +565,7 @@ func (t *Templates) gpusOverNodes(tp *templates.Template, params templates.Param
 	size := t.Bot.Svc.NodeSize(class)
 	if class != "" && !tp.MultiNode && tp.ArrayTaskGPUs(params) == 0 && size > 0 && gpus > size {
 		return qm.Invalid(example(min(size, max(1, tp.MaxGPUs))), "%s runs on one node, and a node of class %s holds %s, fewer than the %d asked for.",
-			tp.Name, class, nGPUs(size), gpus)
+			tp.Name, class, qm.GPUCount(size, ""), gpus)
 	}
 	return nil
 }
@@ -595,10 +587,7 @@ func (t *Templates) hasNodes(class string, nodes int) bool {
 
 // nNodes is "1 node", "4 nodes".
 func nNodes(n int) string {
-	if n == 1 {
-		return "1 node"
-	}
-	return fmt.Sprintf("%d nodes", n)
+	return policy.Count(n, "node", "nodes")
 }
 
 // withParams is /gpu submit of tp with the words given first, then the parameters set and the
@@ -873,7 +862,7 @@ func (t *Templates) wholeNodesNote(tp *templates.Template, params templates.Para
 		why = "nnodes=" + nn
 	}
 	return fmt.Sprintf("%s runs %s on %s of %s: the lease holds %d GPUs, not the %d asked for. ",
-		why, tp.Name, strings.Replace(nNodes(l.GPUs/size), " node", " whole "+l.Class+" node", 1), nGPUs(size), l.GPUs, asked)
+		why, tp.Name, strings.Replace(nNodes(l.GPUs/size), " node", " whole "+l.Class+" node", 1), qm.GPUCount(size, ""), l.GPUs, asked)
 }
 
 // submitExample gives a /gpu submit refused for its own words (a duration of no time, a word

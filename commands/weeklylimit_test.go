@@ -23,7 +23,7 @@ func TestATeamWithoutWeeklyGPUHoursHasNoWeeklyLimit(t *testing.T) {
 			if !strings.Contains(q, "96 used or committed this week, no weekly limit") {
 				t.Errorf("/gpu quota says\n%s\nwant the 96 GPU-hours used and no weekly limit", q)
 			}
-			if p := mustOK(t, h.say("vic@borealis.example", "/gpu policy")).PlainText(); !strings.Contains(p, "vision: 2 dev, 4 bigiron GPUs at once, no weekly GPU-hour limit;") {
+			if p := mustOK(t, h.say("vic@borealis.example", "/gpu policy")).PlainText(); !strings.Contains(p, "vision: 2 dev GPUs and 4 bigiron GPUs at once, no weekly GPU-hour limit;") {
 				t.Errorf("/gpu policy says\n%s\nwant vision with no weekly GPU-hour limit", p)
 			}
 			r := mustOK(t, h.say("vic@borealis.example", "/gpu quota request +1 dev for 2h because a deadline"))

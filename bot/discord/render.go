@@ -12,6 +12,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // Discord's message limits (https://discord.com/developers/docs/resources/message): at most 10
@@ -39,8 +40,8 @@ const (
 	buttonMACBytes    = 12
 	reasonInput       = "reason"
 	tooLongForAButton = "Type it: "
-	moreFooter        = "%d more part(s) did not fit in one Discord message."
-	cutFooter         = "Cut here: %d more message(s) would have been too many."
+	moreFooter        = "%s did not fit in one Discord message."
+	cutFooter         = "Cut here: %s would have been too many."
 	cutSections       = "Cut here: %d more not shown, too many for %d messages."
 	cutLeases         = "Cut here: %d more not shown; /gpu status lease:LEASE shows one."
 	footerRoom        = 60   // characters kept for moreFooter
@@ -236,7 +237,7 @@ func (a *Adapter) render(rs ...bot.Reply) message {
 		b.text("Done.")
 	}
 	if dropped > 0 {
-		b.list[len(b.list)-1].Footer = &discordgo.MessageEmbedFooter{Text: fmt.Sprintf(moreFooter, dropped)}
+		b.list[len(b.list)-1].Footer = &discordgo.MessageEmbedFooter{Text: fmt.Sprintf(moreFooter, policy.Count(dropped, "more part", "more parts"))}
 	}
 	return message{embeds: b.list, components: rows(buttons)}
 }
@@ -262,7 +263,7 @@ func (a *Adapter) parts(rs ...bot.Reply) []message {
 		}
 		pages = pages[:MaxParts]
 		last := pages[MaxParts-1].list
-		note := fmt.Sprintf(cutFooter, dropped)
+		note := fmt.Sprintf(cutFooter, policy.Count(dropped, "more message", "more messages"))
 		if n := total - shown; n > 0 {
 			note = fmt.Sprintf(cutSections, n, MaxParts)
 			if leaseTitles(rs) {

@@ -35,7 +35,7 @@ func TestDiscordAdminUnlinksByMention(t *testing.T) {
 	}
 	for who, d := range map[string]string{"<@" + dSora + ">": dSora, "discord:" + dKaito: dKaito} {
 		m := e.command(dAdmin, "unlink", opt("who", who))
-		if !strings.Contains(m.Text(), "Unlinked 1 chat account(s) of discord::"+d) {
+		if !strings.Contains(m.Text(), "Unlinked 1 chat account of discord::"+d) {
 			t.Errorf("/gpu unlink who:%s answered %q", who, m.Text())
 		}
 		if _, err := w.a.Store.AccountLink(context.Background(), qm.Account{Platform: "discord", User: d}); !errors.Is(err, qm.ErrNotFound) {

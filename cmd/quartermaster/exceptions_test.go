@@ -71,7 +71,7 @@ bob@acme.example: /gpu status L-4
 	mustContain(t, "requester refused", carl, "only dana@acme.example or platform-leads@acme.example can decide L-1")
 	mustContain(t, "nothing changed", byLine("L-1 for carl"), "L-1 for carl@contractor.example: pending_approval")
 	mustContain(t, "self-approval refused", dana, "you cannot decide your own request L-2")
-	mustContain(t, "approvals list", dana, "1 request(s) wait for your decision", "carl@contractor.example asks for 1 × interactive")
+	mustContain(t, "approvals list", dana, "1 request waits for your decision", "carl@contractor.example asks for 1 × interactive")
 	mustContain(t, "approved", dana, "Approved L-1")
 	mustContain(t, "requester told and lease active", carl, "Approved by dana@acme.example: L-1 is active: 1 × interactive")
 	mustContain(t, "all copies updated", to(msgs, "#vision-gpu"), "L-1 was approved by dana@acme.example at Mon 30 Nov 09:00 CST")

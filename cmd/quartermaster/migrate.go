@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/store"
 )
 
@@ -105,7 +106,7 @@ func migrateVerb(ctx context.Context, db *store.DB, verb, up string, stdout io.W
 		if n == 0 {
 			fmt.Fprintf(stdout, "the %s database is up to date: %d migrations applied\n", db.Dialect(), applied(after))
 		} else {
-			fmt.Fprintf(stdout, "applied %d migration(s); the %s database is up to date at version %d\n", n, db.Dialect(), lastApplied(after))
+			fmt.Fprintf(stdout, "applied %s; the %s database is up to date at version %d\n", policy.Count(n, "migration", "migrations"), db.Dialect(), lastApplied(after))
 		}
 	case "down":
 		before, err := db.Status(ctx)

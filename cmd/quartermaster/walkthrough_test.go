@@ -190,7 +190,7 @@ func TestOperationsWalkthrough(t *testing.T) {
 	for _, want := range []string{
 		"\ncommit:  ", "\ngo:      go1.",
 		"quartermaster.yaml is valid: ",
-		fmt.Sprintf("applied %d migration(s); the postgres database is up to date at version %d", len(migrations), last),
+		fmt.Sprintf("applied %d migrations; the postgres database is up to date at version %d", len(migrations), last),
 		fmt.Sprintf("postgres: %d of %d migrations applied", len(migrations), len(migrations)),
 		"ready\ndatabase postgres: ok\nbackend sim: ok\n",
 	} {

@@ -40,7 +40,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s has %d problem(s):", e.Source, len(e.Problems))
+	fmt.Fprintf(&b, "%s has %s:", e.Source, Count(len(e.Problems), "problem", "problems"))
 	for _, p := range e.Problems {
 		b.WriteString("\n  ")
 		if p.Line > 0 {

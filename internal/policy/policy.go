@@ -573,7 +573,8 @@ func FormatDuration(d time.Duration) string {
 	return b.String()
 }
 
-// Count is n with the noun that fits it: "1 class", "2 classes".
+// Count is n with the noun that fits it: "1 class", "2 classes", "0 classes". Every reply writes
+// a count this way, never "class(es)"; qm.GPUCount is it for GPUs.
 func Count(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one

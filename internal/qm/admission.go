@@ -222,7 +222,7 @@ func (s *Service) classWithRoom(ctx context.Context, team string, req *LeaseRequ
 		if n == 0 || u.GPUs[c.Name]+n <= q.GPUs[c.Name] {
 			return c.Name, nil, nil
 		}
-		full = append(full, fmt.Sprintf("%d of %d %s", u.GPUs[c.Name], q.GPUs[c.Name], c.Name))
+		full = append(full, fmt.Sprintf("%d of %s", u.GPUs[c.Name], GPUCount(q.GPUs[c.Name], c.Name)))
 		if first == "" {
 			first, more, gpus = c.Name, u.GPUs[c.Name]+n-q.GPUs[c.Name], gpusIn(c.Name)
 		}
@@ -235,8 +235,8 @@ func (s *Service) classWithRoom(ctx context.Context, team string, req *LeaseRequ
 		return c.Name, Errorf(EFORBIDDEN, "team %s has no GPU quota in %s, so a request that names no class has no class to go to; ask your budget owner for some with /gpu quota request.",
 			team, policy.JoinList(cands, "or")).WithExample(QuotaRequestExample(s.countedGPUs(c.Name, gpus, req.Exclusive), c.Name, req.Who.otherTeam(team))), nil
 	}
-	return first, Errorf(EFORBIDDEN, "team %s has no room for %s in any class it has quota in (it holds %s GPUs at once), so the request was not made; ask your budget owner for more with /gpu quota request.",
-		team, gpusWord(gpus), strings.Join(full, ", ")).WithExample(QuotaRequestExample(more, first, req.Who.otherTeam(team))), nil
+	return first, Errorf(EFORBIDDEN, "team %s has no room for %s in any class it has quota in (it holds %s at once), so the request was not made; ask your budget owner for more with /gpu quota request.",
+		team, gpusWord(gpus), policy.JoinList(full, "and")).WithExample(QuotaRequestExample(more, first, req.Who.otherTeam(team))), nil
 }
 
 // gpusWord is "1 GPU", "2 GPUs".

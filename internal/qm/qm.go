@@ -181,14 +181,10 @@ func FormatHours(h float64) string {
 // GPUCount is how every reply writes a number of GPUs, of a class or not: "1 GPU", "4 GPUs",
 // "1 tiny GPU", "4 tiny GPUs".
 func GPUCount(n int, class string) string {
-	gpus := "GPUs"
-	if n == 1 {
-		gpus = "GPU"
-	}
 	if class == "" {
-		return fmt.Sprintf("%d %s", n, gpus)
+		return policy.Count(n, "GPU", "GPUs")
 	}
-	return fmt.Sprintf("%d %s %s", n, class, gpus)
+	return policy.Count(n, class+" GPU", class+" GPUs")
 }
 
 // Event is one audit record: a lease changed state, by whom, when and why.

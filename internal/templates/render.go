@@ -585,7 +585,7 @@ func (t *Template) topology(in Input, vals map[string]any, v *view) error {
 	} else if n := max(in.Nodes, in.PlacedNodes); n > 1 && t.def.Array == nil {
 		// An array's tasks each run on one node, anywhere among the lease's nodes.
 		if in.GPUsPerNode > 0 && in.GPUs > in.GPUsPerNode {
-			return inputErr(t.Example(), "%s runs on one node, and a node of class %s holds %s, fewer than the lease's %d", t.Name, in.Class, nGPUs(in.GPUsPerNode), in.GPUs)
+			return inputErr(t.Example(), "%s runs on one node, and a node of class %s holds %s, fewer than the lease's %d", t.Name, in.Class, qm.GPUCount(in.GPUsPerNode, ""), in.GPUs)
 		}
 		return inputErr(t.Example(), "%s runs on one node, but the lease spans %d nodes", t.Name, n)
 	}
@@ -601,7 +601,7 @@ func (t *Template) topology(in Input, vals map[string]any, v *view) error {
 		count, per := vals[a.Count].(int), vals[a.GPUsPerTask].(int)
 		switch {
 		case per > in.GPUs:
-			return inputErr(t.command(fmt.Sprintf("%s=%d", a.GPUsPerTask, in.GPUs)), "%s=%d is more than the lease's %s", a.GPUsPerTask, per, nGPUs(in.GPUs))
+			return inputErr(t.command(fmt.Sprintf("%s=%d", a.GPUsPerTask, in.GPUs)), "%s=%d is more than the lease's %s", a.GPUsPerTask, per, qm.GPUCount(in.GPUs, ""))
 		case in.GPUsPerNode > 0 && per > in.GPUsPerNode:
 			return inputErr(t.command(fmt.Sprintf("%s=%d", a.GPUsPerTask, in.GPUsPerNode)), "%s=%d is more than a node of class %s holds (%d)", a.GPUsPerTask, per, in.Class, in.GPUsPerNode)
 		case per < t.MinGPUs || per > t.MaxGPUs:
@@ -626,23 +626,15 @@ func (t *Template) topology(in Input, vals map[string]any, v *view) error {
 		if t.MultiNode {
 			return inputErr(t.command(fmt.Sprintf("%s=%d", paramNodes, need)), "%d GPUs per node is more than a node of class %s holds (%d); spread the lease over more nodes", per, in.Class, in.GPUsPerNode)
 		}
-		return inputErr(t.Example(), "%s runs on one node, and a node of class %s holds %s, fewer than the lease's %d", t.Name, in.Class, nGPUs(in.GPUsPerNode), in.GPUs)
+		return inputErr(t.Example(), "%s runs on one node, and a node of class %s holds %s, fewer than the lease's %d", t.Name, in.Class, qm.GPUCount(in.GPUsPerNode, ""), in.GPUs)
 	case per < t.MinGPUs:
-		return inputErr(t.Example(), "%s needs at least %s per node, but the lease gives it %d", t.Name, nGPUs(t.MinGPUs), per)
+		return inputErr(t.Example(), "%s needs at least %s per node, but the lease gives it %d", t.Name, qm.GPUCount(t.MinGPUs, ""), per)
 	case per > t.MaxGPUs:
 		return inputErr(t.Example(), "%s uses at most %d GPUs per node, but the lease gives it %d", t.Name, t.MaxGPUs, per)
 	}
 	v.GPUsPerNode, v.GPUs = per, in.GPUs
 	v.CPUs, v.MemoryGiB = per*t.cpusPerGPU, per*t.memPerGPU
 	return nil
-}
-
-// nGPUs is "1 GPU" or "N GPUs".
-func nGPUs(n int) string {
-	if n == 1 {
-		return "1 GPU"
-	}
-	return fmt.Sprintf("%d GPUs", n)
 }
 
 // image picks the most specific image given.

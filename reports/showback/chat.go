@@ -8,6 +8,7 @@ import (
 
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
 )
 
 // topTeams is how many teams the post names as the week's largest.
@@ -142,17 +143,17 @@ func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 				idle++
 				continue
 			}
-			peak := fmt.Sprintf("at most %d of %d GPUs at once", row.PeakGPUs, row.QuotaGPUs)
+			peak := fmt.Sprintf("at most %d of %s at once", row.PeakGPUs, qm.GPUCount(row.QuotaGPUs, ""))
 			switch most := r.quotaAtMost(row); {
 			case most > row.QuotaGPUs && row.QuotaGPUs == 0:
-				peak = fmt.Sprintf("at most %d GPUs at once (%d with the quota increase)", row.PeakGPUs, most)
+				peak = fmt.Sprintf("at most %s at once (%d with the quota increase)", qm.GPUCount(row.PeakGPUs, ""), most)
 			case most > row.QuotaGPUs:
 				peak += fmt.Sprintf(" (%d with the quota increase)", most)
 			case row.QuotaGPUs == 0:
-				peak = fmt.Sprintf("at most %d GPUs at once (no quota of the class)", row.PeakGPUs)
+				peak = fmt.Sprintf("at most %s at once (no quota of the class)", qm.GPUCount(row.PeakGPUs, ""))
 			}
-			lines = append(lines, fmt.Sprintf("%s: %s GPU-hours, %s, idle %s, reclaimed %s, %d lease(s), %s",
-				row.Class, two(row.GPUHours), r.Money(row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours), row.Leases, peak))
+			lines = append(lines, fmt.Sprintf("%s: %s GPU-hours, %s, idle %s, reclaimed %s, %s, %s",
+				row.Class, two(row.GPUHours), r.Money(row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours), leasesCount(row.Leases), peak))
 		}
 		switch {
 		case idle > 0 && len(lines) > 0:
@@ -218,8 +219,8 @@ func (r *Report) Answer(chart []byte) bot.Reply {
 		var lines []string
 		for _, row := range r.Rows {
 			if row.Team == t.Name && (row.GPUHours > 0 || row.Leases > 0) {
-				lines = append(lines, fmt.Sprintf("%s: %s GPU-hours, %s, idle %s, reclaimed %s, %d lease(s)",
-					row.Class, two(row.GPUHours), r.Money(row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours), row.Leases))
+				lines = append(lines, fmt.Sprintf("%s: %s GPU-hours, %s, idle %s, reclaimed %s, %s",
+					row.Class, two(row.GPUHours), r.Money(row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours), leasesCount(row.Leases)))
 			}
 		}
 		text := r.TeamLine(t)

@@ -85,10 +85,10 @@ func checkWaiting(t *testing.T, r *showback.Report) {
 	}
 	text := r.Text()
 	for _, want := range []string{
-		"Approvals: 4 request(s) needed approval: 2 approved, 0 denied, 1 expired undecided, 1 withdrawn, 0 pending; median decision 22h15m, p90 1d20h; 4 still undecided at the week's end, the oldest waiting 13d16h (L-1, asked by rob@acme.example for team robotics).\n",
-		"approvals: 3 request(s) needed approval: 1 approved, 0 denied, 1 expired undecided, 1 withdrawn, 0 pending; median decision 1d20h, p90 1d20h; 3 still undecided at the week's end, the oldest waiting 9d14h (L-2, asked by maya@acme.example for team language); human touches",
+		"Approvals: 4 requests needed approval: 2 approved, 0 denied, 1 expired undecided, 1 withdrawn, 0 pending; median decision 22h15m, p90 1d20h; 4 still undecided at the week's end, the oldest waiting 13d16h (L-1, asked by rob@acme.example for team robotics).\n",
+		"approvals: 3 requests needed approval: 1 approved, 0 denied, 1 expired undecided, 1 withdrawn, 0 pending; median decision 1d20h, p90 1d20h; 3 still undecided at the week's end, the oldest waiting 9d14h (L-2, asked by maya@acme.example for team language); human touches",
 		"approvals: no request of the week needed approval; 1 still undecided at the week's end, waiting 13d16h (L-1, asked by rob@acme.example for team robotics); human touches",
-		"approvals: 1 request(s) needed approval: 1 approved, 0 denied, 0 expired undecided, 0 withdrawn, 0 pending; median decision 30m, p90 30m; human touches",
+		"approvals: 1 request needed approval: 1 approved, 0 denied, 0 expired undecided, 0 withdrawn, 0 pending; median decision 30m, p90 30m; human touches",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the report does not say %q:\n%s", want, text)

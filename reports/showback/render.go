@@ -188,11 +188,14 @@ func (r *Report) Title() string {
 	return t
 }
 
+// leasesCount is a number of leases: "1 lease", "3 leases".
+func leasesCount(n int) string { return policy.Count(n, "lease", "leases") }
+
 // Headline is the week in one sentence.
 func (r *Report) Headline() string {
 	t := r.Total
-	s := fmt.Sprintf("%s GPU-hours, %s; %s idle GPU-hours (%s); %s GPU-hours reclaimed; %d lease(s)",
-		two(t.GPUHours), r.Money(t.Cost), two(t.IdleGPUHours), pct(t.IdleShare()), two(t.ReclaimedGPUHours), t.Leases)
+	s := fmt.Sprintf("%s GPU-hours, %s; %s idle GPU-hours (%s); %s GPU-hours reclaimed; %s",
+		two(t.GPUHours), r.Money(t.Cost), two(t.IdleGPUHours), pct(t.IdleShare()), two(t.ReclaimedGPUHours), leasesCount(t.Leases))
 	if t.MeanUtilization != nil {
 		s += "; mean utilization " + pctOf(t.MeanUtilization)
 	}
@@ -240,8 +243,8 @@ func ApprovalsLine(a Approvals) string {
 	case a.Requests == 0:
 		s = "no request of the week needed approval"
 	default:
-		s = fmt.Sprintf("%d request(s) needed approval: %d approved, %d denied, %d expired undecided, %d withdrawn, %d pending",
-			a.Requests, a.Approved, a.Denied, a.Expired, a.Withdrawn, a.Pending)
+		s = fmt.Sprintf("%s needed approval: %d approved, %d denied, %d expired undecided, %d withdrawn, %d pending",
+			policy.Count(a.Requests, "request", "requests"), a.Approved, a.Denied, a.Expired, a.Withdrawn, a.Pending)
 	}
 	if a.MedianLatency != nil {
 		s += "; median decision " + dur(a.MedianLatency) + ", p90 " + dur(a.P90Latency)
@@ -266,15 +269,15 @@ func ApprovalsLine(a Approvals) string {
 // TouchesLine gives human touches per 100 leases: the decisions people made on the week's
 // requests (of every kind) per 100 of the week's leases, naming both counts and the requests.
 func TouchesLine(s Summary) string {
-	decisions := fmt.Sprintf("%d human decision(s) on %d request(s)", s.HumanTouches, s.Requests)
+	decisions := policy.Count(s.HumanTouches, "human decision", "human decisions") + " on " + policy.Count(s.Requests, "request", "requests")
 	if s.TouchesPer100 == nil {
 		if s.Requests == 0 {
 			return "no leases and no requests"
 		}
 		return "no leases; " + decisions
 	}
-	return fmt.Sprintf("%s per 100 leases (%s, %d lease(s))",
-		strconv.FormatFloat(round(*s.TouchesPer100, 1), 'f', 1, 64), decisions, s.Leases)
+	return fmt.Sprintf("%s per 100 leases (%s, %s)",
+		strconv.FormatFloat(round(*s.TouchesPer100, 1), 'f', 1, 64), decisions, leasesCount(s.Leases))
 }
 
 // WaitLine describes queue waits, predicted and actual.
@@ -306,7 +309,7 @@ func ConnectivityLine(c Connectivity) string {
 	if c.MultiGPU == 0 {
 		return "no multi-GPU lease on one node with known NVLink islands started"
 	}
-	return fmt.Sprintf("%s of %d multi-GPU lease(s) on one node got one NVLink island (%d)", pct(c.Share), c.MultiGPU, c.OneIsland)
+	return fmt.Sprintf("%s of %s on one node got one NVLink island (%d)", pct(c.Share), policy.Count(c.MultiGPU, "multi-GPU lease", "multi-GPU leases"), c.OneIsland)
 }
 
 // WriteText writes the report for a terminal.
@@ -360,8 +363,8 @@ func (r *Report) TeamLine(t *Team) string {
 	if t.GPUHoursQuotaShare != nil {
 		quota = fmt.Sprintf(" of %s (%s of its weekly GPU-hours)", two(t.GPUHoursQuota), pct(t.GPUHoursQuotaShare))
 	}
-	s := fmt.Sprintf("%s: %s GPU-hours%s, %s; idle %s GPU-hours (%s), reclaimed %s; %d lease(s)", t.Name, two(t.GPUHours), quota,
-		r.Money(t.Cost), two(t.IdleGPUHours), pct(t.IdleShare()), two(t.ReclaimedGPUHours), t.Leases)
+	s := fmt.Sprintf("%s: %s GPU-hours%s, %s; idle %s GPU-hours (%s), reclaimed %s; %s", t.Name, two(t.GPUHours), quota,
+		r.Money(t.Cost), two(t.IdleGPUHours), pct(t.IdleShare()), two(t.ReclaimedGPUHours), leasesCount(t.Leases))
 	if !t.Listed {
 		s += "; not in the policy (default quota)"
 	}

@@ -356,7 +356,7 @@ func TestWellConnectedShareOfMultiGPULeases(t *testing.T) {
 			t.Errorf("team %s: %+v, want %d of %d", tm.Name, tm.Connectivity, want[1], want[0])
 		}
 	}
-	line := "Well connected: 75.0% of 4 multi-GPU lease(s) on one node got one NVLink island (3)."
+	line := "Well connected: 75.0% of 4 multi-GPU leases on one node got one NVLink island (3)."
 	if !strings.Contains(r.Text(), line) {
 		t.Errorf("the text lacks %q:\n%s", line, r.Text())
 	}

@@ -42,7 +42,7 @@ func TestHumanTouchesAreCountedPer100Leases(t *testing.T) {
 			t.Errorf("touches per 100 leases %v, want %d × 100 ÷ %d leases", s.TouchesPer100, s.HumanTouches, s.Leases)
 		}
 		line := showback.TouchesLine(s)
-		if !strings.HasPrefix(line, "40.0 per 100 leases") || !strings.Contains(line, "10 lease(s)") {
+		if !strings.HasPrefix(line, "40.0 per 100 leases") || !strings.Contains(line, "10 leases)") {
 			t.Errorf("touches line %q: want 40.0 per 100 leases, naming the 10 leases it is of", line)
 		}
 	}
