@@ -271,9 +271,9 @@ func (b *Bot) releasedLine(ctx context.Context, l *qm.Lease) string {
 	case qm.KindQuota:
 		now := b.Svc.QuotaFor(ctx, l.Team).GPUs[l.Class]
 		if l.State == qm.Cancelled {
-			return fmt.Sprintf("Team %s's quota of %s stays at %s.", l.Team, l.Class, qm.GPUCount(now, ""))
+			return fmt.Sprintf("The %s quota of team %s stays at %s.", l.Class, l.Team, qm.GPUCount(now, ""))
 		}
-		return fmt.Sprintf("Team %s's %s and its quota is back to %d.", l.Team, extraGone(l), now)
+		return fmt.Sprintf("The %s, and its quota is back to %d.", extraGone(l), now)
 	case qm.KindExtension:
 		if p, err := b.Svc.Get(ctx, l.Parent); err == nil && p.State.Running() && !p.ExpiresAt.IsZero() {
 			return fmt.Sprintf("%s still ends at %s.", p.ID, b.when(p.ExpiresAt))
@@ -1097,11 +1097,11 @@ func gpusText(p *policy.Policy, q policy.Quota) string {
 	return fmt.Sprintf("%s at once, none in %s", policy.JoinList(s, "and"), policy.Count(none, "other class", "other classes"))
 }
 
-// extraGone says that the extra GPUs of the quota increase l are gone: "1 extra tiny GPU is
-// gone", "2 extra tiny GPUs are gone".
+// extraGone says that the extra GPUs of the quota increase l, of its team, are gone: "1 extra
+// tiny GPU of team genomics is gone", "2 extra tiny GPUs of team genomics are gone".
 func extraGone(l *qm.Lease) string {
 	if l.GPUs == 1 {
-		return qm.GPUCount(l.GPUs, "extra "+l.Class) + " is gone"
+		return qm.GPUCount(l.GPUs, "extra "+l.Class) + " of team " + l.Team + " is gone"
 	}
-	return qm.GPUCount(l.GPUs, "extra "+l.Class) + " are gone"
+	return qm.GPUCount(l.GPUs, "extra "+l.Class) + " of team " + l.Team + " are gone"
 }

@@ -203,7 +203,7 @@ func TestMovedReclaimSaysTheNewTimeAndHowToKeep(t *testing.T) {
 	l := *h.lease(id)
 	l.State, l.WarnedAt = qm.IdleWarned, h.svc.Clock.Now().Add(10*time.Minute) // the agent came back then
 	rs := h.bot.RenderNotice(context.Background(), qm.Notice{Kind: qm.NoticeReclaimMoved, To: []string{l.User}, Lease: &l})
-	why := id.String() + "'s GPUs went unwatched for a while after its idle warning (their node agent stopped reporting), so it was not reclaimed at the time the warning named."
+	why := "The GPUs of " + id.String() + " went unwatched for a while after its idle warning (their node agent stopped reporting), so it was not reclaimed at the time the warning named."
 	want := why + " Its GPUs are watched again and still idle; it will now be reclaimed at Mon 30 Nov 16:13 CET (in 13m) unless you keep it with /gpu keep " + id.String() + "."
 	if len(rs) != 1 || rs[0].To != "anna@lab.example" || rs[0].Text != want || len(rs[0].Actions) != 2 ||
 		rs[0].Actions[0].Command != "/gpu keep "+id.String() || rs[0].Actions[1].Command != "/gpu release "+id.String() {

@@ -296,7 +296,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		base = bot.Reply{Text: fmt.Sprintf("%s, your request %s, was withdrawn: %s.", id, b.askText(l), n.Reason)}
 	case qm.NoticeExpired:
 		if l.Kind == qm.KindQuota {
-			base = bot.Reply{Text: fmt.Sprintf("%s ended: team %s's %s and its quota is back to %d.", id, l.Team, extraGone(l), b.Svc.QuotaFor(ctx, l.Team).GPUs[l.Class])}
+			base = bot.Reply{Text: fmt.Sprintf("%s ended: the %s, and its quota is back to %d.", id, extraGone(l), b.Svc.QuotaFor(ctx, l.Team).GPUs[l.Class])}
 			break
 		}
 		if l.Kind == qm.KindExtension {
@@ -332,7 +332,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			grace = qm.IdleGrace(cls)
 		}
 		at := l.WarnedAt.Add(grace)
-		what := fmt.Sprintf("%s's GPUs went unwatched for a while after its idle warning (their node agent stopped reporting), so it was not reclaimed at the time the warning named.", id)
+		what := fmt.Sprintf("The GPUs of %s went unwatched for a while after its idle warning (their node agent stopped reporting), so it was not reclaimed at the time the warning named.", id)
 		release := bot.Action{Label: "Release", Command: "/gpu release " + id, Style: "danger"}
 		if !l.ExpiresAt.IsZero() && !at.Before(l.ExpiresAt) {
 			base = bot.Reply{Text: fmt.Sprintf("%s Its GPUs are watched again and still idle, but a new grace would outlast the lease: it is not reclaimed, and runs until %s.", what, b.when(l.ExpiresAt)),

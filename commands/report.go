@@ -119,7 +119,7 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 	case team != "":
 		// The example is the asker's own use of the week asked for, not another week.
 		owners := p.Approvers(team)
-		return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("only team %s's budget owners (%s) and platform admins see its showback; you see your own use. Example: /gpu report %s",
+		return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("only the budget owners of team %s (%s) and platform admins see its showback; you see your own use. Example: /gpu report %s",
 			team, strings.Join(owners, ", "), week)}}
 	case admin:
 		filters = []showback.Filter{{}}

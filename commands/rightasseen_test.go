@@ -886,12 +886,12 @@ func TestNobodyElseCanDecideSaysWhy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarnessOn(t, policyVariant(t, otherPolicy, "fallback_approvers: [ops@borealis.example]", tc.fallback))
 			r := h.say("sven@borealis.example", "/gpu request 4 dev for 2h")
-			want := "the published rule too-big (Bigger than the class allows) needs a budget owner's approval, but nobody can decide team speech's exceptions: " + tc.why + "; ask a platform admin"
+			want := "the published rule too-big (Bigger than the class allows) needs a budget owner's approval, but nobody can decide the exceptions of team speech: " + tc.why + "; ask a platform admin"
 			if !r.Error || !strings.HasPrefix(r.Text, want) {
 				t.Errorf("got %q\nwant it to start %q", r.Text, want)
 			}
 			r = h.say("sven@borealis.example", "/gpu quota request +2 dev because a deadline")
-			if want := "a quota increase needs a budget owner's approval, but nobody can decide team speech's exceptions: " + tc.why; !r.Error || !strings.HasPrefix(r.Text, want) {
+			if want := "a quota increase needs a budget owner's approval, but nobody can decide the exceptions of team speech: " + tc.why; !r.Error || !strings.HasPrefix(r.Text, want) {
 				t.Errorf("got %q\nwant it to start %q", r.Text, want)
 			}
 		})

@@ -117,7 +117,7 @@ func (b *Bot) loginPrompt(ctx context.Context, req bot.Request, c Command, why, 
 	case resume != "":
 		then = c.Lease.String() + " is denied as soon as you have."
 	}
-	text := fmt.Sprintf("Sign in with %s's single sign-on (the link works once, until %s): %s — %s",
+	text := fmt.Sprintf("Sign in with the single sign-on of %s (the link works once, until %s): %s — %s",
 		b.pol().Organization, exp.In(b.pol().Location).Format("15:04 MST"), url, then)
 	if why != "" {
 		text = why + " " + text
@@ -267,7 +267,7 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 		}
 		text := fmt.Sprintf("%s is no longer in team %s at the identity provider (checked %s), so they can start no new leases for it.", user, team, b.when(b.Svc.Clock.Now()))
 		if after == nil {
-			text = fmt.Sprintf("%s's sign-in was revoked at the identity provider (checked %s), so they can start no new leases for team %s until they sign in again.", user, b.when(b.Svc.Clock.Now()), team)
+			text = fmt.Sprintf("The sign-in of %s was revoked at the identity provider (checked %s), so they can start no new leases for team %s until they sign in again.", user, b.when(b.Svc.Clock.Now()), team)
 		}
 		if len(ls) > 0 {
 			var ids []string

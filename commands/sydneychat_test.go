@@ -75,7 +75,7 @@ func TestOneGPUIsWrittenInTheSingular(t *testing.T) {
 	h.notices(ravi)
 	mustOK(t, h.say("priya@wattle.example", "/gpu approve "+q))
 	check("its approval", texts(h.notices(ravi)), "1 more tiny GPU ")
-	check("releasing it", mustOK(t, h.say(ravi, "/gpu release "+q)).Text, "1 extra tiny GPU is gone")
+	check("releasing it", mustOK(t, h.say(ravi, "/gpu release "+q)).Text, "1 extra tiny GPU of team genomics is gone")
 	check("/gpu catalog", h.say(ravi, "/gpu catalog").PlainText(), "up to 1 GPU ")
 	check("/gpu policy", h.say(ravi, "/gpu policy").PlainText(), "up to 1 GPU ")
 	check("/gpu quota", h.say(bo, "/gpu quota").PlainText(), "0 of 1 GPU in use")

@@ -321,7 +321,7 @@ func TestNoEmailWithSignIn(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, req)
-		return []bot.Reply{{Ephemeral: true, Text: "Sign in with Acme's single sign-on: https://qm.example/auth/login?t=x"}}
+		return []bot.Reply{{Ephemeral: true, Text: "Sign in with the single sign-on of Acme: https://qm.example/auth/login?t=x"}}
 	})
 	a := e.useHTTPAdapter(h, func(c *slackbot.Config) {
 		c.SignIn = func() bool { return true }

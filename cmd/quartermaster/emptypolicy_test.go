@@ -80,7 +80,7 @@ func TestPolicyCheckNamesACostlyRuleAndWarnsOfLookAlikeGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := runCLI("policy", "check", lookAlike)
-	if code != 0 || !strings.Contains(stdout, `warning: `+lookAlike+`:`) || !strings.Contains(stdout, `directory entry mallory@acme.example: group "Vision" looks like team vision's name`) ||
+	if code != 0 || !strings.Contains(stdout, `warning: `+lookAlike+`:`) || !strings.Contains(stdout, `directory entry mallory@acme.example: group "Vision" looks like the name of team vision`) ||
 		!strings.Contains(stdout, "The costliest exception rule, contractor, is estimated at") {
 		t.Fatalf("policy check of a look-alike group: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -88,7 +88,7 @@ func TestPolicyCheckNamesACostlyRuleAndWarnsOfLookAlikeGroups(t *testing.T) {
 	t.Setenv("QM_DATA_DIR", dir)
 	var out, errb bytes.Buffer
 	if code := run(context.Background(), []string{"console", "--policy", lookAlike}, strings.NewReader(""), &out, &errb); code != 0 ||
-		!strings.Contains(errb.String(), `warning: `+lookAlike+`:`) || !strings.Contains(errb.String(), `group "Vision" looks like team vision's name`) {
+		!strings.Contains(errb.String(), `warning: `+lookAlike+`:`) || !strings.Contains(errb.String(), `group "Vision" looks like the name of team vision`) {
 		t.Errorf("the console on a policy with warnings: exit %d, stderr %q", code, errb.String())
 	}
 }

@@ -109,7 +109,7 @@ maya@acme.example: /gpu request 1 train 4h
 	mustContain(t, "increase approved", maya, "Team language may hold 8 more train GPUs until")
 	mustContain(t, "raised quota", maya, "train: 8 of 16 GPUs in use (8 + 8 approved increase)")
 	mustContain(t, "used", maya, "L-3 is active: 8 × train")
-	mustContain(t, "expired", maya, "L-2 ended: team language's 8 extra train GPUs are gone and its quota is back to 8")
+	mustContain(t, "expired", maya, "L-2 ended: the 8 extra train GPUs of team language are gone, and its quota is back to 8")
 	mustContain(t, "back to old quota", maya, "train: 0 of 8 GPUs in use")
 	mustContain(t, "old quota binds again", maya, "L-4 is active", "L-5 waits for approval", "over-quota")
 }
@@ -178,7 +178,7 @@ sam@tiny.example: /gpu policy
 		t.Fatalf("got %+v", msgs)
 	}
 	for _, i := range []int{0, 1, 3} {
-		mustContain(t, "refusal", msgs[i:i+1], "nobody can decide team lab's exceptions", "ask a platform admin to add budget_owners to team lab or approvals.fallback_approvers", "Example: /gpu ")
+		mustContain(t, "refusal", msgs[i:i+1], "nobody can decide the exceptions of team lab", "ask a platform admin to add budget_owners to team lab or approvals.fallback_approvers", "Example: /gpu ")
 	}
 	mustContain(t, "the request within the rules", msgs[2:3], "L-1 is active")
 	if strings.Contains(msgs[4].Text, "L-2") || strings.Contains(msgs[4].Text, "pending") {

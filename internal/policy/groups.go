@@ -128,7 +128,7 @@ func groupWarnings(p *Policy, line func(string) int) []Problem {
 					continue
 				}
 				out = append(out, Problem{Line: line(fmt.Sprintf("directory.%d.groups.%d", i, j)),
-					Msg: fmt.Sprintf("directory entry %s: group %q looks like team %s's name, but team %s's members are those in %s, so %s is not in team %s; add %q to the team's idp_groups if they should be",
+					Msg: fmt.Sprintf("directory entry %s: group %q looks like the name of team %s, but the members of team %s are those in %s, so %s is not in team %s; add %q to the team's idp_groups if they should be",
 						id.User, g, t.Name, t.Name, strings.Join(t.IDPGroups, ", "), id.User, t.Name, g)})
 			}
 		}
@@ -177,15 +177,15 @@ func limitWarnings(p *Policy, line func(string) int) []Problem {
 				continue
 			}
 			out = append(out, Problem{Line: line(fmt.Sprintf("classes.%d.%s", i, lim.field)),
-				Msg: fmt.Sprintf("no exception rule reads class.%s, so a request for %s class %s's %s is granted without approval, though the catalog says it needs one; add a rule with when: %s",
-					lim.field, lim.what, c.Name, lim.field, lim.rule)})
+				Msg: fmt.Sprintf("no exception rule reads class.%s, so a request for %s the %s of class %s is granted without approval, though the catalog says it needs one; add a rule with when: %s",
+					lim.field, lim.what, lim.field, c.Name, lim.rule)})
 			break // one warning per limit
 		}
 	}
 	for i, c := range p.Classes {
 		if c != nil && c.MaxDuration.Duration > MaxLease {
 			out = append(out, Problem{Line: line(fmt.Sprintf("classes.%d.max_duration", i)),
-				Msg: fmt.Sprintf("class %s's max_duration is %s, but no lease lasts longer than %s, approved or not, so a request for more is refused though the catalog offers it; write max_duration: %s or less",
+				Msg: fmt.Sprintf("the max_duration of class %s is %s, but no lease lasts longer than %s, approved or not, so a request for more is refused though the catalog offers it; write max_duration: %s or less",
 					c.Name, FormatDuration(c.MaxDuration.Duration), FormatDuration(MaxLease), FormatDuration(MaxLease))})
 		}
 	}
@@ -291,7 +291,7 @@ func deciderWarnings(p *Policy, line func(string) int) []Problem {
 	for _, id := range p.Directory {
 		if id != nil && len(p.TeamsOf(id.Groups)) == 0 && len(id.Groups) > 0 {
 			out = append(out, Problem{Line: line("approvals"),
-				Msg: fmt.Sprintf("approvals.fallback_approvers is empty, so nobody can decide the exceptions of teams the policy does not list (such as %s's): a request of theirs that needs approval is refused", id.User)})
+				Msg: fmt.Sprintf("approvals.fallback_approvers is empty, so nobody can decide the exceptions of teams the policy does not list (such as that of %s): a request of theirs that needs approval is refused", id.User)})
 			break
 		}
 	}

@@ -34,9 +34,9 @@ func TestPolicyCheckWarnsOfAGroupThatLooksLikeATeamName(t *testing.T) {
 	}
 	text := strings.Join(all, "\n")
 	for _, want := range []string{
-		`directory entry mallory@acme.example: group "Vision" looks like team vision's name, but team vision's members are those in ai-vision, so mallory@acme.example is not in team vision`,
-		`directory entry oscar@acme.example: group "LANGUAGE" looks like team language's name`,
-		`directory entry pia@acme.example: group "vіsion" looks like team vision's name`,
+		`directory entry mallory@acme.example: group "Vision" looks like the name of team vision, but the members of team vision are those in ai-vision, so mallory@acme.example is not in team vision`,
+		`directory entry oscar@acme.example: group "LANGUAGE" looks like the name of team language`,
+		`directory entry pia@acme.example: group "vіsion" looks like the name of team vision`,
 		`exception rule "interns": rules see user.groups in lower case, so 'Interns' never matches a group; write "interns"`,
 		`team r0botics looks like team robotics: people will take one for the other`,
 	} {
@@ -103,12 +103,12 @@ func TestPolicyCheckWarnsOfALimitNoRuleReads(t *testing.T) {
 		t.Fatalf("want one warning, got %v", p.Warnings)
 	}
 	w := p.Warnings[0]
-	want := "no exception rule reads class.max_duration, so a request for longer than class interactive's max_duration is granted without approval, though the catalog says it needs one; add a rule with when: request.duration > class.max_duration"
+	want := "no exception rule reads class.max_duration, so a request for longer than the max_duration of class interactive is granted without approval, though the catalog says it needs one; add a rule with when: request.duration > class.max_duration"
 	if w.Msg != want || !strings.Contains(strings.Split(src, "\n")[w.Line-1], "max_duration: 8h") {
 		t.Errorf("warning %d: %q, want %q at the line of interactive's max_duration", w.Line, w.Msg, want)
 	}
 	src = strings.Replace(src, "    when: request.gpus > class.max_gpus\n", "    when: request.gpus > 64\n", 1)
-	if p, err = Load([]byte(src), "p.yaml"); err != nil || len(p.Warnings) != 2 || !strings.Contains(p.Warnings[0].Msg, "class.max_gpus, so a request for more GPUs than class interactive's max_gpus") {
+	if p, err = Load([]byte(src), "p.yaml"); err != nil || len(p.Warnings) != 2 || !strings.Contains(p.Warnings[0].Msg, "class.max_gpus, so a request for more GPUs than the max_gpus of class interactive") {
 		t.Errorf("without a max_gpus rule: %v, %v", p.Warnings, err)
 	}
 }
@@ -171,7 +171,7 @@ func TestPolicyCheckWarnsOfExceptionsNobodyDecides(t *testing.T) {
 	text := warningText(p.Warnings)
 	for _, want := range []string{
 		"team language has no budget_owners and approvals.fallback_approvers is empty, so nobody can decide its exceptions",
-		"nobody can decide the exceptions of teams the policy does not list (such as visitor@acme.example's)",
+		"nobody can decide the exceptions of teams the policy does not list (such as that of visitor@acme.example)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no warning %q in:\n%s", want, text)

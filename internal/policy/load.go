@@ -1121,9 +1121,9 @@ func (v *validator) storage(p *Policy) {
 			case g.path == sp:
 				v.addf(at, "teams %s and %s both have storage %s; each team needs its own directory", g.team, t.Name, sp)
 			case strings.HasPrefix(sp+"/", g.path+"/"):
-				v.addf(at, "team %s's storage %s lies inside team %s's %s; give each team a directory of its own", t.Name, sp, g.team, g.path)
+				v.addf(at, "the storage %s of team %s lies inside %s of team %s; give each team a directory of its own", sp, t.Name, g.path, g.team)
 			case strings.HasPrefix(g.path+"/", sp+"/"):
-				v.addf(at, "team %s's storage %s holds team %s's %s; give each team a directory of its own", t.Name, sp, g.team, g.path)
+				v.addf(at, "the storage %s of team %s holds %s of team %s; give each team a directory of its own", sp, t.Name, g.path, g.team)
 			}
 		}
 		grants = append(grants, grant{t.Name, sp, i})

@@ -14,7 +14,7 @@ func TestPolicyCheckWarnsOfAMaxDurationNoLeaseReaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "class train's max_duration is 42d, but no lease lasts longer than 30d, approved or not, so a request for more is refused though the catalog offers it; write max_duration: 30d or less"
+	want := "the max_duration of class train is 42d, but no lease lasts longer than 30d, approved or not, so a request for more is refused though the catalog offers it; write max_duration: 30d or less"
 	found := false
 	for _, w := range p.Warnings {
 		if w.Msg == want && strings.Contains(strings.Split(src, "\n")[w.Line-1], "max_duration: 6w") {

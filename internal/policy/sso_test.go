@@ -73,8 +73,8 @@ func TestStorageOfOneTeamOnly(t *testing.T) {
 	base := strings.Replace(string(b), "teams:\n", "teams:\n__EXTRA__", 1)
 	for extra, want := range map[string]string{
 		team("audio", "/projects/vision"):          "both have storage /projects/vision",
-		team("audio", "/projects/vision/audio"):    "team vision's storage /projects/vision holds team audio's /projects/vision/audio",
-		team("audio", "/projects"):                 "team vision's storage /projects/vision lies inside team audio's /projects",
+		team("audio", "/projects/vision/audio"):    "the storage /projects/vision of team vision holds /projects/vision/audio of team audio",
+		team("audio", "/projects"):                 "the storage /projects/vision of team vision lies inside /projects of team audio",
 		team("audio", "/projects/audio/../vision"): "plain absolute directory",
 		team("audio", "projects/audio"):            "plain absolute directory",
 		team("audio", "/"):                         "plain absolute directory",

@@ -161,7 +161,7 @@ func (s *Service) retime(ctx context.Context, l *Lease, d time.Duration) error {
 		if !l.ExpiresAt.IsZero() {
 			end = "at " + l.ExpiresAt.In(s.Policy.Location).Format("Mon 2 Jan 15:04 MST")
 		}
-		return Errorf(EUNAVAILABLE, "%s was not extended: the extension did not reach the scheduler, which kept job %s's time limit, so %s still ends %s; try again in a few minutes, or ask a platform admin.", l.ID, l.Ref, l.ID, end)
+		return Errorf(EUNAVAILABLE, "%s was not extended: the extension did not reach the scheduler, which kept the time limit of job %s, so %s still ends %s; try again in a few minutes, or ask a platform admin.", l.ID, l.Ref, l.ID, end)
 	}
 	return nil
 }

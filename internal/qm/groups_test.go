@@ -171,7 +171,7 @@ func TestApproverGroupOfTheRequesterAlone(t *testing.T) {
 	}
 
 	svc = setup(nil)
-	if out, err := svc.Request(ctx, qm.LeaseRequest{User: "gil@acme.example", Class: "train", GPUs: 8, Duration: 100 * time.Hour}); qm.ErrorCode(err) != qm.EFORBIDDEN || !strings.Contains(err.Error(), "nobody can decide team vision's exceptions") {
+	if out, err := svc.Request(ctx, qm.LeaseRequest{User: "gil@acme.example", Class: "train", GPUs: 8, Duration: 100 * time.Hour}); qm.ErrorCode(err) != qm.EFORBIDDEN || !strings.Contains(err.Error(), "nobody can decide the exceptions of team vision") {
 		t.Fatalf("with nobody but the requester to decide: %+v %v", out, err)
 	}
 	out, err = svc.Request(ctx, qm.LeaseRequest{User: "alice@acme.example", Class: "train", GPUs: 8, Duration: 100 * time.Hour})
