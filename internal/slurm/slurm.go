@@ -323,13 +323,31 @@ func (b *Backend) SetTimeLimit(ctx context.Context, j qm.Job, d time.Duration) e
 // backup controller scontrol prints a line for each: the cluster answers while one is UP.
 func (b *Backend) Ping(ctx context.Context) error {
 	out, err := b.run(ctx, nil, "scontrol", "ping")
-	if err == nil && !strings.Contains(string(out), " is UP") {
-		err = errors.New(strings.TrimSpace(string(out)))
+	said := pingLines(string(out))
+	switch {
+	case err == nil && !strings.Contains(string(out), " is UP"):
+		err = errors.New(clip(strings.Join(said, "; ")))
+	case err != nil && len(said) > 0:
+		// scontrol prints "Slurmctld(primary) at head is DOWN" on its standard output and
+		// errors on its standard error: the error keeps both.
+		err = fmt.Errorf("%s; %w", clip(strings.Join(said, "; ")), err)
 	}
 	if err != nil {
 		return fmt.Errorf("slurm: slurmctld does not answer scontrol ping: %w", err)
 	}
 	return nil
+}
+
+// pingLines are the lines of what scontrol ping printed that say something: not blank, and not
+// its banner of asterisks ("** RESTORE SLURMCTLD DAEMON TO SERVICE **").
+func pingLines(s string) []string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "*") {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 // Jobs lists this service's jobs that slurmctld knows: pending, running, and those that ended
