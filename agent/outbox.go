@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/agent/report"
+	"github.com/acme/quartermaster/internal/config"
 )
 
 // Backoff bounds between attempts while the service is unreachable.
@@ -88,7 +89,9 @@ func (o *Outbox) currentToken() string {
 		b, err := os.ReadFile(o.cfg.TokenFile)
 		switch t := strings.TrimSpace(string(b)); {
 		case err != nil:
-			o.cfg.Logger.Warn("cannot read the token file again after the service refused the token", "file", o.cfg.TokenFile, "err", err)
+			// The advice of the agent's --token-file at start: what is wrong, and what to do.
+			o.cfg.Logger.Warn("cannot read the token file again after the service refused the token", "file", o.cfg.TokenFile,
+				"err", config.SecretFileError("--token-file", o.cfg.TokenFile, err))
 		case t != "" && t != o.token:
 			o.token = t
 			o.cfg.Logger.Info("read a new token from the token file; sending the kept reports with it", "file", o.cfg.TokenFile)

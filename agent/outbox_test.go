@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -307,5 +308,29 @@ func TestOutboxReadsARotatedTokenFile(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "read a new token") || !strings.Contains(log.String(), file) {
 		t.Errorf("the log does not say the new token was read:\n%s", log.String())
+	}
+}
+
+// A token file that cannot be read again after the service refused the token gets the same
+// advice as the agent's --token-file at start: here, that the file does not exist and what to put
+// in it.
+func TestOutboxSaysWhatToDoWhenTheTokenFileIsGone(t *testing.T) {
+	svc := &tokenService{token: "qma_new"}
+	srv := httptest.NewServer(svc)
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "gpu-01")
+	var log bytes.Buffer
+	o := agent.NewOutbox(agent.OutboxConfig{URL: srv.URL, Token: "qma_old", TokenFile: file,
+		Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	o.Push(body(1))
+	ctx := context.Background()
+	for range 2 {
+		if err := o.Flush(ctx); err == nil {
+			t.Fatal("the old token was taken")
+		}
+	}
+	want := "--token-file names " + file + ", which does not exist; put the token `quartermaster agent-token create NODE` prints alone in it"
+	if !strings.Contains(log.String(), want) && !strings.Contains(log.String(), strconv.Quote(want)[1:len(strconv.Quote(want))-1]) {
+		t.Errorf("the log does not say what to do about the missing token file:\n%s", log.String())
 	}
 }
