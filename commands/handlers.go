@@ -15,6 +15,7 @@ import (
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/templates"
 	"github.com/acme/quartermaster/reports/showback"
 )
 
@@ -608,11 +609,11 @@ func (b *Bot) grantedText(l *qm.Lease) string {
 	if !l.State.Running() || l.State == qm.Provisioning || l.ExpiresAt.IsZero() {
 		// Not running yet: say so, and how the owner will hear of it; no node, end or address
 		// that is not known yet.
-		s := fmt.Sprintf("%s is being started: %s for %s; the scheduler is placing it, and you will get a message with how to connect as soon as it runs. %s",
-			l.ID, what, policy.FormatDuration(l.Duration), cost)
+		s := fmt.Sprintf("%s is being started: %s for %s; the scheduler is placing it, and %s. %s",
+			l.ID, what, policy.FormatDuration(l.Duration), b.comingMessage(l), cost)
 		if l.State == qm.Queued && l.Reason != "" {
-			s = fmt.Sprintf("%s waits in the scheduler's queue (%s): %s for %s; you will get a message with how to connect as soon as it runs. %s",
-				l.ID, strings.TrimPrefix(l.Reason, "waiting in the scheduler's queue: "), what, policy.FormatDuration(l.Duration), cost)
+			s = fmt.Sprintf("%s waits in the scheduler's queue (%s): %s for %s; %s. %s",
+				l.ID, strings.TrimPrefix(l.Reason, "waiting in the scheduler's queue: "), what, policy.FormatDuration(l.Duration), b.comingMessage(l), cost)
 		}
 		return s
 	}
@@ -621,6 +622,18 @@ func (b *Bot) grantedText(l *qm.Lease) string {
 		s += " Connect: " + l.Connect
 	}
 	return s
+}
+
+// comingMessage says what message the owner of l, which does not run yet, will get: how to
+// connect for a workspace; for a batch job, which has nothing to connect to, one when it starts
+// and one when it ends, and where its output goes (its job directory in the team storage).
+func (b *Bot) comingMessage(l *qm.Lease) string {
+	if b.Templates != nil && l.Template != "" {
+		if tp, err := b.Templates.Catalog.Get(l.Template); err == nil && tp.Kind == templates.KindBatch {
+			return fmt.Sprintf("you will get a message when it starts and another when it ends, saying how it ended; its output goes to .quartermaster/%s in the storage of team %s", l.ID, l.Team)
+		}
+	}
+	return "you will get a message with how to connect as soon as it runs"
 }
 
 // whereText says where a lease runs: "h100-01 GPU 0,1", "all GPUs of h100-01 and h100-02".
