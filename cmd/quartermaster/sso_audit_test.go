@@ -134,7 +134,7 @@ func TestARevokedSignInIsNotCalledLeavingTheTeam(t *testing.T) {
 		t.Fatalf("re-check: %+v", rep)
 	}
 	told := w.notices("kenji@globex.example")
-	mustHave(t, "the budget owner", told, "yuki@globex.example", "sign-in was revoked", "until they sign in again", "L-1 (active")
+	mustHave(t, "the budget owner", told, "The sign-in of yuki@globex.example was revoked", "until they sign in again", "L-1 (active")
 	for _, wrong := range []string{"yuki@globex.example is no longer in team", "kenji@globex.example is no longer in team", "The sign-in of kenji@globex.example"} {
 		if strings.Contains(told, wrong) {
 			t.Errorf("kenji was told %q: %q", wrong, told)
