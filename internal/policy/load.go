@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -692,6 +693,89 @@ var dataClassRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,39}$`)
 // letters, digits, -, _ or ., at most 40 characters.
 func ValidDataClass(s string) bool { return dataClassRE.MatchString(s) }
 
+// oneOf says that a value must be one of words: "shared or exclusive, not \"x\"", with "in lower
+// case" where the value is one of them in other case.
+func oneOf(value string, words ...string) string {
+	list := JoinList(words, "or")
+	if slices.Contains(words, strings.ToLower(strings.TrimSpace(value))) {
+		list += ", in lower case"
+	}
+	return fmt.Sprintf("%s, not %q", list, clipName(value, 40))
+}
+
+// lowerOr is value in lower case where that is one of words (the value that was meant), else eg.
+func lowerOr(value, eg string, words ...string) string {
+	if lc := strings.ToLower(strings.TrimSpace(value)); slices.Contains(words, lc) {
+		return lc
+	}
+	return eg
+}
+
+// renameExample is the tail of a refusal of a name defined twice: keep one, or a name of its own.
+func renameExample(name string) string {
+	eg := strings.ToLower(name)
+	if len(eg) > 38 {
+		eg = strings.TrimRight(eg[:38], "-_")
+	}
+	return "; keep one, or give this one a name of its own, e.g. name: " + eg + "-2"
+}
+
+// simRange refuses a whole number of a sim node group (count, gpus) that is not from 1 to most,
+// or not written; eg is one that works. It reports whether the number is in range.
+func (v *validator) simRange(at, group, field string, n, most, eg int) bool {
+	switch {
+	case !v.written(at):
+		v.addf(at, "sim node group %s: %s is missing; e.g. %s: %d", group, field, field, eg)
+	case n < 1 || n > most:
+		v.addf(at, "sim node group %s: %s must be from 1 to %d, not %s; e.g. %s: %d", group, field, most, strings.TrimSpace(v.text(at)), field, eg)
+	default:
+		return true
+	}
+	return false
+}
+
+// nearestDivisors is the example for nvlink_islands n that does not divide gpus: the divisors of
+// gpus nearest to n, below and above it ("nvlink_islands: 2 or nvlink_islands: 4").
+func nearestDivisors(gpus, n int) string {
+	var out []string
+	for d := n - 1; d >= 1; d-- {
+		if gpus%d == 0 {
+			out = append(out, fmt.Sprintf("nvlink_islands: %d", d))
+			break
+		}
+	}
+	for d := n + 1; d <= gpus; d++ {
+		if gpus%d == 0 {
+			out = append(out, fmt.Sprintf("nvlink_islands: %d", d))
+			break
+		}
+	}
+	return strings.Join(out, " or ")
+}
+
+// directoryExample is the tail of a refusal of a directory entry whose user is no email address:
+// the user at the domain of the other entries, with their groups.
+func directoryExample(p *Policy, id *Identity) string {
+	domain := "example.com"
+	for _, o := range p.Directory {
+		if o != nil {
+			if _, d, ok := strings.Cut(o.User, "@"); ok && d != "" {
+				domain = d
+				break
+			}
+		}
+	}
+	if id == nil || strings.TrimSpace(id.User) == "" {
+		return fmt.Sprintf("; e.g. {user: alice@%s, groups: [GROUP]}", domain)
+	}
+	user := strings.ToLower(strings.Join(strings.Fields(id.User), "."))
+	groups := "GROUP"
+	if len(id.Groups) > 0 {
+		groups = strings.Join(id.Groups, ", ")
+	}
+	return fmt.Sprintf(", not %q; e.g. {user: %s@%s, groups: [%s]}", clipName(id.User, 40), user, domain, groups)
+}
+
 // simNameRE is the name of a group of simulated nodes: its nodes are named NAME-01, NAME-02, ….
 var simNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`)
 
@@ -753,6 +837,7 @@ func (v *validator) validate(p *Policy) {
 		v.addf("classes", "the catalog has no classes; add at least one under classes:")
 	}
 	seen := map[string]bool{}
+	classAt := map[string]int{} // a class in lower case -> its first definition
 	for i, c := range p.Classes {
 		at := func(f string) string { return fmt.Sprintf("classes.%d.%s", i, f) }
 		if c == nil {
@@ -765,8 +850,10 @@ func (v *validator) validate(p *Policy) {
 		if meaning, ok := RequestWords[c.Name]; ok {
 			v.addf(at("name"), "class name %q is a word /gpu request reads otherwise (%s), so nobody could ask for the class by name; rename it, e.g. name: %s-gpu", c.Name, meaning, c.Name)
 		}
-		if seen[strings.ToLower(c.Name)] {
-			v.addf(at("name"), "class %q is defined twice", c.Name)
+		if first, ok := classAt[strings.ToLower(c.Name)]; ok {
+			v.addf(at("name"), "class %q is defined twice (first at line %d)%s", c.Name, v.line(fmt.Sprintf("classes.%d.name", first)), renameExample(c.Name))
+		} else {
+			classAt[strings.ToLower(c.Name)] = i
 		}
 		seen[strings.ToLower(c.Name)] = true
 		switch {
@@ -783,10 +870,13 @@ func (v *validator) validate(p *Policy) {
 			c.Isolation = "shared"
 		case "shared", "exclusive":
 		default:
-			v.addf(at("isolation"), "class %s: isolation must be shared or exclusive, not %q", c.Name, c.Isolation)
+			v.addf(at("isolation"), "class %s: isolation must be %s; e.g. isolation: %s", c.Name, oneOf(c.Isolation, "shared", "exclusive"), lowerOr(c.Isolation, "shared", "shared", "exclusive"))
 		}
-		if c.MaxGPUs < 1 {
-			v.addf(at("max_gpus"), "class %s: max_gpus must be at least 1", c.Name)
+		switch {
+		case !v.written(at("max_gpus")):
+			v.addf(at("max_gpus"), "class %s: max_gpus is missing; e.g. max_gpus: 1", c.Name)
+		case c.MaxGPUs < 1:
+			v.addf(at("max_gpus"), "class %s: max_gpus must be at least 1, not %s; e.g. max_gpus: 1", c.Name, strings.TrimSpace(v.text(at("max_gpus"))))
 		}
 		switch {
 		case !v.written(at("max_duration")):
@@ -809,7 +899,7 @@ func (v *validator) validate(p *Policy) {
 		v.mapping(c, at)
 	}
 	v.quota("default_quota", "default_quota: ", &p.DefaultQuota, seen)
-	teams := map[string]bool{}
+	teamAt := map[string]int{} // a team in lower case -> its first definition
 	for i, t := range p.Teams {
 		at := func(f string) string { return fmt.Sprintf("teams.%d.%s", i, f) }
 		if t == nil {
@@ -822,10 +912,11 @@ func (v *validator) validate(p *Policy) {
 		if meaning, ok := TeamWords[t.Name]; ok {
 			v.addf(at("name"), "team name %q is a word the /gpu commands read otherwise (%s), so nobody could name the team there; rename it, e.g. name: %s-team", t.Name, meaning, t.Name)
 		}
-		if teams[strings.ToLower(t.Name)] {
-			v.addf(at("name"), "team %q is defined twice", t.Name)
+		if first, ok := teamAt[strings.ToLower(t.Name)]; ok {
+			v.addf(at("name"), "team %q is defined twice (first at line %d)%s", t.Name, v.line(fmt.Sprintf("teams.%d.name", first)), renameExample(t.Name))
+		} else {
+			teamAt[strings.ToLower(t.Name)] = i
 		}
-		teams[strings.ToLower(t.Name)] = true
 		if len(t.IDPGroups) == 0 {
 			v.addf(at("name"), "team %s has no idp_groups, so nobody can belong to it", t.Name)
 		}
@@ -869,7 +960,7 @@ func (v *validator) validate(p *Policy) {
 	users := map[string]int{} // a user in lower case -> their first entry
 	for i, id := range p.Directory {
 		if id == nil || !strings.Contains(id.User, "@") {
-			v.addf(fmt.Sprintf("directory.%d", i), "directory entry %d needs a user written as an email address", i+1)
+			v.addf(fmt.Sprintf("directory.%d", i), "directory entry %d needs a user written as an email address%s", i+1, directoryExample(p, id))
 			continue
 		}
 		// A person is found by their first entry: a second one would never be read.
@@ -921,7 +1012,7 @@ func (v *validator) validate(p *Policy) {
 		p.Backend = "sim"
 	case "sim", "slurm", "kubernetes":
 	default:
-		v.addf("backend", "backend must be sim, slurm or kubernetes, not %q", p.Backend)
+		v.addf("backend", "backend must be %s; e.g. backend: %s", oneOf(p.Backend, "sim", "slurm", "kubernetes"), lowerOr(p.Backend, "slurm", "sim", "slurm", "kubernetes"))
 	}
 	// The backend places a class's leases by its mapping: one without is refused here, at its
 	// line, rather than when serve starts.
@@ -962,14 +1053,15 @@ func (v *validator) validate(p *Policy) {
 		} else {
 			v.addf(at("class"), "sim node group %s: class %q is not in the catalog%s", g.Name, g.Class, noClassHint(g.Class, p.ClassNames(), "its classes are"))
 		}
-		if g.Count < 1 || g.GPUs < 1 || g.Count > 1000 || g.GPUs > 64 {
-			v.addf(at("count"), "sim node group %s: count (1-1000) and gpus (1-64) must be set", g.Name)
-		}
+		v.simRange(at("count"), g.Name, "count", g.Count, 1000, 2)
+		gpusOK := v.simRange(at("gpus"), g.Name, "gpus", g.GPUs, 64, 8)
 		if g.NVLinkIslands == 0 {
 			g.NVLinkIslands = 1
 		}
-		if g.NVLinkIslands < 0 || g.NVLinkIslands > g.GPUs {
-			v.addf(at("nvlink_islands"), "sim node group %s: nvlink_islands must be between 1 and gpus", g.Name)
+		switch n := g.NVLinkIslands; {
+		case !gpusOK:
+		case n < 0 || n > g.GPUs:
+			v.addf(at("nvlink_islands"), "sim node group %s: nvlink_islands must be from 1 to its %s, not %d; e.g. nvlink_islands: %d", g.Name, Count(g.GPUs, "GPU", "GPUs"), n, min(max(n, 1), g.GPUs))
 		}
 	}
 	if p.Backend == "sim" && len(p.Sim.Nodes) == 0 && len(p.Classes) > 0 {
@@ -1116,17 +1208,43 @@ func (v *validator) storage(p *Policy) {
 			v.addf(at, "team %s: storage path %q has a character a job script or a mount cannot carry; use letters, digits and . _ - + /, e.g. path: /projects/%s", t.Name, clipName(sp, 60), t.Name)
 			continue
 		}
+		paths := make([]string, len(grants))
+		for j, g := range grants {
+			paths[j] = g.path
+		}
+		eg := ", e.g. path: " + ownDirectory(sp, t.Name, paths)
 		for _, g := range grants {
 			switch {
 			case g.path == sp:
-				v.addf(at, "teams %s and %s both have storage %s; each team needs its own directory", g.team, t.Name, sp)
-			case strings.HasPrefix(sp+"/", g.path+"/"):
-				v.addf(at, "the storage %s of team %s lies inside %s of team %s; give each team a directory of its own", sp, t.Name, g.path, g.team)
-			case strings.HasPrefix(g.path+"/", sp+"/"):
-				v.addf(at, "the storage %s of team %s holds %s of team %s; give each team a directory of its own", sp, t.Name, g.path, g.team)
+				v.addf(at, "teams %s and %s both have storage %s; each team needs a directory of its own%s", g.team, t.Name, sp, eg)
+			case overlaps(g.path, sp) && len(sp) > len(g.path):
+				v.addf(at, "the storage %s of team %s lies inside %s of team %s; give each team a directory of its own%s", sp, t.Name, g.path, g.team, eg)
+			case overlaps(g.path, sp):
+				v.addf(at, "the storage %s of team %s holds %s of team %s; give each team a directory of its own%s", sp, t.Name, g.path, g.team, eg)
 			}
 		}
 		grants = append(grants, grant{t.Name, sp, i})
+	}
+}
+
+// overlaps reports whether one of two storage paths is the other or lies inside it.
+func overlaps(a, b string) bool {
+	return strings.HasPrefix(a+"/", b+"/") || strings.HasPrefix(b+"/", a+"/")
+}
+
+// ownDirectory is a storage path for team that overlaps none of taken: one beside sp, named for
+// the team, else one beside the directory that holds sp, and so on up to /.
+func ownDirectory(sp, team string, taken []string) string {
+	for dir := path.Dir(sp); ; dir = path.Dir(dir) {
+		for _, name := range []string{team, team + "-data"} {
+			c := path.Join(dir, name)
+			if !slices.ContainsFunc(taken, func(t string) bool { return overlaps(t, c) }) {
+				return c
+			}
+		}
+		if dir == "/" {
+			return path.Join("/", team+"-storage")
+		}
 	}
 }
 
@@ -1145,9 +1263,9 @@ func (v *validator) sso(p *Policy) {
 	} else if !Contains(o.Scopes, "openid") {
 		v.addf("oidc.scopes", "oidc.scopes must include openid, e.g. scopes: [openid, email, profile]")
 	}
-	for _, s := range o.Scopes {
+	for i, s := range o.Scopes {
 		if s == "" || strings.ContainsAny(s, " \t\n\"") {
-			v.addf("oidc.scopes", "oidc scope %q is not one word", s)
+			v.addf(fmt.Sprintf("oidc.scopes.%d", i), "oidc.scopes: scope %q is not one word; write each scope as an entry of its own, e.g. scopes: [openid, email, profile]", clipName(s, 40))
 		}
 	}
 	switch {
