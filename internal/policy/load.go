@@ -1062,6 +1062,8 @@ func (v *validator) validate(p *Policy) {
 		case !gpusOK:
 		case n < 0 || n > g.GPUs:
 			v.addf(at("nvlink_islands"), "sim node group %s: nvlink_islands must be from 1 to its %s, not %d; e.g. nvlink_islands: %d", g.Name, Count(g.GPUs, "GPU", "GPUs"), n, min(max(n, 1), g.GPUs))
+		case g.GPUs%n != 0:
+			v.addf(at("nvlink_islands"), "sim node group %s: nvlink_islands %d does not split its %s evenly; e.g. %s", g.Name, n, Count(g.GPUs, "GPU", "GPUs"), nearestDivisors(g.GPUs, n))
 		}
 	}
 	if p.Backend == "sim" && len(p.Sim.Nodes) == 0 && len(p.Classes) > 0 {

@@ -72,3 +72,24 @@ func TestStorageSharedByTwoTeamsGivesADirectoryThatWorks(t *testing.T) {
 		wantProblem(t, refused(t, pairs...), lineOf(t, src, "storage: {path: "+path+", quota_gib: 2048"), msg)
 	}
 }
+
+// TestNVLinkIslandsSplitTheGPUsEvenly: nvlink_islands splits a node's GPUs evenly, so a number of
+// islands that does not divide its GPUs (4 islands of 6 GPUs) is refused at its line with the
+// nearest numbers that do, rather than accepted and made into fewer islands than asked.
+func TestNVLinkIslandsSplitTheGPUsEvenly(t *testing.T) {
+	for _, c := range []struct{ gpus, islands, eg string }{
+		{"6", "4", "nvlink_islands: 3 or nvlink_islands: 6"},
+		{"5", "4", "nvlink_islands: 1 or nvlink_islands: 5"},
+		{"8", "3", "nvlink_islands: 2 or nvlink_islands: 4"},
+	} {
+		pairs := []string{"gpus: 8, nvlink_islands: 1}", "gpus: " + c.gpus + ", nvlink_islands: " + c.islands + "}"}
+		src := exampleWith(t, pairs...)
+		wantProblem(t, refused(t, pairs...), lineOf(t, src, pairs[1]),
+			"sim node group h100: nvlink_islands "+c.islands+" does not split its "+c.gpus+" GPUs evenly; e.g. "+c.eg)
+	}
+	for _, ok := range []string{"gpus: 6, nvlink_islands: 3}", "gpus: 8, nvlink_islands: 8}", "gpus: 5, nvlink_islands: 1}"} {
+		if _, err := Load([]byte(exampleWith(t, "gpus: 8, nvlink_islands: 1}", ok)), "p.yaml"); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}
