@@ -467,6 +467,40 @@ func (v *validator) commentedChannel(path string) string {
 	return ""
 }
 
+// commentedKeyRE is a line of discord.channels whose key, a channel, is written without quotes
+// (#optics-gpu: "1180000000000000001"), which YAML reads as a comment.
+var commentedKeyRE = regexp.MustCompile(`^#([^\s#:"']+):\s+("[0-9]+"|'[0-9]+'|[0-9]+)(\s+#.*)?\s*$`)
+
+// commentedChannelKeys refuses each channel of discord.channels, in block style, that is written
+// without quotes: the line starts with #, so YAML reads it as a comment and the policy would have
+// no Discord channel for it.
+func (v *validator) commentedChannelKeys() {
+	_, d := v.find("discord")
+	if d == nil || d.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(d.Content); i += 2 {
+		key, val := d.Content[i], d.Content[i+1]
+		if key.Value != "channels" || val.Style&yaml.FlowStyle != 0 {
+			continue
+		}
+		lines := strings.Split(string(v.data), "\n")
+		for li := key.Line; li < len(lines); li++ { // the lines after the key's
+			l := strings.TrimRight(lines[li], "\r")
+			t := strings.TrimLeft(l, " ")
+			if strings.TrimSpace(t) == "" {
+				continue
+			}
+			if len(l)-len(t) <= key.Column-1 {
+				break // the map ends
+			}
+			if m := commentedKeyRE.FindStringSubmatch(t); m != nil {
+				v.problems = append(v.problems, Problem{Line: li + 1, Msg: fmt.Sprintf("discord.channels: #%s must be in quotes, as YAML reads a line that starts with # as a comment; e.g. \"#%s\": %q", m[1], m[1], strings.Trim(m[2], `"'`))})
+			}
+		}
+	}
+}
+
 // unquotedChannel refuses a channel at path written without quotes, in words that name it
 // (label: "team vision: channel").
 func (v *validator) unquotedChannel(path, label string) bool {
@@ -992,6 +1026,7 @@ func (v *validator) validate(p *Policy) {
 			}
 		}
 	}
+	v.commentedChannelKeys()
 	channels := map[string]string{} // a channel in lower case -> as first written
 	for _, name := range keysInOrder(v, "discord.channels", p.Discord.Channels) {
 		ch := p.Discord.Channels[name]
