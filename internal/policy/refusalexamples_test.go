@@ -93,3 +93,15 @@ func TestNVLinkIslandsSplitTheGPUsEvenly(t *testing.T) {
 		}
 	}
 }
+
+// TestAClassDefinedTwiceIsListedOnceInAHint: a class name unknown to the catalog is answered with
+// the catalog's classes, each once, even where one is defined twice (refused on its own).
+func TestAClassDefinedTwiceIsListedOnceInAHint(t *testing.T) {
+	src := exampleWith(t, "  - name: train\n", "  - name: interactive\n", "class: train, gpus: 8", "class: zzz, gpus: 8")
+	_, err := Load([]byte(src), "p.yaml")
+	pe, ok := err.(*Error)
+	if !ok {
+		t.Fatalf("want a refusal, got %v", err)
+	}
+	wantProblem(t, pe, lineOf(t, src, "class: zzz"), `sim node group h100: class "zzz" is not in the catalog; its classes are interactive`)
+}

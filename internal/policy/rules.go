@@ -300,7 +300,14 @@ func noClassHint(name string, classes []string, list string) string {
 	if best := Closest(strings.ToLower(name), classes); best != "" {
 		return fmt.Sprintf("; did you mean '%s'?", best)
 	}
-	return "; " + list + " " + strings.Join(classes, ", ")
+	// A class defined twice (refused on its own) is listed once.
+	var once []string
+	for _, c := range classes {
+		if !slices.ContainsFunc(once, func(o string) bool { return strings.EqualFold(o, c) }) {
+			once = append(once, c)
+		}
+	}
+	return "; " + list + " " + strings.Join(once, ", ")
 }
 
 // ruleLiteralWarnings finds comparisons in rules that never hold for a name written in them: the
