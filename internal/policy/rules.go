@@ -65,9 +65,13 @@ type Rule struct {
 
 // The variables exception rules see. Field names are the CEL names.
 
+// RequestKinds are the values rules see as request.kind: a lease asked for, and the extension of
+// one. A quota increase is decided by a budget owner without the rules, so no rule sees it.
+var RequestKinds = []string{"lease", "extend"}
+
 // RuleRequest is `request` in an exception rule.
 type RuleRequest struct {
-	Kind        string        `cel:"kind"` // lease, extend or quota
+	Kind        string        `cel:"kind"` // one of RequestKinds
 	GPUs        int64         `cel:"gpus"`
 	Class       string        `cel:"class"`
 	Duration    time.Duration `cel:"duration"`
@@ -345,6 +349,15 @@ func ruleLiteralWarnings(p *Policy, line func(string) int) []Problem {
 						continue
 					}
 					warn(fmt.Sprintf("%s is compared with '%s', which is no class, so it never matches one", what, name) + noClassHint(name, classes, "the classes are"))
+				case "request.kind":
+					if slices.Contains(RequestKinds, name) {
+						continue
+					}
+					hint := fmt.Sprintf("; request.kind is '%s'", strings.Join(RequestKinds, "' or '"))
+					if low := strings.ToLower(strings.TrimSpace(name)); slices.Contains(RequestKinds, low) {
+						hint = fmt.Sprintf("; write '%s'", low)
+					}
+					warn(fmt.Sprintf("request.kind is compared with '%s', which rules never see, so it never matches", name) + hint)
 				case "request.data_class", "team.data_classes":
 					if low := strings.ToLower(name); low != name {
 						warn(fmt.Sprintf("rules see data classes in lower case, so '%s' never matches one; write '%s'", name, low))
