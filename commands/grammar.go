@@ -203,14 +203,14 @@ func leaseArg(verb, s string) (qm.LeaseID, *qm.Error) {
 	s = unquoted(s)
 	id, err := qm.ParseLeaseID(s)
 	if err != nil {
-		return 0, bad(verb, "%s is not a lease id; lease ids look like L-42.", policy.Quoted(s, 40))
+		return 0, qm.Invalid(leaseExample(verb), "%s is not a lease id; lease ids look like L-42.", policy.Quoted(s, 40))
 	}
 	return id, nil
 }
 
 func parseExtend(c Command, args []string) (Command, error) {
 	if len(args) < 2 {
-		return c, bad(c.Verb, "/gpu extend needs a lease id and how much longer, like 2h.")
+		return c, missingLease(c.Verb, "/gpu extend needs a lease id and how much longer, like 2h")
 	}
 	id, perr := leaseArg(c.Verb, args[0])
 	if perr != nil {
@@ -231,7 +231,7 @@ func parseExtend(c Command, args []string) (Command, error) {
 
 func parseDeny(c Command, args []string) (Command, error) {
 	if len(args) < 1 {
-		return c, bad(c.Verb, "/gpu deny needs a lease id, then an optional reason.")
+		return c, missingLease(c.Verb, "/gpu deny needs a lease id, then an optional reason")
 	}
 	id, perr := leaseArg(c.Verb, args[0])
 	if perr != nil {

@@ -58,11 +58,13 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 	ctx = qm.WithOutsideWait(ctx, func() func() { return bot.WaitOutside(outside) })
 	c, err := ParseFor(req.Text, b.pol().ClassNames())
 	if err != nil {
-		if user, known := b.signedIn(ctx, req); known {
+		user, known := b.signedIn(ctx, req)
+		if known {
 			if who, err := b.Svc.Resolve(ctx, user); err == nil {
 				ctx = b.exampleContext(ctx, who)
 			}
 		}
+		err = b.ownLeaseExample(ctx, user, known, c.Verb, err)
 		return []bot.Reply{b.refuse(ctx, c.Verb, b.submitExample(c, err))}
 	}
 	s, _ := Lookup(c.Verb)

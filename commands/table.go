@@ -286,7 +286,7 @@ func noArgs(c Command, args []string) (Command, error) {
 
 func oneLease(c Command, args []string) (Command, error) {
 	if len(args) != 1 {
-		return c, bad(c.Verb, "/gpu %s needs exactly one lease id, like L-42.", c.Verb)
+		return c, missingLease(c.Verb, "/gpu %s needs exactly one lease id", c.Verb)
 	}
 	id, perr := leaseArg(c.Verb, args[0])
 	if perr != nil {
