@@ -630,12 +630,25 @@ func (b *Bot) grantedText(l *qm.Lease) string {
 // connect for a workspace; for a batch job, which has nothing to connect to, one when it starts
 // and one when it ends, and where its output goes (its job directory in the team storage).
 func (b *Bot) comingMessage(l *qm.Lease) string {
-	if b.Templates != nil && l.Template != "" {
-		if tp, err := b.Templates.Catalog.Get(l.Template); err == nil && tp.Kind == templates.KindBatch {
-			return fmt.Sprintf("you will get a message when it starts and another when it ends, saying how it ended; its output goes to .quartermaster/%s in the storage of team %s", l.ID, l.Team)
-		}
+	if b.batch(l) {
+		return "you will get a message when it starts and another when it ends, saying how it ended; its output goes to " + outputPlace(l)
 	}
 	return "you will get a message with how to connect as soon as it runs"
+}
+
+// batch reports whether l runs a batch template of the catalog: a job with nothing to connect
+// to, whose output goes to its job directory in the team storage.
+func (b *Bot) batch(l *qm.Lease) bool {
+	if b.Templates == nil || l.Template == "" {
+		return false
+	}
+	tp, err := b.Templates.Catalog.Get(l.Template)
+	return err == nil && tp.Kind == templates.KindBatch
+}
+
+// outputPlace is where the output of batch job l goes: its job directory in its team's storage.
+func outputPlace(l *qm.Lease) string {
+	return fmt.Sprintf(".quartermaster/%s in the storage of team %s", l.ID, l.Team)
 }
 
 // whereText says where a lease runs: "h100-01 GPU 0,1", "all GPUs of h100-01 and h100-02".

@@ -196,6 +196,19 @@ func (b *Bot) offersChanged(ctx context.Context, l *qm.Lease, to []string) []bot
 	return out
 }
 
+// outputLine says where the output of batch job l is, as its submit reply did.
+func (b *Bot) outputLine(l *qm.Lease) string {
+	return "Its output is in " + outputPlace(l) + "."
+}
+
+// withOutput is the end notice text of l, followed, for a batch job, by where its output is.
+func (b *Bot) withOutput(l *qm.Lease, text string) string {
+	if !b.batch(l) {
+		return text
+	}
+	return strings.TrimRight(text, " ") + " " + b.outputLine(l)
+}
+
 // RenderNotice is a notice as one message per recipient.
 func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	l := n.Lease
@@ -207,8 +220,12 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	case qm.NoticeQueued:
 		return nil // the request's own reply already says so
 	case qm.NoticeRequeued:
-		base = bot.Reply{Text: fmt.Sprintf("%s: %s, so its workspace does not run now; you will get a message with how to connect when it runs again. The lease still ends %s.",
-			id, n.Reason, b.when(l.ExpiresAt)), Actions: []bot.Action{{Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
+		what := "its workspace does not run now; you will get a message with how to connect when it runs again"
+		if b.batch(l) { // a batch job has nothing to connect to
+			what = "its job does not run now; you will get a message when it starts again"
+		}
+		base = bot.Reply{Text: fmt.Sprintf("%s: %s, so %s. The lease still ends %s.",
+			id, n.Reason, what, b.when(l.ExpiresAt)), Actions: []bot.Action{{Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
 	case qm.NoticeRestarted:
 		text := fmt.Sprintf("%s: %s. What its workspace had not saved to storage is gone; it runs again on %s until %s.", id, n.Reason, whereText(l), b.when(l.ExpiresAt))
 		if l.Connect != "" && !strings.Contains(l.Connect, qm.NodePlaceholder) {
@@ -302,7 +319,11 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		if l.Kind == qm.KindExtension {
 			return nil
 		}
-		base = bot.Reply{Text: fmt.Sprintf("%s expired at %s and its workspace was ended. %s", id, b.when(l.EndedAt), b.costLine(l))}
+		ended := "its workspace was ended."
+		if b.batch(l) {
+			ended = "its job was ended. " + b.outputLine(l)
+		}
+		base = bot.Reply{Text: fmt.Sprintf("%s expired at %s and %s %s", id, b.when(l.EndedAt), ended, b.costLine(l))}
 		if again, ok := b.askAgain(ctx, l); ok {
 			base.Actions = []bot.Action{{Label: "Request again", Command: again}}
 		}
@@ -345,13 +366,14 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		base = bot.Reply{Text: fmt.Sprintf("%s is busy again, so it will not be reclaimed; it runs until %s.", id, b.when(l.ExpiresAt))}
 	case qm.NoticeReclaimed:
 		base = bot.Reply{Text: fmt.Sprintf("%s was reclaimed: %s. %.2f GPU-hours went back to the pool. %s", id, n.Reason, policy.Round(l.Reclaimed, 2), b.costLine(l))}
+		base.Text = b.withOutput(l, base.Text)
 	case qm.NoticeFailed:
-		base = bot.Reply{Text: fmt.Sprintf("%s failed: %s. Nothing is charged after this point.", id, l.Reason)}
+		base = bot.Reply{Text: b.withOutput(l, fmt.Sprintf("%s failed: %s. Nothing is charged after this point.", id, l.Reason))}
 		if n.Detail != "" {
 			base.Sections = []bot.Section{{Title: "The last lines of its output", Text: "```\n" + strings.TrimRight(n.Detail, "\n") + "\n```"}}
 		}
 	case qm.NoticeFinished:
-		base = bot.Reply{Text: fmt.Sprintf("%s ended: %s. %s", id, l.Reason, b.costLine(l))}
+		base = bot.Reply{Text: b.withOutput(l, fmt.Sprintf("%s ended: %s. %s", id, l.Reason, b.costLine(l)))}
 	case qm.NoticeTelemetryMissing:
 		base = bot.Reply{Text: fmt.Sprintf("No GPU telemetry for %s (%s on %s), so it cannot be checked for idleness; it will not be reclaimed until telemetry returns.", id, l.User, l.Node)}
 	default:
