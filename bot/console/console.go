@@ -147,19 +147,41 @@ func (c *Console) Run(ctx context.Context, in io.Reader) error {
 		u := c.exampleUser()
 		fmt.Fprintf(c.Out, "Quartermaster console. Type `%s: /gpu help`, `:as %s` to set who you are, `:advance 45m`, `:util L-1 0`, or Ctrl-D to quit.\n", u, u)
 	}
+	// Lines are read on their own, so that the console stops when ctx ends (a signal) even while
+	// its input stays open and sends nothing.
+	lines := make(chan string)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(lines)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+		readErr <- sc.Err()
+	}()
 	for {
 		if c.Prompt {
 			fmt.Fprint(c.Out, "> ")
 		}
-		if !sc.Scan() {
-			break
-		}
-		if ctx.Err() != nil {
+		select {
+		case <-ctx.Done():
 			return ctx.Err()
+		case line, ok := <-lines:
+			if !ok {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				return <-readErr
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			c.Line(ctx, line)
 		}
-		c.Line(ctx, sc.Text())
 	}
-	return sc.Err()
 }
 
 // Line handles one input line.

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/acme/quartermaster/bot/console"
@@ -34,7 +36,40 @@ func consoleFlags() (fs *flag.FlagSet, o *appOptions, asJSON *bool, clock, repor
 	return fs, o, asJSON, clock, reportsDir
 }
 
+// runConsole runs the console until its input ends or a signal comes: on SIGTERM or SIGINT it
+// stops what it runs, closes its database and exits 0 on SIGTERM, 130 (128 + SIGINT) on SIGINT,
+// as a shell would on Ctrl-C.
 func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	got := make(chan os.Signal, 1)
+	go func() {
+		select {
+		case s := <-sigs:
+			got <- s
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	err := consoleSession(ctx, args, stdin, stdout, stderr) // its database closed on return
+	select {
+	case s := <-got:
+		if s == os.Interrupt {
+			exitConsole(130)
+		}
+		return nil
+	default:
+		return err
+	}
+}
+
+// exitConsole ends the process with a code of its own (130 after SIGINT).
+var exitConsole = os.Exit
+
+func consoleSession(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs, o, asJSON, clock, reportsDir := consoleFlags()
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
