@@ -43,7 +43,9 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	ctx, cancel := context.WithCancel(ctx)
+	// The session ends on the signal this function receives, not on the caller's context, which
+	// the same signal cancels: so the signal that ended it is known, and with it the exit code.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	got := make(chan os.Signal, 1)
 	go func() {

@@ -410,7 +410,7 @@ func TestDiscordBadInput(t *testing.T) {
 		{"request", []discordtest.Opt{{Name: "gpus", Value: "lots", Type: 4}}, `The option gpus of /gpu request takes a whole number, not "lots". Example: /gpu request gpus:1 class:interactive duration:4h`},
 		{"request", []discordtest.Opt{opt("gpus", 1), opt("class", "interactive"), opt("duration", "forever")}, `"forever" is not a duration; write it like 30m, 4h or 2d. Example: /gpu request gpus:1 class:interactive duration:4h`},
 		{"request", []discordtest.Opt{opt("gpus", 1), opt("class", "tpu")}, `Example: /gpu request gpus:1 class:interactive duration:4h`},
-		{"extend", []discordtest.Opt{opt("lease", "yesterday"), opt("duration", "1h")}, `"yesterday" is not a lease id; lease ids look like L-42. Example: /gpu extend lease:L-42 duration:2h`},
+		{"extend", []discordtest.Opt{opt("lease", "yesterday"), opt("duration", "1h")}, `"yesterday" is not a lease id; lease ids look like L-42. Example: /gpu list`}, // alice has no lease to name
 		{"status", nil, "/gpu status needs the option lease"},
 	}
 	for _, c := range cases {
