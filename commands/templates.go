@@ -375,13 +375,7 @@ func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Par
 		return err
 	}
 	if !tp.MultiNode && task == 0 {
-		var best *policy.Class
-		size := 0
-		for _, c := range p.Classes {
-			if s := nodeSize(c.Name); s > size {
-				best, size = c, s
-			}
-		}
+		best, size := biggestNodeClass(p, nodeSize)
 		if best == nil || gpus <= size {
 			return nil
 		}
@@ -442,6 +436,19 @@ func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Par
 	return qm.Invalid(fitExample(p, tp, params, g, map[string]string{"nnodes": strconv.Itoa(k)}, nodeSize, nodeCount), "%s", msg)
 }
 
+// biggestNodeClass is the class whose nodes hold the most GPUs, and how many; nil and 0 where no
+// class's node size is known (the first such class where several hold as many).
+func biggestNodeClass(p *policy.Policy, nodeSize func(class string) int) (*policy.Class, int) {
+	var best *policy.Class
+	size := 0
+	for _, c := range p.Classes {
+		if s := nodeSize(c.Name); s > size {
+			best, size = c, s
+		}
+	}
+	return best, size
+}
+
 // trialBeyondEveryNode is the refusal of an array template (a sweep) whose tasks each take more
 // GPUs than any node holds: in the terms of the largest node, with an example whose tasks take
 // a whole one of it (the GPUs asked for, no more than that class's nodes hold, else one node's);
@@ -451,13 +458,7 @@ func trialBeyondEveryNode(p *policy.Policy, tp *templates.Template, params templ
 	if task == 0 || name == "" {
 		return nil
 	}
-	var best *policy.Class
-	size := 0
-	for _, c := range p.Classes {
-		if s := nodeSize(c.Name); s > size {
-			best, size = c, s
-		}
-	}
+	best, size := biggestNodeClass(p, nodeSize)
 	if best == nil || task <= size {
 		return nil
 	}
