@@ -62,3 +62,37 @@ func TestRequeueAndEndNoticesAreWordedByTheLeasesKind(t *testing.T) {
 		}
 	}
 }
+
+// A batch job that is suspended or restarted is told of as a job, not as a workspace: nothing to
+// connect to, and what it had not saved is its job's; a workspace keeps its words. It holds for
+// every template of the catalog, by kind, and for a lease with no template.
+func TestSuspendedAndRestartedNoticesAreWordedByTheLeasesKind(t *testing.T) {
+	h := templateHarness(t)
+	names := []string{""}
+	for _, tp := range h.bot.Templates.Catalog.List() {
+		names = append(names, tp.Name)
+	}
+	now := h.clock.Now()
+	for _, name := range names {
+		batch := false
+		if tp, err := h.bot.Templates.Catalog.Get(name); err == nil {
+			batch = tp.Kind == templates.KindBatch
+		}
+		l := &qm.Lease{ID: 7, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 1, Duration: time.Hour,
+			Template: name, State: qm.Active, Node: "h100-01", StartedAt: now.Add(-30 * time.Minute), ExpiresAt: now.Add(30 * time.Minute),
+			Connect: "ssh -p 2222 alice@h100-01"}
+		for _, kind := range []qm.NoticeKind{qm.NoticeSuspended, qm.NoticeRestarted} {
+			rs := h.bot.RenderNotice(context.Background(), qm.Notice{Kind: kind, To: []string{"alice@acme.example"}, Lease: l, Reason: "its job was suspended"})
+			if len(rs) != 1 {
+				t.Fatalf("template %q, %s: %d messages", name, kind, len(rs))
+			}
+			s := rs[0].Text
+			if workspace := strings.Contains(s, "workspace"); workspace == batch {
+				t.Errorf("template %q (batch %v), %s: %q; want a workspace named for a workspace alone", name, batch, kind, s)
+			}
+			if batch && (strings.Contains(s, "Connect") || !strings.Contains(s, "its job")) {
+				t.Errorf("template %q, %s: %q; want its job named and no way to connect", name, kind, s)
+			}
+		}
+	}
+}

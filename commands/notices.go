@@ -227,14 +227,25 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		base = bot.Reply{Text: fmt.Sprintf("%s: %s, so %s. The lease still ends %s.",
 			id, n.Reason, what, b.when(l.ExpiresAt)), Actions: []bot.Action{{Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
 	case qm.NoticeRestarted:
-		text := fmt.Sprintf("%s: %s. What its workspace had not saved to storage is gone; it runs again on %s until %s.", id, n.Reason, whereText(l), b.when(l.ExpiresAt))
-		if l.Connect != "" && !strings.Contains(l.Connect, qm.NodePlaceholder) {
+		what := "its workspace"
+		if b.batch(l) {
+			what = "its job"
+		}
+		text := fmt.Sprintf("%s: %s. What %s had not saved to storage is gone; it runs again on %s until %s.", id, n.Reason, what, whereText(l), b.when(l.ExpiresAt))
+		if !b.batch(l) && l.Connect != "" && !strings.Contains(l.Connect, qm.NodePlaceholder) { // a batch job has nothing to connect to
 			text += " Connect: " + l.Connect
 		}
 		base = bot.Reply{Text: text, Actions: b.leaseActions(ctx, l)}
 	case qm.NoticeSuspended:
-		base = bot.Reply{Text: fmt.Sprintf("%s: %s, so its workspace is paused: it keeps its GPUs and is billed as before, and you will get a message when it runs again. The lease still ends %s.",
-			id, n.Reason, b.when(l.ExpiresAt)), Actions: []bot.Action{{Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
+		what := "its workspace is paused: it keeps its GPUs and is billed as before"
+		switch {
+		case b.batch(l) && l.CPUOnly():
+			what = "its job is paused"
+		case b.batch(l):
+			what = "its job is paused: it keeps its GPUs and is billed as before"
+		}
+		base = bot.Reply{Text: fmt.Sprintf("%s: %s, so %s, and you will get a message when it runs again. The lease still ends %s.",
+			id, n.Reason, what, b.when(l.ExpiresAt)), Actions: []bot.Action{{Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
 	case qm.NoticeApprovalRequest:
 		var rules []string
 		for _, m := range n.Matches {
