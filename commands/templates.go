@@ -399,9 +399,7 @@ func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Par
 		if gpus <= size*count {
 			return nil
 		}
-		msg := fmt.Sprintf("%s on %d GPUs takes %d nodes of class %s, whose nodes hold %s each, and %s has only %d nodes.",
-			tp.Name, gpus, (gpus+size-1)/size, best.Name, qm.GPUCount(size, ""), best.Name, count)
-		return qm.Invalid(fitExample(p, tp, params, size*count, nil, nodeSize, nodeCount), "%s", msg)
+		return qm.Invalid(fitExample(p, tp, params, size*count, nil, nodeSize, nodeCount), "%s", tooFewNodes(tp, gpus, best.Name, size, count))
 	}
 	nn, nnodesGiven := params["nnodes"]
 	nodes := TemplateNodes(tp, params)
@@ -412,8 +410,7 @@ func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Par
 	var msg string
 	switch {
 	case gpus > 0 && !nnodesGiven:
-		msg = fmt.Sprintf("%s on %d GPUs takes %d nodes of class %s, whose nodes hold %s each, and %s has only %d nodes.",
-			tp.Name, gpus, (gpus+size-1)/size, best.Name, qm.GPUCount(size, ""), best.Name, count)
+		msg = tooFewNodes(tp, gpus, best.Name, size, count)
 	case gpus > 0 && enough:
 		msg = fmt.Sprintf("%s on %s over nnodes=%s puts %s on each node, and no class has %d nodes that hold them: class %s has %d nodes of %s.",
 			tp.Name, qm.GPUCount(gpus, ""), nn, qm.GPUCount((gpus+nodes-1)/nodes, ""), nodes, best.Name, count, qm.GPUCount(size, ""))
@@ -434,6 +431,13 @@ func NoClassHolds(p *policy.Policy, tp *templates.Template, params templates.Par
 		}
 	}
 	return qm.Invalid(fitExample(p, tp, params, g, map[string]string{"nnodes": strconv.Itoa(k)}, nodeSize, nodeCount), "%s", msg)
+}
+
+// tooFewNodes says that tp on gpus GPUs takes more nodes of class, whose count nodes hold size
+// GPUs each, than it has.
+func tooFewNodes(tp *templates.Template, gpus int, class string, size, count int) string {
+	return fmt.Sprintf("%s on %d GPUs takes %d nodes of class %s, whose nodes hold %s each, and %s has only %d nodes.",
+		tp.Name, gpus, (gpus+size-1)/size, class, qm.GPUCount(size, ""), class, count)
 }
 
 // biggestNodeClass is the class whose nodes hold the most GPUs, and how many; nil and 0 where no
