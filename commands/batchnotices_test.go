@@ -17,16 +17,8 @@ import (
 // template of the catalog, by kind, and for a lease with no template.
 func TestRequeueAndEndNoticesAreWordedByTheLeasesKind(t *testing.T) {
 	h := templateHarness(t)
-	names := []string{""}
-	for _, tp := range h.bot.Templates.Catalog.List() {
-		names = append(names, tp.Name)
-	}
 	now := h.clock.Now()
-	for _, name := range names {
-		batch := false
-		if tp, err := h.bot.Templates.Catalog.Get(name); err == nil {
-			batch = tp.Kind == templates.KindBatch
-		}
+	for name, batch := range leaseTemplates(h) {
 		lease := func(st qm.State) *qm.Lease {
 			return &qm.Lease{ID: 7, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 1, Duration: time.Hour,
 				Template: name, State: st, StartedAt: now.Add(-30 * time.Minute), ExpiresAt: now.Add(30 * time.Minute), Reason: "the job ended"}
@@ -68,16 +60,8 @@ func TestRequeueAndEndNoticesAreWordedByTheLeasesKind(t *testing.T) {
 // every template of the catalog, by kind, and for a lease with no template.
 func TestSuspendedAndRestartedNoticesAreWordedByTheLeasesKind(t *testing.T) {
 	h := templateHarness(t)
-	names := []string{""}
-	for _, tp := range h.bot.Templates.Catalog.List() {
-		names = append(names, tp.Name)
-	}
 	now := h.clock.Now()
-	for _, name := range names {
-		batch := false
-		if tp, err := h.bot.Templates.Catalog.Get(name); err == nil {
-			batch = tp.Kind == templates.KindBatch
-		}
+	for name, batch := range leaseTemplates(h) {
 		l := &qm.Lease{ID: 7, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 1, Duration: time.Hour,
 			Template: name, State: qm.Active, Node: "h100-01", StartedAt: now.Add(-30 * time.Minute), ExpiresAt: now.Add(30 * time.Minute),
 			Connect: "ssh -p 2222 alice@h100-01"}
@@ -95,4 +79,14 @@ func TestSuspendedAndRestartedNoticesAreWordedByTheLeasesKind(t *testing.T) {
 			}
 		}
 	}
+}
+
+// leaseTemplates is every template of h's catalog, and "" for a lease with no template, each
+// with whether it is a batch template.
+func leaseTemplates(h *harness) map[string]bool {
+	batch := map[string]bool{"": false}
+	for _, tp := range h.bot.Templates.Catalog.List() {
+		batch[tp.Name] = tp.Kind == templates.KindBatch
+	}
+	return batch
 }
