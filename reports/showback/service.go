@@ -3,6 +3,7 @@ package showback
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -106,6 +107,9 @@ func (s *Service) Input(ctx context.Context, w Week, f Filter) (Input, error) {
 	if err != nil {
 		return Input{}, fmt.Errorf("showback: read the leases of %s: %w", w, err)
 	}
+	// A report made as of an earlier instant than the store's (quartermaster report --now) tells
+	// what was known then, as the scheduler's post would have at that instant.
+	leases = asOf(leases, now)
 	// The teams whose first lease or first workspace may be in the week: those that asked for
 	// one in it, and those whose workspace started in it.
 	var asked []string
@@ -125,10 +129,12 @@ func (s *Service) Input(ctx context.Context, w Week, f Filter) (Input, error) {
 	if err != nil {
 		return Input{}, fmt.Errorf("showback: read the usage of %s: %w", w, err)
 	}
+	usage = usageAsOf(usage, leases, now)
 	preds, err := s.Source.WaitPredictions(ctx, from, to)
 	if err != nil {
 		return Input{}, fmt.Errorf("showback: read the wait predictions of %s: %w", w, err)
 	}
+	preds = slices.DeleteFunc(preds, func(p qm.WaitPrediction) bool { return p.At.After(now) })
 	return Input{Policy: s.Policy, Week: w, Now: now, Leases: leases, Usage: usage, Firsts: firsts, Predictions: preds, Filter: f}, nil
 }
 
