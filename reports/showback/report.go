@@ -331,6 +331,17 @@ func held(l *qm.Lease, now time.Time) (from, to time.Time, ok bool) {
 	return l.StartedAt, to, to.After(l.StartedAt)
 }
 
+// heldIn is how long l held its GPUs between a and b, as billed: not while its job waited in the
+// scheduler's queue after a requeue.
+func heldIn(l *qm.Lease, now, a, b time.Time) time.Duration {
+	from, to, ok := held(l, now)
+	if !ok || !b.After(a) {
+		return 0
+	}
+	upTo := func(t time.Time) time.Duration { return qm.HeldFor(l, from, minTime(t, to)) }
+	return max(0, upTo(b)-upTo(a))
+}
+
 type teamClass struct{ team, class string }
 
 // Build computes the report of in.Week. It only reads in.
@@ -583,8 +594,17 @@ func figures(leases []*qm.Lease, usage []qm.UsageRollup, byID map[qm.LeaseID]*qm
 		if end := u.Hour.Add(time.Hour); end.After(w.to) {
 			part = w.to.Sub(u.Hour).Hours()
 		}
-		f.IdleGPUHours += part * u.IdleGPUSeconds / 3600
-		f.ObservedGPUHours += part * u.GPUSeconds / 3600
+		seen, idle := part*u.GPUSeconds, min(part*u.IdleGPUSeconds, part*u.GPUSeconds)
+		// Telemetry never sees more than the lease held in the hour (its GPUs × the time it held
+		// them in it, inside w): samples after its end, or the same GPUs reported twice, are cut
+		// down to that, idle in the share the hour's telemetry saw, so that idle GPU-hours are
+		// never more than the GPU-hours billed.
+		most := float64(l.GPUs) * heldIn(l, now, maxTime(u.Hour, w.from), minTime(u.Hour.Add(time.Hour), w.to)).Seconds()
+		if seen > most {
+			idle, seen = idle*most/seen, most
+		}
+		f.IdleGPUHours += idle / 3600
+		f.ObservedGPUHours += seen / 3600
 		f.utilSum += u.UtilSum
 		f.samples += u.Samples
 		if f.samples > 0 {
