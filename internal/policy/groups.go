@@ -298,6 +298,38 @@ func deciderWarnings(p *Policy, line func(string) int) []Problem {
 	return out
 }
 
+// showbackWarnings finds where the scheduled weekly showback reaches nobody: a team without budget owners
+// and without a channel when there are no platform admins (fallback approvers) to send its lines
+// to instead, and a showback with no channel whose messages to budget owners are off.
+func showbackWarnings(p *Policy, line func(string) int) []Problem {
+	sb := p.Reports.Showback
+	if sb.Schedule == "" {
+		return nil // no weekly showback is posted at all
+	}
+	if !sb.DMBudgetOwners {
+		if sb.Channel == "" {
+			return []Problem{{Line: line("reports.showback"),
+				Msg: "reports.showback has no channel and dm_budget_owners is false, so the weekly showback is sent nowhere; name a channel (channel: \"#gpu-showback\") or set dm_budget_owners: true"}}
+		}
+		return nil
+	}
+	if len(p.Approvals.FallbackApprovers) > 0 {
+		return nil
+	}
+	post := "and there is no showback channel to show it in either"
+	if sb.Channel != "" {
+		post = "beyond its line in the " + sb.Channel + " post"
+	}
+	var out []Problem
+	for i, t := range p.Teams {
+		if t != nil && len(t.BudgetOwners) == 0 && t.Channel == "" {
+			out = append(out, Problem{Line: line(fmt.Sprintf("teams.%d.name", i)),
+				Msg: fmt.Sprintf("team %s has no budget_owners, no channel and approvals.fallback_approvers is empty, so its weekly showback reaches nobody %s; give it budget_owners or a channel, or name fallback_approvers", t.Name, post)})
+		}
+	}
+	return out
+}
+
 // discordChannelWarnings finds the discord.channels entries that name no channel of the policy (a
 // typo, or a team's channel renamed): nothing is ever posted to them, and the channel meant gets
 // no Discord posts.

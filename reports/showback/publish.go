@@ -159,7 +159,8 @@ type delivery struct {
 	reply bot.Reply
 }
 
-// Messages are what week's report sends: the channel post, then one DM per budget owner.
+// Messages are what week's report sends: the channel post, then one DM per budget owner (and
+// platform admin with teams of nobody's), then one message per channel of a team without owners.
 func (p *Publisher) Messages(r *Report) ([]delivery, error) {
 	sb := p.Reports.Policy.Reports.Showback
 	var out []delivery
@@ -171,28 +172,62 @@ func (p *Publisher) Messages(r *Report) ([]delivery, error) {
 		out = append(out, parts("channel:"+strings.ToLower(sb.Channel), r.Post(sb.Channel, png), r.Title()+", continued.")...)
 	}
 	if sb.DMBudgetOwners {
+		pol := p.Reports.Policy
 		owners := map[string][]string{}
 		var order []string
-		for _, t := range p.Reports.Policy.Teams {
-			for _, entry := range t.BudgetOwners {
-				people := []string{entry}
-				if p.People != nil {
-					people = p.People(entry)
+		reach := func(entry, team string) {
+			people := []string{entry}
+			if p.People != nil {
+				people = p.People(entry)
+			}
+			for _, o := range people {
+				k := strings.ToLower(o)
+				if _, ok := owners[k]; !ok {
+					order = append(order, k)
 				}
-				for _, o := range people {
-					k := strings.ToLower(o)
-					if _, ok := owners[k]; !ok {
-						order = append(order, k)
-					}
-					if !slices.Contains(owners[k], t.Name) {
-						owners[k] = append(owners[k], t.Name)
-					}
+				if !slices.Contains(owners[k], team) {
+					owners[k] = append(owners[k], team)
 				}
+			}
+		}
+		// A team without budget owners has its lines sent to its channel, where the policy
+		// gives one, else to the platform admins (the fallback approvers), as does a team the
+		// policy does not list: every team's week reaches someone.
+		channels := map[string][]string{}
+		var chanOrder []string
+		var ownerless []string
+		for _, t := range pol.Teams {
+			switch {
+			case len(t.BudgetOwners) > 0:
+				for _, entry := range t.BudgetOwners {
+					reach(entry, t.Name)
+				}
+			case t.Channel != "":
+				k := strings.ToLower(t.Channel)
+				if _, ok := channels[k]; !ok {
+					chanOrder = append(chanOrder, t.Channel)
+				}
+				channels[k] = append(channels[k], t.Name)
+			default:
+				ownerless = append(ownerless, t.Name)
+			}
+		}
+		for _, t := range r.Teams {
+			if _, listed := pol.Team(t.Name); !listed {
+				ownerless = append(ownerless, t.Name)
+			}
+		}
+		for _, name := range ownerless {
+			for _, a := range pol.Approvals.FallbackApprovers {
+				reach(a, name)
 			}
 		}
 		slices.Sort(order)
 		for _, o := range order {
 			out = append(out, parts("dm:"+o, r.OwnerDM(o, owners[o]), fmt.Sprintf("Your GPU showback for %s, continued.", r.Week))...)
+		}
+		for _, ch := range chanOrder {
+			out = append(out, parts("team-channel:"+strings.ToLower(ch), r.OwnerDM(ch, channels[strings.ToLower(ch)]), fmt.Sprintf("Your GPU showback for %s, continued.", r.Week))...)
 		}
 	}
 	return out, nil
