@@ -70,8 +70,8 @@ func agentScrape(t *testing.T) string {
 // label value) their expressions read is one the process they watch exports, so no rule watches a
 // series that never exists: a rule of the quartermaster-agent group reads an agent's /metrics
 // (one that reports to a service), every other rule serve's, after a single chat command. The
-// agents' rules are there: an agent that cannot reach the service, one that dropped reports, a
-// GPU it cannot read, and readings that fail.
+// agents' rules are there: an agent that cannot reach the service, one that dropped reports, one
+// whose reports the service refused as bad, a GPU it cannot read, and readings that fail.
 func TestShippedAlertRulesReadExportedMetrics(t *testing.T) {
 	src, err := os.ReadFile(rulesFile)
 	if err != nil {
@@ -145,7 +145,7 @@ func TestShippedAlertRulesReadExportedMetrics(t *testing.T) {
 		t.Fatalf("%s holds no rules", rulesFile)
 	}
 	for _, m := range []string{"quartermaster_agent_reports_queued", "quartermaster_agent_reports_dropped_total",
-		"quartermaster_agent_gpus_unread", "quartermaster_agent_collect_errors_total"} {
+		"quartermaster_agent_gpus_unread", "quartermaster_agent_collect_errors_total", "quartermaster_agent_reports_refused_total"} {
 		if !agentReads[m] {
 			t.Errorf("no rule of group %s reads %s", agentRules, m)
 		}
