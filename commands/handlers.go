@@ -37,6 +37,10 @@ type Bot struct {
 	// Copies, when set, says to whom the copies of the messages about ref (e.g. "approval:L-5")
 	// were posted, on every platform (people and channels, as the bot named them).
 	Copies func(ctx context.Context, ref string) ([]string, error)
+	// Retired, when set, remembers that the copies about ref posted to recipient (as Copies named
+	// them) were edited for someone who may no longer decide it, so that Copies leaves them out
+	// and RetireFormerApprovers edits each copy once, not again at every start.
+	Retired func(ctx context.Context, ref, recipient string) error
 }
 
 func (b *Bot) pol() *policy.Policy { return b.Svc.Policy }
@@ -346,6 +350,20 @@ func (b *Bot) noLongerDeciding(ctx context.Context, user string, id qm.LeaseID) 
 // (their groups changed): an edit of a copy they do not hold posts nothing. Otherwise whoever
 // Copies says holds a copy; none without Copies.
 func (b *Bot) formerApprovers(ctx context.Context, only string) []bot.Reply {
+	var out []bot.Reply
+	for _, e := range b.formerApproverEdits(ctx, only) {
+		out = append(out, e.reply)
+	}
+	return out
+}
+
+// formerEdit is the edit of a former approver's copies, with the names Copies gave them by.
+type formerEdit struct {
+	reply bot.Reply
+	named []string
+}
+
+func (b *Bot) formerApproverEdits(ctx context.Context, only string) []formerEdit {
 	if only == "" && b.Copies == nil {
 		return nil
 	}
@@ -354,7 +372,7 @@ func (b *Bot) formerApprovers(ctx context.Context, only string) []bot.Reply {
 		b.log().Error("list the requests that wait, for their former approvers' copies", "err", err)
 		return nil
 	}
-	var out []bot.Reply
+	var out []formerEdit
 	for _, l := range pending {
 		holders := []string{only}
 		if only == "" {
@@ -363,18 +381,25 @@ func (b *Bot) formerApprovers(ctx context.Context, only string) []bot.Reply {
 				continue
 			}
 		}
-		seen := map[string]bool{}
+		// The names each person's copies were saved by (one person may be written in two cases).
+		named := map[string][]string{}
+		var order []string
 		for _, h := range holders {
-			h = qm.CanonicalUser(h)
-			if seen[h] || !strings.Contains(h, "@") {
+			c := qm.CanonicalUser(h)
+			if !strings.Contains(c, "@") {
 				continue // a channel's copy stays for whoever decides there
 			}
-			seen[h] = true
+			if _, ok := named[c]; !ok {
+				order = append(order, c)
+			}
+			named[c] = append(named[c], h)
+		}
+		for _, h := range order {
 			if err := b.Svc.CheckDecide(ctx, h, l.ID); err == nil || qm.ErrorCode(err) == qm.EINTERNAL || qm.ErrorCode(err) == qm.EUNAVAILABLE {
 				continue // they may decide it, or that is not known now
 			}
 			if e := b.noLongerDeciding(ctx, h, l.ID); e != nil {
-				out = append(out, *e)
+				out = append(out, formerEdit{reply: *e, named: named[h]})
 			}
 		}
 	}
@@ -383,25 +408,40 @@ func (b *Bot) formerApprovers(ctx context.Context, only string) []bot.Reply {
 
 // RetireFormerApprovers edits, through Edits, the copies of approval messages held by people who
 // may no longer decide them (formerApprovers), as the policy or the directory now has it (at
-// start: the policy may have changed since they were sent). It says how many it edited.
+// start: the policy may have changed since they were sent). Each copy is edited once: one
+// edited, Retired remembers, and Copies no longer names it at the next start. It says how many
+// it edited.
 func (b *Bot) RetireFormerApprovers(ctx context.Context) int {
 	if b.Edits == nil {
 		return 0
 	}
-	edits := b.formerApprovers(ctx, "")
-	for _, e := range edits {
-		b.edit(ctx, e)
+	n := 0
+	for _, e := range b.formerApproverEdits(ctx, "") {
+		if err := b.edit(ctx, e.reply); err != nil {
+			continue // tried again at the next start
+		}
+		n++
+		if b.Retired == nil {
+			continue
+		}
+		for _, name := range e.named {
+			if err := b.Retired(ctx, e.reply.Ref, name); err != nil {
+				b.log().Error("remember an edited copy of an approval message", "ref", e.reply.Ref, "to", name, "err", err)
+			}
+		}
 	}
-	return len(edits)
+	return n
 }
 
 // edit sends an edit of a posted message through Edits, within editTimeout.
-func (b *Bot) edit(ctx context.Context, r bot.Reply) {
+func (b *Bot) edit(ctx context.Context, r bot.Reply) error {
 	ctx, cancel := context.WithTimeout(ctx, editTimeout)
 	defer cancel()
-	if err := b.Edits.Send(ctx, r); err != nil {
+	err := b.Edits.Send(ctx, r)
+	if err != nil {
 		b.log().Error("edit a posted message", "ref", r.Ref, "to", r.To, "err", err)
 	}
+	return err
 }
 
 // editTimeout bounds an edit of a posted message, which waits behind the recipient's others.

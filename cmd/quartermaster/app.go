@@ -314,7 +314,7 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	a.Sender = bot.SenderFunc(func(context.Context, bot.Reply) error { return nil })
 	svc.Notifier = &commands.Notices{Bot: a.Bot, Sender: bot.SenderFunc(func(ctx context.Context, r bot.Reply) error { return a.Sender.Send(ctx, r) })}
 	a.Bot.Edits = bot.SenderFunc(func(ctx context.Context, r bot.Reply) error { return a.Sender.Send(ctx, r) })
-	a.Bot.Copies = st.MessageRefRecipients
+	a.Bot.Copies, a.Bot.Retired = st.MessageRefRecipients, st.RetireMessageRefs
 	return a, nil
 }
 

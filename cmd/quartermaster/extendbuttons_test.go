@@ -69,7 +69,8 @@ func TestDiscordTheWarningFollowsTheExtensionItAsked(t *testing.T) {
 
 // On Discord, when the service starts on a policy whose approvers of a team changed while its
 // request waits, the former approver's copy in their DM is edited to say who decides now, its
-// buttons gone; the team channel's copy, still for whoever decides there, is left alone.
+// buttons gone; the team channel's copy, still for whoever decides there, is left alone. It is
+// edited once: a later start does not edit it again.
 func TestDiscordFormerApproversCopyIsEditedAtStart(t *testing.T) {
 	for _, db := range databases {
 		t.Run(db.name, func(t *testing.T) {
@@ -95,6 +96,14 @@ func TestDiscordFormerApproversCopyIsEditedAtStart(t *testing.T) {
 			if len(edits) != 1 || edits[0].ID != toDana.ID || edits[0].ChannelID != toDana.ChannelID || len(edits[0].Buttons) != 0 || !edits[0].Components ||
 				!strings.Contains(edits[0].Text(), id+" is no longer yours to decide") || !strings.Contains(edits[0].Text(), "lee@acme.example decides") {
 				t.Errorf("edits = %+v; want dana's copy, saying lee decides, without buttons", edits)
+			}
+			// Later starts, the policy as it is, leave the copy edited once.
+			for range 2 {
+				retireFormerApprovers(context.Background(), e.app, storetest.Logger(t))
+				e.wait()
+			}
+			if again := e.fake.Edits(); len(again) != len(edits) {
+				t.Errorf("later starts edited the former approver's copy again: %d edits, want %d: %+v", len(again), len(edits), again)
 			}
 		})
 	}

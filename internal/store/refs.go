@@ -67,15 +67,29 @@ func (db *DB) MessageRefs(ctx context.Context, platform, ref string) ([]MessageR
 }
 
 // MessageRefRecipients lists to whom copies about ref were posted, on every platform, each once
-// (as the bot named them: people and #channels), in name order.
+// (as the bot named them: people and #channels), in name order, leaving out those whose every copy
+// was retired (RetireMessageRefs).
 func (db *DB) MessageRefRecipients(ctx context.Context, ref string) ([]string, error) {
 	var out []string
 	err := db.x.SelectContext(ctx, &out, db.x.Rebind(
-		`SELECT DISTINCT recipient FROM message_refs WHERE ref = ? AND recipient <> '' ORDER BY recipient`), ref)
+		`SELECT DISTINCT recipient FROM message_refs WHERE ref = ? AND recipient <> '' AND retired_at IS NULL ORDER BY recipient`), ref)
 	if err != nil {
 		return nil, fmt.Errorf("store: recipients of %s: %w", ref, err)
 	}
 	return out, nil
+}
+
+// RetireMessageRefs records that the copies about ref posted to recipient (as the bot named them)
+// were edited for someone who may no longer decide it, so that MessageRefRecipients lists them no
+// more and they are not edited again for that; a copy posted to them later is listed again. The
+// copies are still edited with every later notice about ref.
+func (db *DB) RetireMessageRefs(ctx context.Context, ref, recipient string) error {
+	_, err := db.x.ExecContext(ctx, db.x.Rebind(
+		`UPDATE message_refs SET retired_at = ? WHERE ref = ? AND recipient = ? AND retired_at IS NULL`), dbTime(time.Now()), ref, recipient)
+	if err != nil {
+		return fmt.Errorf("store: retire the copies of %s to %s: %w", ref, recipient, err)
+	}
+	return nil
 }
 
 // PruneMessageRefs forgets the copies saved before t (decided approvals need no more edits) and

@@ -58,3 +58,45 @@ func TestMessageRefs(t *testing.T) {
 		})
 	}
 }
+
+// TestRetiredMessageRefs runs on both databases: once the copies of a ref posted to someone are
+// retired (edited for a former approver), they are no longer among its recipients, on any
+// platform, while the others' are; a copy posted to them later is listed again, and every copy
+// is still there to be edited by later notices.
+func TestRetiredMessageRefs(t *testing.T) {
+	for name, url := range map[string]func(testing.TB) string{"sqlite": storetest.SQLite, "postgres": storetest.Postgres} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			db := storetest.Open(t, url(t))
+			ctx := context.Background()
+			for _, r := range []store.MessageRef{
+				{Platform: "slack", Ref: "approval:L-7", Recipient: "olga@borealis.example", Channel: "D7", MessageID: "7.1"},
+				{Platform: "discord", Ref: "approval:L-7", Recipient: "olga@borealis.example", Channel: "70", MessageID: "71"},
+				{Platform: "slack", Ref: "approval:L-7", Recipient: "pete@borealis.example", Channel: "D8", MessageID: "7.2"},
+				{Platform: "slack", Ref: "approval:L-8", Recipient: "olga@borealis.example", Channel: "D7", MessageID: "8.1"},
+			} {
+				if err := db.SaveMessageRef(ctx, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := db.RetireMessageRefs(ctx, "approval:L-7", "olga@borealis.example"); err != nil {
+				t.Fatal(err)
+			}
+			if who, err := db.MessageRefRecipients(ctx, "approval:L-7"); err != nil || len(who) != 1 || who[0] != "pete@borealis.example" {
+				t.Errorf("recipients of approval:L-7 after olga's copies were retired = %q, %v; want pete's alone", who, err)
+			}
+			if who, err := db.MessageRefRecipients(ctx, "approval:L-8"); err != nil || len(who) != 1 || who[0] != "olga@borealis.example" {
+				t.Errorf("recipients of approval:L-8 = %q, %v; want olga's, not retired", who, err)
+			}
+			if got, _ := db.MessageRefs(ctx, "slack", "approval:L-7"); len(got) != 2 {
+				t.Errorf("slack copies of approval:L-7 after retiring = %+v; want both still there to edit", got)
+			}
+			if err := db.SaveMessageRef(ctx, store.MessageRef{Platform: "slack", Ref: "approval:L-7", Recipient: "olga@borealis.example", Channel: "D7", MessageID: "7.9"}); err != nil {
+				t.Fatal(err)
+			}
+			if who, _ := db.MessageRefRecipients(ctx, "approval:L-7"); len(who) != 2 {
+				t.Errorf("recipients of approval:L-7 after a new copy to olga = %q; want olga and pete", who)
+			}
+		})
+	}
+}
