@@ -135,3 +135,19 @@ func TestDeliverRetriesAfterRateLimitsAndSendsOnce(t *testing.T) {
 		t.Fatalf("a delivery its caller gave up on was posted: %+v", posts[1:])
 	}
 }
+
+// A 429 without a Retry-After header (a proxy in front of Slack may drop it) still means Slack
+// took nothing: the notice is posted once, after a pause, instead of being lost.
+func TestA429WithoutRetryAfterIsStillRetried(t *testing.T) {
+	f := newFakeSlack(t)
+	f.bareLimits = true
+	a := newDeliverer(t, f)
+	f.limit("chat.postMessage", 1)
+	if err := a.Send(t.Context(), bot.Reply{To: "#kelp-forest", Text: "L-3 waits for tane@harbor.example"}); err != nil {
+		t.Fatalf("the notice was given up after one 429: %v", err)
+	}
+	posts, _, _, _ := f.snapshot()
+	if len(posts) != 1 || posts[0].Channel != "CKELPFOREST" || posts[0].Text != "L-3 waits for tane@harbor.example" {
+		t.Fatalf("posts = %+v, want the notice once in #kelp-forest", posts)
+	}
+}

@@ -33,6 +33,8 @@ type fakeSlack struct {
 	uploads   map[string]*upload // file id -> what files.getUploadURLExternal promised and the upload brought
 	shares    []share            // files.completeUploadExternal
 	viewCalls map[string]int     // views.open/update/publish calls, 429s included
+	// bareLimits, when set, answers the 429s without a Retry-After header, as a proxy may.
+	bareLimits bool
 	// onLimited, when set, is called (with mu held) after each 429 is answered.
 	onLimited func(method string)
 	// checkHashes has views.update refuse a hash that is not the view's latest (hash_conflict),
@@ -124,7 +126,9 @@ func writeJSON(w http.ResponseWriter, v any) {
 func (f *fakeSlack) rateLimited(w http.ResponseWriter, method string) bool {
 	if f.limited[method] > 0 {
 		f.limited[method]--
-		w.Header().Set("Retry-After", "1")
+		if !f.bareLimits {
+			w.Header().Set("Retry-After", "1")
+		}
 		w.WriteHeader(http.StatusTooManyRequests)
 		if f.onLimited != nil {
 			f.onLimited(method)

@@ -3,7 +3,6 @@ package slack
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"github.com/acme/quartermaster/internal/policy"
 	"slices"
@@ -347,11 +346,11 @@ const calculating = "Calculating the cost and the predicted wait…"
 func (a *Adapter) openView(ctx context.Context, trigger string, received time.Time, v slack.ModalViewRequest) (*slack.ViewResponse, error) {
 	for {
 		resp, err := a.api.OpenViewContext(ctx, trigger, v)
-		var rl *slack.RateLimitedError
-		if !errors.As(err, &rl) {
+		after, limited := rateLimited(err)
+		if !limited {
 			return resp, err
 		}
-		wait := max(rl.RetryAfter, minRetryAfter)
+		wait := max(after, minRetryAfter)
 		if time.Since(received)+wait > triggerLife {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package slack
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -34,12 +35,27 @@ func newOutbox(interval time.Duration, track *inflight.Tracker) *outbox {
 func (o *outbox) retry(ctx context.Context, call func() error) error {
 	for attempt := 0; ; attempt++ {
 		err := call()
-		var rl *slack.RateLimitedError
-		if !errors.As(err, &rl) || attempt >= maxRateLimitRetries {
+		wait, limited := rateLimited(err)
+		if !limited || attempt >= maxRateLimitRetries {
 			return err
 		}
-		if err := o.Sleep(ctx, max(rl.RetryAfter, minRetryAfter)); err != nil {
+		if err := o.Sleep(ctx, max(wait, minRetryAfter)); err != nil {
 			return err
 		}
 	}
+}
+
+// rateLimited reports whether err is Slack's HTTP 429, and how long it asks to wait. slack-go
+// reads a 429 with a Retry-After header as a RateLimitedError; one without it (a proxy in front
+// of Slack may drop the header) comes as a bare status error, and still means Slack took nothing.
+func rateLimited(err error) (time.Duration, bool) {
+	var rl *slack.RateLimitedError
+	if errors.As(err, &rl) {
+		return rl.RetryAfter, true
+	}
+	var sc slack.StatusCodeError
+	if errors.As(err, &sc) && sc.Code == http.StatusTooManyRequests {
+		return 0, true
+	}
+	return 0, false
 }
