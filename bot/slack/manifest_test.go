@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/commands"
 )
 
@@ -206,6 +207,30 @@ func TestDocsNameTheManifestScopes(t *testing.T) {
 		if !slices.Contains(named, s) {
 			t.Errorf("the manifest asks for %s; docs/slack.md does not say so", s)
 		}
+	}
+}
+
+// TestTheTokenCheckKnowsTheManifestScopes: the scopes serve looks for in the bot token at start
+// are the manifest's, so a scope added to the app is checked and none is asked for that the app
+// does not request.
+func TestTheTokenCheckKnowsTheManifestScopes(t *testing.T) {
+	raw, err := os.ReadFile(manifestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := yaml.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	var checked []string
+	for _, s := range slackbot.Scopes {
+		checked = append(checked, s.Name)
+		if s.Without == "" {
+			t.Errorf("scope %s does not say what fails without it", s.Name)
+		}
+	}
+	if !slices.Equal(checked, m.OAuth.Scopes.Bot) {
+		t.Errorf("the token check looks for %v; the manifest asks for %v", checked, m.OAuth.Scopes.Bot)
 	}
 }
 

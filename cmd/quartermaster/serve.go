@@ -256,6 +256,9 @@ func serve(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	if adapter != nil {
+		if err := checkSlackToken(ctx, adapter, log); err != nil {
+			return err
+		}
 		a.Sender = adapter
 		if o.slack.SigningSecret != "" {
 			adapter.Register(mux)
@@ -491,6 +494,39 @@ func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, 
 		},
 		Logger: log,
 	})
+}
+
+// slackCheckTimeout bounds serve's question to Slack about the bot token at start.
+const slackCheckTimeout = 10 * time.Second
+
+// checkSlackToken asks Slack, at start, whom the bot token stands for. A token Slack refuses stops
+// serve with a sentence saying what to set (every command would fail otherwise, its users told
+// only to try again); scopes the token lacks are logged, each with what does not work without
+// it. A Slack that cannot be reached just now holds nothing up.
+func checkSlackToken(ctx context.Context, adapter *slackbot.Adapter, log *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(ctx, slackCheckTimeout)
+	defer cancel()
+	in, err := adapter.CheckToken(ctx)
+	var refused *slackbot.TokenRefusedError
+	switch {
+	case errors.As(err, &refused):
+		return err
+	case err != nil:
+		log.Warn("cannot ask Slack about the bot token just now; starting all the same", "err", err)
+		return nil
+	}
+	log.Info("Slack knows the bot token", "workspace", in.Team, "workspace_id", in.TeamID, "bot_user", in.BotUser)
+	if missing := in.Missing(); len(missing) > 0 {
+		var names, what []string
+		for _, s := range missing {
+			names = append(names, s.Name)
+			what = append(what, s.Name+" ("+s.Without+")")
+		}
+		log.Error("the bot token lacks scopes that manifest.yaml asks for, so these do not work: "+strings.Join(what, "; ")+
+			". Add them under OAuth & Permissions (or paste manifest.yaml into the app's manifest again) and reinstall the app to the workspace",
+			"missing_scopes", strings.Join(names, ","))
+	}
+	return nil
 }
 
 // slackChoices fill the request modal's menus from the policy. The data class stays free text:

@@ -1,0 +1,100 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/slack-go/slack"
+)
+
+// Scope is a bot scope manifest.yaml asks for, with what does not work without it.
+type Scope struct {
+	Name    string
+	Without string
+}
+
+// Scopes are the bot scopes manifest.yaml asks for, in its order (a test keeps the two in step).
+var Scopes = []Scope{
+	{"commands", "the /gpu command"},
+	{"chat:write", "every answer, notice and approval message"},
+	{"chat:write.public", "posts to a public team channel the bot was not invited to"},
+	{"files:write", "the weekly showback's chart and CSV"},
+	{"users:read", "knowing who typed a command"},
+	{"users:read.email", "the email that names a Slack user: without it nobody can use Quartermaster unless single sign-on is on"},
+}
+
+// Installation is what Slack says of the bot token (auth.test): the workspace and the bot user it
+// stands for, and the scopes it was granted.
+type Installation struct {
+	Team, TeamID, BotUser, BotUserID string
+	// Granted are the token's scopes; nil when Slack did not say.
+	Granted []string
+}
+
+// Missing are the scopes manifest.yaml asks for that the token was not granted; none when Slack
+// did not say which it was granted.
+func (in Installation) Missing() []Scope {
+	if in.Granted == nil {
+		return nil
+	}
+	var out []Scope
+	for _, s := range Scopes {
+		if !slices.Contains(in.Granted, s.Name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TokenRefusedError is Slack refusing the bot token itself: nothing the app does can work until
+// it is replaced.
+type TokenRefusedError struct {
+	// Reason is Slack's error code, e.g. invalid_auth.
+	Reason string
+}
+
+func (e *TokenRefusedError) Error() string {
+	const token = "the Bot User OAuth Token, which begins with xoxb- (OAuth & Permissions; docs/slack.md)"
+	switch e.Reason {
+	case "account_inactive", "token_revoked":
+		return fmt.Sprintf("Slack refuses SLACK_BOT_TOKEN (%s: the app was removed from the workspace, or its token revoked); install the app to the workspace again and set SLACK_BOT_TOKEN to %s", e.Reason, token)
+	case "token_expired":
+		return fmt.Sprintf("Slack refuses SLACK_BOT_TOKEN (%s: token rotation is on, and Quartermaster does not refresh tokens); turn it off (token_rotation_enabled: false in manifest.yaml), reinstall the app and set SLACK_BOT_TOKEN to %s", e.Reason, token)
+	}
+	return fmt.Sprintf("Slack refuses SLACK_BOT_TOKEN (%s: mistyped, or another app's token); set it to this app's %s, shown once the app is installed to the workspace", e.Reason, strings.TrimPrefix(token, "the "))
+}
+
+// tokenRefusals are the auth.test errors that say the token itself is refused, not that Slack
+// could not be asked.
+var tokenRefusals = []string{"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired", "not_allowed_token_type"}
+
+// CheckToken asks Slack whom the bot token stands for. The error is a *TokenRefusedError when
+// Slack refuses the token; any other error (Slack could not be reached) says nothing of the token.
+func (a *Adapter) CheckToken(ctx context.Context) (Installation, error) {
+	var r *slack.AuthTestResponse
+	err := a.out.retry(ctx, func() error {
+		var err error
+		r, err = a.api.AuthTestContext(ctx)
+		return err
+	})
+	if err != nil {
+		var se slack.SlackErrorResponse
+		if errors.As(err, &se) && slices.Contains(tokenRefusals, se.Err) {
+			return Installation{}, &TokenRefusedError{Reason: se.Err}
+		}
+		return Installation{}, fmt.Errorf("slack: auth.test: %w", err)
+	}
+	in := Installation{Team: r.Team, TeamID: r.TeamID, BotUser: r.User, BotUserID: r.UserID}
+	if h := r.Header; h != nil && h.Get("X-OAuth-Scopes") != "" {
+		in.Granted = []string{}
+		for _, s := range strings.Split(h.Get("X-OAuth-Scopes"), ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				in.Granted = append(in.Granted, s)
+			}
+		}
+	}
+	return in, nil
+}

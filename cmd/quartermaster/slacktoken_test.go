@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/internal/testkit"
+)
+
+// slackAuth is a Web API whose auth.test answers body, with the scopes header when it is not
+// empty; every other method answers ok.
+func slackAuth(t *testing.T, body, scopes string) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/auth.test", func(w http.ResponseWriter, r *http.Request) {
+		if scopes != "" {
+			w.Header().Set("X-OAuth-Scopes", scopes)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, body)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"ok":true}`)
+	})
+	s := httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// A bot token Slack refuses (mistyped, from another app, revoked when the app was removed) stops
+// serve at start with a sentence naming SLACK_BOT_TOKEN and what Slack said, instead of a service
+// whose every user is told to try again in a minute.
+func TestServeRefusesABotTokenSlackRefuses(t *testing.T) {
+	for _, slackErr := range []string{"invalid_auth", "account_inactive", "token_revoked"} {
+		api := slackAuth(t, `{"ok":false,"error":"`+slackErr+`"}`, "")
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		o := serveOptions{listener: ln, slack: slackSettings{BotToken: "xoxb-from-another-app", SigningSecret: "shh", APIURL: api.URL}}
+		o.app.flags.db = "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
+		started := false
+		o.onReady = func(string) { started = true; cancel() }
+		err = serve(ctx, o)
+		cancel()
+		if started || err == nil {
+			t.Errorf("%s: serve started (err %v)", slackErr, err)
+			continue
+		}
+		for _, want := range []string{"SLACK_BOT_TOKEN", slackErr, "xoxb-", "OAuth & Permissions"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: the refusal does not say %q: %v", slackErr, want, err)
+			}
+		}
+		if strings.Contains(err.Error(), "xoxb-from-another-app") {
+			t.Errorf("the refusal shows the token: %v", err)
+		}
+	}
+}
+
+// A token granted fewer scopes than manifest.yaml asks for (an app made by hand, or a scope
+// removed) starts, and the log names each missing scope and what does not work without it.
+func TestServeNamesTheScopesTheBotTokenLacks(t *testing.T) {
+	api := slackAuth(t, `{"ok":true,"team":"Harbor","team_id":"T9","user":"quartermaster","user_id":"UQM","bot_id":"BQM"}`, "commands,chat:write,users:read")
+	var log testkit.SyncBuffer
+	o := serveOptions{slack: slackSettings{BotToken: "xoxb-test", SigningSecret: "shh", APIURL: api.URL}}
+	o.app.logger = slog.New(slog.NewTextHandler(&log, nil))
+	s := startServe(t, o)
+	_ = s.stop()
+	got := log.String()
+	for _, want := range []string{"users:read.email", "chat:write.public", "files:write", "manifest.yaml", "Harbor"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the log does not say %q:\n%s", want, got)
+		}
+	}
+	for _, granted := range []string{"commands (", "chat:write (", "users:read ("} {
+		if strings.Contains(got, granted) {
+			t.Errorf("the log names a granted scope as missing (%s):\n%s", granted, got)
+		}
+	}
+}
