@@ -46,7 +46,7 @@ func (a *Adapter) Deliver(ctx context.Context, r bot.Reply) error {
 func (a *Adapter) deliver(ctx context.Context, to string, r bot.Reply) error {
 	channel, err := a.channelFor(ctx, to)
 	if err != nil {
-		return fmt.Errorf("slack: cannot reach %s: %w", to, err)
+		return fmt.Errorf("slack: cannot reach %s: %w", to, a.unreachable(to, err))
 	}
 	text, blocks := Render(r, MaxMessageBlocks)
 	var ch, ts string
@@ -56,7 +56,7 @@ func (a *Adapter) deliver(ctx context.Context, to string, r bot.Reply) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("slack: chat.postMessage to %s: %w", to, err)
+		return fmt.Errorf("slack: chat.postMessage to %s: %w", to, a.unreachable(to, err))
 	}
 	if r.Ref != "" {
 		if err := a.refs.SaveMessageRef(ctx, bot.MessageRef{Ref: r.Ref, Recipient: policy.NameKey(to), Channel: ch, MessageID: ts}); err != nil {

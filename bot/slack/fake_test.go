@@ -33,6 +33,9 @@ type fakeSlack struct {
 	uploads   map[string]*upload // file id -> what files.getUploadURLExternal promised and the upload brought
 	shares    []share            // files.completeUploadExternal
 	viewCalls map[string]int     // views.open/update/publish calls, 429s included
+	// refuse answers chat.postMessage to a channel (as it was named) with a Slack error, such as
+	// not_in_channel.
+	refuse map[string]string
 	// bareLimits, when set, answers the 429s without a Retry-After header, as a proxy may.
 	bareLimits bool
 	// onLimited, when set, is called (with mu held) after each 429 is answered.
@@ -163,6 +166,10 @@ func (f *fakeSlack) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ch := v.Get("channel")
+	if e, ok := f.refuse[ch]; ok {
+		writeJSON(w, map[string]any{"ok": false, "error": e})
+		return
+	}
 	switch {
 	case strings.HasPrefix(ch, "U"):
 		ch = dm(ch)

@@ -110,14 +110,16 @@ type Config struct {
 type Adapter struct {
 	// versions numbers the block ids of edits and republished views (see versioned).
 	versions atomic.Int64
-	cfg      Config
-	api      *slack.Client
-	log      *slog.Logger
-	track    *inflight.Tracker
-	out      *outbox
-	users    *users
-	seen     *inflight.Seen
-	refs     bot.RefStore
+	// bot is the bot user's name, once CheckToken has asked Slack.
+	bot   atomic.Value
+	cfg   Config
+	api   *slack.Client
+	log   *slog.Logger
+	track *inflight.Tracker
+	out   *outbox
+	users *users
+	seen  *inflight.Seen
+	refs  bot.RefStore
 
 	base   context.Context
 	cancel context.CancelFunc
@@ -539,6 +541,7 @@ func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
 	return a.out.Call(ctx, a.base, policy.NameKey(to), func(ctx context.Context) error {
 		channel, err := a.channelFor(ctx, to)
 		if err != nil {
+			err = a.unreachable(to, err)
 			a.log.Error("cannot reach a notice's recipient", "to", to, "ref", r.Ref, "err", err)
 			return err
 		}
@@ -578,6 +581,7 @@ func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) err
 		return err
 	})
 	if err != nil {
+		err = a.unreachable(to, err)
 		a.log.Error("chat.postMessage failed", "to", to, "ref", r.Ref, "err", err)
 		return err
 	}

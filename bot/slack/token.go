@@ -88,6 +88,9 @@ func (a *Adapter) CheckToken(ctx context.Context) (Installation, error) {
 		return Installation{}, fmt.Errorf("slack: auth.test: %w", err)
 	}
 	in := Installation{Team: r.Team, TeamID: r.TeamID, BotUser: r.User, BotUserID: r.UserID}
+	if in.BotUser != "" {
+		a.bot.Store(in.BotUser)
+	}
 	if h := r.Header; h != nil && h.Get("X-OAuth-Scopes") != "" {
 		in.Granted = []string{}
 		for _, s := range strings.Split(h.Get("X-OAuth-Scopes"), ",") {
@@ -97,4 +100,41 @@ func (a *Adapter) CheckToken(ctx context.Context) (Installation, error) {
 		}
 	}
 	return in, nil
+}
+
+// defaultBotName is the bot user's name in manifest.yaml, until Slack says what it is.
+const defaultBotName = "quartermaster"
+
+// botName is the bot user's name, for "/invite @NAME".
+func (a *Adapter) botName() string {
+	if n, ok := a.bot.Load().(string); ok && n != "" {
+		return n
+	}
+	return defaultBotName
+}
+
+// unreachable explains a Slack error that keeps a message from reaching "to" (a #channel or a
+// person's email), saying what an admin does about it, with Slack's code kept; any other error
+// is returned as it is.
+func (a *Adapter) unreachable(to string, err error) error {
+	var se slack.SlackErrorResponse
+	if !errors.As(err, &se) {
+		return err
+	}
+	var why string
+	switch se.Err {
+	case "not_in_channel":
+		why = fmt.Sprintf("Quartermaster is not a member of %s, so it cannot post there: invite it (/invite @%s in %s); a private channel needs the invitation", to, a.botName(), to)
+	case "channel_not_found":
+		why = fmt.Sprintf("Slack knows no channel %s that Quartermaster can see: check the channel's name in the policy (was it renamed?), or, if it is private, invite the bot there (/invite @%s)", to, a.botName())
+	case "is_archived":
+		why = fmt.Sprintf("%s is archived: unarchive it, or name another channel in the policy", to)
+	case "restricted_action", "restricted_action_read_only_channel", "restricted_action_thread_only_channel":
+		why = fmt.Sprintf("a setting of %s or of the workspace keeps Quartermaster from posting there: ask a workspace admin, or name another channel in the policy", to)
+	case "users_not_found":
+		why = fmt.Sprintf("no Slack user has the email %s on their profile: the person needs a Slack account with that email (or, with single sign-on, to link theirs with /gpu login)", to)
+	default:
+		return err
+	}
+	return fmt.Errorf("%s (%w)", why, err)
 }
