@@ -36,6 +36,8 @@ type fakeSlack struct {
 	// refuse answers chat.postMessage to a channel (as it was named) with a Slack error, such as
 	// not_in_channel.
 	refuse map[string]string
+	// infoError, when set, is the Slack error every users.info call answers.
+	infoError string
 	// bareLimits, when set, answers the 429s without a Retry-After header, as a proxy may.
 	bareLimits bool
 	// onLimited, when set, is called (with mu held) after each 429 is answered.
@@ -199,6 +201,10 @@ func (f *fakeSlack) usersInfo(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.userInfo++
+	if f.infoError != "" {
+		writeJSON(w, map[string]any{"ok": false, "error": f.infoError})
+		return
+	}
 	email, ok := f.users[id]
 	if !ok {
 		writeJSON(w, map[string]any{"ok": false, "error": "user_not_found"})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
 // A notice Slack will not take says, in the error the service logs and keeps with the notice,
@@ -40,5 +41,33 @@ func TestANoticeSlackRefusesSaysWhatToDo(t *testing.T) {
 		if err := fn(); err == nil || !strings.Contains(err.Error(), "/invite @") {
 			t.Errorf("a scheduled post to #kelp-forest: %v", err)
 		}
+	}
+}
+
+// When Slack will not say who typed a command because of how the app is installed (a scope it
+// lacks, a token Slack no longer takes), the user is told that trying again will not help and
+// whom to tell, instead of being asked to try again in a minute; a passing failure still says so.
+func TestAUserSlackWillNotNameIsToldWhy(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	for _, c := range []struct{ slackErr, want, not string }{
+		{"missing_scope", "whoever runs Quartermaster", "try again"},
+		{"token_revoked", "whoever runs Quartermaster", "try again"},
+		{"internal_error", "try again", "whoever runs"},
+	} {
+		e.slack.mu.Lock()
+		e.slack.infoError = c.slackErr
+		e.slack.mu.Unlock()
+		trigger := e.command("UBOB", "list")
+		e.wait()
+		got := e.responseTo(trigger).Text
+		if !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
+			t.Errorf("users.info answered %s; the user was told %q", c.slackErr, got)
+		}
+		if !strings.Contains(got, c.slackErr) && c.slackErr != "internal_error" {
+			t.Errorf("the answer does not name Slack's %s for the admin: %q", c.slackErr, got)
+		}
+	}
+	if n := len(e.leases()); n != 0 {
+		t.Errorf("%d leases", n)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -503,7 +504,24 @@ func (a *Adapter) who(ctx context.Context, user string) (email, refusal string) 
 		return "", err.Error()
 	}
 	a.log.Error("cannot resolve a Slack user", "user", user, "err", err)
+	if code, ok := installProblem(err); ok {
+		return "", fmt.Sprintf("Quartermaster's Slack app, as it is installed, may not ask Slack who you are (Slack says %s), so trying again will not help; tell whoever runs Quartermaster.", code)
+	}
 	return "", "Slack did not tell Quartermaster who you are just now; please try again in a minute."
+}
+
+// installProblem reports whether err is Slack refusing a call because of how the app is
+// installed (a token it no longer takes, a scope it lacks), which no retry mends, with Slack's code.
+func installProblem(err error) (string, bool) {
+	var se slack.SlackErrorResponse
+	if !errors.As(err, &se) {
+		return "", false
+	}
+	switch {
+	case slices.Contains(tokenRefusals, se.Err), se.Err == "missing_scope", se.Err == "no_permission":
+		return se.Err, true
+	}
+	return "", false
 }
 
 // answer delivers a reply to whoever asked: through the response_url (visible only to them), or
