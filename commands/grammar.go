@@ -43,6 +43,9 @@ type Command struct {
 	// classes are the policy's class names (NameKey) while the command is parsed; nil when the
 	// grammar reads it without a policy.
 	classes map[string]bool
+	// channels are the policy's team channels (NameKey, with #) and the team of each, while the
+	// command is parsed ("" for a channel two teams share); nil without a policy.
+	channels map[string]string
 }
 
 // bad is a refusal of bad input to verb: one sentence, and the verb's example (its placeholders
@@ -67,6 +70,32 @@ func Parse(text string) (Command, error) { return ParseFor(text, nil) }
 // like a word the grammar reads otherwise ("gpus" of "2 gpus", "x" of "2 x train", "hours" of
 // "2 hours") is that class where the class goes.
 func ParseFor(text string, classes []string) (Command, error) {
+	return parseIn(text, classes, nil)
+}
+
+// ParseIn reads a /gpu command as ParseFor does, knowing the policy's classes and its teams'
+// channels too: where a team goes, a team's channel (#vision-gpu, or a chat platform's mention of
+// it) names that team.
+func ParseIn(text string, p *policy.Policy) (Command, error) {
+	if p == nil {
+		return Parse(text)
+	}
+	channels := map[string]string{}
+	for _, t := range p.Teams {
+		if t.Channel == "" {
+			continue
+		}
+		k := policy.NameKey(t.Channel)
+		if _, twice := channels[k]; twice {
+			channels[k] = "" // two teams' channel names neither
+			continue
+		}
+		channels[k] = t.Name
+	}
+	return parseIn(text, p.ClassNames(), channels)
+}
+
+func parseIn(text string, classes []string, channels map[string]string) (Command, error) {
 	var known map[string]bool
 	if classes != nil {
 		known = make(map[string]bool, len(classes))
@@ -74,8 +103,8 @@ func ParseFor(text string, classes []string) (Command, error) {
 			known[policy.NameKey(n)] = true
 		}
 	}
-	c, err := parseWith(text, known)
-	c.classes = nil
+	c, err := parseWith(text, known, channels)
+	c.classes, c.channels = nil, nil
 	return c, err
 }
 
@@ -83,7 +112,7 @@ func ParseFor(text string, classes []string) (Command, error) {
 // (a reason is at most MaxReason), and little enough that a longer one is refused before it is read.
 const MaxCommand = 10000
 
-func parseWith(text string, known map[string]bool) (Command, error) {
+func parseWith(text string, known map[string]bool, channels map[string]string) (Command, error) {
 	if n := utf8.RuneCountInString(text); n > MaxCommand {
 		return Command{}, qm.Invalid("/gpu help", "the command is %d characters long; keep it to %d or fewer.", n, MaxCommand)
 	}
@@ -103,7 +132,7 @@ func parseWith(text string, known map[string]bool) (Command, error) {
 		}
 		return Command{}, qm.Invalid("/gpu help", "%s is not a /gpu command; /gpu help lists them.", policy.Quoted(f[0], 40))
 	}
-	return s.parse(Command{Verb: s.Name, classes: known}, f[n:])
+	return s.parse(Command{Verb: s.Name, classes: known, channels: channels}, f[n:])
 }
 
 // nearVerb is the command word closest to a word that is none (request for "requst"), among the
@@ -313,7 +342,7 @@ func parseSubmit(c Command, args []string) (Command, error) {
 		}
 		switch {
 		case strings.HasPrefix(strings.ToLower(a), "team="):
-			t, perr := teamName(c.Verb, a[len("team="):])
+			t, perr := c.teamName(c.Verb, a[len("team="):])
 			if perr != nil {
 				return c, perr
 			}
@@ -462,7 +491,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 			if perr := once("team"); perr != nil {
 				return c, perr
 			}
-			t, perr := teamName("request", v)
+			t, perr := c.teamName("request", v)
 			if perr != nil {
 				return c, perr
 			}
@@ -575,9 +604,20 @@ func unitWord(w string) bool {
 }
 
 // teamName reads a team's name as typed: A to Z in lower case and nothing else folded, as names
-// are compared (policy.SameName); one that could be no team's name is refused.
-func teamName(verb, s string) (string, *qm.Error) {
+// are compared (policy.SameName); one that could be no team's name is refused. Knowing the
+// policy, a team's channel (#vision-gpu) names that team.
+func (c Command) teamName(verb, s string) (string, *qm.Error) {
 	s = unquoted(s)
+	if strings.HasPrefix(s, "#") && c.channels != nil {
+		team, ok := c.channels[policy.NameKey(s)]
+		switch {
+		case ok && team != "":
+			return team, nil
+		case ok:
+			return "", bad(verb, "%s is the channel of more than one team; name the team instead.", policy.Quoted(s, 40))
+		}
+		return "", bad(verb, "%s is the channel of no team; name the team instead.", policy.Quoted(s, 40))
+	}
 	t := policy.NameKey(s)
 	if !validName(t) {
 		return "", bad(verb, "%s is not a team name.", policy.Quoted(s, 40))
@@ -710,7 +750,7 @@ func parseQuota(c Command, args []string) (Command, error) {
 		return c, bad(c.Verb, "/gpu quota takes at most a team name, but got %s.", policy.Quoted(strings.Join(args, " "), 40))
 	}
 	if len(args) == 1 {
-		t, perr := teamName(c.Verb, args[0])
+		t, perr := c.teamName(c.Verb, args[0])
 		if perr != nil {
 			return c, perr
 		}
@@ -764,7 +804,7 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		if i+1 == len(tail) || c.Team != "" {
 			return c, bad(c.Verb, "\"team\" must be followed by one team name, given once.")
 		}
-		t, perr := teamName(c.Verb, tail[i+1])
+		t, perr := c.teamName(c.Verb, tail[i+1])
 		if perr != nil {
 			return c, perr
 		}

@@ -60,7 +60,7 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 	// While the service waits on the scheduler, the adapter's slot is free for other commands.
 	outside := ctx
 	ctx = qm.WithOutsideWait(ctx, func() func() { return bot.WaitOutside(outside) })
-	c, err := ParseFor(req.Text, b.pol().ClassNames())
+	c, err := ParseIn(req.Text, b.pol())
 	if err != nil {
 		user, known := b.signedIn(ctx, req)
 		if known {

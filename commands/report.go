@@ -52,6 +52,12 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		if t, ok := p.Team(s); ok {
 			return t.Name, true, nil
 		}
+		if strings.HasPrefix(s, "#") {
+			// A team's channel names the team, as where other commands take a team.
+			if c, err := ParseIn("/gpu quota "+s, p); err == nil && c.Arg != "" {
+				return c.Arg, true, nil
+			}
+		}
 		if teams == nil {
 			var err error
 			if teams, err = svc.TeamNames(ctx); err != nil {
