@@ -237,11 +237,30 @@ func (a *Adapter) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		err = sv.Ensure()
 	}
 	if err != nil {
-		a.log.Warn("refused an unverified Slack request", "path", r.URL.Path, "remote", r.RemoteAddr, "err", err)
+		a.log.Warn("refused an unverified Slack request", "path", r.URL.Path, "remote", r.RemoteAddr, "err", err, "check", unverifiedHint(r.Header, err))
 		http.Error(w, "invalid Slack signature", http.StatusUnauthorized)
 		return nil, false
 	}
 	return body, true
+}
+
+// unverifiedHint is what an admin checks when every request is refused as this one was: a wrong
+// signing secret, a clock far from Slack's, or a proxy that drops Slack's headers. A single
+// refusal may also be a forgery or a replay, which it should be.
+func unverifiedHint(h http.Header, err error) string {
+	switch {
+	case errors.Is(err, slack.ErrInvalidSignature):
+		return "if every request is refused so, SLACK_SIGNING_SECRET is not the app's Signing Secret (Basic Information → App Credentials; not the Client Secret or the Verification Token beside it)"
+	case errors.Is(err, slack.ErrExpiredTimestamp):
+		off := "far"
+		if ts, perr := strconv.ParseInt(h.Get("X-Slack-Request-Timestamp"), 10, 64); perr == nil {
+			off = time.Since(time.Unix(ts, 0)).Abs().Round(time.Second).String()
+		}
+		return "its timestamp is " + off + " from this host's clock, more than the 5m Slack's requests may be; a replay, or, if every request is refused so, this host's clock is wrong (set it with NTP)"
+	case errors.Is(err, slack.ErrMissingHeaders):
+		return "it has no X-Slack-Signature or X-Slack-Request-Timestamp header; not from Slack, or, if every request is refused so, a proxy in front of the service drops them"
+	}
+	return "the signature is malformed; not from Slack"
 }
 
 // acked reports an acknowledgement's latency to OnAck.
