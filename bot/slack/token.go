@@ -49,22 +49,31 @@ func (in Installation) Missing() []Scope {
 	return out
 }
 
-// TokenRefusedError is Slack refusing the bot token itself: nothing the app does can work until
-// it is replaced.
+// TokenRefusedError is Slack refusing one of the app's tokens itself: nothing that token does can
+// work until it is replaced.
 type TokenRefusedError struct {
+	// Variable is the setting that holds the token: SLACK_BOT_TOKEN or SLACK_APP_TOKEN.
+	Variable string
 	// Reason is Slack's error code, e.g. invalid_auth.
 	Reason string
 }
 
 func (e *TokenRefusedError) Error() string {
-	const token = "the Bot User OAuth Token, which begins with xoxb- (OAuth & Permissions; docs/slack.md)"
+	v := e.Variable
+	if v == "" {
+		v = "SLACK_BOT_TOKEN"
+	}
+	token := "the Bot User OAuth Token, which begins with xoxb- (OAuth & Permissions; docs/slack.md)"
+	if v == "SLACK_APP_TOKEN" {
+		token = "an App-Level Token with the connections:write scope, which begins with xapp- (Basic Information → App-Level Tokens; docs/slack.md)"
+	}
 	switch e.Reason {
 	case "account_inactive", "token_revoked":
-		return fmt.Sprintf("Slack refuses SLACK_BOT_TOKEN (%s: the app was removed from the workspace, or its token revoked); install the app to the workspace again and set SLACK_BOT_TOKEN to %s", e.Reason, token)
+		return fmt.Sprintf("Slack refuses %s (%s: the app was removed from the workspace, or the token revoked); install the app to the workspace again and set %s to %s", v, e.Reason, v, token)
 	case "token_expired":
-		return fmt.Sprintf("Slack refuses SLACK_BOT_TOKEN (%s: token rotation is on, and Quartermaster does not refresh tokens); turn it off (token_rotation_enabled: false in manifest.yaml), reinstall the app and set SLACK_BOT_TOKEN to %s", e.Reason, token)
+		return fmt.Sprintf("Slack refuses %s (%s: token rotation is on, and Quartermaster does not refresh tokens); turn it off (token_rotation_enabled: false in manifest.yaml), reinstall the app and set %s to %s", v, e.Reason, v, token)
 	}
-	return fmt.Sprintf("Slack refuses SLACK_BOT_TOKEN (%s: mistyped, or another app's token); set it to this app's %s, shown once the app is installed to the workspace", e.Reason, strings.TrimPrefix(token, "the "))
+	return fmt.Sprintf("Slack refuses %s (%s: mistyped, or another app's token); set it to this app's %s", v, e.Reason, strings.TrimPrefix(token, "the "))
 }
 
 // tokenRefusals are the auth.test errors that say the token itself is refused, not that Slack
@@ -83,7 +92,7 @@ func (a *Adapter) CheckToken(ctx context.Context) (Installation, error) {
 	if err != nil {
 		var se slack.SlackErrorResponse
 		if errors.As(err, &se) && slices.Contains(tokenRefusals, se.Err) {
-			return Installation{}, &TokenRefusedError{Reason: se.Err}
+			return Installation{}, &TokenRefusedError{Variable: "SLACK_BOT_TOKEN", Reason: se.Err}
 		}
 		return Installation{}, fmt.Errorf("slack: auth.test: %w", err)
 	}
@@ -100,6 +109,29 @@ func (a *Adapter) CheckToken(ctx context.Context) (Installation, error) {
 		}
 	}
 	return in, nil
+}
+
+// CheckAppToken asks Slack for a Socket Mode connection with the app-level token, as
+// RunSocketMode will, without connecting. The error is a *TokenRefusedError when Slack refuses
+// the token (Socket Mode would stop at once); any other error says nothing of the token. Without
+// an app token there is nothing to check.
+func (a *Adapter) CheckAppToken(ctx context.Context) error {
+	if a.cfg.AppToken == "" {
+		return nil
+	}
+	api := slack.New(a.cfg.BotToken, append(a.clientOptions(), slack.OptionAppLevelToken(a.cfg.AppToken))...)
+	err := a.out.retry(ctx, func() error {
+		_, _, err := api.StartSocketModeContext(ctx)
+		return err
+	})
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) && slices.Contains(tokenRefusals, se.Err) {
+		return &TokenRefusedError{Variable: "SLACK_APP_TOKEN", Reason: se.Err}
+	}
+	if err != nil {
+		return fmt.Errorf("slack: apps.connections.open: %w", err)
+	}
+	return nil
 }
 
 // defaultBotName is the bot user's name in manifest.yaml, until Slack says what it is.

@@ -499,10 +499,11 @@ func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, 
 // slackCheckTimeout bounds serve's question to Slack about the bot token at start.
 const slackCheckTimeout = 10 * time.Second
 
-// checkSlackToken asks Slack, at start, whom the bot token stands for. A token Slack refuses stops
-// serve with a sentence saying what to set (every command would fail otherwise, its users told
-// only to try again); scopes the token lacks are logged, each with what does not work without
-// it. A Slack that cannot be reached just now holds nothing up.
+// checkSlackToken asks Slack, at start, whom the bot token stands for, and, with Socket Mode, for
+// a connection with the app-level token. A token Slack refuses stops serve with a sentence saying
+// what to set (every command would fail otherwise, its users told only to try again, or Socket
+// Mode would stop at once); scopes the bot token lacks are logged, each with what does not work
+// without it. A Slack that cannot be reached just now holds nothing up.
 func checkSlackToken(ctx context.Context, adapter *slackbot.Adapter, log *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(ctx, slackCheckTimeout)
 	defer cancel()
@@ -516,6 +517,11 @@ func checkSlackToken(ctx context.Context, adapter *slackbot.Adapter, log *slog.L
 		return nil
 	}
 	log.Info("Slack knows the bot token", "workspace", in.Team, "workspace_id", in.TeamID, "bot_user", in.BotUser)
+	if err := adapter.CheckAppToken(ctx); errors.As(err, &refused) {
+		return err
+	} else if err != nil {
+		log.Warn("cannot ask Slack about the app-level token just now; starting all the same", "err", err)
+	}
 	if missing := in.Missing(); len(missing) > 0 {
 		var names, what []string
 		for _, s := range missing {

@@ -17,8 +17,17 @@ import (
 // slackAuth is a Web API whose auth.test answers body, with the scopes header when it is not
 // empty; every other method answers ok.
 func slackAuth(t *testing.T, body, scopes string) *httptest.Server {
+	return slackAuthSocket(t, body, scopes, `{"ok":true,"url":"wss://example.invalid/link"}`)
+}
+
+// slackAuthSocket is slackAuth whose apps.connections.open (Socket Mode) answers socket.
+func slackAuthSocket(t *testing.T, body, scopes, socket string) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
+	mux.HandleFunc("/apps.connections.open", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, socket)
+	})
 	mux.HandleFunc("/auth.test", func(w http.ResponseWriter, r *http.Request) {
 		if scopes != "" {
 			w.Header().Set("X-OAuth-Scopes", scopes)
@@ -86,5 +95,33 @@ func TestServeNamesTheScopesTheBotTokenLacks(t *testing.T) {
 		if strings.Contains(got, granted) {
 			t.Errorf("the log names a granted scope as missing (%s):\n%s", granted, got)
 		}
+	}
+}
+
+// An app-level token Slack refuses stops serve at start naming SLACK_APP_TOKEN, instead of a
+// service that answers /healthz while Socket Mode, its only way to hear from Slack, gave up.
+func TestServeRefusesAnAppTokenSlackRefuses(t *testing.T) {
+	api := slackAuthSocket(t, `{"ok":true,"team":"Harbor","user":"quartermaster"}`, "", `{"ok":false,"error":"invalid_auth"}`)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := serveOptions{listener: ln, slack: slackSettings{BotToken: "xoxb-test", AppToken: "xapp-1-another-apps", APIURL: api.URL}}
+	o.app.flags.db = "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
+	started := false
+	o.onReady = func(string) { started = true; cancel() }
+	err = serve(ctx, o)
+	if started || err == nil {
+		t.Fatalf("serve started (err %v)", err)
+	}
+	for _, want := range []string{"SLACK_APP_TOKEN", "invalid_auth", "xapp-", "connections:write"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the refusal does not say %q: %v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "xapp-1-another-apps") {
+		t.Errorf("the refusal shows the token: %v", err)
 	}
 }
