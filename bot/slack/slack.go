@@ -218,9 +218,80 @@ func (a *Adapter) Handler() http.Handler {
 
 // Register adds the Slack endpoints to mux.
 func (a *Adapter) Register(mux *http.ServeMux) {
-	mux.HandleFunc("POST /slack/commands", a.serveCommand)
-	mux.HandleFunc("POST /slack/interactions", a.serveInteraction)
-	mux.HandleFunc("POST /slack/events", a.serveEvent)
+	for _, k := range []deliveryKind{kindCommand, kindInteraction, kindEvent} {
+		mux.HandleFunc("POST "+k.endpoint(), a.serveAt(k))
+	}
+}
+
+// deliveryKind is what Slack delivers: a slash command, an interaction (a click, a form, a menu's
+// typeahead) or an Events API event, each to the URL the app's settings give it.
+type deliveryKind string
+
+const (
+	kindCommand     deliveryKind = "command"
+	kindInteraction deliveryKind = "interaction"
+	kindEvent       deliveryKind = "event"
+)
+
+// endpoint is the path manifest.yaml gives deliveries of kind k.
+func (k deliveryKind) endpoint() string {
+	switch k {
+	case kindInteraction:
+		return "/slack/interactions"
+	case kindEvent:
+		return "/slack/events"
+	}
+	return "/slack/commands"
+}
+
+// setting is where the app's settings name the URL of deliveries of kind k.
+func (k deliveryKind) setting() string {
+	switch k {
+	case kindInteraction:
+		return "the Request URL under Interactivity & Shortcuts (and its Options Load URL)"
+	case kindEvent:
+		return "the Request URL under Event Subscriptions"
+	}
+	return "the /gpu command's Request URL under Slash Commands"
+}
+
+// kindOf tells a delivery's kind by its body: an event is JSON, an interaction a form with a
+// payload, a slash command (or Slack's certificate check) any other form.
+func kindOf(body []byte) deliveryKind {
+	if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '{' {
+		return kindEvent
+	}
+	if form, err := url.ParseQuery(string(body)); err == nil && form.Has("payload") {
+		return kindInteraction
+	}
+	return kindCommand
+}
+
+// serveAt serves the endpoint of deliveries of kind want. A delivery of another kind (an app whose
+// URLs were set by hand, with interactivity pointed at the commands URL as one-endpoint apps do)
+// is handled as what it is, and the log says which URL to set, rather than being misread.
+func (a *Adapter) serveAt(want deliveryKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		body, ok := a.verified(w, r)
+		if !ok {
+			return
+		}
+		kind := kindOf(body)
+		if kind != want {
+			a.log.Warn(fmt.Sprintf("a Slack %s arrived at %s; it is handled all the same, but set %s in the app's settings to https://HOST%s, as manifest.yaml does",
+				kind, want.endpoint(), kind.setting(), kind.endpoint()), "path", r.URL.Path)
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		switch kind {
+		case kindInteraction:
+			a.serveInteraction(w, r, body, start)
+		case kindEvent:
+			a.serveEvent(w, r, body, start)
+		default:
+			a.serveCommand(w, r, start)
+		}
+	}
 }
 
 // verified reads the body and checks Slack's v0 signature over "v0:timestamp:body" and that the
@@ -283,13 +354,10 @@ func writeAck(w http.ResponseWriter, payload any) {
 	_ = json.NewEncoder(w).Encode(payload)
 }
 
-func (a *Adapter) serveCommand(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	body, ok := a.verified(w, r)
-	if !ok {
-		return
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+func (a *Adapter) serveCommand(w http.ResponseWriter, r *http.Request, start time.Time) {
+	// The body is a form (kindOf), whatever Content-Type a proxy left on it; the signature vouches
+	// for the body alone.
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	cmd, err := slack.SlashCommandParse(r)
 	if err != nil {
 		http.Error(w, "malformed slash command", http.StatusBadRequest)
@@ -299,12 +367,7 @@ func (a *Adapter) serveCommand(w http.ResponseWriter, r *http.Request) {
 	a.acked("http", "command", start)
 }
 
-func (a *Adapter) serveInteraction(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	body, ok := a.verified(w, r)
-	if !ok {
-		return
-	}
+func (a *Adapter) serveInteraction(w http.ResponseWriter, r *http.Request, body []byte, start time.Time) {
 	form, err := url.ParseQuery(string(body))
 	if err != nil {
 		http.Error(w, "malformed interaction", http.StatusBadRequest)
@@ -319,12 +382,7 @@ func (a *Adapter) serveInteraction(w http.ResponseWriter, r *http.Request) {
 	a.acked("http", "interaction", start)
 }
 
-func (a *Adapter) serveEvent(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	body, ok := a.verified(w, r)
-	if !ok {
-		return
-	}
+func (a *Adapter) serveEvent(w http.ResponseWriter, r *http.Request, body []byte, start time.Time) {
 	ev, err := slackevents.ParseEvent(json.RawMessage(body), slackevents.OptionNoVerifyToken())
 	if err != nil {
 		// An event type slack-go does not know: acknowledge it, so Slack does not retry it.
