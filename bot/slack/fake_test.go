@@ -36,6 +36,8 @@ type fakeSlack struct {
 	// refuse answers chat.postMessage to a channel (as it was named) with a Slack error, such as
 	// not_in_channel.
 	refuse map[string]string
+	// deactivated are the user ids whose accounts are deactivated (users.* say deleted: true).
+	deactivated map[string]bool
 	// infoError, when set, is the Slack error every users.info call answers.
 	infoError string
 	// bareLimits, when set, answers the 429s without a Retry-After header, as a proxy may.
@@ -219,7 +221,7 @@ func (f *fakeSlack) lookupByEmail(w http.ResponseWriter, r *http.Request) {
 	defer f.mu.Unlock()
 	for id, e := range f.users {
 		if e != "" && strings.EqualFold(e, email) {
-			writeJSON(w, map[string]any{"ok": true, "user": map[string]any{"id": id, "profile": map[string]any{"email": e}}})
+			writeJSON(w, map[string]any{"ok": true, "user": map[string]any{"id": id, "deleted": f.deactivated[id], "profile": map[string]any{"email": e}}})
 			return
 		}
 	}

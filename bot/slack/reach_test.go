@@ -71,3 +71,19 @@ func TestAUserSlackWillNotNameIsToldWhy(t *testing.T) {
 		t.Errorf("%d leases", n)
 	}
 }
+
+// A notice to someone whose Slack account is deactivated (a budget owner who left) is not posted
+// into a conversation nobody reads: it fails saying the account is deactivated and what to change.
+func TestANoticeToADeactivatedAccountSaysSo(t *testing.T) {
+	f := newFakeSlack(t)
+	f.users["UHEMI"] = "hemi@harbor.example"
+	f.deactivated = map[string]bool{"UHEMI": true}
+	a := newDeliverer(t, f)
+	err := a.Send(t.Context(), bot.Reply{To: "hemi@harbor.example", Text: "Approval needed: L-6"})
+	if err == nil || !strings.Contains(err.Error(), "deactivated") || !strings.Contains(err.Error(), "hemi@harbor.example") {
+		t.Errorf("a notice to a deactivated account: %v", err)
+	}
+	if posts, _, _, _ := f.snapshot(); len(posts) != 0 {
+		t.Errorf("posted to a deactivated account: %+v", posts)
+	}
+}

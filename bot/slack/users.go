@@ -103,8 +103,19 @@ func (u *users) id(ctx context.Context, email string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("slack: users.lookupByEmail %s: %w", email, err)
 	}
+	if info.Deleted {
+		return "", errDeactivated{email}
+	}
 	u.remember(info.ID, email)
 	return info.ID, nil
+}
+
+// errDeactivated is a person whose Slack account is deactivated: what is posted to them there
+// reaches nobody.
+type errDeactivated struct{ email string }
+
+func (e errDeactivated) Error() string {
+	return fmt.Sprintf("the Slack account with the email %s is deactivated, so nothing posted to it is read: name someone else in the policy in their place (a budget owner who left), or reactivate the account", e.email)
 }
 
 // known is the cached Slack user id of an identity, if any, without asking Slack.
