@@ -931,7 +931,11 @@ func (b *Bot) approvals(ctx context.Context, req bot.Request) []bot.Reply {
 	r := bot.Reply{Text: fmt.Sprintf("%s %s for your decision. %s", policy.Count(len(ls), "request", "requests"), waits, footer)}
 	for _, l := range ls {
 		sec := b.card(ctx, l)
-		sec.Text = fmt.Sprintf("%s asks %s; %s", l.User, b.askText(l), b.rulesOf(l))
+		ask := b.askText(l)
+		if d := askDetails(l); d != "" {
+			ask += " (" + d + ")"
+		}
+		sec.Text = fmt.Sprintf("%s asks %s; %s", l.User, ask, b.rulesOf(l))
 		r.Sections = append(r.Sections, sec)
 		r.Actions = append(r.Actions, approvalActions(l)...)
 	}

@@ -60,6 +60,23 @@ func (b *Bot) askText(l *qm.Lease) string {
 	return fmt.Sprintf("for %d × %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
 }
 
+// askDetails says what else a lease asks that rules may read and its approvers decide on: its
+// data class and, for a job, its template ("data class phi, template cuda-smoke"); empty for
+// other kinds of request.
+func askDetails(l *qm.Lease) string {
+	if l.Kind != qm.KindWorkspace {
+		return ""
+	}
+	var parts []string
+	if l.DataClass != "" {
+		parts = append(parts, "data class "+l.DataClass)
+	}
+	if l.Template != "" {
+		parts = append(parts, "template "+l.Template)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // expiryExtension is the extension an expiry warning offers: an hour, or what is left of the
 // class's max_duration, or of the 30 days no lease goes past, when that is less (at least a minute). When nothing is left it offers the
 // hour and names the max_duration it goes past (past is empty otherwise).
@@ -252,8 +269,8 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			rules = append(rules, fmt.Sprintf("%s: %s", m.Rule, m.Why))
 		}
 		sec := b.card(ctx, l)
-		if l.Kind == qm.KindWorkspace {
-			sec.Text = fmt.Sprintf("Data class %s.", l.DataClass)
+		if d := askDetails(l); d != "" {
+			sec.Text = strings.ToUpper(d[:1]) + d[1:] + "."
 		}
 		label := "Rule"
 		if len(rules) > 1 {

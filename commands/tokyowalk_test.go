@@ -1,0 +1,60 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/templates"
+	"github.com/acme/quartermaster/internal/workload"
+	qmtemplates "github.com/acme/quartermaster/templates"
+)
+
+const tokyoPolicy = "testdata/tokyo.yaml"
+
+const (
+	haru  = "haru@sakura.example"  // proteomics
+	kenji = "kenji@sakura.example" // proteomics' budget owner
+	maxc  = "max@vendor.example"   // proteomics, a contractor
+)
+
+// tokyoHarness is the bot on the Tokyo policy, with the template catalog.
+func tokyoHarness(t *testing.T) *harness {
+	t.Helper()
+	h := newHarnessOn(t, tokyoPolicy)
+	cat, err := templates.Load(qmtemplates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	AddTemplates(h.bot, cat, workload.Settings{})
+	return h
+}
+
+// A budget owner's /gpu approvals shows what each request asks that a rule may have read: the
+// data class a rule on data classes sent to them, and the template of a job, as the approval
+// message does, so that the decision is made on what was asked.
+func TestApprovalsShowTheDataClassAndTheTemplateAsked(t *testing.T) {
+	h := tokyoHarness(t)
+	data := leaseIn(t, mustOK(t, h.say(haru, "/gpu request 1 jupyter for 2h data genomic")).Text).String()
+	job := leaseIn(t, mustOK(t, h.say(maxc, "/gpu submit cuda-smoke")).Text).String()
+	for _, n := range h.notices(kenji) {
+		if strings.Contains(n.Text, "as "+job+".") && !strings.Contains(texts([]bot.Reply{n}), "cuda-smoke") {
+			t.Errorf("the approval message of %s does not name its template cuda-smoke: %q", job, texts([]bot.Reply{n}))
+		}
+	}
+	r := mustOK(t, h.say(kenji, "/gpu approvals"))
+	want := map[string]string{data: "genomic", job: "cuda-smoke"}
+	for _, sec := range r.Sections {
+		w, ok := want[sec.Title]
+		if !ok {
+			continue
+		}
+		delete(want, sec.Title)
+		if !strings.Contains(sec.Text, w) {
+			t.Errorf("/gpu approvals shows %s as %q; want it to say %s", sec.Title, sec.Text, w)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("/gpu approvals lists no %v: %q", want, texts([]bot.Reply{r}))
+	}
+}
