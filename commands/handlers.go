@@ -757,8 +757,17 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 		}
 		return bot.Section{Title: l.ID.String(), Fields: f}
 	case qm.KindExtension:
-		return bot.Section{Title: l.ID.String(), Fields: []bot.Field{{Label: "State", Value: string(l.State)},
-			{Label: "Extension", Value: fmt.Sprintf("%s by %s", l.Parent, policy.FormatDuration(l.Duration))}}}
+		// What it lengthens, and while it waits what the time it adds would cost: what its
+		// approvers decide on.
+		ext := bot.Field{Label: "Extension", Value: fmt.Sprintf("%s by %s", l.Parent, policy.FormatDuration(l.Duration))}
+		var cost []bot.Field
+		if p, err := b.Svc.Get(ctx, l.Parent); err == nil && p.Kind == qm.KindWorkspace && !p.CPUOnly() {
+			ext.Value = fmt.Sprintf("%s (%d × %s) by %s", l.Parent, p.GPUs, p.Class, policy.FormatDuration(l.Duration))
+			if l.State == qm.PendingApproval {
+				cost = append(cost, bot.Field{Label: "Estimated cost", Value: b.money(qm.Bill(b.pol(), p, l.Duration))})
+			}
+		}
+		return bot.Section{Title: l.ID.String(), Fields: append([]bot.Field{{Label: "State", Value: string(l.State)}, ext}, cost...)}
 	}
 	f := []bot.Field{
 		{Label: "State", Value: string(l.State)},

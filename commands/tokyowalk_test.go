@@ -58,3 +58,26 @@ func TestApprovalsShowTheDataClassAndTheTemplateAsked(t *testing.T) {
 		t.Errorf("/gpu approvals lists no %v: %q", want, texts([]bot.Reply{r}))
 	}
 }
+
+// The approvers of an extension see what it lengthens and what it costs: the lease's GPUs and
+// class, and the estimated cost of the time added, in the approval message and in /gpu approvals.
+func TestAnExtensionsApproversSeeItsGPUsAndCost(t *testing.T) {
+	h := tokyoHarness(t)
+	id := leaseIn(t, mustOK(t, h.say(haru, "/gpu request 3 a100-big for 40h")).Text).String()
+	r := mustOK(t, h.say(haru, "/gpu extend "+id+" 10h"))
+	ext := leaseIn(t, strings.TrimPrefix(r.Text, "Extending "+id)).String()
+	const gpus, cost = "3 × a100-big", "14400 JPY" // 3 GPUs × 10h × 480 JPY
+	var asked string
+	for _, n := range h.notices(kenji) {
+		if strings.Contains(n.Text, "as "+ext+".") {
+			asked = texts([]bot.Reply{n})
+		}
+	}
+	if !strings.Contains(asked, gpus) || !strings.Contains(asked, cost) {
+		t.Errorf("the approval message of %s: %q; want it to name %s and the extension's cost %s", ext, asked, gpus, cost)
+	}
+	list := texts([]bot.Reply{mustOK(t, h.say(kenji, "/gpu approvals"))})
+	if !strings.Contains(list, gpus) || !strings.Contains(list, cost) {
+		t.Errorf("/gpu approvals: %q; want %s to name %s and cost %s", list, ext, gpus, cost)
+	}
+}
