@@ -77,6 +77,19 @@ func askDetails(l *qm.Lease) string {
 	return strings.Join(parts, ", ")
 }
 
+// askQuotaAgain is the quota request that asks for the increase l again, as it was asked: its
+// GPUs, class, duration and reason, and its team where the asker has several.
+func (b *Bot) askQuotaAgain(ctx context.Context, l *qm.Lease) (string, bool) {
+	if _, ok := b.pol().Class(l.Class); !ok || strings.TrimSpace(l.Because) == "" {
+		return "", false
+	}
+	cmd := fmt.Sprintf("/gpu quota request +%d %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
+	if who, err := b.Svc.Resolve(ctx, l.User); l.Team != "" && (err != nil || len(who.Teams) != 1) {
+		cmd += " team " + l.Team
+	}
+	return cmd + " because " + l.Because, true
+}
+
 // expiryExtension is the extension an expiry warning offers: an hour, or what is left of the
 // class's max_duration, or of the 30 days no lease goes past, when that is less (at least a minute). When nothing is left it offers the
 // hour and names the max_duration it goes past (past is empty otherwise).
@@ -421,6 +434,9 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 // team's first, and exclusive. ok is false for another kind of lease, and where the class has left
 // the catalog or the template is no longer installed: a Request again button would only be refused.
 func (b *Bot) askAgain(ctx context.Context, l *qm.Lease) (string, bool) {
+	if l.Kind == qm.KindQuota {
+		return b.askQuotaAgain(ctx, l)
+	}
 	if l.Kind != qm.KindWorkspace {
 		return "", false
 	}

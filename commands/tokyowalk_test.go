@@ -3,6 +3,7 @@ package commands
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/templates"
@@ -79,5 +80,23 @@ func TestAnExtensionsApproversSeeItsGPUsAndCost(t *testing.T) {
 	list := texts([]bot.Reply{mustOK(t, h.say(kenji, "/gpu approvals"))})
 	if !strings.Contains(list, gpus) || !strings.Contains(list, cost) {
 		t.Errorf("/gpu approvals: %q; want %s to name %s and cost %s", list, ext, gpus, cost)
+	}
+}
+
+// A quota increase nobody decided in time is denied, as a lease is, with the request that asks
+// for it again; typed back (or pressed), it asks the budget owners again for the same increase.
+func TestAQuotaIncreaseDeniedForTimeoutOffersToAskAgain(t *testing.T) {
+	h := tokyoHarness(t)
+	const sora = "sora@sakura.example" // vision-lab
+	mustOK(t, h.say(sora, "/gpu quota request +2 jupyter for 3d because poster session"))
+	h.notices(sora)
+	h.advance(9 * time.Hour) // the policy's timeout is 8h
+	again := againIn(t, h.notices(sora))
+	if again != "/gpu quota request +2 jupyter for 3d because poster session" {
+		t.Fatalf("Request again of a quota increase denied for timeout is %q", again)
+	}
+	r := mustOK(t, h.say(sora, again))
+	if !strings.Contains(r.Text, "+2 jupyter GPUs for team vision-lab for 3d") {
+		t.Errorf("%s: %q; want the same increase asked again", again, r.Text)
 	}
 }
