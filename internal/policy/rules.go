@@ -209,7 +209,7 @@ func compileRules(p *Policy, line func(string) int, pos func(path string, off in
 					}
 					syntax = true
 				}
-				problems = append(problems, mistake(e.Location, e.Message+fieldHint(r.When, e.Message)+syntaxHint(r.When, e.Message)))
+				problems = append(problems, mistake(e.Location, e.Message+fieldHint(r.When, e.Message)+syntaxHint(r.When, e.Message)+overloadHint(env, r.When, e.Location, e.Message)))
 			}
 			continue
 		}
@@ -423,13 +423,98 @@ func badDurations(a *celast.AST) []keyMistake {
 		}
 		msg := fmt.Sprintf("duration('%s') is not a duration CEL reads, which knows only h, m, s, ms, us and ns; ", text)
 		if d, err := ParseDuration(string(text)); err == nil && d > 0 {
-			msg += fmt.Sprintf("write duration('%s')", strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m"))
+			msg += fmt.Sprintf("write duration('%s')", celDuration(d))
 		} else {
 			msg += "e.g. duration('36h')"
 		}
 		out = append(out, keyMistake{loc: a.SourceInfo().GetStartLocation(arg.ID()), msg: msg})
 	}))
 	return out
+}
+
+// celDuration writes d as CEL's duration() reads it, in hours, minutes and seconds, leaving out
+// those that are zero: 24h30m, 48h, 90s.
+func celDuration(d time.Duration) string {
+	if d <= 0 || d%time.Second != 0 {
+		return d.String()
+	}
+	var b strings.Builder
+	for _, u := range []struct {
+		unit time.Duration
+		name string
+	}{{time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}} {
+		if n := d / u.unit; n > 0 {
+			fmt.Fprintf(&b, "%d%s", n, u.name)
+			d -= n * u.unit
+		}
+	}
+	return b.String()
+}
+
+// overloadRE matches CEL's complaint about an operator between values of two types.
+var overloadRE = regexp.MustCompile(`^found no matching overload for '(_[^']*_)' applied to '\((\w+), (\w+)\)'`)
+
+// overloadHint, for a comparison of a duration, a number or true/false with a value written in
+// quotes (a text, which CEL compares with none of them), says how the value is written: the
+// duration in duration() (request.duration > '12h' is request.duration > duration('12h')), the
+// number and true/false without quotes; and for a duration compared with a bare number, that a
+// duration compares with a duration. loc is where CEL places the mistake: its operator.
+func overloadHint(env *cel.Env, when string, loc common.Location, msg string) string {
+	m := overloadRE.FindStringSubmatch(msg)
+	if m == nil {
+		return ""
+	}
+	op, left, right := m[1], m[2], m[3]
+	typ, other := left, right
+	if left == "string" {
+		typ, other = right, left
+	}
+	if other != "string" {
+		if typ == "duration" && (other == "int" || other == "double" || other == "uint") || (other == "duration" && (typ == "int" || typ == "double" || typ == "uint")) {
+			return "; a duration compares with a duration, e.g. request.duration > duration('12h')"
+		}
+		return ""
+	}
+	// The text compared: the string literal beside the operator CEL names.
+	text, found := "", false
+	if parsed, iss := env.Parse(when); iss == nil || iss.Err() == nil {
+		a := parsed.NativeRep()
+		celast.PreOrderVisit(a.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+			if found || e.Kind() != celast.CallKind || e.AsCall().FunctionName() != op {
+				return
+			}
+			at := a.SourceInfo().GetStartLocation(e.ID())
+			if at.Line() != loc.Line() || at.Column() != loc.Column() {
+				return
+			}
+			for _, arg := range e.AsCall().Args() {
+				if arg.Kind() != celast.LiteralKind {
+					continue
+				}
+				if v, ok := arg.AsLiteral().(types.String); ok {
+					text, found = string(v), true
+				}
+			}
+		}))
+	}
+	if !found {
+		return "" // a field of text, not a value written in quotes
+	}
+	switch typ {
+	case "duration":
+		if d, err := ParseDuration(strings.TrimSpace(text)); err == nil && d > 0 {
+			return fmt.Sprintf("; write the duration as duration('%s')", celDuration(d))
+		}
+		return "; a duration is written duration('12h'), e.g. request.duration > duration('12h')"
+	case "bool":
+		return "; true and false are written without quotes: request.reservation is true or false, so write request.reservation, or !request.reservation for its opposite"
+	case "int", "double", "uint":
+		if _, err := strconv.ParseFloat(strings.TrimSpace(text), 64); err == nil {
+			return fmt.Sprintf("; a number is written without quotes: write %s", strings.TrimSpace(text))
+		}
+		return "; a number is written without quotes, e.g. request.gpus > 4"
+	}
+	return ""
 }
 
 // runeOffset is the position, in characters from 0, of CEL's location (line from 1, column from
