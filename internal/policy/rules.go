@@ -315,11 +315,28 @@ func noClassHint(name string, classes []string, list string) string {
 }
 
 // ruleLiteralWarnings finds comparisons in rules that never hold for a name written in them: the
-// class (request.class, class.name) with a name that is no class of the catalog, and a data class
+// class (request.class, class.name) with a name that is no class of the catalog, a data class
 // (request.data_class, team.data_classes) with one written with capitals, as rules see data classes
-// in lower case. The request such a comparison was written to stop is granted without approval.
+// in lower case, class.isolation with neither shared nor exclusive, team.name with a name in
+// capitals or a letter or two from a listed team's, and class.sku with a SKU in other capitals. The request such a comparison was written to stop is granted without approval.
 func ruleLiteralWarnings(p *Policy, line func(string) int) []Problem {
 	classes := p.ClassNames()
+	var teams, skus, groups []string
+	for _, t := range p.Teams {
+		if t != nil {
+			teams = append(teams, t.Name)
+		}
+	}
+	for _, c := range p.Classes {
+		if c != nil && c.SKU != "" {
+			skus = append(skus, c.SKU)
+		}
+	}
+	for _, d := range p.Directory {
+		if d != nil {
+			groups = append(groups, d.Groups...)
+		}
+	}
 	var out []Problem
 	for i, r := range p.Exceptions {
 		if r == nil || r.ast == nil {
@@ -358,6 +375,39 @@ func ruleLiteralWarnings(p *Policy, line func(string) int) []Problem {
 						hint = fmt.Sprintf("; write '%s'", low)
 					}
 					warn(fmt.Sprintf("request.kind is compared with '%s', which rules never see, so it never matches", name) + hint)
+				case "class.isolation":
+					if name == "shared" || name == "exclusive" {
+						continue
+					}
+					hint := "; class.isolation is 'shared' or 'exclusive'"
+					if low := strings.ToLower(strings.TrimSpace(name)); low == "shared" || low == "exclusive" {
+						hint = fmt.Sprintf("; write '%s'", low)
+					}
+					warn(fmt.Sprintf("class.isolation is compared with '%s', which it never is, so it never matches", name) + hint)
+				case "team.name":
+					if low := strings.ToLower(name); low != name {
+						warn(fmt.Sprintf("team names are in lower case, so '%s' never matches one; write '%s'", name, low))
+						continue
+					}
+					// A name far from every listed team's may be a team the policy does not
+					// list, named after a group: only one a letter or two from a listed team's,
+					// and no group of the directory, is a mistake for sure.
+					if slices.Contains(teams, name) || slices.ContainsFunc(groups, func(g string) bool { return strings.EqualFold(g, name) }) {
+						continue
+					}
+					if best := Closest(name, teams); best != "" {
+						warn(fmt.Sprintf("team.name is compared with '%s', which is no team, so it never matches one; did you mean '%s'?", name, best))
+					}
+				case "class.sku":
+					if slices.Contains(skus, name) {
+						continue
+					}
+					for _, sku := range skus {
+						if strings.EqualFold(sku, name) {
+							warn(fmt.Sprintf("class.sku is compared with '%s', which is no class's SKU, so it never matches one; write '%s'", name, sku))
+							break
+						}
+					}
 				case "request.data_class", "team.data_classes":
 					if low := strings.ToLower(name); low != name {
 						warn(fmt.Sprintf("rules see data classes in lower case, so '%s' never matches one; write '%s'", name, low))
