@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -98,5 +100,40 @@ func TestAQuotaIncreaseDeniedForTimeoutOffersToAskAgain(t *testing.T) {
 	r := mustOK(t, h.say(sora, again))
 	if !strings.Contains(r.Text, "+2 jupyter GPUs for team vision-lab for 3d") {
 		t.Errorf("%s: %q; want the same increase asked again", again, r.Text)
+	}
+}
+
+// tokyoWith is the Tokyo policy with each old text replaced by its new one, as a file.
+func tokyoWith(t *testing.T, pairs ...string) string {
+	t.Helper()
+	b, err := os.ReadFile(tokyoPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(b)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if !strings.Contains(src, pairs[i]) {
+			t.Fatalf("no %q in %s", pairs[i], tokyoPolicy)
+		}
+		src = strings.Replace(src, pairs[i], pairs[i+1], 1)
+	}
+	f := filepath.Join(t.TempDir(), "tokyo.yaml")
+	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// A rule that reads team.budget_owners sees them as it sees user.name, in lower case: a budget
+// owner the policy writes with capitals (Kenji@Sakura.example) is matched by the rule
+// user.name in team.budget_owners, and their large request waits for another approver rather
+// than starting at once.
+func TestARuleSeesBudgetOwnersAsItSeesUserNames(t *testing.T) {
+	h := newHarnessOn(t, tokyoWith(t,
+		"budget_owners: [kenji@sakura.example]", "budget_owners: [Kenji@Sakura.example]",
+		"approvals:\n", "  - name: owners-big\n    when: user.name in team.budget_owners && request.gpus > 2\n    why: A budget owner's large request needs another approver\napprovals:\n"))
+	r := h.say(kenji, "/gpu request 3 a100-big for 1h")
+	if r.Error || !strings.Contains(r.Text, "waits for approval") || !strings.Contains(r.Text, "owners-big") {
+		t.Errorf("kenji asking for 3 a100-big: %q; want it to wait for approval under owners-big", r.Text)
 	}
 }

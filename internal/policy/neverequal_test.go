@@ -54,3 +54,38 @@ approvals: {fallback_approvers: [ops@sakura.example]}
 		t.Errorf("got warnings:\n%s\nwant:\n%s", strings.Join(all, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// Rules see user.name and team.budget_owners with A to Z in lower case, so a rule comparing them
+// with a name written with capitals never matches: policy check warns, with the name to write.
+func TestARuleComparingUserNamesWithCapitalsIsWarnedAbout(t *testing.T) {
+	src := `organization: Sakura Bio Lab
+classes:
+  - {name: jupyter, max_gpus: 1, max_duration: 6h}
+teams:
+  - {name: speech, idp_groups: [lab-speech], budget_owners: [Rin@Sakura.example]}
+sim: {nodes: [{name: l4, count: 1, class: jupyter, gpus: 4}]}
+exceptions:
+  - {name: vendor, when: "user.name == 'Max@Vendor.example' || request.gpus > class.max_gpus"}
+  - {name: owner, when: "'Rin@Sakura.example' in team.budget_owners && request.duration > class.max_duration"}
+  - {name: fine, when: "user.name in ['max@vendor.example'] || user.name in team.budget_owners"}
+approvals: {fallback_approvers: [ops@sakura.example]}
+`
+	p, err := Load([]byte(src), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, w := range p.Warnings {
+		if strings.HasPrefix(w.Msg, "exception rule") {
+			all = append(all, w.String())
+		}
+	}
+	at := func(name string) string { return "line " + strconv.Itoa(lineOf(t, src, "name: "+name+",")) }
+	want := []string{
+		at("vendor") + `: exception rule "vendor": rules see user.name in lower case, so 'Max@Vendor.example' never matches it; write 'max@vendor.example'`,
+		at("owner") + `: exception rule "owner": rules see team.budget_owners in lower case, so 'Rin@Sakura.example' never matches one; write 'rin@sakura.example'`,
+	}
+	if strings.Join(all, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got warnings:\n%s\nwant:\n%s", strings.Join(all, "\n"), strings.Join(want, "\n"))
+	}
+}

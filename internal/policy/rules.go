@@ -375,6 +375,14 @@ func ruleLiteralWarnings(p *Policy, line func(string) int) []Problem {
 						hint = fmt.Sprintf("; write '%s'", low)
 					}
 					warn(fmt.Sprintf("request.kind is compared with '%s', which rules never see, so it never matches", name) + hint)
+				case "user.name":
+					if low := NameKey(name); low != name {
+						warn(fmt.Sprintf("rules see user.name in lower case, so '%s' never matches it; write '%s'", name, low))
+					}
+				case "team.budget_owners":
+					if low := NameKey(name); low != name {
+						warn(fmt.Sprintf("rules see team.budget_owners in lower case, so '%s' never matches one; write '%s'", name, low))
+					}
 				case "class.isolation":
 					if name == "shared" || name == "exclusive" {
 						continue
@@ -698,7 +706,11 @@ func (p *Policy) RuleInputFor(team, class string) (RuleTeam, RuleClass) {
 	rt := RuleTeam{Name: team, Quota: rq}
 	if t, ok := p.Team(team); ok {
 		rt.DataClasses = append([]string{}, t.DataClasses...)
-		rt.BudgetOwners = append([]string{}, t.BudgetOwners...)
+		// Rules see the budget owners as they see user.name, A to Z in lower case, so that
+		// user.name in team.budget_owners holds for an owner the policy writes with capitals.
+		for _, o := range t.BudgetOwners {
+			rt.BudgetOwners = append(rt.BudgetOwners, NameKey(strings.TrimSpace(o)))
+		}
 	}
 	if rt.DataClasses == nil {
 		rt.DataClasses = []string{}
