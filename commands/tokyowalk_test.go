@@ -137,3 +137,26 @@ func TestARuleSeesBudgetOwnersAsItSeesUserNames(t *testing.T) {
 		t.Errorf("kenji asking for 3 a100-big: %q; want it to wait for approval under owners-big", r.Text)
 	}
 }
+
+// A request refused for want of weekly GPU-hours shows a quota request that, approved, lets it
+// start: late in the week an increase of one GPU adds only the hours left until Monday, so the
+// example asks for as many GPUs as the hours it needs take.
+func TestTheWeeklyHoursRefusalAsksForEnoughGPUsLateInTheWeek(t *testing.T) {
+	h := newHarnessOn(t, tokyoWith(t, "  - name: past-quota\n", "  - name: past-quota-off\n",
+		"usage.gpus_in_use + request.gpus > team.quota.gpus[class.name] || usage.gpu_hours_week + request.gpu_hours > team.quota.gpu_hours_per_week",
+		"false"))
+	const sora, yuki = "sora@sakura.example", "yuki@sakura.example" // vision-lab: 40 GPU-hours a week
+	mustOK(t, h.say(sora, "/gpu request 4 a100-big for 10h"))
+	h.advance(143 * time.Hour) // Sunday 23:00 in Tokyo
+	const ask = "/gpu request 1 jupyter for 2h"
+	r := h.say(sora, ask)
+	_, ex, _ := strings.Cut(r.Text, " Example: ")
+	if !r.Error || !strings.HasPrefix(ex, "/gpu quota request ") {
+		t.Fatalf("%s with no GPU-hours left: %q; want it refused with a quota request", ask, r.Text)
+	}
+	q := mustOK(t, h.say(sora, ex))
+	mustOK(t, h.say(yuki, "/gpu approve "+leaseIn(t, q.Text).String()))
+	if r := h.say(sora, ask); r.Error {
+		t.Errorf("%s after %s was approved: %q", ask, ex, r.Text)
+	}
+}

@@ -330,7 +330,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			return Errorf(EFORBIDDEN, "team %s may hold %s at once and holds %d, so %s would go over its quota; ask your budget owner with /gpu quota request.", l.Team, GPUCount(q.GPUs[l.Class], l.Class), u.GPUs[l.Class], more).
 				WithExample(QuotaRequestExample(u.GPUs[l.Class]+l.GPUs-q.GPUs[l.Class], l.Class, id.otherTeam(l.Team)))
 		}
-		if err := weeklyHoursLeft(l.Team, id.otherTeam(l.Team), l.Class, u, q, in.Request.GPUHours, "this request"); err != nil {
+		if err := s.weeklyHoursLeft(l.Team, id.otherTeam(l.Team), l.Class, u, q, in.Request.GPUHours, "this request"); err != nil {
 			return err
 		}
 		// Plan first, then write the lease once in the state it reaches, with every step audited.
@@ -488,14 +488,21 @@ func DurationText(d time.Duration) string {
 
 // weeklyHoursLeft refuses what would take team past its weekly GPU-hours when no published rule
 // sent it to a budget owner: the quota still binds. what names it ("this request"), on class.
-func weeklyHoursLeft(team, named, class string, u Usage, q policy.Quota, hours float64, what string) error {
+func (s *Service) weeklyHoursLeft(team, named, class string, u Usage, q policy.Quota, hours float64, what string) error {
 	if hours <= 0 || q.GPUHoursPerWeek <= 0 || u.GPUHoursWeek+hours <= q.GPUHoursPerWeek {
 		return nil
 	}
-	// An approved increase of one GPU adds its hours for the rest of the week.
+	// An approved increase of one GPU adds its hours for the rest of the week: late in the week
+	// fewer than the request lacks, so the example asks for as many GPUs as those hours take.
+	n := 1
+	now := s.Clock.Now()
+	if left := s.WeekStart(now).AddDate(0, 0, 7).Sub(now).Hours(); left > 0 {
+		lack := u.GPUHoursWeek + hours - q.GPUHoursPerWeek
+		n = min(MaxRequestGPUs, max(1, int(math.Ceil(lack/left-1e-9))))
+	}
 	return Errorf(EFORBIDDEN, "team %s has %s of its %s GPU-hours left this week, and %s needs %s; ask your budget owner with /gpu quota request.",
 		team, FormatHours(math.Max(0, q.GPUHoursPerWeek-u.GPUHoursWeek)), FormatHours(q.GPUHoursPerWeek), what, FormatHours(hours)).
-		WithExample(QuotaRequestExample(1, class, named))
+		WithExample(QuotaRequestExample(n, class, named))
 }
 
 // QuotaRequestExample is the quota request for n more GPUs of class, as a refusal for want of
