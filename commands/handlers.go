@@ -940,11 +940,7 @@ func (b *Bot) approvals(ctx context.Context, req bot.Request) []bot.Reply {
 	r := bot.Reply{Text: fmt.Sprintf("%s %s for your decision. %s", policy.Count(len(ls), "request", "requests"), waits, footer)}
 	for _, l := range ls {
 		sec := b.card(ctx, l)
-		ask := b.askText(l)
-		if d := askDetails(l); d != "" {
-			ask += " (" + d + ")"
-		}
-		sec.Text = fmt.Sprintf("%s asks %s; %s", l.User, ask, b.rulesOf(l))
+		sec.Text = fmt.Sprintf("%s asks %s; %s", l.User, b.askWithDetails(l), b.rulesOf(l))
 		r.Sections = append(r.Sections, sec)
 		r.Actions = append(r.Actions, approvalActions(l)...)
 	}

@@ -90,6 +90,15 @@ func (b *Bot) askQuotaAgain(ctx context.Context, l *qm.Lease) (string, bool) {
 	return cmd + " because " + l.Because, true
 }
 
+// askWithDetails is askText with askDetails after it in brackets, where there are any: "for 1 ×
+// jupyter for 2h (data class phi)".
+func (b *Bot) askWithDetails(l *qm.Lease) string {
+	if d := askDetails(l); d != "" {
+		return b.askText(l) + " (" + d + ")"
+	}
+	return b.askText(l)
+}
+
 // expiryExtension is the extension an expiry warning offers: an hour, or what is left of the
 // class's max_duration, or of the 30 days no lease goes past, when that is less (at least a minute). When nothing is left it offers the
 // hour and names the max_duration it goes past (past is empty otherwise).
@@ -348,7 +357,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		}
 		// The edited copies keep what was asked, with the decision on top.
 		sec := b.card(ctx, l)
-		sec.Text = fmt.Sprintf("%s (team %s) asked %s.", l.User, l.Team, b.askText(l))
+		sec.Text = fmt.Sprintf("%s (team %s) asked %s.", l.User, l.Team, b.askWithDetails(l))
 		base = bot.Reply{Ref: "approval:" + id, Update: true, Text: what, Sections: []bot.Section{sec}}
 	case qm.NoticeWithdrawn:
 		base = bot.Reply{Text: fmt.Sprintf("%s, your request %s, was withdrawn: %s.", id, b.askText(l), n.Reason)}

@@ -160,3 +160,31 @@ func TestTheWeeklyHoursRefusalAsksForEnoughGPUsLateInTheWeek(t *testing.T) {
 		t.Errorf("%s after %s was approved: %q", ask, ex, r.Text)
 	}
 }
+
+// The approval message, updated in place with the decision, still says what was asked: the data
+// class and the template stay on it.
+func TestTheDecidedApprovalMessageKeepsTheDataClassAndTemplate(t *testing.T) {
+	h := tokyoHarness(t)
+	data := leaseIn(t, mustOK(t, h.say(haru, "/gpu request 1 jupyter for 2h data genomic")).Text).String()
+	job := leaseIn(t, mustOK(t, h.say(maxc, "/gpu submit cuda-smoke")).Text).String()
+	h.notices(kenji)
+	mustOK(t, h.say(kenji, "/gpu approve "+data))
+	mustOK(t, h.say(kenji, "/gpu deny "+job+" not this week"))
+	want := map[string]string{data: "data class genomic", job: "template cuda-smoke"}
+	for _, n := range h.notices(kenji) {
+		if !n.Update {
+			continue
+		}
+		for id, w := range want {
+			if n.Ref == "approval:"+id {
+				if !strings.Contains(texts([]bot.Reply{n}), w) {
+					t.Errorf("the decided approval message of %s: %q; want it to keep %s", id, texts([]bot.Reply{n}), w)
+				}
+				delete(want, id)
+			}
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no updated approval message for %v", want)
+	}
+}
