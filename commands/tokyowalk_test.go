@@ -188,3 +188,32 @@ func TestTheDecidedApprovalMessageKeepsTheDataClassAndTemplate(t *testing.T) {
 		t.Errorf("no updated approval message for %v", want)
 	}
 }
+
+// Where nobody can decide a team's exceptions (no budget owners, no fallback approvers), a
+// request that needs approval is refused at once, in words that agree with the number of rules
+// met, and with an example that works when typed: an extension that stays within the class's
+// limits, and the team's quota rather than another quota request that would be refused alike.
+func TestRefusalsWhereNobodyDecidesShowExamplesThatWork(t *testing.T) {
+	h := newHarnessOn(t, tokyoWith(t, "  fallback_approvers: [infra@sakura.example]\n", ""))
+	const rin = "rin@sakura.example" // speech: no budget owners
+	r := h.say(rin, "/gpu request 2 jupyter for 1h")
+	if !r.Error || !strings.Contains(r.Text, "(Beyond the team's quota) need a budget owner's approval") {
+		t.Errorf("a request meeting two rules nobody can decide: %q; want the rules ... need a budget owner's approval", r.Text)
+	}
+	id := leaseIn(t, mustOK(t, h.say(rin, "/gpu request 1 jupyter for 5h")).Text).String()
+	for _, ask := range []string{"/gpu extend " + id + " 3h", "/gpu quota request +1 jupyter because a workshop"} {
+		before := h.leaseCount()
+		r := h.say(rin, ask)
+		_, ex, _ := strings.Cut(r.Text, " Example: ")
+		if !r.Error || ex == "" {
+			t.Errorf("%s: %q; want it refused with an example", ask, r.Text)
+			continue
+		}
+		if n := h.leaseCount(); n != before {
+			t.Errorf("%s made %d request(s)", ask, n-before)
+		}
+		if again := h.say(rin, ex); again.Error {
+			t.Errorf("%s: refused with the example %s, which is refused too: %q", ask, ex, again.Text)
+		}
+	}
+}

@@ -86,7 +86,9 @@ func (s *Service) QuotaIncrease(ctx context.Context, user, team, class string, n
 	match := policy.Match{Rule: QuotaRule, Why: fmt.Sprintf("+%s for %s: %s", GPUCount(n, c.Name), policy.FormatDuration(d), because)}
 	out := &Outcome{Lease: l, Matches: []policy.Match{match}, Approvers: s.Deciders(team, l.User)}
 	if len(out.Approvers) == 0 {
-		return nil, s.nobodyDecides(team, "a quota increase", nil)
+		// No quota request of the team could be decided either: what works is to look at
+		// the quota it has.
+		return nil, s.nobodyDecides(team, "a quota increase", nil).WithExample("/gpu quota " + team)
 	}
 	var b batch
 	err = s.Store.Update(ctx, []string{"team:" + team}, func(tx Tx) error {
@@ -341,7 +343,16 @@ func (s *Service) judgeExtension(ctx context.Context, tx Tx, rc *ruleCheck, who 
 		return v, nil
 	}
 	if len(s.Deciders(cur.Team, cur.User)) == 0 {
-		return ExtensionVerdict{}, s.nobodyDecides(cur.Team, "", v.Matches)
+		// What works instead: the extension the class still allows without approval, where
+		// the rules grant it at once, else the lease as it is.
+		example := "/gpu status " + cur.ID.String()
+		if room := (c.MaxDuration.Duration - cur.Duration).Truncate(time.Minute); room >= time.Minute && room < by {
+			// Its own rule check, evaluated here, so that this admission's is left as it is.
+			if w, err := s.judgeExtension(ctx, tx, &ruleCheck{inTx: true}, who, user, cur, room); err == nil && len(w.Matches) == 0 {
+				example = fmt.Sprintf("/gpu extend %s %s", cur.ID, policy.FormatDuration(room))
+			}
+		}
+		return ExtensionVerdict{}, s.nobodyDecides(cur.Team, "", v.Matches).WithExample(example)
 	}
 	return v, nil
 }

@@ -119,6 +119,7 @@ func (s *Service) onlyRequester(approver, requester string) bool {
 // names what needs the approval (the rules that applied, or a quota increase) and why nobody
 // is left.
 func (s *Service) nobodyDecides(team, what string, ms []policy.Match) *Error {
+	needs := "needs"
 	if len(ms) > 0 && what == "" {
 		names := make([]string, len(ms))
 		for i, m := range ms {
@@ -127,6 +128,7 @@ func (s *Service) nobodyDecides(team, what string, ms []policy.Match) *Error {
 		what = "the published rule " + names[0]
 		if len(names) > 1 {
 			what = "the published rules " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+			needs = "need"
 		}
 	}
 	if what == "" {
@@ -151,7 +153,7 @@ func (s *Service) nobodyDecides(team, what string, ms []policy.Match) *Error {
 	if len(owners)+len(fallback) > 0 {
 		why += ", and nobody may decide their own requests"
 	}
-	return Errorf(EFORBIDDEN, "%s needs a budget owner's approval, but nobody can decide the exceptions of team %s: %s; ask a platform admin to add budget_owners to team %s or approvals.fallback_approvers to the policy.", what, team, why, team)
+	return Errorf(EFORBIDDEN, "%s %s a budget owner's approval, but nobody can decide the exceptions of team %s: %s; ask a platform admin to add budget_owners to team %s or approvals.fallback_approvers to the policy.", what, needs, team, why, team)
 }
 
 // mayDecide says why approver may not decide an exception of team that requester asked for, or
