@@ -252,7 +252,8 @@ func parseExtend(c Command, args []string) (Command, error) {
 	}
 	d, err := durationOf(rest)
 	if err != nil {
-		return c, durationProblem(c.Verb, strings.Join(rest, " "), err, "30m, 2h or 1d")
+		// The example extends the lease typed, not one of nobody's.
+		return c, durationProblem(c.Verb, strings.Join(rest, " "), err, "30m, 2h or 1d").WithExample("/gpu extend " + id.String() + " 2h")
 	}
 	c.Duration = d
 	return c, nil

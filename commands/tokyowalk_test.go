@@ -217,3 +217,21 @@ func TestRefusalsWhereNobodyDecidesShowExamplesThatWork(t *testing.T) {
 		}
 	}
 }
+
+// An extension refused for its length (none, or more than 30 days) shows an example with the
+// lease typed, which works when typed back, rather than a lease of nobody's.
+func TestAnExtensionOfNoLengthShowsAnExampleWithItsLease(t *testing.T) {
+	h := tokyoHarness(t)
+	id := leaseIn(t, mustOK(t, h.say(haru, "/gpu request 1 jupyter for 3h")).Text).String()
+	for _, ask := range []string{"/gpu extend " + id + " 0", "/gpu extend " + id + " 31d"} {
+		r := h.say(haru, ask)
+		_, ex, _ := strings.Cut(r.Text, " Example: ")
+		if !r.Error || !strings.HasPrefix(ex, "/gpu extend "+id+" ") {
+			t.Errorf("%s: %q; want it refused with an extension of %s as the example", ask, r.Text, id)
+			continue
+		}
+		if again := h.say(haru, ex); again.Error {
+			t.Errorf("%s: the example %s is refused too: %q", ask, ex, again.Text)
+		}
+	}
+}

@@ -173,7 +173,8 @@ func (s *Service) retime(ctx context.Context, l *Lease, d time.Duration) error {
 // request (Kind KindExtension) for the budget owners.
 func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.Duration) (*Outcome, error) {
 	if by < time.Minute || by > MaxRequestDuration {
-		return nil, Errorf(EINVALID, "an extension lasts between 1 minute and 30 days, not %s.", policy.FormatDuration(by))
+		return nil, Errorf(EINVALID, "an extension lasts between 1 minute and 30 days, not %s.", policy.FormatDuration(by)).
+			WithExample(fmt.Sprintf("/gpu extend %s 2h", id))
 	}
 	who, err := s.Resolve(ctx, user)
 	if err != nil {
