@@ -43,13 +43,24 @@ func (s *Service) transitionAt(ctx context.Context, tx Tx, l *Lease, to State, a
 // start asks the backend to start a provisioning lease and records what it says. The owner is told
 // when it becomes active unless tell is false (the request's own reply says so).
 func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
-	// Until what Start says is recorded, the reconcile pass leaves this lease's job to it.
+	// Until what Start says is recorded, the reconcile pass leaves this lease's job to it: this
+	// process's pass by starting, every replica's by the claim in the database.
 	s.starting.Store(l.ID, true)
 	defer s.starting.Delete(l.ID)
+	switch ok, err := s.claimSubmission(ctx, l); {
+	case err != nil:
+		// The record below most likely fails too; should it not, this process's pass still
+		// leaves the job to it, and another replica's adopts it.
+		s.log().Warn("claim the submission of a lease's job", "lease", l.ID, "err", err)
+	case !ok:
+		return nil // ended meanwhile, or its job recorded: nothing to submit
+	}
+	renewing := s.renewSubmission(ctx, l.ID)
 	// A submission may take long (an overloaded scheduler): other users' commands run meanwhile.
 	resume := waitOutside(ctx)
 	st, err := s.Backend.Start(ctx, l)
 	resume()
+	renewing()
 	// why is the scheduler's reason for refusing the job, one clean line; empty for any other
 	// error, whose words are for the log only.
 	var why string
@@ -67,6 +78,7 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 		if cur.State != Provisioning {
 			return nil // released meanwhile
 		}
+		cur.SubmittingUntil = time.Time{} // recorded now: the passes take it from here
 		if err != nil {
 			s.log().Error("backend start failed", "lease", l.ID, "err", err)
 			reason := "the workspace could not be started"
@@ -127,6 +139,78 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 		return Errorf(EINTERNAL, "%s could not be started on the cluster; it is marked failed and nothing is charged.", l.ID)
 	}
 	return nil
+}
+
+// submitting reports whether a replica is submitting l's job at now (start): l is provisioning,
+// has recorded no job, and the submission's claim has not lapsed. Its job, which may already run,
+// is left to the submission meanwhile, which records it with how to reach it.
+func submitting(l *Lease, now time.Time) bool {
+	return l.State == Provisioning && l.Ref == "" && now.Before(l.SubmittingUntil)
+}
+
+// claimSubmission records in the lease that this replica submits its job, for SubmitGrace from
+// now (renewSubmission renews it). It reports false when there is nothing to submit: the lease
+// is no longer provisioning (released meanwhile) or has recorded a job.
+func (s *Service) claimSubmission(ctx context.Context, l *Lease) (bool, error) {
+	ok := false
+	err := s.Store.Update(ctx, nil, func(tx Tx) error {
+		ok = false
+		cur, err := tx.GetLease(ctx, l.ID)
+		if err != nil {
+			return err
+		}
+		if cur.State != Provisioning || cur.Ref != "" {
+			return nil
+		}
+		cur.SubmittingUntil = s.Clock.Now().Add(s.submitGrace())
+		if err := tx.UpdateLease(ctx, cur, Provisioning); err != nil {
+			return err
+		}
+		ok = true
+		return nil
+	})
+	if errors.Is(err, ErrStale) {
+		return false, nil // moved on meanwhile
+	}
+	return ok, err
+}
+
+// renewSubmission renews this replica's claim on the submission of lease id every third of
+// SubmitGrace until the returned stop is called (and has waited for a renewal in flight), so
+// that a submission that takes long (sbatch waiting on an overloaded controller) keeps its job
+// from the other replicas' passes, while the claim of one that died lapses within SubmitGrace.
+func (s *Service) renewSubmission(ctx context.Context, id LeaseID) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(max(s.submitGrace()/3, time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			err := s.Store.Update(ctx, nil, func(tx Tx) error {
+				cur, err := tx.GetLease(ctx, id)
+				if err != nil || cur.State != Provisioning || cur.Ref != "" {
+					return err
+				}
+				cur.SubmittingUntil = s.Clock.Now().Add(s.submitGrace())
+				return tx.UpdateLease(ctx, cur, Provisioning)
+			})
+			if err != nil && !errors.Is(err, ErrStale) && ctx.Err() == nil {
+				s.log().Warn("renew the claim on a lease's submission", "lease", id, "err", err)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
 
 // owned loads a lease the user may act on: their own.

@@ -131,6 +131,10 @@ type Lease struct {
 	// job back in the scheduler's queue or suspended, oldest first; the last one lasts while its
 	// To is zero. The time its job waited in the queue is not billed (HeldFor).
 	Pauses []Pause
+	// SubmittingUntil is, while a replica submits the job of this provisioning lease (start), when
+	// its claim lapses: until then no reconcile pass, of any replica, adopts a job it finds for the
+	// lease or submits it again (Submitting). Zero when no submission is in flight.
+	SubmittingUntil time.Time
 }
 
 // CPUOnly reports whether l is the lease of a job that runs on CPUs only (a template with no

@@ -462,7 +462,7 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 		j, found := jobOf(l, byLease[l.ID])
 		if !found {
 			if l.Ref == "" {
-				if l.State != Provisioning || !s.stalled(ctx, l, now) {
+				if l.State != Provisioning || submitting(l, now) || !s.stalled(ctx, l, now) {
 					continue // its start is still in flight
 				}
 				switch again, err := s.submitAgain(ctx, l); {
@@ -489,10 +489,22 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 			continue
 		}
 		owned[j.Ref] = true
-		if _, ok := s.starting.Load(l.ID); ok && l.Ref == "" && l.State == Provisioning {
-			// Its Start runs here now and records the job with how to reach the workspace
-			// (a pass adopting it first would make it active with no address to connect to).
-			continue
+		if l.Ref == "" && l.State == Provisioning {
+			// Its Start may run, here or in another replica, and record the job with how to
+			// reach the workspace (a pass adopting it first would make it active with no
+			// address to connect to). The lease is read again: its submission may have been
+			// claimed since the list above, its job submitted since.
+			if _, ok := s.starting.Load(l.ID); ok {
+				continue
+			}
+			cur, err := s.Get(ctx, l.ID)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if submitting(cur, now) {
+				continue
+			}
 		}
 		if l.Ref == "" {
 			rep.Adopted++
@@ -592,8 +604,8 @@ func (s *Service) submitAgain(ctx context.Context, l *Lease) (bool, error) {
 			return nil, err
 		}
 		now := s.Clock.Now()
-		if len(ev) > 0 && now.Sub(ev[len(ev)-1].At) <= s.submitGrace() {
-			return nil, errSkip // another replica moved it just now
+		if len(ev) > 0 && now.Sub(ev[len(ev)-1].At) <= s.submitGrace() || submitting(c, now) {
+			return nil, errSkip // another replica moved it just now, or submits it now
 		}
 		for _, e := range ev {
 			if e.Reason == reasonSubmitAgain {

@@ -25,6 +25,20 @@ import (
 // so that the lease keeps the address Start rendered and its owner is told how to connect, rather
 // than a pass adopting the job first and the workspace becoming active with no address at all.
 func TestPassDuringStartKeepsTheAddress(t *testing.T) {
+	passDuringStart(t, storetest.SQLite(t), false)
+}
+
+// TestAnotherReplicasPassDuringStartKeepsTheAddress: the same with two replicas of serve on one
+// PostgreSQL database, each with its own reconcile loop: the pass of the replica that did not
+// take the request lands while the other one's Start waits for Slurm's decision. It leaves the
+// job to that Start as well.
+func TestAnotherReplicasPassDuringStartKeepsTheAddress(t *testing.T) {
+	passDuringStart(t, storetest.Postgres(t), true)
+}
+
+// passDuringStart requests a workspace and runs a reconcile pass right after its sbatch, once
+// its job runs: the pass of the same service, or of a second one on the same database.
+func passDuringStart(t *testing.T, db string, otherReplica bool) {
 	conf := slurmCluster(t)
 	p := examplePolicy(t)
 	b := make([]byte, 4)
@@ -58,15 +72,28 @@ func TestPassDuringStartKeepsTheAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.backend = backend
-	e.svc = &qm.Service{Policy: p, Store: storetest.Open(t, storetest.SQLite(t)), Backend: backend, Clock: e.clock,
+	e.svc = &qm.Service{Policy: p, Store: storetest.Open(t, db), Backend: backend, Clock: e.clock,
 		Directory: p, Notifier: e.notes, Logger: storetest.Logger(t)}
 	t.Cleanup(e.cancelAll)
+	passer := e.svc
+	if otherReplica {
+		// The other replica: its own backend, store and clock, on the same cluster and database.
+		other, err := slurm.New(slurm.Config{Policy: p, Catalog: testCatalog(t), Instance: inst,
+			Workload: workload.Settings{DefaultTemplate: "sleeper"}, Env: []string{"SLURM_CONF=" + conf}, Logger: storetest.Logger(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		passer = &qm.Service{Policy: p, Store: storetest.Open(t, db), Backend: other, Clock: sim.NewClock(e.clock.Now()),
+			Directory: p, Notifier: e.notes, Logger: storetest.Logger(t)}
+	}
 	ctx := context.Background()
-	if _, err := e.svc.Reconcile(ctx); err != nil { // the inventory, so the lease is placed
-		t.Fatal(err)
+	for _, s := range []*qm.Service{e.svc, passer} { // the inventory, so the lease is placed
+		if _, err := s.Reconcile(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	pass = func() {
-		if _, err := e.svc.Reconcile(ctx); err != nil {
+		if _, err := passer.Reconcile(ctx); err != nil {
 			t.Errorf("reconcile during start: %v", err)
 		}
 	}

@@ -54,6 +54,8 @@ type leaseRow struct {
 	ExpiryWarnedFor dbTime `db:"expiry_warned_for"`
 	// Pauses are the spans the lease's workspace did not run (formatPauses).
 	Pauses string `db:"pauses"`
+	// SubmittingUntil is when the claim of the replica submitting the lease's job lapses.
+	SubmittingUntil dbTime `db:"submitting_until"`
 }
 
 // leaseFields are the columns of leases other than id, in table order.
@@ -68,6 +70,7 @@ var leaseFields = []string{
 	"price_per_gpu_hour",
 	"expiry_warned_for",
 	"pauses",
+	"submitting_until",
 }
 
 // Statements built once from leaseFields, with :name parameters bound from a leaseRow.
@@ -129,6 +132,7 @@ func toLeaseRow(l *qm.Lease) leaseRow {
 
 		ExpiryWarnedFor: dbTime(l.ExpiryWarnedFor),
 		Pauses:          formatPauses(l.Pauses),
+		SubmittingUntil: dbTime(l.SubmittingUntil),
 	}
 }
 
@@ -183,6 +187,7 @@ func (r *leaseRow) lease() (*qm.Lease, error) {
 
 		ExpiryWarnedFor: time.Time(r.ExpiryWarnedFor),
 		Pauses:          pauses,
+		SubmittingUntil: time.Time(r.SubmittingUntil),
 	}, nil
 }
 
