@@ -502,8 +502,8 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 				errs = append(errs, err)
 				continue
 			}
-			if submitting(cur, now) {
-				continue
+			if submitting(cur, now) || cur.Ref != "" || cur.State != Provisioning {
+				continue // being submitted, or recorded since: the next pass takes it as it is
 			}
 		}
 		if l.Ref == "" {
