@@ -147,7 +147,9 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 	}
 	if _, err := b.c.CoreV1().PersistentVolumeClaims(w.Namespace).Get(ctx, pvc, metav1.GetOptions{}); err != nil {
 		if apierrors.IsNotFound(err) {
-			return qm.Started{}, fmt.Errorf("kube: team %s has no PersistentVolumeClaim %s in namespace %s; a cluster admin must create it", l.Team, pvc, w.Namespace)
+			// The user is told which claim is missing, since only a cluster admin can make it.
+			why := fmt.Sprintf("team %s has no PersistentVolumeClaim %s in namespace %s; a cluster admin must create it", l.Team, pvc, w.Namespace)
+			return qm.Started{}, &qm.Refused{Reason: why, Err: errors.New("kube: " + why)}
 		}
 		return qm.Started{}, fmt.Errorf("kube: PersistentVolumeClaim %s/%s: %w", w.Namespace, pvc, err)
 	}

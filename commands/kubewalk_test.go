@@ -1,0 +1,177 @@
+package commands
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/kube"
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/sim"
+	"github.com/acme/quartermaster/internal/store"
+	"github.com/acme/quartermaster/internal/templates"
+	"github.com/acme/quartermaster/internal/workload"
+	"github.com/acme/quartermaster/reports/showback"
+	qmtemplates "github.com/acme/quartermaster/templates"
+)
+
+// kubeHarness is the whole bot on the Kubernetes backend, over client-go's fake clientset (an
+// object store with no scheduler or controllers: the tests write pod and Job status themselves).
+type kubeHarness struct {
+	*harness
+	cs *fake.Clientset
+}
+
+func kubeNode(name string, lbl map[string]string, res string, n int64) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: lbl},
+		Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourceName(res): *resource.NewQuantity(n, resource.DecimalSI)},
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+}
+
+func newKubeHarness(t *testing.T, policyFile string, objs ...runtime.Object) *kubeHarness {
+	t.Helper()
+	p, err := policy.LoadFile(policyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), "sqlite::memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	cat, err := templates.Load(qmtemplates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := fake.NewClientset(objs...)
+	b, err := kube.New(kube.Config{Policy: p, Catalog: cat, Client: cs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, clock: sim.NewClock(start)}
+	h.svc = &qm.Service{Policy: p, Store: st, Clock: h.clock, Backend: b, Directory: p}
+	h.bot = &Bot{Svc: h.svc}
+	AddTemplates(h.bot, cat, workload.Settings{})
+	AddReport(h.bot, &showback.Service{Policy: p, Source: st, Clock: h.clock})
+	h.svc.Notifier = &Notices{Bot: h.bot, Sender: bot.SenderFunc(func(_ context.Context, r bot.Reply) error {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.sent = append(h.sent, r)
+		return nil
+	})}
+	return &kubeHarness{harness: h, cs: cs}
+}
+
+func (k *kubeHarness) reconcile() {
+	k.t.Helper()
+	if _, err := k.svc.Reconcile(context.Background()); err != nil {
+		k.t.Fatal(err)
+	}
+}
+
+func (k *kubeHarness) job(ns, name string) *batchv1.Job {
+	k.t.Helper()
+	j, err := k.cs.BatchV1().Jobs(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	return j
+}
+
+func (k *kubeHarness) setJob(ns, name string, fn func(*batchv1.Job)) {
+	k.t.Helper()
+	j := k.job(ns, name)
+	fn(j)
+	if _, err := k.cs.BatchV1().Jobs(ns).Update(context.Background(), j, metav1.UpdateOptions{}); err != nil {
+		k.t.Fatal(err)
+	}
+}
+
+// addPod plays the Job controller: a pod of the Job with its template's labels.
+func (k *kubeHarness) addPod(ns, job, name string, fn func(*corev1.Pod)) {
+	k.t.Helper()
+	j := k.job(ns, job)
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: j.Spec.Template.Labels, UID: types.UID(name + "-uid"),
+		OwnerReferences: []metav1.OwnerReference{{Kind: "Job", Name: job, APIVersion: "batch/v1"}}},
+		Spec: *j.Spec.Template.Spec.DeepCopy(), Status: corev1.PodStatus{Phase: corev1.PodPending}}
+	fn(p)
+	if _, err := k.cs.CoreV1().Pods(ns).Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
+		k.t.Fatal(err)
+	}
+}
+
+func (k *kubeHarness) setPod(ns, name string, fn func(*corev1.Pod)) {
+	k.t.Helper()
+	p, err := k.cs.CoreV1().Pods(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	fn(p)
+	if _, err := k.cs.CoreV1().Pods(ns).Update(context.Background(), p, metav1.UpdateOptions{}); err != nil {
+		k.t.Fatal(err)
+	}
+}
+
+func (k *kubeHarness) deletePod(ns, name string) {
+	k.t.Helper()
+	if err := k.cs.CoreV1().Pods(ns).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+		k.t.Fatal(err)
+	}
+}
+
+func podRunsOn(node string, at time.Time) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Spec.NodeName = node
+		p.Status.Phase = corev1.PodRunning
+		p.Status.Conditions = nil
+		p.Status.StartTime = &metav1.Time{Time: at}
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Time{Time: at}}}}}
+	}
+}
+
+func podUnschedulable(msg string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Spec.NodeName = ""
+		p.Status.Phase = corev1.PodPending
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: msg}}
+	}
+}
+
+// borealisNodes is the cluster of testdata/borealis-kube.yaml: one MIG node with three
+// 2g.20gb slices, tainted for its class, and two H200 nodes of 8.
+func borealisNodes() []runtime.Object {
+	return []runtime.Object{
+		kubeNode("mig-1", map[string]string{"pool.borealis.io/tier": "mig"}, "nvidia.com/mig-2g.20gb", 3),
+		kubeNode("h200-1", map[string]string{"pool.borealis.io/tier": "h200"}, "nvidia.com/gpu", 8),
+		kubeNode("h200-2", map[string]string{"pool.borealis.io/tier": "h200"}, "nvidia.com/gpu", 8),
+	}
+}
+
+// TestAMissingTeamClaimIsNamedToTheUser: a team whose PersistentVolumeClaim a cluster admin has
+// not made yet cannot start a workspace; its member reads which claim is missing, in which
+// namespace, and that an admin must make it, not a bare "could not be started".
+func TestAMissingTeamClaimIsNamedToTheUser(t *testing.T) {
+	k := newKubeHarness(t, "testdata/borealis-kube.yaml", borealisNodes()...)
+	k.reconcile()
+	r := k.say("ines@borealis.example", "/gpu request 1 slice 2h")
+	for _, want := range []string{"PersistentVolumeClaim rl-scratch", "namespace qm-rl-agents-a4b8f902", "cluster admin", "nothing is charged"} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("reply %q\nwant it to say %q", r.Text, want)
+		}
+	}
+	id := leaseIn(t, r.Text)
+	if l, err := k.svc.Get(context.Background(), id); err != nil || l.State != qm.Failed || !strings.Contains(l.Reason, "rl-scratch") {
+		t.Errorf("lease: %+v %v", l, err)
+	}
+}
