@@ -644,7 +644,10 @@ func (b *Bot) grantedText(l *qm.Lease) string {
 	} else if b.wholeNodes(l) {
 		what += ", whole nodes"
 	}
-	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(qm.Bill(b.pol(), l, l.Duration)), b.price(qm.PricePerGPUHour(b.pol(), l)))
+	// What it will be billed to its end: its time back in the scheduler's queue (or suspended,
+	// its GPUs given back) is not.
+	billed := l.Duration - qm.UnbilledFor(l, l.StartedAt, l.ExpiresAt)
+	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(qm.Bill(b.pol(), l, billed)), b.price(qm.PricePerGPUHour(b.pol(), l)))
 	if l.CPUOnly() {
 		what, cost = "a CPU-only job in class "+l.Class, noGPUBilled
 	}
@@ -899,7 +902,7 @@ func (b *Bot) status(ctx context.Context, req bot.Request, c Command) []bot.Repl
 	if l.Reason != "" {
 		text += " — " + l.Reason
 	}
-	if l.Connect != "" && l.State.Running() {
+	if l.Connect != "" && l.State.Running() && !qm.Halted(l) { // nothing to connect to while its job does not run
 		text += ". Connect: " + l.Connect
 	}
 	if l.Kind == qm.KindWorkspace && l.State.Live() {

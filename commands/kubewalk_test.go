@@ -175,3 +175,97 @@ func TestAMissingTeamClaimIsNamedToTheUser(t *testing.T) {
 		t.Errorf("lease: %+v %v", l, err)
 	}
 }
+
+// borealisClaims are the teams' claims of testdata/borealis-kube.yaml, which a cluster admin
+// made before their first leases.
+func borealisClaims() []runtime.Object {
+	return []runtime.Object{
+		&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "qm-rl-agents-a4b8f902", Name: "rl-scratch"}},
+		&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "qm-speech", Name: "team-storage"}},
+	}
+}
+
+// suspend plays someone outside Quartermaster (a cluster admin's kubectl patch, a queueing
+// controller) suspending a Job, and the Job controller, which deletes its pods: a suspended
+// Job holds no GPU.
+func (k *kubeHarness) suspend(ns, job, pod string) {
+	k.t.Helper()
+	k.setJob(ns, job, func(j *batchv1.Job) {
+		on := true
+		j.Spec.Suspend = &on
+		j.Status.Active, j.Status.StartTime = 0, nil // its deadline does not count while it is suspended
+		j.Status.Conditions = append(j.Status.Conditions, batchv1.JobCondition{Type: batchv1.JobSuspended, Status: corev1.ConditionTrue,
+			Reason: "JobSuspended", Message: "Job suspended"})
+	})
+	k.deletePod(ns, pod)
+}
+
+// resume plays the Job resumed (its start time reset, as Kubernetes does) and a new pod of it running.
+func (k *kubeHarness) resume(ns, job, pod, node string) {
+	k.t.Helper()
+	now := k.clock.Now()
+	k.setJob(ns, job, func(j *batchv1.Job) {
+		off := false
+		j.Spec.Suspend = &off
+		j.Status.StartTime = &metav1.Time{Time: now}
+		for i := range j.Status.Conditions {
+			if j.Status.Conditions[i].Type == batchv1.JobSuspended {
+				j.Status.Conditions[i].Status, j.Status.Conditions[i].Reason = corev1.ConditionFalse, "JobResumed"
+			}
+		}
+	})
+	k.addPod(ns, job, pod, podRunsOn(node, now))
+}
+
+// TestASuspendedJobIsToldAsSuspendedAndNotBilled: a running workspace whose Job someone outside
+// Quartermaster suspends gives its GPUs back (Kubernetes deletes a suspended Job's pods). Its
+// owner reads that it was suspended, not that it waits in the scheduler's queue; that it is not
+// billed until it runs again; that its GPUs still count in the team's quota; when the lease
+// still ends; and no address to connect to while nothing runs. The bill leaves the suspension
+// out, and the notice of its return estimates what the bill will be to the lease's end.
+func TestASuspendedJobIsToldAsSuspendedAndNotBilled(t *testing.T) {
+	k := newKubeHarness(t, "testdata/borealis-kube.yaml", append(borealisNodes(), borealisClaims()...)...)
+	k.reconcile()
+	const ines, ns = "ines@borealis.example", "qm-rl-agents-a4b8f902"
+	id := leaseIn(t, k.say(ines, "/gpu request 2 slice 3h").Text)
+	l, _ := k.svc.Get(context.Background(), id)
+	job := l.Ref[strings.LastIndex(l.Ref, "/")+1:]
+	k.addPod(ns, job, job+"-a", podRunsOn("mig-1", k.clock.Now()))
+	k.reconcile()
+	k.notices(ines)
+
+	k.advance(time.Hour)
+	k.suspend(ns, job, job+"-a")
+	k.reconcile()
+	told := k.notices(ines)
+	if len(told) != 1 {
+		t.Fatalf("notices on suspension: %+v", told)
+	}
+	text := told[0].Text
+	for _, want := range []string{"suspended", "not billed", "the quota of team rl_agents still counts its 2 GPUs", "The lease still ends Mon 30 Nov 13:00 EST"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("suspension notice %q\nwant it to say %q", text, want)
+		}
+	}
+	if strings.Contains(text, "scheduler's queue") {
+		t.Errorf("suspension notice %q: a suspended Job does not wait in the scheduler's queue", text)
+	}
+	if st := k.say(ines, "/gpu status "+id.String()).Text; strings.Contains(st, "Connect:") || !strings.Contains(st, "suspended") {
+		t.Errorf("status while suspended: %q; want it suspended and no address, since nothing runs", st)
+	}
+
+	k.advance(30 * time.Minute)
+	k.resume(ns, job, job+"-b", "mig-1")
+	k.reconcile()
+	told = k.notices(ines)
+	// Back at 11:30 to 13:00: 1h30m more of 2 GPUs at 0.40, after 1h already run: 2.00 CAD in all.
+	if len(told) != 1 || !strings.Contains(told[0].Text, "Estimated cost 2.00 CAD") || !strings.Contains(told[0].Text, "Connect:") {
+		t.Errorf("notices on resumption: %+v\nwant the address and the lease's estimated bill, 2.00 CAD", told)
+	}
+
+	k.advance(30 * time.Minute)
+	// Ran 10:00-11:00 and 11:30-12:00: 1h30m of 2 GPUs, 1.20 CAD.
+	if r := k.say(ines, "/gpu release "+id.String()).Text; !strings.Contains(r, "It used 3.00 GPU-hours, 1.20 CAD.") {
+		t.Errorf("release: %q; want the suspension left out of the bill", r)
+	}
+}

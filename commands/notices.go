@@ -259,12 +259,19 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	case qm.NoticeQueued:
 		return nil // the request's own reply already says so
 	case qm.NoticeRequeued:
-		what := "its workspace does not run now; you will get a message with how to connect when it runs again"
+		// It holds no GPU until it runs again: that time is not billed, but its GPUs stay the
+		// lease's in the team's quota, since its job takes them back when it runs.
+		what, next := "its workspace", "You will get a message with how to connect when it runs again."
 		if b.batch(l) { // a batch job has nothing to connect to
-			what = "its job does not run now; you will get a message when it starts again"
+			what, next = "its job", "You will get a message when it starts again."
 		}
-		base = bot.Reply{Text: fmt.Sprintf("%s: %s, so %s. The lease still ends %s.",
-			id, n.Reason, what, b.when(l.ExpiresAt)), Actions: []bot.Action{{Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
+		held := fmt.Sprintf(" and is not billed until it runs again; the quota of team %s still counts its %s, which it takes back when it runs",
+			l.Team, qm.GPUCount(l.GPUs, ""))
+		if l.CPUOnly() {
+			held = ""
+		}
+		base = bot.Reply{Text: fmt.Sprintf("%s: %s, so %s does not run now%s. %s The lease still ends %s.",
+			id, n.Reason, what, held, next, b.when(l.ExpiresAt)), Actions: []bot.Action{{Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
 	case qm.NoticeRestarted:
 		what := "its workspace"
 		if b.batch(l) {

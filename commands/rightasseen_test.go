@@ -1227,14 +1227,15 @@ func TestALeaseKeepsThePriceItWasRequestedAt(t *testing.T) {
 }
 
 // A running lease whose job the scheduler put back in its queue: its owner reads what happened,
-// that the workspace does not run, when the lease still ends, and can release it.
+// that the workspace does not run and is not billed meanwhile, that its GPUs still count in its
+// team's quota, when the lease still ends, and can release it.
 func TestRequeuedNoticeSaysWhatHappened(t *testing.T) {
 	h := newHarnessOn(t, otherPolicy)
 	id := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 1 dev for 2h")).Text)
 	l := h.lease(id)
 	rs := h.bot.RenderNotice(context.Background(), qm.Notice{Kind: qm.NoticeRequeued, To: []string{l.User}, Lease: l,
 		Reason: "its job is back in the scheduler's queue: Slurm: JobHeldAdmin"})
-	want := id.String() + ": its job is back in the scheduler's queue: Slurm: JobHeldAdmin, so its workspace does not run now; you will get a message with how to connect when it runs again. The lease still ends Mon 30 Nov 18:00 CET (in 2h)."
+	want := id.String() + ": its job is back in the scheduler's queue: Slurm: JobHeldAdmin, so its workspace does not run now and is not billed until it runs again; the quota of team robotics still counts its 1 GPU, which it takes back when it runs. You will get a message with how to connect when it runs again. The lease still ends Mon 30 Nov 18:00 CET (in 2h)."
 	if len(rs) != 1 || rs[0].Text != want || len(rs[0].Actions) != 1 || rs[0].Actions[0].Command != "/gpu release "+id.String() {
 		t.Errorf("requeued notice: %+v\nwant %q", rs, want)
 	}

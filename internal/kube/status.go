@@ -285,7 +285,8 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 			j.State, j.ExitCode, j.Reason = qm.JobFailed, f.code, f.reason()
 			return j, failed
 		case batchv1.JobSuspended:
-			j.State, j.Reason = qm.JobPending, "Kubernetes: the Job is suspended"
+			// Kubernetes deletes a suspended Job's pods: it holds no GPU until it is resumed.
+			j.State, j.Reason, j.SuspendedFree = qm.JobPending, "Kubernetes: the Job is suspended", true
 			return j, nil
 		}
 	}

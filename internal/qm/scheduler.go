@@ -55,6 +55,11 @@ type Job struct {
 	// Suspended reports a running job whose processes the scheduler stopped (Slurm's SUSPENDED,
 	// STOPPED): it keeps its GPUs, and its workspace does not run until it is resumed.
 	Suspended bool
+	// SuspendedFree reports a waiting job (JobPending) that someone suspended and that gave its
+	// GPUs back meanwhile (a suspended Kubernetes Job, whose pods Kubernetes deletes): it waits to
+	// be resumed, not in the scheduler's queue. A running lease's time meanwhile is not billed, as
+	// a requeued job's is not.
+	SuspendedFree bool
 	// GPUIndex is the GPUs a running job holds on its one node, by index, when the scheduler says
 	// (Slurm does: it, not the service, picks a job's GPUs on the node); the lease adopts them.
 	GPUIndex []int
@@ -187,6 +192,13 @@ func (s *Service) markRequeued(ctx context.Context, l *Lease, j Job) error {
 	if j.Reason != "" {
 		reason += ": " + j.Reason
 	}
+	if j.SuspendedFree {
+		// Not in any queue: it waits for whoever suspended it to resume it.
+		reason = reasonSuspendedFree
+		if j.Reason != "" {
+			reason += " (" + j.Reason + ")"
+		}
+	}
 	return s.markHalted(ctx, l, reason, PauseRequeued, NoticeRequeued)
 }
 
@@ -217,6 +229,11 @@ func (s *Service) markHalted(ctx context.Context, l *Lease, reason string, pause
 	})
 	return err
 }
+
+// reasonSuspendedFree is the reason of a running lease whose job someone suspended where that
+// gives its GPUs back (a Kubernetes Job suspended: its pods are deleted). Like a requeued job it
+// holds no GPU until it runs again, and that time is not billed.
+const reasonSuspendedFree = "its job was suspended outside Quartermaster and gave its GPUs back until it is resumed"
 
 // reasonSuspended begins the reason of a running lease whose job the scheduler suspended (an
 // administrator's scontrol suspend, gang scheduling or preemption by suspension, a SIGSTOP).
