@@ -269,3 +269,42 @@ func TestASuspendedJobIsToldAsSuspendedAndNotBilled(t *testing.T) {
 		t.Errorf("release: %q; want the suspension left out of the bill", r)
 	}
 }
+
+// TestAFailedLeaseSaysWhatItCost: a lease that fails tells its owner what it cost, as every other
+// end does: a two-node job of the exclusive class whose second pod is evicted after 30 minutes
+// ran 16 GPUs for 30 minutes; a workspace whose image cannot be pulled never ran and cost nothing.
+func TestAFailedLeaseSaysWhatItCost(t *testing.T) {
+	k := newKubeHarness(t, "testdata/borealis-kube.yaml", append(borealisNodes(), borealisClaims()...)...)
+	k.reconcile()
+	const ines, ns = "ines@borealis.example", "qm-rl-agents-a4b8f902"
+	id := leaseIn(t, k.say(ines, "/gpu submit pytorch-ddp nnodes=2 script=train.py class=bigiron").Text)
+	l, _ := k.svc.Get(context.Background(), id)
+	job := l.Ref[strings.LastIndex(l.Ref, "/")+1:]
+	k.addPod(ns, job, job+"-0", podRunsOn("h200-1", k.clock.Now()))
+	k.addPod(ns, job, job+"-1", podRunsOn("h200-2", k.clock.Now()))
+	k.reconcile()
+	k.notices(ines)
+	k.advance(30 * time.Minute)
+	k.setPod(ns, job+"-1", func(p *corev1.Pod) {
+		p.Status.Phase, p.Status.Reason, p.Status.Message = corev1.PodFailed, "Evicted", "The node was low on resource: memory."
+	})
+	k.reconcile()
+	told := k.notices(ines)
+	if len(told) != 1 || !strings.Contains(told[0].Text, "failed") || !strings.Contains(told[0].Text, "It used 8.00 GPU-hours, 32.00 CAD") {
+		t.Errorf("notices of the failed job: %+v\nwant its bill, 8.00 GPU-hours and 32.00 CAD", told)
+	}
+
+	id = leaseIn(t, k.say(ines, "/gpu request 1 slice 1h template jupyterlab").Text)
+	l, _ = k.svc.Get(context.Background(), id)
+	job = l.Ref[strings.LastIndex(l.Ref, "/")+1:]
+	k.addPod(ns, job, job+"-a", func(p *corev1.Pod) {
+		p.Spec.NodeName = "mig-1"
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", State: corev1.ContainerState{
+			Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "manifest unknown"}}}}
+	})
+	k.reconcile()
+	told = k.notices(ines)
+	if len(told) != 1 || !strings.Contains(told[0].Text, "ErrImagePull") || !strings.Contains(told[0].Text, "It never started, so nothing was billed.") {
+		t.Errorf("notices of the workspace that could not pull its image: %+v\nwant that it never started and cost nothing", told)
+	}
+}

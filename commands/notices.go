@@ -425,7 +425,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		base = bot.Reply{Text: fmt.Sprintf("%s was reclaimed: %s. %.2f GPU-hours went back to the pool. %s", id, n.Reason, policy.Round(l.Reclaimed, 2), b.costLine(l))}
 		base.Text = b.withOutput(l, base.Text)
 	case qm.NoticeFailed:
-		base = bot.Reply{Text: b.withOutput(l, fmt.Sprintf("%s failed: %s. Nothing is charged after this point.", id, l.Reason))}
+		base = bot.Reply{Text: b.withOutput(l, fmt.Sprintf("%s failed: %s. %s", id, l.Reason, b.costLine(l)))}
 		if n.Detail != "" {
 			base.Sections = []bot.Section{{Title: "The last lines of its output", Text: "```\n" + strings.TrimRight(n.Detail, "\n") + "\n```"}}
 		}
