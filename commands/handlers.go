@@ -1027,6 +1027,15 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 		if extra := q.GPUs[cl.Name] - base.GPUs[cl.Name]; extra > 0 {
 			v += fmt.Sprintf(" (%d + %d approved increase)", base.GPUs[cl.Name], extra)
 		}
+		if w := u.Waiting[cl.Name]; w > 0 {
+			// One rule for quota and bill: a lease's GPUs count from its grant to its end, and
+			// are billed only while its job holds them.
+			if w == 1 {
+				v += ", 1 of them by a lease waiting to run (counted here, not billed until it runs)"
+			} else {
+				v += fmt.Sprintf(", %d of them by leases waiting to run (counted here, not billed until they run)", w)
+			}
+		}
 		f = append(f, bot.Field{Label: cl.Name, Value: v})
 	}
 	switch {

@@ -253,6 +253,10 @@ func TestASuspendedJobIsToldAsSuspendedAndNotBilled(t *testing.T) {
 	if st := k.say(ines, "/gpu status "+id.String()).Text; strings.Contains(st, "Connect:") || !strings.Contains(st, "suspended") {
 		t.Errorf("status while suspended: %q; want it suspended and no address, since nothing runs", st)
 	}
+	// The quota says the same rule: the GPUs count, and the wait is not billed.
+	if q := k.say(ines, "/gpu quota").PlainText(); !strings.Contains(q, "slice: 2 of 3 GPUs in use, 2 of them by leases waiting to run (counted here, not billed until they run)") {
+		t.Errorf("quota while suspended: %q", q)
+	}
 
 	k.advance(30 * time.Minute)
 	k.resume(ns, job, job+"-b", "mig-1")

@@ -11,6 +11,11 @@ import (
 type Usage struct {
 	GPUs         map[string]int // live GPUs per class
 	GPUHoursWeek float64        // used and committed this week
+	// Waiting is the part of GPUs, per class, of leases whose job does not hold its GPUs now: not
+	// started yet, or back in the scheduler's queue (a Kubernetes Job suspended too). They count
+	// in the concurrent quota, since the job takes its GPUs when it runs, and are not billed
+	// until it does.
+	Waiting map[string]int
 }
 
 // WeekStart is the start (Monday 00:00, policy time zone) of the week holding t.
@@ -36,13 +41,16 @@ func (s *Service) usage(ctx context.Context, tx Tx, team string, now time.Time) 
 // usageFrom is usage from the team's leases open at or after the start of the week.
 func (s *Service) usageFrom(team string, leases []*Lease, now time.Time) (Usage, policy.Quota) {
 	ws := s.WeekStart(now)
-	u := Usage{GPUs: map[string]int{}}
+	u := Usage{GPUs: map[string]int{}, Waiting: map[string]int{}}
 	var grants []*Lease
 	for _, l := range leases {
 		switch l.Kind {
 		case KindWorkspace:
 			if l.State.Live() {
 				u.GPUs[l.Class] += l.GPUs
+				if l.StartedAt.IsZero() || Requeued(l) {
+					u.Waiting[l.Class] += l.GPUs
+				}
 			}
 			u.GPUHoursWeek += committedHours(l, ws, now)
 		case KindQuota:
