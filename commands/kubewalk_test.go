@@ -312,3 +312,38 @@ func TestAFailedLeaseSaysWhatItCost(t *testing.T) {
 		t.Errorf("notices of the workspace that could not pull its image: %+v\nwant that it never started and cost nothing", told)
 	}
 }
+
+// TestALeaseThatNeverRanSaysWhyWhenItsDeadlinePasses: a workspace the scheduler never placed
+// (its node lost the class's label) is ended by its Job's deadline. Its owner reads that it
+// never ran and what it waited for, not that a workspace was ended, and that nothing was billed.
+func TestALeaseThatNeverRanSaysWhyWhenItsDeadlinePasses(t *testing.T) {
+	k := newKubeHarness(t, "testdata/borealis-kube.yaml", append(borealisNodes(), borealisClaims()...)...)
+	k.reconcile()
+	const pim, ns = "pim@borealis.example", "qm-speech"
+	id := leaseIn(t, k.say(pim, "/gpu request 1 slice 1h").Text)
+	l, _ := k.svc.Get(context.Background(), id)
+	job := l.Ref[strings.LastIndex(l.Ref, "/")+1:]
+	k.addPod(ns, job, job+"-a", podUnschedulable("0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."))
+	k.setJob(ns, job, func(j *batchv1.Job) { j.Status.StartTime = &metav1.Time{Time: k.clock.Now()} })
+	k.reconcile()
+	k.advance(61 * time.Minute)
+	k.setJob(ns, job, func(j *batchv1.Job) {
+		j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "DeadlineExceeded",
+			Message: "Job was active longer than specified deadline", LastTransitionTime: metav1.Time{Time: k.clock.Now()}}}
+	})
+	k.deletePod(ns, job+"-a")
+	k.reconcile()
+	told := k.notices(pim)
+	if len(told) != 1 {
+		t.Fatalf("notices: %+v", told)
+	}
+	text := told[0].Text
+	for _, want := range []string{"never ran", "didn't match Pod's node affinity/selector", "nothing was billed"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("notice %q\nwant it to say %q", text, want)
+		}
+	}
+	if strings.Contains(text, "workspace was ended") {
+		t.Errorf("notice %q: no workspace ever ran to be ended", text)
+	}
+}

@@ -381,6 +381,10 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			ended = "its job was ended. " + b.outputLine(l)
 		}
 		base = bot.Reply{Text: fmt.Sprintf("%s expired at %s and %s %s", id, b.when(l.EndedAt), ended, b.costLine(l))}
+		if l.StartedAt.IsZero() {
+			// It never ran: nothing was ended, and why it waited is what its owner needs.
+			base.Text = fmt.Sprintf("%s never ran and expired at %s: %s. %s", id, b.when(l.EndedAt), strings.TrimRight(l.Reason, "."), b.costLine(l))
+		}
 		if again, ok := b.askAgain(ctx, l); ok {
 			base.Actions = []bot.Action{{Label: "Request again", Command: again}}
 		}

@@ -753,6 +753,13 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 		reason := "its job reached the scheduler's time limit"
 		if j.Reason != "" { // a deadline, not the time limit
 			reason = "its job ended: " + j.Reason
+		} else if l.StartedAt.IsZero() && (l.State == Queued || l.State == Provisioning) {
+			// Its limit counted its wait (a Kubernetes Job's deadline): it never ran, and what
+			// it waited for is why.
+			reason = "its job reached the scheduler's time limit before it ever ran"
+			if w := strings.TrimPrefix(l.Reason, "waiting in the scheduler's queue: "); w != l.Reason && w != "" {
+				reason += ", waiting for " + strings.TrimRight(w, ".")
+			}
 		}
 		return s.markEnded(ctx, l, Expired, reason, "", j.EndedAt)
 	case JobCancelled:
