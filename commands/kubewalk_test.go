@@ -326,6 +326,7 @@ func TestALeaseThatNeverRanSaysWhyWhenItsDeadlinePasses(t *testing.T) {
 	k.addPod(ns, job, job+"-a", podUnschedulable("0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."))
 	k.setJob(ns, job, func(j *batchv1.Job) { j.Status.StartTime = &metav1.Time{Time: k.clock.Now()} })
 	k.reconcile()
+	k.notices(pim) // that it waits, and why
 	k.advance(61 * time.Minute)
 	k.setJob(ns, job, func(j *batchv1.Job) {
 		j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "DeadlineExceeded",
@@ -345,5 +346,38 @@ func TestALeaseThatNeverRanSaysWhyWhenItsDeadlinePasses(t *testing.T) {
 	}
 	if strings.Contains(text, "workspace was ended") {
 		t.Errorf("notice %q: no workspace ever ran to be ended", text)
+	}
+}
+
+// TestAWorkspaceTheSchedulerCannotPlaceIsToldOnce: the request's reply says the scheduler is
+// placing the workspace; when Kubernetes then says it cannot (no free MIG slice), its owner is
+// told once that it waits and why, that nothing is billed until it runs, and can cancel it; a
+// later pass that finds it still waiting says nothing more.
+func TestAWorkspaceTheSchedulerCannotPlaceIsToldOnce(t *testing.T) {
+	k := newKubeHarness(t, "testdata/borealis-kube.yaml", append(borealisNodes(), borealisClaims()...)...)
+	k.reconcile()
+	const pim, ns = "pim@borealis.example", "qm-speech"
+	id := leaseIn(t, k.say(pim, "/gpu request 1 slice 1h").Text)
+	l, _ := k.svc.Get(context.Background(), id)
+	job := l.Ref[strings.LastIndex(l.Ref, "/")+1:]
+	k.addPod(ns, job, job+"-a", podUnschedulable("0/3 nodes are available: 1 Insufficient nvidia.com/mig-2g.20gb."))
+	k.reconcile()
+	told := k.notices(pim)
+	if len(told) != 1 {
+		t.Fatalf("notices when Kubernetes cannot place it: %+v; want one", told)
+	}
+	text := told[0].Text
+	for _, want := range []string{id.String(), "Insufficient nvidia.com/mig-2g.20gb", "Nothing is billed until it runs"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("notice %q\nwant it to say %q", text, want)
+		}
+	}
+	if a := told[0].Actions; len(a) != 1 || a[0].Command != "/gpu release "+id.String() {
+		t.Errorf("notice actions %+v; want one to cancel it", a)
+	}
+	k.advance(5 * time.Minute)
+	k.reconcile()
+	if again := k.notices(pim); len(again) != 0 {
+		t.Errorf("a later pass told it again: %+v", again)
 	}
 }

@@ -257,7 +257,17 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	case qm.NoticeGranted:
 		base = b.grantedReply(ctx, l, "")
 	case qm.NoticeQueued:
-		return nil // the request's own reply already says so
+		if n.Reason == "" {
+			return nil // queued at its request: the request's own reply already says so
+		}
+		// Its reply said the scheduler was placing it; the scheduler now says it cannot yet
+		// (Kubernetes: Unschedulable): once, why it waits.
+		billed := "Nothing is billed until it runs"
+		if l.CPUOnly() {
+			billed = "It holds no GPU, so nothing is billed"
+		}
+		base = bot.Reply{Text: fmt.Sprintf("%s is %s. %s, and %s.", id, strings.TrimRight(n.Reason, "."), billed, b.comingMessage(l)),
+			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + id, Style: "danger"}}}
 	case qm.NoticeRequeued:
 		// It holds no GPU until it runs again: that time is not billed, but its GPUs stay the
 		// lease's in the team's quota, since its job takes them back when it runs.
