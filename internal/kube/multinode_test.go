@@ -157,7 +157,7 @@ func TestAMultiNodeLeaseThatLosesAPodFails(t *testing.T) {
 		{"evicted", func(p *corev1.Pod) {
 			p.Status.Phase = corev1.PodFailed
 			p.Status.Reason, p.Status.Message = "Evicted", "The node was low on resource: memory."
-		}, "Kubernetes: Evicted: The node was low on resource: memory."},
+		}, "Kubernetes: Evicted: The node was low on resource: memory on gpu-c, one of its 2 pods"},
 		{"exited", func(p *corev1.Pod) {
 			p.Status.Phase = corev1.PodFailed
 			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{

@@ -487,7 +487,8 @@ func gangJob(j qm.Job, k *batchv1.Job, pods []*corev1.Pod, n, lost int) (qm.Job,
 			where = " on " + p.Spec.NodeName
 		}
 		j.State, j.ExitCode, j.Node, j.Held = qm.JobFailed, f.code, p.Spec.NodeName, true
-		j.Reason = fmt.Sprintf("%s%s, one of its %d pods; the others cannot go on without it", why, where, n)
+		// "Evicted: The node was low on resource: memory on h200-02", not "memory. on".
+		j.Reason = fmt.Sprintf("%s%s, one of its %d pods; the others cannot go on without it", strings.TrimRight(why, ". "), where, n)
 		if j.EndedAt = podEnded(p); j.EndedAt.IsZero() && p.DeletionTimestamp != nil {
 			j.EndedAt = p.DeletionTimestamp.Time
 		}
