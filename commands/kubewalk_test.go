@@ -381,3 +381,30 @@ func TestAWorkspaceTheSchedulerCannotPlaceIsToldOnce(t *testing.T) {
 		t.Errorf("a later pass told it again: %+v", again)
 	}
 }
+
+// TestAJobDeletedOutsideQuartermasterIsNamedAsKubernetesNamesIt: someone deletes a running
+// workspace's Job (kubectl delete). Its owner reads which Job in which namespace is gone, as
+// Kubernetes names it, not the service's own reference to it ("job job/qm-speech/…"), and what
+// the lease cost up to then.
+func TestAJobDeletedOutsideQuartermasterIsNamedAsKubernetesNamesIt(t *testing.T) {
+	k := newKubeHarness(t, "testdata/borealis-kube.yaml", append(borealisNodes(), borealisClaims()...)...)
+	k.reconcile()
+	const pim, ns = "pim@borealis.example", "qm-speech"
+	id := leaseIn(t, k.say(pim, "/gpu request 1 slice 2h").Text)
+	l, _ := k.svc.Get(context.Background(), id)
+	job := l.Ref[strings.LastIndex(l.Ref, "/")+1:]
+	k.addPod(ns, job, job+"-a", podRunsOn("mig-1", k.clock.Now()))
+	k.reconcile()
+	k.notices(pim)
+	k.advance(30 * time.Minute)
+	if err := k.cs.BatchV1().Jobs(ns).Delete(context.Background(), job, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k.deletePod(ns, job+"-a")
+	k.reconcile()
+	told := k.notices(pim)
+	want := "its Job " + job + " in namespace " + ns + " is gone from the cluster"
+	if len(told) != 1 || !strings.Contains(told[0].Text, want) || strings.Contains(told[0].Text, "job/") || !strings.Contains(told[0].Text, "0.20 CAD") {
+		t.Errorf("notices: %+v\nwant one saying %q and the bill, 0.20 CAD", told, want)
+	}
+}

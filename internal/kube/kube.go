@@ -126,6 +126,23 @@ func parseRef(ref string) (kind, namespace, name string, ok bool) {
 	return parts[0], parts[1], parts[2], true
 }
 
+// GoneWords says which of a live lease's Pod or Job is gone, as Kubernetes names it: "its Job
+// qm-l-7-jupyterlab in namespace qm-vision is gone from the cluster (deleted outside
+// Quartermaster)".
+func (b *Backend) GoneWords(ref string) string {
+	kind, ns, name, ok := parseRef(ref)
+	if !ok {
+		return fmt.Sprintf("its job %s is gone from the cluster", ref)
+	}
+	what := "Job"
+	if kind == "pod" {
+		what = "Pod"
+	}
+	return fmt.Sprintf("its %s %s in namespace %s is gone from the cluster (deleted outside Quartermaster)", what, name, ns)
+}
+
+var _ qm.GoneNamer = (*Backend)(nil)
+
 // Start renders the lease's template and creates its objects: the team's namespace if it is
 // missing, then the Service (if any) and the Pod or Job. The team's PersistentVolumeClaim must
 // exist. Creating what exists already (a retried start) adopts it.

@@ -97,6 +97,13 @@ type Watcher interface {
 	Cancel(ctx context.Context, j Job) error
 }
 
+// GoneNamer is a Watcher that says in its scheduler's words which job of a live lease is gone
+// ("its Job qm-l-7-jupyterlab in namespace qm-vision is gone from the cluster"), for its owner,
+// where its Ref is the service's own reference and not a name they know.
+type GoneNamer interface {
+	GoneWords(ref string) string
+}
+
 // Retimer is a Watcher that can change a job's time limit, so an extended lease's job runs on.
 type Retimer interface {
 	SetTimeLimit(ctx context.Context, j Job, d time.Duration) error
@@ -502,7 +509,11 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 				continue
 			}
 			rep.Vanished++
-			errs = append(errs, s.markEnded(ctx, l, Failed, fmt.Sprintf("its job %s is gone from the scheduler", l.Ref), "", time.Time{}))
+			gone := fmt.Sprintf("its job %s is gone from the scheduler", l.Ref)
+			if n, ok := w.(GoneNamer); ok {
+				gone = n.GoneWords(l.Ref)
+			}
+			errs = append(errs, s.markEnded(ctx, l, Failed, gone, "", time.Time{}))
 			continue
 		}
 		owned[j.Ref] = true
