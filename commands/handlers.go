@@ -252,6 +252,10 @@ func (b *Bot) newLength(l *qm.Lease) string {
 	if l.ExpiresAt.IsZero() {
 		return fmt.Sprintf("%s now lasts %s in all, from when it starts.", l.ID, policy.FormatDuration(l.Duration))
 	}
+	if qm.Halted(l) {
+		// Its job does not run now (back in the queue, suspended): its end moved, nothing runs.
+		return fmt.Sprintf("%s now ends %s, %s in all; it does not run until its job runs again.", l.ID, b.when(l.ExpiresAt), policy.FormatDuration(l.Duration))
+	}
 	return fmt.Sprintf("%s now runs until %s, %s in all.", l.ID, b.when(l.ExpiresAt), policy.FormatDuration(l.Duration))
 }
 

@@ -253,6 +253,10 @@ func TestASuspendedJobIsToldAsSuspendedAndNotBilled(t *testing.T) {
 	if st := k.say(ines, "/gpu status "+id.String()).Text; strings.Contains(st, "Connect:") || !strings.Contains(st, "suspended") {
 		t.Errorf("status while suspended: %q; want it suspended and no address, since nothing runs", st)
 	}
+	// An extension meanwhile moves its end, and does not say it runs.
+	if r := k.say(ines, "/gpu extend "+id.String()+" 1h").Text; strings.Contains(r, "now runs") || !strings.Contains(r, "now ends Mon 30 Nov 14:00 EST") || !strings.Contains(r, "does not run until its job runs again") {
+		t.Errorf("extension while suspended: %q", r)
+	}
 	// The quota says the same rule: the GPUs count, and the wait is not billed.
 	if q := k.say(ines, "/gpu quota").PlainText(); !strings.Contains(q, "slice: 2 of 3 GPUs in use, 2 of them by leases waiting to run (counted here, not billed until they run)") {
 		t.Errorf("quota while suspended: %q", q)
@@ -262,9 +266,9 @@ func TestASuspendedJobIsToldAsSuspendedAndNotBilled(t *testing.T) {
 	k.resume(ns, job, job+"-b", "mig-1")
 	k.reconcile()
 	told = k.notices(ines)
-	// Back at 11:30 to 13:00: 1h30m more of 2 GPUs at 0.40, after 1h already run: 2.00 CAD in all.
-	if len(told) != 1 || !strings.Contains(told[0].Text, "Estimated cost 2.00 CAD") || !strings.Contains(told[0].Text, "Connect:") {
-		t.Errorf("notices on resumption: %+v\nwant the address and the lease's estimated bill, 2.00 CAD", told)
+	// Back at 11:30 to 14:00: 2h30m more of 2 GPUs at 0.40, after 1h already run: 2.80 CAD in all.
+	if len(told) != 1 || !strings.Contains(told[0].Text, "Estimated cost 2.80 CAD") || !strings.Contains(told[0].Text, "Connect:") {
+		t.Errorf("notices on resumption: %+v\nwant the address and the lease's estimated bill, 2.80 CAD", told)
 	}
 
 	k.advance(30 * time.Minute)
