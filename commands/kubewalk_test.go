@@ -195,7 +195,7 @@ func (k *kubeHarness) suspend(ns, job, pod string) {
 		j.Spec.Suspend = &on
 		j.Status.Active, j.Status.StartTime = 0, nil // its deadline does not count while it is suspended
 		j.Status.Conditions = append(j.Status.Conditions, batchv1.JobCondition{Type: batchv1.JobSuspended, Status: corev1.ConditionTrue,
-			Reason: "JobSuspended", Message: "Job suspended"})
+			Reason: "JobSuspended", Message: "Job suspended", LastTransitionTime: metav1.Time{Time: k.clock.Now()}})
 	})
 	k.deletePod(ns, pod)
 }
@@ -410,5 +410,27 @@ func TestAJobDeletedOutsideQuartermasterIsNamedAsKubernetesNamesIt(t *testing.T)
 	want := "its Job " + job + " in namespace " + ns + " is gone from the cluster"
 	if len(told) != 1 || !strings.Contains(told[0].Text, want) || strings.Contains(told[0].Text, "job/") || !strings.Contains(told[0].Text, "0.20 CAD") {
 		t.Errorf("notices: %+v\nwant one saying %q and the bill, 0.20 CAD", told, want)
+	}
+}
+
+// TestASuspensionWhileTheServiceWasDownIsNotBilled: a Job suspended while the service was down
+// gave its GPUs back when Kubernetes says it was suspended (its Suspended condition), not when
+// the service came back and saw it: the bill leaves out the whole suspension.
+func TestASuspensionWhileTheServiceWasDownIsNotBilled(t *testing.T) {
+	k := newKubeHarness(t, "testdata/borealis-kube.yaml", append(borealisNodes(), borealisClaims()...)...)
+	k.reconcile()
+	const pim, ns = "pim@borealis.example", "qm-speech"
+	id := leaseIn(t, k.say(pim, "/gpu request 1 slice 2h").Text)
+	l, _ := k.svc.Get(context.Background(), id)
+	job := l.Ref[strings.LastIndex(l.Ref, "/")+1:]
+	k.addPod(ns, job, job+"-a", podRunsOn("mig-1", k.clock.Now()))
+	k.reconcile()
+	k.advance(30 * time.Minute)
+	k.suspend(ns, job, job+"-a") // dated now, 30 minutes in
+	k.advance(45 * time.Minute)  // the service is down: no pass sees it
+	k.reconcile()
+	// Ran 30 minutes of its 1h15m: 0.50 GPU-hours, 0.20 CAD.
+	if r := k.say(pim, "/gpu release "+id.String()).Text; !strings.Contains(r, "It used 0.50 GPU-hours, 0.20 CAD.") {
+		t.Errorf("release: %q; want only the 30 minutes it ran billed", r)
 	}
 }

@@ -286,7 +286,7 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 			return j, failed
 		case batchv1.JobSuspended:
 			// Kubernetes deletes a suspended Job's pods: it holds no GPU until it is resumed.
-			j.State, j.Reason, j.SuspendedFree = qm.JobPending, "Kubernetes: the Job is suspended", true
+			j.State, j.Reason, j.SuspendedFree, j.HaltedAt = qm.JobPending, "Kubernetes: the Job is suspended", true, c.LastTransitionTime.Time
 			return j, nil
 		}
 	}

@@ -60,6 +60,10 @@ type Job struct {
 	// be resumed, not in the scheduler's queue. A running lease's time meanwhile is not billed, as
 	// a requeued job's is not.
 	SuspendedFree bool
+	// HaltedAt is when the scheduler says a running job stopped running (a Kubernetes Job's
+	// Suspended condition); zero when it does not say. A pause the service sees late (it was
+	// down) begins then, not when it saw it.
+	HaltedAt time.Time
 	// GPUIndex is the GPUs a running job holds on its one node, by index, when the scheduler says
 	// (Slurm does: it, not the service, picks a job's GPUs on the node); the lease adopts them.
 	GPUIndex []int
@@ -206,7 +210,7 @@ func (s *Service) markRequeued(ctx context.Context, l *Lease, j Job) error {
 			reason += " (" + j.Reason + ")"
 		}
 	}
-	return s.markHalted(ctx, l, reason, PauseRequeued, NoticeRequeued)
+	return s.markHalted(ctx, l, reason, PauseRequeued, NoticeRequeued, j.HaltedAt)
 }
 
 // markHalted records that a running lease's workspace does not run for now (its job is back in
@@ -214,7 +218,7 @@ func (s *Service) markRequeued(ctx context.Context, l *Lease, j Job) error {
 // with a notice of kind: the pause is recorded on the lease, so that what else changes the lease
 // meanwhile (an extension, a keep, a restart of the service) does not make it news again. An idle
 // warning the lease had is withdrawn, since nothing runs to be idle.
-func (s *Service) markHalted(ctx context.Context, l *Lease, reason string, pause PauseKind, kind NoticeKind) error {
+func (s *Service) markHalted(ctx context.Context, l *Lease, reason string, pause PauseKind, kind NoticeKind, at time.Time) error {
 	_, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
 		if c.State != Active && c.State != IdleWarned {
 			return nil, errSkip
@@ -224,7 +228,7 @@ func (s *Service) markHalted(ctx context.Context, l *Lease, reason string, pause
 		}
 		// A lease paused before pauses were recorded was told already: it gets its record only.
 		told := openPause(c) == nil && legacyPause(c) == pause
-		beginPause(c, pause, s.Clock.Now())
+		beginPause(c, pause, haltedFrom(c, at, s.Clock.Now()))
 		c.WarnedAt = time.Time{}
 		if err := s.transition(ctx, tx, c, Active, SystemActor, reason); err != nil {
 			return nil, err
@@ -235,6 +239,18 @@ func (s *Service) markHalted(ctx context.Context, l *Lease, reason string, pause
 		return []Notice{{Kind: kind, To: []string{c.User}, Lease: c, Reason: reason}}, nil
 	})
 	return err
+}
+
+// haltedFrom is when l's pause begins: when the scheduler says its job stopped (at), where that
+// is after the lease started and after its last pause ended; else now, when the service saw it.
+func haltedFrom(l *Lease, at, now time.Time) time.Time {
+	if at.IsZero() || !at.Before(now) || !at.After(l.StartedAt) {
+		return now
+	}
+	if n := len(l.Pauses); n > 0 && (l.Pauses[n-1].To.IsZero() || !at.After(l.Pauses[n-1].To)) {
+		return now
+	}
+	return at
 }
 
 // reasonSuspendedFree is the reason of a running lease whose job someone suspended where that
@@ -259,7 +275,7 @@ func (s *Service) markSuspended(ctx context.Context, l *Lease, j Job) error {
 	if j.Reason != "" {
 		reason += " (" + j.Reason + ")"
 	}
-	return s.markHalted(ctx, l, reason, PauseSuspended, NoticeSuspended)
+	return s.markHalted(ctx, l, reason, PauseSuspended, NoticeSuspended, j.HaltedAt)
 }
 
 // markEnded ends a live lease whose job the scheduler ended (to is Released, Expired or Failed),
