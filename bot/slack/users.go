@@ -13,7 +13,10 @@ import (
 	"github.com/acme/quartermaster/internal/policy"
 )
 
-// userTTL is how long a Slack user's email is trusted before users.info is asked again.
+// userTTL is how long a Slack user's email is trusted before users.info is asked again. A profile
+// that shows no email is not remembered at all: the usual cause is an app installed without
+// users:read.email, and once an admin adds the scope and reinstalls, the person's next command
+// must find their email rather than be refused again for an hour.
 const userTTL = time.Hour
 
 // users maps Slack user ids to identities (their profile email, A to Z in lower case as everywhere
@@ -62,10 +65,7 @@ func (u *users) email(ctx context.Context, id string) (string, error) {
 	u.mu.Lock()
 	c, ok := u.byID[id]
 	u.mu.Unlock()
-	if ok && u.now().Sub(c.at) < userTTL {
-		if c.email == "" {
-			return "", errNoEmail{id}
-		}
+	if ok && c.email != "" && u.now().Sub(c.at) < userTTL {
 		return c.email, nil
 	}
 	var info *slack.User
@@ -78,10 +78,10 @@ func (u *users) email(ctx context.Context, id string) (string, error) {
 		return "", fmt.Errorf("slack: users.info %s: %w", id, err)
 	}
 	email := policy.NameKey(strings.TrimSpace(info.Profile.Email))
-	u.remember(id, email)
 	if email == "" {
 		return "", errNoEmail{id}
 	}
+	u.remember(id, email)
 	return email, nil
 }
 
