@@ -50,9 +50,9 @@ func (a *Adapter) deliver(ctx context.Context, to string, r bot.Reply) error {
 	}
 	text, blocks := Render(r, MaxMessageBlocks)
 	var ch, ts string
-	err = a.out.retry(ctx, func() error {
+	_, err = a.sendMessage(ctx, to, text, blocks, false, func(opts ...slack.MsgOption) error {
 		var err error
-		ch, ts, err = a.api.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...))
+		ch, ts, err = a.api.PostMessageContext(ctx, channel, opts...)
 		return err
 	})
 	if err != nil {

@@ -38,6 +38,10 @@ type fakeSlack struct {
 	refuse map[string]string
 	// deactivated are the user ids whose accounts are deactivated (users.* say deleted: true).
 	deactivated map[string]bool
+	// refuseBlocks, when set, is the Slack error (invalid_blocks, msg_too_long…) with which
+	// chat.postMessage, chat.update and the response_url refuse every message that has blocks;
+	// the response_url answers it with HTTP 400, as a webhook does.
+	refuseBlocks string
 	// infoError, when set, is the Slack error every users.info call answers.
 	infoError string
 	// bareLimits, when set, answers the 429s without a Retry-After header, as a proxy may.
@@ -170,6 +174,10 @@ func (f *fakeSlack) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ch := v.Get("channel")
+	if f.refuseBlocks != "" && len(blocksOf(v.Get("blocks"))) > 0 {
+		writeJSON(w, map[string]any{"ok": false, "error": f.refuseBlocks})
+		return
+	}
 	if e, ok := f.refuse[ch]; ok {
 		writeJSON(w, map[string]any{"ok": false, "error": e})
 		return
@@ -191,6 +199,10 @@ func (f *fakeSlack) chatUpdate(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.rateLimited(w, "chat.update") {
+		return
+	}
+	if f.refuseBlocks != "" && len(blocksOf(v.Get("blocks"))) > 0 {
+		writeJSON(w, map[string]any{"ok": false, "error": f.refuseBlocks})
 		return
 	}
 	m := message{Channel: v.Get("channel"), TS: v.Get("ts"), Text: v.Get("text"), Blocks: blocksOf(v.Get("blocks"))}
@@ -272,6 +284,11 @@ func (f *fakeSlack) response(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewDecoder(r.Body).Decode(&body)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.refuseBlocks != "" && len(body.Blocks) > 0 {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, f.refuseBlocks)
+		return
+	}
 	// An answer through a response_url is a message of its own, ephemeral or not: a click on
 	// one of its buttons names it by its ts.
 	f.ts++

@@ -604,17 +604,17 @@ func installProblem(err error) (string, bool) {
 // answer delivers a reply to whoever asked: through the response_url (visible only to them), or
 // by DM when there is none (the Home tab, a modal) or it no longer works.
 func (a *Adapter) answer(ctx context.Context, o origin, email string, r bot.Reply) {
+	textOnly := false // Slack refused the reply's blocks: the DM sends its text alone
 	if o.responseURL != "" {
 		text, blocks := Render(r, MaxMessageBlocks)
-		err := a.out.retry(ctx, func() error {
-			_, _, err := a.api.PostMessageContext(ctx, "",
-				slack.MsgOptionResponseURL(o.responseURL, slack.ResponseTypeEphemeral),
-				slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...))
+		refused, err := a.sendMessage(ctx, o.user, text, blocks, false, func(opts ...slack.MsgOption) error {
+			_, _, err := a.api.PostMessageContext(ctx, "", append([]slack.MsgOption{slack.MsgOptionResponseURL(o.responseURL, slack.ResponseTypeEphemeral)}, opts...)...)
 			return err
 		})
 		if err == nil {
 			return
 		}
+		textOnly = refused
 		a.log.Warn("response_url failed; answering by DM", "user", o.user, "err", err)
 	}
 	key := email
@@ -622,7 +622,7 @@ func (a *Adapter) answer(ctx context.Context, o origin, email string, r bot.Repl
 		key = o.user
 	}
 	user := o.user
-	a.out.Push(a.base, key, func(ctx context.Context) { a.post(ctx, key, user, r) })
+	a.out.Push(a.base, key, func(ctx context.Context) { a.post(ctx, key, user, r, textOnly) })
 }
 
 // Send delivers a notice: it is queued for its recipient (an email or a #channel) and posted,
@@ -645,7 +645,7 @@ func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
 				return err
 			}
 		}
-		return a.post(ctx, to, channel, r)
+		return a.post(ctx, to, channel, r, false)
 	})
 }
 
@@ -666,13 +666,14 @@ func (a *Adapter) channelFor(ctx context.Context, to string) (string, error) {
 	return to, nil
 }
 
-// post sends r to channel and, when it has a Ref, remembers where it landed.
-func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) error {
+// post sends r to channel and, when it has a Ref, remembers where it landed. With textOnly (Slack
+// refused its blocks already) it sends r's text alone.
+func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply, textOnly bool) error {
 	text, blocks := Render(r, MaxMessageBlocks)
 	var ch, ts string
-	err := a.out.retry(ctx, func() error {
+	_, err := a.sendMessage(ctx, to, text, blocks, textOnly, func(opts ...slack.MsgOption) error {
 		var err error
-		ch, ts, err = a.api.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...))
+		ch, ts, err = a.api.PostMessageContext(ctx, channel, opts...)
 		return err
 	})
 	if err != nil {
@@ -699,16 +700,17 @@ func (a *Adapter) update(ctx context.Context, to string, r bot.Reply) (bool, err
 	}
 	text, blocks := Render(r, MaxMessageBlocks)
 	blocks = versioned(blocks, a.version())
-	n := 0
+	n, textOnly := 0, false
 	for _, m := range refs {
 		if !policy.SameName(m.Recipient, to) {
 			continue
 		}
 		n++
-		err := a.out.retry(ctx, func() error {
-			_, _, _, err := a.api.UpdateMessageContext(ctx, m.Channel, m.MessageID, slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...))
+		refused, err := a.sendMessage(ctx, to, text, blocks, textOnly, func(opts ...slack.MsgOption) error {
+			_, _, _, err := a.api.UpdateMessageContext(ctx, m.Channel, m.MessageID, opts...)
 			return err
 		})
+		textOnly = textOnly || refused
 		if err != nil {
 			a.log.Error("chat.update failed", "ref", r.Ref, "channel", m.Channel, "ts", m.MessageID, "err", err)
 			return true, err
