@@ -249,7 +249,7 @@ func approverWarnings(p *Policy, line func(string) int) []Problem {
 			}
 		}
 		if !strings.Contains(a, "@") {
-			msg = fmt.Sprintf("%s %s is a group no directory entry is in, so without single sign-on nobody can decide as its members; add it to their entries' groups or fix the name", whose, a)
+			msg = fmt.Sprintf("%s %s is a group no directory entry is in, so without single sign-on nobody can decide as its members and no approval notice reaches them; add it to their entries' groups or fix the name", whose, a)
 		}
 		if near := Closest(NameKey(a), names); near != "" {
 			msg += "; did you mean " + near + "?"

@@ -90,8 +90,8 @@ func TestASimNodeGroupsUnknownClassNamesTheClassMeant(t *testing.T) {
 func TestAMisspelledApproverIsWarnedOfWithTheOneMeant(t *testing.T) {
 	for _, c := range []struct{ owners, want string }{
 		{"[hana@kita.exmple]", "team genomics-2's budget owner hana@kita.exmple is not in the directory, so without single sign-on nobody can decide as them; add an entry for them or fix the name; did you mean hana@kita.example?"},
-		{"[grp-genomic]", "team genomics-2's budget owner grp-genomic is a group no directory entry is in, so without single sign-on nobody can decide as its members; add it to their entries' groups or fix the name; did you mean grp-genomics?"},
-		{"[finance]", "team genomics-2's budget owner finance is a group no directory entry is in, so without single sign-on nobody can decide as its members; add it to their entries' groups or fix the name"},
+		{"[grp-genomic]", "team genomics-2's budget owner grp-genomic is a group no directory entry is in, so without single sign-on nobody can decide as its members and no approval notice reaches them; add it to their entries' groups or fix the name; did you mean grp-genomics?"},
+		{"[finance]", "team genomics-2's budget owner finance is a group no directory entry is in, so without single sign-on nobody can decide as its members and no approval notice reaches them; add it to their entries' groups or fix the name"},
 	} {
 		p, err := Load([]byte(strings.Replace(otherPolicy, "budget_owners: [hana@kita.example]", "budget_owners: "+c.owners, 1)), "p.yaml")
 		if err != nil {

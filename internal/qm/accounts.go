@@ -2,6 +2,7 @@ package qm
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -140,12 +141,16 @@ func (s *Service) OwnedTeams(ctx context.Context, user string) []string {
 }
 
 // People are who a name in the policy (a budget owner, an approver) reaches: the name itself when
-// it is a person or a channel; a group's members the directory knows (or the group's name, when it
-// knows none, so that a platform that knows the group can reach it).
+// it is a person (an email) or a channel (#name); a group's members the directory knows. A group
+// whose members the directory does not know (or cannot list) reaches nobody: its name is no
+// recipient, for a chat platform would take it for a channel of that name.
 func (s *Service) People(name string) []string {
-	ml, lists := s.Directory.(MemberLister)
-	if strings.Contains(name, "@") || strings.HasPrefix(name, "#") || !lists {
+	if strings.Contains(name, "@") || strings.HasPrefix(name, "#") {
 		return []string{name}
+	}
+	ml, lists := s.Directory.(MemberLister)
+	if !lists {
+		return nil
 	}
 	var out []string
 	members := ml.Members(name)
@@ -158,8 +163,20 @@ func (s *Service) People(name string) []string {
 			out = append(out, m)
 		}
 	}
-	if len(out) == 0 {
-		return []string{name}
-	}
 	return out
+}
+
+// unreachable logs, once per name while the service runs, that the policy's name (a group of
+// the team's budget owners, or of the fallback approvers when team is "") reaches nobody, and
+// what to set.
+func (s *Service) unreachable(name, team string) {
+	if _, logged := s.unreachableNames.LoadOrStore(policy.NameKey(name), true); logged {
+		return
+	}
+	where := "approvals.fallback_approvers"
+	if team != "" {
+		where = "the budget_owners of team " + team
+	}
+	s.log().Warn(fmt.Sprintf("%s names %s, which is neither a person (an email) nor a channel (#name), and the directory knows none of its members, so notices for it go to nobody there: name its people by email in %s (or, with single sign-on, they are known once they sign in with /gpu login)", where, name, where),
+		"team", team)
 }

@@ -106,7 +106,11 @@ func (s *Service) deciding(list []string, requester string) []string {
 // onlyRequester reports whether approver names a group whose members, as far as the directory
 // knows them, are the requester alone: nobody else in it could decide the request.
 func (s *Service) onlyRequester(approver, requester string) bool {
-	for _, p := range s.People(approver) {
+	people := s.People(approver)
+	if len(people) == 0 {
+		return false // a group of members the directory does not know: they may decide
+	}
+	for _, p := range people {
 		if !SameUser(p, requester) {
 			return false
 		}
@@ -211,7 +215,8 @@ func (s *Service) inTeam(ctx context.Context, user, team string) bool {
 
 // approvalAudience is who hears of an exception: its deciders (an approver named by group is
 // each member the directory knows, less the requester unless self-approval is allowed) and the
-// team's channel.
+// team's channel. When no decider is anyone a notice can reach (a group whose members the
+// directory does not know is nobody), the fallback approvers hear of it in their place.
 func (s *Service) approvalAudience(team, requester string) []string {
 	var to []string
 	seen := map[string]bool{}
@@ -221,12 +226,28 @@ func (s *Service) approvalAudience(team, requester string) []string {
 			to = append(to, who)
 		}
 	}
-	for _, d := range s.Deciders(team, requester) {
-		for _, m := range s.People(d) {
-			if s.Policy.Approvals.SelfApproval || !SameUser(m, requester) || SameUser(m, d) {
-				add(m)
+	var owners []string
+	if t, ok := s.Policy.Team(team); ok {
+		owners = t.BudgetOwners
+	}
+	reach := func(deciders []string) {
+		for _, d := range deciders {
+			people := s.People(d)
+			if len(people) == 0 && policy.Contains(owners, d) {
+				s.unreachable(d, team)
+			} else if len(people) == 0 {
+				s.unreachable(d, "")
+			}
+			for _, m := range people {
+				if s.Policy.Approvals.SelfApproval || !SameUser(m, requester) || SameUser(m, d) {
+					add(m)
+				}
 			}
 		}
+	}
+	reach(s.Deciders(team, requester))
+	if len(to) == 0 {
+		reach(s.deciding(s.Policy.Approvals.FallbackApprovers, requester))
 	}
 	if t, ok := s.Policy.Team(team); ok && t.Channel != "" {
 		add(t.Channel)

@@ -74,6 +74,8 @@ type Service struct {
 	// starting holds the leases whose Backend.Start runs in this process now (start): their
 	// job may already run before Start has recorded it and how to reach it.
 	starting sync.Map
+	// unreachableNames are the policy's names that reach nobody, logged once (unreachable).
+	unreachableNames sync.Map
 }
 
 // readInventory reads the scheduler's inventory when nothing has read it yet: a request that

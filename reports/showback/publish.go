@@ -175,7 +175,9 @@ func (p *Publisher) Messages(r *Report) ([]delivery, error) {
 		pol := p.Reports.Policy
 		owners := map[string][]string{}
 		var order []string
-		reach := func(entry, team string) {
+		// reach sends team's lines to whom entry reaches, and says whether that is anyone: a
+		// group whose members are not known reaches nobody.
+		reach := func(entry, team string) bool {
 			people := []string{entry}
 			if p.People != nil {
 				people = p.People(entry)
@@ -189,19 +191,22 @@ func (p *Publisher) Messages(r *Report) ([]delivery, error) {
 					owners[k] = append(owners[k], team)
 				}
 			}
+			return len(people) > 0
 		}
-		// A team without budget owners has its lines sent to its channel, where the policy
-		// gives one, else to the platform admins (the fallback approvers), as does a team the
-		// policy does not list: every team's week reaches someone.
+		// A team without budget owners (or whose budget owners are groups of nobody known) has
+		// its lines sent to its channel, where the policy gives one, else to the platform admins
+		// (the fallback approvers), as does a team the policy does not list: every team's week
+		// reaches someone.
 		channels := map[string][]string{}
 		var chanOrder []string
 		var ownerless []string
 		for _, t := range pol.Teams {
+			reached := false
+			for _, entry := range t.BudgetOwners {
+				reached = reach(entry, t.Name) || reached
+			}
 			switch {
-			case len(t.BudgetOwners) > 0:
-				for _, entry := range t.BudgetOwners {
-					reach(entry, t.Name)
-				}
+			case reached:
 			case t.Channel != "":
 				k := strings.ToLower(t.Channel)
 				if _, ok := channels[k]; !ok {
