@@ -469,6 +469,13 @@ func (s senders) Deliver(ctx context.Context, r bot.Reply) error {
 }
 
 func (s senders) each(send func(bot.Sender) error) error {
+	_, err := s.reach(send)
+	return err
+}
+
+// reach is each, and says whether a platform delivered the message: none did, and none failed,
+// when no platform knows the recipient.
+func (s senders) reach(send func(bot.Sender) error) (bool, error) {
 	var errs []error
 	delivered := false
 	for _, x := range s {
@@ -481,7 +488,58 @@ func (s senders) each(send func(bot.Sender) error) error {
 		}
 	}
 	if delivered {
-		return nil
+		return true, nil
+	}
+	return false, errors.Join(errs...)
+}
+
+// deliver is Deliver, and says whether a platform delivered the message.
+func (s senders) deliver(ctx context.Context, r bot.Reply) (bool, error) {
+	return s.reach(func(x bot.Sender) error {
+		if d, ok := x.(bot.Deliverer); ok {
+			return d.Deliver(ctx, r)
+		}
+		return x.Send(ctx, r)
+	})
+}
+
+// channelOrAdmins is the scheduled posts' deliverer with Discord on: a post to a channel that no
+// platform can post to (a team's channel missing from discord.channels, with Discord alone) goes
+// to the platform admins (the fallback approvers) by DM instead, saying which channel it was
+// for, rather than counting as delivered to nobody; the log says once which channel to add.
+// Notices need no such turn: the only ones addressed to a team's channel, of an exception, go
+// to its deciders by DM too.
+type channelOrAdmins struct {
+	senders
+	app    *App
+	logged sync.Map
+}
+
+func (c *channelOrAdmins) Deliver(ctx context.Context, r bot.Reply) error {
+	delivered, err := c.senders.deliver(ctx, r)
+	if delivered || err != nil || !strings.HasPrefix(r.To, "#") {
+		return err
+	}
+	var admins []string
+	for _, a := range c.app.Policy.Approvals.FallbackApprovers {
+		if c.app.Service != nil {
+			admins = append(admins, c.app.Service.People(a)...)
+		} else if strings.Contains(a, "@") {
+			admins = append(admins, a)
+		}
+	}
+	if _, seen := c.logged.LoadOrStore(policy.NameKey(r.To), true); !seen {
+		c.app.Logger.Warn(fmt.Sprintf("no chat platform can post to %s: Discord has no channel id for it; add it to the policy's discord.channels (\"%s\": \"CHANNEL_ID\"); meanwhile what is posted there goes to the fallback approvers by DM", r.To, r.To),
+			"channel", r.To, "fallback_approvers", strings.Join(admins, ", "))
+	}
+	var errs []error
+	for _, a := range admins {
+		to := r
+		to.To = a
+		to.Text = fmt.Sprintf("For %s, which Discord cannot post to (it has no id in the policy's discord.channels):\n%s", r.To, r.Text)
+		if _, err := c.senders.deliver(ctx, to); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -492,19 +550,20 @@ type discordService struct {
 	stop    func(context.Context) error
 }
 
-// deliverer is what the weekly showback posts through: Discord beside d (Slack's, or nil).
-func (d *discordService) deliverer(prev bot.Deliverer) bot.Deliverer {
+// deliverer is what the weekly showback posts through: Discord beside d (Slack's, or nil); a
+// post to a channel neither can post to goes to a's platform admins (channelOrAdmins).
+func (d *discordService) deliverer(a *App, prev bot.Deliverer) bot.Deliverer {
 	switch {
 	case d.adapter == nil:
 		return prev
 	case prev == nil:
-		return senders{d.adapter}
+		return &channelOrAdmins{senders: senders{d.adapter}, app: a}
 	}
 	ps, ok := prev.(bot.Sender)
 	if !ok {
 		ps = bot.SenderFunc(prev.Deliver)
 	}
-	return senders{ps, d.adapter}
+	return &channelOrAdmins{senders: senders{ps, d.adapter}, app: a}
 }
 
 // serveDiscord starts Discord within serve: the interactions endpoint on mux when there is a

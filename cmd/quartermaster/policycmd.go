@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/policy"
 )
 
@@ -52,7 +54,12 @@ func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 	}
 	fmt.Fprintf(stdout, "%s is valid: %s, %s, %s, backend %s.\n", file, policy.Count(len(p.Classes), "class", "classes"),
 		policy.Count(len(p.Teams), "team", "teams"), policy.Count(len(p.Exceptions), "exception rule", "exception rules"), p.Backend)
-	for _, w := range p.Warnings {
+	warnings := p.Warnings
+	if discordAlone() {
+		warnings = append(slices.Clone(warnings), p.DiscordOnly...)
+		slices.SortStableFunc(warnings, func(a, b policy.Problem) int { return a.Line - b.Line })
+	}
+	for _, w := range warnings {
 		fmt.Fprintf(stdout, "warning: %s:%d: %s\n", file, w.Line, w.Msg)
 	}
 	if len(p.Exceptions) > 0 {
@@ -65,4 +72,11 @@ func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "The costliest exception rule, %s, is estimated at %d of the %d a rule may cost.\n", costliest.Name, costliest.Cost, uint64(policy.RuleCostLimit))
 	}
 	return nil
+}
+
+// discordAlone reports whether the environment sets Discord up without Slack: then Discord's
+// is the only way to a channel, and a team channel it cannot post to is worth a warning.
+func discordAlone() bool {
+	set := func(name string) bool { return os.Getenv(name) != "" || os.Getenv(name+config.FileSuffix) != "" }
+	return set("DISCORD_BOT_TOKEN") && !set("SLACK_BOT_TOKEN")
 }

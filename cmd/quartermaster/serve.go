@@ -314,7 +314,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	if adapter != nil {
 		deliver = adapter
 	}
-	stopShowback, err := startShowback(a, discord.deliverer(deliver), log)
+	stopShowback, err := startShowback(a, discord.deliverer(a, deliver), log)
 	if err != nil {
 		stopLoops()
 		wg.Wait()

@@ -367,3 +367,28 @@ func discordChannelWarnings(p *Policy, line func(string) int) []Problem {
 	}
 	return out
 }
+
+// unmappedTeamChannels finds the teams' channels discord.channels does not map: Discord cannot
+// post there. That is a problem only where Discord runs alone (with Slack on, Slack posts there),
+// which the policy cannot say, so they are kept apart from the warnings (Policy.DiscordOnly).
+func unmappedTeamChannels(p *Policy, line func(string) int) []Problem {
+	var out []Problem
+	for i, t := range p.Teams {
+		if t == nil || t.Channel == "" || p.discordMaps(t.Channel) {
+			continue
+		}
+		out = append(out, Problem{Line: line(fmt.Sprintf("teams.%d.channel", i)), Msg: fmt.Sprintf("team %s's channel %s has no Discord channel id in discord.channels, so Discord cannot post there: the approval notices meant for it reach only the deciders by DM, and a weekly showback posted there goes to the fallback approvers instead; add it (discord: {channels: {%q: \"CHANNEL_ID\"}})",
+			t.Name, t.Channel, t.Channel)})
+	}
+	return out
+}
+
+// discordMaps reports whether discord.channels maps channel (upper and lower case aside).
+func (p *Policy) discordMaps(channel string) bool {
+	for k := range p.Discord.Channels {
+		if SameName(k, channel) {
+			return true
+		}
+	}
+	return false
+}

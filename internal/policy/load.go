@@ -1131,6 +1131,7 @@ func (v *validator) validate(p *Policy) {
 		p.Warnings = append(p.Warnings, warnings(p, v.line)...)
 	}
 	sort.SliceStable(p.Warnings, func(i, j int) bool { return p.Warnings[i].Line < p.Warnings[j].Line })
+	p.DiscordOnly = unmappedTeamChannels(p, v.line)
 }
 
 // objectLists are the lists of the policy whose entries are objects, and what one entry is called.

@@ -40,6 +40,9 @@ type Policy struct {
 	// Warnings are what policy check points out in a valid policy: entries that may not do what
 	// their author expects.
 	Warnings []Problem `yaml:"-"`
+	// DiscordOnly are the warnings that hold where Discord runs without Slack: the teams'
+	// channels discord.channels does not map, which Discord cannot post to.
+	DiscordOnly []Problem `yaml:"-"`
 
 	rules *ruleSet
 }
