@@ -19,7 +19,7 @@ func TestATeamChannelDiscordCannotPostToIsPointedOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := warningText(p.DiscordOnly)
-	want := `team kelp's channel #kelp-forest has no Discord channel id in discord.channels, so Discord cannot post there`
+	want := `team kelp: its channel #kelp-forest has no Discord channel id in discord.channels, so Discord cannot post there`
 	if !strings.Contains(text, "38: "+want) || !strings.Contains(text, `"#kelp-forest": "CHANNEL_ID"`) || strings.Contains(text, "#quake-lab") {
 		t.Errorf("Discord's warnings:\n%s\nwant at line 38 %q, and none of #quake-lab", text, want)
 	}

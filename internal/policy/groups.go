@@ -377,7 +377,7 @@ func unmappedTeamChannels(p *Policy, line func(string) int) []Problem {
 		if t == nil || t.Channel == "" || p.discordMaps(t.Channel) {
 			continue
 		}
-		out = append(out, Problem{Line: line(fmt.Sprintf("teams.%d.channel", i)), Msg: fmt.Sprintf("team %s's channel %s has no Discord channel id in discord.channels, so Discord cannot post there: the approval notices meant for it reach only the deciders by DM, and a weekly showback posted there goes to the fallback approvers instead; add it (discord: {channels: {%q: \"CHANNEL_ID\"}})",
+		out = append(out, Problem{Line: line(fmt.Sprintf("teams.%d.channel", i)), Msg: fmt.Sprintf("team %s: its channel %s has no Discord channel id in discord.channels, so Discord cannot post there: the approval notices meant for it reach only the deciders by DM, and a weekly showback posted there goes to the fallback approvers instead; add it (discord: {channels: {%q: \"CHANNEL_ID\"}})",
 			t.Name, t.Channel, t.Channel)})
 	}
 	return out
