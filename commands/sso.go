@@ -190,8 +190,27 @@ func parseUnlink(c Command, args []string) (Command, error) {
 	} else if looksLikeEmail(c.Arg) {
 		return c, nil
 	}
-	// A typed @name (Slack's) names nobody Quartermaster can look up.
+	// A typed @name (Slack's) names nobody Quartermaster can look up: the command arrives as
+	// typed (manifest.yaml: should_escape: false, which every other argument relies on), so Slack
+	// never says whose account a mention is.
+	if slackMention(c.Arg) {
+		return c, bad(c.Verb, "%s is neither an email nor a chat account: Slack passes a mention to /gpu as the name typed, not as an account, so Quartermaster cannot tell whose it is; type their email, or their Slack account as slack:WORKSPACE_ID:MEMBER_ID (in Slack, their profile's ⋮ menu, Copy member ID; the workspace ID begins with T).", policy.Quoted(c.Arg, 60))
+	}
 	return c, bad(c.Verb, "%s is neither an email nor a chat account like slack:T024BE7LD:U024BE7LH or discord::880000000000000001.", policy.Quoted(c.Arg, 60))
+}
+
+// slackMention reports whether s is a Slack mention of a person: @name as typed, or <@U…> (or
+// <@W…>, with or without |name) written out.
+func slackMention(s string) bool {
+	if name, ok := strings.CutPrefix(s, "@"); ok {
+		return name != ""
+	}
+	id, ok := strings.CutPrefix(s, "<@")
+	if !ok || !strings.HasSuffix(id, ">") {
+		return false
+	}
+	id, _, _ = strings.Cut(strings.TrimSuffix(id, ">"), "|")
+	return len(id) > 1 && (id[0] == 'U' || id[0] == 'W') && strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
 }
 
 // discordUser is the Discord user id that s names as Discord admins write one: a mention
