@@ -274,7 +274,7 @@ func TestAnIndentationSlipIsFoundAtItsLine(t *testing.T) {
 		msg      string
 	}{
 		{"    idle_timeout: 30m", "   idle_timeout: 30m", 17, "this line is indented 3 spaces, which matches no block above it (line 16 is at 4; line 9's entry is at 2, its keys at 4); indent it as the keys it belongs with"},
-		{"  - name: train", " - name: train", 22, "this line is indented 1 space, which matches no block above it (line 21 is at 4; line 9's entry is at 2, its keys at 4); indent it as the keys it belongs with"},
+		{"  - name: train", " - name: train", 22, `this list entry is indented 1 space, where YAML expected a line lined up with a block above it (line 21 at 4; line 9's entry at 2, its keys at 4); indent it as the entry at line 9 (2 spaces, its keys at 4): "  - name: train"`},
 		{"  timeout: 24h", "   timeout: 24h", 78, "this line is indented 2 spaces, which matches no block above it (line 77 is at 3; line 76 at 0); indent it as the keys it belongs with"},
 		{"    idle_timeout: 30m", "      idle_timeout: 30m", 17, "this line is indented 6 spaces, more than line 16 (4), which has its value already; indent it as line 16"},
 		{"    storage: {path: /projects/vision", "  storage: {path: /projects/vision", 45, "this line is indented 2 spaces, which matches no block above it (line 44 is at 4; line 39's entry is at 2, its keys at 4); indent it as the keys it belongs with"},

@@ -234,15 +234,11 @@ func indentSlip(lines []string, k int) string {
 	// The lines line k may line up with: the line above, then each line further up that is
 	// further out than all below it. A "- key: value" line lines up with another "- " at its
 	// own indentation, and with a key at its key's.
-	type level struct {
-		line, indent int
-		dash         bool
-	}
-	var levels []level
+	var levels []indentLevel
 	for i := k - 1; i >= 1; i-- {
 		in, d, ok := indentOf(lines[i-1])
 		if ok && (len(levels) == 0 || in < levels[len(levels)-1].indent) {
-			levels = append(levels, level{i, in, d})
+			levels = append(levels, indentLevel{i, in, d})
 		}
 	}
 	if len(levels) == 0 {
@@ -250,6 +246,11 @@ func indentSlip(lines []string, k int) string {
 	}
 	spaces := func(n int) string { return Count(n, "space", "spaces") }
 	prev := levels[0]
+	if dash {
+		if msg, ok := entrySlip(lines, k, at, levels); ok {
+			return msg
+		}
+	}
 	if inner := prev.indent; at > inner {
 		if prev.dash {
 			inner += 2
@@ -278,6 +279,86 @@ func indentSlip(lines []string, k int) string {
 	return fmt.Sprintf("this line is indented %s, which matches no block above it (%s); indent it as the keys it belongs with", spaces(at), strings.Join(near, "; "))
 }
 
+// indentLevel is a line that a line below may line up with: its number, its indentation and
+// whether it starts a list entry.
+type indentLevel struct {
+	line, indent int
+	dash         bool
+}
+
+// entrySlip says what is wrong with list entry ("- ") lines[k-1], at indentation at, below the
+// given levels (as indentSlip finds them): what YAML expected at its indentation and the entry
+// rewritten as the entry above of its list is. It is "" when the entry lines up with an entry
+// above, or starts a list under a key; ok is false where no entry above shows where it goes.
+func entrySlip(lines []string, k, at int, levels []indentLevel) (msg string, ok bool) {
+	line := strings.TrimSpace(lines[k-1])
+	prev := levels[0]
+	prevHasValue := hasValueRE.MatchString(lines[prev.line-1])
+	var expected string
+	if at > prev.indent {
+		if !prevHasValue {
+			return "", true // a list under its key, or under an entry's key
+		}
+		expected = fmt.Sprintf("nothing further in than line %d, which has its value already", prev.line)
+	} else {
+		for _, l := range levels {
+			if l.indent == at && l.dash {
+				return "", true
+			}
+		}
+		if !prev.dash && prev.indent == at && !prevHasValue {
+			return "", true // key:\n- entry, a list at its key's indentation
+		}
+		for _, l := range levels {
+			if l.indent == at && !l.dash {
+				if m := keyRE.FindStringSubmatch(lines[l.line-1]); m != nil {
+					expected = fmt.Sprintf("a key lined up with %s: (line %d), not a list entry", m[1], l.line)
+				}
+				break
+			}
+		}
+		if expected == "" {
+			var near []string
+			for _, l := range levels[:min(2, len(levels))] {
+				if l.dash {
+					near = append(near, fmt.Sprintf("line %d's entry at %d, its keys at %d", l.line, l.indent, l.indent+2))
+				} else {
+					near = append(near, fmt.Sprintf("line %d at %d", l.line, l.indent))
+				}
+			}
+			expected = fmt.Sprintf("a line lined up with a block above it (%s)", strings.Join(near, "; "))
+		}
+	}
+	// The list it belongs to: the nearest entry above, or one further out whose entry starts
+	// with the same key (a team after a team's list of groups goes with the teams).
+	key := ""
+	if m := keyRE.FindStringSubmatch(line); m != nil {
+		key = m[1]
+	}
+	var target *indentLevel
+	for i, l := range levels {
+		if !l.dash || l.indent == at {
+			continue
+		}
+		if target == nil {
+			target = &levels[i]
+		}
+		if m := keyRE.FindStringSubmatch(lines[l.line-1]); key != "" && m != nil && m[1] == key {
+			target = &levels[i]
+			break
+		}
+	}
+	if target == nil {
+		return "", false
+	}
+	where := Count(target.indent, "space", "spaces")
+	if key != "" {
+		where += fmt.Sprintf(", its keys at %d", target.indent+2)
+	}
+	return fmt.Sprintf("this list entry is indented %s, where YAML expected %s; indent it as the entry at line %d (%s): %q",
+		Count(at, "space", "spaces"), expected, target.line, where, strings.Repeat(" ", target.indent)+line), true
+}
+
 // indentOf is a line's indentation in spaces and whether it starts a list entry ("- "); ok is
 // false for a blank line, a comment, or one indented with a tab.
 func indentOf(l string) (int, bool, bool) {
@@ -291,6 +372,8 @@ func indentOf(l string) (int, bool, bool) {
 var (
 	// hasValueRE is a line with a key and its value: "max_duration: 8h", "- name: train".
 	hasValueRE = regexp.MustCompile(`^\s*(?:- )?[^\s#:][^:#]*:\s+[^\s#]`)
+	// keyRE is the key a line starts with: "why" of "    why: ...", "name" of "- name: train".
+	keyRE = regexp.MustCompile(`^\s*(?:- )?([^\s#:{\[\-"'][^:#]*?):(?:\s|$)`)
 	// colonInValueRE is a key whose plain value holds ": " (why: Note: this).
 	colonInValueRE = regexp.MustCompile(`^\s*(?:- )?([A-Za-z_][A-Za-z0-9_]*):\s+([^\s"'{\[&*!|>#][^#]*?:\s.*?)\s*$`)
 )
