@@ -578,6 +578,10 @@ func (b *Bot) request(ctx context.Context, req bot.Request, c Command) []bot.Rep
 func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply {
 	l := out.Lease
 	cost := "Estimated cost " + b.money(qm.Bill(b.pol(), l, l.Duration)) + "."
+	if r := b.roundedText(l); r != "" {
+		// What it is billed for, as /gpu estimate says it: more GPUs than were asked.
+		cost = fmt.Sprintf("Estimated cost %s: %s for %s %s.", b.money(qm.Bill(b.pol(), l, l.Duration)), b.gpusExclusive(l), policy.FormatDuration(l.Duration), r)
+	}
 	if l.CPUOnly() {
 		cost = noGPUBilled
 	}
@@ -637,15 +641,42 @@ func (b *Bot) wholeNodes(l *qm.Lease) bool {
 	return l.Kind == qm.KindWorkspace && size > 0 && l.GPUs > size && b.Svc.WholeNodeGPUs(l.Class, l.GPUs) == l.GPUs
 }
 
+// roundedText says, in the words of /gpu estimate, that the GPUs asked for in l were rounded up
+// to whole nodes: "takes 2 whole nodes of 4 GPUs = 8 GPUs"; "" where they were not.
+func (b *Bot) roundedText(l *qm.Lease) string {
+	if l.Kind != qm.KindWorkspace || l.AskedGPUs <= 0 || l.AskedGPUs >= l.GPUs {
+		return ""
+	}
+	return "takes " + b.Svc.WholeNodesText(l.Class, l.GPUs)
+}
+
+// gpusText is a lease's GPUs: "2 × train", or where they were rounded up to whole nodes what
+// was asked and what it takes, as /gpu estimate says it: "6 × train takes 2 whole nodes of 4
+// GPUs = 8 GPUs".
+func (b *Bot) gpusText(l *qm.Lease) string {
+	if r := b.roundedText(l); r != "" {
+		return fmt.Sprintf("%d × %s %s", l.AskedGPUs, l.Class, r)
+	}
+	return fmt.Sprintf("%d × %s", l.GPUs, l.Class)
+}
+
 func (b *Bot) grantedText(l *qm.Lease) string {
 	cls, _ := b.pol().Class(l.Class)
-	what := fmt.Sprintf("%d × %s", l.GPUs, l.Class)
+	what, r := fmt.Sprintf("%d × %s", l.GPUs, l.Class), b.roundedText(l)
+	if r != "" { // what was asked, then the whole nodes it takes
+		what = fmt.Sprintf("%d × %s", l.AskedGPUs, l.Class)
+	}
 	if cls != nil && cls.SKU != "" {
 		what += " (" + cls.SKU + ")"
 	}
-	if l.Exclusive {
+	switch {
+	case r != "" && l.Exclusive:
+		what += ", which " + r + " for this lease alone,"
+	case r != "":
+		what += ", which " + r + ","
+	case l.Exclusive:
 		what += ", whole nodes for this lease alone"
-	} else if b.wholeNodes(l) {
+	case b.wholeNodes(l):
 		what += ", whole nodes"
 	}
 	// What it will be billed to its end: its time back in the scheduler's queue (or suspended,
@@ -769,7 +800,7 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 		ext := bot.Field{Label: "Extension", Value: fmt.Sprintf("%s by %s", l.Parent, policy.FormatDuration(l.Duration))}
 		var cost []bot.Field
 		if p, err := b.Svc.Get(ctx, l.Parent); err == nil && p.Kind == qm.KindWorkspace && !p.CPUOnly() {
-			ext.Value = fmt.Sprintf("%s (%d × %s) by %s", l.Parent, p.GPUs, p.Class, policy.FormatDuration(l.Duration))
+			ext.Value = fmt.Sprintf("%s (%s) by %s", l.Parent, b.gpusText(p), policy.FormatDuration(l.Duration))
 			if l.State == qm.PendingApproval {
 				cost = append(cost, bot.Field{Label: "Estimated cost", Value: b.money(qm.Bill(b.pol(), p, l.Duration))})
 			}
@@ -778,7 +809,7 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 	}
 	f := []bot.Field{
 		{Label: "State", Value: string(l.State)},
-		{Label: "GPUs", Value: fmt.Sprintf("%d × %s", l.GPUs, l.Class)},
+		{Label: "GPUs", Value: b.gpusText(l)},
 		{Label: "Team", Value: l.Team},
 	}
 	if l.CPUOnly() {

@@ -51,6 +51,9 @@ func (b *Bot) askText(l *qm.Lease) string {
 	if l.CPUOnly() {
 		return fmt.Sprintf("for a CPU-only job (no GPU) in %s for %s", l.Class, policy.FormatDuration(l.Duration))
 	}
+	if r := b.roundedText(l); r != "" { // as /gpu estimate says it
+		return fmt.Sprintf("for %s for %s, which %s", b.gpusExclusive(l), policy.FormatDuration(l.Duration), r)
+	}
 	if l.Exclusive {
 		return fmt.Sprintf("for %d × %s (whole nodes, exclusive) for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
 	}
@@ -58,6 +61,16 @@ func (b *Bot) askText(l *qm.Lease) string {
 		return fmt.Sprintf("for %d × %s (whole nodes) for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
 	}
 	return fmt.Sprintf("for %d × %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
+}
+
+// gpusExclusive is what a lease whose GPUs were rounded up to whole nodes asked for, as /gpu
+// estimate writes it: "6 × train", "6 × train exclusive".
+func (b *Bot) gpusExclusive(l *qm.Lease) string {
+	s := fmt.Sprintf("%d × %s", l.AskedGPUs, l.Class)
+	if l.Exclusive {
+		s += " exclusive"
+	}
+	return s
 }
 
 // askDetails says what else a lease asks that rules may read and its approvers decide on: its

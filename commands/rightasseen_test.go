@@ -723,7 +723,7 @@ func TestAnExclusiveLeaseIsWholeNodesInEveryFigure(t *testing.T) {
 	if l.State != qm.Active || l.GPUs != 4 {
 		t.Fatalf("1 GPU asked exclusively: %s with %d GPUs, want active with the node's 4", l.State, l.GPUs)
 	}
-	for _, want := range []string{"4 × bigiron", "whole nodes", "16.00 EUR"} {
+	for _, want := range []string{"1 × bigiron", "takes 1 whole node of 4 GPUs = 4 GPUs for this lease alone", "16.00 EUR"} {
 		if !strings.Contains(r.Text, want) {
 			t.Errorf("the grant does not say %q: %s", want, r.Text)
 		}
@@ -738,7 +738,7 @@ func TestAnExclusiveLeaseIsWholeNodesInEveryFigure(t *testing.T) {
 		t.Fatalf("5 GPUs exclusively on nodes of 4: %s", p.Text)
 	}
 	asked := h.notices("olga@borealis.example")
-	if len(asked) == 0 || !strings.Contains(asked[0].Text, "8 × bigiron (whole nodes, exclusive)") {
+	if len(asked) == 0 || !strings.Contains(asked[0].Text, "5 × bigiron exclusive for 1h, which takes 2 whole nodes of 4 GPUs = 8 GPUs") {
 		t.Errorf("the approver is not told the whole nodes: %+v", asked)
 	}
 	h.advance(3 * time.Hour)
@@ -1030,12 +1030,12 @@ func TestALeaseLargerThanANodeIsWholeNodes(t *testing.T) {
 		t.Errorf("8 GPUs are more than the class allows without approval: %s", r.Text)
 	}
 	asked := h.notices("olga@borealis.example")
-	if len(asked) == 0 || !strings.Contains(asked[0].Text, "8 × bigiron (whole nodes) for 1h") {
+	if len(asked) == 0 || !strings.Contains(asked[0].Text, "5 × bigiron for 1h, which takes 2 whole nodes of 4 GPUs = 8 GPUs") {
 		t.Errorf("the approver is not told the whole nodes: %+v", asked)
 	}
 	mustOK(t, h.say("olga@borealis.example", "/gpu approve "+id.String()))
 	granted := h.notices("rita@borealis.example")
-	if len(granted) == 0 || !strings.Contains(granted[0].Text, "8 × bigiron (A100-80), whole nodes") || !strings.Contains(granted[0].Text, "16.00 EUR") {
+	if len(granted) == 0 || !strings.Contains(granted[0].Text, "5 × bigiron (A100-80), which takes 2 whole nodes of 4 GPUs = 8 GPUs") || !strings.Contains(granted[0].Text, "16.00 EUR") {
 		t.Errorf("the grant: %+v", granted)
 	}
 	if q := mustOK(t, h.say("rita@borealis.example", "/gpu quota")).PlainText(); !strings.Contains(q, "8 of 8") {

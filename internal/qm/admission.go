@@ -131,9 +131,9 @@ func (s *Service) countedGPUs(class string, gpus int, exclusive bool) int {
 	return gpus
 }
 
-// wholeNodesText says how many GPUs of whole nodes of class a lease holds: "2 whole nodes of 8
+// WholeNodesText says how many GPUs of whole nodes of class a lease holds: "2 whole nodes of 8
 // GPUs = 16 GPUs", or on nodes of several sizes "whole nodes of 24 GPUs in all".
-func (s *Service) wholeNodesText(class string, gpus int) string {
+func (s *Service) WholeNodesText(class string, gpus int) string {
 	var sizes []int
 	for _, nd := range s.Backend.Inventory() {
 		if nd.Class == class && nd.GPUs > 0 {
@@ -292,7 +292,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			}
 		}
 		l := &Lease{User: req.User, Team: req.Team, Class: req.Class, GPUs: req.GPUs, Duration: req.Duration,
-			Template: req.Template, Params: req.Params, DataClass: req.DataClass, Exclusive: req.Exclusive, RequestKey: req.RequestKey, CreatedAt: now,
+			Template: req.Template, Params: req.Params, DataClass: req.DataClass, Exclusive: req.Exclusive, AskedGPUs: req.asked, RequestKey: req.RequestKey, CreatedAt: now,
 			Price: c.PricePerGPUHour, Priced: true}
 		in := s.ruleInput(id, c, u, q, l, "lease", req.Duration)
 		matches, err := s.ruleResult(ctx, rc, in)
@@ -325,7 +325,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		if over {
 			more := fmt.Sprintf("%d more", l.GPUs)
 			if req.asked > 0 && req.asked < l.GPUs {
-				more = fmt.Sprintf("asking for %d takes %s against the quota, which", req.asked, s.wholeNodesText(l.Class, l.GPUs))
+				more = fmt.Sprintf("asking for %d takes %s against the quota, which", req.asked, s.WholeNodesText(l.Class, l.GPUs))
 			}
 			return Errorf(EFORBIDDEN, "team %s may hold %s at once and holds %d, so %s would go over its quota; ask your budget owner with /gpu quota request.", l.Team, GPUCount(q.GPUs[l.Class], l.Class), u.GPUs[l.Class], more).
 				WithExample(QuotaRequestExample(u.GPUs[l.Class]+l.GPUs-q.GPUs[l.Class], l.Class, id.otherTeam(l.Team)))

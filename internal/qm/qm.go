@@ -135,6 +135,9 @@ type Lease struct {
 	// its claim lapses: until then no reconcile pass, of any replica, adopts a job it finds for the
 	// lease or submits it again (Submitting). Zero when no submission is in flight.
 	SubmittingUntil time.Time
+	// AskedGPUs are the GPUs asked for where they were rounded up to whole nodes of the class
+	// (6 asked on nodes of 4 GPUs each: GPUs is 8); 0 where nothing was rounded.
+	AskedGPUs int
 }
 
 // CPUOnly reports whether l is the lease of a job that runs on CPUs only (a template with no

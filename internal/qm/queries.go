@@ -100,7 +100,7 @@ func (s *Service) EstimateRequest(ctx context.Context, user, class string, gpus 
 		if _, err := s.checkShape(c.Name, whole, d); err != nil {
 			return Estimate{}, err
 		}
-		e.Asked, e.GPUs, e.WholeNodes = gpus, whole, s.wholeNodesText(c.Name, whole)
+		e.Asked, e.GPUs, e.WholeNodes = gpus, whole, s.WholeNodesText(c.Name, whole)
 	}
 	req := WaitRequest{Class: c.Name, User: user, GPUs: e.GPUs, Duration: d}
 	if c.Exclusive() {

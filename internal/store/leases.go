@@ -56,6 +56,8 @@ type leaseRow struct {
 	Pauses string `db:"pauses"`
 	// SubmittingUntil is when the claim of the replica submitting the lease's job lapses.
 	SubmittingUntil dbTime `db:"submitting_until"`
+	// AskedGPUs are the GPUs asked for where they were rounded up to whole nodes; 0 otherwise.
+	AskedGPUs int `db:"asked_gpus"`
 }
 
 // leaseFields are the columns of leases other than id, in table order.
@@ -71,6 +73,7 @@ var leaseFields = []string{
 	"expiry_warned_for",
 	"pauses",
 	"submitting_until",
+	"asked_gpus",
 }
 
 // Statements built once from leaseFields, with :name parameters bound from a leaseRow.
@@ -133,6 +136,7 @@ func toLeaseRow(l *qm.Lease) leaseRow {
 		ExpiryWarnedFor: dbTime(l.ExpiryWarnedFor),
 		Pauses:          formatPauses(l.Pauses),
 		SubmittingUntil: dbTime(l.SubmittingUntil),
+		AskedGPUs:       l.AskedGPUs,
 	}
 }
 
@@ -188,6 +192,7 @@ func (r *leaseRow) lease() (*qm.Lease, error) {
 		ExpiryWarnedFor: time.Time(r.ExpiryWarnedFor),
 		Pauses:          pauses,
 		SubmittingUntil: time.Time(r.SubmittingUntil),
+		AskedGPUs:       r.AskedGPUs,
 	}, nil
 }
 
