@@ -958,27 +958,32 @@ func (b *Bot) approvals(ctx context.Context, req bot.Request) []bot.Reply {
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, "approvals", err)}
 	}
-	now := b.Svc.Clock.Now()
-	touches, requests, err := b.Svc.Touches(ctx, b.Svc.WeekStart(now), now.Add(time.Second))
-	if err != nil {
-		return []bot.Reply{b.fail(ctx, "approvals", err)}
+	// The week's figures are of the teams the viewer decides for, named: a budget owner's
+	// teams, every team for a fallback approver; none for someone who decides for no team.
+	footer := ""
+	if teams, label := b.decidedTeams(ctx, req.User); label != "" {
+		now := b.Svc.Clock.Now()
+		touches, requests, err := b.Svc.Touches(ctx, b.Svc.WeekStart(now), now.Add(time.Second), teams)
+		if err != nil {
+			return []bot.Reply{b.fail(ctx, "approvals", err)}
+		}
+		footer = fmt.Sprintf(" This week in %s: %s on %s", label, policy.Count(touches, "human decision", "human decisions"), policy.Count(requests, "request", "requests"))
+		if requests > 0 {
+			footer += fmt.Sprintf(", %.1f human touches per 100 requests", 100*float64(touches)/float64(requests))
+		}
+		footer += "."
 	}
-	footer := fmt.Sprintf("This week: %s on %s", policy.Count(touches, "human decision", "human decisions"), policy.Count(requests, "request", "requests"))
-	if requests > 0 {
-		footer += fmt.Sprintf(", %.1f human touches per 100 requests", 100*float64(touches)/float64(requests))
-	}
-	footer += "."
 	if len(ls) == 0 {
-		return []bot.Reply{{Text: "Nothing waits for your decision. " + footer}}
+		return []bot.Reply{{Text: "Nothing waits for your decision." + footer}}
 	}
 	waits := "wait"
 	if len(ls) == 1 {
 		waits = "waits"
 	}
-	r := bot.Reply{Text: fmt.Sprintf("%s %s for your decision. %s", policy.Count(len(ls), "request", "requests"), waits, footer)}
+	r := bot.Reply{Text: fmt.Sprintf("%s %s for your decision.%s", policy.Count(len(ls), "request", "requests"), waits, footer)}
 	for _, l := range ls {
 		sec := b.card(ctx, l)
-		sec.Text = fmt.Sprintf("%s asks %s; %s", l.User, b.askWithDetails(l), b.rulesOf(l))
+		sec.Text = fmt.Sprintf("%s asks %s; %s", l.User, b.askWithDetails(l), b.rulesOf(ctx, l))
 		r.Sections = append(r.Sections, sec)
 		r.Actions = append(r.Actions, approvalActions(l)...)
 	}
@@ -988,7 +993,7 @@ func (b *Bot) approvals(ctx context.Context, req bot.Request) []bot.Reply {
 // rulesOf says which rules sent l to its approvers and why: "rule big: Too many GPUs", or "rules
 // big: Too many GPUs; vendor: Vendor accounts need approval". The first reason is the one stored
 // with the request; the others are the policy's.
-func (b *Bot) rulesOf(l *qm.Lease) string {
+func (b *Bot) rulesOf(ctx context.Context, l *qm.Lease) string {
 	names := strings.Split(l.Rules, ",")
 	parts := make([]string, 0, len(names))
 	for i, n := range names {
@@ -1005,7 +1010,11 @@ func (b *Bot) rulesOf(l *qm.Lease) string {
 				}
 			}
 			if !published && n == qm.QuotaLimit {
+				// With its numbers, as the approval message gives them.
 				why = "It would also take the team past its quota"
+				if note, err := b.Svc.QuotaNote(ctx, l); err == nil {
+					why = note
+				}
 			}
 		}
 		if why == "" {
@@ -1018,6 +1027,31 @@ func (b *Bot) rulesOf(l *qm.Lease) string {
 		return "rule " + parts[0]
 	}
 	return "rules " + strings.Join(parts, "; ")
+}
+
+// decidedTeams are the teams whose requests user decides, for the week's figures of /gpu
+// approvals, and how to name them: nil and "all teams" for a fallback approver, who decides for
+// every team; "team vision", "teams vision and speech" for a budget owner; none and "" for
+// someone who decides for no team.
+func (b *Bot) decidedTeams(ctx context.Context, user string) ([]string, string) {
+	if b.Svc.IsPlatformAdmin(ctx, user) {
+		return nil, "all teams"
+	}
+	teams := []string{}
+	for _, t := range b.pol().Teams {
+		if b.Svc.MayApprove(ctx, user, t.Name) {
+			teams = append(teams, t.Name)
+		}
+	}
+	switch {
+	case len(teams) == 0:
+		return nil, ""
+	case len(teams) > 1 && len(teams) == len(b.pol().Teams):
+		return nil, "all teams"
+	case len(teams) == 1:
+		return teams, "team " + teams[0]
+	}
+	return teams, "teams " + policy.JoinList(teams, "and")
 }
 
 func approvalActions(l *qm.Lease) []bot.Action {

@@ -1059,7 +1059,7 @@ func TestAnExceptionPastTheQuotaSaysSoToTheApprover(t *testing.T) {
 	if len(asked) == 0 || !strings.Contains(asked[0].Text, "quota: It would also take team vision past its quota, to 3 of its 2 dev GPUs at once") {
 		t.Errorf("the approver is told: %+v", asked)
 	}
-	if a := mustOK(t, h.say("vera@borealis.example", "/gpu approvals")).PlainText(); !strings.Contains(a, "rules long: Longer than the class allows; quota: It would also take the team past its quota") {
+	if a := mustOK(t, h.say("vera@borealis.example", "/gpu approvals")).PlainText(); !strings.Contains(a, "rules long: Longer than the class allows; quota: It would also take team vision past its quota, to 3 of its 2 dev GPUs at once") {
 		t.Errorf("/gpu approvals:\n%s", a)
 	}
 

@@ -208,6 +208,26 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 // of its 4 train GPUs at once"): the team's other leases may have grown while it waited. It
 // adds the QuotaLimit note to l's rules when it does; empty when the approval stays within.
 func (s *Service) quotaAtApproval(ctx context.Context, tx Tx, l *Lease) (string, error) {
+	for _, r := range strings.Split(l.Rules, ",") {
+		if s.aboutQuota(r) {
+			return "", nil
+		}
+	}
+	past, err := s.pastQuotaNow(ctx, tx, l)
+	if past == "" || err != nil {
+		return "", err
+	}
+	if l.Rules == "" {
+		l.Rules = QuotaLimit
+	} else {
+		l.Rules += "," + QuotaLimit
+	}
+	return "This approval takes " + past + ".", nil
+}
+
+// pastQuotaNow says how approving l now would take its team past its quota, as pastQuota says
+// it; empty when it would not, or l takes nothing of the quota.
+func (s *Service) pastQuotaNow(ctx context.Context, tx Tx, l *Lease) (string, error) {
 	var gpus int
 	var hours float64
 	switch l.Kind {
@@ -225,25 +245,31 @@ func (s *Service) quotaAtApproval(ctx context.Context, tx Tx, l *Lease) (string,
 	default:
 		return "", nil
 	}
-	for _, r := range strings.Split(l.Rules, ",") {
-		if s.aboutQuota(r) {
-			return "", nil
-		}
-	}
 	u, q, err := s.usage(ctx, tx, l.Team, s.Clock.Now())
 	if err != nil {
 		return "", err
 	}
-	past := pastQuota(l.Team, l.Class, u, q, gpus, hours)
+	return pastQuota(l.Team, l.Class, u, q, gpus, hours), nil
+}
+
+// QuotaNote is the QuotaLimit note of l, a request that waits for a decision, as its approval
+// message gave it, with the team's usage now: "It would also take team vision past its quota,
+// to 5 of its 4 train GPUs at once"; or, where the team's other leases shrank since, that it no
+// longer would.
+func (s *Service) QuotaNote(ctx context.Context, l *Lease) (string, error) {
+	var past string
+	err := s.Store.View(ctx, func(tx Tx) error {
+		var err error
+		past, err = s.pastQuotaNow(ctx, tx, l)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
 	if past == "" {
-		return "", nil
+		return fmt.Sprintf("It would have taken team %s past its quota when it was asked; now it would not", l.Team), nil
 	}
-	if l.Rules == "" {
-		l.Rules = QuotaLimit
-	} else {
-		l.Rules += "," + QuotaLimit
-	}
-	return "This approval takes " + past + ".", nil
+	return "It would also take " + past, nil
 }
 
 // Pending lists the exceptions an approver may decide.
@@ -307,14 +333,14 @@ func (s *Service) applyApproval(ctx context.Context, tx Tx, l *Lease, approver, 
 }
 
 // Touches counts human decisions on requests made in [from, to) and the requests themselves, for
-// the "human touches per 100 leases" figure.
-func (s *Service) Touches(ctx context.Context, from, to time.Time) (touches, requests int, err error) {
+// the "human touches per 100 leases" figure: of the given teams, or of all where teams is nil.
+func (s *Service) Touches(ctx context.Context, from, to time.Time, teams []string) (touches, requests int, err error) {
 	ls, err := s.List(ctx, LeaseFilter{Kind: AnyKind, EndedAfter: from})
 	if err != nil {
 		return 0, 0, err
 	}
 	for _, l := range ls {
-		if l.CreatedAt.Before(from) || !l.CreatedAt.Before(to) {
+		if l.CreatedAt.Before(from) || !l.CreatedAt.Before(to) || teams != nil && !policy.Contains(teams, l.Team) {
 			continue
 		}
 		requests++
