@@ -112,7 +112,7 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 			return fail(err)
 		}
 		if !ok {
-			return fail(qm.Errorf(qm.ENOTFOUND, "there is no team %s; the teams are %s.", policy.Quoted(args[len(args)-1], 40), policy.FewNames(args[len(args)-1], teams)))
+			return fail(qm.Errorf(qm.ENOTFOUND, "there is no team %s; %s %s.", policy.Quoted(args[len(args)-1], 40), policy.Agree(len(teams), "the team is", "the teams are"), policy.FewNames(args[len(args)-1], teams)))
 		}
 		team = t
 	}

@@ -153,7 +153,7 @@ func TestBadOptions(t *testing.T) {
 		{"two words for one", discordtest.Command(in(alice), "gpu", "request", discordtest.Opt{Name: "duration", Value: "4 hours"}),
 			`The option duration of /gpu request takes one word, not "4 hours".`},
 		{"unknown option", discordtest.Command(in(alice), "gpu", "status", discordtest.Opt{Name: "lease", Value: "L-1"}, discordtest.Opt{Name: "colour", Value: "red"}),
-			`/gpu status has no option "colour"; its options are lease. Example: /gpu status L-42`},
+			`/gpu status has no option "colour"; its option is lease. Example: /gpu status L-42`},
 		{"twice", discordtest.Command(in(alice), "gpu", "status", discordtest.Opt{Name: "lease", Value: "L-1"}, discordtest.Opt{Name: "lease", Value: "L-2"}),
 			"/gpu status got the option lease twice."},
 		{"unknown subcommand", discordtest.Command(in(alice), "gpu", "teleport"),

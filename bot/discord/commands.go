@@ -81,15 +81,20 @@ func (c *Command) option(name string) (*Option, bool) {
 	return nil, false
 }
 
+// optionNames says which options c takes, in a sentence that agrees with how many: "its options
+// are lease, hours", "its option is lease", "it takes no options".
 func (c *Command) optionNames() string {
 	var n []string
 	for _, o := range c.Options {
 		n = append(n, o.Name)
 	}
-	if len(n) == 0 {
-		return "none"
+	switch len(n) {
+	case 0:
+		return "it takes no options"
+	case 1:
+		return "its option is " + n[0]
 	}
-	return strings.Join(n, ", ")
+	return "its options are " + strings.Join(n, ", ")
 }
 
 // Discord's limits on a chat command (https://discord.com/developers/docs/interactions/application-commands).

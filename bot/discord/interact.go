@@ -154,7 +154,7 @@ func (a *Adapter) readCommand(in *incoming, data discordgo.ApplicationCommandInt
 		}
 		def, ok := c.option(o.Name)
 		if !ok {
-			in.problem = fmt.Sprintf("/%s %s has no option %s; its options are %s.", a.cfg.Name, c.Name, policy.Quoted(o.Name, 32), c.optionNames())
+			in.problem = fmt.Sprintf("/%s %s has no option %s; %s.", a.cfg.Name, c.Name, policy.Quoted(o.Name, 32), c.optionNames())
 			return
 		}
 		if _, dup := values[def.Name]; dup {

@@ -361,7 +361,7 @@ func discordChannelWarnings(p *Policy, line func(string) int) []Problem {
 		}
 		msg := fmt.Sprintf("discord.channels: %s is no channel the policy names, so nothing is posted to it on Discord", k)
 		if len(named) > 0 {
-			msg += fmt.Sprintf("; the policy's channels are %s", strings.Join(named, ", "))
+			msg += fmt.Sprintf("; %s %s", Agree(len(named), "the policy's channel is", "the policy's channels are"), strings.Join(named, ", "))
 		}
 		out = append(out, Problem{Line: line("discord.channels." + k), Msg: msg})
 	}

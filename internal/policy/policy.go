@@ -585,6 +585,15 @@ func Count(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// Agree is the word that agrees with a count of n: one for 1, many for any other count ("size is
+// known", "nnodes and script are known").
+func Agree(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // Quoted is text someone typed as a reply quotes it back: in plain double quotes and as it was
 // typed, with nothing escaped; characters that would not show (control and format characters
 // such as a right-to-left override) are left out, other white space is a space, bytes that are

@@ -79,7 +79,7 @@ func meant(key string, keys []string) string {
 	if best != "" {
 		return "did you mean " + best + "?"
 	}
-	return "its keys are " + strings.Join(keys, ", ")
+	return Agree(len(keys), "its key is ", "its keys are ") + strings.Join(keys, ", ")
 }
 
 // example is "; e.g. max_gpus: 2", or nothing where the place has no example.
@@ -226,7 +226,7 @@ func (s *shaper) object(n *yaml.Node, t reflect.Type, pl place) {
 		f, ok := fields[k.Value]
 		switch {
 		case k.Kind != yaml.ScalarNode:
-			s.addf(k, "%s has %s for a key; its keys are %s", pl.owner(), written(k), strings.Join(keys, ", "))
+			s.addf(k, "%s has %s for a key; %s %s", pl.owner(), written(k), Agree(len(keys), "its key is", "its keys are"), strings.Join(keys, ", "))
 			continue
 		case !ok:
 			s.addf(k, "%s has no key %s; %s", pl.owner(), k.Value, meant(k.Value, keys))

@@ -124,7 +124,7 @@ func (t *Template) unknownParam(key string) error {
 	if near := policy.Closest(key, names); near != "" {
 		hint = fmt.Sprintf(" (did you mean %s?)", near)
 	}
-	return inputErr(t.Example(), "unknown parameter %s%s; %s are known", shown, hint, policy.JoinList(names, "and"))
+	return inputErr(t.Example(), "unknown parameter %s%s; %s %s known", shown, hint, policy.JoinList(names, "and"), policy.Agree(len(names), "is", "are"))
 }
 
 // check converts one raw value to its typed form, or says in one sentence why it cannot.

@@ -153,7 +153,7 @@ func (s *Service) ResolveTeam(ctx context.Context, name string) (string, error) 
 			return n, nil
 		}
 	}
-	return "", qm.Errorf(qm.ENOTFOUND, "there is no team %s; the teams are %s.", policy.Quoted(name, 40), policy.FewNames(name, names))
+	return "", qm.Errorf(qm.ENOTFOUND, "there is no team %s; %s %s.", policy.Quoted(name, 40), policy.Agree(len(names), "the team is", "the teams are"), policy.FewNames(name, names))
 }
 
 // TeamNames lists the teams the policy lists and those that have had leases, by name.
