@@ -53,6 +53,10 @@ type Command struct {
 // dataExample is a request naming a data class, the asker's team's first ({data}).
 const dataExample = "/gpu request 1 {class} for {duration} data {data}"
 
+// submitDataExample is a job naming a data class; submitExample puts the example of the template
+// typed in place of /gpu submit {batch}.
+const submitDataExample = "/gpu submit {batch} data {data}"
+
 func bad(verb, format string, args ...any) *qm.Error {
 	ex := "/gpu request 1 {class} for {duration}"
 	if s, ok := Lookup(verb); ok && len(s.Examples) > 0 {
@@ -342,6 +346,21 @@ func parseSubmit(c Command, args []string) (Command, error) {
 			given[k] = true
 		}
 		switch {
+		case policy.NameKey(a) == "data":
+			// data CLASS, the word a request names its data class with, and read as it reads it.
+			if i+1 >= len(args) {
+				return c, qm.Invalid(submitDataExample, "%s must be followed by a data class.", policy.Quoted(a, 40))
+			}
+			if given["data"] {
+				return c, bad(c.Verb, "the command gives its data class twice; give it once.")
+			}
+			given["data"] = true
+			i++
+			v := unquoted(args[i])
+			c.DataClass = policy.NameKey(v)
+			if !policy.ValidDataClass(c.DataClass) {
+				return c, qm.Invalid(submitDataExample, "%s is not a data class, which is one word of letters, digits, dots, - and _.", policy.Quoted(v, 40))
+			}
 		case strings.HasPrefix(strings.ToLower(a), "team="):
 			t, perr := c.teamName(c.Verb, a[len("team="):])
 			if perr != nil {

@@ -298,6 +298,8 @@ func oneLease(c Command, args []string) (Command, error) {
 
 func init() {
 	lease := Param{Name: "lease", Type: TLease, Required: true, Help: "a lease id such as L-42 (see /gpu list)"}
+	// A request and a job name the data class they touch with the same word.
+	dataParam := Param{Name: "data", Type: TString, Keyword: "data", Help: "the data class the work touches"}
 	table = []*Spec{
 		{Name: "help", Words: []string{"help"}, Usage: "/gpu help [COMMAND]", Summary: "this help, or one command's help with examples",
 			Examples: []string{"/gpu help", "/gpu help request"}, Public: true,
@@ -325,7 +327,7 @@ func init() {
 				{Name: "template", Type: TTemplate, Keyword: "template", Help: "a workspace template (see /gpu templates)"},
 				{Name: "params", Type: TText, Help: "the template's key=value parameters"},
 				{Name: "team", Type: TTeam, Keyword: "team", Help: "the team to charge, if you are in several"},
-				{Name: "data", Type: TString, Keyword: "data", Help: "the data class the work touches"},
+				dataParam,
 				{Name: "exclusive", Type: TFlag, Keyword: "exclusive", Help: "whole nodes for this lease alone"},
 			},
 			parse: parseRequest, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
@@ -396,11 +398,12 @@ func init() {
 			offered: hasTemplates, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.Templates.show(ctx, req, c)
 			}},
-		{Name: "submit", Words: []string{"submit"}, Usage: "/gpu submit TEMPLATE [key=value …] [class=C] [gpus=N] [team=T] [for=DURATION]", Summary: "a batch job from a template, under a new lease",
+		{Name: "submit", Words: []string{"submit"}, Usage: "/gpu submit TEMPLATE [key=value …] [class=C] [gpus=N] [team=T] [for=DURATION] [data CLASS]", Summary: "a batch job from a template, under a new lease",
 			Examples: []string{"/gpu submit {batch}"},
 			Params: []Param{{Name: "template", Type: TTemplate, Required: true, Help: "the template"}, {Name: "params", Type: TText, Help: "the template's key=value parameters"},
 				{Name: "class", Type: TClass, Keyword: "class=", Help: "the class (default: the first that fits and your team has room in)"}, {Name: "gpus", Type: TInt, Keyword: "gpus=", Help: "how many GPUs (default: the template's)"},
-				{Name: "team", Type: TTeam, Keyword: "team=", Help: "the team to charge"}, {Name: "duration", Type: TDuration, Keyword: "for=", Help: "how long, like 2h"}},
+				{Name: "team", Type: TTeam, Keyword: "team=", Help: "the team to charge"}, {Name: "duration", Type: TDuration, Keyword: "for=", Help: "how long, like 2h"},
+				dataParam},
 			parse:   parseSubmit,
 			offered: hasTemplates, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.Templates.submit(ctx, req, c)

@@ -651,6 +651,15 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 				return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(fmt.Sprintf("/gpu submit %s class={class}", tp.Name),
 					"There is no class %s; the catalog has %s.", policy.Quoted(v, 40), policy.FewNames(v, t.Bot.pol().ClassNames())))}
 			}
+		case k == "data" && !hasParam(tp, "data"):
+			// data=phi, written as the other words of /gpu submit are: the data class is
+			// named as a request names it.
+			dc := policy.NameKey(v)
+			if !policy.ValidDataClass(dc) {
+				dc = "{data}"
+			}
+			return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(tp.Example()+" data "+dc,
+				"%s is no parameter of %s; a job names its data class as a request does, with data %s.", policy.Quoted(truncate(a, 40), 50), tp.Name, dc))}
 		case k == "gpus":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > qm.MaxRequestGPUs {
@@ -667,6 +676,16 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 			"%s uses no GPU, so gpus= does not apply to it; leave gpus= out.", tp.Name))}
 	}
 	return t.launch(ctx, req, c, tp)
+}
+
+// hasParam reports whether tp has a parameter named name.
+func hasParam(tp *templates.Template, name string) bool {
+	for _, p := range tp.Parameters {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // withoutGPUs is /gpu submit of tp with the user's words but gpus= (and a class= that p does not
@@ -881,6 +900,9 @@ func (b *Bot) submitExample(c Command, err error) error {
 	tp, gerr := b.Templates.Catalog.Get(c.Template)
 	if gerr != nil {
 		return err
+	}
+	if rest, ok := strings.CutPrefix(e.Example, "/gpu submit {batch}"); ok && rest != "" {
+		return e.WithExample(tp.Example() + rest) // the template typed, then what the refusal shows
 	}
 	if s, ok := Lookup(c.Verb); e.Example != "" && (!ok || len(s.Examples) == 0 || e.Example != s.Examples[0]) {
 		return err // an example of its own
