@@ -98,10 +98,15 @@ func checkDBURL(from, v string) error {
 }
 
 func (c *commonFlags) loadPolicy() (*policy.Policy, error) {
+	load := func() (*policy.Policy, error) { return policy.LoadFile(c.policy) }
 	if c.policy == "" {
-		return policy.Load(docs.ExamplePolicy, docs.ExamplePolicyName)
+		load = func() (*policy.Policy, error) { return policy.Load(docs.ExamplePolicy, docs.ExamplePolicyName) }
 	}
-	return policy.LoadFile(c.policy)
+	p, err := load()
+	if err != nil {
+		return nil, err
+	}
+	return withCatalogWarnings(p), nil
 }
 
 // dataDir is where the embedded default keeps its SQLite file.

@@ -52,6 +52,7 @@ func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 		return err
 	}
+	withCatalogWarnings(p)
 	fmt.Fprintf(stdout, "%s is valid: %s, %s, %s, backend %s.\n", file, policy.Count(len(p.Classes), "class", "classes"),
 		policy.Count(len(p.Teams), "team", "teams"), policy.Count(len(p.Exceptions), "exception rule", "exception rules"), p.Backend)
 	warnings := p.Warnings

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/internal/metrics"
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/templates"
 	"github.com/acme/quartermaster/internal/workload"
@@ -19,6 +21,25 @@ import (
 
 // templateCatalog is the embedded template catalog, loaded once.
 var templateCatalog = sync.OnceValues(func() (*templates.Catalog, error) { return templates.Load(qmtemplates.FS) })
+
+// withCatalogWarnings adds to p's warnings, in line order, those of its rules that compare
+// request.template with a name the template catalog does not have (policy.TemplateWarnings):
+// policy check prints them, and serve and the console log them, as they do the others.
+func withCatalogWarnings(p *policy.Policy) *policy.Policy {
+	cat, err := templateCatalog()
+	if err != nil || p == nil {
+		return p
+	}
+	var names []string
+	for _, t := range cat.List() {
+		names = append(names, t.Name)
+	}
+	if ws := p.TemplateWarnings(names); len(ws) > 0 {
+		p.Warnings = append(p.Warnings, ws...)
+		sort.SliceStable(p.Warnings, func(i, j int) bool { return p.Warnings[i].Line < p.Warnings[j].Line })
+	}
+	return p
+}
 
 // workloadSettings are the install's rendering choices, from the environment:
 // QM_DEFAULT_TEMPLATE (what a lease naming none runs; ssh-shell), QM_STORAGE_ROOT (ROOT/TEAM for

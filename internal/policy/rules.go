@@ -61,6 +61,7 @@ type Rule struct {
 
 	prog cel.Program
 	ast  *celast.AST // checked
+	line int         // the line of its when, for warnings found after loading (TemplateWarnings)
 }
 
 // The variables exception rules see. Field names are the CEL names.
@@ -185,6 +186,7 @@ func compileRules(p *Policy, line func(string) int, pos func(path string, off in
 			problems = append(problems, Problem{Line: line(at + ".name"), Msg: fmt.Sprintf("exception rule %q is defined twice", r.Name)})
 		}
 		names[r.Name] = true
+		r.line = line(at + ".when")
 		if strings.TrimSpace(r.When) == "" {
 			problems = append(problems, Problem{Line: line(at), Msg: fmt.Sprintf("exception rule %q needs a when: expression", r.Name)})
 			continue
@@ -349,102 +351,146 @@ func ruleLiteralWarnings(p *Policy, line func(string) int) []Problem {
 				out = append(out, Problem{Line: line(fmt.Sprintf("exceptions.%d.when", i)), Msg: fmt.Sprintf("exception rule %q: %s", r.Name, msg)})
 			}
 		}
-		compare := func(subject celast.Expr, lits []celast.Expr) {
-			what := ruleVar(subject)
-			for _, l := range lits {
-				if l.Kind() != celast.LiteralKind {
-					continue
+		eachComparison(r, func(what, name string) {
+			switch what {
+			case "request.class", "class.name":
+				if slices.Contains(classes, name) {
+					return
 				}
-				v, ok := l.AsLiteral().(types.String)
-				if !ok {
-					continue
+				warn(fmt.Sprintf("%s is compared with '%s', which is no class, so it never matches one", what, name) + noClassHint(name, classes, "the classes are"))
+			case "request.kind":
+				if slices.Contains(RequestKinds, name) {
+					return
 				}
-				name := string(v)
-				switch what {
-				case "request.class", "class.name":
-					if slices.Contains(classes, name) {
-						continue
-					}
-					warn(fmt.Sprintf("%s is compared with '%s', which is no class, so it never matches one", what, name) + noClassHint(name, classes, "the classes are"))
-				case "request.kind":
-					if slices.Contains(RequestKinds, name) {
-						continue
-					}
-					hint := fmt.Sprintf("; request.kind is '%s'", strings.Join(RequestKinds, "' or '"))
-					if low := strings.ToLower(strings.TrimSpace(name)); slices.Contains(RequestKinds, low) {
-						hint = fmt.Sprintf("; write '%s'", low)
-					}
-					warn(fmt.Sprintf("request.kind is compared with '%s', which rules never see, so it never matches", name) + hint)
-				case "user.name":
-					if low := NameKey(name); low != name {
-						warn(fmt.Sprintf("rules see user.name in lower case, so '%s' never matches it; write '%s'", name, low))
-					}
-				case "team.budget_owners":
-					if low := NameKey(name); low != name {
-						warn(fmt.Sprintf("rules see team.budget_owners in lower case, so '%s' never matches one; write '%s'", name, low))
-					}
-				case "class.isolation":
-					if name == "shared" || name == "exclusive" {
-						continue
-					}
-					hint := "; class.isolation is 'shared' or 'exclusive'"
-					if low := strings.ToLower(strings.TrimSpace(name)); low == "shared" || low == "exclusive" {
-						hint = fmt.Sprintf("; write '%s'", low)
-					}
-					warn(fmt.Sprintf("class.isolation is compared with '%s', which it never is, so it never matches", name) + hint)
-				case "team.name":
-					if low := strings.ToLower(name); low != name {
-						warn(fmt.Sprintf("team names are in lower case, so '%s' never matches one; write '%s'", name, low))
-						continue
-					}
-					// A name far from every listed team's may be a team the policy does not
-					// list, named after a group: only one a letter or two from a listed team's,
-					// and no group of the directory, is a mistake for sure.
-					if slices.Contains(teams, name) || slices.ContainsFunc(groups, func(g string) bool { return strings.EqualFold(g, name) }) {
-						continue
-					}
-					if best := Closest(name, teams); best != "" {
-						warn(fmt.Sprintf("team.name is compared with '%s', which is no team, so it never matches one; did you mean '%s'?", name, best))
-					}
-				case "class.sku":
-					if slices.Contains(skus, name) {
-						continue
-					}
-					for _, sku := range skus {
-						if strings.EqualFold(sku, name) {
-							warn(fmt.Sprintf("class.sku is compared with '%s', which is no class's SKU, so it never matches one; write '%s'", name, sku))
-							break
-						}
-					}
-				case "request.data_class", "team.data_classes":
-					if low := strings.ToLower(name); low != name {
-						warn(fmt.Sprintf("rules see data classes in lower case, so '%s' never matches one; write '%s'", name, low))
+				hint := fmt.Sprintf("; request.kind is '%s'", strings.Join(RequestKinds, "' or '"))
+				if low := strings.ToLower(strings.TrimSpace(name)); slices.Contains(RequestKinds, low) {
+					hint = fmt.Sprintf("; write '%s'", low)
+				}
+				warn(fmt.Sprintf("request.kind is compared with '%s', which rules never see, so it never matches", name) + hint)
+			case "user.name":
+				if low := NameKey(name); low != name {
+					warn(fmt.Sprintf("rules see user.name in lower case, so '%s' never matches it; write '%s'", name, low))
+				}
+			case "team.budget_owners":
+				if low := NameKey(name); low != name {
+					warn(fmt.Sprintf("rules see team.budget_owners in lower case, so '%s' never matches one; write '%s'", name, low))
+				}
+			case "class.isolation":
+				if name == "shared" || name == "exclusive" {
+					return
+				}
+				hint := "; class.isolation is 'shared' or 'exclusive'"
+				if low := strings.ToLower(strings.TrimSpace(name)); low == "shared" || low == "exclusive" {
+					hint = fmt.Sprintf("; write '%s'", low)
+				}
+				warn(fmt.Sprintf("class.isolation is compared with '%s', which it never is, so it never matches", name) + hint)
+			case "team.name":
+				if low := strings.ToLower(name); low != name {
+					warn(fmt.Sprintf("team names are in lower case, so '%s' never matches one; write '%s'", name, low))
+					return
+				}
+				// A name far from every listed team's may be a team the policy does not
+				// list, named after a group: only one a letter or two from a listed team's,
+				// and no group of the directory, is a mistake for sure.
+				if slices.Contains(teams, name) || slices.ContainsFunc(groups, func(g string) bool { return strings.EqualFold(g, name) }) {
+					return
+				}
+				if best := Closest(name, teams); best != "" {
+					warn(fmt.Sprintf("team.name is compared with '%s', which is no team, so it never matches one; did you mean '%s'?", name, best))
+				}
+			case "class.sku":
+				if slices.Contains(skus, name) {
+					return
+				}
+				for _, sku := range skus {
+					if strings.EqualFold(sku, name) {
+						warn(fmt.Sprintf("class.sku is compared with '%s', which is no class's SKU, so it never matches one; write '%s'", name, sku))
+						break
 					}
 				}
-			}
-		}
-		celast.PreOrderVisit(r.ast.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
-			if e.Kind() != celast.CallKind {
-				return
-			}
-			c := e.AsCall()
-			if len(c.Args()) != 2 {
-				return
-			}
-			a, b := c.Args()[0], c.Args()[1]
-			switch c.FunctionName() {
-			case operators.Equals, operators.NotEquals:
-				compare(a, []celast.Expr{b})
-				compare(b, []celast.Expr{a})
-			case operators.In: // x in [..] or 'x' in team.data_classes
-				if b.Kind() == celast.ListKind {
-					compare(a, b.AsList().Elements())
+			case "request.data_class", "team.data_classes":
+				if low := strings.ToLower(name); low != name {
+					warn(fmt.Sprintf("rules see data classes in lower case, so '%s' never matches one; write '%s'", name, low))
 				}
-				compare(b, []celast.Expr{a})
+			case "request.template":
+				// Template names are in lower case; whether one is in the catalog,
+				// TemplateWarnings says.
+				if low := strings.ToLower(name); low != name {
+					warn(fmt.Sprintf("template names are in lower case, so '%s' never matches one; write '%s'", name, low))
+				}
 			}
-		}))
+		})
 	}
 	return out
+}
+
+// TemplateWarnings finds comparisons of request.template, in the policy's rules, with a name that
+// is no template of the catalog (its template names): such a rule never matches, so the request
+// it was written to stop is granted without approval. Each warning is at the rule's line, with
+// the template meant or some of those there are. No template (”) and a name written with
+// capitals (warned of when the policy loads) are left alone.
+func (p *Policy) TemplateWarnings(catalog []string) []Problem {
+	var out []Problem
+	for _, r := range p.Exceptions {
+		if r == nil || r.ast == nil {
+			continue
+		}
+		seen := map[string]bool{}
+		eachComparison(r, func(what, name string) {
+			if what != "request.template" || name == "" || strings.ToLower(name) != name || slices.Contains(catalog, name) || seen[name] {
+				return
+			}
+			seen[name] = true
+			hint := "; the templates are " + FewNames(name, catalog)
+			best := Closest(name, catalog)
+			for _, t := range catalog {
+				if best == "" && strings.HasPrefix(t, name+"-") {
+					best = t // vllm for vllm-server
+				}
+			}
+			if best != "" {
+				hint = fmt.Sprintf("; did you mean '%s'?", best)
+			}
+			out = append(out, Problem{Line: r.line, Msg: fmt.Sprintf("exception rule %q: request.template is compared with '%s', which is no template of the catalog, so it never matches one%s", r.Name, name, hint)})
+		})
+	}
+	return out
+}
+
+// eachComparison calls fn with each field rule r compares with a text written in it (==, != or
+// in: "request.template", "cuda-smoke"), once for each text.
+func eachComparison(r *Rule, fn func(what, name string)) {
+	compare := func(subject celast.Expr, lits []celast.Expr) {
+		what := ruleVar(subject)
+		for _, l := range lits {
+			if l.Kind() != celast.LiteralKind {
+				continue
+			}
+			if v, ok := l.AsLiteral().(types.String); ok {
+				fn(what, string(v))
+			}
+		}
+	}
+	celast.PreOrderVisit(r.ast.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+		if e.Kind() != celast.CallKind {
+			return
+		}
+		c := e.AsCall()
+		if len(c.Args()) != 2 {
+			return
+		}
+		a, b := c.Args()[0], c.Args()[1]
+		switch c.FunctionName() {
+		case operators.Equals, operators.NotEquals:
+			compare(a, []celast.Expr{b})
+			compare(b, []celast.Expr{a})
+		case operators.In: // x in [..] or 'x' in team.data_classes
+			if b.Kind() == celast.ListKind {
+				compare(a, b.AsList().Elements())
+			}
+			compare(b, []celast.Expr{a})
+		}
+	}))
 }
 
 // ruleVar is the variable and field an expression reads ("request.class"), or "".
