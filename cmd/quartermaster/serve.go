@@ -10,10 +10,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -122,6 +125,8 @@ type serveOptions struct {
 	getenv func(string) string
 	// limits bound slow and large requests; zero fields take httpserve's defaults.
 	limits httpserve.Limits
+	// hup delivers SIGHUP: serve checks the policy file on disk and says what a restart would do.
+	hup <-chan os.Signal
 }
 
 // serveFlags are serve's flags, bound to the options they set.
@@ -136,6 +141,24 @@ func serveFlags() (*flag.FlagSet, *serveOptions) {
 	fs.StringVar(&o.addr, "http", addr, "address to listen on for Slack, /healthz, /readyz and /metrics (env QM_HTTP_ADDR)")
 	fs.BoolVar(&o.demo, "demo", false, "run the embedded example organisation on the simulated cluster instead of a policy file")
 	return fs, o
+}
+
+// checkPolicyOnHUP answers a SIGHUP. serve reads its policy at start only, so it keeps serving
+// on that one; it checks the file on disk and says whether a restart would start on it, naming
+// each problem (with its line) of one that would not.
+func checkPolicyOnHUP(o serveOptions, log *slog.Logger) {
+	file := o.app.flags.policy
+	if o.demo || file == "" {
+		log.Warn("SIGHUP: serve runs the embedded example policy, which no signal changes, and keeps serving; to run a policy of your own, restart it with --policy FILE")
+		return
+	}
+	if _, err := policy.LoadFile(file); err != nil {
+		log.Error("SIGHUP: serve reads its policy at start only and keeps serving on the one it started with; the policy file on disk is not valid, so a restart would fail: mend it, then check it with quartermaster policy check",
+			"policy", file, "problems", err.Error())
+		return
+	}
+	log.Warn("SIGHUP: serve reads its policy at start only and keeps serving on the one it started with; the policy file on disk is valid, and a restart applies it (systemctl restart quartermaster)",
+		"policy", file)
 }
 
 // errNoPolicy is serve's refusal to start production on the example organisation.
@@ -201,6 +224,11 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	if _, _, err := oidc.FromEnv(getenv, nil); err != nil {
 		return err
 	}
+	// SIGHUP, which would otherwise end the process at once, asks serve to check its policy file.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	o.hup = hup
 	return serve(ctx, *o)
 }
 
@@ -329,12 +357,24 @@ func serve(ctx context.Context, o serveOptions) error {
 		o.onReady(ln.Addr().String())
 	}
 
-	select {
-	case <-ctx.Done():
-	case err := <-served:
-		stopLoops()
-		wg.Wait()
-		return fmt.Errorf("http server: %w", err)
+	var checking atomic.Bool
+wait:
+	for {
+		select {
+		case <-ctx.Done():
+			break wait
+		case err := <-served:
+			stopLoops()
+			wg.Wait()
+			return fmt.Errorf("http server: %w", err)
+		case <-o.hup:
+			if checking.CompareAndSwap(false, true) {
+				go func() {
+					defer checking.Store(false)
+					checkPolicyOnHUP(o, log)
+				}()
+			}
+		}
 	}
 	log.Info("stopping")
 	health.started.Store(false)
