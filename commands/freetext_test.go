@@ -61,7 +61,7 @@ func TestReasonsAreBoundedAndKeepNoInvisibleCharacters(t *testing.T) {
 // granted its own data class without approval.
 func TestADataClassIsOneWord(t *testing.T) {
 	h := newHarnessOn(t, otherPolicy)
-	for _, dc := range []string{strings.Repeat("d", 5000), "<!channel>", "@everyone", "x\u202e"} {
+	for _, dc := range []string{strings.Repeat("d", 5000), "<!channel>", "@everyone", "x$(id)"} {
 		r := h.say("rita@borealis.example", "/gpu request 1 dev for 1h data "+dc)
 		if !r.Error || !strings.Contains(r.Text, "is not a data class, which is one word") || len(r.Text) > 300 {
 			t.Errorf("data class %.20q: %s", dc, r.Text)

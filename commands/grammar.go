@@ -120,7 +120,7 @@ func parseWith(text string, known map[string]bool, channels map[string]string) (
 	if n := utf8.RuneCountInString(text); n > MaxCommand {
 		return Command{}, qm.Invalid("/gpu help", "the command is %d characters long; keep it to %d or fewer.", n, MaxCommand)
 	}
-	f := words(text)
+	f := words(shown(text))
 	for range 2 {
 		if len(f) > 0 && (strings.EqualFold(f[0], "/gpu") || strings.EqualFold(f[0], "gpu")) {
 			f = f[1:]
@@ -137,6 +137,21 @@ func parseWith(text string, known map[string]bool, channels map[string]string) (
 		return Command{}, qm.Invalid("/gpu help", "%s is not a /gpu command; /gpu help lists them.", policy.Quoted(f[0], 40))
 	}
 	return s.parse(Command{Verb: s.Name, classes: known, channels: channels}, f[n:])
+}
+
+// shown is a command line as it shows: without the characters that do not show themselves
+// (Unicode's format characters: zero-width spaces and joiners, the byte order mark, soft hyphens,
+// the bidirectional controls) and without control characters other than white space. Pasted
+// text carries them unseen; a name is read as the letters it shows, so "robo<ZWSP>tics" is the
+// team robotics, and a right-to-left override is read, and quoted in a refusal, as the letters
+// it holds rather than as the word it makes the chat show.
+func shown(text string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) || unicode.IsControl(r) && !unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, text)
 }
 
 // nearVerb is the command word closest to a word that is none (request for "requst"), among the

@@ -97,3 +97,31 @@ func TestClassAndTeamNamesInCommandsCompareOnlyAToZCase(t *testing.T) {
 		t.Errorf("/gpu quota ROBOTICS: %s", r.Text)
 	}
 }
+
+// Characters that do not show (a zero-width space or joiner, a byte order mark, a soft hyphen,
+// the bidirectional controls) and control characters, pasted into a command with a name, are not
+// part of what was typed: a command reads as it shows. Before, "robo<ZWSP>tics" was refused as
+// `"robotics" is not a team name`, which names the very team that was meant; a right-to-left
+// override that shows "scitobor" as "robotics" is read as the letters it holds, and refused
+// quoting them.
+func TestCharactersThatDoNotShowAreNotPartOfACommand(t *testing.T) {
+	rita := "rita@borealis.example"
+	for _, line := range []string{
+		"/gpu request 1 d\u200bev for 1h team robo\u200btics",
+		"/gpu request 1 \u202adev\u202c for 1h team \ufeffrobotics",
+		"/gpu request 1 dev\u00ad for 1\u200dh team robotics\u0007",
+		"/gpu request\u2060 1 dev for 1h team rob\u200cotics",
+		"/gpu req\u200buest 1 d\u200eev for 1h",
+	} {
+		h := templatesOn(t, otherPolicy)
+		if r := h.say(rita, line); r.Error || !strings.Contains(r.Text, "L-1 is active") {
+			t.Errorf("%q: %s; want it granted as typed without the characters that do not show", line, r.Text)
+		}
+		if r := h.say(rita, "/gpu status L-\u200b1"); r.Error || !strings.Contains(r.Text, "L-1") {
+			t.Errorf("/gpu status L-<ZWSP>1 after %q: %s", line, r.Text)
+		}
+	}
+	h := templatesOn(t, otherPolicy)
+	refusedWithAWorkingExample(t, h, rita, "/gpu request 1 dev for 1h team \u202escitobor", `no team "scitobor"`)
+	refusedWithAWorkingExample(t, h, rita, "/gpu request 1 \u202evedgib for 1h", `"vedgib"`)
+}
