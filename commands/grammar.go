@@ -450,6 +450,14 @@ func timesCount(s string) (string, bool) {
 	return "", false
 }
 
+// numberLike is true for a word that begins as a number does (a digit of any script, or a sign
+// before one), which no class or team name does.
+func numberLike(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsDigit(r)
+}
+
 func looksNumeric(s string) bool {
 	_, err := strconv.ParseFloat(s, 64)
 	return err == nil
@@ -602,6 +610,10 @@ func parseRequest(c Command, args []string) (Command, error) {
 			}
 			if looksNumeric(a) {
 				return c, bad("request", "%s is out of place: put the number of GPUs first, before the class.", policy.Quoted(a, 40))
+			}
+			if !seen["gpus"] && c.Class == "" && numberLike(a) && !c.classes[la] {
+				// 0x10, 2k, ٢: where the number of GPUs goes, and no class's name, which begins with a letter.
+				return c, bad("request", "%s is not a whole number of GPUs.", policy.Quoted(a, 40))
 			}
 			if c.Class != "" {
 				return c, bad("request", "%s is not part of a request; the class is already %s.", policy.Quoted(a, 40), c.Class)

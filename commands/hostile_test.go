@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 )
 
@@ -124,4 +125,15 @@ func TestCharactersThatDoNotShowAreNotPartOfACommand(t *testing.T) {
 	h := templatesOn(t, otherPolicy)
 	refusedWithAWorkingExample(t, h, rita, "/gpu request 1 dev for 1h team \u202escitobor", `no team "scitobor"`)
 	refusedWithAWorkingExample(t, h, rita, "/gpu request 1 \u202evedgib for 1h", `"vedgib"`)
+}
+
+// A number of GPUs written as no plain whole number (hexadecimal 0x10, 1_000, 2k, the Arabic-Indic
+// ٢) is refused as that, not read as a class: before, "0x10 dev" was answered `"dev" is not part
+// of a request; the class is already 0x10`.
+func TestANumberOfGPUsThatIsNoWholeNumberIsRefusedAsOne(t *testing.T) {
+	h := templatesOn(t, otherPolicy)
+	for _, n := range []string{"0x10", "0b11", "1_000", "2k", "\u0662", "+-2"} {
+		refusedWithAWorkingExample(t, h, "rita@borealis.example", "/gpu request "+n+" dev for 1h", policy.Quoted(n, 40)+" is not a whole number of GPUs")
+		refusedWithAWorkingExample(t, h, "rita@borealis.example", "/gpu estimate "+n+" dev 1h", policy.Quoted(n, 40)+" is not a whole number of GPUs")
+	}
 }
