@@ -54,8 +54,15 @@ func (e *Error) Error() string {
 }
 
 // LoadFile reads and validates a policy file.
+// MaxFileSize is the most bytes a policy file may have: hundreds of times what a large
+// organisation's policy needs, and little enough to load in a moment.
+const MaxFileSize = 8 << 20
+
 func LoadFile(path string) (*Policy, error) {
-	b, err := os.ReadFile(path)
+	b, err := readAtMost(path, MaxFileSize)
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("the policy file %s is larger than %d MiB, far more than any policy needs; give the path of the policy's YAML file (--policy FILE or QM_POLICY): docs/quartermaster.example.yaml is one that works", path, MaxFileSize>>20)
+	}
 	if err != nil {
 		const works = "docs/quartermaster.example.yaml is one that works"
 		var pe *fs.PathError
@@ -70,6 +77,29 @@ func LoadFile(path string) (*Policy, error) {
 		return nil, fmt.Errorf("the policy file %s cannot be read: %w", path, err)
 	}
 	return Load(b, path)
+}
+
+var errTooLarge = errors.New("larger than the limit")
+
+// readAtMost reads the file at path when it has at most limit bytes, and no more of it than
+// that: a device or pipe that never ends (/dev/zero) is read no further than a file too large.
+func readAtMost(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
+		return nil, errTooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, errTooLarge
+	}
+	return b, nil
 }
 
 func isDir(name string) bool {
