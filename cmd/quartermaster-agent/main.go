@@ -464,6 +464,21 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 		defer srv.Close()
 		log.Info("serving /metrics", "addr", ln.Addr().String())
 	}
+	// SIGHUP, which would otherwise end the agent at once, is answered in the log: what the agent
+	// reads again by itself needs no signal, and every other setting takes a restart.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				log.Warn("SIGHUP: the agent keeps running; it reads its token file again whenever the service refuses the token, and a --fake-script when it changes; any other setting takes a restart")
+			}
+		}
+	}()
 	log.Info("node agent started", "node", o.node, "gpus", len(m.devs.GPUs()), "driver", m.devs.Driver(), "interval", interval.String(), "service", set.service)
 	return a.Run(ctx)
 }
