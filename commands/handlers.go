@@ -610,7 +610,7 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 func matchesText(ms []policy.Match) string {
 	var rules []string
 	for _, m := range ms {
-		rules = append(rules, fmt.Sprintf("%s (%s)", m.Rule, m.Why))
+		rules = append(rules, m.Named())
 	}
 	switch len(rules) {
 	case 0:
@@ -1186,7 +1186,11 @@ func (b *Bot) policyText() bot.Reply {
 	r.Sections = append(r.Sections, bot.Section{Title: "Classes", Text: strings.Join(cl, "\n")})
 	var rules []string
 	for _, e := range p.Exceptions {
-		rules = append(rules, fmt.Sprintf("%s — %s (when %s)", e.Name, e.Why, e.When))
+		if m := (policy.Match{Rule: e.Name, Why: e.Why}); m.Named() == e.Name {
+			rules = append(rules, fmt.Sprintf("%s (when %s)", e.Name, e.When))
+		} else {
+			rules = append(rules, fmt.Sprintf("%s — %s (when %s)", e.Name, e.Why, e.When))
+		}
 	}
 	if len(rules) == 0 {
 		rules = []string{"none: a request within its team's quota starts at once, and one beyond it is refused; /gpu quota request asks the budget owners for more"}

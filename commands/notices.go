@@ -165,9 +165,9 @@ func (b *Bot) expiryOffer(ctx context.Context, l *qm.Lease) bot.Reply {
 		for _, m := range v.Matches {
 			switch {
 			case b.Svc.AboutQuota(m.Rule):
-				quota = append(quota, m.Rule+" ("+m.Why+")")
+				quota = append(quota, m.Named())
 			case m.Rule != "max_duration":
-				other = append(other, m.Rule+" ("+m.Why+")")
+				other = append(other, m.Named())
 			}
 		}
 		meets := func(rules []string) string {
@@ -318,7 +318,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	case qm.NoticeApprovalRequest:
 		var rules []string
 		for _, m := range n.Matches {
-			rules = append(rules, fmt.Sprintf("%s: %s", m.Rule, m.Why))
+			rules = append(rules, m.Labeled())
 		}
 		sec := b.card(ctx, l)
 		if d := askDetails(l); d != "" {

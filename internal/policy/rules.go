@@ -129,6 +129,28 @@ type RuleInput struct {
 }
 
 // Match is a rule that fired.
+// DefaultWhy is the why of a rule written without one: its name, for the places that show a
+// why alone. Where a rule is named, such a why is not shown beside its name (Match.Named).
+func DefaultWhy(rule string) string { return "Rule " + rule }
+
+// Named is the rule's name with its why in parentheses, "too-big (Bigger than the class
+// allows)", or its name alone when it was written without a why.
+func (m Match) Named() string {
+	if m.Why == "" || m.Why == DefaultWhy(m.Rule) {
+		return m.Rule
+	}
+	return m.Rule + " (" + m.Why + ")"
+}
+
+// Labeled is the rule's name, a colon and its why, "too-big: Bigger than the class allows", or
+// its name alone when it was written without a why.
+func (m Match) Labeled() string {
+	if m.Why == "" || m.Why == DefaultWhy(m.Rule) {
+		return m.Rule
+	}
+	return m.Rule + ": " + m.Why
+}
+
 type Match struct {
 	Rule string
 	// Why is what the requester and the approvers are told.
@@ -245,7 +267,7 @@ func compileRules(p *Policy, line func(string) int, pos func(path string, off in
 		}
 		r.prog, r.ast = prg, ast.NativeRep()
 		if r.Why == "" {
-			r.Why = "Rule " + r.Name
+			r.Why = DefaultWhy(r.Name)
 		}
 	}
 	return &ruleSet{rules: p.Exceptions}, problems

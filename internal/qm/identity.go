@@ -127,7 +127,7 @@ func (s *Service) nobodyDecides(team, what string, ms []policy.Match) *Error {
 	if len(ms) > 0 && what == "" {
 		names := make([]string, len(ms))
 		for i, m := range ms {
-			names[i] = m.Rule + " (" + m.Why + ")"
+			names[i] = m.Named()
 		}
 		what = "the published rule " + names[0]
 		if len(names) > 1 {
