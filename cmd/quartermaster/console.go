@@ -36,12 +36,12 @@ func consoleFlags() (fs *flag.FlagSet, o *appOptions, asJSON *bool, clock, repor
 	return fs, o, asJSON, clock, reportsDir
 }
 
-// runConsole runs the console until its input ends or a signal comes: on SIGTERM or SIGINT it
-// stops what it runs, closes its database and exits 0 on SIGTERM, 130 (128 + SIGINT) on SIGINT,
-// as a shell would on Ctrl-C.
+// runConsole runs the console until its input ends or a signal comes: on SIGTERM, SIGINT or
+// SIGHUP (its terminal closed) it stops what it runs, closes its database and exits 0 on SIGTERM,
+// 130 (128 + SIGINT) on SIGINT, as a shell would on Ctrl-C, and 129 (128 + SIGHUP) on SIGHUP.
 func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	// The session ends on the signal this function receives, not on the caller's context, which
 	// the same signal cancels: so the signal that ended it is known, and with it the exit code.
@@ -59,8 +59,11 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	err := consoleSession(ctx, args, stdin, stdout, stderr) // its database closed on return
 	select {
 	case s := <-got:
-		if s == os.Interrupt {
+		switch s {
+		case os.Interrupt:
 			exitConsole(130)
+		case syscall.SIGHUP:
+			exitConsole(129)
 		}
 		return nil
 	default:
@@ -68,7 +71,7 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 }
 
-// exitConsole ends the process with a code of its own (130 after SIGINT).
+// exitConsole ends the process with a code of its own (130 after SIGINT, 129 after SIGHUP).
 var exitConsole = os.Exit
 
 func consoleSession(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {

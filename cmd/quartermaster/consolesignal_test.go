@@ -12,8 +12,9 @@ import (
 	"time"
 )
 
-// quartermaster console stops on SIGTERM and on SIGINT even while its input stays open: it closes
-// its database and exits 0 on SIGTERM, 130 on SIGINT, as a shell's Ctrl-C would have it. The
+// quartermaster console stops on SIGTERM, on SIGINT and on SIGHUP (its terminal closed) even while
+// its input stays open: it closes its database and exits 0 on SIGTERM, 130 on SIGINT, as a
+// shell's Ctrl-C would have it, and 129 on SIGHUP. The
 // database it leaves is whole: a console started on it again answers, and the lease made
 // before the signal is there.
 func TestConsoleStopsOnASignalWithItsInputOpen(t *testing.T) {
@@ -28,7 +29,7 @@ func TestConsoleStopsOnASignalWithItsInputOpen(t *testing.T) {
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int
-	}{{syscall.SIGTERM, 0}, {syscall.SIGINT, 130}} {
+	}{{syscall.SIGTERM, 0}, {syscall.SIGINT, 130}, {syscall.SIGHUP, 129}} {
 		t.Run(tc.sig.String(), func(t *testing.T) {
 			db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
 			cmd := exec.Command(bin, "console", "--db", db)
