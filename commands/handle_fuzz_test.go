@@ -23,6 +23,8 @@ func FuzzHandle(f *testing.F) {
 		"/gpu template vllm-server", "/gpu report last week", "/gpu report 2026-W48 vision", "/gpu policy", "/gpu catalog",
 		"/gpu list", "/gpu approvals", "/gpu help request", "/gpu login", "/gpu unlink alice@acme.example",
 		`/gpu submit jupyterlab root="a b"`, "/gpu request 1 \u0130nteractive 2h", "/gpu submit hf-lora learning_rate=$(id)",
+		"/gpu request 0x10 interactive 1h", "/gpu request 1 inter\u200bactive 1h team vi\u202esion\x07", "/gpu estimate -0 train 99999999h",
+		"/gpu extend L-1 1e9h", "/gpu status L-\ufeff1", "/gpu quota request +\u0662 train because <http://evil|click> @here",
 	} {
 		f.Add("alice@acme.example", s)
 	}
