@@ -103,28 +103,46 @@ func skeleton(s string) string {
 // reports and approvals would take one for the other.
 func teamWarnings(p *Policy, line func(string) int) []Problem {
 	var out []Problem
+	seen := map[string][]*Team{} // the teams so far, by how their names look
 	for i, t := range p.Teams {
-		for _, u := range p.Teams[:i] {
-			if t != nil && u != nil && LooksAlike(t.Name, u.Name) {
-				out = append(out, Problem{Line: line(fmt.Sprintf("teams.%d.name", i)),
-					Msg: fmt.Sprintf("team %s looks like team %s: people will take one for the other in replies, reports and approvals; give it a name of its own", t.Name, u.Name)})
-			}
+		if t == nil {
+			continue
 		}
+		k := skeleton(t.Name)
+		for _, u := range seen[k] {
+			out = append(out, Problem{Line: line(fmt.Sprintf("teams.%d.name", i)),
+				Msg: fmt.Sprintf("team %s looks like team %s: people will take one for the other in replies, reports and approvals; give it a name of its own", t.Name, u.Name)})
+		}
+		seen[k] = append(seen[k], t)
 	}
 	return out
+}
+
+// teamsByLook is the policy's teams by how their names look (skeleton), each list in the
+// policy's order.
+func teamsByLook(p *Policy) map[string][]*Team {
+	m := make(map[string][]*Team, len(p.Teams))
+	for _, t := range p.Teams {
+		if t != nil {
+			k := skeleton(t.Name)
+			m[k] = append(m[k], t)
+		}
+	}
+	return m
 }
 
 // groupWarnings finds the directory's groups that look like a team's name without being among its
 // idp_groups: such an entry is not in that team, which its author may not expect.
 func groupWarnings(p *Policy, line func(string) int) []Problem {
 	var out []Problem
+	byLook := teamsByLook(p)
 	for i, id := range p.Directory {
 		if id == nil {
 			continue
 		}
 		for j, g := range id.Groups {
-			for _, t := range p.Teams {
-				if t == nil || Contains(t.IDPGroups, g) || !LooksAlike(g, t.Name) {
+			for _, t := range byLook[skeleton(g)] {
+				if Contains(t.IDPGroups, g) {
 					continue
 				}
 				out = append(out, Problem{Line: line(fmt.Sprintf("directory.%d.groups.%d", i, j)),
