@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acme/quartermaster/internal/store"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
@@ -49,10 +50,15 @@ func TestMigrateStatusOnANeverMigratedPostgresCreatesNothing(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("migrate status: exit %d, %q", code, stderr)
 	}
-	for _, w := range []string{"no migrations applied yet", "quartermaster migrate up --db postgres://postgres@127.0.0.1:5432/test"} {
+	// The command it suggests names the database it was given (QM_TEST_POSTGRES_DSN may point
+	// anywhere), its password masked.
+	for _, w := range []string{"no migrations applied yet", "quartermaster migrate up --db " + store.Redact(url)} {
 		if !strings.Contains(out, w) {
 			t.Errorf("migrate status: %q does not say %q", out, w)
 		}
+	}
+	if pw, ok := u.User.Password(); ok && pw != "" && strings.Contains(out, pw) {
+		t.Errorf("migrate status shows the database password: %q", out)
 	}
 	if got := tables(); len(got) > 0 {
 		t.Errorf("migrate status created %v in the schema %s", got, schema)
