@@ -200,3 +200,35 @@ func TestASlowSubmissionKeepsItsClaim(t *testing.T) {
 		t.Errorf("%s keeps a claim until %s after its submission was recorded", l.ID, l.SubmittingUntil)
 	}
 }
+
+// TestAJobWithNoPodsYetIsAdoptedOnce: the Job of a replica that died before recording it has no
+// pod yet when the other replica's pass adopts it (the Job controller has not made it). The pass
+// that counts it adopted records it on its lease, and the next pass does not count it again;
+// before, every pass said it adopted the Job while the lease never recorded it.
+func TestAJobWithNoPodsYetIsAdoptedOnce(t *testing.T) {
+	r := newReplicas(t)
+	ctx, die := context.WithCancel(context.Background())
+	r.hook.after = func(context.Context) { die() }
+	_, _ = r.a.Request(ctx, qm.LeaseRequest{User: "alice@acme.example", GPUs: 1, Class: "interactive", Duration: 2 * time.Hour})
+	ls, err := r.b.List(context.Background(), qm.LeaseFilter{States: qm.LiveStates})
+	if err != nil || len(ls) != 1 {
+		t.Fatalf("live leases: %v, %v", ls, err)
+	}
+	id := ls[0].ID
+	r.clock.Advance(qm.DefaultSubmitGrace + time.Second)
+
+	rep := r.passOfB()
+	l := r.lease(id)
+	if rep.Adopted != 1 || l.Ref != wantJob || l.State != qm.Provisioning {
+		t.Errorf("the pass that adopts the Job with no pod yet says %v; %s is %s with job %q; want 1 adopted, provisioning with %s", rep, id, l.State, l.Ref, wantJob)
+	}
+	if rep := r.passOfB(); rep.Adopted != 0 || rep.Cancelled != 0 {
+		t.Errorf("the next pass says %v; want nothing adopted again or cancelled", rep)
+	}
+
+	(&world{t: t, cs: r.cs}).addJobPod("qm-vision", "qm-l-1-ssh-shell", corev1.PodRunning, "gpu-a")
+	rep = r.passOfB()
+	if l := r.lease(id); l.State != qm.Active || l.Ref != wantJob || rep.Adopted != 0 || rep.Activated != 1 {
+		t.Errorf("once its pod runs %s is %s with job %q (%v); want active with %s, activated, not adopted again", id, l.State, l.Ref, rep, wantJob)
+	}
+}

@@ -550,7 +550,9 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 				continue // being submitted, or recorded since: the next pass takes it as it is
 			}
 		}
-		if l.Ref == "" {
+		if l.Ref == "" && (j.State == JobPending || j.State == JobStarting || j.State == JobRunning) {
+			// apply records a waiting, starting or running job on its lease; one that ended
+			// (or is ending) ends the lease, or is left for the next pass, and is no adoption.
 			rep.Adopted++
 		}
 		if err := s.apply(ctx, w, l, j, &rep); err != nil {
@@ -699,17 +701,28 @@ func (s *Service) keepWaitingJob(ctx context.Context, w Watcher, l *Lease, j Job
 	return nil
 }
 
+// adopt records on a lease that had not recorded its job (its submitter stopped before it could)
+// the job the scheduler holds for it, waiting or starting, so that the lease owns it from now on.
+func (s *Service) adopt(ctx context.Context, l *Lease, j Job) error {
+	if l.Ref != "" {
+		return nil
+	}
+	_, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
+		if c.Ref != "" {
+			return nil, errSkip
+		}
+		c.Ref = j.Ref
+		return nil, tx.UpdateLease(ctx, c, c.State)
+	})
+	return err
+}
+
 // apply moves one live lease to where its job is.
 func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *ReconcileReport) error {
 	switch j.State {
 	case JobPending:
-		if l.Ref == "" {
-			if _, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
-				c.Ref = j.Ref
-				return nil, tx.UpdateLease(ctx, c, c.State)
-			}); err != nil {
-				return err
-			}
+		if err := s.adopt(ctx, l, j); err != nil {
+			return err
 		}
 		if err := s.keepWaitingJob(ctx, w, l, j, rep); err != nil {
 			return err
@@ -727,6 +740,9 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 		}
 		return s.rewordQueued(ctx, l, j)
 	case JobStarting:
+		if err := s.adopt(ctx, l, j); err != nil {
+			return err
+		}
 		if (l.State == Active || l.State == IdleWarned) && !Halted(l) {
 			// A running lease's job starting again: its workload was lost (a pod gone with its
 			// node, and another one starting), so its workspace does not run until it runs again.
