@@ -697,7 +697,7 @@ func (b *Bot) grantedText(l *qm.Lease) string {
 		}
 		return s
 	}
-	s := fmt.Sprintf("%s is %s: %s on %s until %s. %s", l.ID, l.State, what, whereText(l), b.when(l.ExpiresAt), cost)
+	s := fmt.Sprintf("%s is %s: %s on %s until %s. %s", l.ID, l.State, what, b.whereText(l), b.when(l.ExpiresAt), cost)
 	if l.Connect != "" && !strings.Contains(l.Connect, qm.NodePlaceholder) {
 		s += " Connect: " + l.Connect
 	}
@@ -729,13 +729,15 @@ func outputPlace(l *qm.Lease) string {
 	return fmt.Sprintf(".quartermaster/%s in the storage of team %s", l.ID, l.Team)
 }
 
-// whereText says where a lease runs: "h100-01 GPU 0,1", "all GPUs of h100-01 and h100-02".
-func whereText(l *qm.Lease) string {
+// whereText says where a lease runs: "h100-01 GPU 0,1", "all GPUs of h100-01 and h100-02". GPU
+// indexes are named only where they are the devices the lease holds (not on Kubernetes, where the
+// device plugin picks them): its node alone otherwise, its count being said beside.
+func (b *Bot) whereText(l *qm.Lease) string {
 	nodes := strings.Split(l.Node, ",")
 	switch {
 	case l.Node == "":
 		return "the cluster"
-	case len(l.GPUIndex) > 0 && len(nodes) == 1:
+	case len(l.GPUIndex) > 0 && len(nodes) == 1 && b.Svc.GPUIndexesKnown(l):
 		return l.Node + " GPU " + qm.FormatGPUs(l.GPUIndex)
 	case len(nodes) == 1 && l.Exclusive:
 		return "all of " + l.Node

@@ -300,7 +300,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		if b.batch(l) {
 			what = "its job"
 		}
-		text := fmt.Sprintf("%s: %s. What %s had not saved to storage is gone; it runs again on %s until %s.", id, n.Reason, what, whereText(l), b.when(l.ExpiresAt))
+		text := fmt.Sprintf("%s: %s. What %s had not saved to storage is gone; it runs again on %s until %s.", id, n.Reason, what, b.whereText(l), b.when(l.ExpiresAt))
 		if !b.batch(l) && l.Connect != "" && !strings.Contains(l.Connect, qm.NodePlaceholder) { // a batch job has nothing to connect to
 			text += " Connect: " + l.Connect
 		}

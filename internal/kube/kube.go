@@ -73,6 +73,12 @@ type Backend struct {
 var _ qm.Watcher = (*Backend)(nil)
 var _ qm.Retimer = (*Backend)(nil)
 var _ qm.InventoryRefresher = (*Backend)(nil)
+var _ qm.GPUIndexKnower = (*Backend)(nil)
+
+// KnowsGPUIndexes is false: the device plugin picks the devices a pod gets (a MIG slice, a GPU of
+// its node) and the API never says which, so the GPU indexes a lease records are only the
+// service's count of its node's GPUs, never shown as the lease's.
+func (b *Backend) KnowsGPUIndexes(string) bool { return false }
 
 // New checks the configuration and makes a backend. It does not talk to the API server.
 func New(cfg Config) (*Backend, error) {

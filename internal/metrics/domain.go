@@ -220,6 +220,16 @@ func (b *backend) Stop(ctx context.Context, l *qm.Lease) error {
 	return err
 }
 
+// KnowsGPUIndexes passes the backend's word through (qm.GPUIndexKnower); one that does not say
+// knows them, as the domain takes it. Every wrapper has it, answering as b would, so it is no
+// ability that tells the wrappers apart.
+func (b *backend) KnowsGPUIndexes(class string) bool {
+	if k, ok := b.inner.(qm.GPUIndexKnower); ok {
+		return k.KnowsGPUIndexes(class)
+	}
+	return true
+}
+
 // Ping passes a readiness check through to the backend when it has one.
 func (b *backend) Ping(ctx context.Context) error {
 	p, ok := b.inner.(interface{ Ping(context.Context) error })

@@ -142,6 +142,25 @@ type InventoryRefresher interface {
 	RefreshInventory(ctx context.Context) error
 }
 
+// GPUIndexKnower is a backend that says whether the GPU indexes a lease of a class records
+// (Lease.GPUIndex) name the devices its workload holds. On Kubernetes the device plugin picks them
+// (a MIG slice, a GPU of the node) and never says which: the indexes are the service's own count
+// of a node's GPUs, and no reply may show them as the lease's. A backend that does not implement
+// it is taken to know them (the simulated cluster starts a lease on the GPUs the service chose;
+// Slurm says which GPUs a running job holds, and the reconcile pass records them).
+type GPUIndexKnower interface {
+	KnowsGPUIndexes(class string) bool
+}
+
+// GPUIndexesKnown reports whether l's GPU indexes name the devices its workload holds, so that a
+// reply may show them ("gpu01 GPU 0,1"); where they do not, a reply names its node and count only.
+func (s *Service) GPUIndexesKnown(l *Lease) bool {
+	if k, ok := s.Backend.(GPUIndexKnower); ok {
+		return k.KnowsGPUIndexes(l.Class)
+	}
+	return true
+}
+
 // InstantBackend is a backend whose Start is immediate, local and cannot be half-done (the
 // simulated cluster), and needs no lease id: the service starts such workspaces inside the
 // admission transaction, before writing the lease, so a grant is one insert.
