@@ -817,10 +817,19 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 	if l.CPUOnly() {
 		f[1].Value += ", CPU only"
 	}
-	if l.Node != "" {
+	started, ended := !l.StartedAt.IsZero(), !l.EndedAt.IsZero()
+	switch {
+	case l.Node == "":
+	case l.State.Live() && (!l.State.Running() || l.State == qm.Provisioning):
+		// Nothing runs yet: the node the service chose is where it waits to start, not where
+		// it is; and what it waits for.
+		f = append(f, bot.Field{Label: "Waiting", Value: waitingText(l)})
+	case qm.Halted(l):
+		// Its job is back in the queue or suspended: nothing runs on that node now.
+		f = append(f, bot.Field{Label: "Last ran on", Value: l.Node})
+	case l.State.Live() || started:
 		f = append(f, bot.Field{Label: "Node", Value: l.Node})
 	}
-	started, ended := !l.StartedAt.IsZero(), !l.EndedAt.IsZero()
 	switch {
 	case l.State.Running() && !l.ExpiresAt.IsZero():
 		f = append(f, bot.Field{Label: "Time left", Value: policy.FormatDuration(l.ExpiresAt.Sub(now))})
@@ -848,6 +857,28 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 		}
 	}
 	return bot.Section{Title: l.ID.String(), Fields: f}
+}
+
+// waitingText says where a lease that does not run yet waits to start and what for: "to start on
+// mig-1, in the scheduler's queue: Kubernetes: Unschedulable: …".
+func waitingText(l *qm.Lease) string {
+	where := "to start on " + strings.ReplaceAll(l.Node, ",", ", ")
+	why := l.Reason
+	switch {
+	case l.State == qm.Provisioning:
+		why = "the scheduler is placing it"
+	case l.State == qm.PendingApproval:
+		why = "a budget owner's decision"
+		return where + ", after " + why
+	case strings.HasPrefix(why, "waiting: "):
+		why = strings.TrimPrefix(why, "waiting: ")
+	case strings.HasPrefix(why, "waiting "):
+		why = strings.TrimPrefix(why, "waiting ")
+	}
+	if why == "" {
+		return where
+	}
+	return where + ", " + why
 }
 
 // usedFor is how long a lease has held its GPUs up to now (or its end): the time its job waited

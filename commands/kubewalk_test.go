@@ -253,6 +253,9 @@ func TestASuspendedJobIsToldAsSuspendedAndNotBilled(t *testing.T) {
 	if st := k.say(ines, "/gpu status "+id.String()).Text; strings.Contains(st, "Connect:") || !strings.Contains(st, "suspended") {
 		t.Errorf("status while suspended: %q; want it suspended and no address, since nothing runs", st)
 	}
+	if st := k.say(ines, "/gpu status "+id.String()).PlainText(); strings.Contains(st, "Node: mig-1") || !strings.Contains(st, "Last ran on: mig-1") {
+		t.Errorf("status while suspended: %q; want mig-1 as where it last ran, not where it is", st)
+	}
 	// An extension meanwhile moves its end, and does not say it runs.
 	if r := k.say(ines, "/gpu extend "+id.String()+" 1h").Text; strings.Contains(r, "now runs") || !strings.Contains(r, "now ends Mon 30 Nov 14:00 EST") || !strings.Contains(r, "does not run until its job runs again") {
 		t.Errorf("extension while suspended: %q", r)
