@@ -589,8 +589,8 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 	case err != nil:
 		return b.fail(ctx, "request", err)
 	case l.State == qm.PendingApproval:
-		return bot.Reply{Text: fmt.Sprintf("%s waits for approval: %s, so %s will decide. %s You will hear back here.",
-			l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or "), cost),
+		return bot.Reply{Text: fmt.Sprintf("%s waits for approval: %s, so %s will decide.%s %s You will hear back here.",
+			l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or "), b.quotaHeldText(l, out), cost),
 			Sections: []bot.Section{b.card(ctx, l)}, Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}
 	case l.State == qm.Queued:
 		return bot.Reply{Text: fmt.Sprintf("%s is queued: %s. Predicted wait %s. %s You will get a message when it starts.",
@@ -603,6 +603,34 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 		}
 		return b.grantedReply(ctx, l, prefix)
 	}
+}
+
+// quotaHeldText says, for a request that waits because it would take its team past its quota of
+// the class, what the team holds now and by which leases, and what would do without a decision:
+// the request that fits, or the quota request that would let this one fit. Empty otherwise.
+func (b *Bot) quotaHeldText(l *qm.Lease, out *qm.Outcome) string {
+	q := out.Quota
+	if q == nil {
+		return ""
+	}
+	s := fmt.Sprintf(" Team %s holds %d of its %s now", q.Team, q.Held, qm.GPUCount(q.Limit, q.Class))
+	if len(q.Holders) > 0 {
+		s += ": " + qm.HoldersText(q.Holders)
+	}
+	s += "."
+	team := ""
+	if q.NameTeam {
+		team = q.Team
+	}
+	if room := q.Limit - q.Held; room > 0 && !l.Exclusive && len(out.Matches) == 1 {
+		// Only the quota stopped it: what fits in the quota needs no decision.
+		ex := fmt.Sprintf("/gpu request %d %s for %s", room, q.Class, policy.FormatDuration(l.Duration))
+		if team != "" {
+			ex += " team " + team
+		}
+		return s + " A request within the quota needs no decision: " + ex + "."
+	}
+	return s + " For room without a decision next time, ask for a larger quota: " + qm.QuotaRequestExample(q.Held+l.GPUs-q.Limit, q.Class, team) + "."
 }
 
 // matchesText says which published rules a request met: "the published rule big (Too many

@@ -52,6 +52,20 @@ type Outcome struct {
 	Wait      WaitEstimate   // when queued
 	// WaitErr is set when the wait could not be predicted (the lease is made all the same).
 	WaitErr error
+	// Quota, for a request that waits for a budget owner and would take its team past its
+	// concurrent quota of the class, is what the team holds of it now: the requester reads what
+	// stands in the way, and what would fit.
+	Quota *QuotaHeld
+}
+
+// QuotaHeld is what a team holds of its concurrent quota of a class: Held of Limit GPUs, by
+// Holders (QuotaHolders).
+type QuotaHeld struct {
+	Team, Class string
+	Held, Limit int
+	Holders     []*Lease
+	// NameTeam says the requester must name the team in a command for it (not their first).
+	NameTeam bool
 }
 
 // Normalize fills a request's defaults and checks what can be checked without the database.
@@ -275,22 +289,22 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		// What the team holds and, when the service places the lease, what the class's running
 		// leases hold: one read.
 		var held []Holding
-		var u Usage
-		var q policy.Quota
+		var leases []*Lease // the team's, open this week
 		classes := s.poolClasses(req.Class)
 		if s.placesItself(req.Class) {
-			leases, h, err := tx.TeamLeasesAndHeld(ctx, req.Team, s.WeekStart(now), classes)
+			ls, h, err := tx.TeamLeasesAndHeld(ctx, req.Team, s.WeekStart(now), classes)
 			if err != nil {
 				return err
 			}
-			held = h
-			u, q = s.usageFrom(req.Team, leases, now)
+			leases, held = ls, h
 		} else {
-			var err error
-			if u, q, err = s.usage(ctx, tx, req.Team, now); err != nil {
+			ls, err := tx.ListLeases(ctx, LeaseFilter{Kind: AnyKind, Team: req.Team, EndedAfter: s.WeekStart(now), Slim: true})
+			if err != nil {
 				return err
 			}
+			leases = ls
 		}
+		u, q := s.usageFrom(req.Team, leases, now)
 		l := &Lease{User: req.User, Team: req.Team, Class: req.Class, GPUs: req.GPUs, Duration: req.Duration,
 			Template: req.Template, Params: req.Params, DataClass: req.DataClass, Exclusive: req.Exclusive, AskedGPUs: req.asked, RequestKey: req.RequestKey, CreatedAt: now,
 			Price: c.PricePerGPUHour, Priced: true}
@@ -301,6 +315,14 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		}
 		matches = s.withQuotaNote(matches, l.Team, l.Class, u, q, l.GPUs, in.Request.GPUHours)
 		out = &Outcome{Lease: l, Matches: matches}
+		if len(matches) > 0 && l.GPUs > 0 && u.GPUs[l.Class]+l.GPUs > q.GPUs[l.Class] {
+			hs, err := quotaHolders(ctx, tx, leases, l.Class)
+			if err != nil {
+				return err
+			}
+			out.Quota = &QuotaHeld{Team: l.Team, Class: l.Class, Held: u.GPUs[l.Class], Limit: q.GPUs[l.Class], Holders: hs,
+				NameTeam: id.otherTeam(l.Team) != ""}
+		}
 		if len(matches) > 0 {
 			out.Approvers = s.Deciders(l.Team, l.User)
 			if len(out.Approvers) == 0 {
@@ -324,10 +346,31 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		}
 		if over {
 			more := fmt.Sprintf("%d more", l.GPUs)
-			if req.asked > 0 && req.asked < l.GPUs {
+			rounded := req.asked > 0 && req.asked < l.GPUs
+			if rounded {
 				more = fmt.Sprintf("asking for %d takes %s against the quota, which", req.asked, s.WholeNodesText(l.Class, l.GPUs))
 			}
-			return Errorf(EFORBIDDEN, "team %s may hold %s at once and holds %d, so %s would go over its quota; ask your budget owner with /gpu quota request.", l.Team, GPUCount(q.GPUs[l.Class], l.Class), u.GPUs[l.Class], more).
+			holds := fmt.Sprintf("%d", u.GPUs[l.Class])
+			hs, err := quotaHolders(ctx, tx, leases, l.Class)
+			if err != nil {
+				return err
+			}
+			if len(hs) > 0 {
+				holds += " — " + HoldersText(hs) + " —"
+			}
+			if room := q.GPUs[l.Class] - u.GPUs[l.Class]; room > 0 && !rounded && !l.Exclusive {
+				// A smaller request fits now: that is the example; more takes a budget owner.
+				ex := fmt.Sprintf("/gpu request %d %s for %s", room, l.Class, policy.FormatDuration(l.Duration))
+				if l.Template != "" {
+					ex += " template " + l.Template
+				}
+				if t := id.otherTeam(l.Team); t != "" {
+					ex += " team " + t
+				}
+				return Errorf(EFORBIDDEN, "team %s may hold %s at once and holds %s, so %s would go over its quota; ask for %d at most, or ask your budget owner for more with /gpu quota request.",
+					l.Team, GPUCount(q.GPUs[l.Class], l.Class), holds, more, room).WithExample(ex)
+			}
+			return Errorf(EFORBIDDEN, "team %s may hold %s at once and holds %s, so %s would go over its quota; ask your budget owner with /gpu quota request.", l.Team, GPUCount(q.GPUs[l.Class], l.Class), holds, more).
 				WithExample(QuotaRequestExample(u.GPUs[l.Class]+l.GPUs-q.GPUs[l.Class], l.Class, id.otherTeam(l.Team)))
 		}
 		if err := s.weeklyHoursLeft(l.Team, id.otherTeam(l.Team), l.Class, u, q, in.Request.GPUHours, "this request"); err != nil {

@@ -2,6 +2,8 @@ package qm
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
@@ -111,4 +113,64 @@ func (s *Service) TeamUsage(ctx context.Context, team string) (Usage, policy.Quo
 		return err
 	})
 	return u, q, err
+}
+
+// QuotaHolders are the leases among leases that a team's concurrent quota of class counts: its
+// live workspaces of the class that take GPUs, whether they run, wait or are paused.
+func QuotaHolders(leases []*Lease, class string) []*Lease {
+	var out []*Lease
+	for _, l := range leases {
+		if l.Kind == KindWorkspace && l.State.Live() && l.Class == class && l.GPUs > 0 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// quotaHolders are QuotaHolders of the team's leases (read slim, for admission), the ones
+// HoldersText names read whole: what each does is in its reason (a Kubernetes Job suspended is
+// paused as a requeued job is).
+func quotaHolders(ctx context.Context, tx Tx, leases []*Lease, class string) ([]*Lease, error) {
+	hs := QuotaHolders(leases, class)
+	for i := range hs[:min(len(hs), maxHoldersShown)] {
+		l, err := tx.GetLease(ctx, hs[i].ID)
+		if err != nil {
+			return nil, err
+		}
+		hs[i] = l
+	}
+	return hs, nil
+}
+
+// maxHoldersShown is how many leases HoldersText names before it counts the rest.
+const maxHoldersShown = 3
+
+// HoldersText says briefly which leases hold a team's GPUs, how many each and in what state:
+// "L-1 (2, suspended), L-4 (1, running)"; past three, "and 2 more".
+func HoldersText(ls []*Lease) string {
+	parts := make([]string, 0, min(len(ls), maxHoldersShown)+1)
+	for i, l := range ls {
+		if i == maxHoldersShown {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ls)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d, %s)", l.ID, l.GPUs, holdingState(l)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// holdingState says in a word or two what a lease that counts against the quota is doing.
+func holdingState(l *Lease) string {
+	switch {
+	case Suspended(l), Requeued(l) && strings.HasPrefix(l.Reason, reasonSuspendedFree):
+		return "suspended"
+	case Requeued(l):
+		return "back in the scheduler's queue"
+	case l.State == Active || l.State == IdleWarned:
+		return "running"
+	case l.State == Provisioning:
+		return "starting"
+	default:
+		return "waiting to run"
+	}
 }
