@@ -270,6 +270,7 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	} else if d > 0 {
 		svc.SubmitGrace = d
 	}
+	svc.Submitter = submitterName()
 	switch backend {
 	case "sim":
 		a.Sim = sim.New(pol, a.Clock)

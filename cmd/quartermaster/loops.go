@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"strconv"
@@ -29,7 +30,10 @@ func startLoops(a *App, o loopOptions, log *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { tickLoop(ctx, a.Service, o.tick, o.onTick, log) })
-	wg.Go(func() { reconcileLoop(ctx, a.Service, log, a.Metrics) })
+	wg.Go(func() {
+		releaseStoppedSubmitters(ctx, a, log)
+		reconcileLoop(ctx, a.Service, log, a.Metrics)
+	})
 	wg.Go(func() { pruneLoop(ctx, a, o.onPrune, log) })
 	wg.Go(func() { flushLoop(ctx, a, log) })
 	if a.Service.Outbox != nil {
@@ -85,6 +89,45 @@ func releaseStoppedSenders(ctx context.Context, a *App, log *slog.Logger) {
 		return
 	}
 	log.Info("took back the notices that stopped senders on this host held", "senders", strings.Join(stopped, ","), "notices", n)
+}
+
+// processStarted tells this process from an earlier one on the same host with the same process
+// id (a restarted container's first process) in the claims on submissions.
+var processStarted = time.Now().UnixNano()
+
+// submitterName names this process in its claims on leases' submissions: host/pid@start.
+func submitterName() string {
+	return fmt.Sprintf("%s@%d", senderName(), processStarted)
+}
+
+// releaseStoppedSubmitters releases, at start and before the first reconcile pass, the claims on
+// leases' submissions that processes on this host held when they stopped (killed mid-submission,
+// or the container restarted): that pass then adopts at once the job such a process submitted and
+// did not record, instead of after the claim lapses (QM_SUBMIT_GRACE). This process's own claims
+// (its commands may run already) and other hosts' are left; theirs lapse.
+func releaseStoppedSubmitters(ctx context.Context, a *App, log *slog.Logger) {
+	owners, err := a.Store.SubmissionClaimers(ctx, a.Clock.Now())
+	if err != nil {
+		log.Warn("reading the claims on submissions", "err", err)
+		return
+	}
+	host, _ := os.Hostname()
+	var stopped []string
+	for _, o := range owners {
+		name, _, _ := strings.Cut(o, "@")
+		if o != a.Service.Submitter && senderStopped(name, host) {
+			stopped = append(stopped, o)
+		}
+	}
+	if len(stopped) == 0 {
+		return
+	}
+	n, err := a.Store.ReleaseSubmissionClaims(ctx, stopped)
+	if err != nil {
+		log.Warn("releasing the claims on submissions of stopped processes", "err", err)
+		return
+	}
+	log.Info("released the claims on submissions that stopped processes on this host held", "processes", strings.Join(stopped, ","), "leases", n)
 }
 
 // stoppedOnThisHost are the owners ("host/pid") of claims that ran on this host and have stopped,

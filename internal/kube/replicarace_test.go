@@ -232,3 +232,40 @@ func TestAJobWithNoPodsYetIsAdoptedOnce(t *testing.T) {
 		t.Errorf("once its pod runs %s is %s with job %q (%v); want active with %s, activated, not adopted again", id, l.State, l.Ref, rep, wantJob)
 	}
 }
+
+// TestAJobWhoseSubmitterIsKnownStoppedIsAdoptedAtOnce: the claim names the process that holds
+// it. Once it is released as that of a process known to have stopped (a process restarted on
+// the same host does so at start), the other replica's next pass adopts the Job at once, without
+// waiting for the claim to lapse; a claim of a process not released still holds.
+func TestAJobWhoseSubmitterIsKnownStoppedIsAdoptedAtOnce(t *testing.T) {
+	r := newReplicas(t)
+	r.a.Submitter = "host-a/4242@1764000000000000000"
+	ctx, die := context.WithCancel(context.Background())
+	r.hook.after = func(context.Context) { die() }
+	_, _ = r.a.Request(ctx, qm.LeaseRequest{User: "alice@acme.example", GPUs: 1, Class: "interactive", Duration: 2 * time.Hour})
+	ls, err := r.b.List(context.Background(), qm.LeaseFilter{States: qm.LiveStates})
+	if err != nil || len(ls) != 1 {
+		t.Fatalf("live leases: %v, %v", ls, err)
+	}
+	id := ls[0].ID
+	if l := r.lease(id); l.SubmittingBy != r.a.Submitter {
+		t.Fatalf("the claim on %s names %q; want the process that submits, %q", id, l.SubmittingBy, r.a.Submitter)
+	}
+	(&world{t: t, cs: r.cs}).addJobPod("qm-vision", "qm-l-1-ssh-shell", corev1.PodRunning, "gpu-a")
+	db := r.b.Store.(interface {
+		ReleaseSubmissionClaims(context.Context, []string) (int64, error)
+	})
+	if n, err := db.ReleaseSubmissionClaims(context.Background(), []string{"host-a/999@1"}); err != nil || n != 0 {
+		t.Errorf("releasing another process's claims released %d (%v)", n, err)
+	}
+	if rep := r.passOfB(); rep.Adopted != 0 {
+		t.Errorf("with the claim held, the pass adopted: %v", rep)
+	}
+	if n, err := db.ReleaseSubmissionClaims(context.Background(), []string{r.a.Submitter}); err != nil || n != 1 {
+		t.Fatalf("released %d claims (%v); want 1", n, err)
+	}
+	rep := r.passOfB()
+	if l := r.lease(id); l.State != qm.Active || l.Ref != wantJob || rep.Adopted != 1 {
+		t.Errorf("once the claim of the stopped process is released, %s is %s with job %q (%v); want active with %s, adopted at once", id, l.State, l.Ref, rep, wantJob)
+	}
+}

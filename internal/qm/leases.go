@@ -78,7 +78,7 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 		if cur.State != Provisioning {
 			return nil // released meanwhile
 		}
-		cur.SubmittingUntil = time.Time{} // recorded now: the passes take it from here
+		cur.SubmittingUntil, cur.SubmittingBy = time.Time{}, "" // recorded now: the passes take it from here
 		if err != nil {
 			s.log().Error("backend start failed", "lease", l.ID, "err", err)
 			reason := "the workspace could not be started"
@@ -162,7 +162,7 @@ func (s *Service) claimSubmission(ctx context.Context, l *Lease) (bool, error) {
 		if cur.State != Provisioning || cur.Ref != "" {
 			return nil
 		}
-		cur.SubmittingUntil = s.Clock.Now().Add(s.submitGrace())
+		cur.SubmittingUntil, cur.SubmittingBy = s.Clock.Now().Add(s.submitGrace()), s.Submitter
 		if err := tx.UpdateLease(ctx, cur, Provisioning); err != nil {
 			return err
 		}
@@ -199,7 +199,7 @@ func (s *Service) renewSubmission(ctx context.Context, id LeaseID) (stop func())
 				if err != nil || cur.State != Provisioning || cur.Ref != "" {
 					return err
 				}
-				cur.SubmittingUntil = s.Clock.Now().Add(s.submitGrace())
+				cur.SubmittingUntil, cur.SubmittingBy = s.Clock.Now().Add(s.submitGrace()), s.Submitter
 				return tx.UpdateLease(ctx, cur, Provisioning)
 			})
 			if err != nil && !errors.Is(err, ErrStale) && ctx.Err() == nil {

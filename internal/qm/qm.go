@@ -138,6 +138,10 @@ type Lease struct {
 	// AskedGPUs are the GPUs asked for where they were rounded up to whole nodes of the class
 	// (6 asked on nodes of 4 GPUs each: GPUs is 8); 0 where nothing was rounded.
 	AskedGPUs int
+	// SubmittingBy names the process that holds that claim (Service.Submitter); empty when it
+	// named none. A process starting on the same host releases at once the claims of one there
+	// that no longer runs.
+	SubmittingBy string
 }
 
 // CPUOnly reports whether l is the lease of a job that runs on CPUs only (a template with no

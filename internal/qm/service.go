@@ -64,6 +64,10 @@ type Service struct {
 	// SubmitGrace is how long a provisioning lease may wait for its job before the reconcile pass
 	// takes it that the service stopped before submitting it; zero means DefaultSubmitGrace.
 	SubmitGrace time.Duration
+	// Submitter names this process in its claims on submissions (Lease.SubmittingBy), so that a
+	// process that starts after it on the same host can release them at once should it stop
+	// mid-submission; empty names none, and such claims only lapse.
+	Submitter string
 
 	topo topologyCache
 

@@ -58,6 +58,8 @@ type leaseRow struct {
 	SubmittingUntil dbTime `db:"submitting_until"`
 	// AskedGPUs are the GPUs asked for where they were rounded up to whole nodes; 0 otherwise.
 	AskedGPUs int `db:"asked_gpus"`
+	// SubmittingBy names the process that holds that claim (host/pid@start).
+	SubmittingBy string `db:"submitting_by"`
 }
 
 // leaseFields are the columns of leases other than id, in table order.
@@ -74,6 +76,7 @@ var leaseFields = []string{
 	"pauses",
 	"submitting_until",
 	"asked_gpus",
+	"submitting_by",
 }
 
 // Statements built once from leaseFields, with :name parameters bound from a leaseRow.
@@ -137,6 +140,7 @@ func toLeaseRow(l *qm.Lease) leaseRow {
 		Pauses:          formatPauses(l.Pauses),
 		SubmittingUntil: dbTime(l.SubmittingUntil),
 		AskedGPUs:       l.AskedGPUs,
+		SubmittingBy:    l.SubmittingBy,
 	}
 }
 
@@ -193,6 +197,7 @@ func (r *leaseRow) lease() (*qm.Lease, error) {
 		Pauses:          pauses,
 		SubmittingUntil: time.Time(r.SubmittingUntil),
 		AskedGPUs:       r.AskedGPUs,
+		SubmittingBy:    r.SubmittingBy,
 	}, nil
 }
 
@@ -447,4 +452,32 @@ func (t *tx) ListLeases(ctx context.Context, f qm.LeaseFilter) ([]*qm.Lease, err
 		out[i] = l
 	}
 	return out, nil
+}
+
+// SubmissionClaimers names the processes that hold live claims on leases' submissions at now
+// (leases.submitting_by, of provisioning leases whose claim has not lapsed).
+func (db *DB) SubmissionClaimers(ctx context.Context, now time.Time) ([]string, error) {
+	var owners []string
+	err := db.x.SelectContext(ctx, &owners, db.x.Rebind("SELECT DISTINCT submitting_by FROM leases WHERE state = ? AND submitting_by <> '' AND submitting_until > ? ORDER BY submitting_by"),
+		string(qm.Provisioning), dbTime(now))
+	if err != nil {
+		return nil, fmt.Errorf("store: submission claimers: %w", err)
+	}
+	return owners, nil
+}
+
+// ReleaseSubmissionClaims ends at once the claims that owners (processes known to have stopped)
+// hold on leases' submissions, as if they had lapsed: the next reconcile pass of any process
+// adopts the job such a lease has in the scheduler, or, as after a lapse, submits it again once
+// it has waited QM_SUBMIT_GRACE. It says how many leases it released.
+func (db *DB) ReleaseSubmissionClaims(ctx context.Context, owners []string) (int64, error) {
+	if len(owners) == 0 {
+		return 0, nil
+	}
+	res, err := execIn(ctx, db.x, "UPDATE leases SET submitting_until = NULL, submitting_by = '' WHERE state = ? AND submitting_by IN (?)",
+		string(qm.Provisioning), owners)
+	if err != nil {
+		return 0, fmt.Errorf("store: release submission claims: %w", err)
+	}
+	return res.RowsAffected()
 }
