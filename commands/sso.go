@@ -288,11 +288,30 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 		if after == nil {
 			text = fmt.Sprintf("The sign-in of %s was revoked at the identity provider (checked %s), so they can start no new leases for team %s until they sign in again.", user, b.when(b.Svc.Clock.Now()), team)
 		}
-		if len(ls) > 0 {
-			var ids []string
-			for _, l := range ls {
-				ids = append(ids, fmt.Sprintf("%s (%s, %s)", l.ID, l.State, b.askText(l)))
+		var ids, withdrawn []string
+		for _, l := range ls {
+			// A request that still waits would start a new lease for the team once approved: it
+			// is withdrawn. Only a sign-in the provider revoked says nothing of their teams.
+			if l.State == qm.PendingApproval && after != nil {
+				ok, err := b.Svc.Withdraw(ctx, l, fmt.Sprintf("%s is no longer in team %s at the identity provider", user, team))
+				if err != nil {
+					b.log().Error("withdrawing a request of someone who left a team", "lease", l.ID, "user", user, "team", team, "err", err)
+				}
+				if ok {
+					withdrawn = append(withdrawn, fmt.Sprintf("%s (%s)", l.ID, b.askText(l)))
+					continue
+				}
 			}
+			ids = append(ids, fmt.Sprintf("%s (%s, %s)", l.ID, l.State, b.askText(l)))
+		}
+		if len(withdrawn) > 0 {
+			what := "This request, which waited for approval, was withdrawn: "
+			if len(withdrawn) > 1 {
+				what = "These requests, which waited for approval, were withdrawn: "
+			}
+			text += " " + what + strings.Join(withdrawn, "; ") + "."
+		}
+		if len(ids) > 0 {
 			text += " These leases are left alone and run to their end: " + strings.Join(ids, "; ") + "."
 		}
 		// Budget owners named by group are each of its members that signed in.

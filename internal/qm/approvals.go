@@ -59,6 +59,23 @@ func (s *Service) withdrawOrphan(ctx context.Context, l *Lease) bool {
 	return out != nil
 }
 
+// Withdraw withdraws l, a request that still waits for a budget owner, as the system, for reason
+// (its requester left the team it is for): it is cancelled undecided, and the approvers' cards
+// say so and lose their buttons. It reports whether it did; a request decided or withdrawn
+// meanwhile is left as it is.
+func (s *Service) Withdraw(ctx context.Context, l *Lease, reason string) (bool, error) {
+	if l.State != PendingApproval {
+		return false, nil
+	}
+	out, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
+		if err := s.transition(ctx, tx, c, Cancelled, SystemActor, reason); err != nil {
+			return nil, err
+		}
+		return []Notice{{Kind: NoticeDecided, To: s.approvalAudience(c.Team, c.User), Lease: c, Actor: SystemActor, Reason: reason}}, nil
+	})
+	return out != nil, err
+}
+
 // CheckDecide says, deciding nothing, why approver could not decide the pending exception id
 // now, as Decide would refuse it (they may not decide it, or it no longer waits), or nil when
 // they could. A form that asks for more before the decision (the reason for a denial) asks it
