@@ -139,6 +139,9 @@ type Adapter struct {
 
 	dmMu sync.Mutex
 	dms  map[string]string // Discord user id -> DM channel id
+	// noDMs holds the recipients whose DMs Discord refused (they take none from the app), so
+	// that the log says it once for each.
+	noDMs sync.Map
 }
 
 var _ bot.Sender = (*Adapter)(nil)

@@ -17,6 +17,12 @@ import (
 // channel with no Discord channel id. Other platforms carry such a notice; it is not a failure.
 var ErrNotHere = errors.New("discord: the recipient is not on Discord")
 
+// ErrNoDMs says Discord refused a DM because its recipient takes no DMs from the app (they
+// turned off DMs from server members, or share no server with it: Discord's error 50007). It is
+// an ErrNotHere: trying again cannot deliver it, and everything a notice says is also in
+// /gpu list and /gpu approvals.
+var ErrNoDMs = fmt.Errorf("%w: they take no direct messages from the app", ErrNotHere)
+
 // Send delivers a notice on Discord and says whether it went out: to a person by DM (when they
 // have a Discord account) or to a channel the policy names (when it has a Discord channel id);
 // ErrNotHere when neither. Notices are queued per recipient and sent in order. A notice with
@@ -109,10 +115,21 @@ func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) err
 			Files: files}, discordgo.WithContext(ctx))
 		return err
 	})
+	if err != nil && !strings.HasPrefix(to, "#") && discordCode(err) == discordgo.ErrCodeCannotSendMessagesToThisUser {
+		// Refused for good until they change their settings: trying again only adds to the
+		// invalid requests Discord counts against the app.
+		if _, seen := a.noDMs.LoadOrStore(policy.NameKey(to), true); seen {
+			a.log.Debug("a DM Discord refused: its recipient takes no DMs from the app", "to", to, "ref", r.Ref)
+		} else {
+			a.log.Warn(fmt.Sprintf("%s takes no DMs from the app on Discord (they turned off DMs from server members), so notices to them are not delivered there; they see them in /gpu list and /gpu approvals", to), "to", to, "ref", r.Ref)
+		}
+		return fmt.Errorf("discord: post to %s: %w", to, ErrNoDMs)
+	}
 	if err != nil {
 		a.log.Error("cannot post on Discord", "to", to, "channel", channel, "ref", r.Ref, "err", err)
 		return fmt.Errorf("discord: post to %s: %w", to, err)
 	}
+	a.noDMs.Delete(policy.NameKey(to))
 	if r.Ref != "" && sent != nil {
 		// The message is out; failing to remember it costs only its later edit, so it is logged
 		// rather than sent again.
@@ -152,4 +169,13 @@ func (a *Adapter) update(ctx context.Context, to string, r bot.Reply) (bool, err
 		}
 	}
 	return n > 0, errors.Join(errs...)
+}
+
+// discordCode is the JSON error code of a call Discord refused (50007 …), or 0.
+func discordCode(err error) int {
+	var re *discordgo.RESTError
+	if errors.As(err, &re) && re.Message != nil {
+		return re.Message.Code
+	}
+	return 0
 }

@@ -182,3 +182,38 @@ func TestDiscordLeftTeamWithdrawsPendingRequests(t *testing.T) {
 		t.Errorf("kai's click on the old copy: %q; L-2 is %s", m.Text(), l.State)
 	}
 }
+
+// TestDiscordNoticeToSomeoneWhoTakesNoDMs: a DM that Discord refuses because its recipient
+// turned off DMs from server members (error 50007) is not delivered, and not tried again and
+// again for a day: each refusal counts towards Discord's limit on invalid requests. What it said
+// is in /gpu list.
+func TestDiscordNoticeToSomeoneWhoTakesNoDMs(t *testing.T) {
+	g := newRobo(t)
+	rin := oidctest.NewUser("sub-rin", "rin@globex.example", "Robot Perception")
+	kai := oidctest.NewUser("sub-kai", "kai@globex.example", "Robot Perception", "Perception Leads")
+	g.login(gRin, rin)
+	g.login(gKai, kai)
+	g.e.fake.BlockDMs(gRin)
+	g.cmd(gRin, "request", opt("gpus", 2), opt("class", "bench-a100"), opt("duration", "2h"))
+	g.cmd(gRin, "request", opt("gpus", 1), opt("class", "bench-a100"), opt("duration", "2h"))
+	if m := g.cmd(gKai, "approve", opt("lease", "L-2")); !strings.Contains(m.Text(), "Approved L-2") {
+		t.Fatalf("kai's approval: %q", m.Text())
+	}
+	g.e.wait()
+	refused := g.e.fake.Refused(discordtest.DMChannel(gRin))
+	if refused == 0 {
+		t.Fatal("no DM to rin was tried")
+	}
+	for range 3 {
+		if err := g.a.Advance(context.Background(), 11*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.a.Service.DeliverNotices(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		g.e.wait()
+	}
+	if n := g.e.fake.Refused(discordtest.DMChannel(gRin)); n != refused {
+		t.Errorf("the DMs Discord refused were tried again: %d refusals, then %d", refused, n)
+	}
+}

@@ -127,15 +127,17 @@ type Fake struct {
 	followUps  []Message // follow-up messages of interactions
 	overwrites []Overwrite
 	dms        map[string]string // user id -> DM channel id
+	blocked    map[string]bool   // DM channel ids whose user takes no DMs from the app
 	limited    map[string]int    // route -> how many more calls answer 429
 	limitHTML  bool              // the 429s are a proxy's HTML page, not Discord's JSON
+	refused    map[string]int    // DM channel id -> messages refused with 50007
 	calls      int
 	hook       func(r *http.Request)
 }
 
 // New starts a fake Discord; it stops when the test ends.
 func New(t testing.TB) *Fake {
-	f := &Fake{next: 900000000000000000, dms: map[string]string{}, limited: map[string]int{}}
+	f := &Fake{next: 900000000000000000, dms: map[string]string{}, blocked: map[string]bool{}, refused: map[string]int{}, limited: map[string]int{}}
 	f.gw = newGateway(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/{v}/users/@me/channels", f.auth(f.createDM))
@@ -172,6 +174,22 @@ func New(t testing.TB) *Fake {
 
 // DMChannel is the id of the DM channel the fake gives a user.
 func DMChannel(user string) string { return "D" + user }
+
+// BlockDMs makes user one who turned off DMs from server members: their DM channel opens, and a
+// message to it is refused as Discord refuses it (403, code 50007, "Cannot send messages to this
+// user").
+func (f *Fake) BlockDMs(user string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.blocked[DMChannel(user)] = true
+}
+
+// Refused counts the messages to channel that were refused because its user takes no DMs.
+func (f *Fake) Refused(channel string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.refused[channel]
+}
 
 // Limit makes the next n calls to route ("messages", "edits", "answers", "followups") answer HTTP 429 with a
 // short retry_after, as Discord does when a rate limit is exceeded.
@@ -440,6 +458,11 @@ func (f *Fake) postMessage(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.limitedNow(w, "messages") {
+		return
+	}
+	if ch := r.PathValue("channel"); f.blocked[ch] {
+		f.refused[ch]++
+		writeError(w, http.StatusForbidden, 50007, "Cannot send messages to this user")
 		return
 	}
 	m.ID, m.ChannelID = f.id(), r.PathValue("channel")
