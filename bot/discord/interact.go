@@ -517,6 +517,9 @@ func (a *Adapter) reply(ctx context.Context, person string, req bot.Request) []b
 			a.log.Error("a reply to someone else did not go out", "to", r.To, "err", err)
 		}
 	}
+	if len(own) > 0 && hearsBackByDM(req.Text) && a.dmsRefused(req.Account.User) {
+		own[0].Text = strings.TrimSpace(own[0].Text + "\n\n" + noDMsNote)
+	}
 	return own
 }
 

@@ -118,7 +118,7 @@ func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) err
 	if err != nil && !strings.HasPrefix(to, "#") && discordCode(err) == discordgo.ErrCodeCannotSendMessagesToThisUser {
 		// Refused for good until they change their settings: trying again only adds to the
 		// invalid requests Discord counts against the app.
-		if _, seen := a.noDMs.LoadOrStore(policy.NameKey(to), true); seen {
+		if _, seen := a.noDMs.LoadOrStore(channel, true); seen {
 			a.log.Debug("a DM Discord refused: its recipient takes no DMs from the app", "to", to, "ref", r.Ref)
 		} else {
 			a.log.Warn(fmt.Sprintf("%s takes no DMs from the app on Discord (they turned off DMs from server members), so notices to them are not delivered there; they see them in /gpu list and /gpu approvals", to), "to", to, "ref", r.Ref)
@@ -129,7 +129,7 @@ func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) err
 		a.log.Error("cannot post on Discord", "to", to, "channel", channel, "ref", r.Ref, "err", err)
 		return fmt.Errorf("discord: post to %s: %w", to, err)
 	}
-	a.noDMs.Delete(policy.NameKey(to))
+	a.noDMs.Delete(channel)
 	if r.Ref != "" && sent != nil {
 		// The message is out; failing to remember it costs only its later edit, so it is logged
 		// rather than sent again.
@@ -178,4 +178,34 @@ func discordCode(err error) int {
 		return re.Message.Code
 	}
 	return 0
+}
+
+// dmsRefused reports whether Discord refused the last DM to the Discord user id: they take no
+// DMs from the app.
+func (a *Adapter) dmsRefused(user string) bool {
+	a.dmMu.Lock()
+	ch, ok := a.dms[user]
+	a.dmMu.Unlock()
+	if !ok {
+		return false
+	}
+	_, refused := a.noDMs.Load(ch)
+	return refused
+}
+
+// noDMsNote is what the answer to a command whose outcome comes by DM (a request, an extension,
+// a quota request, a batch job) says to someone whose DMs Discord refuses.
+const noDMsNote = "Discord refused Quartermaster's DMs to you (direct messages from this server's members are off in your privacy settings), so you will not hear back by DM: /gpu list shows where your leases stand. Allow DMs from this server to get them."
+
+// hearsBackByDM reports whether the command line text is one whose outcome is told later by DM.
+func hearsBackByDM(text string) bool {
+	f := strings.Fields(text)
+	if len(f) < 2 {
+		return false
+	}
+	switch strings.ToLower(f[1]) {
+	case "request", "extend", "quota", "submit":
+		return true
+	}
+	return false
 }

@@ -79,6 +79,8 @@ const (
 	gRin   = "910000000000000001"
 	gKai   = "910000000000000002"
 	gOps   = "910000000000000003"
+	gNed   = "910000000000000004"
+	gPia   = "910000000000000005"
 )
 
 // keycloakish gives the groups as Keycloak gives realm roles (realm_access.roles), and no
@@ -216,4 +218,28 @@ func TestDiscordNoticeToSomeoneWhoTakesNoDMs(t *testing.T) {
 	if n := g.e.fake.Refused(discordtest.DMChannel(gRin)); n != refused {
 		t.Errorf("the DMs Discord refused were tried again: %d refusals, then %d", refused, n)
 	}
+}
+
+// TestDiscordAskerWhoTakesNoDMsIsToldSo: someone whose DMs Discord refused (they turned off DMs
+// from server members) is told, in the answer to their next request, that they will not hear
+// back by DM and where to look instead; once a DM to them goes out again, the note goes.
+func TestDiscordAskerWhoTakesNoDMsIsToldSo(t *testing.T) {
+	g := newRobo(t)
+	rin := oidctest.NewUser("sub-rin", "rin@globex.example", "Robot Perception")
+	kai := oidctest.NewUser("sub-kai", "kai@globex.example", "Robot Perception", "Perception Leads")
+	g.login(gRin, rin)
+	g.login(gKai, kai)
+	g.e.fake.BlockDMs(gRin)
+	first := g.cmd(gRin, "request", opt("gpus", 2), opt("class", "bench-a100"), opt("duration", "2h"))
+	if strings.Contains(first.Text(), "DM") {
+		t.Errorf("told of DMs before any was refused: %q", first.Text())
+	}
+	g.cmd(gRin, "request", opt("gpus", 1), opt("class", "bench-a100"), opt("duration", "2h"))
+	g.cmd(gKai, "approve", opt("lease", "L-2"))
+	g.e.wait()
+	if g.e.fake.Refused(discordtest.DMChannel(gRin)) == 0 {
+		t.Fatal("no DM to rin was refused")
+	}
+	m := g.cmd(gRin, "request", opt("gpus", 1), opt("class", "fleet-h200"), opt("duration", "1h"))
+	mustHave(t, "rin's next request", m.Text(), "L-3", "Discord refused", "not hear back by DM", "/gpu list")
 }
