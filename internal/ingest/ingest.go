@@ -74,6 +74,7 @@ type Store interface {
 	AgentNode(ctx context.Context, tokenHash string) (string, error)
 	RecordAgentReports(ctx context.Context, rs []store.AgentReport) ([]store.AgentReportResult, error)
 	NodeTopologyOf(ctx context.Context, node string) (qm.Topology, string, bool, error)
+	GPUNodes(ctx context.Context, since time.Time) (map[string]string, error)
 	PruneAgentData(ctx context.Context, samplesBefore, activityBefore time.Time) (int64, error)
 	qm.UsageStore
 }
@@ -270,6 +271,23 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		answer(w, report.Response{Ignored: TooOld})
 		return
 	}
+	if r.Topology != nil {
+		// A node reports its own GPUs: one that another node's agent reports is not this node's
+		// to report, whatever its token.
+		owner, gpu, err := i.otherNodesGPU(ctx, r, now)
+		if err != nil {
+			i.log.Error("checking a report's GPUs failed", "node", r.Node, "err", err)
+			i.refuse(w, http.StatusInternalServerError, Failed, "the service could not check the report's GPUs; it will be fine to retry")
+			return
+		}
+		if owner != "" {
+			i.log.Warn("a report listed another node's GPU", "node", r.Node, "gpu", gpu, "gpu_node", owner)
+			i.refuse(w, http.StatusForbidden, WrongNode, fmt.Sprintf("GPU %s is node %s's (its agent reports it), so node %s cannot report it; "+
+				"check that this agent's --node (QM_NODE) and token are this machine's; a GPU moved here from %s is taken once `quartermaster agent-token revoke %s` retires that node",
+				gpu, owner, r.Node, owner, owner))
+			return
+		}
+	}
 	resp, err := i.take(ctx, hash, r, now, onServiceClock(r.At, req.Header.Get(report.SentAtHeader), now))
 	if errors.Is(err, store.ErrAgentUnauthorized) {
 		i.forget(hash)
@@ -282,6 +300,21 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	answer(w, resp)
+}
+
+// otherNodesGPU is a GPU of r's topology that another node's agent has reported within the raw
+// retention (a day), and that node; both empty when there is none.
+func (i *Ingest) otherNodesGPU(ctx context.Context, r report.Report, now time.Time) (node, gpu string, err error) {
+	owners, err := i.cfg.Store.GPUNodes(ctx, now.Add(-i.cfg.RawRetention))
+	if err != nil {
+		return "", "", err
+	}
+	for _, g := range r.Topology.GPUs {
+		if n, ok := owners[g.UUID]; ok && g.UUID != "" && !strings.EqualFold(n, r.Node) {
+			return n, g.UUID, nil
+		}
+	}
+	return "", "", nil
 }
 
 // revokedMessage is the 401 for a token the service does not know (any more), naming the command

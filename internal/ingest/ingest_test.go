@@ -90,6 +90,20 @@ func (e *env) rep(gpus ...report.GPU) report.Report {
 	return report.Report{Version: report.Version, Node: "n1", At: e.clock.Now(), Seq: 1, Interval: 10, GPUs: gpus, Topology: t, TopologyHash: t.Hash()}
 }
 
+// ownGPUs makes r node's report, with GPUs of its own: their UUIDs name the node.
+func ownGPUs(r *report.Report, node string) {
+	r.Node = node
+	for k := range r.GPUs {
+		r.GPUs[k].UUID = node + "-" + r.GPUs[k].UUID
+	}
+	if r.Topology != nil {
+		for k := range r.Topology.GPUs {
+			r.Topology.GPUs[k].UUID = node + "-" + r.Topology.GPUs[k].UUID
+		}
+		r.TopologyHash = r.Topology.Hash()
+	}
+}
+
 // accept posts r with token and fails the test unless the service took it.
 func (e *env) accept(token string, r report.Report) {
 	e.t.Helper()
@@ -527,7 +541,7 @@ func TestUsageOfALeaseOverSeveralNodesAddsUp(t *testing.T) {
 		for _, node := range []string{"n1", "n2"} {
 			r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(90), Processes: []report.Process{{PID: 1, Job: "4801"}}},
 				report.GPU{Index: 1, UUID: "GPU-1", Util: f(0), Processes: []report.Process{{PID: 2, Job: "4804"}}})
-			r.Node = node
+			ownGPUs(&r, node)
 			e.accept(e.tokens[node], r)
 		}
 		got, _ := e.usage()
@@ -722,4 +736,48 @@ func TestUnauthorizedNamesTheReportsNode(t *testing.T) {
 	if code, out := e.post(e.tokens["n1"], later); code != 401 || !strings.Contains(fmt.Sprint(out["error"]), "`quartermaster agent-token create n1`") {
 		t.Errorf("a revoked token: %d %v, want 401 naming n1", code, out)
 	}
+}
+
+// A node reports its own GPUs: a report whose topology lists a GPU another node's agent reports
+// (an agent started with the wrong --node and that node's token, or two nodes given one name) is
+// refused with 403 and stores nothing, so it can neither keep that node's leases busy nor replace
+// this node's topology with GPUs it does not have. A GPU that moved is taken once its old node no
+// longer reports (its token revoked).
+func TestAReportOfAnotherNodesGPUsIsRefused(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		leases := []*qm.Lease{{ID: 7, State: qm.Active, GPUs: 2, Ref: "5120", Node: "n1"}}
+		e := newEnv(t, url, leases...)
+		idle := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(0), Processes: []report.Process{{PID: 9, Job: "5120"}}},
+			report.GPU{Index: 1, UUID: "GPU-1", Util: f(0)})
+		e.accept(e.tokens["n1"], idle)
+		stored := e.samples()
+		e.clock.Advance(10 * time.Second)
+		busy := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(95), Processes: []report.Process{{PID: 9, Job: "5120"}}},
+			report.GPU{Index: 1, UUID: "GPU-1", Util: f(95)})
+		busy.Node = "n2"
+		code, out := e.post(e.tokens["n2"], busy)
+		if msg, _ := out["error"].(string); code != 403 || !strings.Contains(msg, "n1") || !strings.Contains(msg, "GPU-0") {
+			t.Errorf("n2 reporting n1's GPUs: %d %v; want 403 naming the GPU and its node", code, out)
+		}
+		if c := e.ing.Counts()[ingest.WrongNode]; c != 1 {
+			t.Errorf("wrong_node counted %d times, want 1", c)
+		}
+		if n := e.samples(); n != stored {
+			t.Errorf("%d samples stored from n2's report", n-stored)
+		}
+		if a, _ := (ingest.Telemetry{Store: e.db}).Activity(t.Context(), leases[0]); !a.LastActive.IsZero() {
+			t.Errorf("n2's report made n1's lease busy: %+v", a)
+		}
+		if _, _, ok, _ := e.db.NodeTopologyOf(t.Context(), "n2"); ok {
+			t.Error("n2's topology was replaced by n1's GPUs")
+		}
+		// The GPUs moved to n2 and n1 is retired: n2's report is taken.
+		if err := e.db.RevokeAgentToken(t.Context(), "n1", e.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Advance(10 * time.Second)
+		busy.At = e.clock.Now()
+		busy.GPUs[0].Processes = nil
+		e.accept(e.tokens["n2"], busy)
+	})
 }

@@ -490,6 +490,37 @@ func (db *DB) NodeTopologyOf(ctx context.Context, node string) (t qm.Topology, h
 	return t, hash, true, nil
 }
 
+// GPUNodes maps each GPU UUID of the stored topologies to its node, for the nodes whose valid
+// token has reported at or after since: the GPUs another node's agent still reports.
+func (db *DB) GPUNodes(ctx context.Context, since time.Time) (map[string]string, error) {
+	rows, err := db.x.QueryContext(ctx, db.x.Rebind(`SELECT t.node, t.topology FROM node_topology t
+JOIN agent_tokens a ON a.node = t.node AND a.revoked_at IS NULL AND a.last_report_at >= ?`), dbTime(since))
+	if err != nil {
+		return nil, fmt.Errorf("store: GPU nodes: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var node, doc string
+		if err := rows.Scan(&node, &doc); err != nil {
+			return nil, fmt.Errorf("store: GPU nodes: %w", err)
+		}
+		var t qm.Topology
+		if err := json.Unmarshal([]byte(doc), &t); err != nil {
+			return nil, fmt.Errorf("store: node topology of %s: %w", node, err)
+		}
+		for _, g := range t.GPUs {
+			if g.UUID != "" {
+				out[g.UUID] = node
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: GPU nodes: %w", err)
+	}
+	return out, nil
+}
+
 // AgentSamples counts the raw samples kept for node (all nodes for "").
 func (db *DB) AgentSamples(ctx context.Context, node string) (int, error) {
 	var n int
