@@ -781,3 +781,27 @@ func TestAReportOfAnotherNodesGPUsIsRefused(t *testing.T) {
 		e.accept(e.tokens["n2"], busy)
 	})
 }
+
+// A lease over several nodes whose processes hold memory and do nothing (a hung two-node job at
+// 0 %) is idle: each node's memory in use stays put, and the difference between one node's and
+// the other's (40 GiB here, 20 GiB there) is not memory that changed.
+func TestAMultiNodeLeaseHoldingMemoryIsIdle(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		l := &qm.Lease{ID: 3, State: qm.Active, GPUs: 2, Ref: "6001", Node: "n[1-2]"}
+		e := newEnv(t, url, l)
+		for range 4 {
+			for _, node := range []string{"n1", "n2"} {
+				mem := map[string]uint64{"n1": 40 << 30, "n2": 20 << 30}[node]
+				r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(0), MemUsed: mem, Processes: []report.Process{{PID: 11, Job: "6001", MemUsed: mem}}},
+					report.GPU{Index: 1, UUID: "GPU-1", Util: f(0)})
+				ownGPUs(&r, node)
+				e.accept(e.tokens[node], r)
+				e.clock.Advance(5 * time.Second) // the nodes' agents are not in step
+			}
+		}
+		a, ok := (ingest.Telemetry{Store: e.db}).Activity(t.Context(), l)
+		if !ok || !a.LastActive.IsZero() {
+			t.Errorf("a two-node lease at 0%% with 40 GiB on one node and 20 GiB on the other: %+v %v; want seen, never active", a, ok)
+		}
+	})
+}

@@ -146,8 +146,10 @@ type AgentReportResult struct {
 	TopologyHash string
 }
 
-// memChanged is how much a lease's GPU memory in use must change between reports to count as
-// activity (a process loading or freeing data), in bytes: 64 MiB. Less is the noise of a process
+// memChanged is how much a lease's GPU memory in use must change between two reports of one node
+// in a row to count as activity (a process loading or freeing data), in bytes: 64 MiB. The
+// reports of a lease over several nodes interleave, and one node's memory against another's is no
+// change. Less is the noise of a process
 // that holds memory and does nothing (a notebook kernel with a model loaded, whose CUDA context and
 // allocator move by a few MiB from one reading to the next), which is idle.
 const memChanged = 64 << 20
@@ -398,7 +400,7 @@ ON CONFLICT (lease_id) DO UPDATE SET
   interval_s = excluded.interval_s,
   observed_since = excluded.observed_since,
   last_active_at = CASE
-    WHEN excluded.last_active_at IS NOT NULL OR ABS(excluded.mem_used - lease_activity.mem_used) >= ` + fmt.Sprint(memChanged) + `
+    WHEN excluded.last_active_at IS NOT NULL OR (lease_activity.node = excluded.node AND ABS(excluded.mem_used - lease_activity.mem_used) >= ` + fmt.Sprint(memChanged) + `)
     THEN excluded.seen_at ELSE lease_activity.last_active_at END
 WHERE lease_activity.seen_at < excluded.seen_at`)
 		if _, err := tx.ExecContext(ctx, db.x.Rebind(q.String()), args...); err != nil {
