@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
 )
 
 // CSVHeader is the CSV's first line; the first eight columns are the contract finance reads. Columns
@@ -372,7 +373,7 @@ func (r *Report) TeamLine(t *Team) string {
 }
 
 func (r *Report) increaseLine(q QuotaIncrease) string {
-	s := fmt.Sprintf("%s team %s +%d %s GPUs, %s to %s, %s GPU-hours this week", q.Lease, q.Team, q.GPUs, q.Class, r.when(q.From), r.when(q.Until), two(q.GPUHours))
+	s := fmt.Sprintf("%s team %s +%s, %s to %s, %s GPU-hours this week", q.Lease, q.Team, qm.GPUCount(q.GPUs, q.Class), r.when(q.From), r.when(q.Until), two(q.GPUHours))
 	if q.By != "" {
 		s += ", approved by " + q.By
 	}
