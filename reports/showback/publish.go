@@ -104,6 +104,21 @@ func (p *Publisher) WeekFor(t time.Time) Week {
 	return WeekOf(t, p.Reports.Policy.Location).Prev()
 }
 
+// ScheduledAt is when week w's post was due: the schedule's first instant after the week ended
+// (never after now, for a week posted before its time).
+func (p *Publisher) ScheduledAt(w Week, now time.Time) time.Time {
+	at := p.Schedule.Next(w.End(p.Reports.Policy.Location).Add(-time.Nanosecond))
+	if at.After(now) {
+		return now
+	}
+	return at
+}
+
+// instant is a clock standing at one instant.
+type instant time.Time
+
+func (i instant) Now() time.Time { return time.Time(i) }
+
 // DueWeeks are the weeks whose scheduled post time has come by now, the latest CatchUpWeeks of
 // them, oldest first. Weeks that ended before the first lease was ever asked for are left out.
 func (p *Publisher) DueWeeks(ctx context.Context, now time.Time) ([]Week, error) {
@@ -271,7 +286,12 @@ func (p *Publisher) Publish(ctx context.Context, w Week) (posted bool, err error
 		}
 		return false, fmt.Errorf("showback: post %s: %w", week, err)
 	}
-	r, err := p.Reports.Report(ctx, w, Filter{})
+	// Every message of the week tells the week as of its scheduled time, whichever run sends it:
+	// one a later run sends (after a replica died, or to an owner the chat could not reach) says
+	// what the messages sent before it said, not what happened since.
+	svc := *p.Reports
+	svc.Clock = instant(p.ScheduledAt(w, now))
+	r, err := svc.Report(ctx, w, Filter{})
 	if err != nil {
 		return fail(err)
 	}
