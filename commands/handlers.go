@@ -219,12 +219,12 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 	if l.Kind == qm.KindExtension && out.Duplicate {
 		return []bot.Reply{{Text: fmt.Sprintf("(already done) Extending %s by %s waits for approval as %s; %s will decide.",
 			l.Parent, policy.FormatDuration(l.Duration), l.ID, strings.Join(out.Approvers, " or ")),
-			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
+			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu cancel " + l.ID.String()}}}}
 	}
 	if l.Kind == qm.KindExtension {
 		return []bot.Reply{{Text: fmt.Sprintf("Extending %s by %s waits for approval as %s: %s, so %s will decide.",
 			l.Parent, policy.FormatDuration(l.Duration), l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or ")),
-			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
+			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu cancel " + l.ID.String()}}}}
 	}
 	return []bot.Reply{{Text: b.newLength(l), Sections: []bot.Section{b.card(ctx, l)}}}
 }
@@ -269,6 +269,16 @@ func (b *Bot) keep(ctx context.Context, req bot.Request, c Command) []bot.Reply 
 
 func (b *Bot) release(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	l, err := b.Svc.Release(ctx, req.User, c.Lease)
+	if err != nil {
+		return []bot.Reply{b.fail(ctx, c.Verb, err)}
+	}
+	return []bot.Reply{{Text: fmt.Sprintf("%s is %s. %s", l.ID, l.State, b.releasedLine(ctx, l))}}
+}
+
+// cancel is /gpu cancel, what a Cancel button runs: it withdraws what still waits and leaves a
+// lease that started since alone (Service.Cancel).
+func (b *Bot) cancel(ctx context.Context, req bot.Request, c Command) []bot.Reply {
+	l, err := b.Svc.Cancel(ctx, req.User, c.Lease)
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
@@ -476,7 +486,7 @@ func (b *Bot) quotaRequest(ctx context.Context, req bot.Request, c Command) []bo
 	}
 	return []bot.Reply{{Text: fmt.Sprintf(prefix+"%s asks for +%s for team %s for %s; %s will decide. You will hear back here.",
 		l.ID, qm.GPUCount(l.GPUs, l.Class), l.Team, policy.FormatDuration(l.Duration), strings.Join(out.Approvers, " or ")),
-		Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}}
+		Actions: []bot.Action{{Label: "Cancel", Command: "/gpu cancel " + l.ID.String()}}}}
 }
 
 func (b *Bot) money(v float64) string { return policy.Money(b.pol().Currency, v) }
@@ -591,11 +601,11 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 	case l.State == qm.PendingApproval:
 		return bot.Reply{Text: fmt.Sprintf("%s waits for approval: %s, so %s will decide.%s %s You will hear back here.",
 			l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or "), b.quotaHeldText(l, out), cost),
-			Sections: []bot.Section{b.card(ctx, l)}, Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String()}}}
+			Sections: []bot.Section{b.card(ctx, l)}, Actions: []bot.Action{{Label: "Cancel", Command: "/gpu cancel " + l.ID.String()}}}
 	case l.State == qm.Queued:
 		return bot.Reply{Text: fmt.Sprintf("%s is queued: %s. Predicted wait %s. %s You will get a message when it starts.",
 			l.ID, l.Reason, waitText(out.Wait), cost), Sections: []bot.Section{b.card(ctx, l)},
-			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu release " + l.ID.String(), Style: "danger"}}}
+			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu cancel " + l.ID.String(), Style: "danger"}}}
 	default:
 		prefix := ""
 		if out.Duplicate {
@@ -787,7 +797,7 @@ func (b *Bot) leaseActions(ctx context.Context, l *qm.Lease) []bot.Action {
 	id := l.ID.String()
 	if l.State == qm.Queued || l.State == qm.PendingApproval {
 		// Nothing runs yet: cancelling is what releasing it does.
-		return []bot.Action{{Label: "Cancel", Command: "/gpu release " + id}}
+		return []bot.Action{{Label: "Cancel", Command: "/gpu cancel " + id}}
 	}
 	var out []bot.Action
 	if l.Kind == qm.KindWorkspace && l.State == qm.IdleWarned {

@@ -379,7 +379,7 @@ func TestAWorkspaceTheSchedulerCannotPlaceIsToldOnce(t *testing.T) {
 			t.Errorf("notice %q\nwant it to say %q", text, want)
 		}
 	}
-	if a := told[0].Actions; len(a) != 1 || a[0].Command != "/gpu release "+id.String() {
+	if a := told[0].Actions; len(a) != 1 || a[0].Command != "/gpu cancel "+id.String() {
 		t.Errorf("notice actions %+v; want one to cancel it", a)
 	}
 	k.advance(5 * time.Minute)

@@ -19,6 +19,7 @@ var leaseExamples = map[string]string{
 	"extend":  "/gpu extend " + leasePlaceholder + " 2h",
 	"keep":    "/gpu keep " + leasePlaceholder,
 	"release": "/gpu release " + leasePlaceholder,
+	"cancel":  "/gpu cancel " + leasePlaceholder,
 	"approve": "/gpu approve " + leasePlaceholder,
 	"deny":    "/gpu deny " + leasePlaceholder + " use the {class} class",
 }
@@ -74,7 +75,7 @@ func (b *Bot) ownLeaseExample(ctx context.Context, user string, known bool, verb
 
 // exampleLease is the lease user would most likely mean in verb, or 0: for approve and deny, the
 // latest request waiting for user's decision; for keep, user's latest running workspace; for
-// extend, user's latest live workspace; for the others, user's latest live lease, and for status, else user's latest lease of any state (the
+// extend, user's latest live workspace; for cancel, user's latest lease that still waits; for the others, user's latest live lease, and for status, else user's latest lease of any state (the
 // others cannot act on a lease that has ended).
 func (b *Bot) exampleLease(ctx context.Context, user, verb string) qm.LeaseID {
 	if decides(verb) {
@@ -93,6 +94,8 @@ func (b *Bot) exampleLease(ctx context.Context, user, verb string) qm.LeaseID {
 		return latest(ls, func(l *qm.Lease) bool { return l.Kind == qm.KindWorkspace && l.State.Running() })
 	case "extend":
 		return latest(ls, func(l *qm.Lease) bool { return l.Kind == qm.KindWorkspace && l.State.Live() })
+	case "cancel":
+		return latest(ls, func(l *qm.Lease) bool { return l.State == qm.PendingApproval || l.State == qm.Queued })
 	}
 	if id := latest(ls, func(l *qm.Lease) bool { return l.State.Live() && l.Kind != qm.KindExtension }); id != 0 || verb != "status" {
 		return id

@@ -346,13 +346,19 @@ func TestEveryPrintedExampleWorks(t *testing.T) {
 					continue
 				}
 				// Run it where it makes sense: a pending request L-1 of a member, an active lease
-				// L-2 of the budget owner.
+				// L-2 of the budget owner (and for cancel, a waiting request L-3 of theirs).
 				fresh := templatesOn(t, pf)
 				mustOK(t, fresh.say(member, "/gpu quota request +1 "+fresh.svc.Policy.Classes[0].Name+" because a test"))
 				mustOK(t, fresh.say(owner, "/gpu request 1 "+fresh.svc.Policy.Classes[0].Name+" for 2h"))
+				if strings.HasPrefix(ex, "/gpu cancel") { // cancels what waits: a request L-3 of the budget owner
+					mustOK(t, fresh.say(owner, "/gpu quota request +1 "+fresh.svc.Policy.Classes[0].Name+" because a test"))
+				}
 				run := regexp.MustCompile(`L-\d+`).ReplaceAllStringFunc(ex, func(string) string {
 					if strings.HasPrefix(ex, "/gpu approve") || strings.HasPrefix(ex, "/gpu deny") {
 						return "L-1"
+					}
+					if strings.HasPrefix(ex, "/gpu cancel") {
+						return "L-3"
 					}
 					return "L-2"
 				})

@@ -357,10 +357,15 @@ func init() {
 		{Name: "keep", Words: []string{"keep"}, Usage: "/gpu keep LEASE", Summary: "answer an idle warning: keep the workspace", Examples: []string{"/gpu keep L-42"},
 			Params: []Param{lease}, parse: oneLease,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply { return b.keep(ctx, req, c) }},
-		{Name: "release", Words: []string{"release"}, Usage: "/gpu release LEASE", Summary: "end a lease now (or cancel one that waits)", Examples: []string{"/gpu release L-42"},
+		{Name: "release", Words: []string{"release"}, Usage: "/gpu release LEASE", Summary: "end a lease now, running or waiting", Examples: []string{"/gpu release L-42"},
 			Params: []Param{lease}, parse: oneLease,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.release(ctx, req, c)
+			}},
+		{Name: "cancel", Words: []string{"cancel"}, Usage: "/gpu cancel LEASE", Summary: "withdraw a request or lease that still waits (one that runs: /gpu release)", Examples: []string{"/gpu cancel L-42"},
+			Params: []Param{lease}, parse: oneLease,
+			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
+				return b.cancel(ctx, req, c)
 			}},
 		{Name: "approve", Words: []string{"approve"}, Usage: "/gpu approve LEASE", Summary: "approve an exception (budget owners)", Examples: []string{"/gpu approve L-42"},
 			Params: []Param{lease}, parse: oneLease,

@@ -118,7 +118,7 @@ func TestRedeliveryAfterARestartChangesNothingTwice(t *testing.T) {
 	deliverTwice("approve typed", command("UDANA", "approve "+quota[0].ID.String()))
 	deliverTwice("release typed", command("UALICE", "release "+a))
 
-	// Clicks: Approve on the approval post, the Deny form, Release on a lease card.
+	// Clicks: Approve on the approval post, the Deny form, Cancel on a waiting lease's card.
 	id := overQuota(e)
 	toDana, _ := approvalCopies(e, id)
 	approve := e.clickPayload("UDANA", e.newTrigger(), toDana, findButton(t, toDana.Blocks, "/gpu approve "+id))
@@ -147,8 +147,8 @@ func TestRedeliveryAfterARestartChangesNothingTwice(t *testing.T) {
 	b := e.leases()[len(e.leases())-1].ID.String()
 	_, _, responses, _ := e.slack.snapshot()
 	card := responses[len(responses)-1]
-	release := e.clickPayload("UALICE", e.newTrigger(), card, findButton(t, card.Blocks, "/gpu release "+b))
-	deliverTwice("the Release button", func() { e.interaction(release) })
+	cancel := e.clickPayload("UALICE", e.newTrigger(), card, findButton(t, card.Blocks, "/gpu cancel "+b))
+	deliverTwice("the Cancel button", func() { e.interaction(cancel) })
 }
 
 // denyMeta opens the Deny form for lease id as dana and returns the form's private metadata.

@@ -248,6 +248,30 @@ func (s *Service) Release(ctx context.Context, user string, id LeaseID) (*Lease,
 	})
 }
 
+// Cancel withdraws a lease that still waits (for a budget owner, or in the queue) at its owner's
+// request: what a Cancel button does. A lease that has started since the button was shown is
+// left alone and the refusal says how to end it on purpose, so that a Cancel pressed late never
+// ends a running workspace; ending one is Release's.
+func (s *Service) Cancel(ctx context.Context, user string, id LeaseID) (*Lease, error) {
+	return s.end(ctx, user, id, func(l *Lease) (State, string, error) {
+		switch {
+		case l.State == PendingApproval || l.State == Queued:
+			return Cancelled, "cancelled by " + user, nil
+		case l.State.Live() && l.Kind == KindExtension:
+			return "", "", Errorf(ECONFLICT, "%s no longer waits: it was approved and has extended %s, so there is nothing left to cancel. To end %s on purpose, release it.",
+				l.ID, l.Parent, l.Parent).WithExample("/gpu release " + l.Parent.String())
+		case l.State.Live() && l.Kind == KindQuota:
+			return "", "", Errorf(ECONFLICT, "%s no longer waits: it was approved and the quota increase is in effect, so Cancel does not end it. To end it on purpose, release it.",
+				l.ID).WithExample("/gpu release " + l.ID.String())
+		case l.State.Live():
+			return "", "", Errorf(ECONFLICT, "%s no longer waits: it has started and runs now (%s), so Cancel does not end it. To end it on purpose, release it.",
+				l.ID, l.State).WithExample("/gpu release " + l.ID.String())
+		default:
+			return "", "", Errorf(ECONFLICT, "%s has already ended (%s).", l.ID, l.State).WithExample("/gpu status " + l.ID.String())
+		}
+	})
+}
+
 func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(*Lease) (State, string, error)) (*Lease, error) {
 	var l *Lease
 	var wasRunning bool
