@@ -113,19 +113,20 @@ func (b *Bot) Check(ctx context.Context, req bot.Request) *bot.Reply {
 	// The form is asked for from a button (Deny): a former approver's copy loses its buttons.
 	// The edit waits its turn behind the recipient's other messages, so it goes on its own: the
 	// refusal is due at once (Discord wants an answer to a click within 3 seconds).
-	if e := b.formerApprover(ctx, user, c.Lease, b.Svc.CheckDecide(ctx, user, c.Lease)); e != nil {
+	if e := b.formerApprover(ctx, user, c.Lease, b.Svc.CheckDecide(ctx, user, c.Lease, false)); e != nil {
 		go b.edit(context.WithoutCancel(ctx), *e)
 	}
 	return r
 }
 
 // decisionRefusal is the refusal user would get deciding c's request (someone who may not
-// decide it, or a request that no longer waits), or nil when they may, or when it cannot be told
+// decide it, a request that no longer waits, or an approval whose requester must sign in
+// again first), or nil when they may, or when it cannot be told
 // now (the command judges).
 func (b *Bot) decisionRefusal(ctx context.Context, user string, c Command) *bot.Reply {
 	_, err := b.Svc.Resolve(ctx, user)
 	if err == nil {
-		err = b.Svc.CheckDecide(ctx, user, c.Lease)
+		err = b.Svc.CheckDecide(ctx, user, c.Lease, c.Verb == "approve")
 	}
 	var e *qm.Error
 	if !errors.As(err, &e) || e.Code == qm.EINTERNAL || e.Code == qm.EUNAVAILABLE {
@@ -409,7 +410,7 @@ func (b *Bot) formerApproverEdits(ctx context.Context, only string) []formerEdit
 			named[c] = append(named[c], h)
 		}
 		for _, h := range order {
-			if err := b.Svc.CheckDecide(ctx, h, l.ID); err == nil || qm.ErrorCode(err) == qm.EINTERNAL || qm.ErrorCode(err) == qm.EUNAVAILABLE {
+			if err := b.Svc.CheckDecide(ctx, h, l.ID, false); err == nil || qm.ErrorCode(err) == qm.EINTERNAL || qm.ErrorCode(err) == qm.EUNAVAILABLE {
 				continue // they may decide it, or that is not known now
 			}
 			if e := b.noLongerDeciding(ctx, h, l.ID); e != nil {

@@ -240,8 +240,9 @@ func hasSSO(b *Bot) bool { return b.SSO != nil }
 
 // GroupsChanged tells what a re-check of someone's groups at the identity provider means: for
 // each team they left, they (and its budget owners) hear that they can start no new leases for
-// it, and which of their leases run on to their end (budget owners named by group: each member
-// signed in). after is nil when the provider no longer honours their sign-in (that chat account
+// it, which of their requests waiting for approval were withdrawn (or, for a revoked sign-in,
+// wait and cannot be approved until they sign in again), and which of their leases run on to
+// their end (budget owners named by group: each member signed in). after is nil when the provider no longer honours their sign-in (that chat account
 // was unlinked): that says nothing about their groups, so the teams they lose are those no other
 // chat account of theirs, still signed in, keeps, until they sign in again. When their groups
 // changed, their copies of approval messages that they may no longer decide are edited to say
@@ -288,8 +289,13 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 		if after == nil {
 			text = fmt.Sprintf("The sign-in of %s was revoked at the identity provider (checked %s), so they can start no new leases for team %s until they sign in again.", user, b.when(b.Svc.Clock.Now()), team)
 		}
-		var ids, withdrawn []string
+		var ids, withdrawn, held []string
 		for _, l := range ls {
+			if l.State == qm.PendingApproval && after == nil {
+				// Their sign-in was revoked: it waits, and cannot be approved until they sign in.
+				held = append(held, fmt.Sprintf("%s (%s)", l.ID, b.askText(l)))
+				continue
+			}
 			// A request that still waits would start a new lease for the team once approved: it
 			// is withdrawn. Only a sign-in the provider revoked says nothing of their teams.
 			if l.State == qm.PendingApproval && after != nil {
@@ -310,6 +316,13 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 				what = "These requests, which waited for approval, were withdrawn: "
 			}
 			text += " " + what + strings.Join(withdrawn, "; ") + "."
+		}
+		if len(held) > 0 {
+			what := "This request waits for approval, and cannot be approved until they sign in again: "
+			if len(held) > 1 {
+				what = "These requests wait for approval, and cannot be approved until they sign in again: "
+			}
+			text += " " + what + strings.Join(held, "; ") + "."
 		}
 		if len(ids) > 0 {
 			text += " These leases are left alone and run to their end: " + strings.Join(ids, "; ") + "."

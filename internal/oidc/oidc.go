@@ -413,3 +413,16 @@ func hashOf(secret string) string {
 	h := sha256.Sum256([]byte(secret))
 	return hex.EncodeToString(h[:])
 }
+
+// SignedIn implements qm.SignIns: whether any chat account of user is linked, its groups current
+// or not. A store that cannot be read says yes: the decision that asks fails on it anyway.
+func (s *Service) SignedIn(ctx context.Context, user string) bool {
+	links, err := s.store.AccountLinksByEmail(ctx, user)
+	if err != nil {
+		s.log.Error("reading account links", "user", user, "err", err)
+		return true
+	}
+	return len(links) > 0
+}
+
+var _ qm.SignIns = (*Service)(nil)

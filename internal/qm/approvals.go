@@ -77,10 +77,10 @@ func (s *Service) Withdraw(ctx context.Context, l *Lease, reason string) (bool, 
 }
 
 // CheckDecide says, deciding nothing, why approver could not decide the pending exception id
-// now, as Decide would refuse it (they may not decide it, or it no longer waits), or nil when
-// they could. A form that asks for more before the decision (the reason for a denial) asks it
+// now, as Decide would refuse it (they may not decide it, or it no longer waits; with approve,
+// also its requester is not signed in), or nil when they could. A form that asks for more before the decision (the reason for a denial) asks it
 // only of someone who could decide.
-func (s *Service) CheckDecide(ctx context.Context, approver string, id LeaseID) error {
+func (s *Service) CheckDecide(ctx context.Context, approver string, id LeaseID, approve bool) error {
 	l, err := s.Get(ctx, id)
 	if ErrorCode(err) == ENOTFOUND {
 		return noDecision(id)
@@ -91,7 +91,10 @@ func (s *Service) CheckDecide(ctx context.Context, approver string, id LeaseID) 
 	if err := s.mayDecide(ctx, CanonicalUser(approver), l.Team, l.User, id); err != nil {
 		return err
 	}
-	return s.undecidable(l)
+	if err := s.undecidable(l); err != nil || !approve {
+		return err
+	}
+	return s.requesterAway(ctx, l)
 }
 
 // undecidable says why l no longer waits for a decision, or nil when it does: what the lease is
@@ -152,6 +155,9 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 		}
 	}
 	if approve && l.State == PendingApproval {
+		if err := s.requesterAway(ctx, l); err != nil {
+			return nil, err
+		}
 		s.rememberWait(ctx, l) // an approved lease waits from the decision on
 	}
 	var b batch

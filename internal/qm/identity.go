@@ -191,6 +191,39 @@ func (s *Service) mayDecide(ctx context.Context, approver, team, requester strin
 	return nil
 }
 
+// SignIns is a Directory that knows people by their sign-in at an identity provider (single
+// sign-on). SignedIn says whether any chat account of user is linked to a sign-in, current or
+// not: someone with none signed out, was unlinked, or had their sign-in revoked at the provider,
+// and /gpu login signs them in again. (A link whose groups the provider could not confirm lately
+// still counts: that is the provider failing, not the person leaving.)
+type SignIns interface {
+	SignedIn(ctx context.Context, user string) bool
+}
+
+// requesterAway refuses approving l, a request for a new lease, while its requester is not
+// signed in (with single sign-on: their sign-in was revoked at the identity provider, or they
+// signed out or were unlinked) or, without it, no longer in the directory: no new lease starts
+// for them until they are back. The request still waits, and the same approval goes through
+// once they are. Nil when they are known, or l starts no lease.
+func (s *Service) requesterAway(ctx context.Context, l *Lease) error {
+	if l.Kind != KindWorkspace || s.Directory == nil {
+		return nil
+	}
+	user := CanonicalUser(l.User)
+	if si, ok := s.Directory.(SignIns); ok {
+		if si.SignedIn(ctx, user) {
+			return nil
+		}
+		return Errorf(ECONFLICT, "%s still waits: %s must sign in again with /gpu login before it can be approved, since their sign-in was revoked at the identity provider or ended, and no new lease starts for them until they do.",
+			l.ID, l.User).WithExample("/gpu status " + l.ID.String())
+	}
+	if _, ok := s.Directory.Groups(ctx, user); ok {
+		return nil
+	}
+	return Errorf(ECONFLICT, "%s still waits: %s is no longer in the directory, so no new lease starts for them; once a platform admin adds them back, it can be approved.",
+		l.ID, l.User).WithExample("/gpu status " + l.ID.String())
+}
+
 // noDecision refuses a decision on a lease that does not exist or that the asker has no part in
 // (neither its requester, nor in its team, nor one who may decide it): the same sentence for
 // both, so that nobody learns which leases exist, whose team they are or who decides them by
