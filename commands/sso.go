@@ -240,8 +240,9 @@ func hasSSO(b *Bot) bool { return b.SSO != nil }
 
 // GroupsChanged tells what a re-check of someone's groups at the identity provider means: for
 // each team they left, they (and its budget owners) hear that they can start no new leases for
-// it, which of their requests waiting for approval were withdrawn (or, for a revoked sign-in,
-// wait and cannot be approved until they sign in again), and which of their leases run on to
+// it, which of their requests waiting for approval were withdrawn and which of their leases
+// queued and not yet started were cancelled (or, for a revoked sign-in, which requests wait
+// and cannot be approved until they sign in again), and which of their leases run on to
 // their end (budget owners named by group: each member signed in). after is nil when the provider no longer honours their sign-in (that chat account
 // was unlinked): that says nothing about their groups, so the teams they lose are those no other
 // chat account of theirs, still signed in, keeps, until they sign in again. When their groups
@@ -289,23 +290,32 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 		if after == nil {
 			text = fmt.Sprintf("The sign-in of %s was revoked at the identity provider (checked %s), so they can start no new leases for team %s until they sign in again.", user, b.when(b.Svc.Clock.Now()), team)
 		}
-		var ids, withdrawn, held []string
+		var ids, withdrawn, held, cancelled []string
 		for _, l := range ls {
 			if l.State == qm.PendingApproval && after == nil {
 				// Their sign-in was revoked: it waits, and cannot be approved until they sign in.
 				held = append(held, fmt.Sprintf("%s (%s)", l.ID, b.askText(l)))
 				continue
 			}
-			// A request that still waits would start a new lease for the team once approved: it
-			// is withdrawn. Only a sign-in the provider revoked says nothing of their teams.
-			if l.State == qm.PendingApproval && after != nil {
+			// A request that still waits would start a new lease for the team once approved, and
+			// a lease queued for GPUs once they free: each is withdrawn (a queued job leaves the
+			// scheduler's queue). Only a sign-in the provider revoked says nothing of their teams.
+			if (l.State == qm.PendingApproval || l.State == qm.Queued) && after != nil {
+				wasQueued := l.State == qm.Queued
 				ok, err := b.Svc.Withdraw(ctx, l, fmt.Sprintf("%s is no longer in team %s at the identity provider", user, team))
 				if err != nil {
 					b.log().Error("withdrawing a request of someone who left a team", "lease", l.ID, "user", user, "team", team, "err", err)
 				}
+				if ok && wasQueued {
+					cancelled = append(cancelled, fmt.Sprintf("%s (%s)", l.ID, b.askText(l)))
+					continue
+				}
 				if ok {
 					withdrawn = append(withdrawn, fmt.Sprintf("%s (%s)", l.ID, b.askText(l)))
 					continue
+				}
+				if cur, err := b.Svc.Get(ctx, l.ID); err == nil {
+					l = cur // it moved on meanwhile (started, decided): say what it is now
 				}
 			}
 			ids = append(ids, fmt.Sprintf("%s (%s, %s)", l.ID, l.State, b.askText(l)))
@@ -317,6 +327,13 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 			}
 			text += " " + what + strings.Join(withdrawn, "; ") + "."
 		}
+		if len(cancelled) > 0 {
+			what := "This lease, queued and not yet started, was cancelled: "
+			if len(cancelled) > 1 {
+				what = "These leases, queued and not yet started, were cancelled: "
+			}
+			text += " " + what + strings.Join(cancelled, "; ") + "."
+		}
 		if len(held) > 0 {
 			what := "This request waits for approval, and cannot be approved until they sign in again: "
 			if len(held) > 1 {
@@ -324,7 +341,10 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 			}
 			text += " " + what + strings.Join(held, "; ") + "."
 		}
-		if len(ids) > 0 {
+		switch {
+		case len(ids) == 1:
+			text += " This lease is left alone and runs to its end: " + ids[0] + "."
+		case len(ids) > 1:
 			text += " These leases are left alone and run to their end: " + strings.Join(ids, "; ") + "."
 		}
 		// Budget owners named by group are each of its members that signed in.

@@ -166,7 +166,7 @@ func TestDiscordLeftTeamWithdrawsPendingRequests(t *testing.T) {
 	for _, p := range g.e.fake.PostsTo(discordtest.DMChannel(gRin)) {
 		told += p.Text()
 	}
-	mustHave(t, "rin's notice", told, "no longer in team perception", "L-1 (active", "run to their end", "L-2", "withdrawn")
+	mustHave(t, "rin's notice", told, "no longer in team perception", "L-1 (active", "runs to its end", "L-2", "withdrawn")
 	if strings.Contains(told, "L-2 (pending_approval") {
 		t.Errorf("rin's notice counts L-2 among the leases that run on: %q", told)
 	}

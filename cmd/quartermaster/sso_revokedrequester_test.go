@@ -37,8 +37,8 @@ func TestARevokedRequesterIsNotApprovedIntoALease(t *testing.T) {
 	}
 	told := w.notices("riku@globex.example")
 	mustHave(t, "the budget owner's notice", told, "no new leases for team robotics until they sign in again",
-		"cannot be approved until they sign in again: L-2 (for 2 × h200 for 2d12h)", "run to their end: L-1 (active")
-	if i, j := strings.Index(told, "L-2"), strings.Index(told, "run to their end"); i < 0 || j < 0 || i > j {
+		"cannot be approved until they sign in again: L-2 (for 2 × h200 for 2d12h)", "runs to its end: L-1 (active")
+	if i, j := strings.Index(told, "L-2"), strings.Index(told, "runs to its end"); i < 0 || j < 0 || i > j {
 		t.Errorf("the waiting request is listed among the leases that run to their end: %q", told)
 	}
 

@@ -59,20 +59,35 @@ func (s *Service) withdrawOrphan(ctx context.Context, l *Lease) bool {
 	return out != nil
 }
 
-// Withdraw withdraws l, a request that still waits for a budget owner, as the system, for reason
-// (its requester left the team it is for): it is cancelled undecided, and the approvers' cards
-// say so and lose their buttons. It reports whether it did; a request decided or withdrawn
+// Withdraw withdraws l, a request that still waits for a budget owner or a lease queued and not
+// yet started, as the system, for reason (its requester left the team it is for): it is
+// cancelled. A request's approval cards say so and lose their buttons; a queued lease whose job
+// the scheduler holds in its queue has that job removed as a release removes it (Backend.Stop).
+// It reports whether it did; a request decided, or a lease started, ended or withdrawn
 // meanwhile is left as it is.
 func (s *Service) Withdraw(ctx context.Context, l *Lease, reason string) (bool, error) {
-	if l.State != PendingApproval {
+	if l.State != PendingApproval && l.State != Queued {
 		return false, nil
 	}
 	out, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
+		wasPending := c.State == PendingApproval
 		if err := s.transition(ctx, tx, c, Cancelled, SystemActor, reason); err != nil {
 			return nil, err
 		}
+		if !wasPending {
+			return nil, nil
+		}
 		return []Notice{{Kind: NoticeDecided, To: s.approvalAudience(c.Team, c.User), Lease: c, Actor: SystemActor, Reason: reason}}, nil
 	})
+	if out != nil && out.Kind == KindWorkspace && out.Ref != "" {
+		// Its job waits in the scheduler's queue: removed there, or it would start later.
+		resume := waitOutside(ctx)
+		serr := s.Backend.Stop(ctx, out)
+		resume()
+		if serr != nil {
+			s.log().Error("backend stop failed", "lease", out.ID, "err", serr)
+		}
+	}
 	return out != nil, err
 }
 
