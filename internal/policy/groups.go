@@ -40,6 +40,25 @@ func NameKey(g string) string {
 	return string(b)
 }
 
+// BuiltInRole reports whether group is one of the roles Keycloak gives everyone in a realm
+// (default-roles-REALM, offline_access, uma_authorization), which says nothing of a team: with
+// realm roles as the groups (groups_claim: realm_access.roles) they are everyone's, in any order.
+func BuiltInRole(group string) bool {
+	k := NameKey(group)
+	return strings.HasPrefix(k, "default-roles-") || k == "offline_access" || k == "uma_authorization"
+}
+
+// FirstTeamGroup is the group an unlisted team is named after: the first of groups that is not
+// a built-in role (BuiltInRole); "" when there is none.
+func FirstTeamGroup(groups []string) string {
+	for _, g := range groups {
+		if !BuiltInRole(g) {
+			return g
+		}
+	}
+	return ""
+}
+
 // UnlistedTeam is the team of someone whose groups meet no listed team's idp_groups: the team
 // named after their first group, with the default quota. There is none when that group is not
 // written as a team name (lower case letters, digits, - and _) or looks like a listed team's name

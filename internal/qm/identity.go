@@ -38,11 +38,12 @@ func (s *Service) Resolve(ctx context.Context, user string) (Identity, error) {
 	for _, t := range s.Policy.TeamsOf(groups) {
 		id.Teams = append(id.Teams, t.Name)
 	}
-	if len(id.Teams) == 0 && len(groups) > 0 {
+	if first := policy.FirstTeamGroup(groups); len(id.Teams) == 0 && first != "" {
 		// A team not listed in the policy gets the default quota; it is named after the first group,
 		// unless that group looks like a listed team's name: team membership comes only from a
-		// team's idp_groups, never from a name that looks alike.
-		if name, ok := s.Policy.UnlistedTeam(groups[0]); ok {
+		// team's idp_groups, never from a name that looks alike. Keycloak's built-in roles, which
+		// everyone in the realm has, name no team (policy.BuiltInRole).
+		if name, ok := s.Policy.UnlistedTeam(first); ok {
 			id.Teams = []string{name}
 		}
 	}
