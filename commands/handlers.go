@@ -624,11 +624,7 @@ func (b *Bot) quotaHeldText(l *qm.Lease, out *qm.Outcome) string {
 	if q == nil {
 		return ""
 	}
-	s := fmt.Sprintf(" Team %s holds %d of its %s now", q.Team, q.Held, qm.GPUCount(q.Limit, q.Class))
-	if len(q.Holders) > 0 {
-		s += ": " + qm.HoldersText(q.Holders)
-	}
-	s += "."
+	s := " " + q.Text()
 	team := ""
 	if q.NameTeam {
 		team = q.Team

@@ -328,9 +328,13 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		if len(rules) > 1 {
 			label = "Rules"
 		}
+		held := ""
+		if n.Held != "" {
+			held = " " + n.Held // what the team holds of its quota, as the requester's reply says it
+		}
 		base = bot.Reply{Ref: "approval:" + id,
-			Text: fmt.Sprintf("Approval needed: %s (team %s) asks %s as %s. %s: %s. Decide with the buttons or /gpu approve %s, /gpu deny %s REASON.",
-				l.User, l.Team, b.askText(l), id, label, strings.Join(rules, "; "), id, id),
+			Text: fmt.Sprintf("Approval needed: %s (team %s) asks %s as %s. %s: %s.%s Decide with the buttons or /gpu approve %s, /gpu deny %s REASON.",
+				l.User, l.Team, b.askText(l), id, label, strings.Join(rules, "; "), held, id, id),
 			Sections: []bot.Section{sec}, Actions: approvalActions(l)}
 	case qm.NoticeApproved:
 		base = bot.Reply{Text: fmt.Sprintf("%s (%s) was approved by %s; it is %s.", id, b.askText(l), n.Actor, l.State)}

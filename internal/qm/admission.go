@@ -68,6 +68,17 @@ type QuotaHeld struct {
 	NameTeam bool
 }
 
+// Text says what the team holds of its quota of the class now, and by which leases: "Team speech
+// holds 2 of its 2 slice GPUs now: L-1 (2, suspended)." The requester's reply and the budget
+// owners' approval card say it alike.
+func (q *QuotaHeld) Text() string {
+	s := fmt.Sprintf("Team %s holds %d of its %s now", q.Team, q.Held, GPUCount(q.Limit, q.Class))
+	if len(q.Holders) > 0 {
+		s += ": " + HoldersText(q.Holders)
+	}
+	return s + "."
+}
+
 // Normalize fills a request's defaults and checks what can be checked without the database.
 func (s *Service) Normalize(ctx context.Context, req *LeaseRequest) (Identity, *policy.Class, error) {
 	s.readInventory(ctx)
@@ -334,7 +345,11 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			if err := s.create(ctx, tx, l, req.User, l.Reason); err != nil {
 				return err
 			}
-			if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(l.Team, l.User), Lease: l, Matches: matches, Approvers: out.Approvers}); err != nil {
+			n := Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(l.Team, l.User), Lease: l, Matches: matches, Approvers: out.Approvers}
+			if out.Quota != nil {
+				n.Held = out.Quota.Text() // the budget owners read what stands in the way, as the requester does
+			}
+			if err := s.stage(ctx, tx, &b, n); err != nil {
 				return err
 			}
 			return nil

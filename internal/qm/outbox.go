@@ -71,6 +71,7 @@ type noticeJSON struct {
 	Matches   []match    `json:"matches,omitempty"`
 	Approvers []string   `json:"approvers,omitempty"`
 	Detail    string     `json:"detail,omitempty"`
+	Held      string     `json:"held,omitempty"`
 }
 
 type match struct {
@@ -80,7 +81,7 @@ type match struct {
 
 // EncodeNotice writes a notice (with a copy of its lease as it was) for the outbox.
 func EncodeNotice(n Notice) ([]byte, error) {
-	j := noticeJSON{Kind: n.Kind, To: n.To, Lease: n.Lease, Actor: n.Actor, Reason: n.Reason, Approvers: n.Approvers, Detail: n.Detail}
+	j := noticeJSON{Kind: n.Kind, To: n.To, Lease: n.Lease, Actor: n.Actor, Reason: n.Reason, Approvers: n.Approvers, Detail: n.Detail, Held: n.Held}
 	for _, m := range n.Matches {
 		j.Matches = append(j.Matches, match{m.Rule, m.Why})
 	}
@@ -96,7 +97,7 @@ func DecodeNotice(b []byte) (Notice, error) {
 	if j.Lease == nil {
 		return Notice{}, fmt.Errorf("qm: a notice in the outbox has no lease")
 	}
-	n := Notice{Kind: j.Kind, To: j.To, Lease: j.Lease, Actor: j.Actor, Reason: j.Reason, Approvers: j.Approvers, Detail: j.Detail}
+	n := Notice{Kind: j.Kind, To: j.To, Lease: j.Lease, Actor: j.Actor, Reason: j.Reason, Approvers: j.Approvers, Detail: j.Detail, Held: j.Held}
 	for _, m := range j.Matches {
 		n.Matches = append(n.Matches, policyMatch(m.Rule, m.Why))
 	}

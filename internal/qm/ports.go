@@ -278,6 +278,9 @@ type Notice struct {
 	Approvers []string
 	// Detail is more for the owner to read, such as the last lines of a failed job's output.
 	Detail string
+	// Held, on an approval request that would take its team past its quota of the class, says
+	// what the team held of it when it was asked (QuotaHeld.Text).
+	Held string
 }
 
 // Notifier delivers notices (rendered by the chat layer).
