@@ -578,7 +578,35 @@ var defanger = strings.NewReplacer(
 	"](", "]\u2060(",
 )
 
-func defang(s string) string { return defanger.Replace(s) }
+func defang(s string) string { return bot.MapProse(defanger.Replace(s), unformat) }
+
+// unformat escapes, in prose (not the commands' code), what Discord's markdown would show as
+// formatting rather than as typed: a backslash, *, ~ and | (bold, italics, strike-through,
+// spoilers), an _ that is not inside a word (italics, underline), and a #, -# or > that begins a
+// line (a heading, small print, a quote). An escape shows nothing itself, so the text reads as typed.
+func unformat(s string, lineStart bool) string {
+	if !strings.ContainsAny(s, "\\*_~|#>") {
+		return s
+	}
+	r := []rune(s)
+	word := func(i int) bool {
+		return i >= 0 && i < len(r) && (unicode.IsLetter(r[i]) || unicode.IsDigit(r[i]))
+	}
+	var b strings.Builder
+	for i, c := range r {
+		atLine := i == 0 && lineStart || i > 0 && r[i-1] == '\n'
+		switch {
+		case c == '\\' || c == '*' || c == '~' || c == '|':
+			b.WriteRune('\\')
+		case c == '_' && !(word(i-1) && word(i+1)):
+			b.WriteRune('\\')
+		case atLine && (c == '#' || c == '>' || c == '-' && i+1 < len(r) && r[i+1] == '#'):
+			b.WriteRune('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
 
 // defangReply defangs every text of a reply.
 func defangReply(r bot.Reply) bot.Reply { return mapTexts(r, defang) }

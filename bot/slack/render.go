@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/slack-go/slack"
@@ -37,13 +38,37 @@ const (
 	actionCommandPrefix = "qm.cmd."
 )
 
-// escape makes text safe for mrkdwn: &, < and > are control characters there.
+// escape makes text safe for mrkdwn: &, < and > are control characters there, and outside the
+// commands' code (`…`, ```…```) a *, _ or ~ that could open or close bold, italics or
+// strike-through is shown as its look-alike (∗ ˍ ∼), so what someone typed reads as typed and is
+// never formatted. Marks inside a word (a class named a100_80g) format nothing and are kept.
 func escape(s string) string {
-	if !strings.ContainsAny(s, "&<>") {
+	if strings.ContainsAny(s, "&<>") {
+		s = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+	}
+	if !strings.ContainsAny(s, "*_~") {
 		return s
 	}
-	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
-	return r.Replace(s)
+	return bot.MapProse(s, func(p string, _ bool) string { return unformat(p) })
+}
+
+// lookalikes are the marks mrkdwn formats with, as characters that show the same and format nothing.
+var lookalikes = map[rune]rune{'*': '\u2217', '_': '\u02cd', '~': '\u223c'}
+
+// unformat replaces each formatting mark of s that is not inside a word with its look-alike.
+func unformat(s string) string {
+	r := []rune(s)
+	word := func(i int) bool {
+		return i >= 0 && i < len(r) && (unicode.IsLetter(r[i]) || unicode.IsDigit(r[i]))
+	}
+	out := make([]rune, len(r))
+	for i, c := range r {
+		out[i] = c
+		if l, ok := lookalikes[c]; ok && !(word(i-1) && word(i+1)) {
+			out[i] = l
+		}
+	}
+	return string(out)
 }
 
 // clip shortens s to at most n characters, ending it with "…" when it was cut. The cut never falls

@@ -1,0 +1,64 @@
+package discord_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/bot"
+)
+
+// discordMarks finds Discord markdown that is not escaped: bold, italics, underline, strike-through,
+// spoilers, and a heading, subtext or quote at the start of a line.
+var discordMarks = regexp.MustCompile(`(^|[^\\])(\*|_|~~|\|\|)|(^|\n)(#|-#|>)`)
+
+// unescaped is Discord's text as its reader sees it: escapes and word joiners gone.
+func unescaped(s string) string {
+	return regexp.MustCompile(`\\([[:punct:]])`).ReplaceAllString(strings.ReplaceAll(s, "\u2060", ""), "$1")
+}
+
+// Text a user typed (a reason) reaches Discord as typed: none of its markdown (bold, underline,
+// spoilers, strike-through, masked links, headings) is shown as formatting, and it reads as it
+// was typed — in the message, a section's title and text, and a field's value.
+func TestUserTextShowsAsTypedInDiscord(t *testing.T) {
+	e := newEnv(t)
+	typed := []string{
+		"# urgent **now** __please__ ||secret|| ~~not~~ *soon* [the docs](https://evil.example)",
+		"> quoted _word_ and -# small",
+		"-# small print",
+	}
+	for _, h := range typed {
+		if err := e.adapter.Send(context.Background(), bot.Reply{To: "#vision-gpu", Text: h,
+			Sections: []bot.Section{{Title: h, Text: h, Fields: []bot.Field{{Label: "Because", Value: h}}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.wait()
+	posts := e.fake.Posts()
+	if len(posts) != len(typed) {
+		t.Fatalf("%d posts, want %d", len(posts), len(typed))
+	}
+	for i, p := range posts {
+		var texts []string
+		for _, em := range p.Embeds {
+			texts = append(texts, em.Title, em.Description)
+			for _, f := range em.Fields {
+				texts = append(texts, f.Value)
+			}
+		}
+		shown := 0
+		for _, s := range texts {
+			if !strings.Contains(unescaped(s), typed[i]) {
+				continue
+			}
+			shown++
+			if m := discordMarks.FindString(s); m != "" {
+				t.Errorf("Discord would format %q of what was typed in %q", m, s)
+			}
+		}
+		if shown < 3 {
+			t.Errorf("what was typed reads as typed in %d places, want the text, the section and the field: %q", shown, texts)
+		}
+	}
+}

@@ -1,0 +1,48 @@
+package slack_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// typedMarks are the typed words as Slack's mrkdwn would format them: marks around a word.
+var typedMarks = []string{"*now*", "_please_", "~not~"}
+
+// typedWords are what a budget owner must read as the requester typed them.
+const typedWords = "because *now* _please_ ~not~ this"
+
+// A quota request's reason reaches the budget owner's approval post as typed: Slack shows none of
+// its stars, underscores or tildes as bold, italics or strike-through, and its words read as
+// they were typed (the marks are still there to see).
+func TestReasonShowsAsTypedInApprovalPost(t *testing.T) {
+	e := newHarborEnv(t)
+	e.command("UWIREMU", "quota request +1 bench for 1d "+typedWords)
+	e.wait()
+	posts := e.postsTo(dm("UINES"))
+	if len(posts) == 0 {
+		t.Fatal("ines got no approval post")
+	}
+	seen := false
+	for _, s := range mrkdwnTexts(e) {
+		if !strings.Contains(s, "now") || !strings.Contains(s, "please") {
+			continue
+		}
+		seen = true
+		for _, m := range typedMarks {
+			if strings.Contains(s, m) {
+				t.Errorf("Slack would format %s of the typed reason in %q", m, s)
+			}
+		}
+		if !strings.Contains(readAsTyped(s), "*now* _please_ ~not~") {
+			t.Errorf("the reason does not read as typed in %q", s)
+		}
+	}
+	if !seen {
+		t.Fatal("the reason is shown nowhere in Slack")
+	}
+}
+
+// readAsTyped is text as a reader sees it: the look-alike marks as the marks they show.
+func readAsTyped(s string) string {
+	return strings.NewReplacer("\u2217", "*", "\u02cd", "_", "\u223c", "~").Replace(s)
+}
