@@ -407,6 +407,13 @@ func durationProblem(verb, v string, err error, eg string) *qm.Error {
 	if errors.Is(err, errZeroDuration) {
 		return bad(verb, "%s is no length of time; write one like %s.", policy.Quoted(v, 40), eg)
 	}
+	var order *policy.UnitOrderError
+	if errors.As(err, &order) {
+		if order.Repeated {
+			return bad(verb, "%s names %s twice, so how long is unclear; write each unit once, largest first, like %s.", policy.Quoted(v, 40), order.Unit, policy.FormatDuration(order.Meant))
+		}
+		return bad(verb, "%s writes %s before %s, so how long is unclear; write the largest unit first, each once, like %s.", policy.Quoted(v, 40), order.Smaller, order.Unit, policy.FormatDuration(order.Meant))
+	}
 	return bad(verb, "%s is not a duration; write it like %s.", policy.Quoted(v, 40), eg)
 }
 
@@ -602,7 +609,8 @@ func parseRequest(c Command, args []string) (Command, error) {
 				c.Duration = d
 				continue
 			}
-			if _, err := parseDur(a); errors.Is(err, policy.ErrDurationTooLong) || errors.Is(err, errZeroDuration) && !looksNumeric(a) {
+			var order *policy.UnitOrderError
+			if _, err := parseDur(a); errors.Is(err, policy.ErrDurationTooLong) || errors.As(err, &order) || errors.Is(err, errZeroDuration) && !looksNumeric(a) {
 				if _, j := durationWordsBut(args, i, a, isClass); j > i {
 					a = a + " " + strings.Join(args[i+1:j+1], " ") // "0h 0m", quoted as typed
 				}

@@ -490,14 +490,37 @@ const LongestDuration = 10 * 365 * 24 * time.Hour
 // max_duration beyond it draws a warning.
 const MaxLease = 30 * 24 * time.Hour
 
+// UnitOrderError is a duration that names a unit twice (1h1h) or a smaller unit before a larger
+// one (30m1h): what it adds up to may not be what was meant, so it is refused, with Meant, the
+// sum, written the way that works.
+type UnitOrderError struct {
+	Text     string        // the duration as written
+	Unit     string        // the unit named twice, or the larger one named after a smaller (hours)
+	Smaller  string        // for a unit out of order, the smaller unit named before it (minutes)
+	Meant    time.Duration // what it adds up to
+	Repeated bool
+}
+
+func (e *UnitOrderError) Error() string {
+	if e.Repeated {
+		return fmt.Sprintf("%q names %s twice; write each unit once, largest first, like %s", e.Text, e.Unit, FormatDuration(e.Meant))
+	}
+	return fmt.Sprintf("%q writes %s before %s; write the largest unit first, each once, like %s", e.Text, e.Smaller, e.Unit, FormatDuration(e.Meant))
+}
+
+// unitNames are the units of a duration as a sentence names them.
+var unitNames = map[time.Duration]string{time.Second: "seconds", time.Minute: "minutes", time.Hour: "hours", 24 * time.Hour: "days", 7 * 24 * time.Hour: "weeks"}
+
 // ParseDuration reads durations such as 45m, 4h, 1h30m, 2d, 1w, 90 (minutes are not assumed: a
-// bare number is refused).
+// bare number is refused). Each unit is named once, largest first: 1h1h and 30m1h are refused
+// (*UnitOrderError).
 func ParseDuration(s string) (time.Duration, error) {
 	s = strings.Join(strings.Fields(strings.ToLower(s)), "")
 	if s == "" {
 		return 0, fmt.Errorf("empty duration")
 	}
-	var total time.Duration
+	var total, last time.Duration
+	var order *UnitOrderError
 	rest := s
 	for rest != "" {
 		i := 0
@@ -545,6 +568,14 @@ func ParseDuration(s string) (time.Duration, error) {
 			return 0, fmt.Errorf("%q is %w", s, ErrDurationTooLong)
 		}
 		total += time.Duration(part)
+		if order == nil && last != 0 && u >= last {
+			order = &UnitOrderError{Text: s, Unit: unitNames[u], Smaller: unitNames[last], Repeated: u == last}
+		}
+		last = u
+	}
+	if order != nil {
+		order.Meant = total
+		return 0, order
 	}
 	return total, nil
 }
