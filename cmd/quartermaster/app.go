@@ -208,6 +208,11 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every setting is checked before the database is opened and migrated: a bad one is refused
+	// with nothing done.
+	if err := checkAppSettings(); err != nil {
+		return nil, err
+	}
 	url, err := o.flags.dbURL()
 	if err != nil {
 		return nil, err

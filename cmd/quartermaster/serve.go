@@ -193,18 +193,12 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	if err := o.app.flags.resolveSecrets(); err != nil {
 		return err
 	}
-	if _, err := reconcileEvery(); err != nil {
-		return err
-	}
 	if o.tick, err = positiveDuration("QM_TICK_INTERVAL", os.Getenv("QM_TICK_INTERVAL"), "30s"); err != nil {
 		return err
 	}
 	// The settings NewApp and single sign-on read later are checked now, before the database is
 	// opened and migrated, so that a bad one is the only thing serve says.
-	if _, err := positiveDuration("QM_DATABASE_WAIT", os.Getenv("QM_DATABASE_WAIT"), "2s"); err != nil {
-		return err
-	}
-	if _, err := positiveDuration("QM_SUBMIT_GRACE", os.Getenv("QM_SUBMIT_GRACE"), "2m"); err != nil {
+	if err := checkAppSettings(); err != nil {
 		return err
 	}
 	o.addrSetting = settingOf(fs, "http", "QM_HTTP_ADDR")

@@ -231,8 +231,20 @@ func checkBackendHost(s startSetting, flags commonFlags) error {
 		setting, what, os.Getenv("PATH"), sim)}
 }
 
-// positiveDuration reads v, the environment variable env, as a positive Go duration; unset is
-// zero. example is the value the refusal offers (the default).
+// settingFloors are the shortest values the interval and wait settings take: below them a loop
+// would spin (QM_RECONCILE_INTERVAL=1ns asks the scheduler about every lease without pause), a
+// transaction could never begin, or a job being submitted would be taken for lost at once. Such
+// a value is a slip (a unit left off, ns for s), so it is refused rather than obeyed.
+var settingFloors = map[string]time.Duration{
+	"QM_RECONCILE_INTERVAL": time.Second,
+	"QM_TICK_INTERVAL":      time.Second,
+	"QM_DATABASE_WAIT":      100 * time.Millisecond,
+	"QM_SUBMIT_GRACE":       time.Second,
+}
+
+// positiveDuration reads v, the environment variable env, as a positive Go duration no shorter
+// than its floor (settingFloors); unset is zero. example is the value the refusal offers (the
+// default).
 func positiveDuration(env, v, example string) (time.Duration, error) {
 	if v == "" {
 		return 0, nil
@@ -241,7 +253,26 @@ func positiveDuration(env, v, example string) (time.Duration, error) {
 	if err != nil || d <= 0 {
 		return 0, errUsage{fmt.Sprintf("%s=%q is not a positive duration; example: %s=%s", env, v, env, example)}
 	}
+	if floor := settingFloors[env]; d < floor {
+		return 0, errUsage{fmt.Sprintf("%s=%q is shorter than %s, the shortest it may be; example: %s=%s (the default)", env, v, floor, env, example)}
+	}
 	return d, nil
+}
+
+// checkAppSettings checks every setting of the environment that NewApp reads (the database wait,
+// the submit grace, the reconcile interval, the workload settings), so that a bad one is refused
+// before the database is opened or migrated.
+func checkAppSettings() error {
+	for _, s := range []struct{ env, example string }{{"QM_DATABASE_WAIT", "2s"}, {"QM_SUBMIT_GRACE", "2m"}} {
+		if _, err := positiveDuration(s.env, os.Getenv(s.env), s.example); err != nil {
+			return err
+		}
+	}
+	if _, err := reconcileEvery(); err != nil {
+		return err
+	}
+	_, err := workloadSettings()
+	return err
 }
 
 // checkHTTPURL refuses a base URL startSetting that is not an absolute http(s) URL.

@@ -94,7 +94,7 @@ func envBool(name string) (bool, error) {
 }
 
 // reconcileEvery is QM_RECONCILE_INTERVAL, or reconcileInterval when it is unset; a value that is
-// not a positive duration is refused.
+// not a positive duration, or is shorter than a second, is refused.
 func reconcileEvery() (time.Duration, error) {
 	v := os.Getenv("QM_RECONCILE_INTERVAL")
 	if v == "" {
@@ -104,7 +104,7 @@ func reconcileEvery() (time.Duration, error) {
 	if err != nil || d <= 0 {
 		return 0, errUsage{fmt.Sprintf("QM_RECONCILE_INTERVAL=%q is not a positive duration; example: QM_RECONCILE_INTERVAL=%s (the default)", v, reconcileInterval)}
 	}
-	return d, nil
+	return positiveDuration("QM_RECONCILE_INTERVAL", v, reconcileInterval.String())
 }
 
 // addTemplateVerbs plugs /gpu templates, /gpu template and /gpu submit into the app's bot.
