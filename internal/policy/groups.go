@@ -96,7 +96,14 @@ var confusable = map[rune]rune{
 }
 
 // skeleton is a name reduced to how it looks (see LooksAlike).
-func skeleton(s string) string {
+func skeleton(s string) string { return look(s, true) }
+
+// personLook is an email reduced to how it looks: as skeleton, but its separators are kept, for
+// a.b@x and ab@x are two addresses a reader tells apart.
+func personLook(s string) string { return look(s, false) }
+
+// look is s reduced to how it looks, its separators (space - _ . / \) dropped when drop says.
+func look(s string, drop bool) string {
 	var b strings.Builder
 	for _, r := range s {
 		if r >= 0xFF01 && r <= 0xFF5E { // full-width forms of ASCII
@@ -107,7 +114,7 @@ func skeleton(s string) string {
 			r = c
 		}
 		switch {
-		case unicode.IsSpace(r), strings.ContainsRune("-_./\\", r), unicode.Is(unicode.Cf, r), unicode.Is(unicode.Mn, r):
+		case unicode.IsSpace(r), drop && strings.ContainsRune("-_./\\", r), unicode.Is(unicode.Cf, r), unicode.Is(unicode.Mn, r):
 			continue
 		}
 		b.WriteRune(r)
@@ -133,6 +140,29 @@ func teamWarnings(p *Policy, line func(string) int) []Problem {
 				Msg: fmt.Sprintf("team %s looks like team %s: people will take one for the other in replies, reports and approvals; give it a name of its own", t.Name, u.Name)})
 		}
 		seen[k] = append(seen[k], t)
+	}
+	return out
+}
+
+// peopleWarnings finds directory entries whose emails look like an earlier entry's without being
+// it (olga@x.example and оlga@x.example, with a Cyrillic о): readers of approvals, reports and
+// this file take them for one person, while they are two identities with groups of their own.
+func peopleWarnings(p *Policy, line func(string) int) []Problem {
+	var out []Problem
+	seen := map[string][]string{} // the entries so far, by how their emails look
+	for i, id := range p.Directory {
+		if id == nil || id.User == "" {
+			continue
+		}
+		k := personLook(id.User)
+		for _, u := range seen[k] {
+			if !SameName(u, id.User) {
+				out = append(out, Problem{Line: line(fmt.Sprintf("directory.%d.user", i)),
+					Msg: fmt.Sprintf("directory entry %s looks like %s but is another address (some of its letters only look alike): people will take one for the other in approvals and reports; fix the address, or write it with plain letters if it is another person", id.User, u)})
+				break
+			}
+		}
+		seen[k] = append(seen[k], id.User)
 	}
 	return out
 }
@@ -269,6 +299,14 @@ func approverWarnings(p *Policy, line func(string) int) []Problem {
 		}
 		return false
 	}
+	people := map[string]string{} // the directory's people by how their emails look
+	for _, id := range p.Directory {
+		if id != nil && id.User != "" {
+			if k := personLook(id.User); people[k] == "" {
+				people[k] = id.User
+			}
+		}
+	}
 	var out []Problem
 	warn := func(at, a, whose string) {
 		msg := fmt.Sprintf("%s %s is not in the directory, so without single sign-on nobody can decide as them; add an entry for them or fix the name", whose, a)
@@ -288,7 +326,9 @@ func approverWarnings(p *Policy, line func(string) int) []Problem {
 		if !strings.Contains(a, "@") {
 			msg = fmt.Sprintf("%s %s is a group no directory entry is in, so without single sign-on nobody can decide as its members and no approval notice reaches them; add it to their entries' groups or fix the name", whose, a)
 		}
-		if near := Closest(NameKey(a), names); near != "" {
+		if twin := people[personLook(a)]; twin != "" && strings.Contains(a, "@") {
+			msg = fmt.Sprintf("%s %s looks like %s but is another address (some of its letters only look alike), so %s is not who decides or is told; write %s if they are meant", whose, a, twin, twin, twin)
+		} else if near := Closest(NameKey(a), names); near != "" {
 			msg += "; did you mean " + near + "?"
 		}
 		out = append(out, Problem{Line: line(at), Msg: msg})
