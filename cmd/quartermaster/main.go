@@ -33,10 +33,43 @@ func registerCommand(name string, sc subcommand) {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// stoppedBy is why a command's context ended: a signal came (Ctrl-C, SIGTERM).
+type stoppedBy struct{ sig syscall.Signal }
+
+func (s stoppedBy) Error() string {
+	switch s.sig {
+	case syscall.SIGINT:
+		return "interrupted (SIGINT)"
+	case syscall.SIGTERM:
+		return "stopped (SIGTERM)"
+	}
+	return "stopped by " + s.sig.String()
+}
+
+// signalContext is a context that ends when one of sigs comes, with that signal as its cause
+// (stoppedBy), so that a command it stops exits as a shell expects: 128 + the signal's number.
+func signalContext(sigs ...os.Signal) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	go func() {
+		select {
+		case s := <-ch:
+			if n, ok := s.(syscall.Signal); ok {
+				cancel(stoppedBy{n})
+			} else {
+				cancel(nil)
+			}
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel(nil) }
 }
 
 // errUsage marks an error whose message already says how to call the command.
@@ -75,6 +108,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return 0
 		}
 		fmt.Fprintf(stderr, "quartermaster %s: %v\n", args[0], err)
+		// A command a signal stopped exits as a shell expects: 130 after Ctrl-C, 143 after SIGTERM.
+		var sig stoppedBy
+		if ctx.Err() != nil && errors.As(context.Cause(ctx), &sig) {
+			return 128 + int(sig.sig)
+		}
 		if _, ok := err.(errUsage); ok {
 			return 2
 		}

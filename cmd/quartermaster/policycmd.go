@@ -24,7 +24,7 @@ func init() {
 
 const policyUsage = "usage: quartermaster policy check FILE (example: quartermaster policy check docs/quartermaster.example.yaml)"
 
-func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "check" {
 		return errUsage{policyUsage}
 	}
@@ -43,7 +43,32 @@ func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 	if file == "" {
 		return errUsage{"policy check needs a file, or QM_POLICY set; " + policyUsage}
 	}
-	p, err := policy.LoadFile(file)
+	// Checking a large policy takes a while (every rule is compiled, every name compared): it
+	// runs aside, so that Ctrl-C or SIGTERM stops the check at once, with nothing printed but
+	// that the file was not checked.
+	type loaded struct {
+		p   *policy.Policy
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		p, err := policy.LoadFile(file)
+		if err == nil {
+			withCatalogWarnings(p)
+		}
+		done <- loaded{p, err}
+	}()
+	var p *policy.Policy
+	var err error
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("%v: %s was not checked", context.Cause(ctx), file)
+	case l := <-done:
+		p, err = l.p, l.err
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%v: %s was not checked", context.Cause(ctx), file)
+	}
 	if err != nil {
 		var pe *policy.Error
 		if errors.As(err, &pe) {
@@ -52,7 +77,6 @@ func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 		return err
 	}
-	withCatalogWarnings(p)
 	fmt.Fprintf(stdout, "%s is valid: %s, %s, %s, backend %s.\n", file, policy.Count(len(p.Classes), "class", "classes"),
 		policy.Count(len(p.Teams), "team", "teams"), policy.Count(len(p.Exceptions), "exception rule", "exception rules"), p.Backend)
 	warnings := p.Warnings
