@@ -651,9 +651,9 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 				return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(fmt.Sprintf("/gpu submit %s class={class}", tp.Name),
 					"There is no class %s; the catalog has %s.", policy.Quoted(v, 40), policy.FewNames(v, t.Bot.pol().ClassNames())))}
 			}
-		case k == "data" && !hasParam(tp, "data"):
+		case k == templates.DataWord:
 			// data=phi, written as the other words of /gpu submit are: the data class is
-			// named as a request names it.
+			// named as a request names it (no template has a parameter named data).
 			dc := policy.NameKey(v)
 			if !policy.ValidDataClass(dc) {
 				dc = "{data}"
@@ -676,16 +676,6 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 			"%s uses no GPU, so gpus= does not apply to it; leave gpus= out.", tp.Name))}
 	}
 	return t.launch(ctx, req, c, tp)
-}
-
-// hasParam reports whether tp has a parameter named name.
-func hasParam(tp *templates.Template, name string) bool {
-	for _, p := range tp.Parameters {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // withoutGPUs is /gpu submit of tp with the user's words but gpus= (and a class= that p does not

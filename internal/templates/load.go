@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -240,6 +241,10 @@ var SubmitWords = map[string]string{
 	"for":   "for=D sets how long",
 }
 
+// DataWord is the word /gpu submit names a job's data class with (data CLASS, as a request does,
+// or data=CLASS): no parameter may be named so, or it would take a data class typed for the job.
+const DataWord = "data"
+
 // parse turns one definition file into a Template, or says what is wrong and where.
 func (c *Catalog) parse(file string, data []byte) (*Template, error) {
 	var root yaml.Node
@@ -345,6 +350,13 @@ func (c *Catalog) parse(file string, data []byte) (*Template, error) {
 		p, msg, field := buildParam(pd)
 		if meaning, ok := SubmitWords[p.Name]; ok && msg == "" {
 			msg, field = fmt.Sprintf("parameter name %q is a word /gpu submit reads itself (%s), so the parameter could never be given; rename it, e.g. name: %s_name", p.Name, meaning, p.Name), "name"
+		}
+		if p.Name == DataWord && msg == "" {
+			rename := "dataset"
+			if slices.ContainsFunc(def.Parameters, func(o paramDef) bool { return o.Name == rename }) {
+				rename = "data_path"
+			}
+			msg, field = fmt.Sprintf("template %s cannot have a parameter named %q, since /gpu submit reads data (data CLASS, data=CLASS) as the job's data class; rename it, e.g. name: %s", t.Name, p.Name, rename), "name"
 		}
 		if msg == "" && seen[p.Name] {
 			msg, field = fmt.Sprintf("parameter %q is declared twice", p.Name), "name"
