@@ -167,20 +167,8 @@ func nearVerb(w string) string {
 }
 
 // nearest is the one of names closest to w, which is none of them; empty when none is close: one
-// letter off for a word of up to four letters, two for a longer one.
-func nearest(w string, names []string) string {
-	w = strings.ToLower(w)
-	best, bestD := "", 99
-	for _, v := range names {
-		if d := policy.EditDistance(w, v); d < bestD {
-			best, bestD = v, d
-		}
-	}
-	if bestD == 0 || bestD > 2 || bestD == 2 && (len(w) <= 4 || len(best) <= 4) {
-		return ""
-	}
-	return best
-}
+// letter off for a word of up to four letters, two for a longer one (policy.NearMiss).
+func nearest(w string, names []string) string { return policy.NearMiss(w, names) }
 
 // plainQuotes are the typographic quotes that chat apps and keyboards put in for typed ones
 // (“ ” „ ‘ ’ ‚), as the plain quotes they stand for.

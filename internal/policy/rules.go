@@ -885,6 +885,23 @@ func Closest(key string, names []string) string {
 	return best
 }
 
+// NearMiss is the one of names that w (in any case) is a near miss of, as a reader would take a
+// typo: one letter off for a word of up to four letters, two for a longer one; empty when none
+// is that close, or w is one of them. Unlike Closest it never offers root for foo.
+func NearMiss(w string, names []string) string {
+	w = strings.ToLower(w)
+	best, bestD := "", 99
+	for _, v := range names {
+		if d := EditDistance(w, v); d < bestD {
+			best, bestD = v, d
+		}
+	}
+	if bestD == 0 || bestD > 2 || bestD == 2 && (len(w) <= 4 || len(best) <= 4) {
+		return ""
+	}
+	return best
+}
+
 // EditDistance is the Levenshtein distance between a and b, in bytes; 99 past 64 bytes, which is
 // far from anything a name is meant to be.
 func EditDistance(a, b string) int {

@@ -128,7 +128,7 @@ func (c *Catalog) Get(name string) (*Template, error) {
 		names[i] = t.Name
 	}
 	shown := policy.Quoted(name, 40)
-	if near := policy.Closest(key, names); near != "" {
+	if near := policy.NearMiss(key, names); near != "" {
 		return nil, qm.Invalid("/gpu template "+near, "There is no template %s; did you mean %s?", shown, near)
 	}
 	if found := c.Search(key); len(found) > 0 {

@@ -121,7 +121,7 @@ func (t *Template) unknownParam(key string) error {
 		names[i] = p.Name
 	}
 	hint := ""
-	if near := policy.Closest(key, names); near != "" {
+	if near := policy.NearMiss(key, names); near != "" {
 		hint = fmt.Sprintf(" (did you mean %s?)", near)
 	}
 	return inputErr(t.Example(), "unknown parameter %s%s; %s %s known", shown, hint, policy.JoinList(names, "and"), policy.Agree(len(names), "is", "are"))
