@@ -332,9 +332,15 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		if n.Held != "" {
 			held = " " + n.Held // what the team holds of its quota, as the requester's reply says it
 		}
+		ask := b.askText(l)
+		if l.Kind == qm.KindQuota || strings.Contains(ask, ", which ") {
+			// What is asked ends in a clause (a reason, the rounding up to whole nodes): a comma
+			// sets the lease apart from it.
+			ask += ","
+		}
 		base = bot.Reply{Ref: "approval:" + id,
 			Text: fmt.Sprintf("Approval needed: %s (team %s) asks %s as %s. %s: %s.%s Decide with the buttons or /gpu approve %s, /gpu deny %s REASON.",
-				l.User, l.Team, b.askText(l), id, label, strings.Join(rules, "; "), held, id, id),
+				l.User, l.Team, ask, id, label, strings.Join(rules, "; "), held, id, id),
 			Sections: []bot.Section{sec}, Actions: approvalActions(l)}
 	case qm.NoticeApproved:
 		base = bot.Reply{Text: fmt.Sprintf("%s (%s) was approved by %s; it is %s.", id, b.askText(l), n.Actor, l.State)}
