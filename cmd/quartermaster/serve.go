@@ -255,6 +255,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	}
 	defer a.Close()
 	warnIfSchedulerDown(ctx, a, log)
+	warnOfUnlistedWaiting(ctx, a, log)
 	// Notices are durable in serve: written with the change that causes them, sent from the
 	// database, and taken up by any replica after a crash.
 	a.Service.Outbox = a.Store
@@ -698,6 +699,27 @@ func releaseStoppedInbox(ctx context.Context, a *App, platform string, log *slog
 func senderName() string {
 	host, _ := os.Hostname()
 	return fmt.Sprintf("%s/%d", host, os.Getpid())
+}
+
+// warnOfUnlistedWaiting logs, at start, each request waiting for approval whose team the policy
+// does not list (renamed or removed while it waited): who decides it now, the fallback approvers,
+// or that nobody can and it is denied when it times out.
+func warnOfUnlistedWaiting(ctx context.Context, a *App, log *slog.Logger) {
+	ls, err := a.Service.UnlistedWaiting(ctx)
+	if err != nil {
+		log.Warn("the requests waiting for approval could not be read at start", "err", err)
+		return
+	}
+	for _, l := range ls {
+		who := a.Service.Deciders(l.Team, l.User)
+		if len(who) == 0 {
+			log.Error(fmt.Sprintf("%s waits for approval, but it is a request of team %s, which the policy does not list, and approvals.fallback_approvers names nobody else, so nobody can decide it; it is denied when it times out unless the team is put back or fallback approvers are added", l.ID, l.Team),
+				"lease", l.ID.String(), "team", l.Team, "user", l.User)
+			continue
+		}
+		log.Warn(fmt.Sprintf("%s waits for approval, but it is a request of team %s, which the policy does not list (renamed or removed), so its budget owners are not known: the fallback approvers decide it (%s)", l.ID, l.Team, strings.Join(who, ", ")),
+			"lease", l.ID.String(), "team", l.Team, "user", l.User)
+	}
 }
 
 // warnIfSchedulerDown logs once at start when the scheduler does not answer its readiness check.

@@ -325,6 +325,23 @@ func (s *Service) Pending(ctx context.Context, approver string) ([]*Lease, error
 	return out, nil
 }
 
+// UnlistedWaiting are the requests waiting for approval whose team the policy does not list
+// (renamed or removed while they waited): their budget owners are no longer known, so the
+// fallback approvers decide them (Deciders).
+func (s *Service) UnlistedWaiting(ctx context.Context) ([]*Lease, error) {
+	all, err := s.List(ctx, LeaseFilter{Kind: AnyKind, States: []State{PendingApproval}})
+	if err != nil {
+		return nil, err
+	}
+	var out []*Lease
+	for _, l := range all {
+		if _, listed := s.Policy.Team(l.Team); !listed {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
 // applyApproval moves an approved exception on, by kind, with note (quotaAtApproval's) in its
 // audit. It runs inside Decide's transaction.
 func (s *Service) applyApproval(ctx context.Context, tx Tx, l *Lease, approver, note string) (placed bool, err error) {

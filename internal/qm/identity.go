@@ -167,6 +167,15 @@ func (s *Service) nobodyDecides(team, what string, ms []policy.Match) *Error {
 func (s *Service) mayDecide(ctx context.Context, approver, team, requester string, id LeaseID) error {
 	who := s.Deciders(team, requester)
 	if !s.MayApprove(ctx, approver, team) {
+		if _, listed := s.Policy.Team(team); !listed && !SameUser(approver, requester) && s.decidesForTeamOf(ctx, approver, requester) {
+			// The team was renamed or removed while its request waited (or was never listed):
+			// its budget owners are not known, so the fallback approvers decide. The requester's
+			// budget owner now, who tries, is told so rather than that there is no such request.
+			if len(who) == 0 {
+				return Errorf(EFORBIDDEN, "%s is a request of team %s, which the policy does not list (renamed or removed since it was asked), and the policy names no fallback approvers, so nobody can decide it until a platform admin adds approvals.fallback_approvers; otherwise it is denied when it times out.", id, team).WithExample("/gpu approvals")
+			}
+			return Errorf(EFORBIDDEN, "%s is a request of team %s, which the policy does not list (renamed or removed since it was asked), so only the fallback approvers decide it: %s.", id, team, strings.Join(who, " or ")).WithExample("/gpu approvals")
+		}
 		if !SameUser(approver, requester) && !s.inTeam(ctx, approver, team) {
 			return noDecision(id)
 		}
@@ -223,6 +232,21 @@ func (s *Service) requesterAway(ctx context.Context, l *Lease) error {
 	}
 	return Errorf(ECONFLICT, "%s still waits: %s is no longer in the directory, so no new lease starts for them; once a platform admin adds them back, it can be approved.",
 		l.ID, l.User).WithExample("/gpu status " + l.ID.String())
+}
+
+// decidesForTeamOf reports whether user may decide the exceptions of a team the policy lists that
+// requester is in now: their budget owner today (in person or by group), or a fallback approver.
+func (s *Service) decidesForTeamOf(ctx context.Context, user, requester string) bool {
+	id, err := s.Resolve(ctx, requester)
+	if err != nil {
+		return false
+	}
+	for _, t := range id.Teams {
+		if _, listed := s.Policy.Team(t); listed && s.MayApprove(ctx, user, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // noDecision refuses a decision on a lease that does not exist or that the asker has no part in
