@@ -46,3 +46,29 @@ func TestReasonShowsAsTypedInApprovalPost(t *testing.T) {
 func readAsTyped(s string) string {
 	return strings.NewReplacer("\u2217", "*", "\u02cd", "_", "\u223c", "~").Replace(s)
 }
+
+// A reason that begins with > is not shown as a quote where it begins a line (the Because field
+// of the approval post), and still reads as typed.
+func TestAReasonBeginningWithAngleIsNoQuoteInSlack(t *testing.T) {
+	e := newHarborEnv(t)
+	e.command("UWIREMU", "quota request +1 bench for 1d because > not a quote")
+	e.wait()
+	seen := false
+	for _, s := range mrkdwnTexts(e) {
+		if !strings.Contains(s, "not a quote") {
+			continue
+		}
+		seen = true
+		for _, line := range strings.Split(s, "\n") {
+			if strings.HasPrefix(line, "&gt;") || strings.HasPrefix(line, ">") {
+				t.Errorf("Slack would show %q as a quote in %q", line, s)
+			}
+		}
+		if !strings.Contains(strings.ReplaceAll(s, "\u203a", "&gt;"), "&gt; not a quote") {
+			t.Errorf("the reason does not read as typed in %q", s)
+		}
+	}
+	if !seen {
+		t.Fatal("the reason is shown nowhere in Slack")
+	}
+}

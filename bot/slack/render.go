@@ -40,23 +40,34 @@ const (
 
 // escape makes text safe for mrkdwn: &, < and > are control characters there, and outside the
 // commands' code (`…`, ```…```) a *, _ or ~ that could open or close bold, italics or
-// strike-through is shown as its look-alike (∗ ˍ ∼), so what someone typed reads as typed and is
-// never formatted. Marks inside a word (a class named a100_80g) format nothing and are kept.
+// strike-through is shown as its look-alike (∗ ˍ ∼), and a > that begins a line (a quote) as ›, so
+// what someone typed reads as typed and is never formatted. Marks inside a word (a class named a100_80g) format nothing and are kept.
 func escape(s string) string {
 	if strings.ContainsAny(s, "&<>") {
 		s = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 	}
-	if !strings.ContainsAny(s, "*_~") {
+	if !strings.ContainsAny(s, "*_~") && !strings.Contains(s, "&gt;") {
 		return s
 	}
-	return bot.MapProse(s, func(p string, _ bool) string { return unformat(p) })
+	return bot.MapProse(s, unformat)
 }
 
 // lookalikes are the marks mrkdwn formats with, as characters that show the same and format nothing.
 var lookalikes = map[rune]rune{'*': '\u2217', '_': '\u02cd', '~': '\u223c'}
 
-// unformat replaces each formatting mark of s that is not inside a word with its look-alike.
-func unformat(s string) string {
+// unformat replaces each formatting mark of s that is not inside a word with its look-alike, and a
+// > (escaped) that begins a line, which would make the line a quote, with › (it may begin a line
+// wherever lineStart says s does).
+func unformat(s string, lineStart bool) string {
+	if strings.Contains(s, "&gt;") {
+		lines := strings.Split(s, "\n")
+		for i, l := range lines {
+			if (i > 0 || lineStart) && strings.HasPrefix(l, "&gt;") {
+				lines[i] = "\u203a" + l[len("&gt;"):]
+			}
+		}
+		s = strings.Join(lines, "\n")
+	}
 	r := []rune(s)
 	word := func(i int) bool {
 		return i >= 0 && i < len(r) && (unicode.IsLetter(r[i]) || unicode.IsDigit(r[i]))
