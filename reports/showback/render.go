@@ -282,15 +282,24 @@ func TouchesLine(s Summary) string {
 }
 
 // WaitLine describes queue waits, predicted and actual.
+// The leases of CPU-only jobs, which wait for no GPU, are not among them: the line names how many
+// started beside them.
 func WaitLine(q QueueWait) string {
+	besides := ""
+	if q.CPUOnly > 0 {
+		besides = ", besides " + policy.Count(q.CPUOnly, "CPU-only job, which waits", "CPU-only jobs, which wait") + " for no GPU"
+	}
 	if q.Started == 0 {
 		s := "no workspace started"
+		if q.CPUOnly > 0 {
+			s = "no workspace with GPUs started" + besides
+		}
 		if q.LeftPastBound > 0 {
 			s += fmt.Sprintf("; %d left the queue unstarted after waiting past its predicted 90%% bound (%s within it)", q.LeftPastBound, pct(q.WithinBound))
 		}
 		return s
 	}
-	s := fmt.Sprintf("%d started; waited p50 %s, p90 %s", q.Started, dur(q.P50), dur(q.P90))
+	s := fmt.Sprintf("%d started%s; waited p50 %s, p90 %s", q.Started, besides, dur(q.P50), dur(q.P90))
 	if q.Predicted > 0 || q.LeftPastBound > 0 {
 		if q.Predicted > 0 {
 			s += "; predicted p50 " + dur(q.PredictedP50) + ","

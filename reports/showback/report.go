@@ -200,9 +200,12 @@ type PendingRequest struct {
 }
 
 // QueueWait is how long the workspace leases that started in the week waited for GPUs: from the
-// request (or its approval) to the start. Predicted is what the service told the requester.
+// request (or its approval) to the start. Predicted is what the service told the requester. The
+// leases of CPU-only jobs (templates of gpus: 0) wait for no GPU and are left out, as the wait
+// predictor leaves them out; CPUOnly counts those that started.
 type QueueWait struct {
 	Started int `json:"started"`
+	CPUOnly int `json:"cpu_only_started"`
 	// P50 is the median wait (the middle one, or the mean of the two middle ones, as the
 	// approvals' median), P90 the 90th percentile by nearest rank.
 	P50 *Seconds `json:"p50_s"`
@@ -484,6 +487,7 @@ func Build(in Input) *Report {
 			preds[pr.Lease] = pr
 		}
 	}
+	cpuOnly, allCPUOnly := map[string]int{}, 0 // CPU-only jobs' leases started in the week, per team and in all
 	approvals := map[string]*approvalAcc{}
 	all := &approvalAcc{a: Approvals{sofar: !r.Complete}}
 	acc := func(team string) *approvalAcc {
@@ -505,6 +509,15 @@ func Build(in Input) *Report {
 		if waitingAt(l, end) {
 			acc(l.Team).waiting(l, end)
 			all.waiting(l, end)
+		}
+		if l.CPUOnly() {
+			// A CPU-only job's lease waits for no GPU: its wait is none of the queue waits,
+			// which are waits for GPUs, nor a hit or a miss of a bound the predictor never gave.
+			if wk.holds(l.StartedAt) {
+				cpuOnly[l.Team]++
+				allCPUOnly++
+			}
+			continue
 		}
 		if l.Kind == qm.KindWorkspace && l.StartedAt.IsZero() && wk.holds(l.EndedAt) {
 			// It left the queue without starting: right-censored at the moment it left. A
@@ -528,8 +541,10 @@ func Build(in Input) *Report {
 	}
 	for _, t := range r.Teams {
 		finish(&t.Summary, approvals[t.Name], waits[t.Name])
+		t.QueueWait.CPUOnly = cpuOnly[t.Name]
 	}
 	finish(&r.Total, all, allWaits)
+	r.Total.QueueWait.CPUOnly = allCPUOnly
 
 	// Time-to-first-GPU, for a team whose first request was in the week, or whose first workspace
 	// became active in it: from its first contact (its first login with single sign-on, when that
