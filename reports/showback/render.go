@@ -314,12 +314,13 @@ func WaitLine(q QueueWait) string {
 	return s
 }
 
-// ConnectivityLine says how many multi-GPU leases got GPUs in one NVLink island.
+// ConnectivityLine says how many multi-GPU leases got GPUs in one NVLink island, of how many, and
+// the share: "3 of 4 multi-GPU leases on one node got one NVLink island (75.0%)".
 func ConnectivityLine(c Connectivity) string {
 	if c.MultiGPU == 0 {
 		return "no multi-GPU lease on one node with known NVLink islands started"
 	}
-	return fmt.Sprintf("%s of %s on one node got one NVLink island (%d)", pct(c.Share), policy.Count(c.MultiGPU, "multi-GPU lease", "multi-GPU leases"), c.OneIsland)
+	return fmt.Sprintf("%d of %s on one node got one NVLink island (%s)", c.OneIsland, policy.Count(c.MultiGPU, "multi-GPU lease", "multi-GPU leases"), pct(c.Share))
 }
 
 // WriteText writes the report for a terminal.

@@ -230,6 +230,7 @@ type QueueWait struct {
 // than their node's largest island (which no placement could have given one island) are not
 // counted.
 type Connectivity struct {
+	// MultiGPU counts the leases counted; OneIsland how many of them got GPUs in one island.
 	MultiGPU  int `json:"multi_gpu_leases"`
 	OneIsland int `json:"one_nvlink_island"`
 	// Share is OneIsland of MultiGPU: the well-connected share; nil when MultiGPU is 0.

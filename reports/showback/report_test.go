@@ -356,14 +356,14 @@ func TestWellConnectedShareOfMultiGPULeases(t *testing.T) {
 			t.Errorf("team %s: %+v, want %d of %d", tm.Name, tm.Connectivity, want[1], want[0])
 		}
 	}
-	line := "Well connected: 75.0% of 4 multi-GPU leases on one node got one NVLink island (3)."
+	line := "Well connected: 3 of 4 multi-GPU leases on one node got one NVLink island (75.0%)."
 	if !strings.Contains(r.Text(), line) {
 		t.Errorf("the text lacks %q:\n%s", line, r.Text())
 	}
 	post := r.Post("#gpu", nil)
 	found := false
 	for _, f := range post.Sections[0].Fields {
-		found = found || (f.Label == "Well connected" && strings.HasPrefix(f.Value, "75.0% of 4"))
+		found = found || (f.Label == "Well connected" && f.Value == "3 of 4 multi-GPU leases on one node got one NVLink island (75.0%)")
 	}
 	if !found {
 		t.Errorf("the channel post lacks the well-connected share: %+v", post.Sections[0].Fields)
