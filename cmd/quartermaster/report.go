@@ -336,15 +336,15 @@ func replicaName(kind string) string {
 }
 
 // startShowback schedules the weekly showback on the service's real clock, shared with the other
-// replicas through the database; it returns how to stop it. Without a chat to post to it says so
-// and schedules nothing.
+// replicas through the database; it returns how to stop it. Without a chat to post to (neither
+// Slack nor Discord on: d is nil) it says so and schedules nothing.
 func startShowback(a *App, d bot.Deliverer, log *slog.Logger) (stop func(), err error) {
 	if a.Policy.Reports.Showback.Schedule == "" {
 		log.Info("the weekly showback is off: the policy has no reports.showback.schedule")
 		return func() {}, nil
 	}
 	if d == nil {
-		log.Info("the weekly showback is not posted: Slack is off (quartermaster report writes it on demand)")
+		log.Info("the weekly showback is not posted: no chat adapter is on (neither SLACK_BOT_TOKEN nor DISCORD_BOT_TOKEN is set); quartermaster report renders any week on demand")
 		return func() {}, nil
 	}
 	pub, err := a.publisher(d, replicaName("serve"))
