@@ -38,10 +38,13 @@ func (r *Report) Post(to string, chart []byte) bot.Reply {
 		{Label: "Queue waits", Value: WaitLine(t.QueueWait)},
 		{Label: "Well connected", Value: ConnectivityLine(t.Connectivity)},
 	}})
-	if top := r.top(topTeams); len(top) > 0 {
+	if top, tied := r.top(topTeams); len(top) > 0 {
 		var lines []string
 		for i, tm := range top {
 			lines = append(lines, fmt.Sprintf("%d. %s — %s, %s GPU-hours, %s idle", i+1, tm.Name, r.Money(tm.Cost), two(tm.GPUHours), pct(tm.IdleShare())))
+		}
+		if tied > 0 {
+			lines = append(lines, fmt.Sprintf("and %s at %s", policy.Count(tied, "more team", "more teams"), r.Money(top[len(top)-1].Cost)))
 		}
 		out.Sections = append(out.Sections, bot.Section{Title: "Top teams by cost", Text: strings.Join(lines, "\n")})
 	}
@@ -98,8 +101,10 @@ func safeName(s string) string {
 	}, s)
 }
 
-// top is the n teams that cost the most this week (those that used anything).
-func (r *Report) top(n int) []*Team {
+// top is the n teams that cost the most this week (those that used anything), and how many
+// teams left out of them cost what the last of them cost, as the post writes it: a tie at the
+// last place that the list cuts (by GPU-hours, then by name).
+func (r *Report) top(n int) (top []*Team, tied int) {
 	var ts []*Team
 	for _, t := range r.Teams {
 		if t.GPUHours > 0 {
@@ -112,7 +117,16 @@ func (r *Report) top(n int) []*Team {
 		}
 		return ts[i].GPUHours > ts[j].GPUHours
 	})
-	return ts[:min(n, len(ts))]
+	top = ts[:min(n, len(ts))]
+	if len(top) > 0 {
+		last := r.Money(top[len(top)-1].Cost)
+		for _, t := range ts[len(top):] {
+			if r.Money(t.Cost) == last {
+				tied++
+			}
+		}
+	}
+	return top, tied
 }
 
 // maxDMHeadline bounds the first line of a budget owner's DM: beyond it, the line sums the
