@@ -41,7 +41,8 @@ func (r *Report) ChartData() (teams []string, busy, idle []float64) {
 }
 
 // chartOption is the bar chart: horizontal, one bar per team, busy and idle stacked, every team's
-// label shown, a title with the week (its GPU-hours, cost and idle share) and a legend.
+// label shown, room above for the title with the week (its GPU-hours, cost and idle share) that
+// drawTitle writes, and a legend.
 func (r *Report) chartOption(p *charts.Painter) charts.BarChartOption {
 	teams, busy, idle := r.ChartData()
 	// The first team at the top: the category axis of a horizontal chart runs upwards.
@@ -53,16 +54,13 @@ func (r *Report) chartOption(p *charts.Painter) charts.BarChartOption {
 	opt := charts.NewBarChartOptionWithData([][]float64{rb, ri})
 	opt.Horizontal = true
 	opt.StackSeries = charts.Ptr(true)
-	opt.Title = charts.TitleOption{
-		Text:             fmt.Sprintf("GPU-hours per team, %s", r.Week),
-		Subtext:          fmt.Sprintf("%s (%s): %s GPU-hours, %s, %s idle", r.Span(), r.TimeZone, two(r.Total.GPUHours), r.Money(r.Total.Cost), pct(r.Total.IdleShare())),
-		Offset:           charts.OffsetLeft,
-		FontStyle:        charts.FontStyle{FontSize: 18},
-		SubtextFontStyle: charts.FontStyle{FontSize: 12},
-	}
+	// The title and its subtitle are drawn by drawTitle, both from the left edge: the library
+	// centres each line of its title over the widest one, which put the title in the middle of
+	// the subtitle. The chart starts below the room they take; the legend sits under them.
+	opt.Title = charts.TitleOption{Show: charts.Ptr(false)}
 	opt.Legend = charts.LegendOption{SeriesNames: ChartSeries, Offset: charts.OffsetRight, Symbol: charts.SymbolSquare,
 		FontStyle: charts.FontStyle{FontSize: 12}}
-	opt.Padding = charts.Box{Top: 20, Right: 40, Bottom: 20, Left: 20}
+	opt.Padding = charts.Box{Top: chartPadTop + r.titleHeight(p), Right: 40, Bottom: 20, Left: chartPadLeft}
 	opt.CategoryAxis = charts.CategoryAxisOption{
 		Labels:         rt,
 		LabelCount:     max(n, 1),
@@ -95,6 +93,44 @@ func (r *Report) chartOption(p *charts.Painter) charts.BarChartOption {
 		opt.ValueAxis[0].LabelCountAdjustment = -2
 	}
 	return opt
+}
+
+// The chart's padding above (over the title) and on the left (before the title and the team names).
+const (
+	chartPadTop  = 20
+	chartPadLeft = 20
+)
+
+// chartTitles are the chart's title and subtitle: the week, and its days, time zone, GPU-hours,
+// cost and idle share.
+func (r *Report) chartTitles() [2]string {
+	return [2]string{fmt.Sprintf("GPU-hours per team, %s", r.Week),
+		fmt.Sprintf("%s (%s): %s GPU-hours, %s, %s idle", r.Span(), r.TimeZone, two(r.Total.GPUHours), r.Money(r.Total.Cost), pct(r.Total.IdleShare()))}
+}
+
+// chartTitleStyles are the fonts of the title and the subtitle, in the theme's title colour.
+func chartTitleStyles() [2]charts.FontStyle {
+	c := charts.GetDefaultTheme().GetTitleTextColor()
+	return [2]charts.FontStyle{{FontSize: 18, FontColor: c}, {FontSize: 12, FontColor: c}}
+}
+
+// titleHeight is the height in pixels of the title and the subtitle, one above the other.
+func (r *Report) titleHeight(p *charts.Painter) int {
+	h, styles := 0, chartTitleStyles()
+	for i, s := range r.chartTitles() {
+		h += p.MeasureText(s, 0, styles[i]).Height()
+	}
+	return h
+}
+
+// drawTitle writes the title and, under it, the subtitle, each from the chart's left padding,
+// in the room chartOption kept above the legend.
+func (r *Report) drawTitle(p *charts.Painter) {
+	y, styles := chartPadTop, chartTitleStyles()
+	for i, s := range r.chartTitles() {
+		y += p.MeasureText(s, 0, styles[i]).Height()
+		p.Text(s, chartPadLeft, y, 0, styles[i])
+	}
 }
 
 // chartAxisGap is room kept between the team names and the GPU-hour axis.
@@ -158,6 +194,7 @@ func (r *Report) render(format string) ([]byte, error) {
 	if err := p.BarChart(r.chartOption(p)); err != nil {
 		return nil, fmt.Errorf("showback: draw the chart: %w", err)
 	}
+	r.drawTitle(p) // after the chart, which paints its background first
 	b, err := p.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("showback: encode the chart: %w", err)
