@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -79,6 +80,19 @@ func (i *Ingest) index(ctx context.Context) (*leaseIndex, error) {
 	}
 	i.idx, i.uids = idx, keep
 	return idx, nil
+}
+
+// mayRunOn reports whether lease l runs, or may run, on node, so that node's report of a process
+// of its job or pod counts for it: node is in its node list (ignoring A-Z case); or the list
+// cannot say where the job runs, because the scheduler has not said yet (the list is empty until
+// the service's pass sees the job run) or the job went back to the scheduler's queue and may
+// start again elsewhere before the service's next pass follows it there. Any other node's word
+// about the lease's job is not taken: it could keep a lease busy that its own nodes show idle.
+func (x *leaseIndex) mayRunOn(l *qm.Lease, node string) bool {
+	if strings.TrimSpace(l.Node) == "" || qm.Requeued(l) {
+		return true
+	}
+	return slices.Contains(x.byNode[strings.ToLower(node)], l)
 }
 
 // maxHostlist bounds the hosts one node list may expand to.

@@ -64,10 +64,13 @@ const (
 	Failed       = "failed"       // the store failed (500)
 	UnknownGPU   = "unknown_gpu"  // a GPU not in the node's topology (ignored)
 	UnknownJob   = "unknown_job"  // a process of a job or pod no running lease owns (ignored)
+	// OtherNode is a process of a job or pod whose lease runs on other nodes than the report's
+	// (ignored).
+	OtherNode = "other_node"
 )
 
 // reasons are every outcome Counts reports.
-var reasons = []string{Accepted, Unauthorized, WrongNode, TooLarge, Malformed, Future, TooOld, Replayed, Failed, UnknownGPU, UnknownJob}
+var reasons = []string{Accepted, Unauthorized, WrongNode, TooLarge, Malformed, Future, TooOld, Replayed, Failed, UnknownGPU, UnknownJob, OtherNode}
 
 // Store is what ingest needs of the database (*store.DB).
 type Store interface {
@@ -111,6 +114,8 @@ type Ingest struct {
 
 	tokMu  sync.Mutex
 	tokens map[string]cachedToken
+	// otherWarned are the node/lease pairs whose other_node processes were logged.
+	otherWarned map[string]bool
 
 	topoMu sync.Mutex
 	topos  map[string]knownGPUs
@@ -153,7 +158,7 @@ func New(cfg Config) *Ingest {
 		cfg.Writers = DefaultWriters
 	}
 	return &Ingest{cfg: cfg, log: cfg.Logger.With("part", "ingest"), counts: map[string]int64{},
-		tokens: map[string]cachedToken{}, topos: map[string]knownGPUs{}, uids: map[string]cachedUIDs{}, usage: newRollups(),
+		tokens: map[string]cachedToken{}, otherWarned: map[string]bool{}, topos: map[string]knownGPUs{}, uids: map[string]cachedUIDs{}, usage: newRollups(),
 		batch: &batcher{write: cfg.Store.RecordAgentReports, writers: cfg.Writers}}
 }
 
@@ -373,6 +378,23 @@ func (i *Ingest) nodeOf(ctx context.Context, hash string) (string, error) {
 	return node, nil
 }
 
+// warnOtherNode logs, once per node and lease, that node's report listed a process of lease l,
+// which runs on other nodes.
+func (i *Ingest) warnOtherNode(node string, l *qm.Lease, p report.Process) {
+	key := fmt.Sprintf("%s/%d", strings.ToLower(node), l.ID)
+	i.tokMu.Lock()
+	if len(i.otherWarned) > 10000 {
+		clear(i.otherWarned)
+	}
+	seen := i.otherWarned[key]
+	i.otherWarned[key] = true
+	i.tokMu.Unlock()
+	if !seen {
+		i.log.Warn("a report listed a process of a lease that runs on other nodes; it does not count for the lease",
+			"node", node, "lease", l.ID, "lease_nodes", l.Node, "job", p.Job, "pod", p.Pod)
+	}
+}
+
 func (i *Ingest) forget(hash string) {
 	i.tokMu.Lock()
 	delete(i.tokens, hash)
@@ -465,6 +487,12 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			}
 			if l == nil {
 				resp.Skipped[UnknownJob]++
+				return nil
+			}
+			if !idx.mayRunOn(l, r.Node) {
+				// Another node's lease: this node's word cannot keep it busy.
+				resp.Skipped[OtherNode]++
+				i.warnOtherNode(r.Node, l, p)
 				return nil
 			}
 			s := seen[l.ID]
@@ -634,7 +662,8 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 // scheduler does not say how it spread them, so they are split evenly in a way that adds up to
 // the lease's GPUs, the nodes listed first taking one more where they do not divide evenly (3
 // over 2 nodes: 2 and 1). A node the lease's node list lacks (its job's processes were found
-// there) holds the GPUs it shows the lease's processes on.
+// there, and the list may not say where the job runs: leaseIndex.mayRunOn) holds the GPUs it
+// shows the lease's processes on.
 func nodeShare(l *qm.Lease, node string, withProcs int) int {
 	nodes := expandHostlist(l.Node)
 	if len(nodes) <= 1 {

@@ -527,15 +527,17 @@ func TestNodeNamesIgnoreCase(t *testing.T) {
 // A lease over several nodes is reported by each of them, and each counts its share of the
 // lease's GPUs: the shares add up to the lease's GPUs also where they do not divide evenly
 // (3 GPUs over 2 nodes count 3 GPUs, not 2; 1 GPU over 2 nodes counts 1, not 2), and a node
-// missing from the lease's node list counts the GPUs it shows the lease's processes on.
+// missing from the node list of a lease whose job went back to the queue (and may have started
+// again elsewhere) counts the GPUs it shows the lease's processes on.
 func TestUsageOfALeaseOverSeveralNodesAddsUp(t *testing.T) {
 	eachStore(t, func(t *testing.T, url string) {
 		leases := []*qm.Lease{
 			{ID: 1, State: qm.Active, GPUs: 3, Ref: "4801", Node: "n[1-2]"},
 			{ID: 2, State: qm.Active, GPUs: 1, Ref: "4802", Node: "n1,n2"},
 			{ID: 3, State: qm.Active, GPUs: 4, Ref: "4803", Node: "n1,n2"},
-			// Its node list lacks n1, where its job has a process on one GPU: n1 counts that one.
-			{ID: 4, State: qm.Active, GPUs: 2, Ref: "4804", Node: "n2,n3"},
+			// Requeued, its node list lacks n1, where its job has a process on one GPU: n1 counts
+			// that one.
+			{ID: 4, State: qm.Active, GPUs: 2, Ref: "4804", Node: "n2,n3", Pauses: []qm.Pause{{Kind: qm.PauseRequeued, From: t0.Add(-time.Minute)}}},
 		}
 		e := newEnv(t, url, leases...)
 		for _, node := range []string{"n1", "n2"} {
