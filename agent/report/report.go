@@ -153,7 +153,7 @@ type Response struct {
 	// TopologyWanted asks the agent to send the full topology with its next report.
 	TopologyWanted bool `json:"topology_wanted,omitempty"`
 	// Skipped counts the report's parts the service did not use, by reason (unknown_gpu,
-	// unknown_job).
+	// unknown_job, other_node).
 	Skipped map[string]int `json:"skipped,omitempty"`
 }
 

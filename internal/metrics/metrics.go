@@ -201,7 +201,7 @@ func (m *Metrics) Notices(sent, repeated func() int64) {
 }
 
 // AgentReports counts the node agents' reports by outcome (accepted, unauthorized, wrong_node,
-// malformed…; docs/agent.md), and the parts of them ignored (unknown_gpu, unknown_job), read from
+// malformed…; docs/agent.md), and the parts of them ignored (unknown_gpu, unknown_job, other_node), read from
 // counts at each scrape.
 func (m *Metrics) AgentReports(counts func() map[string]int64) {
 	if m == nil {
