@@ -14,7 +14,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,9 +73,6 @@ func CheckService(service string) error {
 	return nil
 }
 
-// nodeName is what a node name may look like (the service checks the same).
-var nodeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
-
 // Agent samples one node's GPUs and reports them.
 type Agent struct {
 	cfg     Config
@@ -94,8 +90,8 @@ type Agent struct {
 
 // New checks the configuration and makes an agent; it reads nothing yet.
 func New(cfg Config) (*Agent, error) {
-	if !nodeName.MatchString(cfg.Node) {
-		return nil, fmt.Errorf("%q is not a node name; use the name the scheduler knows the node by, e.g. --node gpu-01", cfg.Node)
+	if p := report.NodeNameProblem(cfg.Node); p != "" {
+		return nil, fmt.Errorf("%s; use the name the scheduler knows the node by, e.g. --node gpu-01", p)
 	}
 	if cfg.Devices == nil {
 		return nil, errors.New("agent: no devices")

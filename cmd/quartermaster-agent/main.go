@@ -243,14 +243,22 @@ type machine struct {
 	cores *agent.CoreMap
 }
 
-// resolveNode fills in the node's name from the short host name when --node (QM_NODE) gave none.
+// resolveNode fills in the node's name from the short host name when --node (QM_NODE) gave none,
+// and refuses one that is no node name as a usage error, before any GPU is opened.
 func (o *options) resolveNode() error {
-	if o.node == "" {
+	given := o.node != ""
+	if !given {
 		h, err := os.Hostname()
 		if err != nil {
 			return fmt.Errorf("cannot tell this node's name (%v); pass --node", err)
 		}
 		o.node, _, _ = strings.Cut(h, ".")
+	}
+	if p := report.NodeNameProblem(o.node); p != "" {
+		if !given {
+			p = "this machine's short host name: " + p
+		}
+		return errUsage{p + "; give --node (or QM_NODE) the name the scheduler knows the node by, e.g. --node gpu-01"}
 	}
 	return nil
 }

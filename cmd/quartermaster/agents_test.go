@@ -73,3 +73,25 @@ func TestAgentTokensAndServeIngest(t *testing.T) {
 		t.Errorf("list after revoking:\n%s", list)
 	}
 }
+
+// agent-token takes a Kubernetes node's name (a DNS subdomain) of up to 253 characters, and
+// refuses a longer one in one sentence that says why, with an example.
+func TestAgentTokenForALongKubernetesNodeName(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
+	name := strings.Join([]string{"gke-research-gpu-pool-a100-8bc1d2e3-x7k2", strings.Repeat("a", 63), strings.Repeat("b", 63), strings.Repeat("c", 63)}, ".")
+	name += "." + strings.Repeat("z", 253-len(name)-1)
+	if code, token, stderr := runQM("agent-token", "create", name, "--db", db); code != 0 || !strings.HasPrefix(token, "qma_") {
+		t.Fatalf("create for a node of %d characters: exit %d, %q", len(name), code, stderr)
+	}
+	if _, list, _ := runQM("agent-token", "list", "--db", db); !strings.Contains(list, name) {
+		t.Errorf("list does not show the node:\n%s", list)
+	}
+	if code, out, stderr := runQM("agent-token", "revoke", name, "--db", db); code != 0 || !strings.Contains(out, "revoked") {
+		t.Errorf("revoke: exit %d, %q %q", code, out, stderr)
+	}
+	code, _, stderr := runQM("agent-token", "create", name+"z", "--db", db)
+	first, _, _ := strings.Cut(stderr, "\n")
+	if code != 2 || !strings.Contains(first, "254 characters") || !strings.Contains(first, "at most 253") || !strings.Contains(first, "e.g. quartermaster agent-token create gpu-01") {
+		t.Errorf("a node of 254 characters: exit %d, %q", code, stderr)
+	}
+}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/acme/quartermaster/agent/report"
 	"io"
-	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -28,8 +28,6 @@ func init() {
 }
 
 const agentTokenUsage = "usage: quartermaster agent-token create NODE | list | revoke NODE [--db URL] (example: quartermaster agent-token create gpu-01)"
-
-var agentNodeRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 
 func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("agent-token", flag.ContinueOnError)
@@ -59,8 +57,8 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	switch {
 	case verb == "list" && len(pos) == 1:
 	case (verb == "create" || verb == "revoke") && len(pos) == 2:
-		if !agentNodeRe.MatchString(pos[1]) {
-			return errUsage{fmt.Sprintf("%q is not a node name; use the name the scheduler knows the node by (letters, digits, '.', '-', '_'), e.g. quartermaster agent-token %s gpu-01", pos[1], verb)}
+		if p := report.NodeNameProblem(pos[1]); p != "" {
+			return errUsage{fmt.Sprintf("%s; use the name the scheduler knows the node by, e.g. quartermaster agent-token %s gpu-01", p, verb)}
 		}
 	default:
 		return errUsage{agentTokenUsage}

@@ -20,7 +20,6 @@ const (
 )
 
 var (
-	nodeRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 	jobRe  = regexp.MustCompile(`^[0-9]{1,20}$`)
 	podRe  = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	pcieOK = map[string]bool{"": true, "X": true, "PIX": true, "PXB": true, "PHB": true, "NODE": true, "SYS": true}
@@ -36,8 +35,8 @@ func Decode(body []byte) (report.Report, error) {
 	if r.Version != report.Version {
 		return report.Report{}, fmt.Errorf("the report has version %d, but this service reads version %d; update the agent or the service", r.Version, report.Version)
 	}
-	if !nodeRe.MatchString(r.Node) {
-		return report.Report{}, fmt.Errorf("the report's node %q is not a node name", clip(r.Node))
+	if p := report.NodeNameProblem(r.Node); p != "" {
+		return report.Report{}, fmt.Errorf("the report's node: %s; the agent's --node names the node as the scheduler knows it, e.g. --node gpu-01", p)
 	}
 	if r.At.IsZero() || r.At.Year() < 2000 || r.At.Year() > 9999 {
 		return report.Report{}, fmt.Errorf("the report has no time (at)")

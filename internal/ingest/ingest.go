@@ -335,7 +335,7 @@ func claimedNode(w http.ResponseWriter, req *http.Request) string {
 	var head struct {
 		Node string `json:"node"`
 	}
-	if err != nil || json.Unmarshal(body, &head) != nil || !nodeRe.MatchString(head.Node) {
+	if err != nil || json.Unmarshal(body, &head) != nil || report.NodeNameProblem(head.Node) != "" {
 		return "NODE"
 	}
 	return head.Node
