@@ -86,6 +86,7 @@ type Agent struct {
 	topoHash string
 	topoAt   time.Time
 	sendTopo atomic.Bool
+	clockOff atomic.Bool // the service last found this node's clock more than report.MaxClockSkew off
 }
 
 // New checks the configuration and makes an agent; it reads nothing yet.
@@ -138,6 +139,31 @@ func (a *Agent) onResponse(r report.Response) {
 	if r.TopologyWanted {
 		a.sendTopo.Store(true)
 	}
+	if r.ClockSkew != nil {
+		a.clockSkew(*r.ClockSkew)
+	}
+}
+
+// clockSkew takes the service's measure of how far this node's clock is ahead of its own
+// (seconds; negative: behind): the metrics show it, and the log says once when it goes more
+// than report.MaxClockSkew off and once when it is back within.
+func (a *Agent) clockSkew(secs float64) {
+	a.metrics.setClockSkew(secs)
+	skew := time.Duration(secs * float64(time.Second))
+	off := skew > report.MaxClockSkew || skew < -report.MaxClockSkew
+	if off == a.clockOff.Swap(off) {
+		return
+	}
+	if !off {
+		a.log.Info("this node's clock is back within the service's", "skew", skew.Round(time.Millisecond).String())
+		return
+	}
+	how := "ahead"
+	if skew < 0 {
+		how = "behind"
+	}
+	a.log.Warn("this node's clock is off the service's: the service places the reports on its own clock by the difference, but check the node's NTP (chronyc tracking, timedatectl)",
+		"skew", skew.Round(time.Second).String(), "clock", how)
 }
 
 // Topology reads the node's topology (again, if it is older than TopologyEvery) and says whether

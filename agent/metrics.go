@@ -38,7 +38,7 @@ type Metrics struct {
 	util, fbUsed, fbFree, power, temp, xid, ecc          *prometheus.Desc
 	migFBUsed, migFBFree, migActive                      *prometheus.Desc
 	collectSeconds, collectErrors, up, unread, recovered *prometheus.Desc
-	queued, sent, refused, dropped                       *prometheus.Desc
+	queued, sent, refused, dropped, clockSkew            *prometheus.Desc
 
 	reg *prometheus.Registry
 
@@ -49,6 +49,7 @@ type Metrics struct {
 	last     *report.Report
 	took     time.Duration
 	failures uint64
+	skew     *float64 // the service's last measure of this node's clock skew, seconds
 }
 
 // NewMetrics makes the collector for a node's GPUs and registers it in a registry of its own.
@@ -93,6 +94,8 @@ func NewMetrics(host string, style LabelStyle, gpus []GPUInfo) *Metrics {
 			"Reports the service refused as bad (they are not sent again).", nil, nil),
 		dropped: prometheus.NewDesc("quartermaster_agent_reports_dropped_total",
 			"Reports dropped unsent because the service was unreachable longer than the window.", nil, nil),
+		clockSkew: prometheus.NewDesc("quartermaster_agent_clock_skew_seconds",
+			"How far this node's clock is ahead of the service's (negative: behind), as the service measured it at the last report it answered.", nil, nil),
 	}
 	m.setGPUs(gpus)
 	m.reg = prometheus.NewRegistry()
@@ -128,6 +131,12 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(m.sent, prometheus.CounterValue, float64(sent))
 		ch <- prometheus.MustNewConstMetric(m.refused, prometheus.CounterValue, float64(refused))
 		ch <- prometheus.MustNewConstMetric(m.dropped, prometheus.CounterValue, float64(dropped))
+		m.mu.Lock()
+		skew := m.skew
+		m.mu.Unlock()
+		if skew != nil {
+			ch <- prometheus.MustNewConstMetric(m.clockSkew, prometheus.GaugeValue, *skew)
+		}
 	}
 	if last == nil {
 		return
@@ -255,6 +264,12 @@ func (m *Metrics) update(r report.Report, gpus []GPUInfo) {
 }
 
 // setGPUs replaces the GPUs' descriptions; m.mu is held, or m is not shared yet.
+func (m *Metrics) setClockSkew(secs float64) {
+	m.mu.Lock()
+	m.skew = &secs
+	m.mu.Unlock()
+}
+
 func (m *Metrics) setGPUs(gpus []GPUInfo) {
 	byIndex := make(map[int]GPUInfo, len(gpus))
 	for _, g := range gpus {

@@ -155,7 +155,18 @@ type Response struct {
 	// Skipped counts the report's parts the service did not use, by reason (unknown_gpu,
 	// unknown_job, other_node).
 	Skipped map[string]int `json:"skipped,omitempty"`
+	// ClockSkew is how far the node's clock is ahead of the service's, in seconds (negative:
+	// behind), as the service measured it from the report's SentAtHeader when it came in (the
+	// time on the way counts as behind); absent when the report had no such header, or the
+	// service measures none.
+	ClockSkew *float64 `json:"clock_skew_s,omitempty"`
 }
+
+// MaxClockSkew is how far a node's clock may be off the service's before each side says so: the
+// service counts such a report as clock_off and logs it, and the agent logs it. A report with its
+// SentAtHeader is placed on the service's clock however far off the node's clock is; one without
+// is refused when it is dated more than this ahead.
+const MaxClockSkew = 2 * time.Minute
 
 // Error is the service's answer to a refused report.
 type Error struct {

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"regexp"
@@ -48,14 +50,23 @@ func (oneGPU) Topology(context.Context) (report.Topology, error) {
 }
 func (oneGPU) Close() error { return nil }
 
-// agentScrape is the /metrics of an agent that reports to a service and has read its GPUs once.
+// agentScrape is the /metrics of an agent that reports to a service, has read its GPUs once and
+// sent the service a report, which the service answered with the node's clock skew.
 func agentScrape(t *testing.T) string {
 	t.Helper()
-	a, err := agent.New(agent.Config{Node: "gpu-01", Devices: oneGPU{}, Service: "https://qm.example.com", Token: "qma_rules"})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		skew := 0.004
+		_ = json.NewEncoder(w).Encode(report.Response{Accepted: true, ClockSkew: &skew})
+	}))
+	t.Cleanup(srv.Close)
+	a, err := agent.New(agent.Config{Node: "gpu-01", Devices: oneGPU{}, Service: srv.URL, Token: "qma_rules"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Collect(t.Context()); err != nil {
+	if _, err := a.Send(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Outbox().Flush(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
@@ -145,7 +156,8 @@ func TestShippedAlertRulesReadExportedMetrics(t *testing.T) {
 		t.Fatalf("%s holds no rules", rulesFile)
 	}
 	for _, m := range []string{"quartermaster_agent_reports_queued", "quartermaster_agent_reports_dropped_total",
-		"quartermaster_agent_gpus_unread", "quartermaster_agent_collect_errors_total", "quartermaster_agent_reports_refused_total"} {
+		"quartermaster_agent_gpus_unread", "quartermaster_agent_collect_errors_total", "quartermaster_agent_reports_refused_total",
+		"quartermaster_agent_clock_skew_seconds"} {
 		if !agentReads[m] {
 			t.Errorf("no rule of group %s reads %s", agentRules, m)
 		}

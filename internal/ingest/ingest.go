@@ -1,6 +1,7 @@
 // Package ingest is the service side of the node agents: the HTTP handler for
 // POST /api/v1/agent/reports, which checks each node's bearer token (kept hashed), refuses what is
-// malformed, oversized, future-dated or addressed for another node, ignores replays, and counts
+// malformed, oversized, dated ahead without the agent's sending time or addressed for another node,
+// places the rest on its own clock by the node's measured clock skew, ignores replays, and counts
 // every reason; it finds the lease behind each GPU process through its Slurm job id (the lease's
 // Ref) or pod UID, keeps the raw sample briefly, updates what the idle path reads (Telemetry), adds
 // hourly usage rollups per lease through qm.UsageStore, and keeps each node's topology for
@@ -34,8 +35,10 @@ import (
 
 // Defaults for Config fields left empty.
 const (
-	// DefaultMaxSkew is how far ahead of the service's clock a report may be dated.
-	DefaultMaxSkew = 2 * time.Minute
+	// DefaultMaxSkew is how far a node's clock may be off the service's before its reports count as
+	// clock_off, and how far ahead of the service's clock a report without its sending time may
+	// be dated.
+	DefaultMaxSkew = report.MaxClockSkew
 	// DefaultRawRetention is how long raw samples are kept; older reports are ignored.
 	DefaultRawRetention = 24 * time.Hour
 	// DefaultActivityRetention is how long the activity of a lease no report covers is kept.
@@ -64,13 +67,16 @@ const (
 	Failed       = "failed"       // the store failed (500)
 	UnknownGPU   = "unknown_gpu"  // a GPU not in the node's topology (ignored)
 	UnknownJob   = "unknown_job"  // a process of a job or pod no running lease owns (ignored)
+	// ClockOff is a report whose node's clock is more than MaxSkew off the service's (taken, placed
+	// by the difference).
+	ClockOff = "clock_off"
 	// OtherNode is a process of a job or pod whose lease runs on other nodes than the report's
 	// (ignored).
 	OtherNode = "other_node"
 )
 
 // reasons are every outcome Counts reports.
-var reasons = []string{Accepted, Unauthorized, WrongNode, TooLarge, Malformed, Future, TooOld, Replayed, Failed, UnknownGPU, UnknownJob, OtherNode}
+var reasons = []string{Accepted, Unauthorized, WrongNode, TooLarge, Malformed, Future, TooOld, Replayed, Failed, UnknownGPU, UnknownJob, OtherNode, ClockOff}
 
 // Store is what ingest needs of the database (*store.DB).
 type Store interface {
@@ -116,6 +122,8 @@ type Ingest struct {
 	tokens map[string]cachedToken
 	// otherWarned are the node/lease pairs whose other_node processes were logged.
 	otherWarned map[string]bool
+	// clockOff are the nodes (in lower case) whose clock was last seen off by more than MaxSkew.
+	clockOff map[string]bool
 
 	topoMu sync.Mutex
 	topos  map[string]knownGPUs
@@ -158,7 +166,7 @@ func New(cfg Config) *Ingest {
 		cfg.Writers = DefaultWriters
 	}
 	return &Ingest{cfg: cfg, log: cfg.Logger.With("part", "ingest"), counts: map[string]int64{},
-		tokens: map[string]cachedToken{}, otherWarned: map[string]bool{}, topos: map[string]knownGPUs{}, uids: map[string]cachedUIDs{}, usage: newRollups(),
+		tokens: map[string]cachedToken{}, otherWarned: map[string]bool{}, clockOff: map[string]bool{}, topos: map[string]knownGPUs{}, uids: map[string]cachedUIDs{}, usage: newRollups(),
 		batch: &batcher{write: cfg.Store.RecordAgentReports, writers: cfg.Writers}}
 }
 
@@ -266,12 +274,20 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	r.Node = node
 	now := i.cfg.Clock.Now()
-	if r.At.After(now.Add(i.cfg.MaxSkew)) {
+	// The node's clock may be off the service's by any amount: where the agent said its clock when
+	// it sent the report, the report is placed on the service's clock by the difference. Without
+	// that, a report dated ahead cannot be told from one whose node's clock is ahead.
+	skew, measured := clockSkew(r.At, req.Header.Get(report.SentAtHeader), now)
+	if !measured && r.At.After(now.Add(i.cfg.MaxSkew)) {
 		i.refuse(w, http.StatusUnprocessableEntity, Future, fmt.Sprintf("the report is dated %s, %s ahead of the service's clock; check the node's clock (NTP)",
 			stamp(r.At), r.At.Sub(now).Round(time.Second)))
 		return
 	}
-	if r.At.Before(now.Add(-i.cfg.RawRetention)) {
+	at := onServiceClock(r.At, skew, now)
+	if measured {
+		i.noteClock(r.Node, skew)
+	}
+	if at.Before(now.Add(-i.cfg.RawRetention)) {
 		i.count(TooOld, 1)
 		answer(w, report.Response{Ignored: TooOld})
 		return
@@ -293,7 +309,7 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 	}
-	resp, err := i.take(ctx, hash, r, now, onServiceClock(r.At, req.Header.Get(report.SentAtHeader), now))
+	resp, err := i.take(ctx, hash, r, now, at)
 	if errors.Is(err, store.ErrAgentUnauthorized) {
 		i.forget(hash)
 		i.refuse(w, http.StatusUnauthorized, Unauthorized, revokedMessage(r.Node))
@@ -303,6 +319,13 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		i.log.Error("storing a report failed", "node", r.Node, "err", err)
 		i.refuse(w, http.StatusInternalServerError, Failed, "the service could not store the report; it will be fine to retry")
 		return
+	}
+	if measured {
+		secs := math.Round(skew.Seconds()*1000) / 1000
+		resp.ClockSkew = &secs
+		if skew > i.cfg.MaxSkew || skew < -i.cfg.MaxSkew {
+			i.count(ClockOff, 1)
+		}
 	}
 	answer(w, resp)
 }
@@ -341,20 +364,58 @@ func claimedNode(w http.ResponseWriter, req *http.Request) string {
 	return head.Node
 }
 
-// onServiceClock places a report's time (by the node's clock) on the service's: shifted by how
-// far the node's clock, as the agent said it when sending (report.SentAtHeader), was from the
-// service's when the report came in. The report may have waited in the agent's outbox, so its
-// own time alone cannot tell. A sending time that does not read as one, or comes before the
-// report was taken, is not used. Whatever the node says, the result is never later than the
-// moment the report came in.
-func onServiceClock(at time.Time, sentAt string, received time.Time) time.Time {
-	if sent, err := time.Parse(time.RFC3339Nano, sentAt); err == nil && !sent.Before(at) {
-		at = at.Add(received.Sub(sent))
+// clockSkew is how far the node's clock was ahead of the service's (negative: behind) when a
+// report taken at at (by the node's clock) came in at received: the node's clock when the agent
+// sent it (report.SentAtHeader) less received. The report may have waited in the agent's outbox,
+// so its own time alone cannot tell. The time on the way counts as the node's clock behind. ok is
+// false when there is no sending time, it does not read as one, or it comes before the report
+// was taken.
+func clockSkew(at time.Time, sentAt string, received time.Time) (skew time.Duration, ok bool) {
+	sent, err := time.Parse(time.RFC3339Nano, sentAt)
+	if sentAt == "" || err != nil || sent.Before(at) {
+		return 0, false
 	}
+	return sent.Sub(received), true
+}
+
+// onServiceClock places a report's time (by the node's clock) on the service's: less the node's
+// clock skew (clockSkew; zero when not measured). Whatever the node says, the result is never
+// later than the moment the report came in.
+func onServiceClock(at time.Time, skew time.Duration, received time.Time) time.Time {
+	at = at.Add(-skew)
 	if at.After(received) {
 		return received
 	}
 	return at
+}
+
+// noteClock logs once when node's clock goes more than MaxSkew off the service's, and once when
+// it is back within.
+func (i *Ingest) noteClock(node string, skew time.Duration) {
+	off := skew > i.cfg.MaxSkew || skew < -i.cfg.MaxSkew
+	key := strings.ToLower(node)
+	i.tokMu.Lock()
+	was := i.clockOff[key]
+	if off {
+		if len(i.clockOff) > 100000 {
+			clear(i.clockOff)
+		}
+		i.clockOff[key] = true
+	} else {
+		delete(i.clockOff, key)
+	}
+	i.tokMu.Unlock()
+	how := "ahead of"
+	if skew < 0 {
+		how = "behind"
+	}
+	switch {
+	case off && !was:
+		i.log.Warn("a node's clock is off the service's: its reports are placed on the service's clock by the difference, but check the node's NTP",
+			"node", node, "skew", skew.Round(time.Second).String(), "clock", how)
+	case !off && was:
+		i.log.Info("a node's clock is back within the service's", "node", node, "skew", skew.Round(time.Millisecond).String())
+	}
 }
 
 // nodeOf is the node of a token hash, from a short cache or the store.
