@@ -38,7 +38,12 @@ type Report struct {
 	Node    string `json:"node"`
 	// At is when the GPUs were read, by the node's clock.
 	At time.Time `json:"at"`
-	// Seq counts the agent's reports since it started; a gap tells the service reports were lost.
+	// Run is a random id the agent picks each time it starts (up to 64 letters, digits, '-' or
+	// '_'), and Seq counts its reports since then: together they identify a report, so that the
+	// service knows one sent again (a lost answer, a proxy's retry) whatever the node's clock
+	// says. A gap in Seq tells the service reports were lost. An older agent sends no run; its
+	// reports are known by At.
+	Run string `json:"run,omitempty"`
 	Seq uint64 `json:"seq"`
 	// Interval is the agent's sampling period in seconds: each sample stands for that much time.
 	Interval float64 `json:"interval_s"`

@@ -21,6 +21,7 @@ const (
 
 var (
 	jobRe  = regexp.MustCompile(`^[0-9]{1,20}$`)
+	runRe  = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 	podRe  = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	pcieOK = map[string]bool{"": true, "X": true, "PIX": true, "PXB": true, "PHB": true, "NODE": true, "SYS": true}
 )
@@ -40,6 +41,9 @@ func Decode(body []byte) (report.Report, error) {
 	}
 	if r.At.IsZero() || r.At.Year() < 2000 || r.At.Year() > 9999 {
 		return report.Report{}, fmt.Errorf("the report has no time (at)")
+	}
+	if r.Run != "" && !runRe.MatchString(r.Run) {
+		return report.Report{}, fmt.Errorf("the report's run %q is not up to 64 letters, digits, '-' or '_'; the agent picks one like \"9f2c4e1a7b3d5e60\" when it starts", clip(r.Run))
 	}
 	if !(r.Interval > 0 && r.Interval <= maxIntervalSecs) {
 		return report.Report{}, fmt.Errorf("the report's interval_s %v is not between 0 and %d seconds", r.Interval, maxIntervalSecs)

@@ -63,7 +63,7 @@ const (
 	Malformed    = "malformed"    // not a valid report (400)
 	Future       = "future"       // dated too far ahead (422)
 	TooOld       = "too_old"      // older than the raw retention (ignored)
-	Replayed     = "replayed"     // not newer than the node's last report (ignored)
+	Replayed     = "replayed"     // a report the service has already taken, sent again (ignored)
 	Failed       = "failed"       // the store failed (500)
 	UnknownGPU   = "unknown_gpu"  // a GPU not in the node's topology (ignored)
 	UnknownJob   = "unknown_job"  // a process of a job or pod no running lease owns (ignored)
@@ -597,7 +597,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 		clear(seen)
 		resp.TopologyWanted = true
 	}
-	rec := store.AgentReport{Node: r.Node, TokenHash: hash, At: r.At, Seen: at, Seq: r.Seq, Received: now, TopologyHash: r.TopologyHash,
+	rec := store.AgentReport{Node: r.Node, TokenHash: hash, At: r.At, Seen: at, Run: r.Run, Seq: r.Seq, Received: now, TopologyHash: r.TopologyHash,
 		Interval: time.Duration(r.Interval * float64(time.Second))}
 	if rec.GPUs, err = json.Marshal(r.GPUs); err != nil {
 		return resp, fmt.Errorf("ingest: %w", err)

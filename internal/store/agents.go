@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/acme/quartermaster/internal/qm"
 )
 
@@ -119,10 +121,15 @@ type LeaseActivity struct {
 type AgentReport struct {
 	Node      string
 	TokenHash string
-	// At is when the GPUs were read, by the node's clock; it orders the node's reports.
+	// At is when the GPUs were read, by the node's clock.
 	At time.Time
-	// Seen is At on the service's clock: the time of the leases' activity. Zero: At.
-	Seen     time.Time
+	// Seen is At on the service's clock: the time of the leases' activity, which orders the
+	// node's reports. Zero: At.
+	Seen time.Time
+	// Run is the agent's run (a random id it picks when it starts) and Seq the report's number in
+	// it: together they identify the report, so that one sent again is known. A report without a
+	// run (an older agent) is known by its At.
+	Run      string
 	Seq      uint64
 	Received time.Time
 	// Interval is the agent's reporting interval.
@@ -139,8 +146,8 @@ type AgentReport struct {
 type AgentReportResult struct {
 	// Unauthorized is set when the token is unknown or was revoked: nothing was stored.
 	Unauthorized bool
-	// Replayed is set when the node had already reported at or after this report's time: nothing
-	// was stored.
+	// Replayed is set when the node's samples already hold this report (its run and sequence
+	// number; without a run, its time by the node's clock): nothing was stored.
 	Replayed bool
 	// TopologyHash is the hash of the node's stored topology after the report ("" for none).
 	TopologyHash string
@@ -169,8 +176,10 @@ func (db *DB) RecordAgentReport(ctx context.Context, r AgentReport) (AgentReport
 
 // RecordAgentReports stores reports in one transaction, so that the reports several nodes send at
 // once share one commit. For each it moves the node's newest report time forward; a report whose
-// token is no longer valid, or which is not newer than the node's last one (a replay), stores
-// nothing. Each accepted report keeps its raw sample, updates the activity of the leases it covers
+// token is no longer valid, or which the node's samples already hold (a replay: the same run and
+// sequence number, or without a run the same time by the node's clock), stores nothing. A report
+// dated before the node's last one is no replay: the node's clock may have been set back, or the
+// report came late. Each accepted report keeps its raw sample, updates the activity of the leases it covers
 // and, when it carries one, the node's topology. Results are in the order of rs.
 func (db *DB) RecordAgentReports(ctx context.Context, rs []AgentReport) ([]AgentReportResult, error) {
 	out := make([]AgentReportResult, len(rs))
@@ -190,23 +199,24 @@ func (db *DB) RecordAgentReports(ctx context.Context, rs []AgentReport) ([]Agent
 		if ra.Node != rb.Node {
 			return ra.Node < rb.Node
 		}
-		return ra.At.Before(rb.At)
+		return placed(ra).Before(placed(rb))
 	})
 	tx, err := db.x.BeginTxx(ctx, nil)
 	if err != nil {
 		return wrap(err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	// The nodes' clocks move in one statement per round, a round holding each node once (an UPDATE
-	// touches a row once): a report is accepted if its token is still valid and it is newer than
-	// the node's last one. The statement also reads each node's stored topology hash.
+	// The nodes' rows are locked, checked and moved in one statement per round, a round holding
+	// each node once (an UPDATE touches a row once): a report goes on if its token is still valid,
+	// and the node's newest report time moves forward when it is newer. The statement also reads
+	// each node's stored topology hash. Once a node's row is locked, no other transaction stores a
+	// report of it until this one ends, so the replays are then found among its samples.
 	typed := func(t string) string { // the first VALUES row fixes the column types on PostgreSQL
 		if db.dialect == Postgres {
 			return "CAST(? AS " + t + ")"
 		}
 		return "?"
 	}
-	valid := db.x.Rebind(`SELECT COUNT(*) FROM agent_tokens WHERE node = ? AND token_hash = ? AND revoked_at IS NULL`)
 	var accepted []int
 	var q strings.Builder
 	left := order
@@ -222,7 +232,10 @@ func (db *DB) RecordAgentReports(ctx context.Context, rs []AgentReport) ([]Agent
 			round = append(round, i)
 		}
 		q.Reset()
-		q.WriteString(`UPDATE agent_tokens SET last_report_at = v.column3, last_seq = v.column4 FROM (VALUES `)
+		q.WriteString(`UPDATE agent_tokens SET
+  last_report_at = CASE WHEN agent_tokens.last_report_at IS NULL OR agent_tokens.last_report_at < v.column3 THEN v.column3 ELSE agent_tokens.last_report_at END,
+  last_seq = CASE WHEN agent_tokens.last_report_at IS NULL OR agent_tokens.last_report_at < v.column3 THEN v.column4 ELSE agent_tokens.last_seq END
+FROM (VALUES `)
 		args := make([]any, 0, 4*len(round))
 		for k, i := range round {
 			if k == 0 {
@@ -234,7 +247,6 @@ func (db *DB) RecordAgentReports(ctx context.Context, rs []AgentReport) ([]Agent
 		}
 		q.WriteString(`) AS v
 WHERE agent_tokens.node = v.column1 AND agent_tokens.token_hash = v.column2 AND agent_tokens.revoked_at IS NULL
-  AND (agent_tokens.last_report_at IS NULL OR agent_tokens.last_report_at < v.column3)
 RETURNING agent_tokens.node, (SELECT hash FROM node_topology WHERE node_topology.node = agent_tokens.node)`)
 		rows, err := tx.QueryContext(ctx, db.x.Rebind(q.String()), args...)
 		if err != nil {
@@ -261,11 +273,9 @@ RETURNING agent_tokens.node, (SELECT hash FROM node_topology WHERE node_topology
 				accepted = append(accepted, i)
 				continue
 			}
-			var n int
-			if err := tx.GetContext(ctx, &n, valid, rs[i].Node, rs[i].TokenHash); err != nil {
-				return wrap(err)
-			}
-			out[i].Unauthorized, out[i].Replayed = n == 0, n > 0
+			// The row of a node whose token is valid moves in every round the node is in: a
+			// report that did not move it has a token that is not the node's (any more).
+			out[i].Unauthorized = true
 		}
 		left = later
 	}
@@ -274,21 +284,32 @@ RETURNING agent_tokens.node, (SELECT hash FROM node_topology WHERE node_topology
 		if ra.Node != rb.Node {
 			return ra.Node < rb.Node
 		}
-		return ra.At.Before(rb.At)
+		return placed(ra).Before(placed(rb))
 	})
+	if accepted, err = db.dropReplays(ctx, tx, rs, accepted, out); err != nil {
+		return wrap(err)
+	}
 	if len(accepted) == 0 {
 		return out, tx.Commit()
 	}
 	q.Reset()
-	q.WriteString(`INSERT INTO agent_samples (node, at, received_at, gpus) VALUES `)
-	args := make([]any, 0, 4*len(accepted))
+	// A sample whose node and time a kept one has already is not written again: two reports of
+	// one node dated alike to the microsecond are not worth failing the whole batch for, which
+	// would hold the agent's outbox on that report.
+	q.WriteString(`INSERT INTO agent_samples (node, at, received_at, gpus, run, seq) VALUES `)
+	args := make([]any, 0, 6*len(accepted))
 	for k, i := range accepted {
 		if k > 0 {
 			q.WriteString(", ")
 		}
-		q.WriteString("(?, ?, ?, ?)")
-		args = append(args, rs[i].Node, dbTime(rs[i].At), dbTime(rs[i].Received), string(rs[i].GPUs))
+		q.WriteString("(?, ?, ?, ?, ?, ?)")
+		var run sql.NullString
+		if rs[i].Run != "" {
+			run = sql.NullString{String: rs[i].Run, Valid: true}
+		}
+		args = append(args, rs[i].Node, dbTime(rs[i].At), dbTime(rs[i].Received), string(rs[i].GPUs), run, int64(rs[i].Seq))
 	}
+	q.WriteString(" ON CONFLICT DO NOTHING")
 	if _, err := tx.ExecContext(ctx, db.x.Rebind(q.String()), args...); err != nil {
 		return wrap(err)
 	}
@@ -423,7 +444,7 @@ ON CONFLICT (node) DO UPDATE SET hash = excluded.hash, read_at = excluded.read_a
 			return wrap(err)
 		}
 		for _, j := range accepted { // later reports of the node in this batch see it too
-			if rs[j].Node == r.Node && !rs[j].At.Before(r.At) {
+			if rs[j].Node == r.Node && !placed(rs[j]).Before(placed(r)) {
 				out[j].TopologyHash = r.TopologyHash
 			}
 		}
@@ -533,10 +554,11 @@ func (db *DB) AgentSamples(ctx context.Context, node string) (int, error) {
 	return n, nil
 }
 
-// PruneAgentData forgets raw samples taken before samplesBefore and the activity of leases no
-// report has covered since activityBefore; it says how many rows it forgot.
+// PruneAgentData forgets raw samples received before samplesBefore (by the service's clock: a
+// node's own clock may be days off) and the activity of leases no report has covered since
+// activityBefore; it says how many rows it forgot.
 func (db *DB) PruneAgentData(ctx context.Context, samplesBefore, activityBefore time.Time) (int64, error) {
-	a, err := db.x.ExecContext(ctx, db.x.Rebind(`DELETE FROM agent_samples WHERE at < ?`), dbTime(samplesBefore))
+	a, err := db.x.ExecContext(ctx, db.x.Rebind(`DELETE FROM agent_samples WHERE received_at < ?`), dbTime(samplesBefore))
 	if err != nil {
 		return 0, fmt.Errorf("store: prune agent samples: %w", err)
 	}
@@ -547,4 +569,99 @@ func (db *DB) PruneAgentData(ctx context.Context, samplesBefore, activityBefore 
 	na, _ := a.RowsAffected()
 	nb, _ := b.RowsAffected()
 	return na + nb, nil
+}
+
+// placed is a report's time on the service's clock, which orders a node's reports.
+func placed(r AgentReport) time.Time {
+	if r.Seen.IsZero() {
+		return r.At
+	}
+	return r.Seen
+}
+
+// dropReplays takes out of accepted (indexes into rs, whose nodes' rows tx has locked) the reports
+// the nodes' samples already hold, and those an earlier one of accepted is, marking them Replayed
+// in out; it returns the rest, in order. A report with a run is held by a sample of its run and
+// number, or by a sample of its time without a run (one stored before runs were kept); a report
+// without a run by a sample of its time.
+func (db *DB) dropReplays(ctx context.Context, tx *sqlx.Tx, rs []AgentReport, accepted []int, out []AgentReportResult) ([]int, error) {
+	if len(accepted) == 0 {
+		return accepted, nil
+	}
+	type runKey struct {
+		node, run string
+		seq       uint64
+	}
+	type atKey struct {
+		node string
+		at   int64
+	}
+	atOf := func(node string, t time.Time) atKey { return atKey{node, StoredTime(t).UnixMicro()} }
+	byRun := map[runKey]bool{}
+	byAt := map[atKey]bool{}      // every sample's time
+	byAtNoRun := map[atKey]bool{} // the times of samples without a run
+	var q strings.Builder
+	q.WriteString(`SELECT node, run, seq, at FROM agent_samples WHERE `)
+	args := make([]any, 0, 4*len(accepted))
+	for k, i := range accepted {
+		if k > 0 {
+			q.WriteString(" OR ")
+		}
+		r := rs[i]
+		if r.Run != "" {
+			q.WriteString("(node = ? AND ((run = ? AND seq = ?) OR (at = ? AND run IS NULL)))")
+			args = append(args, r.Node, r.Run, int64(r.Seq), dbTime(r.At))
+		} else {
+			q.WriteString("(node = ? AND at = ?)")
+			args = append(args, r.Node, dbTime(r.At))
+		}
+	}
+	rows, err := tx.QueryContext(ctx, db.x.Rebind(q.String()), args...)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var node string
+		var run sql.NullString
+		var seq sql.NullInt64
+		var at dbTime
+		if err := rows.Scan(&node, &run, &seq, &at); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		byAt[atOf(node, time.Time(at))] = true
+		if run.Valid {
+			byRun[runKey{node, run.String, uint64(seq.Int64)}] = true
+		} else {
+			byAtNoRun[atOf(node, time.Time(at))] = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return nil, err
+	}
+	rows.Close()
+	kept := accepted[:0]
+	for _, i := range accepted {
+		r := rs[i]
+		rk, ak := runKey{r.Node, r.Run, r.Seq}, atOf(r.Node, r.At)
+		var replay bool
+		if r.Run != "" {
+			replay = byRun[rk] || byAtNoRun[ak]
+		} else {
+			replay = byAt[ak]
+		}
+		if replay {
+			out[i] = AgentReportResult{Replayed: true}
+			continue
+		}
+		byAt[ak] = true
+		if r.Run != "" {
+			byRun[rk] = true
+		} else {
+			byAtNoRun[ak] = true
+		}
+		kept = append(kept, i)
+	}
+	return kept, nil
 }
