@@ -8,6 +8,8 @@ package agent
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,6 +82,8 @@ type Agent struct {
 	metrics *Metrics
 	out     *Outbox
 
+	// run identifies this start of the agent; with seq, each report (report.Report.Run).
+	run      string
 	mu       sync.Mutex
 	seq      uint64
 	topo     *report.Topology
@@ -112,7 +116,11 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	a := &Agent{cfg: cfg, log: cfg.Logger}
+	run := make([]byte, 8)
+	if _, err := rand.Read(run); err != nil {
+		return nil, fmt.Errorf("agent: pick a run id: %w", err)
+	}
+	a := &Agent{cfg: cfg, log: cfg.Logger, run: hex.EncodeToString(run)}
 	a.metrics = NewMetrics(cfg.Node, cfg.Labels, cfg.Devices.GPUs())
 	if cfg.Service != "" {
 		if err := CheckService(cfg.Service); err != nil {
@@ -209,7 +217,7 @@ func (a *Agent) Collect(ctx context.Context) (report.Report, error) {
 		a.sendTopo.Store(true)
 	}
 	a.seq++
-	r := report.Report{Version: report.Version, Node: a.cfg.Node, At: now.UTC(), Seq: a.seq,
+	r := report.Report{Version: report.Version, Node: a.cfg.Node, At: now.UTC(), Run: a.run, Seq: a.seq,
 		Interval: a.cfg.Interval.Seconds(), Driver: a.cfg.Devices.Driver(), TopologyHash: a.topoHash}
 	if a.topo != nil && a.sendTopo.Swap(false) {
 		r.Topology = a.topo
