@@ -220,12 +220,12 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 	if l.Kind == qm.KindExtension && out.Duplicate {
 		return []bot.Reply{{Text: fmt.Sprintf("(already done) Extending %s by %s waits for approval as %s; %s will decide.",
 			l.Parent, policy.FormatDuration(l.Duration), l.ID, strings.Join(out.Approvers, " or ")),
-			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu cancel " + l.ID.String()}}}}
+			Actions: []bot.Action{cancelAction(l.ID.String())}}}
 	}
 	if l.Kind == qm.KindExtension {
 		return []bot.Reply{{Text: fmt.Sprintf("Extending %s by %s waits for approval as %s: %s, so %s will decide.",
 			l.Parent, policy.FormatDuration(l.Duration), l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or ")),
-			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu cancel " + l.ID.String()}}}}
+			Actions: b.leaseActions(ctx, l)}}
 	}
 	return []bot.Reply{{Text: b.newLength(l), Sections: []bot.Section{b.card(ctx, l)}}}
 }
@@ -487,7 +487,7 @@ func (b *Bot) quotaRequest(ctx context.Context, req bot.Request, c Command) []bo
 	}
 	return []bot.Reply{{Text: fmt.Sprintf(prefix+"%s asks for +%s for team %s for %s; %s will decide. You will hear back here.",
 		l.ID, qm.GPUCount(l.GPUs, l.Class), l.Team, policy.FormatDuration(l.Duration), strings.Join(out.Approvers, " or ")),
-		Actions: []bot.Action{{Label: "Cancel", Command: "/gpu cancel " + l.ID.String()}}}}
+		Actions: b.leaseActions(ctx, l)}}
 }
 
 func (b *Bot) money(v float64) string { return policy.Money(b.pol().Currency, v) }
@@ -602,11 +602,11 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 	case l.State == qm.PendingApproval:
 		return bot.Reply{Text: fmt.Sprintf("%s waits for approval: %s, so %s will decide.%s %s You will hear back here.",
 			l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or "), b.quotaHeldText(l, out), cost),
-			Sections: []bot.Section{b.card(ctx, l)}, Actions: []bot.Action{{Label: "Cancel", Command: "/gpu cancel " + l.ID.String()}}}
+			Sections: []bot.Section{b.card(ctx, l)}, Actions: b.leaseActions(ctx, l)}
 	case l.State == qm.Queued:
 		return bot.Reply{Text: fmt.Sprintf("%s is queued: %s. Predicted wait %s. %s You will get a message when it starts.",
 			l.ID, l.Reason, waitText(out.Wait), cost), Sections: []bot.Section{b.card(ctx, l)},
-			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu cancel " + l.ID.String(), Style: "danger"}}}
+			Actions: b.leaseActions(ctx, l)}
 	default:
 		prefix := ""
 		if out.Duplicate {
@@ -788,13 +788,14 @@ func (b *Bot) whereText(l *qm.Lease) string {
 // (a click could only be refused; the message says who decides instead), and Keep first while
 // an idle warning stands, as the warning itself offers.
 func (b *Bot) leaseActions(ctx context.Context, l *qm.Lease) []bot.Action {
-	if !l.State.Live() {
-		return nil
-	}
 	id := l.ID.String()
 	if l.State == qm.Queued || l.State == qm.PendingApproval {
-		// Nothing runs yet: cancelling is what releasing it does.
-		return []bot.Action{{Label: "Cancel", Command: "/gpu cancel " + id}}
+		// Nothing runs yet (or, for a quota increase or an extension, nothing is in effect yet):
+		// cancelling is what releasing it does.
+		return []bot.Action{cancelAction(id)}
+	}
+	if !l.State.Live() {
+		return nil
 	}
 	var out []bot.Action
 	if l.Kind == qm.KindWorkspace && l.State == qm.IdleWarned {
@@ -807,6 +808,12 @@ func (b *Bot) leaseActions(ctx context.Context, l *qm.Lease) []bot.Action {
 		return append(out, release)
 	}
 	return append(out, bot.Action{Label: "Extend 1h", Command: "/gpu extend " + id + " 1h"}, release)
+}
+
+// cancelAction is the button that withdraws the lease id while it waits, on every message that
+// shows it waiting: the request's reply, its notices and /gpu status.
+func cancelAction(id string) bot.Action {
+	return bot.Action{Label: "Cancel", Command: "/gpu cancel " + id, Style: "danger"}
 }
 
 // keepAction is the button that answers an idle warning of the lease id.

@@ -280,7 +280,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			billed = "It holds no GPU, so nothing is billed"
 		}
 		base = bot.Reply{Text: fmt.Sprintf("%s is %s. %s, and %s.", id, strings.TrimRight(n.Reason, "."), billed, b.comingMessage(l)),
-			Actions: []bot.Action{{Label: "Cancel", Command: "/gpu cancel " + id, Style: "danger"}}}
+			Actions: []bot.Action{cancelAction(id)}}
 	case qm.NoticeRequeued:
 		// It holds no GPU until it runs again: that time is not billed, but its GPUs stay the
 		// lease's in the team's quota, since its job takes them back when it runs.
@@ -355,7 +355,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			}
 			base = bot.Reply{Text: fmt.Sprintf("%s (%s) was approved by %s and is queued: %s. Predicted wait %s. You will get a message when it starts.",
 				id, b.askText(l), n.Actor, l.Reason, wait), Sections: []bot.Section{b.card(ctx, l)},
-				Actions: []bot.Action{{Label: "Cancel", Command: "/gpu cancel " + id, Style: "danger"}}}
+				Actions: []bot.Action{cancelAction(id)}}
 		}
 		if l.Kind == qm.KindWorkspace && l.State.Running() {
 			base = b.grantedReply(ctx, l, "Approved by "+n.Actor+": ")
