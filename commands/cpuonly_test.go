@@ -171,9 +171,9 @@ func TestShowbackCountsACPUOnlyLeaseWithoutGPUHours(t *testing.T) {
 			continue
 		}
 		found = true
-		if row.Leases != 1 || row.GPUHours != 0 || row.Cost != 0 || row.IdleGPUHours != 0 || row.PeakGPUs != 0 {
+		if row.Leases != 1 || row.GPUHours != 0 || row.Cost != 0 || row.Idle() != 0 || row.PeakGPUs != 0 {
 			t.Errorf("the showback's robotics duo row is %d leases, %.2f GPU-hours, %.2f EUR, %.2f idle, peak %d; want 1 lease and no GPU",
-				row.Leases, row.GPUHours, row.Cost, row.IdleGPUHours, row.PeakGPUs)
+				row.Leases, row.GPUHours, row.Cost, row.Idle(), row.PeakGPUs)
 		}
 	}
 	if !found {

@@ -188,10 +188,10 @@ func TestShowbackGoldenWeek(t *testing.T) {
 			t.Errorf("no row %s", key)
 			continue
 		}
-		if !approx(got.GPUHours, want.gpuHours) || !approx(got.Cost, want.cost) || !approx(got.IdleGPUHours, want.idle) ||
+		if !approx(got.GPUHours, want.gpuHours) || !approx(got.Cost, want.cost) || !approx(got.Idle(), want.idle) ||
 			!approx(got.ReclaimedGPUHours, want.reclaimed) || got.Leases != want.leases || got.PeakGPUs != want.peak {
 			t.Errorf("%s = %.2f GPU-h, $%.2f, %.2f idle, %.2f reclaimed, %d leases, peak %d; want %+v",
-				key, got.GPUHours, got.Cost, got.IdleGPUHours, got.ReclaimedGPUHours, got.Leases, got.PeakGPUs, want)
+				key, got.GPUHours, got.Cost, got.Idle(), got.ReclaimedGPUHours, got.Leases, got.PeakGPUs, want)
 		}
 	}
 	if u := rows["language/train"].MeanUtilization; u == nil || !approx(*u, 60.0*2/7) {
@@ -204,7 +204,7 @@ func TestShowbackGoldenWeek(t *testing.T) {
 		t.Errorf("platform has no train quota, yet its peak share is %v", *s)
 	}
 	tot := r.Total
-	if !approx(tot.GPUHours, 24) || !approx(tot.Cost, 39.80) || !approx(tot.IdleGPUHours, 5) || !approx(tot.ReclaimedGPUHours, 9) || tot.Leases != 9 {
+	if !approx(tot.GPUHours, 24) || !approx(tot.Cost, 39.80) || !approx(tot.Idle(), 5) || !approx(tot.ReclaimedGPUHours, 9) || tot.Leases != 9 {
 		t.Errorf("total = %+v, want 24 GPU-h, $39.80, 5 idle, 9 reclaimed, 9 leases", tot.Figures)
 	}
 	if tot.MeanUtilization == nil || !approx(*tot.MeanUtilization, 47.5) {

@@ -56,7 +56,7 @@ func TestTotalsAreTheSumsOfTheRowsShown(t *testing.T) {
 	for _, col := range []struct {
 		name string
 		team func(*showback.Team) float64
-	}{{"gpu_hours", func(t *showback.Team) float64 { return t.GPUHours }}, {"idle_gpu_hours", func(t *showback.Team) float64 { return t.IdleGPUHours }},
+	}{{"gpu_hours", func(t *showback.Team) float64 { return t.GPUHours }}, {"idle_gpu_hours", func(t *showback.Team) float64 { return t.Idle() }},
 		{"observed_gpu_hours", func(t *showback.Team) float64 { return t.ObservedGPUHours }}} {
 		for _, tm := range r.Teams {
 			var mine [][]string

@@ -32,7 +32,7 @@ var ChartSeries = []string{"busy GPU-hours", "idle GPU-hours"}
 func (r *Report) ChartData() (teams []string, busy, idle []float64) {
 	for _, t := range r.Teams {
 		used := round(max(0, t.GPUHours), 2)
-		i := min(round(max(0, t.IdleGPUHours), 2), used)
+		i := min(round(max(0, t.Idle()), 2), used)
 		teams = append(teams, t.Name)
 		idle = append(idle, i)
 		busy = append(busy, round(used-i, 2))
@@ -105,7 +105,7 @@ const (
 // cost and idle share.
 func (r *Report) chartTitles() [2]string {
 	return [2]string{fmt.Sprintf("GPU-hours per team, %s", r.Week),
-		fmt.Sprintf("%s (%s): %s GPU-hours, %s, %s idle", r.Span(), r.TimeZone, two(r.Total.GPUHours), r.Money(r.Total.Cost), pct(r.Total.IdleShare()))}
+		fmt.Sprintf("%s (%s): %s GPU-hours, %s, %s", r.Span(), r.TimeZone, two(r.Total.GPUHours), r.Money(r.Total.Cost), idleShareText(r.Total.Figures))}
 }
 
 // chartTitleStyles are the fonts of the title and the subtitle, in the theme's title colour.

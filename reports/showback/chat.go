@@ -22,7 +22,7 @@ func Ref(week string) string { return "showback:" + week }
 func (r *Report) Post(to string, chart []byte) bot.Reply {
 	t := r.Total
 	out := bot.Reply{To: to, Ref: Ref(r.Week),
-		Text: fmt.Sprintf("%s: %s GPU-hours, %s, %s of it idle.", r.Title(), two(t.GPUHours), r.Money(t.Cost), pct(t.IdleShare()))}
+		Text: fmt.Sprintf("%s: %s GPU-hours, %s, %s.", r.Title(), two(t.GPUHours), r.Money(t.Cost), idleOfIt(t.Figures))}
 	util := "no telemetry"
 	if t.MeanUtilization != nil {
 		util = "mean utilization " + pctOf(t.MeanUtilization)
@@ -30,7 +30,7 @@ func (r *Report) Post(to string, chart []byte) bot.Reply {
 	out.Sections = append(out.Sections, bot.Section{Title: "This week", Fields: []bot.Field{
 		{Label: "GPU-hours", Value: two(t.GPUHours) + " (" + r.ChangeLine(t) + ")"},
 		{Label: "Cost", Value: r.Money(t.Cost)},
-		{Label: "Idle", Value: fmt.Sprintf("%s GPU-hours, %s of GPU-hours", two(t.IdleGPUHours), pct(t.IdleShare()))},
+		{Label: "Idle", Value: idleField(t.Figures)},
 		{Label: "Reclaimed", Value: two(t.ReclaimedGPUHours) + " GPU-hours"},
 		{Label: "Leases", Value: fmt.Sprintf("%d; %s", t.Leases, util)},
 		{Label: "Approvals", Value: ApprovalsLine(t.Approvals)},
@@ -41,7 +41,7 @@ func (r *Report) Post(to string, chart []byte) bot.Reply {
 	if top, tied := r.top(topTeams); len(top) > 0 {
 		var lines []string
 		for i, tm := range top {
-			lines = append(lines, fmt.Sprintf("%d. %s — %s, %s GPU-hours, %s idle", i+1, tm.Name, r.Money(tm.Cost), two(tm.GPUHours), pct(tm.IdleShare())))
+			lines = append(lines, fmt.Sprintf("%d. %s — %s, %s GPU-hours, %s", i+1, tm.Name, r.Money(tm.Cost), two(tm.GPUHours), idleShareText(tm.Figures)))
 		}
 		if tied > 0 {
 			lines = append(lines, fmt.Sprintf("and %s at %s", policy.Count(tied, "more team", "more teams"), r.Money(top[len(top)-1].Cost)))
@@ -143,7 +143,7 @@ func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 			continue
 		}
 		if t.GPUHours > 0 {
-			heads = append(heads, fmt.Sprintf("team %s used %s GPU-hours (%s), %s idle", t.Name, two(t.GPUHours), r.Money(t.Cost), pct(t.IdleShare())))
+			heads = append(heads, fmt.Sprintf("team %s used %s GPU-hours (%s), %s", t.Name, two(t.GPUHours), r.Money(t.Cost), idleShareText(t.Figures)))
 		} else {
 			heads = append(heads, fmt.Sprintf("team %s used no GPUs", t.Name))
 		}
@@ -166,8 +166,8 @@ func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 			case row.QuotaGPUs == 0:
 				peak = fmt.Sprintf("at most %s at once (no quota of the class)", qm.GPUCount(row.PeakGPUs, ""))
 			}
-			lines = append(lines, fmt.Sprintf("%s: %s GPU-hours, %s, idle %s, reclaimed %s, %s, %s",
-				row.Class, two(row.GPUHours), r.Money(row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours), leasesCount(row.Leases), peak))
+			lines = append(lines, fmt.Sprintf("%s: %s GPU-hours, %s, %s, reclaimed %s, %s, %s",
+				row.Class, two(row.GPUHours), r.Money(row.Cost), idleHoursText(row.Figures, false), two(row.ReclaimedGPUHours), leasesCount(row.Leases), peak))
 		}
 		switch {
 		case idle > 0 && len(lines) > 0:
@@ -195,8 +195,8 @@ func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 				sum.add(t.Figures)
 			}
 		}
-		out.Text = fmt.Sprintf("Your GPU showback for %s (%s): your %d teams used %s GPU-hours (%s), %s idle; each team below.",
-			r.Week, r.Span(), len(heads), two(sum.GPUHours), r.Money(sum.Cost), pct(sum.IdleShare()))
+		out.Text = fmt.Sprintf("Your GPU showback for %s (%s): your %d teams used %s GPU-hours (%s), %s; each team below.",
+			r.Week, r.Span(), len(heads), two(sum.GPUHours), r.Money(sum.Cost), idleShareText(sum))
 	}
 	if len(heads) == 0 {
 		out.Text = fmt.Sprintf("Your GPU showback for %s (%s): your teams are not in it.", r.Week, r.Span())
@@ -233,8 +233,8 @@ func (r *Report) Answer(chart []byte) bot.Reply {
 		var lines []string
 		for _, row := range r.Rows {
 			if row.Team == t.Name && (row.GPUHours > 0 || row.Leases > 0) {
-				lines = append(lines, fmt.Sprintf("%s: %s GPU-hours, %s, idle %s, reclaimed %s, %s",
-					row.Class, two(row.GPUHours), r.Money(row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours), leasesCount(row.Leases)))
+				lines = append(lines, fmt.Sprintf("%s: %s GPU-hours, %s, %s, reclaimed %s, %s",
+					row.Class, two(row.GPUHours), r.Money(row.Cost), idleHoursText(row.Figures, false), two(row.ReclaimedGPUHours), leasesCount(row.Leases)))
 			}
 		}
 		text := r.TeamLine(t)
@@ -324,4 +324,21 @@ func sectionsChars(ss []bot.Section) int {
 		n += sectionChars(s)
 	}
 	return n
+}
+
+// idleOfIt is the post's "12.5% of it idle", or idleNotMeasured.
+func idleOfIt(f Figures) string {
+	if !f.IdleMeasured() {
+		return idleNotMeasured
+	}
+	return pct(f.IdleShare()) + " of it idle"
+}
+
+// idleField is the post's Idle field: "1.50 GPU-hours, 12.5% of GPU-hours", or that telemetry saw
+// none of the GPU-hours.
+func idleField(f Figures) string {
+	if !f.IdleMeasured() {
+		return "not measured: no telemetry from the leases' nodes"
+	}
+	return fmt.Sprintf("%s GPU-hours, %s of GPU-hours", two(f.Idle()), pct(f.IdleShare()))
 }

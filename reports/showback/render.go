@@ -49,7 +49,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		return err
 	}
 	for _, row := range r.Rows {
-		rec := []string{r.Week, row.Team, row.Class, two(row.GPUHours), costCell(r.Currency, row.Cost), two(row.IdleGPUHours), two(row.ReclaimedGPUHours),
+		rec := []string{r.Week, row.Team, row.Class, two(row.GPUHours), costCell(r.Currency, row.Cost), twoOrEmpty(row.IdleGPUHours, 1), two(row.ReclaimedGPUHours),
 			strconv.Itoa(row.Leases), two(row.ObservedGPUHours), twoOrEmpty(row.MeanUtilization, 1), strconv.Itoa(row.PeakGPUs),
 			strconv.Itoa(row.QuotaGPUs), twoOrEmpty(row.PeakQuotaShare, 100), twoOrEmpty(row.MeanQuotaShare, 100), r.Currency,
 			strconv.Itoa(r.quotaAtMost(row))}
@@ -134,6 +134,30 @@ func (r *Report) signedMoney(v float64) string {
 	return r.Money(v)
 }
 
+// idleNotMeasured says that telemetry saw none of the GPU-hours held, so their idle time is not
+// known (no agent reported on the leases).
+const idleNotMeasured = "idle not measured"
+
+// idleShareText is "12.5% idle", or idleNotMeasured.
+func idleShareText(f Figures) string {
+	if !f.IdleMeasured() {
+		return idleNotMeasured
+	}
+	return pct(f.IdleShare()) + " idle"
+}
+
+// idleHoursText is "idle 1.50 GPU-hours (12.5%)", or idleNotMeasured; withShare false leaves the
+// share out ("idle 1.50").
+func idleHoursText(f Figures, withShare bool) string {
+	if !f.IdleMeasured() {
+		return idleNotMeasured
+	}
+	if !withShare {
+		return "idle " + two(f.Idle())
+	}
+	return fmt.Sprintf("idle %s GPU-hours (%s)", two(f.Idle()), pct(f.IdleShare()))
+}
+
 func pct(v *float64) string {
 	if v == nil {
 		return "n/a"
@@ -195,8 +219,12 @@ func leasesCount(n int) string { return policy.Count(n, "lease", "leases") }
 // Headline is the week in one sentence.
 func (r *Report) Headline() string {
 	t := r.Total
-	s := fmt.Sprintf("%s GPU-hours, %s; %s idle GPU-hours (%s); %s GPU-hours reclaimed; %s",
-		two(t.GPUHours), r.Money(t.Cost), two(t.IdleGPUHours), pct(t.IdleShare()), two(t.ReclaimedGPUHours), leasesCount(t.Leases))
+	idle := idleNotMeasured
+	if t.IdleMeasured() {
+		idle = fmt.Sprintf("%s idle GPU-hours (%s)", two(t.Idle()), pct(t.IdleShare()))
+	}
+	s := fmt.Sprintf("%s GPU-hours, %s; %s; %s GPU-hours reclaimed; %s",
+		two(t.GPUHours), r.Money(t.Cost), idle, two(t.ReclaimedGPUHours), leasesCount(t.Leases))
 	if t.MeanUtilization != nil {
 		s += "; mean utilization " + pctOf(t.MeanUtilization)
 	}
@@ -345,7 +373,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	b.WriteString("\n")
 	table := [][]string{{"team", "class", "GPU-hours", "cost", "idle", "reclaimed", "leases", "util", "peak GPUs", "peak quota", "mean quota"}}
 	for _, row := range r.Rows {
-		table = append(table, []string{row.Team, row.Class, two(row.GPUHours), r.Money(row.Cost), two(row.IdleGPUHours),
+		table = append(table, []string{row.Team, row.Class, two(row.GPUHours), r.Money(row.Cost), idleCell(row.Figures),
 			two(row.ReclaimedGPUHours), strconv.Itoa(row.Leases), pctOf(row.MeanUtilization), r.peakOf(row),
 			pct(row.PeakQuotaShare), pct(row.MeanQuotaShare)})
 	}
@@ -361,6 +389,14 @@ func (r *Report) WriteText(w io.Writer) error {
 	return err
 }
 
+// idleCell is a row's idle GPU-hours in the text's table: "not measured" without telemetry.
+func idleCell(f Figures) string {
+	if !f.IdleMeasured() {
+		return "not measured"
+	}
+	return two(f.Idle())
+}
+
 // Text is WriteText into a string.
 func (r *Report) Text() string {
 	var b strings.Builder
@@ -374,8 +410,8 @@ func (r *Report) TeamLine(t *Team) string {
 	if t.GPUHoursQuotaShare != nil {
 		quota = fmt.Sprintf(" of %s (%s of its weekly GPU-hours)", two(t.GPUHoursQuota), pct(t.GPUHoursQuotaShare))
 	}
-	s := fmt.Sprintf("%s: %s GPU-hours%s, %s; idle %s GPU-hours (%s), reclaimed %s; %s", t.Name, two(t.GPUHours), quota,
-		r.Money(t.Cost), two(t.IdleGPUHours), pct(t.IdleShare()), two(t.ReclaimedGPUHours), leasesCount(t.Leases))
+	s := fmt.Sprintf("%s: %s GPU-hours%s, %s; %s, reclaimed %s; %s", t.Name, two(t.GPUHours), quota,
+		r.Money(t.Cost), idleHoursText(t.Figures, true), two(t.ReclaimedGPUHours), leasesCount(t.Leases))
 	if !t.Listed {
 		s += "; not in the policy (default quota)"
 	}

@@ -80,8 +80,9 @@ type Figures struct {
 	GPUHours float64 `json:"gpu_hours"`
 	// Cost is GPUHours at the class's price per GPU-hour.
 	Cost float64 `json:"cost"`
-	// IdleGPUHours is what telemetry saw idle, from the hourly usage rollups.
-	IdleGPUHours float64 `json:"idle_gpu_hours"`
+	// IdleGPUHours is what telemetry saw idle, from the hourly usage rollups; nil when GPUs were
+	// held and telemetry saw none of them (no agent reported on its leases): idle is not measured.
+	IdleGPUHours *float64 `json:"idle_gpu_hours"`
 	// ObservedGPUHours is how many GPU-hours telemetry saw at all (idle or busy).
 	ObservedGPUHours float64 `json:"observed_gpu_hours"`
 	// ReclaimedGPUHours is what idle reclaim handed back: the GPU-hours between a reclaimed
@@ -96,13 +97,47 @@ type Figures struct {
 	samples         int64
 }
 
-// IdleShare is idle GPU-hours as a share of GPU-hours; nil when nothing was used.
-func (f Figures) IdleShare() *float64 { return ratio(f.IdleGPUHours, f.GPUHours) }
+// IdleShare is idle GPU-hours as a share of GPU-hours; nil when nothing was used or idle was
+// not measured.
+func (f Figures) IdleShare() *float64 {
+	if f.IdleGPUHours == nil {
+		return nil
+	}
+	return ratio(*f.IdleGPUHours, f.GPUHours)
+}
+
+// IdleMeasured reports whether telemetry saw any of the GPU-hours held (or none were held).
+func (f Figures) IdleMeasured() bool { return f.IdleGPUHours != nil }
+
+// Idle is the idle GPU-hours measured, 0 when not measured.
+func (f Figures) Idle() float64 {
+	if f.IdleGPUHours == nil {
+		return 0
+	}
+	return *f.IdleGPUHours
+}
+
+// nothingHeld reports whether f holds no GPU-hours and no idle time: it changes no sum of idle
+// time, measured or not.
+func (f Figures) nothingHeld() bool { return f.GPUHours == 0 && f.Idle() == 0 }
 
 func (f *Figures) add(o Figures) {
+	// Idle adds up what was measured; it stays unmeasured only where nothing added was measured.
+	switch {
+	case o.nothingHeld():
+		if f.nothingHeld() && f.IdleGPUHours == nil && o.IdleGPUHours != nil {
+			f.IdleGPUHours = ptr(0)
+		}
+	case f.nothingHeld() || f.IdleGPUHours == nil:
+		f.IdleGPUHours = nil
+		if o.IdleGPUHours != nil {
+			f.IdleGPUHours = ptr(*o.IdleGPUHours)
+		}
+	case o.IdleGPUHours != nil:
+		f.IdleGPUHours = ptr(*f.IdleGPUHours + *o.IdleGPUHours)
+	}
 	f.GPUHours += o.GPUHours
 	f.Cost += o.Cost
-	f.IdleGPUHours += o.IdleGPUHours
 	f.ObservedGPUHours += o.ObservedGPUHours
 	f.ReclaimedGPUHours += o.ReclaimedGPUHours
 	f.Leases += o.Leases
@@ -156,9 +191,10 @@ type Summary struct {
 
 // Change is this week minus the week before.
 type Change struct {
-	GPUHours     float64 `json:"gpu_hours"`
-	Cost         float64 `json:"cost"`
-	IdleGPUHours float64 `json:"idle_gpu_hours"`
+	GPUHours float64 `json:"gpu_hours"`
+	Cost     float64 `json:"cost"`
+	// IdleGPUHours is nil when idle was not measured in either week.
+	IdleGPUHours *float64 `json:"idle_gpu_hours"`
 	// GPUHoursPct is the change in GPU-hours in percent of the week before; nil when it used none.
 	GPUHoursPct *float64 `json:"gpu_hours_pct"`
 }
@@ -463,6 +499,9 @@ func Build(in Input) *Report {
 		}
 	}
 	for i := range r.Rows {
+		if r.Rows[i].IdleGPUHours == nil && r.Rows[i].GPUHours == 0 {
+			r.Rows[i].IdleGPUHours = ptr(0) // nothing held, so nothing idle
+		}
 		r.Rows[i].QuotaMostGPUs = quotaMost(increases, r.Rows[i].Team, r.Rows[i].Class, wk.from, r.Rows[i].QuotaGPUs)
 	}
 	// The weekly GPU-hour quota's share is of everything the team used, gone classes included.
@@ -619,7 +658,7 @@ func figures(leases []*qm.Lease, usage []qm.UsageRollup, byID map[qm.LeaseID]*qm
 		if seen > most {
 			idle, seen = idle*most/seen, most
 		}
-		f.IdleGPUHours += idle / 3600
+		f.IdleGPUHours = ptr(f.Idle() + idle/3600)
 		f.ObservedGPUHours += seen / 3600
 		f.utilSum += u.UtilSum
 		f.samples += u.Samples
@@ -633,7 +672,13 @@ func figures(leases []*qm.Lease, usage []qm.UsageRollup, byID map[qm.LeaseID]*qm
 	// the rows shown in the text, the CSV and the chart.
 	mu := policy.MinorUnits(p.Currency)
 	for k, f := range out {
-		f.GPUHours, f.IdleGPUHours = round(f.GPUHours, 2), round(f.IdleGPUHours, 2)
+		f.GPUHours = round(f.GPUHours, 2)
+		switch {
+		case f.IdleGPUHours != nil:
+			f.IdleGPUHours = ptr(round(*f.IdleGPUHours, 2))
+		case f.GPUHours == 0:
+			f.IdleGPUHours = ptr(0) // nothing held, so nothing idle
+		}
 		f.ObservedGPUHours, f.ReclaimedGPUHours = round(f.ObservedGPUHours, 2), round(f.ReclaimedGPUHours, 2)
 		f.Cost = round(f.Cost, mu)
 		out[k] = f
@@ -881,8 +926,16 @@ func finish(s *Summary, acc *approvalAcc, waits []waitSample) {
 		s.QueueWait.PredictedP50 = secs(median(meds))
 	}
 	s.QueueWait.WithinBound = ratio(float64(within), float64(len(meds)+s.QueueWait.LeftPastBound))
-	s.Change = Change{GPUHours: s.GPUHours - s.Previous.GPUHours, Cost: s.Cost - s.Previous.Cost,
-		IdleGPUHours: s.IdleGPUHours - s.Previous.IdleGPUHours}
+	// Nothing held, nothing idle: a week without GPU-hours has measured all of its idle time.
+	for _, f := range []*Figures{&s.Figures, &s.Previous} {
+		if f.IdleGPUHours == nil && f.GPUHours == 0 {
+			f.IdleGPUHours = ptr(0)
+		}
+	}
+	s.Change = Change{GPUHours: s.GPUHours - s.Previous.GPUHours, Cost: s.Cost - s.Previous.Cost}
+	if s.IdleGPUHours != nil && s.Previous.IdleGPUHours != nil {
+		s.Change.IdleGPUHours = ptr(*s.IdleGPUHours - *s.Previous.IdleGPUHours)
+	}
 	if s.Previous.GPUHours > 0 {
 		s.Change.GPUHoursPct = ptr(100 * s.Change.GPUHours / s.Previous.GPUHours)
 	}

@@ -312,7 +312,8 @@ func TestCSVColumnsAndNumbers(t *testing.T) {
 	if len(recs) != 1+2*2 {
 		t.Errorf("%d rows, want one per team and class (4)", len(recs)-1)
 	}
-	want := "2026-W48,vision,interactive,0.75,0.68,0.00,1.25,1"
+	// No agent reported on the lease: its idle GPU-hours are not known, so left empty.
+	want := "2026-W48,vision,interactive,0.75,0.68,,1.25,1"
 	if got := strings.Join(recs[3][:8], ","); got != want {
 		t.Errorf("vision's interactive row = %q, want %q", got, want)
 	}

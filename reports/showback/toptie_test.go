@@ -43,8 +43,8 @@ func TestTopTeamsSayWhenTheFifthPlaceIsTied(t *testing.T) {
 		{"eight teams at one cost", []int{1, 1, 1, 1, 1, 1, 1, 1}, "and 3 more teams at 0.137 KWD", 6},
 		{"one ahead, six tied", []int{4, 1, 1, 1, 1, 1, 1}, "and 2 more teams at 0.137 KWD", 6},
 		{"one tied past the fifth", []int{2, 2, 2, 2, 1, 1}, "and 1 more team at 0.137 KWD", 6},
-		{"the sixth costs less", []int{2, 2, 2, 2, 2, 1}, "5. lab-e — 0.274 KWD, 2.00 GPU-hours, 0.0% idle", 5},
-		{"five teams", []int{1, 1, 1, 1, 1}, "5. lab-e — 0.137 KWD, 1.00 GPU-hours, 0.0% idle", 5},
+		{"the sixth costs less", []int{2, 2, 2, 2, 2, 1}, "5. lab-e — 0.274 KWD, 2.00 GPU-hours, idle not measured", 5},
+		{"five teams", []int{1, 1, 1, 1, 1}, "5. lab-e — 0.137 KWD, 1.00 GPU-hours, idle not measured", 5},
 	} {
 		lines := strings.Split(top(week(c.hours...)), "\n")
 		if len(lines) != c.lines || lines[len(lines)-1] != c.last {
