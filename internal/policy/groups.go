@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -347,6 +348,48 @@ func approverWarnings(p *Policy, line func(string) int) []Problem {
 		if a != "" && !known(a) {
 			warn(fmt.Sprintf("approvals.fallback_approvers.%d", j), a, "fallback approver")
 		}
+	}
+	return out
+}
+
+// adminWarnings finds oidc.admins entries whose emails look like a directory entry's, a budget
+// owner's or a fallback approver's without being it (kenjі with a Cyrillic і next to kenji): the
+// reader takes them for that person, who may not unlink accounts, while the address written may.
+func adminWarnings(p *Policy, line func(string) int) []Problem {
+	people := map[string][]string{} // the people the policy names, by how their emails look
+	add := func(a string) {
+		if strings.Contains(a, "@") {
+			k := personLook(a)
+			people[k] = append(people[k], a)
+		}
+	}
+	for _, id := range p.Directory {
+		if id != nil {
+			add(id.User)
+		}
+	}
+	for _, t := range p.Teams {
+		if t != nil {
+			for _, a := range t.BudgetOwners {
+				add(a)
+			}
+		}
+	}
+	for _, a := range p.Approvals.FallbackApprovers {
+		add(a)
+	}
+	var out []Problem
+	for j, a := range p.OIDC.Admins {
+		if !strings.Contains(a, "@") {
+			continue
+		}
+		twins := people[personLook(a)]
+		if slices.ContainsFunc(twins, func(b string) bool { return SameName(a, b) }) || len(twins) == 0 {
+			continue
+		}
+		out = append(out, Problem{Line: line(fmt.Sprintf("oidc.admins.%d", j)),
+			Msg: fmt.Sprintf("oidc admin %s looks like %s but is another address (some of its letters only look alike), so %s may not unlink other people's chat accounts and %s may; write %s if they are meant",
+				a, twins[0], twins[0], a, twins[0])})
 	}
 	return out
 }
