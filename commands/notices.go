@@ -332,6 +332,10 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		if n.Held != "" {
 			held = " " + n.Held // what the team holds of its quota, as the requester's reply says it
 		}
+		if n.Reason != "" {
+			// Why it comes to them now: handed over when its team left the policy.
+			held += " " + strings.ToUpper(n.Reason[:1]) + n.Reason[1:] + "."
+		}
 		ask := b.askText(l)
 		if l.Kind == qm.KindQuota || strings.Contains(ask, ", which ") {
 			// What is asked ends in a clause (a reason, the rounding up to whole nodes): a comma

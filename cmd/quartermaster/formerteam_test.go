@@ -75,3 +75,49 @@ func TestServeNamesWaitingRequestsOfATeamThePolicyNoLongerHas(t *testing.T) {
 		}
 	}
 }
+
+// serve hands a waiting request of a team the policy no longer lists to the fallback approvers
+// once: started twice on the new policy, its history has one hand-over, and the fallback
+// approver's notice of it was written once.
+func TestServeHandsARequestOfAGoneTeamToTheFallbackApproversOnce(t *testing.T) {
+	clearEnv(t)
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "qm.db")
+	old := "../../commands/testdata/harbor.yaml"
+	a, err := NewApp(context.Background(), appOptions{flags: commonFlags{policy: old, db: db}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := a.Bot.Handle(context.Background(), bot.Request{User: "mere@harbor.example", Text: "/gpu request 3 bench for 2h"})
+	if len(rs) == 0 || !strings.Contains(rs[0].Text, "L-1 waits for approval") {
+		t.Fatalf("the request did not wait for approval: %v", rs)
+	}
+	a.Close()
+	b, err := os.ReadFile(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := filepath.Join(dir, "harbor.yaml")
+	if err := os.WriteFile(renamed, []byte(strings.Replace(string(b), "  - name: kelp\n", "  - name: kelp-lab\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		s := startServe(t, serveOptions{app: appOptions{flags: commonFlags{policy: renamed, db: db}}})
+		if err := s.stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err = NewApp(context.Background(), appOptions{flags: commonFlags{policy: renamed, db: db}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	rs = a.Bot.Handle(context.Background(), bot.Request{User: "harbor-ops@harbor.example", Text: "/gpu status L-1"})
+	if len(rs) == 0 {
+		t.Fatal("no reply")
+	}
+	hist := rs[0].PlainText()
+	if n := strings.Count(hist, "the fallback approvers decide it"); n != 1 {
+		t.Errorf("after two starts L-1's history has %d hand-overs to the fallback approvers, want 1:\n%s", n, hist)
+	}
+}

@@ -263,6 +263,8 @@ func serve(ctx context.Context, o serveOptions) error {
 	// A command is answered once its change is committed; its notices follow on their own.
 	a.Service.DeliverInBackground = true
 	a.Metrics.Notices(a.Service.NoticesSent, a.Service.NoticeRepeats)
+	// Into the outbox, sent once the chat adapters are up.
+	handOverUnlistedWaiting(ctx, a, log)
 	if o.onApp != nil {
 		o.onApp(a)
 	}
@@ -719,6 +721,20 @@ func warnOfUnlistedWaiting(ctx context.Context, a *App, log *slog.Logger) {
 		}
 		log.Warn(fmt.Sprintf("%s waits for approval, but it is a request of team %s, which the policy does not list (renamed or removed), so its budget owners are not known: the fallback approvers decide it (%s)", l.ID, l.Team, strings.Join(who, ", ")),
 			"lease", l.ID.String(), "team", l.Team, "user", l.User)
+	}
+}
+
+// handOverUnlistedWaiting sends, once at start, the approval message of each request waiting for
+// approval whose team the policy no longer lists to the fallback approvers, who decide it now; a
+// request handed over at an earlier start is not sent again.
+func handOverUnlistedWaiting(ctx context.Context, a *App, log *slog.Logger) {
+	ls, err := a.Service.HandOverUnlistedWaiting(ctx)
+	if err != nil && ctx.Err() == nil {
+		log.Warn("the requests of teams the policy no longer lists could not be sent to the fallback approvers; the next start tries again", "err", err)
+	}
+	for _, l := range ls {
+		log.Warn(fmt.Sprintf("sent %s, a request of team %s, which the policy no longer lists, to the fallback approvers, who decide it (%s)", l.ID, l.Team, strings.Join(a.Service.Deciders(l.Team, l.User), ", ")),
+			"lease", l.ID.String(), "team", l.Team)
 	}
 }
 

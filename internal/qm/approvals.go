@@ -246,6 +246,11 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 // of its 4 train GPUs at once"): the team's other leases may have grown while it waited. It
 // adds the QuotaLimit note to l's rules when it does; empty when the approval stays within.
 func (s *Service) quotaAtApproval(ctx context.Context, tx Tx, l *Lease) (string, error) {
+	if _, listed := s.Policy.Team(l.Team); !listed && s.waitedForATeamNowGone(ctx, tx, l) {
+		// Its team was renamed or removed while it waited: the quota of the old name (the
+		// default quota) is no team's, so no numbers of it are given.
+		return fmt.Sprintf("Team %s is not in the policy (%s), so no quota of its own was checked.", l.Team, renamedOrRemoved), nil
+	}
 	for _, r := range strings.Split(l.Rules, ",") {
 		if s.aboutQuota(r) {
 			return "", nil
@@ -340,6 +345,118 @@ func (s *Service) UnlistedWaiting(ctx context.Context) ([]*Lease, error) {
 		}
 	}
 	return out, nil
+}
+
+// renamedOrRemoved says why a team of a waiting request is not in the policy.
+const renamedOrRemoved = "renamed or removed since it was asked"
+
+// handOverReason is the line of a waiting request's history that says the fallback approvers
+// were sent it because the policy no longer lists its team.
+func handOverReason(team string) string {
+	return fmt.Sprintf("the policy does not list team %s (%s), so the fallback approvers decide it", team, renamedOrRemoved)
+}
+
+// waitedForATeamNowGone reports whether l, whose team the policy does not list, was asked for a
+// team that is gone: it was handed over to the fallback approvers for that reason
+// (HandOverUnlistedWaiting), or its requester is no longer in that team.
+func (s *Service) waitedForATeamNowGone(ctx context.Context, tx Tx, l *Lease) bool {
+	ev, err := tx.Events(ctx, l.ID)
+	if err == nil {
+		for _, e := range ev {
+			if e.Actor == SystemActor && e.Reason == handOverReason(l.Team) {
+				return true
+			}
+		}
+	}
+	return s.teamGone(ctx, l)
+}
+
+// teamGone reports whether l's team, which the policy does not list, is no longer its
+// requester's: renamed or removed since it was asked. A team the policy never listed (named after
+// its people's group, with the default quota) is still its requester's team, and its fallback
+// approvers heard of the request when it was made.
+func (s *Service) teamGone(ctx context.Context, l *Lease) bool {
+	id, err := s.Resolve(ctx, l.User)
+	return err == nil && !policy.Contains(id.Teams, l.Team)
+}
+
+// HandOverUnlistedWaiting sends the approval message of each request waiting for approval whose
+// team the policy does not list (renamed or removed while it waited) to those who decide it now,
+// the fallback approvers, with why they are sent it. Each request is handed over once: the
+// hand-over is a line of its history, so a later start (or another replica's) sends nothing. It
+// returns the requests handed over now.
+func (s *Service) HandOverUnlistedWaiting(ctx context.Context) ([]*Lease, error) {
+	ls, err := s.UnlistedWaiting(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Lease
+	for _, l := range ls {
+		who := s.Deciders(l.Team, l.User)
+		if len(who) == 0 || !s.teamGone(ctx, l) {
+			continue // nobody to hand it to (serve logs it), or they were told when it was asked
+		}
+		reason := handOverReason(l.Team)
+		var b batch
+		var handed *Lease
+		err := s.Store.Update(ctx, []string{"team:" + l.Team}, func(tx Tx) error {
+			b, handed = batch{}, nil
+			cur, err := tx.GetLease(ctx, l.ID)
+			if err != nil {
+				return err
+			}
+			if cur.State != PendingApproval {
+				return nil
+			}
+			ev, err := tx.Events(ctx, cur.ID)
+			if err != nil {
+				return err
+			}
+			for _, e := range ev {
+				if e.Actor == SystemActor && e.Reason == reason {
+					return nil // handed over at an earlier start
+				}
+			}
+			if err := tx.AddEvent(ctx, &Event{Lease: cur.ID, At: s.Clock.Now(), Actor: SystemActor, From: cur.State, To: cur.State, Reason: reason}); err != nil {
+				return err
+			}
+			handed = cur
+			return s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(cur.Team, cur.User), Lease: cur,
+				Matches: s.waitingMatches(cur), Approvers: who, Reason: reason})
+		})
+		if err != nil {
+			return out, err
+		}
+		s.send(ctx, &b)
+		if handed != nil {
+			out = append(out, handed)
+		}
+	}
+	return out, nil
+}
+
+// waitingMatches are the rules a waiting request met, as its approval message names them: the
+// first with the reason kept with it, the others with the policy's.
+func (s *Service) waitingMatches(l *Lease) []policy.Match {
+	var out []policy.Match
+	for i, n := range strings.Split(l.Rules, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		m := policy.Match{Rule: n}
+		if i == 0 {
+			m.Why = l.Reason
+		} else {
+			for _, r := range s.Policy.Exceptions {
+				if r.Name == n {
+					m.Why = r.Why
+				}
+			}
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // applyApproval moves an approved exception on, by kind, with note (quotaAtApproval's) in its
