@@ -65,7 +65,7 @@ func TestServeNamesWaitingRequestsOfATeamThePolicyNoLongerHas(t *testing.T) {
 	}
 	var line string
 	for _, l := range strings.Split(logs.String(), "\n") {
-		if strings.Contains(l, "L-1") {
+		if strings.Contains(l, "L-1 waits for approval") { // not the lines of its notice's delivery
 			line = l
 		}
 	}
