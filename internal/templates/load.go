@@ -492,6 +492,12 @@ func (c *Catalog) parse(file string, data []byte) (*Template, error) {
 		if b.name == "run" && strings.Contains(b.text, "QM_RUN") {
 			return nil, bad(at(b.path...), "QM_RUN ends the workload block; use another word")
 		}
+		// The checks only decide; every other body ends up in the script or the manifest.
+		if !strings.HasPrefix(b.name, "checks.") {
+			if param, line, found := unquotedParam(t.tmpl.Lookup(b.name), t.unsafeParams()); found {
+				return nil, &LoadError{File: file, Line: bodyLine(&root, b.path...) + line - 1, Msg: unquotedMessage(b.name, param)}
+			}
+		}
 	}
 
 	for i := range t.Parameters {
