@@ -116,3 +116,35 @@ func TestARequestBeforeTheFirstInventoryIsPlacedOnIt(t *testing.T) {
 		t.Errorf("the inventory was read %d times, want once", f.refreshes)
 	}
 }
+
+// The catalog and an estimate asked for before the service has first read the scheduler's
+// inventory (the first command after a start) count every class's GPUs, as later ones do: no
+// class reads "the scheduler's to say" while the next one shows its GPUs, and a request larger
+// than a node is quoted as the whole nodes /gpu request would hold and bill.
+func TestCatalogAndEstimateBeforeTheFirstInventory(t *testing.T) {
+	svc, f, _, _ := schedService(t, qm.Started{State: qm.Active})
+	f.nodes = exampleNodes()
+	want := map[string]int{}
+	for _, n := range f.nodes {
+		want[n.Class] += n.GPUs
+	}
+	cat, err := svc.Catalog(context.Background(), "alice@acme.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cs := range cat {
+		if cs.Capacity != want[cs.Class.Name] {
+			t.Errorf("the first catalog shows %s with %d GPUs; the scheduler has %d", cs.Class.Name, cs.Capacity, want[cs.Class.Name])
+		}
+	}
+
+	svc, f, _, _ = schedService(t, qm.Started{State: qm.Active})
+	f.nodes = exampleNodes()
+	e, err := svc.EstimateRequest(context.Background(), "alice@acme.example", "train", 12, 2*time.Hour, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.GPUs != 16 {
+		t.Errorf("the first estimate of 12 train GPUs (nodes of 8) quotes %d GPUs; want the 2 whole nodes (16) a request holds", e.GPUs)
+	}
+}

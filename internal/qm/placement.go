@@ -322,6 +322,7 @@ func (s *Service) poolFrom(class string, classes []string, held []Holding) (Pool
 
 // Pool is a class's pool now.
 func (s *Service) Pool(ctx context.Context, class string) (Pool, error) {
+	s.readInventory(ctx)
 	var p Pool
 	err := s.Store.View(ctx, func(tx Tx) error {
 		var err error

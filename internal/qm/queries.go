@@ -54,6 +54,7 @@ type ClassStatus struct {
 
 // Catalog lists the classes with free GPUs now and the predicted wait for one GPU for user.
 func (s *Service) Catalog(ctx context.Context, user string) ([]ClassStatus, error) {
+	s.readInventory(ctx)
 	var out []ClassStatus
 	team, resolved := "", false
 	for _, c := range s.Policy.Classes {
@@ -89,6 +90,7 @@ type Estimate struct {
 // EstimateRequest prices a request of user's and predicts its wait, with no side effects.
 // An exclusive request is priced on the whole nodes it holds, as /gpu request with exclusive is.
 func (s *Service) EstimateRequest(ctx context.Context, user, class string, gpus int, d time.Duration, exclusive bool) (Estimate, error) {
+	s.readInventory(ctx)
 	c, err := s.checkShape(class, gpus, d)
 	if err != nil {
 		return Estimate{}, err

@@ -82,9 +82,9 @@ type Service struct {
 	unreachableNames sync.Map
 }
 
-// readInventory reads the scheduler's inventory when nothing has read it yet: a request that
-// comes in the seconds after a start, before the reconcile loop's first pass, is counted, placed
-// and quoted on the scheduler's nodes as any later one is. A failed read is left to that loop.
+// readInventory reads the scheduler's inventory when nothing has read it yet: a request, a
+// catalog or an estimate that comes in the seconds after a start, before the reconcile loop's
+// first pass, is counted, placed and quoted on the scheduler's nodes as any later one is. A failed read is left to that loop.
 func (s *Service) readInventory(ctx context.Context) {
 	r, ok := s.Backend.(InventoryRefresher)
 	if !ok || s.inventoryRead.Load() {
