@@ -508,7 +508,13 @@ func (b *Bot) when(t time.Time) string {
 	return s
 }
 
+// noNodesText says why a class has no GPU at all now, as the catalog and the waits say it.
+const noNodesText = "no node of this class takes jobs now (the scheduler reports them drained, down or reserved)"
+
 func freeText(s qm.ClassStatus) string {
+	if s.NoNodes {
+		return "none: " + noNodesText
+	}
 	if s.Capacity == 0 {
 		return "the scheduler's to say (it places leases itself)"
 	}
@@ -516,6 +522,9 @@ func freeText(s qm.ClassStatus) string {
 }
 
 func waitText(w qm.WaitEstimate) string {
+	if w.NoNodes {
+		return "no estimate: " + noNodesText + "; a request starts when one is back"
+	}
 	if w.Unknown {
 		return "no estimate; the scheduler decides when it starts"
 	}

@@ -23,6 +23,13 @@ func (s *Service) capacityOf(class string) int {
 	return n
 }
 
+// noUsableNodes says whether the backend reports its nodes (it has read them) and none of class
+// takes jobs now: every one is drained, down, cordoned or reserved, or none has the class's
+// partition and GPU type.
+func (s *Service) noUsableNodes(class string) bool {
+	return s.Backend.Inventory() != nil && s.capacityOf(class) == 0
+}
+
 // NodeSize is the most GPUs one node of a class holds, or 0 when the backend does not say.
 func (s *Service) NodeSize(class string) int {
 	size, _ := s.nodesOf(class)

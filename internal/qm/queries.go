@@ -50,6 +50,8 @@ type ClassStatus struct {
 	Capacity int
 	Free     int
 	Wait     WaitEstimate
+	// NoNodes: the backend reports its nodes and none of the class takes jobs now.
+	NoNodes bool
 }
 
 // Catalog lists the classes with free GPUs now and the predicted wait for one GPU for user.
@@ -65,7 +67,7 @@ func (s *Service) Catalog(ctx context.Context, user string) ([]ClassStatus, erro
 		if err != nil {
 			return nil, err
 		}
-		cs := ClassStatus{Class: c, Capacity: p.Capacity, Free: p.Free()}
+		cs := ClassStatus{Class: c, Capacity: p.Capacity, Free: p.Free(), NoNodes: s.noUsableNodes(c.Name)}
 		if cs.Wait, err = s.PredictWait(ctx, c.Name, team, 1); err != nil {
 			return nil, err
 		}

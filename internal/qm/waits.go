@@ -15,6 +15,9 @@ type WaitEstimate struct {
 	P90    time.Duration
 	// Unknown is set when the service cannot tell: the scheduler places leases and reports no capacity.
 	Unknown bool
+	// NoNodes is set (with Unknown) when the scheduler reports its nodes and none of the class
+	// takes jobs now (drained, down, cordoned or reserved): a request waits until one does.
+	NoNodes bool
 	// MayNotStart is set when too many similar requests never started for a bound to be worth
 	// giving; Horizon is then the longest wait the predictor has seen.
 	MayNotStart bool
@@ -128,7 +131,7 @@ func (s *Service) predictWait(ctx context.Context, req WaitRequest, reserve bool
 		return WaitEstimate{}, err
 	}
 	if pool.Capacity == 0 {
-		return WaitEstimate{Unknown: true}, nil
+		return WaitEstimate{Unknown: true, NoNodes: s.noUsableNodes(req.Class)}, nil
 	}
 	return expiryEstimate(s.expiryWait(s.Clock.Now(), live, req, reserve, pool, capa), pool), nil
 }
@@ -293,6 +296,11 @@ func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEs
 		}
 		var pool Pool
 		pool, capa, err = s.waitCapacity(ctx, tx, req, reserve)
+		if err == nil && s.noUsableNodes(req.Class) {
+			// What the predictor learnt of other days says nothing of nodes that take no jobs.
+			fallback = &WaitEstimate{Unknown: true, NoNodes: true}
+			return nil
+		}
 		if err != nil || pool.Capacity == 0 || (!s.placementBound(req, reserve) && capa >= req.GPUs) {
 			return err // the predictor alone: every lease it must see is of the class
 		}
