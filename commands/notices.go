@@ -253,9 +253,10 @@ func (b *Bot) outputLine(l *qm.Lease) string {
 	return "Its output is in " + outputPlace(l) + "."
 }
 
-// withOutput is the end notice text of l, followed, for a batch job, by where its output is.
+// withOutput is the end notice text of l, followed, for a batch job that ran, by where its
+// output is (a job that never started, refused by the scheduler or ended in its queue, wrote none).
 func (b *Bot) withOutput(l *qm.Lease, text string) string {
-	if !b.batch(l) {
+	if !b.batch(l) || l.StartedAt.IsZero() {
 		return text
 	}
 	return strings.TrimRight(text, " ") + " " + b.outputLine(l)
