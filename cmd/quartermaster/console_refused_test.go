@@ -15,7 +15,8 @@ import (
 
 // A batch job that sbatch refuses (here: its class names a partition the cluster does not have)
 // never ran and wrote nothing: its owner reads why it failed and that nothing was billed, and no
-// "Its output is in …" sending them to look for output that is not there.
+// "Its output is in …" sending them to look for output that is not there; what to do if it
+// happens again speaks of asking again, not of /gpu request, which they did not use.
 func TestConsoleOnSlurmARefusedJobPointsToNoOutput(t *testing.T) {
 	conf := slurmtest.Cluster(t)
 	b := make([]byte, 4)
@@ -45,6 +46,9 @@ func TestConsoleOnSlurmARefusedJobPointsToNoOutput(t *testing.T) {
 	got := out.String()
 	if !strings.Contains(got, "L-1 failed: the cluster refused its job") || !strings.Contains(got, "nothing was billed") {
 		t.Fatalf("ria was not told that sbatch refused L-1 and nothing was billed:\n%s", got)
+	}
+	if strings.Contains(got, "/gpu request meets") {
+		t.Errorf("the refusal of a /gpu submit tells its owner what to do if /gpu request meets it again:\n%s", got)
 	}
 	if strings.Contains(got, "Its output is in") {
 		t.Errorf("a job sbatch refused points its owner to its output:\n%s", got)

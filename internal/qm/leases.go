@@ -133,7 +133,7 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 	s.send(ctx, &b)
 	if err != nil && why != "" {
 		return Errorf(EINTERNAL, "%s could not be started: the cluster said \"%s\". It is marked failed and nothing is charged; "+
-			"if /gpu request meets the same answer again, send this message to your platform admins.", l.ID, why)
+			"if asking again gets the same answer, send this message to your platform admins.", l.ID, why)
 	}
 	if err != nil {
 		return Errorf(EINTERNAL, "%s could not be started on the cluster; it is marked failed and nothing is charged.", l.ID)
