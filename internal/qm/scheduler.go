@@ -75,6 +75,10 @@ type Job struct {
 	// Kubernetes Job, its pods and their logs): the service deletes them KeepEnded after the job
 	// ended, so that they do not pile up, while its owner has a day to read them.
 	Kept bool
+	// LimitEnd is when the scheduler's time limit ends a running job, where it says and counts
+	// the limit from this run's start (Slurm's end_time: a requeued job's limit starts again when
+	// it runs again, and suspended time does not count); zero elsewhere.
+	LimitEnd time.Time
 	// DeadlineFrom is when the scheduler counts a waiting job's time limit from, where that is
 	// before it runs (a Kubernetes Job's activeDeadlineSeconds counts from the Job's start, its
 	// wait included); zero where the limit counts from when the job runs (Slurm).
@@ -717,6 +721,27 @@ func (s *Service) adopt(ctx context.Context, l *Lease, j Job) error {
 	return err
 }
 
+// runLimit is the time limit a running lease's job should have, and whether it is a minute or
+// more off the one it has. Where the scheduler says when the limit ends this run (LimitEnd), it
+// should end the job when the lease ends: a job requeued (run again later than its lease started)
+// or suspended for a while would otherwise run past its lease's end, which then cancels it before
+// a warning the template asked for a lead before the limit (Slurm's --signal, a checkpoint) ever
+// came; and a lease extended after its job ran gets the extension. Elsewhere the limit is at least
+// the lease's length, as it was asked for.
+func runLimit(l *Lease, j Job) (time.Duration, bool) {
+	if j.LimitEnd.IsZero() || l.ExpiresAt.IsZero() {
+		return l.Duration, j.TimeLimit < l.Duration.Truncate(time.Minute)
+	}
+	want := j.TimeLimit + l.ExpiresAt.Sub(j.LimitEnd)
+	if want < time.Minute {
+		return 0, false // its lease ends within the minute: the pass ends it
+	}
+	if want >= j.TimeLimit+time.Minute || want <= j.TimeLimit-time.Minute {
+		return want, true
+	}
+	return 0, false
+}
+
 // apply moves one live lease to where its job is.
 func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *ReconcileReport) error {
 	switch j.State {
@@ -778,11 +803,13 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 				return err
 			}
 		}
-		if r, ok := w.(Retimer); ok && j.TimeLimit > 0 && j.TimeLimit < l.Duration.Truncate(time.Minute) {
-			if err := r.SetTimeLimit(ctx, j, l.Duration); err != nil {
-				return fmt.Errorf("raise the time limit of job %s of %s: %w", j.Ref, l.ID, err)
+		if r, ok := w.(Retimer); ok && j.TimeLimit > 0 {
+			if d, retime := runLimit(l, j); retime {
+				if err := r.SetTimeLimit(ctx, j, d); err != nil {
+					return fmt.Errorf("set the time limit of job %s of %s: %w", j.Ref, l.ID, err)
+				}
+				rep.Retimed++
 			}
-			rep.Retimed++
 		}
 	case JobCompleted:
 		rep.Ended++

@@ -76,10 +76,10 @@ func TestJobsFromSqueue2205(t *testing.T) {
 	}
 	host := "vm"
 	// Slurm's start and end times: for the running job its start and the end its limit sets,
-	// which is no end yet.
+	// which is no end yet but when its limit would end it.
 	start, end := time.Unix(1796009600, 0).UTC(), time.Unix(1796011400, 0).UTC()
 	want := []qm.Job{
-		{Lease: 1, Ref: "310", State: qm.JobRunning, Node: host, TimeLimit: 30 * time.Minute, StartedAt: start},
+		{Lease: 1, Ref: "310", State: qm.JobRunning, Node: host, TimeLimit: 30 * time.Minute, StartedAt: start, LimitEnd: end},
 		{Lease: 2, Ref: "311", State: qm.JobFailed, Node: host, Reason: "exit code 3 (Slurm: FAILED, NonZeroExitCode)", TimeLimit: 90 * time.Minute,
 			StartedAt: start, EndedAt: start, ExitCode: "3"},
 		{Lease: 4, Ref: "313", State: qm.JobPending, Reason: "the GPUs it asks for are in use (Slurm: Resources)", TimeLimit: 30 * time.Minute},

@@ -288,6 +288,7 @@ func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 		}
 	case "RUNNING", "CONFIGURING", "RESIZING", "SIGNALING", "STAGE_OUT":
 		j.State, j.Node, j.StartedAt = qm.JobRunning, nodeList(sj.Nodes), sj.StartTime
+		j.LimitEnd = sj.EndTime // counted from this run's start, suspended time left out
 	case "SUSPENDED", "STOPPED":
 		// scontrol suspend, gang scheduling, preemption by suspension (SUSPENDED) or a SIGSTOP
 		// (scancel -s STOP: STOPPED): the job keeps its GPUs, its processes do not run.
