@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -281,6 +282,11 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	ws, err := workloadSettings()
 	if err != nil {
 		return err
+	}
+	// A Slurm job runs as the account that submits it (the service's, or whoever submits this
+	// script), and its SSH server logs in only that account.
+	if u, err := user.Current(); err == nil {
+		ws.RunAs = u.Username
 	}
 	// Where the policy's simulated cluster says how many GPUs a node of the class holds, a lease
 	// is rendered as the service would place it: no more on a node than one holds, and a lease

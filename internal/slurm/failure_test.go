@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,7 +109,8 @@ func TestOutputReadOnlyFromTheLeaseDirectory(t *testing.T) {
 }
 
 // TestSSHWorkspaceRuns: the default workspace, the real ssh-shell template, runs on the test
-// cluster: its lease becomes active and an SSH server answers on the port the reply names.
+// cluster: its lease becomes active and an SSH server answers on the port the reply names, for
+// the account the job runs as.
 func TestSSHWorkspaceRuns(t *testing.T) {
 	if _, err := os.Stat("/usr/sbin/sshd"); err != nil {
 		msg := "the test cluster's node has no /usr/sbin/sshd; `make slurm-up` installs openssh-server"
@@ -130,8 +133,12 @@ func TestSSHWorkspaceRuns(t *testing.T) {
 	l := e.request("alice@acme.example", 1, "interactive", time.Hour, "", nil).Lease
 	l = e.waitLease(l.ID, qm.Active)
 	var port int
-	if _, err := fmt.Sscanf(l.Connect, "ssh -p %d alice@", &port); err != nil || !strings.HasSuffix(l.Connect, "@"+e.nodeName()) {
-		t.Fatalf("connect %q; want ssh -p PORT alice@%s", l.Connect, e.nodeName())
+	me, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Sscanf(l.Connect, "ssh -p %d "+me.Username+"@", &port); err != nil || !strings.HasSuffix(l.Connect, "@"+e.nodeName()) {
+		t.Fatalf("connect %q; want ssh -p PORT %s@%s (the job runs as the account that submits it)", l.Connect, me.Username, e.nodeName())
 	}
 	var banner string
 	e.eventually("an SSH server on port "+fmt.Sprint(port), func() bool {
@@ -151,5 +158,64 @@ func TestSSHWorkspaceRuns(t *testing.T) {
 	})
 	if j := e.job(l.Ref); j.State != "RUNNING" {
 		t.Errorf("job %s is %s", l.Ref, j.State)
+	}
+}
+
+// TestSSHWorkspaceLogsIn: the address the reply gives for the default workspace logs in. Slurm
+// runs the job, and so its SSH server, as the account that submitted it (here the service's
+// own), and an SSH server that is not root logs in only the account it runs as: the reply names
+// that account, and a key in the team's keys file logs in with it and runs a command.
+func TestSSHWorkspaceLogsIn(t *testing.T) {
+	for _, bin := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			msg := "the test cluster's node has no " + bin + "; `make slurm-up` installs openssh-server"
+			if os.Getenv("CI") == "true" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+	}
+	e := newEnv(t)
+	cat, err := templates.Load(qmtemplates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend, err := slurm.New(slurm.Config{Policy: e.svc.Policy, Catalog: cat, Instance: e.inst,
+		Workload: workload.Settings{}, Env: []string{"SLURM_CONF=" + e.conf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.backend, e.svc.Backend = backend, backend
+	team, _ := e.svc.Policy.Team("vision")
+	key := filepath.Join(t.TempDir(), "id")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	pub, err := os.ReadFile(key + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(team.Storage.Path, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(team.Storage.Path, ".ssh", "authorized_keys"), pub, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := e.request("alice@acme.example", 1, "interactive", time.Hour, "", nil).Lease
+	l = e.waitLease(l.ID, qm.Active)
+	var port int
+	var login string
+	if _, err := fmt.Sscanf(l.Connect, "ssh -p %d %s", &port, &login); err != nil {
+		t.Fatalf("connect %q; want ssh -p PORT USER@NODE", l.Connect)
+	}
+	var out []byte
+	e.eventually("ssh "+login+" to log in on port "+fmt.Sprint(port), func() bool {
+		cmd := exec.Command("ssh", "-i", key, "-p", fmt.Sprint(port), "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
+			"-o", "UserKnownHostsFile=/dev/null", "-o", "ConnectTimeout=5", login, "echo logged-in")
+		out, err = cmd.CombinedOutput()
+		return err == nil || strings.Contains(string(out), "Permission denied")
+	})
+	if !strings.Contains(string(out), "logged-in") {
+		t.Fatalf("%s: %s does not log in: %s", l.ID, l.Connect, out)
 	}
 }

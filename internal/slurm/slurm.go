@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -100,6 +101,13 @@ func New(cfg Config) (*Backend, error) {
 		cfg.Instance = DefaultInstance
 	}
 	cfg.Workload.Instance = cfg.Instance
+	if cfg.Workload.RunAs == "" {
+		// Jobs run as the account that submits them, this process's: an SSH workspace logs in
+		// only that account.
+		if u, err := user.Current(); err == nil {
+			cfg.Workload.RunAs = u.Username
+		}
+	}
 	if strings.ContainsAny(cfg.Instance, ": \t\n") {
 		return nil, fmt.Errorf("slurm: QM_SLURM_INSTANCE=%q must not contain a colon or spaces, which would split the job comment it begins (INSTANCE:L-42); example: QM_SLURM_INSTANCE=qm-prod", cfg.Instance)
 	}

@@ -71,6 +71,10 @@ type SlurmTarget struct {
 	// Container is how the nodes run an image: "" (the nodes' own software; the image is only
 	// recorded), "apptainer", or "pyxis" (srun --container-image).
 	Container string
+	// RunAs is the Unix account the job runs as (the one that submits it): an SSH workspace's
+	// server runs as it and, not being root, logs in only it, so its connect line names it.
+	// Empty: the lease's user's name.
+	RunAs string
 }
 
 // KubernetesTarget is how a class maps to Kubernetes.
@@ -477,6 +481,9 @@ func (t *Template) render(in Input, backend string) (*view, error) {
 		}
 		if c.Protocol == "ssh" {
 			c.User = sshUser(in.User)
+			if backend == "slurm" && sshUserRE.MatchString(in.Slurm.RunAs) {
+				c.User = in.Slurm.RunAs
+			}
 		}
 		v.Connect = &c
 		v.NeedsToken = c.Token

@@ -40,6 +40,8 @@ type Settings struct {
 	BaseImage string
 	// Instance names the installation on a shared Slurm cluster (templates.SlurmTarget.Instance).
 	Instance string
+	// RunAs is the Unix account Slurm jobs run as (templates.SlurmTarget.RunAs).
+	RunAs string
 	// KubernetesInstance is the installation's quartermaster.io/instance label on a Kubernetes
 	// cluster (templates.KubernetesTarget.Instance): it names the objects of its leases.
 	KubernetesInstance string
@@ -121,6 +123,7 @@ func InputFor(p *policy.Policy, l *qm.Lease, s Settings) (templates.Input, error
 			GRES:      c.Slurm.GRES,
 			Container: s.Container,
 			Instance:  s.Instance,
+			RunAs:     s.RunAs,
 		},
 		Kubernetes: templates.KubernetesTarget{
 			Resource:     c.Kubernetes.Resource,
