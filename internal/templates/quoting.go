@@ -14,10 +14,11 @@ import (
 // read a value with a space as another option) would let "$(...)", quotes or a "; rm" in the
 // value run as code. unquotedParam finds such a place in a body when the catalog loads.
 
-// quotingFuncs are the helpers whose result is safe whatever their arguments hold: shq and json
-// quote, the others make numbers, booleans or fixed words.
+// quotingFuncs are the helpers whose result is safe whatever their arguments hold: shq quotes,
+// the others make numbers, booleans or fixed words. Not json: its double quotes let the shell
+// run a $(...) or `...` inside them.
 var quotingFuncs = map[string]bool{
-	"shq": true, "json": true, "seconds": true, "minutes": true, "slurmTime": true,
+	"shq": true, "seconds": true, "minutes": true, "slurmTime": true,
 	"add": true, "sub": true, "mul": true, "ro": true, "len": true,
 	"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true, "not": true,
 }
@@ -81,7 +82,7 @@ func regexpShellSafe(re *syntax.Regexp) bool {
 }
 
 // unquotedParam finds the first place in body name where a parameter of unsafe is printed
-// without going through shq (or another helper of quotingFuncs): directly, through a pipe,
+// without going through shq (or a helper of quotingFuncs that makes a number or a fixed word): directly, through a pipe,
 // printf, a variable, the dot of a with or range, or the whole .P map. It returns the
 // parameter's name ("" for the whole map), the line within the body, and whether one was found.
 func unquotedParam(tmpl *template.Template, unsafe map[string]bool) (param string, line int, found bool) {

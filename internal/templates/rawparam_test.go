@@ -43,6 +43,7 @@ RUN`
 		{"in a directive", "slurm:\n  directives: [\"--job-name=x{{.P.note}}\"]\nrun: |\n  echo hi\n", "note.yaml:28: slurm.directives.0: parameter note"},
 		{"in the slurm setup", "slurm:\n  setup: |\n    echo {{.P.note}}\nrun: |\n  echo hi\n", "note.yaml:29: slurm.setup: parameter note"},
 		{"in the kubernetes setup", "kubernetes:\n  setup: |\n    echo {{.P.note}}\nrun: |\n  echo hi\n", "note.yaml:29: kubernetes.setup: parameter note"},
+		{"through json, whose double quotes let $(...) run", "run: |\n  echo {{json .P.note}}\n", "note.yaml:28: run: parameter note"},
 		{"through printf", "run: |\n  echo {{printf \"%s!\" .P.note}}\n", "note.yaml:28: run: parameter note"},
 		{"through a pipe", "run: |\n  echo {{.P.note | printf \"%s\"}}\n", "note.yaml:28: run: parameter note"},
 		{"through a variable", "run: |\n  {{$n := .P.note}}\n  echo {{$n}}\n", "note.yaml:29: run: parameter note"},
