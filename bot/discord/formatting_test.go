@@ -62,3 +62,32 @@ func TestUserTextShowsAsTypedInDiscord(t *testing.T) {
 		}
 	}
 }
+
+// A link in a message (the sign-in link, whose token may hold an _ or a - anywhere) reaches
+// Discord as it is: Discord links a URL as written, so an escape in it would be part of the
+// link and the link would lead nowhere.
+func TestLinkReachesDiscordAsItIs(t *testing.T) {
+	e := newEnv(t)
+	links := []string{
+		"https://sso.example/auth/login?t=_Tch-_x_",
+		"http://127.0.0.1:8080/a/~b/c*d|e?t=a__b--c_",
+	}
+	for _, l := range links {
+		if err := e.adapter.Send(context.Background(), bot.Reply{To: "#vision-gpu", Text: "Sign in with _the_ link: " + l + " — then come back here."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.wait()
+	posts := e.fake.Posts()
+	if len(posts) != len(links) {
+		t.Fatalf("%d posts, want %d", len(posts), len(links))
+	}
+	for i, p := range posts {
+		if !strings.Contains(p.Text(), " "+links[i]+" ") {
+			t.Errorf("the link %s is not in the message as it is: %q", links[i], p.Text())
+		}
+		if strings.Contains(p.Text(), " _the_ ") {
+			t.Errorf("the prose around the link is formatted: %q", p.Text())
+		}
+	}
+}

@@ -1,8 +1,11 @@
 package slack_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/acme/quartermaster/bot"
 )
 
 // typedMarks are the typed words as Slack's mrkdwn would format them: marks around a word.
@@ -70,5 +73,30 @@ func TestAReasonBeginningWithAngleIsNoQuoteInSlack(t *testing.T) {
 	}
 	if !seen {
 		t.Fatal("the reason is shown nowhere in Slack")
+	}
+}
+
+// A link in a message (the sign-in link, whose token may hold an _ or a - anywhere) reaches
+// Slack as it is: Slack links a URL as written, so a look-alike mark in it would lead nowhere.
+func TestLinkReachesSlackAsItIs(t *testing.T) {
+	e := newHarborEnv(t)
+	links := []string{
+		"https://sso.example/auth/login?t=_Tch-_x_",
+		"http://127.0.0.1:8080/a/~b/c*d?t=a__b--c_",
+	}
+	for _, l := range links {
+		if err := e.current().Send(context.Background(), bot.Reply{To: "#vision-gpu", Text: "Sign in with _the_ link: " + l + " — then come back here."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.wait()
+	texts := strings.Join(mrkdwnTexts(e), "\n")
+	for _, l := range links {
+		if !strings.Contains(texts, " "+l+" ") {
+			t.Errorf("the link %s is not in the message as it is: %q", l, texts)
+		}
+	}
+	if strings.Contains(texts, " _the_ ") {
+		t.Errorf("the prose around the link is formatted: %q", texts)
 	}
 }
