@@ -40,3 +40,30 @@ func TestStatusOffersTheButtonsOfTheReply(t *testing.T) {
 	ext := mustOK(t, h.say(kim, "/gpu extend "+run.String()+" 10h"))
 	same("an extension waiting for approval", ext, leaseIn(t, ext.Text[strings.Index(ext.Text, " as ")+4:]))
 }
+
+// An extension or a quota increase in effect is no workspace: /gpu status of it offers neither
+// Extend (only workspace leases can be extended) nor Release, which would end no workspace (the
+// extension's lease runs on, extended). The lease it extends still offers both.
+func TestStatusOfAnExceptionInEffectOffersNoLeaseButtons(t *testing.T) {
+	h := newHarnessOn(t, "testdata/orbit.yaml")
+	const kim, ria = "kim@orbit.example", "ria@orbit.example"
+	run := leaseIn(t, mustOK(t, h.say(kim, "/gpu request 1 duo for 10h")).Text)
+	ext := mustOK(t, h.say(kim, "/gpu extend "+run.String()+" 10h"))
+	extID := leaseIn(t, ext.Text[strings.Index(ext.Text, " as ")+4:])
+	quota := leaseIn(t, mustOK(t, h.say(kim, "/gpu quota request +2 hex for 1d because a deadline")).Text)
+	for _, id := range []qm.LeaseID{extID, quota} {
+		mustOK(t, h.say(ria, "/gpu approve "+id.String()))
+		if l, _ := h.svc.Get(context.Background(), id); l.State != qm.Active {
+			t.Fatalf("%s is %s after its approval", id, l.State)
+		}
+		st := mustOK(t, h.say(kim, "/gpu status "+id.String()))
+		if len(st.Actions) != 0 {
+			t.Errorf("/gpu status %s, in effect, offers %+v", id, st.Actions)
+		}
+	}
+	st := mustOK(t, h.say(kim, "/gpu status "+run.String()))
+	labels := fmt.Sprint(st.Actions)
+	if !strings.Contains(labels, "/gpu extend "+run.String()) || !strings.Contains(labels, "/gpu release "+run.String()) {
+		t.Errorf("/gpu status %s, extended, offers %+v", run, st.Actions)
+	}
+}

@@ -795,7 +795,9 @@ func (b *Bot) whereText(l *qm.Lease) string {
 // leaseActions are the buttons of a lease's message: Cancel while nothing runs yet; Extend 1h
 // and Release while it runs, without Extend while an extension of it waits for a budget owner
 // (a click could only be refused; the message says who decides instead), and Keep first while
-// an idle warning stands, as the warning itself offers.
+// an idle warning stands, as the warning itself offers. A quota increase or an extension in
+// effect offers none: it is no workspace, so Extend would be refused, and Release would end no
+// workspace (an extension's lease runs on, extended, with buttons of its own).
 func (b *Bot) leaseActions(ctx context.Context, l *qm.Lease) []bot.Action {
 	id := l.ID.String()
 	if l.State == qm.Queued || l.State == qm.PendingApproval {
@@ -803,7 +805,7 @@ func (b *Bot) leaseActions(ctx context.Context, l *qm.Lease) []bot.Action {
 		// cancelling is what releasing it does.
 		return []bot.Action{cancelAction(id)}
 	}
-	if !l.State.Live() {
+	if !l.State.Live() || l.Kind != qm.KindWorkspace {
 		return nil
 	}
 	var out []bot.Action
