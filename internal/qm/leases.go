@@ -234,12 +234,28 @@ func NotYours(id LeaseID) *Error {
 	return Errorf(ENOTFOUND, "you have no lease %s; /gpu list shows yours.", id).WithExample("/gpu list")
 }
 
-// Release ends a lease now at its owner's request.
+// Release ends a lease now at its owner's request, or withdraws one that still waits. An
+// extension already in effect is refused: its time is part of the lease it extended, which
+// runs on, so the refusal names that lease and how to end it. A quota increase in effect ends
+// early, its GPUs leaving the team's quota.
 func (s *Service) Release(ctx context.Context, user string, id LeaseID) (*Lease, error) {
-	return s.end(ctx, user, id, func(l *Lease) (State, string, error) {
+	return s.end(ctx, user, id, func(tx Tx, l *Lease) (State, string, error) {
 		switch {
 		case l.State == PendingApproval || l.State == Queued:
 			return Cancelled, "cancelled by " + user, nil
+		case l.State.Live() && l.Kind == KindExtension:
+			// Its time is already part of the lease it extended: ending it would end nothing
+			// and give nothing back, so it is refused and says what does end that lease.
+			parent, err := tx.GetLease(ctx, l.Parent)
+			if err != nil {
+				return "", "", err
+			}
+			if parent.State.Ended() {
+				return "", "", Errorf(ECONFLICT, "%s is an extension of %s, which has already ended (%s), so releasing it ends nothing.",
+					l.ID, l.Parent, parent.State).WithExample("/gpu status " + l.Parent.String())
+			}
+			return "", "", Errorf(ECONFLICT, "%s is an extension of %s already in effect, so releasing it ends nothing; to end the workspace, release %s.",
+				l.ID, l.Parent, l.Parent).WithExample("/gpu release " + l.Parent.String())
 		case l.State.Running():
 			return Released, "released by " + user, nil
 		default:
@@ -253,7 +269,7 @@ func (s *Service) Release(ctx context.Context, user string, id LeaseID) (*Lease,
 // left alone and the refusal says how to end it on purpose, so that a Cancel pressed late never
 // ends a running workspace; ending one is Release's.
 func (s *Service) Cancel(ctx context.Context, user string, id LeaseID) (*Lease, error) {
-	return s.end(ctx, user, id, func(l *Lease) (State, string, error) {
+	return s.end(ctx, user, id, func(_ Tx, l *Lease) (State, string, error) {
 		switch {
 		case l.State == PendingApproval || l.State == Queued:
 			return Cancelled, "cancelled by " + user, nil
@@ -272,7 +288,7 @@ func (s *Service) Cancel(ctx context.Context, user string, id LeaseID) (*Lease, 
 	})
 }
 
-func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(*Lease) (State, string, error)) (*Lease, error) {
+func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(Tx, *Lease) (State, string, error)) (*Lease, error) {
 	var l *Lease
 	var wasRunning bool
 	var b batch
@@ -293,7 +309,7 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 			due = cur // an end that fell due meanwhile stands, dated and billed then
 			return errDue
 		}
-		to, reason, err := decide(cur)
+		to, reason, err := decide(tx, cur)
 		if err != nil {
 			return err
 		}
