@@ -51,7 +51,7 @@ func TestStorageOnlyOwnTeam(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out := e.request("alice@acme.example", 1, "train", time.Hour, "probe", map[string]string{"data": "in", "note": "hello"})
+	out := e.request("alice@acme.example", 1, "train", time.Hour, "probe", map[string]string{"dataset": "in", "note": "hello"})
 	l := e.waitLease(out.Lease.ID, qm.Active)
 	jobDir := filepath.Join(vision, ".quartermaster", l.ID.String())
 	if kv := e.slurmCmd("scontrol", "show", "job", "-o", l.Ref); !strings.Contains(kv, "WorkDir="+jobDir+" ") {
@@ -85,13 +85,13 @@ func TestStorageOnlyOwnTeam(t *testing.T) {
 			t.Errorf("%s: %d jobs were submitted", what, n)
 		}
 	}
-	refused(e.backend, "dot-dot", "probe", map[string]string{"data": "../language"}, `without ".."`)
-	refused(e.backend, "absolute path", "probe", map[string]string{"data": language + "/secret"}, "must be inside the team storage")
+	refused(e.backend, "dot-dot", "probe", map[string]string{"dataset": "../language"}, `without ".."`)
+	refused(e.backend, "absolute path", "probe", map[string]string{"dataset": language + "/secret"}, "must be inside the team storage")
 	if err := os.Symlink(language, filepath.Join(vision, "shared")); err != nil {
 		t.Fatal(err)
 	}
-	refused(e.backend, "symlink", "probe", map[string]string{"data": "shared"}, "data=shared leads outside team vision's storage")
-	refused(e.backend, "symlink below", "probe", map[string]string{"data": "shared/deeper"}, "leads outside team vision's storage")
+	refused(e.backend, "symlink", "probe", map[string]string{"dataset": "shared"}, "dataset=shared leads outside team vision's storage")
+	refused(e.backend, "symlink below", "probe", map[string]string{"dataset": "shared/deeper"}, "leads outside team vision's storage")
 	refused(e.backend, "free text", "probe", map[string]string{"note": language + "/secret"}, "points into team language's storage")
 	refused(e.backend, "free text with ..", "probe", map[string]string{"note": "in/../../language"}, `climbs out of a directory with ".."`)
 

@@ -97,9 +97,9 @@ description: A batch job that writes where it runs and what it was given, then s
 tags: [test]
 kind: batch
 resources: {gpus: 1, max_gpus: 8, cpus_per_gpu: 1, memory_gib_per_gpu: 1}
-example: data=in
+example: dataset=in
 parameters:
-  - name: data
+  - name: dataset
     type: path
     default: in
     description: A directory in the team storage.
@@ -108,7 +108,7 @@ parameters:
     default: none
     description: Free text.
 mounts:
-  - {parameter: data, at: /data, env: QM_IN}
+  - {parameter: dataset, at: /data, env: QM_IN}
 run: |
   printf '%s\n' "$PWD" "$QM_DATA" "$QM_IN" {{shq .P.note}} > "$QM_JOB_DIR/probe.tmp"
   mv "$QM_JOB_DIR/probe.tmp" "$QM_JOB_DIR/probe.txt"
