@@ -267,13 +267,22 @@ func (s *Service) Release(ctx context.Context, user string, id LeaseID) (*Lease,
 // Cancel withdraws a lease that still waits (for a budget owner, or in the queue) at its owner's
 // request: what a Cancel button does. A lease that has started since the button was shown is
 // left alone and the refusal says how to end it on purpose, so that a Cancel pressed late never
-// ends a running workspace; ending one is Release's.
+// ends a running workspace; ending one is Release's. An approved extension of a lease that has
+// ended since says so, and points at that lease's status rather than at releasing it.
 func (s *Service) Cancel(ctx context.Context, user string, id LeaseID) (*Lease, error) {
-	return s.end(ctx, user, id, func(_ Tx, l *Lease) (State, string, error) {
+	return s.end(ctx, user, id, func(tx Tx, l *Lease) (State, string, error) {
 		switch {
 		case l.State == PendingApproval || l.State == Queued:
 			return Cancelled, "cancelled by " + user, nil
 		case l.State.Live() && l.Kind == KindExtension:
+			parent, err := tx.GetLease(ctx, l.Parent)
+			if err != nil {
+				return "", "", err
+			}
+			if parent.State.Ended() {
+				return "", "", Errorf(ECONFLICT, "%s no longer waits: it was approved and extended %s, which has already ended (%s), so there is nothing left to cancel.",
+					l.ID, l.Parent, parent.State).WithExample("/gpu status " + l.Parent.String())
+			}
 			return "", "", Errorf(ECONFLICT, "%s no longer waits: it was approved and has extended %s, so there is nothing left to cancel. To end %s on purpose, release it.",
 				l.ID, l.Parent, l.Parent).WithExample("/gpu release " + l.Parent.String())
 		case l.State.Live() && l.Kind == KindQuota:
