@@ -295,7 +295,7 @@ func (b *Bot) releasedLine(ctx context.Context, l *qm.Lease) string {
 		if l.State == qm.Cancelled {
 			return fmt.Sprintf("The %s quota of team %s stays at %s.", l.Class, l.Team, qm.GPUCount(now, ""))
 		}
-		return fmt.Sprintf("The %s, and its quota is back to %d.", extraGone(l), now)
+		return fmt.Sprintf("The %s, and its quota is back to %s.", extraGone(l), qm.GPUCount(now, l.Class))
 	case qm.KindExtension:
 		if p, err := b.Svc.Get(ctx, l.Parent); err == nil && p.State.Running() && !p.ExpiresAt.IsZero() {
 			return fmt.Sprintf("%s still ends at %s.", p.ID, b.when(p.ExpiresAt))

@@ -408,7 +408,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		base = bot.Reply{Text: fmt.Sprintf("%s, your request %s, was withdrawn: %s.", id, b.askText(l), n.Reason)}
 	case qm.NoticeExpired:
 		if l.Kind == qm.KindQuota {
-			base = bot.Reply{Text: fmt.Sprintf("%s ended: the %s, and its quota is back to %d.", id, extraGone(l), b.Svc.QuotaFor(ctx, l.Team).GPUs[l.Class])}
+			base = bot.Reply{Text: fmt.Sprintf("%s ended: the %s, and its quota is back to %s.", id, extraGone(l), qm.GPUCount(b.Svc.QuotaFor(ctx, l.Team).GPUs[l.Class], l.Class))}
 			break
 		}
 		if l.Kind == qm.KindExtension {
