@@ -126,6 +126,13 @@ func slurmWaiting(t *testing.T, reason string) *harness {
 		}
 		return nil, nil
 	}
+	return slurmHarness(t, p, cat, run)
+}
+
+// slurmHarness is the whole bot on the Slurm backend with policy p, whose Slurm commands run
+// answers.
+func slurmHarness(t *testing.T, p *policy.Policy, cat *templates.Catalog, run slurm.Runner) *harness {
+	t.Helper()
 	b, err := slurm.New(slurm.Config{Policy: p, Catalog: cat, Instance: "qm", Run: run, StartWait: time.Millisecond, Poll: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

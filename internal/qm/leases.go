@@ -41,7 +41,8 @@ func (s *Service) transitionAt(ctx context.Context, tx Tx, l *Lease, to State, a
 }
 
 // start asks the backend to start a provisioning lease and records what it says. The owner is told
-// when it becomes active unless tell is false (the request's own reply says so).
+// when it becomes active, or that it failed, unless tell is false (the request's own reply says
+// so, from what start returns).
 func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 	// Until what Start says is recorded, the reconcile pass leaves this lease's job to it: this
 	// process's pass by starting, every replica's by the claim in the database.
@@ -88,8 +89,12 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 			if e := s.transition(ctx, tx, cur, Failed, SystemActor, reason); e != nil {
 				return e
 			}
-			if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeFailed, To: []string{cur.User}, Lease: cur, Reason: cur.Reason}); err != nil {
-				return err
+			// Where the request's own reply says it could not be started, a notice would tell
+			// the owner the same failure twice.
+			if tell {
+				if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeFailed, To: []string{cur.User}, Lease: cur, Reason: cur.Reason}); err != nil {
+					return err
+				}
 			}
 			*l = *cur
 			return nil
