@@ -384,6 +384,7 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		if !ok {
 			continue
 		}
+		sj.loc = b.location()
 		j := sj.job(id)
 		if j.State == qm.JobRunning {
 			j.GPUIndex = b.jobGPUs(sj, j.Node)
@@ -507,7 +508,11 @@ func (b *Backend) Job(ctx context.Context, ref string) (qm.Job, error) {
 		}
 		sj := SqueueJob{JobID: kv["JobId"], State: kv["JobState"], Reason: reason, Description: desc, Nodes: nullable(kv["NodeList"]), Comment: kv["Comment"],
 			Partition: kv["Partition"], Account: nullable(kv["Account"]), TimeLimit: scontrolLimit(kv["TimeLimit"]),
-			StartTime: scontrolTime(kv["StartTime"]), EndTime: scontrolTime(kv["EndTime"]), ExitCode: scontrolExit(kv["ExitCode"])}
+			StartTime: scontrolTime(kv["StartTime"]), EndTime: scontrolTime(kv["EndTime"]), ExitCode: scontrolExit(kv["ExitCode"]),
+			EligibleTime: scontrolTime(kv["EligibleTime"]), loc: b.location()}
+		if n, err := strconv.Atoi(kv["Restarts"]); err == nil && n > 0 {
+			sj.Restarts = n
+		}
 		if a := kv["ArrayJobId"]; a != "" {
 			sj.ArrayJobID, array = a, true
 			if _, err := strconv.Atoi(kv["ArrayTaskId"]); err == nil {
@@ -534,6 +539,14 @@ func scontrolTime(s string) time.Time {
 		return time.Time{}
 	}
 	return t.UTC()
+}
+
+// location is the time zone reasons write times in: the policy's.
+func (b *Backend) location() *time.Location {
+	if b.cfg.Policy == nil || b.cfg.Policy.Location == nil {
+		return time.UTC
+	}
+	return b.cfg.Policy.Location
 }
 
 // scontrolLimit reads scontrol's TimeLimit, [days-]hours:minutes:seconds; zero for UNLIMITED.

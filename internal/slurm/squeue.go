@@ -36,6 +36,13 @@ type SqueueJob struct {
 	// StartTime and EndTime are Slurm's: for a pending job when it expects to start it, for a
 	// running one when its time limit ends it; zero when unset.
 	StartTime, EndTime time.Time
+	// EligibleTime is when Slurm lets a pending job start at the earliest (its begin time; a
+	// requeued job's is a while after the requeue); zero when unset. Restarts counts the times the
+	// job was requeued.
+	EligibleTime time.Time
+	Restarts     int
+	// loc is the time zone a reason writes times in (the policy's); UTC when nil.
+	loc *time.Location
 	// StdOut is the job's --output file, its %j, %x, %u, %A, %a and %N filled in; empty when
 	// it has a pattern this backend does not fill.
 	StdOut string
@@ -65,6 +72,8 @@ type squeueOutput struct {
 		ExitCode    json.RawMessage `json:"exit_code"`
 		StartTime   json.RawMessage `json:"start_time"`
 		EndTime     json.RawMessage `json:"end_time"`
+		Eligible    json.RawMessage `json:"eligible_time"`
+		RestartCnt  json.RawMessage `json:"restart_cnt"`
 		StdOut      string          `json:"standard_output"`
 		UserName    string          `json:"user_name"`
 		ArrayJobID  json.RawMessage `json:"array_job_id"`
@@ -104,6 +113,10 @@ func ParseSqueue(data []byte) ([]SqueueJob, error) {
 		}
 		sj.ExitCode = exitCode(j.ExitCode)
 		sj.StartTime, sj.EndTime = unixTime(j.StartTime), unixTime(j.EndTime)
+		sj.EligibleTime = unixTime(j.Eligible)
+		if n, ok := number(j.RestartCnt); ok && n > 0 && n < math.MaxInt32 {
+			sj.Restarts = int(n)
+		}
 		arrayJob, _ := number(j.ArrayJobID)
 		arrayTask, isTask := number(j.ArrayTaskID)
 		if arrayJob > 0 {
@@ -280,6 +293,11 @@ func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 	switch state {
 	case "PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD":
 		j.State, j.Reason = qm.JobPending, pendingReason(reason, sj.Description)
+		if reason == "BeginTime" {
+			if w := sj.heldUntil(); w != "" {
+				j.Reason = w
+			}
+		}
 		if why := neverStarts(reason, sj); why != "" {
 			// It would wait for ever, holding its lease's quota: a failed job whose pending job
 			// the service cancels.
@@ -492,6 +510,28 @@ func neverStarts(reason string, sj SqueueJob) string {
 		return "it asks for more than one job may have under a limit of " + in("account", sj.Account) + " or its QOS"
 	}
 	return ""
+}
+
+// heldUntil says until when Slurm holds back a job pending for BeginTime, in the policy's time
+// zone: after a requeue Slurm lets the job start again only a while later. "" when Slurm gives no
+// time.
+func (sj SqueueJob) heldUntil() string {
+	at := sj.EligibleTime
+	if at.IsZero() {
+		at = sj.StartTime
+	}
+	if at.IsZero() {
+		return ""
+	}
+	loc := sj.loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	who := "it"
+	if sj.Restarts > 0 {
+		who = "a requeued job"
+	}
+	return "Slurm holds " + who + " back until " + at.In(loc).Format("Mon 2 Jan 15:04 MST") + "; it starts then if GPUs are free (Slurm: BeginTime)"
 }
 
 // pendingReason says in words why Slurm holds a job, keeping Slurm's own word for searching its
