@@ -14,9 +14,9 @@ import (
 )
 
 // A batch job that sbatch refuses (here: its class names a partition the cluster does not have)
-// never ran and wrote nothing: its owner reads why it failed and that nothing was billed, and no
-// "Its output is in …" sending them to look for output that is not there; what to do if it
-// happens again speaks of asking again, not of /gpu request, which they did not use.
+// never ran and wrote nothing: its owner reads, once, in the reply, why it failed and that nothing
+// is charged, and no "Its output is in …" sending them to look for output that is not there; what
+// to do if it happens again speaks of asking again, not of /gpu request, which they did not use.
 func TestConsoleOnSlurmARefusedJobPointsToNoOutput(t *testing.T) {
 	conf := slurmtest.Cluster(t)
 	b := make([]byte, 4)
@@ -44,8 +44,11 @@ func TestConsoleOnSlurmARefusedJobPointsToNoOutput(t *testing.T) {
 		t.Fatalf("console exited %d: %s", code, errb.String())
 	}
 	got := out.String()
-	if !strings.Contains(got, "L-1 failed: the cluster refused its job") || !strings.Contains(got, "nothing was billed") {
-		t.Fatalf("ria was not told that sbatch refused L-1 and nothing was billed:\n%s", got)
+	if !strings.Contains(got, "L-1 could not be started: the cluster said") || !strings.Contains(got, "nothing is charged") {
+		t.Fatalf("ria was not told that sbatch refused L-1 and nothing is charged:\n%s", got)
+	}
+	if strings.Contains(got, "L-1 failed") {
+		t.Errorf("ria is told of the refusal twice, in the reply and in a notice:\n%s", got)
 	}
 	if strings.Contains(got, "/gpu request meets") {
 		t.Errorf("the refusal of a /gpu submit tells its owner what to do if /gpu request meets it again:\n%s", got)
