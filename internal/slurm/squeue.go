@@ -3,6 +3,7 @@ package slurm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -85,6 +86,11 @@ type squeueOutput struct {
 func ParseSqueue(data []byte) ([]SqueueJob, error) {
 	var out squeueOutput
 	if err := json.Unmarshal(data, &out); err != nil {
+		// A value of another type names the whole job record's Go type: say only where it was.
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("slurm: squeue --json: a %s where the field %s takes another type", te.Value, clip(te.Field))
+		}
 		return nil, fmt.Errorf("slurm: squeue --json: %w", err)
 	}
 	if len(out.Errors) > 0 && len(out.Jobs) == 0 {
