@@ -251,16 +251,9 @@ func (s *Service) Release(ctx context.Context, user string, id LeaseID) (*Lease,
 		case l.State.Live() && l.Kind == KindExtension:
 			// Its time is already part of the lease it extended: ending it would end nothing
 			// and give nothing back, so it is refused and says what does end that lease.
-			parent, err := tx.GetLease(ctx, l.Parent)
-			if err != nil {
-				return "", "", err
-			}
-			if parent.State.Ended() {
-				return "", "", Errorf(ECONFLICT, "%s is an extension of %s, which has already ended (%s), so releasing it ends nothing.",
-					l.ID, l.Parent, parent.State).WithExample("/gpu status " + l.Parent.String())
-			}
-			return "", "", Errorf(ECONFLICT, "%s is an extension of %s already in effect, so releasing it ends nothing; to end the workspace, release %s.",
-				l.ID, l.Parent, l.Parent).WithExample("/gpu release " + l.Parent.String())
+			return "", "", extensionInEffect(ctx, tx, l,
+				"%s is an extension of %s, which has already ended (%s), so releasing it ends nothing.",
+				"%s is an extension of %s already in effect, so releasing it ends nothing; to end the workspace, release %s.")
 		case l.State.Running():
 			return Released, "released by " + user, nil
 		default:
@@ -280,16 +273,9 @@ func (s *Service) Cancel(ctx context.Context, user string, id LeaseID) (*Lease, 
 		case l.State == PendingApproval || l.State == Queued:
 			return Cancelled, "cancelled by " + user, nil
 		case l.State.Live() && l.Kind == KindExtension:
-			parent, err := tx.GetLease(ctx, l.Parent)
-			if err != nil {
-				return "", "", err
-			}
-			if parent.State.Ended() {
-				return "", "", Errorf(ECONFLICT, "%s no longer waits: it was approved and extended %s, which has already ended (%s), so there is nothing left to cancel.",
-					l.ID, l.Parent, parent.State).WithExample("/gpu status " + l.Parent.String())
-			}
-			return "", "", Errorf(ECONFLICT, "%s no longer waits: it was approved and has extended %s, so there is nothing left to cancel. To end %s on purpose, release it.",
-				l.ID, l.Parent, l.Parent).WithExample("/gpu release " + l.Parent.String())
+			return "", "", extensionInEffect(ctx, tx, l,
+				"%s no longer waits: it was approved and extended %s, which has already ended (%s), so there is nothing left to cancel.",
+				"%s no longer waits: it was approved and has extended %s, so there is nothing left to cancel. To end %s on purpose, release it.")
 		case l.State.Live() && l.Kind == KindQuota:
 			return "", "", Errorf(ECONFLICT, "%s no longer waits: it was approved and the quota increase is in effect, so Cancel does not end it. To end it on purpose, release it.",
 				l.ID).WithExample("/gpu release " + l.ID.String())
@@ -300,6 +286,20 @@ func (s *Service) Cancel(ctx context.Context, user string, id LeaseID) (*Lease, 
 			return "", "", Errorf(ECONFLICT, "%s has already ended (%s).", l.ID, l.State).WithExample("/gpu status " + l.ID.String())
 		}
 	})
+}
+
+// extensionInEffect refuses ending l, an extension in effect, whose time is part of the lease it
+// extended: where that lease has ended, in the words of ended (l, the lease, its state) with its
+// status as the example; else in those of running (l, the lease, the lease) with how to release it.
+func extensionInEffect(ctx context.Context, tx Tx, l *Lease, ended, running string) error {
+	parent, err := tx.GetLease(ctx, l.Parent)
+	if err != nil {
+		return err
+	}
+	if parent.State.Ended() {
+		return Errorf(ECONFLICT, ended, l.ID, l.Parent, parent.State).WithExample("/gpu status " + l.Parent.String())
+	}
+	return Errorf(ECONFLICT, running, l.ID, l.Parent, l.Parent).WithExample("/gpu release " + l.Parent.String())
 }
 
 func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(Tx, *Lease) (State, string, error)) (*Lease, error) {
