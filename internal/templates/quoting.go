@@ -151,23 +151,12 @@ func (w *quoteWalk) node(n parse.Node, dot string) {
 		w.list(n.ElseList, dot)
 	case *parse.WithNode:
 		p, tainted := w.pipe(n.Pipe, dot)
-		inner := ""
-		if tainted {
-			inner = p
-			if inner == "" {
-				inner = "P"
-			}
-		}
-		w.list(n.List, inner)
+		w.list(n.List, innerDot(p, tainted))
 		w.list(n.ElseList, dot)
 	case *parse.RangeNode:
 		p, tainted := w.pipe(n.Pipe, dot)
-		inner := ""
+		inner := innerDot(p, tainted)
 		if tainted {
-			inner = p
-			if inner == "" {
-				inner = "P"
-			}
 			for _, v := range n.Pipe.Decl {
 				w.vars[v.Ident[0]] = p
 			}
@@ -262,4 +251,17 @@ func unquotedMessage(body, param string) string {
 		return fmt.Sprintf("%s: parameter values (.P) reach the script unquoted, where a value with a space, a quote or $(...) would run as code; quote each value with shq, e.g. {{shq .P.NAME}}", body)
 	}
 	return fmt.Sprintf("%s: parameter %s (a string) reaches the script unquoted, where a value with a space, a quote or $(...) would run as code; write {{shq .P.%s}}, or give it a pattern of letters, digits and . _ - only", body, param, param)
+}
+
+// innerDot is the dot a with or range body is walked with, from what its pipeline carries (pipe):
+// nothing to watch where it carries no unsafe parameter, else the parameter it names, or P (the
+// parameters as a whole) where it names none.
+func innerDot(p string, tainted bool) string {
+	switch {
+	case !tainted:
+		return ""
+	case p == "":
+		return "P"
+	}
+	return p
 }
