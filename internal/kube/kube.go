@@ -225,12 +225,12 @@ func (b *Backend) objects(w *workload.Workload) ([]runtime.Object, error) {
 			}
 		case *corev1.Pod:
 			o.Labels = merge(o.Labels, labels)
-			tolerateGPUTaint(&o.Spec, gpuResource(w))
+			b.placePods(&o.Spec, w)
 			workloads++
 		case *batchv1.Job:
 			o.Labels = merge(o.Labels, labels)
 			o.Spec.Template.Labels = merge(o.Spec.Template.Labels, labels)
-			tolerateGPUTaint(&o.Spec.Template.Spec, gpuResource(w))
+			b.placePods(&o.Spec.Template.Spec, w)
 			workloads++
 		default:
 			return nil, fmt.Errorf("kube: template %s renders a %T, which this backend does not create", w.Template.Name, obj)
@@ -243,6 +243,67 @@ func (b *Backend) objects(w *workload.Workload) ([]runtime.Object, error) {
 	// The Pod or Job last, so its Service is there when it starts.
 	sort.SliceStable(out, func(i, j int) bool { return kindOf(out[i]) == "service" && kindOf(out[j]) != "service" })
 	return out, nil
+}
+
+// placePods finishes where a workload's pods may run. A GPU workload tolerates its GPU pool's
+// taint (tolerateGPUTaint). A CPU-only one (a template of gpus: 0) holds no GPU, and its pods keep
+// off GPU nodes, whose CPUs and memory the GPU jobs there need: keepOffGPUNodes.
+func (b *Backend) placePods(spec *corev1.PodSpec, w *workload.Workload) {
+	if w.Template.CPUOnly() {
+		keepOffGPUNodes(spec, w, b.Inventory())
+		return
+	}
+	tolerateGPUTaint(spec, gpuResource(w))
+}
+
+// keepOffGPUNodes makes a CPU-only workload's pods run on nodes without GPUs, as a cluster admin
+// expects of pods that ask for none: they carry none of the class's node selector or tolerations
+// (which pick and open its GPU pool) and no toleration of the GPU taint, so a pool tainted
+// nvidia.com/gpu (or with the class's own taint) keeps them off as it keeps off any pod without
+// GPUs. The pin to a node the service chose (an exclusive class's node) and the class's pod
+// anti-affinities, which are about GPU nodes, are dropped. Where the inventory knows the GPU
+// nodes (of every class, whether the class finds them by labels or by their GPU resource alone),
+// a required node affinity keeps the pods off them by name (metadata.name NotIn), so an untainted
+// pool is left to GPU jobs too. Labels alone could not say it on every policy: a class's
+// node_selector may name labels that nodes without GPUs carry as well.
+func keepOffGPUNodes(spec *corev1.PodSpec, w *workload.Workload, inv []qm.Node) {
+	for k, v := range w.Input.Kubernetes.NodeSelector {
+		if spec.NodeSelector[k] == v {
+			delete(spec.NodeSelector, k)
+		}
+	}
+	if len(spec.NodeSelector) == 0 {
+		spec.NodeSelector = nil
+	}
+	var keep []corev1.Toleration
+	for _, t := range spec.Tolerations {
+		ofClass := false
+		for _, c := range w.Input.Kubernetes.Tolerations {
+			ofClass = ofClass || (t.Key == c.Key && string(t.Operator) == c.Operator && t.Value == c.Value && string(t.Effect) == c.Effect)
+		}
+		if !ofClass {
+			keep = append(keep, t)
+		}
+	}
+	spec.Tolerations = keep
+	spec.Affinity = nil
+	seen := map[string]bool{}
+	var gpuNodes []string
+	for _, n := range inv {
+		if n.GPUs > 0 && !seen[n.Name] {
+			seen[n.Name] = true
+			gpuNodes = append(gpuNodes, n.Name)
+		}
+	}
+	if len(gpuNodes) == 0 {
+		return
+	}
+	sort.Strings(gpuNodes)
+	spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpNotIn, Values: gpuNodes}},
+		}}},
+	}}
 }
 
 // gpuResource is the GPU resource the lease's class asks for (nvidia.com/gpu by default).
