@@ -151,7 +151,8 @@ var _ qm.GoneNamer = (*Backend)(nil)
 
 // Start renders the lease's template and creates its objects: the team's namespace if it is
 // missing, then the Service (if any) and the Pod or Job. The team's PersistentVolumeClaim must
-// exist. Creating what exists already (a retried start) adopts it.
+// exist, or nothing is made. Creating what exists already (a retried start) adopts it; a create
+// that fails deletes what the start made.
 func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 	w, err := workload.Render(b.cfg.Catalog, b.cfg.Policy, l, b.cfg.Workload)
 	if err != nil {
@@ -161,20 +162,12 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 	if err != nil {
 		return qm.Started{}, err
 	}
-	if err := b.ensureNamespace(ctx, w.Namespace, l.Team); err != nil {
+	// The claim first: a lease refused for want of it leaves nothing made, not even the namespace.
+	if err := b.checkClaim(ctx, w, l.Team); err != nil {
 		return qm.Started{}, err
 	}
-	pvc := w.Input.Storage.PVC
-	if pvc == "" {
-		pvc = templates.DefaultPVC
-	}
-	if _, err := b.c.CoreV1().PersistentVolumeClaims(w.Namespace).Get(ctx, pvc, metav1.GetOptions{}); err != nil {
-		if apierrors.IsNotFound(err) {
-			// The user is told which claim is missing, since only a cluster admin can make it.
-			why := fmt.Sprintf("team %s has no PersistentVolumeClaim %s in namespace %s; a cluster admin must create it", l.Team, pvc, w.Namespace)
-			return qm.Started{}, &qm.Refused{Reason: why, Err: errors.New("kube: " + why)}
-		}
-		return qm.Started{}, fmt.Errorf("kube: PersistentVolumeClaim %s/%s: %w", w.Namespace, pvc, err)
+	if err := b.ensureNamespace(ctx, w.Namespace, l.Team); err != nil {
+		return qm.Started{}, err
 	}
 	st := qm.Started{State: qm.Provisioning}
 	for _, o := range objs {
@@ -190,6 +183,9 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 			st.Ref = Ref("job", o.Namespace, o.Name)
 		}
 		if err != nil && !apierrors.IsAlreadyExists(err) {
+			// The lease fails: what was made of it (its Service, before its Job was refused) goes
+			// with it, or nothing would ever delete it.
+			b.undo(ctx, w.Namespace, l.ID)
 			return qm.Started{}, createError(l.ID, kindOf(o), err)
 		}
 	}
@@ -198,6 +194,38 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 	}
 	b.log.Info("created", "lease", l.ID, "object", st.Ref, "template", w.Template.Name)
 	return st, nil
+}
+
+// checkClaim checks that the team's PersistentVolumeClaim is in its namespace. A missing one is a
+// refusal the user reads, naming the claim and the namespace (and saying when the namespace is
+// missing too), since only a cluster admin can make them.
+func (b *Backend) checkClaim(ctx context.Context, w *workload.Workload, team string) error {
+	claim := w.Input.Storage.PVC
+	if claim == "" {
+		claim = templates.DefaultPVC
+	}
+	_, err := b.c.CoreV1().PersistentVolumeClaims(w.Namespace).Get(ctx, claim, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		return nil
+	case !apierrors.IsNotFound(err):
+		return fmt.Errorf("kube: PersistentVolumeClaim %s/%s: %w", w.Namespace, claim, err)
+	}
+	why := fmt.Sprintf("team %s has no PersistentVolumeClaim %s in namespace %s; a cluster admin must create it", team, claim, w.Namespace)
+	if _, err := b.c.CoreV1().Namespaces().Get(ctx, w.Namespace, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		why = fmt.Sprintf("team %s has no namespace %s and so no PersistentVolumeClaim %s; a cluster admin must create both", team, w.Namespace, claim)
+	}
+	return &qm.Refused{Reason: why, Err: errors.New("kube: " + why)}
+}
+
+// undo deletes what a failed start made of the lease, even when the start's context is done; what
+// it cannot delete is logged (the lease's labels still name it).
+func (b *Backend) undo(ctx context.Context, ns string, id qm.LeaseID) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := b.deleteLease(ctx, ns, id.String()); err != nil {
+		b.log.Warn("delete what a failed start made", "lease", id, "err", err)
+	}
 }
 
 // objects decodes the rendered manifest and labels everything with the lease, team and instance.

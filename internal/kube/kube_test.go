@@ -94,16 +94,16 @@ func TestStartCreatesWorkloads(t *testing.T) {
 	if _, err := b.Start(ctx, ws); err == nil || !strings.Contains(err.Error(), "PersistentVolumeClaim team-storage") {
 		t.Fatalf("start without the team's PVC: %v", err)
 	}
-	ns, err := cs.CoreV1().Namespaces().Get(ctx, "qm-vision", metav1.GetOptions{})
-	if err != nil || ns.Labels[kube.LabelTeam] != "vision" {
-		t.Fatalf("team namespace: %v %v", ns, err)
-	}
 	if _, err := cs.CoreV1().PersistentVolumeClaims("qm-vision").Create(ctx, pvc("qm-vision", "team-storage"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := b.Start(ctx, ws)
 	if err != nil {
 		t.Fatal(err)
+	}
+	ns, err := cs.CoreV1().Namespaces().Get(ctx, "qm-vision", metav1.GetOptions{})
+	if err != nil || ns.Labels[kube.LabelTeam] != "vision" {
+		t.Fatalf("team namespace: %v %v", ns, err)
 	}
 	want := qm.Started{State: qm.Provisioning, Ref: "job/qm-vision/qm-l-7-ssh-shell", Connect: "ssh -p 2222 alice@qm-l-7-ssh-shell.qm-vision.svc"}
 	if st != want {
