@@ -96,8 +96,8 @@ func New(cfg Config) (*Backend, error) {
 	// The instance is a label value on everything the backend makes: one the API server would
 	// refuse is refused here, at start, rather than failing every lease.
 	if errs := validation.IsValidLabelValue(cfg.Instance); len(errs) > 0 {
-		return nil, fmt.Errorf("kube: instance %q (QM_KUBE_INSTANCE) is not a Kubernetes label value: %s; example: qm-prod",
-			cfg.Instance, strings.Join(errs, "; "))
+		return nil, fmt.Errorf("kube: instance %q (QM_KUBE_INSTANCE) is not a Kubernetes label value, which is at most 63 letters, digits, '-', '_' and '.', beginning and ending with a letter or digit; example: qm-prod",
+			cfg.Instance)
 	}
 	// Installations sharing a cluster number their leases alike: each one's objects are named
 	// after its instance, so that one's L-1 never takes the other's.

@@ -67,12 +67,17 @@ func newBackend(t *testing.T, p *policy.Policy, cs *fake.Clientset) *kube.Backen
 // TestAnInstanceThatIsNoLabelValueIsRefusedAtStart: QM_KUBE_INSTANCE becomes the
 // quartermaster.io/instance label of every object, so a value the API server would refuse (a
 // space, a character labels do not take, over 63 characters) is refused when the backend is made,
-// naming the variable, instead of failing every lease later; a valid one is taken.
+// naming the variable, the rule and an example, instead of failing every lease later; a valid one
+// is taken.
 func TestAnInstanceThatIsNoLabelValueIsRefusedAtStart(t *testing.T) {
 	for _, bad := range []string{"GPU pool", "prod/eu", "-edge", strings.Repeat("q", 64)} {
 		_, err := kube.New(kube.Config{Policy: examplePolicy(t), Catalog: catalog(t), Client: fake.NewClientset(), Instance: bad})
 		if err == nil || !strings.Contains(err.Error(), "QM_KUBE_INSTANCE") || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad)) {
 			t.Errorf("instance %q: %v; want a refusal naming QM_KUBE_INSTANCE and the value", bad, err)
+		}
+		// One sentence saying what a value may be, not the validator's regular expression.
+		if msg := fmt.Sprint(err); strings.Contains(msg, "regex") || strings.Count(msg, "(") > 1 || !strings.Contains(msg, "63") || !strings.Contains(msg, "example: qm-prod") {
+			t.Errorf("instance %q: %q is not one clear sentence with the rule and an example", bad, msg)
 		}
 	}
 	if _, err := kube.New(kube.Config{Policy: examplePolicy(t), Catalog: catalog(t), Client: fake.NewClientset(), Instance: "qm-prod_2.eu"}); err != nil {
