@@ -331,7 +331,8 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 // otherNodesGPU is a GPU of r's topology that another node's agent has reported within the raw
-// retention (a day), and that node; both empty when there is none.
+// retention (a day) before now, by the service's clock whatever either node's clock says, and
+// that node; both empty when there is none.
 func (i *Ingest) otherNodesGPU(ctx context.Context, r report.Report, now time.Time) (node, gpu string, err error) {
 	owners, err := i.cfg.Store.GPUNodes(ctx, now.Add(-i.cfg.RawRetention))
 	if err != nil {

@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -94,6 +95,56 @@ func TestALeaseWhoseNodeIsNotKnownYetIsSeenWhereItsJobRuns(t *testing.T) {
 				if secs, _ := e.usage(); secs[1] == 0 {
 					t.Errorf("%s on %q: no usage from n2's report", ref, l.Node)
 				}
+			}
+		})
+	}
+}
+
+// A node's clock off by any amount, a day or more behind or ahead, changes neither check that a
+// node reports only its own GPUs nor that it keeps busy only the leases on it: n1 reports its GPUs
+// and n2 then lists one of them, whichever of the two clocks is off; n2 is refused with 403
+// (wrong_node), and a process of n1's lease in n2's report is skipped (other_node). Each report is
+// still placed by its node's measured skew.
+func TestTheOtherNodeChecksHoldWhateverTheNodesClocks(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		n1, n2 time.Duration // each node's clock minus the service's
+	}{
+		{"n1 two days behind", -48 * time.Hour, 0},
+		{"n1 25 hours behind", -25 * time.Hour, 0},
+		{"n2 two days behind", 0, -48 * time.Hour},
+		{"both two days behind", -48 * time.Hour, -48 * time.Hour},
+		{"n1 a day ahead, n2 two days behind", 24 * time.Hour, -48 * time.Hour},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			l := &qm.Lease{ID: 1, State: qm.Active, GPUs: 1, Ref: "5101", Node: "n1"}
+			e := newEnv(t, storetest.SQLite(t), l)
+			e.clock.Advance(time.Hour)
+			mine := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(0), Processes: []report.Process{{PID: 1, Job: "5101"}}},
+				report.GPU{Index: 1, UUID: "GPU-1", Util: f(0)})
+			mine.At = e.clock.Now().Add(c.n1)
+			if code, out := e.postSent(e.tokens["n1"], mine, mine.At); code != 200 || out["accepted"] != true {
+				t.Fatalf("n1's report: %d %v", code, out)
+			}
+			e.clock.Advance(10 * time.Second)
+			theirs := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(95), Processes: []report.Process{{PID: 1, Job: "5101"}}},
+				report.GPU{Index: 1, UUID: "GPU-1", Util: f(95)})
+			theirs.Node, theirs.At = "n2", e.clock.Now().Add(c.n2)
+			code, out := e.postSent(e.tokens["n2"], theirs, theirs.At)
+			if msg, _ := out["error"].(string); code != 403 || !strings.Contains(msg, "GPU-0") {
+				t.Errorf("n2 listing n1's GPU: %d %v; want 403 naming it", code, out)
+			}
+			// n2's own GPUs, with a process of n1's lease on one of them.
+			ownGPUs(&theirs, "n2")
+			e.clock.Advance(10 * time.Second)
+			theirs.At = e.clock.Now().Add(c.n2)
+			code, out = e.postSent(e.tokens["n2"], theirs, theirs.At)
+			if skipped, _ := out["skipped"].(map[string]any); code != 200 || skipped[ingest.OtherNode] != 1.0 {
+				t.Errorf("n2's report with a process of n1's lease: %d %v; want it taken and the process skipped as %s", code, out, ingest.OtherNode)
+			}
+			if a, ok := (ingest.Telemetry{Store: e.db}).Activity(t.Context(), l); !ok || !a.LastActive.IsZero() {
+				t.Errorf("n1's lease: %+v %v; want seen (n1's report) and never active", a, ok)
 			}
 		})
 	}

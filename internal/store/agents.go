@@ -208,7 +208,8 @@ func (db *DB) RecordAgentReports(ctx context.Context, rs []AgentReport) ([]Agent
 	defer func() { _ = tx.Rollback() }()
 	// The nodes' rows are locked, checked and moved in one statement per round, a round holding
 	// each node once (an UPDATE touches a row once): a report goes on if its token is still valid,
-	// and the node's newest report time moves forward when it is newer. The statement also reads
+	// and the node's newest report time (by its clock) and when a report last came in (by the
+	// service's) move forward when they are newer. The statement also reads
 	// each node's stored topology hash. Once a node's row is locked, no other transaction stores a
 	// report of it until this one ends, so the replays are then found among its samples.
 	typed := func(t string) string { // the first VALUES row fixes the column types on PostgreSQL
@@ -234,16 +235,17 @@ func (db *DB) RecordAgentReports(ctx context.Context, rs []AgentReport) ([]Agent
 		q.Reset()
 		q.WriteString(`UPDATE agent_tokens SET
   last_report_at = CASE WHEN agent_tokens.last_report_at IS NULL OR agent_tokens.last_report_at < v.column3 THEN v.column3 ELSE agent_tokens.last_report_at END,
-  last_seq = CASE WHEN agent_tokens.last_report_at IS NULL OR agent_tokens.last_report_at < v.column3 THEN v.column4 ELSE agent_tokens.last_seq END
+  last_seq = CASE WHEN agent_tokens.last_report_at IS NULL OR agent_tokens.last_report_at < v.column3 THEN v.column4 ELSE agent_tokens.last_seq END,
+  last_received_at = CASE WHEN agent_tokens.last_received_at IS NULL OR agent_tokens.last_received_at < v.column5 THEN v.column5 ELSE agent_tokens.last_received_at END
 FROM (VALUES `)
-		args := make([]any, 0, 4*len(round))
+		args := make([]any, 0, 5*len(round))
 		for k, i := range round {
 			if k == 0 {
-				q.WriteString("(" + typed("TEXT") + ", " + typed("TEXT") + ", " + typed("TIMESTAMPTZ") + ", " + typed("BIGINT") + ")")
+				q.WriteString("(" + typed("TEXT") + ", " + typed("TEXT") + ", " + typed("TIMESTAMPTZ") + ", " + typed("BIGINT") + ", " + typed("TIMESTAMPTZ") + ")")
 			} else {
-				q.WriteString(", (?, ?, ?, ?)")
+				q.WriteString(", (?, ?, ?, ?, ?)")
 			}
-			args = append(args, rs[i].Node, rs[i].TokenHash, dbTime(rs[i].At), int64(rs[i].Seq))
+			args = append(args, rs[i].Node, rs[i].TokenHash, dbTime(rs[i].At), int64(rs[i].Seq), dbTime(received(rs[i])))
 		}
 		q.WriteString(`) AS v
 WHERE agent_tokens.node = v.column1 AND agent_tokens.token_hash = v.column2 AND agent_tokens.revoked_at IS NULL
@@ -514,10 +516,11 @@ func (db *DB) NodeTopologyOf(ctx context.Context, node string) (t qm.Topology, h
 }
 
 // GPUNodes maps each GPU UUID of the stored topologies to its node, for the nodes whose valid
-// token has reported at or after since: the GPUs another node's agent still reports.
+// token had a report come in at or after since, by the service's clock (a node's own clock may be
+// days off either way): the GPUs another node's agent still reports.
 func (db *DB) GPUNodes(ctx context.Context, since time.Time) (map[string]string, error) {
 	rows, err := db.x.QueryContext(ctx, db.x.Rebind(`SELECT t.node, t.topology FROM node_topology t
-JOIN agent_tokens a ON a.node = t.node AND a.revoked_at IS NULL AND a.last_report_at >= ?`), dbTime(since))
+JOIN agent_tokens a ON a.node = t.node AND a.revoked_at IS NULL AND a.last_received_at >= ?`), dbTime(since))
 	if err != nil {
 		return nil, fmt.Errorf("store: GPU nodes: %w", err)
 	}
@@ -569,6 +572,15 @@ func (db *DB) PruneAgentData(ctx context.Context, samplesBefore, activityBefore 
 	na, _ := a.RowsAffected()
 	nb, _ := b.RowsAffected()
 	return na + nb, nil
+}
+
+// received is when a report came in, on the service's clock; a report without that time (a
+// caller that set none) is taken to have come in when it was placed.
+func received(r AgentReport) time.Time {
+	if r.Received.IsZero() {
+		return placed(r)
+	}
+	return r.Received
 }
 
 // placed is a report's time on the service's clock, which orders a node's reports.
