@@ -69,3 +69,69 @@ func TestAReportsRunMustBeAShortID(t *testing.T) {
 		t.Errorf("a report with run %q: %d %v; want 400 saying why", r.Run, code, out)
 	}
 }
+
+// A proxy that sends a report again exactly as it first came, its Quartermaster-Sent-At too, a
+// day or a week later, when the service has forgotten the report's raw sample: the report is not
+// taken again (it would read as the report of a node whose clock is that far behind, and keep its
+// lease busy now). It is ignored as too_old: older than what the service keeps of the node's
+// reports. The agent's later reports of the same run are taken, and so is a new run's first; so
+// is a report from an older agent, without a run, once; its resend a day later is too_old too.
+func TestAReportSentAgainIdenticallyADayLaterIsNotTaken(t *testing.T) {
+	for name, url := range map[string]func(testing.TB) string{"sqlite": storetest.SQLite, "postgres": storetest.Postgres} {
+		t.Run(name, func(t *testing.T) {
+			l := &qm.Lease{ID: 4, State: qm.Active, GPUs: 1, Ref: "8812", Node: "n1"}
+			e := newEnv(t, url(t), l)
+			busy := func(run string, seq uint64) report.Report {
+				r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(88), Processes: []report.Process{{PID: 9, Job: "8812"}}},
+					report.GPU{Index: 1, UUID: "GPU-1", Util: f(0)})
+				r.Run, r.Seq, r.At = run, seq, e.clock.Now()
+				return r
+			}
+			idle := func(run string, seq uint64) report.Report {
+				r := busy(run, seq)
+				r.GPUs[0].Util = f(0)
+				return r
+			}
+			e.clock.Advance(time.Hour)
+			type sent struct {
+				r  report.Report
+				at time.Time // its Quartermaster-Sent-At
+			}
+			var first []sent
+			for _, run := range []string{"5e1f", ""} {
+				first = append(first, sent{busy(run, 1), e.clock.Now()})
+				if code, out := e.postSent(e.tokens["n1"], first[len(first)-1].r, e.clock.Now()); code != 200 || out["accepted"] != true {
+					t.Fatalf("the first report (run %q): %d %v", run, code, out)
+				}
+				e.clock.Advance(time.Second)
+			}
+			lastBusy := first[1].at
+			for _, later := range []time.Duration{25 * time.Hour, 7 * 24 * time.Hour} {
+				e.clock.Advance(later)
+				if _, err := e.ing.Prune(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				e.clock.Advance(10 * time.Second)
+				seq := uint64(later / time.Second) // the agent has run on meanwhile
+				if code, out := e.postSent(e.tokens["n1"], idle("5e1f", seq), e.clock.Now()); code != 200 || out["accepted"] != true {
+					t.Fatalf("the agent's report %d of the same run: %d %v", seq, code, out)
+				}
+				e.clock.Advance(10 * time.Second)
+				for _, s := range first {
+					if code, out := e.postSent(e.tokens["n1"], s.r, s.at); code != 200 || out["ignored"] != ingest.TooOld {
+						t.Errorf("the first report (run %q) sent again as it was, %s later: %d %v; want it ignored as %s", s.r.Run, later, code, out, ingest.TooOld)
+					}
+				}
+				if a, ok := (ingest.Telemetry{Store: e.db}).Activity(t.Context(), l); !ok || !a.LastActive.Equal(lastBusy) {
+					t.Errorf("the lease after the resend %s later: %+v %v; want last busy at %s, when the reports first came", later, a, ok, lastBusy)
+				}
+			}
+			if code, out := e.postSent(e.tokens["n1"], idle("9c3d", 1), e.clock.Now()); code != 200 || out["accepted"] != true {
+				t.Errorf("a restarted agent's first report: %d %v; want it taken", code, out)
+			}
+			if c := e.ing.Counts(); c[ingest.TooOld] != 4 || c[ingest.ClockOff] != 0 {
+				t.Errorf("counts: too_old %d, clock_off %d; want 4 and none (the resends do not say the node's clock is off)", c[ingest.TooOld], c[ingest.ClockOff])
+			}
+		})
+	}
+}

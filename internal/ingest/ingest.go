@@ -62,7 +62,7 @@ const (
 	TooLarge     = "too_large"    // body over report.MaxBytes (413)
 	Malformed    = "malformed"    // not a valid report (400)
 	Future       = "future"       // dated too far ahead (422)
-	TooOld       = "too_old"      // older than the raw retention (ignored)
+	TooOld       = "too_old"      // older than the raw retention, or than what is kept of its run (ignored)
 	Replayed     = "replayed"     // a report the service has already taken, sent again (ignored)
 	Failed       = "failed"       // the store failed (500)
 	UnknownGPU   = "unknown_gpu"  // a GPU not in the node's topology (ignored)
@@ -284,9 +284,6 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	at := onServiceClock(r.At, skew, now)
-	if measured {
-		i.noteClock(r.Node, skew)
-	}
 	if at.Before(now.Add(-i.cfg.RawRetention)) {
 		i.count(TooOld, 1)
 		answer(w, report.Response{Ignored: TooOld})
@@ -323,8 +320,13 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if measured {
 		secs := math.Round(skew.Seconds()*1000) / 1000
 		resp.ClockSkew = &secs
-		if skew > i.cfg.MaxSkew || skew < -i.cfg.MaxSkew {
-			i.count(ClockOff, 1)
+		// A report sent again as it was (a proxy's retry) carries the skew of when it was first
+		// sent: only a report taken says how far the node's clock is off.
+		if resp.Accepted {
+			i.noteClock(r.Node, skew)
+			if skew > i.cfg.MaxSkew || skew < -i.cfg.MaxSkew {
+				i.count(ClockOff, 1)
+			}
 		}
 	}
 	answer(w, resp)
@@ -703,6 +705,10 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 	if res.Replayed {
 		i.count(Replayed, 1)
 		return report.Response{Ignored: Replayed}, nil
+	}
+	if res.TooOld {
+		i.count(TooOld, 1)
+		return report.Response{Ignored: TooOld}, nil
 	}
 	if topo != nil {
 		i.rememberTopology(r.Node, r.TopologyHash, topo)

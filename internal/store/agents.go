@@ -149,6 +149,10 @@ type AgentReportResult struct {
 	// Replayed is set when the node's samples already hold this report (its run and sequence
 	// number; without a run, its time by the node's clock): nothing was stored.
 	Replayed bool
+	// TooOld is set when the report is older than what the store keeps of the node's reports: its
+	// run's sample of that number, or a later one, was forgotten (without a run: a sample of that
+	// time by the node's clock, or a later one). Nothing was stored.
+	TooOld bool
 	// TopologyHash is the hash of the node's stored topology after the report ("" for none).
 	TopologyHash string
 }
@@ -557,17 +561,47 @@ func (db *DB) AgentSamples(ctx context.Context, node string) (int, error) {
 	return n, nil
 }
 
+// AgentRunMemory is how long the store keeps what it forgot of an agent run (agent_runs) after the
+// newest of the run's forgotten samples came in: a report of a run not heard of for longer is
+// taken as a new run's.
+const AgentRunMemory = 366 * 24 * time.Hour
+
 // PruneAgentData forgets raw samples received before samplesBefore (by the service's clock: a
 // node's own clock may be days off) and the activity of leases no report has covered since
-// activityBefore; it says how many rows it forgot.
+// activityBefore; it says how many rows it forgot. What identifies the forgotten reports is kept
+// in short: each run's highest forgotten sequence number, and for reports without a run the
+// latest forgotten time by the node's clock, so that a forgotten report sent again is known as
+// older than what is kept (AgentReportResult.TooOld). That is forgotten AgentRunMemory later.
 func (db *DB) PruneAgentData(ctx context.Context, samplesBefore, activityBefore time.Time) (int64, error) {
-	a, err := db.x.ExecContext(ctx, db.x.Rebind(`DELETE FROM agent_samples WHERE received_at < ?`), dbTime(samplesBefore))
+	wrap := func(err error) (int64, error) { return 0, fmt.Errorf("store: prune agent data: %w", err) }
+	tx, err := db.x.BeginTxx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("store: prune agent samples: %w", err)
+		return wrap(err)
 	}
-	b, err := db.x.ExecContext(ctx, db.x.Rebind(`DELETE FROM lease_activity WHERE seen_at < ?`), dbTime(activityBefore))
+	defer func() { _ = tx.Rollback() }()
+	greater := func(col string) string {
+		return "CASE WHEN excluded." + col + " > agent_runs." + col + " THEN excluded." + col + " ELSE agent_runs." + col + " END"
+	}
+	if _, err := tx.ExecContext(ctx, db.x.Rebind(`INSERT INTO agent_runs (node, run, forgot_seq, forgot_at, forgot_received_at)
+SELECT node, COALESCE(run, ''), MAX(COALESCE(seq, 0)), MAX(at), MAX(received_at) FROM agent_samples WHERE received_at < ?
+GROUP BY node, COALESCE(run, '')
+ON CONFLICT (node, run) DO UPDATE SET forgot_seq = `+greater("forgot_seq")+`, forgot_at = `+greater("forgot_at")+`,
+  forgot_received_at = `+greater("forgot_received_at")), dbTime(samplesBefore)); err != nil {
+		return wrap(err)
+	}
+	a, err := tx.ExecContext(ctx, db.x.Rebind(`DELETE FROM agent_samples WHERE received_at < ?`), dbTime(samplesBefore))
 	if err != nil {
-		return 0, fmt.Errorf("store: prune lease activity: %w", err)
+		return wrap(err)
+	}
+	if _, err := tx.ExecContext(ctx, db.x.Rebind(`DELETE FROM agent_runs WHERE forgot_received_at < ?`), dbTime(samplesBefore.Add(-AgentRunMemory))); err != nil {
+		return wrap(err)
+	}
+	b, err := tx.ExecContext(ctx, db.x.Rebind(`DELETE FROM lease_activity WHERE seen_at < ?`), dbTime(activityBefore))
+	if err != nil {
+		return wrap(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return wrap(err)
 	}
 	na, _ := a.RowsAffected()
 	nb, _ := b.RowsAffected()
@@ -593,7 +627,8 @@ func placed(r AgentReport) time.Time {
 
 // dropReplays takes out of accepted (indexes into rs, whose nodes' rows tx has locked) the reports
 // the nodes' samples already hold, and those an earlier one of accepted is, marking them Replayed
-// in out; it returns the rest, in order. A report with a run is held by a sample of its run and
+// in out, and those older than what is kept of their runs (agent_runs: PruneAgentData), marking
+// them TooOld; it returns the rest, in order. A report with a run is held by a sample of its run and
 // number, or by a sample of its time without a run (one stored before runs were kept); a report
 // without a run by a sample of its time.
 func (db *DB) dropReplays(ctx context.Context, tx *sqlx.Tx, rs []AgentReport, accepted []int, out []AgentReportResult) ([]int, error) {
@@ -653,10 +688,51 @@ func (db *DB) dropReplays(ctx context.Context, tx *sqlx.Tx, rs []AgentReport, ac
 		return nil, err
 	}
 	rows.Close()
+	// What was forgotten of the reports' runs: a report at or below it is older than what is kept.
+	type forgot struct {
+		seq uint64
+		at  time.Time
+	}
+	forgotten := map[[2]string]forgot{}
+	q.Reset()
+	q.WriteString(`SELECT node, run, forgot_seq, forgot_at FROM agent_runs WHERE `)
+	args = args[:0]
+	for k, i := range accepted {
+		if k > 0 {
+			q.WriteString(" OR ")
+		}
+		q.WriteString("(node = ? AND run = ?)")
+		args = append(args, rs[i].Node, rs[i].Run)
+	}
+	rows, err = tx.QueryContext(ctx, db.x.Rebind(q.String()), args...)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var node, run string
+		var seq int64
+		var at dbTime
+		if err := rows.Scan(&node, &run, &seq, &at); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		forgotten[[2]string{node, run}] = forgot{uint64(seq), time.Time(at)}
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return nil, err
+	}
+	rows.Close()
 	kept := accepted[:0]
 	for _, i := range accepted {
 		r := rs[i]
 		rk, ak := runKey{r.Node, r.Run, r.Seq}, atOf(r.Node, r.At)
+		if f, ok := forgotten[[2]string{r.Node, r.Run}]; ok {
+			if (r.Run != "" && r.Seq <= f.seq) || (r.Run == "" && !StoredTime(r.At).After(StoredTime(f.at))) {
+				out[i] = AgentReportResult{TooOld: true}
+				continue
+			}
+		}
 		var replay bool
 		if r.Run != "" {
 			replay = byRun[rk] || byAtNoRun[ak]
