@@ -95,3 +95,63 @@ func TestAgentTokenForALongKubernetesNodeName(t *testing.T) {
 		t.Errorf("a node of 254 characters: exit %d, %q", code, stderr)
 	}
 }
+
+// agent-token list gives each node's last report on the service's clock, the one the service's
+// logs and the idle path go by, however far off the node's clock is, and says how far off that
+// was when it came in, as the agent's quartermaster_agent_clock_skew_seconds does.
+func TestAgentTokenListShowsTheLastReportOnTheServicesClock(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
+	tokens := map[string]string{}
+	for _, node := range []string{"gpu-01", "gpu-02"} {
+		code, token, stderr := runQM("agent-token", "create", node, "--db", db)
+		if code != 0 {
+			t.Fatalf("create %s: %d %s", node, code, stderr)
+		}
+		tokens[node] = strings.TrimSpace(token)
+	}
+	s := startServe(t, serveOptions{app: appOptions{flags: commonFlags{db: db}}})
+	post := func(node string, skew time.Duration) {
+		util := 40.0
+		nodeNow := time.Now().UTC().Add(skew)
+		body, _ := json.Marshal(report.Report{Version: report.Version, Node: node, At: nodeNow, Run: "r1", Seq: 1, Interval: 10,
+			GPUs: []report.GPU{{Index: 0, UUID: node + "-GPU-0", Util: &util}}})
+		req, _ := http.NewRequest(http.MethodPost, s.url+report.Path, bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tokens[node])
+		req.Header.Set(report.SentAtHeader, nodeNow.Format(time.RFC3339Nano))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s's report: %d", node, resp.StatusCode)
+		}
+	}
+	post("gpu-01", -48*time.Hour)
+	post("gpu-02", 10*time.Minute)
+	today := time.Now().UTC()
+	_, list, _ := runQM("agent-token", "list", "--db", db)
+	lines := strings.Split(strings.TrimSpace(list), "\n")
+	if len(lines) < 3 || !strings.Contains(lines[0], "service's clock") {
+		t.Fatalf("list does not say which clock its times are on:\n%s", list)
+	}
+	for node, want := range map[string]string{"gpu-01": "48h0m0s behind", "gpu-02": "10m0s ahead"} {
+		var row string
+		for _, l := range lines {
+			if strings.HasPrefix(l, node+" ") {
+				row = l
+			}
+		}
+		fields := strings.Fields(row)
+		if len(fields) < 4 {
+			t.Fatalf("no row for %s:\n%s", node, list)
+		}
+		last, err := time.Parse(time.RFC3339, fields[3])
+		if err != nil || last.Sub(today).Abs() > time.Minute {
+			t.Errorf("%s's last report is %q; want about %s, the service's clock:\n%s", node, fields[3], today.Format(time.RFC3339), list)
+		}
+		if !strings.Contains(row, want) {
+			t.Errorf("%s's row does not say its clock was %s:\n%s", node, want, list)
+		}
+	}
+}

@@ -102,20 +102,38 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 			fmt.Fprintln(stdout, "no agent tokens yet; create one with: quartermaster agent-token create NODE")
 			return nil
 		}
+		// The service's clock is the one its logs, the idle path and /metrics go by; a node's own
+		// may be days off, which NODE CLOCK says, as the agent's quartermaster_agent_clock_skew_seconds.
+		fmt.Fprintln(stdout, "Times are the service's clock, UTC; NODE CLOCK is how far the node's clock was off it at the last report.")
 		w := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "NODE\tTOKEN\tCREATED\tLAST REPORT")
+		fmt.Fprintln(w, "NODE\tTOKEN\tCREATED\tLAST REPORT\tNODE CLOCK")
 		for _, t := range ts {
 			state := "valid"
 			if !t.RevokedAt.IsZero() {
-				state = "revoked " + t.RevokedAt.Format(time.RFC3339)
+				state = "revoked " + t.RevokedAt.UTC().Format(time.RFC3339)
 			}
 			last := "never"
-			if !t.LastReportAt.IsZero() {
-				last = t.LastReportAt.Format(time.RFC3339)
+			if !t.LastReceivedAt.IsZero() {
+				last = t.LastReceivedAt.UTC().Format(time.RFC3339)
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", t.Node, state, t.CreatedAt.Format(time.RFC3339), last)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Node, state, t.CreatedAt.UTC().Format(time.RFC3339), last, clockOff(t.ClockSkew))
 		}
 		return w.Flush()
 	}
 	return nil
+}
+
+// clockOff says how far a node's clock was off the service's: "10m0s ahead", "48h0m0s behind",
+// "in step" within a second, "unknown" where no report said when it was sent.
+func clockOff(skew *time.Duration) string {
+	switch {
+	case skew == nil:
+		return "unknown"
+	case skew.Round(time.Second) == 0:
+		return "in step"
+	case *skew > 0:
+		return skew.Round(time.Second).String() + " ahead"
+	default:
+		return (-*skew).Round(time.Second).String() + " behind"
+	}
 }

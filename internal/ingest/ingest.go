@@ -306,7 +306,11 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 	}
-	resp, err := i.take(ctx, hash, r, now, at)
+	var measuredSkew *time.Duration
+	if measured {
+		measuredSkew = &skew
+	}
+	resp, err := i.take(ctx, hash, r, now, at, measuredSkew)
 	if errors.Is(err, store.ErrAgentUnauthorized) {
 		i.forget(hash)
 		i.refuse(w, http.StatusUnauthorized, Unauthorized, revokedMessage(r.Node))
@@ -493,8 +497,8 @@ func addMem(a, b uint64) uint64 {
 }
 
 // take maps the report onto leases and stores it; at is the report's time on the service's clock
-// (onServiceClock).
-func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at time.Time) (report.Response, error) {
+// (onServiceClock), skew the node's clock skew where it was measured (clockSkew).
+func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at time.Time, skew *time.Duration) (report.Response, error) {
 	resp := report.Response{Accepted: true, Skipped: map[string]int{}}
 	known, topo, err := i.knownGPUs(ctx, r)
 	if err != nil {
@@ -600,7 +604,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 		clear(seen)
 		resp.TopologyWanted = true
 	}
-	rec := store.AgentReport{Node: r.Node, TokenHash: hash, At: r.At, Seen: at, Run: r.Run, Seq: r.Seq, Received: now, TopologyHash: r.TopologyHash,
+	rec := store.AgentReport{Node: r.Node, TokenHash: hash, At: r.At, Seen: at, Run: r.Run, Seq: r.Seq, Received: now, ClockSkew: skew, TopologyHash: r.TopologyHash,
 		Interval: time.Duration(r.Interval * float64(time.Second))}
 	if rec.GPUs, err = json.Marshal(r.GPUs); err != nil {
 		return resp, fmt.Errorf("ingest: %w", err)

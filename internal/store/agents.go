@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -20,8 +23,14 @@ type AgentToken struct {
 	Node         string
 	CreatedAt    time.Time
 	RevokedAt    time.Time // zero while the token is valid
-	LastReportAt time.Time // zero before the first report
+	LastReportAt time.Time // the newest report's time by the node's clock; zero before the first report
 	LastSeq      uint64
+	// LastReceivedAt is when a report of the node last came in, by the service's clock; zero
+	// before the first report.
+	LastReceivedAt time.Time
+	// ClockSkew is how far the node's clock was ahead of the service's (negative: behind) at the
+	// last report taken that said when it was sent; nil where none did.
+	ClockSkew *time.Duration
 }
 
 // ErrAgentUnauthorized is returned for a token the store does not know, or one that was revoked.
@@ -74,7 +83,7 @@ func (db *DB) RevokeAgentToken(ctx context.Context, node string, at time.Time) e
 
 // AgentTokens lists every node's token, by node.
 func (db *DB) AgentTokens(ctx context.Context) ([]AgentToken, error) {
-	rows, err := db.x.QueryContext(ctx, `SELECT node, created_at, revoked_at, last_report_at, last_seq FROM agent_tokens ORDER BY node`)
+	rows, err := db.x.QueryContext(ctx, `SELECT node, created_at, revoked_at, last_report_at, last_seq, last_received_at, clock_skew_s FROM agent_tokens ORDER BY node`)
 	if err != nil {
 		return nil, fmt.Errorf("store: agent tokens: %w", err)
 	}
@@ -82,12 +91,18 @@ func (db *DB) AgentTokens(ctx context.Context) ([]AgentToken, error) {
 	var out []AgentToken
 	for rows.Next() {
 		var t AgentToken
-		var created, revoked, last dbTime
+		var created, revoked, last, received dbTime
 		var seq int64
-		if err := rows.Scan(&t.Node, &created, &revoked, &last, &seq); err != nil {
+		var skew sql.NullFloat64
+		if err := rows.Scan(&t.Node, &created, &revoked, &last, &seq, &received, &skew); err != nil {
 			return nil, fmt.Errorf("store: agent tokens: %w", err)
 		}
 		t.CreatedAt, t.RevokedAt, t.LastReportAt, t.LastSeq = time.Time(created), time.Time(revoked), time.Time(last), uint64(seq)
+		t.LastReceivedAt = time.Time(received)
+		if skew.Valid {
+			d := time.Duration(math.Round(skew.Float64 * float64(time.Second)))
+			t.ClockSkew = &d
+		}
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
@@ -132,6 +147,10 @@ type AgentReport struct {
 	Run      string
 	Seq      uint64
 	Received time.Time
+	// ClockSkew is how far the node's clock was ahead of the service's (negative: behind) when the
+	// report came in, as the service measured it; nil where the report did not say when it was
+	// sent.
+	ClockSkew *time.Duration
 	// Interval is the agent's reporting interval.
 	Interval time.Duration
 	// GPUs is the report's GPUs, JSON, kept raw.
@@ -297,6 +316,21 @@ RETURNING agent_tokens.node, (SELECT hash FROM node_topology WHERE node_topology
 	}
 	if len(accepted) == 0 {
 		return out, tx.Commit()
+	}
+	// Each node's clock skew, from its latest report taken that measured one (a replay's is that
+	// of when it was first sent).
+	skews := map[string]AgentReport{}
+	for _, i := range accepted {
+		if r := rs[i]; r.ClockSkew != nil && !received(r).Before(received(skews[r.Node])) {
+			skews[r.Node] = r
+		}
+	}
+	for _, node := range slices.Sorted(maps.Keys(skews)) {
+		r := skews[node]
+		if _, err := tx.ExecContext(ctx, db.x.Rebind(`UPDATE agent_tokens SET clock_skew_s = ? WHERE node = ? AND (last_received_at IS NULL OR last_received_at <= ?)`),
+			r.ClockSkew.Seconds(), node, dbTime(received(r))); err != nil {
+			return wrap(err)
+		}
 	}
 	q.Reset()
 	// A sample whose node and time a kept one has already is not written again: two reports of
