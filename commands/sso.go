@@ -242,7 +242,9 @@ func hasSSO(b *Bot) bool { return b.SSO != nil }
 // each team they left, they (and its budget owners) hear that they can start no new leases for
 // it, which of their requests waiting for approval were withdrawn and which of their leases
 // queued and not yet started were cancelled (or, for a revoked sign-in, which requests wait
-// and cannot be approved until they sign in again), and which of their leases run on to
+// and cannot be approved until they sign in again, which leases queued for GPUs do not start
+// until then, and which leases whose jobs the scheduler queued, and would start, were
+// cancelled), and which of their leases run on to
 // their end (budget owners named by group: each member signed in). after is nil when the provider no longer honours their sign-in (that chat account
 // was unlinked): that says nothing about their groups, so the teams they lose are those no other
 // chat account of theirs, still signed in, keeps, until they sign in again. When their groups
@@ -290,12 +292,32 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 		if after == nil {
 			text = fmt.Sprintf("The sign-in of %s was revoked at the identity provider (checked %s), so they can start no new leases for team %s until they sign in again.", user, b.when(b.Svc.Clock.Now()), team)
 		}
-		var ids, withdrawn, held, cancelled []string
+		var ids, withdrawn, held, waiting, cancelled []string
 		for _, l := range ls {
 			if l.State == qm.PendingApproval && after == nil {
 				// Their sign-in was revoked: it waits, and cannot be approved until they sign in.
 				held = append(held, fmt.Sprintf("%s (%s)", l.ID, b.askText(l)))
 				continue
+			}
+			if l.State == qm.Queued && l.Ref == "" && after == nil {
+				// Queued for GPUs the service places: as an approval, its start waits for them.
+				waiting = append(waiting, fmt.Sprintf("%s (%s)", l.ID, b.askText(l)))
+				continue
+			}
+			if l.State == qm.Queued && after == nil {
+				// Its job waits in the scheduler's queue, which would start it before they are
+				// back: it is cancelled, as for someone who left the team.
+				ok, err := b.Svc.Withdraw(ctx, l, fmt.Sprintf("the sign-in of %s was revoked at the identity provider before it started", user))
+				if err != nil {
+					b.log().Error("cancelling a queued lease of someone whose sign-in was revoked", "lease", l.ID, "user", user, "err", err)
+				}
+				if ok {
+					cancelled = append(cancelled, fmt.Sprintf("%s (%s)", l.ID, b.askText(l)))
+					continue
+				}
+				if cur, err := b.Svc.Get(ctx, l.ID); err == nil {
+					l = cur
+				}
 			}
 			// A request that still waits would start a new lease for the team once approved, and
 			// a lease queued for GPUs once they free: each is withdrawn (a queued job leaves the
@@ -332,7 +354,20 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 			if len(cancelled) > 1 {
 				what = "These leases, queued and not yet started, were cancelled: "
 			}
+			if after == nil {
+				what = "This lease, queued in the scheduler, which would start it before they sign in again, was cancelled: "
+				if len(cancelled) > 1 {
+					what = "These leases, queued in the scheduler, which would start them before they sign in again, were cancelled: "
+				}
+			}
 			text += " " + what + strings.Join(cancelled, "; ") + "."
+		}
+		if len(waiting) > 0 {
+			what := "This lease, queued for GPUs, does not start until they sign in again: "
+			if len(waiting) > 1 {
+				what = "These leases, queued for GPUs, do not start until they sign in again: "
+			}
+			text += " " + what + strings.Join(waiting, "; ") + "."
 		}
 		if len(held) > 0 {
 			what := "This request waits for approval, and cannot be approved until they sign in again: "

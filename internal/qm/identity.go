@@ -219,19 +219,44 @@ func (s *Service) requesterAway(ctx context.Context, l *Lease) error {
 	if l.Kind != KindWorkspace || s.Directory == nil {
 		return nil
 	}
-	user := CanonicalUser(l.User)
-	if si, ok := s.Directory.(SignIns); ok {
-		if si.SignedIn(ctx, user) {
-			return nil
-		}
+	switch s.away(ctx, l.User) {
+	case awaySignIn:
 		return Errorf(ECONFLICT, "%s still waits: %s must sign in again with /gpu login before it can be approved, since their sign-in was revoked at the identity provider or ended, and no new lease starts for them until they do.",
 			l.ID, l.User).WithExample("/gpu status " + l.ID.String())
+	case awayDirectory:
+		return Errorf(ECONFLICT, "%s still waits: %s is no longer in the directory, so no new lease starts for them; once a platform admin adds them back, it can be approved.",
+			l.ID, l.User).WithExample("/gpu status " + l.ID.String())
+	}
+	return nil
+}
+
+// absence is why no new lease starts for someone now: none (they are known), their sign-in
+// (with single sign-on: revoked at the identity provider, signed out or unlinked), or the
+// directory no longer knowing them (without it).
+type absence int
+
+const (
+	present absence = iota
+	awaySignIn
+	awayDirectory
+)
+
+// away says whether user is away, as requesterAway and the start of a queued lease read it.
+func (s *Service) away(ctx context.Context, user string) absence {
+	if s.Directory == nil {
+		return present
+	}
+	user = CanonicalUser(user)
+	if si, ok := s.Directory.(SignIns); ok {
+		if si.SignedIn(ctx, user) {
+			return present
+		}
+		return awaySignIn
 	}
 	if _, ok := s.Directory.Groups(ctx, user); ok {
-		return nil
+		return present
 	}
-	return Errorf(ECONFLICT, "%s still waits: %s is no longer in the directory, so no new lease starts for them; once a platform admin adds them back, it can be approved.",
-		l.ID, l.User).WithExample("/gpu status " + l.ID.String())
+	return awayDirectory
 }
 
 // decidesForTeamOf reports whether user may decide the exceptions of a team the policy lists that

@@ -411,7 +411,8 @@ func (s *Service) Keep(ctx context.Context, user string, id LeaseID) (*Lease, er
 	return l, err
 }
 
-// startQueued starts queued leases of a class that now fit, oldest first.
+// startQueued starts queued leases of a class that now fit, oldest first, but none of a requester
+// who is away (requesterAway): it waits until they are back.
 func (s *Service) startQueued(ctx context.Context, class string) {
 	var queued []*Lease
 	err := s.Store.View(ctx, func(tx Tx) error {
@@ -426,6 +427,12 @@ func (s *Service) startQueued(ctx context.Context, class string) {
 	for _, q := range queued {
 		if q.Ref != "" {
 			continue // submitted already: it waits in the scheduler's own queue
+		}
+		if s.away(ctx, q.User) != present {
+			// Its requester's sign-in was revoked or ended (or the directory no longer knows
+			// them): as an approval of their request waits for them, no new lease starts for
+			// them until they are back. It keeps its place; later leases that fit go first.
+			continue
 		}
 		var placed bool
 		var b batch
