@@ -262,6 +262,26 @@ func (b *Bot) withOutput(l *qm.Lease, text string) string {
 	return strings.TrimRight(text, " ") + " " + b.outputLine(l)
 }
 
+// heldLine is what l's team holds now of its quota of l's class (qm.Service.HeldNow), for l's
+// approval card, after a space: " Team speech holds 2 of its 2 slice GPUs now: L-1 (2,
+// suspended)." Each rendering reads it afresh, so an edited card says what holds then. Empty
+// where the card says nothing of it; where it cannot be read now, asked is said (what the
+// team held when it was asked, or nothing).
+func (b *Bot) heldLine(ctx context.Context, l *qm.Lease, asked string) string {
+	q, err := b.Svc.HeldNow(ctx, l)
+	if err != nil {
+		b.log().Error("read what a team holds, for an approval card", "lease", l.ID, "err", err)
+		if asked == "" {
+			return ""
+		}
+		return " " + asked
+	}
+	if q == nil {
+		return ""
+	}
+	return " " + q.Text()
+}
+
 // RenderNotice is a notice as one message per recipient.
 func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	l := n.Lease
@@ -329,10 +349,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		if len(rules) > 1 {
 			label = "Rules"
 		}
-		held := ""
-		if n.Held != "" {
-			held = " " + n.Held // what the team holds of its quota, as the requester's reply says it
-		}
+		held := b.heldLine(ctx, l, n.Held)
 		if n.Reason != "" {
 			// Why it comes to them now: handed over when its team left the policy.
 			held += " " + strings.ToUpper(n.Reason[:1]) + n.Reason[1:] + "."
@@ -400,6 +417,8 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 				what += " " + n.Reason
 			}
 		}
+		// What the team holds now, where the card said it: as of the edit, not of the asking.
+		what += b.heldLine(ctx, l, "")
 		// The edited copies keep what was asked, with the decision on top.
 		sec := b.card(ctx, l)
 		sec.Text = fmt.Sprintf("%s (team %s) asked %s.", l.User, l.Team, b.askWithDetails(l))

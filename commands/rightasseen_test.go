@@ -979,7 +979,7 @@ func TestAnApprovedExtensionSaysTheNewEnd(t *testing.T) {
 			if !strings.HasSuffix(told, lease.String()+" now runs until "+tc.end) {
 				t.Errorf("the requester was told %q", told)
 			}
-			if !strings.HasSuffix(card, tc.decided) {
+			if !strings.Contains(card, " "+tc.decided) {
 				t.Errorf("the approver's card says %q, want it dated %q", card, tc.decided)
 			}
 			l := mustOK(t, h.say(tc.user, "/gpu list"))

@@ -142,6 +142,63 @@ func quotaHolders(ctx context.Context, tx Tx, leases []*Lease, class string) ([]
 	return hs, nil
 }
 
+// HeldNow is what l's team holds now of its concurrent quota of l's class, and by which leases,
+// for l's approval card each time it is rendered (asked, handed over, edited at a decision or
+// at the timeout), so that it says what holds then. Nil where it tells the approver nothing: a
+// quota increase says it always (more GPUs of the class is what is decided), an extension where
+// its lease holds GPUs (it keeps them longer), a new lease where it and what the team holds
+// besides pass the quota of GPUs at once, as when it was asked.
+func (s *Service) HeldNow(ctx context.Context, l *Lease) (*QuotaHeld, error) {
+	var out *QuotaHeld
+	err := s.Store.View(ctx, func(tx Tx) error {
+		out = nil
+		switch l.Kind {
+		case KindQuota:
+		case KindExtension:
+			p, err := tx.GetLease(ctx, l.Parent)
+			if ErrorCode(err) == ENOTFOUND {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if p.GPUs == 0 {
+				return nil // a CPU-only lease holds nothing of the quota
+			}
+		case KindWorkspace:
+			if l.GPUs == 0 {
+				return nil
+			}
+		default:
+			return nil
+		}
+		now := s.Clock.Now()
+		leases, err := tx.ListLeases(ctx, LeaseFilter{Kind: AnyKind, Team: l.Team, EndedAfter: s.WeekStart(now), Slim: true})
+		if err != nil {
+			return err
+		}
+		u, q := s.usageFrom(l.Team, leases, now)
+		if l.Kind == KindWorkspace {
+			others := u.GPUs[l.Class]
+			for _, o := range leases {
+				if o.ID == l.ID && o.State.Live() {
+					others -= o.GPUs // approved meanwhile: it holds its own GPUs
+				}
+			}
+			if others+l.GPUs <= q.GPUs[l.Class] {
+				return nil
+			}
+		}
+		hs, err := quotaHolders(ctx, tx, leases, l.Class)
+		if err != nil {
+			return err
+		}
+		out = &QuotaHeld{Team: l.Team, Class: l.Class, Held: u.GPUs[l.Class], Limit: q.GPUs[l.Class], Holders: hs}
+		return nil
+	})
+	return out, err
+}
+
 // maxHoldersShown is how many leases HoldersText names before it counts the rest.
 const maxHoldersShown = 3
 
