@@ -66,17 +66,37 @@ type QuotaHeld struct {
 	Holders     []*Lease
 	// NameTeam says the requester must name the team in a command for it (not their first).
 	NameTeam bool
+	// WeekOnly leaves the GPUs at once out of Text: only the week's GPU-hours are past the quota.
+	WeekOnly bool
+	// Week is the GPU-hours the team used or committed this week, and WeekLimit its weekly quota
+	// of them, where a request passes it (else 0); WeekAsked is what the request adds, 0 once
+	// it counts in Week (approved).
+	Week, WeekLimit, WeekAsked float64
 }
 
 // Text says what the team holds of its quota of the class now, and by which leases: "Team speech
 // holds 2 of its 2 slice GPUs now: L-1 (2, suspended)." The requester's reply and the budget
-// owners' approval card say it alike.
+// owners' approval card say it alike. Where a request passes the team's weekly GPU-hours, it
+// says so with the numbers: "It would take team speech to 130 of its 100 GPU-hours this week:
+// 95 used or committed, and 35 for this request."
 func (q *QuotaHeld) Text() string {
-	s := fmt.Sprintf("Team %s holds %d of its %s now", q.Team, q.Held, GPUCount(q.Limit, q.Class))
-	if len(q.Holders) > 0 {
-		s += ": " + HoldersText(q.Holders)
+	var parts []string
+	if !q.WeekOnly {
+		s := fmt.Sprintf("Team %s holds %d of its %s now", q.Team, q.Held, GPUCount(q.Limit, q.Class))
+		if len(q.Holders) > 0 {
+			s += ": " + HoldersText(q.Holders)
+		}
+		parts = append(parts, s+".")
 	}
-	return s + "."
+	switch {
+	case q.WeekLimit <= 0:
+	case q.WeekAsked > 0:
+		parts = append(parts, fmt.Sprintf("It would take team %s to %s of its %s GPU-hours this week: %s used or committed, and %s for this request.",
+			q.Team, FormatHours(q.Week+q.WeekAsked), FormatHours(q.WeekLimit), FormatHours(q.Week), FormatHours(q.WeekAsked)))
+	default:
+		parts = append(parts, fmt.Sprintf("Team %s has used or committed %s of its %s GPU-hours this week.", q.Team, FormatHours(q.Week), FormatHours(q.WeekLimit)))
+	}
+	return strings.Join(parts, " ")
 }
 
 // Normalize fills a request's defaults and checks what can be checked without the database.
@@ -606,17 +626,23 @@ func (s *Service) withQuotaNote(ms []policy.Match, team, class string, u Usage, 
 }
 
 // pastQuota says how gpus more of class at once, or hours more this week, take team past its
-// quota ("team vision past its quota, to 5 of its 4 train GPUs at once"); empty when they do not.
+// quota, naming each limit passed ("team vision past its quota, to 5 of its 4 train GPUs at once
+// and to 130 of its 100 GPU-hours this week"); empty when they do not.
 func pastQuota(team, class string, u Usage, q policy.Quota, gpus int, hours float64) string {
-	switch {
-	case gpus <= 0 && hours <= 0: // a CPU-only lease, or its extension, takes nothing of the quota
+	if gpus <= 0 && hours <= 0 { // a CPU-only lease, or its extension, takes nothing of the quota
 		return ""
-	case gpus > 0 && u.GPUs[class]+gpus > q.GPUs[class]:
-		return fmt.Sprintf("team %s past its quota, to %d of its %s at once", team, u.GPUs[class]+gpus, GPUCount(q.GPUs[class], class))
-	case q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+hours > q.GPUHoursPerWeek:
-		return fmt.Sprintf("team %s past its quota, to %s of its %s GPU-hours this week", team, FormatHours(u.GPUHoursWeek+hours), FormatHours(q.GPUHoursPerWeek))
 	}
-	return ""
+	var past []string
+	if gpus > 0 && u.GPUs[class]+gpus > q.GPUs[class] {
+		past = append(past, fmt.Sprintf("to %d of its %s at once", u.GPUs[class]+gpus, GPUCount(q.GPUs[class], class)))
+	}
+	if q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+hours > q.GPUHoursPerWeek {
+		past = append(past, fmt.Sprintf("to %s of its %s GPU-hours this week", FormatHours(u.GPUHoursWeek+hours), FormatHours(q.GPUHoursPerWeek)))
+	}
+	if len(past) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("team %s past its quota, %s", team, strings.Join(past, " and "))
 }
 
 // aboutQuota reports whether the exception rule named rule is about the quota: the QuotaLimit

@@ -147,11 +147,13 @@ func quotaHolders(ctx context.Context, tx Tx, leases []*Lease, class string) ([]
 // at the timeout), so that it says what holds then. Nil where it tells the approver nothing: a
 // quota increase says it always (more GPUs of the class is what is decided), an extension where
 // its lease holds GPUs (it keeps them longer), a new lease where it and what the team holds
-// besides pass the quota of GPUs at once, as when it was asked.
+// besides pass the quota of GPUs at once, as when it was asked. A lease or an extension that
+// passes the team's weekly GPU-hours says that too, with the numbers (QuotaHeld.Week).
 func (s *Service) HeldNow(ctx context.Context, l *Lease) (*QuotaHeld, error) {
 	var out *QuotaHeld
 	err := s.Store.View(ctx, func(tx Tx) error {
 		out = nil
+		var hours float64 // the GPU-hours l adds to the week
 		switch l.Kind {
 		case KindQuota:
 		case KindExtension:
@@ -165,10 +167,12 @@ func (s *Service) HeldNow(ctx context.Context, l *Lease) (*QuotaHeld, error) {
 			if p.GPUs == 0 {
 				return nil // a CPU-only lease holds nothing of the quota
 			}
+			hours = GPUHours(p.GPUs, l.Duration)
 		case KindWorkspace:
 			if l.GPUs == 0 {
 				return nil
 			}
+			hours = GPUHours(l.GPUs, l.Duration)
 		default:
 			return nil
 		}
@@ -178,6 +182,14 @@ func (s *Service) HeldNow(ctx context.Context, l *Lease) (*QuotaHeld, error) {
 			return err
 		}
 		u, q := s.usageFrom(l.Team, leases, now)
+		held := &QuotaHeld{Team: l.Team, Class: l.Class, Held: u.GPUs[l.Class], Limit: q.GPUs[l.Class]}
+		if l.State != PendingApproval && l.State != Denied && l.State != Cancelled {
+			hours = 0 // approved: the week counts it already
+		}
+		if hours > 0 && q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+hours > q.GPUHoursPerWeek ||
+			hours == 0 && l.Kind != KindQuota && q.GPUHoursPerWeek > 0 && u.GPUHoursWeek > q.GPUHoursPerWeek {
+			held.Week, held.WeekLimit, held.WeekAsked = u.GPUHoursWeek, q.GPUHoursPerWeek, hours
+		}
 		if l.Kind == KindWorkspace {
 			others := u.GPUs[l.Class]
 			for _, o := range leases {
@@ -186,14 +198,18 @@ func (s *Service) HeldNow(ctx context.Context, l *Lease) (*QuotaHeld, error) {
 				}
 			}
 			if others+l.GPUs <= q.GPUs[l.Class] {
+				if held.WeekLimit == 0 {
+					return nil
+				}
+				held.WeekOnly = true
+				out = held
 				return nil
 			}
 		}
-		hs, err := quotaHolders(ctx, tx, leases, l.Class)
-		if err != nil {
+		if held.Holders, err = quotaHolders(ctx, tx, leases, l.Class); err != nil {
 			return err
 		}
-		out = &QuotaHeld{Team: l.Team, Class: l.Class, Held: u.GPUs[l.Class], Limit: q.GPUs[l.Class], Holders: hs}
+		out = held
 		return nil
 	})
 	return out, err
