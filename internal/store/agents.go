@@ -20,11 +20,9 @@ import (
 
 // AgentToken is a node agent's token as the store keeps it: only the hash of the secret.
 type AgentToken struct {
-	Node         string
-	CreatedAt    time.Time
-	RevokedAt    time.Time // zero while the token is valid
-	LastReportAt time.Time // the newest report's time by the node's clock; zero before the first report
-	LastSeq      uint64
+	Node      string
+	CreatedAt time.Time
+	RevokedAt time.Time // zero while the token is valid
 	// LastReceivedAt is when a report of the node last came in, by the service's clock; zero
 	// before the first report.
 	LastReceivedAt time.Time
@@ -37,8 +35,8 @@ type AgentToken struct {
 var ErrAgentUnauthorized = errors.New("store: unknown or revoked agent token")
 
 // CreateAgentToken keeps the hash of a new token for node. A node whose token is valid gets
-// ECONFLICT: revoke it first. A node whose token was revoked gets the new one and keeps its newest
-// report time, so replays of old reports are still refused.
+// ECONFLICT: revoke it first. A node whose token was revoked gets the new one; its kept samples
+// still tell replays of its old reports.
 func (db *DB) CreateAgentToken(ctx context.Context, node, hash string, at time.Time) error {
 	tx, err := db.x.BeginTxx(ctx, nil)
 	if err != nil {
@@ -83,7 +81,7 @@ func (db *DB) RevokeAgentToken(ctx context.Context, node string, at time.Time) e
 
 // AgentTokens lists every node's token, by node.
 func (db *DB) AgentTokens(ctx context.Context) ([]AgentToken, error) {
-	rows, err := db.x.QueryContext(ctx, `SELECT node, created_at, revoked_at, last_report_at, last_seq, last_received_at, clock_skew_s FROM agent_tokens ORDER BY node`)
+	rows, err := db.x.QueryContext(ctx, `SELECT node, created_at, revoked_at, last_received_at, clock_skew_s FROM agent_tokens ORDER BY node`)
 	if err != nil {
 		return nil, fmt.Errorf("store: agent tokens: %w", err)
 	}
@@ -91,14 +89,12 @@ func (db *DB) AgentTokens(ctx context.Context) ([]AgentToken, error) {
 	var out []AgentToken
 	for rows.Next() {
 		var t AgentToken
-		var created, revoked, last, received dbTime
-		var seq int64
+		var created, revoked, received dbTime
 		var skew sql.NullFloat64
-		if err := rows.Scan(&t.Node, &created, &revoked, &last, &seq, &received, &skew); err != nil {
+		if err := rows.Scan(&t.Node, &created, &revoked, &received, &skew); err != nil {
 			return nil, fmt.Errorf("store: agent tokens: %w", err)
 		}
-		t.CreatedAt, t.RevokedAt, t.LastReportAt, t.LastSeq = time.Time(created), time.Time(revoked), time.Time(last), uint64(seq)
-		t.LastReceivedAt = time.Time(received)
+		t.CreatedAt, t.RevokedAt, t.LastReceivedAt = time.Time(created), time.Time(revoked), time.Time(received)
 		if skew.Valid {
 			d := time.Duration(math.Round(skew.Float64 * float64(time.Second)))
 			t.ClockSkew = &d
@@ -198,7 +194,7 @@ func (db *DB) RecordAgentReport(ctx context.Context, r AgentReport) (AgentReport
 }
 
 // RecordAgentReports stores reports in one transaction, so that the reports several nodes send at
-// once share one commit. For each it moves the node's newest report time forward; a report whose
+// once share one commit. For each it moves forward when the node's last report came in; a report whose
 // token is no longer valid, or which the node's samples already hold (a replay: the same run and
 // sequence number, or without a run the same time by the node's clock), stores nothing. A report
 // dated before the node's last one is no replay: the node's clock may have been set back, or the
@@ -231,8 +227,7 @@ func (db *DB) RecordAgentReports(ctx context.Context, rs []AgentReport) ([]Agent
 	defer func() { _ = tx.Rollback() }()
 	// The nodes' rows are locked, checked and moved in one statement per round, a round holding
 	// each node once (an UPDATE touches a row once): a report goes on if its token is still valid,
-	// and the node's newest report time (by its clock) and when a report last came in (by the
-	// service's) move forward when they are newer. The statement also reads
+	// and when a report last came in (by the service's clock) moves forward when it is newer. The statement also reads
 	// each node's stored topology hash. Once a node's row is locked, no other transaction stores a
 	// report of it until this one ends, so the replays are then found among its samples.
 	typed := func(t string) string { // the first VALUES row fixes the column types on PostgreSQL
@@ -257,18 +252,16 @@ func (db *DB) RecordAgentReports(ctx context.Context, rs []AgentReport) ([]Agent
 		}
 		q.Reset()
 		q.WriteString(`UPDATE agent_tokens SET
-  last_report_at = CASE WHEN agent_tokens.last_report_at IS NULL OR agent_tokens.last_report_at < v.column3 THEN v.column3 ELSE agent_tokens.last_report_at END,
-  last_seq = CASE WHEN agent_tokens.last_report_at IS NULL OR agent_tokens.last_report_at < v.column3 THEN v.column4 ELSE agent_tokens.last_seq END,
-  last_received_at = CASE WHEN agent_tokens.last_received_at IS NULL OR agent_tokens.last_received_at < v.column5 THEN v.column5 ELSE agent_tokens.last_received_at END
+  last_received_at = CASE WHEN agent_tokens.last_received_at IS NULL OR agent_tokens.last_received_at < v.column3 THEN v.column3 ELSE agent_tokens.last_received_at END
 FROM (VALUES `)
-		args := make([]any, 0, 5*len(round))
+		args := make([]any, 0, 3*len(round))
 		for k, i := range round {
 			if k == 0 {
-				q.WriteString("(" + typed("TEXT") + ", " + typed("TEXT") + ", " + typed("TIMESTAMPTZ") + ", " + typed("BIGINT") + ", " + typed("TIMESTAMPTZ") + ")")
+				q.WriteString("(" + typed("TEXT") + ", " + typed("TEXT") + ", " + typed("TIMESTAMPTZ") + ")")
 			} else {
-				q.WriteString(", (?, ?, ?, ?, ?)")
+				q.WriteString(", (?, ?, ?)")
 			}
-			args = append(args, rs[i].Node, rs[i].TokenHash, dbTime(rs[i].At), int64(rs[i].Seq), dbTime(received(rs[i])))
+			args = append(args, rs[i].Node, rs[i].TokenHash, dbTime(received(rs[i])))
 		}
 		q.WriteString(`) AS v
 WHERE agent_tokens.node = v.column1 AND agent_tokens.token_hash = v.column2 AND agent_tokens.revoked_at IS NULL
