@@ -23,8 +23,8 @@ type AgentToken struct {
 	Node      string
 	CreatedAt time.Time
 	RevokedAt time.Time // zero while the token is valid
-	// LastReceivedAt is when a report of the node last came in, by the service's clock; zero
-	// before the first report.
+	// LastReceivedAt is when the last report of the node that was taken came in, by the service's
+	// clock (a replay, or a report older than what is kept, does not count); zero before the first.
 	LastReceivedAt time.Time
 	// ClockSkew is how far the node's clock was ahead of the service's (negative: behind) at the
 	// last report taken that said when it was sent; nil where none did.
@@ -225,11 +225,12 @@ func (db *DB) RecordAgentReports(ctx context.Context, rs []AgentReport) ([]Agent
 		return wrap(err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	// The nodes' rows are locked, checked and moved in one statement per round, a round holding
-	// each node once (an UPDATE touches a row once): a report goes on if its token is still valid,
-	// and when a report last came in (by the service's clock) moves forward when it is newer. The statement also reads
-	// each node's stored topology hash. Once a node's row is locked, no other transaction stores a
-	// report of it until this one ends, so the replays are then found among its samples.
+	// The nodes' rows are locked and checked in one statement per round, a round holding each node
+	// once (an UPDATE touches a row once): a report goes on if its token is still valid. The
+	// statement also reads each node's stored topology hash. Once a node's row is locked, no other
+	// transaction stores a report of it until this one ends, so the replays are then found among
+	// its samples. Only the reports taken then move when the node's last report came in: a replay,
+	// or a report older than what is kept, says nothing of whether the node still reports.
 	typed := func(t string) string { // the first VALUES row fixes the column types on PostgreSQL
 		if db.dialect == Postgres {
 			return "CAST(? AS " + t + ")"
@@ -251,17 +252,16 @@ func (db *DB) RecordAgentReports(ctx context.Context, rs []AgentReport) ([]Agent
 			round = append(round, i)
 		}
 		q.Reset()
-		q.WriteString(`UPDATE agent_tokens SET
-  last_received_at = CASE WHEN agent_tokens.last_received_at IS NULL OR agent_tokens.last_received_at < v.column3 THEN v.column3 ELSE agent_tokens.last_received_at END
+		q.WriteString(`UPDATE agent_tokens SET token_hash = agent_tokens.token_hash
 FROM (VALUES `)
-		args := make([]any, 0, 3*len(round))
+		args := make([]any, 0, 2*len(round))
 		for k, i := range round {
 			if k == 0 {
-				q.WriteString("(" + typed("TEXT") + ", " + typed("TEXT") + ", " + typed("TIMESTAMPTZ") + ")")
+				q.WriteString("(" + typed("TEXT") + ", " + typed("TEXT") + ")")
 			} else {
-				q.WriteString(", (?, ?, ?)")
+				q.WriteString(", (?, ?)")
 			}
-			args = append(args, rs[i].Node, rs[i].TokenHash, dbTime(received(rs[i])))
+			args = append(args, rs[i].Node, rs[i].TokenHash)
 		}
 		q.WriteString(`) AS v
 WHERE agent_tokens.node = v.column1 AND agent_tokens.token_hash = v.column2 AND agent_tokens.revoked_at IS NULL
@@ -310,6 +310,31 @@ RETURNING agent_tokens.node, (SELECT hash FROM node_topology WHERE node_topology
 	if len(accepted) == 0 {
 		return out, tx.Commit()
 	}
+	// When each node's last report taken came in moves forward, in one statement.
+	last := map[string]time.Time{}
+	for _, i := range accepted {
+		if r := rs[i]; received(r).After(last[r.Node]) {
+			last[r.Node] = received(r)
+		}
+	}
+	q.Reset()
+	q.WriteString(`UPDATE agent_tokens SET
+  last_received_at = CASE WHEN agent_tokens.last_received_at IS NULL OR agent_tokens.last_received_at < v.column2 THEN v.column2 ELSE agent_tokens.last_received_at END
+FROM (VALUES `)
+	args := make([]any, 0, 2*len(last))
+	for k, node := range slices.Sorted(maps.Keys(last)) {
+		if k == 0 {
+			q.WriteString("(" + typed("TEXT") + ", " + typed("TIMESTAMPTZ") + ")")
+		} else {
+			q.WriteString(", (?, ?)")
+		}
+		args = append(args, node, dbTime(last[node]))
+	}
+	q.WriteString(`) AS v
+WHERE agent_tokens.node = v.column1`)
+	if _, err := tx.ExecContext(ctx, db.x.Rebind(q.String()), args...); err != nil {
+		return wrap(err)
+	}
 	// Each node's clock skew, from its latest report taken that measured one (a replay's is that
 	// of when it was first sent).
 	skews := map[string]AgentReport{}
@@ -330,7 +355,7 @@ RETURNING agent_tokens.node, (SELECT hash FROM node_topology WHERE node_topology
 	// one node dated alike to the microsecond are not worth failing the whole batch for, which
 	// would hold the agent's outbox on that report.
 	q.WriteString(`INSERT INTO agent_samples (node, at, received_at, gpus, run, seq) VALUES `)
-	args := make([]any, 0, 6*len(accepted))
+	args = make([]any, 0, 6*len(accepted))
 	for k, i := range accepted {
 		if k > 0 {
 			q.WriteString(", ")
@@ -547,7 +572,7 @@ func (db *DB) NodeTopologyOf(ctx context.Context, node string) (t qm.Topology, h
 }
 
 // GPUNodes maps each GPU UUID of the stored topologies to its node, for the nodes whose valid
-// token had a report come in at or after since, by the service's clock (a node's own clock may be
+// token had a report taken that came in at or after since, by the service's clock (a node's own clock may be
 // days off either way): the GPUs another node's agent still reports.
 func (db *DB) GPUNodes(ctx context.Context, since time.Time) (map[string]string, error) {
 	rows, err := db.x.QueryContext(ctx, db.x.Rebind(`SELECT t.node, t.topology FROM node_topology t
