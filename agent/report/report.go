@@ -162,8 +162,9 @@ type Response struct {
 	Skipped map[string]int `json:"skipped,omitempty"`
 	// ClockSkew is how far the node's clock is ahead of the service's, in seconds (negative:
 	// behind), as the service measured it from the report's SentAtHeader when it came in (the
-	// time on the way counts as behind); absent when the report had no such header, or the
-	// service measures none.
+	// time on the way counts as behind); absent when the report had no such header, when the
+	// service ignored the report (replayed, too_old: its header may be that of when it was first
+	// sent), or the service measures none.
 	ClockSkew *float64 `json:"clock_skew_s,omitempty"`
 }
 

@@ -57,3 +57,38 @@ func TestAnIgnoredReportDoesNotKeepANodeCountedAsReporting(t *testing.T) {
 		}
 	})
 }
+
+// The answer to a report the service ignores says nothing of the node's clock: the report's
+// sending time may be that of when it was first sent (a proxy repeating it, header and all, a
+// day later), and the service measured nothing. An agent reading clock_skew_s from it would
+// think its clock a day behind. The report taken still carries it.
+func TestTheAnswerToAnIgnoredReportClaimsNoClockSkew(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		e := newEnv(t, url)
+		e.clock.Advance(time.Hour)
+		first := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(0)}, report.GPU{Index: 1, UUID: "GPU-1", Util: f(0)})
+		first.Run, first.Seq = "8b1e", 1
+		sentAt := e.clock.Now().Add(3 * time.Second) // the node's clock 3 s ahead
+		code, out := e.postSent(e.tokens["n1"], first, sentAt)
+		if code != 200 || out["accepted"] != true || out["clock_skew_s"] != 3.0 {
+			t.Fatalf("n1's report: %d %v; want it taken, its clock 3 s ahead", code, out)
+		}
+		resend := func(want string) {
+			t.Helper()
+			code, out := e.postSent(e.tokens["n1"], first, sentAt)
+			if code != 200 || out["ignored"] != want {
+				t.Fatalf("n1's report sent again at %s: %d %v; want it ignored as %s", e.clock.Now(), code, out, want)
+			}
+			if skew, ok := out["clock_skew_s"]; ok {
+				t.Errorf("the answer to a report ignored as %s says the node's clock is %v s off; it measured nothing", want, skew)
+			}
+		}
+		e.clock.Advance(20 * time.Hour)
+		resend(ingest.Replayed)
+		e.clock.Advance(5 * time.Hour)
+		if _, err := e.ing.Prune(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		resend(ingest.TooOld)
+	})
+}

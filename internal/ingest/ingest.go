@@ -321,16 +321,15 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		i.refuse(w, http.StatusInternalServerError, Failed, "the service could not store the report; it will be fine to retry")
 		return
 	}
-	if measured {
+	// A report sent again as it was (a proxy's retry) carries the sending time of when it was
+	// first sent: only a report taken says how far the node's clock is off, and the answer to one
+	// ignored claims no skew (the agent keeps the last it was told).
+	if measured && resp.Accepted {
 		secs := math.Round(skew.Seconds()*1000) / 1000
 		resp.ClockSkew = &secs
-		// A report sent again as it was (a proxy's retry) carries the skew of when it was first
-		// sent: only a report taken says how far the node's clock is off.
-		if resp.Accepted {
-			i.noteClock(r.Node, skew)
-			if skew > i.cfg.MaxSkew || skew < -i.cfg.MaxSkew {
-				i.count(ClockOff, 1)
-			}
+		i.noteClock(r.Node, skew)
+		if skew > i.cfg.MaxSkew || skew < -i.cfg.MaxSkew {
+			i.count(ClockOff, 1)
 		}
 	}
 	answer(w, resp)
