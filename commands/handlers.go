@@ -871,7 +871,11 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 		f[1].Value += ", CPU only"
 	}
 	started, ended := !l.StartedAt.IsZero(), !l.EndedAt.IsZero()
+	away := b.Svc.AwayWait(ctx, l)
 	switch {
+	case away != "":
+		// Its start waits for its requester to be back, wherever it would start.
+		f = append(f, bot.Field{Label: "Waiting", Value: strings.TrimPrefix(away, "waiting ")})
 	case l.Node == "":
 	case l.State.Live() && (!l.State.Running() || l.State == qm.Provisioning):
 		// Nothing runs yet: the node the service chose is where it waits to start, not where
@@ -1020,7 +1024,10 @@ func (b *Bot) status(ctx context.Context, req bot.Request, c Command) []bot.Repl
 		hist = append(hist, fmt.Sprintf("%s  %s: %s → %s (%s)", e.At.In(b.pol().Location).Format("Mon 2 Jan 15:04 MST"), e.Actor, from, e.To, e.Reason))
 	}
 	text := fmt.Sprintf("%s for %s: %s", l.ID, l.User, l.State)
-	if l.Reason != "" {
+	if away := b.Svc.AwayWait(ctx, l); away != "" {
+		// Queued, but its start waits for its requester, not for GPUs.
+		text += " — " + away
+	} else if l.Reason != "" {
 		text += " — " + l.Reason
 	}
 	if l.Connect != "" && l.State.Running() && !qm.Halted(l) { // nothing to connect to while its job does not run

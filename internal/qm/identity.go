@@ -2,6 +2,7 @@ package qm
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -228,6 +229,23 @@ func (s *Service) requesterAway(ctx context.Context, l *Lease) error {
 			l.ID, l.User).WithExample("/gpu status " + l.ID.String())
 	}
 	return nil
+}
+
+// AwayWait says what queued lease l waits for while its requester is away, where the service
+// starts it itself (its job not yet in the scheduler's queue) and so holds its start until they
+// are back (startQueued): "waiting for kim@example.com to sign in again with /gpu login: …".
+// Empty where l does not wait for its requester.
+func (s *Service) AwayWait(ctx context.Context, l *Lease) string {
+	if l.State != Queued || l.Ref != "" {
+		return ""
+	}
+	switch s.away(ctx, l.User) {
+	case awaySignIn:
+		return fmt.Sprintf("waiting for %s to sign in again with /gpu login: their sign-in was revoked at the identity provider or ended, and it does not start until they do; it keeps its place in the queue", l.User)
+	case awayDirectory:
+		return fmt.Sprintf("waiting for a platform admin to add %s back to the directory: it does not start until then; it keeps its place in the queue", l.User)
+	}
+	return ""
 }
 
 // absence is why no new lease starts for someone now: none (they are known), their sign-in
