@@ -626,8 +626,9 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 }
 
 // quotaHeldText says, for a request that waits because it would take its team past its quota of
-// the class, what the team holds now and by which leases, and what would do without a decision:
-// the request that fits, or the quota request that would let this one fit. Empty otherwise.
+// the class or its weekly GPU-hours, what the team holds now and by which leases, or what it has
+// used of the week, and what would do without a decision: the request that fits (fewer GPUs,
+// or a shorter time), or the quota request that would let this one fit. Empty otherwise.
 func (b *Bot) quotaHeldText(l *qm.Lease, out *qm.Outcome) string {
 	q := out.Quota
 	if q == nil {
@@ -638,15 +639,21 @@ func (b *Bot) quotaHeldText(l *qm.Lease, out *qm.Outcome) string {
 	if q.NameTeam {
 		team = q.Team
 	}
-	if room := q.Limit - q.Held; room > 0 && !l.Exclusive && len(out.Matches) == 1 {
+	if gpus, d, ok := q.Within(l.GPUs, l.Duration); ok && (!l.Exclusive || q.WeekOnly) && len(out.Matches) == 1 {
 		// Only the quota stopped it: what fits in the quota needs no decision.
-		ex := fmt.Sprintf("/gpu request %d %s for %s", room, q.Class, policy.FormatDuration(l.Duration))
+		if gpus == l.GPUs && l.AskedGPUs > 0 {
+			gpus = l.AskedGPUs // as it was asked: it takes the same whole nodes
+		}
+		ex := fmt.Sprintf("/gpu request %d %s for %s", gpus, q.Class, policy.FormatDuration(d))
+		if l.Exclusive {
+			ex += " exclusive"
+		}
 		if team != "" {
 			ex += " team " + team
 		}
 		return s + " A request within the quota needs no decision: " + ex + "."
 	}
-	return s + " For room without a decision next time, ask for a larger quota: " + qm.QuotaRequestExample(q.Held+l.GPUs-q.Limit, q.Class, team) + "."
+	return s + " For room without a decision next time, ask for a larger quota: " + qm.QuotaRequestExample(q.Increase, q.Class, team) + "."
 }
 
 // matchesText says which published rules a request met: "the published rule big (Too many

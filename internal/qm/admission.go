@@ -53,8 +53,8 @@ type Outcome struct {
 	// WaitErr is set when the wait could not be predicted (the lease is made all the same).
 	WaitErr error
 	// Quota, for a request that waits for a budget owner and would take its team past its
-	// concurrent quota of the class, is what the team holds of it now: the requester reads what
-	// stands in the way, and what would fit.
+	// concurrent quota of the class or its weekly GPU-hours, is what the team holds of them now:
+	// the requester reads what stands in the way, and what would fit.
 	Quota *QuotaHeld
 }
 
@@ -72,6 +72,35 @@ type QuotaHeld struct {
 	// of them, where a request passes it (else 0); WeekAsked is what the request adds, 0 once
 	// it counts in Week (approved).
 	Week, WeekLimit, WeekAsked float64
+	// Increase is how many more GPUs of the class a quota increase needs for the request to
+	// fit without a decision, at once and, for the rest of the week, in GPU-hours (0 where not
+	// said).
+	Increase int
+}
+
+// Within is the request of gpus GPUs for d that fits the quota QuotaHeld says is passed, the
+// GPUs at once and the week's GPU-hours left alike: fewer GPUs where those at once are passed,
+// and a shorter time, to the minute, where the week's are. false where none fits.
+func (q *QuotaHeld) Within(gpus int, d time.Duration) (int, time.Duration, bool) {
+	if !q.WeekOnly {
+		gpus = min(gpus, q.Limit-q.Held)
+	}
+	if gpus <= 0 {
+		return 0, 0, false
+	}
+	if q.WeekLimit > 0 {
+		left := q.WeekLimit - q.Week
+		if left <= 0 {
+			return 0, 0, false
+		}
+		// Whole minutes of gpus GPUs, as the quota counts them (a hair of float left over is none).
+		most := time.Duration(math.Floor(left*60/float64(gpus)+1e-6)) * time.Minute
+		d = min(d, most)
+	}
+	if d < time.Minute {
+		return 0, 0, false
+	}
+	return gpus, d, true
 }
 
 // Text says what the team holds of its quota of the class now, and by which leases: "Team speech
@@ -346,13 +375,22 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		}
 		matches = s.withQuotaNote(matches, l.Team, l.Class, u, q, l.GPUs, in.Request.GPUHours)
 		out = &Outcome{Lease: l, Matches: matches}
-		if len(matches) > 0 && l.GPUs > 0 && u.GPUs[l.Class]+l.GPUs > q.GPUs[l.Class] {
-			hs, err := quotaHolders(ctx, tx, leases, l.Class)
-			if err != nil {
-				return err
+		atOnce := l.GPUs > 0 && u.GPUs[l.Class]+l.GPUs > q.GPUs[l.Class]
+		week := l.GPUs > 0 && q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+in.Request.GPUHours > q.GPUHoursPerWeek
+		if len(matches) > 0 && (atOnce || week) {
+			held := &QuotaHeld{Team: l.Team, Class: l.Class, Held: u.GPUs[l.Class], Limit: q.GPUs[l.Class],
+				NameTeam: id.otherTeam(l.Team) != "", WeekOnly: !atOnce}
+			if atOnce {
+				if held.Holders, err = quotaHolders(ctx, tx, leases, l.Class); err != nil {
+					return err
+				}
+				held.Increase = u.GPUs[l.Class] + l.GPUs - q.GPUs[l.Class]
 			}
-			out.Quota = &QuotaHeld{Team: l.Team, Class: l.Class, Held: u.GPUs[l.Class], Limit: q.GPUs[l.Class], Holders: hs,
-				NameTeam: id.otherTeam(l.Team) != ""}
+			if week {
+				held.Week, held.WeekLimit, held.WeekAsked = u.GPUHoursWeek, q.GPUHoursPerWeek, in.Request.GPUHours
+				held.Increase = max(held.Increase, s.weekIncrease(u, q, in.Request.GPUHours))
+			}
+			out.Quota = held
 		}
 		if len(matches) > 0 {
 			out.Approvers = s.Deciders(l.Team, l.User)
@@ -570,17 +608,22 @@ func (s *Service) weeklyHoursLeft(team, named, class string, u Usage, q policy.Q
 	if hours <= 0 || q.GPUHoursPerWeek <= 0 || u.GPUHoursWeek+hours <= q.GPUHoursPerWeek {
 		return nil
 	}
-	// An approved increase of one GPU adds its hours for the rest of the week: late in the week
-	// fewer than the request lacks, so the example asks for as many GPUs as those hours take.
+	return Errorf(EFORBIDDEN, "team %s has %s of its %s GPU-hours left this week, and %s needs %s; ask your budget owner with /gpu quota request.",
+		team, FormatHours(math.Max(0, q.GPUHoursPerWeek-u.GPUHoursWeek)), FormatHours(q.GPUHoursPerWeek), what, FormatHours(hours)).
+		WithExample(QuotaRequestExample(s.weekIncrease(u, q, hours), class, named))
+}
+
+// weekIncrease is how many more GPUs a quota increase needs for hours more to fit the team's
+// week. An approved increase of one GPU adds its hours for the rest of the week: late in the
+// week fewer than the request lacks, so it is as many GPUs as those hours take.
+func (s *Service) weekIncrease(u Usage, q policy.Quota, hours float64) int {
 	n := 1
 	now := s.Clock.Now()
 	if left := s.WeekStart(now).AddDate(0, 0, 7).Sub(now).Hours(); left > 0 {
 		lack := u.GPUHoursWeek + hours - q.GPUHoursPerWeek
 		n = min(MaxRequestGPUs, max(1, int(math.Ceil(lack/left-1e-9))))
 	}
-	return Errorf(EFORBIDDEN, "team %s has %s of its %s GPU-hours left this week, and %s needs %s; ask your budget owner with /gpu quota request.",
-		team, FormatHours(math.Max(0, q.GPUHoursPerWeek-u.GPUHoursWeek)), FormatHours(q.GPUHoursPerWeek), what, FormatHours(hours)).
-		WithExample(QuotaRequestExample(n, class, named))
+	return n
 }
 
 // QuotaRequestExample is the quota request for n more GPUs of class, as a refusal for want of
