@@ -266,8 +266,9 @@ func (b *Bot) withOutput(l *qm.Lease, text string) string {
 // approval card, after a space: " Team speech holds 2 of its 2 slice GPUs now: L-1 (2,
 // suspended)." Each rendering reads it afresh, so an edited card says what holds then. Empty
 // where the card says nothing of it; where it cannot be read now, asked is said (what the
-// team held when it was asked, or nothing).
-func (b *Bot) heldLine(ctx context.Context, l *qm.Lease, asked string) string {
+// team held when it was asked, or nothing). weekSaid leaves out the week's GPU-hours, which the
+// card says already (the note of an approval that takes the team past its quota).
+func (b *Bot) heldLine(ctx context.Context, l *qm.Lease, asked string, weekSaid bool) string {
 	q, err := b.Svc.HeldNow(ctx, l)
 	if err != nil {
 		b.log().Error("read what a team holds, for an approval card", "lease", l.ID, "err", err)
@@ -276,8 +277,11 @@ func (b *Bot) heldLine(ctx context.Context, l *qm.Lease, asked string) string {
 		}
 		return " " + asked
 	}
-	if q == nil {
+	if q == nil || weekSaid && q.WeekOnly {
 		return ""
+	}
+	if weekSaid {
+		q.WeekLimit = 0
 	}
 	return " " + q.Text()
 }
@@ -349,7 +353,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		if len(rules) > 1 {
 			label = "Rules"
 		}
-		held := b.heldLine(ctx, l, n.Held)
+		held := b.heldLine(ctx, l, n.Held, false)
 		if n.Reason != "" {
 			// Why it comes to them now: handed over when its team left the policy.
 			held += " " + strings.ToUpper(n.Reason[:1]) + n.Reason[1:] + "."
@@ -404,6 +408,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		}
 	case qm.NoticeDecided:
 		var what string
+		noted := false // the approval's note names each limit of the quota it passes
 		switch {
 		case l.State == qm.Cancelled:
 			what = fmt.Sprintf("%s was withdrawn (%s); nothing is left to decide.", id, l.Reason)
@@ -415,10 +420,13 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			what = fmt.Sprintf("%s was approved by %s at %s.", id, n.Actor, l.DecidedAt.In(b.pol().Location).Format("Mon 2 Jan 15:04 MST"))
 			if n.Reason != "" { // quotaAtApproval's note
 				what += " " + n.Reason
+				noted = true
 			}
 		}
 		// What the team holds now, where the card said it: as of the edit, not of the asking.
-		what += b.heldLine(ctx, l, "")
+		// The note of an approval that takes the team past its quota names each limit passed,
+		// the week's GPU-hours with their numbers: they are not said twice.
+		what += b.heldLine(ctx, l, "", noted)
 		// The edited copies keep what was asked, with the decision on top.
 		sec := b.card(ctx, l)
 		sec.Text = fmt.Sprintf("%s (team %s) asked %s.", l.User, l.Team, b.askWithDetails(l))
