@@ -471,6 +471,13 @@ func (c *Catalog) parse(file string, data []byte) (*Template, error) {
 		if !strings.HasPrefix(d, "--") || strings.ContainsAny(d, "\n") {
 			return nil, bad(at("slurm", "directives", i), "a directive is one sbatch option starting with --")
 		}
+		if written, option := serviceOption(d); written != "" {
+			if written != option {
+				written += " (" + option + ")"
+			}
+			return nil, bad(at("slurm", "directives", i), "slurm.directives.%d: %s is set by the service from the lease (the job name qm-<lease>-<template>, the comment, partition, account, GPUs, time limit, nodes, CPUs, memory, output file and placement), and sbatch would take the template's instead without a word; remove it (slurm.directives may add other options, e.g. --signal=B:USR1@60)",
+				i, written)
+		}
 		bodies = append(bodies, struct {
 			name, text string
 			path       []any
@@ -488,6 +495,9 @@ func (c *Catalog) parse(file string, data []byte) (*Template, error) {
 	for _, b := range bodies {
 		if err := parse(b.name, b.text, bodyLine(&root, b.path...)); err != nil {
 			return nil, err
+		}
+		if n := sbatchLine(b.text); n > 0 && (b.name == "setup" || b.name == "run" || b.name == "slurm.setup") {
+			return nil, bad(bodyLine(&root, b.path...)+n-1, "%s: an #SBATCH line here is ignored, since sbatch reads them only at the top of the script; put the option in slurm.directives instead, e.g. slurm: {directives: [\"--requeue\"]}", b.name)
 		}
 		if b.name == "run" && strings.Contains(b.text, "QM_RUN") {
 			return nil, bad(at(b.path...), "QM_RUN ends the workload block; use another word")

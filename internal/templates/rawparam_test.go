@@ -40,7 +40,7 @@ RUN`
 	refused := []struct{ name, run, line string }{
 		{"in run", "run: |\n  echo start\n  echo {{.P.note}}\n", "note.yaml:29: run: parameter note"},
 		{"in setup", "setup: |\n  export NOTE=\"{{.P.note}}\"\nrun: |\n  echo hi\n", "note.yaml:28: setup: parameter note"},
-		{"in a directive", "slurm:\n  directives: [\"--job-name=x{{.P.note}}\"]\nrun: |\n  echo hi\n", "note.yaml:28: slurm.directives.0: parameter note"},
+		{"in a directive", "slurm:\n  directives: [\"--mail-user=x{{.P.note}}\"]\nrun: |\n  echo hi\n", "note.yaml:28: slurm.directives.0: parameter note"},
 		{"in the slurm setup", "slurm:\n  setup: |\n    echo {{.P.note}}\nrun: |\n  echo hi\n", "note.yaml:29: slurm.setup: parameter note"},
 		{"in the kubernetes setup", "kubernetes:\n  setup: |\n    echo {{.P.note}}\nrun: |\n  echo hi\n", "note.yaml:29: kubernetes.setup: parameter note"},
 		{"through json, whose double quotes let $(...) run", "run: |\n  echo {{json .P.note}}\n", "note.yaml:28: run: parameter note"},
@@ -68,7 +68,7 @@ RUN`
 		"run: |\n  echo {{.P.note | shq}} {{shq .P.loose}}\n",
 		"run: |\n  {{$n := .P.note}}\n  echo {{shq $n}}\n",
 		"run: |\n  {{with .P.note}}echo {{shq .}}{{end}}\n  {{if eq .P.note \"x\"}}echo x{{end}}\n",
-		"slurm:\n  directives: [\"--job-name={{shq .P.note}}\"]\nrun: |\n  echo hi\n",
+		"slurm:\n  directives: [\"--mail-user={{shq .P.note}}\"]\nrun: |\n  echo hi\n",
 	}
 	for _, run := range accepted {
 		if _, err := Load(withDefinition(t, "note.yaml", strings.Replace(def, "RUN", run, 1))); err != nil {
