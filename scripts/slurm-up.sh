@@ -6,7 +6,8 @@
 # pid files. It never edits /etc/slurm or /etc/munge and never uses systemd, so it works as root in a
 # bare CI container. Slurm's tools find the cluster through SLURM_CONF; source "$QM_SLURM_DIR/env".
 #
-# The node declares 8 h100 and 4 l40s GPUs as GRES over plain files, and the partitions of the
+# The node declares 8 h100 and 4 l40s GPUs as GRES over device files without a driver behind them
+# (plain files where the host may not make devices), and the partitions of the
 # example policy: interactive (gres gpu:l40s) and train (gres gpu:h100). No accounting. It also
 # installs openssh-server, so the default workspace (an SSH server) really runs on the node.
 #
@@ -66,7 +67,16 @@ sock=$dir/munge/munge.socket.2
 node=$(hostname -s)
 conf=$etc/slurm.conf
 
-for i in $(seq 0 11); do [ -e "$dev/nvidia$i" ] || : >"$dev/nvidia$i"; done
+# The GPUs are character devices with NVIDIA's major number (195) and no driver behind them: only
+# for a device does Slurm tell a job which GPUs it holds (CUDA_VISIBLE_DEVICES and its siblings); a
+# plain file it logs as "not a valid character or block device" and sets none. Where this host may
+# not make devices, plain files still let Slurm count and allocate the GPUs, without those variables.
+for i in $(seq 0 11); do
+  f=$dev/nvidia$i
+  [ -c "$f" ] && continue
+  rm -f "$f"
+  mknod -m 0666 "$f" c 195 "$i" 2>/dev/null || : >"$f"
+done
 
 [ -s "$dir/munge/munge.key" ] || {
   dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 status=none
@@ -74,7 +84,7 @@ for i in $(seq 0 11); do [ -e "$dev/nvidia$i" ] || : >"$dev/nvidia$i"; done
 }
 
 cat >"$etc/gres.conf.new" <<EOF
-# Written by scripts/slurm-up.sh: GPUs as plain files, so Slurm counts them without hardware.
+# Written by scripts/slurm-up.sh: GPUs as device files without a driver, so Slurm counts them without hardware.
 NodeName=$node Name=gpu Type=h100 File=$dev/nvidia[0-7]
 NodeName=$node Name=gpu Type=l40s File=$dev/nvidia[8-11]
 EOF

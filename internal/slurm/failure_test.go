@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -166,6 +167,60 @@ func TestSSHWorkspaceRuns(t *testing.T) {
 // own), and an SSH server that is not root logs in only the account it runs as: the reply names
 // that account, and a key in the team's keys file logs in with it and runs a command.
 func TestSSHWorkspaceLogsIn(t *testing.T) {
+	e, key := sshEnv(t)
+	l := e.request("alice@acme.example", 1, "interactive", time.Hour, "", nil).Lease
+	l = e.waitLease(l.ID, qm.Active)
+	if out := sshRun(e, l, key, "echo logged-in"); !strings.Contains(out, "logged-in") {
+		t.Fatalf("%s: %s does not log in: %s", l.ID, l.Connect, out)
+	}
+}
+
+// TestSSHSessionSeesJobGPUs: a session in an SSH workspace sees the GPUs of its job, as the job
+// itself does: CUDA_VISIBLE_DEVICES (and its AMD and Intel siblings) lists the GPUs Slurm gave
+// the job, not nothing, which would let a program use every GPU of the node.
+func TestSSHSessionSeesJobGPUs(t *testing.T) {
+	e, key := sshEnv(t)
+	if fi, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(e.conf)), "dev", "nvidia0")); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Skip("the test cluster's GPUs are plain files, for which Slurm sets no CUDA_VISIBLE_DEVICES; slurm-up.sh makes them devices where the host allows mknod")
+	}
+	l := e.request("alice@acme.example", 2, "train", time.Hour, "", nil).Lease
+	l = e.waitLease(l.ID, qm.Active)
+	m := regexp.MustCompile(`GRES=gpu:[^(\s]*\(IDX:([0-9,-]+)\)`).FindStringSubmatch(e.slurmCmd("scontrol", "show", "job", "-d", l.Ref))
+	if m == nil {
+		t.Fatalf("scontrol show job -d %s names no GPU indexes", l.Ref)
+	}
+	want := strings.Join(expandIndexes(t, m[1]), ",")
+	out := sshRun(e, l, key, `echo "CVD=${CUDA_VISIBLE_DEVICES:-unset} GDO=${GPU_DEVICE_ORDINAL:-unset}"`)
+	if !strings.Contains(out, "CVD="+want+" GDO="+want) {
+		t.Errorf("%s: an SSH session into job %s (GPUs %s) sees %q; want CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL %s", l.ID, l.Ref, m[1], strings.TrimSpace(out), want)
+	}
+}
+
+// expandIndexes writes Slurm's "2-3,6" as 2, 3, 6.
+func expandIndexes(t *testing.T, s string) []string {
+	var out []string
+	for _, r := range strings.Split(s, ",") {
+		lo, hi, ok := strings.Cut(r, "-")
+		if !ok {
+			hi = lo
+		}
+		var a, b int
+		if _, err := fmt.Sscan(lo, &a); err != nil {
+			t.Fatalf("GPU indexes %q: %v", s, err)
+		}
+		if _, err := fmt.Sscan(hi, &b); err != nil {
+			t.Fatalf("GPU indexes %q: %v", s, err)
+		}
+		for i := a; i <= b; i++ {
+			out = append(out, fmt.Sprint(i))
+		}
+	}
+	return out
+}
+
+// sshEnv is a test environment whose workspaces are the catalog's real ssh-shell, and a key that
+// the team's keys file lets in. It skips where the node has no SSH server.
+func sshEnv(t *testing.T) (*env, string) {
 	for _, bin := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen"} {
 		if _, err := exec.LookPath(bin); err != nil {
 			msg := "the test cluster's node has no " + bin + "; `make slurm-up` installs openssh-server"
@@ -201,21 +256,25 @@ func TestSSHWorkspaceLogsIn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(team.Storage.Path, ".ssh", "authorized_keys"), pub, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	l := e.request("alice@acme.example", 1, "interactive", time.Hour, "", nil).Lease
-	l = e.waitLease(l.ID, qm.Active)
+	return e, key
+}
+
+// sshRun logs in to the lease's workspace at the address its reply gave, with key, and runs
+// command there; it returns what the session printed.
+func sshRun(e *env, l *qm.Lease, key, command string) string {
+	e.t.Helper()
 	var port int
 	var login string
 	if _, err := fmt.Sscanf(l.Connect, "ssh -p %d %s", &port, &login); err != nil {
-		t.Fatalf("connect %q; want ssh -p PORT USER@NODE", l.Connect)
+		e.t.Fatalf("connect %q; want ssh -p PORT USER@NODE", l.Connect)
 	}
 	var out []byte
+	var err error
 	e.eventually("ssh "+login+" to log in on port "+fmt.Sprint(port), func() bool {
 		cmd := exec.Command("ssh", "-i", key, "-p", fmt.Sprint(port), "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
-			"-o", "UserKnownHostsFile=/dev/null", "-o", "ConnectTimeout=5", login, "echo logged-in")
+			"-o", "UserKnownHostsFile=/dev/null", "-o", "ConnectTimeout=5", login, command)
 		out, err = cmd.CombinedOutput()
 		return err == nil || strings.Contains(string(out), "Permission denied")
 	})
-	if !strings.Contains(string(out), "logged-in") {
-		t.Fatalf("%s: %s does not log in: %s", l.ID, l.Connect, out)
-	}
+	return string(out)
 }

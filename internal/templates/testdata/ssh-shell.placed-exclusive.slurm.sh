@@ -33,9 +33,24 @@ set -euo pipefail
 export QM_NODE_RANK="${SLURM_NODEID:-0}"
 mkdir -p "$QM_JOB_DIR/ssh"
 [ -f "$QM_JOB_DIR/ssh/host_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -f "$QM_JOB_DIR/ssh/host_ed25519"
-exec /usr/sbin/sshd -D -e -p "$QM_PORT" -h "$QM_JOB_DIR/ssh/host_ed25519" \
-  -o "AuthorizedKeysFile=$QM_DATA/".ssh/authorized_keys -o PasswordAuthentication=no \
-  -o KbdInteractiveAuthentication=no -o StrictModes=no -o "PidFile=$QM_JOB_DIR/ssh/sshd.pid"
+qm_sshd=(/usr/sbin/sshd -p "$QM_PORT" -h "$QM_JOB_DIR/ssh/host_ed25519"
+  -o "AuthorizedKeysFile=$QM_DATA/".ssh/authorized_keys -o PasswordAuthentication=no
+  -o KbdInteractiveAuthentication=no -o StrictModes=no -o "PidFile=$QM_JOB_DIR/ssh/sshd.pid")
+# sshd starts each session with a fresh environment: hand the sessions the job's GPUs, which
+# Slurm gives the job in these variables, so a program started over SSH uses only those.
+# SetEnv needs OpenSSH 8.7 or later; an older sshd starts without it, and says so.
+qm_env=()
+for v in CUDA_VISIBLE_DEVICES GPU_DEVICE_ORDINAL ROCR_VISIBLE_DEVICES ZE_AFFINITY_MASK; do
+  if [ -n "${!v:-}" ]; then qm_env+=("$v=${!v}"); fi
+done
+if [ ${#qm_env[@]} -gt 0 ]; then
+  if "${qm_sshd[@]}" -t -o "SetEnv=${qm_env[*]}"; then
+    qm_sshd+=(-o "SetEnv=${qm_env[*]}")
+  else
+    echo "warning: this sshd cannot pass the job's GPUs to SSH sessions (SetEnv needs OpenSSH 8.7); in a session, run: export ${qm_env[*]}" >&2
+  fi
+fi
+exec "${qm_sshd[@]}" -D -e
 QM_RUN
 
 # srun does not inherit --cpus-per-task from the batch job: give the step the CPUs it asked for.
