@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/acme/quartermaster/internal/qm/qmtest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -111,7 +112,7 @@ func TestStartCreatesWorkloads(t *testing.T) {
 		t.Fatalf("team namespace: %v %v", ns, err)
 	}
 	want := qm.Started{State: qm.Provisioning, Ref: "job/qm-vision/qm-l-7-ssh-shell", Connect: "ssh -p 2222 alice@qm-l-7-ssh-shell.qm-vision.svc"}
-	if st != want {
+	if !reflect.DeepEqual(st, want) {
 		t.Errorf("started %+v, want %+v", st, want)
 	}
 	wsJob, err := cs.BatchV1().Jobs("qm-vision").Get(ctx, "qm-l-7-ssh-shell", metav1.GetOptions{})

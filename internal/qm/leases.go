@@ -102,6 +102,13 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 		if st.Node != "" {
 			cur.Node = st.Node
 		}
+		if st.PicksGPUs && !cur.Exclusive {
+			if len(st.GPUIndex) > 0 {
+				s.adoptGPUs(cur, Job{Node: cur.Node, GPUIndex: st.GPUIndex})
+			} else {
+				cur.GPUIndex, cur.Connection = nil, ConnectionUnknown
+			}
+		}
 		cur.Connect, cur.Ref = st.Connect, st.Ref
 		switch st.State {
 		case Active, "":

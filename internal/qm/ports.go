@@ -118,6 +118,12 @@ type Started struct {
 	Ref     string
 	// Reason says why a Queued lease waits, in the scheduler's words.
 	Reason string
+	// PicksGPUs: the scheduler picks the GPUs of the workspace's node itself (Slurm), so the
+	// GPUs the service chose (Lease.GPUIndex) are a guess. The lease records GPUIndex, the GPUs
+	// the scheduler said at start that the workspace holds, in their place; where it said none
+	// (the job does not run yet) the lease records none until the reconcile pass reads them.
+	PicksGPUs bool
+	GPUIndex  []int
 }
 
 // Backend runs workspaces on a scheduler.

@@ -23,6 +23,7 @@ type fakeScheduler struct {
 	next       int
 	startAs    qm.Started // what Start reports (Ref is filled in)
 	starts     int
+	started    []qm.Lease // each lease Start was given, as it was given
 	stopped    []string
 	jobs       []qm.Job
 	cancels    []string
@@ -56,6 +57,7 @@ func (f *fakeScheduler) Start(_ context.Context, l *qm.Lease) (qm.Started, error
 	defer f.mu.Unlock()
 	f.next++
 	f.starts++
+	f.started = append(f.started, *l)
 	if f.startErr != nil {
 		return qm.Started{}, f.startErr
 	}

@@ -145,11 +145,11 @@ func TestStartSubmits(t *testing.T) {
 		want       qm.Started
 	}{
 		{"running", "JobId=55 JobName=x JobState=RUNNING Reason=None NodeList=gpu07 Comment=qm:L-9",
-			qm.Started{State: qm.Active, Ref: "55", Node: "gpu07", Connect: "ssh -p PORT qmsvc@gpu07"}},
+			qm.Started{State: qm.Active, Ref: "55", Node: "gpu07", Connect: "ssh -p PORT qmsvc@gpu07", PicksGPUs: true}},
 		{"pending", "JobId=55 JobState=PENDING Reason=Resources NodeList= Comment=qm:L-9",
-			qm.Started{State: qm.Queued, Ref: "55", Connect: "ssh -p PORT qmsvc@" + qm.NodePlaceholder, Reason: "the GPUs it asks for are in use (Slurm: Resources)"}},
+			qm.Started{State: qm.Queued, Ref: "55", Connect: "ssh -p PORT qmsvc@" + qm.NodePlaceholder, Reason: "the GPUs it asks for are in use (Slurm: Resources)", PicksGPUs: true}},
 		{"ended at once", "JobId=55 JobState=FAILED Reason=NonZeroExitCode NodeList=gpu07",
-			qm.Started{State: qm.Provisioning, Ref: "55", Connect: "ssh -p PORT qmsvc@" + qm.NodePlaceholder}},
+			qm.Started{State: qm.Provisioning, Ref: "55", Connect: "ssh -p PORT qmsvc@" + qm.NodePlaceholder, PicksGPUs: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := &stub{reply: func(name string, args []string) (string, error) {
@@ -169,7 +169,7 @@ func TestStartSubmits(t *testing.T) {
 			}
 			port := st.Connect[strings.Index(st.Connect, "-p ")+3 : strings.Index(st.Connect, " qmsvc")]
 			c.want.Connect = strings.Replace(c.want.Connect, "PORT", port, 1)
-			if st != c.want {
+			if !reflect.DeepEqual(st, c.want) {
 				t.Errorf("started %+v, want %+v", st, c.want)
 			}
 			sb := s.called("sbatch")

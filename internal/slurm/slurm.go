@@ -256,7 +256,8 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 		}
 		return w.SlurmConnect.Address(node, w.Input.Token)
 	}
-	st := qm.Started{State: qm.Queued, Ref: ref, Connect: connect(qm.NodePlaceholder), Reason: "Slurm has not placed it yet"}
+	// Slurm picks the GPUs on the node: the lease shows those Slurm names, none before.
+	st := qm.Started{State: qm.Queued, Ref: ref, Connect: connect(qm.NodePlaceholder), Reason: "Slurm has not placed it yet", PicksGPUs: true}
 	deadline := time.Now().Add(b.cfg.StartWait)
 	for {
 		j, err := b.Job(ctx, ref)
@@ -264,7 +265,7 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 		case err != nil:
 			b.log.Warn("scontrol show job", "job", ref, "err", err)
 		case j.State == qm.JobRunning:
-			st.State, st.Node, st.Connect, st.Reason = qm.Active, j.Node, connect(firstHost(j.Node)), ""
+			st.State, st.Node, st.Connect, st.Reason, st.GPUIndex = qm.Active, j.Node, connect(firstHost(j.Node)), "", j.GPUIndex
 			return st, nil
 		case j.State == qm.JobPending:
 			if j.Reason != "" {
@@ -480,10 +481,11 @@ func readTail(path string, lease qm.LeaseID) string {
 	return workload.OutputTail(text, workload.OutputLines)
 }
 
-// Job reads one job with scontrol show job -o, which answers for one job however many the
-// cluster holds. Lease is left zero.
+// Job reads one job with scontrol show job -d -o, which answers for one job however many the
+// cluster holds, with the GPUs a running job holds on its node (GRES=gpu:h100:2(IDX:0-1)). Lease
+// is left zero.
 func (b *Backend) Job(ctx context.Context, ref string) (qm.Job, error) {
-	out, err := b.run(ctx, nil, "scontrol", "show", "job", "-o", ref)
+	out, err := b.run(ctx, nil, "scontrol", "show", "job", "-d", "-o", ref)
 	if err != nil {
 		return qm.Job{}, fmt.Errorf("slurm: scontrol show job %s: %w", ref, err)
 	}
@@ -519,7 +521,13 @@ func (b *Backend) Job(ctx context.Context, ref string) (qm.Job, error) {
 				sj.ArrayTaskID = kv["ArrayTaskId"]
 			}
 		}
-		tasks, jobs = append(tasks, sj), append(jobs, sj.job(0))
+		j := sj.job(0)
+		// -d adds each node's GRES (Nodes=gpu01 … GRES=…); the one of a job on one node is its GPUs.
+		if g := kv["GRES"]; j.State == qm.JobRunning && g != "" && strings.Count(line, " GRES=") == 1 {
+			sj.GRESDetail, sj.TRESPerNode = []string{g}, kv["TresPerNode"]
+			j.GPUIndex = b.jobGPUs(sj, j.Node)
+		}
+		tasks, jobs = append(tasks, sj), append(jobs, j)
 	}
 	switch {
 	case len(jobs) == 0:
