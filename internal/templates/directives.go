@@ -12,13 +12,13 @@ import (
 var serviceOptions = []string{
 	"job-name", "comment", "partition", "account", "gres", "gres-flags", "gpus", "gpus-per-node",
 	"gpus-per-socket", "gpus-per-task", "time", "nodes", "ntasks", "ntasks-per-node",
-	"cpus-per-task", "mem", "array", "output", "nodelist", "exclusive", "chdir",
+	"cpus-per-task", "mem", "array", "output", "nodelist", "nodefile", "exclusive", "chdir",
 }
 
 // serviceShort are the short forms of serviceOptions.
 var serviceShort = map[byte]string{
 	'J': "job-name", 'p': "partition", 'A': "account", 'G': "gpus", 't': "time", 'N': "nodes",
-	'n': "ntasks", 'c': "cpus-per-task", 'a': "array", 'o': "output", 'w': "nodelist", 'D': "chdir",
+	'n': "ntasks", 'c': "cpus-per-task", 'a': "array", 'o': "output", 'w': "nodelist", 'F': "nodefile", 'D': "chdir",
 }
 
 var actionRE = regexp.MustCompile(`(?s)\{\{.*?\}\}`)

@@ -35,6 +35,7 @@ BODY`
 		{"the time limit", "slurm:\n  directives: [\"--time={{.P.steps}}\"]\nrun: |\n  echo hi\n", "named.yaml:14: slurm.directives.0", "--time"},
 		{"the partition", "slurm:\n  directives: [\"--partition=debug\"]\nrun: |\n  echo hi\n", "named.yaml:14: slurm.directives.0", "--partition"},
 		{"more GPUs", "slurm:\n  directives: [\"--gpus-per-node=8\"]\nrun: |\n  echo hi\n", "named.yaml:14: slurm.directives.0", "--gpus-per-node"},
+		{"the nodes by file, a short option after the first", "slurm:\n  directives: [\"--requeue -F hosts.txt\"]\nrun: |\n  echo hi\n", "named.yaml:14: slurm.directives.0", "-F (--nodefile)"},
 		{"the comment", "slurm:\n  directives: [\"--comment=mine\"]\nrun: |\n  echo hi\n", "named.yaml:14: slurm.directives.0", "--comment"},
 		{"an #SBATCH line in the slurm setup", "slurm:\n  setup: |\n    trap 'echo bye' USR1\n    #SBATCH --job-name=mine\nrun: |\n  echo hi\n", "named.yaml:16: slurm.setup", "#SBATCH"},
 		{"an #SBATCH line in run", "run: |\n  #SBATCH --requeue\n  echo hi\n", "named.yaml:14: run", "#SBATCH"},
