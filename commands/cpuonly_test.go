@@ -126,13 +126,17 @@ func TestACPUOnlyLeaseIsNeverReclaimedAsIdle(t *testing.T) {
 }
 
 // The job of a CPU-only lease asks Slurm for no GPU and runs in its class's partition, pinned to
-// no GPU's node; on an exclusive class it is pinned to a node of its team's, as any lease there
-// is, rather than take a whole node. Kubernetes is asked for no GPU either.
+// no node and never asking for a whole one, on an exclusive class too: it holds no GPU, so the
+// service places it nowhere and the scheduler runs it where CPUs are free. Kubernetes is asked for
+// no GPU, no GPU node and no anti-affinity by team either.
 func TestACPUOnlyLeaseJobAsksForNoGPU(t *testing.T) {
 	for _, tc := range []struct{ class, words string }{{"duo", ""}, {"quad", "class=quad "}} {
 		h := templatesOn(t, orbitPolicy)
 		r := mustOK(t, h.say("kim@orbit.example", "/gpu submit data-prep "+tc.words+"input=raw/a output=ds/a for=2h"))
 		l := h.lease(leaseIn(t, r.Text[strings.Index(r.Text, "lease "):]))
+		if l.Class != tc.class || l.State != qm.Active {
+			t.Fatalf("%s: the CPU-only lease is %s of %s (%s)", tc.class, l.State, l.Class, l.Reason)
+		}
 		w, err := workload.Render(h.bot.Templates.Catalog, h.svc.Policy, l, workload.Settings{NodeSize: h.svc.NodeSize})
 		if err != nil {
 			t.Fatal(err)
@@ -141,12 +145,11 @@ func TestACPUOnlyLeaseJobAsksForNoGPU(t *testing.T) {
 		if strings.Contains(s, "--gres") || strings.Contains(s, "--exclusive") || !strings.Contains(s, "#SBATCH --partition="+tc.class+"\n") {
 			t.Errorf("%s: the CPU-only job asks for a GPU or a whole node, or not for its class's partition:\n%s", tc.class, s)
 		}
-		pinned := strings.Contains(s, "--nodelist")
-		if want := tc.class == "quad"; pinned != want || want && !strings.Contains(s, "#SBATCH --nodelist="+l.Node+"\n") {
-			t.Errorf("%s: the CPU-only job on node %q is pinned %v, want %v:\n%s", tc.class, l.Node, pinned, want, s)
+		if strings.Contains(s, "--nodelist") {
+			t.Errorf("%s: the CPU-only job (lease on node %q) is pinned to a node:\n%s", tc.class, l.Node, s)
 		}
-		if k := w.KubernetesYAML; strings.Contains(k, "gpu") {
-			t.Errorf("%s: the CPU-only pod asks for a GPU:\n%s", tc.class, k)
+		if k := w.KubernetesYAML; strings.Contains(k, "gpu") || strings.Contains(k, "podAntiAffinity") || strings.Contains(k, "operator: In\n") {
+			t.Errorf("%s: the CPU-only pod asks for a GPU, a GPU node or another team's absence:\n%s", tc.class, k)
 		}
 	}
 }

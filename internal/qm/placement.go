@@ -376,7 +376,16 @@ func (s *Service) placesItself(class string) bool {
 }
 
 // planWith is plan with the class's pool and holdings from poolHeld, read when needed.
+//
+// A CPU-only lease holds no GPU, so on every backend and class it neither waits for nor claims
+// a node: it is handed to the backend at once, unplaced, and its job runs where the backend puts
+// it (Slurm: the class's partition, without a GPU; Kubernetes: a node without GPUs). It takes no
+// node of an exclusive class from another team either: otherTeams does not count it. The lease
+// names its node once the backend says where the job runs.
 func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) ([]State, error) {
+	if l.CPUOnly() {
+		return s.started(), nil
+	}
 	inv, ix := s.inventory()
 	if inv == nil || s.capacityOf(l.Class) == 0 {
 		// The backend does not know the class's nodes (not yet, or none: a cluster that scales
@@ -384,27 +393,9 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 		return []State{Provisioning}, nil
 	}
 	c, _ := s.Policy.Class(l.Class)
-	if l.CPUOnly() && (c == nil || !c.Exclusive()) {
-		// It takes no GPU: nothing to choose or wait for. Its job runs in the class's partition
-		// (pool), where the scheduler puts it.
-		return s.started(), nil
-	}
 	p, held, err := poolHeld()
 	if err != nil {
 		return nil, err
-	}
-	if l.CPUOnly() {
-		// On an exclusive class its node runs one team's leases, as any lease's does: a node
-		// that no other team's lease of the class runs on, with none of its GPUs taken.
-		other := otherTeams(held, placeRequest{Class: l.Class, Team: l.Team, ExclusiveClass: true})
-		for _, nd := range inv {
-			if nd.Class == l.Class && !other[nd.Name] {
-				l.Node = nd.Name
-				return s.started(), nil
-			}
-		}
-		l.Reason = fmt.Sprintf("waiting for a %s node that no other team uses (the class is exclusive)", l.Class)
-		return nil, nil
 	}
 	if p.Limit > 0 && p.SharedUsed+l.GPUs > p.Limit {
 		l.Reason = "waiting: " + s.capText(p.Limit, p.SharedUsed)
@@ -441,6 +432,9 @@ func (s *Service) startInstantly(ctx context.Context, l *Lease) error {
 	}
 	now := s.Clock.Now()
 	l.Connect, l.Ref = st.Connect, st.Ref
+	if st.Node != "" { // where the backend runs it (a CPU-only job, which the service did not place)
+		l.Node = st.Node
+	}
 	l.StartedAt, l.ExpiresAt = now, now.Add(l.Duration)
 	return nil
 }
@@ -465,14 +459,15 @@ type placeRequest struct {
 }
 
 // otherTeams are the nodes r may not use because another team's lease of an exclusive class
-// runs there (nil on a class that is not exclusive).
+// holds GPUs there (nil on a class that is not exclusive).
 func otherTeams(held []Holding, r placeRequest) map[string]bool {
 	if !r.ExclusiveClass {
 		return nil
 	}
 	other := map[string]bool{}
 	for _, h := range held {
-		if h.Class == r.Class && h.Team != r.Team {
+		// A CPU-only job (no GPUs) holds no GPU of the node it runs on, so the node stays open.
+		if h.Class == r.Class && h.Team != r.Team && h.GPUs > 0 {
 			for _, nd := range strings.Split(h.Node, ",") {
 				other[nd] = true
 			}

@@ -126,10 +126,10 @@ func (c *Cluster) Start(_ context.Context, l *qm.Lease) (qm.Started, error) {
 	return qm.Started{State: qm.Active, Node: l.Node, Connect: connect, Ref: ref}, nil
 }
 
-// startCPU "starts" a job that holds no GPU on the node the service chose (an exclusive class's),
-// else on the first node of its class, as a scheduler runs one in the class's partition beside
-// the GPU jobs there. Its reference is its start time and a
-// number, since it holds no GPU set of its own; it has no GPU utilization.
+// startCPU "starts" a job that holds no GPU on the first node of its class, as a scheduler runs
+// one in the class's partition beside the GPU jobs there (the service places no CPU-only lease),
+// and says so: the lease names the node. Its reference is its start time and a number, since it
+// holds no GPU set of its own; it has no GPU utilization.
 func (c *Cluster) startCPU(l *qm.Lease) qm.Started {
 	node := l.Node
 	for _, n := range c.nodes {
@@ -143,7 +143,7 @@ func (c *Cluster) startCPU(l *qm.Lease) qm.Started {
 	c.cpuJobs++
 	ref := fmt.Sprintf("sim:cpu:%d-%d", c.clock.Now().Unix(), c.cpuJobs)
 	c.running[ref] = node
-	st := qm.Started{State: qm.Active, Ref: ref}
+	st := qm.Started{State: qm.Active, Ref: ref, Node: node}
 	if node != "" {
 		st.Connect = fmt.Sprintf("ssh -p 2222 %s@%s  (CPU only, no GPU)", strings.Split(l.User, "@")[0], node)
 	}

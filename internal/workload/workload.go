@@ -190,7 +190,13 @@ func InputFor(p *policy.Policy, l *qm.Lease, s Settings) (templates.Input, error
 //     places. Slurm has no such rule by team without its MCS plugin, so there the service places
 //     these leases on nodes free of other teams; one it hands over unplaced (the inventory not
 //     known yet) asks for whole nodes (--exclusive) rather than share one with another team.
+//   - A CPU-only lease (no GPUs) holds no GPU and is placed nowhere, on any class: it is pinned to
+//     no node (even one it ran on before), asks for no whole node and carries no anti-affinity by
+//     team; the scheduler runs it where CPUs are free (Slurm: the class's partition).
 func placeInput(in *templates.Input, c *policy.Class, l *qm.Lease) {
+	if l.CPUOnly() {
+		return
+	}
 	if l.Node != "" {
 		in.Slurm.NodeList = l.Node
 		names := strings.Split(l.Node, ",")
