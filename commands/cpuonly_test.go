@@ -183,3 +183,37 @@ func TestShowbackCountsACPUOnlyLeaseWithoutGPUHours(t *testing.T) {
 		t.Errorf("the showback has no robotics duo row for the CPU-only lease")
 	}
 }
+
+// /gpu template previews a CPU-only template as its job is really made: on Kubernetes none of the
+// class's node selector, no pin or anti-affinity, and a node affinity that keeps it off every GPU
+// node the backend knows; on Slurm no GPU, node or whole node.
+func TestTemplatePreviewOfACPUOnlyTemplateIsWhatRuns(t *testing.T) {
+	h := templatesOn(t, "../docs/quartermaster.example.yaml")
+	r := mustOK(t, h.say("alice@acme.example", "/gpu template data-prep"))
+	if len(r.Sections) < 2 {
+		t.Fatalf("/gpu template data-prep has no previews: %+v", r)
+	}
+	slurm, kube := r.Sections[0].Text, r.Sections[1].Text
+	for _, c := range h.svc.Policy.Classes {
+		for k, v := range c.Kubernetes.NodeSelector {
+			if strings.Contains(kube, k) && strings.Contains(kube, v) {
+				t.Errorf("the Kubernetes preview picks class %s's nodes (%s=%s):\n%s", c.Name, k, v, kube)
+			}
+		}
+	}
+	if strings.Contains(kube, "nodeSelector:") || strings.Contains(kube, "podAntiAffinity") || !strings.Contains(kube, "NotIn") {
+		t.Errorf("the Kubernetes preview has a node selector or anti-affinity, or does not keep off the GPU nodes:\n%s", kube)
+	}
+	inv := h.svc.Backend.Inventory()
+	if len(inv) == 0 {
+		t.Fatal("the backend reports no nodes")
+	}
+	for _, n := range inv {
+		if n.GPUs > 0 && !strings.Contains(kube, `"`+n.Name+`"`) {
+			t.Errorf("the Kubernetes preview does not keep off GPU node %s:\n%s", n.Name, kube)
+		}
+	}
+	if strings.Contains(slurm, "--gres") || strings.Contains(slurm, "--nodelist") || strings.Contains(slurm, "--exclusive") {
+		t.Errorf("the Slurm preview asks for a GPU, a node or a whole node:\n%s", slurm)
+	}
+}

@@ -182,11 +182,15 @@ func NodesHeld(tp *templates.Template, params templates.Params, gpus, size int) 
 }
 
 // settings are the install's workload settings with the nodes' sizes the backend reports, so
-// that a preview or a trial render puts no more on a node than one holds.
+// that a preview or a trial render puts no more on a node than one holds, and its GPU nodes, which
+// a CPU-only job keeps off.
 func (t *Templates) settings() workload.Settings {
 	s := t.Settings
 	if s.NodeSize == nil {
 		s.NodeSize = t.Bot.Svc.NodeSize
+	}
+	if s.GPUNodes == nil {
+		s.GPUNodes = func() []string { return workload.GPUNodes(t.Bot.Svc.Backend.Inventory()) }
 	}
 	return s
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/sim"
 	"github.com/acme/quartermaster/internal/templates"
 	"github.com/acme/quartermaster/internal/workload"
 )
@@ -248,6 +249,9 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 			return errUsage{fmt.Sprintf("--lease %q is not a lease id; example: --lease L-42", o.lease)}
 		}
 	}
+	if t.CPUOnly() && o.gpus > 0 {
+		return shellError(qm.Errorf(qm.EINVALID, "%s runs on CPUs only and its lease holds no GPU, so it takes no --gpus.", t.Name).WithExample(t.Example()), "render")
+	}
 	l := &qm.Lease{ID: id, GPUs: o.gpus, Duration: o.duration, Template: t.Name}
 	if l.GPUs <= 0 {
 		l.GPUs = templateGPUs(t, params)
@@ -292,6 +296,14 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	// is rendered as the service would place it: no more on a node than one holds, and a lease
 	// larger than a node on whole nodes.
 	ws.NodeSize = func(class string) int { return classNodeSize(pol, class) }
+	// A CPU-only job keeps off the GPU nodes: the simulated cluster's, where the policy has one
+	// (the other backends' nodes are known only to the running service).
+	ws.GPUNodes = func() []string {
+		if pol.Backend != "" && pol.Backend != "sim" {
+			return nil
+		}
+		return workload.GPUNodes(sim.New(pol, sim.NewClock(time.Now())).Inventory())
+	}
 	in, err := workload.InputFor(pol, l, ws)
 	if err != nil {
 		return err
@@ -327,6 +339,9 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 
 // templateGPUs is a template's GPUs on each of the nodes its parameters ask for.
 func templateGPUs(t *templates.Template, params templates.Params) int {
+	if t.CPUOnly() {
+		return 0 // its lease holds no GPU
+	}
 	nodes := 1
 	if t.MultiNode {
 		v, ok := params["nnodes"]

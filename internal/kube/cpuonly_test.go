@@ -2,16 +2,20 @@ package kube_test
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/workload"
 )
 
 // cpuOnlyPolicy has GPU classes an admin marks in every usual way: a pool with a label of its
@@ -206,6 +210,45 @@ func TestACPUOnlyJobKeepsOffGPUNodes(t *testing.T) {
 			GPUs: 1, Duration: time.Hour}).Spec
 		if !schedulesOn(spec, c.on) || schedulesOn(spec, cpu) {
 			t.Errorf("a GPU lease of class %s: on %s %v, on the CPU node %v", c.class, c.on.Name, schedulesOn(spec, c.on), schedulesOn(spec, cpu))
+		}
+	}
+}
+
+// A CPU-only job is made as its preview shows it (/gpu template, quartermaster templates render:
+// workload.Render with the inventory's GPU nodes): the same node selector, tolerations and
+// affinity, nothing added after.
+func TestACPUOnlyJobIsMadeAsItsPreviewShows(t *testing.T) {
+	ctx := context.Background()
+	p, err := policy.Load([]byte(cpuOnlyPolicy), "cpu-only.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a10 := node("a10-1", map[string]string{"accel": "a10"}, "nvidia.com/gpu", 4)
+	h100 := node("h100-1", map[string]string{"pool": "h100", "zone": "west"}, "nvidia.com/gpu", 8)
+	cs := fake.NewClientset(pvc("qm-data", "team-storage"), a10, h100, node("cpu-1", nil, "", 0))
+	b := newBackend(t, p, cs)
+	if err := b.RefreshInventory(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, class := range []string{"a10", "big"} {
+		l := &qm.Lease{ID: qm.LeaseID(30 + i), User: "dana@lab.example", Team: "data", Class: class, Duration: time.Hour,
+			Template: "data-prep", Params: map[string]string{"input": "raw", "output": "out"}}
+		w, err := workload.Render(catalog(t), p, l, workload.Settings{GPUNodes: func() []string { return workload.GPUNodes(b.Inventory()) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(w.KubernetesYAML), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := obj.(*batchv1.Job).Spec.Template.Spec
+		got := podTemplate(t, b, cs, l).Spec
+		if !reflect.DeepEqual(got.NodeSelector, want.NodeSelector) || !reflect.DeepEqual(got.Tolerations, want.Tolerations) || !reflect.DeepEqual(got.Affinity, want.Affinity) {
+			t.Errorf("class %s: the Job is made with selector %v, tolerations %+v, affinity %+v; its preview shows %v, %+v, %+v",
+				class, got.NodeSelector, got.Tolerations, got.Affinity, want.NodeSelector, want.Tolerations, want.Affinity)
+		}
+		if want.Affinity == nil || want.Affinity.NodeAffinity == nil {
+			t.Errorf("class %s: the preview keeps the job off no GPU node:\n%s", class, w.KubernetesYAML)
 		}
 	}
 }

@@ -103,6 +103,10 @@ func New(cfg Config) (*Backend, error) {
 	// after its instance, so that one's L-1 never takes the other's.
 	cfg.Workload.KubernetesInstance = cfg.Instance
 	b := &Backend{cfg: cfg, c: cfg.Client, log: cfg.Logger}
+	if b.cfg.Workload.GPUNodes == nil {
+		// A CPU-only job keeps off the GPU nodes of the inventory (workload.Settings.GPUNodes).
+		b.cfg.Workload.GPUNodes = func() []string { return workload.GPUNodes(b.Inventory()) }
+	}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
@@ -273,65 +277,15 @@ func (b *Backend) objects(w *workload.Workload) ([]runtime.Object, error) {
 	return out, nil
 }
 
-// placePods finishes where a workload's pods may run. A GPU workload tolerates its GPU pool's
-// taint (tolerateGPUTaint). A CPU-only one (a template of gpus: 0) holds no GPU, and its pods keep
-// off GPU nodes, whose CPUs and memory the GPU jobs there need: keepOffGPUNodes.
+// placePods finishes where a workload's pods may run: a GPU workload tolerates its GPU pool's
+// taint (tolerateGPUTaint). A CPU-only one (a template of gpus: 0) is rendered to keep off the GPU
+// nodes (workload.Settings.GPUNodes), as a preview shows it, and gets nothing more: no toleration
+// of the GPU taint, which keeps it off a tainted pool.
 func (b *Backend) placePods(spec *corev1.PodSpec, w *workload.Workload) {
 	if w.Template.CPUOnly() {
-		keepOffGPUNodes(spec, w, b.Inventory())
 		return
 	}
 	tolerateGPUTaint(spec, gpuResource(w))
-}
-
-// keepOffGPUNodes makes a CPU-only workload's pods run on nodes without GPUs, as a cluster admin
-// expects of pods that ask for none: they carry none of the class's node selector or tolerations
-// (which pick and open its GPU pool) and no toleration of the GPU taint, so a pool tainted
-// nvidia.com/gpu (or with the class's own taint) keeps them off as it keeps off any pod without
-// GPUs. The pin to a node the service chose (an exclusive class's node) and the class's pod
-// anti-affinities, which are about GPU nodes, are dropped. Where the inventory knows the GPU
-// nodes (of every class, whether the class finds them by labels or by their GPU resource alone),
-// a required node affinity keeps the pods off them by name (metadata.name NotIn), so an untainted
-// pool is left to GPU jobs too. Labels alone could not say it on every policy: a class's
-// node_selector may name labels that nodes without GPUs carry as well.
-func keepOffGPUNodes(spec *corev1.PodSpec, w *workload.Workload, inv []qm.Node) {
-	for k, v := range w.Input.Kubernetes.NodeSelector {
-		if spec.NodeSelector[k] == v {
-			delete(spec.NodeSelector, k)
-		}
-	}
-	if len(spec.NodeSelector) == 0 {
-		spec.NodeSelector = nil
-	}
-	var keep []corev1.Toleration
-	for _, t := range spec.Tolerations {
-		ofClass := false
-		for _, c := range w.Input.Kubernetes.Tolerations {
-			ofClass = ofClass || (t.Key == c.Key && string(t.Operator) == c.Operator && t.Value == c.Value && string(t.Effect) == c.Effect)
-		}
-		if !ofClass {
-			keep = append(keep, t)
-		}
-	}
-	spec.Tolerations = keep
-	spec.Affinity = nil
-	seen := map[string]bool{}
-	var gpuNodes []string
-	for _, n := range inv {
-		if n.GPUs > 0 && !seen[n.Name] {
-			seen[n.Name] = true
-			gpuNodes = append(gpuNodes, n.Name)
-		}
-	}
-	if len(gpuNodes) == 0 {
-		return
-	}
-	sort.Strings(gpuNodes)
-	spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-			MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpNotIn, Values: gpuNodes}},
-		}}},
-	}}
 }
 
 // gpuResource is the GPU resource the lease's class asks for (nvidia.com/gpu by default).

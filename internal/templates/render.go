@@ -88,6 +88,9 @@ type KubernetesTarget struct {
 	// Nodes pins the pods to these nodes (a required node affinity on the node name): where the
 	// service placed the lease.
 	Nodes []string
+	// AvoidNodes keeps the pods off these nodes (a required node affinity, node name NotIn): the
+	// GPU nodes the service knows, for a job that asks for no GPU.
+	AvoidNodes []string
 	// ExclusiveTeam keeps pods of other teams of the same class off the pods' nodes, and these
 	// pods off theirs: a required pod anti-affinity by team across namespaces, so an exclusive
 	// class holds wherever the scheduler places.
@@ -345,6 +348,11 @@ func (t *Template) normalize(in Input) (Input, error) {
 		}
 	}
 	for _, n := range in.Kubernetes.Nodes {
+		if !IsKubernetesNodeName(n) {
+			return bad("node %q is not a node name", n)
+		}
+	}
+	for _, n := range in.Kubernetes.AvoidNodes {
 		if !IsKubernetesNodeName(n) {
 			return bad("node %q is not a node name", n)
 		}

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/acme/quartermaster/internal/policy"
@@ -50,6 +51,22 @@ type Settings struct {
 	// and a lease the service has not placed yet that is larger than a node renders on the whole
 	// nodes it will be placed on.
 	NodeSize func(class string) int
+	// GPUNodes are the nodes with GPUs the scheduler's inventory knows, of every class (GPUNodes
+	// makes them of an inventory); nil where it is not known. A CPU-only job's pods keep off them
+	// on Kubernetes.
+	GPUNodes func() []string
+}
+
+// GPUNodes are the names of the nodes of inv that hold GPUs, each once, sorted.
+func GPUNodes(inv []qm.Node) []string {
+	var out []string
+	for _, n := range inv {
+		if n.GPUs > 0 {
+			out = append(out, n.Name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Workload is a lease's workload, rendered.
@@ -135,6 +152,9 @@ func InputFor(p *policy.Policy, l *qm.Lease, s Settings) (templates.Input, error
 	for _, t := range c.Kubernetes.Tolerations {
 		in.Kubernetes.Tolerations = append(in.Kubernetes.Tolerations, templates.Toleration(t))
 	}
+	if l.CPUOnly() {
+		keepOffGPUNodes(&in, s)
+	}
 	if in.Slurm.Partition == "" {
 		// A class without a slurm map (the sim and Kubernetes backends need none) still renders
 		// both ways, for previews: its Slurm side names the class as the partition, any GPU.
@@ -218,6 +238,28 @@ func placeInput(in *templates.Input, c *policy.Class, l *qm.Lease) {
 	in.Slurm.EnforceBinding = !l.Exclusive && len(l.GPUIndex) > 1 && l.Node != "" && !strings.Contains(l.Node, ",")
 	in.Kubernetes.ExclusiveTeam = c.Exclusive()
 	in.Kubernetes.ExclusiveLease = l.Exclusive
+}
+
+// keepOffGPUNodes makes a CPU-only job's pods run on nodes without GPUs, as a cluster admin
+// expects of pods that ask for none, whose CPUs and memory the GPU jobs there need: they carry
+// none of the class's node selector or tolerations (which pick and open its GPU pool), so a pool
+// tainted nvidia.com/gpu (or with the class's own taint) keeps them off as it keeps off any pod
+// without GPUs (the Kubernetes backend adds no GPU toleration to them either). Where the
+// inventory knows the GPU nodes (of every class, whether the class finds them by labels or by its
+// GPU resource alone), a required node affinity keeps the pods off them by name, so an untainted
+// pool is left to GPU jobs too: labels alone could not say it on every policy, since a class's
+// node_selector may name labels that nodes without GPUs carry as well. Previews and the backend
+// both render it here, so what a preview shows is what is made.
+func keepOffGPUNodes(in *templates.Input, s Settings) {
+	in.Kubernetes.NodeSelector, in.Kubernetes.Tolerations = nil, nil
+	if s.GPUNodes == nil {
+		return
+	}
+	for _, n := range s.GPUNodes() {
+		if templates.IsKubernetesNodeName(n) { // a Slurm node's name may be none
+			in.Kubernetes.AvoidNodes = append(in.Kubernetes.AvoidNodes, n)
+		}
+	}
 }
 
 // NewToken is a fresh secret for an interactive workspace (Jupyter's token, code-server's
