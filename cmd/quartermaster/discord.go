@@ -126,7 +126,19 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	// registered from the embedded example, /gpu would offer the example's classes and none of
 	// this installation's.
 	if flags.policy == "" {
-		return errUsage{"discord register needs the policy serve runs with (--policy FILE or QM_POLICY), since its classes become the choices of /gpu's class options; e.g. QM_POLICY=/etc/quartermaster.yaml quartermaster discord register --guild 1180000000000000001"}
+		// The example is the command typed, with the policy added: --print stays a print (it
+		// needs no token), and a server that was named stays that server.
+		example := "quartermaster discord register"
+		switch {
+		case *guild != "" && isSnowflake(*guild):
+			example += " --guild " + *guild
+		case !*printOnly:
+			example += " --guild 1180000000000000001"
+		}
+		if *printOnly {
+			example += " --print"
+		}
+		return errUsage{"discord register needs the policy serve runs with (--policy FILE or QM_POLICY), since its classes become the choices of /gpu's class options; e.g. QM_POLICY=/etc/quartermaster.yaml " + example}
 	}
 	pol, err := flags.loadPolicy()
 	if err != nil {

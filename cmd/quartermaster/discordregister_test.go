@@ -141,3 +141,31 @@ func TestDiscordRegisterReadsSignInSettingsAsServeDoes(t *testing.T) {
 		t.Errorf("register installed %d command(s) with settings serve refuses", n)
 	}
 }
+
+// TestDiscordRegisterWithoutAPolicyShowsTheCommandTyped: the refusal's example is the command that
+// was typed with the policy added, so that copying it does what was meant: --print prints (it
+// needs no Discord token), and --guild installs in the server that was named, not in another.
+func TestDiscordRegisterWithoutAPolicyShowsTheCommandTyped(t *testing.T) {
+	clearEnv(t)
+	for _, c := range []struct {
+		args      []string
+		want, not string
+	}{
+		{[]string{"discord", "register", "--print"}, "quartermaster discord register --print", "--guild"},
+		{[]string{"discord", "register", "--print", "--guild", "777000000000000001"}, "quartermaster discord register --guild 777000000000000001 --print", "1180000000000000001"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), c.args, nil, &out, &errb)
+		msg := strings.TrimSpace(errb.String())
+		if code != 2 || !strings.Contains(msg, "QM_POLICY=/etc/quartermaster.yaml "+c.want) || strings.Contains(msg, c.not) {
+			t.Errorf("%v without a policy: exit %d, %q; want 2 and the example %q", c.args, code, msg, c.want)
+		}
+	}
+	t.Setenv("DISCORD_BOT_TOKEN", discordtest.Token)
+	t.Setenv("DISCORD_APP_ID", discordtest.App)
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"discord", "register", "--guild", "777000000000000001"}, nil, &out, &errb)
+	if msg := errb.String(); code != 2 || !strings.Contains(msg, "discord register --guild 777000000000000001") {
+		t.Errorf("--guild without a policy: exit %d, %q; want the example to name the server typed", code, msg)
+	}
+}
