@@ -101,3 +101,30 @@ func TestMigrateStatusOnANeverMigratedSQLiteFileCreatesNothing(t *testing.T) {
 		t.Errorf("migrate status made %d tables in %s (%v)", n, file, err)
 	}
 }
+
+// A PostgreSQL URL whose search_path names no schema of the database (a scratch schema not
+// created yet, a typo) is refused by migrate up, migrate status and serve's start alike in one
+// sentence naming the schema and the statement that makes it, rather than migrate failing on a
+// missing goose_db_version relation, or status saying nothing is applied yet as if migrate up
+// would then work.
+func TestAPostgresSearchPathOfNoSchemaIsNamed(t *testing.T) {
+	clearEnv(t)
+	u, err := neturl.Parse(storetest.Postgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := u.Query().Get("search_path") + "_missing"
+	q := u.Query()
+	q.Set("search_path", missing)
+	u.RawQuery = q.Encode()
+	for _, verb := range []string{"up", "status", "down"} {
+		code, out, stderr := runQM("migrate", verb, "--db", u.String())
+		msg := strings.TrimSpace(stderr)
+		if code == 0 || strings.Count(msg, "\n") != 0 || !strings.Contains(msg, missing) || !strings.Contains(msg, "CREATE SCHEMA "+missing) || strings.Contains(msg, "goose_db_version") {
+			t.Errorf("migrate %s on search_path %s: exit %d, stdout %q, stderr %q; want one sentence naming the schema and CREATE SCHEMA %s", verb, missing, code, out, msg, missing)
+		}
+		if strings.Contains(out, "no migrations applied yet") {
+			t.Errorf("migrate %s on a missing schema says %q", verb, out)
+		}
+	}
+}

@@ -151,7 +151,32 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 		}
 		return nil, fmt.Errorf("store: connect to %s: %w", dialect, scrub(url, err))
 	}
+	if dialect == Postgres {
+		if err := checkSchema(ctx, x); err != nil {
+			_ = x.Close()
+			return nil, err
+		}
+	}
 	return db, nil
+}
+
+// checkSchema refuses a PostgreSQL connection whose search_path names no schema that exists (a
+// scratch schema not created yet, a typo in ?search_path=): tables would have nowhere to go, and
+// the migrations would fail on a relation that does not exist.
+func checkSchema(ctx context.Context, x *sqlx.DB) error {
+	var schema sql.NullString
+	var path, database string
+	if err := x.QueryRowxContext(ctx, "SELECT current_schema(), current_setting('search_path'), current_database()").Scan(&schema, &path, &database); err != nil {
+		return fmt.Errorf("store: connect to %s: %w", Postgres, err)
+	}
+	if schema.Valid {
+		return nil
+	}
+	first := strings.TrimSpace(strings.Split(path, ",")[0])
+	if strings.Trim(first, `"`) == "$user" || first == "" {
+		first = "quartermaster"
+	}
+	return fmt.Errorf("store: the search_path %s names no schema of the PostgreSQL database %s; create it (CREATE SCHEMA %s) or name one that exists", path, database, first)
 }
 
 // SetBeginWait sets how long a transaction on PostgreSQL waits to begin before it fails with
