@@ -157,7 +157,7 @@ func (c *commonFlags) existingDBURL() (string, error) {
 	}
 	create := "quartermaster migrate up"
 	if c.db != "" && c.dbFrom == "--db" {
-		create += " --db " + url
+		create += " --db " + shellWord(url)
 	}
 	return "", fmt.Errorf("the database of %s does not exist yet (there is no file %s); name the database the service uses, or create one with %s (serve also does at start)", c.dbSetting(url), file, create)
 }

@@ -52,7 +52,7 @@ func TestMigrateStatusOnANeverMigratedPostgresCreatesNothing(t *testing.T) {
 	}
 	// The command it suggests names the database it was given (QM_TEST_POSTGRES_DSN may point
 	// anywhere), its password masked.
-	for _, w := range []string{"no migrations applied yet", "quartermaster migrate up --db " + store.Redact(url)} {
+	for _, w := range []string{"no migrations applied yet", "quartermaster migrate up --db " + shellWord(store.Redact(url))} {
 		if !strings.Contains(out, w) {
 			t.Errorf("migrate status: %q does not say %q", out, w)
 		}
@@ -126,5 +126,42 @@ func TestAPostgresSearchPathOfNoSchemaIsNamed(t *testing.T) {
 		if strings.Contains(out, "no migrations applied yet") {
 			t.Errorf("migrate %s on a missing schema says %q", verb, out)
 		}
+	}
+}
+
+// The migrate up that status and a refusal suggest is one a shell runs as written: a database URL
+// with characters a shell reads otherwise (a PostgreSQL URL's ? and &, a space in a SQLite path)
+// is in single quotes, so pasting it neither backgrounds half of it at the & nor globs at the ?.
+func TestTheSuggestedMigrateUpQuotesTheURLForAShell(t *testing.T) {
+	clearEnv(t)
+	dir := filepath.Join(t.TempDir(), "qm data")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "qm.db")
+	want := "quartermaster migrate up --db 'sqlite:" + file + "'"
+	code, out, stderr := runQM("migrate", "status", "--db", "sqlite:"+file)
+	if code == 0 || !strings.Contains(stderr, want) {
+		t.Errorf("migrate status on a missing file: exit %d, %q, %q; want the suggestion %q", code, out, stderr, want)
+	}
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr = runQM("migrate", "status", "--db", "sqlite:"+file)
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("migrate status on a file never migrated: exit %d, %q, %q; want the suggestion %q", code, out, stderr, want)
+	}
+	plain := filepath.Join(t.TempDir(), "qm.db")
+	if code, out, stderr = runQM("migrate", "status", "--db", "sqlite:"+plain); code == 0 || !strings.Contains(stderr, "quartermaster migrate up --db sqlite:"+plain+" ") {
+		t.Errorf("migrate status on a plain path: exit %d, %q, %q; want it unquoted", code, out, stderr)
+	}
+
+	url := storetest.Postgres(t)
+	if !strings.ContainsAny(url, "?&") {
+		t.Fatalf("the test URL %q has no query", url)
+	}
+	code, out, stderr = runQM("migrate", "status", "--db", url)
+	if w := "quartermaster migrate up --db '" + store.Redact(url) + "' applies them"; code != 0 || !strings.Contains(out, w) {
+		t.Errorf("migrate status on PostgreSQL: exit %d, %q, %q; want %q", code, out, stderr, w)
 	}
 }
