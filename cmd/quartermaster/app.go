@@ -251,9 +251,10 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 		switch {
 		case !start.IsZero() && start.Before(last):
 			_ = st.Close()
-			at := last.UTC().Format(time.RFC3339)
+			// Written at the offset the --clock was typed with, so a local time reads back local.
+			at := last.In(start.Location()).Format(time.RFC3339)
 			return nil, errUsage{fmt.Sprintf("--clock %s is before the last change the database records (%s), and the simulated clock cannot go back; example: --clock %s",
-				start.UTC().Format(time.RFC3339), at, at)}
+				start.Format(time.RFC3339), at, at)}
 		case start.IsZero():
 			start = time.Now().UTC().Truncate(time.Minute)
 			if start.Before(last) {

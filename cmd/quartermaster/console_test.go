@@ -272,6 +272,24 @@ func TestConsoleClockCannotGoBack(t *testing.T) {
 	}
 }
 
+// A --clock written with a UTC offset is quoted as it was typed, and the history's end and the
+// example that works are written at that offset, so someone who gives their own local time reads
+// theirs back (and can paste the example), not the same instants in UTC.
+func TestConsoleClockRefusalKeepsTheOffsetTyped(t *testing.T) {
+	dir := t.TempDir()
+	runConsoleAt(t, dir, "2026-11-30T16:00:00Z", "alice@acme.example: /gpu request 1 interactive for 30m\n:advance 10m\n")
+	t.Setenv("QM_DATA_DIR", dir)
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"console", "--clock", "2026-11-30T17:00:00+05:30"}, strings.NewReader("alice@acme.example: /gpu list\n"), &out, &errb)
+	want := "--clock 2026-11-30T17:00:00+05:30 is before the last change the database records (2026-11-30T21:30:00+05:30), and the simulated clock cannot go back; example: --clock 2026-11-30T21:30:00+05:30"
+	if code != 2 || !strings.Contains(errb.String(), want) || out.Len() != 0 {
+		t.Errorf("a console started before its history at +05:30: exit %d, %q; want %q", code, errb.String(), want)
+	}
+	if msgs := runConsoleAt(t, dir, "2026-11-30T21:30:00+05:30", "alice@acme.example: /gpu status L-1\n"); len(msgs) == 0 || !strings.Contains(msgs[0].Text, "L-1 for alice@acme.example") {
+		t.Errorf("the example as given: %+v", msgs)
+	}
+}
+
 // A policy path that names no file, or a directory, is refused in one sentence that names the
 // path, says what is wrong and shows a path that works, by every command that reads a policy.
 func TestAMissingPolicyFileIsExplained(t *testing.T) {
