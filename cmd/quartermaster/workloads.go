@@ -44,7 +44,7 @@ func withCatalogWarnings(p *policy.Policy) *policy.Policy {
 // workloadSettings are the install's rendering choices, from the environment:
 // QM_DEFAULT_TEMPLATE (what a lease naming none runs; ssh-shell), QM_STORAGE_ROOT (ROOT/TEAM for
 // teams the policy gives no storage), QM_SLURM_ACCOUNTING=true (pass the team as the Slurm
-// account), QM_SLURM_CONTAINER (apptainer or pyxis) and QM_BASE_IMAGE.
+// account), QM_SLURM_CONTAINER (apptainer or pyxis), QM_BASE_IMAGE and QM_KUBE_INSTANCE.
 // A value that is none of these is refused at start, not read as false, and so are a container
 // runtime other than apptainer or pyxis and a default template the catalog does not have: either
 // would otherwise fail every lease, one by one, once the service runs.
@@ -59,6 +59,12 @@ func workloadSettings() (workload.Settings, error) {
 		Account:         acct,
 		Container:       os.Getenv("QM_SLURM_CONTAINER"),
 		BaseImage:       os.Getenv("QM_BASE_IMAGE"),
+	}
+	// The Kubernetes backend's instance label (QM_KUBE_INSTANCE), so that a preview's manifest is
+	// labelled and named as the backend makes it. One that is no label value is refused when the
+	// Kubernetes backend starts; a preview then shows the default.
+	if v := os.Getenv("QM_KUBE_INSTANCE"); policy.IsLabelValue(v) {
+		ws.KubernetesInstance = v
 	}
 	switch ws.Container {
 	case "", "apptainer", "pyxis":

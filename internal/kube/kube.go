@@ -43,7 +43,7 @@ const (
 	LabelClass    = "quartermaster.io/class"
 	LabelInstance = "quartermaster.io/instance"
 	// DefaultInstance is the instance label's value when Config.Instance is empty.
-	DefaultInstance = "qm"
+	DefaultInstance = templates.DefaultInstance
 )
 
 // Config configures the backend.
@@ -232,7 +232,10 @@ func (b *Backend) undo(ctx context.Context, ns string, id qm.LeaseID) {
 	}
 }
 
-// objects decodes the rendered manifest and labels everything with the lease, team and instance.
+// objects decodes the rendered manifest, as it is: the renderer gives everything the lease, team,
+// class and instance labels, each Service a selector of the lease's and instance's pods, and the
+// pods their placement (the GPU taint's toleration among it), so a preview shows what is made. A
+// manifest without the labels the backend finds its objects by is refused, not labelled after.
 func (b *Backend) objects(w *workload.Workload) ([]runtime.Object, error) {
 	labels := map[string]string{LabelLease: w.Input.Lease, LabelTeam: w.Input.Team, LabelClass: w.Input.Class, LabelInstance: b.cfg.Instance}
 	var out []runtime.Object
@@ -248,24 +251,27 @@ func (b *Backend) objects(w *workload.Workload) ([]runtime.Object, error) {
 		if err := checkGrant(w, obj); err != nil {
 			return nil, err
 		}
+		var bad string // a label the backend finds the object by that it lacks
 		switch o := obj.(type) {
 		case *corev1.Service:
-			o.Labels = merge(o.Labels, labels)
-			if len(o.Spec.Selector) > 0 {
+			bad = lacks(o.Labels, labels)
+			if len(o.Spec.Selector) > 0 && bad == "" {
 				// Only this installation's pods: another one sharing the cluster has an L-42 too.
-				o.Spec.Selector = merge(o.Spec.Selector, map[string]string{LabelInstance: b.cfg.Instance})
+				bad = lacks(o.Spec.Selector, map[string]string{LabelLease: w.Input.Lease, LabelInstance: b.cfg.Instance})
 			}
 		case *corev1.Pod:
-			o.Labels = merge(o.Labels, labels)
-			b.placePods(&o.Spec, w)
+			bad = lacks(o.Labels, labels)
 			workloads++
 		case *batchv1.Job:
-			o.Labels = merge(o.Labels, labels)
-			o.Spec.Template.Labels = merge(o.Spec.Template.Labels, labels)
-			b.placePods(&o.Spec.Template.Spec, w)
+			if bad = lacks(o.Labels, labels); bad == "" {
+				bad = lacks(o.Spec.Template.Labels, labels)
+			}
 			workloads++
 		default:
 			return nil, fmt.Errorf("kube: template %s renders a %T, which this backend does not create", w.Template.Name, obj)
+		}
+		if bad != "" {
+			return nil, fmt.Errorf("kube: template %s renders a %s without the label %s", w.Template.Name, kindOf(obj), bad)
 		}
 		out = append(out, obj)
 	}
@@ -277,61 +283,19 @@ func (b *Backend) objects(w *workload.Workload) ([]runtime.Object, error) {
 	return out, nil
 }
 
-// placePods finishes where a workload's pods may run: a GPU workload tolerates its GPU pool's
-// taint (tolerateGPUTaint). A CPU-only one (a template of gpus: 0) is rendered to keep off the GPU
-// nodes (workload.Settings.GPUNodes), as a preview shows it, and gets nothing more: no toleration
-// of the GPU taint, which keeps it off a tainted pool.
-func (b *Backend) placePods(spec *corev1.PodSpec, w *workload.Workload) {
-	if w.Template.CPUOnly() {
-		return
+// lacks is the first of want (sorted by key) that got does not have, as key=value; "" where none.
+func lacks(got, want map[string]string) string {
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
 	}
-	tolerateGPUTaint(spec, gpuResource(w))
-}
-
-// gpuResource is the GPU resource the lease's class asks for (nvidia.com/gpu by default).
-func gpuResource(w *workload.Workload) string {
-	if r := w.Input.Kubernetes.Resource; r != "" {
-		return r
-	}
-	return templates.DefaultGPUResource
-}
-
-// tolerateGPUTaint lets a workload's pods onto GPU nodes tainted with the GPU resource's name
-// (nvidia.com/gpu:NoSchedule, as many clusters taint their GPU pools so that only pods asking
-// for GPUs land there): without it every workspace would wait as unschedulable on such a pool.
-// A class asking for another NVIDIA resource (a MIG slice, nvidia.com/mig-1g.10gb, or a shared
-// GPU, nvidia.com/gpu.shared) runs on nodes of such a pool too, tainted nvidia.com/gpu all the
-// same, so it tolerates that key as well. A toleration of the key for NoSchedule that the class
-// (kubernetes.tolerations) or the template gives is left as it is; one for another effect only
-// (NoExecute) gets this one beside it. On a node without the taint the toleration changes nothing.
-func tolerateGPUTaint(spec *corev1.PodSpec, resource string) {
-	keys := []string{resource}
-	if resource != templates.DefaultGPUResource && strings.HasPrefix(resource, "nvidia.com/") {
-		keys = append(keys, templates.DefaultGPUResource)
-	}
-	for _, key := range keys {
-		tolerated := false
-		for _, t := range spec.Tolerations {
-			noSchedule := t.Effect == "" || t.Effect == corev1.TaintEffectNoSchedule
-			if noSchedule && (t.Key == key || (t.Key == "" && t.Operator == corev1.TolerationOpExists)) {
-				tolerated = true
-			}
-		}
-		if !tolerated {
-			spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+	sort.Strings(keys)
+	for _, k := range keys {
+		if got[k] != want[k] {
+			return k + "=" + want[k]
 		}
 	}
-}
-
-func merge(a, b map[string]string) map[string]string {
-	out := make(map[string]string, len(a)+len(b))
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
-	return out
+	return ""
 }
 
 func kindOf(o runtime.Object) string {

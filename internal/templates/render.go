@@ -98,11 +98,42 @@ type KubernetesTarget struct {
 	// ExclusiveLease keeps every other lease's pods off the pods' nodes: a reservation of whole
 	// nodes.
 	ExclusiveLease bool
-	// Instance is the installation's quartermaster.io/instance label where it is not the
-	// default: installations sharing a cluster number their leases alike and share the teams'
-	// namespaces, so each one's object names begin with its own instance instead of "qm"
-	// ("prod-l-42-jupyterlab"; see KubernetesName).
+	// Instance is the installation's quartermaster.io/instance label (default DefaultInstance),
+	// on every object and pod and in every Service's selector: installations sharing a cluster
+	// number their leases alike and share the teams' namespaces, so each one's object names begin
+	// with its own instance where it is not the default ("prod-l-42-jupyterlab"; see
+	// KubernetesName).
 	Instance string
+}
+
+// TolerateGPUTaint is tols with a toleration of the taint named after the GPU resource
+// (nvidia.com/gpu:NoSchedule, Exists), which many clusters put on their GPU pools so that only
+// pods asking for GPUs land there: without it a GPU job would wait as unschedulable on such a
+// pool. A class asking for another NVIDIA resource (a MIG slice, nvidia.com/mig-1g.10gb, or a
+// shared GPU, nvidia.com/gpu.shared) runs on nodes of such a pool too, tainted nvidia.com/gpu all
+// the same, so it tolerates that key as well. A toleration of the key for NoSchedule that tols
+// has already (the class's kubernetes.tolerations) is kept as it is, with none added; one for
+// another effect only (NoExecute) gets this one beside it. On a node without the taint the
+// toleration changes nothing. A job that asks for no GPU gets none (it keeps off GPU pools).
+func TolerateGPUTaint(tols []Toleration, resource string) []Toleration {
+	out := append([]Toleration(nil), tols...)
+	keys := []string{resource}
+	if resource != DefaultGPUResource && strings.HasPrefix(resource, "nvidia.com/") {
+		keys = append(keys, DefaultGPUResource)
+	}
+	for _, key := range keys {
+		tolerated := false
+		for _, t := range out {
+			noSchedule := t.Effect == "" || t.Effect == "NoSchedule"
+			if noSchedule && (t.Key == key || (t.Key == "" && t.Operator == "Exists")) {
+				tolerated = true
+			}
+		}
+		if !tolerated {
+			out = append(out, Toleration{Key: key, Operator: "Exists", Effect: "NoSchedule"})
+		}
+	}
+	return out
 }
 
 // Toleration is a pod's toleration of a node taint, as the policy's class lists it: an empty
@@ -186,6 +217,8 @@ func (c Connect) Address(host, token string) string {
 const (
 	DefaultGPUResource = "nvidia.com/gpu"
 	DefaultPVC         = "team-storage"
+	// DefaultInstance is the quartermaster.io/instance label of an installation that names none.
+	DefaultInstance    = "qm"
 	DefaultGracePeriod = 30 // seconds between SIGTERM and SIGKILL on Kubernetes
 	maxDuration        = 366 * 24 * time.Hour
 )
@@ -294,6 +327,9 @@ func (t *Template) normalize(in Input) (Input, error) {
 	if in.Kubernetes.Resource == "" {
 		in.Kubernetes.Resource = DefaultGPUResource
 	}
+	if in.Kubernetes.Instance == "" {
+		in.Kubernetes.Instance = DefaultInstance
+	}
 	if in.Storage.PVC == "" {
 		in.Storage.PVC = DefaultPVC
 	}
@@ -337,10 +373,16 @@ func (t *Template) normalize(in Input) (Input, error) {
 			return bad("node selector %s=%s is not a Kubernetes label", k, v)
 		}
 	}
+	if !policy.IsLabelValue(in.Kubernetes.Instance) {
+		return bad("instance %q is not a Kubernetes label value", in.Kubernetes.Instance)
+	}
 	for _, tol := range in.Kubernetes.Tolerations {
 		if msg := policy.TolerationProblem(policy.Toleration(tol)); msg != "" {
 			return bad("toleration %+v: %s", tol, msg)
 		}
+	}
+	if !t.CPUOnly() {
+		in.Kubernetes.Tolerations = TolerateGPUTaint(in.Kubernetes.Tolerations, in.Kubernetes.Resource)
 	}
 	for _, n := range in.Kubernetes.PreferredNodes {
 		if !dnsSubRE.MatchString(n) {
@@ -709,7 +751,7 @@ func objectName(prefix, lease, tmpl string) string {
 // it, "staging-2-cc326dcb" for Staging_2, so that two instances never share a prefix; one that
 // begins with a digit, which a Service's name cannot, is written after "qm-" ("qm-2026-prod-HHHHHHHH").
 func KubernetesName(instance, lease, tmpl string) string {
-	if instance == "" || instance == "qm" {
+	if instance == "" || instance == DefaultInstance {
 		return objectName("qm", lease, tmpl)
 	}
 	var b strings.Builder
