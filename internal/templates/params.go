@@ -262,14 +262,14 @@ func (t *Template) values(params Params) (map[string]any, error) {
 			return nil, t.unknownParam(k)
 		}
 	}
+	if err := t.missing(params); err != nil {
+		return nil, err
+	}
 	out := make(map[string]any, len(t.Parameters))
 	for i := range t.Parameters {
 		p := &t.Parameters[i]
 		raw, given := params[p.Name]
 		if !given {
-			if p.Required {
-				return nil, inputErr(t.exampleFor(p), "%s is required", p.Name)
-			}
 			raw = p.Default
 		}
 		v, err := t.check(p, raw)
@@ -279,6 +279,41 @@ func (t *Template) values(params Params) (map[string]any, error) {
 		out[p.Name] = v
 	}
 	return out, nil
+}
+
+// missing refuses params that leave out required parameters, naming every one, with an example
+// that gives them all (their example values) and keeps the user's other parameters that are
+// valid and can be typed, in the template's order: typed back, it is not refused for a missing
+// one again.
+func (t *Template) missing(params Params) error {
+	var names, words []string
+	for i := range t.Parameters {
+		p := &t.Parameters[i]
+		raw, given := params[p.Name]
+		if given {
+			if _, err := t.check(p, raw); err != nil || strings.ContainsAny(raw, "\"'") {
+				given = false // left out of the example: the default, or the example value, applies
+			} else if raw == "" || strings.ContainsAny(raw, " \t") {
+				raw = `"` + raw + `"`
+			}
+		} else if p.Required {
+			names = append(names, p.Name)
+		}
+		switch {
+		case given:
+			words = append(words, p.Name+"="+raw)
+		case p.Required:
+			words = append(words, p.Name+"="+p.exampleVal)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return nil
+	case 1:
+		return inputErr(t.command(strings.Join(words, " ")), "%s is required", names[0])
+	}
+	return inputErr(t.command(strings.Join(words, " ")), "%s and %s are required",
+		strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
 func printable(s string) bool {

@@ -452,7 +452,7 @@ func TestLeaseFit(t *testing.T) {
 		{"path outside storage", "pytorch-ddp", templates.Params{"script": "/etc/passwd"}, nil,
 			"script must be inside the team storage /projects/vision, not /etc/passwd. Example: /gpu submit pytorch-ddp script=train.py"},
 		{"required parameter", "data-prep", templates.Params{"input": "raw"}, nil,
-			"output is required. Example: /gpu submit data-prep output=datasets/images-512"},
+			"output is required. Example: /gpu submit data-prep input=raw output=datasets/images-512"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	qmtemplates "github.com/acme/quartermaster/templates"
+
+	"github.com/acme/quartermaster/internal/templates"
+)
+
+// templates render of a template whose required parameters are left out names every one of
+// them, with an example that gives them all and renders when typed back.
+func TestTemplatesRenderWithoutRequiredParametersGivesAnExampleThatRenders(t *testing.T) {
+	clearEnv(t)
+	const file = "../../docs/quartermaster.example.yaml"
+	cat, err := templates.Load(qmtemplates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tp := range cat.List() {
+		var required []string
+		for _, p := range tp.Parameters {
+			if p.Required {
+				required = append(required, p.Name)
+			}
+		}
+		if len(required) == 0 {
+			continue
+		}
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"templates", "render", tp.Name, "--policy", file}, nil, &out, &errb)
+		msg := errb.String()
+		i := strings.Index(msg, "Example: quartermaster templates render "+tp.Name)
+		if code == 0 || i < 0 {
+			t.Errorf("render %s: exit %d, %q; want a refusal with an example", tp.Name, code, msg)
+			continue
+		}
+		line := strings.TrimSpace(strings.SplitN(msg[i+len("Example: "):], "\n", 2)[0])
+		for _, name := range required {
+			if !strings.Contains(line, " "+name+"=") {
+				t.Errorf("render %s: the example %q leaves out required %s", tp.Name, line, name)
+			}
+			if !strings.Contains(msg[:i], name) {
+				t.Errorf("render %s: the refusal %q does not name missing %s", tp.Name, msg[:i], name)
+			}
+		}
+		out.Reset()
+		errb.Reset()
+		if code := run(context.Background(), append(strings.Fields(line)[1:], "--policy", file), nil, &out, &errb); code != 0 {
+			t.Errorf("render %s: the example %q does not render: exit %d, %s", tp.Name, line, code, errb.String())
+		}
+	}
+}
