@@ -125,7 +125,11 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 		b.WriteString(".")
 	}
 	fmt.Fprintf(&b, " Example: %s", tp.Example())
-	what := fmt.Sprintf("for an example lease %s of %s, team %s: %d × %s for %s (%s)", l.ID, l.User, l.Team, l.GPUs, l.Class, policy.FormatDuration(l.Duration), tp.Example())
+	held := fmt.Sprintf("%d × %s", l.GPUs, l.Class)
+	if tp.CPUOnly() {
+		held = "a CPU-only job in class " + l.Class // as the lease's status says it
+	}
+	what := fmt.Sprintf("for an example lease %s of %s, team %s: %s for %s (%s)", l.ID, l.User, l.Team, held, policy.FormatDuration(l.Duration), tp.Example())
 	return []bot.Reply{{Text: b.String(), Sections: []bot.Section{
 		{Title: "Slurm batch script " + what, Text: "```\n" + w.SlurmScript + "```"},
 		{Title: "Kubernetes manifest " + what, Text: "```\n" + w.KubernetesYAML + "```"},
