@@ -60,12 +60,18 @@ func exampleParams(t testing.TB, tp *templates.Template) templates.Params {
 }
 
 // cases is every template with its example, plus variants that exercise the other paths of the
-// layouts: container runtimes, image layers, placement hints, a CPU-only lease.
+// layouts: container runtimes, image layers, placement hints. A CPU-only template is rendered with
+// the settings the service builds for its lease (serviceInput).
 func cases(t testing.TB) []renderCase {
 	c := catalog(t)
 	var out []renderCase
 	for _, tp := range c.List() {
-		out = append(out, renderCase{tp.Name, tp, templates.ExampleInput(tp, "", exampleParams(t, tp))})
+		in := templates.ExampleInput(tp, "", exampleParams(t, tp))
+		if tp.CPUOnly() {
+			// What a CPU-only lease really gets: none of its GPU class's node selector.
+			in = serviceInput(t, tp, "", exampleParams(t, tp))
+		}
+		out = append(out, renderCase{tp.Name, tp, in})
 	}
 	get := func(name string) *templates.Template {
 		tp, err := c.Get(name)

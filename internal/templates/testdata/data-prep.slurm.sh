@@ -2,7 +2,6 @@
 #SBATCH --job-name=qm-l-42-data-prep
 #SBATCH --comment=L-42
 #SBATCH --partition=train
-#SBATCH --account=vision
 #SBATCH --time=04:00:00
 #SBATCH --nodes=1
 #SBATCH --ntasks-per-node=1
