@@ -632,6 +632,32 @@ func withParams(tp *templates.Template, params templates.Params, first []string,
 	return strings.TrimSpace("/gpu submit " + tp.Name + " " + strings.Join(typed, " ")), true
 }
 
+// KeepParams is a refusal's example of tp ("/gpu submit NAME k=v …") with the user's other
+// params kept (the example's words over them, in the template's order), so that a refusal of one
+// parameter does not drop the others the user gave; example as it is where it is not of tp or the
+// words do not parse.
+func KeepParams(tp *templates.Template, params templates.Params, example string) string {
+	rest, ok := strings.CutPrefix(example, "/gpu submit "+tp.Name)
+	if !ok || rest != "" && rest[0] != ' ' {
+		return example
+	}
+	var first []string
+	set := map[string]string{}
+	for _, w := range strings.Fields(rest) {
+		k, v, _ := strings.Cut(w, "=")
+		switch k {
+		case "class", "gpus":
+			first = append(first, w)
+		default:
+			set[k] = v
+		}
+	}
+	if ex, ok := withParams(tp, params, first, set); ok {
+		return ex
+	}
+	return example
+}
+
 // candidatesFit is candidates, and whether any class holds the template.
 func (t *Templates) candidatesFit(tp *templates.Template, params templates.Params, gpus int) ([]Candidate, bool) {
 	return candidateClasses(t.Bot.pol(), tp, params, gpus, t.Bot.Svc.NodeSize, t.Bot.Svc.NodeCount)

@@ -54,3 +54,51 @@ func TestTemplatesRenderWithoutRequiredParametersGivesAnExampleThatRenders(t *te
 		}
 	}
 }
+
+// A parameter render refuses gets an example that keeps the other parameters given, and so
+// renders when typed back, where the template has other required parameters.
+func TestTemplatesRenderRefusalKeepsTheOtherParameters(t *testing.T) {
+	clearEnv(t)
+	const file = "../../docs/quartermaster.example.yaml"
+	cat, err := templates.Load(qmtemplates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tp := range cat.List() {
+		var paths, required []string
+		for _, p := range tp.Parameters {
+			if p.Required {
+				required = append(required, p.Name)
+				if p.Type == templates.TypePath {
+					paths = append(paths, p.Name)
+				}
+			}
+		}
+		if len(required) < 2 || len(paths) == 0 {
+			continue
+		}
+		ex := tp.ExampleParams()
+		args := []string{"templates", "render", tp.Name, "--policy", file}
+		for _, name := range required {
+			v := ex[name]
+			if name == paths[0] {
+				v = "/etc/outside" // outside the team storage
+			}
+			args = append(args, name+"="+v)
+		}
+		var out, errb bytes.Buffer
+		code := run(context.Background(), args, nil, &out, &errb)
+		msg := errb.String()
+		i := strings.Index(msg, "Example: quartermaster templates render "+tp.Name)
+		if code == 0 || i < 0 {
+			t.Errorf("%v: exit %d, %q; want a refusal with an example", args, code, msg)
+			continue
+		}
+		line := strings.TrimSpace(strings.SplitN(msg[i+len("Example: "):], "\n", 2)[0])
+		out.Reset()
+		errb.Reset()
+		if code := run(context.Background(), append(strings.Fields(line)[1:], "--policy", file), nil, &out, &errb); code != 0 {
+			t.Errorf("%v: the example %q does not render: exit %d, %s", args, line, code, errb.String())
+		}
+	}
+}

@@ -316,6 +316,11 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	out, err := t.Render(in)
 	if err != nil {
 		if templates.IsInvalid(err) {
+			// The example keeps the user's other parameters, so that typed back it renders.
+			var e *qm.Error
+			if errors.As(err, &e) {
+				err = e.WithExample(commands.KeepParams(t, params, e.Example))
+			}
 			return shellError(err, "render")
 		}
 		return errUsage{err.Error()}
