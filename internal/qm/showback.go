@@ -5,9 +5,10 @@ import (
 	"time"
 )
 
-// TeamFirst is when a team first asked for GPUs (its first lease request ever, of any kind), when
-// anyone of it first signed in with single sign-on (zero when nobody has), and when its first
-// workspace became active (zero while none has). The showback's time-to-first-GPU runs from the
+// TeamFirst is when a team first asked for GPUs (its first request for a workspace with GPUs; a
+// quota increase, an extension or a CPU-only job is not one), when anyone of it first signed in
+// with single sign-on (zero when nobody has), and when its first workspace with GPUs became active
+// (zero while none has). The showback's time-to-first-GPU runs from the
 // team's first contact, the earlier of its first login and its first request, to its first start.
 type TeamFirst struct {
 	Team         string
@@ -43,9 +44,10 @@ type ReportStore interface {
 	HistoryStart(ctx context.Context) (time.Time, error)
 	// LeaseTeams lists the teams that have ever had a lease, by name.
 	LeaseTeams(ctx context.Context) ([]string, error)
-	// TeamFirsts gives, for each of the named teams whose first request (a lease of any kind) was
-	// made at or after since, or whose first workspace started at or after since, that request,
-	// the team's first sign-in and its first workspace's start.
+	// TeamFirsts gives, for each of the named teams whose first request for GPUs (a workspace
+	// lease with GPUs; not a quota increase, an extension or a CPU-only job) was made at or after
+	// since, or whose first such workspace started at or after since, that request, the team's
+	// first sign-in and its first such workspace's start.
 	TeamFirsts(ctx context.Context, teams []string, since time.Time) ([]TeamFirst, error)
 	// WaitPredictions lists the predictions kept for leases that started in [from, to), and for
 	// those that ended in it without starting.

@@ -73,16 +73,17 @@ func (db *DB) LeaseTeams(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// TeamFirsts gives, for each named team whose first lease was asked for at or after since, or
-// whose first workspace started at or after since, that first request, the team's first login
-// and the start of its first workspace. Each team costs an index lookup, and one more for a team
-// that asked before since (which stops at the first workspace it finds started before since);
+// TeamFirsts gives, for each named team whose first request for GPUs (a workspace lease with
+// GPUs: not a quota increase, an extension or a CPU-only job) was made at or after since, or whose
+// first such workspace started at or after since, that first request, the team's first login and
+// the start of its first workspace with GPUs. Each team costs an index lookup, and one more for a
+// team that asked before since (which stops at the first workspace it finds started before since);
 // only a new team's workspaces are looked at in full.
 func (db *DB) TeamFirsts(ctx context.Context, teams []string, since time.Time) ([]qm.TeamFirst, error) {
 	var out []qm.TeamFirst
-	first := db.x.Rebind(`SELECT MIN(created_at) FROM leases WHERE team = ?`)
-	earlier := db.x.Rebind(`SELECT COUNT(*) FROM (SELECT 1 FROM leases WHERE team = ? AND kind = '' AND started_at < ? LIMIT 1) e`)
-	start := db.x.Rebind(`SELECT MIN(started_at) FROM leases WHERE team = ? AND kind = '' AND started_at IS NOT NULL`)
+	first := db.x.Rebind(`SELECT MIN(created_at) FROM leases WHERE team = ? AND kind = '' AND gpus > 0`)
+	earlier := db.x.Rebind(`SELECT COUNT(*) FROM (SELECT 1 FROM leases WHERE team = ? AND kind = '' AND gpus > 0 AND started_at < ? LIMIT 1) e`)
+	start := db.x.Rebind(`SELECT MIN(started_at) FROM leases WHERE team = ? AND kind = '' AND gpus > 0 AND started_at IS NOT NULL`)
 	login := db.x.Rebind(`SELECT MIN(first_login_at) FROM team_logins WHERE team = ?`)
 	for _, team := range teams {
 		var req, st dbTime

@@ -66,8 +66,8 @@ func TestReportLeasesAreThoseThatCanCountInTheWeek(t *testing.T) {
 	})
 }
 
-// Each team's first request (a lease of any kind) and first workspace start; the history's start;
-// the teams there are.
+// Each team's first request for GPUs (a workspace with GPUs: not a quota increase nor a CPU-only
+// job) and first start of one; the history's start; the teams there are.
 func TestTeamFirsts(t *testing.T) {
 	eachBackend(t, func(t *testing.T, url string) {
 		db := storetest.Open(t, url)
@@ -79,10 +79,12 @@ func TestTeamFirsts(t *testing.T) {
 		b := &qm.Lease{User: "a@x", Team: "vision", Class: "train", GPUs: 1, State: qm.Active, CreatedAt: weekStart.Add(time.Hour), StartedAt: weekStart.Add(2 * time.Hour)}
 		q := &qm.Lease{User: "a@x", Team: "vision", Kind: qm.KindQuota, Class: "train", GPUs: 1, State: qm.Active, CreatedAt: weekStart.Add(-time.Hour), StartedAt: weekStart.Add(-time.Hour)}
 		c := &qm.Lease{User: "n@x", Team: "robotics", Class: "train", GPUs: 1, State: qm.Queued, CreatedAt: weekStart.Add(3 * time.Hour)}
-		createLeases(t, db, a, b, q, c)
-		// vision asked (for quota) before the week, but its first workspace started in it.
+		cpu := &qm.Lease{User: "n@x", Team: "robotics", Class: "train", State: qm.Active, CreatedAt: weekStart.Add(-2 * time.Hour), StartedAt: weekStart.Add(-2 * time.Hour)}
+		createLeases(t, db, a, b, q, c, cpu)
+		// vision asked for quota before the week and for GPUs in it; robotics ran a CPU-only job
+		// before the week and asked for GPUs in it.
 		if fs, err := db.TeamFirsts(ctx, []string{"robotics", "vision"}, weekStart); err != nil || len(fs) != 2 || fs[0].Team != "robotics" || fs[1].Team != "vision" {
-			t.Fatalf("teams new since the week's start = %+v, %v; want robotics (first asked in it) and vision (first workspace in it)", fs, err)
+			t.Fatalf("teams new since the week's start = %+v, %v; want robotics and vision (both first asked for GPUs in it)", fs, err)
 		}
 		if fs, err := db.TeamFirsts(ctx, []string{"robotics", "vision"}, weekStart.Add(3*time.Hour)); err != nil || len(fs) != 1 || fs[0].Team != "robotics" {
 			t.Fatalf("teams new since 3h = %+v, %v; want robotics alone", fs, err)
@@ -92,8 +94,8 @@ func TestTeamFirsts(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(fs) != 2 || fs[0].Team != "robotics" || !fs[0].FirstRequest.Equal(weekStart.Add(3*time.Hour)) || !fs[0].FirstStart.IsZero() || fs[1].Team != "vision" ||
-			!fs[1].FirstRequest.Equal(weekStart.Add(-time.Hour)) || !fs[1].FirstStart.Equal(weekStart.Add(2*time.Hour)) {
-			t.Fatalf("TeamFirsts = %+v; want robotics (asked, not started) and vision (first asked for quota, first workspace at 2h)", fs)
+			!fs[1].FirstRequest.Equal(weekStart) || !fs[1].FirstStart.Equal(weekStart.Add(2*time.Hour)) {
+			t.Fatalf("TeamFirsts = %+v; want robotics (asked for GPUs at 3h, its CPU-only job not counted, not started) and vision (asked for GPUs at 0h, not for quota at -1h; first workspace at 2h)", fs)
 		}
 		// A team's first login is kept once: a later one does not move it.
 		if err := db.NoteTeamLogins(ctx, []string{"robotics"}, weekStart.Add(time.Hour)); err != nil {
@@ -109,10 +111,10 @@ func TestTeamFirsts(t *testing.T) {
 		if c := fs[0].Contact(); !c.Equal(weekStart.Add(time.Hour)) {
 			t.Errorf("robotics signed in (1h) before it asked (3h), yet its first contact is %v", c)
 		}
-		if c := fs[1].Contact(); !c.Equal(weekStart.Add(-time.Hour)) {
-			t.Errorf("vision asked (-1h) before it signed in (5h), yet its first contact is %v", c)
+		if c := fs[1].Contact(); !c.Equal(weekStart) {
+			t.Errorf("vision asked for GPUs (0h) before it signed in (5h), yet its first contact is %v", c)
 		}
-		if start, err := db.HistoryStart(ctx); err != nil || !start.Equal(weekStart.Add(-time.Hour)) {
+		if start, err := db.HistoryStart(ctx); err != nil || !start.Equal(weekStart.Add(-2*time.Hour)) {
 			t.Fatalf("history starts at %v (%v)", start, err)
 		}
 		if teams, err := db.LeaseTeams(ctx); err != nil || strings.Join(teams, ",") != "robotics,vision" {
