@@ -390,7 +390,7 @@ func TestHelpExplainsOneCommand(t *testing.T) {
 	h := newHarnessOn(t, otherPolicy)
 	r := mustOK(t, h.say("rita@borealis.example", "/gpu help estimate"))
 	got := r.PlainText()
-	for _, want := range []string{"/gpu estimate N CLASS DURATION", "gpus (integer, required)", "/gpu estimate 1 dev 4h"} {
+	for _, want := range []string{"/gpu estimate N CLASS DURATION", "`N`, required: how many GPUs", "/gpu estimate 1 dev 4h"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("/gpu help estimate lacks %q:\n%s", want, got)
 		}

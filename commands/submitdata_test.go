@@ -54,7 +54,7 @@ func TestASubmittedJobNamesItsDataClass(t *testing.T) {
 
 	// Help and the platforms' typed options follow from the table: submit takes data as request does.
 	help := texts([]bot.Reply{h.say(haru, "/gpu help submit")})
-	if !strings.Contains(help, "[data CLASS]") || !strings.Contains(help, "data (string, optional): the data class the work touches") {
+	if !strings.Contains(help, "[data CLASS]") || !strings.Contains(help, "`data CLASS`, optional: the data class the work touches, one of the data classes of team proteomics: open (the default) or phi") {
 		t.Errorf("/gpu help submit:\n%s", help)
 	}
 	s, _ := Lookup("submit")

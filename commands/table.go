@@ -42,6 +42,38 @@ type Param struct {
 	// ("for=2h", "+4"). For a flag it is the word itself.
 	Keyword string
 	Help    string
+	// Placeholder is the word help shows for the value, as the command's usage writes it (T in
+	// "team T"); empty: the type's (N, CLASS, DURATION, LEASE, …).
+	Placeholder string
+	// dataClasses: help names the data classes of the asker's team after Help.
+	dataClasses bool
+}
+
+// Typed is how a user types p, as the command's usage writes it: "N", "for DURATION", "+N",
+// "for=DURATION", "exclusive".
+func (p Param) Typed() string {
+	if p.Type == TFlag {
+		return p.Keyword
+	}
+	v := p.Placeholder
+	if v == "" {
+		switch p.Type {
+		case TInt:
+			v = "N"
+		case TText, TString:
+			v = strings.ToUpper(p.Name)
+		default:
+			v = strings.ToUpper(string(p.Type))
+		}
+	}
+	switch {
+	case p.Keyword == "":
+		return v
+	case strings.HasSuffix(p.Keyword, "=") || strings.HasSuffix(p.Keyword, "+"):
+		return p.Keyword + v
+	default:
+		return p.Keyword + " " + v
+	}
 }
 
 // Spec is one /gpu command: its words, typed parameters, grammar, handler and help. Every place
@@ -178,6 +210,23 @@ func (b *Bot) expandFor(ctx context.Context, ex string) string {
 
 type exampleClassKey struct{}
 
+// exampleTeamKey holds the first team of the one who asks.
+type exampleTeamKey struct{}
+
+// dataClassesOf is what help adds to the data class parameter: the data classes the asker's
+// first team is cleared for, its first being the default.
+func (b *Bot) dataClassesOf(ctx context.Context) string {
+	team, ok := ctx.Value(exampleTeamKey{}).(string)
+	if !ok || b.Svc == nil {
+		return ", one of your team's data classes (the default: its first)"
+	}
+	dcs := b.Svc.DataClassesOf(team)
+	if len(dcs) == 1 {
+		return fmt.Sprintf("; team %s has one, %s, the default", team, dcs[0])
+	}
+	return fmt.Sprintf(", one of the data classes of team %s: %s", team, policy.JoinList(append([]string{dcs[0] + " (the default)"}, dcs[1:]...), "or"))
+}
+
 // exampleDataKey holds the data class examples name for the one who asks: their first team's first.
 type exampleDataKey struct{}
 
@@ -188,6 +237,7 @@ func (b *Bot) exampleContext(ctx context.Context, who qm.Identity) context.Conte
 	if len(who.Teams) == 0 {
 		return ctx
 	}
+	ctx = context.WithValue(ctx, exampleTeamKey{}, who.Teams[0])
 	if t, ok := b.pol().Team(who.Teams[0]); ok && len(t.DataClasses) > 0 {
 		ctx = context.WithValue(ctx, exampleDataKey{}, t.DataClasses[0])
 	}
@@ -299,7 +349,7 @@ func oneLease(c Command, args []string) (Command, error) {
 func init() {
 	lease := Param{Name: "lease", Type: TLease, Required: true, Help: "a lease id such as L-42 (see /gpu list)"}
 	// A request and a job name the data class they touch with the same word.
-	dataParam := Param{Name: "data", Type: TString, Keyword: "data", Help: "the data class the work touches"}
+	dataParam := Param{Name: "data", Type: TString, Keyword: "data", Placeholder: "CLASS", Help: "the data class the work touches", dataClasses: true}
 	table = []*Spec{
 		{Name: "help", Words: []string{"help"}, Usage: "/gpu help [COMMAND]", Summary: "this help, or one command's help with examples",
 			Examples: []string{"/gpu help", "/gpu help request"}, Public: true,
@@ -324,9 +374,9 @@ func init() {
 				{Name: "gpus", Type: TInt, Help: "how many GPUs (default 1)"},
 				{Name: "class", Type: TClass, Help: "the class from the catalog (default: the first your team has room in)"},
 				{Name: "duration", Type: TDuration, Keyword: "for", Help: "how long, like 4h (default 4h, at most the class's limit)"},
-				{Name: "template", Type: TTemplate, Keyword: "template", Help: "a workspace template (see /gpu templates)"},
-				{Name: "params", Type: TText, Help: "the template's key=value parameters"},
-				{Name: "team", Type: TTeam, Keyword: "team", Help: "the team to charge, if you are in several"},
+				{Name: "template", Type: TTemplate, Keyword: "template", Placeholder: "T", Help: "a workspace template (see /gpu templates)"},
+				{Name: "params", Type: TText, Placeholder: "key=value …", Help: "the template's parameters"},
+				{Name: "team", Type: TTeam, Keyword: "team", Placeholder: "T", Help: "the team to charge, if you are in several"},
 				dataParam,
 				{Name: "exclusive", Type: TFlag, Keyword: "exclusive", Help: "whole nodes for this lease alone"},
 			},
@@ -388,7 +438,7 @@ func init() {
 			Summary: "ask your budget owners for more quota", Examples: []string{"/gpu quota request +2 {class} for 1w because paper deadline"},
 			Params: []Param{{Name: "gpus", Type: TInt, Required: true, Keyword: "+", Help: "how many more GPUs"}, {Name: "class", Type: TClass, Required: true, Help: "the class"},
 				{Name: "duration", Type: TDuration, Keyword: "for", Help: "for how long (default " + policy.FormatDuration(qm.DefaultQuotaIncrease) + ")"},
-				{Name: "team", Type: TTeam, Keyword: "team", Help: "the team whose quota, if you are in several"}, {Name: "reason", Type: TText, Required: true, Keyword: "because", Help: "why, for the budget owners"}},
+				{Name: "team", Type: TTeam, Keyword: "team", Placeholder: "T", Help: "the team whose quota, if you are in several"}, {Name: "reason", Type: TText, Required: true, Keyword: "because", Help: "why, for the budget owners"}},
 			parse: parseQuotaRequest,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.quotaRequest(ctx, req, c)
@@ -399,15 +449,15 @@ func init() {
 				return b.Templates.list(ctx, req, c)
 			}},
 		{Name: "template", Words: []string{"template"}, Usage: "/gpu template NAME", Summary: "a template's Slurm script and Kubernetes manifest", Examples: []string{"/gpu template {template}"},
-			Public: true, Params: []Param{{Name: "name", Type: TTemplate, Required: true, Help: "the template"}}, parse: parseTemplate,
+			Public: true, Params: []Param{{Name: "name", Type: TTemplate, Required: true, Placeholder: "NAME", Help: "the template"}}, parse: parseTemplate,
 			offered: hasTemplates, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.Templates.show(ctx, req, c)
 			}},
 		{Name: "submit", Words: []string{"submit"}, Usage: "/gpu submit TEMPLATE [key=value …] [class=C] [gpus=N] [team=T] [for=DURATION] [data CLASS]", Summary: "a batch job from a template, under a new lease",
 			Examples: []string{"/gpu submit {batch}"},
-			Params: []Param{{Name: "template", Type: TTemplate, Required: true, Help: "the template"}, {Name: "params", Type: TText, Help: "the template's key=value parameters"},
-				{Name: "class", Type: TClass, Keyword: "class=", Help: "the class (default: the first that fits and your team has room in)"}, {Name: "gpus", Type: TInt, Keyword: "gpus=", Help: "how many GPUs (default: the template's)"},
-				{Name: "team", Type: TTeam, Keyword: "team=", Help: "the team to charge"}, {Name: "duration", Type: TDuration, Keyword: "for=", Help: "how long, like 2h"},
+			Params: []Param{{Name: "template", Type: TTemplate, Required: true, Help: "the template"}, {Name: "params", Type: TText, Placeholder: "key=value …", Help: "the template's parameters"},
+				{Name: "class", Type: TClass, Keyword: "class=", Placeholder: "C", Help: "the class (default: the first that fits and your team has room in)"}, {Name: "gpus", Type: TInt, Keyword: "gpus=", Help: "how many GPUs (default: the template's)"},
+				{Name: "team", Type: TTeam, Keyword: "team=", Placeholder: "T", Help: "the team to charge"}, {Name: "duration", Type: TDuration, Keyword: "for=", Help: "how long, like 2h"},
 				dataParam},
 			parse:   parseSubmit,
 			offered: hasTemplates, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
@@ -423,7 +473,7 @@ func init() {
 			}},
 		{Name: "unlink", Words: []string{"unlink"}, Usage: "/gpu unlink EMAIL|ACCOUNT", Summary: "unlink someone's chat accounts (platform admins)",
 			Examples: []string{"/gpu unlink {person}"}, offered: hasSSO,
-			Params: []Param{{Name: "who", Type: TString, Required: true, Help: "an email, or a chat account as platform:workspace:user"}},
+			Params: []Param{{Name: "who", Type: TString, Required: true, Placeholder: "EMAIL|ACCOUNT", Help: "an email, or a chat account as platform:workspace:user"}},
 			parse:  parseUnlink,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.unlink(ctx, req, c)
@@ -468,7 +518,11 @@ func (b *Bot) help(ctx context.Context, topic string) bot.Reply {
 			if p.Required {
 				req = "required"
 			}
-			lines = append(lines, fmt.Sprintf("%s (%s, %s): %s", p.Name, p.Type, req, p.Help))
+			help := p.Help
+			if p.dataClasses {
+				help += b.dataClassesOf(ctx)
+			}
+			lines = append(lines, fmt.Sprintf("`%s`, %s: %s", p.Typed(), req, help))
 		}
 		if len(lines) > 0 {
 			r.Sections = append(r.Sections, bot.Section{Title: "Parameters", Text: strings.Join(lines, "\n")})
