@@ -483,6 +483,14 @@ func parseRequest(c Command, args []string) (Command, error) {
 		seen[what] = true
 		return nil
 	}
+	// After a mistake the rest is read on, so that a refusal's example can keep what was typed
+	// right (typedExample); the first mistake is the refusal.
+	var first *qm.Error
+	note := func(e *qm.Error) {
+		if first == nil {
+			first = e
+		}
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		la := policy.NameKey(a)
@@ -500,57 +508,70 @@ func parseRequest(c Command, args []string) (Command, error) {
 		case la == "for" || la == "duration":
 			v, perr := next("duration such as 4h")
 			if perr != nil {
-				return c, perr
+				note(perr)
+				continue
 			}
 			from := i
 			v, i = durationWordsBut(args, i, v, isClass)
 			if perr := once("duration"); perr != nil {
-				return c, perr
+				note(perr)
+				continue
 			}
 			d, err := parseDur(v)
 			if err != nil {
-				return c, durationProblem("request", strings.Join(args[from:i+1], " "), err, "30m, 4h or 2d")
+				note(durationProblem("request", strings.Join(args[from:i+1], " "), err, "30m, 4h or 2d"))
+				continue
 			}
 			c.Duration = d
 		case la == "template":
 			v, perr := next("template name")
 			if perr != nil {
-				return c, perr
+				note(perr)
+				continue
 			}
 			if perr := once("template"); perr != nil {
-				return c, perr
+				note(perr)
+				continue
 			}
 			c.Template = policy.NameKey(unquoted(v))
 		case la == "team":
 			v, perr := next("team name")
 			if perr != nil {
-				return c, perr
+				note(perr)
+				continue
 			}
 			if perr := once("team"); perr != nil {
-				return c, perr
+				note(perr)
+				continue
 			}
 			t, perr := c.teamName("request", v)
 			if perr != nil {
-				return c, perr
+				note(perr)
+				continue
 			}
 			c.Team = t
 		case la == "data":
 			if i+1 >= len(args) {
-				return c, qm.Invalid(dataExample, "%s must be followed by a data class.", policy.Quoted(a, 40))
+				note(qm.Invalid(dataExample, "%s must be followed by a data class.", policy.Quoted(a, 40)))
+				continue
 			}
 			v, _ := next("data class")
 			if perr := once("data class"); perr != nil {
-				return c, perr
+				note(perr)
+				continue
 			}
 			v = unquoted(v)
 			c.DataClass = policy.NameKey(v)
 			if !policy.ValidDataClass(c.DataClass) {
-				return c, qm.Invalid(dataExample, "%s is not a data class, which is one word of letters, digits, dots, - and _.", policy.Quoted(v, 40))
+				c.DataClass = ""
+				note(qm.Invalid(dataExample, "%s is not a data class, which is one word of letters, digits, dots, - and _.", policy.Quoted(v, 40)))
+				continue
 			}
 		case strings.Contains(a, "=") && c.Template != "":
 			c.Params = append(c.Params, a) // the template's key=value parameters
 		case strings.Contains(a, "="):
-			return c, bad("request", "%s is a template parameter, but the request names no template; put it after template NAME.", policy.Quoted(a, 40))
+			note(bad("request", "%s is a template parameter, but the request names no template; put it after template NAME.", policy.Quoted(a, 40)))
+			continue
 		case la == "exclusive" || la == "reservation":
 			c.Exclusive = true
 		case la == "×": // "2 × train", as the replies write it
@@ -565,7 +586,8 @@ func parseRequest(c Command, args []string) (Command, error) {
 			// "2 hours", "for 4h 1 train 2 h": a number and a unit where no number of GPUs goes,
 			// or where the unit is no class of the policy, is a duration.
 			if perr := once("duration"); perr != nil {
-				return c, perr
+				note(perr)
+				continue
 			}
 			from := i
 			i++
@@ -573,13 +595,15 @@ func parseRequest(c Command, args []string) (Command, error) {
 			i = j
 			d, err := parseDur(v)
 			if err != nil {
-				return c, durationProblem("request", strings.Join(args[from:i+1], " "), err, "30m, 4h or 2d")
+				note(durationProblem("request", strings.Join(args[from:i+1], " "), err, "30m, 4h or 2d"))
+				continue
 			}
 			c.Duration = d
 		case looksNumeric(a) && !seen["gpus"] && c.Class == "":
 			n, perr := parseCount("request", a)
 			if perr != nil {
-				return c, perr
+				note(perr)
+				continue
 			}
 			seen["gpus"] = true
 			c.GPUs = n
@@ -588,7 +612,8 @@ func parseRequest(c Command, args []string) (Command, error) {
 			la = policy.NameKey(a)
 			if d, err := parseDur(a); err == nil && !looksNumeric(a) {
 				if perr := once("duration"); perr != nil {
-					return c, perr
+					note(perr)
+					continue
 				}
 				if v, j := durationWordsBut(args, i, a, isClass); j > i {
 					d, _ = parseDur(v)
@@ -602,23 +627,31 @@ func parseRequest(c Command, args []string) (Command, error) {
 				if _, j := durationWordsBut(args, i, a, isClass); j > i {
 					a = a + " " + strings.Join(args[i+1:j+1], " ") // "0h 0m", quoted as typed
 				}
-				return c, durationProblem("request", a, err, "30m, 4h or 2d")
+				note(durationProblem("request", a, err, "30m, 4h or 2d"))
+				continue
 			}
 			if looksNumeric(a) {
-				return c, bad("request", "%s is out of place: put the number of GPUs first, before the class.", policy.Quoted(a, 40))
+				note(bad("request", "%s is out of place: put the number of GPUs first, before the class.", policy.Quoted(a, 40)))
+				continue
 			}
 			if !seen["gpus"] && c.Class == "" && numberLike(a) && !c.classes[la] {
 				// 0x10, 2k, ٢: where the number of GPUs goes, and no class's name, which begins with a letter.
-				return c, bad("request", "%s is not a whole number of GPUs.", policy.Quoted(a, 40))
+				note(bad("request", "%s is not a whole number of GPUs.", policy.Quoted(a, 40)))
+				continue
 			}
 			if c.Class != "" {
-				return c, bad("request", "%s is not part of a request; the class is already %s.", policy.Quoted(a, 40), c.Class)
+				note(bad("request", "%s is not part of a request; the class is already %s.", policy.Quoted(a, 40), c.Class))
+				continue
 			}
 			if !validName(la) {
-				return c, bad("request", "%s is not a class name.", policy.Quoted(a, 40))
+				note(bad("request", "%s is not a class name.", policy.Quoted(a, 40)))
+				continue
 			}
 			c.Class = la
 		}
+	}
+	if first != nil {
+		return c, first
 	}
 	if c.Class == "" && len(maybe) == 1 {
 		c.Class = maybe[0]

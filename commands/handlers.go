@@ -66,8 +66,10 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 		if known {
 			if who, err := b.Svc.Resolve(ctx, user); err == nil {
 				ctx = b.exampleContext(ctx, who)
+				c.Who = &who
 			}
 		}
+		ctx = withTyped(ctx, c)
 		err = b.ownLeaseExample(ctx, user, known, c.Verb, err)
 		return []bot.Reply{b.refuse(ctx, c.Verb, b.submitExample(c, err))}
 	}
@@ -88,7 +90,7 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 	case !s.Public:
 		return []bot.Reply{b.refuse(ctx, c.Verb, err)}
 	}
-	return s.run(ctx, b, req, c)
+	return s.run(withTyped(ctx, c), b, req, c)
 }
 
 // Check is what a decision's form checks before it asks for more (the reason for a denial):
@@ -198,7 +200,7 @@ func (b *Bot) refuse(ctx context.Context, verb string, err error) bot.Reply {
 	}
 	text := e.Message
 	if ex != "" {
-		text += " Example: " + b.expandFor(ctx, ex)
+		text += " Example: " + b.expandFor(ctx, b.typedExample(ctx, ex))
 	}
 	return bot.Reply{Error: true, Ephemeral: true, Text: text}
 }
