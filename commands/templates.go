@@ -831,20 +831,27 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 // userExample keeps the user's words in the example of a refusal of a template's lease. An example
 // of the template that changes some of its words (nnodes=3 for nnodes=2) keeps the user's
 // class=, gpus= and other parameters, the example's words over them. A refusal with no example
-// on a class named with class= (more GPUs than the class has) gets one on that class with as many
-// GPUs as it holds for the template. Anything else is left as it is.
+// gets the command typed: on a class named with class=, the GPUs typed where the class holds them
+// for the template (more become as many as it holds). Either keeps the team typed where the asker
+// is in it, the length typed within the class's max_duration and the data class typed. Anything
+// else is left as it is.
 func (t *Templates) userExample(c Command, tp *templates.Template, params templates.Params, err error) error {
 	var e *qm.Error
-	if !errors.As(err, &e) || e.Code != qm.EINVALID {
+	if !errors.As(err, &e) || e.Code != qm.EINVALID && (e.Code != qm.EFORBIDDEN || e.Example != "") {
 		return err
 	}
 	class, gpus := c.Class, c.GPUs
 	set := map[string]string{}
 	switch rest, ok := strings.CutPrefix(e.Example, "/gpu submit "+tp.Name); {
 	case e.Example == "" && class != "" && gpus > 0:
-		if gpus = t.classGPUs(tp, params, class); gpus == 0 {
+		// The GPUs typed stay where the class holds them; more become the most it holds.
+		most := t.classGPUs(tp, params, class)
+		if most == 0 {
 			return err
 		}
+		gpus = min(gpus, most)
+	case e.Example == "":
+		// No example of its own: the command typed, with its length put right below.
 	case !ok || e.Example == tp.Example() || rest != "" && rest[0] != ' ':
 		return err
 	default:
@@ -871,9 +878,23 @@ func (t *Templates) userExample(c Command, tp *templates.Template, params templa
 	if gpus > 0 {
 		first = append(first, fmt.Sprintf("gpus=%d", gpus))
 	}
+	if team := t.Bot.typedTeam(c); team != "" {
+		first = append(first, "team="+team)
+	}
+	if c.Duration > 0 {
+		// The length typed, within the class's max_duration (or any lease's longest).
+		cl := &policy.Class{}
+		if k, ok := t.Bot.pol().Class(class); ok {
+			cl = k
+		}
+		first = append(first, "for="+policy.FormatDuration(typedDuration(cl, c.Duration)))
+	}
 	ex, ok := withParams(tp, params, first, set)
 	if !ok {
 		return err
+	}
+	if c.DataClass != "" && policy.ValidDataClass(c.DataClass) {
+		ex += " data " + c.DataClass
 	}
 	return e.WithExample(ex)
 }

@@ -49,3 +49,35 @@ func TestARefusedRequestsExampleKeepsWhatWasTyped(t *testing.T) {
 		t.Errorf("sam's example %q, want it on bigiron for 2d", got)
 	}
 }
+
+// A refused template request or job keeps, in its example, the class, GPUs, team, length and data
+// class typed, the length within the class's max_duration: not the most GPUs the class holds
+// nor the template's own example.
+func TestARefusedTemplateRequestsExampleKeepsWhatWasTyped(t *testing.T) {
+	h := templatesOn(t, policyVariant(t, otherPolicy, "data_classes: [open]", "data_classes: [lab, open]"))
+	const rita = "rita@borealis.example"
+	for ask, want := range map[string]string{
+		"/gpu request 1 bigiron for 31d template jupyterlab data open": "/gpu submit jupyterlab class=bigiron gpus=1 for=2d data open",
+		"/gpu submit cuda-smoke class=bigiron gpus=2 for=31d":          "/gpu submit cuda-smoke class=bigiron gpus=2 for=2d",
+		"/gpu submit cuda-smoke gpus=2 team=speech for=8h data lab":    "/gpu submit cuda-smoke gpus=2 for=8h data lab",
+		"/gpu submit cuda-smoke class=bigiron for=31d":                 "/gpu submit cuda-smoke class=bigiron for=2d",
+	} {
+		r := h.say(rita, ask)
+		if !r.Error {
+			t.Errorf("%s was not refused: %s", ask, r.Text)
+			continue
+		}
+		got := exampleIn(t, r)
+		if got != want {
+			t.Errorf("%s:\n got example %q (%s)\nwant %q", ask, got, r.Text, want)
+			continue
+		}
+		again := h.say(rita, got)
+		if again.Error {
+			t.Errorf("the example of %s, %s, is refused: %s", ask, got, again.Text)
+		}
+		if strings.Contains(again.Text, "L-") {
+			h.say(rita, "/gpu release "+leaseIn(t, again.Text).String())
+		}
+	}
+}
