@@ -3,11 +3,13 @@ package commands
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/templates"
 )
 
 // typedKey holds the command as typed (as far as the grammar read it), for refusals' examples.
@@ -31,6 +33,14 @@ func (b *Bot) typedExample(ctx context.Context, ex string) string {
 	if !ok {
 		return ex
 	}
+	if c.Verb == "request" && c.Template != "" && b.Templates != nil {
+		// A template's refusals write their examples as /gpu submit does; the user typed a request.
+		if tp, err := b.Templates.Catalog.Get(c.Template); err == nil {
+			if r := b.templateRequest(c, tp, ex); r != "" {
+				return r
+			}
+		}
+	}
 	s, ok := Lookup(c.Verb)
 	if !ok || len(s.Examples) == 0 {
 		return ex
@@ -39,12 +49,24 @@ func (b *Bot) typedExample(ctx context.Context, ex string) string {
 	if !general && !(c.Verb == "request" && ex == dataExample) {
 		return ex
 	}
-	cl := b.typedClass(ctx, c.Class)
 	team := b.typedTeam(c)
+	cl := b.typedClass(ctx, c.Class, team)
 	var parts []string
 	switch c.Verb {
 	case "request":
-		parts = []string{"/gpu request", fmt.Sprint(b.typedGPUs(cl, c.GPUs)), cl.Name, "for", policy.FormatDuration(typedDuration(cl, c.Duration))}
+		gpus := b.typedGPUs(cl, c.GPUs)
+		if gpus < c.GPUs {
+			// Too many GPUs for the class or the cluster: as many as are granted at once, within
+			// what the team's quota leaves; where it leaves none, the quota request that helps.
+			left, known := b.quotaLeft(ctx, c, team, cl.Name)
+			switch {
+			case known && left < 1:
+				return qm.QuotaRequestExample(gpus, cl.Name, team)
+			case known:
+				gpus = min(gpus, left)
+			}
+		}
+		parts = []string{"/gpu request", fmt.Sprint(gpus), cl.Name, "for", policy.FormatDuration(typedDuration(cl, c.Duration))}
 		if c.Template != "" && b.Templates != nil {
 			if _, err := b.Templates.Catalog.Get(c.Template); err == nil {
 				parts = append(append(parts, "template", c.Template), c.Params...)
@@ -83,10 +105,19 @@ func (b *Bot) typedExample(ctx context.Context, ex string) string {
 	return strings.Join(parts, " ")
 }
 
-// typedClass is the class typed where the policy has it, else the one examples name for the asker.
-func (b *Bot) typedClass(ctx context.Context, name string) *policy.Class {
+// typedClass is the class typed where the policy has it, else the first class in which team (the
+// team typed; "": the asker's first) has GPUs, as examples name it.
+func (b *Bot) typedClass(ctx context.Context, name, team string) *policy.Class {
 	if cl, ok := b.pol().Class(name); ok && name != "" {
 		return cl
+	}
+	if team != "" {
+		q := b.pol().QuotaFor(team)
+		for _, c := range b.pol().Classes {
+			if q.GPUs[c.Name] > 0 {
+				return c
+			}
+		}
 	}
 	cl := b.pol().Classes[0]
 	if name, ok := ctx.Value(exampleClassKey{}).(string); ok {
@@ -95,6 +126,22 @@ func (b *Bot) typedClass(ctx context.Context, name string) *policy.Class {
 		}
 	}
 	return cl
+}
+
+// quotaLeft is how many GPUs of class the quota of team (the team typed; "": the asker's first)
+// leaves now, with approved increases; false where that is not known.
+func (b *Bot) quotaLeft(ctx context.Context, c Command, team, class string) (int, bool) {
+	if team == "" && c.Who != nil && len(c.Who.Teams) > 0 {
+		team = c.Who.Teams[0]
+	}
+	if team == "" || b.Svc == nil || b.Svc.Store == nil {
+		return 0, false
+	}
+	u, q, err := b.Svc.TeamUsage(ctx, team)
+	if err != nil {
+		return 0, false
+	}
+	return q.GPUs[class] - u.GPUs[class], true
 }
 
 // typedTeam is the team typed where the asker is in it, else "".
@@ -150,4 +197,113 @@ func (b *Bot) firstDataClass(ctx context.Context, team string) string {
 		return b.Svc.DataClassesOf(team)[0]
 	}
 	return b.expandFor(ctx, "{data}")
+}
+
+// templateRequest is ex, a refusal's example of template tp in /gpu submit's words (/gpu submit
+// TP class=C gpus=N team=T for=D k=v … data X), written as the request with a template the user
+// typed: /gpu request N C for D template TP k=v … team T data X exclusive. What ex leaves out is
+// what was typed where it is right: the class where the policy has it, the GPUs within the
+// class, the length within its max_duration, the team where the asker is in it, the data class,
+// exclusive, and each template parameter that is right (ex's over them). "" where ex is no
+// example of tp, or one this cannot rewrite.
+func (b *Bot) templateRequest(c Command, tp *templates.Template, ex string) string {
+	rest, ok := strings.CutPrefix(ex, "/gpu submit "+tp.Name)
+	if !ok || rest != "" && rest[0] != ' ' || strings.ContainsAny(rest, `"'`) {
+		return ""
+	}
+	class, gpus, team, length, data, exclusive := "", 0, "", "", "", c.Exclusive
+	set := map[string]string{}
+	words := strings.Fields(rest)
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		k, v, isParam := strings.Cut(w, "=")
+		switch {
+		case w == "data" && i+1 < len(words):
+			i++
+			data = words[i]
+		case w == "exclusive":
+			exclusive = true
+		case !isParam:
+			return ""
+		case k == "class":
+			class = v
+		case k == "gpus":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return ""
+			}
+			gpus = n
+		case k == "team":
+			team = v
+		case k == "for":
+			length = v
+		default:
+			set[k] = v
+		}
+	}
+	cl, typedCl := b.pol().Class(c.Class)
+	if class == "" && typedCl && c.Class != "" {
+		class = cl.Name
+	}
+	if k, ok := b.pol().Class(class); ok {
+		cl = k
+	} else {
+		cl = &policy.Class{}
+	}
+	if gpus == 0 && c.GPUs > 0 {
+		gpus = c.GPUs
+		if class != "" {
+			gpus = b.typedGPUs(cl, c.GPUs)
+		}
+	}
+	if length == "" && c.Duration > 0 {
+		length = policy.FormatDuration(typedDuration(cl, c.Duration))
+	}
+	if team == "" {
+		team = b.typedTeam(c)
+	}
+	if data == "" && c.DataClass != "" && policy.ValidDataClass(c.DataClass) {
+		data = c.DataClass
+	}
+	// The user's parameters that are right on their own, ex's over them.
+	params := templates.Params{}
+	for _, w := range c.Params {
+		if p, err := tp.ParseParams([]string{w}); err == nil {
+			for k, v := range p {
+				if _, dup := params[k]; !dup {
+					params[k] = v
+				}
+			}
+		}
+	}
+	sub, ok := withParams(tp, params, nil, set)
+	if !ok {
+		if sub, ok = withParams(tp, templates.Params{}, nil, set); !ok {
+			return ""
+		}
+	}
+	parts := []string{"/gpu request"}
+	if gpus > 0 {
+		parts = append(parts, strconv.Itoa(gpus))
+	}
+	if class != "" {
+		parts = append(parts, class)
+	}
+	if length != "" {
+		parts = append(parts, "for", length)
+	}
+	parts = append(parts, "template", tp.Name)
+	if ps := strings.TrimSpace(strings.TrimPrefix(sub, "/gpu submit "+tp.Name)); ps != "" {
+		parts = append(parts, ps)
+	}
+	if team != "" {
+		parts = append(parts, "team", team)
+	}
+	if data != "" {
+		parts = append(parts, "data", data)
+	}
+	if exclusive {
+		parts = append(parts, "exclusive")
+	}
+	return strings.Join(parts, " ")
 }

@@ -57,7 +57,7 @@ func TestARefusedTemplateRequestsExampleKeepsWhatWasTyped(t *testing.T) {
 	h := templatesOn(t, policyVariant(t, otherPolicy, "data_classes: [open]", "data_classes: [lab, open]"))
 	const rita = "rita@borealis.example"
 	for ask, want := range map[string]string{
-		"/gpu request 1 bigiron for 31d template jupyterlab data open": "/gpu submit jupyterlab class=bigiron gpus=1 for=2d data open",
+		"/gpu request 1 bigiron for 31d template jupyterlab data open": "/gpu request 1 bigiron for 2d template jupyterlab data open",
 		"/gpu submit cuda-smoke class=bigiron gpus=2 for=31d":          "/gpu submit cuda-smoke class=bigiron gpus=2 for=2d",
 		"/gpu submit cuda-smoke gpus=2 team=speech for=8h data lab":    "/gpu submit cuda-smoke gpus=2 for=8h data lab",
 		"/gpu submit cuda-smoke class=bigiron for=31d":                 "/gpu submit cuda-smoke class=bigiron for=2d",
