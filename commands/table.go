@@ -76,6 +76,20 @@ func (p Param) Typed() string {
 	}
 }
 
+// Option is how a platform that takes a command's parameters as typed options (Discord) takes
+// p: the option's name, registered from the table as p.Name, a colon and its value as help and
+// usage write it: "duration:DURATION", "data:DATA", "exclusive:True".
+func (p Param) Option() string {
+	if p.Type == TFlag {
+		return p.Name + ":True"
+	}
+	return p.Name + ":" + strings.ToUpper(strings.ReplaceAll(p.Name, "-", "_"))
+}
+
+// takesOptions reports whether req comes from a platform whose /gpu takes a command's
+// parameters as typed options (Discord's /gpu request gpus:2 duration:8h), not words after it.
+func takesOptions(req bot.Request) bool { return req.Account.Platform == "discord" }
+
 // Spec is one /gpu command: its words, typed parameters, grammar, handler and help. Every place
 // that lists, parses, documents or registers commands reads this table: help, the grammar, the
 // Slack manifest's check, the console and typed registration on other platforms.
@@ -362,7 +376,7 @@ func init() {
 				return c, nil
 			},
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
-				return []bot.Reply{b.help(ctx, c.Arg)}
+				return []bot.Reply{b.help(ctx, c.Arg, takesOptions(req))}
 			}},
 		{Name: "catalog", Words: []string{"catalog"}, Usage: "/gpu catalog", Summary: "classes, prices, limits, free GPUs and the predicted wait",
 			Examples: []string{"/gpu catalog"}, parse: noArgs,
@@ -496,8 +510,9 @@ func init() {
 
 func hasTemplates(b *Bot) bool { return b.Templates != nil }
 
-// help is /gpu help, or /gpu help COMMAND: one command's usage, parameters and examples.
-func (b *Bot) help(ctx context.Context, topic string) bot.Reply {
+// help is /gpu help, or /gpu help COMMAND: one command's usage, parameters and examples. With
+// options (Discord), each parameter is named as the option it is typed as (Param.Option).
+func (b *Bot) help(ctx context.Context, topic string, options bool) bot.Reply {
 	if topic != "" {
 		s, ok := Lookup(topic)
 		if !ok || !b.offers(s) {
@@ -522,7 +537,11 @@ func (b *Bot) help(ctx context.Context, topic string) bot.Reply {
 			if p.dataClasses {
 				help += b.dataClassesOf(ctx)
 			}
-			lines = append(lines, fmt.Sprintf("`%s`, %s: %s", p.Typed(), req, help))
+			typed := p.Typed()
+			if options {
+				typed = p.Option()
+			}
+			lines = append(lines, fmt.Sprintf("`%s`, %s: %s", typed, req, help))
 		}
 		if len(lines) > 0 {
 			r.Sections = append(r.Sections, bot.Section{Title: "Parameters", Text: strings.Join(lines, "\n")})

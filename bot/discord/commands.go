@@ -44,6 +44,9 @@ type Option struct {
 	OneWord bool
 	// MinValue bounds an integer from below when set.
 	MinValue *float64
+	// Typed is how the option is typed, name:VALUE, as usage and help write it; empty: the name,
+	// a colon and the name in capitals (True for a boolean).
+	Typed string
 }
 
 // Command is one /gpu subcommand.

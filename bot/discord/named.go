@@ -63,11 +63,14 @@ func UsageOf(name string, c Command) string {
 			if o.Required != required {
 				continue
 			}
-			v := strings.ToUpper(strings.ReplaceAll(o.Name, "-", "_"))
-			if o.Type == OptionBoolean {
-				v = "True"
+			w := o.Typed
+			if w == "" {
+				v := strings.ToUpper(strings.ReplaceAll(o.Name, "-", "_"))
+				if o.Type == OptionBoolean {
+					v = "True"
+				}
+				w = o.Name + ":" + v
 			}
-			w := o.Name + ":" + v
 			if !o.Required {
 				w = "[" + w + "]"
 			}
