@@ -176,6 +176,8 @@ func TestARefusedTemplateRequestKeepsTheRequestForm(t *testing.T) {
 	for ask, want := range map[string]string{
 		"/gpu request 1 slim for 3h template jupyterlab bogus=1":                                     "/gpu request 1 slim for 3h template jupyterlab root=notebooks",
 		"/gpu request 2 wide for 7h template hf-lora dataset=sets/mine epochs=0 team moss data blue": "/gpu request 2 wide for 7h template hf-lora dataset=sets/mine epochs=3 team moss data blue",
+		// A template that uses no GPU: the number typed is what was wrong, and stays out.
+		"/gpu request 2 for 3h template data-prep script=prep.py input=in/a output=out/b": "/gpu request for 3h template data-prep script=prep.py input=in/a output=out/b",
 	} {
 		r := h.say(ana, ask)
 		if !r.Error {

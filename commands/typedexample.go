@@ -203,9 +203,9 @@ func (b *Bot) firstDataClass(ctx context.Context, team string) string {
 // TP class=C gpus=N team=T for=D k=v … data X), written as the request with a template the user
 // typed: /gpu request N C for D template TP k=v … team T data X exclusive. What ex leaves out is
 // what was typed where it is right: the class where the policy has it, the GPUs within the
-// class, the length within its max_duration, the team where the asker is in it, the data class,
-// exclusive, and each template parameter that is right (ex's over them). "" where ex is no
-// example of tp, or one this cannot rewrite.
+// class (none for a template that uses no GPU), the length within its max_duration, the team
+// where the asker is in it, the data class, exclusive, and each template parameter that is right
+// (ex's over them). "" where ex is no example of tp, or one this cannot rewrite.
 func (b *Bot) templateRequest(c Command, tp *templates.Template, ex string) string {
 	rest, ok := strings.CutPrefix(ex, "/gpu submit "+tp.Name)
 	if !ok || rest != "" && rest[0] != ' ' || strings.ContainsAny(rest, `"'`) {
@@ -250,7 +250,7 @@ func (b *Bot) templateRequest(c Command, tp *templates.Template, ex string) stri
 	} else {
 		cl = &policy.Class{}
 	}
-	if gpus == 0 && c.GPUs > 0 {
+	if gpus == 0 && c.GPUs > 0 && !tp.CPUOnly() { // a template that uses no GPU asks for none
 		gpus = c.GPUs
 		if class != "" {
 			gpus = b.typedGPUs(cl, c.GPUs)
