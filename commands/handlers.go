@@ -264,6 +264,13 @@ func (b *Bot) newLength(l *qm.Lease) string {
 
 func (b *Bot) keep(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	l, err := b.Svc.Keep(ctx, req.User, c.Lease)
+	if err == nil && req.Key != "" && (l.State == qm.IdleWarned || !l.State.Running()) {
+		// The answer of an earlier press of this button (or delivery of this command): the
+		// lease has been warned again since, or has ended, so that press does not answer now.
+		// Keep it now, once for this warning, or say why it cannot be kept.
+		again := fmt.Sprintf("%s|keep|%s|%d", req.Key, l.State, l.WarnedAt.UnixNano())
+		l, err = b.Svc.Keep(qm.WithDeliveryKey(ctx, again), req.User, c.Lease)
+	}
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
