@@ -401,11 +401,16 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 		l.Reason = "waiting: " + s.capText(p.Limit, p.SharedUsed)
 		return nil, nil
 	}
-	pl, ok := place(inv, ix, held, placeRequest{Class: l.Class, Team: l.Team, GPUs: l.GPUs,
-		ExclusiveClass: c != nil && c.Exclusive(), Reserve: l.Exclusive})
+	req := placeRequest{Class: l.Class, Team: l.Team, GPUs: l.GPUs, ExclusiveClass: c != nil && c.Exclusive(), Reserve: l.Exclusive}
+	pl, ok := place(inv, ix, held, req)
 	if !ok {
-		if c != nil && c.Exclusive() {
-			l.Reason = fmt.Sprintf("waiting for %s GPUs on nodes that no other team uses (the class is exclusive)", l.Class)
+		if shared := req; req.ExclusiveClass {
+			// Only when another team's leases are what keeps it off GPUs that are free: where its
+			// own team's leases fill the nodes, it waits for free GPUs as on any class.
+			shared.ExclusiveClass = false
+			if _, fits := place(inv, ix, held, shared); fits {
+				l.Reason = fmt.Sprintf("waiting for %s GPUs on nodes that no other team uses (the class is exclusive)", l.Class)
+			}
 		}
 		return nil, nil
 	}
