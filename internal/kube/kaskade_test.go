@@ -307,7 +307,7 @@ func TestKaskadeWalk(t *testing.T) {
 	k.reconcile()
 	la = k.lease(a.ID)
 	t.Logf("a after the drain: %s %q ended %s", la.State, la.Reason, la.EndedAt)
-	if la.State != qm.Failed {
+	if la.State != qm.Failed || !strings.Contains(la.Reason, "EvictionByEvictionAPI") {
 		t.Errorf("a after its pod was evicted: %s %q", la.State, la.Reason)
 	}
 

@@ -434,6 +434,7 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 			continue
 		}
 		kp := podsOf[k.Namespace+"/"+k.Name]
+		b.keepLoss(ctx, k, kp)
 		j, failed := batchJob(k, kp)
 		j.Lease, j.Ref, j.Kept = id, Ref("job", k.Namespace, k.Name), true
 		if d := k.Spec.ActiveDeadlineSeconds; d != nil && *d > 0 {
@@ -455,6 +456,27 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 	}
 	b.mu.Unlock()
 	return out, nil
+}
+
+// keepLoss writes on the Job why its pod that ran is failing or being deleted (AnnotationLostPod),
+// so that the lease's reason still says so once Kubernetes has deleted the pod. A write that
+// fails (the Job changed meanwhile) is tried again on the next pass while the pod is there.
+func (b *Backend) keepLoss(ctx context.Context, k *batchv1.Job, pods []*corev1.Pod) {
+	v, ok := goingPod(pods)
+	if !ok || k.Annotations[AnnotationLostPod] == v || k.DeletionTimestamp != nil {
+		return
+	}
+	u := k.DeepCopy()
+	if u.Annotations == nil {
+		u.Annotations = map[string]string{}
+	}
+	u.Annotations[AnnotationLostPod] = v
+	got, err := b.c.BatchV1().Jobs(k.Namespace).Update(ctx, u, metav1.UpdateOptions{})
+	if err != nil {
+		b.log.Debug("keeping why a pod went on its Job", "job", k.Namespace+"/"+k.Name, "err", err)
+		return
+	}
+	*k = *got
 }
 
 // output is the last lines of a failed pod's main container log, read once per pod; "" when the

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -277,7 +278,11 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 					j.EndedAt = end
 				}
 			} else if lostPods(k, pods) > 0 {
-				f.words = append(f.words, lostWords)
+				if lf, node, ok := keptLoss(k); ok {
+					f, j.Node = lf, node
+				} else {
+					f.words = append(f.words, lostWords)
+				}
 			}
 			if c.Reason != "" {
 				f.words = append(f.words, c.Reason)
@@ -327,9 +332,9 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 		case lost > 0 && !replacing(k):
 			// Gone before a pass saw it fail, and the Job makes no other (its backoffLimit):
 			// it fails, and the Job, with nothing left to read, is deleted at once.
-			return qm.Job{State: qm.JobFailed, StartedAt: j.StartedAt, Reason: "Kubernetes: " + lostWords, Held: true}, nil
+			return qm.Job{State: qm.JobFailed, StartedAt: j.StartedAt, Reason: lostReason(k), Held: true}, nil
 		case lost > 0:
-			return qm.Job{State: qm.JobPending, StartedAt: j.StartedAt, Reason: "Kubernetes: " + lostWords + "; the Job is making another"}, nil
+			return qm.Job{State: qm.JobPending, StartedAt: j.StartedAt, Reason: lostReason(k) + "; the Job is making another"}, nil
 		}
 		// No pods yet: the Job controller has not made them.
 		return qm.Job{State: qm.JobStarting}, nil
@@ -346,7 +351,7 @@ func batchJob(k *batchv1.Job, pods []*corev1.Pod) (qm.Job, *corev1.Pod) {
 				// A replacement runs (of a Job of one pod; an array's tasks come and go): its
 				// owner hears that the workspace restarted, and why.
 				j.Restarted = podStarted(p)
-				j.Reason = lossWhy(pods) + "; a new pod runs on " + p.Spec.NodeName
+				j.Reason = lossWhy(k, pods) + "; a new pod runs on " + p.Spec.NodeName
 			}
 			return j, nil
 		case corev1.PodPending:
@@ -442,7 +447,7 @@ func deleting(pods []*corev1.Pod) bool {
 
 // lossWhy says why a Job's workload was lost: the reason of its pod that ran and failed or is
 // being deleted, else that its pod is gone.
-func lossWhy(pods []*corev1.Pod) string {
+func lossWhy(k *batchv1.Job, pods []*corev1.Pod) string {
 	for _, p := range pods {
 		if (p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodFailed) && !podStarted(p).IsZero() {
 			f := podFailure(p)
@@ -451,6 +456,64 @@ func lossWhy(pods []*corev1.Pod) string {
 			}
 			return f.reason()
 		}
+	}
+	return lostReason(k)
+}
+
+// AnnotationLostPod keeps on a Job why its pod that ran failed or is being deleted (evicted by a
+// drain, preempted, its node gone), as a pass saw it: once Kubernetes has deleted the pod, only
+// the Job's count of failed pods is left, and the lease's reason is read from here. Its value is
+// JSON: {"code": "137", "words": ["EvictionByEvictionAPI: Eviction API: evicting"], "node": "h100-01"}.
+const AnnotationLostPod = "quartermaster.io/lost-pod"
+
+type lostPod struct {
+	Code  string   `json:"code,omitempty"`
+	Words []string `json:"words,omitempty"`
+	Node  string   `json:"node,omitempty"`
+}
+
+// goingPod is why a pod of the Job that ran is failing or being deleted, as AnnotationLostPod
+// keeps it; ok is false when no such pod says why.
+func goingPod(pods []*corev1.Pod) (string, bool) {
+	for _, p := range pods {
+		if (p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodFailed) || p.Status.Phase == corev1.PodSucceeded || podStarted(p).IsZero() {
+			continue
+		}
+		f := podFailure(p)
+		if f.code == "" && len(f.words) == 0 {
+			continue
+		}
+		b, err := json.Marshal(lostPod{Code: f.code, Words: f.words, Node: p.Spec.NodeName})
+		if err != nil {
+			return "", false
+		}
+		return string(b), true
+	}
+	return "", false
+}
+
+// keptLoss is the failure AnnotationLostPod keeps on the Job, and the pod's node.
+func keptLoss(k *batchv1.Job) (failure, string, bool) {
+	v, ok := k.Annotations[AnnotationLostPod]
+	if !ok {
+		return failure{}, "", false
+	}
+	var lp lostPod
+	if err := json.Unmarshal([]byte(v), &lp); err != nil || (lp.Code == "" && len(lp.Words) == 0) {
+		return failure{}, "", false
+	}
+	// Written by this service from a pod's status, but the Job is the cluster's: clean it again.
+	for i, w := range lp.Words {
+		lp.Words[i] = clip(qm.OneLine(w))
+	}
+	return failure{code: clip(qm.OneLine(lp.Code)), words: lp.Words}, clip(qm.OneLine(lp.Node)), true
+}
+
+// lostReason says why the Job's pod is gone: what a pass saw of it before it went, else that it
+// is gone without a trace.
+func lostReason(k *batchv1.Job) string {
+	if f, _, ok := keptLoss(k); ok {
+		return f.reason()
 	}
 	return "Kubernetes: " + lostWords
 }
