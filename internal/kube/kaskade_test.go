@@ -476,3 +476,36 @@ func TestAFullExclusiveNodeOfTheTeamsOwnIsNoOtherTeams(t *testing.T) {
 		t.Errorf("waiting behind another team's lease on the only node: %s %q", other.State, other.Reason)
 	}
 }
+
+// TestKaskadeJobDeletedOutside: a running lease whose Job someone deletes with kubectl fails,
+// its owner reads which Job went, and its bill ends when the pass found it gone.
+func TestKaskadeJobDeletedOutside(t *testing.T) {
+	ctx := context.Background()
+	k := newKaskade(t)
+	k.reconcile()
+	l := k.ask("erik@kaskade.example", 1, "notebook", "", 2*time.Hour)
+	k.runPod("qm-fjord", "qm-l-1-ssh-shell", "mig-01", k.clock.Now())
+	k.reconcile()
+	k.clock.Advance(40 * time.Minute)
+	if err := k.cs.BatchV1().Jobs("qm-fjord").Delete(ctx, "qm-l-1-ssh-shell", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k.pass()
+	got := k.lease(l.ID)
+	t.Logf("%s %q ended %s", got.State, got.Reason, got.EndedAt)
+	if got.State != qm.Failed || !strings.Contains(got.Reason, "qm-l-1-ssh-shell") || !strings.Contains(got.Reason, "qm-fjord") {
+		t.Errorf("deleted Job: %s %q", got.State, got.Reason)
+	}
+	if got.EndedAt.Sub(got.StartedAt) > 41*time.Minute {
+		t.Errorf("billed %s for a Job deleted after 40m", got.EndedAt.Sub(got.StartedAt))
+	}
+	// Its Service, and its pod where the Job was deleted without its dependents (the API's
+	// default for a batch/v1 Job, kubectl delete --cascade=orphan), which still holds its slice.
+	k.clock.Advance(5 * time.Second)
+	k.pass()
+	svcs, _ := k.cs.CoreV1().Services("qm-fjord").List(ctx, metav1.ListOptions{})
+	pods, _ := k.cs.CoreV1().Pods("qm-fjord").List(ctx, metav1.ListOptions{})
+	if len(svcs.Items)+len(pods.Items) != 0 {
+		t.Errorf("left behind: %d Services, %d pods", len(svcs.Items), len(pods.Items))
+	}
+}

@@ -74,6 +74,7 @@ var _ qm.Watcher = (*Backend)(nil)
 var _ qm.Retimer = (*Backend)(nil)
 var _ qm.InventoryRefresher = (*Backend)(nil)
 var _ qm.GPUIndexKnower = (*Backend)(nil)
+var _ qm.Sweeper = (*Backend)(nil)
 
 // KnowsGPUIndexes is false: the device plugin picks the devices a pod gets (a MIG slice, a GPU of
 // its node) and the API never says which, so the GPU indexes a lease records are only the
@@ -335,6 +336,11 @@ func (b *Backend) Stop(ctx context.Context, l *qm.Lease) error {
 	}
 	return b.deleteLease(ctx, ns, l.ID.String())
 }
+
+// Sweep deletes what is left of a lease whose Job or Pod is gone (deleted outside Quartermaster):
+// its Service, and its pods where the Job was deleted without them (the API's default for a
+// batch/v1 Job, kubectl delete --cascade=orphan), which would hold their GPUs until they end.
+func (b *Backend) Sweep(ctx context.Context, l *qm.Lease) error { return b.Stop(ctx, l) }
 
 // Cancel deletes a job no live lease owns, and what else carries its lease's label.
 func (b *Backend) Cancel(ctx context.Context, j qm.Job) error {

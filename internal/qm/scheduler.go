@@ -112,6 +112,13 @@ type GoneNamer interface {
 	GoneWords(ref string) string
 }
 
+// Sweeper is a Watcher whose jobs come with objects of their own that outlive them (a Kubernetes
+// Job's Service, and its pods where the Job was deleted without its dependents): Sweep deletes
+// what is left of a lease whose job is gone, so that nothing of it stays behind or holds GPUs.
+type Sweeper interface {
+	Sweep(ctx context.Context, l *Lease) error
+}
+
 // Retimer is a Watcher that can change a job's time limit, so an extended lease's job runs on.
 type Retimer interface {
 	SetTimeLimit(ctx context.Context, j Job, d time.Duration) error
@@ -533,7 +540,15 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 			if n, ok := w.(GoneNamer); ok {
 				gone = n.GoneWords(l.Ref)
 			}
-			errs = append(errs, s.markEnded(ctx, l, Failed, gone, "", time.Time{}))
+			if err := s.markEnded(ctx, l, Failed, gone, "", time.Time{}); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if sw, ok := w.(Sweeper); ok {
+				if err := sw.Sweep(ctx, l); err != nil {
+					errs = append(errs, fmt.Errorf("delete what is left of %s: %w", l.ID, err))
+				}
+			}
 			continue
 		}
 		owned[j.Ref] = true
