@@ -633,29 +633,61 @@ func withParams(tp *templates.Template, params templates.Params, first []string,
 }
 
 // KeepParams is a refusal's example of tp ("/gpu submit NAME k=v …") with the user's other
-// params kept (the example's words over them, in the template's order), so that a refusal of one
-// parameter does not drop the others the user gave; example as it is where it is not of tp or the
-// words do not parse.
+// params kept, so that a refusal of one parameter does not drop the others the user gave: the
+// words of an example that puts a parameter right over the user's, in the template's order;
+// where the example is the template's own (the refusal of a word that is no parameter of it),
+// the user's params over its words, which fill in only what the user left out. A required
+// parameter given by neither takes the template's example's value. example as it is where it
+// is not of tp or the words do not parse. /gpu submit and quartermaster templates
+// render keep them alike.
 func KeepParams(tp *templates.Template, params templates.Params, example string) string {
 	rest, ok := strings.CutPrefix(example, "/gpu submit "+tp.Name)
 	if !ok || rest != "" && rest[0] != ' ' {
 		return example
 	}
+	own := example == tp.Example()
 	var first []string
 	set := map[string]string{}
-	for _, w := range strings.Fields(rest) {
+	for _, w := range words(rest) {
 		k, v, _ := strings.Cut(w, "=")
-		switch k {
-		case "class", "gpus":
+		switch _, given := params[k]; {
+		case k == "class", k == "gpus":
 			first = append(first, w)
+		case own && given:
 		default:
 			set[k] = v
+		}
+	}
+	// A required parameter that neither gives: the template's example's, or it is refused next.
+	ownParams := tp.ExampleParams()
+	for _, prm := range tp.Parameters {
+		_, inSet := set[prm.Name]
+		_, given := params[prm.Name]
+		if v, ok := ownParams[prm.Name]; prm.Required && !inSet && !given && ok {
+			set[prm.Name] = v
 		}
 	}
 	if ex, ok := withParams(tp, params, first, set); ok {
 		return ex
 	}
 	return example
+}
+
+// RightParams are those of a template's key=value words that are right on their own (a
+// parameter of it, with a value it takes), the first where one is given twice: what the example
+// of a refusal of the others keeps (KeepParams).
+func RightParams(tp *templates.Template, words []string) templates.Params {
+	params := templates.Params{}
+	for _, w := range words {
+		if p, err := tp.ParseParams([]string{w}); err == nil {
+			for k, v := range p {
+				if _, dup := params[k]; !dup {
+					params[k] = v
+				}
+			}
+		}
+	}
+	return params
 }
 
 // candidatesFit is candidates, and whether any class holds the template.
@@ -760,7 +792,7 @@ func cpuExample(tp *templates.Template, class string, words []string) string {
 func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *templates.Template) []bot.Reply {
 	params, err := tp.ParseParams(c.Params)
 	if err != nil {
-		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, err)}
+		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, t.paramsExample(ctx, c, tp, err))}
 	}
 	if tp.CPUOnly() && c.GPUs > 0 {
 		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(cpuExample(tp, c.Class, c.Params),
@@ -776,11 +808,11 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 		gpus = defaultGPUs(tp, params, size)
 	}
 	if err := t.gpusOverNodes(tp, params, c.Class, c.GPUs); err != nil {
-		return []bot.Reply{t.Bot.fail(ctx, c.Verb, err)}
+		return []bot.Reply{t.Bot.fail(ctx, c.Verb, t.userExample(ctx, c, tp, params, err))}
 	}
 	if c.Class != "" {
 		if err := t.classTooSmall(tp, params, c.Class, gpus, c.GPUs > 0); err != nil {
-			return []bot.Reply{t.Bot.fail(ctx, c.Verb, err)}
+			return []bot.Reply{t.Bot.fail(ctx, c.Verb, t.userExample(ctx, c, tp, params, err))}
 		}
 		gpus = NodesHeld(tp, params, gpus, t.Bot.Svc.NodeSize(c.Class))
 	}
@@ -802,17 +834,17 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 		}
 	}
 	if _, _, err := t.Bot.Svc.Normalize(ctx, &lr); err != nil {
-		return []bot.Reply{t.Bot.fail(ctx, c.Verb, templateExample(c.Verb, tp, t.userExample(c, tp, params, err)))}
+		return []bot.Reply{t.Bot.fail(ctx, c.Verb, templateExample(c.Verb, tp, t.userExample(ctx, c, tp, params, err)))}
 	}
 	// Render it now, as the backend will, so a lease that does not fit the template (too few GPUs,
 	// a node count that does not divide them) is refused before anything is made.
 	trial := &qm.Lease{ID: 1, User: lr.User, Team: lr.Team, Class: lr.Class, GPUs: lr.GPUs, Duration: lr.Duration, Template: lr.Template, Params: lr.Params}
 	if _, err := workload.Render(t.Catalog, t.Bot.pol(), trial, t.settings()); err != nil {
-		return []bot.Reply{t.Bot.fail(ctx, c.Verb, t.userExample(c, tp, params, err))}
+		return []bot.Reply{t.Bot.fail(ctx, c.Verb, t.userExample(ctx, c, tp, params, err))}
 	}
 	out, err := t.Bot.Svc.Request(ctx, lr)
 	if err != nil && out == nil {
-		return []bot.Reply{t.Bot.fail(ctx, c.Verb, templateExample(c.Verb, tp, t.userExample(c, tp, params, err)))}
+		return []bot.Reply{t.Bot.fail(ctx, c.Verb, templateExample(c.Verb, tp, t.userExample(ctx, c, tp, params, err)))}
 	}
 	if out.Duplicate && req.Click {
 		return []bot.Reply{requestedAgain(out.Lease)}
@@ -833,9 +865,9 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 // class=, gpus= and other parameters, the example's words over them. A refusal with no example
 // gets the command typed: on a class named with class=, the GPUs typed where the class holds them
 // for the template (more become as many as it holds). Either keeps the team typed where the asker
-// is in it, the length typed within the class's max_duration and the data class typed. Anything
-// else is left as it is.
-func (t *Templates) userExample(c Command, tp *templates.Template, params templates.Params, err error) error {
+// is in it, the length typed within the class's max_duration and the data class typed
+// (typedSubmit). Anything else is left as it is.
+func (t *Templates) userExample(ctx context.Context, c Command, tp *templates.Template, params templates.Params, err error) error {
 	var e *qm.Error
 	if !errors.As(err, &e) || e.Code != qm.EINVALID && (e.Code != qm.EFORBIDDEN || e.Example != "") {
 		return err
@@ -855,7 +887,7 @@ func (t *Templates) userExample(c Command, tp *templates.Template, params templa
 	case !ok || e.Example == tp.Example() || rest != "" && rest[0] != ' ':
 		return err
 	default:
-		for _, w := range strings.Fields(rest) {
+		for _, w := range words(rest) {
 			k, v, _ := strings.Cut(w, "=")
 			switch k {
 			case "class":
@@ -871,6 +903,58 @@ func (t *Templates) userExample(c Command, tp *templates.Template, params templa
 			}
 		}
 	}
+	ex, ok := t.typedSubmit(ctx, c, tp, params, class, gpus, set)
+	if !ok {
+		return err
+	}
+	return e.WithExample(ex)
+}
+
+// paramsExample is the refusal err of c's template parameters (an unknown one, a value its type
+// does not take) with, as its example, the command typed with only the parameter put right: the
+// user's other parameters (KeepParams, as quartermaster templates render keeps them), and the
+// class, GPUs (where the class holds them, and none for a template that uses no GPU), team,
+// length and data class typed (typedSubmit).
+func (t *Templates) paramsExample(ctx context.Context, c Command, tp *templates.Template, err error) error {
+	var e *qm.Error
+	if !errors.As(err, &e) || e.Code != qm.EINVALID {
+		return err
+	}
+	kept := KeepParams(tp, RightParams(tp, c.Params), e.Example)
+	rest, ok := strings.CutPrefix(kept, "/gpu submit "+tp.Name)
+	if !ok {
+		return err
+	}
+	params, perr := tp.ParseParams(words(rest))
+	if perr != nil {
+		return e.WithExample(kept)
+	}
+	gpus := c.GPUs
+	switch {
+	case tp.CPUOnly():
+		gpus = 0
+	case c.Class != "" && gpus > 0:
+		if most := t.classGPUs(tp, params, c.Class); most > 0 {
+			gpus = min(gpus, most)
+		}
+	}
+	ex, ok := t.typedSubmit(ctx, c, tp, params, c.Class, gpus, nil)
+	if !ok {
+		return e.WithExample(kept)
+	}
+	return e.WithExample(ex)
+}
+
+// typedSubmit is /gpu submit of tp on class with gpus, the parameters set over params, and the
+// team typed where the asker is in it, the length typed within the class's max_duration and the
+// data class typed; false where the parameters cannot be typed.
+func (t *Templates) typedSubmit(ctx context.Context, c Command, tp *templates.Template, params templates.Params, class string, gpus int, set map[string]string) (string, bool) {
+	cl := &policy.Class{}
+	if k, ok := t.Bot.pol().Class(class); ok {
+		cl = k
+	}
+	team := t.Bot.typedTeam(c)
+	d, length := typedDuration(cl, c.Duration), c.Duration > 0
 	var first []string
 	if class != "" {
 		first = append(first, "class="+class)
@@ -878,25 +962,21 @@ func (t *Templates) userExample(c Command, tp *templates.Template, params templa
 	if gpus > 0 {
 		first = append(first, fmt.Sprintf("gpus=%d", gpus))
 	}
-	if team := t.Bot.typedTeam(c); team != "" {
+	if team != "" {
 		first = append(first, "team="+team)
 	}
-	if c.Duration > 0 {
+	if length {
 		// The length typed, within the class's max_duration (or any lease's longest).
-		cl := &policy.Class{}
-		if k, ok := t.Bot.pol().Class(class); ok {
-			cl = k
-		}
-		first = append(first, "for="+policy.FormatDuration(typedDuration(cl, c.Duration)))
+		first = append(first, "for="+policy.FormatDuration(d))
 	}
 	ex, ok := withParams(tp, params, first, set)
 	if !ok {
-		return err
+		return "", false
 	}
 	if c.DataClass != "" && policy.ValidDataClass(c.DataClass) {
 		ex += " data " + c.DataClass
 	}
-	return e.WithExample(ex)
+	return ex, true
 }
 
 // classGPUs is the most GPUs a lease of tp on class can hold with these parameters: a node's (no

@@ -36,7 +36,7 @@ func (b *Bot) typedExample(ctx context.Context, ex string) string {
 	if c.Verb == "request" && c.Template != "" && b.Templates != nil {
 		// A template's refusals write their examples as /gpu submit does; the user typed a request.
 		if tp, err := b.Templates.Catalog.Get(c.Template); err == nil {
-			if r := b.templateRequest(c, tp, ex); r != "" {
+			if r := b.templateRequest(ctx, c, tp, ex); r != "" {
 				return r
 			}
 		}
@@ -206,21 +206,21 @@ func (b *Bot) firstDataClass(ctx context.Context, team string) string {
 // class (none for a template that uses no GPU), the length within its max_duration, the team
 // where the asker is in it, the data class, exclusive, and each template parameter that is right
 // (ex's over them). "" where ex is no example of tp, or one this cannot rewrite.
-func (b *Bot) templateRequest(c Command, tp *templates.Template, ex string) string {
+func (b *Bot) templateRequest(ctx context.Context, c Command, tp *templates.Template, ex string) string {
 	rest, ok := strings.CutPrefix(ex, "/gpu submit "+tp.Name)
-	if !ok || rest != "" && rest[0] != ' ' || strings.ContainsAny(rest, `"'`) {
+	if !ok || rest != "" && rest[0] != ' ' {
 		return ""
 	}
 	class, gpus, team, length, data, exclusive := "", 0, "", "", "", c.Exclusive
 	set := map[string]string{}
-	words := strings.Fields(rest)
-	for i := 0; i < len(words); i++ {
-		w := words[i]
+	ws := words(rest) // a quoted value (msg="a b") is one word, as the parser reads it
+	for i := 0; i < len(ws); i++ {
+		w := ws[i]
 		k, v, isParam := strings.Cut(w, "=")
 		switch {
-		case w == "data" && i+1 < len(words):
+		case w == "data" && i+1 < len(ws):
 			i++
-			data = words[i]
+			data = ws[i]
 		case w == "exclusive":
 			exclusive = true
 		case !isParam:
@@ -266,16 +266,7 @@ func (b *Bot) templateRequest(c Command, tp *templates.Template, ex string) stri
 		data = c.DataClass
 	}
 	// The user's parameters that are right on their own, ex's over them.
-	params := templates.Params{}
-	for _, w := range c.Params {
-		if p, err := tp.ParseParams([]string{w}); err == nil {
-			for k, v := range p {
-				if _, dup := params[k]; !dup {
-					params[k] = v
-				}
-			}
-		}
-	}
+	params := RightParams(tp, c.Params)
 	sub, ok := withParams(tp, params, nil, set)
 	if !ok {
 		if sub, ok = withParams(tp, templates.Params{}, nil, set); !ok {

@@ -241,6 +241,11 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	}
 	params, err := t.ParseParams(words)
 	if err != nil {
+		// The example keeps the user's parameters that are right, as /gpu submit's does.
+		var e *qm.Error
+		if errors.As(err, &e) && e.Code == qm.EINVALID {
+			err = e.WithExample(commands.KeepParams(t, commands.RightParams(t, words), e.Example))
+		}
 		return shellError(err, "render")
 	}
 	id := qm.LeaseID(42)
