@@ -147,6 +147,37 @@ func TestAnUnknownTemplateParameterKeepsTheRest(t *testing.T) {
 	}
 }
 
+// A refusal about size gets an example within what the team the request is charged to may
+// hold at once and has left of its week's GPU-hours, for estimates and template requests and
+// jobs as for plain requests: fewer GPUs where those at once are passed, a shorter length
+// where the week's hours are.
+func TestASizeRefusalsExampleFitsTheQuotaAndTheWeek(t *testing.T) {
+	h := heronOn(t)
+	const una = "una@heron.example" // otters first: 2 at once, 6 GPU-hours a week
+	for ask, want := range map[string]string{
+		// otters, the team charged where none is named
+		"/gpu request 9 pico for 5h":                      "/gpu request 2 pico for 3h",
+		`/gpu request 1 pico for 9h data "a b"`:           "/gpu request 1 pico for 6h data tan",
+		"/gpu submit cuda-smoke class=pico gpus=9 for=2h": "/gpu submit cuda-smoke class=pico gpus=2 for=2h",
+		"/gpu request 9 pico for 5h template cuda-smoke":  "/gpu request 2 pico for 3h template cuda-smoke",
+		"/gpu submit cuda-smoke class=pico gpus=9 for=5h": "/gpu submit cuda-smoke class=pico gpus=2 for=3h",
+		"/gpu request 9 pico for 2h template note-job":    "/gpu request 2 pico for 2h template note-job",
+		// ravens, named
+		"/gpu request 9 pico for 5h team ravens":                      "/gpu request 3 pico for 5h team ravens",
+		"/gpu submit cuda-smoke class=pico gpus=9 team=ravens for=5h": "/gpu submit cuda-smoke class=pico gpus=3 team=ravens for=5h",
+		"/gpu request 9 pico for 5h template cuda-smoke team ravens":  "/gpu request 3 pico for 5h template cuda-smoke team ravens",
+	} {
+		refusedWith(t, h, una, ask, want)
+	}
+	// An estimate's example is what a request would be granted at once (otters: the asker's team).
+	r := h.say(una, "/gpu estimate 9 pico 5h")
+	if got := exampleIn(t, r); got != "/gpu estimate 2 pico 3h" {
+		t.Errorf("/gpu estimate 9 pico 5h: example %q (%s), want /gpu estimate 2 pico 3h", got, r.Text)
+	} else if again := h.say(una, got); again.Error {
+		t.Errorf("the example %s is refused: %s", got, again.Text)
+	}
+}
+
 // A template parameter's value with spaces, quoted as typed, stays in the request form of a
 // refused template request's example, quoted as the parser reads it, and typed back it is
 // granted with that value.
@@ -155,6 +186,8 @@ func TestAQuotedParameterKeepsTheRequestForm(t *testing.T) {
 	const una = "una@heron.example"
 	for ask, want := range map[string]string{
 		`/gpu request 1 pico for 2h template note-job msg="hello world" times=0`: `/gpu request 1 pico for 2h template note-job msg="hello world" times=1`,
+		// Cut down to what ravens may hold at once.
+		`/gpu request 9 pico for 2h template note-job msg="good night" team ravens data ink`: `/gpu request 3 pico for 2h template note-job msg="good night" team ravens data ink`,
 	} {
 		refusedWith(t, h, una, ask, want)
 	}

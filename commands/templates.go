@@ -865,8 +865,8 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 // class=, gpus= and other parameters, the example's words over them. A refusal with no example
 // gets the command typed: on a class named with class=, the GPUs typed where the class holds them
 // for the template (more become as many as it holds). Either keeps the team typed where the asker
-// is in it, the length typed within the class's max_duration and the data class typed
-// (typedSubmit). Anything else is left as it is.
+// is in it, the length typed within the class's max_duration and the data class typed, and fits
+// what the team's quota leaves (typedSubmit). Anything else is left as it is.
 func (t *Templates) userExample(ctx context.Context, c Command, tp *templates.Template, params templates.Params, err error) error {
 	var e *qm.Error
 	if !errors.As(err, &e) || e.Code != qm.EINVALID && (e.Code != qm.EFORBIDDEN || e.Example != "") {
@@ -947,7 +947,10 @@ func (t *Templates) paramsExample(ctx context.Context, c Command, tp *templates.
 
 // typedSubmit is /gpu submit of tp on class with gpus, the parameters set over params, and the
 // team typed where the asker is in it, the length typed within the class's max_duration and the
-// data class typed; false where the parameters cannot be typed.
+// data class typed. On a class, its GPUs and length fit what the team's quota leaves: GPUs cut
+// down to size (fewer than typed) no more than it leaves at once, where it leaves none the quota
+// request that helps; and the week's GPU-hours left, a shorter length else fewer GPUs. false
+// where the parameters cannot be typed.
 func (t *Templates) typedSubmit(ctx context.Context, c Command, tp *templates.Template, params templates.Params, class string, gpus int, set map[string]string) (string, bool) {
 	cl := &policy.Class{}
 	if k, ok := t.Bot.pol().Class(class); ok {
@@ -955,6 +958,16 @@ func (t *Templates) typedSubmit(ctx context.Context, c Command, tp *templates.Te
 	}
 	team := t.Bot.typedTeam(c)
 	d, length := typedDuration(cl, c.Duration), c.Duration > 0
+	if class != "" && gpus > 0 {
+		sized := gpus < c.GPUs
+		switch g, dd, fits := t.Bot.fitQuota(ctx, c, team, cl.Name, gpus, d, sized, t.takes(tp, params, cl.Name)); {
+		case fits:
+			length = length || dd != d
+			gpus, d = g, dd
+		case sized:
+			return qm.QuotaRequestExample(gpus, cl.Name, team), true
+		}
+	}
 	var first []string
 	if class != "" {
 		first = append(first, "class="+class)
@@ -977,6 +990,16 @@ func (t *Templates) typedSubmit(ctx context.Context, c Command, tp *templates.Te
 		ex += " data " + c.DataClass
 	}
 	return ex, true
+}
+
+// takes says whether a lease of tp with these parameters on class can hold n GPUs as asked: n
+// split over its nodes as the template runs, no more than its nodes hold, and not rounded up to
+// whole nodes.
+func (t *Templates) takes(tp *templates.Template, params templates.Params, class string) func(int) bool {
+	return func(n int) bool {
+		return t.gpusOverNodes(tp, params, class, n) == nil && t.classTooSmall(tp, params, class, n, true) == nil &&
+			NodesHeld(tp, params, n, t.Bot.Svc.NodeSize(class)) == n
+	}
 }
 
 // classGPUs is the most GPUs a lease of tp on class can hold with these parameters: a node's (no

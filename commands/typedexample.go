@@ -54,19 +54,18 @@ func (b *Bot) typedExample(ctx context.Context, ex string) string {
 	var parts []string
 	switch c.Verb {
 	case "request":
-		gpus := b.typedGPUs(cl, c.GPUs)
-		if gpus < c.GPUs {
-			// Too many GPUs for the class or the cluster: as many as are granted at once, within
-			// what the team's quota leaves; where it leaves none, the quota request that helps.
-			left, known := b.quotaLeft(ctx, c, team, cl.Name)
-			switch {
-			case known && left < 1:
-				return qm.QuotaRequestExample(gpus, cl.Name, team)
-			case known:
-				gpus = min(gpus, left)
-			}
+		gpus, d := b.typedGPUs(cl, c.GPUs), typedDuration(cl, c.Duration)
+		// Too many GPUs for the class or the cluster: as many as are granted at once, within
+		// what the team's quota leaves; where it leaves none, the quota request that helps. Any
+		// length within the week's GPU-hours left.
+		sized := gpus < c.GPUs
+		switch g, dd, fits := b.fitQuota(ctx, c, team, cl.Name, gpus, d, sized, nil); {
+		case fits:
+			gpus, d = g, dd
+		case sized:
+			return qm.QuotaRequestExample(gpus, cl.Name, team)
 		}
-		parts = []string{"/gpu request", fmt.Sprint(gpus), cl.Name, "for", policy.FormatDuration(typedDuration(cl, c.Duration))}
+		parts = []string{"/gpu request", fmt.Sprint(gpus), cl.Name, "for", policy.FormatDuration(d)}
 		if c.Template != "" && b.Templates != nil {
 			if _, err := b.Templates.Catalog.Get(c.Template); err == nil {
 				parts = append(append(parts, "template", c.Template), c.Params...)
@@ -82,7 +81,14 @@ func (b *Bot) typedExample(ctx context.Context, ex string) string {
 			parts = append(parts, "data", c.DataClass)
 		}
 	case "estimate":
-		parts = []string{"/gpu estimate", fmt.Sprint(b.typedGPUs(cl, c.GPUs)), cl.Name, policy.FormatDuration(typedDuration(cl, c.Duration))}
+		gpus, d := b.typedGPUs(cl, c.GPUs), typedDuration(cl, c.Duration)
+		if gpus < c.GPUs || c.Duration > d {
+			// Cut down to size: to what a request would be granted at once, as the request's example.
+			if g, dd, fits := b.fitQuota(ctx, c, "", cl.Name, gpus, d, true, nil); fits {
+				gpus, d = g, dd
+			}
+		}
+		parts = []string{"/gpu estimate", fmt.Sprint(gpus), cl.Name, policy.FormatDuration(d)}
 	case "quota-request":
 		parts = []string{"/gpu quota request", fmt.Sprintf("+%d", max(1, c.GPUs)), cl.Name}
 		if c.Duration >= time.Minute && c.Duration <= qm.MaxRequestDuration {
@@ -128,20 +134,55 @@ func (b *Bot) typedClass(ctx context.Context, name, team string) *policy.Class {
 	return cl
 }
 
-// quotaLeft is how many GPUs of class the quota of team (the team typed; "": the asker's first)
-// leaves now, with approved increases; false where that is not known.
-func (b *Bot) quotaLeft(ctx context.Context, c Command, team, class string) (int, bool) {
-	if team == "" && c.Who != nil && len(c.Who.Teams) > 0 {
-		team = c.Who.Teams[0]
+// chargedTeam is team, else the team a request of c's asker that names none is charged to (as
+// the request picks it); "" where that is not known.
+func (b *Bot) chargedTeam(c Command, team string) string {
+	if team != "" || c.Who == nil || b.Svc == nil {
+		return team
 	}
-	if team == "" || b.Svc == nil || b.Svc.Store == nil {
-		return 0, false
+	t, err := b.Svc.TeamFor(*c.Who, "")
+	if err != nil {
+		return ""
+	}
+	return t
+}
+
+// fitQuota is gpus GPUs of class for d as the quota of team (the team typed; "": the one the
+// request is charged to) grants them without a decision: where atOnce, no more GPUs than it
+// leaves of the class now; and within the GPU-hours its week has left, a shorter length (to the
+// minute), else, where not even a minute of gpus GPUs is left, fewer GPUs. Fewer GPUs are only
+// counts that takes (nil: any) says the lease can hold (a template over several nodes takes
+// few); where none is, the GPUs stay and only the week is fitted. fits is false where none fits
+// (the quota request then helps); gpus and d stay as they are where the quota is not known or
+// gpus is 0 (a job that uses no GPU).
+func (b *Bot) fitQuota(ctx context.Context, c Command, team, class string, gpus int, d time.Duration, atOnce bool, takes func(int) bool) (int, time.Duration, bool) {
+	team = b.chargedTeam(c, team)
+	if gpus <= 0 || team == "" || b.Svc == nil || b.Svc.Store == nil {
+		return gpus, d, true
 	}
 	u, q, err := b.Svc.TeamUsage(ctx, team)
 	if err != nil {
-		return 0, false
+		return gpus, d, true
 	}
-	return q.GPUs[class] - u.GPUs[class], true
+	held := qm.QuotaHeld{Team: team, Class: class, Held: u.GPUs[class], Limit: q.GPUs[class],
+		Week: u.GPUHoursWeek, WeekLimit: q.GPUHoursPerWeek}
+	fit := func(atOnce bool) (int, time.Duration, bool) {
+		held.WeekOnly = !atOnce
+		for n := gpus; n >= 1; n-- {
+			if n != gpus && takes != nil && !takes(n) {
+				continue
+			}
+			if g, dd, ok := held.Within(n, d); ok && g == n {
+				return g, dd, true
+			}
+		}
+		return gpus, d, false
+	}
+	if g, dd, ok := fit(atOnce); ok || !atOnce || held.Limit-held.Held < 1 {
+		return g, dd, ok
+	}
+	// The quota leaves GPUs at once, but no count the lease can hold: the week alone.
+	return fit(false)
 }
 
 // typedTeam is the team typed where the asker is in it, else "".
@@ -271,6 +312,24 @@ func (b *Bot) templateRequest(ctx context.Context, c Command, tp *templates.Temp
 	if !ok {
 		if sub, ok = withParams(tp, templates.Params{}, nil, set); !ok {
 			return ""
+		}
+	}
+	if class != "" && gpus > 0 {
+		// Within what the team's quota leaves: the GPUs at once where they were cut down to
+		// size, and the week's GPU-hours.
+		d := typedDuration(cl, 0)
+		if length != "" {
+			if v, err := parseDur(length); err == nil {
+				d = v
+			}
+		}
+		ps, _ := tp.ParseParams(words(strings.TrimPrefix(sub, "/gpu submit "+tp.Name)))
+		sized := gpus < c.GPUs
+		switch g, dd, fits := b.fitQuota(ctx, c, team, cl.Name, gpus, d, sized, b.Templates.takes(tp, ps, cl.Name)); {
+		case fits && (g != gpus || dd != d):
+			gpus, length = g, policy.FormatDuration(dd)
+		case !fits && sized:
+			return qm.QuotaRequestExample(gpus, cl.Name, team)
 		}
 	}
 	parts := []string{"/gpu request"}

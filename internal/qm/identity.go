@@ -51,6 +51,10 @@ func (s *Service) Resolve(ctx context.Context, user string) (Identity, error) {
 	return id, nil
 }
 
+// TeamFor is the team a request of id that names team asked ("": none) is charged to, or the
+// refusal of asked: the rule a request applies, for what speaks of a request before it is made.
+func (s *Service) TeamFor(id Identity, asked string) (string, error) { return s.teamFor(id, asked) }
+
 // teamFor picks the team a request is charged to.
 func (s *Service) teamFor(id Identity, asked string) (string, error) {
 	if len(id.Teams) == 0 {
