@@ -68,12 +68,22 @@ func TestRequeuedJobRunsAgainOnItsNode(t *testing.T) {
 	e := newEnv(t)
 	l := e.request("alice@acme.example", 1, "interactive", time.Hour, "", nil).Lease
 	ran := e.waitLease(l.ID, qm.Active)
+	before := time.Now()
 	e.slurmCmd("scontrol", "requeue", ran.Ref)
 	back := e.waitFor(l.ID, "to be requeued", qm.Requeued)
 	if back.State != qm.Active || !back.ExpiresAt.Equal(ran.ExpiresAt) {
 		t.Errorf("requeued: %s %q, ends %s (was %s)", back.State, back.Reason, back.ExpiresAt, ran.ExpiresAt)
 	}
-	// A requeued job waits for a begin time about two minutes on; an administrator may start it now.
+	// A requeued job waits for a begin time about two minutes on; an administrator may start it
+	// now, once Slurm is done with the requeue. Slurm sets that begin time only when the old run
+	// has ended (the job is PENDING again, not COMPLETING): a start time set before is overwritten.
+	// And slurmd refuses to run a job whose credential is dated the second its old run's was
+	// revoked ("Job credential revoked": the job fails), so the new run starts a second later.
+	e.eventually("job "+ran.Ref+" to be pending again, its requeue done", func() bool {
+		j := e.job(ran.Ref)
+		return j.State == "PENDING" && j.EligibleTime.After(before)
+	})
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
 	e.slurmCmd("scontrol", "update", "JobId="+ran.Ref, "StartTime=now")
 	e.waitJob(ran.Ref, "RUNNING")
 	again := e.waitFor(l.ID, "to run again", func(l *qm.Lease) bool { return !qm.Requeued(l) })
