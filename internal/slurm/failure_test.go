@@ -10,10 +10,12 @@ import (
 	"os/user"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/slurm"
 	"github.com/acme/quartermaster/internal/templates"
@@ -175,6 +177,35 @@ func TestSSHWorkspaceLogsIn(t *testing.T) {
 	}
 }
 
+// TestSSHWorkspaceCopiesFiles: scp copies files out of an SSH workspace, over SFTP (scp's
+// default since OpenSSH 9) and over the older scp protocol (scp -O), which runs a command.
+func TestSSHWorkspaceCopiesFiles(t *testing.T) {
+	e, key := sshEnv(t)
+	l := e.request("alice@acme.example", 1, "interactive", time.Hour, "", nil).Lease
+	l = e.waitLease(l.ID, qm.Active)
+	sshRun(e, l, key, "true") // the server is up
+	team, _ := e.svc.Policy.Team("vision")
+	src := filepath.Join(team.Storage.Path, "results.txt")
+	if err := os.WriteFile(src, []byte("accuracy 0.91\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var port int
+	var login string
+	if _, err := fmt.Sscanf(l.Connect, "ssh -p %d %s", &port, &login); err != nil {
+		t.Fatalf("connect %q; want ssh -p PORT USER@NODE", l.Connect)
+	}
+	for _, mode := range [][]string{{}, {"-O"}} {
+		dst := filepath.Join(t.TempDir(), "copy.txt")
+		args := append(append([]string{}, mode...), "-i", key, "-P", fmt.Sprint(port), "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
+			"-o", "UserKnownHostsFile=/dev/null", login+":"+src, dst)
+		out, err := exec.Command("scp", args...).CombinedOutput()
+		got, _ := os.ReadFile(dst)
+		if err != nil || string(got) != "accuracy 0.91\n" {
+			t.Errorf("%s: scp %s from %s: %v, copied %q\n%s", l.ID, strings.Join(mode, " "), l.Connect, err, got, out)
+		}
+	}
+}
+
 // TestSSHSessionSeesJobGPUs: a session in an SSH workspace sees the GPUs of its job, as the job
 // itself does: CUDA_VISIBLE_DEVICES (and its AMD and Intel siblings) lists the GPUs Slurm gave
 // the job, not nothing, which would let a program use every GPU of the node.
@@ -193,6 +224,51 @@ func TestSSHSessionSeesJobGPUs(t *testing.T) {
 	out := sshRun(e, l, key, `echo "CVD=${CUDA_VISIBLE_DEVICES:-unset} GDO=${GPU_DEVICE_ORDINAL:-unset}"`)
 	if !strings.Contains(out, "CVD="+want+" GDO="+want) {
 		t.Errorf("%s: an SSH session into job %s (GPUs %s) sees %q; want CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL %s", l.ID, l.Ref, m[1], strings.TrimSpace(out), want)
+	}
+}
+
+// TestSSHSessionSeesJobVariables: a session in an SSH workspace has the job's own variables, as
+// a program the job starts does: its QM_* variables (QM_DATA, QM_JOB_DIR, QM_USER, …), exactly,
+// whatever characters they hold, and SLURM_JOB_ID, so srun, scontrol show job and squeue -j work
+// from the session on the job it runs in.
+func TestSSHSessionSeesJobVariables(t *testing.T) {
+	// Slurm hands the job the environment it was submitted with: a variable the job has with a
+	// space, quotes, a dollar and a backslash in it; and an owner whose address holds quotes.
+	odd := `two words "double" 'single' $HOME \back`
+	e, key := sshEnv(t, "QM_SITE_NOTE="+odd)
+	user := `o'brien+$home` + "`id`" + `@acme.example`
+	e.svc.Policy.Directory = append(e.svc.Policy.Directory, &policy.Identity{User: user, Groups: []string{"ai-vision"}})
+	l := e.request(user, 1, "interactive", time.Hour, "", nil).Lease
+	l = e.waitLease(l.ID, qm.Active)
+	team, _ := e.svc.Policy.Team("vision")
+	want := map[string]string{
+		"QM_DATA":      team.Storage.Path,
+		"QM_JOB_DIR":   filepath.Join(team.Storage.Path, ".quartermaster", l.ID.String()),
+		"QM_LEASE":     l.ID.String(),
+		"QM_USER":      user,
+		"QM_SITE_NOTE": odd,
+		"SLURM_JOB_ID": l.Ref,
+	}
+	// Each variable's value between markers, on a line of its own, so nothing is trimmed or split.
+	var cmd strings.Builder
+	for k := range want {
+		fmt.Fprintf(&cmd, `printf '%%s=<%%s>\n' %s "${%s-(unset)}"; `, k, k)
+	}
+	// sshRun tries again until the command succeeds: squeue's error is printed, not returned.
+	cmd.WriteString(`squeue -h -j "$SLURM_JOB_ID" -o 'squeue=<%i %T>' 2>&1; true`)
+	out := sshRun(e, l, key, cmd.String())
+	var wrong []string
+	for k, v := range want {
+		if !strings.Contains(out, k+"=<"+v+">\n") {
+			wrong = append(wrong, fmt.Sprintf("%s (want %q)", k, v))
+		}
+	}
+	if !strings.Contains(out, "squeue=<"+l.Ref+" RUNNING>") {
+		wrong = append(wrong, fmt.Sprintf("squeue -j \"$SLURM_JOB_ID\" (want job %s RUNNING)", l.Ref))
+	}
+	if len(wrong) > 0 {
+		sort.Strings(wrong)
+		t.Errorf("%s: an SSH session into job %s has the job's variables wrong: %s; the session printed:\n%s", l.ID, l.Ref, strings.Join(wrong, ", "), out)
 	}
 }
 
@@ -220,7 +296,7 @@ func expandIndexes(t *testing.T, s string) []string {
 
 // sshEnv is a test environment whose workspaces are the catalog's real ssh-shell, and a key that
 // the team's keys file lets in. It skips where the node has no SSH server.
-func sshEnv(t *testing.T) (*env, string) {
+func sshEnv(t *testing.T, jobEnv ...string) (*env, string) {
 	for _, bin := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen"} {
 		if _, err := exec.LookPath(bin); err != nil {
 			msg := "the test cluster's node has no " + bin + "; `make slurm-up` installs openssh-server"
@@ -236,7 +312,7 @@ func sshEnv(t *testing.T) (*env, string) {
 		t.Fatal(err)
 	}
 	backend, err := slurm.New(slurm.Config{Policy: e.svc.Policy, Catalog: cat, Instance: e.inst,
-		Workload: workload.Settings{}, Env: []string{"SLURM_CONF=" + e.conf}})
+		Workload: workload.Settings{}, Env: append([]string{"SLURM_CONF=" + e.conf}, jobEnv...)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,24 +31,35 @@ set -euo pipefail
 export QM_NODE_RANK="${SLURM_NODEID:-0}"
 mkdir -p "$QM_JOB_DIR/ssh"
 [ -f "$QM_JOB_DIR/ssh/host_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -f "$QM_JOB_DIR/ssh/host_ed25519"
-qm_sshd=(/usr/sbin/sshd -p "$QM_PORT" -h "$QM_JOB_DIR/ssh/host_ed25519"
-  -o "AuthorizedKeysFile=$QM_DATA/"keys/authorized_keys -o PasswordAuthentication=no
-  -o KbdInteractiveAuthentication=no -o StrictModes=no -o "PidFile=$QM_JOB_DIR/ssh/sshd.pid")
-# sshd starts each session with a fresh environment: hand the sessions the job's GPUs, which
-# Slurm gives the job in these variables, so a program started over SSH uses only those.
-# SetEnv needs OpenSSH 8.7 or later; an older sshd starts without it, and says so.
-qm_env=()
-for v in CUDA_VISIBLE_DEVICES GPU_DEVICE_ORDINAL ROCR_VISIBLE_DEVICES ZE_AFFINITY_MASK; do
-  if [ -n "${!v:-}" ]; then qm_env+=("$v=${!v}"); fi
-done
-if [ ${#qm_env[@]} -gt 0 ]; then
-  if "${qm_sshd[@]}" -t -o "SetEnv=${qm_env[*]}"; then
-    qm_sshd+=(-o "SetEnv=${qm_env[*]}")
-  else
-    echo "warning: this sshd cannot pass the job's GPUs to SSH sessions (SetEnv needs OpenSSH 8.7); in a session, run: export ${qm_env[*]}" >&2
-  fi
-fi
-exec "${qm_sshd[@]}" -D -e
+# sshd starts each session with a fresh environment. Each session starts through a script,
+# written here, that first sets the job's own variables: its QM_* variables, SLURM_JOB_ID (and
+# SLURM_CONF where set), so srun, scontrol and squeue work on the job, and the GPUs Slurm gave
+# it (CUDA_VISIBLE_DEVICES and siblings), so a program started over SSH uses only those; then
+# it runs what the session asked for, as sshd would. ForceCommand works with any OpenSSH.
+qm_session="$QM_JOB_DIR/ssh/session-$QM_NODE_RANK.sh"
+{
+  for v in "${!QM_@}" SLURM_JOB_ID SLURM_CONF CUDA_VISIBLE_DEVICES GPU_DEVICE_ORDINAL ROCR_VISIBLE_DEVICES ZE_AFFINITY_MASK; do
+    if [ -n "${!v+set}" ]; then printf 'export %s=%q\n' "$v" "${!v}"; fi
+  done
+  cat <<'QM_SESSION'
+qm_shell=${SHELL:-/bin/bash}
+if [ -z "${SSH_ORIGINAL_COMMAND+set}" ]; then exec -a "-${qm_shell##*/}" "$qm_shell"; fi
+qm_command=$SSH_ORIGINAL_COMMAND
+unset SSH_ORIGINAL_COMMAND
+case $qm_command in
+internal-sftp*) # a subsystem sshd runs itself: run the program instead
+  for p in /usr/lib/openssh/sftp-server /usr/libexec/openssh/sftp-server /usr/lib/ssh/sftp-server /usr/libexec/sftp-server; do
+    if [ -x "$p" ]; then exec "$p" ${qm_command#internal-sftp}; fi
+  done ;;
+esac
+exec -a "${qm_shell##*/}" "$qm_shell" -c "$qm_command"
+QM_SESSION
+} > "$qm_session"
+# The path holds no quote: storage paths and lease ids are letters, digits and . _ - + /.
+exec /usr/sbin/sshd -D -e -p "$QM_PORT" -h "$QM_JOB_DIR/ssh/host_ed25519" \
+  -o "AuthorizedKeysFile=$QM_DATA/"keys/authorized_keys -o PasswordAuthentication=no \
+  -o KbdInteractiveAuthentication=no -o StrictModes=no -o "PidFile=$QM_JOB_DIR/ssh/sshd.pid" \
+  -o "ForceCommand=exec /bin/bash '$qm_session'"
 QM_RUN
 
 # srun does not inherit --cpus-per-task from the batch job: give the step the CPUs it asked for.
