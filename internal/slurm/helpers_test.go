@@ -274,6 +274,22 @@ func (e *env) waitJob(ref string, states ...string) slurm.SqueueJob {
 	return j
 }
 
+// beginRequeued sets the begin time of job ref, requeued at or after since, to begin ("now",
+// "now+75"), as an administrator would, once Slurm is done with the requeue. Slurm sets a
+// requeued job's begin time, about two minutes on, only when its old run has ended (the job is
+// PENDING again, not COMPLETING): a begin time set before is overwritten. And slurmd refuses to
+// run a job whose credential is dated the second its old run's was revoked ("Job credential
+// revoked": the job fails), so the new begin time is a second after that at the earliest.
+func (e *env) beginRequeued(ref string, since time.Time, begin string) {
+	e.t.Helper()
+	e.eventually("job "+ref+" to be pending again, its requeue done", func() bool {
+		j := e.job(ref)
+		return j.State == "PENDING" && j.EligibleTime.After(since)
+	})
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
+	e.slurmCmd("scontrol", "update", "JobId="+ref, "StartTime="+begin)
+}
+
 // waitLease runs the service's loops every 100 ms, as serve does (the reconcile pass, which
 // refreshes the inventory, then the tick, which starts queued leases that now fit), until the
 // lease is in state, or fails.

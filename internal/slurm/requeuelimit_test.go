@@ -16,11 +16,12 @@ func TestRequeuedJobEndsWithItsLease(t *testing.T) {
 	e := newEnv(t)
 	l := e.request("bob@acme.example", 1, "interactive", time.Hour, "", nil).Lease
 	ran := e.waitLease(l.ID, qm.Active)
+	requeued := time.Now()
 	e.slurmCmd("scontrol", "requeue", ran.Ref)
 	e.waitFor(l.ID, "to be requeued", qm.Requeued)
 	// It waits in the queue for 75 s (an administrator's begin time, as long as Slurm's own
 	// requeue delay would be about), longer than the minute the limit is rounded to.
-	e.slurmCmd("scontrol", "update", "JobId="+ran.Ref, "StartTime=now+75")
+	e.beginRequeued(ran.Ref, requeued, "now+75")
 	end := time.Now().Add(3 * time.Minute)
 	for e.job(ran.Ref).State != "RUNNING" {
 		if time.Now().After(end) {

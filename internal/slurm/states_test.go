@@ -74,17 +74,8 @@ func TestRequeuedJobRunsAgainOnItsNode(t *testing.T) {
 	if back.State != qm.Active || !back.ExpiresAt.Equal(ran.ExpiresAt) {
 		t.Errorf("requeued: %s %q, ends %s (was %s)", back.State, back.Reason, back.ExpiresAt, ran.ExpiresAt)
 	}
-	// A requeued job waits for a begin time about two minutes on; an administrator may start it
-	// now, once Slurm is done with the requeue. Slurm sets that begin time only when the old run
-	// has ended (the job is PENDING again, not COMPLETING): a start time set before is overwritten.
-	// And slurmd refuses to run a job whose credential is dated the second its old run's was
-	// revoked ("Job credential revoked": the job fails), so the new run starts a second later.
-	e.eventually("job "+ran.Ref+" to be pending again, its requeue done", func() bool {
-		j := e.job(ran.Ref)
-		return j.State == "PENDING" && j.EligibleTime.After(before)
-	})
-	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
-	e.slurmCmd("scontrol", "update", "JobId="+ran.Ref, "StartTime=now")
+	// A requeued job waits for a begin time about two minutes on; an administrator may start it now.
+	e.beginRequeued(ran.Ref, before, "now")
 	e.waitJob(ran.Ref, "RUNNING")
 	again := e.waitFor(l.ID, "to run again", func(l *qm.Lease) bool { return !qm.Requeued(l) })
 	if again.State != qm.Active || again.Node != ran.Node || !again.ExpiresAt.Equal(ran.ExpiresAt) {
@@ -161,6 +152,7 @@ func TestRequeuedWaitIsNotBilledOnSlurm(t *testing.T) {
 	l := e.request("alice@acme.example", 1, "interactive", time.Hour, "", nil).Lease
 	ran := e.waitLease(l.ID, qm.Active)
 	e.clock.Advance(5 * time.Minute)
+	requeued := time.Now()
 	e.slurmCmd("scontrol", "requeue", ran.Ref)
 	back := e.waitFor(l.ID, "to be requeued", qm.Requeued)
 	heldAt := func(l *qm.Lease) time.Duration { return qm.HeldFor(l, l.StartedAt, e.clock.Now()) }
@@ -179,7 +171,7 @@ func TestRequeuedWaitIsNotBilledOnSlurm(t *testing.T) {
 	if got := afterGrant(e.notes.Kinds(l.ID)); len(got) != 1 || got[0] != qm.NoticeRequeued {
 		t.Errorf("notices after the requeue and an extension: %v; want requeued once", got)
 	}
-	e.slurmCmd("scontrol", "update", "JobId="+ran.Ref, "StartTime=now")
+	e.beginRequeued(ran.Ref, requeued, "now")
 	e.waitJob(ran.Ref, "RUNNING")
 	e.waitFor(l.ID, "to run again", func(l *qm.Lease) bool { return !qm.Requeued(l) })
 	e.clock.Advance(10 * time.Minute)

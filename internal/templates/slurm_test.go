@@ -155,20 +155,32 @@ echo "checkpoint saved to $QM_CHECKPOINT_DIR"
 	id, dir := submit(t, conf, tp, templates.Params{"checkpoint_lead": "2m", "max_requeues": "1"}, map[string]string{"torchrun": fakeTorchrun})
 	log := func() string { return readAll(dir, "*.out") }
 	waitFor(t, 30*time.Second, "the job to start", func() bool { return strings.Contains(log(), "start restart=0") })
+	signalled := time.Now()
 	if out := slurmCmd(t, conf, "scancel", "--signal=USR1", "--batch", id); out != "" {
 		t.Fatalf("scancel --signal: %s", out)
 	}
 	waitFor(t, 30*time.Second, "the job to requeue", func() bool { return strings.Contains(log(), "requeueing") })
 	// Slurm holds a requeued job back for about two minutes; start it now. On a busy machine the
 	// node may take a while to finish with the first run (COMPLETING) before the job can start.
+	// Slurm sets that begin time only once the first run has ended (a begin time set before is
+	// overwritten), and slurmd refuses to run a job whose credential is dated the second the first
+	// run's was revoked ("Job credential revoked": the job fails), so the job starts a second after
+	// its begin time moved past the requeue.
 	var state string
+	var requeueDone bool
 	deadline := time.Now().Add(90 * time.Second)
 	for !strings.Contains(log(), "start restart=1") {
 		state = slurmCmd(t, conf, "squeue", "-h", "-j", id, "-o", "%T %r")
 		if strings.Contains(state, "Held") || strings.Contains(state, "REQUEUE_HOLD") {
 			slurmCmd(t, conf, "scontrol", "release", id)
 		}
-		if strings.Contains(state, "PENDING") {
+		if !requeueDone && strings.Contains(state, "PENDING") {
+			eligible, err := time.ParseInLocation("2006-01-02T15:04:05", strings.TrimSpace(slurmCmd(t, conf, "squeue", "-h", "-j", id, "-O", "EligibleTime")), time.Local)
+			if requeueDone = err == nil && eligible.After(signalled); requeueDone {
+				time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
+			}
+		}
+		if requeueDone && strings.Contains(state, "PENDING") {
 			slurmCmd(t, conf, "scontrol", "update", "JobId="+id, "StartTime=now")
 		}
 		if time.Now().After(deadline) {
