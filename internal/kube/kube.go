@@ -430,6 +430,7 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		j.Lease, j.Ref, j.Kept = id, Ref("pod", p.Namespace, p.Name), true
 		if j.State == qm.JobFailed {
 			j.Output = b.output(ctx, j.Ref, p, seen)
+			b.sayOOM(&j, nil, p)
 		}
 		out = append(out, j)
 	}
@@ -452,6 +453,7 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		if failed != nil {
 			j.Output = b.output(ctx, j.Ref, failed, seen)
 		}
+		b.sayOOM(&j, k, failed)
 		out = append(out, j)
 	}
 	b.mu.Lock()
