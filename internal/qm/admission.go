@@ -451,7 +451,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		}
 		// Plan first, then write the lease once in the state it reaches, with every step audited.
 		l.State = Queued
-		l.Reason = "waiting for free GPUs"
+		l.Reason = reasonWaitingFree
 		path, err := s.planWith(l, func() (Pool, []Holding, error) {
 			p, own := s.poolFrom(l.Class, classes, held)
 			return p, own, nil

@@ -498,7 +498,7 @@ func (s *Service) applyApproval(ctx context.Context, tx Tx, l *Lease, approver, 
 		// It waits: its status, and the requester's message, say what for, as a request's
 		// that waits from the start does.
 		if l.Reason == reason {
-			l.Reason = "waiting for free GPUs"
+			l.Reason = reasonWaitingFree
 		}
 		return false, tx.UpdateLease(ctx, l, Queued)
 	}

@@ -449,8 +449,13 @@ func (s *Service) startQueued(ctx context.Context, class string) {
 			if err != nil || cur.State != Queued {
 				return err
 			}
+			was := cur.Reason
 			placed, err = s.tryPlace(ctx, tx, cur, "GPUs became free")
 			*q = *cur
+			if err == nil && !placed && cur.Reason != was {
+				// It waits on, for something else now: its status says what, without an event.
+				return tx.UpdateLease(ctx, cur, Queued)
+			}
 			if err != nil || !placed || cur.State != Active {
 				return err
 			}

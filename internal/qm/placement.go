@@ -404,6 +404,9 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 	req := placeRequest{Class: l.Class, Team: l.Team, GPUs: l.GPUs, ExclusiveClass: c != nil && c.Exclusive(), Reserve: l.Exclusive}
 	pl, ok := place(inv, ix, held, req)
 	if !ok {
+		// Said again on every try: what keeps it waiting changes (another team's lease ends, its
+		// own team's leases fill the nodes), and its status shows the last word.
+		l.Reason = reasonWaitingFree
 		if shared := req; req.ExclusiveClass {
 			// Only when another team's leases are what keeps it off GPUs that are free: where its
 			// own team's leases fill the nodes, it waits for free GPUs as on any class.
@@ -419,6 +422,10 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 	l.Connection = pl.Connection
 	return s.started(), nil
 }
+
+// reasonWaitingFree is the reason of a lease that waits in the service's queue for GPUs of its
+// class to be free.
+const reasonWaitingFree = "waiting for free GPUs"
 
 // started is the states a lease that may start now moves through: provisioning, and active at
 // once on an instant backend.
