@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,8 +41,77 @@ func (b *Backend) RefreshInventory(ctx context.Context) error {
 		return fmt.Errorf("kube: list pods: %w", err)
 	}
 	inv := BuildInventory(b.cfg.Policy, nodes.Items, pods.Items, b.cfg.Instance)
+	away := awayNodes(b.cfg.Policy, nodes.Items)
+	b.away.Store(&away)
 	b.inv.Store(&inv)
 	return nil
+}
+
+// NodesAway says why no node of class takes new work, where the last refresh found the class's
+// nodes and every one cordoned or not ready: "every node of class train is cordoned (gpu-b,
+// gpu-c)"; "" otherwise.
+func (b *Backend) NodesAway(class string) string {
+	if p := b.away.Load(); p != nil {
+		return (*p)[class]
+	}
+	return ""
+}
+
+// awayNodes says, for each class whose nodes (those its node_selector matches with its GPU
+// resource allocatable) are all left out of the inventory, which they are and why.
+func awayNodes(p *policy.Policy, nodes []corev1.Node) map[string]string {
+	out := map[string]string{}
+	for _, c := range p.Classes {
+		sel := labels.SelectorFromSet(c.Kubernetes.NodeSelector)
+		r := classResource(c)
+		var names []string
+		whys := map[string]bool{}
+		up := false
+		for i := range nodes {
+			n := &nodes[i]
+			if q, ok := n.Status.Allocatable[r]; !ok || q.Value() <= 0 || !sel.Matches(labels.Set(n.Labels)) {
+				continue
+			}
+			if schedulable(n) {
+				up = true
+				break
+			}
+			why := nodeAway(n)
+			whys[why] = true
+			names = append(names, n.Name+" "+why)
+		}
+		if up || len(names) == 0 {
+			continue
+		}
+		sort.Strings(names)
+		what := "cordoned or not ready"
+		if len(whys) == 1 {
+			for w := range whys {
+				what = w
+			}
+			for i := range names {
+				names[i] = strings.TrimSuffix(names[i], " "+what)
+			}
+		}
+		if len(names) > 3 {
+			names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
+		}
+		out[c.Name] = fmt.Sprintf("every node of class %s is %s (%s)", c.Name, what, strings.Join(names, ", "))
+	}
+	return out
+}
+
+// nodeAway says in a word or two why a node takes no new pods: cordoned, or not ready.
+func nodeAway(n *corev1.Node) string {
+	if n.Spec.Unschedulable {
+		return "cordoned"
+	}
+	for _, t := range n.Spec.Taints {
+		if t.Key == corev1.TaintNodeUnschedulable {
+			return "cordoned"
+		}
+	}
+	return "not ready"
 }
 
 // BuildInventory maps nodes to the policy's classes and counts the GPUs that pods other than

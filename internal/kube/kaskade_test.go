@@ -317,7 +317,7 @@ func TestKaskadeWalk(t *testing.T) {
 	if _, err := k.cs.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	k.reconcile()
+	k.pass() // b waited in the service's queue: the node is back in the inventory, and b starts
 	k.reconcile()
 	lb = k.lease(b.ID)
 	t.Logf("b after uncordon: %s %q ref %q", lb.State, lb.Reason, lb.Ref)

@@ -65,6 +65,9 @@ type Backend struct {
 	c   kubernetes.Interface
 	log *slog.Logger
 	inv atomic.Pointer[[]qm.Node] // the last good inventory; nil before the first
+	// away: why every node of a class takes no new work, by class, as the last good inventory
+	// found them (NodesAway)
+	away atomic.Pointer[map[string]string]
 
 	mu      sync.Mutex
 	outputs map[string]string // the log tail of failed workloads, by Ref and pod UID, read once
@@ -75,6 +78,7 @@ var _ qm.Retimer = (*Backend)(nil)
 var _ qm.InventoryRefresher = (*Backend)(nil)
 var _ qm.GPUIndexKnower = (*Backend)(nil)
 var _ qm.Sweeper = (*Backend)(nil)
+var _ qm.NodesAwayTeller = (*Backend)(nil)
 
 // KnowsGPUIndexes is false: the device plugin picks the devices a pod gets (a MIG slice, a GPU of
 // its node) and the API never says which, so the GPU indexes a lease records are only the

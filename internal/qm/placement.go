@@ -388,6 +388,14 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 	}
 	inv, ix := s.inventory()
 	if inv == nil || s.capacityOf(l.Class) == 0 {
+		if t, ok := s.Backend.(NodesAwayTeller); ok && inv != nil {
+			if why := t.NodesAway(l.Class); why != "" {
+				// The class's nodes are there but none takes work (cordoned, not ready): it waits
+				// here, saying so, and starts when one is back, billed from when it runs.
+				l.Reason = "waiting because " + why
+				return nil, nil
+			}
+		}
 		// The backend does not know the class's nodes (not yet, or none: a cluster that scales
 		// from zero makes them when a job asks): the scheduler places it.
 		return []State{Provisioning}, nil

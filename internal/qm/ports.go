@@ -148,6 +148,15 @@ type InventoryRefresher interface {
 	RefreshInventory(ctx context.Context) error
 }
 
+// NodesAwayTeller is an InventoryRefresher whose inventory leaves out nodes that take no new work
+// now (cordoned, not ready). NodesAway says why every node of a class is out, in a phrase
+// ("every node of class train is cordoned or not ready (gpu-b cordoned, gpu-c not ready)"), where
+// the class has nodes and none takes work; "" otherwise. A request of such a class waits in the
+// service's queue, saying so, instead of being handed to a scheduler no node of which can take it.
+type NodesAwayTeller interface {
+	NodesAway(class string) string
+}
+
 // GPUIndexKnower is a backend that says whether the GPU indexes a lease of a class records
 // (Lease.GPUIndex) name the devices its workload holds. On Kubernetes the device plugin picks them
 // (a MIG slice, a GPU of the node) and never says which: the indexes are the service's own count
