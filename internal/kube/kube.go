@@ -71,13 +71,14 @@ type Backend struct {
 
 	mu      sync.Mutex
 	outputs map[string]string // the log tail of failed workloads, by Ref and pod UID, read once
+	left    []qm.LeaseID      // leases with objects but no Pod or Job, as the last Jobs found them
 }
 
 var _ qm.Watcher = (*Backend)(nil)
 var _ qm.Retimer = (*Backend)(nil)
 var _ qm.InventoryRefresher = (*Backend)(nil)
 var _ qm.GPUIndexKnower = (*Backend)(nil)
-var _ qm.Sweeper = (*Backend)(nil)
+var _ qm.LeftoverFinder = (*Backend)(nil)
 var _ qm.NodesAwayTeller = (*Backend)(nil)
 
 // KnowsGPUIndexes is false: the device plugin picks the devices a pod gets (a MIG slice, a GPU of
@@ -460,14 +461,67 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		b.sayOOM(&j, k, failed)
 		out = append(out, j)
 	}
+	left := b.leftovers(ctx, out, podsOf, jobs.Items)
 	b.mu.Lock()
 	for key := range b.outputs {
 		if !seen[key] {
 			delete(b.outputs, key)
 		}
 	}
+	b.left = left
 	b.mu.Unlock()
 	return out, nil
+}
+
+// Leftovers are the leases that, as the last Jobs found them, have objects of this instance in
+// the cluster but no Pod or Job: a Service, or pods whose Job was deleted without them. The
+// reconcile pass sweeps those whose lease has ended.
+func (b *Backend) Leftovers() []qm.LeaseID {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]qm.LeaseID(nil), b.left...)
+}
+
+// leftovers finds the leases of this instance's Services, and of its pods whose Job is not in
+// the list, that have no Pod or Job of their own in jobs; in lease order.
+func (b *Backend) leftovers(ctx context.Context, jobs []qm.Job, podsOf map[string][]*corev1.Pod, listed []batchv1.Job) []qm.LeaseID {
+	has := map[qm.LeaseID]bool{}
+	for _, j := range jobs {
+		has[j.Lease] = true
+	}
+	found := map[qm.LeaseID]bool{}
+	add := func(labels map[string]string) {
+		if id, ok := leaseOf(labels); ok && !has[id] && labels[LabelInstance] == b.cfg.Instance {
+			found[id] = true
+		}
+	}
+	known := map[string]bool{}
+	for i := range listed {
+		known[listed[i].Namespace+"/"+listed[i].Name] = true
+	}
+	for key, pods := range podsOf {
+		if known[key] {
+			continue
+		}
+		for _, p := range pods {
+			add(p.Labels)
+		}
+	}
+	svcs, err := b.c.CoreV1().Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: LabelInstance + "=" + b.cfg.Instance})
+	if err != nil {
+		// The pods' are still found; the Services wait for the next pass.
+		b.log.Warn("list services to find what ended leases left", "err", err)
+	} else {
+		for i := range svcs.Items {
+			add(svcs.Items[i].Labels)
+		}
+	}
+	out := make([]qm.LeaseID, 0, len(found))
+	for id := range found {
+		out = append(out, id)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
 }
 
 // keepLoss writes on the Job why its pod that ran is failing or being deleted (AnnotationLostPod),

@@ -119,6 +119,20 @@ type Sweeper interface {
 	Sweep(ctx context.Context, l *Lease) error
 }
 
+// LeftoverFinder is a Sweeper that finds, in the scheduler, objects of leases that have no job
+// there (a Kubernetes lease's Service, its pods whose Job was deleted without them): what a sweep
+// missed when the service stopped between failing a lease and sweeping it. Leftovers lists those
+// leases as the last call of Jobs found them, in a stable order; the reconcile pass sweeps those
+// that have ended (or that the database does not know), a bounded number per pass.
+type LeftoverFinder interface {
+	Sweeper
+	Leftovers() []LeaseID
+}
+
+// maxSweepsPerPass bounds how many leases' leftovers one reconcile pass deletes; the next pass
+// goes on with the rest.
+const maxSweepsPerPass = 10
+
 // Retimer is a Watcher that can change a job's time limit, so an extended lease's job runs on.
 type Retimer interface {
 	SetTimeLimit(ctx context.Context, j Job, d time.Duration) error
@@ -448,11 +462,12 @@ type ReconcileReport struct {
 	Removed     int // ended jobs deleted KeepEnded after they ended
 	Resubmitted int // jobs submitted again for leases whose job never reached the scheduler
 	Retimed     int // jobs whose time limit was raised to an extended lease's
+	Swept       int // ended leases whose leftovers (a Service, orphaned pods) were deleted
 }
 
 func (r ReconcileReport) String() string {
-	return fmt.Sprintf("%d leases, %d jobs: %d activated, %d queued, %d ended, %d vanished, %d adopted, %d cancelled, %d retimed, %d resubmitted, %d removed",
-		r.Leases, r.Jobs, r.Activated, r.Queued, r.Ended, r.Vanished, r.Adopted, r.Cancelled, r.Retimed, r.Resubmitted, r.Removed)
+	return fmt.Sprintf("%d leases, %d jobs: %d activated, %d queued, %d ended, %d vanished, %d adopted, %d cancelled, %d retimed, %d resubmitted, %d removed, %d swept",
+		r.Leases, r.Jobs, r.Activated, r.Queued, r.Ended, r.Vanished, r.Adopted, r.Cancelled, r.Retimed, r.Resubmitted, r.Removed, r.Swept)
 }
 
 // Reconcile makes the scheduler and the database agree, whatever happened in between (a crash
@@ -503,6 +518,7 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 		byLease[j.Lease] = append(byLease[j.Lease], j)
 	}
 	owned := make(map[string]bool, len(live)) // job refs that a live lease owns
+	swept := map[LeaseID]bool{}               // leases whose leftovers this pass deleted
 	var errs []error
 	now := s.Clock.Now()
 	for _, l := range live {
@@ -545,6 +561,7 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 				continue
 			}
 			if sw, ok := w.(Sweeper); ok {
+				swept[l.ID] = true
 				if err := sw.Sweep(ctx, l); err != nil {
 					errs = append(errs, fmt.Errorf("delete what is left of %s: %w", l.ID, err))
 				}
@@ -609,7 +626,45 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 		s.log().Info("cancelled a job no live lease owns", "job", j.Ref, "lease", j.Lease)
 		rep.Cancelled++
 	}
+	if f, ok := w.(LeftoverFinder); ok {
+		errs = append(errs, s.sweepLeftovers(ctx, f, swept, &rep))
+	}
 	return rep, errors.Join(errs...)
+}
+
+// sweepLeftovers deletes what is left in the scheduler of leases that have ended (or that the
+// database does not know) and have no job there: what a sweep missed. A lease that has not ended
+// is left alone (its start may be making its objects just now), and at most maxSweepsPerPass
+// leases are swept per pass.
+func (s *Service) sweepLeftovers(ctx context.Context, f LeftoverFinder, swept map[LeaseID]bool, rep *ReconcileReport) error {
+	var errs []error
+	n := 0
+	for _, id := range f.Leftovers() {
+		if n == maxSweepsPerPass {
+			break
+		}
+		if swept[id] {
+			continue
+		}
+		l, err := s.Get(ctx, id)
+		switch {
+		case err == nil && !l.State.Ended():
+			continue
+		case err != nil && ErrorCode(err) != ENOTFOUND:
+			errs = append(errs, err)
+			continue
+		case err != nil:
+			l = &Lease{ID: id}
+		}
+		n++
+		if err := f.Sweep(ctx, l); err != nil {
+			errs = append(errs, fmt.Errorf("delete what is left of %s: %w", id, err))
+			continue
+		}
+		s.log().Info("deleted what was left of an ended lease", "lease", id)
+		rep.Swept++
+	}
+	return errors.Join(errs...)
 }
 
 // jobOf picks a lease's job: the one it recorded, else (a lease that crashed before recording
