@@ -113,7 +113,7 @@ func TestOwnLeasesOnly(t *testing.T) {
 	h := newHarness(t)
 	id := leaseIn(t, h.say("alice@acme.example", "/gpu request 1 interactive for 2h").Text)
 	r := h.say("bob@acme.example", "/gpu release "+id.String())
-	if !r.Error || !strings.Contains(r.Text, "you have no lease") || strings.Contains(r.Text, "alice@") {
+	if !r.Error || !strings.Contains(r.Text, "You have no lease") || strings.Contains(r.Text, "alice@") {
 		t.Fatalf("bob released alice's lease: %q", r.Text)
 	}
 	if l, _ := h.svc.Get(context.Background(), id); l.State != qm.Active {
@@ -233,19 +233,19 @@ func TestBadInput(t *testing.T) {
 		{"alice@acme.example", "/gpu status", "exactly one lease id"},
 		{"alice@acme.example", "/gpu status L-x", `"L-x" is not a lease id`},
 		{"alice@acme.example", "/gpu status L-999", "no lease L-999"},
-		{"alice@acme.example", "/gpu status " + bobs.String(), "you have no lease " + bobs.String()},
+		{"alice@acme.example", "/gpu status " + bobs.String(), "You have no lease " + bobs.String()},
 		{"alice@acme.example", "/gpu release L-999", "no lease L-999"},
-		{"alice@acme.example", "/gpu release " + bobs.String(), "you have no lease " + bobs.String()},
+		{"alice@acme.example", "/gpu release " + bobs.String(), "You have no lease " + bobs.String()},
 		{"alice@acme.example", "/gpu keep", "exactly one lease id"},
 		{"alice@acme.example", "/gpu extend " + mine.String(), "how much longer"},
 		{"alice@acme.example", "/gpu extend " + mine.String() + " forever", `"forever" is not a duration`},
-		{"alice@acme.example", "/gpu extend " + bobs.String() + " 1h", "you have no lease " + bobs.String()},
+		{"alice@acme.example", "/gpu extend " + bobs.String() + " 1h", "You have no lease " + bobs.String()},
 		{"alice@acme.example", "/gpu extend L-0 1h", `"L-0" is not a lease id`},
 		{"alice@acme.example", "/gpu estimate 2 train", "needs a number of GPUs, a class and a duration"},
 		{"alice@acme.example", "/gpu estimate two train 2h", `"two" is not a whole number`},
 		{"alice@acme.example", "/gpu estimate 2 nosuch 2h", `no class "nosuch"`},
 		{"alice@acme.example", "/gpu estimate 2 train 0m", `"0m" is no length of time`},
-		{"alice@acme.example", "/gpu approve " + bobs.String(), "only dana@acme.example or platform-leads@acme.example can decide"},
+		{"alice@acme.example", "/gpu approve " + bobs.String(), "Only dana@acme.example or platform-leads@acme.example can decide"},
 		{"alice@acme.example", "/gpu deny", "needs a lease id"},
 		{"alice@acme.example", "/gpu list everything", "takes no arguments"},
 		{"alice@acme.example", "/gpu quota nosuch", `no team "nosuch"`},

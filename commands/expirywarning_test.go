@@ -259,7 +259,7 @@ func TestExpiryWarningSaysWhatTheTeamsQuotaMakesOfTheExtension(t *testing.T) {
 	h.advance(time.Hour + 40*time.Minute)
 	got = expiryWarnings(h.notices(udo))
 	extend := "/gpu extend " + id.String() + " 1h"
-	if len(got) != 1 || !strings.HasPrefix(got[0].Text, id.String()+" ends at Mon 30 Nov 18:00 CET (in 20m); "+extend+" would be refused now: team falken has 0 of its 2 GPU-hours left this week") {
+	if len(got) != 1 || !strings.HasPrefix(got[0].Text, id.String()+" ends at Mon 30 Nov 18:00 CET (in 20m); "+extend+" would be refused now: Team falken has 0 of its 2 GPU-hours left this week") {
 		t.Fatalf("the warning with no rule to send the extension to a budget owner: %q", texts(got))
 	}
 	if a := got[0].Actions; len(a) != 1 || a[0].Label != "Release" {

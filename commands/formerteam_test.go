@@ -45,7 +45,7 @@ func TestARequestOfATeamThePolicyNoLongerHasIsDecidedByTheFallbackApprovers(t *t
 	h.svc.Policy = renamedHarbor(t) // the service restarted on the new policy
 
 	got := h.say(tane, "/gpu approve "+id)
-	if !got.Error || strings.Contains(got.Text, "there is no request") ||
+	if !got.Error || strings.Contains(got.Text, "There is no request") ||
 		!strings.Contains(got.Text, "team kelp") || !strings.Contains(got.Text, "does not list") || !strings.Contains(got.Text, ops) {
 		t.Errorf("tane, budget owner of the renamed team, is told %q; want why they cannot decide %s and that %s can", got.Text, id, ops)
 	}

@@ -13,7 +13,7 @@ func TestReasonsAreBoundedAndKeepNoInvisibleCharacters(t *testing.T) {
 	h := newHarnessOn(t, otherPolicy)
 	long := strings.Repeat("a", MaxReason+1)
 	r := h.say("rita@borealis.example", "/gpu quota request +2 dev for 1d because "+long)
-	if !r.Error || !strings.HasPrefix(r.Text, "the reason is 501 characters long; keep it to 500 or fewer. Example: /gpu ") || len(r.Text) > 300 {
+	if !r.Error || !strings.HasPrefix(r.Text, "The reason is 501 characters long; keep it to 500 or fewer. Example: /gpu ") || len(r.Text) > 300 {
 		t.Fatalf("a reason of %d characters: %s", MaxReason+1, r.Text)
 	}
 	if ex := r.Text[strings.Index(r.Text, "Example: ")+len("Example: "):]; h.say("rita@borealis.example", ex).Error {
@@ -39,7 +39,7 @@ func TestReasonsAreBoundedAndKeepNoInvisibleCharacters(t *testing.T) {
 
 	big := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 5 dev for 1h")).Text)
 	deny := "/gpu deny " + big.String() + " " + strings.Repeat("no ", 200)
-	if r := h.say("olga@borealis.example", deny); !r.Error || !strings.HasPrefix(r.Text, "the reason is 599 characters long") {
+	if r := h.say("olga@borealis.example", deny); !r.Error || !strings.HasPrefix(r.Text, "The reason is 599 characters long") {
 		t.Errorf("a denial with a reason of 599 characters: %s", r.Text)
 	}
 	if l := h.lease(big); l.State != "pending_approval" {

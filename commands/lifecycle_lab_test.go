@@ -224,11 +224,11 @@ func TestRefusalsExampleTheCommandTheyName(t *testing.T) {
 	annas := leaseIn(t, mustOK(t, h.say("anna@lab.example", "/gpu request 1 notebook for 1h")).Text)
 	owners := leaseIn(t, mustOK(t, h.say("jürgen@lab.example", "/gpu request 1 notebook for 3h")).Text)
 	for _, tc := range []struct{ user, cmd, says, example string }{
-		{"ben@lab.example", "/gpu extend " + annas.String() + " 30m", "you have no lease " + annas.String() + "; /gpu list shows yours.", "/gpu list"},
-		{"ben@lab.example", "/gpu release " + annas.String(), "you have no lease " + annas.String() + "; /gpu list shows yours.", "/gpu list"},
-		{"ben@lab.example", "/gpu keep " + annas.String(), "you have no lease " + annas.String() + "; /gpu list shows yours.", "/gpu list"},
+		{"ben@lab.example", "/gpu extend " + annas.String() + " 30m", "You have no lease " + annas.String() + "; /gpu list shows yours.", "/gpu list"},
+		{"ben@lab.example", "/gpu release " + annas.String(), "You have no lease " + annas.String() + "; /gpu list shows yours.", "/gpu list"},
+		{"ben@lab.example", "/gpu keep " + annas.String(), "You have no lease " + annas.String() + "; /gpu list shows yours.", "/gpu list"},
 		{"olga@lab.example", "/gpu approve " + owners.String(), "/gpu approvals lists those that are.", "/gpu approvals"},
-		{"jürgen@lab.example", "/gpu approve " + owners.String(), "you cannot decide your own request " + owners.String() + "; ops@lab.example decides.", "/gpu status " + owners.String()},
+		{"jürgen@lab.example", "/gpu approve " + owners.String(), "You cannot decide your own request " + owners.String() + "; ops@lab.example decides.", "/gpu status " + owners.String()},
 	} {
 		r := h.say(tc.user, tc.cmd)
 		if !r.Error || !strings.Contains(r.Text, tc.says) || !strings.HasSuffix(r.Text, " Example: "+tc.example) {

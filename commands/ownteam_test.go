@@ -21,7 +21,7 @@ func TestQuotaNamesTheUsersOwnUnlistedTeam(t *testing.T) {
 			t.Errorf("%s says\n%s\nwant what /gpu quota says:\n%s", typed, got, own)
 		}
 	}
-	if r := h.say("rita@borealis.example", "/gpu quota physik-lab"); !r.Error || !strings.Contains(r.Text, `there is no team "physik-lab"`) {
+	if r := h.say("rita@borealis.example", "/gpu quota physik-lab"); !r.Error || !strings.Contains(r.Text, `There is no team "physik-lab"`) {
 		t.Errorf("another team's member naming physik-lab got %q; want that there is no such team", r.Text)
 	}
 }

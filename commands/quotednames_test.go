@@ -109,13 +109,13 @@ func TestQuotedNamesWorkAndRefusalsShowThemPlainly(t *testing.T) {
 	mustOK(t, h.say(alice, `/gpu release "`+id2.String()+`"`))
 
 	for line, want := range map[string]string{
-		`/gpu request 1 "nope" 2h`:                 `there is no class "nope";`,
+		`/gpu request 1 "nope" 2h`:                 `There is no class "nope";`,
 		"/gpu request 1 \u201cno pe\u201d 2h":      `"no pe" is not a class name.`,
 		`/gpu request 1 in"ter 2h`:                 `"in"ter" is not a class name.`,
-		`/gpu estimate 1 "nope" 2h`:                `there is no class "nope";`,
+		`/gpu estimate 1 "nope" 2h`:                `There is no class "nope";`,
 		`/gpu status "L-x"`:                        `"L-x" is not a lease id;`,
 		`/gpu extend 'L-x' 1h`:                     `"L-x" is not a lease id;`,
-		`/gpu quota "nobody"`:                      `there is no team "nobody" in the policy.`,
+		`/gpu quota "nobody"`:                      `There is no team "nobody" in the policy.`,
 		`/gpu quota "no body"`:                     `"no body" is not a team name.`,
 		`/gpu request 1 interactive 1h team "x y"`: `"x y" is not a team name.`,
 		`/gpu template "nope"`:                     `There is no template "nope";`,

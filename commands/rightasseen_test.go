@@ -645,7 +645,7 @@ func TestQuotaOfSomeoneWithoutATeam(t *testing.T) {
 	}
 	h := newHarnessOn(t, file)
 	r := h.say("newcomer@borealis.example", "/gpu quota")
-	if !r.Error || !strings.Contains(r.Text, "you belong to no team") || !strings.Contains(r.Text, "ask a platform admin") {
+	if !r.Error || !strings.Contains(r.Text, "You belong to no team") || !strings.Contains(r.Text, "ask a platform admin") {
 		t.Fatalf("/gpu quota without a team: %q", r.Text)
 	}
 	i := strings.Index(r.Text, " Example: ")
@@ -781,7 +781,7 @@ func TestAnExtensionCannotPassTheWeeklyGPUHours(t *testing.T) {
 	h := newHarnessOn(t, policyVariant(t, otherPolicy, "gpu_hours_per_week: 100", "gpu_hours_per_week: 97.5"))
 	id := leaseIn(t, mustOK(t, h.say("vic@borealis.example", "/gpu request 4 bigiron for 24h")).Text) // 96 GPU-hours
 	r := h.say("vic@borealis.example", "/gpu extend "+id.String()+" 1h")
-	want := "team vision has 1.5 of its 97.5 GPU-hours left this week, and extending " + id.String() + " by 1h needs 4; ask your budget owner with /gpu quota request."
+	want := "Team vision has 1.5 of its 97.5 GPU-hours left this week, and extending " + id.String() + " by 1h needs 4; ask your budget owner with /gpu quota request."
 	if !r.Error || !strings.HasPrefix(r.Text, want) {
 		t.Errorf("an extension past the weekly GPU-hours = %q, want a refusal starting %q", r.Text, want)
 	}
@@ -892,12 +892,12 @@ func TestNobodyElseCanDecideSaysWhy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarnessOn(t, policyVariant(t, otherPolicy, "fallback_approvers: [ops@borealis.example]", tc.fallback))
 			r := h.say("sven@borealis.example", "/gpu request 4 dev for 2h")
-			want := "the published rule too-big (Bigger than the class allows) needs a budget owner's approval, but nobody can decide the exceptions of team speech: " + tc.why + "; ask a platform admin"
+			want := "The published rule too-big (Bigger than the class allows) needs a budget owner's approval, but nobody can decide the exceptions of team speech: " + tc.why + "; ask a platform admin"
 			if !r.Error || !strings.HasPrefix(r.Text, want) {
 				t.Errorf("got %q\nwant it to start %q", r.Text, want)
 			}
 			r = h.say("sven@borealis.example", "/gpu quota request +2 dev because a deadline")
-			if want := "a quota increase needs a budget owner's approval, but nobody can decide the exceptions of team speech: " + tc.why; !r.Error || !strings.HasPrefix(r.Text, want) {
+			if want := "A quota increase needs a budget owner's approval, but nobody can decide the exceptions of team speech: " + tc.why; !r.Error || !strings.HasPrefix(r.Text, want) {
 				t.Errorf("got %q\nwant it to start %q", r.Text, want)
 			}
 		})

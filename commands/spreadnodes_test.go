@@ -124,9 +124,9 @@ func TestASweepNoClassHoldsSaysHowManyNodes(t *testing.T) {
 // leaves the class out.
 func TestANamedClassWithTooFewNodesIsToldInNodes(t *testing.T) {
 	for _, tc := range []struct{ ask, want, wantEx string }{
-		{"jax class=quad nnodes=5", "class quad has 4 nodes of 4 GPUs, fewer than the 5", "class=quad nnodes=4"},
-		{"pytorch-ddp class=duo nnodes=4 script=ddp.py", "class duo has 3 nodes", "class=duo nnodes=3 script=ddp.py"},
-		{"pytorch-ddp class=duo gpus=8 nnodes=4 epochs=3", "class duo has 3 nodes", "class=duo gpus=6 nnodes=3 epochs=3"},
+		{"jax class=quad nnodes=5", "Class quad has 4 nodes of 4 GPUs, fewer than the 5", "class=quad nnodes=4"},
+		{"pytorch-ddp class=duo nnodes=4 script=ddp.py", "Class duo has 3 nodes", "class=duo nnodes=3 script=ddp.py"},
+		{"pytorch-ddp class=duo gpus=8 nnodes=4 epochs=3", "Class duo has 3 nodes", "class=duo gpus=6 nnodes=3 epochs=3"},
 	} {
 		h := templatesOn(t, orbitPolicy)
 		r := h.say("kim@orbit.example", "/gpu submit "+tc.ask)

@@ -44,7 +44,7 @@ func TestSubmitToANamedClassFillsThatClassesNodes(t *testing.T) {
 func TestSubmitBeyondTheClusterShowsThatTemplatesExample(t *testing.T) {
 	h := templatesOn(t, mixedNodes)
 	r := h.say("tuuli@kestrel.example", "/gpu submit pytorch-ddp class=mi-250x-4 gpus=18")
-	if !strings.Contains(r.Text, "the cluster has only 16 mi-250x-4 GPUs") {
+	if !strings.Contains(r.Text, "The cluster has only 16 mi-250x-4 GPUs") {
 		t.Fatalf("18 of 16 GPUs: %q", r.Text)
 	}
 	ex := exampleIn(t, r)

@@ -516,7 +516,7 @@ func (t *Templates) classTooSmall(tp *templates.Template, params templates.Param
 	if size == 0 || count == 0 || !tp.MultiNode || !nnodesGiven || asked <= count {
 		return nil
 	}
-	msg := fmt.Sprintf("class %s has %s of %s, fewer than the %d that %s nnodes=%s asks for.", class, nNodes(count), qm.GPUCount(size, ""), asked, tp.Name, nn)
+	msg := fmt.Sprintf("Class %s has %s of %s, fewer than the %d that %s nnodes=%s asks for.", class, nNodes(count), qm.GPUCount(size, ""), asked, tp.Name, nn)
 	words := []string{"class=" + class}
 	if gpusGiven {
 		// The GPUs asked for (no more than the class holds) on as few of its nodes as split them

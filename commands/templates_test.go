@@ -115,7 +115,7 @@ func TestSubmitBadInput(t *testing.T) {
 	h := templateHarness(t)
 	for in, want := range map[string]string{
 		"/gpu submit cuda-smok":                               "did you mean cuda-smoke",
-		"/gpu submit cuda-smoke sise=4096":                    `unknown parameter "sise" (did you mean size?)`,
+		"/gpu submit cuda-smoke sise=4096":                    `Unknown parameter "sise" (did you mean size?)`,
 		"/gpu submit cuda-smoke size=big":                     "size must be a whole number",
 		"/gpu submit cuda-smoke size=1":                       "size=1 is out of range",
 		"/gpu submit cuda-smoke 4096":                         `"4096" is not key=value`,

@@ -180,7 +180,7 @@ func TestApprovalRefused(t *testing.T) {
 		t.Errorf("refused clicks changed messages: %d updates, %d new posts", len(updates), len(posts)-len(posts0))
 	}
 	refusals := responses[len(responses)-2:]
-	if !strings.Contains(refusals[0].Text, "only dana@acme.example or platform-leads@acme.example can decide") {
+	if !strings.Contains(refusals[0].Text, "Only dana@acme.example or platform-leads@acme.example can decide") {
 		t.Errorf("bob's refusal = %q", refusals[0].Text)
 	}
 	if !strings.Contains(refusals[1].Text, "decide") {
@@ -267,10 +267,10 @@ func TestDenyRefusedBeforeTheForm(t *testing.T) {
 	if len(refusals) != 2 {
 		t.Fatalf("%d answers to two refused clicks: %+v", len(refusals), refusals)
 	}
-	if !strings.Contains(refusals[0].Text, "only dana@acme.example or platform-leads@acme.example can decide") {
+	if !strings.Contains(refusals[0].Text, "Only dana@acme.example or platform-leads@acme.example can decide") {
 		t.Errorf("bob's refusal = %q", refusals[0].Text)
 	}
-	if !strings.Contains(refusals[1].Text, "only dana@acme.example or platform-leads@acme.example can decide") {
+	if !strings.Contains(refusals[1].Text, "Only dana@acme.example or platform-leads@acme.example can decide") {
 		t.Errorf("alice's refusal = %q", refusals[1].Text)
 	}
 	for _, r := range refusals {

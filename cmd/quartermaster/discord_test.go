@@ -378,7 +378,7 @@ func TestDiscordDenyRefusedBeforeTheForm(t *testing.T) {
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	id, _ := discordOverQuota(e)
 	_, toChannel := approvalPosts(e, id)
-	for user, want := range map[string]string{dBob: "only dana@acme.example or platform-leads@acme.example can decide " + id, dAlice: "only dana@acme.example or platform-leads@acme.example can decide " + id} {
+	for user, want := range map[string]string{dBob: "Only dana@acme.example or platform-leads@acme.example can decide " + id, dAlice: "Only dana@acme.example or platform-leads@acme.example can decide " + id} {
 		m := e.click(user, toChannel, "Deny "+id)
 		if m.Type == 9 || len(m.Inputs) > 0 {
 			t.Errorf("%s's click on Deny opened a form: %+v", user, m)
@@ -853,7 +853,7 @@ func TestDiscordReportThisWeek(t *testing.T) {
 	if m := e.command(dDana, "report", opt("week", "this week")); !strings.Contains(m.Text(), "GPU showback of team vision, 2026-W49 (Mon 30 Nov – Sun 6 Dec 2026), so far") {
 		t.Errorf("this week: %q", m.Text())
 	}
-	if m := e.command(dDana, "report", opt("week", "last week"), opt("team", "vision")); !strings.Contains(m.Text(), "there is no history for 2026-W48") {
+	if m := e.command(dDana, "report", opt("week", "last week"), opt("team", "vision")); !strings.Contains(m.Text(), "There is no history for 2026-W48") {
 		t.Errorf("last week: %q", m.Text())
 	}
 }

@@ -67,10 +67,10 @@ bob@acme.example: /gpu status L-4
 		t.Fatalf("the budget owner got no Approve/Deny for L-1: %+v", dana)
 	}
 	mustContain(t, "team channel", to(msgs, "#vision-gpu"), "Approval needed: carl@contractor.example")
-	mustContain(t, "non-owner refused", to(msgs, "bob@acme.example"), "only dana@acme.example or platform-leads@acme.example can decide L-1")
-	mustContain(t, "requester refused", carl, "only dana@acme.example or platform-leads@acme.example can decide L-1")
+	mustContain(t, "non-owner refused", to(msgs, "bob@acme.example"), "Only dana@acme.example or platform-leads@acme.example can decide L-1")
+	mustContain(t, "requester refused", carl, "Only dana@acme.example or platform-leads@acme.example can decide L-1")
 	mustContain(t, "nothing changed", byLine("L-1 for carl"), "L-1 for carl@contractor.example: pending_approval")
-	mustContain(t, "self-approval refused", dana, "you cannot decide your own request L-2")
+	mustContain(t, "self-approval refused", dana, "You cannot decide your own request L-2")
 	mustContain(t, "approvals list", dana, "1 request waits for your decision", "carl@contractor.example asks for 1 × interactive")
 	mustContain(t, "approved", dana, "Approved L-1")
 	mustContain(t, "requester told and lease active", carl, "Approved by dana@acme.example: L-1 is active: 1 × interactive")

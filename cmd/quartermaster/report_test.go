@@ -311,7 +311,7 @@ dana@acme.example: /gpu report last week ghost
 	if !strings.HasPrefix(chat[1].Text, "Acme AI GPU showback of team vision, 2026-W49 (Mon 30 Nov – Sun 6 Dec 2026), so far: 0.00 GPU-hours") {
 		t.Errorf("this week with a team: %s", chat[1].Text)
 	}
-	if want := `there is no team "ghost"; the teams are language, vision. Example: /gpu report 2026-W48`; chat[2].Text != want {
+	if want := `There is no team "ghost"; the teams are language, vision. Example: /gpu report 2026-W48`; chat[2].Text != want {
 		t.Errorf("last week and an unknown team = %q, want %q", chat[2].Text, want)
 	}
 
@@ -382,7 +382,7 @@ pat@acme.example: /gpu status L-1
 	if !strings.HasPrefix(chat[1].Text, "Acme AI GPU showback, 2026-W48") || !strings.Contains(chat[1].Text, "language:") {
 		t.Errorf("pat, a platform admin by group, asking for /gpu report 2026-W48: %s", chat[1].Text)
 	}
-	if !strings.Contains(chat[2].Text, "L-1") || strings.Contains(chat[2].Text, "you have no lease") {
+	if !strings.Contains(chat[2].Text, "L-1") || strings.Contains(chat[2].Text, "You have no lease") {
 		t.Errorf("pat asking for the status of alice's lease: %s", chat[2].Text)
 	}
 }
@@ -442,9 +442,9 @@ lee@acme.example: /gpu report 2026-W48
 	for i, want := range []string{
 		`"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: /gpu report 2026-W48`,
 		`"last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: /gpu report 2026-W48`,
-		`there is no team "ghost"; the teams are language, vision. Example: /gpu report 2026-W48`,
+		`There is no team "ghost"; the teams are language, vision. Example: /gpu report 2026-W48`,
 		`2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W47. Example: /gpu report 2026-W48`,
-		`there is no history for 2019-W01: the first lease was asked for in 2026-W48. Example: /gpu report 2026-W48`,
+		`There is no history for 2019-W01: the first lease was asked for in 2026-W48. Example: /gpu report 2026-W48`,
 		`"nextweek" is neither a week (like 2026-W48) nor a team (language, vision). Example: /gpu report 2026-W48`,
 	} {
 		if i >= len(chat) || chat[i].Text != want {
@@ -471,7 +471,7 @@ lee@acme.example: /gpu report 2026-W48
 		{[]string{"--week", "2026-W54"}, `quartermaster report: "2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: quartermaster report --week 2026-W48 --format csv`},
 		{[]string{"--week", "last tuesday"}, `quartermaster report: "last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: quartermaster report --week 2026-W48 --format csv`},
 		{[]string{"--week", "2099-W10"}, `quartermaster report: 2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W48. Example: quartermaster report --week 2026-W48 --format csv`},
-		{[]string{"--week", "2026-W48", "--team", "ghost"}, `quartermaster report: there is no team "ghost"; the teams are language, vision. Example: quartermaster report --week 2026-W48 --format csv --team language`},
+		{[]string{"--week", "2026-W48", "--team", "ghost"}, `quartermaster report: There is no team "ghost"; the teams are language, vision. Example: quartermaster report --week 2026-W48 --format csv --team language`},
 		{[]string{"--week", "2026-W48", "--format", "xlsx"}, `quartermaster report: --format "xlsx" is not one of text, csv, json, png. Example: quartermaster report --week 2026-W48 --format csv`},
 		// In the week the history began, the week offered is that one: the week before has none.
 		{[]string{"--now", "2026-11-25T15:00:00Z", "--week", "2026-W"}, `quartermaster report: "2026-W" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: quartermaster report --week 2026-W48 --format csv`},

@@ -64,7 +64,7 @@ func TestUnlinkRefusalShowsWhatTheyCanDo(t *testing.T) {
 		t.Fatalf("sora's login: %d %s", pg.Status, pg.Body)
 	}
 	a := w.say(sora, "/gpu unlink kaito@globex.example")
-	mustHave(t, "unlink by a non-admin", a, "only a platform admin", "Example: /gpu logout")
+	mustHave(t, "unlink by a non-admin", a, "Only a platform admin", "Example: /gpu logout")
 	if strings.Contains(a, "Example: /gpu unlink") {
 		t.Errorf("the refusal's example is another unlink: %q", a)
 	}

@@ -226,7 +226,7 @@ func TestSSOEndToEnd(t *testing.T) {
 	if p := w.follow(olga, w.say(olga, "/gpu login")); p.Status != http.StatusOK {
 		t.Fatalf("olga's login: %d", p.Status)
 	}
-	mustHave(t, "unlink by a non-admin", w.say(alice, "/gpu unlink dana@acme.example"), "only a platform admin")
+	mustHave(t, "unlink by a non-admin", w.say(alice, "/gpu unlink dana@acme.example"), "Only a platform admin")
 	mustHave(t, "unlink", w.say(olga, "/gpu unlink dana@acme.example"), "Unlinked 1 chat account of dana@acme.example")
 	mustHave(t, "after unlink", w.say(dana, "/gpu approvals"), "does not know who you are", "/auth/login?t=")
 	mustHave(t, "logout", w.say(alice, "/gpu logout"), "no longer linked to alice@acme.example")

@@ -163,7 +163,7 @@ func (s *Service) nobodyDecides(team, what string, ms []policy.Match) *Error {
 	if len(owners)+len(fallback) > 0 {
 		why += ", and nobody may decide their own requests"
 	}
-	return Errorf(EFORBIDDEN, "%s %s a budget owner's approval, but nobody can decide the exceptions of team %s: %s; ask a platform admin to add budget_owners to team %s or approvals.fallback_approvers to the policy.", what, needs, team, why, team)
+	return Errorf(EFORBIDDEN, "%s %s a budget owner's approval, but nobody can decide the exceptions of team %s: %s; ask a platform admin to add budget_owners to team %s or approvals.fallback_approvers to the policy.", strings.ToUpper(what[:1])+what[1:], needs, team, why, team)
 }
 
 // mayDecide says why approver may not decide an exception of team that requester asked for, or

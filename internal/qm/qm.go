@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/acme/quartermaster/internal/policy"
 )
@@ -251,12 +252,43 @@ func (e *Error) WithExample(ex string) *Error {
 
 // Invalid is bad input: one sentence and an example that works.
 func Invalid(example, format string, args ...any) *Error {
-	return &Error{Code: EINVALID, Message: fmt.Sprintf(format, args...), Example: example}
+	return &Error{Code: EINVALID, Message: sentence(format, args), Example: example}
 }
 
 // Errorf makes a domain error.
 func Errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Message: sentence(format, args)}
+}
+
+// sentence is format with args, as the sentence the user reads: when the format starts with a
+// word of its own ("there is no request %s…"), the word starts with a capital. A format that
+// starts with what it is given (a lease id, an email, a team's or a parameter's name) or with
+// something written as it is typed (gpus=%s, /gpu …) keeps it as written.
+func sentence(format string, args []any) string {
+	msg := fmt.Sprintf(format, args...)
+	if !proseWord(format) {
+		return msg
+	}
+	r, size := utf8.DecodeRuneInString(msg)
+	return string(unicode.ToUpper(r)) + msg[size:]
+}
+
+// proseWord reports whether s starts with an ordinary lower-case word: letters (and an
+// apostrophe) up to a space or the end of a clause.
+func proseWord(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	if !unicode.IsLower(r) {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r == ' ' || r == ',' || r == ';' || r == ':' || r == '.':
+			return true
+		case !unicode.IsLetter(r) && r != '\'' && r != '’':
+			return false
+		}
+	}
+	return true
 }
 
 // ErrorCode is the code of a domain error, or EINTERNAL for anything else.
@@ -326,7 +358,7 @@ func OneLine(s string) string {
 }
 
 // ErrNotFound is returned by stores for a missing row.
-var ErrNotFound = &Error{Code: ENOTFOUND, Message: "not found"}
+var ErrNotFound = &Error{Code: ENOTFOUND, Message: "Not found."}
 
 // ErrStale is returned by a conditional update when the row changed underneath.
-var ErrStale = &Error{Code: ECONFLICT, Message: "the lease changed in the meantime"}
+var ErrStale = &Error{Code: ECONFLICT, Message: "The lease changed in the meantime."}

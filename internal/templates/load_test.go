@@ -83,7 +83,7 @@ func TestLoadErrors(t *testing.T) {
 		{"missing key at render", strings.Replace(goodDefinition, "echo {{shq .P.greeting}}", "echo hi\n  echo {{.P.greting}}", 1),
 			`hello.yaml:15: run: executing "run" at <.P.greting>: map has no entry for key "greting"`},
 		{"example does not parse", strings.Replace(goodDefinition, "example: greeting=hi", "example: greting=hi", 1),
-			`hello.yaml:7: example "greting=hi" does not parse: unknown parameter "greting" (did you mean greeting?)`},
+			`hello.yaml:7: example "greting=hi" does not parse: Unknown parameter "greting" (did you mean greeting?)`},
 		{"no run", strings.Replace(goodDefinition, "run: |\n  echo {{shq .P.greeting}}\n", "run: \"\"\n", 1),
 			`hello.yaml:13: run is required`},
 		{"interactive without connect", strings.Replace(goodDefinition, "kind: batch", "kind: interactive", 1),

@@ -27,7 +27,9 @@ func IsInvalid(err error) bool {
 }
 
 func inputErr(example, format string, args ...any) error {
-	return qm.Invalid(example, "%s.", strings.TrimSuffix(fmt.Sprintf(format, args...), "."))
+	e := qm.Invalid(example, format, args...)
+	e.Message = strings.TrimSuffix(e.Message, ".") + "."
+	return e
 }
 
 // Parameter types a definition may use.

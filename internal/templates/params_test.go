@@ -17,9 +17,9 @@ func TestParseParamsErrors(t *testing.T) {
 		want string
 	}{
 		{"pytorch-ddp", []string{"lr=0.1"},
-			`unknown parameter "lr"; nnodes, script and epochs are known. Example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
+			`Unknown parameter "lr"; nnodes, script and epochs are known. Example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
 		{"pytorch-ddp", []string{"epoch=3"},
-			`unknown parameter "epoch" (did you mean epochs?); nnodes, script and epochs are known. Example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
+			`Unknown parameter "epoch" (did you mean epochs?); nnodes, script and epochs are known. Example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
 		{"pytorch-ddp", []string{"epochs=ten"},
 			`epochs must be a whole number, not "ten". Example: /gpu submit pytorch-ddp epochs=10`},
 		{"pytorch-ddp", []string{"nnodes=40"},
@@ -31,7 +31,7 @@ func TestParseParamsErrors(t *testing.T) {
 		{"pytorch-ddp", []string{"=3"},
 			`"=3" has no key before the =. Example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
 		{"pytorch-ddp", []string{"epochs=3", "EPOCHS=4"},
-			`parameter "epochs" is given twice. Example: /gpu submit pytorch-ddp epochs=10`},
+			`Parameter "epochs" is given twice. Example: /gpu submit pytorch-ddp epochs=10`},
 		{"pytorch-ddp", []string{"epochs="},
 			`epochs needs a value. Example: /gpu submit pytorch-ddp epochs=10`},
 		{"pytorch-ddp", []string{"script=../../etc/passwd"},
@@ -59,7 +59,7 @@ func TestParseParamsErrors(t *testing.T) {
 		{"cuda-smoke", []string{"size=" + strings.Repeat("9", 600)},
 			`size is too long (at most 512 characters). Example: /gpu submit cuda-smoke size=4096`},
 		{"pytorch-ddp", []string{strings.Repeat("k", 3000) + "=1"},
-			`unknown parameter "` + strings.Repeat("k", 40) + `…"; nnodes, script and epochs are known. Example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
+			`Unknown parameter "` + strings.Repeat("k", 40) + `…"; nnodes, script and epochs are known. Example: /gpu submit pytorch-ddp nnodes=2 script=train.py`},
 	}
 	for _, tc := range tests {
 		tp, err := c.Get(tc.tmpl)
