@@ -221,12 +221,12 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 	}
 	if l.Kind == qm.KindExtension && out.Duplicate {
 		return []bot.Reply{{Text: fmt.Sprintf("(already done) Extending %s by %s waits for approval as %s; %s will decide.",
-			l.Parent, policy.FormatDuration(l.Duration), l.ID, strings.Join(out.Approvers, " or ")),
+			l.Parent, policy.FormatDuration(l.Duration), l.ID, b.whoDecides(out.Approvers, l.User)),
 			Actions: []bot.Action{cancelAction(l.ID.String())}}}
 	}
 	if l.Kind == qm.KindExtension {
 		return []bot.Reply{{Text: fmt.Sprintf("Extending %s by %s waits for approval as %s: %s, so %s will decide.",
-			l.Parent, policy.FormatDuration(l.Duration), l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or ")),
+			l.Parent, policy.FormatDuration(l.Duration), l.ID, matchesText(out.Matches), b.whoDecides(out.Approvers, l.User)),
 			Actions: b.leaseActions(ctx, l)}}
 	}
 	return []bot.Reply{{Text: b.newLength(l), Sections: []bot.Section{b.card(ctx, l)}}}
@@ -237,10 +237,46 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 func (b *Bot) extendedAgain(l *qm.Lease, by time.Duration, approvers []string) bot.Reply {
 	if l.Kind == qm.KindExtension {
 		return bot.Reply{Text: fmt.Sprintf("This button already asked to extend %s by %s, as %s; %s will decide. /gpu status %s shows it.",
-			l.Parent, policy.FormatDuration(l.Duration), l.ID, strings.Join(approvers, " or "), l.ID)}
+			l.Parent, policy.FormatDuration(l.Duration), l.ID, b.whoDecides(approvers, l.User), l.ID)}
 	}
 	return bot.Reply{Text: fmt.Sprintf("%s was already extended from this button, so it was not extended again. %s To extend it once more, type /gpu extend %s %s or use the Extend button of /gpu status %s.",
 		l.ID, b.newLength(l), l.ID, policy.FormatDuration(by), l.ID)}
+}
+
+// whoDecides names the approvers of a request of requester, joined by "or": a group with the
+// members the directory knows of it (a few, then how many more), so that the requester reads
+// who will decide; a group of no known member is named alone.
+func (b *Bot) whoDecides(approvers []string, requester string) string {
+	names := make([]string, 0, len(approvers))
+	for _, a := range approvers {
+		names = append(names, b.groupWithMembers(a, requester))
+	}
+	return strings.Join(names, " or ")
+}
+
+// groupWithMembers is name, and when it names a group, its members who may decide a request of
+// requester (not the requester, unless the policy allows self-approval) in brackets.
+func (b *Bot) groupWithMembers(name, requester string) string {
+	if strings.Contains(name, "@") || strings.HasPrefix(name, "#") {
+		return name
+	}
+	var people []string
+	for _, p := range b.Svc.People(name) {
+		if b.pol().Approvals.SelfApproval || !qm.SameUser(p, requester) {
+			people = append(people, p)
+		}
+	}
+	if len(people) == 0 {
+		return name
+	}
+	slices.Sort(people)
+	const few = 3
+	more := ""
+	if len(people) > few+1 {
+		more = fmt.Sprintf(" and %d more", len(people)-few)
+		people = people[:few]
+	}
+	return name + " (" + strings.Join(people, ", ") + more + ")"
 }
 
 // requestedAgain answers a button that requests a lease pressed again: the lease its first press
@@ -495,7 +531,7 @@ func (b *Bot) quotaRequest(ctx context.Context, req bot.Request, c Command) []bo
 		prefix = "(already done) "
 	}
 	return []bot.Reply{{Text: fmt.Sprintf(prefix+"%s asks for +%s for team %s for %s; %s will decide. You will hear back here.",
-		l.ID, qm.GPUCount(l.GPUs, l.Class), l.Team, policy.FormatDuration(l.Duration), strings.Join(out.Approvers, " or ")),
+		l.ID, qm.GPUCount(l.GPUs, l.Class), l.Team, policy.FormatDuration(l.Duration), b.whoDecides(out.Approvers, l.User)),
 		Actions: b.leaseActions(ctx, l)}}
 }
 
@@ -619,7 +655,7 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 		return b.fail(ctx, "request", err)
 	case l.State == qm.PendingApproval:
 		return bot.Reply{Text: fmt.Sprintf("%s waits for approval: %s, so %s will decide.%s %s You will hear back here.",
-			l.ID, matchesText(out.Matches), strings.Join(out.Approvers, " or "), b.quotaHeldText(l, out), cost),
+			l.ID, matchesText(out.Matches), b.whoDecides(out.Approvers, l.User), b.quotaHeldText(l, out), cost),
 			Sections: []bot.Section{b.card(ctx, l)}, Actions: b.leaseActions(ctx, l)}
 	case l.State == qm.Queued:
 		return bot.Reply{Text: fmt.Sprintf("%s is queued: %s. Predicted wait %s. %s You will get a message when it starts.",
