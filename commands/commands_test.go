@@ -26,7 +26,7 @@ func TestGrantExpire(t *testing.T) {
 	h.advance(3 * time.Hour)
 	// Warned 15 minutes before the end (the example's classes write no expiry_warning), then told
 	// it expired.
-	got := h.notices("alice@acme.example")
+	got := posted(h.notices("alice@acme.example"))
 	if len(got) != 2 || !strings.HasPrefix(got[0].Text, id.String()+" ends at Mon 30 Nov 11:00 CST") || !strings.Contains(got[1].Text, id.String()+" expired") {
 		t.Fatalf("after 3h alice got %+v", got)
 	}
@@ -94,7 +94,7 @@ func TestIdleReclaim(t *testing.T) {
 	if l.State != qm.Reclaimed || l.Reclaimed <= 0 {
 		t.Fatalf("lease = %s reclaimed %.2f GPU-h", l.State, l.Reclaimed)
 	}
-	n := h.notices("alice@acme.example")
+	n := posted(h.notices("alice@acme.example"))
 	if len(n) != 2 || !strings.Contains(n[1].Text, "reclaimed") {
 		t.Fatalf("notices: %+v", n)
 	}

@@ -99,6 +99,7 @@ func TestExpiryWarningComesOnceBeforeTheEnd(t *testing.T) {
 	if len(got) != 1 || got[0].Text != want {
 		t.Fatalf("at the end less 20m udo got %q\nwant %q", texts(got), want)
 	}
+	warning := got[0]
 	wantActions := []bot.Action{{Label: "Extend 1h", Command: "/gpu extend " + id.String() + " 1h", Style: "primary"},
 		{Label: "Release", Command: "/gpu release " + id.String(), Style: "danger"}}
 	if a := got[0].Actions; len(a) != 2 || a[0] != wantActions[0] || a[1] != wantActions[1] {
@@ -109,8 +110,19 @@ func TestExpiryWarningComesOnceBeforeTheEnd(t *testing.T) {
 		t.Errorf("after the warning, before the end, udo got %q", texts(got))
 	}
 	h.advance(time.Minute)
-	if got := h.notices(udo); len(got) != 1 || !strings.HasPrefix(got[0].Text, id.String()+" expired at Mon 30 Nov 18:00 CET") {
+	all := h.notices(udo)
+	if got := posted(all); len(got) != 1 || !strings.HasPrefix(got[0].Text, id.String()+" expired at Mon 30 Nov 18:00 CET") {
 		t.Errorf("at the end udo got %q", texts(got))
+	}
+	// The warning no longer offers Extend and Release: it says the lease expired.
+	var edited bool
+	for _, e := range editsIn(all) {
+		if e.Ref == warning.Ref && e.EditOnly && len(e.Actions) == 0 && strings.HasPrefix(e.Text, id.String()+" expired at Mon 30 Nov 18:00 CET") {
+			edited = true
+		}
+	}
+	if warning.Ref == "" || !edited {
+		t.Errorf("the expiry warning was not edited to say %s expired, without buttons: %+v", id, editsIn(all))
 	}
 }
 
@@ -138,7 +150,7 @@ func TestExpiryWarningIsSentAgainForAnExtendedEnd(t *testing.T) {
 		t.Fatalf("at the new end less 20m udo got %q\nwant %q", texts(got), want)
 	}
 	h.advance(21 * time.Minute)
-	if got := h.notices(udo); len(got) != 1 || !strings.Contains(got[0].Text, "expired") {
+	if got := posted(h.notices(udo)); len(got) != 1 || !strings.Contains(got[0].Text, "expired") {
 		t.Errorf("after the new end udo got %q", texts(got))
 	}
 }

@@ -310,7 +310,22 @@ func (b *Bot) keep(ctx context.Context, req bot.Request, c Command) []bot.Reply 
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
+	b.warningsAnswered(ctx, warningsOver(l, fmt.Sprintf("%s was kept at %s after this idle warning: it stays for another idle period.", l.ID, b.when(l.KeptAt)), false))
 	return []bot.Reply{{Text: fmt.Sprintf("Kept: %s stays for another idle period; it still ends %s.", l.ID, b.when(l.ExpiresAt))}}
+}
+
+// warningsAnswered edits, through Edits, the warnings a command answered (edits, of the owner's
+// copies). The edits go on their own: the command's answer is due at once (Discord wants an
+// answer to a click within 3 seconds), and an edit waits its turn behind the owner's messages.
+func (b *Bot) warningsAnswered(ctx context.Context, edits []bot.Reply) {
+	if b.Edits == nil || len(edits) == 0 {
+		return
+	}
+	go func() {
+		for _, e := range edits {
+			b.edit(context.WithoutCancel(ctx), e)
+		}
+	}()
 }
 
 func (b *Bot) release(ctx context.Context, req bot.Request, c Command) []bot.Reply {
@@ -318,6 +333,7 @@ func (b *Bot) release(ctx context.Context, req bot.Request, c Command) []bot.Rep
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
+	b.warningsAnswered(ctx, b.endedWarnings(l))
 	return []bot.Reply{{Text: fmt.Sprintf("%s is %s. %s", l.ID, l.State, b.releasedLine(ctx, l))}}
 }
 

@@ -188,7 +188,7 @@ func TestIdleWarningSaysWhenAndHowToKeep(t *testing.T) {
 	}
 	// The warning named a time of reclaim; its owner is told that it no longer holds.
 	want = id.String() + " is busy again, so it will not be reclaimed; it runs until Mon 30 Nov 18:00 CET (in 1h52m)."
-	if told := h.notices("anna@lab.example"); len(told) != 1 || told[0].Text != want {
+	if told := posted(h.notices("anna@lab.example")); len(told) != 1 || told[0].Text != want {
 		t.Errorf("busy again after the warning, anna was told %q\nwant %q", texts(told), want)
 	}
 }

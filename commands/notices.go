@@ -202,6 +202,57 @@ func (b *Bot) expiryOffer(ctx context.Context, l *qm.Lease) bot.Reply {
 func grantedRef(id qm.LeaseID) string  { return "granted:" + id.String() }
 func expiringRef(id qm.LeaseID) string { return "expiring:" + id.String() }
 
+// idleRef names the idle warnings of a lease (with their Keep and Release buttons), so that
+// once one is answered or overtaken (kept, released, reclaimed, busy again, ended) its copies
+// say so and lose their buttons.
+func idleRef(id qm.LeaseID) string { return "idle:" + id.String() }
+
+// warningsOver are the edits of the warnings its owner holds of lease l (its idle warnings, and
+// with expiry its expiry warnings too) to what, without buttons: the warning is over. Only
+// copies posted to the owner are edited, and nothing is posted where there are none.
+func warningsOver(l *qm.Lease, what string, expiry bool) []bot.Reply {
+	refs := []string{idleRef(l.ID)}
+	if expiry {
+		refs = append(refs, expiringRef(l.ID))
+	}
+	out := make([]bot.Reply, 0, len(refs))
+	for _, ref := range refs {
+		out = append(out, bot.Reply{To: l.User, Ref: ref, Update: true, EditOnly: true, Text: what})
+	}
+	return out
+}
+
+// endedWords says how lease l ended, after its id: "was released at Mon 30 Nov 10:00 CET".
+func (b *Bot) endedWords(l *qm.Lease) string {
+	at := b.when(l.EndedAt)
+	switch l.State {
+	case qm.Released:
+		return "was released at " + at
+	case qm.Reclaimed:
+		return "was reclaimed at " + at
+	case qm.Expired:
+		return "expired at " + at
+	}
+	return fmt.Sprintf("ended at %s (%s)", at, l.State)
+}
+
+// endedWarnings are the edits of the warnings workspace l still offered buttons in when it
+// ended (an idle warning not yet answered, an expiry warning): they say so and offer nothing
+// more. None for other kinds of lease, or a lease with no such warning.
+func (b *Bot) endedWarnings(l *qm.Lease) []bot.Reply {
+	if l.Kind != qm.KindWorkspace || !l.State.Ended() {
+		return nil
+	}
+	what := fmt.Sprintf("%s %s.", l.ID, b.endedWords(l))
+	var out []bot.Reply
+	for _, e := range warningsOver(l, what, true) {
+		if e.Ref == idleRef(l.ID) && !l.WarnedAt.IsZero() || e.Ref == expiringRef(l.ID) && !l.ExpiryWarnedFor.IsZero() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // grantedReply is the message that says a lease runs (prefix before it, e.g. who approved it):
 // how to reach it, its card, and its buttons. While an extension of it waits for a budget
 // owner it says so and who decides, and offers no Extend (leaseActions).
@@ -471,7 +522,7 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		if warned.IsZero() {
 			warned = b.Svc.Clock.Now()
 		}
-		base = bot.Reply{Text: fmt.Sprintf("%s has shown %s; it will be reclaimed at %s unless you keep it with /gpu keep %s.", id, idle, b.when(warned.Add(grace)), id),
+		base = bot.Reply{Ref: idleRef(l.ID), Text: fmt.Sprintf("%s has shown %s; it will be reclaimed at %s unless you keep it with /gpu keep %s.", id, idle, b.when(warned.Add(grace)), id),
 			Actions: []bot.Action{keepAction(id), {Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
 	case qm.NoticeReclaimMoved:
 		grace := qm.DefaultIdleGrace
@@ -482,11 +533,11 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		what := fmt.Sprintf("The GPUs of %s went unwatched for a while after its idle warning (their node agent stopped reporting), so it was not reclaimed at the time the warning named.", id)
 		release := bot.Action{Label: "Release", Command: "/gpu release " + id, Style: "danger"}
 		if !l.ExpiresAt.IsZero() && !at.Before(l.ExpiresAt) {
-			base = bot.Reply{Text: fmt.Sprintf("%s Its GPUs are watched again and still idle, but a new grace would outlast the lease: it is not reclaimed, and runs until %s.", what, b.when(l.ExpiresAt)),
+			base = bot.Reply{Ref: idleRef(l.ID), Text: fmt.Sprintf("%s Its GPUs are watched again and still idle, but a new grace would outlast the lease: it is not reclaimed, and runs until %s.", what, b.when(l.ExpiresAt)),
 				Actions: []bot.Action{release}}
 			break
 		}
-		base = bot.Reply{Text: fmt.Sprintf("%s Its GPUs are watched again and still idle; it will now be reclaimed at %s unless you keep it with /gpu keep %s.", what, b.when(at), id),
+		base = bot.Reply{Ref: idleRef(l.ID), Text: fmt.Sprintf("%s Its GPUs are watched again and still idle; it will now be reclaimed at %s unless you keep it with /gpu keep %s.", what, b.when(at), id),
 			Actions: []bot.Action{keepAction(id), release}}
 	case qm.NoticeBusyAgain:
 		base = bot.Reply{Text: fmt.Sprintf("%s is busy again, so it will not be reclaimed; it runs until %s.", id, b.when(l.ExpiresAt))}
@@ -510,6 +561,12 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		r := base
 		r.To = to
 		out = append(out, r)
+	}
+	switch n.Kind {
+	case qm.NoticeBusyAgain:
+		out = append(out, warningsOver(l, fmt.Sprintf("%s was idle, then busy again, so it was not reclaimed.", id), false)...)
+	case qm.NoticeReclaimed, qm.NoticeExpired, qm.NoticeFailed, qm.NoticeFinished:
+		out = append(out, b.endedWarnings(l)...)
 	}
 	return out
 }

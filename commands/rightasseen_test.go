@@ -872,7 +872,7 @@ func TestMoneyInTheCurrencysOwnUnit(t *testing.T) {
 	}
 	h.advance(90 * time.Minute)
 	var ended string
-	for _, n := range h.notices("rita@borealis.example") {
+	for _, n := range posted(h.notices("rita@borealis.example")) {
 		if strings.Contains(n.Text, id.String()+" expired") {
 			ended = n.Text
 		}
