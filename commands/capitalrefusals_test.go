@@ -44,6 +44,13 @@ func TestEveryRefusalStartsWithACapital(t *testing.T) {
 		{mere, "/gpu quota-request team kelp +1 bench for 200d because a survey"},
 		{mere, "/gpu report week 2026-W48 team seismic"},
 		{"nobody@harbor.example", "/gpu list"},
+		{mere, "/gpu request 1 bench for 0m"},
+		{mere, "/gpu request -1 bench for 1h"},
+		{mere, "/gpu extend " + waiting + " by 99d"},
+		{mere, "/gpu cancel L-99"},
+		{mere, "/gpu quota request +1 bench for 1w"},
+		{mere, "/gpu deny " + waiting + " " + strings.Repeat("x", 600)},
+		{mere, "/gpu frobnicate"},
 	}
 	refused := 0
 	for _, c := range lines {
