@@ -31,7 +31,8 @@ func TestAQuotaRefusalShowsTheQuotaRequestThatHelps(t *testing.T) {
 		{"no GPUs of the class", "ned@tiny.example", "", "/gpu request 1 h100_sxm for 1h", "/gpu quota request +1 h100_sxm because "},
 		{"all GPUs of the class held", "amy@tiny.example", "/gpu request 2 a100-80gb for 30m", "/gpu request 1 a100-80gb for 30m", "/gpu quota request +1 a100-80gb because "},
 		{"a batch job", "amy@tiny.example", "/gpu request 4 l4 for 2h", "/gpu submit cuda-smoke class=l4", "/gpu quota request +1 l4 because "},
-		{"the week's GPU-hours", "ned@tiny.example", "", "/gpu request 1 l4 for 11h", "/gpu quota request +1 l4 because "},
+		// The week's GPU-hours used up: no shorter request fits them.
+		{"the week's GPU-hours", "ned@tiny.example", "/gpu request 1 l4 for 10h", "/gpu request 1 a100-80gb for 30m", "/gpu quota request +1 a100-80gb because "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := templatesOn(t, noRulesPolicy)

@@ -205,6 +205,30 @@ func (s *Service) countedGPUs(class string, gpus int, exclusive bool) int {
 	return gpus
 }
 
+// CountedGPUs is how many GPUs a request for gpus of class, exclusive or not, counts against
+// the quota: the whole nodes it takes where it takes them (countedGPUs).
+func (s *Service) CountedGPUs(class string, gpus int, exclusive bool) int {
+	return s.countedGPUs(class, gpus, exclusive)
+}
+
+// WithinQuota is the request that q's quota grants without a decision, of at most gpus GPUs of
+// class as asked, exclusive or not, for at most d: each count's GPUs counted as the service
+// counts them (whole nodes, CountedGPUs), a shorter length first and fewer GPUs where not even a
+// minute of gpus is left. Fewer GPUs are only counts that takes (nil: any) allows. false where
+// none fits.
+func (s *Service) WithinQuota(q *QuotaHeld, class string, gpus int, d time.Duration, exclusive bool, takes func(int) bool) (int, time.Duration, bool) {
+	for n := gpus; n >= 1; n-- {
+		if n != gpus && takes != nil && !takes(n) {
+			continue
+		}
+		counted := s.countedGPUs(class, n, exclusive)
+		if g, dd, ok := q.Within(counted, d); ok && g == counted {
+			return n, dd, true
+		}
+	}
+	return 0, 0, false
+}
+
 // WholeNodesText says how many GPUs of whole nodes of class a lease holds: "2 whole nodes of 8
 // GPUs = 16 GPUs", or on nodes of several sizes "whole nodes of 24 GPUs in all".
 func (s *Service) WholeNodesText(class string, gpus int) string {
@@ -446,7 +470,9 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			return Errorf(EFORBIDDEN, "team %s may hold %s at once and holds %s, so %s would go over its quota; ask your budget owner with /gpu quota request.", l.Team, GPUCount(q.GPUs[l.Class], l.Class), holds, more).
 				WithExample(QuotaRequestExample(u.GPUs[l.Class]+l.GPUs-q.GPUs[l.Class], l.Class, id.otherTeam(l.Team)))
 		}
-		if err := s.weeklyHoursLeft(l.Team, id.otherTeam(l.Team), l.Class, u, q, in.Request.GPUHours, "this request"); err != nil {
+		if err := s.weeklyHoursLeft(l.Team, id.otherTeam(l.Team), l.Class, u, q, in.Request.GPUHours, "this request", func(held *QuotaHeld) (string, string, bool) {
+			return s.weekFitRequest(held, l, req.asked, id.otherTeam(l.Team))
+		}); err != nil {
 			return err
 		}
 		// Plan first, then write the lease once in the state it reaches, with every step audited.
@@ -604,13 +630,53 @@ func DurationText(d time.Duration) string {
 
 // weeklyHoursLeft refuses what would take team past its weekly GPU-hours when no published rule
 // sent it to a budget owner: the quota still binds. what names it ("this request"), on class.
-func (s *Service) weeklyHoursLeft(team, named, class string, u Usage, q policy.Quota, hours float64, what string) error {
+// fit (nil: none) is what fits the week's GPU-hours left instead, said ("ask for 3h at most")
+// and as the example, with the quota request as the other way; where nothing fits, the example
+// is the quota request.
+func (s *Service) weeklyHoursLeft(team, named, class string, u Usage, q policy.Quota, hours float64, what string, fit func(*QuotaHeld) (ask, example string, ok bool)) error {
 	if hours <= 0 || q.GPUHoursPerWeek <= 0 || u.GPUHoursWeek+hours <= q.GPUHoursPerWeek {
 		return nil
 	}
-	return Errorf(EFORBIDDEN, "team %s has %s of its %s GPU-hours left this week, and %s needs %s; ask your budget owner with /gpu quota request.",
-		team, FormatHours(math.Max(0, q.GPUHoursPerWeek-u.GPUHoursWeek)), FormatHours(q.GPUHoursPerWeek), what, FormatHours(hours)).
+	left := fmt.Sprintf("team %s has %s of its %s GPU-hours left this week, and %s needs %s", team,
+		FormatHours(math.Max(0, q.GPUHoursPerWeek-u.GPUHoursWeek)), FormatHours(q.GPUHoursPerWeek), what, FormatHours(hours))
+	if fit != nil {
+		held := &QuotaHeld{Team: team, Class: class, WeekOnly: true, Week: u.GPUHoursWeek, WeekLimit: q.GPUHoursPerWeek}
+		if ask, ex, ok := fit(held); ok {
+			return Errorf(EFORBIDDEN, "%s; ask for %s at most, or ask your budget owner for more with /gpu quota request.", left, ask).WithExample(ex)
+		}
+	}
+	return Errorf(EFORBIDDEN, "%s; ask your budget owner with /gpu quota request.", left).
 		WithExample(QuotaRequestExample(s.weekIncrease(u, q, hours), class, named))
+}
+
+// weekFitRequest is what of l (asked GPUs as typed where they were rounded up to whole nodes; 0:
+// l.GPUs) fits the week's GPU-hours held leaves: said ("3h", "1 GPU for 20m") and as the request
+// to type (for team named, where not ""); false where nothing does. The quota at once is not
+// passed: fewer GPUs count no more.
+func (s *Service) weekFitRequest(held *QuotaHeld, l *Lease, asked int, named string) (string, string, bool) {
+	gpus := l.GPUs
+	if asked > 0 {
+		gpus = asked
+	}
+	n, d, ok := s.WithinQuota(held, l.Class, gpus, l.Duration, l.Exclusive, nil)
+	if !ok {
+		return "", "", false
+	}
+	ask := policy.FormatDuration(d)
+	if n != gpus {
+		ask = gpusWord(n) + " for " + ask
+	}
+	ex := fmt.Sprintf("/gpu request %d %s for %s", n, l.Class, policy.FormatDuration(d))
+	if l.Template != "" {
+		ex += " template " + l.Template
+	}
+	if named != "" {
+		ex += " team " + named
+	}
+	if l.Exclusive {
+		ex += " exclusive"
+	}
+	return ask, ex, true
 }
 
 // weekIncrease is how many more GPUs a quota increase needs for hours more to fit the team's

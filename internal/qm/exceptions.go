@@ -338,7 +338,7 @@ func (s *Service) judgeExtension(ctx context.Context, tx Tx, rc *ruleCheck, who 
 	v := ExtensionVerdict{Matches: s.withQuotaNote(matches, cur.Team, cur.Class, u, q, 0, in.Request.GPUHours),
 		PastQuota: pastQuota(cur.Team, cur.Class, u, q, 0, in.Request.GPUHours), ext: ext}
 	if len(v.Matches) == 0 {
-		if err := s.weeklyHoursLeft(cur.Team, who.otherTeam(cur.Team), cur.Class, u, q, in.Request.GPUHours, "extending "+cur.ID.String()+" by "+policy.FormatDuration(by)); err != nil {
+		if err := s.weeklyHoursLeft(cur.Team, who.otherTeam(cur.Team), cur.Class, u, q, in.Request.GPUHours, "extending "+cur.ID.String()+" by "+policy.FormatDuration(by), nil); err != nil {
 			return ExtensionVerdict{}, err
 		}
 		return v, nil

@@ -1,0 +1,119 @@
+package commands
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// saltmarshPolicy is a policy of its own: one class on two nodes of 4 GPUs each, which the
+// service fills in whole nodes for an exclusive request or one larger than a node, and one team
+// (voles: 8 GPUs at once, 10 GPU-hours a week). Its rules send only what passes the GPUs at once
+// to a budget owner; weekRule adds one for the week's GPU-hours.
+const saltmarshPolicy = `organization: Saltmarsh Coop
+currency: NZD
+timezone: Pacific/Auckland
+classes:
+  - name: tern
+    description: Whole-node L40S
+    sku: L40S
+    gpu_memory_gib: 48
+    price_per_gpu_hour: 1.10
+    isolation: shared
+    max_gpus: 8
+    max_duration: 1d
+    idle_timeout: 1h
+    idle_grace: 10m
+    slurm: {partition: tern, gres: "gpu:l40s"}
+    kubernetes: {resource: nvidia.com/gpu, node_selector: {pool: tern}}
+default_quota: {gpus: {tern: 1}, gpu_hours_per_week: 2}
+teams:
+  - name: voles
+    idp_groups: [grp-voles]
+    budget_owners: [vera@saltmarsh.example]
+    quota: {gpus: {tern: 8}, gpu_hours_per_week: 10}
+    data_classes: [moss]
+exceptions:
+  - name: past-at-once
+    when: usage.gpus_in_use + request.gpus > team.quota.gpus[class.name]
+    why: Past the team's GPUs at once
+approvals:
+  timeout: 12h
+  self_approval: false
+  fallback_approvers: [ops@saltmarsh.example]
+backend: sim
+directory:
+  - {user: ivo@saltmarsh.example, groups: [grp-voles]}
+  - {user: vera@saltmarsh.example, groups: [grp-voles]}
+  - {user: ops@saltmarsh.example, groups: [ops]}
+sim:
+  nodes:
+    - {name: ln, count: 2, class: tern, gpus: 4}
+`
+
+// weekRule sends a request past the team's week to a budget owner.
+const weekRule = `  - name: past-the-week
+    when: usage.gpu_hours_week + request.gpu_hours > team.quota.gpu_hours_per_week
+    why: Past the team's week
+`
+
+func saltmarshOn(t *testing.T, withWeekRule bool) *harness {
+	t.Helper()
+	pol := saltmarshPolicy
+	if withWeekRule {
+		pol = strings.Replace(pol, "approvals:\n", weekRule+"approvals:\n", 1)
+	}
+	path := filepath.Join(t.TempDir(), "saltmarsh.yaml")
+	if err := os.WriteFile(path, []byte(pol), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return newHarnessOn(t, path)
+}
+
+const ivo = "ivo@saltmarsh.example"
+
+// A request past the team's weekly GPU-hours, on a policy whose rules do not send that to a
+// budget owner, is refused with the request that fits what the week has left as its example
+// (shorter, else fewer GPUs; the whole nodes an exclusive request or one larger than a node
+// takes counted as the service counts them), the quota request named as the other way; typed
+// back, the example is granted at once. Where nothing fits, the example is the quota request.
+func TestAWeekRefusalSuggestsTheRequestThatFits(t *testing.T) {
+	for _, tc := range []struct{ fill, ask, want string }{
+		{"", "/gpu request 1 tern for 14h", "/gpu request 1 tern for 10h"},
+		{"", "/gpu request 4 tern for 5h", "/gpu request 4 tern for 2h30m"},
+		{"/gpu request 2 tern for 2h", "/gpu request 2 tern for 5h", "/gpu request 2 tern for 3h"},
+		// 6 GPUs take two whole nodes, 8 GPUs; one GPU exclusive a whole node of 4.
+		{"", "/gpu request 6 tern for 5h", "/gpu request 6 tern for 1h15m"},
+		{"", "/gpu request 1 tern for 5h exclusive", "/gpu request 1 tern for 2h30m exclusive"},
+		// Not a minute of 2 GPUs is left, a minute of 1 is.
+		{"/gpu request 1 tern for 9h59m", "/gpu request 2 tern for 1h", "/gpu request 1 tern for 1m"},
+	} {
+		h := saltmarshOn(t, false)
+		if tc.fill != "" {
+			mustOK(t, h.say(ivo, tc.fill))
+		}
+		r := h.say(ivo, tc.ask)
+		if !r.Error || !strings.Contains(r.Text, "/gpu quota request") {
+			t.Errorf("%s: %q; want a refusal that names the quota request as the other way", tc.ask, r.Text)
+		}
+		refusedWith(t, h, ivo, tc.ask, tc.want)
+	}
+	h := saltmarshOn(t, false)
+	mustOK(t, h.say(ivo, "/gpu request 1 tern for 10h"))
+	if ex := exampleIn(t, h.say(ivo, "/gpu request 1 tern for 1h")); !strings.HasPrefix(ex, "/gpu quota request +1 tern because ") {
+		t.Errorf("with the week used up: example %q, want the quota request", ex)
+	}
+}
+
+// On a policy whose rules send a request past the week to a budget owner, the same requests are
+// not refused: they wait for the budget owner.
+func TestAWeekRuleSendsTheRequestForApproval(t *testing.T) {
+	for _, ask := range []string{"/gpu request 1 tern for 14h", "/gpu request 6 tern for 5h", "/gpu request 1 tern for 5h exclusive"} {
+		h := saltmarshOn(t, true)
+		r := h.say(ivo, ask)
+		if r.Error || !strings.Contains(r.Text, "vera@saltmarsh.example") {
+			t.Errorf("%s: %q; want it sent to vera for approval", ask, r.Text)
+		}
+	}
+}
