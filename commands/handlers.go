@@ -700,11 +700,12 @@ func (b *Bot) quotaHeldText(l *qm.Lease, out *qm.Outcome) string {
 	if q.NameTeam {
 		team = q.Team
 	}
-	if gpus, d, ok := q.Within(l.GPUs, l.Duration); ok && (!l.Exclusive || q.WeekOnly) && len(out.Matches) == 1 {
+	asked := l.GPUs
+	if l.AskedGPUs > 0 {
+		asked = l.AskedGPUs // as it was asked: the whole nodes it takes are counted as the quota counts them
+	}
+	if gpus, d, ok := b.Svc.WithinQuota(q, q.Class, asked, l.Duration, l.Exclusive, nil); ok && (!l.Exclusive || q.WeekOnly) && len(out.Matches) == 1 {
 		// Only the quota stopped it: what fits in the quota needs no decision.
-		if gpus == l.GPUs && l.AskedGPUs > 0 {
-			gpus = l.AskedGPUs // as it was asked: it takes the same whole nodes
-		}
 		ex := fmt.Sprintf("/gpu request %d %s for %s", gpus, q.Class, policy.FormatDuration(d))
 		if l.Exclusive {
 			ex += " exclusive"

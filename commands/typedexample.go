@@ -148,8 +148,9 @@ func (b *Bot) chargedTeam(c Command, team string) string {
 }
 
 // fitQuota is gpus GPUs of class for d as the quota of team (the team typed; "": the one the
-// request is charged to) grants them without a decision: where atOnce, no more GPUs than it
-// leaves of the class now; and within the GPU-hours its week has left, a shorter length (to the
+// request is charged to) grants them without a decision, counted as the quota counts them (the
+// whole nodes an exclusive request, or one larger than a node, takes): where atOnce, no more GPUs
+// than it leaves of the class now; and within the GPU-hours its week has left, a shorter length (to the
 // minute), else, where not even a minute of gpus GPUs is left, fewer GPUs. Fewer GPUs are only
 // counts that takes (nil: any) says the lease can hold (a template over several nodes takes
 // few); where none is, the GPUs stay and only the week is fitted. fits is false where none fits
@@ -168,13 +169,10 @@ func (b *Bot) fitQuota(ctx context.Context, c Command, team, class string, gpus 
 		Week: u.GPUHoursWeek, WeekLimit: q.GPUHoursPerWeek}
 	fit := func(atOnce bool) (int, time.Duration, bool) {
 		held.WeekOnly = !atOnce
-		for n := gpus; n >= 1; n-- {
-			if n != gpus && takes != nil && !takes(n) {
-				continue
-			}
-			if g, dd, ok := held.Within(n, d); ok && g == n {
-				return g, dd, true
-			}
+		// Each count as the quota counts it: the whole nodes an exclusive request, or one larger
+		// than a node, takes.
+		if g, dd, ok := b.Svc.WithinQuota(&held, class, gpus, d, c.Exclusive, takes); ok {
+			return g, dd, true
 		}
 		return gpus, d, false
 	}

@@ -117,3 +117,35 @@ func TestAWeekRuleSendsTheRequestForApproval(t *testing.T) {
 		}
 	}
 }
+
+// A refused request's example, fitted to the team's quota, counts the whole nodes the service
+// holds for an exclusive request or one larger than a node, at once and in the week's GPU-hours,
+// so that typed back it is granted at once.
+func TestAFittedExampleCountsWholeNodes(t *testing.T) {
+	for _, tc := range []struct{ fill, ask, want string }{
+		{"", "/gpu request 1 tern for 40d exclusive", "/gpu request 1 tern for 2h30m exclusive"},
+		{"", `/gpu request 6 tern for 5h data "a b"`, "/gpu request 6 tern for 1h15m data moss"},
+		// 6 GPUs left at once: 5 or 6 would take two whole nodes, 8 GPUs.
+		{"/gpu request 2 tern for 1h", "/gpu request 20 tern for 1h", "/gpu request 4 tern for 1h"},
+		{"/gpu request 2 tern for 1h", "/gpu request 20 tern for 1h exclusive", "/gpu request 4 tern for 1h exclusive"},
+	} {
+		h := saltmarshOn(t, false)
+		if tc.fill != "" {
+			mustOK(t, h.say(ivo, tc.fill))
+		}
+		refusedWith(t, h, ivo, tc.ask, tc.want)
+	}
+}
+
+// A request that waits for a budget owner past the team's GPUs at once and its week is told the
+// request that needs no decision, its whole nodes counted as the service counts them.
+func TestTheRequestWithinTheQuotaCountsWholeNodes(t *testing.T) {
+	h := saltmarshOn(t, false)
+	mustOK(t, h.say(ivo, "/gpu request 2 tern for 1h"))
+	r := h.say(ivo, "/gpu request 6 tern for 5h")
+	const want = "A request within the quota needs no decision: /gpu request 4 tern for 2h."
+	if r.Error || !strings.Contains(r.Text, want) {
+		t.Fatalf("/gpu request 6 tern for 5h: %q; want %q", r.Text, want)
+	}
+	typedBack(t, h, ivo, "/gpu request 6 tern for 5h", "/gpu request 4 tern for 2h", false)
+}
