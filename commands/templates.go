@@ -864,12 +864,14 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 // of the template that changes some of its words (nnodes=3 for nnodes=2) keeps the user's
 // class=, gpus= and other parameters, the example's words over them. A refusal with no example
 // gets the command typed: on a class named with class=, the GPUs typed where the class holds them
-// for the template (more become as many as it holds). Either keeps the team typed where the asker
+// for the template (more become as many as it holds). The service's own request of the template
+// that fits the quota (a refusal past the GPUs at once or the week's GPU-hours) is written in the
+// words typed, on its class and GPUs. Each keeps the team typed where the asker
 // is in it, the length typed within the class's max_duration and the data class typed, and fits
 // what the team's quota leaves (typedSubmit). Anything else is left as it is.
 func (t *Templates) userExample(ctx context.Context, c Command, tp *templates.Template, params templates.Params, err error) error {
 	var e *qm.Error
-	if !errors.As(err, &e) || e.Code != qm.EINVALID && (e.Code != qm.EFORBIDDEN || e.Example != "") {
+	if !errors.As(err, &e) || e.Code != qm.EINVALID && (e.Code != qm.EFORBIDDEN || e.Example != "" && !strings.HasPrefix(e.Example, "/gpu request ")) {
 		return err
 	}
 	class, gpus := c.Class, c.GPUs
@@ -884,6 +886,18 @@ func (t *Templates) userExample(ctx context.Context, c Command, tp *templates.Te
 		gpus = min(gpus, most)
 	case e.Example == "":
 		// No example of its own: the command typed, with its length put right below.
+	case !ok && e.Code == qm.EFORBIDDEN:
+		// The service's own request of the template that fits the quota (/gpu request N C for D
+		// template TP …): its class and GPUs, in the words typed; typedSubmit fits the length.
+		f := strings.Fields(e.Example)
+		if len(f) < 8 || f[1] != "request" || f[4] != "for" || f[6] != "template" || f[7] != tp.Name {
+			return err
+		}
+		n, cerr := strconv.Atoi(f[2])
+		if cerr != nil {
+			return err
+		}
+		class, gpus = f[3], n
 	case !ok || e.Example == tp.Example() || rest != "" && rest[0] != ' ':
 		return err
 	default:

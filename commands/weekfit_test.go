@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acme/quartermaster/internal/templates"
+	"github.com/acme/quartermaster/internal/workload"
+	qmtemplates "github.com/acme/quartermaster/templates"
 )
 
 // saltmarshPolicy is a policy of its own: one class on two nodes of 4 GPUs each, which the
@@ -148,4 +152,23 @@ func TestTheRequestWithinTheQuotaCountsWholeNodes(t *testing.T) {
 		t.Fatalf("/gpu request 6 tern for 5h: %q; want %q", r.Text, want)
 	}
 	typedBack(t, h, ivo, "/gpu request 6 tern for 5h", "/gpu request 4 tern for 2h", false)
+}
+
+// A template job or template request refused for the week's GPU-hours gets, as its example, the
+// command typed (its parameters, data class and team kept) with the length that fits the week,
+// in the form typed; typed back it is granted at once.
+func TestATemplateWeekRefusalKeepsWhatWasTyped(t *testing.T) {
+	for ask, want := range map[string]string{
+		"/gpu submit hf-lora class=tern gpus=1 for=14h dataset=datasets/support-chats":          "/gpu submit hf-lora class=tern gpus=1 for=10h dataset=datasets/support-chats",
+		"/gpu request 1 tern for 14h template hf-lora dataset=datasets/support-chats data moss": "/gpu request 1 tern for 10h template hf-lora dataset=datasets/support-chats data moss",
+		"/gpu request 2 tern for 9h template cuda-smoke size=1024":                              "/gpu request 2 tern for 5h template cuda-smoke size=1024",
+	} {
+		h := saltmarshOn(t, false)
+		cat, err := templates.Load(qmtemplates.FS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		AddTemplates(h.bot, cat, workload.Settings{})
+		refusedWith(t, h, ivo, ask, want)
+	}
 }
