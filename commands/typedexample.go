@@ -27,7 +27,8 @@ func withTyped(ctx context.Context, c Command) context.Context {
 // and the cluster allow them (more become the most they allow, none become 1); the length where
 // the class allows it (longer becomes the class's max_duration; none or no length at all, the
 // default); the team where the asker is in it; the data class, the template and its parameters,
-// and exclusive as typed. Any other example, which a refusal brings of its own, stays as it is.
+// and exclusive as typed. Any other example, which a refusal brings of its own, stays as it is,
+// but for the data class typed, added to a request the refusal brings (the one that fits the quota).
 func (b *Bot) typedExample(ctx context.Context, ex string) string {
 	c, ok := ctx.Value(typedKey{}).(Command)
 	if !ok {
@@ -47,6 +48,11 @@ func (b *Bot) typedExample(ctx context.Context, ex string) string {
 	}
 	general := ex == s.Examples[0]
 	if !general && !(c.Verb == "request" && ex == dataExample) {
+		if c.Verb == "request" && strings.HasPrefix(ex, "/gpu request ") && !strings.Contains(ex, " data ") &&
+			c.DataClass != "" && policy.ValidDataClass(c.DataClass) {
+			// A refusal's own request (the one that fits the quota) for the data class typed.
+			return ex + " data " + c.DataClass
+		}
 		return ex
 	}
 	team := b.typedTeam(c)

@@ -37,7 +37,7 @@ teams:
     idp_groups: [grp-voles]
     budget_owners: [vera@saltmarsh.example]
     quota: {gpus: {tern: 8}, gpu_hours_per_week: 10}
-    data_classes: [moss]
+    data_classes: [moss, reed]
 exceptions:
   - name: past-at-once
     when: usage.gpus_in_use + request.gpus > team.quota.gpus[class.name]
@@ -85,6 +85,9 @@ const ivo = "ivo@saltmarsh.example"
 func TestAWeekRefusalSuggestsTheRequestThatFits(t *testing.T) {
 	for _, tc := range []struct{ fill, ask, want string }{
 		{"", "/gpu request 1 tern for 14h", "/gpu request 1 tern for 10h"},
+		// The data class typed stays, though it is not the team's first.
+		{"", "/gpu request 1 tern for 14h data reed", "/gpu request 1 tern for 10h data reed"},
+		{"", "/gpu request 1 tern for 14h exclusive data reed", "/gpu request 1 tern for 2h30m exclusive data reed"},
 		{"", "/gpu request 4 tern for 5h", "/gpu request 4 tern for 2h30m"},
 		{"/gpu request 2 tern for 2h", "/gpu request 2 tern for 5h", "/gpu request 2 tern for 3h"},
 		// 6 GPUs take two whole nodes, 8 GPUs; one GPU exclusive a whole node of 4.
