@@ -781,7 +781,7 @@ func TestAnExtensionCannotPassTheWeeklyGPUHours(t *testing.T) {
 	h := newHarnessOn(t, policyVariant(t, otherPolicy, "gpu_hours_per_week: 100", "gpu_hours_per_week: 97.5"))
 	id := leaseIn(t, mustOK(t, h.say("vic@borealis.example", "/gpu request 4 bigiron for 24h")).Text) // 96 GPU-hours
 	r := h.say("vic@borealis.example", "/gpu extend "+id.String()+" 1h")
-	want := "Team vision has 1.5 of its 97.5 GPU-hours left this week, and extending " + id.String() + " by 1h needs 4; ask your budget owner with /gpu quota request."
+	want := "Team vision has 1.5 of its 97.5 GPU-hours left this week, and extending " + id.String() + " by 1h needs 4; ask for 22m at most, or ask your budget owner for more with /gpu quota request."
 	if !r.Error || !strings.HasPrefix(r.Text, want) {
 		t.Errorf("an extension past the weekly GPU-hours = %q, want a refusal starting %q", r.Text, want)
 	}

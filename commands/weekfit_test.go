@@ -175,3 +175,32 @@ func TestATemplateWeekRefusalKeepsWhatWasTyped(t *testing.T) {
 		refusedWith(t, h, ivo, ask, want)
 	}
 }
+
+// An extension past the team's weekly GPU-hours, with no rule that sends it to a budget owner,
+// is refused with the shorter extension that fits what the week has left as its example (the
+// lease's whole nodes counted), the quota request named as the other way; typed back it is
+// granted. Where not a minute is left, the example is the quota request.
+func TestAWeekRefusedExtensionSuggestsTheOneThatFits(t *testing.T) {
+	for _, tc := range []struct{ lease, by, want string }{
+		{"/gpu request 2 tern for 3h", "5h", "2h"},
+		{"/gpu request 1 tern for 1h exclusive", "5h", "1h30m"},
+	} {
+		h := saltmarshOn(t, false)
+		id := leaseIn(t, mustOK(t, h.say(ivo, tc.lease)).Text).String()
+		ask, want := "/gpu extend "+id+" "+tc.by, "/gpu extend "+id+" "+tc.want
+		r := h.say(ivo, ask)
+		if !r.Error || !strings.Contains(r.Text, "/gpu quota request") {
+			t.Errorf("%s: %q; want a refusal that names the quota request as the other way", ask, r.Text)
+		}
+		if ex := exampleIn(t, r); ex != want {
+			t.Errorf("%s: example %q, want %q", ask, ex, want)
+			continue
+		}
+		mustOK(t, h.say(ivo, want))
+	}
+	h := saltmarshOn(t, false)
+	id := leaseIn(t, mustOK(t, h.say(ivo, "/gpu request 1 tern for 10h")).Text).String()
+	if ex := exampleIn(t, h.say(ivo, "/gpu extend "+id+" 1h")); !strings.HasPrefix(ex, "/gpu quota request +1 tern because ") {
+		t.Errorf("with the week used up: example %q, want the quota request", ex)
+	}
+}

@@ -338,7 +338,14 @@ func (s *Service) judgeExtension(ctx context.Context, tx Tx, rc *ruleCheck, who 
 	v := ExtensionVerdict{Matches: s.withQuotaNote(matches, cur.Team, cur.Class, u, q, 0, in.Request.GPUHours),
 		PastQuota: pastQuota(cur.Team, cur.Class, u, q, 0, in.Request.GPUHours), ext: ext}
 	if len(v.Matches) == 0 {
-		if err := s.weeklyHoursLeft(cur.Team, who.otherTeam(cur.Team), cur.Class, u, q, in.Request.GPUHours, "extending "+cur.ID.String()+" by "+policy.FormatDuration(by), nil); err != nil {
+		if err := s.weeklyHoursLeft(cur.Team, who.otherTeam(cur.Team), cur.Class, u, q, in.Request.GPUHours, "extending "+cur.ID.String()+" by "+policy.FormatDuration(by), func(held *QuotaHeld) (string, string, bool) {
+			// A shorter extension of the GPUs the lease holds (its whole nodes, as counted).
+			_, d, ok := held.Within(cur.GPUs, by)
+			if !ok || cur.GPUs <= 0 {
+				return "", "", false
+			}
+			return policy.FormatDuration(d), fmt.Sprintf("/gpu extend %s %s", cur.ID, policy.FormatDuration(d)), true
+		}); err != nil {
 			return ExtensionVerdict{}, err
 		}
 		return v, nil
