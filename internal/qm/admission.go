@@ -637,7 +637,7 @@ func (s *Service) weeklyHoursLeft(team, named, class string, u Usage, q policy.Q
 	if hours <= 0 || q.GPUHoursPerWeek <= 0 || u.GPUHoursWeek+hours <= q.GPUHoursPerWeek {
 		return nil
 	}
-	left := fmt.Sprintf("team %s has %s of its %s GPU-hours left this week, and %s needs %s", team,
+	left := fmt.Sprintf("Team %s has %s of its %s GPU-hours left this week, and %s needs %s", team,
 		FormatHours(math.Max(0, q.GPUHoursPerWeek-u.GPUHoursWeek)), FormatHours(q.GPUHoursPerWeek), what, FormatHours(hours))
 	if fit != nil {
 		held := &QuotaHeld{Team: team, Class: class, WeekOnly: true, Week: u.GPUHoursWeek, WeekLimit: q.GPUHoursPerWeek}
