@@ -277,7 +277,8 @@ func parseDeny(c Command, args []string) (Command, error) {
 	c.Lease = id
 	r, perr := reasonText(c.Verb, args[1:])
 	if perr != nil {
-		return c, perr
+		// The example denies the lease typed, with a reason within the limit.
+		return c, perr.WithExample(strings.ReplaceAll(leaseExample(c.Verb), leasePlaceholder, id.String()))
 	}
 	c.Reason = r
 	return c, nil
