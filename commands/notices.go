@@ -137,7 +137,8 @@ func (b *Bot) expiryExtension(l *qm.Lease) (by time.Duration, past string) {
 // expiryOffer is the expiry warning of l: when it ends, and the extension expiryExtension offers
 // as /gpu extend would judge it now (qm.JudgeExtension): granted at once; waiting for a budget
 // owner, and why (past the class's max_duration, past the team's quota, another rule); or
-// refused, and why, with no Extend button.
+// refused, and why, with no Extend button. Where only a shorter extension fits the team's
+// weekly GPU-hours, that one is offered instead.
 func (b *Bot) expiryOffer(ctx context.Context, l *qm.Lease) bot.Reply {
 	id := l.ID.String()
 	by, past := b.expiryExtension(l)
@@ -154,6 +155,14 @@ func (b *Bot) expiryOffer(ctx context.Context, l *qm.Lease) bot.Reply {
 		v = qm.ExtensionVerdict{}
 		if past != "" {
 			v.Matches = []policy.Match{{Rule: "max_duration"}}
+		}
+	}
+	if v.Refused != nil && v.Fits >= time.Minute && v.Fits < by {
+		// Only a shorter extension fits what the team's week has left: that one is offered,
+		// where /gpu extend would take it.
+		if w, err := b.Svc.JudgeExtension(ctx, l, v.Fits); err == nil && w.Refused == nil {
+			by, v = v.Fits, w
+			extend = fmt.Sprintf("/gpu extend %s %s", id, policy.FormatDuration(by))
 		}
 	}
 	if v.Refused != nil {

@@ -271,6 +271,9 @@ type ExtensionVerdict struct {
 	// GPU-hours used up with no rule to send it to a budget owner, nobody to decide); nil when
 	// it would be granted or wait.
 	Refused error
+	// Fits is, where Refused is for the team's weekly GPU-hours, the shorter extension that fits
+	// what the week has left (the one the refusal asks for); 0 where none does.
+	Fits time.Duration
 
 	ext *Lease // the extension request it would make
 }
@@ -300,7 +303,7 @@ func (s *Service) JudgeExtension(ctx context.Context, l *Lease, by time.Duration
 	})
 	var e *Error
 	if errors.As(err, &e) && e.Code != EINTERNAL && e != ErrNotFound {
-		return ExtensionVerdict{Refused: err}, nil
+		return ExtensionVerdict{Refused: err, Fits: v.Fits}, nil
 	}
 	return v, err
 }
@@ -338,15 +341,17 @@ func (s *Service) judgeExtension(ctx context.Context, tx Tx, rc *ruleCheck, who 
 	v := ExtensionVerdict{Matches: s.withQuotaNote(matches, cur.Team, cur.Class, u, q, 0, in.Request.GPUHours),
 		PastQuota: pastQuota(cur.Team, cur.Class, u, q, 0, in.Request.GPUHours), ext: ext}
 	if len(v.Matches) == 0 {
+		var fits time.Duration
 		if err := s.weeklyHoursLeft(cur.Team, who.otherTeam(cur.Team), cur.Class, u, q, in.Request.GPUHours, "extending "+cur.ID.String()+" by "+policy.FormatDuration(by), func(held *QuotaHeld) (string, string, bool) {
 			// A shorter extension of the GPUs the lease holds (its whole nodes, as counted).
 			_, d, ok := held.Within(cur.GPUs, by)
 			if !ok || cur.GPUs <= 0 {
 				return "", "", false
 			}
+			fits = d
 			return policy.FormatDuration(d), fmt.Sprintf("/gpu extend %s %s", cur.ID, policy.FormatDuration(d)), true
 		}); err != nil {
-			return ExtensionVerdict{}, err
+			return ExtensionVerdict{Fits: fits}, err
 		}
 		return v, nil
 	}
