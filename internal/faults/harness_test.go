@@ -67,7 +67,14 @@ type message struct {
 	Kind    string // post, update, answer
 	Channel string // a user id (DM) or a channel; for answers the response URL's number
 	Text    string
+	Edits   string // for an edit, the text of the post it edits
 	At      time.Time
+}
+
+// warning reports whether text is an idle or expiry warning, which the service edits once it is
+// answered or overtaken.
+func warning(text string) bool {
+	return strings.Contains(text, "has shown no GPU activity") || strings.Contains(text, "extend it with /gpu extend")
 }
 
 // slackAPI is Slack's Web API as far as the service calls it, recording every message. Posts
@@ -77,13 +84,14 @@ type slackAPI struct {
 	mu       sync.Mutex
 	emails   map[string]string // user id -> email
 	msgs     []message
+	posted   map[string]string // "channel/ts" -> the text first posted there
 	inFlight int
 	block    func(channel string) string // "hang", "fail" or ""
 	seq      int
 }
 
 func newSlackAPI(t *testing.T, people []string) *slackAPI {
-	f := &slackAPI{emails: map[string]string{}}
+	f := &slackAPI{emails: map[string]string{}, posted: map[string]string{}}
 	for _, p := range people {
 		f.emails[slackID(p)] = p
 	}
@@ -127,7 +135,14 @@ func newSlackAPI(t *testing.T, people []string) *slackAPI {
 			f.mu.Lock()
 			f.seq++
 			ts := fmt.Sprintf("%d.%06d", time.Now().Unix(), f.seq)
-			f.msgs = append(f.msgs, message{Kind: kind, Channel: ch, Text: r.Form.Get("text"), At: time.Now()})
+			m := message{Kind: kind, Channel: ch, Text: r.Form.Get("text"), At: time.Now()}
+			if kind == "update" {
+				m.Edits = f.posted[ch+"/"+r.Form.Get("ts")]
+				ts = r.Form.Get("ts")
+			} else {
+				f.posted[ch+"/"+ts] = m.Text
+			}
+			f.msgs = append(f.msgs, m)
 			f.mu.Unlock()
 			writeJSON(w, map[string]any{"ok": true, "channel": ch, "ts": ts})
 		}
@@ -197,7 +212,10 @@ func (f *slackAPI) delivered() map[string]int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, m := range f.msgs {
-		if m.Kind == "answer" {
+		if m.Kind == "answer" || m.Kind == "update" && warning(m.Edits) {
+			// An answer is no notice; nor is an old idle or expiry warning edited to say what
+			// became of its lease, which the notice of that is. (An approval card edited at a
+			// decision is the decision's notice.)
 			continue
 		}
 		to := m.Channel
@@ -485,7 +503,7 @@ func checkNotices(t *testing.T, db string, api *slackAPI) (notices, repeats int)
 		case got[k] < n:
 			t.Errorf("lost notice: %s: %d of %d notices (%v) reached Slack; Slack got: %q", k, got[k], n, kinds[k], api.textsTo(k))
 		case got[k] > n+again[k]:
-			t.Errorf("duplicate notice: %s: %d deliveries of %d notices, %d of them retried", k, got[k], n, again[k])
+			t.Errorf("duplicate notice: %s: %d deliveries of %d notices (%v), %d of them retried; Slack got: %q", k, got[k], n, kinds[k], again[k], api.textsTo(k))
 		}
 		if got[k] > n {
 			repeats += got[k] - n
