@@ -24,7 +24,9 @@ if [ -f scripts/slurm-up.sh ]; then
 fi
 
 go build ./...
-go test -race -count=1 -timeout 20m ./...
+# At least three packages at a time (Go's default is one per core): internal/slurm spends most of
+# its minutes waiting on slurmctld, and on two cores a third slot keeps both busy meanwhile.
+go test -race -count=1 -timeout 20m -p "$(( $(nproc) > 2 ? $(nproc) : 3 ))" ./...
 # The long fault runs (docs/reliability.md): kill -9 on Slurm, PostgreSQL restarted under load,
 # three replicas, the agent's service unreachable.
 make test-faults
