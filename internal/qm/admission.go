@@ -400,7 +400,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		matches = s.withQuotaNote(matches, l.Team, l.Class, u, q, l.GPUs, in.Request.GPUHours)
 		out = &Outcome{Lease: l, Matches: matches}
 		atOnce := l.GPUs > 0 && u.GPUs[l.Class]+l.GPUs > q.GPUs[l.Class]
-		week := l.GPUs > 0 && q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+in.Request.GPUHours > q.GPUHoursPerWeek
+		week := l.GPUs > 0 && pastWeek(u, q, in.Request.GPUHours)
 		if len(matches) > 0 && (atOnce || week) {
 			held := &QuotaHeld{Team: l.Team, Class: l.Class, Held: u.GPUs[l.Class], Limit: q.GPUs[l.Class],
 				NameTeam: id.otherTeam(l.Team) != "", WeekOnly: !atOnce}
@@ -634,7 +634,7 @@ func DurationText(d time.Duration) string {
 // and as the example, with the quota request as the other way; where nothing fits, the example
 // is the quota request.
 func (s *Service) weeklyHoursLeft(team, named, class string, u Usage, q policy.Quota, hours float64, what string, fit func(*QuotaHeld) (ask, example string, ok bool)) error {
-	if hours <= 0 || q.GPUHoursPerWeek <= 0 || u.GPUHoursWeek+hours <= q.GPUHoursPerWeek {
+	if hours <= 0 || !pastWeek(u, q, hours) {
 		return nil
 	}
 	left := fmt.Sprintf("Team %s has %s of its %s GPU-hours left this week, and %s needs %s", team,
@@ -745,13 +745,19 @@ func pastQuota(team, class string, u Usage, q policy.Quota, gpus int, hours floa
 	if gpus > 0 && u.GPUs[class]+gpus > q.GPUs[class] {
 		past = append(past, fmt.Sprintf("to %d of its %s at once", u.GPUs[class]+gpus, GPUCount(q.GPUs[class], class)))
 	}
-	if q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+hours > q.GPUHoursPerWeek {
+	if pastWeek(u, q, hours) {
 		past = append(past, fmt.Sprintf("to %s of its %s GPU-hours this week", FormatHours(u.GPUHoursWeek+hours), FormatHours(q.GPUHoursPerWeek)))
 	}
 	if len(past) == 0 {
 		return ""
 	}
 	return fmt.Sprintf("team %s past its quota, %s", team, strings.Join(past, " and "))
+}
+
+// pastWeek reports whether hours more GPU-hours take a team that has used or committed
+// u.GPUHoursWeek past its weekly quota q (never where it has no weekly limit).
+func pastWeek(u Usage, q policy.Quota, hours float64) bool {
+	return q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+hours > q.GPUHoursPerWeek
 }
 
 // aboutQuota reports whether the exception rule named rule is about the quota: the QuotaLimit

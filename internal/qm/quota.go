@@ -186,8 +186,7 @@ func (s *Service) HeldNow(ctx context.Context, l *Lease) (*QuotaHeld, error) {
 		if l.State != PendingApproval && l.State != Denied && l.State != Cancelled {
 			hours = 0 // approved: the week counts it already
 		}
-		if hours > 0 && q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+hours > q.GPUHoursPerWeek ||
-			hours == 0 && l.Kind != KindQuota && q.GPUHoursPerWeek > 0 && u.GPUHoursWeek > q.GPUHoursPerWeek {
+		if hours > 0 && pastWeek(u, q, hours) || hours == 0 && l.Kind != KindQuota && pastWeek(u, q, 0) {
 			held.Week, held.WeekLimit, held.WeekAsked = u.GPUHoursWeek, q.GPUHoursPerWeek, hours
 		}
 		if l.Kind == KindWorkspace {
