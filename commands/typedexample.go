@@ -210,13 +210,7 @@ func (b *Bot) typedGPUs(cl *policy.Class, n int) int {
 		limit = min(limit, cl.MaxGPUs)
 	}
 	if b.Svc != nil && b.Svc.Backend != nil {
-		capa := 0
-		for _, nd := range b.Svc.Backend.Inventory() {
-			if nd.Class == cl.Name {
-				capa += nd.GPUs
-			}
-		}
-		if capa > 0 {
+		if capa := b.Svc.CapacityOf(cl.Name); capa > 0 {
 			limit = min(limit, capa)
 		}
 	}

@@ -23,6 +23,9 @@ func (s *Service) capacityOf(class string) int {
 	return n
 }
 
+// CapacityOf is how many GPUs of a class the cluster has, or 0 when the backend does not say.
+func (s *Service) CapacityOf(class string) int { return s.capacityOf(class) }
+
 // noUsableNodes says whether the backend reports its nodes (it has read them) and none of class
 // takes jobs now: every one is drained, down, cordoned or reserved, or none has the class's
 // partition and GPU type.
