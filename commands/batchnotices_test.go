@@ -24,7 +24,7 @@ func TestRequeueAndEndNoticesAreWordedByTheLeasesKind(t *testing.T) {
 				Template: name, State: st, StartedAt: now.Add(-30 * time.Minute), ExpiresAt: now.Add(30 * time.Minute), Reason: "the job ended"}
 		}
 		render := func(kind qm.NoticeKind, l *qm.Lease) string {
-			rs := h.bot.RenderNotice(context.Background(), qm.Notice{Kind: kind, To: []string{"alice@acme.example"}, Lease: l, Reason: "the node went down"})
+			rs := posted(h.bot.RenderNotice(context.Background(), qm.Notice{Kind: kind, To: []string{"alice@acme.example"}, Lease: l, Reason: "the node went down"}))
 			if len(rs) != 1 {
 				t.Fatalf("template %q, %s: %d messages", name, kind, len(rs))
 			}

@@ -300,7 +300,7 @@ func TestAFailedLeaseSaysWhatItCost(t *testing.T) {
 		p.Status.Phase, p.Status.Reason, p.Status.Message = corev1.PodFailed, "Evicted", "The node was low on resource: memory."
 	})
 	k.reconcile()
-	told := k.notices(ines)
+	told := posted(k.notices(ines))
 	if len(told) != 1 || !strings.Contains(told[0].Text, "failed") || !strings.Contains(told[0].Text, "It used 8.00 GPU-hours, 32.00 CAD") {
 		t.Errorf("notices of the failed job: %+v\nwant its bill, 8.00 GPU-hours and 32.00 CAD", told)
 	}
@@ -409,7 +409,7 @@ func TestAJobDeletedOutsideQuartermasterIsNamedAsKubernetesNamesIt(t *testing.T)
 	}
 	k.deletePod(ns, job+"-a")
 	k.reconcile()
-	told := k.notices(pim)
+	told := posted(k.notices(pim))
 	want := "its Job " + job + " in namespace " + ns + " is gone from the cluster"
 	if len(told) != 1 || !strings.Contains(told[0].Text, want) || strings.Contains(told[0].Text, "job/") || !strings.Contains(told[0].Text, "0.20 CAD") {
 		t.Errorf("notices: %+v\nwant one saying %q and the bill, 0.20 CAD", told, want)

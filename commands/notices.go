@@ -245,15 +245,19 @@ func (b *Bot) endedWords(l *qm.Lease) string {
 	return fmt.Sprintf("ended at %s (%s)", at, l.State)
 }
 
-// endedWarnings are the edits of the warnings workspace l still offered buttons in when it
-// ended (an idle warning not yet answered, an expiry warning): they say so and offer nothing
-// more. None for other kinds of lease, or a lease with no such warning.
+// endedWarnings are the edits of the messages workspace l still offered buttons in when it
+// ended (its grant, with Extend and Release; an idle warning not yet answered; an expiry
+// warning): they say so and offer nothing more. None for other kinds of lease, or a lease with
+// no such message.
 func (b *Bot) endedWarnings(l *qm.Lease) []bot.Reply {
 	if l.Kind != qm.KindWorkspace || !l.State.Ended() {
 		return nil
 	}
 	what := fmt.Sprintf("%s %s.", l.ID, b.endedWords(l))
 	var out []bot.Reply
+	if !l.StartedAt.IsZero() {
+		out = append(out, bot.Reply{To: l.User, Ref: grantedRef(l.ID), Update: true, EditOnly: true, Text: what})
+	}
 	for _, e := range warningsOver(l, what, true) {
 		if e.Ref == idleRef(l.ID) && !l.WarnedAt.IsZero() || e.Ref == expiringRef(l.ID) && !l.ExpiryWarnedFor.IsZero() {
 			out = append(out, e)

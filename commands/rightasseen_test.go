@@ -1159,7 +1159,7 @@ func TestNoIdleWarningForALeaseEndingFirst(t *testing.T) {
 	id := leaseIn(t, mustOK(t, h.say("rita@borealis.example", "/gpu request 1 dev for 23m")).Text)
 	h.sim.SetUtilization(h.lease(id), 0)
 	h.advance(30 * time.Minute)
-	got := h.notices("rita@borealis.example")
+	got := posted(h.notices("rita@borealis.example"))
 	if len(got) != 1 || !strings.Contains(got[0].Text, id.String()+" expired") {
 		t.Errorf("an idle lease ending 3 minutes after its idle timeout: %+v", got)
 	}

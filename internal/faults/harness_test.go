@@ -71,10 +71,12 @@ type message struct {
 	At      time.Time
 }
 
-// warning reports whether text is an idle or expiry warning, which the service edits once it is
-// answered or overtaken.
-func warning(text string) bool {
-	return strings.Contains(text, "has shown no GPU activity") || strings.Contains(text, "extend it with /gpu extend")
+// editedOnceOver reports whether text is an idle or expiry warning, which the service edits once it is
+// answered or overtaken, or a lease's grant, which it edits once the lease has ended (its Extend
+// and Release buttons would only be refused then).
+func editedOnceOver(text string) bool {
+	return strings.Contains(text, "has shown no GPU activity") || strings.Contains(text, "extend it with /gpu extend") ||
+		strings.Contains(text, " per GPU-hour).")
 }
 
 // slackAPI is Slack's Web API as far as the service calls it, recording every message. Posts
@@ -212,10 +214,10 @@ func (f *slackAPI) delivered() map[string]int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, m := range f.msgs {
-		if m.Kind == "answer" || m.Kind == "update" && warning(m.Edits) {
-			// An answer is no notice; nor is an old idle or expiry warning edited to say what
-			// became of its lease, which the notice of that is. (An approval card edited at a
-			// decision is the decision's notice.)
+		if m.Kind == "answer" || m.Kind == "update" && editedOnceOver(m.Edits) {
+			// An answer is no notice; nor is an old idle or expiry warning, or a grant, edited to
+			// say what became of its lease, which the notice of that is. (An approval card edited
+			// at a decision is the decision's notice.)
 			continue
 		}
 		to := m.Channel
