@@ -301,7 +301,8 @@ var invisible = strings.NewReplacer(
 )
 
 // reasonText is the free text of args as a reason: words joined by single spaces, control and
-// invisible characters removed; refused when longer than MaxReason characters.
+// invisible characters removed; refused when longer than MaxReason characters (the text is
+// returned with the refusal, for its example).
 func reasonText(verb string, args []string) (string, *qm.Error) {
 	s := strings.Join(strings.Fields(invisible.Replace(strings.Join(args, " "))), " ")
 	s = unquoted(s)
@@ -312,7 +313,7 @@ func reasonText(verb string, args []string) (string, *qm.Error) {
 		return r
 	}, s)
 	if n := utf8.RuneCountInString(s); n > MaxReason {
-		return "", bad(verb, "the reason is %d characters long; keep it to %d or fewer.", n, MaxReason)
+		return s, bad(verb, "the reason is %d characters long; keep it to %d or fewer.", n, MaxReason)
 	}
 	return s, nil
 }
@@ -847,11 +848,8 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 	if because < 0 || because == len(args)-1 {
 		return c, bad(c.Verb, "a quota request needs a reason after \"because\".")
 	}
-	r, perr := reasonText(c.Verb, args[because+1:])
-	if perr != nil {
-		return c, perr
-	}
-	if r == "" {
+	r, long := reasonText(c.Verb, args[because+1:])
+	if long == nil && r == "" {
 		return c, bad(c.Verb, "a quota request needs a reason after \"because\".")
 	}
 	c.Reason = r
@@ -899,5 +897,24 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		}
 		c.Duration = d
 	}
+	if long != nil {
+		// Only the reason is wrong: the example asks for what was asked, with the reason's
+		// opening words.
+		return c, long.WithExample("/gpu quota request " + strings.Join(head, " ") + " because " + opening(r))
+	}
 	return c, nil
+}
+
+// opening is the first words of a reason, to show in an example: up to about 60 characters,
+// cut at a space, with "…" when something was left out.
+func opening(reason string) string {
+	const most = 60
+	if utf8.RuneCountInString(reason) <= most {
+		return reason
+	}
+	cut := string([]rune(reason)[:most])
+	if i := strings.LastIndexByte(cut, ' '); i > 0 {
+		cut = cut[:i]
+	}
+	return cut + "…"
 }
