@@ -46,15 +46,31 @@ func ParseWeekly(spec string, loc *time.Location) (Weekly, error) {
 func (w Weekly) hm() (int, int) { return int(w.At / time.Hour), int(w.At % time.Hour / time.Minute) }
 
 // on is the schedule's instant on a local date. A time the clocks skip that day (02:30 when they
-// jump from 02:00 to 03:00) falls that much after the jump, at 03:30; a time that happens twice
-// (when they fall back) is the first.
+// jump from 02:00 to 03:00, or 00:30 where they jump from midnight to 01:00) falls that much after
+// the jump, at 03:30 (01:30); a time that happens twice (when they fall back) is the first.
 func (w Weekly) on(y int, m time.Month, d int) time.Time {
 	h, mi := w.hm()
+	want := time.Date(y, m, d, h, mi, 0, 0, time.UTC) // the wall clock asked for
 	t := time.Date(y, m, d, h, mi, 0, 0, w.Loc)
-	if off := time.Duration(h-t.Hour())*time.Hour + time.Duration(mi-t.Minute())*time.Minute; off > 0 {
-		t = t.Add(off)
+	if gap := want.Sub(wall(t)); gap > 0 {
+		// time.Date read a skipped time on the clock after the jump, which puts it before
+		// the jump (on the day before, where the jump is at midnight).
+		return t.Add(gap)
+	}
+	// Clocks that fell back in the hours before t show its wall time twice: the first is the
+	// offset's difference earlier. time.Date gives either, depending on the zone.
+	_, now := t.Zone()
+	if _, before := t.Add(-12 * time.Hour).Zone(); before > now {
+		if first := t.Add(-time.Duration(before-now) * time.Second); wall(first).Equal(want) {
+			return first
+		}
 	}
 	return t
+}
+
+// wall is t's date and time of day on its own clock, as if in UTC.
+func wall(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
 }
 
 // Next is the first instant of the schedule after t.
@@ -180,15 +196,24 @@ func (s *Scheduler) Weekly(name string, w Weekly, job Job) error {
 	if w.Loc != nil && w.Loc.String() != s.loc.String() {
 		return fmt.Errorf("schedule: job %s is in %s but the scheduler runs in %s", name, w.Loc, s.loc)
 	}
-	h, mi := w.hm()
-	_, err := s.s.NewJob(gocron.WeeklyJob(1, gocron.NewWeekdays(w.Day), gocron.NewAtTimes(gocron.NewAtTime(uint(h), uint(mi), 0))),
+	// gocron's timers run the job at the instants Next gives: gocron's own weekly schedule
+	// loses the job for good where the clocks skip a Sunday's midnight (Chile, Paraguay, Cuba,
+	// Lebanon), and picks the second of a time that happens twice in zones east of UTC.
+	_, err := s.s.NewJob(gocron.CronJob(w.String(), false),
 		s.task(name, job), gocron.WithName(name), gocron.WithSingletonMode(gocron.LimitModeReschedule),
-		gocron.WithDaylightSavingsTimePolicy(gocron.DaylightSavingsTimeRunAfterTransition))
+		gocron.WithCronImplementation(weeklyCron{w}))
 	if err != nil {
 		return fmt.Errorf("schedule: job %s: %w", name, err)
 	}
 	return nil
 }
+
+// weeklyCron is a Weekly as gocron's cron: its next run after a run is Weekly.Next.
+type weeklyCron struct{ w Weekly }
+
+func (c weeklyCron) IsValid(string, *time.Location, time.Time) error { return nil }
+
+func (c weeklyCron) Next(last time.Time) time.Time { return c.w.Next(last) }
 
 // Every runs job every d, and once at Start when now is set.
 func (s *Scheduler) Every(name string, d time.Duration, now bool, job Job) error {

@@ -15,13 +15,15 @@ import (
 	"github.com/acme/quartermaster/internal/schedule"
 )
 
-var chicago = func() *time.Location {
-	l, err := time.LoadLocation("America/Chicago")
+var chicago, santiago, lordHowe = zone("America/Chicago"), zone("America/Santiago"), zone("Australia/Lord_Howe")
+
+func zone(name string) *time.Location {
+	l, err := time.LoadLocation(name)
 	if err != nil {
 		panic(err)
 	}
 	return l
-}()
+}
 
 func TestParseWeekly(t *testing.T) {
 	for in, want := range map[string]string{
@@ -74,6 +76,14 @@ func TestWeeklyAgreesWithGocronAcrossDaylightSaving(t *testing.T) {
 		from time.Time
 		want time.Time
 	}{
+		// Where the clocks skip midnight (Chile: Saturday 24:00 becomes Sunday 01:00), 00:30 that
+		// Sunday falls as much after the jump, on the Sunday, not on the Saturday evening before.
+		{"SUN 00:30", time.Date(2026, 9, 1, 0, 0, 0, 0, santiago), time.Date(2026, 9, 6, 4, 30, 0, 0, time.UTC)},
+		{"MON 09:00", time.Date(2026, 9, 1, 0, 0, 0, 0, santiago), time.Date(2026, 9, 7, 12, 0, 0, 0, time.UTC)},
+		// Lord Howe Island moves its clocks by half an hour: 02:15 does not exist on 4 October
+		// 2026 (02:00 becomes 02:30), and 01:45 happens twice on 5 April 2026.
+		{"SUN 02:15", time.Date(2026, 9, 28, 0, 0, 0, 0, lordHowe), time.Date(2026, 10, 3, 15, 45, 0, 0, time.UTC)},
+		{"SUN 01:45", time.Date(2026, 3, 30, 0, 0, 0, 0, lordHowe), time.Date(2026, 4, 4, 14, 45, 0, 0, time.UTC)},
 		{"MON 09:00", time.Date(2026, 10, 27, 0, 0, 0, 0, chicago), time.Date(2026, 11, 2, 15, 0, 0, 0, time.UTC)},  // CST after fall back
 		{"MON 09:00", time.Date(2026, 10, 20, 0, 0, 0, 0, chicago), time.Date(2026, 10, 26, 14, 0, 0, 0, time.UTC)}, // CDT
 		{"MON 09:00", time.Date(2026, 3, 3, 0, 0, 0, 0, chicago), time.Date(2026, 3, 9, 14, 0, 0, 0, time.UTC)},     // CDT after spring forward
@@ -82,7 +92,8 @@ func TestWeeklyAgreesWithGocronAcrossDaylightSaving(t *testing.T) {
 		{"MON 09:00", time.Date(2026, 11, 30, 9, 0, 0, 0, chicago), time.Date(2026, 12, 7, 15, 0, 0, 0, time.UTC)},  // at the instant: the next
 	}
 	for _, c := range cases {
-		w, err := schedule.ParseWeekly(c.spec, chicago)
+		loc := c.from.Location()
+		w, err := schedule.ParseWeekly(c.spec, loc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +109,7 @@ func TestWeeklyAgreesWithGocronAcrossDaylightSaving(t *testing.T) {
 		}
 		// The scheduler, started at c.from on a fake clock, arms its first run for the same instant.
 		fc := clockwork.NewFakeClockAt(c.from)
-		s, err := schedule.New(schedule.Options{Clock: fc, Location: chicago})
+		s, err := schedule.New(schedule.Options{Clock: fc, Location: loc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,12 +134,34 @@ func TestWeeklyAgreesWithGocronAcrossDaylightSaving(t *testing.T) {
 // The scheduler runs a weekly job at 09:00 in the policy's time zone, week after week, through the
 // change back to standard time: 14:00 UTC before it, 15:00 UTC after.
 func TestWeeklyJobRunsAtLocalTimeThroughDaylightSaving(t *testing.T) {
-	fc := clockwork.NewFakeClockAt(time.Date(2026, 10, 19, 12, 0, 0, 0, chicago))
-	s, err := schedule.New(schedule.Options{Clock: fc, Location: chicago})
+	runWeeks(t, "MON 09:00", time.Date(2026, 10, 19, 12, 0, 0, 0, chicago), []time.Time{
+		time.Date(2026, 10, 26, 14, 0, 0, 0, time.UTC),
+		time.Date(2026, 11, 2, 15, 0, 0, 0, time.UTC),
+		time.Date(2026, 11, 9, 15, 0, 0, 0, time.UTC),
+	})
+}
+
+// Where the clocks skip a Sunday's midnight (Chile, on 6 September 2026), the weekly job still
+// runs every Monday at 09:00: before the change, on the Monday after it and the one after that.
+func TestWeeklyJobRunsOnWhereTheClocksSkipMidnight(t *testing.T) {
+	runWeeks(t, "MON 09:00", time.Date(2026, 8, 25, 12, 0, 0, 0, santiago), []time.Time{
+		time.Date(2026, 8, 31, 13, 0, 0, 0, time.UTC),
+		time.Date(2026, 9, 7, 12, 0, 0, 0, time.UTC),
+		time.Date(2026, 9, 14, 12, 0, 0, 0, time.UTC),
+	})
+}
+
+// runWeeks starts a scheduler at from with a weekly job at spec in from's time zone, lets the fake
+// clock run to each run the scheduler arms, and checks the runs are want.
+func runWeeks(t *testing.T, spec string, from time.Time, want []time.Time) {
+	t.Helper()
+	loc := from.Location()
+	fc := clockwork.NewFakeClockAt(from)
+	s, err := schedule.New(schedule.Options{Clock: fc, Location: loc})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, _ := schedule.ParseWeekly("MON 09:00", chicago)
+	w, _ := schedule.ParseWeekly(spec, loc)
 	var mu sync.Mutex
 	var runs []time.Time
 	ran := make(chan struct{}, 10)
@@ -143,9 +176,12 @@ func TestWeeklyJobRunsAtLocalTimeThroughDaylightSaving(t *testing.T) {
 	}
 	s.Start()
 	defer s.Stop()
-	for i := range 3 {
-		if err := fc.BlockUntilContext(t.Context(), 1); err != nil {
-			t.Fatal(err)
+	for i := range want {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		err := fc.BlockUntilContext(ctx, 1)
+		cancel()
+		if err != nil {
+			t.Fatalf("run %d was never armed (want %v)", i+1, want)
 		}
 		next, err := s.NextRun("showback")
 		if err != nil {
@@ -178,15 +214,10 @@ func TestWeeklyJobRunsAtLocalTimeThroughDaylightSaving(t *testing.T) {
 				break
 			}
 			if j > 1000 {
-				t.Fatal("the job was not rescheduled")
+				t.Fatalf("the job was not rescheduled after its run at %s (want %v)", fc.Now(), want)
 			}
 			time.Sleep(time.Millisecond)
 		}
-	}
-	want := []time.Time{
-		time.Date(2026, 10, 26, 14, 0, 0, 0, time.UTC),
-		time.Date(2026, 11, 2, 15, 0, 0, 0, time.UTC),
-		time.Date(2026, 11, 9, 15, 0, 0, 0, time.UTC),
 	}
 	mu.Lock()
 	defer mu.Unlock()
