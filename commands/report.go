@@ -124,9 +124,16 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		filters = []showback.Filter{{Team: team}}
 	case team != "":
 		// The example is the asker's own use of the week asked for, not another week.
-		owners := p.Approvers(team)
-		return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("only the budget owners of team %s (%s) and platform admins see its showback; you see your own use. Example: /gpu report %s",
-			team, strings.Join(owners, ", "), week)}}
+		text := fmt.Sprintf("Only the budget owners of team %s (%s) and platform admins see its showback; you see your own use.", team, strings.Join(p.Approvers(team), ", "))
+		if _, listed := p.Team(team); !listed {
+			// A team renamed or removed since its leases ran has no budget owners any more.
+			admins := "(" + strings.Join(p.Approvals.FallbackApprovers, ", ") + ")"
+			if len(p.Approvals.FallbackApprovers) == 0 {
+				admins = "(approvals.fallback_approvers, which names nobody now)"
+			}
+			text = fmt.Sprintf("The policy no longer lists team %s, so only platform admins %s see its showback; you see your own use.", team, admins)
+		}
+		return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("%s Example: /gpu report %s", text, week)}}
 	case admin:
 		filters = []showback.Filter{{}}
 	case len(owned) > 0:
