@@ -42,8 +42,11 @@ type OutboxConfig struct {
 }
 
 // Outbox sends reports to the service in the order they were made. While the service cannot be
-// reached it keeps the last Window reports and retries with exponential backoff; when the window is
-// full the oldest report is dropped, and the log says how many were.
+// reached, or refuses the node's token, it keeps the last Window reports and retries with
+// exponential backoff; when the window is full the oldest report is dropped. The log says once
+// what keeps the reports from going through (and again when that changes: a service down, then
+// refusing the token), once when the window is full, and once when reports go through again, with
+// how many were dropped meanwhile; never a line per report or per minute while it lasts.
 type Outbox struct {
 	cfg  OutboxConfig
 	url  string
@@ -55,11 +58,18 @@ type Outbox struct {
 	queue     []queued
 	pushed    uint64
 	dropped   uint64 // since the start
-	unlogged  uint64 // dropped since the last log line
-	lastLog   time.Time
 	sent      uint64
 	refused   uint64
 	failingAt time.Time // when sending started failing; zero while it works
+	// failing is why reports do not go through (the last failure) and failKind its kind, as last
+	// logged; lost counts the reports dropped since they stopped going through, and full says
+	// the log has said the window is full.
+	failing  error
+	failKind string
+	lost     uint64
+	full     bool
+	// tokenFileErr is the last reason the token file could not be read again, as logged.
+	tokenFileErr string
 }
 
 // NewOutbox makes an outbox.
@@ -87,11 +97,18 @@ func (o *Outbox) currentToken() string {
 	if o.reread && o.cfg.TokenFile != "" {
 		o.reread = false
 		b, err := os.ReadFile(o.cfg.TokenFile)
+		if err == nil {
+			o.tokenFileErr = ""
+		}
 		switch t := strings.TrimSpace(string(b)); {
 		case err != nil:
-			// The advice of the agent's --token-file at start: what is wrong, and what to do.
-			o.cfg.Logger.Warn("cannot read the token file again after the service refused the token", "file", o.cfg.TokenFile,
-				"err", config.SecretFileError("--token-file", o.cfg.TokenFile, err))
+			// The advice of the agent's --token-file at start: what is wrong, and what to do; said
+			// once, not at every try, until it changes.
+			advice := config.SecretFileError("--token-file", o.cfg.TokenFile, err).Error()
+			if advice != o.tokenFileErr {
+				o.tokenFileErr = advice
+				o.cfg.Logger.Warn("cannot read the token file again after the service refused the token", "file", o.cfg.TokenFile, "err", advice)
+			}
 		case t != "" && t != o.token:
 			o.token = t
 			o.cfg.Logger.Info("read a new token from the token file; sending the kept reports with it", "file", o.cfg.TokenFile)
@@ -107,11 +124,16 @@ func (o *Outbox) Push(body []byte) {
 		n := len(o.queue) - o.cfg.Window + 1
 		o.queue = append(o.queue[:0], o.queue[n:]...)
 		o.dropped += uint64(n)
-		o.unlogged += uint64(n)
-		if now := o.cfg.Now(); now.Sub(o.lastLog) >= time.Minute {
-			o.cfg.Logger.Warn("the service has been unreachable too long: dropped the oldest reports to keep the window",
-				"dropped", o.unlogged, "dropped_total", o.dropped, "window", o.cfg.Window, "failing_since", o.failingAt)
-			o.unlogged, o.lastLog = 0, now
+		o.lost += uint64(n)
+		if !o.full {
+			// Said once: quartermaster_agent_reports_dropped_total counts every one.
+			o.full = true
+			why := "reports could not be sent"
+			if o.failing != nil {
+				why = o.failing.Error()
+			}
+			o.cfg.Logger.Warn(fmt.Sprintf("the agent keeps as many reports as --window allows (%d), so it dropped the oldest reports, and drops the oldest for each new one until reports go through again", o.cfg.Window),
+				"why", why, "failing_since", o.failingAt)
 		}
 	}
 	o.pushed++
@@ -134,8 +156,17 @@ func (o *Outbox) Stats() (queued int, sent, refused, dropped uint64) {
 // token (which an admin may fix), or is not at the URL (which an admin may fix too).
 type errRetry struct{ error }
 
+func (e errRetry) Unwrap() error { return e.error }
+
 // errWrongURL marks an answer that says the service's URL is wrong (no report endpoint there).
 type errWrongURL struct{ error }
+
+func (e errWrongURL) Unwrap() error { return e.error }
+
+// errToken marks an answer that refuses the node's token (401, 403).
+type errToken struct{ error }
+
+func (e errToken) Unwrap() error { return e.error }
 
 // queued is a report waiting in the outbox, numbered in push order.
 type queued struct {
@@ -157,9 +188,17 @@ func (o *Outbox) Flush(ctx context.Context) error {
 		err := o.send(ctx, head.body)
 		var retry errRetry
 		if errors.As(err, &retry) {
+			if ctx.Err() != nil {
+				return err // the agent is stopping: not the service's doing
+			}
 			o.mu.Lock()
 			if o.failingAt.IsZero() {
 				o.failingAt = o.cfg.Now()
+			}
+			o.failing = err
+			if kind := failureKind(err); kind != o.failKind {
+				o.failKind = kind
+				o.logFailure(kind, err)
 			}
 			o.mu.Unlock()
 			return err
@@ -175,10 +214,44 @@ func (o *Outbox) Flush(ctx context.Context) error {
 			o.sent++
 		}
 		if !o.failingAt.IsZero() {
-			o.cfg.Logger.Info("the service is reachable again", "after", o.cfg.Now().Sub(o.failingAt).Round(time.Second).String(), "queued", len(o.queue))
-			o.failingAt = time.Time{}
+			o.cfg.Logger.Info("the service takes reports again", "after", o.cfg.Now().Sub(o.failingAt).Round(time.Second).String(),
+				"queued", len(o.queue), "dropped", o.lost)
+			o.failingAt, o.failing, o.failKind, o.lost, o.full = time.Time{}, nil, "", 0, false
 		}
 		o.mu.Unlock()
+	}
+}
+
+// Kinds of failure to send a report, each said once in the log.
+const (
+	failDown     = "down"      // no answer, 429 or 5xx
+	failToken    = "token"     // 401, 403
+	failWrongURL = "wrong_url" // no report endpoint at the URL, or not the service answering
+)
+
+func failureKind(err error) string {
+	switch {
+	case errors.As(err, new(errWrongURL)):
+		return failWrongURL
+	case errors.As(err, new(errToken)):
+		return failToken
+	}
+	return failDown
+}
+
+// logFailure says, once per kind, what keeps the reports from going through.
+func (o *Outbox) logFailure(kind string, err error) {
+	switch kind {
+	case failWrongURL:
+		o.cfg.Logger.Warn("no Quartermaster service at this URL, likely a wrong --service; keeping reports and retrying", "err", err)
+	case failToken:
+		how := "a new token takes a restart of the agent"
+		if o.cfg.TokenFile != "" {
+			how = "the token file is read again before each try, so a new token put there is taken without a restart"
+		}
+		o.cfg.Logger.Warn("the service refuses this node's reports; keeping them and retrying, and "+how, "err", err)
+	default:
+		o.cfg.Logger.Warn("cannot report to the service; keeping reports and retrying", "err", err)
 	}
 }
 
@@ -215,7 +288,11 @@ func (o *Outbox) send(ctx context.Context, body []byte) error {
 		o.mu.Lock()
 		o.reread = true
 		o.mu.Unlock()
-		return errRetry{fmt.Errorf("the service refused this node's token (%s): %s", resp.Status, serviceError(answer))}
+		what := "token" // 401: the token is unknown or revoked
+		if resp.StatusCode == http.StatusForbidden {
+			what = "reports" // 403: another node's token, or another node's GPUs
+		}
+		return errRetry{errToken{fmt.Errorf("the service refused this node's %s (%s): %s", what, resp.Status, serviceError(answer))}}
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
 		// No report endpoint at this URL: the service would take the report, so keep it.
 		return errRetry{errWrongURL{fmt.Errorf("%s answered %s: the --service URL is likely wrong; give the service's base URL, without %s, e.g. --service https://qm.example.com",
@@ -259,12 +336,7 @@ func (o *Outbox) Run(ctx context.Context) {
 			return
 		}
 		if backoff == 0 {
-			backoff = minBackoff
-			if errors.As(err, new(errWrongURL)) {
-				o.cfg.Logger.Warn("no Quartermaster service at this URL, likely a wrong --service; keeping reports and retrying", "err", err)
-			} else {
-				o.cfg.Logger.Warn("cannot report to the service; keeping reports and retrying", "err", err)
-			}
+			backoff = minBackoff // Flush has said what fails
 		} else {
 			backoff = min(2*backoff, maxBackoff)
 		}

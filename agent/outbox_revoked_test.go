@@ -1,0 +1,117 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/agent"
+)
+
+// warnings are the WARN lines of a text log.
+func warnings(log string) []string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "level=WARN") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// A token revoked while the service was down for maintenance, and left revoked for hours: the log
+// says once that the service cannot be reached, once that it refuses the node's token when that
+// is what it does, and once that the window is full and the oldest reports go, naming the
+// refused token as the reason rather than an unreachable service; no line a minute while it
+// lasts. When a new token goes through, one line says so, with how many reports were lost.
+func TestARevokedTokenIsSaidOnceNotOnceAMinute(t *testing.T) {
+	svc := &tokenService{token: "qma_new"}
+	srv := httptest.NewServer(svc)
+	var down atomic.Bool
+	down.Store(true)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		svc.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	defer proxy.Close()
+	file := filepath.Join(t.TempDir(), "gpu-01")
+	if err := os.WriteFile(file, []byte("qma_old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	o := agent.NewOutbox(agent.OutboxConfig{URL: proxy.URL, Token: "qma_old", TokenFile: file, Window: 30,
+		Logger: slog.New(slog.NewTextHandler(&log, nil)), Now: func() time.Time { return now }})
+	ctx := context.Background()
+	seq := 0
+	tick := func(n int) {
+		for range n {
+			seq++
+			o.Push(body(seq))
+			_ = o.Flush(ctx)
+			now = now.Add(10 * time.Second)
+		}
+	}
+	tick(6) // a minute with the service down
+	down.Store(false)
+	tick(6 * 60 * 3) // three hours with the token revoked
+	warn := warnings(log.String())
+	if len(warn) != 3 {
+		t.Fatalf("%d warnings in three hours; want 3 (service down, token refused, window full):\n%s", len(warn), strings.Join(warn, "\n"))
+	}
+	if !strings.Contains(warn[0], "502") {
+		t.Errorf("the first warning does not say the service could not be reached: %s", warn[0])
+	}
+	if !strings.Contains(warn[1], "token") || !strings.Contains(warn[1], "unknown or revoked") {
+		t.Errorf("the second warning does not say the service refuses the token: %s", warn[1])
+	}
+	if strings.Contains(warn[2], "unreachable") || !strings.Contains(warn[2], "token") {
+		t.Errorf("the window-full warning blames an unreachable service, or does not name the refused token: %s", warn[2])
+	}
+	if err := os.WriteFile(file, []byte("qma_new\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	tick(1)
+	if q, _, _, dropped := o.Stats(); q != 0 || dropped == 0 {
+		t.Fatalf("with the new token: %d queued, %d dropped", q, dropped)
+	}
+	_, _, _, dropped := o.Stats()
+	if !strings.Contains(log.String(), "level=INFO") || !strings.Contains(log.String(), "dropped="+itoa(dropped)) || len(warnings(log.String())) != 0 {
+		t.Errorf("with the new token the log should say once that reports go through, and that %d were dropped:\n%s", dropped, log.String())
+	}
+}
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// A token file that stays unreadable while the service refuses the token is said once, not at
+// every try.
+func TestAnUnreadableTokenFileIsSaidOnce(t *testing.T) {
+	svc := &tokenService{token: "qma_new"}
+	srv := httptest.NewServer(svc)
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "gpu-01")
+	var log bytes.Buffer
+	o := agent.NewOutbox(agent.OutboxConfig{URL: srv.URL, Token: "qma_old", TokenFile: file,
+		Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	o.Push(body(1))
+	for range 20 {
+		_ = o.Flush(context.Background())
+	}
+	if n := strings.Count(log.String(), "cannot read the token file"); n != 1 {
+		t.Errorf("the missing token file was said %d times in 20 tries; want once:\n%s", n, log.String())
+	}
+}
