@@ -298,7 +298,8 @@ func (a *Agent) Send(ctx context.Context) (report.Report, error) {
 }
 
 // Run samples every interval until ctx ends, sending reports in order in the background. A failed
-// sample is logged and the next one tried.
+// sample is logged once, when samples start failing, and the next one tried; the log says once
+// when a sample works again (quartermaster_agent_collect_errors_total counts each failure).
 func (a *Agent) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	if a.out != nil {
@@ -306,9 +307,21 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	t := time.NewTicker(a.cfg.Interval)
 	defer t.Stop()
+	var failingSince time.Time // when samples started failing; zero while they work
+	failed := 0
 	for {
-		if _, err := a.Send(ctx); err != nil && ctx.Err() == nil {
-			a.log.Error("sample failed", "err", err)
+		_, err := a.Send(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			if failed == 0 {
+				failingSince = a.cfg.Now()
+				a.log.Error("the GPUs could not be read, so this node sends no report and /metrics shows no GPU until they read again; the agent tries at every interval and says when they do",
+					"err", err)
+			}
+			failed++
+		case err == nil && failed > 0:
+			a.log.Info("the GPUs read again; reports resume", "after", a.cfg.Now().Sub(failingSince).Round(time.Second).String(), "failed_samples", failed)
+			failed = 0
 		}
 		select {
 		case <-ctx.Done():
