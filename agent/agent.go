@@ -228,6 +228,9 @@ func (a *Agent) Collect(ctx context.Context) (report.Report, error) {
 	}
 	gpus, err := a.cfg.Devices.Sample(ctx)
 	if err != nil {
+		if r.Topology != nil {
+			a.sendTopo.Store(true) // no report is made: the next one carries the topology
+		}
 		// No GPU read: /metrics shows none rather than the last reading as if it were current.
 		a.metrics.update(report.Report{Version: r.Version, Node: r.Node, At: r.At, Seq: r.Seq}, a.cfg.Devices.GPUs())
 		a.metrics.collected(time.Since(start), err)

@@ -111,3 +111,32 @@ func TestNoGPUReadingIsSaidOnceNotAtEveryInterval(t *testing.T) {
 		t.Errorf("the log does not say when the GPUs read again:\n%s", text)
 	}
 }
+
+// A reading that fails does not use up the topology the next report must carry: the first report
+// the service gets from an agent whose first reading failed (the GPUs not ready yet at boot) has
+// the topology, so the service knows the node's GPUs from it instead of skipping every one as
+// unknown and asking again.
+func TestTheTopologyGoesWithTheFirstReportThatIsMade(t *testing.T) {
+	a, f, _ := newFakeAgent(t, "dgxh100", "* 30 pids=4242", agent.LabelsDCGM)
+	var restore []func()
+	for _, dd := range f.Server.Devices {
+		dev := dd.(*server.Device)
+		util := dev.GetUtilizationRatesFunc
+		dev.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) { return gonvml.Utilization{}, gonvml.ERROR_GPU_IS_LOST }
+		restore = append(restore, func() { dev.GetUtilizationRatesFunc = util })
+	}
+	ctx := context.Background()
+	if _, err := a.Collect(ctx); err == nil {
+		t.Fatal("a reading with no GPU read did not fail")
+	}
+	for _, r := range restore {
+		r()
+	}
+	r, err := a.Collect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Topology == nil || len(r.Topology.GPUs) != 8 || r.TopologyHash != r.Topology.Hash() {
+		t.Errorf("the first report made after a failed reading has no topology (hash %q)", r.TopologyHash)
+	}
+}
