@@ -603,15 +603,17 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 		clear(seen)
 		resp.TopologyWanted = true
 	}
+	// A report stands for at most the longest --interval, whatever its interval_s says: the
+	// node's silence is noticed (TelemetryStaleAfter) by that, and usage counts no more.
+	interval := min(time.Duration(r.Interval*float64(time.Second)), report.MaxInterval)
 	rec := store.AgentReport{Node: r.Node, TokenHash: hash, At: r.At, Seen: at, Run: r.Run, Seq: r.Seq, Received: now, ClockSkew: skew, TopologyHash: r.TopologyHash,
-		Interval: time.Duration(r.Interval * float64(time.Second))}
+		Interval: interval}
 	if rec.GPUs, err = json.Marshal(r.GPUs); err != nil {
 		return resp, fmt.Errorf("ingest: %w", err)
 	}
 	if topo != nil {
 		rec.Topology = topo
 	}
-	interval := min(time.Duration(r.Interval*float64(time.Second)), report.MaxInterval)
 	var rolls []qm.UsageRollup
 	ids := make([]qm.LeaseID, 0, len(seen))
 	for id := range seen {
