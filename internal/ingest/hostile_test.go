@@ -1,10 +1,13 @@
 package ingest_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/acme/quartermaster/agent/report"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
 // A report claiming a longer interval than any agent runs with (interval_s 3600, where --interval
@@ -23,4 +26,25 @@ func TestAnIntervalLongerThanAnyAgentsDoesNotHideASilentNode(t *testing.T) {
 			t.Errorf("a node silent for 40 minutes after a report claiming a 1-hour interval: %d notices to the platform channel, want 1", len(n))
 		}
 	})
+}
+
+// A report dated centuries ahead is refused saying how far ahead it is in years, not as the
+// largest duration Go can hold (2562047h47m16s, about 292 years, whatever the date).
+func TestAReportDatedCenturiesAheadSaysHowFar(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	for _, c := range []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), "7972 years ahead"}, // the service's clock is 2026-11-30
+		{time.Date(2400, 12, 31, 0, 0, 0, 0, time.UTC), "374 years ahead"},
+		{t0.Add(3 * time.Hour), "3h0m0s ahead"},
+	} {
+		r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(75)})
+		r.At = c.at
+		code, out := e.post(e.tokens["n1"], r)
+		if msg, _ := out["error"].(string); code != 422 || !strings.Contains(msg, c.want) || strings.Contains(msg, "2562047h") {
+			t.Errorf("a report dated %s: %d %q; want 422 saying %q", c.at.Format(time.DateOnly), code, msg, c.want)
+		}
+	}
 }

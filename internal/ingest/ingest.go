@@ -280,7 +280,7 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	skew, measured := clockSkew(r.At, req.Header.Get(report.SentAtHeader), now)
 	if !measured && r.At.After(now.Add(i.cfg.MaxSkew)) {
 		i.refuse(w, http.StatusUnprocessableEntity, Future, fmt.Sprintf("the report is dated %s, %s ahead of the service's clock; check the node's clock (NTP)",
-			stamp(r.At), r.At.Sub(now).Round(time.Second)))
+			stamp(r.At), howFarAhead(r.At, now)))
 		return
 	}
 	at := onServiceClock(r.At, skew, now)
@@ -382,6 +382,23 @@ func clockSkew(at time.Time, sentAt string, received time.Time) (skew time.Durat
 		return 0, false
 	}
 	return sent.Sub(received), true
+}
+
+// howFarAhead says how far later is ahead of now: in whole years from a year on (a duration
+// holds no more than about 292 years, and hours say little past a few days), else as a duration.
+func howFarAhead(later, now time.Time) string {
+	later, now = later.UTC(), now.UTC()
+	years := later.Year() - now.Year()
+	if later.AddDate(-years, 0, 0).Before(now) {
+		years--
+	}
+	switch {
+	case years == 1:
+		return "1 year"
+	case years > 1:
+		return fmt.Sprintf("%d years", years)
+	}
+	return later.Sub(now).Round(time.Second).String()
 }
 
 // onServiceClock places a report's time (by the node's clock) on the service's: less the node's
