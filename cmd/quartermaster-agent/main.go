@@ -20,6 +20,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -89,10 +91,11 @@ type errUsage struct{ msg string }
 func (e errUsage) Error() string { return e.msg }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cmd := "run"
+	cmd, named := "run", false
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
+		cmd, args, named = args[0], args[1:], true
 	}
+	given := slices.Clone(args) // the flags as typed, for the example a usage error gives
 	if cmd == "help" {
 		cmd = "run"
 		if len(args) > 0 {
@@ -110,9 +113,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			usage(stdout, cmd)
 			return 0
 		case err != nil:
-			err = errUsage{err.Error()}
+			err = errUsage{flagError(cmd, given, err)}
 		case fs.NArg() > 0:
-			err = errUsage{fmt.Sprintf("%s takes no arguments, but got %q", cmd, fs.Arg(0))}
+			err = errUsage{strayWord(cmd, named, given, fs.Arg(0))}
 		case cmd == "run":
 			err = runAgent(ctx, set, stderr)
 		default:
@@ -132,6 +135,96 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 1
+}
+
+// commands are the agent's commands, in the order the usage lists them.
+var commands = []string{"run", "metrics", "gres-conf", "topology"}
+
+// flagExamples are a value that works for each flag, for the example of a usage error.
+var flagExamples = map[string]string{
+	"node": "gpu-01", "fake": "dgxa100", "fake-util": "'* 0'", "proc-root": "/proc", "sys-root": "/sys",
+	"labels": "snake", "service": "https://qm.example.com", "token-file": "/etc/quartermaster/agent.token",
+	"interval": "10s", "window": strconv.Itoa(agent.DefaultWindow), "listen": ":9400", "type": "a100", "dev-dir": "/dev",
+}
+
+var (
+	undefinedRe = regexp.MustCompile(`^flag provided but not defined: -+(.+)$`)
+	noValueRe   = regexp.MustCompile(`^flag needs an argument: -+(.+)$`)
+	badValueRe  = regexp.MustCompile(`^invalid (boolean )?value "(.*)" for (?:flag )?-+([^:]+): `)
+)
+
+// flagError says in one sentence, with an example, what is wrong with a flag of cmd that the
+// flag package refused (err), given the flags as typed.
+func flagError(cmd string, given []string, err error) string {
+	msg := err.Error()
+	if m := undefinedRe.FindStringSubmatch(msg); m != nil {
+		name := m[1]
+		rest := withoutFlag(given, name, true)
+		for _, other := range commands {
+			if fs, _ := flagSet(other); other != cmd && fs.Lookup(name) != nil {
+				if len(rest) == 0 {
+					return fmt.Sprintf("--%s is a flag of %s, not of %s; `quartermaster-agent %s --help` lists it", name, other, cmd, other)
+				}
+				return fmt.Sprintf("--%s is a flag of %s, not of %s; leave it out, e.g. %s", name, other, cmd, commandLine(cmd, rest))
+			}
+		}
+		if len(rest) == 0 {
+			return fmt.Sprintf("there is no flag --%s; `quartermaster-agent %s --help` lists the flags of %s", name, cmd, cmd)
+		}
+		return fmt.Sprintf("there is no flag --%s; `quartermaster-agent %s --help` lists the flags of %s, e.g. %s", name, cmd, cmd, commandLine(cmd, rest))
+	}
+	if m := noValueRe.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("--%s needs a value, e.g. --%s %s", m[1], m[1], flagExamples[m[1]])
+	}
+	if m := badValueRe.FindStringSubmatch(msg); m != nil {
+		value, name := m[2], m[3]
+		if m[1] != "" {
+			return fmt.Sprintf("--%s is true or false, not %q; e.g. --%s", name, value, name)
+		}
+		return fmt.Sprintf("--%s %q is not a whole number; e.g. --%s %s", name, value, name, flagExamples[name])
+	}
+	return fmt.Sprintf("%s; `quartermaster-agent %s --help` lists its flags", msg, cmd)
+}
+
+// strayWord says that cmd takes flags only, not word: and where word is a command given after
+// the flags (cmd is then run, not named), to give it first.
+func strayWord(cmd string, named bool, given []string, word string) string {
+	rest := slices.DeleteFunc(slices.Clone(given), func(a string) bool { return a == word })
+	if slices.Contains(commands, word) && !named {
+		return fmt.Sprintf("%q is a command: give it first, e.g. %s", word, commandLine(word, rest))
+	}
+	return fmt.Sprintf("%s takes flags only, not %q; e.g. %s", cmd, word, commandLine(cmd, rest))
+}
+
+// withoutFlag is args less the flag name and, where it is written apart from it and takeValue,
+// the value after it.
+func withoutFlag(args []string, name string, takeValue bool) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		n, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if strings.HasPrefix(args[i], "-") && n == name {
+			if !hasValue && takeValue && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+			}
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// commandLine is the agent's command line for cmd and args, quoted for a shell.
+func commandLine(cmd string, args []string) string {
+	words := []string{"quartermaster-agent", cmd}
+	for _, a := range args {
+		if a == "" || strings.ContainsFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@+%", r))
+		}) {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
 }
 
 // settings are a command's flags.
@@ -268,7 +361,7 @@ func (o *options) open(log *slog.Logger) (*machine, error) {
 		return nil, err
 	}
 	if o.labels != string(agent.LabelsDCGM) && o.labels != string(agent.LabelsSnake) {
-		return nil, errUsage{fmt.Sprintf("--labels is dcgm or snake, not %q", o.labels)}
+		return nil, errUsage{fmt.Sprintf("--labels is dcgm or snake, not %q; e.g. --labels snake", o.labels)}
 	}
 	if o.fake == "" {
 		if o.fakeUtil != "" || o.fakeScript != "" {

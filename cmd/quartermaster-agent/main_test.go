@@ -250,7 +250,7 @@ func TestHelp(t *testing.T) {
 		t.Errorf("help gres-conf: exit %d, a usage unlike gres-conf --help's:\n%s", code, o)
 	}
 	code, _, stderr = runCmd("--bogus")
-	if code != 2 || stderr != "quartermaster-agent: flag provided but not defined: -bogus\n"+out {
+	if code != 2 || stderr != "quartermaster-agent: there is no flag --bogus; `quartermaster-agent run --help` lists the flags of run\n"+out {
 		t.Errorf("an unknown flag: exit %d, stderr\n%s", code, stderr)
 	}
 	code, _, stderr = runCmd("frobnicate")

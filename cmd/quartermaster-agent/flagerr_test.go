@@ -1,0 +1,78 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// splitShell splits a command line as a shell would for the simple quoting the agent's examples
+// use: words, and 'single-quoted' words.
+func splitShell(s string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`'([^']*)'|(\S+)`).FindAllStringSubmatch(s, -1) {
+		out = append(out, m[1]+m[2])
+	}
+	return out
+}
+
+// A mistake the flag package would answer in its own words (a number that is not one, a flag
+// without its value, a flag no command or another command has, a stray word, a command after the
+// flags) gets one sentence that says what was given and what to give, and its example, typed
+// back, works.
+func TestFlagMistakesGetASentenceAndAnExampleThatWorks(t *testing.T) {
+	needFake(t)
+	for _, c := range []struct {
+		args []string
+		want string // the start of the sentence
+	}{
+		{[]string{"metrics", "--fake", "dgxa100", "--labels", "camel"}, `--labels is dcgm or snake, not "camel"`},
+		{[]string{"run", "--fake", "dgxa100", "--listen", "127.0.0.1:0", "--window", "ten"}, `--window "ten" is not a whole number`},
+		{[]string{"metrics", "--fake", "dgxh100", "--node"}, `--node needs a value`},
+		{[]string{"gres-conf", "--fake", "dgxa100", "--with-nodename=maybe"}, `--with-nodename is true or false, not "maybe"`},
+		{[]string{"metrics", "--fake", "dgxa100", "--service", "https://qm.example.com"}, `--service is a flag of run, not of metrics`},
+		{[]string{"topology", "--fake", "dgxa100", "--frobnicate"}, `there is no flag --frobnicate`},
+		{[]string{"--fake", "dgxa100", "metrics"}, `"metrics" is a command: give it first`},
+		{[]string{"metrics", "--fake", "dgxh100", "now", "--fake-util", "0 85; * 0"}, `metrics takes flags only, not "now"`},
+	} {
+		code, stderr := runWithin(c.args, 2*time.Second)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != 2 || !strings.HasPrefix(first, "quartermaster-agent: "+c.want) || strings.Contains(strings.ReplaceAll(first, "e.g. ", ""), ". ") {
+			t.Errorf("%q: exit %d, first line %q; want exit 2 and %q", c.args, code, first, c.want)
+			continue
+		}
+		_, example, ok := strings.Cut(first, "e.g. ")
+		if !ok {
+			t.Errorf("%q: no example in %q", c.args, first)
+			continue
+		}
+		args := splitShell(example)
+		if args[0] == "quartermaster-agent" {
+			args = args[1:] // a whole command line
+		} else {
+			// A flag and its value, put in place of the one given.
+			args = fixFlag(c.args, args)
+		}
+		if code, stderr := runWithin(args, time.Second); code != 0 {
+			t.Errorf("%q: the example %q does not work: exit %d, stderr %q", c.args, args, code, stderr)
+		}
+	}
+}
+
+// fixFlag puts the example flag (and value) in place of the same flag in args.
+func fixFlag(args, example []string) []string {
+	name, _, _ := strings.Cut(example[0], "=")
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if n, _, _ := strings.Cut(a, "="); n == name {
+			if !strings.Contains(a, "=") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	return append(out, example...)
+}
