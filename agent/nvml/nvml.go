@@ -91,6 +91,8 @@ func open(lib nvml.Interface, log *slog.Logger, profiles func() profileInfo) (*D
 		return nil, noGPUf("no NVIDIA driver on this machine (libnvidia-ml.so.1 was not found), so there are no GPUs to watch; try --fake dgxa100 for a demo")
 	case nvml.ERROR_DRIVER_NOT_LOADED:
 		return nil, noGPUf("the NVIDIA driver is installed but not loaded, so there are no GPUs to watch; load it (modprobe nvidia) or try --fake dgxa100 for a demo")
+	case nvml.ERROR_LIB_RM_VERSION_MISMATCH:
+		return nil, noGPUf("the NVIDIA driver's library (libnvidia-ml) and its loaded kernel module are of different versions, as after a driver upgrade without a reboot, so NVML cannot start; reboot the node (or unload and load the nvidia kernel modules) and start the agent again")
 	case nvml.ERROR_NO_PERMISSION:
 		return nil, noGPUf("NVML refused access to the GPUs (no permission on /dev/nvidia*); run the agent in a group that may open them")
 	default:

@@ -278,3 +278,27 @@ func TestAProcessWithoutMemoryIsNotReportedAs16EiB(t *testing.T) {
 		t.Errorf("GPU 4's processes = %+v; want process 10 without memory and process 11 with 3 GiB", ps)
 	}
 }
+
+// After a driver upgrade without a reboot, the new libnvidia-ml does not match the kernel module
+// still loaded, and NVML does not start: the agent says what that means and what to do, in one
+// sentence, not NVML's bare return code; once the node is rebooted (the service manager starts the
+// agent again), it opens the GPUs.
+func TestADriverUpgradeWithoutARebootSaysToReboot(t *testing.T) {
+	srv := server.NewServerWithGPUs("580.159.04", "13.580.159.04", 13000, gpus.Multiple(2, gpus.H200_SXM5_141GB)...)
+	srv.InitFunc = func() gonvml.Return { return gonvml.ERROR_LIB_RM_VERSION_MISMATCH }
+	_, err := nvml.Open(srv, nil)
+	if !errors.Is(err, nvml.ErrNoGPU) || !strings.Contains(err.Error(), "reboot") || !strings.Contains(err.Error(), "kernel module") ||
+		strings.Contains(err.Error(), "ERROR_") || strings.Contains(err.Error(), ". ") {
+		t.Errorf("a library and kernel module of different versions: %v", err)
+	}
+	srv.InitFunc = func() gonvml.Return { return gonvml.SUCCESS }
+	srv.EventSetCreateFunc = func() (gonvml.EventSet, gonvml.Return) { return nil, gonvml.ERROR_NOT_SUPPORTED }
+	d, err := nvml.Open(srv, nil)
+	if err != nil {
+		t.Fatalf("after the reboot: %v", err)
+	}
+	defer d.Close()
+	if n := len(d.GPUs()); n != 2 {
+		t.Errorf("after the reboot %d GPUs; want 2", n)
+	}
+}
