@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -246,7 +247,11 @@ func (o *Outbox) logFailure(kind string, err error) {
 		o.cfg.Logger.Warn("no Quartermaster service at this URL, likely a wrong --service; keeping reports and retrying", "err", err)
 	case failToken:
 		how := "a new token takes a restart of the agent"
-		if o.cfg.TokenFile != "" {
+		switch creds := os.Getenv("CREDENTIALS_DIRECTORY"); {
+		case o.cfg.TokenFile != "" && creds != "" && strings.HasPrefix(filepath.Clean(o.cfg.TokenFile), filepath.Clean(creds)+string(filepath.Separator)):
+			// systemd's LoadCredential: a copy made when the unit started, never changed after.
+			how = "the token is a systemd credential copied at start: put a new token in the file the unit's LoadCredential names, then systemctl restart the unit (quartermaster-agent)"
+		case o.cfg.TokenFile != "":
 			how = "the token file is read again before each try, so a new token put there is taken without a restart"
 		}
 		o.cfg.Logger.Warn("the service refuses this node's reports; keeping them and retrying, and "+how, "err", err)

@@ -115,3 +115,27 @@ func TestAnUnreadableTokenFileIsSaidOnce(t *testing.T) {
 		t.Errorf("the missing token file was said %d times in 20 tries; want once:\n%s", n, log.String())
 	}
 }
+
+// Under systemd the token file is a credential systemd copied when the unit started
+// ($CREDENTIALS_DIRECTORY): reading it again finds the old token, so the log says that a new token
+// takes a restart of the unit, not that it is taken from the file by itself.
+func TestARefusedSystemdCredentialSaysToRestart(t *testing.T) {
+	svc := &tokenService{token: "qma_new"}
+	srv := httptest.NewServer(svc)
+	defer srv.Close()
+	creds := t.TempDir()
+	t.Setenv("CREDENTIALS_DIRECTORY", creds)
+	file := filepath.Join(creds, "agent.token")
+	if err := os.WriteFile(file, []byte("qma_old\n"), 0o400); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	o := agent.NewOutbox(agent.OutboxConfig{URL: srv.URL, Token: "qma_old", TokenFile: file,
+		Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	o.Push(body(1))
+	_ = o.Flush(context.Background())
+	warn := warnings(log.String())
+	if len(warn) != 1 || !strings.Contains(warn[0], "systemctl restart") || strings.Contains(warn[0], "without a restart") {
+		t.Errorf("a refused token given as a systemd credential: want one warning saying to restart the unit:\n%s", log.String())
+	}
+}
