@@ -69,6 +69,10 @@ type Outbox struct {
 	failKind string
 	lost     uint64
 	full     bool
+	// refusing is the last reason the service gave for refusing a report as bad, as logged, and
+	// refusedRun how many it refused since it last took one.
+	refusing   string
+	refusedRun uint64
 	// tokenFileErr is the last reason the token file could not be read again, as logged.
 	tokenFileErr string
 }
@@ -210,9 +214,19 @@ func (o *Outbox) Flush(ctx context.Context) error {
 		}
 		if err != nil {
 			o.refused++
-			o.cfg.Logger.Warn("the service refused a report; dropped it", "err", err)
+			o.refusedRun++
+			// Said once per reason: an agent and a service of different versions would refuse
+			// every report; quartermaster_agent_reports_refused_total counts each.
+			if msg := err.Error(); msg != o.refusing {
+				o.refusing = msg
+				o.cfg.Logger.Warn("the service refused a report; dropped it (said again only for another reason; quartermaster_agent_reports_refused_total counts each)", "err", err)
+			}
 		} else {
 			o.sent++
+			if o.refusedRun > 0 {
+				o.cfg.Logger.Info("the service takes reports again after refusing some as bad", "refused", o.refusedRun)
+				o.refusedRun, o.refusing = 0, ""
+			}
 		}
 		if !o.failingAt.IsZero() {
 			o.cfg.Logger.Info("the service takes reports again", "after", o.cfg.Now().Sub(o.failingAt).Round(time.Second).String(),

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -137,5 +139,52 @@ func TestARefusedSystemdCredentialSaysToRestart(t *testing.T) {
 	warn := warnings(log.String())
 	if len(warn) != 1 || !strings.Contains(warn[0], "systemctl restart") || strings.Contains(warn[0], "without a restart") {
 		t.Errorf("a refused token given as a systemd credential: want one warning saying to restart the unit:\n%s", log.String())
+	}
+}
+
+// A service that refuses every report as bad (an agent newer than the service: another report
+// version) has each refused report dropped and counted, but the log says it once, and again only
+// for another reason; when reports are taken again, one line says how many were refused.
+func TestReportsRefusedAsBadAreSaidOncePerReason(t *testing.T) {
+	var mu sync.Mutex
+	answer := `{"error":"the report has version 2, but this service reads version 1; update the agent or the service"}`
+	status := http.StatusBadRequest
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, answer)
+	}))
+	defer srv.Close()
+	set := func(code int, body string) { mu.Lock(); status, answer = code, body; mu.Unlock() }
+	var log bytes.Buffer
+	o := agent.NewOutbox(agent.OutboxConfig{URL: srv.URL, Token: "qma_x", Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	ctx := context.Background()
+	for i := 1; i <= 30; i++ {
+		o.Push(body(i))
+		if err := o.Flush(ctx); err != nil {
+			t.Fatalf("a report refused as bad is dropped, not kept: %v", err)
+		}
+	}
+	set(http.StatusRequestEntityTooLarge, `{"error":"the report is larger than 1048576 bytes"}`)
+	for i := 31; i <= 40; i++ {
+		o.Push(body(i))
+		_ = o.Flush(ctx)
+	}
+	warn := warnings(log.String())
+	if len(warn) != 2 || !strings.Contains(warn[0], "version 2") || !strings.Contains(warn[1], "larger than") {
+		t.Fatalf("40 reports refused for two reasons: %d warnings; want one per reason:\n%s", len(warn), log.String())
+	}
+	if _, _, refused, _ := o.Stats(); refused != 40 {
+		t.Errorf("%d reports counted refused; want 40", refused)
+	}
+	log.Reset()
+	set(http.StatusOK, `{"accepted":true}`)
+	o.Push(body(41))
+	if err := o.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "level=INFO") || !strings.Contains(log.String(), "refused=40") {
+		t.Errorf("when reports are taken again the log should say so once, with the 40 refused:\n%s", log.String())
 	}
 }
