@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"regexp"
 	"strings"
 	"testing"
@@ -75,4 +76,22 @@ func fixFlag(args, example []string) []string {
 		out = append(out, a)
 	}
 	return append(out, example...)
+}
+
+// Every flag of every command that takes a value has an example value for "--FLAG needs a value",
+// so no such sentence ends in an empty example.
+func TestEveryFlagHasAnExampleValue(t *testing.T) {
+	for _, cmd := range commands {
+		fs, _ := flagSet(cmd)
+		fs.VisitAll(func(f *flag.Flag) {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				return
+			}
+			code, stderr := runWithin([]string{cmd, "--" + f.Name}, time.Second)
+			first, _, _ := strings.Cut(stderr, "\n")
+			if code != 2 || strings.HasSuffix(strings.TrimSpace(first), "--"+f.Name) || strings.HasSuffix(first, " ") {
+				t.Errorf("%s --%s without a value: exit %d, %q", cmd, f.Name, code, first)
+			}
+		})
+	}
 }

@@ -174,14 +174,20 @@ func flagError(cmd string, given []string, err error) string {
 		return fmt.Sprintf("there is no flag --%s; `quartermaster-agent %s --help` lists the flags of %s, e.g. %s", name, cmd, cmd, commandLine(cmd, rest))
 	}
 	if m := noValueRe.FindStringSubmatch(msg); m != nil {
-		return fmt.Sprintf("--%s needs a value, e.g. --%s %s", m[1], m[1], flagExamples[m[1]])
+		if ex, ok := flagExamples[m[1]]; ok {
+			return fmt.Sprintf("--%s needs a value, e.g. --%s %s", m[1], m[1], ex)
+		}
+		return fmt.Sprintf("--%s needs a value; `quartermaster-agent %s --help` says what it takes", m[1], cmd)
 	}
 	if m := badValueRe.FindStringSubmatch(msg); m != nil {
 		value, name := m[2], m[3]
 		if m[1] != "" {
 			return fmt.Sprintf("--%s is true or false, not %q; e.g. --%s", name, value, name)
 		}
-		return fmt.Sprintf("--%s %q is not a whole number; e.g. --%s %s", name, value, name, flagExamples[name])
+		if ex, ok := flagExamples[name]; ok {
+			return fmt.Sprintf("--%s %q is not a whole number; e.g. --%s %s", name, value, name, ex)
+		}
+		return fmt.Sprintf("--%s %q is not a whole number; `quartermaster-agent %s --help` says what it takes", name, value, cmd)
 	}
 	return fmt.Sprintf("%s; `quartermaster-agent %s --help` lists its flags", msg, cmd)
 }
