@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
@@ -34,6 +35,9 @@ const maxCPUs = 4096
 // gpus and devs are by NVML index; the handle of a GPU lost at start is nil until a sample reads
 // it again (retryLost).
 type Devices struct {
+	// GPUTimeout bounds one GPU's reading in a sample; zero means DefaultGPUTimeout.
+	GPUTimeout time.Duration
+
 	lib    nvml.Interface
 	log    *slog.Logger
 	driver string
@@ -49,9 +53,16 @@ type Devices struct {
 	mu     sync.Mutex
 	events nvml.EventSet // XID events; nil when the driver offers none
 	xid    []uint64      // the last XID per GPU
-	// failing marks the GPUs the last sample could not read.
+	// failing marks the GPUs the last sample could not read; busy those whose reading was given
+	// up after GPUTimeout while NVML still waits on them, not asked again until it returns.
 	failing []bool
+	busy    []bool
 }
+
+// DefaultGPUTimeout is how long a sample waits for one GPU's reading. A healthy GPU answers in
+// milliseconds; a wedged one (a GSP timeout, XID 119) holds each NVML call for tens of seconds or
+// for good, and would otherwise hold up every other GPU's reading and the node's reports.
+const DefaultGPUTimeout = 5 * time.Second
 
 var _ agent.Devices = (*Devices)(nil)
 
@@ -471,7 +482,7 @@ func (d *Devices) Sample(_ context.Context) ([]report.GPU, error) {
 		if dev == nil {
 			continue // lost at start
 		}
-		g, err := d.sampleGPU(gpus[i], dev)
+		g, err := d.sampleWithin(i, gpus[i], dev)
 		d.noteFailure(i, gpus[i], err)
 		if err != nil {
 			continue
@@ -492,6 +503,58 @@ func (d *Devices) Sample(_ context.Context) ([]report.GPU, error) {
 		}
 	}
 	return out, nil
+}
+
+// sampleWithin is sampleGPU, given up after GPUTimeout: NVML cannot be interrupted, so the GPU is
+// marked busy until its reading returns (its result is then dropped), and neither a sample nor
+// the topology asks it anything meanwhile.
+func (d *Devices) sampleWithin(i int, info agent.GPUInfo, dev nvml.Device) (report.GPU, error) {
+	if d.isBusy(i) {
+		return report.GPU{}, fmt.Errorf("nvml: GPU %d has not answered a reading asked for earlier; NVML still waits on it", info.Index)
+	}
+	timeout := d.GPUTimeout
+	if timeout <= 0 {
+		timeout = DefaultGPUTimeout
+	}
+	type result struct {
+		g   report.GPU
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		g, err := d.sampleGPU(info, dev)
+		done <- result{g, err}
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.g, r.err
+	case <-t.C:
+	}
+	d.setBusy(i, true)
+	go func() {
+		<-done
+		d.setBusy(i, false)
+	}()
+	return report.GPU{}, fmt.Errorf("nvml: GPU %d did not answer within %s (a wedged GPU, e.g. XID 119); it is left out until it does", info.Index, timeout)
+}
+
+func (d *Devices) isBusy(i int) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return i < len(d.busy) && d.busy[i]
+}
+
+func (d *Devices) setBusy(i int, busy bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.busy == nil {
+		d.busy = make([]bool, len(d.xid))
+	}
+	if i < len(d.busy) {
+		d.busy[i] = busy
+	}
 }
 
 // sampleGPU reads the GPU of info; an error when it is lost or its processes cannot be read.
@@ -617,9 +680,16 @@ func (d *Devices) Topology(_ context.Context) (report.Topology, error) {
 	// place, marked, with no links, so no other GPU's number moves.
 	devs, gpus := d.handles()
 	n := len(devs)
+	// A GPU whose reading NVML still waits on (sampleWithin) is asked nothing: it is read as one
+	// with no links, as a GPU that fails every call is (not as lost at start).
+	for i := range devs {
+		if devs[i] != nil && d.isBusy(i) {
+			devs[i] = nil
+		}
+	}
 	byBus := map[string]int{}
-	for _, g := range gpus {
-		if g.BusID != "" && g.Lost == "" {
+	for i, g := range gpus {
+		if g.BusID != "" && g.Lost == "" && devs[i] != nil {
 			byBus[normBus(g.BusID)] = g.Index
 		}
 	}

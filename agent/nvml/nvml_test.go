@@ -5,8 +5,11 @@ package nvml_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/gpus"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/acme/quartermaster/agent"
 	"github.com/acme/quartermaster/agent/nvml"
+	"github.com/acme/quartermaster/agent/report"
 )
 
 // The fake DGX A100 reads like the real machine: eight A100s at the scripted utilization and
@@ -300,5 +304,71 @@ func TestADriverUpgradeWithoutARebootSaysToReboot(t *testing.T) {
 	defer d.Close()
 	if n := len(d.GPUs()); n != 2 {
 		t.Errorf("after the reboot %d GPUs; want 2", n)
+	}
+}
+
+// A wedged GPU whose NVML calls block (a GSP timeout, XID 119, holds each call for tens of
+// seconds, or for good) does not stall the node: its reading is given up after GPUTimeout and the
+// GPU is left out of the sample like a lost one, the other GPUs are reported, it is not asked again
+// while NVML is still busy with it (nor by the topology), and it is back once it answers.
+func TestAWedgedGPUDoesNotStallTheOthers(t *testing.T) {
+	ctx := context.Background()
+	f, err := nvml.NewFake("dgxh100", "dgx-h-09", agent.StaticScript(mustScript(t, "* 60 pids=100")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	d.GPUTimeout = time.Second // a healthy mock answers in microseconds; the wedged one never
+	wedged := f.Server.Devices[3].(*server.Device)
+	util := wedged.GetUtilizationRatesFunc
+	release := make(chan struct{})
+	var calls atomic.Int32
+	wedged.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) {
+		calls.Add(1)
+		<-release
+		return util()
+	}
+	numa := wedged.GetNumaNodeIdFunc
+	wedged.GetNumaNodeIdFunc = func() (int, gonvml.Return) {
+		calls.Add(1)
+		<-release
+		return numa()
+	}
+	for k := range 3 {
+		g, err := d.Sample(ctx)
+		if err != nil {
+			t.Fatalf("sample %d with GPU 3 wedged: %v", k, err)
+		}
+		if len(g) != 7 || slices.ContainsFunc(g, func(x report.GPU) bool { return x.Index == 3 }) {
+			t.Fatalf("sample %d: %d GPUs; want the 7 others, without GPU 3", k, len(g))
+		}
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("GPU 3 was asked %d times while NVML was still busy with it; want once", n)
+	}
+	topo, err := d.Topology(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := topo.GPUs[3]; g.UUID == "" || g.Lost != "" || slices.Max(g.NVLinks) != 0 || slices.Max(topo.GPUs[0].NVLinks) == 0 {
+		t.Errorf("topology with GPU 3 wedged: GPU 3 = %+v; want it in its place, not lost, without links, the others linked", g)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("the topology asked the wedged GPU 3 (%d calls); want none", n-1)
+	}
+	close(release)
+	for k := 0; ; k++ {
+		g, err := d.Sample(ctx)
+		if err == nil && len(g) == 8 {
+			break
+		}
+		if k > 10000 {
+			t.Fatalf("GPU 3 answered again, but the samples still leave it out: %d GPUs, %v", len(g), err)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
