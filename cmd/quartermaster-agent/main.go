@@ -108,6 +108,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "run", "metrics", "gres-conf", "topology":
 		fs, set := flagSet(cmd)
 		err = fs.Parse(args)
+		fs.Visit(func(f *flag.Flag) { set.typed[f.Name] = true })
 		switch {
 		case errors.Is(err, flag.ErrHelp):
 			usage(stdout, cmd)
@@ -233,6 +234,22 @@ func commandLine(cmd string, args []string) string {
 	return strings.Join(words, " ")
 }
 
+// fromEnv is msg, a refusal of flag's value, as said of the environment variable env when the
+// value came from there rather than the command line: the variable named where the flag is (or,
+// for a message that does not start with the flag, in front, followed by what: "names no fake
+// machine"), and its example as VAR=value.
+func (o *options) fromEnv(flag, env, what, msg string) string {
+	if o.typed[flag] || os.Getenv(env) == "" {
+		return msg
+	}
+	msg = strings.ReplaceAll(msg, "example: --"+flag+" ", "e.g. "+env+"=")
+	msg = strings.ReplaceAll(msg, "e.g. --"+flag+" ", "e.g. "+env+"=")
+	if strings.HasPrefix(msg, "--"+flag+" ") {
+		return env + strings.TrimPrefix(msg, "--"+flag)
+	}
+	return env + " " + what + ": " + msg
+}
+
 // settings are a command's flags.
 type settings struct {
 	options
@@ -253,7 +270,7 @@ func flagSet(cmd string) (*flag.FlagSet, *settings) {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	s := new(settings)
+	s := &settings{options: options{typed: map[string]bool{}}}
 	s.register(fs)
 	switch cmd {
 	case "run":
@@ -277,6 +294,10 @@ func flagSet(cmd string) (*flag.FlagSet, *settings) {
 
 // options are the flags every command takes.
 type options struct {
+	// typed are the flags given on the command line; another's value is its default, or its
+	// environment variable's.
+	typed map[string]bool
+
 	node       string
 	fake       string
 	fakeUtil   string
@@ -411,7 +432,7 @@ func (o *options) open(log *slog.Logger) (*machine, error) {
 	}
 	f, err := nvml.NewFake(o.fake, o.node, script)
 	if err != nil {
-		return nil, errUsage{err.Error()}
+		return nil, errUsage{o.fromEnv("fake", "QM_AGENT_FAKE", "names no fake machine", err.Error())}
 	}
 	if n := f.GPUs(); parsed.Highest() >= n {
 		if scriptFile != nil {
@@ -505,7 +526,7 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 	}
 	if set.service != "" {
 		if err := agent.CheckService(set.service); err != nil {
-			return errUsage{err.Error()}
+			return errUsage{o.fromEnv("service", "QM_SERVICE_URL", "is not a service URL", err.Error())}
 		}
 	}
 	var token string
