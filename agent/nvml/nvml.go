@@ -162,9 +162,10 @@ func (d *Devices) retryLost() {
 	}
 	d.gpuMu.RUnlock()
 	for _, i := range lost {
-		dev, g := d.openGPU(i)
-		if g.Lost != "" {
-			continue
+		var dev nvml.Device
+		var g agent.GPUInfo
+		if d.within(i, func() { dev, g = d.openGPU(i) }) != nil || g.Lost != "" {
+			continue // still lost, or wedged: tried again once NVML returns
 		}
 		d.gpuMu.Lock()
 		was := d.gpus[i].Lost
@@ -505,31 +506,38 @@ func (d *Devices) Sample(_ context.Context) ([]report.GPU, error) {
 	return out, nil
 }
 
-// sampleWithin is sampleGPU, given up after GPUTimeout: NVML cannot be interrupted, so the GPU is
-// marked busy until its reading returns (its result is then dropped), and neither a sample nor
-// the topology asks it anything meanwhile.
+// sampleWithin is sampleGPU, given up after GPUTimeout (within).
 func (d *Devices) sampleWithin(i int, info agent.GPUInfo, dev nvml.Device) (report.GPU, error) {
+	var g report.GPU
+	var err error
+	if werr := d.within(i, func() { g, err = d.sampleGPU(info, dev) }); werr != nil {
+		return report.GPU{}, werr
+	}
+	return g, err
+}
+
+// within runs call, NVML calls to GPU i, and waits for it at most GPUTimeout. NVML cannot be
+// interrupted: a call not done by then goes on, GPU i is marked busy until it returns (what it
+// read is dropped), and neither a sample nor the topology asks GPU i anything meanwhile. The
+// error says which: GPU i is still busy, or did not answer in time; nil when call returned.
+func (d *Devices) within(i int, call func()) error {
 	if d.isBusy(i) {
-		return report.GPU{}, fmt.Errorf("nvml: GPU %d has not answered a reading asked for earlier; NVML still waits on it", info.Index)
+		return fmt.Errorf("nvml: GPU %d has not answered what it was asked earlier; NVML still waits on it", i)
 	}
 	timeout := d.GPUTimeout
 	if timeout <= 0 {
 		timeout = DefaultGPUTimeout
 	}
-	type result struct {
-		g   report.GPU
-		err error
-	}
-	done := make(chan result, 1)
+	done := make(chan struct{})
 	go func() {
-		g, err := d.sampleGPU(info, dev)
-		done <- result{g, err}
+		call()
+		close(done)
 	}()
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
-	case r := <-done:
-		return r.g, r.err
+	case <-done:
+		return nil
 	case <-t.C:
 	}
 	d.setBusy(i, true)
@@ -537,7 +545,7 @@ func (d *Devices) sampleWithin(i int, info agent.GPUInfo, dev nvml.Device) (repo
 		<-done
 		d.setBusy(i, false)
 	}()
-	return report.GPU{}, fmt.Errorf("nvml: GPU %d did not answer within %s (a wedged GPU, e.g. XID 119); it is left out until it does", info.Index, timeout)
+	return fmt.Errorf("nvml: GPU %d did not answer within %s (a wedged GPU, e.g. XID 119); it is left out until it does", i, timeout)
 }
 
 func (d *Devices) isBusy(i int) bool {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -368,6 +369,65 @@ func TestAWedgedGPUDoesNotStallTheOthers(t *testing.T) {
 		}
 		if k > 10000 {
 			t.Fatalf("GPU 3 answered again, but the samples still leave it out: %d GPUs, %v", len(g), err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A GPU lost at start is tried again at every sample; when trying it blocks (the GPU wedged), the
+// sample gives it up after GPUTimeout like a reading and goes on with the others, and does not
+// try it again until NVML returns.
+func TestAGPULostAtStartThatHangsWhenTriedAgainDoesNotStallTheOthers(t *testing.T) {
+	f, err := nvml.NewFake("dgxa100", "dgx-a-09", agent.StaticScript(mustScript(t, "* 10")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	lost, hang := true, false
+	release := make(chan struct{})
+	var tries atomic.Int32
+	handle := f.Server.DeviceGetHandleByIndexFunc
+	f.Server.DeviceGetHandleByIndexFunc = func(i int) (gonvml.Device, gonvml.Return) {
+		mu.Lock()
+		l, h := lost, hang
+		mu.Unlock()
+		if i == 6 && h {
+			tries.Add(1)
+			<-release
+		}
+		if i == 6 && l {
+			return nil, gonvml.ERROR_GPU_IS_LOST
+		}
+		return handle(i)
+	}
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	d.GPUTimeout = time.Second
+	mu.Lock()
+	hang = true
+	mu.Unlock()
+	for k := range 3 {
+		g, err := d.Sample(context.Background())
+		if err != nil || len(g) != 7 {
+			t.Fatalf("sample %d with the lost GPU 6 hanging when tried again: %d GPUs, %v; want the 7 others", k, len(g), err)
+		}
+	}
+	if n := tries.Load(); n != 1 {
+		t.Errorf("GPU 6 was tried %d times while NVML was still busy with it; want once", n)
+	}
+	mu.Lock()
+	lost, hang = false, false
+	mu.Unlock()
+	close(release)
+	for k := 0; ; k++ {
+		if g, err := d.Sample(context.Background()); err == nil && len(g) == 8 {
+			break
+		}
+		if k > 10000 {
+			t.Fatal("GPU 6 answered and reads again, but the samples still leave it out")
 		}
 		time.Sleep(time.Millisecond)
 	}
