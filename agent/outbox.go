@@ -26,6 +26,10 @@ const (
 	maxBackoff = time.Minute
 )
 
+// MaxOutboxBytes bounds the reports the outbox keeps, whatever its Window: half the 64 MiB the
+// agent's systemd unit and DaemonSet give it, about 9,000 reports of 8 GPUs (a day at 10 s).
+const MaxOutboxBytes = 32 << 20
+
 // OutboxConfig configures an Outbox.
 type OutboxConfig struct {
 	URL   string // the service's base URL
@@ -57,6 +61,7 @@ type Outbox struct {
 	token     string
 	reread    bool // the service refused the token: read TokenFile before the next attempt
 	queue     []queued
+	bytes     int // the queue's reports' size
 	pushed    uint64
 	dropped   uint64 // since the start
 	sent      uint64
@@ -125,8 +130,13 @@ func (o *Outbox) currentToken() string {
 // Push queues an encoded report, dropping the oldest when the window is full.
 func (o *Outbox) Push(body []byte) {
 	o.mu.Lock()
-	if len(o.queue) >= o.cfg.Window {
-		n := len(o.queue) - o.cfg.Window + 1
+	// The oldest go, to keep Window reports and MaxOutboxBytes with this one.
+	n, size := 0, o.bytes+len(body)
+	for n < len(o.queue) && (len(o.queue)-n >= o.cfg.Window || size > MaxOutboxBytes) {
+		size -= len(o.queue[n].body)
+		n++
+	}
+	if n > 0 {
 		o.queue = append(o.queue[:0], o.queue[n:]...)
 		o.dropped += uint64(n)
 		o.lost += uint64(n)
@@ -137,12 +147,13 @@ func (o *Outbox) Push(body []byte) {
 			if o.failing != nil {
 				why = o.failing.Error()
 			}
-			o.cfg.Logger.Warn(fmt.Sprintf("the agent keeps as many reports as --window allows (%d), so it dropped the oldest reports, and drops the oldest for each new one until reports go through again", o.cfg.Window),
+			o.cfg.Logger.Warn(fmt.Sprintf("the agent keeps as many reports as --window allows (%d), and at most %d MiB of them, so it dropped the oldest reports, and drops the oldest for each new one until reports go through again", o.cfg.Window, MaxOutboxBytes>>20),
 				"why", why, "failing_since", o.failingAt)
 		}
 	}
 	o.pushed++
 	o.queue = append(o.queue, queued{o.pushed, body})
+	o.bytes = size
 	o.mu.Unlock()
 	select {
 	case o.wake <- struct{}{}:
@@ -211,6 +222,7 @@ func (o *Outbox) Flush(ctx context.Context) error {
 		o.mu.Lock()
 		if len(o.queue) > 0 && o.queue[0].n == head.n { // not dropped meanwhile
 			o.queue = o.queue[1:]
+			o.bytes -= len(head.body)
 		}
 		if err != nil {
 			o.refused++

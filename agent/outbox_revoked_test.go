@@ -188,3 +188,25 @@ func TestReportsRefusedAsBadAreSaidOncePerReason(t *testing.T) {
 		t.Errorf("when reports are taken again the log should say so once, with the 40 refused:\n%s", log.String())
 	}
 }
+
+// The outbox is bounded in bytes as well as in reports: a --window set for a long outage (a day
+// or a week of reports) cannot grow the agent past the 64 MiB its systemd unit and DaemonSet give
+// it; the oldest reports go first, as when the window is full.
+func TestTheOutboxIsBoundedInBytes(t *testing.T) {
+	svc := &fakeService{status: http.StatusServiceUnavailable}
+	srv := httptest.NewServer(svc)
+	defer srv.Close()
+	var log bytes.Buffer
+	o := agent.NewOutbox(agent.OutboxConfig{URL: srv.URL, Token: "qma_x", Window: 100000, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	big := bytes.Repeat([]byte("x"), 1<<20) // a report of 1 MiB, the most the service takes
+	for range 48 {
+		o.Push(big)
+	}
+	q, _, _, dropped := o.Stats()
+	if q*len(big) > agent.MaxOutboxBytes || dropped == 0 {
+		t.Errorf("48 MiB of reports with the service down: %d kept (%d MiB), %d dropped; want at most %d MiB kept", q, q, dropped, agent.MaxOutboxBytes>>20)
+	}
+	if !strings.Contains(log.String(), "dropped the oldest reports") {
+		t.Errorf("the log does not say reports were dropped:\n%s", log.String())
+	}
+}

@@ -278,7 +278,7 @@ func flagSet(cmd string) (*flag.FlagSet, *settings) {
 		fs.StringVar(&s.tokenFile, "token-file", "", "the file holding this node's token, which quartermaster agent-token create NODE prints (env QM_AGENT_TOKEN_FILE, or the token itself in QM_AGENT_TOKEN)")
 		s.interval = durationFlag{d: agent.DefaultInterval}
 		fs.Var(&s.interval, "interval", "how often the GPUs are read and reported, a `duration` from 1s to 10m")
-		fs.IntVar(&s.window, "window", agent.DefaultWindow, "reports kept while the service is unreachable, at least 1 (the oldest go first)")
+		fs.IntVar(&s.window, "window", agent.DefaultWindow, fmt.Sprintf("reports kept while the service is unreachable, at least 1, and at most %d MiB of them (the oldest go first)", agent.MaxOutboxBytes>>20))
 		listen, set := os.LookupEnv("QM_AGENT_LISTEN") // set but empty: no listener, as --listen ""
 		if !set {
 			listen = ":9400"
