@@ -199,12 +199,12 @@ func TestTheOutboxIsBoundedInBytes(t *testing.T) {
 	var log bytes.Buffer
 	o := agent.NewOutbox(agent.OutboxConfig{URL: srv.URL, Token: "qma_x", Window: 100000, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	big := bytes.Repeat([]byte("x"), 1<<20) // a report of 1 MiB, the most the service takes
-	for range 48 {
+	for range 24 {
 		o.Push(big)
 	}
 	q, _, _, dropped := o.Stats()
 	if q*len(big) > agent.MaxOutboxBytes || dropped == 0 {
-		t.Errorf("48 MiB of reports with the service down: %d kept (%d MiB), %d dropped; want at most %d MiB kept", q, q, dropped, agent.MaxOutboxBytes>>20)
+		t.Errorf("24 MiB of reports with the service down: %d kept (%d MiB), %d dropped; want at most %d MiB kept", q, q, dropped, agent.MaxOutboxBytes>>20)
 	}
 	if !strings.Contains(log.String(), "dropped the oldest reports") {
 		t.Errorf("the log does not say reports were dropped:\n%s", log.String())
