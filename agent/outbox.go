@@ -180,8 +180,11 @@ type errWrongURL struct{ error }
 
 func (e errWrongURL) Unwrap() error { return e.error }
 
-// errToken marks an answer that refuses the node's token (401, 403).
-type errToken struct{ error }
+// errToken marks an answer that refuses the node's token or reports: status 401 or 403.
+type errToken struct {
+	error
+	status int
+}
 
 func (e errToken) Unwrap() error { return e.error }
 
@@ -253,26 +256,29 @@ func (o *Outbox) Flush(ctx context.Context) error {
 // Kinds of failure to send a report, each said once in the log.
 const (
 	failDown     = "down"      // no answer, 429 or 5xx
-	failToken    = "token"     // 401, 403
+	failToken    = "token"     // 401, 403: "token 401", "token 403"
 	failWrongURL = "wrong_url" // no report endpoint at the URL, or not the service answering
 )
 
 func failureKind(err error) string {
+	var t errToken
 	switch {
 	case errors.As(err, new(errWrongURL)):
 		return failWrongURL
-	case errors.As(err, new(errToken)):
-		return failToken
+	case errors.As(err, &t):
+		// 401 (the token unknown or revoked) and 403 (another node's token or GPUs) are two
+		// things to mend: each is said.
+		return fmt.Sprintf("%s %d", failToken, t.status)
 	}
 	return failDown
 }
 
 // logFailure says, once per kind, what keeps the reports from going through.
 func (o *Outbox) logFailure(kind string, err error) {
-	switch kind {
-	case failWrongURL:
+	switch {
+	case kind == failWrongURL:
 		o.cfg.Logger.Warn("no Quartermaster service at this URL, likely a wrong --service; keeping reports and retrying", "err", err)
-	case failToken:
+	case strings.HasPrefix(kind, failToken):
 		how := "a new token takes a restart of the agent"
 		switch creds := os.Getenv("CREDENTIALS_DIRECTORY"); {
 		case o.cfg.TokenFile != "" && creds != "" && strings.HasPrefix(filepath.Clean(o.cfg.TokenFile), filepath.Clean(creds)+string(filepath.Separator)):
@@ -324,7 +330,7 @@ func (o *Outbox) send(ctx context.Context, body []byte) error {
 		if resp.StatusCode == http.StatusForbidden {
 			what = "reports" // 403: another node's token, or another node's GPUs
 		}
-		return errRetry{errToken{fmt.Errorf("the service refused this node's %s (%s): %s", what, resp.Status, serviceError(answer))}}
+		return errRetry{errToken{fmt.Errorf("the service refused this node's %s (%s): %s", what, resp.Status, serviceError(answer)), resp.StatusCode}}
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
 		// No report endpoint at this URL: the service would take the report, so keep it.
 		return errRetry{errWrongURL{fmt.Errorf("%s answered %s: the --service URL is likely wrong; give the service's base URL, without %s, e.g. --service https://qm.example.com",

@@ -210,3 +210,34 @@ func TestTheOutboxIsBoundedInBytes(t *testing.T) {
 		t.Errorf("the log does not say reports were dropped:\n%s", log.String())
 	}
 }
+
+// A 403 (the token is another node's, or the report's GPUs are another node's) and a 401 (the
+// token is unknown or revoked) are two things to mend: when the service's refusal turns from one
+// to the other, the log says the new one too.
+func TestARefusalThatTurnsFrom403To401IsSaidAgain(t *testing.T) {
+	var mu sync.Mutex
+	status, answer := http.StatusForbidden, `{"error":"this token belongs to node gpu-01, not gpu-02"}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, answer)
+	}))
+	defer srv.Close()
+	var log bytes.Buffer
+	o := agent.NewOutbox(agent.OutboxConfig{URL: srv.URL, Token: "qma_x", Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	o.Push(body(1))
+	for range 3 {
+		_ = o.Flush(context.Background())
+	}
+	mu.Lock()
+	status, answer = http.StatusUnauthorized, `{"error":"this token is unknown or revoked"}`
+	mu.Unlock()
+	for range 3 {
+		_ = o.Flush(context.Background())
+	}
+	warn := warnings(log.String())
+	if len(warn) != 2 || !strings.Contains(warn[0], "belongs to node gpu-01") || !strings.Contains(warn[1], "unknown or revoked") {
+		t.Errorf("a 403, then a 401: want one warning for each:\n%s", log.String())
+	}
+}
