@@ -48,3 +48,28 @@ func TestAReportDatedCenturiesAheadSaysHowFar(t *testing.T) {
 		}
 	}
 }
+
+// A token revoked moments ago (the service trusts a checked token for a few seconds) is refused as
+// revoked (401, naming the command that makes a new one), not as another node's GPUs with advice to
+// revoke that node, which has done nothing wrong.
+func TestARevokedTokenIsRefusedAsRevokedNotAsAnotherNodesGPUs(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	gpus := func() report.Report {
+		r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(50)}, report.GPU{Index: 1, UUID: "GPU-1", Util: f(0)})
+		r.Run = "r1"
+		return r
+	}
+	e.accept(e.tokens["n1"], gpus()) // n1's token is checked, and trusted for a while
+	if err := e.db.RevokeAgentToken(t.Context(), "n1", t0); err != nil {
+		t.Fatal(err)
+	}
+	moved := gpus() // the machine now reports as n2
+	moved.Node, moved.Run = "n2", "r2"
+	e.accept(e.tokens["n2"], moved)
+	again := gpus()
+	again.Seq = 2
+	code, out := e.post(e.tokens["n1"], again)
+	if msg, _ := out["error"].(string); code != 401 || !strings.Contains(msg, "unknown or revoked") || strings.Contains(msg, "revoke n2") {
+		t.Errorf("the revoked n1 token: %d %q; want 401 saying it is revoked", code, msg)
+	}
+}

@@ -268,6 +268,9 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// Node names are host names: written the same ignoring A-Z case, they name one node, which is
 	// kept under its token's spelling.
 	if !strings.EqualFold(r.Node, node) {
+		if i.revoked(w, req, hash, r.Node) {
+			return
+		}
 		i.log.Warn("a report named another node than its token's", "node_of_token", node, "report_node", r.Node)
 		i.refuse(w, http.StatusForbidden, WrongNode, fmt.Sprintf("this token belongs to node %s, not %s", node, r.Node))
 		return
@@ -299,6 +302,9 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 		if owner != "" {
+			if i.revoked(w, req, hash, r.Node) {
+				return
+			}
 			i.log.Warn("a report listed another node's GPU", "node", r.Node, "gpu", gpu, "gpu_node", owner)
 			i.refuse(w, http.StatusForbidden, WrongNode, fmt.Sprintf("GPU %s is node %s's (its agent reports it), so node %s cannot report it; "+
 				"check that this agent's --node (QM_NODE) and token are this machine's; a GPU moved here from %s is taken once `quartermaster agent-token revoke %s` retires that node",
@@ -333,6 +339,19 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	answer(w, resp)
+}
+
+// revoked checks a token again in the store, past the short cache, before a report is refused for
+// another node's sake: a token revoked meanwhile is refused as revoked (401), naming the command
+// that mends it for node, rather than with advice about another node. It says whether it refused.
+func (i *Ingest) revoked(w http.ResponseWriter, req *http.Request, hash, node string) bool {
+	i.forget(hash)
+	_, err := i.nodeOf(req.Context(), hash)
+	if errors.Is(err, store.ErrAgentUnauthorized) {
+		i.refuse(w, http.StatusUnauthorized, Unauthorized, revokedMessage(node))
+		return true
+	}
+	return false // valid, or the store failed: the refusal that was coming stands
 }
 
 // otherNodesGPU is a GPU of r's topology that another node's agent has reported within the raw
