@@ -61,6 +61,11 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 	outside := ctx
 	ctx = qm.WithOutsideWait(ctx, func() func() { return bot.WaitOutside(outside) })
 	c, err := ParseIn(req.Text, b.pol())
+	if s, ok := Lookup(c.Verb); ok && !b.offers(s) {
+		// Not offered here, whatever follows it: a refusal of its arguments would give an
+		// example that is itself refused.
+		return []bot.Reply{b.notOffered(ctx, s)}
+	}
 	if err != nil {
 		user, known := b.signedIn(ctx, req)
 		if known {
@@ -74,9 +79,6 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 		return []bot.Reply{b.refuse(ctx, c.Verb, b.submitExample(c, err))}
 	}
 	s, _ := Lookup(c.Verb)
-	if !b.offers(s) {
-		return []bot.Reply{b.refuse(ctx, "", qm.Invalid("/gpu help", "/gpu %s is not offered here; /gpu help lists what is.", strings.Join(s.Words, " ")))}
-	}
 	if b.SSO != nil && !s.Public {
 		if rs, stop := b.door(ctx, &req, c); stop {
 			return rs
@@ -91,6 +93,11 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 		return []bot.Reply{b.refuse(ctx, c.Verb, err)}
 	}
 	return s.run(withTyped(ctx, c), b, req, c)
+}
+
+// notOffered is the refusal of a command this installation does not offer.
+func (b *Bot) notOffered(ctx context.Context, s *Spec) bot.Reply {
+	return b.refuse(ctx, "", qm.Invalid("/gpu help", "/gpu %s is not offered here; /gpu help lists what is.", strings.Join(s.Words, " ")))
 }
 
 // Check is what a decision's form checks before it asks for more (the reason for a denial):
