@@ -75,7 +75,7 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 			}
 		}
 		ctx = withTyped(ctx, c)
-		err = b.ownLeaseExample(ctx, user, known, c.Verb, err)
+		err = b.ownLeaseExample(ctx, user, known, c.Verb, b.typedLeaseExample(ctx, user, known, c, err))
 		return []bot.Reply{b.refuse(ctx, c.Verb, b.submitExample(c, err))}
 	}
 	s, _ := Lookup(c.Verb)

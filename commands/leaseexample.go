@@ -73,6 +73,61 @@ func (b *Bot) ownLeaseExample(ctx context.Context, user string, known bool, verb
 	return e.WithExample(leaseList(verb))
 }
 
+// typedLeaseExample is err with an example that names no lease user may not name in c's verb:
+// where the example repeats the lease typed (a malformed duration or reason after it) and that
+// lease is another's, does not exist, or no longer fits the command, the example names one of
+// user's own instead (ownLeaseExample fills it in), so that, typed back, it works; another's
+// lease is answered as one that does not exist.
+func (b *Bot) typedLeaseExample(ctx context.Context, user string, known bool, c Command, err error) error {
+	var e *qm.Error
+	if c.Lease == 0 || !errors.As(err, &e) {
+		return err
+	}
+	typed := "/gpu " + c.Verb + " " + c.Lease.String()
+	if e.Example != typed && !strings.HasPrefix(e.Example, typed+" ") {
+		return err
+	}
+	if known && b.mayName(ctx, user, c.Verb, c.Lease) {
+		return err
+	}
+	return e.WithExample("/gpu " + c.Verb + " " + leasePlaceholder + strings.TrimPrefix(e.Example, typed))
+}
+
+// mayName reports whether id is a lease user may name in verb: one of the leases exampleLease
+// chooses from.
+func (b *Bot) mayName(ctx context.Context, user, verb string, id qm.LeaseID) bool {
+	var ls []*qm.Lease
+	var err error
+	if decides(verb) {
+		ls, err = b.Svc.Pending(ctx, user)
+	} else {
+		ls, err = b.Svc.List(ctx, qm.LeaseFilter{Kind: qm.AnyKind, User: user})
+	}
+	if err != nil {
+		return true // not known now: the lease typed stays, and the command judges it
+	}
+	fits := leaseFits(verb)
+	for _, l := range ls {
+		if l.ID == id {
+			return decides(verb) || verb == "status" || fits(l)
+		}
+	}
+	return false
+}
+
+// leaseFits is what a lease of one's own must be for verb to act on it (approvals aside).
+func leaseFits(verb string) func(*qm.Lease) bool {
+	switch verb {
+	case "keep":
+		return func(l *qm.Lease) bool { return l.Kind == qm.KindWorkspace && l.State.Running() }
+	case "extend":
+		return func(l *qm.Lease) bool { return l.Kind == qm.KindWorkspace && l.State.Live() }
+	case "cancel":
+		return func(l *qm.Lease) bool { return l.State == qm.PendingApproval || l.State == qm.Queued }
+	}
+	return func(l *qm.Lease) bool { return l.State.Live() && l.Kind != qm.KindExtension }
+}
+
 // exampleLease is the lease user would most likely mean in verb, or 0: for approve and deny, the
 // latest request waiting for user's decision; for keep, user's latest running workspace; for
 // extend, user's latest live workspace; for cancel, user's latest lease that still waits; for the others, user's latest live lease, and for status, else user's latest lease of any state (the
@@ -89,15 +144,7 @@ func (b *Bot) exampleLease(ctx context.Context, user, verb string) qm.LeaseID {
 	if err != nil {
 		return 0
 	}
-	switch verb {
-	case "keep":
-		return latest(ls, func(l *qm.Lease) bool { return l.Kind == qm.KindWorkspace && l.State.Running() })
-	case "extend":
-		return latest(ls, func(l *qm.Lease) bool { return l.Kind == qm.KindWorkspace && l.State.Live() })
-	case "cancel":
-		return latest(ls, func(l *qm.Lease) bool { return l.State == qm.PendingApproval || l.State == qm.Queued })
-	}
-	if id := latest(ls, func(l *qm.Lease) bool { return l.State.Live() && l.Kind != qm.KindExtension }); id != 0 || verb != "status" {
+	if id := latest(ls, leaseFits(verb)); id != 0 || verb != "status" {
 		return id
 	}
 	return latest(ls, func(*qm.Lease) bool { return true })
