@@ -284,6 +284,10 @@ func parseDeny(c Command, args []string) (Command, error) {
 	return c, nil
 }
 
+// backtickLookalike is the character a backtick in a reason is kept as: it shows the same and
+// opens no code in Slack or Discord.
+const backtickLookalike = '\u02cb'
+
 // MaxReason is the most characters a reason (a denial's, a quota request's) may have: what the
 // chat forms allow (bot.MaxReason, which the adapters know), and what an approval card shows in
 // full.
@@ -301,14 +305,18 @@ var invisible = strings.NewReplacer(
 )
 
 // reasonText is the free text of args as a reason: words joined by single spaces, control and
-// invisible characters removed; refused when longer than MaxReason characters (the text is
-// returned with the refusal, for its example).
+// invisible characters removed, and each backtick kept as its look-alike ˋ (a reason is shown
+// to others amid the bot's own text, where a backtick would open code, or close the message's,
+// and leave the marks around it formatting); refused when longer than MaxReason characters.
 func reasonText(verb string, args []string) (string, *qm.Error) {
 	s := strings.Join(strings.Fields(invisible.Replace(strings.Join(args, " "))), " ")
 	s = unquoted(s)
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		switch {
+		case unicode.IsControl(r):
 			return -1
+		case r == '`':
+			return backtickLookalike
 		}
 		return r
 	}, s)
