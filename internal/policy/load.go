@@ -147,11 +147,65 @@ func Load(data []byte, source string) (*Policy, error) {
 		}
 	}
 	problems = append(problems, v.problems...)
+	shownProblems(problems)
 	if len(problems) > 0 {
 		sort.SliceStable(problems, func(i, j int) bool { return problems[i].Line < problems[j].Line })
 		return nil, &Error{Source: source, Problems: problems}
 	}
 	return p, nil
+}
+
+// maxShownWord is the most characters of one word (a run without spaces) a problem shows: far
+// more than a name, a path or an expression the policy may hold, and little enough that a value of
+// 100,000 characters, quoted in a problem, does not fill the screen.
+const maxShownWord = 120
+
+// shownProblems makes each problem's message show what it quotes: a character that does not show
+// or that changes how the text around it shows (a right-to-left override, a zero-width joiner, a
+// control character) is written as its escape (\u202e), and a word longer than maxShownWord is
+// clipped, so a name that is no name reads as it is written and the problem stays short.
+func shownProblems(ps []Problem) {
+	for i := range ps {
+		ps[i].Msg = shownText(ps[i].Msg)
+	}
+}
+
+func shownText(s string) string {
+	var b strings.Builder
+	run := 0
+	for _, r := range strings.ToValidUTF8(s, "\ufffd") {
+		if r == ' ' || r == '\n' {
+			run = 0
+			b.WriteRune(r)
+			continue
+		}
+		run++
+		switch {
+		case run == maxShownWord+1:
+			b.WriteString("…")
+			continue
+		case run > maxShownWord:
+			continue
+		}
+		if unicode.Is(unicode.Cf, r) || unicode.IsControl(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// exampleName is name where it is a valid class or team name, else the valid name closest to it,
+// else fallback: what an example that names the class or team may show, so that it would pass.
+func exampleName(name, fallback string) string {
+	if nameRE.MatchString(name) {
+		return name
+	}
+	if s := suggestedName(name); s != "" {
+		return s
+	}
+	return fallback
 }
 
 // secondDocument finds a YAML document after the first one that holds something: the policy is
@@ -696,7 +750,7 @@ func IsPVCName(s string) bool { return len(s) <= 253 && pvcRE.MatchString(s) }
 // it, with a warning: each lease asks for its own GPUs.
 func (v *validator) mapping(c *Class, at func(string) string) {
 	if s := c.Slurm.Partition; s != "" && !IsSlurmWord(s) {
-		v.addf(at("slurm.partition"), "class %s: slurm.partition %q is not one partition name (letters, digits, _ . -); e.g. partition: %s", c.Name, clipName(s, 40), c.Name)
+		v.addf(at("slurm.partition"), "class %s: slurm.partition %q is not one partition name (letters, digits, _ . -); e.g. partition: %s", c.Name, clipName(s, 40), exampleName(c.Name, "gpu"))
 	}
 	if g := c.Slurm.GRES; g != "" {
 		if m := gresCountRE.FindStringSubmatch(g); m != nil {
@@ -721,7 +775,7 @@ func (v *validator) mapping(c *Class, at func(string) string) {
 			if !IsLabelKey(k) {
 				key = fmt.Sprintf("%q", clipName(k, 60))
 			}
-			v.addf(at("kubernetes.node_selector"), "class %s: kubernetes.node_selector %s: %q is not a Kubernetes label; e.g. node_selector: {gpu.acme/class: %s}", c.Name, key, clipName(val, 60), c.Name)
+			v.addf(at("kubernetes.node_selector"), "class %s: kubernetes.node_selector %s: %q is not a Kubernetes label; e.g. node_selector: {gpu.acme/class: %s}", c.Name, key, clipName(val, 60), exampleName(c.Name, "gpu"))
 		}
 	}
 	for i, t := range c.Kubernetes.Tolerations {
@@ -1070,7 +1124,7 @@ func (v *validator) validate(p *Policy) {
 		switch {
 		case v.unquotedChannel(at("channel"), "team "+t.Name+": channel"):
 		case t.Channel != "" && !strings.HasPrefix(t.Channel, "#"):
-			v.addf(at("channel"), "team %s: channel %q must start with #; e.g. channel: \"#%s-gpu\"", t.Name, t.Channel, t.Name)
+			v.addf(at("channel"), "team %s: channel %q must start with #; e.g. channel: \"#%s-gpu\"", t.Name, t.Channel, exampleName(t.Name, "team"))
 		default:
 			if msg := oneWord(t.Channel, "#"+t.Name+"-gpu"); msg != "" {
 				v.addf(at("channel"), "team %s: channel %s", t.Name, msg)
@@ -1168,7 +1222,7 @@ func (v *validator) validate(p *Policy) {
 		switch {
 		case c == nil:
 		case p.Backend == "slurm" && c.Slurm.Partition == "":
-			v.addf(fmt.Sprintf("classes.%d.name", i), "class %s has no slurm.partition, which backend slurm needs to place its leases; e.g. slurm: {partition: %s, gres: \"gpu\"}", c.Name, c.Name)
+			v.addf(fmt.Sprintf("classes.%d.name", i), "class %s has no slurm.partition, which backend slurm needs to place its leases; e.g. slurm: {partition: %s, gres: \"gpu\"}", c.Name, exampleName(c.Name, "gpu"))
 		case p.Backend == "kubernetes" && c.Kubernetes.Resource == "" && len(c.Kubernetes.NodeSelector) == 0:
 			v.addf(fmt.Sprintf("classes.%d.name", i), "class %s has no kubernetes.resource or node_selector, which backend kubernetes needs to place its leases; e.g. kubernetes: {resource: nvidia.com/gpu}", c.Name)
 		}
@@ -1243,6 +1297,7 @@ func (v *validator) validate(p *Policy) {
 	for _, warnings := range []func(*Policy, func(string) int) []Problem{teamWarnings, groupWarnings, peopleWarnings, ruleCaseWarnings, ruleLiteralWarnings, limitWarnings, approverWarnings, adminWarnings, deciderWarnings, showbackWarnings, discordChannelWarnings} {
 		p.Warnings = append(p.Warnings, warnings(p, v.line)...)
 	}
+	shownProblems(p.Warnings)
 	sort.SliceStable(p.Warnings, func(i, j int) bool { return p.Warnings[i].Line < p.Warnings[j].Line })
 	p.DiscordOnly = unmappedTeamChannels(p, v.line)
 }
@@ -1344,7 +1399,7 @@ func (v *validator) storage(p *Policy) {
 	for i, t := range p.Teams {
 		if t != nil && t.Storage.PVC != "" && !IsPVCName(t.Storage.PVC) {
 			v.addf(fmt.Sprintf("teams.%d.storage", i), "team %s: storage pvc %q is not a Kubernetes PersistentVolumeClaim name (lower case letters, digits, - and .); e.g. pvc: %s-data",
-				t.Name, clipName(t.Storage.PVC, 60), strings.ReplaceAll(t.Name, "_", "-"))
+				t.Name, clipName(t.Storage.PVC, 60), strings.ReplaceAll(exampleName(t.Name, "team"), "_", "-"))
 		}
 		if t == nil || t.Storage.Path == "" {
 			continue
@@ -1352,11 +1407,11 @@ func (v *validator) storage(p *Policy) {
 		at := fmt.Sprintf("teams.%d.storage", i)
 		sp := t.Storage.Path
 		if !strings.HasPrefix(sp, "/") || path.Clean(sp) != sp || sp == "/" {
-			v.addf(at, "team %s: storage path %q must be a plain absolute directory such as /projects/%s (no .., no // and not / itself)", t.Name, sp, t.Name)
+			v.addf(at, "team %s: storage path %q must be a plain absolute directory such as /projects/%s (no .., no // and not / itself)", t.Name, sp, exampleName(t.Name, "team"))
 			continue
 		}
 		if !IsStoragePath(sp) {
-			v.addf(at, "team %s: storage path %q has a character a job script or a mount cannot carry; use letters, digits and . _ - + /, e.g. path: /projects/%s", t.Name, clipName(sp, 60), t.Name)
+			v.addf(at, "team %s: storage path %q has a character a job script or a mount cannot carry; use letters, digits and . _ - + /, e.g. path: /projects/%s", t.Name, clipName(sp, 60), exampleName(t.Name, "team"))
 			continue
 		}
 		paths := make([]string, len(grants))
