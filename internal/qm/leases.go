@@ -282,12 +282,12 @@ func (s *Service) Cancel(ctx context.Context, user string, id LeaseID) (*Lease, 
 		case l.State.Live() && l.Kind == KindExtension:
 			return "", "", extensionInEffect(ctx, tx, l,
 				"%s no longer waits: it was approved and extended %s, which has already ended (%s), so there is nothing left to cancel.",
-				"%s no longer waits: it was approved and has extended %s, so there is nothing left to cancel. To end %s on purpose, release it.")
+				"%s no longer waits: it was approved and has extended %s, so there is nothing left to cancel; to end %s on purpose, release it.")
 		case l.State.Live() && l.Kind == KindQuota:
-			return "", "", Errorf(ECONFLICT, "%s no longer waits: it was approved and the quota increase is in effect, so Cancel does not end it. To end it on purpose, release it.",
+			return "", "", Errorf(ECONFLICT, "%s no longer waits: it was approved and the quota increase is in effect, so Cancel does not end it; to end it on purpose, release it.",
 				l.ID).WithExample("/gpu release " + l.ID.String())
 		case l.State.Live():
-			return "", "", Errorf(ECONFLICT, "%s no longer waits: it has started and runs now (%s), so Cancel does not end it. To end it on purpose, release it.",
+			return "", "", Errorf(ECONFLICT, "%s no longer waits: it has started and runs now (%s), so Cancel does not end it; to end it on purpose, release it.",
 				l.ID, l.State).WithExample("/gpu release " + l.ID.String())
 		default:
 			return "", "", Errorf(ECONFLICT, "%s has already ended (%s).", l.ID, l.State).WithExample("/gpu status " + l.ID.String())
