@@ -106,7 +106,7 @@ func (b *Bot) mayName(ctx context.Context, user, verb string, id qm.LeaseID) boo
 	if err != nil {
 		return true // not known now: the lease typed stays, and the command judges it
 	}
-	fits := leaseFits(verb)
+	fits := leaseFits(verb, ls)
 	for _, l := range ls {
 		if l.ID == id {
 			return decides(verb) || verb == "status" || fits(l)
@@ -115,13 +115,21 @@ func (b *Bot) mayName(ctx context.Context, user, verb string, id qm.LeaseID) boo
 	return false
 }
 
-// leaseFits is what a lease of one's own must be for verb to act on it (approvals aside).
-func leaseFits(verb string) func(*qm.Lease) bool {
+// leaseFits is what a lease of one's own (of ls, all of them) must be for verb to act on it
+// (approvals aside): to be extended, a live workspace none of whose extensions still waits for
+// a decision.
+func leaseFits(verb string, ls []*qm.Lease) func(*qm.Lease) bool {
 	switch verb {
 	case "keep":
 		return func(l *qm.Lease) bool { return l.Kind == qm.KindWorkspace && l.State.Running() }
 	case "extend":
-		return func(l *qm.Lease) bool { return l.Kind == qm.KindWorkspace && l.State.Live() }
+		waiting := map[qm.LeaseID]bool{}
+		for _, e := range ls {
+			if e.Kind == qm.KindExtension && e.State == qm.PendingApproval {
+				waiting[e.Parent] = true
+			}
+		}
+		return func(l *qm.Lease) bool { return l.Kind == qm.KindWorkspace && l.State.Live() && !waiting[l.ID] }
 	case "cancel":
 		return func(l *qm.Lease) bool { return l.State == qm.PendingApproval || l.State == qm.Queued }
 	}
@@ -144,7 +152,7 @@ func (b *Bot) exampleLease(ctx context.Context, user, verb string) qm.LeaseID {
 	if err != nil {
 		return 0
 	}
-	if id := latest(ls, leaseFits(verb)); id != 0 || verb != "status" {
+	if id := latest(ls, leaseFits(verb, ls)); id != 0 || verb != "status" {
 		return id
 	}
 	return latest(ls, func(*qm.Lease) bool { return true })

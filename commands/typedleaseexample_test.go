@@ -47,3 +47,20 @@ func TestABadArgumentAfterALeaseNotOnesOwnGivesAnExampleThatWorks(t *testing.T) 
 		t.Errorf("another's lease is answered unlike one that does not exist:\n%s\n%s", other, none)
 	}
 }
+
+// A malformed duration in an extension of a lease whose earlier extension still waits for a
+// budget owner gets an example that works: not another extension of that lease, which would be
+// refused while the first waits.
+func TestABadDurationWhileAnExtensionWaitsGivesAnExampleThatWorks(t *testing.T) {
+	h := newHarness(t)
+	id := leaseIn(t, mustOK(t, h.say("alice@acme.example", "/gpu request 1 interactive for 2h")).Text).String()
+	ext := mustOK(t, h.say("alice@acme.example", "/gpu extend "+id+" 8h"))
+	if l := h.lease(leaseIn(t, strings.ReplaceAll(ext.Text, id, ""))); l.State != "pending_approval" {
+		t.Fatalf("the extension is %s: %s", l.State, ext.Text)
+	}
+	refusedWithAWorkingExample(t, h, "alice@acme.example", "/gpu extend "+id+" soon", "is not a duration")
+	other := leaseIn(t, mustOK(t, h.say("alice@acme.example", "/gpu request 1 interactive for 1h")).Text).String()
+	if r := h.say("alice@acme.example", "/gpu extend "+id+" soon"); !strings.HasSuffix(r.Text, "Example: /gpu extend "+other+" 2h") {
+		t.Errorf("with %s free to extend: %s", other, r.Text)
+	}
+}
