@@ -943,16 +943,21 @@ func (t *Templates) paramsExample(ctx context.Context, c Command, tp *templates.
 	if perr != nil {
 		return e.WithExample(kept)
 	}
+	// A class the policy does not have would be refused next: the example names none.
+	class := c.Class
+	if _, known := t.Bot.pol().Class(class); !known {
+		class = ""
+	}
 	gpus := c.GPUs
 	switch {
 	case tp.CPUOnly():
 		gpus = 0
-	case c.Class != "" && gpus > 0:
-		if most := t.classGPUs(tp, params, c.Class); most > 0 {
+	case class != "" && gpus > 0:
+		if most := t.classGPUs(tp, params, class); most > 0 {
 			gpus = min(gpus, most)
 		}
 	}
-	ex, ok := t.typedSubmit(ctx, c, tp, params, c.Class, gpus, nil)
+	ex, ok := t.typedSubmit(ctx, c, tp, params, class, gpus, nil)
 	if !ok {
 		return e.WithExample(kept)
 	}

@@ -73,8 +73,14 @@ func (b *Bot) typedExample(ctx context.Context, ex string) string {
 		}
 		parts = []string{"/gpu request", fmt.Sprint(gpus), cl.Name, "for", policy.FormatDuration(d)}
 		if c.Template != "" && b.Templates != nil {
-			if _, err := b.Templates.Catalog.Get(c.Template); err == nil {
-				parts = append(append(parts, "template", c.Template), c.Params...)
+			if tp, err := b.Templates.Catalog.Get(c.Template); err == nil {
+				parts = append(parts, "template", c.Template)
+				// Only the parameters that are right: one the template does not have, or a value
+				// it does not take, would be refused next.
+				rest := strings.TrimPrefix(KeepParams(tp, RightParams(tp, c.Params), "/gpu submit "+tp.Name), "/gpu submit "+tp.Name)
+				if rest = strings.TrimSpace(rest); rest != "" {
+					parts = append(parts, rest)
+				}
 			}
 		}
 		if team != "" {
