@@ -99,7 +99,9 @@ func (t *Template) ParseParams(args []string) (Params, error) {
 		if _, err := t.check(p, value); err != nil {
 			return nil, err
 		}
-		out[p.Name] = value
+		// The value as checked: white space around it (a line break) is no part of it, and a
+		// refusal's example that keeps it is one line that types back as given.
+		out[p.Name] = strings.TrimSpace(value)
 	}
 	return out, nil
 }

@@ -203,3 +203,20 @@ func names(ts []*templates.Template) []string {
 	}
 	return out
 }
+
+// A value is read as it was checked, without the white space around it: a line break before a
+// model name (model=" \n0", as the fuzzer found) is no part of the value, and a refusal that keeps
+// the value gives a one-line example.
+func TestAValueIsKeptWithoutTheWhiteSpaceAroundIt(t *testing.T) {
+	tp, err := catalog(t).Get("batch-inference")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := tp.ParseParams([]string{"model= \n0", "input=datasets/val\t", "output=predictions/val"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps["model"] != "0" || ps["input"] != "datasets/val" {
+		t.Errorf("params %q; want the values without the white space around them", ps)
+	}
+}
