@@ -108,7 +108,12 @@ func (a *Adapter) namedCommands(text string) string {
 		text = text[i:]
 		line, _, _ := strings.Cut(text, "\n")
 		words, ends, whole := clause(line)
-		done := false
+		// Written with its options already (a usage that usages wrote: /gpu unlink who:WHO).
+		done := a.typedAlready(words)
+		if done {
+			b.WriteString(start)
+			text = text[len(start):]
+		}
 		for n := len(words); n >= 2 && !done; n-- {
 			sub, opts, ok := a.cfg.OptionsOf(strings.Join(words[:n], " "))
 			if !ok || !(n == len(words) && whole || allKnown(opts)) {
@@ -127,6 +132,25 @@ func (a *Adapter) namedCommands(text string) string {
 			text = text[len(start):]
 		}
 	}
+}
+
+// typedAlready reports whether the words of a command named in a text (/gpu SUB …) are written
+// as Discord takes them already: the word after the subcommand is one of its options, name:….
+func (a *Adapter) typedAlready(words []string) bool {
+	if len(words) < 3 {
+		return false
+	}
+	for _, c := range a.cfg.Commands {
+		if c.Name != words[1] {
+			continue
+		}
+		for _, o := range c.Options {
+			if strings.HasPrefix(strings.TrimPrefix(words[2], "["), o.Name+":") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // clause is the words of a command named at the start of line, up to the end of its clause, with

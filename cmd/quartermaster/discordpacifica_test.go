@@ -1,0 +1,164 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	discordbot "github.com/acme/quartermaster/bot/discord"
+	"github.com/acme/quartermaster/bot/discord/discordtest"
+	"github.com/acme/quartermaster/internal/oidc/oidctest"
+)
+
+// pacificaPolicy is a policy with none of the example's names, for Discord with single sign-on:
+// a currency without a minor unit (XPF), a zone west of UTC without an abbreviation
+// (Pacific/Tahiti), teams with hyphens, digits and a 40-letter name, budget owners named by a
+// group, a contractor rule and a data-class rule.
+const pacificaPolicy = `organization: Pacifica Research
+currency: XPF
+timezone: Pacific/Tahiti
+classes:
+  - name: lagon-l4
+    description: Shared L4 slices for notebooks in the lagoon
+    sku: L4
+    gpu_memory_gib: 24
+    price_per_gpu_hour: 95
+    isolation: shared
+    max_gpus: 1
+    max_duration: 6h
+    idle_timeout: 40m
+    idle_grace: 10m
+  - name: recif-h100x8
+    description: Exclusive H100 nodes for the reef models
+    sku: H100-SXM5
+    gpu_memory_gib: 80
+    price_per_gpu_hour: 412.5
+    isolation: exclusive
+    max_gpus: 8
+    max_duration: 36h
+    idle_timeout: 2h
+    idle_grace: 20m
+    expiry_warning: 20m
+default_quota: {gpus: {lagon-l4: 1, recif-h100x8: 0}, gpu_hours_per_week: 12}
+teams:
+  - name: coral-reef-3d
+    idp_groups: [grp-coral-3d]
+    budget_owners: ["Pacifica Budget Holders"]
+    channel: "#coral-3d-gpu"
+    quota: {gpus: {lagon-l4: 2, recif-h100x8: 8}, gpu_hours_per_week: 400}
+    data_classes: [open, embargoed]
+  - name: team-42
+    idp_groups: [grp-42]
+    budget_owners: [vaite@pacifica.example]
+    channel: "#t42"
+    quota: {gpus: {lagon-l4: 1, recif-h100x8: 0}, gpu_hours_per_week: 30}
+    data_classes: [open]
+  - name: oceanographic-modelling-and-climate-2050
+    idp_groups: [grp-ocean]
+    budget_owners: ["Pacifica Budget Holders"]
+    channel: "#ocean-models"
+    quota: {gpus: {lagon-l4: 1, recif-h100x8: 16}, gpu_hours_per_week: 900}
+    data_classes: [open]
+exceptions:
+  - name: large-request
+    when: request.gpus > class.max_gpus
+    why: More GPUs than the class allows without approval
+  - name: sovereign-data
+    when: "!(request.data_class in team.data_classes)"
+    why: The team is not cleared for this data class
+  - name: outside-staff
+    when: "'ext-contractors' in user.groups"
+    why: Outside staff need a budget holder's approval
+  - name: over-quota
+    when: usage.gpus_in_use + request.gpus > team.quota.gpus[class.name] || usage.gpu_hours_week + request.gpu_hours > team.quota.gpu_hours_per_week
+    why: Beyond the team's quota
+  - name: long-request
+    when: request.duration > class.max_duration
+    why: Longer than the class allows without approval
+approvals:
+  timeout: 12h
+  self_approval: false
+  fallback_approvers: [direction@pacifica.example]
+  step_up: 5m
+reports:
+  showback: {schedule: "FRI 16:00", channel: "#gpu-facture", dm_budget_owners: true}
+backend: sim
+discord:
+  channels:
+    "#coral-3d-gpu": "300000000000000021"
+    "#t42": "300000000000000022"
+    "#ocean-models": "300000000000000023"
+    "#gpu-facture": "300000000000000024"
+oidc:
+  groups_claim: groups
+  recheck: 1m
+  scopes: [openid, email, profile, groups]
+  admins: [grp-it-ops]
+sim:
+  nodes:
+    - {name: l4, count: 2, class: lagon-l4, gpus: 4}
+    - {name: h100, count: 2, class: recif-h100x8, gpus: 8}
+`
+
+// Discord users of the Pacifica tests.
+const (
+	pcRangi = "930000000000000001" // coral-reef-3d
+	pcMoana = "930000000000000002" // coral-reef-3d, a budget holder
+	pcTeiki = "930000000000000003" // coral-reef-3d, a contractor
+	pcVaite = "930000000000000004" // team-42, its budget owner
+	pcTama  = "930000000000000005" // the long-named team
+	pcDir   = "930000000000000006" // fallback approver, platform admin
+)
+
+// pacifica is the wired product on pacificaPolicy with single sign-on at an in-process provider
+// and a fake Discord.
+type pacifica struct {
+	*robo
+	users map[string]*oidctest.User
+}
+
+func newPacifica(t *testing.T) *pacifica {
+	t.Helper()
+	w := newSSOWorldWith(t, pacificaPolicy)
+	e := &discordEnv{t: t, app: w.a, fake: discordtest.New(t), signer: discordtest.NewSigner()}
+	e.settings = discordSettings{BotToken: discordtest.Token, PublicKey: e.signer.PublicKey(), AppID: discordtest.App, APIURL: e.fake.URL}
+	e.start()
+	return &pacifica{robo: &robo{ssoWorld: w, e: e}, users: map[string]*oidctest.User{
+		pcRangi: oidctest.NewUser("sub-rangi", "rangi@pacifica.example", "grp-coral-3d"),
+		pcMoana: oidctest.NewUser("sub-moana", "moana@pacifica.example", "grp-coral-3d", "Pacifica Budget Holders"),
+		pcTeiki: oidctest.NewUser("sub-teiki", "teiki@outside.example", "grp-coral-3d", "ext-contractors"),
+		pcVaite: oidctest.NewUser("sub-vaite", "vaite@pacifica.example", "grp-42"),
+		pcTama:  oidctest.NewUser("sub-tama", "tama@pacifica.example", "grp-ocean"),
+		pcDir:   oidctest.NewUser("sub-dir", "direction@pacifica.example", "grp-it-ops"),
+	}}
+}
+
+// signIn signs the Discord users in, each as their identity at the provider.
+func (p *pacifica) signIn(users ...string) {
+	p.t.Helper()
+	for _, u := range users {
+		if r := p.login(u, p.users[u]); r.Status != 200 {
+			p.t.Fatalf("signing in %s: %d %s", u, r.Status, r.Body)
+		}
+	}
+}
+
+// TestDiscordHelpShowsEveryUsageAsTyped: with single sign-on, /gpu help on Discord shows every
+// command, login, logout and unlink included, exactly as Discord takes it (unlink's
+// "who:EMAIL…", written once), and /gpu help COMMAND does too.
+func TestDiscordHelpShowsEveryUsageAsTyped(t *testing.T) {
+	p := newPacifica(t)
+	p.signIn(pcRangi)
+	help := p.cmd(pcRangi, "help").Text()
+	for _, c := range discordCommands(p.a.Bot) {
+		want := "`" + discordbot.UsageOf("gpu", c) + "` — "
+		if !strings.Contains(help, want) {
+			t.Errorf("/gpu help does not show %s: %q", want, help)
+		}
+		if one := p.cmd(pcRangi, "help", opt("command", c.Name)).Text(); !strings.Contains(one, "`"+discordbot.UsageOf("gpu", c)+"` — ") {
+			t.Errorf("/gpu help command:%s does not show %s: %q", c.Name, want, one)
+		}
+	}
+	if strings.Contains(help, "who:who:") {
+		t.Errorf("/gpu help names an option twice: %q", help)
+	}
+}
