@@ -289,7 +289,7 @@ var isoWeekRE = regexp.MustCompile(`^\d{4}-W\d{2}$`)
 
 // knownValue reports whether v is a value of p's kind that b knows (a class or team of the
 // policy, a template of the catalog, a command, a lease id, a number, a duration, a week, an
-// email or account), or a placeholder such as REASON: what a word after a command named in a
+// email or account, free text after its keyword), or a placeholder such as REASON: what a word after a command named in a
 // sentence must be to be read as the command's, not as the sentence's.
 func knownValue(b *commands.Bot, p commands.Param, v string) bool {
 	if placeholder(v) {
@@ -315,6 +315,10 @@ func knownValue(b *commands.Bot, p commands.Param, v string) bool {
 	case commands.TString:
 		_, ok := commands.Lookup(v)
 		return ok || strings.ContainsAny(v, "@:")
+	case commands.TText:
+		// Free text its own keyword introduces ("because a deadline") is the command's: the
+		// sentence reads it so too.
+		return p.Keyword != ""
 	}
 	return false
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -139,6 +140,63 @@ func (p *pacifica) signIn(users ...string) {
 		if r := p.login(u, p.users[u]); r.Status != 200 {
 			p.t.Fatalf("signing in %s: %d %s", u, r.Status, r.Body)
 		}
+	}
+}
+
+// typedCommand reads a Discord command as a message writes it, "/gpu SUB name:value …", up to
+// the end of its sentence, as the options someone typing it gives.
+func typedCommand(t *testing.T, text, sub string) []discordtest.Opt {
+	t.Helper()
+	i := strings.Index(text, "/gpu "+sub+" ")
+	if i < 0 {
+		t.Fatalf("no /gpu %s in %q", sub, text)
+	}
+	line := text[i+len("/gpu "+sub+" "):]
+	if j := strings.Index(line, ". "); j >= 0 {
+		line = line[:j]
+	}
+	line = strings.TrimSuffix(strings.SplitN(line, "\n", 2)[0], ".")
+	names := regexp.MustCompile(`(?:^| )([a-z]+):`).FindAllStringSubmatchIndex(line, -1)
+	var opts []discordtest.Opt
+	for k, n := range names {
+		end := len(line)
+		if k+1 < len(names) {
+			end = names[k+1][0]
+		}
+		opts = append(opts, discordtest.Opt{Name: line[n[2]:n[3]], Value: line[n[1]:end]})
+	}
+	if len(opts) == 0 {
+		t.Fatalf("/gpu %s in %q names no option", sub, text)
+	}
+	for k, o := range opts {
+		if o.Name == "gpus" {
+			var n int
+			for _, r := range o.Value.(string) {
+				n = n*10 + int(r-'0')
+			}
+			opts[k].Value = n
+		}
+	}
+	return opts
+}
+
+// TestDiscordOverQuotaSuggestsAQuotaRequestThatWorks: a request beyond the team's quota names
+// the quota request that would give room next time; on Discord it is written with its options,
+// the reason included (reason:…, not Slack's "because …", which Discord's /gpu takes no words
+// for), and typed back as written it asks the budget owners.
+func TestDiscordOverQuotaSuggestsAQuotaRequestThatWorks(t *testing.T) {
+	p := newPacifica(t)
+	p.signIn(pcVaite)
+	m := p.cmd(pcVaite, "request", opt("gpus", 3), opt("class", "recif-h100x8"), opt("duration", "2h"))
+	if !strings.Contains(m.Text(), "L-1 waits for approval") {
+		t.Fatalf("over quota: %q", m.Text())
+	}
+	if strings.Contains(m.Text(), "because") {
+		t.Errorf("the quota request it suggests is written with Slack's words: %q", m.Text())
+	}
+	again := p.cmd(pcVaite, "quota-request", typedCommand(t, m.Text(), "quota-request")...)
+	if !strings.Contains(again.Text(), "L-2 asks for +3 recif-h100x8 GPUs for team team-42") {
+		t.Errorf("the quota request, typed as suggested, was answered %q", again.Text())
 	}
 }
 
