@@ -555,7 +555,11 @@ func (b *Bot) help(ctx context.Context, topic string, options bool) bot.Reply {
 		var more []string
 		for _, o := range b.Offered() {
 			if len(o.Words) > len(s.Words) && slices.EqualFunc(o.Words[:len(s.Words)], s.Words, strings.EqualFold) {
-				more = append(more, fmt.Sprintf("`%s` — %s (/gpu help %s)", o.Usage, o.Summary, strings.Join(o.Words, " ")))
+				topic := strings.Join(o.Words, " ")
+				if options {
+					topic = o.Name // as /gpu help's command option takes it: quota-request
+				}
+				more = append(more, fmt.Sprintf("`%s` — %s (/gpu help %s)", o.Usage, o.Summary, topic))
 			}
 		}
 		if len(more) > 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -218,5 +219,42 @@ func TestDiscordHelpShowsEveryUsageAsTyped(t *testing.T) {
 	}
 	if strings.Contains(help, "who:who:") {
 		t.Errorf("/gpu help names an option twice: %q", help)
+	}
+}
+
+// TestDiscordHelpNamesOtherHelpAsTyped: where a command's help points to another's help (/gpu
+// help command:quota lists the quota request), it names it as /gpu help's command option takes
+// it, one of its choices (quota-request), not the words Slack types (quota request), which
+// Discord refuses; typed back, it shows that command's help.
+func TestDiscordHelpNamesOtherHelpAsTyped(t *testing.T) {
+	p := newPacifica(t)
+	p.signIn(pcTama)
+	var choices []string
+	cmds := discordCommands(p.a.Bot)
+	for _, c := range cmds {
+		if c.Name == "help" {
+			choices = c.Options[0].Choices
+		}
+	}
+	if len(choices) == 0 {
+		t.Fatal("/gpu help's command option has no choices")
+	}
+	pointer := regexp.MustCompile("/gpu help command:([^ )`.,;\n]+(?: [a-z]+)?)")
+	seen := 0
+	for _, c := range cmds {
+		text := p.cmd(pcTama, "help", opt("command", c.Name)).Text()
+		for _, m := range pointer.FindAllStringSubmatch(text, -1) {
+			seen++
+			if !slices.Contains(choices, m[1]) {
+				t.Errorf("/gpu help command:%s points to /gpu help command:%s, which is none of its choices %v: %q", c.Name, m[1], choices, text)
+				continue
+			}
+			if got := p.cmd(pcTama, "help", opt("command", m[1])).Text(); !strings.Contains(got, "`/gpu "+m[1]) {
+				t.Errorf("/gpu help command:%s, as /gpu help command:%s names it, answered %q", m[1], c.Name, got)
+			}
+		}
+	}
+	if seen == 0 {
+		t.Error("no help points to another command's help")
 	}
 }
