@@ -519,7 +519,11 @@ func (b *Bot) help(ctx context.Context, topic string, options bool) bot.Reply {
 			// A misspelled topic gets the one it is near; anything else, the topics there are.
 			var topics []string
 			for _, o := range b.Offered() {
-				topics = append(topics, strings.Join(o.Words, " "))
+				if options {
+					topics = append(topics, o.Name) // as /gpu help's command option takes it
+				} else {
+					topics = append(topics, strings.Join(o.Words, " "))
+				}
 			}
 			if near := nearest(topic, topics); near != "" {
 				return bot.Reply{Error: true, Ephemeral: true, Text: fmt.Sprintf("%s is not a /gpu command; the nearest is /gpu %s. Example: /gpu help %s", policy.Quoted(topic, 40), near, near)}

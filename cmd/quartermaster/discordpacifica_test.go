@@ -258,3 +258,21 @@ func TestDiscordHelpNamesOtherHelpAsTyped(t *testing.T) {
 		t.Error("no help points to another command's help")
 	}
 }
+
+// TestDiscordHelpTopicsAsTyped: /gpu help with a topic that is no command answers, on Discord,
+// with the topics as its command option takes them (quota-request), and the nearest one's
+// example typed back shows that command's help.
+func TestDiscordHelpTopicsAsTyped(t *testing.T) {
+	p := newPacifica(t)
+	m := p.cmd(pcTama, "help", opt("command", "quota-requests"))
+	if !strings.Contains(m.Text(), "Example: /gpu help command:quota-request") {
+		t.Fatalf("/gpu help command:quota-requests: %q", m.Text())
+	}
+	if got := p.cmd(pcTama, "help", opt("command", "quota-request")).Text(); !strings.Contains(got, "`/gpu quota-request ") {
+		t.Errorf("the nearest topic, typed back: %q", got)
+	}
+	m = p.cmd(pcTama, "help", opt("command", "frobnicate"))
+	if !strings.Contains(m.Text(), "quota-request") || strings.Contains(m.Text(), "quota request") {
+		t.Errorf("/gpu help command:frobnicate names the topics otherwise than Discord takes them: %q", m.Text())
+	}
+}
