@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	discordbot "github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/bot/discord/discordtest"
@@ -274,5 +276,37 @@ func TestDiscordHelpTopicsAsTyped(t *testing.T) {
 	m = p.cmd(pcTama, "help", opt("command", "frobnicate"))
 	if !strings.Contains(m.Text(), "quota-request") || strings.Contains(m.Text(), "quota request") {
 		t.Errorf("/gpu help command:frobnicate names the topics otherwise than Discord takes them: %q", m.Text())
+	}
+}
+
+// TestDiscordExpiryWarningWhenGroupsAreNotConfirmed: with single sign-on, someone whose groups
+// the provider has not confirmed for two re-check periods (a public client, or a provider that
+// cannot be reached) gets the warning before their lease ends all the same; it says that their
+// groups could not be confirmed and that /gpu login signs them in again, not that they are
+// missing from a directory an admin should add them to, which single sign-on does not read.
+func TestDiscordExpiryWarningWhenGroupsAreNotConfirmed(t *testing.T) {
+	p := newPacifica(t)
+	p.signIn(pcRangi)
+	if m := p.cmd(pcRangi, "request", opt("gpus", 1), opt("class", "lagon-l4"), opt("duration", "1h")); !strings.Contains(m.Text(), "L-1 is active") {
+		t.Fatalf("request: %q", m.Text())
+	}
+	if err := p.a.Advance(context.Background(), 46*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	p.e.wait()
+	var warning string
+	for _, m := range p.e.fake.PostsTo(discordtest.DMChannel(pcRangi)) {
+		if strings.Contains(m.Text(), "L-1 ends at") {
+			warning = m.Text()
+		}
+	}
+	if warning == "" {
+		t.Fatalf("no expiry warning: %+v", p.e.fake.PostsTo(discordtest.DMChannel(pcRangi)))
+	}
+	mustHave(t, "the expiry warning", warning, "could not be confirmed", "/gpu login")
+	for _, wrong := range []string{"not in the directory", "ask a platform admin to add you"} {
+		if strings.Contains(warning, wrong) {
+			t.Errorf("the expiry warning says %q: %q", wrong, warning)
+		}
 	}
 }

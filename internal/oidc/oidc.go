@@ -397,7 +397,31 @@ func (s *Service) latest(links []*qm.AccountLink) *qm.AccountLink {
 	return best
 }
 
-var _ qm.Directory = (*Service)(nil)
+// Unknown implements qm.UnknownExplainer: someone Groups does not know has not signed in, or
+// signed in but their groups are no longer confirmed; either way /gpu login is the way back,
+// not the policy's directory, which single sign-on does not read.
+func (s *Service) Unknown(ctx context.Context, user string) error {
+	links, err := s.store.AccountLinksByEmail(ctx, user)
+	if err != nil {
+		return nil
+	}
+	var last time.Time
+	for _, l := range links {
+		if l.CheckedAt.After(last) {
+			last = l.CheckedAt
+		}
+	}
+	if last.IsZero() {
+		return qm.Errorf(qm.EFORBIDDEN, "%s has not signed in with single sign-on, so Quartermaster does not know their team; /gpu login signs them in.", user).WithExample("/gpu login")
+	}
+	return qm.Errorf(qm.EFORBIDDEN, "the groups of %s could not be confirmed with the identity provider since %s, so Quartermaster does not know their team now; /gpu login signs them in again.",
+		user, last.In(s.cfg.Location).Format("Mon 2 Jan 15:04 MST")).WithExample("/gpu login")
+}
+
+var (
+	_ qm.Directory        = (*Service)(nil)
+	_ qm.UnknownExplainer = (*Service)(nil)
+)
 
 // randomToken is 32 random bytes, base64url without padding (43 characters).
 func randomToken() (string, error) {

@@ -29,6 +29,11 @@ func (s *Service) Resolve(ctx context.Context, user string) (Identity, error) {
 	user = CanonicalUser(user)
 	groups, ok := s.Directory.Groups(ctx, user)
 	if !ok {
+		if ex, ok := s.Directory.(UnknownExplainer); ok {
+			if err := ex.Unknown(ctx, user); err != nil {
+				return Identity{}, err
+			}
+		}
 		return Identity{}, Errorf(EFORBIDDEN, "%s is not in the directory, so Quartermaster does not know your team; ask a platform admin to add you (or use /gpu login where SSO is set up).", user).
 			WithExample("/gpu help") // the commands that need no team are what works meanwhile
 	}

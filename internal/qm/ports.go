@@ -245,6 +245,14 @@ type Directory interface {
 	Groups(ctx context.Context, user string) ([]string, bool)
 }
 
+// UnknownExplainer is a Directory that can say, in a sentence, why it does not know someone
+// where that is more than their missing from it: with single sign-on, that they never signed in,
+// or that their groups are no longer confirmed and /gpu login signs them in again. Unknown
+// returns nil where it has nothing more to say.
+type UnknownExplainer interface {
+	Unknown(ctx context.Context, user string) error
+}
+
 // MemberLister is a Directory that can say who is in a group, so that approvers named by group
 // hear of the exceptions they may decide. It must answer from memory: the service asks inside
 // transactions.
