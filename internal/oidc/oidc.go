@@ -397,7 +397,7 @@ func (s *Service) latest(links []*qm.AccountLink) *qm.AccountLink {
 	return best
 }
 
-// Unknown implements qm.UnknownExplainer: someone Groups does not know has not signed in, or
+// Unknown implements qm.UnknownExplainer: someone Groups does not know is not signed in, or
 // signed in but their groups are no longer confirmed; either way /gpu login is the way back,
 // not the policy's directory, which single sign-on does not read.
 func (s *Service) Unknown(ctx context.Context, user string) error {
@@ -412,7 +412,7 @@ func (s *Service) Unknown(ctx context.Context, user string) error {
 		}
 	}
 	if last.IsZero() {
-		return qm.Errorf(qm.EFORBIDDEN, "%s has not signed in with single sign-on, so Quartermaster does not know their team; /gpu login signs them in.", user).WithExample("/gpu login")
+		return qm.Errorf(qm.EFORBIDDEN, "%s is not signed in with single sign-on, so Quartermaster does not know their team; /gpu login signs them in.", user).WithExample("/gpu login")
 	}
 	return qm.Errorf(qm.EFORBIDDEN, "the groups of %s could not be confirmed with the identity provider since %s, so Quartermaster does not know their team now; /gpu login signs them in again.",
 		user, last.In(s.cfg.Location).Format("Mon 2 Jan 15:04 MST")).WithExample("/gpu login")
