@@ -252,11 +252,25 @@ func (b *Bot) extendedAgain(l *qm.Lease, by time.Duration, approvers []string) b
 
 // whoDecides names the approvers of a request of requester, joined by "or": a group with the
 // members the directory knows of it (a few, then how many more), so that the requester reads
-// who will decide; a group of no known member is named alone.
+// who will decide; a group of no known member is named alone. Where none of them reaches
+// anyone (groups nobody of which has signed in yet), the request went to the fallback
+// approvers, who are named after them where they reach someone.
 func (b *Bot) whoDecides(approvers []string, requester string) string {
 	names := make([]string, 0, len(approvers))
+	reached := false
+	// reaches: a person or channel, or a group with members known (named with them).
+	reaches := func(a, named string) bool { return named != a || strings.Contains(a, "@") || strings.HasPrefix(a, "#") }
 	for _, a := range approvers {
-		names = append(names, b.groupWithMembers(a, requester))
+		n := b.groupWithMembers(a, requester)
+		names = append(names, n)
+		reached = reached || reaches(a, n)
+	}
+	if !reached && len(approvers) > 0 {
+		for _, f := range b.Svc.Deciders("", requester) { // the fallback approvers
+			if n := b.groupWithMembers(f, requester); !policy.Contains(approvers, f) && reaches(f, n) {
+				names = append(names, n)
+			}
+		}
 	}
 	return strings.Join(names, " or ")
 }

@@ -310,3 +310,27 @@ func TestDiscordExpiryWarningWhenGroupsAreNotConfirmed(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscordRequestNamesWhoIsAskedWhenNoBudgetOwnerSignedIn: budget owners named by a group of
+// which nobody has signed in yet cannot be told of a request, so the fallback approvers are
+// asked instead; the requester's answer names them too, whom the request went to, not only a
+// group nobody of which heard of it.
+func TestDiscordRequestNamesWhoIsAskedWhenNoBudgetOwnerSignedIn(t *testing.T) {
+	p := newPacifica(t)
+	p.signIn(pcTama, pcDir)
+	m := p.cmd(pcTama, "request", opt("gpus", 2), opt("class", "recif-h100x8"), opt("duration", "40h"))
+	if !strings.Contains(m.Text(), "L-1 waits for approval") {
+		t.Fatalf("request: %q", m.Text())
+	}
+	p.e.wait()
+	if dms := p.e.fake.PostsTo(discordtest.DMChannel(pcDir)); len(dms) != 1 || !strings.Contains(dms[0].Text(), "Approval needed") {
+		t.Fatalf("the fallback approver's DMs: %+v", dms)
+	}
+	if !strings.Contains(m.Text(), "direction@pacifica.example") {
+		t.Errorf("the answer does not name direction@pacifica.example, who was asked to decide: %q", m.Text())
+	}
+	q := p.cmd(pcTama, "quota-request", opt("gpus", 4), opt("class", "recif-h100x8"), opt("reason", "storm season"))
+	if !strings.Contains(q.Text(), "direction@pacifica.example") {
+		t.Errorf("the quota request's answer does not name direction@pacifica.example: %q", q.Text())
+	}
+}
