@@ -154,7 +154,7 @@ func (a *Adapter) actions(rs []bot.Reply) (buttons []discordgo.MessageComponent,
 				ids[id] = true
 				buttons = append(buttons, discordgo.Button{Label: clip(a.discordText(act.Label), MaxButtonLabel), Style: buttonStyle(act.Style), CustomID: id})
 			default:
-				typed = append(typed, act.Label+": `"+a.typed(act.Command)+"`")
+				typed = append(typed, act.Label+": "+codeSpan(a.typed(act.Command)))
 			}
 		}
 	}
@@ -162,6 +162,33 @@ func (a *Adapter) actions(rs []bot.Reply) (buttons []discordgo.MessageComponent,
 		typedLine = writeOut(typed, typedRoom)
 	}
 	return buttons, typedLine, colour
+}
+
+// codeSpan is s as inline code, whole whatever backticks it holds (a reason someone typed): its
+// fence is a run of backticks longer than any in s, with a space between it and a backtick that
+// begins or ends s (Discord drops that space, and shows any other).
+func codeSpan(s string) string {
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	if longest == 0 {
+		return "`" + s + "`"
+	}
+	fence := strings.Repeat("`", longest+1)
+	open, end := fence, fence
+	if strings.HasPrefix(s, "`") {
+		open += " "
+	}
+	if strings.HasSuffix(s, "`") {
+		end = " " + end
+	}
+	return open + s + end
 }
 
 // writeOut is the line that writes out actions as typed, at most room characters: the ones that
