@@ -75,6 +75,9 @@ func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
 			}
 		}
 		ctx = withTyped(ctx, c)
+		if c.Verb == "unlink" && takesOptions(req) && slackMention(c.Arg) {
+			err = discordNameTyped(c)
+		}
 		err = b.ownLeaseExample(ctx, user, known, c.Verb, b.typedLeaseExample(ctx, user, known, c, err))
 		return []bot.Reply{b.refuse(ctx, c.Verb, b.submitExample(c, err))}
 	}

@@ -199,6 +199,12 @@ func parseUnlink(c Command, args []string) (Command, error) {
 	return c, bad(c.Verb, "%s is neither an email nor a chat account like slack:T024BE7LD:U024BE7LH or discord::880000000000000001.", policy.Quoted(c.Arg, 60))
 }
 
+// discordNameTyped is the refusal of /gpu unlink who:@name on Discord: a name typed after @ and
+// not picked from the list Discord offers reaches the command as text, which names nobody.
+func discordNameTyped(c Command) error {
+	return bad(c.Verb, "%s is neither an email nor a chat account: Discord passes a name typed after @ as text, unless the person is picked from the list it offers as you type; pick them there, or type their email, or their Discord account as discord:USER_ID (in Discord, Settings > Advanced > Developer Mode, then Copy User ID on the person).", policy.Quoted(c.Arg, 60))
+}
+
 // slackMention reports whether s is a Slack mention of a person: @name as typed, or <@U…> (or
 // <@W…>, with or without |name) written out.
 func slackMention(s string) bool {

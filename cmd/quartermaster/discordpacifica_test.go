@@ -334,3 +334,22 @@ func TestDiscordRequestNamesWhoIsAskedWhenNoBudgetOwnerSignedIn(t *testing.T) {
 		t.Errorf("the quota request's answer does not name direction@pacifica.example: %q", q.Text())
 	}
 }
+
+// TestDiscordUnlinkOfATypedNameSaysHowDiscordNamesSomeone: a name typed after @ in /gpu unlink's
+// who option, not picked from the list Discord offers, reaches Quartermaster as text; the
+// refusal says how Discord names a person (picked from that list, or discord:USER_ID, or their
+// email), not how Slack does, and its example works.
+func TestDiscordUnlinkOfATypedNameSaysHowDiscordNamesSomeone(t *testing.T) {
+	p := newPacifica(t)
+	p.signIn(pcDir, pcRangi)
+	m := p.cmd(pcDir, "unlink", opt("who", "@rangi"))
+	mustHave(t, "/gpu unlink who:@rangi", m.Text(), "Discord", "discord:USER_ID", "Copy User ID", "their email", "Example: /gpu unlink who:")
+	for _, slack := range []string{"Slack", "slack:", "member ID"} {
+		if strings.Contains(m.Text(), slack) {
+			t.Errorf("/gpu unlink who:@rangi on Discord speaks of %s: %q", slack, m.Text())
+		}
+	}
+	if got := p.cmd(pcDir, "unlink", opt("who", "discord:"+pcRangi)); !strings.Contains(got.Text(), "Unlinked 1 chat account") {
+		t.Errorf("/gpu unlink who:discord:USER_ID, as the refusal says: %q", got.Text())
+	}
+}
