@@ -75,14 +75,20 @@ func (b *Bot) door(ctx context.Context, req *bot.Request, c Command) (replies []
 	link, current, err := b.SSO.Link(ctx, acct)
 	switch {
 	case qm.ErrorCode(err) == qm.ENOTFOUND:
-		return b.loginPrompt(ctx, *req, c, "Quartermaster does not know who you are yet, so "+nothing+".", resume), true
+		if resume != "" {
+			// A decision a sign-in could only be refused: no such request waits.
+			if werr := b.Svc.WaitsForDecision(ctx, c.Lease); qm.ErrorCode(werr) == qm.EFORBIDDEN {
+				return []bot.Reply{b.refuse(ctx, c.Verb, werr)}, true
+			}
+		}
+		return b.loginPrompt(ctx, *req, c, "Quartermaster does not know who you are yet, so "+nothing+".", resume, false), true
 	case err != nil:
 		return []bot.Reply{b.refuse(ctx, c.Verb, err)}, true
 	case !current && !link.NoGroupsAt.IsZero():
 		// The provider answered the re-check but said nothing about groups: a sign-in reads them.
-		return b.loginPrompt(ctx, *req, c, fmt.Sprintf("Your groups could not be confirmed with the identity provider since %s: it gave no groups when they were checked again (last %s), so %s.", b.when(link.CheckedAt), b.when(link.NoGroupsAt), nothing), resume), true
+		return b.loginPrompt(ctx, *req, c, fmt.Sprintf("Your groups could not be confirmed with the identity provider since %s: it gave no groups when they were checked again (last %s), so %s.", b.when(link.CheckedAt), b.when(link.NoGroupsAt), nothing), resume, false), true
 	case !current:
-		return b.loginPrompt(ctx, *req, c, fmt.Sprintf("Your groups could not be confirmed with the identity provider since %s, so %s.", b.when(link.CheckedAt), nothing), resume), true
+		return b.loginPrompt(ctx, *req, c, fmt.Sprintf("Your groups could not be confirmed with the identity provider since %s, so %s.", b.when(link.CheckedAt), nothing), resume, false), true
 	}
 	if stepUp := b.pol().Approvals.StepUp.Duration; resume != "" && stepUp > 0 {
 		if age := b.Svc.Clock.Now().Sub(link.LoginAt); age > stepUp {
@@ -93,7 +99,7 @@ func (b *Bot) door(ctx context.Context, req *bot.Request, c Command) (replies []
 				return []bot.Reply{*r}, true
 			}
 			why := fmt.Sprintf("Deciding %s spends a budget, so it needs a sign-in from the last %s; yours was %s ago.", c.Lease, policy.FormatDuration(stepUp), policy.FormatDuration(age))
-			return b.loginPrompt(ctx, *req, c, why, resume), true
+			return b.loginPrompt(ctx, *req, c, why, resume, true), true
 		}
 	}
 	req.User = qm.CanonicalUser(link.Email)
@@ -102,8 +108,9 @@ func (b *Bot) door(ctx context.Context, req *bot.Request, c Command) (replies []
 
 // loginPrompt answers with a one-time login link, privately: why it is needed, the link, and
 // what happens after. With resume set the link carries the command, which runs as soon as the
-// login is done.
-func (b *Bot) loginPrompt(ctx context.Context, req bot.Request, c Command, why, resume string) []bot.Reply {
+// login is done; a decision is promised outright only where mayDecide says the person is one of
+// those who decide it, else only if it is theirs to decide.
+func (b *Bot) loginPrompt(ctx context.Context, req bot.Request, c Command, why, resume string, mayDecide bool) []bot.Reply {
 	url, exp, err := b.SSO.LoginURL(ctx, accountOf(req), chatEmail(req), resume)
 	if err != nil {
 		return []bot.Reply{b.refuse(ctx, c.Verb, err)}
@@ -113,9 +120,15 @@ func (b *Bot) loginPrompt(ctx context.Context, req bot.Request, c Command, why, 
 	case c.Verb == "login":
 		then = "then come back here."
 	case resume != "" && c.Verb == "approve":
-		then = c.Lease.String() + " is approved as soon as you have."
+		then = c.Lease.String() + " is approved as soon as you have"
 	case resume != "":
-		then = c.Lease.String() + " is denied as soon as you have."
+		then = c.Lease.String() + " is denied as soon as you have"
+	}
+	if resume != "" {
+		if !mayDecide {
+			then += ", if it is yours to decide"
+		}
+		then += "."
 	}
 	text := fmt.Sprintf("Sign in with the single sign-on of %s (the link works once, until %s): %s — %s",
 		b.pol().Organization, exp.In(b.pol().Location).Format("15:04 MST"), url, then)
@@ -135,7 +148,7 @@ func (b *Bot) login(ctx context.Context, req bot.Request, c Command) []bot.Reply
 	if link, _, err := b.SSO.Link(ctx, acct); err == nil {
 		why = fmt.Sprintf("You are signed in as %s since %s; to sign in again:", link.Email, b.when(link.LoginAt))
 	}
-	return b.loginPrompt(ctx, req, c, why, "")
+	return b.loginPrompt(ctx, req, c, why, "", false)
 }
 
 // logout is /gpu logout: this chat account is unlinked.

@@ -353,3 +353,34 @@ func TestDiscordUnlinkOfATypedNameSaysHowDiscordNamesSomeone(t *testing.T) {
 		t.Errorf("/gpu unlink who:discord:USER_ID, as the refusal says: %q", got.Text())
 	}
 }
+
+// TestDiscordUnlinkedClickOnADecidedRequest: someone Quartermaster does not know yet who presses
+// Approve on a team channel's copy of a request that no longer waits (decided already), or types
+// /gpu approve for a request there is none of, is told at once that no such request waits (what
+// anyone may read: not who decided), not handed a sign-in link that promises the approval; on a
+// request that waits, the link says it approves only if the request is theirs to decide.
+func TestDiscordUnlinkedClickOnADecidedRequest(t *testing.T) {
+	p := newPacifica(t)
+	p.signIn(pcTeiki, pcMoana)
+	p.cmd(pcTeiki, "request", opt("gpus", 1), opt("class", "lagon-l4"), opt("duration", "1h"))
+	p.e.wait()
+	posts := p.e.fake.PostsTo("300000000000000021") // #coral-3d-gpu
+	if len(posts) != 1 {
+		t.Fatalf("the team channel's posts: %+v", posts)
+	}
+	waits := p.e.click(pcRangi, posts[0], "Approve L-1")
+	if !loginURL.MatchString(waits.Text()) || !strings.Contains(waits.Text(), "if it is yours to decide") {
+		t.Errorf("an unlinked click on a request that waits: %q", waits.Text())
+	}
+	if m := p.e.click(pcMoana, p.e.fake.PostsTo(discordtest.DMChannel(pcMoana))[0], "Approve L-1"); !strings.Contains(m.Text(), "Approved L-1") {
+		t.Fatalf("moana's approval: %q", m.Text())
+	}
+	late := p.e.click(pcRangi, posts[0], "Approve L-1")
+	if loginURL.MatchString(late.Text()) || !strings.Contains(late.Text(), "no request L-1 waiting") {
+		t.Errorf("an unlinked click on a request decided already: %q", late.Text())
+	}
+	none := p.cmd(pcRangi, "approve", opt("lease", "L-9"))
+	if loginURL.MatchString(none.Text()) || !strings.Contains(none.Text(), "no request L-9") {
+		t.Errorf("an unlinked /gpu approve of a request there is none of: %q", none.Text())
+	}
+}

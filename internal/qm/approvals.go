@@ -112,6 +112,22 @@ func (s *Service) CheckDecide(ctx context.Context, approver string, id LeaseID, 
 	return s.requesterAway(ctx, l)
 }
 
+// WaitsForDecision says whether request id waits for a decision, for someone not known yet (not signed in):
+// nil when it does, else that no such request waits, which names neither who decided nor what
+// the lease is now.
+func (s *Service) WaitsForDecision(ctx context.Context, id LeaseID) error {
+	l, err := s.Get(ctx, id)
+	switch {
+	case ErrorCode(err) == ENOTFOUND:
+		return noDecision(id)
+	case err != nil:
+		return err
+	case s.undecidable(l) != nil:
+		return noDecision(id)
+	}
+	return nil
+}
+
 // undecidable says why l no longer waits for a decision, or nil when it does: what the lease is
 // now is what a second approver wants next, not another decision.
 func (s *Service) undecidable(l *Lease) error {
