@@ -73,14 +73,15 @@ func (b *Bot) door(ctx context.Context, req *bot.Request, c Command) (replies []
 		nothing = "nothing was decided yet"
 	}
 	link, current, err := b.SSO.Link(ctx, acct)
+	if resume != "" && (qm.ErrorCode(err) == qm.ENOTFOUND || err == nil && !current) {
+		// Who they are is not known now; a decision a sign-in could only be refused (no such
+		// request waits) is refused now, without a link.
+		if werr := b.Svc.WaitsForDecision(ctx, c.Lease); qm.ErrorCode(werr) == qm.EFORBIDDEN {
+			return []bot.Reply{b.refuse(ctx, c.Verb, werr)}, true
+		}
+	}
 	switch {
 	case qm.ErrorCode(err) == qm.ENOTFOUND:
-		if resume != "" {
-			// A decision a sign-in could only be refused: no such request waits.
-			if werr := b.Svc.WaitsForDecision(ctx, c.Lease); qm.ErrorCode(werr) == qm.EFORBIDDEN {
-				return []bot.Reply{b.refuse(ctx, c.Verb, werr)}, true
-			}
-		}
 		return b.loginPrompt(ctx, *req, c, "Quartermaster does not know who you are yet, so "+nothing+".", resume, false), true
 	case err != nil:
 		return []bot.Reply{b.refuse(ctx, c.Verb, err)}, true
