@@ -384,3 +384,24 @@ func TestDiscordUnlinkedClickOnADecidedRequest(t *testing.T) {
 		t.Errorf("an unlinked /gpu approve of a request there is none of: %q", none.Text())
 	}
 }
+
+// TestDiscordUnconfirmedClickOnADecidedRequest: someone whose groups are no longer confirmed
+// who presses Approve on a request decided already is told no such request waits, with no
+// sign-in link that could only end in a refusal.
+func TestDiscordUnconfirmedClickOnADecidedRequest(t *testing.T) {
+	p := newPacifica(t)
+	p.signIn(pcTeiki, pcMoana, pcRangi)
+	p.cmd(pcTeiki, "request", opt("gpus", 1), opt("class", "lagon-l4"), opt("duration", "1h"))
+	p.e.wait()
+	posts := p.e.fake.PostsTo("300000000000000021")
+	if m := p.e.click(pcMoana, p.e.fake.PostsTo(discordtest.DMChannel(pcMoana))[0], "Approve L-1"); !strings.Contains(m.Text(), "Approved L-1") {
+		t.Fatalf("moana's approval: %q", m.Text())
+	}
+	if err := p.a.Advance(context.Background(), 3*time.Minute); err != nil { // past two re-check periods
+		t.Fatal(err)
+	}
+	late := p.e.click(pcRangi, posts[0], "Approve L-1")
+	if loginURL.MatchString(late.Text()) || !strings.Contains(late.Text(), "no request L-1 waiting") {
+		t.Errorf("a click with groups unconfirmed on a request decided already: %q", late.Text())
+	}
+}
