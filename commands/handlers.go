@@ -116,6 +116,11 @@ func (b *Bot) Check(ctx context.Context, req bot.Request) *bot.Reply {
 	}
 	user, ok := b.signedIn(ctx, req)
 	if !ok {
+		// Who asks is not known until they sign in, but a request that does not wait is
+		// refused whoever asks.
+		if err := b.Svc.WaitsForDecision(ctx, c.Lease); qm.ErrorCode(err) == qm.EFORBIDDEN {
+			return &bot.Reply{Error: true, Ephemeral: true, Text: qm.ErrorMessage(err) + " Example: " + b.expandFor(ctx, "/gpu approvals")}
+		}
 		return nil
 	}
 	r := b.decisionRefusal(ctx, user, c)

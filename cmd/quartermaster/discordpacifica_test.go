@@ -405,3 +405,21 @@ func TestDiscordUnconfirmedClickOnADecidedRequest(t *testing.T) {
 		t.Errorf("a click with groups unconfirmed on a request decided already: %q", late.Text())
 	}
 }
+
+// TestDiscordUnlinkedDenyOnADecidedRequestGetsNoForm: someone not signed in who presses Deny on
+// a request decided already is told at once that no such request waits, and is not asked for a
+// reason first, which could only end in that refusal.
+func TestDiscordUnlinkedDenyOnADecidedRequestGetsNoForm(t *testing.T) {
+	p := newPacifica(t)
+	p.signIn(pcTeiki, pcMoana)
+	p.cmd(pcTeiki, "request", opt("gpus", 1), opt("class", "lagon-l4"), opt("duration", "1h"))
+	p.e.wait()
+	posts := p.e.fake.PostsTo("300000000000000021")
+	if m := p.e.click(pcMoana, p.e.fake.PostsTo(discordtest.DMChannel(pcMoana))[0], "Approve L-1"); !strings.Contains(m.Text(), "Approved L-1") {
+		t.Fatalf("moana's approval: %q", m.Text())
+	}
+	m := p.e.click(pcRangi, posts[0], "Deny L-1")
+	if m.Type == 9 || !strings.Contains(m.Text(), "no request L-1 waiting") {
+		t.Errorf("an unlinked Deny on a request decided already: type %d, %q", m.Type, m.Text())
+	}
+}
