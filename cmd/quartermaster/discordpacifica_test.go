@@ -423,3 +423,20 @@ func TestDiscordUnlinkedDenyOnADecidedRequestGetsNoForm(t *testing.T) {
 		t.Errorf("an unlinked Deny on a request decided already: type %d, %q", m.Type, m.Text())
 	}
 }
+
+// TestDiscordReportOfAnotherTeamIsASentence: /gpu report of a team the asker does not own is
+// refused with a sentence that starts as one, and its example, typed back, shows the asker's
+// own use.
+func TestDiscordReportOfAnotherTeamIsASentence(t *testing.T) {
+	p := newPacifica(t)
+	p.signIn(pcRangi)
+	m := p.cmd(pcRangi, "report", opt("team", "team-42"), opt("week", "this week"))
+	text := strings.TrimSpace(m.Text())
+	if !strings.HasPrefix(text, "Only the budget owners of team team-42 (vaite@pacifica.example)") {
+		t.Errorf("/gpu report team:team-42 by someone outside it: %q", text)
+	}
+	again := p.cmd(pcRangi, "report", typedCommand(t, text, "report")...)
+	if strings.Contains(again.Text(), "Only the budget owners") {
+		t.Errorf("its example, typed back: %q", again.Text())
+	}
+}
