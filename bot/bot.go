@@ -88,6 +88,10 @@ type Reply struct {
 	Error bool `json:"-"`
 	// Files are attachments (a chart, a CSV) shown with the message.
 	Files []File `json:"-"`
+	// Typed are texts someone typed that the reply shows as they were typed (a reason, a
+	// template parameter's value): an adapter that rewrites the bot's own commands in a text
+	// (Discord writes /gpu approve L-5 as /gpu approve lease:L-5) leaves these as they are.
+	Typed []string `json:"-"`
 }
 
 // File is an attachment of a reply.

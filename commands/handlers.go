@@ -55,12 +55,18 @@ func (b *Bot) log() *slog.Logger {
 // Handle answers one command: it parses the text with the command table, resolves who asks once
 // (all but the public commands need a known person), and runs the command's handler.
 func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
+	ctx, typed := withTypedTexts(ctx)
+	return typed.mark(b.handle(ctx, req))
+}
+
+func (b *Bot) handle(ctx context.Context, req bot.Request) []bot.Reply {
 	req.User = qm.CanonicalUser(req.User)
 	ctx = qm.WithDeliveryKey(ctx, req.Key)
 	// While the service waits on the scheduler, the adapter's slot is free for other commands.
 	outside := ctx
 	ctx = qm.WithOutsideWait(ctx, func() func() { return bot.WaitOutside(outside) })
 	c, err := ParseIn(req.Text, b.pol())
+	showsTyped(ctx, c.Reason)
 	if s, ok := Lookup(c.Verb); ok && !b.offers(s) {
 		// Not offered here, whatever follows it: a refusal of its arguments would give an
 		// example that is itself refused.
@@ -937,6 +943,7 @@ func waitingExtensionText(l, w *qm.Lease, deciders []string) string {
 
 // card is a lease as a section: state, GPUs, node, time left, cost so far.
 func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
+	showsLease(ctx, l)
 	cls, _ := b.pol().Class(l.Class)
 	now := b.Svc.Clock.Now()
 	switch l.Kind {

@@ -352,6 +352,15 @@ func (b *Bot) heldLine(ctx context.Context, l *qm.Lease, asked string, weekSaid 
 
 // RenderNotice is a notice as one message per recipient.
 func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
+	ctx, typed := withTypedTexts(ctx)
+	showsLease(ctx, n.Lease)
+	if n.Lease != nil && n.Lease.State == qm.Denied && (n.Kind == qm.NoticeDenied || n.Kind == qm.NoticeDecided) && n.Actor != qm.SystemActor {
+		showsTyped(ctx, n.Reason) // the denial's reason, as its approver typed it
+	}
+	return typed.mark(b.renderNotice(ctx, n))
+}
+
+func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	l := n.Lease
 	id := l.ID.String()
 	var base bot.Reply

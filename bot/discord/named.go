@@ -14,8 +14,36 @@ import (
 // ("/gpu deny L-5 REASON"); Discord's /gpu takes options (/gpu deny lease:L-5 reason:REASON) and
 // refuses the words. Every text a Discord message shows names its commands Discord's way.
 
-// discordReply is r with every command its texts name written as a Discord user types it.
-func (a *Adapter) discordReply(r bot.Reply) bot.Reply { return mapTexts(r, a.discordText) }
+// discordReply is r defanged (defangReply) with every command its texts name written as a
+// Discord user types it, but for what someone typed that it shows (r.Typed): a reason that names
+// /gpu approve L-5 is shown as typed, as Slack shows it.
+func (a *Adapter) discordReply(r bot.Reply) bot.Reply {
+	typed := make([]string, 0, len(r.Typed))
+	for _, t := range r.Typed {
+		if strings.Contains(t, handlerCommand+" ") {
+			typed = append(typed, t)
+		}
+	}
+	if len(typed) == 0 {
+		return mapTexts(defangReply(r), a.discordText)
+	}
+	// The longest first, so that a typed text within another is kept with it. Each is found
+	// before defang escapes its marks, which would make it another text.
+	slices.SortFunc(typed, func(x, y string) int { return cmp.Compare(len(y), len(x)) })
+	r = mapTexts(r, func(text string) string {
+		for _, t := range typed {
+			text = strings.ReplaceAll(text, t, strings.ReplaceAll(t, handlerCommand+" ", keptCommand))
+		}
+		return text
+	})
+	return mapTexts(defangReply(r), func(text string) string {
+		return strings.ReplaceAll(a.discordText(text), keptCommand, handlerCommand+" ")
+	})
+}
+
+// keptCommand stands for "/gpu " in what someone typed while the bot's own commands around it
+// are rewritten: no command starts with it, and it holds a NUL, which a reason never keeps.
+const keptCommand = "/\x00gpu "
 
 // discordText is text with the commands it names written as a Discord user types them: the
 // example that ends a refusal ("Example: /gpu request 1 dev for 4h"), a command's usage as help

@@ -243,7 +243,7 @@ func (a *Adapter) render(rs ...bot.Reply) message {
 	}
 	dropped := 0
 	for _, r := range rs {
-		r = a.discordReply(defangReply(r))
+		r = a.discordReply(r)
 		if !b.text(r.Text) {
 			dropped += len(r.Sections)
 			continue
@@ -313,7 +313,7 @@ func (a *Adapter) layout(rs []bot.Reply, typedLine string, colour int, compact b
 	p := pager{colour: colour}
 	p.fresh()
 	for _, r := range rs {
-		r = a.discordReply(defangReply(r))
+		r = a.discordReply(r)
 		p.text(r.Text)
 		for _, s := range r.Sections {
 			if compact {
