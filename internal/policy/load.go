@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -111,6 +112,9 @@ var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
 // Load parses and validates a policy; on failure the error is an *Error listing every problem.
 func Load(data []byte, source string) (*Policy, error) {
+	if pr, ok := invalidUTF8(data); ok {
+		return nil, &Error{Source: source, Problems: []Problem{pr}}
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, &Error{Source: source, Problems: []Problem{parseProblem(data, err)}}
@@ -1574,3 +1578,25 @@ func ParseWeekly(s string) (time.Weekday, time.Duration, error) {
 }
 
 var dayNames = map[string]string{"SUN": "Sunday", "MON": "Monday", "TUE": "Tuesday", "WED": "Wednesday", "THU": "Thursday", "FRI": "Friday", "SAT": "Saturday"}
+
+// invalidUTF8 is the problem of a file with a byte that is no UTF-8 (one saved as Latin-1 or
+// Windows-1252): where the first such byte is, by line, column and offset, and what to do, where
+// the YAML parser says only "invalid leading UTF-8 octet". A file that begins with a UTF-16 byte
+// order mark is left to the parser, which reads UTF-16.
+func invalidUTF8(data []byte) (Problem, bool) {
+	if utf8.Valid(data) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+		return Problem{}, false
+	}
+	at := 0
+	for at < len(data) {
+		r, n := utf8.DecodeRune(data[at:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		at += n
+	}
+	start := bytes.LastIndexByte(data[:at], '\n') + 1
+	line := bytes.Count(data[:at], []byte("\n")) + 1
+	col := utf8.RuneCount(data[start:at]) + 1
+	return Problem{Line: line, Msg: fmt.Sprintf("column %d (byte offset %d) holds the byte 0x%02X, which is not UTF-8 (the file was likely saved as Latin-1 or Windows-1252); save the file as UTF-8 in your editor and run quartermaster policy check FILE again", col, at, data[at])}, true
+}
