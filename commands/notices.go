@@ -467,7 +467,7 @@ func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		if who == qm.SystemActor {
 			base = bot.Reply{Text: fmt.Sprintf("%s was denied: %s.", id, l.Reason)}
 			if again, ok := b.askAgain(ctx, l); ok {
-				base = bot.Reply{Text: fmt.Sprintf("%s was denied: %s; ask again with %s.", id, l.Reason, again),
+				base = bot.Reply{Text: fmt.Sprintf("%s was denied: %s; ask again with %s.", id, l.Reason, shownToRead(again)),
 					Actions: []bot.Action{{Label: "Request again", Command: again}}}
 			}
 		} else {

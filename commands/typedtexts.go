@@ -70,3 +70,11 @@ func (t *typedTexts) mark(rs []bot.Reply) []bot.Reply {
 	}
 	return rs
 }
+
+// shownToRead is a text that holds what someone typed (a request to ask again, with its template
+// parameters' values) as a message shows it to read: each backtick as its look-alike ˋ, as a
+// reason keeps it, so that it opens no code around the marks after it. What a button runs, and
+// what a job gets, keep the backtick.
+func shownToRead(s string) string {
+	return strings.ReplaceAll(s, "`", string(backtickLookalike))
+}
