@@ -634,9 +634,10 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 	}
 	if resp.Skipped[UnknownGPU] > 0 {
 		// A GPU the node's topology lacks may be where a lease's work runs: judging the node's
-		// leases from the rest could call a busy lease idle. The sample is kept, nothing is judged,
-		// and the agent is asked for its topology.
-		clear(seen)
+		// leases from the rest could call a busy lease idle. As for a report that lacks a GPU of
+		// the node, only the leases it shows busy are judged; the others' GPU time still counts,
+		// not as idle. The agent is asked for its topology.
+		partial = true
 		resp.TopologyWanted = true
 	}
 	// A report stands for at most the longest --interval, whatever its interval_s says: the
@@ -701,7 +702,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			mean = sum / float64(n)
 		}
 		// A lease with a process on a GPU that gave no utilization (MIG, or a failed reading), or on
-		// a node whose report lacks a GPU, and none busy among the GPUs read, may be working where
+		// a node whose report lacks a GPU or lists one its topology lacks, and none busy among the GPUs read, may be working where
 		// the agent cannot see: its activity is unknown, not idle. It is not recorded, so the idle path treats the lease as
 		// unobserved (never reclaimed; the platform channel is told), and its GPU time is not
 		// counted idle.
