@@ -326,3 +326,22 @@ func TestOneExtensionWaitsAtATime(t *testing.T) {
 		t.Errorf("after %s was decided, a new extension left %+v pending", ext, got)
 	}
 }
+
+// The platform channel's notice of a lease that cannot be judged idle says what is true: where its
+// node's agent reports but a GPU of the lease gives no utilization, that the GPU reports none and
+// the lease is not reclaimed for idleness, not that its telemetry is missing; where the agent does
+// not report, that the telemetry is missing.
+func TestAnUnjudgedLeaseIsToldWhy(t *testing.T) {
+	h := newLabHarness(t)
+	id := leaseIn(t, mustOK(t, h.say("anna@lab.example", "/gpu request 1 notebook for 2h")).Text)
+	l := h.lease(id)
+	rs := h.bot.RenderNotice(context.Background(), qm.Notice{Kind: qm.NoticeTelemetryMissing, To: []string{"#gpu-platform"}, Lease: l, Reason: qm.UnjudgedNoUtilization})
+	if len(rs) != 1 || !strings.Contains(rs[0].Text, "reports no utilization") || !strings.Contains(rs[0].Text, "will not be reclaimed for idleness") ||
+		strings.Contains(rs[0].Text, "telemetry") {
+		t.Errorf("a lease whose GPU gives no utilization: %q; want it said so, not missing telemetry", texts(rs))
+	}
+	rs = h.bot.RenderNotice(context.Background(), qm.Notice{Kind: qm.NoticeTelemetryMissing, To: []string{"#gpu-platform"}, Lease: l})
+	if len(rs) != 1 || !strings.HasPrefix(rs[0].Text, "No GPU telemetry for "+id.String()) {
+		t.Errorf("a lease without telemetry: %q", texts(rs))
+	}
+}

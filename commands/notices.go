@@ -574,6 +574,13 @@ func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	case qm.NoticeFinished:
 		base = bot.Reply{Text: b.withOutput(l, fmt.Sprintf("%s ended: %s. %s", id, l.Reason, b.costLine(l)))}
 	case qm.NoticeTelemetryMissing:
+		if n.Reason == qm.UnjudgedNoUtilization {
+			// Its node's agent reports, but a GPU it works on gives no utilization (NVML does not
+			// support it there, or its reading failed): nothing is missing but what idleness is
+			// judged by.
+			base = bot.Reply{Text: fmt.Sprintf("A GPU of %s (%s on %s) reports no utilization, so its idleness cannot be judged; it will not be reclaimed for idleness while that lasts.", id, l.User, l.Node)}
+			break
+		}
 		base = bot.Reply{Text: fmt.Sprintf("No GPU telemetry for %s (%s on %s), so it cannot be checked for idleness; it will not be reclaimed until telemetry returns.", id, l.User, l.Node)}
 	default:
 		base = bot.Reply{Text: fmt.Sprintf("%s: %s", id, n.Kind)}

@@ -709,8 +709,13 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 		// So may a lease with no process on any GPU while a GPU of the node is busy with no job's
 		// process.
 		unknown := (unread || partial || (len(s.gpus) == 0 && unplacedBusy)) && !s.active
-		if !unknown {
+		switch {
+		case !unknown:
 			rec.Activity = append(rec.Activity, store.LeaseActivity{Lease: id, Utilization: mean, MemUsed: s.mem, Active: s.active})
+		case unread:
+			// Its node reports, but a GPU it works on gives no utilization: the idle path says
+			// that, not that its telemetry is missing.
+			rec.Activity = append(rec.Activity, store.LeaseActivity{Lease: id, Unjudged: qm.UnjudgedNoUtilization})
 		}
 		// A lease over several nodes is reported by each of them: each has its share of the GPUs.
 		share := nodeShare(s.lease, r.Node, len(s.gpus))

@@ -103,12 +103,23 @@ var errDue = errors.New("qm: an end fell due")
 // going missing (watched, the time nobody saw is not idle); busy is the latest of the first three
 // but the start: when the lease was last seen busy or kept.
 func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since, busy, seen time.Time, observed bool) {
+	since, busy, seen, observed, _ = s.idleClockOf(ctx, l, now)
+	return since, busy, seen, observed
+}
+
+// idleClockOf is idleClock, with why a lease not observed is not: reasonNoUtilization where its
+// node reports but a GPU it works on gives no utilization, else reasonNoTelemetry.
+func (s *Service) idleClockOf(ctx context.Context, l *Lease, now time.Time) (since, busy, seen time.Time, observed bool, why string) {
 	if s.Telemetry == nil {
-		return time.Time{}, time.Time{}, time.Time{}, false
+		return time.Time{}, time.Time{}, time.Time{}, false, reasonNoTelemetry
 	}
 	a, ok := s.Telemetry.Activity(ctx, l)
 	if !ok || a.Seen.IsZero() || now.Sub(a.Seen) > TelemetryStaleAfter(a) {
-		return time.Time{}, time.Time{}, time.Time{}, false
+		why = reasonNoTelemetry
+		if a.Unjudged == UnjudgedNoUtilization && now.Sub(a.UnjudgedAt) <= TelemetryStaleAfter(a) {
+			why = reasonNoUtilization
+		}
+		return time.Time{}, time.Time{}, time.Time{}, false, why
 	}
 	busy = a.LastActive
 	if l.KeptAt.After(busy) {
@@ -128,7 +139,7 @@ func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since
 	if seen.After(now) {
 		seen = now
 	}
-	return since, busy, seen, true
+	return since, busy, seen, true, ""
 }
 
 // DefaultIdleGrace is the time a warned owner has to keep an idle lease of a class without an
@@ -154,14 +165,14 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 		return false
 	}
 	expired := !l.ExpiresAt.IsZero() && !now.Before(l.ExpiresAt)
-	since, busy, seen, observed := s.idleClock(ctx, l, now)
+	since, busy, seen, observed, why := s.idleClockOf(ctx, l, now)
 	if !observed {
 		if !expired && (l.State == IdleWarned || now.Sub(l.StartedAt) >= c.IdleTimeout.Duration) {
-			s.flagUnobserved(ctx, l)
+			s.flagUnobserved(ctx, l, why)
 		}
 		return false
 	}
-	if l.Reason == reasonNoTelemetry {
+	if l.Reason == reasonNoTelemetry || l.Reason == reasonNoUtilization {
 		s.telemetryBack(ctx, l) // a later outage is told again
 	}
 	switch l.State {
@@ -241,20 +252,31 @@ func (s *Service) moveReclaim(ctx context.Context, l *Lease, back time.Time) {
 	}
 }
 
-// reasonNoTelemetry marks a lease whose missing telemetry the platform channel was told of.
-const reasonNoTelemetry = "no telemetry"
+// reasonNoTelemetry marks a lease whose missing telemetry the platform channel was told of;
+// reasonNoUtilization one whose node reports, but a GPU it works on gives no utilization.
+const (
+	reasonNoTelemetry   = "no telemetry"
+	reasonNoUtilization = "no GPU utilization"
+)
 
-// flagUnobserved tells the platform channel, once per outage, that a lease cannot be judged idle.
-func (s *Service) flagUnobserved(ctx context.Context, l *Lease) {
+// flagUnobserved tells the platform channel, once per outage, that a lease cannot be judged idle,
+// and why (reasonNoTelemetry or reasonNoUtilization): a notice of kind NoticeTelemetryMissing whose
+// Reason is UnjudgedNoUtilization where its node reports but its GPU gives no utilization. A lease
+// told of one is told again when it turns to the other.
+func (s *Service) flagUnobserved(ctx context.Context, l *Lease, why string) {
 	_, _ = s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
-		if cur.Reason == reasonNoTelemetry || Halted(cur) {
+		if cur.Reason == why || Halted(cur) {
 			return nil, errSkip
 		}
-		cur.Reason = reasonNoTelemetry
+		cur.Reason = why
 		if err := tx.UpdateLease(ctx, cur, cur.State); err != nil {
 			return nil, err
 		}
-		return []Notice{{Kind: NoticeTelemetryMissing, To: []string{s.platformChannel()}, Lease: cur}}, nil
+		n := Notice{Kind: NoticeTelemetryMissing, To: []string{s.platformChannel()}, Lease: cur}
+		if why == reasonNoUtilization {
+			n.Reason = UnjudgedNoUtilization
+		}
+		return []Notice{n}, nil
 	})
 }
 
@@ -262,7 +284,7 @@ func (s *Service) flagUnobserved(ctx context.Context, l *Lease) {
 // platform channel hears of its next outage.
 func (s *Service) telemetryBack(ctx context.Context, l *Lease) {
 	_, _ = s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
-		if cur.Reason != reasonNoTelemetry {
+		if cur.Reason != reasonNoTelemetry && cur.Reason != reasonNoUtilization {
 			return nil, errSkip
 		}
 		cur.Reason = ""

@@ -233,7 +233,16 @@ type Activity struct {
 	// longer than TelemetryStaleAfter and came back start a new run, and the idle period starts
 	// again with it (the time nobody saw is not idle). Zero when unknown or always observed.
 	ObservedSince time.Time
+	// Unjudged, when set, says why the newest report that covered the lease, at UnjudgedAt (after
+	// Seen), could not judge it although its node reports: UnjudgedNoUtilization. Empty when the
+	// newest report judged it, or none covered it.
+	Unjudged   string
+	UnjudgedAt time.Time
 }
+
+// UnjudgedNoUtilization is an Activity.Unjudged: a GPU the lease works on reports no utilization
+// (NVML does not support it there, or its reading failed), so its idleness cannot be judged.
+const UnjudgedNoUtilization = "no_utilization"
 
 // Telemetry reports GPU activity per lease.
 type Telemetry interface {

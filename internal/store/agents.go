@@ -126,6 +126,9 @@ type LeaseActivity struct {
 	Utilization float64 // mean over the lease's GPUs, percent
 	MemUsed     uint64  // bytes its processes held
 	Active      bool    // a GPU of the lease was busy
+	// Unjudged, when set, says why the report could not judge the lease (qm.Activity.Unjudged):
+	// nothing else of it is kept, and what the last report that judged it said stands.
+	Unjudged string
 }
 
 // AgentReport is an accepted report as the store keeps it.
@@ -387,6 +390,16 @@ WHERE agent_tokens.node = v.column1`)
 			seen = rs[i].At
 		}
 		for _, a := range rs[i].Activity {
+			if a.Unjudged != "" {
+				// What its node's newest report says of a lease it could not judge: the idle
+				// path tells that from a lease whose telemetry is missing.
+				if _, err := tx.ExecContext(ctx, db.x.Rebind(`INSERT INTO lease_unjudged (lease_id, node, seen_at, why, interval_s) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (lease_id) DO UPDATE SET node = excluded.node, seen_at = excluded.seen_at, why = excluded.why, interval_s = excluded.interval_s
+WHERE lease_unjudged.seen_at < excluded.seen_at`), int64(a.Lease), rs[i].Node, dbTime(seen), a.Unjudged, rs[i].Interval.Seconds()); err != nil {
+					return wrap(err)
+				}
+				continue
+			}
 			pending = append(pending, act{a: a, node: rs[i].Node, at: dbTime(seen), interval: rs[i].Interval.Seconds()})
 		}
 	}
@@ -519,15 +532,25 @@ func (db *DB) Activity(ctx context.Context, id qm.LeaseID) (a qm.Activity, ok bo
 	var interval float64
 	err = db.x.QueryRowContext(ctx, db.x.Rebind(`SELECT seen_at, last_active_at, utilization, interval_s, observed_since FROM lease_activity WHERE lease_id = ?`), int64(id)).
 		Scan(&seen, &last, &a.Utilization, &interval, &since)
-	if errors.Is(err, sql.ErrNoRows) {
-		return a, false, nil
-	}
-	if err != nil {
+	ok = err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return a, false, fmt.Errorf("store: lease activity: %w", err)
 	}
 	a.Seen, a.LastActive, a.ObservedSince = time.Time(seen), time.Time(last), time.Time(since)
 	a.Interval = time.Duration(interval * float64(time.Second))
-	return a, true, nil
+	// A newer report that could not judge the lease says why.
+	var unjudged dbTime
+	var why string
+	var uInterval float64
+	err = db.x.QueryRowContext(ctx, db.x.Rebind(`SELECT seen_at, why, interval_s FROM lease_unjudged WHERE lease_id = ?`), int64(id)).Scan(&unjudged, &why, &uInterval)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return a, false, fmt.Errorf("store: lease activity: %w", err)
+	}
+	if err == nil && time.Time(unjudged).After(a.Seen) {
+		a.Unjudged, a.UnjudgedAt = why, time.Time(unjudged)
+		a.Interval = max(a.Interval, time.Duration(uInterval*float64(time.Second)))
+	}
+	return a, ok, nil
 }
 
 // NodeTopology is every node's latest topology, by node.
@@ -650,6 +673,9 @@ ON CONFLICT (node, run) DO UPDATE SET forgot_seq = `+greater("forgot_seq")+`, fo
 	}
 	b, err := tx.ExecContext(ctx, db.x.Rebind(`DELETE FROM lease_activity WHERE seen_at < ?`), dbTime(activityBefore))
 	if err != nil {
+		return wrap(err)
+	}
+	if _, err := tx.ExecContext(ctx, db.x.Rebind(`DELETE FROM lease_unjudged WHERE seen_at < ?`), dbTime(activityBefore)); err != nil {
 		return wrap(err)
 	}
 	if err := tx.Commit(); err != nil {
