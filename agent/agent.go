@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/url"
 	"sync"
@@ -157,21 +158,21 @@ func (a *Agent) onResponse(r report.Response) {
 // than report.MaxClockSkew off and once when it is back within.
 func (a *Agent) clockSkew(secs float64) {
 	a.metrics.setClockSkew(secs)
-	skew := time.Duration(secs * float64(time.Second))
-	off := skew > report.MaxClockSkew || skew < -report.MaxClockSkew
+	// In seconds: a clock set to the year 9999 is further off than a time.Duration holds.
+	off := math.Abs(secs) > report.MaxClockSkew.Seconds()
 	if off == a.clockOff.Swap(off) {
 		return
 	}
 	if !off {
-		a.log.Info("this node's clock is back within the service's", "skew", skew.Round(time.Millisecond).String())
+		a.log.Info("this node's clock is back within the service's", "skew", report.Skew(secs, time.Millisecond))
 		return
 	}
 	how := "ahead"
-	if skew < 0 {
+	if secs < 0 {
 		how = "behind"
 	}
 	a.log.Warn("this node's clock is off the service's: the service places the reports on its own clock by the difference, but check the node's NTP (chronyc tracking, timedatectl)",
-		"skew", skew.Round(time.Second).String(), "clock", how)
+		"skew", report.Skew(secs, time.Second), "clock", how)
 }
 
 // Topology reads the node's topology (again, if it is older than TopologyEvery) and says whether

@@ -74,3 +74,37 @@ func TestTheAgentSaysWhenTheServiceFindsItsClockOff(t *testing.T) {
 		t.Errorf("the log says the clock is back %d times; want once:\n%s", n, out)
 	}
 }
+
+// A node whose clock reads the year 9999 is about 7972 years ahead of the service's, which says
+// so in seconds (clock_skew_s): the agent logs it as ahead, in years, not as a duration that
+// overflowed (2562047h47m16s, or the same behind).
+func TestAClockCenturiesAheadIsLoggedInYears(t *testing.T) {
+	skew := 2.515747356e+11 // 9999-01-01 against 2026-11-30
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(report.Response{Accepted: true, ClockSkew: &skew})
+	}))
+	defer srv.Close()
+	f, err := nvml.NewFake("dgxa100", "gpu-18", nil)
+	if err != nil {
+		t.Skipf("no fake in this build: %v", err)
+	}
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var logs bytes.Buffer
+	a, err := agent.New(agent.Config{Node: "gpu-18", Devices: d, Service: srv.URL, Token: "qma_x", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Send(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Outbox().Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if out := logs.String(); !strings.Contains(out, `skew="7972 years"`) || !strings.Contains(out, "clock=ahead") || strings.Contains(out, "2562047h") {
+		t.Errorf("the log does not say the clock is 7972 years ahead:\n%s", out)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"math"
 	"time"
 )
 
@@ -173,6 +175,29 @@ type Response struct {
 // SentAtHeader is placed on the service's clock however far off the node's clock is; one without
 // is refused when it is dated more than this ahead.
 const MaxClockSkew = 2 * time.Minute
+
+// HowFar says how far off a clock skew of secs seconds is, without its sign: in whole years from
+// a year on (a time.Duration holds no more than about 292 years, and hours say little past a few
+// days), else as a duration rounded to round: "7972 years", "1 year", "10m0s".
+func HowFar(secs float64, round time.Duration) string {
+	secs = math.Abs(secs)
+	const year = 365.2425 * 24 * 60 * 60 // seconds, the mean Gregorian year
+	switch y := math.Floor(secs / year); {
+	case y == 1:
+		return "1 year"
+	case y > 1:
+		return fmt.Sprintf("%.0f years", y)
+	}
+	return time.Duration(secs * float64(time.Second)).Round(round).String()
+}
+
+// Skew is HowFar with a minus in front for a clock behind (secs negative): "-6m40s", "7972 years".
+func Skew(secs float64, round time.Duration) string {
+	if secs < 0 {
+		return "-" + HowFar(secs, round)
+	}
+	return HowFar(secs, round)
+}
 
 // Error is the service's answer to a refused report.
 type Error struct {

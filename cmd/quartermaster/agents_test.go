@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -102,7 +103,7 @@ func TestAgentTokenForALongKubernetesNodeName(t *testing.T) {
 func TestAgentTokenListShowsTheLastReportOnTheServicesClock(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
 	tokens := map[string]string{}
-	for _, node := range []string{"gpu-01", "gpu-02"} {
+	for _, node := range []string{"gpu-01", "gpu-02", "gpu-03"} {
 		code, token, stderr := runQM("agent-token", "create", node, "--db", db)
 		if code != 0 {
 			t.Fatalf("create %s: %d %s", node, code, stderr)
@@ -110,9 +111,8 @@ func TestAgentTokenListShowsTheLastReportOnTheServicesClock(t *testing.T) {
 		tokens[node] = strings.TrimSpace(token)
 	}
 	s := startServe(t, serveOptions{app: appOptions{flags: commonFlags{db: db}}})
-	post := func(node string, skew time.Duration) {
+	postAt := func(node string, nodeNow time.Time) {
 		util := 40.0
-		nodeNow := time.Now().UTC().Add(skew)
 		body, _ := json.Marshal(report.Report{Version: report.Version, Node: node, At: nodeNow, Run: "r1", Seq: 1, Interval: 10,
 			GPUs: []report.GPU{{Index: 0, UUID: node + "-GPU-0", Util: &util}}})
 		req, _ := http.NewRequest(http.MethodPost, s.url+report.Path, bytes.NewReader(body))
@@ -127,13 +127,24 @@ func TestAgentTokenListShowsTheLastReportOnTheServicesClock(t *testing.T) {
 			t.Fatalf("%s's report: %d", node, resp.StatusCode)
 		}
 	}
+	post := func(node string, skew time.Duration) {
+		postAt(node, time.Now().UTC().Add(skew))
+	}
 	post("gpu-01", -48*time.Hour)
 	post("gpu-02", 10*time.Minute)
+	// A clock far ahead is shown in years, not as a duration that overflowed (2562047h47m16s).
+	postAt("gpu-03", time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
 	today := time.Now().UTC()
 	_, list, _ := runQM("agent-token", "list", "--db", db)
 	lines := strings.Split(strings.TrimSpace(list), "\n")
 	if len(lines) < 3 || !strings.Contains(lines[0], "service's clock") {
 		t.Fatalf("list does not say which clock its times are on:\n%s", list)
+	}
+	// Its whole years, by the service's clock now: 7972 from 2026-11-30.
+	years := 9999 - today.Year() - 1
+	if !strings.Contains(list, fmt.Sprintf(" %d years ahead", years)) && !strings.Contains(list, fmt.Sprintf(" %d years ahead", years+1)) ||
+		strings.Contains(list, "2562047h") {
+		t.Errorf("gpu-03's clock, set to 9999-01-01, is not shown as %d years ahead:\n%s", years, list)
 	}
 	for node, want := range map[string]string{"gpu-01": "48h0m0s behind", "gpu-02": "10m0s ahead"} {
 		var row string

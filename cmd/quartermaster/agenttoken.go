@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/acme/quartermaster/agent/report"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -116,24 +117,25 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 			if !t.LastReceivedAt.IsZero() {
 				last = t.LastReceivedAt.UTC().Format(time.RFC3339)
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Node, state, t.CreatedAt.UTC().Format(time.RFC3339), last, clockOff(t.ClockSkew))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Node, state, t.CreatedAt.UTC().Format(time.RFC3339), last, clockOff(t.ClockSkewSecs))
 		}
 		return w.Flush()
 	}
 	return nil
 }
 
-// clockOff says how far a node's clock was off the service's: "10m0s ahead", "48h0m0s behind",
-// "in step" within a second, "unknown" where no report said when it was sent.
-func clockOff(skew *time.Duration) string {
+// clockOff says how far a node's clock was off the service's, from its skew in seconds: "10m0s
+// ahead", "48h0m0s behind", "7972 years ahead", "in step" within a second, "unknown" where no
+// report said when it was sent.
+func clockOff(secs *float64) string {
 	switch {
-	case skew == nil:
+	case secs == nil:
 		return "unknown"
-	case skew.Round(time.Second) == 0:
+	case math.Abs(*secs) < 0.5:
 		return "in step"
-	case *skew > 0:
-		return skew.Round(time.Second).String() + " ahead"
+	case *secs > 0:
+		return report.HowFar(*secs, time.Second) + " ahead"
 	default:
-		return (-*skew).Round(time.Second).String() + " behind"
+		return report.HowFar(*secs, time.Second) + " behind"
 	}
 }

@@ -280,7 +280,7 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// The node's clock may be off the service's by any amount: where the agent said its clock when
 	// it sent the report, the report is placed on the service's clock by the difference. Without
 	// that, a report dated ahead cannot be told from one whose node's clock is ahead.
-	skew, measured := clockSkew(r.At, req.Header.Get(report.SentAtHeader), now)
+	skew, skewSecs, measured := clockSkew(r.At, req.Header.Get(report.SentAtHeader), now)
 	if !measured && r.At.After(now.Add(i.cfg.MaxSkew)) {
 		i.refuse(w, http.StatusUnprocessableEntity, Future, fmt.Sprintf("the report is dated %s, %s ahead of the service's clock; check the node's clock (NTP)",
 			stamp(r.At), howFarAhead(r.At, now)))
@@ -312,9 +312,9 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 	}
-	var measuredSkew *time.Duration
+	var measuredSkew *float64
 	if measured {
-		measuredSkew = &skew
+		measuredSkew = &skewSecs
 	}
 	resp, err := i.take(ctx, hash, r, now, at, measuredSkew)
 	if errors.Is(err, store.ErrAgentUnauthorized) {
@@ -331,9 +331,9 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// first sent: only a report taken says how far the node's clock is off, and the answer to one
 	// ignored claims no skew (the agent keeps the last it was told).
 	if measured && resp.Accepted {
-		secs := math.Round(skew.Seconds()*1000) / 1000
+		secs := math.Round(skewSecs*1000) / 1000
 		resp.ClockSkew = &secs
-		i.noteClock(r.Node, skew)
+		i.noteClock(r.Node, skew, skewSecs)
 		if skew > i.cfg.MaxSkew || skew < -i.cfg.MaxSkew {
 			i.count(ClockOff, 1)
 		}
@@ -394,13 +394,15 @@ func claimedNode(w http.ResponseWriter, req *http.Request) string {
 // sent it (report.SentAtHeader) less received. The report may have waited in the agent's outbox,
 // so its own time alone cannot tell. The time on the way counts as the node's clock behind. ok is
 // false when there is no sending time, it does not read as one, or it comes before the report
-// was taken.
-func clockSkew(at time.Time, sentAt string, received time.Time) (skew time.Duration, ok bool) {
+// was taken. skew stops at the longest time.Duration (about 292 years) either way; secs is the
+// same in seconds, however far off (a clock set to the year 9999 is 7972 years ahead).
+func clockSkew(at time.Time, sentAt string, received time.Time) (skew time.Duration, secs float64, ok bool) {
 	sent, err := time.Parse(time.RFC3339Nano, sentAt)
 	if sentAt == "" || err != nil || sent.Before(at) {
-		return 0, false
+		return 0, 0, false
 	}
-	return sent.Sub(received), true
+	secs = float64(sent.Unix()-received.Unix()) + float64(sent.Nanosecond()-received.Nanosecond())/1e9
+	return sent.Sub(received), secs, true
 }
 
 // howFarAhead says how far later is ahead of now: in whole years from a year on (a duration
@@ -432,8 +434,8 @@ func onServiceClock(at time.Time, skew time.Duration, received time.Time) time.T
 }
 
 // noteClock logs once when node's clock goes more than MaxSkew off the service's, and once when
-// it is back within.
-func (i *Ingest) noteClock(node string, skew time.Duration) {
+// it is back within; secs is skew in seconds, however far off (clockSkew).
+func (i *Ingest) noteClock(node string, skew time.Duration, secs float64) {
 	off := skew > i.cfg.MaxSkew || skew < -i.cfg.MaxSkew
 	key := strings.ToLower(node)
 	i.tokMu.Lock()
@@ -454,9 +456,9 @@ func (i *Ingest) noteClock(node string, skew time.Duration) {
 	switch {
 	case off && !was:
 		i.log.Warn("a node's clock is off the service's: its reports are placed on the service's clock by the difference, but check the node's NTP",
-			"node", node, "skew", skew.Round(time.Second).String(), "clock", how)
+			"node", node, "skew", report.Skew(secs, time.Second), "clock", how)
 	case !off && was:
-		i.log.Info("a node's clock is back within the service's", "node", node, "skew", skew.Round(time.Millisecond).String())
+		i.log.Info("a node's clock is back within the service's", "node", node, "skew", report.Skew(secs, time.Millisecond))
 	}
 }
 
@@ -532,8 +534,8 @@ func addMem(a, b uint64) uint64 {
 }
 
 // take maps the report onto leases and stores it; at is the report's time on the service's clock
-// (onServiceClock), skew the node's clock skew where it was measured (clockSkew).
-func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at time.Time, skew *time.Duration) (report.Response, error) {
+// (onServiceClock), skew the node's clock skew in seconds where it was measured (clockSkew).
+func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at time.Time, skew *float64) (report.Response, error) {
 	resp := report.Response{Accepted: true, Skipped: map[string]int{}}
 	known, topo, err := i.knownGPUs(ctx, r)
 	if err != nil {
@@ -643,7 +645,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 	// A report stands for at most the longest --interval, whatever its interval_s says: the
 	// node's silence is noticed (TelemetryStaleAfter) by that, and usage counts no more.
 	interval := min(time.Duration(r.Interval*float64(time.Second)), report.MaxInterval)
-	rec := store.AgentReport{Node: r.Node, TokenHash: hash, At: r.At, Seen: at, Run: r.Run, Seq: r.Seq, Received: now, ClockSkew: skew, TopologyHash: r.TopologyHash,
+	rec := store.AgentReport{Node: r.Node, TokenHash: hash, At: r.At, Seen: at, Run: r.Run, Seq: r.Seq, Received: now, ClockSkewSecs: skew, TopologyHash: r.TopologyHash,
 		Interval: interval}
 	if rec.GPUs, err = json.Marshal(r.GPUs); err != nil {
 		return resp, fmt.Errorf("ingest: %w", err)

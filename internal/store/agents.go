@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -26,9 +25,10 @@ type AgentToken struct {
 	// LastReceivedAt is when the last report of the node that was taken came in, by the service's
 	// clock (a replay, or a report older than what is kept, does not count); zero before the first.
 	LastReceivedAt time.Time
-	// ClockSkew is how far the node's clock was ahead of the service's (negative: behind) at the
-	// last report taken that said when it was sent; nil where none did.
-	ClockSkew *time.Duration
+	// ClockSkewSecs is how far the node's clock was ahead of the service's, in seconds (negative:
+	// behind), at the last report taken that said when it was sent; nil where none did. Seconds, as
+	// a node's clock may be further off than a time.Duration holds (a clock set to the year 9999).
+	ClockSkewSecs *float64
 }
 
 // ErrAgentUnauthorized is returned for a token the store does not know, or one that was revoked.
@@ -96,8 +96,7 @@ func (db *DB) AgentTokens(ctx context.Context) ([]AgentToken, error) {
 		}
 		t.CreatedAt, t.RevokedAt, t.LastReceivedAt = time.Time(created), time.Time(revoked), time.Time(received)
 		if skew.Valid {
-			d := time.Duration(math.Round(skew.Float64 * float64(time.Second)))
-			t.ClockSkew = &d
+			t.ClockSkewSecs = &skew.Float64
 		}
 		out = append(out, t)
 	}
@@ -146,10 +145,10 @@ type AgentReport struct {
 	Run      string
 	Seq      uint64
 	Received time.Time
-	// ClockSkew is how far the node's clock was ahead of the service's (negative: behind) when the
-	// report came in, as the service measured it; nil where the report did not say when it was
-	// sent.
-	ClockSkew *time.Duration
+	// ClockSkewSecs is how far the node's clock was ahead of the service's, in seconds (negative:
+	// behind), when the report came in, as the service measured it; nil where the report did not
+	// say when it was sent.
+	ClockSkewSecs *float64
 	// Interval is the agent's reporting interval.
 	Interval time.Duration
 	// GPUs is the report's GPUs, JSON, kept raw.
@@ -342,14 +341,14 @@ WHERE agent_tokens.node = v.column1`)
 	// of when it was first sent).
 	skews := map[string]AgentReport{}
 	for _, i := range accepted {
-		if r := rs[i]; r.ClockSkew != nil && !received(r).Before(received(skews[r.Node])) {
+		if r := rs[i]; r.ClockSkewSecs != nil && !received(r).Before(received(skews[r.Node])) {
 			skews[r.Node] = r
 		}
 	}
 	for _, node := range slices.Sorted(maps.Keys(skews)) {
 		r := skews[node]
 		if _, err := tx.ExecContext(ctx, db.x.Rebind(`UPDATE agent_tokens SET clock_skew_s = ? WHERE node = ? AND (last_received_at IS NULL OR last_received_at <= ?)`),
-			r.ClockSkew.Seconds(), node, dbTime(received(r))); err != nil {
+			*r.ClockSkewSecs, node, dbTime(received(r))); err != nil {
 			return wrap(err)
 		}
 	}
