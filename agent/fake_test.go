@@ -956,3 +956,44 @@ func TestFakeScriptWithAProfileTheGPULacksKeepsTheLastOne(t *testing.T) {
 		t.Errorf("after the script named 1g.5gb on an H100, GPU 1's MIG devices are %v; want the last good script's 3g.40gb and 1g.10gb", got)
 	}
 }
+
+// A GPU lost while the agent runs is marked lost in the topology the service receives at its next
+// read, as one lost at start is; when it reads again, the topology is read again at once and sent
+// with that report, no longer marking it.
+func TestAGPULostWhileRunningIsSentMarkedLost(t *testing.T) {
+	ctx := context.Background()
+	f, err := nvml.NewFake("dgxa100", "dgx-02", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	a, err := agent.New(agent.Config{Node: "dgx-02", Devices: d, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := a.Collect(ctx); err != nil || r.Topology == nil || r.Topology.GPUs[6].Lost != "" {
+		t.Fatalf("the first report: %v, %v", r.Topology, err)
+	}
+	dev := f.Server.Devices[6].(*server.Device)
+	util := dev.GetUtilizationRatesFunc
+	dev.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) { return gonvml.Utilization{}, gonvml.ERROR_GPU_IS_LOST }
+	if r, err := a.Collect(ctx); err != nil || len(r.GPUs) != 7 {
+		t.Fatalf("with GPU 6 lost: %d GPUs, %v", len(r.GPUs), err)
+	}
+	now = now.Add(agent.DefaultTopologyEvery)
+	r, err := a.Collect(ctx)
+	if err != nil || r.Topology == nil || r.Topology.GPUs[6].Lost == "" || slices.Max(r.Topology.GPUs[6].NVLinks) != 0 {
+		t.Fatalf("the topology read while GPU 6 is lost: %+v, %v; want it sent, GPU 6 marked lost without links", r.Topology, err)
+	}
+	dev.GetUtilizationRatesFunc = util
+	now = now.Add(10 * time.Second)
+	r, err = a.Collect(ctx)
+	if err != nil || len(r.GPUs) != 8 || r.Topology == nil || r.Topology.GPUs[6].Lost != "" || r.Topology.GPUs[6].NVLinks[0] == 0 {
+		t.Errorf("GPU 6 reads again: %d GPUs, topology %+v, %v; want it sent again at once, GPU 6 linked", len(r.GPUs), r.Topology, err)
+	}
+}

@@ -57,6 +57,9 @@ type Devices struct {
 	// up after GPUTimeout while NVML still waits on them, not asked again until it returns.
 	failing []bool
 	busy    []bool
+	// lost says why the last sample found a GPU lost (ERROR_GPU_IS_LOST, as after an XID 79) while
+	// the agent runs; empty for one it read, or could not read for another reason.
+	lost []string
 }
 
 // DefaultGPUTimeout is how long a sample waits for one GPU's reading. A healthy GPU answers in
@@ -548,6 +551,16 @@ func (d *Devices) within(i int, call func()) error {
 	return fmt.Errorf("nvml: GPU %d did not answer within %s (a wedged GPU, e.g. XID 119); it is left out until it does", i, timeout)
 }
 
+// lostReason is why the last sample found GPU i lost; empty when it did not.
+func (d *Devices) lostReason(i int) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if i < len(d.lost) {
+		return d.lost[i]
+	}
+	return ""
+}
+
 func (d *Devices) isBusy(i int) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -572,7 +585,7 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 	lost := func(r nvml.Return) bool { return r == nvml.ERROR_GPU_IS_LOST }
 	u, r := dev.GetUtilizationRates()
 	if lost(r) {
-		return g, fmt.Errorf("nvml: GPU %d: %s", i, nvml.ErrorString(r))
+		return g, lostError{gpu: i, why: "utilization: " + nvml.ErrorString(r)}
 	}
 	if r == nvml.SUCCESS {
 		v := float64(u.Gpu)
@@ -581,7 +594,7 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 	if m, r := dev.GetMemoryInfo(); r == nvml.SUCCESS {
 		g.MemUsed, g.MemTotal = m.Used, m.Total
 	} else if lost(r) {
-		return g, fmt.Errorf("nvml: GPU %d: %s", i, nvml.ErrorString(r))
+		return g, lostError{gpu: i, why: "memory: " + nvml.ErrorString(r)}
 	} else {
 		g.MemUnread = true
 	}
@@ -616,6 +629,9 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 			procs, r = migProcs, nvml.SUCCESS
 		}
 	}
+	if lost(r) {
+		return g, lostError{gpu: i, why: "processes: " + nvml.ErrorString(r)}
+	}
 	if r != nvml.SUCCESS && r != nvml.ERROR_NOT_SUPPORTED && r != nvml.ERROR_NOT_FOUND {
 		return g, fmt.Errorf("nvml: processes on GPU %d: %s", i, nvml.ErrorString(r))
 	}
@@ -634,12 +650,31 @@ func processMemory(p nvml.ProcessInfo) uint64 {
 	return p.UsedGpuMemory
 }
 
-// noteFailure logs when GPU i (info) starts or stops failing to be read.
+// lostError is a GPU a sample found lost (ERROR_GPU_IS_LOST); why is the call and NVML's word,
+// as a GPU lost at start has it (agent.GPUInfo.Lost).
+type lostError struct {
+	gpu int
+	why string
+}
+
+func (e lostError) Error() string { return fmt.Sprintf("nvml: GPU %d: %s", e.gpu, e.why) }
+
+// noteFailure logs when GPU i (info) starts or stops failing to be read, and keeps why it is lost
+// where the sample found it so (for the topology).
 func (d *Devices) noteFailure(i int, info agent.GPUInfo, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.failing == nil {
 		d.failing = make([]bool, len(d.xid))
+	}
+	if d.lost == nil {
+		d.lost = make([]string, len(d.xid))
+	}
+	var lost lostError
+	if errors.As(err, &lost) {
+		d.lost[i] = lost.why
+	} else {
+		d.lost[i] = ""
 	}
 	switch {
 	case err != nil && !d.failing[i]:
@@ -689,10 +724,15 @@ func (d *Devices) Topology(_ context.Context) (report.Topology, error) {
 	devs, gpus := d.handles()
 	n := len(devs)
 	// A GPU whose reading NVML still waits on (sampleWithin) is asked nothing: it is read as one
-	// with no links, as a GPU that fails every call is (not as lost at start).
+	// with no links, as a GPU that fails every call is (not as lost at start). One the last sample
+	// found lost while the agent runs is marked lost, as one lost at start is, with no links.
+	lostNow := make([]string, n)
 	for i := range devs {
 		if devs[i] != nil && d.isBusy(i) {
 			devs[i] = nil
+		}
+		if why := d.lostReason(i); devs[i] != nil && why != "" {
+			devs[i], lostNow[i] = nil, why
 		}
 	}
 	byBus := map[string]int{}
@@ -710,6 +750,9 @@ func (d *Devices) Topology(_ context.Context) (report.Topology, error) {
 		direct[i] = make([]int, n)
 		if dev == nil {
 			tg.Lost = g.Lost
+			if tg.Lost == "" {
+				tg.Lost = lostNow[i]
+			}
 			tg.PCIe[i] = "X"
 			t.GPUs[i] = tg
 			continue

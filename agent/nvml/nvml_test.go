@@ -432,3 +432,44 @@ func TestAGPULostAtStartThatHangsWhenTriedAgainDoesNotStallTheOthers(t *testing.
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// A GPU lost while the agent runs (ERROR_GPU_IS_LOST, XID 79) is marked lost in the topology, with
+// the reason and no links, as one lost at start is, while the others keep their links; once it
+// reads again it is no longer marked.
+func TestAGPULostWhileRunningIsMarkedLostInTheTopology(t *testing.T) {
+	ctx := context.Background()
+	f, err := nvml.NewFake("dgxh100", "dgx-h-09", agent.StaticScript(mustScript(t, "* 60 pids=100")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if topo, err := d.Topology(ctx); err != nil || topo.GPUs[4].Lost != "" || topo.GPUs[4].NVLinks[0] == 0 {
+		t.Fatalf("before GPU 4 is lost: %+v, %v", topo.GPUs[4], err)
+	}
+	dev := f.Server.Devices[4].(*server.Device)
+	util := dev.GetUtilizationRatesFunc
+	dev.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) { return gonvml.Utilization{}, gonvml.ERROR_GPU_IS_LOST }
+	if g, err := d.Sample(ctx); err != nil || len(g) != 7 {
+		t.Fatalf("a sample with GPU 4 lost: %d GPUs, %v; want the 7 others", len(g), err)
+	}
+	topo, err := d.Topology(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := topo.GPUs[4]; g.Index != 4 || g.UUID == "" || g.Lost == "" || !strings.Contains(strings.ToLower(g.Lost), "lost") ||
+		slices.Max(g.NVLinks) != 0 || topo.GPUs[0].NVLinks[4] != 0 || topo.GPUs[0].NVLinks[1] == 0 {
+		t.Errorf("topology with GPU 4 lost while running: GPU 4 = %+v, GPU 0's links %v; want GPU 4 in its place, marked lost, without links, the others linked",
+			g, topo.GPUs[0].NVLinks)
+	}
+	dev.GetUtilizationRatesFunc = util
+	if g, err := d.Sample(ctx); err != nil || len(g) != 8 {
+		t.Fatalf("after GPU 4 reads again: %d GPUs, %v", len(g), err)
+	}
+	if topo, err := d.Topology(ctx); err != nil || topo.GPUs[4].Lost != "" || topo.GPUs[4].NVLinks[0] == 0 {
+		t.Errorf("GPU 4 reads again, but the topology has it %+v, %v", topo.GPUs[4], err)
+	}
+}

@@ -136,7 +136,8 @@ type TopologyGPU struct {
 	// PCIe is the PCIe level to each GPU, by index: X, PIX, PXB, PHB, NODE, SYS, or "" unknown.
 	PCIe []string `json:"pcie"`
 	// Lost says why the agent could not read this GPU when it started (it fell off the bus, or
-	// NVML failed for it); the GPU keeps its place, its UUID may be empty, it has no links, and no
+	// NVML failed for it), or why its last sample found it lost while the agent runs
+	// (ERROR_GPU_IS_LOST); the GPU keeps its place, its UUID may be empty, it has no links, and no
 	// report lists it.
 	Lost string `json:"lost,omitempty"`
 }
