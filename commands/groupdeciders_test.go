@@ -56,3 +56,23 @@ func TestAGroupThatDecidesIsNamedWithItsMembers(t *testing.T) {
 		t.Errorf("a request waiting on a group of unknown members says %q", r.Text)
 	}
 }
+
+// An extension that waits on a group names the group with its members wherever it is said to
+// wait (a second extension refused meanwhile, the lease's status), as the request's own answer does.
+func TestAWaitingExtensionNamesTheGroupWithItsMembers(t *testing.T) {
+	const mere = "mere@harbor.example"
+	h := newHarnessOn(t, kelpLeads(t, "rangi@harbor.example", "aroha@harbor.example", mere))
+	id := leaseIn(t, mustOK(t, h.say(mere, "/gpu request 1 bench for 9h")).Text).String()
+	const want = "kelp-leads (aroha@harbor.example, rangi@harbor.example)"
+	ask := mustOK(t, h.say(mere, "/gpu extend "+id+" 2h"))
+	if !strings.Contains(ask.Text, want) {
+		t.Fatalf("the extension's own answer says %q; want %q", ask.Text, want)
+	}
+	again := h.say(mere, "/gpu extend "+id+" 1h")
+	if !strings.Contains(again.Text, "already waiting for approval by "+want+" (") {
+		t.Errorf("a second extension while one waits says %q; want it to name %q", again.Text, want)
+	}
+	if st := h.say(mere, "/gpu status "+id); !strings.Contains(st.Text, "already waiting for approval by "+want+" (") {
+		t.Errorf("status while the extension waits says %q; want it to name %q", st.Text, want)
+	}
+}

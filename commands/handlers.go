@@ -264,54 +264,9 @@ func (b *Bot) extendedAgain(l *qm.Lease, by time.Duration, approvers []string) b
 		l.ID, b.newLength(l), l.ID, policy.FormatDuration(by), l.ID)}
 }
 
-// whoDecides names the approvers of a request of requester, joined by "or": a group with the
-// members the directory knows of it (a few, then how many more), so that the requester reads
-// who will decide; a group of no known member is named alone. Where none of them reaches
-// anyone (groups nobody of which has signed in yet), the request went to the fallback
-// approvers, who are named after them where they reach someone.
+// whoDecides names the approvers of a request of requester, joined by "or", as qm.WhoDecides does.
 func (b *Bot) whoDecides(approvers []string, requester string) string {
-	names := make([]string, 0, len(approvers))
-	reached := false
-	// reaches: a person or channel, or a group with members known (named with them).
-	reaches := func(a, named string) bool { return named != a || strings.Contains(a, "@") || strings.HasPrefix(a, "#") }
-	for _, a := range approvers {
-		n := b.groupWithMembers(a, requester)
-		names = append(names, n)
-		reached = reached || reaches(a, n)
-	}
-	if !reached && len(approvers) > 0 {
-		for _, f := range b.Svc.Deciders("", requester) { // the fallback approvers
-			if n := b.groupWithMembers(f, requester); !policy.Contains(approvers, f) && reaches(f, n) {
-				names = append(names, n)
-			}
-		}
-	}
-	return strings.Join(names, " or ")
-}
-
-// groupWithMembers is name, and when it names a group, its members who may decide a request of
-// requester (not the requester, unless the policy allows self-approval) in brackets.
-func (b *Bot) groupWithMembers(name, requester string) string {
-	if strings.Contains(name, "@") || strings.HasPrefix(name, "#") {
-		return name
-	}
-	var people []string
-	for _, p := range b.Svc.People(name) {
-		if b.pol().Approvals.SelfApproval || !qm.SameUser(p, requester) {
-			people = append(people, p)
-		}
-	}
-	if len(people) == 0 {
-		return name
-	}
-	slices.Sort(people)
-	const few = 3
-	more := ""
-	if len(people) > few+1 {
-		more = fmt.Sprintf(" and %d more", len(people)-few)
-		people = people[:few]
-	}
-	return name + " (" + strings.Join(people, ", ") + more + ")"
+	return b.Svc.WhoDecides(approvers, requester)
 }
 
 // requestedAgain answers a button that requests a lease pressed again: the lease its first press
@@ -937,8 +892,8 @@ func keepAction(id string) bot.Action {
 }
 
 // waitingExtensionText says that w, an extension of l, waits, and who decides it.
-func waitingExtensionText(l, w *qm.Lease, deciders []string) string {
-	return fmt.Sprintf("%s; /gpu status %s shows it.", qm.ExtensionWaitsText(l.ID, w, deciders), w.ID)
+func (b *Bot) waitingExtensionText(l, w *qm.Lease, deciders []string) string {
+	return fmt.Sprintf("%s; /gpu status %s shows it.", b.Svc.ExtensionWaitsText(l.ID, w, deciders), w.ID)
 }
 
 // card is a lease as a section: state, GPUs, node, time left, cost so far.
@@ -1140,7 +1095,7 @@ func (b *Bot) status(ctx context.Context, req bot.Request, c Command) []bot.Repl
 	}
 	if l.Kind == qm.KindWorkspace && l.State.Live() {
 		if w, deciders, err := b.Svc.WaitingExtension(ctx, l.ID); err == nil && w != nil {
-			waits := waitingExtensionText(l, w, deciders)
+			waits := b.waitingExtensionText(l, w, deciders)
 			text += ". " + strings.ToUpper(waits[:1]) + waits[1:]
 		}
 	}

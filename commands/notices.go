@@ -146,7 +146,7 @@ func (b *Bot) expiryOffer(ctx context.Context, l *qm.Lease) bot.Reply {
 	release := bot.Action{Label: "Release", Command: "/gpu release " + id, Style: "danger"}
 	ends := fmt.Sprintf("%s ends at %s", id, b.when(l.ExpiresAt))
 	if w, deciders, err := b.Svc.WaitingExtension(ctx, l.ID); err == nil && w != nil {
-		return bot.Reply{Text: fmt.Sprintf("%s; %s", ends, waitingExtensionText(l, w, deciders)), Actions: []bot.Action{release}}
+		return bot.Reply{Text: fmt.Sprintf("%s; %s", ends, b.waitingExtensionText(l, w, deciders)), Actions: []bot.Action{release}}
 	}
 	v, err := b.Svc.JudgeExtension(ctx, l, by)
 	if err != nil {
@@ -273,7 +273,7 @@ func (b *Bot) grantedReply(ctx context.Context, l *qm.Lease, prefix string) bot.
 	text := prefix + b.grantedText(l)
 	if l.Kind == qm.KindWorkspace && l.State.Running() {
 		if w, deciders, err := b.Svc.WaitingExtension(ctx, l.ID); err == nil && w != nil {
-			waits := waitingExtensionText(l, w, deciders)
+			waits := b.waitingExtensionText(l, w, deciders)
 			text += " " + strings.ToUpper(waits[:1]) + waits[1:]
 		}
 	}

@@ -315,7 +315,7 @@ func (s *Service) judgeExtension(ctx context.Context, tx Tx, rc *ruleCheck, who 
 	if w, err := waitingExtension(ctx, tx, cur.ID); err != nil {
 		return ExtensionVerdict{}, err
 	} else if w != nil {
-		waits := ExtensionWaitsText(cur.ID, w, s.Deciders(w.Team, w.User))
+		waits := s.ExtensionWaitsText(cur.ID, w, s.Deciders(w.Team, w.User))
 		return ExtensionVerdict{}, Errorf(ECONFLICT, "%s%s, so it cannot be extended again until that is decided.",
 			strings.ToUpper(waits[:1]), waits[1:]).WithExample("/gpu status " + w.ID.String())
 	}
@@ -394,10 +394,11 @@ func longestExtension(cur *Lease, by time.Duration) error {
 }
 
 // ExtensionWaitsText says that w, an extension of lease id, waits for approval, and who decides
-// it: "an extension of L-1 is already waiting for approval by dana@acme.example (L-7, 2h more)".
-func ExtensionWaitsText(id LeaseID, w *Lease, deciders []string) string {
+// it, named as WhoDecides names them (a group with its members): "an extension of L-1 is already
+// waiting for approval by dana@acme.example (L-7, 2h more)".
+func (s *Service) ExtensionWaitsText(id LeaseID, w *Lease, deciders []string) string {
 	return fmt.Sprintf("an extension of %s is already waiting for approval by %s (%s, %s more)",
-		id, strings.Join(deciders, " or "), w.ID, policy.FormatDuration(w.Duration))
+		id, s.WhoDecides(deciders, w.User), w.ID, policy.FormatDuration(w.Duration))
 }
 
 // waitingExtension is the extension of lease id that waits for a budget owner; nil when none

@@ -364,3 +364,53 @@ func (s *Service) approvalAudience(team, requester string) []string {
 	}
 	return to
 }
+
+// WhoDecides names the approvers of a request of requester, joined by "or": a group with the
+// members the directory knows of it (a few, then how many more), so that the requester reads
+// who will decide; a group of no known member is named alone. Where none of them reaches
+// anyone (groups nobody of which has signed in yet), the request went to the fallback
+// approvers, who are named after them where they reach someone.
+func (s *Service) WhoDecides(approvers []string, requester string) string {
+	names := make([]string, 0, len(approvers))
+	reached := false
+	// reaches: a person or channel, or a group with members known (named with them).
+	reaches := func(a, named string) bool { return named != a || strings.Contains(a, "@") || strings.HasPrefix(a, "#") }
+	for _, a := range approvers {
+		n := s.groupWithMembers(a, requester)
+		names = append(names, n)
+		reached = reached || reaches(a, n)
+	}
+	if !reached && len(approvers) > 0 {
+		for _, f := range s.Deciders("", requester) { // the fallback approvers
+			if n := s.groupWithMembers(f, requester); !policy.Contains(approvers, f) && reaches(f, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return strings.Join(names, " or ")
+}
+
+// groupWithMembers is name, and when it names a group, its members who may decide a request of
+// requester (not the requester, unless the policy allows self-approval) in brackets.
+func (s *Service) groupWithMembers(name, requester string) string {
+	if strings.Contains(name, "@") || strings.HasPrefix(name, "#") {
+		return name
+	}
+	var people []string
+	for _, p := range s.People(name) {
+		if s.Policy.Approvals.SelfApproval || !SameUser(p, requester) {
+			people = append(people, p)
+		}
+	}
+	if len(people) == 0 {
+		return name
+	}
+	slices.Sort(people)
+	const few = 3
+	more := ""
+	if len(people) > few+1 {
+		more = fmt.Sprintf(" and %d more", len(people)-few)
+		people = people[:few]
+	}
+	return name + " (" + strings.Join(people, ", ") + more + ")"
+}
