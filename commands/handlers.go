@@ -1393,8 +1393,8 @@ func orNone(list []string) string {
 
 // gpusText is a quota's GPUs at once as /gpu policy says it: the classes it has GPUs in, in the
 // policy's order, each count with its own noun, and how many classes it has none in ("4 dev GPUs
-// and 1 big GPU at once, none in 3 other classes"), so that a policy of many classes stays
-// readable and every count reads right.
+// and 1 big GPU at once, none in 3 other classes"; the one other class by its name: "none in
+// class big"), so that a policy of many classes stays readable and every count reads right.
 func gpusText(p *policy.Policy, q policy.Quota) string {
 	var s []string
 	for _, c := range p.Classes {
@@ -1409,7 +1409,15 @@ func gpusText(p *policy.Policy, q policy.Quota) string {
 	case none == 0:
 		return policy.JoinList(s, "and") + " at once"
 	}
-	return fmt.Sprintf("%s at once, none in %s", policy.JoinList(s, "and"), policy.Count(none, "other class", "other classes"))
+	if none == 1 {
+		// The one other class, by name: "none in class rack".
+		for _, c := range p.Classes {
+			if q.GPUs[c.Name] <= 0 {
+				return fmt.Sprintf("%s at once, none in class %s", policy.JoinList(s, "and"), c.Name)
+			}
+		}
+	}
+	return fmt.Sprintf("%s at once, none in %d other classes", policy.JoinList(s, "and"), none)
 }
 
 // extraGone says that the extra GPUs of the quota increase l, of its team, are gone: "1 extra
