@@ -245,7 +245,7 @@ func TestBadInput(t *testing.T) {
 		{"alice@acme.example", "/gpu estimate two train 2h", `"two" is not a whole number`},
 		{"alice@acme.example", "/gpu estimate 2 nosuch 2h", `no class "nosuch"`},
 		{"alice@acme.example", "/gpu estimate 2 train 0m", `"0m" is no length of time`},
-		{"alice@acme.example", "/gpu approve " + bobs.String(), "Only dana@acme.example or platform-leads@acme.example can decide"},
+		{"alice@acme.example", "/gpu approve " + bobs.String(), "Nothing about " + bobs.String() + " waits for a decision"},
 		{"alice@acme.example", "/gpu deny", "needs a lease id"},
 		{"alice@acme.example", "/gpu list everything", "takes no arguments"},
 		{"alice@acme.example", "/gpu quota nosuch", `no team "nosuch"`},

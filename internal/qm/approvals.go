@@ -103,7 +103,7 @@ func (s *Service) CheckDecide(ctx context.Context, approver string, id LeaseID, 
 	if err != nil {
 		return err
 	}
-	if err := s.mayDecide(ctx, CanonicalUser(approver), l.Team, l.User, id); err != nil {
+	if err := s.mayDecideLease(ctx, CanonicalUser(approver), l); err != nil {
 		return err
 	}
 	if err := s.undecidable(l); err != nil || !approve {
@@ -148,6 +148,18 @@ func (s *Service) undecidable(l *Lease) error {
 	return Errorf(ECONFLICT, "%s is %s and no longer waits for a decision.", id, l.State).WithExample(status)
 }
 
+// mayDecideLease is mayDecide for the lease l: where approver may not decide it and nothing
+// about it waits for a decision (a lease granted at once, a request withdrawn or decided), that
+// is what they are told rather than who could decide it; someone who is told nothing of the
+// team's requests is still told only that none waits for them.
+func (s *Service) mayDecideLease(ctx context.Context, approver string, l *Lease) error {
+	err := s.mayDecide(ctx, approver, l.Team, l.User, l.ID)
+	if err == nil || s.undecidable(l) == nil || err.Error() == noDecision(l.ID).Error() {
+		return err
+	}
+	return Errorf(ECONFLICT, "nothing about %s waits for a decision; /gpu approvals lists the requests that wait for yours.", l.ID).WithExample("/gpu approvals")
+}
+
 // Decide is a budget owner's approve or deny of a pending exception. Exactly one decision stands:
 // a second approver is told who decided first. An approval that takes the team past its quota,
 // when the request did not (the team's other leases grew while it waited), still stands, and
@@ -161,7 +173,7 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 		return nil, err
 	}
 	approver = CanonicalUser(approver)
-	if err := s.mayDecide(ctx, approver, l.Team, l.User, id); err != nil {
+	if err := s.mayDecideLease(ctx, approver, l); err != nil {
 		return nil, err
 	}
 	if l.Kind == KindExtension && l.State == PendingApproval {
