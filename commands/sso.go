@@ -262,10 +262,11 @@ func hasSSO(b *Bot) bool { return b.SSO != nil }
 // each team they left, they (and its budget owners) hear that they can start no new leases for
 // it, which of their requests waiting for approval were withdrawn and which of their leases
 // queued and not yet started were cancelled (or, for a revoked sign-in, which requests wait
-// and cannot be approved until they sign in again, which leases queued for GPUs do not start
+// and cannot be approved until {they} sign in again, which leases queued for GPUs do not start
 // until then, and which leases whose jobs the scheduler queued, and would start, were
 // cancelled), and which of their leases run on to
-// their end (budget owners named by group: each member signed in). after is nil when the provider no longer honours their sign-in (that chat account
+// their end (budget owners named by group: each member signed in); they read it in the second
+// person ("you are no longer in team …"), the budget owners about them. after is nil when the provider no longer honours their sign-in (that chat account
 // was unlinked): that says nothing about their groups, so the teams they lose are those no other
 // chat account of theirs, still signed in, keeps, until they sign in again. When their groups
 // changed, their copies of approval messages that they may no longer decide are edited to say
@@ -308,10 +309,15 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 		if err != nil {
 			b.log().Error("listing the leases of someone who left a team", "user", user, "team", team, "err", err)
 		}
-		text := fmt.Sprintf("%s is no longer in team %s at the identity provider (checked %s), so they can start no new leases for it.", user, team, b.when(b.Svc.Clock.Now()))
+		// The notice is written about them ({they}) for the budget owners, and to them ("you")
+		// for themselves: head is the first sentence of each.
+		head := fmt.Sprintf("%s is no longer in team %s at the identity provider (checked %s), so they can start no new leases for it.", user, team, b.when(b.Svc.Clock.Now()))
+		yours := fmt.Sprintf("You are no longer in team %s at the identity provider (checked %s), so you can start no new leases for it.", team, b.when(b.Svc.Clock.Now()))
 		if after == nil {
-			text = fmt.Sprintf("The sign-in of %s was revoked at the identity provider (checked %s), so they can start no new leases for team %s until they sign in again.", user, b.when(b.Svc.Clock.Now()), team)
+			head = fmt.Sprintf("The sign-in of %s was revoked at the identity provider (checked %s), so they can start no new leases for team %s until they sign in again.", user, b.when(b.Svc.Clock.Now()), team)
+			yours = fmt.Sprintf("Your sign-in was revoked at the identity provider (checked %s), so you can start no new leases for team %s until you sign in again.", b.when(b.Svc.Clock.Now()), team)
 		}
+		text := ""
 		var ids, withdrawn, held, waiting, cancelled []string
 		for _, l := range ls {
 			if l.State == qm.PendingApproval && after == nil {
@@ -375,24 +381,24 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 				what = "These leases, queued and not yet started, were cancelled: "
 			}
 			if after == nil {
-				what = "This lease, queued in the scheduler, which would start it before they sign in again, was cancelled: "
+				what = "This lease, queued in the scheduler, which would start it before {they} sign in again, was cancelled: "
 				if len(cancelled) > 1 {
-					what = "These leases, queued in the scheduler, which would start them before they sign in again, were cancelled: "
+					what = "These leases, queued in the scheduler, which would start them before {they} sign in again, were cancelled: "
 				}
 			}
 			text += " " + what + strings.Join(cancelled, "; ") + "."
 		}
 		if len(waiting) > 0 {
-			what := "This lease, queued for GPUs, does not start until they sign in again: "
+			what := "This lease, queued for GPUs, does not start until {they} sign in again: "
 			if len(waiting) > 1 {
-				what = "These leases, queued for GPUs, do not start until they sign in again: "
+				what = "These leases, queued for GPUs, do not start until {they} sign in again: "
 			}
 			text += " " + what + strings.Join(waiting, "; ") + "."
 		}
 		if len(held) > 0 {
-			what := "This request waits for approval, and cannot be approved until they sign in again: "
+			what := "This request waits for approval, and cannot be approved until {they} sign in again: "
 			if len(held) > 1 {
-				what = "These requests wait for approval, and cannot be approved until they sign in again: "
+				what = "These requests wait for approval, and cannot be approved until {they} sign in again: "
 			}
 			text += " " + what + strings.Join(held, "; ") + "."
 		}
@@ -411,7 +417,11 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 		for _, r := range to {
 			if r = qm.CanonicalUser(r); !seen[r] && strings.Contains(r, "@") {
 				seen[r] = true
-				out = append(out, bot.Reply{To: r, Text: text, Ref: "left-team:" + team + ":" + user})
+				says := head + strings.ReplaceAll(text, "{they}", "they")
+				if r == user {
+					says = yours + strings.ReplaceAll(text, "{they}", "you")
+				}
+				out = append(out, bot.Reply{To: r, Text: says, Ref: "left-team:" + team + ":" + user})
 			}
 		}
 	}
