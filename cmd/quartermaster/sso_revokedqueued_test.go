@@ -41,9 +41,9 @@ func TestARevokedRequestersQueuedLeaseWaitsForTheirSignIn(t *testing.T) {
 	if rep := w.recheck(); rep.Revoked != 1 {
 		t.Fatalf("re-check with sora's sign-in revoked: %+v", rep)
 	}
-	for _, who := range []string{"sora@globex.example", "riku@globex.example"} {
+	for who, they := range map[string]string{"sora@globex.example": "you", "riku@globex.example": "they"} {
 		told := w.notices(who)
-		mustHave(t, who+"'s notice", told, "does not start until they sign in again: L-2 (")
+		mustHave(t, who+"'s notice", told, "does not start until "+they+" sign in again: L-2 (")
 		if strings.Contains(told, "run to its end: L-2") || strings.Contains(told, "runs to its end: L-2") {
 			t.Errorf("%s is told the queued lease runs to its end: %q", who, told)
 		}

@@ -217,9 +217,8 @@ func TestSSOEndToEnd(t *testing.T) {
 	if l := w.lease(1); l.State != qm.Active {
 		t.Fatalf("alice's running lease was touched: %s", l.State)
 	}
-	for _, who := range []string{"alice@acme.example", "dana@acme.example"} {
-		mustHave(t, "told "+who, w.notices(who), "alice@acme.example is no longer in team vision", "can start no new leases for it", "left alone and run to their end", "L-1 (active", "L-3")
-	}
+	mustHave(t, "told dana@acme.example", w.notices("dana@acme.example"), "alice@acme.example is no longer in team vision", "so they can start no new leases for it", "left alone and run to their end", "L-1 (active", "L-3")
+	mustHave(t, "told alice@acme.example", w.notices("alice@acme.example"), "You are no longer in team vision", "so you can start no new leases for it", "left alone and run to their end", "L-1 (active", "L-3")
 
 	// A platform admin unlinks Dana; Alice signs herself out; neither may act until they log in.
 	olga := w.person("olga", "platform")
