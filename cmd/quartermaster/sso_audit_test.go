@@ -161,3 +161,30 @@ func TestAnEmailWithALookAlikeLetterIsNotSomeoneElses(t *testing.T) {
 		t.Fatalf("L-1 was decided by a look-alike of kenji@globex.example: %s by %q", l.State, l.DecidedBy)
 	}
 }
+
+// TestARecheckTellsWhoDecidesAfterIt: when one re-check finds both that someone left a team and
+// that one of its budget owners (named by group) left the owners' group, the notice that they
+// left goes to who may decide the team's exceptions after the re-check: the owner still in the
+// group, not the one who left it.
+func TestARecheckTellsWhoDecidesAfterIt(t *testing.T) {
+	w := newSSOWorldWith(t, globexPolicy)
+	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
+	riku := w.globexPerson("riku", "riku@globex.example", "robotics-lab", "robotics-leads")
+	mei := w.globexPerson("mei", "mei@globex.example", "robotics-lab", "robotics-leads")
+	for _, p := range []*person{sora, riku, mei} {
+		if pg := w.follow(p, w.say(p, "/gpu login")); pg.Status != http.StatusOK {
+			t.Fatalf("%s's login: %d %s", p.idp.Email, pg.Status, pg.Body)
+		}
+	}
+	mustHave(t, "request", w.say(sora, "/gpu request 1 shared-a100 for 4h"), "L-1 is active")
+	sora.idp.SetGroups("globex-staff")
+	riku.idp.SetGroups("robotics-lab")
+	w.a.SimClk.Advance(2 * time.Minute)
+	if rep := w.recheck(); rep.Changed != 2 {
+		t.Fatalf("re-check after the removals: %+v", rep)
+	}
+	mustHave(t, "the budget owner still in the group", w.notices("mei@globex.example"), "sora@globex.example is no longer in team robotics", "L-1 (active")
+	if got := w.notices("riku@globex.example"); strings.Contains(got, "sora@globex.example is no longer in team robotics") {
+		t.Errorf("riku, no longer a budget owner after the re-check, was told that sora left: %q", got)
+	}
+}

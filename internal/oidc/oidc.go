@@ -174,7 +174,9 @@ type Service struct {
 	// done is false when the command was refused (chat then shows nothing of it).
 	Resume func(ctx context.Context, a qm.Account, command string) (said string, done bool)
 	// GroupsChanged is told when a re-check finds that someone's groups changed; after is nil
-	// when the provider no longer honours their sign-in (the account was unlinked).
+	// when the provider no longer honours their sign-in (the account was unlinked). It is told
+	// once the re-check pass is done and the groups' members are read again, for every change the
+	// pass found, so that it sees every group as it stands after the re-check.
 	GroupsChanged func(ctx context.Context, before, after *qm.AccountLink)
 	// LoggedIn is told of every completed sign-in: who it proved, and when.
 	LoggedIn func(ctx context.Context, email string, at time.Time)

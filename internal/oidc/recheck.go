@@ -31,11 +31,19 @@ type RecheckReport struct {
 // is valid. A link the provider refuses outright (the refresh token is revoked, the person is
 // gone) is unlinked; a link that cannot be checked keeps its groups until it is no longer
 // current (two periods), when its owner is asked to log in again. Whoever the groups changed for
-// is told through GroupsChanged.
+// is told through GroupsChanged, once the whole pass is done and the groups' members are read
+// again: what it tells (who decides a team's exceptions, who hears of it) is as things stand
+// after the re-check, not halfway through it.
 func (s *Service) Recheck(ctx context.Context) (rep RecheckReport, err error) {
+	var changed [][2]*qm.AccountLink
 	defer func() {
 		if rerr := s.RefreshMembers(ctx); rerr != nil && err == nil {
 			err = rerr
+		}
+		if s.GroupsChanged != nil {
+			for _, c := range changed {
+				s.GroupsChanged(ctx, c[0], c[1])
+			}
 		}
 	}()
 	p, err := s.discover(ctx)
@@ -50,7 +58,7 @@ func (s *Service) Recheck(ctx context.Context) (rep RecheckReport, err error) {
 			return rep, err
 		}
 		for _, l := range links {
-			if err := s.recheckOne(ctx, p, l, &rep); err != nil {
+			if err := s.recheckOne(ctx, p, l, &rep, &changed); err != nil {
 				return rep, err
 			}
 		}
@@ -68,7 +76,9 @@ var errRevoked = errors.New("oidc: the provider refused the stored sign-in")
 // unlike a claim that is there and empty.
 var errNoGroups = errors.New("the identity provider gave no groups: neither a refreshed ID token nor userinfo carries the groups claim")
 
-func (s *Service) recheckOne(ctx context.Context, p *gooidc.Provider, l *qm.AccountLink, rep *RecheckReport) error {
+// recheckOne re-checks the link l; a change of its groups (after nil: the link was revoked) is
+// added to changed, for GroupsChanged once the pass is done.
+func (s *Service) recheckOne(ctx context.Context, p *gooidc.Provider, l *qm.AccountLink, rep *RecheckReport, changed *[][2]*qm.AccountLink) error {
 	groups, tokens, err := s.readGroups(ctx, p, l)
 	switch {
 	case errors.Is(err, errRevoked):
@@ -77,9 +87,7 @@ func (s *Service) recheckOne(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 		}
 		rep.Revoked++
 		s.log.Info("sign-in revoked at the provider: account unlinked", "account", l.Account.String(), "email", l.Email, "err", err)
-		if s.GroupsChanged != nil {
-			s.GroupsChanged(ctx, l, nil)
-		}
+		*changed = append(*changed, [2]*qm.AccountLink{l, nil})
 		return nil
 	case errors.Is(err, errNoGroups) && len(l.Groups) == 0:
 		// No groups at the last sign-in and none now (Google without a broker): there is
@@ -128,9 +136,7 @@ func (s *Service) recheckOne(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 		after := *l
 		after.Groups, after.CheckedAt, after.Tokens = groups, now, tokens
 		s.log.Info("groups changed at the provider", "account", l.Account.String(), "email", l.Email, "before", l.Groups, "after", groups)
-		if s.GroupsChanged != nil {
-			s.GroupsChanged(ctx, l, &after)
-		}
+		*changed = append(*changed, [2]*qm.AccountLink{l, &after})
 	}
 	return nil
 }
