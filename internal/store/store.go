@@ -86,9 +86,17 @@ func Open(ctx context.Context, url string, logger *slog.Logger) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A private in-memory database starts as a copy of the first one this process migrated, which
+	// has every migration this binary knows: nothing is left to apply (memimage.go).
+	if plainMemory(url) && db.restoreMemoryImage(ctx) {
+		return db, nil
+	}
 	if err := db.Migrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, scrub(url, err)
+	}
+	if plainMemory(url) {
+		db.saveMemoryImage(ctx)
 	}
 	return db, nil
 }
