@@ -12,17 +12,26 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 t=${1:-10s}
 par=()
-if [ -n "${FUZZ_PARALLEL:-}" ]; then par=(-parallel "$FUZZ_PARALLEL"); fi
+if [ -n "${FUZZ_PARALLEL:-}" ]; then par=(-test.parallel "$FUZZ_PARALLEL"); fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-# fuzz_one PKG TARGET runs one target, once more after the coordinator's deadline race.
+# Each package's test binary is built once, with the fuzzing instrumentation (go test -c -fuzz),
+# and runs each of its targets in the package's directory, as go test -fuzz would: a failing
+# input goes to testdata/fuzz/ there, and the corpus to go test's cache. go test -fuzz per target
+# would link the binary again for every target.
+bin=$(mktemp -d)
+trap 'rm -f "$log"; rm -rf "$bin"' EXIT
+cache=$(go env GOCACHE)/fuzz
+
+# fuzz_one PKG DIR TARGET runs one target, once more after the coordinator's deadline race.
 fuzz_one() {
-  local pkg=$1 f=$2 rc
+  local pkg=$1 dir=$2 f=$3 rc
   for try in 1 2; do
     echo "fuzz $pkg $f for $t"
     set +e
-    go test -run '^$' -fuzz "^$f\$" -fuzztime "$t" "${par[@]}" "$pkg" 2>&1 | tee "$log"
+    (cd "$dir" && "$bin/fuzz.test" -test.run '^$' -test.fuzz "^$f\$" -test.fuzztime "$t" \
+      -test.fuzzcachedir "$cache/$pkg" "${par[@]}" </dev/null) 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     set -e
     if [ "$rc" -eq 0 ]; then
@@ -36,9 +45,13 @@ fuzz_one() {
   echo "fuzz: $f met the deadline race twice without a failing input; nothing failed, so it passes"
 }
 
-for pkg in $(go list ./...); do
-  dir=$(go list -f '{{.Dir}}' "$pkg")
-  for f in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
-    fuzz_one "$pkg" "$f"
+mapfile -t pkgs < <(go list -f '{{.ImportPath}} {{.Dir}}' ./...)
+for line in "${pkgs[@]}"; do
+  pkg=${line%% *} dir=${line#* }
+  targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u || true)
+  [ -n "$targets" ] || continue
+  go test -c -fuzz . -o "$bin/fuzz.test" "$pkg"
+  for f in $targets; do
+    fuzz_one "$pkg" "$dir" "$f"
   done
 done
