@@ -116,6 +116,10 @@ GresTypes=gpu
 MpiDefault=none
 SwitchType=switch/none
 SchedulerType=sched/backfill
+# The main scheduling loop and backfill run every second rather than every 60 and 30 s: on a
+# one-node cluster a pass costs nothing, and a job that becomes eligible (a begin time reached, a
+# drained node's queue) is started or given its reason within a second, not up to a minute later.
+SchedulerParameters=sched_interval=1,bf_interval=1
 ReturnToService=2
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
