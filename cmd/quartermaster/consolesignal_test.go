@@ -21,11 +21,7 @@ func TestConsoleStopsOnASignalWithItsInputOpen(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "quartermaster")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := quartermasterBinary(t)
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int

@@ -26,10 +26,7 @@ func TestServeKeepsServingOnSIGHUPAndChecksThePolicyOnDisk(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "quartermaster")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := quartermasterBinary(t)
 	good, err := os.ReadFile("../../commands/testdata/other.yaml")
 	if err != nil {
 		t.Fatal(err)
