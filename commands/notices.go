@@ -574,14 +574,22 @@ func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	case qm.NoticeFinished:
 		base = bot.Reply{Text: b.withOutput(l, fmt.Sprintf("%s ended: %s. %s", id, l.Reason, b.costLine(l)))}
 	case qm.NoticeTelemetryMissing:
-		if n.Reason == qm.UnjudgedNoUtilization {
-			// Its node's agent reports, but a GPU it works on gives no utilization (NVML does not
-			// support it there, or its reading failed): nothing is missing but what idleness is
-			// judged by.
+		// Its node's agent reports, but its newest report could not judge the lease: nothing is
+		// missing but what idleness is judged by, and the notice says what.
+		switch n.Reason {
+		case qm.UnjudgedNoUtilization:
+			// A GPU it works on gives no utilization (NVML does not support it there, or its
+			// reading failed).
 			base = bot.Reply{Text: fmt.Sprintf("A GPU of %s (%s on %s) reports no utilization, so its idleness cannot be judged; it will not be reclaimed for idleness while that lasts.", id, l.User, l.Node)}
-			break
+		case qm.UnjudgedGPUMissing:
+			base = bot.Reply{Text: fmt.Sprintf("A GPU of %s (%s on %s) is missing from its node's reports (lost or unreadable), so its idleness cannot be judged; it will not be reclaimed for idleness while that lasts.", id, l.User, l.Node)}
+		case qm.UnjudgedNodeGPUMissing:
+			base = bot.Reply{Text: fmt.Sprintf("A GPU of %s is missing from the node's reports (lost or unreadable), and %s (%s) may work on it, so whether %s is idle cannot be judged; it will not be reclaimed for idleness while that lasts.", l.Node, id, l.User, id)}
+		case qm.UnjudgedUnplacedBusy:
+			base = bot.Reply{Text: fmt.Sprintf("%s (%s on %s) has no process on any GPU, while a GPU of its node is busy with no job's process (a graphics or MPS client, or a process the agent could not map), so it cannot be told whose work that is, nor whether %s is idle; it will not be reclaimed for idleness while that lasts.", id, l.User, l.Node, id)}
+		default:
+			base = bot.Reply{Text: fmt.Sprintf("No GPU telemetry for %s (%s on %s), so it cannot be checked for idleness; it will not be reclaimed until telemetry returns.", id, l.User, l.Node)}
 		}
-		base = bot.Reply{Text: fmt.Sprintf("No GPU telemetry for %s (%s on %s), so it cannot be checked for idleness; it will not be reclaimed until telemetry returns.", id, l.User, l.Node)}
 	default:
 		base = bot.Reply{Text: fmt.Sprintf("%s: %s", id, n.Kind)}
 	}

@@ -564,6 +564,15 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			break
 		}
 	}
+	// lacking is whether the report lacks a GPU of the node's topology (not only lists one it
+	// lacks); readIndex the indexes of the node's GPUs it gives.
+	lacking := partial
+	readIndex := map[int]bool{}
+	for _, g := range r.GPUs {
+		if known[g.UUID] {
+			readIndex[g.Index] = true
+		}
+	}
 	// A busy GPU with no process of a job or pod (a graphics or MPS client process NVML does not
 	// list as compute, or one the agent could not map) is work the report cannot place: it may be
 	// that of a lease on the node that shows no process of its own.
@@ -718,6 +727,18 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			// Its node reports, but a GPU it works on gives no utilization: the idle path says
 			// that, not that its telemetry is missing.
 			rec.Activity = append(rec.Activity, store.LeaseActivity{Lease: id, Unjudged: qm.UnjudgedNoUtilization})
+		case lacking:
+			// Its node reports, but not every GPU of it: the lease's own where it is known to
+			// hold it, else one it may work on.
+			why := qm.UnjudgedNodeGPUMissing
+			if slices.ContainsFunc(s.lease.GPUIndex, func(g int) bool { return !readIndex[g] }) {
+				why = qm.UnjudgedGPUMissing
+			}
+			rec.Activity = append(rec.Activity, store.LeaseActivity{Lease: id, Unjudged: why})
+		case len(s.gpus) == 0 && unplacedBusy:
+			// Its node reports, and a GPU of it is busy with no job's process: whose work that is
+			// cannot be told.
+			rec.Activity = append(rec.Activity, store.LeaseActivity{Lease: id, Unjudged: qm.UnjudgedUnplacedBusy})
 		}
 		// A lease over several nodes is reported by each of them: each has its share of the GPUs.
 		share := nodeShare(s.lease, r.Node, len(s.gpus))

@@ -68,3 +68,107 @@ func TestAGPUWithoutUtilizationIsNotMissingTelemetry(t *testing.T) {
 		}
 	})
 }
+
+// reportGPUs posts l40s-01's report of the given GPUs.
+func (e *idleEnv) reportGPUs(gpus ...report.GPU) {
+	e.t.Helper()
+	e.seq++
+	topo := topology()
+	r := report.Report{Version: report.Version, Node: idleNode, At: e.clock.Now(), Seq: e.seq, Interval: 60, TopologyHash: topo.Hash(), Topology: topo, GPUs: gpus}
+	b, err := json.Marshal(r)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+report.Path, bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+e.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		e.t.Fatalf("report: status %d", resp.StatusCode)
+	}
+}
+
+// unjudgedFor reports with gpus (made for lease l) for an hour, past the class's idle_timeout,
+// and returns the platform channel's notices of l as unjudged; the lease must still be active.
+func (e *idleEnv) unjudgedFor(l *qm.Lease, gpus func() []report.GPU) []qm.Notice {
+	e.t.Helper()
+	for range 60 {
+		e.reportGPUs(gpus()...)
+		e.tick()
+		e.clock.Advance(time.Minute)
+	}
+	if got := e.lease(l.ID); got.State != qm.Active {
+		e.t.Fatalf("lease %s is %s; want active (it cannot be judged)", l.ID, got.State)
+	}
+	return e.notes.Of(qm.NoticeTelemetryMissing, l.ID)
+}
+
+// A lease whose GPU is missing from its node's reports (it fell off the bus, or NVML failed for
+// it) while the node's other GPUs are reported is not reclaimed, and the platform channel is told
+// once that the lease's GPU is missing from its node's reports, not that its telemetry is missing.
+func TestALeasesGPUMissingFromItsNodesReportsIsNotMissingTelemetry(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		e := newIdleEnv(t, url)
+		l := e.start()
+		if len(l.GPUIndex) != 1 {
+			t.Fatalf("lease %s holds GPUs %v; want one", l.ID, l.GPUIndex)
+		}
+		other := 1 - l.GPUIndex[0]
+		n := e.unjudgedFor(l, func() []report.GPU {
+			return []report.GPU{{Index: other, UUID: fmt.Sprintf("GPU-%d", other), Util: f(0)}}
+		})
+		if len(n) != 1 || n[0].Reason != qm.UnjudgedGPUMissing {
+			t.Fatalf("a lease whose GPU is missing from its node's reports: %+v; want one notice with reason %q", n, qm.UnjudgedGPUMissing)
+		}
+		if got := e.lease(l.ID); got.Reason == "no telemetry" {
+			t.Errorf("/gpu status shows the lease with %q; its node reports", got.Reason)
+		}
+	})
+}
+
+// A lease with no process on any GPU, while a GPU of its node is busy with no job's process (a
+// graphics or MPS client, or a process the agent could not map), is not reclaimed, and the
+// platform channel is told once that whose that work is cannot be told, not that its telemetry is
+// missing.
+func TestALeaseBesideUnplacedBusyWorkIsNotMissingTelemetry(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		e := newIdleEnv(t, url)
+		l := e.start()
+		n := e.unjudgedFor(l, func() []report.GPU {
+			return []report.GPU{
+				{Index: 0, UUID: "GPU-0", Util: f(90), MemUsed: 4 << 30, Processes: []report.Process{{PID: 7, MemUsed: 4 << 30}}},
+				{Index: 1, UUID: "GPU-1", Util: f(0)},
+			}
+		})
+		if len(n) != 1 || n[0].Reason != qm.UnjudgedUnplacedBusy {
+			t.Fatalf("a lease beside busy work of no job: %+v; want one notice with reason %q", n, qm.UnjudgedUnplacedBusy)
+		}
+		if got := e.lease(l.ID); got.Reason == "no telemetry" {
+			t.Errorf("/gpu status shows the lease with %q; its node reports", got.Reason)
+		}
+	})
+}
+
+// A lease whose own GPU is reported idle while another GPU of its node is missing from the report
+// may work on that one: it is not reclaimed, and the platform channel is told once that a GPU of
+// its node it may work on is missing, not that the lease's own is, nor that its telemetry is.
+func TestALeaseBesideAGPUMissingFromItsNodesReportsIsNotMissingTelemetry(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		e := newIdleEnv(t, url)
+		l := e.start()
+		if len(l.GPUIndex) != 1 {
+			t.Fatalf("lease %s holds GPUs %v; want one", l.ID, l.GPUIndex)
+		}
+		own := l.GPUIndex[0]
+		n := e.unjudgedFor(l, func() []report.GPU {
+			return []report.GPU{{Index: own, UUID: fmt.Sprintf("GPU-%d", own), Util: f(0), MemUsed: 4 << 30,
+				Processes: []report.Process{{PID: 7, Job: fmt.Sprint(9000 + int(l.ID)), MemUsed: 4 << 30}}}}
+		})
+		if len(n) != 1 || n[0].Reason != qm.UnjudgedNodeGPUMissing {
+			t.Fatalf("a lease beside a GPU missing from its node's reports: %+v; want one notice with reason %q", n, qm.UnjudgedNodeGPUMissing)
+		}
+	})
+}

@@ -107,8 +107,8 @@ func (s *Service) idleClock(ctx context.Context, l *Lease, now time.Time) (since
 	return since, busy, seen, observed
 }
 
-// idleClockOf is idleClock, with why a lease not observed is not: reasonNoUtilization where its
-// node reports but a GPU it works on gives no utilization, else reasonNoTelemetry.
+// idleClockOf is idleClock, with why a lease not observed is not: where its node reports but its
+// newest report could not judge it, the reason of that (unjudgedReason), else reasonNoTelemetry.
 func (s *Service) idleClockOf(ctx context.Context, l *Lease, now time.Time) (since, busy, seen time.Time, observed bool, why string) {
 	if s.Telemetry == nil {
 		return time.Time{}, time.Time{}, time.Time{}, false, reasonNoTelemetry
@@ -116,8 +116,8 @@ func (s *Service) idleClockOf(ctx context.Context, l *Lease, now time.Time) (sin
 	a, ok := s.Telemetry.Activity(ctx, l)
 	if !ok || a.Seen.IsZero() || now.Sub(a.Seen) > TelemetryStaleAfter(a) {
 		why = reasonNoTelemetry
-		if a.Unjudged == UnjudgedNoUtilization && now.Sub(a.UnjudgedAt) <= TelemetryStaleAfter(a) {
-			why = reasonNoUtilization
+		if r, known := unjudgedReason[a.Unjudged]; known && now.Sub(a.UnjudgedAt) <= TelemetryStaleAfter(a) {
+			why = r
 		}
 		return time.Time{}, time.Time{}, time.Time{}, false, why
 	}
@@ -172,7 +172,7 @@ func (s *Service) checkIdle(ctx context.Context, l *Lease, now time.Time) bool {
 		}
 		return false
 	}
-	if l.Reason == reasonNoTelemetry || l.Reason == reasonNoUtilization {
+	if unobserved(l.Reason) {
 		s.telemetryBack(ctx, l) // a later outage is told again
 	}
 	switch l.State {
@@ -253,16 +253,46 @@ func (s *Service) moveReclaim(ctx context.Context, l *Lease, back time.Time) {
 }
 
 // reasonNoTelemetry marks a lease whose missing telemetry the platform channel was told of;
-// reasonNoUtilization one whose node reports, but a GPU it works on gives no utilization.
+// the others one whose node reports, but whose newest report could not judge it: a GPU it works
+// on gives no utilization (reasonNoUtilization), a GPU it holds is missing from the report
+// (reasonGPUMissing), a GPU of its node it may work on is (reasonNodeGPUMissing), or a GPU of its
+// node is busy with no job's process while it has none (reasonUnplacedBusy).
 const (
-	reasonNoTelemetry   = "no telemetry"
-	reasonNoUtilization = "no GPU utilization"
+	reasonNoTelemetry    = "no telemetry"
+	reasonNoUtilization  = "no GPU utilization"
+	reasonGPUMissing     = "GPU missing from reports"
+	reasonNodeGPUMissing = "a GPU of its node missing from reports"
+	reasonUnplacedBusy   = "a GPU of its node busy with no job's process"
 )
 
+// unjudgedReason is the reason a lease is marked with for each Activity.Unjudged, and
+// unjudgedOf the other way.
+var (
+	unjudgedReason = map[string]string{
+		UnjudgedNoUtilization:  reasonNoUtilization,
+		UnjudgedGPUMissing:     reasonGPUMissing,
+		UnjudgedNodeGPUMissing: reasonNodeGPUMissing,
+		UnjudgedUnplacedBusy:   reasonUnplacedBusy,
+	}
+	unjudgedOf = map[string]string{
+		reasonNoUtilization:  UnjudgedNoUtilization,
+		reasonGPUMissing:     UnjudgedGPUMissing,
+		reasonNodeGPUMissing: UnjudgedNodeGPUMissing,
+		reasonUnplacedBusy:   UnjudgedUnplacedBusy,
+	}
+)
+
+// unobserved is whether reason marks a lease the platform channel was told cannot be judged idle.
+func unobserved(reason string) bool {
+	_, ok := unjudgedOf[reason]
+	return ok || reason == reasonNoTelemetry
+}
+
 // flagUnobserved tells the platform channel, once per outage, that a lease cannot be judged idle,
-// and why (reasonNoTelemetry or reasonNoUtilization): a notice of kind NoticeTelemetryMissing whose
-// Reason is UnjudgedNoUtilization where its node reports but its GPU gives no utilization. A lease
-// told of one is told again when it turns to the other.
+// and why (reasonNoTelemetry, or a reason of unjudgedReason): a notice of kind
+// NoticeTelemetryMissing whose Reason is the Activity.Unjudged where its node reports but its
+// newest report could not judge it, else empty. A lease told of one is told again when it turns
+// to another.
 func (s *Service) flagUnobserved(ctx context.Context, l *Lease, why string) {
 	_, _ = s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
 		if cur.Reason == why || Halted(cur) {
@@ -273,9 +303,7 @@ func (s *Service) flagUnobserved(ctx context.Context, l *Lease, why string) {
 			return nil, err
 		}
 		n := Notice{Kind: NoticeTelemetryMissing, To: []string{s.platformChannel()}, Lease: cur}
-		if why == reasonNoUtilization {
-			n.Reason = UnjudgedNoUtilization
-		}
+		n.Reason = unjudgedOf[why]
 		return []Notice{n}, nil
 	})
 }
@@ -284,7 +312,7 @@ func (s *Service) flagUnobserved(ctx context.Context, l *Lease, why string) {
 // platform channel hears of its next outage.
 func (s *Service) telemetryBack(ctx context.Context, l *Lease) {
 	_, _ = s.updateIf(ctx, l, func(tx Tx, cur *Lease) ([]Notice, error) {
-		if cur.Reason != reasonNoTelemetry && cur.Reason != reasonNoUtilization {
+		if !unobserved(cur.Reason) {
 			return nil, errSkip
 		}
 		cur.Reason = ""

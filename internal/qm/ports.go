@@ -234,7 +234,8 @@ type Activity struct {
 	// again with it (the time nobody saw is not idle). Zero when unknown or always observed.
 	ObservedSince time.Time
 	// Unjudged, when set, says why the newest report that covered the lease, at UnjudgedAt (after
-	// Seen), could not judge it although its node reports: UnjudgedNoUtilization. Empty when the
+	// Seen), could not judge it although its node reports: UnjudgedNoUtilization, or another
+	// Unjudged below. Empty when the
 	// newest report judged it, or none covered it.
 	Unjudged   string
 	UnjudgedAt time.Time
@@ -243,6 +244,17 @@ type Activity struct {
 // UnjudgedNoUtilization is an Activity.Unjudged: a GPU the lease works on reports no utilization
 // (NVML does not support it there, or its reading failed), so its idleness cannot be judged.
 const UnjudgedNoUtilization = "no_utilization"
+
+// The other Activity.Unjudged, each of a lease whose node reports: UnjudgedGPUMissing, a GPU the
+// lease holds is missing from the report (lost, or unreadable); UnjudgedNodeGPUMissing, a GPU of
+// its node is, on which the lease may work (it is not known to hold one the report gives);
+// UnjudgedUnplacedBusy, the lease has no process on any GPU while a GPU of its node is busy with
+// no job's process, so whose work that is cannot be told.
+const (
+	UnjudgedGPUMissing     = "gpu_missing"
+	UnjudgedNodeGPUMissing = "node_gpu_missing"
+	UnjudgedUnplacedBusy   = "unplaced_busy"
+)
 
 // Telemetry reports GPU activity per lease.
 type Telemetry interface {
