@@ -347,6 +347,19 @@ func (b *Backend) Stop(ctx context.Context, l *qm.Lease) error {
 // batch/v1 Job, kubectl delete --cascade=orphan), which would hold their GPUs until they end.
 func (b *Backend) Sweep(ctx context.Context, l *qm.Lease) error { return b.Stop(ctx, l) }
 
+var _ qm.SweepAdviser = (*Backend)(nil)
+
+// SweepAdvice says what an operator can do about a lease whose leftovers keep failing to delete:
+// give the service account the right to delete them where the API server forbids it, else look
+// for a namespace stuck terminating; and how to delete them by hand either way.
+func (b *Backend) SweepAdvice(id qm.LeaseID, err error) string {
+	byHand := fmt.Sprintf("kubectl delete jobs,pods,services -A -l %s=%s,%s=%s", LabelLease, id, LabelInstance, b.cfg.Instance)
+	if apierrors.IsForbidden(err) {
+		return "the service account may not delete them: let it delete jobs, pods and services in that namespace (a Role or ClusterRole bound to it), or delete them by hand: " + byHand
+	}
+	return "check whether their namespace is stuck terminating (kubectl get namespace; a finalizer that never finishes keeps it), or delete them by hand: " + byHand
+}
+
 // Cancel deletes a job no live lease owns, and what else carries its lease's label.
 func (b *Backend) Cancel(ctx context.Context, j qm.Job) error {
 	kind, ns, name, ok := parseRef(j.Ref)

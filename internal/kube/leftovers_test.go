@@ -1,16 +1,21 @@
 package kube_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/acme/quartermaster/internal/kube"
@@ -132,5 +137,47 @@ func TestWhatASweepMissedIsDeletedByALaterPass(t *testing.T) {
 	}
 	if got := k.lease(stays.ID); got.State != qm.Active {
 		t.Errorf("the running lease: %s %q", got.State, got.Reason)
+	}
+}
+
+// TestASweepThatKeepsFailingDoesNotStarveTheRest: ten ended leases' Services cannot be deleted
+// (the API server refuses: RBAC, a namespace stuck terminating); they have the lowest lease
+// numbers. The other ended leases' Services are still deleted by the next passes, and each stuck
+// lease is said once in the log, as a warning with what to do, however many passes fail on it.
+func TestASweepThatKeepsFailingDoesNotStarveTheRest(t *testing.T) {
+	ctx := context.Background()
+	k := newKaskade(t)
+	var logged bytes.Buffer
+	k.svc.Logger = slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	k.cs.PrependReactor("delete", "services", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		name := a.(k8stesting.DeleteAction).GetName()
+		if strings.HasPrefix(name, "stuck-") {
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, name, errors.New("no RBAC"))
+		}
+		return false, nil, nil
+	})
+	for i := 200; i < 210; i++ {
+		k.addService("qm-fjord", fmt.Sprintf("stuck-l-%d", i), fmt.Sprintf("L-%d", i), kube.DefaultInstance)
+	}
+	for i := 300; i < 305; i++ {
+		k.addService("qm-fjord", fmt.Sprintf("old-l-%d", i), fmt.Sprintf("L-%d", i), kube.DefaultInstance)
+	}
+	for pass := 0; pass < 8; pass++ {
+		_, _ = k.svc.Reconcile(ctx)
+		k.clock.Advance(30 * time.Minute)
+	}
+	left := k.services("qm-fjord")
+	for i := 300; i < 305; i++ {
+		if left[fmt.Sprintf("old-l-%d", i)] {
+			t.Errorf("old-l-%d is still there after 8 passes: the stuck leases starve it", i)
+		}
+	}
+	for i := 200; i < 210; i++ {
+		if n := strings.Count(logged.String(), fmt.Sprintf("lease=L-%d ", i)); n != 1 {
+			t.Errorf("L-%d said %d times in the log, want once:\n%s", i, n, logged.String())
+		}
+	}
+	if !strings.Contains(logged.String(), "level=WARN") || !strings.Contains(logged.String(), "kubectl") {
+		t.Errorf("the log does not say what to do about a delete that keeps failing:\n%s", logged.String())
 	}
 }

@@ -635,11 +635,39 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 // sweepLeftovers deletes what is left in the scheduler of leases that have ended (or that the
 // database does not know) and have no job there: what a sweep missed. A lease that has not ended
 // is left alone (its start may be making its objects just now), and at most maxSweepsPerPass
-// leases are swept per pass.
+// leases are swept per pass. A lease whose sweep failed waits before it is tried again, longer
+// after each failure (sweepBackoff), and the pass takes the next ones meanwhile: leftovers that
+// cannot be deleted (the scheduler refuses, a namespace stuck terminating) do not keep the others
+// waiting. One that failed sweepFailsToSay times is said once in the log, as a warning with what
+// to do; its later failures are no error of the pass, so the log does not repeat it every pass.
 func (s *Service) sweepLeftovers(ctx context.Context, f LeftoverFinder, swept map[LeaseID]bool, rep *ReconcileReport) error {
+	now := s.Clock.Now()
+	ids := f.Leftovers()
+	s.sweepMu.Lock()
+	listed := make(map[LeaseID]bool, len(ids))
+	for _, id := range ids {
+		listed[id] = true
+	}
+	for id := range s.sweepFails {
+		if !listed[id] { // deleted, by hand or by a later Stop: forget it
+			delete(s.sweepFails, id)
+		}
+	}
+	// Those that never failed first, in the finder's order; then those whose wait is over.
+	var fresh, again []LeaseID
+	for _, id := range ids {
+		switch fl := s.sweepFails[id]; {
+		case fl == nil:
+			fresh = append(fresh, id)
+		case !now.Before(fl.next):
+			again = append(again, id)
+		}
+	}
+	s.sweepMu.Unlock()
+
 	var errs []error
 	n := 0
-	for _, id := range f.Leftovers() {
+	for _, id := range append(fresh, again...) {
 		if n == maxSweepsPerPass {
 			break
 		}
@@ -658,13 +686,86 @@ func (s *Service) sweepLeftovers(ctx context.Context, f LeftoverFinder, swept ma
 		}
 		n++
 		if err := f.Sweep(ctx, l); err != nil {
-			errs = append(errs, fmt.Errorf("delete what is left of %s: %w", id, err))
+			if err := s.sweepFailed(f, id, err, now); err != nil {
+				errs = append(errs, err)
+			}
 			continue
 		}
-		s.log().Info("deleted what was left of an ended lease", "lease", id)
+		s.sweepMu.Lock()
+		fl := s.sweepFails[id]
+		delete(s.sweepFails, id)
+		s.sweepMu.Unlock()
+		if fl != nil && fl.said {
+			s.log().Warn("deleted at last what was left of an ended lease", "lease", id, "failures", fl.n)
+		} else {
+			s.log().Info("deleted what was left of an ended lease", "lease", id)
+		}
 		rep.Swept++
 	}
 	return errors.Join(errs...)
+}
+
+// sweepFail is a lease whose leftovers could not be deleted: how many sweeps failed in a row,
+// when the next may try, and whether the log has said it.
+type sweepFail struct {
+	n    int
+	next time.Time
+	said bool
+}
+
+// sweepFailsToSay is how many sweeps of a lease fail in a row before the log says it, once.
+const sweepFailsToSay = 3
+
+// sweepBackoff is how long a lease whose sweep failed n times in a row waits before the next
+// try: a minute, doubled after each failure, at most an hour.
+func sweepBackoff(n int) time.Duration {
+	d := time.Minute
+	for i := 1; i < n && d < time.Hour; i++ {
+		d *= 2
+	}
+	return min(d, time.Hour)
+}
+
+// SweepAdviser is a LeftoverFinder that says what an operator can do about a lease whose
+// leftovers keep failing to delete (err is the last failure).
+type SweepAdviser interface {
+	SweepAdvice(id LeaseID, err error) string
+}
+
+// sweepFailed records a failed sweep of a lease's leftovers. It returns the error for the pass to
+// report until the lease has failed sweepFailsToSay times; then it warns once, with what to do,
+// and returns nil from then on.
+func (s *Service) sweepFailed(f LeftoverFinder, id LeaseID, err error, now time.Time) error {
+	s.sweepMu.Lock()
+	if s.sweepFails == nil {
+		s.sweepFails = map[LeaseID]*sweepFail{}
+	}
+	fl := s.sweepFails[id]
+	if fl == nil {
+		fl = &sweepFail{}
+		s.sweepFails[id] = fl
+	}
+	fl.n++
+	fl.next = now.Add(sweepBackoff(fl.n))
+	n, said := fl.n, fl.said
+	say := !said && n >= sweepFailsToSay
+	if say {
+		fl.said = true
+	}
+	s.sweepMu.Unlock()
+	switch {
+	case say:
+		advice := "delete them by hand; Quartermaster tries again less often, up to once an hour"
+		if a, ok := f.(SweepAdviser); ok {
+			advice = a.SweepAdvice(id, err)
+		}
+		s.log().Warn("deleting what is left of an ended lease keeps failing; the next leftovers are swept meanwhile",
+			"lease", id, "failures", n, "err", err, "advice", advice)
+		return nil
+	case said:
+		return nil
+	}
+	return fmt.Errorf("delete what is left of %s: %w", id, err)
 }
 
 // jobOf picks a lease's job: the one it recorded, else (a lease that crashed before recording

@@ -80,6 +80,9 @@ type Service struct {
 	starting sync.Map
 	// unreachableNames are the policy's names that reach nobody, logged once (unreachable).
 	unreachableNames sync.Map
+	// sweepFails are the leases whose leftovers the last sweeps could not delete (sweepLeftovers).
+	sweepMu    sync.Mutex
+	sweepFails map[LeaseID]*sweepFail
 }
 
 // readInventory reads the scheduler's inventory when nothing has read it yet: a request, a
