@@ -35,8 +35,10 @@ func oomKilled(k *batchv1.Job, p *corev1.Pod) bool {
 // oomWords says in plain words that a workload ran out of memory, what its memory limit was
 // (its main container's resources.limits.memory) and how to get more: with more GPUs where its
 // template gives memory per GPU and the template and class allow more GPUs than it had, else
-// that its template gives no more. "" when the spec has no memory limit to speak of.
-func (b *Backend) oomWords(spec *corev1.PodSpec, labels map[string]string) string {
+// that its template gives no more. A lease of several pods (pods > 1) has that limit in each pod,
+// which the words say, with how many pods and that more GPUs make more pods, not more memory in
+// each. "" when the spec has no memory limit to speak of.
+func (b *Backend) oomWords(spec *corev1.PodSpec, labels map[string]string, pods int) string {
 	var main *corev1.Container
 	for i := range spec.Containers {
 		if spec.Containers[i].Name == mainContainer || main == nil {
@@ -51,13 +53,21 @@ func (b *Backend) oomWords(spec *corev1.PodSpec, labels map[string]string) strin
 		return "it ran out of memory and was killed"
 	}
 	tmpl, class := labels[LabelTemplate], labels[LabelClass]
-	out := fmt.Sprintf("it ran out of memory: it was killed at its memory limit of %s", memText(mem.Value()))
 	var gpus int64
 	c, _ := b.cfg.Policy.Class(class)
 	if c != nil {
 		if q, ok := main.Resources.Limits[classResource(c)]; ok {
 			gpus = q.Value()
 		}
+	}
+	out := fmt.Sprintf("it ran out of memory: it was killed at its memory limit of %s", memText(mem.Value()))
+	if pods > 1 {
+		each := ""
+		if gpus > 0 {
+			each = fmt.Sprintf(" of %d GPUs each", gpus)
+		}
+		out = fmt.Sprintf("it ran out of memory: a pod was killed at its memory limit of %s per pod (the lease is %d pods%s, and each has its own %s; more GPUs make more pods, not more memory in each)",
+			memText(mem.Value()), pods, each, memText(mem.Value()))
 	}
 	t, err := b.cfg.Catalog.Get(tmpl)
 	if tmpl == "" || err != nil {
@@ -74,6 +84,14 @@ func (b *Backend) oomWords(spec *corev1.PodSpec, labels map[string]string) strin
 	}
 	if size := b.nodeSize(class); size > 0 && size < most {
 		most = size // memory is per pod, and a pod has one node's GPUs at most
+	}
+	if pods > 1 {
+		if gpus < most {
+			return out + fmt.Sprintf("; template %s gives %s per GPU: for more memory per pod ask for more GPUs per pod, up to %d each (%s per pod)",
+				tmpl, memText(per), most, memText(per*most))
+		}
+		return out + fmt.Sprintf(", the most template %s gives a pod on class %s (%s per GPU, %d GPUs); a platform admin can raise the template's memory_gib_per_gpu",
+			tmpl, class, memText(per), gpus)
 	}
 	if gpus < most {
 		return out + fmt.Sprintf(" (template %s gives %s per GPU); for more memory ask for more GPUs: %d GPUs of class %s get %s",
@@ -114,7 +132,11 @@ func (b *Backend) sayOOM(j *qm.Job, k *batchv1.Job, failed *corev1.Pod) {
 	default:
 		return
 	}
-	if w := b.oomWords(spec, labels); w != "" {
+	pods := 1
+	if k != nil && gang(k) > 1 {
+		pods = gang(k) // a multi-node lease: its pods run together, each with its own limit
+	}
+	if w := b.oomWords(spec, labels, pods); w != "" {
 		j.Reason = w + " — " + j.Reason
 	}
 }

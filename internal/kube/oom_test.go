@@ -1,6 +1,7 @@
 package kube_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/sim"
 )
 
 // oomKill plays the kubelet and the Job controller: the Job's running pod (made from the Job's
@@ -67,5 +69,32 @@ func TestAnOOMKilledWorkspaceSaysItRanOutOfMemory(t *testing.T) {
 	if got.State != qm.Failed || !strings.Contains(words, "ran out of memory") || !strings.Contains(words, "64Gi") ||
 		strings.Contains(words, "ask for") || !strings.Contains(words, "cuda-smoke") {
 		t.Errorf("OOMKilled at the most memory cuda-smoke gives: %s %q", got.State, got.Reason)
+	}
+}
+
+// TestAMultiNodeOOMSaysTheLimitIsPerPod: a 16-GPU lease over two pods of 8 GPUs whose pod ran out
+// of memory says its limit is per pod, how many pods share the lease, and that more GPUs make
+// more pods, not more memory in each, so its owner does not ask for more GPUs to get more memory.
+func TestAMultiNodeOOMSaysTheLimitIsPerPod(t *testing.T) {
+	w := newWorld(t)
+	clock := w.svc.Clock.(*sim.Clock)
+	l, name := w.multiNode()
+	pod := func(i int) string { return fmt.Sprintf("%s-%d-abcde", name, i) }
+	w.setPod("qm-vision", pod(0), startedAt("gpu-b", clock.Now()))
+	w.setPod("qm-vision", pod(1), startedAt("gpu-c", clock.Now()))
+	w.reconcile()
+	clock.Advance(20 * time.Minute)
+	w.setPod("qm-vision", pod(1), func(p *corev1.Pod) {
+		p.Status.Phase = corev1.PodFailed
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+			ExitCode: 137, Reason: "OOMKilled", StartedAt: metav1.Time{Time: clock.Now().Add(-time.Minute)}}}}}
+	})
+	w.reconcile()
+	got := w.lease(l.ID)
+	t.Logf("%s %q", got.State, got.Reason)
+	words, _, _ := strings.Cut(got.Reason, "exit code 137")
+	if got.State != qm.Failed || !strings.Contains(words, "512Gi per pod") || !strings.Contains(words, "2 pods") ||
+		!strings.Contains(words, "8 GPUs each") || !strings.Contains(words, "not more memory") {
+		t.Errorf("a 2-pod lease OOMKilled: %s %q, want its limit said per pod, of 2 pods of 8 GPUs each, and that more GPUs give no more memory per pod", got.State, got.Reason)
 	}
 }
