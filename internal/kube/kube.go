@@ -72,6 +72,7 @@ type Backend struct {
 	mu      sync.Mutex
 	outputs map[string]string // the log tail of failed workloads, by Ref and pod UID, read once
 	left    []qm.LeaseID      // leases with objects but no Pod or Job, as the last Jobs found them
+	ranOn   map[string]*ranOn // by "namespace/job": where its pod ran, for when it is gone (whyLost)
 }
 
 var _ qm.Watcher = (*Backend)(nil)
@@ -452,6 +453,7 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		}
 		out = append(out, j)
 	}
+	listedJobs := map[string]bool{} // "namespace/job"
 	for i := range jobs.Items {
 		k := &jobs.Items[i]
 		id, ok := leaseOf(k.Labels)
@@ -472,6 +474,14 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 			j.Output = b.output(ctx, j.Ref, failed, seen)
 		}
 		b.sayOOM(&j, k, failed)
+		key := k.Namespace + "/" + k.Name
+		if strings.Contains(j.Reason, lostWords) {
+			if w := b.whyLost(ctx, key, kp); w != "" {
+				j.Reason = strings.Replace(j.Reason, lostWords, w, 1)
+			}
+		}
+		b.sawRun(key, kp)
+		listedJobs[key] = true
 		out = append(out, j)
 	}
 	left := b.leftovers(ctx, out, podsOf, jobs.Items)
@@ -482,6 +492,11 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		}
 	}
 	b.left = left
+	for key := range b.ranOn {
+		if !listedJobs[key] {
+			delete(b.ranOn, key)
+		}
+	}
 	b.mu.Unlock()
 	return out, nil
 }

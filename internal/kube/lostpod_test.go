@@ -2,6 +2,7 @@ package kube_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,7 +12,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/sim"
@@ -92,8 +95,8 @@ func TestAWorkspaceWhosePodVanishedFails(t *testing.T) {
 			w.setJob("qm-vision", "qm-l-1-jupyterlab", tc.status)
 			w.reconcile()
 			l := w.lease(ws.ID)
-			if l.State != qm.Failed || !strings.Contains(l.Reason, "its pod is gone") {
-				t.Errorf("pod gone: lease %s %q, want failed saying its pod is gone", l.State, l.Reason)
+			if l.State != qm.Failed || !strings.Contains(l.Reason, "its pod was deleted outside Quartermaster") {
+				t.Errorf("pod gone, its node still there: lease %s %q, want failed saying its pod was deleted outside Quartermaster", l.State, l.Reason)
 			}
 			if k := w.notes.Kinds(ws.ID); len(k) != 2 || k[1] != qm.NoticeFailed {
 				t.Errorf("owner told %v, want granted, then failed", k)
@@ -133,8 +136,8 @@ func TestAWorkspaceWhosePodVanishedRestarts(t *testing.T) {
 		w, clock, ws := setup(t)
 		w.reconcile()
 		l := w.lease(ws.ID)
-		if !qm.Requeued(l) || !strings.Contains(l.Reason, "its pod is gone") {
-			t.Errorf("pod gone, the Job making another: lease %s %q, want back in the queue saying its pod is gone", l.State, l.Reason)
+		if !qm.Requeued(l) || !strings.Contains(l.Reason, "its pod was deleted outside Quartermaster") {
+			t.Errorf("pod gone, the Job making another: lease %s %q, want back in the queue saying its pod was deleted", l.State, l.Reason)
 		}
 		if k := w.notes.Kinds(ws.ID); len(k) != 2 || k[1] != qm.NoticeRequeued {
 			t.Errorf("owner told %v, want granted, then requeued", k)
@@ -185,7 +188,7 @@ func TestAWorkspaceWhosePodVanishedRestarts(t *testing.T) {
 				clock.Advance(5 * time.Second)
 			}
 			l := w.lease(ws.ID)
-			if l.State != qm.Active || qm.Halted(l) || l.Node != node || !strings.Contains(l.Reason, "restarted") || !strings.Contains(l.Reason, "its pod is gone") {
+			if l.State != qm.Active || qm.Halted(l) || l.Node != node || !strings.Contains(l.Reason, "restarted") || !strings.Contains(l.Reason, "its pod was deleted outside Quartermaster (its node gpu-b") {
 				t.Errorf("new pod already running: lease %s %q on %q, want active on %s saying it restarted and why", l.State, l.Reason, l.Node, node)
 			}
 			if k := w.notes.Kinds(ws.ID); len(k) != 2 || k[1] != qm.NoticeRestarted {
@@ -236,7 +239,7 @@ func TestAMultiNodeLeaseWhosePodVanishedFails(t *testing.T) {
 			}
 			w.reconcile()
 			got := w.lease(l.ID)
-			if got.State != qm.Failed || !strings.Contains(got.Reason, "gone") || !strings.Contains(got.Reason, "one of its 2 pods") {
+			if got.State != qm.Failed || !strings.Contains(got.Reason, "deleted outside Quartermaster (its node gpu-c") || !strings.Contains(got.Reason, "one of its 2 pods") {
 				t.Errorf("a pod of a running 2-node lease gone: lease %s %q, want failed saying one of its pods is gone", got.State, got.Reason)
 			}
 			if k := w.notes.Kinds(l.ID); len(k) == 0 || k[len(k)-1] != qm.NoticeFailed {
@@ -269,6 +272,69 @@ func TestAPodThatEndedIsNoLostPod(t *testing.T) {
 			}
 			if k := w.notes.Kinds(ws.ID); len(k) != 1 {
 				t.Errorf("pod %s, the Job's condition not set yet: owner told %v", phase, k)
+			}
+		})
+	}
+}
+
+// TestAVanishedPodSaysWhatTheClusterKnows: a running workspace's pod is gone before a pass sees
+// it end. Where the API tells why, the lease's reason says it: its node is gone from the cluster
+// (the pod went with it), or its node is still there and ready (someone deleted the pod outside
+// Quartermaster), or its node is there but not ready. Where the API cannot tell (the node cannot
+// be read), the words stay "its pod is gone (deleted, or lost with its node)".
+func TestAVanishedPodSaysWhatTheClusterKnows(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		node func(w *world) // what became of gpu-a meanwhile
+		want []string
+	}{
+		{"node gone", func(w *world) {
+			if err := w.cs.CoreV1().Nodes().Delete(context.Background(), "gpu-a", metav1.DeleteOptions{}); err != nil {
+				w.t.Fatal(err)
+			}
+		}, []string{"gpu-a", "no longer in the cluster"}},
+		{"node there", func(*world) {}, []string{"deleted outside Quartermaster", "gpu-a"}},
+		{"node not ready", func(w *world) {
+			n, err := w.cs.CoreV1().Nodes().Get(context.Background(), "gpu-a", metav1.GetOptions{})
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionUnknown}}
+			if _, err := w.cs.CoreV1().Nodes().Update(context.Background(), n, metav1.UpdateOptions{}); err != nil {
+				w.t.Fatal(err)
+			}
+		}, []string{"gpu-a", "not ready"}},
+		{"node unreadable", func(w *world) {
+			w.cs.PrependReactor("get", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, errors.New("connection refused")
+			})
+		}, []string{"its pod is gone (deleted, or lost with its node)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			clock := w.svc.Clock.(*sim.Clock)
+			ws := w.request(1, "interactive", "jupyterlab")
+			w.addJobPod("qm-vision", "qm-l-1-jupyterlab", corev1.PodPending, "")
+			w.setPod("qm-vision", "qm-l-1-jupyterlab-x1", startedAt("gpu-a", clock.Now()))
+			w.setJob("qm-vision", "qm-l-1-jupyterlab", func(k *batchv1.Job) { k.Status.Active = 1 })
+			w.reconcile()
+			if l := w.lease(ws.ID); l.State != qm.Active {
+				t.Fatalf("running: lease %s %q", l.State, l.Reason)
+			}
+			clock.Advance(20 * time.Minute)
+			w.deletePod("qm-vision", "qm-l-1-jupyterlab-x1")
+			tc.node(w)
+			w.setJob("qm-vision", "qm-l-1-jupyterlab", func(k *batchv1.Job) { k.Status.Active, k.Status.Failed = 0, 1 })
+			w.reconcile()
+			l := w.lease(ws.ID)
+			t.Logf("%s %q", l.State, l.Reason)
+			for _, s := range tc.want {
+				if l.State != qm.Failed || !strings.Contains(l.Reason, s) {
+					t.Errorf("pod gone (%s): lease %s %q, want failed saying %q", tc.name, l.State, l.Reason, s)
+				}
+			}
+			if n := w.notes.Of(qm.NoticeFailed, ws.ID); len(n) == 0 || n[0].Lease.Reason != l.Reason {
+				t.Errorf("the owner was not told %q: %+v", l.Reason, n)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -11,6 +12,8 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/acme/quartermaster/internal/qm"
 )
@@ -692,4 +695,92 @@ func clip(s string) string {
 		return string([]rune(s)[:200]) + "…"
 	}
 	return s
+}
+
+// ranOn is where a Job's pods ran, as passes saw them (pods: the node of each pod, by name,
+// that a pass saw started), and, once a pod is gone without a trace, what the API said of its
+// node (words).
+type ranOn struct {
+	pods  map[string]string
+	words string
+}
+
+// sawRun records the node of each of the Job's pods that runs now, for whyLost to read if it
+// goes before a pass sees it end.
+func (b *Backend) sawRun(key string, pods []*corev1.Pod) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range pods {
+		if !alive(p) || p.Spec.NodeName == "" || podStarted(p).IsZero() {
+			continue
+		}
+		if b.ranOn == nil {
+			b.ranOn = map[string]*ranOn{}
+		}
+		r := b.ranOn[key]
+		if r == nil {
+			r = &ranOn{pods: map[string]string{}}
+			b.ranOn[key] = r
+		}
+		r.pods[p.Name] = p.Spec.NodeName
+	}
+}
+
+// whyLost says, in place of lostWords, what the API tells of a Job's pod gone without a trace,
+// by the node a pass last saw it run on (the pods a pass saw run that the list no longer shows):
+// gone from the cluster (the pod went with it), there and ready (the pod was deleted outside
+// Quartermaster), or there and not ready. "" where it cannot tell: no pass saw the pod run (the
+// service started since), the pods gone ran on several nodes, or the node cannot be read. Once
+// said, the words stay for the Job's later passes.
+func (b *Backend) whyLost(ctx context.Context, key string, pods []*corev1.Pod) string {
+	listed := map[string]bool{}
+	for _, p := range pods {
+		listed[p.Name] = true
+	}
+	b.mu.Lock()
+	r := b.ranOn[key]
+	node, words := "", ""
+	if r != nil {
+		words = r.words
+		for name, n := range r.pods {
+			if listed[name] {
+				continue
+			}
+			if node != "" && node != n {
+				node = "" // gone from several nodes: no one thing to say
+				break
+			}
+			node = n
+		}
+	}
+	b.mu.Unlock()
+	if words != "" || node == "" {
+		return words
+	}
+	n, err := b.c.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	name := clip(qm.OneLine(node))
+	switch {
+	case apierrors.IsNotFound(err):
+		words = "its pod is gone with its node " + name + ", which is no longer in the cluster"
+	case err != nil:
+		return ""
+	case nodeReady(n):
+		words = "its pod was deleted outside Quartermaster (its node " + name + " is still there and ready)"
+	default:
+		words = "its pod is gone and its node " + name + " is not ready (lost with its node, or deleted)"
+	}
+	b.mu.Lock()
+	r.words = words
+	b.mu.Unlock()
+	return words
+}
+
+// nodeReady reports whether the node's Ready condition is True.
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
