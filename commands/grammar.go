@@ -136,7 +136,71 @@ func parseWith(text string, known map[string]bool, channels map[string]string) (
 		}
 		return Command{}, qm.Invalid("/gpu help", "%s is not a /gpu command; /gpu help lists them.", policy.Quoted(f[0], 40))
 	}
-	return s.parse(Command{Verb: s.Name, classes: known, channels: channels}, f[n:])
+	c, err := s.parse(Command{Verb: s.Name, classes: known, channels: channels}, f[n:])
+	if at, sentence := strayQuote(s.Name, f[n:]); sentence != "" {
+		// Read without the stray quote, so that the refusal's example is the command as meant;
+		// a mistake elsewhere is refused as that mistake, with its own example.
+		fixed := slices.Clone(f[n:])
+		fixed[at] = strings.Trim(fixed[at], `"'`)
+		if fixed[at] == "" {
+			fixed = slices.Delete(fixed, at, at+1)
+		}
+		if k, v, ok := strings.Cut(f[n+at], "="); ok && k != "" && !strings.ContainsAny(k, `"'`) {
+			fixed[at] = k + "=" + strings.Trim(v, `"'`)
+		}
+		c, err = s.parse(Command{Verb: s.Name, classes: known, channels: channels}, fixed)
+		switch {
+		case err != nil:
+		case s.Name == "request" || s.Name == "estimate" || s.Name == "quota-request":
+			// The general example, which the handler makes the command typed, put right.
+			err = bad(s.Name, "%s", sentence)
+		default:
+			err = qm.Invalid("/gpu "+strings.Join(append(slices.Clone(s.Words), fixed...), " "), "%s", sentence)
+		}
+	}
+	return c, err
+}
+
+// strayQuote finds the first word of a command's args, outside its free-text reason, that a
+// quote opens and none closes (or that a quote closes and none opens): its index and the
+// sentence that says so, naming the word without the quote; "" when every quote is paired. Such
+// a word, quoted again in a refusal, would read as ""interactive".
+func strayQuote(verb string, args []string) (int, string) {
+	end := len(args)
+	switch verb {
+	case "deny":
+		end = min(end, 1)
+	case "quota-request":
+		for i, a := range args {
+			if strings.EqualFold(a, "because") {
+				end = i
+				break
+			}
+		}
+	}
+	for i, w := range args[:end] {
+		if k, v, ok := strings.Cut(w, "="); ok && k != "" && !strings.ContainsAny(k, `"'`) {
+			w = v
+		}
+		if w == "" {
+			continue
+		}
+		open, shut := w[0] == '"' || w[0] == '\'', w[len(w)-1] == '"' || w[len(w)-1] == '\''
+		if open && shut && len(w) >= 2 && w[0] == w[len(w)-1] || !open && !shut {
+			continue
+		}
+		name := strings.Trim(w, `"'`)
+		if name == "" {
+			return i, "a quote stands alone and is not closed; leave it out."
+		}
+		q := policy.Quoted(name, 40)
+		bare := q[1 : len(q)-1]
+		if open {
+			return i, fmt.Sprintf("the quote before %s is not closed; leave it out or close it, as in %s.", bare, q)
+		}
+		return i, fmt.Sprintf("the quote after %s was never opened; leave it out or open it too, as in %s.", bare, q)
+	}
+	return 0, ""
 }
 
 // shown is a command line as it shows: without the characters that do not show themselves
