@@ -69,10 +69,14 @@ func TestAWaitingExtensionNamesTheGroupWithItsMembers(t *testing.T) {
 		t.Fatalf("the extension's own answer says %q; want %q", ask.Text, want)
 	}
 	again := h.say(mere, "/gpu extend "+id+" 1h")
-	if !strings.Contains(again.Text, "already waiting for approval by "+want+" (") {
-		t.Errorf("a second extension while one waits says %q; want it to name %q", again.Text, want)
-	}
-	if st := h.say(mere, "/gpu status "+id); !strings.Contains(st.Text, "already waiting for approval by "+want+" (") {
-		t.Errorf("status while the extension waits says %q; want it to name %q", st.Text, want)
+	st := h.say(mere, "/gpu status "+id)
+	for what, text := range map[string]string{"a second extension while one waits": again.Text, "status while the extension waits": st.Text} {
+		// One sentence: the extension, then who decides it, with no two brackets in a row.
+		if !strings.Contains(text, "is already waiting for approval by "+want+",") && !strings.Contains(text, "is already waiting for approval by "+want+";") {
+			t.Errorf("%s says %q; want it to name %q", what, text, want)
+		}
+		if strings.Contains(text, ") (") {
+			t.Errorf("%s says %q, with two brackets in a row", what, text)
+		}
 	}
 }

@@ -296,7 +296,7 @@ func TestOneExtensionWaitsAtATime(t *testing.T) {
 	first := mustOK(t, sayKey(extend, "k1"))
 	ext := extensionIn(t, first.Text)
 
-	want := "An extension of " + id.String() + " is already waiting for approval by jürgen@lab.example (" + ext.String() + ", 4h more), so it cannot be extended again until that is decided."
+	want := "An extension of " + id.String() + " (" + ext.String() + ", 4h more) is already waiting for approval by jürgen@lab.example, so it cannot be extended again until that is decided."
 	example := "/gpu status " + ext.String()
 	for _, text := range []string{extend, "/gpu extend " + id.String() + " 30m"} { // beyond the class's 2h, and within
 		r := sayKey(text, "k-"+text)

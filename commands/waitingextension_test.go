@@ -43,7 +43,7 @@ func TestNoExtendButtonWhileAnExtensionWaits(t *testing.T) {
 	}
 
 	rs := h.bot.Handle(context.Background(), bot.Request{User: udo, Text: "/gpu extend " + id + " 1h", Click: true})
-	if len(rs) != 1 || !strings.Contains(rs[0].Text, "An extension of "+id+" is already waiting for approval by "+greta) {
+	if len(rs) != 1 || !strings.Contains(rs[0].Text, "An extension of "+id+" (") || !strings.Contains(rs[0].Text, "more) is already waiting for approval by "+greta) {
 		t.Errorf("the Extend button of an older message: %q", texts(rs))
 	}
 

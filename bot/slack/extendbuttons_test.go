@@ -67,7 +67,7 @@ func TestTheWarningFollowsTheExtensionItAsked(t *testing.T) {
 			ext := m[1]
 			edited, ok := e.latestEdit(warning)
 			if !ok || hasButton(edited, "Extend") || !hasButton(edited, "Release") ||
-				!strings.Contains(textIn(edited.Blocks), "already waiting for approval by dana@acme.example ("+ext) {
+				!strings.Contains(textIn(edited.Blocks), "("+ext+", ") || !strings.Contains(textIn(edited.Blocks), "already waiting for approval by dana@acme.example") {
 				t.Fatalf("the warning while %s waits: %+v", ext, edited)
 			}
 			e.ask("UDANA", "deny "+ext+" not this week")

@@ -55,7 +55,7 @@ func TestDiscordTheWarningFollowsTheExtensionItAsked(t *testing.T) {
 			edited, ok := e.latestEdit(warning)
 			_, extend := edited.Button("Extend 1h")
 			_, release := edited.Button("Release")
-			if !ok || extend || !release || !strings.Contains(edited.Text(), "already waiting for approval by dana@acme.example ("+ext) {
+			if !ok || extend || !release || !strings.Contains(edited.Text(), "("+ext+", ") || !strings.Contains(edited.Text(), "already waiting for approval by dana@acme.example") {
 				t.Fatalf("the warning while %s waits: %+v", ext, edited)
 			}
 			e.command(dDana, "deny", opt("lease", ext), opt("reason", "not this week"))

@@ -394,11 +394,12 @@ func longestExtension(cur *Lease, by time.Duration) error {
 }
 
 // ExtensionWaitsText says that w, an extension of lease id, waits for approval, and who decides
-// it, named as WhoDecides names them (a group with its members): "an extension of L-1 is already
-// waiting for approval by dana@acme.example (L-7, 2h more)".
+// it, named as WhoDecides names them (a group with its members): "an extension of L-1 (L-7, 2h
+// more) is already waiting for approval by dana@acme.example". The extension is named before who
+// decides, so that a group's members in brackets are not followed by another pair.
 func (s *Service) ExtensionWaitsText(id LeaseID, w *Lease, deciders []string) string {
-	return fmt.Sprintf("an extension of %s is already waiting for approval by %s (%s, %s more)",
-		id, s.WhoDecides(deciders, w.User), w.ID, policy.FormatDuration(w.Duration))
+	return fmt.Sprintf("an extension of %s (%s, %s more) is already waiting for approval by %s",
+		id, w.ID, policy.FormatDuration(w.Duration), s.WhoDecides(deciders, w.User))
 }
 
 // waitingExtension is the extension of lease id that waits for a budget owner; nil when none

@@ -72,7 +72,7 @@ func TestConcurrentExtensionsLeaveOneWaiting(t *testing.T) {
 	refused := 0
 	for i := 0; i < n; i++ {
 		if err := <-errs; err != nil {
-			if qm.ErrorCode(err) != qm.ECONFLICT || !strings.Contains(qm.ErrorMessage(err), "An extension of "+l.ID.String()+" is already waiting for approval by dana@acme.example (") {
+			if qm.ErrorCode(err) != qm.ECONFLICT || !strings.Contains(qm.ErrorMessage(err), "An extension of "+l.ID.String()+" (") || !strings.Contains(qm.ErrorMessage(err), "is already waiting for approval by dana@acme.example") {
 				t.Errorf("a concurrent extension failed otherwise: %v", err)
 			}
 			refused++
