@@ -128,8 +128,8 @@ func (s *Service) WaitsForDecision(ctx context.Context, id LeaseID) error {
 	return nil
 }
 
-// undecidable says why l no longer waits for a decision, or nil when it does: what the lease is
-// now is what a second approver wants next, not another decision.
+// undecidable says why l no longer waits for a decision (or, granted at once, never did), or nil
+// when it does: what the lease is now is what a second approver wants next, not another decision.
 func (s *Service) undecidable(l *Lease) error {
 	if l.State == PendingApproval {
 		return nil
@@ -144,6 +144,10 @@ func (s *Service) undecidable(l *Lease) error {
 	}
 	if l.State == Cancelled {
 		return Errorf(ECONFLICT, "%s was withdrawn (%s) and no longer waits for a decision.", id, l.Reason).WithExample(status)
+	}
+	if l.Rules == "" {
+		// No rule stopped it: it was granted (or queued) at once, and never waited.
+		return Errorf(ECONFLICT, "%s is %s; it did not need a decision.", id, l.State).WithExample(status)
 	}
 	return Errorf(ECONFLICT, "%s is %s and no longer waits for a decision.", id, l.State).WithExample(status)
 }
