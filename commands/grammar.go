@@ -161,8 +161,8 @@ func parseWith(text string, known map[string]bool, channels map[string]string) (
 	return c, err
 }
 
-// strayQuote finds the first word of a command's args, outside its free-text reason, that a
-// quote opens and none closes (or that a quote closes and none opens): its index and the
+// strayQuote finds the first word of a command's args, outside its free-text reason and its
+// template parameters (but for team= and class=, which name things), that a quote opens and none closes (or that a quote closes and none opens): its index and the
 // sentence that says so, naming the word without the quote; "" when every quote is paired. Such
 // a word, quoted again in a refusal, would read as ""interactive".
 func strayQuote(verb string, args []string) (int, string) {
@@ -180,6 +180,9 @@ func strayQuote(verb string, args []string) (int, string) {
 	}
 	for i, w := range args[:end] {
 		if k, v, ok := strings.Cut(w, "="); ok && k != "" && !strings.ContainsAny(k, `"'`) {
+			if k = strings.ToLower(k); k != "team" && k != "class" {
+				continue // a template's parameter, whose value may be free text with a quote in it
+			}
 			w = v
 		}
 		if w == "" {

@@ -41,3 +41,19 @@ func TestAQuoteNotClosedIsRefusedAsSuch(t *testing.T) {
 		})
 	}
 }
+
+// A free-text template parameter is text, as a reason is: a quote in it that is not paired
+// ('tis, 6") is part of the value, not a quote left open.
+func TestAFreeTextParameterKeepsAQuoteNotPaired(t *testing.T) {
+	h := heronOn(t)
+	const una = "una@heron.example"
+	for _, value := range []string{`'tis`, `6"`} {
+		r := h.say(una, `/gpu submit note-job gpus=3 msg=`+value)
+		if r.Error {
+			t.Fatalf("msg=%s: %s", value, r.Text)
+		}
+		if l := h.lease(leaseIn(t, r.Text)); l.Params["msg"] != value {
+			t.Errorf("msg was kept as %q; want %q", l.Params["msg"], value)
+		}
+	}
+}
