@@ -27,8 +27,10 @@ func withTyped(ctx context.Context, c Command) context.Context {
 // and the cluster allow them (more become the most they allow, none become 1); the length where
 // the class allows it (longer becomes the class's max_duration; none or no length at all, the
 // default); the team where the asker is in it; the data class, the template and its parameters,
-// and exclusive as typed. Any other example, which a refusal brings of its own, stays as it is,
-// but for the data class typed, added to a request the refusal brings (the one that fits the quota).
+// and exclusive as typed. An estimate's GPUs and length stay as typed wherever an estimate takes
+// them (estimateTakes), past the class's max_gpus and max_duration too. Any other example, which
+// a refusal brings of its own, stays as it is, but for the data class typed, added to a request
+// the refusal brings (the one that fits the quota).
 func (b *Bot) typedExample(ctx context.Context, ex string) string {
 	c, ok := ctx.Value(typedKey{}).(Command)
 	if !ok {
@@ -93,7 +95,19 @@ func (b *Bot) typedExample(ctx context.Context, ex string) string {
 			parts = append(parts, "data", c.DataClass)
 		}
 	case "estimate":
+		// An estimate only prices what it is asked: GPUs and a length it takes stay as typed,
+		// beyond the class's max_gpus and max_duration too (a request of them would wait for a
+		// decision, which the estimate is not).
+		if b.estimateTakes(cl, c.GPUs, c.Duration, c.Exclusive) {
+			parts = []string{"/gpu estimate", fmt.Sprint(c.GPUs), cl.Name, policy.FormatDuration(c.Duration)}
+			break
+		}
 		gpus, d := b.typedGPUs(cl, c.GPUs), typedDuration(cl, c.Duration)
+		if b.estimateTakes(cl, c.GPUs, d, c.Exclusive) {
+			gpus = c.GPUs // only the length was wrong (none, or longer than any lease)
+		} else if b.estimateTakes(cl, gpus, c.Duration, c.Exclusive) {
+			d = c.Duration // only the GPUs were wrong
+		}
 		if gpus < c.GPUs || c.Duration > d {
 			// Cut down to size: to what a request would be granted at once, as the request's example.
 			if g, dd, fits := b.fitQuota(ctx, c, "", cl.Name, gpus, d, true, nil); fits {
@@ -221,6 +235,21 @@ func (b *Bot) typedGPUs(cl *policy.Class, n int) int {
 		}
 	}
 	return max(1, min(n, limit))
+}
+
+// estimateTakes reports whether an estimate of n GPUs of class cl for d takes them as the
+// service checks an estimate's shape: at least one GPU and no more than any lease may have or the
+// cluster has of the class (counted in the whole nodes it would take, exclusive or not), and a
+// length from a minute to the longest any lease lasts.
+func (b *Bot) estimateTakes(cl *policy.Class, n int, d time.Duration, exclusive bool) bool {
+	if n < 1 || n > qm.MaxRequestGPUs || d < time.Minute || d > qm.MaxRequestDuration {
+		return false
+	}
+	if b.Svc == nil || b.Svc.Backend == nil {
+		return true
+	}
+	capa := b.Svc.CapacityOf(cl.Name)
+	return capa <= 0 || n <= capa && b.Svc.CountedGPUs(cl.Name, n, exclusive) <= capa
 }
 
 // typedDuration is d where class cl allows it without approval: longer becomes the class's
