@@ -131,8 +131,50 @@ func (t *Template) unknownParam(key string) error {
 	return inputErr(t.Example(), "unknown parameter %s%s; %s %s known", shown, hint, policy.JoinList(names, "and"), policy.Agree(len(names), "is", "are"))
 }
 
-// check converts one raw value to its typed form, or says in one sentence why it cannot.
+// check converts one raw value to its typed form, or says in one sentence why it cannot. A
+// value that is wrong only for a quote not paired at one end of it ("acme/tiny, 'auto) is
+// refused as that, with the value without the quote as the example; one that is wrong without
+// the quote too is refused for what is wrong then ("100 as a number out of range, not as no
+// number).
 func (t *Template) check(p *Parameter, raw string) (any, error) {
+	out, err := t.checkValue(p, raw)
+	if err == nil {
+		return out, nil
+	}
+	v := strings.TrimSpace(raw)
+	bare := strings.Trim(v, `"'`)
+	if bare == v || bare == "" {
+		return nil, err
+	}
+	if _, berr := t.checkValue(p, bare); berr != nil {
+		return nil, berr // wrong without the quote too: that is what to put right
+	}
+	ex := t.command(p.Name + "=" + bare)
+	q := policy.Quoted(bare, 40)
+	name := q[1 : len(q)-1]
+	open, shut := v[0] == '"' || v[0] == '\'', v[len(v)-1] == '"' || v[len(v)-1] == '\''
+	switch {
+	case open && !shut:
+		return nil, inputErr(ex, "the quote before %s in %s is not closed; leave it out or close it, as in %s=%s", name, p.Name, p.Name, q)
+	case shut && !open:
+		return nil, inputErr(ex, "the quote after %s in %s was never opened; leave it out or open it too, as in %s=%s", name, p.Name, p.Name, q)
+	}
+	return nil, inputErr(ex, "%s takes no quotes around %s; leave them out, as in %s=%s", p.Name, name, p.Name, name)
+}
+
+// shownValue is a value typed, quoted for a refusal as policy.Quoted quotes it, but in “ ” where
+// a quote of its own (a " in it, a ' at either end) would make plain quotes read as two values
+// or as a quote doubled.
+func shownValue(v string) string {
+	q := policy.Quoted(v, 40)
+	if inner := q[1 : len(q)-1]; strings.Contains(inner, `"`) || strings.HasPrefix(inner, "'") || strings.HasSuffix(inner, "'") {
+		return "\u201c" + inner + "\u201d"
+	}
+	return q
+}
+
+// checkValue is check without a word about quotes.
+func (t *Template) checkValue(p *Parameter, raw string) (any, error) {
 	ex := t.exampleFor(p)
 	v := strings.TrimSpace(raw)
 	if v == "" {
@@ -148,7 +190,7 @@ func (t *Template) check(p *Parameter, raw string) (any, error) {
 	case TypeInt:
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return nil, inputErr(ex, "%s must be a whole number, not %s", p.Name, policy.Quoted(v, 40))
+			return nil, inputErr(ex, "%s must be a whole number, not %s", p.Name, shownValue(v))
 		}
 		if (p.hasMin && n < p.min) || (p.hasMax && n > p.max) {
 			return nil, inputErr(ex, "%s=%d is out of range: it must be %s", p.Name, n, p.rangeText())
@@ -157,7 +199,7 @@ func (t *Template) check(p *Parameter, raw string) (any, error) {
 	case TypeDuration:
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return nil, inputErr(ex, "%s must be a duration like 30m or 1h30m, not %s", p.Name, policy.Quoted(v, 40))
+			return nil, inputErr(ex, "%s must be a duration like 30m or 1h30m, not %s", p.Name, shownValue(v))
 		}
 		if (p.hasMin && int64(d) < p.min) || (p.hasMax && int64(d) > p.max) {
 			return nil, inputErr(ex, "%s=%s is out of range: it must be %s", p.Name, v, p.rangeText())
@@ -170,25 +212,25 @@ func (t *Template) check(p *Parameter, raw string) (any, error) {
 		case "false", "no", "off", "0":
 			return false, nil
 		}
-		return nil, inputErr(ex, "%s must be true or false, not %s", p.Name, policy.Quoted(v, 40))
+		return nil, inputErr(ex, "%s must be true or false, not %s", p.Name, shownValue(v))
 	case TypeEnum:
 		for _, c := range p.Choices {
 			if strings.EqualFold(c, v) {
 				return c, nil
 			}
 		}
-		return nil, inputErr(ex, "%s must be %s, not %s", p.Name, policy.JoinList(p.Choices, "or"), policy.Quoted(v, 40))
+		return nil, inputErr(ex, "%s must be %s, not %s", p.Name, policy.JoinList(p.Choices, "or"), shownValue(v))
 	case TypePath:
 		if msg := pathProblem(v); msg != "" {
-			return nil, inputErr(ex, "%s must be a path inside the team storage %s, not %s", p.Name, msg, policy.Quoted(v, 40))
+			return nil, inputErr(ex, "%s must be a path inside the team storage %s, not %s", p.Name, msg, shownValue(v))
 		}
 		if p.re != nil && !p.re.MatchString(v) {
-			return nil, inputErr(ex, "%s must match %s, not %s", p.Name, p.Pattern, policy.Quoted(v, 40))
+			return nil, inputErr(ex, "%s must match %s, not %s", p.Name, p.Pattern, shownValue(v))
 		}
 		return v, nil
 	default: // TypeString
 		if p.re != nil && !p.re.MatchString(v) {
-			return nil, inputErr(ex, "%s must match %s, not %s", p.Name, p.Pattern, policy.Quoted(v, 40))
+			return nil, inputErr(ex, "%s must match %s, not %s", p.Name, p.Pattern, shownValue(v))
 		}
 		return v, nil
 	}
