@@ -705,7 +705,23 @@ func (b *Bot) quotaHeldText(l *qm.Lease, out *qm.Outcome) string {
 		}
 		return s + " A request within the quota needs no decision: " + ex + "."
 	}
-	return s + " For room without a decision next time, ask for a larger quota: " + qm.QuotaRequestExample(q.Increase, q.Class, team) + "."
+	ask := qm.QuotaRequestExample(q.Increase, q.Class, team)
+	var other []string
+	for _, m := range out.Matches {
+		if !b.Svc.AboutQuota(m.Rule) {
+			other = append(other, m.Rule)
+		}
+	}
+	if len(other) > 0 {
+		// A larger quota makes room, but another rule would still send such a request to a
+		// budget owner: no promise of room without a decision.
+		rules := "rule " + other[0]
+		if len(other) > 1 {
+			rules = "rules " + policy.JoinList(other, "and")
+		}
+		return s + " A larger quota would make room, though the published " + rules + " would still need a decision: " + ask + "."
+	}
+	return s + " For room without a decision next time, ask for a larger quota: " + ask + "."
 }
 
 // matchesText says which published rules a request met: "the published rule big (Too many
