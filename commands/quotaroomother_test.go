@@ -16,6 +16,11 @@ classes:
     isolation: shared
     max_gpus: 2
     max_duration: 6h
+  - name: a100
+    price_per_gpu_hour: 30
+    isolation: shared
+    max_gpus: 4
+    max_duration: 6h
 default_quota: {gpus: {t4: 0}}
 teams:
   - name: speech
@@ -42,17 +47,56 @@ directory:
 sim:
   nodes:
     - {name: t4, count: 1, class: t4, gpus: 4}
+    - {name: a100, count: 1, class: a100, gpus: 4}
 `
 
 // A request that waits both for a rule about the quota and for another rule (a contractor's
 // account, a length past the class's) is not told that a larger quota would spare it the
 // decision: the other rule would still send it to a budget owner, and the reply says which.
-func TestALargerQuotaIsNotOfferedAsRoomWithoutADecisionWhereAnotherRuleApplies(t *testing.T) {
+func quotaRoomHarness(t *testing.T) *harness {
 	file := filepath.Join(t.TempDir(), "fjord.yaml")
 	if err := os.WriteFile(file, []byte(quotaRoomPolicy), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarnessOn(t, file)
+	return newHarnessOn(t, file)
+}
+
+// A request in a class of which the team has no quota at all is told so, and not that the
+// team "holds 0 of its 0" GPUs of it; the approval card says the same.
+func TestARequestInAClassWithoutQuotaSaysTheTeamHasNone(t *testing.T) {
+	h := quotaRoomHarness(t)
+	r := mustOK(t, h.say("per@fjord.example", "/gpu request 1 a100 for 1h"))
+	card := ""
+	for _, n := range h.notices("oda@fjord.example") {
+		if strings.HasPrefix(n.Text, "Approval needed") {
+			card = n.Text
+		}
+	}
+	for _, text := range []string{r.Text, card} {
+		if !strings.Contains(text, "Team speech has no quota of a100 GPUs.") || strings.Contains(text, "of its 0") {
+			t.Errorf("a request in a class without quota: %q", text)
+		}
+	}
+	// Once a budget owner lets it run, the team holds GPUs of the class without a quota of it.
+	mustOK(t, h.say("oda@fjord.example", "/gpu approve L-1"))
+	h.notices("per@fjord.example")
+	r = mustOK(t, h.say("per@fjord.example", "/gpu request 1 a100 for 1h"))
+	if !strings.Contains(r.Text, "Team speech holds 1 a100 GPU now, with no quota of them: L-1 (1, running).") {
+		t.Errorf("a second request in a class without quota: %q", r.Text)
+	}
+	h.notices("oda@fjord.example")
+	mustOK(t, h.say("oda@fjord.example", "/gpu approve L-2"))
+	var edited string
+	for _, n := range h.notices("oda@fjord.example") {
+		edited = n.Text
+	}
+	if !strings.Contains(edited, "Team speech holds 2 a100 GPUs now, with no quota of them") {
+		t.Errorf("the approval card, once approved: %q", edited)
+	}
+}
+
+func TestALargerQuotaIsNotOfferedAsRoomWithoutADecisionWhereAnotherRuleApplies(t *testing.T) {
+	h := quotaRoomHarness(t)
 	mustOK(t, h.say("per@fjord.example", "/gpu request 1 t4 for 2h"))
 
 	for _, c := range []struct{ user, text, rule string }{

@@ -112,6 +112,13 @@ func (q *QuotaHeld) Text() string {
 	var parts []string
 	if !q.WeekOnly {
 		s := fmt.Sprintf("Team %s holds %d of its %s now", q.Team, q.Held, GPUCount(q.Limit, q.Class))
+		switch {
+		case q.Limit <= 0 && q.Held <= 0:
+			// No quota of the class at all: not "holds 0 of its 0".
+			s = fmt.Sprintf("Team %s has no quota of %s GPUs", q.Team, q.Class)
+		case q.Limit <= 0:
+			s = fmt.Sprintf("Team %s holds %s now, with no quota of them", q.Team, GPUCount(q.Held, q.Class))
+		}
 		if len(q.Holders) > 0 {
 			s += ": " + HoldersText(q.Holders)
 		}
