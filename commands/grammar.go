@@ -5,6 +5,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -479,7 +480,40 @@ func durationProblem(verb, v string, err error, eg string) *qm.Error {
 		}
 		return bad(verb, "%s writes %s before %s, so how long is unclear; write the largest unit first, each once, like %s.", policy.Quoted(v, 40), order.Smaller, order.Unit, policy.FormatDuration(order.Meant))
 	}
+	if meant := durationMeant(v); meant != "" {
+		return bad(verb, "%s is not a duration; write it like %s.", policy.Quoted(v, 40), meant)
+	}
 	return bad(verb, "%s is not a duration; write it like %s.", policy.Quoted(v, 40), eg)
+}
+
+var (
+	// decimalComma is a number with a decimal comma and a unit (1,5h), as many write it.
+	decimalComma = regexp.MustCompile(`^(.*=)?(\d+),(\d{1,2})([a-z]+)$`)
+	// bareMinutes is hours followed by minutes without their unit (1h30).
+	bareMinutes = regexp.MustCompile(`^(.*=)?(\d+h\d{1,2})$`)
+)
+
+// durationMeant is the duration v was most likely meant as, written the way that works: 1.5h
+// for 1,5h, 1h30m for 1h30; empty where there is none to be sure of (1,000h is no decimal).
+func durationMeant(v string) string {
+	v = strings.ToLower(strings.TrimSpace(v))
+	meant := ""
+	if m := decimalComma.FindStringSubmatch(v); m != nil {
+		meant = m[1] + m[2] + "." + m[3] + m[4]
+	} else if m := bareMinutes.FindStringSubmatch(v); m != nil {
+		meant = m[1] + m[2] + "m"
+	}
+	if meant == "" {
+		return ""
+	}
+	d := meant
+	if i := strings.LastIndex(d, "="); i >= 0 {
+		d = d[i+1:]
+	}
+	if _, err := policy.ParseDuration(d); err != nil {
+		return ""
+	}
+	return meant
 }
 
 // errZeroDuration is a duration of no time (0, 0m): a duration, but no length for anything.

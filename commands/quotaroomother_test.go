@@ -121,3 +121,29 @@ func TestALargerQuotaIsNotOfferedAsRoomWithoutADecisionWhereAnotherRuleApplies(t
 		t.Errorf("only the quota in the way: %q", r.Text)
 	}
 }
+
+// A duration written with a decimal comma (1,5h) or with its minutes' unit left off (1h30), as
+// many people write them, is refused with the way that works, which typed back is granted.
+func TestADurationWithADecimalCommaOrBareMinutesSaysHowToWriteIt(t *testing.T) {
+	h := quotaRoomHarness(t)
+	for _, c := range []struct{ typed, want string }{
+		{"1,5h", "1.5h"},
+		{"2,25h", "2.25h"},
+		{"1h30", "1h30m"},
+		{"2h05", "2h05m"},
+	} {
+		r := h.say("per@fjord.example", "/gpu estimate 1 t4 "+c.typed)
+		if !strings.Contains(r.Text, "like "+c.want) {
+			t.Errorf("%s: %q does not say to write %s", c.typed, r.Text, c.want)
+		}
+		mustOK(t, h.say("per@fjord.example", "/gpu estimate 1 t4 "+c.want))
+		r = h.say("per@fjord.example", "/gpu request 1 t4 for "+c.typed)
+		if !strings.Contains(r.Text, "like "+c.want) {
+			t.Errorf("request for %s: %q does not say to write %s", c.typed, r.Text, c.want)
+		}
+	}
+	// A comma that is no decimal comma is not read as one.
+	if r := h.say("per@fjord.example", "/gpu estimate 1 t4 1,000h"); strings.Contains(r.Text, "1.000h") {
+		t.Errorf("1,000h: %q", r.Text)
+	}
+}
