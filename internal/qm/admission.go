@@ -474,8 +474,16 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 				return Errorf(EFORBIDDEN, "team %s may hold %s at once and holds %s, so %s would go over its quota; ask for %d at most, or ask your budget owner for more with /gpu quota request.",
 					l.Team, GPUCount(q.GPUs[l.Class], l.Class), holds, more, room).WithExample(ex)
 			}
+			ex := QuotaRequestExample(u.GPUs[l.Class]+l.GPUs-q.GPUs[l.Class], l.Class, id.otherTeam(l.Team))
+			if q.GPUs[l.Class] == 0 {
+				// Not "may hold 0 … and holds 0": the team has no quota of the class at all.
+				if u.GPUs[l.Class] == 0 {
+					return Errorf(EFORBIDDEN, "team %s has no quota of %s GPUs; ask your budget owner for one with /gpu quota request.", l.Team, l.Class).WithExample(ex)
+				}
+				return Errorf(EFORBIDDEN, "team %s has no quota of %s GPUs, and holds %s approved beyond it; ask your budget owner for a quota with /gpu quota request.", l.Team, l.Class, holds).WithExample(ex)
+			}
 			return Errorf(EFORBIDDEN, "team %s may hold %s at once and holds %s, so %s would go over its quota; ask your budget owner with /gpu quota request.", l.Team, GPUCount(q.GPUs[l.Class], l.Class), holds, more).
-				WithExample(QuotaRequestExample(u.GPUs[l.Class]+l.GPUs-q.GPUs[l.Class], l.Class, id.otherTeam(l.Team)))
+				WithExample(ex)
 		}
 		if err := s.weeklyHoursLeft(l.Team, id.otherTeam(l.Team), l.Class, u, q, in.Request.GPUHours, "this request", func(held *QuotaHeld) (string, string, bool) {
 			return s.weekFitRequest(held, l, req.asked, id.otherTeam(l.Team))
