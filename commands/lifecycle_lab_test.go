@@ -348,8 +348,8 @@ func TestAnUnjudgedLeaseIsToldWhy(t *testing.T) {
 
 // The platform channel's notice of a lease whose node reports but not all of it says what is
 // true: that the lease's GPU is missing from its node's reports, that a GPU of its node it may
-// work on is, or that a GPU of its node is busy with no job's process while the lease has none;
-// never that its telemetry is missing.
+// work on is, that a GPU of its node is busy with no job's process while the lease has none, or
+// that its node reports a GPU its topology does not list; never that its telemetry is missing.
 func TestALeaseItsNodeReportsOnlyInPartIsToldWhy(t *testing.T) {
 	h := newLabHarness(t)
 	id := leaseIn(t, mustOK(t, h.say("anna@lab.example", "/gpu request 1 notebook for 2h")).Text)
@@ -358,6 +358,7 @@ func TestALeaseItsNodeReportsOnlyInPartIsToldWhy(t *testing.T) {
 		qm.UnjudgedGPUMissing:     {"A GPU of " + id.String(), "is missing from its node's reports (lost or unreadable)", "idleness cannot be judged", "will not be reclaimed for idleness"},
 		qm.UnjudgedNodeGPUMissing: {"A GPU of " + l.Node, "is missing from the node's reports (lost or unreadable)", "may work on it", "whether " + id.String() + " is idle cannot be judged"},
 		qm.UnjudgedUnplacedBusy:   {id.String() + " (", "has no process on any GPU", "busy with no job's process", "cannot be told whose work", "will not be reclaimed for idleness"},
+		qm.UnjudgedUnknownGPU:     {l.Node + " reports a GPU its topology does not list", "may work on it", "whether " + id.String() + " is idle cannot be judged", "will not be reclaimed for idleness"},
 	} {
 		rs := h.bot.RenderNotice(context.Background(), qm.Notice{Kind: qm.NoticeTelemetryMissing, To: []string{"#gpu-platform"}, Lease: l, Reason: why})
 		if len(rs) != 1 || strings.Contains(rs[0].Text, "telemetry") {

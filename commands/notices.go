@@ -585,6 +585,8 @@ func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			base = bot.Reply{Text: fmt.Sprintf("A GPU of %s (%s on %s) is missing from its node's reports (lost or unreadable), so its idleness cannot be judged; it will not be reclaimed for idleness while that lasts.", id, l.User, l.Node)}
 		case qm.UnjudgedNodeGPUMissing:
 			base = bot.Reply{Text: fmt.Sprintf("A GPU of %s is missing from the node's reports (lost or unreadable), and %s (%s) may work on it, so whether %s is idle cannot be judged; it will not be reclaimed for idleness while that lasts.", l.Node, id, l.User, id)}
+		case qm.UnjudgedUnknownGPU:
+			base = bot.Reply{Text: fmt.Sprintf("%s reports a GPU its topology does not list, and %s (%s) may work on it, so whether %s is idle cannot be judged; it will not be reclaimed for idleness until the node's agent sends a topology that lists that GPU.", l.Node, id, l.User, id)}
 		case qm.UnjudgedUnplacedBusy:
 			base = bot.Reply{Text: fmt.Sprintf("%s (%s on %s) has no process on any GPU, while a GPU of its node is busy with no job's process (a graphics or MPS client, or a process the agent could not map), so it cannot be told whose work that is, nor whether %s is idle; it will not be reclaimed for idleness while that lasts.", id, l.User, l.Node, id)}
 		default:

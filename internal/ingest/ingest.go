@@ -735,6 +735,10 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 				why = qm.UnjudgedGPUMissing
 			}
 			rec.Activity = append(rec.Activity, store.LeaseActivity{Lease: id, Unjudged: why})
+		case resp.Skipped[UnknownGPU] > 0:
+			// Its node reports every GPU of its topology, and one more that the topology lacks
+			// (skipped): the lease may work there.
+			rec.Activity = append(rec.Activity, store.LeaseActivity{Lease: id, Unjudged: qm.UnjudgedUnknownGPU})
 		case len(s.gpus) == 0 && unplacedBusy:
 			// Its node reports, and a GPU of it is busy with no job's process: whose work that is
 			// cannot be told.

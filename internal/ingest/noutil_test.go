@@ -172,3 +172,27 @@ func TestALeaseBesideAGPUMissingFromItsNodesReportsIsNotMissingTelemetry(t *test
 		}
 	})
 }
+
+// A lease on a node whose reports list every GPU of its topology and also one the topology lacks
+// (a GPU swapped in since the topology was taken) may work on that one: it is not reclaimed, and
+// the platform channel is told once that the node reports a GPU its topology does not list, not
+// that the lease's telemetry is missing: its node reports.
+func TestALeaseBesideAGPUItsNodesTopologyLacksIsNotMissingTelemetry(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		e := newIdleEnv(t, url)
+		l := e.start()
+		n := e.unjudgedFor(l, func() []report.GPU {
+			return []report.GPU{
+				{Index: 0, UUID: "GPU-0", Util: f(0)},
+				{Index: 1, UUID: "GPU-1", Util: f(0)},
+				{Index: 2, UUID: "GPU-swapped-in", Util: f(0)},
+			}
+		})
+		if len(n) != 1 || n[0].Reason != qm.UnjudgedUnknownGPU {
+			t.Fatalf("a lease beside a GPU its node's topology lacks: %+v; want one notice with reason %q", n, qm.UnjudgedUnknownGPU)
+		}
+		if got := e.lease(l.ID); got.Reason == "no telemetry" {
+			t.Errorf("/gpu status shows the lease with %q; its node reports", got.Reason)
+		}
+	})
+}

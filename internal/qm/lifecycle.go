@@ -256,13 +256,15 @@ func (s *Service) moveReclaim(ctx context.Context, l *Lease, back time.Time) {
 // the others one whose node reports, but whose newest report could not judge it: a GPU it works
 // on gives no utilization (reasonNoUtilization), a GPU it holds is missing from the report
 // (reasonGPUMissing), a GPU of its node it may work on is (reasonNodeGPUMissing), or a GPU of its
-// node is busy with no job's process while it has none (reasonUnplacedBusy).
+// node is busy with no job's process while it has none (reasonUnplacedBusy), or its node reports
+// a GPU the node's topology lacks, on which it may work (reasonUnknownGPU).
 const (
 	reasonNoTelemetry    = "no telemetry"
 	reasonNoUtilization  = "no GPU utilization"
 	reasonGPUMissing     = "GPU missing from reports"
 	reasonNodeGPUMissing = "a GPU of its node missing from reports"
 	reasonUnplacedBusy   = "a GPU of its node busy with no job's process"
+	reasonUnknownGPU     = "a GPU of its node not in its topology"
 )
 
 // unjudgedReason is the reason a lease is marked with for each Activity.Unjudged, and
@@ -273,12 +275,14 @@ var (
 		UnjudgedGPUMissing:     reasonGPUMissing,
 		UnjudgedNodeGPUMissing: reasonNodeGPUMissing,
 		UnjudgedUnplacedBusy:   reasonUnplacedBusy,
+		UnjudgedUnknownGPU:     reasonUnknownGPU,
 	}
 	unjudgedOf = map[string]string{
 		reasonNoUtilization:  UnjudgedNoUtilization,
 		reasonGPUMissing:     UnjudgedGPUMissing,
 		reasonNodeGPUMissing: UnjudgedNodeGPUMissing,
 		reasonUnplacedBusy:   UnjudgedUnplacedBusy,
+		reasonUnknownGPU:     UnjudgedUnknownGPU,
 	}
 )
 

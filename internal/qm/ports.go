@@ -249,11 +249,14 @@ const UnjudgedNoUtilization = "no_utilization"
 // lease holds is missing from the report (lost, or unreadable); UnjudgedNodeGPUMissing, a GPU of
 // its node is, on which the lease may work (it is not known to hold one the report gives);
 // UnjudgedUnplacedBusy, the lease has no process on any GPU while a GPU of its node is busy with
-// no job's process, so whose work that is cannot be told.
+// no job's process, so whose work that is cannot be told; UnjudgedUnknownGPU, its node's report
+// lists a GPU the node's topology lacks (one swapped in since the topology was taken), on which
+// the lease may work.
 const (
 	UnjudgedGPUMissing     = "gpu_missing"
 	UnjudgedNodeGPUMissing = "node_gpu_missing"
 	UnjudgedUnplacedBusy   = "unplaced_busy"
+	UnjudgedUnknownGPU     = "unknown_gpu"
 )
 
 // Telemetry reports GPU activity per lease.
