@@ -156,6 +156,8 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		if qm.ErrorCode(err) != qm.EINTERNAL {
 			ex := example(svc.ExampleWeek(ctx).String())
 			if qm.ErrorCode(err) == qm.ENOTFOUND {
+				// Only the team is wrong: the example keeps the week asked for, which was read.
+				ex = example(w.String())
 				if ts, _ := svc.TeamNames(ctx); len(ts) > 0 {
 					ex += " --team " + ts[0]
 				}

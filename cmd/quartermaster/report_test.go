@@ -472,6 +472,10 @@ lee@acme.example: /gpu report 2026-W48
 		{[]string{"--week", "last tuesday"}, `quartermaster report: "last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: quartermaster report --week 2026-W48 --format csv`},
 		{[]string{"--week", "2099-W10"}, `quartermaster report: 2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W48. Example: quartermaster report --week 2026-W48 --format csv`},
 		{[]string{"--week", "2026-W48", "--team", "ghost"}, `quartermaster report: There is no team "ghost"; the teams are language, vision. Example: quartermaster report --week 2026-W48 --format csv --team language`},
+		// A week before the history and an unknown team: the week is refused first.
+		{[]string{"--week", "2026-W40", "--team", "ghost"}, `quartermaster report: There is no history for 2026-W40: the first lease was asked for in 2026-W48. Example: quartermaster report --week 2026-W48 --format csv`},
+		// A good week with an unknown team: the example keeps the week asked for.
+		{[]string{"--week", "2026-W49", "--team", "ghost"}, `quartermaster report: There is no team "ghost"; the teams are language, vision. Example: quartermaster report --week 2026-W49 --format csv --team language`},
 		{[]string{"--week", "2026-W48", "--format", "xlsx"}, `quartermaster report: --format "xlsx" is not one of text, csv, json, png. Example: quartermaster report --week 2026-W48 --format csv`},
 		// In the week the history began, the week offered is that one: the week before has none.
 		{[]string{"--now", "2026-11-25T15:00:00Z", "--week", "2026-W"}, `quartermaster report: "2026-W" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: quartermaster report --week 2026-W48 --format csv`},

@@ -88,19 +88,20 @@ func (s *Service) Input(ctx context.Context, w Week, f Filter) (Input, error) {
 		return Input{}, qm.Errorf(qm.EINVALID, "%s has not begun yet (it starts %s); the last complete week is %s.",
 			w, from.Format("Mon 2 Jan 2006"), s.LastComplete())
 	}
-	if f.Team != "" {
-		name, err := s.ResolveTeam(ctx, f.Team)
-		if err != nil {
-			return Input{}, err
-		}
-		f.Team = name
-	}
 	start, err := s.Source.HistoryStart(ctx)
 	if err != nil {
 		return Input{}, fmt.Errorf("showback: read the history's start: %w", err)
 	}
 	if !start.IsZero() && !to.After(start) {
 		return Input{}, qm.Errorf(qm.EINVALID, "there is no history for %s: the first lease was asked for in %s.", w, WeekOf(start, loc))
+	}
+	// The week is one to report: a refusal of the team alone can offer it back.
+	if f.Team != "" {
+		name, err := s.ResolveTeam(ctx, f.Team)
+		if err != nil {
+			return Input{}, err
+		}
+		f.Team = name
 	}
 	prev := w.Prev().Start(loc)
 	leases, err := s.Source.ReportLeases(ctx, prev, to)
