@@ -111,8 +111,21 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 			_, err = svc.ParseWeek(ctx, strings.Join(args, " "))
 			return fail(err)
 		}
+		// A week there is no report of (not begun, before the history) is what is wrong first.
+		if err := svc.CheckWeek(ctx, week); err != nil {
+			return fail(err)
+		}
 		if !ok {
-			return fail(qm.Errorf(qm.ENOTFOUND, "there is no team %s; %s %s.", policy.Quoted(args[len(args)-1], 40), policy.Agree(len(teams), "the team is", "the teams are"), policy.FewNames(args[len(args)-1], teams)))
+			// Only the team is wrong: the example keeps the week asked for, with a team the
+			// asker may see the report of (their own use where they may see no team's).
+			example := "/gpu report " + week.String()
+			if b.Svc.IsPlatformAdmin(ctx, req.User) && len(teams) > 0 {
+				example += " " + teams[0]
+			} else if owned := b.Svc.OwnedTeams(ctx, req.User); len(owned) > 0 {
+				example += " " + owned[0]
+			}
+			text := qm.ErrorMessage(qm.Errorf(qm.ENOTFOUND, "there is no team %s; %s %s.", policy.Quoted(args[len(args)-1], 40), policy.Agree(len(teams), "the team is", "the teams are"), policy.FewNames(args[len(args)-1], teams)))
+			return []bot.Reply{{Error: true, Ephemeral: true, Text: text + " Example: " + example}}
 		}
 		team = t
 	}

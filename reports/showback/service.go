@@ -84,16 +84,8 @@ func (s *Service) Input(ctx context.Context, w Week, f Filter) (Input, error) {
 	loc := s.Policy.Location
 	now := s.Clock.Now()
 	from, to := w.Start(loc), w.End(loc)
-	if from.After(now) {
-		return Input{}, qm.Errorf(qm.EINVALID, "%s has not begun yet (it starts %s); the last complete week is %s.",
-			w, from.Format("Mon 2 Jan 2006"), s.LastComplete())
-	}
-	start, err := s.Source.HistoryStart(ctx)
-	if err != nil {
-		return Input{}, fmt.Errorf("showback: read the history's start: %w", err)
-	}
-	if !start.IsZero() && !to.After(start) {
-		return Input{}, qm.Errorf(qm.EINVALID, "there is no history for %s: the first lease was asked for in %s.", w, WeekOf(start, loc))
+	if err := s.CheckWeek(ctx, w); err != nil {
+		return Input{}, err
 	}
 	// The week is one to report: a refusal of the team alone can offer it back.
 	if f.Team != "" {
@@ -137,6 +129,26 @@ func (s *Service) Input(ctx context.Context, w Week, f Filter) (Input, error) {
 	}
 	preds = slices.DeleteFunc(preds, func(p qm.WaitPrediction) bool { return p.At.After(now) })
 	return Input{Policy: s.Policy, Week: w, Now: now, Leases: leases, Usage: usage, Firsts: firsts, Predictions: preds, Filter: f}, nil
+}
+
+// CheckWeek refuses a week there is nothing to report of: one that has not begun, or one before
+// the history began. A command that also names a team checks the week with it first, so that a
+// refusal of the team alone can offer back the week asked for.
+func (s *Service) CheckWeek(ctx context.Context, w Week) error {
+	loc := s.Policy.Location
+	from, to := w.Start(loc), w.End(loc)
+	if from.After(s.Clock.Now()) {
+		return qm.Errorf(qm.EINVALID, "%s has not begun yet (it starts %s); the last complete week is %s.",
+			w, from.Format("Mon 2 Jan 2006"), s.LastComplete())
+	}
+	start, err := s.Source.HistoryStart(ctx)
+	if err != nil {
+		return fmt.Errorf("showback: read the history's start: %w", err)
+	}
+	if !start.IsZero() && !to.After(start) {
+		return qm.Errorf(qm.EINVALID, "there is no history for %s: the first lease was asked for in %s.", w, WeekOf(start, loc))
+	}
+	return nil
 }
 
 // ResolveTeam finds a team by name: one the policy lists, or one that has had leases (a team the
