@@ -44,7 +44,7 @@ func reportFlags() (*flag.FlagSet, *reportOptions) {
 	o.f.registerPolicy(fs)
 	o.f.registerDB(fs)
 	o.week = fs.String("week", "", "the ISO week, like 2026-W48 (default: the last complete week)")
-	o.team = fs.String("team", "", "only this team")
+	o.team = fs.String("team", "", "only this team, by name or by its channel (#vision-gpu)")
 	o.format = fs.String("format", "text", "text, csv, json or png")
 	o.out = fs.String("out", "", "write to this file instead of standard output (png needs it on a terminal)")
 	o.asOf = fs.String("now", "", "make the report as of this RFC3339 instant (default: now)")

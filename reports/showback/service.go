@@ -152,7 +152,8 @@ func (s *Service) CheckWeek(ctx context.Context, w Week) error {
 }
 
 // ResolveTeam finds a team by name: one the policy lists, or one that has had leases (a team the
-// policy does not list runs on the default quota). Anything else is refused with the teams there are.
+// policy does not list runs on the default quota); or by its channel (#vision-gpu), as chat takes
+// a team. Anything else is refused with the teams there are.
 func (s *Service) ResolveTeam(ctx context.Context, name string) (string, error) {
 	if t, ok := s.Policy.Team(name); ok {
 		return t.Name, nil
@@ -160,6 +161,21 @@ func (s *Service) ResolveTeam(ctx context.Context, name string) (string, error) 
 	names, err := s.TeamNames(ctx)
 	if err != nil {
 		return "", err
+	}
+	if strings.HasPrefix(name, "#") {
+		var of []string // the teams whose channel it is
+		for _, t := range s.Policy.Teams {
+			if t.Channel != "" && policy.NameKey(t.Channel) == policy.NameKey(name) {
+				of = append(of, t.Name)
+			}
+		}
+		switch len(of) {
+		case 1:
+			return of[0], nil
+		case 0:
+			return "", qm.Errorf(qm.ENOTFOUND, "%s is the channel of no team; %s %s.", policy.Quoted(name, 40), policy.Agree(len(names), "the team is", "the teams are"), policy.FewNames(name, names))
+		}
+		return "", qm.Errorf(qm.ENOTFOUND, "%s is the channel of teams %s; name one of them.", policy.Quoted(name, 40), policy.JoinList(of, "and"))
 	}
 	for _, n := range names {
 		if policy.SameName(n, name) {
