@@ -250,7 +250,18 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 			l.Parent, policy.FormatDuration(l.Duration), l.ID, matchesText(out.Matches), b.whoDecides(out.Approvers, l.User)),
 			Actions: b.leaseActions(ctx, l)}}
 	}
-	return []bot.Reply{{Text: b.newLength(l), Sections: []bot.Section{b.card(ctx, l)}}}
+	return []bot.Reply{{Text: b.newLength(l) + " " + b.extensionCost(l, c.Duration), Sections: []bot.Section{b.card(ctx, l)}}}
+}
+
+// extensionCost says what extending l by d costs, as a request's reply says what it costs: l's
+// GPUs for d at the price l was granted at (a later change of the catalog's price re-prices no
+// lease), in the currency's decimals.
+func (b *Bot) extensionCost(l *qm.Lease, d time.Duration) string {
+	if l.CPUOnly() {
+		return noGPUBilled
+	}
+	return fmt.Sprintf("Estimated cost of the %s added: %s (%s per GPU-hour).",
+		policy.FormatDuration(d), b.money(qm.Bill(b.pol(), l, d)), b.price(qm.PricePerGPUHour(b.pol(), l)))
 }
 
 // extendedAgain answers an Extend button pressed again: it extends once (a double click, or a
@@ -513,8 +524,9 @@ func (b *Bot) edit(ctx context.Context, r bot.Reply) error {
 // editTimeout bounds an edit of a posted message, which waits behind the recipient's others.
 const editTimeout = time.Minute
 
-// extendedText says what an approved extension did to its lease: "L-1 now runs until Mon 30 Nov
-// 19:00 CST (in 10h), 10h in all."; empty for anything else.
+// extendedText says what an approved extension did to its lease and what it costs: "L-1 now runs
+// until Mon 30 Nov 19:00 CST (in 10h), 10h in all. Estimated cost of the 8h added: $7.20 ($0.90
+// per GPU-hour)."; empty for anything else.
 func (b *Bot) extendedText(ctx context.Context, l *qm.Lease) string {
 	if l.Kind != qm.KindExtension || l.State == qm.Denied || l.State == qm.Cancelled || l.State == qm.PendingApproval {
 		return ""
@@ -523,7 +535,7 @@ func (b *Bot) extendedText(ctx context.Context, l *qm.Lease) string {
 	if err != nil {
 		return ""
 	}
-	return b.newLength(p)
+	return b.newLength(p) + " " + b.extensionCost(p, l.Duration)
 }
 
 func (b *Bot) quotaRequest(ctx context.Context, req bot.Request, c Command) []bot.Reply {

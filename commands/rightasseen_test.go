@@ -962,8 +962,8 @@ func TestAnApprovedExtensionSaysTheNewEnd(t *testing.T) {
 			h.notices(tc.user)
 			h.notices(tc.owner)
 			r := mustOK(t, h.say(tc.owner, "/gpu approve "+ext.String()))
-			if want := lease.String() + " now runs until " + tc.end; !strings.HasSuffix(r.Text, want) {
-				t.Errorf("the approver's answer %q, want it to end %q", r.Text, want)
+			if want := lease.String() + " now runs until " + tc.end; !strings.Contains(r.Text, want) {
+				t.Errorf("the approver's answer %q, want it to say %q", r.Text, want)
 			}
 			var told, card string
 			for _, n := range h.notices(tc.user) {
@@ -976,7 +976,7 @@ func TestAnApprovedExtensionSaysTheNewEnd(t *testing.T) {
 					card = n.Text
 				}
 			}
-			if !strings.HasSuffix(told, lease.String()+" now runs until "+tc.end) {
+			if !strings.Contains(told, lease.String()+" now runs until "+tc.end) {
 				t.Errorf("the requester was told %q", told)
 			}
 			if !strings.Contains(card, " "+tc.decided) {
@@ -1013,7 +1013,7 @@ func TestExtendingAQueuedLease(t *testing.T) {
 	}
 	id := leaseIn(t, q.Text)
 	r := mustOK(t, h.say("sam@borealis.example", "/gpu extend "+id.String()+" 1h"))
-	if want := id.String() + " now lasts 2h in all, from when it starts."; r.Text != want {
+	if want := id.String() + " now lasts 2h in all, from when it starts. Estimated cost of the 1h added: 0.50 EUR (0.50 EUR per GPU-hour)."; r.Text != want {
 		t.Errorf("extending a queued lease: %q, want %q", r.Text, want)
 	}
 	// Its card offers to cancel it, as the queued reply does.
