@@ -71,6 +71,20 @@ func TestADeferredCommandIsAnsweredAfterAStop(t *testing.T) {
 	if a, ok := gone.fake.AnswerTo(discordtest.ID(body)); !ok || a.ID != "@original" || !strings.Contains(a.Text(), "You asked: /gpu request 2") {
 		t.Fatalf("the deferral was not replaced by the answer: %+v", a)
 	}
+	// Forgetting a finished command is written in the background: wait for it, then no claim
+	// released brings the command back.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		owners, err := db.DeliveryClaimers(t.Context(), discord.Platform, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(owners) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the answered command is still kept, claimed by %v", owners)
+		}
+	}
 	release()
 	if n, _ := live.adapter.Recover(t.Context()); n != 0 {
 		t.Fatalf("recovered %d commands again", n)
