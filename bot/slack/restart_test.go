@@ -217,6 +217,19 @@ func TestACommandAcknowledgedBeforeAStopIsRunAfterIt(t *testing.T) {
 	}
 	e.wait()
 	closeNow(t, gone) // the stalled work ends; what it left is not run twice
+	// Forgetting a finished command is written in the background: wait for it.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		owners, err := e.db.DeliveryClaimers(t.Context(), "slack", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(owners) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the answered command is still kept, claimed by %v", owners)
+		}
+	}
 	release()
 	if n, _ := live.Recover(t.Context()); n != 0 {
 		t.Fatalf("recovered %d commands again", n)
