@@ -72,6 +72,9 @@ type QuotaHeld struct {
 	// of them, where a request passes it (else 0); WeekAsked is what the request adds, 0 once
 	// it counts in Week (approved).
 	Week, WeekLimit, WeekAsked float64
+	// Undone says the request will not happen (withdrawn, cancelled, denied or expired
+	// undecided): what it would have added to the week is said in the past.
+	Undone bool
 	// Increase is how many more GPUs of the class a quota increase needs for the request to
 	// fit without a decision, at once and, for the rest of the week, in GPU-hours (0 where not
 	// said).
@@ -107,7 +110,8 @@ func (q *QuotaHeld) Within(gpus int, d time.Duration) (int, time.Duration, bool)
 // holds 2 of its 2 slice GPUs now: L-1 (2, suspended)." The requester's reply and the budget
 // owners' approval card say it alike. Where a request passes the team's weekly GPU-hours, it
 // says so with the numbers: "It would take team speech to 130 of its 100 GPU-hours this week:
-// 95 used or committed, and 35 for this request."
+// 95 used or committed, and 35 for this request." A request that will not happen says what it
+// "would have taken" instead.
 func (q *QuotaHeld) Text() string {
 	var parts []string
 	if !q.WeekOnly {
@@ -127,8 +131,12 @@ func (q *QuotaHeld) Text() string {
 	switch {
 	case q.WeekLimit <= 0:
 	case q.WeekAsked > 0:
-		parts = append(parts, fmt.Sprintf("It would take team %s to %s of its %s GPU-hours this week: %s used or committed, and %s for this request.",
-			q.Team, FormatHours(q.Week+q.WeekAsked), FormatHours(q.WeekLimit), FormatHours(q.Week), FormatHours(q.WeekAsked)))
+		would := "would take"
+		if q.Undone {
+			would = "would have taken"
+		}
+		parts = append(parts, fmt.Sprintf("It %s team %s to %s of its %s GPU-hours this week: %s used or committed, and %s for this request.",
+			would, q.Team, FormatHours(q.Week+q.WeekAsked), FormatHours(q.WeekLimit), FormatHours(q.Week), FormatHours(q.WeekAsked)))
 	default:
 		parts = append(parts, fmt.Sprintf("Team %s has used or committed %s of its %s GPU-hours this week.", q.Team, FormatHours(q.Week), FormatHours(q.WeekLimit)))
 	}

@@ -148,7 +148,8 @@ func quotaHolders(ctx context.Context, tx Tx, leases []*Lease, class string) ([]
 // quota increase says it always (more GPUs of the class is what is decided), an extension where
 // its lease holds GPUs (it keeps them longer), a new lease where it and what the team holds
 // besides pass the quota of GPUs at once, as when it was asked. A lease or an extension that
-// passes the team's weekly GPU-hours says that too, with the numbers (QuotaHeld.Week).
+// passes the team's weekly GPU-hours says that too, with the numbers (QuotaHeld.Week), in the
+// past where it will not happen (QuotaHeld.Undone).
 func (s *Service) HeldNow(ctx context.Context, l *Lease) (*QuotaHeld, error) {
 	var out *QuotaHeld
 	err := s.Store.View(ctx, func(tx Tx) error {
@@ -182,7 +183,8 @@ func (s *Service) HeldNow(ctx context.Context, l *Lease) (*QuotaHeld, error) {
 			return err
 		}
 		u, q := s.usageFrom(l.Team, leases, now)
-		held := &QuotaHeld{Team: l.Team, Class: l.Class, Held: u.GPUs[l.Class], Limit: q.GPUs[l.Class]}
+		held := &QuotaHeld{Team: l.Team, Class: l.Class, Held: u.GPUs[l.Class], Limit: q.GPUs[l.Class],
+			Undone: l.State == Denied || l.State == Cancelled}
 		if l.State != PendingApproval && l.State != Denied && l.State != Cancelled {
 			hours = 0 // approved: the week counts it already
 		}
