@@ -28,8 +28,10 @@ func ParseLeaseID(s string) (LeaseID, error) {
 	if len(t) > 2 && (t[0] == 'L' || t[0] == 'l') && t[1] == '-' {
 		t = t[2:]
 	}
+	// Digits only: a sign (L-+1, +1) or anything else is no lease id; leading zeros are (L-0001).
+	digits := t != "" && strings.Trim(t, "0123456789") == ""
 	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 {
+	if !digits || err != nil || n <= 0 {
 		return 0, Errorf(EINVALID, "%s is not a lease id; lease ids look like L-42", policy.Quoted(s, 40))
 	}
 	return LeaseID(n), nil
