@@ -220,8 +220,16 @@ func (b *Bot) refuse(ctx context.Context, verb string, err error) bot.Reply {
 		}
 	}
 	text := e.Message
+	typed, near := b.dataClassTypo(ctx)
+	if near != "" {
+		text += " " + dataTypoText(typed, near)
+	}
 	if ex != "" {
-		text += " Example: " + b.expandFor(ctx, b.typedExample(ctx, ex))
+		ex = b.expandFor(ctx, b.typedExample(ctx, ex))
+		if near != "" {
+			ex = withDataClass(ex, typed, near)
+		}
+		text += " Example: " + ex
 	}
 	return bot.Reply{Error: true, Ephemeral: true, Text: text}
 }
@@ -668,6 +676,15 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 	if l.CPUOnly() {
 		cost = noGPUBilled
 	}
+	r := b.outcomeReply(ctx, out, err, cost)
+	if !r.Error {
+		r.Text += b.dataTypoOutcome(ctx, l)
+	}
+	return r
+}
+
+func (b *Bot) outcomeReply(ctx context.Context, out *qm.Outcome, err error, cost string) bot.Reply {
+	l := out.Lease
 	switch {
 	case err != nil:
 		return b.fail(ctx, "request", err)

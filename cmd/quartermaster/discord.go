@@ -289,7 +289,7 @@ var isoWeekRE = regexp.MustCompile(`^\d{4}-W\d{2}$`)
 
 // knownValue reports whether v is a value of p's kind that b knows (a class or team of the
 // policy, a template of the catalog, a command, a lease id, a number, a duration, a week, an
-// email or account, free text after its keyword), or a placeholder such as REASON: what a word after a command named in a
+// email or account, free text after its keyword, a data class a team has), or a placeholder such as REASON: what a word after a command named in a
 // sentence must be to be read as the command's, not as the sentence's.
 func knownValue(b *commands.Bot, p commands.Param, v string) bool {
 	if placeholder(v) {
@@ -313,6 +313,17 @@ func knownValue(b *commands.Bot, p commands.Param, v string) bool {
 	case commands.TWeek:
 		return v == "this week" || v == "last week" || isoWeekRE.MatchString(v)
 	case commands.TString:
+		if p.Keyword == "data" {
+			// A data class after its keyword: one that a team of the policy has.
+			for _, t := range b.Svc.Policy.Teams {
+				for _, dc := range b.Svc.DataClassesOf(t.Name) {
+					if policy.NameKey(dc) == policy.NameKey(v) {
+						return true
+					}
+				}
+			}
+			return false
+		}
 		_, ok := commands.Lookup(v)
 		return ok || strings.ContainsAny(v, "@:")
 	case commands.TText:

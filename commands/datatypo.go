@@ -1,0 +1,85 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// dataClassTypo is, for the command typed (ctx), the data class it names where no team of the
+// policy has it, and the one of theirs it is a near miss of, as a reader takes a typo
+// (policy.NearMiss): "confidental" and "confidential". near is empty where the command names
+// none, one a team has, or one close to none. The team typed is looked at first.
+func (b *Bot) dataClassTypo(ctx context.Context) (typed, near string) {
+	c, ok := ctx.Value(typedKey{}).(Command)
+	if !ok || c.DataClass == "" || !policy.ValidDataClass(c.DataClass) {
+		return "", ""
+	}
+	var known []string
+	add := func(team string) {
+		for _, dc := range b.Svc.DataClassesOf(team) {
+			if dc = policy.NameKey(dc); !slices.Contains(known, dc) {
+				known = append(known, dc)
+			}
+		}
+	}
+	if c.Team != "" {
+		add(c.Team)
+	}
+	for _, t := range b.pol().Teams {
+		add(t.Name)
+	}
+	typed = policy.NameKey(c.DataClass)
+	if slices.Contains(known, typed) {
+		return "", ""
+	}
+	if near = policy.NearMiss(typed, known); near == "" {
+		return "", ""
+	}
+	return typed, near
+}
+
+// dataTypoText says that no team has data class typed, and asks whether near was meant.
+func dataTypoText(typed, near string) string {
+	return fmt.Sprintf("No team has data class %s; did you mean %s?", policy.Quoted(typed, 40), near)
+}
+
+// withDataClass is command cmd with its data class typed (after the word data) put as near.
+func withDataClass(cmd, typed, near string) string {
+	re := regexp.MustCompile(`(?i)(\bdata\s+["']?)` + regexp.QuoteMeta(typed) + `(["']?(\s|$))`)
+	return re.ReplaceAllString(cmd, "${1}"+near+"${2}")
+}
+
+// dataTypoOutcome is what the reply to a request made (lease l) adds where its data class is a
+// typo of one the policy knows: the class likely meant, the request asked again with it, and how
+// to end the one made. Empty otherwise.
+func (b *Bot) dataTypoOutcome(ctx context.Context, l *qm.Lease) string {
+	typed, near := b.dataClassTypo(ctx)
+	if near == "" || policy.NameKey(l.DataClass) != typed {
+		return ""
+	}
+	again := *l
+	again.DataClass = "" // said below, always: askAgain leaves out the team's first
+	if l.AskedGPUs > 0 {
+		again.GPUs = l.AskedGPUs // as asked, not the whole nodes it takes
+	}
+	cmd, ok := b.askAgain(ctx, &again)
+	if !ok {
+		return " " + dataTypoText(typed, near)
+	}
+	if rest, ok := strings.CutSuffix(cmd, " exclusive"); ok {
+		cmd = rest + " data " + near + " exclusive"
+	} else {
+		cmd += " data " + near
+	}
+	end := "withdraw this one with /gpu cancel " + l.ID.String()
+	if l.State.Running() {
+		end = "end this one with /gpu release " + l.ID.String()
+	}
+	return fmt.Sprintf(" %s Then ask with %s, and %s.", dataTypoText(typed, near), cmd, end)
+}
