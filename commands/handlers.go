@@ -319,7 +319,11 @@ func (b *Bot) keep(ctx context.Context, req bot.Request, c Command) []bot.Reply 
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
-	b.warningsAnswered(ctx, warningsOver(l, fmt.Sprintf("%s was kept at %s after this idle warning: it stays for another idle period.", l.ID, b.when(l.KeptAt)), false))
+	if _, answered := b.idleWarnings(ctx, l); answered {
+		// It answered the lease's latest idle warning: that one says so (not an earlier one,
+		// which says what became of it, nor any where no warning was open).
+		b.warningsAnswered(ctx, []bot.Reply{b.latestWarningOver(ctx, l, fmt.Sprintf("%s was kept at %s after this idle warning: it stays for another idle period.", l.ID, b.when(l.KeptAt)))})
+	}
 	return []bot.Reply{{Text: fmt.Sprintf("Kept: %s stays for another idle period; it still ends %s.", l.ID, b.when(l.ExpiresAt))}}
 }
 
@@ -342,7 +346,7 @@ func (b *Bot) release(ctx context.Context, req bot.Request, c Command) []bot.Rep
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
-	b.warningsAnswered(ctx, b.endedWarnings(l))
+	b.warningsAnswered(ctx, b.endedWarnings(ctx, l))
 	return []bot.Reply{{Text: fmt.Sprintf("%s is %s. %s", l.ID, l.State, b.releasedLine(ctx, l))}}
 }
 

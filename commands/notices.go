@@ -211,24 +211,85 @@ func (b *Bot) expiryOffer(ctx context.Context, l *qm.Lease) bot.Reply {
 func grantedRef(id qm.LeaseID) string  { return "granted:" + id.String() }
 func expiringRef(id qm.LeaseID) string { return "expiring:" + id.String() }
 
-// idleRef names the idle warnings of a lease (with their Keep and Release buttons), so that
-// once one is answered or overtaken (kept, released, reclaimed, busy again, ended) its copies
-// say so and lose their buttons.
-func idleRef(id qm.LeaseID) string { return "idle:" + id.String() }
+// idleRef names the copies of one idle warning of a lease (with their Keep and Release buttons),
+// so that once it is answered or overtaken (kept, released, reclaimed, busy again, ended) they
+// say so and lose their buttons. Each warning of a lease has its own: the edit that says what
+// became of a later one leaves an earlier one saying what became of it (kept, busy again). The
+// first keeps the name every warning of a lease once shared ("idle:L-3"), later ones are
+// numbered ("idle:L-3#2"); n is the warning's number, 0 where it is not known (the first's name).
+func idleRef(id qm.LeaseID, n int) string {
+	if n <= 1 {
+		return "idle:" + id.String()
+	}
+	return fmt.Sprintf("idle:%s#%d", id, n)
+}
 
-// warningsOver are the edits of the warnings its owner holds of lease l (its idle warnings, and
-// with expiry its expiry warnings too) to what, without buttons: the warning is over. Only
-// copies posted to the owner are edited, and nothing is posted where there are none.
-func warningsOver(l *qm.Lease, what string, expiry bool) []bot.Reply {
-	refs := []string{idleRef(l.ID)}
-	if expiry {
-		refs = append(refs, expiringRef(l.ID))
+// idleWarning is one idle warning of a lease, as its history tells it.
+type idleWarning struct {
+	ref string // idleRef
+	// over says what became of it, as its copies say once it is answered or overtaken (kept,
+	// busy again, extended, ended); empty while it is open.
+	over string
+}
+
+// idleWarnings are lease l's idle warnings, oldest first, each with what became of it; answered
+// says l's latest change of state answered the latest, from idle_warned to active at l.KeptAt
+// (Keep, or an extension). While l is warned, only the history up to its warning (l.WarnedAt)
+// counts: a notice rendered late names the warning it is about, not a later one. None where its
+// history cannot be read.
+func (b *Bot) idleWarnings(ctx context.Context, l *qm.Lease) (ws []idleWarning, answered bool) {
+	evs, err := b.Svc.History(ctx, l.ID)
+	if err != nil {
+		b.log().Error("read a lease's history, for its idle warnings", "lease", l.ID, "err", err)
+		return nil, false
 	}
-	out := make([]bot.Reply, 0, len(refs))
-	for _, ref := range refs {
-		out = append(out, bot.Reply{To: l.User, Ref: ref, Update: true, EditOnly: true, Text: what})
+	id := l.ID.String()
+	var last *qm.Event
+	for _, e := range evs {
+		if l.State == qm.IdleWarned && !l.WarnedAt.IsZero() && e.At.After(l.WarnedAt.Add(time.Second)) {
+			break // after the warning open in l (the stored times may be rounded)
+		}
+		if e.From == e.To {
+			continue // a note, such as a reclaim moved: the same warning
+		}
+		last = e
+		if e.To == qm.IdleWarned {
+			ws = append(ws, idleWarning{ref: idleRef(l.ID, len(ws)+1)})
+			continue
+		}
+		if len(ws) == 0 || e.From != qm.IdleWarned {
+			continue
+		}
+		w := &ws[len(ws)-1]
+		at := b.when(e.At)
+		switch {
+		case e.To.Ended():
+			w.over = fmt.Sprintf("%s %s.", id, b.endedWords(l))
+		case e.Actor != qm.SystemActor && strings.HasPrefix(e.Reason, "kept by "):
+			w.over = fmt.Sprintf("%s was kept at %s after this idle warning: it stays for another idle period.", id, at)
+		case e.Actor == qm.SystemActor && e.Reason == "GPUs busy again":
+			w.over = fmt.Sprintf("%s was idle, then busy again, so it was not reclaimed.", id)
+		default: // extended, or its job stopped running: nothing is idle to reclaim
+			w.over = fmt.Sprintf("%s was not reclaimed after this idle warning: %s at %s.", id, strings.TrimRight(e.Reason, "."), at)
+		}
 	}
-	return out
+	answered = len(ws) > 0 && last != nil && last.From == qm.IdleWarned && last.To == qm.Active && !l.KeptAt.IsZero() &&
+		last.At.Sub(l.KeptAt).Abs() < time.Second
+	return ws, answered
+}
+
+// latestIdleRef names the copies of lease l's latest idle warning (idleRef).
+func (b *Bot) latestIdleRef(ctx context.Context, l *qm.Lease) string {
+	ws, _ := b.idleWarnings(ctx, l)
+	return idleRef(l.ID, len(ws))
+}
+
+// latestWarningOver is the edit of the copies its owner holds of lease l's latest idle warning to
+// what, without buttons: that warning is over. Only copies posted to the owner are edited, and
+// nothing is posted where there are none. An earlier idle warning, answered or overtaken
+// already, keeps what it says of that.
+func (b *Bot) latestWarningOver(ctx context.Context, l *qm.Lease, what string) bot.Reply {
+	return bot.Reply{To: l.User, Ref: b.latestIdleRef(ctx, l), Update: true, EditOnly: true, Text: what}
 }
 
 // endedWords says how lease l ended, after its id: "was released at Mon 30 Nov 10:00 CET".
@@ -245,11 +306,11 @@ func (b *Bot) endedWords(l *qm.Lease) string {
 	return fmt.Sprintf("ended at %s (%s)", at, l.State)
 }
 
-// endedWarnings are the edits of the messages workspace l still offered buttons in when it
-// ended (its grant, with Extend and Release; an idle warning not yet answered; an expiry
-// warning): they say so and offer nothing more. None for other kinds of lease, or a lease with
-// no such message.
-func (b *Bot) endedWarnings(l *qm.Lease) []bot.Reply {
+// endedWarnings are the edits of the messages workspace l offered buttons in when it ended (its
+// grant, with Extend and Release; its idle warnings; an expiry warning): they say so and offer
+// nothing more, each idle warning answered or overtaken before keeping what became of it. None
+// for other kinds of lease, or a lease with no such message.
+func (b *Bot) endedWarnings(ctx context.Context, l *qm.Lease) []bot.Reply {
 	if l.Kind != qm.KindWorkspace || !l.State.Ended() {
 		return nil
 	}
@@ -258,10 +319,22 @@ func (b *Bot) endedWarnings(l *qm.Lease) []bot.Reply {
 	if !l.StartedAt.IsZero() {
 		out = append(out, bot.Reply{To: l.User, Ref: grantedRef(l.ID), Update: true, EditOnly: true, Text: what})
 	}
-	for _, e := range warningsOver(l, what, true) {
-		if e.Ref == idleRef(l.ID) && !l.WarnedAt.IsZero() || e.Ref == expiringRef(l.ID) && !l.ExpiryWarnedFor.IsZero() {
-			out = append(out, e)
+	// Each idle warning, the latest first: the one still open says how the lease ended; each
+	// earlier one keeps what became of it (kept, busy again) and adds how the lease ended later.
+	ws, _ := b.idleWarnings(ctx, l)
+	for i := len(ws) - 1; i >= 0; i-- {
+		w := ws[i]
+		text := w.over
+		switch {
+		case text == "" || text == what:
+			text = what
+		default:
+			text += fmt.Sprintf(" Later, %s %s.", l.ID, b.endedWords(l))
 		}
+		out = append(out, bot.Reply{To: l.User, Ref: w.ref, Update: true, EditOnly: true, Text: text})
+	}
+	if !l.ExpiryWarnedFor.IsZero() {
+		out = append(out, bot.Reply{To: l.User, Ref: expiringRef(l.ID), Update: true, EditOnly: true, Text: what})
 	}
 	return out
 }
@@ -544,7 +617,7 @@ func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		if warned.IsZero() {
 			warned = b.Svc.Clock.Now()
 		}
-		base = bot.Reply{Ref: idleRef(l.ID), Text: fmt.Sprintf("%s has shown %s; it will be reclaimed at %s unless you keep it with /gpu keep %s.", id, idle, b.when(warned.Add(grace)), id),
+		base = bot.Reply{Ref: b.latestIdleRef(ctx, l), Text: fmt.Sprintf("%s has shown %s; it will be reclaimed at %s unless you keep it with /gpu keep %s.", id, idle, b.when(warned.Add(grace)), id),
 			Actions: []bot.Action{keepAction(id), {Label: "Release", Command: "/gpu release " + id, Style: "danger"}}}
 	case qm.NoticeReclaimMoved:
 		grace := qm.DefaultIdleGrace
@@ -555,11 +628,11 @@ func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		what := fmt.Sprintf("The GPUs of %s went unwatched for a while after its idle warning (their node agent stopped reporting), so it was not reclaimed at the time the warning named.", id)
 		release := bot.Action{Label: "Release", Command: "/gpu release " + id, Style: "danger"}
 		if !l.ExpiresAt.IsZero() && !at.Before(l.ExpiresAt) {
-			base = bot.Reply{Ref: idleRef(l.ID), Text: fmt.Sprintf("%s Its GPUs are watched again and still idle, but a new grace would outlast the lease: it is not reclaimed, and runs until %s.", what, b.when(l.ExpiresAt)),
+			base = bot.Reply{Ref: b.latestIdleRef(ctx, l), Text: fmt.Sprintf("%s Its GPUs are watched again and still idle, but a new grace would outlast the lease: it is not reclaimed, and runs until %s.", what, b.when(l.ExpiresAt)),
 				Actions: []bot.Action{release}}
 			break
 		}
-		base = bot.Reply{Ref: idleRef(l.ID), Text: fmt.Sprintf("%s Its GPUs are watched again and still idle; it will now be reclaimed at %s unless you keep it with /gpu keep %s.", what, b.when(at), id),
+		base = bot.Reply{Ref: b.latestIdleRef(ctx, l), Text: fmt.Sprintf("%s Its GPUs are watched again and still idle; it will now be reclaimed at %s unless you keep it with /gpu keep %s.", what, b.when(at), id),
 			Actions: []bot.Action{keepAction(id), release}}
 	case qm.NoticeBusyAgain:
 		base = bot.Reply{Text: fmt.Sprintf("%s is busy again, so it will not be reclaimed; it runs until %s.", id, b.when(l.ExpiresAt))}
@@ -603,9 +676,9 @@ func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 	}
 	switch n.Kind {
 	case qm.NoticeBusyAgain:
-		out = append(out, warningsOver(l, fmt.Sprintf("%s was idle, then busy again, so it was not reclaimed.", id), false)...)
+		out = append(out, b.latestWarningOver(ctx, l, fmt.Sprintf("%s was idle, then busy again, so it was not reclaimed.", id)))
 	case qm.NoticeReclaimed, qm.NoticeExpired, qm.NoticeFailed, qm.NoticeFinished:
-		out = append(out, b.endedWarnings(l)...)
+		out = append(out, b.endedWarnings(ctx, l)...)
 	}
 	return out
 }
