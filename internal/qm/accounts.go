@@ -80,6 +80,17 @@ type AccountLink struct {
 	Tokens []byte
 }
 
+// GroupsChange is a change of someone's groups that a re-check of their account link found,
+// kept in the database with the change itself until it is told: a service stopped after it wrote
+// the new groups and before it told them tells them once it runs again.
+type GroupsChange struct {
+	ID     int64
+	Before *AccountLink // the link before the re-check (without the provider's tokens)
+	// After is the link after it (without the provider's tokens); nil when the provider revoked
+	// the sign-in and the account was unlinked.
+	After *AccountLink
+}
+
 // LoginLink is a one-time sign-in link, bound to the chat account that asked for it. Only a hash
 // of its secret is kept. Opening it starts a login at the provider, whose state is likewise
 // kept as a hash; the link is done when that login completes.
