@@ -158,6 +158,13 @@ type Store interface {
 	KeepAccountGroups(ctx context.Context, a qm.Account, loginAt, noGroupsAt time.Time, tokens []byte) (bool, error)
 	DeleteAccountLink(ctx context.Context, a qm.Account) (bool, error)
 	DeleteAccountLinksByEmail(ctx context.Context, email string) (int64, error)
+
+	RecordGroupsChange(ctx context.Context, before qm.AccountLink, after *qm.AccountLink, at time.Time, owner string, until time.Time) (int64, bool, error)
+	ClaimGroupsChanges(ctx context.Context, owner string, now time.Time, hold time.Duration, limit int) ([]qm.GroupsChange, error)
+	GroupsChangeTold(ctx context.Context, id int64, at time.Time) error
+	RenewGroupsChanges(ctx context.Context, owner string, until time.Time) error
+	ReleaseGroupsChanges(ctx context.Context, owners []string) (int64, error)
+	PruneGroupsChanges(ctx context.Context, before time.Time) (int64, error)
 }
 
 // Service is single sign-on: login links, the login endpoints, account links and their re-check.
@@ -176,12 +183,21 @@ type Service struct {
 	// GroupsChanged is told when a re-check finds that someone's groups changed; after is nil
 	// when the provider no longer honours their sign-in (the account was unlinked). It is told
 	// once the re-check pass is done and the groups' members are read again, for every change the
-	// pass found, so that it sees every group as it stands after the re-check.
+	// pass found, so that it sees every group as it stands after the re-check. Each change is kept
+	// in the database with the change itself until it is told, so that one a stopped pass did not
+	// tell is told by the next pass that ends (of this process or another replica), once.
 	GroupsChanged func(ctx context.Context, before, after *qm.AccountLink)
+	// Owner names this process in its claims on the changes it has to tell (serve: host/pid@start);
+	// New sets one of its own.
+	Owner string
 	// LoggedIn is told of every completed sign-in: who it proved, and when.
 	LoggedIn func(ctx context.Context, email string, at time.Time)
 
 	members members
+
+	// abandon, when set, stops a re-check pass right after its last change, as a process killed
+	// there would (tests).
+	abandon bool
 
 	mu       sync.Mutex
 	provider *gooidc.Provider
@@ -206,6 +222,9 @@ func New(cfg Config, st Store, clock qm.Clock, logger *slog.Logger) (*Service, e
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{cfg: cfg, store: st, clock: clock, log: logger.With("component", "sso"), client: cfg.HTTPClient}
+	if tok, err := randomToken(); err == nil {
+		s.Owner = "sso-" + tok[:16]
+	}
 	if s.client == nil {
 		s.client = &http.Client{Timeout: httpTimeout}
 	}

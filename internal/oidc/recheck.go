@@ -24,7 +24,16 @@ type RecheckReport struct {
 	Revoked   int // links the provider no longer honours: unlinked
 	Unchecked int // links that could not be checked (no usable token, or the provider failed)
 	NoGroups  int // of those, links the provider gave no groups claim for: their groups are kept
+	Told      int // changes told through GroupsChanged: this pass's, and those a stopped pass left
 }
+
+// changeHold is how long a process holds the changes of groups it has to tell: the pass that
+// found them renews it after each batch of links, and another replica takes them over once it
+// lapses (a process killed mid-pass on another host; one on the same host is released at start).
+const changeHold = 10 * time.Minute
+
+// tellBatch is how many kept changes one claim takes to tell.
+const tellBatch = 20
 
 // Recheck reads again the groups of every link last checked more than the re-check period ago:
 // with its refresh token (a new ID token, or userinfo), or else with its access token while that
@@ -34,15 +43,34 @@ type RecheckReport struct {
 // is told through GroupsChanged, once the whole pass is done and the groups' members are read
 // again: what it tells (who decides a team's exceptions, who hears of it) is as things stand
 // after the re-check, not halfway through it.
+//
+// Each change is kept in the database in the same write as the change itself, claimed by this
+// process, until it is told; the pass tells its own and any that a pass stopped before it told
+// them left (a crash, or a stop, of this process or another replica), each once. A pass whose
+// context ends before it tells gives its claims back, so that the next pass of any replica
+// tells them.
 func (s *Service) Recheck(ctx context.Context) (rep RecheckReport, err error) {
-	var changed [][2]*qm.AccountLink
 	defer func() {
-		if rerr := s.RefreshMembers(ctx); rerr != nil && err == nil {
-			err = rerr
+		if s.abandon {
+			return
 		}
-		if s.GroupsChanged != nil {
-			for _, c := range changed {
-				s.GroupsChanged(ctx, c[0], c[1])
+		if ctx.Err() == nil {
+			if rerr := s.RefreshMembers(ctx); rerr != nil && err == nil {
+				err = rerr
+			}
+			n, terr := s.tellChanges(ctx)
+			rep.Told += n
+			if terr != nil && err == nil {
+				err = terr
+			}
+		}
+		if ctx.Err() != nil {
+			// Stopping: give back what is left to tell, so that the next pass of any replica
+			// (this process's after a restart, too) tells it at once.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if _, rerr := s.store.ReleaseGroupsChanges(rctx, []string{s.Owner}); rerr != nil {
+				s.log.Warn("giving back the changes of groups still to tell; another replica tells them once the claim lapses", "err", rerr)
 			}
 		}
 	}()
@@ -58,7 +86,12 @@ func (s *Service) Recheck(ctx context.Context) (rep RecheckReport, err error) {
 			return rep, err
 		}
 		for _, l := range links {
-			if err := s.recheckOne(ctx, p, l, &rep, &changed); err != nil {
+			if err := s.recheckOne(ctx, p, l, &rep); err != nil {
+				return rep, err
+			}
+		}
+		if rep.Changed+rep.Revoked > 0 {
+			if err := s.store.RenewGroupsChanges(ctx, s.Owner, s.clock.Now().Add(changeHold)); err != nil {
 				return rep, err
 			}
 		}
@@ -66,6 +99,31 @@ func (s *Service) Recheck(ctx context.Context) (rep RecheckReport, err error) {
 			return rep, ctx.Err()
 		}
 	}
+}
+
+// tellChanges tells GroupsChanged of the kept changes of groups that this process holds or that
+// no live claim holds, the oldest first, and marks each told; it says how many it told.
+func (s *Service) tellChanges(ctx context.Context) (int, error) {
+	told := 0
+	for ctx.Err() == nil {
+		cs, err := s.store.ClaimGroupsChanges(ctx, s.Owner, s.clock.Now(), changeHold, tellBatch)
+		if err != nil {
+			return told, err
+		}
+		for _, c := range cs {
+			if s.GroupsChanged != nil {
+				s.GroupsChanged(ctx, c.Before, c.After)
+			}
+			if err := s.store.GroupsChangeTold(ctx, c.ID, s.clock.Now()); err != nil {
+				return told, err
+			}
+			told++
+		}
+		if len(cs) < tellBatch {
+			break
+		}
+	}
+	return told, ctx.Err()
 }
 
 // errRevoked is a provider that refuses a link's tokens outright.
@@ -77,17 +135,23 @@ var errRevoked = errors.New("oidc: the provider refused the stored sign-in")
 var errNoGroups = errors.New("the identity provider gave no groups: neither a refreshed ID token nor userinfo carries the groups claim")
 
 // recheckOne re-checks the link l; a change of its groups (after nil: the link was revoked) is
-// added to changed, for GroupsChanged once the pass is done.
-func (s *Service) recheckOne(ctx context.Context, p *gooidc.Provider, l *qm.AccountLink, rep *RecheckReport, changed *[][2]*qm.AccountLink) error {
+// written with the change to tell, for GroupsChanged once the pass is done.
+func (s *Service) recheckOne(ctx context.Context, p *gooidc.Provider, l *qm.AccountLink, rep *RecheckReport) error {
 	groups, tokens, err := s.readGroups(ctx, p, l)
 	switch {
 	case errors.Is(err, errRevoked):
-		if _, derr := s.store.DeleteAccountLink(ctx, l.Account); derr != nil {
+		now := s.clock.Now()
+		_, ok, derr := s.store.RecordGroupsChange(ctx, *l, nil, now, s.Owner, now.Add(changeHold))
+		if derr != nil {
 			return derr
+		}
+		if !ok {
+			// Logged in again, out, or re-checked by another replica meanwhile: that is newer.
+			s.log.Debug("sign-in refused at the provider, but the link changed meanwhile; left as it is", "account", l.Account.String(), "email", l.Email)
+			return nil
 		}
 		rep.Revoked++
 		s.log.Info("sign-in revoked at the provider: account unlinked", "account", l.Account.String(), "email", l.Email, "err", err)
-		*changed = append(*changed, [2]*qm.AccountLink{l, nil})
 		return nil
 	case errors.Is(err, errNoGroups) && len(l.Groups) == 0:
 		// No groups at the last sign-in and none now (Google without a broker): there is
@@ -123,22 +187,28 @@ func (s *Service) recheckOne(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 		return nil
 	}
 	now := s.clock.Now()
+	if !sameGroups(l.Groups, groups) {
+		// The change and what is to be told of it are written at once: a pass stopped before it
+		// tells leaves it for the next one.
+		after := *l
+		after.Groups, after.CheckedAt, after.Tokens, after.NoGroupsAt = groups, now, tokens, time.Time{}
+		_, ok, err := s.store.RecordGroupsChange(ctx, *l, &after, now, s.Owner, now.Add(changeHold))
+		if err != nil || !ok {
+			return err // !ok: logged in again (or out), or re-checked by another replica: that is newer
+		}
+		rep.Checked++
+		rep.Changed++
+		s.log.Info("groups changed at the provider", "account", l.Account.String(), "email", l.Email, "before", l.Groups, "after", groups)
+		return nil
+	}
 	ok, err := s.store.UpdateAccountGroups(ctx, l.Account, l.LoginAt, groups, now, tokens)
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return nil // logged in again (or out) meanwhile: that is newer
+	if ok {
+		rep.Checked++
 	}
-	rep.Checked++
-	if !sameGroups(l.Groups, groups) {
-		rep.Changed++
-		after := *l
-		after.Groups, after.CheckedAt, after.Tokens = groups, now, tokens
-		s.log.Info("groups changed at the provider", "account", l.Account.String(), "email", l.Email, "before", l.Groups, "after", groups)
-		*changed = append(*changed, [2]*qm.AccountLink{l, &after})
-	}
-	return nil
+	return nil // !ok: logged in again (or out) meanwhile: that is newer
 }
 
 // readGroups asks the provider for a link's groups now, and gives back the tokens to keep. Once
@@ -236,7 +306,11 @@ func sameGroups(a, b []string) bool {
 	return slices.Equal(a, b)
 }
 
-// Prune forgets login links that expired more than a day ago and says how many it forgot.
+// Prune forgets login links that expired more than a day ago, and changes of groups told more
+// than a week ago, and says how many login links it forgot.
 func (s *Service) Prune(ctx context.Context) (int64, error) {
+	if _, err := s.store.PruneGroupsChanges(ctx, s.clock.Now().Add(-7*24*time.Hour)); err != nil {
+		return 0, err
+	}
 	return s.store.PruneLoginLinks(ctx, s.clock.Now().Add(-24*time.Hour))
 }
