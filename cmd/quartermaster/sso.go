@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/acme/quartermaster/bot"
@@ -32,6 +34,8 @@ func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.
 	}
 	a.Service.Directory = sso
 	a.Bot.SSO = sso
+	sso.Owner = submitterName()
+	releaseStoppedTellers(context.Background(), a, sso.Owner, log)
 	if err := sso.RefreshMembers(context.Background()); err != nil {
 		log.Warn("reading who is in which group; approvers named by group hear of exceptions once it works", "err", err)
 	}
@@ -76,6 +80,36 @@ func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.
 	return sso, nil
 }
 
+// releaseStoppedTellers gives back, at start and before the first re-check pass, the changes of
+// groups that processes on this host had found and not yet told when they stopped (killed in the
+// middle of a pass, or an earlier life of a restarted container's process with the same id): the
+// first pass tells them at once, instead of once their claim lapses. This process's own claims
+// and other hosts' are left; theirs lapse.
+func releaseStoppedTellers(ctx context.Context, a *App, self string, log *slog.Logger) {
+	owners, err := a.Store.GroupsChangeClaimers(ctx, a.Clock.Now())
+	if err != nil {
+		log.Warn("reading the claims on changes of groups to tell", "err", err)
+		return
+	}
+	host, _ := os.Hostname()
+	var stopped []string
+	for _, o := range owners {
+		name, _, _ := strings.Cut(o, "@")
+		if o != self && senderStopped(name, host) {
+			stopped = append(stopped, o)
+		}
+	}
+	if len(stopped) == 0 {
+		return
+	}
+	n, err := a.Store.ReleaseGroupsChanges(ctx, stopped)
+	if err != nil {
+		log.Warn("taking back the changes of groups that stopped processes had to tell", "err", err)
+		return
+	}
+	log.Info("took back the changes of groups that stopped processes on this host had to tell; the next re-check pass tells them", "processes", strings.Join(stopped, ","), "changes", n)
+}
+
 // ssoSettings are single sign-on's settings, as serve and discord register both read them: the
 // environment through getenv, the client secret possibly from a file (QM_OIDC_CLIENT_SECRET_FILE)
 // like every secret, and the policy's oidc section. on is false when single sign-on is off.
@@ -103,8 +137,8 @@ func ssoLoop(ctx context.Context, sso *oidc.Service, log *slog.Logger) {
 		switch {
 		case err != nil && ctx.Err() == nil:
 			log.Warn("re-checking groups failed; will retry", "err", err)
-		case rep.Checked+rep.Revoked+rep.Unchecked > 0:
-			log.Info("groups re-checked", "checked", rep.Checked, "changed", rep.Changed, "revoked", rep.Revoked, "unchecked", rep.Unchecked, "no_groups", rep.NoGroups)
+		case rep.Checked+rep.Revoked+rep.Unchecked+rep.Told > 0:
+			log.Info("groups re-checked", "checked", rep.Checked, "changed", rep.Changed, "revoked", rep.Revoked, "unchecked", rep.Unchecked, "no_groups", rep.NoGroups, "told", rep.Told)
 		}
 		if _, err := sso.Prune(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("forgetting old login links failed", "err", err)
