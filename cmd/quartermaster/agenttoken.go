@@ -105,9 +105,11 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 		}
 		// The service's clock is the one its logs, the idle path and /metrics go by; a node's own
 		// may be days off, which NODE CLOCK says, as the agent's quartermaster_agent_clock_skew_seconds.
-		fmt.Fprintln(stdout, "Times are the service's clock, UTC; NODE CLOCK is how far the node's clock was off it at the last report.")
+		fmt.Fprintln(stdout, "Times are the service's clock, UTC; NODE CLOCK is how far the node's clock was off it at the last report;")
+		fmt.Fprintln(stdout, "INVENTORY whether the node's agent reports the GPUs the scheduler's inventory holds for the node.")
 		w := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "NODE\tTOKEN\tCREATED\tLAST REPORT\tNODE CLOCK")
+		fmt.Fprintln(w, "NODE\tTOKEN\tCREATED\tLAST REPORT\tNODE CLOCK\tINVENTORY")
+		var differ []string
 		for _, t := range ts {
 			state := "valid"
 			if !t.RevokedAt.IsZero() {
@@ -117,9 +119,25 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 			if !t.LastReceivedAt.IsZero() {
 				last = t.LastReceivedAt.UTC().Format(time.RFC3339)
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Node, state, t.CreatedAt.UTC().Format(time.RFC3339), last, clockOff(t.ClockSkewSecs))
+			inventory := "not checked"
+			switch {
+			case !t.InventoryChecked:
+			case t.InventoryMismatch == "":
+				inventory = "matches"
+			default:
+				inventory = "DIFFERS (below)"
+				differ = append(differ, fmt.Sprintf("%s: %s.", t.Node, t.InventoryMismatch))
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", t.Node, state, t.CreatedAt.UTC().Format(time.RFC3339), last, clockOff(t.ClockSkewSecs), inventory)
 		}
-		return w.Flush()
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		// What differs is a sentence per node, too long for a column.
+		for _, d := range differ {
+			fmt.Fprintln(stdout, "\n"+d)
+		}
+		return nil
 	}
 	return nil
 }

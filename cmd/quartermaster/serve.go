@@ -275,6 +275,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	agents := newIngest(a, log) // the node agents' reports, and the idle path's telemetry from them
 	agents.Register(mux)
 	a.Metrics.AgentReports(agents.Counts)
+	a.Metrics.AgentInventory(agentInventoryMismatch(a))
 
 	adapter, err := newSlackApp(a, o.slack, log)
 	if err != nil {

@@ -85,6 +85,7 @@ type Store interface {
 	NodeTopologyOf(ctx context.Context, node string) (qm.Topology, string, bool, error)
 	GPUNodes(ctx context.Context, since time.Time) (map[string]string, error)
 	PruneAgentData(ctx context.Context, samplesBefore, activityBefore time.Time) (int64, error)
+	SetAgentInventoryMismatch(ctx context.Context, node string, checked bool, mismatch string) error
 	qm.UsageStore
 }
 
@@ -108,6 +109,10 @@ type Config struct {
 	IndexEvery, FlushEvery, PruneEvery       time.Duration
 	// Writers bounds the batches of reports written at once; zero means DefaultWriters.
 	Writers int
+	// Inventory is what the scheduler's inventory holds of a node, which its agent's reports are
+	// checked against (NodeInventories): nil while the inventory is not read yet, a NodeInventory
+	// without classes for a node it lacks. Nil: nothing is checked.
+	Inventory func(node string) *NodeInventory
 }
 
 // Ingest takes the node agents' reports.
@@ -128,6 +133,11 @@ type Ingest struct {
 	topoMu sync.Mutex
 	topos  map[string]knownGPUs
 
+	// invState is what was last recorded of each node's agent against the scheduler's inventory,
+	// by node in lower case.
+	invMu    sync.Mutex
+	invState map[string]nodeInventoryState
+
 	idxMu sync.Mutex
 	idx   *leaseIndex
 	uids  map[string]cachedUIDs
@@ -144,6 +154,8 @@ type cachedToken struct {
 type knownGPUs struct {
 	hash  string
 	uuids map[string]bool
+	// count is how many GPUs the topology lists, a lost one (without a UUID) too.
+	count int
 }
 
 // New makes the ingest.
@@ -166,7 +178,7 @@ func New(cfg Config) *Ingest {
 		cfg.Writers = DefaultWriters
 	}
 	return &Ingest{cfg: cfg, log: cfg.Logger.With("part", "ingest"), counts: map[string]int64{},
-		tokens: map[string]cachedToken{}, otherWarned: map[string]bool{}, clockOff: map[string]bool{}, topos: map[string]knownGPUs{}, uids: map[string]cachedUIDs{}, usage: newRollups(),
+		tokens: map[string]cachedToken{}, otherWarned: map[string]bool{}, clockOff: map[string]bool{}, topos: map[string]knownGPUs{}, invState: map[string]nodeInventoryState{}, uids: map[string]cachedUIDs{}, usage: newRollups(),
 		batch: &batcher{write: cfg.Store.RecordAgentReports, writers: cfg.Writers}}
 }
 
@@ -330,6 +342,9 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// A report sent again as it was (a proxy's retry) carries the sending time of when it was
 	// first sent: only a report taken says how far the node's clock is off, and the answer to one
 	// ignored claims no skew (the agent keeps the last it was told).
+	if resp.Accepted {
+		i.checkInventory(ctx, r)
+	}
 	if measured && resp.Accepted {
 		secs := math.Round(skewSecs*1000) / 1000
 		resp.ClockSkew = &secs
@@ -844,14 +859,14 @@ func (i *Ingest) knownGPUs(ctx context.Context, r report.Report) (map[string]boo
 	}
 	u := uuidsOf(t)
 	i.topoMu.Lock()
-	i.topos[r.Node] = knownGPUs{hash: hash, uuids: u}
+	i.topos[r.Node] = knownGPUs{hash: hash, uuids: u, count: len(t.GPUs)}
 	i.topoMu.Unlock()
 	return u, nil, nil
 }
 
 func (i *Ingest) rememberTopology(node, hash string, t *qm.Topology) {
 	i.topoMu.Lock()
-	i.topos[node] = knownGPUs{hash: hash, uuids: uuidsOf(*t)}
+	i.topos[node] = knownGPUs{hash: hash, uuids: uuidsOf(*t), count: len(t.GPUs)}
 	i.topoMu.Unlock()
 }
 

@@ -153,7 +153,7 @@ func New(b Build) *Metrics {
 		Help: "Wait predictions whose lease started, by class and whether the real wait was within the predicted 90% bound (within=true|false|unbounded)."},
 		[]string{"class", "within"})
 	m.stateErrors = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "state_read_errors_total",
-		Help: "Scrapes at which the queue and approval gauges could not be read from the database."})
+		Help: "Scrapes at which the queue and approval gauges, or the node agents' inventory mismatch, could not be read from the database."})
 	for _, c := range []prometheus.Collector{m.commands, m.commandSeconds, m.ackSeconds, m.grants, m.reclaims, m.reclaimedHours,
 		m.ended, m.decisions, m.decisionSeconds, m.backendCalls, m.backendErrors, m.backendSeconds, m.reconcileSecs,
 		m.reconcileErrors, m.predictionError, m.predictionsOver, m.stateErrors} {
@@ -221,6 +221,46 @@ func (c countsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- agentRepor
 func (c countsCollector) Collect(ch chan<- prometheus.Metric) {
 	for k, v := range c.counts() {
 		ch <- prometheus.MustNewConstMetric(agentReportsDesc, prometheus.CounterValue, float64(v), k)
+	}
+}
+
+// AgentInventory exports quartermaster_agent_inventory_mismatch: for each node with a valid agent
+// token, 1 while its agent reports other GPUs than the scheduler's inventory holds for it (their
+// number, or a model that is not its class's SKU), else 0, read from mismatched (the database,
+// the same on every replica) at each scrape with a deadline of StateTimeout. Its nodes are those
+// given tokens, so its series are as many as the agents. Call it once.
+func (m *Metrics) AgentInventory(mismatched func(ctx context.Context) (map[string]bool, error)) {
+	if m == nil {
+		return
+	}
+	m.reg.MustRegister(inventoryCollector{m: m, read: mismatched})
+}
+
+var agentInventoryDesc = prometheus.NewDesc(Namespace+"_agent_inventory_mismatch",
+	"1 while a node's agent reports other GPUs than the scheduler's inventory holds for the node (their number, or a model that is not its class's sku), else 0; one series per node with a valid agent token (from the database).",
+	[]string{"node"}, nil)
+
+type inventoryCollector struct {
+	m    *Metrics
+	read func(ctx context.Context) (map[string]bool, error)
+}
+
+func (c inventoryCollector) Describe(ch chan<- *prometheus.Desc) { ch <- agentInventoryDesc }
+
+func (c inventoryCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), StateTimeout)
+	defer cancel()
+	nodes, err := c.read(ctx)
+	if err != nil {
+		c.m.stateErrors.Inc()
+		return
+	}
+	for node, off := range nodes {
+		v := 0.0
+		if off {
+			v = 1
+		}
+		ch <- prometheus.MustNewConstMetric(agentInventoryDesc, prometheus.GaugeValue, v, node)
 	}
 }
 

@@ -29,6 +29,11 @@ type AgentToken struct {
 	// behind), at the last report taken that said when it was sent; nil where none did. Seconds, as
 	// a node's clock may be further off than a time.Duration holds (a clock set to the year 9999).
 	ClockSkewSecs *float64
+	// InventoryChecked is whether the service compared the node's agent with the scheduler's
+	// inventory (the node is in it and reported since); InventoryMismatch then says what
+	// differs, "" where they match.
+	InventoryChecked  bool
+	InventoryMismatch string
 }
 
 // ErrAgentUnauthorized is returned for a token the store does not know, or one that was revoked.
@@ -81,7 +86,7 @@ func (db *DB) RevokeAgentToken(ctx context.Context, node string, at time.Time) e
 
 // AgentTokens lists every node's token, by node.
 func (db *DB) AgentTokens(ctx context.Context) ([]AgentToken, error) {
-	rows, err := db.x.QueryContext(ctx, `SELECT node, created_at, revoked_at, last_received_at, clock_skew_s FROM agent_tokens ORDER BY node`)
+	rows, err := db.x.QueryContext(ctx, `SELECT node, created_at, revoked_at, last_received_at, clock_skew_s, inventory_mismatch FROM agent_tokens ORDER BY node`)
 	if err != nil {
 		return nil, fmt.Errorf("store: agent tokens: %w", err)
 	}
@@ -91,19 +96,32 @@ func (db *DB) AgentTokens(ctx context.Context) ([]AgentToken, error) {
 		var t AgentToken
 		var created, revoked, received dbTime
 		var skew sql.NullFloat64
-		if err := rows.Scan(&t.Node, &created, &revoked, &received, &skew); err != nil {
+		var mismatch sql.NullString
+		if err := rows.Scan(&t.Node, &created, &revoked, &received, &skew, &mismatch); err != nil {
 			return nil, fmt.Errorf("store: agent tokens: %w", err)
 		}
 		t.CreatedAt, t.RevokedAt, t.LastReceivedAt = time.Time(created), time.Time(revoked), time.Time(received)
 		if skew.Valid {
 			t.ClockSkewSecs = &skew.Float64
 		}
+		t.InventoryChecked, t.InventoryMismatch = mismatch.Valid, mismatch.String
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: agent tokens: %w", err)
 	}
 	return out, nil
+}
+
+// SetAgentInventoryMismatch records whether node's agent matches the scheduler's inventory:
+// checked false where it was not compared (the node is not in the inventory), else mismatch says
+// what differs, "" where nothing does.
+func (db *DB) SetAgentInventoryMismatch(ctx context.Context, node string, checked bool, mismatch string) error {
+	v := sql.NullString{String: mismatch, Valid: checked}
+	if _, err := db.x.ExecContext(ctx, db.x.Rebind(`UPDATE agent_tokens SET inventory_mismatch = ? WHERE LOWER(node) = LOWER(?)`), v, node); err != nil {
+		return fmt.Errorf("store: agent inventory mismatch: %w", err)
+	}
+	return nil
 }
 
 // AgentNode is the node whose valid token has this hash, or ErrAgentUnauthorized.
