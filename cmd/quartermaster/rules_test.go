@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -101,8 +102,15 @@ func TestShippedAlertRulesReadExportedMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A node agent's token: the gauges by node have a series for it.
+	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
+	if code, _, stderr := runQM("agent-token", "create", "gpu-01", "--db", db); code != 0 {
+		t.Fatalf("agent-token create: %d %s", code, stderr)
+	}
 	api := newSlackAPI(t)
-	s := startServe(t, serveOptions{slack: slackSettings{BotToken: "xoxb-rules", SigningSecret: "rules-secret", APIURL: api.URL}})
+	o := serveOptions{slack: slackSettings{BotToken: "xoxb-rules", SigningSecret: "rules-secret", APIURL: api.URL}}
+	o.app.flags.db = db
+	s := startServe(t, o)
 	if code := signedCommand(t, s.url, "rules-secret", "request 1 interactive for 2h", "T1", api.URL+"/response/1"); code != http.StatusOK {
 		t.Fatalf("HTTP %d", code)
 	}
