@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
@@ -215,6 +216,11 @@ func optionValue(def *Option, v any) (string, string) {
 		return "", fmt.Sprintf("takes text, not %s.", shown(v))
 	}
 	s = strings.TrimSpace(oneLine(s))
+	if !visible(s) {
+		// Only zero-width or direction characters: nothing was typed that shows, so the
+		// option is as good as missing (and a required one is asked for by name).
+		s = ""
+	}
 	switch {
 	case utf8.RuneCountInString(s) > maxOptionLength:
 		return "", fmt.Sprintf("is too long (%d characters; at most %d).", utf8.RuneCountInString(s), maxOptionLength)
@@ -222,6 +228,12 @@ func optionValue(def *Option, v any) (string, string) {
 		return "", fmt.Sprintf("takes one word, not %s.", policy.Quoted(s, 40))
 	}
 	return s, ""
+}
+
+// visible reports whether s has a character that shows: not only spaces and format characters
+// (zero-width spaces and joiners, direction marks and overrides, the byte order mark).
+func visible(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) }) >= 0
 }
 
 // shown writes an option's value for a refusal.

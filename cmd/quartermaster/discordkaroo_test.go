@@ -1,0 +1,139 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/bot/discord/discordtest"
+	"github.com/acme/quartermaster/internal/oidc/oidctest"
+	"github.com/oauth2-proxy/mockoidc"
+)
+
+// karooPolicy is a policy with none of the example's names, for Discord with single sign-on at
+// an Entra-like provider: the groups are read from a roles claim, a team is placed by a group
+// object id, budget owners are named by an app role with dots, a currency in rands, a zone east
+// of UTC, a one-letter team and a class with an underscore.
+const karooPolicy = `organization: Karoo Labs
+currency: ZAR
+timezone: Africa/Johannesburg
+classes:
+  - name: kudu_rtx6000
+    description: Shared RTX 6000 Ada slices for notebooks
+    sku: RTX6000
+    gpu_memory_gib: 48
+    price_per_gpu_hour: 17.5
+    isolation: shared
+    max_gpus: 1
+    max_duration: 5h
+    idle_timeout: 45m
+    idle_grace: 10m
+  - name: big5-h200
+    description: Whole H200 nodes
+    sku: H200
+    gpu_memory_gib: 141
+    price_per_gpu_hour: 82.40
+    isolation: exclusive
+    max_gpus: 4
+    max_duration: 30h
+    idle_timeout: 2h
+    idle_grace: 20m
+default_quota: {gpus: {kudu_rtx6000: 1, big5-h200: 0}, gpu_hours_per_week: 8}
+teams:
+  - name: x
+    idp_groups: ["6f1c2a9e-1b7d-4c55-9d1e-0a2b3c4d5e6f"]
+    budget_owners: ["Karoo.Budget.Owners"]
+    channel: "#x-gpu"
+    quota: {gpus: {kudu_rtx6000: 2, big5-h200: 4}, gpu_hours_per_week: 300}
+    data_classes: [open, popia]
+  - name: dune_sea-01
+    idp_groups: ["Dune Sea 01"]
+    budget_owners: [thabo@karoo.example]
+    channel: "#dune"
+    quota: {gpus: {kudu_rtx6000: 1, big5-h200: 0}, gpu_hours_per_week: 40}
+exceptions:
+  - name: large-request
+    when: request.gpus > class.max_gpus
+    why: More GPUs than the class allows without approval
+  - name: over-quota
+    when: usage.gpus_in_use + request.gpus > team.quota.gpus[class.name]
+    why: Beyond the team's quota
+  - name: long-request
+    when: request.duration > class.max_duration
+approvals:
+  timeout: 10h
+  self_approval: false
+  fallback_approvers: [ops@karoo.example]
+  step_up: 5m
+reports:
+  showback: {schedule: "WED 08:30", channel: "#karoo-bills"}
+backend: sim
+discord:
+  channels:
+    "#x-gpu": "400000000000000021"
+    "#dune": "400000000000000022"
+    "#karoo-bills": "400000000000000023"
+oidc:
+  groups_claim: roles
+  recheck: 1m
+  scopes: [openid, email, profile, groups]
+  admins: ["Karoo.Platform.Admins"]
+sim:
+  nodes:
+    - {name: kudu, count: 2, class: kudu_rtx6000, gpus: 4}
+    - {name: h200, count: 1, class: big5-h200, gpus: 8}
+`
+
+const (
+	kNaledi = "940000000000000001" // x
+	kSipho  = "940000000000000002" // x, budget owner
+	kThabo  = "940000000000000003" // dune, owner
+	kOps    = "940000000000000004" // fallback, admin
+)
+
+// entraish gives the groups as Entra ID gives app roles: a roles claim.
+func entraish(c map[string]any) *mockoidc.Keypair {
+	if g, ok := c["groups"]; ok {
+		c["roles"] = g
+		delete(c, "groups")
+	}
+	return nil
+}
+
+// newKaroo is the wired product on karooPolicy with single sign-on at an in-process provider
+// that gives the groups as Entra ID gives app roles (a roles claim) and a fake Discord.
+func newKaroo(t *testing.T) *pacifica {
+	t.Helper()
+	w := newSSOWorldWith(t, karooPolicy)
+	w.idp.SetTamper(entraish)
+	w.idp.SetUserinfo(func(c map[string]any) { entraish(c) })
+	e := &discordEnv{t: t, app: w.a, fake: discordtest.New(t), signer: discordtest.NewSigner()}
+	e.settings = discordSettings{BotToken: discordtest.Token, PublicKey: e.signer.PublicKey(), AppID: discordtest.App, APIURL: e.fake.URL}
+	e.start()
+	return &pacifica{robo: &robo{ssoWorld: w, e: e}, users: map[string]*oidctest.User{
+		kNaledi: oidctest.NewUser("sub-naledi", "naledi@karoo.example", "6f1c2a9e-1b7d-4c55-9d1e-0a2b3c4d5e6f"),
+		kSipho:  oidctest.NewUser("sub-sipho", "sipho@karoo.example", "6f1c2a9e-1b7d-4c55-9d1e-0a2b3c4d5e6f", "Karoo.Budget.Owners"),
+		kThabo:  oidctest.NewUser("sub-thabo", "thabo@karoo.example", "Dune Sea 01"),
+		kOps:    oidctest.NewUser("sub-ops", "ops@karoo.example", "Karoo.Platform.Admins"),
+	}}
+}
+
+// TestDiscordBlankRequiredOptionIsMissing: a required text option whose value shows nothing (only
+// zero-width or direction characters, which Discord lets through as text) is refused as the
+// option missing, naming it as Discord takes it, not in Slack's words ("a reason after
+// because"), and the example works typed back.
+func TestDiscordBlankRequiredOptionIsMissing(t *testing.T) {
+	p := newKaroo(t)
+	p.signIn(kNaledi)
+	m := p.cmd(kNaledi, "quota-request", opt("gpus", 2), opt("class", "big5-h200"), opt("reason", "\u200b\u2060 \u200e\u202e"))
+	mustHave(t, "a blank reason", m.Text(), "needs the option reason", "Example: /gpu quota-request ")
+	if strings.Contains(m.Text(), "because") {
+		t.Errorf("a blank reason on Discord is refused in Slack's words: %q", m.Text())
+	}
+	if !strings.Contains(m.Text(), "Example: ") {
+		return
+	}
+	again := p.cmd(kNaledi, "quota-request", typedCommand(t, m.Text()[strings.Index(m.Text(), "Example: "):], "quota-request")...)
+	if !strings.Contains(again.Text(), "L-1 asks for +") {
+		t.Errorf("the example, typed back: %q", again.Text())
+	}
+}
