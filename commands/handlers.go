@@ -427,10 +427,16 @@ func (b *Bot) noLongerDeciding(ctx context.Context, user string, id qm.LeaseID) 
 	if len(who) == 0 {
 		return nil
 	}
+	named := strings.Join(who, " or ")
+	if !b.Svc.DecidersReach(l.Team, l.User) {
+		// Nobody of theirs can be told (a group none of whose members is signed in): the
+		// fallback approvers are sent it (HandOverUnreached), and named after them.
+		named = b.Svc.WhoDecides(who, l.User)
+	}
 	sec := b.card(ctx, l)
 	sec.Text = fmt.Sprintf("%s (team %s) asked %s.", l.User, l.Team, b.askText(l))
 	return &bot.Reply{To: user, Ref: "approval:" + id.String(), Update: true, EditOnly: true, Sections: []bot.Section{sec},
-		Text: fmt.Sprintf("%s is no longer yours to decide: you are no longer an approver of team %s; %s decides.", id, l.Team, strings.Join(who, " or "))}
+		Text: fmt.Sprintf("%s is no longer yours to decide: you are no longer an approver of team %s; %s decides.", id, l.Team, named)}
 }
 
 // formerApprovers are the edits of the copies of approval messages of requests still waiting

@@ -427,9 +427,39 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 	}
 	if after != nil {
 		// A revoked sign-in says nothing of their groups: their copies wait for them to sign in.
-		out = append(out, b.formerApprovers(ctx, user)...)
+		former := b.formerApprovers(ctx, user)
+		out = append(out, former...)
+		b.handOverUnreached(ctx, former)
 	}
 	return out
+}
+
+// handOverUnreached sends the requests whose copies former retires (edits of approval messages
+// held by someone who no longer decides them) to the fallback approvers where none of their
+// team's approvers reaches anyone now: the one who left was the last of a group signed in.
+// Whoever holds a copy already is not sent another.
+func (b *Bot) handOverUnreached(ctx context.Context, former []bot.Reply) {
+	for _, e := range former {
+		id, err := qm.ParseLeaseID(strings.TrimPrefix(e.Ref, "approval:"))
+		if err != nil {
+			continue
+		}
+		var holders []string
+		if b.Copies != nil {
+			if holders, err = b.Copies(ctx, e.Ref); err != nil {
+				b.log().Error("read who holds copies of an approval message", "lease", id, "err", err)
+				continue
+			}
+		}
+		for i, h := range holders {
+			holders[i] = qm.CanonicalUser(h)
+		}
+		if ok, err := b.Svc.HandOverUnreached(ctx, id, holders); err != nil {
+			b.log().Error("send a request nobody of its team's approvers can be told of to the fallback approvers", "lease", id, "err", err)
+		} else if ok {
+			b.log().Info("sent a request to the fallback approvers: nobody of its team's approvers can be told of it any more", "lease", id)
+		}
+	}
 }
 
 // platformLabel names a chat platform in a sentence.

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acme/quartermaster/bot/discord/discordtest"
 	"github.com/acme/quartermaster/internal/oidc/oidctest"
@@ -117,6 +119,17 @@ func newKaroo(t *testing.T) *pacifica {
 	}}
 }
 
+// tick moves the clock on by d, re-checks the groups at the provider and waits for what that set
+// off.
+func (p *pacifica) tick(d time.Duration) {
+	p.t.Helper()
+	if err := p.a.Advance(context.Background(), d); err != nil {
+		p.t.Fatal(err)
+	}
+	p.recheck()
+	p.e.wait()
+}
+
 // TestDiscordBlankRequiredOptionIsMissing: a required text option whose value shows nothing (only
 // zero-width or direction characters, which Discord lets through as text) is refused as the
 // option missing, naming it as Discord takes it, not in Slack's words ("a reason after
@@ -135,5 +148,44 @@ func TestDiscordBlankRequiredOptionIsMissing(t *testing.T) {
 	again := p.cmd(kNaledi, "quota-request", typedCommand(t, m.Text()[strings.Index(m.Text(), "Example: "):], "quota-request")...)
 	if !strings.Contains(again.Text(), "L-1 asks for +") {
 		t.Errorf("the example, typed back: %q", again.Text())
+	}
+}
+
+// TestDiscordLastBudgetOwnerLeavesTheGroup: budget owners named by a group, of which one person
+// has signed in; they get the approval message of a request, then leave the group at the
+// provider before deciding. Nobody signed in is left in the group, so their copy says the
+// fallback approvers decide now (not the empty group alone), and the fallback approvers are sent
+// the approval message, with why, and may decide it with its buttons; that is done once.
+func TestDiscordLastBudgetOwnerLeavesTheGroup(t *testing.T) {
+	p := newKaroo(t)
+	p.signIn(kNaledi, kSipho, kOps)
+	if m := p.cmd(kNaledi, "request", opt("gpus", 2), opt("class", "big5-h200"), opt("duration", "40h")); !strings.Contains(m.Text(), "L-1 waits for approval") {
+		t.Fatalf("request: %q", m.Text())
+	}
+	p.e.wait()
+	dms := p.e.fake.PostsTo(discordtest.DMChannel(kSipho))
+	if len(dms) != 1 || len(p.e.fake.PostsTo(discordtest.DMChannel(kOps))) != 0 {
+		t.Fatalf("the approval messages: to sipho %+v, to ops %+v", dms, p.e.fake.PostsTo(discordtest.DMChannel(kOps)))
+	}
+
+	p.users[kSipho].SetGroups("6f1c2a9e-1b7d-4c55-9d1e-0a2b3c4d5e6f")
+	p.tick(70 * time.Second)
+	p.tick(70 * time.Second) // a second re-check hands nothing over again
+
+	var edited string
+	for _, ed := range p.e.fake.Edits() {
+		if ed.ID == dms[0].ID {
+			edited = ed.Text()
+		}
+	}
+	mustHave(t, "sipho's copy", edited, "L-1 is no longer yours to decide", "ops@karoo.example")
+	toOps := p.e.fake.PostsTo(discordtest.DMChannel(kOps))
+	if len(toOps) != 1 {
+		t.Fatalf("the fallback approver was sent %d approval messages: %+v", len(toOps), toOps)
+	}
+	mustHave(t, "the fallback approver's approval message", toOps[0].Text(), "Approval needed", "L-1", "Karoo.Budget.Owners")
+	p.signIn(kOps)
+	if m := p.e.click(kOps, toOps[0], "Approve L-1"); !strings.Contains(m.Text(), "Approved L-1") {
+		t.Errorf("the fallback approver's click: %q", m.Text())
 	}
 }

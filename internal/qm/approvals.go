@@ -467,6 +467,71 @@ func (s *Service) HandOverUnlistedWaiting(ctx context.Context) ([]*Lease, error)
 	return out, nil
 }
 
+// unreachedReason is why the fallback approvers are sent a request that waits when nobody of its
+// team's approvers can be told of it any more.
+func unreachedReason(team string, owners []string) string {
+	return fmt.Sprintf("nobody signed in is left in %s, who decide the requests of team %s, so it comes to the fallback approvers", strings.Join(owners, " or "), team)
+}
+
+// HandOverUnreached sends the approval message of request id, which waits for approval, to the
+// fallback approvers (less those in skip, who hold a copy already) when none of its team's
+// approvers reaches anyone now: budget owners named by a group whose members signed in have all
+// left it, or whose groups no longer make them deciders. The message says why. Each request is
+// handed over once (a line of its history). It reports whether it handed id over now.
+func (s *Service) HandOverUnreached(ctx context.Context, id LeaseID, skip []string) (bool, error) {
+	l, err := s.Get(ctx, id)
+	if err != nil || l.State != PendingApproval || s.DecidersReach(l.Team, l.User) {
+		return false, err
+	}
+	owners := s.Deciders(l.Team, l.User)
+	fallback := s.deciding(s.Policy.Approvals.FallbackApprovers, l.User)
+	var to []string
+	for _, f := range fallback {
+		if policy.Contains(owners, f) {
+			continue
+		}
+		for _, p := range s.People(f) {
+			if !strings.HasPrefix(p, "#") && !policy.Contains(skip, p) && !policy.Contains(to, p) &&
+				(s.Policy.Approvals.SelfApproval || !SameUser(p, l.User)) {
+				to = append(to, p)
+			}
+		}
+	}
+	if len(to) == 0 {
+		return false, nil
+	}
+	reason := unreachedReason(l.Team, owners)
+	var b batch
+	handed := false
+	err = s.Store.Update(ctx, []string{"team:" + l.Team}, func(tx Tx) error {
+		b, handed = batch{}, false
+		cur, err := tx.GetLease(ctx, l.ID)
+		if err != nil || cur.State != PendingApproval {
+			return err
+		}
+		ev, err := tx.Events(ctx, cur.ID)
+		if err != nil {
+			return err
+		}
+		for _, e := range ev {
+			if e.Actor == SystemActor && e.Reason == reason {
+				return nil // handed over already
+			}
+		}
+		if err := tx.AddEvent(ctx, &Event{Lease: cur.ID, At: s.Clock.Now(), Actor: SystemActor, From: cur.State, To: cur.State, Reason: reason}); err != nil {
+			return err
+		}
+		handed = true
+		return s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: to, Lease: cur,
+			Matches: s.waitingMatches(cur), Approvers: fallback, Reason: reason})
+	})
+	if err != nil {
+		return false, err
+	}
+	s.send(ctx, &b)
+	return handed, nil
+}
+
 // waitingMatches are the rules a waiting request met, as its approval message names them: the
 // first with the reason kept with it, the others with the policy's.
 func (s *Service) waitingMatches(l *Lease) []policy.Match {

@@ -390,6 +390,23 @@ func (s *Service) WhoDecides(approvers []string, requester string) string {
 	return strings.Join(names, " or ")
 }
 
+// DecidersReach reports whether a decider of a request of requester for team reaches anyone a
+// notice can be sent to: a person or channel named, or a group with a member known (signed in,
+// with single sign-on). Where none does, the fallback approvers are who hears of it.
+func (s *Service) DecidersReach(team, requester string) bool {
+	for _, d := range s.Deciders(team, requester) {
+		if strings.Contains(d, "@") || strings.HasPrefix(d, "#") {
+			return true
+		}
+		for _, p := range s.People(d) {
+			if s.Policy.Approvals.SelfApproval || !SameUser(p, requester) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // groupWithMembers is name, and when it names a group, its members who may decide a request of
 // requester (not the requester, unless the policy allows self-approval) in brackets.
 func (s *Service) groupWithMembers(name, requester string) string {
