@@ -189,3 +189,31 @@ func TestDiscordLastBudgetOwnerLeavesTheGroup(t *testing.T) {
 		t.Errorf("the fallback approver's click: %q", m.Text())
 	}
 }
+
+// TestDiscordRevokedSignInIsToldOnDiscord: a sign-in the provider revokes is unlinked at the
+// re-check, and the person is told so by DM on the Discord account that was linked, with the
+// leases that run on, though Quartermaster no longer knows that account as theirs.
+func TestDiscordRevokedSignInIsToldOnDiscord(t *testing.T) {
+	p := newKaroo(t)
+	p.signIn(kNaledi, kSipho)
+	if m := p.cmd(kNaledi, "request", opt("gpus", 1), opt("class", "kudu_rtx6000"), opt("duration", "2h")); !strings.Contains(m.Text(), "L-1 is active") {
+		t.Fatalf("request: %q", m.Text())
+	}
+	if err := p.a.Advance(context.Background(), 70*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	p.signIn(kSipho)
+	p.idp.QueueError(&mockoidc.ServerError{Code: 400, Error: "invalid_grant", Description: "Session revoked"})
+	if rep := p.recheck(); rep.Revoked != 1 {
+		t.Fatalf("re-check: %+v", rep)
+	}
+	p.e.wait()
+	var told string
+	for _, m := range p.e.fake.PostsTo(discordtest.DMChannel(kNaledi)) {
+		told += m.Text() + "\n"
+	}
+	mustHave(t, "naledi's DMs", told, "Your sign-in from Discord was revoked", "/gpu login", "Your sign-in was revoked at the identity provider", "L-1 (active")
+	if m := p.cmd(kNaledi, "list"); !loginURL.MatchString(m.Text()) {
+		t.Errorf("the revoked account is still known: %q", m.Text())
+	}
+}
