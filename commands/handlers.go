@@ -81,8 +81,11 @@ func (b *Bot) handle(ctx context.Context, req bot.Request) []bot.Reply {
 			}
 		}
 		ctx = withTyped(ctx, c)
-		if c.Verb == "unlink" && takesOptions(req) && slackMention(c.Arg) {
+		switch {
+		case c.Verb == "unlink" && takesOptions(req) && slackMention(c.Arg):
 			err = discordNameTyped(c)
+		case c.Verb == "unlink" && takesOptions(req) && c.Arg != "":
+			err = discordNotAPerson(c)
 		}
 		err = b.ownLeaseExample(ctx, user, known, c.Verb, b.typedLeaseExample(ctx, user, known, c, err))
 		return []bot.Reply{b.refuse(ctx, c.Verb, b.submitExample(c, err))}

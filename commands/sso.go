@@ -219,6 +219,20 @@ func discordNameTyped(c Command) error {
 	return bad(c.Verb, "%s is neither an email nor a chat account: Discord passes a name typed after @ as text, unless the person is picked from the list it offers as you type; pick them there, or type their email, or their Discord account as discord:USER_ID (in Discord, Settings > Advanced > Developer Mode, then Copy User ID on the person).", policy.Quoted(c.Arg, 60))
 }
 
+// discordNotAPerson is the refusal, on Discord, of /gpu unlink who: with what names no person: a
+// role or channel mention (what Discord writes when one is picked), or a word. It says so in
+// Discord's words, with no Slack account format.
+func discordNotAPerson(c Command) error {
+	how := "pick the person in the who option as you type, or type their email, or their Discord account as discord:USER_ID (in Discord, Settings > Advanced > Developer Mode, then Copy User ID on the person)."
+	switch {
+	case strings.HasPrefix(c.Arg, "<@&") && strings.HasSuffix(c.Arg, ">"):
+		return bad(c.Verb, "%s is a Discord role, not a person: %s", policy.Quoted(c.Arg, 60), how)
+	case strings.HasPrefix(c.Arg, "<#") && strings.HasSuffix(c.Arg, ">"):
+		return bad(c.Verb, "%s is a Discord channel, not a person: %s", policy.Quoted(c.Arg, 60), how)
+	}
+	return bad(c.Verb, "%s is neither an email nor a Discord account: %s", policy.Quoted(c.Arg, 60), how)
+}
+
 // slackMention reports whether s is a Slack mention of a person: @name as typed, or <@U…> (or
 // <@W…>, with or without |name) written out.
 func slackMention(s string) bool {

@@ -217,3 +217,21 @@ func TestDiscordRevokedSignInIsToldOnDiscord(t *testing.T) {
 		t.Errorf("the revoked account is still known: %q", m.Text())
 	}
 }
+
+// TestDiscordUnlinkOfARoleOrChannel: /gpu unlink who: given a Discord role or channel mention, or
+// a word that names nobody, is refused in Discord's words (what it names, how Discord names a
+// person), with no Slack account format, and the example typed back unlinks.
+func TestDiscordUnlinkOfARoleOrChannel(t *testing.T) {
+	p := newKaroo(t)
+	p.signIn(kOps, kNaledi)
+	for who, says := range map[string]string{"<@&940000000000000077>": "a Discord role", "<#400000000000000021>": "a Discord channel", "naledi": "discord:USER_ID"} {
+		m := p.cmd(kOps, "unlink", opt("who", who))
+		mustHave(t, "/gpu unlink who:"+who, m.Text(), says, "Example: /gpu unlink who:")
+		if strings.Contains(m.Text(), "slack:") {
+			t.Errorf("/gpu unlink who:%s on Discord names a Slack account: %q", who, m.Text())
+		}
+	}
+	if m := p.cmd(kOps, "unlink", opt("who", "naledi@karoo.example")); !strings.Contains(m.Text(), "Unlinked 1 chat account") {
+		t.Errorf("/gpu unlink who:EMAIL: %q", m.Text())
+	}
+}
