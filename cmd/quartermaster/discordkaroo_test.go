@@ -235,3 +235,36 @@ func TestDiscordUnlinkOfARoleOrChannel(t *testing.T) {
 		t.Errorf("/gpu unlink who:EMAIL: %q", m.Text())
 	}
 }
+
+// TestDiscordBudgetOwnerOutOfTheGroupAtASignIn: a budget owner taken out of the approvers' group
+// at the provider who signs in again before any re-check (to approve with a fresh sign-in, say)
+// is found out of it by that sign-in, as a re-check would find them: their copy of the request
+// loses its buttons and names who decides now, and, as they were the last of the group signed
+// in, the fallback approvers are sent it.
+func TestDiscordBudgetOwnerOutOfTheGroupAtASignIn(t *testing.T) {
+	p := newKaroo(t)
+	p.signIn(kNaledi, kSipho, kOps)
+	if m := p.cmd(kNaledi, "request", opt("gpus", 2), opt("class", "big5-h200"), opt("duration", "40h")); !strings.Contains(m.Text(), "L-1 waits for approval") {
+		t.Fatalf("request: %q", m.Text())
+	}
+	p.e.wait()
+	dms := p.e.fake.PostsTo(discordtest.DMChannel(kSipho))
+	if len(dms) != 1 {
+		t.Fatalf("sipho's DMs: %+v", dms)
+	}
+	p.users[kSipho].SetGroups("6f1c2a9e-1b7d-4c55-9d1e-0a2b3c4d5e6f")
+	p.signIn(kSipho)
+	p.e.wait()
+	edited := false
+	for _, ed := range p.e.fake.Edits() {
+		if ed.ID == dms[0].ID && strings.Contains(ed.Text(), "L-1 is no longer yours to decide") && len(ed.Buttons) == 0 {
+			edited = true
+		}
+	}
+	if !edited {
+		t.Errorf("sipho's copy was not edited at his sign-in: %+v", p.e.fake.Edits())
+	}
+	if toOps := p.e.fake.PostsTo(discordtest.DMChannel(kOps)); len(toOps) != 1 || !strings.Contains(toOps[0].Text(), "Approval needed") {
+		t.Errorf("the fallback approver's DMs: %+v", toOps)
+	}
+}

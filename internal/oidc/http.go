@@ -295,6 +295,12 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 	if err := s.RefreshMembers(ctx); err != nil {
 		s.log.Warn("reading group members after a login", "err", err)
 	}
+	if prev != nil && s.GroupsChanged != nil && id.Read && !id.TooMany && !sameGroups(prev.Groups, link.Groups) {
+		// The sign-in read the groups afresh, as a re-check does: a change it finds means
+		// what a re-check's would (a team left, approval messages no longer theirs to decide).
+		// Groups the provider left out (none given, too many for a token) say nothing.
+		s.GroupsChanged(context.WithoutCancel(ctx), prev, &link)
+	}
 	if s.LoggedIn != nil {
 		s.LoggedIn(context.WithoutCancel(ctx), id.Email, now)
 	}
@@ -345,6 +351,9 @@ type identity struct {
 	// TooMany is a provider that left the groups out because there are too many for a token
 	// (Microsoft Entra ID's groups overage): no groups does not mean none.
 	TooMany bool
+	// Read: the groups claim was there, in the ID token or userinfo (empty or not), so the
+	// groups say what the provider holds.
+	Read bool
 }
 
 // problemError is a refusal found while reading the identity.
@@ -396,7 +405,7 @@ func (s *Service) identity(ctx context.Context, p *gooidc.Provider, idt *gooidc.
 	if !ok {
 		g = groupsFrom
 	}
-	id := identity{Email: email, Groups: groupsOf(g)}
+	id := identity{Email: email, Groups: groupsOf(g), Read: ok || groupsFrom != nil}
 	id.TooMany = tooMany && len(id.Groups) == 0
 	return id, nil
 }
