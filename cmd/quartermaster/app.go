@@ -187,9 +187,6 @@ type App struct {
 	Logger      *slog.Logger
 	// Sender receives notices; set it before the app does anything (NewApp points it at a no-op).
 	Sender bot.Sender
-	// revoked are the chat accounts whose sign-in a re-check just found revoked, while they
-	// are told so (revokedAccounts).
-	revoked revokedAccounts
 }
 
 type realClock struct{}

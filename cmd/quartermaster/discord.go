@@ -380,7 +380,15 @@ func (sp ssoPeople) Person(ctx context.Context, userID string) (string, bool, er
 }
 
 func (sp ssoPeople) UserID(ctx context.Context, person string) (string, bool, error) {
-	return linkedUser(ctx, sp.a, discordbot.Platform, person)
+	id, ok, err := linkedUser(ctx, sp.a, discordbot.Platform, person)
+	if err != nil || ok || sp.a.Bot.SSO == nil {
+		return id, ok, err
+	}
+	// Signed out, or revoked at the identity provider: their notices (of the leases that run
+	// on) still reach the Discord account they signed in from, which Discord gives no email to
+	// look them up by. Who asks is only ever read from a link.
+	acct, ok, err := sp.a.Store.ChatAccount(ctx, qm.CanonicalUser(person), discordbot.Platform)
+	return acct.User, ok, err
 }
 
 // linkedUser is the user id on platform of the chat account person's sign-in linked, when single
@@ -401,52 +409,11 @@ func linkedUser(ctx context.Context, a *App, platform, person string) (string, b
 	return "", false, nil
 }
 
-// revokedAccounts are the chat accounts a re-check has just unlinked because the identity
-// provider revoked their sign-in, by the person's email, for as long as the notices of that are
-// sent: unlinked, an account no longer says where that person's DMs go, and the notice is about
-// that very account. Only the DMs of those notices find them here; who asks is never read from it.
-type revokedAccounts struct {
-	mu sync.Mutex
-	m  map[string]qm.Account
-}
-
-// hold remembers acct as email's while tell runs.
-func (r *revokedAccounts) hold(email string, acct qm.Account, tell func()) {
-	key := qm.CanonicalUser(email)
-	r.mu.Lock()
-	if r.m == nil {
-		r.m = map[string]qm.Account{}
-	}
-	r.m[key] = acct
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		delete(r.m, key)
-		r.mu.Unlock()
-	}()
-	tell()
-}
-
-// revokedPeople are, for Discord, the accounts held by revokedAccounts.
-type revokedPeople struct{ r *revokedAccounts }
-
-func (revokedPeople) Person(context.Context, string) (string, bool, error) { return "", false, nil }
-
-func (rp revokedPeople) UserID(_ context.Context, person string) (string, bool, error) {
-	rp.r.mu.Lock()
-	defer rp.r.mu.Unlock()
-	acct, ok := rp.r.m[qm.CanonicalUser(person)]
-	if !ok || acct.Platform != discordbot.Platform {
-		return "", false, nil
-	}
-	return acct.User, true, nil
-}
-
 // discordPeople is who Discord users are: the accounts linked by signing in first (a person's
-// own login outranks the static directory), then, for the DMs telling someone their sign-in was
-// revoked, the account it was, then the directory's discord: accounts.
+// own login outranks the static directory; for their DMs, the account they last signed in from,
+// linked or not), then the directory's discord: accounts.
 func discordPeople(a *App) discordbot.People {
-	return discordbot.Chain{ssoPeople{a}, revokedPeople{&a.revoked}, policyPeople{a.Policy}}
+	return discordbot.Chain{ssoPeople{a}, policyPeople{a.Policy}}
 }
 
 // discordCompleter suggests lease ids (the person's leases of the last day and what waits for

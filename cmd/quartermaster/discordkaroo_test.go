@@ -268,3 +268,35 @@ func TestDiscordBudgetOwnerOutOfTheGroupAtASignIn(t *testing.T) {
 		t.Errorf("the fallback approver's DMs: %+v", toOps)
 	}
 }
+
+// TestDiscordSignedOutOwnerStillHearsOfTheirLease: someone who signs out of Discord keeps their
+// running lease, and so its notices: the warning before it ends, and that it expired, reach the
+// Discord account they signed in from, as Slack reaches its people by email. A Discord account a
+// platform admin unlinked hears nothing more of the person's leases.
+func TestDiscordSignedOutOwnerStillHearsOfTheirLease(t *testing.T) {
+	p := newKaroo(t)
+	p.signIn(kNaledi, kThabo, kOps)
+	for _, u := range []string{kNaledi, kThabo} {
+		if m := p.cmd(u, "request", opt("gpus", 1), opt("class", "kudu_rtx6000"), opt("duration", "1h")); !strings.Contains(m.Text(), "is active") {
+			t.Fatalf("request: %q", m.Text())
+		}
+	}
+	if m := p.cmd(kNaledi, "logout"); !strings.Contains(m.Text(), "Signed out") {
+		t.Fatalf("logout: %q", m.Text())
+	}
+	if m := p.cmd(kOps, "unlink", opt("who", "thabo@karoo.example")); !strings.Contains(m.Text(), "Unlinked 1") {
+		t.Fatalf("unlink: %q", m.Text())
+	}
+	if err := p.a.Advance(context.Background(), 61*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	p.e.wait()
+	var told string
+	for _, m := range p.e.fake.PostsTo(discordtest.DMChannel(kNaledi)) {
+		told += m.Text() + "\n"
+	}
+	mustHave(t, "naledi's DMs after she signed out", told, "L-1 ends at", "L-1 expired")
+	if dms := p.e.fake.PostsTo(discordtest.DMChannel(kThabo)); len(dms) != 0 {
+		t.Errorf("the Discord account an admin unlinked was told of L-2: %+v", dms)
+	}
+}

@@ -59,19 +59,11 @@ func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.
 		return rs[0].PlainText(), true
 	}
 	sso.GroupsChanged = func(ctx context.Context, before, after *qm.AccountLink) {
-		tell := func() {
-			for _, r := range a.Bot.GroupsChanged(ctx, before, after) {
-				if err := a.Sender.Send(ctx, r); err != nil {
-					log.Error("telling of changed groups", "to", r.To, "err", err)
-				}
+		for _, r := range a.Bot.GroupsChanged(ctx, before, after) {
+			if err := a.Sender.Send(ctx, r); err != nil {
+				log.Error("telling of changed groups", "to", r.To, "err", err)
 			}
 		}
-		if before == nil || after != nil {
-			tell()
-			return
-		}
-		// Revoked: the account is unlinked already, and it is where they are told so.
-		a.revoked.hold(before.Email, before.Account, tell)
 	}
 	// A team's first sign-in starts its time-to-first-GPU in the showback.
 	sso.LoggedIn = func(ctx context.Context, email string, at time.Time) {

@@ -165,6 +165,8 @@ type Store interface {
 	RenewGroupsChanges(ctx context.Context, owner string, until time.Time) error
 	ReleaseGroupsChanges(ctx context.Context, owners []string) (int64, error)
 	PruneGroupsChanges(ctx context.Context, before time.Time) (int64, error)
+	ForgetChatAccount(ctx context.Context, a qm.Account) error
+	ForgetChatAccountsOf(ctx context.Context, email string) error
 }
 
 // Service is single sign-on: login links, the login endpoints, account links and their re-check.
@@ -372,6 +374,10 @@ func (s *Service) Unlink(ctx context.Context, who string) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
+		// Unlinked by an admin, the account is no longer where anyone's notices go either.
+		if err := s.store.ForgetChatAccount(ctx, a); err != nil {
+			return 0, err
+		}
 		ok, err := s.store.DeleteAccountLink(ctx, a)
 		if ok {
 			s.forgetMembers(ctx)
@@ -381,6 +387,9 @@ func (s *Service) Unlink(ctx context.Context, who string) (int64, error) {
 	}
 	if !strings.Contains(who, "@") {
 		return 0, qm.Errorf(qm.EINVALID, "%q is neither an email nor a chat account; e.g. someone@example.com or slack:T024BE7LD:U024BE7LH.", who)
+	}
+	if err := s.store.ForgetChatAccountsOf(ctx, who); err != nil {
+		return 0, err
 	}
 	n, err := s.store.DeleteAccountLinksByEmail(ctx, who)
 	if n > 0 {

@@ -88,6 +88,54 @@ func (db *DB) upsertLink(ctx context.Context, x sqlx.ExtContext, l qm.AccountLin
 	if _, err := x.ExecContext(ctx, x.Rebind(q), args...); err != nil {
 		return fmt.Errorf("store: save account link %s: %w", l.Account, err)
 	}
+	// The account is where the person's notices reach them on its platform, and nobody else's.
+	if _, err := x.ExecContext(ctx, x.Rebind(`DELETE FROM chat_accounts WHERE platform = ? AND workspace = ? AND chat_user = ? AND email <> ?`),
+		l.Account.Platform, l.Account.Workspace, l.Account.User, qm.CanonicalUser(l.Email)); err != nil {
+		return fmt.Errorf("store: save chat account %s: %w", l.Account, err)
+	}
+	if _, err := x.ExecContext(ctx, x.Rebind(`INSERT INTO chat_accounts (email, platform, workspace, chat_user, linked_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (email, platform) DO UPDATE SET workspace = excluded.workspace, chat_user = excluded.chat_user, linked_at = excluded.linked_at`),
+		qm.CanonicalUser(l.Email), l.Account.Platform, l.Account.Workspace, l.Account.User, dbTime(l.LoginAt)); err != nil {
+		return fmt.Errorf("store: save chat account %s: %w", l.Account, err)
+	}
+	return nil
+}
+
+// ChatAccount is the chat account on platform that the person with this email last signed in
+// from, linked or not since (signed out, revoked at the identity provider): where their notices
+// reach them there. ok is false when there is none, or a platform admin unlinked it.
+func (db *DB) ChatAccount(ctx context.Context, email, platform string) (qm.Account, bool, error) {
+	var row struct {
+		Workspace string `db:"workspace"`
+		User      string `db:"chat_user"`
+	}
+	err := db.x.GetContext(ctx, &row, db.x.Rebind(`SELECT workspace, chat_user FROM chat_accounts WHERE email = ? AND platform = ?`),
+		qm.CanonicalUser(email), platform)
+	if errors.Is(err, sql.ErrNoRows) {
+		return qm.Account{}, false, nil
+	}
+	if err != nil {
+		return qm.Account{}, false, fmt.Errorf("store: chat account of %s on %s: %w", email, platform, err)
+	}
+	return qm.Account{Platform: platform, Workspace: row.Workspace, User: row.User}, true, nil
+}
+
+// ForgetChatAccount forgets a chat account as where anyone's notices reach them (a platform
+// admin unlinked it).
+func (db *DB) ForgetChatAccount(ctx context.Context, a qm.Account) error {
+	if _, err := db.x.ExecContext(ctx, db.x.Rebind(`DELETE FROM chat_accounts WHERE platform = ? AND workspace = ? AND chat_user = ?`),
+		a.Platform, a.Workspace, a.User); err != nil {
+		return fmt.Errorf("store: forget chat account %s: %w", a, err)
+	}
+	return nil
+}
+
+// ForgetChatAccountsOf forgets every chat account of the person with this email as where their
+// notices reach them (a platform admin unlinked them).
+func (db *DB) ForgetChatAccountsOf(ctx context.Context, email string) error {
+	if _, err := db.x.ExecContext(ctx, db.x.Rebind(`DELETE FROM chat_accounts WHERE email = ?`), qm.CanonicalUser(email)); err != nil {
+		return fmt.Errorf("store: forget the chat accounts of %s: %w", email, err)
+	}
 	return nil
 }
 
