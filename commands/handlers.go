@@ -1228,7 +1228,8 @@ func (b *Bot) rulesOf(ctx context.Context, l *qm.Lease) string {
 				}
 			}
 		}
-		if why == "" {
+		if why == "" || why == policy.DefaultWhy(n) {
+			// A rule written without a why is named alone, as the approval message names it.
 			parts = append(parts, n)
 			continue
 		}

@@ -300,3 +300,19 @@ func TestDiscordSignedOutOwnerStillHearsOfTheirLease(t *testing.T) {
 		t.Errorf("the Discord account an admin unlinked was told of L-2: %+v", dms)
 	}
 }
+
+// TestApprovalsNameARuleWithoutAWhyOnce: a request sent to its approvers by a rule the policy
+// gives no why is listed in /gpu approvals by the rule's name alone, as the approval message
+// names it, not with its name given again as its why ("rule long-request: Rule long-request").
+func TestApprovalsNameARuleWithoutAWhyOnce(t *testing.T) {
+	p := newKaroo(t)
+	p.signIn(kNaledi, kSipho)
+	if m := p.cmd(kNaledi, "request", opt("gpus", 2), opt("class", "big5-h200"), opt("duration", "40h")); !strings.Contains(m.Text(), "L-1 waits for approval") {
+		t.Fatalf("request: %q", m.Text())
+	}
+	m := p.cmd(kSipho, "approvals")
+	mustHave(t, "/gpu approvals", m.Text(), "L-1", "rule long-request")
+	if strings.Contains(m.Text(), "Rule long-request") {
+		t.Errorf("/gpu approvals names the rule twice: %q", m.Text())
+	}
+}
