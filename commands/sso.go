@@ -169,6 +169,7 @@ func (b *Bot) logout(ctx context.Context, req bot.Request, c Command) []bot.Repl
 		return []bot.Reply{b.refuse(ctx, c.Verb, err)}
 	}
 	b.log().Info("signed out", "account", acct.String(), "email", link.Email)
+	b.handOverStranded(ctx)
 	return []bot.Reply{{Ephemeral: true, Text: fmt.Sprintf("Signed out: this chat account is no longer linked to %s. Your leases run on; /gpu login signs you in again.", link.Email)}}
 }
 
@@ -182,6 +183,9 @@ func (b *Bot) unlink(ctx context.Context, req bot.Request, c Command) []bot.Repl
 		return []bot.Reply{b.refuse(ctx, c.Verb, err)}
 	}
 	b.log().Info("unlinked by a platform admin", "admin", c.Who.User, "who", c.Arg, "accounts", n)
+	if n > 0 {
+		b.handOverStranded(ctx)
+	}
 	if n == 0 {
 		return []bot.Reply{{Text: fmt.Sprintf("No chat account is linked to %s; nothing changed.", c.Arg)}}
 	}
@@ -444,6 +448,8 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 		former := b.formerApprovers(ctx, user)
 		out = append(out, former...)
 		b.handOverUnreached(ctx, former)
+	} else {
+		b.handOverStranded(ctx)
 	}
 	return out
 }
@@ -454,25 +460,46 @@ func (b *Bot) GroupsChanged(ctx context.Context, before, after *qm.AccountLink) 
 // Whoever holds a copy already is not sent another.
 func (b *Bot) handOverUnreached(ctx context.Context, former []bot.Reply) {
 	for _, e := range former {
-		id, err := qm.ParseLeaseID(strings.TrimPrefix(e.Ref, "approval:"))
-		if err != nil {
-			continue
+		if id, err := qm.ParseLeaseID(strings.TrimPrefix(e.Ref, "approval:")); err == nil {
+			b.handOver(ctx, id)
 		}
-		var holders []string
-		if b.Copies != nil {
-			if holders, err = b.Copies(ctx, e.Ref); err != nil {
-				b.log().Error("read who holds copies of an approval message", "lease", id, "err", err)
-				continue
-			}
+	}
+}
+
+// handOverStranded sends every request that waits for approval, none of whose team's approvers
+// reaches anyone now, to the fallback approvers: someone signed out, was unlinked or had their
+// sign-in revoked, and was the last of a group of approvers signed in.
+func (b *Bot) handOverStranded(ctx context.Context) {
+	pending, err := b.Svc.List(ctx, qm.LeaseFilter{Kind: qm.AnyKind, States: []qm.State{qm.PendingApproval}})
+	if err != nil {
+		b.log().Error("list the requests that wait, for those nobody can be told of", "err", err)
+		return
+	}
+	for _, l := range pending {
+		if !b.Svc.DecidersReach(l.Team, l.User) {
+			b.handOver(ctx, l.ID)
 		}
-		for i, h := range holders {
-			holders[i] = qm.CanonicalUser(h)
+	}
+}
+
+// handOver sends request id to the fallback approvers where none of its team's approvers
+// reaches anyone now (qm.HandOverUnreached); whoever holds a copy already is not sent another.
+func (b *Bot) handOver(ctx context.Context, id qm.LeaseID) {
+	var holders []string
+	if b.Copies != nil {
+		var err error
+		if holders, err = b.Copies(ctx, "approval:"+id.String()); err != nil {
+			b.log().Error("read who holds copies of an approval message", "lease", id, "err", err)
+			return
 		}
-		if ok, err := b.Svc.HandOverUnreached(ctx, id, holders); err != nil {
-			b.log().Error("send a request nobody of its team's approvers can be told of to the fallback approvers", "lease", id, "err", err)
-		} else if ok {
-			b.log().Info("sent a request to the fallback approvers: nobody of its team's approvers can be told of it any more", "lease", id)
-		}
+	}
+	for i, h := range holders {
+		holders[i] = qm.CanonicalUser(h)
+	}
+	if ok, err := b.Svc.HandOverUnreached(ctx, id, holders); err != nil {
+		b.log().Error("send a request nobody of its team's approvers can be told of to the fallback approvers", "lease", id, "err", err)
+	} else if ok {
+		b.log().Info("sent a request to the fallback approvers: nobody of its team's approvers can be told of it any more", "lease", id)
 	}
 }
 

@@ -316,3 +316,39 @@ func TestApprovalsNameARuleWithoutAWhyOnce(t *testing.T) {
 		t.Errorf("/gpu approvals names the rule twice: %q", m.Text())
 	}
 }
+
+// TestDiscordLastBudgetOwnerSignsOut: the only member of the approvers' group signed in signs
+// out (or a platform admin unlinks them) while a request waits for them: nobody of the team's
+// approvers can be told of it any more, so the fallback approvers are sent it, once.
+func TestDiscordLastBudgetOwnerSignsOut(t *testing.T) {
+	for _, how := range []string{"logout", "unlink"} {
+		t.Run(how, func(t *testing.T) {
+			p := newKaroo(t)
+			p.signIn(kNaledi, kSipho, kOps)
+			if m := p.cmd(kNaledi, "request", opt("gpus", 2), opt("class", "big5-h200"), opt("duration", "40h")); !strings.Contains(m.Text(), "L-1 waits for approval") {
+				t.Fatalf("request: %q", m.Text())
+			}
+			p.e.wait()
+			if len(p.e.fake.PostsTo(discordtest.DMChannel(kOps))) != 0 {
+				t.Fatal("the fallback approver was asked while a budget owner was signed in")
+			}
+			switch how {
+			case "logout":
+				p.cmd(kSipho, "logout")
+			case "unlink":
+				p.cmd(kOps, "unlink", opt("who", "sipho@karoo.example"))
+			}
+			p.e.wait()
+			p.cmd(kSipho, "logout") // nothing more to sign out of: nothing more is sent
+			p.e.wait()
+			toOps := p.e.fake.PostsTo(discordtest.DMChannel(kOps))
+			if len(toOps) != 1 || !strings.Contains(toOps[0].Text(), "Approval needed") {
+				t.Fatalf("the fallback approver's DMs: %+v", toOps)
+			}
+			p.signIn(kOps)
+			if m := p.e.click(kOps, toOps[0], "Approve L-1"); !strings.Contains(m.Text(), "Approved L-1") {
+				t.Errorf("the fallback approver's click: %q", m.Text())
+			}
+		})
+	}
+}
