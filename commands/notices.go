@@ -434,6 +434,9 @@ func (b *Bot) RenderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 }
 
 func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
+	if n.Kind == qm.NoticeMessage {
+		return b.messageReply(n)
+	}
 	l := n.Lease
 	id := l.ID.String()
 	var base bot.Reply

@@ -58,13 +58,22 @@ func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.
 		}
 		return rs[0].PlainText(), true
 	}
-	sso.GroupsChanged = func(ctx context.Context, before, after *qm.AccountLink) {
+	// What a change of someone's groups means (to them, to their teams' budget owners) goes
+	// through the outbox, queued as the change is marked told: a chat platform that is down
+	// delays it, retried as other notices are, and a crash neither loses nor repeats it. Without
+	// an outbox (the console) it is sent at once.
+	sso.GroupsNotices = func(ctx context.Context, before, after *qm.AccountLink) []qm.Notice {
+		if a.Service.Outbox != nil {
+			return a.Bot.GroupsChangedNotices(ctx, before, after)
+		}
 		for _, r := range a.Bot.GroupsChanged(ctx, before, after) {
 			if err := a.Sender.Send(ctx, r); err != nil {
 				log.Error("telling of changed groups", "to", r.To, "err", err)
 			}
 		}
+		return nil
 	}
+	sso.Queued = a.Service.SendQueued
 	// A team's first sign-in starts its time-to-first-GPU in the showback.
 	sso.LoggedIn = func(ctx context.Context, email string, at time.Time) {
 		id, err := a.Service.Resolve(ctx, email)

@@ -46,12 +46,21 @@ func newSSOWorld(t *testing.T) *ssoWorld {
 // newSSOWorldWith is newSSOWorld on the policy pol (its text).
 func newSSOWorldWith(t *testing.T, pol string) *ssoWorld {
 	t.Helper()
+	return newSSOWorldOn(t, pol, "")
+}
+
+// newSSOWorldOn is newSSOWorldWith on the database db (a SQLite file of its own when empty).
+func newSSOWorldOn(t *testing.T, pol, db string) *ssoWorld {
+	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "policy.yaml")
 	if err := os.WriteFile(path, []byte(pol), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a, err := NewApp(context.Background(), appOptions{flags: commonFlags{policy: path, db: "sqlite:" + filepath.Join(dir, "qm.db")},
+	if db == "" {
+		db = "sqlite:" + filepath.Join(dir, "qm.db")
+	}
+	a, err := NewApp(context.Background(), appOptions{flags: commonFlags{policy: path, db: db},
 		simClock: true, start: time.Now().UTC(), logger: storetest.Logger(t)})
 	if err != nil {
 		t.Fatal(err)

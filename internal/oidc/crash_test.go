@@ -259,3 +259,68 @@ func TestGroupsChangesTwoReplicasFindAreToldOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestWhatAChangeTellsIsQueuedOnceWhenAnotherReplicaTookItOver: what a change of groups tells
+// (GroupsNotices) goes into the outbox with the mark that it was told. A replica slow to tell
+// (its claim lapsed meanwhile) while another took the changes over and told them queues nothing
+// of its own: each message goes out once, from the replica that marked the change told, and
+// Queued hears of those rows only.
+func TestWhatAChangeTellsIsQueuedOnceWhenAnotherReplicaTookItOver(t *testing.T) {
+	for name, url := range bothStores {
+		t.Run(name, func(t *testing.T) {
+			e := crashEnv(t, url(t), nil)
+			oidc.Abandon(e.sso)
+			if rep, err := e.sso.Recheck(context.Background()); err != nil || rep.Changed != 2 {
+				t.Fatalf("the killed pass: %+v %v", rep, err)
+			}
+			var w told
+			slow, quick := e.replica("slow", &w), e.replica("quick", &w)
+			says := func(name string) func(context.Context, *qm.AccountLink, *qm.AccountLink) []qm.Notice {
+				return func(_ context.Context, before, _ *qm.AccountLink) []qm.Notice {
+					return []qm.Notice{{Kind: qm.NoticeMessage, To: []string{before.Email}, Message: []byte(`{"text":"` + name + `"}`)}}
+				}
+			}
+			var queued sync.Map
+			queue := func(name string) func(context.Context, []int64) {
+				return func(_ context.Context, ids []int64) {
+					for _, id := range ids {
+						queued.Store(id, name)
+					}
+				}
+			}
+			quick.GroupsNotices, quick.Queued = says("quick"), queue("quick")
+			var once sync.Once
+			slow.Queued = queue("slow")
+			slow.GroupsNotices = func(ctx context.Context, before, after *qm.AccountLink) []qm.Notice {
+				once.Do(func() {
+					// The slow replica's claim lapses while it works out what to tell, and the
+					// quick one takes both changes over.
+					e.clock.Advance(11 * time.Minute)
+					if rep, err := quick.Recheck(context.Background()); err != nil || rep.Told != 2 {
+						t.Errorf("the quick replica's pass: %+v %v", rep, err)
+					}
+				})
+				return says("slow")(ctx, before, after)
+			}
+			e.clock.Advance(11 * time.Minute) // the killed process's claim lapsed
+			rep, err := slow.Recheck(context.Background())
+			if err != nil || rep.Told != 0 {
+				t.Fatalf("the slow replica's pass: %+v %v", rep, err)
+			}
+			got, err := e.db.ClaimNotices(context.Background(), "sender", nil, e.clock.Now().Add(time.Hour), 10, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sent []string
+			for _, q := range got {
+				by, _ := queued.Load(q.ID)
+				sent = append(sent, fmt.Sprintf("%s: %s (queued by %v)", q.Notice.To[0], q.Notice.Message, by))
+			}
+			slices.Sort(sent)
+			want := []string{`alice@acme.example: {"text":"quick"} (queued by quick)`, `bob@acme.example: {"text":"quick"} (queued by quick)`}
+			if !slices.Equal(sent, want) {
+				t.Fatalf("the outbox holds\n %q\nwant\n %q", sent, want)
+			}
+		})
+	}
+}

@@ -161,7 +161,7 @@ type Store interface {
 
 	RecordGroupsChange(ctx context.Context, before qm.AccountLink, after *qm.AccountLink, at time.Time, owner string, until time.Time) (int64, bool, error)
 	ClaimGroupsChanges(ctx context.Context, owner string, now time.Time, hold time.Duration, limit int) ([]qm.GroupsChange, error)
-	GroupsChangeTold(ctx context.Context, id int64, at time.Time) error
+	GroupsChangeTold(ctx context.Context, id int64, at time.Time, ns []qm.Notice) ([]int64, bool, error)
 	RenewGroupsChanges(ctx context.Context, owner string, until time.Time) error
 	ReleaseGroupsChanges(ctx context.Context, owners []string) (int64, error)
 	PruneGroupsChanges(ctx context.Context, before time.Time) (int64, error)
@@ -189,6 +189,13 @@ type Service struct {
 	// in the database with the change itself until it is told, so that one a stopped pass did not
 	// tell is told by the next pass that ends (of this process or another replica), once.
 	GroupsChanged func(ctx context.Context, before, after *qm.AccountLink)
+	// GroupsNotices, where set, says what a change is to tell as notices for the outbox (one
+	// recipient each), told at the same time as GroupsChanged: they are written in the
+	// transaction that marks the change told, so that a chat platform that is down delays them
+	// (the outbox tries them again) and a crash neither loses nor repeats them. Queued is then
+	// given their rows, to send them at once.
+	GroupsNotices func(ctx context.Context, before, after *qm.AccountLink) []qm.Notice
+	Queued        func(ctx context.Context, ids []int64)
 	// Owner names this process in its claims on the changes it has to tell (serve: host/pid@start);
 	// New sets one of its own.
 	Owner string

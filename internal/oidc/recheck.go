@@ -102,7 +102,8 @@ func (s *Service) Recheck(ctx context.Context) (rep RecheckReport, err error) {
 }
 
 // tellChanges tells GroupsChanged of the kept changes of groups that this process holds or that
-// no live claim holds, the oldest first, and marks each told; it says how many it told.
+// no live claim holds, the oldest first, and marks each told with what GroupsNotices says of it
+// queued in the outbox; it says how many it told.
 func (s *Service) tellChanges(ctx context.Context) (int, error) {
 	told := 0
 	for ctx.Err() == nil {
@@ -114,8 +115,21 @@ func (s *Service) tellChanges(ctx context.Context) (int, error) {
 			if s.GroupsChanged != nil {
 				s.GroupsChanged(ctx, c.Before, c.After)
 			}
-			if err := s.store.GroupsChangeTold(ctx, c.ID, s.clock.Now()); err != nil {
+			var ns []qm.Notice
+			if s.GroupsNotices != nil {
+				ns = s.GroupsNotices(ctx, c.Before, c.After)
+			}
+			// What it tells is queued as it is marked told, in one go: a crash before leaves
+			// it to tell again, whole; one after loses none of it to the outbox.
+			ids, ok, err := s.store.GroupsChangeTold(ctx, c.ID, s.clock.Now(), ns)
+			if err != nil {
 				return told, err
+			}
+			if !ok {
+				continue // told meanwhile by a replica that took it over: its notices are queued
+			}
+			if len(ids) > 0 && s.Queued != nil {
+				s.Queued(ctx, ids)
 			}
 			told++
 		}

@@ -72,6 +72,7 @@ type noticeJSON struct {
 	Approvers []string   `json:"approvers,omitempty"`
 	Detail    string     `json:"detail,omitempty"`
 	Held      string     `json:"held,omitempty"`
+	Message   []byte     `json:"message,omitempty"`
 }
 
 type match struct {
@@ -81,7 +82,7 @@ type match struct {
 
 // EncodeNotice writes a notice (with a copy of its lease as it was) for the outbox.
 func EncodeNotice(n Notice) ([]byte, error) {
-	j := noticeJSON{Kind: n.Kind, To: n.To, Lease: n.Lease, Actor: n.Actor, Reason: n.Reason, Approvers: n.Approvers, Detail: n.Detail, Held: n.Held}
+	j := noticeJSON{Kind: n.Kind, To: n.To, Lease: n.Lease, Actor: n.Actor, Reason: n.Reason, Approvers: n.Approvers, Detail: n.Detail, Held: n.Held, Message: n.Message}
 	for _, m := range n.Matches {
 		j.Matches = append(j.Matches, match{m.Rule, m.Why})
 	}
@@ -94,10 +95,10 @@ func DecodeNotice(b []byte) (Notice, error) {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return Notice{}, fmt.Errorf("qm: a notice in the outbox cannot be read: %w", err)
 	}
-	if j.Lease == nil {
+	if j.Lease == nil && j.Kind != NoticeMessage {
 		return Notice{}, fmt.Errorf("qm: a notice in the outbox has no lease")
 	}
-	n := Notice{Kind: j.Kind, To: j.To, Lease: j.Lease, Actor: j.Actor, Reason: j.Reason, Approvers: j.Approvers, Detail: j.Detail, Held: j.Held}
+	n := Notice{Kind: j.Kind, To: j.To, Lease: j.Lease, Actor: j.Actor, Reason: j.Reason, Approvers: j.Approvers, Detail: j.Detail, Held: j.Held, Message: j.Message}
 	for _, m := range j.Matches {
 		n.Matches = append(n.Matches, policyMatch(m.Rule, m.Why))
 	}
@@ -201,6 +202,14 @@ func (s *Service) send(ctx context.Context, b *batch) {
 	}()
 }
 
+// SendQueued delivers the outbox rows ids, written and committed outside the service's own
+// transactions (what a change of someone's groups means, queued as it is marked told), as the
+// service delivers those of its own: at once, in the background where DeliverInBackground is set;
+// whatever cannot go now is left to the sender loop.
+func (s *Service) SendQueued(ctx context.Context, ids []int64) {
+	s.send(ctx, &batch{ids: ids})
+}
+
 // WaitNotices waits until the notices being delivered in the background are delivered or left
 // to the sender loop, or until ctx ends.
 func (s *Service) WaitNotices(ctx context.Context) error {
@@ -261,7 +270,7 @@ func (s *Service) deliver(ctx context.Context, ids []int64) (int, error) {
 	groups := map[string][]QueuedNotice{}
 	var order []string
 	for _, q := range claimed {
-		k := fmt.Sprintf("%d/%v", q.Notice.Lease.ID, q.Notice.To)
+		k := fmt.Sprintf("%d/%v", q.Notice.LeaseID(), q.Notice.To)
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -291,7 +300,7 @@ func (s *Service) deliver(ctx context.Context, ids []int64) (int, error) {
 func (s *Service) deliverOne(ctx, sendCtx context.Context, q QueuedNotice) bool {
 	if q.Again {
 		s.stats.repeats.Add(1)
-		s.log().Warn("delivering a notice again after its sender stopped mid-delivery", "outbox", q.ID, "lease", q.Notice.Lease.ID, "kind", q.Notice.Kind)
+		s.log().Warn("delivering a notice again after its sender stopped mid-delivery", "outbox", q.ID, "lease", q.Notice.LeaseID(), "kind", q.Notice.Kind)
 	}
 	err := s.notifyErr(sendCtx, q.Notice)
 	now := s.Clock.Now()
@@ -302,7 +311,7 @@ func (s *Service) deliverOne(ctx, sendCtx context.Context, q QueuedNotice) bool 
 	}
 	s.stats.failed.Add(1)
 	if !q.Queued.IsZero() && now.Sub(q.Queued) >= NoticeGiveUp {
-		s.log().Error("giving up on a notice", "outbox", q.ID, "lease", q.Notice.Lease.ID, "to", q.Notice.To, "attempts", q.Attempts, "err", err)
+		s.log().Error("giving up on a notice", "outbox", q.ID, "lease", q.Notice.LeaseID(), "to", q.Notice.To, "attempts", q.Attempts, "err", err)
 		if err := s.Outbox.NoticeSent(ctx, q.ID, now); err != nil {
 			s.log().Error("mark a notice given up", "outbox", q.ID, "err", err)
 		}

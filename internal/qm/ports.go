@@ -312,6 +312,10 @@ const (
 	// lease's earlier messages change what they offer (Extend, or who decides the one that
 	// waits). It is an edit of those messages, never a message of its own.
 	NoticeExtensionChanged NoticeKind = "extension_changed"
+	// NoticeMessage is a message the chat layer made itself (Message, in its own encoding), to
+	// go out through the outbox as it was made: what a change of someone's groups at the
+	// identity provider means, for instance. It need not concern one lease (Lease may be nil).
+	NoticeMessage NoticeKind = "message"
 )
 
 // Notice is something the domain tells people.
@@ -328,6 +332,16 @@ type Notice struct {
 	// Held, on an approval request that would take its team past its quota of the class, says
 	// what the team held of it when it was asked (QuotaHeld.Text).
 	Held string
+	// Message is the message a NoticeMessage carries, as the chat layer encoded it.
+	Message []byte
+}
+
+// LeaseID is the id of the lease the notice concerns; 0 for a message that concerns none.
+func (n Notice) LeaseID() LeaseID {
+	if n.Lease == nil {
+		return 0
+	}
+	return n.Lease.ID
 }
 
 // Notifier delivers notices (rendered by the chat layer).

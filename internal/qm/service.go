@@ -117,7 +117,7 @@ func (s *Service) notify(ctx context.Context, ns []Notice) {
 	}
 	for _, n := range ns {
 		if err := s.notifyErr(ctx, n); err != nil {
-			s.log().Error("notice not delivered", "kind", n.Kind, "lease", n.Lease.ID, "err", err)
+			s.log().Error("notice not delivered", "kind", n.Kind, "lease", n.LeaseID(), "err", err)
 		}
 	}
 }

@@ -132,12 +132,34 @@ func (db *DB) ClaimGroupsChanges(ctx context.Context, owner string, now time.Tim
 	return out, nil
 }
 
-// GroupsChangeTold marks a kept change of groups told.
-func (db *DB) GroupsChangeTold(ctx context.Context, id int64, at time.Time) error {
-	if _, err := db.x.ExecContext(ctx, db.x.Rebind(`UPDATE group_notices SET told_at = ?, claimed_until = NULL WHERE id = ? AND told_at IS NULL`), dbTime(at), id); err != nil {
-		return fmt.Errorf("store: groups change %d told: %w", id, err)
+// GroupsChangeTold marks a kept change of groups told and writes what is told of it (ns, one
+// recipient each) into the outbox, in one transaction: the notices are queued once the change is
+// marked told, and only then, so that a crash loses neither and a change is never queued twice.
+// It returns the outbox rows, for the sender; false, with nothing written, when the change was
+// told already (by another replica whose claim on it had lapsed).
+func (db *DB) GroupsChangeTold(ctx context.Context, id int64, at time.Time, ns []qm.Notice) ([]int64, bool, error) {
+	var ids []int64
+	told := false
+	err := db.Update(ctx, nil, func(qt qm.Tx) error {
+		t := qt.(*tx)
+		ids, told = nil, false
+		res, err := t.x.ExecContext(ctx, t.x.Rebind(`UPDATE group_notices SET told_at = ?, claimed_until = NULL WHERE id = ? AND told_at IS NULL`), dbTime(at), id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return err
+		}
+		told = true
+		if len(ns) > 0 {
+			ids, err = t.AddNotices(ctx, ns, at)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("store: groups change %d told: %w", id, err)
 	}
-	return nil
+	return ids, told, nil
 }
 
 // RenewGroupsChanges extends owner's claims on the changes it has still to tell until until.

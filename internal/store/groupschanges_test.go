@@ -89,8 +89,8 @@ func TestGroupsChangesAreKeptWithTheChange(t *testing.T) {
 			if b, a := got[1].Before, got[1].After; b.Account != bob || strings.Join(b.Groups, ",") != "ai-vision,vision-leads" || a != nil {
 				t.Fatalf("bob's change: %+v -> %+v", b, a)
 			}
-			if err := db.GroupsChangeTold(ctx, id1, t1.Add(time.Minute)); err != nil {
-				t.Fatal(err)
+			if _, ok, err := db.GroupsChangeTold(ctx, id1, t1.Add(time.Minute), nil); err != nil || !ok {
+				t.Fatal(ok, err)
 			}
 			// p1 stops before telling bob's: released, p2 takes it at once, and only it.
 			if n, err := db.ReleaseGroupsChanges(ctx, []string{"p1"}); err != nil || n != 1 {
@@ -105,8 +105,8 @@ func TestGroupsChangesAreKeptWithTheChange(t *testing.T) {
 			if err != nil || len(got) != 1 || got[0].ID != id2 {
 				t.Fatalf("p3 after p2's claim lapsed: %+v %v", got, err)
 			}
-			if err := db.GroupsChangeTold(ctx, id2, t1.Add(8*time.Minute)); err != nil {
-				t.Fatal(err)
+			if _, ok, err := db.GroupsChangeTold(ctx, id2, t1.Add(8*time.Minute), nil); err != nil || !ok {
+				t.Fatal(ok, err)
 			}
 			for _, p := range []string{"p1", "p2", "p3"} {
 				if got, err := db.ClaimGroupsChanges(ctx, p, t1.Add(time.Hour), 5*time.Minute, 10); err != nil || len(got) != 0 {
@@ -115,6 +115,62 @@ func TestGroupsChangesAreKeptWithTheChange(t *testing.T) {
 			}
 			if n, err := db.PruneGroupsChanges(ctx, t1.Add(5*time.Minute)); err != nil || n != 1 {
 				t.Fatalf("prune: %d %v", n, err)
+			}
+		})
+	}
+}
+
+// TestWhatAChangeOfGroupsTellsIsQueuedAsItIsMarkedTold runs on both databases: the messages a
+// change of someone's groups gives (to them, to their team's budget owners) are written into the
+// outbox in the transaction that marks the change told, so a chat platform that is down delays
+// them and a crash loses none; a replica that tells the same change again (its claim had lapsed
+// while another told it) queues nothing, so none is sent twice.
+func TestWhatAChangeOfGroupsTellsIsQueuedAsItIsMarkedTold(t *testing.T) {
+	for name, url := range bothDatabases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			db := storetest.Open(t, url(t))
+			ctx := context.Background()
+			t0 := time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)
+			alice := qm.Account{Platform: "slack", Workspace: "T1", User: "U1"}
+			l := qm.AccountLink{Account: alice, Issuer: "i", Subject: "s-1", Email: "alice@acme.example", Groups: []string{"ai-vision"}, LoginAt: t0}
+			if err := db.SaveAccountLink(ctx, l); err != nil {
+				t.Fatal(err)
+			}
+			before, err := db.AccountLink(ctx, alice)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t1 := t0.Add(time.Hour)
+			after := *before
+			after.Groups, after.CheckedAt = []string{"staff"}, t1
+			id, ok, err := db.RecordGroupsChange(ctx, *before, &after, t1, "p1", t1.Add(10*time.Minute))
+			if err != nil || !ok {
+				t.Fatalf("recording the change: %v %v", ok, err)
+			}
+			says := func(to, text string) qm.Notice {
+				return qm.Notice{Kind: qm.NoticeMessage, To: []string{to}, Message: []byte(`{"text":"` + text + `"}`)}
+			}
+			ns := []qm.Notice{says("alice@acme.example", "You are no longer in team vision."), says("dana@acme.example", "alice is no longer in team vision.")}
+			rows, ok, err := db.GroupsChangeTold(ctx, id, t1.Add(time.Minute), ns)
+			if err != nil || !ok || len(rows) != 2 {
+				t.Fatalf("told: %v %v %v", rows, ok, err)
+			}
+			// p1's claim had lapsed and p2 told it too: nothing more is queued.
+			if again, ok, err := db.GroupsChangeTold(ctx, id, t1.Add(12*time.Minute), ns); err != nil || ok || len(again) != 0 {
+				t.Fatalf("told twice: %v %v %v", again, ok, err)
+			}
+			if n, _, err := db.OutboxLag(ctx, t1.Add(time.Hour)); err != nil || n != 2 {
+				t.Fatalf("the outbox holds %d notices (%v), want 2", n, err)
+			}
+			got, err := db.ClaimNotices(ctx, "sender", nil, t1.Add(time.Hour), 10, time.Minute)
+			if err != nil || len(got) != 2 {
+				t.Fatalf("claimed: %+v %v", got, err)
+			}
+			for i, q := range got {
+				if q.Notice.Kind != qm.NoticeMessage || q.Notice.Lease != nil || !reflect.DeepEqual(q.Notice.To, ns[i].To) || string(q.Notice.Message) != string(ns[i].Message) {
+					t.Errorf("notice %d: %+v, want %+v", i, q.Notice, ns[i])
+				}
 			}
 		})
 	}

@@ -13,7 +13,9 @@ import (
 
 var _ qm.Outbox = (*DB)(nil)
 
-// AddNotices writes notices into the outbox, one row each (each has one recipient).
+// AddNotices writes notices into the outbox, one row each (each has one recipient). A message that
+// concerns no lease (qm.NoticeMessage) is kept under lease 0: those to one recipient go out in
+// the order they were written.
 func (t *tx) AddNotices(ctx context.Context, ns []qm.Notice, at time.Time) ([]int64, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
@@ -21,7 +23,7 @@ func (t *tx) AddNotices(ctx context.Context, ns []qm.Notice, at time.Time) ([]in
 	ids := make([]int64, 0, len(ns))
 	q := t.x.Rebind(`INSERT INTO outbox (lease_id, recipient, notice, created_at, next_at) VALUES (?, ?, ?, ?, ?) RETURNING id`)
 	for _, n := range ns {
-		if n.Lease == nil || len(n.To) != 1 {
+		if (n.Lease == nil && n.Kind != qm.NoticeMessage) || len(n.To) != 1 {
 			return nil, fmt.Errorf("store: an outbox notice needs a lease and one recipient")
 		}
 		raw, err := qm.EncodeNotice(n)
@@ -29,7 +31,7 @@ func (t *tx) AddNotices(ctx context.Context, ns []qm.Notice, at time.Time) ([]in
 			return nil, fmt.Errorf("store: add notice: %w", err)
 		}
 		var id int64
-		if err := t.x.QueryRowxContext(ctx, q, int64(n.Lease.ID), n.To[0], string(raw), dbTime(at), dbTime(at)).Scan(&id); err != nil {
+		if err := t.x.QueryRowxContext(ctx, q, int64(n.LeaseID()), n.To[0], string(raw), dbTime(at), dbTime(at)).Scan(&id); err != nil {
 			return nil, fmt.Errorf("store: add notice: %w", err)
 		}
 		ids = append(ids, id)
