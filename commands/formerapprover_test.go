@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -177,5 +178,62 @@ func TestLeavingTheApproversGroupEditsTheirCopies(t *testing.T) {
 				t.Errorf("%s's groups changed, and %s was edited: %+v", who, r.To, r)
 			}
 		}
+	}
+}
+
+// What a change of groups tells is queued in the outbox as GroupsChanged words it and sent as it
+// was worded: the outbox's copy of each message renders to the same message, to the same person,
+// an edit still an edit of the same approval message. The edit of greta's copy of the request is
+// queued with that request's lease, so that it keeps its order with the request's other notices
+// to her (the edit of its decision is not overtaken by it after an outage).
+func TestWhatAChangeOfGroupsTellsIsQueuedAsWorded(t *testing.T) {
+	const greta = "greta@kestrel.example"
+	byGroup := strings.NewReplacer("budget_owners: [greta@kestrel.example]", "budget_owners: [g-leads]",
+		"  - {user: greta@kestrel.example, groups: [g-falken]}", "  - {user: greta@kestrel.example, groups: [g-falken, g-leads]}\n  - {user: otto@kestrel.example, groups: [g-falken, g-leads]}")
+	pol := byGroup.Replace(warnPolicy)
+	p, err := policy.Load([]byte(pol), "kestrel.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newWarnHarness(t)
+	h.svc.Policy, h.svc.Directory = p, p
+	id := leaseIn(t, mustOK(t, h.say(udo, "/gpu request 1 scratch for 6h")).Text)
+	left, err := policy.Load([]byte(strings.Replace(pol, "{user: greta@kestrel.example, groups: [g-falken, g-leads]}", "{user: greta@kestrel.example, groups: [g-falken]}", 1)), "kestrel.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.svc.Policy, h.svc.Directory = left, left
+	ctx := context.Background()
+	before, after := &qm.AccountLink{Email: greta, Groups: []string{"g-falken", "g-leads"}}, &qm.AccountLink{Email: greta, Groups: []string{"g-falken"}}
+	want := h.bot.GroupsChanged(ctx, before, after)
+	ns := h.bot.GroupsChangedNotices(ctx, before, after)
+	if len(ns) != len(want) || len(want) == 0 {
+		t.Fatalf("%d notices for %d messages: %+v", len(ns), len(want), want)
+	}
+	edits := 0
+	for i, n := range ns {
+		raw, err := qm.EncodeNotice(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, err := qm.DecodeNotice(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := h.bot.RenderNotice(ctx, kept)
+		w := want[i]
+		if len(got) != 1 || got[0].To != w.To || got[0].Text != w.Text || got[0].Ref != w.Ref || got[0].Update != w.Update ||
+			got[0].EditOnly != w.EditOnly || !reflect.DeepEqual(got[0].Sections, w.Sections) || !reflect.DeepEqual(got[0].Actions, w.Actions) {
+			t.Errorf("message %d from the outbox:\n got %+v\nwant %+v", i, got, w)
+		}
+		if w.EditOnly {
+			edits++
+			if kept.LeaseID() != id {
+				t.Errorf("the edit of greta's copy of %s is queued with lease %d", id, kept.LeaseID())
+			}
+		}
+	}
+	if edits != 1 {
+		t.Errorf("%d edits of greta's copies: %+v", edits, want)
 	}
 }

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/qm"
@@ -25,7 +26,15 @@ func MessageNotice(r bot.Reply) (qm.Notice, error) {
 	if err != nil {
 		return qm.Notice{}, err
 	}
-	return qm.Notice{Kind: qm.NoticeMessage, To: []string{r.To}, Message: raw}, nil
+	n := qm.Notice{Kind: qm.NoticeMessage, To: []string{r.To}, Message: raw}
+	// An edit of an approval message (one they may no longer decide) is queued with its lease,
+	// so that it goes out in order with that lease's other notices to them (its decision's edit).
+	if ref, ok := strings.CutPrefix(r.Ref, "approval:"); ok {
+		if id, err := qm.ParseLeaseID(ref); err == nil {
+			n.Lease = &qm.Lease{ID: id}
+		}
+	}
+	return n, nil
 }
 
 // messageReply is the reply a qm.NoticeMessage carries; none where it cannot be read.
