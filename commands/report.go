@@ -40,11 +40,16 @@ func parseReport(c Command, args []string) (Command, error) {
 func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request, args []string) []bot.Reply {
 	p := b.pol()
 	last := svc.LastComplete()
+	team := "" // the team asked for, once it is known
 	fail := func(err error) []bot.Reply {
 		if qm.ErrorCode(err) == qm.EINTERNAL {
 			b.log().Error("report failed", "user", req.User, "err", err)
 		}
 		example := fmt.Sprintf("/gpu report %s", svc.ExampleWeek(ctx))
+		if team != "" {
+			// The team asked for, once known, stays in the example: typed back it shows that team.
+			example += " " + team
+		}
 		return []bot.Reply{{Error: true, Ephemeral: true, Text: qm.ErrorMessage(err) + " Example: " + example}}
 	}
 	var teams []string // every team, read once when needed
@@ -72,7 +77,7 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		return "", false, nil
 	}
 	var err error
-	week, team := last, ""
+	week := last
 	switch len(args) {
 	case 0:
 	case 1:
