@@ -978,7 +978,7 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 				cost = append(cost, bot.Field{Label: "Estimated cost", Value: b.money(qm.Bill(b.pol(), p, l.Duration))})
 			}
 		}
-		return bot.Section{Title: l.ID.String(), Fields: append([]bot.Field{{Label: "State", Value: string(l.State)}, ext}, cost...)}
+		return bot.Section{Title: l.ID.String(), Fields: append([]bot.Field{{Label: "State", Value: string(l.State)}, ext, {Label: "Team", Value: l.Team}}, cost...)}
 	}
 	f := []bot.Field{
 		{Label: "State", Value: string(l.State)},
@@ -1194,7 +1194,8 @@ func (b *Bot) approvals(ctx context.Context, req bot.Request) []bot.Reply {
 	r := bot.Reply{Text: fmt.Sprintf("%s %s for your decision.%s", policy.Count(len(ls), "request", "requests"), waits, footer)}
 	for _, l := range ls {
 		sec := b.card(ctx, l)
-		sec.Text = fmt.Sprintf("%s asks %s; %s", l.User, b.askWithDetails(l), b.rulesOf(ctx, l))
+		// What the team holds now, where the approval message says it: what the owner decides on.
+		sec.Text = fmt.Sprintf("%s asks %s; %s.%s", l.User, b.askWithDetails(l), strings.TrimRight(b.rulesOf(ctx, l), "."), b.heldLine(ctx, l, "", false))
 		r.Sections = append(r.Sections, sec)
 		r.Actions = append(r.Actions, approvalActions(l)...)
 	}
@@ -1212,6 +1213,9 @@ func (b *Bot) rulesOf(ctx context.Context, l *qm.Lease) string {
 		why := ""
 		if i == 0 {
 			why = l.Reason
+			if why == policy.DefaultWhy(n) {
+				why = "" // a rule without a why is named alone, as its approval message names it
+			}
 		} else {
 			// A published rule may be named like the quota note: its own why is the one to show.
 			published := false
