@@ -1147,6 +1147,12 @@ func (b *Bot) status(ctx context.Context, req bot.Request, c Command) []bot.Repl
 		text += " — " + away
 	} else if l.Reason != "" {
 		text += " — " + l.Reason
+		if l.Kind == qm.KindWorkspace && l.State == qm.Queued {
+			// How long it still waits, counted now, as its reply said when it was queued.
+			if w, err := b.Svc.LeaseWait(ctx, l); err == nil {
+				text += ". Predicted wait " + waitText(w)
+			}
+		}
 	}
 	if l.Connect != "" && l.State.Running() && !qm.Halted(l) { // nothing to connect to while its job does not run
 		text += ". Connect: " + l.Connect
