@@ -183,9 +183,7 @@ func (s *Service) send(ctx context.Context, b *batch) {
 		return
 	}
 	if !s.DeliverInBackground {
-		if _, err := s.deliver(ctx, b.ids); err != nil {
-			s.log().Warn("notices left for the sender loop", "err", err)
-		}
+		s.deliverAll(ctx, b.ids)
 		return
 	}
 	ids := b.ids
@@ -196,10 +194,25 @@ func (s *Service) send(ctx context.Context, b *batch) {
 		// hold bounds the delivery, after which the sender loop takes over.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), NoticeHold)
 		defer cancel()
-		if _, err := s.deliver(ctx, ids); err != nil {
-			s.log().Warn("notices left for the sender loop", "err", err)
-		}
+		s.deliverAll(ctx, ids)
 	}()
+}
+
+// deliverAll delivers the outbox rows ids: a pass takes only the oldest unsent row of each lease
+// and recipient, so that they go out in order, and passes follow while one sends something, so
+// that several notices to one recipient written together all go out now. What cannot go now (a
+// delivery failed, and the rows behind it) is left to the sender loop.
+func (s *Service) deliverAll(ctx context.Context, ids []int64) {
+	for {
+		n, err := s.deliver(ctx, ids)
+		if err != nil {
+			s.log().Warn("notices left for the sender loop", "err", err)
+			return
+		}
+		if n == 0 || ctx.Err() != nil {
+			return
+		}
+	}
 }
 
 // SendQueued delivers the outbox rows ids, written and committed outside the service's own

@@ -380,3 +380,37 @@ func TestANoticeIsTriedForAboutADay(t *testing.T) {
 		})
 	}
 }
+
+// Notices to one recipient written together (what a change of someone's groups tells them: that
+// their sign-in was revoked, and what becomes of their team's leases) go out at once and in
+// order, not one per pass of the sender loop.
+func TestNoticesToOneRecipientWrittenTogetherGoOutAtOnce(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		p := manyTeamsPolicy(t, 1, "")
+		st := storetest.Open(t, url)
+		clock := sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC))
+		c := &courier{}
+		a := outboxService(t, p, st, clock, "a", c)
+		var ns []qm.Notice
+		for i := range 3 {
+			ns = append(ns, qm.Notice{Kind: qm.NoticeMessage, To: []string{"u00@x.example"}, Message: []byte(fmt.Sprintf(`{"text":"part %d"}`, i))})
+		}
+		var ids []int64
+		if err := st.Update(context.Background(), nil, func(tx qm.Tx) (err error) {
+			ids, err = tx.AddNotices(context.Background(), ns, clock.Now())
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		a.SendQueued(context.Background(), ids)
+		got := c.delivered()
+		if len(got) != 3 {
+			t.Fatalf("%d of the 3 notices went out at once", len(got))
+		}
+		for i, n := range got {
+			if want := fmt.Sprintf(`{"text":"part %d"}`, i); string(n.Message) != want {
+				t.Errorf("notice %d: %s, want %s", i, n.Message, want)
+			}
+		}
+	})
+}
