@@ -145,6 +145,12 @@ func (w *ssoWorld) recheck() oidc.RecheckReport {
 	if err != nil {
 		w.t.Fatal(err)
 	}
+	// What it told goes out through the outbox, in the background: wait for it.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := w.a.Service.WaitNotices(ctx); err != nil {
+		w.t.Fatalf("the re-check's notices are still being sent: %v", err)
+	}
 	return rep
 }
 

@@ -295,11 +295,11 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 	if err := s.RefreshMembers(ctx); err != nil {
 		s.log.Warn("reading group members after a login", "err", err)
 	}
-	if prev != nil && s.GroupsChanged != nil && id.Read && !id.TooMany && !sameGroups(prev.Groups, link.Groups) {
+	if prev != nil && id.Read && !id.TooMany && !sameGroups(prev.Groups, link.Groups) {
 		// The sign-in read the groups afresh, as a re-check does: a change it finds means
 		// what a re-check's would (a team left, approval messages no longer theirs to decide).
 		// Groups the provider left out (none given, too many for a token) say nothing.
-		s.GroupsChanged(context.WithoutCancel(ctx), prev, &link)
+		s.tellAtSignIn(context.WithoutCancel(ctx), prev, &link)
 	}
 	if s.LoggedIn != nil {
 		s.LoggedIn(context.WithoutCancel(ctx), id.Email, now)

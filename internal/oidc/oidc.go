@@ -162,6 +162,7 @@ type Store interface {
 	RecordGroupsChange(ctx context.Context, before qm.AccountLink, after *qm.AccountLink, at time.Time, owner string, until time.Time) (int64, bool, error)
 	ClaimGroupsChanges(ctx context.Context, owner string, now time.Time, hold time.Duration, limit int) ([]qm.GroupsChange, error)
 	GroupsChangeTold(ctx context.Context, id int64, at time.Time, ns []qm.Notice) ([]int64, bool, error)
+	QueueNotices(ctx context.Context, ns []qm.Notice, at time.Time) ([]int64, error)
 	RenewGroupsChanges(ctx context.Context, owner string, until time.Time) error
 	ReleaseGroupsChanges(ctx context.Context, owners []string) (int64, error)
 	PruneGroupsChanges(ctx context.Context, before time.Time) (int64, error)

@@ -140,6 +140,30 @@ func (s *Service) tellChanges(ctx context.Context) (int, error) {
 	return told, ctx.Err()
 }
 
+// tellAtSignIn tells what a change of someone's groups found at their sign-in means, as a
+// re-check's change is told: through GroupsChanged, and what GroupsNotices says of it queued in
+// the outbox (a chat platform that is down delays it, as it does a re-check's).
+func (s *Service) tellAtSignIn(ctx context.Context, before, after *qm.AccountLink) {
+	if s.GroupsChanged != nil {
+		s.GroupsChanged(ctx, before, after)
+	}
+	if s.GroupsNotices == nil {
+		return
+	}
+	ns := s.GroupsNotices(ctx, before, after)
+	if len(ns) == 0 {
+		return
+	}
+	ids, err := s.store.QueueNotices(ctx, ns, s.clock.Now())
+	if err != nil {
+		s.log.Error("queueing what a change of groups found at a sign-in tells", "email", after.Email, "err", err)
+		return
+	}
+	if s.Queued != nil {
+		s.Queued(ctx, ids)
+	}
+}
+
 // errRevoked is a provider that refuses a link's tokens outright.
 var errRevoked = errors.New("oidc: the provider refused the stored sign-in")
 
