@@ -163,6 +163,11 @@ func TestAMultiNodeLeaseThatLosesAPodFails(t *testing.T) {
 			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 				ExitCode: 137, Reason: "OOMKilled", StartedAt: metav1.Time{Time: time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC)}}}}}
 		}, "exit code 137 (Kubernetes: OOMKilled)"},
+		{"killed by a signal", func(p *corev1.Pod) {
+			p.Status.Phase = corev1.PodFailed
+			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: 0, Signal: 9, Reason: "Error", StartedAt: metav1.Time{Time: time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC)}}}}}
+		}, "killed by signal 9 (Kubernetes: Error)"},
 		{"deleted with its node", func(p *corev1.Pod) {
 			now := metav1.Now()
 			p.DeletionTimestamp = &now

@@ -132,14 +132,15 @@ type failure struct {
 	words []string // "Error", "OOMKilled: …", "Evicted: The node was low on resource: memory."
 }
 
-// reason reads "exit code 127 (Kubernetes: Error)" or "Kubernetes: Evicted: …".
+// reason reads "exit code 127 (Kubernetes: Error)", "killed by signal 9 (Kubernetes: Error)" or
+// "Kubernetes: Evicted: …".
 func (f failure) reason() string {
 	words := strings.Join(f.words, ", ")
 	switch {
 	case f.code != "" && words != "":
-		return "exit code " + f.code + " (Kubernetes: " + words + ")"
+		return qm.ExitWords(f.code) + " (Kubernetes: " + words + ")"
 	case f.code != "":
-		return "exit code " + f.code
+		return qm.ExitWords(f.code)
 	case words != "":
 		return "Kubernetes: " + words
 	}

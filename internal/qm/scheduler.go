@@ -1012,8 +1012,8 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 		if j.Reason != "" {
 			reason += ": " + j.Reason
 		}
-		if j.ExitCode != "" && !strings.Contains(j.Reason, "exit code") {
-			reason += " (exit code " + j.ExitCode + ")"
+		if w := ExitWords(j.ExitCode); w != "" && !strings.Contains(j.Reason, "exit code") && !strings.Contains(j.Reason, "by signal") {
+			reason += " (" + w + ")"
 		}
 		if err := s.markEnded(ctx, l, Failed, reason, j.Output, j.EndedAt); err != nil || !j.Held {
 			return err
@@ -1027,4 +1027,17 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 		return nil
 	}
 	return nil
+}
+
+// ExitWords says a job's exit status (Job.ExitCode) to its owner: "exit code 3", or for a
+// workload a signal ended "killed by signal 15" ("killed by signal SIGKILL" where the scheduler
+// names it); "" when it is not known.
+func ExitWords(code string) string {
+	switch {
+	case code == "":
+		return ""
+	case strings.HasPrefix(code, "signal "):
+		return "killed by " + code
+	}
+	return "exit code " + code
 }

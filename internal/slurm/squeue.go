@@ -320,9 +320,7 @@ func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 		j.Reason = slurmWords()
 	case "COMPLETED":
 		ended(qm.JobCompleted)
-		if sj.ExitCode != "" {
-			j.Reason = "exit code " + sj.ExitCode
-		}
+		j.Reason = qm.ExitWords(sj.ExitCode)
 	case "CANCELLED":
 		ended(qm.JobCancelled)
 	case "TIMEOUT":
@@ -338,8 +336,8 @@ func (sj SqueueJob) job(lease qm.LeaseID) qm.Job {
 		if state == "OUT_OF_MEMORY" {
 			what = append(what, "it ran out of memory")
 		}
-		if sj.ExitCode != "" {
-			what = append(what, "exit code "+sj.ExitCode)
+		if w := qm.ExitWords(sj.ExitCode); w != "" {
+			what = append(what, w)
 		}
 		j.Reason = slurmWords()
 		if len(what) > 0 {
