@@ -1009,7 +1009,7 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 	case l.State.Running() && !l.ExpiresAt.IsZero():
 		f = append(f, bot.Field{Label: "Time left", Value: policy.FormatDuration(l.ExpiresAt.Sub(now))})
 	case started && ended && l.EndedAt.After(l.StartedAt):
-		f = append(f, bot.Field{Label: "Ran", Value: policy.FormatDuration(usedFor(l, l.EndedAt).Round(time.Minute)) + " of " + policy.FormatDuration(l.Duration)})
+		f = append(f, bot.Field{Label: "Ran", Value: policy.FormatDuration(usedFor(l, l.EndedAt)) + " of " + policy.FormatDuration(l.Duration)})
 	default:
 		f = append(f, bot.Field{Label: "Duration", Value: policy.FormatDuration(l.Duration)})
 	}
