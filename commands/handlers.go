@@ -706,7 +706,7 @@ func (b *Bot) outcomeReply(ctx context.Context, out *qm.Outcome, err error, cost
 			l.ID, matchesText(out.Matches), b.whoDecides(out.Approvers, l.User), b.quotaHeldText(l, out), cost),
 			Sections: []bot.Section{b.card(ctx, l)}, Actions: b.leaseActions(ctx, l)}
 	case l.State == qm.Queued:
-		return bot.Reply{Text: fmt.Sprintf("%s is queued: %s. Predicted wait %s. %s You will get a message when it starts.",
+		return bot.Reply{Text: fmt.Sprintf("%s is queued: %s. Predicted wait: %s. %s You will get a message when it starts.",
 			l.ID, l.Reason, waitText(out.Wait), cost), Sections: []bot.Section{b.card(ctx, l)},
 			Actions: b.leaseActions(ctx, l)}
 	default:

@@ -1094,7 +1094,7 @@ func TestAnApprovedRequestThatQueuesSaysItsWait(t *testing.T) {
 		}
 	}
 	if !strings.HasPrefix(told.Text, id.String()+" (for 1 × dev for 8h) was approved by vera@borealis.example and is queued: ") ||
-		!strings.Contains(told.Text, "Predicted wait ") || !strings.HasSuffix(told.Text, "You will get a message when it starts.") {
+		!strings.Contains(told.Text, "Predicted wait: ") || !strings.HasSuffix(told.Text, "You will get a message when it starts.") {
 		t.Errorf("the requester of an approved request that queued is told %q", told.Text)
 	}
 	if len(told.Actions) != 1 || told.Actions[0].Label != "Cancel" {
@@ -1140,7 +1140,7 @@ func TestExclusiveClassWaitFollowsTheNodesThatFree(t *testing.T) {
 				t.Errorf("3 GPUs on one node, robotics' own node holding 2: %s", e.Text)
 			}
 			q := mustOK(t, h.say("rolf@borealis.example", "/gpu request 3 bigiron for 1h"))
-			if !strings.Contains(q.Text, "is queued") || !strings.Contains(q.Text, "Predicted wait about 1h (90%: under 1h") {
+			if !strings.Contains(q.Text, "is queued") || !strings.Contains(q.Text, "Predicted wait: about 1h (90%: under 1h") {
 				t.Errorf("the queued reply: %s", q.Text)
 			}
 			id := leaseIn(t, q.Text)

@@ -57,7 +57,7 @@ func TestAQueueUnderACapFilledByAnotherClassSaysItsWait(t *testing.T) {
 			}
 			for _, ask := range []string{"/gpu request 1 dev for 2h", "/gpu request 2 dev for 2h"} {
 				r := mustOK(t, h.say("olga@borealis.example", ask))
-				if !strings.Contains(r.Text, "is queued") || !strings.Contains(r.Text, "Predicted wait about 2h") {
+				if !strings.Contains(r.Text, "is queued") || !strings.Contains(r.Text, "Predicted wait: about 2h") {
 					t.Errorf("%s with the cap full of lab leases ending in 2h: %s", ask, r.Text)
 				}
 			}

@@ -68,8 +68,8 @@ directory:
   - {user: ops@helios.example, groups: [ops]}
 `
 
-// With every node of the cluster drained by an administrator, the catalog and an estimate say
-// that no node of a class takes jobs now, rather than that the scheduler places leases itself
+// With every node of the cluster drained by an administrator, the catalog, an estimate and a
+// request's reply say that no node of a class takes jobs now, rather than that the scheduler places leases itself
 // and that no wait is expected: a request would wait in Slurm's queue until the node is resumed.
 func TestConsoleOnSlurmWithEveryNodeDrained(t *testing.T) {
 	conf := slurmtest.Cluster(t)
@@ -111,7 +111,8 @@ func TestConsoleOnSlurmWithEveryNodeDrained(t *testing.T) {
 	t.Setenv("QM_DATA_DIR", t.TempDir())
 	t.Setenv("QM_POLICY", polFile)
 	t.Setenv("QM_DATABASE_URL", "")
-	script := "ria@helios.example: /gpu catalog\nria@helios.example: /gpu estimate 1 nb 1h\nria@helios.example: /gpu estimate 8 hopper 1h\n"
+	script := "ria@helios.example: /gpu catalog\nria@helios.example: /gpu estimate 1 nb 1h\nria@helios.example: /gpu estimate 8 hopper 1h\n" +
+		"ria@helios.example: /gpu request 1 nb for 1h\nria@helios.example: /gpu release L-1\n"
 	var out, errb bytes.Buffer
 	if code := run(context.Background(), []string{"console"}, strings.NewReader(script), &out, &errb); code != 0 {
 		t.Fatalf("console exited %d: %s", code, errb.String())
@@ -122,7 +123,18 @@ func TestConsoleOnSlurmWithEveryNodeDrained(t *testing.T) {
 			t.Errorf("with every node drained, a reply says %q:\n%s", bad, got)
 		}
 	}
-	if n := strings.Count(got, "no node of this class takes jobs now"); n < 4 {
-		t.Errorf("the catalog (free and wait of both classes) and the two estimates say %d times that no node of the class takes jobs now; want at least 4:\n%s", n, got)
+	if n := strings.Count(got, "no node of this class takes jobs now"); n < 5 {
+		t.Errorf("the catalog (free and wait of both classes), the two estimates and the queued request say %d times that no node of the class takes jobs now; want at least 5:\n%s", n, got)
+	}
+	// The queued request's reply says its wait as the estimate does: "Predicted wait: no
+	// estimate: …", not "Predicted wait no estimate: …".
+	queued := ""
+	for _, line := range strings.Split(got, "\n") {
+		if strings.Contains(line, "L-1 is queued") {
+			queued = line
+		}
+	}
+	if !strings.Contains(queued, "Predicted wait: no estimate: no node of this class takes jobs now") {
+		t.Errorf("the request made while every node is drained is not queued with its wait said as \"Predicted wait: no estimate: …\":\n%s", got)
 	}
 }

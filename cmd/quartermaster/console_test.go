@@ -152,7 +152,7 @@ maya@acme.example: /gpu estimate 1 train 1h
 		t.Errorf("estimate on a free cluster: %q", msgs[0].Text)
 	}
 	msgs = msgs[1:]
-	if !strings.Contains(msgs[2].Text, "L-3 is queued") || !strings.Contains(msgs[2].Text, "Predicted wait about 2h") {
+	if !strings.Contains(msgs[2].Text, "L-3 is queued") || !strings.Contains(msgs[2].Text, "Predicted wait: about 2h") {
 		t.Errorf("queued reply: %q", msgs[2].Text)
 	}
 	// One more GPU waits for maya's queued lease to start at 2h and end at 3h.
@@ -209,7 +209,7 @@ func TestConsoleWaitsLearnImmediateStarts(t *testing.T) {
 			queued = append(queued, m.Text)
 		}
 	}
-	if len(queued) != 35 || !strings.Contains(queued[34], "Predicted wait about 1h") {
+	if len(queued) != 35 || !strings.Contains(queued[34], "Predicted wait: about 1h") {
 		t.Fatalf("queued replies: %d, the last %q", len(queued), queued[len(queued)-1])
 	}
 	if last := msgs[len(msgs)-1].Text; !strings.Contains(last, "Predicted wait: none expected") {
