@@ -247,7 +247,8 @@ var plainQuotes = strings.NewReplacer("\u201c", `"`, "\u201d", `"`, "\u201e", `"
 // ("a deadline") is one word with them, which a reason drops (reasonText). A quote that is not
 // closed at the end of a word is an ordinary character.
 func words(text string) []string {
-	f := strings.Fields(plainQuotes.Replace(text))
+	text = plainQuotes.Replace(text)
+	f, at := fields(text)
 	// closes[q][j] is the first word from j on that ends with the quote q (len(f) if none), so
 	// that a quote never closed is not looked for from every word after it.
 	closes := map[byte][]int{'"': make([]int, len(f)+1), '\'': make([]int, len(f)+1)}
@@ -280,7 +281,9 @@ func words(text string) []string {
 			out = append(out, w)
 			continue
 		}
-		phrase := strings.Join(append([]string{rest}, f[i+1:end+1]...), " ")
+		// The phrase as typed, from its opening quote to its closing one: the white space
+		// between its words is kept as it was, so a value reaches the job with its spaces.
+		phrase := text[at[i]+len(key) : at[end]+len(f[end])]
 		if key != "" {
 			phrase = key + strings.TrimSpace(phrase[1:len(phrase)-1])
 		}
@@ -288,6 +291,24 @@ func words(text string) []string {
 		i = end
 	}
 	return out
+}
+
+// fields is strings.Fields of text, with where each field starts in text.
+func fields(text string) (f []string, at []int) {
+	start := -1
+	for i, r := range text {
+		switch {
+		case unicode.IsSpace(r) && start >= 0:
+			f, at = append(f, text[start:i]), append(at, start)
+			start = -1
+		case !unicode.IsSpace(r) && start < 0:
+			start = i
+		}
+	}
+	if start >= 0 {
+		f, at = append(f, text[start:]), append(at, start)
+	}
+	return f, at
 }
 
 // unquoted is s without one pair of plain quotes around all of it. Where a name goes (a class,
