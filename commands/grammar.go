@@ -255,7 +255,7 @@ func words(text string) []string {
 	for q, c := range closes {
 		c[len(f)] = len(f)
 		for j := len(f) - 1; j >= 0; j-- {
-			if c[j] = c[j+1]; f[j][len(f[j])-1] == q {
+			if c[j] = c[j+1]; closesWith(f[j], q) {
 				c[j] = j
 			}
 		}
@@ -274,7 +274,7 @@ func words(text string) []string {
 		q := rest[0]
 		// The word that opens the quote closes it too when a quote ends what follows the opening one.
 		end := closes[q][i+1]
-		if len(rest) >= 2 && rest[len(rest)-1] == q {
+		if len(rest) >= 2 && closesWith(rest, q) {
 			end = i
 		}
 		if end == len(f) {
@@ -285,12 +285,27 @@ func words(text string) []string {
 		// between its words is kept as it was, so a value reaches the job with its spaces.
 		phrase := text[at[i]+len(key) : at[end]+len(f[end])]
 		if key != "" {
-			phrase = key + strings.TrimSpace(phrase[1:len(phrase)-1])
+			// A quote inside written as a shell writes it (\" in "…", \' in '…') is the quote.
+			inner := strings.ReplaceAll(phrase[1:len(phrase)-1], `\`+string(q), string(q))
+			phrase = key + strings.TrimSpace(inner)
 		}
 		out = append(out, phrase)
 		i = end
 	}
 	return out
+}
+
+// closesWith says whether word ends with the quote q, one that no backslash escapes (\" is a
+// quote inside a quoted value, not its end).
+func closesWith(word string, q byte) bool {
+	if word == "" || word[len(word)-1] != q {
+		return false
+	}
+	n := 0
+	for i := len(word) - 2; i >= 0 && word[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 0
 }
 
 // fields is strings.Fields of text, with where each field starts in text.
