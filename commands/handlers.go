@@ -1078,7 +1078,16 @@ func (b *Bot) costLine(l *qm.Lease) string {
 		return "It held no GPU, so nothing was billed."
 	}
 	d := usedFor(l, b.Svc.Clock.Now())
-	return fmt.Sprintf("It used %.2f GPU-hours, %s.", policy.Round(qm.GPUHours(l.GPUs, d), 2), b.money(qm.Bill(b.pol(), l, d)))
+	return fmt.Sprintf("It used %s GPU-hours, %s.", gpuHoursUsed(qm.GPUHours(l.GPUs, d)), b.money(qm.Bill(b.pol(), l, d)))
+}
+
+// gpuHoursUsed is GPU-hours used with two decimals; "under 0.01" for some that round to none
+// (a lease released after seconds), which is billed for them.
+func gpuHoursUsed(h float64) string {
+	if r := policy.Round(h, 2); r > 0 || h <= 0 {
+		return fmt.Sprintf("%.2f", r)
+	}
+	return "under 0.01"
 }
 
 func (b *Bot) estimate(ctx context.Context, req bot.Request, c Command) []bot.Reply {
