@@ -315,6 +315,54 @@ var unusable = map[string]bool{
 	"INVALID": true, "INVALID_REG": true, "MAINTENANCE": true, "REBOOT_ISSUED": true, "RESERVED": true,
 }
 
+// AwayNodes says, for each exclusive class of p that has nodes (its partition and GRES) and none
+// of them takes new jobs, which they are and in what state (see Backend.NodesAway).
+func AwayNodes(p *policy.Policy, nodes []SinfoNode) map[string]string {
+	out := map[string]string{}
+	for _, c := range p.Classes {
+		if !c.Exclusive() {
+			continue
+		}
+		want := c.Slurm.GRES
+		if want == "" {
+			want = "gpu"
+		}
+		var away []string
+		up := false
+		for _, n := range nodes {
+			if !contains(n.Partitions, c.Slurm.Partition) || gresCount(n.GRES, want) == 0 {
+				continue
+			}
+			if n.Usable() {
+				up = true
+				break
+			}
+			away = append(away, n.Name+": "+n.awayState())
+		}
+		if up || len(away) == 0 {
+			continue
+		}
+		if len(away) > 5 {
+			away = append(away[:5], fmt.Sprintf("and %d more", len(away)-5))
+		}
+		out[c.Name] = "every node of class " + c.Name + " is drained, down or reserved in Slurm (" + strings.Join(away, ", ") + ")"
+	}
+	return out
+}
+
+// awayState is the state that keeps a node from new jobs (DRAIN, DOWN, …), or its first.
+func (n SinfoNode) awayState() string {
+	for _, s := range n.States {
+		if unusable[s] {
+			return s
+		}
+	}
+	if len(n.States) > 0 {
+		return n.States[0]
+	}
+	return "UNKNOWN"
+}
+
 // Usable reports whether the node takes new jobs.
 func (n SinfoNode) Usable() bool {
 	if len(n.States) == 0 {

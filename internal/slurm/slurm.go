@@ -81,6 +81,8 @@ type Backend struct {
 	inv atomic.Pointer[[]qm.Node] // the last good inventory; nil before the first
 	// slots is where each GPU type lies among each node's GPUs, by node, from the last refresh.
 	slots atomic.Pointer[map[string]gpuSlots]
+	// away says, per exclusive class every node of which takes no jobs now, why (NodesAway).
+	away atomic.Pointer[map[string]string]
 	// lastMissing is the classes the last refresh found no nodes for, so it warns once.
 	mu          sync.Mutex
 	lastMissing string
@@ -130,6 +132,20 @@ func New(cfg Config) (*Backend, error) {
 var _ qm.Watcher = (*Backend)(nil)
 var _ qm.Retimer = (*Backend)(nil)
 var _ qm.InventoryRefresher = (*Backend)(nil)
+var _ qm.NodesAwayTeller = (*Backend)(nil)
+
+// NodesAway says why no node of an exclusive class takes jobs, where the last refresh found the
+// class's nodes and every one drained, down or reserved: "every node of class train is drained,
+// down or reserved in Slurm (gpu01: DRAIN)"; "" otherwise. A request of such a class then waits
+// in the service's queue and is placed when a node is back: handed to Slurm unplaced, its job
+// would ask for whole nodes (--exclusive) and hold every GPU of one, other classes' too. A shared
+// class's request is handed to Slurm and waits in its queue with Slurm's reason.
+func (b *Backend) NodesAway(class string) string {
+	if p := b.away.Load(); p != nil {
+		return (*p)[class]
+	}
+	return ""
+}
 
 // Inventory is the GPU nodes of every class as the last successful RefreshInventory found them;
 // nil before the first. The slice is shared: callers must not change it. Safe for concurrent use.
@@ -159,6 +175,8 @@ func (b *Backend) RefreshInventory(ctx context.Context) error {
 		slots[n.Name] = gpuSlotsOf(n.GRES)
 	}
 	b.slots.Store(&slots)
+	away := AwayNodes(b.cfg.Policy, nodes)
+	b.away.Store(&away)
 	b.inv.Store(&inv)
 	var missing []string
 	for _, c := range b.cfg.Policy.Classes {
