@@ -2,6 +2,8 @@ package commands
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
 // An approval message sent to a budget owner who has since stopped being one keeps its buttons
@@ -235,5 +238,66 @@ func TestWhatAChangeOfGroupsTellsIsQueuedAsWorded(t *testing.T) {
 	}
 	if edits != 1 {
 		t.Errorf("%d edits of greta's copies: %+v", edits, want)
+	}
+}
+
+// When the service starts on a policy that gives a waiting request's team other approvers, and
+// none of them reaches anyone (a group nobody signed in or listed is in), the former approver's
+// copy is retired and the request goes to the fallback approvers, once, saying why: as when the
+// last budget owner signed in signs out. On SQLite and PostgreSQL.
+func TestPolicyChangeHandsAnUnreachedRequestToTheFallbackApprovers(t *testing.T) {
+	for name, url := range map[string]func(testing.TB) string{"sqlite": storetest.SQLite, "postgres": storetest.Postgres} {
+		t.Run(name, func(t *testing.T) {
+			const greta, ops = "greta@kestrel.example", "ops@kestrel.example"
+			f := filepath.Join(t.TempDir(), "kestrel.yaml")
+			if err := os.WriteFile(f, []byte(warnPolicy), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			h := newHarnessOnStore(t, f, url(t))
+			var edits []bot.Reply
+			h.bot.Edits = bot.SenderFunc(func(_ context.Context, r bot.Reply) error {
+				edits = append(edits, r)
+				return nil
+			})
+			copies := map[string][]string{}
+			h.bot.Copies = func(_ context.Context, ref string) ([]string, error) { return copies[ref], nil }
+			ctx := context.Background()
+			id := leaseIn(t, mustOK(t, h.say(udo, "/gpu request 1 scratch for 6h")).Text).String()
+			for _, r := range h.notices(greta) {
+				copies[r.Ref] = append(copies[r.Ref], r.To)
+			}
+			if got := h.notices(ops); len(got) != 0 {
+				t.Fatalf("the fallback approver was asked while greta decides: %+v", got)
+			}
+
+			p, err := policy.Load([]byte(strings.Replace(warnPolicy, "budget_owners: [greta@kestrel.example]", "budget_owners: [g-falken-leads]", 1)), "kestrel.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.svc.Policy, h.svc.Directory = p, p
+			if n := h.bot.RetireFormerApprovers(ctx); n != 1 || len(edits) != 1 || !strings.Contains(edits[0].Text, ops) {
+				t.Fatalf("greta's copy after the change (%d edits): %+v", n, edits)
+			}
+			got := h.notices(ops)
+			if len(got) != 1 || got[0].Ref != "approval:"+id || len(got[0].Actions) == 0 ||
+				!strings.Contains(got[0].PlainText(), "policy now names g-falken-leads to decide the requests of team falken") {
+				t.Fatalf("the fallback approver's messages: %+v", got)
+			}
+			copies[got[0].Ref] = append(copies[got[0].Ref], ops)
+			// Started again on the same policy: nothing more.
+			h.bot.RetireFormerApprovers(ctx)
+			if more := h.notices(ops); len(more) != 0 {
+				t.Errorf("the fallback approver was sent it again: %+v", more)
+			}
+			// Nor when someone later signs out (the hand-over is once, whatever brought it).
+			lid, _ := qm.ParseLeaseID(id)
+			if again, err := h.svc.HandOverUnreached(ctx, lid, nil); err != nil || again {
+				t.Errorf("handed over again after a sign-out: %v %v", again, err)
+			}
+			if more := h.notices(ops); len(more) != 0 {
+				t.Errorf("the fallback approver was sent it again: %+v", more)
+			}
+			mustOK(t, h.say(ops, "/gpu approve "+id))
+		})
 	}
 }

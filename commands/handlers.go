@@ -508,13 +508,15 @@ func (b *Bot) formerApproverEdits(ctx context.Context, only string) []formerEdit
 // may no longer decide them (formerApprovers), as the policy or the directory now has it (at
 // start: the policy may have changed since they were sent). Each copy is edited once: one
 // edited, Retired remembers, and Copies no longer names it at the next start. It says how many
-// it edited.
+// it edited. A request none of whose approvers now reaches anyone is sent to the fallback
+// approvers, once (qm.HandOverChangedApprovers).
 func (b *Bot) RetireFormerApprovers(ctx context.Context) int {
 	if b.Edits == nil {
 		return 0
 	}
 	n := 0
-	for _, e := range b.formerApproverEdits(ctx, "") {
+	edits := b.formerApproverEdits(ctx, "")
+	for _, e := range edits {
 		if err := b.edit(ctx, e.reply); err != nil {
 			continue // tried again at the next start
 		}
@@ -526,6 +528,19 @@ func (b *Bot) RetireFormerApprovers(ctx context.Context) int {
 			if err := b.Retired(ctx, e.reply.Ref, name); err != nil {
 				b.log().Error("remember an edited copy of an approval message", "ref", e.reply.Ref, "to", name, "err", err)
 			}
+		}
+	}
+	// A request whose approvers the policy changed, none of whom reaches anyone now (a group
+	// nobody signed in is in, or that nobody is in any more), goes to the fallback approvers,
+	// once, as when the last budget owner signed in signs out; its retired copies name them.
+	handed := map[string]bool{}
+	for _, e := range edits {
+		if handed[e.reply.Ref] {
+			continue
+		}
+		handed[e.reply.Ref] = true
+		if id, err := qm.ParseLeaseID(strings.TrimPrefix(e.reply.Ref, "approval:")); err == nil {
+			b.handOverAs(ctx, id, true)
 		}
 	}
 	return n

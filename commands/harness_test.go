@@ -36,11 +36,17 @@ func newHarness(t *testing.T) *harness {
 // newHarnessOn is the whole bot on another policy file.
 func newHarnessOn(t testing.TB, policyFile string) *harness {
 	t.Helper()
+	return newHarnessOnStore(t, policyFile, "sqlite::memory:")
+}
+
+// newHarnessOnStore is the whole bot on another policy file and the database at url.
+func newHarnessOnStore(t testing.TB, policyFile, url string) *harness {
+	t.Helper()
 	p, err := policy.LoadFile(policyFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), "sqlite::memory:", nil)
+	st, err := store.Open(context.Background(), url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

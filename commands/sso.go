@@ -484,7 +484,11 @@ func (b *Bot) handOverStranded(ctx context.Context) {
 
 // handOver sends request id to the fallback approvers where none of its team's approvers
 // reaches anyone now (qm.HandOverUnreached); whoever holds a copy already is not sent another.
-func (b *Bot) handOver(ctx context.Context, id qm.LeaseID) {
+func (b *Bot) handOver(ctx context.Context, id qm.LeaseID) { b.handOverAs(ctx, id, false) }
+
+// handOverAs is handOver, for a request whose approvers the policy changed where changed is set
+// (qm.HandOverChangedApprovers says so).
+func (b *Bot) handOverAs(ctx context.Context, id qm.LeaseID, changed bool) {
 	var holders []string
 	if b.Copies != nil {
 		var err error
@@ -496,7 +500,11 @@ func (b *Bot) handOver(ctx context.Context, id qm.LeaseID) {
 	for i, h := range holders {
 		holders[i] = qm.CanonicalUser(h)
 	}
-	if ok, err := b.Svc.HandOverUnreached(ctx, id, holders); err != nil {
+	hand := b.Svc.HandOverUnreached
+	if changed {
+		hand = b.Svc.HandOverChangedApprovers
+	}
+	if ok, err := hand(ctx, id, holders); err != nil {
 		b.log().Error("send a request nobody of its team's approvers can be told of to the fallback approvers", "lease", id, "err", err)
 	} else if ok {
 		b.log().Info("sent a request to the fallback approvers: nobody of its team's approvers can be told of it any more", "lease", id)

@@ -467,10 +467,19 @@ func (s *Service) HandOverUnlistedWaiting(ctx context.Context) ([]*Lease, error)
 	return out, nil
 }
 
+// unreachedTail ends every reason a waiting request is handed to the fallback approvers for
+// because nobody of its team's approvers can be told of it: each request is handed over once,
+// whichever way that came about.
+const unreachedTail = ", so it comes to the fallback approvers"
+
 // unreachedReason is why the fallback approvers are sent a request that waits when nobody of its
-// team's approvers can be told of it any more.
-func unreachedReason(team string, owners []string) string {
-	return fmt.Sprintf("nobody signed in is left in %s, who decide the requests of team %s, so it comes to the fallback approvers", strings.Join(owners, " or "), team)
+// team's approvers can be told of it any more: the last of them signed in left or signed out
+// (changed false), or the policy now names approvers nobody signed in is among (changed).
+func unreachedReason(team string, owners []string, changed bool) string {
+	if changed {
+		return fmt.Sprintf("the policy now names %s to decide the requests of team %s, and nobody signed in is among them%s", strings.Join(owners, " or "), team, unreachedTail)
+	}
+	return fmt.Sprintf("nobody signed in is left in %s, who decide the requests of team %s%s", strings.Join(owners, " or "), team, unreachedTail)
 }
 
 // HandOverUnreached sends the approval message of request id, which waits for approval, to the
@@ -479,6 +488,18 @@ func unreachedReason(team string, owners []string) string {
 // left it, or whose groups no longer make them deciders. The message says why. Each request is
 // handed over once (a line of its history). It reports whether it handed id over now.
 func (s *Service) HandOverUnreached(ctx context.Context, id LeaseID, skip []string) (bool, error) {
+	return s.handOverUnreached(ctx, id, skip, false)
+}
+
+// HandOverChangedApprovers is HandOverUnreached for a request whose team's approvers the policy
+// changed while it waited (the service started on a new policy): where none of the approvers
+// it names now reaches anyone, the fallback approvers are sent it, told that the policy changed.
+// Once per request, whether it was handed over for this or for HandOverUnreached's reasons.
+func (s *Service) HandOverChangedApprovers(ctx context.Context, id LeaseID, skip []string) (bool, error) {
+	return s.handOverUnreached(ctx, id, skip, true)
+}
+
+func (s *Service) handOverUnreached(ctx context.Context, id LeaseID, skip []string, changed bool) (bool, error) {
 	l, err := s.Get(ctx, id)
 	if err != nil || l.State != PendingApproval || s.DecidersReach(l.Team, l.User) {
 		return false, err
@@ -500,7 +521,7 @@ func (s *Service) HandOverUnreached(ctx context.Context, id LeaseID, skip []stri
 	if len(to) == 0 {
 		return false, nil
 	}
-	reason := unreachedReason(l.Team, owners)
+	reason := unreachedReason(l.Team, owners, changed)
 	var b batch
 	handed := false
 	err = s.Store.Update(ctx, []string{"team:" + l.Team}, func(tx Tx) error {
@@ -514,8 +535,8 @@ func (s *Service) HandOverUnreached(ctx context.Context, id LeaseID, skip []stri
 			return err
 		}
 		for _, e := range ev {
-			if e.Actor == SystemActor && e.Reason == reason {
-				return nil // handed over already
+			if e.Actor == SystemActor && strings.HasSuffix(e.Reason, unreachedTail) {
+				return nil // handed over already, for this reason or another
 			}
 		}
 		if err := tx.AddEvent(ctx, &Event{Lease: cur.ID, At: s.Clock.Now(), Actor: SystemActor, From: cur.State, To: cur.State, Reason: reason}); err != nil {
