@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/oidc"
 	"github.com/acme/quartermaster/internal/policy"
@@ -46,13 +47,7 @@ func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.
 		if len(rs) == 0 {
 			return "Your " + command + " was done.", true
 		}
-		for _, r := range rs[1:] {
-			if r.To != "" {
-				if err := a.Sender.Send(ctx, r); err != nil {
-					log.Error("sending a reply of a resumed command", "to", r.To, "err", err)
-				}
-			}
-		}
+		tellResumed(ctx, a, rs[1:], log)
 		if rs[0].Error {
 			return command + " did not go through: " + rs[0].PlainText(), false
 		}
@@ -87,6 +82,34 @@ func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.
 	sso.Register(mux)
 	log.Info("single sign-on is on", "issuer", cfg.Issuer, "public_url", cfg.PublicURL, "groups_claim", cfg.GroupsClaim, "recheck", cfg.Recheck.String())
 	return sso, nil
+}
+
+// tellResumed sends the replies of a resumed command that are addressed to someone (To set)
+// through the outbox, as every other notice: Slack or Discord being down at that moment delays
+// them, retried by the sender loop, instead of losing them. Without an outbox (the console) they
+// are sent at once.
+func tellResumed(ctx context.Context, a *App, rs []bot.Reply, log *slog.Logger) {
+	var ns []qm.Notice
+	for _, r := range rs {
+		if r.To == "" {
+			continue
+		}
+		if a.Service.Outbox == nil {
+			if err := a.Sender.Send(ctx, r); err != nil {
+				log.Error("sending a reply of a resumed command", "to", r.To, "err", err)
+			}
+			continue
+		}
+		n, err := commands.MessageNotice(r)
+		if err != nil {
+			log.Error("a reply of a resumed command cannot be queued", "to", r.To, "err", err)
+			continue
+		}
+		ns = append(ns, n)
+	}
+	if err := a.Service.Tell(ctx, ns...); err != nil {
+		log.Error("queueing the replies of a resumed command", "replies", len(ns), "err", err)
+	}
 }
 
 // releaseStoppedTellers gives back, at start and before the first re-check pass, the changes of

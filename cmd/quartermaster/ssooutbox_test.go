@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/quartermaster/bot"
 	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/internal/store/chatstore"
 	"github.com/acme/quartermaster/internal/store/storetest"
@@ -153,6 +154,59 @@ func TestChangesOfGroupsToldWhileSlackIsDownReachThemOnceItIsBack(t *testing.T) 
 				t.Error("nothing was tried while Slack was down")
 			}
 			// Nothing more goes later.
+			w.a.SimClk.Advance(time.Hour)
+			if n, err := w.a.Service.DeliverNotices(ctx); err != nil || n != 0 {
+				t.Fatalf("sent %d more (%v)", n, err)
+			}
+		})
+	}
+}
+
+// TestRepliesOfAResumedCommandMadeWhileSlackIsDownReachThemOnceItIsBack runs on SQLite and
+// PostgreSQL: what a command carried by a login link (an approval that needed a fresh login)
+// answers to others than who ran it is queued in the outbox, not posted straight to Slack, so
+// that Slack being down at that moment delays it instead of losing it: it reaches them once
+// Slack is back, once.
+func TestRepliesOfAResumedCommandMadeWhileSlackIsDownReachThemOnceItIsBack(t *testing.T) {
+	src, err := os.ReadFile("../../docs/quartermaster.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, db := range map[string]func(testing.TB) string{"sqlite": func(testing.TB) string { return "" }, "postgres": storetest.Postgres} {
+		t.Run(name, func(t *testing.T) {
+			w := newSSOWorldOn(t, string(src), db(t))
+			ctx := context.Background()
+			slack, api := startFlakySlack(t)
+			ad, err := slackbot.New(slackbot.Config{BotToken: "xoxb-sso", SigningSecret: "sso-secret", APIURL: api.URL + "/",
+				Handler: w.a.Bot, Refs: chatstore.Refs{DB: w.a.Store, Platform: slackbot.Platform}, Logger: storetest.Logger(t), ChannelInterval: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				_ = ad.Close(ctx)
+			})
+			w.a.Sender = ad
+			w.a.Service.Outbox, w.a.Service.SenderName = w.a.Store, senderName() // as serve has it
+
+			slack.down.Store(true)
+			const said = "L-4 was approved by lee@acme.example after a fresh sign-in."
+			tellResumed(ctx, w.a, []bot.Reply{{To: "dana@acme.example", Text: said}, {Text: "not addressed: the page shows it"}}, storetest.Logger(t))
+			if n := slack.count("dana@acme.example", said); n != 0 {
+				t.Fatalf("dana heard while Slack was down: %d", n)
+			}
+			if pending, _, err := w.a.Store.OutboxLag(ctx, w.a.Clock.Now()); err != nil || pending != 1 {
+				t.Fatalf("the outbox holds %d notices (%v) while Slack is down, want dana's", pending, err)
+			}
+			slack.down.Store(false)
+			w.a.SimClk.Advance(10 * time.Second)
+			if _, err := w.a.Service.DeliverNotices(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n := slack.count("dana@acme.example", said); n != 1 {
+				t.Errorf("dana heard %d times once Slack was back, want once: %v", n, slack.posted["dana@acme.example"])
+			}
 			w.a.SimClk.Advance(time.Hour)
 			if n, err := w.a.Service.DeliverNotices(ctx); err != nil || n != 0 {
 				t.Fatalf("sent %d more (%v)", n, err)

@@ -223,6 +223,30 @@ func (s *Service) SendQueued(ctx context.Context, ids []int64) {
 	s.send(ctx, &batch{ids: ids})
 }
 
+// Tell queues notices made outside the service's own transactions (the replies of a command a
+// login link resumed, to others than who ran it) in the outbox, in a transaction of their own,
+// and delivers them as the service delivers its own: a chat platform that is down delays them,
+// retried by the sender loop, instead of losing them. Without an outbox they are delivered at
+// once.
+func (s *Service) Tell(ctx context.Context, ns ...Notice) error {
+	if len(ns) == 0 || s.Notifier == nil {
+		return nil
+	}
+	if s.Outbox == nil {
+		s.notify(ctx, ns)
+		return nil
+	}
+	var b batch
+	if err := s.Store.Update(ctx, nil, func(tx Tx) error {
+		b = batch{}
+		return s.stage(ctx, tx, &b, ns...)
+	}); err != nil {
+		return err
+	}
+	s.send(ctx, &b)
+	return nil
+}
+
 // WaitNotices waits until the notices being delivered in the background are delivered or left
 // to the sender loop, or until ctx ends.
 func (s *Service) WaitNotices(ctx context.Context) error {
