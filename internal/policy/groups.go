@@ -352,6 +352,58 @@ func approverWarnings(p *Policy, line func(string) int) []Problem {
 	return out
 }
 
+// emailGroupWarnings finds approvers (budget owners and fallback approvers) written with an @,
+// which are taken for a person, that the policy itself shows to be groups: a directory entry is
+// in it (and none is it), or it is a team's idp_groups (what single sign-on matches groups
+// against). A group named like an email (a Google Workspace group through a broker) would then
+// never reach its members: its approval requests go to that address as to a person. The policy
+// has no way to mark such an entry a group, so the warning says to name the members instead.
+func emailGroupWarnings(p *Policy, line func(string) int) []Problem {
+	groupOf := func(a string) string {
+		for _, id := range p.Directory {
+			if id != nil && SameName(id.User, a) {
+				return "" // a person of the directory
+			}
+		}
+		for _, id := range p.Directory {
+			if id != nil && intersects(id.Groups, []string{a}) {
+				return "a directory entry is in it"
+			}
+		}
+		for _, t := range p.Teams {
+			if t != nil && intersects(t.IDPGroups, []string{a}) {
+				return "team " + t.Name + "'s idp_groups"
+			}
+		}
+		return ""
+	}
+	var out []Problem
+	warn := func(at, a, whose string) {
+		if !strings.Contains(a, "@") {
+			return
+		}
+		if why := groupOf(a); why != "" {
+			instead := "name its members by email instead"
+			if members := p.Members(a); len(members) > 0 && len(members) <= 5 {
+				instead += " (" + strings.Join(members, ", ") + ")"
+			}
+			out = append(out, Problem{Line: line(at), Msg: fmt.Sprintf("%s %s is a group (%s), but an approver written with @ is taken for a person, so approval requests go to that address and never to the group's members; %s", whose, a, why, instead)})
+		}
+	}
+	for i, t := range p.Teams {
+		if t == nil {
+			continue
+		}
+		for j, a := range t.BudgetOwners {
+			warn(fmt.Sprintf("teams.%d.budget_owners.%d", i, j), a, "team "+t.Name+"'s budget owner")
+		}
+	}
+	for j, a := range p.Approvals.FallbackApprovers {
+		warn(fmt.Sprintf("approvals.fallback_approvers.%d", j), a, "fallback approver")
+	}
+	return out
+}
+
 // adminWarnings finds oidc.admins entries whose emails look like a directory entry's, a budget
 // owner's or a fallback approver's without being it (kenjі with a Cyrillic і next to kenji): the
 // reader takes them for that person, who may not unlink accounts, while the address written may.

@@ -1298,7 +1298,7 @@ func (v *validator) validate(p *Policy) {
 	v.problems = append(v.problems, probs...)
 	p.rules = rs
 	p.Warnings = append([]Problem(nil), v.warnings...)
-	for _, warnings := range []func(*Policy, func(string) int) []Problem{teamWarnings, groupWarnings, peopleWarnings, ruleCaseWarnings, ruleLiteralWarnings, limitWarnings, approverWarnings, adminWarnings, deciderWarnings, showbackWarnings, discordChannelWarnings} {
+	for _, warnings := range []func(*Policy, func(string) int) []Problem{teamWarnings, groupWarnings, peopleWarnings, ruleCaseWarnings, ruleLiteralWarnings, limitWarnings, approverWarnings, emailGroupWarnings, adminWarnings, deciderWarnings, showbackWarnings, discordChannelWarnings} {
 		p.Warnings = append(p.Warnings, warnings(p, v.line)...)
 	}
 	shownProblems(p.Warnings)
