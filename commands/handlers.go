@@ -1174,7 +1174,7 @@ func (b *Bot) status(ctx context.Context, req bot.Request, c Command) []bot.Repl
 		if l.Kind == qm.KindWorkspace && l.State == qm.Queued {
 			// How long it still waits, counted now, as its reply said when it was queued.
 			if w, err := b.Svc.LeaseWait(ctx, l); err == nil {
-				text += ". Predicted wait " + waitText(w)
+				text += ". Predicted wait: " + waitText(w)
 			}
 		}
 	}
