@@ -162,6 +162,13 @@ func (w *Predictor) Predict(now time.Time, req qm.WaitRequest, ahead []*qm.Lease
 	w.mu.Unlock()
 	est := p.Predict(request(req.Class, req.User, req.Team, req.GPUs, req.Duration),
 		predict.State{Now: now, Capacity: float64(capacity), Queue: queue})
+	if alone := est.Situation.Alone; alone > 0 && !est.MayNotStart() {
+		// Not enough of the pool is free for it now: it waits at least until the running
+		// leases free enough GPUs, as the predictor's own simulation of them says, and never
+		// less than a minute, however often requests started at once before.
+		est.Median = max(est.Median, alone, time.Minute)
+		est.P90 = max(est.P90, est.Median)
+	}
 	if req.Bounded {
 		// Where it can be placed is known: it starts by then at the latest.
 		est.Median, est.P90 = min(est.Median, req.AtMost), min(est.P90, max(req.AtMost, predict.MinBound))
