@@ -42,11 +42,23 @@ type Param struct {
 	// ("for=2h", "+4"). For a flag it is the word itself.
 	Keyword string
 	Help    string
+	// DiscordHelp is Help on Discord, where it is also the option's description (at most 100
+	// characters), for a parameter whose value Discord users name in Discord's own terms; empty:
+	// Help.
+	DiscordHelp string
 	// Placeholder is the word help shows for the value, as the command's usage writes it (T in
 	// "team T"); empty: the type's (N, CLASS, DURATION, LEASE, …).
 	Placeholder string
 	// dataClasses: help names the data classes of the asker's team after Help.
 	dataClasses bool
+}
+
+// HelpFor is what p is, in words: on Discord (options), as Discord users name it.
+func (p Param) HelpFor(options bool) string {
+	if options && p.DiscordHelp != "" {
+		return p.DiscordHelp
+	}
+	return p.Help
 }
 
 // Typed is how a user types p, as the command's usage writes it: "N", "for DURATION", "+N",
@@ -487,8 +499,9 @@ func init() {
 			}},
 		{Name: "unlink", Words: []string{"unlink"}, Usage: "/gpu unlink EMAIL|ACCOUNT", Summary: "unlink someone's chat accounts (platform admins)",
 			Examples: []string{"/gpu unlink {person}"}, offered: hasSSO,
-			Params: []Param{{Name: "who", Type: TString, Required: true, Placeholder: "EMAIL|ACCOUNT", Help: "an email, or a chat account as platform:workspace:user"}},
-			parse:  parseUnlink,
+			Params: []Param{{Name: "who", Type: TString, Required: true, Placeholder: "EMAIL|ACCOUNT", Help: "an email, or a chat account as platform:workspace:user",
+				DiscordHelp: "the person: mention them (type @ and pick their name), or their email"}},
+			parse: parseUnlink,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.unlink(ctx, req, c)
 			}},
@@ -537,7 +550,7 @@ func (b *Bot) help(ctx context.Context, topic string, options bool) bot.Reply {
 			if p.Required {
 				req = "required"
 			}
-			help := p.Help
+			help := p.HelpFor(options)
 			if p.dataClasses {
 				help += b.dataClassesOf(ctx)
 			}

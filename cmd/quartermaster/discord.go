@@ -238,7 +238,7 @@ func discordCommands(b *commands.Bot) []discordbot.Command {
 	for _, s := range offered {
 		c := discordbot.Command{Name: s.Name, Description: s.Summary, Example: b.Example(s), Usage: s.Usage, Text: s.Text}
 		for _, p := range s.Params {
-			o := discordbot.Option{Name: p.Name, Typed: p.Option(), Required: p.Required, Description: p.Help, OneWord: p.Type != commands.TText && p.Type != commands.TWeek && p.Type != commands.TDuration}
+			o := discordbot.Option{Name: p.Name, Typed: p.Option(), Required: p.Required, Description: p.HelpFor(true), OneWord: p.Type != commands.TText && p.Type != commands.TWeek && p.Type != commands.TDuration}
 			switch p.Type {
 			case commands.TInt:
 				o.Type, o.MinValue = discordbot.OptionInteger, &one

@@ -74,3 +74,21 @@ func TestDiscordDescriptionsEndOnAWord(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscordUnlinkOptionNamesAPersonInDiscordsTerms: the who option of /gpu unlink, as Discord
+// registers it, asks for the person as a Discord user names them, not as platform:workspace:user.
+func TestDiscordUnlinkOptionNamesAPersonInDiscordsTerms(t *testing.T) {
+	_, cmds := allDiscordCommands(t)
+	for _, c := range cmds {
+		if c.Name != "unlink" {
+			continue
+		}
+		for _, o := range c.Options {
+			if o.Name == "who" && (strings.Contains(o.Description, "platform:workspace:user") || !strings.Contains(o.Description, "@") || utf8.RuneCountInString(o.Description) > 100) {
+				t.Errorf("/gpu unlink who: described as %q", o.Description)
+			}
+		}
+		return
+	}
+	t.Fatal("/gpu unlink is not registered")
+}
