@@ -59,7 +59,7 @@ func TestAWrongParameterValueWithAQuoteReadsAsOneValue(t *testing.T) {
 	} {
 		r := h.say(rita, ask)
 		ex := exampleIn(t, r)
-		if !strings.Contains(r.Text, ", not "+shown+".") || strings.Contains(r.Text, `""`) {
+		if !strings.Contains(r.Text, ", not "+shown+".") && !strings.Contains(r.Text, ", not "+shown+":") || strings.Contains(r.Text, `""`) {
 			t.Errorf("%s: %q; want the value shown as %s", ask, r.Text, shown)
 		}
 		if again := h.say(rita, ex); again.Error {

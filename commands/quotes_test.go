@@ -43,7 +43,7 @@ func TestSmartQuotesReadAsPlainQuotes(t *testing.T) {
 	// A quoted value with a space is one value, refused as a value, not as a stray word.
 	for _, v := range []string{`“acme tiny”`, `"acme tiny"`} {
 		r := h.say("alice@acme.example", "/gpu submit vllm-server model="+v)
-		if !r.Error || !strings.Contains(r.Text, `model must match`) || !strings.Contains(r.Text, `"acme tiny"`) {
+		if !r.Error || !strings.Contains(r.Text, `model must be like`) || !strings.Contains(r.Text, `"acme tiny"`) {
 			t.Errorf("model=%s: %q, want the value acme tiny refused as a model", v, r.Text)
 		}
 	}

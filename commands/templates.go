@@ -121,6 +121,10 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 				def = "default empty"
 			}
 			fmt.Fprintf(&b, "%s (%s, %s): %s", prm.Name, prm.Type, def, strings.TrimSuffix(prm.Description, "."))
+			if prm.Pattern != "" {
+				// What a value must be, as a refusal of one that is not says it.
+				fmt.Fprintf(&b, ", which must be %s", prm.Expects())
+			}
 		}
 		b.WriteString(".")
 	}

@@ -174,6 +174,8 @@ func limitText(p templates.Parameter) string {
 		return " At least " + p.Min + "."
 	case p.Max != "":
 		return " At most " + p.Max + "."
+	case p.Pattern != "" && p.PatternDescription != "":
+		return " Must be " + p.Expects() + " (pattern " + p.Pattern + ")."
 	case p.Pattern != "":
 		return " Matches " + p.Pattern + "."
 	}

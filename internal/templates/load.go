@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/template"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -82,6 +83,10 @@ type paramDef struct {
 	Max         string   `yaml:"max"`
 	Choices     []string `yaml:"choices"`
 	Pattern     string   `yaml:"pattern"`
+	// PatternDescription says in words what the pattern admits, as a refusal says it: "NAME
+	// must be …" (optional; without it a refusal shows the parameter's example value and
+	// description).
+	PatternDescription string `yaml:"pattern_description"`
 }
 
 type connectDef struct {
@@ -567,6 +572,8 @@ func buildParam(pd paramDef) (p Parameter, msg, field string) {
 		Max:         pd.Max,
 		Choices:     pd.Choices,
 		Pattern:     pd.Pattern,
+
+		PatternDescription: strings.TrimSpace(pd.PatternDescription),
 	}
 	if !keyRE.MatchString(pd.Name) || len(pd.Name) > 32 {
 		return p, "a parameter name is lower-case letters, digits and _, starting with a letter", "name"
@@ -635,6 +642,16 @@ func buildParam(pd paramDef) (p Parameter, msg, field string) {
 			return p, "pattern: " + err.Error(), "pattern"
 		}
 		p.re = re
+	}
+	if p.PatternDescription != "" {
+		switch {
+		case p.Pattern == "":
+			return p, "pattern_description describes a pattern: give the pattern too", "pattern_description"
+		case !printable(p.PatternDescription):
+			return p, "pattern_description is words on one line", "pattern_description"
+		case utf8.RuneCountInString(p.PatternDescription) > maxPatternDescription:
+			return p, fmt.Sprintf("pattern_description is at most %d characters", maxPatternDescription), "pattern_description"
+		}
 	}
 	return p, "", ""
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,6 +57,9 @@ type Parameter struct {
 	Min, Max    string   // int and duration bounds as written in the definition; empty when open
 	Choices     []string // enum values
 	Pattern     string   // string values must match it (anchored)
+	// PatternDescription is what Pattern admits, in words ("a model id like org/name"); empty
+	// where the definition gives none.
+	PatternDescription string
 
 	min, max   int64 // ints, or durations in nanoseconds
 	hasMin     bool
@@ -225,15 +229,102 @@ func (t *Template) checkValue(p *Parameter, raw string) (any, error) {
 			return nil, inputErr(ex, "%s must be a path inside the team storage %s, not %s", p.Name, msg, shownValue(v))
 		}
 		if p.re != nil && !p.re.MatchString(v) {
-			return nil, inputErr(ex, "%s must match %s, not %s", p.Name, p.Pattern, shownValue(v))
+			return nil, p.patternRefusal(ex, v)
 		}
 		return v, nil
 	default: // TypeString
 		if p.re != nil && !p.re.MatchString(v) {
-			return nil, inputErr(ex, "%s must match %s, not %s", p.Name, p.Pattern, shownValue(v))
+			return nil, p.patternRefusal(ex, v)
 		}
 		return v, nil
 	}
+}
+
+// maxPatternDescription bounds a definition's pattern_description, so a refusal stays a sentence.
+const maxPatternDescription = 120
+
+// Expects is what a value of p must be, in words, as a refusal and /gpu template say it: the
+// definition's pattern_description, else like its example value.
+func (p *Parameter) Expects() string {
+	if p.PatternDescription != "" {
+		return strings.TrimSuffix(p.PatternDescription, ".")
+	}
+	return "like " + p.exampleVal
+}
+
+// patternRefusal refuses v, which p's pattern does not admit, in words and not as the pattern:
+// what p must be (Expects; with the description too where that is the example value), and a
+// character of v the pattern admits nowhere, where there is one.
+func (p *Parameter) patternRefusal(ex, v string) error {
+	what := p.Expects()
+	if p.PatternDescription == "" {
+		what += " (" + strings.TrimSuffix(p.Description, ".") + ")"
+	}
+	msg := fmt.Sprintf("%s must be %s, not %s", p.Name, what, shownValue(v))
+	if r, ok := foreignRune(p.Pattern, v); ok {
+		msg += fmt.Sprintf(": %s cannot be part of it", runeShown(r))
+	}
+	return inputErr(ex, "%s", msg)
+}
+
+// foreignRune is the first character of v that pattern admits nowhere; ok is false where every
+// character could be part of a match (what is wrong is then their order or number).
+func foreignRune(pattern, v string) (rune, bool) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return 0, false
+	}
+	var ranges []rune // pairs, lo and hi
+	anyChar := false
+	var walk func(*syntax.Regexp)
+	walk = func(re *syntax.Regexp) {
+		switch re.Op {
+		case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+			anyChar = true
+		case syntax.OpLiteral:
+			for _, r := range re.Rune {
+				ranges = append(ranges, r, r)
+				if re.Flags&syntax.FoldCase != 0 {
+					for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+						ranges = append(ranges, f, f)
+					}
+				}
+			}
+		case syntax.OpCharClass:
+			ranges = append(ranges, re.Rune...)
+		}
+		for _, sub := range re.Sub {
+			walk(sub)
+		}
+	}
+	walk(re)
+	if anyChar {
+		return 0, false
+	}
+	for _, r := range v {
+		in := false
+		for i := 0; i+1 < len(ranges); i += 2 {
+			if ranges[i] <= r && r <= ranges[i+1] {
+				in = true
+				break
+			}
+		}
+		if !in {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// runeShown names one character in a sentence: "a space", "a quote", or the character in quotes.
+func runeShown(r rune) string {
+	switch r {
+	case ' ':
+		return "a space"
+	case '"', '\'', '\u201c', '\u201d', '\u2018', '\u2019':
+		return "a quote"
+	}
+	return `"` + string(r) + `"`
 }
 
 // pathProblem says why v cannot name a file in the team storage, or "" when it can. Relative paths

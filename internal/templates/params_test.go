@@ -55,7 +55,7 @@ func TestParseParamsErrors(t *testing.T) {
 		{"vllm-server", []string{"model=a\tb"},
 			`model must be printable text on one line. Example: /gpu submit vllm-server model=meta-llama/Meta-Llama-3-8B-Instruct`},
 		{"vllm-server", []string{"model=x;rm"},
-			`model must match [A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9._-]+)*, not "x;rm". Example: /gpu submit vllm-server model=meta-llama/Meta-Llama-3-8B-Instruct`},
+			`model must be like meta-llama/Meta-Llama-3-8B-Instruct (Hugging Face model id, or a path in the team storage), not "x;rm": ";" cannot be part of it. Example: /gpu submit vllm-server model=meta-llama/Meta-Llama-3-8B-Instruct`},
 		{"cuda-smoke", []string{"size=" + strings.Repeat("9", 600)},
 			`size is too long (at most 512 characters). Example: /gpu submit cuda-smoke size=4096`},
 		{"pytorch-ddp", []string{strings.Repeat("k", 3000) + "=1"},
