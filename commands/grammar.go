@@ -364,7 +364,12 @@ func parseExtend(c Command, args []string) (Command, error) {
 	d, err := durationOf(rest)
 	if err != nil {
 		// The example extends the lease typed, not one of nobody's.
-		return c, durationProblem(c.Verb, strings.Join(rest, " "), err, "30m, 2h or 1d").WithExample("/gpu extend " + id.String() + " 2h")
+		ex := "/gpu extend " + id.String() + " 2h"
+		if d := slipDuration(strings.Join(rest, " ")); d > 0 {
+			ex = "/gpu extend " + id.String() + " " + policy.FormatDuration(d)
+			c.Duration = d
+		}
+		return c, durationProblem(c.Verb, strings.Join(rest, " "), err, "30m, 2h or 1d").WithExample(ex)
 	}
 	c.Duration = d
 	return c, nil
@@ -489,7 +494,9 @@ func parseSubmit(c Command, args []string) (Command, error) {
 			v, j := durationWords(args, i, a[len("for="):])
 			d, err := parseDur(v)
 			if err != nil {
-				return c, durationProblem(c.Verb, "for="+strings.TrimPrefix(strings.Join(args[i:j+1], " "), a[:len("for=")]), err, "for=2h")
+				typed := "for=" + strings.TrimPrefix(strings.Join(args[i:j+1], " "), a[:len("for=")])
+				c.Duration = slipDuration(typed)
+				return c, durationProblem(c.Verb, typed, err, "for=2h")
 			}
 			i = j
 			c.Duration = d
@@ -503,6 +510,9 @@ func parseSubmit(c Command, args []string) (Command, error) {
 // durationProblem refuses v, which err says is no duration: one longer than any duration may be
 // is told so, anything else that it is not a duration; eg is how one is written.
 func durationProblem(verb, v string, err error, eg string) *qm.Error {
+	if e, _ := durationSlip(verb, v, eg); e != nil {
+		return e
+	}
 	if errors.Is(err, policy.ErrDurationTooLong) {
 		return bad(verb, "%s is longer than any lease may last (10 years at most); write a duration like %s.", policy.Quoted(v, 40), eg)
 	}
@@ -550,6 +560,69 @@ func durationMeant(v string) string {
 		return ""
 	}
 	return meant
+}
+
+// durationSlip is v (a duration's words, perhaps after for=) written as a duration that works
+// but for a minus before it (-2h) or digits other than 0-9 (٢h, ２h): the refusal that says which,
+// with the duration meant, and that duration (0 where it is not clear which one was meant). nil
+// where v is no such slip.
+func durationSlip(verb, v, eg string) (*qm.Error, time.Duration) {
+	prefix, body := "", strings.TrimSpace(v)
+	if i := strings.Index(body, "="); i >= 0 {
+		prefix, body = body[:i+1], strings.TrimSpace(body[i+1:])
+	}
+	other := policy.OtherDigits(body)
+	meant, clear := body, true
+	if other {
+		meant, clear = policy.ASCIIDigits(body)
+	}
+	r, size := utf8.DecodeRuneInString(meant)
+	negative := r == '-' || r == '\u2212'
+	if negative {
+		meant = strings.TrimSpace(meant[size:])
+	}
+	d, err := parseDur(meant)
+	if err != nil || !clear {
+		d = 0
+	}
+	q := policy.Quoted(v, 40)
+	switch {
+	case negative && d > 0:
+		return bad(verb, "%s is negative, but a duration cannot be negative; write it like %s.", q, prefix+policy.FormatDuration(d)), d
+	case other && d > 0:
+		return bad(verb, "%s is written with digits other than 0-9; write the duration with the digits 0-9: %s.", q, prefix+policy.FormatDuration(d)), d
+	case other:
+		return bad(verb, "%s is written with digits other than 0-9; write the duration with the digits 0-9, like %s.", q, eg), 0
+	}
+	return nil, 0
+}
+
+// slipDuration is the duration v was meant as where v is a durationSlip, else 0.
+func slipDuration(v string) time.Duration {
+	_, d := durationSlip("", v, "")
+	return d
+}
+
+// in09 is w, a number written with digits other than 0-9, written with 0-9, where its digits are
+// of one script; "" otherwise (w has no other digits, or mixes scripts).
+func in09(w string) string {
+	if !policy.OtherDigits(w) {
+		return ""
+	}
+	s, clear := policy.ASCIIDigits(w)
+	if !clear {
+		return ""
+	}
+	return s
+}
+
+// otherDigits refuses w, a number written with digits other than 0-9, naming it with 0-9 (meant)
+// where that is clear, else with the example eg.
+func otherDigits(verb, w, meant, eg string) *qm.Error {
+	if meant != "" {
+		return bad(verb, "%s is written with digits other than 0-9; write the number with the digits 0-9: %s.", policy.Quoted(w, 40), meant)
+	}
+	return bad(verb, "%s is written with digits other than 0-9; write the number with the digits 0-9, like %s.", policy.Quoted(w, 40), eg)
 }
 
 // errZeroDuration is a duration of no time (0, 0m): a duration, but no length for anything.
@@ -607,6 +680,12 @@ func looksNumeric(s string) bool {
 
 func parseCount(verb, s string) (int, *qm.Error) {
 	n, err := strconv.Atoi(s)
+	if err != nil && policy.OtherDigits(s) {
+		// The number meant, where it is clear, for the example.
+		meant := in09(s)
+		m, _ := strconv.Atoi(meant)
+		return max(m, 0), otherDigits(verb, s, meant, "2")
+	}
 	if err != nil {
 		return 0, bad(verb, "%s is not a whole number of GPUs.", policy.Quoted(s, 40))
 	}
@@ -667,6 +746,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 			d, err := parseDur(v)
 			if err != nil {
 				note(durationProblem("request", strings.Join(args[from:i+1], " "), err, "30m, 4h or 2d"))
+				c.Duration = slipDuration(strings.Join(args[from:i+1], " "))
 				continue
 			}
 			c.Duration = d
@@ -743,6 +823,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 			d, err := parseDur(v)
 			if err != nil {
 				note(durationProblem("request", strings.Join(args[from:i+1], " "), err, "30m, 4h or 2d"))
+				c.Duration = slipDuration(strings.Join(args[from:i+1], " "))
 				continue
 			}
 			c.Duration = d
@@ -775,6 +856,21 @@ func parseRequest(c Command, args []string) (Command, error) {
 					a = a + " " + strings.Join(args[i+1:j+1], " ") // "0h 0m", quoted as typed
 				}
 				note(durationProblem("request", a, err, "30m, 4h or 2d"))
+				continue
+			}
+			if slip, d := durationSlip("request", a, "30m, 4h or 2d"); d > 0 && !seen["duration"] {
+				// -2h, ٢h: a duration but for its sign or its digits.
+				seen["duration"] = true
+				note(slip)
+				c.Duration = d
+				continue
+			}
+			if !seen["gpus"] && c.Class == "" && policy.OtherDigits(a) && !c.classes[la] {
+				// ١٢, ２: GPUs written with other digits; the example keeps the number meant.
+				n, perr := parseCount("request", a)
+				note(perr)
+				seen["gpus"] = true
+				c.GPUs = n
 				continue
 			}
 			if looksNumeric(a) {
@@ -941,10 +1037,14 @@ func parseEstimate(c Command, args []string) (Command, error) {
 		return c, bad("estimate", "/gpu estimate needs a number of GPUs, a class and a duration.")
 	}
 	n, perr := parseCount("estimate", args[0])
+	c.GPUs = n
+	var digits *qm.Error // GPUs in other digits: refused once the rest is read, for the example
+	if perr != nil && policy.OtherDigits(args[0]) {
+		digits, perr = perr, nil
+	}
 	if perr != nil {
 		return c, perr
 	}
-	c.GPUs = n
 	class := unquoted(args[1])
 	c.Class = policy.NameKey(class)
 	if !validName(c.Class) {
@@ -962,9 +1062,13 @@ func parseEstimate(c Command, args []string) (Command, error) {
 	}
 	d, err := durationOf(rest)
 	if err != nil {
+		c.Duration = slipDuration(strings.Join(rest, " "))
 		return c, durationProblem("estimate", strings.Join(rest, " "), err, "30m, 4h or 2d")
 	}
 	c.Duration = d
+	if digits != nil {
+		return c, digits
+	}
 	return c, nil
 }
 
@@ -1006,6 +1110,15 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		return c, bad(c.Verb, "%s should be the extra GPUs written like +4.", policy.Quoted(head[0], 40))
 	}
 	n, err := strconv.Atoi(head[0][1:])
+	var digits *qm.Error // extra GPUs in other digits: refused once the rest is read, for the example
+	if err != nil && policy.OtherDigits(head[0]) {
+		meant := in09(head[0])
+		n, _ = strconv.Atoi(strings.TrimPrefix(meant, "+"))
+		digits, err = otherDigits(c.Verb, head[0], meant, "+4"), nil
+		if n < 1 || n > qm.MaxRequestGPUs {
+			n = 1
+		}
+	}
 	if err != nil || n < 1 || n > qm.MaxRequestGPUs {
 		return c, bad(c.Verb, "%s is not a number of extra GPUs like +4.", policy.Quoted(head[0], 40))
 	}
@@ -1038,9 +1151,13 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		}
 		d, err := durationOf(tail)
 		if err != nil {
+			c.Duration = slipDuration(strings.Join(tail, " "))
 			return c, durationProblem(c.Verb, strings.Join(tail, " "), err, "2w")
 		}
 		c.Duration = d
+	}
+	if digits != nil {
+		return c, digits
 	}
 	if long != nil {
 		// Only the reason is wrong: the example asks for what was asked, with the reason's

@@ -127,13 +127,16 @@ func TestCharactersThatDoNotShowAreNotPartOfACommand(t *testing.T) {
 	refusedWithAWorkingExample(t, h, rita, "/gpu request 1 \u202evedgib for 1h", `"vedgib"`)
 }
 
-// A number of GPUs written as no plain whole number (hexadecimal 0x10, 1_000, 2k, the Arabic-Indic
-// ٢) is refused as that, not read as a class: before, "0x10 dev" was answered `"dev" is not part
-// of a request; the class is already 0x10`.
+// A number of GPUs written as no plain whole number (hexadecimal 0x10, 1_000, 2k) is refused as
+// that (the Arabic-Indic ٢ for its digits), not read as a class: before, "0x10 dev" was answered
+// `"dev" is not part of a request; the class is already 0x10`.
 func TestANumberOfGPUsThatIsNoWholeNumberIsRefusedAsOne(t *testing.T) {
 	h := templatesOn(t, otherPolicy)
-	for _, n := range []string{"0x10", "0b11", "1_000", "2k", "\u0662", "+-2"} {
+	for _, n := range []string{"0x10", "0b11", "1_000", "2k", "+-2"} {
 		refusedWithAWorkingExample(t, h, "rita@borealis.example", "/gpu request "+n+" dev for 1h", policy.Quoted(n, 40)+" is not a whole number of GPUs")
 		refusedWithAWorkingExample(t, h, "rita@borealis.example", "/gpu estimate "+n+" dev 1h", policy.Quoted(n, 40)+" is not a whole number of GPUs")
 	}
+	// The Arabic-Indic ٢ is refused for its digits, naming the number in 0-9.
+	refusedWithAWorkingExample(t, h, "rita@borealis.example", "/gpu request \u0662 dev for 1h", "\"\u0662\" is written with digits other than 0-9; write the number with the digits 0-9: 2.")
+	refusedWithAWorkingExample(t, h, "rita@borealis.example", "/gpu estimate \u0662 dev 1h", "\"\u0662\" is written with digits other than 0-9; write the number with the digits 0-9: 2.")
 }

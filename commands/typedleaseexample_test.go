@@ -21,7 +21,7 @@ func TestABadArgumentAfterALeaseNotOnesOwnGivesAnExampleThatWorks(t *testing.T) 
 	for _, c := range []struct{ who, line, want string }{
 		{"bob@acme.example", "/gpu extend " + alices + " <!channel>", "is not a duration"},
 		{"bob@acme.example", "/gpu extend L-999 soon", "is not a duration"},
-		{"maya@acme.example", "/gpu extend " + alices + " ２h", "is not a duration"},
+		{"maya@acme.example", "/gpu extend " + alices + " ２h", "is written with digits other than 0-9"},
 		{"lee@acme.example", "/gpu deny " + pending + " " + long, "The reason is 599 characters long"},
 		{"lee@acme.example", "/gpu deny L-999 " + long, "The reason is 599 characters long"},
 		{"alice@acme.example", "/gpu extend " + pending + " x", "is not a duration"},

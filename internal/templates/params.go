@@ -193,6 +193,9 @@ func (t *Template) checkValue(p *Parameter, raw string) (any, error) {
 	switch p.Type {
 	case TypeInt:
 		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil && policy.OtherDigits(v) {
+			return nil, t.otherDigits(p, v, "number")
+		}
 		if err != nil {
 			return nil, inputErr(ex, "%s must be a whole number, not %s", p.Name, shownValue(v))
 		}
@@ -202,8 +205,19 @@ func (t *Template) checkValue(p *Parameter, raw string) (any, error) {
 		return int(n), nil
 	case TypeDuration:
 		d, err := time.ParseDuration(v)
+		if err != nil && policy.OtherDigits(v) {
+			return nil, t.otherDigits(p, v, "duration")
+		}
 		if err != nil {
 			return nil, inputErr(ex, "%s must be a duration like 30m or 1h30m, not %s", p.Name, shownValue(v))
+		}
+		if d < 0 {
+			// The same length without its minus, where the parameter takes it, is the example.
+			meant := strings.TrimPrefix(v, "-")
+			if _, err := t.checkValue(p, meant); err == nil {
+				ex = t.command(p.Name + "=" + meant)
+			}
+			return nil, inputErr(ex, "%s=%s is negative, but a duration cannot be negative; write it like %s", p.Name, v, strings.TrimPrefix(ex, t.command("")+" "))
 		}
 		if (p.hasMin && int64(d) < p.min) || (p.hasMax && int64(d) > p.max) {
 			return nil, inputErr(ex, "%s=%s is out of range: it must be %s", p.Name, v, p.rangeText())
@@ -238,6 +252,17 @@ func (t *Template) checkValue(p *Parameter, raw string) (any, error) {
 		}
 		return v, nil
 	}
+}
+
+// otherDigits refuses v, a value of p (a number or a duration, what) written with digits other
+// than 0-9 (١٢, ２): the value with 0-9 is the example where its digits are of one script and
+// the parameter takes it, else the parameter's example value.
+func (t *Template) otherDigits(p *Parameter, v, what string) error {
+	meant, clear := policy.ASCIIDigits(v)
+	if _, err := t.checkValue(p, meant); !clear || err != nil {
+		return inputErr(t.exampleFor(p), "%s=%s is written with digits other than 0-9; write the %s with the digits 0-9, like %s=%s", p.Name, v, what, p.Name, p.exampleVal)
+	}
+	return inputErr(t.command(p.Name+"="+meant), "%s=%s is written with digits other than 0-9; write the %s with the digits 0-9: %s=%s", p.Name, v, what, p.Name, meant)
 }
 
 // maxPatternDescription bounds a definition's pattern_description, so a refusal stays a sentence.
