@@ -22,6 +22,7 @@ func TestNegativeDurationsAndOtherDigitsAreRefusedForWhatTheyAre(t *testing.T) {
 		{"/gpu request ١ pico for 3h", `"١" is written with digits other than 0-9; write the number with the digits 0-9: 1.`, "/gpu request 1 pico for 3h"},
 		{"/gpu request ２ pico for 1h", `"２" is written with digits other than 0-9; write the number with the digits 0-9: 2.`, "/gpu request 2 pico for 1h"},
 		{"/gpu request 1 pico for ２ｈ", `"２ｈ" is written with digits other than 0-9; write the duration with the digits 0-9: 2h.`, "/gpu request 1 pico for 2h"},
+		{"/gpu request 1 pico for ٢ hours ١٥ minutes", `"٢ hours ١٥ minutes" is written with digits other than 0-9; write the duration with the digits 0-9: 2h15m.`, "/gpu request 1 pico for 2h15m"},
 		{"/gpu estimate ٣ pico 2h", `"٣" is written with digits other than 0-9; write the number with the digits 0-9: 3.`, "/gpu estimate 3 pico 2h"},
 		{"/gpu quota request +٢ pico for 1d because more runs", `"+٢" is written with digits other than 0-9; write the number with the digits 0-9: +2.`, "/gpu quota request +2 pico for 1d because more runs"},
 		{"/gpu quota request +1 pico for -2d because more runs", `"-2d" is negative, but a duration cannot be negative; write it like 2d.`, "/gpu quota request +1 pico for 2d because more runs"},

@@ -968,21 +968,27 @@ func durationWords(args []string, i int, v string) (string, int) {
 // durationWordsBut is durationWords where a word that isClass says names a class is not taken as
 // a unit written apart from its number ("for 2h 1 m" with a class m asks for 1 GPU of it).
 func durationWordsBut(args []string, i int, v string, isClass func(string) bool) (string, int) {
+	// Judged as written with 0-9, so that "٢ hours" is one duration, refused for its digits.
+	plain := func(s string) string {
+		p, _ := policy.ASCIIDigits(s)
+		return p
+	}
 	for i+1 < len(args) {
 		w, step := args[i+1], 1
-		if i+2 < len(args) && allDigits(w) && unitWord(args[i+2]) && (isClass == nil || !isClass(args[i+2])) {
+		if i+2 < len(args) && allDigits(plain(w)) && unitWord(plain(args[i+2])) && (isClass == nil || !isClass(args[i+2])) {
 			// A number and its unit as two words after the duration's first part: "2 hours 30
 			// minutes", "1h 30 min". Whether they go on writing it is judged below, as one word.
 			w, step = w+args[i+2], 2
 		}
-		if w == "" || v == "" || isDigit(v[len(v)-1]) && isDigit(w[0]) {
+		pv, pw := plain(v), plain(w)
+		if pw == "" || pv == "" || isDigit(pv[len(pv)-1]) && isDigit(pw[0]) {
 			break // two numbers side by side are two ("2 4h" is not 24h)
 		}
-		if _, err := parseDur(v + w); err != nil && !errors.Is(err, errZeroDuration) {
+		if _, err := parseDur(pv + pw); err != nil && !errors.Is(err, errZeroDuration) {
 			break // a duration of no time goes on as any other, to be refused whole ("0 hours")
 		}
-		_, smallest := durationUnits(v)
-		largest, _ := durationUnits(w)
+		_, smallest := durationUnits(pv)
+		largest, _ := durationUnits(pw)
 		if smallest != 0 && (largest == 0 || largest >= smallest) {
 			break
 		}
