@@ -492,6 +492,10 @@ func parseSubmit(c Command, args []string) (Command, error) {
 		case strings.HasPrefix(strings.ToLower(a), "for="):
 			// for=1h 30m, for=2 hours: a duration spread over words, as elsewhere.
 			v, j := durationWords(args, i, a[len("for="):])
+			if minusWord(a[len("for="):]) && i+1 < len(args) {
+				// "for=- 2h": the minus written apart is the same slip as for=-2h.
+				v, j = durationWords(args, i+1, a[len("for="):]+args[i+1])
+			}
 			d, err := parseDur(v)
 			if err != nil {
 				typed := "for=" + strings.TrimPrefix(strings.Join(args[i:j+1], " "), a[:len("for=")])
@@ -577,7 +581,7 @@ func durationSlip(verb, v, eg string) (*qm.Error, time.Duration) {
 		meant, clear = policy.ASCIIDigits(body)
 	}
 	r, size := utf8.DecodeRuneInString(meant)
-	negative := r == '-' || r == '\u2212'
+	negative := r == '-' || r == '\u2212' || r == '\uff0d'
 	if negative {
 		meant = strings.TrimSpace(meant[size:])
 	}
@@ -588,13 +592,19 @@ func durationSlip(verb, v, eg string) (*qm.Error, time.Duration) {
 	q := policy.Quoted(v, 40)
 	switch {
 	case negative && d > 0:
-		return bad(verb, "%s is negative, but a duration cannot be negative; write it like %s.", q, prefix+policy.FormatDuration(d)), d
+		return bad(verb, "%s", policy.NegativeDurationWords(v, prefix+policy.FormatDuration(d))), d
 	case other && d > 0:
-		return bad(verb, "%s is written with digits other than 0-9; write the duration with the digits 0-9: %s.", q, prefix+policy.FormatDuration(d)), d
+		return bad(verb, "%s", policy.OtherDigitsDurationWords(v, prefix+policy.FormatDuration(d))), d
 	case other:
 		return bad(verb, "%s is written with digits other than 0-9; write the duration with the digits 0-9, like %s.", q, eg), 0
 	}
 	return nil, 0
+}
+
+// minusWord reports whether w is a minus sign alone (-, − or the full-width －), which before a
+// duration makes it negative as -2h does.
+func minusWord(w string) bool {
+	return w == "-" || w == "\u2212" || w == "\uff0d"
 }
 
 // slipDuration is the duration v was meant as where v is a durationSlip, else 0.
@@ -620,7 +630,7 @@ func in09(w string) string {
 // where that is clear, else with the example eg.
 func otherDigits(verb, w, meant, eg string) *qm.Error {
 	if meant != "" {
-		return bad(verb, "%s is written with digits other than 0-9; write the number with the digits 0-9: %s.", policy.Quoted(w, 40), meant)
+		return bad(verb, "%s", policy.OtherDigitsNumberWords(w, meant))
 	}
 	return bad(verb, "%s is written with digits other than 0-9; write the number with the digits 0-9, like %s.", policy.Quoted(w, 40), eg)
 }
@@ -738,6 +748,11 @@ func parseRequest(c Command, args []string) (Command, error) {
 				continue
 			}
 			from := i
+			if minusWord(v) && i+1 < len(args) {
+				// "for - 2h": the minus written apart is the same slip as -2h.
+				i++
+				v += args[i]
+			}
 			v, i = durationWordsBut(args, i, v, isClass)
 			if perr := once("duration"); perr != nil {
 				note(perr)
@@ -857,6 +872,16 @@ func parseRequest(c Command, args []string) (Command, error) {
 				}
 				note(durationProblem("request", a, err, "30m, 4h or 2d"))
 				continue
+			}
+			if minusWord(a) && i+1 < len(args) && !seen["duration"] {
+				// "- 2h": the minus written apart is the same slip as -2h.
+				if v, j := durationWordsBut(args, i+1, a+args[i+1], isClass); slipDuration(v) > 0 {
+					seen["duration"] = true
+					note(durationProblem("request", strings.Join(args[i:j+1], " "), nil, "30m, 4h or 2d"))
+					c.Duration = slipDuration(v)
+					i = j
+					continue
+				}
 			}
 			if slip, d := durationSlip("request", a, "30m, 4h or 2d"); d > 0 && !seen["duration"] {
 				// -2h, ٢h: a duration but for its sign or its digits.

@@ -1,0 +1,37 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+)
+
+// A minus sign typed as a word of its own before a duration ("for - 2h") is the same slip as
+// -2h: refused as negative, with the length made positive in the example, not as "-" being no
+// duration.
+func TestAMinusWrittenApartIsRefusedAsANegativeDuration(t *testing.T) {
+	h := heronOn(t)
+	const rolf = "rolf@heron.example"
+	lease := leaseIn(t, h.say(rolf, "/gpu request 1 pico for 2h").Text).String()
+	for _, tc := range []struct{ ask, example string }{
+		{"/gpu request 1 pico for - 2h", "/gpu request 1 pico for 2h"},
+		{"/gpu request 1 pico for − 3h", "/gpu request 1 pico for 3h"},
+		{"/gpu extend " + lease + " - 1h", "/gpu extend " + lease + " 1h"},
+		{"/gpu estimate 1 pico - 5h", "/gpu estimate 1 pico 5h"},
+		{"/gpu request 1 pico - 2h", "/gpu request 1 pico for 2h"},
+		{"/gpu quota request +1 pico for - 2d because more runs", "/gpu quota request +1 pico for 2d because more runs"},
+	} {
+		r := h.say(rolf, tc.ask)
+		if !r.Error || !strings.Contains(r.Text, "a duration cannot be negative") || strings.Contains(r.Text, "not a duration") {
+			t.Errorf("%s: %q; want it refused as a negative duration", tc.ask, r.Text)
+			continue
+		}
+		if got := exampleIn(t, r); got != tc.example {
+			t.Errorf("%s: example %q, want %q", tc.ask, got, tc.example)
+		}
+		if again := h.say(rolf, tc.example); again.Error {
+			t.Errorf("%s: the example is refused: %s", tc.ask, again.Text)
+		} else if strings.HasPrefix(tc.example, "/gpu request") {
+			h.say(rolf, "/gpu release "+leaseIn(t, again.Text).String())
+		}
+	}
+}
