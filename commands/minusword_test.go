@@ -35,3 +35,25 @@ func TestAMinusWrittenApartIsRefusedAsANegativeDuration(t *testing.T) {
 		}
 	}
 }
+
+// A template job asked for with a negative length keeps for= in its example, made positive.
+func TestASubmitWithANegativeLengthKeepsItInTheExample(t *testing.T) {
+	h := heronOn(t)
+	const una = "una@heron.example"
+	for ask, want := range map[string]string{
+		"/gpu submit note-job for=-1h":          "/gpu submit note-job for=1h msg=hi",
+		"/gpu submit note-job times=2 for=-90m": "/gpu submit note-job for=1h30m msg=hi",
+		"/gpu submit note-job for=٢h":           "/gpu submit note-job for=2h msg=hi",
+		"/gpu submit note-job for=- 3h":         "/gpu submit note-job for=3h msg=hi",
+	} {
+		r := h.say(una, ask)
+		if !r.Error {
+			t.Errorf("%s was not refused: %s", ask, r.Text)
+			continue
+		}
+		got := exampleIn(t, r)
+		if !strings.Contains(got, " for=") || got != want {
+			t.Errorf("%s: example %q (%s), want %q", ask, got, r.Text, want)
+		}
+	}
+}

@@ -1078,6 +1078,18 @@ func (b *Bot) submitExample(c Command, err error) error {
 	if s, ok := Lookup(c.Verb); e.Example != "" && (!ok || len(s.Examples) == 0 || e.Example != s.Examples[0]) {
 		return err // an example of its own
 	}
+	if c.Duration > 0 {
+		// The length typed (a negative one made positive, one in other digits in 0-9) stays,
+		// within the class's max_duration where a class is typed.
+		cl := &policy.Class{}
+		if k, ok := b.pol().Class(c.Class); ok {
+			cl = k
+		}
+		name := "/gpu submit " + tp.Name
+		if rest, ok := strings.CutPrefix(tp.Example(), name); ok {
+			return e.WithExample(name + " for=" + policy.FormatDuration(typedDuration(cl, c.Duration)) + rest)
+		}
+	}
 	return e.WithExample(tp.Example())
 }
 
