@@ -342,6 +342,19 @@ func unquoted(s string) string {
 func leaseArg(verb, s string) (qm.LeaseID, *qm.Error) {
 	s = unquoted(s)
 	id, err := qm.ParseLeaseID(s)
+	if err != nil && policy.OtherDigits(s) {
+		// L-١, L-１: refused for its digits; where they are of one script, the id they write
+		// comes back with the refusal, for the example (typedLeaseExample keeps it only where
+		// it names a lease the asker may name).
+		msg := "%s is written with digits other than 0-9; write the lease id with the digits 0-9, like L-42."
+		if meant, clear := policy.ASCIIDigits(s); clear {
+			if id, err := qm.ParseLeaseID(meant); err == nil {
+				return id, qm.Invalid(strings.ReplaceAll(leaseExample(verb), leasePlaceholder, id.String()),
+					"%s is written with digits other than 0-9; write the lease id with the digits 0-9.", policy.Quoted(s, 40))
+			}
+		}
+		return 0, qm.Invalid(leaseExample(verb), msg, policy.Quoted(s, 40))
+	}
 	if err != nil {
 		return 0, qm.Invalid(leaseExample(verb), "%s is not a lease id; lease ids look like L-42.", policy.Quoted(s, 40))
 	}
@@ -353,15 +366,24 @@ func parseExtend(c Command, args []string) (Command, error) {
 		return c, missingLease(c.Verb, "/gpu extend needs a lease id and how much longer, like 2h")
 	}
 	id, perr := leaseArg(c.Verb, args[0])
-	if perr != nil {
+	c.Lease = id
+	if perr != nil && id == 0 {
 		return c, perr
 	}
-	c.Lease = id
 	rest := args[1:]
 	if strings.EqualFold(rest[0], "by") || strings.EqualFold(rest[0], "for") {
 		rest = rest[1:]
 	}
 	d, err := durationOf(rest)
+	if perr != nil {
+		// The id in other digits: the example extends it, written with 0-9, by the length typed
+		// where that is a duration.
+		if err == nil {
+			c.Duration = d
+			return c, perr.WithExample("/gpu extend " + id.String() + " " + policy.FormatDuration(d))
+		}
+		return c, perr
+	}
 	if err != nil {
 		// The example extends the lease typed, not one of nobody's.
 		ex := "/gpu extend " + id.String() + " 2h"
@@ -380,10 +402,10 @@ func parseDeny(c Command, args []string) (Command, error) {
 		return c, missingLease(c.Verb, "/gpu deny needs a lease id, then an optional reason")
 	}
 	id, perr := leaseArg(c.Verb, args[0])
+	c.Lease = id
 	if perr != nil {
 		return c, perr
 	}
-	c.Lease = id
 	r, perr := reasonText(c.Verb, args[1:])
 	if perr != nil {
 		// The example denies the lease typed, with a reason within the limit.

@@ -57,3 +57,35 @@ func TestASubmitWithANegativeLengthKeepsItInTheExample(t *testing.T) {
 		}
 	}
 }
+
+// A lease id written with digits other than 0-9 is refused for its digits, with the id in 0-9
+// in the example where that id is one of the asker's leases; otherwise the usual example.
+func TestALeaseIDInOtherDigitsIsRefusedForItsDigits(t *testing.T) {
+	h := heronOn(t)
+	const rolf = "rolf@heron.example"
+	lease := leaseIn(t, h.say(rolf, "/gpu request 1 pico for 2h").Text).String()
+	num := strings.TrimPrefix(lease, "L-")
+	arabic, wide := "", ""
+	for _, r := range num {
+		arabic += string('٠' + (r - '0'))
+		wide += string('０' + (r - '0'))
+	}
+	for _, typed := range []string{"L-" + arabic, "L-" + wide} {
+		r := h.say(rolf, "/gpu extend "+typed+" 1h")
+		if want := "digits other than 0-9"; !r.Error || !strings.Contains(r.Text, want) || !strings.Contains(r.Text, lease) {
+			t.Errorf("extend %s: %q; want it refused for its digits, naming %s", typed, r.Text, lease)
+			continue
+		}
+		if got := exampleIn(t, r); got != "/gpu extend "+lease+" 1h" {
+			t.Errorf("extend %s: example %q", typed, got)
+		}
+	}
+	if r := h.say(rolf, "/gpu status L-"+wide); !r.Error || !strings.Contains(r.Text, "digits other than 0-9") || exampleIn(t, r) != "/gpu status "+lease {
+		t.Errorf("status L-%s: %q; want it refused for its digits with /gpu status %s", wide, r.Text, lease)
+	}
+	// Someone else's lease, written so: not named back to a stranger.
+	r := h.say("olga@heron.example", "/gpu extend L-"+arabic+" 1h")
+	if !r.Error || !strings.Contains(r.Text, "digits other than 0-9") || strings.Contains(r.Text, lease) {
+		t.Errorf("olga, extend L-%s: %q; want it refused without naming rolf's lease", arabic, r.Text)
+	}
+}

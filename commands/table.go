@@ -365,10 +365,10 @@ func oneLease(c Command, args []string) (Command, error) {
 		return c, missingLease(c.Verb, "/gpu %s needs exactly one lease id", c.Verb)
 	}
 	id, perr := leaseArg(c.Verb, args[0])
+	c.Lease = id
 	if perr != nil {
 		return c, perr
 	}
-	c.Lease = id
 	return c, nil
 }
 
