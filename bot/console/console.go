@@ -270,11 +270,23 @@ func (c *Console) control(ctx context.Context, line string) {
 	switch strings.ToLower(f[0]) {
 	case ":advance", ":wait":
 		verb := strings.ToLower(f[0])
+		if len(f) == 3 {
+			if msg, d := policy.DurationSlip(f[1] + " " + f[2]); d > 0 {
+				// "- 2h": a minus written apart, refused as -2h is.
+				fail(fmt.Sprintf("%s Example: %s %s", msg, verb, policy.FormatDuration(d)))
+				return
+			}
+		}
 		if len(f) != 2 {
 			fail(fmt.Sprintf("`%s` needs one duration. Example: %s 45m", verb, verb))
 			return
 		}
 		d, err := policy.ParseDuration(f[1])
+		if msg, d := policy.DurationSlip(f[1]); d > 0 && (err != nil || d <= 0) {
+			// -2h, ٢h: refused for its sign or its digits, as chat refuses them.
+			fail(fmt.Sprintf("%s Example: %s %s", msg, verb, policy.FormatDuration(d)))
+			return
+		}
 		if err != nil || d <= 0 {
 			fail(fmt.Sprintf("%s is not a duration. Example: %s 45m", policy.Quoted(f[1], 40), verb))
 			return

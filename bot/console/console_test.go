@@ -50,3 +50,23 @@ func TestAsRefusesSomeoneNotInTheDirectory(t *testing.T) {
 		t.Errorf("without a directory, :as anyone@example.org then /gpu list ran as %v", h.users)
 	}
 }
+
+// :advance and :wait refuse a negative duration, or one written with digits other than 0-9, in
+// the words chat refuses it with, the duration meant as the example.
+func TestAdvanceRefusesANegativeOrOtherDigitDurationAsChatDoes(t *testing.T) {
+	ctx := context.Background()
+	for line, want := range map[string]string{
+		":advance -2h":  `"-2h" is negative, but a duration cannot be negative; write it like 2h. Example: :advance 2h`,
+		":wait - 90m":   `"- 90m" is negative, but a duration cannot be negative; write it like 1h30m. Example: :wait 1h30m`,
+		":advance ٣h":   `"٣h" is written with digits other than 0-9; write the duration with the digits 0-9: 3h. Example: :advance 3h`,
+		":advance ２ｍ":   `"２ｍ" is written with digits other than 0-9; write the duration with the digits 0-9: 2m. Example: :advance 2m`,
+		":advance soon": `"soon" is not a duration. Example: :advance 45m`,
+	} {
+		var out bytes.Buffer
+		c := &Console{Handler: &recorder{}, Out: &out}
+		c.Line(ctx, line)
+		if got := strings.TrimSpace(out.String()); !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", line, got, want)
+		}
+	}
+}
