@@ -80,13 +80,22 @@ func (f form) command() string {
 // errors checks what can be checked before the command runs, by field.
 func (f form) errors() map[string]string {
 	e := map[string]string{}
-	if n, err := strconv.Atoi(f.GPUs); err != nil || n < 1 {
+	n, err := strconv.Atoi(f.GPUs)
+	if msg, _ := policy.NumberSlip(f.GPUs); msg != "" {
+		// ٢, ２: the words chat refuses them with, naming the number in 0-9.
+		e[fieldGPUs] = msg
+	} else if err == nil && n < 1 {
+		e[fieldGPUs] = fmt.Sprintf("The number of GPUs must be at least 1, not %d.", n)
+	} else if err != nil {
 		e[fieldGPUs] = "Write a whole number of GPUs, 1 or more."
 	}
 	if f.Class == "" || hasSpace(f.Class) {
 		e[fieldClass] = "Choose a class from the catalog."
 	}
-	if f.Duration == "" || hasSpace(f.Duration) {
+	if msg, _ := policy.DurationSlip(f.Duration); msg != "" {
+		// -2h, ٢h: the words chat refuses them with, naming the duration meant.
+		e[fieldDuration] = msg
+	} else if f.Duration == "" || hasSpace(f.Duration) {
 		e[fieldDuration] = "Write a duration like 4h or 2d."
 	}
 	for id, v := range map[string]string{fieldTemplate: f.Template, fieldTeam: f.Team, fieldData: f.Data} {
