@@ -541,6 +541,7 @@ func (b *Bot) RetireFormerApprovers(ctx context.Context) int {
 		handed[e.reply.Ref] = true
 		if id, err := qm.ParseLeaseID(strings.TrimPrefix(e.reply.Ref, "approval:")); err == nil {
 			b.handOverAs(ctx, id, true)
+			b.sendToNewApprovers(ctx, id)
 		}
 	}
 	return n

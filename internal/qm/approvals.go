@@ -553,6 +553,72 @@ func (s *Service) handOverUnreached(ctx context.Context, id LeaseID, skip []stri
 	return handed, nil
 }
 
+// newApproversReason is why those who decide a waiting request now are sent it after the policy
+// changed its team's approvers: a line of its history too, so that each is sent it once.
+func (s *Service) newApproversReason(team string, who []string) string {
+	if t, ok := s.Policy.Team(team); !ok || len(t.BudgetOwners) == 0 {
+		return fmt.Sprintf("the policy now names no budget owner of team %s, so the fallback approvers (%s) decide its requests", team, strings.Join(who, " or "))
+	}
+	return fmt.Sprintf("the policy now names %s to decide the requests of team %s", strings.Join(who, " or "), team)
+}
+
+// SendToNewApprovers sends the approval message of request id, which waits for approval, to
+// those who decide it now and were never sent it: the policy changed its team's approvers while
+// it waited (another budget owner, or none, so that the fallback approvers decide). Those in skip
+// (who hold a copy already) and the requester (unless the policy allows self-approval) are not
+// sent it; where none of those who decide reaches anyone, HandOverChangedApprovers hands it over
+// instead. Each request is sent once to the approvers the policy names (a line of its history),
+// so a later start, or another replica, sends nothing. It reports whether it sent it now.
+func (s *Service) SendToNewApprovers(ctx context.Context, id LeaseID, skip []string) (bool, error) {
+	l, err := s.Get(ctx, id)
+	if err != nil || l.State != PendingApproval || !s.DecidersReach(l.Team, l.User) {
+		return false, err
+	}
+	who := s.Deciders(l.Team, l.User)
+	var to []string
+	for _, d := range who {
+		for _, p := range s.People(d) {
+			if !strings.HasPrefix(p, "#") && !policy.Contains(skip, p) && !policy.Contains(to, p) &&
+				(s.Policy.Approvals.SelfApproval || !SameUser(p, l.User)) {
+				to = append(to, p)
+			}
+		}
+	}
+	if len(to) == 0 {
+		return false, nil
+	}
+	reason := s.newApproversReason(l.Team, who)
+	var b batch
+	sent := false
+	err = s.Store.Update(ctx, []string{"team:" + l.Team}, func(tx Tx) error {
+		b, sent = batch{}, false
+		cur, err := tx.GetLease(ctx, l.ID)
+		if err != nil || cur.State != PendingApproval {
+			return err
+		}
+		ev, err := tx.Events(ctx, cur.ID)
+		if err != nil {
+			return err
+		}
+		for _, e := range ev {
+			if e.Actor == SystemActor && e.Reason == reason {
+				return nil // sent at an earlier start, or by another replica
+			}
+		}
+		if err := tx.AddEvent(ctx, &Event{Lease: cur.ID, At: s.Clock.Now(), Actor: SystemActor, From: cur.State, To: cur.State, Reason: reason}); err != nil {
+			return err
+		}
+		sent = true
+		return s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: to, Lease: cur,
+			Matches: s.waitingMatches(cur), Approvers: who, Reason: reason})
+	})
+	if err != nil {
+		return false, err
+	}
+	s.send(ctx, &b)
+	return sent, nil
+}
+
 // waitingMatches are the rules a waiting request met, as its approval message names them: the
 // first with the reason kept with it, the others with the policy's.
 func (s *Service) waitingMatches(l *Lease) []policy.Match {

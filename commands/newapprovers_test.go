@@ -1,0 +1,106 @@
+package commands
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
+)
+
+// ploverPolicy is a policy of its own: team wrens, whose budget owner is bea, and desk as the
+// fallback approver; a rule sends long requests to a budget owner.
+const ploverPolicy = `organization: Plover Works
+currency: CHF
+timezone: Europe/Zurich
+classes:
+  - name: mote
+    sku: L4
+    max_gpus: 2
+    max_duration: 4h
+default_quota: {gpus: {mote: 1}}
+teams:
+  - name: wrens
+    idp_groups: [g-wrens]
+    budget_owners: [bea@plover.example]
+    quota: {gpus: {mote: 2}}
+exceptions:
+  - name: long-run
+    when: request.duration > class.max_duration
+    why: Longer than the class allows
+approvals:
+  fallback_approvers: [desk@plover.example]
+backend: sim
+directory:
+  - {user: ivo@plover.example, groups: [g-wrens]}
+  - {user: bea@plover.example, groups: [g-wrens]}
+  - {user: cai@plover.example, groups: [g-wrens]}
+  - {user: desk@plover.example, groups: [g-desk]}
+sim:
+  nodes:
+    - {name: l4, count: 1, class: mote, gpus: 2}
+`
+
+// When serve starts on a policy that gives a waiting request's team other deciders (another
+// budget owner, or none, so that the fallback approvers decide), those who decide now are sent
+// the approval message with its buttons, once: not again at the next start, nor by another
+// replica, and not to someone who holds a copy already.
+func TestNewApproversAreSentAWaitingRequestWhenThePolicyChanges(t *testing.T) {
+	const ivo, bea = "ivo@plover.example", "bea@plover.example"
+	for _, tc := range []struct {
+		name, old, new, decider, says string
+	}{
+		{"another budget owner", "budget_owners: [bea@plover.example]", "budget_owners: [cai@plover.example]",
+			"cai@plover.example", "The policy now names cai@plover.example to decide the requests of team wrens."},
+		{"no budget owner", "    budget_owners: [bea@plover.example]\n", "",
+			"desk@plover.example", "The policy now names no budget owner of team wrens, so the fallback approvers (desk@plover.example) decide its requests."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "plover.yaml")
+			if err := os.WriteFile(path, []byte(ploverPolicy), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			h := newHarnessOn(t, path)
+			h.bot.Edits = bot.SenderFunc(func(context.Context, bot.Reply) error { return nil })
+			copies := map[string][]string{}
+			h.bot.Copies = func(_ context.Context, ref string) ([]string, error) { return copies[ref], nil }
+			ctx := context.Background()
+			id := leaseIn(t, mustOK(t, h.say(ivo, "/gpu request 1 mote for 6h")).Text).String()
+			for _, r := range h.notices(bea) {
+				copies[r.Ref] = append(copies[r.Ref], r.To)
+			}
+			if len(copies["approval:"+id]) != 1 {
+				t.Fatalf("bea's copies: %+v", copies)
+			}
+			if got := h.notices(tc.decider); len(got) != 0 {
+				t.Fatalf("%s was sent %q before the policy changed", tc.decider, texts(got))
+			}
+
+			p, err := policy.Load([]byte(strings.Replace(ploverPolicy, tc.old, tc.new, 1)), "plover.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.svc.Policy, h.svc.Directory = p, p
+			h.bot.RetireFormerApprovers(ctx)
+			got := h.notices(tc.decider)
+			if len(got) != 1 || got[0].Ref != "approval:"+id || len(got[0].Actions) == 0 || !strings.Contains(got[0].Text, "Approval needed") ||
+				!strings.Contains(got[0].Text, tc.says) {
+				t.Fatalf("%s after the change was sent %+v; want the approval message with its buttons, saying %q", tc.decider, got, tc.says)
+			}
+			// The next start (bea's copy is still there to retire here) and another replica's send
+			// nothing more.
+			h.bot.RetireFormerApprovers(ctx)
+			h.bot.RetireFormerApprovers(ctx)
+			if again := h.notices(tc.decider); len(again) != 0 {
+				t.Errorf("%s was sent it again: %q", tc.decider, texts(again))
+			}
+			if got := h.notices(ivo); len(got) != 0 {
+				t.Errorf("the requester was sent %q", texts(got))
+			}
+			mustOK(t, h.say(tc.decider, "/gpu approve "+id))
+		})
+	}
+}
