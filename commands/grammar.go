@@ -403,6 +403,13 @@ func parseDeny(c Command, args []string) (Command, error) {
 	}
 	id, perr := leaseArg(c.Verb, args[0])
 	c.Lease = id
+	if perr != nil && id != 0 && len(args) > 1 {
+		// The id in other digits: the example denies it, written with 0-9, with the reason typed.
+		if r, rerr := reasonText(c.Verb, args[1:]); rerr == nil && r != "" {
+			c.Reason = r
+			return c, perr.WithExample("/gpu deny " + id.String() + " " + r)
+		}
+	}
 	if perr != nil {
 		return c, perr
 	}

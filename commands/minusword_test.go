@@ -89,3 +89,26 @@ func TestALeaseIDInOtherDigitsIsRefusedForItsDigits(t *testing.T) {
 		t.Errorf("olga, extend L-%s: %q; want it refused without naming rolf's lease", arabic, r.Text)
 	}
 }
+
+// A decision on a request whose id is written with other digits keeps the reason typed in its
+// example, with the id in 0-9.
+func TestADenialOfALeaseIDInOtherDigitsKeepsTheReason(t *testing.T) {
+	h := heronOn(t)
+	const una, olga = "una@heron.example", "olga@heron.example"
+	h.say(una, "/gpu request 2 pico for 2h")
+	id := leaseIn(t, h.say(una, "/gpu request 1 pico for 2h").Text).String()
+	typed := "L-"
+	for _, r := range strings.TrimPrefix(id, "L-") {
+		typed += string('٠' + (r - '0'))
+	}
+	r := h.say(olga, "/gpu deny "+typed+" too big for now")
+	if !r.Error || !strings.Contains(r.Text, "digits other than 0-9") {
+		t.Fatalf("deny %s: %q", typed, r.Text)
+	}
+	if got, want := exampleIn(t, r), "/gpu deny "+id+" too big for now"; got != want {
+		t.Errorf("deny %s: example %q, want %q", typed, got, want)
+	}
+	if again := h.say(olga, exampleIn(t, r)); again.Error {
+		t.Errorf("the example is refused: %s", again.Text)
+	}
+}
