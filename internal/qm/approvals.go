@@ -506,26 +506,47 @@ func (s *Service) handOverUnreached(ctx context.Context, id LeaseID, skip []stri
 	}
 	owners := s.Deciders(l.Team, l.User)
 	fallback := s.deciding(s.Policy.Approvals.FallbackApprovers, l.User)
-	var to []string
+	var others []string
 	for _, f := range fallback {
-		if policy.Contains(owners, f) {
-			continue
+		if !policy.Contains(owners, f) {
+			others = append(others, f)
 		}
-		for _, p := range s.People(f) {
+	}
+	to := s.approvalRecipients(others, skip, l.User)
+	if len(to) == 0 {
+		return false, nil
+	}
+	// Handed over already, for this reason or another: not again.
+	return s.sendApprovalOnce(ctx, l, to, fallback, unreachedReason(l.Team, owners, changed),
+		func(reason string) bool { return strings.HasSuffix(reason, unreachedTail) })
+}
+
+// approvalRecipients are the people who, as approvers names them, are sent a request of user's:
+// those in skip (who hold a copy already) and channels left out, and the requester too unless the
+// policy allows self-approval.
+func (s *Service) approvalRecipients(approvers, skip []string, user string) []string {
+	var to []string
+	for _, a := range approvers {
+		for _, p := range s.People(a) {
 			if !strings.HasPrefix(p, "#") && !policy.Contains(skip, p) && !policy.Contains(to, p) &&
-				(s.Policy.Approvals.SelfApproval || !SameUser(p, l.User)) {
+				(s.Policy.Approvals.SelfApproval || !SameUser(p, user)) {
 				to = append(to, p)
 			}
 		}
 	}
-	if len(to) == 0 {
-		return false, nil
-	}
-	reason := unreachedReason(l.Team, owners, changed)
+	return to
+}
+
+// sendApprovalOnce sends the approval message of l, which waits for approval, to to, naming
+// approvers as those who decide and reason as why they are sent it, and writes reason as a line of
+// its history in the same transaction; unless a line of its history already says it was sent (done
+// reads each line's reason), as at an earlier start or by another replica. It reports whether it
+// sent it now.
+func (s *Service) sendApprovalOnce(ctx context.Context, l *Lease, to, approvers []string, reason string, done func(reason string) bool) (bool, error) {
 	var b batch
-	handed := false
-	err = s.Store.Update(ctx, []string{"team:" + l.Team}, func(tx Tx) error {
-		b, handed = batch{}, false
+	sent := false
+	err := s.Store.Update(ctx, []string{"team:" + l.Team}, func(tx Tx) error {
+		b, sent = batch{}, false
 		cur, err := tx.GetLease(ctx, l.ID)
 		if err != nil || cur.State != PendingApproval {
 			return err
@@ -535,22 +556,22 @@ func (s *Service) handOverUnreached(ctx context.Context, id LeaseID, skip []stri
 			return err
 		}
 		for _, e := range ev {
-			if e.Actor == SystemActor && strings.HasSuffix(e.Reason, unreachedTail) {
-				return nil // handed over already, for this reason or another
+			if e.Actor == SystemActor && done(e.Reason) {
+				return nil
 			}
 		}
 		if err := tx.AddEvent(ctx, &Event{Lease: cur.ID, At: s.Clock.Now(), Actor: SystemActor, From: cur.State, To: cur.State, Reason: reason}); err != nil {
 			return err
 		}
-		handed = true
+		sent = true
 		return s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: to, Lease: cur,
-			Matches: s.waitingMatches(cur), Approvers: fallback, Reason: reason})
+			Matches: s.waitingMatches(cur), Approvers: approvers, Reason: reason})
 	})
 	if err != nil {
 		return false, err
 	}
 	s.send(ctx, &b)
-	return handed, nil
+	return sent, nil
 }
 
 // newApproversReason is why those who decide a waiting request now are sent it after the policy
@@ -575,48 +596,13 @@ func (s *Service) SendToNewApprovers(ctx context.Context, id LeaseID, skip []str
 		return false, err
 	}
 	who := s.Deciders(l.Team, l.User)
-	var to []string
-	for _, d := range who {
-		for _, p := range s.People(d) {
-			if !strings.HasPrefix(p, "#") && !policy.Contains(skip, p) && !policy.Contains(to, p) &&
-				(s.Policy.Approvals.SelfApproval || !SameUser(p, l.User)) {
-				to = append(to, p)
-			}
-		}
-	}
+	to := s.approvalRecipients(who, skip, l.User)
 	if len(to) == 0 {
 		return false, nil
 	}
 	reason := s.newApproversReason(l.Team, who)
-	var b batch
-	sent := false
-	err = s.Store.Update(ctx, []string{"team:" + l.Team}, func(tx Tx) error {
-		b, sent = batch{}, false
-		cur, err := tx.GetLease(ctx, l.ID)
-		if err != nil || cur.State != PendingApproval {
-			return err
-		}
-		ev, err := tx.Events(ctx, cur.ID)
-		if err != nil {
-			return err
-		}
-		for _, e := range ev {
-			if e.Actor == SystemActor && e.Reason == reason {
-				return nil // sent at an earlier start, or by another replica
-			}
-		}
-		if err := tx.AddEvent(ctx, &Event{Lease: cur.ID, At: s.Clock.Now(), Actor: SystemActor, From: cur.State, To: cur.State, Reason: reason}); err != nil {
-			return err
-		}
-		sent = true
-		return s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: to, Lease: cur,
-			Matches: s.waitingMatches(cur), Approvers: who, Reason: reason})
-	})
-	if err != nil {
-		return false, err
-	}
-	s.send(ctx, &b)
-	return sent, nil
+	// Sent at an earlier start, or by another replica: not again.
+	return s.sendApprovalOnce(ctx, l, to, who, reason, func(r string) bool { return r == reason })
 }
 
 // waitingMatches are the rules a waiting request met, as its approval message names them: the
