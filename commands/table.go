@@ -516,7 +516,7 @@ func init() {
 			}},
 		{Name: "policy", Words: []string{"policy"}, Usage: "/gpu policy", Summary: "the published rules, in words", Examples: []string{"/gpu policy"}, parse: noArgs,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
-				return []bot.Reply{b.policyText()}
+				return []bot.Reply{b.policyText(ctx, req.User)}
 			}},
 	}
 }

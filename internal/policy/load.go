@@ -1297,8 +1297,9 @@ func (v *validator) validate(p *Policy) {
 	rs, probs := compileRules(p, v.line, v.scalarPos)
 	v.problems = append(v.problems, probs...)
 	p.rules = rs
+	p.reach = &reachCache{}
 	p.Warnings = append([]Problem(nil), v.warnings...)
-	for _, warnings := range []func(*Policy, func(string) int) []Problem{teamWarnings, groupWarnings, peopleWarnings, ruleCaseWarnings, ruleLiteralWarnings, limitWarnings, approverWarnings, emailGroupWarnings, adminWarnings, deciderWarnings, showbackWarnings, discordChannelWarnings} {
+	for _, warnings := range []func(*Policy, func(string) int) []Problem{teamWarnings, groupWarnings, peopleWarnings, ruleCaseWarnings, ruleLiteralWarnings, limitWarnings, approverWarnings, emailGroupWarnings, adminWarnings, deciderWarnings, showbackWarnings, discordChannelWarnings, reachWarnings} {
 		p.Warnings = append(p.Warnings, warnings(p, v.line)...)
 	}
 	shownProblems(p.Warnings)

@@ -45,6 +45,7 @@ type Policy struct {
 	DiscordOnly []Problem `yaml:"-"`
 
 	rules *ruleSet
+	reach *reachCache
 }
 
 // Class is a catalog entry: a GPU SKU offered as a product.

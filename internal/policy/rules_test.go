@@ -203,13 +203,15 @@ approvals: {fallback_approvers: [ops@x.example]}
 		`line 11: exception rule "dev": class.name is compared with 'a100_dev', which is no class, so it never matches one; did you mean 'a100-dev'?`,
 		`line 12: exception rule "phi": rules see data classes in lower case, so 'PHI' never matches one; write 'phi'`,
 		`line 13: exception rule "phi2": rules see data classes in lower case, so 'PHI' never matches one; write 'phi'`,
+		// dev sends a request of h200_big for more than 1 GPU to a budget owner, whoever asks.
+		`line 3: exception rule "dev" sends a request of class h200_big for more than 1 GPU to approval for every team, so its max_gpus of 8 is never reached without one; the catalog says up to 1 GPU; write max_gpus: 1, or change the rule`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no warning %q in:\n%s", want, text)
 		}
 	}
-	if len(p.Warnings) != 4 {
-		t.Errorf("want exactly 4 warnings, got:\n%s", text)
+	if len(p.Warnings) != 5 {
+		t.Errorf("want exactly 5 warnings, got:\n%s", text)
 	}
 }
 

@@ -1,0 +1,74 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// askerTeam is the team a command of user's is charged to when it names none, or "".
+func (b *Bot) askerTeam(ctx context.Context, user string) string {
+	if user == "" {
+		return ""
+	}
+	id, err := b.Svc.Resolve(ctx, user)
+	if err != nil || len(id.Teams) == 0 {
+		return ""
+	}
+	return id.Teams[0]
+}
+
+// withoutApprovalText is how far a request of class c goes without approval for a member of team,
+// as the catalog and /gpu policy say it: the class's max_gpus and max_duration, or less where an
+// exception rule sends less to a budget owner, naming the rule ("up to 8 GPUs (rule big above
+// that) for up to 3d"). Where the answer differs between teams it is said for team; where the
+// rules look at who asks, that a budget owner may be answered otherwise. A rule the probe cannot
+// decide leaves the class's limits as they are.
+//
+// The catalog's field says it alone ("up to 4 GPUs for up to 8h"); /gpu policy's line, with
+// inLine, ends it with "without approval" ("up to 4 GPUs for 8h without approval").
+func (b *Bot) withoutApprovalText(c *policy.Class, team string, inLine bool) string {
+	p := b.pol()
+	gpus := "up to " + qm.GPUCount(c.MaxGPUs, "")
+	dur := "for up to " + policy.FormatDuration(c.MaxDuration.Duration)
+	tail := ""
+	if inLine {
+		dur, tail = "for "+policy.FormatDuration(c.MaxDuration.Duration), " without approval"
+	}
+	r, ok := p.ReachFor(c.Name, team)
+	if !ok || r.Undecided {
+		return gpus + " " + dur + tail
+	}
+	text := ""
+	switch {
+	case r.GPUs == 0 || r.Duration == 0:
+		rule := r.GPUsRule
+		if r.GPUs > 0 {
+			rule = r.DurationRule
+		}
+		text = fmt.Sprintf("none: rule %s sends every request to a budget owner", rule)
+		if inLine {
+			text = fmt.Sprintf("nothing without approval: rule %s sends every request to a budget owner", rule)
+		}
+	default:
+		if r.GPUsRule != "" {
+			gpus = fmt.Sprintf("up to %s (rule %s above that)", qm.GPUCount(r.GPUs, ""), r.GPUsRule)
+		}
+		if r.DurationRule != "" {
+			dur = fmt.Sprintf("for up to %s (rule %s beyond that)", policy.FormatDuration(r.Duration), r.DurationRule)
+		}
+		text = gpus + " " + dur + tail
+		if r.BothRule != "" {
+			text += fmt.Sprintf(", but not both at once (rule %s)", r.BothRule)
+		}
+	}
+	if team != "" && p.ReachByTeam(c.Name) {
+		text += " for team " + team
+	}
+	if r.ByUser {
+		text += "; the rules look at who asks, so a budget owner may be answered otherwise"
+	}
+	return text
+}
