@@ -17,7 +17,16 @@ import (
 // none, one a team has, or one close to none. The team typed is looked at first.
 func (b *Bot) dataClassTypo(ctx context.Context) (typed, near string) {
 	c, ok := ctx.Value(typedKey{}).(Command)
-	if !ok || c.DataClass == "" || !policy.ValidDataClass(c.DataClass) {
+	if !ok {
+		return "", ""
+	}
+	return b.dataClassNearMiss(c.DataClass, c.Team)
+}
+
+// dataClassNearMiss is dataClassTypo for data class dc of a request charged to team (looked at
+// first), as the approval card says it, where no command typed is at hand.
+func (b *Bot) dataClassNearMiss(dc, team string) (typed, near string) {
+	if dc == "" || !policy.ValidDataClass(dc) {
 		return "", ""
 	}
 	var known []string
@@ -28,13 +37,13 @@ func (b *Bot) dataClassTypo(ctx context.Context) (typed, near string) {
 			}
 		}
 	}
-	if c.Team != "" {
-		add(c.Team)
+	if team != "" {
+		add(team)
 	}
 	for _, t := range b.pol().Teams {
 		add(t.Name)
 	}
-	typed = policy.NameKey(c.DataClass)
+	typed = policy.NameKey(dc)
 	if slices.Contains(known, typed) {
 		return "", ""
 	}

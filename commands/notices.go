@@ -507,6 +507,10 @@ func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			// Why it comes to them now: handed over when its team left the policy.
 			held += " " + strings.ToUpper(n.Reason[:1]) + n.Reason[1:] + "."
 		}
+		if _, near := b.dataClassNearMiss(l.DataClass, l.Team); near != "" && l.Kind != qm.KindQuota {
+			// The approver can deny it with the class likely meant.
+			held += " " + dataTypoText(policy.NameKey(l.DataClass), near)
+		}
 		ask := b.askText(l)
 		if l.Kind == qm.KindQuota || strings.Contains(ask, ", which ") {
 			// What is asked ends in a clause (a reason, the rounding up to whole nodes): a comma
