@@ -1314,6 +1314,11 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 	team := c.Arg
 	if team == "" {
 		id := *c.Who
+		if owned := b.Svc.OwnedTeams(ctx, req.User); len(owned) > 0 && !slices.ContainsFunc(id.Teams, func(t string) bool { _, ok := b.pol().Team(t); return ok }) {
+			// A budget owner in no team of the policy: the teams they own, not the one their
+			// directory group makes them.
+			return []bot.Reply{b.ownedQuotas(ctx, owned)}
+		}
 		if len(id.Teams) == 0 {
 			if teams := b.pol().Teams; len(teams) > 0 {
 				return []bot.Reply{b.fail(ctx, "quota", qm.Errorf(qm.EFORBIDDEN,
@@ -1379,6 +1384,43 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 			Text: fmt.Sprintf("%s. /gpu quota %s shows that team's quota.", policy.SomeNames(others, maxTeamsNamed), others[0])})
 	}
 	return []bot.Reply{r}
+}
+
+// ownedQuotas is /gpu quota for a budget owner who is in no team of the policy: each team they
+// own on a line, its GPUs in use of its quota by class and its GPU-hours of the week.
+func (b *Bot) ownedQuotas(ctx context.Context, owned []string) bot.Reply {
+	since := b.Svc.WeekStart(b.Svc.Clock.Now()).Format("Mon 2 Jan")
+	r := bot.Reply{Text: fmt.Sprintf("You are in no team, but a budget owner of %s; this week (since %s):", policy.Count(len(owned), "team", "teams"), since)}
+	var lines []string
+	for i, team := range owned {
+		if i == maxTeamsNamed {
+			lines = append(lines, fmt.Sprintf("and %d more", len(owned)-i))
+			break
+		}
+		u, q, err := b.Svc.TeamUsage(ctx, team)
+		if err != nil {
+			return b.fail(ctx, "quota", err)
+		}
+		var held []string
+		for _, cl := range b.pol().Classes {
+			if u.GPUs[cl.Name] == 0 && q.GPUs[cl.Name] == 0 {
+				continue
+			}
+			held = append(held, fmt.Sprintf("%s %d of %d", cl.Name, u.GPUs[cl.Name], q.GPUs[cl.Name]))
+		}
+		gpus := "no GPU quota and none in use"
+		if len(held) > 0 {
+			gpus = strings.Join(held, ", ") + " GPUs in use"
+		}
+		hours := fmt.Sprintf("%s GPU-hours this week, no weekly limit", qm.FormatHours(u.GPUHoursWeek))
+		if q.GPUHoursPerWeek > 0 {
+			hours = fmt.Sprintf("%s of %s GPU-hours this week", qm.FormatHours(u.GPUHoursWeek), qm.FormatHours(q.GPUHoursPerWeek))
+		}
+		lines = append(lines, fmt.Sprintf("%s: %s; %s", team, gpus, hours))
+	}
+	r.Sections = []bot.Section{{Title: "Your teams' quotas", Text: strings.Join(lines, "\n")},
+		{Title: "One team in full", Text: fmt.Sprintf("/gpu quota %s shows its quota, increases and waiting leases.", owned[0])}}
+	return r
 }
 
 // maxTeamsNamed is how many of someone's other teams /gpu quota names.
