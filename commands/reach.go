@@ -64,8 +64,12 @@ func (b *Bot) withoutApprovalText(c *policy.Class, team string, inLine bool) str
 			text += fmt.Sprintf(", but not both at once (rule %s)", r.BothRule)
 		}
 	}
-	if team != "" && p.ReachByTeam(c.Name) {
-		text += " for team " + team
+	if p.ReachByTeam(c.Name) {
+		if team != "" {
+			text += " for team " + team
+		} else {
+			text += " for a team the policy does not list"
+		}
 	}
 	if r.ByUser {
 		text += "; the rules look at who asks, so a budget owner may be answered otherwise"
