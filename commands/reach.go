@@ -37,7 +37,9 @@ func (b *Bot) withoutApprovalText(c *policy.Class, team string, inLine bool) str
 	if inLine {
 		dur, tail = "for "+policy.FormatDuration(c.MaxDuration.Duration), " without approval"
 	}
-	r, ok := p.ReachFor(c.Name, team)
+	// Rules see a request as the GPUs it is counted as: the whole nodes it takes, where it does.
+	counted := func(n int) int { return b.Svc.CountedGPUs(c.Name, n, false) }
+	r, ok := p.ReachCounted(c.Name, team, counted)
 	if !ok || r.Undecided {
 		return gpus + " " + dur + tail
 	}
@@ -64,7 +66,7 @@ func (b *Bot) withoutApprovalText(c *policy.Class, team string, inLine bool) str
 			text += fmt.Sprintf(", but not both at once (rule %s)", r.BothRule)
 		}
 	}
-	if p.ReachByTeam(c.Name) {
+	if p.ReachByTeam(c.Name, counted) {
 		if team != "" {
 			text += " for team " + team
 		} else {

@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -63,5 +65,28 @@ func TestTheCatalogSaysWhatTheRulesLetThrough(t *testing.T) {
 	}
 	if r := mustOK(t, h.say(joao, "/gpu request 9 osprey for 1h")); !strings.Contains(r.Text, "waits for approval") || !strings.Contains(r.Text, "big-request") {
 		t.Errorf("9 osprey: %q; want it to wait for approval by big-request", r.Text)
+	}
+}
+
+// Rules see a request for more GPUs than a node holds as the whole nodes it takes, so the
+// catalog's figure is one whose request, counted so, no rule sends to approval: with nodes of 8
+// and a rule for more than 10, asking for 9 takes 16 and waits, so the catalog says 8.
+func TestTheCatalogCountsWholeNodesAsTheRulesSeeThem(t *testing.T) {
+	src, err := os.ReadFile(ploverPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(src), "request.gpus > 8", "request.gpus > 10", 1)
+	file := filepath.Join(t.TempDir(), "p.yaml")
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessOn(t, file)
+	const joao = "joao@plover.example"
+	if got := withoutApprovalOf(t, h, joao, "osprey"); !strings.HasPrefix(got, "up to 8 GPUs (rule big-request above that)") {
+		t.Errorf("osprey in the catalog: %q; want up to 8 GPUs (rule big-request above that)", got)
+	}
+	if r := mustOK(t, h.say(joao, "/gpu request 9 osprey for 1h")); !strings.Contains(r.Text, "waits for approval") {
+		t.Errorf("9 osprey: %q; want it to wait for approval", r.Text)
 	}
 }

@@ -42,7 +42,7 @@ func (r Reach) Limited() bool { return r.GPUsRule != "" || r.DurationRule != "" 
 // reachCache keeps the reaches computed, per class and team, for as long as the policy is loaded.
 type reachCache struct {
 	mu sync.Mutex
-	m  map[[2]string]Reach
+	m  map[[3]string]Reach
 }
 
 // reachProbeMaxGPUs bounds the GPU counts probed, so that a class with a huge max_gpus stays fast.
@@ -52,6 +52,13 @@ const reachProbeMaxGPUs = 512
 // a team the policy does not list), from the exception rules, probed one GPU count and duration at
 // a time. ok is false for a class that is no class of the policy.
 func (p *Policy) ReachFor(class, team string) (Reach, bool) {
+	return p.ReachCounted(class, team, nil)
+}
+
+// ReachCounted is ReachFor where a request for n GPUs of the class is seen by the rules as
+// counted(n) GPUs (the whole nodes it takes, as the service counts them); nil counts n as n. A
+// service passes the same counted for a class every time: the answer is kept.
+func (p *Policy) ReachCounted(class, team string, counted func(n int) int) (Reach, bool) {
 	c, ok := p.Class(class)
 	if !ok {
 		return Reach{}, false
@@ -59,16 +66,22 @@ func (p *Policy) ReachFor(class, team string) (Reach, bool) {
 	if !p.rulesReadWho() {
 		team = "" // every team's member is answered alike
 	}
+	key := [3]string{c.Name, team, "asked"}
+	if counted != nil {
+		key[2] = "counted"
+	} else {
+		counted = func(n int) int { return n }
+	}
 	if p.reach != nil {
 		p.reach.mu.Lock()
 		defer p.reach.mu.Unlock()
-		if r, ok := p.reach.m[[2]string{c.Name, team}]; ok {
+		if r, ok := p.reach.m[key]; ok {
 			return r, true
 		}
 	}
-	r := p.probeReach(c, team, false)
+	r := p.probeReach(c, team, false, counted)
 	if owner := p.probeOwner(team); owner != "" && !r.Undecided {
-		o := p.probeReach(c, team, true)
+		o := p.probeReach(c, team, true, counted)
 		if o.Undecided {
 			r = Reach{Undecided: true}
 		} else if o != r {
@@ -80,9 +93,9 @@ func (p *Policy) ReachFor(class, team string) (Reach, bool) {
 	}
 	if p.reach != nil {
 		if p.reach.m == nil {
-			p.reach.m = map[[2]string]Reach{}
+			p.reach.m = map[[3]string]Reach{}
 		}
-		p.reach.m[[2]string{c.Name, team}] = r
+		p.reach.m[key] = r
 	}
 	return r, true
 }
@@ -91,8 +104,8 @@ func (p *Policy) ReachFor(class, team string) (Reach, bool) {
 // it does not list).
 // A policy of more than reachTeamsProbed teams whose rules read the team or the user counts as
 // differing, rather than probing every team.
-func (p *Policy) ReachByTeam(class string) bool {
-	first, ok := p.ReachFor(class, "")
+func (p *Policy) ReachByTeam(class string, counted func(n int) int) bool {
+	first, ok := p.ReachCounted(class, "", counted)
 	if !ok || !p.rulesReadWho() {
 		return false
 	}
@@ -103,7 +116,7 @@ func (p *Policy) ReachByTeam(class string) bool {
 		if t == nil {
 			continue
 		}
-		if r, _ := p.ReachFor(class, t.Name); r != first {
+		if r, _ := p.ReachCounted(class, t.Name, counted); r != first {
 			return true
 		}
 	}
@@ -146,7 +159,7 @@ func (p *Policy) probeOwner(team string) string {
 }
 
 // probeReach probes the rules for class c and team, as a plain member or as a budget owner.
-func (p *Policy) probeReach(c *Class, team string, owner bool) Reach {
+func (p *Policy) probeReach(c *Class, team string, owner bool, counted func(int) int) Reach {
 	maxD := c.MaxDuration.Duration
 	if maxD <= 0 || maxD > MaxLease {
 		maxD = MaxLease
@@ -171,6 +184,7 @@ func (p *Policy) probeReach(c *Class, team string, owner bool) Reach {
 	undecided := false
 	// fired is the first rule that sends n GPUs for d to approval, or "".
 	fired := func(n int, d time.Duration) string {
+		n = counted(n)
 		in := RuleInput{
 			Request: RuleRequest{Kind: "lease", GPUs: int64(n), Class: c.Name, Duration: d, GPUHours: float64(n) * d.Hours(), DataClass: rt.DataClasses[0]},
 			User:    user, Team: rt, Class: rc,

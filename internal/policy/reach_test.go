@@ -25,8 +25,8 @@ func TestRulesCutAClassShortOfItsLimits(t *testing.T) {
 	if r, _ := p.ReachFor("wren", "dunes"); r.GPUs != 1 || r.GPUsRule != "dunes-wren" {
 		t.Errorf("wren for dunes: %+v; want 1 GPU (dunes-wren)", r)
 	}
-	if !p.ReachByTeam("wren") || p.ReachByTeam("osprey") {
-		t.Errorf("wren by team %v, osprey by team %v; want only wren", p.ReachByTeam("wren"), p.ReachByTeam("osprey"))
+	if !p.ReachByTeam("wren", nil) || p.ReachByTeam("osprey", nil) {
+		t.Errorf("wren by team %v, osprey by team %v; want only wren", p.ReachByTeam("wren", nil), p.ReachByTeam("osprey", nil))
 	}
 	var warned []string
 	for _, w := range p.Warnings {
