@@ -458,7 +458,7 @@ func init() {
 				return b.approvals(ctx, req)
 			}},
 		{Name: "quota", Words: []string{"quota"}, Usage: "/gpu quota [TEAM]", Summary: "use against quota this week", Examples: []string{"/gpu quota"},
-			Params: []Param{{Name: "team", Type: TTeam, Help: "a team (default: your first; the answer names your others)"}}, parse: parseQuota,
+			Params: []Param{{Name: "team", Type: TTeam, Help: "a team (default: your first, naming your others; a budget owner in no team: the teams they own)"}}, parse: parseQuota,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply { return b.quota(ctx, req, c) }},
 		{Name: "quota-request", Words: []string{"quota", "request"}, Usage: "/gpu quota request +N CLASS [for DURATION] [team T] because REASON",
 			Summary: "ask your budget owners for more quota", Examples: []string{"/gpu quota request +2 {class} for 1w because paper deadline"},
