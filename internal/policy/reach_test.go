@@ -72,3 +72,36 @@ sim: {nodes: [{name: l4, count: 2, class: lark, gpus: 8}]}
 		}
 	}
 }
+
+// A rule that answers a budget owner otherwise than a member is said to look at who asks, and the
+// member's figure is the one given; no warning, as the class's limit is reachable for some.
+func TestAReachThatDependsOnWhoAsksIsSaidSo(t *testing.T) {
+	src := `organization: Plover
+currency: EUR
+timezone: UTC
+classes:
+  - {name: lark, sku: L4, isolation: shared, price_per_gpu_hour: 1, max_gpus: 8, max_duration: 8h, slurm: {partition: lark, gres: "gpu:l4"}}
+default_quota: {gpus: {lark: 8}}
+teams:
+  - {name: finches, idp_groups: [g-finches], budget_owners: [mara@plover.example]}
+exceptions:
+  - name: members-small
+    when: "!(user.name in team.budget_owners) && request.gpus > 2"
+approvals: {timeout: 24h, fallback_approvers: [root@plover.example]}
+backend: sim
+sim: {nodes: [{name: l4, count: 2, class: lark, gpus: 8}]}
+`
+	p, err := Load([]byte(src), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := p.ReachFor("lark", "finches")
+	if !r.ByUser || r.GPUs != 2 || r.GPUsRule != "members-small" {
+		t.Errorf("lark for finches: %+v; want 2 GPUs (members-small), by user", r)
+	}
+	for _, w := range p.Warnings {
+		if strings.Contains(w.Msg, "never reached") {
+			t.Errorf("warned %q", w.Msg)
+		}
+	}
+}
