@@ -11,9 +11,9 @@ import (
 	"github.com/acme/quartermaster/internal/policy"
 )
 
-// ploverPolicy is a policy of its own: team wrens, whose budget owner is bea, and desk as the
+// ploverApproversPolicy is a policy of its own: team wrens, whose budget owner is bea, and desk as the
 // fallback approver; a rule sends long requests to a budget owner.
-const ploverPolicy = `organization: Plover Works
+const ploverApproversPolicy = `organization: Plover Works
 currency: CHF
 timezone: Europe/Zurich
 classes:
@@ -60,7 +60,7 @@ func TestNewApproversAreSentAWaitingRequestWhenThePolicyChanges(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "plover.yaml")
-			if err := os.WriteFile(path, []byte(ploverPolicy), 0o600); err != nil {
+			if err := os.WriteFile(path, []byte(ploverApproversPolicy), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			h := newHarnessOn(t, path)
@@ -79,7 +79,7 @@ func TestNewApproversAreSentAWaitingRequestWhenThePolicyChanges(t *testing.T) {
 				t.Fatalf("%s was sent %q before the policy changed", tc.decider, texts(got))
 			}
 
-			p, err := policy.Load([]byte(strings.Replace(ploverPolicy, tc.old, tc.new, 1)), "plover.yaml")
+			p, err := policy.Load([]byte(strings.Replace(ploverApproversPolicy, tc.old, tc.new, 1)), "plover.yaml")
 			if err != nil {
 				t.Fatal(err)
 			}
