@@ -723,8 +723,8 @@ func (b *Bot) outcomeReply(ctx context.Context, out *qm.Outcome, err error, cost
 			l.ID, matchesText(out.Matches), b.whoDecides(out.Approvers, l.User), b.quotaHeldText(l, out), cost),
 			Sections: []bot.Section{b.card(ctx, l)}, Actions: b.leaseActions(ctx, l)}
 	case l.State == qm.Queued:
-		return bot.Reply{Text: fmt.Sprintf("%s is queued: %s. Predicted wait: %s. %s You will get a message when it starts.",
-			l.ID, l.Reason, waitText(out.Wait), cost), Sections: []bot.Section{b.card(ctx, l)},
+		return bot.Reply{Text: fmt.Sprintf("%s is queued: %s.%s Predicted wait: %s. %s You will get a message when it starts.",
+			l.ID, l.Reason, b.queuePlaceSentence(ctx, l), waitText(out.Wait), cost), Sections: []bot.Section{b.card(ctx, l)},
 			Actions: b.leaseActions(ctx, l)}
 	default:
 		prefix := ""
@@ -1005,6 +1005,10 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 	if l.CPUOnly() {
 		f[1].Value += ", CPU only"
 	}
+	if place, ok := b.Svc.QueuePlace(ctx, l); ok {
+		// Where it stands in its class's queue now, as the service starts them.
+		f = append(f, bot.Field{Label: "Queue", Value: queuePlaceText(place, l.Class)})
+	}
 	started, ended := !l.StartedAt.IsZero(), !l.EndedAt.IsZero()
 	away := b.Svc.AwayWait(ctx, l)
 	switch {
@@ -1169,10 +1173,17 @@ func (b *Bot) status(ctx context.Context, req bot.Request, c Command) []bot.Repl
 	}
 	text := fmt.Sprintf("%s for %s: %s", l.ID, l.User, l.State)
 	if away := b.Svc.AwayWait(ctx, l); away != "" {
-		// Queued, but its start waits for its requester, not for GPUs.
+		// Queued, but its start waits for its requester, not for GPUs. It keeps its place.
 		text += " — " + away
+		if place, ok := b.Svc.QueuePlace(ctx, l); ok {
+			text += ". " + queuePlaceText(place, l.Class)
+		}
 	} else if l.Reason != "" {
 		text += " — " + l.Reason
+		if place, ok := b.Svc.QueuePlace(ctx, l); ok {
+			// Where it stands in its class's queue, counted now.
+			text += ". " + queuePlaceText(place, l.Class)
+		}
 		if l.Kind == qm.KindWorkspace && l.State == qm.Queued {
 			// How long it still waits, counted now, as its reply said when it was queued.
 			if w, err := b.Svc.LeaseWait(ctx, l); err == nil {
@@ -1574,4 +1585,38 @@ func extraGone(l *qm.Lease) string {
 		return qm.GPUCount(l.GPUs, "extra "+l.Class) + " of team " + l.Team + " is gone"
 	}
 	return qm.GPUCount(l.GPUs, "extra "+l.Class) + " of team " + l.Team + " are gone"
+}
+
+// queuePlaceSentence says, as a sentence with a leading space, where a queued lease stands in its
+// class's queue, counted now: " 2nd in line for interactive." Empty where the service cannot say
+// (its job waits in the scheduler's own queue, whose order only the scheduler knows).
+func (b *Bot) queuePlaceSentence(ctx context.Context, l *qm.Lease) string {
+	place, ok := b.Svc.QueuePlace(ctx, l)
+	if !ok {
+		return ""
+	}
+	return " " + queuePlaceText(place, l.Class) + "."
+}
+
+// queuePlaceText: "2nd in line for interactive".
+func queuePlaceText(place int, class string) string {
+	return ordinal(place) + " in line for " + class
+}
+
+// ordinal writes n as 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, ...
+func ordinal(n int) string {
+	suffix := "th"
+	switch n % 100 {
+	case 11, 12, 13:
+	default:
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.Itoa(n) + suffix
 }

@@ -246,7 +246,7 @@ func TestApprovedRequestThatQueuesSaysWhyItWaits(t *testing.T) {
 	h.notices("ben@lab.example")
 	mustOK(t, h.say("jürgen@lab.example", "/gpu approve "+id.String()))
 	got := texts(h.notices("ben@lab.example"))
-	if !strings.HasPrefix(got, id.String()+" (for 1 × notebook for 3h) was approved by jürgen@lab.example and is queued: waiting for free GPUs. Predicted wait: ") {
+	if !strings.HasPrefix(got, id.String()+" (for 1 × notebook for 3h) was approved by jürgen@lab.example and is queued: waiting for free GPUs. 1st in line for notebook. Predicted wait: ") {
 		t.Errorf("ben was told %q", got)
 	}
 	if l := h.lease(id); l.State != qm.Queued || l.Reason != "waiting for free GPUs" {

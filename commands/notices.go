@@ -532,8 +532,8 @@ func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			if w, err := b.Svc.LeaseWait(ctx, l); err == nil {
 				wait = waitText(w)
 			}
-			base = bot.Reply{Text: fmt.Sprintf("%s (%s) was approved by %s and is queued: %s. Predicted wait: %s. You will get a message when it starts.",
-				id, b.askText(l), n.Actor, l.Reason, wait), Sections: []bot.Section{b.card(ctx, l)},
+			base = bot.Reply{Text: fmt.Sprintf("%s (%s) was approved by %s and is queued: %s.%s Predicted wait: %s. You will get a message when it starts.",
+				id, b.askText(l), n.Actor, l.Reason, b.queuePlaceSentence(ctx, l), wait), Sections: []bot.Section{b.card(ctx, l)},
 				Actions: []bot.Action{cancelAction(id)}}
 		}
 		if l.Kind == qm.KindWorkspace && l.State.Running() {

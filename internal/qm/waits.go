@@ -409,3 +409,34 @@ func (s *Service) placementWait(now time.Time, live []*Lease, req WaitRequest, r
 		t = next
 	}
 }
+
+// QueuePlace says where a queued lease stands in its class's queue, counted now: 1 when no lease
+// of the class queued before it waits in the service's queue. startQueued tries the class's
+// queued leases in this order, oldest first. ok is false where the service cannot say: the lease
+// is not queued, or it waits in the scheduler's own queue (its job is submitted), whose order
+// only the scheduler knows.
+func (s *Service) QueuePlace(ctx context.Context, l *Lease) (place int, ok bool) {
+	if l == nil || l.Kind != KindWorkspace || l.State != Queued || l.Ref != "" {
+		return 0, false
+	}
+	var queued []*Lease
+	err := s.Store.View(ctx, func(tx Tx) error {
+		var err error
+		queued, err = tx.ListLeases(ctx, LeaseFilter{Class: l.Class, States: []State{Queued}})
+		return err
+	})
+	if err != nil {
+		return 0, false
+	}
+	place = 1
+	found := false
+	for _, q := range queued {
+		switch {
+		case q.ID == l.ID:
+			found = q.Ref == ""
+		case q.Ref == "" && q.ID < l.ID:
+			place++
+		}
+	}
+	return place, found
+}
