@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,28 @@ func TestQueuePlacesReadAsOrdinals(t *testing.T) {
 		if got := ordinal(n); got != want {
 			t.Errorf("ordinal(%d) = %q; want %q", n, got, want)
 		}
+	}
+}
+
+// A lease whose job waits in the scheduler's own queue (Kubernetes cannot place its pod) says no
+// place in line: only the scheduler knows its order.
+func TestALeaseTheSchedulerHoldsSaysNoPlaceInLine(t *testing.T) {
+	k := newKubeHarness(t, "testdata/borealis-kube.yaml", append(borealisNodes(), borealisClaims()...)...)
+	k.reconcile()
+	const pim, ns = "pim@borealis.example", "qm-speech"
+	id := leaseIn(t, k.say(pim, "/gpu request 1 slice 1h").Text)
+	l, _ := k.svc.Get(context.Background(), id)
+	job := l.Ref[strings.LastIndex(l.Ref, "/")+1:]
+	k.addPod(ns, job, job+"-a", podUnschedulable("0/3 nodes are available: 1 Insufficient nvidia.com/mig-2g.20gb."))
+	k.reconcile()
+	s := k.say(pim, "/gpu status "+id.String())
+	if !strings.Contains(s.Text, ": queued") {
+		t.Fatalf("/gpu status %s: %q; want it queued", id, s.Text)
+	}
+	if strings.Contains(s.Text, "in line") || leaseCardField(s, id.String(), "Queue") != "" {
+		t.Errorf("/gpu status %s: %q; want no place in line while the scheduler holds it", id, s.Text)
+	}
+	if c := leaseCardField(k.say(pim, "/gpu list"), id.String(), "Queue"); c != "" {
+		t.Errorf("/gpu list: its card says %q; want no place in line", c)
 	}
 }
