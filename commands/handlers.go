@@ -462,15 +462,29 @@ type formerEdit struct {
 }
 
 func (b *Bot) formerApproverEdits(ctx context.Context, only string) []formerEdit {
+	out, _ := b.waitingCopies(ctx, only)
+	return out
+}
+
+// heldCopies is a request that waits for approval, with who holds a copy of its approval message.
+type heldCopies struct {
+	lease   *qm.Lease
+	holders []string // canonical
+}
+
+// waitingCopies is formerApproverEdits, with each request that waits and who holds its copies
+// as Copies read them (none with only set), read once for both.
+func (b *Bot) waitingCopies(ctx context.Context, only string) ([]formerEdit, []heldCopies) {
 	if only == "" && b.Copies == nil {
-		return nil
+		return nil, nil
 	}
 	pending, err := b.Svc.List(ctx, qm.LeaseFilter{Kind: qm.AnyKind, States: []qm.State{qm.PendingApproval}})
 	if err != nil {
 		b.log().Error("list the requests that wait, for their former approvers' copies", "err", err)
-		return nil
+		return nil, nil
 	}
 	var out []formerEdit
+	var held []heldCopies
 	for _, l := range pending {
 		holders := []string{only}
 		if only == "" {
@@ -478,6 +492,11 @@ func (b *Bot) formerApproverEdits(ctx context.Context, only string) []formerEdit
 				b.log().Error("read who holds copies of an approval message", "lease", l.ID, "err", err)
 				continue
 			}
+			hc := heldCopies{lease: l}
+			for _, h := range holders {
+				hc.holders = append(hc.holders, qm.CanonicalUser(h))
+			}
+			held = append(held, hc)
 		}
 		// The names each person's copies were saved by (one person may be written in two cases).
 		named := map[string][]string{}
@@ -501,7 +520,7 @@ func (b *Bot) formerApproverEdits(ctx context.Context, only string) []formerEdit
 			}
 		}
 	}
-	return out
+	return out, held
 }
 
 // RetireFormerApprovers edits, through Edits, the copies of approval messages held by people who
@@ -509,13 +528,15 @@ func (b *Bot) formerApproverEdits(ctx context.Context, only string) []formerEdit
 // start: the policy may have changed since they were sent). Each copy is edited once: one
 // edited, Retired remembers, and Copies no longer names it at the next start. It says how many
 // it edited. A request none of whose approvers now reaches anyone is sent to the fallback
-// approvers, once (qm.HandOverChangedApprovers).
+// approvers, once (qm.HandOverChangedApprovers). Every request that waits is sent to each
+// person who decides it now and holds no copy, once (qm.SendToNewApproversOf): a policy that
+// adds a budget owner, or a start that ended after retiring a copy and before sending the new.
 func (b *Bot) RetireFormerApprovers(ctx context.Context) int {
 	if b.Edits == nil {
 		return 0
 	}
 	n := 0
-	edits := b.formerApproverEdits(ctx, "")
+	edits, held := b.waitingCopies(ctx, "")
 	for _, e := range edits {
 		if err := b.edit(ctx, e.reply); err != nil {
 			continue // tried again at the next start
@@ -541,8 +562,10 @@ func (b *Bot) RetireFormerApprovers(ctx context.Context) int {
 		handed[e.reply.Ref] = true
 		if id, err := qm.ParseLeaseID(strings.TrimPrefix(e.reply.Ref, "approval:")); err == nil {
 			b.handOverAs(ctx, id, true)
-			b.sendToNewApprovers(ctx, id)
 		}
+	}
+	for _, h := range held {
+		b.sendToNewApprovers(ctx, h.lease, h.holders)
 	}
 	return n
 }

@@ -104,3 +104,61 @@ func TestNewApproversAreSentAWaitingRequestWhenThePolicyChanges(t *testing.T) {
 		})
 	}
 }
+
+// At start, every request that waits for approval is sent to each person who decides it now and
+// holds no copy of it, once, saying why: a policy that keeps the budget owner and adds another
+// sends the added one, and a request whose former approver's copy was retired at an earlier start
+// that ended before the new ones were sent is sent to them at the next. Nobody who holds a copy
+// is sent another.
+func TestWaitingRequestsAreSentToDecidersWithoutACopyAtStart(t *testing.T) {
+	const ivo, bea, cai = "ivo@plover.example", "bea@plover.example", "cai@plover.example"
+	for _, tc := range []struct {
+		name, new, says string
+		beaHolds        bool
+	}{
+		{"an added budget owner", "budget_owners: [bea@plover.example, cai@plover.example]",
+			"The policy now also names cai@plover.example to decide the requests of team wrens.", true},
+		{"the former copy retired before the new one was sent", "budget_owners: [cai@plover.example]",
+			"The policy now names cai@plover.example to decide the requests of team wrens.", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "plover.yaml")
+			if err := os.WriteFile(path, []byte(ploverApproversPolicy), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			h := newHarnessOn(t, path)
+			h.bot.Edits = bot.SenderFunc(func(context.Context, bot.Reply) error { return nil })
+			copies := map[string][]string{}
+			h.bot.Copies = func(_ context.Context, ref string) ([]string, error) { return copies[ref], nil }
+			ctx := context.Background()
+			id := leaseIn(t, mustOK(t, h.say(ivo, "/gpu request 1 mote for 6h")).Text).String()
+			for _, r := range h.notices(bea) {
+				if tc.beaHolds {
+					copies[r.Ref] = append(copies[r.Ref], r.To)
+				}
+			}
+			p, err := policy.Load([]byte(strings.Replace(ploverApproversPolicy, "budget_owners: [bea@plover.example]", tc.new, 1)), "plover.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.svc.Policy, h.svc.Directory = p, p
+			h.bot.RetireFormerApprovers(ctx)
+			got := h.notices(cai)
+			if len(got) != 1 || got[0].Ref != "approval:"+id || len(got[0].Actions) == 0 || !strings.Contains(got[0].Text, tc.says) {
+				t.Fatalf("cai after the change was sent %+v; want the approval message with its buttons, saying %q", got, tc.says)
+			}
+			if again := h.notices(bea); len(again) != 0 {
+				t.Errorf("bea was sent %q", texts(again))
+			}
+			h.bot.RetireFormerApprovers(ctx)
+			h.bot.RetireFormerApprovers(ctx)
+			if again := h.notices(cai); len(again) != 0 {
+				t.Errorf("cai was sent it again: %q", texts(again))
+			}
+			if got := h.notices(ivo); len(got) != 0 {
+				t.Errorf("the requester was sent %q", texts(got))
+			}
+			mustOK(t, h.say(cai, "/gpu approve "+id))
+		})
+	}
+}

@@ -486,24 +486,14 @@ func (b *Bot) handOverStranded(ctx context.Context) {
 // reaches anyone now (qm.HandOverUnreached); whoever holds a copy already is not sent another.
 func (b *Bot) handOver(ctx context.Context, id qm.LeaseID) { b.handOverAs(ctx, id, false) }
 
-// sendToNewApprovers sends request id, whose approvers the policy changed while it waited, to
-// those who decide it now and hold no copy of it, once (qm.SendToNewApprovers): with Approve and
-// Deny, as those it was first sent to.
-func (b *Bot) sendToNewApprovers(ctx context.Context, id qm.LeaseID) {
-	var holders []string
-	if b.Copies != nil {
-		var err error
-		if holders, err = b.Copies(ctx, "approval:"+id.String()); err != nil {
-			return // tried again at the next start
-		}
-	}
-	for i, h := range holders {
-		holders[i] = qm.CanonicalUser(h)
-	}
-	if ok, err := b.Svc.SendToNewApprovers(ctx, id, holders); err != nil {
-		b.log().Error("send a request whose approvers the policy changed to its new approvers", "lease", id, "err", err)
+// sendToNewApprovers sends request l, which waits for approval, to those who decide it now and
+// hold no copy of it (holders, canonical, hold one), once (qm.SendToNewApproversOf): with Approve
+// and Deny, as those it was first sent to.
+func (b *Bot) sendToNewApprovers(ctx context.Context, l *qm.Lease, holders []string) {
+	if ok, err := b.Svc.SendToNewApproversOf(ctx, l, holders); err != nil {
+		b.log().Error("send a request whose approvers the policy changed to its new approvers", "lease", l.ID, "err", err)
 	} else if ok {
-		b.log().Info("sent a request to the approvers a new policy names", "lease", id)
+		b.log().Info("sent a request to the approvers a new policy names", "lease", l.ID)
 	}
 }
 

@@ -575,34 +575,138 @@ func (s *Service) sendApprovalOnce(ctx context.Context, l *Lease, to, approvers 
 }
 
 // newApproversReason is why those who decide a waiting request now are sent it after the policy
-// changed its team's approvers: a line of its history too, so that each is sent it once.
-func (s *Service) newApproversReason(team string, who []string) string {
+// changed its team's approvers: who are the approver entries sent it now, also set where others
+// who decide it held a copy already. It is a line of its history too, so that each is sent it
+// once (newApproversNamed reads it back).
+func (s *Service) newApproversReason(team string, who []string, also bool) string {
 	if t, ok := s.Policy.Team(team); !ok || len(t.BudgetOwners) == 0 {
-		return fmt.Sprintf("the policy now names no budget owner of team %s, so the fallback approvers (%s) decide its requests", team, strings.Join(who, " or "))
+		return fmt.Sprintf("%s%s, so the fallback approvers (%s) decide its requests", noOwnerHead, team, strings.Join(who, " or "))
 	}
-	return fmt.Sprintf("the policy now names %s to decide the requests of team %s", strings.Join(who, " or "), team)
+	head := namesHead
+	if also {
+		head = alsoNamesHead
+	}
+	return fmt.Sprintf("%s%s%s%s", head, strings.Join(who, " or "), decideTail, team)
+}
+
+const (
+	namesHead     = "the policy now names "
+	alsoNamesHead = "the policy now also names "
+	decideTail    = " to decide the requests of team "
+	noOwnerHead   = "the policy now names no budget owner of team "
+)
+
+// newApproversNamed are the approver entries a line of a request's history of team says were sent
+// it as new approvers (newApproversReason), or named as its approvers when it was handed over to
+// the fallback approvers (unreachedReason): someone of theirs who signs in later is not news of a
+// policy change. None for any other line.
+func newApproversNamed(reason, team string) []string {
+	var list string
+	switch {
+	case strings.HasPrefix(reason, noOwnerHead+team+", so the fallback approvers (") && strings.HasSuffix(reason, ") decide its requests"):
+		list = strings.TrimSuffix(strings.TrimPrefix(reason, noOwnerHead+team+", so the fallback approvers ("), ") decide its requests")
+	case strings.HasSuffix(reason, decideTail+team) && strings.HasPrefix(reason, alsoNamesHead):
+		list = strings.TrimSuffix(strings.TrimPrefix(reason, alsoNamesHead), decideTail+team)
+	case strings.HasSuffix(reason, decideTail+team) && strings.HasPrefix(reason, namesHead):
+		list = strings.TrimSuffix(strings.TrimPrefix(reason, namesHead), decideTail+team)
+	case strings.HasSuffix(reason, decideTail+team+", and nobody signed in is among them"+unreachedTail) && strings.HasPrefix(reason, namesHead):
+		// Named when it was handed over to the fallback approvers (unreachedReason): not new since.
+		list = strings.TrimSuffix(strings.TrimPrefix(reason, namesHead), decideTail+team+", and nobody signed in is among them"+unreachedTail)
+	case strings.HasPrefix(reason, "nobody signed in is left in ") && strings.HasSuffix(reason, ", who decide the requests of team "+team+unreachedTail):
+		list = strings.TrimSuffix(strings.TrimPrefix(reason, "nobody signed in is left in "), ", who decide the requests of team "+team+unreachedTail)
+	default:
+		return nil
+	}
+	return strings.Split(list, " or ")
 }
 
 // SendToNewApprovers sends the approval message of request id, which waits for approval, to
-// those who decide it now and were never sent it: the policy changed its team's approvers while
-// it waited (another budget owner, or none, so that the fallback approvers decide). Those in skip
-// (who hold a copy already) and the requester (unless the policy allows self-approval) are not
-// sent it; where none of those who decide reaches anyone, HandOverChangedApprovers hands it over
-// instead. Each request is sent once to the approvers the policy names (a line of its history),
-// so a later start, or another replica, sends nothing. It reports whether it sent it now.
+// those who decide it now and were never sent it (SendToNewApproversOf).
 func (s *Service) SendToNewApprovers(ctx context.Context, id LeaseID, skip []string) (bool, error) {
 	l, err := s.Get(ctx, id)
-	if err != nil || l.State != PendingApproval || !s.DecidersReach(l.Team, l.User) {
+	if err != nil {
 		return false, err
 	}
-	who := s.Deciders(l.Team, l.User)
-	to := s.approvalRecipients(who, skip, l.User)
-	if len(to) == 0 {
+	return s.SendToNewApproversOf(ctx, l, skip)
+}
+
+// SendToNewApproversOf sends the approval message of l, which waits for approval, to each person
+// who decides it now and was never sent it: the policy changed its team's approvers while it
+// waited (another budget owner, one more, or none, so that the fallback approvers decide). Those
+// in skip (who hold a copy already) and the requester (unless the policy allows self-approval) are
+// not sent it, nor an approver entry any of whose people holds a copy; where none of those who
+// decide reaches anyone, HandOverChangedApprovers hands it over instead. The message says why,
+// naming the approvers sent it now, and so does a line of its history, so that a later start, or
+// another replica, sends nobody it names again. Where everyone who decides holds a copy it reads
+// nothing from the store. It reports whether it sent it now.
+func (s *Service) SendToNewApproversOf(ctx context.Context, l *Lease, skip []string) (bool, error) {
+	if l.State != PendingApproval || !s.DecidersReach(l.Team, l.User) {
 		return false, nil
 	}
-	reason := s.newApproversReason(l.Team, who)
-	// Sent at an earlier start, or by another replica: not again.
-	return s.sendApprovalOnce(ctx, l, to, who, reason, func(r string) bool { return r == reason })
+	who := s.Deciders(l.Team, l.User)
+	fresh := map[string][]string{} // approver entry: people to send it to
+	var order []string
+	for _, a := range who {
+		holds := false
+		for _, p := range s.People(a) {
+			holds = holds || policy.Contains(skip, CanonicalUser(p)) || policy.Contains(skip, p)
+		}
+		if to := s.approvalRecipients([]string{a}, skip, l.User); !holds && len(to) > 0 {
+			fresh[a] = to
+			order = append(order, a)
+		}
+	}
+	if len(order) == 0 {
+		return false, nil
+	}
+	var b batch
+	sent := false
+	err := s.Store.Update(ctx, []string{"team:" + l.Team}, func(tx Tx) error {
+		b, sent = batch{}, false
+		cur, err := tx.GetLease(ctx, l.ID)
+		if err != nil || cur.State != PendingApproval {
+			return err
+		}
+		ev, err := tx.Events(ctx, cur.ID)
+		if err != nil {
+			return err
+		}
+		told := map[string]bool{}
+		for _, e := range ev {
+			if e.Actor == SystemActor {
+				for _, a := range newApproversNamed(e.Reason, cur.Team) {
+					told[a] = true
+				}
+			}
+		}
+		var names, to []string
+		for _, a := range order {
+			if told[a] {
+				continue // sent at an earlier start, or by another replica
+			}
+			names = append(names, a)
+			for _, p := range fresh[a] {
+				if !policy.Contains(to, p) {
+					to = append(to, p)
+				}
+			}
+		}
+		if len(to) == 0 {
+			return nil
+		}
+		reason := s.newApproversReason(cur.Team, names, len(names) < len(who))
+		if err := tx.AddEvent(ctx, &Event{Lease: cur.ID, At: s.Clock.Now(), Actor: SystemActor, From: cur.State, To: cur.State, Reason: reason}); err != nil {
+			return err
+		}
+		sent = true
+		return s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: to, Lease: cur,
+			Matches: s.waitingMatches(cur), Approvers: who, Reason: reason})
+	})
+	if err != nil {
+		return false, err
+	}
+	s.send(ctx, &b)
+	return sent, nil
 }
 
 // waitingMatches are the rules a waiting request met, as its approval message names them: the

@@ -84,3 +84,69 @@ func TestNewApproversAreSentAWaitingRequestOnceAcrossReplicas(t *testing.T) {
 		t.Fatalf("sent %+v; want the approval message to ole once", sent)
 	}
 }
+
+// A policy that keeps a waiting request's budget owner, who holds its copy, and adds another sends
+// the added one its approval message, saying the policy now also names them, once between two
+// replicas; a later policy adding a third sends the third alone.
+func TestAddedApproversAreSentAWaitingRequestOnceEach(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		st := storetest.Open(t, url)
+		old, err := policy.Load([]byte(marshPolicy), "marsh.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := newService(t, old, st).Request(ctx, qm.LeaseRequest{User: "kim@marsh.example", GPUs: 1, Class: "reed", Duration: 6 * time.Hour})
+		if err != nil || out.Lease.State != qm.PendingApproval {
+			t.Fatalf("request: %+v %v", out, err)
+		}
+		owners := func(list string) *policy.Policy {
+			p, err := policy.Load([]byte(strings.Replace(marshPolicy, "budget_owners: [nia@marsh.example]", "budget_owners: ["+list+"]", 1)), "marsh.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		var mu sync.Mutex
+		var sent []qm.Notice
+		start := func(p *policy.Policy) *qm.Service {
+			r := newService(t, p, st)
+			r.Notifier = qm.NotifierFunc(func(_ context.Context, n qm.Notice) {
+				mu.Lock()
+				defer mu.Unlock()
+				if n.Kind == qm.NoticeApprovalRequest {
+					sent = append(sent, n)
+				}
+			})
+			return r
+		}
+		holders := []string{"nia@marsh.example"} // what was sent before is not known to the service
+		added := owners("nia@marsh.example, ole@marsh.example")
+		var wg sync.WaitGroup
+		for _, r := range []*qm.Service{start(added), start(added)} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := r.SendToNewApprovers(ctx, out.Lease.ID, holders); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if ok, err := start(added).SendToNewApprovers(ctx, out.Lease.ID, holders); ok || err != nil {
+			t.Errorf("a later start sent it again: %v %v", ok, err)
+		}
+		const says = "the policy now also names ole@marsh.example to decide the requests of team herons"
+		if len(sent) != 1 || strings.Join(sent[0].To, ",") != "ole@marsh.example" || sent[0].Reason != says {
+			t.Fatalf("sent %+v; want the approval message to ole once, saying %q", sent, says)
+		}
+		sent = nil
+		// ole's copy is not recorded (the start ended before): the history still says ole was sent it.
+		if ok, err := start(owners("nia@marsh.example, ole@marsh.example, desk@marsh.example")).SendToNewApprovers(ctx, out.Lease.ID, holders); !ok || err != nil {
+			t.Fatalf("adding desk: %v %v", ok, err)
+		}
+		if len(sent) != 1 || strings.Join(sent[0].To, ",") != "desk@marsh.example" || !strings.Contains(sent[0].Reason, "also names desk@marsh.example to") {
+			t.Fatalf("sent %+v; want the approval message to desk alone", sent)
+		}
+	})
+}
