@@ -41,6 +41,9 @@ type Bot struct {
 	// them) were edited for someone who may no longer decide it, so that Copies leaves them out
 	// and RetireFormerApprovers edits each copy once, not again at every start.
 	Retired func(ctx context.Context, ref, recipient string) error
+	// Queued, when set, says to whom notices about lease id wait to be delivered (the outbox):
+	// they are sent its approval message already, though they hold no copy yet.
+	Queued func(ctx context.Context, id qm.LeaseID) ([]string, error)
 }
 
 func (b *Bot) pol() *policy.Policy { return b.Svc.Policy }

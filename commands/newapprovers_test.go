@@ -9,6 +9,7 @@ import (
 
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
 )
 
 // ploverApproversPolicy is a policy of its own: team wrens, whose budget owner is bea, and desk as the
@@ -160,5 +161,29 @@ func TestWaitingRequestsAreSentToDecidersWithoutACopyAtStart(t *testing.T) {
 			}
 			mustOK(t, h.say(cai, "/gpu approve "+id))
 		})
+	}
+}
+
+// A start that finds a request's approval message still waiting to be delivered to its budget
+// owner (the chat platform was down, or another replica sends it now) does not send them another.
+func TestAnApprovalMessageWaitingToBeDeliveredIsNotSentAgainAtStart(t *testing.T) {
+	const ivo, bea = "ivo@plover.example", "bea@plover.example"
+	path := filepath.Join(t.TempDir(), "plover.yaml")
+	if err := os.WriteFile(path, []byte(ploverApproversPolicy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessOn(t, path)
+	h.bot.Edits = bot.SenderFunc(func(context.Context, bot.Reply) error { return nil })
+	h.bot.Copies = func(context.Context, string) ([]string, error) { return nil, nil } // nothing posted yet
+	queued := map[qm.LeaseID][]string{}
+	h.bot.Queued = func(_ context.Context, id qm.LeaseID) ([]string, error) { return queued[id], nil }
+	id := leaseIn(t, mustOK(t, h.say(ivo, "/gpu request 1 mote for 6h")).Text)
+	if len(h.notices(bea)) != 1 {
+		t.Fatal("bea was not asked")
+	}
+	queued[id] = []string{bea}
+	h.bot.RetireFormerApprovers(context.Background())
+	if again := h.notices(bea); len(again) != 0 {
+		t.Errorf("bea was sent it again: %q", texts(again))
 	}
 }

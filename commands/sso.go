@@ -487,9 +487,20 @@ func (b *Bot) handOverStranded(ctx context.Context) {
 func (b *Bot) handOver(ctx context.Context, id qm.LeaseID) { b.handOverAs(ctx, id, false) }
 
 // sendToNewApprovers sends request l, which waits for approval, to those who decide it now and
-// hold no copy of it (holders, canonical, hold one), once (qm.SendToNewApproversOf): with Approve
+// hold no copy of it (holders, canonical, hold one) nor wait for one to be delivered (Queued), once (qm.SendToNewApproversOf): with Approve
 // and Deny, as those it was first sent to.
 func (b *Bot) sendToNewApprovers(ctx context.Context, l *qm.Lease, holders []string) {
+	if b.Queued != nil && b.Svc.DecidersWithoutCopy(l, holders) {
+		// A message still waiting to be delivered is as good as a copy.
+		queued, err := b.Queued(ctx, l.ID)
+		if err != nil {
+			b.log().Error("read to whom notices about a request wait to be delivered", "lease", l.ID, "err", err)
+			return // tried again at the next start
+		}
+		for _, q := range queued {
+			holders = append(holders, qm.CanonicalUser(q))
+		}
+	}
 	if ok, err := b.Svc.SendToNewApproversOf(ctx, l, holders); err != nil {
 		b.log().Error("send a request whose approvers the policy changed to its new approvers", "lease", l.ID, "err", err)
 	} else if ok {

@@ -326,7 +326,7 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	a.Sender = bot.SenderFunc(func(context.Context, bot.Reply) error { return nil })
 	svc.Notifier = &commands.Notices{Bot: a.Bot, Sender: bot.SenderFunc(func(ctx context.Context, r bot.Reply) error { return a.Sender.Send(ctx, r) })}
 	a.Bot.Edits = bot.SenderFunc(func(ctx context.Context, r bot.Reply) error { return a.Sender.Send(ctx, r) })
-	a.Bot.Copies, a.Bot.Retired = st.MessageRefRecipients, st.RetireMessageRefs
+	a.Bot.Copies, a.Bot.Retired, a.Bot.Queued = st.MessageRefRecipients, st.RetireMessageRefs, st.QueuedRecipients
 	return a, nil
 }
 

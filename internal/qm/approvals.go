@@ -644,18 +644,7 @@ func (s *Service) SendToNewApproversOf(ctx context.Context, l *Lease, skip []str
 		return false, nil
 	}
 	who := s.Deciders(l.Team, l.User)
-	fresh := map[string][]string{} // approver entry: people to send it to
-	var order []string
-	for _, a := range who {
-		holds := false
-		for _, p := range s.People(a) {
-			holds = holds || policy.Contains(skip, CanonicalUser(p)) || policy.Contains(skip, p)
-		}
-		if to := s.approvalRecipients([]string{a}, skip, l.User); !holds && len(to) > 0 {
-			fresh[a] = to
-			order = append(order, a)
-		}
-	}
+	order, fresh := s.deciderEntriesWithoutCopy(l, who, skip)
 	if len(order) == 0 {
 		return false, nil
 	}
@@ -707,6 +696,35 @@ func (s *Service) SendToNewApproversOf(ctx context.Context, l *Lease, skip []str
 	}
 	s.send(ctx, &b)
 	return sent, nil
+}
+
+// DecidersWithoutCopy reports whether someone who decides l now holds no copy of its approval
+// message (skip, canonical, hold one): SendToNewApproversOf would look whether to send it. It
+// reads nothing from the store.
+func (s *Service) DecidersWithoutCopy(l *Lease, skip []string) bool {
+	if l.State != PendingApproval || !s.DecidersReach(l.Team, l.User) {
+		return false
+	}
+	order, _ := s.deciderEntriesWithoutCopy(l, s.Deciders(l.Team, l.User), skip)
+	return len(order) > 0
+}
+
+// deciderEntriesWithoutCopy are the approver entries of who none of whose people holds a copy
+// (skip), in order, with the people of each to send it to.
+func (s *Service) deciderEntriesWithoutCopy(l *Lease, who, skip []string) ([]string, map[string][]string) {
+	fresh := map[string][]string{}
+	var order []string
+	for _, a := range who {
+		holds := false
+		for _, p := range s.People(a) {
+			holds = holds || policy.Contains(skip, CanonicalUser(p)) || policy.Contains(skip, p)
+		}
+		if to := s.approvalRecipients([]string{a}, skip, l.User); !holds && len(to) > 0 {
+			fresh[a] = to
+			order = append(order, a)
+		}
+	}
+	return order, fresh
 }
 
 // waitingMatches are the rules a waiting request met, as its approval message names them: the

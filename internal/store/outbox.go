@@ -39,6 +39,18 @@ func (t *tx) AddNotices(ctx context.Context, ns []qm.Notice, at time.Time) ([]in
 	return ids, nil
 }
 
+// QueuedRecipients lists to whom notices about lease wait to be delivered (unsent rows of the
+// outbox), each once, in name order.
+func (db *DB) QueuedRecipients(ctx context.Context, lease qm.LeaseID) ([]string, error) {
+	var out []string
+	err := db.x.SelectContext(ctx, &out, db.x.Rebind(
+		`SELECT DISTINCT recipient FROM outbox WHERE lease_id = ? AND sent_at IS NULL ORDER BY recipient`), int64(lease))
+	if err != nil {
+		return nil, fmt.Errorf("store: queued recipients of %s: %w", lease, err)
+	}
+	return out, nil
+}
+
 // QueueNotices writes notices into the outbox in a transaction of their own (as AddNotices does in
 // one that changes something with them), and returns their rows.
 func (db *DB) QueueNotices(ctx context.Context, ns []qm.Notice, at time.Time) ([]int64, error) {
