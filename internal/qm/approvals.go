@@ -560,18 +560,24 @@ func (s *Service) sendApprovalOnce(ctx context.Context, l *Lease, to, approvers 
 				return nil
 			}
 		}
-		if err := tx.AddEvent(ctx, &Event{Lease: cur.ID, At: s.Clock.Now(), Actor: SystemActor, From: cur.State, To: cur.State, Reason: reason}); err != nil {
-			return err
-		}
 		sent = true
-		return s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: to, Lease: cur,
-			Matches: s.waitingMatches(cur), Approvers: approvers, Reason: reason})
+		return s.stageApprovalSent(ctx, tx, &b, cur, to, approvers, reason)
 	})
 	if err != nil {
 		return false, err
 	}
 	s.send(ctx, &b)
 	return sent, nil
+}
+
+// stageApprovalSent writes reason as a line of waiting request l's history and stages its approval
+// message to to, naming approvers as those who decide and reason as why they are sent it.
+func (s *Service) stageApprovalSent(ctx context.Context, tx Tx, b *batch, l *Lease, to, approvers []string, reason string) error {
+	if err := tx.AddEvent(ctx, &Event{Lease: l.ID, At: s.Clock.Now(), Actor: SystemActor, From: l.State, To: l.State, Reason: reason}); err != nil {
+		return err
+	}
+	return s.stage(ctx, tx, b, Notice{Kind: NoticeApprovalRequest, To: to, Lease: l,
+		Matches: s.waitingMatches(l), Approvers: approvers, Reason: reason})
 }
 
 // newApproversReason is why those who decide a waiting request now are sent it after the policy
@@ -684,12 +690,8 @@ func (s *Service) SendToNewApproversOf(ctx context.Context, l *Lease, skip []str
 			return nil
 		}
 		reason := s.newApproversReason(cur.Team, names, len(names) < len(who))
-		if err := tx.AddEvent(ctx, &Event{Lease: cur.ID, At: s.Clock.Now(), Actor: SystemActor, From: cur.State, To: cur.State, Reason: reason}); err != nil {
-			return err
-		}
 		sent = true
-		return s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: to, Lease: cur,
-			Matches: s.waitingMatches(cur), Approvers: who, Reason: reason})
+		return s.stageApprovalSent(ctx, tx, &b, cur, to, who, reason)
 	})
 	if err != nil {
 		return false, err
