@@ -325,10 +325,10 @@ func (b *Bot) keep(ctx context.Context, req bot.Request, c Command) []bot.Reply 
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
-	if _, answered := b.idleWarnings(ctx, l); answered {
+	if ws, answered := b.idleWarnings(ctx, l); answered {
 		// It answered the lease's latest idle warning: that one says so (not an earlier one,
 		// which says what became of it, nor any where no warning was open).
-		b.warningsAnswered(ctx, []bot.Reply{b.latestWarningOver(ctx, l, fmt.Sprintf("%s was kept at %s after this idle warning: it stays for another idle period.", l.ID, b.when(l.KeptAt)))})
+		b.warningsAnswered(ctx, []bot.Reply{warningOver(l, idleRef(l.ID, len(ws)), fmt.Sprintf("%s was kept at %s after this idle warning: it stays for another idle period.", l.ID, b.when(l.KeptAt)))})
 	}
 	return []bot.Reply{{Text: fmt.Sprintf("Kept: %s stays for another idle period; it still ends %s.", l.ID, b.when(l.ExpiresAt))}}
 }

@@ -289,7 +289,13 @@ func (b *Bot) latestIdleRef(ctx context.Context, l *qm.Lease) string {
 // nothing is posted where there are none. An earlier idle warning, answered or overtaken
 // already, keeps what it says of that.
 func (b *Bot) latestWarningOver(ctx context.Context, l *qm.Lease, what string) bot.Reply {
-	return bot.Reply{To: l.User, Ref: b.latestIdleRef(ctx, l), Update: true, EditOnly: true, Text: what}
+	return warningOver(l, b.latestIdleRef(ctx, l), what)
+}
+
+// warningOver is the edit of the copies its owner holds of lease l's idle warning named ref
+// (idleRef) to what, without buttons.
+func warningOver(l *qm.Lease, ref, what string) bot.Reply {
+	return bot.Reply{To: l.User, Ref: ref, Update: true, EditOnly: true, Text: what}
 }
 
 // endedWords says how lease l ended, after its id: "was released at Mon 30 Nov 10:00 CET".
