@@ -68,7 +68,7 @@ func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.
 		}
 		return nil
 	}
-	sso.Queued = a.Service.SendQueued
+	sso.Queued, sso.Tell = a.Service.SendQueued, a.Service.Tell
 	// A team's first sign-in starts its time-to-first-GPU in the showback.
 	sso.LoggedIn = func(ctx context.Context, email string, at time.Time) {
 		id, err := a.Service.Resolve(ctx, email)

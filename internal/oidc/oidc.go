@@ -162,7 +162,6 @@ type Store interface {
 	RecordGroupsChange(ctx context.Context, before qm.AccountLink, after *qm.AccountLink, at time.Time, owner string, until time.Time) (int64, bool, error)
 	ClaimGroupsChanges(ctx context.Context, owner string, now time.Time, hold time.Duration, limit int) ([]qm.GroupsChange, error)
 	GroupsChangeTold(ctx context.Context, id int64, at time.Time, ns []qm.Notice) ([]int64, bool, error)
-	QueueNotices(ctx context.Context, ns []qm.Notice, at time.Time) ([]int64, error)
 	RenewGroupsChanges(ctx context.Context, owner string, until time.Time) error
 	ReleaseGroupsChanges(ctx context.Context, owners []string) (int64, error)
 	PruneGroupsChanges(ctx context.Context, before time.Time) (int64, error)
@@ -197,6 +196,9 @@ type Service struct {
 	// given their rows, to send them at once.
 	GroupsNotices func(ctx context.Context, before, after *qm.AccountLink) []qm.Notice
 	Queued        func(ctx context.Context, ids []int64)
+	// Tell, where set, queues notices in the outbox in a transaction of their own and sends them
+	// (qm.Service.Tell): what a change of groups found at a sign-in tells goes that way.
+	Tell func(ctx context.Context, ns ...qm.Notice) error
 	// Owner names this process in its claims on the changes it has to tell (serve: host/pid@start);
 	// New sets one of its own.
 	Owner string

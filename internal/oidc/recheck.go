@@ -142,25 +142,16 @@ func (s *Service) tellChanges(ctx context.Context) (int, error) {
 
 // tellAtSignIn tells what a change of someone's groups found at their sign-in means, as a
 // re-check's change is told: through GroupsChanged, and what GroupsNotices says of it queued in
-// the outbox (a chat platform that is down delays it, as it does a re-check's).
+// the outbox through Tell (a chat platform that is down delays it, as it does a re-check's).
 func (s *Service) tellAtSignIn(ctx context.Context, before, after *qm.AccountLink) {
 	if s.GroupsChanged != nil {
 		s.GroupsChanged(ctx, before, after)
 	}
-	if s.GroupsNotices == nil {
+	if s.GroupsNotices == nil || s.Tell == nil {
 		return
 	}
-	ns := s.GroupsNotices(ctx, before, after)
-	if len(ns) == 0 {
-		return
-	}
-	ids, err := s.store.QueueNotices(ctx, ns, s.clock.Now())
-	if err != nil {
+	if err := s.Tell(ctx, s.GroupsNotices(ctx, before, after)...); err != nil {
 		s.log.Error("queueing what a change of groups found at a sign-in tells", "email", after.Email, "err", err)
-		return
-	}
-	if s.Queued != nil {
-		s.Queued(ctx, ids)
 	}
 }
 

@@ -51,17 +51,6 @@ func (db *DB) QueuedRecipients(ctx context.Context, lease qm.LeaseID) ([]string,
 	return out, nil
 }
 
-// QueueNotices writes notices into the outbox in a transaction of their own (as AddNotices does in
-// one that changes something with them), and returns their rows.
-func (db *DB) QueueNotices(ctx context.Context, ns []qm.Notice, at time.Time) ([]int64, error) {
-	var ids []int64
-	err := db.Update(ctx, nil, func(qt qm.Tx) (err error) {
-		ids, err = qt.AddNotices(ctx, ns, at)
-		return err
-	})
-	return ids, err
-}
-
 // claimable is the condition for a row a sender may claim at ? (now): unsent, due, not held by a
 // live claim, and the oldest unsent row of its lease and recipient.
 const claimable = `o.sent_at IS NULL AND o.next_at <= ? AND (o.claimed_until IS NULL OR o.claimed_until < ?)

@@ -22,7 +22,10 @@ func TestQueuedRecipients(t *testing.T) {
 			one := func(id qm.LeaseID, to string) qm.Notice {
 				return qm.Notice{Kind: qm.NoticeApprovalRequest, To: []string{to}, Lease: &qm.Lease{ID: id}}
 			}
-			if _, err := db.QueueNotices(ctx, []qm.Notice{one(7, "bea@x.example"), one(7, "cai@x.example"), one(7, "bea@x.example"), one(8, "dan@x.example")}, now); err != nil {
+			if err := db.Update(ctx, nil, func(tx qm.Tx) error {
+				_, err := tx.AddNotices(ctx, []qm.Notice{one(7, "bea@x.example"), one(7, "cai@x.example"), one(7, "bea@x.example"), one(8, "dan@x.example")}, now)
+				return err
+			}); err != nil {
 				t.Fatal(err)
 			}
 			claimed, err := db.ClaimNotices(ctx, "a", nil, now, 10, time.Minute)
