@@ -678,6 +678,8 @@ func TestAlertedCountersStartAtZero(t *testing.T) {
 		`quartermaster_agent_reports_total{outcome="accepted"} 0`,
 		`quartermaster_wait_predictions_total{class="interactive",within="false"} 0`,
 		`quartermaster_wait_predictions_total{class="train",within="true"} 0`,
+		`quartermaster_leases_ended_total{class="train",state="failed"} 0`,
+		`quartermaster_leases_ended_total{class="interactive",state="reclaimed"} 0`,
 	} {
 		if !strings.Contains(body, want+"\n") {
 			t.Errorf("a fresh service's /metrics lacks %s", want)

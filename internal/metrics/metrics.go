@@ -21,6 +21,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/acme/quartermaster/internal/qm"
 )
 
 // Namespace prefixes every metric of the service.
@@ -179,6 +181,9 @@ func (m *Metrics) SetClasses(classes []string) {
 		m.grants.WithLabelValues(c)
 		m.reclaims.WithLabelValues(c)
 		m.reclaimedHours.WithLabelValues(c)
+		for _, state := range qm.EndedStates {
+			m.ended.WithLabelValues(c, string(state))
+		}
 		for _, within := range []string{"true", "false", "unbounded"} {
 			m.predictionsOver.WithLabelValues(c, within)
 		}

@@ -278,3 +278,33 @@ func BenchmarkScrape(b *testing.B) {
 		h.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	}
 }
+
+// TestEveryCounterByClassStartsAtZero: once the policy's classes are known, every counter by
+// class is on /metrics at 0 (leases ended, by each way a lease ends, too), so that an alert on
+// increase(quartermaster_leases_ended_total{state="failed"}[1h]) sees the first failed lease
+// rather than a series that appears at 1.
+func TestEveryCounterByClassStartsAtZero(t *testing.T) {
+	m := New(Build{})
+	m.SetClasses([]string{"tidepool", "deepwater"})
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	for _, class := range []string{"tidepool", "deepwater"} {
+		want := []string{
+			`quartermaster_grants_total{class="` + class + `"} 0`,
+			`quartermaster_reclaims_total{class="` + class + `"} 0`,
+			`quartermaster_reclaimed_gpu_seconds_total{class="` + class + `"} 0`,
+		}
+		for _, state := range []string{"released", "expired", "reclaimed", "denied", "cancelled", "failed"} {
+			want = append(want, `quartermaster_leases_ended_total{class="`+class+`",state="`+state+`"} 0`)
+		}
+		for _, w := range want {
+			if !strings.Contains(body, w+"\n") {
+				t.Errorf("/metrics lacks %s", w)
+			}
+		}
+	}
+	if strings.Contains(body, `state="active"`) || strings.Contains(body, `state="queued"`) {
+		t.Errorf("/metrics counts leases ended in a state that is no end:\n%s", body)
+	}
+}

@@ -59,6 +59,9 @@ const (
 // LiveStates hold (or wait in line for) GPUs and count against quota.
 var LiveStates = []State{Queued, Provisioning, Active, IdleWarned}
 
+// EndedStates are the states a lease ends in, each one way of ending.
+var EndedStates = []State{Released, Expired, Reclaimed, Denied, Cancelled, Failed}
+
 // OpenStates are the states in which a lease has not ended.
 var OpenStates = []State{PendingApproval, Queued, Provisioning, Active, IdleWarned}
 
