@@ -78,7 +78,8 @@ func consoleSession(ctx context.Context, args []string, stdin io.Reader, stdout,
 	fs, o, asJSON, clock, reportsDir := consoleFlags()
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return errUsage{err.Error() + "; example: quartermaster console --json"}
+		return flagMistakeIn(fs, "quartermaster console", map[string]string{
+			"policy": "docs/quartermaster.example.yaml", "clock": "2026-11-30T09:00:00Z"}, err)
 	}
 	if fs.NArg() > 0 {
 		return errUsage{fmt.Sprintf("console takes no arguments, but got %q; it reads USER: TEXT lines from standard input", fs.Arg(0))}

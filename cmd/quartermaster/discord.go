@@ -97,13 +97,15 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		return errUsage{discordUsage}
 	}
 	fs := flag.NewFlagSet("discord register", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	var flags commonFlags
 	flags.registerPolicy(fs)
 	guild := fs.String("guild", "", "install in this server (guild id) only, at once")
 	printOnly := fs.Bool("print", false, "print the command as JSON instead of installing it")
 	if err := fs.Parse(args[1:]); err != nil {
-		return errUsage{err.Error()}
+		return flagMistakeIn(fs, "quartermaster discord register", map[string]string{
+			"policy": "docs/quartermaster.example.yaml --print", "guild": "1180000000000000001 --policy docs/quartermaster.example.yaml",
+			"print": "--policy docs/quartermaster.example.yaml"}, err)
 	}
 	if fs.NArg() > 0 {
 		return errUsage{fmt.Sprintf("discord register takes no arguments, but got %q\n%s", fs.Arg(0), discordUsage)}

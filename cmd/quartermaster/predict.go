@@ -40,6 +40,18 @@ func predictFlags(o *predictOptions) *flag.FlagSet {
 	return fs
 }
 
+// predictExamples are values of eval's flags that work, each with the --trace eval needs, for the
+// examples of a flag mistake.
+var predictExamples = map[string]string{
+	"trace":          predictTrace,
+	"format":         "swf --trace " + predictTrace,
+	"train-fraction": "0.3 --trace " + predictTrace,
+	"json":           "--trace " + predictTrace,
+}
+
+// predictTrace is a trace the repository ships.
+const predictTrace = "testdata/traces/KTH-SP2-1996-2.1-cln.swf.gz"
+
 const predictUsage = "usage: quartermaster predict eval --trace FILE [--format swf|csv|sacct|philly] [--train-fraction 0.3] [--json]"
 
 // runPredict implements `quartermaster predict eval`: it replays a job trace in time order and
@@ -61,7 +73,7 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			fmt.Fprintln(stdout, predictUsage)
 			return nil
 		}
-		return errUsage{err.Error() + "; " + predictUsage}
+		return flagMistakeIn(fs, "quartermaster predict eval", predictExamples, err)
 	}
 	switch {
 	case fs.NArg() > 0:

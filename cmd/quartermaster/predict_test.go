@@ -31,7 +31,7 @@ func TestPredictUsage(t *testing.T) {
 		{"no trace", []string{"eval"}, "--trace is required"},
 		{"bad format", []string{"eval", "--trace", trace, "--format", "xml"}, `--format "xml"`},
 		{"bad fraction", []string{"eval", "--trace", trace, "--train-fraction", "1"}, "--train-fraction 1"},
-		{"unknown flag", []string{"eval", "--trace", trace, "--fast"}, "flag provided but not defined"},
+		{"unknown flag", []string{"eval", "--trace", trace, "--fast"}, "--fast is not a flag of quartermaster predict eval"},
 		{"extra argument", []string{"eval", "--trace", trace, "more"}, `unexpected argument "more"`},
 		{"unknown extension", []string{"eval", "--trace", filepath.Join(dir, "t.dat")}, "--format swf, --format csv, --format sacct or --format philly"},
 	} {

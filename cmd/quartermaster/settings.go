@@ -121,6 +121,14 @@ var goFlagError = regexp.MustCompile(`^(flag provided but not defined|flag needs
 // flagMistake rewrites the flag package's err from parsing fs into a sentence naming the flag and
 // an example of command (quartermaster serve, quartermaster migrate up) with a flag that works.
 func flagMistake(fs *flag.FlagSet, command string, err error) error {
+	return flagMistakeIn(fs, command, nil, err)
+}
+
+// flagMistakeIn is flagMistake for a command whose own flags need example values of their own:
+// examples gives, by flag name, what follows --NAME in an example that works (for a flag taking
+// no value, the words the command needs besides it), before the shared flagExamples and the
+// flag's default.
+func flagMistakeIn(fs *flag.FlagSet, command string, examples map[string]string, err error) error {
 	m := goFlagError.FindStringSubmatch(err.Error())
 	if m == nil {
 		return errUsage{fmt.Sprintf("%v; %s --help lists the flags", err, command)}
@@ -132,9 +140,15 @@ func flagMistake(fs *flag.FlagSet, command string, err error) error {
 			return ""
 		}
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			if v := examples[name]; v != "" {
+				return command + " --" + name + " " + v
+			}
 			return command + " --" + name
 		}
-		v := flagExamples[name]
+		v := examples[name]
+		if v == "" {
+			v = flagExamples[name]
+		}
 		if v == "" {
 			v = f.DefValue
 		}

@@ -307,6 +307,17 @@ func TestAFlagMistakeGetsAnExampleOfThatFlag(t *testing.T) {
 		{args: []string{"migrate", "status", "--db"}, want: []string{"--db needs a value", "quartermaster migrate status --db sqlite:data/quartermaster.db"}},
 		{args: []string{"agent-token", "list", "--dbb", "sqlite:x.db"}, want: []string{"--dbb is not a flag of quartermaster agent-token", "quartermaster agent-token list --db sqlite:data/quartermaster.db"}},
 		{args: []string{"agent-token", "create", "gpu-07", "--d"}, want: []string{"--d is not a flag", "quartermaster agent-token create gpu-01 --db sqlite:data/quartermaster.db"}},
+		// Every other command says it in the same words, with the flag as it was typed.
+		{args: []string{"version", "--json"}, want: []string{"--json is not a flag of quartermaster version", "quartermaster version --short"}},
+		{args: []string{"console", "--polcy", "p.yaml"}, want: []string{"--polcy is not a flag of quartermaster console", "the nearest is --policy", "quartermaster console --policy docs/quartermaster.example.yaml"}},
+		{args: []string{"console", "--clock"}, want: []string{"--clock needs a value", "quartermaster console --clock 2026-11-30T09:00:00Z"}},
+		{args: []string{"templates", "list", "--polcy", "p.yaml"}, want: []string{"--polcy is not a flag of quartermaster templates list", "quartermaster templates list --policy docs/quartermaster.example.yaml"}},
+		{args: []string{"templates", "show", "pytorch-ddp", "--policy"}, want: []string{"--policy needs a value", "quartermaster templates show pytorch-ddp --policy docs/quartermaster.example.yaml"}},
+		{args: []string{"templates", "render", "pytorch-ddp", "--gpu", "2"}, want: []string{"--gpu is not a flag of quartermaster templates render", "the nearest is --gpus", "quartermaster templates render pytorch-ddp --gpus 8"}},
+		{args: []string{"discord", "register", "--gild", "1"}, want: []string{"--gild is not a flag of quartermaster discord register", "the nearest is --guild", "quartermaster discord register --guild 1180000000000000001"}},
+		{args: []string{"discord", "register", "--print=maybe"}, want: []string{"--print takes no value", "quartermaster discord register --print --policy docs/quartermaster.example.yaml"}},
+		{args: []string{"predict", "eval", "--tarce", "t.swf"}, want: []string{"--tarce is not a flag of quartermaster predict eval", "the nearest is --trace", "quartermaster predict eval --trace testdata/traces/KTH-SP2-1996-2.1-cln.swf.gz"}},
+		{args: []string{"predict", "eval", "--json=2"}, want: []string{"--json takes no value", "quartermaster predict eval --json --trace testdata/traces/KTH-SP2-1996-2.1-cln.swf.gz"}},
 	} {
 		clearEnv(t)
 		t.Setenv("QM_DATA_DIR", t.TempDir())

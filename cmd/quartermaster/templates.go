@@ -54,7 +54,7 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	switch args[0] {
 	case "list":
-		words, gpus, err := browseArgs(args[1:])
+		words, gpus, err := browseArgs("quartermaster templates list", args[1:])
 		if err != nil {
 			return err
 		}
@@ -67,7 +67,7 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		return listTemplates(stdout, cat, word, gpus)
 	case "show":
-		words, gpus, err := browseArgs(args[1:])
+		words, gpus, err := browseArgs("quartermaster templates show pytorch-ddp", args[1:])
 		if err != nil {
 			return err
 		}
@@ -91,12 +91,13 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 // template's GPUs are said as /gpu templates says them on it: per node as the nodes of its
 // simulated cluster hold them, on the class the template would go to; without one, as the
 // template asks.
-func browseArgs(args []string) (words []string, gpus func(*templates.Template) string, err error) {
+// command is the command as an example of a flag puts it.
+func browseArgs(command string, args []string) (words []string, gpus func(*templates.Template) string, err error) {
 	fs := flag.NewFlagSet("templates", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	file := fs.String("policy", os.Getenv("QM_POLICY"), "policy file whose classes and simulated nodes the GPUs are told in")
 	if words, err = parseInterleaved(fs, args); err != nil {
-		return nil, nil, errUsage{err.Error() + "\n" + templatesUsage}
+		return nil, nil, flagMistakeIn(fs, command, map[string]string{"policy": "docs/quartermaster.example.yaml"}, err)
 	}
 	if *file == "" {
 		return words, gpuText, nil
@@ -204,6 +205,14 @@ func renderFlags(o *renderOptions) *flag.FlagSet {
 	return fs
 }
 
+// renderExamples are values of render's flags that work for pytorch-ddp on the embedded example
+// policy, for the examples of a flag mistake.
+var renderExamples = map[string]string{
+	"policy": "docs/quartermaster.example.yaml", "backend": "slurm", "class": "train", "gpus": "8",
+	"duration": "4h", "lease": "L-42", "team": "vision", "user": "alice@acme.example",
+	"team-image": "registry.example.com/vision/base:2026.11", "project-image": "registry.example.com/vision/detector:1.4",
+}
+
 // renderTemplate shows what a lease of the policy would run: the lease is built from the policy
 // (its class's partition, GRES and Kubernetes mapping, its team's storage) and rendered the way
 // the Slurm and Kubernetes backends render it, with the install's settings (QM_SLURM_ACCOUNTING
@@ -218,7 +227,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	var words []string
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
-		return errUsage{err.Error() + "\n" + templatesUsage}
+		return flagMistakeIn(fs, "quartermaster templates render pytorch-ddp", renderExamples, err)
 	}
 	for _, w := range rest {
 		if name == "" && !strings.Contains(w, "=") {

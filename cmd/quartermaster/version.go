@@ -28,7 +28,7 @@ func runVersion(_ context.Context, args []string, _ io.Reader, stdout, _ io.Writ
 	fs, short := versionFlags()
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return errUsage{err.Error() + "; example: quartermaster version"}
+		return flagMistake(fs, "quartermaster version", err)
 	}
 	if fs.NArg() > 0 {
 		return errUsage{fmt.Sprintf("version takes no arguments, but got %q; example: quartermaster version", fs.Arg(0))}
