@@ -169,6 +169,13 @@ func flagError(cmd string, given []string, err error) string {
 				return fmt.Sprintf("--%s is a flag of %s, not of %s; leave it out, e.g. %s", name, other, cmd, commandLine(cmd, rest))
 			}
 		}
+		if fs, _ := flagSet(cmd); fs != nil {
+			var names []string
+			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+			if near := nearest(name, names); near != "" {
+				return fmt.Sprintf("there is no flag --%s; the nearest is --%s, e.g. %s", name, near, commandLine(cmd, renameFlag(given, name, near)))
+			}
+		}
 		if len(rest) == 0 {
 			return fmt.Sprintf("there is no flag --%s; `quartermaster-agent %s --help` lists the flags of %s", name, cmd, cmd)
 		}
@@ -191,6 +198,56 @@ func flagError(cmd string, given []string, err error) string {
 		return fmt.Sprintf("--%s %q is not a whole number; `quartermaster-agent %s --help` says what it takes", name, value, cmd)
 	}
 	return fmt.Sprintf("%s; `quartermaster-agent %s --help` lists its flags", msg, cmd)
+}
+
+// nearest is the one of names that name is a misspelling of (at most two letters off, and fewer
+// than it has), or empty.
+func nearest(name string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := editDistance(name, n); d < bestD && d < len(name) {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes (flag names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// renameFlag is args with the flag name written as to, its value (=value, or the word after it)
+// kept.
+func renameFlag(args []string, name, to string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		n, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || n != name {
+			continue
+		}
+		out[i] = "--" + to
+		if hasValue {
+			out[i] += "=" + value
+		}
+	}
+	return out
 }
 
 // strayWord says that cmd takes flags only, not word: and where word is a command given after
