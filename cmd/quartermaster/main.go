@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // subcommand is one verb of the quartermaster command line.
@@ -78,6 +80,16 @@ type errUsage struct{ msg string }
 func (e errUsage) Error() string { return e.msg }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 1 && isHelp(args[0]) && !strings.HasPrefix(args[1], "-") {
+		// help COMMAND is COMMAND --help.
+		sc, ok := subcommands[args[1]]
+		if !ok {
+			fmt.Fprintf(stderr, "quartermaster: %q is not a quartermaster command; %s\n", args[1], nearestCommand(args[1], "quartermaster help "))
+			return 2
+		}
+		help(stdout, args[1], sc)
+		return 0
+	}
 	if len(args) == 0 || isHelp(args[0]) {
 		usage(stdout)
 		if len(args) == 0 {
@@ -90,7 +102,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	sc, ok := subcommands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "quartermaster: unknown command %q; try `quartermaster console`.\n", args[0])
+		fmt.Fprintf(stderr, "quartermaster: unknown command %q; %s\n", args[0], nearestCommand(args[0], "quartermaster "))
 		usage(stderr)
 		return 2
 	}
@@ -119,6 +131,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	return 0
+}
+
+// nearestCommand says which command word was likely meant, as an example of prefix (the command
+// line before it) with that command; where none is near, it names them all, with console.
+func nearestCommand(word, prefix string) string {
+	names := make([]string, 0, len(subcommands))
+	for n := range subcommands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if near := policy.Closest(strings.ToLower(word), names); near != "" {
+		return fmt.Sprintf("the nearest is %s, e.g. %s%s", near, prefix, near)
+	}
+	return fmt.Sprintf("the commands are %s, e.g. %sconsole", strings.Join(names, ", "), prefix)
 }
 
 func isHelp(a string) bool { return a == "help" || a == "-h" || a == "--help" || a == "-help" }
@@ -155,7 +181,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, n, subcommands[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "`quartermaster COMMAND --help` lists a command's flags and environment variables;")
+	fmt.Fprintln(w, "`quartermaster COMMAND --help` (or `quartermaster help COMMAND`) lists a command's flags and environment variables;")
 	fmt.Fprintln(w, "docs/configuration.md lists them all.")
 }
 

@@ -196,6 +196,26 @@ func TestHelpForEveryCommand(t *testing.T) {
 	}
 }
 
+// `quartermaster help COMMAND` is `quartermaster COMMAND --help`, as the node agent's `help
+// COMMAND` is, not the list of commands; a word that is no command is refused in one sentence
+// naming the nearest, with an example that works.
+func TestHelpCommandShowsThatCommandsHelp(t *testing.T) {
+	for name := range subcommands {
+		var want, got, errb bytes.Buffer
+		run(context.Background(), []string{name, "--help"}, nil, &want, io.Discard)
+		if code := run(context.Background(), []string{"help", name}, nil, &got, &errb); code != 0 || got.String() != want.String() || errb.Len() != 0 {
+			t.Errorf("help %s: exit %d, stderr %q; its output is not %s --help's:\n%s", name, code, errb.String(), name, got.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"help", "serv"}, nil, &out, &errb)
+	msg := strings.TrimSpace(errb.String())
+	if code != 2 || out.Len() != 0 || strings.Count(msg, "\n") != 0 ||
+		!strings.Contains(msg, `"serv" is not a quartermaster command`) || !strings.Contains(msg, "quartermaster help serve") {
+		t.Errorf("help serv: exit %d, stdout %q, stderr %q", code, out.String(), msg)
+	}
+}
+
 // TestHelpListsOnlyFlagsTheCommandReads: every flag `quartermaster VERB --help` lists is one
 // docs/configuration.md says applies to VERB, so no command offers a flag it never reads:
 // agent-token reads only --db (no policy, no backend), discord register only --policy of the
