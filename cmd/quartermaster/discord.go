@@ -463,7 +463,7 @@ func discordCompleter(a *App) discordbot.Completer {
 func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Adapter, error) {
 	if s.BotToken == "" {
 		if s.PublicKey != "" || s.AppID != "" {
-			return nil, errors.New("DISCORD_PUBLIC_KEY or DISCORD_APP_ID is set but DISCORD_BOT_TOKEN is not; set the bot token too, or unset them all to run without Discord")
+			return nil, errors.New("DISCORD_PUBLIC_KEY or DISCORD_APP_ID is set but DISCORD_BOT_TOKEN is not; set the bot token too, or unset them all to run without Discord; e.g. DISCORD_BOT_TOKEN_FILE=/etc/quartermaster/secrets/discord-bot-token")
 		}
 		return nil, nil
 	}

@@ -508,12 +508,12 @@ func pruneLoop(ctx context.Context, a *App, onPrune func(int64, error), log *slo
 func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, error) {
 	if s.BotToken == "" {
 		if s.SigningSecret != "" || s.AppToken != "" {
-			return nil, errors.New("SLACK_SIGNING_SECRET or SLACK_APP_TOKEN is set but SLACK_BOT_TOKEN is not; set the bot token (xoxb-…) too, or unset them all to run without Slack")
+			return nil, errors.New("SLACK_SIGNING_SECRET or SLACK_APP_TOKEN is set but SLACK_BOT_TOKEN is not; set the bot token (xoxb-…) too, or unset them all to run without Slack; e.g. SLACK_BOT_TOKEN_FILE=/etc/quartermaster/secrets/slack-bot-token")
 		}
 		return nil, nil
 	}
 	if s.SigningSecret == "" && s.AppToken == "" {
-		return nil, errors.New("SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (HTTP endpoints) nor SLACK_APP_TOKEN (Socket Mode) is; set one of them")
+		return nil, errors.New("SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (HTTP endpoints) nor SLACK_APP_TOKEN (Socket Mode) is; set one of them, e.g. SLACK_SIGNING_SECRET_FILE=/etc/quartermaster/secrets/slack-signing-secret")
 	}
 	return slackbot.New(slackbot.Config{
 		BotToken:      s.BotToken,

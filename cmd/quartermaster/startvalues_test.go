@@ -189,3 +189,47 @@ func TestDiscordRegisterRefusesIdsThatAreNotDiscordIds(t *testing.T) {
 		}
 	}
 }
+
+// Half a chat or sign-on configuration is refused at start in one sentence that names what is
+// missing and gives an example of the setting to add, as the secret files are written in
+// quartermaster.env.
+func TestHalfAConfigurationIsRefusedWithAnExample(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want []string
+	}{
+		{map[string]string{"SLACK_BOT_TOKEN": "xoxb-1"},
+			[]string{"neither SLACK_SIGNING_SECRET", "e.g. SLACK_SIGNING_SECRET_FILE=/etc/quartermaster/secrets/slack-signing-secret"}},
+		{map[string]string{"SLACK_SIGNING_SECRET": "s3cret"},
+			[]string{"SLACK_BOT_TOKEN is not", "e.g. SLACK_BOT_TOKEN_FILE=/etc/quartermaster/secrets/slack-bot-token"}},
+		{map[string]string{"DISCORD_PUBLIC_KEY": "ab12"},
+			[]string{"DISCORD_BOT_TOKEN is not", "e.g. DISCORD_BOT_TOKEN_FILE=/etc/quartermaster/secrets/discord-bot-token"}},
+		{map[string]string{"QM_OIDC_ISSUER": "https://id.selkie.example", "QM_OIDC_CLIENT_ID": "quartermaster"},
+			[]string{"needs QM_PUBLIC_URL", "e.g. QM_PUBLIC_URL=https://quartermaster.acme.example"}},
+	} {
+		clearEnv(t)
+		for _, k := range []string{"DISCORD_BOT_TOKEN", "DISCORD_BOT_TOKEN_FILE", "DISCORD_PUBLIC_KEY", "DISCORD_APP_ID",
+			"QM_OIDC_ISSUER", "QM_OIDC_CLIENT_ID", "QM_OIDC_CLIENT_SECRET", "QM_OIDC_CLIENT_SECRET_FILE", "QM_PUBLIC_URL"} {
+			t.Setenv(k, "")
+			os.Unsetenv(k)
+		}
+		t.Setenv("QM_DATA_DIR", t.TempDir())
+		t.Setenv("QM_HTTP_ADDR", "127.0.0.1:0")
+		for k, v := range c.env {
+			t.Setenv(k, v)
+		}
+		code, _, stderr := runQM("serve", "--demo")
+		msg := strings.TrimSpace(stderr)
+		if i := strings.LastIndex(msg, "\nquartermaster serve: "); i >= 0 {
+			msg = msg[i+1:] // the log lines before the refusal
+		}
+		if code == 0 || strings.Count(msg, "\n") != 0 {
+			t.Errorf("%v: exit %d, want one line: %q", c.env, code, msg)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%v: %q does not say %q", c.env, msg, w)
+			}
+		}
+	}
+}

@@ -94,15 +94,15 @@ func FromEnv(getenv func(string) string, p *policy.Policy) (cfg Config, on bool,
 }
 
 func (c *Config) check() error {
-	var missing []string
+	var missing, examples []string
 	if c.ClientID == "" {
-		missing = append(missing, EnvClientID)
+		missing, examples = append(missing, EnvClientID), append(examples, EnvClientID+"=quartermaster")
 	}
 	if c.PublicURL == "" {
-		missing = append(missing, EnvPublicURL)
+		missing, examples = append(missing, EnvPublicURL), append(examples, EnvPublicURL+"=https://quartermaster.acme.example")
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("single sign-on needs %s as well as %s; see docs/sso.md", strings.Join(missing, " and "), EnvIssuer)
+		return fmt.Errorf("single sign-on needs %s as well as %s, e.g. %s (docs/sso.md)", strings.Join(missing, " and "), EnvIssuer, strings.Join(examples, " "))
 	}
 	for _, s := range []struct{ name, v, example string }{
 		{EnvIssuer, c.Issuer, "https://keycloak.acme.example/realms/acme"},
