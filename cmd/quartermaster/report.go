@@ -76,8 +76,24 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	if err := fs.Parse(args); err != nil {
 		var names []string
-		fs.VisitAll(func(fl *flag.Flag) { names = append(names, "--"+fl.Name) })
-		return errUsage{fmt.Sprintf("%s; report takes %s and %s. Example: %s", err, strings.Join(names[:len(names)-1], ", "), names[len(names)-1], early("", "text"))}
+		fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+		takes := fmt.Sprintf("--%s and --%s", strings.Join(names[:len(names)-1], ", --"), names[len(names)-1])
+		what := fmt.Sprintf("%s; report takes %s", err, takes)
+		if m := goFlagError.FindStringSubmatch(err.Error()); m != nil {
+			name := strings.TrimLeft(m[2], "-")
+			switch {
+			case strings.HasPrefix(m[1], "flag provided"):
+				what = fmt.Sprintf("--%s is not a flag of quartermaster report; it takes %s", name, takes)
+				if near := nearFlag(name, names); near != "" {
+					what = fmt.Sprintf("--%s is not a flag of quartermaster report; the nearest is --%s", name, near)
+				}
+			case strings.HasPrefix(m[1], "flag needs") && (name == "week" || name == "format"):
+				what = fmt.Sprintf("--%s needs a value", name)
+			case strings.HasPrefix(m[1], "flag needs"):
+				what = fmt.Sprintf("--%s needs a value; report takes %s", name, takes)
+			}
+		}
+		return errUsage{fmt.Sprintf("%s. Example: %s", what, early("", "text"))}
 	}
 	example := func(w string) string {
 		return fmt.Sprintf("quartermaster report --week %s --format %s", w, *format)

@@ -16,9 +16,13 @@ func TestReportFlagMistakesGiveOneSentenceAndAWorkingExample(t *testing.T) {
 		want string
 	}{
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--bogus"},
-			`quartermaster report: flag provided but not defined: -bogus; report takes --db, --format, --now, --out, --policy, --team and --week. Example: quartermaster report --week 2026-W40 --format text`},
+			`quartermaster report: --bogus is not a flag of quartermaster report; it takes --db, --format, --now, --out, --policy, --team and --week. Example: quartermaster report --week 2026-W40 --format text`},
+		{[]string{"--now", "2026-10-07T00:00:00Z", "--x"},
+			`quartermaster report: --x is not a flag of quartermaster report; it takes --db, --format, --now, --out, --policy, --team and --week. Example: quartermaster report --week 2026-W40 --format text`},
+		{[]string{"--now", "2026-10-07T00:00:00Z", "--weeek", "2026-W40"},
+			`quartermaster report: --weeek is not a flag of quartermaster report; the nearest is --week. Example: quartermaster report --week 2026-W40 --format text`},
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--week"},
-			`quartermaster report: flag needs an argument: -week; report takes --db, --format, --now, --out, --policy, --team and --week. Example: quartermaster report --week 2026-W40 --format text`},
+			`quartermaster report: --week needs a value. Example: quartermaster report --week 2026-W40 --format text`},
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--format", "csv", "2026-W40"},
 			`quartermaster report: report takes only flags, but got "2026-W40". Example: quartermaster report --week 2026-W40 --format csv`},
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--format", "xlsx"},

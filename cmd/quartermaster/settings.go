@@ -118,6 +118,16 @@ var flagExamples = map[string]string{
 // goFlagError matches the flag package's words for a flag mistake, and the flag's name.
 var goFlagError = regexp.MustCompile(`^(flag provided but not defined|flag needs an argument|invalid boolean value "[^"]*" for|invalid value "[^"]*" for flag):? -(\S+?):?(\s|$)`)
 
+// nearFlag is the one of names that name is likely a misspelling of: at most two letters off,
+// and fewer than name has (so --x is no misspelling of --db); empty when none is.
+func nearFlag(name string, names []string) string {
+	near := policy.Closest(name, names)
+	if near == "" || policy.EditDistance(name, near) >= len(name) {
+		return ""
+	}
+	return near
+}
+
 // flagMistake rewrites the flag package's err from parsing fs into a sentence naming the flag and
 // an example of command (quartermaster serve, quartermaster migrate up) with a flag that works.
 func flagMistake(fs *flag.FlagSet, command string, err error) error {
@@ -159,7 +169,7 @@ func flagMistakeIn(fs *flag.FlagSet, command string, examples map[string]string,
 	case strings.HasPrefix(m[1], "flag provided"):
 		var names []string
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-		if near := policy.Closest(name, names); near != "" {
+		if near := nearFlag(name, names); near != "" {
 			return errUsage{fmt.Sprintf("--%s is not a flag of %s; the nearest is --%s, e.g. %s", name, command, near, example(near))}
 		}
 		if len(names) == 0 {
