@@ -25,7 +25,17 @@ func init() {
 const policyUsage = "usage: quartermaster policy check FILE (example: quartermaster policy check docs/quartermaster.example.yaml)"
 
 func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "check" {
+	if len(args) == 0 {
+		return errUsage{policyUsage}
+	}
+	if args[0] != "check" {
+		if !strings.HasPrefix(args[0], "-") && policy.EditDistance(strings.ToLower(args[0]), "check") <= 2 {
+			rest := args[1:]
+			if len(rest) == 0 && os.Getenv("QM_POLICY") == "" {
+				rest = []string{"docs/quartermaster.example.yaml"}
+			}
+			return errUsage{fmt.Sprintf("%q is not a policy command; the nearest is check, e.g. %s", args[0], shellLine(append([]string{"quartermaster", "policy", "check"}, rest...)))}
+		}
 		return errUsage{policyUsage}
 	}
 	file := os.Getenv("QM_POLICY")
@@ -38,7 +48,7 @@ func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	case len(rest) == 1 && !strings.HasPrefix(rest[0], "-"):
 		file = rest[0]
 	default:
-		return errUsage{policyUsage}
+		return policyCheckMistake(rest)
 	}
 	if file == "" {
 		return errUsage{"policy check needs a file, or QM_POLICY set; " + policyUsage}
@@ -104,4 +114,42 @@ func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 func discordAlone() bool {
 	set := func(name string) bool { return os.Getenv(name) != "" || os.Getenv(name+config.FileSuffix) != "" }
 	return set("DISCORD_BOT_TOKEN") && !set("SLACK_BOT_TOKEN")
+}
+
+// policyCheckMistake says what is wrong with policy check's words past check: a flag it does not
+// take (it takes the file alone, or --policy FILE), named with the one meant where it is near, and
+// the command put right as the example; else the usage.
+func policyCheckMistake(rest []string) error {
+	for i, a := range rest {
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name == "policy" {
+			continue
+		}
+		others := append(slices.Clone(rest[:i]), rest[i+1:]...)
+		if near := nearFlag(name, []string{"policy"}); near != "" {
+			if hasValue {
+				others = append([]string{value}, others...)
+			}
+			return errUsage{fmt.Sprintf("--%s is not a flag of quartermaster policy check; the nearest is --policy, e.g. %s", name,
+				shellLine(append([]string{"quartermaster", "policy", "check", "--policy"}, others...)))}
+		}
+		if len(others) == 0 {
+			others = []string{"docs/quartermaster.example.yaml"}
+		}
+		return errUsage{fmt.Sprintf("--%s is not a flag of quartermaster policy check, which takes the file alone (or --policy FILE), e.g. %s", name,
+			shellLine(append([]string{"quartermaster", "policy", "check"}, others...)))}
+	}
+	return errUsage{policyUsage}
+}
+
+// shellLine is words as one shell command line, each quoted as shellWord does.
+func shellLine(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = shellWord(w)
+	}
+	return strings.Join(out, " ")
 }

@@ -317,6 +317,9 @@ func TestAFlagMistakeGetsAnExampleOfThatFlag(t *testing.T) {
 		{args: []string{"discord", "register", "--gild", "1"}, want: []string{"--gild is not a flag of quartermaster discord register", "the nearest is --guild", "quartermaster discord register --guild 1180000000000000001"}},
 		{args: []string{"discord", "register", "--print=maybe"}, want: []string{"--print takes no value", "quartermaster discord register --print --policy docs/quartermaster.example.yaml"}},
 		{args: []string{"predict", "eval", "--tarce", "t.swf"}, want: []string{"--tarce is not a flag of quartermaster predict eval", "the nearest is --trace", "quartermaster predict eval --trace testdata/traces/KTH-SP2-1996-2.1-cln.swf.gz"}},
+		{args: []string{"policy", "check", "--strict", "selkie.yaml"}, want: []string{"--strict is not a flag of quartermaster policy check", "e.g. quartermaster policy check selkie.yaml"}},
+		{args: []string{"policy", "check", "--polcy", "selkie.yaml"}, want: []string{"--polcy is not a flag of quartermaster policy check", "the nearest is --policy", "e.g. quartermaster policy check --policy selkie.yaml"}},
+		{args: []string{"policy", "chek", "selkie.yaml"}, want: []string{`"chek" is not a policy command`, "the nearest is check", "e.g. quartermaster policy check selkie.yaml"}},
 		{args: []string{"predict", "eval", "--json=2"}, want: []string{"--json takes no value", "quartermaster predict eval --json --trace testdata/traces/KTH-SP2-1996-2.1-cln.swf.gz"}},
 	} {
 		clearEnv(t)
