@@ -62,6 +62,11 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 			return errUsage{fmt.Sprintf("%s; use the name the scheduler knows the node by, e.g. quartermaster agent-token %s gpu-01", p, verb)}
 		}
 	default:
+		if len(pos) > 0 {
+			if err := misspelledVerb("agent-token", verb, []string{"create", "list", "revoke"}, args); err != nil {
+				return err
+			}
+		}
 		return errUsage{agentTokenUsage}
 	}
 	dbURL := f.dbURL

@@ -94,6 +94,11 @@ DISCORD_APP_ID (and DISCORD_API_URL for a Discord-compatible server).`
 // runDiscord is `quartermaster discord`.
 func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "register" {
+		if len(args) > 0 {
+			if err := misspelledVerb("discord", args[0], []string{"register"}, args); err != nil {
+				return err
+			}
+		}
 		return errUsage{discordUsage}
 	}
 	fs := flag.NewFlagSet("discord register", flag.ContinueOnError)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -131,6 +132,29 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	return 0
+}
+
+// misspelledVerb refuses word, typed where command (agent-token, templates…) takes one of verbs,
+// when it is a misspelling of one: naming the one meant, with args (the words after command)
+// typed back with it put right as the example. Nil when word is near none of verbs.
+func misspelledVerb(command, word string, verbs, args []string) error {
+	if strings.HasPrefix(word, "-") {
+		return nil
+	}
+	near := nearFlag(strings.ToLower(word), verbs)
+	if near == "" || slices.Contains(verbs, word) {
+		return nil
+	}
+	fixed := slices.Clone(args)
+	if i := slices.Index(fixed, word); i >= 0 {
+		fixed[i] = near
+	}
+	article := "a"
+	if strings.ContainsRune("aeiou", rune(command[0])) {
+		article = "an"
+	}
+	return errUsage{fmt.Sprintf("%q is not %s %s command; the nearest is %s, e.g. %s", word, article, command, near,
+		shellLine(append([]string{"quartermaster", command}, fixed...)))}
 }
 
 // nearestCommand says which command word was likely meant, as an example of prefix (the command

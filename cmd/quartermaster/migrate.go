@@ -60,6 +60,11 @@ func runMigrate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 		return flagMistake(fs, "quartermaster migrate "+verbIn(args, "up", "up", "down", "status"), err)
 	}
 	if len(words) != 1 || (words[0] != "up" && words[0] != "down" && words[0] != "status") {
+		if len(words) == 1 {
+			if err := misspelledVerb("migrate", words[0], []string{"up", "down", "status"}, args); err != nil {
+				return err
+			}
+		}
 		return errUsage{migrateUsage}
 	}
 	verb := words[0]

@@ -62,6 +62,11 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			fmt.Fprintln(stdout, predictUsage)
 			return nil
 		}
+		if len(args) > 0 {
+			if err := misspelledVerb("predict", args[0], []string{"eval"}, args); err != nil {
+				return err
+			}
+		}
 		return errUsage{"want the sub-command eval; " + predictUsage}
 	}
 	var o predictOptions

@@ -358,3 +358,26 @@ func TestASQLitePathUnderTildeIsWrittenOut(t *testing.T) {
 		t.Errorf("a directory named ~ was made")
 	}
 }
+
+// A misspelled word where a command takes its sub-command (templates lst, migrate stauts) is
+// answered in one sentence with the one meant and the command typed back put right, as a
+// misspelled command or flag is.
+func TestAMisspelledSubcommandIsNamedWithTheOneMeant(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"templates", "lst", "jax"}, `quartermaster templates: "lst" is not a templates command; the nearest is list, e.g. quartermaster templates list jax`},
+		{[]string{"migrate", "stauts", "--db", "sqlite:qm.db"}, `quartermaster migrate: "stauts" is not a migrate command; the nearest is status, e.g. quartermaster migrate status --db sqlite:qm.db`},
+		{[]string{"agent-token", "revok", "reef-01"}, `quartermaster agent-token: "revok" is not an agent-token command; the nearest is revoke, e.g. quartermaster agent-token revoke reef-01`},
+		{[]string{"discord", "regster", "--print"}, `quartermaster discord: "regster" is not a discord command; the nearest is register, e.g. quartermaster discord register --print`},
+		{[]string{"predict", "evl", "--trace", "t.swf"}, `quartermaster predict: "evl" is not a predict command; the nearest is eval, e.g. quartermaster predict eval --trace t.swf`},
+	} {
+		clearEnv(t)
+		t.Setenv("QM_DATA_DIR", t.TempDir())
+		code, _, stderr := runQM(c.args...)
+		if msg := strings.TrimSpace(stderr); code != 2 || msg != c.want {
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", c.args, code, msg, c.want)
+		}
+	}
+}
