@@ -34,7 +34,8 @@ func TestFlagMistakesGetASentenceAndAnExampleThatWorks(t *testing.T) {
 		{[]string{"gres-conf", "--fake", "dgxa100", "--with-nodename=maybe"}, `--with-nodename is true or false, not "maybe"`},
 		{[]string{"metrics", "--fake", "dgxa100", "--service", "https://qm.example.com"}, `--service is a flag of run, not of metrics`},
 		{[]string{"topology", "--fake", "dgxa100", "--frobnicate"}, `there is no flag --frobnicate`},
-		// A misspelled flag is named with the one meant, its value kept, in the example.
+		// A misspelled command or flag is named with the one meant, the rest kept, in the example.
+		{[]string{"metrcs", "--fake", "dgxa100"}, `there is no command "metrcs"; the nearest is metrics, e.g. quartermaster-agent metrics --fake dgxa100`},
 		{[]string{"metrics", "--fake", "dgxa100", "--nod", "reef-01"}, "there is no flag --nod; the nearest is --node, e.g. quartermaster-agent metrics --fake dgxa100 --node reef-01"},
 		{[]string{"metrics", "--fake", "dgxh100", "--lables=snake"}, "there is no flag --lables; the nearest is --labels, e.g. quartermaster-agent metrics --fake dgxh100 --labels=snake"},
 		{[]string{"--fake", "dgxa100", "metrics"}, `"metrics" is a command: give it first`},

@@ -124,6 +124,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	default:
 		err = errUsage{fmt.Sprintf("there is no command %q; use run, metrics, gres-conf or topology", cmd)}
+		if near := nearest(cmd, commands); near != "" {
+			err = errUsage{fmt.Sprintf("there is no command %q; the nearest is %s, e.g. %s", cmd, near, commandLine(near, given))}
+		}
 		cmd = "run"
 	}
 	if err == nil {
