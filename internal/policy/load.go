@@ -859,11 +859,11 @@ func nameSuggestion(name string) string {
 	return ""
 }
 
-// suggestedName is the valid name closest to name (lower case, other characters as -), or ""
-// when there is none or name is it already.
+// suggestedName is the valid name closest to name (lower case, accented letters without their
+// accents, other characters as -), or "" when there is none or name is it already.
 func suggestedName(name string) string {
 	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(name)) {
+	for _, r := range FoldAccents(strings.ToLower(strings.TrimSpace(name))) {
 		switch {
 		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_', r == '-':
 			b.WriteRune(r)
@@ -1050,7 +1050,7 @@ func (v *validator) validate(p *Policy) {
 			continue
 		}
 		if !nameRE.MatchString(c.Name) {
-			v.addf(at("name"), "class name %q must be lower case letters, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most)%s", c.Name, nameSuggestion(c.Name))
+			v.addf(at("name"), "class name %q must be lower case letters a to z, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most)%s", c.Name, nameSuggestion(c.Name))
 		}
 		if meaning, ok := RequestWords[c.Name]; ok {
 			v.addf(at("name"), "class name %q is a word /gpu request reads otherwise (%s), so nobody could ask for the class by name; rename it, e.g. name: %s-gpu", c.Name, meaning, c.Name)
@@ -1112,7 +1112,7 @@ func (v *validator) validate(p *Policy) {
 			continue
 		}
 		if !nameRE.MatchString(t.Name) {
-			v.addf(at("name"), "team name %q must be lower case letters, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most)%s", t.Name, nameSuggestion(t.Name))
+			v.addf(at("name"), "team name %q must be lower case letters a to z, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most)%s", t.Name, nameSuggestion(t.Name))
 		}
 		if meaning, ok := TeamWords[t.Name]; ok {
 			v.addf(at("name"), "team name %q is a word the /gpu commands read otherwise (%s), so nobody could name the team there; rename it, e.g. name: %s-team", t.Name, meaning, t.Name)

@@ -94,12 +94,12 @@ sim: {nodes: [{name: n, count: 1, class: gpu, gpus: 4}]}
 // _ is refused with the name to write instead, where there is one.
 func TestBadNamesGetOneThatWorks(t *testing.T) {
 	for name, want := range map[string]string{
-		"GPU":         `class name "GPU" must be lower case letters, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most); write "gpu"`,
-		"a100_":       `class name "a100_" must be lower case letters, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most); write "a100"`,
+		"GPU":         `class name "GPU" must be lower case letters a to z, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most); write "gpu"`,
+		"a100_":       `class name "a100_" must be lower case letters a to z, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most); write "a100"`,
 		"gpu-":        `; write "gpu"`,
 		"A100 shared": `; write "a100-shared"`,
 		"h100.sxm":    `; write "h100-sxm"`,
-		"1gpu":        `class name "1gpu" must be lower case letters, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most)`,
+		"1gpu":        `class name "1gpu" must be lower case letters a to z, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most)`,
 	} {
 		src := "organization: X\nclasses:\n  - {name: \"" + name + "\", max_gpus: 1, max_duration: 1h}\nsim: {nodes: [{name: n, count: 1, class: \"" + name + "\", gpus: 1}]}\n"
 		_, err := Load([]byte(src), "p.yaml")
@@ -123,7 +123,7 @@ func TestBadNamesGetOneThatWorks(t *testing.T) {
 // written so names no unlisted team.
 func TestNamesEndWithALetterOrDigit(t *testing.T) {
 	pe := refused(t, "  - name: vision\n", "  - name: vision_\n")
-	if !hasProblem(pe, 39, `team name "vision_" must be lower case letters, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most); write "vision"`) {
+	if !hasProblem(pe, 39, `team name "vision_" must be lower case letters a to z, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most); write "vision"`) {
 		t.Errorf("team vision_: %v", pe)
 	}
 	p, err := LoadFile(examplePath)

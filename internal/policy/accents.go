@@ -1,0 +1,40 @@
+package policy
+
+import "strings"
+
+// latinLetters maps the accented and joined Latin letters of Latin-1 and Latin Extended-A
+// (é, ñ, ø, ß, œ, ł, …) to the letters a to z they are written with where only those are taken.
+var latinLetters = func() map[rune]string {
+	m := map[rune]string{}
+	for base, runes := range map[string]string{
+		"a": "àáâãäåāăąÀÁÂÃÄÅĀĂĄ", "c": "çćĉċčÇĆĈĊČ", "d": "ďđðĎĐÐ", "e": "èéêëēĕėęěÈÉÊËĒĔĖĘĚ",
+		"g": "ĝğġģĜĞĠĢ", "h": "ĥħĤĦ", "i": "ìíîïĩīĭįıÌÍÎÏĨĪĬĮİ", "j": "ĵĴ", "k": "ķĸĶ",
+		"l": "ĺļľŀłĹĻĽĿŁ", "n": "ñńņňŉŋÑŃŅŇŊ", "o": "òóôõöøōŏőÒÓÔÕÖØŌŎŐ", "r": "ŕŗřŔŖŘ",
+		"s": "śŝşšſŚŜŞŠ", "t": "ţťŧŢŤŦ", "u": "ùúûüũūŭůűųÙÚÛÜŨŪŬŮŰŲ", "w": "ŵŴ", "y": "ýÿŷÝŶŸ",
+		"z": "źżžŹŻŽ", "ae": "æÆ", "oe": "œŒ", "ss": "ß", "th": "þÞ", "ij": "ĳĲ",
+	} {
+		for _, r := range runes {
+			m[r] = base
+		}
+	}
+	return m
+}()
+
+// FoldAccents is s with each accented or joined Latin letter written with the letters a to z
+// (équipe-vision is equipe-vision, straße strasse) and A to Z in lower case; other characters
+// stay as they are. Names in a policy are a to z, so this is the name meant by one typed with
+// its accents; a letter of another alphabet that looks Latin (Cyrillic і) is not folded.
+func FoldAccents(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if f, ok := latinLetters[r]; ok {
+			b.WriteString(f)
+			continue
+		}
+		if r >= 'A' && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
