@@ -47,6 +47,8 @@ type Command struct {
 	// channels are the policy's team channels (NameKey, with #) and the team of each, while the
 	// command is parsed ("" for a channel two teams share); nil without a policy.
 	channels map[string]string
+	// teams are the policy's team names while the command is parsed; nil without a policy.
+	teams map[string]bool
 }
 
 // bad is a refusal of bad input to verb: one sentence, and the verb's example (its placeholders
@@ -75,7 +77,7 @@ func Parse(text string) (Command, error) { return ParseFor(text, nil) }
 // like a word the grammar reads otherwise ("gpus" of "2 gpus", "x" of "2 x train", "hours" of
 // "2 hours") is that class where the class goes.
 func ParseFor(text string, classes []string) (Command, error) {
-	return parseIn(text, classes, nil)
+	return parseIn(text, classes, nil, nil)
 }
 
 // ParseIn reads a /gpu command as ParseFor does, knowing the policy's classes and its teams'
@@ -97,10 +99,14 @@ func ParseIn(text string, p *policy.Policy) (Command, error) {
 		}
 		channels[k] = t.Name
 	}
-	return parseIn(text, p.ClassNames(), channels)
+	teams := make(map[string]bool, len(p.Teams))
+	for _, t := range p.Teams {
+		teams[t.Name] = true
+	}
+	return parseIn(text, p.ClassNames(), channels, teams)
 }
 
-func parseIn(text string, classes []string, channels map[string]string) (Command, error) {
+func parseIn(text string, classes []string, channels map[string]string, teams map[string]bool) (Command, error) {
 	var known map[string]bool
 	if classes != nil {
 		known = make(map[string]bool, len(classes))
@@ -108,8 +114,8 @@ func parseIn(text string, classes []string, channels map[string]string) (Command
 			known[policy.NameKey(n)] = true
 		}
 	}
-	c, err := parseWith(text, known, channels)
-	c.classes, c.channels = nil, nil
+	c, err := parseWith(text, known, channels, teams)
+	c.classes, c.channels, c.teams = nil, nil, nil
 	return c, err
 }
 
@@ -117,7 +123,7 @@ func parseIn(text string, classes []string, channels map[string]string) (Command
 // (a reason is at most MaxReason), and little enough that a longer one is refused before it is read.
 const MaxCommand = 10000
 
-func parseWith(text string, known map[string]bool, channels map[string]string) (Command, error) {
+func parseWith(text string, known map[string]bool, channels map[string]string, teams map[string]bool) (Command, error) {
 	if n := utf8.RuneCountInString(text); n > MaxCommand {
 		return Command{}, qm.Invalid("/gpu help", "the command is %d characters long; keep it to %d or fewer.", n, MaxCommand)
 	}
@@ -137,7 +143,7 @@ func parseWith(text string, known map[string]bool, channels map[string]string) (
 		}
 		return Command{}, qm.Invalid("/gpu help", "%s is not a /gpu command; /gpu help lists them.", policy.Quoted(f[0], 40))
 	}
-	c, err := s.parse(Command{Verb: s.Name, classes: known, channels: channels}, f[n:])
+	c, err := s.parse(Command{Verb: s.Name, classes: known, channels: channels, teams: teams}, f[n:])
 	if at, sentence := strayQuote(s.Name, f[n:]); sentence != "" {
 		// Read without the stray quote, so that the refusal's example is the command as meant;
 		// a mistake elsewhere is refused as that mistake, with its own example.
@@ -149,7 +155,7 @@ func parseWith(text string, known map[string]bool, channels map[string]string) (
 		if k, v, ok := strings.Cut(f[n+at], "="); ok && k != "" && !strings.ContainsAny(k, `"'`) {
 			fixed[at] = k + "=" + strings.Trim(v, `"'`)
 		}
-		c, err = s.parse(Command{Verb: s.Name, classes: known, channels: channels}, fixed)
+		c, err = s.parse(Command{Verb: s.Name, classes: known, channels: channels, teams: teams}, fixed)
 		switch {
 		case err != nil:
 		case s.Name == "request" || s.Name == "estimate" || s.Name == "quota-request":
@@ -159,7 +165,69 @@ func parseWith(text string, known map[string]bool, channels map[string]string) (
 			err = qm.Invalid("/gpu "+strings.Join(append(slices.Clone(s.Words), fixed...), " "), "%s", sentence)
 		}
 	}
+	if err != nil {
+		if at, team := accentedTeam(s.Name, f[n:], teams); team != "" {
+			// A team typed with its accents (équipe-vision for equipe-vision): read again with
+			// the team's name, so that the refusal's example is the command as meant; a mistake
+			// elsewhere is refused as that mistake, with its own example.
+			fixed := slices.Clone(f[n:])
+			typed := fixed[at]
+			if k, v, ok := strings.Cut(typed, "="); ok && strings.EqualFold(k, "team") {
+				typed, fixed[at] = v, k+"="+team
+			} else {
+				fixed[at] = team
+			}
+			sentence := fmt.Sprintf("%s is not a team name; did you mean %s?", policy.Quoted(unquoted(typed), 40), team)
+			c, err = s.parse(Command{Verb: s.Name, classes: known, channels: channels, teams: teams}, fixed)
+			switch {
+			case err != nil:
+			case s.Name == "request" || s.Name == "estimate" || s.Name == "quota-request":
+				// The general example, which the handler makes the command typed, put right.
+				err = bad(s.Name, "%s", sentence)
+			default:
+				err = qm.Invalid("/gpu "+strings.Join(append(slices.Clone(s.Words), fixed...), " "), "%s", sentence)
+			}
+		}
+	}
 	return c, err
+}
+
+// accentedTeam finds the first word of a command's args, outside its free-text reason, that is
+// no team's name as typed but is one with its accents left out (équipe-vision, or
+// team=Équipe-Vision, for team equipe-vision: the policy's names are a to z): its index and the
+// team; "" where there is none.
+func accentedTeam(verb string, args []string, teams map[string]bool) (int, string) {
+	if len(teams) == 0 {
+		return 0, ""
+	}
+	end := len(args)
+	switch verb {
+	case "deny":
+		end = min(end, 1)
+	case "quota-request":
+		for i, a := range args {
+			if strings.EqualFold(a, "because") {
+				end = i
+				break
+			}
+		}
+	}
+	for i, w := range args[:end] {
+		if k, v, ok := strings.Cut(w, "="); ok {
+			if !strings.EqualFold(k, "team") {
+				continue // a template's parameter, whose value is the template's to judge
+			}
+			w = v
+		}
+		w = unquoted(w)
+		if teams[policy.NameKey(w)] {
+			continue
+		}
+		if team := policy.FoldAccents(w); team != w && teams[team] {
+			return i, team
+		}
+	}
+	return 0, ""
 }
 
 // strayQuote finds the first word of a command's args, outside its free-text reason and its

@@ -1,0 +1,59 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+const baobabPolicy = "testdata/baobab.yaml"
+
+// TestATeamTypedWithItsAccentsIsNamedWithout: team names are a to z, so team équipe-vision is
+// written equipe-vision in the policy, while its people write it, and its channel
+// (#équipe-vision), with the accent. /gpu quota équipe-vision answered `"équipe-vision" is not
+// a team name. Example: /gpu quota`, which says nothing of the team meant; a request with team
+// équipe-vision was refused the same way. Such a refusal names the team meant and gives the
+// command typed with it as the example, which works.
+func TestATeamTypedWithItsAccentsIsNamedWithout(t *testing.T) {
+	h := newHarnessOn(t, baobabPolicy)
+	for _, x := range []struct{ ask, example string }{
+		{"/gpu quota équipe-vision", "/gpu quota equipe-vision"},
+		{"/gpu quota Équipe-Vision", "/gpu quota equipe-vision"},
+		{"/gpu request 1 cuivre for 1h team équipe-vision", "/gpu request 1 cuivre for 1h team equipe-vision"},
+		{"/gpu quota request +1 cuivre team équipe-vision because atelier", "/gpu quota request +1 cuivre team equipe-vision because atelier"},
+	} {
+		r := h.say("awa@baobab.example", x.ask)
+		msg, ex, ok := strings.Cut(r.Text, " Example: ")
+		typed := strings.Fields(x.ask)
+		word := strings.TrimPrefix(typed[len(typed)-1], "team=")
+		if strings.Contains(x.ask, "because") {
+			word = "équipe-vision"
+		}
+		if !r.Error || !ok || !strings.Contains(msg, "did you mean equipe-vision?") || !strings.Contains(msg, `"`+word+`"`) {
+			t.Errorf("%s: %q; want it to quote %q and ask: did you mean equipe-vision?", x.ask, r.Text, word)
+			continue
+		}
+		if !strings.HasPrefix(ex, x.example) {
+			t.Errorf("%s: example %q, want %q", x.ask, ex, x.example)
+		}
+	}
+	if r := h.say("awa@baobab.example", "/gpu quota equipe-vision"); r.Error {
+		t.Errorf("the example does not work: %s", r.Text)
+	}
+	// A template job's team= likewise (the harness offers no templates: the grammar's refusal).
+	_, err := ParseIn("/gpu submit cuda-smoke team=équipe-vision", h.svc.Policy)
+	if e, ok := err.(*qm.Error); !ok || !strings.Contains(e.Message, `"équipe-vision" is not a team name; did you mean equipe-vision?`) || e.Example != "/gpu submit cuda-smoke team=equipe-vision" {
+		t.Errorf("/gpu submit cuda-smoke team=équipe-vision: %#v", err)
+	}
+	// A team of another alphabet, or a name that is no team's without its accents, is still no team.
+	for ask, want := range map[string]string{
+		"/gpu quota éclair":                        `"éclair" is not a team name.`,
+		"/gpu quota equipe-vіsion":                 `is not a team name.`,
+		"/gpu request 1 cuivre for 1h team éclair": `"éclair" is not a team name.`,
+	} {
+		if r := h.say("awa@baobab.example", ask); !r.Error || !strings.Contains(r.Text, want) || strings.Contains(r.Text, "did you mean") {
+			t.Errorf("%s: %q, want %q", ask, r.Text, want)
+		}
+	}
+}
