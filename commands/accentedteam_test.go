@@ -41,6 +41,17 @@ func TestATeamTypedWithItsAccentsIsNamedWithout(t *testing.T) {
 	if r := h.say("awa@baobab.example", "/gpu quota equipe-vision"); r.Error {
 		t.Errorf("the example does not work: %s", r.Text)
 	}
+	// A team's channel typed without its accents (#sante for #santé) likewise names the team meant.
+	for ask, example := range map[string]string{
+		"/gpu quota #sante": "/gpu quota sante-donnees",
+		"/gpu request 1 cuivre for 1h team #Equipe-Vision": "/gpu request 1 cuivre for 1h team equipe-vision",
+	} {
+		r := h.say("awa@baobab.example", ask)
+		msg, ex, _ := strings.Cut(r.Text, " Example: ")
+		if !r.Error || !strings.Contains(msg, "is the channel of no team; did you mean #") || !strings.HasPrefix(ex, example) {
+			t.Errorf("%s: %q; want the channel meant named, and the example %q", ask, r.Text, example)
+		}
+	}
 	// A template job's team= likewise (the harness offers no templates: the grammar's refusal).
 	_, err := ParseIn("/gpu submit cuda-smoke team=équipe-vision", h.svc.Policy)
 	if e, ok := err.(*qm.Error); !ok || !strings.Contains(e.Message, `"équipe-vision" is not a team name; did you mean equipe-vision?`) || e.Example != "/gpu submit cuda-smoke team=equipe-vision" {

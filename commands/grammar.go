@@ -166,10 +166,11 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 		}
 	}
 	if err != nil {
-		if at, team := accentedTeam(s.Name, f[n:], teams); team != "" {
-			// A team typed with its accents (équipe-vision for equipe-vision): read again with
-			// the team's name, so that the refusal's example is the command as meant; a mistake
-			// elsewhere is refused as that mistake, with its own example.
+		if at, team, meant := accentedTeam(s.Name, f[n:], teams, channels); team != "" {
+			// A team typed with its accents (équipe-vision for equipe-vision), or its channel
+			// without them (#sante for #santé): read again with the team's name, so that the
+			// refusal's example is the command as meant; a mistake elsewhere is refused as that
+			// mistake, with its own example.
 			fixed := slices.Clone(f[n:])
 			typed := fixed[at]
 			if k, v, ok := strings.Cut(typed, "="); ok && strings.EqualFold(k, "team") {
@@ -178,6 +179,9 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 				fixed[at] = team
 			}
 			sentence := fmt.Sprintf("%s is not a team name; did you mean %s?", policy.Quoted(unquoted(typed), 40), team)
+			if meant != "" {
+				sentence = fmt.Sprintf("%s is the channel of no team; did you mean %s, the channel of team %s?", policy.Quoted(unquoted(typed), 40), meant, team)
+			}
 			c, err = s.parse(Command{Verb: s.Name, classes: known, channels: channels, teams: teams}, fixed)
 			switch {
 			case err != nil:
@@ -194,11 +198,12 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 
 // accentedTeam finds the first word of a command's args, outside its free-text reason, that is
 // no team's name as typed but is one with its accents left out (équipe-vision, or
-// team=Équipe-Vision, for team equipe-vision: the policy's names are a to z): its index and the
-// team; "" where there is none.
-func accentedTeam(verb string, args []string, teams map[string]bool) (int, string) {
+// team=Équipe-Vision, for team equipe-vision: the policy's names are a to z), or no team's
+// channel but one with its accents (#sante for #santé): its index, the team, and the channel
+// meant where it is a channel; "" where there is none.
+func accentedTeam(verb string, args []string, teams map[string]bool, channels map[string]string) (int, string, string) {
 	if len(teams) == 0 {
-		return 0, ""
+		return 0, "", ""
 	}
 	end := len(args)
 	switch verb {
@@ -220,14 +225,33 @@ func accentedTeam(verb string, args []string, teams map[string]bool) (int, strin
 			w = v
 		}
 		w = unquoted(w)
+		if strings.HasPrefix(w, "#") {
+			if _, ok := channels[policy.NameKey(w)]; ok {
+				continue
+			}
+			var meant, team string
+			for ch, t := range channels {
+				if t != "" && policy.FoldAccents(ch) == policy.FoldAccents(w) {
+					if meant != "" {
+						meant = "" // two channels alike: which one is meant is unclear
+						break
+					}
+					meant, team = ch, t
+				}
+			}
+			if meant != "" {
+				return i, team, meant
+			}
+			continue
+		}
 		if teams[policy.NameKey(w)] {
 			continue
 		}
 		if team := policy.FoldAccents(w); team != w && teams[team] {
-			return i, team
+			return i, team, ""
 		}
 	}
-	return 0, ""
+	return 0, "", ""
 }
 
 // strayQuote finds the first word of a command's args, outside its free-text reason and its
