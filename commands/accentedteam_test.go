@@ -3,8 +3,10 @@ package commands
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/reports/showback"
 )
 
 const baobabPolicy = "testdata/baobab.yaml"
@@ -65,6 +67,33 @@ func TestATeamTypedWithItsAccentsIsNamedWithout(t *testing.T) {
 	} {
 		if r := h.say("awa@baobab.example", ask); !r.Error || !strings.Contains(r.Text, want) || strings.Contains(r.Text, "did you mean") {
 			t.Errorf("%s: %q, want %q", ask, r.Text, want)
+		}
+	}
+}
+
+// TestAReportOfATeamTypedWithItsAccentsNamesTheTeamMeant: /gpu report this week équipe-vision
+// answered that there is no team "équipe-vision", with an example of another team or none; /gpu
+// report #sante (for #santé) that it is neither a week nor a team. Each names the team meant,
+// with its report as the example where the asker may see it, and their own use where not.
+func TestAReportOfATeamTypedWithItsAccentsNamesTheTeamMeant(t *testing.T) {
+	h := newHarnessOn(t, baobabPolicy)
+	AddReport(h.bot, &showback.Service{Policy: h.svc.Policy, Source: h.svc.Store.(qm.ReportStore), Clock: h.clock})
+	mustOK(t, h.say("awa@baobab.example", "/gpu request 1 cuivre for 1h"))
+	h.advance(2 * time.Hour)
+	for _, x := range []struct{ who, ask, says, example string }{
+		{"aminata@baobab.example", "/gpu report this week équipe-vision", `There is no team "équipe-vision"; did you mean equipe-vision?`, "/gpu report 2026-W49 equipe-vision"},
+		{"aminata@baobab.example", "/gpu report Équipe-Vision", `There is no team "Équipe-Vision"; did you mean equipe-vision?`, "/gpu report 2026-W49 equipe-vision"},
+		{"ops@baobab.example", "/gpu report this week #sante", `"#sante" is the channel of no team; did you mean #santé, the channel of team sante-donnees?`, "/gpu report 2026-W49 sante-donnees"},
+		{"awa@baobab.example", "/gpu report #sante", `"#sante" is the channel of no team; did you mean #santé, the channel of team sante-donnees?`, "/gpu report 2026-W49"},
+	} {
+		r := h.say(x.who, x.ask)
+		msg, ex, ok := strings.Cut(r.Text, " Example: ")
+		if !r.Error || !ok || msg != x.says || ex != x.example {
+			t.Errorf("%s: %s: %q; want %q with the example %q", x.who, x.ask, r.Text, x.says, x.example)
+			continue
+		}
+		if r := h.say(x.who, ex); r.Error {
+			t.Errorf("%s: the example %s is refused: %s", x.who, ex, r.Text)
 		}
 	}
 }

@@ -92,6 +92,8 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 			if week, err = svc.ParseWeek(ctx, args[0]); err != nil {
 				return fail(err)
 			}
+		} else if rs := b.teamMeant(ctx, req, args[0], fmt.Sprintf("/gpu report %s", svc.ExampleWeek(ctx))); rs != nil {
+			return rs
 		} else {
 			return fail(qm.Errorf(qm.EINVALID, "%s is neither a week (like %s) nor a team (%s).", policy.Quoted(args[0], 40), svc.ExampleWeek(ctx), policy.FewNames(args[0], teams)))
 		}
@@ -123,6 +125,9 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		if !ok {
 			// Only the team is wrong: the example keeps the week asked for, with a team the
 			// asker may see the report of (their own use where they may see no team's).
+			if rs := b.teamMeant(ctx, req, args[len(args)-1], "/gpu report "+week.String()); rs != nil {
+				return rs
+			}
 			example := "/gpu report " + week.String()
 			if b.Svc.IsPlatformAdmin(ctx, req.User) && len(teams) > 0 {
 				example += " " + teams[0]
@@ -170,4 +175,29 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		out = append(out, r.Answer(nil))
 	}
 	return out
+}
+
+// teamMeant refuses a team of /gpu report typed with its accents (santé-données for team
+// sante-donnees: the policy's names are a to z), or its channel typed without them (#sante for
+// #santé), naming the team meant; the example is report (the command with a week) with that
+// team where the asker may see its report, else without it (their own use). Nil where typed
+// means no team so.
+func (b *Bot) teamMeant(ctx context.Context, req bot.Request, typed, report string) []bot.Reply {
+	p := b.pol()
+	if p == nil {
+		return nil
+	}
+	team, channel := p.TeamMeant(typed)
+	if team == "" {
+		return nil
+	}
+	text := fmt.Sprintf("There is no team %s; did you mean %s?", policy.Quoted(typed, 40), team)
+	if channel != "" {
+		text = fmt.Sprintf("%s is the channel of no team; did you mean %s, the channel of team %s?", policy.Quoted(typed, 40), channel, team)
+	}
+	example := report
+	if b.Svc.IsPlatformAdmin(ctx, req.User) || slices.Contains(b.Svc.OwnedTeams(ctx, req.User), team) {
+		example += " " + team
+	}
+	return []bot.Reply{{Error: true, Ephemeral: true, Text: text + " Example: " + example}}
 }

@@ -174,7 +174,9 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 			if qm.ErrorCode(err) == qm.ENOTFOUND {
 				// Only the team is wrong: the example keeps the week asked for, which was read.
 				ex = example(w.String())
-				if ts, _ := svc.TeamNames(ctx); len(ts) > 0 {
+				if meant, _ := svc.Policy.TeamMeant(*team); meant != "" {
+					ex += " --team " + meant // the team asked for, with its accents put right
+				} else if ts, _ := svc.TeamNames(ctx); len(ts) > 0 {
 					ex += " --team " + ts[0]
 				}
 			}

@@ -38,3 +38,31 @@ func FoldAccents(s string) string {
 	}
 	return b.String()
 }
+
+// TeamMeant is the team that typed, no team's name or channel as it is written, names with its
+// accents put right: a team written without the accents typed (santé-données for team
+// sante-donnees, the policy's names being a to z), or a channel written with accents typed
+// without them (#sante for #santé, which it also returns). "" where there is no such team, or
+// more than one.
+func (p *Policy) TeamMeant(typed string) (team, channel string) {
+	folded := FoldAccents(typed)
+	if strings.HasPrefix(typed, "#") {
+		for _, t := range p.Teams {
+			if t.Channel == "" || NameKey(t.Channel) == NameKey(typed) || FoldAccents(t.Channel) != folded {
+				continue
+			}
+			if team != "" && team != t.Name {
+				return "", "" // two teams' channels alike: which one is meant is unclear
+			}
+			team, channel = t.Name, t.Channel
+		}
+		return team, channel
+	}
+	if folded == NameKey(typed) {
+		return "", "" // no accent to put right
+	}
+	if t, ok := p.Team(folded); ok {
+		return t.Name, ""
+	}
+	return "", ""
+}
