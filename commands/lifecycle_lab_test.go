@@ -228,7 +228,7 @@ func TestRefusalsExampleTheCommandTheyName(t *testing.T) {
 		{"ben@lab.example", "/gpu release " + annas.String(), "You have no lease " + annas.String() + "; /gpu list shows yours.", "/gpu list"},
 		{"ben@lab.example", "/gpu keep " + annas.String(), "You have no lease " + annas.String() + "; /gpu list shows yours.", "/gpu list"},
 		{"olga@lab.example", "/gpu approve " + owners.String(), "/gpu approvals lists those that are.", "/gpu approvals"},
-		{"jürgen@lab.example", "/gpu approve " + owners.String(), "You cannot decide your own request " + owners.String() + "; ops@lab.example decides.", "/gpu status " + owners.String()},
+		{"jürgen@lab.example", "/gpu approve " + owners.String(), "You cannot decide your own request " + owners.String() + "; only ops@lab.example can.", "/gpu status " + owners.String()},
 	} {
 		r := h.say(tc.user, tc.cmd)
 		if !r.Error || !strings.Contains(r.Text, tc.says) || !strings.HasSuffix(r.Text, " Example: "+tc.example) {

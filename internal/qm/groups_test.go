@@ -166,7 +166,7 @@ func TestApproverGroupOfTheRequesterAlone(t *testing.T) {
 	if pending, _ := svc.Pending(ctx, "platform-leads@acme.example"); len(pending) != 1 {
 		t.Fatalf("the fallback approver's pending approvals: %d", len(pending))
 	}
-	if _, err := svc.Decide(ctx, "gil@acme.example", out.Lease.ID, true, ""); qm.ErrorCode(err) != qm.EFORBIDDEN || !strings.Contains(err.Error(), "platform-leads@acme.example decides") {
+	if _, err := svc.Decide(ctx, "gil@acme.example", out.Lease.ID, true, ""); qm.ErrorCode(err) != qm.EFORBIDDEN || !strings.Contains(err.Error(), "only platform-leads@acme.example can.") {
 		t.Fatalf("gil approved his own request: %v", err)
 	}
 

@@ -192,23 +192,34 @@ func (s *Service) mayDecide(ctx context.Context, approver, team, requester strin
 		if len(who) == 0 {
 			return Errorf(EFORBIDDEN, "nobody the policy names can decide %s, a request of team %s; ask a platform admin.", id, team).WithExample("/gpu status " + id.String())
 		}
-		// Fallback approvers may decide any team's exceptions, not only where a team has no
-		// budget owner: name them too.
-		for _, f := range s.deciding(s.Policy.Approvals.FallbackApprovers, requester) {
-			if !slices.ContainsFunc(who, func(w string) bool { return SameUser(w, f) }) {
-				who = append(who, f)
-			}
-		}
 		// The example is what they can do: look at the request (another approval would be refused).
-		return Errorf(EFORBIDDEN, "only %s can decide %s, a request of team %s.", strings.Join(who, " or "), id, team).WithExample("/gpu status " + id.String())
+		return Errorf(EFORBIDDEN, "only %s can decide %s, a request of team %s.", s.namedDeciders(who, requester), id, team).WithExample("/gpu status " + id.String())
 	}
 	if SameUser(approver, requester) && !s.Policy.Approvals.SelfApproval {
 		if len(who) == 0 {
 			return Errorf(EFORBIDDEN, "you cannot decide your own request %s, and the policy names nobody else who can; ask a platform admin.", id).WithExample("/gpu status " + id.String())
 		}
-		return Errorf(EFORBIDDEN, "you cannot decide your own request %s; %s decides.", id, strings.Join(who, " or ")).WithExample("/gpu status " + id.String())
+		return Errorf(EFORBIDDEN, "you cannot decide your own request %s; only %s can.", id, s.namedDeciders(who, requester)).WithExample("/gpu status " + id.String())
 	}
 	return nil
+}
+
+// namedDeciders names who decides a request of requester, joined by "or": the deciders who, and
+// the fallback approvers, who may decide any team's exceptions, not only where a team has no
+// budget owner; a group with the members the directory knows of it other than the requester
+// (chefs-baobab (moussa@baobab.example)), as the requester reads who will decide.
+func (s *Service) namedDeciders(who []string, requester string) string {
+	who = slices.Clone(who)
+	for _, f := range s.deciding(s.Policy.Approvals.FallbackApprovers, requester) {
+		if !slices.ContainsFunc(who, func(w string) bool { return SameUser(w, f) }) {
+			who = append(who, f)
+		}
+	}
+	names := make([]string, len(who))
+	for i, w := range who {
+		names[i] = s.groupWithMembers(w, requester)
+	}
+	return strings.Join(names, " or ")
 }
 
 // SignIns is a Directory that knows people by their sign-in at an identity provider (single
