@@ -97,3 +97,31 @@ func TestAReportOfATeamTypedWithItsAccentsNamesTheTeamMeant(t *testing.T) {
 		}
 	}
 }
+
+// TestAClassOrDataClassTypedWithItsAccentsIsNamedWithout: /gpu estimate 1 fér 1h answered
+// `"fér" is not a class name. Example: /gpu estimate 1 cuivre 4h`, another class for another
+// length, and data médical that it is no "word of letters", which é is. Each names the class
+// meant, with the command typed with it as the example, which works.
+func TestAClassOrDataClassTypedWithItsAccentsIsNamedWithout(t *testing.T) {
+	h := newHarnessOn(t, baobabPolicy)
+	for _, x := range []struct{ ask, says, example string }{
+		{"/gpu estimate 1 fér 1h", `"fér" is not a class name; did you mean fer?`, "/gpu estimate 1 fer 1h"},
+		{"/gpu request 1 Cüivre for 2h", `"Cüivre" is not a class name; did you mean cuivre?`, "/gpu request 1 cuivre for 2h"},
+		{"/gpu quota request +1 fér for 1d because atelier", `"fér" is not a class name; did you mean fer?`, "/gpu quota request +1 fer for 1d because atelier"},
+		{"/gpu request 1 cuivre for 1h data médical", `"médical" is not a data class, which is written with the letters a to z, digits, dots, - and _; did you mean medical?`, "/gpu request 1 cuivre for 1h data medical"},
+	} {
+		r := h.say("fatou@baobab.example", x.ask)
+		msg, ex, ok := strings.Cut(r.Text, " Example: ")
+		if !r.Error || !ok || msg != x.says || ex != x.example {
+			t.Errorf("%s: %q; want %q with the example %q", x.ask, r.Text, x.says, x.example)
+			continue
+		}
+		if r := h.say("fatou@baobab.example", ex); r.Error {
+			t.Errorf("the example %s is refused: %s", ex, r.Text)
+		}
+	}
+	// A word that is no name without its accents either is refused as before.
+	if r := h.say("fatou@baobab.example", "/gpu estimate 1 éclair 1h"); !r.Error || !strings.HasPrefix(r.Text, `"éclair" is not a class name. Example: `) {
+		t.Errorf("/gpu estimate 1 éclair 1h: %q", r.Text)
+	}
+}

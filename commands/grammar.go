@@ -166,21 +166,17 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 		}
 	}
 	if err != nil {
-		if at, team, meant := accentedTeam(s.Name, f[n:], teams, channels); team != "" {
-			// A team typed with its accents (équipe-vision for equipe-vision), or its channel
-			// without them (#sante for #santé): read again with the team's name, so that the
-			// refusal's example is the command as meant; a mistake elsewhere is refused as that
-			// mistake, with its own example.
+		if at, name, sentence := accentedName(s.Name, f[n:], known, teams, channels); name != "" {
+			// A team, class or data class typed with its accents (équipe-vision for team
+			// equipe-vision, fér for class fer, médical for data class medical), or a team's
+			// channel without them (#sante for #santé): read again with the name meant, so that
+			// the refusal's example is the command as meant; a mistake elsewhere is refused as
+			// that mistake, with its own example.
 			fixed := slices.Clone(f[n:])
-			typed := fixed[at]
-			if k, v, ok := strings.Cut(typed, "="); ok && strings.EqualFold(k, "team") {
-				typed, fixed[at] = v, k+"="+team
+			if k, _, ok := strings.Cut(fixed[at], "="); ok {
+				fixed[at] = k + "=" + name
 			} else {
-				fixed[at] = team
-			}
-			sentence := fmt.Sprintf("%s is not a team name; did you mean %s?", policy.Quoted(unquoted(typed), 40), team)
-			if meant != "" {
-				sentence = fmt.Sprintf("%s is the channel of no team; did you mean %s, the channel of team %s?", policy.Quoted(unquoted(typed), 40), meant, team)
+				fixed[at] = name
 			}
 			c, err = s.parse(Command{Verb: s.Name, classes: known, channels: channels, teams: teams}, fixed)
 			switch {
@@ -196,15 +192,13 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 	return c, err
 }
 
-// accentedTeam finds the first word of a command's args, outside its free-text reason, that is
-// no team's name as typed but is one with its accents left out (équipe-vision, or
-// team=Équipe-Vision, for team equipe-vision: the policy's names are a to z), or no team's
-// channel but one with its accents (#sante for #santé): its index, the team, and the channel
-// meant where it is a channel; "" where there is none.
-func accentedTeam(verb string, args []string, teams map[string]bool, channels map[string]string) (int, string, string) {
-	if len(teams) == 0 {
-		return 0, "", ""
-	}
+// accentedName finds the first word of a command's args, outside its free-text reason, that is
+// no name as typed but one with its accents left out, as the policy writes names (a to z): a
+// team (équipe-vision, or team=Équipe-Vision, for team equipe-vision), a class (fér for fer) or
+// a data class after data (médical for medical); or a team's channel typed without the accents
+// the policy gives it (#sante for #santé). It returns the word's index, the name meant (the
+// team, for a channel) and the sentence that refuses the word; "" where there is none.
+func accentedName(verb string, args []string, classes, teams map[string]bool, channels map[string]string) (int, string, string) {
 	end := len(args)
 	switch verb {
 	case "deny":
@@ -218,20 +212,23 @@ func accentedTeam(verb string, args []string, teams map[string]bool, channels ma
 		}
 	}
 	for i, w := range args[:end] {
-		if k, v, ok := strings.Cut(w, "="); ok {
-			if !strings.EqualFold(k, "team") {
+		k, v, kv := strings.Cut(w, "=")
+		if kv {
+			if k = strings.ToLower(k); k != "team" && k != "class" && k != "data" {
 				continue // a template's parameter, whose value is the template's to judge
 			}
 			w = v
 		}
 		w = unquoted(w)
+		q := policy.Quoted(w, 40)
+		folded := policy.FoldAccents(w)
 		if strings.HasPrefix(w, "#") {
 			if _, ok := channels[policy.NameKey(w)]; ok {
 				continue
 			}
 			var meant, team string
 			for ch, t := range channels {
-				if t != "" && policy.FoldAccents(ch) == policy.FoldAccents(w) {
+				if t != "" && policy.FoldAccents(ch) == folded {
 					if meant != "" {
 						meant = "" // two channels alike: which one is meant is unclear
 						break
@@ -240,15 +237,21 @@ func accentedTeam(verb string, args []string, teams map[string]bool, channels ma
 				}
 			}
 			if meant != "" {
-				return i, team, meant
+				return i, team, fmt.Sprintf("%s is the channel of no team; did you mean %s, the channel of team %s?", q, meant, team)
 			}
 			continue
 		}
-		if teams[policy.NameKey(w)] {
-			continue
+		if folded == policy.NameKey(w) {
+			continue // no accent to put right
 		}
-		if team := policy.FoldAccents(w); team != w && teams[team] {
-			return i, team, ""
+		afterData := kv && k == "data" || !kv && i > 0 && strings.EqualFold(args[i-1], "data")
+		switch {
+		case afterData && policy.ValidDataClass(folded):
+			return i, folded, fmt.Sprintf("%s is not a data class, which is written with the letters a to z, digits, dots, - and _; did you mean %s?", q, folded)
+		case !afterData && teams[folded] && !classes[folded] && (!kv || k == "team"):
+			return i, folded, fmt.Sprintf("%s is not a team name; did you mean %s?", q, folded)
+		case !afterData && classes[folded] && !teams[folded] && (!kv || k == "class"):
+			return i, folded, fmt.Sprintf("%s is not a class name; did you mean %s?", q, folded)
 		}
 	}
 	return 0, "", ""
@@ -602,7 +605,7 @@ func parseSubmit(c Command, args []string) (Command, error) {
 			v := unquoted(args[i])
 			c.DataClass = policy.NameKey(v)
 			if !policy.ValidDataClass(c.DataClass) {
-				return c, qm.Invalid(submitDataExample, "%s is not a data class, which is one word of letters, digits, dots, - and _.", policy.Quoted(v, 40))
+				return c, qm.Invalid(submitDataExample, "%s is not a data class, which is one word of the letters a to z, digits, dots, - and _.", policy.Quoted(v, 40))
 			}
 		case strings.HasPrefix(strings.ToLower(a), "team="):
 			t, perr := c.teamName(c.Verb, a[len("team="):])
@@ -927,7 +930,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 			c.DataClass = policy.NameKey(v)
 			if !policy.ValidDataClass(c.DataClass) {
 				c.DataClass = ""
-				note(qm.Invalid(dataExample, "%s is not a data class, which is one word of letters, digits, dots, - and _.", policy.Quoted(v, 40)))
+				note(qm.Invalid(dataExample, "%s is not a data class, which is one word of the letters a to z, digits, dots, - and _.", policy.Quoted(v, 40)))
 				continue
 			}
 		case strings.Contains(a, "=") && c.Template != "":
