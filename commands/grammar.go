@@ -1202,8 +1202,9 @@ func parseEstimate(c Command, args []string) (Command, error) {
 	}
 	class := unquoted(args[1])
 	c.Class = policy.NameKey(class)
+	var notClass *qm.Error // refused once the rest is read, so that the example keeps its length
 	if !validName(c.Class) {
-		return c, bad("estimate", "%s is not a class name.", policy.Quoted(class, 40))
+		c.Class, notClass = "", bad("estimate", "%s is not a class name.", policy.Quoted(class, 40))
 	}
 	rest := args[2:]
 	if len(rest) > 0 && (strings.EqualFold(rest[len(rest)-1], "exclusive") || strings.EqualFold(rest[len(rest)-1], "reservation")) {
@@ -1223,6 +1224,9 @@ func parseEstimate(c Command, args []string) (Command, error) {
 	c.Duration = d
 	if digits != nil {
 		return c, digits
+	}
+	if notClass != nil {
+		return c, notClass
 	}
 	return c, nil
 }
@@ -1280,8 +1284,9 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 	c.GPUs = n
 	class := unquoted(head[1])
 	c.Class = policy.NameKey(class)
+	var notClass *qm.Error // refused once the rest is read, so that the example keeps its length
 	if !validName(c.Class) {
-		return c, bad(c.Verb, "%s is not a class name.", policy.Quoted(class, 40))
+		c.Class, notClass = "", bad(c.Verb, "%s is not a class name.", policy.Quoted(class, 40))
 	}
 	tail := head[2:]
 	for i := 0; i < len(tail); i++ {
@@ -1313,6 +1318,9 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 	}
 	if digits != nil {
 		return c, digits
+	}
+	if notClass != nil {
+		return c, notClass
 	}
 	if long != nil {
 		// Only the reason is wrong: the example asks for what was asked, with the reason's
