@@ -32,3 +32,33 @@ func TestAccentedNamesAreSuggestedWithTheirLetters(t *testing.T) {
 		}
 	}
 }
+
+// TestAClassRenamedForItsAccentIsTheClassItsReferencesName: a class named "fér", refused with
+// `write "fer"`, also had every quota and sim node group naming fer refused, each with "did you
+// mean 'fér'?", the name just refused. Those references are right once the class is renamed as
+// told, so the class's own line is the one problem.
+func TestAClassRenamedForItsAccentIsTheClassItsReferencesName(t *testing.T) {
+	src := "organization: X\nclasses:\n  - {name: cuivre, max_gpus: 1, max_duration: 1h}\n  - {name: \"fér\", max_gpus: 1, max_duration: 1h}\n" +
+		"default_quota: {gpus: {cuivre: 1, fer: 0}}\nteams:\n  - {name: vision, idp_groups: [g], quota: {gpus: {fer: 2}}}\n" +
+		"sim: {nodes: [{name: cu, count: 1, class: cuivre, gpus: 1}, {name: fe, count: 1, class: fer, gpus: 1}]}\n"
+	_, err := Load([]byte(src), "p.yaml")
+	pe, ok := err.(*Error)
+	if !ok || len(pe.Problems) != 1 || !hasProblem(pe, 4, `class name "fér" must be lower case letters a to z, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most); write "fer"`) {
+		t.Fatalf("%v; want the class's own line alone", err)
+	}
+	if _, err := Load([]byte(strings.Replace(src, `"fér"`, "fer", 1)), "p.yaml"); err != nil {
+		t.Errorf("renamed as told, the policy does not load: %v", err)
+	}
+}
+
+// TestADataClassWithAnAccentIsToldItsLettersAreAToZ: data class "intérne" was refused as not
+// "one word of letters", which é is. The refusal says the letters are a to z, and names the data
+// class to write with each letter without its accent.
+func TestADataClassWithAnAccentIsToldItsLettersAreAToZ(t *testing.T) {
+	src := "organization: X\nclasses:\n  - {name: gpu, max_gpus: 1, max_duration: 1h}\nteams:\n  - {name: vision, idp_groups: [g], data_classes: [ouvert, \"intérne\"]}\nsim: {nodes: [{name: n, count: 1, class: gpu, gpus: 1}]}\n"
+	_, err := Load([]byte(src), "p.yaml")
+	pe, ok := err.(*Error)
+	if !ok || !hasProblem(pe, 5, `team vision: data class "intérne" must be one word of the letters a to z, digits, -, _ or . (40 at most), as a request names it (data interne); write "interne"`) {
+		t.Errorf("%v", err)
+	}
+}

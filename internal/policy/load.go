@@ -495,6 +495,9 @@ type validator struct {
 	data     []byte // the file, for the place of a mistake inside a value (scalarPos)
 	problems []Problem
 	warnings []Problem // found while validating; validate adds them to the policy's
+	// renamed are the names to write for classes refused for their names (fer for "fér"): the
+	// quotas and node groups that name them so are right once the class is renamed as told.
+	renamed map[string]bool
 }
 
 // line finds the line of a dotted path such as "classes.1.max_gpus", falling back to the nearest parent.
@@ -1051,6 +1054,12 @@ func (v *validator) validate(p *Policy) {
 		}
 		if !nameRE.MatchString(c.Name) {
 			v.addf(at("name"), "class name %q must be lower case letters a to z, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most)%s", c.Name, nameSuggestion(c.Name))
+			if s := suggestedName(c.Name); s != "" {
+				if v.renamed == nil {
+					v.renamed = map[string]bool{}
+				}
+				v.renamed[s] = true
+			}
 		}
 		if meaning, ok := RequestWords[c.Name]; ok {
 			v.addf(at("name"), "class name %q is a word /gpu request reads otherwise (%s), so nobody could ask for the class by name; rename it, e.g. name: %s-gpu", c.Name, meaning, c.Name)
@@ -1145,7 +1154,7 @@ func (v *validator) validate(p *Policy) {
 				continue // an empty entry is refused with the other empty entries
 			}
 			if !ValidDataClass(lc) {
-				v.addf(fmt.Sprintf("%s.%d", at("data_classes"), j), "team %s: data class %q must be one word of letters, digits, -, _ or . (40 at most), as a request names it (data %s)%s", t.Name, clipName(dc, 40), dataClassExample(dc, t.DataClasses), nameSuggestion(dc))
+				v.addf(fmt.Sprintf("%s.%d", at("data_classes"), j), "team %s: data class %q must be one word of the letters a to z, digits, -, _ or . (40 at most), as a request names it (data %s)%s", t.Name, clipName(dc, 40), dataClassExample(dc, t.DataClasses), nameSuggestion(dc))
 			}
 			t.DataClasses[j] = lc
 		}
@@ -1256,7 +1265,7 @@ func (v *validator) validate(p *Policy) {
 		}
 		if c, ok := p.Class(g.Class); ok {
 			g.Class = c.Name // Train is the class train, whose leases go on these nodes
-		} else {
+		} else if !v.renamed[strings.ToLower(g.Class)] {
 			v.addf(at("class"), "sim node group %s: class %q is not in the catalog%s", g.Name, g.Class, noClassHint(g.Class, p.ClassNames(), "its classes are"))
 		}
 		v.simRange(at("count"), g.Name, "count", g.Count, 1000, 2)
@@ -1507,7 +1516,7 @@ func (v *validator) quota(path, label string, q *Quota, classes map[string]bool)
 			writtenAs[lc] = name
 			canonical[lc] = n
 		}
-		if !classes[strings.ToLower(name)] {
+		if !classes[strings.ToLower(name)] && !v.renamed[strings.ToLower(name)] {
 			names := make([]string, 0, len(classes))
 			for c := range classes {
 				names = append(names, c)

@@ -43,7 +43,7 @@ func TestDataClassesAreOneWordInAnyCase(t *testing.T) {
 		t.Errorf("a request for internal data of a team cleared for INTERNAL meets %v", ms)
 	}
 	pe := refused(t, "data_classes: [public, internal]", "data_classes: [public, Restricted Data]")
-	wantProblem(t, pe, 44, `team vision: data class "Restricted Data" must be one word of letters, digits, -, _ or . (40 at most), as a request names it (data restricted-data); write "restricted-data"`)
+	wantProblem(t, pe, 44, `team vision: data class "Restricted Data" must be one word of the letters a to z, digits, -, _ or . (40 at most), as a request names it (data restricted-data); write "restricted-data"`)
 }
 
 // TestExceptionRuleNamesAreOneLineWithoutCommas: a blank rule name passed as a name, and a name

@@ -55,11 +55,11 @@ func refusedOther(t *testing.T, old, new string) *Error {
 // data class and a group that a policy with other names does not have.
 func TestRefusalExamplesNameThisPolicysThings(t *testing.T) {
 	pe := refusedOther(t, "data_classes: [open, phi-restricted]", "data_classes: [open, PHI Restricted]")
-	wantProblem(t, pe, 15, `team genomics-2: data class "PHI Restricted" must be one word of letters, digits, -, _ or . (40 at most), as a request names it (data phi-restricted); write "phi-restricted"`)
+	wantProblem(t, pe, 15, `team genomics-2: data class "PHI Restricted" must be one word of the letters a to z, digits, -, _ or . (40 at most), as a request names it (data phi-restricted); write "phi-restricted"`)
 	pe = refusedOther(t, "data_classes: [open, phi-restricted]", "data_classes: [\"★ ★\", open]")
-	wantProblem(t, pe, 15, `team genomics-2: data class "★ ★" must be one word of letters, digits, -, _ or . (40 at most), as a request names it (data open)`)
+	wantProblem(t, pe, 15, `team genomics-2: data class "★ ★" must be one word of the letters a to z, digits, -, _ or . (40 at most), as a request names it (data open)`)
 	pe = refusedOther(t, "data_classes: [open, phi-restricted]", "data_classes: [\"★ ★\"]")
-	wantProblem(t, pe, 15, `team genomics-2: data class "★ ★" must be one word of letters, digits, -, _ or . (40 at most), as a request names it (data public)`)
+	wantProblem(t, pe, 15, `team genomics-2: data class "★ ★" must be one word of the letters a to z, digits, -, _ or . (40 at most), as a request names it (data public)`)
 
 	pe = refusedOther(t, `"'externals' in user.groups"`, `"user.groups.exists(g, user.groups.exists(h, g == h))"`)
 	if len(pe.Problems) != 1 || !strings.HasSuffix(pe.Problems[0].Msg, "write it with fewer nested exists/all/map/filter over lists, e.g. 'grp-genomics' in user.groups") {
