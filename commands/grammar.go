@@ -433,6 +433,17 @@ func unquoted(s string) string {
 	return s
 }
 
+// unquotedWords are words that hold no free text, each without the quotes around all of it:
+// where a number or a duration goes, as where a name goes, a word in quotes (“1”, "2h", ‘+2’,
+// as a phone or a copied example writes them) is the value inside them.
+func unquotedWords(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = unquoted(w)
+	}
+	return out
+}
+
 // leaseArg reads the lease id where one goes, quoted or not.
 func leaseArg(verb, s string) (qm.LeaseID, *qm.Error) {
 	s = unquoted(s)
@@ -465,7 +476,7 @@ func parseExtend(c Command, args []string) (Command, error) {
 	if perr != nil && id == 0 {
 		return c, perr
 	}
-	rest := args[1:]
+	rest := unquotedWords(args[1:])
 	if strings.EqualFold(rest[0], "by") || strings.EqualFold(rest[0], "for") {
 		rest = rest[1:]
 	}
@@ -813,6 +824,7 @@ func looksNumeric(s string) bool {
 }
 
 func parseCount(verb, s string) (int, *qm.Error) {
+	s = unquoted(s) // "2" is 2
 	n, err := strconv.Atoi(s)
 	if err != nil && policy.OtherDigits(s) {
 		// The number meant, where it is clear, for the example.
@@ -833,6 +845,7 @@ func parseCount(verb, s string) (int, *qm.Error) {
 }
 
 func parseRequest(c Command, args []string) (Command, error) {
+	args = unquotedWords(args) // a request holds no free text
 	seen := map[string]bool{}
 	isClass := func(w string) bool { return c.classes[policy.NameKey(w)] }
 	var maybe []string // the policy's classes named like a filler word, as typed
@@ -1191,6 +1204,7 @@ func parseEstimate(c Command, args []string) (Command, error) {
 	if len(args) < 3 || len(args) == 3 && strings.EqualFold(args[2], "for") {
 		return c, bad("estimate", "/gpu estimate needs a number of GPUs, a class and a duration.")
 	}
+	args = unquotedWords(args) // an estimate holds no free text
 	n, perr := parseCount("estimate", args[0])
 	c.GPUs = n
 	var digits *qm.Error // GPUs in other digits: refused once the rest is read, for the example
@@ -1261,7 +1275,7 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		return c, bad(c.Verb, "a quota request needs a reason after \"because\".")
 	}
 	c.Reason = r
-	head := args[:because]
+	head := unquotedWords(args[:because]) // free text only after "because"
 	if len(head) < 2 {
 		return c, bad(c.Verb, "a quota request needs +N and a class.")
 	}

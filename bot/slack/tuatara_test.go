@@ -3,6 +3,7 @@ package slack_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/internal/templates"
@@ -87,5 +88,34 @@ func TestARefusedDecisionNamesTheMembersOfTheGroupThatDecides(t *testing.T) {
 	got := e.press("UNGAIO", card, buttonLabelled(t, card, "Approve"))
 	if !strings.Contains(got.Text, "ou cannot decide your own request L-2; only harakeke-kaitiaki (rawiri@tuatara.example.nz) or ops-duty@tuatara.example.nz can.") {
 		t.Errorf("ngaio's Approve of her own request answered %q", got.Text)
+	}
+}
+
+// A number or a duration typed in quotes, as a class, team or lease id may be (“1”, "2h", ‘1h’,
+// as a phone or a copied example writes them), is read as the value inside the quotes: it is
+// neither refused as out of place nor echoed back in doubled quotes.
+func TestQuotedNumbersAndDurationsReadAsTheirValues(t *testing.T) {
+	e := newTuataraEnv(t)
+	got := e.ask("UTAMA", "request “1” kete for “2h”")
+	if !strings.HasPrefix(got.Text, "L-1 is active: 1 × kete") || !strings.Contains(got.Text, "(in 2h)") {
+		t.Fatalf("/gpu request “1” kete for “2h” answered %q", got.Text)
+	}
+	for _, ask := range []string{`extend L-1 "1h"`, `extend “L-1” ‘1h’`} {
+		if got := e.ask("UTAMA", ask); !strings.HasPrefix(got.Text, "L-1 now runs until") {
+			t.Errorf("/gpu %s answered %q", ask, got.Text)
+		}
+	}
+	if l := e.lease("L-1"); l.Duration != 4*time.Hour {
+		t.Errorf("L-1 lasts %s after two extensions by 1h, want 4h", l.Duration)
+	}
+	if got := e.ask("UTAMA", `estimate '2' kete "3h"`); got.Text == "" || strings.Contains(got.Text, "Example:") || !strings.Contains(got.Text, "2 × kete for 3h") {
+		t.Errorf("/gpu estimate '2' kete \"3h\" answered %q", got.Text)
+	}
+	if got := e.ask("UTAMA", `quota request "+1" kete for “2d” because a deadline`); !strings.Contains(got.Text, "+1 kete GPU for team harakeke for 2d") {
+		t.Errorf("a quota request with a quoted duration answered %q", got.Text)
+	}
+	// A quoted word that is no duration is still refused, quoted once.
+	if got := e.ask("UTAMA", `extend L-1 "soon"`); !strings.Contains(got.Text, `"soon" is not a duration`) {
+		t.Errorf("/gpu extend L-1 \"soon\" answered %q", got.Text)
 	}
 }
