@@ -832,6 +832,14 @@ func parseCount(verb, s string) (int, *qm.Error) {
 		m, _ := strconv.Atoi(meant)
 		return max(m, 0), otherDigits(verb, s, meant, "2")
 	}
+	if errors.Is(err, strconv.ErrRange) {
+		// A whole number with more digits than any count holds: too many (or too few) GPUs,
+		// as one a little past the limit is.
+		if strings.HasPrefix(s, "-") {
+			return 0, bad(verb, "the number of GPUs must be at least 1, not %s.", truncate(s, 40))
+		}
+		return 0, bad(verb, "%s GPUs is more than any request can hold (at most %d).", truncate(s, 40), qm.MaxRequestGPUs)
+	}
 	if err != nil {
 		return 0, bad(verb, "%s is not a whole number of GPUs.", policy.Quoted(s, 40))
 	}

@@ -3,6 +3,7 @@ package slack
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/acme/quartermaster/internal/policy"
 	"slices"
@@ -84,8 +85,11 @@ func (f form) errors() map[string]string {
 	if msg, _ := policy.NumberSlip(f.GPUs); msg != "" {
 		// ٢, ２: the words chat refuses them with, naming the number in 0-9.
 		e[fieldGPUs] = msg
-	} else if err == nil && n < 1 {
-		e[fieldGPUs] = fmt.Sprintf("The number of GPUs must be at least 1, not %d.", n)
+	} else if (err == nil || errors.Is(err, strconv.ErrRange)) && n < 1 {
+		e[fieldGPUs] = fmt.Sprintf("The number of GPUs must be at least 1, not %s.", clip(f.GPUs, 40))
+	} else if n > policy.MaxGPUs || errors.Is(err, strconv.ErrRange) && n > 0 {
+		// Past any request's limit, however many digits: the words chat refuses it with.
+		e[fieldGPUs] = fmt.Sprintf("%s GPUs is more than any request can hold (at most %d).", clip(f.GPUs, 40), policy.MaxGPUs)
 	} else if err != nil {
 		e[fieldGPUs] = "Write a whole number of GPUs, 1 or more."
 	}

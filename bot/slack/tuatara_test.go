@@ -119,3 +119,28 @@ func TestQuotedNumbersAndDurationsReadAsTheirValues(t *testing.T) {
 		t.Errorf("/gpu extend L-1 \"soon\" answered %q", got.Text)
 	}
 }
+
+// A number of GPUs too large for any request, however many digits it has, is refused as too
+// many, in chat and in the request form, not as something other than a whole number.
+func TestAHugeNumberOfGPUsIsRefusedAsTooMany(t *testing.T) {
+	e := newTuataraEnv(t)
+	huge := "99999999999999999999"
+	got := e.ask("UTAMA", "request "+huge+" kete for 2h")
+	if strings.Contains(got.Text, "not a whole number") || !strings.Contains(got.Text, "more than any request can hold") || !strings.Contains(got.Text, "Example: /gpu request") {
+		t.Errorf("/gpu request %s kete answered %q", huge, got.Text)
+	}
+	if got := e.ask("UTAMA", "estimate "+huge+" kete 2h"); strings.Contains(got.Text, "not a whole number") || !strings.Contains(got.Text, "more than any request can hold") {
+		t.Errorf("/gpu estimate %s kete 2h answered %q", huge, got.Text)
+	}
+	code, body := e.interaction(map[string]any{
+		"type": "view_submission", "trigger_id": e.newTrigger(), "user": map[string]any{"id": "UTAMA"},
+		"view": map[string]any{"id": "VHUGE", "callback_id": "qm.request", "private_metadata": `{"c":"CGENERAL"}`, "state": stateOf("kete", huge, "2h")},
+	})
+	e.wait()
+	if code != 200 || strings.Contains(body, "Write a whole number") || !strings.Contains(body, "more than any request can hold") {
+		t.Errorf("the form with %s GPUs answered HTTP %d %s", huge, code, body)
+	}
+	if n := len(e.leases()); n != 0 {
+		t.Errorf("%d leases made", n)
+	}
+}

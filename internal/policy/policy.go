@@ -491,6 +491,9 @@ const LongestDuration = 10 * 365 * 24 * time.Hour
 // max_duration beyond it draws a warning.
 const MaxLease = 30 * 24 * time.Hour
 
+// MaxGPUs is the most GPUs any request may ask for; larger numbers are typos, not exceptions.
+const MaxGPUs = 4096
+
 // UnitOrderError is a duration that names a unit twice (1h1h) or a smaller unit before a larger
 // one (30m1h): what it adds up to may not be what was meant, so it is refused, with Meant, the
 // sum, written the way that works.

@@ -15,7 +15,7 @@ const (
 	DefaultGPUs     = 1
 	DefaultDuration = 4 * time.Hour
 	// MaxRequestGPUs bounds any request; larger numbers are typos, not exceptions.
-	MaxRequestGPUs = 4096
+	MaxRequestGPUs = policy.MaxGPUs
 	// MaxRequestDuration bounds any request.
 	MaxRequestDuration = policy.MaxLease
 	// TelemetryStale is how old a telemetry report may be before the lease counts as unobserved,
