@@ -461,11 +461,25 @@ func leaseArg(verb, s string) (qm.LeaseID, *qm.Error) {
 		}
 		return 0, qm.Invalid(leaseExample(verb), msg, policy.Quoted(s, 40))
 	}
+	if fixed := plainDashes.Replace(s); err != nil && fixed != s {
+		// L–1, L−1: a dash that looks like the hyphen. The id it writes comes back with the
+		// refusal, for the example, as for other digits.
+		if id, err := qm.ParseLeaseID(fixed); err == nil {
+			return id, qm.Invalid(strings.ReplaceAll(leaseExample(verb), leasePlaceholder, id.String()),
+				"%s is written with a dash other than the hyphen -; write the lease id with the hyphen: %s.", policy.Quoted(s, 40), id)
+		}
+	}
 	if err != nil {
 		return 0, qm.Invalid(leaseExample(verb), "%s is not a lease id; lease ids look like L-42.", policy.Quoted(s, 40))
 	}
 	return id, nil
 }
+
+// plainDashes are the dashes that look like the hyphen - (which autocorrect, a word processor or
+// a copied message put in for it: the hyphen ‐, the non-breaking hyphen, the figure, en and em
+// dashes, the minus sign, and the small and full-width hyphen-minus), as the hyphen.
+var plainDashes = strings.NewReplacer("\u2010", "-", "\u2011", "-", "\u2012", "-", "\u2013", "-", "\u2014", "-",
+	"\u2015", "-", "\u2212", "-", "\ufe63", "-", "\uff0d", "-")
 
 func parseExtend(c Command, args []string) (Command, error) {
 	if len(args) < 2 {

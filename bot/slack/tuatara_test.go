@@ -144,3 +144,30 @@ func TestAHugeNumberOfGPUsIsRefusedAsTooMany(t *testing.T) {
 		t.Errorf("%d leases made", n)
 	}
 }
+
+// A lease id written with a dash that looks like the hyphen but is another character (an en
+// dash, a minus sign or a non-breaking hyphen, as autocorrect, a word processor or a copied
+// message put in) is refused saying so, and the example writes the id with the hyphen, where it
+// names a lease of the asker's; it is not refused as no lease id while it reads as one.
+func TestALeaseIDWithAnotherDashSaysSo(t *testing.T) {
+	e := newTuataraEnv(t)
+	e.ask("UTAMA", "request 1 kete for 2h")
+	for _, tc := range []struct{ ask, example string }{
+		{"extend L\u20131 1h", "Example: /gpu extend L-1 1h"}, // en dash
+		{"status L\u22121", "Example: /gpu status L-1"},       // minus sign
+		{"release L\u20111", "Example: /gpu release L-1"},     // non-breaking hyphen
+		{"extend L\u20141 1h", "Example: /gpu extend L-1 1h"}, // em dash
+	} {
+		got := e.ask("UTAMA", tc.ask)
+		if !strings.Contains(got.Text, "dash other than the hyphen -") || !strings.HasSuffix(got.Text, tc.example) {
+			t.Errorf("/gpu %s answered %q; want the dash named and %q", tc.ask, got.Text, tc.example)
+		}
+	}
+	if l := e.lease("L-1"); l.State != qm.Active || l.Duration != 2*time.Hour {
+		t.Errorf("a refused command changed L-1: %s for %s", l.State, l.Duration)
+	}
+	// Someone else's lease is not named in their example.
+	if got := e.ask("UKIRI", "status L\u20131"); !strings.Contains(got.Text, "dash other than the hyphen -") || strings.Contains(got.Text, "Example: /gpu status L-1") {
+		t.Errorf("kiri's /gpu status L–1 answered %q", got.Text)
+	}
+}
