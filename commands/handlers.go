@@ -248,7 +248,7 @@ func (b *Bot) fail(ctx context.Context, verb string, err error) bot.Reply {
 func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	out, err := b.Svc.Extend(ctx, req.User, c.Lease, c.Duration)
 	if err != nil {
-		return []bot.Reply{b.fail(ctx, c.Verb, err)}
+		return []bot.Reply{b.fail(ctx, c.Verb, b.endedAskAgain(ctx, req.User, c.Lease, err))}
 	}
 	l := out.Lease
 	if out.Duplicate && req.Click {
@@ -265,6 +265,29 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 			Actions: b.leaseActions(ctx, l)}}
 	}
 	return []bot.Reply{{Text: b.newLength(l) + " " + b.extensionCost(l, c.Duration), Sections: []bot.Section{b.card(ctx, l)}}}
+}
+
+// endedAskAgain is err, the refusal to extend lease id of user, with the request that asks for
+// the lease again as it was asked (askAgain: its template and parameters, team, data class and
+// whole nodes), where the lease has ended and was refused for that; for no longer than its class
+// grants at once, so that typed it starts.
+func (b *Bot) endedAskAgain(ctx context.Context, user string, id qm.LeaseID, err error) error {
+	var qe *qm.Error
+	if !errors.As(err, &qe) || qe.Code != qm.ECONFLICT || qe.Example == "" {
+		return err
+	}
+	l, gerr := b.Svc.Get(ctx, id)
+	if gerr != nil || !l.State.Ended() || !qm.SameUser(l.User, user) {
+		return err
+	}
+	again := *l
+	if c, ok := b.pol().Class(l.Class); ok && c.MaxDuration.Duration > 0 && again.Duration > c.MaxDuration.Duration {
+		again.Duration = c.MaxDuration.Duration
+	}
+	if cmd, ok := b.askAgain(ctx, &again); ok {
+		return qe.WithExample(cmd)
+	}
+	return err
 }
 
 // extensionCost says what extending l by d costs, as a request's reply says what it costs: l's

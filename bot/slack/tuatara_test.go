@@ -171,3 +171,31 @@ func TestALeaseIDWithAnotherDashSaysSo(t *testing.T) {
 		t.Errorf("kiri's /gpu status L–1 answered %q", got.Text)
 	}
 }
+
+// /gpu extend of a lease that has ended is refused with the request that asks for it again as it
+// was asked, as a Request again button would: its template and parameters, its data class and
+// whole nodes where it had them, not a plain request of as many shared GPUs.
+func TestExtendingAnEndedLeaseOffersItAgainAsItWasAsked(t *testing.T) {
+	e := newTuataraEnv(t)
+	for _, tc := range []struct{ ask, again string }{
+		{"request 1 waka for 3h exclusive", "/gpu request 8 waka for 3h exclusive"},
+		{"request 1 kete for 2h template jupyterlab root=nb", "/gpu request 1 kete for 2h template jupyterlab root=nb"},
+		{"request 1 kete for 1h data restricted", "/gpu request 1 kete for 1h data restricted"},
+	} {
+		got := e.ask("UTAMA", tc.ask)
+		ls := e.leases()
+		id := ls[len(ls)-1].ID.String()
+		if strings.HasPrefix(got.Text, id+" waits for approval") {
+			e.ask("UNGAIO", "approve "+id) // whole nodes of waka are more than four GPUs
+			got.Text = string(e.lease(id).State)
+		}
+		if !strings.Contains(got.Text, id+" is active") && got.Text != "active" {
+			t.Fatalf("/gpu %s answered %q", tc.ask, got.Text)
+		}
+		e.ask("UTAMA", "release "+id)
+		got = e.ask("UTAMA", "extend "+id+" 1h")
+		if !strings.Contains(got.Text, "cannot be extended; ask for a new lease instead") || !strings.HasSuffix(got.Text, "Example: "+tc.again) {
+			t.Errorf("/gpu extend of the released %s (%s) answered %q; want the example %q", id, tc.ask, got.Text, tc.again)
+		}
+	}
+}
