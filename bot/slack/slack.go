@@ -27,6 +27,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -427,13 +428,21 @@ func (a *Adapter) onCommand(cmd slack.SlashCommand, retry bool) any {
 	}
 	text := strings.TrimSpace(typed(cmd.Text))
 	o := origin{user: cmd.UserID, team: cmd.TeamID, channel: cmd.ChannelID, responseURL: cmd.ResponseURL}
-	if text == "" {
+	if strings.TrimFunc(text, unshown) == "" {
+		// Nothing but what does not show (a zero-width space, a direction mark): "/gpu" alone, as
+		// the command reads it.
 		received := time.Now()
 		a.goWork(func(ctx context.Context) { a.openRequestModal(ctx, cmd.TriggerID, received, o) })
 		return nil
 	}
 	a.runKept(o, "/gpu "+text, key)
 	return nil
+}
+
+// unshown reports whether r shows nothing of its own: white space, a format character (a
+// zero-width space or joiner, a direction mark, a byte order mark) or a control character.
+func unshown(r rune) bool {
+	return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) || unicode.IsControl(r)
 }
 
 // deliveryKey names a command or a click for de-duplication: its trigger id, which Slack makes

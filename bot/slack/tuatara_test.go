@@ -199,3 +199,27 @@ func TestExtendingAnEndedLeaseOffersItAgainAsItWasAsked(t *testing.T) {
 		}
 	}
 }
+
+// "/gpu" followed by nothing but characters that do not show (a zero-width space, a direction
+// mark, a byte order mark, as a paste can bring) is "/gpu" alone, as the command reads it: it
+// opens the request form, not the help.
+func TestGPUWithOnlyInvisibleCharactersOpensTheForm(t *testing.T) {
+	e := newTuataraEnv(t)
+	for _, text := range []string{"\u200b", " \u200e\u2060 ", "\ufeff"} {
+		trigger := e.command("UTAMA", text)
+		e.wait()
+		_, _, responses, views := e.slack.snapshot()
+		opened := false
+		for _, v := range views {
+			opened = opened || v.Method == "open" && v.Trigger == trigger
+		}
+		if !opened {
+			t.Errorf("/gpu %q opened no request form", text)
+		}
+		for _, r := range responses {
+			if r.Channel == trigger {
+				t.Errorf("/gpu %q was answered %q instead", text, r.Text)
+			}
+		}
+	}
+}
