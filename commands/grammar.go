@@ -259,7 +259,8 @@ func accentedName(verb string, args []string, classes, teams map[string]bool, ch
 
 // strayQuote finds the first word of a command's args, outside its free-text reason and its
 // template parameters (but for team= and class=, which name things), that a quote opens and none closes (or that a quote closes and none opens): its index and the
-// sentence that says so, naming the word without the quote; "" when every quote is paired. Such
+// sentence that says so (from its capital letter, as every refusal is), naming the word without
+// the quote; "" when every quote is paired. Such
 // a word, quoted again in a refusal, would read as ""interactive".
 func strayQuote(verb string, args []string) (int, string) {
 	end := len(args)
@@ -290,14 +291,14 @@ func strayQuote(verb string, args []string) (int, string) {
 		}
 		name := strings.Trim(w, `"'`)
 		if name == "" {
-			return i, "a quote stands alone and is not closed; leave it out."
+			return i, "A quote stands alone and is not closed; leave it out."
 		}
 		q := policy.Quoted(name, 40)
 		bare := q[1 : len(q)-1]
 		if open {
-			return i, fmt.Sprintf("the quote before %s is not closed; leave it out or close it, as in %s.", bare, q)
+			return i, fmt.Sprintf("The quote before %s is not closed; leave it out or close it, as in %s.", bare, q)
 		}
-		return i, fmt.Sprintf("the quote after %s was never opened; leave it out or open it too, as in %s.", bare, q)
+		return i, fmt.Sprintf("The quote after %s was never opened; leave it out or open it too, as in %s.", bare, q)
 	}
 	return 0, ""
 }

@@ -223,3 +223,20 @@ func TestGPUWithOnlyInvisibleCharactersOpensTheForm(t *testing.T) {
 		}
 	}
 }
+
+// A refusal of a quote left open or never opened is a sentence as every other refusal is: it
+// starts with a capital letter.
+func TestAStrayQuoteIsRefusedInASentence(t *testing.T) {
+	e := newTuataraEnv(t)
+	e.ask("UTAMA", "request 1 kete for 1h")
+	for ask, want := range map[string]string{
+		"request 1 kete for 2h team “harakeke": "The quote before harakeke is not closed",
+		"release 'L-1":                         "The quote before L-1 is not closed",
+		"request 2” kete":                      "The quote after 2 was never opened",
+		`release L-1 "`:                        "A quote stands alone",
+	} {
+		if got := e.ask("UTAMA", ask); !strings.HasPrefix(got.Text, want) || !strings.Contains(got.Text, "Example: /gpu ") {
+			t.Errorf("/gpu %s answered %q; want it to start %q", ask, got.Text, want)
+		}
+	}
+}
