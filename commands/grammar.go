@@ -493,6 +493,14 @@ func parseExtend(c Command, args []string) (Command, error) {
 	}
 	rest := unquotedWords(args[1:])
 	if strings.EqualFold(rest[0], "by") || strings.EqualFold(rest[0], "for") {
+		if len(rest) == 1 {
+			// "/gpu extend L-1 for": the duration is missing, not empty.
+			ex := "/gpu extend " + id.String() + " 2h"
+			if perr != nil {
+				return c, perr.WithExample(ex)
+			}
+			return c, qm.Invalid(ex, "%s must be followed by how much longer, like 2h.", policy.Quoted(rest[0], 40))
+		}
 		rest = rest[1:]
 	}
 	d, err := durationOf(rest)

@@ -240,3 +240,19 @@ func TestAStrayQuoteIsRefusedInASentence(t *testing.T) {
 		}
 	}
 }
+
+// /gpu extend LEASE for (or by) with no duration after it says a duration must follow, with an
+// example extending that lease, not that "" is no duration.
+func TestExtendForWithoutADurationSaysOneMustFollow(t *testing.T) {
+	e := newTuataraEnv(t)
+	e.ask("UTAMA", "request 1 kete for 1h")
+	for _, word := range []string{"for", "by", "For"} {
+		got := e.ask("UTAMA", "extend L-1 "+word)
+		if strings.Contains(got.Text, `""`) || !strings.Contains(got.Text, `"`+word+`" must be followed by how much longer`) || !strings.HasSuffix(got.Text, "Example: /gpu extend L-1 2h") {
+			t.Errorf("/gpu extend L-1 %s answered %q", word, got.Text)
+		}
+	}
+	if l := e.lease("L-1"); l.Duration != time.Hour {
+		t.Errorf("L-1 lasts %s", l.Duration)
+	}
+}
