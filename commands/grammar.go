@@ -1352,6 +1352,10 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 	}
 	if len(tail) > 0 {
 		if strings.EqualFold(tail[0], "for") {
+			if len(tail) == 1 {
+				// "for because": the duration is missing, not empty.
+				return c, bad(c.Verb, "%s must be followed by how long, like 2w, or left out for a week.", policy.Quoted(tail[0], 40))
+			}
 			tail = tail[1:]
 		}
 		d, err := durationOf(tail)

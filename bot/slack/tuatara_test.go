@@ -242,7 +242,7 @@ func TestAStrayQuoteIsRefusedInASentence(t *testing.T) {
 }
 
 // /gpu extend LEASE for (or by) with no duration after it says a duration must follow, with an
-// example extending that lease, not that "" is no duration.
+// example extending that lease, not that "" is no duration; so does a quota request's "for".
 func TestExtendForWithoutADurationSaysOneMustFollow(t *testing.T) {
 	e := newTuataraEnv(t)
 	e.ask("UTAMA", "request 1 kete for 1h")
@@ -254,5 +254,13 @@ func TestExtendForWithoutADurationSaysOneMustFollow(t *testing.T) {
 	}
 	if l := e.lease("L-1"); l.Duration != time.Hour {
 		t.Errorf("L-1 lasts %s", l.Duration)
+	}
+	// So does a quota request's "for" with no duration before "because".
+	got := e.ask("UTAMA", "quota request +2 kete for because a deadline")
+	if strings.Contains(got.Text, `""`) || !strings.Contains(got.Text, `"for" must be followed by how long`) || !strings.HasSuffix(got.Text, "Example: /gpu quota request +2 kete because a deadline") {
+		t.Errorf("/gpu quota request +2 kete for because … answered %q", got.Text)
+	}
+	if n := len(e.leases()); n != 1 {
+		t.Errorf("%d leases, want L-1 alone", n)
 	}
 }
