@@ -155,8 +155,16 @@ func decodeMeta(s string) modalMeta {
 
 // estimate runs "/gpu estimate" for the form as the user: the cost and the predicted wait.
 func (a *Adapter) estimate(ctx context.Context, user string, f form) string {
-	if len(f.errors()) > 0 {
-		return "Choose a class, a number of GPUs and a duration to see the cost and the predicted wait."
+	errs := f.errors()
+	for _, fv := range [][2]string{{fieldClass, f.Class}, {fieldGPUs, f.GPUs}, {fieldDuration, f.Duration}} {
+		// A field of the estimate filled in wrong says what is wrong with it, as its refusal
+		// will; one left empty asks for them. (The other fields do not change the estimate:
+		// their refusals come beside them when the form is sent.)
+		if msg := errs[fv[0]]; msg != "" && fv[1] != "" {
+			return ":warning: " + msg
+		} else if msg != "" {
+			return "Choose a class, a number of GPUs and a duration to see the cost and the predicted wait."
+		}
 	}
 	email, refusal := a.who(ctx, user)
 	if refusal != "" {

@@ -264,3 +264,64 @@ func TestExtendForWithoutADurationSaysOneMustFollow(t *testing.T) {
 		t.Errorf("%d leases, want L-1 alone", n)
 	}
 }
+
+// changeForm sends a change of the request form's GPUs field as user, the form holding class,
+// gpus and duration, and returns the estimate the form then shows.
+func (e *env) changeForm(user, class, gpus, duration string) string {
+	e.t.Helper()
+	return e.changeFormState(user, gpus, stateOf(class, gpus, duration))
+}
+
+// changeFormState is changeForm with the form's whole state.
+func (e *env) changeFormState(user, gpus string, state map[string]any) string {
+	e.t.Helper()
+	code, _ := e.interaction(map[string]any{
+		"type": "block_actions", "trigger_id": e.newTrigger(), "user": map[string]any{"id": user},
+		"container": map[string]any{"type": "view", "view_id": "VCHANGE"},
+		"view":      map[string]any{"id": "VCHANGE", "callback_id": "qm.request", "private_metadata": `{"c":"CGENERAL"}`, "state": state},
+		"actions":   []any{map[string]any{"type": "number_input", "action_id": "qm.form.gpus", "block_id": "qm.form.gpus", "value": gpus}},
+	})
+	if code != 200 {
+		e.t.Fatalf("HTTP %d", code)
+	}
+	e.wait()
+	_, _, _, views := e.slack.snapshot()
+	v := views[len(views)-1]
+	if v.Method != "update" || v.ViewID != "VCHANGE" {
+		e.t.Fatalf("the change updated no form: %+v", v)
+	}
+	blocks, _ := v.View["blocks"].([]any)
+	for _, b := range blocks {
+		if m, _ := b.(map[string]any); m["block_id"] == "qm.estimate" {
+			return textIn([]map[string]any{m})
+		}
+	}
+	e.t.Fatalf("the form has no estimate: %v", v.View)
+	return ""
+}
+
+// While the request form holds a number of GPUs it will refuse (0, more than any request holds,
+// not a whole number), its estimate says what is wrong with it, in the words the field's refusal
+// uses, instead of asking to choose a number of GPUs that was chosen.
+func TestTheFormsEstimateSaysWhatIsWrongWithTheGPUs(t *testing.T) {
+	e := newTuataraEnv(t)
+	for gpus, want := range map[string]string{
+		"0":    "The number of GPUs must be at least 1, not 0.",
+		"5000": "5000 GPUs is more than any request can hold (at most 4096).",
+		"1.5":  "Write a whole number of GPUs, 1 or more.",
+	} {
+		if got := e.changeForm("UTAMA", "kete", gpus, "2h"); strings.Contains(got, "Choose a class") || !strings.Contains(got, want) {
+			t.Errorf("with %s GPUs the form's estimate says %s; want %q", gpus, got, want)
+		}
+	}
+	if got := e.changeForm("UTAMA", "kete", "2", "2h"); !strings.Contains(got, "2 × kete for 2h") {
+		t.Errorf("with 2 GPUs the form's estimate says %s", got)
+	}
+	// A template written with a space is refused beside its field when the form is sent; the
+	// estimate, which it does not change, is still shown.
+	state := stateOf("kete", "2", "2h")
+	state["values"].(map[string]any)["qm.form.template"] = map[string]any{"qm.form.template": map[string]any{"type": "plain_text_input", "value": "jupyter lab"}}
+	if got := e.changeFormState("UTAMA", "2", state); !strings.Contains(got, "2 × kete for 2h") {
+		t.Errorf("with the template \"jupyter lab\" the form's estimate says %s", got)
+	}
+}
