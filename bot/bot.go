@@ -147,6 +147,22 @@ func Check(ctx context.Context, h Handler, req Request) *Reply {
 	return nil
 }
 
+// Opener is a Handler that tells which command lines anyone may run, even someone it cannot
+// tell who they are (help, browsing templates): an adapter that cannot tell who asks (a chat
+// profile without an email) runs those all the same, as no one in particular.
+type Opener interface {
+	Open(text string) bool
+}
+
+// Open asks h, when it is an Opener, whether anyone may run the command line text; false
+// otherwise.
+func Open(h Handler, text string) bool {
+	if o, ok := h.(Opener); ok {
+		return o.Open(text)
+	}
+	return false
+}
+
 // HandlerFunc adapts a function to Handler.
 type HandlerFunc func(ctx context.Context, req Request) []Reply
 

@@ -110,6 +110,15 @@ func (b *Bot) handle(ctx context.Context, req bot.Request) []bot.Reply {
 	return s.run(withTyped(ctx, c), b, req, c)
 }
 
+// Open says whether anyone may run the command line text, even someone Quartermaster does not
+// know (bot.Opener): a command of the table marked Public that this installation offers, its
+// arguments right or not (a refusal of them is as public as the command).
+func (b *Bot) Open(text string) bool {
+	c, _ := ParseIn(text, b.pol())
+	s, ok := Lookup(c.Verb)
+	return ok && s.Public && b.offers(s)
+}
+
 // notOffered is the refusal of a command this installation does not offer.
 func (b *Bot) notOffered(ctx context.Context, s *Spec) bot.Reply {
 	return b.refuse(ctx, "", qm.Invalid("/gpu help", "/gpu %s is not offered here; /gpu help lists what is.", strings.Join(s.Words, " ")))

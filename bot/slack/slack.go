@@ -548,8 +548,12 @@ func (a *Adapter) onEvent(ev slackevents.EventsAPIEvent, retry bool) any {
 func (a *Adapter) run(ctx context.Context, o origin, text, key string) {
 	email, refusal := a.who(ctx, o.user)
 	if refusal != "" && !a.byAccount(ctx, o.user) {
-		a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: refusal})
-		return
+		if !bot.Open(a.cfg.Handler, text) {
+			a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: refusal + " Example: /gpu help"})
+			return
+		}
+		// Help and the like are for anyone: run as no one in particular.
+		email = ""
 	}
 	a.users.rememberTeam(o.user, o.team)
 	req := bot.Request{User: email, Text: text, Channel: o.channel, Key: key, Account: a.account(o.user)}

@@ -325,3 +325,31 @@ func TestTheFormsEstimateSaysWhatIsWrongWithTheGPUs(t *testing.T) {
 		t.Errorf("with the template \"jupyter lab\" the form's estimate says %s", got)
 	}
 }
+
+// Someone whose Slack profile shows no email (a guest) may still read the help and browse the
+// templates, which anyone may, even someone Quartermaster does not know; what needs to know who
+// they are is refused saying why, with /gpu help, which works for them, as the example.
+func TestAGuestWithoutAnEmailReadsTheHelp(t *testing.T) {
+	e := newTuataraEnv(t)
+	e.slack.mu.Lock()
+	e.slack.users["UGUEST"] = ""
+	e.slack.mu.Unlock()
+	if got := e.ask("UGUEST", "help"); !strings.HasPrefix(got.Text, "Quartermaster gets you GPUs without a ticket") {
+		t.Errorf("/gpu help for a guest answered %q", got.Text)
+	}
+	if got := e.ask("UGUEST", "help request"); !strings.Contains(got.Text, "/gpu request") || got.Text == "" || strings.Contains(got.Text, "shows none") {
+		t.Errorf("/gpu help request for a guest answered %q", got.Text)
+	}
+	if got := e.ask("UGUEST", "templates"); strings.Contains(got.Text, "shows none") || !strings.Contains(got.Text, "jupyterlab") {
+		t.Errorf("/gpu templates for a guest answered %q", got.Text)
+	}
+	for _, ask := range []string{"request 1 kete for 1h", "approvals", "catalog"} {
+		got := e.ask("UGUEST", ask)
+		if !strings.Contains(got.Text, "yours shows none") || !strings.HasSuffix(got.Text, "Example: /gpu help") {
+			t.Errorf("/gpu %s for a guest answered %q", ask, got.Text)
+		}
+	}
+	if n := len(e.leases()); n != 0 {
+		t.Errorf("%d leases made for a guest", n)
+	}
+}

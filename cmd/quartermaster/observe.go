@@ -62,6 +62,9 @@ func (o observed) Check(ctx context.Context, req bot.Request) *bot.Reply {
 	return bot.Check(ctx, o.inner, req)
 }
 
+// Open asks the wrapped handler.
+func (o observed) Open(text string) bool { return bot.Open(o.inner, text) }
+
 // verbOf names a command's verb for logs and metrics: one of the grammar's verbs, or "unknown",
 // so that typos cannot grow the metric's label set.
 func verbOf(text string) string {

@@ -56,3 +56,18 @@ func TestObserveCommandsKeepsReplies(t *testing.T) {
 		t.Error("verbs are not case-blind")
 	}
 }
+
+// opener is a handler that lets anyone run /gpu help alone.
+type opener struct{ bot.Handler }
+
+func (opener) Open(text string) bool { return text == "/gpu help" }
+
+// TestObservedCommandsOpenAsTheBotDoes: the wrapper answers which commands anyone may run as the
+// handler it wraps does, so that the chat adapters still let someone they cannot identify read
+// the help behind it.
+func TestObservedCommandsOpenAsTheBotDoes(t *testing.T) {
+	h := observeCommands(opener{bot.HandlerFunc(func(context.Context, bot.Request) []bot.Reply { return nil })}, nil, slog.New(slog.DiscardHandler))
+	if !bot.Open(h, "/gpu help") || bot.Open(h, "/gpu list") {
+		t.Errorf("the observed handler opens /gpu help %v and /gpu list %v; want true and false", bot.Open(h, "/gpu help"), bot.Open(h, "/gpu list"))
+	}
+}
