@@ -260,6 +260,12 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 		return []bot.Reply{b.fail(ctx, c.Verb, b.endedAskAgain(ctx, req.User, c.Lease, err))}
 	}
 	l := out.Lease
+	if out.Duplicate && req.Click && l.Kind != qm.KindExtension && l.State.Ended() {
+		// Pressed again after the lease ended: it runs no more, and typing the extension would
+		// be refused; say so, as a first press now would.
+		ended := qm.Errorf(qm.ECONFLICT, "%s is %s and cannot be extended; ask for a new lease instead.", l.ID, l.State).WithExample("/gpu list")
+		return []bot.Reply{b.fail(ctx, c.Verb, b.endedAskAgain(ctx, req.User, l.ID, ended))}
+	}
 	if out.Duplicate && req.Click {
 		return []bot.Reply{b.extendedAgain(l, c.Duration, out.Approvers)}
 	}
@@ -311,11 +317,22 @@ func (b *Bot) extensionCost(l *qm.Lease, d time.Duration) string {
 }
 
 // extendedAgain answers an Extend button pressed again: it extends once (a double click, or a
-// press a minute later on the same message), and says how to extend again.
+// press a minute later on the same message), and says how to extend again; an extension it sent
+// to the budget owners is named with what became of it (waiting, approved, denied, withdrawn).
 func (b *Bot) extendedAgain(l *qm.Lease, by time.Duration, approvers []string) bot.Reply {
 	if l.Kind == qm.KindExtension {
-		return bot.Reply{Text: fmt.Sprintf("This button already asked to extend %s by %s, as %s; %s will decide. /gpu status %s shows it.",
-			l.Parent, policy.FormatDuration(l.Duration), l.ID, b.whoDecides(approvers, l.User), l.ID)}
+		asked := fmt.Sprintf("This button already asked to extend %s by %s, as %s", l.Parent, policy.FormatDuration(l.Duration), l.ID)
+		switch {
+		case l.State == qm.PendingApproval:
+			return bot.Reply{Text: fmt.Sprintf("%s; %s will decide. /gpu status %s shows it.", asked, b.whoDecides(approvers, l.User), l.ID)}
+		case l.DecidedBy != "" && l.State.Live():
+			// Decided since the first press: say what became of it, not who will decide.
+			return bot.Reply{Text: fmt.Sprintf("%s, which %s approved, so it was not asked again. /gpu status %s shows it.", asked, l.DecidedBy, l.ID)}
+		case l.DecidedBy != "" && l.State == qm.Denied:
+			return bot.Reply{Text: fmt.Sprintf("%s, which %s denied, so it was not asked again. /gpu status %s shows it.", asked, l.DecidedBy, l.ID)}
+		default:
+			return bot.Reply{Text: fmt.Sprintf("%s, which is %s now, so it was not asked again. /gpu status %s shows it.", asked, l.State, l.ID)}
+		}
 	}
 	return bot.Reply{Text: fmt.Sprintf("%s was already extended from this button, so it was not extended again. %s To extend it once more, type /gpu extend %s %s or use the Extend button of /gpu status %s.",
 		l.ID, b.newLength(l), l.ID, policy.FormatDuration(by), l.ID)}

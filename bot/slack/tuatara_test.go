@@ -353,3 +353,49 @@ func TestAGuestWithoutAnEmailReadsTheHelp(t *testing.T) {
 		t.Errorf("%d leases made for a guest", n)
 	}
 }
+
+// An Extend button pressed again after the lease it extended has ended does not answer that the
+// lease "now runs until" its old end and may be extended by typing: it says the lease has ended
+// and cannot be extended, with the request that asks for it again as the example.
+func TestExtendPressedAgainAfterTheLeaseEndedSaysItEnded(t *testing.T) {
+	e := newTuataraEnv(t)
+	grant := e.ask("UTAMA", "request 1 kete for 2h template jupyterlab")
+	extend := findButton(t, grant.Blocks, "/gpu extend L-1 1h")
+	if got := e.press("UTAMA", grant, extend); !strings.HasPrefix(got.Text, "L-1 now runs until") {
+		t.Fatalf("Extend answered %q", got.Text)
+	}
+	e.ask("UTAMA", "release L-1")
+	got := e.press("UTAMA", grant, extend)
+	if strings.Contains(got.Text, "now runs") || strings.Contains(got.Text, "extend it once more") ||
+		!strings.Contains(got.Text, "L-1 is released and cannot be extended") || !strings.HasSuffix(got.Text, "Example: /gpu request 1 kete for 3h template jupyterlab") {
+		t.Errorf("Extend pressed again after L-1 was released answered %q", got.Text)
+	}
+}
+
+// An Extend button that sent an extension to the budget owners, pressed again once they have
+// decided it, says what became of it, not that they will decide.
+func TestExtendPressedAgainAfterTheDecisionSaysWhatBecameOfIt(t *testing.T) {
+	e := newTuataraEnv(t)
+	for _, tc := range []struct{ decide, want string }{
+		{"approve LEASE", "which ngaio@tuatara.example.nz approved"},
+		{"deny LEASE not today", "which ngaio@tuatara.example.nz denied"},
+	} {
+		grant := e.ask("UTAMA", "request 1 kete for 10h") // kete's longest without approval
+		id, _, _ := strings.Cut(grant.Text, " ")
+		extend := findButton(t, grant.Blocks, "/gpu extend "+id+" 1h")
+		first := e.press("UTAMA", grant, extend)
+		_, after, ok := strings.Cut(first.Text, "waits for approval as ")
+		if !ok {
+			t.Fatalf("Extend of %s answered %q", id, first.Text)
+		}
+		ext, _, _ := strings.Cut(after, ":")
+		decided := e.ask("UNGAIO", strings.Replace(tc.decide, "LEASE", ext, 1))
+		if decided.Text == "" || strings.Contains(decided.Text, "Example:") {
+			t.Fatalf("/gpu %s answered %q", tc.decide, decided.Text)
+		}
+		got := e.press("UTAMA", grant, extend)
+		if strings.Contains(got.Text, "will decide") || !strings.Contains(got.Text, tc.want) || !strings.Contains(got.Text, "/gpu status "+ext) {
+			t.Errorf("Extend pressed again after %s of %s answered %q; want %q", tc.decide, ext, got.Text, tc.want)
+		}
+	}
+}
