@@ -491,7 +491,8 @@ func (a *Adapter) onSubmit(cb slack.InteractionCallback) any {
 			reason = cb.View.State.Values[fieldReason][fieldReason].Value
 		}
 		reason = strings.Join(strings.Fields(reason), " ")
-		if reason == "" {
+		if strings.TrimFunc(reason, unshown) == "" {
+			// Nothing that shows (zero-width spaces, direction marks) is no reason either.
 			return slack.NewErrorsViewSubmissionResponse(map[string]string{fieldReason: "Say why, so the requester knows what to do instead."})
 		}
 		if !a.seen.First(key) {

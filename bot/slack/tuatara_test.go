@@ -1,6 +1,7 @@
 package slack_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -397,5 +398,27 @@ func TestExtendPressedAgainAfterTheDecisionSaysWhatBecameOfIt(t *testing.T) {
 		if strings.Contains(got.Text, "will decide") || !strings.Contains(got.Text, tc.want) || !strings.Contains(got.Text, "/gpu status "+ext) {
 			t.Errorf("Extend pressed again after %s of %s answered %q; want %q", tc.decide, ext, got.Text, tc.want)
 		}
+	}
+}
+
+// The Deny form asks for a reason: one of nothing but characters that do not show (zero-width
+// spaces, direction marks) is no reason, and is refused beside the field as an empty one is,
+// rather than denying the request with "no reason given".
+func TestTheDenyFormRefusesAnInvisibleReason(t *testing.T) {
+	e := newTuataraEnv(t)
+	e.ask("UTAMA", "request 6 waka for 3h")
+	for i, reason := range []string{"   ", "\u200b\u202e\u2060", "\u200e \ufeff\n"} {
+		code, body := e.interaction(map[string]any{
+			"type": "view_submission", "trigger_id": e.newTrigger(), "user": map[string]any{"id": "UNGAIO"},
+			"view": map[string]any{"id": fmt.Sprintf("VDENY%d", i), "callback_id": "qm.deny", "private_metadata": `{"l":"L-1"}`,
+				"state": map[string]any{"values": map[string]any{"qm.deny.reason": map[string]any{"qm.deny.reason": map[string]any{"type": "plain_text_input", "value": reason}}}}},
+		})
+		e.wait()
+		if code != 200 || !strings.Contains(body, `"response_action":"errors"`) || !strings.Contains(body, "Say why") {
+			t.Errorf("the reason %q answered HTTP %d %s", reason, code, body)
+		}
+	}
+	if s := e.lease("L-1").State; s != qm.PendingApproval {
+		t.Errorf("L-1 is %s after reasons that say nothing", s)
 	}
 }
