@@ -124,10 +124,12 @@ func formFrom(v slack.View) form {
 		if !ok {
 			return ""
 		}
+		// Around a value, what does not show (white space, a zero-width space, a direction
+		// mark) is not part of it: a field of nothing else is empty.
 		if a.SelectedOption.Value != "" {
-			return strings.TrimSpace(a.SelectedOption.Value)
+			return strings.TrimFunc(a.SelectedOption.Value, unshown)
 		}
-		return strings.TrimSpace(a.Value)
+		return strings.TrimFunc(a.Value, unshown)
 	}
 	return form{Class: get(fieldClass), GPUs: get(fieldGPUs), Duration: get(fieldDuration),
 		// A to Z case aside, as typed names compare: a look-alike letter (İ, a Kelvin sign) is kept,

@@ -422,3 +422,28 @@ func TestTheDenyFormRefusesAnInvisibleReason(t *testing.T) {
 		t.Errorf("L-1 is %s after reasons that say nothing", s)
 	}
 }
+
+// An optional field of the request form holding nothing that shows (a pasted zero-width space or
+// direction mark) is left out, as an empty one is: the request goes through as the rest of the
+// form asks, and no field is read as the next one's word ("There is no team \"data\"").
+func TestAFormFieldOfNothingThatShowsIsLeftOut(t *testing.T) {
+	e := newTuataraEnv(t)
+	state := stateOf("kete", "1", "2h")
+	values := state["values"].(map[string]any)
+	text := func(v string) map[string]any { return map[string]any{"type": "plain_text_input", "value": v} }
+	values["qm.form.template"] = map[string]any{"qm.form.template": text("\u200b")}
+	values["qm.form.team"] = map[string]any{"qm.form.team": text(" \u200e")}
+	values["qm.form.data"] = map[string]any{"qm.form.data": text("\u2060\ufeff")}
+	code, body := e.interaction(map[string]any{
+		"type": "view_submission", "trigger_id": e.newTrigger(), "user": map[string]any{"id": "UTAMA"},
+		"view": map[string]any{"id": "VINVISIBLE", "callback_id": "qm.request", "private_metadata": `{"c":"CGENERAL"}`, "state": state},
+	})
+	e.wait()
+	if code != 200 || body != "" {
+		t.Fatalf("the form answered HTTP %d %s", code, body)
+	}
+	dms := e.postsTo(dm("UTAMA"))
+	if len(dms) != 1 || !strings.HasPrefix(dms[0].Text, "L-1 is active: 1 × kete") {
+		t.Fatalf("the form's request was answered %+v", dms)
+	}
+}
