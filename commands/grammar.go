@@ -846,8 +846,19 @@ func looksNumeric(s string) bool {
 	return err == nil
 }
 
+// otherMinus reports whether s is a whole number written with a minus sign other than the
+// hyphen-minus (−2 with the minus sign, a full-width －, a dash), which reads as negative.
+func otherMinus(s string) bool {
+	r, size := utf8.DecodeRuneInString(s)
+	digits := s[size:]
+	return strings.ContainsRune("\u2212\uff0d\ufe63\u2010\u2011\u2012\u2013\u2014", r) && digits != "" && strings.Trim(digits, "0123456789") == ""
+}
+
 func parseCount(verb, s string) (int, *qm.Error) {
 	s = unquoted(s) // "2" is 2
+	if otherMinus(s) {
+		return 0, bad(verb, "the number of GPUs must be at least 1, not %s.", s)
+	}
 	n, err := strconv.Atoi(s)
 	if err != nil && policy.OtherDigits(s) {
 		// The number meant, where it is clear, for the example.
@@ -1064,6 +1075,13 @@ func parseRequest(c Command, args []string) (Command, error) {
 				note(perr)
 				seen["gpus"] = true
 				c.GPUs = n
+				continue
+			}
+			if !seen["gpus"] && c.Class == "" && otherMinus(a) {
+				// −2: a negative number of GPUs, as -2 is, not a class.
+				_, perr := parseCount("request", a)
+				note(perr)
+				seen["gpus"] = true
 				continue
 			}
 			if looksNumeric(a) {

@@ -447,3 +447,19 @@ func TestAFormFieldOfNothingThatShowsIsLeftOut(t *testing.T) {
 		t.Fatalf("the form's request was answered %+v", dms)
 	}
 }
+
+// A number of GPUs written with a minus sign that is not the hyphen-minus (−2, as a phone or a
+// copied text writes it) is refused as the negative number it reads as, as -2 is, not as a
+// class name.
+func TestANegativeGPUCountWithAnotherMinusIsRefusedAsNegative(t *testing.T) {
+	e := newTuataraEnv(t)
+	for _, ask := range []string{"request \u22122 kete", "request \uff0d2 kete for 1h", "estimate \u22122 kete 1h"} {
+		got := e.ask("UTAMA", ask)
+		if strings.Contains(got.Text, "class name") || !strings.Contains(got.Text, "must be at least 1, not") || !strings.Contains(got.Text, "Example: /gpu ") {
+			t.Errorf("/gpu %s answered %q", ask, got.Text)
+		}
+	}
+	if n := len(e.leases()); n != 0 {
+		t.Errorf("%d leases made", n)
+	}
+}
