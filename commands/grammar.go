@@ -739,7 +739,7 @@ func durationSlip(verb, v, eg string) (*qm.Error, time.Duration) {
 		meant, clear = policy.ASCIIDigits(body)
 	}
 	r, size := utf8.DecodeRuneInString(meant)
-	negative := r == '-' || r == '\u2212' || r == '\uff0d'
+	negative := policy.MinusSign(r)
 	if negative {
 		meant = strings.TrimSpace(meant[size:])
 	}
@@ -759,10 +759,11 @@ func durationSlip(verb, v, eg string) (*qm.Error, time.Duration) {
 	return nil, 0
 }
 
-// minusWord reports whether w is a minus sign alone (-, − or the full-width －), which before a
-// duration makes it negative as -2h does.
+// minusWord reports whether w is a minus sign alone (-, −, the full-width －, or a dash that
+// stands for one: policy.MinusSign), which before a duration makes it negative as -2h does.
 func minusWord(w string) bool {
-	return w == "-" || w == "\u2212" || w == "\uff0d"
+	r, size := utf8.DecodeRuneInString(w)
+	return size == len(w) && w != "" && policy.MinusSign(r)
 }
 
 // slipDuration is the duration v was meant as where v is a durationSlip, else 0.
@@ -851,7 +852,7 @@ func looksNumeric(s string) bool {
 func otherMinus(s string) bool {
 	r, size := utf8.DecodeRuneInString(s)
 	digits := s[size:]
-	return strings.ContainsRune("\u2212\uff0d\ufe63\u2010\u2011\u2012\u2013\u2014", r) && digits != "" && strings.Trim(digits, "0123456789") == ""
+	return r != '-' && policy.MinusSign(r) && digits != "" && strings.Trim(digits, "0123456789") == ""
 }
 
 func parseCount(verb, s string) (int, *qm.Error) {

@@ -462,4 +462,12 @@ func TestANegativeGPUCountWithAnotherMinusIsRefusedAsNegative(t *testing.T) {
 	if n := len(e.leases()); n != 0 {
 		t.Errorf("%d leases made", n)
 	}
+	// So is a duration written with a dash for its minus (–1h), as −1h is.
+	e.ask("UTAMA", "request 1 kete for 1h")
+	for _, ask := range []string{"extend L-1 \u20131h", "extend L-1 \u22121h"} {
+		got := e.ask("UTAMA", ask)
+		if !strings.Contains(got.Text, "is negative, but a duration cannot be negative; write it like 1h.") || !strings.HasSuffix(got.Text, "Example: /gpu extend L-1 1h") {
+			t.Errorf("/gpu %s answered %q", ask, got.Text)
+		}
+	}
 }

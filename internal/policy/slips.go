@@ -38,7 +38,7 @@ func DurationSlip(v string) (string, time.Duration) {
 		meant, clear = ASCIIDigits(body)
 	}
 	r, size := utf8.DecodeRuneInString(meant)
-	negative := r == '-' || r == '\u2212' || r == '\uff0d'
+	negative := MinusSign(r)
 	if negative {
 		meant = strings.TrimSpace(meant[size:])
 	}
@@ -67,4 +67,11 @@ func NumberSlip(v string) (string, int) {
 		return "", 0
 	}
 	return OtherDigitsNumberWords(v, meant), n
+}
+
+// MinusSign reports whether r reads as a minus before a number: the hyphen-minus, the minus sign,
+// the full-width and small hyphen-minus, and the hyphens and dashes (‐ ‑ ‒ – —) that autocorrect
+// or a copied text put in for it.
+func MinusSign(r rune) bool {
+	return strings.ContainsRune("-\u2212\uff0d\ufe63\u2010\u2011\u2012\u2013\u2014", r)
 }
