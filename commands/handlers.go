@@ -1582,7 +1582,7 @@ func (b *Bot) policyText(ctx context.Context, user string) bot.Reply {
 	}
 	for _, t := range p.Teams {
 		q := p.QuotaFor(t.Name)
-		owners := namedAs("budget owner", "budget owners", t.BudgetOwners)
+		owners := namedAs("budget owner", "budget owners", t.BudgetOwners, b.Svc.WithMembers)
 		if len(t.BudgetOwners) == 0 {
 			owners = "no budget owners, so " + fallback
 		}
@@ -1591,7 +1591,7 @@ func (b *Bot) policyText(ctx context.Context, user string) bot.Reply {
 	teams = append(teams, fmt.Sprintf("any other team: %s, %s; %s", gpusText(p, p.QuotaFor("")), weeklyHoursText(dq.GPUHoursPerWeek), fallback))
 	r.Sections = append(r.Sections, bot.Section{Title: "Quotas", Text: strings.Join(teams, "\n")})
 	approvals := fmt.Sprintf("undecided after %s → denied; self-approval %s; %s",
-		policy.FormatDuration(p.Approvals.Timeout.Duration), map[bool]string{true: "allowed", false: "not allowed"}[p.Approvals.SelfApproval], namedAs("fallback approver", "fallback approvers", p.Approvals.FallbackApprovers))
+		policy.FormatDuration(p.Approvals.Timeout.Duration), map[bool]string{true: "allowed", false: "not allowed"}[p.Approvals.SelfApproval], namedAs("fallback approver", "fallback approvers", p.Approvals.FallbackApprovers, b.Svc.WithMembers))
 	if p.Approvals.StepUp.Duration > 0 {
 		approvals += fmt.Sprintf("; an approver signed in with single sign-on more than %s ago signs in again first", policy.FormatDuration(p.Approvals.StepUp.Duration))
 	}
@@ -1609,12 +1609,18 @@ func weeklyHoursText(h float64) string {
 
 // orNone is the list joined with commas, or "none".
 // namedAs is who a list names, under its noun: one person in the singular ("budget owner
-// dana@acme.example"); several, a group (which may hold many) or none in the plural.
-func namedAs(one, many string, list []string) string {
+// dana@acme.example"); several, a group (which may hold many) or none in the plural. Each is
+// written by name: a group with its members ("budget owners chefs-baobab (aminata@baobab.example,
+// moussa@baobab.example)").
+func namedAs(one, many string, list []string, name func(string) string) string {
 	if len(list) == 1 && strings.Contains(list[0], "@") {
 		return one + " " + list[0]
 	}
-	return many + " " + orNone(list)
+	named := make([]string, len(list))
+	for i, n := range list {
+		named[i] = name(n)
+	}
+	return many + " " + orNone(named)
 }
 
 func orNone(list []string) string {

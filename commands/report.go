@@ -147,15 +147,7 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		filters = []showback.Filter{{Team: team}}
 	case team != "":
 		// The example is the asker's own use of the week asked for, not another week.
-		text := fmt.Sprintf("Only the budget owners of team %s (%s) and platform admins see its showback; you see your own use.", team, strings.Join(p.Approvers(team), ", "))
-		if _, listed := p.Team(team); !listed {
-			// A team renamed or removed since its leases ran has no budget owners any more.
-			admins := "(" + strings.Join(p.Approvals.FallbackApprovers, ", ") + ")"
-			if len(p.Approvals.FallbackApprovers) == 0 {
-				admins = "(approvals.fallback_approvers, which names nobody now)"
-			}
-			text = fmt.Sprintf("The policy no longer lists team %s, so only platform admins %s see its showback; you see your own use.", team, admins)
-		}
+		text := b.whoSeesShowback(team)
 		return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("%s Example: /gpu report %s", text, week)}}
 	case admin:
 		filters = []showback.Filter{{}}
@@ -200,4 +192,42 @@ func (b *Bot) teamMeant(ctx context.Context, req bot.Request, typed, report stri
 		example += " " + team
 	}
 	return []bot.Reply{{Error: true, Ephemeral: true, Text: text + " Example: " + example}}
+}
+
+// whoSeesShowback says, to someone refused it, who sees team's showback: its budget owners and
+// the platform admins (the fallback approvers), each group named with its members as /gpu policy
+// names it, in a sentence without a parenthesis inside another. A team with no budget owners, or
+// one the policy no longer lists (renamed or removed since its leases ran), is seen by the
+// platform admins alone.
+func (b *Bot) whoSeesShowback(team string) string {
+	p := b.pol()
+	named := func(list []string) string {
+		names := make([]string, len(list))
+		for i, n := range list {
+			names[i] = b.Svc.WithMembers(n)
+		}
+		return policy.JoinList(names, "and")
+	}
+	// One person is named in the singular; several, or a group (which may hold many), in the plural.
+	single := func(list []string) bool { return len(list) == 1 && strings.Contains(list[0], "@") }
+	t, listed := p.Team(team)
+	if listed && len(t.BudgetOwners) > 0 {
+		owners := "budget owners"
+		if single(t.BudgetOwners) {
+			owners = "budget owner"
+		}
+		return fmt.Sprintf("Only platform admins and the %s of team %s, %s, see its showback; you see your own use.", owners, t.Name, named(t.BudgetOwners))
+	}
+	admins := p.Approvals.FallbackApprovers
+	only := "only platform admins (approvals.fallback_approvers, which names nobody now) see"
+	switch {
+	case single(admins):
+		only = fmt.Sprintf("only the platform admin, %s, sees", admins[0])
+	case len(admins) > 0:
+		only = fmt.Sprintf("only the platform admins, %s, see", named(admins))
+	}
+	if listed {
+		return fmt.Sprintf("Team %s has no budget owners, so %s its showback; you see your own use.", t.Name, only)
+	}
+	return fmt.Sprintf("The policy no longer lists team %s, so %s its showback; you see your own use.", team, only)
 }

@@ -418,6 +418,12 @@ func (s *Service) DecidersReach(team, requester string) bool {
 	return false
 }
 
+// WithMembers is name, and when it names a group whose members the directory lists, the group
+// with them, as the approval refusals name it ("chefs-baobab (aminata@baobab.example,
+// moussa@baobab.example)"; past four, the first three "and N more"): how /gpu policy and a refused
+// showback name budget owners and fallback approvers, so that a reader knows who is in it.
+func (s *Service) WithMembers(name string) string { return s.groupWithMembers(name, "") }
+
 // groupWithMembers is name, and when it names a group, its members who may decide a request of
 // requester (not the requester, unless the policy allows self-approval) in brackets.
 func (s *Service) groupWithMembers(name, requester string) string {
