@@ -1292,15 +1292,18 @@ func (b *Bot) approvals(ctx context.Context, req bot.Request) []bot.Reply {
 	footer := ""
 	if teams, label := b.decidedTeams(ctx, req.User); label != "" {
 		now := b.Svc.Clock.Now()
-		touches, requests, err := b.Svc.Touches(ctx, b.Svc.WeekStart(now), now.Add(time.Second), teams)
+		touches, requests, leases, err := b.Svc.Touches(ctx, b.Svc.WeekStart(now), now.Add(time.Second), teams)
 		if err != nil {
 			return []bot.Reply{b.fail(ctx, "approvals", err)}
 		}
-		footer = fmt.Sprintf(" This week in %s: %s on %s", label, policy.Count(touches, "human decision", "human decisions"), policy.Count(requests, "request", "requests"))
-		if requests > 0 {
-			footer += fmt.Sprintf(", %.1f human touches per 100 requests", 100*float64(touches)/float64(requests))
+		// Human touches per 100 leases, as the product and the weekly showback count them: the
+		// decisions people made on the week's requests per 100 of the week's leases.
+		footer = fmt.Sprintf(" This week in %s: %s on %s, ", label, policy.Count(touches, "human decision", "human decisions"), policy.Count(requests, "request", "requests"))
+		if leases > 0 {
+			footer += fmt.Sprintf("%s: %.1f human touches per 100 leases.", policy.Count(leases, "lease", "leases"), 100*float64(touches)/float64(leases))
+		} else {
+			footer += "no leases."
 		}
-		footer += "."
 	}
 	if len(ls) == 0 {
 		return []bot.Reply{{Text: "Nothing waits for your decision." + footer}}

@@ -798,15 +798,25 @@ func (s *Service) applyApproval(ctx context.Context, tx Tx, l *Lease, approver, 
 	}
 }
 
-// Touches counts human decisions on requests made in [from, to) and the requests themselves, for
-// the "human touches per 100 leases" figure: of the given teams, or of all where teams is nil.
-func (s *Service) Touches(ctx context.Context, from, to time.Time, teams []string) (touches, requests int, err error) {
+// Touches counts human decisions on requests made in [from, to), the requests themselves (of
+// every kind: GPUs, quota increases, extensions) and the leases that ran in [from, to) (the
+// workspace leases that held GPUs at some time in it, CPU-only jobs' included, as the weekly
+// showback counts its leases), for the "human touches per 100 leases" figure: of the given teams,
+// or of all where teams is nil.
+func (s *Service) Touches(ctx context.Context, from, to time.Time, teams []string) (touches, requests, leases int, err error) {
 	ls, err := s.List(ctx, LeaseFilter{Kind: AnyKind, EndedAfter: from})
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
+	now := s.Clock.Now()
 	for _, l := range ls {
-		if l.CreatedAt.Before(from) || !l.CreatedAt.Before(to) || teams != nil && !policy.Contains(teams, l.Team) {
+		if teams != nil && !policy.Contains(teams, l.Team) {
+			continue
+		}
+		if ranIn(l, from, to, now) {
+			leases++
+		}
+		if l.CreatedAt.Before(from) || !l.CreatedAt.Before(to) {
 			continue
 		}
 		requests++
@@ -814,5 +824,28 @@ func (s *Service) Touches(ctx context.Context, from, to time.Time, teams []strin
 			touches++
 		}
 	}
-	return touches, requests, nil
+	return touches, requests, leases, nil
+}
+
+// ranIn is whether workspace lease l held its GPUs at some time in [from, to): from its start to
+// its end, or for a lease still running, to now but never past its expiry.
+func ranIn(l *Lease, from, to, now time.Time) bool {
+	if l.Kind != KindWorkspace || l.StartedAt.IsZero() {
+		return false
+	}
+	end := l.EndedAt
+	if end.IsZero() {
+		end = now
+		if !l.ExpiresAt.IsZero() && l.ExpiresAt.Before(end) {
+			end = l.ExpiresAt
+		}
+	}
+	start := l.StartedAt
+	if start.Before(from) {
+		start = from
+	}
+	if end.After(to) {
+		end = to
+	}
+	return end.After(start)
 }
