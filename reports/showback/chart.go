@@ -102,10 +102,14 @@ const (
 )
 
 // chartTitles are the chart's title and subtitle: the week, and its days, time zone, GPU-hours,
-// cost and idle share.
+// cost and idle share; of a week in which no GPU was held, that none was used, as the text and
+// chat reports of such a week say, not a share of nothing ("n/a idle").
 func (r *Report) chartTitles() [2]string {
-	return [2]string{fmt.Sprintf("GPU-hours per team, %s", r.Week),
-		fmt.Sprintf("%s (%s): %s GPU-hours, %s, %s", r.Span(), r.TimeZone, two(r.Total.GPUHours), r.Money(r.Total.Cost), idleShareText(r.Total.Figures))}
+	what := fmt.Sprintf("%s GPU-hours, %s, %s", two(r.Total.GPUHours), r.Money(r.Total.Cost), idleShareText(r.Total.Figures))
+	if r.Total.nothingHeld() {
+		what = noGPUsUsed
+	}
+	return [2]string{fmt.Sprintf("GPU-hours per team, %s", r.Week), fmt.Sprintf("%s (%s): %s", r.Span(), r.TimeZone, what)}
 }
 
 // chartTitleStyles are the fonts of the title and the subtitle, in the theme's title colour.

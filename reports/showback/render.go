@@ -138,6 +138,13 @@ func (r *Report) signedMoney(v float64) string {
 // known (no agent reported on the leases).
 const idleNotMeasured = "idle not measured"
 
+// noGPUsUsed says that no GPU was held, and noneIdle that therefore none was idle: where a share
+// of the GPU-hours idle would be a share of nothing ("n/a").
+const (
+	noGPUsUsed = "no GPUs used"
+	noneIdle   = noGPUsUsed + ", so none idle"
+)
+
 // idleShareText is "12.5% idle", or idleNotMeasured.
 func idleShareText(f Figures) string {
 	if !f.IdleMeasured() {
@@ -154,6 +161,9 @@ func idleHoursText(f Figures, withShare bool) string {
 	}
 	if !withShare {
 		return "idle " + two(f.Idle())
+	}
+	if f.nothingHeld() {
+		return noneIdle
 	}
 	return fmt.Sprintf("idle %s GPU-hours (%s)", two(f.Idle()), pct(f.IdleShare()))
 }
@@ -220,7 +230,10 @@ func leasesCount(n int) string { return policy.Count(n, "lease", "leases") }
 func (r *Report) Headline() string {
 	t := r.Total
 	idle := idleNotMeasured
-	if t.IdleMeasured() {
+	switch {
+	case t.nothingHeld():
+		idle = noneIdle
+	case t.IdleMeasured():
 		idle = fmt.Sprintf("%s idle GPU-hours (%s)", two(t.Idle()), pct(t.IdleShare()))
 	}
 	s := fmt.Sprintf("%s GPU-hours, %s; %s; %s GPU-hours reclaimed; %s",
