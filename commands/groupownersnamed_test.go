@@ -45,3 +45,18 @@ func TestAGroupOfBudgetOwnersIsNamedWithItsMembers(t *testing.T) {
 	}
 	refusedWithAWorkingExample(t, h, koffi, "/gpu report this week equipe-vision", "see its showback")
 }
+
+// A team the policy lists with no budget owners is seen by the platform admins alone: the refusal
+// says so, naming them (a group with its members), not as the team's budget owners.
+func TestAShowbackOfATeamWithoutBudgetOwnersNamesThePlatformAdmins(t *testing.T) {
+	h := newHarnessOn(t, policyVariant(t, baobabPolicy,
+		"    budget_owners: [koffi@baobab.example]\n", "",
+		"fallback_approvers: [ops@baobab.example]", "fallback_approvers: [platform]"))
+	AddReport(h.bot, &showback.Service{Policy: h.svc.Policy, Source: h.svc.Store.(qm.ReportStore), Clock: h.clock})
+	r := h.say("awa@baobab.example", "/gpu report this week sante-donnees")
+	want := "Team sante-donnees has no budget owners, so only the platform admins, platform (ops@baobab.example), see its showback; you see your own use."
+	if msg, _, _ := strings.Cut(r.Text, " Example: "); !r.Error || msg != want {
+		t.Errorf("awa asks for sante-donnees's showback: %q, want %q", r.Text, want)
+	}
+	refusedWithAWorkingExample(t, h, "awa@baobab.example", "/gpu report this week sante-donnees", "see its showback")
+}
