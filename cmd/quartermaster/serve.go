@@ -24,6 +24,7 @@ import (
 	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/httpserve"
+	"github.com/acme/quartermaster/internal/ingest"
 	"github.com/acme/quartermaster/internal/oidc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
@@ -308,7 +309,11 @@ func serve(ctx context.Context, o serveOptions) error {
 	}
 	defer func() { _ = discord.stop(context.Background()) }()
 
-	srv := httpserve.Server(mux, o.limits)
+	// A node's report too large for every request is refused and counted as one too large for a
+	// report.
+	limits := o.limits
+	limits.AnswersTooLarge = ingest.IsReport
+	srv := httpserve.Server(mux, limits)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 

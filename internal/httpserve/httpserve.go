@@ -29,8 +29,15 @@ type Limits struct {
 	WriteTimeout time.Duration
 	// IdleTimeout is how long a kept-alive connection may wait for its next request.
 	IdleTimeout time.Duration
-	// MaxBody is the largest request body read; a larger one is answered 413.
+	// MaxBody is the largest request body read; a larger one is answered 413, unless
+	// AnswersTooLarge claims it.
 	MaxBody int64
+	// AnswersTooLarge, when set, says which requests h answers itself when their body is over
+	// MaxBody (serve's node agent reports, refused and counted as the ingest refuses any report
+	// too large): Guard hands such a request to h with a body that reads nothing and fails with
+	// an *http.MaxBytesError, and closes the connection after h's answer, without reading the
+	// rest of the body.
+	AnswersTooLarge func(r *http.Request) bool
 	// MaxBodyReads is how many request bodies are read at once; a request beyond that is
 	// answered 503 at once (with Retry-After), before its body is read.
 	MaxBodyReads int
@@ -88,8 +95,9 @@ func Server(h http.Handler, l Limits) *http.Server {
 
 // Guard reads each request's body before h sees it: at most l.MaxBodyReads at once (the next is
 // answered 503 at once and its connection closed), each within l.BodyTimeout (else 408 and the
-// connection closed) and at most l.MaxBody bytes (else 413). h then reads the body from memory.
-// Requests without a body pass straight through.
+// connection closed) and at most l.MaxBody bytes (else 413, or h's own answer to a body too
+// large where l.AnswersTooLarge claims the request). h then reads the body from memory. Requests
+// without a body pass straight through.
 func Guard(h http.Handler, l Limits) http.Handler {
 	l = l.withDefaults()
 	slots := make(chan struct{}, l.MaxBodyReads)
@@ -105,9 +113,20 @@ func Guard(h http.Handler, l Limits) http.Handler {
 			_ = rc.SetReadDeadline(time.Now())
 			w.Header().Set("Connection", "close")
 		}
-		if r.ContentLength > l.MaxBody {
+		tooLarge := func() {
 			hangUp()
+			if l.AnswersTooLarge != nil && l.AnswersTooLarge(r) {
+				// A copy: the server still finds the request's own body unread, and so closes the
+				// connection as it does after its own 413, letting the client read the answer.
+				r2 := r.WithContext(r.Context())
+				r2.Body = tooLargeBody{&http.MaxBytesError{Limit: l.MaxBody}}
+				h.ServeHTTP(w, r2)
+				return
+			}
 			http.Error(w, fmt.Sprintf("request body larger than %d bytes", l.MaxBody), http.StatusRequestEntityTooLarge)
+		}
+		if r.ContentLength > l.MaxBody {
+			tooLarge()
 			return
 		}
 		select {
@@ -122,12 +141,12 @@ func Guard(h http.Handler, l Limits) http.Handler {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, l.MaxBody))
 		<-slots
 		if err != nil {
-			hangUp()
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
-				http.Error(w, fmt.Sprintf("request body larger than %d bytes", l.MaxBody), http.StatusRequestEntityTooLarge)
+				tooLarge()
 				return
 			}
+			hangUp()
 			http.Error(w, "the request body did not arrive in time", http.StatusRequestTimeout)
 			return
 		}
@@ -136,3 +155,9 @@ func Guard(h http.Handler, l Limits) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// tooLargeBody is the body h reads of a request Guard found too large: nothing, and the error.
+type tooLargeBody struct{ err error }
+
+func (b tooLargeBody) Read([]byte) (int, error) { return 0, b.err }
+func (tooLargeBody) Close() error               { return nil }

@@ -2,9 +2,11 @@ package httpserve_test
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -187,5 +189,48 @@ func TestRequestBodiesAreBounded(t *testing.T) {
 	}
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("a chunked body over the limit: HTTP %d", resp.StatusCode)
+	}
+}
+
+// A request that AnswersTooLarge claims reaches the handler when its body is over the limit, with
+// or without a Content-Length: its body reads nothing and fails as too large, and the client
+// reads the handler's answer. Another request over the limit is refused with 413 as before.
+func TestAHandlerAnswersTheBodiesTooLargeItClaims(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		var tooBig *http.MaxBytesError
+		if !errors.As(err, &tooBig) {
+			_, _ = io.WriteString(w, "read "+strconv.Itoa(len(b))+" bytes")
+			return
+		}
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		_, _ = io.WriteString(w, "mine: "+strconv.Itoa(len(b))+" bytes read, over "+strconv.FormatInt(tooBig.Limit, 10))
+	})
+	addr := serve(t, h, httpserve.Limits{MaxBody: 1000, AnswersTooLarge: func(r *http.Request) bool { return r.URL.Path == "/mine" }})
+	for _, c := range []struct {
+		path, body string
+		chunked    bool
+		code       int
+		answer     string
+	}{
+		{"/mine", strings.Repeat("z", 1000), false, 200, "read 1000 bytes"},
+		{"/mine", strings.Repeat("z", 1001), false, 413, "mine: 0 bytes read, over 1000"},
+		{"/mine", strings.Repeat("z", 1<<20), false, 413, "mine: 0 bytes read, over 1000"},
+		{"/mine", strings.Repeat("z", 1<<20), true, 413, "mine: 0 bytes read, over 1000"},
+		{"/other", strings.Repeat("z", 1001), false, 413, "request body larger than 1000 bytes\n"},
+	} {
+		var body io.Reader = strings.NewReader(c.body)
+		if c.chunked {
+			body = io.MultiReader(body) // no Content-Length
+		}
+		resp, err := http.Post("http://"+addr+c.path, "text/plain", body)
+		if err != nil {
+			t.Fatalf("%s, %d bytes: %v", c.path, len(c.body), err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.code || string(b) != c.answer {
+			t.Errorf("%s, %d bytes (chunked %v): HTTP %d %q, want %d %q", c.path, len(c.body), c.chunked, resp.StatusCode, b, c.code, c.answer)
+		}
 	}
 }

@@ -187,6 +187,14 @@ func (i *Ingest) Register(mux *http.ServeMux) {
 	mux.Handle("POST "+report.Path, i)
 }
 
+// IsReport says whether r is a report that Register's handler takes. The HTTP server hands such a
+// request whose body is over its own limit on every request to the handler (httpserve's
+// AnswersTooLarge), so that it is refused and counted as too_large, as one over report.MaxBytes
+// is, whatever its size.
+func IsReport(r *http.Request) bool {
+	return r.Method == http.MethodPost && r.URL.Path == report.Path
+}
+
 // Counts is how many reports (and parts of reports) were taken, refused or ignored, by reason;
 // every reason is there, at zero until it happens, so an alert on one's rate sees its first.
 func (i *Ingest) Counts() map[string]int64 {
