@@ -51,6 +51,57 @@ func reportFlags() (*flag.FlagSet, *reportOptions) {
 	return fs, o
 }
 
+// reportFlagNeeds is what report's flag name, given without a value, needs, and an example that
+// gives it one, of week and the format given (else text), with the policy --team's team is taken
+// from when one was given; empty for a flag it does not know.
+func reportFlagNeeds(fs *flag.FlagSet, f *commonFlags, name string, week showback.Week, format string) (needs, example string) {
+	if !contains(reportFormats, format) {
+		format = "text"
+	}
+	ex := func(before string) string {
+		return fmt.Sprintf("quartermaster report %s--week %s --format %s", before, week, format)
+	}
+	switch name {
+	case "week", "format":
+		return "a value", ex("")
+	case "team":
+		// The policy's own team, with the policy it comes from when the command names one.
+		team, how := "research", "a team, by name or by its channel"
+		if pol, err := f.loadPolicy(); err == nil && len(pol.Teams) > 0 {
+			team = pol.Teams[0].Name
+			if ch := pol.Teams[0].Channel; ch != "" {
+				how += " (as " + ch + ")"
+			}
+		}
+		before := ""
+		if policyGiven(fs) {
+			before = "--policy " + f.policy + " "
+		}
+		return how, ex(before) + " --team " + team
+	case "out":
+		ext := map[string]string{"text": "txt"}[format]
+		if ext == "" {
+			ext = format
+		}
+		return "a file to write", fmt.Sprintf("%s --out showback-%s.%s", ex(""), week, ext)
+	case "db":
+		return "a database URL", ex("--db sqlite:" + filepath.Join(dataDir(), "quartermaster.db") + " ")
+	case "policy":
+		return "a policy file", ex("--policy " + flagExamples["policy"] + " ")
+	case "now":
+		// A day after the week ends in every time zone: the week is complete as of it.
+		return "an RFC3339 instant", ex("") + " --now " + week.End(time.UTC).Add(24*time.Hour).Format(time.RFC3339)
+	}
+	return "", ""
+}
+
+// policyGiven says whether --policy was given on the command line (not taken from QM_POLICY).
+func policyGiven(fs *flag.FlagSet) bool {
+	given := false
+	fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "policy" })
+	return given
+}
+
 // reportFormats are what `quartermaster report --format` writes.
 var reportFormats = []string{"text", "csv", "json", "png"}
 
@@ -61,13 +112,14 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	week, team, format, out, asOf := ro.week, ro.team, ro.format, ro.out, ro.asOf
 	// Until the policy is read, an example names the last complete week in UTC as of --now (or
 	// now): a week that has begun in every time zone.
-	earlyWeek := func() string {
+	lastWeek := func() showback.Week {
 		now := time.Now()
 		if t, err := time.Parse(time.RFC3339, *asOf); err == nil {
 			now = t
 		}
-		return showback.WeekOf(now, time.UTC).Prev().String()
+		return showback.WeekOf(now, time.UTC).Prev()
 	}
+	earlyWeek := func() string { return lastWeek().String() }
 	early := func(w, format string) string {
 		if w == "" {
 			w = earlyWeek()
@@ -87,9 +139,14 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 				if near := nearFlag(name, names); near != "" {
 					what = fmt.Sprintf("--%s is not a flag of quartermaster report; the nearest is --%s", name, near)
 				}
-			case strings.HasPrefix(m[1], "flag needs") && (name == "week" || name == "format"):
-				what = fmt.Sprintf("--%s needs a value", name)
 			case strings.HasPrefix(m[1], "flag needs"):
+				w, err := showback.ParseWeek(*week, showback.Week{})
+				if err != nil {
+					w = lastWeek() // none given yet, or not a week
+				}
+				if needs, ex := reportFlagNeeds(fs, f, name, w, *format); needs != "" {
+					return errUsage{fmt.Sprintf("--%s needs %s. Example: %s", name, needs, ex)}
+				}
 				what = fmt.Sprintf("--%s needs a value; report takes %s", name, takes)
 			}
 		}

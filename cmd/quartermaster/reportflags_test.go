@@ -82,3 +82,49 @@ func TestReportNeedsAnExistingDatabaseAndAFileToWrite(t *testing.T) {
 		}
 	}
 }
+
+// A flag of report given no value is one sentence saying what it needs, with an example that
+// gives it one: --team's names a team of the policy in use (the first), or reads as a team where
+// the policy cannot be read; never the list of every flag, nor an example without the flag.
+func TestReportFlagWithoutAValueSaysWhatItNeeds(t *testing.T) {
+	dir := t.TempDir()
+	own := filepath.Join(dir, "own.yaml")
+	example, err := os.ReadFile(filepath.Join(repoRoot, "docs", "quartermaster.example.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := strings.ReplaceAll(string(example), "name: vision", "name: robotics")
+	b = strings.ReplaceAll(b, "team: vision", "team: robotics")
+	b = strings.ReplaceAll(b, "#vision-gpu", "#robotics-gpu")
+	if err := os.WriteFile(own, []byte(b), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runQM("policy", "check", "--policy", own); code != 0 {
+		t.Fatalf("the test's policy does not load: %s", stderr)
+	}
+	const now = "2026-10-07T00:00:00Z"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--now", now, "--team"},
+			`quartermaster report: --team needs a team, by name or by its channel (as #vision-gpu). Example: quartermaster report --week 2026-W40 --format text --team vision`},
+		{[]string{"--now", now, "--policy", own, "--team"},
+			`quartermaster report: --team needs a team, by name or by its channel (as #robotics-gpu). Example: quartermaster report --policy ` + own + ` --week 2026-W40 --format text --team robotics`},
+		{[]string{"--now", now, "--policy", filepath.Join(dir, "missing.yaml"), "--team"},
+			`quartermaster report: --team needs a team, by name or by its channel. Example: quartermaster report --policy ` + filepath.Join(dir, "missing.yaml") + ` --week 2026-W40 --format text --team research`},
+		{[]string{"--now", now, "--format", "csv", "--out"},
+			`quartermaster report: --out needs a file to write. Example: quartermaster report --week 2026-W40 --format csv --out showback-2026-W40.csv`},
+		{[]string{"--now", now, "--db"},
+			`quartermaster report: --db needs a database URL. Example: quartermaster report --db sqlite:data/quartermaster.db --week 2026-W40 --format text`},
+		{[]string{"--now", now, "--policy"},
+			`quartermaster report: --policy needs a policy file. Example: quartermaster report --policy /etc/quartermaster/quartermaster.yaml --week 2026-W40 --format text`},
+		{[]string{"--week", "2026-W40", "--now"},
+			`quartermaster report: --now needs an RFC3339 instant. Example: quartermaster report --week 2026-W40 --format text --now 2026-10-06T00:00:00Z`},
+	} {
+		_, stderr, code := runCLI(append([]string{"report"}, c.args...)...)
+		if code != 2 || strings.TrimSpace(stderr) != c.want {
+			t.Errorf("report %v: exit %d,\n%q; want exit 2 and\n%q", c.args, code, stderr, c.want)
+		}
+	}
+}
