@@ -34,7 +34,7 @@ func TestAgentTokensAndServeIngest(t *testing.T) {
 	if code, _, stderr := runQM("agent-token", "create", "gpu 01", "--db", db); code != 2 || !strings.Contains(stderr, "not a node name") {
 		t.Errorf("a bad node name: exit %d, %q", code, stderr)
 	}
-	if code, _, stderr := runQM("agent-token", "frob", "--db", db); code != 2 || !strings.Contains(stderr, "example: quartermaster agent-token create gpu-01") {
+	if code, _, stderr := runQM("agent-token", "frob", "--db", db); code != 2 || !strings.Contains(stderr, `"frob" is not an agent-token command; agent-token takes create, list or revoke, e.g. quartermaster agent-token list --db `+db) {
 		t.Errorf("a bad verb: exit %d, %q", code, stderr)
 	}
 

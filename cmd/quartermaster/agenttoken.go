@@ -63,7 +63,7 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 		}
 	default:
 		if len(pos) > 0 {
-			if err := misspelledVerb("agent-token", verb, []string{"create", "list", "revoke"}, args); err != nil {
+			if err := notAVerb("agent-token", verb, []string{"create", "list", "revoke"}, args, append([]string{"list"}, givenFlag(fs, "db")...)); err != nil {
 				return err
 			}
 		}

@@ -95,7 +95,14 @@ DISCORD_APP_ID (and DISCORD_API_URL for a Discord-compatible server).`
 func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "register" {
 		if len(args) > 0 {
-			if err := misspelledVerb("discord", args[0], []string{"register"}, args); err != nil {
+			// --print installs nothing; it needs the policy, as typed or else where it is installed.
+			example := []string{"register", "--print"}
+			if p := policyIn(args); p != "" {
+				example = append(example, "--policy", p)
+			} else if os.Getenv("QM_POLICY") == "" {
+				example = append(example, "--policy", flagExamples["policy"])
+			}
+			if err := notAVerb("discord", args[0], []string{"register"}, args, example); err != nil {
 				return err
 			}
 		}

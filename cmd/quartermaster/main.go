@@ -157,6 +157,71 @@ func misspelledVerb(command, word string, verbs, args []string) error {
 		shellLine(append([]string{"quartermaster", command}, fixed...)))}
 }
 
+// notAVerb refuses word, typed where command (templates, migrate…) takes one of verbs and is
+// none: a misspelling of one as misspelledVerb answers it, any other word in one sentence naming
+// it and the verbs, with example (words after quartermaster command) as a command line that
+// works. Nil for a flag (-x), which the caller answers.
+func notAVerb(command, word string, verbs, args, example []string) error {
+	if err := misspelledVerb(command, word, verbs, args); err != nil || strings.HasPrefix(word, "-") || slices.Contains(verbs, word) {
+		return err
+	}
+	article := "a"
+	if strings.ContainsRune("aeiou", rune(command[0])) {
+		article = "an"
+	}
+	return errUsage{fmt.Sprintf("%q is not %s %s command; %s takes %s, e.g. %s", word, article, command, command, orList(verbs),
+		shellLine(append([]string{"quartermaster", command}, example...)))}
+}
+
+// orList is words as a person lists them: a, b or c.
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// andList is words as a person lists them: a, b and c.
+func andList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// policyIn is the policy file args give with --policy FILE or --policy=FILE (one dash or two),
+// before any --; empty when they give none.
+func policyIn(args []string) string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if v, ok := strings.CutPrefix(name, "policy="); ok {
+			return v
+		}
+		if name == "policy" && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// givenFlag is the value of flag name when the command line gave it (not its default, nor an
+// environment variable's), as the words of an example: --name VALUE; none when it was not given.
+func givenFlag(fs *flag.FlagSet, name string) []string {
+	var words []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			words = []string{"--" + name, f.Value.String()}
+		}
+	})
+	return words
+}
+
 // nearestCommand says which command word was likely meant, as an example of prefix (the command
 // line before it) with that command; where none is near, it names them all, with console.
 func nearestCommand(word, prefix string) string {

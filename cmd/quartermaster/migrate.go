@@ -61,7 +61,8 @@ func runMigrate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 	}
 	if len(words) != 1 || (words[0] != "up" && words[0] != "down" && words[0] != "status") {
 		if len(words) == 1 {
-			if err := misspelledVerb("migrate", words[0], []string{"up", "down", "status"}, args); err != nil {
+			// status only reads: it works on whichever database was named.
+			if err := notAVerb("migrate", words[0], []string{"up", "down", "status"}, args, append([]string{"status"}, givenFlag(fs, "db")...)); err != nil {
 				return err
 			}
 		}

@@ -297,7 +297,7 @@ func TestMigrateFlagsAfterTheVerb(t *testing.T) {
 		t.Errorf("down: exit %d, %q %s", code, out.String(), errb.String())
 	}
 	errb.Reset()
-	if code := run(context.Background(), []string{"migrate", "sideways", "--db", db}, nil, io.Discard, &errb); code != 2 || !strings.Contains(errb.String(), "example: quartermaster migrate up --db") {
+	if code := run(context.Background(), []string{"migrate", "sideways", "--db", db}, nil, io.Discard, &errb); code != 2 || !strings.Contains(errb.String(), `"sideways" is not a migrate command; migrate takes up, down or status, e.g. quartermaster migrate status --db `+db) {
 		t.Errorf("a bad verb: exit %d, %q", code, errb.String())
 	}
 }

@@ -36,6 +36,13 @@ func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 			}
 			return errUsage{fmt.Sprintf("%q is not a policy command; the nearest is check, e.g. %s", args[0], shellLine(append([]string{"quartermaster", "policy", "check"}, rest...)))}
 		}
+		example := []string{"check"}
+		if os.Getenv("QM_POLICY") == "" {
+			example = append(example, "docs/quartermaster.example.yaml")
+		}
+		if err := notAVerb("policy", args[0], []string{"check"}, args, example); err != nil {
+			return err
+		}
 		return errUsage{policyUsage}
 	}
 	file := os.Getenv("QM_POLICY")

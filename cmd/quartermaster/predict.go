@@ -63,7 +63,7 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			return nil
 		}
 		if len(args) > 0 {
-			if err := misspelledVerb("predict", args[0], []string{"eval"}, args); err != nil {
+			if err := notAVerb("predict", args[0], []string{"eval"}, args, []string{"eval", "--trace", predictTrace}); err != nil {
 				return err
 			}
 		}

@@ -27,7 +27,7 @@ func TestPredictUsage(t *testing.T) {
 		want string
 	}{
 		{"no verb", nil, "want the sub-command eval"},
-		{"wrong verb", []string{"run"}, "want the sub-command eval"},
+		{"wrong verb", []string{"run"}, `"run" is not a predict command; predict takes eval, e.g. quartermaster predict eval --trace`},
 		{"no trace", []string{"eval"}, "--trace is required"},
 		{"bad format", []string{"eval", "--trace", trace, "--format", "xml"}, `--format "xml"`},
 		{"bad fraction", []string{"eval", "--trace", trace, "--train-fraction", "1"}, "--train-fraction 1"},

@@ -381,3 +381,64 @@ func TestAMisspelledSubcommandIsNamedWithTheOneMeant(t *testing.T) {
 		}
 	}
 }
+
+// A word nowhere near any of a command's sub-commands (templates x, migrate xyzzy) is answered in
+// one sentence naming it and what the command takes, with an example that works, typing back the
+// database or policy given; console, which takes no words, names the word and its flags, with an
+// input line of the policy's directory. Each example, run, succeeds.
+func TestAWordThatIsNoSubcommandIsNamedWithWhatIsTaken(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "qm.db")
+	if code, _, stderr := runQM("migrate", "up", "--db", db); code != 0 {
+		t.Fatalf("migrate up: %s", stderr)
+	}
+	policyFile, err := filepath.Abs(filepath.Join(repoRoot, "docs", "quartermaster.example.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"templates", "x"}, `quartermaster templates: "x" is not a templates command; templates takes list, show or render, e.g. quartermaster templates list`},
+		{[]string{"migrate", "xyzzy", "--db", db}, `quartermaster migrate: "xyzzy" is not a migrate command; migrate takes up, down or status, e.g. quartermaster migrate status --db ` + db},
+		{[]string{"agent-token", "frobnicate", "--db", db}, `quartermaster agent-token: "frobnicate" is not an agent-token command; agent-token takes create, list or revoke, e.g. quartermaster agent-token list --db ` + db},
+		{[]string{"discord", "extra", "--policy", policyFile}, `quartermaster discord: "extra" is not a discord command; discord takes register, e.g. quartermaster discord register --print --policy ` + policyFile},
+		{[]string{"predict", "extra"}, `quartermaster predict: "extra" is not a predict command; predict takes eval, e.g. quartermaster predict eval --trace testdata/traces/KTH-SP2-1996-2.1-cln.swf.gz`},
+		{[]string{"policy", "extra"}, `quartermaster policy: "extra" is not a policy command; policy takes check, e.g. quartermaster policy check docs/quartermaster.example.yaml`},
+		{[]string{"console", "extra"}, `quartermaster console: console takes no words, but got "extra": it reads USER: TEXT lines from standard input and takes only the flags --backend, --clock, --db, --json, --policy and --reports, e.g. echo 'alice@acme.example: /gpu request 1 interactive for 2h' | quartermaster console`},
+	} {
+		clearEnv(t)
+		t.Setenv("QM_DATA_DIR", t.TempDir())
+		code, _, stderr := runQM(c.args...)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || msg != c.want {
+			t.Errorf("%v: exit %d,\n%q; want exit 2 and\n%q", c.args, code, msg, c.want)
+			continue
+		}
+		// The example works: run from the repository, with the console's line as its input.
+		_, example, _ := strings.Cut(msg, ", e.g. ")
+		input := ""
+		if line, cmd, ok := strings.Cut(example, " | "); ok {
+			input = strings.Trim(strings.TrimPrefix(line, "echo "), "'") + "\n"
+			example = cmd
+		}
+		words := strings.Fields(strings.TrimPrefix(example, "quartermaster "))
+		if words[0] == "predict" {
+			continue // replaying the trace takes minutes: the file is there
+		}
+		var out, errb bytes.Buffer
+		wd, _ := os.Getwd()
+		if err := os.Chdir(repoRoot); err != nil {
+			t.Fatal(err)
+		}
+		got := run(t.Context(), words, strings.NewReader(input), &out, &errb)
+		_ = os.Chdir(wd)
+		if got != 0 {
+			t.Errorf("the example %q: exit %d, %s", example, got, errb.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(repoRoot, "testdata", "traces", "KTH-SP2-1996-2.1-cln.swf.gz")); err != nil {
+		t.Errorf("predict's example trace: %v", err)
+	}
+}

@@ -83,7 +83,7 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	case "render":
 		return renderTemplate(stdout, stderr, cat, args[1:])
 	default:
-		if err := misspelledVerb("templates", args[0], []string{"list", "show", "render"}, args); err != nil {
+		if err := notAVerb("templates", args[0], []string{"list", "show", "render"}, args, []string{"list"}); err != nil {
 			return err
 		}
 		return errUsage{fmt.Sprintf("unknown templates command %q\n%s", args[0], templatesUsage)}
