@@ -152,7 +152,7 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		if *printOnly {
 			example += " --print"
 		}
-		return errUsage{"discord register needs the policy serve runs with (--policy FILE or QM_POLICY), since its classes become the choices of /gpu's class options; e.g. QM_POLICY=/etc/quartermaster.yaml " + example}
+		return errUsage{"discord register needs the policy serve runs with (--policy FILE or QM_POLICY), since its classes become the choices of /gpu's class options; e.g. QM_POLICY=" + flagExamples["policy"] + " " + example}
 	}
 	pol, err := flags.loadPolicy()
 	if err != nil {

@@ -157,7 +157,7 @@ func TestDiscordRegisterWithoutAPolicyShowsTheCommandTyped(t *testing.T) {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), c.args, nil, &out, &errb)
 		msg := strings.TrimSpace(errb.String())
-		if code != 2 || !strings.Contains(msg, "QM_POLICY=/etc/quartermaster.yaml "+c.want) || strings.Contains(msg, c.not) {
+		if code != 2 || !strings.Contains(msg, "QM_POLICY="+installedPolicyPath(t)+" "+c.want) || strings.Contains(msg, c.not) {
 			t.Errorf("%v without a policy: exit %d, %q; want 2 and the example %q", c.args, code, msg, c.want)
 		}
 	}
