@@ -74,8 +74,8 @@ func reportFlagNeeds(fs *flag.FlagSet, f *commonFlags, name string, week showbac
 			}
 		}
 		before := ""
-		if policyGiven(fs) {
-			before = "--policy " + f.policy + " "
+		if p := givenFlag(fs, "policy"); p != nil {
+			before = strings.Join(p, " ") + " "
 		}
 		return how, ex(before) + " --team " + team
 	case "out":
@@ -93,13 +93,6 @@ func reportFlagNeeds(fs *flag.FlagSet, f *commonFlags, name string, week showbac
 		return "an RFC3339 instant", ex("") + " --now " + week.End(time.UTC).Add(24*time.Hour).Format(time.RFC3339)
 	}
 	return "", ""
-}
-
-// policyGiven says whether --policy was given on the command line (not taken from QM_POLICY).
-func policyGiven(fs *flag.FlagSet) bool {
-	given := false
-	fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "policy" })
-	return given
 }
 
 // reportFormats are what `quartermaster report --format` writes.
