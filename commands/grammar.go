@@ -192,6 +192,23 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 	return c, err
 }
 
+// namesEnd is where the words of a command's args that can name things end: before the reason
+// of deny (every word after the lease) and of a quota request (from "because" on), which are free
+// text.
+func namesEnd(verb string, args []string) int {
+	switch verb {
+	case "deny":
+		return min(len(args), 1)
+	case "quota-request":
+		for i, a := range args {
+			if strings.EqualFold(a, "because") {
+				return i
+			}
+		}
+	}
+	return len(args)
+}
+
 // accentedName finds the first word of a command's args, outside its free-text reason, that is
 // no name as typed but one with its accents left out, as the policy writes names (a to z): a
 // team (équipe-vision, or team=Équipe-Vision, for team equipe-vision), a class (fér for fer) or
@@ -199,18 +216,7 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 // the policy gives it (#sante for #santé). It returns the word's index, the name meant (the
 // team, for a channel) and the sentence that refuses the word; "" where there is none.
 func accentedName(verb string, args []string, classes, teams map[string]bool, channels map[string]string) (int, string, string) {
-	end := len(args)
-	switch verb {
-	case "deny":
-		end = min(end, 1)
-	case "quota-request":
-		for i, a := range args {
-			if strings.EqualFold(a, "because") {
-				end = i
-				break
-			}
-		}
-	}
+	end := namesEnd(verb, args)
 	for i, w := range args[:end] {
 		k, v, kv := strings.Cut(w, "=")
 		if kv {
@@ -263,18 +269,7 @@ func accentedName(verb string, args []string, classes, teams map[string]bool, ch
 // the quote; "" when every quote is paired. Such
 // a word, quoted again in a refusal, would read as ""interactive".
 func strayQuote(verb string, args []string) (int, string) {
-	end := len(args)
-	switch verb {
-	case "deny":
-		end = min(end, 1)
-	case "quota-request":
-		for i, a := range args {
-			if strings.EqualFold(a, "because") {
-				end = i
-				break
-			}
-		}
-	}
+	end := namesEnd(verb, args)
 	for i, w := range args[:end] {
 		if k, v, ok := strings.Cut(w, "="); ok && k != "" && !strings.ContainsAny(k, `"'`) {
 			if k = strings.ToLower(k); k != "team" && k != "class" {
