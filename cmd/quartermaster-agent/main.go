@@ -215,7 +215,9 @@ func nearest(name string, names []string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes (flag names are ASCII).
+// editDistance is the Levenshtein distance between a and b, in bytes (flag names are ASCII). The
+// agent keeps its own rather than policy.EditDistance, which would build the policy package and its
+// rule language (CEL) into the node agent for one function.
 func editDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	for j := range prev {
