@@ -49,6 +49,25 @@ type Command struct {
 	channels map[string]string
 	// teams are the policy's team names while the command is parsed; nil without a policy.
 	teams map[string]bool
+	// templateTyped is the template's name as typed, where that is not Template (which has A to
+	// Z in lower case): what a refusal of it quotes, so that <@U…> is not echoed as <@u…>.
+	templateTyped string
+}
+
+// setTemplate names the template typed: Template is it with A to Z in lower case, as names compare.
+func (c *Command) setTemplate(typed string) {
+	c.Template, c.templateTyped = policy.NameKey(typed), ""
+	if c.Template != typed {
+		c.templateTyped = typed
+	}
+}
+
+// templateAsTyped is the template's name as it was typed.
+func (c Command) templateAsTyped() string {
+	if c.templateTyped != "" {
+		return c.templateTyped
+	}
+	return c.Template
 }
 
 // bad is a refusal of bad input to verb: one sentence, and the verb's example (its placeholders
@@ -602,7 +621,7 @@ func parseTemplate(c Command, args []string) (Command, error) {
 	if len(args) != 1 {
 		return c, bad(c.Verb, "/gpu template needs one template name; /gpu templates lists them.")
 	}
-	c.Template = policy.NameKey(unquoted(args[0]))
+	c.setTemplate(unquoted(args[0]))
 	return c, nil
 }
 
@@ -610,7 +629,7 @@ func parseSubmit(c Command, args []string) (Command, error) {
 	if len(args) < 1 {
 		return c, bad(c.Verb, "/gpu submit needs a template name; /gpu templates lists them.")
 	}
-	c.Template = policy.NameKey(unquoted(args[0]))
+	c.setTemplate(unquoted(args[0]))
 	given := map[string]bool{}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -950,7 +969,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 				note(perr)
 				continue
 			}
-			c.Template = policy.NameKey(unquoted(v))
+			c.setTemplate(unquoted(v))
 		case la == "team":
 			v, perr := next("team name")
 			if perr != nil {

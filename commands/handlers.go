@@ -753,7 +753,7 @@ func (b *Bot) catalog(ctx context.Context, req bot.Request) []bot.Reply {
 
 func (b *Bot) request(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	if c.Template != "" && b.Templates != nil {
-		tp, err := b.Templates.Catalog.Get(c.Template)
+		tp, err := b.Templates.Catalog.Get(c.templateAsTyped())
 		if err != nil {
 			return []bot.Reply{b.refuse(ctx, c.Verb, err)}
 		}

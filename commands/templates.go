@@ -85,7 +85,7 @@ func TemplateGPUs(p *policy.Policy, tp *templates.Template, nodeSize, nodeCount 
 // lease of the asker's team (the first team of the policy for someone the directory does not
 // know), on both backends.
 func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.Reply {
-	tp, err := t.Catalog.Get(c.Template)
+	tp, err := t.Catalog.Get(c.templateAsTyped())
 	if err != nil {
 		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, err)}
 	}
@@ -702,7 +702,7 @@ func (t *Templates) candidatesFit(tp *templates.Template, params templates.Param
 // submit is /gpu submit TEMPLATE [key=value …] [class=C] [gpus=N] [team=T] [for=D]: a workload
 // from a template (a batch job, or a workspace) under a new lease.
 func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bot.Reply {
-	tp, err := t.Catalog.Get(c.Template)
+	tp, err := t.Catalog.Get(c.templateAsTyped())
 	if err != nil {
 		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, err)}
 	}

@@ -131,10 +131,11 @@ func formFrom(v slack.View) form {
 		}
 		return strings.TrimFunc(a.Value, unshown)
 	}
+	// As typed: the command compares names as typed ones are (A to Z case aside, a look-alike
+	// letter such as İ kept, so it names nothing), and what it echoes back, and what the form
+	// shows again, is what was typed: a user or channel id (<@U…>) keeps its case.
 	return form{Class: get(fieldClass), GPUs: get(fieldGPUs), Duration: get(fieldDuration),
-		// A to Z case aside, as typed names compare: a look-alike letter (İ, a Kelvin sign) is kept,
-		// so it names no team, template or data class.
-		Template: policy.NameKey(get(fieldTemplate)), Team: policy.NameKey(get(fieldTeam)), Data: policy.NameKey(get(fieldData))}
+		Template: get(fieldTemplate), Team: get(fieldTeam), Data: get(fieldData)}
 }
 
 // modalMeta travels in a modal's private_metadata: where it was opened, so its answer goes there.
