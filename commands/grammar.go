@@ -230,7 +230,8 @@ func namesEnd(verb string, args []string) int {
 
 // accentedName finds the first word of a command's args, outside its free-text reason, that is
 // no name as typed but one with its accents left out, as the policy writes names (a to z): a
-// team (équipe-vision, or team=Équipe-Vision, for team equipe-vision), a class (fér for fer) or
+// team (équipe-vision, or team=Équipe-Vision, for team equipe-vision; @harakeke, written as a
+// mention, for team harakeke), a class (fér for fer) or
 // a data class after data (médical for medical); or a team's channel typed without the accents
 // the policy gives it (#sante for #santé). It returns the word's index, the name meant (the
 // team, for a channel) and the sentence that refuses the word; "" where there is none.
@@ -246,7 +247,16 @@ func accentedName(verb string, args []string, classes, teams map[string]bool, ch
 		}
 		w = unquoted(w)
 		q := policy.Quoted(w, 40)
-		folded := policy.FoldAccents(w)
+		name, mention := policy.Mentioned(w)
+		folded := policy.FoldAccents(name)
+		if mention {
+			// @harakeke (a Slack user group, or a team written as a person is mentioned): a team
+			// named without the @, as team harakeke is.
+			if teams[folded] && !classes[folded] && (!kv || k == "team") && !(i > 0 && strings.EqualFold(args[i-1], "data")) {
+				return i, folded, fmt.Sprintf("%s is not a team name; did you mean %s?", q, folded)
+			}
+			continue
+		}
 		if strings.HasPrefix(w, "#") {
 			if _, ok := channels[policy.NameKey(w)]; ok {
 				continue

@@ -39,13 +39,26 @@ func FoldAccents(s string) string {
 	return b.String()
 }
 
+// Mentioned is typed without the @ that a chat writes before a mention (@harakeke: a Slack user
+// group, or a team written as people are mentioned; a full-width ＠ too), and whether it had one.
+func Mentioned(typed string) (string, bool) {
+	for _, at := range []string{"@", "\uff20"} {
+		if rest, ok := strings.CutPrefix(typed, at); ok && rest != "" {
+			return rest, true
+		}
+	}
+	return typed, false
+}
+
 // TeamMeant is the team that typed, no team's name or channel as it is written, names with its
-// accents put right: a team written without the accents typed (santé-données for team
-// sante-donnees, the policy's names being a to z), or a channel written with accents typed
-// without them (#sante for #santé, which it also returns). "" where there is no such team, or
-// more than one.
+// accents put right or written as a mention: a team written without the accents typed
+// (santé-données for team sante-donnees, the policy's names being a to z) or without the @ of a
+// mention (@harakeke, as a Slack user group is mentioned, for team harakeke), or a channel written
+// with accents typed without them (#sante for #santé, which it also returns). "" where there is
+// no such team, or more than one.
 func (p *Policy) TeamMeant(typed string) (team, channel string) {
-	folded := FoldAccents(typed)
+	name, mention := Mentioned(typed)
+	folded := FoldAccents(name)
 	if strings.HasPrefix(typed, "#") {
 		for _, t := range p.Teams {
 			if t.Channel == "" || NameKey(t.Channel) == NameKey(typed) || FoldAccents(t.Channel) != folded {
@@ -58,7 +71,7 @@ func (p *Policy) TeamMeant(typed string) (team, channel string) {
 		}
 		return team, channel
 	}
-	if folded == NameKey(typed) {
+	if !mention && folded == NameKey(typed) {
 		return "", "" // no accent to put right
 	}
 	if t, ok := p.Team(folded); ok {
