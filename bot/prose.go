@@ -17,34 +17,50 @@ var link = regexp.MustCompile(`https?://[^\s<]*[^\s<.,:;"')\]]`)
 // its part begins a line.
 func MapProse(s string, f func(prose string, lineStart bool) string) string {
 	var b strings.Builder
+	at := 0
+	for _, p := range ProseParts(s) {
+		b.WriteString(s[at:p.Start])
+		b.WriteString(f(s[p.Start:p.End], p.LineStart))
+		at = p.End
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// Prose is a part of a text that is prose, as MapProse reads it: s[Start:End], and whether it
+// may begin a line.
+type Prose struct {
+	Start, End int
+	LineStart  bool
+}
+
+// ProseParts are the parts of s that are prose (see MapProse), in order: what MapProse gives f.
+func ProseParts(s string) []Prose {
+	var out []Prose
 	lineStart := true
-	emit := func(prose string) {
-		for prose != "" {
-			at := link.FindStringIndex(prose)
-			if at == nil {
-				b.WriteString(f(prose, lineStart))
+	emit := func(at, end int) {
+		for at < end {
+			loc := link.FindStringIndex(s[at:end])
+			if loc == nil {
+				out = append(out, Prose{at, end, lineStart})
 				return
 			}
-			if at[0] > 0 {
-				b.WriteString(f(prose[:at[0]], lineStart))
+			if loc[0] > 0 {
+				out = append(out, Prose{at, at + loc[0], lineStart})
 			}
-			b.WriteString(prose[at[0]:at[1]])
 			lineStart = false
-			prose = prose[at[1]:]
+			at += loc[1]
 		}
 	}
-	if !strings.Contains(s, "`") {
-		emit(s)
-		return b.String()
-	}
-	for s != "" {
-		open := strings.IndexByte(s, '`')
+	at := 0
+	for at < len(s) {
+		open := strings.IndexByte(s[at:], '`')
 		if open < 0 {
-			emit(s)
+			emit(at, len(s))
 			break
 		}
-		emit(s[:open])
-		rest := s[open:]
+		emit(at, at+open)
+		rest := s[at+open:]
 		end := -1
 		if strings.HasPrefix(rest, "```") {
 			if i := strings.Index(rest[3:], "```"); i >= 0 {
@@ -55,14 +71,13 @@ func MapProse(s string, f func(prose string, lineStart bool) string) string {
 		}
 		if end < 0 {
 			// A backtick that opens no code: prose like the rest.
-			emit(rest[:1])
+			emit(at+open, at+open+1)
 			lineStart = false
-			s = rest[1:]
+			at += open + 1
 			continue
 		}
-		b.WriteString(rest[:end])
 		lineStart = false
-		s = rest[end:]
+		at += open + end
 	}
-	return b.String()
+	return out
 }

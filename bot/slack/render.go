@@ -38,48 +38,136 @@ const (
 	actionCommandPrefix = "qm.cmd."
 )
 
-// escape makes text safe for mrkdwn: &, < and > are control characters there, and outside the
-// commands' code (`…`, ```…```) a *, _ or ~ that could open or close bold, italics or
-// strike-through is shown as its look-alike (∗ ˍ ∼), and a > that begins a line (a quote) as ›, so
-// what someone typed reads as typed and is never formatted. Marks inside a word (a class named a100_80g) format nothing and are kept.
-func escape(s string) string {
-	if strings.ContainsAny(s, "&<>") {
-		s = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-	}
-	if !strings.ContainsAny(s, "*_~") && !strings.Contains(s, "&gt;") {
-		return s
-	}
-	return bot.MapProse(s, unformat)
+// escape makes text safe for mrkdwn: &, < and > are control characters there; a *, _ or ~ that
+// could open or close bold, italics or strike-through with another is shown as its look-alike
+// (∗ ˍ ∼), and a > that begins a line (a quote) as ›, so what someone typed reads as typed and is
+// never formatted. A mark that can format nothing is kept as written: one inside a word (a class
+// named a100_80g), one with a space or nothing on either side (the bot's own "- and _"), one
+// with no partner to pair with; so is the commands' code (`…`, ```…```) and a link.
+func escape(s string) string { return mrkdwnOf(text(s)) }
+
+// piece is a part of a mrkdwn text: the renderer's own markup (the * around a title) or text,
+// shown as written (see escape).
+type piece struct {
+	s      string
+	markup bool
 }
 
-// lookalikes are the marks mrkdwn formats with, as characters that show the same and format nothing.
-var lookalikes = map[rune]rune{'*': '\u2217', '_': '\u02cd', '~': '\u223c'}
+func text(s string) piece   { return piece{s: s} }
+func markup(s string) piece { return piece{s: s, markup: true} }
 
-// unformat replaces each formatting mark of s that is not inside a word with its look-alike, and a
-// > (escaped) that begins a line, which would make the line a quote, with › (it may begin a line
-// wherever lineStart says s does).
-func unformat(s string, lineStart bool) string {
+// lookalikes are the marks mrkdwn formats with, as characters that show the same and format nothing.
+var lookalikes = map[byte]rune{'*': '\u2217', '_': '\u02cd', '~': '\u223c'}
+
+// mrkdwnOf joins pieces into one mrkdwn text: each text made safe as escape makes it, judged
+// with the pieces around it, so that no mark of it pairs with another, the markup's bold
+// included; the markup as it is.
+func mrkdwnOf(ps ...piece) string {
+	var b strings.Builder
+	var own [][2]int // the markup's byte ranges
+	for _, p := range ps {
+		if p.markup {
+			own = append(own, [2]int{b.Len(), b.Len() + len(p.s)})
+			b.WriteString(p.s)
+			continue
+		}
+		if strings.ContainsAny(p.s, "&<>") {
+			b.WriteString(strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(p.s))
+		} else {
+			b.WriteString(p.s)
+		}
+	}
+	s := b.String()
+	if strings.ContainsAny(s, "*_~") {
+		s = unpair(s, own)
+	}
 	if strings.Contains(s, "&gt;") {
-		lines := strings.Split(s, "\n")
-		for i, l := range lines {
-			if (i > 0 || lineStart) && strings.HasPrefix(l, "&gt;") {
-				lines[i] = "\u203a" + l[len("&gt;"):]
+		s = bot.MapProse(s, unquote)
+	}
+	return s
+}
+
+// mark is a *, _ or ~ of a text's prose at byte at: whether it could open a span of formatting
+// (something other than a space follows it) or close one (something other than a space comes
+// before it), and whether it is the renderer's markup.
+type mark struct {
+	at            int
+	c             byte
+	opens, closes bool
+	markup        bool
+}
+
+// unpair shows as its look-alike each mark of s's prose, outside the markup ranges own, that
+// could pair with another of its kind: one that could open a span with a mark after it that could
+// close one, or close a span opened before it. Marks that could pair with none are kept, as is
+// every mark inside a word (letters or digits on both sides), which formats nothing.
+func unpair(s string, own [][2]int) string {
+	var marks []mark
+	for _, p := range bot.ProseParts(s) {
+		for i := p.Start; i < p.End; i++ {
+			c := s[i]
+			if c != '*' && c != '_' && c != '~' {
+				continue
+			}
+			before, _ := utf8.DecodeLastRuneInString(s[:i])
+			after, _ := utf8.DecodeRuneInString(s[i+1:])
+			if i > 0 && i+1 < len(s) && word(before) && word(after) {
+				continue
+			}
+			m := mark{at: i, c: c, opens: i+1 < len(s) && !unicode.IsSpace(after), closes: i > 0 && !unicode.IsSpace(before)}
+			for _, r := range own {
+				m.markup = m.markup || r[0] <= i && i < r[1]
+			}
+			marks = append(marks, m)
+		}
+	}
+	shown := map[int]bool{}
+	for _, c := range []byte("*_~") {
+		var of []mark
+		for _, m := range marks {
+			if m.c == c {
+				of = append(of, m)
 			}
 		}
-		s = strings.Join(lines, "\n")
-	}
-	r := []rune(s)
-	word := func(i int) bool {
-		return i >= 0 && i < len(r) && (unicode.IsLetter(r[i]) || unicode.IsDigit(r[i]))
-	}
-	out := make([]rune, len(r))
-	for i, c := range r {
-		out[i] = c
-		if l, ok := lookalikes[c]; ok && !(word(i-1) && word(i+1)) {
-			out[i] = l
+		closesAfter := make([]bool, len(of)+1)
+		for j := len(of) - 1; j >= 0; j-- {
+			closesAfter[j] = closesAfter[j+1] || of[j].closes
+		}
+		opened := false
+		for j, m := range of {
+			if !m.markup && (m.opens && closesAfter[j+1] || m.closes && opened) {
+				shown[m.at] = true
+			}
+			opened = opened || m.opens
 		}
 	}
-	return string(out)
+	if len(shown) == 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if shown[i] {
+			b.WriteRune(lookalikes[s[i]])
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// word reports whether r is a letter or a digit.
+func word(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// unquote replaces a > (escaped) that begins a line of s, which would make the line a quote, with
+// › (s may begin a line wherever lineStart says it does).
+func unquote(s string, lineStart bool) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if (i > 0 || lineStart) && strings.HasPrefix(l, "&gt;") {
+			lines[i] = "\u203a" + l[len("&gt;"):]
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // clip shortens s to at most n characters, ending it with "…" when it was cut. The cut never falls
@@ -135,9 +223,6 @@ func split(s string, n int) []string {
 	return out
 }
 
-// safeJoin is prefix (already mrkdwn) and the escaped s, clipped to n characters.
-func safeJoin(prefix, s string, n int) string { return clip(prefix+escape(s), n) }
-
 func mrkdwn(s string) *slack.TextBlockObject {
 	return slack.NewTextBlockObject(slack.MarkdownType, s, false, false)
 }
@@ -165,18 +250,18 @@ func sectionBlocks(s bot.Section) []slack.Block {
 	switch {
 	case s.Title != "" && s.Text != "":
 		if strings.Contains(s.Text, "\n") {
-			head = "*" + escape(s.Title) + "*\n" + escape(s.Text)
+			head = mrkdwnOf(markup("*"), text(s.Title), markup("*\n"), text(s.Text))
 		} else {
-			head = "*" + escape(s.Title) + "* — " + escape(s.Text)
+			head = mrkdwnOf(markup("*"), text(s.Title), markup("* — "), text(s.Text))
 		}
 	case s.Title != "":
-		head = "*" + escape(s.Title) + "*"
+		head = mrkdwnOf(markup("*"), text(s.Title), markup("*"))
 	default:
 		head = escape(s.Text)
 	}
 	var fields []*slack.TextBlockObject
 	for _, f := range s.Fields {
-		fields = append(fields, mrkdwn(safeJoin("*"+escape(f.Label)+"*\n", f.Value, MaxFieldText)))
+		fields = append(fields, mrkdwn(clip(mrkdwnOf(markup("*"), text(f.Label), markup("*\n"), text(f.Value)), MaxFieldText)))
 	}
 	var out []slack.Block
 	parts := []string{}
@@ -315,26 +400,25 @@ type packed struct {
 
 // compact is a section as lines of mrkdwn: its title and text, then its fields on one line.
 func compact(s bot.Section) string {
-	var b strings.Builder
+	var ps []piece
 	switch {
 	case s.Title != "" && s.Text != "":
-		b.WriteString("*" + escape(s.Title) + "* — " + escape(s.Text))
+		ps = append(ps, markup("*"), text(s.Title), markup("* — "), text(s.Text))
 	case s.Title != "":
-		b.WriteString("*" + escape(s.Title) + "*")
+		ps = append(ps, markup("*"), text(s.Title), markup("*"))
 	default:
-		b.WriteString(escape(s.Text))
+		ps = append(ps, text(s.Text))
 	}
-	var fs []string
-	for _, f := range s.Fields {
-		fs = append(fs, "*"+escape(f.Label)+":* "+escape(f.Value))
-	}
-	if len(fs) > 0 {
-		if b.Len() > 0 {
-			b.WriteString("\n")
+	for i, f := range s.Fields {
+		switch {
+		case i > 0:
+			ps = append(ps, markup(" · "))
+		case s.Title != "" || s.Text != "":
+			ps = append(ps, markup("\n"))
 		}
-		b.WriteString(strings.Join(fs, " · "))
+		ps = append(ps, markup("*"), text(f.Label), markup(":* "), text(f.Value))
 	}
-	return b.String()
+	return mrkdwnOf(ps...)
 }
 
 // packSections packs sections' compact text into as few blocks as Slack's section limit allows;
