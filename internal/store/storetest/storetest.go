@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -125,11 +126,14 @@ func MemorySQLite(t testing.TB) string {
 }
 
 // Open opens and migrates the store at url, failing the test if it cannot, and closes it when the
-// test ends. Its log goes to the test's log.
+// test ends. Its log goes to the test's log. A SQLite file that does not exist yet (as SQLite
+// names it) starts as a copy of one this process migrated once (see migratedSQLite), so that
+// store.Open finds every migration applied, as it would have left it.
 func Open(t testing.TB, url string) *store.DB {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
 	defer cancel()
+	copyMigratedSQLite(ctx, url)
 	db, err := store.Open(ctx, url, Logger(t))
 	if err != nil {
 		t.Fatalf("storetest: open %s: %v", url, err)
@@ -203,4 +207,64 @@ func Query(t testing.TB, url, query string, args ...any) [][]string {
 		t.Fatalf("storetest: %s: %v", query, err)
 	}
 	return out
+}
+
+// migratedSQLite is a SQLite database file as store.Open leaves a new one (every migration
+// applied), made the first time a test of this process opens a new SQLite file. Applying the
+// migrations one statement at a time costs a second or more a test under the race detector
+// (modernc.org/sqlite is Go), where copying the file costs next to nothing; the migrations
+// themselves still run, once per process, and the store tests of migrating (internal/store) open
+// their databases with store.Open.
+var migratedSQLite struct {
+	once sync.Once
+	data []byte // nil where the copy could not be made: each test then migrates its own file
+}
+
+// copyMigratedSQLite writes the migrated file to url's path where url names a SQLite file, with
+// no options, that does not exist yet, along with no journal of its own.
+func copyMigratedSQLite(ctx context.Context, url string) {
+	path, ok := strings.CutPrefix(url, "sqlite:")
+	if !ok || path == "" || strings.HasPrefix(path, ":memory:") || strings.ContainsAny(path, "?#") || strings.HasPrefix(path, "//") {
+		return
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			return
+		}
+	}
+	migratedSQLite.once.Do(func() { migratedSQLite.data = migrateSQLiteOnce(ctx) })
+	if migratedSQLite.data == nil {
+		return
+	}
+	if err := os.WriteFile(path, migratedSQLite.data, 0o600); err != nil {
+		_ = os.Remove(path) // store.Open then says what is wrong with the path
+	}
+}
+
+// migrateSQLiteOnce migrates a new SQLite file in a temporary directory, closes it and returns its
+// bytes; nil if any step fails or the database left a journal beside it when closed.
+func migrateSQLiteOnce(ctx context.Context) []byte {
+	dir, err := os.MkdirTemp("", "qm-storetest-")
+	if err != nil {
+		return nil
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, "migrated.db")
+	db, err := store.Open(ctx, "sqlite:"+file, nil)
+	if err != nil {
+		return nil
+	}
+	if err := db.Close(); err != nil {
+		return nil
+	}
+	for _, p := range []string{file + "-wal", file + "-journal"} {
+		if fi, err := os.Stat(p); err == nil && fi.Size() > 0 {
+			return nil
+		}
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	return data
 }
