@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -76,26 +79,63 @@ func discordLimits(m discordtest.Message) []string {
 }
 
 // newBigDiscordEnv is the whole product behind Discord on the big policy, with 200 active
-// leases of u@x.example and 60 of their requests waiting for boss@x.example.
+// leases of u@x.example and 60 of their requests waiting for boss@x.example. The leases and
+// requests are made through the bot once per test binary (bigDiscordDB); each test starts the
+// product on a copy of that database, which no test changes for another.
 func newBigDiscordEnv(t *testing.T) *discordEnv {
 	t.Helper()
-	e := newDiscordEnvWith(t, commonFlags{db: storetest.SQLite(t), policy: bigPolicy})
+	bigDiscordDB.once.Do(func() { bigDiscordDB.data, bigDiscordDB.err = makeBigDiscordDB(t) })
+	if bigDiscordDB.err != nil {
+		t.Fatalf("the big policy's leases and requests: %v", bigDiscordDB.err)
+	}
+	db := storetest.SQLite(t)
+	if err := os.WriteFile(strings.TrimPrefix(db, "sqlite:"), bigDiscordDB.data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return newDiscordEnvWith(t, commonFlags{db: db, policy: bigPolicy})
+}
+
+// bigDiscordDB is the SQLite file of makeBigDiscordDB, made by the first test that asks for it.
+var bigDiscordDB struct {
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// makeBigDiscordDB makes the big policy's 200 leases and 60 requests through the bot, in a
+// database of its own, and returns the file once the product has closed it.
+func makeBigDiscordDB(t *testing.T) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "qm-bigdiscord-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, "big.db")
+	e := newDiscordEnvWith(t, commonFlags{db: "sqlite:" + file, policy: bigPolicy})
 	p := e.app.Policy
 	ctx := context.Background()
 	for i := range 200 {
 		rs := e.app.Bot.Handle(ctx, bot.Request{User: "u@x.example", Text: fmt.Sprintf("/gpu request 1 %s for 48h team %s", p.Classes[0].Name, p.Teams[i%12].Name)})
 		if len(rs) == 0 || rs[0].Error {
-			t.Fatalf("lease %d: %+v", i, rs)
+			return nil, fmt.Errorf("lease %d: %+v", i, rs)
 		}
 	}
 	for i := range 60 {
 		rs := e.app.Bot.Handle(ctx, bot.Request{User: "u@x.example", Text: fmt.Sprintf("/gpu request 9 %s for 4h team %s", p.Classes[1+i%39].Name, p.Teams[i%12].Name)})
 		if len(rs) == 0 || rs[0].Error {
-			t.Fatalf("request %d: %+v", i, rs)
+			return nil, fmt.Errorf("request %d: %+v", i, rs)
 		}
 	}
 	e.wait()
-	return e
+	if err := e.app.Close(); err != nil {
+		return nil, err
+	}
+	for _, j := range []string{file + "-wal", file + "-journal"} {
+		if fi, err := os.Stat(j); err == nil && fi.Size() > 0 {
+			return nil, fmt.Errorf("the database left %s when closed", j)
+		}
+	}
+	return os.ReadFile(file)
 }
 
 // TestDiscordBigPolicyFitsDiscord: on the big policy, every answer, with its follow-ups, stays
