@@ -81,7 +81,9 @@ func discordLimits(m discordtest.Message) []string {
 // newBigDiscordEnv is the whole product behind Discord on the big policy, with 200 active
 // leases of u@x.example and 60 of their requests waiting for boss@x.example. The leases and
 // requests are made through the bot once per test binary (bigDiscordDB); each test starts the
-// product on a copy of that database, which no test changes for another.
+// product on a copy of that database, which no test changes for another, and its simulated
+// cluster runs the active leases' jobs again as their grants started them (the simulated clock
+// has not moved since, so the cluster holds what it held after the requests).
 func newBigDiscordEnv(t *testing.T) *discordEnv {
 	t.Helper()
 	bigDiscordDB.once.Do(func() { bigDiscordDB.data, bigDiscordDB.err = makeBigDiscordDB(t) })
@@ -92,7 +94,20 @@ func newBigDiscordEnv(t *testing.T) *discordEnv {
 	if err := os.WriteFile(strings.TrimPrefix(db, "sqlite:"), bigDiscordDB.data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return newDiscordEnvWith(t, commonFlags{db: db, policy: bigPolicy})
+	e := newDiscordEnvWith(t, commonFlags{db: db, policy: bigPolicy})
+	ls, err := e.app.Service.List(context.Background(), qm.LeaseFilter{Kind: qm.AnyKind, States: []qm.State{qm.Active}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != 200 {
+		t.Fatalf("%d active leases in the copy of the big policy's database, want 200", len(ls))
+	}
+	for _, l := range ls {
+		if _, err := e.app.Sim.Start(context.Background(), l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
 }
 
 // bigDiscordDB is the SQLite file of makeBigDiscordDB, made by the first test that asks for it.
