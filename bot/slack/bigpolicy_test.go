@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -15,6 +18,7 @@ import (
 	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/sim"
 	"github.com/acme/quartermaster/internal/store/storetest"
 	"github.com/acme/quartermaster/internal/templates"
 	"github.com/acme/quartermaster/internal/workload"
@@ -60,8 +64,41 @@ func bigTemplates(t *testing.T) *templates.Catalog {
 }
 
 // newBigEnv is the whole product on the big policy, with 30 templates, 200 active leases of
-// u@x.example (UU) and 60 requests waiting for boss@x.example (UBOSS).
+// u@x.example (UU) and 60 requests waiting for boss@x.example (UBOSS). The leases and requests are made
+// through the bot once per test binary (bigSlackDB); each test starts on a copy of that database,
+// which no test changes for another, and its simulated cluster runs the active leases' jobs again
+// as their grants started them (the simulated clock has not moved since, so the cluster holds
+// what it held after the requests).
 func newBigEnv(t *testing.T) *env {
+	t.Helper()
+	bigSlackDB.once.Do(func() { bigSlackDB.data, bigSlackDB.err = makeBigSlackDB(t) })
+	if bigSlackDB.err != nil {
+		t.Fatalf("the big policy's leases and requests: %v", bigSlackDB.err)
+	}
+	url := storetest.SQLite(t)
+	if err := os.WriteFile(strings.TrimPrefix(url, "sqlite:"), bigSlackDB.data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newBigEnvOn(t, url)
+	ls, err := e.svc.List(context.Background(), qm.LeaseFilter{Kind: qm.AnyKind, States: []qm.State{qm.Active}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != 200 {
+		t.Fatalf("%d active leases in the copy of the big policy's database, want 200", len(ls))
+	}
+	cluster := e.svc.Backend.(*sim.Cluster)
+	for _, l := range ls {
+		if _, err := cluster.Start(context.Background(), l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+// newBigEnvOn is the whole product on the big policy, with 30 templates, and the database at
+// url; the fake Slack knows u@x.example (UU) and boss@x.example (UBOSS).
+func newBigEnvOn(t *testing.T, url string) *env {
 	t.Helper()
 	p, err := policy.LoadFile(bigPolicy)
 	if err != nil {
@@ -71,30 +108,59 @@ func newBigEnv(t *testing.T) *env {
 	for _, tm := range p.Teams {
 		teams = append(teams, tm.Name)
 	}
-	e := newEnvOn(t, storetest.SQLite(t), p, teams)
+	e := newEnvOn(t, url, p, teams)
 	commands.AddTemplates(e.bot, bigTemplates(t), workload.Settings{})
 	e.slack.mu.Lock()
 	e.slack.users["UU"] = "u@x.example"
 	e.slack.users["UBOSS"] = "boss@x.example"
 	e.slack.mu.Unlock()
+	return e
+}
+
+// bigSlackDB is the SQLite file of makeBigSlackDB, made by the first test that asks for it.
+var bigSlackDB struct {
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// makeBigSlackDB makes the big policy's 200 leases and 60 requests through the bot, in a
+// database of its own, and returns the file once it is closed.
+func makeBigSlackDB(t *testing.T) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "qm-bigslack-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, "big.db")
+	e := newBigEnvOn(t, "sqlite:"+file)
+	p := e.svc.Policy
 	ctx := context.Background()
 	c1 := p.Classes[0].Name
 	for i := range 200 {
 		team := p.Teams[i%12].Name
 		rs := e.bot.Handle(ctx, bot.Request{User: "u@x.example", Text: fmt.Sprintf("/gpu request 1 %s for 48h team %s", c1, team)})
 		if len(rs) == 0 || rs[0].Error || !strings.Contains(rs[0].Text, "is active") {
-			t.Fatalf("lease %d: %+v", i, rs)
+			return nil, fmt.Errorf("lease %d: %+v", i, rs)
 		}
 	}
 	for i := range 60 {
 		team := p.Teams[i%12].Name
 		rs := e.bot.Handle(ctx, bot.Request{User: "u@x.example", Text: fmt.Sprintf("/gpu request 9 %s for 4h team %s", p.Classes[1+i%39].Name, team)})
 		if len(rs) == 0 || rs[0].Error || !strings.Contains(rs[0].Text, "waits") && !strings.Contains(rs[0].Text, "approv") {
-			t.Fatalf("request %d: %+v", i, rs)
+			return nil, fmt.Errorf("request %d: %+v", i, rs)
 		}
 	}
 	e.wait()
-	return e
+	if err := e.db.Close(); err != nil {
+		return nil, err
+	}
+	for _, j := range []string{file + "-wal", file + "-journal"} {
+		if fi, err := os.Stat(j); err == nil && fi.Size() > 0 {
+			return nil, fmt.Errorf("the database left %s when closed", j)
+		}
+	}
+	return os.ReadFile(file)
 }
 
 // limitsOf lists where blocks go past Block Kit's limits (https://docs.slack.dev/reference/block-kit):
