@@ -16,8 +16,9 @@ import (
 )
 
 // trialsTemplate is a job array for tests: every task writes done-<index> in the job directory
-// when it ends; task 0 sleeps for its long parameter, the others for a second, so task 0 runs
-// on after the array's own job record (Slurm gives it to the task it starts last) has ended.
+// when it ends; the others sleep for a second, and task 0 waits (up to a minute) until every other
+// task has written its file, then sleeps for its long parameter, so task 0 runs on, for that long,
+// after the array's own job record (Slurm gives it to the task it starts last) has ended.
 const trialsTemplate = `name: trials
 version: 1
 title: Trials
@@ -42,10 +43,10 @@ parameters:
     description: GPUs per task.
   - name: long
     type: int
-    default: "15"
+    default: "5"
     min: "0"
     max: "600"
-    description: How long task 0 sleeps.
+    description: How long task 0 runs on after the others have ended.
   - name: code
     type: int
     default: "0"
@@ -53,7 +54,15 @@ parameters:
     max: "255"
     description: Exit code of task 1.
 run: |
-  if [ "$QM_TASK_INDEX" = 0 ]; then sleep {{.P.long}}; else sleep 1; fi
+  if [ "$QM_TASK_INDEX" = 0 ]; then
+    i=1 n=0
+    while [ "$i" -lt {{.P.trials}} ] && [ "$n" -lt 300 ]; do
+      if [ -e "$QM_JOB_DIR/done-$i" ]; then i=$((i + 1)); else sleep 0.2; n=$((n + 1)); fi
+    done
+    sleep {{.P.long}}
+  else
+    sleep 1
+  fi
   touch "$QM_JOB_DIR/done-$QM_TASK_INDEX"
   if [ "$QM_TASK_INDEX" = 1 ]; then exit {{.P.code}}; fi
 `

@@ -183,19 +183,22 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	conf := slurmCluster(t)
+	// What needs no cluster is made before the test waits for the cluster to itself.
 	p := examplePolicy(t)
+	cat := testCatalog(t)
+	st := storetest.Open(t, storetest.SQLite(t))
+	conf := slurmCluster(t)
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	inst := "qmt" + hex.EncodeToString(b)
-	backend, err := slurm.New(slurm.Config{Policy: p, Catalog: testCatalog(t), Instance: inst,
+	backend, err := slurm.New(slurm.Config{Policy: p, Catalog: cat, Instance: inst,
 		Workload: workload.Settings{DefaultTemplate: "sleeper"},
 		Env:      []string{"SLURM_CONF=" + conf}, Logger: storetest.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := &env{t: t, conf: conf, backend: backend, clock: sim.NewClock(time.Now().UTC()), notes: &qmtest.NoticeLog{}, inst: inst}
-	e.svc = &qm.Service{Policy: p, Store: storetest.Open(t, storetest.SQLite(t)), Backend: backend, Clock: e.clock,
+	e.svc = &qm.Service{Policy: p, Store: st, Backend: backend, Clock: e.clock,
 		Directory: p, Notifier: e.notes, Logger: storetest.Logger(t)}
 	t.Cleanup(e.cancelAll)
 	return e
