@@ -4,12 +4,21 @@
 # target to one worker on a busy machine. Crashers are written under the package's
 # testdata/fuzz/, where plain `go test` replays them from then on.
 #
+# FUZZ_BIN_DIR=DIR keeps the fuzzing test binaries in DIR (one per package, made where missing)
+# instead of a temporary folder, and `scripts/fuzz.sh --build` only makes them: scripts/test.sh
+# builds them while the fault runs wait on Slurm, then fuzzes with them.
+#
 # Go 1.26's fuzzing coordinator can end a run whose time is up with "context deadline exceeded"
 # although nothing failed (golang/go#75804, fixed in Go 1.27): a worker still busy when the time
 # runs out. Such a run, which writes no failing input, is run once more; a failing input, or any
 # other failure, fails at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build_only=0
+if [ "${1:-}" = "--build" ]; then
+  build_only=1
+  shift
+fi
 t=${1:-10s}
 par=()
 if [ -n "${FUZZ_PARALLEL:-}" ]; then par=(-test.parallel "$FUZZ_PARALLEL"); fi
@@ -20,8 +29,13 @@ trap 'rm -f "$log"' EXIT
 # and runs each of its targets in the package's directory, as go test -fuzz would: a failing
 # input goes to testdata/fuzz/ there, and the corpus to go test's cache. go test -fuzz per target
 # would link the binary again for every target.
-bin=$(mktemp -d)
-trap 'rm -f "$log"; rm -rf "$bin"' EXIT
+if [ -n "${FUZZ_BIN_DIR:-}" ]; then
+  bin=$FUZZ_BIN_DIR
+  mkdir -p "$bin"
+else
+  bin=$(mktemp -d)
+  trap 'rm -f "$log"; rm -rf "$bin"' EXIT
+fi
 cache=$(go env GOCACHE)/fuzz
 
 # fuzz_one PKG DIR TARGET runs one target, once more after the coordinator's deadline race.
@@ -30,7 +44,7 @@ fuzz_one() {
   for try in 1 2; do
     echo "fuzz $pkg $f for $t"
     set +e
-    (cd "$dir" && "$bin/fuzz.test" -test.run '^$' -test.fuzz "^$f\$" -test.fuzztime "$t" \
+    (cd "$dir" && "$bin/$(binary "$pkg")" -test.run '^$' -test.fuzz "^$f\$" -test.fuzztime "$t" \
       -test.fuzzcachedir "$cache/$pkg" "${par[@]}" </dev/null) 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     set -e
@@ -45,13 +59,21 @@ fuzz_one() {
   echo "fuzz: $f met the deadline race twice without a failing input; nothing failed, so it passes"
 }
 
+# binary PKG names the package's fuzzing test binary in $bin.
+binary() { echo "${1//\//_}.fuzz.test"; }
+
 mapfile -t pkgs < <(go list -f '{{.ImportPath}} {{.Dir}}' ./...)
 for line in "${pkgs[@]}"; do
   pkg=${line%% *} dir=${line#* }
   targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u || true)
   [ -n "$targets" ] || continue
-  go test -c -fuzz . -o "$bin/fuzz.test" "$pkg"
+  if [ ! -x "$bin/$(binary "$pkg")" ]; then
+    go test -c -fuzz . -o "$bin/$(binary "$pkg")" "$pkg"
+  fi
+  [ "$build_only" = 0 ] || continue
   for f in $targets; do
     fuzz_one "$pkg" "$dir" "$f"
   done
+  # In a temporary folder, a package's binary goes once its targets have run.
+  [ -n "${FUZZ_BIN_DIR:-}" ] || rm -f "$bin/$(binary "$pkg")"
 done

@@ -25,13 +25,34 @@ fi
 
 go build ./...
 # At least three packages at a time (Go's default is one per core): internal/slurm spends most of
-# its minutes waiting on slurmctld, and on two cores a third slot keeps both busy meanwhile.
-go test -race -count=1 -timeout 20m -p "$(( $(nproc) > 2 ? $(nproc) : 3 ))" ./...
+# its minutes waiting on slurmctld, and on two cores a third slot keeps both busy meanwhile. The
+# packages whose tests take longest are named first, so that they start first rather than after
+# the quick ones (go test runs packages in the order named, each once).
+go test -race -count=1 -timeout 20m -p "$(( $(nproc) > 2 ? $(nproc) : 3 ))" \
+  ./cmd/quartermaster/ ./internal/slurm/ ./bot/slack/ ./...
 # The long fault runs (docs/reliability.md): kill -9 on Slurm, PostgreSQL restarted under load,
-# three replicas, the agent's service unreachable.
-make test-faults
-# The wait predictor's long replays, built without the race detector (see traces_test.go).
-go test -count=1 -timeout 10m ./internal/predict/
+# three replicas, the agent's service unreachable. They mostly wait on Slurm, PostgreSQL and the
+# processes they kill, so meanwhile, one after the other: the wait predictor's long replays, built
+# without the race detector (see traces_test.go; one goroutine of arithmetic), then the fuzzing
+# test binaries. Their output follows the fault runs'.
+side_log=$(mktemp)
+fuzz_bin=$(mktemp -d)
+trap 'rm -f "$side_log"; rm -rf "$fuzz_bin"' EXIT
+(
+  go test -count=1 -timeout 10m ./internal/predict/ || exit 1
+  # A binary that fails to build here is built again, and its error shown, by the fuzzing below.
+  FUZZ_BIN_DIR=$fuzz_bin bash scripts/fuzz.sh --build || true
+) >"$side_log" 2>&1 &
+side_pid=$!
+faults_rc=0
+make test-faults || faults_rc=$?
+predict_rc=0
+wait "$side_pid" || predict_rc=$?
+cat "$side_log"
+if [ "$faults_rc" -ne 0 ] || [ "$predict_rc" -ne 0 ]; then
+  echo "test: make test-faults exited $faults_rc, the predictor's replays $predict_rc" >&2
+  exit 1
+fi
 
 # A short run of every fuzz target, so the parsers meet random input in CI too.
-bash scripts/fuzz.sh "${FUZZTIME:-3s}"
+FUZZ_BIN_DIR=$fuzz_bin bash scripts/fuzz.sh "${FUZZTIME:-3s}"
