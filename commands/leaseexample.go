@@ -121,7 +121,7 @@ func (b *Bot) mayName(ctx context.Context, user, verb string, id qm.LeaseID) boo
 func leaseFits(verb string, ls []*qm.Lease) func(*qm.Lease) bool {
 	switch verb {
 	case "keep":
-		return func(l *qm.Lease) bool { return l.Kind == qm.KindWorkspace && l.State.Running() }
+		return func(l *qm.Lease) bool { return l.Kind == qm.KindWorkspace && l.State == qm.IdleWarned }
 	case "extend":
 		waiting := map[qm.LeaseID]bool{}
 		for _, e := range ls {
@@ -137,7 +137,7 @@ func leaseFits(verb string, ls []*qm.Lease) func(*qm.Lease) bool {
 }
 
 // exampleLease is the lease user would most likely mean in verb, or 0: for approve and deny, the
-// latest request waiting for user's decision; for keep, user's latest running workspace; for
+// latest request waiting for user's decision; for keep, user's latest workspace warned as idle; for
 // extend, user's latest live workspace; for cancel, user's latest lease that still waits; for the others, user's latest live lease, and for status, else user's latest lease of any state (the
 // others cannot act on a lease that has ended).
 func (b *Bot) exampleLease(ctx context.Context, user, verb string) qm.LeaseID {

@@ -353,6 +353,11 @@ func TestEveryPrintedExampleWorks(t *testing.T) {
 				if strings.HasPrefix(ex, "/gpu cancel") { // cancels what waits: a request L-3 of the budget owner
 					mustOK(t, fresh.say(owner, "/gpu quota request +1 "+fresh.svc.Policy.Classes[0].Name+" because a test"))
 				}
+				if c := fresh.svc.Policy.Classes[0]; strings.HasPrefix(ex, "/gpu keep") && c.IdleTimeout.Duration > 0 {
+					// keep answers an idle warning: L-2 has been idle past its class's timeout
+					fresh.sim.SetUtilization(fresh.lease(2), 0)
+					fresh.advance(c.IdleTimeout.Duration + time.Minute)
+				}
 				run := regexp.MustCompile(`L-\d+`).ReplaceAllStringFunc(ex, func(string) string {
 					if strings.HasPrefix(ex, "/gpu approve") || strings.HasPrefix(ex, "/gpu deny") {
 						return "L-1"

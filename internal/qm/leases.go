@@ -395,13 +395,14 @@ func (s *Service) Keep(ctx context.Context, user string, id LeaseID) (*Lease, er
 		if !cur.State.Running() || cur.Kind != KindWorkspace {
 			return Errorf(ECONFLICT, "%s is not a running workspace, so there is nothing to keep.", id).WithExample("/gpu status " + id.String())
 		}
+		if cur.State != IdleWarned {
+			// No idle warning is open: keeping answers one, and there is none to answer, so
+			// nothing changes (its idle clock is not reset behind the user's back).
+			return noWarningToKeep(ctx, tx, cur)
+		}
 		cur.KeptAt = s.Clock.Now()
 		cur.WarnedAt = time.Time{}
-		if cur.State == IdleWarned {
-			if err := s.transition(ctx, tx, cur, Active, user, "kept by "+user); err != nil {
-				return err
-			}
-		} else if err := tx.UpdateLease(ctx, cur, cur.State); err != nil {
+		if err := s.transition(ctx, tx, cur, Active, user, "kept by "+user); err != nil {
 			return err
 		}
 		l = cur
@@ -416,6 +417,23 @@ func (s *Service) Keep(ctx context.Context, user string, id LeaseID) (*Lease, er
 		return prev, nil
 	}
 	return l, err
+}
+
+// noWarningToKeep is the refusal of a keep of a running workspace with no idle warning open:
+// one never warned has had none to answer; one warned before has had its warnings answered or
+// ended (kept, or its GPUs busy again).
+func noWarningToKeep(ctx context.Context, tx Tx, l *Lease) error {
+	what := "has had no idle warning to answer"
+	if evs, err := tx.Events(ctx, l.ID); err == nil {
+		for _, e := range evs {
+			if e.To == IdleWarned && e.From != IdleWarned {
+				what = "has no idle warning open to answer (its last one is over)"
+				break
+			}
+		}
+	}
+	return Errorf(ECONFLICT, "%s %s; /gpu keep answers one, so that a workspace whose GPUs sat idle is not reclaimed.", l.ID, what).
+		WithExample("/gpu status " + l.ID.String())
 }
 
 // startQueued starts queued leases of a class that now fit, oldest first, but none of a requester

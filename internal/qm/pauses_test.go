@@ -84,8 +84,8 @@ func TestAPauseIsToldOnce(t *testing.T) {
 			if got := mustGet(t, svc, l.ID); got.State != qm.Active || !got.WarnedAt.IsZero() {
 				t.Errorf("paused while judged: %s %q, warned %s; want active and not warned", got.State, got.Reason, got.WarnedAt)
 			}
-			if _, err := svc.Keep(ctx, "alice@acme.example", l.ID); err != nil {
-				t.Fatal(err)
+			if _, err := svc.Keep(ctx, "alice@acme.example", l.ID); err == nil {
+				t.Fatalf("kept %s, which has no idle warning open", l.ID) // refused: nothing changes
 			}
 			reconcile(t, svc)
 			if _, err := svc.Extend(ctx, "alice@acme.example", l.ID, 30*time.Minute); err != nil {
@@ -99,7 +99,7 @@ func TestAPauseIsToldOnce(t *testing.T) {
 				}
 			}
 			if told() != 1 {
-				t.Errorf("after a keep and an extension, the pause was told %d times; want once (notices %v)", told(), notes.Kinds(l.ID))
+				t.Errorf("after a refused keep and an extension, the pause was told %d times; want once (notices %v)", told(), notes.Kinds(l.ID))
 			}
 			// Running again, then paused again: the new pause is told.
 			setJob(f, l.Ref, qm.JobRunning, "", "", false)
