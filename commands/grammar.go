@@ -1333,6 +1333,42 @@ func parseQuota(c Command, args []string) (Command, error) {
 	return c, nil
 }
 
+// extraGPUs reads w, the extra GPUs of a quota request (+4), as the number it is: n, with late
+// a refusal to give once the rest of the request is read (the number meant is clear: written
+// with other digits, without its +, or more than any request holds, which asks for the most it
+// holds), or err, a refusal to give now.
+func extraGPUs(verb, w string) (n int, late *qm.Error, err *qm.Error) {
+	num, plus := strings.CutPrefix(w, "+")
+	if policy.OtherDigits(num) {
+		if meant := in09(num); meant != "" {
+			if m, err := strconv.Atoi(meant); err == nil && m >= 1 {
+				return min(m, qm.MaxRequestGPUs), otherDigits(verb, w, "+"+meant, "+4"), nil
+			}
+		}
+		return 0, nil, otherDigits(verb, w, "", "+4")
+	}
+	if num == "" || strings.Trim(num, "0123456789") != "" {
+		if !plus {
+			return 0, nil, bad(verb, "%s should be the extra GPUs written like +4.", policy.Quoted(w, 40))
+		}
+		return 0, nil, bad(verb, "%s is not a number of extra GPUs like +4.", policy.Quoted(w, 40))
+	}
+	m, perr := strconv.Atoi(num)
+	if errors.Is(perr, strconv.ErrRange) || perr == nil && m > qm.MaxRequestGPUs {
+		return qm.MaxRequestGPUs, bad(verb, "+%s GPUs is more than any quota request can hold (at most +%d).", truncate(strings.TrimLeft(num, "0"), 40), qm.MaxRequestGPUs), nil
+	}
+	if perr != nil {
+		return 0, nil, bad(verb, "%s is not a number of extra GPUs like +4.", policy.Quoted(w, 40))
+	}
+	if m < 1 {
+		return 1, bad(verb, "%s is not a number of extra GPUs like +4.", policy.Quoted(w, 40)), nil
+	}
+	if !plus {
+		return m, bad(verb, "%s should be the extra GPUs written like +%d.", policy.Quoted(w, 40), m), nil
+	}
+	return m, nil, nil
+}
+
 func parseQuotaRequest(c Command, args []string) (Command, error) {
 	because := -1
 	for i, a := range args {
@@ -1353,21 +1389,11 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 	if len(head) < 2 {
 		return c, bad(c.Verb, "a quota request needs +N and a class.")
 	}
-	if !strings.HasPrefix(head[0], "+") {
-		return c, bad(c.Verb, "%s should be the extra GPUs written like +4.", policy.Quoted(head[0], 40))
-	}
-	n, err := strconv.Atoi(head[0][1:])
-	var digits *qm.Error // extra GPUs in other digits: refused once the rest is read, for the example
-	if err != nil && policy.OtherDigits(head[0]) {
-		meant := in09(head[0])
-		n, _ = strconv.Atoi(strings.TrimPrefix(meant, "+"))
-		digits, err = otherDigits(c.Verb, head[0], meant, "+4"), nil
-		if n < 1 || n > qm.MaxRequestGPUs {
-			n = 1
-		}
-	}
-	if err != nil || n < 1 || n > qm.MaxRequestGPUs {
-		return c, bad(c.Verb, "%s is not a number of extra GPUs like +4.", policy.Quoted(head[0], 40))
+	// The extra GPUs: +N. Refused once the rest is read (digits other than 0-9, no +, more than
+	// any request holds), so that the example keeps the rest as typed.
+	n, digits, err := extraGPUs(c.Verb, head[0])
+	if err != nil {
+		return c, err
 	}
 	c.GPUs = n
 	class := unquoted(head[1])
