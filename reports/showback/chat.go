@@ -197,6 +197,10 @@ func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 		}
 		out.Text = fmt.Sprintf("Your GPU showback for %s (%s): your %d teams used %s GPU-hours (%s), %s; each team below.",
 			r.Week, r.Span(), len(heads), two(sum.GPUHours), r.Money(sum.Cost), idleShareText(sum))
+		if sum.nothingHeld() {
+			// A share of nothing idle is no share ("n/a"): none of the teams held a GPU.
+			out.Text = fmt.Sprintf("Your GPU showback for %s (%s): your %d teams: %s; each team below.", r.Week, r.Span(), len(heads), noneIdle)
+		}
 	}
 	if len(heads) == 0 {
 		out.Text = fmt.Sprintf("Your GPU showback for %s (%s): your teams are not in it.", r.Week, r.Span())

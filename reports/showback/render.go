@@ -145,8 +145,11 @@ const (
 	noneIdle   = noGPUsUsed + ", so none idle"
 )
 
-// idleShareText is "12.5% idle", or idleNotMeasured.
+// idleShareText is "12.5% idle", noneIdle where no GPU was held, or idleNotMeasured.
 func idleShareText(f Figures) string {
+	if f.IdleMeasured() && f.nothingHeld() {
+		return noneIdle // a share of nothing held is none ("n/a")
+	}
 	if !f.IdleMeasured() {
 		return idleNotMeasured
 	}
