@@ -54,8 +54,24 @@ func TestAShowbackOfATeamWithoutBudgetOwnersNamesThePlatformAdmins(t *testing.T)
 		"fallback_approvers: [ops@baobab.example]", "fallback_approvers: [platform]"))
 	AddReport(h.bot, &showback.Service{Policy: h.svc.Policy, Source: h.svc.Store.(qm.ReportStore), Clock: h.clock})
 	r := h.say("awa@baobab.example", "/gpu report this week sante-donnees")
-	want := "Team sante-donnees has no budget owners, so only the platform admins, platform (ops@baobab.example), see its showback; you see your own use."
+	want := "Team sante-donnees has no budget owners, so only the platform admins (group platform: ops@baobab.example) see its showback; you see your own use."
 	if msg, _, _ := strings.Cut(r.Text, " Example: "); !r.Error || msg != want {
+		t.Errorf("awa asks for sante-donnees's showback: %q, want %q", r.Text, want)
+	}
+	refusedWithAWorkingExample(t, h, "awa@baobab.example", "/gpu report this week sante-donnees", "see its showback")
+}
+
+// The platform admins named as a group whose name is a plain word ("platform"), beside a person:
+// each group reads as a group with its members, in one bracket, so the sentence reads whatever
+// the group is called.
+func TestPlatformAdminsReadAsGroupsWhateverTheyAreCalled(t *testing.T) {
+	h := newHarnessOn(t, policyVariant(t, baobabPolicy,
+		"    budget_owners: [koffi@baobab.example]\n", "",
+		"fallback_approvers: [ops@baobab.example]", "fallback_approvers: [platform, koffi@baobab.example]"))
+	AddReport(h.bot, &showback.Service{Policy: h.svc.Policy, Source: h.svc.Store.(qm.ReportStore), Clock: h.clock})
+	r := h.say("awa@baobab.example", "/gpu report this week sante-donnees")
+	want := "Team sante-donnees has no budget owners, so only the platform admins (group platform: ops@baobab.example; koffi@baobab.example) see its showback; you see your own use."
+	if msg, _, _ := strings.Cut(r.Text, " Example: "); !r.Error || msg != want || nestedParens.MatchString(r.Text) {
 		t.Errorf("awa asks for sante-donnees's showback: %q, want %q", r.Text, want)
 	}
 	refusedWithAWorkingExample(t, h, "awa@baobab.example", "/gpu report this week sante-donnees", "see its showback")

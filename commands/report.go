@@ -224,7 +224,20 @@ func (b *Bot) whoSeesShowback(team string) string {
 	case single(admins):
 		only = fmt.Sprintf("only the platform admin, %s, sees", admins[0])
 	case len(admins) > 0:
-		only = fmt.Sprintf("only the platform admins, %s, see", named(admins))
+		// In brackets, each group as a group (its name may be any word, such as "platform"),
+		// with its members: "only the platform admins (group platform: ops@…) see".
+		groups := make([]string, len(admins))
+		for i, n := range admins {
+			groups[i] = n
+			if !strings.Contains(n, "@") {
+				members, _ := strings.CutPrefix(b.Svc.WithMembers(n), n+" (")
+				groups[i] = "group " + n
+				if m, ok := strings.CutSuffix(members, ")"); ok {
+					groups[i] += ": " + m
+				}
+			}
+		}
+		only = fmt.Sprintf("only the platform admins (%s) see", strings.Join(groups, "; "))
 	}
 	if listed {
 		return fmt.Sprintf("Team %s has no budget owners, so %s its showback; you see your own use.", t.Name, only)
