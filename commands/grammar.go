@@ -641,6 +641,7 @@ func parseSubmit(c Command, args []string) (Command, error) {
 	}
 	c.setTemplate(unquoted(args[0]))
 	given := map[string]bool{}
+	var late *qm.Error // a length refused once the rest is read
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		if k, _, ok := strings.Cut(strings.ToLower(a), "="); ok && (k == "team" || k == "for" || k == "class" || k == "gpus") {
@@ -682,6 +683,12 @@ func parseSubmit(c Command, args []string) (Command, error) {
 			if err != nil {
 				typed := "for=" + strings.TrimPrefix(strings.Join(args[i:j+1], " "), a[:len("for=")])
 				c.Duration = slipDuration(typed)
+				if c.Duration > 0 && late == nil {
+					// -2h, ٢h: the length meant is clear; refused once the rest is read, so
+					// that the example keeps the other words typed.
+					late, i = durationProblem(c.Verb, typed, err, "for=2h"), j
+					continue
+				}
 				return c, durationProblem(c.Verb, typed, err, "for=2h")
 			}
 			i = j
@@ -689,6 +696,9 @@ func parseSubmit(c Command, args []string) (Command, error) {
 		default:
 			c.Params = append(c.Params, a)
 		}
+	}
+	if late != nil {
+		return c, late
 	}
 	return c, nil
 }

@@ -36,15 +36,16 @@ func TestAMinusWrittenApartIsRefusedAsANegativeDuration(t *testing.T) {
 	}
 }
 
-// A template job asked for with a negative length keeps for= in its example, made positive.
+// A template job asked for with a negative length keeps for= in its example, made positive, and
+// the parameters typed (times=2), not the template's example's in their place.
 func TestASubmitWithANegativeLengthKeepsItInTheExample(t *testing.T) {
 	h := heronOn(t)
 	const una = "una@heron.example"
 	for ask, want := range map[string]string{
-		"/gpu submit note-job for=-1h":          "/gpu submit note-job for=1h msg=hi",
-		"/gpu submit note-job times=2 for=-90m": "/gpu submit note-job for=1h30m msg=hi",
-		"/gpu submit note-job for=٢h":           "/gpu submit note-job for=2h msg=hi",
-		"/gpu submit note-job for=- 3h":         "/gpu submit note-job for=3h msg=hi",
+		"/gpu submit note-job for=-1h":          "/gpu submit note-job for=1h",
+		"/gpu submit note-job times=2 for=-90m": "/gpu submit note-job for=1h30m times=2",
+		"/gpu submit note-job for=٢h":           "/gpu submit note-job for=2h",
+		"/gpu submit note-job for=- 3h":         "/gpu submit note-job for=3h",
 	} {
 		r := h.say(una, ask)
 		if !r.Error {

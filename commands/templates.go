@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/policy"
@@ -1086,11 +1087,58 @@ func (b *Bot) submitExample(c Command, err error) error {
 			cl = k
 		}
 		name := "/gpu submit " + tp.Name
+		if ex, ok := b.typedSubmit(tp, c, typedDuration(cl, c.Duration)); ok {
+			return e.WithExample(ex)
+		}
 		if rest, ok := strings.CutPrefix(tp.Example(), name); ok {
 			return e.WithExample(name + " for=" + policy.FormatDuration(typedDuration(cl, c.Duration)) + rest)
 		}
 	}
 	return e.WithExample(tp.Example())
+}
+
+// typedSubmit is the /gpu submit c typed, with d its length: its class= and gpus= where they are
+// right, the parameters of tp that are right, and a required one it left out as the template's
+// example gives it, then its team and data class; ok false where that does not parse.
+func (b *Bot) typedSubmit(tp *templates.Template, c Command, d time.Duration) (string, bool) {
+	first := []string{"for=" + policy.FormatDuration(d)}
+	var others []string
+	for _, w := range c.Params {
+		k, v, _ := strings.Cut(w, "=")
+		switch strings.ToLower(k) {
+		case "class":
+			if cl, ok := b.pol().Class(policy.NameKey(v)); ok {
+				first = append(first, "class="+cl.Name)
+			}
+		case "gpus":
+			if n, err := strconv.Atoi(v); err == nil && n >= 1 && n <= qm.MaxRequestGPUs && !tp.CPUOnly() {
+				first = append(first, fmt.Sprintf("gpus=%d", n))
+			}
+		default:
+			others = append(others, w)
+		}
+	}
+	params := RightParams(tp, others)
+	set := map[string]string{}
+	own := tp.ExampleParams()
+	for _, prm := range tp.Parameters {
+		if _, given := params[prm.Name]; !given && prm.Required {
+			if v, ok := own[prm.Name]; ok {
+				set[prm.Name] = v
+			}
+		}
+	}
+	ex, ok := withParams(tp, params, first, set)
+	if !ok {
+		return "", false
+	}
+	if c.Team != "" {
+		ex += " team=" + c.Team
+	}
+	if c.DataClass != "" {
+		ex += " data " + c.DataClass
+	}
+	return ex, true
 }
 
 // templateExample gives a /gpu submit refusal that brings no example of its own (the cluster's
