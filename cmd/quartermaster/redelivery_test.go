@@ -77,6 +77,16 @@ func TestDiscordRedeliveryAfterARestartChangesNothingTwice(t *testing.T) {
 	twice("request", discordtest.Command(who(dAlice), "gpu", "request", opt("gpus", 1), opt("class", "interactive"), opt("duration", "2h")))
 	twice("extend within policy", discordtest.Command(who(dAlice), "gpu", "extend", opt("lease", "L-1"), opt("duration", "1h")))
 	twice("extend beyond policy", discordtest.Command(who(dAlice), "gpu", "extend", opt("lease", "L-1"), opt("duration", "20h")))
+	// keep answers an idle warning: L-1 idle past interactive's idle_timeout is warned first
+	if err := e.app.SetUtilization(context.Background(), "L-1", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.app.Advance(context.Background(), 31*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if l := e.lease("L-1"); l.State != qm.IdleWarned {
+		t.Fatalf("L-1 idle for 31m is %s, not warned", l.State)
+	}
 	twice("keep", discordtest.Command(who(dAlice), "gpu", "keep", opt("lease", "L-1")))
 	twice("quota request", discordtest.Command(who(dAlice), "gpu", "quota-request", opt("gpus", 1), opt("class", "interactive"), opt("duration", "1d"), opt("reason", "a demo")))
 	twice("release", discordtest.Command(who(dAlice), "gpu", "release", opt("lease", "L-1")))
