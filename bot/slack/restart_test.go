@@ -109,6 +109,11 @@ func TestRedeliveryAfterARestartChangesNothingTwice(t *testing.T) {
 	deliverTwice("submit", command("UALICE", "submit cuda-smoke"))
 	deliverTwice("extend within policy", command("UALICE", "extend "+a+" 1h"))
 	deliverTwice("extend beyond policy", command("UALICE", "extend "+a+" 20h"))
+	// keep answers an idle warning: the lease, idle past interactive's idle_timeout, is warned first
+	e.idleFor(e.lease(a), 31*time.Minute)
+	if st := e.lease(a).State; st != qm.IdleWarned {
+		t.Fatalf("%s idle for 31m is %s, not warned", a, st)
+	}
 	deliverTwice("keep", command("UALICE", "keep "+a))
 	deliverTwice("quota request", command("UALICE", "quota request +1 interactive for 1d because a demo"))
 	quota, err := e.svc.List(context.Background(), qm.LeaseFilter{Kind: qm.KindQuota})
