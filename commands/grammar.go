@@ -163,6 +163,21 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 		return Command{}, qm.Invalid("/gpu help", "%s is not a /gpu command; /gpu help lists them.", policy.Quoted(f[0], 40))
 	}
 	c, err := s.parse(Command{Verb: s.Name, classes: known, channels: channels, teams: teams}, f[n:])
+	// putRight reads the command again with its words put right (fixed): where that parses, the
+	// refusal is sentence with the command as meant for its example; a mistake elsewhere is
+	// refused as that mistake, with its own example.
+	putRight := func(fixed []string, sentence string) (Command, error) {
+		c, err := s.parse(Command{Verb: s.Name, classes: known, channels: channels, teams: teams}, fixed)
+		switch {
+		case err != nil:
+		case s.Name == "request" || s.Name == "estimate" || s.Name == "quota-request":
+			// The general example, which the handler makes the command typed, put right.
+			err = bad(s.Name, "%s", sentence)
+		default:
+			err = qm.Invalid("/gpu "+strings.Join(append(slices.Clone(s.Words), fixed...), " "), "%s", sentence)
+		}
+		return c, err
+	}
 	if at, sentence := strayQuote(s.Name, f[n:]); sentence != "" {
 		// Read without the stray quote, so that the refusal's example is the command as meant;
 		// a mistake elsewhere is refused as that mistake, with its own example.
@@ -174,15 +189,7 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 		if k, v, ok := strings.Cut(f[n+at], "="); ok && k != "" && !strings.ContainsAny(k, `"'`) {
 			fixed[at] = k + "=" + strings.Trim(v, `"'`)
 		}
-		c, err = s.parse(Command{Verb: s.Name, classes: known, channels: channels, teams: teams}, fixed)
-		switch {
-		case err != nil:
-		case s.Name == "request" || s.Name == "estimate" || s.Name == "quota-request":
-			// The general example, which the handler makes the command typed, put right.
-			err = bad(s.Name, "%s", sentence)
-		default:
-			err = qm.Invalid("/gpu "+strings.Join(append(slices.Clone(s.Words), fixed...), " "), "%s", sentence)
-		}
+		c, err = putRight(fixed, sentence)
 	}
 	if err != nil {
 		if at, name, sentence := accentedName(s.Name, f[n:], known, teams, channels); name != "" {
@@ -197,15 +204,7 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 			} else {
 				fixed[at] = name
 			}
-			c, err = s.parse(Command{Verb: s.Name, classes: known, channels: channels, teams: teams}, fixed)
-			switch {
-			case err != nil:
-			case s.Name == "request" || s.Name == "estimate" || s.Name == "quota-request":
-				// The general example, which the handler makes the command typed, put right.
-				err = bad(s.Name, "%s", sentence)
-			default:
-				err = qm.Invalid("/gpu "+strings.Join(append(slices.Clone(s.Words), fixed...), " "), "%s", sentence)
-			}
+			c, err = putRight(fixed, sentence)
 		}
 	}
 	return c, err
