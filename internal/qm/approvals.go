@@ -429,37 +429,17 @@ func (s *Service) HandOverUnlistedWaiting(ctx context.Context) ([]*Lease, error)
 			continue // nobody to hand it to (serve logs it), or they were told when it was asked
 		}
 		reason := handOverReason(l.Team)
-		var b batch
-		var handed *Lease
-		err := s.Store.Update(ctx, []string{"team:" + l.Team}, func(tx Tx) error {
-			b, handed = batch{}, nil
-			cur, err := tx.GetLease(ctx, l.ID)
-			if err != nil {
-				return err
-			}
-			if cur.State != PendingApproval {
-				return nil
-			}
-			ev, err := tx.Events(ctx, cur.ID)
-			if err != nil {
-				return err
-			}
+		handed, err := s.sendWaiting(ctx, l, func(cur *Lease, ev []*Event) ([]string, []string, string) {
 			for _, e := range ev {
 				if e.Actor == SystemActor && e.Reason == reason {
-					return nil // handed over at an earlier start
+					return nil, nil, "" // handed over at an earlier start
 				}
 			}
-			if err := tx.AddEvent(ctx, &Event{Lease: cur.ID, At: s.Clock.Now(), Actor: SystemActor, From: cur.State, To: cur.State, Reason: reason}); err != nil {
-				return err
-			}
-			handed = cur
-			return s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(cur.Team, cur.User), Lease: cur,
-				Matches: s.waitingMatches(cur), Approvers: who, Reason: reason})
+			return s.approvalAudience(cur.Team, cur.User), who, reason
 		})
 		if err != nil {
 			return out, err
 		}
-		s.send(ctx, &b)
 		if handed != nil {
 			out = append(out, handed)
 		}
@@ -543,10 +523,27 @@ func (s *Service) approvalRecipients(approvers, skip []string, user string) []st
 // reads each line's reason), as at an earlier start or by another replica. It reports whether it
 // sent it now.
 func (s *Service) sendApprovalOnce(ctx context.Context, l *Lease, to, approvers []string, reason string, done func(reason string) bool) (bool, error) {
+	sent, err := s.sendWaiting(ctx, l, func(_ *Lease, ev []*Event) ([]string, []string, string) {
+		for _, e := range ev {
+			if e.Actor == SystemActor && done(e.Reason) {
+				return nil, nil, ""
+			}
+		}
+		return to, approvers, reason
+	})
+	return sent != nil, err
+}
+
+// sendWaiting sends the approval message of l, while it waits for approval, to whom pick says
+// from the request as it is now and its history (to, naming approvers as those who decide and
+// reason as why they are sent it), and writes reason as a line of its history in the same
+// transaction; pick returns no reason where it is not to be sent (as its history says it was, at
+// an earlier start or by another replica). It returns the request as sent, or nil.
+func (s *Service) sendWaiting(ctx context.Context, l *Lease, pick func(cur *Lease, ev []*Event) (to, approvers []string, reason string)) (*Lease, error) {
 	var b batch
-	sent := false
+	var sent *Lease
 	err := s.Store.Update(ctx, []string{"team:" + l.Team}, func(tx Tx) error {
-		b, sent = batch{}, false
+		b, sent = batch{}, nil
 		cur, err := tx.GetLease(ctx, l.ID)
 		if err != nil || cur.State != PendingApproval {
 			return err
@@ -555,16 +552,15 @@ func (s *Service) sendApprovalOnce(ctx context.Context, l *Lease, to, approvers 
 		if err != nil {
 			return err
 		}
-		for _, e := range ev {
-			if e.Actor == SystemActor && done(e.Reason) {
-				return nil
-			}
+		to, approvers, reason := pick(cur, ev)
+		if reason == "" {
+			return nil
 		}
-		sent = true
+		sent = cur
 		return s.stageApprovalSent(ctx, tx, &b, cur, to, approvers, reason)
 	})
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	s.send(ctx, &b)
 	return sent, nil
@@ -654,18 +650,7 @@ func (s *Service) SendToNewApproversOf(ctx context.Context, l *Lease, skip []str
 	if len(order) == 0 {
 		return false, nil
 	}
-	var b batch
-	sent := false
-	err := s.Store.Update(ctx, []string{"team:" + l.Team}, func(tx Tx) error {
-		b, sent = batch{}, false
-		cur, err := tx.GetLease(ctx, l.ID)
-		if err != nil || cur.State != PendingApproval {
-			return err
-		}
-		ev, err := tx.Events(ctx, cur.ID)
-		if err != nil {
-			return err
-		}
+	sent, err := s.sendWaiting(ctx, l, func(cur *Lease, ev []*Event) ([]string, []string, string) {
 		told := map[string]bool{}
 		for _, e := range ev {
 			if e.Actor == SystemActor {
@@ -687,17 +672,11 @@ func (s *Service) SendToNewApproversOf(ctx context.Context, l *Lease, skip []str
 			}
 		}
 		if len(to) == 0 {
-			return nil
+			return nil, nil, ""
 		}
-		reason := s.newApproversReason(cur.Team, names, len(names) < len(who))
-		sent = true
-		return s.stageApprovalSent(ctx, tx, &b, cur, to, who, reason)
+		return to, who, s.newApproversReason(cur.Team, names, len(names) < len(who))
 	})
-	if err != nil {
-		return false, err
-	}
-	s.send(ctx, &b)
-	return sent, nil
+	return sent != nil, err
 }
 
 // DecidersWithoutCopy reports whether someone who decides l now holds no copy of its approval
