@@ -346,11 +346,20 @@ func sshRun(e *env, l *qm.Lease, key, command string) string {
 	}
 	var out []byte
 	var err error
-	e.eventually("ssh "+login+" to log in on port "+fmt.Sprint(port), func() bool {
+	end := time.Now().Add(deadline)
+	for {
 		cmd := exec.Command("ssh", "-i", key, "-p", fmt.Sprint(port), "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
 			"-o", "UserKnownHostsFile=/dev/null", "-o", "ConnectTimeout=5", login, command)
 		out, err = cmd.CombinedOutput()
-		return err == nil || strings.Contains(string(out), "Permission denied")
-	})
-	return string(out)
+		if err == nil || strings.Contains(string(out), "Permission denied") {
+			return string(out)
+		}
+		if time.Now().After(end) {
+			// What the last try said, and what Slurm says of the job, tell a session that never
+			// came up from one that reached something else on the port.
+			e.t.Fatalf("gave up waiting for ssh %s to log in on port %d: %v\n%s\nscontrol show job %s:\n%s",
+				login, port, err, out, l.Ref, e.slurmCmd("scontrol", "show", "job", l.Ref))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
