@@ -708,7 +708,7 @@ func (s *Service) weekFitRequest(held *QuotaHeld, l *Lease, asked int, named str
 func (s *Service) weekIncrease(u Usage, q policy.Quota, hours float64) int {
 	n := 1
 	now := s.Clock.Now()
-	if left := s.WeekStart(now).AddDate(0, 0, 7).Sub(now).Hours(); left > 0 {
+	if left := s.WeekEnd(s.WeekStart(now)).Sub(now).Hours(); left > 0 {
 		lack := u.GPUHoursWeek + hours - q.GPUHoursPerWeek
 		n = min(MaxRequestGPUs, max(1, int(math.Ceil(lack/left-1e-9))))
 	}

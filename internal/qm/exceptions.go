@@ -20,7 +20,7 @@ const QuotaRule = "quota-increase"
 func (s *Service) withGrants(team string, grants []*Lease, now time.Time) policy.Quota {
 	q := s.Policy.QuotaFor(team)
 	ws := s.WeekStart(now)
-	we := ws.AddDate(0, 0, 7)
+	we := s.WeekEnd(ws)
 	limited := q.GPUHoursPerWeek > 0
 	for _, g := range grants {
 		if g.Kind != KindQuota || g.StartedAt.IsZero() {

@@ -20,13 +20,19 @@ type Usage struct {
 	Waiting map[string]int
 }
 
-// WeekStart is the start (Monday 00:00, policy time zone) of the week holding t.
+// WeekStart is the start (Monday 00:00, policy time zone) of the week holding t: the first
+// 00:00 where the clocks go back over it, the jump where they skip it (policy.LocalTime), as the
+// showback's week starts.
 func (s *Service) WeekStart(t time.Time) time.Time {
 	t = t.In(s.Policy.Location)
 	d := (int(t.Weekday()) + 6) % 7
 	y, m, day := t.Date()
-	return time.Date(y, m, day-d, 0, 0, 0, 0, s.Policy.Location)
+	return policy.LocalTime(y, m, day-d, 0, 0, s.Policy.Location)
 }
+
+// WeekEnd is the end of the week that starts at ws (a WeekStart): the next week's start, 167 to
+// 169 hours later where the clocks change in the week.
+func (s *Service) WeekEnd(ws time.Time) time.Time { return s.WeekStart(ws.Add(170 * time.Hour)) }
 
 // usage computes a team's usage inside a transaction, and its quota with approved increases.
 // One query reads both: the team's leases of every kind that were open this week.
@@ -54,7 +60,7 @@ func (s *Service) usageFrom(team string, leases []*Lease, now time.Time) (Usage,
 					u.Waiting[l.Class] += l.GPUs
 				}
 			}
-			u.GPUHoursWeek += committedHours(l, ws, now)
+			u.GPUHoursWeek += committedHours(l, ws, s.WeekEnd(ws), now)
 		case KindQuota:
 			grants = append(grants, l)
 		}
@@ -62,11 +68,10 @@ func (s *Service) usageFrom(team string, leases []*Lease, now time.Time) (Usage,
 	return u, s.withGrants(team, grants, now)
 }
 
-// committedHours is the GPU-hours a lease used or holds inside the week starting ws. The time
+// committedHours is the GPU-hours a lease used or holds inside the week from ws to we. The time
 // its job waited in the scheduler's queue after a requeue is not counted: up to now for a
 // lease still running, whose rest up to its end is counted as held.
-func committedHours(l *Lease, ws, now time.Time) float64 {
-	we := ws.AddDate(0, 0, 7)
+func committedHours(l *Lease, ws, we, now time.Time) float64 {
 	switch {
 	case l.State == PendingApproval, l.State == Denied, l.State == Cancelled && l.StartedAt.IsZero():
 		return 0

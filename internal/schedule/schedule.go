@@ -45,32 +45,11 @@ func ParseWeekly(spec string, loc *time.Location) (Weekly, error) {
 
 func (w Weekly) hm() (int, int) { return int(w.At / time.Hour), int(w.At % time.Hour / time.Minute) }
 
-// on is the schedule's instant on a local date. A time the clocks skip that day (02:30 when they
-// jump from 02:00 to 03:00, or 00:30 where they jump from midnight to 01:00) falls that much after
-// the jump, at 03:30 (01:30); a time that happens twice (when they fall back) is the first.
+// on is the schedule's instant on a local date (see policy.LocalTime): a time the clocks skip
+// that day falls that much after the jump, and a time that happens twice is the first.
 func (w Weekly) on(y int, m time.Month, d int) time.Time {
 	h, mi := w.hm()
-	want := time.Date(y, m, d, h, mi, 0, 0, time.UTC) // the wall clock asked for
-	t := time.Date(y, m, d, h, mi, 0, 0, w.Loc)
-	if gap := want.Sub(wall(t)); gap > 0 {
-		// time.Date read a skipped time on the clock after the jump, which puts it before
-		// the jump (on the day before, where the jump is at midnight).
-		return t.Add(gap)
-	}
-	// Clocks that fell back in the hours before t show its wall time twice: the first is the
-	// offset's difference earlier. time.Date gives either, depending on the zone.
-	_, now := t.Zone()
-	if _, before := t.Add(-12 * time.Hour).Zone(); before > now {
-		if first := t.Add(-time.Duration(before-now) * time.Second); wall(first).Equal(want) {
-			return first
-		}
-	}
-	return t
-}
-
-// wall is t's date and time of day on its own clock, as if in UTC.
-func wall(t time.Time) time.Time {
-	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+	return policy.LocalTime(y, m, d, h, mi, w.Loc)
 }
 
 // Next is the first instant of the schedule after t.

@@ -33,12 +33,14 @@ func weeksIn(year int) int {
 	return n
 }
 
-// Start is the week's first instant: Monday 00:00 in loc.
+// Start is the week's first instant: Monday 00:00 in loc, the first of two where the clocks fall
+// back over it, and the jump where they skip from Sunday 24:00 to Monday 01:00 (so the week before
+// ends where this one starts, and no hour is in two weeks or in none).
 func (w Week) Start(loc *time.Location) time.Time {
 	// 4 January is always in week 1; its Monday starts week 1.
-	jan4 := time.Date(w.Year, time.January, 4, 0, 0, 0, 0, loc)
+	jan4 := time.Date(w.Year, time.January, 4, 12, 0, 0, 0, time.UTC)
 	back := (int(jan4.Weekday()) + 6) % 7
-	return time.Date(w.Year, time.January, 4-back+7*(w.Num-1), 0, 0, 0, 0, loc)
+	return policy.LocalTime(w.Year, time.January, 4-back+7*(w.Num-1), 0, 0, loc)
 }
 
 // End is the first instant after the week: the next Monday 00:00 in loc.
