@@ -1,9 +1,12 @@
 package showback_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/schedule"
 	"github.com/acme/quartermaster/reports/showback"
 )
 
@@ -48,6 +51,39 @@ func TestAWeekStartsAtItsMondaysFirstInstant(t *testing.T) {
 		}
 		if got := showback.WeekOf(from, loc); got != c.week {
 			t.Errorf("%s in %s: its first instant %s is in %s", c.week, c.zone, from.Format(time.RFC3339), got)
+		}
+	}
+}
+
+// A post scheduled for Monday 00:00 reports the week that just ended as complete, not "so far",
+// also where that midnight happens twice (the post runs at the first) or is skipped (it runs at
+// the jump).
+func TestAMondayMidnightPostReportsACompleteWeek(t *testing.T) {
+	for _, c := range []struct {
+		zone string
+		week showback.Week
+	}{
+		{"Asia/Jerusalem", showback.Week{Year: 2001, Num: 38}},
+		{"America/Sao_Paulo", showback.Week{Year: 1997, Num: 40}},
+		{"Australia/Lord_Howe", showback.Week{Year: 2026, Num: 40}},
+	} {
+		src := strings.NewReplacer("timezone: Australia/Adelaide", "timezone: "+c.zone, `"TUE 07:30"`, `"MON 00:00"`).Replace(adelaidePolicy)
+		p, err := policy.Load([]byte(src), "p.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sched, err := schedule.ParseWeekly(p.Reports.Showback.Schedule, p.Location)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub := &showback.Publisher{Schedule: sched, Reports: &showback.Service{Policy: p}}
+		at := sched.Next(c.week.Start(p.Location))
+		if got := pub.WeekFor(at); got != c.week {
+			t.Errorf("%s: the post at %s reports %s, want %s", c.zone, at.In(p.Location).Format(time.RFC3339), got, c.week)
+		}
+		r := showback.Build(showback.Input{Policy: p, Week: c.week, Now: at})
+		if !r.Complete {
+			t.Errorf("%s: the post at %s reports %s as a week in progress (it ends at %s)", c.zone, at.In(p.Location).Format(time.RFC3339), c.week, r.To.Format(time.RFC3339))
 		}
 	}
 }
