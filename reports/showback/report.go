@@ -397,7 +397,7 @@ func Build(in Input) *Report {
 	// the whole week.
 	cmp := prev
 	if !r.Complete {
-		cmp.to = maxTime(prev.from, minTime(prev.to, in.Now.In(loc).AddDate(0, 0, -7)))
+		cmp.to = maxTime(prev.from, minTime(prev.to, weekBefore(in.Now, loc)))
 	}
 	r.PreviousFrom, r.PreviousTo = cmp.from, cmp.to
 
@@ -607,6 +607,16 @@ func Build(in Input) *Report {
 		}
 	}
 	return r
+}
+
+// weekBefore is the same weekday and time of day as t a week before, on the clocks of loc: a time
+// the clocks skipped that day falls as much after the jump (on the same day, where the jump is at
+// midnight), and one they showed twice is the first, as a scheduled time is (policy.LocalTime).
+func weekBefore(t time.Time, loc *time.Location) time.Time {
+	lt := t.In(loc)
+	y, m, d := lt.Date()
+	rest := time.Duration(lt.Second())*time.Second + time.Duration(lt.Nanosecond())
+	return policy.LocalTime(y, m, d-7, lt.Hour(), lt.Minute(), loc).Add(rest)
 }
 
 // figures adds up GPU-hours, cost, reclaimed hours and telemetry per team and class in w.
