@@ -56,6 +56,27 @@ var oddCases = []oddCase{
 		gpuHours: 2.5 + 4 + 76.5, minor: 10804 + (51858 - 34572) + 330595, shown: "358685 JPY",
 	},
 	{
+		// Lord Howe Island: 02:00 goes back to 01:30 on Sunday 5 April; the week has 168.5 hours.
+		zone: "Australia/Lord_Howe", currency: "JPY", price: "4321.5", week: showback.Week{Year: 2026, Num: 14},
+		now: "2026-04-06T09:00:00+10:30", hours: 168.5,
+		leases: []oddLease{
+			// 00:00 to 04:00 on the clock across the change: 4.5 real hours; 2 GPUs, 9 GPU-hours,
+			// 38893.5, billed 38894.
+			{gpus: 2, start: "2026-04-05T00:00:00+11:00", end: "2026-04-05T04:00:00+10:30"},
+		},
+		gpuHours: 9, minor: 38894, shown: "38894 JPY",
+	},
+	{
+		// Cuba: 01:00 goes back to 00:00 on Sunday 1 November; the week has 169 hours.
+		zone: "America/Havana", currency: "KRW", price: "3333.33", week: showback.Week{Year: 2026, Num: 44},
+		now: "2026-11-02T09:00:00-05:00", hours: 169,
+		leases: []oddLease{
+			// Saturday 23:00 to Sunday 02:00 on the clock: 4 real hours, 13333.32, billed 13333.
+			{gpus: 1, start: "2026-10-31T23:00:00-04:00", end: "2026-11-01T02:00:00-05:00"},
+		},
+		gpuHours: 4, minor: 13333, shown: "13333 KRW",
+	},
+	{
 		// Chile: Saturday 5 September 24:00 becomes Sunday 01:00; the week has 167 hours.
 		zone: "America/Santiago", currency: "ISK", price: "333.3", week: showback.Week{Year: 2026, Num: 36},
 		now: "2026-09-07T09:00:00-03:00", hours: 167,
@@ -160,7 +181,7 @@ func (c oddCase) build(t *testing.T, p *policy.Policy) []*qm.Lease {
 // SQLite and PostgreSQL.
 func TestOddClocksAndCurrenciesAddUpByHand(t *testing.T) {
 	for _, c := range oddCases {
-		t.Run(c.zone, func(t *testing.T) {
+		t.Run(c.zone+" "+c.week.String(), func(t *testing.T) {
 			p := oddPolicy(t, c)
 			now := rfc(t, c.now)
 			check := func(t *testing.T, r *showback.Report) {
