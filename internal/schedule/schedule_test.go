@@ -151,6 +151,21 @@ func TestWeeklyJobRunsOnWhereTheClocksSkipMidnight(t *testing.T) {
 	})
 }
 
+// Where the clocks skip Monday's midnight (Brazil, 6 October 1997: Sunday 24:00 became Monday
+// 01:00), a job at MON 00:00 runs once that Monday, at the jump, and at 00:00 the Mondays after;
+// where Monday's first hour happened twice (Israel, 24 September 2001), MON 00:30 runs once, at
+// the first 00:30.
+func TestWeeklyJobRunsOnceWhereMondaysMidnightChanges(t *testing.T) {
+	runWeeks(t, "MON 00:00", time.Date(1997, 10, 2, 12, 0, 0, 0, zone("America/Sao_Paulo")), []time.Time{
+		time.Date(1997, 10, 6, 3, 0, 0, 0, time.UTC),
+		time.Date(1997, 10, 13, 2, 0, 0, 0, time.UTC),
+	})
+	runWeeks(t, "MON 00:30", time.Date(2001, 9, 20, 12, 0, 0, 0, zone("Asia/Jerusalem")), []time.Time{
+		time.Date(2001, 9, 23, 21, 30, 0, 0, time.UTC),
+		time.Date(2001, 9, 30, 22, 30, 0, 0, time.UTC),
+	})
+}
+
 // runWeeks starts a scheduler at from with a weekly job at spec in from's time zone, lets the fake
 // clock run to each run the scheduler arms, and checks the runs are want.
 func runWeeks(t *testing.T, spec string, from time.Time, want []time.Time) {
