@@ -91,7 +91,7 @@ func NewMetrics(host string, style LabelStyle, gpus []GPUInfo) *Metrics {
 		sent: prometheus.NewDesc("quartermaster_agent_reports_sent_total",
 			"Reports the service took.", nil, nil),
 		refused: prometheus.NewDesc("quartermaster_agent_reports_refused_total",
-			"Reports the service refused as bad (they are not sent again).", nil, nil),
+			"Reports refused as bad and dropped (never sent again): by the service (400, 413, 422), or by the agent before sending one over the size the service takes.", nil, nil),
 		dropped: prometheus.NewDesc("quartermaster_agent_reports_dropped_total",
 			"Reports dropped unsent because the service was unreachable longer than the window.", nil, nil),
 		clockSkew: prometheus.NewDesc("quartermaster_agent_clock_skew_seconds",

@@ -81,6 +81,9 @@ type Outbox struct {
 	refusedRun uint64
 	// tokenFileErr is the last reason the token file could not be read again, as logged.
 	tokenFileErr string
+	// oversize counts the reports over report.MaxBytes dropped unsent since one last fitted; the
+	// log has said so when it is above 0.
+	oversize uint64
 }
 
 // NewOutbox makes an outbox.
@@ -128,9 +131,27 @@ func (o *Outbox) currentToken() string {
 	return o.token
 }
 
-// Push queues an encoded report, dropping the oldest when the window is full.
+// Push queues an encoded report, dropping the oldest when the window is full. A report over
+// report.MaxBytes is never sent: the service refuses it (413), and past the limit it puts on every
+// request it answers without reading the body, which the HTTP client may see as a connection reset
+// rather than the answer, to be retried for ever in front of every later report. It is dropped
+// here and counted as refused; the log says so once, until a report fits again.
 func (o *Outbox) Push(body []byte) {
 	o.mu.Lock()
+	if len(body) > report.MaxBytes {
+		o.refused++
+		if o.oversize == 0 {
+			o.cfg.Logger.Warn(tooLarge(body)+" (said again only after a report fits; quartermaster_agent_reports_refused_total counts each)",
+				"bytes", len(body), "limit", report.MaxBytes)
+		}
+		o.oversize++
+		o.mu.Unlock()
+		return
+	}
+	if o.oversize > 0 {
+		o.cfg.Logger.Info("reports fit again within the size the service takes", "dropped", o.oversize)
+		o.oversize = 0
+	}
 	// The oldest go, to keep Window reports and MaxOutboxBytes with this one.
 	n, size := 0, o.bytes+len(body)
 	for n < len(o.queue) && (len(o.queue)-n >= o.cfg.Window || size > MaxOutboxBytes) {
@@ -160,6 +181,24 @@ func (o *Outbox) Push(body []byte) {
 	case o.wake <- struct{}{}:
 	default:
 	}
+}
+
+// tooLarge says in one sentence that body, an encoded report, is over the size the service takes,
+// what it holds and what makes reports fit again.
+func tooLarge(body []byte) string {
+	var r report.Report
+	_ = json.Unmarshal(body, &r)
+	procs := 0
+	for _, g := range r.GPUs {
+		procs += len(g.Processes)
+	}
+	what := fmt.Sprintf("a report of this node is %d bytes, over the %d bytes (%d MiB) the service takes, so the agent dropped it unsent", len(body), report.MaxBytes, report.MaxBytes>>20)
+	// A process takes about 60 bytes of a report; a report of mostly processes fits again with
+	// fewer of them, and no setting raises the service's limit.
+	if procs*60 >= len(body)/2 {
+		return fmt.Sprintf("%s: it lists %d processes on %d GPUs, and reports fit again once fewer processes run on the node's GPUs (the limit is fixed; no setting of the agent or the service raises it)", what, procs, len(r.GPUs))
+	}
+	return fmt.Sprintf("%s: it lists %d processes on %d GPUs, which is not what makes it large, so the agent and the service are likely of different versions; run the same version on both", what, procs, len(r.GPUs))
 }
 
 // Stats says how many reports wait, were sent, refused by the service, and dropped.

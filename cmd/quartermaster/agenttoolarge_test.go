@@ -19,8 +19,8 @@ import (
 
 // A node's report too large for the service is refused alike whatever its size: one just over the
 // report's limit and one over the limit on every request body (with or without a Content-Length)
-// are each answered 413 with the same sentence, counted as too_large in
-// quartermaster_agent_reports_total, and said once in the agent's log.
+// are each answered 413 with the same sentence and counted as too_large in
+// quartermaster_agent_reports_total; the agent sends none of them, and says so once in its log.
 func TestAgentReportsTooLargeAreCountedWhateverTheirSize(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
 	code, token, stderr := runQM("agent-token", "create", "gpu-01", "--db", db)
@@ -96,23 +96,31 @@ func TestAgentReportsTooLargeAreCountedWhateverTheirSize(t *testing.T) {
 		t.Errorf("a report over every request's limit without a token: HTTP %d, want 401", resp.StatusCode)
 	}
 
-	// The agent drops each as refused, and says so once.
+	// The agent sends none of them: it drops each unsent as one the service would refuse, and says
+	// so once, with the service's limit.
 	var logs testkit.SyncBuffer
 	log, err := newTestLogger(&logs)
 	if err != nil {
 		t.Fatal(err)
 	}
+	before := counted()
 	o := agent.NewOutbox(agent.OutboxConfig{URL: s.url, Token: token, Logger: log})
 	for _, c := range sizes {
 		o.Push(body(c.size))
 	}
 	if err := o.Flush(t.Context()); err != nil {
-		t.Fatalf("the agent kept reports the service refused: %v", err)
+		t.Fatalf("the agent kept reports too large for the service: %v", err)
 	}
-	if n := strings.Count(logs.String(), "the service refused a report"); n != 1 {
-		t.Errorf("the agent said %d times that the service refused a report, want once:\n%s", n, logs.String())
+	if got := counted(); got != before {
+		t.Errorf("the agent sent reports too large for the service: too_large went from %s to %s", before, got)
 	}
-	if !strings.Contains(logs.String(), want) {
-		t.Errorf("the agent's log does not say why (%q):\n%s", want, logs.String())
+	if _, _, refused, _ := o.Stats(); refused != uint64(len(sizes)) {
+		t.Errorf("the agent counted %d reports as refused, want %d", refused, len(sizes))
+	}
+	if n := strings.Count(logs.String(), "the service takes, so the agent dropped it unsent"); n != 1 {
+		t.Errorf("the agent said %d times that a report is too large, want once:\n%s", n, logs.String())
+	}
+	if !strings.Contains(logs.String(), fmt.Sprintf("the %d bytes", report.MaxBytes)) {
+		t.Errorf("the agent's log does not name the limit:\n%s", logs.String())
 	}
 }
