@@ -7,6 +7,7 @@ import (
 	"github.com/acme/quartermaster/agent/report"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -55,17 +56,35 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	if len(pos) > 0 {
 		verb = pos[0]
 	}
+	verbs := []string{"create", "list", "revoke"}
 	switch {
+	case len(pos) == 0:
+		return needsVerb("agent-token", false, verbs, "list", args, nil)
 	case verb == "list" && len(pos) == 1:
-	case (verb == "create" || verb == "revoke") && len(pos) == 2:
+	case verb == "list":
+		return strayWords(fs, "agent-token list", pos[1:], args)
+	case (verb == "create" || verb == "revoke") && len(pos) == 1:
+		// The node goes right after the verb, as typed.
+		example := slices.Clone(args)
+		for i, a := range example {
+			if a == verb && !isFlagValue(fs, example, i) {
+				example = slices.Insert(example, i+1, "gpu-01")
+				break
+			}
+		}
+		return errUsage{fmt.Sprintf("agent-token %s needs the node's name, the one the scheduler knows it by, e.g. %s", verb,
+			shellLine(append([]string{"quartermaster", "agent-token"}, example...)))}
+	case verb == "create" || verb == "revoke":
+		if len(pos) > 2 {
+			return errUsage{fmt.Sprintf("agent-token %s takes one node name, but got %q too; e.g. %s", verb, pos[2],
+				shellLine(append([]string{"quartermaster", "agent-token"}, withoutWords(fs, args, pos[2:])...)))}
+		}
 		if p := report.NodeNameProblem(pos[1]); p != "" {
 			return errUsage{fmt.Sprintf("%s; use the name the scheduler knows the node by, e.g. quartermaster agent-token %s gpu-01", p, verb)}
 		}
 	default:
-		if len(pos) > 0 {
-			if err := notAVerb("agent-token", verb, []string{"create", "list", "revoke"}, args, append([]string{"list"}, givenFlag(fs, "db")...)); err != nil {
-				return err
-			}
+		if err := notAVerb("agent-token", verb, verbs, args, append([]string{"list"}, givenFlag(fs, "db")...)); err != nil {
+			return err
 		}
 		return errUsage{agentTokenUsage}
 	}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -82,31 +83,27 @@ func isSnowflake(v string) bool {
 	return true
 }
 
-const discordUsage = `usage:
-  quartermaster discord register [--guild ID] [--print] [--policy FILE]
-register installs (or replaces) the /gpu application command: one subcommand per command this
-installation offers, with typed options. With --guild it is installed in that server only and
-works at once; without, everywhere the app is installed, which Discord may take up to an hour to
-show. --print writes the command as JSON instead of installing it. It needs the policy serve runs
-with (--policy or QM_POLICY: its classes are the class options' choices), DISCORD_BOT_TOKEN and
-DISCORD_APP_ID (and DISCORD_API_URL for a Discord-compatible server).`
-
 // runDiscord is `quartermaster discord`.
 func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "register" {
-		if len(args) > 0 {
-			// --print installs nothing; it needs the policy, as typed or else where it is installed.
-			example := []string{"register", "--print"}
-			if p := policyIn(args); p != "" {
-				example = append(example, "--policy", p)
-			} else if os.Getenv("QM_POLICY") == "" {
-				example = append(example, "--policy", flagExamples["policy"])
-			}
-			if err := notAVerb("discord", args[0], []string{"register"}, args, example); err != nil {
-				return err
-			}
+		// --print installs nothing; it needs the policy, as typed or else where it is installed.
+		var needs []string
+		if !slices.Contains(args, "--print") && !slices.Contains(args, "-print") {
+			needs = append(needs, "--print")
 		}
-		return errUsage{discordUsage}
+		if policyIn(args) == "" && os.Getenv("QM_POLICY") == "" {
+			needs = append(needs, "--policy", flagExamples["policy"])
+		}
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			return needsVerb("discord", true, []string{"register"}, "register", args, needs)
+		}
+		example := []string{"register", "--print"}
+		if p := policyIn(args); p != "" {
+			example = append(example, "--policy", p)
+		} else if os.Getenv("QM_POLICY") == "" {
+			example = append(example, "--policy", flagExamples["policy"])
+		}
+		return notAVerb("discord", args[0], []string{"register"}, args, example)
 	}
 	fs := flag.NewFlagSet("discord register", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -120,7 +117,7 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 			"print": "--policy docs/quartermaster.example.yaml"}, err)
 	}
 	if fs.NArg() > 0 {
-		return errUsage{fmt.Sprintf("discord register takes no arguments, but got %q\n%s", fs.Arg(0), discordUsage)}
+		return strayWords(fs, "discord register", fs.Args()[:1], args)
 	}
 	// What installing needs is checked first, so that a wrong id is named before anything else.
 	var s discordSettings

@@ -173,6 +173,53 @@ func notAVerb(command, word string, verbs, args, example []string) error {
 		shellLine(append([]string{"quartermaster", command}, example...)))}
 }
 
+// needsVerb refuses command (agent-token, migrate, discord…), which takes one of verbs, given none:
+// nothing at all, or only flags (args, as typed), which where verbFirst must come after the verb.
+// One sentence names the verbs; its example is the command typed with verb put in front of args,
+// and extra (what the verb needs besides) after.
+func needsVerb(command string, verbFirst bool, verbs []string, verb string, args, extra []string) error {
+	line := shellLine(append(append([]string{"quartermaster", command, verb}, args...), extra...))
+	if verbFirst && len(args) > 0 {
+		return errUsage{fmt.Sprintf("%s takes %s before its flags, e.g. %s", command, orList(verbs), line)}
+	}
+	return errUsage{fmt.Sprintf("%s needs a command: %s, e.g. %s", command, orList(verbs), line)}
+}
+
+// strayWords refuses words the command line command (migrate up, agent-token list…) takes no more
+// of: what it got first, with args (the words after quartermaster and its verb, as typed) less
+// those words as its example. fs tells a flag's value, which is kept, from a word.
+func strayWords(fs *flag.FlagSet, command string, stray, args []string) error {
+	return errUsage{fmt.Sprintf("%s takes no more words, but got %q; e.g. %s", command, stray[0],
+		shellLine(append([]string{"quartermaster", strings.Fields(command)[0]}, withoutWords(fs, args, stray)...)))}
+}
+
+// withoutWords is args less the last of each of words that is no flag's value (fs's flags).
+func withoutWords(fs *flag.FlagSet, args, words []string) []string {
+	out := slices.Clone(args)
+	for _, w := range words {
+		for i := len(out) - 1; i >= 0; i-- {
+			if out[i] == w && !isFlagValue(fs, out, i) {
+				out = slices.Delete(out, i, i+1)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// isFlagValue says whether args[i] is the value of the flag before it (--db URL), as fs parses it.
+func isFlagValue(fs *flag.FlagSet, args []string, i int) bool {
+	if i == 0 || !strings.HasPrefix(args[i-1], "-") || strings.Contains(args[i-1], "=") {
+		return false
+	}
+	f := fs.Lookup(strings.TrimLeft(args[i-1], "-"))
+	if f == nil {
+		return false
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return !ok || !b.IsBoolFlag()
+}
+
 // orList is words as a person lists them: a, b or c.
 func orList(words []string) string {
 	if len(words) < 2 {

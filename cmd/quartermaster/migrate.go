@@ -23,8 +23,6 @@ func init() {
 	})
 }
 
-const migrateUsage = "usage: quartermaster migrate up|down|status [--db URL] (example: quartermaster migrate up --db sqlite:data/quartermaster.db)"
-
 func migrateFlags() (*flag.FlagSet, *commonFlags) {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	var f commonFlags
@@ -59,14 +57,15 @@ func runMigrate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 	if err != nil {
 		return flagMistake(fs, "quartermaster migrate "+verbIn(args, "up", "up", "down", "status"), err)
 	}
-	if len(words) != 1 || (words[0] != "up" && words[0] != "down" && words[0] != "status") {
-		if len(words) == 1 {
-			// status only reads: it works on whichever database was named.
-			if err := notAVerb("migrate", words[0], []string{"up", "down", "status"}, args, append([]string{"status"}, givenFlag(fs, "db")...)); err != nil {
-				return err
-			}
-		}
-		return errUsage{migrateUsage}
+	verbs := []string{"up", "down", "status"}
+	switch {
+	case len(words) == 0:
+		return needsVerb("migrate", false, verbs, "up", args, nil)
+	case !slices.Contains(verbs, words[0]):
+		// status only reads: it works on whichever database was named.
+		return notAVerb("migrate", words[0], verbs, args, append([]string{"status"}, givenFlag(fs, "db")...))
+	case len(words) > 1:
+		return strayWords(fs, "migrate "+words[0], words[1:], args)
 	}
 	verb := words[0]
 	dbURL := f.dbURL

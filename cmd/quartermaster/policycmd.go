@@ -25,8 +25,12 @@ func init() {
 const policyUsage = "usage: quartermaster policy check FILE (example: quartermaster policy check docs/quartermaster.example.yaml)"
 
 func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errUsage{policyUsage}
+	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && args[0] != "-") {
+		var needs []string
+		if len(args) == 0 && os.Getenv("QM_POLICY") == "" {
+			needs = []string{"docs/quartermaster.example.yaml"}
+		}
+		return needsVerb("policy", true, []string{"check"}, "check", args, needs)
 	}
 	if args[0] != "check" {
 		if !strings.HasPrefix(args[0], "-") && policy.EditDistance(strings.ToLower(args[0]), "check") <= 2 {

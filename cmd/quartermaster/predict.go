@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -62,12 +63,14 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			fmt.Fprintln(stdout, predictUsage)
 			return nil
 		}
-		if len(args) > 0 {
-			if err := notAVerb("predict", args[0], []string{"eval"}, args, []string{"eval", "--trace", predictTrace}); err != nil {
-				return err
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			var needs []string
+			if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(strings.TrimLeft(a, "-"), "trace") }) {
+				needs = []string{"--trace", predictTrace}
 			}
+			return needsVerb("predict", true, []string{"eval"}, "eval", args, needs)
 		}
-		return errUsage{"want the sub-command eval; " + predictUsage}
+		return notAVerb("predict", args[0], []string{"eval"}, args, []string{"eval", "--trace", predictTrace})
 	}
 	var o predictOptions
 	fs := predictFlags(&o)

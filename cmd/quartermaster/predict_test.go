@@ -26,7 +26,7 @@ func TestPredictUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no verb", nil, "want the sub-command eval"},
+		{"no verb", nil, "predict needs a command: eval, e.g. quartermaster predict eval --trace"},
 		{"wrong verb", []string{"run"}, `"run" is not a predict command; predict takes eval, e.g. quartermaster predict eval --trace`},
 		{"no trace", []string{"eval"}, "--trace is required"},
 		{"bad format", []string{"eval", "--trace", trace, "--format", "xml"}, `--format "xml"`},

@@ -45,8 +45,8 @@ policy, list and show say a template's GPUs per node as its simulated cluster's 
 
 // runTemplates is `quartermaster templates`: list, show and render the embedded templates.
 func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errUsage{templatesUsage}
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return needsVerb("templates", true, []string{"list", "show", "render"}, "list", args, nil)
 	}
 	cat, err := templates.Load(qmtemplates.FS)
 	if err != nil {
@@ -59,7 +59,7 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			return err
 		}
 		if len(words) > 1 {
-			return errUsage{"list takes at most one word to search for\n" + templatesUsage}
+			return errUsage{fmt.Sprintf("templates list takes at most one word to search for, but got %q too; e.g. %s", words[1], shellLine([]string{"quartermaster", "templates", "list", words[0]}))}
 		}
 		word := ""
 		if len(words) == 1 {
