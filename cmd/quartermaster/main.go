@@ -111,6 +111,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		help(stdout, args[0], sc)
 		return 0
 	}
+	if err := emptyFlag(args[0], sc, args[1:]); err != nil {
+		fmt.Fprintf(stderr, "quartermaster %s: %v\n", args[0], err)
+		return 2
+	}
 	if err := checkSettingNames(os.Environ()); err != nil {
 		fmt.Fprintf(stderr, "quartermaster %s: %v\n", args[0], err)
 		return 2
@@ -218,6 +222,60 @@ func isFlagValue(fs *flag.FlagSet, args []string, i int) bool {
 	}
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return !ok || !b.IsBoolFlag()
+}
+
+// emptyFlag refuses a flag of command (sc's) given an empty value, --db= or --db "", which the
+// command would otherwise take as not given (its default, or its variable's) and go on with. Its
+// example is args as typed with the flag given a value that works, or left out where none is known.
+func emptyFlag(command string, sc subcommand, args []string) error {
+	if sc.flags == nil {
+		return nil
+	}
+	fs := sc.flags()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return nil
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if !hasValue {
+			if i+1 >= len(args) || args[i+1] != "" {
+				i++ // its value, whatever it is
+				continue
+			}
+		} else if value != "" {
+			continue
+		}
+		example := flagExamples[name]
+		if example == "" {
+			example = f.DefValue
+		}
+		fixed := slices.Clone(args[:i])
+		if example != "" {
+			fixed = append(fixed, "--"+name, example)
+		}
+		rest := args[i+1:]
+		if !hasValue {
+			rest = args[i+2:]
+		}
+		fixed = append(fixed, rest...)
+		how := "give it a value"
+		if example == "" {
+			how = "leave it out for its default"
+		}
+		return errUsage{fmt.Sprintf("--%s is empty; %s, e.g. %s", name, how, shellLine(append([]string{"quartermaster", command}, fixed...)))}
+	}
+	return nil
 }
 
 // orList is words as a person lists them: a, b or c.

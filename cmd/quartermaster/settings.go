@@ -185,6 +185,24 @@ func flagMistakeIn(fs *flag.FlagSet, command string, examples map[string]string,
 	case strings.HasPrefix(m[1], "invalid boolean"):
 		return errUsage{fmt.Sprintf("--%s takes no value (it is on when given), e.g. %s", name, example(name))}
 	}
+	if _, why, ok := strings.Cut(err.Error(), "-"+name+": "); ok && strings.HasPrefix(m[1], "invalid value") {
+		given := strings.TrimSuffix(strings.TrimPrefix(m[1], `invalid value "`), `" for flag`)
+		// The flag package's words for a value its type cannot read ("parse error", strconv's
+		// "invalid syntax") say nothing to an operator: say what the flag takes.
+		if f := fs.Lookup(name); f != nil && (why == "parse error" || why == "value out of range" || strings.Contains(why, "strconv.") || strings.Contains(why, "invalid syntax")) {
+			takes := "another value"
+			switch typ := fmt.Sprintf("%T", f.Value); {
+			case strings.Contains(typ, "duration"):
+				takes = "a duration with its unit (such as 30m or 4h)"
+			case strings.Contains(typ, "float"):
+				takes = "a number"
+			case strings.Contains(typ, "int"):
+				takes = "a whole number"
+			}
+			return errUsage{fmt.Sprintf("--%s takes %s, not %q; e.g. %s", name, takes, given, example(name))}
+		}
+		return errUsage{fmt.Sprintf("--%s %q: %s; e.g. %s", name, given, why, example(name))}
+	}
 	return errUsage{fmt.Sprintf("%v; e.g. %s", err, example(name))}
 }
 
