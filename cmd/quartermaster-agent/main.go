@@ -96,6 +96,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cmd, args, named = args[0], args[1:], true
 	}
 	given := slices.Clone(args) // the flags as typed, for the example a usage error gives
+	if named && len(args) == 1 && args[0] == "help" {
+		args = []string{"--help"} // metrics help is metrics --help
+	}
 	if cmd == "help" {
 		cmd = "run"
 		if len(args) > 0 {
@@ -117,13 +120,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			err = errUsage{flagError(cmd, given, err)}
 		case fs.NArg() > 0:
 			err = errUsage{strayWord(cmd, named, given, fs.Arg(0))}
+		case emptyFlag(fs, cmd, given) != "":
+			err = errUsage{emptyFlag(fs, cmd, given)}
 		case cmd == "run":
 			err = runAgent(ctx, set, stderr)
 		default:
 			err = oneShot(ctx, cmd, set, stdout, stderr)
 		}
 	default:
-		err = errUsage{fmt.Sprintf("there is no command %q; use run, metrics, gres-conf or topology", cmd)}
+		err = errUsage{fmt.Sprintf("there is no command %q; use run, metrics, gres-conf or topology, e.g. %s", cmd, commandLine("run", given))}
 		if near := nearest(cmd, commands); near != "" {
 			err = errUsage{fmt.Sprintf("there is no command %q; the nearest is %s, e.g. %s", cmd, near, commandLine(near, given))}
 		}
@@ -201,6 +206,52 @@ func flagError(cmd string, given []string, err error) string {
 		return fmt.Sprintf("--%s %q is not a whole number; `quartermaster-agent %s --help` says what it takes", name, value, cmd)
 	}
 	return fmt.Sprintf("%s; `quartermaster-agent %s --help` lists its flags", msg, cmd)
+}
+
+// emptyOK are the flags an empty value means something for: none (no /metrics, no service).
+var emptyOK = map[string]bool{"listen": true, "service": true}
+
+// emptyFlag says in one sentence, with an example, that a flag of fs was given an empty value
+// (--node= or --node ""), which the agent would otherwise take as not given (its default, or its
+// environment variable's); empty when none was, or the flag is one of emptyOK.
+func emptyFlag(fs *flag.FlagSet, cmd string, given []string) string {
+	for i := 0; i < len(given); i++ {
+		a := given[i]
+		if a == "--" {
+			return ""
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if !strings.HasPrefix(a, "-") || f == nil {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if !hasValue {
+			if i+1 >= len(given) || given[i+1] != "" {
+				i++ // its value
+				continue
+			}
+		} else if value != "" {
+			continue
+		}
+		if emptyOK[name] {
+			continue
+		}
+		example := strings.Trim(flagExamples[name], "'")
+		if example == "" {
+			example = f.DefValue
+		}
+		fixed := append(slices.Clone(given[:i]), "--"+name, example)
+		if hasValue {
+			fixed = append(fixed, given[i+1:]...)
+		} else {
+			fixed = append(fixed, given[i+2:]...)
+		}
+		return fmt.Sprintf("--%s is empty; give it a value or leave it out for its default, e.g. %s", name, commandLine(cmd, fixed))
+	}
+	return ""
 }
 
 // nearest is the one of names that name is a misspelling of (at most two letters off, and fewer
