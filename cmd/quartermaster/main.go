@@ -211,6 +211,23 @@ func withoutWords(fs *flag.FlagSet, args, words []string) []string {
 	return out
 }
 
+// withFlag is args with flag name's value (--name V, --name=V) replaced by value.
+func withFlag(fs *flag.FlagSet, args []string, name, value string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		n, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || n != name {
+			continue
+		}
+		if hasValue {
+			out[i] = "--" + name + "=" + value
+		} else if i+1 < len(out) && isFlagValue(fs, out, i+1) {
+			out[i+1] = value
+		}
+	}
+	return out
+}
+
 // isFlagValue says whether args[i] is the value of the flag before it (--db URL), as fs parses it.
 func isFlagValue(fs *flag.FlagSet, args []string, i int) bool {
 	if i == 0 || !strings.HasPrefix(args[i-1], "-") || strings.Contains(args[i-1], "=") {

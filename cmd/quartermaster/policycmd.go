@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +19,11 @@ func init() {
 		summary: "policy check [FILE]: validate a policy file and explain every error with its line",
 		usage: "quartermaster policy check [FILE | --policy FILE]    (FILE defaults to QM_POLICY)\n" +
 			"example: quartermaster policy check docs/quartermaster.example.yaml",
+		flags: func() *flag.FlagSet {
+			fs := flag.NewFlagSet("policy check", flag.ContinueOnError)
+			fs.String("policy", "", "the policy file to check, also given alone after check; QM_POLICY when neither is (policy check has no default: it and serve need one)")
+			return fs
+		},
 		run: runPolicy,
 	})
 }
@@ -62,7 +68,7 @@ func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return policyCheckMistake(rest)
 	}
 	if file == "" {
-		return errUsage{"policy check needs a file, or QM_POLICY set; " + policyUsage}
+		return errUsage{"policy check needs a policy file, or QM_POLICY set, e.g. quartermaster policy check docs/quartermaster.example.yaml"}
 	}
 	// Checking a large policy takes a while (every rule is compiled, every name compared): it
 	// runs aside, so that Ctrl-C or SIGTERM stops the check at once, with nothing printed but
@@ -137,6 +143,9 @@ func policyCheckMistake(rest []string) error {
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if name == "policy" {
+			if !hasValue && i+1 == len(rest) {
+				return errUsage{"--policy needs a value, e.g. " + shellLine(append([]string{"quartermaster", "policy", "check"}, append(rest, "docs/quartermaster.example.yaml")...))}
+			}
 			continue
 		}
 		others := append(slices.Clone(rest[:i]), rest[i+1:]...)
@@ -152,6 +161,26 @@ func policyCheckMistake(rest []string) error {
 		}
 		return errUsage{fmt.Sprintf("--%s is not a flag of quartermaster policy check, which takes the file alone (or --policy FILE), e.g. %s", name,
 			shellLine(append([]string{"quartermaster", "policy", "check"}, others...)))}
+	}
+	// One file too many: the first is checked, as typed.
+	var files []string
+	for i := 0; i < len(rest); i++ {
+		switch a := rest[i]; {
+		case a == "--policy" || a == "-policy":
+			i++
+		case !strings.HasPrefix(a, "-") || a == "-":
+			files = append(files, a)
+		}
+	}
+	if len(files) > 1 || (len(files) == 1 && policyIn(rest) != "") {
+		extra := files[len(files)-1]
+		fixed := slices.Clone(rest)
+		if i := slices.Index(fixed, extra); i >= 0 && (i == 0 || (fixed[i-1] != "--policy" && fixed[i-1] != "-policy")) {
+			fixed = slices.Delete(fixed, i, i+1)
+		} else if i := slices.Index(fixed, files[0]); i >= 0 {
+			fixed = slices.Delete(fixed, i, i+1)
+		}
+		return errUsage{fmt.Sprintf("policy check takes one policy file, but got %q too; e.g. %s", extra, shellLine(append([]string{"quartermaster", "policy", "check"}, fixed...)))}
 	}
 	return errUsage{policyUsage}
 }

@@ -85,13 +85,17 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	switch {
 	case fs.NArg() > 0:
-		return errUsage{fmt.Sprintf("unexpected argument %q; %s", fs.Arg(0), predictUsage)}
+		rest := withoutWords(fs, args[1:], fs.Args()[:1])
+		if *trace == "" {
+			rest = append(rest, "--trace", predictTrace)
+		}
+		return errUsage{fmt.Sprintf("predict eval takes no more words, but got %q; e.g. %s", fs.Arg(0), shellLine(append([]string{"quartermaster", "predict", "eval"}, rest...)))}
 	case *trace == "":
-		return errUsage{"--trace is required, e.g. --trace testdata/traces/KTH-SP2-1996-2.1-cln.swf.gz; " + predictUsage}
+		return errUsage{"predict eval needs --trace, the job trace to replay, e.g. " + shellLine(append(append([]string{"quartermaster", "predict", "eval"}, args[1:]...), "--trace", predictTrace))}
 	case *format != "" && *format != predict.FormatSWF && *format != predict.FormatCSV && *format != predict.FormatSacct && *format != predict.FormatPhilly:
-		return errUsage{fmt.Sprintf("--format %q: want swf, csv, sacct or philly", *format)}
+		return errUsage{fmt.Sprintf("--format is swf, csv, sacct or philly, not %q; e.g. %s", *format, shellLine(append([]string{"quartermaster", "predict", "eval"}, withFlag(fs, args[1:], "format", predict.FormatSWF)...)))}
 	case *train < 0 || *train >= 1:
-		return errUsage{fmt.Sprintf("--train-fraction %v: want a number from 0 up to (not including) 1", *train)}
+		return errUsage{fmt.Sprintf("--train-fraction is a number from 0 up to (not including) 1, not %v; e.g. %s", *train, shellLine(append([]string{"quartermaster", "predict", "eval"}, withFlag(fs, args[1:], "train-fraction", "0.3")...)))}
 	}
 	// A replay runs once and churns through short-lived jobs and events: the collector runs
 	// when the heap has grown by half rather than doubled (unless GOGC says otherwise), which

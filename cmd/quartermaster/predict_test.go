@@ -28,11 +28,11 @@ func TestPredictUsage(t *testing.T) {
 	}{
 		{"no verb", nil, "predict needs a command: eval, e.g. quartermaster predict eval --trace"},
 		{"wrong verb", []string{"run"}, `"run" is not a predict command; predict takes eval, e.g. quartermaster predict eval --trace`},
-		{"no trace", []string{"eval"}, "--trace is required"},
-		{"bad format", []string{"eval", "--trace", trace, "--format", "xml"}, `--format "xml"`},
-		{"bad fraction", []string{"eval", "--trace", trace, "--train-fraction", "1"}, "--train-fraction 1"},
+		{"no trace", []string{"eval"}, "predict eval needs --trace"},
+		{"bad format", []string{"eval", "--trace", trace, "--format", "xml"}, `--format is swf, csv, sacct or philly, not "xml"; e.g. quartermaster predict eval --trace`},
+		{"bad fraction", []string{"eval", "--trace", trace, "--train-fraction", "1"}, "--train-fraction is a number from 0 up to (not including) 1, not 1; e.g."},
 		{"unknown flag", []string{"eval", "--trace", trace, "--fast"}, "--fast is not a flag of quartermaster predict eval"},
-		{"extra argument", []string{"eval", "--trace", trace, "more"}, `unexpected argument "more"`},
+		{"extra argument", []string{"eval", "--trace", trace, "more"}, `predict eval takes no more words, but got "more"; e.g. quartermaster predict eval --trace`},
 		{"unknown extension", []string{"eval", "--trace", filepath.Join(dir, "t.dat")}, "--format swf, --format csv, --format sacct or --format philly"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
