@@ -26,6 +26,9 @@ const (
 	// grammar judges what is in it (a reason of at most 500 characters, template parameters of
 	// up to 512 each), as it does the same line typed in Slack.
 	maxOptionLength = 6000
+	// maxInteger bounds an integer option as Discord bounds it: 2^53 either way. A value past it
+	// did not come from Discord's own checks.
+	maxInteger = 1 << 53
 	// completeTimeout bounds the suggestions for an option being typed: they are useless late.
 	completeTimeout = time.Second
 	// identifyTimeout bounds finding out who a Discord user is (the accounts linked by signing in
@@ -197,13 +200,15 @@ func optionValue(def *Option, v any) (string, string) {
 	switch def.Type {
 	case OptionInteger:
 		f, ok := v.(float64)
-		if !ok || f != math.Trunc(f) || math.Abs(f) > 1e9 {
+		if !ok || f != math.Trunc(f) || math.Abs(f) > maxInteger {
 			return "", fmt.Sprintf("takes a whole number, not %s.", shown(v))
 		}
 		if def.MinValue != nil && f < *def.MinValue {
 			return "", fmt.Sprintf("must be at least %g, not %g.", *def.MinValue, f)
 		}
-		return strconv.FormatInt(int64(f), 10), ""
+		// Written out in digits however big: the grammar judges how many is too many, as it does
+		// the same number typed in Slack.
+		return strconv.FormatFloat(f, 'f', 0, 64), ""
 	case OptionBoolean:
 		b, ok := v.(bool)
 		if !ok {

@@ -1,0 +1,183 @@
+package discord_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/bot/discord"
+	"github.com/acme/quartermaster/bot/discord/discordtest"
+	"github.com/acme/quartermaster/commands"
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/sim"
+	"github.com/acme/quartermaster/internal/store/chatstore"
+	"github.com/acme/quartermaster/internal/store/storetest"
+)
+
+// Kestrel Compute's Discord users (testdata/kestrel.yaml).
+const (
+	kZoe    = "810000000000000001" // team-7b
+	kJorg   = "810000000000000002" // team-7b, and kc-budget: decides for team-7b and vision2
+	kNoemi  = "810000000000000003" // vision2, kc-budget
+	kTam    = "810000000000000004" // a contractor in team-7b
+	kRuedi  = "810000000000000005" // ops, its budget owner
+	kStray  = "810000000000000999" // a guild member nobody linked
+	k7bChan = "710000000000000001" // #team-7b-gpu
+	kRoom   = "720000000000000001" // where commands are typed
+	kGuild  = "730000000000000001"
+)
+
+// kestrelEnv is the whole product behind the Discord adapter on Kestrel Compute's policy: the sim
+// cluster, SQLite, the lease service and the /gpu handler, served over HTTP to a fake Discord.
+type kestrelEnv struct {
+	*env
+	svc *qm.Service
+	bot *commands.Bot
+}
+
+// kestrelPeople knows Discord users through the policy's directory (discord:USER_ID accounts).
+type kestrelPeople struct{ p *policy.Policy }
+
+func (kp kestrelPeople) Person(_ context.Context, id string) (string, bool, error) {
+	u, ok := kp.p.UserByAccount(discord.Account(id))
+	return qm.CanonicalUser(u), ok, nil
+}
+
+func (kp kestrelPeople) UserID(_ context.Context, person string) (string, bool, error) {
+	id, ok := kp.p.Account(person, discord.Platform)
+	return id, ok, nil
+}
+
+// tableCommands are the command table's offered commands as Discord subcommands, as serve
+// registers them: integers, flags as booleans, classes with the policy's classes as choices,
+// leases and templates suggested.
+func tableCommands(b *commands.Bot) []discord.Command {
+	one := 1.0
+	var out []discord.Command
+	for _, s := range b.Offered() {
+		c := discord.Command{Name: s.Name, Description: s.Summary, Example: b.Example(s), Usage: s.Usage, Text: s.Text}
+		for _, p := range s.Params {
+			o := discord.Option{Name: p.Name, Typed: p.Option(), Required: p.Required, Description: p.HelpFor(true),
+				OneWord: p.Type != commands.TText && p.Type != commands.TWeek && p.Type != commands.TDuration}
+			switch p.Type {
+			case commands.TInt:
+				o.Type, o.MinValue = discord.OptionInteger, &one
+			case commands.TFlag:
+				o.Type = discord.OptionBoolean
+			case commands.TClass:
+				o.Choices = b.Svc.Policy.ClassNames()
+			case commands.TLease:
+				o.Autocomplete = "lease"
+			}
+			c.Options = append(c.Options, o)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// tableOptions reads a typed command line as the subcommand and options that run it, each value
+// known where it is one of its kind that the policy knows, as serve reads them.
+func tableOptions(p *policy.Policy) func(line string) (string, []discord.OptionValue, bool) {
+	return func(line string) (string, []discord.OptionValue, bool) {
+		s, vs, ok := commands.Options(line)
+		if !ok {
+			return "", nil, false
+		}
+		out := make([]discord.OptionValue, len(vs))
+		for i, v := range vs {
+			out[i] = discord.OptionValue{Name: v.Name, Value: v.Value}
+			for _, prm := range s.Params {
+				if prm.Name == v.Name {
+					out[i].Known = knownValue(p, prm, v.Value)
+				}
+			}
+		}
+		return s.Name, out, true
+	}
+}
+
+// knownValue reports whether v is a value of prm's kind that the policy knows, or a placeholder
+// (REASON).
+func knownValue(p *policy.Policy, prm commands.Param, v string) bool {
+	if v != "" && strings.ToUpper(v) == v && strings.ToLower(v) != v {
+		return true
+	}
+	switch prm.Type {
+	case commands.TInt, commands.TDuration, commands.TLease, commands.TFlag:
+		return true
+	case commands.TClass:
+		_, ok := p.Class(v)
+		return ok
+	case commands.TTeam:
+		_, ok := p.Team(v)
+		return ok
+	case commands.TWeek:
+		return v == "this week" || v == "last week"
+	case commands.TString:
+		_, ok := commands.Lookup(v)
+		return ok || strings.ContainsAny(v, "@:")
+	case commands.TText:
+		return prm.Keyword != ""
+	}
+	return false
+}
+
+func newKestrel(t *testing.T) *kestrelEnv {
+	t.Helper()
+	p, err := policy.LoadFile("testdata/kestrel.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := storetest.Open(t, storetest.SQLite(t))
+	clock := sim.NewClock(time.Date(2026, 12, 7, 8, 0, 0, 0, time.UTC)) // a Monday, 09:00 in Zurich
+	cluster := sim.New(p, clock)
+	svc := &qm.Service{Policy: p, Store: db, Clock: clock, Backend: cluster, Telemetry: cluster, Directory: p, Logger: storetest.Logger(t)}
+	b := &commands.Bot{Svc: svc, Logger: storetest.Logger(t)}
+	e := &env{t: t, fake: discordtest.New(t), signer: discordtest.NewSigner(), handler: &recorder{}}
+	e.cfg = discord.Config{
+		BotToken: discordtest.Token, PublicKey: e.signer.PublicKey(), AppID: discordtest.App, APIURL: e.fake.URL,
+		Commands: tableCommands(b), OptionsOf: tableOptions(p), Handler: b, People: kestrelPeople{p},
+		Channels: p.Discord.Channels, Refs: chatstore.Refs{DB: db, Platform: discord.Platform},
+		Logger: storetest.Logger(t), AnswerWithin: 5 * time.Second,
+	}
+	a, err := discord.New(e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.adapter = a
+	svc.Notifier = &commands.Notices{Bot: b, Sender: a}
+	mux := http.NewServeMux()
+	a.Register(mux)
+	e.srv = httptest.NewServer(mux)
+	t.Cleanup(func() {
+		e.srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = a.Close(ctx)
+	})
+	return &kestrelEnv{env: e, svc: svc, bot: b}
+}
+
+// kin is a Kestrel user typing in the guild's channel.
+func kin(user string) discordtest.Who {
+	return discordtest.Who{User: user, Channel: kRoom, Guild: kGuild}
+}
+
+// run types /gpu SUB with options as user and returns the answer's text.
+func (k *kestrelEnv) run(who discordtest.Who, sub string, opts ...discordtest.Opt) response {
+	k.t.Helper()
+	r := k.send(discordtest.Command(who, "gpu", sub, opts...))
+	k.wait()
+	return r
+}
+
+// slack is what the same command line says through the handler as Slack would send it.
+func (k *kestrelEnv) slack(person, line string) []bot.Reply {
+	return k.bot.Handle(context.Background(), bot.Request{User: person, Text: line})
+}
