@@ -44,8 +44,9 @@ type Command struct {
 	// classes are the policy's class names (NameKey) while the command is parsed; nil when the
 	// grammar reads it without a policy.
 	classes map[string]bool
-	// channels are the policy's team channels (NameKey, with #) and the team of each, while the
-	// command is parsed ("" for a channel two teams share); nil without a policy.
+	// channels are the policy's team channels (NameKey, with #, and as Discord passes those that
+	// discord.channels maps, <#CHANNEL_ID>) and the team of each, while the command is parsed (""
+	// for a channel two teams share); nil without a policy.
 	channels map[string]string
 	// teams are the policy's team names while the command is parsed; nil without a policy.
 	teams map[string]bool
@@ -117,6 +118,19 @@ func ParseIn(text string, p *policy.Policy) (Command, error) {
 			continue
 		}
 		channels[k] = t.Name
+	}
+	// Discord passes a channel picked from its list as <#CHANNEL_ID>: a team's channel that
+	// discord.channels maps to its id names the team that way too.
+	for name, id := range p.Discord.Channels {
+		team, ok := channels[policy.NameKey(name)]
+		if !ok || strings.TrimSpace(id) == "" {
+			continue
+		}
+		k := "<#" + strings.TrimSpace(id) + ">"
+		if prev, twice := channels[k]; twice && prev != team {
+			team = ""
+		}
+		channels[k] = team
 	}
 	teams := make(map[string]bool, len(p.Teams))
 	for _, t := range p.Teams {
@@ -1172,7 +1186,7 @@ func unitWord(w string) bool {
 // policy, a team's channel (#vision-gpu) names that team.
 func (c Command) teamName(verb, s string) (string, *qm.Error) {
 	s = unquoted(s)
-	if strings.HasPrefix(s, "#") && c.channels != nil {
+	if channelWord(s) && c.channels != nil {
 		team, ok := c.channels[policy.NameKey(s)]
 		switch {
 		case ok && team != "":
@@ -1187,6 +1201,20 @@ func (c Command) teamName(verb, s string) (string, *qm.Error) {
 		return "", bad(verb, "%s is not a team name.", policy.Quoted(s, 40))
 	}
 	return t, nil
+}
+
+// channelWord reports whether s names a chat channel: #name, as typed or as Slack passes a channel
+// picked from its list, or <#CHANNEL_ID>, as Discord passes one.
+func channelWord(s string) bool {
+	if strings.HasPrefix(s, "#") {
+		return true
+	}
+	id, ok := strings.CutPrefix(s, "<#")
+	if !ok {
+		return false
+	}
+	id, ok = strings.CutSuffix(id, ">")
+	return ok && id != "" && strings.Trim(id, "0123456789") == ""
 }
 
 // validName reports whether s, with A to Z in lower case, is written as a class or team name can be.

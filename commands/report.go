@@ -57,7 +57,7 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		if t, ok := p.Team(s); ok {
 			return t.Name, true, nil
 		}
-		if strings.HasPrefix(s, "#") {
+		if channelWord(s) {
 			// A team's channel names the team, as where other commands take a team.
 			if c, err := ParseIn("/gpu quota "+s, p); err == nil && c.Arg != "" {
 				return c.Arg, true, nil
