@@ -91,7 +91,7 @@ func (a *Adapter) Recover(ctx context.Context) (int, error) {
 		req := request(k.Channel, d.Key, k.Click, k.Person, k.User, k.Text)
 		i := &discordgo.Interaction{ID: k.ID, AppID: k.App, Token: k.Token, ChannelID: k.Channel}
 		a.goWork(func(ctx context.Context) {
-			a.followUp(i, a.reply(ctx, k.Person, req))
+			a.followUp(i, k.Person, k.User, k.Text, a.reply(ctx, k.Person, req))
 			a.inbox.Finish(kt)
 		})
 	}

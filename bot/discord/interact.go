@@ -495,7 +495,7 @@ func (a *Adapter) run(i *discordgo.Interaction, person, userID, text, click stri
 				return
 			}
 		}
-		a.followUp(i, own)
+		a.followUp(i, person, userID, text, own)
 		a.inbox.Finish(kt)
 	})
 	if !busy {
@@ -543,8 +543,10 @@ func (a *Adapter) reply(ctx context.Context, person string, req bot.Request) []b
 // followUp replaces a deferred answer with the replies, within followUpTimeout of its own (the
 // work's time may be up: its answer still goes out), unless the adapter is closed. An answer
 // longer than one message replaces the deferral with its first part and sends the rest as
-// follow-ups.
-func (a *Adapter) followUp(i *discordgo.Interaction, rs []bot.Reply) {
+// follow-ups. When Discord no longer takes answers to the interaction (its token works for 15
+// minutes), the command ran all the same: its answer goes to person (Discord user userID) by DM,
+// naming the command line text it answers.
+func (a *Adapter) followUp(i *discordgo.Interaction, person, userID, text string, rs []bot.Reply) {
 	ctx, cancel := context.WithTimeout(a.base, followUpTimeout)
 	defer cancel()
 	ms := a.parts(rs...)
@@ -555,11 +557,53 @@ func (a *Adapter) followUp(i *discordgo.Interaction, rs []bot.Reply) {
 		_, err := a.s.InteractionResponseEdit(i, edit, discordgo.WithContext(ctx))
 		return err
 	})
+	if err != nil && tokenExpired(err) && userID != "" {
+		a.log.Warn("a deferred interaction's token no longer works; its answer goes by DM", "id", i.ID, "user", userID)
+		if err := a.answerByDM(ctx, person, userID, text, rs); err != nil {
+			a.log.Error("cannot give a late answer by DM", "id", i.ID, "user", userID, "err", err)
+		}
+		return
+	}
 	if err != nil {
 		a.log.Error("cannot answer a deferred interaction", "id", i.ID, "err", err)
 		return
 	}
 	a.followUps(i, ms[1:])
+}
+
+// tokenExpired reports whether Discord refused a call with an interaction's token because the
+// token no longer works (Invalid Webhook Token, or the interaction's webhook is unknown).
+func tokenExpired(err error) bool {
+	switch discordCode(err) {
+	case discordgo.ErrCodeInvalidWebhookTokenProvided, discordgo.ErrCodeUnknownWebhook:
+		return true
+	}
+	return false
+}
+
+// lateAnswer begins an answer given by DM because Discord no longer took it in place.
+const lateAnswer = "Your command %s ran after Discord stopped waiting for its answer (it waits 15 minutes), so the answer comes here:"
+
+// answerByDM gives person (Discord user userID) the answer to the command line text by DM, the
+// replies one message each, the first saying why they come there.
+func (a *Adapter) answerByDM(ctx context.Context, person, userID, text string, rs []bot.Reply) error {
+	ch, err := a.dm(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if len(rs) == 0 {
+		rs = []bot.Reply{{Text: "Done."}}
+	}
+	for n, r := range rs {
+		r.Ephemeral = false
+		if n == 0 {
+			r.Text = strings.TrimSpace(fmt.Sprintf(lateAnswer, codeSpan(a.typed(text))) + "\n" + r.Text)
+		}
+		if err := a.post(ctx, person, ch, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // followUps sends the parts of an answer after its first, in order, as private follow-up

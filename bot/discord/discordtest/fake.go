@@ -131,13 +131,14 @@ type Fake struct {
 	limited    map[string]int    // route -> how many more calls answer 429
 	limitHTML  bool              // the 429s are a proxy's HTML page, not Discord's JSON
 	refused    map[string]int    // DM channel id -> messages refused with 50007
+	expired    map[string]bool   // interaction ids whose token no longer works
 	calls      int
 	hook       func(r *http.Request)
 }
 
 // New starts a fake Discord; it stops when the test ends.
 func New(t testing.TB) *Fake {
-	f := &Fake{next: 900000000000000000, dms: map[string]string{}, blocked: map[string]bool{}, refused: map[string]int{}, limited: map[string]int{}}
+	f := &Fake{next: 900000000000000000, dms: map[string]string{}, blocked: map[string]bool{}, refused: map[string]int{}, limited: map[string]int{}, expired: map[string]bool{}}
 	f.gw = newGateway(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/{v}/users/@me/channels", f.auth(f.createDM))
@@ -182,6 +183,24 @@ func (f *Fake) BlockDMs(user string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.blocked[DMChannel(user)] = true
+}
+
+// Expire makes the token of an interaction one that no longer works, as Discord's does 15 minutes
+// after the interaction: its answer's edits and follow-ups are refused with 401, code 50027
+// ("Invalid Webhook Token").
+func (f *Fake) Expire(interaction string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.expired[interaction] = true
+}
+
+// expiredNow answers 401 for an interaction whose token expired; call it with f.mu held.
+func (f *Fake) expiredNow(w http.ResponseWriter, interaction string) bool {
+	if !f.expired[interaction] {
+		return false
+	}
+	writeError(w, http.StatusUnauthorized, 50027, "Invalid Webhook Token")
+	return true
 }
 
 // Refused counts the messages to channel that were refused because its user takes no DMs.
@@ -556,6 +575,9 @@ func (f *Fake) webhookEdit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.ID, m.Interaction = r.PathValue("message"), strings.TrimPrefix(r.PathValue("token"), tokenPrefix)
+	if f.expiredNow(w, m.Interaction) {
+		return
+	}
 	f.answers = append(f.answers, m)
 	writeJSON(w, http.StatusOK, messageJSON(m))
 }
@@ -574,6 +596,9 @@ func (f *Fake) followUp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.ID, m.Interaction = f.id(), strings.TrimPrefix(r.PathValue("token"), tokenPrefix)
+	if f.expiredNow(w, m.Interaction) {
+		return
+	}
 	f.followUps = append(f.followUps, m)
 	if r.URL.Query().Get("wait") != "true" {
 		w.WriteHeader(http.StatusNoContent)
