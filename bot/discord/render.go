@@ -44,7 +44,7 @@ const (
 	cutFooter         = "Cut here: %s would have been too many."
 	cutSections       = "Cut here: %d more not shown, too many for %d messages."
 	cutLeases         = "Cut here: %d more not shown; /gpu status lease:LEASE shows one."
-	footerRoom        = 60   // characters kept for moreFooter
+	footerRoom        = 100  // characters kept for a footer: the longest, cutLeases with a count of 19 digits, is 80
 	typedRoom         = 1000 // characters at most for the actions written out
 )
 
