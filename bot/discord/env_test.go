@@ -229,6 +229,12 @@ func (e *env) post(req *http.Request) (int, response) {
 		if err := json.Unmarshal(b, &r); err != nil {
 			e.t.Fatalf("answer is not JSON: %q", b)
 		}
+		// Discord refuses an answer past its limits as it refuses a message.
+		if m, err := discordtest.Response(b); err == nil {
+			if why := discordtest.OverLimits(m); why != "" {
+				e.t.Errorf("Discord would refuse the answer: %s", why)
+			}
+		}
 	}
 	return resp.StatusCode, r
 }

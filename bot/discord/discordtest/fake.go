@@ -456,6 +456,57 @@ func decodeMessage(r *http.Request) (Message, error) {
 	return m, nil
 }
 
+// OverLimits says which of Discord's limits on a message m breaks ("" when none), as Discord
+// checks them before it takes a message (400, code 50035): at most 10 embeds; a title of 256
+// characters, a description of 4096, 25 fields of 256 (name) and 1024 (value), a footer of
+// 2048; 6000 characters in all the embeds' texts together; content of 2000 characters.
+func OverLimits(m Message) string {
+	n := func(s string) int { return len([]rune(s)) }
+	if n(m.Content) > 2000 {
+		return fmt.Sprintf("content: %d characters, at most 2000", n(m.Content))
+	}
+	if len(m.Embeds) > 10 {
+		return fmt.Sprintf("embeds: %d, at most 10", len(m.Embeds))
+	}
+	total := 0
+	for i, e := range m.Embeds {
+		switch {
+		case n(e.Title) > 256:
+			return fmt.Sprintf("embeds.%d.title: %d characters, at most 256", i, n(e.Title))
+		case n(e.Description) > 4096:
+			return fmt.Sprintf("embeds.%d.description: %d characters, at most 4096", i, n(e.Description))
+		case len(e.Fields) > 25:
+			return fmt.Sprintf("embeds.%d.fields: %d, at most 25", i, len(e.Fields))
+		}
+		total += n(e.Title) + n(e.Description)
+		for j, f := range e.Fields {
+			if n(f.Name) > 256 || n(f.Value) > 1024 {
+				return fmt.Sprintf("embeds.%d.fields.%d: %d and %d characters, at most 256 and 1024", i, j, n(f.Name), n(f.Value))
+			}
+			total += n(f.Name) + n(f.Value)
+		}
+		if e.Footer != nil {
+			if n(e.Footer.Text) > 2048 {
+				return fmt.Sprintf("embeds.%d.footer: %d characters, at most 2048", i, n(e.Footer.Text))
+			}
+			total += n(e.Footer.Text)
+		}
+	}
+	if total > 6000 {
+		return fmt.Sprintf("embeds: %d characters together, at most 6000", total)
+	}
+	return ""
+}
+
+// refuseOverLimits answers 400 for a message past Discord's limits, as Discord does.
+func refuseOverLimits(w http.ResponseWriter, m Message) bool {
+	if why := OverLimits(m); why != "" {
+		writeError(w, http.StatusBadRequest, 50035, "Invalid Form Body: "+why)
+		return true
+	}
+	return false
+}
+
 // File is a file attached to a message.
 type File struct {
 	Name    string
@@ -472,6 +523,9 @@ func (f *Fake) postMessage(w http.ResponseWriter, r *http.Request) {
 	m, err := decodeMessage(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, 50035, "Invalid Form Body")
+		return
+	}
+	if refuseOverLimits(w, m) {
 		return
 	}
 	f.mu.Lock()
@@ -493,6 +547,9 @@ func (f *Fake) editMessage(w http.ResponseWriter, r *http.Request) {
 	m, err := decodeMessage(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, 50035, "Invalid Form Body")
+		return
+	}
+	if refuseOverLimits(w, m) {
 		return
 	}
 	f.mu.Lock()
@@ -569,6 +626,9 @@ func (f *Fake) webhookEdit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, 50035, "Invalid Form Body")
 		return
 	}
+	if refuseOverLimits(w, m) {
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.limitedNow(w, "answers") {
@@ -588,6 +648,9 @@ func (f *Fake) followUp(w http.ResponseWriter, r *http.Request) {
 	m, err := decodeMessage(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, 50035, "Invalid Form Body")
+		return
+	}
+	if refuseOverLimits(w, m) {
 		return
 	}
 	f.mu.Lock()
