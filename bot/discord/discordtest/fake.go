@@ -459,7 +459,8 @@ func decodeMessage(r *http.Request) (Message, error) {
 // OverLimits says which of Discord's limits on a message m breaks ("" when none), as Discord
 // checks them before it takes a message (400, code 50035): at most 10 embeds; a title of 256
 // characters, a description of 4096, 25 fields of 256 (name) and 1024 (value), a footer of
-// 2048; 6000 characters in all the embeds' texts together; content of 2000 characters.
+// 2048; 6000 characters in all the embeds' texts together; content of 2000 characters; 5 rows
+// of 5 buttons, each labelled in at most 80 characters with a custom id of at most 100.
 func OverLimits(m Message) string {
 	n := func(s string) int { return len([]rune(s)) }
 	if n(m.Content) > 2000 {
@@ -467,6 +468,19 @@ func OverLimits(m Message) string {
 	}
 	if len(m.Embeds) > 10 {
 		return fmt.Sprintf("embeds: %d, at most 10", len(m.Embeds))
+	}
+	if len(m.Rows) > 5 {
+		return fmt.Sprintf("components: %d rows, at most 5", len(m.Rows))
+	}
+	for i, r := range m.Rows {
+		if r > 5 {
+			return fmt.Sprintf("components.%d: %d buttons, at most 5", i, r)
+		}
+	}
+	for i, b := range m.Buttons {
+		if n(b.Label) > 80 || len(b.CustomID) > 100 {
+			return fmt.Sprintf("a button (%d): a label of %d characters and a custom id of %d, at most 80 and 100", i, n(b.Label), len(b.CustomID))
+		}
 	}
 	total := 0
 	for i, e := range m.Embeds {
