@@ -204,8 +204,11 @@ func hearsBackByDM(text string) bool {
 		return false
 	}
 	switch strings.ToLower(f[1]) {
-	case "request", "extend", "quota", "submit":
+	case "request", "extend", "submit":
 		return true
+	case "quota":
+		// /gpu quota request; /gpu quota alone only shows the team's use.
+		return len(f) > 2 && strings.EqualFold(f[2], "request")
 	}
 	return false
 }
