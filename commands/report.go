@@ -88,7 +88,7 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		_, named := showback.NamedWeek(args[0], last)
 		if ok {
 			team = t
-		} else if named || strings.ContainsAny(args[0], "0123456789") {
+		} else if named || strings.ContainsAny(args[0], "0123456789") && !channelWord(args[0]) {
 			if week, err = svc.ParseWeek(ctx, args[0]); err != nil {
 				return fail(err)
 			}
