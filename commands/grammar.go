@@ -1198,9 +1198,22 @@ func (c Command) teamName(verb, s string) (string, *qm.Error) {
 	}
 	t := policy.NameKey(s)
 	if !validName(t) {
+		// What Discord writes for a role or a person picked where the team goes.
+		if id, ok := strings.CutPrefix(s, "<@&"); ok && discordID(id) {
+			return "", bad(verb, "%s is a Discord role, not a team; name the team instead.", policy.Quoted(s, 40))
+		}
+		if id, ok := strings.CutPrefix(s, "<@"); ok && discordID(strings.TrimPrefix(id, "!")) {
+			return "", bad(verb, "%s is a person, not a team; name the team instead.", policy.Quoted(s, 40))
+		}
 		return "", bad(verb, "%s is not a team name.", policy.Quoted(s, 40))
 	}
 	return t, nil
+}
+
+// discordID reports whether s is a Discord id closing a mention: digits, then ">".
+func discordID(s string) bool {
+	id, ok := strings.CutSuffix(s, ">")
+	return ok && id != "" && strings.Trim(id, "0123456789") == ""
 }
 
 // channelWord reports whether s names a chat channel: #name, as typed or as Slack passes a channel
@@ -1210,11 +1223,7 @@ func channelWord(s string) bool {
 		return true
 	}
 	id, ok := strings.CutPrefix(s, "<#")
-	if !ok {
-		return false
-	}
-	id, ok = strings.CutSuffix(id, ">")
-	return ok && id != "" && strings.Trim(id, "0123456789") == ""
+	return ok && discordID(id)
 }
 
 // validName reports whether s, with A to Z in lower case, is written as a class or team name can be.
