@@ -127,11 +127,13 @@ type Adapter struct {
 	cmds map[string]*Command
 	// channels is Config.Channels by lower-case name
 	channels map[string]string
-	refs     bot.RefStore
-	track    *inflight.Tracker
-	out      *inflight.Outbox
-	seen     *inflight.Seen
-	inbox    *inflight.Keeper // nil without Config.Inbox
+	// channelNames are Config.Channels' names by their ids ("" for an id two names share)
+	channelNames map[string]string
+	refs         bot.RefStore
+	track        *inflight.Tracker
+	out          *inflight.Outbox
+	seen         *inflight.Seen
+	inbox        *inflight.Keeper // nil without Config.Inbox
 
 	base   context.Context
 	cancel context.CancelFunc
@@ -205,8 +207,14 @@ func New(cfg Config) (*Adapter, error) {
 	a := &Adapter{cfg: cfg, s: s, log: cfg.Logger.With("adapter", "discord"), pub: pub, key: key, cmds: map[string]*Command{},
 		refs: cfg.Refs, track: inflight.NewTracker(), seen: inflight.NewSeen(), work: make(chan struct{}, cfg.MaxWork), dms: map[string]string{}}
 	a.channels = map[string]string{}
+	a.channelNames = map[string]string{}
 	for name, id := range cfg.Channels {
 		a.channels[policy.NameKey(name)] = id
+		id = strings.TrimSpace(id)
+		if prev, twice := a.channelNames[id]; twice && !policy.SameName(prev, name) {
+			name = ""
+		}
+		a.channelNames[id] = name
 	}
 	for i := range cfg.Commands {
 		c := &cfg.Commands[i]

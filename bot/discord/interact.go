@@ -180,6 +180,9 @@ func (a *Adapter) readCommand(in *incoming, data discordgo.ApplicationCommandInt
 			in.problem = fmt.Sprintf("The option %s of /%s %s %s", def.Name, a.cfg.Name, c.Name, problem)
 			return
 		}
+		if def.Type == OptionString {
+			v = a.namedChannels(v)
+		}
 		values[def.Name] = v
 	}
 	if autocomplete {
@@ -233,6 +236,35 @@ func optionValue(def *Option, v any) (string, string) {
 		return "", fmt.Sprintf("takes one word, not %s.", policy.Quoted(s, 40))
 	}
 	return s, ""
+}
+
+// namedChannels is s with each channel Discord wrote as <#CHANNEL_ID> (one picked as it was typed)
+// written as its name in Config.Channels (#vision-gpu): as the person saw it, and as Slack passes a
+// channel. A channel Config.Channels does not name is left as it is.
+func (a *Adapter) namedChannels(s string) string {
+	if !strings.Contains(s, "<#") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "<#")
+		if i < 0 {
+			break
+		}
+		end := strings.IndexByte(s[i:], '>')
+		if end < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		if name := a.channelNames[s[i+2:i+end]]; name != "" {
+			b.WriteString("#" + strings.TrimPrefix(name, "#"))
+		} else {
+			b.WriteString(s[i : i+end+1])
+		}
+		s = s[i+end+1:]
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // visible reports whether s has a character that shows: not only spaces and format characters
