@@ -128,7 +128,7 @@ func knownValue(p *policy.Policy, prm commands.Param, v string) bool {
 	return false
 }
 
-func newKestrel(t *testing.T) *kestrelEnv {
+func newKestrel(t *testing.T, adjust ...func(*discord.Config)) *kestrelEnv {
 	t.Helper()
 	p, err := policy.LoadFile("testdata/kestrel.yaml")
 	if err != nil {
@@ -145,6 +145,9 @@ func newKestrel(t *testing.T) *kestrelEnv {
 		Commands: tableCommands(b), OptionsOf: tableOptions(p), Handler: b, People: kestrelPeople{p},
 		Channels: p.Discord.Channels, Refs: chatstore.Refs{DB: db, Platform: discord.Platform},
 		Logger: storetest.Logger(t), AnswerWithin: 5 * time.Second,
+	}
+	for _, f := range adjust {
+		f(&e.cfg)
 	}
 	a, err := discord.New(e.cfg)
 	if err != nil {
