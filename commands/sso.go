@@ -224,14 +224,16 @@ func discordNameTyped(c Command) error {
 }
 
 // discordNotAPerson is the refusal, on Discord, of /gpu unlink who: with what names no person: a
-// role or channel mention (what Discord writes when one is picked), or a word. It says so in
+// role or channel mention (what Discord writes when one is picked, a channel of the policy's
+// discord.channels by its name), or a word. It says so in
 // Discord's words, with no Slack account format.
 func discordNotAPerson(c Command) error {
 	how := "pick the person in the who option as you type, or type their email, or their Discord account as discord:USER_ID (in Discord, Settings > Advanced > Developer Mode, then Copy User ID on the person)."
 	switch {
 	case strings.HasPrefix(c.Arg, "<@&") && strings.HasSuffix(c.Arg, ">"):
 		return bad(c.Verb, "%s is a Discord role, not a person: %s", policy.Quoted(c.Arg, 60), how)
-	case strings.HasPrefix(c.Arg, "<#") && strings.HasSuffix(c.Arg, ">"):
+	case channelWord(c.Arg) || strings.HasPrefix(c.Arg, "<#") && strings.HasSuffix(c.Arg, ">"):
+		// #team-7b-gpu: a channel the policy's discord.channels names, as the adapter passes it.
 		return bad(c.Verb, "%s is a Discord channel, not a person: %s", policy.Quoted(c.Arg, 60), how)
 	}
 	return bad(c.Verb, "%s is neither an email nor a Discord account: %s", policy.Quoted(c.Arg, 60), how)
