@@ -4,13 +4,13 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/bot/discord/discordtest"
+	"github.com/acme/quartermaster/bot/discord/gputable"
 	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
@@ -53,81 +53,6 @@ func (kp kestrelPeople) UserID(_ context.Context, person string) (string, bool, 
 	return id, ok, nil
 }
 
-// tableCommands are the command table's offered commands as Discord subcommands, as serve
-// registers them: integers, flags as booleans, classes with the policy's classes as choices,
-// leases and templates suggested.
-func tableCommands(b *commands.Bot) []discord.Command {
-	one := 1.0
-	var out []discord.Command
-	for _, s := range b.Offered() {
-		c := discord.Command{Name: s.Name, Description: s.Summary, Example: b.Example(s), Usage: s.Usage, Text: s.Text}
-		for _, p := range s.Params {
-			o := discord.Option{Name: p.Name, Typed: p.Option(), Required: p.Required, Description: p.HelpFor(true),
-				OneWord: p.Type != commands.TText && p.Type != commands.TWeek && p.Type != commands.TDuration}
-			switch p.Type {
-			case commands.TInt:
-				o.Type, o.MinValue = discord.OptionInteger, &one
-			case commands.TFlag:
-				o.Type = discord.OptionBoolean
-			case commands.TClass:
-				o.Choices = b.Svc.Policy.ClassNames()
-			case commands.TLease:
-				o.Autocomplete = "lease"
-			}
-			c.Options = append(c.Options, o)
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// tableOptions reads a typed command line as the subcommand and options that run it, each value
-// known where it is one of its kind that the policy knows, as serve reads them.
-func tableOptions(p *policy.Policy) func(line string) (string, []discord.OptionValue, bool) {
-	return func(line string) (string, []discord.OptionValue, bool) {
-		s, vs, ok := commands.Options(line)
-		if !ok {
-			return "", nil, false
-		}
-		out := make([]discord.OptionValue, len(vs))
-		for i, v := range vs {
-			out[i] = discord.OptionValue{Name: v.Name, Value: v.Value}
-			for _, prm := range s.Params {
-				if prm.Name == v.Name {
-					out[i].Known = knownValue(p, prm, v.Value)
-				}
-			}
-		}
-		return s.Name, out, true
-	}
-}
-
-// knownValue reports whether v is a value of prm's kind that the policy knows, or a placeholder
-// (REASON).
-func knownValue(p *policy.Policy, prm commands.Param, v string) bool {
-	if v != "" && strings.ToUpper(v) == v && strings.ToLower(v) != v {
-		return true
-	}
-	switch prm.Type {
-	case commands.TInt, commands.TDuration, commands.TLease, commands.TFlag:
-		return true
-	case commands.TClass:
-		_, ok := p.Class(v)
-		return ok
-	case commands.TTeam:
-		_, ok := p.Team(v)
-		return ok
-	case commands.TWeek:
-		return v == "this week" || v == "last week"
-	case commands.TString:
-		_, ok := commands.Lookup(v)
-		return ok || strings.ContainsAny(v, "@:")
-	case commands.TText:
-		return prm.Keyword != ""
-	}
-	return false
-}
-
 func newKestrel(t *testing.T, adjust ...func(*discord.Config)) *kestrelEnv {
 	t.Helper()
 	p, err := policy.LoadFile("testdata/kestrel.yaml")
@@ -142,7 +67,7 @@ func newKestrel(t *testing.T, adjust ...func(*discord.Config)) *kestrelEnv {
 	e := &env{t: t, fake: discordtest.New(t), signer: discordtest.NewSigner(), handler: &recorder{}}
 	e.cfg = discord.Config{
 		BotToken: discordtest.Token, PublicKey: e.signer.PublicKey(), AppID: discordtest.App, APIURL: e.fake.URL,
-		Commands: tableCommands(b), OptionsOf: tableOptions(p), Handler: b, People: kestrelPeople{p},
+		Commands: gputable.Commands(b), OptionsOf: gputable.Options(b), Handler: b, People: kestrelPeople{p},
 		Channels: p.Discord.Channels, Refs: chatstore.Refs{DB: db, Platform: discord.Platform},
 		Logger: storetest.Logger(t), AnswerWithin: 5 * time.Second,
 	}

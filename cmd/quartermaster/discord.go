@@ -11,16 +11,15 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/acme/quartermaster/bot"
 	discordbot "github.com/acme/quartermaster/bot/discord"
+	"github.com/acme/quartermaster/bot/discord/gputable"
 	slackbot "github.com/acme/quartermaster/bot/slack"
 	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/internal/config"
@@ -175,7 +174,7 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		b.SSO = offeredOnly{} // /gpu login, logout and unlink are offered
 		sso = true
 	}
-	cmds := discordCommands(b)
+	cmds := gputable.Commands(b)
 	if *printOnly {
 		ac := discordbot.ApplicationCommand(discordbot.DefaultName, cmds)
 		if err := discordbot.Validate(ac); err != nil {
@@ -234,129 +233,6 @@ func (offeredOnly) Logout(context.Context, qm.Account) (bool, error) {
 
 func (offeredOnly) Unlink(context.Context, string) (int64, error) {
 	return 0, errors.New("single sign-on is not running here")
-}
-
-// discordCommands are the command table's offered commands as Discord subcommands: integers as
-// integers, flags as booleans, classes with the policy's classes as choices, lease ids and
-// template names suggested as they are typed, everything else as text (one word, except free
-// text, a week, which may be "last week", and a duration, which may be "1h 30m"). /gpu quota
-// request is the subcommand quota-request (Discord cannot have a group and a subcommand both
-// named quota).
-func discordCommands(b *commands.Bot) []discordbot.Command {
-	one := 1.0
-	offered := b.Offered()
-	var out []discordbot.Command
-	for _, s := range offered {
-		c := discordbot.Command{Name: s.Name, Description: s.Summary, Example: b.Example(s), Usage: s.Usage, Text: s.Text}
-		for _, p := range s.Params {
-			o := discordbot.Option{Name: p.Name, Typed: p.Option(), Required: p.Required, Description: p.HelpFor(true), OneWord: p.Type != commands.TText && p.Type != commands.TWeek && p.Type != commands.TDuration}
-			switch p.Type {
-			case commands.TInt:
-				o.Type, o.MinValue = discordbot.OptionInteger, &one
-			case commands.TFlag:
-				o.Type = discordbot.OptionBoolean
-			case commands.TClass:
-				o.Choices = b.Svc.Policy.ClassNames()
-			case commands.TLease:
-				o.Autocomplete = "lease"
-			case commands.TTemplate:
-				o.Autocomplete = "template"
-			}
-			if s.Name == "help" && p.Name == "command" && len(offered) <= 25 {
-				for _, x := range offered {
-					o.Choices = append(o.Choices, x.Name)
-				}
-			}
-			c.Options = append(c.Options, o)
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// discordOptions reads a typed /gpu command line as the Discord subcommand and options that run
-// it, for the commands Discord messages name (the examples beside refusals, the commands notices
-// offer), each value marked known where it is one of its kind that b knows.
-func discordOptions(b *commands.Bot) func(line string) (string, []discordbot.OptionValue, bool) {
-	return func(line string) (string, []discordbot.OptionValue, bool) {
-		s, vs, ok := commands.Options(line)
-		if !ok {
-			return "", nil, false
-		}
-		out := make([]discordbot.OptionValue, len(vs))
-		for i, v := range vs {
-			out[i] = discordbot.OptionValue{Name: v.Name, Value: v.Value}
-			for _, p := range s.Params {
-				if p.Name == v.Name {
-					out[i].Known = knownValue(b, p, v.Value)
-				}
-			}
-		}
-		return s.Name, out, true
-	}
-}
-
-var isoWeekRE = regexp.MustCompile(`^\d{4}-W\d{2}$`)
-
-// knownValue reports whether v is a value of p's kind that b knows (a class or team of the
-// policy, a template of the catalog, a command, a lease id, a number, a duration, a week, an
-// email or account, free text after its keyword, a data class a team has), or a placeholder such as REASON: what a word after a command named in a
-// sentence must be to be read as the command's, not as the sentence's.
-func knownValue(b *commands.Bot, p commands.Param, v string) bool {
-	if placeholder(v) {
-		return true
-	}
-	switch p.Type {
-	case commands.TInt, commands.TDuration, commands.TLease, commands.TFlag:
-		return true // Options took it as one already
-	case commands.TClass:
-		_, ok := b.Svc.Policy.Class(v)
-		return ok
-	case commands.TTeam:
-		_, ok := b.Svc.Policy.Team(v)
-		return ok
-	case commands.TTemplate:
-		if b.Templates == nil {
-			return false
-		}
-		_, err := b.Templates.Catalog.Get(v)
-		return err == nil
-	case commands.TWeek:
-		return v == "this week" || v == "last week" || isoWeekRE.MatchString(v)
-	case commands.TString:
-		if p.Keyword == "data" {
-			// A data class after its keyword: one that a team of the policy has.
-			for _, t := range b.Svc.Policy.Teams {
-				for _, dc := range b.Svc.DataClassesOf(t.Name) {
-					if policy.NameKey(dc) == policy.NameKey(v) {
-						return true
-					}
-				}
-			}
-			return false
-		}
-		_, ok := commands.Lookup(v)
-		return ok || strings.ContainsAny(v, "@:")
-	case commands.TText:
-		// Free text its own keyword introduces ("because a deadline") is the command's: the
-		// sentence reads it so too.
-		return p.Keyword != ""
-	}
-	return false
-}
-
-// placeholder reports whether v stands for a value, written in capitals: REASON, LEASE, N.
-func placeholder(v string) bool {
-	upper := false
-	for _, r := range v {
-		switch {
-		case unicode.IsUpper(r):
-			upper = true
-		case r != '_' && !unicode.IsDigit(r):
-			return false
-		}
-	}
-	return upper
 }
 
 // policyPeople knows Discord users through the policy's directory: discord:USER_ID accounts.
@@ -481,8 +357,8 @@ func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Ada
 		PublicKey: s.PublicKey,
 		AppID:     s.AppID,
 		APIURL:    s.APIURL,
-		Commands:  discordCommands(a.Bot),
-		OptionsOf: discordOptions(a.Bot),
+		Commands:  gputable.Commands(a.Bot),
+		OptionsOf: gputable.Options(a.Bot),
 		Handler:   a.Bot,
 		People:    discordPeople(a),
 		Channels:  a.Policy.Discord.Channels,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/acme/quartermaster/bot/discord/gputable"
 	"strings"
 	"testing"
 	"unicode"
@@ -33,7 +34,7 @@ func allDiscordCommands(t *testing.T) (*commands.Bot, []discordbot.Command) {
 	commands.AddTemplates(b, cat, ws)
 	commands.AddReport(b, &showback.Service{Policy: pol})
 	b.SSO = offeredOnly{}
-	cmds := discordCommands(b)
+	cmds := gputable.Commands(b)
 	if len(cmds) != len(commands.Table()) {
 		t.Fatalf("%d of the table's %d commands offered", len(cmds), len(commands.Table()))
 	}

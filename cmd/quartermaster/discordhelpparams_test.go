@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/acme/quartermaster/bot/discord/gputable"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -62,7 +63,7 @@ func TestDiscordHelpNamesParametersAsDiscordTakesThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newDiscordEnvWith(t, commonFlags{db: storetest.SQLite(t), policy: path})
-	for _, c := range discordCommands(e.app.Bot) {
+	for _, c := range gputable.Commands(e.app.Bot) {
 		if len(c.Options) == 0 {
 			continue
 		}

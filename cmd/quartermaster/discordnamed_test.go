@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/acme/quartermaster/bot/discord/gputable"
 	"regexp"
 	"strings"
 	"testing"
@@ -92,7 +93,7 @@ var usageRE = regexp.MustCompile("`/gpu ([a-z-]+)([^`]*)` — ")
 func TestDiscordHelpShowsCommandsAsDiscordTypesThem(t *testing.T) {
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	options := map[string]map[string]bool{} // subcommand → option → required
-	for _, c := range discordCommands(e.app.Bot) {
+	for _, c := range gputable.Commands(e.app.Bot) {
 		options[c.Name] = map[string]bool{}
 		for _, o := range c.Options {
 			options[c.Name][o.Name] = o.Required

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/acme/quartermaster/bot/discord/gputable"
 	"regexp"
 	"slices"
 	"strings"
@@ -210,7 +211,7 @@ func TestDiscordHelpShowsEveryUsageAsTyped(t *testing.T) {
 	p := newPacifica(t)
 	p.signIn(pcRangi)
 	help := p.cmd(pcRangi, "help").Text()
-	for _, c := range discordCommands(p.a.Bot) {
+	for _, c := range gputable.Commands(p.a.Bot) {
 		want := "`" + discordbot.UsageOf("gpu", c) + "` — "
 		if !strings.Contains(help, want) {
 			t.Errorf("/gpu help does not show %s: %q", want, help)
@@ -232,7 +233,7 @@ func TestDiscordHelpNamesOtherHelpAsTyped(t *testing.T) {
 	p := newPacifica(t)
 	p.signIn(pcTama)
 	var choices []string
-	cmds := discordCommands(p.a.Bot)
+	cmds := gputable.Commands(p.a.Bot)
 	for _, c := range cmds {
 		if c.Name == "help" {
 			choices = c.Options[0].Choices
