@@ -1,6 +1,9 @@
 package qm
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
 // PauseKind says why a running lease's workspace did not run for a while.
 type PauseKind string
@@ -82,9 +85,13 @@ func endPause(l *Lease, at time.Time) {
 }
 
 // UnbilledFor is how much of [from, to) l's job spent back in the scheduler's queue after a
-// requeue, holding no GPU; a pause that still lasts counts up to to.
+// requeue, holding no GPU; a pause that still lasts counts up to to. Each instant counts once,
+// however many recorded pauses hold it: two replicas whose clocks are apart can record a requeue
+// as beginning before the one before it ended, and a second not billed is not taken off twice.
+// So it is never more than to - from, and grows no faster than to does.
 func UnbilledFor(l *Lease, from, to time.Time) time.Duration {
-	var d time.Duration
+	type span struct{ a, b time.Time }
+	var spans []span
 	for _, p := range l.Pauses {
 		if !p.Unbilled() {
 			continue
@@ -97,7 +104,19 @@ func UnbilledFor(l *Lease, from, to time.Time) time.Duration {
 			a = from
 		}
 		if b.After(a) {
-			d += b.Sub(a)
+			spans = append(spans, span{a, b})
+		}
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].a.Before(spans[j].a) })
+	var d time.Duration
+	var upTo time.Time // the end of the spans counted so far
+	for _, s := range spans {
+		if s.a.Before(upTo) {
+			s.a = upTo
+		}
+		if s.b.After(s.a) {
+			d += s.b.Sub(s.a)
+			upTo = s.b
 		}
 	}
 	return d
