@@ -1120,9 +1120,9 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 		// What it cost while it ran, so far or in all; before it starts, what it would cost.
 		switch {
 		case l.State.Running():
-			f = append(f, bot.Field{Label: "Cost so far", Value: b.money(qm.Bill(b.pol(), l, usedFor(l, now)))})
+			f = append(f, bot.Field{Label: "Cost so far", Value: b.money(qm.BillUpTo(b.pol(), l, now))})
 		case started:
-			f = append(f, bot.Field{Label: "Cost", Value: b.money(qm.Bill(b.pol(), l, usedFor(l, now)))})
+			f = append(f, bot.Field{Label: "Cost", Value: b.money(qm.BillUpTo(b.pol(), l, now))})
 		case l.State == qm.PendingApproval || l.State == qm.Queued:
 			f = append(f, bot.Field{Label: "Estimated cost", Value: b.money(qm.Bill(b.pol(), l, l.Duration))})
 		}
@@ -1173,8 +1173,8 @@ func (b *Bot) costLine(l *qm.Lease) string {
 	case l.CPUOnly():
 		return "It held no GPU, so nothing was billed."
 	}
-	d := usedFor(l, b.Svc.Clock.Now())
-	return fmt.Sprintf("It used %s GPU-hours, %s.", gpuHoursUsed(qm.GPUHours(l.GPUs, d)), b.money(qm.Bill(b.pol(), l, d)))
+	now := b.Svc.Clock.Now()
+	return fmt.Sprintf("It used %s GPU-hours, %s.", gpuHoursUsed(qm.GPUHours(l.GPUs, usedFor(l, now))), b.money(qm.BillUpTo(b.pol(), l, now)))
 }
 
 // gpuHoursUsed is GPU-hours used with two decimals; "under 0.01" for some that round to none

@@ -171,11 +171,30 @@ func PricePerGPUHour(p *policy.Policy, l *Lease) float64 {
 }
 
 // Bill is what d of l's GPUs cost, at its price per GPU-hour, rounded to the currency's minor
-// unit: the bill chat gives for a lease that ran for d, and, as the difference of two bills, the
-// part of it a week of the showback charges, so that a lease's weeks add up to its bill and a
-// week's cost to the bills of its leases.
+// unit: the bill chat gives for a lease that ran for d (BillUpTo), and, as the difference of two
+// bills, the part of it a week of the showback charges (BillIn), so that a lease's weeks add up to
+// its bill and a week's cost to the bills of its leases.
 func Bill(p *policy.Policy, l *Lease, d time.Duration) float64 {
 	return policy.RoundRat(charge(PricePerGPUHour(p, l), l.GPUs, d), policy.MinorUnits(p.Currency))
+}
+
+// BillUpTo is l's bill up to t: what the time it held its GPUs from its start to t (to its end,
+// for t past it) costs, as Bill rounds it. It never decreases as t grows. It is the one rule for
+// what any span of a lease costs: chat's cost so far and a lease's bill are BillUpTo of now or of
+// its end, and a span's part of the bill is BillIn.
+func BillUpTo(p *policy.Policy, l *Lease, t time.Time) float64 {
+	return Bill(p, l, HeldFor(l, l.StartedAt, t))
+}
+
+// BillIn is the part of l's bill charged in [from, to): its bill up to to less its bill up to
+// from. Never negative, since BillUpTo never decreases; nothing for a span in which l held no GPU, and the parts of any split of
+// a lease's time add up to its bill (a week's part of a long lease may so differ by one minor
+// unit from its hours in the week × its price).
+func BillIn(p *policy.Policy, l *Lease, from, to time.Time) float64 {
+	if !to.After(from) {
+		return 0
+	}
+	return BillUpTo(p, l, to) - BillUpTo(p, l, from)
 }
 
 // charge is price × GPUs × d in hours, exactly: the price as it is written in the policy (3.17,

@@ -631,10 +631,9 @@ func figures(leases []*qm.Lease, usage []qm.UsageRollup, byID map[qm.LeaseID]*qm
 				upTo := func(t time.Time) time.Duration { return qm.HeldFor(l, from, minTime(t, to)) }
 				f := out[k]
 				f.GPUHours += qm.GPUHours(l.GPUs, upTo(w.to)-upTo(w.from))
-				// The week's part of the lease's bill: its bill up to the week's end less its
-				// bill up to the week's start, each rounded as chat rounds a bill, so that the
-				// lease's weeks add up to the bill its owner was given.
-				f.Cost += qm.Bill(p, l, upTo(w.to)) - qm.Bill(p, l, upTo(w.from))
+				// The week's part of the lease's bill (qm.BillIn), so that the lease's weeks add
+				// up to the bill its owner was given.
+				f.Cost += qm.BillIn(p, l, minTime(w.from, to), minTime(w.to, to))
 				f.Leases++
 				out[k] = f
 			}
