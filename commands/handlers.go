@@ -312,8 +312,20 @@ func (b *Bot) extensionCost(l *qm.Lease, d time.Duration) string {
 	if l.CPUOnly() {
 		return noGPUBilled
 	}
+	base := heldToEnd(l, l.Duration-d) // l is extended already: its time to its old end
 	return fmt.Sprintf("Estimated cost of the %s added: %s (%s per GPU-hour).",
-		policy.FormatDuration(d), b.money(qm.Bill(b.pol(), l, d)), b.price(qm.PricePerGPUHour(b.pol(), l)))
+		policy.FormatDuration(d), b.money(qm.BillBetween(b.pol(), l, base, base+d)), b.price(qm.PricePerGPUHour(b.pol(), l)))
+}
+
+// heldToEnd is how long l will have held its GPUs at the end of a lease of length (its own
+// Duration: at its end), as a cost estimate counts it: its time back in the scheduler's queue (or
+// suspended, its GPUs given back) so far is not, nor, for a pause that lasts, the rest of it. A
+// lease not started yet holds its GPUs for all of length.
+func heldToEnd(l *qm.Lease, length time.Duration) time.Duration {
+	if l.StartedAt.IsZero() || l.ExpiresAt.IsZero() {
+		return length
+	}
+	return max(0, length-qm.UnbilledFor(l, l.StartedAt, l.ExpiresAt.Add(length-l.Duration)))
 }
 
 // extendedAgain answers an Extend button pressed again: it extends once (a double click, or a
@@ -934,8 +946,7 @@ func (b *Bot) grantedText(l *qm.Lease) string {
 	}
 	// What it will be billed to its end: its time back in the scheduler's queue (or suspended,
 	// its GPUs given back) is not.
-	billed := l.Duration - qm.UnbilledFor(l, l.StartedAt, l.ExpiresAt)
-	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(qm.Bill(b.pol(), l, billed)), b.price(qm.PricePerGPUHour(b.pol(), l)))
+	cost := fmt.Sprintf("Estimated cost %s (%s per GPU-hour).", b.money(qm.Bill(b.pol(), l, heldToEnd(l, l.Duration))), b.price(qm.PricePerGPUHour(b.pol(), l)))
 	if l.CPUOnly() {
 		what, cost = "a CPU-only job in class "+l.Class, noGPUBilled
 	}
@@ -1067,7 +1078,8 @@ func (b *Bot) card(ctx context.Context, l *qm.Lease) bot.Section {
 		if p, err := b.Svc.Get(ctx, l.Parent); err == nil && p.Kind == qm.KindWorkspace && !p.CPUOnly() {
 			ext.Value = fmt.Sprintf("%s (%s) by %s", l.Parent, b.gpusText(p), policy.FormatDuration(l.Duration))
 			if l.State == qm.PendingApproval {
-				cost = append(cost, bot.Field{Label: "Estimated cost", Value: b.money(qm.Bill(b.pol(), p, l.Duration))})
+				base := heldToEnd(p, p.Duration)
+				cost = append(cost, bot.Field{Label: "Estimated cost", Value: b.money(qm.BillBetween(b.pol(), p, base, base+l.Duration))})
 			}
 		}
 		return bot.Section{Title: l.ID.String(), Fields: append([]bot.Field{{Label: "State", Value: string(l.State)}, ext, {Label: "Team", Value: l.Team}}, cost...)}

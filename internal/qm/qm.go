@@ -181,7 +181,7 @@ func Bill(p *policy.Policy, l *Lease, d time.Duration) float64 {
 // BillUpTo is l's bill up to t: what the time it held its GPUs from its start to t (to its end,
 // for t past it) costs, as Bill rounds it. It never decreases as t grows. It is the one rule for
 // what any span of a lease costs: chat's cost so far and a lease's bill are BillUpTo of now or of
-// its end, and a span's part of the bill is BillIn.
+// its end, and a span's part of the bill is BillIn (of the clock) or BillBetween (of its time).
 func BillUpTo(p *policy.Policy, l *Lease, t time.Time) float64 {
 	return Bill(p, l, HeldFor(l, l.StartedAt, t))
 }
@@ -194,7 +194,18 @@ func BillIn(p *policy.Policy, l *Lease, from, to time.Time) float64 {
 	if !to.After(from) {
 		return 0
 	}
-	return BillUpTo(p, l, to) - BillUpTo(p, l, from)
+	return BillBetween(p, l, HeldFor(l, l.StartedAt, from), HeldFor(l, l.StartedAt, to))
+}
+
+// BillBetween is the part of l's bill for the time it holds its GPUs from a to b, counted from
+// its start: its bill for b less its bill for a. BillIn is it for a span of the clock; an
+// extension's time added is it from the time the lease held or will hold to its old end, so that
+// what chat says the lease and each extension cost adds up to the lease's bill.
+func BillBetween(p *policy.Policy, l *Lease, a, b time.Duration) float64 {
+	if b <= a {
+		return 0
+	}
+	return Bill(p, l, b) - Bill(p, l, a)
 }
 
 // charge is price × GPUs × d in hours, exactly: the price as it is written in the policy (3.17,
