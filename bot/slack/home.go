@@ -58,7 +58,7 @@ func (a *Adapter) publishHome(ctx context.Context, user string, opened bool) {
 			slack.NewButtonBlockElement(actionOpenRequest, "open", plain("Request GPUs")).WithStyle(slack.StylePrimary)),
 	)
 	if refusal != "" {
-		blocks = append(blocks, textBlocks(refusal)...)
+		blocks = append(blocks, textBlocks(refusal, nil)...)
 	} else {
 		blocks = append(blocks, slack.NewHeaderBlock(plain("Your leases")))
 		blocks = append(blocks, a.homeSection(ctx, user, email, "/gpu list", "home.list.", homeListBlocks)...)
@@ -81,6 +81,6 @@ func (a *Adapter) homeSection(ctx context.Context, user, email, cmd, prefix stri
 	if len(rs) == 0 {
 		return nil
 	}
-	_, blocks := render(rs[0], budget, prefix)
+	_, blocks := render(rs[0], budget, prefix, nil)
 	return blocks
 }

@@ -44,7 +44,7 @@ const (
 // never formatted. A mark that can format nothing is kept as written: one inside a word (a class
 // named a100_80g), one with a space or nothing on either side (the bot's own "- and _"), one
 // with no partner to pair with; so is the commands' code (`…`, ```…```) and a link.
-func escape(s string) string { return mrkdwnOf(text(s)) }
+func escape(s string) string { return mrkdwnOf(nil, text(s)) }
 
 // piece is a part of a mrkdwn text: the renderer's own markup (the * around a title) or text,
 // shown as written (see escape).
@@ -59,10 +59,50 @@ func markup(s string) piece { return piece{s: s, markup: true} }
 // lookalikes are the marks mrkdwn formats with, as characters that show the same and format nothing.
 var lookalikes = map[byte]rune{'*': '\u2217', '_': '\u02cd', '~': '\u223c'}
 
+// typedWords are the words of the command a reply answers, as the person typed it, that hold a *,
+// _ or ~: where the reply shows one of them, its marks are theirs, not the bot's. Nil for a
+// notice, a click or anything else nobody typed.
+type typedWords []string
+
+// typedIn is the words of the command line typed that hold a mark, each also without the quotes
+// around it (a refusal quotes what it echoes), escaped as the reply's text is.
+func typedIn(line string) typedWords {
+	var out typedWords
+	esc := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+	for _, w := range strings.Fields(line) {
+		if !strings.ContainsAny(w, "*_~") {
+			continue
+		}
+		out = append(out, esc.Replace(w))
+		if t := strings.Trim(w, "\"'“”‘’"); t != w && strings.ContainsAny(t, "*_~") {
+			out = append(out, esc.Replace(t))
+		}
+	}
+	return out
+}
+
+// ranges are the byte ranges of s where a typed word shows.
+func (tw typedWords) ranges(s string) [][2]int {
+	var out [][2]int
+	for _, w := range tw {
+		for from := 0; from < len(s); {
+			i := strings.Index(s[from:], w)
+			if i < 0 {
+				break
+			}
+			out = append(out, [2]int{from + i, from + i + len(w)})
+			from += i + len(w)
+		}
+	}
+	return out
+}
+
 // mrkdwnOf joins pieces into one mrkdwn text: each text made safe as escape makes it, judged
 // with the pieces around it, so that no mark of it pairs with another, the markup's bold
-// included; the markup as it is.
-func mrkdwnOf(ps ...piece) string {
+// included; the markup as it is. A mark of what the person typed (tw) that could pair with any
+// other is shown as its look-alike first, so that a mark of the bot's own sentence never pairs
+// with one typed and is kept as written.
+func mrkdwnOf(tw typedWords, ps ...piece) string {
 	var b strings.Builder
 	var own [][2]int // the markup's byte ranges
 	for _, p := range ps {
@@ -79,7 +119,7 @@ func mrkdwnOf(ps ...piece) string {
 	}
 	s := b.String()
 	if strings.ContainsAny(s, "*_~") {
-		s = unpair(s, own)
+		s = unpair(s, own, tw.ranges(s))
 	}
 	if strings.Contains(s, "&gt;") {
 		s = bot.MapProse(s, unquote)
@@ -95,13 +135,17 @@ type mark struct {
 	c             byte
 	opens, closes bool
 	markup        bool
+	typed         bool
 }
 
 // unpair shows as its look-alike each mark of s's prose, outside the markup ranges own, that
 // could pair with another of its kind: one that could open a span with a mark after it that could
 // close one, or close a span opened before it. Marks that could pair with none are kept, as is
-// every mark inside a word (letters or digits on both sides), which formats nothing.
-func unpair(s string, own [][2]int) string {
+// every mark inside a word (letters or digits on both sides), which formats nothing. A mark inside
+// the ranges typed (what the person typed) that could pair with any other mark is shown as its
+// look-alike before the others are judged, so a mark of the bot's own text is never changed for
+// pairing with one typed.
+func unpair(s string, own, typed [][2]int) string {
 	var marks []mark
 	for _, p := range bot.ProseParts(s) {
 		for i := p.Start; i < p.End; i++ {
@@ -118,14 +162,36 @@ func unpair(s string, own [][2]int) string {
 			for _, r := range own {
 				m.markup = m.markup || r[0] <= i && i < r[1]
 			}
+			for _, r := range typed {
+				m.typed = m.typed || r[0] <= i && i < r[1]
+			}
 			marks = append(marks, m)
 		}
 	}
 	shown := map[int]bool{}
 	for _, c := range []byte("*_~") {
-		var of []mark
+		var all []mark
 		for _, m := range marks {
 			if m.c == c {
+				all = append(all, m)
+			}
+		}
+		// What was typed first: a typed mark that could open a span with any later mark, or close
+		// one opened by any earlier mark.
+		for j, m := range all {
+			if !m.typed || m.markup {
+				continue
+			}
+			for k, o := range all {
+				if k < j && o.opens && m.closes || k > j && m.opens && o.closes {
+					shown[m.at] = true
+					break
+				}
+			}
+		}
+		var of []mark
+		for _, m := range all {
+			if !shown[m.at] {
 				of = append(of, m)
 			}
 		}
@@ -195,23 +261,38 @@ func clip(s string, n int) string {
 // command, and never cut inside an escape.
 func safe(s string, n int) string { return clip(escape(s), n) }
 
-// split cuts s into pieces of at most n characters, preferring line breaks, then spaces.
+// split cuts s into pieces of at most n characters, preferring line breaks, then spaces. A piece
+// begins a line of its own in Slack, so a cut at a space never leaves the next piece beginning
+// with what changes meaning at a line's start (a > or &gt;, a quote; •, - or * and a space, or
+// 1., a list); and no cut falls inside an escape (&amp;), a mention (<@U…>) or a link (<…|…>).
 func split(s string, n int) []string {
 	var out []string
 	for utf8.RuneCountInString(s) > n {
-		r := []rune(s)
-		head := string(r[:n])
+		head := string([]rune(s)[:n])
 		cut := strings.LastIndex(head, "\n")
-		if cut < len(head)/2 {
-			if sp := strings.LastIndex(head, " "); sp > cut {
+		if cut < len(head)/2 || !cuttable(s, cut) {
+			cut = -1
+		}
+		for sp := len(head); ; {
+			sp = strings.LastIndex(head[:sp], " ")
+			if sp <= cut || sp <= 0 {
+				break
+			}
+			if cuttable(s, sp) && !lineMark(strings.TrimLeft(s[sp:], " \n")) {
 				cut = sp
+				break
 			}
 		}
 		if cut <= 0 {
-			// No break in the second half: a hard cut, but never inside an &entity;.
+			// No break to cut at: a hard cut, but never inside an &entity;, a <mention> or a
+			// <link>, nor before a mark that would begin a line.
 			cut = len(head)
-			if amp := strings.LastIndex(head, "&"); amp >= 0 && amp > len(head)-6 && !strings.Contains(head[amp:], ";") {
-				cut = amp
+			for cut > 0 && (!cuttable(s, cut) || lineMark(s[cut:])) {
+				_, size := utf8.DecodeLastRuneInString(s[:cut])
+				cut -= size
+			}
+			if cut <= 0 {
+				cut = len(head)
 			}
 		}
 		out = append(out, strings.TrimRight(s[:cut], " \n"))
@@ -223,6 +304,39 @@ func split(s string, n int) []string {
 	return out
 }
 
+// cuttable reports whether s may be cut at byte i: not inside an escape (&amp; &lt; &gt;) nor
+// inside a <…> Slack reads as a mention or a link.
+func cuttable(s string, i int) bool {
+	if i <= 0 || i >= len(s) {
+		return i > 0
+	}
+	if amp := strings.LastIndexByte(s[:i], '&'); amp >= 0 && i-amp < len("&amp;") && !strings.Contains(s[amp:i], ";") && !strings.ContainsAny(s[amp+1:i], " \n&") {
+		return false
+	}
+	if lt := strings.LastIndexByte(s[:i], '<'); lt >= 0 && !strings.Contains(s[lt:i], ">") && strings.Contains(s[i:], ">") {
+		return false
+	}
+	return true
+}
+
+// lineMark reports whether s begins with what Slack reads differently at the start of a line: a
+// quote (> or &gt;) or a list item (•, ◦, -, *, + or 1. with a space after it).
+func lineMark(s string) bool {
+	if strings.HasPrefix(s, "&gt;") || strings.HasPrefix(s, ">") || strings.HasPrefix(s, "\u2022") || strings.HasPrefix(s, "\u25e6") {
+		return true
+	}
+	for _, m := range []string{"- ", "* ", "+ ", "\u2013 ", "\u2014 "} {
+		if strings.HasPrefix(s, m) {
+			return true
+		}
+	}
+	d := 0
+	for d < len(s) && s[d] >= '0' && s[d] <= '9' {
+		d++
+	}
+	return d > 0 && (strings.HasPrefix(s[d:], ". ") || strings.HasPrefix(s[d:], ") "))
+}
+
 func mrkdwn(s string) *slack.TextBlockObject {
 	return slack.NewTextBlockObject(slack.MarkdownType, s, false, false)
 }
@@ -232,9 +346,9 @@ func plain(s string) *slack.TextBlockObject {
 }
 
 // textBlocks renders text as sections of at most MaxSectionText characters each.
-func textBlocks(text string) []slack.Block {
+func textBlocks(text string, tw typedWords) []slack.Block {
 	var out []slack.Block
-	for _, part := range split(escape(text), MaxSectionText) {
+	for _, part := range split(mrkdwnOf(tw, piece{s: text}), MaxSectionText) {
 		if part == "" {
 			continue
 		}
@@ -245,23 +359,23 @@ func textBlocks(text string) []slack.Block {
 
 // sectionBlocks renders one bot.Section: its title and text as the section's text, its fields as
 // the section's two-column fields (the table-like list Slack offers), ten to a block.
-func sectionBlocks(s bot.Section) []slack.Block {
+func sectionBlocks(s bot.Section, tw typedWords) []slack.Block {
 	var head string
 	switch {
 	case s.Title != "" && s.Text != "":
 		if strings.Contains(s.Text, "\n") {
-			head = mrkdwnOf(markup("*"), text(s.Title), markup("*\n"), text(s.Text))
+			head = mrkdwnOf(tw, markup("*"), text(s.Title), markup("*\n"), text(s.Text))
 		} else {
-			head = mrkdwnOf(markup("*"), text(s.Title), markup("* — "), text(s.Text))
+			head = mrkdwnOf(tw, markup("*"), text(s.Title), markup("* — "), text(s.Text))
 		}
 	case s.Title != "":
-		head = mrkdwnOf(markup("*"), text(s.Title), markup("*"))
+		head = mrkdwnOf(tw, markup("*"), text(s.Title), markup("*"))
 	default:
-		head = escape(s.Text)
+		head = mrkdwnOf(tw, text(s.Text))
 	}
 	var fields []*slack.TextBlockObject
 	for _, f := range s.Fields {
-		fields = append(fields, mrkdwn(clip(mrkdwnOf(markup("*"), text(f.Label), markup("*\n"), text(f.Value)), MaxFieldText)))
+		fields = append(fields, mrkdwn(clip(mrkdwnOf(tw, markup("*"), text(f.Label), markup("*\n"), text(f.Value)), MaxFieldText)))
 	}
 	var out []slack.Block
 	parts := []string{}
@@ -318,24 +432,30 @@ func buttons(actions []bot.Action, blockPrefix string) []slack.Block {
 // shows in notifications. A reply too long for one message keeps its text, as many whole sections
 // as fit, at most two rows of buttons and a line saying how much was left out.
 func Render(r bot.Reply, maxBlocks int) (string, []slack.Block) {
-	return render(r, maxBlocks, "")
+	return render(r, maxBlocks, "", nil)
 }
 
-func render(r bot.Reply, maxBlocks int, blockPrefix string) (string, []slack.Block) {
+// RenderTyped is Render for the answer to a command the person typed as typed: a *, _ or ~ of
+// theirs that the answer shows is never formatted, and never makes the bot's own marks change.
+func RenderTyped(r bot.Reply, maxBlocks int, typed string) (string, []slack.Block) {
+	return render(r, maxBlocks, "", typedIn(typed))
+}
+
+func render(r bot.Reply, maxBlocks int, blockPrefix string, tw typedWords) (string, []slack.Block) {
 	text := r.Text
 	if r.Error && text != "" {
 		text = ":warning: " + text
 	}
 	// The top-level text is mrkdwn too (it is what notifications and old clients show).
-	fallback := safe(r.PlainText(), maxFallbackText)
+	fallback := clip(mrkdwnOf(tw, piece{s: r.PlainText()}), maxFallbackText)
 	if fallback == "" {
 		fallback = " "
 	}
-	head := textBlocks(text)
+	head := textBlocks(text, tw)
 	var secs [][]slack.Block
 	total := len(head)
 	for _, s := range r.Sections {
-		b := sectionBlocks(s)
+		b := sectionBlocks(s, tw)
 		if len(b) == 0 {
 			continue
 		}
@@ -375,7 +495,7 @@ func render(r bot.Reply, maxBlocks int, blockPrefix string) (string, []slack.Blo
 	// than a block goes on over as many as it needs), so that a long catalog or list is shown whole
 	// instead of losing its last entries.
 	shown, partial := 0, ""
-	for _, b := range packSections(r.Sections) {
+	for _, b := range packSections(r.Sections, tw) {
 		if len(out)+1 > budget {
 			break
 		}
@@ -399,7 +519,7 @@ type packed struct {
 }
 
 // compact is a section as lines of mrkdwn: its title and text, then its fields on one line.
-func compact(s bot.Section) string {
+func compact(s bot.Section, tw typedWords) string {
 	var ps []piece
 	switch {
 	case s.Title != "" && s.Text != "":
@@ -418,16 +538,16 @@ func compact(s bot.Section) string {
 		}
 		ps = append(ps, markup("*"), text(f.Label), markup(":* "), text(f.Value))
 	}
-	return mrkdwnOf(ps...)
+	return mrkdwnOf(tw, ps...)
 }
 
 // packSections packs sections' compact text into as few blocks as Slack's section limit allows;
 // a section longer than one block is split over several, at line breaks where it has them.
-func packSections(ss []bot.Section) []packed {
+func packSections(ss []bot.Section, tw typedWords) []packed {
 	var out []packed
 	var cur packed
 	for _, s := range ss {
-		t := compact(s)
+		t := compact(s, tw)
 		if strings.TrimSpace(t) == "" {
 			continue
 		}

@@ -407,6 +407,9 @@ type origin struct {
 	team        string // Slack workspace (team) id, when known
 	channel     string // Slack channel id, when known
 	responseURL string // the delivery's response_url; empty: answer by DM
+	// typed is the command as the person typed it, whose marks (*, _, ~) an answer shows as
+	// theirs; empty for a click.
+	typed string
 	// click is the key of the button pressed (bot.ClickKey): the command is done once for every
 	// press of that button of that message by that person. Empty for anything but a button.
 	click string
@@ -561,6 +564,9 @@ func (a *Adapter) run(ctx context.Context, o origin, text, key string) {
 		req.Key, req.Click = o.click, true
 	}
 	replies := a.handle(ctx, req)
+	if o.click == "" {
+		o.typed = text
+	}
 	for _, r := range replies {
 		if r.To == "" || policy.SameName(r.To, email) {
 			a.answer(ctx, o, email, r)
@@ -619,7 +625,7 @@ func installProblem(err error) (string, bool) {
 func (a *Adapter) answer(ctx context.Context, o origin, email string, r bot.Reply) {
 	textOnly := false // Slack refused the reply's blocks: the DM sends its text alone
 	if o.responseURL != "" {
-		text, blocks := Render(r, MaxMessageBlocks)
+		text, blocks := RenderTyped(r, MaxMessageBlocks, o.typed)
 		refused, err := a.sendMessage(ctx, o.user, text, blocks, false, func(opts ...slack.MsgOption) error {
 			_, _, err := a.api.PostMessageContext(ctx, "", append([]slack.MsgOption{slack.MsgOptionResponseURL(o.responseURL, slack.ResponseTypeEphemeral)}, opts...)...)
 			return err
