@@ -219,9 +219,88 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 				fixed[at] = name
 			}
 			c, err = putRight(fixed, sentence)
+		} else if at, name, sentence := groupNotTeam(s.Name, f[n:], teams); sentence != "" {
+			// A user group mentioned where a team goes (@leads): read again with the team it
+			// names (by its handle), or without it, so that the example charges the asker's team.
+			fixed := slices.Clone(f[n:])
+			switch k, _, kv := strings.Cut(fixed[at], "="); {
+			case name != "" && kv:
+				fixed[at] = k + "=" + name
+			case name != "":
+				fixed[at] = name
+			case at > 0 && strings.EqualFold(fixed[at-1], "team"):
+				fixed = slices.Delete(fixed, at-1, at+1)
+			default:
+				fixed = slices.Delete(fixed, at, at+1)
+			}
+			if c2, err2 := putRight(fixed, sentence); err2 != nil {
+				c, err = c2, err2
+			}
 		}
 	}
 	return c, err
+}
+
+// teamInHandle is the one team whose name is a part of a user group's handle, between - _ or .
+// (ljud-team, leads_bild-2 for team ljud, bild-2); "" where none or more than one is.
+func teamInHandle(handle string, names []string) string {
+	found := ""
+	for _, t := range names {
+		for at := 0; at+len(t) <= len(handle); at++ {
+			if handle[at:at+len(t)] != t {
+				continue
+			}
+			sep := func(i int) bool { return i < 0 || i >= len(handle) || strings.ContainsRune("-_.", rune(handle[i])) }
+			if sep(at-1) && sep(at+len(t)) {
+				if found != "" && found != t {
+					return ""
+				}
+				found = t
+			}
+		}
+	}
+	return found
+}
+
+// groupNotTeam finds a mention (@leads, as Slack sends a user group's mention) where a command
+// names a team (after team, as team=, or as /gpu quota's or /gpu report's team) that names no
+// team: its index, the team its handle is closest to ("" where none is) and the sentence that
+// says a user group is not a team, naming that team or how teams are named; "" where there is none.
+func groupNotTeam(verb string, args []string, teams map[string]bool) (int, string, string) {
+	var names []string
+	for t := range teams {
+		names = append(names, t)
+	}
+	slices.Sort(names)
+	for i, w := range args[:namesEnd(verb, args)] {
+		k, v, kv := strings.Cut(w, "=")
+		switch {
+		case kv && strings.EqualFold(k, "team"):
+			w = v
+		case kv:
+			continue
+		case i > 0 && strings.EqualFold(args[i-1], "team"):
+		case i == 0 && (verb == "quota" || verb == "report"):
+		default:
+			continue
+		}
+		w = unquoted(w)
+		name, mention := policy.Mentioned(w)
+		if !mention || teams[policy.FoldAccents(name)] || len(names) == 0 {
+			continue
+		}
+		q := policy.Quoted(w, 40)
+		key := policy.NameKey(policy.FoldAccents(name))
+		near := policy.NearMiss(key, names)
+		if near == "" {
+			near = teamInHandle(key, names)
+		}
+		if near != "" {
+			return i, near, fmt.Sprintf("%s is a user group, not a team; did you mean team %s?", q, near)
+		}
+		return i, "", fmt.Sprintf("%s is a user group, not a team; a team is named without the @, as the policy writes it: %s.", q, policy.FewNames(name, names))
+	}
+	return 0, "", ""
 }
 
 // namesEnd is where the words of a command's args that can name things end: before the reason

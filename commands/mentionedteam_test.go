@@ -33,8 +33,8 @@ func TestATeamWrittenAsAMentionIsNamedWithoutTheAt(t *testing.T) {
 		}
 		h.advance(2 * time.Hour)
 	}
-	// A mention of no team is still no team.
-	if r := h.say("awa@baobab.example", "/gpu quota @eclair"); !r.Error || !strings.Contains(r.Text, `"@eclair" is not a team name.`) || strings.Contains(r.Text, "did you mean") {
+	// A mention of no team is still no team: a user group, not a team, with how teams are named.
+	if r := h.say("awa@baobab.example", "/gpu quota @eclair"); !r.Error || !strings.Contains(r.Text, `"@eclair" is a user group, not a team;`) || strings.Contains(r.Text, "did you mean") {
 		t.Errorf("/gpu quota @eclair: %q", r.Text)
 	}
 }

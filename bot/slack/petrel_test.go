@@ -151,3 +151,16 @@ func TestALongReplyIsNeverCutBeforeAQuoteOrInsideAnEscape(t *testing.T) {
 		}
 	}
 }
+
+// A Slack user group's mention where a team goes, as Slack sends it (<!subteam^…|@leads>), is
+// refused saying a user group is not a team, with an example that charges the asker's team.
+func TestAUserGroupMentionIsNoTeamInSlack(t *testing.T) {
+	e := newPetrelEnv(t)
+	got := e.sent("USVEN", "request 1 a100-80g for 1h team <!subteam^S0LEADS|@leads>")
+	if !strings.Contains(got, `"@leads" is a user group, not a team;`) || !strings.HasSuffix(got, "Example: /gpu request 1 a100-80g for 1h") {
+		t.Fatalf("the mention answered %q", got)
+	}
+	if got := e.ask("USVEN", "request 1 a100-80g for 1h"); !strings.Contains(got.Text, "is active") {
+		t.Errorf("the example answered %q", got.Text)
+	}
+}

@@ -28,9 +28,12 @@ func TestATeamWrittenAsAMentionNamesTheTeamMeant(t *testing.T) {
 	if got := e.ask("UTAMA", "request 1 kete for 1h team harakeke"); !strings.HasPrefix(got.Text, "L-1 is active") {
 		t.Errorf("the example answered %q", got.Text)
 	}
-	for _, sent := range []string{"request 1 kete for 1h team <!subteam^S0KAITIAKI|@harakeke-kaitiaki>", "quota @kete"} {
-		if got := e.sent("UTAMA", sent); strings.Contains(got, "did you mean") || !strings.Contains(got, "is not a team name") {
-			t.Errorf("/gpu %s answered %q", sent, got)
-		}
+	// A user group is no team: the one whose handle holds a team's name names that team; one
+	// that names none says how teams are named.
+	if got := e.sent("UTAMA", "request 1 kete for 1h team <!subteam^S0KAITIAKI|@harakeke-kaitiaki>"); !strings.Contains(got, `"@harakeke-kaitiaki" is a user group, not a team; did you mean team harakeke?`) || !strings.HasSuffix(got, "Example: /gpu request 1 kete for 1h team harakeke") {
+		t.Errorf("a user group named for team harakeke answered %q", got)
+	}
+	if got := e.sent("UTAMA", "quota @kete"); strings.Contains(got, "did you mean") || !strings.Contains(got, `"@kete" is a user group, not a team;`) || !strings.HasSuffix(got, "Example: /gpu quota") {
+		t.Errorf("/gpu quota @kete answered %q", got)
 	}
 }

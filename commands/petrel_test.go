@@ -1,0 +1,44 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+)
+
+// petrelPolicy is a policy of its own names: Petrel Labs in Stockholm, billing in SEK; classes
+// a100-80g and mi300x; teams ljud (budget owners: the group leads), bild-2 and akeri.
+const petrelPolicy = "testdata/petrel.yaml"
+
+// exampleOf is the command a refusal gives as its example.
+func exampleOf(t *testing.T, text string) string {
+	t.Helper()
+	_, ex, ok := strings.Cut(text, "Example: ")
+	if !ok {
+		t.Fatalf("no example in %q", text)
+	}
+	return strings.TrimPrefix(ex, "/gpu ")
+}
+
+// A Slack user group mentioned where a team goes (@leads, a group of budget owners; @bild2, a
+// handle like a team's name) is refused in one sentence saying a user group is not a team,
+// naming the team its handle is closest to, or how teams are named; the example works.
+func TestAUserGroupWhereATeamGoesIsRefusedWithTheTeamMeant(t *testing.T) {
+	h := newHarnessOn(t, petrelPolicy)
+	for _, tc := range []struct{ who, ask, says, example string }{
+		{"nils@petrel.example.se", "request 1 a100-80g for 1h team @bild2", `"@bild2" is a user group, not a team; did you mean team bild-2?`, "request 1 a100-80g for 1h team bild-2"},
+		{"sven@petrel.example.se", "request 1 a100-80g for 1h team @ljud-team", `"@ljud-team" is a user group, not a team; did you mean team ljud?`, "request 1 a100-80g for 1h team ljud"},
+		{"sven@petrel.example.se", "request 1 a100-80g for 1h team @leads", `"@leads" is a user group, not a team; a team is named without the @, as the policy writes it: `, "request 1 a100-80g for 1h"},
+		{"sven@petrel.example.se", "quota @leads", `"@leads" is a user group, not a team;`, "quota"},
+	} {
+		got := h.say(tc.who, tc.ask)
+		if !strings.Contains(got.Text, tc.says) || exampleOf(t, got.Text) != tc.example {
+			t.Errorf("/gpu %s answered %q; want %q and the example /gpu %s", tc.ask, got.Text, tc.says, tc.example)
+		}
+		if strings.Count(got.Text, ". ") > 1 {
+			t.Errorf("/gpu %s: more than one sentence before the example: %q", tc.ask, got.Text)
+		}
+		if again := h.say(tc.who, exampleOf(t, got.Text)); again.Error {
+			t.Errorf("/gpu %s: the example answered %q", tc.ask, again.Text)
+		}
+	}
+}
