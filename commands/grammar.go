@@ -1467,7 +1467,12 @@ func extraGPUs(verb, w string) (n int, late *qm.Error, err *qm.Error) {
 	if policy.OtherDigits(num) {
 		if meant := in09(num); meant != "" {
 			if m, err := strconv.Atoi(meant); err == nil && m >= 1 {
-				return min(m, qm.MaxRequestGPUs), otherDigits(verb, w, "+"+meant, "+4"), nil
+				if m > qm.MaxRequestGPUs {
+					// The number meant is too many as well: one refusal says both, and names
+					// what works typed back.
+					return qm.MaxRequestGPUs, bad(verb, "%s is written with digits other than 0-9, and +%s GPUs is more than any quota request can hold; write at most +%d, with the digits 0-9.", policy.Quoted(w, 40), truncate(strings.TrimLeft(meant, "0"), 40), qm.MaxRequestGPUs), nil
+				}
+				return m, otherDigits(verb, w, "+"+meant, "+4"), nil
 			}
 		}
 		return 0, nil, otherDigits(verb, w, "", "+4")

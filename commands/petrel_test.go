@@ -42,3 +42,17 @@ func TestAUserGroupWhereATeamGoesIsRefusedWithTheTeamMeant(t *testing.T) {
 		}
 	}
 }
+
+// A quota request for more GPUs than any can hold, written with other digits (+٥٠٠٠), is put
+// right in one refusal: its sentence names what works (+4096 with the digits 0-9), not +5000,
+// which would be refused again, and its example runs as typed.
+func TestOtherDigitsBeyondTheLimitArePutRightInOneRefusal(t *testing.T) {
+	h := newHarnessOn(t, petrelPolicy)
+	got := h.say("sven@petrel.example.se", "quota request +٥٠٠٠ a100-80g for 1d because film")
+	if !got.Error || strings.Contains(got.Text, "0-9: +5000") || !strings.Contains(got.Text, "at most +4096") {
+		t.Fatalf("the refusal answered %q", got.Text)
+	}
+	if again := h.say("sven@petrel.example.se", exampleOf(t, got.Text)); again.Error {
+		t.Errorf("the example %q was refused: %q", exampleOf(t, got.Text), again.Text)
+	}
+}
