@@ -28,7 +28,7 @@ func TestPolicySaysWhoDecidesForATeamWithoutBudgetOwners(t *testing.T) {
 	p := mustOK(t, h.say("omar@kestrel.example", "/gpu policy")).PlainText()
 	for _, want := range []string{"ops-team: 1 nb-t4 GPU and 1 mig-1g GPU at once, none in 2 other classes, 12 GPU-hours/week; no budget owners, so the fallback approvers decide",
 		"any other team: 1 nb-t4 GPU and 1 mig-1g GPU at once, none in 2 other classes, 12 GPU-hours/week; the fallback approvers decide",
-		"genomics-2: 3 nb-t4 GPUs, 4 a6000-2x GPUs, 12 h200-x6 GPUs and 6 mig-1g GPUs at once, 500 GPU-hours/week; budget owners hana@kestrel.example, kenji@kestrel.example, geno-leads"} {
+		"genomics-2: 3 nb-t4 GPUs, 4 a6000-2x GPUs, 12 h200-x6 GPUs and 6 mig-1g GPUs at once, 500 GPU-hours/week; budget owners: hana@kestrel.example, kenji@kestrel.example, the group geno-leads"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("/gpu policy lacks %q:\n%s", want, p)
 		}

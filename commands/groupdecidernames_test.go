@@ -13,12 +13,12 @@ import (
 func TestARefusedDecisionNamesAGroupsMembers(t *testing.T) {
 	h := newHarnessOn(t, baobabPolicy)
 	r := h.say("aminata@baobab.example", "/gpu request 3 cuivre for 1h")
-	if r.Error || !strings.Contains(r.Text, "chefs-baobab (moussa@baobab.example) will decide") {
+	if r.Error || !strings.Contains(r.Text, "the group chefs-baobab (moussa@baobab.example) will decide") {
 		t.Fatalf("request: %s", r.Text)
 	}
 	for who, want := range map[string]string{
-		"aminata@baobab.example": "You cannot decide your own request L-1; only chefs-baobab (moussa@baobab.example) or ops@baobab.example can.",
-		"awa@baobab.example":     "Only chefs-baobab (moussa@baobab.example) or ops@baobab.example can decide L-1, a request of team equipe-vision.",
+		"aminata@baobab.example": "You cannot decide your own request L-1; only the group chefs-baobab (moussa@baobab.example) or ops@baobab.example can.",
+		"awa@baobab.example":     "Only the group chefs-baobab (moussa@baobab.example) or ops@baobab.example can decide L-1, a request of team equipe-vision.",
 	} {
 		r := h.say(who, "/gpu approve L-1")
 		if msg, _, _ := strings.Cut(r.Text, " Example: "); !r.Error || msg != want {

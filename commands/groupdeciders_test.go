@@ -31,11 +31,11 @@ func TestAGroupThatDecidesIsNamedWithItsMembers(t *testing.T) {
 		want    string
 	}{
 		{"two members", []string{"rangi@harbor.example", "aroha@harbor.example"},
-			"kelp-leads (aroha@harbor.example, rangi@harbor.example) will decide"},
+			"the group kelp-leads (aroha@harbor.example, rangi@harbor.example) will decide"},
 		{"five members", []string{"rangi@harbor.example", "aroha@harbor.example", "hemi@harbor.example", "nikau@harbor.example", "wai@harbor.example"},
-			"kelp-leads (aroha@harbor.example, hemi@harbor.example, nikau@harbor.example and 2 more) will decide"},
+			"the group kelp-leads (aroha@harbor.example, hemi@harbor.example, nikau@harbor.example and 2 more) will decide"},
 		{"the requester among them", []string{"rangi@harbor.example", mere},
-			"kelp-leads (rangi@harbor.example) will decide"},
+			"the group kelp-leads (rangi@harbor.example) will decide"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarnessOn(t, kelpLeads(t, tc.members...))
@@ -63,7 +63,7 @@ func TestAWaitingExtensionNamesTheGroupWithItsMembers(t *testing.T) {
 	const mere = "mere@harbor.example"
 	h := newHarnessOn(t, kelpLeads(t, "rangi@harbor.example", "aroha@harbor.example", mere))
 	id := leaseIn(t, mustOK(t, h.say(mere, "/gpu request 1 bench for 9h")).Text).String()
-	const want = "kelp-leads (aroha@harbor.example, rangi@harbor.example)"
+	const want = "the group kelp-leads (aroha@harbor.example, rangi@harbor.example)"
 	ask := mustOK(t, h.say(mere, "/gpu extend "+id+" 2h"))
 	if !strings.Contains(ask.Text, want) {
 		t.Fatalf("the extension's own answer says %q; want %q", ask.Text, want)

@@ -24,9 +24,9 @@ func TestAGroupOfBudgetOwnersIsNamedWithItsMembers(t *testing.T) {
 
 	pol := mustOK(t, h.say(awa, "/gpu policy")).PlainText()
 	for _, want := range []string{
-		"; budget owners chefs-baobab (aminata@baobab.example, moussa@baobab.example)\n",
+		"; budget owners: the group chefs-baobab (aminata@baobab.example, moussa@baobab.example)\n",
 		"; budget owner koffi@baobab.example\n",
-		"; fallback approvers platform (ops@baobab.example)",
+		"; fallback approvers: the group platform (ops@baobab.example)",
 	} {
 		if !strings.Contains(pol, want) {
 			t.Errorf("/gpu policy does not say %q:\n%s", want, pol)
@@ -34,12 +34,12 @@ func TestAGroupOfBudgetOwnersIsNamedWithItsMembers(t *testing.T) {
 	}
 
 	r := h.say(koffi, "/gpu report this week equipe-vision")
-	want := "Only platform admins and the budget owners of team equipe-vision, chefs-baobab (aminata@baobab.example, moussa@baobab.example), see its showback; you see your own use."
+	want := "Only platform admins and the budget owners of team equipe-vision (the group chefs-baobab: aminata@baobab.example, moussa@baobab.example) see its showback; you see your own use."
 	if msg, _, _ := strings.Cut(r.Text, " Example: "); !r.Error || msg != want || nestedParens.MatchString(r.Text) {
 		t.Errorf("koffi asks for equipe-vision's showback: %q, want %q", r.Text, want)
 	}
 	r = h.say(awa, "/gpu report this week sante-donnees")
-	want = "Only platform admins and the budget owner of team sante-donnees, koffi@baobab.example, see its showback; you see your own use."
+	want = "Only platform admins and the budget owner of team sante-donnees (koffi@baobab.example) see its showback; you see your own use."
 	if msg, _, _ := strings.Cut(r.Text, " Example: "); !r.Error || msg != want {
 		t.Errorf("awa asks for sante-donnees's showback: %q, want %q", r.Text, want)
 	}

@@ -1625,8 +1625,8 @@ func weeklyHoursText(h float64) string {
 // orNone is the list joined with commas, or "none".
 // namedAs is who a list names, under its noun: one person in the singular ("budget owner
 // dana@acme.example"); several, a group (which may hold many) or none in the plural. Each is
-// written by name: a group with its members ("budget owners chefs-baobab (aminata@baobab.example,
-// moussa@baobab.example)").
+// written by name: a group with its members ("budget owners: the group chefs-baobab
+// (aminata@baobab.example, moussa@baobab.example)").
 func namedAs(one, many string, list []string, name func(string) string) string {
 	if len(list) == 1 && strings.Contains(list[0], "@") {
 		return one + " " + list[0]
@@ -1635,7 +1635,7 @@ func namedAs(one, many string, list []string, name func(string) string) string {
 	for i, n := range list {
 		named[i] = name(n)
 	}
-	return many + " " + orNone(named)
+	return many + ": " + orNone(named)
 }
 
 func orNone(list []string) string {

@@ -3,6 +3,9 @@ package commands
 import (
 	"strings"
 	"testing"
+
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/reports/showback"
 )
 
 // petrelPolicy is a policy of its own names: Petrel Labs in Stockholm, billing in SEK; classes
@@ -54,5 +57,34 @@ func TestOtherDigitsBeyondTheLimitArePutRightInOneRefusal(t *testing.T) {
 	}
 	if again := h.say("sven@petrel.example.se", exampleOf(t, got.Text)); again.Error {
 		t.Errorf("the example %q was refused: %q", exampleOf(t, got.Text), again.Text)
+	}
+}
+
+// A group of budget owners named by a plain word (leads) reads as a group wherever it is named
+// with its members: "the group leads (astrid@…, bo@…)" when a request waits, in the refusal of
+// someone who may not decide it, in /gpu policy and when a showback is refused, so that "leads"
+// never reads as a verb or a stray word; a person is named as themselves.
+func TestAGroupOfBudgetOwnersReadsAsAGroup(t *testing.T) {
+	h := newHarnessOn(t, petrelPolicy)
+	AddReport(h.bot, &showback.Service{Policy: h.svc.Policy, Source: h.svc.Store.(qm.ReportStore), Clock: h.clock})
+	const group = "the group leads (astrid@petrel.example.se, bo@petrel.example.se)"
+	if got := h.say("sven@petrel.example.se", "request 6 mi300x for 2h"); !strings.Contains(got.Text, "so "+group+" will decide") {
+		t.Errorf("the waiting request answered %q", got.Text)
+	}
+	h.say("astrid@petrel.example.se", "request 6 mi300x for 2h")
+	if got := h.say("astrid@petrel.example.se", "approve L-2"); !strings.Contains(got.Text, "only the group leads (bo@petrel.example.se) or drift@petrel.example.se can") {
+		t.Errorf("astrid's approval of her own request answered %q", got.Text)
+	}
+	pol := h.say("sven@petrel.example.se", "policy").PlainText()
+	for _, want := range []string{"budget owners: " + group, "budget owner greta@petrel.example.se", "budget owners: the group frakt-ansvariga (olle@petrel.example.se)", "fallback approver drift@petrel.example.se"} {
+		if !strings.Contains(pol, want) {
+			t.Errorf("/gpu policy does not say %q:\n%s", want, pol)
+		}
+	}
+	if got := h.say("sven@petrel.example.se", "report ljud"); !strings.Contains(got.Text, "Only platform admins and the budget owners of team ljud (the group leads: astrid@petrel.example.se, bo@petrel.example.se) see its showback") {
+		t.Errorf("a refused showback answered %q", got.Text)
+	}
+	if got := h.say("sven@petrel.example.se", "report bild-2"); !strings.Contains(got.Text, "Only platform admins and the budget owner of team bild-2 (greta@petrel.example.se) see its showback") {
+		t.Errorf("a refused showback answered %q", got.Text)
 	}
 }

@@ -195,18 +195,24 @@ func (b *Bot) teamMeant(ctx context.Context, req bot.Request, typed, report stri
 }
 
 // whoSeesShowback says, to someone refused it, who sees team's showback: its budget owners and
-// the platform admins (the fallback approvers), each group named with its members as /gpu policy
-// names it, in a sentence without a parenthesis inside another. A team with no budget owners, or
+// the platform admins (the fallback approvers), each group named as a group with its members
+// ("the budget owners of team ljud (the group leads: astrid@…, bo@…)"), in a sentence without a
+// parenthesis inside another. A team with no budget owners, or
 // one the policy no longer lists (renamed or removed since its leases ran), is seen by the
 // platform admins alone.
 func (b *Bot) whoSeesShowback(team string) string {
 	p := b.pol()
-	named := func(list []string) string {
-		names := make([]string, len(list))
-		for i, n := range list {
-			names[i] = b.Svc.WithMembers(n)
+	// A group with its members after a colon ("the group leads: astrid@…, bo@…"), a group of no
+	// known member by itself ("the group leads"), a person by their address.
+	inBrackets := func(n string) string {
+		if strings.Contains(n, "@") || strings.HasPrefix(n, "#") {
+			return n
 		}
-		return policy.JoinList(names, "and")
+		members, ok := strings.CutPrefix(b.Svc.WithMembers(n), "the group "+n+" (")
+		if m, closed := strings.CutSuffix(members, ")"); ok && closed {
+			return "the group " + n + ": " + m
+		}
+		return "the group " + n
 	}
 	// One person is named in the singular; several, or a group (which may hold many), in the plural.
 	single := func(list []string) bool { return len(list) == 1 && strings.Contains(list[0], "@") }
@@ -216,7 +222,11 @@ func (b *Bot) whoSeesShowback(team string) string {
 		if single(t.BudgetOwners) {
 			owners = "budget owner"
 		}
-		return fmt.Sprintf("Only platform admins and the %s of team %s, %s, see its showback; you see your own use.", owners, t.Name, named(t.BudgetOwners))
+		named := make([]string, len(t.BudgetOwners))
+		for i, n := range t.BudgetOwners {
+			named[i] = inBrackets(n)
+		}
+		return fmt.Sprintf("Only platform admins and the %s of team %s (%s) see its showback; you see your own use.", owners, t.Name, strings.Join(named, "; "))
 	}
 	admins := p.Approvals.FallbackApprovers
 	only := "only platform admins (approvals.fallback_approvers, which names nobody now) see"
@@ -230,11 +240,7 @@ func (b *Bot) whoSeesShowback(team string) string {
 		for i, n := range admins {
 			groups[i] = n
 			if !strings.Contains(n, "@") {
-				members, _ := strings.CutPrefix(b.Svc.WithMembers(n), n+" (")
-				groups[i] = "group " + n
-				if m, ok := strings.CutSuffix(members, ")"); ok {
-					groups[i] += ": " + m
-				}
+				groups[i] = strings.TrimPrefix(inBrackets(n), "the ")
 			}
 		}
 		only = fmt.Sprintf("only the platform admins (%s) see", strings.Join(groups, "; "))

@@ -20,7 +20,7 @@ func TestAnotherTeamsReportIsRefusedWithTheirOwnUseOfThatWeek(t *testing.T) {
 	}
 	h.advance(8 * 24 * time.Hour) // 2026-W50; 2026-W49 is the last complete week
 	for line, week := range map[string]string{"/gpu report this week vision": "2026-W50", "/gpu report 2026-W49 vision": "2026-W49"} {
-		refusedWithAWorkingExample(t, h, "maya@acme.example", line, "Only platform admins and the budget owner of team vision,")
+		refusedWithAWorkingExample(t, h, "maya@acme.example", line, "Only platform admins and the budget owner of team vision (dana@acme.example) see")
 		r := h.say("maya@acme.example", line)
 		if _, ex, _ := strings.Cut(r.Text, " Example: "); ex != "/gpu report "+week || strings.Count(r.Text, "2026-W") != 1 {
 			t.Errorf("%s: %q; want one week named, in the example /gpu report %s", line, r.Text, week)

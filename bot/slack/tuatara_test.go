@@ -87,7 +87,7 @@ func TestARefusedDecisionNamesTheMembersOfTheGroupThatDecides(t *testing.T) {
 	e.ask("UNGAIO", "request 5 waka for 2h")
 	card = e.approvalCopy("CHARAKEKECOMPUTE", "L-2")
 	got := e.press("UNGAIO", card, buttonLabelled(t, card, "Approve"))
-	if !strings.Contains(got.Text, "ou cannot decide your own request L-2; only harakeke-kaitiaki (rawiri@tuatara.example.nz) or ops-duty@tuatara.example.nz can.") {
+	if !strings.Contains(got.Text, "ou cannot decide your own request L-2; only the group harakeke-kaitiaki (rawiri@tuatara.example.nz) or ops-duty@tuatara.example.nz can.") {
 		t.Errorf("ngaio's Approve of her own request answered %q", got.Text)
 	}
 }

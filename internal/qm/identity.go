@@ -419,13 +419,15 @@ func (s *Service) DecidersReach(team, requester string) bool {
 }
 
 // WithMembers is name, and when it names a group whose members the directory lists, the group
-// with them, as the approval refusals name it ("chefs-baobab (aminata@baobab.example,
-// moussa@baobab.example)"; past four, the first three "and N more"): how /gpu policy and a refused
+// with them, as the approval refusals name it ("the group chefs-baobab (aminata@baobab.example,
+// moussa@baobab.example)", so that a group named by a plain word, such as leads, reads as a
+// group; past four, the first three "and N more"): how /gpu policy and a refused
 // showback name budget owners and fallback approvers, so that a reader knows who is in it.
 func (s *Service) WithMembers(name string) string { return s.groupWithMembers(name, "") }
 
-// groupWithMembers is name, and when it names a group, its members who may decide a request of
-// requester (not the requester, unless the policy allows self-approval) in brackets.
+// groupWithMembers is name, and when it names a group, "the group NAME" and its members who may
+// decide a request of requester (not the requester, unless the policy allows self-approval) in
+// brackets.
 func (s *Service) groupWithMembers(name, requester string) string {
 	if strings.Contains(name, "@") || strings.HasPrefix(name, "#") {
 		return name
@@ -446,5 +448,5 @@ func (s *Service) groupWithMembers(name, requester string) string {
 		more = fmt.Sprintf(" and %d more", len(people)-few)
 		people = people[:few]
 	}
-	return name + " (" + strings.Join(people, ", ") + more + ")"
+	return "the group " + name + " (" + strings.Join(people, ", ") + more + ")"
 }
