@@ -53,6 +53,8 @@ type Command struct {
 	// templateTyped is the template's name as typed, where that is not Template (which has A to
 	// Z in lower case): what a refusal of it quotes, so that <@U…> is not echoed as <@u…>.
 	templateTyped string
+	// classTyped is the class's name as typed, where that is not Class: what a refusal quotes.
+	classTyped string
 }
 
 // setTemplate names the template typed: Template is it with A to Z in lower case, as names compare.
@@ -1229,6 +1231,9 @@ func parseRequest(c Command, args []string) (Command, error) {
 				continue
 			}
 			c.Class = la
+			if u := unquoted(a); u != la && c.classes != nil && !c.classes[la] {
+				c.classTyped = u // no class of the policy: a refusal quotes it as typed
+			}
 		}
 	}
 	if first != nil {

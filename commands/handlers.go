@@ -771,6 +771,9 @@ func (b *Bot) request(ctx context.Context, req bot.Request, c Command) []bot.Rep
 		}
 		return b.Templates.launch(ctx, req, c, tp)
 	}
+	if r := b.templateAsClass(c); r != nil {
+		return []bot.Reply{*r}
+	}
 	out, err := b.Svc.Request(ctx, qm.LeaseRequest{User: req.User, Who: c.Who, GPUs: c.GPUs, Class: c.Class, Duration: c.Duration,
 		Template: c.Template, Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key})
 	if err != nil && out == nil {
@@ -780,6 +783,45 @@ func (b *Bot) request(ctx context.Context, req bot.Request, c Command) []bot.Rep
 		return []bot.Reply{requestedAgain(out.Lease)}
 	}
 	return []bot.Reply{b.outcome(ctx, out, err)}
+}
+
+// templateAsClass refuses a request whose class is no class of the policy but a template's name
+// (request 1 JupyterLab for 2h): it says so, quoting the word as typed and naming the template as
+// the catalog writes it, with the request put right as the example (the class the template would
+// run on, then template NAME); nil when the class is not such a name.
+func (b *Bot) templateAsClass(c Command) *bot.Reply {
+	if c.Template != "" || c.Class == "" || b.Templates == nil {
+		return nil
+	}
+	if _, ok := b.pol().Class(c.Class); ok {
+		return nil
+	}
+	tp, err := b.Templates.Catalog.Get(c.Class)
+	if err != nil {
+		return nil
+	}
+	typed := c.Class
+	if c.classTyped != "" {
+		typed = c.classTyped
+	}
+	class := ""
+	if cs := b.Templates.candidates(tp, nil, c.GPUs); len(cs) > 0 {
+		class = cs[0].Class
+	} else if names := b.pol().ClassNames(); len(names) > 0 {
+		class = names[0]
+	}
+	ex := fmt.Sprintf("/gpu request %d %s", max(c.GPUs, 1), class)
+	if c.Duration > 0 {
+		ex += " for " + policy.FormatDuration(c.Duration)
+	}
+	ex += " template " + tp.Name
+	if c.Team != "" {
+		ex += " team " + c.Team
+	}
+	if c.DataClass != "" {
+		ex += " data " + c.DataClass
+	}
+	return &bot.Reply{Error: true, Ephemeral: true, Text: fmt.Sprintf("%s is a template, not a class; a request names a class, then template %s. Example: %s", policy.Quoted(typed, 40), tp.Name, ex)}
 }
 
 // outcome describes what became of a request.

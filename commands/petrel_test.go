@@ -5,7 +5,10 @@ import (
 	"testing"
 
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/templates"
+	"github.com/acme/quartermaster/internal/workload"
 	"github.com/acme/quartermaster/reports/showback"
+	qmtemplates "github.com/acme/quartermaster/templates"
 )
 
 // petrelPolicy is a policy of its own names: Petrel Labs in Stockholm, billing in SEK; classes
@@ -86,5 +89,28 @@ func TestAGroupOfBudgetOwnersReadsAsAGroup(t *testing.T) {
 	}
 	if got := h.say("sven@petrel.example.se", "report bild-2"); !strings.Contains(got.Text, "Only platform admins and the budget owner of team bild-2 (greta@petrel.example.se) see its showback") {
 		t.Errorf("a refused showback answered %q", got.Text)
+	}
+}
+
+// A template's name typed where a request's class goes (JupyterLab) is refused saying it is a
+// template, quoting it as typed and naming the template as the catalog writes it, with the
+// request put right as the example: a class, then the template; the example works.
+func TestATemplateTypedAsAClassIsNamedAsTheCatalogWritesIt(t *testing.T) {
+	h := newHarnessOn(t, petrelPolicy)
+	cat, err := templates.Load(qmtemplates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	AddTemplates(h.bot, cat, workload.Settings{})
+	got := h.say("sven@petrel.example.se", "request 1 JupyterLab for 2h")
+	if !got.Error || !strings.Contains(got.Text, `"JupyterLab" is a template, not a class`) || !strings.Contains(got.Text, "template jupyterlab") {
+		t.Fatalf("/gpu request 1 JupyterLab for 2h answered %q", got.Text)
+	}
+	ex := exampleOf(t, got.Text)
+	if !strings.HasPrefix(ex, "request 1 a100-80g for 2h template jupyterlab") {
+		t.Errorf("the example is /gpu %s", ex)
+	}
+	if again := h.say("sven@petrel.example.se", ex); again.Error {
+		t.Errorf("the example answered %q", again.Text)
 	}
 }
