@@ -323,7 +323,8 @@ func namesEnd(verb string, args []string) int {
 }
 
 // accentedName finds the first word of a command's args, outside its free-text reason, that is
-// no name as typed but one with its accents left out, as the policy writes names (a to z): a
+// no name as typed but one with its accents left out, as the policy writes names (a to z), or
+// with a dash that looks like the hyphen written as the hyphen (bild‐2 for bild-2): a
 // team (équipe-vision, or team=Équipe-Vision, for team equipe-vision; @harakeke, written as a
 // mention, for team harakeke), a class (fér for fer) or
 // a data class after data (médical for medical); or a team's channel typed without the accents
@@ -342,7 +343,8 @@ func accentedName(verb string, args []string, classes, teams map[string]bool, ch
 		w = unquoted(w)
 		q := policy.Quoted(w, 40)
 		name, mention := policy.Mentioned(w)
-		folded := policy.FoldAccents(name)
+		// Accents left out, and a dash that looks like the hyphen (bild‐2, a100–80g) read as it.
+		folded := policy.FoldAccents(plainDashes.Replace(name))
 		if mention {
 			// @harakeke (a Slack user group, or a team written as a person is mentioned): a team
 			// named without the @, as team harakeke is.

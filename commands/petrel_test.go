@@ -114,3 +114,30 @@ func TestATemplateTypedAsAClassIsNamedAsTheCatalogWritesIt(t *testing.T) {
 		t.Errorf("the example answered %q", again.Text)
 	}
 }
+
+// A team or class typed with a dash that looks like the hyphen (bild‐2, a100–80g, as autocorrect
+// or a copied message writes them) is refused naming the name meant, with the command written
+// with it as the example, which works, as a name typed with accents is.
+func TestANameTypedWithALookAlikeDashNamesTheNameMeant(t *testing.T) {
+	h := newHarnessOn(t, petrelPolicy)
+	for _, tc := range []struct{ who, ask, says, example string }{
+		{"nils@petrel.example.se", "request 1 a100-80g for 1h team bild\u20102", `"bild` + "\u2010" + `2" is not a team name; did you mean bild-2?`, "request 1 a100-80g for 1h team bild-2"},
+		{"sven@petrel.example.se", "request 1 a100\u201380g for 1h", `"a100` + "\u2013" + `80g" is not a class name; did you mean a100-80g?`, "request 1 a100-80g for 1h"},
+		{"sven@petrel.example.se", "quota lj\u200dud", "", ""},
+	} {
+		got := h.say(tc.who, tc.ask)
+		if tc.says == "" {
+			if got.Error {
+				t.Errorf("/gpu %s answered %q", tc.ask, got.Text)
+			}
+			continue
+		}
+		if !got.Error || !strings.Contains(got.Text, tc.says) || exampleOf(t, got.Text) != tc.example {
+			t.Errorf("/gpu %s answered %q; want %q and the example /gpu %s", tc.ask, got.Text, tc.says, tc.example)
+			continue
+		}
+		if again := h.say(tc.who, tc.example); again.Error {
+			t.Errorf("/gpu %s: the example answered %q", tc.ask, again.Text)
+		}
+	}
+}
