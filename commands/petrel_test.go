@@ -141,3 +141,25 @@ func TestANameTypedWithALookAlikeDashNamesTheNameMeant(t *testing.T) {
 		}
 	}
 }
+
+// gpus= of /gpu submit written with other digits (gpus=٢) is put right as other numbers are: the
+// refusal names it in 0-9 and its example is the job with gpus=2, which works.
+func TestSubmitGPUsWithOtherDigitsArePutRight(t *testing.T) {
+	h := newHarnessOn(t, petrelPolicy)
+	cat, err := templates.Load(qmtemplates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	AddTemplates(h.bot, cat, workload.Settings{})
+	got := h.say("sven@petrel.example.se", "submit jupyterlab gpus=\u0662")
+	if !got.Error || !strings.Contains(got.Text, "digits other than 0-9") || !strings.Contains(got.Text, ": gpus=2.") {
+		t.Fatalf("/gpu submit jupyterlab gpus=٢ answered %q", got.Text)
+	}
+	ex := exampleOf(t, got.Text)
+	if !strings.HasSuffix(ex, " gpus=2") {
+		t.Errorf("the example is /gpu %s", ex)
+	}
+	if again := h.say("sven@petrel.example.se", ex); again.Error || !strings.Contains(again.Text, "2 × a100-80g") {
+		t.Errorf("the example answered %q", again.Text)
+	}
+}

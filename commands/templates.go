@@ -732,6 +732,12 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 			return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(tp.Example()+" data "+dc,
 				"%s is no parameter of %s; a job names its data class as a request does, with data %s.", policy.Quoted(truncate(a, 40), 50), tp.Name, dc))}
 		case k == "gpus":
+			if slip, n := policy.NumberSlip(v); slip != "" && n >= 1 && n <= qm.MaxRequestGPUs {
+				// gpus=٢: the number meant, in 0-9, with the job asking for it as the example.
+				meant := "gpus=" + strconv.Itoa(n)
+				return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(withoutGPUs(t.Bot.pol(), tp, c.Params)+" "+meant,
+					"%s", policy.OtherDigitsNumberWords(truncate(a, 40), meant)))}
+			}
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > qm.MaxRequestGPUs {
 				return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(withoutGPUs(t.Bot.pol(), tp, c.Params), "gpus=%s is not a number of GPUs.", truncate(v, 20)))}
