@@ -1436,6 +1436,17 @@ func parseEstimate(c Command, args []string) (Command, error) {
 	if len(rest) == 0 {
 		return c, bad("estimate", "/gpu estimate needs a number of GPUs, a class and a duration.")
 	}
+	// A request's words after the duration (team T, data C, template T), as a request copied into
+	// an estimate has them: refused once the rest is read, named as typed, and left out of the
+	// example.
+	var requestWords *qm.Error
+	for i := 1; i < len(rest); i++ {
+		switch strings.ToLower(rest[i]) {
+		case "team", "data", "template":
+			requestWords = bad("estimate", "%s is not part of an estimate, which takes a number of GPUs, a class, a duration and exclusive; leave it out.", policy.Quoted(strings.Join(rest[i:], " "), 60))
+			rest = rest[:i]
+		}
+	}
 	d, err := durationOf(rest)
 	if err != nil {
 		c.Duration = slipDuration(strings.Join(rest, " "))
@@ -1447,6 +1458,9 @@ func parseEstimate(c Command, args []string) (Command, error) {
 	}
 	if notClass != nil {
 		return c, notClass
+	}
+	if requestWords != nil {
+		return c, requestWords
 	}
 	return c, nil
 }

@@ -163,3 +163,24 @@ func TestSubmitGPUsWithOtherDigitsArePutRight(t *testing.T) {
 		t.Errorf("the example answered %q", again.Text)
 	}
 }
+
+// A request's words copied into /gpu estimate (team T, data C, template T after the duration) are
+// refused as not part of an estimate, named as typed, with the estimate without them as the
+// example, which works; not as a duration that "1h team ljud" is not.
+func TestRequestWordsInAnEstimateAreNamed(t *testing.T) {
+	h := newHarnessOn(t, petrelPolicy)
+	for _, ask := range []string{"estimate 1 mi300x 1h team ljud", "estimate 1 mi300x for 1h data open", "estimate 1 mi300x 1h team ljud exclusive"} {
+		got := h.say("sven@petrel.example.se", ask)
+		if !got.Error || strings.Contains(got.Text, "is not a duration") || !strings.Contains(got.Text, "is not part of an estimate") {
+			t.Errorf("/gpu %s answered %q", ask, got.Text)
+			continue
+		}
+		ex := exampleOf(t, got.Text)
+		if !strings.HasPrefix(ex, "estimate 1 mi300x 1h") || strings.Contains(ex, "team") || strings.Contains(ex, "data") {
+			t.Errorf("/gpu %s: the example is /gpu %s", ask, ex)
+		}
+		if again := h.say("sven@petrel.example.se", ex); again.Error {
+			t.Errorf("/gpu %s: the example answered %q", ask, again.Text)
+		}
+	}
+}
