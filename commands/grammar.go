@@ -973,6 +973,10 @@ func numberLike(s string) bool {
 }
 
 func looksNumeric(s string) bool {
+	// A digit first: ParseFloat also reads inf, infinity and nan, which may be a class's name.
+	if !strings.ContainsAny(s, "0123456789") {
+		return false
+	}
 	_, err := strconv.ParseFloat(s, 64)
 	return err == nil
 }

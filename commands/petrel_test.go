@@ -184,3 +184,17 @@ func TestRequestWordsInAnEstimateAreNamed(t *testing.T) {
 		}
 	}
 }
+
+// A class named by a word that Go reads as a number (inf, nan, infinity) is a class like any
+// other: requested by name, it is not refused as a number out of place, nor replaced in the
+// example by another class.
+func TestAClassNamedLikeANumberIsRequestedByName(t *testing.T) {
+	for _, name := range []string{"inf", "nan", "infinity"} {
+		h := newHarnessOn(t, policyVariant(t, petrelPolicy, "name: mi300x", "name: "+name, "mi300x: 16", name+": 16", "mi300x: 8", name+": 8", "mi300x: 8", name+": 8", "class: mi300x", "class: "+name))
+		for _, ask := range []string{"request 1 " + name + " for 1h", "request 1 " + strings.ToUpper(name) + " for 1h", "estimate 1 " + name + " 1h"} {
+			if got := h.say("sven@petrel.example.se", ask); got.Error || !strings.Contains(got.Text, "1 × "+name) {
+				t.Errorf("/gpu %s answered %q", ask, got.Text)
+			}
+		}
+	}
+}
