@@ -1411,6 +1411,16 @@ func durationUnits(s string) (largest, smallest time.Duration) {
 }
 
 func parseEstimate(c Command, args []string) (Command, error) {
+	if len(args) >= 2 && c.classes[policy.NameKey(unquoted(args[0]))] {
+		// The class first, without the number of GPUs (as a request may leave it out): read
+		// again as 1 GPU, so that the example is the estimate as meant; a mistake elsewhere is
+		// refused as that mistake.
+		fixed, err := parseEstimate(c, append([]string{"1"}, args...))
+		if err != nil {
+			return fixed, err
+		}
+		return fixed, bad("estimate", "/gpu estimate names the number of GPUs before the class, like 1 %s.", fixed.Class)
+	}
 	if len(args) < 3 || len(args) == 3 && strings.EqualFold(args[2], "for") {
 		return c, bad("estimate", "/gpu estimate needs a number of GPUs, a class and a duration.")
 	}

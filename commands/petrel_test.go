@@ -198,3 +198,20 @@ func TestAClassNamedLikeANumberIsRequestedByName(t *testing.T) {
 		}
 	}
 }
+
+// /gpu estimate without its number of GPUs (estimate mi300x 2h, as a request may leave it out)
+// is refused saying the number goes first, with the estimate of 1 GPU of that class for that time
+// as the example, which works; not with another class and another time.
+func TestAnEstimateWithoutItsCountKeepsItsClassAndTime(t *testing.T) {
+	h := newHarnessOn(t, petrelPolicy)
+	for ask, example := range map[string]string{"estimate mi300x 2h": "estimate 1 mi300x 2h", "estimate mi300x for 3d exclusive": "estimate 1 mi300x 3d exclusive"} {
+		got := h.say("sven@petrel.example.se", ask)
+		if !got.Error || exampleOf(t, got.Text) != example {
+			t.Errorf("/gpu %s answered %q; want the example /gpu %s", ask, got.Text, example)
+			continue
+		}
+		if again := h.say("sven@petrel.example.se", example); again.Error {
+			t.Errorf("the example /gpu %s answered %q", example, again.Text)
+		}
+	}
+}
