@@ -164,3 +164,26 @@ func TestAUserGroupMentionIsNoTeamInSlack(t *testing.T) {
 		t.Errorf("the example answered %q", got.Text)
 	}
 }
+
+// A reply whose code block (a template's Slurm script or Kubernetes manifest) is longer than one
+// section is cut into sections that each close the code block they open and reopen it where the
+// next one goes on, so no section shows a stray ``` and what follows a cut stays code (its "- "
+// lines no list).
+func TestALongCodeBlockIsCutIntoWholeCodeBlocks(t *testing.T) {
+	e := newPetrelEnv(t)
+	got := e.ask("USVEN", "template jupyterlab")
+	var texts []string
+	for _, s := range shownTexts(got)[1:] {
+		if strings.Contains(s, "```") || strings.Contains(s, "apiVersion") || strings.Contains(s, "#SBATCH") {
+			texts = append(texts, s)
+		}
+	}
+	if len(texts) < 3 {
+		t.Fatalf("the template's script and manifest came in %d sections", len(texts))
+	}
+	for i, s := range texts {
+		if strings.Count(s, "```")%2 != 0 {
+			t.Errorf("section %d opens or closes a code block it does not close or open: %.60q … %.60q", i, s, s[max(len(s)-60, 0):])
+		}
+	}
+}

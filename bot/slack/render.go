@@ -265,10 +265,16 @@ func safe(s string, n int) string { return clip(escape(s), n) }
 // begins a line of its own in Slack, so a cut at a space never leaves the next piece beginning
 // with what changes meaning at a line's start (a > or &gt;, a quote; •, - or * and a space, or
 // 1., a list); and no cut falls inside an escape (&amp;), a mention (<@U…>) or a link (<…|…>).
+// A cut inside a code block (```…```) closes it at the end of the piece and opens it again at the
+// start of the next, which keeps the indentation of its first line.
 func split(s string, n int) []string {
 	var out []string
+	room := n // what a piece holds besides the fences a cut in a code block adds
+	if n > 16 {
+		room = n - len("\n```")*2
+	}
 	for utf8.RuneCountInString(s) > n {
-		head := string([]rune(s)[:n])
+		head := string([]rune(s)[:room])
 		cut := strings.LastIndex(head, "\n")
 		if cut < len(head)/2 || !cuttable(s, cut) {
 			cut = -1
@@ -294,6 +300,15 @@ func split(s string, n int) []string {
 			if cut <= 0 {
 				cut = len(head)
 			}
+		}
+		if strings.Count(s[:cut], "```")%2 == 1 {
+			out = append(out, strings.TrimRight(s[:cut], " \n")+"\n```")
+			rest := s[cut:]
+			if strings.HasPrefix(rest, "\n") || strings.HasPrefix(rest, " ") {
+				rest = rest[1:]
+			}
+			s = "```\n" + rest
+			continue
 		}
 		out = append(out, strings.TrimRight(s[:cut], " \n"))
 		s = strings.TrimLeft(s[cut:], " \n")
