@@ -298,9 +298,9 @@ func groupNotTeam(verb string, args []string, teams map[string]bool) (int, strin
 			near = teamInHandle(key, names)
 		}
 		if near != "" {
-			return i, near, fmt.Sprintf("%s is a user group, not a team; did you mean team %s?", q, near)
+			return i, near, fmt.Sprintf("%s names a user group or a person, not a team; did you mean team %s?", q, near)
 		}
-		return i, "", fmt.Sprintf("%s is a user group, not a team; a team is named without the @, as the policy writes it: %s.", q, policy.FewNames(name, names))
+		return i, "", fmt.Sprintf("%s names a user group or a person, not a team; a team is named without the @, as the policy writes it: %s.", q, policy.FewNames(name, names))
 	}
 	return 0, "", ""
 }

@@ -34,7 +34,7 @@ func TestATeamWrittenAsAMentionIsNamedWithoutTheAt(t *testing.T) {
 		h.advance(2 * time.Hour)
 	}
 	// A mention of no team is still no team: a user group, not a team, with how teams are named.
-	if r := h.say("awa@baobab.example", "/gpu quota @eclair"); !r.Error || !strings.Contains(r.Text, `"@eclair" is a user group, not a team;`) || strings.Contains(r.Text, "did you mean") {
+	if r := h.say("awa@baobab.example", "/gpu quota @eclair"); !r.Error || !strings.Contains(r.Text, `"@eclair" names a user group or a person, not a team;`) || strings.Contains(r.Text, "did you mean") {
 		t.Errorf("/gpu quota @eclair: %q", r.Text)
 	}
 }

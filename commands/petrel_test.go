@@ -31,10 +31,10 @@ func exampleOf(t *testing.T, text string) string {
 func TestAUserGroupWhereATeamGoesIsRefusedWithTheTeamMeant(t *testing.T) {
 	h := newHarnessOn(t, petrelPolicy)
 	for _, tc := range []struct{ who, ask, says, example string }{
-		{"nils@petrel.example.se", "request 1 a100-80g for 1h team @bild2", `"@bild2" is a user group, not a team; did you mean team bild-2?`, "request 1 a100-80g for 1h team bild-2"},
-		{"sven@petrel.example.se", "request 1 a100-80g for 1h team @ljud-team", `"@ljud-team" is a user group, not a team; did you mean team ljud?`, "request 1 a100-80g for 1h team ljud"},
-		{"sven@petrel.example.se", "request 1 a100-80g for 1h team @leads", `"@leads" is a user group, not a team; a team is named without the @, as the policy writes it: `, "request 1 a100-80g for 1h"},
-		{"sven@petrel.example.se", "quota @leads", `"@leads" is a user group, not a team;`, "quota"},
+		{"nils@petrel.example.se", "request 1 a100-80g for 1h team @bild2", `"@bild2" names a user group or a person, not a team; did you mean team bild-2?`, "request 1 a100-80g for 1h team bild-2"},
+		{"sven@petrel.example.se", "request 1 a100-80g for 1h team @ljud-team", `"@ljud-team" names a user group or a person, not a team; did you mean team ljud?`, "request 1 a100-80g for 1h team ljud"},
+		{"sven@petrel.example.se", "request 1 a100-80g for 1h team @leads", `"@leads" names a user group or a person, not a team; a team is named without the @, as the policy writes it: `, "request 1 a100-80g for 1h"},
+		{"sven@petrel.example.se", "quota @leads", `"@leads" names a user group or a person, not a team;`, "quota"},
 	} {
 		got := h.say(tc.who, tc.ask)
 		if !strings.Contains(got.Text, tc.says) || exampleOf(t, got.Text) != tc.example {
@@ -213,5 +213,18 @@ func TestAnEstimateWithoutItsCountKeepsItsClassAndTime(t *testing.T) {
 		if again := h.say("sven@petrel.example.se", example); again.Error {
 			t.Errorf("the example /gpu %s answered %q", example, again.Text)
 		}
+	}
+}
+
+// A person's mention where a team goes (@astrid, as Slack sends <@U…|astrid>) is not called a user
+// group alone: the refusal says a user group or a person is not a team, and the example works.
+func TestAPersonMentionedWhereATeamGoesIsNotCalledAGroupAlone(t *testing.T) {
+	h := newHarnessOn(t, petrelPolicy)
+	got := h.say("sven@petrel.example.se", "request 1 a100-80g for 1h team @astrid")
+	if !strings.Contains(got.Text, `"@astrid" names a user group or a person, not a team;`) {
+		t.Fatalf("/gpu request … team @astrid answered %q", got.Text)
+	}
+	if again := h.say("sven@petrel.example.se", exampleOf(t, got.Text)); again.Error {
+		t.Errorf("the example answered %q", again.Text)
 	}
 }

@@ -157,7 +157,7 @@ func TestALongReplyIsNeverCutBeforeAQuoteOrInsideAnEscape(t *testing.T) {
 func TestAUserGroupMentionIsNoTeamInSlack(t *testing.T) {
 	e := newPetrelEnv(t)
 	got := e.sent("USVEN", "request 1 a100-80g for 1h team <!subteam^S0LEADS|@leads>")
-	if !strings.Contains(got, `"@leads" is a user group, not a team;`) || !strings.HasSuffix(got, "Example: /gpu request 1 a100-80g for 1h") {
+	if !strings.Contains(got, `"@leads" names a user group or a person, not a team;`) || !strings.HasSuffix(got, "Example: /gpu request 1 a100-80g for 1h") {
 		t.Fatalf("the mention answered %q", got)
 	}
 	if got := e.ask("USVEN", "request 1 a100-80g for 1h"); !strings.Contains(got.Text, "is active") {
