@@ -998,7 +998,11 @@ func parseCount(verb, s string) (int, *qm.Error) {
 	if err != nil && policy.OtherDigits(s) {
 		// The number meant, where it is clear, for the example.
 		meant := in09(s)
-		m, _ := strconv.Atoi(meant)
+		m, aerr := strconv.Atoi(meant)
+		if meant != "" && (m > qm.MaxRequestGPUs || errors.Is(aerr, strconv.ErrRange)) {
+			// Too many as well: one refusal says both, and names what works typed back.
+			return qm.MaxRequestGPUs, bad(verb, "%s is written with digits other than 0-9, and %s GPUs is more than any request can hold; write at most %d, with the digits 0-9.", policy.Quoted(s, 40), truncate(strings.TrimLeft(meant, "0"), 40), qm.MaxRequestGPUs)
+		}
 		return max(m, 0), otherDigits(verb, s, meant, "2")
 	}
 	if errors.Is(err, strconv.ErrRange) {

@@ -228,3 +228,20 @@ func TestAPersonMentionedWhereATeamGoesIsNotCalledAGroupAlone(t *testing.T) {
 		t.Errorf("the example answered %q", again.Text)
 	}
 }
+
+// A number of GPUs written with other digits and more than any request can hold (request ٥٠٠٠
+// a100-80g) is put right in one refusal: the sentence does not tell the person to write 5000,
+// which would be refused again, but names the limit; the example works.
+func TestOtherDigitsBeyondAnyRequestArePutRightInOneRefusal(t *testing.T) {
+	h := newHarnessOn(t, petrelPolicy)
+	for _, ask := range []string{"request ٥٠٠٠ a100-80g for 1h", "estimate ٥٠٠٠ a100-80g 1h"} {
+		got := h.say("sven@petrel.example.se", ask)
+		if !got.Error || strings.Contains(got.Text, "0-9: 5000") || !strings.Contains(got.Text, "at most 4096") {
+			t.Errorf("/gpu %s answered %q", ask, got.Text)
+			continue
+		}
+		if again := h.say("sven@petrel.example.se", exampleOf(t, got.Text)); again.Error {
+			t.Errorf("/gpu %s: the example answered %q", ask, again.Text)
+		}
+	}
+}
