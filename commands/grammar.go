@@ -1598,8 +1598,16 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		}
 		d, err := durationOf(tail)
 		if err != nil {
-			c.Duration = slipDuration(strings.Join(tail, " "))
-			return c, durationProblem(c.Verb, strings.Join(tail, " "), err, "2w")
+			typed := strings.Join(tail, " ")
+			c.Duration = slipDuration(typed)
+			if c.Duration > qm.MaxQuotaIncrease && policy.OtherDigits(typed) {
+				// Longer than an increase lasts as well: one refusal says both, and the
+				// example asks for the longest.
+				meant := c.Duration
+				c.Duration = qm.MaxQuotaIncrease
+				return c, bad(c.Verb, "%s is written with digits other than 0-9, and %s is longer than a quota increase lasts; write at most %s, with the digits 0-9.", policy.Quoted(typed, 40), policy.FormatDuration(meant), policy.FormatDuration(qm.MaxQuotaIncrease))
+			}
+			return c, durationProblem(c.Verb, typed, err, "2w")
 		}
 		c.Duration = d
 	}

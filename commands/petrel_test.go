@@ -245,3 +245,21 @@ func TestOtherDigitsBeyondAnyRequestArePutRightInOneRefusal(t *testing.T) {
 		}
 	}
 }
+
+// A quota increase's duration written with other digits and longer than any increase lasts
+// (for ٩٩w) is put right in one refusal: the sentence names the longest, not 693d, which would be
+// refused again, and the example asks for it and works.
+func TestAQuotaDurationInOtherDigitsBeyondTheLimitIsPutRightInOneRefusal(t *testing.T) {
+	h := newHarnessOn(t, petrelPolicy)
+	got := h.say("sven@petrel.example.se", "quota request +5 a100-80g for ٩٩w because film")
+	if !got.Error || strings.Contains(got.Text, "0-9: 693d") || !strings.Contains(got.Text, "at most 90d") {
+		t.Fatalf("the refusal answered %q", got.Text)
+	}
+	ex := exampleOf(t, got.Text)
+	if !strings.Contains(ex, " for 90d ") {
+		t.Errorf("the example is /gpu %s", ex)
+	}
+	if again := h.say("sven@petrel.example.se", ex); again.Error {
+		t.Errorf("the example answered %q", again.Text)
+	}
+}

@@ -117,7 +117,7 @@ func (b *Bot) typedExample(ctx context.Context, ex string) string {
 		parts = []string{"/gpu estimate", fmt.Sprint(gpus), cl.Name, policy.FormatDuration(d)}
 	case "quota-request":
 		parts = []string{"/gpu quota request", fmt.Sprintf("+%d", max(1, c.GPUs)), cl.Name}
-		if c.Duration >= time.Minute && c.Duration <= qm.MaxRequestDuration {
+		if c.Duration >= time.Hour && c.Duration <= qm.MaxQuotaIncrease { // what an increase may last
 			parts = append(parts, "for", policy.FormatDuration(c.Duration))
 		}
 		if team != "" {

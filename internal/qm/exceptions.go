@@ -13,6 +13,9 @@ import (
 // DefaultQuotaIncrease is how long an approved quota increase lasts when the request names no duration.
 const DefaultQuotaIncrease = 7 * 24 * time.Hour
 
+// MaxQuotaIncrease is the longest a quota increase may last.
+const MaxQuotaIncrease = 90 * 24 * time.Hour
+
 // QuotaRule is the name shown for quota increase requests, which always go to a budget owner.
 const QuotaRule = "quota-increase"
 
@@ -72,7 +75,7 @@ func (s *Service) QuotaIncrease(ctx context.Context, user, team, class string, n
 	if d == 0 {
 		d = DefaultQuotaIncrease
 	}
-	if d < time.Hour || d > 90*24*time.Hour {
+	if d < time.Hour || d > MaxQuotaIncrease {
 		return nil, Errorf(EINVALID, "a quota increase lasts between 1 hour and 90 days, not %s.", policy.FormatDuration(d))
 	}
 	if n < 1 || n > MaxRequestGPUs {
