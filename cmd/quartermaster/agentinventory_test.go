@@ -23,6 +23,7 @@ import (
 // quartermaster_agent_inventory_mismatch{node="l40s-01"} 1, while h100-01's agent on a DGX H100
 // (8 × H100, class train's sku H100-SXM5) matches: 0. Its reports are taken all the same.
 func TestAnAgentOnAnotherMachineThanItsNodeIsShownToOperators(t *testing.T) {
+	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
 	tokens := map[string]string{}
 	for _, node := range []string{"l40s-01", "h100-01", "l40s-02"} {

@@ -22,6 +22,7 @@ func runQM(args ...string) (code int, stdout, stderr string) {
 
 // agent-token creates, lists and revokes node tokens; serve takes reports under a valid token only.
 func TestAgentTokensAndServeIngest(t *testing.T) {
+	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
 	code, token, stderr := runQM("agent-token", "create", "gpu-01", "--db", db)
 	token = strings.TrimSpace(token)
@@ -78,6 +79,7 @@ func TestAgentTokensAndServeIngest(t *testing.T) {
 // agent-token takes a Kubernetes node's name (a DNS subdomain) of up to 253 characters, and
 // refuses a longer one in one sentence that says why, with an example.
 func TestAgentTokenForALongKubernetesNodeName(t *testing.T) {
+	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
 	name := strings.Join([]string{"gke-research-gpu-pool-a100-8bc1d2e3-x7k2", strings.Repeat("a", 63), strings.Repeat("b", 63), strings.Repeat("c", 63)}, ".")
 	name += "." + strings.Repeat("z", 253-len(name)-1)
@@ -101,6 +103,7 @@ func TestAgentTokenForALongKubernetesNodeName(t *testing.T) {
 // logs and the idle path go by, however far off the node's clock is, and says how far off that
 // was when it came in, as the agent's quartermaster_agent_clock_skew_seconds does.
 func TestAgentTokenListShowsTheLastReportOnTheServicesClock(t *testing.T) {
+	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
 	tokens := map[string]string{}
 	for _, node := range []string{"gpu-01", "gpu-02", "gpu-03"} {

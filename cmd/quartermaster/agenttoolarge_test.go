@@ -22,6 +22,7 @@ import (
 // are each answered 413 with the same sentence and counted as too_large in
 // quartermaster_agent_reports_total; the agent sends none of them, and says so once in its log.
 func TestAgentReportsTooLargeAreCountedWhateverTheirSize(t *testing.T) {
+	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
 	code, token, stderr := runQM("agent-token", "create", "gpu-01", "--db", db)
 	token = strings.TrimSpace(token)

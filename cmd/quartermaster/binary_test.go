@@ -1,9 +1,12 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -34,7 +37,16 @@ func quartermasterBinary(t *testing.T) string {
 	return built.path
 }
 
+// TestMain runs four parallel tests a core unless -test.parallel says otherwise (the default is one
+// a core): most of this package's tests wait on the servers, processes, retries and timeouts they
+// start rather than on the CPU, so with one a core the cores mostly idle.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
 	code := m.Run()
 	if built.dir != "" {
 		_ = os.RemoveAll(built.dir)

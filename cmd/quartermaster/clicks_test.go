@@ -62,6 +62,7 @@ func (e *discordEnv) pressTogether(user string, m discordtest.Message, b discord
 // answer names the lease the first press made. So for Request 1 CLASS of /gpu catalog, Request
 // it of /gpu estimate and Request again of an expiry notice.
 func TestDiscordPressingARequestButtonTwiceMakesOneLease(t *testing.T) {
+	t.Parallel()
 	for _, db := range databases {
 		t.Run(db.name, func(t *testing.T) {
 			e := newDiscordEnv(t, db.url(t))
@@ -119,6 +120,7 @@ func TestDiscordPressingARequestButtonTwiceMakesOneLease(t *testing.T) {
 // On Discord, Extend 1h extends once per message: pressed twice, or again after a restart, it
 // extends by one hour; the Extend button of a newer message (/gpu status) extends again.
 func TestDiscordPressingExtendTwiceExtendsOnce(t *testing.T) {
+	t.Parallel()
 	for _, db := range databases {
 		t.Run(db.name, func(t *testing.T) {
 			e := newDiscordEnv(t, db.url(t))

@@ -357,6 +357,7 @@ func documented(t *testing.T) (env, flags map[string]bool) {
 // config.Secret (NAME and NAME_FILE), env helpers, and flag definitions, so a variable added
 // anywhere in the module later fails this test until it is documented.
 func TestConfigurationDocumentsEverySetting(t *testing.T) {
+	t.Parallel()
 	env, flags := documented(t)
 	code := scanCode(t)
 	for _, p := range code.problems {
@@ -392,6 +393,7 @@ var secretRE = regexp.MustCompile(`(TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|DAT
 // TestSecretsComeFromFilesToo: every secret the service reads (a token, a secret, a password, a
 // database URL) is read through config.Secret, so NAME_FILE works for it, and both are documented.
 func TestSecretsComeFromFilesToo(t *testing.T) {
+	t.Parallel()
 	code := scanCode(t)
 	viaSecret := map[string]bool{}
 	for _, s := range code.env {
@@ -416,6 +418,7 @@ func TestSecretsComeFromFilesToo(t *testing.T) {
 // TestScannerSeesIndirectReads: the scanner resolves a constant, a concatenation and a loop over
 // literals, so the table cannot be dodged by writing a read another way.
 func TestScannerSeesIndirectReads(t *testing.T) {
+	t.Parallel()
 	src := `package x
 import ("os"; "flag")
 const tokenEnv = "QM_X_TOKEN"
@@ -466,6 +469,7 @@ func TestAMistypedSettingIsRefused(t *testing.T) {
 // The variables a workspace's job is given (QM_LEASE, QM_NNODES, …) are not taken for mistyped
 // settings, so quartermaster runs inside a job as anywhere else.
 func TestAWorkspacesVariablesAreNoMistypedSettings(t *testing.T) {
+	t.Parallel()
 	exported := regexp.MustCompile(`\b(?:export |name: )(QM_[A-Z0-9_]+)|\b(QM_[A-Z0-9_]+)=`)
 	seen := 0
 	for _, dir := range []string{"templates"} {

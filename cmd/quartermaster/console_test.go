@@ -34,13 +34,14 @@ func runConsoleScript(t *testing.T, script string, extra ...string) []message {
 }
 
 // runConsoleAt runs a console script on the database in dir, the simulated clock starting at clock.
+// What QM_DATA_DIR=dir would give (the SQLite file and the reports in dir, the embedded policy) is
+// passed as flags, which extra may override, rather than set in the environment, so that the tests
+// that use it may run in parallel.
 func runConsoleAt(t *testing.T, dir, clock, script string, extra ...string) []message {
 	t.Helper()
-	t.Setenv("QM_DATA_DIR", dir)
-	t.Setenv("QM_POLICY", "")
-	t.Setenv("QM_DATABASE_URL", "")
 	var out, errb bytes.Buffer
-	args := append([]string{"console", "--json", "--clock", clock}, extra...)
+	args := append([]string{"console", "--json", "--clock", clock, "--policy=",
+		"--db", "sqlite:" + filepath.Join(dir, "quartermaster.db"), "--reports", filepath.Join(dir, "reports")}, extra...)
 	if code := run(context.Background(), args, strings.NewReader(script), &out, &errb); code != 0 {
 		t.Fatalf("console exited %d: %s", code, errb.String())
 	}
@@ -58,6 +59,7 @@ func runConsoleAt(t *testing.T, dir, clock, script string, extra ...string) []me
 // The quick start of README.md: a request on the embedded default is granted, alice is warned
 // 15 minutes before it ends, and three hours later she hears that it expired.
 func TestConsoleQuickStart(t *testing.T) {
+	t.Parallel()
 	msgs := runConsoleScript(t, "alice@acme.example: /gpu request 1 interactive 2h\n:advance 3h\n")
 	if len(msgs) != 3 {
 		t.Fatalf("want a grant, a warning and an expiry, got %+v", msgs)
@@ -81,6 +83,7 @@ func TestConsoleQuickStart(t *testing.T) {
 }
 
 func TestConsoleRefusesStrangersAndBadLines(t *testing.T) {
+	t.Parallel()
 	msgs := runConsoleScript(t, "mallory@evil.example: /gpu request 1 interactive\nthis is not a command\n:advance soon\n:util L-9 50\n")
 	if len(msgs) != 4 {
 		t.Fatalf("got %+v", msgs)
@@ -96,6 +99,7 @@ func TestConsoleRefusesStrangersAndBadLines(t *testing.T) {
 }
 
 func TestConsoleStateSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "qm.db")
 	run1 := runConsoleScript(t, "alice@acme.example: /gpu request 1 interactive 8h\n", "--db", db)
@@ -109,6 +113,7 @@ func TestConsoleStateSurvivesRestart(t *testing.T) {
 }
 
 func TestPolicyCheck(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	if code := run(context.Background(), []string{"policy", "check", "../../docs/quartermaster.example.yaml"}, nil, &out, &errb); code != 0 {
 		t.Fatalf("example policy rejected: %s", errb.String())
@@ -139,6 +144,7 @@ func TestPolicyCheck(t *testing.T) {
 // catalog carry the wait predictor's figures: the next expiry, and the queue ahead served first.
 // Before the cluster fills, no wait is expected and the bound is the shortest given, a minute.
 func TestConsoleQueuedWaitPrediction(t *testing.T) {
+	t.Parallel()
 	msgs := runConsoleScript(t, `maya@acme.example: /gpu estimate 1 train 1h
 alice@acme.example: /gpu request 8 train 2h
 bob@acme.example: /gpu request 8 train 4h
@@ -166,6 +172,7 @@ maya@acme.example: /gpu estimate 1 train 1h
 // a request for the whole class is expected to wait for the rest of her usual hour, not of her 4h.
 // The waits of her five requests are in the database for the predictor to read back.
 func TestConsoleWaitsAfterRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var script strings.Builder
 	for i := 1; i <= 4; i++ {
@@ -196,6 +203,7 @@ func TestConsoleWaitsAfterRestart(t *testing.T) {
 // those that queued. After 35 rounds in which two requests start at once and a third waits an
 // hour, a queued request is expected to wait about an hour and one on a free cluster not at all.
 func TestConsoleWaitsLearnImmediateStarts(t *testing.T) {
+	t.Parallel()
 	var script strings.Builder
 	for range 35 {
 		script.WriteString("alice@acme.example: /gpu request 8 train 1h\nbob@acme.example: /gpu request 8 train 1h\n" +
@@ -220,6 +228,7 @@ func TestConsoleWaitsLearnImmediateStarts(t *testing.T) {
 // TestConsoleIdleReclaim: `:util` makes a workspace idle; after idle_timeout the owner is warned
 // with Keep/Release, and after idle_grace the lease is reclaimed.
 func TestConsoleIdleReclaim(t *testing.T) {
+	t.Parallel()
 	msgs := runConsoleScript(t, "alice@acme.example: /gpu request 1 interactive 4h\n:util L-1 0\n:advance 45m\n")
 	if len(msgs) != 3 {
 		t.Fatalf("got %+v", msgs)
@@ -235,6 +244,7 @@ func TestConsoleIdleReclaim(t *testing.T) {
 // On another policy the console's examples name its own people and classes, and the example it
 // gives for a bad line works as given.
 func TestConsoleExamplesComeFromThePolicy(t *testing.T) {
+	t.Parallel()
 	orbit := writeOrbit(t)
 	msgs := runConsoleScript(t, "this is not a command\n:as\n", "--policy", orbit)
 	if len(msgs) != 2 {
@@ -259,6 +269,8 @@ func TestConsoleClockCannotGoBack(t *testing.T) {
 	dir := t.TempDir()
 	runConsoleAt(t, dir, "2026-11-30T16:00:00Z", "alice@acme.example: /gpu request 1 interactive for 30m\n:advance 10m\n")
 	t.Setenv("QM_DATA_DIR", dir)
+	t.Setenv("QM_POLICY", "")
+	t.Setenv("QM_DATABASE_URL", "")
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"console", "--clock", "2026-11-30T12:00:00Z"}, strings.NewReader("alice@acme.example: /gpu list\n"), &out, &errb)
 	want := "--clock 2026-11-30T12:00:00Z is before the last change the database records (2026-11-30T16:00:00Z), and the simulated clock cannot go back; example: --clock 2026-11-30T16:00:00Z"
@@ -279,6 +291,8 @@ func TestConsoleClockRefusalKeepsTheOffsetTyped(t *testing.T) {
 	dir := t.TempDir()
 	runConsoleAt(t, dir, "2026-11-30T16:00:00Z", "alice@acme.example: /gpu request 1 interactive for 30m\n:advance 10m\n")
 	t.Setenv("QM_DATA_DIR", dir)
+	t.Setenv("QM_POLICY", "")
+	t.Setenv("QM_DATABASE_URL", "")
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"console", "--clock", "2026-11-30T17:00:00+05:30"}, strings.NewReader("alice@acme.example: /gpu list\n"), &out, &errb)
 	want := "--clock 2026-11-30T17:00:00+05:30 is before the last change the database records (2026-11-30T21:30:00+05:30), and the simulated clock cannot go back; example: --clock 2026-11-30T21:30:00+05:30"
@@ -293,6 +307,7 @@ func TestConsoleClockRefusalKeepsTheOffsetTyped(t *testing.T) {
 // A policy path that names no file, or a directory, is refused in one sentence that names the
 // path, says what is wrong and shows a path that works, by every command that reads a policy.
 func TestAMissingPolicyFileIsExplained(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "quartermaster.yaml")
 	for _, c := range []struct {
@@ -315,6 +330,7 @@ func TestAMissingPolicyFileIsExplained(t *testing.T) {
 // :now tells the simulated time in the policy's time zone, the one every message uses (the
 // example policy's is America/Chicago: 15:00 UTC is 09:00 there).
 func TestConsoleNowIsInThePolicysTimeZone(t *testing.T) {
+	t.Parallel()
 	msgs := runConsoleScript(t, ":now\n")
 	if len(msgs) != 1 || msgs[0].Text != "2026-11-30T09:00:00-06:00" {
 		t.Fatalf(":now at 15:00 UTC on the example policy said %+v; want 2026-11-30T09:00:00-06:00", msgs)
@@ -326,6 +342,7 @@ func TestConsoleNowIsInThePolicysTimeZone(t *testing.T) {
 // lease's grant and expiry warning have no message in the console to change, so they are not
 // printed again as if they were news.
 func TestConsolePrintsNoEdits(t *testing.T) {
+	t.Parallel()
 	msgs := runConsoleScript(t, "alice@acme.example: /gpu request 1 interactive 8h\n:advance 7h50m\n"+
 		"alice@acme.example: /gpu extend L-1 1h\ndana@acme.example: /gpu deny L-2 not now\n")
 	var toAlice []string
@@ -343,6 +360,7 @@ func TestConsolePrintsNoEdits(t *testing.T) {
 // On a policy with no directory (people known by single sign-on alone), the console's examples
 // name nobody of the example policy: a bad line's example is one that works for anyone, as given.
 func TestConsoleExamplesWithoutADirectory(t *testing.T) {
+	t.Parallel()
 	noDirectory := regexp.MustCompile(`(?m)^directory:\n(  - .*\n)*`).ReplaceAllString(orbitPolicy, "")
 	p := filepath.Join(t.TempDir(), "nodirectory.yaml")
 	if err := os.WriteFile(p, []byte(noDirectory), 0o644); err != nil {
@@ -370,6 +388,7 @@ func TestConsoleExamplesWithoutADirectory(t *testing.T) {
 // `quartermaster console --help` shows a command that names no class: it is read before any
 // policy is, and works on every policy.
 func TestConsoleHelpNamesNoClass(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if code := run(context.Background(), []string{"console", "--help"}, nil, &out, io.Discard); code != 0 {
 		t.Fatalf("exit %d", code)
@@ -388,6 +407,7 @@ func TestConsoleHelpNamesNoClass(t *testing.T) {
 // The console's :as takes only people of the policy's directory: someone else is refused at once,
 // with people it lists as the example, rather than every command after it.
 func TestConsoleAsTakesOnlyPeopleOfTheDirectory(t *testing.T) {
+	t.Parallel()
 	msgs := runConsoleScript(t, ":as nobody@x\n:as bob@acme.example\n/gpu quota\n")
 	if len(msgs) != 2 || !strings.Contains(msgs[0].Text, `"nobody@x" is not in the policy's directory`) || !strings.Contains(msgs[0].Text, "Example: :as alice@acme.example") {
 		t.Fatalf(":as nobody@x: %+v; want it refused with :as alice@acme.example as the example", msgs)

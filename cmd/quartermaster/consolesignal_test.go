@@ -18,6 +18,7 @@ import (
 // database it leaves is whole: a console started on it again answers, and the lease made
 // before the signal is there.
 func TestConsoleStopsOnASignalWithItsInputOpen(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

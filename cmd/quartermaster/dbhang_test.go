@@ -13,9 +13,8 @@ import (
 // serve against a PostgreSQL that accepts connections and never answers gives up with a sentence
 // instead of hanging, and a SIGTERM (ctx) meanwhile ends it.
 func TestServeGivesUpOnADatabaseThatNeverAnswers(t *testing.T) {
+	t.Parallel()
 	mute := storetest.Mute(t)
-	t.Setenv("QM_DATA_DIR", t.TempDir())
-	t.Setenv("QM_POLICY", "../../docs/quartermaster.example.yaml")
 	for _, cancelEarly := range []bool{false, true} {
 		ctx, cancel := context.WithCancel(context.Background())
 		if cancelEarly {
@@ -24,7 +23,8 @@ func TestServeGivesUpOnADatabaseThatNeverAnswers(t *testing.T) {
 		var out, errb bytes.Buffer
 		done := make(chan int, 1)
 		go func() {
-			done <- run(ctx, []string{"serve", "--http", "127.0.0.1:0", "--db", "postgres://qm@" + mute + "/qm?sslmode=disable"}, strings.NewReader(""), &out, &errb)
+			done <- run(ctx, []string{"serve", "--http", "127.0.0.1:0", "--policy", "../../docs/quartermaster.example.yaml",
+				"--db", "postgres://qm@" + mute + "/qm?sslmode=disable"}, strings.NewReader(""), &out, &errb)
 		}()
 		select {
 		case code := <-done:

@@ -208,6 +208,7 @@ func opt(name string, v any) discordtest.Opt { return discordtest.Opt{Name: name
 // TestDiscordRequestGrantsLease: /gpu request with typed options grants a lease and answers
 // privately with the lease card and its buttons. On PostgreSQL.
 func TestDiscordRequestGrantsLease(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.Postgres(t))
 	m := e.command(dAlice, "request", opt("gpus", 1), opt("class", "interactive"), opt("duration", "2h"))
 	ls := e.leases()
@@ -233,6 +234,7 @@ func TestDiscordRequestGrantsLease(t *testing.T) {
 // A duration typed in an option as two words, as the grammar reads it in Slack and the console
 // (1h 30m, 2 hours), reaches the command as one duration; two durations are refused there.
 func TestDiscordDurationOfSeveralWords(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	e.command(dAlice, "request", opt("gpus", 1), opt("class", "interactive"), opt("duration", "1h 30m"))
 	e.command(dAlice, "request", opt("gpus", 1), opt("class", "interactive"), opt("duration", "2 hours"))
@@ -285,6 +287,7 @@ func approvalPosts(e *discordEnv, id string) (toDana, toChannel discordtest.Mess
 // and the requester is told by DM. The adapter is restarted in between: where the copies were
 // posted is remembered in the database.
 func TestDiscordApproval(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	id, _ := discordOverQuota(e)
 	toDana, toChannel := approvalPosts(e, id)
@@ -328,6 +331,7 @@ func TestDiscordApproval(t *testing.T) {
 // TestDiscordApprovalRefused: a click on Approve by anyone who may not decide (a teammate, the
 // requester herself) is refused privately and changes nothing.
 func TestDiscordApprovalRefused(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	id, _ := discordOverQuota(e)
 	_, toChannel := approvalPosts(e, id)
@@ -351,6 +355,7 @@ func TestDiscordApprovalRefused(t *testing.T) {
 
 // TestDiscordDenyWithReason: Deny opens a form; the reason given reaches the requester.
 func TestDiscordDenyWithReason(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	id, _ := discordOverQuota(e)
 	toDana, _ := approvalPosts(e, id)
@@ -375,6 +380,7 @@ func TestDiscordDenyWithReason(t *testing.T) {
 // teammate, the requester herself) is refused at once, privately, naming who decides, with no
 // form to type a reason into; nothing changes.
 func TestDiscordDenyRefusedBeforeTheForm(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	id, _ := discordOverQuota(e)
 	_, toChannel := approvalPosts(e, id)
@@ -400,6 +406,7 @@ func TestDiscordDenyRefusedBeforeTheForm(t *testing.T) {
 // private sentence and an example that works on this installation, written as Discord's options
 // are typed; nothing is created.
 func TestDiscordBadInput(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	cases := []struct {
 		sub  string
@@ -434,6 +441,7 @@ func TestDiscordBadInput(t *testing.T) {
 // TestDiscordAutocomplete: lease options suggest the person's own leases and what waits for
 // their decision; template options suggest templates.
 func TestDiscordAutocomplete(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	discordOverQuota(e)
 	suggest := func(user, sub, option, typed string) []string {
@@ -598,6 +606,7 @@ func TestDiscordRegister(t *testing.T) {
 // TestServeDiscord: serve mounts the interactions endpoint when there is a public key (PING,
 // and 401 for an unsigned request), and refuses to start half-configured.
 func TestServeDiscord(t *testing.T) {
+	t.Parallel()
 	f := discordtest.New(t)
 	signer := discordtest.NewSigner()
 	s := startServe(t, serveOptions{discord: discordSettings{BotToken: discordtest.Token, PublicKey: signer.PublicKey(), AppID: discordtest.App, APIURL: f.URL}})
@@ -631,6 +640,7 @@ func TestServeDiscord(t *testing.T) {
 // TestServeDiscordGateway: without a public key serve connects to the gateway, and an
 // interaction delivered there is answered over REST by the same handler.
 func TestServeDiscordGateway(t *testing.T) {
+	t.Parallel()
 	f := discordtest.New(t)
 	s := startServe(t, serveOptions{discord: discordSettings{BotToken: discordtest.Token, APIURL: f.URL}})
 	body := discordtest.Command(discordtest.Who{User: dAlice, Channel: dChannel, Guild: dGuild}, "gpu", "request", opt("gpus", 1), opt("class", "interactive"), opt("duration", "1h"))
@@ -656,6 +666,7 @@ func TestServeDiscordGateway(t *testing.T) {
 // TestSendersFanOut: a notice counts as delivered when one platform took it; it is tried again
 // only when none did and one failed; a recipient no platform knows is nobody's failure.
 func TestSendersFanOut(t *testing.T) {
+	t.Parallel()
 	ok := bot.SenderFunc(func(context.Context, bot.Reply) error { return nil })
 	fails := bot.SenderFunc(func(context.Context, bot.Reply) error { return errors.New("HTTP 503") })
 	notHere := bot.SenderFunc(func(context.Context, bot.Reply) error { return fmt.Errorf("%w: lee", discordbot.ErrNotHere) })
@@ -679,6 +690,7 @@ func TestSendersFanOut(t *testing.T) {
 // TestDiscordSignatures: a request signed with another key, a signature over another body and a
 // request without the signature get 401, and no lease is made, nothing posted.
 func TestDiscordSignatures(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	url := e.srv.URL + discordbot.Path
 	body := discordtest.Command(discordtest.Who{User: dAlice, Channel: dChannel, Guild: dGuild}, "gpu", "request", opt("gpus", 1), opt("class", "interactive"))
@@ -715,6 +727,7 @@ func TestDiscordSignatures(t *testing.T) {
 // who have a Discord account; one without (lee) does not hold the week up. Started again, it
 // posts nothing twice.
 func TestServePostsShowbackOnDiscord(t *testing.T) {
+	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
 	st, err := store.Open(context.Background(), db, nil)
 	if err != nil {
@@ -772,6 +785,7 @@ func TestServePostsShowbackOnDiscord(t *testing.T) {
 // Discord (/gpu login is a subcommand), is then known by the account they linked, and is reached
 // by DM through it.
 func TestDiscordWithSSO(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorld(t)
 	e := &discordEnv{t: t, app: w.a, fake: discordtest.New(t), signer: discordtest.NewSigner()}
 	e.settings = discordSettings{BotToken: discordtest.Token, PublicKey: e.signer.PublicKey(), AppID: discordtest.App, APIURL: e.fake.URL}
@@ -848,6 +862,7 @@ func TestDiscordRegisterBigCatalog(t *testing.T) {
 // TestDiscordReportThisWeek: /gpu report's week option takes what its description offers,
 // "this week" and "last week", as typed in Slack.
 func TestDiscordReportThisWeek(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	e.command(dAlice, "request", opt("gpus", 1), opt("class", "interactive"), opt("duration", "2h"))
 	if m := e.command(dDana, "report", opt("week", "this week")); !strings.Contains(m.Text(), "GPU showback of team vision, 2026-W49 (Mon 30 Nov – Sun 6 Dec 2026), so far") {
@@ -863,6 +878,7 @@ func TestDiscordReportThisWeek(t *testing.T) {
 // other-person refusal), not that the link was made for another chat account: Discord shows no
 // email, so the link it asked for is its own.
 func TestDiscordSignInAsAnotherPerson(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorld(t)
 	e := &discordEnv{t: t, app: w.a, fake: discordtest.New(t), signer: discordtest.NewSigner()}
 	e.settings = discordSettings{BotToken: discordtest.Token, PublicKey: e.signer.PublicKey(), AppID: discordtest.App, APIURL: e.fake.URL}

@@ -156,6 +156,7 @@ func makeBigDiscordDB(t *testing.T) ([]byte, error) {
 // TestDiscordBigPolicyFitsDiscord: on the big policy, every answer, with its follow-ups, stays
 // within Discord's limits and says what it leaves out.
 func TestDiscordBigPolicyFitsDiscord(t *testing.T) {
+	t.Parallel()
 	e := newBigDiscordEnv(t)
 	p := e.app.Policy
 	const uID, bossID = "100000000000000001", "100000000000000004"
@@ -271,6 +272,7 @@ func TestDiscordBigPolicyRegistersAndSuggests(t *testing.T) {
 // TestDiscordBigPolicyShowbackFits: the weekly showback of 60 teams in 40 classes, posted and sent
 // to the budget owner of all 60, is one message within Discord's limits each.
 func TestDiscordBigPolicyShowbackFits(t *testing.T) {
+	t.Parallel()
 	e := newBigDiscordEnv(t)
 	p := e.app.Policy
 	ls, err := e.app.Service.List(context.Background(), qm.LeaseFilter{Kind: qm.AnyKind})

@@ -14,6 +14,7 @@ import (
 // it (data:field), as are the refusal's hint and example. (This policy has no rule about data
 // classes: the lease is granted, and the reply says how to end it.)
 func TestDiscordPointsOutADataClassTypo(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "glen.yaml")
 	if err := os.WriteFile(path, []byte(glenPolicy), 0o600); err != nil {
 		t.Fatal(err)

@@ -45,6 +45,7 @@ func allDiscordCommands(t *testing.T) (*commands.Bot, []discordbot.Command) {
 // option's description; a longer one registered from the command table is cut after a whole
 // word and ends with "…", never in the middle of a word ("owners see their te").
 func TestDiscordDescriptionsEndOnAWord(t *testing.T) {
+	t.Parallel()
 	_, cmds := allDiscordCommands(t)
 	ac := discordbot.ApplicationCommand(discordbot.DefaultName, cmds)
 	check := func(what, full, got string) {
@@ -79,6 +80,7 @@ func TestDiscordDescriptionsEndOnAWord(t *testing.T) {
 // TestDiscordUnlinkOptionNamesAPersonInDiscordsTerms: the who option of /gpu unlink, as Discord
 // registers it, asks for the person as a Discord user names them, not as platform:workspace:user.
 func TestDiscordUnlinkOptionNamesAPersonInDiscordsTerms(t *testing.T) {
+	t.Parallel()
 	_, cmds := allDiscordCommands(t)
 	for _, c := range cmds {
 		if c.Name != "unlink" {

@@ -58,6 +58,7 @@ var paramLineRE = regexp.MustCompile("(?m)^`([^`]+)`, (required|optional): ")
 // usage line writes it, not the text form (`for DURATION`, `data CLASS`) that Discord refuses;
 // each is an option the subcommand is registered with, and typed so, the request is granted.
 func TestDiscordHelpNamesParametersAsDiscordTakesThem(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "glen.yaml")
 	if err := os.WriteFile(path, []byte(glenPolicy), 0o600); err != nil {
 		t.Fatal(err)

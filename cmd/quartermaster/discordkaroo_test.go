@@ -135,6 +135,7 @@ func (p *pacifica) tick(d time.Duration) {
 // option missing, naming it as Discord takes it, not in Slack's words ("a reason after
 // because"), and the example works typed back.
 func TestDiscordBlankRequiredOptionIsMissing(t *testing.T) {
+	t.Parallel()
 	p := newKaroo(t)
 	p.signIn(kNaledi)
 	m := p.cmd(kNaledi, "quota-request", opt("gpus", 2), opt("class", "big5-h200"), opt("reason", "\u200b\u2060 \u200e\u202e"))
@@ -157,6 +158,7 @@ func TestDiscordBlankRequiredOptionIsMissing(t *testing.T) {
 // fallback approvers decide now (not the empty group alone), and the fallback approvers are sent
 // the approval message, with why, and may decide it with its buttons; that is done once.
 func TestDiscordLastBudgetOwnerLeavesTheGroup(t *testing.T) {
+	t.Parallel()
 	p := newKaroo(t)
 	p.signIn(kNaledi, kSipho, kOps)
 	if m := p.cmd(kNaledi, "request", opt("gpus", 2), opt("class", "big5-h200"), opt("duration", "40h")); !strings.Contains(m.Text(), "L-1 waits for approval") {
@@ -194,6 +196,7 @@ func TestDiscordLastBudgetOwnerLeavesTheGroup(t *testing.T) {
 // re-check, and the person is told so by DM on the Discord account that was linked, with the
 // leases that run on, though Quartermaster no longer knows that account as theirs.
 func TestDiscordRevokedSignInIsToldOnDiscord(t *testing.T) {
+	t.Parallel()
 	p := newKaroo(t)
 	p.signIn(kNaledi, kSipho)
 	if m := p.cmd(kNaledi, "request", opt("gpus", 1), opt("class", "kudu_rtx6000"), opt("duration", "2h")); !strings.Contains(m.Text(), "L-1 is active") {
@@ -222,6 +225,7 @@ func TestDiscordRevokedSignInIsToldOnDiscord(t *testing.T) {
 // a word that names nobody, is refused in Discord's words (what it names, how Discord names a
 // person), with no Slack account format, and the example typed back unlinks.
 func TestDiscordUnlinkOfARoleOrChannel(t *testing.T) {
+	t.Parallel()
 	p := newKaroo(t)
 	p.signIn(kOps, kNaledi)
 	for who, says := range map[string]string{"<@&940000000000000077>": "a Discord role", "<#400000000000000021>": "a Discord channel", "naledi": "discord:USER_ID"} {
@@ -242,6 +246,7 @@ func TestDiscordUnlinkOfARoleOrChannel(t *testing.T) {
 // loses its buttons and names who decides now, and, as they were the last of the group signed
 // in, the fallback approvers are sent it.
 func TestDiscordBudgetOwnerOutOfTheGroupAtASignIn(t *testing.T) {
+	t.Parallel()
 	p := newKaroo(t)
 	p.signIn(kNaledi, kSipho, kOps)
 	if m := p.cmd(kNaledi, "request", opt("gpus", 2), opt("class", "big5-h200"), opt("duration", "40h")); !strings.Contains(m.Text(), "L-1 waits for approval") {
@@ -274,6 +279,7 @@ func TestDiscordBudgetOwnerOutOfTheGroupAtASignIn(t *testing.T) {
 // Discord account they signed in from, as Slack reaches its people by email. A Discord account a
 // platform admin unlinked hears nothing more of the person's leases.
 func TestDiscordSignedOutOwnerStillHearsOfTheirLease(t *testing.T) {
+	t.Parallel()
 	p := newKaroo(t)
 	p.signIn(kNaledi, kThabo, kOps)
 	for _, u := range []string{kNaledi, kThabo} {
@@ -305,6 +311,7 @@ func TestDiscordSignedOutOwnerStillHearsOfTheirLease(t *testing.T) {
 // gives no why is listed in /gpu approvals by the rule's name alone, as the approval message
 // names it, not with its name given again as its why ("rule long-request: Rule long-request").
 func TestApprovalsNameARuleWithoutAWhyOnce(t *testing.T) {
+	t.Parallel()
 	p := newKaroo(t)
 	p.signIn(kNaledi, kSipho)
 	if m := p.cmd(kNaledi, "request", opt("gpus", 2), opt("class", "big5-h200"), opt("duration", "40h")); !strings.Contains(m.Text(), "L-1 waits for approval") {
@@ -321,6 +328,7 @@ func TestApprovalsNameARuleWithoutAWhyOnce(t *testing.T) {
 // out (or a platform admin unlinks them) while a request waits for them: nobody of the team's
 // approvers can be told of it any more, so the fallback approvers are sent it, once.
 func TestDiscordLastBudgetOwnerSignsOut(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"logout", "unlink"} {
 		t.Run(how, func(t *testing.T) {
 			p := newKaroo(t)

@@ -17,6 +17,7 @@ import (
 // message, is answered in parts, the answer and follow-ups, each within Discord's limits, with
 // every class in it, in order, and nothing said to be cut.
 func TestDiscordLongPolicyIsNotCut(t *testing.T) {
+	t.Parallel()
 	var extra strings.Builder
 	for i := range 60 {
 		fmt.Fprintf(&extra, "  - {name: extra-class-%02d, description: Shared L4 for small notebooks number %02d, sku: L4, gpu_memory_gib: 24, price_per_gpu_hour: 0.5, max_gpus: 1, max_duration: 8h, slurm: {partition: p%02d, gres: \"gpu:l4\"}, kubernetes: {resource: nvidia.com/gpu}}\n", i, i, i)

@@ -29,6 +29,7 @@ func typedOptions(args string) []discordtest.Opt {
 // Slack's words (/gpu approve L-5), which Discord refuses; each one, typed as Discord sends it,
 // is accepted.
 func TestDiscordNoticesNameCommandsAsDiscordTypesThem(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	id, _ := discordOverQuota(e)
 	toDana, _ := approvalPosts(e, id)
@@ -72,6 +73,7 @@ func TestDiscordNoticesNameCommandsAsDiscordTypesThem(t *testing.T) {
 // where they take some (a help's examples), and leaves the words around them as they are: prose
 // such as an unknown help topic's list of topics, which follows no command.
 func TestDiscordRepliesNameCommandsAsDiscordTypesThem(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	m := e.command(dAlice, "help", opt("command", "extend"))
 	if !strings.Contains(m.Text(), "/gpu extend lease:L-42 duration:2h") {
@@ -91,6 +93,7 @@ var usageRE = regexp.MustCompile("`/gpu ([a-z-]+)([^`]*)` — ")
 // [for DURATION] …`), which Discord does not take: every word after the subcommand is one of
 // its options, each once, the required ones without brackets; /gpu help COMMAND shows it so too.
 func TestDiscordHelpShowsCommandsAsDiscordTypesThem(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	options := map[string]map[string]bool{} // subcommand → option → required
 	for _, c := range gputable.Commands(e.app.Bot) {

@@ -189,6 +189,7 @@ func typedCommand(t *testing.T, text, sub string) []discordtest.Opt {
 // the reason included (reason:…, not Slack's "because …", which Discord's /gpu takes no words
 // for), and typed back as written it asks the budget owners.
 func TestDiscordOverQuotaSuggestsAQuotaRequestThatWorks(t *testing.T) {
+	t.Parallel()
 	p := newPacifica(t)
 	p.signIn(pcVaite)
 	m := p.cmd(pcVaite, "request", opt("gpus", 3), opt("class", "recif-h100x8"), opt("duration", "2h"))
@@ -208,6 +209,7 @@ func TestDiscordOverQuotaSuggestsAQuotaRequestThatWorks(t *testing.T) {
 // command, login, logout and unlink included, exactly as Discord takes it (unlink's
 // "who:EMAIL…", written once), and /gpu help COMMAND does too.
 func TestDiscordHelpShowsEveryUsageAsTyped(t *testing.T) {
+	t.Parallel()
 	p := newPacifica(t)
 	p.signIn(pcRangi)
 	help := p.cmd(pcRangi, "help").Text()
@@ -230,6 +232,7 @@ func TestDiscordHelpShowsEveryUsageAsTyped(t *testing.T) {
 // it, one of its choices (quota-request), not the words Slack types (quota request), which
 // Discord refuses; typed back, it shows that command's help.
 func TestDiscordHelpNamesOtherHelpAsTyped(t *testing.T) {
+	t.Parallel()
 	p := newPacifica(t)
 	p.signIn(pcTama)
 	var choices []string
@@ -266,6 +269,7 @@ func TestDiscordHelpNamesOtherHelpAsTyped(t *testing.T) {
 // with the topics as its command option takes them (quota-request), and the nearest one's
 // example typed back shows that command's help.
 func TestDiscordHelpTopicsAsTyped(t *testing.T) {
+	t.Parallel()
 	p := newPacifica(t)
 	m := p.cmd(pcTama, "help", opt("command", "quota-requests"))
 	if !strings.Contains(m.Text(), "Example: /gpu help command:quota-request") {
@@ -286,6 +290,7 @@ func TestDiscordHelpTopicsAsTyped(t *testing.T) {
 // groups could not be confirmed and that /gpu login signs them in again, not that they are
 // missing from a directory an admin should add them to, which single sign-on does not read.
 func TestDiscordExpiryWarningWhenGroupsAreNotConfirmed(t *testing.T) {
+	t.Parallel()
 	p := newPacifica(t)
 	p.signIn(pcRangi)
 	if m := p.cmd(pcRangi, "request", opt("gpus", 1), opt("class", "lagon-l4"), opt("duration", "1h")); !strings.Contains(m.Text(), "L-1 is active") {
@@ -317,6 +322,7 @@ func TestDiscordExpiryWarningWhenGroupsAreNotConfirmed(t *testing.T) {
 // asked instead; the requester's answer names them too, whom the request went to, not only a
 // group nobody of which heard of it.
 func TestDiscordRequestNamesWhoIsAskedWhenNoBudgetOwnerSignedIn(t *testing.T) {
+	t.Parallel()
 	p := newPacifica(t)
 	p.signIn(pcTama, pcDir)
 	m := p.cmd(pcTama, "request", opt("gpus", 2), opt("class", "recif-h100x8"), opt("duration", "40h"))
@@ -341,6 +347,7 @@ func TestDiscordRequestNamesWhoIsAskedWhenNoBudgetOwnerSignedIn(t *testing.T) {
 // refusal says how Discord names a person (picked from that list, or discord:USER_ID, or their
 // email), not how Slack does, and its example works.
 func TestDiscordUnlinkOfATypedNameSaysHowDiscordNamesSomeone(t *testing.T) {
+	t.Parallel()
 	p := newPacifica(t)
 	p.signIn(pcDir, pcRangi)
 	m := p.cmd(pcDir, "unlink", opt("who", "@rangi"))
@@ -361,6 +368,7 @@ func TestDiscordUnlinkOfATypedNameSaysHowDiscordNamesSomeone(t *testing.T) {
 // anyone may read: not who decided), not handed a sign-in link that promises the approval; on a
 // request that waits, the link says it approves only if the request is theirs to decide.
 func TestDiscordUnlinkedClickOnADecidedRequest(t *testing.T) {
+	t.Parallel()
 	p := newPacifica(t)
 	p.signIn(pcTeiki, pcMoana)
 	p.cmd(pcTeiki, "request", opt("gpus", 1), opt("class", "lagon-l4"), opt("duration", "1h"))
@@ -390,6 +398,7 @@ func TestDiscordUnlinkedClickOnADecidedRequest(t *testing.T) {
 // who presses Approve on a request decided already is told no such request waits, with no
 // sign-in link that could only end in a refusal.
 func TestDiscordUnconfirmedClickOnADecidedRequest(t *testing.T) {
+	t.Parallel()
 	p := newPacifica(t)
 	p.signIn(pcTeiki, pcMoana, pcRangi)
 	p.cmd(pcTeiki, "request", opt("gpus", 1), opt("class", "lagon-l4"), opt("duration", "1h"))
@@ -411,6 +420,7 @@ func TestDiscordUnconfirmedClickOnADecidedRequest(t *testing.T) {
 // a request decided already is told at once that no such request waits, and is not asked for a
 // reason first, which could only end in that refusal.
 func TestDiscordUnlinkedDenyOnADecidedRequestGetsNoForm(t *testing.T) {
+	t.Parallel()
 	p := newPacifica(t)
 	p.signIn(pcTeiki, pcMoana)
 	p.cmd(pcTeiki, "request", opt("gpus", 1), opt("class", "lagon-l4"), opt("duration", "1h"))
@@ -429,6 +439,7 @@ func TestDiscordUnlinkedDenyOnADecidedRequestGetsNoForm(t *testing.T) {
 // refused with a sentence that starts as one, and its example, typed back, shows the asker's
 // own use.
 func TestDiscordReportOfAnotherTeamIsASentence(t *testing.T) {
+	t.Parallel()
 	p := newPacifica(t)
 	p.signIn(pcRangi)
 	m := p.cmd(pcRangi, "report", opt("team", "team-42"), opt("week", "this week"))

@@ -13,6 +13,7 @@ import (
 // a quota request's) reaches Discord as it was typed: the adapter writes the bot's own commands
 // with Discord's options (/gpu approve lease:L-5), never the words of a reason.
 func TestDiscordShowsReasonsAsTyped(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	id, _ := discordOverQuota(e)
 	why := "release one first: /gpu release L-1, then /gpu request 1 interactive for 2h"

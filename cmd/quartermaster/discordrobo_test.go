@@ -130,6 +130,7 @@ func (g *robo) login(user string, u *oidctest.User) oidctest.Response {
 // click on one decides nothing, and the notice says which requests were withdrawn and which
 // leases run on. Their running lease is left alone.
 func TestDiscordLeftTeamWithdrawsPendingRequests(t *testing.T) {
+	t.Parallel()
 	g := newRobo(t)
 	rin := oidctest.NewUser("sub-rin", "rin@globex.example", "Robot Perception")
 	kai := oidctest.NewUser("sub-kai", "kai@globex.example", "Robot Perception", "Perception Leads")
@@ -190,6 +191,7 @@ func TestDiscordLeftTeamWithdrawsPendingRequests(t *testing.T) {
 // again for a day: each refusal counts towards Discord's limit on invalid requests. What it said
 // is in /gpu list.
 func TestDiscordNoticeToSomeoneWhoTakesNoDMs(t *testing.T) {
+	t.Parallel()
 	g := newRobo(t)
 	rin := oidctest.NewUser("sub-rin", "rin@globex.example", "Robot Perception")
 	kai := oidctest.NewUser("sub-kai", "kai@globex.example", "Robot Perception", "Perception Leads")
@@ -224,6 +226,7 @@ func TestDiscordNoticeToSomeoneWhoTakesNoDMs(t *testing.T) {
 // from server members) is told, in the answer to their next request, that they will not hear
 // back by DM and where to look instead; once a DM to them goes out again, the note goes.
 func TestDiscordAskerWhoTakesNoDMsIsToldSo(t *testing.T) {
+	t.Parallel()
 	g := newRobo(t)
 	rin := oidctest.NewUser("sub-rin", "rin@globex.example", "Robot Perception")
 	kai := oidctest.NewUser("sub-kai", "kai@globex.example", "Robot Perception", "Perception Leads")

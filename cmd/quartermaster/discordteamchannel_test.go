@@ -35,6 +35,7 @@ func (d discordIDs) UserID(_ context.Context, person string) (string, bool, erro
 // approvers) by DM, saying which channel it was for, instead of being counted as delivered to
 // nobody; the log says once which channel to add.
 func TestAPostToATeamChannelDiscordCannotReachGoesToTheAdmins(t *testing.T) {
+	t.Parallel()
 	p, err := policy.LoadFile("../../commands/testdata/harbor.yaml")
 	if err != nil {
 		t.Fatal(err)

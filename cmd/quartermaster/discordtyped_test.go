@@ -13,6 +13,7 @@ import (
 // rest under the message as a Discord user types them, with the options named, as the examples
 // beside refusals are.
 func TestDiscordActionsBeyondTheButtonsAreWrittenAsTyped(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	for range 13 {
 		m := e.command(dAlice, "request", opt("gpus", 2), opt("class", "interactive"), opt("duration", "2h"))

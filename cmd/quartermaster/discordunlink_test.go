@@ -16,6 +16,7 @@ import (
 // in the who option (Discord writes the mention <@USER_ID>) or by the directory's discord:USER_ID;
 // their Discord account's link is removed.
 func TestDiscordAdminUnlinksByMention(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorldWith(t, strings.Replace(globexPolicy, "  recheck: 1m\n", "  recheck: 24h\n", 1))
 	e := &discordEnv{t: t, app: w.a, fake: discordtest.New(t), signer: discordtest.NewSigner()}
 	e.settings = discordSettings{BotToken: discordtest.Token, PublicKey: e.signer.PublicKey(), AppID: discordtest.App, APIURL: e.fake.URL}

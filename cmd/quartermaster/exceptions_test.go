@@ -34,6 +34,7 @@ func mustContain(t *testing.T, what string, msgs []message, subs ...string) {
 
 // TestExceptionScenario walks the approval paths of the example policy in the console.
 func TestExceptionScenario(t *testing.T) {
+	t.Parallel()
 	script := `
 carl@contractor.example: /gpu request 1 interactive 2h
 bob@acme.example: /gpu approve L-1
@@ -90,6 +91,7 @@ bob@acme.example: /gpu status L-4
 // TestQuotaIncreaseScenario: an approved increase raises the quota, is used, expires, and the quota
 // falls back to its old value by itself.
 func TestQuotaIncreaseScenario(t *testing.T) {
+	t.Parallel()
 	script := `
 maya@acme.example: /gpu request 8 train 4h
 maya@acme.example: /gpu quota request +8 train for 1d because paper deadline
@@ -118,6 +120,7 @@ maya@acme.example: /gpu request 1 train 4h
 // an extension whose lease ended before anyone decided, are withdrawn: the approvers' request
 // cards are updated to say so (and lose their buttons), and a late approval is refused.
 func TestWithdrawnRequestsLeaveNothingToDecide(t *testing.T) {
+	t.Parallel()
 	msgs := runConsoleScript(t, `alice@acme.example: /gpu request 2 interactive 2h
 alice@acme.example: /gpu release L-1
 alice@acme.example: /gpu request 1 interactive 2h
@@ -152,6 +155,7 @@ dana@acme.example: /gpu approvals
 // approvers, a request, a quota increase or an extension that a rule sends for approval is
 // refused in one sentence that says who to ask, and nothing waits for a decision.
 func TestExceptionsNobodyCanDecideAreRefused(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "tiny.yaml")
 	if err := os.WriteFile(p, []byte(`organization: Tiny Lab
 classes:

@@ -28,6 +28,7 @@ func (e *discordEnv) latestEdit(m discordtest.Message) (discordtest.Message, boo
 // approval, asks for an extension that waits for a budget owner: the warning in the owner's DM
 // is edited, Extend giving way to who decides it; once it is denied, it offers Extend again.
 func TestDiscordTheWarningFollowsTheExtensionItAsked(t *testing.T) {
+	t.Parallel()
 	for _, db := range databases {
 		t.Run(db.name, func(t *testing.T) {
 			e := newDiscordEnv(t, db.url(t))
@@ -72,6 +73,7 @@ func TestDiscordTheWarningFollowsTheExtensionItAsked(t *testing.T) {
 // buttons gone; the team channel's copy, still for whoever decides there, is left alone. It is
 // edited once: a later start does not edit it again.
 func TestDiscordFormerApproversCopyIsEditedAtStart(t *testing.T) {
+	t.Parallel()
 	for _, db := range databases {
 		t.Run(db.name, func(t *testing.T) {
 			e := newDiscordEnv(t, db.url(t))

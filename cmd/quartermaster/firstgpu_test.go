@@ -10,6 +10,7 @@ import (
 // post, gets its first GPU in the next week: that week's report tells its time to first GPU,
 // which the week of its request could not.
 func TestTimeToFirstGPUOfARequestApprovedTheNextWeek(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// Sunday 6 Dec 15:00 CST (2026-W49): maya of language asks for 2 GPUs (large-request);
 	// lee approves on Monday 7 Dec at 10:00 (2026-W50) and it starts at once.

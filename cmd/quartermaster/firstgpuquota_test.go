@@ -32,6 +32,7 @@ sim:
 // a new team asking for GPUs for the first time. Its time to first GPU runs from its first
 // request for a lease, not from the quota request made before it.
 func TestAQuotaRequestAloneIsNotATeamsFirstRequestForGPUs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "harbor.yaml")
 	if err := os.WriteFile(file, []byte(harborPolicy), 0o600); err != nil {

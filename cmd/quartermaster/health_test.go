@@ -15,6 +15,7 @@ import (
 // waits for its own read deadline on a database that stopped answering), naming the check; it does
 // not wait for the check.
 func TestReadyzDoesNotWaitForACheckThatIgnoresItsDeadline(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	defer close(release)
 	h := &health{a: &App{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, checks: []check{

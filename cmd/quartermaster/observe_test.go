@@ -46,6 +46,7 @@ func BenchmarkCommandObservation(b *testing.B) {
 
 // TestObserveCommandsKeepsReplies: the wrapper hands the bot's replies back untouched.
 func TestObserveCommandsKeepsReplies(t *testing.T) {
+	t.Parallel()
 	want := []bot.Reply{{Text: "no", Error: true}, {To: "#ops", Text: "fyi"}}
 	h := observeCommands(bot.HandlerFunc(func(context.Context, bot.Request) []bot.Reply { return want }), nil, slog.New(slog.DiscardHandler))
 	got := h.Handle(context.Background(), bot.Request{Text: "/gpu list"})
@@ -66,6 +67,7 @@ func (opener) Open(text string) bool { return text == "/gpu help" }
 // handler it wraps does, so that the chat adapters still let someone they cannot identify read
 // the help behind it.
 func TestObservedCommandsOpenAsTheBotDoes(t *testing.T) {
+	t.Parallel()
 	h := observeCommands(opener{bot.HandlerFunc(func(context.Context, bot.Request) []bot.Reply { return nil })}, nil, slog.New(slog.DiscardHandler))
 	if !bot.Open(h, "/gpu help") || bot.Open(h, "/gpu list") {
 		t.Errorf("the observed handler opens /gpu help %v and /gpu list %v; want true and false", bot.Open(h, "/gpu help"), bot.Open(h, "/gpu list"))

@@ -137,6 +137,7 @@ func TestServeRefusesWithoutPolicy(t *testing.T) {
 // --help) exits 0 and names every flag of the verb and every environment variable the
 // configuration table says applies to it.
 func TestHelpForEveryCommand(t *testing.T) {
+	t.Parallel()
 	rows := confRows(docs.Configuration)
 	if len(subcommands) < 7 {
 		t.Fatalf("only %d subcommands registered", len(subcommands))
@@ -200,6 +201,7 @@ func TestHelpForEveryCommand(t *testing.T) {
 // COMMAND` is, not the list of commands; a word that is no command is refused in one sentence
 // naming the nearest, with an example that works.
 func TestHelpCommandShowsThatCommandsHelp(t *testing.T) {
+	t.Parallel()
 	for name := range subcommands {
 		var want, got, errb bytes.Buffer
 		run(context.Background(), []string{name, "--help"}, nil, &want, io.Discard)
@@ -221,6 +223,7 @@ func TestHelpCommandShowsThatCommandsHelp(t *testing.T) {
 // agent-token reads only --db (no policy, no backend), discord register only --policy of the
 // common flags, report no --backend.
 func TestHelpListsOnlyFlagsTheCommandReads(t *testing.T) {
+	t.Parallel()
 	rows := confRows(docs.Configuration)
 	for name, sc := range subcommands {
 		if sc.flags == nil {
@@ -244,6 +247,7 @@ func TestHelpListsOnlyFlagsTheCommandReads(t *testing.T) {
 
 // TestVersion: quartermaster version names the version, the commit and the Go version.
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if code := run(context.Background(), []string{"version"}, nil, &out, io.Discard); code != 0 {
 		t.Fatalf("exit %d", code)
@@ -451,6 +455,7 @@ func getBody(t *testing.T, u string) (int, string) {
 // logged in one JSON line with verb, user, outcome and duration and no secret, and counted on
 // /metrics with its acknowledgement, the grant and the running GPUs; /metrics passes promtool.
 func TestServeMetricsAndLogs(t *testing.T) {
+	t.Parallel()
 	api := newSlackAPI(t)
 	var logs testkit.SyncBuffer
 	log, err := newTestLogger(&logs)
@@ -533,6 +538,7 @@ func TestServeMetricsAndLogs(t *testing.T) {
 // turns 503 naming the database within 3 s of the PostgreSQL server going away (while /healthz
 // stays 200), and 200 again once it is back. The server is the test's own, on its own port.
 func TestReadyzFollowsTheDatabase(t *testing.T) {
+	t.Parallel()
 	pg := startPrivatePostgres(t)
 	o := serveOptions{}
 	o.app.flags.db = pg.URL()
@@ -658,6 +664,7 @@ func TestServeRefusesAContainerRuntimeOrDefaultTemplateItCannotUse(t *testing.T)
 // migration of the upgrade; docs/operations.md must say, for every migration the binary carries,
 // what rolling it back loses, so a migration added later fails here until its row is written.
 func TestEveryMigrationSaysWhatItsDownLoses(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "operations.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -684,6 +691,7 @@ func TestEveryMigrationSaysWhatItsDownLoses(t *testing.T) {
 // at 1 has no rate): the scheduler's errors for each call the backend makes, the node agents'
 // refused reports, and the wait predictions that missed their bound.
 func TestAlertedCountersStartAtZero(t *testing.T) {
+	t.Parallel()
 	s := startServe(t, serveOptions{})
 	code, body := getBody(t, s.url+"/metrics")
 	if code != http.StatusOK {
@@ -711,6 +719,7 @@ func TestAlertedCountersStartAtZero(t *testing.T) {
 // On the command line, a mistyped template name or parameter is answered with a shell command
 // that works, not a chat command that a shell cannot run.
 func TestTemplatesErrorsShowShellCommands(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -742,6 +751,7 @@ func TestTemplatesErrorsShowShellCommands(t *testing.T) {
 // A SQLite URL whose directory does not exist is refused with the path, what is missing and a
 // URL that works (a file in the nearest directory that exists), instead of SQLite's "unable to open database file (14)".
 func TestASQLiteFileInAMissingDirectoryIsExplained(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "no", "such")
 	for _, args := range [][]string{

@@ -135,6 +135,7 @@ func parityApp(t *testing.T) *App {
 // Slack and Discord, ends in the same database: the same leases in the same states, decided by the
 // same people, with the same history; and in the one its expect lines describe.
 func TestOneScenarioThreeAdapters(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/scenarios/*.txt")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios: %v", err)

@@ -9,6 +9,7 @@ import (
 // command that takes it falls back to the embedded example policy without one, and its help says
 // so (report's did not).
 func TestPolicyFlagHelpNamesEveryCommandUsingTheExample(t *testing.T) {
+	t.Parallel()
 	for name, sc := range subcommands {
 		if sc.flags == nil {
 			continue

@@ -13,6 +13,7 @@ import (
 )
 
 func TestPredictUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.csv")
 	if err := os.WriteFile(trace, []byte("job_id,submit_time,start_time,end_time,gpus\n"), 0o644); err != nil {
@@ -47,6 +48,7 @@ func TestPredictUsage(t *testing.T) {
 }
 
 func TestPredictEval(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "tiny.swf")
 	swf := "; MaxProcs: 2\n" +
@@ -114,6 +116,7 @@ func TestPredictEval(t *testing.T) {
 }
 
 func TestPredictEvalBadTrace(t *testing.T) {
+	t.Parallel()
 	trace := filepath.Join(t.TempDir(), "bad.csv")
 	if err := os.WriteFile(trace, []byte("job_id,submit_time,start_time,end_time,gpus\n1,0,zero,5,1\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -133,6 +136,7 @@ func TestPredictEvalBadTrace(t *testing.T) {
 // TestPredictEvalSacct: a Slurm cluster's sacct --parsable2 output replays as it is, with no
 // --format; its job steps are not jobs, and CPU jobs of a GPU cluster are left out and said so.
 func TestPredictEvalSacct(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("JobID|User|Partition|Submit|Start|End|Timelimit|ReqTRES|State\n")
 	for i := range 8 {
@@ -158,6 +162,7 @@ func TestPredictEvalSacct(t *testing.T) {
 // TestPredictEvalPhilly: Philly's job log replays as published, told by its name, by its first
 // character, or by --format philly, though its jobs are not in submit order.
 func TestPredictEvalPhilly(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString("[\n")

@@ -24,6 +24,7 @@ func (k *keptPredictions) AddWaitPredictions(_ context.Context, ps []qm.WaitPred
 // prediction the service asked for only so that the predictor learns (its requester was told
 // another estimate) is not kept as what they were told.
 func TestOnlyWaitsRequestersWereToldAreKept(t *testing.T) {
+	t.Parallel()
 	st := &keptPredictions{}
 	log := newPredictionLog(waits.New(), st)
 	now := time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC)

@@ -55,6 +55,7 @@ func (e *discordEnv) state() string {
 // (a new process on the same database) changes nothing the second time: request, extend (within
 // policy and beyond), keep, quota request, release; the Approve button and the Deny form.
 func TestDiscordRedeliveryAfterARestartChangesNothingTwice(t *testing.T) {
+	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
 	who := func(user string) discordtest.Who {
 		return discordtest.Who{User: user, Channel: dChannel, Guild: dGuild}

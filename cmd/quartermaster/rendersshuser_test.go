@@ -9,6 +9,7 @@ import (
 // templates render prints the SSH workspace's address as the service gives it on Slurm: the job
 // runs as the account that submits it, and its SSH server logs in only that account.
 func TestRenderNamesTheAccountTheSSHWorkspaceRunsAs(t *testing.T) {
+	t.Parallel()
 	me, err := user.Current()
 	if err != nil {
 		t.Fatal(err)

@@ -100,6 +100,7 @@ func approx(a, b float64) bool { return math.Abs(a-b) < 0.005 }
 // as computed by hand from the leases, in the console's post and in quartermaster report's text,
 // CSV and JSON (golden files).
 func TestShowbackGoldenWeek(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	msgs := runConsoleAt(t, dir, "2026-11-23T04:00:00Z", goldenWeek)
 	var post *message
@@ -284,6 +285,7 @@ dana@acme.example: /gpu report 2026-W48 language
 // A week can be named the way people say it: "this week" is the week in progress (so far), "last
 // week" the last complete one, in chat with or without a team and on the command line.
 func TestReportOfThisWeekAndLastWeek(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	during := runConsoleAt(t, dir, "2026-11-24T15:00:00Z", `alice@acme.example: /gpu request 1 interactive 2h
 :advance 3h
@@ -330,6 +332,7 @@ dana@acme.example: /gpu report last week ghost
 // every member gets the owner's DM, sees the team's report and the team's leases, and a member
 // of the fallback approvers' group sees every team.
 func TestShowbackOwnersAndAdminsNamedByGroup(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../docs/quartermaster.example.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -391,6 +394,7 @@ pat@acme.example: /gpu status L-1
 // telemetry saw is counted in the week it was seen in: a lease from Sunday 23:00 to Monday 01:00
 // was observed one GPU-hour in each week, not one and a half in the first.
 func TestUsageIsCountedInItsWeekInAHalfHourZone(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../docs/quartermaster.example.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -427,6 +431,7 @@ func TestUsageIsCountedInItsWeekInAHalfHourZone(t *testing.T) {
 // unknown week, a malformed one, a team that does not exist, an unknown format, a schedule the
 // policy cannot read.
 func TestReportRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	msgs := runConsoleAt(t, dir, "2026-11-24T15:00:00Z", `alice@acme.example: /gpu request 1 interactive 2h
 :advance 3h
@@ -584,6 +589,7 @@ func (f *showbackSlack) snapshot() ([]string, []string) {
 // serve posts a week it missed while it was down as soon as it starts, with the chart and the CSV,
 // and DMs the budget owners; started again, it posts nothing twice.
 func TestServePostsAMissedWeekAtStart(t *testing.T) {
+	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
 	st, err := store.Open(context.Background(), db, nil)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 // --team "#sante" for the team's channel #santé. Each is refused naming the team meant, and the
 // example is that team's report, which works.
 func TestReportOfATeamTypedWithItsAccentsNamesTheTeamMeant(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pol := filepath.Join(dir, "baobab.yaml")
 	src := "organization: Baobab AI\ncurrency: XOF\ntimezone: Africa/Abidjan\nclasses:\n" +

@@ -32,6 +32,7 @@ sven@borealis.example: /gpu request 2 dev for 3h
 // then: a lease released after T is billed up to T, a decision after T is still pending, leases
 // asked for and telemetry recorded after T are not in it.
 func TestReportAsOfHidesWhatCameLater(t *testing.T) {
+	t.Parallel()
 	pol := filepath.Join("..", "..", "commands", "testdata", "other.yaml")
 	const start, at = "2026-11-23T07:00:00Z", "2026-11-25T14:30:00Z"
 	reports := func(script string) map[string]string {

@@ -11,6 +11,7 @@ import (
 // report of "#beam-room" is team photon's; a channel of no team is refused with an example that
 // works when typed back.
 func TestReportOfATeamsChannelIsThatTeams(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pol := filepath.Join(dir, "lumen.yaml")
 	src := "organization: Lumen Optics\ncurrency: EUR\ntimezone: Europe/Lisbon\nclasses:\n" +

@@ -11,6 +11,7 @@ import (
 // works at the time the report is asked for (--now, when given): no flag listing to scroll past,
 // and no example week that has not begun yet.
 func TestReportFlagMistakesGiveOneSentenceAndAWorkingExample(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -42,6 +43,9 @@ func TestReportFlagMistakesGiveOneSentenceAndAWorkingExample(t *testing.T) {
 // left behind.
 func TestReportNeedsAnExistingDatabaseAndAFileToWrite(t *testing.T) {
 	dir := t.TempDir()
+	// The examples name the database where the console keeps it, under QM_DATA_DIR.
+	t.Setenv("QM_DATA_DIR", dir)
+	t.Setenv("QM_DATABASE_URL", "")
 	runConsoleAt(t, dir, "2026-11-24T15:00:00Z", "alice@acme.example: /gpu request 1 interactive 2h\n:advance 3h\n")
 	db := "sqlite:" + filepath.Join(dir, "quartermaster.db")
 	missing := filepath.Join(dir, "qm.db")
@@ -87,6 +91,7 @@ func TestReportNeedsAnExistingDatabaseAndAFileToWrite(t *testing.T) {
 // gives it one: --team's names a team of the policy in use (the first), or reads as a team where
 // the policy cannot be read; never the list of every flag, nor an example without the flag.
 func TestReportFlagWithoutAValueSaysWhatItNeeds(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	own := filepath.Join(dir, "own.yaml")
 	example, err := os.ReadFile(filepath.Join(repoRoot, "docs", "quartermaster.example.yaml"))

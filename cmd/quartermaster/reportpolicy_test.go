@@ -33,6 +33,7 @@ sim:
 // not have), it is refused with a sentence that names --policy, not answered in the example's
 // organization, currency and time zone with the classes and quotas of teams that are not there.
 func TestReportWithoutThePolicyOfItsDatabaseIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "nordlicht.yaml")
 	if err := os.WriteFile(file, []byte(ownPolicy), 0o600); err != nil {

@@ -10,6 +10,7 @@ import (
 // report's usage line and docs/reports.md name every flag report takes: --now was in neither,
 // so no one reading them could make a report as of another time.
 func TestReportUsageAndDocsNameEveryFlag(t *testing.T) {
+	t.Parallel()
 	sc := subcommands["report"]
 	docs, err := os.ReadFile("../../docs/reports.md")
 	if err != nil {

@@ -85,6 +85,7 @@ func agentScrape(t *testing.T) string {
 // agents' rules are there: an agent that cannot reach the service, one that dropped reports, one
 // whose reports the service refused as bad, a GPU it cannot read, and readings that fail.
 func TestShippedAlertRulesReadExportedMetrics(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile(rulesFile)
 	if err != nil {
 		t.Fatalf("the alerting rules docs/operations.md names: %v", err)

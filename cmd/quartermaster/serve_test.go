@@ -86,6 +86,7 @@ func get(t *testing.T, u string) int {
 // TestServeWithoutSlack: with no Slack settings the service still answers its health checks and
 // runs the tick loop; the Slack endpoints are absent; it stops cleanly when told to.
 func TestServeWithoutSlack(t *testing.T) {
+	t.Parallel()
 	s := startServe(t, serveOptions{tick: time.Millisecond})
 	for _, p := range []string{"/healthz", "/readyz"} {
 		if code := get(t, s.url+p); code != http.StatusOK {
@@ -113,6 +114,7 @@ func TestServeWithoutSlack(t *testing.T) {
 // TestServePrunesMessageRefs: where a message was posted more than 30 days ago is forgotten when
 // the service starts; a recent one is kept.
 func TestServePrunesMessageRefs(t *testing.T) {
+	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
 	ctx := context.Background()
 	st, err := store.Open(ctx, db, nil)
@@ -153,6 +155,7 @@ func TestServePrunesMessageRefs(t *testing.T) {
 
 // TestServeSlackSettings: half a Slack configuration is refused with a sentence saying what to set.
 func TestServeSlackSettings(t *testing.T) {
+	t.Parallel()
 	for _, s := range []slackSettings{{SigningSecret: "s"}, {AppToken: "xapp"}, {BotToken: "xoxb"}} {
 		o := serveOptions{slack: s, listener: nil, addr: "127.0.0.1:0"}
 		o.app.flags.db = "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
@@ -223,6 +226,7 @@ func signedCommand(t *testing.T, base, secret, text, trigger, responseURL string
 // service's own wiring; stopping right after it lets its answer go out first; the lease is in
 // the database.
 func TestServeSlack(t *testing.T) {
+	t.Parallel()
 	api := newSlackAPI(t)
 	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
 	o := serveOptions{slack: slackSettings{BotToken: "xoxb-test", SigningSecret: "shh", APIURL: api.URL}}
@@ -256,6 +260,7 @@ func TestServeSlack(t *testing.T) {
 // email: Slack's side lowers A to Z alone, as the policy, single sign-on and Discord do, instead
 // of every letter, which made her zoë.ñúñez@acme.example, someone the directory does not know.
 func TestASlackEmailIsFoldedAsThePolicyFoldsIt(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("../../docs/quartermaster.example.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 // process at once, with no log line and no graceful stop, and systemd (Restart=on-failure) does
 // not restart a service that SIGHUP ended.
 func TestServeKeepsServingOnSIGHUPAndChecksThePolicyOnDisk(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

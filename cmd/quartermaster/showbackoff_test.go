@@ -13,6 +13,7 @@ import (
 // adapter is on (not that Slack alone is off, which with Discord on would not stop it), and that
 // quartermaster report still renders the week.
 func TestServeSaysNoChatAdapterPostsTheWeek(t *testing.T) {
+	t.Parallel()
 	p, err := policy.LoadFile("../../commands/testdata/other.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // 14d and 30d beside the usual lengths, and one whose class allows 45m offers 45m, all shortest
 // first.
 func TestSlackFormOffersEveryClassLength(t *testing.T) {
+	t.Parallel()
 	load := func(classes string) *App {
 		t.Helper()
 		p, err := policy.Load([]byte("organization: X\nclasses:\n"+classes+"sim:\n  nodes:\n    - {name: n, count: 1, class: a, gpus: 8}\n"), "p.yaml")
@@ -47,6 +48,7 @@ func TestSlackFormOffersEveryClassLength(t *testing.T) {
 // the form's menu within Slack's 75 characters of an option, its name and price whole and the SKU
 // shortened, rather than the price cut off the end.
 func TestSlackFormClassLabelsKeepThePrice(t *testing.T) {
+	t.Parallel()
 	p, err := policy.LoadFile("../../commands/testdata/big.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -48,6 +48,7 @@ func slackAuthSocket(t *testing.T, body, scopes, socket string) *httptest.Server
 // serve at start with a sentence naming SLACK_BOT_TOKEN and what Slack said, instead of a service
 // whose every user is told to try again in a minute.
 func TestServeRefusesABotTokenSlackRefuses(t *testing.T) {
+	t.Parallel()
 	for _, slackErr := range []string{"invalid_auth", "account_inactive", "token_revoked"} {
 		api := slackAuth(t, `{"ok":false,"error":"`+slackErr+`"}`, "")
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -79,6 +80,7 @@ func TestServeRefusesABotTokenSlackRefuses(t *testing.T) {
 // A token granted fewer scopes than manifest.yaml asks for (an app made by hand, or a scope
 // removed) starts, and the log names each missing scope and what does not work without it.
 func TestServeNamesTheScopesTheBotTokenLacks(t *testing.T) {
+	t.Parallel()
 	api := slackAuth(t, `{"ok":true,"team":"Harbor","team_id":"T9","user":"quartermaster","user_id":"UQM","bot_id":"BQM"}`, "commands,chat:write,users:read")
 	var log testkit.SyncBuffer
 	o := serveOptions{slack: slackSettings{BotToken: "xoxb-test", SigningSecret: "shh", APIURL: api.URL}}
@@ -101,6 +103,7 @@ func TestServeNamesTheScopesTheBotTokenLacks(t *testing.T) {
 // An app-level token Slack refuses stops serve at start naming SLACK_APP_TOKEN, instead of a
 // service that answers /healthz while Socket Mode, its only way to hear from Slack, gave up.
 func TestServeRefusesAnAppTokenSlackRefuses(t *testing.T) {
+	t.Parallel()
 	api := slackAuthSocket(t, `{"ok":true,"team":"Harbor","user":"quartermaster"}`, "", `{"ok":false,"error":"invalid_auth"}`)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

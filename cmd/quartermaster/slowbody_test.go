@@ -19,6 +19,7 @@ import (
 // and keeps answering meanwhile. The body timeout is shortened so the test does not wait ten
 // seconds; the limit on bodies read at once is serve's own.
 func TestSlowRequestBodiesDoNotHoldServeConnectionsOpen(t *testing.T) {
+	t.Parallel()
 	o := serveOptions{limits: httpserve.Limits{BodyTimeout: time.Second}}
 	s := startServe(t, o)
 	addr := strings.TrimPrefix(s.url, "http://")
@@ -72,6 +73,7 @@ func TestSlowRequestBodiesDoNotHoldServeConnectionsOpen(t *testing.T) {
 // /readyz is not ready while the database is not usable: on SQLite when its file is gone from
 // under the running service (as on PostgreSQL when the server stops: TestReadyzFollowsTheDatabase).
 func TestReadyzIsNotReadyWhileTheDatabaseIsDown(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "qm.db")
 	o := serveOptions{}
 	o.app.flags.db = "sqlite:" + path

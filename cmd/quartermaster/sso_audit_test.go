@@ -20,6 +20,7 @@ import (
 // account, though the Discord sign-in (newer, not yet due) has not been re-checked, and, taken
 // out of the approvers' group too, they are no longer counted among its members.
 func TestARemovalFoundOnOneChatAccountHoldsOnTheOther(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorldWith(t, globexPolicy)
 	sora := w.globexPerson("sora", "Sora@Globex.example", "Robotics-Lab", "Robotics-Leads")
 	soraDiscord := &person{idp: sora.idp, acct: bot.Account{Platform: "discord", User: "880000000000000001"}}
@@ -60,6 +61,7 @@ func (w *ssoWorld) sayAs(p *person, user, text string) string {
 // whom a platform admin unlinks, is no longer told of the group's exceptions: the service no
 // longer knows them as a member until they sign in again.
 func TestAnUnlinkedApproverHearsOfNoMoreExceptions(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorldWith(t, globexPolicy)
 	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
 	riku := w.globexPerson("riku", "Riku@Globex.example", "robotics-lab", "robotics-leads")
@@ -88,6 +90,7 @@ func TestAnUnlinkedApproverHearsOfNoMoreExceptions(t *testing.T) {
 // its signed-in members are told that someone left the team at the provider and which of their
 // leases run on, as budget owners named by email are.
 func TestBudgetOwnersNamedByGroupHearWhoLeftTheTeam(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorldWith(t, globexPolicy)
 	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
 	riku := w.globexPerson("riku", "Riku@Globex.example", "robotics-lab", "ROBOTICS-LEADS")
@@ -111,6 +114,7 @@ func TestBudgetOwnersNamedByGroupHearWhoLeftTheTeam(t *testing.T) {
 // revoked and that no new leases start until they sign in again, not that they left the team;
 // still signed in on another chat account, they keep their team and the owners hear nothing.
 func TestARevokedSignInIsNotCalledLeavingTheTeam(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorldWith(t, globexPolicy)
 	yuki := w.globexPerson("yuki", "yuki@globex.example", "nlp-research")
 	kenji := w.globexPerson("kenji", "kenji@globex.example", "nlp-research")
@@ -148,6 +152,7 @@ func TestARevokedSignInIsNotCalledLeavingTheTeam(t *testing.T) {
 // make someone the person whose email it resembles, so they cannot decide that person's
 // approvals.
 func TestAnEmailWithALookAlikeLetterIsNotSomeoneElses(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorldWith(t, globexPolicy)
 	yuki := w.globexPerson("yuki", "yuki@globex.example", "nlp-research")
 	mallory := &person{idp: oidctest.NewUser("sub-mallory", "\u212Aenji@globex.example"), acct: bot.Account{Platform: "discord", User: "880000000000000009"}}
@@ -167,6 +172,7 @@ func TestAnEmailWithALookAlikeLetterIsNotSomeoneElses(t *testing.T) {
 // left goes to who may decide the team's exceptions after the re-check: the owner still in the
 // group, not the one who left it.
 func TestARecheckTellsWhoDecidesAfterIt(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorldWith(t, globexPolicy)
 	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
 	riku := w.globexPerson("riku", "riku@globex.example", "robotics-lab", "robotics-leads")

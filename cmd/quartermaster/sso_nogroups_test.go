@@ -13,6 +13,7 @@ import (
 // nobody is told that anyone left a team. Once those groups have gone unconfirmed for two re-check
 // periods, the approver's click gets a login link that says why, and carries the decision.
 func TestAProviderThatGivesNoGroupsOnRecheckTakesNoRightsAway(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorldWith(t, globexPolicy)
 	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
 	riku := w.globexPerson("riku", "riku@globex.example", "robotics-lab", "ROBOTICS-LEADS")

@@ -83,6 +83,7 @@ func (w *ssoWorld) globexPerson(name, email string, groups ...string) *person {
 // whose groups are no longer confirmed, and clicks Approve or Deny gets a login link that carries
 // the decision, made as soon as the login completes, as for a login older than step_up.
 func TestAnUnlinkedApproversClickIsNotLost(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorldWith(t, globexPolicy)
 	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
 	riku := w.globexPerson("riku", "riku@globex.example", "robotics-lab", "ROBOTICS-LEADS")

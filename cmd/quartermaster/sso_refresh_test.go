@@ -17,6 +17,7 @@ import (
 // be confirmed. The refresh token revoked: the account is unlinked, its owner is told that
 // /gpu login signs them in again, and their click gets a login link that carries the decision.
 func TestAFailedRefreshAsksTheApproverToSignIn(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorldWith(t, globexPolicy)
 	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
 	riku := w.globexPerson("riku", "riku@globex.example", "robotics-lab", "ROBOTICS-LEADS")
@@ -72,6 +73,7 @@ func TestAFailedRefreshAsksTheApproverToSignIn(t *testing.T) {
 // paths (/Robotics-Lab). A policy that names the paths in idp_groups, as docs/sso.md says, places
 // people in their team, and a re-check keeps them there.
 func TestKeycloakFullGroupPaths(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorldWith(t, strings.Replace(globexPolicy, "idp_groups: [Robotics-Lab]", "idp_groups: [/Robotics-Lab]", 1))
 	sora := w.globexPerson("sora", "sora@globex.example", "/robotics-lab")
 	if pg := w.follow(sora, w.say(sora, "/gpu login")); pg.Status != http.StatusOK || !strings.Contains(pg.Body, "/robotics-lab") {

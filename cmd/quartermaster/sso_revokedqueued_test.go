@@ -18,6 +18,7 @@ import (
 // budget owners are told it waits until they sign in again, not that it runs to its end. Signed
 // in again, the next tick starts it.
 func TestARevokedRequestersQueuedLeaseWaitsForTheirSignIn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pol := strings.Replace(globexPolicy, "{name: h200, count: 2, class: h200, gpus: 8,", "{name: h200, count: 1, class: h200, gpus: 2,", 1)
 	w := newSSOWorldWith(t, pol)

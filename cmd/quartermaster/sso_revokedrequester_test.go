@@ -17,6 +17,7 @@ import (
 // and the request still waits; the notice names it apart from the leases that run on. Signed in
 // again, the same approval goes through.
 func TestARevokedRequesterIsNotApprovedIntoALease(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorldWith(t, globexPolicy)
 	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
 	riku := w.globexPerson("riku", "riku@globex.example", "robotics-lab", "ROBOTICS-LEADS")

@@ -15,6 +15,7 @@ import (
 // would be, instead of getting a login link whose decision could only be refused afterwards.
 // An approver who may decide still gets the link that carries the decision.
 func TestAStaleLoginIsNotAskedToSignInForADecisionItCannotMake(t *testing.T) {
+	t.Parallel()
 	pol := strings.Replace(globexPolicy, "  recheck: 1m\n", "  recheck: 24h\n", 1)
 	w := newSSOWorldWith(t, pol)
 	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
@@ -58,6 +59,7 @@ func TestAStaleLoginIsNotAskedToSignInForADecisionItCannotMake(t *testing.T) {
 // is shown an example they can run (signing themselves out), not another unlink they would be
 // refused.
 func TestUnlinkRefusalShowsWhatTheyCanDo(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorldWith(t, globexPolicy)
 	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
 	if pg := w.follow(sora, w.say(sora, "/gpu login")); pg.Status != http.StatusOK {
@@ -74,6 +76,7 @@ func TestUnlinkRefusalShowsWhatTheyCanDo(t *testing.T) {
 // for a request they may not decide is told who decides, with an example they can run (the
 // request's status), not an approval of some other lease id.
 func TestANonDecidersRefusalShowsAWorkingExample(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorldWith(t, globexPolicy)
 	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
 	kaito := w.globexPerson("kaito", "kaito@globex.example", "Robotics-Lab")
@@ -96,6 +99,7 @@ func TestANonDecidersRefusalShowsAWorkingExample(t *testing.T) {
 // link that can no longer be made (the request was withdrawn meanwhile) is explained on the page,
 // which does not send them back to chat for the same news: chat shows nothing of it.
 func TestAResumedDecisionThatFailsSaysSoOnlyOnThePage(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorldWith(t, strings.NewReplacer("  recheck: 1m\n", "  recheck: 24h\n", "step_up: 30m", "step_up: 2m").Replace(globexPolicy))
 	sora := w.globexPerson("sora", "sora@globex.example", "robotics-lab")
 	riku := w.globexPerson("riku", "riku@globex.example", "robotics-lab", "robotics-leads")

@@ -173,6 +173,7 @@ func mustHave(t *testing.T, what, got string, subs ...string) {
 //     budget owner are told which;
 //   - /gpu logout and a platform admin's /gpu unlink end a link.
 func TestSSOEndToEnd(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorld(t)
 	ctx := context.Background()
 	alice := w.person("alice", "ai-vision")
@@ -255,6 +256,7 @@ func TestSSOEndToEnd(t *testing.T) {
 // TestServeWithSSO: serve turns single sign-on on from the environment and serves the login
 // endpoints; a half-set environment stops it with a sentence naming what is missing.
 func TestServeWithSSO(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.Start(t)
 	env := map[string]string{oidc.EnvIssuer: idp.Issuer(), oidc.EnvClientID: idp.ClientID, oidc.EnvClientSecret: idp.ClientSecret, oidc.EnvPublicURL: "https://qm.acme.example"}
 	s := startServe(t, serveOptions{getenv: func(k string) string { return env[k] }})
@@ -278,6 +280,7 @@ func TestServeWithSSO(t *testing.T) {
 // first time anyone of it signed in, when that came before its first request; a later sign-in
 // does not move it.
 func TestSSOFirstLoginStartsTimeToFirstGPU(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorld(t)
 	ctx := context.Background()
 	maya := w.person("maya", "ai-language")

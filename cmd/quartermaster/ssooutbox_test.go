@@ -90,6 +90,7 @@ func (f *flakySlack) count(email, what string) int {
 // notices do, without the change being told again. Before, it was posted straight to Slack, lost
 // there, and the change was marked told all the same.
 func TestChangesOfGroupsToldWhileSlackIsDownReachThemOnceItIsBack(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("../../docs/quartermaster.example.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -168,6 +169,7 @@ func TestChangesOfGroupsToldWhileSlackIsDownReachThemOnceItIsBack(t *testing.T) 
 // that Slack being down at that moment delays it instead of losing it: it reaches them once
 // Slack is back, once.
 func TestRepliesOfAResumedCommandMadeWhileSlackIsDownReachThemOnceItIsBack(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("../../docs/quartermaster.example.yaml")
 	if err != nil {
 		t.Fatal(err)

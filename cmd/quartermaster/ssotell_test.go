@@ -19,6 +19,7 @@ import (
 // process that starts on this host tells alice and bob at its first re-check pass (not once the
 // dead process's claim lapses), each once, and leaves carol's change to the other host's process.
 func TestChangesOfGroupsAStoppedProcessLeftAreToldAtTheRestart(t *testing.T) {
+	t.Parallel()
 	w := newSSOWorld(t)
 	ctx := context.Background()
 	alice, bob, carol := w.person("alice", "ai-vision"), w.person("bob", "ai-vision"), w.person("carol", "ai-language")

@@ -20,6 +20,7 @@ import (
 // is active on the job's node at once, not after the claim lapses. A claim of a process on
 // another host, and one of this very process, are left to lapse.
 func TestARestartedProcessAdoptsItsPredecessorsJobAtOnce(t *testing.T) {
+	t.Parallel()
 	a, err := NewApp(context.Background(), appOptions{flags: commonFlags{db: "sqlite:" + filepath.Join(t.TempDir(), "qm.db")}})
 	if err != nil {
 		t.Fatal(err)

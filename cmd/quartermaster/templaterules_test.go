@@ -12,6 +12,7 @@ import (
 // not have, at the rule's line, with the template meant: such a rule never matches, so the job it
 // was written to stop starts without approval. The policy stays valid.
 func TestPolicyCheckWarnsOfARuleOnATemplateTheCatalogLacks(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("../../commands/testdata/tokyo.yaml")
 	if err != nil {
 		t.Fatal(err)

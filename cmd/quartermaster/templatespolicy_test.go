@@ -57,6 +57,7 @@ func TestTemplatesListAndShowReadThePolicy(t *testing.T) {
 // /gpu submit would make there: nnodes whole nodes with all their GPUs, not 1 GPU on each of two
 // nodes where the lease would hold both GPUs of one node.
 func TestTemplatesRenderNnodesOnANamedClassTakesWholeNodes(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := runQM("templates", "render", "jax", "--policy", orbitPolicyFile, "--backend", "slurm", "--class", "duo", "--gpus", "2", "nnodes=2")
 	if code != 0 || !strings.Contains(out, "#SBATCH --nodes=2\n") || !strings.Contains(out, "#SBATCH --gres=gpu:a10:2\n") {
 		t.Errorf("render jax --class duo --gpus 2 nnodes=2: exit %d, %s%s", code, out, stderr)

@@ -168,6 +168,7 @@ func (w *walkthrough) stopService() {
 // section on that install, and checks what an operator would look at: the version, the policy
 // check, the migrations, /readyz, and a lease surviving a backup and restore.
 func TestOperationsWalkthrough(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: the walkthrough builds the binaries")
 	}
@@ -289,6 +290,7 @@ func (w *walkthrough) psql(sql string) {
 // TestSystemdUnitVerifies: systemd-analyze verify accepts the unit (with its binary where the unit
 // names it, under a temporary root), and the unit starts what the walkthrough ran.
 func TestSystemdUnitVerifies(t *testing.T) {
+	t.Parallel()
 	unit, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "systemd", "quartermaster.service"))
 	if err != nil {
 		t.Fatal(err)
