@@ -47,6 +47,9 @@ func TestMain(m *testing.M) {
 	if !set {
 		_ = flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
 	}
+	for _, k := range shellSettings {
+		os.Unsetenv(k)
+	}
 	code := m.Run()
 	if built.dir != "" {
 		_ = os.RemoveAll(built.dir)

@@ -40,7 +40,7 @@ func runConsoleScript(t *testing.T, script string, extra ...string) []message {
 func runConsoleAt(t *testing.T, dir, clock, script string, extra ...string) []message {
 	t.Helper()
 	var out, errb bytes.Buffer
-	args := append([]string{"console", "--json", "--clock", clock, "--policy=",
+	args := append([]string{"console", "--json", "--clock", clock,
 		"--db", "sqlite:" + filepath.Join(dir, "quartermaster.db"), "--reports", filepath.Join(dir, "reports")}, extra...)
 	if code := run(context.Background(), args, strings.NewReader(script), &out, &errb); code != 0 {
 		t.Fatalf("console exited %d: %s", code, errb.String())

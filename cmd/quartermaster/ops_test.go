@@ -75,12 +75,18 @@ func writeOrbit(t *testing.T) string {
 	return p
 }
 
-// clearEnv unsets the settings a developer's shell may carry into the test.
+// shellSettings are the settings a developer's shell may carry into the tests; TestMain unsets
+// them for the whole test binary, so the parallel tests, which cannot set the environment, see
+// none of them.
+var shellSettings = []string{"QM_POLICY", "QM_DATABASE_URL", "QM_DATABASE_URL_FILE", "QM_DATA_DIR", "QM_BACKEND", "QM_HTTP_ADDR",
+	"QM_LOG_FORMAT", "QM_LOG_LEVEL", "SLACK_BOT_TOKEN", "SLACK_BOT_TOKEN_FILE", "SLACK_SIGNING_SECRET",
+	"SLACK_SIGNING_SECRET_FILE", "SLACK_APP_TOKEN", "SLACK_APP_TOKEN_FILE", "QM_SLURM_ACCOUNTING", "QM_SLURM_CONTAINER", "QM_DEFAULT_TEMPLATE"}
+
+// clearEnv unsets the settings a developer's shell may carry into the test, and any an earlier
+// serial test set.
 func clearEnv(t *testing.T) {
 	t.Helper()
-	for _, k := range []string{"QM_POLICY", "QM_DATABASE_URL", "QM_DATABASE_URL_FILE", "QM_BACKEND", "QM_HTTP_ADDR",
-		"QM_LOG_FORMAT", "QM_LOG_LEVEL", "SLACK_BOT_TOKEN", "SLACK_BOT_TOKEN_FILE", "SLACK_SIGNING_SECRET",
-		"SLACK_SIGNING_SECRET_FILE", "SLACK_APP_TOKEN", "SLACK_APP_TOKEN_FILE", "QM_SLURM_ACCOUNTING", "QM_SLURM_CONTAINER", "QM_DEFAULT_TEMPLATE"} {
+	for _, k := range shellSettings {
 		t.Setenv(k, "")
 		os.Unsetenv(k)
 	}
