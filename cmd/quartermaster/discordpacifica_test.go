@@ -444,7 +444,7 @@ func TestDiscordReportOfAnotherTeamIsASentence(t *testing.T) {
 	p.signIn(pcRangi)
 	m := p.cmd(pcRangi, "report", opt("team", "team-42"), opt("week", "this week"))
 	text := strings.TrimSpace(m.Text())
-	if !strings.HasPrefix(text, "Only platform admins and the budget owner of team team-42, vaite@pacifica.example, see its showback") {
+	if !strings.HasPrefix(text, "Only platform admins and the budget owner of team team-42 (vaite@pacifica.example) see its showback") {
 		t.Errorf("/gpu report team:team-42 by someone outside it: %q", text)
 	}
 	again := p.cmd(pcRangi, "report", typedCommand(t, text, "report")...)

@@ -191,7 +191,7 @@ sam@tiny.example: /gpu policy
 	// A class without a SKU, memory or description is shown without empty places.
 	mustContain(t, "the grant", msgs[2:3], "1 × gpu on box-01")
 	mustContain(t, "the catalog", msgs[5:6], "Tiny Lab GPU catalog (1 class):")
-	mustContain(t, "the policy", msgs[6:7], "self-approval not allowed; fallback approvers none")
+	mustContain(t, "the policy", msgs[6:7], "self-approval not allowed; fallback approvers: none")
 	for _, m := range msgs[2:] {
 		if strings.Contains(m.Text, "()") || strings.Contains(m.Text, ":  ") {
 			t.Errorf("an empty place in %q", m.Text)

@@ -272,7 +272,7 @@ dana@acme.example: /gpu report 2026-W48 language
 	if !strings.Contains(member, "GPU usage of alice@acme.example, 2026-W48") || !strings.Contains(member, "6.00 GPU-hours, $5.40") || strings.Contains(member, "language") {
 		t.Errorf("alice's report: %s", member)
 	}
-	if !strings.HasPrefix(other, "Only platform admins and the budget owner of team language, lee@acme.example, see its showback") {
+	if !strings.HasPrefix(other, "Only platform admins and the budget owner of team language (lee@acme.example) see its showback") {
 		t.Errorf("dana asking for language: %s", other)
 	}
 	for _, m := range later {
