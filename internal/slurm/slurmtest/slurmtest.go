@@ -61,10 +61,12 @@ func Cluster(t testing.TB) (conf string) {
 	return conf
 }
 
-// idle waits, up to a minute, until the cluster runs no job, cancelling any that a test before
-// this one left behind (every job on the test cluster is a test's), so that each test starts on
-// an idle node. Most are jobs the test before cancelled as it ended, still COMPLETING: on a busy
-// machine that takes seconds, during which they hold the node's GPUs and hold up this test's jobs.
+// idle waits, up to three minutes, until the cluster runs no job, cancelling any that a test
+// before this one left behind (every job on the test cluster is a test's), so that each test
+// starts on an idle node. Most are jobs the test before cancelled as it ended, still COMPLETING:
+// on a busy machine that takes seconds, during which they hold the node's GPUs and hold up this
+// test's jobs; while the race detector's builds load two cores, slurmd has been seen stalled for a
+// minute and a cancelled job COMPLETING for two.
 func idle(t testing.TB, conf string) {
 	t.Helper()
 	squeue := func(args ...string) string {
@@ -73,7 +75,7 @@ func idle(t testing.TB, conf string) {
 		out, _ := cmd.Output()
 		return strings.TrimSpace(string(out))
 	}
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(3 * time.Minute)
 	cancelled := false
 	for {
 		jobs := squeue("-o", "%i")
@@ -88,7 +90,7 @@ func idle(t testing.TB, conf string) {
 			cancelled = true
 		}
 		if time.Now().After(deadline) {
-			t.Logf("slurmtest: the cluster still runs jobs after a minute: %s", squeue("-o", "%i %T %j"))
+			t.Logf("slurmtest: the cluster still runs jobs after three minutes: %s", squeue("-o", "%i %T %j"))
 			return
 		}
 		time.Sleep(200 * time.Millisecond)
