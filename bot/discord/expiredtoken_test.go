@@ -1,6 +1,7 @@
 package discord_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -45,4 +46,35 @@ func TestAnAnswerPastTheInteractionsTokenComesByDM(t *testing.T) {
 	if _, ok := dms[0].Button("Release"); !ok {
 		t.Errorf("the DM has no Release button: %+v", dms[0].Buttons)
 	}
+}
+
+// A late answer longer than one Discord message reaches the person by DM whole: every part, in
+// order, each within Discord's limits, the first saying why it comes there and the buttons on
+// the last, rather than the first part alone.
+func TestALongAnswerPastTheInteractionsTokenComesByDMWhole(t *testing.T) {
+	want, long := longReply()
+	e := newEnv(t, func(c *discord.Config) { c.AnswerWithin = 10 * time.Millisecond })
+	e.handler.delay = 100 * time.Millisecond
+	e.handler.reply = func(bot.Request) []bot.Reply { return []bot.Reply{long} }
+	body := discordtest.Command(in(alice), "gpu", "help")
+	e.fake.Expire(discordtest.ID(body))
+	if r := e.send(body); r.Type != 5 {
+		t.Fatalf("answer type %d, want a deferral (5)", r.Type)
+	}
+	e.wait()
+	dms := e.fake.PostsTo(discordtest.DMChannel(alice))
+	if len(dms) < 2 {
+		t.Fatalf("%d DMs to alice, want the answer in several parts", len(dms))
+	}
+	if !strings.Contains(dms[0].Text(), "stopped waiting") {
+		t.Errorf("the first DM says %q; want it to say why the answer comes by DM", dms[0].Text()[:min(200, len(dms[0].Text()))])
+	}
+	for i, m := range dms {
+		m.Ephemeral = true // a DM is the person's own; checkMessage asks for privacy
+		checkMessage(t, fmt.Sprintf("DM %d of %d", i+1, len(dms)), m)
+		if _, ok := m.Button("Request 1 train"); ok != (i == len(dms)-1) {
+			t.Errorf("DM %d of %d: button %v", i+1, len(dms), ok)
+		}
+	}
+	checkInOrder(t, dms, want)
 }

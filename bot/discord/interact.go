@@ -619,21 +619,26 @@ func tokenExpired(err error) bool {
 const lateAnswer = "Your command %s ran after Discord stopped waiting for its answer (it waits 15 minutes), so the answer comes here:"
 
 // answerByDM gives person (Discord user userID) the answer to the command line text by DM, the
-// replies one message each, the first saying why they come there.
+// first message saying why it comes there. An answer longer than one message goes in as many as
+// it takes, in order, as it would have in place; a part that cannot be sent stops the rest, so
+// none comes out of order.
 func (a *Adapter) answerByDM(ctx context.Context, person, userID, text string, rs []bot.Reply) error {
+	if len(rs) == 0 {
+		rs = []bot.Reply{{Text: "Done."}}
+	}
+	rs = append([]bot.Reply(nil), rs...)
+	rs[0].Text = strings.TrimSpace(fmt.Sprintf(lateAnswer, codeSpan(a.typed(text))) + "\n" + rs[0].Text)
+	return a.dmParts(ctx, person, userID, a.parts(rs...))
+}
+
+// dmParts sends the parts of an answer to person (Discord user userID) by DM, in order.
+func (a *Adapter) dmParts(ctx context.Context, person, userID string, ms []message) error {
 	ch, err := a.dm(ctx, userID)
 	if err != nil {
 		return err
 	}
-	if len(rs) == 0 {
-		rs = []bot.Reply{{Text: "Done."}}
-	}
-	for n, r := range rs {
-		r.Ephemeral = false
-		if n == 0 {
-			r.Text = strings.TrimSpace(fmt.Sprintf(lateAnswer, codeSpan(a.typed(text))) + "\n" + r.Text)
-		}
-		if err := a.post(ctx, person, ch, r); err != nil {
+	for _, m := range ms {
+		if _, err := a.postMessage(ctx, person, ch, m, bot.Reply{}); err != nil {
 			return err
 		}
 	}

@@ -102,7 +102,22 @@ func (a *Adapter) dm(ctx context.Context, user string) (string, error) {
 
 // post sends r to channel and, when it has a Ref, remembers where it landed.
 func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) error {
-	m := a.render(r)
+	sent, err := a.postMessage(ctx, to, channel, a.render(r), r)
+	if err != nil {
+		return err
+	}
+	if r.Ref != "" && sent != nil {
+		// The message is out; failing to remember it costs only its later edit, so it is logged
+		// rather than sent again.
+		if err := a.refs.SaveMessageRef(ctx, bot.MessageRef{Ref: r.Ref, Recipient: policy.NameKey(to), Channel: sent.ChannelID, MessageID: sent.ID}); err != nil {
+			a.log.Error("cannot remember a posted message", "ref", r.Ref, "channel", sent.ChannelID, "message", sent.ID, "err", err)
+		}
+	}
+	return nil
+}
+
+// postMessage sends the rendered message m, with r's files, to channel ("to" is whom it is for).
+func (a *Adapter) postMessage(ctx context.Context, to, channel string, m message, r bot.Reply) (*discordgo.Message, error) {
 	var sent *discordgo.Message
 	err := a.retry(ctx, func() error {
 		// Files are read anew for every try: a try that was refused has consumed its readers.
@@ -123,21 +138,14 @@ func (a *Adapter) post(ctx context.Context, to, channel string, r bot.Reply) err
 		} else {
 			a.log.Warn(fmt.Sprintf("%s takes no DMs from the app on Discord (they turned off DMs from server members), so notices to them are not delivered there; they see them in /gpu list and /gpu approvals", to), "to", to, "ref", r.Ref)
 		}
-		return fmt.Errorf("discord: post to %s: %w", to, ErrNoDMs)
+		return nil, fmt.Errorf("discord: post to %s: %w", to, ErrNoDMs)
 	}
 	if err != nil {
 		a.log.Error("cannot post on Discord", "to", to, "channel", channel, "ref", r.Ref, "err", err)
-		return fmt.Errorf("discord: post to %s: %w", to, err)
+		return nil, fmt.Errorf("discord: post to %s: %w", to, err)
 	}
 	a.noDMs.Delete(channel)
-	if r.Ref != "" && sent != nil {
-		// The message is out; failing to remember it costs only its later edit, so it is logged
-		// rather than sent again.
-		if err := a.refs.SaveMessageRef(ctx, bot.MessageRef{Ref: r.Ref, Recipient: policy.NameKey(to), Channel: sent.ChannelID, MessageID: sent.ID}); err != nil {
-			a.log.Error("cannot remember a posted message", "ref", r.Ref, "channel", sent.ChannelID, "message", sent.ID, "err", err)
-		}
-	}
-	return nil
+	return sent, nil
 }
 
 // update edits every copy of r.Ref posted to "to"; false when there is none. The edit replaces
