@@ -457,15 +457,12 @@ func (a *Adapter) autocomplete(ctx context.Context, in incoming) *discordgo.Inte
 	}
 	if len(in.choices) > 0 {
 		// The option's own values, as its choices would have listed them: the ones that contain
-		// what was typed.
-		// Accents typed are left out, as the policy writes names (a to z) and as the grammar
-		// names the one meant.
-		typed := strings.ToLower(policy.FoldAccents(strings.TrimSpace(in.typed)))
+		// what was typed, as Suggests matches it.
 		for _, v := range in.choices {
 			if len(resp.Data.Choices) >= maxAutocompleteSize {
 				break
 			}
-			if strings.Contains(strings.ToLower(policy.FoldAccents(v)), typed) {
+			if Suggests(in.typed, v) {
 				resp.Data.Choices = append(resp.Data.Choices, &discordgo.ApplicationCommandOptionChoice{Name: clip(v, maxChoiceName), Value: v})
 			}
 		}

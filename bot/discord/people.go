@@ -2,8 +2,10 @@ package discord
 
 import (
 	"context"
+	"strings"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // People maps Discord users to the people Quartermaster knows, and back. Discord does not tell an
@@ -58,6 +60,25 @@ func AccountOf(userID string) bot.Account { return bot.Account{Platform: Platfor
 type Choice struct {
 	Name  string // what the user sees (at most 100 characters)
 	Value string // what the option gets
+}
+
+// Suggests reports whether a suggestion whose text is one of texts (a name, a title) matches
+// what a person typed so far: a part of it, with the accents typed left out (the policy writes
+// names a to z, and the grammar names the one meant), capitals and spaces around it not
+// counting. Nothing typed matches everything. Every option's suggestions go by this one rule.
+func Suggests(typed string, texts ...string) bool {
+	typed = foldTyped(typed)
+	for _, t := range texts {
+		if strings.Contains(foldTyped(t), typed) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldTyped is s as Suggests compares it: trimmed, accents left out, in lower case.
+func foldTyped(s string) string {
+	return strings.ToLower(policy.FoldAccents(strings.TrimSpace(s)))
 }
 
 // Completer suggests values for an option as a person types it: kind is the option's

@@ -307,7 +307,8 @@ func discordPeople(a *App) discordbot.People {
 // their decision) and template names as they are typed.
 func discordCompleter(a *App) discordbot.Completer {
 	return func(ctx context.Context, person, kind, typed string) []discordbot.Choice {
-		typed = strings.ToLower(strings.TrimSpace(typed))
+		// What is typed matches as it does for every option: accents, capitals and spaces
+		// around it do not count.
 		var out []discordbot.Choice
 		switch kind {
 		case "lease":
@@ -320,7 +321,7 @@ func discordCompleter(a *App) discordbot.Completer {
 			seen := map[qm.LeaseID]bool{}
 			for _, l := range append(waiting, mine...) {
 				id := l.ID.String()
-				if seen[l.ID] || typed != "" && !strings.Contains(strings.ToLower(id), typed) {
+				if seen[l.ID] || !discordbot.Suggests(typed, id) {
 					continue
 				}
 				seen[l.ID] = true
@@ -335,7 +336,7 @@ func discordCompleter(a *App) discordbot.Completer {
 				return nil
 			}
 			for _, tp := range a.Bot.Templates.Catalog.List() {
-				if typed == "" || strings.Contains(tp.Name, typed) || strings.Contains(strings.ToLower(tp.Title), typed) {
+				if discordbot.Suggests(typed, tp.Name, tp.Title) {
 					out = append(out, discordbot.Choice{Name: tp.Name + " — " + tp.Title, Value: tp.Name})
 				}
 			}

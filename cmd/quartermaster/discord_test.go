@@ -906,3 +906,38 @@ func TestDiscordSignInAsAnotherPerson(t *testing.T) {
 		t.Fatalf("the link after the refusal: %+v %v", l, err)
 	}
 }
+
+// TestDiscordAutocompleteIgnoresAccentsAndCase: lease and template options match what is typed
+// the way class options do: accents typed are left out, capitals and spaces around it do not
+// count.
+func TestDiscordAutocompleteIgnoresAccentsAndCase(t *testing.T) {
+	t.Parallel()
+	e := newDiscordEnv(t, storetest.SQLite(t))
+	discordOverQuota(e)
+	suggest := func(user, sub, option, typed string) []string {
+		m := e.do(discordtest.Autocomplete(discordtest.Who{User: user, Channel: dChannel, Guild: dGuild}, "gpu", sub, discordtest.Opt{Name: option, Value: typed, Focused: true}))
+		var out []string
+		for _, c := range m.Choices {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	want := suggest(dAlice, "template", "name", "jupy")
+	if len(want) == 0 {
+		t.Fatal("no template suggested for jupy")
+	}
+	for _, typed := range []string{"JUPY", " júpy ", "JÚPY"} {
+		if got := suggest(dAlice, "template", "name", typed); strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("templates for %q: %q, want %q", typed, got, want)
+		}
+	}
+	leases := suggest(dAlice, "release", "lease", "L-")
+	if len(leases) == 0 {
+		t.Fatal("no lease suggested for L-")
+	}
+	for _, typed := range []string{"l-", " Ĺ- ", "ĺ-"} {
+		if got := suggest(dAlice, "release", "lease", typed); strings.Join(got, "|") != strings.Join(leases, "|") {
+			t.Errorf("leases for %q: %q, want %q", typed, got, leases)
+		}
+	}
+}
