@@ -24,6 +24,7 @@ func (a *Adapter) discordReply(r bot.Reply) bot.Reply {
 			typed = append(typed, t)
 		}
 	}
+	r = mapTexts(r, a.exampleAsCode)
 	if len(typed) == 0 {
 		return mapTexts(defangReply(r), a.discordText)
 	}
@@ -39,6 +40,27 @@ func (a *Adapter) discordReply(r bot.Reply) bot.Reply {
 	return mapTexts(defangReply(r), func(text string) string {
 		return strings.ReplaceAll(a.discordText(text), keptCommand, handlerCommand+" ")
 	})
+}
+
+// exampleAsCode is text with the example that ends it ("Example: /gpu deny L-5 @here now") written
+// as code, as a Discord user types it, when it holds what would otherwise be broken up so as not
+// to ping (what someone typed, put back in the command): copied, the example is exactly the
+// command, with no invisible character in it, and Discord parses no mention in code.
+func (a *Adapter) exampleAsCode(text string) string {
+	const label = "Example: "
+	i := strings.LastIndex(text, label+handlerCommand+" ")
+	if i < 0 {
+		return text
+	}
+	tail := text[i+len(label):]
+	if !pings(tail) || strings.Contains(tail, "\n") {
+		return text
+	}
+	typed := a.typed(tail)
+	if typed == tail {
+		typed = a.namedCommands(tail)
+	}
+	return text[:i+len(label)] + codeSpan(typed)
 }
 
 // keptCommand stands for "/gpu " in what someone typed while the bot's own commands around it

@@ -595,8 +595,9 @@ func (a *Adapter) mac(prefix, body string) string {
 // defanger breaks what Discord would turn into a ping or a disguised link in text a user may have
 // typed (a reason, a template parameter, a team's name): @everyone and @here, <@…>, <@&…> and
 // <#…> mentions, and masked links [text](url). A word joiner after the first character keeps
-// the text as it reads while Discord no longer parses it. (Messages also go with
-// allowed_mentions empty, so nothing pings whatever slips through.)
+// the text as it reads while Discord no longer parses it. It breaks them in prose only: in code
+// (a command offered for copying) Discord parses neither, and the code stays exactly what is
+// typed. (Messages also go with allowed_mentions empty, so nothing pings whatever slips through.)
 var defanger = strings.NewReplacer(
 	"@everyone", "@\u2060everyone",
 	"@here", "@\u2060here",
@@ -605,7 +606,12 @@ var defanger = strings.NewReplacer(
 	"](", "]\u2060(",
 )
 
-func defang(s string) string { return bot.MapProse(defanger.Replace(s), unformat) }
+func defang(s string) string {
+	return bot.MapProse(s, func(prose string, lineStart bool) string { return unformat(defanger.Replace(prose), lineStart) })
+}
+
+// pings reports whether s holds what defang breaks in prose.
+func pings(s string) bool { return defanger.Replace(s) != s }
 
 // unformat escapes, in prose (not the commands' code), what Discord's markdown would show as
 // formatting rather than as typed: a backslash, *, ~ and | (bold, italics, strike-through,
