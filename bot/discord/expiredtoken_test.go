@@ -2,6 +2,7 @@ package discord_test
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -77,4 +78,40 @@ func TestALongAnswerPastTheInteractionsTokenComesByDMWhole(t *testing.T) {
 		}
 	}
 	checkInOrder(t, dms, want)
+}
+
+// When the interaction's token stops working between a long answer's first part (given in place)
+// and its follow-ups, the parts not yet given reach the person by DM, in order, rather than
+// being lost.
+func TestTheRestOfALongAnswerPastTheTokenComesByDM(t *testing.T) {
+	want, long := longReply()
+	e := newEnv(t, func(c *discord.Config) { c.AnswerWithin = 10 * time.Millisecond })
+	e.handler.delay = 100 * time.Millisecond
+	e.handler.reply = func(bot.Request) []bot.Reply { return []bot.Reply{long} }
+	body := discordtest.Command(in(alice), "gpu", "help")
+	id := discordtest.ID(body)
+	e.fake.OnRequest(func(r *http.Request) {
+		if r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/webhooks/") {
+			e.fake.Expire(id) // the follow-ups come 15 minutes too late
+		}
+	})
+	if r := e.send(body); r.Type != 5 {
+		t.Fatalf("answer type %d, want a deferral (5)", r.Type)
+	}
+	e.wait()
+	first, ok := e.fake.AnswerTo(id)
+	if !ok {
+		t.Fatal("the deferral was never replaced")
+	}
+	dms := e.fake.PostsTo(discordtest.DMChannel(alice))
+	if len(dms) == 0 {
+		t.Fatal("no DM: the rest of the answer is lost")
+	}
+	if !strings.Contains(dms[0].Text(), "/gpu help") {
+		t.Errorf("the first DM says %q; want it to name the command whose answer it goes on with", dms[0].Text()[:min(200, len(dms[0].Text()))])
+	}
+	checkInOrder(t, append([]discordtest.Message{first}, dms...), want)
+	if _, ok := dms[len(dms)-1].Button("Request 1 train"); !ok {
+		t.Errorf("the last DM has no button")
+	}
 }

@@ -424,7 +424,7 @@ func (a *Adapter) answerInParts(i *discordgo.Interaction, rs ...bot.Reply) (*dis
 		case <-ctx.Done():
 			return
 		}
-		a.followUps(i, ms[1:])
+		_, _ = a.followUps(i, ms[1:])
 	})
 	return answerWith(ms[0]), sync.OnceFunc(func() { close(sent) })
 }
@@ -599,8 +599,17 @@ func (a *Adapter) followUp(i *discordgo.Interaction, person, userID, text string
 		a.log.Error("cannot answer a deferred interaction", "id", i.ID, "err", err)
 		return
 	}
-	a.followUps(i, ms[1:])
+	if rest, err := a.followUps(i, ms[1:]); err != nil && tokenExpired(err) && userID != "" {
+		a.log.Warn("a deferred interaction's token stopped working during its answer; the rest goes by DM", "id", i.ID, "user", userID)
+		note := a.render(bot.Reply{Text: fmt.Sprintf(lateRest, codeSpan(a.typed(text)))})
+		if err := a.dmParts(ctx, person, userID, append([]message{note}, rest...)); err != nil {
+			a.log.Error("cannot give the rest of a late answer by DM", "id", i.ID, "user", userID, "err", err)
+		}
+	}
 }
+
+// lateRest begins the rest of an answer given by DM because Discord stopped taking it in place.
+const lateRest = "Discord stopped taking the answer to your command %s partway (it waits 15 minutes), so the rest comes here:"
 
 // tokenExpired reports whether Discord refused a call with an interaction's token because the
 // token no longer works (Invalid Webhook Token, or the interaction's webhook is unknown).
@@ -644,10 +653,11 @@ func (a *Adapter) dmParts(ctx context.Context, person, userID string, ms []messa
 
 // followUps sends the parts of an answer after its first, in order, as private follow-up
 // messages of the interaction (its token allows them for 15 minutes). A part that cannot be sent
-// stops the rest, so none comes out of order.
-func (a *Adapter) followUps(i *discordgo.Interaction, ms []message) {
+// stops the rest, so none comes out of order: it returns the parts not sent, from that one on,
+// and why.
+func (a *Adapter) followUps(i *discordgo.Interaction, ms []message) ([]message, error) {
 	if len(ms) == 0 {
-		return
+		return nil, nil
 	}
 	ctx, cancel := context.WithTimeout(a.base, followUpTimeout)
 	defer cancel()
@@ -659,9 +669,10 @@ func (a *Adapter) followUps(i *discordgo.Interaction, ms []message) {
 		})
 		if err != nil {
 			a.log.Error("cannot send the rest of an answer", "id", i.ID, "part", n+2, "of", len(ms)+1, "err", err)
-			return
+			return ms[n:], err
 		}
 	}
+	return nil, nil
 }
 
 // untilKnown makes a call with the interaction's token, retried after HTTP 429, and a few times
