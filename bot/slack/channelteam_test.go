@@ -56,7 +56,7 @@ func TestATeamsChannelNamesTheTeam(t *testing.T) {
 		t.Fatalf("leases %+v; want one of team kelp", ls)
 	}
 	got := e.sent("UWIREMU", "quota <#C0GENERAL|general>")
-	if !strings.Contains(got, "#general\" is the channel of no team") || !strings.Contains(got, "Example: /gpu quota") {
+	if !strings.Contains(got, "#general\" is the channel of no team") || !strings.Contains(got, "Example: `/gpu quota`") {
 		t.Errorf("/gpu quota of a channel of no team answered %q", got)
 	}
 }

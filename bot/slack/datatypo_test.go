@@ -17,7 +17,7 @@ func TestSlackPointsOutADataClassTypo(t *testing.T) {
 		}
 	}
 	got = e.ask("UJUAN", "request 1 labb for 1h data pubilc")
-	if !strings.Contains(got.Text, "did you mean public?") || !strings.Contains(got.Text, "Example: /gpu request 1 lab for 1h data public") {
+	if !strings.Contains(got.Text, "did you mean public?") || !strings.Contains(got.Text, "Example: `/gpu request 1 lab for 1h data public`") {
 		t.Errorf("the refusal %q; want it to ask did you mean public?, with the request of data public as its example", got.Text)
 	}
 }

@@ -77,7 +77,7 @@ func TestRequestFormRetriesOnlyWhileTheTriggerLives(t *testing.T) {
 		t.Errorf("views.open was called %d times for one trigger; a trigger lives 3 s and each retry waits 1 s", calls)
 	}
 	r := e.responseTo(trigger)
-	if !strings.Contains(r.Text, "could not be opened; type the request instead. Example: /gpu request 1 interactive for 2h") {
+	if !strings.Contains(r.Text, "could not be opened; type the request instead. Example: `/gpu request 1 interactive for 2h`") {
 		t.Errorf("the user was not told what to type: %+v", r)
 	}
 }

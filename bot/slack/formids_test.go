@@ -37,7 +37,7 @@ func TestTheRequestFormEchoesIDsAsTyped(t *testing.T) {
 			dms := e.postsTo(dm("UTAMA"))
 			got := dms[len(dms)-1].Text
 			escaped := strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(typed)
-			if !strings.Contains(got, `"`+escaped+`"`) || strings.Contains(got, strings.ToLower(escaped)) || !strings.Contains(got, "Example: /gpu ") {
+			if !strings.Contains(got, `"`+escaped+`"`) || strings.Contains(got, strings.ToLower(escaped)) || !strings.Contains(got, "Example: `/gpu ") {
 				t.Errorf("the form with %s %s was answered %q; want it named as typed", field, typed, got)
 			}
 		}

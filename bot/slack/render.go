@@ -111,10 +111,11 @@ func mrkdwnOf(tw typedWords, ps ...piece) string {
 			b.WriteString(p.s)
 			continue
 		}
-		if strings.ContainsAny(p.s, "&<>") {
-			b.WriteString(strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(p.s))
-		} else {
-			b.WriteString(p.s)
+		for _, part := range exampleCode(p.s) {
+			if strings.ContainsAny(part, "&<>") {
+				part = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(part)
+			}
+			b.WriteString(part)
 		}
 	}
 	s := b.String()
@@ -125,6 +126,38 @@ func mrkdwnOf(tw typedWords, ps ...piece) string {
 		s = bot.MapProse(s, unquote)
 	}
 	return s
+}
+
+// exampleLabel begins the example that ends a refusal: "Example: /gpu request 1 dev for 4h".
+const exampleLabel = "Example: /gpu "
+
+// exampleCode is s cut so that each example a line of it ends with (exampleLabel to the line's
+// end) is a code span of its own: the command is to be copied, and in code Slack formats none of
+// its *, _ or ~ and unpair shows none as a look-alike, so what is copied is the command as typed.
+// An example holding a backtick (which would end the code) or following one that opens code
+// is left as prose.
+func exampleCode(s string) []string {
+	if !strings.Contains(s, exampleLabel) {
+		return []string{s}
+	}
+	var out []string
+	lines := strings.SplitAfter(s, "\n")
+	for _, l := range lines {
+		body := strings.TrimSuffix(l, "\n")
+		at := strings.LastIndex(body, exampleLabel)
+		if at < 0 {
+			out = append(out, l)
+			continue
+		}
+		at += len("Example: ")
+		cmd := strings.TrimRight(body[at:], " ")
+		if strings.Contains(cmd, "`") || strings.Count(strings.ReplaceAll(body[:at], "```", ""), "`")%2 != 0 {
+			out = append(out, l)
+			continue
+		}
+		out = append(out, body[:at], "`", cmd, "`", body[at+len(cmd):], l[len(body):])
+	}
+	return out
 }
 
 // mark is a *, _ or ~ of a text's prose at byte at: whether it could open a span of formatting
@@ -327,6 +360,9 @@ func cuttable(s string, i int) bool {
 	}
 	if amp := strings.LastIndexByte(s[:i], '&'); amp >= 0 && i-amp < len("&amp;") && !strings.Contains(s[amp:i], ";") && !strings.ContainsAny(s[amp+1:i], " \n&") {
 		return false
+	}
+	if line := s[strings.LastIndexByte(s[:i], '\n')+1 : i]; strings.Count(strings.ReplaceAll(line, "```", ""), "`")%2 != 0 {
+		return false // inside a code span (an example's command)
 	}
 	if lt := strings.LastIndexByte(s[:i], '<'); lt >= 0 && !strings.Contains(s[lt:i], ">") && strings.Contains(s[i:], ">") {
 		return false

@@ -18,7 +18,7 @@ func TestATeamWrittenAsAMentionNamesTheTeamMeant(t *testing.T) {
 		{"submit cuda-smoke team=@harakeke", "@harakeke", "/gpu submit cuda-smoke team=harakeke"},
 	} {
 		got := e.sent("UTAMA", tc.sent)
-		if !strings.Contains(got, `"`+tc.quoted+`" is not a team name; did you mean harakeke?`) || !strings.HasSuffix(got, "Example: "+tc.example) {
+		if !strings.Contains(got, `"`+tc.quoted+`" is not a team name; did you mean harakeke?`) || !strings.HasSuffix(got, "Example: `"+tc.example+"`") {
 			t.Errorf("/gpu %s answered %q; want the team meant and the example %q", tc.sent, got, tc.example)
 		}
 	}
@@ -30,10 +30,10 @@ func TestATeamWrittenAsAMentionNamesTheTeamMeant(t *testing.T) {
 	}
 	// A user group is no team: the one whose handle holds a team's name names that team; one
 	// that names none says how teams are named.
-	if got := e.sent("UTAMA", "request 1 kete for 1h team <!subteam^S0KAITIAKI|@harakeke-kaitiaki>"); !strings.Contains(got, `"@harakeke-kaitiaki" names a user group or a person, not a team; did you mean team harakeke?`) || !strings.HasSuffix(got, "Example: /gpu request 1 kete for 1h team harakeke") {
+	if got := e.sent("UTAMA", "request 1 kete for 1h team <!subteam^S0KAITIAKI|@harakeke-kaitiaki>"); !strings.Contains(got, `"@harakeke-kaitiaki" names a user group or a person, not a team; did you mean team harakeke?`) || !strings.HasSuffix(got, "Example: `/gpu request 1 kete for 1h team harakeke`") {
 		t.Errorf("a user group named for team harakeke answered %q", got)
 	}
-	if got := e.sent("UTAMA", "quota @kete"); strings.Contains(got, "did you mean") || !strings.Contains(got, `"@kete" names a user group or a person, not a team;`) || !strings.HasSuffix(got, "Example: /gpu quota") {
+	if got := e.sent("UTAMA", "quota @kete"); strings.Contains(got, "did you mean") || !strings.Contains(got, `"@kete" names a user group or a person, not a team;`) || !strings.HasSuffix(got, "Example: `/gpu quota`") {
 		t.Errorf("/gpu quota @kete answered %q", got)
 	}
 }

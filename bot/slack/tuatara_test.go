@@ -75,7 +75,7 @@ func TestARefusedDecisionNamesTheMembersOfTheGroupThatDecides(t *testing.T) {
 	for _, label := range []string{"Approve", "Deny"} {
 		got := e.press("UTAMA", card, buttonLabelled(t, card, label))
 		if !strings.Contains(got.Text, "harakeke-kaitiaki (ngaio@tuatara.example.nz, rawiri@tuatara.example.nz) or ops-duty@tuatara.example.nz can decide L-1") ||
-			!strings.Contains(got.Text, "Example: /gpu status L-1") {
+			!strings.Contains(got.Text, "Example: `/gpu status L-1`") {
 			t.Errorf("the requester's %s answered %q; want the group named with its members", label, got.Text)
 		}
 	}
@@ -127,7 +127,7 @@ func TestAHugeNumberOfGPUsIsRefusedAsTooMany(t *testing.T) {
 	e := newTuataraEnv(t)
 	huge := "99999999999999999999"
 	got := e.ask("UTAMA", "request "+huge+" kete for 2h")
-	if strings.Contains(got.Text, "not a whole number") || !strings.Contains(got.Text, "more than any request can hold") || !strings.Contains(got.Text, "Example: /gpu request") {
+	if strings.Contains(got.Text, "not a whole number") || !strings.Contains(got.Text, "more than any request can hold") || !strings.Contains(got.Text, "Example: `/gpu request") {
 		t.Errorf("/gpu request %s kete answered %q", huge, got.Text)
 	}
 	if got := e.ask("UTAMA", "estimate "+huge+" kete 2h"); strings.Contains(got.Text, "not a whole number") || !strings.Contains(got.Text, "more than any request can hold") {
@@ -154,10 +154,10 @@ func TestALeaseIDWithAnotherDashSaysSo(t *testing.T) {
 	e := newTuataraEnv(t)
 	e.ask("UTAMA", "request 1 kete for 2h")
 	for _, tc := range []struct{ ask, example string }{
-		{"extend L\u20131 1h", "Example: /gpu extend L-1 1h"}, // en dash
-		{"status L\u22121", "Example: /gpu status L-1"},       // minus sign
-		{"release L\u20111", "Example: /gpu release L-1"},     // non-breaking hyphen
-		{"extend L\u20141 1h", "Example: /gpu extend L-1 1h"}, // em dash
+		{"extend L\u20131 1h", "Example: `/gpu extend L-1 1h`"}, // en dash
+		{"status L\u22121", "Example: `/gpu status L-1`"},       // minus sign
+		{"release L\u20111", "Example: `/gpu release L-1`"},     // non-breaking hyphen
+		{"extend L\u20141 1h", "Example: `/gpu extend L-1 1h`"}, // em dash
 	} {
 		got := e.ask("UTAMA", tc.ask)
 		if !strings.Contains(got.Text, "dash other than the hyphen -") || !strings.HasSuffix(got.Text, tc.example) {
@@ -168,7 +168,7 @@ func TestALeaseIDWithAnotherDashSaysSo(t *testing.T) {
 		t.Errorf("a refused command changed L-1: %s for %s", l.State, l.Duration)
 	}
 	// Someone else's lease is not named in their example.
-	if got := e.ask("UKIRI", "status L\u20131"); !strings.Contains(got.Text, "dash other than the hyphen -") || strings.Contains(got.Text, "Example: /gpu status L-1") {
+	if got := e.ask("UKIRI", "status L\u20131"); !strings.Contains(got.Text, "dash other than the hyphen -") || strings.Contains(got.Text, "Example: `/gpu status L-1`") {
 		t.Errorf("kiri's /gpu status L–1 answered %q", got.Text)
 	}
 }
@@ -195,7 +195,7 @@ func TestExtendingAnEndedLeaseOffersItAgainAsItWasAsked(t *testing.T) {
 		}
 		e.ask("UTAMA", "release "+id)
 		got = e.ask("UTAMA", "extend "+id+" 1h")
-		if !strings.Contains(got.Text, "cannot be extended; ask for a new lease instead") || !strings.HasSuffix(got.Text, "Example: "+tc.again) {
+		if !strings.Contains(got.Text, "cannot be extended; ask for a new lease instead") || !strings.HasSuffix(got.Text, "Example: `"+tc.again+"`") {
 			t.Errorf("/gpu extend of the released %s (%s) answered %q; want the example %q", id, tc.ask, got.Text, tc.again)
 		}
 	}
@@ -236,7 +236,7 @@ func TestAStrayQuoteIsRefusedInASentence(t *testing.T) {
 		"request 2” kete":                      "The quote after 2 was never opened",
 		`release L-1 "`:                        "A quote stands alone",
 	} {
-		if got := e.ask("UTAMA", ask); !strings.HasPrefix(got.Text, want) || !strings.Contains(got.Text, "Example: /gpu ") {
+		if got := e.ask("UTAMA", ask); !strings.HasPrefix(got.Text, want) || !strings.Contains(got.Text, "Example: `/gpu ") {
 			t.Errorf("/gpu %s answered %q; want it to start %q", ask, got.Text, want)
 		}
 	}
@@ -249,7 +249,7 @@ func TestExtendForWithoutADurationSaysOneMustFollow(t *testing.T) {
 	e.ask("UTAMA", "request 1 kete for 1h")
 	for _, word := range []string{"for", "by", "For"} {
 		got := e.ask("UTAMA", "extend L-1 "+word)
-		if strings.Contains(got.Text, `""`) || !strings.Contains(got.Text, `"`+word+`" must be followed by how much longer`) || !strings.HasSuffix(got.Text, "Example: /gpu extend L-1 2h") {
+		if strings.Contains(got.Text, `""`) || !strings.Contains(got.Text, `"`+word+`" must be followed by how much longer`) || !strings.HasSuffix(got.Text, "Example: `/gpu extend L-1 2h`") {
 			t.Errorf("/gpu extend L-1 %s answered %q", word, got.Text)
 		}
 	}
@@ -258,7 +258,7 @@ func TestExtendForWithoutADurationSaysOneMustFollow(t *testing.T) {
 	}
 	// So does a quota request's "for" with no duration before "because".
 	got := e.ask("UTAMA", "quota request +2 kete for because a deadline")
-	if strings.Contains(got.Text, `""`) || !strings.Contains(got.Text, `"for" must be followed by how long`) || !strings.HasSuffix(got.Text, "Example: /gpu quota request +2 kete because a deadline") {
+	if strings.Contains(got.Text, `""`) || !strings.Contains(got.Text, `"for" must be followed by how long`) || !strings.HasSuffix(got.Text, "Example: `/gpu quota request +2 kete because a deadline`") {
 		t.Errorf("/gpu quota request +2 kete for because … answered %q", got.Text)
 	}
 	if n := len(e.leases()); n != 1 {
@@ -346,7 +346,7 @@ func TestAGuestWithoutAnEmailReadsTheHelp(t *testing.T) {
 	}
 	for _, ask := range []string{"request 1 kete for 1h", "approvals", "catalog"} {
 		got := e.ask("UGUEST", ask)
-		if !strings.Contains(got.Text, "yours shows none") || !strings.HasSuffix(got.Text, "Example: /gpu help") {
+		if !strings.Contains(got.Text, "yours shows none") || !strings.HasSuffix(got.Text, "Example: `/gpu help`") {
 			t.Errorf("/gpu %s for a guest answered %q", ask, got.Text)
 		}
 	}
@@ -368,7 +368,7 @@ func TestExtendPressedAgainAfterTheLeaseEndedSaysItEnded(t *testing.T) {
 	e.ask("UTAMA", "release L-1")
 	got := e.press("UTAMA", grant, extend)
 	if strings.Contains(got.Text, "now runs") || strings.Contains(got.Text, "extend it once more") ||
-		!strings.Contains(got.Text, "L-1 is released and cannot be extended") || !strings.HasSuffix(got.Text, "Example: /gpu request 1 kete for 3h template jupyterlab") {
+		!strings.Contains(got.Text, "L-1 is released and cannot be extended") || !strings.HasSuffix(got.Text, "Example: `/gpu request 1 kete for 3h template jupyterlab`") {
 		t.Errorf("Extend pressed again after L-1 was released answered %q", got.Text)
 	}
 }
@@ -455,7 +455,7 @@ func TestANegativeGPUCountWithAnotherMinusIsRefusedAsNegative(t *testing.T) {
 	e := newTuataraEnv(t)
 	for _, ask := range []string{"request \u22122 kete", "request \uff0d2 kete for 1h", "estimate \u22122 kete 1h"} {
 		got := e.ask("UTAMA", ask)
-		if strings.Contains(got.Text, "class name") || !strings.Contains(got.Text, "must be at least 1, not") || !strings.Contains(got.Text, "Example: /gpu ") {
+		if strings.Contains(got.Text, "class name") || !strings.Contains(got.Text, "must be at least 1, not") || !strings.Contains(got.Text, "Example: `/gpu ") {
 			t.Errorf("/gpu %s answered %q", ask, got.Text)
 		}
 	}
@@ -466,7 +466,7 @@ func TestANegativeGPUCountWithAnotherMinusIsRefusedAsNegative(t *testing.T) {
 	e.ask("UTAMA", "request 1 kete for 1h")
 	for _, ask := range []string{"extend L-1 \u20131h", "extend L-1 \u22121h"} {
 		got := e.ask("UTAMA", ask)
-		if !strings.Contains(got.Text, "is negative, but a duration cannot be negative; write it like 1h.") || !strings.HasSuffix(got.Text, "Example: /gpu extend L-1 1h") {
+		if !strings.Contains(got.Text, "is negative, but a duration cannot be negative; write it like 1h.") || !strings.HasSuffix(got.Text, "Example: `/gpu extend L-1 1h`") {
 			t.Errorf("/gpu %s answered %q", ask, got.Text)
 		}
 	}
