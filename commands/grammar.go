@@ -265,7 +265,7 @@ func teamInHandle(handle string, names []string) string {
 }
 
 // groupNotTeam finds a mention (@leads, as Slack sends a user group's mention) where a command
-// names a team (after team, as team=, or as /gpu quota's or /gpu report's team) that names no
+// names a team (after team, as team=, as /gpu quota's team, or any word of /gpu report's) that names no
 // team: its index, the team its handle is closest to ("" where none is) and the sentence that
 // says a user group is not a team, naming that team or how teams are named; "" where there is none.
 func groupNotTeam(verb string, args []string, teams map[string]bool) (int, string, string) {
@@ -282,7 +282,7 @@ func groupNotTeam(verb string, args []string, teams map[string]bool) (int, strin
 		case kv:
 			continue
 		case i > 0 && strings.EqualFold(args[i-1], "team"):
-		case i == 0 && (verb == "quota" || verb == "report"):
+		case i == 0 && verb == "quota", verb == "report": // a report's words are a week and a team, in either order
 		default:
 			continue
 		}

@@ -76,6 +76,9 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		}
 		return "", false, nil
 	}
+	if rs := b.mentionInReport(ctx, req, svc, args, knownTeam); rs != nil {
+		return rs
+	}
 	var err error
 	week := last
 	switch len(args) {
@@ -167,6 +170,43 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		out = append(out, r.Answer(nil))
 	}
 	return out
+}
+
+// mentionInReport refuses a user group's or a person's mention (@leads) that names no team
+// wherever it stands in /gpu report's words (first, after the week or before it), as a mention
+// where any command's team goes is refused; the example is the report asked for without it (the
+// week as typed), with the team its handle is closest to where the asker may see that team's
+// report. A week or a team beside it that is itself wrong is refused as that mistake. Nil where
+// no word is such a mention.
+func (b *Bot) mentionInReport(ctx context.Context, req bot.Request, svc *showback.Service, args []string, knownTeam func(string) (string, bool, error)) []bot.Reply {
+	p := b.pol()
+	if p == nil || len(p.Teams) == 0 {
+		return nil
+	}
+	teams := make(map[string]bool, len(p.Teams))
+	for _, t := range p.Teams {
+		teams[t.Name] = true
+	}
+	at, near, sentence := groupNotTeam("report", args, teams)
+	if sentence == "" {
+		return nil
+	}
+	rest := slices.Delete(slices.Clone(args), at, at+1)
+	example := "/gpu report"
+	for _, w := range rest {
+		if t, ok, err := knownTeam(w); err == nil && ok {
+			near = t // a team typed beside the mention is the one asked for
+			continue
+		}
+		if _, err := svc.ParseWeek(ctx, w); err != nil {
+			return []bot.Reply{{Error: true, Ephemeral: true, Text: qm.ErrorMessage(err) + " Example: /gpu report " + svc.ExampleWeek(ctx).String()}}
+		}
+		example += " " + w
+	}
+	if near != "" && (b.Svc.IsPlatformAdmin(ctx, req.User) || slices.Contains(b.Svc.OwnedTeams(ctx, req.User), near)) {
+		example += " " + near
+	}
+	return []bot.Reply{{Error: true, Ephemeral: true, Text: sentence + " Example: " + example}}
 }
 
 // teamMeant refuses a team of /gpu report typed with its accents (santé-données for team
