@@ -221,6 +221,14 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 				fixed[at] = name
 			}
 			c, err = putRight(fixed, sentence)
+		} else if at, class := classNotTeam(s.Name, f[n:], known, teams); class != "" {
+			// A class mentioned where a team goes (@kete): said to be a class, with the command
+			// that names it where a class goes, or without it where the command takes no class.
+			typed, _ := teamWord(s.Name, f[n:], at)
+			sentence, fixed := classWhereTeam(s.Name, f[n:], at, typed, class, known)
+			if c2, err2 := putRight(fixed, sentence); err2 != nil {
+				c, err = c2, err2
+			}
 		} else if at, name, sentence := groupNotTeam(s.Name, f[n:], teams); sentence != "" {
 			// A user group mentioned where a team goes (@leads): read again with the team it
 			// names (by its handle), or without it, so that the example charges the asker's team.
@@ -274,19 +282,11 @@ func groupNotTeam(verb string, args []string, teams map[string]bool) (int, strin
 		names = append(names, t)
 	}
 	slices.Sort(names)
-	for i, w := range args[:namesEnd(verb, args)] {
-		k, v, kv := strings.Cut(w, "=")
-		switch {
-		case kv && strings.EqualFold(k, "team"):
-			w = v
-		case kv:
-			continue
-		case i > 0 && strings.EqualFold(args[i-1], "team"):
-		case i == 0 && verb == "quota", verb == "report": // a report's words are a week and a team, in either order
-		default:
+	for i := range args[:namesEnd(verb, args)] {
+		w, ok := teamWord(verb, args, i)
+		if !ok {
 			continue
 		}
-		w = unquoted(w)
 		name, mention := policy.Mentioned(w)
 		if !mention || teams[policy.FoldAccents(name)] || len(names) == 0 {
 			continue
@@ -303,6 +303,71 @@ func groupNotTeam(verb string, args []string, teams map[string]bool) (int, strin
 		return i, "", fmt.Sprintf("%s names a user group or a person, not a team; a team is named without the @, as the policy writes it: %s.", q, policy.FewNames(name, names))
 	}
 	return 0, "", ""
+}
+
+// teamWord is args[i] where it stands for a team of verb: after team, as team=, as /gpu quota's
+// team or as any word of /gpu report's (a week and a team, in either order), unquoted; ok is false
+// where args[i] names no team.
+func teamWord(verb string, args []string, i int) (string, bool) {
+	w := args[i]
+	k, v, kv := strings.Cut(w, "=")
+	switch {
+	case kv && strings.EqualFold(k, "team"):
+		w = v
+	case kv:
+		return "", false
+	case i > 0 && strings.EqualFold(args[i-1], "team"):
+	case i == 0 && verb == "quota", verb == "report":
+	default:
+		return "", false
+	}
+	return unquoted(w), true
+}
+
+// classNotTeam finds a mention where a command names a team (as teamWord reads it) whose handle
+// is a class of the policy (@kete for class kete) and names no team: its index and the class.
+func classNotTeam(verb string, args []string, classes, teams map[string]bool) (int, string) {
+	for i := range args[:namesEnd(verb, args)] {
+		w, ok := teamWord(verb, args, i)
+		if !ok {
+			continue
+		}
+		name, mention := policy.Mentioned(w)
+		key := policy.NameKey(policy.FoldAccents(name))
+		if mention && classes[key] && !teams[policy.FoldAccents(name)] {
+			return i, key
+		}
+	}
+	return -1, ""
+}
+
+// classWhereTeam is the refusal of a class mentioned where a team goes (at, in args of verb):
+// one sentence saying it is a class, not a team, and args put right, the class where a class
+// goes (after the GPU count of a request, an estimate or a quota request, in place of the one
+// typed) and no team; nil args where the command takes no class (/gpu quota, /gpu report).
+func classWhereTeam(verb string, args []string, at int, typed, class string, classes map[string]bool) (string, []string) {
+	q := policy.Quoted(typed, 40)
+	fixed := slices.Clone(args)
+	if at > 0 && strings.EqualFold(fixed[at-1], "team") {
+		fixed = slices.Delete(fixed, at-1, at+1)
+	} else {
+		fixed = slices.Delete(fixed, at, at+1)
+	}
+	switch verb {
+	case "request", "estimate", "quota-request":
+		for i, w := range fixed[:namesEnd(verb, fixed)] {
+			if classes[policy.NameKey(policy.FoldAccents(w))] {
+				fixed[i] = class
+				break
+			}
+		}
+		return fmt.Sprintf("%s is a class, not a team; a class is named without the @, after the number of GPUs.", q), fixed
+	case "quota":
+		return fmt.Sprintf("%s is a class, not a team; /gpu quota shows your team's quota of every class, %s among them.", q, class), fixed
+	case "report":
+		return fmt.Sprintf("%s is a class, not a team; /gpu report shows the use of every class, %s among them.", q, class), fixed
+	}
+	return fmt.Sprintf("%s is a class, not a team; a class is named without the @.", q), fixed
 }
 
 // namesEnd is where the words of a command's args that can name things end: before the reason

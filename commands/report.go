@@ -172,8 +172,8 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 	return out
 }
 
-// mentionInReport refuses a user group's or a person's mention (@leads) that names no team
-// wherever it stands in /gpu report's words (first, after the week or before it), as a mention
+// mentionInReport refuses a user group's or a person's mention (@leads), or a class's (@kete),
+// that names no team wherever it stands in /gpu report's words (first, after the week or before it), as a mention
 // where any command's team goes is refused; the example is the report asked for without it (the
 // week as typed), with the team its handle is closest to where the asker may see that team's
 // report. A week or a team beside it that is itself wrong is refused as that mistake. Nil where
@@ -187,7 +187,16 @@ func (b *Bot) mentionInReport(ctx context.Context, req bot.Request, svc *showbac
 	for _, t := range p.Teams {
 		teams[t.Name] = true
 	}
+	classes := map[string]bool{}
+	for _, n := range p.ClassNames() {
+		classes[policy.NameKey(n)] = true
+	}
 	at, near, sentence := groupNotTeam("report", args, teams)
+	if cat, class := classNotTeam("report", args, classes, teams); class != "" {
+		typed, _ := teamWord("report", args, cat)
+		at, near = cat, ""
+		sentence, _ = classWhereTeam("report", args, cat, typed, class, classes)
+	}
 	if sentence == "" {
 		return nil
 	}
@@ -198,7 +207,11 @@ func (b *Bot) mentionInReport(ctx context.Context, req bot.Request, svc *showbac
 			near = t // a team typed beside the mention is the one asked for
 			continue
 		}
-		if _, err := svc.ParseWeek(ctx, w); err != nil {
+		week, err := svc.ParseWeek(ctx, w)
+		if err == nil {
+			err = svc.CheckWeek(ctx, week) // a week there is no report of
+		}
+		if err != nil {
 			return []bot.Reply{{Error: true, Ephemeral: true, Text: qm.ErrorMessage(err) + " Example: /gpu report " + svc.ExampleWeek(ctx).String()}}
 		}
 		example += " " + w

@@ -28,12 +28,12 @@ func TestATeamWrittenAsAMentionNamesTheTeamMeant(t *testing.T) {
 	if got := e.ask("UTAMA", "request 1 kete for 1h team harakeke"); !strings.HasPrefix(got.Text, "L-1 is active") {
 		t.Errorf("the example answered %q", got.Text)
 	}
-	// A user group is no team: the one whose handle holds a team's name names that team; one
-	// that names none says how teams are named.
+	// A user group is no team: the one whose handle holds a team's name names that team; a
+	// handle that is a class's name (kete) is said to be a class, not a user group.
 	if got := e.sent("UTAMA", "request 1 kete for 1h team <!subteam^S0KAITIAKI|@harakeke-kaitiaki>"); !strings.Contains(got, `"@harakeke-kaitiaki" names a user group or a person, not a team; did you mean team harakeke?`) || !strings.HasSuffix(got, "Example: `/gpu request 1 kete for 1h team harakeke`") {
 		t.Errorf("a user group named for team harakeke answered %q", got)
 	}
-	if got := e.sent("UTAMA", "quota @kete"); strings.Contains(got, "did you mean") || !strings.Contains(got, `"@kete" names a user group or a person, not a team;`) || !strings.HasSuffix(got, "Example: `/gpu quota`") {
+	if got := e.sent("UTAMA", "quota @kete"); strings.Contains(got, "user group") || !strings.Contains(got, `"@kete" is a class, not a team; /gpu quota shows your team's quota of every class, kete among them.`) || !strings.HasSuffix(got, "Example: `/gpu quota`") {
 		t.Errorf("/gpu quota @kete answered %q", got)
 	}
 }
