@@ -1090,6 +1090,22 @@ func parseCount(verb, s string) (int, *qm.Error) {
 	return n, nil
 }
 
+// flagTwice refuses a flag word given twice (exclusive exclusive, or exclusive reservation, which
+// say the same): the word given again, named as typed; before is the words before it, where the
+// first one stands.
+func flagTwice(verb, typed string, before []string) *qm.Error {
+	first := ""
+	for _, w := range before {
+		if lw := strings.ToLower(w); lw == "exclusive" || lw == "reservation" {
+			first = w
+		}
+	}
+	if first == "" || strings.EqualFold(first, typed) {
+		return bad(verb, "%s is given twice; give it once.", policy.Quoted(typed, 40))
+	}
+	return bad(verb, "%s and %s say the same; give one of them.", policy.Quoted(first, 40), policy.Quoted(typed, 40))
+}
+
 func parseRequest(c Command, args []string) (Command, error) {
 	args = unquotedWords(args) // a request holds no free text
 	seen := map[string]bool{}
@@ -1198,6 +1214,10 @@ func parseRequest(c Command, args []string) (Command, error) {
 			note(bad("request", "%s is a template parameter, but the request names no template; put it after template NAME.", policy.Quoted(a, 40)))
 			continue
 		case la == "exclusive" || la == "reservation":
+			if c.Exclusive {
+				note(flagTwice("request", a, args[:i]))
+				continue
+			}
 			c.Exclusive = true
 		case la == "×": // "2 × train", as the replies write it
 		case la == "gpu" || la == "gpus" || la == "x":
@@ -1510,8 +1530,14 @@ func parseEstimate(c Command, args []string) (Command, error) {
 		c.Class, notClass = "", bad("estimate", "%s is not a class name.", policy.Quoted(class, 40))
 	}
 	rest := args[2:]
-	if len(rest) > 0 && (strings.EqualFold(rest[len(rest)-1], "exclusive") || strings.EqualFold(rest[len(rest)-1], "reservation")) {
+	var flags []string // the flag words at the end, last first
+	for len(rest) > 0 && (strings.EqualFold(rest[len(rest)-1], "exclusive") || strings.EqualFold(rest[len(rest)-1], "reservation")) {
+		flags = append(flags, rest[len(rest)-1])
 		c.Exclusive, rest = true, rest[:len(rest)-1] // as /gpu request reads it
+	}
+	var twice *qm.Error // the flag given twice, refused once the rest is read
+	if len(flags) > 1 {
+		twice = flagTwice("estimate", flags[len(flags)-2], flags[len(flags)-1:])
 	}
 	if len(rest) > 0 && strings.EqualFold(rest[0], "for") {
 		rest = rest[1:]
@@ -1544,6 +1570,9 @@ func parseEstimate(c Command, args []string) (Command, error) {
 	}
 	if requestWords != nil {
 		return c, requestWords
+	}
+	if twice != nil {
+		return c, twice
 	}
 	return c, nil
 }
