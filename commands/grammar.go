@@ -1671,6 +1671,9 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		if !strings.EqualFold(tail[i], "team") {
 			continue
 		}
+		if i+1 < len(tail) && c.Team != "" {
+			return c, bad(c.Verb, "%s is given twice; give it once.", policy.Quoted(tail[i], 40))
+		}
 		if i+1 == len(tail) || c.Team != "" {
 			return c, bad(c.Verb, "\"team\" must be followed by one team name, given once.")
 		}
@@ -1689,6 +1692,13 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 				return c, bad(c.Verb, "%s must be followed by how long, like 2w, or left out for a week.", policy.Quoted(tail[0], 40))
 			}
 			tail = tail[1:]
+			if again := slices.IndexFunc(tail, func(w string) bool { return strings.EqualFold(w, "for") }); again > 0 {
+				// for 1w for 1w: the first duration kept, the second "for" refused as given twice.
+				if d, err := durationOf(tail[:again]); err == nil {
+					c.Duration = d
+					return c, bad(c.Verb, "%s is given twice; give it once.", policy.Quoted(tail[again], 40))
+				}
+			}
 		}
 		d, err := durationOf(tail)
 		if err != nil {

@@ -45,3 +45,22 @@ func TestAFlagGivenTwiceIsRefusedOnce(t *testing.T) {
 		t.Errorf("exclusive reservation answered %q", got.Text)
 	}
 }
+
+// A quota request's keyword given twice (for 1w for 1w, team ljud team ljud) is refused once,
+// naming the word given again, with the request with it once as the example, which works.
+func TestAQuotaRequestsKeywordGivenTwiceIsRefusedOnce(t *testing.T) {
+	h := newHarnessOn(t, petrelPolicy)
+	for _, tc := range []struct{ ask, says, example string }{
+		{"quota request +1 a100-80g for 1w for 1w because a film", `"for" is given twice; give it once.`, "quota request +1 a100-80g for 7d because a film"},
+		{"quota request +1 a100-80g team ljud Team ljud because a film", `"Team" is given twice; give it once.`, "quota request +1 a100-80g team ljud because a film"},
+	} {
+		got := h.say("sven@petrel.example.se", tc.ask)
+		if !got.Error || !strings.HasPrefix(got.Text, tc.says) || exampleOf(t, got.Text) != tc.example {
+			t.Errorf("/gpu %s answered %q; want %q with the example /gpu %s", tc.ask, got.Text, tc.says, tc.example)
+			continue
+		}
+		if r := h.say("sven@petrel.example.se", tc.example); r.Error {
+			t.Errorf("/gpu %s: the example answered %q", tc.ask, r.Text)
+		}
+	}
+}
