@@ -122,10 +122,31 @@ func UnbilledFor(l *Lease, from, to time.Time) time.Duration {
 	return d
 }
 
+// BilledUntil is the instant up to which l is billed, as of now: the earlier of now, its end and
+// its expiry (a lease past its expiry that nothing has ended yet is billed up to its expiry; one
+// ended later than its expiry, up to its end). Chat's cost so far and the showback both bill by it.
+func BilledUntil(l *Lease, now time.Time) time.Time {
+	switch {
+	case !l.EndedAt.IsZero():
+		return minTime(now, l.EndedAt)
+	case !l.ExpiresAt.IsZero():
+		return minTime(now, l.ExpiresAt)
+	}
+	return now
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
 // HeldFor is how long l held its GPUs within [from, to): the part of it after the lease started
-// and before it ended (a lease still running: up to to), less the time its job waited in the
-// scheduler's queue after a requeue. It is what a lease is billed for and counts in GPU-hours,
-// and, for from at its start, adds up over any split of [from, to).
+// and before it is billed until (BilledUntil: its end, or its expiry while nothing has ended it),
+// less the time its job waited in the scheduler's queue after a requeue. It is what a lease is
+// billed for and counts in GPU-hours, and, for from at its start, adds up over any split of
+// [from, to).
 func HeldFor(l *Lease, from, to time.Time) time.Duration {
 	if l.StartedAt.IsZero() {
 		return 0
@@ -133,9 +154,7 @@ func HeldFor(l *Lease, from, to time.Time) time.Duration {
 	if from.Before(l.StartedAt) {
 		from = l.StartedAt
 	}
-	if !l.EndedAt.IsZero() && to.After(l.EndedAt) {
-		to = l.EndedAt
-	}
+	to = BilledUntil(l, to)
 	if !to.After(from) {
 		return 0
 	}

@@ -361,13 +361,7 @@ func held(l *qm.Lease, now time.Time) (from, to time.Time, ok bool) {
 	if l.Kind != qm.KindWorkspace || l.StartedAt.IsZero() {
 		return time.Time{}, time.Time{}, false
 	}
-	to = l.EndedAt
-	if to.IsZero() {
-		to = now
-		if !l.ExpiresAt.IsZero() && l.ExpiresAt.Before(to) {
-			to = l.ExpiresAt
-		}
-	}
+	to = qm.BilledUntil(l, now)
 	return l.StartedAt, to, to.After(l.StartedAt)
 }
 
