@@ -329,19 +329,20 @@ func checkHTTPURL(env, v, example string) error {
 	return nil
 }
 
-// dbSetting says where the database URL came from, naming the flag and the variable that set
-// it, with the URL's password masked: "--db postgres://qm:xxxxx@db:5432/qm (env QM_DATABASE_URL)".
+// dbSetting is the database URL as it was set, naming only where it came from (the flag, the
+// variable, the variable's file, or the default), with the URL's password masked:
+// "--db postgres://qm:xxxxx@db:5432/qm", "QM_DATABASE_URL=postgres://qm:xxxxx@db:5432/qm".
 func (c *commonFlags) dbSetting(url string) string {
 	red := store.Redact(url)
 	switch {
 	case c.db == "" || c.dbFrom == "":
 		return fmt.Sprintf("the default %s (in QM_DATA_DIR; name another with --db or QM_DATABASE_URL)", red)
 	case c.dbFrom == "--db":
-		return fmt.Sprintf("--db %s (env QM_DATABASE_URL)", red)
+		return "--db " + red
 	case c.dbFrom == "QM_DATABASE_URL_FILE":
-		return fmt.Sprintf("QM_DATABASE_URL_FILE's %s (flag --db, env QM_DATABASE_URL)", red)
+		return "QM_DATABASE_URL_FILE's " + red
 	}
-	return fmt.Sprintf("%s=%s (flag --db)", c.dbFrom, red)
+	return c.dbFrom + "=" + red
 }
 
 // dbExample is v written as the database setting was: --db v, or QM_DATABASE_URL=v.

@@ -153,10 +153,18 @@ func TestServeOnADatabaseItCannotReachSaysWhatToDo(t *testing.T) {
 			if code == 0 || strings.Count(msg, "\n") != 0 {
 				t.Fatalf("exit %d, want a refusal in one line; got %q", code, msg)
 			}
-			for _, w := range append([]string{"--db", "QM_DATABASE_URL"}, c.want...) {
+			// It names where the URL came from, and not the setting that did not give it.
+			from, other := "--db ", "QM_DATABASE_URL"
+			if c.viaEnv {
+				from, other = "QM_DATABASE_URL=", "--db"
+			}
+			for _, w := range append([]string{from}, c.want...) {
 				if !strings.Contains(msg, w) {
 					t.Errorf("%q does not say %q", msg, w)
 				}
+			}
+			if strings.Contains(msg, other) {
+				t.Errorf("%q names %s, which did not give the database", msg, other)
 			}
 			if strings.Contains(msg, "hunter2") {
 				t.Errorf("%q shows the password", msg)
