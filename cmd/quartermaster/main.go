@@ -189,12 +189,22 @@ func needsVerb(command string, verbFirst bool, verbs []string, verb string, args
 	return errUsage{fmt.Sprintf("%s needs a command: %s, e.g. %s", command, orList(verbs), line)}
 }
 
+// refusal is a command-line refusal in one sentence: what is wrong (and what to do), then "e.g."
+// and the command as typed, put right (words, after quartermaster and command). Every refusal of
+// the command line ends so.
+func refusal(what, command string, words []string) errUsage {
+	what, sep := strings.TrimSuffix(what, "."), "; "
+	if strings.HasSuffix(what, "?") { // did you mean …? e.g. …
+		sep = " "
+	}
+	return errUsage{what + sep + "e.g. " + shellLine(append(strings.Fields("quartermaster "+command), words...))}
+}
+
 // strayWords refuses words the command line command (migrate up, agent-token list…) takes no more
 // of: what it got first, with args (the words after quartermaster and its verb, as typed) less
 // those words as its example. fs tells a flag's value, which is kept, from a word.
 func strayWords(fs *flag.FlagSet, command string, stray, args []string) error {
-	return errUsage{fmt.Sprintf("%s takes no more words, but got %q; e.g. %s", command, stray[0],
-		shellLine(append([]string{"quartermaster", strings.Fields(command)[0]}, withoutWords(fs, args, stray)...)))}
+	return refusal(fmt.Sprintf("%s takes no more words, but got %q", command, stray[0]), strings.Fields(command)[0], withoutWords(fs, args, stray))
 }
 
 // withoutWords is args less the last of each of words that is no flag's value (fs's flags).

@@ -138,34 +138,34 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 					w = lastWeek() // none given yet, or not a week
 				}
 				if needs, ex := reportFlagNeeds(fs, f, name, w, *format); needs != "" {
-					return errUsage{fmt.Sprintf("--%s needs %s. Example: %s", name, needs, ex)}
+					return errUsage{fmt.Sprintf("--%s needs %s; e.g. %s", name, needs, ex)}
 				}
 				what = fmt.Sprintf("--%s needs a value; report takes %s", name, takes)
 			}
 		}
-		return errUsage{fmt.Sprintf("%s. Example: %s", what, early("", "text"))}
+		return errUsage{fmt.Sprintf("%s; e.g. %s", what, early("", "text"))}
 	}
 	example := func(w string) string {
 		return fmt.Sprintf("quartermaster report --week %s --format %s", w, *format)
 	}
 	if fs.NArg() > 0 {
-		w := ""
-		if pw, err := showback.ParseWeek(fs.Arg(0), showback.Week{}); err == nil {
-			w = pw.String() // the week meant, as a flag
+		fixed := withoutWords(fs, args, fs.Args())
+		if pw, err := showback.ParseWeek(fs.Arg(0), showback.Week{}); err == nil && *week == "" {
+			fixed = append(fixed, "--week", pw.String()) // the week meant, as a flag
 		}
-		return errUsage{fmt.Sprintf("report takes only flags, but got %q. Example: %s", fs.Arg(0), early(w, "csv"))}
+		return refusal(fmt.Sprintf("report takes only flags, but got %q", fs.Arg(0)), "report", fixed)
 	}
 	if !contains(reportFormats, *format) {
-		return errUsage{fmt.Sprintf("--format %q is not one of %s. Example: %s", *format, strings.Join(reportFormats, ", "), early("", "csv"))}
+		return refusal(fmt.Sprintf("--format %q is not one of %s", *format, strings.Join(reportFormats, ", ")), "report", withFlag(fs, args, "format", "csv"))
 	}
 	if f, ok := stdout.(*os.File); ok && *format == "png" && *out == "" && isTerminal(f) {
-		return errUsage{"a PNG is not for a terminal; name a file. Example: " + early("", "png") + " --out showback.png"}
+		return refusal("a PNG is not for a terminal; name a file", "report", append(slices.Clone(args), "--out", "showback.png"))
 	}
 	var clock qm.Clock = realClock{}
 	if *asOf != "" {
 		t, err := time.Parse(time.RFC3339, *asOf)
 		if err != nil {
-			return errUsage{fmt.Sprintf("--now %q is not an RFC3339 instant. Example: --now 2026-11-30T15:00:00Z", *asOf)}
+			return refusal(fmt.Sprintf("--now %q is not an RFC3339 instant", *asOf), "report", withFlag(fs, args, "now", "2026-11-30T15:00:00Z"))
 		}
 		clock = fixedClock(t)
 	}
@@ -185,11 +185,14 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if file := store.SQLiteFile(url); file != "" {
 		if _, err := os.Stat(file); errors.Is(err, iofs.ErrNotExist) {
 			if url == def && f.db == "" {
-				return errUsage{fmt.Sprintf("there is no database %s here; run the report where the console or serve keeps its database (QM_DATA_DIR), or name it with --db or QM_DATABASE_URL. Example: quartermaster report --db sqlite:/var/lib/quartermaster/quartermaster.db --week %s --format %s",
-					file, earlyWeek(), *format)}
+				return refusal(fmt.Sprintf("there is no database %s here; run the report where the console or serve keeps its database (QM_DATA_DIR), or name it with --db or QM_DATABASE_URL", file),
+					"report", append([]string{"--db", "sqlite:/var/lib/quartermaster/quartermaster.db"}, args...))
 			}
-			return errUsage{fmt.Sprintf("there is no database %s; name the one the service uses with --db or QM_DATABASE_URL. Example: quartermaster report --db %s --week %s --format %s",
-				file, def, earlyWeek(), *format)}
+			fixed := withFlag(fs, args, "db", def)
+			if f.dbFrom != "--db" {
+				fixed = append([]string{"--db", def}, args...)
+			}
+			return refusal(fmt.Sprintf("there is no database %s; name the one the service uses with --db or QM_DATABASE_URL", file), "report", fixed)
 		}
 	}
 	st, err := store.Open(ctx, url, nil)
@@ -201,7 +204,7 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	w := svc.LastComplete()
 	if *week != "" {
 		if w, err = svc.ParseWeek(ctx, *week); err != nil {
-			return errUsage{qm.ErrorMessage(err) + " Example: " + example(svc.ExampleWeek(ctx).String())}
+			return refusal(qm.ErrorMessage(err), "report", withFlag(fs, args, "week", svc.ExampleWeek(ctx).String()))
 		}
 	}
 	if *out != "" {
@@ -211,26 +214,26 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		}
 		name := fmt.Sprintf("showback-%s.%s", w, ext)
 		if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
-			return errUsage{fmt.Sprintf("--out %s is a directory; name a file in it. Example: --out %s", *out, filepath.Join(*out, name))}
+			return refusal(fmt.Sprintf("--out %s is a directory; name a file in it", *out), "report", withFlag(fs, args, "out", filepath.Join(*out, name)))
 		}
 		if d := filepath.Dir(*out); !isDirectory(d) {
-			return errUsage{fmt.Sprintf("--out %s cannot be written: the directory %s does not exist. Example: --out %s", *out, d, name)}
+			return refusal(fmt.Sprintf("--out %s cannot be written: the directory %s does not exist", *out, d), "report", withFlag(fs, args, "out", name))
 		}
 	}
 	r, err := svc.Report(ctx, w, showback.Filter{Team: *team})
 	if err != nil {
 		if qm.ErrorCode(err) != qm.EINTERNAL {
-			ex := example(svc.ExampleWeek(ctx).String())
+			fixed := withFlag(fs, args, "week", svc.ExampleWeek(ctx).String())
 			if qm.ErrorCode(err) == qm.ENOTFOUND {
 				// Only the team is wrong: the example keeps the week asked for, which was read.
-				ex = example(w.String())
+				fixed = args
 				if meant, _ := svc.Policy.TeamMeant(*team); meant != "" {
-					ex += " --team " + meant // the team asked for, with its accents put right
+					fixed = withFlag(fs, args, "team", meant) // the team asked for, with its accents put right
 				} else if ts, _ := svc.TeamNames(ctx); len(ts) > 0 {
-					ex += " --team " + ts[0]
+					fixed = withFlag(fs, args, "team", ts[0])
 				}
 			}
-			return errUsage{qm.ErrorMessage(err) + " Example: " + ex}
+			return refusal(qm.ErrorMessage(err), "report", fixed)
 		}
 		return err
 	}
@@ -300,7 +303,7 @@ func exampleFits(ctx context.Context, svc *showback.Service, r *showback.Report,
 			lacks = append(lacks, l.plurals+" "+policy.SomeNames(l.names, 3))
 		}
 	}
-	return errUsage{fmt.Sprintf("no policy was named (--policy or QM_POLICY), and the embedded example (%s, %s, %s) is not the one this database was written under: it has no %s; name the service's policy. Example: %s --policy /etc/quartermaster/quartermaster.yaml",
+	return errUsage{fmt.Sprintf("no policy was named (--policy or QM_POLICY), and the embedded example (%s, %s, %s) is not the one this database was written under: it has no %s; name the service's policy; e.g. %s --policy /etc/quartermaster/quartermaster.yaml",
 		pol.Organization, pol.Currency, pol.Location, strings.Join(lacks, " and no "), example)}
 }
 

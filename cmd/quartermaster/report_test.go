@@ -469,26 +469,31 @@ lee@acme.example: /gpu report 2026-W48
 
 	db := "sqlite:" + filepath.Join(dir, "quartermaster.db")
 	out := filepath.Join(dir, "out.csv")
+	// Each refusal's example is the command as typed, put right.
 	for _, c := range []struct {
-		args []string
-		want string
+		args  []string
+		want  string
+		fixed string
 	}{
-		{[]string{"--week", "2026-W54"}, `quartermaster report: "2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: quartermaster report --week 2026-W48 --format csv`},
-		{[]string{"--week", "last tuesday"}, `quartermaster report: "last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: quartermaster report --week 2026-W48 --format csv`},
-		{[]string{"--week", "2099-W10"}, `quartermaster report: 2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W48. Example: quartermaster report --week 2026-W48 --format csv`},
-		{[]string{"--week", "2026-W48", "--team", "ghost"}, `quartermaster report: There is no team "ghost"; the teams are language, vision. Example: quartermaster report --week 2026-W48 --format csv --team language`},
+		{[]string{"--week", "2026-W54"}, `"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week`, "--week 2026-W48"},
+		{[]string{"--week", "last tuesday"}, `"last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week`, "--week 2026-W48"},
+		{[]string{"--week", "2099-W10"}, `2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W48`, "--week 2026-W48"},
+		{[]string{"--week", "2026-W48", "--team", "ghost"}, `There is no team "ghost"; the teams are language, vision`, "--week 2026-W48 --team language"},
 		// A week before the history and an unknown team: the week is refused first.
-		{[]string{"--week", "2026-W40", "--team", "ghost"}, `quartermaster report: There is no history for 2026-W40: the first lease was asked for in 2026-W48. Example: quartermaster report --week 2026-W48 --format csv`},
+		{[]string{"--week", "2026-W40", "--team", "ghost"}, `There is no history for 2026-W40: the first lease was asked for in 2026-W48`, "--week 2026-W48 --team ghost"},
 		// A good week with an unknown team: the example keeps the week asked for.
-		{[]string{"--week", "2026-W49", "--team", "ghost"}, `quartermaster report: There is no team "ghost"; the teams are language, vision. Example: quartermaster report --week 2026-W49 --format csv --team language`},
-		{[]string{"--week", "2026-W48", "--format", "xlsx"}, `quartermaster report: --format "xlsx" is not one of text, csv, json, png. Example: quartermaster report --week 2026-W48 --format csv`},
+		{[]string{"--week", "2026-W49", "--team", "ghost"}, `There is no team "ghost"; the teams are language, vision`, "--week 2026-W49 --team language"},
+		{[]string{"--week", "2026-W48", "--format", "xlsx"}, `--format "xlsx" is not one of text, csv, json, png`, "--week 2026-W48 --format csv"},
 		// In the week the history began, the week offered is that one: the week before has none.
-		{[]string{"--now", "2026-11-25T15:00:00Z", "--week", "2026-W"}, `quartermaster report: "2026-W" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: quartermaster report --week 2026-W48 --format csv`},
+		{[]string{"--now", "2026-11-25T15:00:00Z", "--week", "2026-W"}, `"2026-W" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week`, "--now 2026-11-25T15:00:00Z --week 2026-W48"},
 	} {
-		args := append([]string{"report", "--db", db, "--now", "2026-12-01T15:00:00Z", "--format", "csv", "--out", out}, c.args...)
+		base := []string{"--db", db, "--now", "2026-12-01T15:00:00Z", "--format", "csv", "--out", out}
+		args := append(append([]string{"report"}, base...), c.args...)
 		_, stderr, code := runCLI(args...)
-		if code != 2 || strings.TrimSpace(stderr) != c.want {
-			t.Errorf("report %v: exit %d, %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		typed := "quartermaster report " + strings.Join(base, " ") + " " + c.fixed
+		want := "quartermaster report: " + c.want + "; e.g. " + typed
+		if code != 2 || strings.TrimSpace(stderr) != want {
+			t.Errorf("report %v: exit %d, %q; want exit 2 and %q", c.args, code, stderr, want)
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Fatalf("report %v wrote %s", c.args, out)

@@ -43,12 +43,12 @@ func TestReportOfATeamTypedWithItsAccentsNamesTheTeamMeant(t *testing.T) {
 		"#sante":        `"#sante" is the channel of no team; did you mean #santé, the channel of team sante-donnees?`,
 	} {
 		_, stderr, code := report("--team", team)
-		msg, ex, ok := strings.Cut(strings.TrimSpace(stderr), " Example: ")
+		msg, ex, ok := strings.Cut(strings.TrimSpace(stderr), " e.g. quartermaster report ")
 		if code != 2 || !ok || !strings.Contains(strings.ToLower(msg), strings.ToLower(says)) || !strings.HasSuffix(ex, "--team sante-donnees") {
 			t.Errorf("report --team %s: exit %d, %q; want it to say %q, with team sante-donnees's report as the example", team, code, stderr, says)
 			continue
 		}
-		args := strings.Fields(strings.TrimPrefix(ex, "quartermaster "))
+		args := append([]string{"report"}, strings.Fields(ex)...)
 		if got, stderr, code := runCLI(append(args, "--policy", pol, "--db", db, "--now", "2026-12-08T12:00:00Z", "--format", "csv")...); code != 0 || got != want {
 			t.Errorf("the example %q: exit %d, %q %s; want %q", ex, code, got, stderr, want)
 		}

@@ -41,14 +41,14 @@ func TestReportOfATeamsChannelIsThatTeams(t *testing.T) {
 		}
 	}
 	_, stderr, code = report("#lobby")
-	msg, ex, ok := strings.Cut(strings.TrimSpace(stderr), " Example: ")
+	msg, ex, ok := strings.Cut(strings.TrimSpace(stderr), " e.g. quartermaster report ")
 	if code != 2 || !ok || !strings.Contains(msg, `"#lobby" is the channel of no team`) || !strings.Contains(msg, "the teams are photon, prism") {
 		t.Fatalf("report --team #lobby: exit %d, %q; want a refusal naming the teams and an example", code, stderr)
 	}
 	if help, _, _ := runCLI("report", "--help"); !strings.Contains(help, "by its channel") {
 		t.Errorf("report --help does not say --team takes a team's channel:\n%s", help)
 	}
-	args := strings.Fields(strings.TrimPrefix(ex, "quartermaster "))
+	args := append([]string{"report"}, strings.Fields(ex)...)
 	if _, stderr, code := runCLI(append(args, "--policy", pol, "--db", db, "--now", "2026-12-08T12:00:00Z")...); code != 0 {
 		t.Errorf("the example %q is refused: %s", ex, stderr)
 	}

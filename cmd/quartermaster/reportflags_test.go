@@ -17,17 +17,17 @@ func TestReportFlagMistakesGiveOneSentenceAndAWorkingExample(t *testing.T) {
 		want string
 	}{
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--bogus"},
-			`quartermaster report: --bogus is not a flag of quartermaster report; it takes --db, --format, --now, --out, --policy, --team and --week. Example: quartermaster report --week 2026-W40 --format text`},
+			`quartermaster report: --bogus is not a flag of quartermaster report; it takes --db, --format, --now, --out, --policy, --team and --week; e.g. quartermaster report --week 2026-W40 --format text`},
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--x"},
-			`quartermaster report: --x is not a flag of quartermaster report; it takes --db, --format, --now, --out, --policy, --team and --week. Example: quartermaster report --week 2026-W40 --format text`},
+			`quartermaster report: --x is not a flag of quartermaster report; it takes --db, --format, --now, --out, --policy, --team and --week; e.g. quartermaster report --week 2026-W40 --format text`},
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--weeek", "2026-W40"},
-			`quartermaster report: --weeek is not a flag of quartermaster report; the nearest is --week. Example: quartermaster report --week 2026-W40 --format text`},
+			`quartermaster report: --weeek is not a flag of quartermaster report; the nearest is --week; e.g. quartermaster report --week 2026-W40 --format text`},
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--week"},
-			`quartermaster report: --week needs a value. Example: quartermaster report --week 2026-W40 --format text`},
+			`quartermaster report: --week needs a value; e.g. quartermaster report --week 2026-W40 --format text`},
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--format", "csv", "2026-W40"},
-			`quartermaster report: report takes only flags, but got "2026-W40". Example: quartermaster report --week 2026-W40 --format csv`},
+			`quartermaster report: report takes only flags, but got "2026-W40"; e.g. quartermaster report --now 2026-10-07T00:00:00Z --format csv --week 2026-W40`},
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--format", "xlsx"},
-			`quartermaster report: --format "xlsx" is not one of text, csv, json, png. Example: quartermaster report --week 2026-W40 --format csv`},
+			`quartermaster report: --format "xlsx" is not one of text, csv, json, png; e.g. quartermaster report --now 2026-10-07T00:00:00Z --format csv`},
 	} {
 		_, stderr, code := runCLI(append([]string{"report"}, c.args...)...)
 		if code != 2 || strings.TrimSpace(stderr) != c.want {
@@ -54,11 +54,11 @@ func TestReportNeedsAnExistingDatabaseAndAFileToWrite(t *testing.T) {
 		want string
 	}{
 		{[]string{"--db", "sqlite:" + missing},
-			"quartermaster report: there is no database " + missing + "; name the one the service uses with --db or QM_DATABASE_URL. Example: quartermaster report --db " + db + " --week 2026-W48 --format text"},
+			"quartermaster report: there is no database " + missing + "; name the one the service uses with --db or QM_DATABASE_URL; e.g. quartermaster report --now 2026-12-01T15:00:00Z --week 2026-W48 --db " + db},
 		{[]string{"--db", db, "--format", "csv", "--out", filepath.Join(dir, "nope", "w.csv")},
-			"quartermaster report: --out " + filepath.Join(dir, "nope", "w.csv") + " cannot be written: the directory " + filepath.Join(dir, "nope") + " does not exist. Example: --out showback-2026-W48.csv"},
+			"quartermaster report: --out " + filepath.Join(dir, "nope", "w.csv") + " cannot be written: the directory " + filepath.Join(dir, "nope") + " does not exist; e.g. quartermaster report --now 2026-12-01T15:00:00Z --week 2026-W48 --db " + db + " --format csv --out showback-2026-W48.csv"},
 		{[]string{"--db", db, "--format", "csv", "--out", dir},
-			"quartermaster report: --out " + dir + " is a directory; name a file in it. Example: --out " + filepath.Join(dir, "showback-2026-W48.csv")},
+			"quartermaster report: --out " + dir + " is a directory; name a file in it; e.g. quartermaster report --now 2026-12-01T15:00:00Z --week 2026-W48 --db " + db + " --format csv --out " + filepath.Join(dir, "showback-2026-W48.csv")},
 	} {
 		args := append([]string{"report", "--now", "2026-12-01T15:00:00Z", "--week", "2026-W48"}, c.args...)
 		_, stderr, code := runCLI(args...)
@@ -70,7 +70,7 @@ func TestReportNeedsAnExistingDatabaseAndAFileToWrite(t *testing.T) {
 	elsewhere := t.TempDir()
 	t.Setenv("QM_DATA_DIR", elsewhere)
 	_, stderr, code := runCLI("report", "--now", "2026-12-01T15:00:00Z")
-	if want := "quartermaster report: there is no database " + filepath.Join(elsewhere, "quartermaster.db") + " here; run the report where the console or serve keeps its database (QM_DATA_DIR), or name it with --db or QM_DATABASE_URL. Example: quartermaster report --db sqlite:/var/lib/quartermaster/quartermaster.db --week 2026-W48 --format text"; code != 2 || strings.TrimSpace(stderr) != want {
+	if want := "quartermaster report: there is no database " + filepath.Join(elsewhere, "quartermaster.db") + " here; run the report where the console or serve keeps its database (QM_DATA_DIR), or name it with --db or QM_DATABASE_URL; e.g. quartermaster report --db sqlite:/var/lib/quartermaster/quartermaster.db --now 2026-12-01T15:00:00Z"; code != 2 || strings.TrimSpace(stderr) != want {
 		t.Errorf("report without a database: exit %d, %q; want exit 2 and %q", code, stderr, want)
 	}
 	if entries, _ := os.ReadDir(elsewhere); len(entries) > 0 {
@@ -113,19 +113,19 @@ func TestReportFlagWithoutAValueSaysWhatItNeeds(t *testing.T) {
 		want string
 	}{
 		{[]string{"--now", now, "--team"},
-			`quartermaster report: --team needs a team, by name or by its channel (as #vision-gpu). Example: quartermaster report --week 2026-W40 --format text --team vision`},
+			`quartermaster report: --team needs a team, by name or by its channel (as #vision-gpu); e.g. quartermaster report --week 2026-W40 --format text --team vision`},
 		{[]string{"--now", now, "--policy", own, "--team"},
-			`quartermaster report: --team needs a team, by name or by its channel (as #robotics-gpu). Example: quartermaster report --policy ` + own + ` --week 2026-W40 --format text --team robotics`},
+			`quartermaster report: --team needs a team, by name or by its channel (as #robotics-gpu); e.g. quartermaster report --policy ` + own + ` --week 2026-W40 --format text --team robotics`},
 		{[]string{"--now", now, "--policy", filepath.Join(dir, "missing.yaml"), "--team"},
-			`quartermaster report: --team needs a team, by name or by its channel. Example: quartermaster report --policy ` + filepath.Join(dir, "missing.yaml") + ` --week 2026-W40 --format text --team research`},
+			`quartermaster report: --team needs a team, by name or by its channel; e.g. quartermaster report --policy ` + filepath.Join(dir, "missing.yaml") + ` --week 2026-W40 --format text --team research`},
 		{[]string{"--now", now, "--format", "csv", "--out"},
-			`quartermaster report: --out needs a file to write. Example: quartermaster report --week 2026-W40 --format csv --out showback-2026-W40.csv`},
+			`quartermaster report: --out needs a file to write; e.g. quartermaster report --week 2026-W40 --format csv --out showback-2026-W40.csv`},
 		{[]string{"--now", now, "--db"},
-			`quartermaster report: --db needs a database URL. Example: quartermaster report --db sqlite:data/quartermaster.db --week 2026-W40 --format text`},
+			`quartermaster report: --db needs a database URL; e.g. quartermaster report --db sqlite:data/quartermaster.db --week 2026-W40 --format text`},
 		{[]string{"--now", now, "--policy"},
-			`quartermaster report: --policy needs a policy file. Example: quartermaster report --policy /etc/quartermaster/quartermaster.yaml --week 2026-W40 --format text`},
+			`quartermaster report: --policy needs a policy file; e.g. quartermaster report --policy /etc/quartermaster/quartermaster.yaml --week 2026-W40 --format text`},
 		{[]string{"--week", "2026-W40", "--now"},
-			`quartermaster report: --now needs an RFC3339 instant. Example: quartermaster report --week 2026-W40 --format text --now 2026-10-06T00:00:00Z`},
+			`quartermaster report: --now needs an RFC3339 instant; e.g. quartermaster report --week 2026-W40 --format text --now 2026-10-06T00:00:00Z`},
 	} {
 		_, stderr, code := runCLI(append([]string{"report"}, c.args...)...)
 		if code != 2 || strings.TrimSpace(stderr) != c.want {

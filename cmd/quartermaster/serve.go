@@ -172,7 +172,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 		return flagMistake(fs, "quartermaster serve", err)
 	}
 	if fs.NArg() > 0 {
-		return errUsage{fmt.Sprintf("serve takes no arguments, but got %q; example: quartermaster serve --http :8080", fs.Arg(0))}
+		return strayWords(fs, "serve", fs.Args(), args)
 	}
 	switch {
 	case o.demo && o.app.flags.policy != "":

@@ -165,7 +165,7 @@ func TestServeSlackSettings(t *testing.T) {
 		}
 	}
 	var stderr strings.Builder
-	if code := run(context.Background(), []string{"serve", "extra"}, nil, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "no arguments") {
+	if code := run(context.Background(), []string{"serve", "extra"}, nil, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "takes no more words") || !strings.HasSuffix(strings.TrimSpace(stderr.String()), "e.g. quartermaster serve") {
 		t.Errorf("serve extra: exit %d, %q", code, stderr.String())
 	}
 }

@@ -31,7 +31,7 @@ func runVersion(_ context.Context, args []string, _ io.Reader, stdout, _ io.Writ
 		return flagMistake(fs, "quartermaster version", err)
 	}
 	if fs.NArg() > 0 {
-		return errUsage{fmt.Sprintf("version takes no arguments, but got %q; example: quartermaster version", fs.Arg(0))}
+		return strayWords(fs, "version", fs.Args(), args)
 	}
 	b := buildinfo.Get()
 	if *short {
