@@ -92,7 +92,7 @@ func checkDBURL(from, v string) error {
 		return errUsage{fmt.Sprintf("%s names a %q database, which quartermaster does not use; %s, e.g. %s", from, scheme, forms, example("sqlite:data/quartermaster.db"))}
 	}
 	if from == "--db" && !strings.ContainsAny(v, " =@") { // a path, not a keyword DSN with a password
-		return errUsage{fmt.Sprintf("--db %q is not a database URL; %s, e.g. %s", v, forms, example("sqlite:"+v))}
+		return errFlagValue{fmt.Sprintf("--db %q is not a database URL; %s", v, forms), "db", "sqlite:" + v}
 	}
 	return errUsage{fmt.Sprintf("%s is not a database URL; %s, e.g. %s", from, forms, example("sqlite:data/quartermaster.db"))}
 }

@@ -78,6 +78,13 @@ func signalContext(sigs ...os.Signal) (context.Context, func()) {
 // errUsage marks an error whose message already says how to call the command.
 type errUsage struct{ msg string }
 
+// errFlagValue refuses the value a flag was given where the command that read it does not have the
+// command line at hand: run answers it as refusal does, with the command as typed and the flag's
+// value put right (value).
+type errFlagValue struct{ what, name, value string }
+
+func (e errFlagValue) Error() string { return fmt.Sprintf("%s; e.g. --%s %s", e.what, e.name, e.value) }
+
 func (e errUsage) Error() string { return e.msg }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -120,6 +127,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	if err := sc.run(ctx, args[1:], stdin, stdout, stderr); err != nil {
+		var fv errFlagValue
+		if errors.As(err, &fv) {
+			err = errUsage{fv.Error()}
+			if sc.flags != nil {
+				err = refusal(fv.what, args[0], withFlag(sc.flags(), args[1:], fv.name, fv.value))
+			}
+		}
 		if errors.Is(err, flag.ErrHelp) {
 			help(stdout, args[0], sc)
 			return 0

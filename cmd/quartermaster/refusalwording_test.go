@@ -18,6 +18,8 @@ func TestCommandLineRefusalsGiveTheWholeCommandPutRight(t *testing.T) {
 		{[]string{"report", "--format", "xls", "--team", "speech"}, "quartermaster report --format csv --team speech"},
 		{[]string{"report", "--now", "yesterday", "--format", "json"}, "quartermaster report --now 2026-11-30T15:00:00Z --format json"},
 		{[]string{"report", "--now=noon"}, "quartermaster report --now=2026-11-30T15:00:00Z"},
+		{[]string{"report", "--db", "x", "--format", "csv"}, "quartermaster report --db sqlite:x --format csv"},
+		{[]string{"migrate", "status", "--db=x"}, "quartermaster migrate status --db=sqlite:x"},
 	} {
 		clearEnv(t)
 		code, _, stderr := runQM(c.args...)
