@@ -141,7 +141,11 @@ func newSlurmEnv(t *testing.T) *slurmEnv {
 		}
 	})
 
-	e.ing = ingest.New(ingest.Config{Store: db, Clock: e.clock, IdleBelow: p.Idle.UtilizationBelow, Logger: storetest.Logger(t),
+	// The running leases are read again for every report (IndexEvery): the index is kept for
+	// IndexEvery of real time, while the test's clock moves 10 s a step, so a lease started a few
+	// real seconds after the last read went unseen for minutes of the test's time, and was told to
+	// the platform channel as without telemetry before a single report had missed it.
+	e.ing = ingest.New(ingest.Config{Store: db, Clock: e.clock, IdleBelow: p.Idle.UtilizationBelow, Logger: storetest.Logger(t), IndexEvery: time.Nanosecond,
 		Leases: func(ctx context.Context) ([]*qm.Lease, error) {
 			return e.svc.List(ctx, qm.LeaseFilter{States: []qm.State{qm.Provisioning, qm.Active, qm.IdleWarned}})
 		}})
