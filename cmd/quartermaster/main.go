@@ -258,11 +258,14 @@ func isFlagValue(fs *flag.FlagSet, args []string, i int) bool {
 		return false
 	}
 	f := fs.Lookup(strings.TrimLeft(args[i-1], "-"))
-	if f == nil {
-		return false
-	}
+	return f != nil && !boolFlag(f)
+}
+
+// boolFlag says whether f is a true/false flag, given without a value (--json), as the flag
+// package parses it.
+func boolFlag(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return !ok || !b.IsBoolFlag()
+	return ok && b.IsBoolFlag()
 }
 
 // emptyFlag refuses a flag of command (sc's) given an empty value, --db= or --db "", which the
@@ -286,7 +289,7 @@ func emptyFlag(command string, sc subcommand, args []string) error {
 		if f == nil {
 			continue
 		}
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		if boolFlag(f) {
 			continue
 		}
 		if !hasValue {

@@ -149,7 +149,7 @@ func flagMistakeIn(fs *flag.FlagSet, command string, examples map[string]string,
 		if f == nil {
 			return ""
 		}
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		if boolFlag(f) {
 			if v := examples[name]; v != "" {
 				return command + " --" + name + " " + v
 			}
