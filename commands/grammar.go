@@ -238,10 +238,8 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 				fixed[at] = k + "=" + name
 			case name != "":
 				fixed[at] = name
-			case at > 0 && strings.EqualFold(fixed[at-1], "team"):
-				fixed = slices.Delete(fixed, at-1, at+1)
 			default:
-				fixed = slices.Delete(fixed, at, at+1)
+				fixed = withoutTeam(fixed, at)
 			}
 			if c2, err2 := putRight(fixed, sentence); err2 != nil {
 				c, err = c2, err2
@@ -341,18 +339,22 @@ func classNotTeam(verb string, args []string, classes, teams map[string]bool) (i
 	return -1, ""
 }
 
+// withoutTeam is args without the team named at args[at]: the word, and the team before it
+// where it follows that keyword (team @leads), so that the command charges the asker's own team.
+func withoutTeam(args []string, at int) []string {
+	if at > 0 && strings.EqualFold(args[at-1], "team") {
+		return slices.Delete(args, at-1, at+1)
+	}
+	return slices.Delete(args, at, at+1)
+}
+
 // classWhereTeam is the refusal of a class mentioned where a team goes (at, in args of verb):
 // one sentence saying it is a class, not a team, and args put right, the class where a class
 // goes (after the GPU count of a request, an estimate or a quota request, in place of the one
 // typed) and no team; nil args where the command takes no class (/gpu quota, /gpu report).
 func classWhereTeam(verb string, args []string, at int, typed, class string, classes map[string]bool) (string, []string) {
 	q := policy.Quoted(typed, 40)
-	fixed := slices.Clone(args)
-	if at > 0 && strings.EqualFold(fixed[at-1], "team") {
-		fixed = slices.Delete(fixed, at-1, at+1)
-	} else {
-		fixed = slices.Delete(fixed, at, at+1)
-	}
+	fixed := withoutTeam(slices.Clone(args), at)
 	switch verb {
 	case "request", "estimate", "quota-request":
 		for i, w := range fixed[:namesEnd(verb, fixed)] {
