@@ -332,6 +332,8 @@ func TestAFlagMistakeGetsAnExampleOfThatFlag(t *testing.T) {
 		{args: []string{"policy", "check", "--polcy", "selkie.yaml"}, want: []string{"--polcy is not a flag of quartermaster policy check", "the nearest is --policy", "e.g. quartermaster policy check --policy selkie.yaml"}},
 		{args: []string{"policy", "chek", "selkie.yaml"}, want: []string{`"chek" is not a policy command`, "the nearest is check", "e.g. quartermaster policy check selkie.yaml"}},
 		{args: []string{"predict", "eval", "--json=2"}, want: []string{"--json takes no value", "quartermaster predict eval --json --trace testdata/traces/KTH-SP2-1996-2.1-cln.swf.gz"}},
+		// A value a flag does not take is refused with the command as typed, that value put right.
+		{args: []string{"templates", "render", "jupyterlab", "--backend", "slurmm", "root=nb"}, want: []string{`--backend is slurm or kubernetes, not "slurmm"`, "e.g. quartermaster templates render jupyterlab --backend slurm root=nb"}},
 	} {
 		clearEnv(t)
 		t.Setenv("QM_DATA_DIR", t.TempDir())

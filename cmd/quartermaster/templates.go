@@ -243,7 +243,8 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 		return errUsage{"render needs a template name, e.g. quartermaster templates render pytorch-ddp --backend slurm nnodes=2"}
 	}
 	if o.backend != "" && o.backend != "slurm" && o.backend != "kubernetes" {
-		return errUsage{fmt.Sprintf("--backend is slurm or kubernetes, not %q", o.backend)}
+		fixed := append([]string{"quartermaster", "templates", "render"}, withFlag(fs, args, "backend", "slurm")...)
+		return errUsage{fmt.Sprintf("--backend is slurm or kubernetes, not %q; e.g. %s", o.backend, shellLine(fixed))}
 	}
 	pol, err := (&commonFlags{policy: o.policy}).loadPolicy()
 	if err != nil {
