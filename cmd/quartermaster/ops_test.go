@@ -872,3 +872,32 @@ func TestTemplatesRenderSpreadsManyGPUsOverAClassWithEnoughNodes(t *testing.T) {
 		}
 	}
 }
+
+// The list of commands (`quartermaster help`) writes each flag a command's line names as that
+// command's own usage does: optional, in brackets, where the usage has it optional, so that the
+// list does not make a flag with a default (report's --week, --format) look required.
+func TestHelpListWritesFlagsAsEachCommandsUsage(t *testing.T) {
+	t.Parallel()
+	var list bytes.Buffer
+	if code := run(context.Background(), []string{"help"}, nil, &list, io.Discard); code != 0 {
+		t.Fatalf("help: exit %d", code)
+	}
+	flagWord := regexp.MustCompile(`(\[?)--([a-z-]+)`)
+	for name := range subcommands {
+		var line string
+		for _, l := range strings.Split(list.String(), "\n") {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == name {
+				line = l
+			}
+		}
+		var help bytes.Buffer
+		run(context.Background(), []string{name, "--help"}, nil, &help, io.Discard)
+		usage, _, _ := strings.Cut(help.String(), "flags:")
+		for _, m := range flagWord.FindAllStringSubmatch(line, -1) {
+			optional := strings.Contains(usage, "[--"+m[2])
+			if (m[1] == "[") != optional {
+				t.Errorf("help lists %s with --%s written %q, but %s --help's usage has it optional=%v:\n%s", name, m[2], m[0], name, optional, line)
+			}
+		}
+	}
+}

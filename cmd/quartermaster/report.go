@@ -25,7 +25,7 @@ import (
 
 func init() {
 	registerCommand("report", subcommand{
-		summary: "a week's showback: report --week 2026-W48 [--team T] --format text|csv|json|png [--out PATH]",
+		summary: "a week's showback: report [--week 2026-W48] [--team T] [--format text|csv|json|png] [--out PATH]",
 		usage:   "quartermaster report [--week 2026-W48] [--team T] [--format text|csv|json|png] [--out PATH] [--now 2026-11-30T15:00:00Z] [--policy FILE] [--db URL]",
 		flags:   func() *flag.FlagSet { fs, _ := reportFlags(); return fs },
 		run:     runReport,
