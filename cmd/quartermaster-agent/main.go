@@ -99,10 +99,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if named && len(args) == 1 && args[0] == "help" {
 		args = []string{"--help"} // metrics help is metrics --help
 	}
+	asked := false // the command came after help: a wrong one is answered with help's example
 	if cmd == "help" {
 		cmd = "run"
 		if len(args) > 0 {
-			cmd, args = args[0], nil
+			cmd, args, given, asked = args[0], nil, nil, true
 		}
 		args = append(args, "--help")
 	}
@@ -128,9 +129,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			err = oneShot(ctx, cmd, set, stdout, stderr)
 		}
 	default:
-		err = errUsage{fmt.Sprintf("there is no command %q; use run, metrics, gres-conf or topology, e.g. %s", cmd, commandLine("run", given))}
+		example := func(near string) string {
+			if asked {
+				return commandLine("help", []string{near})
+			}
+			return commandLine(near, given)
+		}
+		err = errUsage{fmt.Sprintf("there is no command %q; use run, metrics, gres-conf or topology, e.g. %s", cmd, example("run"))}
 		if near := nearest(cmd, commands); near != "" {
-			err = errUsage{fmt.Sprintf("there is no command %q; the nearest is %s, e.g. %s", cmd, near, commandLine(near, given))}
+			err = errUsage{fmt.Sprintf("there is no command %q; the nearest is %s, e.g. %s", cmd, near, example(near))}
 		}
 		cmd = "run"
 	}
