@@ -1,7 +1,9 @@
 package discord_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/bot/discord/discordtest"
+	"github.com/acme/quartermaster/internal/testkit"
 )
 
 // A command whose answer comes after Discord stopped taking answers to its interaction (its
@@ -113,5 +116,111 @@ func TestTheRestOfALongAnswerPastTheTokenComesByDM(t *testing.T) {
 	checkInOrder(t, append([]discordtest.Message{first}, dms...), want)
 	if _, ok := dms[len(dms)-1].Button("Request 1 train"); !ok {
 		t.Errorf("the last DM has no button")
+	}
+}
+
+// logged is one line of the adapter's log, as a test reads it.
+type logged struct {
+	Level string `json:"level"`
+	Msg   string `json:"msg"`
+}
+
+// logTo sends the adapter's log, every level, to buf as JSON lines.
+func logTo(buf *testkit.SyncBuffer) func(*discord.Config) {
+	return func(c *discord.Config) {
+		c.Logger = slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+}
+
+// lines reads the log's lines.
+func lines(t *testing.T, buf *testkit.SyncBuffer) []logged {
+	t.Helper()
+	var out []logged
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		if l == "" {
+			continue
+		}
+		var x logged
+		if err := json.Unmarshal([]byte(l), &x); err != nil {
+			t.Fatalf("a log line that is not JSON: %q", l)
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// A long answer whose follow-ups Discord no longer takes (the token expired after its first
+// part) and whose rest then reaches the person by DM is a failure recovered: the log warns, saying
+// what happened and that the rest went by DM, and says nothing at Error level, which an operator
+// would be paged for. When the DM is refused too, the answer is lost, and that is an error.
+func TestTheRestOfALateAnswerGivenByDMIsAWarningNotAnError(t *testing.T) {
+	for _, dmsBlocked := range []bool{false, true} {
+		t.Run(fmt.Sprintf("DMs blocked %v", dmsBlocked), func(t *testing.T) {
+			_, long := longReply()
+			var buf testkit.SyncBuffer
+			e := newEnv(t, func(c *discord.Config) { c.AnswerWithin = 10 * time.Millisecond }, logTo(&buf))
+			e.handler.delay = 100 * time.Millisecond
+			e.handler.reply = func(bot.Request) []bot.Reply { return []bot.Reply{long} }
+			if dmsBlocked {
+				e.fake.BlockDMs(alice)
+			}
+			body := discordtest.Command(in(alice), "gpu", "help")
+			id := discordtest.ID(body)
+			e.fake.OnRequest(func(r *http.Request) {
+				if r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/webhooks/") {
+					e.fake.Expire(id)
+				}
+			})
+			if r := e.send(body); r.Type != 5 {
+				t.Fatalf("answer type %d, want a deferral (5)", r.Type)
+			}
+			e.wait()
+			var errs, warns []string
+			for _, l := range lines(t, &buf) {
+				switch l.Level {
+				case "ERROR":
+					errs = append(errs, l.Msg)
+				case "WARN":
+					warns = append(warns, l.Msg)
+				}
+			}
+			if dmsBlocked {
+				if len(errs) == 0 {
+					t.Errorf("the answer's rest was lost (no follow-up, no DM) and nothing was logged as an error; warnings: %q", warns)
+				}
+				return
+			}
+			if len(e.fake.PostsTo(discordtest.DMChannel(alice))) == 0 {
+				t.Fatal("no DM: the rest of the answer is lost")
+			}
+			if len(errs) > 0 {
+				t.Errorf("the rest of the answer went by DM, yet the log has errors: %q", errs)
+			}
+			said := strings.Join(warns, "\n")
+			if !strings.Contains(said, "token") || !strings.Contains(said, "DM") {
+				t.Errorf("the warnings %q do not say that the token stopped working and the rest went by DM", warns)
+			}
+		})
+	}
+}
+
+// A late answer given whole by DM is a warning too, and not an error.
+func TestALateAnswerGivenByDMIsAWarningNotAnError(t *testing.T) {
+	var buf testkit.SyncBuffer
+	e := newEnv(t, func(c *discord.Config) { c.AnswerWithin = 10 * time.Millisecond }, logTo(&buf))
+	e.handler.delay = 100 * time.Millisecond
+	body := discordtest.Command(in(alice), "gpu", "help")
+	e.fake.Expire(discordtest.ID(body))
+	if r := e.send(body); r.Type != 5 {
+		t.Fatalf("answer type %d, want a deferral (5)", r.Type)
+	}
+	e.wait()
+	if len(e.fake.PostsTo(discordtest.DMChannel(alice))) != 1 {
+		t.Fatal("the answer did not come by DM")
+	}
+	for _, l := range lines(t, &buf) {
+		if l.Level == "ERROR" {
+			t.Errorf("the answer went by DM, yet the log has an error: %q", l.Msg)
+		}
 	}
 }

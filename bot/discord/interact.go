@@ -424,7 +424,9 @@ func (a *Adapter) answerInParts(i *discordgo.Interaction, rs ...bot.Reply) (*dis
 		case <-ctx.Done():
 			return
 		}
-		_, _ = a.followUps(i, ms[1:])
+		if rest, err := a.followUps(i, ms[1:]); err != nil {
+			a.log.Error("cannot send the rest of an answer", "id", i.ID, "part", len(ms)-len(rest)+1, "of", len(ms), "err", err)
+		}
 	})
 	return answerWith(ms[0]), sync.OnceFunc(func() { close(sent) })
 }
@@ -589,22 +591,32 @@ func (a *Adapter) followUp(i *discordgo.Interaction, person, userID, text string
 		return err
 	})
 	if err != nil && tokenExpired(err) && userID != "" {
-		a.log.Warn("a deferred interaction's token no longer works; its answer goes by DM", "id", i.ID, "user", userID)
-		if err := a.answerByDM(ctx, person, userID, text, rs); err != nil {
-			a.log.Error("cannot give a late answer by DM", "id", i.ID, "user", userID, "err", err)
+		// Recovered: the answer goes by DM. Only a DM that fails too loses it.
+		if derr := a.answerByDM(ctx, person, userID, text, rs); derr != nil {
+			a.log.Error("a deferred interaction's token no longer works, and its answer could not be given by DM either", "id", i.ID, "user", userID, "err", derr)
+			return
 		}
+		a.log.Warn("a deferred interaction's token no longer works; its answer went by DM", "id", i.ID, "user", userID, "err", err)
 		return
 	}
 	if err != nil {
 		a.log.Error("cannot answer a deferred interaction", "id", i.ID, "err", err)
 		return
 	}
-	if rest, err := a.followUps(i, ms[1:]); err != nil && tokenExpired(err) && userID != "" {
-		a.log.Warn("a deferred interaction's token stopped working during its answer; the rest goes by DM", "id", i.ID, "user", userID)
+	rest, err := a.followUps(i, ms[1:])
+	switch {
+	case err == nil:
+	case tokenExpired(err) && userID != "":
+		// Recovered: the rest goes by DM. Only a DM that fails too loses part of the answer.
+		part := len(ms) - len(rest) + 1
 		note := a.render(bot.Reply{Text: fmt.Sprintf(lateRest, codeSpan(a.typed(text)))})
 		if err := a.dmParts(ctx, person, userID, append([]message{note}, rest...)); err != nil {
-			a.log.Error("cannot give the rest of a late answer by DM", "id", i.ID, "user", userID, "err", err)
+			a.log.Error("a deferred interaction's token stopped working during its answer, and the rest of it could not be given by DM either", "id", i.ID, "user", userID, "part", part, "of", len(ms), "err", err)
+			return
 		}
+		a.log.Warn("a deferred interaction's token stopped working during its answer; the rest went by DM", "id", i.ID, "user", userID, "part", part, "of", len(ms), "err", err)
+	default:
+		a.log.Error("cannot send the rest of an answer", "id", i.ID, "part", len(ms)-len(rest)+1, "of", len(ms), "err", err)
 	}
 }
 
@@ -668,8 +680,7 @@ func (a *Adapter) followUps(i *discordgo.Interaction, ms []message) ([]message, 
 			return err
 		})
 		if err != nil {
-			a.log.Error("cannot send the rest of an answer", "id", i.ID, "part", n+2, "of", len(ms)+1, "err", err)
-			return ms[n:], err
+			return ms[n:], err // the caller logs it, as a loss or as recovered by DM
 		}
 	}
 	return nil, nil
