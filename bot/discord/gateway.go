@@ -15,11 +15,12 @@ const (
 	gatewayRetryMost  = time.Minute
 )
 
-// RunGateway connects to Discord's gateway with the bot token and answers the interactions it
-// delivers, through the same code as the HTTP endpoint, until ctx ends. It is for installs with
-// no public URL: the application must then have no Interactions Endpoint URL set, or Discord
-// sends interactions there instead. Until the gateway first opens it is tried again and again;
-// discordgo reconnects after a dropped connection.
+// RunGateway connects to Discord's gateway with the bot token and answers what it delivers until
+// ctx ends: the interactions, through the same code as the HTTP endpoint, and the DMs people send
+// the app, which Discord delivers over the gateway alone. Interactions come over it for installs
+// with no public URL: the application must then have no Interactions Endpoint URL set, or
+// Discord sends interactions there instead (and only DMs here). Until the gateway first opens it
+// is tried again and again; discordgo reconnects after a dropped connection.
 func (a *Adapter) RunGateway(ctx context.Context) error {
 	remove := a.s.AddHandler(func(_ *discordgo.Session, ic *discordgo.InteractionCreate) {
 		if ic.Interaction != nil {
@@ -27,6 +28,12 @@ func (a *Adapter) RunGateway(ctx context.Context) error {
 		}
 	})
 	defer remove()
+	removeDMs := a.s.AddHandler(func(_ *discordgo.Session, mc *discordgo.MessageCreate) {
+		if mc.Message != nil {
+			a.onGatewayMessage(mc.Message)
+		}
+	})
+	defer removeDMs()
 	// Discord out of reach at the start (the network not up yet at boot, an outage, a proxy) is
 	// waited out: the gateway is tried again, a little later each time, until the service stops.
 	// Once open, discordgo reconnects by itself.
@@ -67,4 +74,14 @@ func (a *Adapter) onGateway(i *discordgo.Interaction) {
 	if err != nil {
 		a.log.Error("cannot answer an interaction over REST", "id", i.ID, "err", err)
 	}
+}
+
+// onGatewayMessage answers a message the gateway delivered (a DM to the app), as onMessage does.
+func (a *Adapter) onGatewayMessage(m *discordgo.Message) {
+	defer func() {
+		if p := recover(); p != nil {
+			a.log.Error("discord gateway message panicked", "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	a.onMessage(m)
 }

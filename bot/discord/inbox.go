@@ -28,6 +28,9 @@ type kept struct {
 	Token   string `json:"token"` // the interaction's token: answers it for 15 minutes
 	Text    string `json:"text"`
 	Click   string `json:"click,omitempty"` // the button's key, for a click
+	// DM says it is a message sent to the app in a DM (ID is the message's, Channel the DM's, and
+	// there is no interaction): its answer is posted in the DM.
+	DM bool `json:"dm,omitempty"`
 }
 
 // claim is how long a process keeps a command it deferred or recovered to itself: long enough
@@ -56,7 +59,8 @@ func (a *Adapter) keep(i *discordgo.Interaction, person, user, text, click strin
 
 // Recover runs the commands that were deferred but never answered (the process that took them
 // stopped first), once their claim has run out, and their answers replace the deferrals; one
-// older than ReplayWithin is not run, and its sender is told so by DM. It returns how many it
+// older than ReplayWithin is not run, and its sender is told so by DM. A DM to the app left
+// unanswered is answered in the DM (a command in it, by the same rule). It returns how many it
 // took. Call it at start and then regularly (the service does every 30 s).
 func (a *Adapter) Recover(ctx context.Context) (int, error) {
 	ds, err := a.inbox.Claim(ctx, time.Now())
@@ -65,12 +69,21 @@ func (a *Adapter) Recover(ctx context.Context) (int, error) {
 	}
 	for _, d := range ds {
 		var k kept
-		if err := json.Unmarshal(d.Payload, &k); err != nil || k.Person == "" || k.ID == "" {
+		if err := json.Unmarshal(d.Payload, &k); err != nil || (k.Person == "" && !k.DM) || k.ID == "" || (k.DM && (k.User == "" || k.Channel == "")) {
 			a.log.Error("dropped an unreadable command from the inbox", "key", d.Key, "err", err)
 			a.inbox.Finish(inflight.Taken(d.Key))
 			continue
 		}
 		kt := inflight.Taken(d.Key)
+		if _, command := a.dmCommand(k.Text); k.DM && !command {
+			// Not a command: what it is answered with is no less true late, and runs nothing.
+			a.log.Info("answering a direct message received before a stop", "key", d.Key, "received", d.Received)
+			a.goWork(func(ctx context.Context) {
+				a.answerDM(ctx, k.User, k.Channel, k.ID, k.Text)
+				a.inbox.Finish(kt)
+			})
+			continue
+		}
 		if time.Since(d.Received) > a.cfg.ReplayWithin {
 			a.log.Warn("a deferred command is too old to run", "key", d.Key, "received", d.Received)
 			text := fmt.Sprintf("Quartermaster stopped before it ran your command `%s` (sent %s UTC), and it is too late to run it now; send it again if you still want it.",
@@ -83,6 +96,14 @@ func (a *Adapter) Recover(ctx context.Context) (int, error) {
 				if err != nil {
 					a.log.Error("cannot tell a sender their command was not run", "user", k.User, "err", err)
 				}
+				a.inbox.Finish(kt)
+			})
+			continue
+		}
+		if k.DM {
+			a.log.Info("running a command sent by direct message before a stop", "key", d.Key, "received", d.Received)
+			a.goWork(func(ctx context.Context) {
+				a.answerDM(ctx, k.User, k.Channel, k.ID, k.Text)
 				a.inbox.Finish(kt)
 			})
 			continue

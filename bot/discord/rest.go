@@ -59,7 +59,9 @@ func newSession(token, apiURL string, client *http.Client) (*discordgo.Session, 
 	s.ShouldRetryOnRateLimit = false
 	s.MaxRestRetries = 1
 	s.StateEnabled = false
-	s.Identify.Intents = discordgo.IntentsNone // interactions arrive whatever the intents
+	// Interactions arrive whatever the intents; DIRECT_MESSAGES brings the DMs people send the
+	// app, with their text (which needs no privileged Message Content intent in a DM to the app).
+	s.Identify.Intents = discordgo.IntentsDirectMessages
 	return s, nil
 }
 

@@ -491,8 +491,8 @@ func (d *discordService) deliverer(a *App, prev bot.Deliverer) bot.Deliverer {
 }
 
 // serveDiscord starts Discord within serve: the interactions endpoint on mux when there is a
-// public key, else the gateway; notices go to Discord beside Slack when it is on. stop lets
-// Discord's work in flight finish (until ctx ends) and disconnects; it is safe to call more than
+// public key, and the gateway (interactions without a public key, DMs to the app always);
+// notices go to Discord beside Slack when it is on. stop lets Discord's work in flight finish (until ctx ends) and disconnects; it is safe to call more than
 // once, and does nothing when Discord is off.
 func serveDiscord(a *App, s discordSettings, mux *http.ServeMux, log *slog.Logger) (*discordService, error) {
 	adapter, err := newDiscordApp(a, s, log)
@@ -514,15 +514,17 @@ func serveDiscord(a *App, s discordSettings, mux *http.ServeMux, log *slog.Logge
 	wg.Go(func() { recoverLoop(recovering, a, discordbot.Platform, adapter, log) })
 	if s.PublicKey != "" {
 		adapter.Register(mux)
-		log.Info("Discord is on", "mode", "HTTP interactions", "endpoint", discordbot.Path)
+		// Discord delivers the DMs people send the app only over the gateway: it is opened in
+		// this mode too, for them (interactions still come to the endpoint).
+		log.Info("Discord is on", "mode", "HTTP interactions", "endpoint", discordbot.Path, "direct messages", "gateway")
 	} else {
 		log.Info("Discord is on", "mode", "gateway")
-		wg.Go(func() {
-			if err := adapter.RunGateway(gateway); err != nil {
-				log.Error("the Discord gateway stopped", "err", err)
-			}
-		})
 	}
+	wg.Go(func() {
+		if err := adapter.RunGateway(gateway); err != nil {
+			log.Error("the Discord gateway stopped", "err", err)
+		}
+	})
 	var once sync.Once
 	var result error
 	return &discordService{adapter: adapter, stop: func(ctx context.Context) error {

@@ -18,11 +18,12 @@ type gateway struct {
 	t   testing.TB
 	srv *httptest.Server
 
-	mu     sync.Mutex
-	conns  []*gwConn
-	ready  chan struct{} // closed when a client has identified
-	closed bool
-	seq    int
+	mu      sync.Mutex
+	conns   []*gwConn
+	ready   chan struct{} // closed when a client has identified
+	closed  bool
+	seq     int
+	intents []int // the intents each identify asked for, in order
 }
 
 type gwConn struct {
@@ -59,6 +60,9 @@ func (g *gateway) serve(c *gwConn) {
 	for {
 		var msg struct {
 			Op int `json:"op"`
+			D  struct {
+				Intents int `json:"intents"`
+			} `json:"d"`
 		}
 		_, b, err := c.c.ReadMessage()
 		if err != nil {
@@ -75,6 +79,7 @@ func (g *gateway) serve(c *gwConn) {
 			g.seq++
 			seq := g.seq
 			g.conns = append(g.conns, c)
+			g.intents = append(g.intents, msg.D.Intents)
 			g.mu.Unlock()
 			_ = c.send(map[string]any{"op": 0, "t": "READY", "s": seq, "d": map[string]any{
 				"v": 9, "session_id": "fake-session", "user": map[string]any{"id": "1", "username": "quartermaster", "bot": true}, "guilds": []any{}}})
@@ -91,6 +96,11 @@ func (g *gateway) serve(c *gwConn) {
 
 // deliver sends an interaction to every connected client.
 func (g *gateway) deliver(interaction []byte) int {
+	return g.dispatch("INTERACTION_CREATE", interaction)
+}
+
+// dispatch sends the event name with its data to every connected client.
+func (g *gateway) dispatch(name string, data []byte) int {
 	<-g.ready
 	g.mu.Lock()
 	g.seq++
@@ -99,7 +109,7 @@ func (g *gateway) deliver(interaction []byte) int {
 	g.mu.Unlock()
 	n := 0
 	for _, c := range conns {
-		if c.send(map[string]any{"op": 0, "t": "INTERACTION_CREATE", "s": seq, "d": json.RawMessage(interaction)}) == nil {
+		if c.send(map[string]any{"op": 0, "t": name, "s": seq, "d": json.RawMessage(data)}) == nil {
 			n++
 		}
 	}
@@ -122,3 +132,53 @@ func (g *gateway) close() {
 // Deliver sends an interaction over the gateway to every client that has identified (waiting for
 // one to); it returns how many it reached.
 func (f *Fake) Deliver(interaction []byte) int { return f.gw.deliver(interaction) }
+
+// Intents are the gateway intents the last client to identify asked for; 0 before one has.
+func (f *Fake) Intents() int {
+	f.gw.mu.Lock()
+	defer f.gw.mu.Unlock()
+	if len(f.gw.intents) == 0 {
+		return 0
+	}
+	return f.gw.intents[len(f.gw.intents)-1]
+}
+
+// DM is a message sent to the app in a direct message (or, with Guild set, in a server's
+// channel), as the gateway delivers it.
+type DM struct {
+	ID      string // the message's id; empty: a new one
+	User    string // its author's Discord user id
+	Bot     bool   // its author is a bot (the app itself included)
+	Content string
+	Guild   string // the server it was sent in; empty for a DM
+	Channel string // where it was sent; empty: the author's DM channel with the app
+}
+
+// DeliverMessage sends a message over the gateway as MESSAGE_CREATE to every client that has
+// identified (waiting for one to); it returns how many it reached. The message is in the
+// author's DM channel with the app (DMChannel) unless it says otherwise.
+func (f *Fake) DeliverMessage(m DM) int {
+	if m.ID == "" {
+		f.mu.Lock()
+		m.ID = f.id()
+		f.mu.Unlock()
+	}
+	if m.Channel == "" {
+		m.Channel = DMChannel(m.User)
+	}
+	d := map[string]any{"id": m.ID, "channel_id": m.Channel, "type": 0, "content": m.Content,
+		"timestamp": "2026-12-07T09:00:00.000000+00:00",
+		"author":    map[string]any{"id": m.User, "username": "user" + m.User, "bot": m.Bot}}
+	if m.Guild != "" {
+		d["guild_id"] = m.Guild
+	}
+	b, _ := json.Marshal(d)
+	return f.gw.dispatch("MESSAGE_CREATE", b)
+}
+
+// Clients is how many clients have identified on the gateway.
+func (f *Fake) Clients() int {
+	f.gw.mu.Lock()
+	defer f.gw.mu.Unlock()
+	return len(f.gw.conns)
+}

@@ -1,0 +1,160 @@
+package discord
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/bot/internal/inflight"
+)
+
+// onMessage answers a message someone sent the app in a DM, which the gateway delivers (it asks
+// for DIRECT_MESSAGES alone). A message from a bot (the app's own DMs among them), a webhook or
+// the system, or one in a server's channel, is not answered, so no two bots answer each other; a
+// message delivered again is answered once.
+func (a *Adapter) onMessage(m *discordgo.Message) {
+	if m == nil || m.Author == nil || m.Author.Bot || m.Author.System || m.WebhookID != "" || m.GuildID != "" || m.ID == "" || m.ChannelID == "" {
+		return
+	}
+	if m.Type != discordgo.MessageTypeDefault && m.Type != discordgo.MessageTypeReply {
+		return
+	}
+	if !a.seen.First(dmKey(m.ID)) {
+		a.log.Info("dropped a repeated direct message", "message", m.ID)
+		return
+	}
+	user, channel, id, text := m.Author.ID, m.ChannelID, m.ID, m.Content
+	a.dmMu.Lock()
+	a.dms[user] = channel
+	a.dmMu.Unlock()
+	a.goWork(func(ctx context.Context) {
+		// Every replica's gateway gets the message: the inbox lets one answer it, and keeps it
+		// until it is answered, for a successor to answer should this process stop first.
+		kt, ok := a.keepDM(user, channel, id, text)
+		if !ok {
+			return
+		}
+		a.answerDM(ctx, user, channel, id, text)
+		a.inbox.Finish(kt)
+	})
+}
+
+// keepDM keeps a DM in the inbox (when there is one) until it is answered; false when the inbox
+// holds it already (another replica took it).
+func (a *Adapter) keepDM(user, channel, id, text string) (inflight.Kept, bool) {
+	if a.inbox == nil {
+		return inflight.Kept{}, true
+	}
+	payload, _ := json.Marshal(kept{DM: true, User: user, Channel: channel, ID: id, Text: text})
+	return a.inbox.Keep(bot.Accepted{Key: dmKey(id), Payload: payload, Received: time.Now()})
+}
+
+// dmKey keys a command sent in a DM: the message's id.
+func dmKey(id string) string { return "discord:message:" + id }
+
+// answerDM answers the DM text of Discord user userID in channel: a /gpu command written as text
+// runs as that command for them; anything else is told, in one sentence, how to ask.
+func (a *Adapter) answerDM(ctx context.Context, userID, channel, id, text string) {
+	to := Account(userID)
+	var rs []bot.Reply
+	line, ok := a.dmCommand(text)
+	switch person, err := a.person(ctx, userID); {
+	case !ok:
+		rs = []bot.Reply{{Text: a.dmHint()}}
+	case err != nil:
+		a.log.Error("cannot tell who a Discord user is", "user", userID, "err", err)
+		rs = []bot.Reply{{Error: true, Text: "Quartermaster could not tell who you are just now; please try again in a minute."}}
+	default:
+		to = person
+		a.log.Info("running a command sent by direct message", "user", userID, "message", id)
+		rs = a.reply(ctx, person, request(channel, dmKey(id), "", person, userID, line))
+		if len(rs) == 0 {
+			rs = []bot.Reply{{Text: "Done."}}
+		}
+	}
+	for _, m := range a.parts(rs...) {
+		if _, err := a.postMessage(ctx, to, channel, m, bot.Reply{}); err != nil {
+			return // postMessage logged it; the parts left would come out of order
+		}
+	}
+}
+
+// dmCommand reads the text of a DM as a /gpu command line: a subcommand's name first, with or
+// without "/gpu" or "gpu" before it ("request 1 interactive for 4h", "gpu status L-7"), then
+// the words the grammar reads, or the subcommand's options by name as Discord's examples write
+// them ("request gpus:2 class:train"). "gpu" alone is help. False when the text names no
+// subcommand.
+func (a *Adapter) dmCommand(text string) (string, bool) {
+	f := strings.Fields(text)
+	if len(f) > 0 {
+		switch w := strings.ToLower(f[0]); w {
+		case "/" + a.cfg.Name, a.cfg.Name, handlerCommand, strings.TrimPrefix(handlerCommand, "/"):
+			f = f[1:]
+		}
+	}
+	if len(f) == 0 {
+		if _, ok := a.cmds["help"]; ok && strings.TrimSpace(text) != "" {
+			return handlerCommand + " help", true
+		}
+		return "", false
+	}
+	name := strings.ToLower(f[0])
+	c, ok := a.cmds[name]
+	if !ok {
+		return "", false
+	}
+	rest := f[1:]
+	if values, ok := optionsOf(c, rest); ok && c.Text != nil {
+		return a.namedChannels(c.Text(values)), true
+	}
+	return a.namedChannels(strings.Join(append([]string{handlerCommand, name}, rest...), " ")), true
+}
+
+// optionsOf reads words as c's options by name (gpus:2 class:train reason:a long one), each
+// value running to the next option; false unless the first word is one of c's options.
+func optionsOf(c *Command, words []string) (map[string]string, bool) {
+	values := map[string]string{}
+	current := ""
+	for _, w := range words {
+		if n, v, found := strings.Cut(w, ":"); found {
+			if o, known := c.option(strings.ToLower(n)); known {
+				current = o.Name
+				if o.Type == OptionBoolean {
+					v = strings.ToLower(v)
+				}
+				values[current] = v
+				continue
+			}
+		}
+		if current == "" {
+			return nil, false
+		}
+		values[current] = strings.TrimSpace(values[current] + " " + w)
+	}
+	return values, current != ""
+}
+
+// dmHint is the one sentence that answers a DM that is no command: how to ask, with an example
+// that works as it is sent.
+func (a *Adapter) dmHint() string {
+	example := ""
+	for _, name := range []string{"request", "catalog", "help"} {
+		if c, ok := a.cmds[name]; ok {
+			example = strings.TrimSpace(strings.TrimPrefix(nonEmpty(c.Example, handlerCommand+" "+name), handlerCommand))
+			break
+		}
+	}
+	help := ""
+	if _, ok := a.cmds["help"]; ok {
+		help = ", or `help` for the list"
+	}
+	if example == "" {
+		return fmt.Sprintf("Quartermaster answers /%s commands, here too without the slash.", a.cfg.Name)
+	}
+	return fmt.Sprintf("Quartermaster answers /%s commands, here too without the slash: send `%s`%s.", a.cfg.Name, strings.ReplaceAll(example, "`", "'"), help)
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/bot/discord/discordtest"
+)
+
+// A DM to the app is answered whichever mode serve runs Discord in (HTTP interactions here, which
+// Discord sends no messages to, so the gateway is opened for them): a /gpu command written as
+// text runs for its sender (a lease is made and its answer comes back in the DM), and any other
+// text is told in one sentence how to ask, with an example of this installation that works when
+// sent back.
+func TestServeAnswersDirectMessagesToTheApp(t *testing.T) {
+	t.Parallel()
+	f := discordtest.New(t)
+	signer := discordtest.NewSigner()
+	s := startServe(t, serveOptions{discord: discordSettings{BotToken: discordtest.Token, PublicKey: signer.PublicKey(), AppID: discordtest.App, APIURL: f.URL}})
+	dm := discordtest.DMChannel(dAlice)
+	answer := func(text string, n int) string {
+		t.Helper()
+		delivered := make(chan int, 1)
+		go func() { delivered <- f.DeliverMessage(discordtest.DM{User: dAlice, Content: text}) }() // waits for a gateway client
+		select {
+		case got := <-delivered:
+			if got != 1 {
+				t.Fatalf("delivered to %d clients", got)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("serve never opened the gateway, which alone carries DMs to the app")
+		}
+		if !f.WaitFor(func() bool { return len(f.PostsTo(dm)) >= n }) {
+			t.Fatalf("%q: no answer in the DM: %+v", text, f.PostsTo(dm))
+		}
+		return f.PostsTo(dm)[n-1].Text()
+	}
+	hint := answer("hello, can I have a GPU?", 1)
+	_, example, _ := strings.Cut(hint, "`")
+	example, _, found := strings.Cut(example, "`")
+	if !strings.Contains(hint, "help") || !found {
+		t.Fatalf("the answer to a DM that is no command is %q; want how to ask, with an example", hint)
+	}
+	if got := answer(example, 2); !strings.Contains(got, "L-1 is active") {
+		t.Errorf("the example %q, sent back, was answered %q; want a lease", example, got)
+	}
+	if got := answer("gpu list", 3); !strings.Contains(got, "L-1") {
+		t.Errorf("gpu list was answered %q", got)
+	}
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+}
