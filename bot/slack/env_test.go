@@ -139,6 +139,7 @@ func (e *env) newAdapterWith(h bot.Handler, claim, within time.Duration) *slackb
 		ReplayWithin:    within,
 		Choices:         slackbot.Choices{Classes: classes, Teams: teams},
 		FormClass:       e.bot.DefaultClass,
+		Verbs:           verbs(),
 		Logger:          storetest.Logger(e.t),
 		ChannelInterval: time.Millisecond,
 	})
@@ -338,4 +339,13 @@ func (e *env) postsTo(channel string) []message {
 		}
 	}
 	return out
+}
+
+// verbs are the first words of the command table's commands, as serve gives them.
+func verbs() []string {
+	var v []string
+	for _, s := range commands.Table() {
+		v = append(v, s.Words[0])
+	}
+	return v
 }

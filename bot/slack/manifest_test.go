@@ -34,8 +34,9 @@ type manifest struct {
 	} `yaml:"display_information"`
 	Features struct {
 		AppHome struct {
-			HomeTab     bool `yaml:"home_tab_enabled"`
-			MessagesTab bool `yaml:"messages_tab_enabled"`
+			HomeTab             bool  `yaml:"home_tab_enabled"`
+			MessagesTab         bool  `yaml:"messages_tab_enabled"`
+			MessagesTabReadOnly *bool `yaml:"messages_tab_read_only_enabled"`
 		} `yaml:"app_home"`
 		BotUser struct {
 			DisplayName string `yaml:"display_name"`
@@ -132,6 +133,14 @@ func TestManifest(t *testing.T) {
 	if !slices.Contains(m.Settings.Events.BotEvents, "app_home_opened") {
 		t.Error("no app_home_opened subscription")
 	}
+	// People write to the app in its Messages tab, and are answered: the tab takes messages, and
+	// Slack sends them as message.im events.
+	if !slices.Contains(m.Settings.Events.BotEvents, "message.im") {
+		t.Error("no message.im subscription: messages people write to the app never reach it")
+	}
+	if ro := m.Features.AppHome.MessagesTabReadOnly; ro == nil || *ro {
+		t.Error("messages_tab_read_only_enabled must be false: people write to the app there")
+	}
 	if m.Settings.SocketMode == nil {
 		t.Error("socket_mode_enabled is not stated")
 	}
@@ -140,8 +149,9 @@ func TestManifest(t *testing.T) {
 	}
 	// Exactly the scopes the adapter uses: DMs go to a user's id with chat:write (so no im:write);
 	// files:write uploads the weekly showback's chart and CSV;
-	// chat:write.public posts to team channels the bot was not invited to.
-	need := []string{"commands", "chat:write", "chat:write.public", "users:read", "users:read.email", "files:write"}
+	// chat:write.public posts to team channels the bot was not invited to; im:history is what
+	// message.im events need, the messages people write to the app.
+	need := []string{"commands", "chat:write", "chat:write.public", "users:read", "users:read.email", "files:write", "im:history"}
 	for _, s := range need {
 		if !slices.Contains(m.OAuth.Scopes.Bot, s) {
 			t.Errorf("bot scope %s missing", s)

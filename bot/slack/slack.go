@@ -83,6 +83,10 @@ type Config struct {
 	// person up by email, so that notices reach someone whose Slack profile shows no email; nil,
 	// or not found: by email only.
 	LinkedUser func(ctx context.Context, person string) (id string, ok bool, err error)
+	// Verbs are the first words of the /gpu commands (request, list, …): a message someone writes
+	// to the app in its Messages tab that begins with one, with or without "/gpu" or "gpu" before
+	// it, runs as that command; any other is answered with how to ask. Nil: every such message is.
+	Verbs []string
 	// Logger; nil discards.
 	Logger *slog.Logger
 	// ChannelInterval is the pause between posts to one channel; zero means DefaultChannelInterval.
@@ -542,6 +546,8 @@ func (a *Adapter) onEvent(ev slackevents.EventsAPIEvent, retry bool) any {
 			return nil
 		}
 		a.goWork(func(ctx context.Context) { a.publishHome(ctx, e.User, true) })
+	case *slackevents.MessageEvent:
+		a.onDM(cb.TeamID, e)
 	}
 	return nil
 }

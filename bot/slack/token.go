@@ -24,6 +24,7 @@ var Scopes = []Scope{
 	{"files:write", "the weekly showback's chart and CSV"},
 	{"users:read", "knowing who typed a command"},
 	{"users:read.email", "the email that names a Slack user: without it nobody can use Quartermaster unless single sign-on is on"},
+	{"im:history", "answers to what people write to the app in its Messages tab"},
 }
 
 // Installation is what Slack says of the bot token (auth.test): the workspace and the bot user it

@@ -22,6 +22,7 @@ import (
 
 	"github.com/acme/quartermaster/bot"
 	slackbot "github.com/acme/quartermaster/bot/slack"
+	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/httpserve"
 	"github.com/acme/quartermaster/internal/ingest"
@@ -531,12 +532,25 @@ func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, 
 		OnAck:         func(transport, kind string, took time.Duration) { a.Metrics.Ack("slack", transport, kind, took) },
 		Choices:       slackChoices(a),
 		FormClass:     a.Bot.DefaultClass,
+		Verbs:         verbs(),
 		SignIn:        func() bool { return a.Bot.SSO != nil },
 		LinkedUser: func(ctx context.Context, person string) (string, bool, error) {
 			return linkedUser(ctx, a, slackbot.Platform, person)
 		},
 		Logger: log,
 	})
+}
+
+// verbs are the first words of the /gpu commands: a message written to the Slack app that
+// begins with one runs as that command.
+func verbs() []string {
+	var v []string
+	for _, s := range commands.Table() {
+		if !slices.Contains(v, s.Words[0]) {
+			v = append(v, s.Words[0])
+		}
+	}
+	return v
 }
 
 // slackCheckTimeout bounds serve's question to Slack about the bot token at start.
