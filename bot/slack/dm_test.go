@@ -86,3 +86,23 @@ func TestADirectMessageThatIsNoCommandSaysHowToAskInSlack(t *testing.T) {
 		t.Errorf("answered a bot's message: %+v", got)
 	}
 }
+
+// On another policy (other classes, teams and people), the example a message that is no command
+// is answered with is a request of that policy that works for its sender when sent back.
+func TestTheExampleForAMessageWorksOnAnotherPolicy(t *testing.T) {
+	e := newAndesEnv(t)
+	e.im("UJUAN", "hola, ¿me das una GPU?", false)
+	posts := e.postsTo(dm("UJUAN"))
+	if len(posts) != 1 {
+		t.Fatalf("%d answers, want one: %+v", len(posts), posts)
+	}
+	_, example, _ := strings.Cut(posts[0].Text, "`")
+	example, _, found := strings.Cut(example, "`")
+	if !found {
+		t.Fatalf("no example in %q", posts[0].Text)
+	}
+	e.im("UJUAN", example, false)
+	if ls := e.leases(); len(ls) != 1 || ls[0].User != "juan_perez@andes.example" {
+		t.Errorf("the example %q, sent back, made %+v; want juan's lease; answers %+v", example, ls, e.postsTo(dm("UJUAN")))
+	}
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +17,22 @@ import (
 // sent back.
 func TestServeAnswersDirectMessagesToTheApp(t *testing.T) {
 	t.Parallel()
+	glen := filepath.Join(t.TempDir(), "glen.yaml")
+	if err := os.WriteFile(glen, []byte(glenPolicy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The example policy, and one with none of its names.
+	for name, policy := range map[string]string{"example": "", "glen": glen} {
+		t.Run(name, func(t *testing.T) { answersDirectMessages(t, policy) })
+	}
+}
+
+func answersDirectMessages(t *testing.T, policy string) {
 	f := discordtest.New(t)
 	signer := discordtest.NewSigner()
-	s := startServe(t, serveOptions{discord: discordSettings{BotToken: discordtest.Token, PublicKey: signer.PublicKey(), AppID: discordtest.App, APIURL: f.URL}})
+	o := serveOptions{discord: discordSettings{BotToken: discordtest.Token, PublicKey: signer.PublicKey(), AppID: discordtest.App, APIURL: f.URL}}
+	o.app.flags.policy = policy
+	s := startServe(t, o)
 	dm := discordtest.DMChannel(dAlice)
 	answer := func(text string, n int) string {
 		t.Helper()
