@@ -99,13 +99,17 @@ func Parse(text string) (Command, error) { return ParseFor(text, nil) }
 // like a word the grammar reads otherwise ("gpus" of "2 gpus", "x" of "2 x train", "hours" of
 // "2 hours") is that class where the class goes.
 func ParseFor(text string, classes []string) (Command, error) {
-	return parseIn(text, classes, nil, nil)
+	return parseIn(text, classes, nil, nil, nil)
 }
 
 // ParseIn reads a /gpu command as ParseFor does, knowing the policy's classes and its teams'
 // channels too: where a team goes, a team's channel (#vision-gpu, or a chat platform's mention of
 // it) names that team.
-func ParseIn(text string, p *policy.Policy) (Command, error) {
+func ParseIn(text string, p *policy.Policy) (Command, error) { return parseKnowing(text, p, nil) }
+
+// parseKnowing reads a /gpu command as ParseIn does, knowing the catalog's template names too
+// (nil: none): a template named where a team goes is refused as a template.
+func parseKnowing(text string, p *policy.Policy, templateNames []string) (Command, error) {
 	if p == nil {
 		return Parse(text)
 	}
@@ -138,10 +142,17 @@ func ParseIn(text string, p *policy.Policy) (Command, error) {
 	for _, t := range p.Teams {
 		teams[t.Name] = true
 	}
-	return parseIn(text, p.ClassNames(), channels, teams)
+	var tmpls map[string]bool
+	if templateNames != nil {
+		tmpls = make(map[string]bool, len(templateNames))
+		for _, n := range templateNames {
+			tmpls[policy.NameKey(n)] = true
+		}
+	}
+	return parseIn(text, p.ClassNames(), channels, teams, tmpls)
 }
 
-func parseIn(text string, classes []string, channels map[string]string, teams map[string]bool) (Command, error) {
+func parseIn(text string, classes []string, channels map[string]string, teams, tmpls map[string]bool) (Command, error) {
 	var known map[string]bool
 	if classes != nil {
 		known = make(map[string]bool, len(classes))
@@ -149,7 +160,7 @@ func parseIn(text string, classes []string, channels map[string]string, teams ma
 			known[policy.NameKey(n)] = true
 		}
 	}
-	c, err := parseWith(text, known, channels, teams)
+	c, err := parseWith(text, known, channels, teams, tmpls)
 	c.classes, c.channels, c.teams = nil, nil, nil
 	return c, err
 }
@@ -158,7 +169,7 @@ func parseIn(text string, classes []string, channels map[string]string, teams ma
 // (a reason is at most MaxReason), and little enough that a longer one is refused before it is read.
 const MaxCommand = 10000
 
-func parseWith(text string, known map[string]bool, channels map[string]string, teams map[string]bool) (Command, error) {
+func parseWith(text string, known map[string]bool, channels map[string]string, teams, tmpls map[string]bool) (Command, error) {
 	if n := utf8.RuneCountInString(text); n > MaxCommand {
 		return Command{}, qm.Invalid("/gpu help", "the command is %d characters long; keep it to %d or fewer.", n, MaxCommand)
 	}
@@ -229,6 +240,13 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 			if c2, err2 := putRight(fixed, sentence); err2 != nil {
 				c, err = c2, err2
 			}
+		} else if at, tmpl := templateNotTeam(s.Name, f[n:], known, teams, tmpls, true); tmpl != "" {
+			// A template named where a team goes (@jupyterlab): said to be a template, with the
+			// command that names it where a template goes, or without it.
+			sentence, fixed := templateWhereTeam(s.Name, f[n:], at, tmpl, teams)
+			if c2, err2 := putRight(fixed, sentence); err2 != nil {
+				c, err = c2, err2
+			}
 		} else if at, name, sentence := groupNotTeam(s.Name, f[n:], teams); sentence != "" {
 			// A user group mentioned where a team goes (@leads): read again with the team it
 			// names (by its handle), or without it, so that the example charges the asker's team.
@@ -245,8 +263,100 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 				c, err = c2, err2
 			}
 		}
+	} else if at, tmpl := templateNotTeam(s.Name, f[n:], known, teams, tmpls, false); tmpl != "" {
+		// A template's name where a team goes (team jupyterlab) reads as a name, but names no
+		// team of the policy: refused as a template, as above.
+		sentence, fixed := templateWhereTeam(s.Name, f[n:], at, tmpl, teams)
+		c, err = putRight(fixed, sentence)
 	}
 	return c, err
+}
+
+// templateNotTeam finds a word of a command's args, outside its free-text reason, that names a
+// template of tmpls and no team or class of the policy where a team goes (after team, as team=,
+// as /gpu quota's team or any word of /gpu report's, as teamWord reads it; @jupyterlab or
+// jupyterlab), or, where bare, as a request's word that no keyword takes (a bare @jupyterlab, or
+// jupyterlab after the class): its index and the template; "" where none does.
+func templateNotTeam(verb string, args []string, classes, teams, tmpls map[string]bool, bare bool) (int, string) {
+	if len(tmpls) == 0 || teams == nil {
+		return -1, ""
+	}
+	for i := range args[:namesEnd(verb, args)] {
+		w, ok := teamWord(verb, args, i)
+		name, mention := policy.Mentioned(unquoted(args[i]))
+		if !ok {
+			// A request's word that is neither after a keyword nor a key=value: where bare is
+			// true, a mention, or a word after the class (the class itself is the handler's to
+			// refuse as a template, not a class).
+			if !bare || verb != "request" || strings.Contains(args[i], "=") || i > 0 && valueKeyword(args[i-1]) ||
+				!mention && !slices.ContainsFunc(args[:i], func(a string) bool { return classes[policy.NameKey(unquoted(a))] }) {
+				continue
+			}
+			w = unquoted(args[i])
+		}
+		name, _ = policy.Mentioned(w)
+		key := policy.NameKey(policy.FoldAccents(name))
+		if tmpls[key] && !teams[key] && !classes[key] {
+			return i, key
+		}
+	}
+	return -1, ""
+}
+
+// valueKeyword reports whether w is a request's keyword that the word after it is the value of.
+func valueKeyword(w string) bool {
+	switch strings.ToLower(w) {
+	case "template", "team", "data", "for", "duration":
+		return true
+	}
+	return false
+}
+
+// templateWhereTeam is the refusal of template tmpl named at args[at] of verb where it is no
+// template (templateNotTeam): one sentence saying it is a template, and args put right: a
+// request's names it after template, where the request names no template already, in place of
+// the word (and the team before it); any other command's go without it.
+func templateWhereTeam(verb string, args []string, at int, tmpl string, teams map[string]bool) (string, []string) {
+	typed, teamPlace := teamWord(verb, args, at)
+	if !teamPlace {
+		typed = unquoted(args[at])
+	}
+	_, mention := policy.Mentioned(typed)
+	q := policy.Quoted(typed, 40)
+	what := q + " is a template, not a team"
+	if !teamPlace && !mention {
+		what = q + " is a template"
+	}
+	fixed := withoutTeam(slices.Clone(args), at)
+	switch verb {
+	case "request":
+		named := ""
+		for i, w := range fixed[:namesEnd(verb, fixed)] {
+			if strings.EqualFold(w, "template") && i+1 < len(fixed) {
+				named = policy.NameKey(unquoted(fixed[i+1]))
+			}
+		}
+		if named != "" {
+			return fmt.Sprintf("%s; this request's template is %s.", what, named), fixed
+		}
+		pos := at
+		if at > 0 && strings.EqualFold(args[at-1], "team") {
+			pos = at - 1
+		}
+		fixed = slices.Insert(fixed, pos, "template", tmpl)
+		if mention {
+			return fmt.Sprintf("%s; a request names its template after the word template, without the @.", what), fixed
+		}
+		return fmt.Sprintf("%s; a request names its template after the word template.", what), fixed
+	case "submit":
+		return fmt.Sprintf("%s; a job's template is the word after /gpu submit.", what), fixed
+	}
+	var names []string
+	for t := range teams {
+		names = append(names, t)
+	}
+	slices.Sort(names)
+	return fmt.Sprintf("%s; a team is named as the policy writes it: %s.", what, policy.FewNames(tmpl, names)), fixed
 }
 
 // teamInHandle is the one team whose name is a part of a user group's handle, between - _ or .

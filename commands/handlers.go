@@ -68,7 +68,7 @@ func (b *Bot) handle(ctx context.Context, req bot.Request) []bot.Reply {
 	// While the service waits on the scheduler, the adapter's slot is free for other commands.
 	outside := ctx
 	ctx = qm.WithOutsideWait(ctx, func() func() { return bot.WaitOutside(outside) })
-	c, err := ParseIn(req.Text, b.pol())
+	c, err := b.parse(req.Text)
 	showsTyped(ctx, c.Reason)
 	if s, ok := Lookup(c.Verb); ok && !b.offers(s) {
 		// Not offered here, whatever follows it: a refusal of its arguments would give an
@@ -108,6 +108,17 @@ func (b *Bot) handle(ctx context.Context, req bot.Request) []bot.Reply {
 		return []bot.Reply{b.refuse(ctx, c.Verb, err)}
 	}
 	return s.run(withTyped(ctx, c), b, req, c)
+}
+
+// parse reads text as ParseIn does, knowing the names of the templates installed, if any.
+func (b *Bot) parse(text string) (Command, error) {
+	var names []string
+	if b.Templates != nil && b.Templates.Catalog != nil {
+		for _, t := range b.Templates.Catalog.List() {
+			names = append(names, t.Name)
+		}
+	}
+	return parseKnowing(text, b.pol(), names)
 }
 
 // Open says whether anyone may run the command line text, even someone Quartermaster does not
