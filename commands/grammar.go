@@ -915,11 +915,33 @@ func parseSubmit(c Command, args []string) (Command, error) {
 	c.setTemplate(unquoted(args[0]))
 	given := map[string]bool{}
 	var late *qm.Error // a length refused once the rest is read
+	// A key given again (team=, for=, class=, gpus=, data) is refused once the rest is read, with
+	// the job as typed for the example, the key given once: its first value kept, as a request
+	// keeps the first of a team, data class or template it names twice. twice is that refusal,
+	// dropped the words given again.
+	var twice *qm.Error
+	dropped := map[int]bool{}
+	again := func(at, n int, format string, args ...any) {
+		if twice == nil {
+			twice = bad(c.Verb, format, args...)
+		}
+		for j := at; j < at+n; j++ {
+			dropped[j] = true
+		}
+	}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		if k, _, ok := strings.Cut(strings.ToLower(a), "="); ok && (k == "team" || k == "for" || k == "class" || k == "gpus") {
 			if given[k] {
-				return c, bad(c.Verb, "the command gives %s= twice; give it once.", k)
+				n := 1
+				if k == "for" {
+					// for=1h 30m: the words that go on writing the length go with it.
+					_, j := durationWords(args, i, a[len("for="):])
+					n = j - i + 1
+				}
+				again(i, n, "the command gives %s= twice; give it once.", k)
+				i += n - 1
+				continue
 			}
 			given[k] = true
 		}
@@ -930,7 +952,9 @@ func parseSubmit(c Command, args []string) (Command, error) {
 				return c, qm.Invalid(submitDataExample, "%s must be followed by a data class.", policy.Quoted(a, 40))
 			}
 			if given["data"] {
-				return c, bad(c.Verb, "the command gives its data class twice; give it once.")
+				again(i, 2, "the command gives its data class twice; give it once.")
+				i++
+				continue
 			}
 			given["data"] = true
 			i++
@@ -973,7 +997,29 @@ func parseSubmit(c Command, args []string) (Command, error) {
 	if late != nil {
 		return c, late
 	}
+	if twice != nil {
+		kept := []string{unquoted(args[0])}
+		for i, w := range args[1:] {
+			if !dropped[i+1] {
+				kept = append(kept, w)
+			}
+		}
+		return c, twice.WithExample("/gpu submit " + typedWords(kept))
+	}
 	return c, nil
+}
+
+// typedWords joins words as words reads them back: a key's value with white space or a quote in
+// it (name=x y, as words reads name="x y") in quotes again, a quote inside it escaped.
+func typedWords(ws []string) string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w
+		if k, v, ok := strings.Cut(w, "="); ok && k != "" && strings.ContainsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || r == '"' }) {
+			out[i] = k + `="` + strings.ReplaceAll(v, `"`, `\"`) + `"`
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // durationProblem refuses v, which err says is no duration: one longer than any duration may be
