@@ -1271,7 +1271,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 	var maybe []string // the policy's classes named like a filler word, as typed
 	once := func(what string) *qm.Error {
 		if seen[what] {
-			return bad("request", "the request names its %s twice.", what)
+			return bad("request", "the request names its %s twice; give it once.", what)
 		}
 		seen[what] = true
 		return nil
