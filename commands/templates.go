@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -719,7 +720,20 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 		case k == "class":
 			c.Class = policy.NameKey(v)
 			if _, ok := t.Bot.pol().Class(c.Class); !ok {
-				return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(fmt.Sprintf("/gpu submit %s class={class}", tp.Name),
+				// The job as typed, with the class nearest to the one typed (as "did you mean"
+				// finds one), else the asker's.
+				meant := c
+				meant.Params = slices.DeleteFunc(slices.Clone(c.Params), func(p string) bool { return p == a })
+				cl := &policy.Class{}
+				if near := nearest(c.Class, t.Bot.pol().ClassNames()); near != "" {
+					meant.Params = append([]string{"class=" + near}, meant.Params...)
+					cl, _ = t.Bot.pol().Class(near)
+				}
+				ex, ok := t.Bot.typedSubmit(tp, meant, typedDuration(cl, c.Duration))
+				if !ok {
+					ex = fmt.Sprintf("/gpu submit %s class={class}", tp.Name)
+				}
+				return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(ex,
 					"There is no class %s; the catalog has %s.", policy.Quoted(v, 40), policy.FewNames(v, t.Bot.pol().ClassNames())))}
 			}
 		case k == templates.DataWord:
@@ -1103,11 +1117,14 @@ func (b *Bot) submitExample(c Command, err error) error {
 	return e.WithExample(tp.Example())
 }
 
-// typedSubmit is the /gpu submit c typed, with d its length: its class= and gpus= where they are
+// typedSubmit is the /gpu submit c typed, with d its length (none where c has none): its class= and gpus= where they are
 // right, the parameters of tp that are right, and a required one it left out as the template's
 // example gives it, then its team and data class; ok false where that does not parse.
 func (b *Bot) typedSubmit(tp *templates.Template, c Command, d time.Duration) (string, bool) {
-	first := []string{"for=" + policy.FormatDuration(d)}
+	var first []string
+	if c.Duration > 0 {
+		first = append(first, "for="+policy.FormatDuration(d))
+	}
 	var others []string
 	for _, w := range c.Params {
 		k, v, _ := strings.Cut(w, "=")

@@ -137,11 +137,17 @@ func (b *Bot) typedExample(ctx context.Context, ex string) string {
 	return strings.Join(parts, " ")
 }
 
-// typedClass is the class typed where the policy has it, else the first class in which team (the
-// team typed; "": the asker's first) has GPUs, as examples name it.
+// typedClass is the class typed where the policy has it, else the class nearest to it, as "did
+// you mean" finds one (nearest), else the first class in which team (the team typed; "": the
+// asker's first) has GPUs, as examples name it.
 func (b *Bot) typedClass(ctx context.Context, name, team string) *policy.Class {
 	if cl, ok := b.pol().Class(name); ok && name != "" {
 		return cl
+	}
+	if near := nearest(name, b.pol().ClassNames()); near != "" && name != "" {
+		if cl, ok := b.pol().Class(near); ok {
+			return cl
+		}
 	}
 	if team != "" {
 		q := b.pol().QuotaFor(team)
