@@ -205,6 +205,11 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 		}
 		return c, err
 	}
+	if fixed, sentence := submitWordInRequest(s.Name, f[n:]); sentence != "" {
+		// team=reef, as /gpu submit writes it, in a request: read again as a request writes
+		// it (team reef), so that the example is the request as meant.
+		c, err = putRight(fixed, sentence)
+	}
 	if at, sentence := strayQuote(s.Name, f[n:]); sentence != "" {
 		// Read without the stray quote, so that the refusal's example is the command as meant;
 		// a mistake elsewhere is refused as that mistake, with its own example.
@@ -357,6 +362,38 @@ func templateWhereTeam(verb string, args []string, at int, tmpl string, teams ma
 	}
 	slices.Sort(names)
 	return fmt.Sprintf("%s; a team is named as the policy writes it: %s.", what, policy.FewNames(tmpl, names)), fixed
+}
+
+// submitWordInRequest finds the first word of a request written as /gpu submit writes it (team=T,
+// data=C, for=D, class=C, gpus=N: keys no template parameter may have): the sentence that says
+// how a request writes it, and args with it written so; "" where there is none.
+func submitWordInRequest(verb string, args []string) ([]string, string) {
+	if verb != "request" {
+		return nil, ""
+	}
+	for i, w := range args {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || v == "" {
+			continue
+		}
+		q := policy.Quoted(w, 40)
+		fixed := slices.Delete(slices.Clone(args), i, i+1)
+		v = unquoted(v)
+		switch k = strings.ToLower(k); k {
+		case "team", "data", "for":
+			what := map[string]string{"team": "a team", "data": "a data class", "for": "how long"}[k]
+			return slices.Insert(fixed, i, k, v), fmt.Sprintf("%s is how /gpu submit names %s; a request writes %s %s.", q, what, k, v)
+		case "class":
+			at := 0
+			if len(fixed) > 0 && looksNumeric(unquoted(fixed[0])) {
+				at = 1
+			}
+			return slices.Insert(fixed, at, v), fmt.Sprintf("%s is how /gpu submit names a class; a request names it after the number of GPUs, as in /gpu request 1 %s.", q, v)
+		case "gpus":
+			return slices.Insert(fixed, 0, v), fmt.Sprintf("%s is how /gpu submit names the number of GPUs; a request names it first, as in /gpu request %s.", q, v)
+		}
+	}
+	return nil, ""
 }
 
 // teamInHandle is the one team whose name is a part of a user group's handle, between - _ or .

@@ -149,3 +149,19 @@ func TestATemplateWhereATeamGoesIsSaidToBeATemplate(t *testing.T) {
 		}
 	}
 }
+
+// A request that names its team, data class, length, class or GPUs as /gpu submit does (team=reef)
+// is told how a request writes it, with the request so written as the example; before, team=reef
+// was refused as a template parameter, or as no parameter of the template the request names.
+func TestASubmitWordInARequestIsWrittenAsARequestWritesIt(t *testing.T) {
+	h := kelpOn(t)
+	for _, tc := range []struct{ ask, says, example string }{
+		{"request 1 tidal for 2h team=reef", `"team=reef" is how /gpu submit names a team; a request writes team reef.`, "request 1 tidal for 2h team reef"},
+		{"request 1 tidal for 2h template depth-probe size=128 data=silt", `"data=silt" is how /gpu submit names a data class; a request writes data silt.`, "request 1 tidal for 2h template depth-probe size=128 data silt"},
+		{"request 1 tidal for=3h", `"for=3h" is how /gpu submit names how long; a request writes for 3h.`, "request 1 tidal for 3h"},
+		{"request 2 class=abyss for 1h", `"class=abyss" is how /gpu submit names a class;`, "request 2 abyss for 1h"},
+		{"request gpus=2 tidal for 1h", `"gpus=2" is how /gpu submit names the number of GPUs;`, "request 2 tidal for 1h"},
+	} {
+		refusedAs(t, h, "mara@kelp.example", tc.ask, tc.says, tc.example)
+	}
+}
