@@ -341,6 +341,9 @@ func templateWhereTeam(verb string, args []string, at int, tmpl string, teams ma
 				named = policy.NameKey(unquoted(fixed[i+1]))
 			}
 		}
+		if named == tmpl && !teamPlace {
+			return fmt.Sprintf("%s names the request's template again; give it once.", q), fixed
+		}
 		if named != "" {
 			return fmt.Sprintf("%s; this request's template is %s.", what, named), fixed
 		}
@@ -945,6 +948,9 @@ func parseTemplate(c Command, args []string) (Command, error) {
 	return c, nil
 }
 
+// submitKeys are the keys /gpu submit reads itself, with what each names.
+var submitKeys = map[string]string{"team": "a team", "for": "the length", "class": "a class", "gpus": "the number of GPUs"}
+
 func parseSubmit(c Command, args []string) (Command, error) {
 	if len(args) < 1 {
 		return c, bad(c.Verb, "/gpu submit needs a template name; /gpu templates lists them.")
@@ -965,6 +971,26 @@ func parseSubmit(c Command, args []string) (Command, error) {
 		for j := at; j < at+n; j++ {
 			dropped[j] = true
 		}
+	}
+	// A word a job writes as key=value written as a request writes it (team reef, for 2h), or
+	// such a key with no value (class=): refused with the job written right, the rest as typed.
+	for i := 1; i < len(args); i++ {
+		a := strings.ToLower(args[i])
+		if k, v, ok := strings.Cut(a, "="); ok && v == "" && submitKeys[k] != "" {
+			rest := append(slices.Clone(args[:i]), args[i+1:]...)
+			return c, qm.Invalid("/gpu submit "+typedWords(append([]string{unquoted(rest[0])}, rest[1:]...)),
+				"%s gives no %s; name one or leave it out.", policy.Quoted(args[i], 40), strings.TrimPrefix(strings.TrimPrefix(submitKeys[k], "a "), "the "))
+		}
+		if submitKeys[a] == "" || i+1 >= len(args) || strings.Contains(args[i+1], "=") {
+			continue
+		}
+		v, j := unquoted(args[i+1]), i+1
+		if a == "for" {
+			v, j = durationWords(args, i+1, v)
+		}
+		fixed := append(append(slices.Clone(args[:i]), a+"="+v), args[j+1:]...)
+		return c, qm.Invalid("/gpu submit "+typedWords(append([]string{unquoted(fixed[0])}, fixed[1:]...)),
+			"%s is how a request names %s; /gpu submit writes %s=%s.", policy.Quoted(strings.Join(args[i:j+1], " "), 40), submitKeys[a], a, v)
 	}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -1773,6 +1799,10 @@ func parseEstimate(c Command, args []string) (Command, error) {
 }
 
 func parseQuota(c Command, args []string) (Command, error) {
+	if len(args) > 1 && nearest(args[0], []string{"request"}) == "request" {
+		// /gpu quota requst +2 train because …: the quota request meant.
+		return c, qm.Invalid("/gpu quota request "+strings.Join(args[1:], " "), "%s is not a word of /gpu quota; did you mean /gpu quota request?", policy.Quoted(args[0], 40))
+	}
 	if len(args) > 1 {
 		return c, bad(c.Verb, "/gpu quota takes at most a team name, but got %s.", policy.Quoted(strings.Join(args, " "), 40))
 	}

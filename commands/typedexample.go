@@ -215,7 +215,8 @@ func (b *Bot) fitQuota(ctx context.Context, c Command, team, class string, gpus 
 	return fit(false)
 }
 
-// typedTeam is the team typed where the asker is in it, else "".
+// typedTeam is the team typed where the asker is in it, else the one of the asker's teams nearest
+// to it (as "did you mean" finds one), else "".
 func (b *Bot) typedTeam(c Command) string {
 	if c.Team == "" || c.Who == nil {
 		return ""
@@ -225,7 +226,7 @@ func (b *Bot) typedTeam(c Command) string {
 			return t
 		}
 	}
-	return ""
+	return nearest(c.Team, c.Who.Teams)
 }
 
 // typedGPUs is n where class cl and the cluster allow it: more than the class's max_gpus or the

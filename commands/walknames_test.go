@@ -1,0 +1,40 @@
+package commands
+
+import "testing"
+
+// A team typed with a typo keeps, in the example, the team of the asker's nearest to it (as "did
+// you mean" finds one), not the asker's first; /gpu quota of a team with a typo asks whether the
+// nearest team of the policy was meant.
+func TestATeamWithATypoIsTheNearestInTheExample(t *testing.T) {
+	h := kelpOn(t)
+	refusedAs(t, h, "mara@kelp.example", "request 1 tidal for 2h team reeef", `There is no team "reeef"`, "request 1 tidal for 2h team reef")
+	refusedAs(t, h, "mara@kelp.example", "quota request +2 abyss team reeef because a survey", `There is no team "reeef"`, "quota request +2 abyss team reef because a survey")
+	refusedAs(t, h, "mara@kelp.example", "quota reeef", `There is no team "reeef" in the policy; did you mean reef?`, "quota reef")
+}
+
+// /gpu submit with a word written as a request writes it (team reef, for 2h, class abyss) is
+// told how a job writes it, with the job so written as the example; an empty class=, team=,
+// gpus= or for= is refused as empty, with the job without it.
+func TestARequestWordInASubmitIsWrittenAsAJobWritesIt(t *testing.T) {
+	h := kelpOn(t)
+	who := "mara@kelp.example"
+	refusedAs(t, h, who, "submit depth-probe size=128 team reef", `"team reef" is how a request names a team; /gpu submit writes team=reef.`, "submit depth-probe size=128 team=reef")
+	refusedAs(t, h, who, "submit depth-probe for 2h size=128", `"for 2h" is how a request names the length; /gpu submit writes for=2h.`, "submit depth-probe for=2h size=128")
+	refusedAs(t, h, who, "submit depth-probe size=128 class abyss", `"class abyss" is how a request names a class; /gpu submit writes class=abyss.`, "submit depth-probe size=128 class=abyss")
+	refusedAs(t, h, who, "submit depth-probe class= size=128", `"class=" gives no class; name one or leave it out.`, "submit depth-probe size=128")
+	refusedAs(t, h, who, "submit depth-probe size=128 team=", `"team=" gives no team; name one or leave it out.`, "submit depth-probe size=128")
+}
+
+// A /gpu quota request typed with a typo of request (/gpu quota requst …) is refused as that,
+// with the quota request as the example, not as /gpu quota given too many words.
+func TestAQuotaRequestTypoIsNamed(t *testing.T) {
+	h := kelpOn(t)
+	refusedAs(t, h, "mara@kelp.example", "quota requst +2 abyss because a survey", `"requst" is not a word of /gpu quota; did you mean /gpu quota request?`, "quota request +2 abyss because a survey")
+}
+
+// A request that names the template it names already (template jupyterlab jupyterlab) is told
+// it names it twice.
+func TestATemplateNamedAgainIsNamedTwice(t *testing.T) {
+	h := kelpOn(t)
+	refusedAs(t, h, "mara@kelp.example", "request 1 tidal for 2h template lagoon-lab lagoon-lab", `"lagoon-lab" names the request's template again; give it once.`, "request 1 tidal for 2h template lagoon-lab")
+}
