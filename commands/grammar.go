@@ -99,17 +99,19 @@ func Parse(text string) (Command, error) { return ParseFor(text, nil) }
 // like a word the grammar reads otherwise ("gpus" of "2 gpus", "x" of "2 x train", "hours" of
 // "2 hours") is that class where the class goes.
 func ParseFor(text string, classes []string) (Command, error) {
-	return parseIn(text, classes, nil, nil, nil)
+	return parseIn(text, classes, nil, nil, nil, nil)
 }
 
 // ParseIn reads a /gpu command as ParseFor does, knowing the policy's classes and its teams'
 // channels too: where a team goes, a team's channel (#vision-gpu, or a chat platform's mention of
 // it) names that team.
-func ParseIn(text string, p *policy.Policy) (Command, error) { return parseKnowing(text, p, nil) }
+func ParseIn(text string, p *policy.Policy) (Command, error) { return parseKnowing(text, p, nil, nil) }
 
 // parseKnowing reads a /gpu command as ParseIn does, knowing the catalog's template names too
-// (nil: none): a template named where a team goes is refused as a template.
-func parseKnowing(text string, p *policy.Policy, templateNames []string) (Command, error) {
+// (nil: none), and the command words the installation offers (nil: those every one offers), which
+// a misspelled command is compared with: a template named where a team goes is refused as a
+// template.
+func parseKnowing(text string, p *policy.Policy, templateNames, verbs []string) (Command, error) {
 	if p == nil {
 		return Parse(text)
 	}
@@ -149,10 +151,10 @@ func parseKnowing(text string, p *policy.Policy, templateNames []string) (Comman
 			tmpls[policy.NameKey(n)] = true
 		}
 	}
-	return parseIn(text, p.ClassNames(), channels, teams, tmpls)
+	return parseIn(text, p.ClassNames(), channels, teams, tmpls, verbs)
 }
 
-func parseIn(text string, classes []string, channels map[string]string, teams, tmpls map[string]bool) (Command, error) {
+func parseIn(text string, classes []string, channels map[string]string, teams, tmpls map[string]bool, verbs []string) (Command, error) {
 	var known map[string]bool
 	if classes != nil {
 		known = make(map[string]bool, len(classes))
@@ -160,7 +162,7 @@ func parseIn(text string, classes []string, channels map[string]string, teams, t
 			known[policy.NameKey(n)] = true
 		}
 	}
-	c, err := parseWith(text, known, channels, teams, tmpls)
+	c, err := parseWith(text, known, channels, teams, tmpls, verbs)
 	c.classes, c.channels, c.teams = nil, nil, nil
 	return c, err
 }
@@ -169,7 +171,7 @@ func parseIn(text string, classes []string, channels map[string]string, teams, t
 // (a reason is at most MaxReason), and little enough that a longer one is refused before it is read.
 const MaxCommand = 10000
 
-func parseWith(text string, known map[string]bool, channels map[string]string, teams, tmpls map[string]bool) (Command, error) {
+func parseWith(text string, known map[string]bool, channels map[string]string, teams, tmpls map[string]bool, verbs []string) (Command, error) {
 	if n := utf8.RuneCountInString(text); n > MaxCommand {
 		return Command{}, qm.Invalid("/gpu help", "the command is %d characters long; keep it to %d or fewer.", n, MaxCommand)
 	}
@@ -184,7 +186,7 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 	}
 	s, n := match(f)
 	if s == nil {
-		if near := nearVerb(f[0]); near != "" { // misspelled: its help has examples in the policy's terms
+		if near := nearVerbOf(f[0], verbs); near != "" { // misspelled: its help has examples in the policy's terms
 			return Command{}, qm.Invalid("/gpu help "+near, "%s is not a /gpu command; the nearest is /gpu %s.", policy.Quoted(f[0], 40), near)
 		}
 		return Command{}, qm.Invalid("/gpu help", "%s is not a /gpu command; /gpu help lists them.", policy.Quoted(f[0], 40))
@@ -268,6 +270,12 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 				c, err = c2, err2
 			}
 		}
+	} else if at, class := classWhereTeamGoes(s.Name, f[n:], known, teams, true); class != "" {
+		// A class's name where a team goes (team kete, /gpu quota kete) reads as a name, but
+		// names no team of the policy: refused as a class, as its mention is.
+		typed, _ := teamWord(s.Name, f[n:], at)
+		sentence, fixed := classWhereTeam(s.Name, f[n:], at, typed, class, known)
+		c, err = putRight(fixed, sentence)
 	} else if at, tmpl := templateNotTeam(s.Name, f[n:], known, teams, tmpls, false); tmpl != "" {
 		// A template's name where a team goes (team jupyterlab) reads as a name, but names no
 		// team of the policy: refused as a template, as above.
@@ -475,6 +483,12 @@ func teamWord(verb string, args []string, i int) (string, bool) {
 // classNotTeam finds a mention where a command names a team (as teamWord reads it) whose handle
 // is a class of the policy (@kete for class kete) and names no team: its index and the class.
 func classNotTeam(verb string, args []string, classes, teams map[string]bool) (int, string) {
+	return classWhereTeamGoes(verb, args, classes, teams, false)
+}
+
+// classWhereTeamGoes is classNotTeam, where plain also for a class's name written without the @
+// (team kete), which the policy's teams (known) do not have.
+func classWhereTeamGoes(verb string, args []string, classes, teams map[string]bool, plain bool) (int, string) {
 	for i := range args[:namesEnd(verb, args)] {
 		w, ok := teamWord(verb, args, i)
 		if !ok {
@@ -482,7 +496,7 @@ func classNotTeam(verb string, args []string, classes, teams map[string]bool) (i
 		}
 		name, mention := policy.Mentioned(w)
 		key := policy.NameKey(policy.FoldAccents(name))
-		if mention && classes[key] && !teams[policy.FoldAccents(name)] {
+		if (mention || plain && teams != nil) && classes[key] && !teams[policy.FoldAccents(name)] {
 			return i, key
 		}
 	}
@@ -653,6 +667,15 @@ func shown(text string) string {
 		}
 		return r
 	}, text)
+}
+
+// nearVerbOf is nearVerb among verbs, the command words an installation offers, where it knows
+// them (nil: it does not).
+func nearVerbOf(w string, verbs []string) string {
+	if verbs == nil {
+		return nearVerb(w)
+	}
+	return nearest(w, verbs)
 }
 
 // nearVerb is the command word closest to a word that is none (request for "requst"), among the

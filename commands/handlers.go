@@ -110,7 +110,8 @@ func (b *Bot) handle(ctx context.Context, req bot.Request) []bot.Reply {
 	return s.run(withTyped(ctx, c), b, req, c)
 }
 
-// parse reads text as ParseIn does, knowing the names of the templates installed, if any.
+// parse reads text as ParseIn does, knowing the names of the templates installed, if any, and the
+// commands offered here (a typo of /gpu report is answered with it where reports are on).
 func (b *Bot) parse(text string) (Command, error) {
 	var names []string
 	if b.Templates != nil && b.Templates.Catalog != nil {
@@ -118,7 +119,13 @@ func (b *Bot) parse(text string) (Command, error) {
 			names = append(names, t.Name)
 		}
 	}
-	return parseKnowing(text, b.pol(), names)
+	var verbs []string
+	for _, s := range b.Offered() {
+		if len(s.Words) > 0 && !slices.Contains(verbs, s.Words[0]) {
+			verbs = append(verbs, s.Words[0])
+		}
+	}
+	return parseKnowing(text, b.pol(), names, verbs)
 }
 
 // Open says whether anyone may run the command line text, even someone Quartermaster does not

@@ -1,6 +1,12 @@
 package commands
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/reports/showback"
+)
 
 // A team typed with a typo keeps, in the example, the team of the asker's nearest to it (as "did
 // you mean" finds one), not the asker's first; /gpu quota of a team with a typo asks whether the
@@ -37,4 +43,23 @@ func TestAQuotaRequestTypoIsNamed(t *testing.T) {
 func TestATemplateNamedAgainIsNamedTwice(t *testing.T) {
 	h := kelpOn(t)
 	refusedAs(t, h, "mara@kelp.example", "request 1 tidal for 2h template lagoon-lab lagoon-lab", `"lagoon-lab" names the request's template again; give it once.`, "request 1 tidal for 2h template lagoon-lab")
+}
+
+// A class named where a team goes, without the @ (team tidal, /gpu quota tidal), is said to be a
+// class, as its mention is, rather than a team that does not exist.
+func TestAClassWhereATeamGoesWithoutTheAtIsSaidToBeAClass(t *testing.T) {
+	h := kelpOn(t)
+	refusedAs(t, h, "mara@kelp.example", "request 1 tidal for 2h team abyss", `"abyss" is a class, not a team;`, "request 1 abyss for 2h")
+	refusedAs(t, h, "mara@kelp.example", "quota tidal", `"tidal" is a class, not a team;`, "quota")
+}
+
+// A typo of a command this installation offers beyond those every one offers (/gpu reprot, with
+// reports on) is answered with the nearest, as a typo of /gpu request is.
+func TestATypoOfAnOfferedCommandNamesIt(t *testing.T) {
+	h := kelpOn(t)
+	AddReport(h.bot, &showback.Service{Policy: h.svc.Policy, Source: h.svc.Store.(qm.ReportStore), Clock: h.clock})
+	got := h.say("mara@kelp.example", "/gpu reprot")
+	if !got.Error || !strings.Contains(got.Text, `"reprot" is not a /gpu command; the nearest is /gpu report.`) {
+		t.Errorf("/gpu reprot answered %q", got.Text)
+	}
 }
