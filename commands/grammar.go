@@ -515,7 +515,8 @@ func withoutTeam(args []string, at int) []string {
 // classWhereTeam is the refusal of a class mentioned where a team goes (at, in args of verb):
 // one sentence saying it is a class, not a team, and args put right, the class where a class
 // goes (after the GPU count of a request, an estimate or a quota request, in place of the one
-// typed) and no team; nil args where the command takes no class (/gpu quota, /gpu report).
+// typed; a job's class=, where it names none) and no team; nil args where the command takes no
+// class (/gpu quota, /gpu report).
 func classWhereTeam(verb string, args []string, at int, typed, class string, classes map[string]bool) (string, []string) {
 	q := policy.Quoted(typed, 40)
 	fixed := withoutTeam(slices.Clone(args), at)
@@ -527,11 +528,20 @@ func classWhereTeam(verb string, args []string, at int, typed, class string, cla
 				break
 			}
 		}
+		if _, mention := policy.Mentioned(typed); !mention {
+			return fmt.Sprintf("%s is a class, not a team; a class is named after the number of GPUs.", q), fixed
+		}
 		return fmt.Sprintf("%s is a class, not a team; a class is named without the @, after the number of GPUs.", q), fixed
 	case "quota":
 		return fmt.Sprintf("%s is a class, not a team; /gpu quota shows your team's quota of every class, %s among them.", q, class), fixed
 	case "report":
 		return fmt.Sprintf("%s is a class, not a team; /gpu report shows the use of every class, %s among them.", q, class), fixed
+	}
+	if verb == "submit" {
+		if !slices.ContainsFunc(fixed, func(w string) bool { return strings.HasPrefix(strings.ToLower(w), "class=") }) {
+			fixed = append(fixed, "class="+class)
+		}
+		return fmt.Sprintf("%s is a class, not a team; a job names its class as class=%s.", q, class), fixed
 	}
 	return fmt.Sprintf("%s is a class, not a team; a class is named without the @.", q), fixed
 }

@@ -50,6 +50,8 @@ func TestATemplateNamedAgainIsNamedTwice(t *testing.T) {
 func TestAClassWhereATeamGoesWithoutTheAtIsSaidToBeAClass(t *testing.T) {
 	h := kelpOn(t)
 	refusedAs(t, h, "mara@kelp.example", "request 1 tidal for 2h team abyss", `"abyss" is a class, not a team;`, "request 1 abyss for 2h")
+	refusedAs(t, h, "mara@kelp.example", "request 1 tidal for 2h team abyss", `"abyss" is a class, not a team; a class is named after the number of GPUs.`, "request 1 abyss for 2h")
+	refusedAs(t, h, "mara@kelp.example", "submit depth-probe size=128 team=abyss", `"abyss" is a class, not a team; a job names its class as class=abyss.`, "submit depth-probe size=128 class=abyss")
 	refusedAs(t, h, "mara@kelp.example", "quota tidal", `"tidal" is a class, not a team;`, "quota")
 }
 
