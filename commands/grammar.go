@@ -1571,6 +1571,11 @@ func parseRequest(c Command, args []string) (Command, error) {
 				note(bad("request", "%s is not a whole number of GPUs.", policy.Quoted(a, 40)))
 				continue
 			}
+			if i > 0 && policy.SameName(unquoted(args[i-1]), a) {
+				// data silt silt, tidal tidal: the word typed again, not a second class.
+				note(bad("request", "%s is given twice; give it once.", policy.Quoted(a, 40)))
+				continue
+			}
 			if c.Class != "" {
 				note(bad("request", "%s is not part of a request; the class is already %s.", policy.Quoted(a, 40), c.Class))
 				continue

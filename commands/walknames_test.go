@@ -65,3 +65,12 @@ func TestATypoOfAnOfferedCommandNamesIt(t *testing.T) {
 		t.Errorf("/gpu reprot answered %q", got.Text)
 	}
 }
+
+// A request's word typed twice in a row (data silt silt, tidal tidal) is refused as given twice,
+// not as a second class.
+func TestARequestWordTypedTwiceInARowIsGivenTwice(t *testing.T) {
+	h := kelpOn(t)
+	refusedAs(t, h, "mara@kelp.example", "request 1 tidal 2h data silt silt", `"silt" is given twice; give it once.`, "request 1 tidal for 2h data silt")
+	refusedAs(t, h, "mara@kelp.example", "request 1 tidal tidal 2h", `"tidal" is given twice; give it once.`, "request 1 tidal for 2h")
+	refusedAs(t, h, "mara@kelp.example", "request 1 tidal 2h team reef reef", `"reef" is given twice; give it once.`, "request 1 tidal for 2h team reef")
+}
