@@ -873,6 +873,19 @@ func parseExtend(c Command, args []string) (Command, error) {
 		}
 		rest = rest[1:]
 	}
+	if first, last := durationWords(rest, 0, rest[0]); last < len(rest)-1 && perr == nil {
+		// A length, then more: a second length (1h 2h), or words /gpu extend does not take
+		// (team reef). The example extends the lease by the first.
+		if d, err := parseDur(first); err == nil {
+			c.Duration = d
+			ex := "/gpu extend " + id.String() + " " + policy.FormatDuration(d)
+			more := rest[last+1:]
+			if _, err := durationOf(more); err == nil {
+				return c, qm.Invalid(ex, "%s gives two lengths; give one.", policy.Quoted(strings.Join(rest, " "), 40))
+			}
+			return c, qm.Invalid(ex, "%s is not part of /gpu extend, which takes a lease id and how much longer; leave it out.", policy.Quoted(strings.Join(more, " "), 40))
+		}
+	}
 	d, err := durationOf(rest)
 	if perr != nil {
 		// The id in other digits: the example extends it, written with 0-9, by the length typed

@@ -74,3 +74,14 @@ func TestARequestWordTypedTwiceInARowIsGivenTwice(t *testing.T) {
 	refusedAs(t, h, "mara@kelp.example", "request 1 tidal tidal 2h", `"tidal" is given twice; give it once.`, "request 1 tidal for 2h")
 	refusedAs(t, h, "mara@kelp.example", "request 1 tidal 2h team reef reef", `"reef" is given twice; give it once.`, "request 1 tidal for 2h team reef")
 }
+
+// /gpu extend with a second length, or words it does not take after the length, is refused
+// naming them, with the lease extended by the first length as the example.
+func TestAnExtensionWithWordsAfterItsLengthNamesThem(t *testing.T) {
+	h := kelpOn(t)
+	if r := h.say("mara@kelp.example", "/gpu request 1 tidal for 2h"); r.Error {
+		t.Fatal(r.Text)
+	}
+	refusedAs(t, h, "mara@kelp.example", "extend L-1 1h 2h", `"1h 2h" gives two lengths; give one.`, "extend L-1 1h")
+	refusedAs(t, h, "mara@kelp.example", "extend L-1 by 1h team reef", `"team reef" is not part of /gpu extend, which takes a lease id and how much longer; leave it out.`, "extend L-1 1h")
+}
