@@ -1942,6 +1942,11 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		c.Class, notClass = "", bad(c.Verb, "%s is not a class name.", policy.Quoted(class, 40))
 	}
 	tail := head[2:]
+	var twice *qm.Error // the class typed again (+2 train train), refused once the rest is read
+	if len(tail) > 0 && notClass == nil && policy.SameName(unquoted(tail[0]), c.Class) {
+		twice = bad(c.Verb, "%s is given twice; give it once.", policy.Quoted(tail[0], 40))
+		tail = tail[1:]
+	}
 	for i := 0; i < len(tail); i++ {
 		// team T, for someone in several teams: where the other words are, before "because".
 		if !strings.EqualFold(tail[i], "team") {
@@ -1996,6 +2001,9 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 	}
 	if notClass != nil {
 		return c, notClass
+	}
+	if twice != nil {
+		return c, twice
 	}
 	if long != nil {
 		// Only the reason is wrong: the example asks for what was asked, with the reason's

@@ -85,3 +85,10 @@ func TestAnExtensionWithWordsAfterItsLengthNamesThem(t *testing.T) {
 	refusedAs(t, h, "mara@kelp.example", "extend L-1 1h 2h", `"1h 2h" gives two lengths; give one.`, "extend L-1 1h")
 	refusedAs(t, h, "mara@kelp.example", "extend L-1 by 1h team reef", `"team reef" is not part of /gpu extend, which takes a lease id and how much longer; leave it out.`, "extend L-1 1h")
 }
+
+// A quota request's class typed twice (+2 abyss abyss) is refused as given twice, not as a
+// length that is none.
+func TestAQuotaRequestsClassTypedTwiceIsGivenTwice(t *testing.T) {
+	h := kelpOn(t)
+	refusedAs(t, h, "mara@kelp.example", "quota request +2 abyss abyss for 1w because a survey", `"abyss" is given twice; give it once.`, "quota request +2 abyss for 7d because a survey")
+}
