@@ -589,8 +589,16 @@ func accentedName(verb string, args []string, classes, teams map[string]bool, ch
 		if mention {
 			// @harakeke (a Slack user group, or a team written as a person is mentioned): a team
 			// named without the @, as team harakeke is.
-			if teams[folded] && !classes[folded] && (!kv || k == "team") && !(i > 0 && strings.EqualFold(args[i-1], "data")) {
+			afterData := kv && k == "data" || !kv && i > 0 && strings.EqualFold(args[i-1], "data")
+			if teams[folded] && !classes[folded] && (!kv || k == "team") && !afterData {
 				return i, folded, fmt.Sprintf("%s is not a team name; did you mean %s?", q, folded)
+			}
+			// @abyss where a class goes: the class, without the @.
+			if _, teamPlace := teamWord(verb, args, i); teamPlace || afterData || teams == nil {
+				continue
+			}
+			if key := policy.NameKey(folded); classes[key] && !teams[key] && (!kv || k == "class") && (verb == "request" || verb == "estimate" || verb == "quota-request" || kv) {
+				return i, key, fmt.Sprintf("%s is not a class name; did you mean %s?", q, key)
 			}
 			continue
 		}
@@ -1926,7 +1934,20 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 	c.Reason = r
 	head := unquotedWords(args[:because]) // free text only after "because"
 	if len(head) < 2 {
+		if len(head) == 1 {
+			// +2 and no class: the example keeps the GPUs asked for.
+			if n, late, err := extraGPUs(c.Verb, head[0]); late == nil && err == nil {
+				c.GPUs = n
+			}
+		}
 		return c, bad(c.Verb, "a quota request needs +N and a class.")
+	}
+	var swapped *qm.Error // the class before +N (train +2), refused once the rest is read
+	if !strings.HasPrefix(head[0], "+") && strings.HasPrefix(head[1], "+") {
+		if _, late, err := extraGPUs(c.Verb, head[1]); late == nil && err == nil {
+			swapped = bad(c.Verb, "%s goes before the class: +N, then the class.", policy.Quoted(head[1], 40))
+			head[0], head[1] = head[1], head[0]
+		}
 	}
 	// The extra GPUs: +N. Refused once the rest is read (digits other than 0-9, no +, more than
 	// any request holds), so that the example keeps the rest as typed.
@@ -2004,6 +2025,9 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 	}
 	if twice != nil {
 		return c, twice
+	}
+	if swapped != nil {
+		return c, swapped
 	}
 	if long != nil {
 		// Only the reason is wrong: the example asks for what was asked, with the reason's

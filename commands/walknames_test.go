@@ -92,3 +92,21 @@ func TestAQuotaRequestsClassTypedTwiceIsGivenTwice(t *testing.T) {
 	h := kelpOn(t)
 	refusedAs(t, h, "mara@kelp.example", "quota request +2 abyss abyss for 1w because a survey", `"abyss" is given twice; give it once.`, "quota request +2 abyss for 7d because a survey")
 }
+
+// A class written as a mention where it goes (1 @abyss) is the class without the @, asked about
+// as an accented name is, with the command so written as the example.
+func TestAClassWithAnAtIsAskedAbout(t *testing.T) {
+	h := kelpOn(t)
+	who := "mara@kelp.example"
+	refusedAs(t, h, who, "request 1 @abyss 2h", `"@abyss" is not a class name; did you mean abyss?`, "request 1 abyss for 2h")
+	refusedAs(t, h, who, "quota request +2 @abyss because a survey", `"@abyss" is not a class name; did you mean abyss?`, "quota request +2 abyss because a survey")
+}
+
+// A quota request that gives its extra GPUs and no class keeps them in the example; one that
+// names its class before them is told to put them first.
+func TestAQuotaRequestsExtraGPUsStayInItsExample(t *testing.T) {
+	h := kelpOn(t)
+	who := "mara@kelp.example"
+	refusedAs(t, h, who, "quota request +2 because a survey", "quota request needs +N and a class.", "quota request +2 tidal because a survey")
+	refusedAs(t, h, who, "quota request abyss +2 because a survey", `"+2" goes before the class: +N, then the class.`, "quota request +2 abyss because a survey")
+}
