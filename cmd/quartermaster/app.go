@@ -241,7 +241,8 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 		backend = pol.Backend
 	}
 	if o.simClock && backend == "sim" {
-		// The simulated clock goes on from where the database's history stops; it never goes back.
+		// The simulated clock goes on from where the database's history stops (where a console's
+		// clock last stood included); it never goes back.
 		last, err := st.HistoryEnd(ctx)
 		if err != nil {
 			_ = st.Close()
@@ -378,7 +379,8 @@ func (a *App) Advance(ctx context.Context, d time.Duration) error {
 	return a.step(ctx, target)
 }
 
-// step moves the simulated clock to t: the simulated usage up to t is recorded, what fell due is
+// step moves the simulated clock to t: the simulated usage up to t is recorded, the database
+// notes where the clock stands (a console started again goes on from there), what fell due is
 // done, and a weekly showback whose time came is posted.
 func (a *App) step(ctx context.Context, t time.Time) error {
 	prev := a.SimClk.Now()
@@ -388,6 +390,9 @@ func (a *App) step(ctx context.Context, t time.Time) error {
 		}
 	}
 	a.SimClk.Set(t)
+	if err := a.Store.NoteClock(ctx, t); err != nil {
+		return err
+	}
 	if err := a.Service.Tick(ctx); err != nil {
 		return err
 	}

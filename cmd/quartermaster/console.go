@@ -134,6 +134,13 @@ func consoleSession(ctx context.Context, args []string, stdin io.Reader, stdout,
 	if a.Showback, err = a.publisher(c, replicaName("console")); err != nil {
 		return err
 	}
+	// Where the simulated clock starts is kept, so that the next console goes on from there even
+	// when this one changes nothing else.
+	if a.SimClk != nil {
+		if err := a.Store.NoteClock(ctx, a.SimClk.Now()); err != nil {
+			return err
+		}
+	}
 	// Whatever fell due while the console was closed happens first, a missed showback included.
 	if err := a.Service.Tick(ctx); err != nil {
 		return err

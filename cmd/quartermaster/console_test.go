@@ -263,8 +263,9 @@ func TestConsoleExamplesComeFromThePolicy(t *testing.T) {
 	}
 }
 
-// The simulated clock goes on from where the database's history stops: a console started again
-// with a --clock before it is refused in one sentence with one that works, and nothing changes.
+// The simulated clock goes on from where the database's history stops, where the last console's
+// clock stood (10 minutes after the lease began): a console started again with a --clock before it
+// is refused in one sentence with one that works, and nothing changes.
 func TestConsoleClockCannotGoBack(t *testing.T) {
 	dir := t.TempDir()
 	runConsoleAt(t, dir, "2026-11-30T16:00:00Z", "alice@acme.example: /gpu request 1 interactive for 30m\n:advance 10m\n")
@@ -273,12 +274,12 @@ func TestConsoleClockCannotGoBack(t *testing.T) {
 	t.Setenv("QM_DATABASE_URL", "")
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"console", "--clock", "2026-11-30T12:00:00Z"}, strings.NewReader("alice@acme.example: /gpu list\n"), &out, &errb)
-	want := "--clock 2026-11-30T12:00:00Z is before the last change the database records (2026-11-30T16:00:00Z), and the simulated clock cannot go back; example: --clock 2026-11-30T16:00:00Z"
+	want := "--clock 2026-11-30T12:00:00Z is before the last change the database records (2026-11-30T16:10:00Z), and the simulated clock cannot go back; example: --clock 2026-11-30T16:10:00Z"
 	if code != 2 || !strings.Contains(errb.String(), want) || out.Len() != 0 {
 		t.Errorf("a console started before its history: exit %d, %q, output %q", code, errb.String(), out.String())
 	}
 	// From the example on, it goes on: the 30-minute lease has expired 35 minutes after it started.
-	msgs := runConsoleAt(t, dir, "2026-11-30T16:00:00Z", ":advance 35m\nalice@acme.example: /gpu status L-1\n")
+	msgs := runConsoleAt(t, dir, "2026-11-30T16:10:00Z", ":advance 25m\nalice@acme.example: /gpu status L-1\n")
 	if last := msgs[len(msgs)-1].Text; !strings.Contains(last, "L-1 for alice@acme.example: expired") {
 		t.Errorf("after the restart: %+v", msgs)
 	}
@@ -295,11 +296,11 @@ func TestConsoleClockRefusalKeepsTheOffsetTyped(t *testing.T) {
 	t.Setenv("QM_DATABASE_URL", "")
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"console", "--clock", "2026-11-30T17:00:00+05:30"}, strings.NewReader("alice@acme.example: /gpu list\n"), &out, &errb)
-	want := "--clock 2026-11-30T17:00:00+05:30 is before the last change the database records (2026-11-30T21:30:00+05:30), and the simulated clock cannot go back; example: --clock 2026-11-30T21:30:00+05:30"
+	want := "--clock 2026-11-30T17:00:00+05:30 is before the last change the database records (2026-11-30T21:40:00+05:30), and the simulated clock cannot go back; example: --clock 2026-11-30T21:40:00+05:30"
 	if code != 2 || !strings.Contains(errb.String(), want) || out.Len() != 0 {
 		t.Errorf("a console started before its history at +05:30: exit %d, %q; want %q", code, errb.String(), want)
 	}
-	if msgs := runConsoleAt(t, dir, "2026-11-30T21:30:00+05:30", "alice@acme.example: /gpu status L-1\n"); len(msgs) == 0 || !strings.Contains(msgs[0].Text, "L-1 for alice@acme.example") {
+	if msgs := runConsoleAt(t, dir, "2026-11-30T21:40:00+05:30", "alice@acme.example: /gpu status L-1\n"); len(msgs) == 0 || !strings.Contains(msgs[0].Text, "L-1 for alice@acme.example") {
 		t.Errorf("the example as given: %+v", msgs)
 	}
 }

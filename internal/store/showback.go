@@ -55,13 +55,33 @@ func (db *DB) HistoryStart(ctx context.Context) (time.Time, error) {
 	return time.Time(t), nil
 }
 
-// HistoryEnd is the latest change to a lease the audit trail records; zero when there is none.
+// HistoryEnd is the last change the database records: the latest of a lease's changes in the
+// audit trail, a showback week posted and where a simulated clock last stood (NoteClock); zero
+// when there is none.
 func (db *DB) HistoryEnd(ctx context.Context) (time.Time, error) {
-	var t dbTime
-	if err := db.x.GetContext(ctx, &t, `SELECT MAX(at) FROM lease_events`); err != nil {
+	var ts []dbTime
+	if err := db.x.SelectContext(ctx, &ts, `SELECT MAX(at) FROM lease_events
+		UNION ALL SELECT MAX(posted_at) FROM showback_weeks
+		UNION ALL SELECT MAX(at) FROM sim_clock`); err != nil {
 		return time.Time{}, fmt.Errorf("store: last change: %w", err)
 	}
-	return time.Time(t), nil
+	var last time.Time
+	for _, t := range ts {
+		if time.Time(t).After(last) {
+			last = time.Time(t)
+		}
+	}
+	return last, nil
+}
+
+// NoteClock records that a simulated clock stands at t, unless the database already has it
+// further on: HistoryEnd is then at least t.
+func (db *DB) NoteClock(ctx context.Context, t time.Time) error {
+	if _, err := db.x.ExecContext(ctx, db.x.Rebind(`INSERT INTO sim_clock (id, at) VALUES (1, ?)
+		ON CONFLICT (id) DO UPDATE SET at = excluded.at WHERE excluded.at > sim_clock.at`), dbTime(t)); err != nil {
+		return fmt.Errorf("store: simulated clock: %w", err)
+	}
+	return nil
 }
 
 // LeaseTeams lists the teams that have ever had a lease, by name.

@@ -345,3 +345,40 @@ func TestTeamFirstsOfATeamWhoseFirstStartIsInTheWeek(t *testing.T) {
 		}
 	})
 }
+
+// The last change the database records is the latest of where a simulated clock last stood and
+// when a showback week was posted; a clock noted earlier than one noted before moves nothing back.
+func TestHistoryEndCountsTheClockAndPostedWeeks(t *testing.T) {
+	eachBackend(t, func(t *testing.T, url string) {
+		db := storetest.Open(t, url)
+		ctx := t.Context()
+		end := func(want time.Time) {
+			t.Helper()
+			if got, err := db.HistoryEnd(ctx); err != nil || !got.Equal(want) {
+				t.Fatalf("HistoryEnd = %v, %v; want %v", got, err, want)
+			}
+		}
+		end(time.Time{})
+		at := weekStart.Add(3*time.Hour + 30*time.Second + 250*time.Microsecond)
+		if err := db.NoteClock(ctx, at); err != nil {
+			t.Fatal(err)
+		}
+		end(at)
+		if err := db.NoteClock(ctx, at.Add(-time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		end(at)
+		posted := at.Add(26 * time.Hour)
+		if ok, err := db.ClaimWeek(ctx, "2026-W48", "a", posted.Add(-time.Minute), time.Minute*15); err != nil || !ok {
+			t.Fatalf("claim: %v %v", ok, err)
+		}
+		if err := db.FinishWeek(ctx, "2026-W48", "a", posted); err != nil {
+			t.Fatal(err)
+		}
+		end(posted)
+		if err := db.NoteClock(ctx, posted.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		end(posted.Add(time.Minute))
+	})
+}
