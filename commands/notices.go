@@ -697,9 +697,11 @@ func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 }
 
 // askAgain is the request that asks for workspace lease l again as it was asked: its GPUs, class
-// and length, its template with its parameters, its team where its owner is in several, its data class where it is not the
-// team's first, and exclusive. ok is false for another kind of lease, and where the class has left
-// the catalog or the template is no longer installed: a Request again button would only be refused.
+// and length, its template with its parameters, its
+// team where its owner is in several, its data class where it is not the team's first (put right
+// where it was a typo of one the policy knows, as the request's reply said), and exclusive. ok is
+// false for another kind of lease, and where the class has left the catalog or the template is no
+// longer installed: a Request again button would only be refused.
 func (b *Bot) askAgain(ctx context.Context, l *qm.Lease) (string, bool) {
 	if l.Kind == qm.KindQuota {
 		return b.askQuotaAgain(ctx, l)
@@ -733,8 +735,12 @@ func (b *Bot) askAgain(ctx context.Context, l *qm.Lease) (string, bool) {
 	if who, err := b.Svc.Resolve(ctx, l.User); l.Team != "" && (err != nil || len(who.Teams) != 1) {
 		cmd += " team " + l.Team // the team is not the one the request would fall to
 	}
-	if l.DataClass != "" && l.DataClass != b.Svc.DataClassesOf(l.Team)[0] {
-		cmd += " data " + l.DataClass // not what a request leaving it out would get
+	dc := l.DataClass
+	if _, near := b.dataClassNearMiss(dc, l.Team); near != "" {
+		dc = near // the data class meant, as the request's reply put it right
+	}
+	if dc != "" && dc != b.Svc.DataClassesOf(l.Team)[0] {
+		cmd += " data " + dc // not what a request leaving it out would get
 	}
 	if l.Exclusive {
 		cmd += " exclusive"
