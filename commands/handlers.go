@@ -301,8 +301,8 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 }
 
 // endedAskAgain is err, the refusal to extend lease id of user, with the request that asks for
-// the lease again as it was asked (askAgain: its template and parameters, team, data class and
-// whole nodes), where the lease has ended and was refused for that; for no longer than its class
+// the lease again as it was asked (askAgain: its length before any extension, template and
+// parameters, team, data class and whole nodes), where the lease has ended and was refused for that; for no longer than its class
 // grants at once, so that typed it starts.
 func (b *Bot) endedAskAgain(ctx context.Context, user string, id qm.LeaseID, err error) error {
 	var qe *qm.Error
@@ -314,6 +314,7 @@ func (b *Bot) endedAskAgain(ctx context.Context, user string, id qm.LeaseID, err
 		return err
 	}
 	again := *l
+	again.Duration, again.Extended = l.AskedDuration(), 0 // as asked, not as its extensions made it
 	if c, ok := b.pol().Class(l.Class); ok && c.MaxDuration.Duration > 0 && again.Duration > c.MaxDuration.Duration {
 		again.Duration = c.MaxDuration.Duration
 	}

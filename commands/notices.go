@@ -697,7 +697,7 @@ func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 }
 
 // askAgain is the request that asks for workspace lease l again as it was asked: its GPUs, class
-// and length, its template with its parameters, its
+// and length (as asked, without what extensions added), its template with its parameters, its
 // team where its owner is in several, its data class where it is not the team's first (put right
 // where it was a typo of one the policy knows, as the request's reply said), and exclusive. ok is
 // false for another kind of lease, and where the class has left the catalog or the template is no
@@ -712,9 +712,10 @@ func (b *Bot) askAgain(ctx context.Context, l *qm.Lease) (string, bool) {
 	if _, ok := b.pol().Class(l.Class); !ok {
 		return "", false
 	}
-	cmd := fmt.Sprintf("/gpu request %d %s for %s", l.GPUs, l.Class, policy.FormatDuration(l.Duration))
+	asked := l.AskedDuration()
+	cmd := fmt.Sprintf("/gpu request %d %s for %s", l.GPUs, l.Class, policy.FormatDuration(asked))
 	if l.CPUOnly() { // its template says it uses no GPU: no count to give
-		cmd = fmt.Sprintf("/gpu request %s for %s", l.Class, policy.FormatDuration(l.Duration))
+		cmd = fmt.Sprintf("/gpu request %s for %s", l.Class, policy.FormatDuration(asked))
 	}
 	if l.Template != "" {
 		if b.Templates == nil {

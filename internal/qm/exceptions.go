@@ -125,6 +125,7 @@ func (s *Service) extendLease(ctx context.Context, tx Tx, l *Lease, by time.Dura
 		return err
 	}
 	l.Duration += by
+	l.Extended += by
 	l.Extensions++
 	if !l.ExpiresAt.IsZero() {
 		l.ExpiresAt = l.ExpiresAt.Add(by)
@@ -219,7 +220,7 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 				WithExample("/gpu status " + id.String())
 		}
 		if !cur.State.Live() {
-			d := cur.Duration
+			d := cur.AskedDuration() // what was asked, not what the extensions made it
 			if c, ok := s.Policy.Class(cur.Class); ok && c.MaxDuration.Duration > 0 && d > c.MaxDuration.Duration {
 				d = c.MaxDuration.Duration // as long as the class grants at once: typed, it starts
 			}

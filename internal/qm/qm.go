@@ -97,6 +97,8 @@ type Lease struct {
 	Class    string
 	GPUs     int
 	Duration time.Duration // granted length, extensions included
+	// Extended is what its extensions added to Duration: the length asked for is AskedDuration.
+	Extended time.Duration
 	Template string
 	// Params are the template's key=value parameters (a job submitted from a template).
 	Params    map[string]string
@@ -148,6 +150,14 @@ type Lease struct {
 	// named none. A process starting on the same host releases at once the claims of one there
 	// that no longer runs.
 	SubmittingBy string
+}
+
+// AskedDuration is the length l was asked for: its length less what its extensions added.
+func (l *Lease) AskedDuration() time.Duration {
+	if l.Extended > 0 && l.Extended < l.Duration {
+		return l.Duration - l.Extended
+	}
+	return l.Duration
 }
 
 // CPUOnly reports whether l is the lease of a job that runs on CPUs only (a template with no

@@ -60,6 +60,8 @@ type leaseRow struct {
 	AskedGPUs int `db:"asked_gpus"`
 	// SubmittingBy names the process that holds that claim (host/pid@start).
 	SubmittingBy string `db:"submitting_by"`
+	// ExtendedNS is what the lease's extensions added to its length.
+	ExtendedNS int64 `db:"extended_ns"`
 }
 
 // leaseFields are the columns of leases other than id, in table order.
@@ -77,6 +79,7 @@ var leaseFields = []string{
 	"submitting_until",
 	"asked_gpus",
 	"submitting_by",
+	"extended_ns",
 }
 
 // Statements built once from leaseFields, with :name parameters bound from a leaseRow.
@@ -141,6 +144,7 @@ func toLeaseRow(l *qm.Lease) leaseRow {
 		SubmittingUntil: dbTime(l.SubmittingUntil),
 		AskedGPUs:       l.AskedGPUs,
 		SubmittingBy:    l.SubmittingBy,
+		ExtendedNS:      int64(l.Extended),
 	}
 }
 
@@ -198,6 +202,7 @@ func (r *leaseRow) lease() (*qm.Lease, error) {
 		SubmittingUntil: time.Time(r.SubmittingUntil),
 		AskedGPUs:       r.AskedGPUs,
 		SubmittingBy:    r.SubmittingBy,
+		Extended:        time.Duration(r.ExtendedNS),
 	}, nil
 }
 

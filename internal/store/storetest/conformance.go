@@ -90,6 +90,7 @@ func sampleLease(n int) *qm.Lease {
 		DecidedAt:  base.Add(30 * time.Second),
 		Reclaimed:  1.25,
 		Extensions: 1,
+		Extended:   30 * time.Minute,
 		Connection: qm.ConnectionIsland,
 
 		ExpiryWarnedFor: base.Add(4*time.Hour + 31*time.Minute),
@@ -241,6 +242,7 @@ func testUpdateLease(t *testing.T, s qm.Store) {
 	changed.Extensions = 3
 	changed.Reclaimed = 0.5
 	changed.Duration = 9 * time.Hour
+	changed.Extended = 5 * time.Hour
 	changed.Connection = qm.ConnectionSpread
 	update(t, s, nil, func(tx qm.Tx) error { return tx.UpdateLease(t.Context(), &changed, qm.Provisioning) })
 	checkLease(t, get(t, s, l.ID), &changed)
