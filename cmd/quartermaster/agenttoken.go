@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -40,11 +39,12 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	var pos []string
 	for rest := args; ; {
 		if err := fs.Parse(rest); err != nil {
-			command := "quartermaster agent-token " + verbIn(args, "list", "create", "list", "revoke")
-			if !strings.HasSuffix(command, "list") {
-				command += " gpu-01"
+			verb := verbIn(args, "list", "create", "list", "revoke")
+			line := []string{"quartermaster", "agent-token"}
+			if !slices.Contains(args, verb) {
+				line = append(line, verb)
 			}
-			return flagMistake(fs, command, err)
+			return flagMistake(fs, "quartermaster agent-token "+verb, line, args, err)
 		}
 		if fs.NArg() == 0 {
 			break

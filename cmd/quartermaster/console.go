@@ -78,7 +78,7 @@ func consoleSession(ctx context.Context, args []string, stdin io.Reader, stdout,
 	fs, o, asJSON, clock, reportsDir := consoleFlags()
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return flagMistakeIn(fs, "quartermaster console", map[string]string{
+		return flagMistakeIn(fs, "quartermaster console", []string{"quartermaster", "console"}, args, map[string]string{
 			"policy": "docs/quartermaster.example.yaml", "clock": "2026-11-30T09:00:00Z"}, err)
 	}
 	if fs.NArg() > 0 {

@@ -111,7 +111,7 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	guild := fs.String("guild", "", "install in this server (guild id) only, at once")
 	printOnly := fs.Bool("print", false, "print the command as JSON instead of installing it")
 	if err := fs.Parse(args[1:]); err != nil {
-		return flagMistakeIn(fs, "quartermaster discord register", map[string]string{
+		return flagMistakeIn(fs, "quartermaster discord register", []string{"quartermaster", "discord", "register"}, args[1:], map[string]string{
 			"policy": "docs/quartermaster.example.yaml --print", "guild": "1180000000000000001 --policy docs/quartermaster.example.yaml",
 			"print": "--policy docs/quartermaster.example.yaml"}, err)
 	}

@@ -221,7 +221,8 @@ func strayWords(fs *flag.FlagSet, command string, stray, args []string) error {
 	return refusal(fmt.Sprintf("%s takes no more words, but got %q", command, stray[0]), strings.Fields(command)[0], withoutWords(fs, args, stray))
 }
 
-// withoutWords is args less the last of each of words that is no flag's value (fs's flags).
+// withoutWords is args less the last of each of words that is no flag's value (fs's flags), each
+// flag given once (onceEach).
 func withoutWords(fs *flag.FlagSet, args, words []string) []string {
 	out := slices.Clone(args)
 	for _, w := range words {
@@ -232,22 +233,86 @@ func withoutWords(fs *flag.FlagSet, args, words []string) []string {
 			}
 		}
 	}
+	return onceEach(fs, out)
+}
+
+// flagAt is one place args give a flag: args[i] names it, and n is 2 where the next word is its
+// value (--db URL), else 1 (--db=URL, --json, or a flag that takes a value given none).
+type flagAt struct{ i, n int }
+
+// flagPlaces are the places args give flag name (-name, --name, -name=V, --name=V) before any
+// "--", as fs parses them: a word that is another flag's value is not read as a flag.
+func flagPlaces(fs *flag.FlagSet, args []string, name string) []flagAt {
+	takesValue := func(n string) bool {
+		f := fs.Lookup(n)
+		return f != nil && !boolFlag(f)
+	}
+	var at []flagAt
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			continue
+		}
+		n, _, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		next := !eq && takesValue(n) && i+1 < len(args)
+		if n == name {
+			p := flagAt{i: i, n: 1}
+			if next {
+				p.n = 2
+			}
+			at = append(at, p)
+		}
+		if next {
+			i++
+		}
+	}
+	return at
+}
+
+// withFlag is args with flag name given once, with value: at the last place args give it (the
+// value the flag package keeps when a flag is given twice), the places before it left out. A
+// true/false flag is given bare (--json). Every other flag is given once too (onceEach).
+func withFlag(fs *flag.FlagSet, args []string, name, value string) []string {
+	at := flagPlaces(fs, args, name)
+	if len(at) == 0 {
+		return onceEach(fs, args)
+	}
+	out := slices.Clone(args)
+	last := at[len(at)-1]
+	f := fs.Lookup(name)
+	switch {
+	case f != nil && boolFlag(f):
+		out = slices.Replace(out, last.i, last.i+last.n, "--"+name)
+	case strings.Contains(out[last.i], "="):
+		out[last.i] = "--" + name + "=" + value
+	case last.n == 2:
+		out[last.i+1] = value
+	default: // given last, without its value
+		out = slices.Insert(out, last.i+1, value)
+	}
+	return onceEach(fs, withoutPlaces(out, at[:len(at)-1]))
+}
+
+// onceEach is args with every flag of fs given more than once left only at its last place, the
+// one the flag package keeps, with the value typed there: an example gives each flag once.
+func onceEach(fs *flag.FlagSet, args []string) []string {
+	out := slices.Clone(args)
+	fs.VisitAll(func(f *flag.Flag) {
+		if at := flagPlaces(fs, out, f.Name); len(at) > 1 {
+			out = withoutPlaces(out, at[:len(at)-1])
+		}
+	})
 	return out
 }
 
-// withFlag is args with flag name's value (--name V, --name=V) replaced by value.
-func withFlag(fs *flag.FlagSet, args []string, name, value string) []string {
+// withoutPlaces is args less the words of the places at (in the order args give them).
+func withoutPlaces(args []string, at []flagAt) []string {
 	out := slices.Clone(args)
-	for i, a := range out {
-		n, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || n != name {
-			continue
-		}
-		if hasValue {
-			out[i] = "--" + name + "=" + value
-		} else if i+1 < len(out) && isFlagValue(fs, out, i+1) {
-			out[i+1] = value
-		}
+	for k := len(at) - 1; k >= 0; k-- {
+		out = slices.Delete(out, at[k].i, at[k].i+at[k].n)
 	}
 	return out
 }
@@ -312,7 +377,7 @@ func emptyFlag(command string, sc subcommand, args []string) error {
 		if !hasValue {
 			rest = args[i+2:]
 		}
-		fixed = append(fixed, rest...)
+		fixed = onceEach(fs, append(fixed, rest...)) // given twice, it is read where typed last
 		how := "give it a value"
 		if example == "" {
 			how = "leave it out for its default"

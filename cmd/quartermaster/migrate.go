@@ -55,7 +55,12 @@ func runMigrate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 	fs.SetOutput(io.Discard)
 	words, err := parseInterleaved(fs, args)
 	if err != nil {
-		return flagMistake(fs, "quartermaster migrate "+verbIn(args, "up", "up", "down", "status"), err)
+		verb := verbIn(args, "up", "up", "down", "status")
+		line := []string{"quartermaster", "migrate"}
+		if !slices.Contains(args, verb) {
+			line = append(line, verb)
+		}
+		return flagMistake(fs, "quartermaster migrate "+verb, line, args, err)
 	}
 	verbs := []string{"up", "down", "status"}
 	switch {

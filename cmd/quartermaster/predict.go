@@ -81,7 +81,7 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			fmt.Fprintln(stdout, predictUsage)
 			return nil
 		}
-		return flagMistakeIn(fs, "quartermaster predict eval", predictExamples, err)
+		return flagMistakeIn(fs, "quartermaster predict eval", []string{"quartermaster", "predict", "eval"}, args[1:], predictExamples, err)
 	}
 	switch {
 	case fs.NArg() > 0:

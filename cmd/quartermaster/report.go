@@ -54,18 +54,17 @@ func reportFlags() (*flag.FlagSet, *reportOptions) {
 // reportFlagNeeds is what report's flag name, given without a value, needs, and an example that
 // gives it one, of week and the format given (else text), with the policy --team's team is taken
 // from when one was given; empty for a flag it does not know.
-func reportFlagNeeds(fs *flag.FlagSet, f *commonFlags, name string, week showback.Week, format string) (needs, example string) {
-	if !contains(reportFormats, format) {
-		format = "text"
-	}
-	ex := func(before string) string {
-		return fmt.Sprintf("quartermaster report %s--week %s --format %s", before, week, format)
-	}
+func reportFlagNeeds(f *commonFlags, name string, week showback.Week, format string) (needs, value string) {
 	switch name {
-	case "week", "format":
-		return "a value", ex("")
+	case "week":
+		return "a value", week.String()
+	case "format":
+		if !contains(reportFormats, format) {
+			format = "text"
+		}
+		return "a value", format
 	case "team":
-		// The policy's own team, with the policy it comes from when the command names one.
+		// The policy's own team, from the policy the command names when it names one.
 		team, how := "research", "a team, by name or by its channel"
 		if pol, err := f.loadPolicy(); err == nil && len(pol.Teams) > 0 {
 			team = pol.Teams[0].Name
@@ -73,24 +72,20 @@ func reportFlagNeeds(fs *flag.FlagSet, f *commonFlags, name string, week showbac
 				how += " (as " + ch + ")"
 			}
 		}
-		before := ""
-		if p := givenFlag(fs, "policy"); p != nil {
-			before = strings.Join(p, " ") + " "
-		}
-		return how, ex(before) + " --team " + team
+		return how, team
 	case "out":
-		ext := map[string]string{"text": "txt"}[format]
+		ext := map[string]string{"text": "txt", "": "txt"}[format]
 		if ext == "" {
 			ext = format
 		}
-		return "a file to write", fmt.Sprintf("%s --out showback-%s.%s", ex(""), week, ext)
+		return "a file to write", fmt.Sprintf("showback-%s.%s", week, ext)
 	case "db":
-		return "a database URL", ex("--db sqlite:" + filepath.Join(dataDir(), "quartermaster.db") + " ")
+		return "a database URL", "sqlite:" + filepath.Join(dataDir(), "quartermaster.db")
 	case "policy":
-		return "a policy file", ex("--policy " + flagExamples["policy"] + " ")
+		return "a policy file", flagExamples["policy"]
 	case "now":
 		// A day after the week ends in every time zone: the week is complete as of it.
-		return "an RFC3339 instant", ex("") + " --now " + week.End(time.UTC).Add(24*time.Hour).Format(time.RFC3339)
+		return "an RFC3339 instant", week.End(time.UTC).Add(24 * time.Hour).Format(time.RFC3339)
 	}
 	return "", ""
 }
@@ -112,38 +107,26 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		}
 		return showback.WeekOf(now, time.UTC).Prev()
 	}
-	earlyWeek := func() string { return lastWeek().String() }
-	early := func(w, format string) string {
-		if w == "" {
-			w = earlyWeek()
-		}
-		return fmt.Sprintf("quartermaster report --week %s --format %s", w, format)
-	}
 	if err := fs.Parse(args); err != nil {
-		var names []string
-		fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
-		takes := fmt.Sprintf("--%s and --%s", strings.Join(names[:len(names)-1], ", --"), names[len(names)-1])
-		what := fmt.Sprintf("%s; report takes %s", err, takes)
+		// The flag mistaken, or the one meant, is put right in the command as typed.
+		name := ""
 		if m := goFlagError.FindStringSubmatch(err.Error()); m != nil {
-			name := strings.TrimLeft(m[2], "-")
-			switch {
-			case strings.HasPrefix(m[1], "flag provided"):
-				what = fmt.Sprintf("--%s is not a flag of quartermaster report; it takes %s", name, takes)
-				if near := nearFlag(name, names); near != "" {
-					what = fmt.Sprintf("--%s is not a flag of quartermaster report; the nearest is --%s", name, near)
-				}
-			case strings.HasPrefix(m[1], "flag needs"):
-				w, err := showback.ParseWeek(*week, showback.Week{})
-				if err != nil {
-					w = lastWeek() // none given yet, or not a week
-				}
-				if needs, ex := reportFlagNeeds(fs, f, name, w, *format); needs != "" {
-					return errUsage{fmt.Sprintf("--%s needs %s; e.g. %s", name, needs, ex)}
-				}
-				what = fmt.Sprintf("--%s needs a value; report takes %s", name, takes)
+			name = strings.TrimLeft(m[2], "-")
+			if fs.Lookup(name) == nil {
+				var names []string
+				fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+				name = nearFlag(name, names)
 			}
 		}
-		return errUsage{fmt.Sprintf("%s; e.g. %s", what, early("", "text"))}
+		w, werr := showback.ParseWeek(*week, showback.Week{})
+		if werr != nil {
+			w = lastWeek() // none given yet, or not a week
+		}
+		needs, value := reportFlagNeeds(f, name, w, *format)
+		if m := goFlagError.FindStringSubmatch(err.Error()); m != nil && strings.HasPrefix(m[1], "flag needs") && needs != "" {
+			return refusal(fmt.Sprintf("--%s needs %s", name, needs), "report", onceEach(fs, withFlag(fs, args, name, value)))
+		}
+		return flagMistakeIn(fs, "quartermaster report", []string{"quartermaster", "report"}, args, map[string]string{name: value}, err)
 	}
 	example := func(w string) string {
 		return fmt.Sprintf("quartermaster report --week %s --format %s", w, *format)

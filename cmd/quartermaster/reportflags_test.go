@@ -8,8 +8,8 @@ import (
 )
 
 // A mistake in report's flags or arguments is one sentence on standard error with an example that
-// works at the time the report is asked for (--now, when given): no flag listing to scroll past,
-// and no example week that has not begun yet.
+// works at the time the report is asked for (--now, when given): the command as typed, the flag
+// put right, and no example week that has not begun yet.
 func TestReportFlagMistakesGiveOneSentenceAndAWorkingExample(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -17,13 +17,13 @@ func TestReportFlagMistakesGiveOneSentenceAndAWorkingExample(t *testing.T) {
 		want string
 	}{
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--bogus"},
-			`quartermaster report: --bogus is not a flag of quartermaster report; it takes --db, --format, --now, --out, --policy, --team and --week; e.g. quartermaster report --week 2026-W40 --format text`},
+			`quartermaster report: --bogus is not a flag of quartermaster report; it takes --db, --format, --now, --out, --policy, --team and --week (quartermaster report --help says what each does), e.g. quartermaster report --now 2026-10-07T00:00:00Z`},
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--x"},
-			`quartermaster report: --x is not a flag of quartermaster report; it takes --db, --format, --now, --out, --policy, --team and --week; e.g. quartermaster report --week 2026-W40 --format text`},
+			`quartermaster report: --x is not a flag of quartermaster report; it takes --db, --format, --now, --out, --policy, --team and --week (quartermaster report --help says what each does), e.g. quartermaster report --now 2026-10-07T00:00:00Z`},
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--weeek", "2026-W40"},
-			`quartermaster report: --weeek is not a flag of quartermaster report; the nearest is --week; e.g. quartermaster report --week 2026-W40 --format text`},
+			`quartermaster report: --weeek is not a flag of quartermaster report; the nearest is --week, e.g. quartermaster report --now 2026-10-07T00:00:00Z --week 2026-W40`},
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--week"},
-			`quartermaster report: --week needs a value; e.g. quartermaster report --week 2026-W40 --format text`},
+			`quartermaster report: --week needs a value; e.g. quartermaster report --now 2026-10-07T00:00:00Z --week 2026-W40`},
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--format", "csv", "2026-W40"},
 			`quartermaster report: report takes only flags, but got "2026-W40"; e.g. quartermaster report --now 2026-10-07T00:00:00Z --format csv --week 2026-W40`},
 		{[]string{"--now", "2026-10-07T00:00:00Z", "--format", "xlsx"},
@@ -89,7 +89,8 @@ func TestReportNeedsAnExistingDatabaseAndAFileToWrite(t *testing.T) {
 
 // A flag of report given no value is one sentence saying what it needs, with an example that
 // gives it one: --team's names a team of the policy in use (the first), or reads as a team where
-// the policy cannot be read; never the list of every flag, nor an example without the flag.
+// the policy cannot be read; never the list of every flag, nor an example without the flag. The
+// example is the command as typed, with the flag given a value.
 func TestReportFlagWithoutAValueSaysWhatItNeeds(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -113,19 +114,19 @@ func TestReportFlagWithoutAValueSaysWhatItNeeds(t *testing.T) {
 		want string
 	}{
 		{[]string{"--now", now, "--team"},
-			`quartermaster report: --team needs a team, by name or by its channel (as #vision-gpu); e.g. quartermaster report --week 2026-W40 --format text --team vision`},
+			`quartermaster report: --team needs a team, by name or by its channel (as #vision-gpu); e.g. quartermaster report --now 2026-10-07T00:00:00Z --team vision`},
 		{[]string{"--now", now, "--policy", own, "--team"},
-			`quartermaster report: --team needs a team, by name or by its channel (as #robotics-gpu); e.g. quartermaster report --policy ` + own + ` --week 2026-W40 --format text --team robotics`},
+			`quartermaster report: --team needs a team, by name or by its channel (as #robotics-gpu); e.g. quartermaster report --now 2026-10-07T00:00:00Z --policy ` + own + ` --team robotics`},
 		{[]string{"--now", now, "--policy", filepath.Join(dir, "missing.yaml"), "--team"},
-			`quartermaster report: --team needs a team, by name or by its channel; e.g. quartermaster report --policy ` + filepath.Join(dir, "missing.yaml") + ` --week 2026-W40 --format text --team research`},
+			`quartermaster report: --team needs a team, by name or by its channel; e.g. quartermaster report --now 2026-10-07T00:00:00Z --policy ` + filepath.Join(dir, "missing.yaml") + ` --team research`},
 		{[]string{"--now", now, "--format", "csv", "--out"},
-			`quartermaster report: --out needs a file to write; e.g. quartermaster report --week 2026-W40 --format csv --out showback-2026-W40.csv`},
+			`quartermaster report: --out needs a file to write; e.g. quartermaster report --now 2026-10-07T00:00:00Z --format csv --out showback-2026-W40.csv`},
 		{[]string{"--now", now, "--db"},
-			`quartermaster report: --db needs a database URL; e.g. quartermaster report --db sqlite:data/quartermaster.db --week 2026-W40 --format text`},
+			`quartermaster report: --db needs a database URL; e.g. quartermaster report --now 2026-10-07T00:00:00Z --db sqlite:data/quartermaster.db`},
 		{[]string{"--now", now, "--policy"},
-			`quartermaster report: --policy needs a policy file; e.g. quartermaster report --policy /etc/quartermaster/quartermaster.yaml --week 2026-W40 --format text`},
+			`quartermaster report: --policy needs a policy file; e.g. quartermaster report --now 2026-10-07T00:00:00Z --policy /etc/quartermaster/quartermaster.yaml`},
 		{[]string{"--week", "2026-W40", "--now"},
-			`quartermaster report: --now needs an RFC3339 instant; e.g. quartermaster report --week 2026-W40 --format text --now 2026-10-06T00:00:00Z`},
+			`quartermaster report: --now needs an RFC3339 instant; e.g. quartermaster report --week 2026-W40 --now 2026-10-06T00:00:00Z`},
 	} {
 		_, stderr, code := runCLI(append([]string{"report"}, c.args...)...)
 		if code != 2 || strings.TrimSpace(stderr) != c.want {

@@ -170,7 +170,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	fs, o := serveFlags()
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return flagMistake(fs, "quartermaster serve", err)
+		return flagMistake(fs, "quartermaster serve", []string{"quartermaster", "serve"}, args, err)
 	}
 	if fs.NArg() > 0 {
 		return strayWords(fs, "serve", fs.Args(), args)

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -129,61 +130,98 @@ func nearFlag(name string, names []string) string {
 }
 
 // flagMistake rewrites the flag package's err from parsing fs into a sentence naming the flag and
-// an example of command (quartermaster serve, quartermaster migrate up) with a flag that works.
-func flagMistake(fs *flag.FlagSet, command string, err error) error {
-	return flagMistakeIn(fs, command, nil, err)
+// an example of command (quartermaster serve, quartermaster migrate up) with a flag that works:
+// line (the words before args, quartermaster and the command) and args (as typed, given to fs)
+// with that flag put right.
+func flagMistake(fs *flag.FlagSet, command string, line, args []string, err error) error {
+	return flagMistakeIn(fs, command, line, args, nil, err)
 }
 
 // flagMistakeIn is flagMistake for a command whose own flags need example values of their own:
 // examples gives, by flag name, what follows --NAME in an example that works (for a flag taking
 // no value, the words the command needs besides it), before the shared flagExamples and the
-// flag's default.
-func flagMistakeIn(fs *flag.FlagSet, command string, examples map[string]string, err error) error {
+// flag's default. Words after the value (--print, --policy FILE) are added where args do not give
+// that flag already.
+func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, examples map[string]string, err error) error {
 	m := goFlagError.FindStringSubmatch(err.Error())
 	if m == nil {
 		return errUsage{fmt.Sprintf("%v; %s --help lists the flags", err, command)}
 	}
 	name := m[2]
-	example := func(name string) string {
-		f := fs.Lookup(name)
-		if f == nil {
-			return ""
+	// value is what follows --name in an example, and the words the command needs besides.
+	value := func(name string) (string, []string) {
+		words := strings.Fields(examples[name])
+		if f := fs.Lookup(name); f != nil && boolFlag(f) {
+			return "", words
 		}
-		if boolFlag(f) {
-			if v := examples[name]; v != "" {
-				return command + " --" + name + " " + v
+		if len(words) > 0 {
+			return words[0], words[1:]
+		}
+		if v := flagExamples[name]; v != "" {
+			return v, nil
+		}
+		if f := fs.Lookup(name); f != nil {
+			return f.DefValue, nil
+		}
+		return "", nil
+	}
+	// example is the command line of fixed (args with flag name put right), each flag once, with
+	// what the command needs besides name.
+	example := func(name string, fixed []string) string {
+		fixed = onceEach(fs, fixed)
+		_, extra := value(name)
+		for i := 0; i < len(extra); i++ {
+			j := i + 1
+			for j < len(extra) && !strings.HasPrefix(extra[j], "-") {
+				j++
 			}
-			return command + " --" + name
+			if n := strings.TrimLeft(extra[i], "-"); strings.HasPrefix(extra[i], "-") && len(flagPlaces(fs, fixed, n)) == 0 {
+				fixed = append(fixed, extra[i:j]...)
+			}
+			i = j - 1
 		}
-		v := examples[name]
-		if v == "" {
-			v = flagExamples[name]
-		}
-		if v == "" {
-			v = f.DefValue
-		}
-		return command + " --" + name + " " + v
+		return shellLine(append(slices.Clone(line), fixed...))
+	}
+	put := func(name string) string {
+		v, _ := value(name)
+		return example(name, withFlag(fs, args, name, v))
 	}
 	name = strings.TrimLeft(name, "-")
 	switch {
 	case strings.HasPrefix(m[1], "flag provided"):
 		var names []string
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		i := mistypedFlag(args, name)
 		if near := nearFlag(name, names); near != "" {
-			return errUsage{fmt.Sprintf("--%s is not a flag of %s; the nearest is --%s, e.g. %s", name, command, near, example(near))}
+			return errUsage{fmt.Sprintf("--%s is not a flag of %s; the nearest is --%s, e.g. %s", name, command, near, example(near, renamedFlag(fs, args, i, near, func() string { v, _ := value(near); return v })))}
+		}
+		if len(names) == 1 {
+			// The one flag the command takes is the one meant (--database for --db), with the
+			// value typed for it.
+			return errUsage{fmt.Sprintf("--%s is not a flag of %s; it takes --%s alone, e.g. %s", name, command, names[0], example(names[0], renamedFlag(fs, args, i, names[0], func() string { v, _ := value(names[0]); return v })))}
+		}
+		rest := slices.Clone(args)
+		if i >= 0 {
+			// The flag is left out, and the word after it too where it is no word the command
+			// takes (its value, as typed).
+			n := 1
+			if !strings.Contains(args[i], "=") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && takesNoWords[command] {
+				n = 2
+			}
+			rest = slices.Delete(rest, i, i+n)
 		}
 		if len(names) == 0 {
-			return errUsage{fmt.Sprintf("%s takes no flags, but got --%s; e.g. %s", command, name, command)}
+			return errUsage{fmt.Sprintf("%s takes no flags, but got --%s; e.g. %s", command, name, example("", rest))}
 		}
-		likely := names[0]
-		if fs.Lookup("policy") != nil {
-			likely = "policy"
+		flags := make([]string, len(names))
+		for i, n := range names {
+			flags[i] = "--" + n
 		}
-		return errUsage{fmt.Sprintf("--%s is not a flag of %s; it takes --%s (%s --help says what each does), e.g. %s", name, command, strings.Join(names, ", --"), command, example(likely))}
+		return errUsage{fmt.Sprintf("--%s is not a flag of %s; it takes %s (%s --help says what each does), e.g. %s", name, command, andList(flags), command, example("", rest))}
 	case strings.HasPrefix(m[1], "flag needs"):
-		return errUsage{fmt.Sprintf("--%s needs a value, e.g. %s", name, example(name))}
+		return errUsage{fmt.Sprintf("--%s needs a value, e.g. %s", name, put(name))}
 	case strings.HasPrefix(m[1], "invalid boolean"):
-		return errUsage{fmt.Sprintf("--%s takes no value (it is on when given), e.g. %s", name, example(name))}
+		return errUsage{fmt.Sprintf("--%s takes no value (it is on when given), e.g. %s", name, put(name))}
 	}
 	if _, why, ok := strings.Cut(err.Error(), "-"+name+": "); ok && strings.HasPrefix(m[1], "invalid value") {
 		given := strings.TrimSuffix(strings.TrimPrefix(m[1], `invalid value "`), `" for flag`)
@@ -199,11 +237,54 @@ func flagMistakeIn(fs *flag.FlagSet, command string, examples map[string]string,
 			case strings.Contains(typ, "int"):
 				takes = "a whole number"
 			}
-			return errUsage{fmt.Sprintf("--%s takes %s, not %q; e.g. %s", name, takes, given, example(name))}
+			return errUsage{fmt.Sprintf("--%s takes %s, not %q; e.g. %s", name, takes, given, put(name))}
 		}
-		return errUsage{fmt.Sprintf("--%s %q: %s; e.g. %s", name, given, why, example(name))}
+		return errUsage{fmt.Sprintf("--%s %q: %s; e.g. %s", name, given, why, put(name))}
 	}
-	return errUsage{fmt.Sprintf("%v; e.g. %s", err, example(name))}
+	return errUsage{fmt.Sprintf("%v; e.g. %s", err, put(name))}
+}
+
+// takesNoWords are the commands (as flagMistake names them) that take flags only: a word after a
+// flag that is none of theirs is taken as that flag's value.
+var takesNoWords = map[string]bool{
+	"quartermaster serve": true, "quartermaster console": true, "quartermaster report": true,
+	"quartermaster version": true, "quartermaster predict eval": true, "quartermaster discord register": true,
+}
+
+// mistypedFlag is where args give the flag name that is not a flag (-name, --name, --name=V),
+// the first place before any "--"; -1 where they do not.
+func mistypedFlag(args []string, name string) int {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if n, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); strings.HasPrefix(a, "-") && n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// renamedFlag is args with the flag mistyped at i given as near, the flag meant, with the value
+// typed for it; where near takes a value and none was typed, value's.
+func renamedFlag(fs *flag.FlagSet, args []string, i int, near string, value func() string) []string {
+	out := slices.Clone(args)
+	if i < 0 {
+		return append(out, "--"+near, value())
+	}
+	_, v, eq := strings.Cut(strings.TrimLeft(out[i], "-"), "=")
+	f := fs.Lookup(near)
+	switch {
+	case f != nil && boolFlag(f):
+		out[i] = "--" + near
+	case eq && v != "":
+		out[i] = "--" + near + "=" + v
+	case !eq && i+1 < len(out) && !strings.HasPrefix(out[i+1], "-"):
+		out[i] = "--" + near
+	default:
+		out = slices.Replace(out, i, i+1, "--"+near, value())
+	}
+	return out
 }
 
 // backendChoices are the backends this binary runs, in the order the docs name them.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/user"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -54,7 +55,7 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	switch args[0] {
 	case "list":
-		words, gpus, err := browseArgs("quartermaster templates list", args[1:])
+		words, gpus, err := browseArgs("list", "", args[1:])
 		if err != nil {
 			return err
 		}
@@ -67,7 +68,7 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		return listTemplates(stdout, cat, word, gpus)
 	case "show":
-		words, gpus, err := browseArgs("quartermaster templates show pytorch-ddp", args[1:])
+		words, gpus, err := browseArgs("show", "pytorch-ddp", args[1:])
 		if err != nil {
 			return err
 		}
@@ -94,13 +95,14 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 // template's GPUs are said as /gpu templates says them on it: per node as the nodes of its
 // simulated cluster hold them, on the class the template would go to; without one, as the
 // template asks.
-// command is the command as an example of a flag puts it.
-func browseArgs(command string, args []string) (words []string, gpus func(*templates.Template) string, err error) {
+// verb is list or show, and name the template an example of a flag names where args name none.
+func browseArgs(verb, name string, args []string) (words []string, gpus func(*templates.Template) string, err error) {
 	fs := flag.NewFlagSet("templates", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	file := fs.String("policy", os.Getenv("QM_POLICY"), "policy file whose classes and simulated nodes the GPUs are told in")
 	if words, err = parseInterleaved(fs, args); err != nil {
-		return nil, nil, flagMistakeIn(fs, command, map[string]string{"policy": "docs/quartermaster.example.yaml"}, err)
+		return nil, nil, flagMistakeIn(fs, "quartermaster templates "+verb, withWord(fs, []string{"quartermaster", "templates", verb}, args, name),
+			args, map[string]string{"policy": "docs/quartermaster.example.yaml"}, err)
 	}
 	if *file == "" {
 		return words, gpuText, nil
@@ -230,7 +232,8 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	var words []string
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
-		return flagMistakeIn(fs, "quartermaster templates render pytorch-ddp", renderExamples, err)
+		return flagMistakeIn(fs, "quartermaster templates render", withWord(fs, []string{"quartermaster", "templates", "render"}, args, "pytorch-ddp"),
+			args, renderExamples, err)
 	}
 	for _, w := range rest {
 		if name == "" && !strings.Contains(w, "=") {
@@ -478,4 +481,21 @@ func shellError(err error, verb string) error {
 	c := e.WithExample(ex)
 	c.Message = msg
 	return c
+}
+
+// withWord is line with name after it where args (read by fs) give no word of their own (a
+// template's name; not a flag, a flag's value nor a key=value parameter), for an example.
+func withWord(fs *flag.FlagSet, line, args []string, name string) []string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if name != "" && !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && !isFlagValue(fs, args, i) {
+			return line
+		}
+	}
+	if name == "" {
+		return line
+	}
+	return append(slices.Clone(line), name)
 }

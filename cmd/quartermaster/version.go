@@ -28,7 +28,7 @@ func runVersion(_ context.Context, args []string, _ io.Reader, stdout, _ io.Writ
 	fs, short := versionFlags()
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return flagMistake(fs, "quartermaster version", err)
+		return flagMistake(fs, "quartermaster version", []string{"quartermaster", "version"}, args, err)
 	}
 	if fs.NArg() > 0 {
 		return strayWords(fs, "version", fs.Args(), args)
