@@ -28,7 +28,7 @@ func init() {
 	})
 }
 
-const agentTokenUsage = "usage: quartermaster agent-token create NODE | list | revoke NODE [--db URL] (example: quartermaster agent-token create gpu-01)"
+const agentTokenUsage = "usage: quartermaster agent-token create NODE | list | revoke NODE [--db URL]; e.g. quartermaster agent-token create gpu-01"
 
 func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("agent-token", flag.ContinueOnError)

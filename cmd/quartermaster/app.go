@@ -254,8 +254,8 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 			_ = st.Close()
 			// Written at the offset the --clock was typed with, so a local time reads back local.
 			at := last.In(start.Location()).Format(time.RFC3339)
-			return nil, errUsage{fmt.Sprintf("--clock %s is before the last change the database records (%s), and the simulated clock cannot go back; example: --clock %s",
-				start.Format(time.RFC3339), at, at)}
+			return nil, errFlagValue{fmt.Sprintf("--clock %s is before the last change the database records (%s), and the simulated clock cannot go back",
+				start.Format(time.RFC3339), at), "clock", at}
 		case start.IsZero():
 			start = time.Now().UTC().Truncate(time.Minute)
 			if start.Before(last) {

@@ -93,7 +93,7 @@ func consoleSession(ctx context.Context, args []string, stdin io.Reader, stdout,
 	if *clock != "" {
 		t, err := time.Parse(time.RFC3339, *clock)
 		if err != nil {
-			return errUsage{fmt.Sprintf("--clock %q is not an RFC3339 instant; example: --clock 2026-11-30T09:00:00Z", *clock)}
+			return refusal(fmt.Sprintf("--clock %q is not an RFC3339 instant", *clock), "console", withFlag(fs, args, "clock", "2026-11-30T09:00:00Z"))
 		}
 		o.start = t
 	}

@@ -274,7 +274,7 @@ func TestConsoleClockCannotGoBack(t *testing.T) {
 	t.Setenv("QM_DATABASE_URL", "")
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"console", "--clock", "2026-11-30T12:00:00Z"}, strings.NewReader("alice@acme.example: /gpu list\n"), &out, &errb)
-	want := "--clock 2026-11-30T12:00:00Z is before the last change the database records (2026-11-30T16:10:00Z), and the simulated clock cannot go back; example: --clock 2026-11-30T16:10:00Z"
+	want := "--clock 2026-11-30T12:00:00Z is before the last change the database records (2026-11-30T16:10:00Z), and the simulated clock cannot go back; e.g. quartermaster console --clock 2026-11-30T16:10:00Z"
 	if code != 2 || !strings.Contains(errb.String(), want) || out.Len() != 0 {
 		t.Errorf("a console started before its history: exit %d, %q, output %q", code, errb.String(), out.String())
 	}
@@ -296,7 +296,7 @@ func TestConsoleClockRefusalKeepsTheOffsetTyped(t *testing.T) {
 	t.Setenv("QM_DATABASE_URL", "")
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"console", "--clock", "2026-11-30T17:00:00+05:30"}, strings.NewReader("alice@acme.example: /gpu list\n"), &out, &errb)
-	want := "--clock 2026-11-30T17:00:00+05:30 is before the last change the database records (2026-11-30T21:40:00+05:30), and the simulated clock cannot go back; example: --clock 2026-11-30T21:40:00+05:30"
+	want := "--clock 2026-11-30T17:00:00+05:30 is before the last change the database records (2026-11-30T21:40:00+05:30), and the simulated clock cannot go back; e.g. quartermaster console --clock 2026-11-30T21:40:00+05:30"
 	if code != 2 || !strings.Contains(errb.String(), want) || out.Len() != 0 {
 		t.Errorf("a console started before its history at +05:30: exit %d, %q; want %q", code, errb.String(), want)
 	}

@@ -394,7 +394,7 @@ func TestTemplatesRenderFollowsThePolicy(t *testing.T) {
 	}
 	// A value that is neither is refused, not read as off.
 	t.Setenv("QM_SLURM_ACCOUNTING", "maybe")
-	if _, errs, code := render("cuda-smoke", "--backend", "slurm"); code != 2 || !strings.Contains(errs, `QM_SLURM_ACCOUNTING="maybe" is neither true nor false; example: QM_SLURM_ACCOUNTING=true`) {
+	if _, errs, code := render("cuda-smoke", "--backend", "slurm"); code != 2 || !strings.Contains(errs, `QM_SLURM_ACCOUNTING="maybe" is neither true nor false; e.g. QM_SLURM_ACCOUNTING=true`) {
 		t.Errorf("QM_SLURM_ACCOUNTING=maybe: exit %d, %q", code, errs)
 	}
 	t.Setenv("QM_SLURM_ACCOUNTING", "true")
@@ -627,7 +627,7 @@ func TestServeRefusesABadReconcileInterval(t *testing.T) {
 		t.Setenv("QM_RECONCILE_INTERVAL", v)
 		var stderr bytes.Buffer
 		code := run(context.Background(), []string{"serve", "--demo", "--http", "127.0.0.1:0"}, nil, io.Discard, &stderr)
-		want := fmt.Sprintf("QM_RECONCILE_INTERVAL=%q is not a positive duration; example: QM_RECONCILE_INTERVAL=%s (the default)", v, def)
+		want := fmt.Sprintf("QM_RECONCILE_INTERVAL=%q is not a positive duration; set a duration with its unit, e.g. QM_RECONCILE_INTERVAL=%s (the default)", v, def)
 		if code != 2 || !strings.Contains(stderr.String(), want) {
 			t.Errorf("QM_RECONCILE_INTERVAL=%s: exit %d, %q", v, code, stderr.String())
 		}
@@ -640,9 +640,9 @@ func TestServeRefusesABadReconcileInterval(t *testing.T) {
 // it submits; the values the docs name start.
 func TestServeRefusesAContainerRuntimeOrDefaultTemplateItCannotUse(t *testing.T) {
 	for _, c := range []struct{ name, value, want string }{
-		{"QM_SLURM_CONTAINER", "docker", `QM_SLURM_CONTAINER="docker" is neither apptainer nor pyxis; example: QM_SLURM_CONTAINER=apptainer`},
+		{"QM_SLURM_CONTAINER", "docker", `QM_SLURM_CONTAINER="docker" is neither apptainer nor pyxis; e.g. QM_SLURM_CONTAINER=apptainer`},
 		{"QM_SLURM_CONTAINER", "Singularity", `QM_SLURM_CONTAINER="Singularity" is neither apptainer nor pyxis`},
-		{"QM_DEFAULT_TEMPLATE", "jupyter-notebook", `QM_DEFAULT_TEMPLATE="jupyter-notebook" is not a template of the catalog (quartermaster templates list names them); example: QM_DEFAULT_TEMPLATE=ssh-shell`},
+		{"QM_DEFAULT_TEMPLATE", "jupyter-notebook", `QM_DEFAULT_TEMPLATE="jupyter-notebook" is not a template of the catalog (quartermaster templates list names them); e.g. QM_DEFAULT_TEMPLATE=ssh-shell`},
 	} {
 		clearEnv(t)
 		t.Setenv("QM_DATA_DIR", t.TempDir())

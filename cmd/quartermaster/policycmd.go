@@ -28,7 +28,7 @@ func init() {
 	})
 }
 
-const policyUsage = "usage: quartermaster policy check FILE (example: quartermaster policy check docs/quartermaster.example.yaml)"
+const policyUsage = "usage: quartermaster policy check FILE; e.g. quartermaster policy check docs/quartermaster.example.yaml"
 
 func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && args[0] != "-") {

@@ -374,10 +374,10 @@ func positiveDuration(env, v, example string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return 0, errUsage{fmt.Sprintf("%s=%q is not a positive duration; example: %s=%s", env, v, env, example)}
+		return 0, errUsage{fmt.Sprintf("%s=%q is not a positive duration; set a duration with its unit, e.g. %s=%s", env, v, env, example)}
 	}
 	if floor := settingFloors[env]; d < floor {
-		return 0, errUsage{fmt.Sprintf("%s=%q is shorter than %s, the shortest it may be; example: %s=%s (the default)", env, v, floor, env, example)}
+		return 0, errUsage{fmt.Sprintf("%s=%q is shorter than %s, the shortest it may be; e.g. %s=%s (the default)", env, v, floor, env, example)}
 	}
 	return d, nil
 }
@@ -405,7 +405,7 @@ func checkHTTPURL(env, v, example string) error {
 	}
 	u, err := neturl.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%s=%q is not an http(s) URL; example: %s=%s", env, v, env, example)
+		return fmt.Errorf("%s=%q is not an http(s) URL; e.g. %s=%s", env, v, env, example)
 	}
 	return nil
 }

@@ -245,9 +245,15 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	if name == "" {
 		return errUsage{"render needs a template name, e.g. quartermaster templates render pytorch-ddp --backend slurm nnodes=2"}
 	}
+	render := func(what string, fixed []string) error {
+		return refusal(what, "templates", append([]string{"render"}, fixed...))
+	}
 	if o.backend != "" && o.backend != "slurm" && o.backend != "kubernetes" {
-		fixed := append([]string{"quartermaster", "templates", "render"}, withFlag(fs, args, "backend", "slurm")...)
-		return errUsage{fmt.Sprintf("--backend is slurm or kubernetes, not %q; e.g. %s", o.backend, shellLine(fixed))}
+		meant := policy.Closest(strings.ToLower(o.backend), []string{"slurm", "kubernetes"})
+		if meant == "" {
+			meant = "slurm"
+		}
+		return render(fmt.Sprintf("--backend is slurm or kubernetes, not %q", o.backend), withFlag(fs, args, "backend", meant))
 	}
 	pol, err := (&commonFlags{policy: o.policy}).loadPolicy()
 	if err != nil {
@@ -269,7 +275,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	id := qm.LeaseID(42)
 	if o.lease != "" {
 		if id, err = qm.ParseLeaseID(o.lease); err != nil {
-			return errUsage{fmt.Sprintf("--lease %q is not a lease id; example: --lease L-42", o.lease)}
+			return render(fmt.Sprintf("--lease %q is not a lease id", o.lease), withFlag(fs, args, "lease", "L-42"))
 		}
 	}
 	if t.CPUOnly() && o.gpus > 0 {
@@ -291,8 +297,21 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 		}
 		first := commands.CandidateClasses(pol, t, params, max(0, o.gpus), nodeSize, nodeCount)[0]
 		l.Class, l.GPUs = first.Class, first.GPUs
-	} else if l.Class, err = renderClass(pol, o.class); err != nil {
-		return err
+	} else if c, ok := pol.Class(o.class); ok {
+		l.Class = c.Name
+	} else {
+		// The class meant where it is a misspelling of one, else the one render would take.
+		meant := policy.Closest(strings.ToLower(o.class), classNames(pol))
+		if meant == "" {
+			meant = pol.Classes[0].Name
+			nodeSize := func(class string) int { return classNodeSize(pol, class) }
+			nodeCount := func(class string) int { _, n := classNodes(pol, class); return n }
+			if commands.NoClassHolds(pol, t, params, max(0, o.gpus), nodeSize, nodeCount) == nil {
+				meant = commands.CandidateClasses(pol, t, params, max(0, o.gpus), nodeSize, nodeCount)[0].Class
+			}
+		}
+		return render(fmt.Sprintf("--class %q is not a class of %s, which has %s", o.class, pol.Source, strings.Join(classNames(pol), ", ")),
+			withFlag(fs, args, "class", meant))
 	}
 	if size := classNodeSize(pol, l.Class); o.gpus <= 0 && size > 0 && t.GPUs > size {
 		// No more per node than a node of the class holds, as /gpu template shows it.
@@ -385,15 +404,6 @@ func templateGPUs(t *templates.Template, params templates.Params) int {
 		}
 	}
 	return max(1, t.GPUs*nodes)
-}
-
-// renderClass is the --class asked for, which must be in the policy.
-func renderClass(pol *policy.Policy, asked string) (string, error) {
-	if c, ok := pol.Class(asked); ok {
-		return c.Name, nil
-	}
-	return "", errUsage{fmt.Sprintf("--class %q is not a class of %s, which has %s; example: --class %s",
-		asked, pol.Source, strings.Join(classNames(pol), ", "), pol.Classes[0].Name)}
 }
 
 // classNodes is what the policy's simulated cluster has of the class, where the policy runs on

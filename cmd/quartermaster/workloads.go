@@ -69,7 +69,7 @@ func workloadSettings() (workload.Settings, error) {
 	switch ws.Container {
 	case "", "apptainer", "pyxis":
 	default:
-		return ws, errUsage{fmt.Sprintf("QM_SLURM_CONTAINER=%q is neither apptainer nor pyxis; example: QM_SLURM_CONTAINER=apptainer (unset, jobs run on the nodes' own software)", ws.Container)}
+		return ws, errUsage{fmt.Sprintf("QM_SLURM_CONTAINER=%q is neither apptainer nor pyxis; e.g. QM_SLURM_CONTAINER=apptainer (unset, jobs run on the nodes' own software)", ws.Container)}
 	}
 	if ws.DefaultTemplate != "" {
 		cat, err := templateCatalog()
@@ -77,7 +77,7 @@ func workloadSettings() (workload.Settings, error) {
 			return ws, err
 		}
 		if _, err := cat.Get(ws.DefaultTemplate); err != nil {
-			return ws, errUsage{fmt.Sprintf("QM_DEFAULT_TEMPLATE=%q is not a template of the catalog (quartermaster templates list names them); example: QM_DEFAULT_TEMPLATE=%s",
+			return ws, errUsage{fmt.Sprintf("QM_DEFAULT_TEMPLATE=%q is not a template of the catalog (quartermaster templates list names them); e.g. QM_DEFAULT_TEMPLATE=%s",
 				ws.DefaultTemplate, workload.DefaultTemplate)}
 		}
 	}
@@ -96,7 +96,7 @@ func envBool(name string) (bool, error) {
 	case "false", "no", "off", "0":
 		return false, nil
 	}
-	return false, errUsage{fmt.Sprintf("%s=%q is neither true nor false; example: %s=true", name, v, name)}
+	return false, errUsage{fmt.Sprintf("%s=%q is neither true nor false; e.g. %s=true", name, v, name)}
 }
 
 // reconcileEvery is QM_RECONCILE_INTERVAL, or reconcileInterval when it is unset; a value that is
@@ -108,7 +108,7 @@ func reconcileEvery() (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return 0, errUsage{fmt.Sprintf("QM_RECONCILE_INTERVAL=%q is not a positive duration; example: QM_RECONCILE_INTERVAL=%s (the default)", v, reconcileInterval)}
+		return 0, errUsage{fmt.Sprintf("QM_RECONCILE_INTERVAL=%q is not a positive duration; set a duration with its unit, e.g. QM_RECONCILE_INTERVAL=%s (the default)", v, reconcileInterval)}
 	}
 	return positiveDuration("QM_RECONCILE_INTERVAL", v, reconcileInterval.String())
 }
