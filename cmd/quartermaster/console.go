@@ -84,10 +84,10 @@ func consoleSession(ctx context.Context, args []string, stdin io.Reader, stdout,
 	if fs.NArg() > 0 {
 		return consoleTakesNoWords(fs, o, fs.Arg(0))
 	}
-	if err := checkBackend(settingOf(fs, "backend", "QM_BACKEND"), o.flags.backend); err != nil {
+	if err := checkBackend(settingOf(fs, []string{"quartermaster", "console"}, args, "backend", "QM_BACKEND"), o.flags.backend); err != nil {
 		return err
 	}
-	if err := checkBackendHost(settingOf(fs, "backend", "QM_BACKEND"), o.flags); err != nil {
+	if err := checkBackendHost(settingOf(fs, []string{"quartermaster", "console"}, args, "backend", "QM_BACKEND"), o.flags); err != nil {
 		return err
 	}
 	if *clock != "" {

@@ -56,7 +56,8 @@ func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return errUsage{policyUsage}
 	}
 	file := os.Getenv("QM_POLICY")
-	switch rest := args[1:]; {
+	// --policy given twice names the file given last, as every command reads a flag given twice.
+	switch rest := onceEach(subcommands["policy"].flags(), args[1:]); {
 	case len(rest) == 0:
 	case len(rest) == 1 && strings.HasPrefix(rest[0], "--policy="):
 		file = strings.TrimPrefix(rest[0], "--policy=")

@@ -86,7 +86,7 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	switch {
 	case fs.NArg() > 0:
 		rest := withoutWords(fs, args[1:], fs.Args()[:1])
-		if *trace == "" {
+		if len(flagPlaces(fs, rest, "trace")) == 0 {
 			rest = append(rest, "--trace", predictTrace)
 		}
 		return errUsage{fmt.Sprintf("predict eval takes no more words, but got %q; e.g. %s", fs.Arg(0), shellLine(append([]string{"quartermaster", "predict", "eval"}, rest...)))}

@@ -203,14 +203,14 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	if err := checkAppSettings(); err != nil {
 		return err
 	}
-	o.addrSetting = settingOf(fs, "http", "QM_HTTP_ADDR")
+	o.addrSetting = settingOf(fs, []string{"quartermaster", "serve"}, args, "http", "QM_HTTP_ADDR")
 	if err := checkListenAddr(o.addrSetting, o.addr); err != nil {
 		return err
 	}
-	if err := checkBackend(settingOf(fs, "backend", "QM_BACKEND"), o.app.flags.backend); err != nil {
+	if err := checkBackend(settingOf(fs, []string{"quartermaster", "serve"}, args, "backend", "QM_BACKEND"), o.app.flags.backend); err != nil {
 		return err
 	}
-	if err := checkBackendHost(settingOf(fs, "backend", "QM_BACKEND"), o.app.flags); err != nil {
+	if err := checkBackendHost(settingOf(fs, []string{"quartermaster", "serve"}, args, "backend", "QM_BACKEND"), o.app.flags); err != nil {
 		return err
 	}
 	getenv := o.getenv

@@ -28,11 +28,15 @@ import (
 type startSetting struct {
 	flag, env string
 	fromFlag  bool
+	// The command line as typed, for an example of it put right: fs's args after line.
+	fs         *flag.FlagSet
+	line, args []string
 }
 
-// settingOf says whether fs's flag name was passed on the command line.
-func settingOf(fs *flag.FlagSet, name, env string) startSetting {
-	s := startSetting{flag: "--" + name, env: env}
+// settingOf says whether fs's flag name was passed on the command line, line (quartermaster
+// serve) with args.
+func settingOf(fs *flag.FlagSet, line, args []string, name, env string) startSetting {
+	s := startSetting{flag: "--" + name, env: env, fs: fs, line: line, args: args}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == name {
 			s.fromFlag = true
@@ -57,6 +61,15 @@ func (s startSetting) example(v string) string {
 	return s.env + "=" + v
 }
 
+// eg is the example of a refusal of the setting: the command as typed with the flag given v
+// where the flag gave it (quartermaster serve --demo --http :8080), else example's.
+func (s startSetting) eg(v string) string {
+	if !s.fromFlag || s.fs == nil {
+		return s.example(v)
+	}
+	return shellLine(append(slices.Clone(s.line), withFlag(s.fs, s.args, strings.TrimPrefix(s.flag, "--"), v)...))
+}
+
 // checkListenAddr refuses an address net.Listen cannot take (no port, a port out of range),
 // before the database is opened.
 func checkListenAddr(s startSetting, addr string) error {
@@ -65,7 +78,7 @@ func checkListenAddr(s startSetting, addr string) error {
 		_, err = net.LookupPort("tcp", port)
 	}
 	if err != nil {
-		return errUsage{fmt.Sprintf("%s is not an address to listen on; write HOST:PORT, or :PORT for every interface, e.g. %s", s.quoted(addr), s.example(defaultHTTPAddr))}
+		return errUsage{fmt.Sprintf("%s is not an address to listen on; write HOST:PORT, or :PORT for every interface, e.g. %s", s.quoted(addr), s.eg(defaultHTTPAddr))}
 	}
 	return nil
 }
@@ -83,13 +96,13 @@ func listenError(s startSetting, addr string, err error) error {
 	host, port, _ := net.SplitHostPort(addr)
 	switch {
 	case errors.Is(err, syscall.EADDRINUSE):
-		return fmt.Errorf("cannot listen on %s: another process already listens on that port; stop it, or choose a free port, e.g. %s", which, s.example(freePortNear(host, port)))
+		return fmt.Errorf("cannot listen on %s: another process already listens on that port; stop it, or choose a free port, e.g. %s", which, s.eg(freePortNear(host, port)))
 	case errors.Is(err, syscall.EACCES):
-		return fmt.Errorf("cannot listen on %s: a port below 1024 needs root or the CAP_NET_BIND_SERVICE capability; choose a port above 1023 and let a load balancer or proxy take port 80 or 443, e.g. %s", which, s.example(net.JoinHostPort(host, "8080")))
+		return fmt.Errorf("cannot listen on %s: a port below 1024 needs root or the CAP_NET_BIND_SERVICE capability; choose a port above 1023 and let a load balancer or proxy take port 80 or 443, e.g. %s", which, s.eg(net.JoinHostPort(host, "8080")))
 	case errors.Is(err, syscall.EADDRNOTAVAIL):
-		return fmt.Errorf("cannot listen on %s: %s is not an address of this machine; name one of its addresses, or leave the host out to listen on every interface, e.g. %s", which, host, s.example(":"+port))
+		return fmt.Errorf("cannot listen on %s: %s is not an address of this machine; name one of its addresses, or leave the host out to listen on every interface, e.g. %s", which, host, s.eg(":"+port))
 	}
-	return fmt.Errorf("cannot listen on %s: %v; e.g. %s", which, err, s.example(defaultHTTPAddr))
+	return fmt.Errorf("cannot listen on %s: %v; e.g. %s", which, err, s.eg(defaultHTTPAddr))
 }
 
 // freePortNear is host with the first port after port that nothing listens on now, as an example
@@ -195,9 +208,9 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 		if near := nearFlag(name, names); near != "" {
 			return errUsage{fmt.Sprintf("--%s is not a flag of %s; the nearest is --%s, e.g. %s", name, command, near, example(near, renamedFlag(fs, args, i, near, func() string { v, _ := value(near); return v })))}
 		}
-		if len(names) == 1 {
-			// The one flag the command takes is the one meant (--database for --db), with the
-			// value typed for it.
+		if len(names) == 1 && len(flagPlaces(fs, args, names[0])) == 0 {
+			// The one flag the command takes, not given, is the one meant (--database for --db),
+			// with the value typed for it.
 			return errUsage{fmt.Sprintf("--%s is not a flag of %s; it takes --%s alone, e.g. %s", name, command, names[0], example(names[0], renamedFlag(fs, args, i, names[0], func() string { v, _ := value(names[0]); return v })))}
 		}
 		rest := slices.Clone(args)
@@ -316,7 +329,7 @@ func checkBackend(s startSetting, v string) error {
 		}
 	}
 	list := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-	return errUsage{fmt.Sprintf("%s is not a backend; use %s, e.g. %s", s.quoted(v), list, s.example(example))}
+	return errUsage{fmt.Sprintf("%s is not a backend; use %s, e.g. %s", s.quoted(v), list, s.eg(example))}
 }
 
 // slurmCommands are Slurm's client commands the Slurm backend runs.

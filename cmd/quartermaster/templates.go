@@ -72,8 +72,13 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		if err != nil {
 			return err
 		}
-		if len(words) != 1 {
-			return errUsage{"show takes one template name, e.g. quartermaster templates show pytorch-ddp"}
+		fs, _ := browseFlags()
+		switch {
+		case len(words) == 0:
+			return refusal("templates show needs a template name", "templates", append([]string{"show", "pytorch-ddp"}, args[1:]...))
+		case len(words) > 1:
+			return refusal(fmt.Sprintf("templates show takes one template name, but got %q too", words[1]), "templates",
+				append([]string{"show"}, withoutWords(fs, args[1:], words[1:])...))
 		}
 		t, err := cat.Get(words[0])
 		if err != nil {
@@ -91,15 +96,20 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 }
 
+// browseFlags are list's and show's flags.
+func browseFlags() (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet("templates", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs, fs.String("policy", os.Getenv("QM_POLICY"), "policy file whose classes and simulated nodes the GPUs are told in")
+}
+
 // browseArgs reads list's and show's words and --policy (env QM_POLICY). Given a policy, a
 // template's GPUs are said as /gpu templates says them on it: per node as the nodes of its
 // simulated cluster hold them, on the class the template would go to; without one, as the
 // template asks.
 // verb is list or show, and name the template an example of a flag names where args name none.
 func browseArgs(verb, name string, args []string) (words []string, gpus func(*templates.Template) string, err error) {
-	fs := flag.NewFlagSet("templates", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	file := fs.String("policy", os.Getenv("QM_POLICY"), "policy file whose classes and simulated nodes the GPUs are told in")
+	fs, file := browseFlags()
 	if words, err = parseInterleaved(fs, args); err != nil {
 		return nil, nil, flagMistakeIn(fs, "quartermaster templates "+verb, withWord(fs, []string{"quartermaster", "templates", verb}, args, name),
 			args, map[string]string{"policy": "docs/quartermaster.example.yaml"}, err)
@@ -243,7 +253,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 		}
 	}
 	if name == "" {
-		return errUsage{"render needs a template name, e.g. quartermaster templates render pytorch-ddp --backend slurm nnodes=2"}
+		return refusal("templates render needs a template name", "templates", append([]string{"render", "pytorch-ddp"}, onceEach(fs, args)...))
 	}
 	render := func(what string, fixed []string) error {
 		return refusal(what, "templates", append([]string{"render"}, fixed...))

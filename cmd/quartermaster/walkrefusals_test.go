@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Each command's refusals of what was typed (a word too many or too few, a flag that is none, a
+// setting's flag with a value it cannot take) end with the command as typed, put right: what the
+// user typed besides is kept, and each flag is given once.
+func TestRefusalsOfEachCommandKeepWhatWasTyped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pol := filepath.Join(repoRoot, "docs", "quartermaster.example.yaml")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		// --db is the one flag, and it was given: the unknown flag is left out, --db kept.
+		{[]string{"agent-token", "list", "--db", "sqlite:" + dir + "/qm.db", "--x"},
+			"e.g. quartermaster agent-token list --db sqlite:" + dir + "/qm.db"},
+		{[]string{"predict", "eval", "extra", "--trace", "mine.swf"},
+			"e.g. quartermaster predict eval --trace mine.swf"},
+		{[]string{"templates", "show", "pytorch-ddp", "jax", "--policy", pol},
+			"e.g. quartermaster templates show pytorch-ddp --policy " + pol + ""},
+		{[]string{"templates", "show", "--policy", pol},
+			"e.g. quartermaster templates show pytorch-ddp --policy " + pol + ""},
+		{[]string{"templates", "render", "--policy", pol, "--backend", "kubernetes"},
+			"e.g. quartermaster templates render pytorch-ddp --policy " + pol + " --backend kubernetes"},
+		{[]string{"console", "--json", "--backend", "sim2", "--db", "sqlite:" + dir + "/qm.db"},
+			"e.g. quartermaster console --json --backend sim --db sqlite:" + dir + "/qm.db"},
+		{[]string{"serve", "--demo", "--http", "8080", "--db", "sqlite:" + dir + "/qm.db"},
+			"e.g. quartermaster serve --demo --http :8080 --db sqlite:" + dir + "/qm.db"},
+	} {
+		_, stderr, code := runCLI(c.args...)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || strings.Count(msg, "\n") != 0 || !strings.HasSuffix(msg, c.want) {
+			t.Errorf("%q: exit %d, %q; want exit 2 and one line ending %q", c.args, code, msg, c.want)
+		}
+	}
+}
+
+// policy check given --policy twice checks the file named last, as every other command reads a
+// flag given twice.
+func TestPolicyCheckReadsTheLastPolicyGiven(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "quartermaster.example.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(t.TempDir(), "good.yaml")
+	if err := os.WriteFile(good, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.yaml")
+	if out, stderr, code := runCLI("policy", "check", "--policy", missing, "--policy", good); code != 0 {
+		t.Errorf("policy check --policy missing --policy good: exit %d, %q %q; want the good one checked", code, out, stderr)
+	}
+	if _, stderr, code := runCLI("policy", "check", "--policy", good, "--policy="+missing); code == 0 || !strings.Contains(stderr, missing) {
+		t.Errorf("policy check --policy good --policy=missing: exit %d, %q; want the missing one refused", code, stderr)
+	}
+}
