@@ -196,6 +196,9 @@ func notAVerb(command, word string, verbs, args, example []string) error {
 // One sentence names the verbs; its example is the command typed with verb put in front of args,
 // and extra (what the verb needs besides) after.
 func needsVerb(command string, verbFirst bool, verbs []string, verb string, args, extra []string) error {
+	if sc, ok := subcommands[command]; ok && sc.flags != nil {
+		args = onceEach(sc.flags(), args) // a flag typed twice, once: where it was typed last
+	}
 	line := shellLine(append(append([]string{"quartermaster", command, verb}, args...), extra...))
 	if verbFirst && len(args) > 0 {
 		return errUsage{fmt.Sprintf("%s takes %s before its flags, e.g. %s", command, orList(verbs), line)}

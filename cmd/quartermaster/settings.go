@@ -208,20 +208,20 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 		if near := nearFlag(name, names); near != "" {
 			return errUsage{fmt.Sprintf("--%s is not a flag of %s; the nearest is --%s, e.g. %s", name, command, near, example(near, renamedFlag(fs, args, i, near, func() string { v, _ := value(near); return v })))}
 		}
-		if len(names) == 1 && len(flagPlaces(fs, args, names[0])) == 0 {
-			// The one flag the command takes, not given, is the one meant (--database for --db),
-			// with the value typed for it.
+		if one := fs.Lookup(names[0]); len(names) == 1 && !boolFlag(one) && len(flagPlaces(fs, args, names[0])) == 0 {
+			// The one flag the command takes, a value's, not given, is the one meant (--database
+			// for --db), with the value typed for it.
 			return errUsage{fmt.Sprintf("--%s is not a flag of %s; it takes --%s alone, e.g. %s", name, command, names[0], example(names[0], renamedFlag(fs, args, i, names[0], func() string { v, _ := value(names[0]); return v })))}
 		}
+		// The flag is left out wherever it was typed, and the word after it too where it is no
+		// word the command takes (its value, as typed).
 		rest := slices.Clone(args)
-		if i >= 0 {
-			// The flag is left out, and the word after it too where it is no word the command
-			// takes (its value, as typed).
+		for j := mistypedFlag(rest, name); j >= 0; j = mistypedFlag(rest, name) {
 			n := 1
-			if !strings.Contains(args[i], "=") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && takesNoWords[command] {
+			if !strings.Contains(rest[j], "=") && j+1 < len(rest) && !strings.HasPrefix(rest[j+1], "-") && takesNoWords[command] {
 				n = 2
 			}
-			rest = slices.Delete(rest, i, i+n)
+			rest = slices.Delete(rest, j, j+n)
 		}
 		if len(names) == 0 {
 			return errUsage{fmt.Sprintf("%s takes no flags, but got --%s; e.g. %s", command, name, example("", rest))}

@@ -320,7 +320,7 @@ func TestAFlagMistakeGetsAnExampleOfThatFlag(t *testing.T) {
 		{args: []string{"agent-token", "list", "--dbb", "sqlite:x.db"}, want: []string{"--dbb is not a flag of quartermaster agent-token", "quartermaster agent-token list --db sqlite:x.db"}},
 		{args: []string{"agent-token", "create", "gpu-07", "--d"}, want: []string{"--d is not a flag", "quartermaster agent-token create gpu-07 --db sqlite:data/quartermaster.db"}},
 		// Every other command says it in the same words, with the flag as it was typed.
-		{args: []string{"version", "--json"}, want: []string{"--json is not a flag of quartermaster version", "quartermaster version --short"}},
+		{args: []string{"version", "--json"}, want: []string{"--json is not a flag of quartermaster version", "e.g. quartermaster version"}},
 		{args: []string{"console", "--polcy", "p.yaml"}, want: []string{"--polcy is not a flag of quartermaster console", "the nearest is --policy", "quartermaster console --policy p.yaml"}},
 		{args: []string{"console", "--clock"}, want: []string{"--clock needs a value", "quartermaster console --clock 2026-11-30T09:00:00Z"}},
 		{args: []string{"templates", "list", "--polcy", "p.yaml"}, want: []string{"--polcy is not a flag of quartermaster templates list", "quartermaster templates list --policy p.yaml"}},

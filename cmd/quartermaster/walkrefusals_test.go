@@ -62,3 +62,23 @@ func TestPolicyCheckReadsTheLastPolicyGiven(t *testing.T) {
 		t.Errorf("policy check --policy good --policy=missing: exit %d, %q; want the missing one refused", code, stderr)
 	}
 }
+
+// A flag that is none of a command's, typed twice or with a value, is left out of the example
+// with its values; a verb put in front of flags typed twice gives each once.
+func TestAnUnknownFlagIsLeftOutWithItsValues(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"version", "--db", "sqlite:a.db", "--db", "sqlite:b.db"}, "e.g. quartermaster version"},
+		{[]string{"version", "--short", "--format", "json"}, "e.g. quartermaster version --short"},
+		{[]string{"migrate", "--db", "sqlite:a.db", "--db", "sqlite:b.db"}, "e.g. quartermaster migrate up --db sqlite:b.db"},
+	} {
+		_, stderr, code := runCLI(c.args...)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || strings.Count(msg, "\n") != 0 || !strings.HasSuffix(msg, c.want) {
+			t.Errorf("%q: exit %d, %q; want exit 2 and one line ending %q", c.args, code, msg, c.want)
+		}
+	}
+}
