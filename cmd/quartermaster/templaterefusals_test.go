@@ -42,6 +42,13 @@ func TestTemplatesRenderRefusalsKeepWhatWasTyped(t *testing.T) {
 		{[]string{"pytorch-ddp", "--policy", own, "--backend", "slrum", "--team", "robotics"},
 			`--backend is slurm or kubernetes, not "slrum"`,
 			"e.g. quartermaster templates render pytorch-ddp --policy " + own + " --backend slurm --team robotics"},
+		// A team the policy does not have: the one meant where it is a misspelling, else its first.
+		{[]string{"pytorch-ddp", "--policy", own, "--team", "robotcs", "--backend", "slurm"},
+			`--team "robotcs" is not a team of`,
+			"e.g. quartermaster templates render pytorch-ddp --policy " + own + " --team robotics --backend slurm"},
+		{[]string{"pytorch-ddp", "--policy", own, "--backend", "slurm", "--team", "ghost"},
+			`--team "ghost" is not a team of`,
+			"e.g. quartermaster templates render pytorch-ddp --policy " + own + " --backend slurm --team robotics"},
 		{[]string{"pytorch-ddp", "--policy", own, "--lease", "42x", "--backend", "kubernetes"},
 			`--lease "42x" is not a lease id`,
 			"e.g. quartermaster templates render pytorch-ddp --policy " + own + " --lease L-42 --backend kubernetes"},

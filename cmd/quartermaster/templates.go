@@ -332,6 +332,24 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	if nn, given := params["nnodes"]; given && o.gpus > 0 && l.GPUs > o.gpus {
 		fmt.Fprintf(stderr, "nnodes=%s runs %s on whole %s nodes: the lease holds %d GPUs, not the %d of --gpus\n", nn, t.Name, l.Class, l.GPUs, o.gpus)
 	}
+	if o.team != "" && len(pol.Teams) > 0 {
+		// A lease is of one of the policy's teams (its storage, its images): the one meant where
+		// --team is a misspelling of one, else the policy's first.
+		names := make([]string, len(pol.Teams))
+		for i, tm := range pol.Teams {
+			names[i] = tm.Name
+		}
+		tm, ok := pol.Team(o.team)
+		if !ok {
+			meant := policy.Closest(strings.ToLower(o.team), names)
+			if meant == "" {
+				meant = names[0]
+			}
+			return render(fmt.Sprintf("--team %q is not a team of %s, which has %s", o.team, pol.Source, strings.Join(names, ", ")),
+				withFlag(fs, args, "team", meant))
+		}
+		o.team = tm.Name
+	}
 	if l.Team, l.User, err = renderWho(pol, o.team, o.user); err != nil {
 		return err
 	}
