@@ -197,13 +197,29 @@ func notAVerb(command, word string, verbs, args, example []string) error {
 // and extra (what the verb needs besides) after.
 func needsVerb(command string, verbFirst bool, verbs []string, verb string, args, extra []string) error {
 	if sc, ok := subcommands[command]; ok && sc.flags != nil {
-		args = onceEach(sc.flags(), args) // a flag typed twice, once: where it was typed last
+		fs := sc.flags()
+		if f, ok := verbFlags[command]; ok {
+			fs = f()
+		}
+		fs.SetOutput(io.Discard)
+		args = onceEach(fs, args) // a flag typed twice, once: where it was typed last
+		// A flag that is none of the verb's is put right too (and said first), in the same example.
+		if _, err := parseInterleaved(fs, args); err != nil && verbFirst {
+			return flagMistakeIn(fs, "quartermaster "+command+" "+verb, []string{"quartermaster", command, verb}, args,
+				map[string]string{"": strings.Join(extra, " ")}, err)
+		}
 	}
 	line := shellLine(append(append([]string{"quartermaster", command, verb}, args...), extra...))
 	if verbFirst && len(args) > 0 {
 		return errUsage{fmt.Sprintf("%s takes %s before its flags, e.g. %s", command, orList(verbs), line)}
 	}
 	return errUsage{fmt.Sprintf("%s needs a command: %s, e.g. %s", command, orList(verbs), line)}
+}
+
+// verbFlags are the flags of the verb needsVerb puts in front (templates list), where they are
+// not the command's (render's, for its help).
+var verbFlags = map[string]func() *flag.FlagSet{
+	"templates": func() *flag.FlagSet { fs, _ := browseFlags(); return fs },
 }
 
 // refusal is a command-line refusal in one sentence: what is wrong (and what to do), then "e.g."

@@ -154,7 +154,7 @@ func flagMistake(fs *flag.FlagSet, command string, line, args []string, err erro
 // examples gives, by flag name, what follows --NAME in an example that works (for a flag taking
 // no value, the words the command needs besides it), before the shared flagExamples and the
 // flag's default. Words after the value (--print, --policy FILE) are added where args do not give
-// that flag already.
+// that flag already, and so are the words of examples[""] (what every example needs) after them.
 func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, examples map[string]string, err error) error {
 	m := goFlagError.FindStringSubmatch(err.Error())
 	if m == nil {
@@ -183,6 +183,7 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 	example := func(name string, fixed []string) string {
 		fixed = onceEach(fs, fixed)
 		_, extra := value(name)
+		extra = append(extra, strings.Fields(examples[""])...)
 		for i := 0; i < len(extra); i++ {
 			j := i + 1
 			for j < len(extra) && !strings.HasPrefix(extra[j], "-") {
@@ -208,17 +209,25 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 		if near := nearFlag(name, names); near != "" {
 			return errUsage{fmt.Sprintf("--%s is not a flag of %s; the nearest is --%s, e.g. %s", name, command, near, example(near, renamedFlag(fs, args, i, near, func() string { v, _ := value(near); return v })))}
 		}
-		if one := fs.Lookup(names[0]); len(names) == 1 && !boolFlag(one) && len(flagPlaces(fs, args, names[0])) == 0 {
+		typed := 0 // how many times the flag is typed
+		for j := 0; j < len(args); j++ {
+			if mistypedFlag(args[j:], name) == 0 {
+				typed++
+			}
+		}
+		if one := fs.Lookup(names[0]); len(names) == 1 && !boolFlag(one) && len(flagPlaces(fs, args, names[0])) == 0 && typed == 1 &&
+			i >= 0 && i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-") && !strings.Contains(args[i], "=") {
 			// The one flag the command takes, a value's, not given, is the one meant (--database
 			// for --db), with the value typed for it.
 			return errUsage{fmt.Sprintf("--%s is not a flag of %s; it takes --%s alone, e.g. %s", name, command, names[0], example(names[0], renamedFlag(fs, args, i, names[0], func() string { v, _ := value(names[0]); return v })))}
 		}
-		// The flag is left out wherever it was typed, and the word after it too where it is no
-		// word the command takes (its value, as typed).
+		// The flag is left out wherever it was typed, and the word after it too where that is
+		// its value: where the command takes no words, the flag is typed more than once, or the
+		// word is empty.
 		rest := slices.Clone(args)
 		for j := mistypedFlag(rest, name); j >= 0; j = mistypedFlag(rest, name) {
 			n := 1
-			if !strings.Contains(rest[j], "=") && j+1 < len(rest) && !strings.HasPrefix(rest[j+1], "-") && takesNoWords[command] {
+			if !strings.Contains(rest[j], "=") && j+1 < len(rest) && !strings.HasPrefix(rest[j+1], "-") && (takesNoWords[command] || typed > 1 || rest[j+1] == "") {
 				n = 2
 			}
 			rest = slices.Delete(rest, j, j+n)
@@ -230,7 +239,11 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 		for i, n := range names {
 			flags[i] = "--" + n
 		}
-		return errUsage{fmt.Sprintf("--%s is not a flag of %s; it takes %s (%s --help says what each does), e.g. %s", name, command, andList(flags), command, example("", rest))}
+		takes := andList(flags) + " (" + command + " --help says what each does)"
+		if len(flags) == 1 {
+			takes = flags[0] + " alone (" + command + " --help says what it does)"
+		}
+		return errUsage{fmt.Sprintf("--%s is not a flag of %s; it takes %s, e.g. %s", name, command, takes, example("", rest))}
 	case strings.HasPrefix(m[1], "flag needs"):
 		return errUsage{fmt.Sprintf("--%s needs a value, e.g. %s", name, put(name))}
 	case strings.HasPrefix(m[1], "invalid boolean"):

@@ -318,7 +318,7 @@ func TestAFlagMistakeGetsAnExampleOfThatFlag(t *testing.T) {
 		{args: []string{"migrate", "up", "--database", "sqlite:x.db"}, want: []string{"--database is not a flag of quartermaster migrate", "quartermaster migrate up --db sqlite:x.db"}},
 		{args: []string{"migrate", "status", "--db"}, want: []string{"--db needs a value", "quartermaster migrate status --db sqlite:data/quartermaster.db"}},
 		{args: []string{"agent-token", "list", "--dbb", "sqlite:x.db"}, want: []string{"--dbb is not a flag of quartermaster agent-token", "quartermaster agent-token list --db sqlite:x.db"}},
-		{args: []string{"agent-token", "create", "gpu-07", "--d"}, want: []string{"--d is not a flag", "quartermaster agent-token create gpu-07 --db sqlite:data/quartermaster.db"}},
+		{args: []string{"agent-token", "create", "gpu-07", "--d"}, want: []string{"--d is not a flag", "e.g. quartermaster agent-token create gpu-07"}},
 		// Every other command says it in the same words, with the flag as it was typed.
 		{args: []string{"version", "--json"}, want: []string{"--json is not a flag of quartermaster version", "e.g. quartermaster version"}},
 		{args: []string{"console", "--polcy", "p.yaml"}, want: []string{"--polcy is not a flag of quartermaster console", "the nearest is --policy", "quartermaster console --policy p.yaml"}},

@@ -82,3 +82,31 @@ func TestAnUnknownFlagIsLeftOutWithItsValues(t *testing.T) {
 		}
 	}
 }
+
+// A command that takes its verb before its flags, given a flag first that is none of the verb's,
+// is answered with that flag: the example puts the verb in front and the flag right, not the
+// mistaken flag again after the verb.
+func TestAFlagMistakeBeforeTheVerbIsPutRightToo(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		says string
+		want string
+	}{
+		{[]string{"discord", "--prnt", "--policy", "selkie.yaml"}, "--prnt is not a flag of quartermaster discord register",
+			"e.g. quartermaster discord register --print --policy selkie.yaml"},
+		{[]string{"predict", "--tarce", "mine.swf", "--json"}, "--tarce is not a flag of quartermaster predict eval",
+			"e.g. quartermaster predict eval --trace mine.swf --json"},
+		{[]string{"templates", "--polcy", "selkie.yaml"}, "--polcy is not a flag of quartermaster templates list",
+			"e.g. quartermaster templates list --policy selkie.yaml"},
+		// Flags that are the verb's only need the verb in front.
+		{[]string{"discord", "--print", "--policy", "selkie.yaml"}, "discord takes register before its flags",
+			"e.g. quartermaster discord register --print --policy selkie.yaml"},
+	} {
+		_, stderr, code := runCLI(c.args...)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || strings.Count(msg, "\n") != 0 || !strings.Contains(msg, c.says) || !strings.HasSuffix(msg, c.want) {
+			t.Errorf("%q: exit %d, %q; want exit 2 and one line saying %q, ending %q", c.args, code, msg, c.says, c.want)
+		}
+	}
+}
