@@ -216,6 +216,20 @@ func needsVerb(command string, verbFirst bool, verbs []string, verb string, args
 	return errUsage{fmt.Sprintf("%s needs a command: %s, e.g. %s", command, orList(verbs), line)}
 }
 
+// commandVerbs are the verbs of the commands that take one, and the one an example puts in
+// where none was typed (as their needsVerb does).
+var commandVerbs = map[string]struct {
+	verbs []string
+	verb  string
+}{
+	"agent-token": {[]string{"create", "list", "revoke"}, "list"},
+	"migrate":     {[]string{"up", "down", "status"}, "up"},
+	"templates":   {[]string{"list", "show", "render"}, "list"},
+	"discord":     {[]string{"register"}, "register"},
+	"predict":     {[]string{"eval"}, "eval"},
+	"policy":      {[]string{"check"}, "check"},
+}
+
 // verbFlags are the flags of the verb needsVerb puts in front (templates list), where they are
 // not the command's (render's, for its help).
 var verbFlags = map[string]func() *flag.FlagSet{
@@ -397,6 +411,9 @@ func emptyFlag(command string, sc subcommand, args []string) error {
 			rest = args[i+2:]
 		}
 		fixed = onceEach(fs, append(fixed, rest...)) // given twice, it is read where typed last
+		if v, ok := commandVerbs[command]; ok && !slices.ContainsFunc(fixed, func(w string) bool { return slices.Contains(v.verbs, w) }) {
+			fixed = append([]string{v.verb}, fixed...) // the verb it needs, as needsVerb puts it in
+		}
 		how := "give it a value"
 		if example == "" {
 			how = "leave it out for its default"

@@ -110,3 +110,23 @@ func TestAFlagMistakeBeforeTheVerbIsPutRightToo(t *testing.T) {
 		}
 	}
 }
+
+// A flag given an empty value before the verb of a command that needs one is answered with the
+// verb put in too, so that the example runs as it stands.
+func TestAnEmptyFlagBeforeTheVerbGetsTheVerbToo(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"migrate", "--db", ""}, "e.g. quartermaster migrate up --db sqlite:data/quartermaster.db"},
+		{[]string{"agent-token", "--db="}, "e.g. quartermaster agent-token list --db sqlite:data/quartermaster.db"},
+		{[]string{"migrate", "status", "--db="}, "e.g. quartermaster migrate status --db sqlite:data/quartermaster.db"},
+	} {
+		_, stderr, code := runCLI(c.args...)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || strings.Count(msg, "\n") != 0 || !strings.HasSuffix(msg, c.want) {
+			t.Errorf("%q: exit %d, %q; want exit 2 and one line ending %q", c.args, code, msg, c.want)
+		}
+	}
+}
