@@ -209,11 +209,16 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 			fixed := withFlag(fs, args, "week", svc.ExampleWeek(ctx).String())
 			if qm.ErrorCode(err) == qm.ENOTFOUND {
 				// Only the team is wrong: the example keeps the week asked for, which was read.
-				fixed = args
+				fixed = onceEach(fs, args)
 				if meant, _ := svc.Policy.TeamMeant(*team); meant != "" {
 					fixed = withFlag(fs, args, "team", meant) // the team asked for, with its accents put right
 				} else if ts, _ := svc.TeamNames(ctx); len(ts) > 0 {
-					fixed = withFlag(fs, args, "team", ts[0])
+					// The team meant where --team is a misspelling of one, else the first.
+					meant := policy.Closest(strings.ToLower(*team), ts)
+					if meant == "" {
+						meant = ts[0]
+					}
+					fixed = withFlag(fs, args, "team", meant)
 				}
 			}
 			return refusal(qm.ErrorMessage(err), "report", fixed)

@@ -130,3 +130,30 @@ func TestAnEmptyFlagBeforeTheVerbGetsTheVerbToo(t *testing.T) {
 		}
 	}
 }
+
+// report --team naming no team of the policy offers the team meant where it is a misspelling of
+// one (on a policy with teams of its own), not the first team there is.
+func TestReportOffersTheTeamMeant(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "quartermaster.example.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := strings.ReplaceAll(string(b), "vision", "robotics")
+	y = strings.ReplaceAll(y, "language", "acoustics")
+	dir := t.TempDir()
+	own := filepath.Join(dir, "own.yaml")
+	if err := os.WriteFile(own, []byte(y), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runConsoleAt(t, dir, "2026-11-24T15:00:00Z", "alice@acme.example: /gpu request 1 interactive 2h\n:advance 3h\n", "--policy", own)
+	db := "sqlite:" + filepath.Join(dir, "quartermaster.db")
+	for _, c := range []struct{ team, meant string }{{"robotcs", "robotics"}, {"acoustic", "acoustics"}} {
+		args := []string{"report", "--policy", own, "--db", db, "--now", "2026-12-01T15:00:00Z", "--week", "2026-W48", "--team", c.team, "--format", "csv"}
+		_, stderr, code := runCLI(args...)
+		want := "e.g. quartermaster report --policy " + own + " --db " + db + " --now 2026-12-01T15:00:00Z --week 2026-W48 --team " + c.meant + " --format csv"
+		if msg := strings.TrimSpace(stderr); code != 2 || !strings.HasSuffix(msg, want) {
+			t.Errorf("--team %s: exit %d, %q; want exit 2 and one line ending %q", c.team, code, msg, want)
+		}
+	}
+}
