@@ -82,7 +82,7 @@ func consoleSession(ctx context.Context, args []string, stdin io.Reader, stdout,
 			"policy": "docs/quartermaster.example.yaml", "clock": "2026-11-30T09:00:00Z"}, err)
 	}
 	if fs.NArg() > 0 {
-		return consoleTakesNoWords(fs, o, fs.Arg(0))
+		return consoleTakesNoWords(fs, o, args, fs.Arg(0))
 	}
 	if err := checkBackend(settingOf(fs, []string{"quartermaster", "console"}, args, "backend", "QM_BACKEND"), o.flags.backend); err != nil {
 		return err
@@ -186,16 +186,19 @@ func consoleExample(p *policy.Policy) (user, class string) {
 
 // consoleTakesNoWords refuses a word on the console's command line, naming it and the flags the
 // console takes, with an input line of the policy given (else the embedded example) that works.
-func consoleTakesNoWords(fs *flag.FlagSet, o *appOptions, word string) error {
+func consoleTakesNoWords(fs *flag.FlagSet, o *appOptions, args []string, word string) error {
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
-	command := []string{"quartermaster", "console"}
+	// The console as typed, less the word: its flags, --policy among them where it can be read.
+	kept := withoutWords(fs, args, []string{word})
 	p, err := o.flags.loadPolicy()
-	if err == nil {
-		command = append(command, givenFlag(fs, "policy")...)
-	} else if p, err = (&commonFlags{}).loadPolicy(); err != nil {
-		return errUsage{fmt.Sprintf("console takes no words, but got %q: it reads USER: TEXT lines from standard input and takes only the flags %s", word, andList(names))}
+	if err != nil {
+		kept = withoutPlaces(kept, flagPlaces(fs, kept, "policy")) // the line is the embedded example's
+		if p, err = (&commonFlags{}).loadPolicy(); err != nil {
+			return errUsage{fmt.Sprintf("console takes no words, but got %q: it reads USER: TEXT lines from standard input and takes only the flags %s", word, andList(names))}
+		}
 	}
+	command := append([]string{"quartermaster", "console"}, kept...)
 	user, class := consoleExample(p)
 	line := user + ": /gpu request for 2h"
 	if class != "" {

@@ -157,3 +157,21 @@ func TestReportOffersTheTeamMeant(t *testing.T) {
 		}
 	}
 }
+
+// console given a word keeps the flags typed in its example, the policy's own class in the line.
+func TestConsoleGivenAWordKeepsItsFlags(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "quartermaster.example.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := filepath.Join(t.TempDir(), "own.yaml")
+	if err := os.WriteFile(own, []byte(strings.ReplaceAll(string(b), "interactive", "notebook")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI("console", "--policy", own, "--json", "extra", "--clock", "2026-11-30T09:00:00Z")
+	want := "e.g. echo 'alice@acme.example: /gpu request 1 notebook for 2h' | quartermaster console --policy " + own + " --json --clock 2026-11-30T09:00:00Z"
+	if msg := strings.TrimSpace(stderr); code != 2 || !strings.HasSuffix(msg, want) {
+		t.Errorf("console with a word: exit %d, %q; want exit 2 and one line ending %q", code, msg, want)
+	}
+}
