@@ -122,14 +122,16 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	var s discordSettings
 	if !*printOnly {
 		if *guild != "" && !isSnowflake(*guild) {
-			return errUsage{fmt.Sprintf("--guild %q is not a Discord server id; it is a number (Discord's Developer Mode, then Copy Server ID on the server), e.g. --guild 1180000000000000001", *guild)}
+			return refusal(fmt.Sprintf("--guild %q is not a Discord server id; it is a number (Discord's Developer Mode, then Copy Server ID on the server)", *guild),
+				"discord", append([]string{"register"}, withFlag(fs, args[1:], "guild", "1180000000000000001")...))
 		}
 		var err error
 		if s, err = discordFromEnv(); err != nil {
 			return err
 		}
 		if s.BotToken == "" || s.AppID == "" {
-			return errUsage{"discord register needs DISCORD_BOT_TOKEN and DISCORD_APP_ID (the Developer Portal shows both); example: DISCORD_APP_ID=1180000000000000000 DISCORD_BOT_TOKEN=… quartermaster discord register --guild 1180000000000000001"}
+			return errUsage{"discord register needs DISCORD_BOT_TOKEN and DISCORD_APP_ID (the Developer Portal shows both); e.g. DISCORD_APP_ID=1180000000000000000 DISCORD_BOT_TOKEN=… " +
+				shellLine(append([]string{"quartermaster", "discord", "register"}, onceEach(fs, args[1:])...))}
 		}
 	}
 	// The class options' choices are the policy's classes, and Discord takes no other value:

@@ -105,7 +105,8 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	rep, err := predict.EvaluateFile(*trace, *format, filepath.Base(*trace), *train)
 	if errors.Is(err, predict.ErrFormatUnknown) {
-		return errUsage{fmt.Sprintf("cannot tell the format of %s from its name or its first line; add --format swf, --format csv, --format sacct or --format philly", *trace)}
+		return refusal(fmt.Sprintf("cannot tell the format of %s from its name or its first line; add --format swf, --format csv, --format sacct or --format philly", *trace),
+			"predict", append(append([]string{"eval"}, onceEach(fs, args[1:])...), "--format", predict.FormatSWF))
 	}
 	if err != nil {
 		return err

@@ -177,9 +177,14 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	}
 	switch {
 	case o.demo && o.app.flags.policy != "":
-		return errUsage{fmt.Sprintf("--demo runs the embedded example policy, but a policy is also named (%s); drop one of them", o.app.flags.policy)}
+		fixed := withoutPlaces(args, flagPlaces(fs, args, "policy"))
+		if len(fixed) == len(args) { // named by QM_POLICY
+			fixed = append([]string{"quartermaster", "serve"}, onceEach(fs, fixed)...)
+			return errUsage{fmt.Sprintf("--demo runs the embedded example policy, but a policy is also named (%s); drop one of them, e.g. QM_POLICY= %s", o.app.flags.policy, shellLine(fixed))}
+		}
+		return refusal(fmt.Sprintf("--demo runs the embedded example policy, but a policy is also named (%s); drop one of them", o.app.flags.policy), "serve", onceEach(fs, fixed))
 	case !o.demo && o.app.flags.policy == "":
-		return errUsage{errNoPolicy}
+		return refusal(errNoPolicy, "serve", append(onceEach(fs, args), "--policy", flagExamples["policy"]))
 	}
 	log, err := config.Logger(stderr)
 	if err != nil {

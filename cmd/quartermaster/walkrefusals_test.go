@@ -175,3 +175,31 @@ func TestConsoleGivenAWordKeepsItsFlags(t *testing.T) {
 		t.Errorf("console with a word: exit %d, %q; want exit 2 and one line ending %q", code, msg, want)
 	}
 }
+
+// serve's, discord register's and predict eval's refusals of what was typed end with the
+// command as typed, put right. t.Setenv: not parallel.
+func TestMoreRefusalsEndWithTheCommandPutRight(t *testing.T) {
+	clearEnv(t)
+	dir := t.TempDir()
+	t.Setenv("QM_DATA_DIR", dir)
+	trace := filepath.Join(dir, "jobs.trace")
+	if err := os.WriteFile(trace, []byte("what is this\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--demo", "--policy", "own.yaml", "--http", ":9090"}, "e.g. quartermaster serve --demo --http :9090"},
+		{[]string{"serve", "--http", ":9090"}, "e.g. quartermaster serve --http :9090 --policy /etc/quartermaster/quartermaster.yaml"},
+		{[]string{"discord", "register", "--guild", "my-server", "--policy", "own.yaml"}, "e.g. quartermaster discord register --guild 1180000000000000001 --policy own.yaml"},
+		{[]string{"discord", "register", "--policy", "own.yaml"}, "e.g. DISCORD_APP_ID=1180000000000000000 DISCORD_BOT_TOKEN=… quartermaster discord register --policy own.yaml"},
+		{[]string{"predict", "eval", "--trace", trace, "--json"}, "e.g. quartermaster predict eval --trace " + trace + " --json --format swf"},
+	} {
+		code, _, stderr := runQM(c.args...)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || strings.Count(msg, "\n") != 0 || !strings.HasSuffix(msg, c.want) {
+			t.Errorf("%q: exit %d, %q; want exit 2 and one line ending %q", c.args, code, msg, c.want)
+		}
+	}
+}
