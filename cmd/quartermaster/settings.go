@@ -157,6 +157,22 @@ func flagMistake(fs *flag.FlagSet, command string, line, args []string, err erro
 // that flag already, and so are the words of examples[""] (what every example needs) after them.
 func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, examples map[string]string, err error) error {
 	m := goFlagError.FindStringSubmatch(err.Error())
+	if word, ok := strings.CutPrefix(err.Error(), "bad flag syntax: "); ok && m == nil {
+		// ---db (a dash too many) is --db; -=x, a flag with no name, is left out.
+		i := slices.Index(args, word)
+		n, v, eq := strings.Cut(strings.TrimLeft(word, "-"), "=")
+		if i >= 0 && n != "" && fs.Lookup(n) != nil {
+			fixed := slices.Clone(args)
+			fixed[i] = "--" + n
+			if eq {
+				fixed[i] += "=" + v
+			}
+			return errUsage{fmt.Sprintf("%s has a dash too many; write --%s, e.g. %s", word, n, shellLine(append(slices.Clone(line), onceEach(fs, fixed)...)))}
+		}
+		if i >= 0 {
+			return errUsage{fmt.Sprintf("%q is no flag of %s (a flag is --NAME), e.g. %s", word, command, shellLine(append(slices.Clone(line), onceEach(fs, slices.Delete(slices.Clone(args), i, i+1))...)))}
+		}
+	}
 	if m == nil {
 		return errUsage{fmt.Sprintf("%v; %s --help lists the flags", err, command)}
 	}

@@ -203,3 +203,23 @@ func TestMoreRefusalsEndWithTheCommandPutRight(t *testing.T) {
 		}
 	}
 }
+
+// A flag written with three dashes, or a dash with no name, is answered in one sentence with the
+// command as typed, the flag written right (or left out), not Go's "bad flag syntax".
+func TestAFlagOfBadSyntaxIsPutRight(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", "--now", "2026-10-07T00:00:00Z", "---format", "csv"}, "e.g. quartermaster report --now 2026-10-07T00:00:00Z --format csv"},
+		{[]string{"migrate", "status", "---db=sqlite:a.db"}, "e.g. quartermaster migrate status --db=sqlite:a.db"},
+		{[]string{"version", "-=x", "--short"}, "e.g. quartermaster version --short"},
+	} {
+		_, stderr, code := runCLI(c.args...)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || strings.Count(msg, "\n") != 0 || !strings.HasSuffix(msg, c.want) || strings.Contains(msg, "bad flag syntax") {
+			t.Errorf("%q: exit %d, %q; want exit 2 and one line ending %q", c.args, code, msg, c.want)
+		}
+	}
+}
