@@ -44,10 +44,10 @@ func TestTemplatesRenderRefusesGPUsForACPUOnlyTemplate(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"templates", "render", "data-prep", "input=a", "output=b", "--gpus", "2", "--policy", file}, nil, &out, &errb)
 	msg := errb.String()
-	if code == 0 || !strings.Contains(msg, "--gpus") || !strings.Contains(msg, "Example: quartermaster templates render data-prep") {
+	if code == 0 || !strings.Contains(msg, "--gpus") || !strings.Contains(msg, "e.g. quartermaster templates render data-prep") {
 		t.Fatalf("render data-prep --gpus 2: exit %d, %q; want a refusal of --gpus with an example", code, msg)
 	}
-	ex := strings.Fields(msg[strings.Index(msg, "Example: ")+len("Example: "):])
+	ex := strings.Fields(msg[strings.Index(msg, "e.g. ")+len("e.g. "):])
 	if code := run(context.Background(), append(ex[1:], "--policy", file), nil, &out, &errb); code != 0 {
 		t.Errorf("the example %v does not render: exit %d", ex, code)
 	}

@@ -17,18 +17,18 @@ func TestTemplatesRenderKeepsTheRightParameters(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"cuda-smoke", "size=1024", "sise=9"}, "quartermaster templates render cuda-smoke size=1024"},
-		{[]string{"hf-lora", "epochs=7", "lora_rank=0", "bogus=1"}, "quartermaster templates render hf-lora dataset="},
+		{[]string{"cuda-smoke", "size=1024", "sise=9"}, "quartermaster templates render cuda-smoke --policy " + file + " size=1024"},
+		{[]string{"hf-lora", "epochs=7", "lora_rank=0", "bogus=1"}, "quartermaster templates render hf-lora --policy " + file + " dataset="},
 	} {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), append(append([]string{"templates", "render"}, tc.args...), "--policy", file), nil, &out, &errb)
 		msg := errb.String()
-		i := strings.Index(msg, "Example: ")
+		i := strings.Index(msg, "e.g. ")
 		if code == 0 || i < 0 {
 			t.Errorf("render %v: exit %d, %q; want a refusal with an example", tc.args, code, msg)
 			continue
 		}
-		ex := strings.TrimSpace(msg[i+len("Example: "):])
+		ex := strings.TrimSpace(msg[i+len("e.g. "):])
 		if !strings.HasPrefix(ex, tc.want) {
 			t.Errorf("render %v: example %q, want it to start %q", tc.args, ex, tc.want)
 			continue

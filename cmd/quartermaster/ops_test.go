@@ -730,15 +730,18 @@ func TestTemplatesErrorsShowShellCommands(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"templates", "show", "pytorch-dp"}, `did you mean pytorch-ddp? Example: quartermaster templates show pytorch-ddp`},
-		{[]string{"templates", "render", "pytorch-dp"}, `did you mean pytorch-ddp? Example: quartermaster templates render pytorch-ddp`},
+		{[]string{"templates", "show", "pytorch-dp"}, `did you mean pytorch-ddp? e.g. quartermaster templates show pytorch-ddp`},
+		{[]string{"templates", "render", "pytorch-dp"}, `did you mean pytorch-ddp? e.g. quartermaster templates render pytorch-ddp`},
+		// The flags typed are kept.
+		{[]string{"templates", "show", "pytorch-dp", "--policy", "../../docs/quartermaster.example.yaml"}, `did you mean pytorch-ddp? e.g. quartermaster templates show pytorch-ddp --policy ../../docs/quartermaster.example.yaml`},
+		{[]string{"templates", "render", "pytorch-ddp", "--backend", "slurm", "badkey=1"}, `; e.g. quartermaster templates render pytorch-ddp --backend slurm nnodes=2 script=train.py`},
 		{[]string{"templates", "show", "zzzz"}, `quartermaster templates list shows all`},
-		{[]string{"templates", "render", "pytorch-ddp", "badkey=1"}, `Example: quartermaster templates render pytorch-ddp nnodes=2 script=train.py`},
+		{[]string{"templates", "render", "pytorch-ddp", "badkey=1"}, `; e.g. quartermaster templates render pytorch-ddp nnodes=2 script=train.py`},
 		// A lease the template cannot run: the refusal's example is the render that works.
 		// One node's worth at most: the largest node, and a render that fits it.
-		{[]string{"templates", "render", "jupyterlab", "--gpus", "16"}, `the largest node here holds 8 GPUs (class train), fewer than the 16 asked for. Example: quartermaster templates render jupyterlab --gpus 8`},
+		{[]string{"templates", "render", "jupyterlab", "--gpus", "16"}, `the largest node here holds 8 GPUs (class train), fewer than the 16 asked for; e.g. quartermaster templates render jupyterlab --gpus 8`},
 		// More GPUs than a node of the class holds (the simulated cluster's 8), and fewer nodes.
-		{[]string{"templates", "render", "pytorch-ddp", "--gpus", "16", "nnodes=1"}, `nnodes=1 is fewer than the 2 whole nodes the lease holds. Example: quartermaster templates render pytorch-ddp nnodes=2`},
+		{[]string{"templates", "render", "pytorch-ddp", "--gpus", "16", "nnodes=1"}, `nnodes=1 is fewer than the 2 whole nodes the lease holds; e.g. quartermaster templates render pytorch-ddp --gpus 16 nnodes=2`},
 	} {
 		code, _, stderr := runQM(c.args...)
 		if code == 0 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "/gpu") {
@@ -866,7 +869,7 @@ func TestTemplatesRenderSpreadsManyGPUsOverAClassWithEnoughNodes(t *testing.T) {
 	if code := run(context.Background(), args, nil, &out, &errb); code == 0 {
 		t.Fatalf("render --gpus 20 on 4 nodes of 4: printed\n%s", out.String())
 	}
-	for _, want := range []string{"20 GPUs takes 5 nodes of class quad", "quartermaster templates render jax --gpus 16 nnodes=4"} {
+	for _, want := range []string{"20 GPUs takes 5 nodes of class quad", "quartermaster templates render jax --policy ../../commands/testdata/orbit.yaml --backend slurm --gpus 16 nnodes=4"} {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("refusal lacks %q: %s", want, errb.String())
 		}

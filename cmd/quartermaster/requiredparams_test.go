@@ -33,12 +33,12 @@ func TestTemplatesRenderWithoutRequiredParametersGivesAnExampleThatRenders(t *te
 		var out, errb bytes.Buffer
 		code := run(context.Background(), []string{"templates", "render", tp.Name, "--policy", file}, nil, &out, &errb)
 		msg := errb.String()
-		i := strings.Index(msg, "Example: quartermaster templates render "+tp.Name)
+		i := strings.Index(msg, "e.g. quartermaster templates render "+tp.Name)
 		if code == 0 || i < 0 {
 			t.Errorf("render %s: exit %d, %q; want a refusal with an example", tp.Name, code, msg)
 			continue
 		}
-		line := strings.TrimSpace(strings.SplitN(msg[i+len("Example: "):], "\n", 2)[0])
+		line := strings.TrimSpace(strings.SplitN(msg[i+len("e.g. "):], "\n", 2)[0])
 		for _, name := range required {
 			if !strings.Contains(line, " "+name+"=") {
 				t.Errorf("render %s: the example %q leaves out required %s", tp.Name, line, name)
@@ -89,12 +89,12 @@ func TestTemplatesRenderRefusalKeepsTheOtherParameters(t *testing.T) {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), args, nil, &out, &errb)
 		msg := errb.String()
-		i := strings.Index(msg, "Example: quartermaster templates render "+tp.Name)
+		i := strings.Index(msg, "e.g. quartermaster templates render "+tp.Name)
 		if code == 0 || i < 0 {
 			t.Errorf("%v: exit %d, %q; want a refusal with an example", args, code, msg)
 			continue
 		}
-		line := strings.TrimSpace(strings.SplitN(msg[i+len("Example: "):], "\n", 2)[0])
+		line := strings.TrimSpace(strings.SplitN(msg[i+len("e.g. "):], "\n", 2)[0])
 		out.Reset()
 		errb.Reset()
 		if code := run(context.Background(), append(strings.Fields(line)[1:], "--policy", file), nil, &out, &errb); code != 0 {

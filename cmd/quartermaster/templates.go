@@ -82,7 +82,7 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		t, err := cat.Get(words[0])
 		if err != nil {
-			return shellError(err, "show")
+			return shellError(err, "show", fs, args[1:])
 		}
 		showTemplate(stdout, cat, t, gpus)
 		return nil
@@ -271,7 +271,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	}
 	t, err := cat.Get(name)
 	if err != nil {
-		return shellError(err, "render")
+		return shellError(err, "render", fs, args)
 	}
 	params, err := t.ParseParams(words)
 	if err != nil {
@@ -280,7 +280,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 		if errors.As(err, &e) && e.Code == qm.EINVALID {
 			err = e.WithExample(commands.KeepParams(t, commands.RightParams(t, words), e.Example))
 		}
-		return shellError(err, "render")
+		return shellError(err, "render", fs, args)
 	}
 	id := qm.LeaseID(42)
 	if o.lease != "" {
@@ -289,7 +289,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 		}
 	}
 	if t.CPUOnly() && o.gpus > 0 {
-		return shellError(qm.Errorf(qm.EINVALID, "%s runs on CPUs only and its lease holds no GPU, so it takes no --gpus.", t.Name).WithExample(t.Example()), "render")
+		return shellError(qm.Errorf(qm.EINVALID, "%s runs on CPUs only and its lease holds no GPU, so it takes no --gpus.", t.Name).WithExample(t.Example()), "render", fs, withoutPlaces(args, flagPlaces(fs, args, "gpus")))
 	}
 	l := &qm.Lease{ID: id, GPUs: o.gpus, Duration: o.duration, Template: t.Name}
 	if l.GPUs <= 0 {
@@ -303,7 +303,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 		nodeSize := func(class string) int { return classNodeSize(pol, class) }
 		nodeCount := func(class string) int { _, n := classNodes(pol, class); return n }
 		if err := commands.NoClassHolds(pol, t, params, max(0, o.gpus), nodeSize, nodeCount); err != nil {
-			return shellError(err, "render")
+			return shellError(err, "render", fs, args)
 		}
 		first := commands.CandidateClasses(pol, t, params, max(0, o.gpus), nodeSize, nodeCount)[0]
 		l.Class, l.GPUs = first.Class, first.GPUs
@@ -391,7 +391,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 			if errors.As(err, &e) {
 				err = e.WithExample(commands.KeepParams(t, params, e.Example))
 			}
-			return shellError(err, "render")
+			return shellError(err, "render", fs, args)
 		}
 		return errUsage{err.Error()}
 	}
@@ -491,8 +491,9 @@ func contains(list []string, s string) bool {
 }
 
 // shellError turns a template error written for chat (/gpu template X, /gpu submit X k=v) into
-// one for the shell: the same sentence, with the quartermaster templates command that works.
-func shellError(err error, verb string) error {
+// one for the shell: the same sentence, with the quartermaster templates command that works, the
+// flags typed (fs's, in args) kept.
+func shellError(err error, verb string, fs *flag.FlagSet, args []string) error {
 	var e *qm.Error
 	if !errors.As(err, &e) {
 		return err
@@ -516,9 +517,43 @@ func shellError(err error, verb string) error {
 	if strings.HasPrefix(ex, "/gpu") {
 		ex = ""
 	}
-	c := e.WithExample(ex)
-	c.Message = msg
-	return c
+	words, ok := strings.CutPrefix(ex, "quartermaster templates "+verb+" ")
+	if !ok {
+		c := e.WithExample(ex)
+		c.Message = msg
+		return c
+	}
+	// The example keeps the flags typed (--policy, --backend…) that it does not give itself,
+	// after the template's name, each once.
+	example := strings.Fields(words)
+	var kept []string
+	typed := onceEach(fs, args)
+	for i := 0; i < len(typed); i++ {
+		a := typed[i]
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			continue
+		}
+		name, _, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			continue
+		}
+		n := 1
+		if !eq && !boolFlag(f) && i+1 < len(typed) {
+			n = 2
+		}
+		if !slices.Contains(example, "--"+name) {
+			kept = append(kept, typed[i:i+n]...)
+		}
+		i += n - 1
+	}
+	if len(example) > 0 {
+		example = append(append(example[:1:1], kept...), example[1:]...)
+	}
+	return refusal(strings.TrimSpace(msg), "templates", append([]string{verb}, example...))
 }
 
 // withWord is line with name after it where args (read by fs) give no word of their own (a
