@@ -60,7 +60,9 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			return err
 		}
 		if len(words) > 1 {
-			return errUsage{fmt.Sprintf("templates list takes at most one word to search for, but got %q too; e.g. %s", words[1], shellLine([]string{"quartermaster", "templates", "list", words[0]}))}
+			fs, _ := browseFlags()
+			return refusal(fmt.Sprintf("templates list takes at most one word to search for, but got %q too", words[1]), "templates",
+				append([]string{"list"}, withoutWords(fs, args[1:], words[1:])...))
 		}
 		word := ""
 		if len(words) == 1 {

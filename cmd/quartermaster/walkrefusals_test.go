@@ -223,3 +223,14 @@ func TestAFlagOfBadSyntaxIsPutRight(t *testing.T) {
 		}
 	}
 }
+
+// templates list given two words keeps the flags typed.
+func TestTemplatesListGivenTwoWordsKeepsItsFlags(t *testing.T) {
+	t.Parallel()
+	pol := filepath.Join(repoRoot, "docs", "quartermaster.example.yaml")
+	_, stderr, code := runCLI("templates", "list", "jax", "--policy", pol, "tpu")
+	want := `templates list takes at most one word to search for, but got "tpu" too; e.g. quartermaster templates list jax --policy ` + pol
+	if msg := strings.TrimSpace(stderr); code != 2 || !strings.HasSuffix(msg, want) {
+		t.Errorf("exit %d, %q; want exit 2 and one line ending %q", code, msg, want)
+	}
+}
