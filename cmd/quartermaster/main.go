@@ -398,8 +398,11 @@ func emptyFlag(command string, sc subcommand, args []string) error {
 		} else if value != "" {
 			continue
 		}
-		example := flagExamples[name]
-		if example == "" {
+		example, own := emptyExamples[command][name]
+		if !own {
+			example = flagExamples[name]
+		}
+		if example == "" && !own {
 			example = f.DefValue
 		}
 		fixed := slices.Clone(args[:i])
@@ -421,6 +424,15 @@ func emptyFlag(command string, sc subcommand, args []string) error {
 		return errUsage{fmt.Sprintf("--%s is empty; %s, e.g. %s", name, how, shellLine(append([]string{"quartermaster", command}, fixed...)))}
 	}
 	return nil
+}
+
+// emptyExamples are, by command and flag, the value an empty flag's example gives where neither
+// flagExamples nor the flag's default is one that works: a flag the command needs (predict eval's
+// --trace), or whose zero default means another value (render's --duration, 4h); "" leaves it
+// out (render's --gpus: the template's own).
+var emptyExamples = map[string]map[string]string{
+	"predict":   {"trace": predictTrace},
+	"templates": {"duration": "4h", "gpus": ""},
 }
 
 // orList is words as a person lists them: a, b or c.

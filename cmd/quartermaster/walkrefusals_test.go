@@ -234,3 +234,24 @@ func TestTemplatesListGivenTwoWordsKeepsItsFlags(t *testing.T) {
 		t.Errorf("exit %d, %q; want exit 2 and one line ending %q", code, msg, want)
 	}
 }
+
+// A flag given an empty value is answered with a value that works for that command's flag:
+// predict eval's --trace (which it needs), render's --duration (4h, not its zero default), and
+// render's --gpus left out (the template's own).
+func TestAnEmptyFlagGetsAValueThatWorks(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "eval", "--json", "--trace="}, "e.g. quartermaster predict eval --json --trace testdata/traces/KTH-SP2-1996-2.1-cln.swf.gz"},
+		{[]string{"templates", "render", "pytorch-ddp", "--duration", ""}, "e.g. quartermaster templates render pytorch-ddp --duration 4h"},
+		{[]string{"templates", "render", "pytorch-ddp", "--gpus=", "--backend", "slurm"}, "leave it out for its default, e.g. quartermaster templates render pytorch-ddp --backend slurm"},
+	} {
+		_, stderr, code := runCLI(c.args...)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || strings.Count(msg, "\n") != 0 || !strings.HasSuffix(msg, c.want) {
+			t.Errorf("%q: exit %d, %q; want exit 2 and one line ending %q", c.args, code, msg, c.want)
+		}
+	}
+}
