@@ -32,7 +32,7 @@ func consoleFlags() (fs *flag.FlagSet, o *appOptions, asJSON *bool, clock, repor
 	o.flags.register(fs)
 	asJSON = fs.Bool("json", false, "print one JSON object per bot message")
 	reportsDir = fs.String("reports", filepath.Join(dataDir(), "reports"), "where the weekly showback's chart and CSV are written")
-	clock = fs.String("clock", "", "start the simulated clock at this RFC3339 instant (default: now)")
+	clock = fs.String("clock", "", "start the simulated clock at this RFC3339 instant (default: now, or the last change the database records if that is later)")
 	return fs, o, asJSON, clock, reportsDir
 }
 
