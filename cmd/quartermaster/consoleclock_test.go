@@ -99,8 +99,8 @@ func TestConsoleClockGoesOnFromWhereItStopped(t *testing.T) {
 					if code, _, errs := consoleOn(t, db, c.script, "--clock", c.clock); code != 0 {
 						t.Fatalf("first console: exit %d: %s", code, errs)
 					}
-					want := "--clock " + c.before + " is before the last change the database records (" + c.end + "), and the simulated clock cannot go back; example: --clock " + c.end
-					if code, out, errs := consoleOn(t, db, "pia@borealis.example: /gpu list\n", "--clock", c.before); code != 2 || !strings.Contains(errs, want) || out != "" {
+					want := "--clock " + c.before + " is before the last change the database records (" + c.end + "), and the simulated clock cannot go back; e.g. quartermaster console "
+					if code, out, errs := consoleOn(t, db, "pia@borealis.example: /gpu list\n", "--clock", c.before); code != 2 || !strings.Contains(errs, want) || !strings.HasSuffix(strings.TrimSpace(errs), " --clock "+c.end) || out != "" {
 						t.Errorf("a --clock before where the clock stood: exit %d, %q, output %q; want %q", code, errs, out, want)
 					}
 					code, out, errs := consoleOn(t, db, "quinn@borealis.example: /gpu report this week\n")

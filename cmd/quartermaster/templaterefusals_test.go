@@ -73,9 +73,10 @@ func TestConsoleClockRefusalsKeepWhatWasTyped(t *testing.T) {
 	}{
 		{[]string{"console", "--json", "--clock", "yesterday", "--db", db},
 			"e.g. quartermaster console --json --clock 2026-11-30T09:00:00Z --db " + db},
-		// The database's history ends after the clock asked for: the clock offered is its end.
+		// The database's history ends after the clock asked for: the clock offered is its end,
+		// where the last console's clock stood (an hour after the request).
 		{[]string{"console", "--db", db, "--clock", "2026-11-20T09:00:00Z", "--json"},
-			"e.g. quartermaster console --db " + db + " --clock 2026-11-24T15:00:00Z --json"},
+			"e.g. quartermaster console --db " + db + " --clock 2026-11-24T16:00:00Z --json"},
 	} {
 		_, stderr, code := runCLI(c.args...)
 		msg := strings.TrimSpace(stderr)
