@@ -357,7 +357,8 @@ func TestAGuestWithoutAnEmailReadsTheHelp(t *testing.T) {
 
 // An Extend button pressed again after the lease it extended has ended does not answer that the
 // lease "now runs until" its old end and may be extended by typing: it says the lease has ended
-// and cannot be extended, with the request that asks for it again as the example.
+// and cannot be extended, with the request that asks for it again, for the length first asked
+// (2h, not the 3h it ran to), as the example.
 func TestExtendPressedAgainAfterTheLeaseEndedSaysItEnded(t *testing.T) {
 	e := newTuataraEnv(t)
 	grant := e.ask("UTAMA", "request 1 kete for 2h template jupyterlab")
@@ -368,7 +369,7 @@ func TestExtendPressedAgainAfterTheLeaseEndedSaysItEnded(t *testing.T) {
 	e.ask("UTAMA", "release L-1")
 	got := e.press("UTAMA", grant, extend)
 	if strings.Contains(got.Text, "now runs") || strings.Contains(got.Text, "extend it once more") ||
-		!strings.Contains(got.Text, "L-1 is released and cannot be extended") || !strings.HasSuffix(got.Text, "Example: `/gpu request 1 kete for 3h template jupyterlab`") {
+		!strings.Contains(got.Text, "L-1 is released and cannot be extended") || !strings.HasSuffix(got.Text, "Example: `/gpu request 1 kete for 2h template jupyterlab`") {
 		t.Errorf("Extend pressed again after L-1 was released answered %q", got.Text)
 	}
 }
