@@ -907,7 +907,7 @@ func parseExtend(c Command, args []string) (Command, error) {
 	if err != nil {
 		// The example extends the lease typed, not one of nobody's.
 		ex := "/gpu extend " + id.String() + " 2h"
-		if d := slipDuration(strings.Join(rest, " ")); d > 0 {
+		if d := meantDuration(strings.Join(rest, " "), err); d > 0 {
 			ex = "/gpu extend " + id.String() + " " + policy.FormatDuration(d)
 			c.Duration = d
 		}
@@ -1096,7 +1096,7 @@ func parseSubmit(c Command, args []string) (Command, error) {
 			d, err := parseDur(v)
 			if err != nil {
 				typed := "for=" + strings.TrimPrefix(strings.Join(args[i:j+1], " "), a[:len("for=")])
-				c.Duration = slipDuration(typed)
+				c.Duration = meantDuration(typed, err)
 				if c.Duration > 0 && late == nil {
 					// -2h, ٢h: the length meant is clear; refused once the rest is read, so
 					// that the example keeps the other words typed.
@@ -1167,8 +1167,8 @@ func durationProblem(verb, v string, err error, eg string) *qm.Error {
 var (
 	// decimalComma is a number with a decimal comma and a unit (1,5h), as many write it.
 	decimalComma = regexp.MustCompile(`^(.*=)?(\d+),(\d{1,2})([a-z]+)$`)
-	// bareMinutes is hours followed by minutes without their unit (1h30).
-	bareMinutes = regexp.MustCompile(`^(.*=)?(\d+h\d{1,2})$`)
+	// bareMinutes is hours followed by minutes without their unit (1h30, 1hr30).
+	bareMinutes = regexp.MustCompile(`^(.*=)?(\d+)(?:h|hr|hrs|hour|hours)(\d{1,2})$`)
 )
 
 // durationMeant is the duration v was most likely meant as, written the way that works: 1.5h
@@ -1179,7 +1179,7 @@ func durationMeant(v string) string {
 	if m := decimalComma.FindStringSubmatch(v); m != nil {
 		meant = m[1] + m[2] + "." + m[3] + m[4]
 	} else if m := bareMinutes.FindStringSubmatch(v); m != nil {
-		meant = m[1] + m[2] + "m"
+		meant = m[1] + m[2] + "h" + m[3] + "m"
 	}
 	if meant == "" {
 		return ""
@@ -1240,6 +1240,29 @@ func minusWord(w string) bool {
 func slipDuration(v string) time.Duration {
 	_, d := durationSlip("", v, "")
 	return d
+}
+
+// meantDuration is the length v, which parseDur refused with err, was meant as, for a refusal's
+// example to keep: the duration of a slip (-2h, ٢h), of one written as people often write it
+// (1,5h, 1h30: durationMeant), or what one naming a unit twice or out of order adds up to (1h1h
+// is 2h, as the refusal says); 0 where no length is clear.
+func meantDuration(v string, err error) time.Duration {
+	if d := slipDuration(v); d > 0 {
+		return d
+	}
+	if m := durationMeant(v); m != "" {
+		if i := strings.LastIndex(m, "="); i >= 0 {
+			m = m[i+1:]
+		}
+		if d, err := parseDur(m); err == nil {
+			return d
+		}
+	}
+	var order *policy.UnitOrderError
+	if errors.As(err, &order) && order.Meant >= time.Minute && order.Meant <= policy.LongestDuration {
+		return order.Meant.Round(time.Minute)
+	}
+	return 0
 }
 
 // in09 is w, a number written with digits other than 0-9, written with 0-9, where its digits are
@@ -1435,7 +1458,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 			d, err := parseDur(v)
 			if err != nil {
 				note(durationProblem("request", strings.Join(args[from:i+1], " "), err, "30m, 4h or 2d"))
-				c.Duration = slipDuration(strings.Join(args[from:i+1], " "))
+				c.Duration = meantDuration(strings.Join(args[from:i+1], " "), err)
 				continue
 			}
 			c.Duration = d
@@ -1516,7 +1539,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 			d, err := parseDur(v)
 			if err != nil {
 				note(durationProblem("request", strings.Join(args[from:i+1], " "), err, "30m, 4h or 2d"))
-				c.Duration = slipDuration(strings.Join(args[from:i+1], " "))
+				c.Duration = meantDuration(strings.Join(args[from:i+1], " "), err)
 				continue
 			}
 			c.Duration = d
@@ -1549,6 +1572,17 @@ func parseRequest(c Command, args []string) (Command, error) {
 					a = a + " " + strings.Join(args[i+1:j+1], " ") // "0h 0m", quoted as typed
 				}
 				note(durationProblem("request", a, err, "30m, 4h or 2d"))
+				if !seen["duration"] {
+					c.Duration = meantDuration(a, err)
+				}
+				continue
+			}
+			if durationMeant(a) != "" && !c.classes[la] && !seen["duration"] {
+				// 1h30, 1,5h: a duration as people often write it, refused with the length meant.
+				seen["duration"] = true
+				_, err := parseDur(a)
+				note(durationProblem("request", a, err, "30m, 4h or 2d"))
+				c.Duration = meantDuration(a, err)
 				continue
 			}
 			if minusWord(a) && i+1 < len(args) && !seen["duration"] {
@@ -1838,7 +1872,7 @@ func parseEstimate(c Command, args []string) (Command, error) {
 	}
 	d, err := durationOf(rest)
 	if err != nil {
-		c.Duration = slipDuration(strings.Join(rest, " "))
+		c.Duration = meantDuration(strings.Join(rest, " "), err)
 		return c, durationProblem("estimate", strings.Join(rest, " "), err, "30m, 4h or 2d")
 	}
 	c.Duration = d
@@ -2005,7 +2039,7 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		d, err := durationOf(tail)
 		if err != nil {
 			typed := strings.Join(tail, " ")
-			c.Duration = slipDuration(typed)
+			c.Duration = meantDuration(typed, err)
 			if c.Duration > qm.MaxQuotaIncrease && policy.OtherDigits(typed) {
 				// Longer than an increase lasts as well: one refusal says both, and the
 				// example asks for the longest.
