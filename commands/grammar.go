@@ -55,6 +55,8 @@ type Command struct {
 	templateTyped string
 	// classTyped is the class's name as typed, where that is not Class: what a refusal quotes.
 	classTyped string
+	// teamAgain is a job's team given twice, for the refusal's example (keepWorkingTeam).
+	teamAgain *teamAgain
 }
 
 // setTemplate names the template typed: Template is it with A to Z in lower case, as names compare.
@@ -1018,6 +1020,8 @@ func parseSubmit(c Command, args []string) (Command, error) {
 	// dropped the words given again.
 	var twice *qm.Error
 	dropped := map[int]bool{}
+	// team= given twice: where each is typed, and the second team.
+	teamAt, otherAt, otherTeam := 0, 0, ""
 	again := func(at, n int, format string, args ...any) {
 		if twice == nil {
 			twice = bad(c.Verb, format, args...)
@@ -1049,6 +1053,15 @@ func parseSubmit(c Command, args []string) (Command, error) {
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		if k, _, ok := strings.Cut(strings.ToLower(a), "="); ok && (k == "team" || k == "for" || k == "class" || k == "gpus") {
+			if k == "team" && given[k] && teamAt > 0 && twice == nil {
+				// The second team, for the asker's example where only it is one of theirs.
+				if t, perr := c.teamName(c.Verb, a[len("team="):]); perr == nil {
+					otherTeam, otherAt = t, i
+				}
+			}
+			if k == "team" && !given[k] {
+				teamAt = i
+			}
 			if given[k] {
 				n := 1
 				if k == "for" {
@@ -1121,9 +1134,44 @@ func parseSubmit(c Command, args []string) (Command, error) {
 				kept = append(kept, w)
 			}
 		}
+		if otherTeam != "" {
+			// The same job naming the second team instead, for an asker in it but not in the first.
+			other := []string{unquoted(args[0])}
+			for i, w := range args[1:] {
+				if (!dropped[i+1] || i+1 == otherAt) && i+1 != teamAt {
+					other = append(other, w)
+				}
+			}
+			c.teamAgain = &teamAgain{first: c.Team, second: otherTeam, example: "/gpu submit " + typedWords(other)}
+		}
 		return c, twice.WithExample("/gpu submit " + typedWords(kept))
 	}
 	return c, nil
+}
+
+// teamAgain is a job's team given twice (team=robotics team=reef): the first, which the command
+// keeps, the second, and the job naming the second instead of the first.
+type teamAgain struct{ first, second, example string }
+
+// keepWorkingTeam is err, the refusal of c, a job naming its team twice, with the job naming the
+// second team as its example where only the second is a team of the asker (of the policy, where
+// the asker is not known): the example keeps the team that works, not the one typed first.
+func (b *Bot) keepWorkingTeam(c Command, err error) error {
+	var e *qm.Error
+	if c.teamAgain == nil || !errors.As(err, &e) {
+		return err
+	}
+	works := func(t string) bool {
+		if c.Who != nil {
+			return slices.ContainsFunc(c.Who.Teams, func(m string) bool { return policy.SameName(m, t) })
+		}
+		_, ok := b.pol().Team(t)
+		return ok
+	}
+	if !works(c.teamAgain.first) && works(c.teamAgain.second) {
+		return e.WithExample(c.teamAgain.example)
+	}
+	return err
 }
 
 // typedWords joins words as words reads them back: a key's value with white space or a quote in

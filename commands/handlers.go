@@ -91,7 +91,7 @@ func (b *Bot) handle(ctx context.Context, req bot.Request) []bot.Reply {
 			err = discordNotAPerson(c)
 		}
 		err = b.ownLeaseExample(ctx, user, known, c.Verb, b.typedLeaseExample(ctx, user, known, c, err))
-		return []bot.Reply{b.refuse(ctx, c.Verb, b.submitExample(c, err))}
+		return []bot.Reply{b.refuse(ctx, c.Verb, b.keepWorkingTeam(c, b.submitExample(c, err)))}
 	}
 	s, _ := Lookup(c.Verb)
 	if b.SSO != nil && !s.Public {
