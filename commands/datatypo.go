@@ -92,3 +92,45 @@ func (b *Bot) dataTypoOutcome(ctx context.Context, l *qm.Lease) string {
 	}
 	return fmt.Sprintf(" %s Then ask with %s, and %s.", dataTypoText(typed, near), cmd, end)
 }
+
+// chatMentions are the names a chat app reads as a mention of many (@here), never offered as a
+// data class written as a mention.
+var chatMentions = []string{"everyone", "here", "channel"}
+
+// dataMentioned is c and err, the refusal of c, where c names its data class as a mention (data
+// @silt) of one of the policy's data classes: the sentence says a data class is named without the
+// @, and the example is the command typed (text) naming it so. c and err as they are otherwise.
+func (b *Bot) dataMentioned(c Command, text string, err error) (Command, error) {
+	if c.dataMention == "" {
+		return c, err
+	}
+	name := policy.NameKey(strings.TrimPrefix(c.dataMention, "@"))
+	if !policy.ValidDataClass(name) || slices.Contains(chatMentions, name) {
+		return c, err
+	}
+	known := false
+	for _, t := range b.pol().Teams {
+		known = known || slices.ContainsFunc(b.Svc.DataClassesOf(t.Name), func(dc string) bool { return policy.NameKey(dc) == name })
+	}
+	if !known {
+		return c, err
+	}
+	msg := fmt.Sprintf("%s is a mention; a data class is named without the @: %s.", policy.Quoted(c.dataMention, 40), name)
+	if c.Verb == "request" {
+		// The request as typed, put right, with the data class meant (typedExample).
+		c.DataClass = name
+		if s, ok := Lookup(c.Verb); ok && len(s.Examples) > 0 {
+			return c, qm.Invalid(s.Examples[0], "%s", msg)
+		}
+	}
+	ws := strings.Fields(shown(text))
+	for i, w := range ws {
+		if unquoted(w) == c.dataMention {
+			ws[i] = name
+		}
+	}
+	if len(ws) > 0 && !strings.HasPrefix(ws[0], "/") {
+		ws = append([]string{"/gpu"}, ws...)
+	}
+	return c, qm.Invalid(strings.Join(ws, " "), "%s", msg)
+}

@@ -57,6 +57,8 @@ type Command struct {
 	classTyped string
 	// teamAgain is a job's team given twice, for the refusal's example (keepWorkingTeam).
 	teamAgain *teamAgain
+	// dataMention is the data class typed as a mention (data @silt), as typed (dataMentioned).
+	dataMention string
 }
 
 // setTemplate names the template typed: Template is it with A to Z in lower case, as names compare.
@@ -1091,6 +1093,9 @@ func parseSubmit(c Command, args []string) (Command, error) {
 			v := unquoted(args[i])
 			c.DataClass = policy.NameKey(v)
 			if !policy.ValidDataClass(c.DataClass) {
+				if strings.HasPrefix(v, "@") {
+					c.dataMention = v
+				}
 				return c, qm.Invalid(submitDataExample, "%s is not a data class, which is one word of the letters a to z, digits, dots, - and _.", policy.Quoted(v, 40))
 			}
 		case strings.HasPrefix(strings.ToLower(a), "team="):
@@ -1551,6 +1556,9 @@ func parseRequest(c Command, args []string) (Command, error) {
 			c.DataClass = policy.NameKey(v)
 			if !policy.ValidDataClass(c.DataClass) {
 				c.DataClass = ""
+				if strings.HasPrefix(v, "@") {
+					c.dataMention = v
+				}
 				note(qm.Invalid(dataExample, "%s is not a data class, which is one word of the letters a to z, digits, dots, - and _.", policy.Quoted(v, 40)))
 				continue
 			}
