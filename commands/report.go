@@ -125,6 +125,15 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		if err := svc.CheckWeek(ctx, week); err != nil {
 			return fail(err)
 		}
+		if other, werr := svc.ParseWeek(ctx, args[len(args)-1]); !ok && len(args) == 2 && werr == nil {
+			// A week where the team goes: the week typed again, or a second week. The example is
+			// the report of the first.
+			text := qm.ErrorMessage(qm.Errorf(qm.EINVALID, "%s names two weeks; a report is of one week, so give one.", policy.Quoted(strings.Join(args, " "), 60)))
+			if other == week {
+				text = qm.ErrorMessage(qm.Errorf(qm.EINVALID, "%s gives the week twice; give it once.", policy.Quoted(strings.Join(args, " "), 60)))
+			}
+			return []bot.Reply{{Error: true, Ephemeral: true, Text: text + " Example: /gpu report " + week.String()}}
+		}
 		if !ok {
 			// Only the team is wrong: the example keeps the week asked for, with a team the
 			// asker may see the report of (their own use where they may see no team's).
