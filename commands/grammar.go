@@ -2058,7 +2058,15 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		twice = bad(c.Verb, "%s is given twice; give it once.", policy.Quoted(tail[0], 40))
 		tail = tail[1:]
 	}
+	var noData *qm.Error // data CLASS, as a request names one, refused once the rest is read
 	for i := 0; i < len(tail); i++ {
+		if strings.EqualFold(tail[i], "data") && noData == nil {
+			n := min(2, len(tail)-i)
+			noData = bad(c.Verb, "%s is not part of a quota request, which takes no data class; leave it out.", policy.Quoted(strings.Join(tail[i:i+n], " "), 40))
+			tail = append(tail[:i:i], tail[i+n:]...)
+			i--
+			continue
+		}
 		// team T, for someone in several teams: where the other words are, before "because".
 		if !strings.EqualFold(tail[i], "team") {
 			continue
@@ -2115,6 +2123,9 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 	}
 	if twice != nil {
 		return c, twice
+	}
+	if noData != nil {
+		return c, noData
 	}
 	if swapped != nil {
 		return c, swapped
