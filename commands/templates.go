@@ -706,7 +706,7 @@ func (t *Templates) candidatesFit(tp *templates.Template, params templates.Param
 func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bot.Reply {
 	tp, err := t.Catalog.Get(c.templateAsTyped())
 	if err != nil {
-		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, err)}
+		return []bot.Reply{t.Bot.refuse(ctx, c.Verb, t.submitMeant(c, err))}
 	}
 	var words []string
 	// Each of class= and gpus= comes at most once (parseSubmit); noGPU: gpus= given to a
@@ -1173,4 +1173,37 @@ func templateExample(verb string, tp *templates.Template, err error) error {
 		return err
 	}
 	return &qm.Error{Code: e.Code, Message: e.Message, Example: tp.Example()}
+}
+
+// submitMeant is err, the refusal of a job whose template is none of the catalog's, with the job
+// of the template meant as its example where the refusal asks whether that one was meant (its
+// mention, @cuda-smoke, or a typo): the parameters typed that it takes kept, as a job shows
+// them, not /gpu template, which runs nothing. err as it is otherwise.
+func (t *Templates) submitMeant(c Command, err error) error {
+	var e *qm.Error
+	if !errors.As(err, &e) || e.Code != qm.EINVALID {
+		return err
+	}
+	typed := strings.TrimPrefix(strings.TrimSpace(c.templateAsTyped()), "@")
+	tp, gerr := t.Catalog.Get(typed)
+	if gerr != nil {
+		var names []string
+		for _, l := range t.Catalog.List() {
+			names = append(names, l.Name)
+		}
+		near := policy.NearMiss(policy.NameKey(typed), names)
+		if near == "" {
+			return err
+		}
+		if tp, gerr = t.Catalog.Get(near); gerr != nil {
+			return err
+		}
+	}
+	meant := c
+	meant.setTemplate(tp.Name)
+	ex, ok := t.Bot.typedSubmit(tp, meant, typedDuration(&policy.Class{}, c.Duration))
+	if !ok {
+		ex = tp.Example()
+	}
+	return e.WithExample(ex)
 }
