@@ -885,6 +885,19 @@ func parseExtend(c Command, args []string) (Command, error) {
 		}
 		rest = rest[1:]
 	}
+	if perr == nil && c.classes[policy.NameKey(rest[0])] {
+		// A class where the length goes (extend L-1 train): an extension keeps the lease's
+		// class. The example extends the lease by the length typed after it, else by 2h.
+		d := 2 * time.Hour
+		if len(rest) > 1 {
+			if v, err := durationOf(rest[1:]); err == nil {
+				d = v
+			}
+		}
+		c.Duration = d
+		return c, qm.Invalid("/gpu extend "+id.String()+" "+policy.FormatDuration(d),
+			"%s is a class, not a length; /gpu extend takes a lease id and how much longer.", policy.Quoted(rest[0], 40))
+	}
 	if first, last := durationWords(rest, 0, rest[0]); last < len(rest)-1 && perr == nil {
 		// A length, then more: a second length (1h 2h), or words /gpu extend does not take
 		// (team reef). The example extends the lease by the first.
