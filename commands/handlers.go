@@ -683,6 +683,9 @@ func (b *Bot) extendedText(ctx context.Context, l *qm.Lease) string {
 }
 
 func (b *Bot) quotaRequest(ctx context.Context, req bot.Request, c Command) []bot.Reply {
+	if b.unknownClass(c) {
+		return []bot.Reply{b.refuse(ctx, c.Verb, b.noClass(ctx, c))}
+	}
 	out, err := b.Svc.QuotaIncrease(ctx, req.User, c.Team, c.Class, c.GPUs, c.Duration, c.Reason)
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, c.Verb, err)}
@@ -793,6 +796,9 @@ func (b *Bot) request(ctx context.Context, req bot.Request, c Command) []bot.Rep
 	}
 	if r := b.templateAsClass(c); r != nil {
 		return []bot.Reply{*r}
+	}
+	if b.unknownClass(c) {
+		return []bot.Reply{b.refuse(ctx, c.Verb, b.noClass(ctx, c))}
 	}
 	out, err := b.Svc.Request(ctx, qm.LeaseRequest{User: req.User, Who: c.Who, GPUs: c.GPUs, Class: c.Class, Duration: c.Duration,
 		Template: c.Template, Team: c.Team, DataClass: c.DataClass, Exclusive: c.Exclusive, RequestKey: req.Key})
@@ -1261,6 +1267,9 @@ func gpuHoursUsed(h float64) string {
 }
 
 func (b *Bot) estimate(ctx context.Context, req bot.Request, c Command) []bot.Reply {
+	if b.unknownClass(c) {
+		return []bot.Reply{b.refuse(ctx, c.Verb, b.noClass(ctx, c))}
+	}
 	e, err := b.Svc.EstimateRequest(ctx, req.User, c.Class, c.GPUs, c.Duration, c.Exclusive)
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, "estimate", err)}

@@ -734,7 +734,7 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 					ex = fmt.Sprintf("/gpu submit %s class={class}", tp.Name)
 				}
 				return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(ex,
-					"There is no class %s; the catalog has %s.", policy.Quoted(v, 40), policy.FewNames(v, t.Bot.pol().ClassNames())))}
+					"There is no class %s; the catalog has %s.", policy.Quoted(v, 40), t.Bot.classesFirst(cl.Name)))}
 			}
 		case k == templates.DataWord:
 			// data=phi, written as the other words of /gpu submit are: the data class is

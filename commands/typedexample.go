@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -396,4 +397,40 @@ func (b *Bot) templateRequest(ctx context.Context, c Command, tp *templates.Temp
 		parts = append(parts, "exclusive")
 	}
 	return strings.Join(parts, " ")
+}
+
+// noClass is the refusal of c, whose class is no class of the catalog: the catalog's classes,
+// the one its example names first (typedClass: the one a reader takes the typo for, else the
+// asker's), so that the sentence and the example follow one rule, with the command's own
+// example, which typedExample writes as typed with that class.
+func (b *Bot) noClass(ctx context.Context, c Command) error {
+	typed := c.Class
+	if c.classTyped != "" {
+		typed = c.classTyped
+	}
+	ex := ""
+	if s, ok := Lookup(c.Verb); ok && len(s.Examples) > 0 {
+		ex = s.Examples[0]
+	}
+	first := b.typedClass(ctx, c.Class, b.typedTeam(c)).Name
+	return qm.Invalid(ex, "There is no class %s; the catalog has %s.", policy.Quoted(typed, 40), b.classesFirst(first))
+}
+
+// classesFirst names the catalog's classes as a refusal lists them, first first ("": in the
+// policy's order).
+func (b *Bot) classesFirst(first string) string {
+	names := b.pol().ClassNames()
+	if i := slices.Index(names, first); i > 0 {
+		names = append(append([]string{first}, names[:i]...), names[i+1:]...)
+	}
+	return policy.SomeNames(names, 3)
+}
+
+// unknownClass reports whether c names a class that is no class of the catalog.
+func (b *Bot) unknownClass(c Command) bool {
+	if c.Class == "" {
+		return false
+	}
+	_, ok := b.pol().Class(c.Class)
+	return !ok
 }
