@@ -244,3 +244,31 @@ Name=gpu Type=l4 File=/dev/nvidia3
 		t.Errorf("gres.conf:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// FuzzParseCPUs: a cgroup's cpuset (the kernel's cpulist format) of any shape is read without a
+// panic; what is read writes back, as FormatCPUs writes it, to a list that reads the same, and a
+// refusal is one line that shows the list it refuses.
+func FuzzParseCPUs(f *testing.F) {
+	for _, s := range []string{"0-15,32-47", "0", "0-3,8-11\n", " 1 , 2-2 ", "", "3-1", "0-99999999", "-1", "0-65535", "0-65534,65535", "1,1,1", "0--1", "9223372036854775807"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		cpus, err := agent.ParseCPUs(s)
+		if err != nil {
+			if msg := err.Error(); msg == "" || strings.Contains(msg, "\n") {
+				t.Fatalf("%q refused with %q: not one line", s, msg)
+			}
+			return
+		}
+		for _, c := range cpus {
+			if c < 0 {
+				t.Fatalf("%q read as %v: a negative CPU", s, cpus)
+			}
+		}
+		back, err := agent.ParseCPUs(agent.FormatCPUs(cpus))
+		want := slices.Compact(slices.Sorted(slices.Values(cpus)))
+		if err != nil || !slices.Equal(slices.Compact(back), want) {
+			t.Fatalf("%q read as %v writes as %q, which reads as %v (%v)", s, cpus, agent.FormatCPUs(cpus), back, err)
+		}
+	})
+}

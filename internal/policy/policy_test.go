@@ -416,3 +416,28 @@ func TestGroupName(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseWeekly: a policy's weekly schedule of any shape is read without a panic; what is read
+// writes back (as "MON 09:00") to the same day and time, and a refusal is one line with an example.
+func FuzzParseWeekly(f *testing.F) {
+	for _, s := range []string{"MON 09:00", "monday 9:00", "Fri 23:59", "SUN 00:00", "MONDAY", "MONDAYS 09:00", "MO 09:00", "TUE 24:00", "wed 9:60", "  thu   07:05  ", "ſun 09:00", "\xff 09:00", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		day, at, err := ParseWeekly(s)
+		if err != nil {
+			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, `"MON 09:00"`) {
+				t.Fatalf("%q refused with %q: not one line with an example", s, msg)
+			}
+			return
+		}
+		if at < 0 || at >= 24*time.Hour || at%time.Minute != 0 {
+			t.Fatalf("%q read as %v %v", s, day, at)
+		}
+		back := fmt.Sprintf("%s %02d:%02d", strings.ToUpper(day.String()[:3]), int(at.Hours()), int(at.Minutes())%60)
+		d2, at2, err := ParseWeekly(back)
+		if err != nil || d2 != day || at2 != at {
+			t.Fatalf("%q read as %v %v, written %q, reads back as %v %v (%v)", s, day, at, back, d2, at2, err)
+		}
+	})
+}

@@ -40,3 +40,29 @@ func FuzzParseAccount(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseLeaseID: whatever a user types where a lease id goes, ParseLeaseID answers without
+// panicking; an id it accepts writes back (L-42) to the same id, and a refusal is one sentence
+// with an example of a lease id.
+func FuzzParseLeaseID(f *testing.F) {
+	for _, s := range []string{"L-42", "l-7", "42", " L-0001 ", "L-", "L-+1", "+1", "L-0", "L--1", "L-9223372036854775808", "L-9223372036854775807", "lease", "L-4\n2", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		id, err := ParseLeaseID(s)
+		if err != nil {
+			msg := err.Error()
+			if ErrorCode(err) != EINVALID || strings.Contains(msg, "\n") || !strings.Contains(msg, "L-42") {
+				t.Fatalf("%q refused with %q: not one sentence with an example", s, msg)
+			}
+			return
+		}
+		if id <= 0 {
+			t.Fatalf("%q read as %d", s, id)
+		}
+		back, err := ParseLeaseID(id.String())
+		if err != nil || back != id {
+			t.Fatalf("%q read as %v, which reads back as %v (%v)", s, id, back, err)
+		}
+	})
+}
