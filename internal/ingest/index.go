@@ -125,8 +125,9 @@ func expandHostlist(s string) []string {
 				ok = false
 				break
 			}
-			for n := a; n <= b; n++ {
-				names = append(names, fmt.Sprintf("%s%0*d%s", prefix, len(lo), n, suffix))
+			// Counted, not compared with b: n <= b holds for ever where b is the largest int.
+			for i := 0; i <= b-a; i++ {
+				names = append(names, fmt.Sprintf("%s%0*d%s", prefix, len(lo), a+i, suffix))
 			}
 		}
 		if !ok {
