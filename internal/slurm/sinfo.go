@@ -276,8 +276,9 @@ func expandHost(h string, budget int) []string {
 		if err1 != nil || err2 != nil || a < 0 || b < a || b-a >= budget-len(out) {
 			return []string{h}
 		}
-		for i := a; i <= b; i++ {
-			out = append(out, fmt.Sprintf("%s%0*d%s", prefix, len(lo), i, suffix))
+		// Counted, not compared with b: i <= b holds for ever where b is the largest int.
+		for i := 0; i <= b-a; i++ {
+			out = append(out, fmt.Sprintf("%s%0*d%s", prefix, len(lo), a+i, suffix))
 		}
 	}
 	return out

@@ -62,3 +62,17 @@ func FuzzParseSqueue(f *testing.F) {
 		}
 	})
 }
+
+// A host list ending at the largest number there is names that one host and ends, in squeue's
+// node column as anywhere Slurm writes a host list.
+func TestHostListEndingAtTheLargestNumberEnds(t *testing.T) {
+	for list, want := range map[string]string{
+		"gpu[9223372036854775807]":                     "gpu9223372036854775807",
+		"gpu[9223372036854775806-9223372036854775807]": "gpu9223372036854775806 gpu9223372036854775807",
+	} {
+		own := slurm.ParseOwnJobs([]byte(list+"|gres/gpu:h100=1|qm:L-1\n"), func(c string) bool { return strings.HasPrefix(c, "qm:") })
+		if len(own) != 1 || strings.Join(own[0].Nodes, " ") != want {
+			t.Errorf("%s: %+v, want nodes %s", list, own, want)
+		}
+	}
+}
