@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // FuzzScontrolJob: whatever scontrol show job -d -o prints (a job's name, comment and reason are
@@ -52,4 +53,32 @@ func FuzzScontrolJob(f *testing.F) {
 			t.Fatalf("ref %q", j.Ref)
 		}
 	})
+}
+
+// A TimeLimit too large to be a duration (106752 days and more) reads as no limit (0), as squeue's
+// does, never as a negative one; a negative field is no limit either.
+func TestScontrolTimeLimitTooLargeIsNoLimit(t *testing.T) {
+	for limit, want := range map[string]time.Duration{
+		"106751-23:47:16":   106751*24*time.Hour + 23*time.Hour + 47*time.Minute + 16*time.Second,
+		"106752-00:00:00":   0,
+		"99999999999-0:0:0": 0,
+		"0-2562047:0:0":     2562047 * time.Hour,
+		"0-2562048:0:0":     0,
+		"0:0:9223372036":    9223372036 * time.Second,
+		"0:0:9223372037":    0,
+		"1:-5:0":            0,
+		"UNLIMITED":         0,
+		"1-02:03:04":        26*time.Hour + 3*time.Minute + 4*time.Second,
+	} {
+		b := stubBackend(t, &stub{reply: func(name string, args []string) (string, error) {
+			if name == "scontrol" {
+				return "JobId=7 JobState=PENDING Reason=Priority TimeLimit=" + limit, nil
+			}
+			return `{"jobs": []}`, nil
+		}})
+		j, err := b.Job(context.Background(), "7")
+		if err != nil || j.TimeLimit != want {
+			t.Errorf("TimeLimit=%s reads as %v (%v); want %v", limit, j.TimeLimit, err, want)
+		}
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"os/user"
@@ -575,29 +576,36 @@ func (b *Backend) location() *time.Location {
 	return b.cfg.Policy.Location
 }
 
-// scontrolLimit reads scontrol's TimeLimit, [days-]hours:minutes:seconds; zero for UNLIMITED.
+// scontrolLimit reads scontrol's TimeLimit, [days-]hours:minutes:seconds; zero for UNLIMITED, and
+// for a limit too large to be a duration (as squeue's), never a negative one.
 func scontrolLimit(s string) time.Duration {
 	days := 0
 	if d, rest, ok := strings.Cut(s, "-"); ok {
 		n, err := strconv.Atoi(d)
-		if err != nil {
+		if err != nil || n < 0 {
 			return 0
 		}
 		days, s = n, rest
 	}
-	var hms [3]int
 	parts := strings.Split(s, ":")
 	if len(parts) != 3 {
 		return 0
 	}
+	// In seconds, each step checked: days, then hours, minutes and seconds added in turn.
+	const most = math.MaxInt64 / int64(time.Second)
+	total := int64(days)
 	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil {
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || n < 0 {
 			return 0
 		}
-		hms[i] = n
+		unit := []int64{24, 60, 60}[i]
+		if n > most || total > (most-n)/unit {
+			return 0
+		}
+		total = total*unit + n
 	}
-	return time.Duration(days)*24*time.Hour + time.Duration(hms[0])*time.Hour + time.Duration(hms[1])*time.Minute + time.Duration(hms[2])*time.Second
+	return time.Duration(total) * time.Second
 }
 
 // scontrolExit reads scontrol's ExitCode=127:0 (exit code, signal).
