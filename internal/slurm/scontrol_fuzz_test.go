@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // FuzzScontrolJob: whatever scontrol show job -d -o prints (a job's name, comment and reason are
@@ -34,7 +35,9 @@ func FuzzScontrolJob(f *testing.F) {
 		out.Store(text)
 		j, err := b.Job(context.Background(), "4242")
 		if err != nil {
-			if msg := err.Error(); msg == "" || len(msg) > 1000 {
+			// What scontrol printed is quoted clipped to 300 bytes: at most four characters each
+			// once quoted (\xfd), so an error stays under 1,500, and whole UTF-8.
+			if msg := err.Error(); msg == "" || len(msg) > 1500 || !utf8.ValidString(msg) {
 				t.Fatalf("refused in %q", msg)
 			}
 			return
