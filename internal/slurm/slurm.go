@@ -29,6 +29,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
@@ -741,9 +742,14 @@ func firstHost(nodes string) string {
 	return n
 }
 
+// clip shortens what Slurm printed to at most 300 bytes for a message, cut between letters.
 func clip(s string) string {
-	if len(s) > 300 {
-		return s[:300] + "…"
+	if len(s) <= 300 {
+		return s
 	}
-	return s
+	n := 300
+	for n > 0 && !utf8.RuneStart(s[n]) { // between letters, never inside one
+		n--
+	}
+	return s[:n] + "…"
 }
