@@ -327,8 +327,9 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &pe) || pe.Code != qm.EINVALID || pe.Message == "" || !strings.HasPrefix(pe.Example, "/gpu") {
 				t.Fatalf("bad error for %q: %v", s, err)
 			}
-			// One short sentence, whatever was typed: what it quotes of the input is cut short.
-			if len(pe.Message) > 600 || strings.ContainsAny(pe.Message, "\n\r") || !strings.HasSuffix(pe.Message, ".") {
+			// One short sentence, whatever was typed: what it quotes of the input is cut short. It
+			// ends with a full stop, or a question where it asks what was meant ("did you mean …?").
+			if len(pe.Message) > 600 || strings.ContainsAny(pe.Message, "\n\r") || !strings.HasSuffix(pe.Message, ".") && !strings.HasSuffix(pe.Message, "?") {
 				t.Fatalf("%q is refused in more than one short sentence: %q", s, pe.Message)
 			}
 			// What it quotes it shows as typed, in plain quotes: nothing escaped with a backslash.
