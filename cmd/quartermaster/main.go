@@ -127,6 +127,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	if err := sc.run(ctx, args[1:], stdin, stdout, stderr); err != nil {
+		var pf *policy.FileError
+		if errors.As(err, &pf) && sc.flags != nil && ctx.Err() == nil {
+			err = policyFileRefusal(pf, args[0], sc.flags(), args[1:])
+		}
 		var fv errFlagValue
 		if errors.As(err, &fv) {
 			err = errUsage{fv.Error()}
@@ -592,4 +596,66 @@ func builtInDefaults(fs *flag.FlagSet, getenv func(string) string) {
 			f.Usage += fmt.Sprintf("; %s is set here (%s) and overrides the default", d.env, v)
 		}
 	})
+}
+
+// policyFileRefusal answers a policy file that cannot be read (pf) as every refusal of the command
+// line: what is wrong, then command's args (as typed) with the policy put right, given where it
+// was typed (--policy, or policy check's word), else with --policy (it came from QM_POLICY).
+func policyFileRefusal(pf *policy.FileError, command string, fs *flag.FlagSet, args []string) error {
+	file := workingPolicy(pf)
+	fs.SetOutput(io.Discard)
+	var words []string
+	switch i := slices.Index(args, pf.Path); {
+	case len(flagPlaces(fs, args, "policy")) > 0:
+		words = withFlag(fs, args, "policy", file)
+	case command == "policy" && i >= 0 && !isFlagValue(fs, args, i):
+		words = slices.Clone(args)
+		words[i] = file
+	case command == "policy":
+		words = append(slices.Clone(args), file)
+	default:
+		words = append(slices.Clone(args), "--policy", file)
+	}
+	return refusal(pf.Sentence(), command, words)
+}
+
+// workingPolicy is a policy file that loads, for the example of a refusal of pf: the YAML file
+// beside the one typed whose name is near it (tokio.yaml for tokyo.yaml), the first in the
+// directory typed, else the example policy.
+func workingPolicy(pf *policy.FileError) string {
+	var dir, near string
+	switch pf.Problem {
+	case "does not exist":
+		dir = filepath.Dir(pf.Path)
+	case "is a directory":
+		dir = pf.Path
+	default:
+		return policy.ExamplePolicyPath
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return policy.ExamplePolicyPath
+	}
+	var names []string
+	for _, e := range entries {
+		if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
+			names = append(names, e.Name())
+		}
+	}
+	if dir == pf.Path {
+		for _, n := range names {
+			if _, err := policy.LoadFile(filepath.Join(dir, n)); err == nil {
+				return strings.TrimSuffix(pf.Path, "/") + "/" + n
+			}
+		}
+		return policy.ExamplePolicyPath
+	}
+	base := filepath.Base(pf.Path)
+	if near = policy.Closest(base, names); near == "" {
+		return policy.ExamplePolicyPath
+	}
+	if _, err := policy.LoadFile(filepath.Join(dir, near)); err != nil {
+		return policy.ExamplePolicyPath
+	}
+	return strings.TrimSuffix(pf.Path, base) + near
 }

@@ -62,23 +62,56 @@ const MaxFileSize = 8 << 20
 func LoadFile(path string) (*Policy, error) {
 	b, err := readAtMost(path, MaxFileSize)
 	if errors.Is(err, errTooLarge) {
-		return nil, fmt.Errorf("the policy file %s is larger than %d MiB, far more than any policy needs; give the path of the policy's YAML file (--policy FILE or QM_POLICY): docs/quartermaster.example.yaml is one that works", path, MaxFileSize>>20)
+		return nil, &FileError{Path: path, Problem: fmt.Sprintf("is larger than %d MiB, far more than any policy needs", MaxFileSize>>20),
+			Fix: "give the path of the policy's YAML file (--policy FILE or QM_POLICY)", Err: err}
 	}
 	if err != nil {
-		const works = "docs/quartermaster.example.yaml is one that works"
 		var pe *fs.PathError
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("the policy file %s does not exist; give the path of a policy file (--policy FILE or QM_POLICY): %s", path, works)
+			return nil, &FileError{Path: path, Problem: "does not exist", Fix: "give the path of a policy file (--policy FILE or QM_POLICY)", Err: err}
 		case isDir(path):
-			return nil, fmt.Errorf("the policy file %s is a directory; give the path of the YAML file in it: %s", path, works)
+			return nil, &FileError{Path: path, Problem: "is a directory", Fix: "give the path of the YAML file in it", Err: err}
 		case errors.As(err, &pe):
-			return nil, fmt.Errorf("the policy file %s cannot be read: %v; %s", path, pe.Err, works)
+			return nil, &FileError{Path: path, Problem: fmt.Sprintf("cannot be read: %v", pe.Err), Err: err}
 		}
 		return nil, fmt.Errorf("the policy file %s cannot be read: %w", path, err)
 	}
 	return Load(b, path)
 }
+
+// FileError is a policy file that cannot be read as one: it does not exist, is a directory, is
+// too large or may not be read. Its message names the example policy as one that works; a
+// caller that has a better example (the command line as typed, put right) builds its own from
+// Sentence.
+type FileError struct {
+	Path string
+	// Problem is what is wrong with the file (does not exist), Fix what to give instead; empty
+	// where the problem says it.
+	Problem, Fix string
+	Err          error
+}
+
+// ExamplePolicyPath is the policy file, in the repository and the release archive, that works.
+const ExamplePolicyPath = "docs/quartermaster.example.yaml"
+
+func (e *FileError) Error() string {
+	if e.Fix == "" {
+		return e.Sentence() + "; " + ExamplePolicyPath + " is one that works"
+	}
+	return e.Sentence() + ": " + ExamplePolicyPath + " is one that works"
+}
+
+// Sentence is what is wrong with the file and what to give instead, without an example.
+func (e *FileError) Sentence() string {
+	s := "the policy file " + e.Path + " " + e.Problem
+	if e.Fix != "" {
+		s += "; " + e.Fix
+	}
+	return s
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
 
 var errTooLarge = errors.New("larger than the limit")
 
