@@ -36,7 +36,12 @@ func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		if len(args) == 0 && os.Getenv("QM_POLICY") == "" {
 			needs = []string{"docs/quartermaster.example.yaml"}
 		}
-		return needsVerb("policy", true, []string{"check"}, "check", args, needs)
+		err := needsVerb("policy", true, []string{"check"}, "check", args, needs)
+		if u, ok := err.(errUsage); ok && len(args) > 0 && os.Getenv("QM_POLICY") == "" && !namesAFile(u.msg) {
+			u.msg += " " + policy.ExamplePolicyPath // the file check needs, where the example gives none
+			return u
+		}
+		return err
 	}
 	if args[0] != "check" {
 		if !strings.HasPrefix(args[0], "-") && policy.EditDistance(strings.ToLower(args[0]), "check") <= 2 {
@@ -193,4 +198,19 @@ func shellLine(words []string) string {
 		out[i] = shellWord(w)
 	}
 	return strings.Join(out, " ")
+}
+
+// namesAFile says whether the example a refusal of policy check ends with (after e.g.) gives
+// the file to check: a word after check, or --policy.
+func namesAFile(msg string) bool {
+	_, eg, ok := strings.Cut(msg, "e.g. quartermaster policy check")
+	if !ok {
+		return true
+	}
+	for _, w := range strings.Fields(eg) {
+		if !strings.HasPrefix(w, "-") || strings.HasPrefix(strings.TrimLeft(w, "-"), "policy") {
+			return true
+		}
+	}
+	return false
 }

@@ -232,9 +232,11 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 			}
 		}
 		if one := fs.Lookup(names[0]); len(names) == 1 && !boolFlag(one) && len(flagPlaces(fs, args, names[0])) == 0 && typed == 1 &&
-			i >= 0 && i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-") && !strings.Contains(args[i], "=") {
-			// The one flag the command takes, a value's, not given, is the one meant (--database
-			// for --db), with the value typed for it.
+			i >= 0 && i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-") && !strings.Contains(args[i], "=") &&
+			writtenShort(name, names[0]) {
+			// The one flag the command takes, a value's, not given, is the one meant where it is
+			// that flag written long or short (--database for --db), with the value typed for it;
+			// any other flag (--polcy for --db) is left out below.
 			return errUsage{fmt.Sprintf("--%s is not a flag of %s; it takes --%s alone, e.g. %s", name, command, names[0], example(names[0], renamedFlag(fs, args, i, names[0], func() string { v, _ := value(names[0]); return v })))}
 		}
 		// The flag is left out wherever it was typed, and the word after it too where that is
@@ -287,10 +289,36 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 }
 
 // takesNoWords are the commands (as flagMistake names them) that take flags only: a word after a
-// flag that is none of theirs is taken as that flag's value.
+// flag that is none of theirs is taken as that flag's value. policy check's one word is its file,
+// which its refusal gives where none is left.
 var takesNoWords = map[string]bool{
 	"quartermaster serve": true, "quartermaster console": true, "quartermaster report": true,
 	"quartermaster version": true, "quartermaster predict eval": true, "quartermaster discord register": true,
+	"quartermaster agent-token list": true, "quartermaster migrate up": true, "quartermaster migrate down": true,
+	"quartermaster migrate status": true, "quartermaster policy check": true,
+}
+
+// writtenShort says whether flag name is flag as a reader takes a flag misspelled: a near miss
+// (nearFlag), or one of the two written short or long, the shorter's letters (two or more) in the
+// longer in order from its first (--database for --db, --pol for --policy).
+func writtenShort(name, flag string) bool {
+	if nearFlag(name, []string{flag}) != "" {
+		return true
+	}
+	short, long := name, flag
+	if len(short) > len(long) {
+		short, long = long, short
+	}
+	if len(short) < 2 || short[0] != long[0] {
+		return false
+	}
+	k := 0
+	for j := 0; j < len(long) && k < len(short); j++ {
+		if long[j] == short[k] {
+			k++
+		}
+	}
+	return k == len(short)
 }
 
 // mistypedFlag is where args give the flag name that is not a flag (-name, --name, --name=V),
