@@ -141,7 +141,9 @@ func init() {
 // checkSettingNames looks at the QM_ variables of environ (NAME=VALUE): one that is a near miss
 // of a setting in docs/configuration.md (QM_DATABSE_URL_FILE) is refused, naming the setting it
 // was surely meant to be, since that setting would otherwise silently take its default. One like
-// no setting is left alone (a test harness's, a script's). Values are never shown: some are secrets.
+// no setting is left alone (a test harness's, a script's). Its example renames it with the value
+// that was set; a secret's (or a secret file's path) is never shown, but given by the variable
+// set: QM_DATABASE_URL_FILE="$QM_DATABSE_URL_FILE".
 func checkSettingNames(environ []string) error {
 	known := map[string]bool{}
 	var names []string
@@ -154,17 +156,35 @@ func checkSettingNames(environ []string) error {
 		}
 	}
 	var unknown []string
+	values := map[string]string{}
 	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
+		name, value, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "QM_") && !known[name] && !known[strings.TrimSuffix(name, "_FILE")] && !workspaceEnv[name] {
 			unknown = append(unknown, name)
+			values[name] = value
 		}
 	}
 	sort.Strings(unknown)
 	for _, name := range unknown {
 		if near := policy.Closest(name, names); near != "" {
-			return errUsage{fmt.Sprintf("%s is set, but no setting has that name, so it would be ignored; did you mean %s? Rename it (docs/configuration.md lists every setting)", name, near)}
+			value := shellWord(values[name])
+			if secretSetting(name) || secretSetting(near) {
+				value = `"$` + name + `"`
+			}
+			return errUsage{fmt.Sprintf("%s is set, but no setting has that name, so it would be ignored (docs/configuration.md lists every setting); did you mean %s? Rename it, e.g. %s=%s", name, near, near, value)}
 		}
 	}
 	return nil
+}
+
+// secretSetting says whether a setting's value may be a secret, or the path of a file holding one,
+// and so is not shown: a URL (a database's carries its password), a token, secret, password or
+// key, or a _FILE setting.
+func secretSetting(name string) bool {
+	for _, w := range []string{"URL", "TOKEN", "SECRET", "PASSWORD", "KEY", "_FILE"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -458,7 +458,24 @@ func TestAMistypedSettingIsRefused(t *testing.T) {
 		!strings.Contains(stderr, "did you mean QM_DATABASE_URL_FILE?") || strings.Contains(stderr, "secrets/database-url") {
 		t.Errorf("a mistyped setting: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
+	// The example renames it: a secret's (its file's) by its variable, never shown; any other's
+	// with the value that was set.
+	if !strings.HasSuffix(strings.TrimSpace(stderr), `e.g. QM_DATABASE_URL_FILE="$QM_DATABSE_URL_FILE"`) {
+		t.Errorf("a mistyped secret's setting: %q; want the example QM_DATABASE_URL_FILE=\"$QM_DATABSE_URL_FILE\"", stderr)
+	}
 	os.Unsetenv("QM_DATABSE_URL_FILE")
+	for _, c := range []struct{ name, value, eg string }{
+		{"QM_POLCY", "/srv/qm/kestrel.yaml", "e.g. QM_POLICY=/srv/qm/kestrel.yaml"},
+		{"QM_BACKNED", "kubernetes", "e.g. QM_BACKEND=kubernetes"},
+		{"QM_DATA_DRI", "/var/lib/qm data", "e.g. QM_DATA_DIR='/var/lib/qm data'"},
+	} {
+		t.Setenv(c.name, c.value)
+		code, _, stderr := runQM("version")
+		if msg := strings.TrimSpace(stderr); code != 2 || strings.Contains(msg, "\n") || !strings.HasSuffix(msg, c.eg) {
+			t.Errorf("%s=%s: exit %d, %q; want one sentence ending %s", c.name, c.value, code, msg, c.eg)
+		}
+		os.Unsetenv(c.name)
+	}
 	t.Setenv("QM_SOMETHING_ELSE_ENTIRELY", "1")
 	code, out, stderr = runQM("policy", "check", "../../docs/quartermaster.example.yaml")
 	if code != 0 || !strings.Contains(out, "is valid") || stderr != "" {
