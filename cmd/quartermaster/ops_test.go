@@ -735,7 +735,7 @@ func TestTemplatesErrorsShowShellCommands(t *testing.T) {
 		// The flags typed are kept.
 		{[]string{"templates", "show", "pytorch-dp", "--policy", "../../docs/quartermaster.example.yaml"}, `did you mean pytorch-ddp? e.g. quartermaster templates show pytorch-ddp --policy ../../docs/quartermaster.example.yaml`},
 		{[]string{"templates", "render", "pytorch-ddp", "--backend", "slurm", "badkey=1"}, `; e.g. quartermaster templates render pytorch-ddp --backend slurm nnodes=2 script=train.py`},
-		{[]string{"templates", "show", "zzzz"}, `quartermaster templates list shows all`},
+		{[]string{"templates", "show", "zzzz"}, `(quartermaster templates list shows what each is); e.g. quartermaster templates show `},
 		{[]string{"templates", "render", "pytorch-ddp", "badkey=1"}, `; e.g. quartermaster templates render pytorch-ddp nnodes=2 script=train.py`},
 		// A lease the template cannot run: the refusal's example is the render that works.
 		// One node's worth at most: the largest node, and a render that fits it.

@@ -84,7 +84,7 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		t, err := cat.Get(words[0])
 		if err != nil {
-			return shellError(err, "show", fs, args[1:])
+			return shellError(unknownTemplate(cat, words[0], "/gpu template", err), "show", fs, args[1:])
 		}
 		showTemplate(stdout, cat, t, gpus)
 		return nil
@@ -273,7 +273,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	}
 	t, err := cat.Get(name)
 	if err != nil {
-		return shellError(err, "render", fs, args)
+		return shellError(unknownTemplate(cat, name, "/gpu submit", err), "render", fs, args)
 	}
 	params, err := t.ParseParams(words)
 	if err != nil {
@@ -490,6 +490,33 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// unknownTemplate is cat.Get's refusal (err) of name where no template is near it: its sentence
+// lists the catalog's templates, rather than only saying how to list them beside an example of
+// the first as if it were the one meant; the example is the first, as command (/gpu template,
+// /gpu submit with the parameters its example gives) takes it.
+func unknownTemplate(cat *templates.Catalog, name, command string, err error) error {
+	var e *qm.Error
+	list := cat.List()
+	if !errors.As(err, &e) || len(list) == 0 {
+		return err
+	}
+	key := policy.NameKey(strings.TrimSpace(name))
+	names := make([]string, len(list))
+	for i, t := range list {
+		names[i] = t.Name
+	}
+	if policy.NearMiss(key, names) != "" || len(cat.Search(key)) > 0 {
+		return err
+	}
+	ex := "/gpu template " + list[0].Name
+	if command == "/gpu submit" {
+		ex = list[0].Example()
+	}
+	c := e.WithExample(ex)
+	c.Message = fmt.Sprintf("There is no template %s; the templates are %s (quartermaster templates list shows what each is)", policy.Quoted(name, 40), andList(names))
+	return c
 }
 
 // shellError turns a template error written for chat (/gpu template X, /gpu submit X k=v) into
