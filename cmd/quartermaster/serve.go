@@ -170,10 +170,24 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	fs, o := serveFlags()
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return flagMistake(fs, "quartermaster serve", []string{"quartermaster", "serve"}, args, err)
+		// The example gives serve a policy where none is named, as its refusal of none does.
+		var needs map[string]string
+		if len(flagPlaces(fs, args, "demo")) == 0 && policyIn(args) == "" && os.Getenv("QM_POLICY") == "" {
+			needs = map[string]string{"": "--policy " + flagExamples["policy"]}
+		}
+		return flagMistakeIn(fs, "quartermaster serve", []string{"quartermaster", "serve"}, args, needs, err)
 	}
 	if fs.NArg() > 0 {
-		return strayWords(fs, "serve", fs.Args(), args)
+		// The example is one serve takes: with a policy where none is named, without the one
+		// named where --demo is given (named by --policy; QM_POLICY= is refused below).
+		fixed := withoutWords(fs, args, fs.Args())
+		switch {
+		case o.demo && o.app.flags.policy != "":
+			fixed = withoutPlaces(fixed, flagPlaces(fs, fixed, "policy"))
+		case !o.demo && o.app.flags.policy == "":
+			fixed = append(fixed, "--policy", flagExamples["policy"])
+		}
+		return refusal(fmt.Sprintf("serve takes no more words, but got %q", fs.Args()[0]), "serve", fixed)
 	}
 	switch {
 	case o.demo && o.app.flags.policy != "":
