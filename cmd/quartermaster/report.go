@@ -184,10 +184,39 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	defer st.Close()
 	svc := &showback.Service{Policy: pol, Source: st, Clock: clock}
+	// teamRight is fixed with --team put right: the team meant, with its accents put right, else
+	// the one --team is a misspelling of, else the first; fixed as it is where the team is one.
+	teamRight := func(fixed []string) []string {
+		if meant, _ := svc.Policy.TeamMeant(*team); meant != "" {
+			return withFlag(fs, fixed, "team", meant)
+		}
+		if ts, _ := svc.TeamNames(ctx); len(ts) > 0 {
+			meant := policy.Closest(strings.ToLower(*team), ts)
+			if meant == "" {
+				meant = ts[0]
+			}
+			return withFlag(fs, fixed, "team", meant)
+		}
+		return fixed
+	}
+	// weekWrong refuses the week (err) with the example's week put right, and the team too where
+	// it is none, which the sentence then says as well: one example puts every mistake right.
+	weekWrong := func(err error) error {
+		what := qm.ErrorMessage(err)
+		fixed := withFlag(fs, args, "week", svc.ExampleWeek(ctx).String())
+		if *team != "" {
+			if _, terr := svc.ResolveTeam(ctx, *team); qm.ErrorCode(terr) == qm.ENOTFOUND {
+				why := strings.TrimSuffix(qm.ErrorMessage(terr), ".")
+				what = strings.TrimSuffix(what, ".") + "; and " + strings.ToLower(why[:1]) + why[1:]
+				fixed = teamRight(fixed)
+			}
+		}
+		return refusal(what, "report", fixed)
+	}
 	w := svc.LastComplete()
 	if *week != "" {
 		if w, err = svc.ParseWeek(ctx, *week); err != nil {
-			return refusal(qm.ErrorMessage(err), "report", withFlag(fs, args, "week", svc.ExampleWeek(ctx).String()))
+			return weekWrong(err)
 		}
 	}
 	if *out != "" {
@@ -205,23 +234,12 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	r, err := svc.Report(ctx, w, showback.Filter{Team: *team})
 	if err != nil {
+		if qm.ErrorCode(err) == qm.ENOTFOUND {
+			// Only the team is wrong: the example keeps the week asked for, which was read.
+			return refusal(qm.ErrorMessage(err), "report", teamRight(onceEach(fs, args)))
+		}
 		if qm.ErrorCode(err) != qm.EINTERNAL {
-			fixed := withFlag(fs, args, "week", svc.ExampleWeek(ctx).String())
-			if qm.ErrorCode(err) == qm.ENOTFOUND {
-				// Only the team is wrong: the example keeps the week asked for, which was read.
-				fixed = onceEach(fs, args)
-				if meant, _ := svc.Policy.TeamMeant(*team); meant != "" {
-					fixed = withFlag(fs, args, "team", meant) // the team asked for, with its accents put right
-				} else if ts, _ := svc.TeamNames(ctx); len(ts) > 0 {
-					// The team meant where --team is a misspelling of one, else the first.
-					meant := policy.Closest(strings.ToLower(*team), ts)
-					if meant == "" {
-						meant = ts[0]
-					}
-					fixed = withFlag(fs, args, "team", meant)
-				}
-			}
-			return refusal(qm.ErrorMessage(err), "report", fixed)
+			return weekWrong(err)
 		}
 		return err
 	}

@@ -479,8 +479,9 @@ lee@acme.example: /gpu report 2026-W48
 		{[]string{"--week", "last tuesday"}, `"last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week`, "--week 2026-W48"},
 		{[]string{"--week", "2099-W10"}, `2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W48`, "--week 2026-W48"},
 		{[]string{"--week", "2026-W48", "--team", "ghost"}, `There is no team "ghost"; the teams are language, vision`, "--week 2026-W48 --team language"},
-		// A week before the history and an unknown team: the week is refused first.
-		{[]string{"--week", "2026-W40", "--team", "ghost"}, `There is no history for 2026-W40: the first lease was asked for in 2026-W48`, "--week 2026-W48 --team ghost"},
+		// A week before the history and an unknown team: the sentence says both, and the
+		// example puts both right.
+		{[]string{"--week", "2026-W40", "--team", "ghost"}, `There is no history for 2026-W40: the first lease was asked for in 2026-W48; and there is no team "ghost"; the teams are language, vision`, "--week 2026-W48 --team language"},
 		// A good week with an unknown team: the example keeps the week asked for.
 		{[]string{"--week", "2026-W49", "--team", "ghost"}, `There is no team "ghost"; the teams are language, vision`, "--week 2026-W49 --team language"},
 		{[]string{"--week", "2026-W48", "--format", "xlsx"}, `--format "xlsx" is not one of text, csv, json, png`, "--week 2026-W48 --format csv"},
