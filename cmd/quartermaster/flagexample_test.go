@@ -62,8 +62,9 @@ func TestAFlagTypedTwiceIsGivenOnceInTheExample(t *testing.T) {
 			"e.g. quartermaster report --now 2026-10-07T00:00:00Z --format csv"},
 		{[]string{"report", "--format", "json", "--now", "2026-10-07T00:00:00Z", "--format", "md", "--week", "2026-W39"},
 			"e.g. quartermaster report --now 2026-10-07T00:00:00Z --format csv --week 2026-W39"},
-		{[]string{"serve", "--db", "sqlite:a.db", "--db", "sqlite:b.db", "--htp", ":9090"},
-			"e.g. quartermaster serve --db sqlite:b.db --http :9090"},
+		// --demo: serve's example otherwise adds the policy it needs (TestServesExampleGivesAPolicyOrTheDemo).
+		{[]string{"serve", "--demo", "--db", "sqlite:a.db", "--db", "sqlite:b.db", "--htp", ":9090"},
+			"e.g. quartermaster serve --demo --db sqlite:b.db --http :9090"},
 		{[]string{"console", "--db", "", "--db", "sqlite:" + dir + "/b.db", "--json"},
 			"e.g. quartermaster console --db sqlite:" + dir + "/b.db --json"},
 		{[]string{"migrate", "status", "--db", "sqlite:a.db", "--db="},
