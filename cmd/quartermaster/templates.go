@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/user"
 	"slices"
@@ -244,8 +245,19 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	var words []string
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
+		examples := renderExamples
+		if m := goFlagError.FindStringSubmatch(err.Error()); m != nil && strings.TrimLeft(m[2], "-") == "gpus" && !strings.HasPrefix(m[1], "flag provided") {
+			gpus, cpuOnly := renderGPUs(cat, args)
+			if cpuOnly != nil {
+				return cpuOnly
+			}
+			if gpus != "" {
+				examples = maps.Clone(renderExamples)
+				examples["gpus"] = gpus
+			}
+		}
 		return flagMistakeIn(fs, "quartermaster templates render", withWord(fs, []string{"quartermaster", "templates", "render"}, args, "pytorch-ddp"),
-			args, renderExamples, err)
+			args, examples, err)
 	}
 	for _, w := range rest {
 		if name == "" && !strings.Contains(w, "=") {
@@ -412,6 +424,58 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 		fmt.Fprintf(stderr, "connect (Kubernetes): %s\n", c.Address("", in.Token))
 	}
 	return nil
+}
+
+// renderGPUs is the --gpus that render args (whose --gpus is no number, or has none) works with:
+// the GPUs render gives the template typed on the policy typed, its parameters as typed, as
+// --gpus not given would; empty where that is not known (no template typed, a policy that does
+// not load). A CPU-only template takes no --gpus: its refusal, with args less --gpus, instead.
+func renderGPUs(cat *templates.Catalog, args []string) (string, error) {
+	var o renderOptions
+	fs := renderFlags(&o)
+	fs.SetOutput(io.Discard)
+	without := withoutPlaces(args, flagPlaces(fs, args, "gpus"))
+	rest, err := parseInterleaved(fs, without)
+	if err != nil {
+		return "", nil
+	}
+	var name string
+	var words []string
+	for _, w := range rest {
+		if name == "" && !strings.Contains(w, "=") {
+			name = w
+		} else {
+			words = append(words, w)
+		}
+	}
+	t, err := cat.Get(name)
+	if err != nil {
+		return "", nil
+	}
+	if t.CPUOnly() {
+		return "", shellError(qm.Errorf(qm.EINVALID, "%s runs on CPUs only and its lease holds no GPU, so it takes no --gpus.", t.Name).WithExample(t.Example()), "render", fs, without)
+	}
+	params, err := t.ParseParams(words)
+	if err != nil {
+		params = t.ExampleParams()
+	}
+	pol, err := (&commonFlags{policy: o.policy}).loadPolicy()
+	if err != nil {
+		return "", nil
+	}
+	nodeSize := func(class string) int { return classNodeSize(pol, class) }
+	nodeCount := func(class string) int { _, n := classNodes(pol, class); return n }
+	if c, ok := pol.Class(o.class); ok {
+		gpus := templateGPUs(t, params)
+		if size := classNodeSize(pol, c.Name); size > 0 && t.GPUs > size {
+			gpus = max(1, gpus/t.GPUs*size)
+		}
+		return strconv.Itoa(commands.NodesHeld(t, params, gpus, classNodeSize(pol, c.Name))), nil
+	}
+	if commands.NoClassHolds(pol, t, params, 0, nodeSize, nodeCount) != nil {
+		return "", nil
+	}
+	return strconv.Itoa(commands.CandidateClasses(pol, t, params, 0, nodeSize, nodeCount)[0].GPUs), nil
 }
 
 // templateGPUs is a template's GPUs on each of the nodes its parameters ask for.
