@@ -18,7 +18,8 @@ import (
 func init() {
 	registerCommand("console", subcommand{
 		summary: "the bot in a terminal, on the embedded default (SQLite, sim cluster, example policy)",
-		usage: "quartermaster console [--policy FILE] [--db URL] [--json] [--clock RFC3339] < script\n" +
+		usage: "quartermaster console [--policy FILE] [--db URL] [--backend sim|slurm|kubernetes] [--json] [--clock RFC3339]\n" +
+			"                      [--reports DIR] < script\n" +
 			"lines are USER: TEXT, USER someone of the policy's directory, e.g. USER: /gpu request for 2h;\n" +
 			":advance 45m moves the clock; a line it cannot read is answered with one from the policy",
 		flags: func() *flag.FlagSet { fs, _, _, _, _ := consoleFlags(); return fs },

@@ -35,7 +35,7 @@ import (
 func init() {
 	registerCommand("serve", subcommand{
 		summary: "the service: Slack (HTTP and Socket Mode), Discord (HTTP or gateway), node agent reports, /healthz, /readyz and /metrics, expiry, idle reclaim and approval timeouts",
-		usage: "quartermaster serve --policy FILE [--db URL] [--http :8080]\n" +
+		usage: "quartermaster serve --policy FILE [--db URL] [--http :8080] [--backend sim|slurm|kubernetes]\n" +
 			"quartermaster serve --demo    (the embedded example organisation on the simulated cluster)",
 		flags: func() *flag.FlagSet { fs, _ := serveFlags(); return fs },
 		run:   runServe,
