@@ -445,8 +445,8 @@ lee@acme.example: /gpu report 2026-W48
 `)
 	chat := msgs[3:] // after the grant, the warning before its end and the expiry
 	for i, want := range []string{
-		`"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: /gpu report 2026-W48`,
-		`"last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week. Example: /gpu report 2026-W48`,
+		`"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, such as 2026-W48, or this week or last week. Example: /gpu report 2026-W48`,
+		`"last tuesday" is not an ISO week; write a week as YEAR-Wnn, such as 2026-W48, or this week or last week. Example: /gpu report 2026-W48`,
 		`There is no team "ghost"; the teams are language, vision. Example: /gpu report 2026-W48 language`,
 		`2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W47. Example: /gpu report 2026-W48`,
 		`There is no history for 2019-W01: the first lease was asked for in 2026-W48. Example: /gpu report 2026-W48`,
@@ -475,8 +475,8 @@ lee@acme.example: /gpu report 2026-W48
 		want  string
 		fixed string
 	}{
-		{[]string{"--week", "2026-W54"}, `"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week`, "--week 2026-W48"},
-		{[]string{"--week", "last tuesday"}, `"last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week`, "--week 2026-W48"},
+		{[]string{"--week", "2026-W54"}, `"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, such as 2026-W48, or this week or last week`, "--week 2026-W48"},
+		{[]string{"--week", "last tuesday"}, `"last tuesday" is not an ISO week; write a week as YEAR-Wnn, such as 2026-W48, or this week or last week`, "--week 2026-W48"},
 		{[]string{"--week", "2099-W10"}, `2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W48`, "--week 2026-W48"},
 		{[]string{"--week", "2026-W48", "--team", "ghost"}, `There is no team "ghost"; the teams are language, vision`, "--week 2026-W48 --team language"},
 		// A week before the history and an unknown team: the sentence says both, and the
@@ -486,7 +486,7 @@ lee@acme.example: /gpu report 2026-W48
 		{[]string{"--week", "2026-W49", "--team", "ghost"}, `There is no team "ghost"; the teams are language, vision`, "--week 2026-W49 --team language"},
 		{[]string{"--week", "2026-W48", "--format", "xlsx"}, `--format "xlsx" is not one of text, csv, json, png`, "--week 2026-W48 --format csv"},
 		// In the week the history began, the week offered is that one: the week before has none.
-		{[]string{"--now", "2026-11-25T15:00:00Z", "--week", "2026-W"}, `"2026-W" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48, or this week or last week`, "--now 2026-11-25T15:00:00Z --week 2026-W48"},
+		{[]string{"--now", "2026-11-25T15:00:00Z", "--week", "2026-W"}, `"2026-W" is not an ISO week; write a week as YEAR-Wnn, such as 2026-W48, or this week or last week`, "--now 2026-11-25T15:00:00Z --week 2026-W48"},
 	} {
 		base := []string{"--db", db, "--now", "2026-12-01T15:00:00Z", "--format", "csv", "--out", out}
 		args := append(append([]string{"report"}, base...), c.args...)

@@ -184,10 +184,10 @@ func TestParseWeekRefusesWeeksThatDoNotExist(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"2026-W54":     `"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, e.g. 2026-W48.`,
+		"2026-W54":     `"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, such as 2026-W48.`,
 		"2027-W53":     `"2027-W53" is not a week: 2027 has weeks 1 to 52`,
 		"2026-W00":     `"2026-W00" is not a week`,
-		"last tuesday": `"last tuesday" is not an ISO week; write a week as YEAR-Wnn, e.g. 2026-W48.`,
+		"last tuesday": `"last tuesday" is not an ISO week; write a week as YEAR-Wnn, such as 2026-W48.`,
 		"48":           `"48" is not an ISO week`,
 		"2026-48":      `"2026-48" is not an ISO week`,
 		"":             `"" is not an ISO week`,

@@ -80,7 +80,7 @@ func ParseWeek(s string, example Week) (Week, error) { return parseWeek(s, examp
 func parseWeek(s string, example Week, more string) (Week, error) {
 	t := strings.ToUpper(strings.TrimSpace(s))
 	bad := func(why string) error {
-		return qm.Errorf(qm.EINVALID, "%s %s; write a week as YEAR-Wnn, e.g. %s%s.", policy.Quoted(strings.TrimSpace(s), maxWeekText), why, example, more)
+		return qm.Errorf(qm.EINVALID, "%s %s; write a week as YEAR-Wnn, such as %s%s.", policy.Quoted(strings.TrimSpace(s), maxWeekText), why, example, more)
 	}
 	y, n, ok := strings.Cut(t, "W")
 	y = strings.TrimSuffix(y, "-")
