@@ -226,7 +226,7 @@ func TestBadInput(t *testing.T) {
 		{"alice@acme.example", "/gpu request 1 interactive team language", "not a member of team language"},
 		{"alice@acme.example", "/gpu request 1 interactive team nosuch", `no team "nosuch"`},
 		{"alice@acme.example", "/gpu request 1 interactive for 40d", "between 1 minute and 30 days"},
-		{"alice@acme.example", "/gpu request 1 interactive 2h 5", "out of place"},
+		{"alice@acme.example", "/gpu request 1 interactive 2h 5", `"2h 5" is not a duration; write it like 2h5m.`},
 		{"alice@acme.example", "/gpu request 1 int€ractive", "not a class name"},
 		{"mallory@evil.example", "/gpu request 1 interactive", "not in the directory"},
 		{"alice@acme.example", "/gpu frobnicate", `"frobnicate" is not a /gpu command`},

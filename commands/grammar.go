@@ -909,6 +909,10 @@ func parseExtend(c Command, args []string) (Command, error) {
 				return c, qm.Invalid(ex, "%s gives two lengths; give one.", policy.Quoted(strings.Join(rest, " "), 40))
 			}
 			return c, qm.Invalid(ex, "%s is not part of /gpu extend, which takes a lease id and how much longer; leave it out.", policy.Quoted(strings.Join(more, " "), 40))
+		} else if d := meantDuration(strings.Join(rest[:last+1], " "), err); d > 0 {
+			// 1h 30 team reef: the length as people often write it is the first mistake.
+			c.Duration = d
+			return c, durationProblem(c.Verb, strings.Join(rest[:last+1], " "), err, "30m, 2h or 1d").WithExample("/gpu extend " + id.String() + " " + policy.FormatDuration(d))
 		}
 	}
 	d, err := durationOf(rest)
@@ -1060,6 +1064,9 @@ func parseSubmit(c Command, args []string) (Command, error) {
 		v, j := unquoted(args[i+1]), i+1
 		if a == "for" {
 			v, j = durationWords(args, i+1, v)
+			if _, err := parseDur(v); err != nil && durationMeant(v) != "" {
+				v = durationMeant(v) // for 1h 30: for=1h30m, which works
+			}
 		}
 		fixed := append(append(slices.Clone(args[:i]), a+"="+v), args[j+1:]...)
 		return c, qm.Invalid("/gpu submit "+typedWords(append([]string{unquoted(fixed[0])}, fixed[1:]...)),
@@ -1235,17 +1242,27 @@ var (
 	decimalComma = regexp.MustCompile(`^(.*=)?(\d+),(\d{1,2})([a-z]+)$`)
 	// bareMinutes is hours followed by minutes without their unit (1h30, 1hr30).
 	bareMinutes = regexp.MustCompile(`^(.*=)?(\d+)(?:h|hr|hrs|hour|hours)(\d{1,2})$`)
+	// clockTime is hours and minutes as a clock writes them (1:30).
+	clockTime = regexp.MustCompile(`^(.*=)?(\d{1,3}):([0-5]\d)$`)
 )
 
 // durationMeant is the duration v was most likely meant as, written the way that works: 1.5h
-// for 1,5h, 1h30m for 1h30; empty where there is none to be sure of (1,000h is no decimal).
+// for 1,5h, 1h30m for 1h30 and for the clock's 1:30, 45m for 0:45; empty where there is none to
+// be sure of (1,000h is no decimal). v may be written over words (1,5 h, 1h 30): they are read
+// as one.
 func durationMeant(v string) string {
-	v = strings.ToLower(strings.TrimSpace(v))
+	v = strings.ToLower(strings.Join(strings.Fields(v), ""))
 	meant := ""
+	if m := clockTime.FindStringSubmatch(v); m != nil {
+		v = m[1] + m[2] + "h" + m[3] // 1:30 is 1h30, read as it is below
+	}
 	if m := decimalComma.FindStringSubmatch(v); m != nil {
 		meant = m[1] + m[2] + "." + m[3] + m[4]
 	} else if m := bareMinutes.FindStringSubmatch(v); m != nil {
 		meant = m[1] + m[2] + "h" + m[3] + "m"
+		if strings.Trim(m[2], "0") == "" {
+			meant = m[1] + strings.TrimPrefix(m[3], "0") + "m" // 0:45, 0h45: 45m
+		}
 	}
 	if meant == "" {
 		return ""
@@ -1254,8 +1271,8 @@ func durationMeant(v string) string {
 	if i := strings.LastIndex(d, "="); i >= 0 {
 		d = d[i+1:]
 	}
-	if _, err := policy.ParseDuration(d); err != nil {
-		return ""
+	if _, err := parseDur(d); err != nil {
+		return "" // none (1,000h), or no length of time (0:00)
 	}
 	return meant
 }
@@ -1629,8 +1646,15 @@ func parseRequest(c Command, args []string) (Command, error) {
 					continue
 				}
 				if v, j := durationWordsBut(args, i, a, isClass); j > i {
-					d, _ = parseDur(v)
+					typed := strings.Join(args[i:j+1], " ")
 					i = j
+					var err error
+					if d, err = parseDur(v); err != nil {
+						// 2h 15: a length as people often write it, refused with the length meant.
+						note(durationProblem("request", typed, err, "30m, 4h or 2d"))
+						c.Duration = meantDuration(typed, err)
+						continue
+					}
 				}
 				c.Duration = d
 				continue
@@ -1825,7 +1849,15 @@ func durationWordsBut(args []string, i int, v string, isClass func(string) bool)
 			w, step = w+args[i+2], 2
 		}
 		pv, pw := plain(v), plain(w)
-		if pw == "" || pv == "" || isDigit(pv[len(pv)-1]) && isDigit(pw[0]) {
+		if pw == "" || pv == "" {
+			break
+		}
+		if step == 1 && durationMeant(pv+pw) != "" && (!allDigits(pw) || minutesAfter(args, i+2, isClass)) {
+			// A length as people often write it over two words (1,5 h; 1h 30, the minutes a
+			// bare number): taken whole, to be refused with the length meant (durationMeant).
+			return v + w, i + 1
+		}
+		if isDigit(pv[len(pv)-1]) && isDigit(pw[0]) {
 			break // two numbers side by side are two ("2 4h" is not 24h)
 		}
 		if _, err := parseDur(pv + pw); err != nil && !errors.Is(err, errZeroDuration) {
@@ -1840,6 +1872,23 @@ func durationWordsBut(args []string, i int, v string, isClass func(string) bool)
 		v += w
 	}
 	return v, i
+}
+
+// minutesAfter reports whether a bare number after a length in hours (the 30 of "1h 30") may be
+// read as its minutes, args[next] being the word after the number: always where every word is
+// the length's (isClass nil), else only where no word follows or the next begins another part
+// of a request (team, data, template, exclusive, a key=value), so that the number of GPUs
+// written after the length ("for 2h 1 tidal") stays the number of GPUs.
+func minutesAfter(args []string, next int, isClass func(string) bool) bool {
+	if isClass == nil || next >= len(args) {
+		return true
+	}
+	switch w := policy.NameKey(args[next]); w {
+	case "for", "duration", "team", "data", "template", "exclusive", "reservation":
+		return true
+	default:
+		return strings.Contains(w, "=")
+	}
 }
 
 func allDigits(s string) bool {
