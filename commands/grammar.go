@@ -1226,10 +1226,15 @@ func durationProblem(verb, v string, err error, eg string) *qm.Error {
 	}
 	var order *policy.UnitOrderError
 	if errors.As(err, &order) {
-		if order.Repeated {
-			return bad(verb, "%s names %s twice, so how long is unclear; write each unit once, largest first, like %s.", policy.Quoted(v, 40), order.Unit, policy.FormatDuration(order.Meant))
+		// The length meant as it is typed where v was: for=2h after for=, as durationSlip writes it.
+		meant := policy.FormatDuration(order.Meant)
+		if k, _, ok := strings.Cut(strings.TrimSpace(v), "="); ok {
+			meant = k + "=" + meant
 		}
-		return bad(verb, "%s writes %s before %s, so how long is unclear; write the largest unit first, each once, like %s.", policy.Quoted(v, 40), order.Smaller, order.Unit, policy.FormatDuration(order.Meant))
+		if order.Repeated {
+			return bad(verb, "%s names %s twice, so how long is unclear; write each unit once, largest first, like %s.", policy.Quoted(v, 40), order.Unit, meant)
+		}
+		return bad(verb, "%s writes %s before %s, so how long is unclear; write the largest unit first, each once, like %s.", policy.Quoted(v, 40), order.Smaller, order.Unit, meant)
 	}
 	if meant := durationMeant(v); meant != "" {
 		return bad(verb, "%s is not a duration; write it like %s.", policy.Quoted(v, 40), meant)
