@@ -790,6 +790,7 @@ func (b *Bot) request(ctx context.Context, req bot.Request, c Command) []bot.Rep
 	if c.Template != "" && b.Templates != nil {
 		tp, err := b.Templates.Catalog.Get(c.templateAsTyped())
 		if err != nil {
+			ctx, err := b.Templates.requestMeant(ctx, c, err)
 			return []bot.Reply{b.refuse(ctx, c.Verb, err)}
 		}
 		return b.Templates.launch(ctx, req, c, tp)

@@ -1184,20 +1184,9 @@ func (t *Templates) submitMeant(c Command, err error) error {
 	if !errors.As(err, &e) || e.Code != qm.EINVALID {
 		return err
 	}
-	typed := strings.TrimPrefix(strings.TrimSpace(c.templateAsTyped()), "@")
-	tp, gerr := t.Catalog.Get(typed)
-	if gerr != nil {
-		var names []string
-		for _, l := range t.Catalog.List() {
-			names = append(names, l.Name)
-		}
-		near := policy.NearMiss(policy.NameKey(typed), names)
-		if near == "" {
-			return err
-		}
-		if tp, gerr = t.Catalog.Get(near); gerr != nil {
-			return err
-		}
+	tp := t.meantTemplate(c)
+	if tp == nil {
+		return err
 	}
 	meant := c
 	meant.setTemplate(tp.Name)
@@ -1206,4 +1195,44 @@ func (t *Templates) submitMeant(c Command, err error) error {
 		ex = tp.Example()
 	}
 	return e.WithExample(ex)
+}
+
+// meantTemplate is the template c meant where its own is none of the catalog's: the one its
+// mention names (@cuda-smoke), or the one a typo is nearest (cuda-smok); nil where none is clear.
+func (t *Templates) meantTemplate(c Command) *templates.Template {
+	typed := strings.TrimPrefix(strings.TrimSpace(c.templateAsTyped()), "@")
+	if tp, err := t.Catalog.Get(typed); err == nil {
+		return tp
+	}
+	var names []string
+	for _, l := range t.Catalog.List() {
+		names = append(names, l.Name)
+	}
+	near := policy.NearMiss(policy.NameKey(typed), names)
+	if near == "" {
+		return nil
+	}
+	tp, err := t.Catalog.Get(near)
+	if err != nil {
+		return nil
+	}
+	return tp
+}
+
+// requestMeant is err, the refusal of a request whose template is none of the catalog's, with
+// the request as typed naming the template meant (meantTemplate) as its example, not /gpu
+// template NAME, which starts nothing; ctx knows that request (typedExample writes it). ctx and
+// err as they are otherwise.
+func (t *Templates) requestMeant(ctx context.Context, c Command, err error) (context.Context, error) {
+	var e *qm.Error
+	if !errors.As(err, &e) || e.Code != qm.EINVALID {
+		return ctx, err
+	}
+	tp := t.meantTemplate(c)
+	if tp == nil {
+		return ctx, err
+	}
+	meant := c
+	meant.setTemplate(tp.Name)
+	return withTyped(ctx, meant), e.WithExample("/gpu submit " + tp.Name)
 }
