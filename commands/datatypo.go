@@ -97,6 +97,22 @@ func (b *Bot) dataTypoOutcome(ctx context.Context, l *qm.Lease) string {
 // data class written as a mention.
 var chatMentions = []string{"everyone", "here", "channel"}
 
+// mentionedDataClass is the data class typed names as a mention (@silt: silt), where it is one of
+// the policy's data classes and no mention a chat app reads as one of many (@here); "" otherwise.
+func (b *Bot) mentionedDataClass(typed string) string {
+	rest, ok := strings.CutPrefix(typed, "@")
+	name := policy.NameKey(rest)
+	if !ok || !policy.ValidDataClass(name) || slices.Contains(chatMentions, name) {
+		return ""
+	}
+	for _, t := range b.pol().Teams {
+		if slices.ContainsFunc(b.Svc.DataClassesOf(t.Name), func(dc string) bool { return policy.NameKey(dc) == name }) {
+			return name
+		}
+	}
+	return ""
+}
+
 // dataMentioned is c and err, the refusal of c, where c names its data class as a mention (data
 // @silt) of one of the policy's data classes: the sentence says a data class is named without the
 // @, and the example is the command typed (text) naming it so. c and err as they are otherwise.
@@ -104,15 +120,8 @@ func (b *Bot) dataMentioned(c Command, text string, err error) (Command, error) 
 	if c.dataMention == "" {
 		return c, err
 	}
-	name := policy.NameKey(strings.TrimPrefix(c.dataMention, "@"))
-	if !policy.ValidDataClass(name) || slices.Contains(chatMentions, name) {
-		return c, err
-	}
-	known := false
-	for _, t := range b.pol().Teams {
-		known = known || slices.ContainsFunc(b.Svc.DataClassesOf(t.Name), func(dc string) bool { return policy.NameKey(dc) == name })
-	}
-	if !known {
+	name := b.mentionedDataClass(c.dataMention)
+	if name == "" {
 		return c, err
 	}
 	msg := fmt.Sprintf("%s is a mention; a data class is named without the @: %s.", policy.Quoted(c.dataMention, 40), name)

@@ -44,7 +44,7 @@ func TestASubmittedJobNamesItsDataClass(t *testing.T) {
 		"/gpu submit cuda-smoke data":               `"data" must be followed by a data class. Example: /gpu submit cuda-smoke size=4096 data open`,
 		`/gpu submit cuda-smoke data "p h i"`:       `"p h i" is not a data class, which is one word of the letters a to z, digits, dots, - and _. Example: /gpu submit cuda-smoke size=4096 data open`,
 		"/gpu submit cuda-smoke data phi data open": `The command gives its data class twice; give it once. Example: /gpu submit cuda-smoke data phi`,
-		"/gpu submit cuda-smoke data=phi":           `"data=phi" is no parameter of cuda-smoke; a job names its data class as a request does, with data phi. Example: /gpu submit cuda-smoke size=4096 data phi`,
+		"/gpu submit cuda-smoke data=phi":           `"data=phi" is no parameter of cuda-smoke; a job names its data class as a request does, with data phi. Example: /gpu submit cuda-smoke data phi`,
 	} {
 		r := h.say(haru, ask)
 		if !r.Error || r.Text != want {

@@ -739,12 +739,24 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 		case k == templates.DataWord:
 			// data=phi, written as the other words of /gpu submit are: the data class is
 			// named as a request names it (no template has a parameter named data).
-			dc := policy.NameKey(v)
-			if !policy.ValidDataClass(dc) {
-				dc = "{data}"
+			// data=@silt, a mention of one of the policy's data classes: named without the @.
+			dc, how := policy.NameKey(unquoted(v)), "with"
+			if name := t.Bot.mentionedDataClass(unquoted(v)); name != "" {
+				dc, how = name, "without the @:"
 			}
-			return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(tp.Example()+" data "+dc,
-				"%s is no parameter of %s; a job names its data class as a request does, with data %s.", policy.Quoted(truncate(a, 40), 50), tp.Name, dc))}
+			if !policy.ValidDataClass(dc) {
+				dc = t.Bot.expandFor(ctx, "{data}")
+			}
+			// The job as typed, data=… written as data CLASS.
+			meant := c
+			meant.Params = slices.DeleteFunc(slices.Clone(c.Params), func(p string) bool { return p == a })
+			meant.DataClass = dc
+			ex, ok := t.Bot.typedSubmit(tp, meant, typedDuration(&policy.Class{}, c.Duration))
+			if !ok {
+				ex = tp.Example() + " data " + dc
+			}
+			return []bot.Reply{t.Bot.refuse(ctx, c.Verb, qm.Invalid(ex,
+				"%s is no parameter of %s; a job names its data class as a request does, %s data %s.", policy.Quoted(truncate(a, 40), 50), tp.Name, how, dc))}
 		case k == "gpus":
 			if slip, n := policy.NumberSlip(v); slip != "" && n >= 1 && n <= qm.MaxRequestGPUs {
 				// gpus=٢: the number meant, in 0-9, with the job asking for it as the example.
