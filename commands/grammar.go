@@ -300,7 +300,7 @@ func templateNotTeam(verb string, args []string, classes, teams, tmpls map[strin
 	}
 	for i := range args[:namesEnd(verb, args)] {
 		w, ok := teamWord(verb, args, i)
-		name, mention := policy.Mentioned(unquoted(args[i]))
+		_, mention := policy.Mentioned(unquoted(args[i]))
 		if !ok {
 			// A request's word that is neither after a keyword nor a key=value: where bare is
 			// true, a mention, or a word after the class (the class itself is the handler's to
@@ -311,7 +311,7 @@ func templateNotTeam(verb string, args []string, classes, teams, tmpls map[strin
 			}
 			w = unquoted(args[i])
 		}
-		name, _ = policy.Mentioned(w)
+		name, _ := policy.Mentioned(w)
 		key := policy.NameKey(policy.FoldAccents(name))
 		if tmpls[key] && !teams[key] && !classes[key] {
 			return i, key
