@@ -33,8 +33,12 @@ func (a *Adapter) onMessage(m *discordgo.Message) {
 	a.dms[user] = channel
 	a.dmMu.Unlock()
 	a.goWork(func(ctx context.Context) {
-		// Every replica's gateway gets the message: the inbox lets one answer it, and keeps it
-		// until it is answered, for a successor to answer should this process stop first.
+		// Every replica's gateway gets the message: the inbox lets one answer it (its claim
+		// outlasts the answer, for a copy delivered late), and keeps it until it is answered,
+		// for a successor to answer should this process stop first.
+		if !a.claimDelivery("message:" + id) {
+			return
+		}
 		kt, ok := a.keepDM(user, channel, id, text)
 		if !ok {
 			return

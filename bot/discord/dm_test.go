@@ -140,9 +140,15 @@ func TestOnlyPeoplesDirectMessagesAreAnsweredAndOnce(t *testing.T) {
 }
 
 // With two replicas, each with the gateway open, Discord delivers a DM to both: it is answered
-// once, by one of them.
+// once, by one of them; on SQLite and on PostgreSQL.
 func TestADirectMessageIsAnsweredOnceBySeveralReplicas(t *testing.T) {
-	db := storetest.Open(t, storetest.SQLite(t))
+	for name, url := range map[string]func(testing.TB) string{"sqlite": storetest.SQLite, "postgres": storetest.Postgres} {
+		t.Run(name, func(t *testing.T) { dmAnsweredOnce(t, url(t)) })
+	}
+}
+
+func dmAnsweredOnce(t *testing.T, url string) {
+	db := storetest.Open(t, url)
 	fake := discordtest.New(t)
 	var handlers []*recorder
 	for _, owner := range []string{"one", "two"} {

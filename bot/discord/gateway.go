@@ -57,7 +57,8 @@ func (a *Adapter) RunGateway(ctx context.Context) error {
 	return nil
 }
 
-// onGateway answers an interaction the gateway delivered: the answer goes back over REST.
+// onGateway answers an interaction the gateway delivered: the answer goes back over REST. The
+// gateway delivers it to every replica; the one that claims it in the inbox first answers it.
 func (a *Adapter) onGateway(i *discordgo.Interaction) {
 	a.track.Add()
 	defer a.track.Done()
@@ -68,8 +69,11 @@ func (a *Adapter) onGateway(i *discordgo.Interaction) {
 	}()
 	ctx, cancel := context.WithTimeout(a.base, discordgo.InteractionDeadline)
 	defer cancel()
-	resp, sent := a.respond(ctx, i)
+	resp, sent := a.respond(ctx, i, true)
 	defer sent()
+	if resp == nil {
+		return // another replica answers it
+	}
 	err := a.retry(ctx, func() error { return a.s.InteractionRespond(i, resp, discordgo.WithContext(ctx)) })
 	if err != nil {
 		a.log.Error("cannot answer an interaction over REST", "id", i.ID, "err", err)

@@ -45,7 +45,7 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "malformed interaction", http.StatusBadRequest)
 		return
 	}
-	resp, sent := a.respond(r.Context(), i)
+	resp, sent := a.respond(r.Context(), i, false)
 	defer sent()
 	w.Header().Set("Content-Type", "application/json")
 	if err := json.NewEncoder(w).Encode(resp); err != nil {

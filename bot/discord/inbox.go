@@ -31,6 +31,25 @@ type kept struct {
 	// DM says it is a message sent to the app in a DM (ID is the message's, Channel the DM's, and
 	// there is no interaction): its answer is posted in the DM.
 	DM bool `json:"dm,omitempty"`
+	// Claim says it is only a replica's claim on something the gateway delivered to every
+	// replica (claimDelivery): nothing to run. Recover forgets it once its claim has run out.
+	Claim bool `json:"claim,omitempty"`
+}
+
+// claimDelivery claims what the gateway delivered (id: an interaction's, or "message:" and a
+// DM's) for this replica, in the inbox (when there is one): the gateway delivers it to every
+// replica, and only the one whose claim is kept first answers it; false for the others, and for
+// this one when the gateway delivers it again. The claim is kept until it runs out, not only
+// while the answer is made, so that a copy delivered late (a slow replica, a session resumed)
+// still finds it; it holds nothing to run, and Recover forgets it then. What is to run is kept
+// beside it under its own key, as a command over HTTP is.
+func (a *Adapter) claimDelivery(id string) bool {
+	if a.inbox == nil {
+		return true
+	}
+	payload, _ := json.Marshal(kept{ID: id, Claim: true})
+	_, ok := a.inbox.Keep(bot.Accepted{Key: "discord:gateway:" + id, Payload: payload, Received: time.Now()})
+	return ok
 }
 
 // claim is how long a process keeps a command it deferred or recovered to itself: long enough
@@ -61,14 +80,23 @@ func (a *Adapter) keep(i *discordgo.Interaction, person, user, text, click strin
 // stopped first), once their claim has run out, and their answers replace the deferrals; one
 // older than ReplayWithin is not run, and its sender is told so by DM. A DM to the app left
 // unanswered is answered in the DM (a command in it, by the same rule). It returns how many it
-// took. Call it at start and then regularly (the service does every 30 s).
+// took (the gateway's claims whose time is past are forgotten, and not counted). Call it at
+// start and then regularly (the service does every 30 s).
 func (a *Adapter) Recover(ctx context.Context) (int, error) {
 	ds, err := a.inbox.Claim(ctx, time.Now())
 	if err != nil {
 		return 0, err
 	}
+	n := 0
 	for _, d := range ds {
 		var k kept
+		if err := json.Unmarshal(d.Payload, &k); err == nil && k.Claim {
+			// A gateway delivery's claim whose time is past: it did its work (one replica
+			// answered), and there is nothing to run.
+			a.inbox.Finish(inflight.Taken(d.Key))
+			continue
+		}
+		n++
 		if err := json.Unmarshal(d.Payload, &k); err != nil || (k.Person == "" && !k.DM) || k.ID == "" || (k.DM && (k.User == "" || k.Channel == "")) {
 			a.log.Error("dropped an unreadable command from the inbox", "key", d.Key, "err", err)
 			a.inbox.Finish(inflight.Taken(d.Key))
@@ -116,5 +144,5 @@ func (a *Adapter) Recover(ctx context.Context) (int, error) {
 			a.inbox.Finish(kt)
 		})
 	}
-	return len(ds), nil
+	return n, nil
 }

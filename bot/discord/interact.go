@@ -330,11 +330,15 @@ func trunc(s string, n int) string { return clip(s, n) }
 
 // respond answers an interaction, whether it came over HTTP or the gateway. sent must be called
 // once the answer has been delivered (or failed): work deferred by it waits for that before it
-// edits the deferral.
-func (a *Adapter) respond(ctx context.Context, i *discordgo.Interaction) (resp *discordgo.InteractionResponse, sent func()) {
+// edits the deferral. The gateway (gateway true) delivers an interaction to every replica: the
+// one that claims it first answers it, and the others answer nothing (resp nil) and run nothing.
+func (a *Adapter) respond(ctx context.Context, i *discordgo.Interaction, gateway bool) (resp *discordgo.InteractionResponse, sent func()) {
 	noop := func() {}
 	if i.Type == discordgo.InteractionPing {
 		return &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong}, noop
+	}
+	if gateway && !a.claimDelivery(i.ID) {
+		return nil, noop
 	}
 	in := a.read(i)
 	if i.Type == discordgo.InteractionApplicationCommandAutocomplete {

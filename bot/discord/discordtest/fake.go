@@ -132,6 +132,7 @@ type Fake struct {
 	limitHTML  bool              // the 429s are a proxy's HTML page, not Discord's JSON
 	refused    map[string]int    // DM channel id -> messages refused with 50007
 	expired    map[string]bool   // interaction ids whose token no longer works
+	twice      int               // answers refused because the interaction had its answer
 	calls      int
 	hook       func(r *http.Request)
 }
@@ -617,8 +618,24 @@ func (f *Fake) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.Interaction = r.PathValue("id")
+	for _, a := range f.answers {
+		if a.Interaction == m.Interaction {
+			// Discord takes one answer per interaction (the deferral counts as one).
+			f.twice++
+			writeError(w, http.StatusBadRequest, 40060, "Interaction has already been acknowledged.")
+			return
+		}
+	}
 	f.answers = append(f.answers, m)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// AnsweredTwice is how many answers the fake refused, as Discord does (HTTP 400, code 40060),
+// because their interaction had been answered already.
+func (f *Fake) AnsweredTwice() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.twice
 }
 
 // AnswerTo is the last answer given over REST to an interaction (its deferred answer's edit, or
