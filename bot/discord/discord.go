@@ -84,6 +84,10 @@ type Config struct {
 	// user types it (/gpu request gpus:2 class:train duration:8h); false, or nil, leaves the line
 	// as it is.
 	OptionsOf func(line string) (sub string, opts []OptionValue, ok bool)
+	// DMExample, when set, is a command line that works for req's person as they would send it
+	// (/gpu request 1 loft for 2h: a class their team can use), for the one sentence that
+	// answers a DM that is no command; false, or nil, offers the request subcommand's Example.
+	DMExample func(ctx context.Context, req bot.Request) (line string, ok bool)
 	// Complete suggests values for options with an Autocomplete kind; nil suggests nothing.
 	Complete Completer
 	// Refs remembers posted messages by Ref; nil keeps them in memory only.

@@ -69,7 +69,11 @@ func (a *Adapter) answerDM(ctx context.Context, userID, channel, id, text string
 	line, ok := a.dmCommand(text)
 	switch person, err := a.person(ctx, userID); {
 	case !ok:
-		rs = []bot.Reply{{Text: a.dmHint()}}
+		hint := ""
+		if err == nil {
+			hint = a.dmExample(ctx, request(channel, dmKey(id), "", person, userID, ""))
+		}
+		rs = []bot.Reply{{Text: a.dmHint(hint)}}
 	case err != nil:
 		a.log.Error("cannot tell who a Discord user is", "user", userID, "err", err)
 		rs = []bot.Reply{{Error: true, Text: "Quartermaster could not tell who you are just now; please try again in a minute."}}
@@ -143,11 +147,29 @@ func optionsOf(c *Command, words []string) (map[string]string, bool) {
 	return values, current != ""
 }
 
+// dmExample is Config.DMExample's command line for req's person, without the /gpu; "" when
+// there is none.
+func (a *Adapter) dmExample(ctx context.Context, req bot.Request) string {
+	if a.cfg.DMExample == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	line, ok := a.cfg.DMExample(ctx, req)
+	if !ok || ctx.Err() != nil {
+		return ""
+	}
+	return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), handlerCommand))
+}
+
 // dmHint is the one sentence that answers a DM that is no command: how to ask, with an example
-// that works as it is sent.
-func (a *Adapter) dmHint() string {
-	example := ""
+// that works as it is sent: example (one that works for the sender) when there is one, else the
+// first of the request, catalog and help subcommands' examples.
+func (a *Adapter) dmHint(example string) string {
 	for _, name := range []string{"request", "catalog", "help"} {
+		if example != "" {
+			break
+		}
 		if c, ok := a.cmds[name]; ok {
 			example = strings.TrimSpace(strings.TrimPrefix(nonEmpty(c.Example, handlerCommand+" "+name), handlerCommand))
 			break

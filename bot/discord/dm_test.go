@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/bot/discord/discordtest"
 	"github.com/acme/quartermaster/internal/store/chatstore"
@@ -208,5 +209,37 @@ func TestADirectMessageIsAnsweredAfterAStop(t *testing.T) {
 	got := gone.fake.PostsTo(discordtest.DMChannel(alice))
 	if len(got) != 1 || !strings.Contains(got[0].Text(), "You asked: /gpu request 2") {
 		t.Errorf("DMs %+v; want the command's answer", got)
+	}
+}
+
+// The example in the answer to a DM that is no command is one that works for its sender
+// (Config.DMExample: a class their team can use), asked about as the person they are; where there
+// is none for them (or nobody can tell), the request subcommand's example.
+func TestADirectMessageThatIsNoCommandOffersAnExampleForItsSender(t *testing.T) {
+	asked := make(chan string, 4)
+	e := newEnv(t, func(c *discord.Config) {
+		c.PublicKey = ""
+		c.DMExample = func(_ context.Context, req bot.Request) (string, bool) {
+			asked <- req.User + " " + req.Account.User
+			if req.User == "alice@acme.example" {
+				return "/gpu request 1 train for 8h", true
+			}
+			return "", false
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.adapter.RunGateway(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	got := e.dmAnswers(discordtest.DM{User: alice, Content: "hello"}, 1)
+	if len(got) != 1 || !strings.Contains(got[0].Text(), "send `request 1 train for 8h`") {
+		t.Errorf("alice was answered %+v; want her example", got)
+	}
+	if who := <-asked; who != "alice@acme.example "+alice {
+		t.Errorf("the example was asked for %q", who)
+	}
+	got = e.dmAnswers(discordtest.DM{User: bob, Content: "hello"}, 1)
+	if len(got) != 1 || !strings.Contains(got[0].Text(), "send `request 1 interactive for 4h`") {
+		t.Errorf("bob was answered %+v; want the request subcommand's example", got)
 	}
 }

@@ -347,6 +347,30 @@ func discordCompleter(a *App) discordbot.Completer {
 	}
 }
 
+// discordDMExample is the request offered to someone who writes the app a DM that is no command,
+// one that works for them: one GPU of the class "/gpu request" naming none would give them now
+// (the first in which their team has quota and room, as Slack's request form starts on), for as
+// long as the command table's example asks (4h, or less where the class allows less). False
+// when that class cannot be told (someone not signed in, in no team, no room anywhere): the
+// request command's own example is offered then.
+func discordDMExample(a *App) func(ctx context.Context, req bot.Request) (string, bool) {
+	return func(ctx context.Context, req bot.Request) (string, bool) {
+		name, ok := a.Bot.DefaultClass(ctx, req)
+		if !ok {
+			return "", false
+		}
+		c, ok := a.Policy.Class(name)
+		if !ok {
+			return "", false
+		}
+		d := qm.DefaultDuration
+		if m := c.MaxDuration.Duration; m > 0 && m < d {
+			d = m
+		}
+		return fmt.Sprintf("/gpu request 1 %s for %s", c.Name, policy.FormatDuration(d)), true
+	}
+}
+
 // newDiscordApp makes the Discord adapter the settings ask for; nil when Discord is off.
 func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Adapter, error) {
 	if s.BotToken == "" {
@@ -366,6 +390,7 @@ func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Ada
 		People:    discordPeople(a),
 		Channels:  a.Policy.Discord.Channels,
 		Complete:  discordCompleter(a),
+		DMExample: discordDMExample(a),
 		Refs:      chatstore.Refs{DB: a.Store, Platform: discordbot.Platform},
 		Inbox:     chatstore.Inbox{DB: a.Store, Owner: senderName(), Platform: discordbot.Platform},
 		Logger:    log,

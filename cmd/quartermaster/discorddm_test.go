@@ -21,8 +21,13 @@ func TestServeAnswersDirectMessagesToTheApp(t *testing.T) {
 	if err := os.WriteFile(glen, []byte(glenPolicy), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// The example policy, and one with none of its names.
-	for name, policy := range map[string]string{"example": "", "glen": glen} {
+	marsh := filepath.Join(t.TempDir(), "marsh.yaml")
+	if err := os.WriteFile(marsh, []byte(marshPolicy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The example policy, one with none of its names, and one whose first class the sender's
+	// team has no quota in.
+	for name, policy := range map[string]string{"example": "", "glen": glen, "marsh": marsh} {
 		t.Run(name, func(t *testing.T) { answersDirectMessages(t, policy) })
 	}
 }
@@ -67,3 +72,54 @@ func answersDirectMessages(t *testing.T, policy string) {
 		t.Fatal(err)
 	}
 }
+
+// marshPolicy is a policy whose first class, reed, team egrets (Alice's) has no quota in: an
+// example in reed would be refused for her.
+const marshPolicy = `organization: Marsh Optics
+currency: SEK
+timezone: Europe/Stockholm
+classes:
+  - name: reed
+    description: Dedicated H100
+    sku: H100
+    gpu_memory_gib: 80
+    price_per_gpu_hour: 4.10
+    isolation: exclusive
+    max_gpus: 8
+    max_duration: 48h
+    idle_timeout: 30m
+    idle_grace: 10m
+    slurm: {partition: reed, gres: "gpu:h100"}
+    kubernetes: {resource: nvidia.com/gpu, node_selector: {pool: reed}}
+  - name: sedge
+    description: Shared A10
+    sku: A10
+    gpu_memory_gib: 24
+    price_per_gpu_hour: 0.60
+    isolation: shared
+    max_gpus: 2
+    max_duration: 3h
+    idle_timeout: 30m
+    idle_grace: 10m
+    slurm: {partition: sedge, gres: "gpu:a10"}
+    kubernetes: {resource: nvidia.com/gpu, node_selector: {pool: sedge}}
+default_quota: {gpus: {sedge: 1}, gpu_hours_per_week: 10}
+teams:
+  - name: egrets
+    idp_groups: [grp-egrets]
+    budget_owners: [bo@marsh.example]
+    quota: {gpus: {sedge: 2}, gpu_hours_per_week: 100}
+approvals:
+  timeout: 12h
+  self_approval: false
+  fallback_approvers: [ops@marsh.example]
+backend: sim
+directory:
+  - {user: tove@marsh.example, groups: [grp-egrets], accounts: ["discord:100000000000000001"]}
+  - {user: bo@marsh.example, groups: [grp-egrets]}
+  - {user: ops@marsh.example, groups: [ops]}
+sim:
+  nodes:
+    - {name: h100, count: 1, class: reed, gpus: 8}
+    - {name: a10, count: 2, class: sedge, gpus: 2}
+`
