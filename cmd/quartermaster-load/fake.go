@@ -11,11 +11,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gorilla/websocket"
 )
 
-// platforms stands in for Slack's Web API, Slack's response URLs and Discord's REST API on one
-// loopback server: it tells the service who its users are, takes the notices it posts, and
-// records when each delivery got its answer.
+// platforms stands in for Slack's Web API, Slack's response URLs and Discord's REST API and
+// gateway on one loopback server: it tells the service who its users are, takes the notices it
+// posts, and records when each delivery got its answer. The gateway, which serve opens for the
+// DMs people send the app, only lets it connect and stay connected: the load sends no DMs, and
+// its interactions go to the HTTP endpoint.
 type platforms struct {
 	plan plan
 	srv  *http.Server
@@ -26,6 +30,9 @@ type platforms struct {
 	count    atomic.Int64
 	last     atomic.Int64 // unix nanoseconds of the latest first answer
 	notices  atomic.Int64
+
+	gwMu    sync.Mutex
+	gwConns []*websocket.Conn
 }
 
 func startPlatforms(p plan) (*platforms, error) {
@@ -45,6 +52,9 @@ func startPlatforms(p plan) (*platforms, error) {
 		_ = json.NewDecoder(r.Body).Decode(&in)
 		writeJSON(w, map[string]any{"id": "9" + in.Recipient, "type": 1})
 	})
+	mux.HandleFunc("GET /api/{v}/gateway", f.discordGatewayURL)
+	mux.HandleFunc("GET /api/{v}/gateway/bot", f.discordGatewayURL)
+	mux.HandleFunc("GET "+gatewayPath+"/", f.discordGateway) // discordgo adds /?v=…
 	mux.HandleFunc("POST /api/{v}/channels/{channel}/messages", f.discordMessage)
 	mux.HandleFunc("PATCH /api/{v}/channels/{channel}/messages/{message}", f.discordMessage)
 	mux.HandleFunc("/", f.slackAPI)
@@ -53,7 +63,60 @@ func startPlatforms(p plan) (*platforms, error) {
 	return f, nil
 }
 
-func (f *platforms) close() { _ = f.srv.Close() }
+func (f *platforms) close() {
+	_ = f.srv.Close()
+	f.gwMu.Lock()
+	defer f.gwMu.Unlock()
+	for _, c := range f.gwConns {
+		_ = c.Close()
+	}
+}
+
+// gatewayPath is where the fake's gateway takes WebSocket connections.
+const gatewayPath = "/discord-gateway"
+
+// discordGatewayURL is Get Gateway (Bot): where the gateway is.
+func (f *platforms) discordGatewayURL(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, map[string]any{"url": "ws" + strings.TrimPrefix(f.url, "http") + gatewayPath, "shards": 1,
+		"session_start_limit": map[string]any{"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}})
+}
+
+// discordGateway is a gateway session that delivers nothing: it says hello, answers the
+// identify with READY and acknowledges heartbeats, until the client goes.
+func (f *platforms) discordGateway(w http.ResponseWriter, r *http.Request) {
+	up := websocket.Upgrader{}
+	c, err := up.Upgrade(w, r, nil)
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	f.gwMu.Lock()
+	f.gwConns = append(f.gwConns, c)
+	f.gwMu.Unlock()
+	if c.WriteJSON(map[string]any{"op": 10, "d": map[string]any{"heartbeat_interval": 41250}}) != nil {
+		return
+	}
+	seq := 0
+	for {
+		var msg struct {
+			Op int `json:"op"`
+		}
+		if err := c.ReadJSON(&msg); err != nil {
+			return
+		}
+		switch msg.Op {
+		case 1: // heartbeat
+			err = c.WriteJSON(map[string]any{"op": 11})
+		case 2: // identify
+			seq++
+			err = c.WriteJSON(map[string]any{"op": 0, "t": "READY", "s": seq, "d": map[string]any{
+				"v": 10, "session_id": "load", "user": map[string]any{"id": discordAppID, "username": "quartermaster", "bot": true}, "guilds": []any{}}})
+		}
+		if err != nil {
+			return
+		}
+	}
+}
 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")

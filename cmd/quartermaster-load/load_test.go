@@ -43,7 +43,8 @@ func TestLoadAnswersEveryCommandAndKeepsQuotas(t *testing.T) {
 		t.Fatalf("build quartermaster: %v\n%s", err, out)
 	}
 	var log strings.Builder
-	res, err := run(context.Background(), options{rate: 30, duration: 4 * time.Second, drain: time.Minute, db: db, bin: bin, teams: 2, floor: true}, io.MultiWriter(&log))
+	serveLog := filepath.Join(t.TempDir(), "serve.log")
+	res, err := run(context.Background(), options{rate: 30, duration: 4 * time.Second, drain: time.Minute, db: db, bin: bin, teams: 2, floor: true, serveLog: serveLog}, io.MultiWriter(&log))
 	t.Log(log.String())
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +71,21 @@ func TestLoadAnswersEveryCommandAndKeepsQuotas(t *testing.T) {
 	}
 	if !res.ok() {
 		t.Error("the run should report success")
+	}
+	// serve opens Discord's gateway (for DMs to the app) on the fake platforms too: it connects,
+	// and does not keep logging that it cannot.
+	b, err := os.ReadFile(serveLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sl := string(b); !strings.Contains(sl, "connected to the Discord gateway") || strings.Contains(sl, "cannot open the Discord gateway") {
+		t.Errorf("serve did not connect to the fake Discord's gateway; its log:\n%s", sl)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		discord := strings.Contains(line, "adapter=discord") || strings.Contains(line, "[DG")
+		if discord && (strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") || strings.Contains(line, "error")) {
+			t.Errorf("serve logged: %s", line)
+		}
 	}
 }
 
