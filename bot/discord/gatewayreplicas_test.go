@@ -2,6 +2,7 @@ package discord_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/bot/discord/discordtest"
+	"github.com/acme/quartermaster/internal/store"
 	"github.com/acme/quartermaster/internal/store/chatstore"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
@@ -187,9 +189,37 @@ func TestAnInteractionDeliveredLateToAnotherReplicaIsNotRunAgain(t *testing.T) {
 	}
 	// Forgetting is written in the background.
 	if !fake.WaitFor(func() bool {
-		owners, err := db.DeliveryClaimers(t.Context(), discord.Platform, time.Time{})
+		owners, err := db.DeliveryClaimers(t.Context(), discord.Platform, time.Now().Add(-24*time.Hour))
 		return err == nil && len(owners) == 0
 	}) {
 		t.Error("claims are left after Recover")
+	}
+}
+
+// The gateway's claims that ran out are forgotten by one Recover however many there are (more
+// than the inbox gives at once), and counted as nothing taken.
+func TestRecoverForgetsEveryClaimThatRanOut(t *testing.T) {
+	db := storetest.Open(t, storetest.SQLite(t))
+	var ds []store.Delivery
+	for i := range 250 {
+		ds = append(ds, store.Delivery{Key: fmt.Sprintf("discord:gateway:%d", 800000000000000000+i), Platform: discord.Platform,
+			Payload: fmt.Sprintf(`{"id":"%d","claim":true}`, 800000000000000000+i), ReceivedAt: time.Now().Add(-time.Hour)})
+	}
+	if _, err := db.AcceptDeliveries(t.Context(), ds, "gone", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, func(c *discord.Config) { c.Inbox = chatstore.Inbox{DB: db, Owner: "live", Platform: discord.Platform} })
+	if n, err := e.adapter.Recover(t.Context()); err != nil || n != 0 {
+		t.Errorf("Recover took %d commands (%v); want none", n, err)
+	}
+	// Forgetting is written in the background; what is left is claimed by someone.
+	if !e.fake.WaitFor(func() bool {
+		owners, err := db.DeliveryClaimers(t.Context(), discord.Platform, time.Now().Add(-24*time.Hour))
+		return err == nil && len(owners) == 0
+	}) {
+		t.Error("claims are left after Recover")
+	}
+	if reqs := e.handler.requests(); len(reqs) != 0 {
+		t.Errorf("ran %+v", reqs)
 	}
 }

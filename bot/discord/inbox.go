@@ -83,17 +83,35 @@ func (a *Adapter) keep(i *discordgo.Interaction, person, user, text, click strin
 // took (the gateway's claims whose time is past are forgotten, and not counted). Call it at
 // start and then regularly (the service does every 30 s).
 func (a *Adapter) Recover(ctx context.Context) (int, error) {
-	ds, err := a.inbox.Claim(ctx, time.Now())
-	if err != nil {
-		return 0, err
+	total := 0
+	// On a busy install the gateway's claims run out by the hundred: while a round forgets
+	// some, another follows, so that they neither pile up nor hold back a command to run.
+	for range maxRecoverRounds {
+		ds, err := a.inbox.Claim(ctx, time.Now())
+		if err != nil {
+			return total, err
+		}
+		n, forgotten := a.recover(ds)
+		total += n
+		if forgotten == 0 {
+			break
+		}
 	}
-	n := 0
+	return total, nil
+}
+
+// maxRecoverRounds bounds the rounds of one Recover.
+const maxRecoverRounds = 100
+
+// recover runs what Recover claimed: n commands taken, and the gateway's claims forgotten.
+func (a *Adapter) recover(ds []bot.Accepted) (n, forgotten int) {
 	for _, d := range ds {
 		var k kept
 		if err := json.Unmarshal(d.Payload, &k); err == nil && k.Claim {
 			// A gateway delivery's claim whose time is past: it did its work (one replica
 			// answered), and there is nothing to run.
 			a.inbox.Finish(inflight.Taken(d.Key))
+			forgotten++
 			continue
 		}
 		n++
@@ -144,5 +162,5 @@ func (a *Adapter) Recover(ctx context.Context) (int, error) {
 			a.inbox.Finish(kt)
 		})
 	}
-	return n, nil
+	return n, forgotten
 }
