@@ -1857,9 +1857,11 @@ func durationWordsBut(args []string, i int, v string, isClass func(string) bool)
 		if pw == "" || pv == "" {
 			break
 		}
-		if step == 1 && durationMeant(pv+pw) != "" && (!allDigits(pw) || minutesAfter(args, i+2, isClass)) {
+		if step == 1 && durationMeant(pv+pw) != "" && (!allDigits(pw) || len(pw) == 2 && minutesAfter(args, i+2, isClass)) {
 			// A length as people often write it over two words (1,5 h; 1h 30, the minutes a
-			// bare number): taken whole, to be refused with the length meant (durationMeant).
+			// bare number of two digits, as a clock writes them: "2h 5" is a length and a
+			// number out of place, not 2h5m): taken whole, to be refused with the length meant
+			// (durationMeant).
 			return v + w, i + 1
 		}
 		if isDigit(pv[len(pv)-1]) && isDigit(pw[0]) {
