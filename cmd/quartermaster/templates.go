@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -619,29 +620,17 @@ func shellError(err error, verb string, fs *flag.FlagSet, args []string) error {
 	// The example keeps the flags typed (--policy, --backend…) that it does not give itself,
 	// after the template's name, each once.
 	example := strings.Fields(words)
-	var kept []string
 	typed := onceEach(fs, args)
-	for i := 0; i < len(typed); i++ {
-		a := typed[i]
-		if a == "--" {
-			break
+	var places []flagAt
+	fs.VisitAll(func(f *flag.Flag) {
+		if !slices.Contains(example, "--"+f.Name) {
+			places = append(places, flagPlaces(fs, typed, f.Name)...)
 		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			continue
-		}
-		name, _, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		f := fs.Lookup(name)
-		if f == nil {
-			continue
-		}
-		n := 1
-		if !eq && !boolFlag(f) && i+1 < len(typed) {
-			n = 2
-		}
-		if !slices.Contains(example, "--"+name) {
-			kept = append(kept, typed[i:i+n]...)
-		}
-		i += n - 1
+	})
+	slices.SortFunc(places, func(a, b flagAt) int { return cmp.Compare(a.i, b.i) })
+	var kept []string
+	for _, p := range places {
+		kept = append(kept, typed[p.i:p.i+p.n]...)
 	}
 	if len(example) > 0 {
 		example = append(append(example[:1:1], kept...), example[1:]...)
