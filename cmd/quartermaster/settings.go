@@ -240,12 +240,14 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 			return errUsage{fmt.Sprintf("--%s is not a flag of %s; it takes --%s alone, e.g. %s", name, command, names[0], example(names[0], renamedFlag(fs, args, i, names[0], func() string { v, _ := value(names[0]); return v })))}
 		}
 		// The flag is left out wherever it was typed, and the word after it too where that is
-		// its value: where the command takes no words, the flag is typed more than once, or the
-		// word is empty.
+		// its value: always, but where it is a true/false flag of another command (--json) or
+		// the command would be left short of the words it needs (agent-token create --polcy
+		// gpu-1: the node).
 		rest := slices.Clone(args)
 		for j := mistypedFlag(rest, name); j >= 0; j = mistypedFlag(rest, name) {
 			n := 1
-			if !strings.Contains(rest[j], "=") && j+1 < len(rest) && !strings.HasPrefix(rest[j+1], "-") && (takesNoWords[command] || typed > 1 || rest[j+1] == "") {
+			if !strings.Contains(rest[j], "=") && j+1 < len(rest) && !strings.HasPrefix(rest[j+1], "-") &&
+				(rest[j+1] == "" || typed > 1 || (!boolFlagElsewhere(name) && wordsOf(fs, line, slices.Delete(slices.Clone(rest), j, j+2))-len(strings.Fields(command)) >= needsWords[command])) {
 				n = 2
 			}
 			rest = slices.Delete(rest, j, j+n)
@@ -288,14 +290,48 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 	return errUsage{fmt.Sprintf("%v; e.g. %s", err, put(name))}
 }
 
-// takesNoWords are the commands (as flagMistake names them) that take flags only: a word after a
-// flag that is none of theirs is taken as that flag's value. policy check's one word is its file,
-// which its refusal gives where none is left.
-var takesNoWords = map[string]bool{
-	"quartermaster serve": true, "quartermaster console": true, "quartermaster report": true,
-	"quartermaster version": true, "quartermaster predict eval": true, "quartermaster discord register": true,
-	"quartermaster agent-token list": true, "quartermaster migrate up": true, "quartermaster migrate down": true,
-	"quartermaster migrate status": true, "quartermaster policy check": true,
+// needsWords are how many words the commands (as flagMistake names them) that need some need
+// after their verb: the node agent-token create and revoke act on, the template render and show
+// take. A word after a flag that is none of the command's is that flag's value unless the command
+// would be short of these without it.
+var needsWords = map[string]int{
+	"quartermaster agent-token create": 1, "quartermaster agent-token revoke": 1,
+	"quartermaster templates render": 1, "quartermaster templates show": 1,
+}
+
+// wordsOf counts the words of line (quartermaster and the command, as an example starts) and
+// args that are neither flags nor a flag's value (fs's flags), as the command would read them.
+func wordsOf(fs *flag.FlagSet, line, args []string) int {
+	n := len(line)
+	for i, a := range args {
+		if a == "--" {
+			return n + len(args) - i - 1
+		}
+		if (!strings.HasPrefix(a, "-") || a == "-") && !isFlagValue(fs, args, i) {
+			n++
+		}
+	}
+	return n
+}
+
+// boolFlagElsewhere says whether name is a true/false flag of some quartermaster command (--json,
+// --print), given without a value: the word after it is no value of its.
+func boolFlagElsewhere(name string) bool {
+	var sets []*flag.FlagSet
+	for _, sc := range subcommands {
+		if sc.flags != nil {
+			sets = append(sets, sc.flags())
+		}
+	}
+	for _, f := range verbFlags {
+		sets = append(sets, f())
+	}
+	for _, fs := range sets {
+		if f := fs.Lookup(name); f != nil && boolFlag(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // writtenShort says whether flag name is flag as a reader takes a flag misspelled: a near miss
