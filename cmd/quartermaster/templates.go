@@ -288,6 +288,18 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	if err != nil {
 		return shellError(unknownTemplate(cat, name, "/gpu submit", err), "render", fs, args)
 	}
+	if o.gpus <= 0 && len(flagPlaces(fs, args, "gpus")) > 0 {
+		// --gpus 0 or below holds no GPU: refused as --gpus that is no number is, not taken as
+		// --gpus not given.
+		gpus, cpuOnly := renderGPUs(cat, args)
+		if cpuOnly != nil {
+			return cpuOnly
+		}
+		if gpus == "" {
+			gpus = renderExamples["gpus"]
+		}
+		return render(fmt.Sprintf("--gpus is how many GPUs the lease holds, one or more, not %d", o.gpus), withFlag(fs, args, "gpus", gpus))
+	}
 	params, err := t.ParseParams(words)
 	if err != nil {
 		// The example keeps the user's parameters that are right, as /gpu submit's does.

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// templates render --gpus with a number of no GPUs (0, or below) is refused as --gpus that is no
+// number is, not rendered as if --gpus were not given: one sentence, the command as typed with
+// --gpus put right to the GPUs render gives that template on that policy, which renders.
+func TestRenderGPUsBelowOneIsRefused(t *testing.T) {
+	t.Setenv("QM_POLICY", "")
+	other := "../../commands/testdata/tokyo.yaml"
+	for _, c := range []struct{ args []string }{
+		{[]string{"jupyterlab", "--gpus", "-3"}},
+		{[]string{"jupyterlab", "--gpus", "0", "--backend", "slurm"}},
+		{[]string{"pytorch-ddp", "--gpus=-1", "nnodes=2", "script=train.py", "--policy", other}},
+		{[]string{"hparam-sweep", "--policy", other, "--gpus", "0"}},
+		{[]string{"data-prep", "--gpus", "-2"}},
+	} {
+		code, _, stderr := runQM(append([]string{"templates", "render"}, c.args...)...)
+		msg := strings.TrimSpace(stderr)
+		_, eg, ok := strings.Cut(msg, "e.g. quartermaster templates render ")
+		if code != 2 || !ok || strings.Contains(msg, "\n") || !strings.Contains(msg, "--gpus") {
+			t.Errorf("render %v: exit %d, %q; want one sentence about --gpus with an example", c.args, code, msg)
+			continue
+		}
+		// The example is the one --gpus that is no number gets.
+		notANumber := make([]string, len(c.args))
+		for i, a := range c.args {
+			switch {
+			case strings.HasPrefix(a, "--gpus="):
+				a = "--gpus=x"
+			case i > 0 && c.args[i-1] == "--gpus":
+				a = "x"
+			}
+			notANumber[i] = a
+		}
+		_, _, want := runQM(append([]string{"templates", "render"}, notANumber...)...)
+		_, wantEg, _ := strings.Cut(strings.TrimSpace(want), "e.g. quartermaster templates render ")
+		if eg != wantEg {
+			t.Errorf("render %v: the example is %q, want %q (as for --gpus that is no number)", c.args, eg, wantEg)
+		}
+		if code, _, stderr := runQM(append([]string{"templates", "render"}, strings.Fields(eg)...)...); code != 0 {
+			t.Errorf("the example render %s: exit %d, %s", eg, code, stderr)
+		}
+	}
+}
