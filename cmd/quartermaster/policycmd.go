@@ -154,8 +154,19 @@ func policyCheckMistake(rest []string) error {
 			}
 			continue
 		}
-		others := append(slices.Clone(rest[:i]), rest[i+1:]...)
+		// The word after the flag is its value, left out with it: where it is another command's
+		// flag that takes one (--db x), or the file is given besides; else it is the file.
+		n := 1
+		if !hasValue && i+1 < len(rest) && !strings.HasPrefix(rest[i+1], "-") {
+			f := flagElsewhere(name)
+			besides := slices.Concat(rest[:i], rest[i+2:])
+			if rest[i+1] == "" || (f != nil && !boolFlag(f)) || (f == nil && (policyIn(besides) != "" || wordsOf(subcommands["policy"].flags(), nil, besides) > 0)) {
+				n = 2
+			}
+		}
+		others := slices.Concat(rest[:i], rest[i+n:])
 		if near := nearFlag(name, []string{"policy"}); near != "" {
+			others = slices.Concat(rest[:i], rest[i+1:])
 			if hasValue {
 				others = append([]string{value}, others...)
 			}

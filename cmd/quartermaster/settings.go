@@ -317,6 +317,13 @@ func wordsOf(fs *flag.FlagSet, line, args []string) int {
 // boolFlagElsewhere says whether name is a true/false flag of some quartermaster command (--json,
 // --print), given without a value: the word after it is no value of its.
 func boolFlagElsewhere(name string) bool {
+	f := flagElsewhere(name)
+	return f != nil && boolFlag(f)
+}
+
+// flagElsewhere is flag name of some quartermaster command (--db, --json), as that command
+// parses it; nil where no command has it.
+func flagElsewhere(name string) *flag.Flag {
 	var sets []*flag.FlagSet
 	for _, sc := range subcommands {
 		if sc.flags != nil {
@@ -327,11 +334,11 @@ func boolFlagElsewhere(name string) bool {
 		sets = append(sets, f())
 	}
 	for _, fs := range sets {
-		if f := fs.Lookup(name); f != nil && boolFlag(f) {
-			return true
+		if f := fs.Lookup(name); f != nil {
+			return f
 		}
 	}
-	return false
+	return nil
 }
 
 // writtenShort says whether flag name is flag as a reader takes a flag misspelled: a near miss
