@@ -197,12 +197,23 @@ func notAVerb(command, word string, verbs, args, example []string) error {
 
 // needsVerb refuses command (agent-token, migrate, discord…), which takes one of verbs, given none:
 // nothing at all, or only flags (args, as typed), which where verbFirst must come after the verb.
-// One sentence names the verbs; its example is the command typed with verb put in front of args,
-// and extra (what the verb needs besides) after.
+// One sentence names the verbs; its example is the command typed with verb (or the one typed
+// after the flags, moved) put in front of args, and extra (what the verb needs besides) after.
 func needsVerb(command string, verbFirst bool, verbs []string, verb string, args, extra []string) error {
 	if sc, ok := subcommands[command]; ok && sc.flags != nil {
+		// The verb typed after the flags (templates --policy F render) is the one put in front,
+		// and left out where it was typed.
+		for i, a := range args {
+			if a == "--" {
+				break
+			}
+			if slices.Contains(verbs, a) && !isFlagValue(sc.flags(), args, i) {
+				verb, args = a, slices.Delete(slices.Clone(args), i, i+1)
+				break
+			}
+		}
 		fs := sc.flags()
-		if f, ok := verbFlags[command]; ok {
+		if f, ok := verbFlags[command][verb]; ok {
 			fs = f()
 		}
 		fs.SetOutput(io.Discard)
@@ -234,10 +245,13 @@ var commandVerbs = map[string]struct {
 	"policy":      {[]string{"check"}, "check"},
 }
 
-// verbFlags are the flags of the verb needsVerb puts in front (templates list), where they are
-// not the command's (render's, for its help).
-var verbFlags = map[string]func() *flag.FlagSet{
-	"templates": func() *flag.FlagSet { fs, _ := browseFlags(); return fs },
+// verbFlags are the flags of a verb needsVerb puts in front (templates list or show), by command
+// and verb, where they are not the command's (render's, for its help).
+var verbFlags = map[string]map[string]func() *flag.FlagSet{
+	"templates": {
+		"list": func() *flag.FlagSet { fs, _ := browseFlags(); return fs },
+		"show": func() *flag.FlagSet { fs, _ := browseFlags(); return fs },
+	},
 }
 
 // refusal is a command-line refusal in one sentence: what is wrong (and what to do), then "e.g."

@@ -330,8 +330,10 @@ func flagElsewhere(name string) *flag.Flag {
 			sets = append(sets, sc.flags())
 		}
 	}
-	for _, f := range verbFlags {
-		sets = append(sets, f())
+	for _, fss := range verbFlags {
+		for _, f := range fss {
+			sets = append(sets, f())
+		}
 	}
 	for _, fs := range sets {
 		if f := fs.Lookup(name); f != nil {
