@@ -46,3 +46,40 @@ func TestRenderGPUsBelowOneIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// templates render --duration of no length (0, or below) is refused as a --duration that is no
+// duration is, not rendered as if --duration were not given.
+func TestRenderDurationOfNoLengthIsRefused(t *testing.T) {
+	t.Setenv("QM_POLICY", "")
+	for _, args := range [][]string{
+		{"jupyterlab", "--duration", "-3h"},
+		{"pytorch-ddp", "--duration=0", "nnodes=2", "script=train.py"},
+		{"hparam-sweep", "--duration", "0s", "--backend", "slurm"},
+	} {
+		code, _, stderr := runQM(append([]string{"templates", "render"}, args...)...)
+		msg := strings.TrimSpace(stderr)
+		_, eg, ok := strings.Cut(msg, "e.g. quartermaster templates render ")
+		if code != 2 || !ok || strings.Contains(msg, "\n") || !strings.Contains(msg, "--duration") {
+			t.Errorf("render %v: exit %d, %q; want one sentence about --duration with an example", args, code, msg)
+			continue
+		}
+		notADuration := make([]string, len(args))
+		for i, a := range args {
+			switch {
+			case strings.HasPrefix(a, "--duration="):
+				a = "--duration=x"
+			case i > 0 && args[i-1] == "--duration":
+				a = "x"
+			}
+			notADuration[i] = a
+		}
+		_, _, want := runQM(append([]string{"templates", "render"}, notADuration...)...)
+		_, wantEg, _ := strings.Cut(strings.TrimSpace(want), "e.g. quartermaster templates render ")
+		if eg != wantEg {
+			t.Errorf("render %v: the example is %q, want %q (as for --duration that is no duration)", args, eg, wantEg)
+		}
+		if code, _, stderr := runQM(append([]string{"templates", "render"}, strings.Fields(eg)...)...); code != 0 {
+			t.Errorf("the example render %s: exit %d, %s", eg, code, stderr)
+		}
+	}
+}

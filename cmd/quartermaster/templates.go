@@ -288,6 +288,17 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	if err != nil {
 		return shellError(unknownTemplate(cat, name, "/gpu submit", err), "render", fs, args)
 	}
+	if o.duration <= 0 && len(flagPlaces(fs, args, "duration")) > 0 {
+		// --duration 0 or below is no length: refused as --duration that is no duration is, not
+		// taken as --duration not given.
+		at := flagPlaces(fs, args, "duration")
+		last := at[len(at)-1]
+		typed := args[last.i+last.n-1]
+		if last.n == 1 {
+			_, typed, _ = strings.Cut(typed, "=")
+		}
+		return render(fmt.Sprintf("--duration is how long the lease runs, more than none, not %s", typed), withFlag(fs, args, "duration", renderExamples["duration"]))
+	}
 	if o.gpus <= 0 && len(flagPlaces(fs, args, "gpus")) > 0 {
 		// --gpus 0 or below holds no GPU: refused as --gpus that is no number is, not taken as
 		// --gpus not given.
