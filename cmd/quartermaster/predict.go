@@ -90,12 +90,21 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			rest = append(rest, "--trace", predictTrace)
 		}
 		return errUsage{fmt.Sprintf("predict eval takes no more words, but got %q; e.g. %s", fs.Arg(0), shellLine(append([]string{"quartermaster", "predict", "eval"}, rest...)))}
+	}
+	// A flag's value put right, its example gives --trace where none was typed: one that runs.
+	withTrace := func(rest []string) string {
+		if *trace == "" {
+			rest = append(withoutPlaces(rest, flagPlaces(fs, rest, "trace")), "--trace", predictTrace)
+		}
+		return shellLine(append([]string{"quartermaster", "predict", "eval"}, rest...))
+	}
+	switch {
+	case *format != "" && *format != predict.FormatSWF && *format != predict.FormatCSV && *format != predict.FormatSacct && *format != predict.FormatPhilly:
+		return errUsage{fmt.Sprintf("--format is swf, csv, sacct or philly, not %q; e.g. %s", *format, withTrace(withFlag(fs, args[1:], "format", predict.FormatSWF)))}
+	case *train < 0 || *train >= 1:
+		return errUsage{fmt.Sprintf("--train-fraction is a number from 0 up to (not including) 1, not %v; e.g. %s", *train, withTrace(withFlag(fs, args[1:], "train-fraction", "0.3")))}
 	case *trace == "":
 		return errUsage{"predict eval needs --trace, the job trace to replay, e.g. " + shellLine(append(append([]string{"quartermaster", "predict", "eval"}, args[1:]...), "--trace", predictTrace))}
-	case *format != "" && *format != predict.FormatSWF && *format != predict.FormatCSV && *format != predict.FormatSacct && *format != predict.FormatPhilly:
-		return errUsage{fmt.Sprintf("--format is swf, csv, sacct or philly, not %q; e.g. %s", *format, shellLine(append([]string{"quartermaster", "predict", "eval"}, withFlag(fs, args[1:], "format", predict.FormatSWF)...)))}
-	case *train < 0 || *train >= 1:
-		return errUsage{fmt.Sprintf("--train-fraction is a number from 0 up to (not including) 1, not %v; e.g. %s", *train, shellLine(append([]string{"quartermaster", "predict", "eval"}, withFlag(fs, args[1:], "train-fraction", "0.3")...)))}
 	}
 	// A replay runs once and churns through short-lived jobs and events: the collector runs
 	// when the heap has grown by half rather than doubled (unless GOGC says otherwise), which
