@@ -167,6 +167,11 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	if file := store.SQLiteFile(url); file != "" {
 		if _, err := os.Stat(file); errors.Is(err, iofs.ErrNotExist) {
+			// --week that is no week (2026-W00, -1) is put right too: refused next, else.
+			_, named := showback.NamedWeek(*week, lastWeek())
+			if _, werr := showback.ParseWeek(*week, showback.Week{}); *week != "" && werr != nil && !named {
+				args = withFlag(fs, args, "week", lastWeek().String())
+			}
 			if url == def && f.db == "" {
 				return refusal(fmt.Sprintf("there is no database %s here; run the report where the console or serve keeps its database (QM_DATA_DIR), or name it with --db or QM_DATABASE_URL", file),
 					"report", append([]string{"--db", "sqlite:/var/lib/quartermaster/quartermaster.db"}, args...))
