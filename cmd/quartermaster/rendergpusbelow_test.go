@@ -83,3 +83,17 @@ func TestRenderDurationOfNoLengthIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// --gpus and --duration both below one are both put right in the one example, which renders.
+func TestRenderGPUsAndDurationBelowOneArePutRightTogether(t *testing.T) {
+	t.Setenv("QM_POLICY", "")
+	code, _, stderr := runQM("templates", "render", "jupyterlab", "--gpus", "-3", "--duration", "-1h")
+	msg := strings.TrimSpace(stderr)
+	_, eg, ok := strings.Cut(msg, "e.g. quartermaster templates render ")
+	if code != 2 || !ok || strings.Contains(msg, "\n") || !strings.Contains(msg, "--gpus") || !strings.Contains(msg, "--duration") {
+		t.Fatalf("exit %d, %q; want one sentence about --gpus and --duration with an example", code, msg)
+	}
+	if code, _, stderr := runQM(append([]string{"templates", "render"}, strings.Fields(eg)...)...); code != 0 {
+		t.Errorf("the example render %s: exit %d, %s", eg, code, stderr)
+	}
+}

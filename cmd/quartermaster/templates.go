@@ -288,28 +288,32 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	if err != nil {
 		return shellError(unknownTemplate(cat, name, "/gpu submit", err), "render", fs, args)
 	}
-	if o.duration <= 0 && len(flagPlaces(fs, args, "duration")) > 0 {
-		// --duration 0 or below is no length: refused as --duration that is no duration is, not
-		// taken as --duration not given.
-		at := flagPlaces(fs, args, "duration")
+	// --duration or --gpus 0 or below is no length, or holds no GPU: refused as one that is no
+	// duration or number is, not taken as the flag not given; one example puts both right.
+	var wrong []string
+	fixed := args
+	if at := flagPlaces(fs, args, "duration"); o.duration <= 0 && len(at) > 0 {
 		last := at[len(at)-1]
 		typed := args[last.i+last.n-1]
 		if last.n == 1 {
 			_, typed, _ = strings.Cut(typed, "=")
 		}
-		return render(fmt.Sprintf("--duration is how long the lease runs, more than none, not %s", typed), withFlag(fs, args, "duration", renderExamples["duration"]))
+		wrong = append(wrong, "--duration is how long the lease runs, more than none, not "+typed)
+		fixed = withFlag(fs, fixed, "duration", renderExamples["duration"])
 	}
 	if o.gpus <= 0 && len(flagPlaces(fs, args, "gpus")) > 0 {
-		// --gpus 0 or below holds no GPU: refused as --gpus that is no number is, not taken as
-		// --gpus not given.
-		gpus, cpuOnly := renderGPUs(cat, args)
+		gpus, cpuOnly := renderGPUs(cat, fixed)
 		if cpuOnly != nil {
 			return cpuOnly
 		}
 		if gpus == "" {
 			gpus = renderExamples["gpus"]
 		}
-		return render(fmt.Sprintf("--gpus is how many GPUs the lease holds, one or more, not %d", o.gpus), withFlag(fs, args, "gpus", gpus))
+		wrong = append(wrong, fmt.Sprintf("--gpus is how many GPUs the lease holds, one or more, not %d", o.gpus))
+		fixed = withFlag(fs, fixed, "gpus", gpus)
+	}
+	if len(wrong) > 0 {
+		return render(strings.Join(wrong, "; and "), fixed)
 	}
 	params, err := t.ParseParams(words)
 	if err != nil {
