@@ -240,15 +240,25 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 			return errUsage{fmt.Sprintf("--%s is not a flag of %s; it takes --%s alone, e.g. %s", name, command, names[0], example(names[0], renamedFlag(fs, args, i, names[0], func() string { v, _ := value(names[0]); return v })))}
 		}
 		// The flag is left out wherever it was typed, and the word after it too where that is
-		// its value: always, but where it is a true/false flag of another command (--json) or
-		// the command would be left short of the words it needs (agent-token create --polcy
-		// gpu-1: the node).
+		// its value: always, but where the command would be left short of the words it needs
+		// (agent-token create --polcy gpu-1: the node). After a true/false flag of another
+		// command (--json), the word is no value: left out only where it is a word too many.
 		rest := slices.Clone(args)
 		for j := mistypedFlag(rest, name); j >= 0; j = mistypedFlag(rest, name) {
 			n := 1
-			if !strings.Contains(rest[j], "=") && j+1 < len(rest) && !strings.HasPrefix(rest[j+1], "-") &&
-				(rest[j+1] == "" || typed > 1 || (!boolFlagElsewhere(name) && wordsOf(fs, line, slices.Delete(slices.Clone(rest), j, j+2))-len(strings.Fields(command)) >= needsWords[command])) {
-				n = 2
+			if !strings.Contains(rest[j], "=") && j+1 < len(rest) && !strings.HasPrefix(rest[j+1], "-") {
+				words := wordsOf(fs, line, slices.Delete(slices.Clone(rest), j, j+1)) - len(strings.Fields(command))
+				most := mostWords[command]
+				switch {
+				case rest[j+1] == "" || typed > 1:
+					n = 2
+				case boolFlagElsewhere(name):
+					if most >= 0 && words > most {
+						n = 2
+					}
+				case words-1 >= needsWords[command]:
+					n = 2
+				}
 			}
 			rest = slices.Delete(rest, j, j+n)
 		}
@@ -297,6 +307,13 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 var needsWords = map[string]int{
 	"quartermaster agent-token create": 1, "quartermaster agent-token revoke": 1,
 	"quartermaster templates render": 1, "quartermaster templates show": 1,
+}
+
+// mostWords are how many words after their verb the commands (as flagMistake names them) that
+// take some take at most, -1 for any number (render's parameters). Every other command takes none.
+var mostWords = map[string]int{
+	"quartermaster agent-token create": 1, "quartermaster agent-token revoke": 1,
+	"quartermaster templates show": 1, "quartermaster templates list": 1, "quartermaster templates render": -1,
 }
 
 // wordsOf counts the words of line (quartermaster and the command, as an example starts) and

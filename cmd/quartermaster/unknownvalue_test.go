@@ -24,6 +24,16 @@ func TestAnUnknownFlagIsLeftOutWithItsValue(t *testing.T) {
 			"e.g. quartermaster templates render jax-tpu-free nnodes=2\n"},
 		{[]string{"templates", "show", "jax-tpu-free", "--owner", "ops"},
 			"e.g. quartermaster templates show jax-tpu-free\n"},
+		// After a true/false flag of another command, a word is a word, left out where the
+		// command takes no more.
+		{[]string{"agent-token", "create", "node-17", "--json", "x"},
+			"e.g. quartermaster agent-token create node-17\n"},
+		{[]string{"migrate", "up", "--json", "x"},
+			"e.g. quartermaster migrate up\n"},
+		{[]string{"templates", "render", "jax-tpu-free", "--json", "nnodes=2"},
+			"e.g. quartermaster templates render jax-tpu-free nnodes=2\n"},
+		{[]string{"templates", "list", "--json", "jax"},
+			"e.g. quartermaster templates list jax\n"},
 		// Where the word after it is the one word the command needs, it is that word.
 		{[]string{"agent-token", "create", "--polcy", "node-17"},
 			"e.g. quartermaster agent-token create node-17\n"},
