@@ -97,3 +97,25 @@ func TestRenderGPUsAndDurationBelowOneArePutRightTogether(t *testing.T) {
 		t.Errorf("the example render %s: exit %d, %s", eg, code, stderr)
 	}
 }
+
+// A refusal that comes before --gpus and --duration are read (no template, one that is not
+// there, --backend) gives no --gpus or --duration below one in its example: it would be refused next.
+func TestRenderRefusalsBeforeGPUsLeaveNoneBelowOne(t *testing.T) {
+	t.Setenv("QM_POLICY", "")
+	for _, args := range [][]string{
+		{"--gpus", "-3"},
+		{"nosuch-template", "--gpus", "0"},
+		{"jupyterlab", "--backend", "slrum", "--duration", "-1h"},
+	} {
+		code, _, stderr := runQM(append([]string{"templates", "render"}, args...)...)
+		msg := strings.TrimSpace(stderr)
+		_, eg, ok := strings.Cut(msg, "e.g. quartermaster templates render ")
+		if code != 2 || !ok || strings.Contains(msg, "\n") {
+			t.Errorf("render %v: exit %d, %q; want one sentence with an example", args, code, msg)
+			continue
+		}
+		if code, _, stderr := runQM(append([]string{"templates", "render"}, strings.Fields(eg)...)...); code != 0 {
+			t.Errorf("render %v: the example render %s: exit %d, %s", args, eg, code, stderr)
+		}
+	}
+}

@@ -267,8 +267,19 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 			words = append(words, w)
 		}
 	}
+	// The examples of refusals before --gpus and --duration are read leave out either where it
+	// is below one (render's default then), which would be refused next.
+	noneBelowOne := func(a []string) []string {
+		if o.gpus <= 0 {
+			a = withoutPlaces(a, flagPlaces(fs, a, "gpus"))
+		}
+		if o.duration <= 0 {
+			a = withoutPlaces(a, flagPlaces(fs, a, "duration"))
+		}
+		return a
+	}
 	if name == "" {
-		return refusal("templates render needs a template name", "templates", append([]string{"render", "pytorch-ddp"}, onceEach(fs, args)...))
+		return refusal("templates render needs a template name", "templates", append([]string{"render", "pytorch-ddp"}, onceEach(fs, noneBelowOne(args))...))
 	}
 	render := func(what string, fixed []string) error {
 		return refusal(what, "templates", append([]string{"render"}, fixed...))
@@ -278,7 +289,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 		if meant == "" {
 			meant = "slurm"
 		}
-		return render(fmt.Sprintf("--backend is slurm or kubernetes, not %q", o.backend), withFlag(fs, args, "backend", meant))
+		return render(fmt.Sprintf("--backend is slurm or kubernetes, not %q", o.backend), withFlag(fs, noneBelowOne(args), "backend", meant))
 	}
 	pol, err := (&commonFlags{policy: o.policy}).loadPolicy()
 	if err != nil {
@@ -286,7 +297,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	}
 	t, err := cat.Get(name)
 	if err != nil {
-		return shellError(unknownTemplate(cat, name, "/gpu submit", err), "render", fs, args)
+		return shellError(unknownTemplate(cat, name, "/gpu submit", err), "render", fs, noneBelowOne(args))
 	}
 	// --duration or --gpus 0 or below is no length, or holds no GPU: refused as one that is no
 	// duration or number is, not taken as the flag not given; one example puts both right.
