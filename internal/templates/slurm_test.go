@@ -207,15 +207,30 @@ func TestSlurmSweepArray(t *testing.T) {
 	tp, _ := catalog(t).Get("hparam-sweep")
 	fakePython := `echo "trial $QM_TASK_INDEX of $QM_TASK_COUNT: $*"; touch "$QM_JOB_DIR/done-$QM_TASK_INDEX"`
 	_, dir := submit(t, conf, tp, templates.Params{"trials": "5"}, map[string]string{"python3": fakePython})
-	waitFor(t, 45*time.Second, "5 trials", func() bool {
-		files, _ := filepath.Glob(filepath.Join(dir, "done-*"))
-		return len(files) == 5
-	})
+	// A trial runs in a job step (srun), whose output srun relays to the task's .out file: it can
+	// land there a moment after the trial's done file, so the wait is for both.
+	ran := func(out string) int {
+		n := 0
+		for i := 0; i < 5; i++ {
+			if strings.Contains(out, "trial "+strconvItoa(i)+" of 5: ") {
+				n++
+			}
+		}
+		return n
+	}
+	for deadline := time.Now().Add(45 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if files, _ := filepath.Glob(filepath.Join(dir, "done-*")); len(files) == 5 && ran(readAll(dir, "*.out")) == 5 {
+			break
+		}
+	}
 	got := readAll(dir, "*.out")
 	for i := 0; i < 5; i++ {
 		if !strings.Contains(got, "trial "+strconvItoa(i)+" of 5: ") {
 			t.Errorf("trial %d did not run:\n%s", i, got)
 		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "done-*")); len(files) != 5 {
+		t.Errorf("%d trials finished (their done files); want 5", len(files))
 	}
 }
 
