@@ -5,6 +5,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -144,29 +145,33 @@ func parseKnowing(text string, p *policy.Policy, templateNames, verbs []string) 
 		}
 		channels[k] = team
 	}
+	return parseIn(text, p.ClassNames(), channels, teamSet(p), nameKeys(templateNames), verbs)
+}
+
+// teamSet is the policy's teams, by name.
+func teamSet(p *policy.Policy) map[string]bool {
 	teams := make(map[string]bool, len(p.Teams))
 	for _, t := range p.Teams {
 		teams[t.Name] = true
 	}
-	var tmpls map[string]bool
-	if templateNames != nil {
-		tmpls = make(map[string]bool, len(templateNames))
-		for _, n := range templateNames {
-			tmpls[policy.NameKey(n)] = true
-		}
+	return teams
+}
+
+// nameKeys is names as a set of their keys (policy.NameKey), as the grammar compares names; nil
+// for nil names (none known).
+func nameKeys(names []string) map[string]bool {
+	if names == nil {
+		return nil
 	}
-	return parseIn(text, p.ClassNames(), channels, teams, tmpls, verbs)
+	keys := make(map[string]bool, len(names))
+	for _, n := range names {
+		keys[policy.NameKey(n)] = true
+	}
+	return keys
 }
 
 func parseIn(text string, classes []string, channels map[string]string, teams, tmpls map[string]bool, verbs []string) (Command, error) {
-	var known map[string]bool
-	if classes != nil {
-		known = make(map[string]bool, len(classes))
-		for _, n := range classes {
-			known[policy.NameKey(n)] = true
-		}
-	}
-	c, err := parseWith(text, known, channels, teams, tmpls, verbs)
+	c, err := parseWith(text, nameKeys(classes), channels, teams, tmpls, verbs)
 	c.classes, c.channels, c.teams = nil, nil, nil
 	return c, err
 }
@@ -371,12 +376,7 @@ func templateWhereTeam(verb string, args []string, at int, tmpl string, teams ma
 	case "submit":
 		return fmt.Sprintf("%s; a job's template is the word after /gpu submit.", what), fixed
 	}
-	var names []string
-	for t := range teams {
-		names = append(names, t)
-	}
-	slices.Sort(names)
-	return fmt.Sprintf("%s; a team is named as the policy writes it: %s.", what, policy.FewNames(tmpl, names)), fixed
+	return fmt.Sprintf("%s; a team is named as the policy writes it: %s.", what, policy.FewNames(tmpl, slices.Sorted(maps.Keys(teams)))), fixed
 }
 
 // submitWordInRequest finds the first word of a request written as /gpu submit writes it (team=T,
@@ -437,11 +437,7 @@ func teamInHandle(handle string, names []string) string {
 // team: its index, the team its handle is closest to ("" where none is) and the sentence that
 // says a user group is not a team, naming that team or how teams are named; "" where there is none.
 func groupNotTeam(verb string, args []string, teams map[string]bool) (int, string, string) {
-	var names []string
-	for t := range teams {
-		names = append(names, t)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(teams))
 	for i := range args[:namesEnd(verb, args)] {
 		w, ok := teamWord(verb, args, i)
 		if !ok {

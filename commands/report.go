@@ -192,14 +192,7 @@ func (b *Bot) mentionInReport(ctx context.Context, req bot.Request, svc *showbac
 	if p == nil || len(p.Teams) == 0 {
 		return nil
 	}
-	teams := make(map[string]bool, len(p.Teams))
-	for _, t := range p.Teams {
-		teams[t.Name] = true
-	}
-	classes := map[string]bool{}
-	for _, n := range p.ClassNames() {
-		classes[policy.NameKey(n)] = true
-	}
+	teams, classes := teamSet(p), nameKeys(p.ClassNames())
 	at, near, sentence := groupNotTeam("report", args, teams)
 	if cat, class := classNotTeam("report", args, classes, teams); class != "" {
 		typed, _ := teamWord("report", args, cat)
