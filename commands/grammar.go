@@ -248,7 +248,7 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 				fixed[at] = name
 			}
 			c, err = putRight(fixed, sentence)
-		} else if at, class := classNotTeam(s.Name, f[n:], known, teams); class != "" {
+		} else if at, class := classWhereTeamGoes(s.Name, f[n:], known, teams, false); class != "" {
 			// A class mentioned where a team goes (@kete): said to be a class, with the command
 			// that names it where a class goes, or without it where the command takes no class.
 			typed, _ := teamWord(s.Name, f[n:], at)
@@ -480,14 +480,10 @@ func teamWord(verb string, args []string, i int) (string, bool) {
 	return unquoted(w), true
 }
 
-// classNotTeam finds a mention where a command names a team (as teamWord reads it) whose handle
-// is a class of the policy (@kete for class kete) and names no team: its index and the class.
-func classNotTeam(verb string, args []string, classes, teams map[string]bool) (int, string) {
-	return classWhereTeamGoes(verb, args, classes, teams, false)
-}
-
-// classWhereTeamGoes is classNotTeam, where plain also for a class's name written without the @
-// (team kete), which the policy's teams (known) do not have.
+// classWhereTeamGoes finds a mention where a command names a team (as teamWord reads it) whose
+// handle is a class of the policy (@kete for class kete) and names no team, and, where plain, a
+// class's name written without the @ (team kete), which the policy's teams (known) do not have:
+// its index and the class.
 func classWhereTeamGoes(verb string, args []string, classes, teams map[string]bool, plain bool) (int, string) {
 	for i := range args[:namesEnd(verb, args)] {
 		w, ok := teamWord(verb, args, i)
@@ -1070,7 +1066,7 @@ func parseSubmit(c Command, args []string) (Command, error) {
 	}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
-		if k, _, ok := strings.Cut(strings.ToLower(a), "="); ok && (k == "team" || k == "for" || k == "class" || k == "gpus") {
+		if k, _, ok := strings.Cut(strings.ToLower(a), "="); ok && submitKeys[k] != "" {
 			if k == "team" && given[k] && teamAt > 0 && twice == nil {
 				// The second team, for the asker's example where only it is one of theirs.
 				if t, perr := c.teamName(c.Verb, a[len("team="):]); perr == nil {
@@ -1886,12 +1882,8 @@ func minutesAfter(args []string, next int, isClass func(string) bool) bool {
 	if isClass == nil || next >= len(args) {
 		return true
 	}
-	switch w := policy.NameKey(args[next]); w {
-	case "for", "duration", "team", "data", "template", "exclusive", "reservation":
-		return true
-	default:
-		return strings.Contains(w, "=")
-	}
+	w := policy.NameKey(args[next])
+	return valueKeyword(w) || w == "exclusive" || w == "reservation" || strings.Contains(w, "=")
 }
 
 func allDigits(s string) bool {

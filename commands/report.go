@@ -194,7 +194,7 @@ func (b *Bot) mentionInReport(ctx context.Context, req bot.Request, svc *showbac
 	}
 	teams, classes := teamSet(p), nameKeys(p.ClassNames())
 	at, near, sentence := groupNotTeam("report", args, teams)
-	if cat, class := classNotTeam("report", args, classes, teams); class != "" {
+	if cat, class := classWhereTeamGoes("report", args, classes, teams, false); class != "" {
 		typed, _ := teamWord("report", args, cat)
 		at, near = cat, ""
 		sentence, _ = classWhereTeam("report", args, cat, typed, class, classes)
