@@ -116,9 +116,7 @@ func (b *Bot) handle(ctx context.Context, req bot.Request) []bot.Reply {
 func (b *Bot) parse(text string) (Command, error) {
 	var names []string
 	if b.Templates != nil && b.Templates.Catalog != nil {
-		for _, t := range b.Templates.Catalog.List() {
-			names = append(names, t.Name)
-		}
+		names = b.Templates.names()
 	}
 	var verbs []string
 	for _, s := range b.Offered() {

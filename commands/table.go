@@ -322,9 +322,7 @@ func (b *Bot) exampleTemplate(interactive bool) string {
 		}
 	}
 	if len(names) == 0 {
-		for _, tp := range b.Templates.Catalog.List() {
-			names = append(names, tp.Name)
-		}
+		names = b.Templates.names()
 	}
 	sort.Strings(names)
 	for _, pref := range []string{"jupyterlab", "cuda-smoke"} {

@@ -1216,11 +1216,7 @@ func (t *Templates) meantTemplate(c Command) *templates.Template {
 	if tp, err := t.Catalog.Get(typed); err == nil {
 		return tp
 	}
-	var names []string
-	for _, l := range t.Catalog.List() {
-		names = append(names, l.Name)
-	}
-	near := policy.NearMiss(policy.NameKey(typed), names)
+	near := policy.NearMiss(policy.NameKey(typed), t.names())
 	if near == "" {
 		return nil
 	}
@@ -1229,6 +1225,15 @@ func (t *Templates) meantTemplate(c Command) *templates.Template {
 		return nil
 	}
 	return tp
+}
+
+// names are the catalog's templates' names.
+func (t *Templates) names() []string {
+	var names []string
+	for _, tp := range t.Catalog.List() {
+		names = append(names, tp.Name)
+	}
+	return names
 }
 
 // requestMeant is err, the refusal of a request whose template is none of the catalog's, with
