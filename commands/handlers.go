@@ -1501,11 +1501,7 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 		team = id.Teams[0]
 	} else if _, ok := b.pol().Team(team); !ok && !slices.Contains(c.Who.Teams, team) {
 		// A team the policy does not list is known only to its members (their default-quota team).
-		var names []string
-		for _, t := range b.pol().Teams {
-			names = append(names, t.Name)
-		}
-		if near := nearest(team, names); near != "" {
+		if near := nearest(team, b.pol().TeamNames()); near != "" {
 			return []bot.Reply{b.fail(ctx, "quota", qm.Errorf(qm.ENOTFOUND, "there is no team %s in the policy; did you mean %s?", policy.Quoted(team, 40), near).
 				WithExample("/gpu quota "+near))}
 		}

@@ -388,10 +388,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	if o.team != "" && len(pol.Teams) > 0 {
 		// A lease is of one of the policy's teams (its storage, its images): the one meant where
 		// --team is a misspelling of one, else the policy's first.
-		names := make([]string, len(pol.Teams))
-		for i, tm := range pol.Teams {
-			names[i] = tm.Name
-		}
+		names := pol.TeamNames()
 		tm, ok := pol.Team(o.team)
 		if !ok {
 			meant := policy.Closest(strings.ToLower(o.team), names)

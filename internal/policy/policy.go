@@ -218,6 +218,15 @@ func (p *Policy) ClassNames() []string {
 	return out
 }
 
+// TeamNames lists the teams' names in file order.
+func (p *Policy) TeamNames() []string {
+	out := make([]string, len(p.Teams))
+	for i, t := range p.Teams {
+		out[i] = t.Name
+	}
+	return out
+}
+
 // Team returns the named team.
 func (p *Policy) Team(name string) (*Team, bool) {
 	for _, t := range p.Teams {
