@@ -60,8 +60,14 @@ const (
 	// or the last hitWindow or so once there are more) is within coverageSlack of Coverage.
 	hitWindow     = 1 << 16
 	coverageSlack = 0.01
-	blendScale    = 0.1  // see blend
-	medianStep    = 0.01 // step of a way's running median of ln(bound) against the other ways'
+	// When the bound given has covered less than Coverage by more than guardSlack (over at least
+	// guardMin outcomes), the way that held most often is given until the bound given is back
+	// within guardBack of Coverage.
+	guardSlack = 0.015
+	guardBack  = 0.005
+	guardMin   = 100
+	blendScale = 0.1  // see blend
+	medianStep = 0.01 // step of a way's running median of ln(bound) against the other ways'
 )
 
 // kindStats is what the predictor has learned about one kind of request: each expert's recent
@@ -286,6 +292,11 @@ func (p *Predictor) scorePoints(ks [nLevels]*kindStats, e *Estimate, w float32) 
 // coverage: the shorter bounds for the same share of hits win. A way that keeps falling short
 // (its price is at its limit, as when misses come in bursts) is not eligible; when none is, the
 // way that held most often is taken.
+//
+// Taking, request by request, the shortest of ways that each hold their share can hold less
+// than any of them: the shortest bound is the likeliest to be missed. So the bound given is
+// scored too, and while it has fallen short of Coverage by more than guardSlack the way that
+// held most often is given, until the bound given is back within guardBack.
 func (p *Predictor) chooseBound() int {
 	best, closest := -1, boundAsWas
 	for w := range nBounds {
@@ -296,10 +307,28 @@ func (p *Predictor) chooseBound() int {
 			best = w
 		}
 	}
-	if best < 0 {
+	if p.givenScored >= guardMin {
+		switch {
+		case p.givenHits < p.cfg.Coverage-guardSlack:
+			p.guarded = true
+		case p.givenHits >= p.cfg.Coverage-guardBack:
+			p.guarded = false
+		}
+	}
+	if best < 0 || p.guarded {
 		return closest
 	}
 	return best
+}
+
+// givenCoverage scores the bound given after a hit or a miss, as coverage scores each way's.
+func (p *Predictor) givenCoverage(miss bool) {
+	hit := 1.0
+	if miss {
+		hit = 0
+	}
+	p.givenScored++
+	p.givenHits += (hit - p.givenHits) / min(p.givenScored, hitWindow)
 }
 
 // scoreBounds keeps, for a request that started after waiting a minute or more, each way's
@@ -361,6 +390,7 @@ type openEstimate struct {
 	submit  int64 // Unix nanoseconds
 	bounds  [nBounds]float32
 	counted uint8 // bit w: way w's bound was counted as missed
+	given   int8  // the way whose bound was given
 }
 
 // due is the moment (Unix nanoseconds) an open estimate's next bound runs out.
@@ -373,7 +403,7 @@ func dueBefore(a, b *due) bool { return a.at < b.at }
 
 // watch starts watching the estimate of a request seen waiting.
 func (p *Predictor) watch(e *Estimate, submit int64) {
-	oe := &openEstimate{submit: submit, bounds: e.bounds}
+	oe := &openEstimate{submit: submit, bounds: e.bounds, given: e.bound}
 	p.open.put(e.seq, oe)
 	p.schedule(e.seq, oe)
 }
@@ -405,6 +435,9 @@ func (p *Predictor) overdue(now int64) {
 			if oe.counted&(1<<w) == 0 && !math.IsInf(float64(b), 1) && oe.submit+int64(float64(b)*1e9) < now {
 				oe.counted |= 1 << w
 				p.coverage(w, true)
+				if w == int(oe.given) {
+					p.givenCoverage(true)
+				}
 			}
 		}
 		p.schedule(d.seq, oe)

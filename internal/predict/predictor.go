@@ -216,7 +216,13 @@ type Predictor struct {
 	scored  [nBounds]float64 // ... over this many outcomes
 	shorter [nBounds]float64 // each way's running median of ln(bound) less the ways' mean, over requests that waited a minute or more ...
 	long    float64          // ... this many
-	seq     uint64           // predictions made
+	// The bound given (the way chooseBound took for each request) is scored as the ways are:
+	// its recent share of hits, over this many outcomes, and whether the choice is held to the
+	// way that held most often until that share has come back (see chooseBound).
+	givenHits   float64
+	givenScored float64
+	guarded     bool
+	seq         uint64 // predictions made
 	// Estimates of requests seen waiting in State.Queue, until they are observed: a bound is
 	// counted as missed as soon as its request is past it.
 	open    *capped[uint64, *openEstimate]
@@ -489,6 +495,9 @@ func (p *Predictor) Observe(o Observation) {
 		for way, b := range e.bounds {
 			if counted&(1<<way) == 0 && (o.Started || w > b) {
 				p.coverage(way, w > b)
+				if way == int(e.bound) {
+					p.givenCoverage(w > b)
+				}
 			}
 		}
 		if o.Started {
