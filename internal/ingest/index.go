@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/acme/quartermaster/internal/hostlist"
 	"github.com/acme/quartermaster/internal/qm"
 )
 
@@ -73,7 +73,7 @@ func (i *Ingest) index(ctx context.Context) (*leaseIndex, error) {
 				idx.byPod[u] = l
 			}
 		}
-		for _, n := range expandHostlist(l.Node) {
+		for _, n := range hostlist.Expand(l.Node) {
 			n = strings.ToLower(n) // node names match ignoring A-Z case
 			idx.byNode[n] = append(idx.byNode[n], l)
 		}
@@ -93,67 +93,4 @@ func (x *leaseIndex) mayRunOn(l *qm.Lease, node string) bool {
 		return true
 	}
 	return slices.Contains(x.byNode[strings.ToLower(node)], l)
-}
-
-// maxHostlist bounds the hosts one node list may expand to.
-const maxHostlist = 4096
-
-// expandHostlist expands a scheduler's node list: "gpu01,gpu02", or Slurm's compressed
-// "gpu[01-03,07],dgx-a" (zero padding kept). A list it cannot read is taken as one name.
-func expandHostlist(s string) []string {
-	var out []string
-	for _, part := range splitOutside(s) {
-		open := strings.IndexByte(part, '[')
-		shut := strings.LastIndexByte(part, ']')
-		if open < 0 || shut < open {
-			if part != "" {
-				out = append(out, part)
-			}
-			continue
-		}
-		prefix, suffix := part[:open], part[shut+1:]
-		ok := true
-		var names []string
-		for _, r := range strings.Split(part[open+1:shut], ",") {
-			lo, hi, isRange := strings.Cut(r, "-")
-			if !isRange {
-				hi = lo
-			}
-			a, err1 := strconv.Atoi(lo)
-			b, err2 := strconv.Atoi(hi)
-			if err1 != nil || err2 != nil || b < a || b-a > maxHostlist || len(names) > maxHostlist {
-				ok = false
-				break
-			}
-			// Counted, not compared with b: n <= b holds for ever where b is the largest int.
-			for i := 0; i <= b-a; i++ {
-				names = append(names, fmt.Sprintf("%s%0*d%s", prefix, len(lo), a+i, suffix))
-			}
-		}
-		if !ok {
-			names = []string{part}
-		}
-		out = append(out, names...)
-	}
-	return out
-}
-
-// splitOutside splits at commas that are not inside brackets.
-func splitOutside(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i, c := range s {
-		switch c {
-		case '[':
-			depth++
-		case ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(out, s[start:])
 }

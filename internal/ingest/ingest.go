@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/agent/report"
+	"github.com/acme/quartermaster/internal/hostlist"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/store"
 )
@@ -830,7 +831,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 // there, and the list may not say where the job runs: leaseIndex.mayRunOn) holds the GPUs it
 // shows the lease's processes on.
 func nodeShare(l *qm.Lease, node string, withProcs int) int {
-	nodes := expandHostlist(l.Node)
+	nodes := hostlist.Expand(l.Node)
 	if len(nodes) <= 1 {
 		return l.GPUs
 	}

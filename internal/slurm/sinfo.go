@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acme/quartermaster/internal/hostlist"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 )
@@ -74,7 +75,7 @@ func ParseSinfo(data []byte) ([]SinfoNode, error) {
 		m.add(SinfoNode{Name: n.Name, States: states, Partitions: n.Partitions, GRES: n.GRES, GRESUsed: n.GRESUsed})
 	}
 	for _, r := range out.Sinfo {
-		for _, name := range hostNames(stringList(r.Nodes.Nodes)) {
+		for _, name := range hostlist.Expand(stringList(r.Nodes.Nodes)...) {
 			var parts []string
 			if r.Partition.Name != "" {
 				parts = []string{r.Partition.Name}
@@ -237,53 +238,6 @@ func stringList(r json.RawMessage) []string {
 	return nil
 }
 
-// hostNames expands Slurm host list expressions: "gpu[01-03,07],cpu1" is gpu01 gpu02 gpu03 gpu07
-// cpu1. Past maxHosts names in all, expressions are kept as they are.
-func hostNames(exprs []string) []string {
-	var out []string
-	for _, e := range exprs {
-		for _, part := range splitOutside(e, ',', '[', ']') {
-			out = append(out, expandHost(part, maxHosts-len(out))...)
-		}
-	}
-	return out
-}
-
-// maxHosts bounds the expansion of one list of host expressions: more nodes than any cluster has.
-const maxHosts = 100000
-
-// expandHost expands one host expression with at most one bracket, gpu[01-03] or gpu07, into at
-// most budget names; a larger one is kept as it is.
-func expandHost(h string, budget int) []string {
-	open := strings.IndexByte(h, '[')
-	end := strings.IndexByte(h, ']')
-	if open < 0 || end < open {
-		if h == "" {
-			return nil
-		}
-		return []string{h}
-	}
-	prefix, suffix := h[:open], h[end+1:]
-	var out []string
-	for _, r := range strings.Split(h[open+1:end], ",") {
-		lo, hi, isRange := strings.Cut(r, "-")
-		a, err1 := strconv.Atoi(lo)
-		b := a
-		var err2 error
-		if isRange {
-			b, err2 = strconv.Atoi(hi)
-		}
-		if err1 != nil || err2 != nil || a < 0 || b < a || b-a >= budget-len(out) {
-			return []string{h}
-		}
-		// Counted, not compared with b: i <= b holds for ever where b is the largest int.
-		for i := 0; i <= b-a; i++ {
-			out = append(out, fmt.Sprintf("%s%0*d%s", prefix, len(lo), a+i, suffix))
-		}
-	}
-	return out
-}
-
 // splitOutside splits s at sep where it is not between open and close.
 func splitOutside(s string, sep, open, close byte) []string {
 	var out []string
@@ -432,7 +386,7 @@ func ParseOwnJobs(data []byte, own func(comment string) bool) []OwnJob {
 		if len(parts) != 3 || !own(parts[2]) {
 			continue
 		}
-		out = append(out, OwnJob{Nodes: hostNames([]string{nullable(parts[0])}), TRESPerNode: nullable(parts[1])})
+		out = append(out, OwnJob{Nodes: hostlist.Expand(nullable(parts[0])), TRESPerNode: nullable(parts[1])})
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acme/quartermaster/internal/hostlist"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 )
@@ -477,7 +478,7 @@ func nodeList(hosts string) string {
 	if hosts == "" || hosts == "(null)" {
 		return ""
 	}
-	return strings.Join(hostNames([]string{hosts}), ",")
+	return strings.Join(hostlist.Expand(hosts), ",")
 }
 
 // neverStarts says in words why Slurm will never start a job pending for reason, a limit the job
