@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Runs every Fuzz* target for a while (default 10s each): scripts/fuzz.sh 1m
+# Packages after the time keep it to their targets: scripts/fuzz.sh 30s ./internal/hostlist
 # A count of executions works too (scripts/fuzz.sh 1000000x), and FUZZ_PARALLEL=1 keeps each
 # target to one worker on a busy machine. Crashers are written under the package's
 # testdata/fuzz/, where plain `go test` replays them from then on.
@@ -20,6 +21,9 @@ if [ "${1:-}" = "--build" ]; then
   shift
 fi
 t=${1:-10s}
+[ $# -eq 0 ] || shift
+patterns=("$@")
+[ ${#patterns[@]} -gt 0 ] || patterns=(./...)
 par=()
 if [ -n "${FUZZ_PARALLEL:-}" ]; then par=(-test.parallel "$FUZZ_PARALLEL"); fi
 log=$(mktemp)
@@ -62,7 +66,7 @@ fuzz_one() {
 # binary PKG names the package's fuzzing test binary in $bin.
 binary() { echo "${1//\//_}.fuzz.test"; }
 
-mapfile -t pkgs < <(go list -f '{{.ImportPath}} {{.Dir}}' ./...)
+mapfile -t pkgs < <(go list -f '{{.ImportPath}} {{.Dir}}' "${patterns[@]}")
 for line in "${pkgs[@]}"; do
   pkg=${line%% *} dir=${line#* }
   targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u || true)
