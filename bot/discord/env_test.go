@@ -118,7 +118,7 @@ func (r *recorder) requests() []bot.Request {
 
 // env is the adapter behind an HTTP server, talking to a fake Discord.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	fake    *discordtest.Fake
 	signer  *discordtest.Signer
 	handler *recorder
@@ -127,7 +127,7 @@ type env struct {
 	cfg     discord.Config
 }
 
-func newEnv(t *testing.T, adjust ...func(*discord.Config)) *env {
+func newEnv(t testing.TB, adjust ...func(*discord.Config)) *env {
 	t.Helper()
 	e := &env{t: t, fake: discordtest.New(t), signer: discordtest.NewSigner(), handler: &recorder{}}
 	e.cfg = discord.Config{

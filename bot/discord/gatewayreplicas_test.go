@@ -40,7 +40,7 @@ func (l *errorLog) errors() []string {
 
 // replicas are n adapters in gateway mode on one fake Discord, sharing the database at url as
 // replicas of one service share theirs, each with its gateway open.
-func replicas(t *testing.T, url string, n int, adjust func(*discord.Config)) (*discordtest.Fake, []*env, *errorLog) {
+func replicas(t testing.TB, url string, n int, adjust func(*discord.Config)) (*discordtest.Fake, []*env, *errorLog) {
 	t.Helper()
 	db := storetest.Open(t, url)
 	fake := discordtest.New(t)
