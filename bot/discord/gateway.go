@@ -75,9 +75,20 @@ func (a *Adapter) onGateway(i *discordgo.Interaction) {
 		return // another replica answers it
 	}
 	err := a.retry(ctx, func() error { return a.s.InteractionRespond(i, resp, discordgo.WithContext(ctx)) })
-	if err != nil {
+	switch {
+	case err == nil:
+	case answeredFirst(i, err):
+		a.log.Debug("another replica's suggestions were shown first", "id", i.ID)
+	default:
 		a.log.Error("cannot answer an interaction over REST", "id", i.ID, "err", err)
 	}
+}
+
+// answeredFirst reports whether err is Discord refusing suggestions because another replica's
+// answer to the same keystroke came first (code 40060, "Interaction has already been
+// acknowledged"): Discord shows the first answer and refuses the rest, which is no fault.
+func answeredFirst(i *discordgo.Interaction, err error) bool {
+	return i.Type == discordgo.InteractionApplicationCommandAutocomplete && discordCode(err) == discordgo.ErrCodeInteractionHasAlreadyBeenAcknowledged
 }
 
 // onGatewayMessage answers a message the gateway delivered (a DM to the app), as onMessage does.

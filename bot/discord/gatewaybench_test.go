@@ -1,22 +1,43 @@
 package discord_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/bot/discord/discordtest"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
+// stuck is an inbox whose writes do not come back until their context ends: a database that
+// has stopped answering, or a SQLite file whose write lock another process holds.
+type stuck struct{ bot.Inbox }
+
+func (stuck) Accept(ctx context.Context, _ []bot.Accepted, _ time.Duration) ([]bool, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
 // BenchmarkGatewayAutocomplete is how long suggestions take in gateway mode with two replicas
 // sharing a database: from the gateway delivering a keystroke's autocomplete to every replica to
-// its answer reaching Discord (the fake, on loopback). The suggestions themselves come from a
-// Complete that returns at once, so what is measured is the adapter's own path: whatever it waits
-// for in the database before it answers, and the REST call.
+// the first answer reaching Discord (the fake, on loopback). The suggestions themselves come from
+// a Complete that returns at once, so what is measured is the adapter's own path: whatever it
+// waits for in the database before it answers, and the REST call. "stuck" is SQLite with an
+// inbox that does not answer.
 func BenchmarkGatewayAutocomplete(b *testing.B) {
-	for name, url := range map[string]func(testing.TB) string{"sqlite": storetest.SQLite, "postgres": storetest.Postgres} {
-		b.Run(name, func(b *testing.B) {
-			fake, envs, _ := replicas(b, url(b), 2, nil)
+	for _, c := range []struct {
+		name  string
+		url   func(testing.TB) string
+		stuck bool
+	}{{"sqlite", storetest.SQLite, false}, {"postgres", storetest.Postgres, false}, {"stuck", storetest.SQLite, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			fake, envs, _ := replicas(b, c.url(b), 2, func(cfg *discord.Config) {
+				if c.stuck {
+					cfg.Inbox = stuck{cfg.Inbox}
+				}
+			})
 			bodies := make([][]byte, b.N)
 			for i := range bodies {
 				bodies[i] = discordtest.Autocomplete(in(alice), "gpu", "status", discordtest.Opt{Name: "lease", Value: "L-", Focused: true})

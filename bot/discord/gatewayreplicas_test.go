@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/bot/discord/discordtest"
 	"github.com/acme/quartermaster/internal/store"
@@ -80,8 +81,10 @@ func ran(envs []*env) int {
 // With several replicas, each with the gateway open, Discord delivers every interaction to each
 // of them: one replica runs it and answers it, once, and the others leave it alone, so no
 // command runs twice and Discord refuses no second answer (nothing is logged as an error). So it
-// is for a command answered at once, one whose answer is deferred, a button, a refusal and the
-// suggestions for an option being typed; on SQLite and on PostgreSQL.
+// is for a command answered at once, one whose answer is deferred, a button and a refusal; on
+// SQLite and on PostgreSQL. The suggestions for an option being typed are shown once too: every
+// replica may answer them, Discord keeps the first answer, and the others' refused answers are
+// no error.
 func TestAnInteractionIsAnsweredOnceBySeveralReplicas(t *testing.T) {
 	for name, url := range map[string]func(testing.TB) string{"sqlite": storetest.SQLite, "postgres": storetest.Postgres} {
 		t.Run(name, func(t *testing.T) {
@@ -126,13 +129,99 @@ func TestAnInteractionIsAnsweredOnceBySeveralReplicas(t *testing.T) {
 				check("/gpu request", discordtest.Command(in(alice), "gpu", "request", discordtest.Opt{Name: "gpus", Value: 2}), 1)
 				check("/gpu help", discordtest.Command(in(bob), "gpu", "help"), 1)
 				check("an unknown subcommand", discordtest.Command(in(bob), "gpu", "estimatee"), 0)
-				check("suggestions", discordtest.Autocomplete(in(alice), "gpu", "status", discordtest.Opt{Name: "lease", Value: "L-", Focused: true}), 0)
 				if n := fake.AnsweredTwice(); n != 0 {
 					t.Errorf("(slow %v) Discord refused %d answers to interactions already answered", slow, n)
 				}
+				check("suggestions", discordtest.Autocomplete(in(alice), "gpu", "status", discordtest.Opt{Name: "lease", Value: "L-", Focused: true}), 0)
 				if errs := logged.errors(); len(errs) != 0 {
 					t.Errorf("(slow %v) logged errors: %q", slow, errs)
 				}
+			}
+		})
+	}
+}
+
+// keys records the keys a replica's inbox is asked to keep.
+type keys struct {
+	bot.Inbox
+	mu   sync.Mutex
+	kept []string
+}
+
+func (k *keys) Accept(ctx context.Context, cmds []bot.Accepted, claim time.Duration) ([]bool, error) {
+	k.mu.Lock()
+	for _, c := range cmds {
+		k.kept = append(k.kept, c.Key)
+	}
+	k.mu.Unlock()
+	return k.Inbox.Accept(ctx, cmds, claim)
+}
+
+func (k *keys) asked() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]string(nil), k.kept...)
+}
+
+// The suggestions for an option being typed, which only read, are answered by every replica the
+// gateway delivers them to without a claim in the database first: a keystroke neither waits for
+// the database nor leaves a row in it. The person typing sees one list of suggestions (Discord
+// keeps the first answer), and a replica whose answer came second logs no error. A command is
+// still claimed, and run once.
+func TestSuggestionsOverTheGatewayClaimNothing(t *testing.T) {
+	for name, url := range map[string]func(testing.TB) string{"sqlite": storetest.SQLite, "postgres": storetest.Postgres} {
+		t.Run(name, func(t *testing.T) {
+			var inboxes []*keys
+			fake, envs, logged := replicas(t, url(t), 2, func(c *discord.Config) {
+				k := &keys{Inbox: c.Inbox}
+				inboxes = append(inboxes, k)
+				c.Inbox = k
+				c.Complete = func(_ context.Context, _, _, typed string) []discord.Choice {
+					return []discord.Choice{{Name: typed + "7 (active)", Value: typed + "7"}}
+				}
+			})
+			for range 3 {
+				body := discordtest.Autocomplete(in(alice), "gpu", "status", discordtest.Opt{Name: "lease", Value: "L-", Focused: true})
+				id := discordtest.ID(body)
+				fake.Deliver(body)
+				if !fake.WaitFor(func() bool { _, ok := fake.AnswerTo(id); return ok }) {
+					t.Fatal("no suggestions")
+				}
+				for _, e := range envs {
+					e.wait()
+				}
+				m, _ := fake.AnswerTo(id)
+				if m.Type != 8 || len(m.Choices) != 1 || m.Choices[0].Value != "L-7" {
+					t.Errorf("suggestions %+v, want L-7 alone", m)
+				}
+			}
+			// Both replicas answered each keystroke, and Discord refused the second answer.
+			fake.WaitFor(func() bool { return fake.AnsweredTwice() >= 3 })
+			for _, e := range envs {
+				e.wait()
+			}
+			if n := fake.AnsweredTwice(); n != 3 {
+				t.Errorf("Discord refused %d answers to 3 keystrokes, want 3 (one per keystroke: the second replica's)", n)
+			}
+			for i, k := range inboxes {
+				if got := k.asked(); len(got) != 0 {
+					t.Errorf("replica %d kept %q in the inbox for keystrokes", i, got)
+				}
+			}
+			if errs := logged.errors(); len(errs) != 0 {
+				t.Errorf("logged errors: %q", errs)
+			}
+			body := discordtest.Command(in(alice), "gpu", "help")
+			fake.Deliver(body)
+			if !fake.WaitFor(func() bool { _, ok := fake.AnswerTo(discordtest.ID(body)); return ok }) {
+				t.Fatal("no answer to a command")
+			}
+			time.Sleep(300 * time.Millisecond) // for a second run, should one come
+			for _, e := range envs {
+				e.wait()
+			}
+			if n := ran(envs); n != 1 {
+				t.Errorf("a command ran %d times, want once", n)
 			}
 		})
 	}

@@ -332,18 +332,21 @@ func trunc(s string, n int) string { return clip(s, n) }
 // once the answer has been delivered (or failed): work deferred by it waits for that before it
 // edits the deferral. The gateway (gateway true) delivers an interaction to every replica: the
 // one that claims it first answers it, and the others answer nothing (resp nil) and run nothing.
+// Suggestions for an option being typed are the exception: they only read, so every replica
+// makes them without a claim (a keystroke waits for no database write), and Discord keeps the
+// first answer and refuses the others (see answeredFirst).
 func (a *Adapter) respond(ctx context.Context, i *discordgo.Interaction, gateway bool) (resp *discordgo.InteractionResponse, sent func()) {
 	noop := func() {}
 	if i.Type == discordgo.InteractionPing {
 		return &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong}, noop
 	}
+	if i.Type == discordgo.InteractionApplicationCommandAutocomplete {
+		return a.autocomplete(ctx, a.read(i)), noop
+	}
 	if gateway && !a.claimDelivery(i.ID) {
 		return nil, noop
 	}
 	in := a.read(i)
-	if i.Type == discordgo.InteractionApplicationCommandAutocomplete {
-		return a.autocomplete(ctx, in), noop
-	}
 	if !a.seen.First("discord:" + i.ID) {
 		a.log.Info("dropped a repeated interaction", "id", i.ID)
 		return a.answer(bot.Reply{Ephemeral: true, Text: "Quartermaster already answered this."}), noop
