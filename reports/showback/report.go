@@ -262,9 +262,9 @@ type QueueWait struct {
 
 // Connectivity counts the workspace leases of more than one GPU on one node that started in the
 // week where placement knew the node's NVLink islands, and how many of them got GPUs in one
-// island. Leases of whole nodes, those whose islands were not known, and those with more GPUs
-// than their node's largest island (which no placement could have given one island) are not
-// counted.
+// island. Reservations and leases larger than one node (whole nodes), those whose islands were
+// not known, and those with more GPUs than their node's largest island (which no placement could
+// have given one island) are not counted; a lease of all of one node's GPUs counts as any other.
 type Connectivity struct {
 	// MultiGPU counts the leases counted; OneIsland how many of them got GPUs in one island.
 	MultiGPU  int `json:"multi_gpu_leases"`
