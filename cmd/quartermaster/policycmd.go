@@ -28,7 +28,75 @@ func init() {
 	})
 }
 
-const policyUsage = "usage: quartermaster policy check FILE; e.g. quartermaster policy check docs/quartermaster.example.yaml"
+const policyUsage = "usage: quartermaster policy check FILE; e.g. quartermaster policy check " + policy.ExamplePolicyPath
+
+// policyCheckFile is the file policy check checks, read from args (the words after check) as every
+// command reads its command line: the file alone, or --policy FILE (given twice, the last), else
+// QM_POLICY. A mistake is refused in the words every command's is (flagMistakeIn, refusal), with
+// args put right as the example, which names the example policy where it must name a file.
+func policyCheckFile(args []string) (string, error) {
+	fs := subcommands["policy"].flags()
+	fs.SetOutput(io.Discard)
+	file := fs.Lookup("policy")
+	line := []string{"quartermaster", "policy", "check"}
+	// The file an example names where the command line gives none and QM_POLICY is not set.
+	examples := map[string]string{"policy": policy.ExamplePolicyPath}
+	if len(flagPlaces(fs, args, "policy")) == 0 && os.Getenv("QM_POLICY") == "" {
+		examples[""] = policy.ExamplePolicyPath
+	}
+	words, err := parseInterleaved(fs, args)
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "flag needs an argument: -policy") {
+			// --policy given last without its value: the value typed for it before, else the
+			// file typed alone, is the one meant.
+			if typed := fileWords(fs, args); len(typed) > 0 && !policyValued(fs, args) {
+				examples["policy"] = typed[0]
+				args = withoutWords(fs, args, typed[:1])
+			}
+		}
+		return "", flagMistakeIn(fs, "quartermaster policy check", line, args, examples, err)
+	}
+	switch {
+	case len(words) > 1:
+		return "", refusal(fmt.Sprintf("policy check takes one policy file, but got %q too", words[1]), "policy",
+			append([]string{"check"}, withoutWords(fs, args, words[1:])...))
+	case len(words) == 1 && file.Value.String() != "":
+		return "", refusal(fmt.Sprintf("policy check takes one policy file, but got %q too", words[0]), "policy",
+			append([]string{"check"}, withoutWords(fs, args, words)...))
+	case len(words) == 1:
+		return words[0], nil
+	case file.Value.String() != "":
+		return file.Value.String(), nil
+	case os.Getenv("QM_POLICY") != "":
+		return os.Getenv("QM_POLICY"), nil
+	}
+	return "", refusal("policy check needs a policy file, or QM_POLICY set", "policy", append(append([]string{"check"}, args...), policy.ExamplePolicyPath))
+}
+
+// fileWords are the words of args (policy check's, read by fs) that are neither a flag nor a
+// flag's value: the files typed alone.
+func fileWords(fs *flag.FlagSet, args []string) []string {
+	var words []string
+	for i, a := range args {
+		if a == "--" {
+			return append(words, args[i+1:]...)
+		}
+		if (!strings.HasPrefix(a, "-") || a == "-") && !isFlagValue(fs, args, i) {
+			words = append(words, a)
+		}
+	}
+	return words
+}
+
+// policyValued says whether args give --policy a value somewhere.
+func policyValued(fs *flag.FlagSet, args []string) bool {
+	for _, p := range flagPlaces(fs, args, "policy") {
+		if p.n == 2 || strings.Contains(args[p.i], "=") {
+			return true
+		}
+	}
+	return false
+}
 
 func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && args[0] != "-") {
@@ -60,21 +128,9 @@ func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		}
 		return errUsage{policyUsage}
 	}
-	file := os.Getenv("QM_POLICY")
-	// --policy given twice names the file given last, as every command reads a flag given twice.
-	switch rest := onceEach(subcommands["policy"].flags(), args[1:]); {
-	case len(rest) == 0:
-	case len(rest) == 1 && strings.HasPrefix(rest[0], "--policy="):
-		file = strings.TrimPrefix(rest[0], "--policy=")
-	case len(rest) == 2 && (rest[0] == "--policy" || rest[0] == "-policy"):
-		file = rest[1] // as every other command takes it
-	case len(rest) == 1 && !strings.HasPrefix(rest[0], "-"):
-		file = rest[0]
-	default:
-		return policyCheckMistake(rest)
-	}
-	if file == "" {
-		return errUsage{"policy check needs a policy file, or QM_POLICY set, e.g. quartermaster policy check docs/quartermaster.example.yaml"}
+	file, err := policyCheckFile(args[1:])
+	if err != nil {
+		return err
 	}
 	// Checking a large policy takes a while (every rule is compiled, every name compared): it
 	// runs aside, so that Ctrl-C or SIGTERM stops the check at once, with nothing printed but
@@ -92,7 +148,6 @@ func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		done <- loaded{p, err}
 	}()
 	var p *policy.Policy
-	var err error
 	select {
 	case <-ctx.Done():
 		return fmt.Errorf("%v: %s was not checked", context.Cause(ctx), file)
@@ -137,69 +192,6 @@ func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 func discordAlone() bool {
 	set := func(name string) bool { return os.Getenv(name) != "" || os.Getenv(name+config.FileSuffix) != "" }
 	return set("DISCORD_BOT_TOKEN") && !set("SLACK_BOT_TOKEN")
-}
-
-// policyCheckMistake says what is wrong with policy check's words past check: a flag it does not
-// take (it takes the file alone, or --policy FILE), named with the one meant where it is near, and
-// the command put right as the example; else the usage.
-func policyCheckMistake(rest []string) error {
-	for i, a := range rest {
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			continue
-		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if name == "policy" {
-			if !hasValue && i+1 == len(rest) {
-				return errUsage{"--policy needs a value, e.g. " + shellLine(append([]string{"quartermaster", "policy", "check"}, append(rest, "docs/quartermaster.example.yaml")...))}
-			}
-			continue
-		}
-		// The word after the flag is its value, left out with it: where it is another command's
-		// flag that takes one (--db x), or the file is given besides; else it is the file.
-		n := 1
-		if !hasValue && i+1 < len(rest) && !strings.HasPrefix(rest[i+1], "-") {
-			f := flagElsewhere(name)
-			besides := slices.Concat(rest[:i], rest[i+2:])
-			if rest[i+1] == "" || (f != nil && !boolFlag(f)) || (f == nil && (policyIn(besides) != "" || wordsOf(subcommands["policy"].flags(), nil, besides) > 0)) {
-				n = 2
-			}
-		}
-		others := slices.Concat(rest[:i], rest[i+n:])
-		if near := nearFlag(name, []string{"policy"}); near != "" {
-			others = slices.Concat(rest[:i], rest[i+1:])
-			if hasValue {
-				others = append([]string{value}, others...)
-			}
-			return errUsage{fmt.Sprintf("--%s is not a flag of quartermaster policy check; the nearest is --policy, e.g. %s", name,
-				shellLine(append([]string{"quartermaster", "policy", "check", "--policy"}, others...)))}
-		}
-		if len(others) == 0 {
-			others = []string{"docs/quartermaster.example.yaml"}
-		}
-		return errUsage{fmt.Sprintf("--%s is not a flag of quartermaster policy check, which takes the file alone (or --policy FILE), e.g. %s", name,
-			shellLine(append([]string{"quartermaster", "policy", "check"}, others...)))}
-	}
-	// One file too many: the first is checked, as typed.
-	var files []string
-	for i := 0; i < len(rest); i++ {
-		switch a := rest[i]; {
-		case a == "--policy" || a == "-policy":
-			i++
-		case !strings.HasPrefix(a, "-") || a == "-":
-			files = append(files, a)
-		}
-	}
-	if len(files) > 1 || (len(files) == 1 && policyIn(rest) != "") {
-		extra := files[len(files)-1]
-		fixed := slices.Clone(rest)
-		if i := slices.Index(fixed, extra); i >= 0 && (i == 0 || (fixed[i-1] != "--policy" && fixed[i-1] != "-policy")) {
-			fixed = slices.Delete(fixed, i, i+1)
-		} else if i := slices.Index(fixed, files[0]); i >= 0 {
-			fixed = slices.Delete(fixed, i, i+1)
-		}
-		return errUsage{fmt.Sprintf("policy check takes one policy file, but got %q too; e.g. %s", extra, shellLine(append([]string{"quartermaster", "policy", "check"}, fixed...)))}
-	}
-	return errUsage{policyUsage}
 }
 
 // shellLine is words as one shell command line, each quoted as shellWord does.

@@ -154,29 +154,21 @@ func flagMistake(fs *flag.FlagSet, command string, line, args []string, err erro
 // examples gives, by flag name, what follows --NAME in an example that works (for a flag taking
 // no value, the words the command needs besides it), before the shared flagExamples and the
 // flag's default. Words after the value (--print, --policy FILE) are added where args do not give
-// that flag already, and so are the words of examples[""] (what every example needs) after them.
+// that flag already, and so are the words of examples[""] (what every example needs) after them;
+// its words before its first flag (a file) are put in where the example gives fewer words of its
+// own and none of fs's flags.
 func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, examples map[string]string, err error) error {
 	m := goFlagError.FindStringSubmatch(err.Error())
-	if word, ok := strings.CutPrefix(err.Error(), "bad flag syntax: "); ok && m == nil {
-		// ---db (a dash too many) is --db; -=x, a flag with no name, is left out.
-		i := slices.Index(args, word)
-		n, v, eq := strings.Cut(strings.TrimLeft(word, "-"), "=")
-		if i >= 0 && n != "" && fs.Lookup(n) != nil {
-			fixed := slices.Clone(args)
-			fixed[i] = "--" + n
-			if eq {
-				fixed[i] += "=" + v
-			}
-			return errUsage{fmt.Sprintf("%s has a dash too many; write --%s, e.g. %s", word, n, shellLine(append(slices.Clone(line), onceEach(fs, fixed)...)))}
+	// fill are the words examples[""] gives before its first flag: those the command needs that
+	// an example puts in where it gives none, nor any flag (policy check's file, where QM_POLICY is
+	// not set and --policy not given).
+	var fill []string
+	for _, w := range strings.Fields(examples[""]) {
+		if strings.HasPrefix(w, "-") {
+			break
 		}
-		if i >= 0 {
-			return errUsage{fmt.Sprintf("%q is no flag of %s (a flag is --NAME), e.g. %s", word, command, shellLine(append(slices.Clone(line), onceEach(fs, slices.Delete(slices.Clone(args), i, i+1))...)))}
-		}
+		fill = append(fill, w)
 	}
-	if m == nil {
-		return errUsage{fmt.Sprintf("%v; %s --help lists the flags", err, command)}
-	}
-	name := m[2]
 	// value is what follows --name in an example, and the words the command needs besides.
 	value := func(name string) (string, []string) {
 		words := strings.Fields(examples[name])
@@ -198,6 +190,11 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 	// what the command needs besides name.
 	example := func(name string, fixed []string) string {
 		fixed = onceEach(fs, fixed)
+		given := false // a flag of fs, which gives what fill would (policy check's --policy)
+		fs.VisitAll(func(f *flag.Flag) { given = given || len(flagPlaces(fs, fixed, f.Name)) > 0 })
+		if have := wordsOf(fs, nil, fixed); have < len(fill) && !given {
+			fixed = append(fixed, fill[have:]...)
+		}
 		_, extra := value(name)
 		extra = append(extra, strings.Fields(examples[""])...)
 		for i := 0; i < len(extra); i++ {
@@ -212,6 +209,29 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 		}
 		return shellLine(append(slices.Clone(line), fixed...))
 	}
+	if word, ok := strings.CutPrefix(err.Error(), "bad flag syntax: "); ok && m == nil {
+		// ---db (a dash too many) is --db; -=x, a flag with no name, is left out.
+		i := slices.Index(args, word)
+		n, v, eq := strings.Cut(strings.TrimLeft(word, "-"), "=")
+		if i >= 0 && n != "" && fs.Lookup(n) != nil {
+			fixed := slices.Clone(args)
+			fixed[i] = "--" + n
+			if eq {
+				fixed[i] += "=" + v
+			} else if f := fs.Lookup(n); !boolFlag(f) && (i+1 == len(fixed) || strings.HasPrefix(fixed[i+1], "-")) {
+				v, _ := value(n) // its value, left out with the dash
+				fixed = slices.Insert(fixed, i+1, v)
+			}
+			return errUsage{fmt.Sprintf("%s has a dash too many; write --%s, e.g. %s", word, n, example("", fixed))}
+		}
+		if i >= 0 {
+			return errUsage{fmt.Sprintf("%q is no flag of %s (a flag is --NAME), e.g. %s", word, command, example("", slices.Delete(slices.Clone(args), i, i+1)))}
+		}
+	}
+	if m == nil {
+		return errUsage{fmt.Sprintf("%v; %s --help lists the flags", err, command)}
+	}
+	name := m[2]
 	put := func(name string) string {
 		v, _ := value(name)
 		return example(name, withFlag(fs, args, name, v))
@@ -248,7 +268,7 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 			n := 1
 			if !strings.Contains(rest[j], "=") && j+1 < len(rest) && !strings.HasPrefix(rest[j+1], "-") {
 				words := wordsOf(fs, line, slices.Delete(slices.Clone(rest), j, j+1)) - len(strings.Fields(command))
-				most := mostWords[command]
+				most, need := mostWords[command], max(needsWords[command], len(fill))
 				switch {
 				case rest[j+1] == "" || typed > 1:
 					n = 2
@@ -256,7 +276,9 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 					if most >= 0 && words > most {
 						n = 2
 					}
-				case words-1 >= needsWords[command]:
+				case len(fill) > 0 && flagElsewhere(name) != nil:
+					n = 2 // another command's flag with its value: the example puts the word needed in
+				case words-1 >= need:
 					n = 2
 				}
 			}
@@ -275,6 +297,15 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 		}
 		return errUsage{fmt.Sprintf("--%s is not a flag of %s; it takes %s, e.g. %s", name, command, takes, example("", rest))}
 	case strings.HasPrefix(m[1], "flag needs"):
+		// Given last without its value, after a place that gave it one: that value is the one meant.
+		for _, p := range slices.Backward(flagPlaces(fs, args, name)) {
+			if _, v, eq := strings.Cut(args[p.i], "="); p.n == 2 || (eq && v != "") {
+				if p.n == 2 {
+					v = args[p.i+1]
+				}
+				return errUsage{fmt.Sprintf("--%s needs a value, e.g. %s", name, example(name, withFlag(fs, args, name, v)))}
+			}
+		}
 		return errUsage{fmt.Sprintf("--%s needs a value, e.g. %s", name, put(name))}
 	case strings.HasPrefix(m[1], "invalid boolean"):
 		return errUsage{fmt.Sprintf("--%s takes no value (it is on when given), e.g. %s", name, put(name))}
@@ -314,6 +345,7 @@ var needsWords = map[string]int{
 var mostWords = map[string]int{
 	"quartermaster agent-token create": 1, "quartermaster agent-token revoke": 1,
 	"quartermaster templates show": 1, "quartermaster templates list": 1, "quartermaster templates render": -1,
+	"quartermaster policy check": 1,
 }
 
 // wordsOf counts the words of line (quartermaster and the command, as an example starts) and
