@@ -13,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -69,17 +70,14 @@ func discordFromEnv() (discordSettings, error) {
 	return s, nil
 }
 
-// isSnowflake says whether v has the form of a Discord id: a number of at most 20 digits.
+// isSnowflake says whether v has the form of a Discord id (a snowflake): a positive decimal
+// number that fits in 64 bits, digits only.
 func isSnowflake(v string) bool {
-	if v == "" || len(v) > 20 {
+	if v == "" || strings.Trim(v, "0123456789") != "" {
 		return false
 	}
-	for _, r := range v {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
+	n, err := strconv.ParseUint(v, 10, 64)
+	return err == nil && n > 0
 }
 
 // runDiscord is `quartermaster discord`.
@@ -118,13 +116,14 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if fs.NArg() > 0 {
 		return strayWords(fs, "discord register", fs.Args()[:1], args)
 	}
-	// What installing needs is checked first, so that a wrong id is named before anything else.
+	// What installing needs is checked first, so that a wrong id is named before anything else;
+	// a server id is checked for --print too, which would otherwise print as if it were one.
+	if *guild != "" && !isSnowflake(*guild) {
+		return refusal(fmt.Sprintf("--guild %q is not a Discord server id; it is a positive number (Discord's Developer Mode, then Copy Server ID on the server)", *guild),
+			"discord", append([]string{"register"}, withFlag(fs, args[1:], "guild", "1180000000000000001")...))
+	}
 	var s discordSettings
 	if !*printOnly {
-		if *guild != "" && !isSnowflake(*guild) {
-			return refusal(fmt.Sprintf("--guild %q is not a Discord server id; it is a number (Discord's Developer Mode, then Copy Server ID on the server)", *guild),
-				"discord", append([]string{"register"}, withFlag(fs, args[1:], "guild", "1180000000000000001")...))
-		}
 		var err error
 		if s, err = discordFromEnv(); err != nil {
 			return err
