@@ -101,7 +101,7 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	switch {
 	case *format != "" && *format != predict.FormatSWF && *format != predict.FormatCSV && *format != predict.FormatSacct && *format != predict.FormatPhilly:
 		return errUsage{fmt.Sprintf("--format is swf, csv, sacct or philly, not %q; e.g. %s", *format, withTrace(withFlag(fs, args[1:], "format", predict.FormatSWF)))}
-	case *train < 0 || *train >= 1:
+	case !(*train >= 0 && *train < 1): // NaN too
 		return errUsage{fmt.Sprintf("--train-fraction is a number from 0 up to (not including) 1, not %v; e.g. %s", *train, withTrace(withFlag(fs, args[1:], "train-fraction", "0.3")))}
 	case *trace == "":
 		return errUsage{"predict eval needs --trace, the job trace to replay, e.g. " + shellLine(append(append([]string{"quartermaster", "predict", "eval"}, args[1:]...), "--trace", predictTrace))}
