@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -43,6 +44,9 @@ func TestFlagMistakesGetASentenceAndAnExampleThatWorks(t *testing.T) {
 		{[]string{"metrics", "--fake", "dgxh100", "--lables=snake"}, "there is no flag --lables; the nearest is --labels, e.g. quartermaster-agent metrics --fake dgxh100 --labels=snake"},
 		{[]string{"--fake", "dgxa100", "metrics"}, `"metrics" is a command: give it first`},
 		{[]string{"metrics", "--fake", "dgxh100", "now", "--fake-util", "0 85; * 0"}, `metrics takes flags only, not "now"`},
+		// A negative number after a flag is its value, left out with it, not a word left behind.
+		{[]string{"metrics", "--fake", "dgxa100", "--window", "-3"}, `--window is a flag of run, not of metrics; leave it out, e.g. quartermaster-agent metrics --fake dgxa100`},
+		{[]string{"metrics", "--fake", "dgxa100", "--gpus", "-3"}, `there is no flag --gpus; ` + "`quartermaster-agent metrics --help`" + ` lists the flags of metrics, e.g. quartermaster-agent metrics --fake dgxa100`},
 	} {
 		code, stderr := runWithin(c.args, 2*time.Second)
 		first, _, _ := strings.Cut(stderr, "\n")
@@ -100,5 +104,19 @@ func TestEveryFlagHasAnExampleValue(t *testing.T) {
 				t.Errorf("%s --%s without a value: exit %d, %q", cmd, f.Name, code, first)
 			}
 		})
+	}
+}
+
+// A /metrics address whose port is no port (negative, past 65535, not a number) is a usage error
+// found before the GPUs are opened, as an address without a port is: not a failure to listen
+// answered with "give a free port".
+func TestListenPortOutOfRangeIsAUsageError(t *testing.T) {
+	needFake(t)
+	for _, addr := range []string{":-1", ":99999", "127.0.0.1:65536", ":x9"} {
+		code, stderr := runWithin([]string{"run", "--fake", "dgxa100", "--listen", addr}, 2*time.Second)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != 2 || !strings.HasPrefix(first, fmt.Sprintf("quartermaster-agent: --listen %q", addr)) || !strings.HasSuffix(first, "e.g. --listen :9400") || strings.Contains(stderr, "running on a fake machine") {
+			t.Errorf("--listen %s: exit %d, %q; want exit 2 and a sentence about --listen before the GPUs are opened", addr, code, stderr)
+		}
 	}
 }

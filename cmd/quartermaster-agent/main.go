@@ -323,14 +323,20 @@ func strayWord(cmd string, named bool, given []string, word string) string {
 	return fmt.Sprintf("%s takes flags only, not %q; e.g. %s", cmd, word, commandLine(cmd, rest))
 }
 
+// isPort says whether port is one a listener takes: a number from 0 (any free one) to 65535.
+func isPort(port string) bool {
+	n, err := strconv.ParseUint(port, 10, 16)
+	return err == nil && n <= 65535
+}
+
 // withoutFlag is args less the flag name and, where it is written apart from it and takeValue,
-// the value after it.
+// the value after it: a word that is no flag, or a number (--window -3).
 func withoutFlag(args []string, name string, takeValue bool) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
 		n, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
 		if strings.HasPrefix(args[i], "-") && n == name {
-			if !hasValue && takeValue && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			if !hasValue && takeValue && i+1 < len(args) && (!strings.HasPrefix(args[i+1], "-") || isNumber(args[i+1])) {
 				i++
 			}
 			continue
@@ -338,6 +344,12 @@ func withoutFlag(args []string, name string, takeValue bool) []string {
 		out = append(out, args[i])
 	}
 	return out
+}
+
+// isNumber says whether word is a number (-3, -0.5), which is a flag's value, never a flag.
+func isNumber(word string) bool {
+	_, err := strconv.ParseFloat(word, 64)
+	return err == nil
 }
 
 // commandLine is the agent's command line for cmd and args, quoted for a shell.
@@ -683,6 +695,9 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 	if set.listen != "" {
 		if _, _, err := net.SplitHostPort(set.listen); err != nil {
 			return errUsage{fmt.Sprintf("--listen %q (or QM_AGENT_LISTEN) is not HOST:PORT or :PORT; e.g. --listen :9400", set.listen)}
+		}
+		if _, port, _ := net.SplitHostPort(set.listen); !isPort(port) {
+			return errUsage{fmt.Sprintf("--listen %q (or QM_AGENT_LISTEN) has no port to listen on: %q is not a number from 0 to 65535; e.g. --listen :9400", set.listen, port)}
 		}
 	}
 	if set.service == "" && set.listen == "" {
