@@ -266,7 +266,9 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 		rest := slices.Clone(args)
 		for j := mistypedFlag(rest, name); j >= 0; j = mistypedFlag(rest, name) {
 			n := 1
-			if !strings.Contains(rest[j], "=") && j+1 < len(rest) && !strings.HasPrefix(rest[j+1], "-") {
+			if !strings.Contains(rest[j], "=") && j+1 < len(rest) && strings.HasPrefix(rest[j+1], "-") && isNumber(rest[j+1]) {
+				n = 2 // a negative number (-3) is no word of any command: the flag's value
+			} else if !strings.Contains(rest[j], "=") && j+1 < len(rest) && !strings.HasPrefix(rest[j+1], "-") {
 				words := wordsOf(fs, line, slices.Delete(slices.Clone(rest), j, j+1)) - len(strings.Fields(command))
 				most, need := mostWords[command], max(needsWords[command], len(fill))
 				switch {
@@ -329,6 +331,12 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 		return errUsage{fmt.Sprintf("--%s %q: %s; e.g. %s", name, given, why, put(name))}
 	}
 	return errUsage{fmt.Sprintf("%v; e.g. %s", err, put(name))}
+}
+
+// isNumber says whether word is a number (-3, -0.5): after a flag, its value, never a flag.
+func isNumber(word string) bool {
+	_, err := strconv.ParseFloat(word, 64)
+	return err == nil
 }
 
 // needsWords are how many words the commands (as flagMistake names them) that need some need
