@@ -2,6 +2,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -92,7 +93,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// help COMMAND is COMMAND --help.
 		sc, ok := subcommands[args[1]]
 		if !ok {
-			fmt.Fprintf(stderr, "quartermaster: %q is not a quartermaster command; %s\n", args[1], nearestCommand(args[1], "quartermaster help "))
+			fmt.Fprintf(stderr, "quartermaster: %q is not a quartermaster command; %s\n", args[1], nearestCommand(args[1], func(near string) string {
+				return "quartermaster help " + cmp.Or(near, "console")
+			}))
 			return 2
 		}
 		help(stdout, args[1], sc)
@@ -110,8 +113,28 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	sc, ok := subcommands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "quartermaster: unknown command %q; %s\n", args[0], nearestCommand(args[0], "quartermaster "))
-		usage(stderr)
+		// Flags typed before the command: the command, and its verb, put first.
+		if strings.HasPrefix(args[0], "-") {
+			for i, a := range args {
+				if _, ok := subcommands[a]; ok {
+					front := []string{a}
+					if v, ok := commandVerbs[a]; ok && i+1 < len(args) && slices.Contains(v.verbs, args[i+1]) {
+						front = append(front, args[i+1])
+					}
+					rest := slices.Concat(args[:i], args[i+len(front):])
+					fmt.Fprintf(stderr, "quartermaster: the command comes first, before its flags (%s), e.g. %s\n", args[0], shellLine(slices.Concat([]string{"quartermaster"}, front, rest)))
+					return 2
+				}
+			}
+		}
+		// The command put right, the rest of the line as typed; a word near no command, the
+		// console, which needs nothing.
+		fmt.Fprintf(stderr, "quartermaster: %q is not a quartermaster command; %s\n", args[0], nearestCommand(args[0], func(near string) string {
+			if near == "" {
+				return "quartermaster console"
+			}
+			return shellLine(append([]string{"quartermaster", near}, args[1:]...))
+		}))
 		return 2
 	}
 	if wantsHelp(args[1:]) {
@@ -502,18 +525,18 @@ func givenFlag(fs *flag.FlagSet, name string) []string {
 	return words
 }
 
-// nearestCommand says which command word was likely meant, as an example of prefix (the command
-// line before it) with that command; where none is near, it names them all, with console.
-func nearestCommand(word, prefix string) string {
+// nearestCommand says which command word was likely meant, with example's command line for it;
+// where none is near, it names them all, with example's line for none ("").
+func nearestCommand(word string, example func(command string) string) string {
 	names := make([]string, 0, len(subcommands))
 	for n := range subcommands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	if near := policy.Closest(strings.ToLower(word), names); near != "" {
-		return fmt.Sprintf("the nearest is %s, e.g. %s%s", near, prefix, near)
+		return fmt.Sprintf("the nearest is %s, e.g. %s", near, example(near))
 	}
-	return fmt.Sprintf("the commands are %s, e.g. %sconsole", strings.Join(names, ", "), prefix)
+	return fmt.Sprintf("the commands are %s, e.g. %s", strings.Join(names, ", "), example(""))
 }
 
 func isHelp(a string) bool { return a == "help" || a == "-h" || a == "--help" || a == "-help" }
