@@ -2,16 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"github.com/acme/quartermaster/agent/report"
 	"io"
 	"math"
 	"slices"
 	"text/tabwriter"
 	"time"
 
+	"github.com/acme/quartermaster/agent/report"
 	"github.com/acme/quartermaster/internal/ingest"
+	"github.com/acme/quartermaster/internal/qm"
 )
 
 func init() {
@@ -80,7 +82,15 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 				shellLine(append([]string{"quartermaster", "agent-token"}, withoutWords(fs, args, pos[2:])...)))}
 		}
 		if p := report.NodeNameProblem(pos[1]); p != "" {
-			return errUsage{fmt.Sprintf("%s; use the name the scheduler knows the node by, e.g. quartermaster agent-token %s gpu-01", p, verb)}
+			// The name put right, the rest of the line (the database) as typed.
+			fixed := slices.Clone(args)
+			for i, a := range fixed {
+				if a == pos[1] && !isFlagValue(fs, fixed, i) {
+					fixed[i] = "gpu-01"
+					break
+				}
+			}
+			return refusal(p+"; use the name the scheduler knows the node by", "agent-token", onceEach(fs, fixed))
 		}
 	default:
 		if err := notAVerb("agent-token", verb, verbs, args, append([]string{"list"}, givenFlag(fs, "db")...)); err != nil {
@@ -109,12 +119,20 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 			return err
 		}
 		if err := db.CreateAgentToken(ctx, pos[1], ingest.HashToken(token), now); err != nil {
+			if hasCode(err, qm.ECONFLICT) { // the database's state, not the command line: exit 1
+				return stateRefusal(fmt.Sprintf("node %s has a valid token already; revoke it first", pos[1]), "agent-token",
+					append([]string{"revoke", pos[1]}, givenFlag(fs, "db")...))
+			}
 			return err
 		}
 		fmt.Fprintln(stdout, token)
 		fmt.Fprintf(stderr, "This is node %s's token; it is shown once and kept only as a hash. Put it in the agent's --token-file (e.g. /etc/quartermaster/agent.token, mode 0600).\n", pos[1])
 	case "revoke":
 		if err := db.RevokeAgentToken(ctx, pos[1], now); err != nil {
+			if hasCode(err, qm.ENOTFOUND) {
+				return stateRefusal(fmt.Sprintf("node %s has no valid token; agent-token list shows the nodes that have one", pos[1]), "agent-token",
+					append([]string{"list"}, givenFlag(fs, "db")...))
+			}
 			return err
 		}
 		fmt.Fprintf(stdout, "revoked node %s's token; its agent's reports are refused from now on\n", pos[1])
@@ -164,6 +182,18 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 		return nil
 	}
 	return nil
+}
+
+// stateRefusal is refusal's sentence for what the database holds rather than a mistake of the
+// command line, which exits 1, not 2.
+func stateRefusal(what, command string, words []string) error {
+	return errors.New(refusal(what, command, words).msg)
+}
+
+// hasCode says whether err is the service's error of that code (qm.ENOTFOUND…).
+func hasCode(err error, code string) bool {
+	var e *qm.Error
+	return errors.As(err, &e) && e.Code == code
 }
 
 // clockOff says how far a node's clock was off the service's, from its skew in seconds: "10m0s
