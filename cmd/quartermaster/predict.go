@@ -106,6 +106,17 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case *trace == "":
 		return errUsage{"predict eval needs --trace, the job trace to replay, e.g. " + shellLine(append(append([]string{"quartermaster", "predict", "eval"}, args[1:]...), "--trace", predictTrace))}
 	}
+	// A trace that is not there is a mistake of the command line, answered with one that is.
+	if fi, err := os.Stat(*trace); err != nil || fi.IsDir() {
+		what := "does not exist"
+		switch {
+		case err == nil:
+			what = "is a directory, not a trace file"
+		case !errors.Is(err, os.ErrNotExist):
+			what = "cannot be read: " + oneLine(err.Error())
+		}
+		return refusal(fmt.Sprintf("--trace %s %s", *trace, what), "predict", append([]string{"eval"}, withFlag(fs, args[1:], "trace", predictTrace)...))
+	}
 	// A replay runs once and churns through short-lived jobs and events: the collector runs
 	// when the heap has grown by half rather than doubled (unless GOGC says otherwise), which
 	// keeps the peak lower for a few percent more CPU (docs/benchmarks.md).
