@@ -176,9 +176,15 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 				return refusal(fmt.Sprintf("there is no database %s here; run the report where the console or serve keeps its database (QM_DATA_DIR), or name it with --db or QM_DATABASE_URL", file),
 					"report", append([]string{"--db", "sqlite:/var/lib/quartermaster/quartermaster.db"}, args...))
 			}
-			fixed := withFlag(fs, args, "db", def)
+			// The default database where it is there, else where an installed service keeps it:
+			// never another file that is not there.
+			other := def
+			if _, err := os.Stat(store.SQLiteFile(def)); err != nil {
+				other = "sqlite:/var/lib/quartermaster/quartermaster.db"
+			}
+			fixed := withFlag(fs, args, "db", other)
 			if f.dbFrom != "--db" {
-				fixed = append([]string{"--db", def}, args...)
+				fixed = append([]string{"--db", other}, args...)
 			}
 			return refusal(fmt.Sprintf("there is no database %s; name the one the service uses with --db or QM_DATABASE_URL", file), "report", fixed)
 		}

@@ -134,3 +134,18 @@ func TestReportFlagWithoutAValueSaysWhatItNeeds(t *testing.T) {
 		}
 	}
 }
+
+// A --db naming no file, where the default database is not there either, is not answered with
+// the default as its example (typed back, it is refused in the same words): the example names
+// where an installed service keeps its database, as a report without --db is answered.
+func TestReportOnAMissingDatabaseDoesNotSuggestAnotherMissingOne(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("QM_DATA_DIR", dir)
+	t.Setenv("QM_DATABASE_URL", "")
+	missing := filepath.Join(dir, "qm.db")
+	_, stderr, code := runCLI("report", "--week", "2026-W48", "--db", "sqlite:"+missing)
+	want := "quartermaster report: there is no database " + missing + "; name the one the service uses with --db or QM_DATABASE_URL; e.g. quartermaster report --week 2026-W48 --db sqlite:/var/lib/quartermaster/quartermaster.db"
+	if code != 2 || strings.TrimSpace(stderr) != want {
+		t.Errorf("exit %d, %q; want exit 2 and %q", code, stderr, want)
+	}
+}
