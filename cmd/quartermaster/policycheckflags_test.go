@@ -58,6 +58,10 @@ func TestPolicyCheckMistakesAreRefusedAsEveryCommandsAreWithAnExampleThatWorks(t
 			"quartermaster policy check --policy " + tokyo},
 		{[]string{}, "policy check needs a policy file, or QM_POLICY set",
 			"quartermaster policy check " + example},
+		{[]string{""}, "the policy file's name is empty",
+			"quartermaster policy check " + example},
+		{[]string{"", "--policy", tokyo}, "the policy file's name is empty",
+			"quartermaster policy check --policy " + tokyo},
 	} {
 		args := append([]string{"policy", "check"}, c.args...)
 		code, stdout, stderr := runQM(args...)

@@ -56,6 +56,14 @@ func policyCheckFile(args []string) (string, error) {
 		}
 		return "", flagMistakeIn(fs, "quartermaster policy check", line, args, examples, err)
 	}
+	if slices.Contains(words, "") {
+		// policy check "" (a variable that was not set): left out, the file it needs put in.
+		fixed := withoutWords(fs, args, []string{""})
+		if len(fileWords(fs, fixed)) == 0 && file.Value.String() == "" && os.Getenv("QM_POLICY") == "" {
+			fixed = append(fixed, policy.ExamplePolicyPath)
+		}
+		return "", refusal("the policy file's name is empty", "policy", append([]string{"check"}, fixed...))
+	}
 	switch {
 	case len(words) > 1:
 		return "", refusal(fmt.Sprintf("policy check takes one policy file, but got %q too", words[1]), "policy",
