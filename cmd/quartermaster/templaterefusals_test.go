@@ -113,3 +113,20 @@ func TestASettingsRefusalSaysEg(t *testing.T) {
 		})
 	}
 }
+
+// templates show "" (a variable that was not set, typed as the name) is refused as a name
+// missing, with a template put in, not as a template named nothing with a search for nothing.
+func TestTemplatesShowOfAnEmptyNameAsksForOne(t *testing.T) {
+	t.Parallel()
+	pol := "../../commands/testdata/harbor.yaml"
+	code, _, stderr := runQM("templates", "show", "", "--policy", pol)
+	msg := strings.TrimSpace(stderr)
+	want := "quartermaster templates: templates show needs a template name; e.g. quartermaster templates show pytorch-ddp --policy " + pol
+	if code != 2 || msg != want {
+		t.Fatalf("exit %d, %q; want exit 2 and %q", code, msg, want)
+	}
+	_, eg, _ := strings.Cut(want, "e.g. ")
+	if code, _, stderr := runQM(strings.Fields(eg)[1:]...); code != 0 {
+		t.Errorf("the example: exit %d, %s", code, stderr)
+	}
+}

@@ -80,6 +80,8 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		switch {
 		case len(words) == 0:
 			return refusal("templates show needs a template name", "templates", append([]string{"show", "pytorch-ddp"}, args[1:]...))
+		case len(words) == 1 && words[0] == "": // show "$NAME" with NAME unset
+			return refusal("templates show needs a template name", "templates", append([]string{"show", "pytorch-ddp"}, withoutWords(fs, args[1:], words)...))
 		case len(words) > 1:
 			return refusal(fmt.Sprintf("templates show takes one template name, but got %q too", words[1]), "templates",
 				append([]string{"show"}, withoutWords(fs, args[1:], words[1:])...))
