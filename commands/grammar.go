@@ -1709,7 +1709,22 @@ func parseRequest(c Command, args []string) (Command, error) {
 			}
 			if looksNumeric(a) {
 				note(bad("request", "%s is out of place: put the number of GPUs first, before the class.", policy.Quoted(a, 40)))
+				if n, perr := parseCount("request", a); perr == nil && !seen["gpus"] {
+					// train 2: the example keeps the number of GPUs meant, put first.
+					seen["gpus"] = true
+					c.GPUs = n
+				}
 				continue
+			}
+			if channelWord(a) && c.channels != nil && !seen["team"] {
+				// #vision-gpu without the word team: a request names its team after team; the
+				// example names the team of that channel.
+				if t, ok := c.channels[policy.NameKey(unquoted(a))]; ok && t != "" {
+					note(bad("request", "%s is a team's channel; a request names its team after the word team, like team %s.", policy.Quoted(a, 40), t))
+					seen["team"] = true
+					c.Team = t
+					continue
+				}
 			}
 			if !seen["gpus"] && c.Class == "" && numberLike(a) && !c.classes[la] {
 				// 0x10, 2k, ٢: where the number of GPUs goes, and no class's name, which begins with a letter.
@@ -1938,7 +1953,23 @@ func parseEstimate(c Command, args []string) (Command, error) {
 		return fixed, bad("estimate", "/gpu estimate names the number of GPUs before the class, like 1 %s.", fixed.Class)
 	}
 	if len(args) < 3 || len(args) == 3 && strings.EqualFold(args[2], "for") {
-		return c, bad("estimate", "/gpu estimate needs a number of GPUs, a class and a duration.")
+		// 2 train, with no length: the example keeps the GPUs and the class typed, with the
+		// default length.
+		missing := bad("estimate", "/gpu estimate needs a number of GPUs, a class and a duration.")
+		if len(args) == 0 {
+			return c, missing
+		}
+		n, perr := parseCount("estimate", unquoted(args[0]))
+		if perr != nil {
+			return c, missing
+		}
+		c.GPUs = n
+		if len(args) > 1 {
+			if fixed, err := parseEstimate(c, []string{args[0], args[1], "4h"}); err == nil {
+				c.Class = fixed.Class
+			}
+		}
+		return c, missing
 	}
 	args = unquotedWords(args) // an estimate holds no free text
 	n, perr := parseCount("estimate", args[0])
@@ -2071,12 +2102,26 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 			break
 		}
 	}
+	noReason := func() (Command, error) {
+		// +2 train for 3d, and no reason: read again with one, so that the example keeps the
+		// GPUs, the class, the length and the team typed; a mistake in them is refused as that.
+		head := args
+		if because >= 0 {
+			head = args[:because]
+		}
+		fixed, err := parseQuotaRequest(c, append(slices.Clone(head), "because", "a reason"))
+		fixed.Reason = ""
+		if err != nil {
+			return fixed, err
+		}
+		return fixed, bad(c.Verb, "a quota request needs a reason after \"because\".")
+	}
 	if because < 0 || because == len(args)-1 {
-		return c, bad(c.Verb, "a quota request needs a reason after \"because\".")
+		return noReason()
 	}
 	r, long := reasonText(c.Verb, args[because+1:])
 	if long == nil && r == "" {
-		return c, bad(c.Verb, "a quota request needs a reason after \"because\".")
+		return noReason()
 	}
 	c.Reason = r
 	head := unquotedWords(args[:because]) // free text only after "because"

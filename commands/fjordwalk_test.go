@@ -1,0 +1,61 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+)
+
+// walkPolicies are policies with names the example does not use, each with someone in a team,
+// that team's channel, a class the team has GPUs in and a team the person does not own.
+var walkPolicies = []struct{ policy, user, channel, team, class, other string }{
+	{"testdata/fjord.yaml", "kari@fjord.example", "#infra-gpu", "ml-infra2", "bigiron", "computational-linguistics-research"},
+	{"testdata/harbor.yaml", "wiremu@harbor.example", "#quake-lab", "seismic", "rack", "kelp"},
+}
+
+// A refusal that leaves out a part of the command keeps what was typed in its example: the
+// GPUs, class and length of a quota request without its reason, the GPUs and class of an
+// estimate without its length, the GPUs of a request typed after its class; and the example is
+// accepted when typed back.
+func TestARefusalOfAnIncompleteCommandKeepsWhatWasTyped(t *testing.T) {
+	for _, tc := range walkPolicies {
+		t.Run(tc.team, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			for line, want := range map[string]string{
+				"/gpu quota request +3 " + tc.class + " for 3d":         "/gpu quota request +3 " + tc.class + " for 3d because ",
+				"/gpu quota request +3 " + tc.class + " for 3d because": "/gpu quota request +3 " + tc.class + " for 3d because ",
+				"/gpu estimate 3 " + tc.class:                           "/gpu estimate 3 " + tc.class + " ",
+				"/gpu estimate 3 " + tc.class + " for":                  "/gpu estimate 3 " + tc.class + " ",
+				"/gpu request " + tc.class + " 3 for 2h":                "/gpu request 3 " + tc.class + " for 2h",
+			} {
+				ex := exampleIn(t, h.say(tc.user, line))
+				if !strings.HasPrefix(ex, want) {
+					t.Errorf("%s: example %q; want it to begin %q", line, ex, want)
+				}
+				refusedWithAWorkingExample(t, h, tc.user, line, "")
+			}
+		})
+	}
+}
+
+// A team's channel typed in a request without the word team is refused saying how a request
+// names a team, not that the class is already given, and the example names that team.
+func TestAChannelInARequestWithoutTeamIsRefusedNamingTheTeam(t *testing.T) {
+	for _, tc := range walkPolicies {
+		t.Run(tc.team, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			for _, line := range []string{
+				"/gpu request 1 " + tc.class + " for 2h " + tc.channel,
+				"/gpu request 1 " + tc.channel + " for 2h",
+			} {
+				r := h.say(tc.user, line)
+				if strings.Contains(r.Text, "class") {
+					t.Errorf("%s: %q; want no word of a class", line, r.Text)
+				}
+				refusedWithAWorkingExample(t, h, tc.user, line, "team "+tc.team)
+				if ex := exampleIn(t, r); !strings.Contains(ex, " team "+tc.team) {
+					t.Errorf("%s: example %q; want it to name team %s", line, ex, tc.team)
+				}
+			}
+		})
+	}
+}
