@@ -158,8 +158,13 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 	case team != "" && (admin || policy.Contains(owned, team)):
 		filters = []showback.Filter{{Team: team}}
 	case team != "":
-		// The example is the asker's own use of the week asked for, not another week.
+		// The example is the asker's own use of the week asked for, not another week; where no
+		// week was typed and the last complete one has no report (the history began after it),
+		// of a week that has one.
 		text := b.whoSeesShowback(team)
+		if svc.CheckWeek(ctx, week) != nil {
+			week = svc.ExampleWeek(ctx)
+		}
 		return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("%s Example: /gpu report %s", text, week)}}
 	case admin:
 		filters = []showback.Filter{{}}
