@@ -59,3 +59,30 @@ func TestAChannelInARequestWithoutTeamIsRefusedNamingTheTeam(t *testing.T) {
 		})
 	}
 }
+
+// /gpu extend with a lease id of one's own and no length is refused with the example that
+// extends that lease, not the asker's latest one; a lease id that is not theirs gets one of
+// theirs.
+func TestAnExtensionWithoutItsLengthKeepsTheLeaseTyped(t *testing.T) {
+	for _, tc := range walkPolicies {
+		t.Run(tc.team, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			for range 2 {
+				if r := h.say(tc.user, "/gpu request 1 "+tc.class+" for 1h"); r.Error {
+					t.Fatal(r.Text)
+				}
+			}
+			for line, want := range map[string]string{
+				"/gpu extend L-1":     "/gpu extend L-1 2h",
+				"/gpu extend l-1":     "/gpu extend L-1 2h",
+				"/gpu extend L-1 for": "/gpu extend L-1 2h",
+				"/gpu extend L-99":    "/gpu extend L-2 2h",
+			} {
+				if ex := exampleIn(t, h.say(tc.user, line)); ex != want {
+					t.Errorf("%s: example %q; want %q", line, ex, want)
+				}
+				refusedWithAWorkingExample(t, h, tc.user, line, "how much longer")
+			}
+		})
+	}
+}

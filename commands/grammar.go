@@ -857,6 +857,14 @@ var plainDashes = strings.NewReplacer("\u2010", "-", "\u2011", "-", "\u2012", "-
 	"\u2015", "-", "\u2212", "-", "\ufe63", "-", "\uff0d", "-")
 
 func parseExtend(c Command, args []string) (Command, error) {
+	if len(args) == 1 {
+		if id, perr := leaseArg(c.Verb, args[0]); perr == nil {
+			// The lease and no length: the example extends the lease typed (one the asker may
+			// not name is put right as the others are: typedLeaseExample).
+			c.Lease = id
+			return c, qm.Invalid("/gpu extend "+id.String()+" 2h", "/gpu extend needs how much longer after the lease id, like 2h.")
+		}
+	}
 	if len(args) < 2 {
 		return c, missingLease(c.Verb, "/gpu extend needs a lease id and how much longer, like 2h")
 	}
