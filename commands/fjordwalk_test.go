@@ -86,3 +86,23 @@ func TestAnExtensionWithoutItsLengthKeepsTheLeaseTyped(t *testing.T) {
 		})
 	}
 }
+
+// /gpu quota with a team and more words is refused with the example that shows that team's
+// quota, the team named by its channel too, not the asker's own.
+func TestAQuotaOfATeamWithMoreWordsKeepsTheTeam(t *testing.T) {
+	for _, tc := range walkPolicies {
+		t.Run(tc.team, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			for line, want := range map[string]string{
+				"/gpu quota " + tc.other + " " + tc.class: "/gpu quota " + tc.other,
+				"/gpu quota " + tc.channel + " this week": "/gpu quota " + tc.team,
+				"/gpu quota " + tc.class + " " + tc.other: "/gpu quota " + tc.other,
+			} {
+				if ex := exampleIn(t, h.say(tc.user, line)); ex != want {
+					t.Errorf("%s: example %q; want %q", line, ex, want)
+				}
+				refusedWithAWorkingExample(t, h, tc.user, line, "at most a team")
+			}
+		})
+	}
+}

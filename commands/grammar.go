@@ -2049,7 +2049,15 @@ func parseQuota(c Command, args []string) (Command, error) {
 		return c, qm.Invalid("/gpu quota request "+strings.Join(args[1:], " "), "%s is not a word of /gpu quota; did you mean /gpu quota request?", policy.Quoted(args[0], 40))
 	}
 	if len(args) > 1 {
-		return c, bad(c.Verb, "/gpu quota takes at most a team name, but got %s.", policy.Quoted(strings.Join(args, " "), 40))
+		e := bad(c.Verb, "/gpu quota takes at most a team name, but got %s.", policy.Quoted(strings.Join(args, " "), 40))
+		for _, a := range args {
+			// A team among the words (by its name or its channel): the example shows its quota.
+			if t, perr := c.teamName(c.Verb, a); perr == nil && (c.teams[t] || channelWord(a)) {
+				c.Arg = t
+				return c, e.WithExample("/gpu quota " + t)
+			}
+		}
+		return c, e
 	}
 	if len(args) == 1 {
 		t, perr := c.teamName(c.Verb, args[0])
