@@ -3,6 +3,7 @@ package commands
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // walkPolicies are policies with names the example does not use, each with someone in a team,
@@ -104,5 +105,26 @@ func TestAQuotaOfATeamWithMoreWordsKeepsTheTeam(t *testing.T) {
 				refusedWithAWorkingExample(t, h, tc.user, line, "at most a team")
 			}
 		})
+	}
+}
+
+// An expiry warning whose extension meets several published rules names them in one clause,
+// as a request's reply does, not one "meets the published … rule" for each.
+func TestAnExpiryWarningNamesTheRulesItsExtensionMeetsOnce(t *testing.T) {
+	h := newHarnessOn(t, "testdata/fjord.yaml")
+	const kari, ingrid = "kari@fjord.example", "ingrid@fjord.example"
+	// Whole nodes (rule whole-node), which take the team past its GPUs (rule past-quota).
+	mustOK(t, h.say(kari, "/gpu request 2 scratchpad for 1h exclusive"))
+	mustOK(t, h.say(ingrid, "/gpu approve L-1"))
+	h.notices(kari)
+	h.advance(50 * time.Minute)
+	var warning string
+	for _, r := range h.notices(kari) {
+		if strings.Contains(r.Text, "ends at") {
+			warning = r.Text
+		}
+	}
+	if !strings.Contains(warning, "meets the published whole-node (Whole nodes held alone) and past-quota (Beyond the team quota) rules") {
+		t.Errorf("the expiry warning: %q; want both rules named in one clause", warning)
 	}
 }

@@ -185,16 +185,21 @@ func (b *Bot) expiryOffer(ctx context.Context, l *qm.Lease) bot.Reply {
 			}
 			return "meets the published " + rules[0] + " rule"
 		}
+		// The rules it meets are named in one clause, as a request's reply names them.
+		var named []string
 		if past != "" {
 			why = append(why, fmt.Sprintf("goes past the %s class %s gives without approval", past, l.Class))
-		} else if len(other) > 0 {
-			why = append(why, meets(other))
+		} else {
+			named = append(named, other...)
 		}
-		switch {
-		case v.PastQuota != "":
+		if v.PastQuota == "" {
+			named = append(named, quota...)
+		}
+		if len(named) > 0 {
+			why = append(why, meets(named))
+		}
+		if v.PastQuota != "" {
 			why = append(why, "takes "+v.PastQuota)
-		case len(quota) > 0:
-			why = append(why, meets(quota))
 		}
 		if len(why) == 1 && past != "" {
 			text = fmt.Sprintf("%s; extend it with %s, which %s.", ends, extend, why[0])
