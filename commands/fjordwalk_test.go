@@ -128,3 +128,28 @@ func TestAnExpiryWarningNamesTheRulesItsExtensionMeetsOnce(t *testing.T) {
 		t.Errorf("the expiry warning: %q; want both rules named in one clause", warning)
 	}
 }
+
+// A word before the class that is no class of the policy ("2 gpus of train", "two train") is
+// refused as the word that does not belong, not as though it were the class, and the example
+// asks for the class typed.
+func TestAStrayWordBeforeTheClassIsRefusedAsThatWord(t *testing.T) {
+	for _, tc := range walkPolicies {
+		t.Run(tc.team, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			for line, tt := range map[string]struct{ word, example string }{
+				"/gpu request 2 gpus of " + tc.class + " for 2h": {`"of"`, "/gpu request 2 " + tc.class + " for 2h"},
+				"/gpu request two " + tc.class + " for 2h":       {`"two"`, "/gpu request 1 " + tc.class + " for 2h"},
+				"/gpu request 1 Of " + tc.class:                  {`"Of"`, "/gpu request 1 " + tc.class + " for 4h"},
+			} {
+				r := h.say(tc.user, line)
+				if !strings.HasPrefix(r.Text, tt.word+" is not part of a request; the class is "+tc.class+".") {
+					t.Errorf("%s: %q; want it to refuse %s, the class being %s", line, r.Text, tt.word, tc.class)
+				}
+				if ex := exampleIn(t, r); ex != tt.example {
+					t.Errorf("%s: example %q; want %q", line, ex, tt.example)
+				}
+				refusedWithAWorkingExample(t, h, tc.user, line, "not part of a request")
+			}
+		})
+	}
+}

@@ -1744,6 +1744,18 @@ func parseRequest(c Command, args []string) (Command, error) {
 				note(bad("request", "%s is given twice; give it once.", policy.Quoted(a, 40)))
 				continue
 			}
+			if c.Class != "" && c.classes != nil && !c.classes[c.Class] && c.classes[la] {
+				// "2 gpus of train", "two train": the word taken for the class is no class of
+				// the policy and this one is: that word is what does not belong, and the class
+				// (in the example too) is this one.
+				typed := c.classTyped
+				if typed == "" {
+					typed = c.Class
+				}
+				note(bad("request", "%s is not part of a request; the class is %s.", policy.Quoted(typed, 40), la))
+				c.Class, c.classTyped = la, ""
+				continue
+			}
 			if c.Class != "" {
 				note(bad("request", "%s is not part of a request; the class is already %s.", policy.Quoted(a, 40), c.Class))
 				continue
