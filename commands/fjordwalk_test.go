@@ -153,3 +153,23 @@ func TestAStrayWordBeforeTheClassIsRefusedAsThatWord(t *testing.T) {
 		})
 	}
 }
+
+// An estimate of a number that is no count of GPUs is refused for it with an example that keeps
+// the class and the length typed.
+func TestAnEstimateOfABadCountKeepsTheClassAndLength(t *testing.T) {
+	for _, tc := range walkPolicies {
+		t.Run(tc.team, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			for line, says := range map[string]string{
+				"/gpu estimate 0 " + tc.class + " 3h":     "at least 1",
+				"/gpu estimate -2 " + tc.class + " 3h":    "at least 1",
+				"/gpu estimate 99999 " + tc.class + " 3h": "more than any request",
+			} {
+				if ex := exampleIn(t, h.say(tc.user, line)); ex != "/gpu estimate 1 "+tc.class+" 3h" {
+					t.Errorf("%s: example %q; want /gpu estimate 1 %s 3h", line, ex, tc.class)
+				}
+				refusedWithAWorkingExample(t, h, tc.user, line, says)
+			}
+		})
+	}
+}

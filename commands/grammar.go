@@ -1994,8 +1994,11 @@ func parseEstimate(c Command, args []string) (Command, error) {
 	args = unquotedWords(args) // an estimate holds no free text
 	n, perr := parseCount("estimate", args[0])
 	c.GPUs = n
-	var digits *qm.Error // GPUs in other digits: refused once the rest is read, for the example
-	if perr != nil && policy.OtherDigits(args[0]) {
+	// GPUs in other digits, or a number that is no count of GPUs (0, -1, 2.5, more than any
+	// request holds): refused once the rest is read, so that the example keeps the class and
+	// the length typed.
+	var digits *qm.Error
+	if w := unquoted(args[0]); perr != nil && (policy.OtherDigits(w) || looksNumeric(w) || otherMinus(w)) {
 		digits, perr = perr, nil
 	}
 	if perr != nil {
