@@ -173,3 +173,21 @@ func TestAnEstimateOfABadCountKeepsTheClassAndLength(t *testing.T) {
 		})
 	}
 }
+
+// A budget owner of every team the policy lists, who is no platform admin, reads in /gpu
+// approvals the week's figures of those teams, named, not of all teams: a request of a team the
+// policy does not list (on the default quota), which they do not decide, is not counted.
+func TestApprovalsOfAnOwnerOfEveryTeamCountOnlyTheirTeams(t *testing.T) {
+	h := newHarnessOn(t, policyVariant(t, "testdata/fjord.yaml",
+		"budget_owners: [ingrid@fjord.example, olav@fjord.example]", "budget_owners: [ingrid@fjord.example, olav@fjord.example, boss@fjord.example]",
+		"budget_owners: [clr-leads]", "budget_owners: [clr-leads, boss@fjord.example]",
+		"  - {user: ops@fjord.example, groups: [ops]}", "  - {user: ops@fjord.example, groups: [ops]}\n  - {user: boss@fjord.example, groups: [directors]}"))
+	mustOK(t, h.say("stray@fjord.example", "/gpu request 1 scratchpad for 1h")) // team nothing, not listed
+	r := mustOK(t, h.say("boss@fjord.example", "/gpu approvals"))
+	if want := "This week in teams ml-infra2 and computational-linguistics-research: 0 human decisions on 0 requests"; !strings.Contains(r.Text, want) {
+		t.Errorf("/gpu approvals of an owner of both teams: %q; want %q", r.Text, want)
+	}
+	if r := mustOK(t, h.say("ops@fjord.example", "/gpu approvals")); !strings.Contains(r.Text, "This week in all teams: 0 human decisions on 1 request") {
+		t.Errorf("/gpu approvals of a fallback approver: %q; want every team's requests counted", r.Text)
+	}
+}

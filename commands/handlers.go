@@ -1462,11 +1462,11 @@ func (b *Bot) decidedTeams(ctx context.Context, user string) ([]string, string) 
 			teams = append(teams, t.Name)
 		}
 	}
+	// A budget owner of every team the policy lists still decides for those alone, not for the
+	// teams it does not list (on the default quota): they are named, and only theirs counted.
 	switch {
 	case len(teams) == 0:
 		return nil, ""
-	case len(teams) > 1 && len(teams) == len(b.pol().Teams):
-		return nil, "all teams"
 	case len(teams) == 1:
 		return teams, "team " + teams[0]
 	}
