@@ -27,6 +27,12 @@ func parseReport(c Command, args []string) (Command, error) {
 	if _, named := showback.NamedWeek(strings.Join(args[:min(2, len(args))], " "), showback.Week{}); named && len(args) >= 2 && strings.EqualFold(args[1], "week") {
 		args = append([]string{args[0] + " " + args[1]}, args[2:]...)
 	}
+	// The same after a team (/gpu report vision last week): the team first, then the week.
+	if n := len(args); n >= 3 && strings.EqualFold(args[n-1], "week") {
+		if _, named := showback.NamedWeek(args[n-2]+" "+args[n-1], showback.Week{}); named {
+			args = append(args[:n-2:n-2], args[n-2]+" "+args[n-1])
+		}
+	}
 	if len(args) > 2 {
 		return c, bad(c.Verb, "/gpu report takes a week and a team at most, but got %s.", policy.Quoted(strings.Join(args, " "), 40))
 	}
@@ -79,6 +85,29 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 	if rs := b.mentionInReport(ctx, req, svc, args, knownTeam); rs != nil {
 		return rs
 	}
+	if len(args) == 2 {
+		// A team first: a week after it is read as the week (/gpu report vision last week),
+		// and a second team is refused.
+		first, ok, terr := knownTeam(args[0])
+		if terr != nil {
+			return fail(terr)
+		}
+		if _, werr := svc.ParseWeek(ctx, args[0]); ok && werr != nil {
+			second, ok2, terr := knownTeam(args[1])
+			if terr != nil {
+				return fail(terr)
+			}
+			if _, werr := svc.ParseWeek(ctx, args[1]); !ok2 && werr == nil {
+				args = []string{args[1], args[0]}
+			} else if ok2 {
+				text := fmt.Sprintf("%s names two teams; a report is of one team, so give one.", policy.Quoted(strings.Join(args, " "), 60))
+				if second == first {
+					text = fmt.Sprintf("%s gives the team twice; give it once.", policy.Quoted(strings.Join(args, " "), 60))
+				}
+				return []bot.Reply{{Error: true, Ephemeral: true, Text: text + " Example: " + b.reportExample(ctx, req, svc.ExampleWeek(ctx), first)}}
+			}
+		}
+	}
 	var err error
 	week := last
 	switch len(args) {
@@ -93,6 +122,10 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 			team = t
 		} else if named || strings.ContainsAny(args[0], "0123456789") && !channelWord(args[0]) {
 			if week, err = svc.ParseWeek(ctx, args[0]); err != nil {
+				if near := nearest(args[0], teams); near != "" {
+					// ml-infra3: a team's name mistyped, digits and all, not a week.
+					return b.teamTypo(ctx, req, args[0], near, svc.ExampleWeek(ctx))
+				}
 				return fail(err)
 			}
 		} else if rs := b.teamMeant(ctx, req, args[0], fmt.Sprintf("/gpu report %s", svc.ExampleWeek(ctx))); rs != nil {
@@ -139,6 +172,9 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 			// asker may see the report of (their own use where they may see no team's).
 			if rs := b.teamMeant(ctx, req, args[len(args)-1], "/gpu report "+week.String()); rs != nil {
 				return rs
+			}
+			if near := nearest(args[len(args)-1], teams); near != "" {
+				return b.teamTypo(ctx, req, args[len(args)-1], near, week)
 			}
 			example := "/gpu report " + week.String()
 			if b.Svc.IsPlatformAdmin(ctx, req.User) && len(teams) > 0 {
@@ -227,6 +263,23 @@ func (b *Bot) mentionInReport(ctx context.Context, req bot.Request, svc *showbac
 		example += " " + near
 	}
 	return []bot.Reply{{Error: true, Ephemeral: true, Text: sentence + " Example: " + example}}
+}
+
+// reportExample is /gpu report of week, with team where the asker may see its report (a platform
+// admin, or one of its budget owners), else without it (their own use).
+func (b *Bot) reportExample(ctx context.Context, req bot.Request, week showback.Week, team string) string {
+	example := "/gpu report " + week.String()
+	if team != "" && (b.Svc.IsPlatformAdmin(ctx, req.User) || slices.Contains(b.Svc.OwnedTeams(ctx, req.User), team)) {
+		example += " " + team
+	}
+	return example
+}
+
+// teamTypo refuses typed, a team of /gpu report mistyped (one letter or digit off), naming near,
+// the team meant; the example is the report of week with that team where the asker may see it.
+func (b *Bot) teamTypo(ctx context.Context, req bot.Request, typed, near string, week showback.Week) []bot.Reply {
+	text := fmt.Sprintf("There is no team %s; did you mean %s?", policy.Quoted(typed, 40), near)
+	return []bot.Reply{{Error: true, Ephemeral: true, Text: text + " Example: " + b.reportExample(ctx, req, week, near)}}
 }
 
 // teamMeant refuses a team of /gpu report typed with its accents (santé-données for team

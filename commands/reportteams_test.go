@@ -33,7 +33,7 @@ func TestAReportForATeamThatDoesNotExistNamesAFewTeams(t *testing.T) {
 		refusedWithAWorkingExample(t, h, "u@x.example", line, "more")
 	}
 	if r := h.say("u@x.example", "/gpu report last week team-with-a-rather-long-name-number-0011"); !strings.Contains(r.Text, "team-with-a-rather-long-name-number-001,") &&
-		!strings.Contains(r.Text, "team-with-a-rather-long-name-number-001 ") {
+		!strings.Contains(r.Text, "team-with-a-rather-long-name-number-001 ") && !strings.Contains(r.Text, "did you mean team-with-a-rather-long-name-number-001?") {
 		t.Errorf("a near miss is not offered the closest team first: %.300q", r.Text)
 	}
 }
