@@ -130,6 +130,8 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 			}
 		} else if rs := b.teamMeant(ctx, req, args[0], fmt.Sprintf("/gpu report %s", svc.ExampleWeek(ctx))); rs != nil {
 			return rs
+		} else if near := nearest(args[0], teams); near != "" {
+			return b.teamTypo(ctx, req, args[0], near, svc.ExampleWeek(ctx))
 		} else {
 			return fail(qm.Errorf(qm.EINVALID, "%s is neither a week (like %s) nor a team (%s).", policy.Quoted(args[0], 40), svc.ExampleWeek(ctx), policy.FewNames(args[0], teams)))
 		}

@@ -30,6 +30,7 @@ func TestAReportTakesItsTeamBeforeItsWeekAndTeamsWithDigits(t *testing.T) {
 			refusedWithAWorkingExample(t, h, owner, "/gpu report "+tc.team+" "+tc.team, "gives the team twice")
 			typo := tc.team[:len(tc.team)-1] + "3"
 			refusedWithAWorkingExample(t, h, owner, "/gpu report "+typo, "did you mean "+tc.team+"?")
+			refusedWithAWorkingExample(t, h, owner, "/gpu report "+tc.team[:len(tc.team)-1], "did you mean "+tc.team+"?")
 			refusedWithAWorkingExample(t, h, owner, "/gpu report this week "+typo, "did you mean "+tc.team+"?")
 			if ex := exampleIn(t, h.say(owner, "/gpu report "+typo)); !strings.HasSuffix(ex, " "+tc.team) {
 				t.Errorf("/gpu report %s: example %q; want it to name team %s", typo, ex, tc.team)
