@@ -191,3 +191,24 @@ func TestApprovalsOfAnOwnerOfEveryTeamCountOnlyTheirTeams(t *testing.T) {
 		t.Errorf("/gpu approvals of a fallback approver: %q; want every team's requests counted", r.Text)
 	}
 }
+
+// A team's channel mistyped by a letter (#infra-gpux) is answered with the channel meant and its
+// team, wherever a team goes, with the command for that team as the example.
+func TestAMistypedChannelNamesTheChannelMeant(t *testing.T) {
+	for _, tc := range walkPolicies {
+		t.Run(tc.team, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			typo := tc.channel + "x"
+			want := "did you mean " + tc.channel + ", the channel of team " + tc.team + "?"
+			for line, example := range map[string]string{
+				"/gpu quota " + typo: "/gpu quota " + tc.team,
+				"/gpu request 1 " + tc.class + " for 1h team " + typo: "/gpu request 1 " + tc.class + " for 1h team " + tc.team,
+			} {
+				if ex := exampleIn(t, h.say(tc.user, line)); ex != example {
+					t.Errorf("%s: example %q; want %q", line, ex, example)
+				}
+				refusedWithAWorkingExample(t, h, tc.user, line, want)
+			}
+		})
+	}
+}

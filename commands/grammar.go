@@ -612,6 +612,19 @@ func accentedName(verb string, args []string, classes, teams map[string]bool, ch
 					meant, team = ch, t
 				}
 			}
+			if meant == "" {
+				// #infra-gpux: a team's channel mistyped by a letter.
+				var named []string
+				for ch, t := range channels {
+					if t != "" && strings.HasPrefix(ch, "#") {
+						named = append(named, ch)
+					}
+				}
+				slices.Sort(named)
+				if near := nearest(policy.NameKey(w), named); near != "" {
+					meant, team = near, channels[near]
+				}
+			}
 			if meant != "" {
 				return i, team, fmt.Sprintf("%s is the channel of no team; did you mean %s, the channel of team %s?", q, meant, team)
 			}
