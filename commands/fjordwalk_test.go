@@ -212,3 +212,24 @@ func TestAMistypedChannelNamesTheChannelMeant(t *testing.T) {
 		})
 	}
 }
+
+// A word a request does not take after its class (until 5pm, because urgent) is refused as a
+// word no request takes, naming what a request takes, not as though it were a second class; a
+// second class, or one mistyped, is still refused as the class given twice.
+func TestAWordNoRequestTakesIsNotCalledASecondClass(t *testing.T) {
+	for _, tc := range walkPolicies {
+		t.Run(tc.team, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			for _, line := range []string{
+				"/gpu request 1 " + tc.class + " for 2h until 5pm",
+				"/gpu request 1 " + tc.class + " for 2h because urgent",
+			} {
+				if r := h.say(tc.user, line); strings.Contains(r.Text, "the class is already") {
+					t.Errorf("%s: %q; want it not called a second class", line, r.Text)
+				}
+				refusedWithAWorkingExample(t, h, tc.user, line, "is not part of a request, which takes a number of GPUs, a class,")
+			}
+			refusedWithAWorkingExample(t, h, tc.user, "/gpu request 1 "+tc.class+" for 2h "+tc.class+"x", "the class is already "+tc.class)
+		})
+	}
+}

@@ -1769,6 +1769,12 @@ func parseRequest(c Command, args []string) (Command, error) {
 				c.Class, c.classTyped = la, ""
 				continue
 			}
+			if c.Class != "" && c.classes != nil && !c.classes[la] && nearest(la, slices.Sorted(maps.Keys(c.classes))) == "" {
+				// until 5pm, because urgent: a word no request takes, and no class of the policy
+				// (nor one mistyped), so not a second class either.
+				note(bad("request", "%s is not part of a request, which takes a number of GPUs, a class, for DURATION, template T, team T, data CLASS and exclusive; leave it out.", policy.Quoted(a, 40)))
+				continue
+			}
 			if c.Class != "" {
 				note(bad("request", "%s is not part of a request; the class is already %s.", policy.Quoted(a, 40), c.Class))
 				continue
