@@ -26,6 +26,7 @@ func TestARefusalOfAnIncompleteCommandKeepsWhatWasTyped(t *testing.T) {
 				"/gpu quota request +3 " + tc.class + " for 3d because": "/gpu quota request +3 " + tc.class + " for 3d because ",
 				"/gpu estimate 3 " + tc.class:                           "/gpu estimate 3 " + tc.class + " ",
 				"/gpu estimate 3 " + tc.class + " for":                  "/gpu estimate 3 " + tc.class + " ",
+				"/gpu estimate " + tc.class:                             "/gpu estimate 1 " + tc.class + " ",
 				"/gpu request " + tc.class + " 3 for 2h":                "/gpu request 3 " + tc.class + " for 2h",
 			} {
 				ex := exampleIn(t, h.say(tc.user, line))

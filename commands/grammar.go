@@ -1998,6 +1998,10 @@ func parseEstimate(c Command, args []string) (Command, error) {
 		if len(args) == 0 {
 			return c, missing
 		}
+		if k := policy.NameKey(unquoted(args[0])); c.classes[k] {
+			c.Class = k // the class alone: the example keeps it
+			return c, missing
+		}
 		n, perr := parseCount("estimate", unquoted(args[0]))
 		if perr != nil {
 			return c, missing
