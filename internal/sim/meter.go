@@ -47,9 +47,13 @@ func (m *Meter) Record(ctx context.Context, now time.Time) error {
 		return fmt.Errorf("sim: meter: %w", err)
 	}
 	var out []qm.UsageRollup
+	held := map[string]bool{} // the GPU sets leases still hold at now
 	for _, l := range leases {
 		if l.CPUOnly() {
 			continue // it holds no GPU to meter
+		}
+		if l.Ref != "" && l.State.Running() && (l.EndedAt.IsZero() || l.EndedAt.After(now)) {
+			held[l.Ref] = true
 		}
 		from, to, ok := heldSpan(l, m.last, now)
 		if !ok {
@@ -60,7 +64,7 @@ func (m *Meter) Record(ctx context.Context, now time.Time) error {
 	if err := m.Usage.AddUsage(ctx, out); err != nil {
 		return fmt.Errorf("sim: meter: %w", err)
 	}
-	m.Cluster.forget(now)
+	m.Cluster.forget(now, held)
 	m.last = now
 	return nil
 }
@@ -138,12 +142,15 @@ func (c *Cluster) rollups(l *qm.Lease, from, to time.Time) []qm.UsageRollup {
 }
 
 // forget drops utilization history the meter no longer needs: what was superseded before t, and
-// the GPU sets no workspace holds any more whose last change came before t.
-func (c *Cluster) forget(t time.Time) {
+// the GPU sets no workspace holds any more whose last change came before t. A GPU set is held
+// while this cluster runs a workspace on it or a lease the meter read holds it (held): a lease
+// started before a restart is metered at its last setting until it ends, not only for the hour
+// after it was set.
+func (c *Cluster) forget(t time.Time, held map[string]bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for ref, pts := range c.history {
-		if _, running := c.running[ref]; !running && len(pts) > 0 && pts[len(pts)-1].at.Before(t) {
+		if _, running := c.running[ref]; !running && !held[ref] && len(pts) > 0 && pts[len(pts)-1].at.Before(t) {
 			delete(c.history, ref)
 			continue
 		}

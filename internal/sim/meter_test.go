@@ -82,3 +82,43 @@ func TestMeterWritesHourlyRollupsOfWhatLeasesDid(t *testing.T) {
 		t.Errorf("12:00 = %+v, want nothing: the lease ended at 12:00", twelve)
 	}
 }
+
+// A lease the cluster did not start itself (one started before the service or console was
+// started again on the same database) is metered by the same rule as one it started: the
+// utilization :util set for it holds until it ends, however many hours the meter records
+// in between.
+func TestMeterKeepsUtilizationOfLeaseStartedBeforeRestart(t *testing.T) {
+	p, err := policy.Load(docs.ExamplePolicy, docs.ExamplePolicyName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := time.Date(2026, 12, 1, 1, 0, 0, 0, time.UTC)
+	clock := sim.NewClock(h)
+	c := sim.New(p, clock) // started again: it never ran L-3
+	l := &qm.Lease{ID: 3, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 8, Node: "h100-01", GPUIndex: []int{0, 1, 2, 3, 4, 5, 6, 7},
+		State: qm.Active, Duration: 24 * time.Hour, Ref: "sim:h100-01:0,1,2,3,4,5,6,7", StartedAt: h.Add(-14 * time.Hour), ExpiresAt: h.Add(10 * time.Hour)}
+	log := &usageLog{}
+	m := &sim.Meter{Cluster: c, Usage: log, Leases: func(context.Context, time.Time) ([]*qm.Lease, error) { return []*qm.Lease{l}, nil }}
+	m.Start(h)
+	c.SetUtilization(l, 0)
+	for _, d := range []time.Duration{time.Hour, 2 * time.Hour} {
+		clock.Set(h.Add(d))
+		if err := m.Record(t.Context(), clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Set(h.Add(150 * time.Minute)) // reclaimed
+	l.State, l.EndedAt = qm.Reclaimed, clock.Now()
+	if err := c.Stop(t.Context(), l); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Record(t.Context(), clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for i, secs := range []float64{3600, 3600, 1800} {
+		hour := h.Add(time.Duration(i) * time.Hour)
+		if got := log.total(3, hour); got.GPUSeconds != 8*secs || got.IdleGPUSeconds != 8*secs || got.MeanUtilization() != 0 {
+			t.Errorf("%s = %+v, want %v GPU-seconds, all idle at 0%%", hour.Format("15:04"), got, 8*secs)
+		}
+	}
+}
