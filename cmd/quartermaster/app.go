@@ -286,6 +286,12 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 			return svc.List(ctx, qm.LeaseFilter{EndedAfter: since})
 		}}
 		a.Meter.Start(a.Clock.Now())
+		// The workspaces an earlier console or serve started on this database still run on the
+		// simulated cluster, at the utilization :util last set for each.
+		if err := resumeSim(ctx, a.Sim, svc, st); err != nil {
+			_ = st.Close()
+			return nil, err
+		}
 	default:
 		mk, ok := backends[backend]
 		if !ok {
@@ -418,6 +424,28 @@ func (a *App) SetUtilization(ctx context.Context, lease string, pct float64) err
 	if !l.State.Running() {
 		return qm.Errorf(qm.EINVALID, "%s is %s, so it has no GPUs to measure.", id, l.State)
 	}
-	a.Sim.SetUtilization(l, pct)
+	// Kept, so that a console started again on this database goes on with it.
+	if err := a.Store.SetSimUtilization(ctx, store.SimUtilization(a.Sim.SetUtilization(l, pct))); err != nil {
+		return err
+	}
 	return a.Service.Tick(ctx)
+}
+
+// resumeSim hands the simulated cluster the leases the database says are running and the
+// utilization last set for them.
+func resumeSim(ctx context.Context, c *sim.Cluster, svc *qm.Service, st *store.DB) error {
+	running, err := svc.List(ctx, qm.LeaseFilter{Kind: qm.KindWorkspace, States: []qm.State{qm.Provisioning, qm.Active, qm.IdleWarned}})
+	if err != nil {
+		return err
+	}
+	kept, err := st.SimUtilizations(ctx)
+	if err != nil {
+		return err
+	}
+	settings := make([]sim.Setting, 0, len(kept))
+	for _, k := range kept {
+		settings = append(settings, sim.Setting(k))
+	}
+	c.Resume(running, settings)
+	return nil
 }

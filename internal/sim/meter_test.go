@@ -122,3 +122,63 @@ func TestMeterKeepsUtilizationOfLeaseStartedBeforeRestart(t *testing.T) {
 		}
 	}
 }
+
+// The utilization :util set for a lease survives a restart: a cluster built again on the same
+// database and given the running leases and the settings kept for them reports the lease idle
+// since it was set to 0 (so idle reclaim counts from then), meters it idle, and meters a running
+// lease with no setting at the default.
+func TestResumedClusterKeepsUtilizationSetBeforeRestart(t *testing.T) {
+	p, err := policy.Load(docs.ExamplePolicy, docs.ExamplePolicyName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)
+	clock := sim.NewClock(h)
+	before := sim.New(p, clock)
+	idle := &qm.Lease{ID: 3, User: "alice@acme.example", Team: "vision", Class: "train", GPUs: 8, Node: "h100-01", GPUIndex: []int{0, 1, 2, 3, 4, 5, 6, 7}, State: qm.Active, Duration: 24 * time.Hour}
+	busy := &qm.Lease{ID: 4, User: "lee@acme.example", Team: "language", Class: "train", GPUs: 2, Node: "h100-02", GPUIndex: []int{0, 1}, State: qm.Active, Duration: 24 * time.Hour}
+	for _, l := range []*qm.Lease{idle, busy} {
+		st, err := before.Start(t.Context(), l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Ref, l.Node, l.StartedAt, l.ExpiresAt = st.Ref, st.Node, clock.Now(), clock.Now().Add(24*time.Hour)
+	}
+	clock.Set(h.Add(time.Hour))
+	kept := before.SetUtilization(idle, 0)
+	if kept.Lease != idle.ID || kept.Utilization != 0 || !kept.At.Equal(h.Add(time.Hour)) {
+		t.Fatalf("the setting to keep = %+v, want L-3 at 0%% from 12:00", kept)
+	}
+
+	clock.Set(h.Add(14 * time.Hour)) // the console is started again later
+	after := sim.New(p, clock)
+	after.Resume([]*qm.Lease{idle, busy}, []sim.Setting{kept})
+	if a, ok := after.Activity(t.Context(), idle); !ok || !a.LastActive.Equal(h.Add(time.Hour)) || a.Utilization != 0 {
+		t.Errorf("L-3 after the restart: %+v, want idle since 12:00 at 0%%", a)
+	}
+	if a, ok := after.Activity(t.Context(), busy); !ok || !a.LastActive.Equal(clock.Now()) || a.Utilization != sim.DefaultUtilization {
+		t.Errorf("L-4 after the restart: %+v, want busy now at %d%%", a, sim.DefaultUtilization)
+	}
+	if !after.Running(idle) || !after.Running(busy) {
+		t.Errorf("the leases running in the database are not running on the cluster started again")
+	}
+	log := &usageLog{}
+	m := &sim.Meter{Cluster: after, Usage: log, Leases: func(context.Context, time.Time) ([]*qm.Lease, error) { return []*qm.Lease{idle, busy}, nil }}
+	m.Start(clock.Now())
+	start := clock.Now()
+	for i := 1; i <= 3; i++ {
+		clock.Set(start.Add(time.Duration(i) * time.Hour))
+		if err := m.Record(t.Context(), clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		hour := start.Add(time.Duration(i) * time.Hour)
+		if got := log.total(3, hour); got.GPUSeconds != 8*3600 || got.IdleGPUSeconds != 8*3600 {
+			t.Errorf("L-3 at %s = %+v, want 28800 GPU-seconds, all idle", hour.Format("15:04"), got)
+		}
+		if got := log.total(4, hour); got.GPUSeconds != 2*3600 || got.IdleGPUSeconds != 0 || got.MeanUtilization() != sim.DefaultUtilization {
+			t.Errorf("L-4 at %s = %+v, want 7200 GPU-seconds, none idle", hour.Format("15:04"), got)
+		}
+	}
+}

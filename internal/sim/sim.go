@@ -167,8 +167,19 @@ func (c *Cluster) Running(l *qm.Lease) bool {
 	return ok && l.Ref != ""
 }
 
-// SetUtilization sets the GPU utilization a lease reports from now on.
-func (c *Cluster) SetUtilization(l *qm.Lease, pct float64) {
+// Setting is the utilization :util last set for a lease: Utilization from At on, the GPUs last
+// busy at LastActive while it is below the idle threshold. The caller keeps it (the database), so
+// that a cluster started again on the same database goes on with it (Resume).
+type Setting struct {
+	Lease       qm.LeaseID
+	Utilization float64
+	At          time.Time
+	LastActive  time.Time
+}
+
+// SetUtilization sets the GPU utilization a lease reports from now on, and returns the setting to
+// keep for a restart.
+func (c *Cluster) SetUtilization(l *qm.Lease, pct float64) Setting {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	u, ok := c.util[l.Ref]
@@ -182,6 +193,36 @@ func (c *Cluster) SetUtilization(l *qm.Lease, pct float64) {
 	u.pct = pct
 	c.util[l.Ref] = u
 	c.history[l.Ref] = append(c.history[l.Ref], utilPoint{now, pct})
+	return Setting{Lease: l.ID, Utilization: pct, At: now, LastActive: u.lastActive}
+}
+
+// Resume makes the workspaces of a cluster started again known to it, as a real scheduler still
+// runs the jobs the service started before it restarted: each running lease (the database's) holds
+// its node and GPUs, and reports the utilization last set for it (settings, which may name leases
+// that have ended since), else DefaultUtilization and busy now.
+func (c *Cluster) Resume(running []*qm.Lease, settings []Setting) {
+	byLease := make(map[qm.LeaseID]Setting, len(settings))
+	for _, s := range settings {
+		byLease[s.Lease] = s
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.clock.Now()
+	for _, l := range running {
+		if l.Ref == "" || !l.State.Running() {
+			continue
+		}
+		c.running[l.Ref] = l.Node
+		if l.CPUOnly() {
+			continue // no GPU, no utilization
+		}
+		u, at := utilization{pct: DefaultUtilization, lastActive: now}, l.StartedAt
+		if s, ok := byLease[l.ID]; ok {
+			u, at = utilization{pct: s.Utilization, lastActive: s.LastActive}, s.At
+		}
+		c.util[l.Ref] = u
+		c.history[l.Ref] = []utilPoint{{at, u.pct}}
+	}
 }
 
 // Activity reports a lease's simulated GPU activity; the simulation always has fresh telemetry.

@@ -1,0 +1,47 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// SimUtilization is the GPU utilization the console last set for a lease on the simulated
+// cluster: Utilization from At on, its GPUs last busy at LastActive.
+type SimUtilization struct {
+	Lease       qm.LeaseID
+	Utilization float64
+	At          time.Time
+	LastActive  time.Time
+}
+
+// SetSimUtilization keeps the utilization last set for a lease, replacing the one before.
+func (db *DB) SetSimUtilization(ctx context.Context, u SimUtilization) error {
+	if _, err := db.x.ExecContext(ctx, db.x.Rebind(`INSERT INTO sim_utilization (lease_id, utilization, set_at, last_active_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (lease_id) DO UPDATE SET utilization = excluded.utilization, set_at = excluded.set_at, last_active_at = excluded.last_active_at`),
+		int64(u.Lease), u.Utilization, dbTime(u.At), dbTime(u.LastActive)); err != nil {
+		return fmt.Errorf("store: simulated utilization: %w", err)
+	}
+	return nil
+}
+
+// SimUtilizations lists the utilization last set for each lease that has not ended.
+func (db *DB) SimUtilizations(ctx context.Context) ([]SimUtilization, error) {
+	var rows []struct {
+		Lease       int64   `db:"lease_id"`
+		Utilization float64 `db:"utilization"`
+		At          dbTime  `db:"set_at"`
+		LastActive  dbTime  `db:"last_active_at"`
+	}
+	if err := db.x.SelectContext(ctx, &rows, `SELECT u.lease_id, u.utilization, u.set_at, u.last_active_at
+		FROM sim_utilization u JOIN leases l ON l.id = u.lease_id WHERE l.ended_at IS NULL ORDER BY u.lease_id`); err != nil {
+		return nil, fmt.Errorf("store: simulated utilization: %w", err)
+	}
+	out := make([]SimUtilization, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, SimUtilization{Lease: qm.LeaseID(r.Lease), Utilization: r.Utilization, At: time.Time(r.At), LastActive: time.Time(r.LastActive)})
+	}
+	return out, nil
+}
