@@ -285,7 +285,20 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 		a.Meter = &sim.Meter{Cluster: a.Sim, Usage: st, Leases: func(ctx context.Context, since time.Time) ([]*qm.Lease, error) {
 			return svc.List(ctx, qm.LeaseFilter{EndedAfter: since})
 		}}
-		a.Meter.Start(a.Clock.Now())
+		// A console meters from where the last console's clock stood, which it metered up to: the
+		// time the clock moved on while none ran is recorded as :advance would record it.
+		from := a.Clock.Now()
+		if a.SimClk != nil {
+			noted, err := st.SimClock(ctx)
+			if err != nil {
+				_ = st.Close()
+				return nil, err
+			}
+			if !noted.IsZero() && noted.Before(from) {
+				from = noted
+			}
+		}
+		a.Meter.Start(from)
 		// The workspaces an earlier console or serve started on this database still run on the
 		// simulated cluster, at the utilization :util last set for each.
 		if err := resumeSim(ctx, a.Sim, svc, st); err != nil {

@@ -136,8 +136,14 @@ func consoleSession(ctx context.Context, args []string, stdin io.Reader, stdout,
 		return err
 	}
 	// Where the simulated clock starts is kept, so that the next console goes on from there even
-	// when this one changes nothing else.
+	// when this one changes nothing else; the usage of the time it moved on since the last console
+	// is recorded first, as a step of :advance records it.
 	if a.SimClk != nil {
+		if a.Meter != nil {
+			if err := a.Meter.Record(ctx, a.SimClk.Now()); err != nil {
+				return err
+			}
+		}
 		if err := a.Store.NoteClock(ctx, a.SimClk.Now()); err != nil {
 			return err
 		}

@@ -16,6 +16,21 @@ import (
 // --format json` on db.
 func idleOf(t *testing.T, db, week, now, team, class string) (gpuHours, idle float64) {
 	t.Helper()
+	r := showbackRow(t, db, week, now, team, class)
+	return r.GPUHours, r.Idle
+}
+
+// weekRow is a row of `quartermaster report --format json`.
+type weekRow struct {
+	Team, Class string
+	GPUHours    float64 `json:"gpu_hours"`
+	Idle        float64 `json:"idle_gpu_hours"`
+	Observed    float64 `json:"observed_gpu_hours"`
+}
+
+// showbackRow is the week's row of a team's class, from `quartermaster report --format json` on db.
+func showbackRow(t *testing.T, db, week, now, team, class string) weekRow {
+	t.Helper()
 	pol := filepath.Join(t.TempDir(), "borealis.yaml")
 	if err := os.WriteFile(pol, []byte(borealisPolicy), 0o644); err != nil {
 		t.Fatal(err)
@@ -24,23 +39,17 @@ func idleOf(t *testing.T, db, week, now, team, class string) (gpuHours, idle flo
 	if code := run(context.Background(), []string{"report", "--policy", pol, "--db", db, "--week", week, "--format", "json", "--now", now}, strings.NewReader(""), &out, &errb); code != 0 {
 		t.Fatalf("report: exit %d: %s", code, errb.String())
 	}
-	var r struct {
-		Rows []struct {
-			Team, Class string
-			GPUHours    float64 `json:"gpu_hours"`
-			Idle        float64 `json:"idle_gpu_hours"`
-		}
-	}
+	var r struct{ Rows []weekRow }
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatalf("report: %v\n%s", err, out.String())
 	}
 	for _, row := range r.Rows {
 		if row.Team == team && row.Class == class {
-			return row.GPUHours, row.Idle
+			return row
 		}
 	}
 	t.Fatalf("report has no row of %s %s:\n%s", team, class, out.String())
-	return 0, 0
+	return weekRow{}
 }
 
 // A console started again on the same database goes on with the leases an earlier one started as
@@ -80,6 +89,38 @@ func TestConsoleStartedAgainKeepsUtilization(t *testing.T) {
 			// 4 GPUs from 10:00 to 12:30, idle from 10:20.
 			if gpu, idle := idleOf(t, db, "2031-W10", "2031-03-10T09:00:00Z", "ocean", "bigtrain"); gpu != 10 || idle != 8.67 {
 				t.Errorf("bigtrain: %v GPU-hours, %v idle; want 10, 8.67 idle (from 10:20 to 12:30)", gpu, idle)
+			}
+		})
+	}
+}
+
+// The time the simulated clock moves on while no console runs (a console started again with a
+// later --clock) is recorded as :advance records it: a lease that ended in it at its expiry is
+// recorded to its end, idle where :util last set it idle and at the default elsewhere, so the
+// showback observes all of its hours. On SQLite and on PostgreSQL.
+func TestConsoleStartedLaterRecordsTheTimeBetween(t *testing.T) {
+	dbs := map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "qm.db") },
+		"postgres": func(t *testing.T) string { return storetest.Postgres(t) },
+	}
+	for name, open := range dbs {
+		t.Run(name, func(t *testing.T) {
+			db := open(t)
+			// 10:00 in Berlin: L-1, 4 bigtrain GPUs for 2h, idle from the start; L-2, 1 notebook
+			// GPU for 1h, busy.
+			first := "quinn@borealis.example: /gpu request 4 bigtrain 2h\npia@borealis.example: /gpu request 1 notebook 1h\n:util L-1 0\n:advance 10m\n"
+			if code, out, errs := consoleOn(t, db, first, "--clock", "2031-03-03T09:00:00Z"); code != 0 || !strings.Contains(out, "L-2 is active") {
+				t.Fatalf("first console: exit %d: %s%s", code, out, errs)
+			}
+			// 14:00: both ended while no console ran.
+			if code, out, errs := consoleOn(t, db, "quinn@borealis.example: /gpu list\n", "--clock", "2031-03-03T13:00:00Z"); code != 0 {
+				t.Fatalf("second console: exit %d: %s%s", code, out, errs)
+			}
+			if r := showbackRow(t, db, "2031-W10", "2031-03-10T09:00:00Z", "ocean", "bigtrain"); r.GPUHours != 8 || r.Observed != 8 || r.Idle != 8 {
+				t.Errorf("bigtrain: %+v; want 8 GPU-hours, all observed and idle", r)
+			}
+			if r := showbackRow(t, db, "2031-W10", "2031-03-10T09:00:00Z", "ocean", "notebook"); r.GPUHours != 1 || r.Observed != 1 || r.Idle != 0 {
+				t.Errorf("notebook: %+v; want 1 GPU-hour, observed, none idle", r)
 			}
 		})
 	}

@@ -45,3 +45,16 @@ func (db *DB) SimUtilizations(ctx context.Context) ([]SimUtilization, error) {
 	}
 	return out, nil
 }
+
+// SimClock is where a console's simulated clock last stood on this database (NoteClock); zero
+// when no console ran on it.
+func (db *DB) SimClock(ctx context.Context) (time.Time, error) {
+	var ts []dbTime
+	if err := db.x.SelectContext(ctx, &ts, `SELECT at FROM sim_clock`); err != nil {
+		return time.Time{}, fmt.Errorf("store: simulated clock: %w", err)
+	}
+	if len(ts) == 0 {
+		return time.Time{}, nil
+	}
+	return time.Time(ts[0]), nil
+}
