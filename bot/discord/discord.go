@@ -26,6 +26,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -145,6 +146,8 @@ type Adapter struct {
 
 	dmMu sync.Mutex
 	dms  map[string]string // Discord user id -> DM channel id
+	// self is the app's user (*discordgo.User), as the gateway's READY names it.
+	self atomic.Value
 	// noDMs holds the recipients whose DMs Discord refused (they take none from the app), so
 	// that the log says it once for each.
 	noDMs sync.Map

@@ -3,7 +3,6 @@ package discord
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -92,35 +91,41 @@ func (a *Adapter) answerDM(ctx context.Context, userID, channel, id, text string
 	}
 }
 
-// dmCommand reads the text of a DM as a /gpu command line: a subcommand's name first, with or
-// without "/gpu" or "gpu" before it ("request 1 interactive for 4h", "gpu status L-7"), then
-// the words the grammar reads, or the subcommand's options by name as Discord's examples write
-// them ("request gpus:2 class:train"). "gpu" alone is help. False when the text names no
-// subcommand.
+// dmCommand reads the text of a DM as a /gpu command line (bot.ReadDM): a subcommand's name
+// first, with or without "/gpu", "gpu" or a mention of the app before it ("request 1 interactive
+// for 4h", "gpu status L-7"), then the words the grammar reads, or the subcommand's options by
+// name as Discord's examples write them ("request gpus:2 class:train"). "gpu" alone is help.
+// False when the text names no subcommand.
 func (a *Adapter) dmCommand(text string) (string, bool) {
-	f := strings.Fields(text)
-	if len(f) > 0 {
-		switch w := strings.ToLower(f[0]); w {
-		case "/" + a.cfg.Name, a.cfg.Name, handlerCommand, strings.TrimPrefix(handlerCommand, "/"):
-			f = f[1:]
-		}
-	}
-	if len(f) == 0 {
-		if _, ok := a.cmds["help"]; ok && strings.TrimSpace(text) != "" {
-			return handlerCommand + " help", true
-		}
-		return "", false
-	}
-	name := strings.ToLower(f[0])
-	c, ok := a.cmds[name]
+	name, rest, ok := bot.ReadDM(text, a.dmNames(), func(w string) bool { _, ok := a.cmds[w]; return ok })
 	if !ok {
 		return "", false
 	}
-	rest := f[1:]
+	c := a.cmds[name]
 	if values, ok := optionsOf(c, rest); ok && c.Text != nil {
 		return a.namedChannels(c.Text(values)), true
 	}
 	return a.namedChannels(strings.Join(append([]string{handlerCommand, name}, rest...), " ")), true
+}
+
+// dmNames are the words that may come before a subcommand's name in a DM: the command's name with
+// and without its slash, and the app's mentions (of its user, as the gateway's READY names it, and
+// of the application's id, which is its user's for every app made since 2016) and its name.
+func (a *Adapter) dmNames() []string {
+	names := []string{"/" + a.cfg.Name, a.cfg.Name, handlerCommand, strings.TrimPrefix(handlerCommand, "/")}
+	ids := []string{a.cfg.AppID}
+	if u, ok := a.self.Load().(*discordgo.User); ok {
+		ids = append(ids, u.ID)
+		if u.Username != "" {
+			names = append(names, "@"+u.Username)
+		}
+	}
+	for _, id := range ids {
+		if id != "" {
+			names = append(names, "<@"+id+">", "<@!"+id+">")
+		}
+	}
+	return names
 }
 
 // optionsOf reads words as c's options by name (gpus:2 class:train reason:a long one), each
@@ -162,11 +167,11 @@ func (a *Adapter) dmExample(ctx context.Context, req bot.Request) string {
 	return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), handlerCommand))
 }
 
-// dmHint is the one sentence that answers a DM that is no command: how to ask, with an example
-// that works as it is sent: example (one that works for the sender) when there is one, else the
-// first of the request, catalog and help subcommands' examples.
+// dmHint is the one sentence that answers a DM that is no command (bot.DMHint): how to ask, with
+// an example that works as it is sent: example (one that works for the sender) when there is one,
+// else the first of the request and catalog subcommands' examples.
 func (a *Adapter) dmHint(example string) string {
-	for _, name := range []string{"request", "catalog", "help"} {
+	for _, name := range []string{"request", "catalog"} {
 		if example != "" {
 			break
 		}
@@ -175,12 +180,6 @@ func (a *Adapter) dmHint(example string) string {
 			break
 		}
 	}
-	help := ""
-	if _, ok := a.cmds["help"]; ok {
-		help = ", or `help` for the list"
-	}
-	if example == "" {
-		return fmt.Sprintf("Quartermaster answers /%s commands, here too without the slash.", a.cfg.Name)
-	}
-	return fmt.Sprintf("Quartermaster answers /%s commands, here too without the slash: send `%s`%s.", a.cfg.Name, strings.ReplaceAll(example, "`", "'"), help)
+	_, help := a.cmds["help"]
+	return bot.DMHint(a.cfg.Name, example, help)
 }

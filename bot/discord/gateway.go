@@ -34,6 +34,12 @@ func (a *Adapter) RunGateway(ctx context.Context) error {
 		}
 	})
 	defer removeDMs()
+	removeReady := a.s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
+		if r.User != nil && r.User.ID != "" {
+			a.self.Store(r.User)
+		}
+	})
+	defer removeReady()
 	// Discord out of reach at the start (the network not up yet at boot, an outage, a proxy) is
 	// waited out: the gateway is tried again, a little later each time, until the service stops.
 	// Once open, discordgo reconnects by itself.

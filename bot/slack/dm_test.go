@@ -17,13 +17,23 @@ import (
 // (with bot set: when a bot, the app itself among them, posts there), and waits for its work.
 func (e *env) im(user, text string, bot bool) {
 	e.t.Helper()
+	e.imSent(user, slackutilsx.EscapeMessage(text), bot)
+}
+
+// appUser is the app's bot user, as the authorizations of the events Slack sends name it.
+const appUser = "UQMAPP"
+
+// imSent is im with the text as Slack sends it (escaped, a mention as <@U…>).
+func (e *env) imSent(user, sent string, bot bool) {
+	e.t.Helper()
 	ev := map[string]any{"type": "message", "channel": dm(user), "channel_type": "im", "user": user,
-		"text": slackutilsx.EscapeMessage(text), "ts": fmt.Sprintf("%d.000100", time.Now().UnixNano()), "event_ts": "1.0"}
+		"text": sent, "ts": fmt.Sprintf("%d.000100", time.Now().UnixNano()), "event_ts": "1.0"}
 	if bot {
 		ev["bot_id"] = "BQM"
 	}
 	body, _ := json.Marshal(map[string]any{"type": "event_callback", "team_id": "T1", "api_app_id": "A1",
-		"event_id": "EvIM" + e.newTrigger(), "event_time": 1, "event": ev})
+		"event_id": "EvIM" + e.newTrigger(), "event_time": 1, "event": ev,
+		"authorizations": []map[string]any{{"team_id": "T1", "user_id": appUser, "is_bot": true}}})
 	if code := e.signed("/slack/events", string(body), nil); code != http.StatusOK {
 		e.t.Fatalf("message event: HTTP %d", code)
 	}

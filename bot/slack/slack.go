@@ -117,15 +117,17 @@ type Adapter struct {
 	// versions numbers the block ids of edits and republished views (see versioned).
 	versions atomic.Int64
 	// bot is the bot user's name, once CheckToken has asked Slack.
-	bot   atomic.Value
-	cfg   Config
-	api   *slack.Client
-	log   *slog.Logger
-	track *inflight.Tracker
-	out   *outbox
-	users *users
-	seen  *inflight.Seen
-	refs  bot.RefStore
+	bot atomic.Value
+	// botUserID is the bot user's id, as auth.test said it.
+	botUserID atomic.Value
+	cfg       Config
+	api       *slack.Client
+	log       *slog.Logger
+	track     *inflight.Tracker
+	out       *outbox
+	users     *users
+	seen      *inflight.Seen
+	refs      bot.RefStore
 
 	base   context.Context
 	cancel context.CancelFunc
@@ -530,6 +532,17 @@ func clickedMessage(cb slack.InteractionCallback) string {
 	return ""
 }
 
+// botUsers are the app's bot users an event was delivered for (its authorizations).
+func botUsers(cb *slackevents.EventsAPICallbackEvent) []string {
+	var out []string
+	for _, au := range cb.Authorizations {
+		if au.IsBot && au.UserID != "" {
+			out = append(out, au.UserID)
+		}
+	}
+	return out
+}
+
 // onEvent acknowledges an Events API event and starts its work; an event id seen before is dropped.
 func (a *Adapter) onEvent(ev slackevents.EventsAPIEvent, retry bool) any {
 	cb, ok := ev.Data.(*slackevents.EventsAPICallbackEvent)
@@ -547,7 +560,7 @@ func (a *Adapter) onEvent(ev slackevents.EventsAPIEvent, retry bool) any {
 		}
 		a.goWork(func(ctx context.Context) { a.publishHome(ctx, e.User, true) })
 	case *slackevents.MessageEvent:
-		a.onDM(cb.TeamID, e)
+		a.onDM(cb.TeamID, botUsers(cb), e)
 	}
 	return nil
 }

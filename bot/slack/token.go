@@ -101,6 +101,9 @@ func (a *Adapter) CheckToken(ctx context.Context) (Installation, error) {
 	if in.BotUser != "" {
 		a.bot.Store(in.BotUser)
 	}
+	if in.BotUserID != "" {
+		a.botUserID.Store(in.BotUserID)
+	}
 	if h := r.Header; h != nil && h.Get("X-OAuth-Scopes") != "" {
 		in.Granted = []string{}
 		for _, s := range strings.Split(h.Get("X-OAuth-Scopes"), ",") {
