@@ -3,6 +3,7 @@ package bot
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -160,3 +161,18 @@ func DMHint(name, example string, help bool) string {
 	}
 	return lead + "."
 }
+
+// TooLateToRun is what the sender of a command is told when a stop left it unrun until too late
+// to run it, the same on every platform: the command (its first MaxShownCommand characters, for
+// one too long to show whole), when it was sent, and to send it again.
+func TooLateToRun(command string, sent time.Time) string {
+	command = strings.ReplaceAll(strings.TrimSpace(command), "`", "'")
+	if r := []rune(command); len(r) > MaxShownCommand {
+		command = strings.TrimSpace(string(r[:MaxShownCommand])) + "…"
+	}
+	return fmt.Sprintf("Quartermaster stopped before it ran your command `%s` (sent %s UTC), and it is too late to run it now; send it again if you still want it.",
+		command, sent.UTC().Format("2 Jan 15:04"))
+}
+
+// MaxShownCommand is the most characters of a command that an answer repeats.
+const MaxShownCommand = 200

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 )
 
 // dmVerbs are the first words of a few commands, as an adapter knows them.
@@ -109,5 +111,22 @@ func TestDMHint(t *testing.T) {
 		if got := DMHint(c.name, c.example, c.help); got != c.want {
 			t.Errorf("DMHint(%q, %q, %v) = %q, want %q", c.name, c.example, c.help, got, c.want)
 		}
+	}
+}
+
+// The sentence for a command too old to run names it whole when it is short, and by its beginning
+// when it is long; its backticks cannot end the code span it is shown in.
+func TestTooLateToRun(t *testing.T) {
+	sent := time.Date(2026, 3, 2, 9, 5, 0, 0, time.FixedZone("CET", 3600))
+	want := "Quartermaster stopped before it ran your command `/gpu request 1 a'b` (sent 2 Mar 08:05 UTC), and it is too late to run it now; send it again if you still want it."
+	if got := TooLateToRun("/gpu request 1 a`b", sent); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	long := "/gpu request 1 train reason " + strings.Repeat("é", 5000)
+	got := TooLateToRun(long, sent)
+	_, shown, _ := strings.Cut(got, "`")
+	shown, _, _ = strings.Cut(shown, "`")
+	if !strings.HasPrefix(long, strings.TrimSuffix(shown, "…")) || utf8.RuneCountInString(shown) != MaxShownCommand+1 || !strings.HasSuffix(got, "send it again if you still want it.") {
+		t.Errorf("the long command is shown as %q", shown)
 	}
 }

@@ -1,10 +1,15 @@
 package discord_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/bot/discord/discordtest"
+	"github.com/acme/quartermaster/internal/store/chatstore"
+	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
 // A command sent in a DM runs however it was written or pasted: with /GPU, gpu: or a mention of
@@ -65,5 +70,40 @@ func TestAVeryLongDirectMessageIsAnsweredInOneSentence(t *testing.T) {
 	}
 	if reqs := e.handler.requests(); len(reqs) != 0 {
 		t.Errorf("ran %+v", reqs)
+	}
+}
+
+// A DM command that a stop left unanswered until too late to run is named, in the DM that says
+// so, as the command it was read as, not as it was pasted (a code block's backticks would show
+// as quotes).
+func TestADirectMessageTooOldToRunIsNamedAsTheCommand(t *testing.T) {
+	db := storetest.Open(t, storetest.SQLite(t))
+	inbox := chatstore.Inbox{DB: db, Owner: "test", Platform: discord.Platform}
+	stuck := stalled{got: make(chan string, 1)}
+	gone := newEnv(t, func(c *discord.Config) { c.PublicKey, c.Handler, c.Inbox, c.InboxClaim = "", stuck, inbox, time.Hour })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- gone.adapter.RunGateway(ctx) }()
+	gone.fake.DeliverMessage(discordtest.DM{User: alice, Content: "```\nGPU: request 2\n```"})
+	<-stuck.got
+	cancel()
+	<-done
+	stop(t, gone.adapter)
+	if _, err := db.ReleaseDeliveryClaims(t.Context(), discord.Platform, []string{"test"}); err != nil {
+		t.Fatal(err)
+	}
+	late := newEnv(t, func(c *discord.Config) {
+		c.APIURL, c.Inbox, c.InboxClaim, c.ReplayWithin = gone.fake.URL, inbox, time.Hour, time.Nanosecond
+	})
+	if n, err := late.adapter.Recover(t.Context()); err != nil || n != 1 {
+		t.Fatalf("recovered %d commands (%v), want the DM's", n, err)
+	}
+	late.wait()
+	if reqs := late.handler.requests(); len(reqs) != 0 {
+		t.Fatalf("ran %+v", reqs)
+	}
+	got := gone.fake.PostsTo(discordtest.DMChannel(alice))
+	if len(got) != 1 || !strings.Contains(got[0].Text(), "too late to run it now") || !strings.Contains(got[0].Text(), "`/gpu request 2`") {
+		t.Errorf("DMs %+v; want the command /gpu request 2 said to be too late to run", got)
 	}
 }

@@ -3,8 +3,6 @@ package discord
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -121,7 +119,12 @@ func (a *Adapter) recover(ds []bot.Accepted) (n, forgotten int) {
 			continue
 		}
 		kt := inflight.Taken(d.Key)
-		if _, command := a.dmCommand(k.Text); k.DM && !command {
+		line, command := k.Text, true
+		if k.DM {
+			// A DM is named by the command it was read as, not as it was pasted.
+			line, command = a.dmCommand(k.Text)
+		}
+		if !command {
 			// Not a command: what it is answered with is no less true late, and runs nothing.
 			a.log.Info("answering a direct message received before a stop", "key", d.Key, "received", d.Received)
 			a.goWork(func(ctx context.Context) {
@@ -132,8 +135,7 @@ func (a *Adapter) recover(ds []bot.Accepted) (n, forgotten int) {
 		}
 		if time.Since(d.Received) > a.cfg.ReplayWithin {
 			a.log.Warn("a deferred command is too old to run", "key", d.Key, "received", d.Received)
-			text := fmt.Sprintf("Quartermaster stopped before it ran your command `%s` (sent %s UTC), and it is too late to run it now; send it again if you still want it.",
-				strings.ReplaceAll(k.Text, "`", "'"), d.Received.UTC().Format("2 Jan 15:04"))
+			text := bot.TooLateToRun(line, d.Received)
 			a.goWork(func(ctx context.Context) {
 				ch, err := a.dm(ctx, k.User)
 				if err == nil {

@@ -26,6 +26,13 @@ const appUser = "UQMAPP"
 // imSent is im with the text as Slack sends it (escaped, a mention as <@U…>).
 func (e *env) imSent(user, sent string, bot bool) {
 	e.t.Helper()
+	e.deliverIM(user, sent, bot)
+	e.wait()
+}
+
+// deliverIM is imSent without waiting for the message's work.
+func (e *env) deliverIM(user, sent string, bot bool) {
+	e.t.Helper()
 	ev := map[string]any{"type": "message", "channel": dm(user), "channel_type": "im", "user": user,
 		"text": sent, "ts": fmt.Sprintf("%d.000100", time.Now().UnixNano()), "event_ts": "1.0"}
 	if bot {
@@ -37,7 +44,6 @@ func (e *env) imSent(user, sent string, bot bool) {
 	if code := e.signed("/slack/events", string(body), nil); code != http.StatusOK {
 		e.t.Fatalf("message event: HTTP %d", code)
 	}
-	e.wait()
 }
 
 // A message to the app in its Messages tab whose text is a /gpu command, with or without "/gpu"

@@ -3,6 +3,7 @@ package slack_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
@@ -85,6 +86,35 @@ func TestAVeryLongDirectMessageIsAnsweredInOneSentenceInSlack(t *testing.T) {
 	}
 	if !strings.Contains(posts[1].Text, "characters long") || strings.Contains(posts[1].Text, "deadline deadline") || len(posts[1].Text) > 300 {
 		t.Errorf("the long command was answered %q; want how long a command may be", posts[1].Text)
+	}
+	if ls := e.leases(); len(ls) != 0 {
+		t.Errorf("made %+v", ls)
+	}
+}
+
+// A very long command sent in the Messages tab that a stop left unrun until too late is named in
+// the DM that says so by its beginning, not repeated whole.
+func TestAVeryLongDirectMessageTooOldToRunIsNamedShortInSlack(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	stuck := stalled{got: make(chan string, 1)}
+	gone := e.newAdapterWith(stuck, time.Hour, 0)
+	e.handler.Store(gone)
+	e.deliverIM("UALICE", "“request 1 interactive for 1h reason "+strings.Repeat("deadline ", 3000)+"”", false)
+	<-stuck.got
+	closeNow(t, gone)
+	if _, err := e.db.ReleaseDeliveryClaims(t.Context(), "slack", []string{"test"}); err != nil {
+		t.Fatal(err)
+	}
+	tooLate := e.newAdapterWith(e.bot, time.Hour, time.Nanosecond)
+	e.handler.Store(tooLate)
+	defer closeNow(t, tooLate)
+	if n, err := tooLate.Recover(t.Context()); err != nil || n != 1 {
+		t.Fatalf("recovered %d commands, want the DM's (%v)", n, err)
+	}
+	waitFor(t, tooLate)
+	posts := e.postsTo(dm("UALICE"))
+	if len(posts) != 1 || !strings.Contains(posts[0].Text, "too late to run it now") || !strings.Contains(posts[0].Text, "/gpu request 1 interactive for 1h reason deadline") || len(posts[0].Text) > 500 {
+		t.Errorf("DMs %+v; want the command named by its beginning, too late to run", posts)
 	}
 	if ls := e.leases(); len(ls) != 0 {
 		t.Errorf("made %+v", ls)

@@ -3,8 +3,6 @@ package slack
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/acme/quartermaster/bot"
@@ -79,8 +77,7 @@ func (a *Adapter) Recover(ctx context.Context) (int, error) {
 		if age := time.Since(d.Received); age > within {
 			a.log.Warn("an acknowledged command is too old to run", "key", key, "received", d.Received)
 			// The reply's text is escaped where it is rendered, like every reply's.
-			msg := fmt.Sprintf("Quartermaster stopped before it ran your command `%s` (sent %s UTC), and it is too late to run it now; send it again if you still want it.",
-				strings.ReplaceAll(k.Text, "`", "'"), d.Received.UTC().Format("2 Jan 15:04"))
+			msg := bot.TooLateToRun(k.Text, d.Received)
 			a.goWork(func(ctx context.Context) {
 				a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: msg})
 				a.inbox.Finish(inflight.Taken(key))
