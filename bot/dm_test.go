@@ -130,3 +130,27 @@ func TestTooLateToRun(t *testing.T) {
 		t.Errorf("the long command is shown as %q", shown)
 	}
 }
+
+// Whatever a DM holds, reading it does not panic; a command read from it is one of the verbs,
+// and written back as the command it was read as, it reads as that command again.
+func FuzzReadDM(f *testing.F) {
+	for _, s := range []string{"request 1 interactive for 4h", "```text\ngpu list\n```", "“`/gpu list`”", "gpu — list",
+		"@U0QM: help", "`", "```", "“", "\u200b", "quota‐request +2 train", "\"'“”„‘’‚«»"} {
+		f.Add(s)
+	}
+	names := []string{"/gpu", "gpu", "@U0QM"}
+	f.Fuzz(func(t *testing.T, text string) {
+		verb, args, ok := ReadDM(text, names, isDMVerb)
+		if !ok {
+			return
+		}
+		if !isDMVerb(verb) {
+			t.Fatalf("ReadDM(%q) read %q, no verb", text, verb)
+		}
+		line := strings.Join(append([]string{"/gpu", verb}, args...), " ")
+		again, againArgs, ok := ReadDM(line, names, isDMVerb)
+		if !ok || again != verb || !slices.Equal(againArgs, args) {
+			t.Fatalf("ReadDM(%q) read %q %q; its line %q reads %q %q (%v)", text, verb, args, line, again, againArgs, ok)
+		}
+	})
+}

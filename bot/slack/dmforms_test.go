@@ -120,3 +120,31 @@ func TestAVeryLongDirectMessageTooOldToRunIsNamedShortInSlack(t *testing.T) {
 		t.Errorf("made %+v", ls)
 	}
 }
+
+// On another policy, the example a message that is no command is answered with runs when sent
+// back as a phone or a paste writes it: in typographic quotes, in a code block after gpu:, its
+// class in typographic quotes.
+func TestTheExamplePastedBackWorksOnAnotherPolicy(t *testing.T) {
+	for _, wrap := range []func(string) string{
+		func(ex string) string { return "“" + ex + "”" },
+		func(ex string) string { return "```\nGPU: " + ex + "\n```" },
+		func(ex string) string {
+			f := strings.Fields(ex) // request N CLASS for D
+			f[2] = "‘" + f[2] + "’"
+			return "<@" + appUser + "> " + strings.Join(f, " ")
+		},
+	} {
+		e := newAndesEnv(t)
+		e.im("UJUAN", "hola", false)
+		posts := e.postsTo(dm("UJUAN"))
+		_, example, _ := strings.Cut(posts[0].Text, "`")
+		example, _, found := strings.Cut(example, "`")
+		if !found || !strings.HasPrefix(example, "request ") {
+			t.Fatalf("no request example in %q", posts[0].Text)
+		}
+		e.imSent("UJUAN", wrap(example), false)
+		if ls := e.leases(); len(ls) != 1 || ls[0].User != "juan_perez@andes.example" {
+			t.Errorf("%q made %+v; want juan's lease; answers %+v", wrap(example), ls, e.postsTo(dm("UJUAN")))
+		}
+	}
+}
