@@ -35,7 +35,7 @@ func (a *Adapter) onDM(team string, self []string, e *slackevents.MessageEvent) 
 // False when it begins with no verb.
 func (a *Adapter) dmCommand(text string, self []string) (string, bool) {
 	names := []string{"/gpu", "gpu"}
-	for _, id := range append(self, a.botID()) {
+	for _, id := range append(slices.Clip(self), a.botID()) {
 		if id != "" {
 			names = append(names, "@"+id)
 		}

@@ -38,9 +38,13 @@ func (e *env) deliverIM(user, sent string, bot bool) {
 	if bot {
 		ev["bot_id"] = "BQM"
 	}
-	body, _ := json.Marshal(map[string]any{"type": "event_callback", "team_id": "T1", "api_app_id": "A1",
+	cb := map[string]any{"type": "event_callback", "team_id": "T1", "api_app_id": "A1",
 		"event_id": "EvIM" + e.newTrigger(), "event_time": 1, "event": ev,
-		"authorizations": []map[string]any{{"team_id": "T1", "user_id": appUser, "is_bot": true}}})
+		"authorizations": []map[string]any{{"team_id": "T1", "user_id": appUser, "is_bot": true}}}
+	if e.unauthorized {
+		delete(cb, "authorizations")
+	}
+	body, _ := json.Marshal(cb)
 	if code := e.signed("/slack/events", string(body), nil); code != http.StatusOK {
 		e.t.Fatalf("message event: HTTP %d", code)
 	}

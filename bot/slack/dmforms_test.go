@@ -148,3 +148,25 @@ func TestTheExamplePastedBackWorksOnAnotherPolicy(t *testing.T) {
 		}
 	}
 }
+
+// Where an event does not name the app's bot user, a mention of it before a command is known
+// from what auth.test said at start.
+func TestAMentionOfTheAppIsKnownFromTheTokenInSlack(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t))
+	e.unauthorized = true
+	e.im("UALICE", "request 1 interactive for 1h", false)
+	ls := e.leases()
+	if len(ls) != 1 {
+		t.Fatalf("leases %+v", ls)
+	}
+	in, err := e.adapter.CheckToken(t.Context())
+	if err != nil || in.BotUserID == "" {
+		t.Fatalf("auth.test: %+v, %v", in, err)
+	}
+	before := len(e.postsTo(dm("UALICE")))
+	e.imSent("UALICE", "<@"+in.BotUserID+"> list", false)
+	posts := e.postsTo(dm("UALICE"))
+	if len(posts) != before+1 || !strings.Contains(posts[before].Text, ls[0].ID.String()) {
+		t.Errorf("the DM holds %+v; want the list with %s", posts[before:], ls[0].ID.String())
+	}
+}

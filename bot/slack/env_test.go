@@ -46,6 +46,8 @@ type env struct {
 	trigger atomic.Int64
 	handler atomic.Pointer[slackbot.Adapter]
 	teams   []string // the request form's teams
+	// unauthorized sends events without their authorizations (which name the app's bot user).
+	unauthorized bool
 }
 
 type directory struct{ p *policy.Policy }

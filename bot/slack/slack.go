@@ -116,18 +116,18 @@ type Config struct {
 type Adapter struct {
 	// versions numbers the block ids of edits and republished views (see versioned).
 	versions atomic.Int64
-	// bot is the bot user's name, once CheckToken has asked Slack.
-	bot atomic.Value
-	// botUserID is the bot user's id, as auth.test said it.
+	// botUserID is the bot user's id, once CheckToken has asked Slack.
 	botUserID atomic.Value
-	cfg       Config
-	api       *slack.Client
-	log       *slog.Logger
-	track     *inflight.Tracker
-	out       *outbox
-	users     *users
-	seen      *inflight.Seen
-	refs      bot.RefStore
+	// bot is the bot user's name, once CheckToken has asked Slack.
+	bot   atomic.Value
+	cfg   Config
+	api   *slack.Client
+	log   *slog.Logger
+	track *inflight.Tracker
+	out   *outbox
+	users *users
+	seen  *inflight.Seen
+	refs  bot.RefStore
 
 	base   context.Context
 	cancel context.CancelFunc
