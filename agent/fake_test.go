@@ -489,7 +489,9 @@ func migGPU(f *nvml.Fake, i int, profiles [][3]int) []*mock.Device {
 			GetUtilizationRatesFunc: func() (gonvml.Utilization, gonvml.Return) {
 				return gonvml.Utilization{}, gonvml.ERROR_NOT_SUPPORTED
 			},
-			GetComputeRunningProcessesFunc: func() ([]gonvml.ProcessInfo, gonvml.Return) { return nil, gonvml.SUCCESS },
+			GetComputeRunningProcessesFunc:    func() ([]gonvml.ProcessInfo, gonvml.Return) { return nil, gonvml.SUCCESS },
+			GetMPSComputeRunningProcessesFunc: func() ([]gonvml.ProcessInfo, gonvml.Return) { return nil, gonvml.SUCCESS },
+			GetGraphicsRunningProcessesFunc:   func() ([]gonvml.ProcessInfo, gonvml.Return) { return nil, gonvml.SUCCESS },
 		}
 		migs = append(migs, m)
 		out = append(out, m)

@@ -211,6 +211,9 @@ func (f *Fake) complete(i int, d *server.Device, seed, kind string) {
 		}
 		return ps, nvml.SUCCESS
 	}
+	// No MPS server and no rendering, unless a test says otherwise.
+	d.GetMPSComputeRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) { return nil, nvml.SUCCESS }
+	d.GetGraphicsRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) { return nil, nvml.SUCCESS }
 	d.RegisterEventsFunc = func(uint64, nvml.EventSet) nvml.Return { return nvml.SUCCESS }
 	d.GetNumaNodeIdFunc = func() (int, nvml.Return) { return spec.numa[i], nvml.SUCCESS }
 	d.GetCpuAffinityFunc = func(n int) ([]uint, nvml.Return) {
@@ -306,7 +309,9 @@ func (f *Fake) migDevice(d *server.Device, g agent.FakeGPU, j int, used uint64) 
 		GetUtilizationRatesFunc: func() (nvml.Utilization, nvml.Return) {
 			return nvml.Utilization{}, nvml.ERROR_NOT_SUPPORTED
 		},
-		GetComputeRunningProcessesFunc: func() ([]nvml.ProcessInfo, nvml.Return) { return procs, nvml.SUCCESS },
+		GetComputeRunningProcessesFunc:    func() ([]nvml.ProcessInfo, nvml.Return) { return procs, nvml.SUCCESS },
+		GetMPSComputeRunningProcessesFunc: func() ([]nvml.ProcessInfo, nvml.Return) { return nil, nvml.SUCCESS },
+		GetGraphicsRunningProcessesFunc:   func() ([]nvml.ProcessInfo, nvml.Return) { return nil, nvml.SUCCESS },
 	}
 }
 

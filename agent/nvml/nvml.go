@@ -318,7 +318,7 @@ func (d *Devices) sampleMIG(dev nvml.Device) (out []report.MIGDevice, procs []nv
 	}
 	for k, h := range handles {
 		info := infos[k]
-		ps, r := h.GetComputeRunningProcesses()
+		ps, r := runningProcesses(h)
 		if info.UUID == "" || (r != nvml.SUCCESS && r != nvml.ERROR_NOT_FOUND) {
 			all = false
 			continue
@@ -609,7 +609,7 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 	if e, r := dev.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.VOLATILE_ECC); r == nvml.SUCCESS {
 		g.ECCUncorrected = &e
 	}
-	procs, r := dev.GetComputeRunningProcesses()
+	procs, r := runningProcesses(dev)
 	// MIG mode is read at every sample, not only at start: it may be turned on or off while the
 	// agent runs (an H100 needs no GPU reset for it). When NVML does not say, the last known mode
 	// holds.
@@ -639,6 +639,42 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 		g.Processes = append(g.Processes, report.Process{PID: p.Pid, MemUsed: processMemory(p)})
 	}
 	return g, nil
+}
+
+// runningProcesses lists the processes that run on dev (a GPU or a MIG device), each once: its
+// compute processes, the clients of an MPS server on it, and its graphics processes. NVML lists
+// them apart: on a GPU shared through MPS the compute list holds only the MPS server (a process
+// of the MPS daemon, not of the jobs or pods whose work it runs), and rendering (OpenGL, Vulkan,
+// EGL) is in no compute list, so that work would otherwise read as a GPU busy with no job's
+// process, or as its lease with no process at all. The answer is the compute list's; the other
+// two add what they list, and nothing where the GPU or driver does not give them (NOT_SUPPORTED,
+// or a driver that predates the call); a GPU that is lost is said lost.
+func runningProcesses(dev nvml.Device) ([]nvml.ProcessInfo, nvml.Return) {
+	procs, r := dev.GetComputeRunningProcesses()
+	if r != nvml.SUCCESS && r != nvml.ERROR_NOT_FOUND && r != nvml.ERROR_NOT_SUPPORTED {
+		return procs, r
+	}
+	for _, list := range []func() ([]nvml.ProcessInfo, nvml.Return){dev.GetMPSComputeRunningProcesses, dev.GetGraphicsRunningProcesses} {
+		more, r2 := list()
+		if r2 == nvml.ERROR_GPU_IS_LOST {
+			return nil, r2
+		}
+		if r2 != nvml.SUCCESS {
+			continue
+		}
+		for _, p := range more {
+			// A process with a compute and a graphics context is one process; NVML gives each
+			// list all of its memory.
+			k := slices.IndexFunc(procs, func(q nvml.ProcessInfo) bool { return q.Pid == p.Pid })
+			switch {
+			case k < 0:
+				procs = append(procs, p)
+			case processMemory(procs[k]) < processMemory(p):
+				procs[k].UsedGpuMemory = p.UsedGpuMemory
+			}
+		}
+	}
+	return procs, r
 }
 
 // processMemory is a process's GPU memory in bytes; 0 (left out of the report) when NVML does not

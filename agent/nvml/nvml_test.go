@@ -173,6 +173,9 @@ func TestNotSupportedIsNormal(t *testing.T) {
 	dev.GetComputeRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) {
 		return []gonvml.ProcessInfo{{Pid: 531, UsedGpuMemory: 1386 << 20}}, gonvml.SUCCESS
 	}
+	// No MPS server; and a GPU that does not list graphics processes is as normal as one that has none.
+	dev.GetMPSComputeRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) { return nil, gonvml.SUCCESS }
+	dev.GetGraphicsRunningProcessesFunc = func() ([]gonvml.ProcessInfo, gonvml.Return) { return nil, gonvml.ERROR_NOT_SUPPORTED }
 	dev.GetCpuAffinityFunc = func(int) ([]uint, gonvml.Return) { return []uint{65535}, gonvml.SUCCESS }
 	dev.GetNumaNodeIdFunc = func() (int, gonvml.Return) { return 0, gonvml.ERROR_NOT_SUPPORTED }
 	dev.GetNvLinkStateFunc = func(int) (gonvml.EnableState, gonvml.Return) { return 0, gonvml.ERROR_NOT_SUPPORTED }

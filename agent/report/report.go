@@ -101,11 +101,12 @@ type MIGDevice struct {
 	// not give it.
 	MemUsed  *uint64 `json:"mem_used,omitempty"`
 	MemTotal uint64  `json:"mem_total"`
-	// Processes are the compute processes on this MIG device; they are also in the GPU's.
+	// Processes are the processes on this MIG device; they are also in the GPU's.
 	Processes []Process `json:"processes,omitempty"`
 }
 
-// Process is a compute process on a GPU and the job or pod it belongs to, read from its cgroup.
+// Process is a process on a GPU (a compute process, an MPS client or a graphics process) and the
+// job or pod it belongs to, read from its cgroup.
 type Process struct {
 	PID uint32 `json:"pid"`
 	// MemUsed is the process's GPU memory in bytes; 0 (left out) when NVML does not give it.

@@ -597,8 +597,8 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			readIndex[g.Index] = true
 		}
 	}
-	// A busy GPU with no process of a job or pod (a graphics or MPS client process NVML does not
-	// list as compute, or one the agent could not map) is work the report cannot place: it may be
+	// A busy GPU with no process of a job or pod (one the agent could not map, or MPS clients or
+	// graphics processes of a driver that does not list them) is work the report cannot place: it may be
 	// that of a lease on the node that shows no process of its own.
 	unplacedBusy := false
 	for _, g := range r.GPUs {
