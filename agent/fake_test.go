@@ -493,6 +493,11 @@ func migGPU(f *nvml.Fake, i int, profiles [][3]int) []*mock.Device {
 			GetMPSComputeRunningProcessesFunc: func() ([]gonvml.ProcessInfo, gonvml.Return) { return nil, gonvml.SUCCESS },
 			GetGraphicsRunningProcessesFunc:   func() ([]gonvml.ProcessInfo, gonvml.Return) { return nil, gonvml.SUCCESS },
 		}
+		// Nothing reserved: the second version of the memory call reads as the first does now.
+		m.GetMemoryInfo_v2Func = func() (gonvml.Memory_v2, gonvml.Return) {
+			mem, r := m.GetMemoryInfo()
+			return gonvml.Memory_v2{Total: mem.Total, Used: mem.Used, Free: mem.Free}, r
+		}
 		migs = append(migs, m)
 		out = append(out, m)
 	}

@@ -157,8 +157,8 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		}
 		if !g.MemUnread { // unread is not 0 MiB used and all of it free
 			gauge(m.fbUsed, float64(g.MemUsed/mib))
-			if g.MemTotal >= g.MemUsed {
-				gauge(m.fbFree, float64((g.MemTotal-g.MemUsed)/mib))
+			if free, ok := freeMemory(g.MemTotal, g.MemReserved, g.MemUsed); ok {
+				gauge(m.fbFree, float64(free/mib))
 			}
 		}
 		if g.PowerW != nil {
@@ -181,8 +181,8 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 			}
 			if gi.used != nil { // not read is not 0 MiB used and all of it free
 				gauge(m.migFBUsed, float64(*gi.used/mib))
-				if gi.total >= *gi.used {
-					gauge(m.migFBFree, float64((gi.total-*gi.used)/mib))
+				if free, ok := freeMemory(gi.total, gi.reserved, *gi.used); ok {
+					gauge(m.migFBFree, float64(free/mib))
 				}
 			}
 			if gi.util != nil {
@@ -199,6 +199,7 @@ type gpuInstance struct {
 	profile   string
 	used      *uint64 // the GPU instance's memory, which each of its compute instances reads
 	total     uint64
+	reserved  uint64
 	util      *float64 // only with one compute instance: one's utilization is not its GPU instance's
 	processes []report.Process
 }
@@ -217,11 +218,20 @@ func gpuInstances(migs []report.MIGDevice) []gpuInstance {
 		}
 		gi := &out[k]
 		if gi.used == nil && d.MemUsed != nil {
-			gi.used, gi.total = d.MemUsed, d.MemTotal
+			gi.used, gi.total, gi.reserved = d.MemUsed, d.MemTotal, d.MemReserved
 		}
 		gi.processes = append(gi.processes, d.Processes...)
 	}
 	return out
+}
+
+// freeMemory is the memory a process can still take, as dcgm-exporter's DCGM_FI_DEV_FB_FREE has
+// it: neither in use nor reserved by the driver; false when the figures do not add up.
+func freeMemory(total, reserved, used uint64) (uint64, bool) {
+	if reserved > total || used > total-reserved {
+		return 0, false
+	}
+	return total - reserved - used, true
 }
 
 // owners lists the jobs and pods of a GPU's processes, each once, comma separated.

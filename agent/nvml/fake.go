@@ -183,6 +183,9 @@ func (f *Fake) complete(i int, d *server.Device, seed, kind string) {
 		u := used(state())
 		return nvml.Memory{Total: total, Used: u, Free: total - u}, nvml.SUCCESS
 	}
+	// The fake's driver reserves nothing: version 2 of the memory call reads as the first does now
+	// (a test may change that one).
+	d.GetMemoryInfo_v2Func = func() (nvml.Memory_v2, nvml.Return) { return memoryV2(d.GetMemoryInfo()) }
 	d.GetPowerUsageFunc = func() (uint32, nvml.Return) {
 		g := state()
 		w := g.PowerW
@@ -298,7 +301,7 @@ func (f *Fake) migDevice(d *server.Device, g agent.FakeGPU, j int, used uint64) 
 	attrs := nvml.DeviceAttributes{GpuInstanceSliceCount: uint32(slices), ComputeInstanceSliceCount: uint32(slices), MemorySizeMB: memMiB,
 		SharedCopyEngineCount: engines.CopyEngineCount, SharedDecoderCount: engines.DecoderCount, SharedEncoderCount: engines.EncoderCount,
 		SharedJpegCount: engines.JpegCount, SharedOfaCount: engines.OfaCount}
-	return &mock.Device{
+	m := &mock.Device{
 		GetAttributesFunc:        func() (nvml.DeviceAttributes, nvml.Return) { return attrs, nvml.SUCCESS },
 		GetGpuInstanceIdFunc:     func() (int, nvml.Return) { return gi, nvml.SUCCESS },
 		GetComputeInstanceIdFunc: func() (int, nvml.Return) { return 0, nvml.SUCCESS },
@@ -313,6 +316,14 @@ func (f *Fake) migDevice(d *server.Device, g agent.FakeGPU, j int, used uint64) 
 		GetMPSComputeRunningProcessesFunc: func() ([]nvml.ProcessInfo, nvml.Return) { return nil, nvml.SUCCESS },
 		GetGraphicsRunningProcessesFunc:   func() ([]nvml.ProcessInfo, nvml.Return) { return nil, nvml.SUCCESS },
 	}
+	m.GetMemoryInfo_v2Func = func() (nvml.Memory_v2, nvml.Return) { return memoryV2(m.GetMemoryInfo()) }
+	return m
+}
+
+// memoryV2 is a memory reading of NVML's first version as its version 2 gives it on a driver that
+// reserves nothing.
+func memoryV2(m nvml.Memory, r nvml.Return) (nvml.Memory_v2, nvml.Return) {
+	return nvml.Memory_v2{Version: nvml.STRUCT_VERSION(nvml.Memory_v2{}, 2), Total: m.Total, Used: m.Used, Free: m.Free}, r
 }
 
 // noteXID queues an XID event when the script's XID of GPU i changes to a new error.

@@ -44,6 +44,9 @@ type Devices struct {
 	// profiles reads a GPU's GPU instance profiles with their names; nil where the driver gives
 	// none, and the MIG devices' profile names are worked out.
 	profiles profileInfo
+	// memV2 says the library has version 2 of the memory call (R510 and later), which gives the
+	// memory the driver reserves apart from the memory in use.
+	memV2 bool
 
 	// gpuMu guards devs and gpus, which a sample changes when a GPU lost at start comes back.
 	gpuMu sync.RWMutex
@@ -120,6 +123,8 @@ func open(lib nvml.Interface, log *slog.Logger, profiles func() profileInfo) (*D
 		_ = lib.Shutdown()
 		return nil, err
 	}
+	// A symbol the library lacks cannot be called (it would crash the agent): look first.
+	d.memV2 = lib.Extensions().LookupSymbol("nvmlDeviceGetMemoryInfo_v2") == nil
 	if v, r := lib.SystemGetDriverVersion(); r == nvml.SUCCESS {
 		d.driver = v
 	}
@@ -324,9 +329,9 @@ func (d *Devices) sampleMIG(dev nvml.Device) (out []report.MIGDevice, procs []nv
 			continue
 		}
 		m := report.MIGDevice{UUID: info.UUID, GI: info.GI, CI: info.CI, Profile: info.Profile(), MemTotal: info.MemMiB << 20}
-		if mem, r := h.GetMemoryInfo(); r == nvml.SUCCESS {
-			used := mem.Used
-			m.MemUsed, m.MemTotal = &used, mem.Total
+		if mem, r := d.memoryInfo(h); r == nvml.SUCCESS {
+			used := mem.used
+			m.MemUsed, m.MemReserved, m.MemTotal = &used, mem.reserved, mem.total
 		}
 		if u, r := h.GetUtilizationRates(); r == nvml.SUCCESS {
 			v := float64(u.Gpu)
@@ -591,8 +596,8 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 		v := float64(u.Gpu)
 		g.Util = &v
 	}
-	if m, r := dev.GetMemoryInfo(); r == nvml.SUCCESS {
-		g.MemUsed, g.MemTotal = m.Used, m.Total
+	if m, r := d.memoryInfo(dev); r == nvml.SUCCESS {
+		g.MemUsed, g.MemReserved, g.MemTotal = m.used, m.reserved, m.total
 	} else if lost(r) {
 		return g, lostError{gpu: i, why: "memory: " + nvml.ErrorString(r)}
 	} else {
@@ -639,6 +644,27 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 		g.Processes = append(g.Processes, report.Process{PID: p.Pid, MemUsed: processMemory(p)})
 	}
 	return g, nil
+}
+
+// memory is a GPU's or MIG device's framebuffer, in bytes.
+type memory struct{ used, reserved, total uint64 }
+
+// memoryInfo reads dev's memory as nvidia-smi (R510 and later) and dcgm-exporter show it: in
+// use, apart from what the driver reserves for itself (hundreds of MiB on an idle GPU, which
+// no process holds). Where the library or the GPU lacks that version of the call, the first
+// version is read, which counts the reserved memory as in use.
+func (d *Devices) memoryInfo(dev nvml.Device) (memory, nvml.Return) {
+	if d.memV2 {
+		m, r := dev.GetMemoryInfo_v2()
+		if r == nvml.SUCCESS {
+			return memory{used: m.Used, reserved: m.Reserved, total: m.Total}, r
+		}
+		if r == nvml.ERROR_GPU_IS_LOST {
+			return memory{}, r
+		}
+	}
+	m, r := dev.GetMemoryInfo()
+	return memory{used: m.Used, total: m.Total}, r
 }
 
 // runningProcesses lists the processes that run on dev (a GPU or a MIG device), each once: its

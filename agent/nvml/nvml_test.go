@@ -167,6 +167,9 @@ func TestNotSupportedIsNormal(t *testing.T) {
 	dev.GetMemoryInfoFunc = func() (gonvml.Memory, gonvml.Return) {
 		return gonvml.Memory{Total: 150754820096, Used: 2107506688, Free: 148647313408}, gonvml.SUCCESS
 	}
+	dev.GetMemoryInfo_v2Func = func() (gonvml.Memory_v2, gonvml.Return) {
+		return gonvml.Memory_v2{Version: 33554472, Total: 150754820096, Reserved: 644939776, Free: 148647313408, Used: 1462566912}, gonvml.SUCCESS
+	}
 	dev.GetPowerUsageFunc = func() (uint32, gonvml.Return) { return 680676, gonvml.SUCCESS }
 	dev.GetTemperatureFunc = func(gonvml.TemperatureSensors) (uint32, gonvml.Return) { return 61, gonvml.SUCCESS }
 	dev.GetTotalEccErrorsFunc = func(gonvml.MemoryErrorType, gonvml.EccCounterType) (uint64, gonvml.Return) { return 0, gonvml.SUCCESS }
@@ -194,8 +197,8 @@ func TestNotSupportedIsNormal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *g[0].Util != 100 || *g[0].PowerW != 680.676 || g[0].XID != nil || len(g[0].Processes) != 1 {
-		t.Errorf("sample = %+v; want 100%%, 680.676 W, no XID (not supported), one process", g[0])
+	if *g[0].Util != 100 || *g[0].PowerW != 680.676 || g[0].XID != nil || len(g[0].Processes) != 1 || g[0].MemUsed != 1462566912 || g[0].MemReserved != 644939776 {
+		t.Errorf("sample = %+v; want 100%%, 680.676 W, no XID (not supported), one process, 1462566912 bytes in use and 644939776 reserved", g[0])
 	}
 	topo, err := d.Topology(ctx)
 	if err != nil {

@@ -71,6 +71,9 @@ type GPU struct {
 	// and says nothing, and MemTotal is what the GPU had when the agent started. (A flag beside
 	// MemUsed, not a nil MemUsed, so that readers of the report that predate it are unchanged.)
 	MemUnread bool `json:"mem_unread,omitempty"`
+	// MemReserved is the memory the driver reserves for itself, which MemUsed leaves out, as
+	// nvidia-smi does; 0 where the driver does not say (before R510: MemUsed then counts it).
+	MemReserved uint64 `json:"mem_reserved,omitempty"`
 	// PowerW is the board's power draw in watts; TempC the GPU temperature.
 	PowerW *float64 `json:"power_w,omitempty"`
 	TempC  *float64 `json:"temp_c,omitempty"`
@@ -101,6 +104,8 @@ type MIGDevice struct {
 	// not give it.
 	MemUsed  *uint64 `json:"mem_used,omitempty"`
 	MemTotal uint64  `json:"mem_total"`
+	// MemReserved is what the driver reserves of it (see GPU.MemReserved).
+	MemReserved uint64 `json:"mem_reserved,omitempty"`
 	// Processes are the processes on this MIG device; they are also in the GPU's.
 	Processes []Process `json:"processes,omitempty"`
 }
