@@ -629,9 +629,16 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 		var all bool
 		g.MIG, migProcs, all = d.sampleMIG(dev)
 		// In MIG mode NVML lists a whole GPU's processes only to a privileged caller; the MIG
-		// devices list their own to anyone, and together they are the GPU's.
-		if r == nvml.ERROR_NO_PERMISSION && all {
+		// devices list their own to anyone, and together they are the GPU's. Where the whole
+		// GPU's list is refused (NO_PERMISSION, NOT_SUPPORTED or another answer) and a MIG device
+		// did not list its own, the processes on that device are nowhere: the GPU's processes
+		// cannot be listed, and its lease would look as if it ran none.
+		switch {
+		case r == nvml.SUCCESS || r == nvml.ERROR_GPU_IS_LOST:
+		case all:
 			procs, r = migProcs, nvml.SUCCESS
+		default:
+			return g, fmt.Errorf("nvml: processes on GPU %d: NVML does not list the GPU's (%s), and not every MIG device of it listed its own", i, nvml.ErrorString(r))
 		}
 	}
 	if lost(r) {
