@@ -644,7 +644,9 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 	if lost(r) {
 		return g, lostError{gpu: i, why: "processes: " + nvml.ErrorString(r)}
 	}
-	if r != nvml.SUCCESS && r != nvml.ERROR_NOT_SUPPORTED && r != nvml.ERROR_NOT_FOUND {
+	// NOT_SUPPORTED does not say the GPU runs nothing: its processes cannot be listed, as when
+	// the call fails, and a lease's work on it would be nobody's.
+	if r != nvml.SUCCESS && r != nvml.ERROR_NOT_FOUND {
 		return g, fmt.Errorf("nvml: processes on GPU %d: %s", i, nvml.ErrorString(r))
 	}
 	for _, p := range procs {
@@ -684,7 +686,7 @@ func (d *Devices) memoryInfo(dev nvml.Device) (memory, nvml.Return) {
 // or a driver that predates the call); a GPU that is lost is said lost.
 func runningProcesses(dev nvml.Device) ([]nvml.ProcessInfo, nvml.Return) {
 	procs, r := dev.GetComputeRunningProcesses()
-	if r != nvml.SUCCESS && r != nvml.ERROR_NOT_FOUND && r != nvml.ERROR_NOT_SUPPORTED {
+	if r != nvml.SUCCESS && r != nvml.ERROR_NOT_FOUND {
 		return procs, r
 	}
 	for _, list := range []func() ([]nvml.ProcessInfo, nvml.Return){dev.GetMPSComputeRunningProcesses, dev.GetGraphicsRunningProcesses} {
