@@ -92,7 +92,17 @@ type Agent struct {
 	topoAt   time.Time
 	sendTopo atomic.Bool
 	clockOff atomic.Bool // the service last found this node's clock more than report.MaxClockSkew off
+
+	// blindReadings counts the readings in a row with processes on the GPUs none of whose cgroups
+	// could be read; blind is whether the log said so (cgroupsRead).
+	blindMu       sync.Mutex
+	blindReadings int
+	blind         bool
 }
+
+// blindAfter is how many readings in a row must list processes whose cgroups cannot be read
+// before the log says so: in one, they may all have ended since NVML listed them.
+const blindAfter = 2
 
 // New checks the configuration and makes an agent; it reads nothing yet.
 func New(cfg Config) (*Agent, error) {
@@ -237,18 +247,28 @@ func (a *Agent) Collect(ctx context.Context) (report.Report, error) {
 		a.metrics.collected(time.Since(start), err)
 		return report.Report{}, fmt.Errorf("read the GPUs: %w", err)
 	}
+	listed, unread := 0, 0
+	var why error
+	owner := func(p *report.Process) {
+		var err error
+		p.Job, p.Pod, err = a.cfg.Cgroups.Read(p.PID)
+		listed++
+		if err != nil {
+			unread++
+			why = err
+		}
+	}
 	for i := range gpus {
 		for j := range gpus[i].Processes {
-			p := &gpus[i].Processes[j]
-			p.Job, p.Pod = a.cfg.Cgroups.Owner(p.PID)
+			owner(&gpus[i].Processes[j])
 		}
 		for k := range gpus[i].MIG {
 			for j := range gpus[i].MIG[k].Processes {
-				p := &gpus[i].MIG[k].Processes[j]
-				p.Job, p.Pod = a.cfg.Cgroups.Owner(p.PID)
+				owner(&gpus[i].MIG[k].Processes[j])
 			}
 		}
 	}
+	a.cgroupsRead(listed, unread, why)
 	r.GPUs = gpus
 	if a.readsLost(gpus) {
 		// A GPU lost at start reads again: the topology the service has marks it lost, so it is
@@ -268,6 +288,33 @@ func (a *Agent) Collect(ctx context.Context) (report.Report, error) {
 	a.metrics.update(r, a.cfg.Devices.GPUs())
 	a.metrics.collected(time.Since(start), nil)
 	return r, nil
+}
+
+// cgroupsRead notes how many of the listed processes on the GPUs had a cgroup that could not be
+// read (why: the last such error). When none could, for blindAfter readings in a row, no process
+// is mapped to its job or pod: their work is no lease's, and the service cannot judge the leases
+// of the node's busy GPUs. The log says so once, and once when processes map again.
+func (a *Agent) cgroupsRead(listed, unread int, why error) {
+	if listed == 0 {
+		return // no process: nothing to say either way
+	}
+	a.blindMu.Lock()
+	defer a.blindMu.Unlock()
+	if unread < listed {
+		a.blindReadings = 0
+		if a.blind {
+			a.blind = false
+			a.log.Info("the processes on the GPUs are mapped to their jobs and pods again", "proc_root", a.cfg.Cgroups.root())
+		}
+		return
+	}
+	a.blindReadings++
+	if a.blindReadings < blindAfter || a.blind {
+		return
+	}
+	a.blind = true
+	a.log.Warn("no process on the GPUs could be mapped to its Slurm job or Kubernetes pod: the agent cannot read their cgroups (PID/cgroup under its /proc), so their work is no lease's and the leases on busy GPUs are not judged; run the agent in the host's PID namespace (the DaemonSet's hostPID: true) with the host's /proc readable (not mounted with hidepid), or point --proc-root at it",
+		"proc_root", a.cfg.Cgroups.root(), "processes", listed, "err", why)
 }
 
 // readsLost says whether gpus has a GPU the last topology read marks lost.

@@ -23,15 +23,27 @@ type Cgroups struct {
 
 // Owner is the job or pod of a process; both empty when it belongs to neither, or is gone.
 func (c Cgroups) Owner(pid uint32) (job, pod string) {
-	root := c.ProcRoot
-	if root == "" {
-		root = "/proc"
-	}
-	b, err := os.ReadFile(filepath.Join(root, strconv.FormatUint(uint64(pid), 10), "cgroup"))
+	job, pod, _ = c.Read(pid)
+	return job, pod
+}
+
+// Read is Owner, with the error when the process's cgroup could not be read: the process ended
+// after NVML listed it, or the agent cannot see it (another PID namespace, a /proc mounted with
+// hidepid, a wrong ProcRoot).
+func (c Cgroups) Read(pid uint32) (job, pod string, err error) {
+	b, err := os.ReadFile(filepath.Join(c.root(), strconv.FormatUint(uint64(pid), 10), "cgroup"))
 	if err != nil {
-		return "", ""
+		return "", "", err
 	}
-	return ParseCgroup(b)
+	job, pod = ParseCgroup(b)
+	return job, pod, nil
+}
+
+func (c Cgroups) root() string {
+	if c.ProcRoot == "" {
+		return "/proc"
+	}
+	return c.ProcRoot
 }
 
 var (
