@@ -47,7 +47,7 @@ func reportFlags() (*flag.FlagSet, *reportOptions) {
 	o.team = fs.String("team", "", "only this team, by name or by its channel (#vision-gpu)")
 	o.format = fs.String("format", "text", "text, csv, json or png")
 	o.out = fs.String("out", "", "write to this file instead of standard output (png needs it on a terminal)")
-	o.asOf = fs.String("now", "", "make the report as of this RFC3339 instant (default: now)")
+	o.asOf = fs.String("now", "", "make the report as of this RFC3339 instant (default: now, or the last change the database records if that is later)")
 	return fs, o
 }
 
@@ -194,6 +194,18 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return err
 	}
 	defer st.Close()
+	if *asOf == "" {
+		// A history that runs past now (a console whose simulated clock was moved on past today)
+		// is reported as of its last recorded moment, as the console's clock goes on from it: its
+		// weeks have begun, and the last complete week is the one before its last.
+		last, err := st.HistoryEnd(ctx)
+		if err != nil {
+			return err
+		}
+		if last.After(clock.Now()) {
+			clock = fixedClock(last)
+		}
+	}
 	svc := &showback.Service{Policy: pol, Source: st, Clock: clock}
 	// teamRight is fixed with --team put right: the team meant, with its accents put right, else
 	// the one --team is a misspelling of, else the first; fixed as it is where the team is one.
@@ -215,6 +227,10 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	weekWrong := func(err error) error {
 		what := qm.ErrorMessage(err)
 		fixed := withFlag(fs, args, "week", svc.ExampleWeek(ctx).String())
+		if len(flagPlaces(fs, args, "week")) == 0 {
+			// The default week refused: the example names the one to report instead.
+			fixed = append(fixed, "--week", svc.ExampleWeek(ctx).String())
+		}
 		if *team != "" {
 			if _, terr := svc.ResolveTeam(ctx, *team); qm.ErrorCode(terr) == qm.ENOTFOUND {
 				why := strings.TrimSuffix(qm.ErrorMessage(terr), ".")
