@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/acme/quartermaster/internal/policy"
 )
@@ -142,11 +144,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	}
 	if err := emptyFlag(args[0], sc, args[1:]); err != nil {
-		fmt.Fprintf(stderr, "quartermaster %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "quartermaster %s: %s\n", args[0], clause(err.Error()))
 		return 2
 	}
 	if err := checkSettingNames(os.Environ()); err != nil {
-		fmt.Fprintf(stderr, "quartermaster %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "quartermaster %s: %s\n", args[0], clause(err.Error()))
 		return 2
 	}
 	if err := sc.run(ctx, args[1:], stdin, stdout, stderr); err != nil {
@@ -165,7 +167,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			help(stdout, args[0], sc)
 			return 0
 		}
-		fmt.Fprintf(stderr, "quartermaster %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "quartermaster %s: %s\n", args[0], clause(err.Error()))
 		// A command a signal stopped exits as a shell expects: 130 after Ctrl-C, 143 after SIGTERM.
 		var sig stoppedBy
 		if ctx.Err() != nil && errors.As(context.Cause(ctx), &sig) {
@@ -178,6 +180,43 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	return 0
 }
+
+// clause is msg as it reads after the "quartermaster COMMAND: " prefix: one sentence with it. A
+// message written as a sentence of its own (the service's errors start with a capital: "There is
+// no team …", "Node … has no valid token") goes on in lower case; a name keeps its capitals (a
+// product's, Slurm, PostgreSQL; a setting's, QM_POLICY; a lease's, L-3; a day's, Monday).
+func clause(msg string) string {
+	end := strings.IndexFunc(msg, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '’' })
+	if end < 0 {
+		end = len(msg)
+	}
+	if end == 0 || end < len(msg) && !strings.ContainsRune(" ,;:.!?", rune(msg[end])) {
+		return msg // no word, or one joined to more (L-3, QM_POLICY, gpu01)
+	}
+	word := msg[:end]
+	if i := strings.IndexAny(word, "'’"); i >= 0 {
+		word = word[:i] // Slurm's
+	}
+	first, size := utf8.DecodeRuneInString(word)
+	rest := word[size:]
+	if !unicode.IsUpper(first) || strings.ToLower(rest) != rest || word == "I" || properNouns[word] {
+		return msg
+	}
+	return string(unicode.ToLower(first)) + msg[size:]
+}
+
+// properNouns are the names a message may start with that keep their capital after a prefix:
+// what the service talks to, and the days and months of a date.
+var properNouns = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`Slurm Slack Discord Kubernetes Prometheus Go Docker Linux Grafana Okta Google GitHub
+		Monday Tuesday Wednesday Thursday Friday Saturday Sunday Mon Tue Wed Thu Fri Sat Sun
+		January February March April May June July August September October November December
+		Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // misspelledVerb refuses word, typed where command (agent-token, templates…) takes one of verbs,
 // when it is a misspelling of one: naming the one meant, with args (the words after command)
