@@ -229,8 +229,12 @@ func printMigrations(w io.Writer, dialect string, st []store.MigrationStatus, up
 }
 
 // shellWord is s as one word of a shell command line: as it is where every character is one a
-// shell takes literally, else in single quotes (a PostgreSQL URL's ? and &, a space in a path).
+// shell takes literally, else in single quotes (a PostgreSQL URL's ? and &, a space in a path,
+// and an empty word, which would otherwise drop out of the line).
 func shellWord(s string) string {
+	if s == "" {
+		return "''"
+	}
 	for _, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%_+=:,./-", r)) {
 			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
