@@ -39,7 +39,7 @@ func TestFlagMistakesGetASentenceAndAnExampleThatWorks(t *testing.T) {
 		{[]string{"metrcs", "--fake", "dgxa100"}, `there is no command "metrcs"; the nearest is metrics, e.g. quartermaster-agent metrics --fake dgxa100`},
 		// One asked help for is named as help's: the example asks help for the one meant.
 		{[]string{"help", "gres-con"}, `there is no command "gres-con"; the nearest is gres-conf, e.g. quartermaster-agent help gres-conf`},
-		{[]string{"help", "nonesuch"}, `there is no command "nonesuch"; use run, metrics, gres-conf or topology, e.g. quartermaster-agent help run`},
+		{[]string{"help", "nonesuch"}, `there is no command "nonesuch"; use run, metrics, gres-conf, topology or version, e.g. quartermaster-agent help run`},
 		{[]string{"metrics", "--fake", "dgxa100", "--nod", "reef-01"}, "there is no flag --nod; the nearest is --node, e.g. quartermaster-agent metrics --fake dgxa100 --node reef-01"},
 		{[]string{"metrics", "--fake", "dgxh100", "--lables=snake"}, "there is no flag --lables; the nearest is --labels, e.g. quartermaster-agent metrics --fake dgxh100 --labels=snake"},
 		{[]string{"--fake", "dgxa100", "metrics"}, `"metrics" is a command: give it first`},

@@ -6,6 +6,7 @@
 //	quartermaster-agent metrics   print one scrape and exit
 //	quartermaster-agent gres-conf print gres.conf lines for this node
 //	quartermaster-agent topology  print the GPU topology like `nvidia-smi topo -m`
+//	quartermaster-agent version   print the version, commit and Go version of this binary
 package main
 
 import (
@@ -30,6 +31,7 @@ import (
 	"github.com/acme/quartermaster/agent"
 	"github.com/acme/quartermaster/agent/nvml"
 	"github.com/acme/quartermaster/agent/report"
+	"github.com/acme/quartermaster/internal/buildinfo"
 	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/httpserve"
 )
@@ -47,7 +49,8 @@ commands:
   run        report to the service every interval and serve /metrics (the default)
   metrics    print one Prometheus scrape and exit
   gres-conf  print Slurm gres.conf lines for this node's GPUs
-  topology   print the GPU topology like nvidia-smi topo -m`
+  topology   print the GPU topology like nvidia-smi topo -m
+  version    print the version, commit and Go version of this binary (--version)`
 
 const examplesText = `examples:
   quartermaster-agent --service https://qm.example.com --token-file /etc/quartermaster/agent.token
@@ -74,10 +77,12 @@ func usage(w io.Writer, cmd string) {
 	fmt.Fprintf(w, "\nflags of %s:\n", cmd)
 	fs.SetOutput(w)
 	fs.PrintDefaults()
-	fmt.Fprintln(w, "\nenvironment (a flag wins over its variable):")
-	for _, e := range envVars {
-		if e.cmd == "" || e.cmd == cmd {
-			fmt.Fprintf(w, "  %-19s  %s\n", e.name, e.what)
+	if cmd != "version" { // which reads no setting
+		fmt.Fprintln(w, "\nenvironment (a flag wins over its variable):")
+		for _, e := range envVars {
+			if e.cmd == "" || e.cmd == cmd {
+				fmt.Fprintf(w, "  %-19s  %s\n", e.name, e.what)
+			}
 		}
 	}
 	fmt.Fprintln(w)
@@ -91,6 +96,9 @@ type errUsage struct{ msg string }
 func (e errUsage) Error() string { return e.msg }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args = []string{"version"} // as quartermaster --version is quartermaster version
+	}
 	cmd, named := "run", false
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args, named = args[0], args[1:], true
@@ -109,7 +117,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var err error
 	switch cmd {
-	case "run", "metrics", "gres-conf", "topology":
+	case "run", "metrics", "gres-conf", "topology", "version":
 		fs, set := flagSet(cmd)
 		err = fs.Parse(args)
 		fs.Visit(func(f *flag.Flag) { set.typed[f.Name] = true })
@@ -121,6 +129,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			err = errUsage{flagError(cmd, given, err)}
 		case fs.NArg() > 0:
 			err = errUsage{strayWord(cmd, named, given, fs.Arg(0))}
+		case cmd == "version":
+			printVersion(stdout, set.short)
 		case emptyFlag(fs, cmd, given) != "":
 			err = errUsage{emptyFlag(fs, cmd, given)}
 		case cmd == "run":
@@ -135,7 +145,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			return commandLine(near, given)
 		}
-		err = errUsage{fmt.Sprintf("there is no command %q; use run, metrics, gres-conf or topology, e.g. %s", cmd, example("run"))}
+		err = errUsage{fmt.Sprintf("there is no command %q; use %s, e.g. %s", cmd, orList(commands), example("run"))}
 		if near := nearest(cmd, commands); near != "" {
 			err = errUsage{fmt.Sprintf("there is no command %q; the nearest is %s, e.g. %s", cmd, near, example(near))}
 		}
@@ -154,7 +164,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // commands are the agent's commands, in the order the usage lists them.
-var commands = []string{"run", "metrics", "gres-conf", "topology"}
+var commands = []string{"run", "metrics", "gres-conf", "topology", "version"}
+
+// orList is words as a person lists them: a, b or c.
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// printVersion prints the build the agent is, as quartermaster version does: the version alone
+// with short.
+func printVersion(w io.Writer, short bool) {
+	b := buildinfo.Get()
+	if short {
+		fmt.Fprintln(w, b.Version)
+		return
+	}
+	fmt.Fprintf(w, "quartermaster-agent %s\ncommit:  %s\ngo:      %s %s\n", b.Version, b.Commit, b.GoVersion, b.Platform)
+}
 
 // flagExamples are a value that works for each flag, for the example of a usage error.
 var flagExamples = map[string]string{
@@ -178,9 +207,6 @@ func flagError(cmd string, given []string, err error) string {
 		rest := withoutFlag(given, name, true)
 		for _, other := range commands {
 			if fs, _ := flagSet(other); other != cmd && fs.Lookup(name) != nil {
-				if len(rest) == 0 {
-					return fmt.Sprintf("--%s is a flag of %s, not of %s; `quartermaster-agent %s --help` lists it", name, other, cmd, other)
-				}
 				return fmt.Sprintf("--%s is a flag of %s, not of %s; leave it out, e.g. %s", name, other, cmd, commandLine(cmd, rest))
 			}
 		}
@@ -394,6 +420,8 @@ type settings struct {
 	// gres-conf
 	gres     agent.GresOptions
 	withNode bool
+	// version
+	short bool
 }
 
 // flagSet is cmd's flags, bound to the settings it returns. It writes nothing itself: run prints
@@ -403,6 +431,10 @@ func flagSet(cmd string) (*flag.FlagSet, *settings) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	s := &settings{options: options{typed: map[string]bool{}}}
+	if cmd == "version" { // it reads no GPU, so takes none of the others' flags
+		fs.BoolVar(&s.short, "short", false, "print the version alone")
+		return fs, s
+	}
 	s.register(fs)
 	switch cmd {
 	case "run":
