@@ -65,7 +65,7 @@ type Config struct {
 // report to; nil when it is one: http:// or https://, a host, and no query or fragment (the
 // report's path is appended to it).
 func CheckService(service string) error {
-	const example = "; example: --service https://qm.example.com"
+	const example = "; e.g. --service https://qm.example.com"
 	u, err := url.Parse(service)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("--service %q is not an http:// or https:// URL%s", service, example)

@@ -8,8 +8,8 @@ import (
 
 // A service URL or a fake machine set in the environment (the systemd unit's agent.env, the
 // DaemonSet's env) and refused is named as the variable it came from, with an example of that
-// variable, since the command line the operator looks at has no --service or --fake; the example,
-// set, works.
+// variable, since the command line the operator looks at has no --service or --fake; the example
+// is the command as typed with that variable set in front, and works.
 func TestARefusedValueFromTheEnvironmentNamesTheVariable(t *testing.T) {
 	needFake(t)
 	for _, c := range []struct {
@@ -26,8 +26,8 @@ func TestARefusedValueFromTheEnvironmentNamesTheVariable(t *testing.T) {
 			t.Setenv(c.env, c.value)
 			code, stderr := runWithin(c.args, 2*time.Second)
 			first, _, _ := strings.Cut(stderr, "\n")
-			if code != 2 || !strings.HasPrefix(first, "quartermaster-agent: "+c.want) || !strings.HasSuffix(first, "e.g. "+c.example) {
-				t.Fatalf("%s=%s: exit %d, first line %q; want %q ending in e.g. %s", c.env, c.value, code, first, c.want, c.example)
+			if code != 2 || !strings.HasPrefix(first, "quartermaster-agent: "+c.want) || !strings.HasSuffix(first, "e.g. "+c.example+" "+commandLine(c.args[0], c.args[1:])) {
+				t.Fatalf("%s=%s: exit %d, first line %q; want %q ending in e.g. %s and the command as typed", c.env, c.value, code, first, c.want, c.example)
 			}
 			name, value, _ := strings.Cut(c.example, "=")
 			t.Setenv(name, value)

@@ -115,7 +115,7 @@ func TestListenPortOutOfRangeIsAUsageError(t *testing.T) {
 	for _, addr := range []string{":-1", ":99999", "127.0.0.1:65536", ":x9"} {
 		code, stderr := runWithin([]string{"run", "--fake", "dgxa100", "--listen", addr}, 2*time.Second)
 		first, _, _ := strings.Cut(stderr, "\n")
-		if code != 2 || !strings.HasPrefix(first, fmt.Sprintf("quartermaster-agent: --listen %q", addr)) || !strings.HasSuffix(first, "e.g. --listen :9400") || strings.Contains(stderr, "running on a fake machine") {
+		if code != 2 || !strings.HasPrefix(first, fmt.Sprintf("quartermaster-agent: --listen %q", addr)) || !strings.HasSuffix(first, "e.g. "+commandLine("run", []string{"--fake", "dgxa100", "--listen", ":9400"})) || strings.Contains(stderr, "running on a fake machine") {
 			t.Errorf("--listen %s: exit %d, %q; want exit 2 and a sentence about --listen before the GPUs are opened", addr, code, stderr)
 		}
 	}

@@ -97,7 +97,7 @@ func (e errUsage) Error() string { return e.msg }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
-		args = []string{"version"} // as quartermaster --version is quartermaster version
+		args = append([]string{"version"}, args[1:]...) // as quartermaster --version is quartermaster version
 	}
 	cmd, named := "run", false
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -119,6 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "run", "metrics", "gres-conf", "topology", "version":
 		fs, set := flagSet(cmd)
+		set.cmd, set.given = cmd, given
 		err = fs.Parse(args)
 		fs.Visit(func(f *flag.Flag) { set.typed[f.Name] = true })
 		switch {
@@ -154,13 +155,109 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "quartermaster-agent: %v\n", err)
+	// One sentence, as quartermaster's: the usage is --help's.
+	fmt.Fprintf(stderr, "quartermaster-agent: %s\n", wholeExample(err.Error(), cmd, given))
 	var u errUsage
 	if errors.As(err, &u) {
-		usage(stderr, cmd)
 		return 2
 	}
 	return 1
+}
+
+// egFlagsRe finds the example a sentence ends with where it gives only what to put right: flags
+// (e.g. --node gpu-01) or a variable (e.g. QM_AGENT_FAKE=dgxa100).
+var egFlagsRe = regexp.MustCompile(`(?:e\.g\.|example:) (--[a-z-]+(?:[ =].*)?|QM_[A-Z_]+=\S+)$`)
+
+// wholeExample is msg with an example that gives only flags, or a variable, made the command as
+// typed (cmd's flags, given) put right: each flag given that value where it was typed, else added;
+// a variable set in front of the command. A sentence that ends otherwise is as it is.
+func wholeExample(msg, cmd string, given []string) string {
+	m := egFlagsRe.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return msg
+	}
+	tail := msg[m[2]:m[3]]
+	fs, _ := flagSet(cmd)
+	args, prefix := slices.Clone(given), ""
+	if strings.HasPrefix(tail, "QM_") {
+		prefix = tail + " "
+	} else {
+		words := shellWords(tail)
+		for i := 0; i < len(words); i++ {
+			name, value, eq := strings.Cut(strings.TrimLeft(words[i], "-"), "=")
+			f := fs.Lookup(name)
+			if !strings.HasPrefix(words[i], "-") || f == nil {
+				return msg // not only flags of cmd
+			}
+			switch {
+			case isBool(f) && !eq:
+				args = setFlag(args, name, "", true)
+			case eq:
+				args = setFlag(args, name, value, false)
+			case i+1 < len(words):
+				args = setFlag(args, name, words[i+1], false)
+				i++
+			default:
+				return msg
+			}
+		}
+	}
+	return msg[:m[0]] + "e.g. " + prefix + commandLine(cmd, args)
+}
+
+// isBool says whether f is a true/false flag, given without a value (--with-nodename).
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// setFlag is args with flag name given value where it was last typed (bare, for a true/false
+// flag), and given there alone; added at the end where it was not typed.
+func setFlag(args []string, name, value string, bare bool) []string {
+	word := "--" + name
+	if !bare {
+		word += "=" + value
+	}
+	last := -1
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--" {
+			break
+		}
+		n, _, eq := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if strings.HasPrefix(args[i], "-") && n == name {
+			last = i
+			if !eq && !bare && i+1 < len(args) && (!strings.HasPrefix(args[i+1], "-") || isNumber(args[i+1]) || args[i+1] == "") {
+				i++ // its value
+			}
+		}
+	}
+	if last < 0 {
+		if bare {
+			return append(args, word)
+		}
+		return append(args, "--"+name, value)
+	}
+	out := withoutFlag(args[:last], name, !bare)
+	rest := args[last+1:]
+	_, _, eq := strings.Cut(args[last], "=")
+	if !eq && !bare && len(rest) > 0 && (!strings.HasPrefix(rest[0], "-") || isNumber(rest[0]) || rest[0] == "") {
+		rest = rest[1:] // the value typed, replaced
+	}
+	if bare || eq {
+		out = append(out, word)
+	} else {
+		out = append(out, "--"+name, value)
+	}
+	return append(out, withoutFlag(rest, name, !bare)...)
+}
+
+// shellWords splits an example's flags as a shell would: words, and 'single-quoted' words.
+func shellWords(s string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`'([^']*)'|(\S+)`).FindAllStringSubmatch(s, -1) {
+		out = append(out, m[1]+m[2])
+	}
+	return out
 }
 
 // commands are the agent's commands, in the order the usage lists them.
@@ -217,16 +314,13 @@ func flagError(cmd string, given []string, err error) string {
 				return fmt.Sprintf("there is no flag --%s; the nearest is --%s, e.g. %s", name, near, commandLine(cmd, renameFlag(given, name, near)))
 			}
 		}
-		if len(rest) == 0 {
-			return fmt.Sprintf("there is no flag --%s; `quartermaster-agent %s --help` lists the flags of %s", name, cmd, cmd)
-		}
 		return fmt.Sprintf("there is no flag --%s; `quartermaster-agent %s --help` lists the flags of %s, e.g. %s", name, cmd, cmd, commandLine(cmd, rest))
 	}
 	if m := noValueRe.FindStringSubmatch(msg); m != nil {
 		if ex, ok := flagExamples[m[1]]; ok {
 			return fmt.Sprintf("--%s needs a value, e.g. --%s %s", m[1], m[1], ex)
 		}
-		return fmt.Sprintf("--%s needs a value; `quartermaster-agent %s --help` says what it takes", m[1], cmd)
+		return fmt.Sprintf("--%s needs a value; `quartermaster-agent %s --help` says what it takes, e.g. %s", m[1], cmd, commandLine(cmd, withoutFlag(given, m[1], false)))
 	}
 	if m := badValueRe.FindStringSubmatch(msg); m != nil {
 		value, name := m[2], m[3]
@@ -236,9 +330,9 @@ func flagError(cmd string, given []string, err error) string {
 		if ex, ok := flagExamples[name]; ok {
 			return fmt.Sprintf("--%s %q is not a whole number; e.g. --%s %s", name, value, name, ex)
 		}
-		return fmt.Sprintf("--%s %q is not a whole number; `quartermaster-agent %s --help` says what it takes", name, value, cmd)
+		return fmt.Sprintf("--%s %q is not a whole number; `quartermaster-agent %s --help` says what it takes, e.g. %s", name, value, cmd, commandLine(cmd, withoutFlag(given, name, true)))
 	}
-	return fmt.Sprintf("%s; `quartermaster-agent %s --help` lists its flags", msg, cmd)
+	return fmt.Sprintf("%s; `quartermaster-agent %s --help` lists its flags, e.g. %s", msg, cmd, commandLine(cmd, nil))
 }
 
 // emptyOK are the flags an empty value means something for: none (no /metrics, no service).
@@ -400,7 +494,6 @@ func (o *options) fromEnv(flag, env, what, msg string) string {
 	if o.typed[flag] || os.Getenv(env) == "" {
 		return msg
 	}
-	msg = strings.ReplaceAll(msg, "example: --"+flag+" ", "e.g. "+env+"=")
 	msg = strings.ReplaceAll(msg, "e.g. --"+flag+" ", "e.g. "+env+"=")
 	if strings.HasPrefix(msg, "--"+flag+" ") {
 		return env + strings.TrimPrefix(msg, "--"+flag)
@@ -461,6 +554,9 @@ type options struct {
 	// typed are the flags given on the command line; another's value is its default, or its
 	// environment variable's.
 	typed map[string]bool
+	// cmd is the command, given its flags as typed, for a refusal's example.
+	cmd   string
+	given []string
 
 	node       string
 	fake       string
@@ -505,6 +601,15 @@ func (f *durationFlag) Set(s string) error {
 	return nil
 }
 
+// line is the agent's command line of o's command with args.
+func (o *options) line(args []string) string { return commandLine(o.cmd, args) }
+
+// withScript is the flags as typed with the fake GPUs' lines given as --fake-util script in place
+// of the --fake-script file, which is put right by hand.
+func (o *options) withScript(script string) []string {
+	return setFlag(withoutFlag(o.given, "fake-script", true), "fake-util", script, false)
+}
+
 // pathErr is why a file could not be used, without the path the message names already.
 func pathErr(err error) error {
 	var pe *os.PathError
@@ -534,7 +639,7 @@ func (o *options) resolveNode() error {
 	if !given {
 		h, err := os.Hostname()
 		if err != nil {
-			return fmt.Errorf("cannot tell this node's name (%v); pass --node", err)
+			return fmt.Errorf("cannot tell this node's name (%v); pass --node, e.g. --node gpu-01", err)
 		}
 		o.node, _, _ = strings.Cut(h, ".")
 	}
@@ -556,7 +661,7 @@ func (o *options) open(log *slog.Logger) (*machine, error) {
 	}
 	if o.fake == "" {
 		if o.fakeUtil != "" || o.fakeScript != "" {
-			return nil, errUsage{"--fake-util and --fake-script script a fake machine; add --fake dgxa100 or --fake dgxh100"}
+			return nil, errUsage{"--fake-util and --fake-script script a fake machine; add --fake " + strings.Join(nvml.FakeKinds, " or ") + ", e.g. --fake " + nvml.FakeKinds[0]}
 		}
 		devs, err := nvml.System(log)
 		if err != nil {
@@ -575,11 +680,11 @@ func (o *options) open(log *slog.Logger) (*machine, error) {
 	var scriptFile *agent.ScriptFile
 	switch {
 	case o.fakeUtil != "" && o.fakeScript != "":
-		return nil, errUsage{"use --fake-util or --fake-script, not both"}
+		return nil, errUsage{"use --fake-util or --fake-script, not both; e.g. " + o.line(withoutFlag(o.given, "fake-script", true))}
 	case o.fakeUtil != "":
 		s, err := agent.ParseScript(o.fakeUtil)
 		if err != nil {
-			return nil, errUsage{err.Error()}
+			return nil, errUsage{err.Error() + "; e.g. --fake-util '0 85; * 0'"}
 		}
 		parsed, script = s, agent.StaticScript(s)
 	case o.fakeScript != "":
@@ -589,7 +694,8 @@ func (o *options) open(log *slog.Logger) (*machine, error) {
 		}
 		s, err := agent.ParseScript(string(b))
 		if err != nil {
-			return nil, errUsage{err.Error()}
+			// The file is put right by hand; the example gives its lines as --fake-util.
+			return nil, errUsage{fmt.Sprintf("%s, in %s; e.g. %s", err, o.fakeScript, o.line(o.withScript("0 85; * 0")))}
 		}
 		scriptFile = &agent.ScriptFile{Path: o.fakeScript, Logger: log}
 		parsed, script = s, scriptFile
@@ -600,15 +706,16 @@ func (o *options) open(log *slog.Logger) (*machine, error) {
 	}
 	if n := f.GPUs(); parsed.Highest() >= n {
 		if scriptFile != nil {
-			return nil, errUsage{fmt.Sprintf("the fake GPU script %s names GPU %d, but the fake %s has %d GPUs (0-%d); number them 0 to %d, e.g. a line `%d 85` or `* 0`",
-				o.fakeScript, parsed.Highest(), o.fake, n, n-1, n-1, n-1)}
+			return nil, errUsage{fmt.Sprintf("the fake GPU script %s names GPU %d, but the fake %s has %d GPUs (0-%d); number them 0 to %d (a line `%d 85` or `* 0`), e.g. %s",
+				o.fakeScript, parsed.Highest(), o.fake, n, n-1, n-1, n-1, o.line(o.withScript(fmt.Sprintf("%d 85; * 0", n-1))))}
 		}
 		return nil, errUsage{fmt.Sprintf("--fake-util names GPU %d, but the fake %s has %d GPUs (0-%d); number them 0 to %d, e.g. --fake-util '%d 85; * 0'",
 			parsed.Highest(), o.fake, n, n-1, n-1, n-1)}
 	}
 	if err := f.CheckMIG(parsed); err != nil {
 		if scriptFile != nil {
-			return nil, errUsage{fmt.Sprintf("the fake GPU script %s: %v; e.g. a line `1 0 mig=%s`", o.fakeScript, err, f.MIGExample())}
+			return nil, errUsage{fmt.Sprintf("the fake GPU script %s: %v; a line such as `1 0 mig=%s` is one, e.g. %s", o.fakeScript, err, f.MIGExample(),
+				o.line(o.withScript("1 0 mig="+f.MIGExample()+"; * 0")))}
 		}
 		return nil, errUsage{fmt.Sprintf("--fake-util: %v; e.g. --fake-util '1 0 mig=%s; * 0'", err, f.MIGExample())}
 	}
@@ -733,7 +840,7 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 		}
 	}
 	if set.service == "" && set.listen == "" {
-		return errUsage{"with neither --service nor --listen there is nothing to do; e.g. --service https://qm.example.com --token-file /etc/quartermaster/agent.token"}
+		return errUsage{"with neither --service nor --listen there is nothing to do; give one of them, e.g. --listen :9400"}
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	m, err := o.open(log)

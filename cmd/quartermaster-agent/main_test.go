@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -104,8 +103,9 @@ func TestNoGPUOneSentence(t *testing.T) {
 	}
 }
 
-// A --service that is not an http:// or https:// URL is refused at start, in one sentence with an
-// example, before any report is made (it would only be dropped every interval).
+// A --service that is not an http:// or https:// URL is refused at start, in one sentence whose
+// example is the command as typed with a URL that is one, before any report is made (it would only
+// be dropped every interval).
 func TestServiceURLRefused(t *testing.T) {
 	t.Setenv("QM_AGENT_TOKEN", "qma_x")
 	for _, service := range []string{"127.0.0.1:18080", "localhost:8080", "qm.example.com", "ftp://qm.example.com", "https://", "https://qm.example.com/?x=1"} {
@@ -114,8 +114,8 @@ func TestServiceURLRefused(t *testing.T) {
 		code := run(ctx, []string{"run", "--fake", "dgxa100", "--listen", "", "--interval", "1s", "--service", service}, &out, &errb)
 		cancel()
 		first, _, _ := strings.Cut(errb.String(), "\n")
-		if code != 2 || !strings.HasPrefix(first, "quartermaster-agent: --service "+strconv.Quote(service)) ||
-			!strings.HasSuffix(first, "; example: --service https://qm.example.com") {
+		if code != 2 || !strings.HasPrefix(first, "quartermaster-agent: --service "+strconv.Quote(service)) || first+"\n" != errb.String() ||
+			!strings.HasSuffix(first, "; e.g. quartermaster-agent run --fake dgxa100 --listen '' --interval 1s --service https://qm.example.com") {
 			t.Errorf("--service %q: exit %d, stderr %q", service, code, errb.String())
 		}
 	}
@@ -177,7 +177,6 @@ func TestOutOfRangeRefused(t *testing.T) {
 	if err := os.WriteFile(script, []byte("0 85\n9 50\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	example := regexp.MustCompile(`e\.g\. --([a-z-]+) (?:'([^']*)'|(\S+))$`)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -194,17 +193,12 @@ func TestOutOfRangeRefused(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q", c.args, code, stderr)
 			continue
 		}
-		m := example.FindStringSubmatch(first)
-		if m == nil {
+		_, example, ok := strings.Cut(first, "e.g. quartermaster-agent ")
+		if !ok {
+			t.Errorf("%q: %q does not end with the command put right", c.args, first)
 			continue
 		}
-		args := slices.Clone(c.args)
-		i := slices.Index(args, "--"+m[1])
-		if i < 0 {
-			t.Errorf("%q: the example %q is of another flag", c.args, m[0])
-			continue
-		}
-		args[i+1] = m[2] + m[3]
+		args := splitShell(example)
 		if code, stderr := runWithin(args, time.Second); code != 0 {
 			t.Errorf("the example %q does not work: exit %d, stderr %q", args, code, stderr)
 		}
@@ -220,8 +214,8 @@ func runWithin(args []string, d time.Duration) (int, string) {
 }
 
 // --help (and -h, and help) prints the usage on standard output and exits 0: the commands, the
-// command's flags and the environment variables; a usage error prints the same usage after its
-// sentence, on standard error.
+// command's flags and the environment variables; a usage error is one sentence, as quartermaster's,
+// with no usage after it.
 func TestHelp(t *testing.T) {
 	code, out, stderr := runCmd("--help")
 	if code != 0 || stderr != "" {
@@ -250,11 +244,11 @@ func TestHelp(t *testing.T) {
 		t.Errorf("help gres-conf: exit %d, a usage unlike gres-conf --help's:\n%s", code, o)
 	}
 	code, _, stderr = runCmd("--bogus")
-	if code != 2 || stderr != "quartermaster-agent: there is no flag --bogus; `quartermaster-agent run --help` lists the flags of run\n"+out {
+	if code != 2 || stderr != "quartermaster-agent: there is no flag --bogus; `quartermaster-agent run --help` lists the flags of run, e.g. quartermaster-agent run\n" {
 		t.Errorf("an unknown flag: exit %d, stderr\n%s", code, stderr)
 	}
 	code, _, stderr = runCmd("frobnicate")
-	if code != 2 || !strings.HasSuffix(stderr, "\n"+out) {
+	if code != 2 || strings.Count(stderr, "\n") != 1 || strings.Contains(stderr, "usage:") {
 		t.Errorf("an unknown command: exit %d, stderr\n%s", code, stderr)
 	}
 }
@@ -266,7 +260,7 @@ func TestIntervalWithoutUnitAndEmptyTokenFile(t *testing.T) {
 	needFake(t)
 	code, stderr := runWithin([]string{"run", "--fake", "dgxa100", "--listen", "127.0.0.1:0", "--interval", "10"}, 2*time.Second)
 	first, _, _ := strings.Cut(stderr, "\n")
-	if code != 2 || !strings.Contains(first, `--interval "10" is not a duration`) || !strings.HasSuffix(first, "e.g. --interval 10s") {
+	if code != 2 || !strings.Contains(first, `--interval "10" is not a duration`) || !strings.HasSuffix(first, "e.g. quartermaster-agent run --fake dgxa100 --listen 127.0.0.1:0 --interval 10s") {
 		t.Errorf("--interval 10: exit %d, stderr %q", code, stderr)
 	}
 	empty := filepath.Join(t.TempDir(), "agent.token")
@@ -293,7 +287,7 @@ func TestFakeMIGProfileTheGPULacksRefused(t *testing.T) {
 		code, out, stderr := runCmd("metrics", "--fake", c.fake, "--fake-util", c.util)
 		first, _, _ := strings.Cut(stderr, "\n")
 		if code != 2 || out != "" || !strings.Contains(first, strconv.Quote(c.profile)) || !strings.Contains(first, c.example+",") ||
-			!strings.Contains(first, "e.g. --fake-util '1 0 mig=") {
+			!strings.Contains(first, "e.g. quartermaster-agent metrics --fake "+c.fake+" --fake-util '1 0 mig=") {
 			t.Errorf("--fake %s --fake-util %q: exit %d, stdout %d bytes, stderr %q", c.fake, c.util, code, len(out), first)
 		}
 	}
@@ -375,9 +369,9 @@ func TestUnusableFileOrAddressNamesItsFlag(t *testing.T) {
 		args     []string
 		flag, eg string
 	}{
-		{[]string{"run", "--fake", "dgxa100", "--listen", "", "--service", "https://qm.example.com", "--token-file", missing}, "--token-file", "e.g. --token-file /etc/quartermaster/agent.token"},
+		{[]string{"run", "--fake", "dgxa100", "--listen", "", "--service", "https://qm.example.com", "--token-file", missing}, "--token-file", "e.g. quartermaster-agent run --fake dgxa100 --listen '' --service https://qm.example.com --token-file /etc/quartermaster/agent.token"},
 		{[]string{"metrics", "--fake", "dgxa100", "--fake-script", missing}, "--fake-script", "e.g. "},
-		{[]string{"run", "--fake", "dgxa100", "--listen", "9400"}, "--listen", "e.g. --listen :9400"},
+		{[]string{"run", "--fake", "dgxa100", "--listen", "9400"}, "--listen", "e.g. quartermaster-agent run --fake dgxa100 --listen :9400"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		var out, errb bytes.Buffer
@@ -397,7 +391,8 @@ func TestUnusableFileOrAddressNamesItsFlag(t *testing.T) {
 }
 
 // --service without a token is a usage error (exit 2) found before the GPUs are opened: one
-// sentence naming the node's `agent-token create` and the flag to pass it with, and no log line of
+// sentence naming the node's `agent-token create` and the flag to pass it with, the command as
+// typed with it as the example, and no usage after it, nor a log line of
 // a machine opened first (on a fake, "running on a fake machine"; without a GPU, "no NVIDIA
 // driver", which would hide what is really missing).
 func TestServiceWithoutTokenIsAUsageError(t *testing.T) {
@@ -410,8 +405,8 @@ func TestServiceWithoutTokenIsAUsageError(t *testing.T) {
 	for _, args := range runs {
 		code, stderr := runWithin(args, 2*time.Second)
 		first, _, _ := strings.Cut(stderr, "\n")
-		if code != 2 || first != "quartermaster-agent: --service is set but no token; create one with `quartermaster agent-token create gpu-07` and pass it with --token-file (or QM_AGENT_TOKEN_FILE), e.g. --token-file /etc/quartermaster/agent.token" ||
-			!strings.Contains(stderr, "\nusage: quartermaster-agent") {
+		if code != 2 || first != "quartermaster-agent: --service is set but no token; create one with `quartermaster agent-token create gpu-07` and pass it with --token-file (or QM_AGENT_TOKEN_FILE), e.g. "+
+			commandLine("run", append(args[1:], "--token-file", "/etc/quartermaster/agent.token")) || first+"\n" != stderr {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
 	}
@@ -427,7 +422,7 @@ func TestAnUnreadableTokenFileSaysWhatToDo(t *testing.T) {
 		path string
 		want []string
 	}{
-		{missing, []string{"--token-file names " + missing + ", which does not exist", "quartermaster agent-token create NODE", "e.g. --token-file /etc/quartermaster/agent.token"}},
+		{missing, []string{"--token-file names " + missing + ", which does not exist", "quartermaster agent-token create NODE", "e.g. quartermaster-agent run", " --token-file /etc/quartermaster/agent.token"}},
 		{dir, []string{"--token-file names " + dir + ", which is a directory", "name the file in it that holds the token"}},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
