@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -119,8 +120,11 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 			}
 		}
 		w, werr := showback.ParseWeek(*week, showback.Week{})
-		if werr != nil {
-			w = lastWeek() // none given yet, or not a week
+		if werr != nil { // none given yet, or not a week
+			w = lastWeek()
+			if dw, ok := databaseWeek(ctx, *f, *asOf); ok {
+				w = dw
+			}
 		}
 		needs, value := reportFlagNeeds(f, name, w, *format)
 		if m := goFlagError.FindStringSubmatch(err.Error()); m != nil && strings.HasPrefix(m[1], "flag needs") && needs != "" {
@@ -195,15 +199,8 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	defer st.Close()
 	if *asOf == "" {
-		// A history that runs past now (a console whose simulated clock was moved on past today)
-		// is reported as of its last recorded moment, as the console's clock goes on from it: its
-		// weeks have begun, and the last complete week is the one before its last.
-		last, err := st.HistoryEnd(ctx)
-		if err != nil {
+		if clock, err = historyClock(ctx, st); err != nil {
 			return err
-		}
-		if last.After(clock.Now()) {
-			clock = fixedClock(last)
 		}
 	}
 	svc := &showback.Service{Policy: pol, Source: st, Clock: clock}
@@ -297,6 +294,53 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return err
 	}
 	return writeFileAtomic(*out, body)
+}
+
+// historyClock is the clock a report goes by without --now: now, or, where the database's history
+// runs past it (a console whose simulated clock was moved on past today), its last recorded moment,
+// as the console's clock goes on from it: the history's weeks have begun, and the last complete
+// week is the one before its last.
+func historyClock(ctx context.Context, st *store.DB) (qm.Clock, error) {
+	last, err := st.HistoryEnd(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if now := time.Now(); last.After(now) {
+		return fixedClock(last), nil
+	}
+	return realClock{}, nil
+}
+
+// databaseWeek is the week a refusal of report's flags offers where the database they name (as
+// far as they were read; else QM_DATABASE_URL, else the default file) is a SQLite file that is
+// there and can be read: the one the report would offer (showback.Service.ExampleWeek), as of
+// --now or the history's clock. ok is false where it cannot be read.
+func databaseWeek(ctx context.Context, f commonFlags, asOf string) (w showback.Week, ok bool) {
+	pol, err := f.loadPolicy()
+	if err != nil || f.resolveSecrets() != nil {
+		return w, false
+	}
+	url := cmp.Or(f.db, "sqlite:"+filepath.Join(dataDir(), "quartermaster.db"))
+	if file := store.SQLiteFile(url); file == "" || !isFile(file) {
+		return w, false // a server is not waited on to word a refusal
+	}
+	st, err := store.Open(ctx, url, nil)
+	if err != nil {
+		return w, false
+	}
+	defer st.Close()
+	var clock qm.Clock
+	if t, err := time.Parse(time.RFC3339, asOf); err == nil {
+		clock = fixedClock(t)
+	} else if clock, err = historyClock(ctx, st); err != nil {
+		return w, false
+	}
+	return (&showback.Service{Policy: pol, Source: st, Clock: clock}).ExampleWeek(ctx), true
+}
+
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // exampleFits refuses report r, made with the embedded example policy since none was named, when

@@ -95,6 +95,10 @@ func TestReportOfAHistoryAheadOfNow(t *testing.T) {
 				{"--week", week.Next().String(), "--team", "nonesuch"},
 				{"--week", "2020-W60"},
 				{"--format", "csv", "--week", "last week"},
+				// A flag mistake is answered before the report is made: its example too is a week
+				// of this history.
+				{"--week"},
+				{"--format", "csv", "--now"},
 			} {
 				args := append(append([]string{}, base...), extra...)
 				out, stderr, code := runCLI(args...)
