@@ -689,6 +689,9 @@ func (b *Bot) quotaRequest(ctx context.Context, req bot.Request, c Command) []bo
 		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
 	l := out.Lease
+	if out.AskedBefore {
+		return []bot.Reply{b.askedBefore(ctx, out)}
+	}
 	prefix := ""
 	if out.Duplicate {
 		prefix = "(already done) "
@@ -852,6 +855,9 @@ func (b *Bot) templateAsClass(c Command) *bot.Reply {
 // outcome describes what became of a request.
 func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply {
 	l := out.Lease
+	if err == nil && out.AskedBefore {
+		return b.askedBefore(ctx, out)
+	}
 	cost := "Estimated cost " + b.money(qm.Bill(b.pol(), l, l.Duration)) + "."
 	if r := b.roundedText(l); r != "" {
 		// What it is billed for, as /gpu estimate says it: more GPUs than were asked.
@@ -869,24 +875,36 @@ func (b *Bot) outcome(ctx context.Context, out *qm.Outcome, err error) bot.Reply
 
 func (b *Bot) outcomeReply(ctx context.Context, out *qm.Outcome, err error, cost string) bot.Reply {
 	l := out.Lease
+	prefix := ""
+	if out.Duplicate {
+		prefix = "(already done) " // a delivery again of one request: what its first one did
+	}
 	switch {
 	case err != nil:
 		return b.fail(ctx, "request", err)
 	case l.State == qm.PendingApproval:
-		return bot.Reply{Text: fmt.Sprintf("%s waits for approval: %s, so %s will decide.%s %s You will hear back here.",
+		return bot.Reply{Text: fmt.Sprintf(prefix+"%s waits for approval: %s, so %s will decide.%s %s You will hear back here.",
 			l.ID, matchesText(out.Matches), b.whoDecides(out.Approvers, l.User), b.quotaHeldText(l, out), cost),
 			Sections: []bot.Section{b.card(ctx, l)}, Actions: b.leaseActions(ctx, l)}
 	case l.State == qm.Queued:
-		return bot.Reply{Text: fmt.Sprintf("%s is queued: %s.%s Predicted wait: %s. %s You will get a message when it starts.",
+		return bot.Reply{Text: fmt.Sprintf(prefix+"%s is queued: %s.%s Predicted wait: %s. %s You will get a message when it starts.",
 			l.ID, l.Reason, b.queuePlaceSentence(ctx, l), waitText(out.Wait), cost), Sections: []bot.Section{b.card(ctx, l)},
 			Actions: b.leaseActions(ctx, l)}
 	default:
-		prefix := ""
-		if out.Duplicate {
-			prefix = "(already done) "
-		}
 		return b.grantedReply(ctx, l, prefix)
 	}
+}
+
+// askedBefore answers a request asked again, the same, while the first still waits for a
+// decision (out.AskedBefore): that one, who decides it and since when, with its Cancel button.
+// Nothing new was asked, and nobody was sent anything.
+func (b *Bot) askedBefore(ctx context.Context, out *qm.Outcome) bot.Reply {
+	l := out.Lease
+	id := l.ID.String()
+	since := l.CreatedAt.In(b.pol().Location).Format("Mon 2 Jan 15:04 MST")
+	return bot.Reply{Text: fmt.Sprintf("You already asked for this: %s is waiting for %s since %s, so it was not asked again; /gpu cancel %s withdraws it.",
+		id, b.whoDecides(out.Approvers, l.User), since, id),
+		Sections: []bot.Section{b.card(ctx, l)}, Actions: b.leaseActions(ctx, l)}
 }
 
 // quotaHeldText says, for a request that waits because it would take its team past its quota of

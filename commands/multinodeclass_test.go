@@ -25,6 +25,8 @@ func TestAMultiNodeTemplateRunsOnAClassWithEnoughNodes(t *testing.T) {
 	if l.Class != "h200-x6" || l.GPUs != 12 {
 		t.Errorf("jax on 2 nodes: %d × %s, want 12 × h200-x6 (2 nodes of 6)", l.GPUs, l.Class)
 	}
+	// The same job again while the first waits would be answered with the first: it is withdrawn.
+	mustOK(t, h.say("ayu@kestrel.example", "/gpu cancel "+l.ID.String()))
 	r = h.say("ayu@kestrel.example", "/gpu submit jax gpus=12 nnodes=2 for=2h")
 	mustOK(t, r)
 	if !strings.Contains(r.Text, "(template jax v1)") {

@@ -887,7 +887,7 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 		return []bot.Reply{requestedAgain(out.Lease)}
 	}
 	r := t.Bot.outcome(ctx, out, err)
-	if !r.Error {
+	if !r.Error && !out.AskedBefore {
 		verb := "runs"
 		if !out.Lease.State.Running() || out.Lease.State == qm.Provisioning {
 			verb = "will run" // waits for approval, for capacity, or for the scheduler

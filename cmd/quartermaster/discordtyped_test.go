@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -15,8 +16,8 @@ import (
 func TestDiscordActionsBeyondTheButtonsAreWrittenAsTyped(t *testing.T) {
 	t.Parallel()
 	e := newDiscordEnv(t, storetest.SQLite(t))
-	for range 13 {
-		m := e.command(dAlice, "request", opt("gpus", 2), opt("class", "interactive"), opt("duration", "2h"))
+	for i := range 13 { // each its own length: the same request asked again while it waits is not asked again
+		m := e.command(dAlice, "request", opt("gpus", 2), opt("class", "interactive"), opt("duration", fmt.Sprintf("%dm", 120+i)))
 		if !strings.Contains(m.Text(), "waits for approval") {
 			t.Fatalf("the request was answered %q", m.Text())
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -26,8 +27,8 @@ func TestAFailedRefreshAsksTheApproverToSignIn(t *testing.T) {
 			t.Fatalf("%s's login: %d %s", p.idp.Email, pg.Status, pg.Body)
 		}
 	}
-	for i := 1; i <= 3; i++ {
-		mustHave(t, "exception", w.say(sora, "/gpu request 2 h200 for 60h"), "waits for approval")
+	for i := 1; i <= 3; i++ { // each its own length: the same request asked again while it waits is not asked again
+		mustHave(t, "exception", w.say(sora, fmt.Sprintf("/gpu request 2 h200 for %dh", 59+i)), "waits for approval")
 	}
 
 	// The provider is down for two re-checks (each refreshes sora's and riku's sign-ins).

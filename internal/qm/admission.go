@@ -49,7 +49,11 @@ type Outcome struct {
 	Matches   []policy.Match // exception rules that stopped it
 	Approvers []string       // who will decide
 	Duplicate bool           // an earlier delivery of the same request made this lease
-	Wait      WaitEstimate   // when queued
+	// AskedBefore says the request waits for a decision already, asked before by the same
+	// requester for the same (sameAsk) and still undecided: Lease is that one, and nothing
+	// was made or sent.
+	AskedBefore bool
+	Wait        WaitEstimate // when queued
 	// WaitErr is set when the wait could not be predicted (the lease is made all the same).
 	WaitErr error
 	// Quota, for a request that waits for a budget owner and would take its team past its
@@ -376,7 +380,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 	}
 	if req.RequestKey != "" {
 		if prev, err := s.leaseByKey(ctx, req.RequestKey); err == nil {
-			return &Outcome{Lease: prev, Duplicate: true}, nil
+			return s.deliveredBefore(prev), nil
 		}
 	}
 	var out *Outcome
@@ -435,6 +439,12 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			out.Approvers = s.Deciders(l.Team, l.User)
 			if len(out.Approvers) == 0 {
 				return s.nobodyDecides(l.Team, "", matches)
+			}
+			if prev, err := waitingTwin(ctx, tx, l); err != nil {
+				return err
+			} else if prev != nil {
+				out = &Outcome{Lease: prev, AskedBefore: true, Matches: s.waitingMatches(prev), Approvers: s.Deciders(prev.Team, prev.User)}
+				return nil
 			}
 			l.State = PendingApproval
 			l.Rules = ruleNames(matches)
@@ -546,7 +556,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		var de *Error
 		if errors.As(err, &de) && de.Code == ECONFLICT && req.RequestKey != "" {
 			if prev, err2 := s.leaseByKey(ctx, req.RequestKey); err2 == nil {
-				return &Outcome{Lease: prev, Duplicate: true}, nil
+				return s.deliveredBefore(prev), nil
 			}
 		}
 		return nil, err
@@ -570,6 +580,17 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		}
 	}
 	return out, nil
+}
+
+// deliveredBefore is the outcome of a request delivered again (its request key seen before): the
+// lease its first delivery made, and, while that waits for a decision, the rules it met and who
+// decides, as the first answer named them.
+func (s *Service) deliveredBefore(prev *Lease) *Outcome {
+	out := &Outcome{Lease: prev, Duplicate: true}
+	if prev.State == PendingApproval {
+		out.Matches, out.Approvers = s.waitingMatches(prev), s.Deciders(prev.Team, prev.User)
+	}
+	return out
 }
 
 func ruleNames(ms []policy.Match) string {

@@ -78,8 +78,10 @@ func TestConcurrentAdmissionPostgres(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			class = "train"
 		}
+		// Each user's requests differ in length: the same request asked again while it waits
+		// for approval would be answered with the first.
 		r := qm.LeaseRequest{User: fmt.Sprintf("u%02d@x.example", i%teams), GPUs: 1 + rng.IntN(4), Class: class,
-			Duration: time.Hour, RequestKey: fmt.Sprintf("key-%d", i)}
+			Duration: time.Hour + time.Duration(i/teams)*time.Minute, RequestKey: fmt.Sprintf("key-%d", i)}
 		reqs = append(reqs, req{r: r})
 		if i%25 == 0 { // a redelivery of the same request
 			reqs = append(reqs, req{r: r, copy: true})

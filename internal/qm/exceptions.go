@@ -87,7 +87,8 @@ func (s *Service) QuotaIncrease(ctx context.Context, user, team, class string, n
 	l := &Lease{Kind: KindQuota, User: user, Team: team, Class: c.Name, GPUs: n, Duration: d, State: PendingApproval,
 		Rules: QuotaRule, Because: because, Reason: "a quota increase needs a budget owner's approval", CreatedAt: s.Clock.Now()}
 	match := policy.Match{Rule: QuotaRule, Why: fmt.Sprintf("+%s for %s: %s", GPUCount(n, c.Name), policy.FormatDuration(d), because)}
-	out := &Outcome{Lease: l, Matches: []policy.Match{match}, Approvers: s.Deciders(team, l.User)}
+	asked := &Outcome{Lease: l, Matches: []policy.Match{match}, Approvers: s.Deciders(team, l.User)}
+	out := asked
 	if len(out.Approvers) == 0 {
 		// No quota request of the team could be decided either: what works is to look at
 		// the quota it has.
@@ -95,9 +96,15 @@ func (s *Service) QuotaIncrease(ctx context.Context, user, team, class string, n
 	}
 	var b batch
 	err = s.Store.Update(ctx, []string{"team:" + team}, func(tx Tx) error {
-		b = batch{}
+		b, out = batch{}, asked
 		if err := checkKey(ctx, tx); err != nil {
 			return err
+		}
+		if prev, err := waitingTwin(ctx, tx, l); err != nil {
+			return err
+		} else if prev != nil {
+			out = &Outcome{Lease: prev, AskedBefore: true, Matches: s.waitingMatches(prev), Approvers: s.Deciders(prev.Team, prev.User)}
+			return nil
 		}
 		if err := s.create(ctx, tx, l, user, l.Reason); err != nil {
 			return err
