@@ -1432,7 +1432,9 @@ func (b *Bot) rulesOf(ctx context.Context, l *qm.Lease) string {
 	for i, n := range names {
 		n = strings.TrimSpace(n)
 		why := ""
-		if i == 0 {
+		if n == qm.QuotaRule && l.Kind == qm.KindQuota {
+			why = qm.QuotaRuleWhy // as the approval card words it
+		} else if i == 0 {
 			why = l.Reason
 			if why == policy.DefaultWhy(n) {
 				why = "" // a rule without a why is named alone, as its approval message names it

@@ -718,7 +718,9 @@ func (s *Service) waitingMatches(l *Lease) []policy.Match {
 			continue
 		}
 		m := policy.Match{Rule: n}
-		if i == 0 {
+		if n == QuotaRule && l.Kind == KindQuota {
+			m.Why = QuotaRuleWhy // one wording, whatever a request of before kept with it
+		} else if i == 0 {
 			m.Why = l.Reason
 		} else {
 			for _, r := range s.Policy.Exceptions {

@@ -19,6 +19,10 @@ const MaxQuotaIncrease = 90 * 24 * time.Hour
 // QuotaRule is the name shown for quota increase requests, which always go to a budget owner.
 const QuotaRule = "quota-increase"
 
+// QuotaRuleWhy is why a quota increase waits, the why of QuotaRule wherever the rule is named
+// (the approval card, /gpu approvals, the requester's replies): what it asks is said beside it.
+const QuotaRuleWhy = "A quota increase always needs a budget owner's approval"
+
 // withGrants is the policy's quota for a team plus the approved increases in effect at now.
 func (s *Service) withGrants(team string, grants []*Lease, now time.Time) policy.Quota {
 	q := s.Policy.QuotaFor(team)
@@ -85,8 +89,8 @@ func (s *Service) QuotaIncrease(ctx context.Context, user, team, class string, n
 		return nil, Errorf(EINVALID, "a quota increase needs a reason.")
 	}
 	l := &Lease{Kind: KindQuota, User: user, Team: team, Class: c.Name, GPUs: n, Duration: d, State: PendingApproval,
-		Rules: QuotaRule, Because: because, Reason: "a quota increase needs a budget owner's approval", CreatedAt: s.Clock.Now()}
-	match := policy.Match{Rule: QuotaRule, Why: fmt.Sprintf("+%s for %s: %s", GPUCount(n, c.Name), policy.FormatDuration(d), because)}
+		Rules: QuotaRule, Because: because, Reason: QuotaRuleWhy, CreatedAt: s.Clock.Now()}
+	match := policy.Match{Rule: QuotaRule, Why: QuotaRuleWhy}
 	asked := &Outcome{Lease: l, Matches: []policy.Match{match}, Approvers: s.Deciders(team, l.User)}
 	out := asked
 	if len(out.Approvers) == 0 {
