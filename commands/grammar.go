@@ -60,6 +60,8 @@ type Command struct {
 	teamAgain *teamAgain
 	// dataMention is the data class typed as a mention (data @silt), as typed (dataMentioned).
 	dataMention string
+	// forTyped says a job's for= was typed, its length right or not: a refusal's example keeps it.
+	forTyped bool
 }
 
 // setTemplate names the template typed: Template is it with A to Z in lower case, as names compare.
@@ -1138,6 +1140,7 @@ func parseSubmit(c Command, args []string) (Command, error) {
 			}
 			c.Team = t
 		case strings.HasPrefix(strings.ToLower(a), "for="):
+			c.forTyped = true
 			// for=1h 30m, for=2 hours: a duration spread over words, as elsewhere.
 			v, j := durationWords(args, i, a[len("for="):])
 			if minusWord(a[len("for="):]) && i+1 < len(args) {
@@ -1148,9 +1151,10 @@ func parseSubmit(c Command, args []string) (Command, error) {
 			if err != nil {
 				typed := "for=" + strings.TrimPrefix(strings.Join(args[i:j+1], " "), a[:len("for=")])
 				c.Duration = meantDuration(typed, err)
-				if c.Duration > 0 && late == nil {
-					// -2h, ٢h: the length meant is clear; refused once the rest is read, so
-					// that the example keeps the other words typed.
+				if late == nil {
+					// Refused once the rest is read, so that the example keeps the other words
+					// typed, and for= with the length meant where it is clear (-2h, ٢h), else
+					// one that works (for=0h, for=xyz: submitExample).
 					late, i = durationProblem(c.Verb, typed, err, "for=2h"), j
 					continue
 				}

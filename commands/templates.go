@@ -1111,9 +1111,10 @@ func (b *Bot) submitExample(c Command, err error) error {
 	if s, ok := Lookup(c.Verb); e.Example != "" && (!ok || len(s.Examples) == 0 || e.Example != s.Examples[0]) {
 		return err // an example of its own
 	}
-	if c.Duration > 0 {
+	if c.Duration > 0 || c.forTyped {
 		// The length typed (a negative one made positive, one in other digits in 0-9) stays,
-		// within the class's max_duration where a class is typed.
+		// within the class's max_duration where a class is typed; for= with no length in it
+		// (for=0h, for=xyz) stays with the length a request leaving it out would get.
 		cl := &policy.Class{}
 		if k, ok := b.pol().Class(c.Class); ok {
 			cl = k
@@ -1134,7 +1135,7 @@ func (b *Bot) submitExample(c Command, err error) error {
 // example gives it, then its team and data class; ok false where that does not parse.
 func (b *Bot) typedSubmit(tp *templates.Template, c Command, d time.Duration) (string, bool) {
 	var first []string
-	if c.Duration > 0 {
+	if c.Duration > 0 || c.forTyped && d > 0 {
 		first = append(first, "for="+policy.FormatDuration(d))
 	}
 	var others []string
