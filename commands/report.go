@@ -41,7 +41,8 @@ func parseReport(c Command, args []string) (Command, error) {
 }
 
 // Report is /gpu report [WEEK] [TEAM]: a week's showback (the last complete week unless WEEK says
-// otherwise). A platform admin sees every team, a budget owner their teams, anyone else only their
+// otherwise; in the history's first week, before any week since the first lease is complete, this
+// week so far, said to be not yet complete). A platform admin sees every team, a budget owner their teams, anyone else only their
 // own use.
 func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request, args []string) []bot.Reply {
 	p := b.pol()
@@ -110,6 +111,7 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 	}
 	var err error
 	week := last
+	typedWeek := len(args) > 1 // a team alone is no week: the default week
 	switch len(args) {
 	case 0:
 	case 1:
@@ -121,6 +123,7 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		if ok {
 			team = t
 		} else if named || strings.ContainsAny(args[0], "0123456789") && !channelWord(args[0]) {
+			typedWeek = true
 			if week, err = svc.ParseWeek(ctx, args[0]); err != nil {
 				if near := nearest(args[0], teams); near != "" {
 					// ml-infra3: a team's name mistyped, digits and all, not a week.
@@ -189,6 +192,13 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		}
 		team = t
 	}
+	// In the history's first week no week is complete since the first lease: without a week
+	// typed, the report is of this week so far, said to be not yet complete.
+	soFar := ""
+	if this := last.Next(); !typedWeek && svc.ExampleWeek(ctx) == this {
+		week = this
+		soFar = fmt.Sprintf("No week since the first lease is complete yet, so this is this week so far, %s, not yet complete. ", this)
+	}
 	admin := b.Svc.IsPlatformAdmin(ctx, req.User)
 	owned := b.Svc.OwnedTeams(ctx, req.User)
 	var filters []showback.Filter
@@ -219,7 +229,9 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		if err != nil {
 			return fail(err)
 		}
-		out = append(out, r.Answer(nil))
+		a := r.Answer(nil)
+		a.Text = soFar + a.Text
+		out = append(out, a)
 	}
 	return out
 }

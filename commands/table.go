@@ -506,7 +506,7 @@ func init() {
 		{Name: "report", Words: []string{"report"}, Usage: "/gpu report [WEEK] [TEAM]",
 			Summary:  "a week's showback: GPU-hours, cost, idle and reclaimed hours, approvals, waits (owners see their teams, admins all)",
 			Examples: []string{"/gpu report", "/gpu report this week"},
-			Params: []Param{{Name: "week", Type: TWeek, Help: "an ISO week like 2026-W48, or this week (so far) or last week (default: the last complete week)"},
+			Params: []Param{{Name: "week", Type: TWeek, Help: "an ISO week like 2026-W48, or this week (so far) or last week (default: the last complete week; before one, this week so far)"},
 				{Name: "team", Type: TTeam, Help: "one team (budget owners: theirs; platform admins: any)"}},
 			parse: parseReport, offered: func(b *Bot) bool { return b.Reports != nil },
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
