@@ -62,6 +62,38 @@ type Command struct {
 	dataMention string
 	// forTyped says a job's for= was typed, its length right or not: a refusal's example keeps it.
 	forTyped bool
+	// channelNote is a request's refusal for a team's channel typed without the word team, where
+	// it is the refusal given (channelNotTheirs words it for the asker).
+	channelNote *channelNote
+}
+
+// channelNote is the refusal err of a request that typed a team's channel (typed, of team)
+// without the word team.
+type channelNote struct {
+	typed, team string
+	err         *qm.Error
+}
+
+// channelNotTheirs is err, the refusal of c, with its sentence put for an asker who is not in the
+// team whose channel c typed without the word team: the example leaves that team out (the
+// request typed with it would be refused, as typedExample keeps only the asker's teams), so the
+// sentence does not offer it either, but says the asker is not in it and which of their teams a
+// request naming none is charged to, the one the example charges. err as it is otherwise.
+func channelNotTheirs(c Command, err error) error {
+	n := c.channelNote
+	var e *qm.Error
+	if n == nil || c.Who == nil || len(c.Who.Teams) == 0 || !errors.As(err, &e) || e != n.err {
+		return err
+	}
+	if slices.ContainsFunc(c.Who.Teams, func(t string) bool { return policy.SameName(t, n.team) }) {
+		return err
+	}
+	charged := "your team " + c.Who.Teams[0]
+	if len(c.Who.Teams) > 1 {
+		charged = "your first team, " + c.Who.Teams[0]
+	}
+	return &qm.Error{Code: e.Code, Example: e.Example, Message: fmt.Sprintf("%s is the channel of team %s, which you are not in, so a request cannot name it; without a team it is charged to %s.",
+		policy.Quoted(n.typed, 40), n.team, charged)}
 }
 
 // setTemplate names the template typed: Template is it with A to Z in lower case, as names compare.
@@ -1745,7 +1777,11 @@ func parseRequest(c Command, args []string) (Command, error) {
 				// #vision-gpu without the word team: a request names its team after team; the
 				// example names the team of that channel.
 				if t, ok := c.channels[policy.NameKey(unquoted(a))]; ok && t != "" {
-					note(bad("request", "%s is a team's channel; a request names its team after the word team, like team %s.", policy.Quoted(a, 40), t))
+					e := bad("request", "%s is a team's channel; a request names its team after the word team, like team %s.", policy.Quoted(a, 40), t)
+					if first == nil {
+						c.channelNote = &channelNote{typed: a, team: t, err: e}
+					}
+					note(e)
 					seen["team"] = true
 					c.Team = t
 					continue

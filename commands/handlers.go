@@ -83,6 +83,7 @@ func (b *Bot) handle(ctx context.Context, req bot.Request) []bot.Reply {
 				c.Who = &who
 			}
 		}
+		err = channelNotTheirs(c, err)
 		c, err = b.dataMentioned(c, req.Text, err)
 		ctx = withTyped(ctx, c)
 		switch {
