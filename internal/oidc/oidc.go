@@ -424,6 +424,20 @@ func (s *Service) Groups(ctx context.Context, user string) ([]string, bool) {
 	return nil, false
 }
 
+// GroupsAsOf implements qm.GroupsAsOf: Groups, and when the provider gave them (the sign-in or
+// the last re-check that read them).
+func (s *Service) GroupsAsOf(ctx context.Context, user string) ([]string, time.Time, bool) {
+	links, err := s.store.AccountLinksByEmail(ctx, user)
+	if err != nil {
+		s.log.Error("reading account links", "user", user, "err", err)
+		return nil, time.Time{}, false
+	}
+	if l := s.latest(links); l != nil {
+		return l.Groups, l.CheckedAt, true
+	}
+	return nil, time.Time{}, false
+}
+
 // latest is the current link, of one person's, whose groups the provider confirmed last: a
 // removal that the re-check of one chat account found holds for the person's other chat
 // accounts, whose sign-ins are not due yet. nil when none is current.
@@ -461,6 +475,7 @@ func (s *Service) Unknown(ctx context.Context, user string) error {
 var (
 	_ qm.Directory        = (*Service)(nil)
 	_ qm.UnknownExplainer = (*Service)(nil)
+	_ qm.GroupsAsOf       = (*Service)(nil)
 )
 
 // randomToken is 32 random bytes, base64url without padding (43 characters).

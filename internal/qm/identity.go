@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
 )
@@ -14,6 +15,9 @@ type Identity struct {
 	User   string
 	Groups []string
 	Teams  []string
+	// GroupsAt is when the identity provider gave the groups (single sign-on: the sign-in or the
+	// last re-check); zero where they come from the policy's directory.
+	GroupsAt time.Time
 }
 
 // CanonicalUser is how the service writes a person: trimmed and in lower case, so that
@@ -27,7 +31,14 @@ func SameUser(a, b string) bool { return CanonicalUser(a) == CanonicalUser(b) }
 // Resolve looks a user up; a user who is not in the directory is refused with a sentence saying so.
 func (s *Service) Resolve(ctx context.Context, user string) (Identity, error) {
 	user = CanonicalUser(user)
-	groups, ok := s.Directory.Groups(ctx, user)
+	var groups []string
+	var at time.Time
+	var ok bool
+	if d, dated := s.Directory.(GroupsAsOf); dated {
+		groups, at, ok = d.GroupsAsOf(ctx, user)
+	} else {
+		groups, ok = s.Directory.Groups(ctx, user)
+	}
 	if !ok {
 		if ex, ok := s.Directory.(UnknownExplainer); ok {
 			if err := ex.Unknown(ctx, user); err != nil {
@@ -40,7 +51,7 @@ func (s *Service) Resolve(ctx context.Context, user string) (Identity, error) {
 	// Groups as the policy names them: a provider's /team-a is the policy's team-a (GroupName),
 	// for teams, rules and approvers alike.
 	groups = s.Policy.GroupNames(groups)
-	id := Identity{User: user, Groups: groups}
+	id := Identity{User: user, Groups: groups, GroupsAt: at}
 	for _, t := range s.Policy.TeamsOf(groups) {
 		id.Teams = append(id.Teams, t.Name)
 	}
@@ -62,6 +73,12 @@ func (s *Service) TeamFor(id Identity, asked string) (string, error) { return s.
 
 // teamFor picks the team a request is charged to.
 func (s *Service) teamFor(id Identity, asked string) (string, error) {
+	if len(id.Teams) == 0 && !id.GroupsAt.IsZero() {
+		// Groups read from the identity provider may be older than a change made there: signing
+		// in again reads them at once, which is the first thing to try.
+		return "", Errorf(EFORBIDDEN, "%s belongs to no team: the groups the identity provider gave at %s name none of the policy's teams; if you were added to a team's group since, /gpu login reads your groups again, else ask a platform admin to add your group to a team in the policy.",
+			id.User, s.groupsAt(id)).WithExample("/gpu login")
+	}
 	if len(id.Teams) == 0 {
 		// Nothing that charges a team can work; the published rules name the teams and whom to ask.
 		return "", Errorf(EFORBIDDEN, "%s belongs to no team; ask a platform admin to add your group to a team in the policy.", id.User).
@@ -78,7 +95,16 @@ func (s *Service) teamFor(id Identity, asked string) (string, error) {
 	if _, ok := s.Policy.Team(asked); !ok {
 		return "", Errorf(EINVALID, "there is no team %s; your teams: %s.", policy.Quoted(asked, 40), strings.Join(id.Teams, ", "))
 	}
+	if !id.GroupsAt.IsZero() {
+		return "", Errorf(EFORBIDDEN, "you are not a member of team %s; your teams: %s, from the groups the identity provider gave at %s; if you were added to its group since, /gpu login reads your groups again.",
+			asked, strings.Join(id.Teams, ", "), s.groupsAt(id)).WithExample("/gpu login")
+	}
 	return "", Errorf(EFORBIDDEN, "you are not a member of team %s; your teams: %s.", asked, strings.Join(id.Teams, ", "))
+}
+
+// groupsAt is when the identity provider gave id's groups, as chat writes times.
+func (s *Service) groupsAt(id Identity) string {
+	return id.GroupsAt.In(s.Policy.Location).Format("Mon 2 Jan 15:04 MST")
 }
 
 // DataClassesOf is a team's cleared data classes; a team the policy does not list, or lists

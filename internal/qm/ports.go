@@ -277,6 +277,14 @@ type UnknownExplainer interface {
 	Unknown(ctx context.Context, user string) error
 }
 
+// GroupsAsOf is a Directory whose groups were read from an identity provider at a time the
+// person should know of: with single sign-on, their sign-in or the last re-check. A change made
+// at the provider since then (added to a team's group) holds once the groups are read again,
+// which /gpu login does at once, so a refusal for want of a team says when they were read.
+type GroupsAsOf interface {
+	GroupsAsOf(ctx context.Context, user string) (groups []string, readAt time.Time, ok bool)
+}
+
 // MemberLister is a Directory that can say who is in a group, so that approvers named by group
 // hear of the exceptions they may decide. It must answer from memory: the service asks inside
 // transactions.
