@@ -348,6 +348,9 @@ func TestRefusals(t *testing.T) {
 			if p.Status != c.status || !strings.Contains(p.Body, "Reference: "+c.ref) || !strings.Contains(p.Body, c.says) || !strings.Contains(p.Body, "/gpu") {
 				t.Errorf("page %d, want %d with %s and %q:\n%s", p.Status, c.status, c.ref, c.says, p.Body)
 			}
+			if strings.Contains(p.Body, "<p></p>") {
+				t.Errorf("the page has an empty paragraph:\n%s", p.Body)
+			}
 			after := e.linked(aliceAcct)
 			if c.ref == "other-person" {
 				if after == nil || after.Email != "alice@acme.example" || after.Subject != "sub-alice" {

@@ -221,12 +221,17 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 	p, err := s.discover(ctx)
 	if err != nil {
 		s.log.Error("the identity provider cannot be reached", "err", err)
-		refuse(pExchangeRefused, "It could not be reached.")
+		refuse(pProviderGone)
 		return
 	}
 	// The code is exchanged with the verifier only this browser can derive; the provider checks
 	// it against the challenge the login started with.
 	tok, err := s.oauth(p).Exchange(s.providerCtx(ctx), code, oauth2.VerifierOption(derive(c.Value, "pkce", state)))
+	if unanswered(err) {
+		s.log.Error("the identity provider cannot be reached to exchange the code", "account", l.Account.String(), "err", err)
+		refuse(pProviderGone)
+		return
+	}
 	if err != nil {
 		s.log.Warn("code exchange refused", "account", l.Account.String(), "err", err)
 		refuse(pExchangeRefused, "It said: "+clip(providerSays(err), 300)+".")
@@ -238,6 +243,12 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	idt, err := s.verifier(p).Verify(s.providerCtx(ctx), raw)
+	if err != nil && keysUnread(err) {
+		// The token could not be checked, which says nothing against it.
+		s.log.Error("the identity provider's keys cannot be read", "account", l.Account.String(), "err", err)
+		refuse(pProviderGone)
+		return
+	}
 	if err != nil {
 		pr, detail := s.whyInvalid(raw, err)
 		s.log.Warn("ID token refused", "account", l.Account.String(), "reason", pr.Ref, "err", err)
@@ -535,6 +546,25 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// unanswered reports whether a request to the provider got no answer of its own: the network
+// failed, it timed out, or a proxy in front of the provider answered with a server error (5xx).
+// An answer with an OAuth error (invalid_grant, invalid_client …) is a refusal, not this.
+func unanswered(err error) bool {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		return re.Response != nil && re.Response.StatusCode >= http.StatusInternalServerError
+	}
+	var ue *url.Error
+	return errors.As(err, &ue) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// keysUnread reports whether an ID token failed verification because the provider's published
+// keys could not be fetched (go-oidc does not wrap that error, so its words are read): the token
+// was never checked, so it is not blamed.
+func keysUnread(err error) bool {
+	return strings.Contains(err.Error(), "fetching keys")
 }
 
 // providerSays is the provider's own words from a refused token request.

@@ -18,16 +18,19 @@ type problem struct {
 
 // Every page a refused login can show. docs/sso.md explains each by its reference.
 var (
-	pLinkMissing     = problem{"link-missing", http.StatusBadRequest, "This sign-in link is incomplete", "Copy the whole link from chat, or type /gpu login there for a new one."}
-	pLinkUnknown     = problem{"link-unknown", http.StatusNotFound, "This sign-in link is not one Quartermaster made, or it was changed", "Type /gpu login in chat for a new link."}
-	pLinkUsed        = problem{"link-used", http.StatusGone, "This sign-in link was used already", "Each link works once. Type /gpu login in chat for a new one."}
-	pLinkExpired     = problem{"link-expired", http.StatusGone, "This sign-in link has expired", "Links last 10 minutes. Type /gpu login in chat for a new one."}
-	pIssuerMismatch  = problem{"issuer-mismatch", http.StatusBadGateway, "Quartermaster's single sign-on is set up for another identity provider", "Trying again will not help: show this page to a platform admin, who sets QM_OIDC_ISSUER to the issuer the provider names (docs/sso.md)."}
-	pStateMissing    = problem{"state-missing", http.StatusBadRequest, "This page was opened without the sign-in it belongs to", "Start again from chat with /gpu login."}
-	pStateUnknown    = problem{"state-unknown", http.StatusBadRequest, "This answer from the identity provider does not belong to any sign-in Quartermaster started", "Its state is unknown or was changed. Start again from chat with /gpu login."}
-	pLoginDone       = problem{"login-done", http.StatusGone, "This sign-in was finished already", "If you are not signed in yet, type /gpu login in chat for a new link."}
-	pLoginSlow       = problem{"login-slow", http.StatusGone, "This sign-in took too long", "A sign-in must be completed within 10 minutes of opening its link. Type /gpu login in chat for a new one."}
-	pBrowser         = problem{"browser-mismatch", http.StatusBadRequest, "This sign-in was started in another browser", "Open the link from chat and finish the sign-in in the same browser, with cookies allowed for this site. Type /gpu login for a new link."}
+	pLinkMissing    = problem{"link-missing", http.StatusBadRequest, "This sign-in link is incomplete", "Copy the whole link from chat, or type /gpu login there for a new one."}
+	pLinkUnknown    = problem{"link-unknown", http.StatusNotFound, "This sign-in link is not one Quartermaster made, or it was changed", "Type /gpu login in chat for a new link."}
+	pLinkUsed       = problem{"link-used", http.StatusGone, "This sign-in link was used already", "Each link works once. Type /gpu login in chat for a new one."}
+	pLinkExpired    = problem{"link-expired", http.StatusGone, "This sign-in link has expired", "Links last 10 minutes. Type /gpu login in chat for a new one."}
+	pIssuerMismatch = problem{"issuer-mismatch", http.StatusBadGateway, "Quartermaster's single sign-on is set up for another identity provider", "Trying again will not help: show this page to a platform admin, who sets QM_OIDC_ISSUER to the issuer the provider names (docs/sso.md)."}
+	pStateMissing   = problem{"state-missing", http.StatusBadRequest, "This page was opened without the sign-in it belongs to", "Start again from chat with /gpu login."}
+	pStateUnknown   = problem{"state-unknown", http.StatusBadRequest, "This answer from the identity provider does not belong to any sign-in Quartermaster started", "Its state is unknown or was changed. Start again from chat with /gpu login."}
+	pLoginDone      = problem{"login-done", http.StatusGone, "This sign-in was finished already", "If you are not signed in yet, type /gpu login in chat for a new link."}
+	pLoginSlow      = problem{"login-slow", http.StatusGone, "This sign-in took too long", "A sign-in must be completed within 10 minutes of opening its link. Type /gpu login in chat for a new one."}
+	pBrowser        = problem{"browser-mismatch", http.StatusBadRequest, "This sign-in was started in another browser", "Open the link from chat and finish the sign-in in the same browser, with cookies allowed for this site. Type /gpu login for a new link."}
+	// pProviderGone is a provider that stopped answering between the button and the way back
+	// (its token endpoint or its keys): the login cannot be finished, but a new one may work soon.
+	pProviderGone    = problem{"provider-unreachable", http.StatusBadGateway, "The identity provider cannot be reached just now", "This sign-in could not be finished and nothing was linked. Type /gpu login in chat for a new link in a few minutes; if it keeps failing, show this page to a platform admin."}
 	pProviderError   = problem{"provider-error", http.StatusBadRequest, "The identity provider did not sign you in", "Type /gpu login in chat to try again; if it keeps failing, show this page to a platform admin."}
 	pExchangeRefused = problem{"exchange-refused", http.StatusBadGateway, "The identity provider refused to complete the sign-in", "Type /gpu login in chat for a new link; if it keeps failing, show this page to a platform admin."}
 	pNoIDToken       = problem{"no-id-token", http.StatusBadGateway, "The identity provider sent no identity token", "A platform admin must allow the openid scope for Quartermaster's client (docs/sso.md)."}
@@ -111,7 +114,13 @@ func (s *Service) render(w http.ResponseWriter, p page) {
 
 // refuse shows a refusal page: the problem, and what exactly went wrong when there is more to say.
 func (s *Service) refuse(w http.ResponseWriter, pr problem, detail ...string) {
-	s.render(w, page{Title: pr.Title, Lines: detail, Next: pr.Next, Ref: pr.Ref, Status: pr.Status})
+	var lines []string
+	for _, d := range detail {
+		if d != "" {
+			lines = append(lines, d)
+		}
+	}
+	s.render(w, page{Title: pr.Title, Lines: lines, Next: pr.Next, Ref: pr.Ref, Status: pr.Status})
 }
 
 // providerOrigins are the scheme and host of the issuer and, once the provider is discovered, of
