@@ -400,6 +400,11 @@ func (s *Service) identity(ctx context.Context, p *gooidc.Provider, idt *gooidc.
 					groupsFrom = g
 				}
 			}
+		} else if unanswered(err) || serverError(err) {
+			// What the token leaves to userinfo is unknown, not missing: finishing the sign-in
+			// without it would link no groups (or refuse an email it did not share).
+			s.log.Error("the identity provider's userinfo cannot be reached", "err", err)
+			return identity{}, &problemError{p: pProviderGone}
 		} else {
 			s.log.Info("userinfo not available", "err", err)
 		}
@@ -558,6 +563,13 @@ func unanswered(err error) bool {
 	}
 	var ue *url.Error
 	return errors.As(err, &ue) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// serverError reports whether go-oidc's userinfo request got a server error (5xx) for an answer:
+// go-oidc gives only the status line and body in words ("503 Service Unavailable: …").
+func serverError(err error) bool {
+	m := err.Error()
+	return len(m) > 4 && m[0] == '5' && m[1] >= '0' && m[1] <= '9' && m[2] >= '0' && m[2] <= '9' && m[3] == ' '
 }
 
 // keysUnread reports whether an ID token failed verification because the provider's published

@@ -2,6 +2,7 @@ package oidc_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -33,7 +34,7 @@ func (o *outage) RoundTrip(r *http.Request) (*http.Response, error) {
 	if status == 0 {
 		return nil, errors.New("dial tcp 192.0.2.7:443: connect: connection refused")
 	}
-	return &http.Response{StatusCode: status, Status: http.StatusText(status), Header: http.Header{"Content-Type": {"text/html"}},
+	return &http.Response{StatusCode: status, Status: fmt.Sprintf("%d %s", status, http.StatusText(status)), Header: http.Header{"Content-Type": {"text/html"}},
 		Body: io.NopCloser(strings.NewReader("<html>upstream unavailable</html>")), Request: r}, nil
 }
 
@@ -87,6 +88,56 @@ func TestAProviderThatCannotBeReachedOnTheWayBack(t *testing.T) {
 			// What the page says to do, done once the provider answers again.
 			e.idp.SignIn(sora)
 			if p := oidctest.NewBrowser(t).Follow(e.link(aliceAcct, "")); p.Status != http.StatusOK || e.linked(aliceAcct) == nil {
+				t.Fatalf("a new link once the provider is back: %d %s", p.Status, p.Body)
+			}
+		})
+	}
+}
+
+// TestUserinfoThatCannotBeReachedAtSignIn: with a provider that keeps the groups (or the email)
+// out of ID tokens, a sign-in reads them from userinfo. When userinfo cannot be reached then, the
+// sign-in is not finished as one with no groups, which would take the person's teams away until
+// the next re-check and send them to a platform admin, nor refused as a provider that shares no
+// email: the page says the provider cannot be reached just now, and the link keeps the groups
+// it had. A new link once the provider answers signs in with the groups.
+func TestUserinfoThatCannotBeReachedAtSignIn(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		leave  []string // the claims the ID token leaves to userinfo
+		status int
+	}{
+		{"groups, no answer", []string{"groups"}, 0},
+		{"groups, 504", []string{"groups"}, http.StatusGatewayTimeout},
+		{"email and groups, no answer", []string{"email", "groups"}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			net := &outage{}
+			e := newEnvWith(t, storetest.SQLite(t), time.Hour, "", func(cfg *oidc.Config) {
+				cfg.HTTPClient = &http.Client{Transport: net, Timeout: 5 * time.Second}
+			})
+			e.idp.SetTamper(func(claims map[string]any) *mockoidcKeypair {
+				for _, k := range c.leave {
+					delete(claims, k)
+				}
+				return nil
+			})
+			sora := oidctest.NewUser("sub-sora", "sora@globex.example", "ai-language", "contractors")
+			if l := e.login(sora, aliceAcct); l == nil || strings.Join(l.Groups, ",") != "ai-language,contractors" {
+				t.Fatalf("first sign-in, groups from userinfo: %+v", l)
+			}
+			net.set(c.status, func(r *http.Request) bool { return strings.Contains(r.URL.Path, "userinfo") })
+			e.idp.SignIn(sora)
+			p := oidctest.NewBrowser(t).Follow(e.link(aliceAcct, ""))
+			net.set(0, nil)
+			if p.Status != http.StatusBadGateway || !strings.Contains(p.Body, "Reference: provider-unreachable") || !strings.Contains(p.Body, "/gpu login") {
+				t.Errorf("sign-in while userinfo cannot be reached: %d\n%s", p.Status, p.Body)
+			}
+			if l := e.linked(aliceAcct); l == nil || strings.Join(l.Groups, ",") != "ai-language,contractors" {
+				t.Fatalf("the link after that sign-in: %+v", l)
+			}
+			e.idp.SignIn(sora)
+			if p := oidctest.NewBrowser(t).Follow(e.link(aliceAcct, "")); p.Status != http.StatusOK || !strings.Contains(p.Body, "ai-language, contractors") {
 				t.Fatalf("a new link once the provider is back: %d %s", p.Status, p.Body)
 			}
 		})
