@@ -265,6 +265,17 @@ func TestRefusals(t *testing.T) {
 			e.idp.SetTamper(func(c map[string]any) *mockoidcKeypair { c["aud"] = []string{"another-client"}; return nil })
 			return oidctest.NewBrowser(e.t).Follow(e.link(aliceAcct, ""))
 		}},
+		{"token issued to another client that names this one too", http.StatusForbidden, "token-audience", "It was issued to another-client", func(e *env) oidctest.Response {
+			// OpenID Connect Core 3.1.3.7: where the token names several audiences, the
+			// authorized party (azp) is the client it was issued to.
+			e.idp.SignIn(alice())
+			e.idp.SetTamper(func(c map[string]any) *mockoidcKeypair {
+				c["aud"] = []string{"another-client", e.idp.ClientID}
+				c["azp"] = "another-client"
+				return nil
+			})
+			return oidctest.NewBrowser(e.t).Follow(e.link(aliceAcct, ""))
+		}},
 		{"expired token", http.StatusForbidden, "token-expired", "The identity token had expired", func(e *env) oidctest.Response {
 			e.idp.SignIn(alice())
 			e.idp.SetTamper(func(c map[string]any) *mockoidcKeypair {

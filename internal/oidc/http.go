@@ -255,6 +255,11 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 		refuse(pr, detail)
 		return
 	}
+	if azp := s.otherParty(idt); azp != "" {
+		s.log.Warn("ID token refused", "account", l.Account.String(), "reason", pTokenAudience.Ref, "azp", azp)
+		refuse(pTokenAudience, "It was issued to "+clip(azp, 200)+", not to Quartermaster's client.")
+		return
+	}
 	if subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(derive(c.Value, "nonce", state))) != 1 {
 		refuse(pNonce)
 		return
@@ -542,6 +547,20 @@ func (s *Service) whyInvalid(raw string, err error) (problem, string) {
 		return pTokenSignature, ""
 	}
 	return pTokenInvalid, ""
+}
+
+// otherParty is the client an ID token says it was issued to (its authorized party, azp) where
+// that is not Quartermaster's: a token naming several audiences may name this client among them
+// and still be another's (OpenID Connect Core 3.1.3.7). "" when it is Quartermaster's, or says
+// nothing.
+func (s *Service) otherParty(idt *gooidc.IDToken) string {
+	var c struct {
+		AZP string `json:"azp"`
+	}
+	if err := idt.Claims(&c); err != nil || c.AZP == "" || c.AZP == s.cfg.ClientID {
+		return ""
+	}
+	return c.AZP
 }
 
 func contains(list []string, s string) bool {

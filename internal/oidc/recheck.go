@@ -290,6 +290,9 @@ func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 			if err != nil {
 				return nil, nil, fmt.Errorf("oidc: refreshed ID token: %w", err)
 			}
+			if azp := s.otherParty(idt); azp != "" {
+				return nil, nil, fmt.Errorf("oidc: refreshed ID token: issued to %s, not to this client", azp)
+			}
 			if idt.Subject != l.Subject {
 				return nil, nil, fmt.Errorf("%w: the refreshed ID token is for another subject", errRevoked)
 			}
