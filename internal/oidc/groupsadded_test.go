@@ -102,3 +102,45 @@ func TestAddedToAGroupSinceSigningIn(t *testing.T) {
 		t.Fatalf("request after signing in again: %+v %v", out, err)
 	}
 }
+
+// TestTheTeamOfGroupsNoTeamNamesDoesNotFollowTheirOrder: someone whose groups meet no team of
+// the policy is in a team named after one of them, with the default quota. Providers give
+// groups in no set order (Keycloak's realm roles, Entra ID's group ids), so the same groups in
+// another order, at a re-check or the next sign-in, keep them in the same team: their leases and
+// quota stay in one place.
+func TestTheTeamOfGroupsNoTeamNamesDoesNotFollowTheirOrder(t *testing.T) {
+	pol := directoryGroupsPolicy(t)
+	e := newEnvPolicy(t, pol, time.Minute)
+	ctx := context.Background()
+	teamOf := func() string {
+		t.Helper()
+		id, err := e.svc.Resolve(ctx, "noa@kestrel.example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		team, err := e.svc.TeamFor(id, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return team
+	}
+	noa := oidctest.NewUser("sub-noa", "noa@kestrel.example", "sailing-club", "default-roles-kestrel", "marine-lab")
+	e.login(noa, aliceAcct)
+	first := teamOf()
+	if first != "sailing-club" && first != "marine-lab" {
+		t.Fatalf("team of someone in no listed team's group: %q", first)
+	}
+	noa.SetGroups("marine-lab", "offline_access", "sailing-club")
+	e.clock.Advance(2 * time.Minute)
+	if rep := e.recheck(); rep.Checked != 1 {
+		t.Fatalf("re-check: %+v", rep)
+	}
+	if got := teamOf(); got != first {
+		t.Fatalf("after a re-check that gave the same groups in another order: team %q, was %q", got, first)
+	}
+	noa.SetGroups("sailing-club", "marine-lab")
+	e.login(noa, aliceAcct)
+	if got := teamOf(); got != first {
+		t.Fatalf("after a sign-in that gave them in another order: team %q, was %q", got, first)
+	}
+}

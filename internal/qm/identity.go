@@ -1,6 +1,7 @@
 package qm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -55,8 +56,19 @@ func (s *Service) Resolve(ctx context.Context, user string) (Identity, error) {
 	for _, t := range s.Policy.TeamsOf(groups) {
 		id.Teams = append(id.Teams, t.Name)
 	}
-	if first := policy.FirstTeamGroup(groups); len(id.Teams) == 0 && first != "" {
-		// A team not listed in the policy gets the default quota; it is named after the first group,
+	named := groups
+	if !at.IsZero() {
+		// An identity provider gives groups in no set order (Keycloak's realm roles, Entra ID's
+		// group ids): the same groups in another order, at the next re-check or sign-in, must not
+		// move the person to another team, so its groups are taken in the order of their names.
+		named = slices.Clone(groups)
+		slices.SortFunc(named, func(a, b string) int {
+			return cmp.Or(strings.Compare(policy.NameKey(a), policy.NameKey(b)), strings.Compare(a, b))
+		})
+	}
+	if first := policy.FirstTeamGroup(named); len(id.Teams) == 0 && first != "" {
+		// A team not listed in the policy gets the default quota; it is named after the first group
+		// (of the directory's, as written; of an identity provider's, in the order of their names),
 		// unless that group looks like a listed team's name: team membership comes only from a
 		// team's idp_groups, never from a name that looks alike. Keycloak's built-in roles, which
 		// everyone in the realm has, name no team (policy.BuiltInRole).
