@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/oauth2-proxy/mockoidc"
+
 	"github.com/acme/quartermaster/internal/oidc/oidctest"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
@@ -43,5 +45,21 @@ func TestARotatedRefreshTokenIsKeptWhenTheGroupsCannotBeRead(t *testing.T) {
 		if c[1] == nil {
 			t.Fatalf("alice was told her sign-in was revoked")
 		}
+	}
+}
+
+// TestASignInAfterTheProviderRotatesItsSigningKey: the provider publishes a new signing key and
+// signs with it; the service, which fetched the old key at an earlier sign-in, fetches the new
+// one and the next sign-in goes through.
+func TestASignInAfterTheProviderRotatesItsSigningKey(t *testing.T) {
+	e := newEnv(t, storetest.SQLite(t), time.Hour)
+	e.login(oidctest.NewUser("sub-ines", "ines@globex.example", "ai-vision"), aliceAcct)
+	next, err := mockoidc.RandomKeypair(2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.idp.Keypair = next // published at the provider's keys endpoint, and signing from now on
+	if l := e.login(oidctest.NewUser("sub-oto", "oto@globex.example", "ai-language"), bobAcct); l == nil || l.Email != "oto@globex.example" {
+		t.Fatalf("sign-in after the rotation: %+v", l)
 	}
 }
