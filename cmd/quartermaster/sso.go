@@ -69,6 +69,11 @@ func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.
 		return nil
 	}
 	sso.Queued, sso.Tell = a.Service.SendQueued, a.Service.Tell
+	// The page a sign-in ends on says which teams the groups place the person in.
+	sso.Teams = func(ctx context.Context, email string) ([]string, bool) {
+		id, err := a.Service.Resolve(ctx, email)
+		return id.Teams, err == nil
+	}
 	// A team's first sign-in starts its time-to-first-GPU in the showback.
 	sso.LoggedIn = func(ctx context.Context, email string, at time.Time) {
 		id, err := a.Service.Resolve(ctx, email)

@@ -186,7 +186,7 @@ func TestSSOEndToEnd(t *testing.T) {
 		t.Fatalf("an unlinked request made leases: %v", ls)
 	}
 	page := w.follow(alice, answer)
-	if page.Status != http.StatusOK || !strings.Contains(page.Body, "You are signed in as alice@acme.example") {
+	if page.Status != http.StatusOK || !strings.Contains(page.Body, "You are signed in as alice@acme.example") || !strings.Contains(page.Body, "They place you in team vision.") {
 		t.Fatalf("alice's login page: %d %s", page.Status, page.Body)
 	}
 	answer = w.say(alice, "/gpu request 1 interactive for 1h")

@@ -144,3 +144,26 @@ func TestTheTeamOfGroupsNoTeamNamesDoesNotFollowTheirOrder(t *testing.T) {
 		t.Fatalf("after a sign-in that gave them in another order: team %q, was %q", got, first)
 	}
 }
+
+// TestTheSignInPageSaysWhichTeam: the page a sign-in ends on says, after the groups, which team
+// they place the person in, or, where they place them in none, that they belong to no team yet
+// and whom to ask; so a researcher knows before their first request.
+func TestTheSignInPageSaysWhichTeam(t *testing.T) {
+	pol := directoryGroupsPolicy(t)
+	e := newEnvPolicy(t, pol, time.Hour)
+	e.sso.Teams = func(ctx context.Context, email string) ([]string, bool) {
+		id, err := e.svc.Resolve(ctx, email)
+		return id.Teams, err == nil
+	}
+	e.idp.SignIn(oidctest.NewUser("sub-ravi", "ravi@kestrel.example", "CN=geno-lab,OU=Groups,DC=kestrel", "3f1c9a2e-7b4d-4e2a-9c1d-0a1b2c3d4e5f"))
+	p := oidctest.NewBrowser(t).Follow(e.link(aliceAcct, ""))
+	if p.Status != http.StatusOK || !strings.Contains(p.Body, "They place you in teams genomics-2 and nlp.") {
+		t.Fatalf("page of someone in two teams' groups: %d %s", p.Status, p.Body)
+	}
+	e.idp.SignIn(oidctest.NewUser("sub-mei", "mei@kestrel.example", "cn=all-staff,ou=groups,dc=kestrel", "Kestrel Everyone"))
+	p = oidctest.NewBrowser(t).Follow(e.link(bobAcct, ""))
+	if p.Status != http.StatusOK || !strings.Contains(p.Body, "none of them places you in a team") || !strings.Contains(p.Body, "ask a platform admin") ||
+		!strings.Contains(p.Body, "cn=all-staff,ou=groups,dc=kestrel; Kestrel Everyone.") {
+		t.Fatalf("page of someone in no team's group: %d %s", p.Status, p.Body)
+	}
+}

@@ -327,7 +327,25 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 	lines := []string{fmt.Sprintf("You are signed in as %s, and %s is linked to it.", id.Email, linkedAccount(l))}
 	switch {
 	case len(id.Groups) > 0:
-		lines = append(lines, "Your groups at the identity provider: "+strings.Join(id.Groups, ", ")+".")
+		sep := ", "
+		for _, g := range id.Groups {
+			if strings.Contains(g, ",") { // distinguished names: cn=ml,ou=groups,dc=corp
+				sep = "; "
+			}
+		}
+		lines = append(lines, "Your groups at the identity provider: "+strings.Join(id.Groups, sep)+".")
+		if s.Teams == nil {
+			break
+		}
+		switch teams, ok := s.Teams(context.WithoutCancel(ctx), id.Email); {
+		case !ok:
+		case len(teams) == 0:
+			lines = append(lines, "As none of them places you in a team, you belong to no team yet; ask a platform admin to add one of your groups to a team in Quartermaster's policy.")
+		case len(teams) == 1:
+			lines = append(lines, "They place you in team "+teams[0]+".")
+		default:
+			lines = append(lines, "They place you in teams "+strings.Join(teams[:len(teams)-1], ", ")+" and "+teams[len(teams)-1]+".")
+		}
 	case id.TooMany:
 		s.log.Warn("the identity provider left the groups out of a sign-in: too many groups for a token; filter the groups claim to the groups assigned to the application (docs/sso.md)",
 			"account", l.Account.String(), "email", id.Email, "claim", s.cfg.GroupsClaim)

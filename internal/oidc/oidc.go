@@ -202,6 +202,9 @@ type Service struct {
 	// Owner names this process in its claims on the changes it has to tell (serve: host/pid@start);
 	// New sets one of its own.
 	Owner string
+	// Teams, where set, says which teams the groups a sign-in gave place the person (known by
+	// email) in, for the page it ends on; false when that cannot be told now.
+	Teams func(ctx context.Context, email string) ([]string, bool)
 	// LoggedIn is told of every completed sign-in: who it proved, and when.
 	LoggedIn func(ctx context.Context, email string, at time.Time)
 
