@@ -101,6 +101,14 @@ func TestAddedToAGroupSinceSigningIn(t *testing.T) {
 	if out, err := e.svc.Request(ctx, ask); err != nil || out.Lease.Team != "genomics-2" {
 		t.Fatalf("request after signing in again: %+v %v", out, err)
 	}
+
+	// In no group at all.
+	e.login(oidctest.NewUser("sub-ada", "ada@kestrel.example"), qm.Account{Platform: "discord", User: "880000000000000042"})
+	_, err = e.svc.Request(ctx, qm.LeaseRequest{User: "ada@kestrel.example", GPUs: 1, Class: "nb-t4", Duration: time.Hour})
+	if !errors.As(err, &qe) || !strings.Contains(qe.Message, "belongs to no team") || !strings.Contains(qe.Message, "gave no groups") ||
+		strings.Contains(qe.Message, "the groups the identity provider gave") || qe.Example != "/gpu login" {
+		t.Fatalf("request of someone in no group: %v", err)
+	}
 }
 
 // TestTheTeamOfGroupsNoTeamNamesDoesNotFollowTheirOrder: someone whose groups meet no team of

@@ -85,6 +85,10 @@ func (s *Service) TeamFor(id Identity, asked string) (string, error) { return s.
 
 // teamFor picks the team a request is charged to.
 func (s *Service) teamFor(id Identity, asked string) (string, error) {
+	if len(id.Teams) == 0 && !id.GroupsAt.IsZero() && len(id.Groups) == 0 {
+		return "", Errorf(EFORBIDDEN, "%s belongs to no team: the identity provider gave no groups for you at %s; if you were added to a team's group since, /gpu login reads your groups again, else ask a platform admin to add you to a team's group.",
+			id.User, s.groupsAt(id)).WithExample("/gpu login")
+	}
 	if len(id.Teams) == 0 && !id.GroupsAt.IsZero() {
 		// Groups read from the identity provider may be older than a change made there: signing
 		// in again reads them at once, which is the first thing to try.
