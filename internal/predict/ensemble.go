@@ -296,7 +296,10 @@ func (p *Predictor) scorePoints(ks [nLevels]*kindStats, e *Estimate, w float32) 
 // Taking, request by request, the shortest of ways that each hold their share can hold less
 // than any of them: the shortest bound is the likeliest to be missed. So the bound given is
 // scored too, and while it has fallen short of Coverage by more than guardSlack the way that
-// held most often is given, until the bound given is back within guardBack.
+// held most often is given, until the bound given is back within guardBack. Meanwhile each
+// way's price may take its bounds further past the neighbours' waits (thetaGuarded): where
+// misses come in bursts, as when a burst of one user's requests cannot be told from the rest of
+// the queue, the usual limit is reached before the burst's misses are all counted.
 func (p *Predictor) chooseBound() int {
 	best, closest := -1, boundAsWas
 	for w := range nBounds {
@@ -381,7 +384,11 @@ func (p *Predictor) coverage(w int, miss bool) {
 		return
 	}
 	p.theta[w] += aciRate * (err - (1 - p.cfg.Coverage))
-	p.theta[w] = min(max(p.theta[w], 0), thetaMax+thetaGrowth)
+	growth := float64(thetaGrowth)
+	if p.guarded {
+		growth = thetaGuarded
+	}
+	p.theta[w] = min(max(p.theta[w], 0), thetaMax+growth)
 }
 
 // openEstimate is an estimate whose request was seen waiting: when it was submitted, the bounds

@@ -150,7 +150,8 @@ const (
 	levelRate       = 0.005 // step of the online correction of the quantile boundQuantile reads
 	thetaStart      = 3     // initial price, as -ln λ (λ = 0.05)
 	thetaMax        = 7     // past this (λ under 0.1 %) bounds grow beyond the neighbours' waits ...
-	thetaGrowth     = 4     // ... by up to e² times
+	thetaGrowth     = 4     // ... by up to e⁴ times, ...
+	thetaGuarded    = 6     // ... or e⁶ while the bound given falls short (see chooseBound)
 	maxOpen         = 1 << 17
 	userWindow      = 20  // recent waits remembered per user ...
 	userFeature     = 10  // ... of which the situation reads the last ten

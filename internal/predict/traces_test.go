@@ -103,6 +103,30 @@ func TestTraceSliceCoverage(t *testing.T) {
 	}
 }
 
+// A trace that records no users cannot tell one user's burst of hundreds of requests from the
+// rest of the queue: MetaCentrum with its users erased (as a trace the predictor meets next may
+// be) is the hard case, whose misses all arrive together. The bound given must still cover 88 %
+// of the scored jobs and stay tighter than QBETS's at the same coverage.
+func TestTraceWithoutUsersCoverage(t *testing.T) {
+	name := "METACENTRUM-2009-2.swf.gz"
+	tr, err := ReadTraceFile(filepath.Join(tracesDir(t), name), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range tr.Jobs {
+		tr.Jobs[i].User = ""
+	}
+	rep := Evaluate(tr, name+" (no users)", DefaultTrainFraction)
+	q, m := rep.Results[0], rep.Results[len(rep.Results)-1].Matched
+	t.Logf("coverage %.3f, tightness %.2f; QBETS at matched coverage %.2f", q.P90Coverage, q.P90Tightness, m.Tightness)
+	if q.P90Coverage < 0.88 {
+		t.Errorf("P90 covers %.3f of the scored jobs, want >= 0.88", q.P90Coverage)
+	}
+	if q.P90Tightness >= m.Tightness {
+		t.Errorf("tightness %.2f, QBETS at matched coverage has %.2f", q.P90Tightness, m.Tightness)
+	}
+}
+
 // replayScore replays tr through the predictor and the baselines and returns the predictor's
 // result and the best baseline MAE and band accuracy.
 func replayScore(t *testing.T, tr Trace) (q Result, bestMAE, bestBand float64) {
