@@ -325,6 +325,76 @@ func (b *Backend) Stop(ctx context.Context, l *qm.Lease) error {
 	return errors.Join(errs...)
 }
 
+var (
+	_ qm.GoneNamer = (*Backend)(nil)
+	_ qm.Sweeper   = (*Backend)(nil)
+)
+
+// GoneWords says what became of a live lease's job that squeue no longer lists as this
+// service's. Mostly it is gone (it ended longer ago than slurmctld's MinJobAge); but a job whose
+// comment was changed outside Quartermaster (scontrol update comment=…) is still there, running
+// or waiting under its lease's job name, and its owner reads that, as squeue shows it, rather
+// than that it is gone. Sweep then cancels it.
+func (b *Backend) GoneWords(ref string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, ok := b.uncommented(ctx, ref); ok {
+		return fmt.Sprintf("its job %s is still in Slurm but its comment no longer names its lease (changed outside Quartermaster), so it is no longer watched and is cancelled", ref)
+	}
+	return fmt.Sprintf("its job %s is gone from the scheduler", ref)
+}
+
+// Sweep cancels the job of a live lease that failed because squeue no longer lists its job as
+// this service's, where the job is still there under the lease's job name (its comment changed
+// outside Quartermaster): it would otherwise run on, holding its GPUs, for a lease that is over
+// and no longer billed. A job that is gone or over, or that Slurm now gives the id to another
+// job (a controller started afresh numbers jobs from 1 again), is left alone.
+func (b *Backend) Sweep(ctx context.Context, l *qm.Lease) error {
+	if l.Ref == "" {
+		return nil
+	}
+	if id, ok := b.uncommented(ctx, l.Ref); !ok || id != l.ID {
+		return nil
+	}
+	return b.Cancel(ctx, qm.Job{Lease: l.ID, Ref: l.Ref})
+}
+
+// leaseJobName reads the lease of a job name the service gives its jobs: qm-l-42-<template>.
+var leaseJobName = regexp.MustCompile(`^qm-l-([0-9]+)-`)
+
+// uncommented reads job ref with scontrol and reports whether it is still waiting or running
+// (any task of an array) under a lease's job name, and that lease.
+func (b *Backend) uncommented(ctx context.Context, ref string) (qm.LeaseID, bool) {
+	if _, err := strconv.ParseUint(ref, 10, 64); err != nil {
+		return 0, false
+	}
+	out, err := b.run(ctx, nil, "scontrol", "show", "job", "-o", ref)
+	if err != nil {
+		return 0, false
+	}
+	var id qm.LeaseID
+	live := false
+	for _, line := range strings.Split(string(out), "\n") {
+		kv := parseKeyValues(line)
+		if kv["JobId"] == "" {
+			continue
+		}
+		m := leaseJobName.FindStringSubmatch(kv["JobName"])
+		if m == nil {
+			return 0, false
+		}
+		n, err := strconv.ParseInt(m[1], 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		id = qm.LeaseID(n)
+		if !(SqueueJob{JobID: kv["JobId"], State: kv["JobState"]}).job(id).State.Ended() {
+			live = true
+		}
+	}
+	return id, live
+}
+
 // Cancel cancels one job with scancel.
 func (b *Backend) Cancel(ctx context.Context, j qm.Job) error {
 	if _, err := strconv.ParseUint(j.Ref, 10, 64); err != nil {
