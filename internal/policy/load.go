@@ -160,7 +160,7 @@ func Load(data []byte, source string) (*Policy, error) {
 	}
 	// A value of the wrong kind stops the semantic checks, as the decoder's errors do; the
 	// decoder's own are said only where the shape check found nothing (they would repeat it).
-	problems := shapeOf(&root)
+	problems := shapeOf(&root, data)
 	p := &Policy{Source: source}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

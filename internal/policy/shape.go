@@ -17,9 +17,9 @@ import (
 // word). The examples come from each field's eg tag, written as the field's value in YAML; a map
 // of plain values has an each tag too, an example of one value.
 
-// shapeOf checks the document's root node against the Policy type.
-func shapeOf(root *yaml.Node) []Problem {
-	s := &shaper{budget: new(int)}
+// shapeOf checks the document's root node, read from data, against the Policy type.
+func shapeOf(root *yaml.Node, data []byte) []Problem {
+	s := &shaper{budget: new(int), lines: strings.Split(string(data), "\n")}
 	*s.budget = aliasBudget
 	s.walk(root, reflect.TypeOf(Policy{}), place{})
 	return s.problems
@@ -31,7 +31,8 @@ const aliasBudget = 100000
 
 type shaper struct {
 	problems []Problem
-	budget   *int // nodes left to read through aliases, shared by every shaper of a file
+	budget   *int     // nodes left to read through aliases, shared by every shaper of a file
+	lines    []string // the file's lines, for what a value's node leaves out (splitNames)
 }
 
 // place is where a node stands, in the words of a refusal.
@@ -131,6 +132,9 @@ func (s *shaper) walk(n *yaml.Node, t reflect.Type, pl place) {
 	case t.Kind() == reflect.Slice:
 		if n.Kind == yaml.SequenceNode {
 			s.list(n, t, pl)
+			if t.Elem().Kind() == reflect.String && groupLists[pl.path[strings.LastIndex(pl.path, ".")+1:]] {
+				s.splitNames(n, pl)
+			}
 		} else {
 			s.notList(n, t, pl)
 		}
@@ -157,7 +161,7 @@ func (s *shaper) alias(n *yaml.Node, t reflect.Type, pl place) {
 		return
 	}
 	*s.budget -= size(n.Alias, *s.budget)
-	sub := &shaper{budget: s.budget}
+	sub := &shaper{budget: s.budget, lines: s.lines}
 	sub.walk(n.Alias, t, pl)
 	for _, p := range sub.problems {
 		if p.Line != n.Line {
@@ -240,11 +244,44 @@ func (s *shaper) object(n *yaml.Node, t reflect.Type, pl place) {
 			s.objects(val, f.Type.Elem(), kind, strings.Trim(f.Tag.Get("eg"), "[]"))
 			continue
 		}
+		if whole, next := s.cutName(n, i, fields); next > i+2 {
+			// The value is a distinguished name that the map in braces cut at its commas.
+			s.walk(whole, f.Type, child)
+			i = next - 2
+			continue
+		}
 		s.walk(val, f.Type, child)
 		if f.Type.Kind() == reflect.Map {
 			s.mapValues(val, f, child)
 		}
 	}
+}
+
+// cutName reads a distinguished name written without quotes as the value of a list in a map in
+// braces ({name: ml, idp_groups: cn=ml,ou=groups,dc=corp}), which YAML cuts at its commas: its
+// first part is the value, and each part after it a key of the map without a value. whole is the
+// value as written, and next the index of the key after its last part; next is i+2 where the
+// value at n.Content[i+1] is no such name.
+func (s *shaper) cutName(n *yaml.Node, i int, fields map[string]reflect.StructField) (whole *yaml.Node, next int) {
+	val := n.Content[i+1]
+	f := fields[n.Content[i].Value]
+	if n.Style&yaml.FlowStyle == 0 || f.Type == nil || f.Type.Kind() != reflect.Slice || f.Type.Elem().Kind() != reflect.String ||
+		val.Kind != yaml.ScalarNode || val.Style != 0 || rdnAttr(val.Value) == "" {
+		return val, i + 2
+	}
+	text, prev, next := val.Value, val, i+2
+	for ; next+1 < len(n.Content); next += 2 {
+		k, v := n.Content[next], n.Content[next+1]
+		if _, known := fields[k.Value]; known || k.Kind != yaml.ScalarNode || k.Style != 0 || rdnAttr(k.Value) == "" ||
+			v.Kind != yaml.ScalarNode || v.ShortTag() != "!!null" || v.Value != "" {
+			break
+		}
+		text += s.separator(prev, k) + k.Value
+		prev = k
+	}
+	w := *val
+	w.Value = text
+	return &w, next
 }
 
 // twice refuses each key a map writes twice, and reports whether there was one.
@@ -290,12 +327,18 @@ func (s *shaper) list(n *yaml.Node, t reflect.Type, pl place) {
 func (s *shaper) notList(n *yaml.Node, t reflect.Type, pl place) {
 	eg := pl.example()
 	if n.Kind == yaml.ScalarNode && t.Elem().Kind() == reflect.String {
-		var items []string
+		// The text's pieces between commas, as written, and the names they make: the pieces of
+		// a distinguished name (cn=ml,ou=groups,dc=corp) are one name, in quotes.
 		text := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(n.Value), "["), "]")
-		for _, item := range strings.Split(text, ",") {
-			if item = strings.TrimSpace(item); item != "" {
-				items = append(items, flowText(item))
+		var pieces []string
+		for _, piece := range strings.Split(text, ",") {
+			if strings.TrimSpace(piece) != "" {
+				pieces = append(pieces, piece)
 			}
+		}
+		var items []string
+		for _, r := range nameRuns(pieces) {
+			items = append(items, flowText(strings.TrimSpace(strings.Join(pieces[r[0]:r[1]], ","))))
 		}
 		if len(items) > 0 {
 			key := pl.path[strings.LastIndex(pl.path, ".")+1:]
@@ -303,6 +346,106 @@ func (s *shaper) notList(n *yaml.Node, t reflect.Type, pl place) {
 		}
 	}
 	s.addf(n, "%s must be a list, not %s%s", pl.subject(), written(n), eg)
+}
+
+// rdnRE is one part of an LDAP distinguished name as directories name groups with it: an
+// attribute (cn, ou, dc, o, uid, …, in any case), = and a value (cn=ml-research, OU=Groups).
+var rdnRE = regexp.MustCompile(`(?i)^\s*(cn|ou|dc|o|uid|c|l|st|street)\s*=\s*\S`)
+
+// rdnAttr is the attribute of a part of a distinguished name, in lower case, or "" where piece is
+// no such part.
+func rdnAttr(piece string) string {
+	m := rdnRE.FindStringSubmatch(piece)
+	if m == nil {
+		return ""
+	}
+	return strings.ToLower(m[1])
+}
+
+// nameRuns groups pieces (a text cut at its commas, in order) into the names they were written
+// as, each as the range [from, to) of its pieces: the parts of a distinguished name that follow
+// one another are one name (cn=ml, ou=groups, dc=corp), any other piece a name of its own. A
+// part that names an entry (cn=, uid=, ou=) after one that names the domain or organization a
+// name ends with (dc=, o=, c=) begins another name: cn=a,dc=corp,cn=b,dc=corp is two.
+func nameRuns(pieces []string) [][2]int {
+	var runs [][2]int
+	prev := ""
+	ends := func(a string) bool { return a == "dc" || a == "o" || a == "c" }
+	for i, piece := range pieces {
+		attr := rdnAttr(piece)
+		if attr != "" && prev != "" && !(ends(prev) && !ends(attr)) {
+			runs[len(runs)-1][1] = i + 1
+		} else {
+			runs = append(runs, [2]int{i, i + 1})
+		}
+		prev = attr
+	}
+	return runs
+}
+
+// groupLists are the keys of the lists that name groups: a team's idp_groups and budget_owners,
+// approvals.fallback_approvers, oidc.admins and a directory entry's groups.
+var groupLists = map[string]bool{"idp_groups": true, "budget_owners": true, "fallback_approvers": true, "admins": true, "groups": true}
+
+// splitNames refuses a list of groups in brackets whose entries, without quotes, are the parts of
+// a distinguished name (idp_groups: [cn=ml,ou=groups,dc=corp]): YAML cuts it at its commas into
+// groups nobody is in (cn=ml, ou=groups, dc=corp), and the team would have no members without a
+// word. The example is the list with each such name whole, in quotes.
+func (s *shaper) splitNames(n *yaml.Node, pl place) {
+	if n.Style&yaml.FlowStyle == 0 {
+		return // a list of lines: each line's commas are the name's own
+	}
+	var pieces []string
+	for _, item := range n.Content {
+		if item.Kind != yaml.ScalarNode {
+			return // refused as an entry of the wrong kind
+		}
+		pieces = append(pieces, item.Value)
+	}
+	var items, names, parts []string
+	for _, r := range nameRuns(pieces) {
+		split := r[1]-r[0] > 1
+		for _, item := range n.Content[r[0]:r[1]] {
+			split = split && item.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0
+		}
+		if !split {
+			for _, item := range n.Content[r[0]:r[1]] {
+				items = append(items, flowText(item.Value))
+			}
+			continue
+		}
+		name := pieces[r[0]]
+		for i := r[0] + 1; i < r[1]; i++ {
+			name += s.separator(n.Content[i-1], n.Content[i]) + pieces[i]
+		}
+		items = append(items, flowText(name))
+		names = append(names, strconv.Quote(name))
+		parts = append(parts, pieces[r[0]:r[1]]...)
+	}
+	if len(names) == 0 {
+		return
+	}
+	key := pl.path[strings.LastIndex(pl.path, ".")+1:]
+	s.addf(n, "%s reads %s as %s (%s) that nobody is in, as YAML splits a list in brackets at each comma; write %s in quotes, e.g. %s: [%s]",
+		pl.subject(), JoinList(names, "and"), Count(len(parts), "group", "groups"), JoinList(parts, "and"),
+		Agree(len(names), "the distinguished name", "each distinguished name"), key, strings.Join(items, ", "))
+}
+
+// separator is what the file writes between two entries of a list in brackets, such as ", " or
+// ",": where they are on one line, the text between them; else a comma.
+func (s *shaper) separator(a, b *yaml.Node) string {
+	if a.Line != b.Line || a.Line < 1 || a.Line > len(s.lines) || a.Column < 1 {
+		return ","
+	}
+	line := []rune(s.lines[a.Line-1])
+	from, to := a.Column-1+len([]rune(a.Value)), b.Column-1
+	if to > len(line) || from > to || string(line[a.Column-1:from]) != a.Value {
+		return ","
+	}
+	if sep := string(line[from:to]); strings.TrimSpace(sep) == "," {
+		return sep
+	}
+	return ","
 }
 
 // mapValues checks the values of a map field, each with the field's each example: gpus: {notebook: 2}.
