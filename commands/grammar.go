@@ -67,23 +67,38 @@ type Command struct {
 	channelNote *channelNote
 }
 
-// channelNote is the refusal err of a request that typed a team's channel (typed, of team)
-// without the word team.
+// channelNote is the refusal err of a command that charges a team (a request, a quota request,
+// a job) and typed a team's channel (typed, of team) where the team goes without the word team,
+// or a channel of no team that is one of team's (meant) mistyped.
 type channelNote struct {
-	typed, team string
-	err         *qm.Error
+	typed, meant, team string
+	err                *qm.Error
+}
+
+// chargeNoun is what a command that charges a team is called in a sentence: "a request".
+func chargeNoun(verb string) string {
+	switch verb {
+	case "quota-request":
+		return "a quota request"
+	case "submit":
+		return "a job"
+	}
+	return "a request"
 }
 
 // channelNotTheirs is err, the refusal of c, with its sentence put for an asker who is not in the
-// team whose channel c typed without the word team: the example leaves that team out (the
-// request typed with it would be refused, as typedExample keeps only the asker's teams), so the
-// sentence does not offer it either, but says the asker is not in it and which of their teams a
-// request naming none is charged to, the one the example charges. err as it is otherwise.
+// team whose channel c typed (or mistyped): the example leaves that team out (the command typed
+// with it would be refused, as examples name only the asker's teams), so the sentence does not
+// offer it either, but says the asker is not in it and which of their teams a command naming
+// none is charged to, the one the example charges. err as it is otherwise.
 func channelNotTheirs(c Command, err error) error {
 	n := c.channelNote
 	var e *qm.Error
 	if n == nil || c.Who == nil || len(c.Who.Teams) == 0 || !errors.As(err, &e) || e != n.err {
 		return err
+	}
+	if c.Verb != "request" && c.Verb != "quota-request" && c.Verb != "submit" {
+		return err // a command that charges no team may name any
 	}
 	if slices.ContainsFunc(c.Who.Teams, func(t string) bool { return policy.SameName(t, n.team) }) {
 		return err
@@ -92,8 +107,12 @@ func channelNotTheirs(c Command, err error) error {
 	if len(c.Who.Teams) > 1 {
 		charged = "your first team, " + c.Who.Teams[0]
 	}
-	return &qm.Error{Code: e.Code, Example: e.Example, Message: fmt.Sprintf("%s is the channel of team %s, which you are not in, so a request cannot name it; without a team it is charged to %s.",
-		policy.Quoted(n.typed, 40), n.team, charged)}
+	if n.meant != "" {
+		return &qm.Error{Code: e.Code, Example: e.Example, Message: fmt.Sprintf("%s is the channel of no team, and %s, the nearest, is the channel of team %s, which you are not in, so %s cannot name it; without a team it is charged to %s.",
+			policy.Quoted(n.typed, 40), n.meant, n.team, chargeNoun(c.Verb), charged)}
+	}
+	return &qm.Error{Code: e.Code, Example: e.Example, Message: fmt.Sprintf("%s is the channel of team %s, which you are not in, so %s cannot name it; without a team it is charged to %s.",
+		policy.Quoted(n.typed, 40), n.team, chargeNoun(c.Verb), charged)}
 }
 
 // setTemplate names the template typed: Template is it with A to Z in lower case, as names compare.
@@ -154,6 +173,12 @@ func parseKnowing(text string, p *policy.Policy, templateNames, verbs []string) 
 	if p == nil {
 		return Parse(text)
 	}
+	return parseIn(text, p.ClassNames(), teamChannels(p), teamSet(p), nameKeys(templateNames), verbs)
+}
+
+// teamChannels are the policy's team channels (NameKey, with #, and as Discord passes those that
+// discord.channels maps, <#CHANNEL_ID>) and the team of each ("" for a channel two teams share).
+func teamChannels(p *policy.Policy) map[string]string {
 	channels := map[string]string{}
 	for _, t := range p.Teams {
 		if t.Channel == "" {
@@ -179,7 +204,7 @@ func parseKnowing(text string, p *policy.Policy, templateNames, verbs []string) 
 		}
 		channels[k] = team
 	}
-	return parseIn(text, p.ClassNames(), channels, teamSet(p), nameKeys(templateNames), verbs)
+	return channels
 }
 
 // teamSet is the policy's teams, by name.
@@ -269,19 +294,31 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 		c, err = putRight(fixed, sentence)
 	}
 	if err != nil {
-		if at, name, sentence := accentedName(s.Name, f[n:], known, teams, channels); name != "" {
+		if at, name, sentence, meant := accentedName(s.Name, f[n:], known, teams, channels); name != "" {
 			// A team, class or data class typed with its accents (équipe-vision for team
 			// equipe-vision, fér for class fer, médical for data class medical), or a team's
-			// channel without them (#sante for #santé): read again with the name meant, so that
-			// the refusal's example is the command as meant; a mistake elsewhere is refused as
-			// that mistake, with its own example.
+			// channel without them (#sante for #santé) or mistyped (#vision-gpux): read again
+			// with the name meant, so that the refusal's example is the command as meant; a
+			// mistake elsewhere is refused as that mistake, with its own example.
 			fixed := slices.Clone(f[n:])
-			if k, _, ok := strings.Cut(fixed[at], "="); ok {
+			k, _, kv := strings.Cut(fixed[at], "=")
+			switch {
+			case kv:
 				fixed[at] = k + "=" + name
-			} else {
+			case meant != "" && (s.Name == "request" || s.Name == "quota-request") && (at == 0 || !strings.EqualFold(fixed[at-1], "team")):
+				// The channel where a request's team goes, without the word team: the team
+				// meant after it, as a request names it.
+				fixed = slices.Insert(fixed, at, "team")
+				fixed[at+1] = name
+				sentence = fmt.Sprintf("%s is the channel of no team, and %s names its team after the word team; did you mean team %s, whose channel is %s?",
+					policy.Quoted(unquoted(f[n+at]), 40), chargeNoun(s.Name), name, meant)
+			default:
 				fixed[at] = name
 			}
 			c, err = putRight(fixed, sentence)
+			if e := (*qm.Error)(nil); meant != "" && errors.As(err, &e) && e.Message == sentence {
+				c.channelNote = &channelNote{typed: unquoted(strings.TrimPrefix(f[n+at], k+"=")), meant: meant, team: name, err: e}
+			}
 		} else if at, class := classWhereTeamGoes(s.Name, f[n:], known, teams, false); class != "" {
 			// A class mentioned where a team goes (@kete): said to be a class, with the command
 			// that names it where a class goes, or without it where the command takes no class.
@@ -600,8 +637,9 @@ func namesEnd(verb string, args []string) int {
 // mention, for team harakeke), a class (fér for fer) or
 // a data class after data (médical for medical); or a team's channel typed without the accents
 // the policy gives it (#sante for #santé). It returns the word's index, the name meant (the
-// team, for a channel) and the sentence that refuses the word; "" where there is none.
-func accentedName(verb string, args []string, classes, teams map[string]bool, channels map[string]string) (int, string, string) {
+// team, for a channel), the sentence that refuses the word and, for a channel, the channel
+// meant; "" where there is none.
+func accentedName(verb string, args []string, classes, teams map[string]bool, channels map[string]string) (int, string, string, string) {
 	end := namesEnd(verb, args)
 	for i, w := range args[:end] {
 		k, v, kv := strings.Cut(w, "=")
@@ -621,14 +659,14 @@ func accentedName(verb string, args []string, classes, teams map[string]bool, ch
 			// named without the @, as team harakeke is.
 			afterData := kv && k == "data" || !kv && i > 0 && strings.EqualFold(args[i-1], "data")
 			if teams[folded] && !classes[folded] && (!kv || k == "team") && !afterData {
-				return i, folded, fmt.Sprintf("%s is not a team name; did you mean %s?", q, folded)
+				return i, folded, fmt.Sprintf("%s is not a team name; did you mean %s?", q, folded), ""
 			}
 			// @abyss where a class goes: the class, without the @.
 			if _, teamPlace := teamWord(verb, args, i); teamPlace || afterData || teams == nil {
 				continue
 			}
 			if key := policy.NameKey(folded); classes[key] && !teams[key] && (!kv || k == "class") && (verb == "request" || verb == "estimate" || verb == "quota-request" || kv) {
-				return i, key, fmt.Sprintf("%s is not a class name; did you mean %s?", q, key)
+				return i, key, fmt.Sprintf("%s is not a class name; did you mean %s?", q, key), ""
 			}
 			continue
 		}
@@ -660,7 +698,7 @@ func accentedName(verb string, args []string, classes, teams map[string]bool, ch
 				}
 			}
 			if meant != "" {
-				return i, team, fmt.Sprintf("%s is the channel of no team; did you mean %s, the channel of team %s?", q, meant, team)
+				return i, team, fmt.Sprintf("%s is the channel of no team; did you mean %s, the channel of team %s?", q, meant, team), meant
 			}
 			continue
 		}
@@ -670,14 +708,14 @@ func accentedName(verb string, args []string, classes, teams map[string]bool, ch
 		afterData := kv && k == "data" || !kv && i > 0 && strings.EqualFold(args[i-1], "data")
 		switch {
 		case afterData && policy.ValidDataClass(folded):
-			return i, folded, fmt.Sprintf("%s is not a data class, which is written with the letters a to z, digits, dots, - and _; did you mean %s?", q, folded)
+			return i, folded, fmt.Sprintf("%s is not a data class, which is written with the letters a to z, digits, dots, - and _; did you mean %s?", q, folded), ""
 		case !afterData && teams[folded] && !classes[folded] && (!kv || k == "team"):
-			return i, folded, fmt.Sprintf("%s is not a team name; did you mean %s?", q, folded)
+			return i, folded, fmt.Sprintf("%s is not a team name; did you mean %s?", q, folded), ""
 		case !afterData && classes[folded] && !teams[folded] && (!kv || k == "class"):
-			return i, folded, fmt.Sprintf("%s is not a class name; did you mean %s?", q, folded)
+			return i, folded, fmt.Sprintf("%s is not a class name; did you mean %s?", q, folded), ""
 		}
 	}
-	return 0, "", ""
+	return 0, "", "", ""
 }
 
 // strayQuote finds the first word of a command's args, outside its free-text reason and its
@@ -2254,12 +2292,26 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		twice = bad(c.Verb, "%s is given twice; give it once.", policy.Quoted(tail[0], 40))
 		tail = tail[1:]
 	}
-	var noData *qm.Error // data CLASS, as a request names one, refused once the rest is read
+	var noData *qm.Error  // data CLASS, as a request names one, refused once the rest is read
+	var channel *qm.Error // a team's channel without the word team, refused once the rest is read
 	for i := 0; i < len(tail); i++ {
 		if strings.EqualFold(tail[i], "data") && noData == nil {
 			n := min(2, len(tail)-i)
 			noData = bad(c.Verb, "%s is not part of a quota request, which takes no data class; leave it out.", policy.Quoted(strings.Join(tail[i:i+n], " "), 40))
 			tail = append(tail[:i:i], tail[i+n:]...)
+			i--
+			continue
+		}
+		if t, ok := c.channels[policy.NameKey(tail[i])]; ok && t != "" && channelWord(tail[i]) && (i == 0 || !strings.EqualFold(tail[i-1], "team")) {
+			// #vision-gpu without the word team: a quota request names its team after team,
+			// as a request does; refused once the rest is read, the example naming that team.
+			if c.Team != "" || channel != nil {
+				return c, bad(c.Verb, "%s is given twice; give it once.", policy.Quoted(tail[i], 40))
+			}
+			channel = bad(c.Verb, "%s is a team's channel; a quota request names its team after the word team, like team %s.", policy.Quoted(tail[i], 40), t)
+			c.channelNote = &channelNote{typed: tail[i], team: t, err: channel}
+			c.Team = t
+			tail = append(tail[:i:i], tail[i+1:]...)
 			i--
 			continue
 		}
@@ -2322,6 +2374,9 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 	}
 	if noData != nil {
 		return c, noData
+	}
+	if channel != nil {
+		return c, channel
 	}
 	if swapped != nil {
 		return c, swapped

@@ -262,9 +262,55 @@ func (b *Bot) refuse(ctx context.Context, verb string, err error) bot.Reply {
 		if near != "" {
 			ex = withDataClass(ex, typed, near)
 		}
+		ex = b.askersTeamsOnly(ctx, ex)
 		text += " Example: " + ex
 	}
 	return bot.Reply{Error: true, Ephemeral: true, Text: text}
+}
+
+// askersTeamsOnly is ex, a refusal's example, without the team it names (team T in a request or a
+// quota request, team=T in a job, by the team's name or its channel) where the asker is known and
+// not in that team: the command would be refused, as only a team's members charge it. A command
+// naming none is charged to the asker's first team, as the sentences that leave a team out say.
+func (b *Bot) askersTeamsOnly(ctx context.Context, ex string) string {
+	c, ok := ctx.Value(typedKey{}).(Command)
+	if !ok || c.Who == nil || len(c.Who.Teams) == 0 || b.pol() == nil {
+		return ex
+	}
+	if !strings.HasPrefix(ex, "/gpu request ") && !strings.HasPrefix(ex, "/gpu quota request ") && !strings.HasPrefix(ex, "/gpu submit ") {
+		return ex
+	}
+	channels := teamChannels(b.pol())
+	notTheirs := func(w string) bool {
+		t := policy.NameKey(unquoted(w))
+		if channelWord(unquoted(w)) {
+			if t = channels[t]; t == "" {
+				return false
+			}
+		}
+		if _, ok := b.pol().Team(t); !ok {
+			return false
+		}
+		return !slices.ContainsFunc(c.Who.Teams, func(m string) bool { return policy.SameName(m, t) })
+	}
+	ws := words(ex)
+	out := make([]string, 0, len(ws))
+	submit := strings.HasPrefix(ex, "/gpu submit ")
+	for i := 0; i < len(ws); i++ {
+		w := ws[i]
+		if k, v, kv := strings.Cut(w, "="); submit && kv && strings.EqualFold(k, "team") && notTheirs(v) {
+			continue
+		}
+		if !submit && strings.EqualFold(w, "team") && i+1 < len(ws) && notTheirs(ws[i+1]) {
+			i++
+			continue
+		}
+		out = append(out, w)
+	}
+	if len(out) == len(ws) {
+		return ex
+	}
+	return typedWords(out)
 }
 
 // fail is refuse for a command's own failure.

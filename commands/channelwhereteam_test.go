@@ -1,0 +1,125 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+)
+
+// channelPolicies are policies with team channels, each with someone in one team (own, with its
+// channel) and a team they are not in (other, with its channel), and a class both teams hold.
+var channelPolicies = []struct{ policy, user, own, ownChannel, other, otherChannel, otherUser, class string }{
+	{"testdata/fjord.yaml", "kari@fjord.example", "ml-infra2", "#infra-gpu", "computational-linguistics-research", "#clr-gpu", "sigrid@fjord.example", "scratchpad"},
+	{"testdata/harbor.yaml", "wiremu@harbor.example", "seismic", "#quake-lab", "kelp", "#kelp-forest", "tane@harbor.example", "bench"},
+	{"testdata/tokyo.yaml", "haru@sakura.example", "proteomics", "#proteomics", "vision-lab", "#vision-lab", "sora@sakura.example", "jupyter"},
+}
+
+// notOffered fails where a refusal's example names team (as team T or team=T) for someone not in
+// it: a request naming it would be refused.
+func notOffered(t *testing.T, line, ex, team string) {
+	t.Helper()
+	for _, w := range strings.Fields(ex) {
+		if w == team || w == "team="+team {
+			t.Errorf("%s: example %q names team %s, which the asker is not in", line, ex, team)
+		}
+	}
+}
+
+// A quota request that names a team by its channel where the team goes, without the word team,
+// is refused as a request is: the channel is said to be a team's, not taken for a length; the
+// example names the team after the word team for someone in it, and leaves it out (saying so)
+// for someone who is not.
+func TestAQuotaRequestWithATeamsChannelIsReadAsARequestReadsIt(t *testing.T) {
+	for _, tc := range channelPolicies {
+		t.Run(tc.policy, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			for _, line := range []string{
+				"/gpu quota request +1 " + tc.class + " " + tc.ownChannel + " because a deadline",
+				"/gpu quota request +1 " + tc.class + " for 1w " + tc.ownChannel + " because a deadline",
+			} {
+				r := h.say(tc.user, line)
+				if strings.Contains(r.Text, "not a duration") || !strings.Contains(r.Text, "team "+tc.own+". Example:") {
+					t.Errorf("%s: %q; want the channel said to name team %s", line, r.Text, tc.own)
+				}
+				if ex := exampleIn(t, r); !strings.Contains(ex, " team "+tc.own+" ") {
+					t.Errorf("%s: example %q; want it to name team %s", line, ex, tc.own)
+				}
+				refusedWithAWorkingExample(t, h, tc.user, line, tc.ownChannel)
+			}
+			line := "/gpu quota request +1 " + tc.class + " " + tc.otherChannel + " because a deadline"
+			r := h.say(tc.user, line)
+			if !strings.Contains(r.Text, "channel of team "+tc.other+", which you are not in") {
+				t.Errorf("%s: %q; want it to say the asker is not in team %s", line, r.Text, tc.other)
+			}
+			notOffered(t, line, exampleIn(t, r), tc.other)
+			refusedWithAWorkingExample(t, h, tc.user, line, "which you are not in")
+		})
+	}
+}
+
+// A team's channel mistyped by a letter where a request's team goes, without the word team, is
+// refused speaking of the channel typed and the one meant, not of a word the user never typed;
+// with the word team or without it, someone not in the team meant is told so, and the example,
+// which leaves that team out, agrees.
+func TestAMistypedChannelInARequestSpeaksOfTheChannelTyped(t *testing.T) {
+	for _, tc := range channelPolicies {
+		t.Run(tc.policy, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			for _, verb := range []string{"/gpu request 1 " + tc.class + " for 2h", "/gpu quota request +1 " + tc.class} {
+				for _, team := range []string{"", "team "} {
+					tail := ""
+					if strings.HasPrefix(verb, "/gpu quota") {
+						tail = " because a deadline"
+					}
+					// Someone in the team whose channel is mistyped: offered that team.
+					line := verb + " " + team + tc.otherChannel + "x" + tail
+					r := h.say(tc.otherUser, line)
+					msg, ex, _ := strings.Cut(r.Text, " Example: ")
+					if !strings.Contains(msg, `"`+tc.otherChannel+`x"`) || !strings.Contains(msg, "did you mean") || strings.Contains(msg, "not part of") {
+						t.Errorf("%s: %q; want the channel typed and the one meant", line, msg)
+					}
+					if !strings.Contains(ex, " team "+tc.other) {
+						t.Errorf("%s: example %q; want team %s", line, ex, tc.other)
+					}
+					refusedWithAWorkingExample(t, h, tc.otherUser, line, tc.otherChannel)
+					// Someone not in it: told so, and neither sentence nor example offers it.
+					r = h.say(tc.user, line)
+					msg, ex, _ = strings.Cut(r.Text, " Example: ")
+					if !strings.Contains(msg, `"`+tc.otherChannel+`x"`) || !strings.Contains(msg, "which you are not in") || strings.Contains(msg, "did you mean") {
+						t.Errorf("%s: %q; want it to say the asker is not in team %s", line, msg, tc.other)
+					}
+					notOffered(t, line, ex, tc.other)
+					refusedWithAWorkingExample(t, h, tc.user, line, "which you are not in")
+				}
+			}
+		})
+	}
+}
+
+// A job that names another team by its channel (team=#channel) and is refused for another
+// mistake gives an example without that team, which is accepted; someone in it keeps it.
+func TestAJobNamingAnotherTeamsChannelGivesAnExampleWithoutIt(t *testing.T) {
+	for _, tc := range channelPolicies {
+		t.Run(tc.policy, func(t *testing.T) {
+			h := templatesOn(t, tc.policy)
+			for _, tail := range []string{"for=xyz", "class=" + tc.class + "x", "class=" + tc.class + " team=" + tc.otherChannel, `"`, "team=" + tc.otherChannel + "x"} {
+				line := "/gpu submit cuda-smoke team=" + tc.otherChannel + " " + tail
+				r := h.say(tc.user, line)
+				if !r.Error {
+					t.Fatalf("%s: accepted: %q", line, r.Text)
+				}
+				notOffered(t, line, exampleIn(t, r), tc.other)
+				if strings.Contains(exampleIn(t, r), tc.otherChannel) {
+					t.Errorf("%s: example %q names the channel of team %s", line, exampleIn(t, r), tc.other)
+				}
+				if rr := h.say(tc.user, exampleIn(t, r)); rr.Error {
+					t.Errorf("%s: its example %q is refused: %s", line, exampleIn(t, r), rr.Text)
+				}
+				// For someone in that team, the example keeps it.
+				r = h.say(tc.otherUser, line)
+				if ex := exampleIn(t, r); !strings.Contains(ex, "team="+tc.other) && !strings.Contains(ex, "team="+tc.otherChannel) {
+					t.Errorf("%s: example %q; want it to keep team %s", line, ex, tc.other)
+				}
+			}
+		})
+	}
+}
