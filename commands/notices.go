@@ -679,7 +679,7 @@ func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		case qm.UnjudgedUnknownGPU:
 			base = bot.Reply{Text: fmt.Sprintf("%s reports a GPU its topology does not list, and %s (%s) may work on it, so whether %s is idle cannot be judged; it will not be reclaimed for idleness until the node's agent sends a topology that lists that GPU.", l.Node, id, l.User, id)}
 		case qm.UnjudgedUnplacedBusy:
-			base = bot.Reply{Text: fmt.Sprintf("%s (%s on %s) has no process on any GPU, while a GPU of its node is busy with no job's process (a graphics or MPS client, or a process the agent could not map), so it cannot be told whose work that is, nor whether %s is idle; it will not be reclaimed for idleness while that lasts.", id, l.User, l.Node, id)}
+			base = bot.Reply{Text: fmt.Sprintf("%s (%s on %s) has no process on any GPU, while a GPU of its node is busy with no job's process (one the node's agent could not map to its job, as when the agent is not in the host's PID namespace or /proc is mounted with hidepid; one that runs outside any job; or a graphics or MPS client on a driver that does not list them), so it cannot be told whose work that is, nor whether %s is idle; it will not be reclaimed for idleness while that lasts.", id, l.User, l.Node, id)}
 		default:
 			base = bot.Reply{Text: fmt.Sprintf("No GPU telemetry for %s (%s on %s), so it cannot be checked for idleness; it will not be reclaimed until telemetry returns.", id, l.User, l.Node)}
 		}
