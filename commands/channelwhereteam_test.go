@@ -123,3 +123,63 @@ func TestAJobNamingAnotherTeamsChannelGivesAnExampleWithoutIt(t *testing.T) {
 		})
 	}
 }
+
+// A team named where a request, quota request or job takes one, otherwise than as the command
+// names it (its name without the word team, as a mention, with a #, in capitals), is refused with
+// a sentence that agrees with the example: for someone in the team both name it; for someone not
+// in it, the sentence says so and neither offers it. The example typed back is accepted.
+func TestATeamNamedOtherwiseAgreesWithItsExample(t *testing.T) {
+	for _, tc := range channelPolicies {
+		t.Run(tc.policy, func(t *testing.T) {
+			h := templatesOn(t, tc.policy)
+			for _, form := range []string{"@" + tc.other, "#" + tc.other, tc.other, "@" + strings.ToUpper(tc.other)} {
+				for _, line := range []string{
+					"/gpu request 1 " + tc.class + " for 2h " + form,
+					"/gpu request 1 " + tc.class + " for 2h team " + form,
+					"/gpu quota request +1 " + tc.class + " " + form + " because a deadline",
+					"/gpu quota request +1 " + tc.class + " team " + form + " because a deadline",
+					"/gpu submit cuda-smoke team=" + form,
+				} {
+					r := h.say(tc.user, line)
+					if !r.Error {
+						t.Errorf("%s: accepted for someone not in team %s: %q", line, tc.other, r.Text)
+						continue
+					}
+					msg, ex, _ := strings.Cut(r.Text, " Example: ")
+					if strings.Contains(msg, "did you mean") || strings.Contains(msg, "like team") {
+						t.Errorf("%s: %q; want no team offered that the example leaves out", line, msg)
+					}
+					notOffered(t, line, ex, tc.other)
+					if rr := h.say(tc.user, ex); rr.Error {
+						t.Errorf("%s: its example %q is refused: %s", line, ex, rr.Text)
+					}
+					if r := h.say(tc.otherUser, line); r.Error {
+						if ex := exampleIn(t, r); !strings.Contains(ex, "team "+tc.other) && !strings.Contains(ex, "team="+tc.other) {
+							t.Errorf("%s: example %q; want it to name team %s for someone in it", line, ex, tc.other)
+						}
+						refusedWithAWorkingExample(t, h, tc.otherUser, line, "")
+					}
+				}
+			}
+		})
+	}
+}
+
+// An estimate takes no team: a team named after its length (by its channel, mistyped or not, its
+// mention or its name) is refused as no part of an estimate, not as a length, and the example
+// keeps the length typed.
+func TestAnEstimateNamingATeamIsToldItTakesNone(t *testing.T) {
+	for _, tc := range channelPolicies {
+		t.Run(tc.policy, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			for _, form := range []string{tc.otherChannel, tc.otherChannel + "x", "@" + tc.other, tc.other, tc.ownChannel} {
+				line := "/gpu estimate 1 " + tc.class + " 3h " + form
+				r := h.say(tc.user, line)
+				if !strings.Contains(r.Text, `"`+form+`" is not part of an estimate`) || !strings.HasSuffix(r.Text, " 3h") {
+					t.Errorf("%s: %q; want the team's word said to be no part of an estimate, the length kept", line, r.Text)
+				}
+				refusedWithAWorkingExample(t, h, tc.user, line, "not part of an estimate")
+			}
+		})
+	}
+}

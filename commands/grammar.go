@@ -69,9 +69,11 @@ type Command struct {
 
 // channelNote is the refusal err of a command that charges a team (a request, a quota request,
 // a job) and typed a team's channel (typed, of team) where the team goes without the word team,
-// or a channel of no team that is one of team's (meant) mistyped.
+// or a channel of no team that is one of team's (meant) mistyped; or, where name, that typed the
+// team otherwise than as the command names it (its name without the word team, @team, #team).
 type channelNote struct {
 	typed, meant, team string
+	name               bool
 	err                *qm.Error
 }
 
@@ -106,6 +108,10 @@ func channelNotTheirs(c Command, err error) error {
 	charged := "your team " + c.Who.Teams[0]
 	if len(c.Who.Teams) > 1 {
 		charged = "your first team, " + c.Who.Teams[0]
+	}
+	if n.name {
+		return &qm.Error{Code: e.Code, Example: e.Example, Message: fmt.Sprintf("%s names team %s, which you are not in, so %s cannot name it; without a team it is charged to %s.",
+			policy.Quoted(n.typed, 40), n.team, chargeNoun(c.Verb), charged)}
 	}
 	if n.meant != "" {
 		return &qm.Error{Code: e.Code, Example: e.Example, Message: fmt.Sprintf("%s is the channel of no team, and %s, the nearest, is the channel of team %s, which you are not in, so %s cannot name it; without a team it is charged to %s.",
@@ -294,7 +300,7 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 		c, err = putRight(fixed, sentence)
 	}
 	if err != nil {
-		if at, name, sentence, meant := accentedName(s.Name, f[n:], known, teams, channels); name != "" {
+		if at, name, sentence, meant := accentedName(s.Name, f[n:], known, teams, channels); name != "" && !(s.Name == "estimate" && (meant != "" || teams[name])) {
 			// A team, class or data class typed with its accents (équipe-vision for team
 			// equipe-vision, fér for class fer, médical for data class medical), or a team's
 			// channel without them (#sante for #santé) or mistyped (#vision-gpux): read again
@@ -302,22 +308,30 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 			// mistake elsewhere is refused as that mistake, with its own example.
 			fixed := slices.Clone(f[n:])
 			k, _, kv := strings.Cut(fixed[at], "=")
+			// The word names a team (by its channel, mistyped or not, its mention, or its name
+			// with accents), not a class or a data class.
+			afterData := kv && strings.EqualFold(k, "data") || !kv && at > 0 && strings.EqualFold(fixed[at-1], "data")
+			isTeam := (meant != "" || teams[name]) && !afterData && (!kv || strings.EqualFold(k, "team")) && (meant != "" || !known[name] || channelWord(unquoted(f[n+at])))
 			switch {
 			case kv:
 				fixed[at] = k + "=" + name
-			case meant != "" && (s.Name == "request" || s.Name == "quota-request") && (at == 0 || !strings.EqualFold(fixed[at-1], "team")):
-				// The channel where a request's team goes, without the word team: the team
-				// meant after it, as a request names it.
+			case isTeam && (s.Name == "request" || s.Name == "quota-request") && (at == 0 || !strings.EqualFold(fixed[at-1], "team")):
+				// The team, by its channel mistyped, as a mention or as a channel, where a
+				// request's team goes without the word team: the team meant after it, as a
+				// request names it.
 				fixed = slices.Insert(fixed, at, "team")
 				fixed[at+1] = name
-				sentence = fmt.Sprintf("%s is the channel of no team, and %s names its team after the word team; did you mean team %s, whose channel is %s?",
-					policy.Quoted(unquoted(f[n+at]), 40), chargeNoun(s.Name), name, meant)
+				typed := policy.Quoted(unquoted(f[n+at]), 40)
+				sentence = fmt.Sprintf("%s is not a team name, and %s names its team after the word team; did you mean team %s?", typed, chargeNoun(s.Name), name)
+				if meant != "" {
+					sentence = fmt.Sprintf("%s is the channel of no team, and %s names its team after the word team; did you mean team %s, whose channel is %s?", typed, chargeNoun(s.Name), name, meant)
+				}
 			default:
 				fixed[at] = name
 			}
 			c, err = putRight(fixed, sentence)
-			if e := (*qm.Error)(nil); meant != "" && errors.As(err, &e) && e.Message == sentence {
-				c.channelNote = &channelNote{typed: unquoted(strings.TrimPrefix(f[n+at], k+"=")), meant: meant, team: name, err: e}
+			if e := (*qm.Error)(nil); isTeam && errors.As(err, &e) && e.Message == sentence {
+				c.channelNote = &channelNote{typed: unquoted(strings.TrimPrefix(f[n+at], k+"=")), meant: meant, team: name, name: meant == "", err: e}
 			}
 		} else if at, class := classWhereTeamGoes(s.Name, f[n:], known, teams, false); class != "" {
 			// A class mentioned where a team goes (@kete): said to be a class, with the command
@@ -699,6 +713,10 @@ func accentedName(verb string, args []string, classes, teams map[string]bool, ch
 			}
 			if meant != "" {
 				return i, team, fmt.Sprintf("%s is the channel of no team; did you mean %s, the channel of team %s?", q, meant, team), meant
+			}
+			if t := policy.NameKey(strings.TrimPrefix(folded, "#")); teams[t] && !classes[t] {
+				// #vision: a team's name written as a channel is.
+				return i, t, fmt.Sprintf("%s is the channel of no team; did you mean team %s?", q, t), ""
 			}
 			continue
 		}
@@ -1825,6 +1843,17 @@ func parseRequest(c Command, args []string) (Command, error) {
 					continue
 				}
 			}
+			if c.teams[la] && !c.classes[la] && !seen["team"] {
+				// A team's name without the word team: a request names its team after team.
+				e := bad("request", "%s is a team; a request names its team after the word team, like team %s.", policy.Quoted(a, 40), la)
+				if first == nil {
+					c.channelNote = &channelNote{typed: a, team: la, name: true, err: e}
+				}
+				note(e)
+				seen["team"] = true
+				c.Team = la
+				continue
+			}
 			if !seen["gpus"] && c.Class == "" && numberLike(a) && !c.classes[la] {
 				// 0x10, 2k, ٢: where the number of GPUs goes, and no class's name, which begins with a letter.
 				note(bad("request", "%s is not a whole number of GPUs.", policy.Quoted(a, 40)))
@@ -2132,8 +2161,11 @@ func parseEstimate(c Command, args []string) (Command, error) {
 	// example.
 	var requestWords *qm.Error
 	for i := 1; i < len(rest); i++ {
-		switch strings.ToLower(rest[i]) {
-		case "team", "data", "template":
+		// A team, as a request's team is named without the word team (its channel, mistyped
+		// or not, its mention, its name), is no part of a duration either.
+		t := policy.NameKey(strings.TrimLeft(rest[i], "@#"))
+		switch w := strings.ToLower(rest[i]); {
+		case w == "team", w == "data", w == "template", channelWord(rest[i]), c.teams[t] && !c.classes[t]:
 			requestWords = bad("estimate", "%s is not part of an estimate, which takes a number of GPUs, a class, a duration and exclusive; leave it out.", policy.Quoted(strings.Join(rest[i:], " "), 60))
 			rest = rest[:i]
 		}
@@ -2302,14 +2334,25 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 			i--
 			continue
 		}
-		if t, ok := c.channels[policy.NameKey(tail[i])]; ok && t != "" && channelWord(tail[i]) && (i == 0 || !strings.EqualFold(tail[i-1], "team")) {
-			// #vision-gpu without the word team: a quota request names its team after team,
-			// as a request does; refused once the rest is read, the example naming that team.
+		t, ok := c.channels[policy.NameKey(tail[i])]
+		ok = ok && t != "" && channelWord(tail[i])
+		byName := !ok && c.teams[policy.NameKey(tail[i])] && !c.classes[policy.NameKey(tail[i])]
+		if byName {
+			t = policy.NameKey(tail[i])
+		}
+		if (ok || byName) && (i == 0 || !strings.EqualFold(tail[i-1], "team")) {
+			// #vision-gpu, or vision, without the word team: a quota request names its team
+			// after team, as a request does; refused once the rest is read, the example naming
+			// that team.
 			if c.Team != "" || channel != nil {
 				return c, bad(c.Verb, "%s is given twice; give it once.", policy.Quoted(tail[i], 40))
 			}
-			channel = bad(c.Verb, "%s is a team's channel; a quota request names its team after the word team, like team %s.", policy.Quoted(tail[i], 40), t)
-			c.channelNote = &channelNote{typed: tail[i], team: t, err: channel}
+			if byName {
+				channel = bad(c.Verb, "%s is a team; a quota request names its team after the word team, like team %s.", policy.Quoted(tail[i], 40), t)
+			} else {
+				channel = bad(c.Verb, "%s is a team's channel; a quota request names its team after the word team, like team %s.", policy.Quoted(tail[i], 40), t)
+			}
+			c.channelNote = &channelNote{typed: tail[i], team: t, name: byName, err: channel}
 			c.Team = t
 			tail = append(tail[:i:i], tail[i+1:]...)
 			i--
