@@ -84,7 +84,9 @@ func TestAReportOfATeamTypedWithItsAccentsNamesTheTeamMeant(t *testing.T) {
 		{"aminata@baobab.example", "/gpu report this week équipe-vision", `There is no team "équipe-vision"; did you mean equipe-vision?`, "/gpu report 2026-W49 equipe-vision"},
 		{"aminata@baobab.example", "/gpu report Équipe-Vision", `There is no team "Équipe-Vision"; did you mean equipe-vision?`, "/gpu report 2026-W49 equipe-vision"},
 		{"ops@baobab.example", "/gpu report this week #sante", `"#sante" is the channel of no team; did you mean #santé, the channel of team sante-donnees?`, "/gpu report 2026-W49 sante-donnees"},
-		{"awa@baobab.example", "/gpu report #sante", `"#sante" is the channel of no team; did you mean #santé, the channel of team sante-donnees?`, "/gpu report 2026-W49"},
+		// Someone who does not see that team's showback is not offered it: the sentence, as the
+		// example, says the report is of their own use.
+		{"awa@baobab.example", "/gpu report #sante", `"#sante" is the channel of no team, and #santé is the channel of team sante-donnees, which you do not see the showback of, so the report is of your own use.`, "/gpu report 2026-W49"},
 	} {
 		r := h.say(x.who, x.ask)
 		msg, ex, ok := strings.Cut(r.Text, " Example: ")

@@ -183,3 +183,62 @@ func TestAnEstimateNamingATeamIsToldItTakesNone(t *testing.T) {
 		})
 	}
 }
+
+// /gpu report with a team named otherwise (its mention, its channel mistyped, its name mistyped)
+// offers that team, in its sentence and its example alike, only to someone who sees its
+// showback (one of its budget owners); anyone else is told the report is of their own use, and
+// the example, which leaves the team out, is accepted.
+func TestAReportOfATeamNamedOtherwiseOffersItOnlyToWhoSeesIt(t *testing.T) {
+	for _, tc := range []struct{ policy, user, owner, team, channel string }{
+		{"testdata/fjord.yaml", "kari@fjord.example", "tor@fjord.example", "computational-linguistics-research", "#clr-gpu"},
+		{"testdata/harbor.yaml", "wiremu@harbor.example", "tane@harbor.example", "kelp", "#kelp-forest"},
+		{"testdata/tokyo.yaml", "haru@sakura.example", "yuki@sakura.example", "vision-lab", "#vision-lab"},
+	} {
+		t.Run(tc.policy, func(t *testing.T) {
+			h, _ := reportsOn(t, tc.policy)
+			mustOK(t, h.say(tc.user, "/gpu list")) // a report's history begins with the first lease
+			for _, form := range []string{"@" + tc.team, tc.channel + "x", tc.team + "x"} {
+				line := "/gpu report " + form
+				r := h.say(tc.user, line)
+				msg, ex, _ := strings.Cut(r.Text, " Example: ")
+				if strings.Contains(msg, "did you mean") || !strings.Contains(msg, "your own use") {
+					t.Errorf("%s: %q; want no team offered whose showback the asker does not see", line, msg)
+				}
+				if strings.HasSuffix(ex, " "+tc.team) {
+					t.Errorf("%s: example %q names team %s", line, ex, tc.team)
+				}
+				refusedWithAWorkingExample(t, h, tc.user, line, "your own use")
+				r = h.say(tc.owner, line)
+				if msg, ex, _ := strings.Cut(r.Text, " Example: "); !strings.Contains(msg, "did you mean") || !strings.HasSuffix(ex, " "+tc.team) {
+					t.Errorf("%s: %q; want the team offered to its budget owner, in the sentence and the example", line, r.Text)
+				}
+			}
+		})
+	}
+}
+
+// A command that takes no words (/gpu approvals, /gpu list) given a team, in whatever form,
+// quotes the words as typed (a quoted one once, a mention with its @), never a word put right
+// that the user did not type.
+func TestACommandWithoutWordsQuotesATeamAsTyped(t *testing.T) {
+	for _, tc := range channelPolicies {
+		t.Run(tc.policy, func(t *testing.T) {
+			h := newHarnessOn(t, tc.policy)
+			for _, verb := range []string{"approvals", "list"} {
+				for form, quoted := range map[string]string{
+					`"` + tc.otherChannel + `"`: `"` + tc.otherChannel + `"`,
+					"@" + tc.other:              `"@` + tc.other + `"`,
+					tc.otherChannel + "x":       `"` + tc.otherChannel + `x"`,
+					"#" + tc.other:              `"#` + tc.other + `"`,
+				} {
+					line := "/gpu " + verb + " " + form
+					r := h.say(tc.user, line)
+					if !strings.Contains(r.Text, "takes no arguments, but got "+quoted+".") {
+						t.Errorf("%s: %q; want the word quoted as typed, %s", line, r.Text, quoted)
+					}
+					refusedWithAWorkingExample(t, h, tc.user, line, "takes no arguments")
+				}
+			}
+		})
+	}
+}

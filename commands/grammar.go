@@ -77,6 +77,16 @@ type channelNote struct {
 	err                *qm.Error
 }
 
+// takesTeam reports whether the command verb takes a team, so that a team typed otherwise than
+// as it names one is read as that team (elsewhere it is refused as typed).
+func takesTeam(verb string) bool {
+	switch verb {
+	case "request", "quota-request", "submit", "quota", "report":
+		return true
+	}
+	return false
+}
+
 // chargeNoun is what a command that charges a team is called in a sentence: "a request".
 func chargeNoun(verb string) string {
 	switch verb {
@@ -300,7 +310,7 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 		c, err = putRight(fixed, sentence)
 	}
 	if err != nil {
-		if at, name, sentence, meant := accentedName(s.Name, f[n:], known, teams, channels); name != "" && !(s.Name == "estimate" && (meant != "" || teams[name])) {
+		if at, name, sentence, meant := accentedName(s.Name, f[n:], known, teams, channels); name != "" && !((meant != "" || teams[name]) && !takesTeam(s.Name)) {
 			// A team, class or data class typed with its accents (équipe-vision for team
 			// equipe-vision, fér for class fer, médical for data class medical), or a team's
 			// channel without them (#sante for #santé) or mistyped (#vision-gpux): read again

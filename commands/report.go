@@ -283,16 +283,32 @@ func (b *Bot) mentionInReport(ctx context.Context, req bot.Request, svc *showbac
 // admin, or one of its budget owners), else without it (their own use).
 func (b *Bot) reportExample(ctx context.Context, req bot.Request, week showback.Week, team string) string {
 	example := "/gpu report " + week.String()
-	if team != "" && (b.Svc.IsPlatformAdmin(ctx, req.User) || slices.Contains(b.Svc.OwnedTeams(ctx, req.User), team)) {
+	if team != "" && b.seesShowback(ctx, req.User, team) {
 		example += " " + team
 	}
 	return example
 }
 
+// seesShowback reports whether user may see team's showback: a platform admin, or one of its
+// budget owners.
+func (b *Bot) seesShowback(ctx context.Context, user, team string) bool {
+	return b.Svc.IsPlatformAdmin(ctx, user) || slices.Contains(b.Svc.OwnedTeams(ctx, user), team)
+}
+
+// notSeen is the end of a sentence that names team, the one meant, to someone who may not see its
+// showback, as the example (their own use) leaves it out.
+func notSeen(team string) string {
+	return fmt.Sprintf("team %s, which you do not see the showback of, so the report is of your own use", team)
+}
+
 // teamTypo refuses typed, a team of /gpu report mistyped (one letter or digit off), naming near,
-// the team meant; the example is the report of week with that team where the asker may see it.
+// the team meant, where the asker may see its report (else saying the report is of their own
+// use); the example is the report of week with that team where the asker may see it.
 func (b *Bot) teamTypo(ctx context.Context, req bot.Request, typed, near string, week showback.Week) []bot.Reply {
 	text := fmt.Sprintf("There is no team %s; did you mean %s?", policy.Quoted(typed, 40), near)
+	if !b.seesShowback(ctx, req.User, near) {
+		text = fmt.Sprintf("There is no team %s, and the nearest is %s.", policy.Quoted(typed, 40), notSeen(near))
+	}
 	return []bot.Reply{{Error: true, Ephemeral: true, Text: text + " Example: " + b.reportExample(ctx, req, week, near)}}
 }
 
@@ -307,15 +323,35 @@ func (b *Bot) teamMeant(ctx context.Context, req bot.Request, typed, report stri
 		return nil
 	}
 	team, channel := p.TeamMeant(typed)
+	if team == "" && strings.HasPrefix(typed, "#") {
+		// #vision-gpux: a team's channel mistyped by a letter.
+		channels := teamChannels(p)
+		var named []string
+		for ch, t := range channels {
+			if t != "" && strings.HasPrefix(ch, "#") {
+				named = append(named, ch)
+			}
+		}
+		slices.Sort(named)
+		if near := nearest(policy.NameKey(typed), named); near != "" {
+			team, channel = channels[near], near
+		}
+	}
 	if team == "" {
 		return nil
 	}
+	sees := b.seesShowback(ctx, req.User, team)
 	text := fmt.Sprintf("There is no team %s; did you mean %s?", policy.Quoted(typed, 40), team)
-	if channel != "" {
+	switch {
+	case channel != "" && sees:
 		text = fmt.Sprintf("%s is the channel of no team; did you mean %s, the channel of team %s?", policy.Quoted(typed, 40), channel, team)
+	case channel != "":
+		text = fmt.Sprintf("%s is the channel of no team, and %s is the channel of %s.", policy.Quoted(typed, 40), channel, notSeen(team))
+	case !sees:
+		text = fmt.Sprintf("There is no team %s; it means %s.", policy.Quoted(typed, 40), notSeen(team))
 	}
 	example := report
-	if b.Svc.IsPlatformAdmin(ctx, req.User) || slices.Contains(b.Svc.OwnedTeams(ctx, req.User), team) {
+	if sees {
 		example += " " + team
 	}
 	return []bot.Reply{{Error: true, Ephemeral: true, Text: text + " Example: " + example}}

@@ -353,7 +353,7 @@ func UsageHint(specs []*Spec) string {
 
 func noArgs(c Command, args []string) (Command, error) {
 	if len(args) > 0 {
-		return c, bad(c.Verb, "/gpu %s takes no arguments, but got %s.", c.Verb, policy.Quoted(strings.Join(args, " "), 40))
+		return c, bad(c.Verb, "/gpu %s takes no arguments, but got %s.", c.Verb, policy.Quoted(strings.Join(unquotedWords(args), " "), 40))
 	}
 	return c, nil
 }
