@@ -242,3 +242,31 @@ func TestACommandWithoutWordsQuotesATeamAsTyped(t *testing.T) {
 		})
 	}
 }
+
+// A job that names a team as a request does without its word (its channel, its name), not as
+// team=T, is told how a job names it: for someone in the team the example names it as team=T;
+// for someone not in it the sentence says so and the example leaves it out. Either is accepted.
+func TestAJobNamingATeamWithoutTeamEqualsIsToldHow(t *testing.T) {
+	for _, tc := range channelPolicies {
+		t.Run(tc.policy, func(t *testing.T) {
+			h := templatesOn(t, tc.policy)
+			for _, form := range []string{tc.otherChannel, tc.other} {
+				// With a mistake elsewhere, that mistake is refused, its example accepted.
+				refusedWithAWorkingExample(t, h, tc.otherUser, "/gpu submit cuda-smoke "+form+" for=xyz", "for=xyz")
+				refusedWithAWorkingExample(t, h, tc.user, "/gpu submit cuda-smoke "+form+" for=xyz", "for=xyz")
+				line := "/gpu submit cuda-smoke " + form
+				r := h.say(tc.otherUser, line)
+				if ex := exampleIn(t, r); !strings.Contains(r.Text, "team="+tc.other) || !strings.HasSuffix(ex, " team="+tc.other) {
+					t.Errorf("%s: %q; want the job with team=%s", line, r.Text, tc.other)
+				}
+				refusedWithAWorkingExample(t, h, tc.otherUser, line, "team="+tc.other)
+				r = h.say(tc.user, line)
+				if !strings.Contains(r.Text, "which you are not in") {
+					t.Errorf("%s: %q; want it to say the asker is not in team %s", line, r.Text, tc.other)
+				}
+				notOffered(t, line, exampleIn(t, r), tc.other)
+				refusedWithAWorkingExample(t, h, tc.user, line, "which you are not in")
+			}
+		})
+	}
+}

@@ -1162,6 +1162,39 @@ func parseSubmit(c Command, args []string) (Command, error) {
 			dropped[j] = true
 		}
 	}
+	// A team named as a request names it without its word (#reef-gpu, reef), where no team= is
+	// given: refused with the job naming it as team=T, the rest as typed.
+	teamGiven := slices.ContainsFunc(args[1:], func(w string) bool { k, _, ok := strings.Cut(strings.ToLower(w), "="); return ok && k == "team" })
+	for i := 1; i < len(args) && !teamGiven; i++ {
+		w := unquoted(args[i])
+		if strings.Contains(w, "=") || strings.EqualFold(args[i-1], "data") || strings.EqualFold(args[i-1], "team") {
+			continue
+		}
+		t, byName := c.channels[policy.NameKey(w)], false
+		if !channelWord(w) {
+			t, byName = "", true
+			if k := policy.NameKey(w); c.teams[k] && !c.classes[k] {
+				t = k
+			}
+		}
+		if t == "" {
+			continue
+		}
+		fixed := slices.Clone(args)
+		fixed[i] = "team=" + t
+		if c2, err := parseSubmit(c, fixed); err != nil {
+			return c2, err // a mistake elsewhere is refused as that mistake, with its own example
+		}
+		what := "a team's channel"
+		if byName {
+			what = "a team"
+		}
+		e := qm.Invalid("/gpu submit "+typedWords(append([]string{unquoted(fixed[0])}, fixed[1:]...)),
+			"%s is %s; a job names its team as team=%s.", policy.Quoted(w, 40), what, t)
+		c.Team = t
+		c.channelNote = &channelNote{typed: w, team: t, name: byName, err: e}
+		return c, e
+	}
 	// A word a job writes as key=value written as a request writes it (team reef, for 2h), or
 	// such a key with no value (class=): refused with the job written right, the rest as typed.
 	for i := 1; i < len(args); i++ {
