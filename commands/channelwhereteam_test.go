@@ -270,3 +270,35 @@ func TestAJobNamingATeamWithoutTeamEqualsIsToldHow(t *testing.T) {
 		})
 	}
 }
+
+// A user group's mention where a team goes (@grp-vision), whose handle is near a team's, offers
+// that team only to its members: someone not in it is told so, and the example, which leaves it
+// out, agrees and is accepted.
+func TestAGroupMentionOffersItsTeamOnlyToItsMembers(t *testing.T) {
+	for _, tc := range []struct{ policy, user, member, group, team, class string }{
+		{"testdata/fjord.yaml", "kari@fjord.example", "sigrid@fjord.example", "@grp-computational-linguistics-research", "computational-linguistics-research", "scratchpad"},
+		{"testdata/harbor.yaml", "wiremu@harbor.example", "tane@harbor.example", "@hr-kelp", "kelp", "bench"},
+		{"testdata/tokyo.yaml", "haru@sakura.example", "sora@sakura.example", "@vision-lab-all", "vision-lab", "jupyter"},
+	} {
+		t.Run(tc.policy, func(t *testing.T) {
+			h := templatesOn(t, tc.policy)
+			for _, line := range []string{
+				"/gpu request 1 " + tc.class + " for 2h team " + tc.group,
+				"/gpu quota request +1 " + tc.class + " team " + tc.group + " because a deadline",
+				"/gpu submit cuda-smoke team=" + tc.group,
+			} {
+				r := h.say(tc.member, line)
+				if !strings.Contains(r.Text, "did you mean team "+tc.team) || !strings.Contains(exampleIn(t, r), "team") {
+					t.Errorf("%s: %q; want team %s offered to its member", line, r.Text, tc.team)
+				}
+				r = h.say(tc.user, line)
+				msg, ex, _ := strings.Cut(r.Text, " Example: ")
+				if strings.Contains(msg, "did you mean") || !strings.Contains(msg, `"`+tc.group+`" names a user group or a person, not a team, and you are not in team `+tc.team) {
+					t.Errorf("%s: %q; want it to say the asker is not in team %s", line, msg, tc.team)
+				}
+				notOffered(t, line, ex, tc.team)
+				refusedWithAWorkingExample(t, h, tc.user, line, "you are not in team")
+			}
+		})
+	}
+}

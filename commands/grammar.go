@@ -73,7 +73,7 @@ type Command struct {
 // team otherwise than as the command names it (its name without the word team, @team, #team).
 type channelNote struct {
 	typed, meant, team string
-	name               bool
+	name, group        bool // group: typed is a user group's or a person's mention, its handle near team
 	err                *qm.Error
 }
 
@@ -118,6 +118,10 @@ func channelNotTheirs(c Command, err error) error {
 	charged := "your team " + c.Who.Teams[0]
 	if len(c.Who.Teams) > 1 {
 		charged = "your first team, " + c.Who.Teams[0]
+	}
+	if n.group {
+		return &qm.Error{Code: e.Code, Example: e.Example, Message: fmt.Sprintf("%s names a user group or a person, not a team, and you are not in team %s, so %s cannot name it; without a team it is charged to %s.",
+			policy.Quoted(n.typed, 40), n.team, chargeNoun(c.Verb), charged)}
 	}
 	if n.name {
 		return &qm.Error{Code: e.Code, Example: e.Example, Message: fmt.Sprintf("%s names team %s, which you are not in, so %s cannot name it; without a team it is charged to %s.",
@@ -372,6 +376,13 @@ func parseWith(text string, known map[string]bool, channels map[string]string, t
 			}
 			if c2, err2 := putRight(fixed, sentence); err2 != nil {
 				c, err = c2, err2
+				if e := (*qm.Error)(nil); name != "" && errors.As(err, &e) && e.Message == sentence {
+					typed := f[n+at]
+					if k, v, kv := strings.Cut(typed, "="); kv && strings.EqualFold(k, "team") {
+						typed = v
+					}
+					c.channelNote = &channelNote{typed: unquoted(typed), team: name, group: true, err: e}
+				}
 			}
 		}
 	} else if at, class := classWhereTeamGoes(s.Name, f[n:], known, teams, true); class != "" {
