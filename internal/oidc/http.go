@@ -275,7 +275,7 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 		refuse(pInternal)
 		return
 	}
-	if l.ChatEmail != "" && !policy.SameName(l.ChatEmail, id.Email) {
+	if l.ChatEmail != "" && !policy.SameName(composed(l.ChatEmail), id.Email) {
 		refuse(pOtherAccount, fmt.Sprintf("It was made for the %s account of %s, but you signed in as %s. Nothing was linked.", platformName(l.Account.Platform), l.ChatEmail, id.Email))
 		return
 	}
@@ -433,7 +433,8 @@ func (s *Service) identity(ctx context.Context, p *gooidc.Provider, idt *gooidc.
 		}
 	}
 	email, _ := claims["email"].(string)
-	email = policy.NameKey(strings.TrimSpace(email)) // A to Z only: a Kelvin sign (K) is not a k
+	// In NFC, then A to Z in lower case only: a Kelvin sign (K) is neither a K nor a k.
+	email = policy.NameKey(composed(strings.TrimSpace(email)))
 	if email == "" || !strings.Contains(email, "@") {
 		return identity{}, &problemError{p: pNoEmail}
 	}
@@ -507,23 +508,31 @@ func unverified(v any) bool {
 }
 
 // groupsOf reads a groups claim: a list of strings, one string, or an object whose keys are the
-// groups (ZITADEL's project roles), in order.
+// groups (ZITADEL's project roles), in order, each in NFC (composed).
 func groupsOf(v any) []string {
 	var out []string
 	switch g := v.(type) {
 	case string:
 		if g != "" {
-			out = []string{g}
+			out = []string{composed(g)}
 		}
 	case []any:
 		for _, x := range g {
-			if s, ok := x.(string); ok && s != "" && !policy.Contains(out, s) {
-				out = append(out, s)
+			if s, ok := x.(string); ok && s != "" {
+				if s = composed(s); !policy.Contains(out, s) {
+					out = append(out, s)
+				}
 			}
 		}
 	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(g)) {
-			if k != "" && !policy.Contains(out, k) {
+		var keys []string
+		for k := range maps.Keys(g) {
+			if k != "" {
+				keys = append(keys, composed(k))
+			}
+		}
+		for _, k := range slices.Sorted(slices.Values(keys)) {
+			if !policy.Contains(out, k) {
 				out = append(out, k)
 			}
 		}

@@ -18,11 +18,11 @@ type members struct {
 }
 
 // Members lists the people whose current link has group: approvers named by group hear of the
-// exceptions they may decide.
+// exceptions they may decide. Groups compare in NFC (composed), as at a sign-in.
 func (s *Service) Members(group string) []string {
 	s.members.mu.RLock()
 	defer s.members.mu.RUnlock()
-	return append([]string(nil), s.members.byGroup[policy.NameKey(group)]...)
+	return append([]string(nil), s.members.byGroup[policy.NameKey(composed(group))]...)
 }
 
 // RefreshMembers reads every current account link into the group index.
@@ -54,7 +54,7 @@ func (s *Service) RefreshMembers(ctx context.Context) error {
 			continue
 		}
 		for _, g := range l.Groups {
-			k := policy.NameKey(g)
+			k := policy.NameKey(composed(g))
 			if !containsFold(idx[k], l.Email) {
 				idx[k] = append(idx[k], l.Email)
 			}

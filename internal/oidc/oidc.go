@@ -414,7 +414,7 @@ func (s *Service) Unlink(ctx context.Context, who string) (int64, error) {
 // Groups implements qm.Directory over the account links: a person, known by the email their
 // login proved, has the groups the provider gave most recently, at a login or a re-check of any
 // of their chat accounts, while those are current. Someone with no link, or whose groups are no
-// longer confirmed, is not known.
+// longer confirmed, is not known. The groups are in NFC, however the provider wrote them.
 func (s *Service) Groups(ctx context.Context, user string) ([]string, bool) {
 	links, err := s.store.AccountLinksByEmail(ctx, user)
 	if err != nil {
@@ -422,7 +422,7 @@ func (s *Service) Groups(ctx context.Context, user string) ([]string, bool) {
 		return nil, false
 	}
 	if l := s.latest(links); l != nil {
-		return l.Groups, true
+		return composedAll(l.Groups), true
 	}
 	return nil, false
 }
@@ -436,7 +436,7 @@ func (s *Service) GroupsAsOf(ctx context.Context, user string) ([]string, time.T
 		return nil, time.Time{}, false
 	}
 	if l := s.latest(links); l != nil {
-		return l.Groups, l.CheckedAt, true
+		return composedAll(l.Groups), l.CheckedAt, true
 	}
 	return nil, time.Time{}, false
 }

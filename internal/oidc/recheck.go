@@ -331,8 +331,10 @@ func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 	return groupsOf(g), sealed, nil
 }
 
+// sameGroups reports whether a and b are the same groups in any order, each compared in NFC: a
+// link kept with groups the provider sent decomposed has not changed when they come composed.
 func sameGroups(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
+	a, b = composedAll(a), composedAll(b)
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
