@@ -29,6 +29,9 @@ type subcommand struct {
 	// flags returns the verb's flags, for --help; nil when it takes none.
 	flags func() *flag.FlagSet
 	run   func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
+	// checks says that run, where checking(ctx), refuses what it would refuse of the command line
+	// and stops before it reads or writes anything else.
+	checks bool
 }
 
 var subcommands = map[string]subcommand{}
@@ -111,11 +114,30 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	}
 	if args[0] == "--version" || args[0] == "-version" {
-		args = []string{"version"}
+		args = append([]string{"version"}, args[1:]...) // --version --short is version --short
+	}
+	// refuse writes a refusal of the command line, its example put right until it is accepted.
+	refuse := func(msg string) int {
+		fmt.Fprintln(stderr, settled(ctx, msg))
+		return 2
+	}
+	if fixed, ok := plainDashes(args); ok {
+		// A flag pasted from a document with a typographic dash (—db) is written with hyphens.
+		if fixed[0] == "--version" || fixed[0] == "-version" {
+			fixed[0] = "version"
+		}
+		if moved := commandFirst(fixed); moved != nil {
+			fixed = moved
+		}
+		return refuse("quartermaster: a flag starts with two hyphens (--), not a typographic dash, as a document may show it; e.g. " + shellLine(append([]string{"quartermaster"}, fixed...)))
+	}
+	if moved := commandFirst(args); moved != nil {
+		args = moved // flags of the command typed before it: the command's
 	}
 	sc, ok := subcommands[args[0]]
 	if !ok {
-		// Flags typed before the command: the command, and its verb, put first.
+		// Flags typed before the command that are not all its own: the command, and its verb, put
+		// first.
 		if strings.HasPrefix(args[0], "-") {
 			for i, a := range args {
 				if _, ok := subcommands[a]; ok {
@@ -124,32 +146,31 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 						front = append(front, args[i+1])
 					}
 					rest := slices.Concat(args[:i], args[i+len(front):])
-					fmt.Fprintf(stderr, "quartermaster: the command comes first, before its flags (%s), e.g. %s\n", args[0], shellLine(slices.Concat([]string{"quartermaster"}, front, rest)))
-					return 2
+					return refuse(fmt.Sprintf("quartermaster: the command comes first, before its flags (%s), e.g. %s", args[0], shellLine(slices.Concat([]string{"quartermaster"}, front, rest))))
 				}
 			}
 		}
 		// The command put right, the rest of the line as typed; a word near no command, the
 		// console, which needs nothing.
-		fmt.Fprintf(stderr, "quartermaster: %q is not a quartermaster command; %s\n", args[0], nearestCommand(args[0], func(near string) string {
+		return refuse(fmt.Sprintf("quartermaster: %q is not a quartermaster command; %s", args[0], nearestCommand(args[0], func(near string) string {
 			if near == "" {
 				return "quartermaster console"
 			}
 			return shellLine(append([]string{"quartermaster", near}, args[1:]...))
-		}))
-		return 2
+		})))
 	}
 	if wantsHelp(args[1:]) {
 		help(stdout, args[0], sc)
 		return 0
 	}
 	if err := emptyFlag(args[0], sc, args[1:]); err != nil {
-		fmt.Fprintf(stderr, "quartermaster %s: %s\n", args[0], clause(err.Error()))
-		return 2
+		return refuse(fmt.Sprintf("quartermaster %s: %s", args[0], clause(err.Error())))
 	}
 	if err := checkSettingNames(os.Environ()); err != nil {
-		fmt.Fprintf(stderr, "quartermaster %s: %s\n", args[0], clause(err.Error()))
-		return 2
+		return refuse(fmt.Sprintf("quartermaster %s: %s", args[0], clause(err.Error())))
+	}
+	if checking(ctx) {
+		return checkLine(ctx, args, sc, stdout, stderr)
 	}
 	if err := sc.run(ctx, args[1:], stdin, stdout, stderr); err != nil {
 		var pf *policy.FileError
@@ -166,6 +187,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if errors.Is(err, flag.ErrHelp) {
 			help(stdout, args[0], sc)
 			return 0
+		}
+		if _, ok := err.(errUsage); ok && ctx.Err() == nil {
+			return refuse(fmt.Sprintf("quartermaster %s: %s", args[0], clause(err.Error())))
 		}
 		fmt.Fprintf(stderr, "quartermaster %s: %s\n", args[0], clause(err.Error()))
 		// A command a signal stopped exits as a shell expects: 130 after Ctrl-C, 143 after SIGTERM.

@@ -30,6 +30,7 @@ func init() {
 		usage:   "quartermaster report [--week 2026-W48] [--team T] [--format text|csv|json|png] [--out PATH] [--now 2026-11-30T15:00:00Z] [--policy FILE] [--db URL]",
 		flags:   func() *flag.FlagSet { fs, _ := reportFlags(); return fs },
 		run:     runReport,
+		checks:  true,
 	})
 }
 
@@ -155,6 +156,19 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 			return refusal(fmt.Sprintf("--now %q is not an RFC3339 instant", *asOf), "report", withFlag(fs, args, "now", "2026-11-30T15:00:00Z"))
 		}
 		clock = fixedClock(t)
+	}
+	if checking(ctx) {
+		// A week that is no week, whatever the database: put right as the database's week.
+		if _, named := showback.NamedWeek(*week, lastWeek()); *week != "" && !named {
+			if _, err := showback.ParseWeek(*week, showback.Week{}); err != nil {
+				w := lastWeek()
+				if dw, ok := databaseWeek(ctx, *f, *asOf); ok {
+					w = dw
+				}
+				return refusal(fmt.Sprintf("--week %q is not an ISO week", *week), "report", withFlag(fs, args, "week", w.String()))
+			}
+		}
+		return nil
 	}
 	pol, err := f.loadPolicy()
 	if err != nil {

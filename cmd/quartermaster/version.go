@@ -15,6 +15,7 @@ func init() {
 		usage:   "quartermaster version [--short]",
 		flags:   func() *flag.FlagSet { fs, _ := versionFlags(); return fs },
 		run:     runVersion,
+		checks:  true, // it only prints
 	})
 }
 

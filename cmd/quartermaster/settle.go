@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// commandFirst is args with the command typed after flags put first (and its verb after it): the
+// first command word that is not the value of the flag before it (--policy check). Where every
+// word before it is a flag of that command, with its value, the line is the command's, as if it
+// came first; any other word is the command's to refuse, with the command kept in its example.
+// Nil where args start with the command, or no command word follows the flags.
+func commandFirst(args []string) []string {
+	if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
+		return nil
+	}
+	for i, a := range args {
+		if a == "--" {
+			return nil
+		}
+		sc, ok := subcommands[a]
+		if !ok || sc.flags == nil {
+			continue
+		}
+		front := []string{a}
+		fs := sc.flags()
+		if v, ok := commandVerbs[a]; ok && i+1 < len(args) && slices.Contains(v.verbs, args[i+1]) {
+			front = append(front, args[i+1])
+			if f, ok := verbFlags[a][args[i+1]]; ok {
+				fs = f()
+			}
+		}
+		if isFlagValue(fs, args, i) {
+			continue // --db report: the flag's value, not the command
+		}
+		return slices.Concat(front, args[:i], args[i+len(front):])
+	}
+	return nil
+}
+
+// typographicFlag is a flag written with a typographic dash (—db, –-week=x), as a document pasted
+// from may show it: the dashes, and the flag after them.
+var typographicFlag = regexp.MustCompile(`^[-‐‑‒–—―−﹘﹣－]*[‐‑‒–—―−﹘﹣－][-‐‑‒–—―−﹘﹣－]*([A-Za-z][A-Za-z0-9-]*(?:=.*)?)$`)
+
+// plainDashes is args with every flag written with a typographic dash written --NAME; ok where
+// one was (before any --).
+func plainDashes(args []string) (fixed []string, ok bool) {
+	fixed = slices.Clone(args)
+	for i, a := range fixed {
+		if a == "--" {
+			break
+		}
+		if m := typographicFlag.FindStringSubmatch(a); m != nil {
+			fixed[i], ok = "--"+m[1], true
+		}
+	}
+	return fixed, ok
+}
+
+type checkingKey struct{}
+
+// checking says whether ctx runs a command line only to check it, as settled does: the command
+// refuses what it would refuse, and does nothing else.
+func checking(ctx context.Context) bool { return ctx.Value(checkingKey{}) != nil }
+
+// checkLine checks the command line args (the command first) without running it: a command whose
+// run stops before it acts when checking (sc.checks) is run so; another's flags are parsed. It
+// writes a refusal as run does, and exits as run would refuse it: 2, else 0.
+func checkLine(ctx context.Context, args []string, sc subcommand, stdout, stderr io.Writer) int {
+	var err error
+	switch _, verbs := commandVerbs[args[0]]; {
+	case sc.checks:
+		err = sc.run(ctx, args[1:], strings.NewReader(""), stdout, stderr)
+		var fv errFlagValue
+		if ok := asFlagValue(err, &fv); ok && sc.flags != nil {
+			err = refusal(fv.what, args[0], withFlag(sc.flags(), args[1:], fv.name, fv.value))
+		}
+	case sc.flags != nil:
+		// The flags alone, as the command (or its verb, typed first) parses them.
+		fs, command := sc.flags(), "quartermaster "+args[0]
+		if verbs && len(args) > 1 {
+			if f, ok := verbFlags[args[0]][args[1]]; ok {
+				fs = f()
+			}
+			if slices.Contains(commandVerbs[args[0]].verbs, args[1]) {
+				command += " " + args[1]
+			}
+		}
+		fs.SetOutput(io.Discard)
+		if _, perr := parseInterleaved(fs, args[1:]); perr != nil {
+			err = flagMistake(fs, command, []string{"quartermaster", args[0]}, args[1:], perr)
+		}
+	}
+	if _, ok := err.(errUsage); ok {
+		fmt.Fprintf(stderr, "quartermaster %s: %s\n", args[0], clause(err.Error()))
+		return 2
+	}
+	if err != nil {
+		return 1
+	}
+	return 0
+}
+
+// asFlagValue is errors.As for errFlagValue.
+func asFlagValue(err error, fv *errFlagValue) bool {
+	v, ok := err.(errFlagValue)
+	if ok {
+		*fv = v
+	}
+	return ok
+}
+
+// settled is the refusal msg with its example (the quartermaster command line it ends with, after
+// "e.g.") put right until typed back it is accepted: where the example is refused in turn (a
+// misspelled flag renamed but its bad value kept, a misspelled command whose flag is empty), the
+// example of that refusal takes its place, so that one example puts every mistake on the line
+// right. msg is as it is where its example is accepted, or is none.
+func settled(ctx context.Context, msg string) string {
+	if checking(ctx) {
+		return msg
+	}
+	check := context.WithValue(ctx, checkingKey{}, true)
+	seen := map[string]bool{}
+	for range 6 {
+		i := strings.LastIndex(msg, "e.g. quartermaster ")
+		if i < 0 {
+			return msg
+		}
+		line := msg[i+len("e.g. "):]
+		if seen[line] {
+			return msg
+		}
+		seen[line] = true
+		words := lineWords(line)
+		if len(words) < 2 || words[0] != "quartermaster" {
+			return msg
+		}
+		var out, errb bytes.Buffer
+		if run(check, words[1:], strings.NewReader(""), &out, &errb) != 2 {
+			return msg
+		}
+		refused := strings.TrimSpace(errb.String())
+		j := strings.LastIndex(refused, "e.g. quartermaster ")
+		if j < 0 || strings.Contains(refused, "\n") {
+			return msg
+		}
+		msg = msg[:i] + refused[j:]
+	}
+	return msg
+}
+
+// lineWords splits a command line as a shell does for the quoting shellLine writes: bare words,
+// and single-quoted words (a quote inside written '\”, an empty word ”).
+func lineWords(line string) []string {
+	var out []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteByte(c)
+		case c == '\'':
+			quoted, inWord = true, true
+		case c == '\\' && i+1 < len(line):
+			i++
+			cur.WriteByte(line[i])
+			inWord = true
+		case c == ' ':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out
+}
