@@ -42,7 +42,8 @@ func TestFlagMistakesGetASentenceAndAnExampleThatWorks(t *testing.T) {
 		{[]string{"help", "nonesuch"}, `there is no command "nonesuch"; use run, metrics, gres-conf, topology or version, e.g. quartermaster-agent help run`},
 		{[]string{"metrics", "--fake", "dgxa100", "--nod", "reef-01"}, "there is no flag --nod; the nearest is --node, e.g. quartermaster-agent metrics --fake dgxa100 --node reef-01"},
 		{[]string{"metrics", "--fake", "dgxh100", "--lables=snake"}, "there is no flag --lables; the nearest is --labels, e.g. quartermaster-agent metrics --fake dgxh100 --labels=snake"},
-		{[]string{"--fake", "dgxa100", "metrics"}, `"metrics" is a command: give it first`},
+		// A flag misspelled before the command: the command's, put right with the command first.
+		{[]string{"--fake", "dgxa100", "--lables", "snake", "metrics"}, "there is no flag --lables; the nearest is --labels, e.g. quartermaster-agent metrics --fake dgxa100 --labels snake"},
 		{[]string{"metrics", "--fake", "dgxh100", "now", "--fake-util", "0 85; * 0"}, `metrics takes flags only, not "now"`},
 		// A negative number after a flag is its value, left out with it, not a word left behind.
 		{[]string{"metrics", "--fake", "dgxa100", "--window", "-3"}, `--window is a flag of run, not of metrics; leave it out, e.g. quartermaster-agent metrics --fake dgxa100`},

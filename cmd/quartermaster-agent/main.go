@@ -99,9 +99,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
 		args = append([]string{"version"}, args[1:]...) // as quartermaster --version is quartermaster version
 	}
+	if fixed, ok := plainDashes(args); ok {
+		// A flag pasted from a document with a typographic dash (—fake) is written with hyphens.
+		line := fixed
+		if len(fixed) == 0 || !slices.Contains(commands, fixed[0]) && fixed[0] != "help" {
+			line = append([]string{"run"}, fixed...)
+		}
+		if moved, ok := commandFirst(line[1:]); ok && line[0] == "run" && (len(fixed) == 0 || fixed[0] != "run") {
+			line = moved
+		}
+		fmt.Fprintf(stderr, "quartermaster-agent: %s\n", settled(ctx, "a flag starts with two hyphens (--), not a typographic dash, as a document may show it; e.g. "+commandLine(line[0], line[1:])))
+		return 2
+	}
 	cmd, named := "run", false
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args, named = args[0], args[1:], true
+	} else if moved, ok := commandFirst(args); ok {
+		// Flags of a command typed before it: the command's, as if it came first.
+		cmd, args, named = moved[0], moved[1:], true
 	}
 	given := slices.Clone(args) // the flags as typed, for the example a usage error gives
 	if named && len(args) == 1 && args[0] == "help" {
@@ -156,7 +171,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	// One sentence, as quartermaster's: the usage is --help's.
-	fmt.Fprintf(stderr, "quartermaster-agent: %s\n", wholeExample(err.Error(), cmd, given))
+	fmt.Fprintf(stderr, "quartermaster-agent: %s\n", settled(ctx, wholeExample(err.Error(), cmd, given)))
 	var u errUsage
 	if errors.As(err, &u) {
 		return 2
@@ -690,7 +705,9 @@ func (o *options) open(log *slog.Logger) (*machine, error) {
 	case o.fakeScript != "":
 		b, err := os.ReadFile(o.fakeScript)
 		if err != nil {
-			return nil, fmt.Errorf("--fake-script %s cannot be read (%v); write the fake GPUs' lines in it, e.g. echo '* 0' > %s", o.fakeScript, pathErr(err), o.fakeScript)
+			// The file is written by hand; the example gives the fake GPUs' lines as --fake-util.
+			return nil, fmt.Errorf("--fake-script %s cannot be read (%v); name a file of the fake GPUs' lines, or give the lines with --fake-util, e.g. %s",
+				o.fakeScript, pathErr(err), o.line(o.withScript("* 0")))
 		}
 		s, err := agent.ParseScript(string(b))
 		if err != nil {
@@ -738,6 +755,9 @@ func oneShot(ctx context.Context, cmd string, set *settings, stdout, stderr io.W
 		return err
 	}
 	defer m.devs.Close()
+	if checking(ctx) {
+		return nil
+	}
 	a, err := agent.New(agent.Config{Node: o.node, Devices: m.devs, Cgroups: agent.Cgroups{ProcRoot: o.procRoot},
 		Labels: agent.LabelStyle(o.labels), Logger: log})
 	if err != nil {
@@ -843,11 +863,17 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 		return errUsage{"with neither --service nor --listen there is nothing to do; give one of them, e.g. --listen :9400"}
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if checking(ctx) {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	m, err := o.open(log)
 	if err != nil {
 		return err
 	}
 	defer m.devs.Close()
+	if checking(ctx) {
+		return nil
+	}
 	a, err := agent.New(agent.Config{Node: o.node, Devices: m.devs, Cgroups: agent.Cgroups{ProcRoot: o.procRoot},
 		Interval: interval, Service: set.service, Token: token, TokenFile: tokenFile, Window: set.window, Labels: agent.LabelStyle(o.labels), Logger: log})
 	if err != nil {
