@@ -173,17 +173,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return checkLine(ctx, args, sc, stdout, stderr)
 	}
 	if err := sc.run(ctx, args[1:], stdin, stdout, stderr); err != nil {
-		var pf *policy.FileError
-		if errors.As(err, &pf) && sc.flags != nil && ctx.Err() == nil {
-			err = policyFileRefusal(pf, args[0], sc.flags(), args[1:])
-		}
-		var fv errFlagValue
-		if errors.As(err, &fv) {
-			err = errUsage{fv.Error()}
-			if sc.flags != nil {
-				err = refusal(fv.what, args[0], withFlag(sc.flags(), args[1:], fv.name, fv.value))
-			}
-		}
+		err = commandLineError(ctx, args, sc, err)
 		if errors.Is(err, flag.ErrHelp) {
 			help(stdout, args[0], sc)
 			return 0
@@ -203,6 +193,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	return 0
+}
+
+// commandLineError is err, which command args[0] (sc) returned given args[1:], as a refusal of the
+// command line where it is one: a policy file that cannot be read, a flag's value refused where
+// the command line was not at hand; err as it is otherwise.
+func commandLineError(ctx context.Context, args []string, sc subcommand, err error) error {
+	var pf *policy.FileError
+	if errors.As(err, &pf) && sc.flags != nil && ctx.Err() == nil {
+		err = policyFileRefusal(pf, args[0], sc.flags(), args[1:])
+	}
+	var fv errFlagValue
+	if errors.As(err, &fv) {
+		err = errUsage{fv.Error()}
+		if sc.flags != nil {
+			err = refusal(fv.what, args[0], withFlag(sc.flags(), args[1:], fv.name, fv.value))
+		}
+	}
+	return err
 }
 
 // clause is msg as it reads after the "quartermaster COMMAND: " prefix: one sentence with it. A
@@ -289,12 +297,23 @@ func needsVerb(command string, verbFirst bool, verbs []string, verb string, args
 	if sc, ok := subcommands[command]; ok && sc.flags != nil {
 		// The verb typed after the flags (templates --policy F render) is the one put in front,
 		// and left out where it was typed.
+		moved := false
 		for i, a := range args {
 			if a == "--" {
 				break
 			}
 			if slices.Contains(verbs, a) && !isFlagValue(sc.flags(), args, i) {
-				verb, args = a, slices.Delete(slices.Clone(args), i, i+1)
+				verb, args, moved = a, slices.Delete(slices.Clone(args), i, i+1), true
+				break
+			}
+		}
+		// None typed, but one misspelled (templates --policy F lst): the one meant.
+		for i, a := range args {
+			if moved || a == "--" {
+				break
+			}
+			if near := nearFlag(strings.ToLower(a), verbs); near != "" && !strings.HasPrefix(a, "-") && !isFlagValue(sc.flags(), args, i) {
+				verb, args = near, slices.Delete(slices.Clone(args), i, i+1)
 				break
 			}
 		}
@@ -494,12 +513,16 @@ func emptyFlag(command string, sc subcommand, args []string) error {
 		if boolFlag(f) {
 			continue
 		}
-		if !hasValue {
+		// The word after it is another of the command's flags (--now --format csv): it was given
+		// no value, and would take that flag for one.
+		swallowed := !hasValue && i+1 < len(args) && strings.HasPrefix(args[i+1], "--") &&
+			fs.Lookup(strings.TrimLeft(strings.SplitN(args[i+1], "=", 2)[0], "-")) != nil
+		if !hasValue && !swallowed {
 			if i+1 >= len(args) || args[i+1] != "" {
 				i++ // its value, whatever it is
 				continue
 			}
-		} else if value != "" {
+		} else if hasValue && value != "" {
 			continue
 		}
 		example, own := emptyExamples[command][name]
@@ -514,18 +537,25 @@ func emptyFlag(command string, sc subcommand, args []string) error {
 			fixed = append(fixed, "--"+name, example)
 		}
 		rest := args[i+1:]
-		if !hasValue {
+		if !hasValue && !swallowed {
 			rest = args[i+2:]
 		}
 		fixed = onceEach(fs, append(fixed, rest...)) // given twice, it is read where typed last
 		if v, ok := commandVerbs[command]; ok && !slices.ContainsFunc(fixed, func(w string) bool { return slices.Contains(v.verbs, w) }) {
-			fixed = append([]string{v.verb}, fixed...) // the verb it needs, as needsVerb puts it in
+			if len(fixed) > 0 && !strings.HasPrefix(fixed[0], "-") && nearFlag(strings.ToLower(fixed[0]), v.verbs) != "" {
+				fixed[0] = nearFlag(strings.ToLower(fixed[0]), v.verbs) // the verb misspelled, put right
+			} else {
+				fixed = append([]string{v.verb}, fixed...) // the verb it needs, as needsVerb puts it in
+			}
 		}
-		how := "give it a value"
+		how, is := "give it a value", "is empty"
 		if example == "" {
 			how = "leave it out for its default"
 		}
-		return errUsage{fmt.Sprintf("--%s is empty; %s, e.g. %s", name, how, shellLine(append([]string{"quartermaster", command}, fixed...)))}
+		if swallowed {
+			is = "has no value: " + args[i+1] + " after it is a flag"
+		}
+		return errUsage{fmt.Sprintf("--%s %s; %s, e.g. %s", name, is, how, shellLine(append([]string{"quartermaster", command}, fixed...)))}
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ func init() {
 		usage:   strings.TrimPrefix(predictUsage, "usage: "),
 		flags:   func() *flag.FlagSet { return predictFlags(&predictOptions{}) },
 		run:     runPredict,
+		checks:  true, // it stops before it reads the trace
 	})
 }
 
@@ -105,6 +106,9 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return errUsage{fmt.Sprintf("--train-fraction is a number from 0 up to (not including) 1, not %v; e.g. %s", *train, withTrace(withFlag(fs, args[1:], "train-fraction", "0.3")))}
 	case *trace == "":
 		return errUsage{"predict eval needs --trace, the job trace to replay, e.g. " + shellLine(append(append([]string{"quartermaster", "predict", "eval"}, args[1:]...), "--trace", predictTrace))}
+	}
+	if checking(ctx) {
+		return nil // the flags are right; the trace is read where the command runs
 	}
 	// A trace that is not there is a mistake of the command line, answered with one that is.
 	if fi, err := os.Stat(*trace); err != nil || fi.IsDir() {

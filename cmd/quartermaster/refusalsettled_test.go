@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,6 +76,12 @@ func TestARefusalsExampleIsAcceptedWhenTypedBack(t *testing.T) {
 		{"report", "--now", "yesterday", "--format", "bogus"},
 		{"report", "2026-W40", "--format", "bogus"},
 		{"version", "--short", "now"},
+		{"report", "--team", "nosuch", "--format", "bogus"},
+		{"report", "--policy", pol, "--team", "nosuch", "--wek", "bogus"},
+		{"report", "--now", "--format", "bogus"},
+		{"report", "--week", "--team", ""},
+		{"--policy", pol, "templates", "lst"},
+		{"templates", "--policy", pol, "lst"},
 		// A flag pasted from a document with a typographic dash.
 		{"report", "—week", "2026-W40"},
 		{"report", "–-format", "csv", "—team", ""},
@@ -91,6 +98,35 @@ func TestARefusalsExampleIsAcceptedWhenTypedBack(t *testing.T) {
 		eg := exampleOf(msg)
 		if eg == nil {
 			t.Errorf("%q: no example in %q", args, msg)
+			continue
+		}
+		if code, _, stderr := runQM(eg...); code != 0 {
+			t.Errorf("%q: %s\n  its example %q is refused: %s", args, msg, eg, stderr)
+		}
+	}
+}
+
+// A verb misspelled on a line with another mistake (an empty flag) is put right with it, not left
+// behind as a word after the verb the example puts in.
+func TestAMisspelledVerbIsPutRightWithTheOtherMistake(t *testing.T) {
+	clearEnv(t)
+	t.Chdir(t.TempDir())
+	if err := os.Mkdir("data", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runQM("migrate", "up", "--db", "sqlite:data/quartermaster.db"); code != 0 {
+		t.Fatalf("migrate up: %d %s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"migrate", "stauts", "--db", ""},
+		{"agent-token", "lst", "--db="},
+		{"--db", "", "migrate", "stauts"},
+	} {
+		code, _, stderr := runQM(args...)
+		msg := strings.TrimSpace(stderr)
+		eg := exampleOf(msg)
+		if code != 2 || eg == nil || strings.Contains(msg, "\n") {
+			t.Errorf("%q: exit %d, %q; want exit 2 and one sentence with an example", args, code, msg)
 			continue
 		}
 		if code, _, stderr := runQM(eg...); code != 0 {

@@ -29,8 +29,8 @@ func commandFirst(args []string) []string {
 		}
 		front := []string{a}
 		fs := sc.flags()
-		if v, ok := commandVerbs[a]; ok && i+1 < len(args) && slices.Contains(v.verbs, args[i+1]) {
-			front = append(front, args[i+1])
+		if _, ok := commandVerbs[a]; ok && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			front = append(front, args[i+1]) // its verb, or the word typed where the verb goes
 			if f, ok := verbFlags[a][args[i+1]]; ok {
 				fs = f()
 			}
@@ -75,11 +75,7 @@ func checkLine(ctx context.Context, args []string, sc subcommand, stdout, stderr
 	var err error
 	switch _, verbs := commandVerbs[args[0]]; {
 	case sc.checks:
-		err = sc.run(ctx, args[1:], strings.NewReader(""), stdout, stderr)
-		var fv errFlagValue
-		if ok := asFlagValue(err, &fv); ok && sc.flags != nil {
-			err = refusal(fv.what, args[0], withFlag(sc.flags(), args[1:], fv.name, fv.value))
-		}
+		err = commandLineError(ctx, args, sc, sc.run(ctx, args[1:], strings.NewReader(""), stdout, stderr))
 	case sc.flags != nil:
 		// The flags alone, as the command (or its verb, typed first) parses them.
 		fs, command := sc.flags(), "quartermaster "+args[0]
@@ -104,15 +100,6 @@ func checkLine(ctx context.Context, args []string, sc subcommand, stdout, stderr
 		return 1
 	}
 	return 0
-}
-
-// asFlagValue is errors.As for errFlagValue.
-func asFlagValue(err error, fv *errFlagValue) bool {
-	v, ok := err.(errFlagValue)
-	if ok {
-		*fv = v
-	}
-	return ok
 }
 
 // settled is the refusal msg with its example (the quartermaster command line it ends with, after
