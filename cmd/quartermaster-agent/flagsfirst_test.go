@@ -58,11 +58,13 @@ func TestTheExampleOfARefusalIsAcceptedTypedBack(t *testing.T) {
 		{"gres-conf", "--fake", "dgxa100", "--with-nodename=maybe", "--labels", "camel"},
 		{"version", "--short", "--fake", "dgxa100"},
 		{"--version", "--shrt"},
+		{"metrics", "--fake", "--labels", "snake"},
+		{"metrics", "--fake", "dgxa100", "--node", "--labels", "camel"},
 	} {
 		code, stderr := runWithin(args, 2*time.Second)
 		msg := strings.TrimSuffix(stderr, "\n")
-		if code == 0 || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "quartermaster-agent: ") {
-			t.Errorf("%q: exit %d, %q; want a refusal in one line", args, code, msg)
+		if code == 0 || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "quartermaster-agent: ") || strings.Contains(msg, "takes flags only") {
+			t.Errorf("%q: exit %d, %q; want a refusal in one line, naming a flag given no value as one", args, code, msg)
 			continue
 		}
 		i := strings.LastIndex(msg, "e.g. quartermaster-agent ")

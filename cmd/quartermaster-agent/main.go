@@ -143,12 +143,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 0
 		case err != nil:
 			err = errUsage{flagError(cmd, given, err)}
+		case emptyFlag(fs, cmd, given) != "":
+			err = errUsage{emptyFlag(fs, cmd, given)}
 		case fs.NArg() > 0:
 			err = errUsage{strayWord(cmd, named, given, fs.Arg(0))}
 		case cmd == "version":
 			printVersion(stdout, set.short)
-		case emptyFlag(fs, cmd, given) != "":
-			err = errUsage{emptyFlag(fs, cmd, given)}
 		case cmd == "run":
 			err = runAgent(ctx, set, stderr)
 		default:
@@ -370,15 +370,19 @@ func emptyFlag(fs *flag.FlagSet, cmd string, given []string) string {
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
 			continue
 		}
-		if !hasValue {
+		// The word after it is another of the command's flags (--node --labels snake): it was
+		// given no value, and would take that flag for one.
+		swallowed := !hasValue && i+1 < len(given) && strings.HasPrefix(given[i+1], "--") &&
+			fs.Lookup(strings.TrimLeft(strings.SplitN(given[i+1], "=", 2)[0], "-")) != nil
+		if !hasValue && !swallowed {
 			if i+1 >= len(given) || given[i+1] != "" {
 				i++ // its value
 				continue
 			}
-		} else if value != "" {
+		} else if hasValue && value != "" {
 			continue
 		}
-		if emptyOK[name] {
+		if emptyOK[name] && !swallowed {
 			continue
 		}
 		example := strings.Trim(flagExamples[name], "'")
@@ -386,10 +390,13 @@ func emptyFlag(fs *flag.FlagSet, cmd string, given []string) string {
 			example = f.DefValue
 		}
 		fixed := append(slices.Clone(given[:i]), "--"+name, example)
-		if hasValue {
+		if hasValue || swallowed {
 			fixed = append(fixed, given[i+1:]...)
 		} else {
 			fixed = append(fixed, given[i+2:]...)
+		}
+		if swallowed {
+			return fmt.Sprintf("--%s has no value: %s after it is a flag; give it one, e.g. %s", name, given[i+1], commandLine(cmd, fixed))
 		}
 		return fmt.Sprintf("--%s is empty; give it a value or leave it out for its default, e.g. %s", name, commandLine(cmd, fixed))
 	}
