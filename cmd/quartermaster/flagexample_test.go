@@ -67,8 +67,9 @@ func TestAFlagTypedTwiceIsGivenOnceInTheExample(t *testing.T) {
 			"e.g. quartermaster serve --demo --db sqlite:b.db --http :9090"},
 		{[]string{"console", "--db", "", "--db", "sqlite:" + dir + "/b.db", "--json"},
 			"e.g. quartermaster console --db sqlite:" + dir + "/b.db --json"},
+		// Given empty and given a value: the value typed is the one meant.
 		{[]string{"migrate", "status", "--db", "sqlite:a.db", "--db="},
-			"e.g. quartermaster migrate status --db sqlite:data/quartermaster.db"},
+			"e.g. quartermaster migrate status --db sqlite:a.db"},
 		{[]string{"migrate", "status", "--db", "sqlite:a.db", "--db", "sqlite:b.db", "sideways"},
 			"e.g. quartermaster migrate status --db sqlite:b.db"},
 		{[]string{"predict", "eval", "--trace", "a.swf", "--trace", "b.swf", "--format", "xml"},

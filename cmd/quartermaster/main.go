@@ -532,6 +532,18 @@ func emptyFlag(command string, sc subcommand, args []string) error {
 		if example == "" && !own {
 			example = f.DefValue
 		}
+		other := "" // a value typed for it elsewhere on the line: the one meant
+		for _, p := range flagPlaces(fs, args, name) {
+			v := ""
+			if p.n == 2 {
+				v = args[p.i+1]
+			} else if _, after, eq := strings.Cut(args[p.i], "="); eq {
+				v = after
+			}
+			if p.i != i && v != "" && !swallowed {
+				other, example, own = v, "", true
+			}
+		}
 		fixed := slices.Clone(args[:i])
 		if example != "" {
 			fixed = append(fixed, "--"+name, example)
@@ -551,6 +563,9 @@ func emptyFlag(command string, sc subcommand, args []string) error {
 		how, is := "give it a value", "is empty"
 		if example == "" {
 			how = "leave it out for its default"
+		}
+		if other != "" {
+			how = "leave it out, as it is given " + shellWord(other) + " too"
 		}
 		if swallowed {
 			is = "has no value: " + args[i+1] + " after it is a flag"

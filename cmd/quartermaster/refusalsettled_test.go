@@ -79,6 +79,8 @@ func TestARefusalsExampleIsAcceptedWhenTypedBack(t *testing.T) {
 		{"report", "--team", "nosuch", "--format", "bogus"},
 		{"report", "--policy", pol, "--team", "nosuch", "--wek", "bogus"},
 		{"report", "--now", "--format", "bogus"},
+		{"report", "--policy", pol, "--policy", "", "--format", "csv"},
+		{"report", "--policy=", "--format", "csv", "--policy", pol},
 		{"report", "--week", "--team", ""},
 		{"--policy", pol, "templates", "lst"},
 		{"templates", "--policy", pol, "lst"},
