@@ -53,6 +53,7 @@ func TestTheExampleOfARefusalIsAcceptedTypedBack(t *testing.T) {
 		{"metrics", "—fake", "dgxa100"},
 		{"metrics", "–-fake=dgxh100", "--labels", "snake"},
 		{"—fake", "dgxa100", "metrics"},
+		{"—version", "—short"},
 		{"metrics", "--fake", "dgxa100", "--fake-util", "0 150", "--labels", "camel"},
 		{"--fake", "dgxa100", "--frobnicate", "metrics"},
 		{"gres-conf", "--fake", "dgxa100", "--with-nodename=maybe", "--labels", "camel"},

@@ -101,6 +101,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if fixed, ok := plainDashes(args); ok {
 		// A flag pasted from a document with a typographic dash (—fake) is written with hyphens.
+		if fixed[0] == "--version" || fixed[0] == "-version" {
+			fixed[0] = "version" // as quartermaster-agent --version is quartermaster-agent version
+		}
 		line := fixed
 		if len(fixed) == 0 || !slices.Contains(commands, fixed[0]) && fixed[0] != "help" {
 			line = append([]string{"run"}, fixed...)
