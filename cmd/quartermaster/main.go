@@ -30,7 +30,7 @@ type subcommand struct {
 	flags func() *flag.FlagSet
 	run   func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	// checks says that run, where checking(ctx), refuses what it would refuse of the command line
-	// and stops before it reads or writes anything else.
+	// and stops before it writes anything (its output, a file) or does the work it is for.
 	checks bool
 }
 
