@@ -30,7 +30,7 @@ func newIngest(a *App, log *slog.Logger) *ingest.Ingest {
 		Logger:    log,
 	}
 	cfg.Inventory = agentInventory(a)
-	if p, ok := a.Service.Backend.(podUIDer); ok {
+	if p, ok := qm.BackendAs[podUIDer](a.Service.Backend); ok {
 		cfg.PodUIDs = p.PodUIDs
 	}
 	if a.Service.Telemetry == nil {

@@ -135,8 +135,8 @@ const reconcileInterval = 5 * time.Second
 // on a real scheduler (Slurm, Kubernetes). With the sim backend it returns at once. Each pass is
 // timed on /metrics.
 func reconcileLoop(ctx context.Context, svc *qm.Service, log *slog.Logger, m *metrics.Metrics) {
-	_, watches := svc.Backend.(qm.Watcher)
-	_, refreshes := svc.Backend.(qm.InventoryRefresher)
+	_, watches := qm.BackendAs[qm.Watcher](svc.Backend)
+	_, refreshes := qm.BackendAs[qm.InventoryRefresher](svc.Backend)
 	if !watches && !refreshes {
 		return
 	}

@@ -2,8 +2,6 @@ package metrics
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -117,53 +115,28 @@ func (m *Metrics) transition(from qm.State, l *qm.Lease) {
 }
 
 // Backend wraps a scheduler backend so that each call is counted and timed under the backend's
-// name. The wrapper has exactly the optional abilities of b (an instant start, a Watcher, a
-// Retimer, an InventoryRefresher), so the domain treats it as it would treat b; a backend with a
-// combination the wrapper cannot reproduce is returned unwrapped, uncounted but unchanged. A new
-// optional port in internal/qm belongs in abilities below and in a wrapper type here. With a nil
-// Metrics it returns b itself.
+// name. The wrapper is a qm.BackendWrapper: the service asks for every optional port with
+// qm.BackendAs, which finds it on b itself, so the wrapper hides none and adds none; the wrapper
+// stands in front of the ports whose calls it counts (a Watcher's, a Retimer's, an
+// InventoryRefresher's, an instant start) and passes the others as b has them. With a nil Metrics
+// it returns b itself.
 func (m *Metrics) Backend(name string, b qm.Backend) qm.Backend {
 	if m == nil || b == nil {
-		return b
-	}
-	base := &backend{inner: b, name: name, m: m}
-	var w qm.Backend = base
-	_, watches := b.(qm.Watcher)
-	_, retimes := b.(qm.Retimer)
-	_, refreshes := b.(qm.InventoryRefresher)
-	if ib, ok := b.(qm.InstantBackend); ok && !watches && !retimes && !refreshes {
-		w = &instantBackend{backend: base, ib: ib}
-	} else if watches {
-		wb := &watcher{backend: base, w: b.(qm.Watcher)}
-		switch {
-		case retimes && refreshes:
-			w = &retimingRefresher{retimer: &retimer{watcher: wb, r: b.(qm.Retimer)}, rf: b.(qm.InventoryRefresher)}
-		case retimes:
-			w = &retimer{watcher: wb, r: b.(qm.Retimer)}
-		case refreshes:
-			w = &watchingRefresher{watcher: wb, rf: b.(qm.InventoryRefresher)}
-		default:
-			w = wb
-		}
-	} else if refreshes && !retimes {
-		w = &refresher{backend: base, rf: b.(qm.InventoryRefresher)}
-	}
-	if abilities(w) != abilities(b) {
 		return b
 	}
 	// Every call the wrapper can count exists at zero from now on, so an alert on the rate of
 	// backend_errors_total fires at the first failure instead of missing it.
 	ops := []string{"start", "stop"}
-	if _, pings := b.(interface{ Ping(context.Context) error }); pings {
+	if _, pings := qm.BackendAs[interface{ Ping(context.Context) error }](b); pings {
 		ops = append(ops, "ping")
 	}
-	if watches {
+	if _, watches := qm.BackendAs[qm.Watcher](b); watches {
 		ops = append(ops, "jobs", "cancel")
 	}
-	if retimes {
+	if _, retimes := qm.BackendAs[qm.Retimer](b); retimes {
 		ops = append(ops, "set_time_limit")
 	}
-	if refreshes {
+	if _, refreshes := qm.BackendAs[qm.InventoryRefresher](b); refreshes {
 		ops = append(ops, "refresh_inventory")
 	}
 	for _, op := range ops {
@@ -171,25 +144,7 @@ func (m *Metrics) Backend(name string, b qm.Backend) qm.Backend {
 		m.backendErrors.WithLabelValues(name, op)
 		m.backendSeconds.WithLabelValues(name, op)
 	}
-	return w
-}
-
-// abilities lists the optional ports a backend implements, as the domain asks for them.
-func abilities(b qm.Backend) string {
-	var out []string
-	if ib, ok := b.(qm.InstantBackend); ok {
-		out = append(out, fmt.Sprintf("instant=%v", ib.StartsInstantly()))
-	}
-	if _, ok := b.(qm.Watcher); ok {
-		out = append(out, "watcher")
-	}
-	if _, ok := b.(qm.Retimer); ok {
-		out = append(out, "retimer")
-	}
-	if _, ok := b.(qm.InventoryRefresher); ok {
-		out = append(out, "refresher")
-	}
-	return strings.Join(out, ",")
+	return &backend{inner: b, name: name, m: m}
 }
 
 type backend struct {
@@ -198,7 +153,23 @@ type backend struct {
 	m     *Metrics
 }
 
+var _ qm.BackendWrapper = (*backend)(nil)
+
 func (b *backend) Unwrap() qm.Backend { return b.inner }
+
+// Port stands in front of the ports whose calls are counted; it leaves the others as they are.
+func (b *backend) Port(p any) {
+	switch p := p.(type) {
+	case *qm.InstantBackend:
+		*p = &instantBackend{backend: b, ib: *p}
+	case *qm.Watcher:
+		*p = &watcher{backend: b, w: *p}
+	case *qm.Retimer:
+		*p = &retimer{backend: b, r: *p}
+	case *qm.InventoryRefresher:
+		*p = &refresher{backend: b, rf: *p}
+	}
+}
 
 func (b *backend) observe(op string, start time.Time, err error) {
 	b.m.BackendCall(b.name, op, time.Since(start), err)
@@ -220,19 +191,9 @@ func (b *backend) Stop(ctx context.Context, l *qm.Lease) error {
 	return err
 }
 
-// KnowsGPUIndexes passes the backend's word through (qm.GPUIndexKnower); one that does not say
-// knows them, as the domain takes it. Every wrapper has it, answering as b would, so it is no
-// ability that tells the wrappers apart.
-func (b *backend) KnowsGPUIndexes(class string) bool {
-	if k, ok := b.inner.(qm.GPUIndexKnower); ok {
-		return k.KnowsGPUIndexes(class)
-	}
-	return true
-}
-
 // Ping passes a readiness check through to the backend when it has one.
 func (b *backend) Ping(ctx context.Context) error {
-	p, ok := b.inner.(interface{ Ping(context.Context) error })
+	p, ok := qm.BackendAs[interface{ Ping(context.Context) error }](b.inner)
 	if !ok {
 		return nil
 	}
@@ -269,7 +230,7 @@ func (b *watcher) Cancel(ctx context.Context, j qm.Job) error {
 }
 
 type retimer struct {
-	*watcher
+	*backend
 	r qm.Retimer
 }
 
@@ -280,33 +241,17 @@ func (b *retimer) SetTimeLimit(ctx context.Context, j qm.Job, d time.Duration) e
 	return err
 }
 
-func (b *backend) refresh(ctx context.Context, rf qm.InventoryRefresher) error {
-	start := time.Now()
-	err := rf.RefreshInventory(ctx)
-	b.observe("refresh_inventory", start, err)
-	return err
-}
-
 type refresher struct {
 	*backend
 	rf qm.InventoryRefresher
 }
 
-func (b *refresher) RefreshInventory(ctx context.Context) error { return b.refresh(ctx, b.rf) }
-
-type watchingRefresher struct {
-	*watcher
-	rf qm.InventoryRefresher
+func (b *refresher) RefreshInventory(ctx context.Context) error {
+	start := time.Now()
+	err := b.rf.RefreshInventory(ctx)
+	b.observe("refresh_inventory", start, err)
+	return err
 }
-
-func (b *watchingRefresher) RefreshInventory(ctx context.Context) error { return b.refresh(ctx, b.rf) }
-
-type retimingRefresher struct {
-	*retimer
-	rf qm.InventoryRefresher
-}
-
-func (b *retimingRefresher) RefreshInventory(ctx context.Context) error { return b.refresh(ctx, b.rf) }
 
 // Waits wraps a wait predictor so that, when a lease that had a prediction starts, the distance
 // between the predicted median and the real wait is recorded, and whether the wait fell within

@@ -91,8 +91,8 @@ type fakeRefresher struct{ fakeBackend }
 
 func (fakeRefresher) RefreshInventory(context.Context) error { return nil }
 
-// TestBackendKeepsAbilities: the wrapped backend answers the domain's type questions exactly as
-// the backend itself does, and its calls are counted, errors apart.
+// TestBackendKeepsAbilities: the wrapped backend answers the domain's questions for its ports
+// exactly as the backend itself does, and its calls are counted, errors apart.
 func TestBackendKeepsAbilities(t *testing.T) {
 	for _, b := range []qm.Backend{&fakeBackend{}, &fakeInstant{}, &fakeWatcher{}, &fakeRetimer{}, &fakeRefreshingRetimer{},
 		&fakeRefreshingWatcher{}, &fakeRefresher{}} {
@@ -101,8 +101,10 @@ func TestBackendKeepsAbilities(t *testing.T) {
 		if w == b {
 			t.Errorf("%T was not wrapped", b)
 		}
-		if abilities(w) != abilities(b) {
-			t.Errorf("%T: wrapped abilities %q, want %q", b, abilities(w), abilities(b))
+		for name, asks := range ports {
+			if asks(w) != asks(b) {
+				t.Errorf("%T: wrapped, has %s %v, want %v", b, name, asks(w), asks(b))
+			}
 		}
 		if Unwrap(w) != b {
 			t.Errorf("%T: Unwrap does not give the backend back", b)
@@ -113,13 +115,13 @@ func TestBackendKeepsAbilities(t *testing.T) {
 		if got := value(t, m, "quartermaster_backend_calls_total", "backend", "fake", "op", "start"); got != 1 {
 			t.Errorf("%T: start calls %v", b, got)
 		}
-		if wt, ok := w.(qm.Watcher); ok {
+		if wt, ok := qm.BackendAs[qm.Watcher](w); ok {
 			_, _ = wt.Jobs(ctx)
 			if got := value(t, m, "quartermaster_backend_calls_total", "op", "jobs"); got != 1 {
 				t.Errorf("%T: jobs calls %v", b, got)
 			}
 		}
-		if rf, ok := w.(qm.InventoryRefresher); ok {
+		if rf, ok := qm.BackendAs[qm.InventoryRefresher](w); ok {
 			_ = rf.RefreshInventory(ctx)
 			if got := value(t, m, "quartermaster_backend_calls_total", "op", "refresh_inventory"); got != 1 {
 				t.Errorf("%T: refresh calls %v", b, got)

@@ -168,7 +168,7 @@ func (s *Service) extendLease(ctx context.Context, tx Tx, l *Lease, by time.Dura
 // pass, which counts its wait. It fails with a sentence for the user when the scheduler refuses
 // (Slurm lets only its operators and administrators raise a limit).
 func (s *Service) retime(ctx context.Context, l *Lease, d time.Duration) error {
-	r, ok := s.Backend.(Retimer)
+	r, ok := BackendAs[Retimer](s.Backend)
 	if !ok || l.Ref == "" || (l.State != Active && l.State != IdleWarned) {
 		return nil
 	}

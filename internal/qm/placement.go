@@ -391,7 +391,7 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 	}
 	inv, ix := s.inventory()
 	if inv == nil || s.capacityOf(l.Class) == 0 {
-		if t, ok := s.Backend.(NodesAwayTeller); ok && inv != nil {
+		if t, ok := BackendAs[NodesAwayTeller](s.Backend); ok && inv != nil {
 			if why := t.NodesAway(l.Class); why != "" {
 				// The class's nodes are there but none takes work (cordoned, not ready): it waits
 				// here, saying so, and starts when one is back, billed from when it runs.
@@ -441,7 +441,7 @@ const reasonWaitingFree = "waiting for free GPUs"
 // started is the states a lease that may start now moves through: provisioning, and active at
 // once on an instant backend.
 func (s *Service) started() []State {
-	if ib, ok := s.Backend.(InstantBackend); ok && ib.StartsInstantly() {
+	if ib, ok := BackendAs[InstantBackend](s.Backend); ok && ib.StartsInstantly() {
 		return []State{Provisioning, Active}
 	}
 	return []State{Provisioning}

@@ -141,6 +141,35 @@ type Backend interface {
 	Stop(ctx context.Context, l *Lease) error
 }
 
+// BackendWrapper is a backend that stands in front of another, the one it wraps (Unwrap), and
+// passes every call on to it: one that counts and times the calls. The service never asks a
+// wrapper itself for an optional port (a Watcher, a Retimer, a NodesAwayTeller...): BackendAs
+// looks each up on the backend the wrapper wraps, so a wrapper can hide none, and Port then lets
+// the wrapper stand in front of the port found too.
+type BackendWrapper interface {
+	Backend
+	Unwrap() Backend
+	// Port is given a pointer to an optional port of the wrapped backend (a *Watcher holding
+	// it); it may replace it with one of the same port that passes each call on to it. It
+	// leaves a port it does not know as it is.
+	Port(p any)
+}
+
+// BackendAs is b's optional port T, and whether b has it: b's own where b wraps no other
+// backend; else the port of the backend b wraps, as b's Port stands in front of it. Every
+// optional port of a backend is asked for this way, never by a type assertion on the backend.
+func BackendAs[T any](b Backend) (T, bool) {
+	if w, ok := b.(BackendWrapper); ok {
+		t, ok := BackendAs[T](w.Unwrap())
+		if ok {
+			w.Port(&t)
+		}
+		return t, ok
+	}
+	t, ok := b.(T)
+	return t, ok
+}
+
 // InventoryRefresher is a backend whose inventory comes from the scheduler itself (Slurm's nodes,
 // partitions and GRES; Kubernetes nodes' allocatable GPUs). The reconcile loop refreshes it; until
 // the first refresh succeeds Inventory is nil.
@@ -170,7 +199,7 @@ type GPUIndexKnower interface {
 // GPUIndexesKnown reports whether l's GPU indexes name the devices its workload holds, so that a
 // reply may show them ("gpu01 GPU 0,1"); where they do not, a reply names its node and count only.
 func (s *Service) GPUIndexesKnown(l *Lease) bool {
-	if k, ok := s.Backend.(GPUIndexKnower); ok {
+	if k, ok := BackendAs[GPUIndexKnower](s.Backend); ok {
 		return k.KnowsGPUIndexes(l.Class)
 	}
 	return true

@@ -487,7 +487,7 @@ func (r ReconcileReport) String() string {
 // Watcher it does nothing more.
 func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 	var rep ReconcileReport
-	if r, ok := s.Backend.(InventoryRefresher); ok {
+	if r, ok := BackendAs[InventoryRefresher](s.Backend); ok {
 		// A failed refresh keeps the last inventory; the next pass tries again.
 		if err := r.RefreshInventory(ctx); err != nil {
 			s.log().Warn("refresh the scheduler's inventory", "err", err)
@@ -498,7 +498,7 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 	if err := s.RefreshTopology(ctx, false); err != nil {
 		s.log().Warn("read the node agents' topology", "err", err)
 	}
-	w, ok := s.Backend.(Watcher)
+	w, ok := BackendAs[Watcher](s.Backend)
 	if !ok {
 		return rep, nil
 	}
@@ -553,14 +553,14 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 			}
 			rep.Vanished++
 			gone := fmt.Sprintf("its job %s is gone from the scheduler", l.Ref)
-			if n, ok := w.(GoneNamer); ok {
+			if n, ok := BackendAs[GoneNamer](s.Backend); ok {
 				gone = n.GoneWords(l.Ref)
 			}
 			if err := s.markEnded(ctx, l, Failed, gone, "", time.Time{}); err != nil {
 				errs = append(errs, err)
 				continue
 			}
-			if sw, ok := w.(Sweeper); ok {
+			if sw, ok := BackendAs[Sweeper](s.Backend); ok {
 				swept[l.ID] = true
 				if err := sw.Sweep(ctx, l); err != nil {
 					errs = append(errs, fmt.Errorf("delete what is left of %s: %w", l.ID, err))
@@ -626,7 +626,7 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 		s.log().Info("cancelled a job no live lease owns", "job", j.Ref, "lease", j.Lease)
 		rep.Cancelled++
 	}
-	if f, ok := w.(LeftoverFinder); ok {
+	if f, ok := BackendAs[LeftoverFinder](s.Backend); ok {
 		errs = append(errs, s.sweepLeftovers(ctx, f, swept, &rep))
 	}
 	return rep, errors.Join(errs...)
@@ -756,7 +756,7 @@ func (s *Service) sweepFailed(f LeftoverFinder, id LeaseID, err error, now time.
 	switch {
 	case say:
 		advice := "delete them by hand; Quartermaster tries again less often, up to once an hour"
-		if a, ok := f.(SweepAdviser); ok {
+		if a, ok := BackendAs[SweepAdviser](s.Backend); ok {
 			advice = a.SweepAdvice(id, err)
 		}
 		s.log().Warn("deleting what is left of an ended lease keeps failing; the next leftovers are swept meanwhile",
@@ -856,7 +856,7 @@ func (s *Service) submitAgain(ctx context.Context, l *Lease) (bool, error) {
 // expired. Within half an hour of the limit it is raised to the wait so far, the lease's length
 // and an hour.
 func (s *Service) keepWaitingJob(ctx context.Context, w Watcher, l *Lease, j Job, rep *ReconcileReport) error {
-	r, ok := w.(Retimer)
+	r, ok := BackendAs[Retimer](s.Backend)
 	if !ok || j.DeadlineFrom.IsZero() || j.TimeLimit <= 0 {
 		return nil
 	}
@@ -974,7 +974,7 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 				return err
 			}
 		}
-		if r, ok := w.(Retimer); ok && j.TimeLimit > 0 {
+		if r, ok := BackendAs[Retimer](s.Backend); ok && j.TimeLimit > 0 {
 			if d, retime := runLimit(l, j); retime {
 				if err := r.SetTimeLimit(ctx, j, d); err != nil {
 					return fmt.Errorf("set the time limit of job %s of %s: %w", j.Ref, l.ID, err)

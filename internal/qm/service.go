@@ -89,7 +89,7 @@ type Service struct {
 // catalog or an estimate that comes in the seconds after a start, before the reconcile loop's
 // first pass, is counted, placed and quoted on the scheduler's nodes as any later one is. A failed read is left to that loop.
 func (s *Service) readInventory(ctx context.Context) {
-	r, ok := s.Backend.(InventoryRefresher)
+	r, ok := BackendAs[InventoryRefresher](s.Backend)
 	if !ok || s.inventoryRead.Load() {
 		return
 	}
