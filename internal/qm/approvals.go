@@ -206,6 +206,7 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 			return nil, err
 		}
 		s.rememberWait(ctx, l) // an approved lease waits from the decision on
+		s.readInventory(ctx)   // it is placed on the scheduler's nodes, read first after a start
 	}
 	var b batch
 	var placed bool

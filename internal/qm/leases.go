@@ -450,6 +450,14 @@ func (s *Service) startQueued(ctx context.Context, class string) {
 		return
 	}
 	for _, q := range queued {
+		if q.Ref == "" {
+			// Placement needs the scheduler's nodes: read them first, where nothing has yet
+			// (the first tick after a start comes before the reconcile loop's first pass).
+			s.readInventory(ctx)
+			break
+		}
+	}
+	for _, q := range queued {
 		if q.Ref != "" {
 			continue // submitted already: it waits in the scheduler's own queue
 		}

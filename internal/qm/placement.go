@@ -389,6 +389,13 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 	if l.CPUOnly() {
 		return s.started(), nil
 	}
+	if !s.inventoryKnown() {
+		// The scheduler's nodes have not been read since the start (it did not answer): a lease
+		// handed to it now would go unplaced, past the class's cap and onto another team's
+		// exclusive nodes. It waits here, saying so, and is placed once they are read.
+		l.Reason = reasonNodesUnknown
+		return nil, nil
+	}
 	inv, ix := s.inventory()
 	if inv == nil || s.capacityOf(l.Class) == 0 {
 		if t, ok := BackendAs[NodesAwayTeller](s.Backend); ok && inv != nil {
@@ -432,6 +439,21 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 	l.GPUIndex = pl.GPUs
 	l.Connection = pl.Connection
 	return s.started(), nil
+}
+
+// reasonNodesUnknown is the reason of a lease that waits in the service's queue because the
+// scheduler's nodes have not been read yet.
+const reasonNodesUnknown = "waiting until the scheduler's nodes are known: it did not answer when asked for them; the lease is placed once it does"
+
+// inventoryKnown reports whether the backend's nodes are known, so that placement may run: always
+// on a backend whose inventory the service is given (the simulated cluster); on one whose
+// inventory comes from the scheduler (InventoryRefresher), once a read has succeeded, even one
+// that found no node of a class (a cluster that makes its nodes when a job asks).
+func (s *Service) inventoryKnown() bool {
+	if _, ok := BackendAs[InventoryRefresher](s.Backend); !ok {
+		return true
+	}
+	return s.inventoryRead.Load() || len(s.Backend.Inventory()) > 0
 }
 
 // reasonWaitingFree is the reason of a lease that waits in the service's queue for GPUs of its

@@ -33,9 +33,10 @@ type fakeScheduler struct {
 	duringJobs func() // runs inside Jobs, before it answers
 	// nodes is what the scheduler reports of its nodes; inv what the last refresh read (nil
 	// before the first, as a real backend's inventory).
-	nodes     []qm.Node
-	inv       []qm.Node
-	refreshes int
+	nodes      []qm.Node
+	inv        []qm.Node
+	refreshes  int
+	refreshErr error // what RefreshInventory answers, when not nil (a scheduler that does not answer)
 }
 
 func (f *fakeScheduler) Inventory() []qm.Node {
@@ -48,6 +49,9 @@ func (f *fakeScheduler) RefreshInventory(context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.refreshes++
+	if f.refreshErr != nil {
+		return f.refreshErr
+	}
 	f.inv = append([]qm.Node(nil), f.nodes...)
 	return nil
 }

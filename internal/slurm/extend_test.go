@@ -46,6 +46,8 @@ func TestExtendWithoutSlurmTimeLimit(t *testing.T) {
 			return "", errors.New("exit status 1: slurm_update error: Access/permission denied")
 		case name == "squeue":
 			return `{"jobs": []}`, nil
+		case name == "sinfo":
+			return `{"sinfo": []}`, nil // a cluster that lists no node: Slurm places the lease
 		}
 		return "", nil
 	}}
