@@ -180,20 +180,31 @@ func (s *Service) markQueued(ctx context.Context, l *Lease, reason string) error
 	return err
 }
 
-// rewordQueued keeps a queued lease's reason, which its owner reads in /gpu status, to the
-// scheduler's current word on its job (Slurm's pending reason moving from Priority to Resources,
-// a multi-node lease's count of running pods), without an event or a message: the lease's state
-// has not changed. A job that says nothing leaves the reason as it is.
+// rewordQueued keeps the reason of a lease whose job waits in the scheduler's queue, which its
+// owner reads in /gpu status, to the scheduler's current word on its job (Slurm's pending reason
+// moving from Priority to Resources, a multi-node lease's count of running pods; a requeued job
+// held, released, then waiting for a drained node), without an event or a message: the lease's
+// state has not changed. That is a queued lease, and a running one whose job is back in the queue
+// (Requeued). A job that says nothing leaves the reason as it is.
 func (s *Service) rewordQueued(ctx context.Context, l *Lease, j Job) error {
-	if l.State != Queued || j.Reason == "" {
+	if j.Reason == "" {
 		return nil
 	}
-	reason := "waiting in the scheduler's queue: " + j.Reason
-	if l.Reason == reason {
+	waits := func(c *Lease) (string, bool) {
+		switch {
+		case c.State == Queued:
+			return "waiting in the scheduler's queue: " + j.Reason, true
+		case Requeued(c):
+			return requeuedReason(j), true
+		}
+		return "", false
+	}
+	reason, ok := waits(l)
+	if !ok || l.Reason == reason {
 		return nil
 	}
 	_, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
-		if c.Reason == reason {
+		if now, ok := waits(c); !ok || now != reason || c.Reason == reason {
 			return nil, errSkip
 		}
 		c.Reason = reason
@@ -224,18 +235,25 @@ func Halted(l *Lease) bool { return Requeued(l) || Suspended(l) }
 // owner once: the workspace is gone until the job runs again, when markRunning says where. The
 // lease keeps its end; an idle warning it had is withdrawn, since nothing runs to be idle.
 func (s *Service) markRequeued(ctx context.Context, l *Lease, j Job) error {
+	return s.markHalted(ctx, l, requeuedReason(j), PauseRequeued, NoticeRequeued, j.HaltedAt)
+}
+
+// requeuedReason is the reason of a running lease whose job j is back in the scheduler's queue,
+// with the scheduler's word on it.
+func requeuedReason(j Job) string {
+	if j.SuspendedFree {
+		// Not in any queue: it waits for whoever suspended it to resume it.
+		reason := reasonSuspendedFree
+		if j.Reason != "" {
+			reason += " (" + j.Reason + ")"
+		}
+		return reason
+	}
 	reason := reasonRequeued
 	if j.Reason != "" {
 		reason += ": " + j.Reason
 	}
-	if j.SuspendedFree {
-		// Not in any queue: it waits for whoever suspended it to resume it.
-		reason = reasonSuspendedFree
-		if j.Reason != "" {
-			reason += " (" + j.Reason + ")"
-		}
-	}
-	return s.markHalted(ctx, l, reason, PauseRequeued, NoticeRequeued, j.HaltedAt)
+	return reason
 }
 
 // markHalted records that a running lease's workspace does not run for now (its job is back in
