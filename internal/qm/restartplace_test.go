@@ -3,10 +3,13 @@ package qm_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/qm/qmtest"
 )
@@ -19,11 +22,23 @@ func restarted(svc *qm.Service, nodes []qm.Node) (*qm.Service, *fakeScheduler) {
 		Directory: svc.Directory, Notifier: &qmtest.NoticeLog{}, Logger: svc.Logger}, f
 }
 
-func heldNodes(class string) []qm.Node {
-	ns := exampleNodes()
+// heldNodes is nodes with every GPU of class held by jobs outside the service.
+func heldNodes(nodes []qm.Node, class string) []qm.Node {
+	ns := append([]qm.Node(nil), nodes...)
 	for i := range ns {
 		if ns[i].Class == class {
-			ns[i].Used = ns[i].GPUs // jobs outside the service hold every GPU of the class
+			ns[i].Used = ns[i].GPUs
+		}
+	}
+	return ns
+}
+
+// twoNodesEach is two nodes of four GPUs for every class of p.
+func twoNodesEach(p *policy.Policy) []qm.Node {
+	var ns []qm.Node
+	for _, c := range p.Classes {
+		for i := 1; i <= 2; i++ {
+			ns = append(ns, qm.Node{Name: fmt.Sprintf("%s-%d", c.Name, i), Class: c.Name, GPUs: 4})
 		}
 	}
 	return ns
@@ -32,32 +47,44 @@ func heldNodes(class string) []qm.Node {
 // A lease that waits in the service's queue is never handed to the scheduler unplaced after a
 // restart: the first tick reads the scheduler's nodes before it places anything, so a lease
 // whose class is full waits on, and one that fits starts on the node the service chose for it.
-// While the nodes cannot be read, it waits, saying so.
+// While the nodes cannot be read, it waits, saying so. On a shared and an exclusive class, of
+// two policies.
 func TestAQueuedLeaseIsPlacedAfterARestart(t *testing.T) {
 	ctx := context.Background()
-	for _, class := range []string{"interactive", "train"} {
-		t.Run(class, func(t *testing.T) {
+	for _, c := range []struct{ policy, user, class string }{
+		{"../../docs/quartermaster.example.yaml", "alice@acme.example", "interactive"},
+		{"../../docs/quartermaster.example.yaml", "alice@acme.example", "train"},
+		{"../../commands/testdata/tokyo.yaml", "haru@sakura.example", "jupyter"},
+		{"../../commands/testdata/tokyo.yaml", "sora@sakura.example", "a100-big"},
+	} {
+		t.Run(filepath.Base(c.policy)+"/"+c.class, func(t *testing.T) {
 			svc, f, _, _ := schedService(t, qm.Started{State: qm.Active})
-			f.nodes = heldNodes(class)
+			p, err := policy.LoadFile(c.policy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc.Policy, svc.Directory = p, p
+			nodes := twoNodesEach(p)
+			f.nodes = heldNodes(nodes, c.class)
 			if _, err := svc.Reconcile(ctx); err != nil {
 				t.Fatal(err)
 			}
-			l := mustRequest(t, svc, "alice@acme.example", 1, class)
+			l := mustRequest(t, svc, c.user, 1, c.class)
 			if l.State != qm.Queued || l.Ref != "" {
-				t.Fatalf("every %s GPU is held, yet the lease is %s (ref %q)", class, l.State, l.Ref)
+				t.Fatalf("every %s GPU is held, yet the lease is %s (ref %q)", c.class, l.State, l.Ref)
 			}
 
 			// Restarted while the class is still full: the lease waits on in the service's queue.
-			svc2, f2 := restarted(svc, heldNodes(class))
+			svc2, f2 := restarted(svc, heldNodes(nodes, c.class))
 			if err := svc2.Tick(ctx); err != nil {
 				t.Fatal(err)
 			}
 			if got := mustGet(t, svc2, l.ID); got.State != qm.Queued || got.Ref != "" || len(f2.started) != 0 {
-				t.Fatalf("after a restart, with every %s GPU held, the queued lease is %s (ref %q, %d submitted: %+v)", class, got.State, got.Ref, len(f2.started), f2.started)
+				t.Fatalf("after a restart, with every %s GPU held, the queued lease is %s (ref %q, %d submitted: %+v)", c.class, got.State, got.Ref, len(f2.started), f2.started)
 			}
 
 			// Restarted while the scheduler does not answer: it waits, and says for what.
-			svc3, f3 := restarted(svc, exampleNodes())
+			svc3, f3 := restarted(svc, nodes)
 			f3.refreshErr = errors.New("slurm_load_node error: Unable to contact slurm controller")
 			if err := svc3.Tick(ctx); err != nil {
 				t.Fatal(err)
@@ -71,13 +98,13 @@ func TestAQueuedLeaseIsPlacedAfterARestart(t *testing.T) {
 			}
 
 			// Restarted with GPUs free: it starts on a node the service chose.
-			svc4, f4 := restarted(svc, exampleNodes())
+			svc4, f4 := restarted(svc, nodes)
 			if err := svc4.Tick(ctx); err != nil {
 				t.Fatal(err)
 			}
 			got = mustGet(t, svc4, l.ID)
-			if len(f4.started) != 1 || f4.started[0].Node == "" {
-				t.Fatalf("GPUs free after a restart: submitted %+v, want one lease placed on a node", f4.started)
+			if len(f4.started) != 1 || !strings.HasPrefix(f4.started[0].Node, c.class+"-") {
+				t.Fatalf("GPUs free after a restart: submitted %+v, want one lease placed on a node of %s", f4.started, c.class)
 			}
 			if got.State != qm.Active || got.Node != f4.started[0].Node {
 				t.Errorf("placed on %s, the lease is %s on %q", f4.started[0].Node, got.State, got.Node)
@@ -96,7 +123,7 @@ func TestAnApprovalAfterARestartIsPlaced(t *testing.T) {
 	if err != nil || out.Lease.State != qm.PendingApproval {
 		t.Fatalf("a request longer than the class allows: %+v %v", out, err)
 	}
-	svc2, f2 := restarted(svc, heldNodes("interactive"))
+	svc2, f2 := restarted(svc, heldNodes(exampleNodes(), "interactive"))
 	d, err := svc2.Decide(ctx, "dana@acme.example", out.Lease.ID, true, "")
 	if err != nil {
 		t.Fatal(err)
