@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/policy"
 )
 
 // kind is how a delivery reaches the service.
@@ -32,7 +34,8 @@ type step struct {
 	// text is what the user types after /gpu (a Slack command), the command the button carries
 	// (a click), or the subcommand (Discord).
 	text string
-	// request is set when the delivery asks for a lease: one interactive GPU for an hour.
+	// request is set when the delivery asks for a lease: one interactive GPU for an hour or more
+	// (text's "for 1h" is then the length that plan.text puts in).
 	request bool
 }
 
@@ -159,9 +162,45 @@ func (p plan) requestKey(i int) string {
 	case discordCommand:
 		return "discord:" + p.interactionID(i)
 	case buttonClick:
-		return bot.ClickKey("slack", loadChannel+"/"+p.messageTS(i), p.slackID(p.user(i)), s.text)
+		return bot.ClickKey("slack", loadChannel+"/"+p.messageTS(i), p.slackID(p.user(i)), p.text(i))
 	}
 	return "slack:" + p.trigger(i)
+}
+
+// length is the length delivery i's request asks for: an hour and as many minutes as the user's
+// requests before it (up to 419, then again from none), so that no request of a user asks for the
+// same as another of theirs still waiting for approval, which the service would answer with the
+// first rather than ask again. Nothing ends during a run either way.
+func (p plan) length(i int) string {
+	turn, at := i/len(mix)/p.users, i%len(mix)
+	before := 0
+	for _, s := range mix[:at] {
+		if s.request {
+			before++
+		}
+	}
+	return policy.FormatDuration(time.Hour + time.Duration((turn*requestsPerTurn+before)%420)*time.Minute)
+}
+
+// requestsPerTurn is how many of the mix's deliveries are requests.
+var requestsPerTurn = func() int {
+	n := 0
+	for _, s := range mix {
+		if s.request {
+			n++
+		}
+	}
+	return n
+}()
+
+// text is what delivery i types after /gpu, or the command its button carries: the mix's, with a
+// request's length put in.
+func (p plan) text(i int) string {
+	s := mix[i%len(mix)]
+	if !s.request {
+		return s.text
+	}
+	return strings.Replace(s.text, "for 1h", "for "+p.length(i), 1)
 }
 
 // expectedGrants is how many leases must be running at the end: every team gets its quota, or

@@ -30,7 +30,7 @@ func (p plan) body(i int, responseBase string) (path, contentType string, payloa
 	u := p.user(i)
 	switch s.kind {
 	case slashCommand:
-		v := url.Values{"command": {"/gpu"}, "text": {s.text}, "user_id": {p.slackID(u)}, "team_id": {"TLOAD"},
+		v := url.Values{"command": {"/gpu"}, "text": {p.text(i)}, "user_id": {p.slackID(u)}, "team_id": {"TLOAD"},
 			"channel_id": {loadChannel}, "trigger_id": {p.trigger(i)}, "response_url": {fmt.Sprintf("%s/response/%d", responseBase, i)}}
 		return "/slack/commands", "application/x-www-form-urlencoded", []byte(v.Encode())
 	case buttonClick:
@@ -38,7 +38,7 @@ func (p plan) body(i int, responseBase string) (path, contentType string, payloa
 			"type": "block_actions", "trigger_id": p.trigger(i), "response_url": fmt.Sprintf("%s/response/%d", responseBase, i),
 			"user": map[string]any{"id": p.slackID(u)}, "team": map[string]any{"id": "TLOAD"}, "channel": map[string]any{"id": loadChannel},
 			"container": map[string]any{"type": "message", "channel_id": loadChannel, "message_ts": p.messageTS(i)},
-			"actions":   []any{map[string]any{"type": "button", "action_id": "qm.cmd.0", "block_id": "actions", "value": s.text, "action_ts": "1.2"}},
+			"actions":   []any{map[string]any{"type": "button", "action_id": "qm.cmd.0", "block_id": "actions", "value": p.text(i), "action_ts": "1.2"}},
 		}
 		raw, _ := json.Marshal(cb)
 		return "/slack/interactions", "application/x-www-form-urlencoded", []byte(url.Values{"payload": {string(raw)}}.Encode())
@@ -48,7 +48,7 @@ func (p plan) body(i int, responseBase string) (path, contentType string, payloa
 		opts = []any{
 			map[string]any{"name": "gpus", "type": 4, "value": 1},
 			map[string]any{"name": "class", "type": 3, "value": "interactive"},
-			map[string]any{"name": "duration", "type": 3, "value": "1h"},
+			map[string]any{"name": "duration", "type": 3, "value": p.length(i)},
 		}
 	}
 	in := map[string]any{

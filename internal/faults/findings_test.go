@@ -77,7 +77,7 @@ func TestNoticesQueuedAtACrashAreNotLost(t *testing.T) {
 		return ""
 	})
 	for i := 0; i < 4; i++ {
-		if err := send(s.url, sl.command(fmt.Sprintf("u%02d@fault.example", i), "request 1 interactive for 1h")); err != nil {
+		if err := send(s.url, sl.command(fmt.Sprintf("u%02d@fault.example", i), "request 1 interactive for 2h")); err != nil {
 			t.Fatal(err)
 		}
 	}
