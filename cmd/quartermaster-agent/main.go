@@ -34,6 +34,7 @@ import (
 	"github.com/acme/quartermaster/internal/buildinfo"
 	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/httpserve"
+	"github.com/acme/quartermaster/internal/shellword"
 )
 
 func main() {
@@ -200,7 +201,7 @@ func wholeExample(msg, cmd string, given []string) string {
 	if strings.HasPrefix(tail, "QM_") {
 		prefix = tail + " "
 	} else {
-		words := shellWords(tail)
+		words := shellword.Split(tail)
 		for i := 0; i < len(words); i++ {
 			name, value, eq := strings.Cut(strings.TrimLeft(words[i], "-"), "=")
 			f := fs.Lookup(name)
@@ -267,15 +268,6 @@ func setFlag(args []string, name, value string, bare bool) []string {
 		out = append(out, "--"+name, value)
 	}
 	return append(out, withoutFlag(rest, name, !bare)...)
-}
-
-// shellWords splits an example's flags as a shell would: words, and 'single-quoted' words.
-func shellWords(s string) []string {
-	var out []string
-	for _, m := range regexp.MustCompile(`'([^']*)'|(\S+)`).FindAllStringSubmatch(s, -1) {
-		out = append(out, m[1]+m[2])
-	}
-	return out
 }
 
 // commands are the agent's commands, in the order the usage lists them.
@@ -499,16 +491,7 @@ func isNumber(word string) bool {
 
 // commandLine is the agent's command line for cmd and args, quoted for a shell.
 func commandLine(cmd string, args []string) string {
-	words := []string{"quartermaster-agent", cmd}
-	for _, a := range args {
-		if a == "" || strings.ContainsFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@+%", r))
-		}) {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		words = append(words, a)
-	}
-	return strings.Join(words, " ")
+	return shellword.Join(append([]string{"quartermaster-agent", cmd}, args...))
 }
 
 // fromEnv is msg, a refusal of flag's value, as said of the environment variable env when the

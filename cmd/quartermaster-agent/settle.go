@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/acme/quartermaster/internal/shellword"
 )
 
 // commandFirst is args (flags first) with the command typed after them put first: the first
@@ -77,7 +79,7 @@ func settled(ctx context.Context, msg string) string {
 			return msg
 		}
 		seen[line] = true
-		words := lineWords(line)
+		words := shellword.Split(line)
 		if len(words) < 2 || words[0] != "quartermaster-agent" {
 			return msg
 		}
@@ -93,40 +95,4 @@ func settled(ctx context.Context, msg string) string {
 		msg = msg[:i] + refused[j:]
 	}
 	return msg
-}
-
-// lineWords splits a command line as a shell does for the quoting commandLine writes: bare words,
-// and single-quoted words (a quote inside written '\”, an empty word ”).
-func lineWords(line string) []string {
-	var out []string
-	var cur strings.Builder
-	inWord, quoted := false, false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quoted && c == '\'':
-			quoted = false
-		case quoted:
-			cur.WriteByte(c)
-		case c == '\'':
-			quoted, inWord = true, true
-		case c == '\\' && i+1 < len(line):
-			i++
-			cur.WriteByte(line[i])
-			inWord = true
-		case c == ' ':
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/acme/quartermaster/agent/report"
 	"github.com/acme/quartermaster/internal/ingest"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/shellword"
 )
 
 func init() {
@@ -75,11 +76,11 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 			}
 		}
 		return errUsage{fmt.Sprintf("agent-token %s needs the node's name, the one the scheduler knows it by, e.g. %s", verb,
-			shellLine(append([]string{"quartermaster", "agent-token"}, example...)))}
+			shellword.Join(append([]string{"quartermaster", "agent-token"}, example...)))}
 	case verb == "create" || verb == "revoke":
 		if len(pos) > 2 {
 			return errUsage{fmt.Sprintf("agent-token %s takes one node name, but got %q too; e.g. %s", verb, pos[2],
-				shellLine(append([]string{"quartermaster", "agent-token"}, withoutWords(fs, args, pos[2:])...)))}
+				shellword.Join(append([]string{"quartermaster", "agent-token"}, withoutWords(fs, args, pos[2:])...)))}
 		}
 		if p := report.NodeNameProblem(pos[1]); p != "" {
 			// The name put right, the rest of the line (the database) as typed.

@@ -19,6 +19,7 @@ import (
 	"github.com/acme/quartermaster/internal/metrics"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/shellword"
 	"github.com/acme/quartermaster/internal/sim"
 	"github.com/acme/quartermaster/internal/store"
 	"github.com/acme/quartermaster/internal/waits"
@@ -157,7 +158,7 @@ func (c *commonFlags) existingDBURL() (string, error) {
 	}
 	create := "quartermaster migrate up"
 	if c.db != "" && c.dbFrom == "--db" {
-		create += " --db " + shellWord(url)
+		create += " --db " + shellword.Quote(url)
 	}
 	return "", fmt.Errorf("the database of %s does not exist yet (there is no file %s); name the database the service uses, or create one with %s (serve also does at start)", c.dbSetting(url), file, create)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acme/quartermaster/docs"
 	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/shellword"
 )
 
 // confRow is one row of the table in docs/configuration.md: the flags and environment variables
@@ -167,7 +168,7 @@ func checkSettingNames(environ []string) error {
 	sort.Strings(unknown)
 	for _, name := range unknown {
 		if near := policy.Closest(name, names); near != "" {
-			value := shellWord(values[name])
+			value := shellword.Quote(values[name])
 			if secretSetting(name) || secretSetting(near) {
 				value = `"$` + name + `"`
 			}

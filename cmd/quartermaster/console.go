@@ -13,6 +13,7 @@ import (
 
 	"github.com/acme/quartermaster/bot/console"
 	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/shellword"
 )
 
 func init() {
@@ -212,5 +213,5 @@ func consoleTakesNoWords(fs *flag.FlagSet, o *appOptions, args []string, word st
 		line = fmt.Sprintf("%s: /gpu request 1 %s for 2h", user, class)
 	}
 	return errUsage{fmt.Sprintf("console takes no words, but got %q: it reads USER: TEXT lines from standard input and takes only the flags %s, e.g. echo %s | %s",
-		word, andList(names), shellWord(line), shellLine(command))}
+		word, andList(names), shellword.Quote(line), shellword.Join(command))}
 }

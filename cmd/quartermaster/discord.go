@@ -27,6 +27,7 @@ import (
 	"github.com/acme/quartermaster/internal/oidc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/shellword"
 	"github.com/acme/quartermaster/internal/store/chatstore"
 	"github.com/acme/quartermaster/reports/showback"
 )
@@ -130,7 +131,7 @@ func runDiscord(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		}
 		if s.BotToken == "" || s.AppID == "" {
 			return errUsage{"discord register needs DISCORD_BOT_TOKEN and DISCORD_APP_ID (the Developer Portal shows both); e.g. DISCORD_APP_ID=1180000000000000000 DISCORD_BOT_TOKEN=… " +
-				shellLine(append([]string{"quartermaster", "discord", "register"}, onceEach(fs, args[1:])...))}
+				shellword.Join(append([]string{"quartermaster", "discord", "register"}, onceEach(fs, args[1:])...))}
 		}
 	}
 	// The class options' choices are the policy's classes, and Discord takes no other value:

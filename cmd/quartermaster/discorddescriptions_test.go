@@ -1,11 +1,12 @@
 package main
 
 import (
-	"github.com/acme/quartermaster/bot/discord/gputable"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/acme/quartermaster/bot/discord/gputable"
 
 	discordbot "github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/commands"

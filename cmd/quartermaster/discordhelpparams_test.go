@@ -1,12 +1,13 @@
 package main
 
 import (
-	"github.com/acme/quartermaster/bot/discord/gputable"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/acme/quartermaster/bot/discord/gputable"
 
 	"github.com/acme/quartermaster/internal/store/storetest"
 )

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"github.com/acme/quartermaster/bot/discord/gputable"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/acme/quartermaster/bot/discord/gputable"
 
 	"github.com/acme/quartermaster/bot/discord/discordtest"
 	"github.com/acme/quartermaster/internal/qm"

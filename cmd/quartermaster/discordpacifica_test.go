@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"github.com/acme/quartermaster/bot/discord/gputable"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme/quartermaster/bot/discord/gputable"
 
 	discordbot "github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/bot/discord/discordtest"

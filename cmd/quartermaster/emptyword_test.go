@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acme/quartermaster/internal/shellword"
 )
 
 // An empty word typed where it means something (templates list ” lists every template) is kept
@@ -25,7 +27,7 @@ func TestAnEmptyWordIsKeptQuotedInTheExample(t *testing.T) {
 			t.Errorf("%q: the example of %q is refused: %s", args, msg, stderr)
 		}
 	}
-	if got := shellLine([]string{"quartermaster", "templates", "list", ""}); got != "quartermaster templates list ''" {
-		t.Errorf("shellLine keeps an empty word as %q", got)
+	if got := shellword.Join([]string{"quartermaster", "templates", "list", ""}); got != "quartermaster templates list ''" {
+		t.Errorf("shellword.Join keeps an empty word as %q", got)
 	}
 }

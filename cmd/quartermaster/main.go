@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/shellword"
 )
 
 // subcommand is one verb of the quartermaster command line.
@@ -129,7 +130,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if moved := commandFirst(fixed); moved != nil {
 			fixed = moved
 		}
-		return refuse("quartermaster: a flag starts with two hyphens (--), not a typographic dash, as a document may show it; e.g. " + shellLine(append([]string{"quartermaster"}, fixed...)))
+		return refuse("quartermaster: a flag starts with two hyphens (--), not a typographic dash, as a document may show it; e.g. " + shellword.Join(append([]string{"quartermaster"}, fixed...)))
 	}
 	if moved := commandFirst(args); moved != nil {
 		args = moved // flags of the command typed before it: the command's
@@ -146,7 +147,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 						front = append(front, args[i+1])
 					}
 					rest := slices.Concat(args[:i], args[i+len(front):])
-					return refuse(fmt.Sprintf("quartermaster: the command comes first, before its flags (%s), e.g. %s", args[0], shellLine(slices.Concat([]string{"quartermaster"}, front, rest))))
+					return refuse(fmt.Sprintf("quartermaster: the command comes first, before its flags (%s), e.g. %s", args[0], shellword.Join(slices.Concat([]string{"quartermaster"}, front, rest))))
 				}
 			}
 		}
@@ -156,7 +157,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			if near == "" {
 				return "quartermaster console"
 			}
-			return shellLine(append([]string{"quartermaster", near}, args[1:]...))
+			return shellword.Join(append([]string{"quartermaster", near}, args[1:]...))
 		})))
 	}
 	if wantsHelp(args[1:]) {
@@ -270,7 +271,7 @@ func misspelledVerb(command, word string, verbs, args []string) error {
 		article = "an"
 	}
 	return errUsage{fmt.Sprintf("%q is not %s %s command; the nearest is %s, e.g. %s", word, article, command, near,
-		shellLine(append([]string{"quartermaster", command}, fixed...)))}
+		shellword.Join(append([]string{"quartermaster", command}, fixed...)))}
 }
 
 // notAVerb refuses word, typed where command (templates, migrate…) takes one of verbs and is
@@ -286,7 +287,7 @@ func notAVerb(command, word string, verbs, args, example []string) error {
 		article = "an"
 	}
 	return errUsage{fmt.Sprintf("%q is not %s %s command; %s takes %s, e.g. %s", word, article, command, command, orList(verbs),
-		shellLine(append([]string{"quartermaster", command}, example...)))}
+		shellword.Join(append([]string{"quartermaster", command}, example...)))}
 }
 
 // needsVerb refuses command (agent-token, migrate, discord…), which takes one of verbs, given none:
@@ -329,7 +330,7 @@ func needsVerb(command string, verbFirst bool, verbs []string, verb string, args
 				map[string]string{"": strings.Join(extra, " ")}, err)
 		}
 	}
-	line := shellLine(append(append([]string{"quartermaster", command, verb}, args...), extra...))
+	line := shellword.Join(append(append([]string{"quartermaster", command, verb}, args...), extra...))
 	if verbFirst && len(args) > 0 {
 		return errUsage{fmt.Sprintf("%s takes %s before its flags, e.g. %s", command, orList(verbs), line)}
 	}
@@ -367,7 +368,7 @@ func refusal(what, command string, words []string) errUsage {
 	if strings.HasSuffix(what, "?") { // did you mean …? e.g. …
 		sep = " "
 	}
-	return errUsage{what + sep + "e.g. " + shellLine(append(strings.Fields("quartermaster "+command), words...))}
+	return errUsage{what + sep + "e.g. " + shellword.Join(append(strings.Fields("quartermaster "+command), words...))}
 }
 
 // strayWords refuses words the command line command (migrate up, agent-token list…) takes no more
@@ -565,12 +566,12 @@ func emptyFlag(command string, sc subcommand, args []string) error {
 			how = "leave it out for its default"
 		}
 		if other != "" {
-			how = "leave it out, as it is given " + shellWord(other) + " too"
+			how = "leave it out, as it is given " + shellword.Quote(other) + " too"
 		}
 		if swallowed {
 			is = "has no value: " + args[i+1] + " after it is a flag"
 		}
-		return errUsage{fmt.Sprintf("--%s %s; %s, e.g. %s", name, is, how, shellLine(append([]string{"quartermaster", command}, fixed...)))}
+		return errUsage{fmt.Sprintf("--%s %s; %s, e.g. %s", name, is, how, shellword.Join(append([]string{"quartermaster", command}, fixed...)))}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/shellword"
 	"github.com/acme/quartermaster/internal/store"
 )
 
@@ -88,7 +89,7 @@ func runMigrate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wr
 	defer db.Close()
 	up := "quartermaster migrate up"
 	if f.dbFrom == "--db" && f.db != "" {
-		up += " --db " + shellWord(store.Redact(url))
+		up += " --db " + shellword.Quote(store.Redact(url))
 	}
 	if err := migrateVerb(ctx, db, verb, up, stdout); err != nil {
 		return f.migrateError(url, err)
@@ -226,19 +227,4 @@ func printMigrations(w io.Writer, dialect string, st []store.MigrationStatus, up
 	}
 	fmt.Fprintln(w)
 	return nil
-}
-
-// shellWord is s as one word of a shell command line: as it is where every character is one a
-// shell takes literally, else in single quotes (a PostgreSQL URL's ? and &, a space in a path,
-// and an empty word, which would otherwise drop out of the line).
-func shellWord(s string) string {
-	if s == "" {
-		return "''"
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%_+=:,./-", r)) {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
 }

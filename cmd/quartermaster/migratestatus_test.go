@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acme/quartermaster/internal/shellword"
 	"github.com/acme/quartermaster/internal/store"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
@@ -52,7 +53,7 @@ func TestMigrateStatusOnANeverMigratedPostgresCreatesNothing(t *testing.T) {
 	}
 	// The command it suggests names the database it was given (QM_TEST_POSTGRES_DSN may point
 	// anywhere), its password masked.
-	for _, w := range []string{"no migrations applied yet", "quartermaster migrate up --db " + shellWord(store.Redact(url))} {
+	for _, w := range []string{"no migrations applied yet", "quartermaster migrate up --db " + shellword.Quote(store.Redact(url))} {
 		if !strings.Contains(out, w) {
 			t.Errorf("migrate status: %q does not say %q", out, w)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/shellword"
 )
 
 func init() {
@@ -125,7 +126,7 @@ func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 			if len(rest) == 0 && os.Getenv("QM_POLICY") == "" {
 				rest = []string{"docs/quartermaster.example.yaml"}
 			}
-			return errUsage{fmt.Sprintf("%q is not a policy command; the nearest is check, e.g. %s", args[0], shellLine(append([]string{"quartermaster", "policy", "check"}, rest...)))}
+			return errUsage{fmt.Sprintf("%q is not a policy command; the nearest is check, e.g. %s", args[0], shellword.Join(append([]string{"quartermaster", "policy", "check"}, rest...)))}
 		}
 		example := []string{"check"}
 		if os.Getenv("QM_POLICY") == "" {
@@ -200,15 +201,6 @@ func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 func discordAlone() bool {
 	set := func(name string) bool { return os.Getenv(name) != "" || os.Getenv(name+config.FileSuffix) != "" }
 	return set("DISCORD_BOT_TOKEN") && !set("SLACK_BOT_TOKEN")
-}
-
-// shellLine is words as one shell command line, each quoted as shellWord does.
-func shellLine(words []string) string {
-	out := make([]string, len(words))
-	for i, w := range words {
-		out[i] = shellWord(w)
-	}
-	return strings.Join(out, " ")
 }
 
 // namesAFile says whether the example a refusal of policy check ends with (after e.g.) gives

@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/acme/quartermaster/internal/predict"
+	"github.com/acme/quartermaster/internal/shellword"
 )
 
 func init() {
@@ -90,14 +91,14 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		if len(flagPlaces(fs, rest, "trace")) == 0 {
 			rest = append(rest, "--trace", predictTrace)
 		}
-		return errUsage{fmt.Sprintf("predict eval takes no more words, but got %q; e.g. %s", fs.Arg(0), shellLine(append([]string{"quartermaster", "predict", "eval"}, rest...)))}
+		return errUsage{fmt.Sprintf("predict eval takes no more words, but got %q; e.g. %s", fs.Arg(0), shellword.Join(append([]string{"quartermaster", "predict", "eval"}, rest...)))}
 	}
 	// A flag's value put right, its example gives --trace where none was typed: one that runs.
 	withTrace := func(rest []string) string {
 		if *trace == "" {
 			rest = append(withoutPlaces(rest, flagPlaces(fs, rest, "trace")), "--trace", predictTrace)
 		}
-		return shellLine(append([]string{"quartermaster", "predict", "eval"}, rest...))
+		return shellword.Join(append([]string{"quartermaster", "predict", "eval"}, rest...))
 	}
 	switch {
 	case *format != "" && *format != predict.FormatSWF && *format != predict.FormatCSV && *format != predict.FormatSacct && *format != predict.FormatPhilly:
@@ -105,7 +106,7 @@ func runPredict(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case !(*train >= 0 && *train < 1): // NaN too
 		return errUsage{fmt.Sprintf("--train-fraction is a number from 0 up to (not including) 1, not %v; e.g. %s", *train, withTrace(withFlag(fs, args[1:], "train-fraction", "0.3")))}
 	case *trace == "":
-		return errUsage{"predict eval needs --trace, the job trace to replay, e.g. " + shellLine(append(append([]string{"quartermaster", "predict", "eval"}, args[1:]...), "--trace", predictTrace))}
+		return errUsage{"predict eval needs --trace, the job trace to replay, e.g. " + shellword.Join(append(append([]string{"quartermaster", "predict", "eval"}, args[1:]...), "--trace", predictTrace))}
 	}
 	if checking(ctx) {
 		return nil // the flags are right; the trace is read where the command runs

@@ -29,6 +29,7 @@ import (
 	"github.com/acme/quartermaster/internal/oidc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/shellword"
 	"github.com/acme/quartermaster/internal/store/chatstore"
 )
 
@@ -194,7 +195,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 		fixed := withoutPlaces(args, flagPlaces(fs, args, "policy"))
 		if len(fixed) == len(args) { // named by QM_POLICY
 			fixed = append([]string{"quartermaster", "serve"}, onceEach(fs, fixed)...)
-			return errUsage{fmt.Sprintf("--demo runs the embedded example policy, but a policy is also named (%s); drop one of them, e.g. QM_POLICY= %s", o.app.flags.policy, shellLine(fixed))}
+			return errUsage{fmt.Sprintf("--demo runs the embedded example policy, but a policy is also named (%s); drop one of them, e.g. QM_POLICY= %s", o.app.flags.policy, shellword.Join(fixed))}
 		}
 		return refusal(fmt.Sprintf("--demo runs the embedded example policy, but a policy is also named (%s); drop one of them", o.app.flags.policy), "serve", onceEach(fs, fixed))
 	case !o.demo && o.app.flags.policy == "":

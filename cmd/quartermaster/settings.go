@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/shellword"
 	"github.com/acme/quartermaster/internal/store"
 )
 
@@ -67,7 +68,7 @@ func (s startSetting) eg(v string) string {
 	if !s.fromFlag || s.fs == nil {
 		return s.example(v)
 	}
-	return shellLine(append(slices.Clone(s.line), withFlag(s.fs, s.args, strings.TrimPrefix(s.flag, "--"), v)...))
+	return shellword.Join(append(slices.Clone(s.line), withFlag(s.fs, s.args, strings.TrimPrefix(s.flag, "--"), v)...))
 }
 
 // checkListenAddr refuses an address net.Listen cannot take (no port, a port out of range),
@@ -207,7 +208,7 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 			}
 			i = j - 1
 		}
-		return shellLine(append(slices.Clone(line), fixed...))
+		return shellword.Join(append(slices.Clone(line), fixed...))
 	}
 	if word, ok := strings.CutPrefix(err.Error(), "bad flag syntax: "); ok && m == nil {
 		// ---db (a dash too many) is --db; -=x, a flag with no name, is left out.
