@@ -100,7 +100,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
 		args = append([]string{"version"}, args[1:]...) // as quartermaster --version is quartermaster version
 	}
-	if fixed, ok := plainDashes(args); ok {
+	if fixed, ok := shellword.PlainDashes(args); ok {
 		// A flag pasted from a document with a typographic dash (—fake) is written with hyphens.
 		if fixed[0] == "--version" || fixed[0] == "-version" {
 			fixed[0] = "version" // as quartermaster-agent --version is quartermaster-agent version

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -34,25 +33,6 @@ func commandFirst(args []string) (moved []string, ok bool) {
 	return nil, false
 }
 
-// typographicFlag is a flag written with a typographic dash (—fake, –-node=x), as a document
-// pasted from may show it: the dashes, and the flag after them.
-var typographicFlag = regexp.MustCompile(`^[-‐‑‒–—―−﹘﹣－]*[‐‑‒–—―−﹘﹣－][-‐‑‒–—―−﹘﹣－]*([A-Za-z][A-Za-z0-9-]*(?:=.*)?)$`)
-
-// plainDashes is args with every flag written with a typographic dash written --NAME; ok where
-// one was (before any --).
-func plainDashes(args []string) (fixed []string, ok bool) {
-	fixed = slices.Clone(args)
-	for i, a := range fixed {
-		if a == "--" {
-			break
-		}
-		if m := typographicFlag.FindStringSubmatch(a); m != nil {
-			fixed[i], ok = "--"+m[1], true
-		}
-	}
-	return fixed, ok
-}
-
 type checkingKey struct{}
 
 // checking says whether ctx runs a command line only to check it, as settled does: the agent
@@ -60,39 +40,15 @@ type checkingKey struct{}
 func checking(ctx context.Context) bool { return ctx.Value(checkingKey{}) != nil }
 
 // settled is the refusal msg with its example (the agent's command line it ends with, after
-// "e.g.") put right until typed back it is accepted: where the example is refused in turn (a
-// misspelled flag renamed but its bad value kept), the example of that refusal takes its place,
-// so that one example puts every mistake on the line right.
+// "e.g.") put right until typed back it is accepted (shellword.Settle).
 func settled(ctx context.Context, msg string) string {
 	if checking(ctx) {
 		return msg
 	}
 	check := context.WithValue(ctx, checkingKey{}, true)
-	seen := map[string]bool{}
-	for range 6 {
-		i := strings.LastIndex(msg, "e.g. quartermaster-agent ")
-		if i < 0 {
-			return msg
-		}
-		line := msg[i+len("e.g. "):]
-		if seen[line] {
-			return msg
-		}
-		seen[line] = true
-		words := shellword.Split(line)
-		if len(words) < 2 || words[0] != "quartermaster-agent" {
-			return msg
-		}
+	return shellword.Settle(msg, "quartermaster-agent", func(args []string) (string, bool) {
 		var errb bytes.Buffer
-		if run(check, words[1:], io.Discard, &errb) == 0 {
-			return msg
-		}
-		refused := strings.TrimSpace(errb.String())
-		j := strings.LastIndex(refused, "e.g. quartermaster-agent ")
-		if j < 0 || strings.Contains(refused, "\n") {
-			return msg
-		}
-		msg = msg[:i] + refused[j:]
-	}
-	return msg
+		refused := run(check, args, io.Discard, &errb) != 0
+		return errb.String(), refused
+	})
 }

@@ -122,7 +122,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, settled(ctx, msg))
 		return 2
 	}
-	if fixed, ok := plainDashes(args); ok {
+	if fixed, ok := shellword.PlainDashes(args); ok {
 		// A flag pasted from a document with a typographic dash (—db) is written with hyphens.
 		if fixed[0] == "--version" || fixed[0] == "-version" {
 			fixed[0] = "version"

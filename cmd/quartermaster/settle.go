@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -43,25 +42,6 @@ func commandFirst(args []string) []string {
 		return slices.Concat(front, args[:i], args[i+len(front):])
 	}
 	return nil
-}
-
-// typographicFlag is a flag written with a typographic dash (—db, –-week=x), as a document pasted
-// from may show it: the dashes, and the flag after them.
-var typographicFlag = regexp.MustCompile(`^[-‐‑‒–—―−﹘﹣－]*[‐‑‒–—―−﹘﹣－][-‐‑‒–—―−﹘﹣－]*([A-Za-z][A-Za-z0-9-]*(?:=.*)?)$`)
-
-// plainDashes is args with every flag written with a typographic dash written --NAME; ok where
-// one was (before any --).
-func plainDashes(args []string) (fixed []string, ok bool) {
-	fixed = slices.Clone(args)
-	for i, a := range fixed {
-		if a == "--" {
-			break
-		}
-		if m := typographicFlag.FindStringSubmatch(a); m != nil {
-			fixed[i], ok = "--"+m[1], true
-		}
-	}
-	return fixed, ok
 }
 
 type checkingKey struct{}
@@ -105,40 +85,16 @@ func checkLine(ctx context.Context, args []string, sc subcommand, stdout, stderr
 }
 
 // settled is the refusal msg with its example (the quartermaster command line it ends with, after
-// "e.g.") put right until typed back it is accepted: where the example is refused in turn (a
-// misspelled flag renamed but its bad value kept, a misspelled command whose flag is empty), the
-// example of that refusal takes its place, so that one example puts every mistake on the line
-// right. msg is as it is where its example is accepted, or is none.
+// "e.g.") put right until typed back it is accepted (shellword.Settle): a misspelled flag renamed
+// but its bad value kept, a misspelled command whose flag is empty.
 func settled(ctx context.Context, msg string) string {
 	if checking(ctx) {
 		return msg
 	}
 	check := context.WithValue(ctx, checkingKey{}, true)
-	seen := map[string]bool{}
-	for range 6 {
-		i := strings.LastIndex(msg, "e.g. quartermaster ")
-		if i < 0 {
-			return msg
-		}
-		line := msg[i+len("e.g. "):]
-		if seen[line] {
-			return msg
-		}
-		seen[line] = true
-		words := shellword.Split(line)
-		if len(words) < 2 || words[0] != "quartermaster" {
-			return msg
-		}
+	return shellword.Settle(msg, "quartermaster", func(args []string) (string, bool) {
 		var out, errb bytes.Buffer
-		if run(check, words[1:], strings.NewReader(""), &out, &errb) != 2 {
-			return msg
-		}
-		refused := strings.TrimSpace(errb.String())
-		j := strings.LastIndex(refused, "e.g. quartermaster ")
-		if j < 0 || strings.Contains(refused, "\n") {
-			return msg
-		}
-		msg = msg[:i] + refused[j:]
-	}
-	return msg
+		refused := run(check, args, strings.NewReader(""), &out, &errb) == 2
+		return errb.String(), refused
+	})
 }

@@ -3,7 +3,11 @@
 // literally, else in single quotes.
 package shellword
 
-import "strings"
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
 
 // Quote is s as one word of a shell command line: as it is where every character is one a shell
 // takes literally, else in single quotes (a PostgreSQL URL's ? and &, a space in a path, and an
@@ -64,4 +68,60 @@ func Split(line string) []string {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+// typographicFlag is a flag written with a typographic dash (—db, –-week=x), as a document pasted
+// from may show it: the dashes, and the flag after them.
+var typographicFlag = regexp.MustCompile(`^[-‐‑‒–—―−﹘﹣－]*[‐‑‒–—―−﹘﹣－][-‐‑‒–—―−﹘﹣－]*([A-Za-z][A-Za-z0-9-]*(?:=.*)?)$`)
+
+// PlainDashes is args with every flag written with a typographic dash written --NAME; ok where
+// one was (before any --).
+func PlainDashes(args []string) (fixed []string, ok bool) {
+	fixed = slices.Clone(args)
+	for i, a := range fixed {
+		if a == "--" {
+			break
+		}
+		if m := typographicFlag.FindStringSubmatch(a); m != nil {
+			fixed[i], ok = "--"+m[1], true
+		}
+	}
+	return fixed, ok
+}
+
+// Settle is the refusal msg with its example (the command line of prog it ends with, after
+// "e.g.") put right until typed back it is accepted: check runs a line's words after prog without
+// acting and says what it refuses; where the example is refused in turn (a misspelled flag renamed
+// but its bad value kept), the example of that refusal takes its place, so that one example puts
+// every mistake on the line right. msg is as it is where its example is accepted, or is none; it
+// is put right six times at most, and never back to an example already tried.
+func Settle(msg, prog string, check func(args []string) (refusal string, refused bool)) string {
+	mark := "e.g. " + prog + " "
+	seen := map[string]bool{}
+	for range 6 {
+		i := strings.LastIndex(msg, mark)
+		if i < 0 {
+			return msg
+		}
+		line := msg[i+len("e.g. "):]
+		if seen[line] {
+			return msg
+		}
+		seen[line] = true
+		words := Split(line)
+		if len(words) < 2 || words[0] != prog {
+			return msg
+		}
+		refusal, refused := check(words[1:])
+		if !refused {
+			return msg
+		}
+		refusal = strings.TrimSpace(refusal)
+		j := strings.LastIndex(refusal, mark)
+		if j < 0 || strings.Contains(refusal, "\n") {
+			return msg
+		}
+		msg = msg[:i] + refusal[j:]
+	}
+	return msg
 }

@@ -31,3 +31,33 @@ func FuzzSplitJoin(f *testing.F) {
 		}
 	})
 }
+
+// A refusal's example refused in turn gives way to that refusal's example, until one is accepted;
+// examples that refuse each other in a ring stop where they began.
+func TestSettlePutsEveryMistakeRight(t *testing.T) {
+	check := func(args []string) (string, bool) {
+		switch Join(args) {
+		case "report --week bogus":
+			return "tool report: bogus is no week; e.g. tool report --week 2026-W49\n", true
+		case "a":
+			return "tool: no; e.g. tool b", true
+		case "b":
+			return "tool: no; e.g. tool a", true
+		}
+		return "", false
+	}
+	if got := Settle("tool report: --wek is no flag; e.g. tool report --week bogus", "tool", check); got != "tool report: --wek is no flag; e.g. tool report --week 2026-W49" {
+		t.Errorf("Settle = %q", got)
+	}
+	if got := Settle("tool: no; e.g. tool a", "tool", check); got != "tool: no; e.g. tool a" {
+		t.Errorf("a ring of refusals: Settle = %q", got)
+	}
+}
+
+// A flag pasted with a typographic dash is the flag with two hyphens; a value after -- is left.
+func TestPlainDashes(t *testing.T) {
+	got, ok := PlainDashes([]string{"report", "—db", "x", "–-week=2026-W49", "--", "—y"})
+	if want := []string{"report", "--db", "x", "--week=2026-W49", "--", "—y"}; !ok || !slices.Equal(got, want) {
+		t.Errorf("PlainDashes = %q, %v; want %q", got, ok, want)
+	}
+}
