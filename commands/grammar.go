@@ -196,6 +196,22 @@ func parseKnowing(text string, p *policy.Policy, templateNames, verbs []string) 
 	return parseIn(text, p.ClassNames(), teamChannels(p), teamSet(p), nameKeys(templateNames), verbs)
 }
 
+// channelMistyped is the team channel that typed (#infra-gpux) is mistyped from by a letter, by
+// nearest's rule, and its team; "" when none is near (channels as teamChannels gives them).
+func channelMistyped(channels map[string]string, typed string) (channel, team string) {
+	var named []string
+	for ch, t := range channels {
+		if t != "" && strings.HasPrefix(ch, "#") {
+			named = append(named, ch)
+		}
+	}
+	slices.Sort(named)
+	if near := nearest(policy.NameKey(typed), named); near != "" {
+		return near, channels[near]
+	}
+	return "", ""
+}
+
 // teamChannels are the policy's team channels (NameKey, with #, and as Discord passes those that
 // discord.channels maps, <#CHANNEL_ID>) and the team of each ("" for a channel two teams share).
 func teamChannels(p *policy.Policy) map[string]string {
@@ -720,17 +736,7 @@ func accentedName(verb string, args []string, classes, teams map[string]bool, ch
 				}
 			}
 			if meant == "" {
-				// #infra-gpux: a team's channel mistyped by a letter.
-				var named []string
-				for ch, t := range channels {
-					if t != "" && strings.HasPrefix(ch, "#") {
-						named = append(named, ch)
-					}
-				}
-				slices.Sort(named)
-				if near := nearest(policy.NameKey(w), named); near != "" {
-					meant, team = near, channels[near]
-				}
+				meant, team = channelMistyped(channels, w)
 			}
 			if meant != "" {
 				return i, team, fmt.Sprintf("%s is the channel of no team; did you mean %s, the channel of team %s?", q, meant, team), meant

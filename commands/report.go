@@ -325,17 +325,7 @@ func (b *Bot) teamMeant(ctx context.Context, req bot.Request, typed, report stri
 	team, channel := p.TeamMeant(typed)
 	if team == "" && strings.HasPrefix(typed, "#") {
 		// #vision-gpux: a team's channel mistyped by a letter.
-		channels := teamChannels(p)
-		var named []string
-		for ch, t := range channels {
-			if t != "" && strings.HasPrefix(ch, "#") {
-				named = append(named, ch)
-			}
-		}
-		slices.Sort(named)
-		if near := nearest(policy.NameKey(typed), named); near != "" {
-			team, channel = channels[near], near
-		}
+		channel, team = channelMistyped(teamChannels(p), typed)
 	}
 	if team == "" {
 		return nil
