@@ -6,45 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme/quartermaster/internal/shellword"
 	"github.com/acme/quartermaster/reports/showback"
 )
-
-// shellArgs splits an example command line as a shell does for the quoting the examples use:
-// bare words, and single-quoted words (a quote inside written as quote, backslash, quote, quote;
-// an empty word as two quotes).
-func shellArgs(line string) []string {
-	var out []string
-	var cur strings.Builder
-	inWord, quoted := false, false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quoted && c == '\'':
-			quoted = false
-		case quoted:
-			cur.WriteByte(c)
-		case c == '\'':
-			quoted, inWord = true, true
-		case c == '\\' && i+1 < len(line):
-			i++
-			cur.WriteByte(line[i])
-			inWord = true
-		case c == ' ':
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out
-}
 
 // exampleOf is the command line a refusal of quartermaster ends with, after "e.g. quartermaster",
 // as the words a shell would pass; nil when it ends with none.
@@ -53,7 +17,7 @@ func exampleOf(refusal string) []string {
 	if i < 0 {
 		return nil
 	}
-	return shellArgs(strings.TrimSpace(refusal[i+len("e.g. quartermaster "):]))
+	return shellword.Split(strings.TrimSpace(refusal[i+len("e.g. quartermaster "):]))
 }
 
 // A database whose history runs past the real now (a console whose simulated clock was moved on
