@@ -330,14 +330,3 @@ func (w *waits) forget(id qm.LeaseID) {
 	delete(w.est, id)
 	w.mu.Unlock()
 }
-
-// Unwrap is the backend a wrapper counts the calls of; b itself when it is not wrapped.
-func Unwrap(b qm.Backend) qm.Backend {
-	for {
-		u, ok := b.(interface{ Unwrap() qm.Backend })
-		if !ok {
-			return b
-		}
-		b = u.Unwrap()
-	}
-}

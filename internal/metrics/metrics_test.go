@@ -106,7 +106,7 @@ func TestBackendKeepsAbilities(t *testing.T) {
 				t.Errorf("%T: wrapped, has %s %v, want %v", b, name, asks(w), asks(b))
 			}
 		}
-		if Unwrap(w) != b {
+		if u, ok := w.(qm.BackendWrapper); !ok || u.Unwrap() != b {
 			t.Errorf("%T: Unwrap does not give the backend back", b)
 		}
 		ctx := context.Background()
