@@ -2,6 +2,7 @@ package qm_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -146,5 +147,42 @@ func TestCatalogAndEstimateBeforeTheFirstInventory(t *testing.T) {
 	}
 	if e.GPUs != 16 {
 		t.Errorf("the first estimate of 12 train GPUs (nodes of 8) quotes %d GPUs; want the 2 whole nodes (16) a request holds", e.GPUs)
+	}
+}
+
+// While the scheduler does not answer after a start, a command asks it for its nodes once, not
+// once for the command and again for every class it counts (each ask of a scheduler that does not
+// answer can take seconds: /gpu catalog took as many of them as twice the classes); later commands
+// do not ask again for a while, and once the scheduler answers its nodes are counted.
+func TestCommandsAskAnUnansweringSchedulerOnce(t *testing.T) {
+	svc, f, clock, _ := schedService(t, qm.Started{State: qm.Active})
+	f.nodes = exampleNodes()
+	f.refreshErr = errors.New("slurm_load_node error: Unable to contact slurm controller (connect failure)")
+	ctx := context.Background()
+	if _, err := svc.Catalog(ctx, "alice@acme.example"); err != nil {
+		t.Fatal(err)
+	}
+	if f.refreshes != 1 {
+		t.Fatalf("/gpu catalog asked a scheduler that does not answer for its nodes %d times, want once", f.refreshes)
+	}
+	if _, err := svc.EstimateRequest(ctx, "alice@acme.example", "train", 2, time.Hour, false); err != nil {
+		t.Fatal(err)
+	}
+	if f.refreshes != 1 {
+		t.Fatalf("an estimate right after asked again (%d asks in all), want none", f.refreshes)
+	}
+	clock.Advance(time.Minute)
+	f.refreshErr = nil
+	cs, err := svc.Catalog(ctx, "alice@acme.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.refreshes != 2 {
+		t.Fatalf("a minute later the catalog asked %d times in all, want 2", f.refreshes)
+	}
+	for _, c := range cs {
+		if c.Capacity == 0 {
+			t.Errorf("once the scheduler answered, class %s counts no GPUs", c.Class.Name)
+		}
 	}
 }

@@ -508,7 +508,7 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 	if r, ok := BackendAs[InventoryRefresher](s.Backend); ok {
 		// A failed refresh keeps the last inventory; the next pass tries again.
 		if err := r.RefreshInventory(ctx); err != nil {
-			s.log().Warn("refresh the scheduler's inventory", "err", err)
+			s.inventoryFailed(err)
 		} else {
 			s.inventoryRead.Store(true)
 		}

@@ -75,6 +75,10 @@ type Service struct {
 	bg    sync.WaitGroup
 	// inventoryRead is set once the scheduler's inventory has been read (readInventory).
 	inventoryRead atomic.Bool
+	// inventoryFailedAt is when (Unix nanoseconds, 0: never) a read of the inventory last
+	// failed; inventoryMu lets one command read it at a time (readInventory).
+	inventoryFailedAt atomic.Int64
+	inventoryMu       sync.Mutex
 	// starting holds the leases whose Backend.Start runs in this process now (start): their
 	// job may already run before Start has recorded it and how to reach it.
 	starting sync.Map
@@ -85,9 +89,16 @@ type Service struct {
 	sweepFails map[LeaseID]*sweepFail
 }
 
+// inventoryRetry is how long after a failed read of the scheduler's inventory the commands
+// leave it to the reconcile loop: each ask of a scheduler that does not answer can take seconds.
+const inventoryRetry = 30 * time.Second
+
 // readInventory reads the scheduler's inventory when nothing has read it yet: a request, a
 // catalog or an estimate that comes in the seconds after a start, before the reconcile loop's
-// first pass, is counted, placed and quoted on the scheduler's nodes as any later one is. A failed read is left to that loop.
+// first pass, is counted, placed and quoted on the scheduler's nodes as any later one is. A
+// failed read is left to that loop for inventoryRetry, so that a command asks a scheduler that
+// does not answer once, not once more for every class it counts, and the commands that come
+// meanwhile do not ask at all; commands that come together wait for one read.
 func (s *Service) readInventory(ctx context.Context) {
 	r, ok := BackendAs[InventoryRefresher](s.Backend)
 	if !ok || s.inventoryRead.Load() {
@@ -97,11 +108,28 @@ func (s *Service) readInventory(ctx context.Context) {
 		s.inventoryRead.Store(true)
 		return
 	}
+	s.inventoryMu.Lock()
+	defer s.inventoryMu.Unlock()
+	if s.inventoryRead.Load() || s.inventoryFailedRecently() {
+		return
+	}
 	if err := r.RefreshInventory(ctx); err != nil {
-		s.log().Warn("read the scheduler's inventory", "err", err)
+		s.inventoryFailed(err)
 		return
 	}
 	s.inventoryRead.Store(true)
+}
+
+// inventoryFailed records a failed read of the scheduler's inventory.
+func (s *Service) inventoryFailed(err error) {
+	s.log().Warn("read the scheduler's inventory", "err", err)
+	s.inventoryFailedAt.Store(s.Clock.Now().UnixNano())
+}
+
+// inventoryFailedRecently reports whether a read of the inventory failed within inventoryRetry.
+func (s *Service) inventoryFailedRecently() bool {
+	at := s.inventoryFailedAt.Load()
+	return at != 0 && s.Clock.Now().Sub(time.Unix(0, at)) < inventoryRetry
 }
 
 func (s *Service) log() *slog.Logger {
