@@ -45,3 +45,26 @@ func HourStart(t time.Time, loc *time.Location) time.Time {
 	shift := time.Duration(off) * time.Second
 	return t.Add(shift).Truncate(time.Hour).Add(-shift).UTC()
 }
+
+// HourSpan is the span of the hour that starts at h (an HourStart): the instants whose hour it is,
+// which its rollups cover. It is an hour long, except where the clocks of loc change by less than
+// an hour inside it: on Lord Howe Island, whose clocks jump from 02:00 to 02:30, the hour of 02:00
+// after the jump begins at the jump (02:30), and where they go back from 02:00 to 01:30, the second
+// hour of 01:00 begins at the change; each is half an hour long.
+func HourSpan(h time.Time, loc *time.Location) (from, to time.Time) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	from, to = h, h.Add(time.Hour)
+	// The offset in effect at the hour's last instant began inside the hour, and the instants
+	// before it are of another hour: the hour begins at the change.
+	if s, _ := to.Add(-time.Nanosecond).In(loc).ZoneBounds(); s.After(from) && !HourStart(s.Add(-time.Nanosecond), loc).Equal(h) {
+		from = s
+	}
+	// The offset in effect at its first instant ends inside it, and the instants after are of
+	// another hour: the hour ends at the change.
+	if _, e := from.In(loc).ZoneBounds(); !e.IsZero() && e.Before(to) && !HourStart(e, loc).Equal(h) {
+		to = e
+	}
+	return from, to
+}

@@ -65,8 +65,9 @@ func asOf(leases []*qm.Lease, now time.Time) []*qm.Lease {
 // usageAsOf keeps the usage rollups telemetry had written by now: none of an hour that began
 // later, and of the hour now is in, no more GPU-seconds than the lease's GPUs can have had from the
 // hour's start to now (a rollup read later holds the rest of the hour too; one read at now holds
-// no more than that and is kept whole).
-func usageAsOf(usage []qm.UsageRollup, leases []*qm.Lease, now time.Time) []qm.UsageRollup {
+// no more than that and is kept whole). An hour starts where its rollup does, on the clocks of
+// loc (qm.HourSpan: after Lord Howe Island's half-hour change, at the change).
+func usageAsOf(usage []qm.UsageRollup, leases []*qm.Lease, now time.Time, loc *time.Location) []qm.UsageRollup {
 	gpus := map[qm.LeaseID]int{}
 	for _, l := range leases {
 		gpus[l.ID] = l.GPUs
@@ -76,8 +77,8 @@ func usageAsOf(usage []qm.UsageRollup, leases []*qm.Lease, now time.Time) []qm.U
 		if !u.Hour.Before(now) {
 			continue
 		}
-		if end := u.Hour.Add(time.Hour); end.After(now) {
-			most := float64(gpus[u.Lease]) * now.Sub(u.Hour).Seconds()
+		if from, end := qm.HourSpan(u.Hour, loc); end.After(now) {
+			most := float64(gpus[u.Lease]) * max(0, now.Sub(from).Seconds())
 			if u.GPUSeconds > most {
 				part := 0.0
 				if u.GPUSeconds > 0 {

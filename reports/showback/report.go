@@ -647,17 +647,19 @@ func figures(leases []*qm.Lease, usage []qm.UsageRollup, byID map[qm.LeaseID]*qm
 		f := out[k]
 		// An hour that w ends inside (the same span of the week before, compared with a week in
 		// progress) counts for the part of it in w, as the week in progress has seen only part
-		// of its last hour.
+		// of its last hour. An hour is the span its rollup covers: half an hour after Lord Howe
+		// Island's clocks change (qm.HourSpan).
+		hFrom, hTo := qm.HourSpan(u.Hour, p.Location)
 		part := 1.0
-		if end := u.Hour.Add(time.Hour); end.After(w.to) {
-			part = w.to.Sub(u.Hour).Hours()
+		if hTo.After(w.to) {
+			part = max(0, w.to.Sub(hFrom).Seconds()) / hTo.Sub(hFrom).Seconds()
 		}
 		seen, idle := part*u.GPUSeconds, min(part*u.IdleGPUSeconds, part*u.GPUSeconds)
 		// Telemetry never sees more than the lease held in the hour (its GPUs × the time it held
 		// them in it, inside w): samples after its end, or the same GPUs reported twice, are cut
 		// down to that, idle in the share the hour's telemetry saw, so that idle GPU-hours are
 		// never more than the GPU-hours billed.
-		most := float64(l.GPUs) * heldIn(l, now, maxTime(u.Hour, w.from), minTime(u.Hour.Add(time.Hour), w.to)).Seconds()
+		most := float64(l.GPUs) * heldIn(l, now, maxTime(hFrom, w.from), minTime(hTo, w.to)).Seconds()
 		if seen > most {
 			idle, seen = idle*most/seen, most
 		}

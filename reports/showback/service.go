@@ -122,7 +122,7 @@ func (s *Service) Input(ctx context.Context, w Week, f Filter) (Input, error) {
 	if err != nil {
 		return Input{}, fmt.Errorf("showback: read the usage of %s: %w", w, err)
 	}
-	usage = usageAsOf(usage, leases, now)
+	usage = usageAsOf(usage, leases, now, loc)
 	preds, err := s.Source.WaitPredictions(ctx, from, to)
 	if err != nil {
 		return Input{}, fmt.Errorf("showback: read the wait predictions of %s: %w", w, err)
