@@ -206,7 +206,7 @@ func channelMistyped(channels map[string]string, typed string) (channel, team st
 		}
 	}
 	slices.Sort(named)
-	if near := nearest(policy.NameKey(typed), named); near != "" {
+	if near := nearest(policy.ChannelKey(typed), named); near != "" {
 		return near, channels[near]
 	}
 	return "", ""
@@ -220,7 +220,7 @@ func teamChannels(p *policy.Policy) map[string]string {
 		if t.Channel == "" {
 			continue
 		}
-		k := policy.NameKey(t.Channel)
+		k := policy.ChannelKey(t.Channel)
 		if _, twice := channels[k]; twice {
 			channels[k] = "" // two teams' channel names neither
 			continue
@@ -230,7 +230,7 @@ func teamChannels(p *policy.Policy) map[string]string {
 	// Discord passes a channel picked from its list as <#CHANNEL_ID>: a team's channel that
 	// discord.channels maps to its id names the team that way too.
 	for name, id := range p.Discord.Channels {
-		team, ok := channels[policy.NameKey(name)]
+		team, ok := channels[policy.ChannelKey(name)]
 		if !ok || strings.TrimSpace(id) == "" {
 			continue
 		}
@@ -722,7 +722,7 @@ func accentedName(verb string, args []string, classes, teams map[string]bool, ch
 			continue
 		}
 		if strings.HasPrefix(w, "#") {
-			if _, ok := channels[policy.NameKey(w)]; ok {
+			if _, ok := channels[policy.ChannelKey(w)]; ok {
 				continue
 			}
 			var meant, team string
@@ -1187,7 +1187,7 @@ func parseSubmit(c Command, args []string) (Command, error) {
 		if strings.Contains(w, "=") || strings.EqualFold(args[i-1], "data") || strings.EqualFold(args[i-1], "team") {
 			continue
 		}
-		t, byName := c.channels[policy.NameKey(w)], false
+		t, byName := c.channels[policy.ChannelKey(w)], false
 		if !channelWord(w) {
 			t, byName = "", true
 			if k := policy.NameKey(w); c.teams[k] && !c.classes[k] {
@@ -1892,7 +1892,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 			if channelWord(a) && c.channels != nil && !seen["team"] {
 				// #vision-gpu without the word team: a request names its team after team; the
 				// example names the team of that channel.
-				if t, ok := c.channels[policy.NameKey(unquoted(a))]; ok && t != "" {
+				if t, ok := c.channels[policy.ChannelKey(unquoted(a))]; ok && t != "" {
 					e := bad("request", "%s is a team's channel; a request names its team after the word team, like team %s.", policy.Quoted(a, 40), t)
 					if first == nil {
 						c.channelNote = &channelNote{typed: a, team: t, err: e}
@@ -1991,7 +1991,7 @@ func unitWord(w string) bool {
 func (c Command) teamName(verb, s string) (string, *qm.Error) {
 	s = unquoted(s)
 	if channelWord(s) && c.channels != nil {
-		team, ok := c.channels[policy.NameKey(s)]
+		team, ok := c.channels[policy.ChannelKey(s)]
 		switch {
 		case ok && team != "":
 			return team, nil
@@ -2394,7 +2394,7 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 			i--
 			continue
 		}
-		t, ok := c.channels[policy.NameKey(tail[i])]
+		t, ok := c.channels[policy.ChannelKey(tail[i])]
 		ok = ok && t != "" && channelWord(tail[i])
 		byName := !ok && c.teams[policy.NameKey(tail[i])] && !c.classes[policy.NameKey(tail[i])]
 		if byName {

@@ -284,6 +284,7 @@ func (b *Bot) askersTeamsOnly(ctx context.Context, ex string) string {
 	notTheirs := func(w string) bool {
 		t := policy.NameKey(unquoted(w))
 		if channelWord(unquoted(w)) {
+			t = policy.ChannelKey(unquoted(w))
 			if t = channels[t]; t == "" {
 				return false
 			}

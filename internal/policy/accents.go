@@ -1,6 +1,10 @@
 package policy
 
-import "strings"
+import (
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+)
 
 // latinLetters maps the accented and joined Latin letters of Latin-1 and Latin Extended-A
 // (é, ñ, ø, ß, œ, ł, …) to the letters a to z they are written with where only those are taken.
@@ -23,10 +27,12 @@ var latinLetters = func() map[rune]string {
 // FoldAccents is s with each accented or joined Latin letter written with the letters a to z
 // (équipe-vision is equipe-vision, straße strasse) and A to Z in lower case; other characters
 // stay as they are. Names in a policy are a to z, so this is the name meant by one typed with
-// its accents; a letter of another alphabet that looks Latin (Cyrillic і) is not folded.
+// its accents, also where an accent is typed as a combining mark after its letter (e and U+0301,
+// as text copied from macOS often holds é); a letter of another alphabet that looks Latin
+// (Cyrillic і) is not folded.
 func FoldAccents(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range norm.NFC.String(s) {
 		if f, ok := latinLetters[r]; ok {
 			b.WriteString(f)
 			continue
@@ -61,7 +67,7 @@ func (p *Policy) TeamMeant(typed string) (team, channel string) {
 	folded := FoldAccents(name)
 	if strings.HasPrefix(typed, "#") {
 		for _, t := range p.Teams {
-			if t.Channel == "" || NameKey(t.Channel) == NameKey(typed) || FoldAccents(t.Channel) != folded {
+			if t.Channel == "" || ChannelKey(t.Channel) == ChannelKey(typed) || FoldAccents(t.Channel) != folded {
 				continue
 			}
 			if team != "" && team != t.Name {

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // SameName reports whether two names (of groups, people, teams or classes) are one: the same
@@ -30,6 +32,12 @@ func asciiLower(c byte) byte {
 	}
 	return c
 }
+
+// ChannelKey is how a channel is written where channels are compared: as NameKey, with each
+// accented letter as one character (Unicode NFC), so that #kühlung typed as u and a combining
+// diaeresis, as text copied from macOS often holds it, is the channel #kühlung, which it looks
+// like.
+func ChannelKey(ch string) string { return NameKey(norm.NFC.String(ch)) }
 
 // NameKey is how a name is written where names are compared as text (the groups rules see,
 // indexes of members, people): A to Z in lower case, everything else as it is (see SameName).

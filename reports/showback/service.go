@@ -165,7 +165,7 @@ func (s *Service) ResolveTeam(ctx context.Context, name string) (string, error) 
 	if strings.HasPrefix(name, "#") {
 		var of []string // the teams whose channel it is
 		for _, t := range s.Policy.Teams {
-			if t.Channel != "" && policy.NameKey(t.Channel) == policy.NameKey(name) {
+			if t.Channel != "" && policy.ChannelKey(t.Channel) == policy.ChannelKey(name) {
 				of = append(of, t.Name)
 			}
 		}
