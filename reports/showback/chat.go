@@ -2,6 +2,7 @@ package showback
 
 import (
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -92,13 +93,35 @@ func (r *Report) FileName(ext string) string {
 	return n + "." + ext
 }
 
+// safeName is s written as a file name: letters a to z and A to Z, digits, -, _ and . as they are,
+// @ as _, an accented Latin letter as its letter (ü as u, policy.FoldAccents) and anything else as
+// _. Where a letter was written otherwise, a short hash of s follows, so that people whose names
+// differ only there (müller and muller, 山田 and 田中) get files of their own, and one's report
+// never overwrites another's in the console's reports folder.
 func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
-			return r
+	var b strings.Builder
+	changed := false
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.':
+			b.WriteRune(r)
+		case r == '@':
+			b.WriteByte('_')
+		default:
+			changed = true
+			if f := policy.FoldAccents(string(r)); f != string(r) && strings.Trim(f, "abcdefghijklmnopqrstuvwxyz") == "" {
+				b.WriteString(f)
+			} else {
+				b.WriteByte('_')
+			}
 		}
-		return '_'
-	}, s)
+	}
+	if changed {
+		h := fnv.New32a()
+		h.Write([]byte(s))
+		fmt.Fprintf(&b, "-%08x", h.Sum32())
+	}
+	return b.String()
 }
 
 // top is the n teams that cost the most this week (those that used anything), and how many
