@@ -353,17 +353,23 @@ func sectionsChars(ss []bot.Section) int {
 	return n
 }
 
-// idleOfIt is the post's "12.5% of it idle", or idleNotMeasured.
+// idleOfIt is the post's "12.5% of it idle", noneIdle where no GPU was held, or idleNotMeasured.
 func idleOfIt(f Figures) string {
+	if f.IdleMeasured() && f.nothingHeld() {
+		return noneIdle // a share of nothing held is none ("n/a")
+	}
 	if !f.IdleMeasured() {
 		return idleNotMeasured
 	}
 	return pct(f.IdleShare()) + " of it idle"
 }
 
-// idleField is the post's Idle field: "1.50 GPU-hours, 12.5% of GPU-hours", or that telemetry saw
-// none of the GPU-hours.
+// idleField is the post's Idle field: "1.50 GPU-hours, 12.5% of GPU-hours", noneIdle where no GPU
+// was held, or that telemetry saw none of the GPU-hours.
 func idleField(f Figures) string {
+	if f.IdleMeasured() && f.nothingHeld() {
+		return noneIdle
+	}
 	if !f.IdleMeasured() {
 		return "not measured: no telemetry from the leases' nodes"
 	}
