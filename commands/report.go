@@ -109,6 +109,20 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 			}
 		}
 	}
+	if len(args) == 2 {
+		// A word that is neither a team nor a week, then a week (/gpu report #nowhere last week):
+		// read as the team and the week, so the team is what is refused.
+		_, ok, terr := knownTeam(args[0])
+		if terr != nil {
+			return fail(terr)
+		}
+		_, err0 := svc.ParseWeek(ctx, args[0])
+		_, err1 := svc.ParseWeek(ctx, args[1])
+		_, errBoth := svc.ParseWeek(ctx, strings.Join(args, " "))
+		if !ok && err0 != nil && err1 == nil && errBoth != nil {
+			args = []string{args[1], args[0]}
+		}
+	}
 	var err error
 	week := last
 	typedWeek := len(args) > 1 // a team alone is no week: the default week
@@ -136,7 +150,9 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 		} else if near := nearest(args[0], teams); near != "" {
 			return b.teamTypo(ctx, req, args[0], near, svc.ExampleWeek(ctx))
 		} else {
-			return fail(qm.Errorf(qm.EINVALID, "%s is neither a week (like %s) nor a team (%s).", policy.Quoted(args[0], 40), svc.ExampleWeek(ctx), policy.FewNames(args[0], teams)))
+			seen, example := b.teamsSeen(ctx, req.User, args[0], teams)
+			text := fmt.Sprintf("%s is neither a week (like %s) nor a team; %s.", policy.Quoted(args[0], 40), svc.ExampleWeek(ctx), seen)
+			return []bot.Reply{{Error: true, Ephemeral: true, Text: qm.ErrorMessage(qm.Errorf(qm.EINVALID, "%s", text)) + " Example: " + strings.TrimSpace("/gpu report "+svc.ExampleWeek(ctx).String()+" "+example)}}
 		}
 	default:
 		if w, ok := showback.NamedWeek(strings.Join(args, " "), last); ok { // "last week"
@@ -181,14 +197,9 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 			if near := nearest(args[len(args)-1], teams); near != "" {
 				return b.teamTypo(ctx, req, args[len(args)-1], near, week)
 			}
-			example := "/gpu report " + week.String()
-			if b.Svc.IsPlatformAdmin(ctx, req.User) && len(teams) > 0 {
-				example += " " + teams[0]
-			} else if owned := b.Svc.OwnedTeams(ctx, req.User); len(owned) > 0 {
-				example += " " + owned[0]
-			}
-			text := qm.ErrorMessage(qm.Errorf(qm.ENOTFOUND, "there is no team %s; %s %s.", policy.Quoted(args[len(args)-1], 40), policy.Agree(len(teams), "the team is", "the teams are"), policy.FewNames(args[len(args)-1], teams)))
-			return []bot.Reply{{Error: true, Ephemeral: true, Text: text + " Example: " + example}}
+			seen, team := b.teamsSeen(ctx, req.User, args[len(args)-1], teams)
+			text := qm.ErrorMessage(qm.Errorf(qm.ENOTFOUND, "there is no team %s; %s.", policy.Quoted(args[len(args)-1], 40), seen))
+			return []bot.Reply{{Error: true, Ephemeral: true, Text: text + " Example: " + strings.TrimSpace("/gpu report "+week.String()+" "+team)}}
 		}
 		team = t
 	}
@@ -277,6 +288,25 @@ func (b *Bot) mentionInReport(ctx context.Context, req bot.Request, svc *showbac
 		example += " " + near
 	}
 	return []bot.Reply{{Error: true, Ephemeral: true, Text: sentence + " Example: " + example}}
+}
+
+// teamsSeen names, to user who typed a team there is none of, the teams whose showback they may
+// see, and one of them for an example: every team to a platform admin, the teams they own to a
+// budget owner. Anyone else sees only their own use, is told so, and gets no team for the example,
+// so no one learns from a typo the teams they may not see the showback of.
+func (b *Bot) teamsSeen(ctx context.Context, user, typed string, teams []string) (phrase, example string) {
+	seen := b.Svc.OwnedTeams(ctx, user)
+	if b.Svc.IsPlatformAdmin(ctx, user) {
+		seen = teams
+	}
+	if len(seen) == 0 {
+		return "you see the report of your own use only", ""
+	}
+	phrase = policy.Agree(len(seen), "the team is ", "the teams are ") + policy.FewNames(typed, seen)
+	if !b.Svc.IsPlatformAdmin(ctx, user) {
+		phrase = policy.Agree(len(seen), "the team whose showback you see is ", "the teams whose showback you see are ") + policy.FewNames(typed, seen)
+	}
+	return phrase, seen[0]
 }
 
 // reportExample is /gpu report of week, with team where the asker may see its report (a platform

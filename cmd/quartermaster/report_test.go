@@ -313,7 +313,7 @@ dana@acme.example: /gpu report last week ghost
 	if !strings.HasPrefix(chat[1].Text, "Acme AI GPU showback of team vision, 2026-W49 (Mon 30 Nov – Sun 6 Dec 2026), so far: 0.00 GPU-hours") {
 		t.Errorf("this week with a team: %s", chat[1].Text)
 	}
-	if want := `There is no team "ghost"; the teams are language, vision. Example: /gpu report 2026-W48 vision`; chat[2].Text != want {
+	if want := `There is no team "ghost"; the team whose showback you see is vision. Example: /gpu report 2026-W48 vision`; chat[2].Text != want {
 		t.Errorf("last week and an unknown team = %q, want %q", chat[2].Text, want)
 	}
 
@@ -447,10 +447,10 @@ lee@acme.example: /gpu report 2026-W48
 	for i, want := range []string{
 		`"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, such as 2026-W48, or this week or last week. Example: /gpu report 2026-W48`,
 		`"last tuesday" is not an ISO week; write a week as YEAR-Wnn, such as 2026-W48, or this week or last week. Example: /gpu report 2026-W48`,
-		`There is no team "ghost"; the teams are language, vision. Example: /gpu report 2026-W48 language`,
+		`There is no team "ghost"; the team whose showback you see is language. Example: /gpu report 2026-W48 language`,
 		`2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W47. Example: /gpu report 2026-W48`,
 		`There is no history for 2019-W01: the first lease was asked for in 2026-W48. Example: /gpu report 2026-W48`,
-		`"nextweek" is neither a week (like 2026-W48) nor a team (language, vision). Example: /gpu report 2026-W48`,
+		`"nextweek" is neither a week (like 2026-W48) nor a team; the team whose showback you see is language. Example: /gpu report 2026-W48 language`,
 	} {
 		if i >= len(chat) || chat[i].Text != want {
 			t.Errorf("chat answer %d = %+v, want %q", i, chat[i], want)
