@@ -560,7 +560,7 @@ func (b *Bot) noLongerDeciding(ctx context.Context, user string, id qm.LeaseID) 
 	if len(who) == 0 {
 		return nil
 	}
-	named := strings.Join(who, " or ")
+	named := policy.JoinList(who, "or")
 	if !b.Svc.DecidersReach(l.Team, l.User) {
 		// Nobody of theirs can be told (a group none of whose members is signed in): the
 		// fallback approvers are sent it (HandOverUnreached), and named after them.
@@ -1016,7 +1016,7 @@ func matchesText(ms []policy.Match) string {
 	case 1:
 		return "the published rule " + rules[0] + " applies"
 	}
-	return "the published rules " + strings.Join(rules[:len(rules)-1], ", ") + " and " + rules[len(rules)-1] + " apply"
+	return "the published rules " + policy.JoinList(rules, "and") + " apply"
 }
 
 // gpuText says what a class's GPUs are: the SKU and memory where the policy gives them, and the
@@ -1141,7 +1141,7 @@ func (b *Bot) whereText(l *qm.Lease) string {
 	case len(nodes) == 1:
 		return l.Node
 	default:
-		return "all GPUs of " + strings.Join(nodes[:len(nodes)-1], ", ") + " and " + nodes[len(nodes)-1]
+		return "all GPUs of " + policy.JoinList(nodes, "and")
 	}
 }
 
@@ -1697,7 +1697,7 @@ func capacityShareText(p *policy.Policy) string {
 	case len(names) > 4: // named in every such class's line, a long list would fill the reply
 		return fmt.Sprintf("the %d classes with a capacity share together hold at most %s%% of the cluster's GPUs", len(names), share)
 	}
-	who := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	who := policy.JoinList(names, "and")
 	return fmt.Sprintf("%s together hold at most %s%% of the cluster's GPUs", who, share)
 }
 

@@ -203,7 +203,7 @@ func consoleTakesNoWords(fs *flag.FlagSet, o *appOptions, args []string, word st
 	if err != nil {
 		kept = withoutPlaces(kept, flagPlaces(fs, kept, "policy")) // the line is the embedded example's
 		if p, err = (&commonFlags{}).loadPolicy(); err != nil {
-			return errUsage{fmt.Sprintf("console takes no words, but got %q: it reads USER: TEXT lines from standard input and takes only the flags %s", word, andList(names))}
+			return errUsage{fmt.Sprintf("console takes no words, but got %q: it reads USER: TEXT lines from standard input and takes only the flags %s", word, policy.JoinList(names, "and"))}
 		}
 	}
 	command := append([]string{"quartermaster", "console"}, kept...)
@@ -213,5 +213,5 @@ func consoleTakesNoWords(fs *flag.FlagSet, o *appOptions, args []string, word st
 		line = fmt.Sprintf("%s: /gpu request 1 %s for 2h", user, class)
 	}
 	return errUsage{fmt.Sprintf("console takes no words, but got %q: it reads USER: TEXT lines from standard input and takes only the flags %s, e.g. echo %s | %s",
-		word, andList(names), shellword.Quote(line), shellword.Join(command))}
+		word, policy.JoinList(names, "and"), shellword.Quote(line), shellword.Join(command))}
 }

@@ -286,7 +286,7 @@ func notAVerb(command, word string, verbs, args, example []string) error {
 	if strings.ContainsRune("aeiou", rune(command[0])) {
 		article = "an"
 	}
-	return errUsage{fmt.Sprintf("%q is not %s %s command; %s takes %s, e.g. %s", word, article, command, command, orList(verbs),
+	return errUsage{fmt.Sprintf("%q is not %s %s command; %s takes %s, e.g. %s", word, article, command, command, policy.JoinList(verbs, "or"),
 		shellword.Join(append([]string{"quartermaster", command}, example...)))}
 }
 
@@ -332,9 +332,9 @@ func needsVerb(command string, verbFirst bool, verbs []string, verb string, args
 	}
 	line := shellword.Join(append(append([]string{"quartermaster", command, verb}, args...), extra...))
 	if verbFirst && len(args) > 0 {
-		return errUsage{fmt.Sprintf("%s takes %s before its flags, e.g. %s", command, orList(verbs), line)}
+		return errUsage{fmt.Sprintf("%s takes %s before its flags, e.g. %s", command, policy.JoinList(verbs, "or"), line)}
 	}
-	return errUsage{fmt.Sprintf("%s needs a command: %s, e.g. %s", command, orList(verbs), line)}
+	return errUsage{fmt.Sprintf("%s needs a command: %s, e.g. %s", command, policy.JoinList(verbs, "or"), line)}
 }
 
 // commandVerbs are the verbs of the commands that take one, and the one an example puts in
@@ -583,22 +583,6 @@ func emptyFlag(command string, sc subcommand, args []string) error {
 var emptyExamples = map[string]map[string]string{
 	"predict":   {"trace": predictTrace},
 	"templates": {"duration": "4h", "gpus": ""},
-}
-
-// orList is words as a person lists them: a, b or c.
-func orList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
-}
-
-// andList is words as a person lists them: a, b and c.
-func andList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // policyIn is the policy file args give with --policy FILE or --policy=FILE (one dash or two),

@@ -294,7 +294,7 @@ func flagMistakeIn(fs *flag.FlagSet, command string, line, args []string, exampl
 		for i, n := range names {
 			flags[i] = "--" + n
 		}
-		takes := andList(flags) + " (" + command + " --help says what each does)"
+		takes := policy.JoinList(flags, "and") + " (" + command + " --help says what each does)"
 		if len(flags) == 1 {
 			takes = flags[0] + " alone (" + command + " --help says what it does)"
 		}
@@ -488,7 +488,7 @@ func checkBackend(s startSetting, v string) error {
 			}
 		}
 	}
-	list := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	list := policy.JoinList(names, "or")
 	return errUsage{fmt.Sprintf("%s is not a backend; use %s, e.g. %s", s.quoted(v), list, s.eg(example))}
 }
 
@@ -521,7 +521,7 @@ func checkBackendHost(s startSetting, flags commonFlags) error {
 	}
 	what := missing[0] + " is"
 	if len(missing) > 1 {
-		what = strings.Join(missing[:len(missing)-1], ", ") + " and " + missing[len(missing)-1] + " are"
+		what = policy.JoinList(missing, "and") + " are"
 	}
 	return errUsage{fmt.Sprintf("%s needs Slurm's client commands, but %s not on PATH (%s); install them (apt-get install slurm-client, with the cluster's slurm.conf in /etc/slurm), or run the simulated cluster with %s",
 		setting, what, os.Getenv("PATH"), sim)}

@@ -617,7 +617,7 @@ func unknownTemplate(cat *templates.Catalog, name, command string, err error) er
 		ex = list[0].Example()
 	}
 	c := e.WithExample(ex)
-	c.Message = fmt.Sprintf("There is no template %s; the templates are %s (quartermaster templates list shows what each is)", policy.Quoted(name, 40), andList(names))
+	c.Message = fmt.Sprintf("There is no template %s; the templates are %s (quartermaster templates list shows what each is)", policy.Quoted(name, 40), policy.JoinList(names, "and"))
 	return c
 }
 

@@ -458,9 +458,9 @@ const unreachedTail = ", so it comes to the fallback approvers"
 // (changed false), or the policy now names approvers nobody signed in is among (changed).
 func unreachedReason(team string, owners []string, changed bool) string {
 	if changed {
-		return fmt.Sprintf("the policy now names %s to decide the requests of team %s, and nobody signed in is among them%s", strings.Join(owners, " or "), team, unreachedTail)
+		return fmt.Sprintf("the policy now names %s to decide the requests of team %s, and nobody signed in is among them%s", policy.JoinList(owners, "or"), team, unreachedTail)
 	}
-	return fmt.Sprintf("nobody signed in is left in %s, who decide the requests of team %s%s", strings.Join(owners, " or "), team, unreachedTail)
+	return fmt.Sprintf("nobody signed in is left in %s, who decide the requests of team %s%s", policy.JoinList(owners, "or"), team, unreachedTail)
 }
 
 // HandOverUnreached sends the approval message of request id, which waits for approval, to the
@@ -583,13 +583,13 @@ func (s *Service) stageApprovalSent(ctx context.Context, tx Tx, b *batch, l *Lea
 // once (newApproversNamed reads it back).
 func (s *Service) newApproversReason(team string, who []string, also bool) string {
 	if t, ok := s.Policy.Team(team); !ok || len(t.BudgetOwners) == 0 {
-		return fmt.Sprintf("%s%s, so the fallback approvers (%s) decide its requests", noOwnerHead, team, strings.Join(who, " or "))
+		return fmt.Sprintf("%s%s, so the fallback approvers (%s) decide its requests", noOwnerHead, team, policy.JoinList(who, "or"))
 	}
 	head := namesHead
 	if also {
 		head = alsoNamesHead
 	}
-	return fmt.Sprintf("%s%s%s%s", head, strings.Join(who, " or "), decideTail, team)
+	return fmt.Sprintf("%s%s%s%s", head, policy.JoinList(who, "or"), decideTail, team)
 }
 
 const (
@@ -620,7 +620,8 @@ func newApproversNamed(reason, team string) []string {
 	default:
 		return nil
 	}
-	return strings.Split(list, " or ")
+	// "a, b or c" (policy.JoinList), and "a or b or c" as lines written before read too.
+	return strings.Split(strings.ReplaceAll(list, ", ", " or "), " or ")
 }
 
 // SendToNewApprovers sends the approval message of request id, which waits for approval, to

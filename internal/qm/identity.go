@@ -184,7 +184,7 @@ func (s *Service) nobodyDecides(team, what string, ms []policy.Match) *Error {
 		}
 		what = "the published rule " + names[0]
 		if len(names) > 1 {
-			what = "the published rules " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+			what = "the published rules " + policy.JoinList(names, "and")
 			needs = "need"
 		}
 	}
@@ -226,7 +226,7 @@ func (s *Service) mayDecide(ctx context.Context, approver, team, requester strin
 			if len(who) == 0 {
 				return Errorf(EFORBIDDEN, "%s is a request of team %s, which the policy does not list (renamed or removed since it was asked), and the policy names no fallback approvers, so nobody can decide it until a platform admin adds approvals.fallback_approvers; otherwise it is denied when it times out.", id, team).WithExample("/gpu approvals")
 			}
-			return Errorf(EFORBIDDEN, "%s is a request of team %s, which the policy does not list (renamed or removed since it was asked), so only the fallback approvers decide it: %s.", id, team, strings.Join(who, " or ")).WithExample("/gpu approvals")
+			return Errorf(EFORBIDDEN, "%s is a request of team %s, which the policy does not list (renamed or removed since it was asked), so only the fallback approvers decide it: %s.", id, team, policy.JoinList(who, "or")).WithExample("/gpu approvals")
 		}
 		if !SameUser(approver, requester) && !s.inTeam(ctx, approver, team) {
 			return noDecision(id)
@@ -261,7 +261,7 @@ func (s *Service) namedDeciders(who []string, requester string) string {
 	for i, w := range who {
 		names[i] = s.groupWithMembers(w, requester)
 	}
-	return strings.Join(names, " or ")
+	return policy.JoinList(names, "or")
 }
 
 // SignIns is a Directory that knows people by their sign-in at an identity provider (single
@@ -440,7 +440,7 @@ func (s *Service) WhoDecides(approvers []string, requester string) string {
 			}
 		}
 	}
-	return strings.Join(names, " or ")
+	return policy.JoinList(names, "or")
 }
 
 // DecidersReach reports whether a decider of a request of requester for team reaches anyone a
