@@ -3,13 +3,13 @@ package slack
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/slack-go/slack"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/nfc"
 	"github.com/acme/quartermaster/internal/policy"
 )
 
@@ -77,7 +77,7 @@ func (u *users) email(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("slack: users.info %s: %w", id, err)
 	}
-	email := policy.NameKey(strings.TrimSpace(info.Profile.Email))
+	email := nfc.Email(info.Profile.Email) // as a sign-in reads it
 	if email == "" {
 		return "", errNoEmail{id}
 	}
@@ -87,7 +87,7 @@ func (u *users) email(ctx context.Context, id string) (string, error) {
 
 // id is the Slack user id of an identity (users.lookupByEmail).
 func (u *users) id(ctx context.Context, email string) (string, error) {
-	email = policy.NameKey(email)
+	email = nfc.Email(email)
 	u.mu.Lock()
 	c, ok := u.byEmail[email]
 	u.mu.Unlock()

@@ -20,6 +20,7 @@ import (
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
 
+	"github.com/acme/quartermaster/internal/nfc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 )
@@ -275,7 +276,7 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 		refuse(pInternal)
 		return
 	}
-	if l.ChatEmail != "" && !policy.SameName(composed(l.ChatEmail), id.Email) {
+	if l.ChatEmail != "" && !policy.SameName(nfc.Name(l.ChatEmail), id.Email) {
 		refuse(pOtherAccount, fmt.Sprintf("It was made for the %s account of %s, but you signed in as %s. Nothing was linked.", platformName(l.Account.Platform), l.ChatEmail, id.Email))
 		return
 	}
@@ -433,8 +434,8 @@ func (s *Service) identity(ctx context.Context, p *gooidc.Provider, idt *gooidc.
 		}
 	}
 	email, _ := claims["email"].(string)
-	// In NFC, then A to Z in lower case only: a Kelvin sign (K) is neither a K nor a k.
-	email = policy.NameKey(composed(strings.TrimSpace(email)))
+	// As a chat profile's email is read (nfc.Email): in NFC, then A to Z in lower case only.
+	email = nfc.Email(email)
 	if email == "" || !strings.Contains(email, "@") {
 		return identity{}, &problemError{p: pNoEmail}
 	}
@@ -514,12 +515,12 @@ func groupsOf(v any) []string {
 	switch g := v.(type) {
 	case string:
 		if g != "" {
-			out = []string{composed(g)}
+			out = []string{nfc.Name(g)}
 		}
 	case []any:
 		for _, x := range g {
 			if s, ok := x.(string); ok && s != "" {
-				if s = composed(s); !policy.Contains(out, s) {
+				if s = nfc.Name(s); !policy.Contains(out, s) {
 					out = append(out, s)
 				}
 			}
@@ -528,7 +529,7 @@ func groupsOf(v any) []string {
 		var keys []string
 		for k := range maps.Keys(g) {
 			if k != "" {
-				keys = append(keys, composed(k))
+				keys = append(keys, nfc.Name(k))
 			}
 		}
 		for _, k := range slices.Sorted(slices.Values(keys)) {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acme/quartermaster/internal/nfc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 )
@@ -22,7 +23,7 @@ type members struct {
 func (s *Service) Members(group string) []string {
 	s.members.mu.RLock()
 	defer s.members.mu.RUnlock()
-	return append([]string(nil), s.members.byGroup[policy.NameKey(composed(group))]...)
+	return append([]string(nil), s.members.byGroup[policy.NameKey(nfc.Name(group))]...)
 }
 
 // RefreshMembers reads every current account link into the group index.
@@ -54,7 +55,7 @@ func (s *Service) RefreshMembers(ctx context.Context) error {
 			continue
 		}
 		for _, g := range l.Groups {
-			k := policy.NameKey(composed(g))
+			k := policy.NameKey(nfc.Name(g))
 			if !containsFold(idx[k], l.Email) {
 				idx[k] = append(idx[k], l.Email)
 			}

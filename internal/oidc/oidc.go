@@ -25,6 +25,7 @@ import (
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
 
+	"github.com/acme/quartermaster/internal/nfc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 )
@@ -422,7 +423,7 @@ func (s *Service) Groups(ctx context.Context, user string) ([]string, bool) {
 		return nil, false
 	}
 	if l := s.latest(links); l != nil {
-		return composedAll(l.Groups), true
+		return nfc.Names(l.Groups), true
 	}
 	return nil, false
 }
@@ -436,7 +437,7 @@ func (s *Service) GroupsAsOf(ctx context.Context, user string) ([]string, time.T
 		return nil, time.Time{}, false
 	}
 	if l := s.latest(links); l != nil {
-		return composedAll(l.Groups), l.CheckedAt, true
+		return nfc.Names(l.Groups), l.CheckedAt, true
 	}
 	return nil, time.Time{}, false
 }

@@ -11,6 +11,7 @@ import (
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
 
+	"github.com/acme/quartermaster/internal/nfc"
 	"github.com/acme/quartermaster/internal/qm"
 )
 
@@ -334,7 +335,7 @@ func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 // sameGroups reports whether a and b are the same groups in any order, each compared in NFC: a
 // link kept with groups the provider sent decomposed has not changed when they come composed.
 func sameGroups(a, b []string) bool {
-	a, b = composedAll(a), composedAll(b)
+	a, b = nfc.Names(a), nfc.Names(b)
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
