@@ -17,6 +17,7 @@ import (
 	"github.com/acme/quartermaster/docs"
 	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/metrics"
+	"github.com/acme/quartermaster/internal/nfc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/shellword"
@@ -99,9 +100,11 @@ func checkDBURL(from, v string) error {
 }
 
 func (c *commonFlags) loadPolicy() (*policy.Policy, error) {
-	load := func() (*policy.Policy, error) { return policy.LoadFile(c.policy) }
+	load := func() (*policy.Policy, error) { return policy.LoadFile(c.policy, nfc.Name) }
 	if c.policy == "" {
-		load = func() (*policy.Policy, error) { return policy.Load(docs.ExamplePolicy, docs.ExamplePolicyName) }
+		load = func() (*policy.Policy, error) {
+			return policy.Load(docs.ExamplePolicy, docs.ExamplePolicyName, nfc.Name)
+		}
 	}
 	p, err := load()
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/acme/quartermaster/internal/nfc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/shellword"
 )
@@ -774,7 +775,7 @@ func workingPolicy(pf *policy.FileError) string {
 	}
 	if dir == pf.Path {
 		for _, n := range names {
-			if _, err := policy.LoadFile(filepath.Join(dir, n)); err == nil {
+			if _, err := policy.LoadFile(filepath.Join(dir, n), nfc.Name); err == nil {
 				return strings.TrimSuffix(pf.Path, "/") + "/" + n
 			}
 		}
@@ -784,7 +785,7 @@ func workingPolicy(pf *policy.FileError) string {
 	if near = policy.Closest(base, names); near == "" {
 		return policy.ExamplePolicyPath
 	}
-	if _, err := policy.LoadFile(filepath.Join(dir, near)); err != nil {
+	if _, err := policy.LoadFile(filepath.Join(dir, near), nfc.Name); err != nil {
 		return policy.ExamplePolicyPath
 	}
 	return strings.TrimSuffix(pf.Path, base) + near

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/acme/quartermaster/internal/config"
+	"github.com/acme/quartermaster/internal/nfc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/shellword"
 )
@@ -150,7 +151,7 @@ func runPolicy(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	done := make(chan loaded, 1)
 	go func() {
-		p, err := policy.LoadFile(file)
+		p, err := policy.LoadFile(file, nfc.Name)
 		if err == nil {
 			withCatalogWarnings(p)
 		}

@@ -26,6 +26,7 @@ import (
 	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/httpserve"
 	"github.com/acme/quartermaster/internal/ingest"
+	"github.com/acme/quartermaster/internal/nfc"
 	"github.com/acme/quartermaster/internal/oidc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
@@ -155,7 +156,7 @@ func checkPolicyOnHUP(o serveOptions, log *slog.Logger) {
 		log.Warn("SIGHUP: serve runs the embedded example policy, which no signal changes, and keeps serving; to run a policy of your own, restart it with --policy FILE")
 		return
 	}
-	if _, err := policy.LoadFile(file); err != nil {
+	if _, err := policy.LoadFile(file, nfc.Name); err != nil {
 		log.Error("SIGHUP: serve reads its policy at start only and keeps serving on the one it started with; the policy file on disk is not valid, so a restart would fail: mend it, then check it with quartermaster policy check",
 			"policy", file, "problems", err.Error())
 		return

@@ -54,12 +54,18 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// LoadFile reads and validates a policy file.
 // MaxFileSize is the most bytes a policy file may have: hundreds of times what a large
 // organisation's policy needs, and little enough to load in a moment.
 const MaxFileSize = 8 << 20
 
-func LoadFile(path string) (*Policy, error) {
+// TextForm writes a policy's text in the Unicode form names are compared in everywhere else
+// (internal/nfc's Name: normal form C, as chat clients and sign-ins give names), so that a name an
+// editor wrote decomposed (e and U+0301) is the one typed composed (é). The domain holds no
+// Unicode tables; the program that loads the policy gives it (cmd/quartermaster does).
+type TextForm func(string) string
+
+// LoadFile reads and validates a policy file, its text first written in form where one is given.
+func LoadFile(path string, form ...TextForm) (*Policy, error) {
 	b, err := readAtMost(path, MaxFileSize)
 	if errors.Is(err, errTooLarge) {
 		return nil, &FileError{Path: path, Problem: fmt.Sprintf("is larger than %d MiB, far more than any policy needs", MaxFileSize>>20),
@@ -77,7 +83,7 @@ func LoadFile(path string) (*Policy, error) {
 		}
 		return nil, fmt.Errorf("the policy file %s cannot be read: %w", path, err)
 	}
-	return Load(b, path)
+	return Load(b, path, form...)
 }
 
 // FileError is a policy file that cannot be read as one: it does not exist, is a directory, is
@@ -143,10 +149,15 @@ func isDir(name string) bool {
 
 var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
-// Load parses and validates a policy; on failure the error is an *Error listing every problem.
-func Load(data []byte, source string) (*Policy, error) {
+// Load parses and validates a policy, its text first written in form where one is given; on
+// failure the error is an *Error listing every problem.
+func Load(data []byte, source string, form ...TextForm) (*Policy, error) {
 	if pr, ok := invalidUTF8(data); ok {
 		return nil, &Error{Source: source, Problems: []Problem{pr}}
+	}
+	for _, f := range form {
+		// Line breaks stay where they are, so every problem keeps its line.
+		data = []byte(f(string(data)))
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
