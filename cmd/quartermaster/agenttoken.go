@@ -27,7 +27,8 @@ func init() {
 			f.registerDB(fs)
 			return fs
 		},
-		run: runAgentToken,
+		run:    runAgentToken,
+		checks: true, // it stops before it opens the database
 	})
 }
 
@@ -103,9 +104,13 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	if verb != "create" {
 		dbURL = f.existingDBURL // list and revoke on a file that is not there: a wrong path
 	}
+	if checking(ctx) && verb == "create" {
+		// A line only checked makes nothing: not the data directory dbURL would make either.
+		return f.resolveSecrets()
+	}
 	url, err := dbURL()
-	if err != nil {
-		return err
+	if err != nil || checking(ctx) {
+		return err // a line only checked creates, revokes and lists nothing
 	}
 	db, err := f.open(ctx, url, nil)
 	if err != nil {

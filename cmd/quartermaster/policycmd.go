@@ -26,7 +26,8 @@ func init() {
 			fs.String("policy", "", "the policy file to check, also given alone after check; QM_POLICY when neither is (policy check has no default: it and serve need one)")
 			return fs
 		},
-		run: runPolicy,
+		run:    runPolicy,
+		checks: true, // it only reads the file
 	})
 }
 

@@ -32,6 +32,7 @@ func init() {
 		usage:   strings.ReplaceAll(strings.TrimPrefix(templatesUsage, "usage:\n  "), "\n  ", "\n"),
 		flags:   func() *flag.FlagSet { return renderFlags(&renderOptions{}) },
 		run:     runTemplates,
+		checks:  true, // it only reads and prints
 	})
 }
 
