@@ -449,7 +449,7 @@ func (a *App) SetUtilization(ctx context.Context, lease string, pct float64) err
 }
 
 // resumeSim hands the simulated cluster the leases the database says are running and the
-// utilization last set for them.
+// utilization last set for them, and has it number its CPU-only jobs after the database's.
 func resumeSim(ctx context.Context, c *sim.Cluster, svc *qm.Service, st *store.DB) error {
 	running, err := svc.List(ctx, qm.LeaseFilter{Kind: qm.KindWorkspace, States: []qm.State{qm.Provisioning, qm.Active, qm.IdleWarned}})
 	if err != nil {
@@ -464,5 +464,10 @@ func resumeSim(ctx context.Context, c *sim.Cluster, svc *qm.Service, st *store.D
 		settings = append(settings, sim.Setting(k))
 	}
 	c.Resume(running, settings)
+	refs, err := st.SimCPUJobRefs(ctx)
+	if err != nil {
+		return err
+	}
+	c.NumberCPUJobsAfter(refs)
 	return nil
 }

@@ -6,6 +6,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -53,7 +54,7 @@ type Cluster struct {
 	loc       *time.Location // usage is rolled up by the hours of the policy's time zone
 
 	mu      sync.Mutex
-	cpuJobs int               // CPU-only jobs started, which number their references
+	cpuJobs int               // CPU-only jobs numbered, on this database (NumberCPUJobsAfter) and since
 	running map[string]string // workspace reference -> node
 	util    map[string]utilization
 	// history is each GPU set's utilization over time (by workspace reference: one lease holds
@@ -129,7 +130,8 @@ func (c *Cluster) Start(_ context.Context, l *qm.Lease) (qm.Started, error) {
 // startCPU "starts" a job that holds no GPU on the first node of its class, as a scheduler runs
 // one in the class's partition beside the GPU jobs there (the service places no CPU-only lease),
 // and says so: the lease names the node. Its reference is its start time and a number, since it
-// holds no GPU set of its own; it has no GPU utilization.
+// holds no GPU set of its own (numbered after the jobs of the database, NumberCPUJobsAfter); it
+// has no GPU utilization.
 func (c *Cluster) startCPU(l *qm.Lease) qm.Started {
 	node := l.Node
 	for _, n := range c.nodes {
@@ -148,6 +150,23 @@ func (c *Cluster) startCPU(l *qm.Lease) qm.Started {
 		st.Connect = fmt.Sprintf("ssh -p 2222 %s@%s  (CPU only, no GPU)", strings.Split(l.User, "@")[0], node)
 	}
 	return st
+}
+
+// NumberCPUJobsAfter has the cluster number the CPU-only jobs it starts after those of refs, the
+// references that jobs started before it on the same database hold: a cluster started again on
+// that database (at the same simulated moment, even) names no new job as an old one.
+func (c *Cluster) NumberCPUJobsAfter(refs []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, ref := range refs {
+		rest, ok := strings.CutPrefix(ref, "sim:cpu:")
+		if !ok {
+			continue
+		}
+		if n, err := strconv.Atoi(rest[strings.LastIndexByte(rest, '-')+1:]); err == nil && n > c.cpuJobs {
+			c.cpuJobs = n
+		}
+	}
 }
 
 // Stop ends a workspace.

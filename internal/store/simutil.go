@@ -46,6 +46,17 @@ func (db *DB) SimUtilizations(ctx context.Context) ([]SimUtilization, error) {
 	return out, nil
 }
 
+// SimCPUJobRefs are the references of the simulated cluster's CPU-only jobs (sim:cpu:…) that the
+// leases on this database hold, ended ones too, so that a cluster started again on it numbers its
+// new jobs after them.
+func (db *DB) SimCPUJobRefs(ctx context.Context) ([]string, error) {
+	var refs []string
+	if err := db.x.SelectContext(ctx, &refs, `SELECT ref FROM leases WHERE ref LIKE 'sim:cpu:%'`); err != nil {
+		return nil, fmt.Errorf("store: simulated CPU-only jobs: %w", err)
+	}
+	return refs, nil
+}
+
 // SimClock is where a console's simulated clock last stood on this database (NoteClock); zero
 // when no console ran on it.
 func (db *DB) SimClock(ctx context.Context) (time.Time, error) {
