@@ -463,6 +463,13 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		kp := podsOf[k.Namespace+"/"+k.Name]
 		b.keepLoss(ctx, k, kp)
 		j, failed := batchJob(k, kp)
+		if j.State == qm.JobStarting && len(kp) == 0 && k.Status.Active == 0 {
+			// No pod yet: the Job controller may have been refused it (FailedCreate).
+			if rj, ok := b.createFailure(ctx, k); ok {
+				rj.StartedAt = j.StartedAt
+				j = rj
+			}
+		}
 		j.Lease, j.Ref, j.Kept = id, Ref("job", k.Namespace, k.Name), true
 		if d := k.Spec.ActiveDeadlineSeconds; d != nil && *d > 0 {
 			j.TimeLimit = time.Duration(*d)*time.Second - waited(k, kp)
@@ -702,4 +709,65 @@ func createError(id qm.LeaseID, kind string, err error) error {
 		return full
 	}
 	return &qm.Refused{Reason: msg, Err: full}
+}
+
+// createFailure says why the Job controller could not make the Job's pod, from its latest
+// FailedCreate event on the Job: the API server refused the pod (a ResourceQuota or LimitRange of
+// the namespace, an admission webhook or policy: "… is forbidden: …", "… is invalid: …", "…
+// denied the request …"), and the lease fails, its Job held so that the service deletes it
+// rather than leave it retrying until its deadline; or the create failed on the server's side
+// (a webhook it cannot reach), and the lease waits, saying why. ok is false when the Job has no
+// such event (or its events cannot be read).
+func (b *Backend) createFailure(ctx context.Context, k *batchv1.Job) (qm.Job, bool) {
+	sel := "involvedObject.kind=Job,involvedObject.name=" + k.Name + ",reason=FailedCreate"
+	evs, err := b.c.CoreV1().Events(k.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
+	if err != nil {
+		b.log.Debug("events of a Job without pods", "job", k.Namespace+"/"+k.Name, "err", err)
+		return qm.Job{}, false
+	}
+	var last *corev1.Event
+	var lastAt time.Time
+	for i := range evs.Items {
+		e := &evs.Items[i]
+		o := e.InvolvedObject
+		// The field selector is the server's; the check is kept here too (and names the Job
+		// by its UID, so that a Job of the same name deleted before says nothing of this one).
+		if o.Kind != "Job" || o.Name != k.Name || e.Reason != "FailedCreate" || (o.UID != "" && k.UID != "" && o.UID != k.UID) {
+			continue
+		}
+		at := eventTime(e)
+		if last == nil || at.After(lastAt) {
+			last, lastAt = e, at
+		}
+	}
+	if last == nil {
+		return qm.Job{}, false
+	}
+	msg := strings.TrimPrefix(qm.OneLine(last.Message), "Error creating: ")
+	why := "Kubernetes: FailedCreate"
+	if msg != "" {
+		why += ": " + clip(msg)
+	}
+	if refusedCreate(msg) {
+		return qm.Job{State: qm.JobFailed, Reason: why, Held: true, EndedAt: lastAt}, true
+	}
+	return qm.Job{State: qm.JobPending, Reason: why}, true
+}
+
+// refusedCreate reports whether a FailedCreate message is the API server's refusal of the pod
+// (403 Forbidden from a ResourceQuota, a LimitRange or an admission webhook; 422 Invalid), not a
+// failure of its own that a later try may not meet.
+func refusedCreate(msg string) bool {
+	return strings.Contains(msg, " is forbidden: ") || strings.Contains(msg, " is invalid: ") || strings.Contains(msg, " denied the request")
+}
+
+// eventTime is when an event last happened.
+func eventTime(e *corev1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return e.CreationTimestamp.Time
 }
