@@ -460,7 +460,7 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		if !ok {
 			continue
 		}
-		kp := podsOf[k.Namespace+"/"+k.Name]
+		kp := ownPods(k, podsOf[k.Namespace+"/"+k.Name])
 		b.keepLoss(ctx, k, kp)
 		j, failed := batchJob(k, kp)
 		if j.State == qm.JobStarting && len(kp) == 0 && k.Status.Active == 0 {
@@ -630,10 +630,9 @@ func (b *Backend) SetTimeLimit(ctx context.Context, j qm.Job, d time.Duration) e
 	}
 	var mine []*corev1.Pod
 	for i := range pods.Items {
-		if jobOwner(&pods.Items[i]) == name {
-			mine = append(mine, &pods.Items[i])
-		}
+		mine = append(mine, &pods.Items[i])
 	}
+	mine = ownPods(k, mine)
 	secs := int64((d + waited(k, mine) + time.Second - 1) / time.Second)
 	k.Spec.ActiveDeadlineSeconds = &secs
 	if _, err := b.c.BatchV1().Jobs(ns).Update(ctx, k, metav1.UpdateOptions{}); err != nil {
@@ -661,6 +660,24 @@ func jobOwner(p *corev1.Pod) string {
 		return n
 	}
 	return p.Labels["job-name"]
+}
+
+// ownPods are those of pods that the Job owns: an owner reference to it, by its name and UID, as
+// the Job controller writes on the pods it makes (and on those it adopts). A pod that only
+// carries the Job's labels (its lease's, its job-name), or names the Job as its owner with another
+// UID, was made by someone else: it is not the lease's workload, and does not start it, bill it
+// or end it.
+func ownPods(k *batchv1.Job, pods []*corev1.Pod) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, p := range pods {
+		for _, o := range p.OwnerReferences {
+			if o.Kind == "Job" && o.Name == k.Name && (o.UID == "" || k.UID == "" || o.UID == k.UID) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // PodUIDs lists the UIDs of the pods behind a lease's Ref: the pod itself, or a Job's pods. The node
