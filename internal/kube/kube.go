@@ -370,6 +370,33 @@ func (b *Backend) Cancel(ctx context.Context, j qm.Job) error {
 	if err := b.delete(ctx, kind, ns, name); err != nil {
 		return err
 	}
+	// The lease's other objects (its Service, pods its Job left) go with it, unless another Pod or
+	// Job carries the lease's labels: the lease's own workload, beside a stray copy of its labels
+	// that this cancel was for. A pod made by hand must never take a running lease's Job with it.
+	sel := metav1.ListOptions{LabelSelector: LabelLease + "=" + j.Lease.String() + "," + LabelInstance + "=" + b.cfg.Instance}
+	jobs, err := b.c.BatchV1().Jobs(ns).List(ctx, sel)
+	if err != nil {
+		return fmt.Errorf("kube: list jobs of %s: %w", j.Lease, err)
+	}
+	pods, err := b.c.CoreV1().Pods(ns).List(ctx, sel)
+	if err != nil {
+		return fmt.Errorf("kube: list pods of %s: %w", j.Lease, err)
+	}
+	var others []string
+	for _, k := range jobs.Items {
+		if kind != "job" || k.Name != name {
+			others = append(others, Ref("job", k.Namespace, k.Name))
+		}
+	}
+	for i := range pods.Items {
+		if p := &pods.Items[i]; len(p.OwnerReferences) == 0 && jobOwner(p) == "" && (kind != "pod" || p.Name != name) {
+			others = append(others, Ref("pod", p.Namespace, p.Name))
+		}
+	}
+	if len(others) > 0 {
+		b.log.Info("deleted one of the objects carrying a lease's labels and left the others", "lease", j.Lease, "deleted", j.Ref, "left", others)
+		return nil
+	}
 	return b.deleteLease(ctx, ns, j.Lease.String())
 }
 
@@ -435,6 +462,14 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 	podsOf := map[string][]*corev1.Pod{} // "namespace/job name" -> its pods
 	var out []qm.Job
 	seen := map[string]bool{}
+	// A lease is one Pod or one Job: a pod of no Job beside a Job of the same lease, in its
+	// namespace, is a copy of the lease's labels made by someone else, and no workload of it.
+	jobLeases := map[string]bool{} // "namespace/L-7"
+	for i := range jobs.Items {
+		if id, ok := leaseOf(jobs.Items[i].Labels); ok {
+			jobLeases[jobs.Items[i].Namespace+"/"+id.String()] = true
+		}
+	}
 	for i := range pods.Items {
 		p := &pods.Items[i]
 		if owner := jobOwner(p); owner != "" {
@@ -442,7 +477,7 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 			continue
 		}
 		id, ok := leaseOf(p.Labels)
-		if !ok {
+		if !ok || jobLeases[p.Namespace+"/"+id.String()] {
 			continue
 		}
 		j := podJob(p)
