@@ -25,8 +25,9 @@ func (b *Backend) Inventory() []qm.Node {
 }
 
 // RefreshInventory lists the nodes and the pods that hold GPUs, and makes them the inventory: a
-// node belongs to every class whose node_selector its labels match and whose GPU resource
-// (kubernetes.resource, default nvidia.com/gpu) it has allocatable; Used is the GPU limits of
+// node belongs to every class whose node_selector its labels match, whose GPU resource
+// (kubernetes.resource, default nvidia.com/gpu) it has allocatable and whose pods tolerate its
+// taints (toleratesNode); Used is the GPU limits of
 // the pods on it that have not ended and are not this service's (it counts its own leases
 // itself). Cordoned and not-Ready nodes are left out. Both lists are read from the API server's
 // cache (resourceVersion 0). On an error the last inventory stays.
@@ -69,7 +70,7 @@ func awayNodes(p *policy.Policy, nodes []corev1.Node) map[string]string {
 		up := false
 		for i := range nodes {
 			n := &nodes[i]
-			if q, ok := n.Status.Allocatable[r]; !ok || q.Value() <= 0 || !sel.Matches(labels.Set(n.Labels)) {
+			if q, ok := n.Status.Allocatable[r]; !ok || q.Value() <= 0 || !sel.Matches(labels.Set(n.Labels)) || !toleratesNode(c, n) {
 				continue
 			}
 			if schedulable(n) {
@@ -152,7 +153,7 @@ func BuildInventory(p *policy.Policy, nodes []corev1.Node, pods []corev1.Pod, in
 		sel := labels.SelectorFromSet(c.Kubernetes.NodeSelector)
 		r := classResource(c)
 		for _, n := range sorted {
-			if !sel.Matches(labels.Set(n.Labels)) {
+			if !sel.Matches(labels.Set(n.Labels)) || !toleratesNode(c, n) {
 				continue
 			}
 			q, ok := n.Status.Allocatable[r]
@@ -208,6 +209,56 @@ func schedulable(n *corev1.Node) bool {
 		if c.Type == corev1.NodeReady {
 			return c.Status == corev1.ConditionTrue
 		}
+	}
+	return false
+}
+
+// toleratesNode reports whether the class's pods tolerate every taint of the node that keeps
+// pods off (NoSchedule, NoExecute): the class's kubernetes.tolerations and the toleration of the
+// taint named after its GPU resource that every GPU pod carries (templates.TolerateGPUTaint). A
+// node tainted for another class (dedicated=training:NoSchedule) is no node of a class that does
+// not tolerate it, whatever its labels: the scheduler never puts the class's pods there. The
+// taints of a cordoned or not-ready node are not looked at here; schedulable says those.
+func toleratesNode(c *policy.Class, n *corev1.Node) bool {
+	tols := make([]templates.Toleration, 0, len(c.Kubernetes.Tolerations)+2)
+	for _, t := range c.Kubernetes.Tolerations {
+		tols = append(tols, templates.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect})
+	}
+	tols = templates.TolerateGPUTaint(tols, string(classResource(c)))
+	for _, taint := range n.Spec.Taints {
+		if taint.Effect != corev1.TaintEffectNoSchedule && taint.Effect != corev1.TaintEffectNoExecute {
+			continue
+		}
+		switch taint.Key {
+		case corev1.TaintNodeUnschedulable, corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable:
+			continue
+		}
+		ok := false
+		for _, t := range tols {
+			ok = ok || tolerates(t, taint)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// tolerates reports whether a toleration tolerates a taint, as the Kubernetes scheduler judges
+// it: an empty effect matches every effect, an empty key with Exists every key, and an empty
+// operator is Equal.
+func tolerates(t templates.Toleration, taint corev1.Taint) bool {
+	if t.Effect != "" && t.Effect != string(taint.Effect) {
+		return false
+	}
+	if t.Key != "" && t.Key != taint.Key {
+		return false
+	}
+	switch t.Operator {
+	case "", string(corev1.TolerationOpEqual):
+		return t.Value == taint.Value
+	case string(corev1.TolerationOpExists):
+		return true
 	}
 	return false
 }
