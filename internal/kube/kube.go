@@ -498,12 +498,10 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		kp := ownPods(k, podsOf[k.Namespace+"/"+k.Name])
 		b.keepLoss(ctx, k, kp)
 		j, failed := batchJob(k, kp)
-		if j.State == qm.JobStarting && len(kp) == 0 && k.Status.Active == 0 {
-			// No pod yet: the Job controller may have been refused it (FailedCreate).
-			if rj, ok := b.createFailure(ctx, k); ok {
-				rj.StartedAt = j.StartedAt
-				j = rj
-			}
+		if (j.State == qm.JobStarting || j.State == qm.JobPending) && !j.SuspendedFree {
+			// Fewer pods than its workload needs (none yet, or a multi-node lease's pods but
+			// one): the Job controller may have been refused them (FailedCreate).
+			j = b.createFailure(ctx, k, kp, j)
 		}
 		j.Lease, j.Ref, j.Kept = id, Ref("job", k.Namespace, k.Name), true
 		if d := k.Spec.ActiveDeadlineSeconds; d != nil && *d > 0 {
@@ -763,19 +761,36 @@ func createError(id qm.LeaseID, kind string, err error) error {
 	return &qm.Refused{Reason: msg, Err: full}
 }
 
-// createFailure says why the Job controller could not make the Job's pod, from its latest
-// FailedCreate event on the Job: the API server refused the pod (a ResourceQuota or LimitRange of
-// the namespace, an admission webhook or policy: "… is forbidden: …", "… is invalid: …", "…
-// denied the request …"), and the lease fails, its Job held so that the service deletes it
-// rather than leave it retrying until its deadline; or the create failed on the server's side
-// (a webhook it cannot reach), and the lease waits, saying why. ok is false when the Job has no
-// such event (or its events cannot be read).
-func (b *Backend) createFailure(ctx context.Context, k *batchv1.Job) (qm.Job, bool) {
+// createFailure says why the Job controller could not make a pod the Job's workload needs (its
+// one pod, or one of a multi-node lease's), from its latest FailedCreate event on the Job: the
+// API server refused the pod (a ResourceQuota or LimitRange of the namespace, an admission
+// webhook or policy: "… is forbidden: …", "… is invalid: …", "… denied the request …"), and the
+// lease fails, its Job held so that the service deletes it (with any pod of it that runs) rather
+// than leave it retrying until its deadline; or the create failed on the server's side (a webhook
+// it cannot reach), and the lease waits, saying why. j is returned as it is when the Job has all
+// the pods it needs, or no such event (or its events cannot be read).
+func (b *Backend) createFailure(ctx context.Context, k *batchv1.Job, pods []*corev1.Pod, j qm.Job) qm.Job {
+	need, n, run := 1, gang(k), 0
+	if n > 0 {
+		need = n
+	}
+	live := 0
+	for _, p := range pods {
+		if alive(p) {
+			live++
+			if p.Status.Phase == corev1.PodRunning {
+				run++
+			}
+		}
+	}
+	if live >= need || (n == 0 && k.Status.Active > 0) {
+		return j
+	}
 	sel := "involvedObject.kind=Job,involvedObject.name=" + k.Name + ",reason=FailedCreate"
 	evs, err := b.c.CoreV1().Events(k.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
 	if err != nil {
-		b.log.Debug("events of a Job without pods", "job", k.Namespace+"/"+k.Name, "err", err)
-		return qm.Job{}, false
+		b.log.Debug("events of a Job short of pods", "job", k.Namespace+"/"+k.Name, "err", err)
+		return j
 	}
 	var last *corev1.Event
 	var lastAt time.Time
@@ -793,7 +808,7 @@ func (b *Backend) createFailure(ctx context.Context, k *batchv1.Job) (qm.Job, bo
 		}
 	}
 	if last == nil {
-		return qm.Job{}, false
+		return j
 	}
 	msg := strings.TrimPrefix(qm.OneLine(last.Message), "Error creating: ")
 	why := "Kubernetes: FailedCreate"
@@ -801,9 +816,15 @@ func (b *Backend) createFailure(ctx context.Context, k *batchv1.Job) (qm.Job, bo
 		why += ": " + clip(msg)
 	}
 	if refusedCreate(msg) {
-		return qm.Job{State: qm.JobFailed, Reason: why, Held: true, EndedAt: lastAt}, true
+		if n > 0 {
+			why += fmt.Sprintf(", one of its %d pods", n)
+		}
+		return qm.Job{State: qm.JobFailed, Reason: why, Held: true, EndedAt: lastAt, StartedAt: j.StartedAt}
 	}
-	return qm.Job{State: qm.JobPending, Reason: why}, true
+	if n > 0 {
+		why = fmt.Sprintf("%d of %d pods running; waiting for %d (%s)", run, n, n-run, why)
+	}
+	return qm.Job{State: qm.JobPending, Reason: why, StartedAt: j.StartedAt}
 }
 
 // refusedCreate reports whether a FailedCreate message is the API server's refusal of the pod

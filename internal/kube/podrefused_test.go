@@ -11,21 +11,31 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/sim"
 )
 
 // failedCreate plays the Job controller when the API server will not take the Job's pod: it
 // records a FailedCreate warning on the Job, as the controller does, and makes no pod.
-func (k *kaskade) failedCreate(ns, job, message string) {
-	k.t.Helper()
-	j := k.job(ns, job)
+func (w *world) failedCreate(ns, job, message string) {
+	w.t.Helper()
+	ctx := context.Background()
+	j, err := w.cs.BatchV1().Jobs(ns).Get(ctx, job, metav1.GetOptions{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	now := w.svc.Clock.Now()
 	ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: job + ".failedcreate"},
 		InvolvedObject: corev1.ObjectReference{Kind: "Job", APIVersion: "batch/v1", Namespace: ns, Name: job, UID: j.UID},
 		Reason:         "FailedCreate", Type: corev1.EventTypeWarning, Message: message, Count: 3,
-		FirstTimestamp: metav1.Time{Time: k.clock.Now()}, LastTimestamp: metav1.Time{Time: k.clock.Now()}}
-	if _, err := k.cs.CoreV1().Events(ns).Create(context.Background(), ev, metav1.CreateOptions{}); err != nil {
-		k.t.Fatal(err)
+		FirstTimestamp: metav1.Time{Time: now}, LastTimestamp: metav1.Time{Time: now}}
+	if _, err := w.cs.CoreV1().Events(ns).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+		w.t.Fatal(err)
 	}
-	k.setJob(ns, job, func(j *batchv1.Job) { j.Status.StartTime = &metav1.Time{Time: k.clock.Now()} })
+	w.setJob(ns, job, func(j *batchv1.Job) {
+		if j.Status.StartTime == nil {
+			j.Status.StartTime = &metav1.Time{Time: now}
+		}
+	})
 }
 
 // TestAPodTheClusterRefusesFailsTheLease: the backend makes a Job, and the Job controller makes its
@@ -55,7 +65,7 @@ func TestAPodTheClusterRefusesFailsTheLease(t *testing.T) {
 			if l.Ref != "job/qm-fjord/qm-l-1-jupyterlab" {
 				t.Fatalf("lease %s %s %q", l.ID, l.State, l.Ref)
 			}
-			k.failedCreate("qm-fjord", "qm-l-1-jupyterlab", c.message)
+			k.world.failedCreate("qm-fjord", "qm-l-1-jupyterlab", c.message)
 			k.clock.Advance(time.Minute)
 			k.pass()
 			got := k.lease(l.ID)
@@ -91,5 +101,30 @@ func TestAPodTheClusterRefusesFailsTheLease(t *testing.T) {
 				t.Errorf("%d Services left of a failed lease", len(svcs.Items))
 			}
 		})
+	}
+}
+
+// TestAMultiNodeLeaseWhosePodIsRefusedFails: a ResourceQuota that lets a two-node lease's first
+// pod in and refuses the second leaves the first holding its node's GPUs for a lease that can
+// never run. The lease fails with the server's words, unbilled, and its Job is deleted with the
+// pod that runs.
+func TestAMultiNodeLeaseWhosePodIsRefusedFails(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	clock := w.svc.Clock.(*sim.Clock)
+	l, name := w.multiNode()
+	w.setPod("qm-vision", name+"-0-abcde", startedAt("gpu-b", clock.Now()))
+	if err := w.cs.CoreV1().Pods("qm-vision").Delete(ctx, name+"-1-abcde", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.failedCreate("qm-vision", name, `Error creating: pods "`+name+`-1-q7w2z" is forbidden: exceeded quota: vision-gpu, requested: requests.nvidia.com/gpu=8, used: requests.nvidia.com/gpu=8, limited: requests.nvidia.com/gpu=8`)
+	clock.Advance(time.Minute)
+	w.reconcile()
+	got := w.lease(l.ID)
+	if got.State != qm.Failed || !strings.Contains(got.Reason, "exceeded quota: vision-gpu") || !got.StartedAt.IsZero() {
+		t.Errorf("lease %s %q from %v, want failed, unbilled, with the server's words", got.State, got.Reason, got.StartedAt)
+	}
+	if _, err := w.cs.BatchV1().Jobs("qm-vision").Get(ctx, name, metav1.GetOptions{}); err == nil {
+		t.Error("the Job is left, its first pod holding gpu-b's GPUs")
 	}
 }
