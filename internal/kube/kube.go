@@ -713,9 +713,9 @@ func ownPods(k *batchv1.Job, pods []*corev1.Pod) []*corev1.Pod {
 	return out
 }
 
-// PodUIDs lists the UIDs of the pods behind a lease's Ref: the pod itself, or a Job's pods. The node
-// agent names the pod of each GPU process by its UID (from its cgroup), so this is how the service
-// finds a Kubernetes lease's telemetry.
+// PodUIDs lists the UIDs of the pods behind a lease's Ref: the pod itself, or a Job's pods (those
+// it owns: ownPods). The node agent names the pod of each GPU process by its UID (from its
+// cgroup), so this is how the service finds a Kubernetes lease's telemetry.
 func (b *Backend) PodUIDs(ctx context.Context, ref string) ([]string, error) {
 	kind, ns, name, ok := parseRef(ref)
 	if !ok {
@@ -728,15 +728,21 @@ func (b *Backend) PodUIDs(ctx context.Context, ref string) ([]string, error) {
 		}
 		return []string{string(p.UID)}, nil
 	}
+	k, err := b.c.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("kube: get job %s/%s: %w", ns, name, err)
+	}
 	pods, err := b.c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelInstance + "=" + b.cfg.Instance})
 	if err != nil {
 		return nil, fmt.Errorf("kube: list pods of job %s/%s: %w", ns, name, err)
 	}
-	var uids []string
+	all := make([]*corev1.Pod, 0, len(pods.Items))
 	for i := range pods.Items {
-		if p := &pods.Items[i]; jobOwner(p) == name {
-			uids = append(uids, string(p.UID))
-		}
+		all = append(all, &pods.Items[i])
+	}
+	var uids []string
+	for _, p := range ownPods(k, all) {
+		uids = append(uids, string(p.UID))
 	}
 	return uids, nil
 }
