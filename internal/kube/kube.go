@@ -181,19 +181,37 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 		return qm.Started{}, err
 	}
 	st := qm.Started{State: qm.Provisioning}
+	var made [][3]string // what this start created: kind, namespace, name
 	for _, o := range objs {
 		var err error
+		var name string
 		switch o := o.(type) {
 		case *corev1.Service:
+			name = o.Name
 			_, err = b.c.CoreV1().Services(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
 		case *corev1.Pod:
+			name = o.Name
 			_, err = b.c.CoreV1().Pods(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
 			st.Ref = Ref("pod", o.Namespace, o.Name)
 		case *batchv1.Job:
+			name = o.Name
 			_, err = b.c.BatchV1().Jobs(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
 			st.Ref = Ref("job", o.Namespace, o.Name)
 		}
-		if err != nil && !apierrors.IsAlreadyExists(err) {
+		if err == nil {
+			made = append(made, [3]string{kindOf(o), w.Namespace, name})
+		}
+		if apierrors.IsAlreadyExists(err) {
+			// A retried start finds what it made before and takes it; an object of that name
+			// that is not this lease's (made before it was asked for, or without its labels) is
+			// left alone, and the lease fails, saying what is in the way.
+			if why := b.inTheWay(ctx, kindOf(o), w.Namespace, name, l); why != "" {
+				b.undoMade(ctx, l.ID, made)
+				return qm.Started{}, &qm.Refused{Reason: why, Err: errors.New("kube: " + why)}
+			}
+			continue
+		}
+		if err != nil {
 			// The lease fails: what was made of it (its Service, before its Job was refused) goes
 			// with it, or nothing would ever delete it.
 			b.undo(ctx, w.Namespace, l.ID)
@@ -227,6 +245,57 @@ func (b *Backend) checkClaim(ctx context.Context, w *workload.Workload, team str
 		why = fmt.Sprintf("team %s has no namespace %s and so no PersistentVolumeClaim %s; a cluster admin must create both", team, w.Namespace, claim)
 	}
 	return &qm.Refused{Reason: why, Err: errors.New("kube: " + why)}
+}
+
+// inTheWay says why an object that has the name of one of the lease's is not the lease's: it lacks
+// the lease's and instance's labels, or the API server made it before the lease was asked for
+// (give or take clock skew between the two), which a retried start's object never is: left by an
+// installation whose database started afresh and numbers its leases from L-1 again, or made by
+// hand. "" when it is the lease's (or cannot be read: the create's answer stands).
+func (b *Backend) inTheWay(ctx context.Context, kind, ns, name string, l *qm.Lease) string {
+	var meta metav1.Object
+	var err error
+	what := "Job"
+	switch kind {
+	case "service":
+		what = "Service"
+		meta, err = b.c.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
+	case "pod":
+		what = "Pod"
+		meta, err = b.c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	case "job":
+		meta, err = b.c.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+	default:
+		return ""
+	}
+	if err != nil {
+		return ""
+	}
+	labels := meta.GetLabels()
+	made := meta.GetCreationTimestamp().Time
+	const skew = 5 * time.Minute
+	before := !made.IsZero() && !l.CreatedAt.IsZero() && made.Before(l.CreatedAt.Add(-skew))
+	if labels[LabelLease] == l.ID.String() && labels[LabelInstance] == b.cfg.Instance && !before {
+		return ""
+	}
+	when := ""
+	if before {
+		when = " (made " + made.UTC().Format("2006-01-02 15:04 MST") + ", before the lease was asked for)"
+	}
+	return fmt.Sprintf("namespace %s already has a %s %s that is not this lease's%s; ask again, and the new lease's objects get names of their own",
+		ns, what, clip(qm.OneLine(name)), when)
+}
+
+// undoMade deletes what a start made before it found an object of the lease's in the way, and
+// nothing else: the object in the way carries the lease's labels too.
+func (b *Backend) undoMade(ctx context.Context, id qm.LeaseID, made [][3]string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	for _, m := range made {
+		if err := b.delete(ctx, m[0], m[1], m[2]); err != nil {
+			b.log.Warn("delete what a failed start made", "lease", id, "err", err)
+		}
+	}
 }
 
 // undo deletes what a failed start made of the lease, even when the start's context is done; what
