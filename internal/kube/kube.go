@@ -286,8 +286,8 @@ func (b *Backend) inTheWay(ctx context.Context, kind, ns, name string, l *qm.Lea
 		ns, what, clip(qm.OneLine(name)), when)
 }
 
-// undoMade deletes what a start made before it found an object of the lease's in the way, and
-// nothing else: the object in the way carries the lease's labels too.
+// undoMade deletes what a start made before it found an object in the way of the lease's, and
+// nothing else: the object in the way may carry the lease's labels too.
 func (b *Backend) undoMade(ctx context.Context, id qm.LeaseID, made [][3]string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
