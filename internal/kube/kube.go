@@ -24,6 +24,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -890,7 +891,9 @@ func (b *Backend) createFailure(ctx context.Context, k *batchv1.Job, pods []*cor
 	if msg != "" {
 		why += ": " + clip(msg)
 	}
-	if refusedCreate(msg) {
+	if refusedCreate(msg) && (n > 0 || !quotaFillsLater(msg)) {
+		// A multi-node lease's pods that run count in the namespace's quota themselves, and
+		// hold their GPUs while the lease waits: it fails even where the quota is only full.
 		if n > 0 {
 			why += fmt.Sprintf(", one of its %d pods", n)
 		}
@@ -907,6 +910,46 @@ func (b *Backend) createFailure(ctx context.Context, k *batchv1.Job, pods []*cor
 // failure of its own that a later try may not meet.
 func refusedCreate(msg string) bool {
 	return strings.Contains(msg, " is forbidden: ") || strings.Contains(msg, " is invalid: ") || strings.Contains(msg, " denied the request")
+}
+
+// quotaFillsLater reports whether a refusal is a ResourceQuota's that the pod fits once others
+// end: "exceeded quota: fjord-gpus, requested: requests.nvidia.com/gpu=1, used:
+// requests.nvidia.com/gpu=4, limited: requests.nvidia.com/gpu=4", where no resource the pod asks
+// for is more than the quota's limit. A pod that alone asks for more than a limit never fits, and
+// a LimitRange or webhook refusal is no quota's.
+func quotaFillsLater(msg string) bool {
+	_, rest, ok := strings.Cut(msg, "exceeded quota: ")
+	if !ok {
+		return false
+	}
+	list := func(label string) map[string]resource.Quantity {
+		_, v, ok := strings.Cut(rest, ", "+label+": ")
+		if !ok {
+			return nil
+		}
+		v, _, _ = strings.Cut(v, ", ")
+		out := map[string]resource.Quantity{}
+		for _, kv := range strings.Split(v, ",") {
+			k, q, ok := strings.Cut(strings.TrimSpace(kv), "=")
+			if !ok {
+				continue
+			}
+			if qty, err := resource.ParseQuantity(q); err == nil {
+				out[k] = qty
+			}
+		}
+		return out
+	}
+	requested, limited := list("requested"), list("limited")
+	if len(requested) == 0 || len(limited) == 0 {
+		return false
+	}
+	for k, r := range requested {
+		if l, ok := limited[k]; ok && r.Cmp(l) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // eventTime is when an event last happened.

@@ -42,15 +42,20 @@ func (w *world) failedCreate(ns, job, message string) {
 // pod; a ResourceQuota or LimitRange of the team's namespace, or an admission webhook, refuses the
 // pod, not the Job. Kubernetes then makes no pod and says why only in a FailedCreate event on the
 // Job. The lease fails with the API server's words, its owner is told, nothing is billed, and the
-// Job, which would retry until its deadline, is deleted. A create that failed for a reason of the
-// server's own (a webhook it cannot reach) is no refusal: the lease waits, saying why.
+// Job, which would retry until its deadline, is deleted. A quota that the team's other pods fill
+// now, and a create that failed for a reason of the server's own (a webhook it cannot reach), are
+// no refusal: the lease waits, saying why, and runs once the Job controller makes its pod.
 func TestAPodTheClusterRefusesFailsTheLease(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		name, message, want string
 		refused             bool
 	}{
-		{"quota", `Error creating: pods "qm-l-1-jupyterlab-7xk2p" is forbidden: exceeded quota: fjord-gpus, requested: requests.nvidia.com/mig-3g.40gb=1, used: requests.nvidia.com/mig-3g.40gb=2, limited: requests.nvidia.com/mig-3g.40gb=2`,
+		// The namespace's quota is held by the team's other pods: the pod fits once they end.
+		{"quota full", `Error creating: pods "qm-l-1-jupyterlab-7xk2p" is forbidden: exceeded quota: fjord-gpus, requested: requests.memory=16Gi,requests.nvidia.com/mig-3g.40gb=1, used: requests.memory=8Gi,requests.nvidia.com/mig-3g.40gb=2, limited: requests.memory=1Ti,requests.nvidia.com/mig-3g.40gb=2`,
+			"exceeded quota: fjord-gpus", false},
+		// The pod alone asks for more than the quota allows: it never fits.
+		{"quota too small", `Error creating: pods "qm-l-1-jupyterlab-7xk2p" is forbidden: exceeded quota: fjord-gpus, requested: requests.memory=16Gi,requests.nvidia.com/mig-3g.40gb=1, used: requests.memory=0,requests.nvidia.com/mig-3g.40gb=0, limited: requests.memory=1Ti,requests.nvidia.com/mig-3g.40gb=0`,
 			"exceeded quota: fjord-gpus", true},
 		{"limit range", `Error creating: pods "qm-l-1-jupyterlab-7xk2p" is forbidden: maximum memory usage per Container is 32Gi, but limit is 64Gi`,
 			"maximum memory usage per Container is 32Gi", true},
@@ -77,10 +82,19 @@ func TestAPodTheClusterRefusesFailsTheLease(t *testing.T) {
 			}
 			if !c.refused {
 				if got.State.Ended() {
-					t.Errorf("a create that failed on the server's side ended the lease: %s %q", got.State, got.Reason)
+					t.Errorf("a pod the Job controller may yet make ended the lease: %s %q", got.State, got.Reason)
+				}
+				if got.State != qm.Queued {
+					t.Errorf("lease %s %q, want queued saying why", got.State, got.Reason)
 				}
 				if len(k.jobs("qm-fjord")) != 1 {
-					t.Error("the waiting lease's Job was deleted")
+					t.Fatal("the waiting lease's Job was deleted")
+				}
+				// The Job controller tries again and makes the pod: the lease runs.
+				k.runPod("qm-fjord", "qm-l-1-jupyterlab", "mig-01", k.clock.Now())
+				k.pass()
+				if got := k.lease(l.ID); got.State != qm.Active {
+					t.Errorf("lease %s %q once its pod runs", got.State, got.Reason)
 				}
 				return
 			}
