@@ -240,10 +240,20 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	// it is none, which the sentence then says as well: one example puts every mistake right.
 	weekWrong := func(err error) error {
 		what := qm.ErrorMessage(err)
-		fixed := withFlag(fs, args, "week", svc.ExampleWeek(ctx).String())
-		if len(flagPlaces(fs, args, "week")) == 0 {
+		exSvc, exArgs := svc, args
+		if *asOf != "" && svc.ExampleWeek(ctx).Start(pol.Location).After(clock.Now()) {
+			// --now is before the first lease: the weeks before it have no history, and its week
+			// had not begun then. The example reports as of the history's clock instead.
+			if hc, err := historyClock(ctx, st); err == nil {
+				what = strings.TrimSuffix(what, ".") + fmt.Sprintf("; --now %s is before the first lease, so no week can be reported as of then", *asOf)
+				exSvc = &showback.Service{Policy: pol, Source: st, Clock: hc}
+				exArgs = withoutPlaces(args, flagPlaces(fs, args, "now"))
+			}
+		}
+		fixed := withFlag(fs, exArgs, "week", exSvc.ExampleWeek(ctx).String())
+		if len(flagPlaces(fs, exArgs, "week")) == 0 {
 			// The default week refused: the example names the one to report instead.
-			fixed = append(fixed, "--week", svc.ExampleWeek(ctx).String())
+			fixed = append(fixed, "--week", exSvc.ExampleWeek(ctx).String())
 		}
 		if *team != "" {
 			if _, terr := svc.ResolveTeam(ctx, *team); qm.ErrorCode(terr) == qm.ENOTFOUND {
