@@ -1029,6 +1029,36 @@ func directoryExample(p *Policy, id *Identity) string {
 }
 
 // simNameRE is the name of a group of simulated nodes: its nodes are named NAME-01, NAME-02, ….
+// simDefaultGPUs is the GPUs of each node of a simulated cluster the policy does not describe.
+const simDefaultGPUs = 8
+
+// defaultSimNodes gives a policy with backend sim and no sim: section (as the product's own
+// example is written) a simulated cluster: for each class, nodes of simDefaultGPUs GPUs named
+// after it, two or as many as its max_gpus takes, with a warning that says so and how to
+// describe the cluster instead.
+func (v *validator) defaultSimNodes(p *Policy) {
+	var made []string
+	for i, c := range p.Classes {
+		if c == nil {
+			continue
+		}
+		name := strings.ToLower(c.Name)
+		if !simNameRE.MatchString(name) {
+			name = fmt.Sprintf("sim%d", i+1)
+		}
+		count := min(max(2, (c.MaxGPUs+simDefaultGPUs-1)/simDefaultGPUs), 1000)
+		p.Sim.Nodes = append(p.Sim.Nodes, &SimNodeGroup{Name: name, Count: count, Class: c.Name, GPUs: simDefaultGPUs, NVLinkIslands: 1})
+		made = append(made, fmt.Sprintf("%s-01…%02d", name, count))
+	}
+	if len(made) == 0 {
+		return
+	}
+	g := p.Sim.Nodes[0]
+	v.warnings = append(v.warnings, Problem{Line: v.line("backend"), Msg: fmt.Sprintf(
+		"backend sim with no sim: section, so the simulated cluster has nodes of %d GPUs for each class, as many as its max_gpus takes and at least two: %s; describe the cluster under sim: to choose them, e.g. sim: {nodes: [{name: %s, count: %d, class: %s, gpus: %d}]}",
+		simDefaultGPUs, strings.Join(made, ", "), g.Name, g.Count, g.Class, simDefaultGPUs)})
+}
+
 var simNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`)
 
 // clipName is a name as a problem quotes it: at most n characters, then an ellipsis.
@@ -1326,7 +1356,7 @@ func (v *validator) validate(p *Policy) {
 		}
 	}
 	if p.Backend == "sim" && len(p.Sim.Nodes) == 0 && len(p.Classes) > 0 {
-		v.addf("backend", "backend sim needs a sim: section describing the simulated nodes")
+		v.defaultSimNodes(p)
 	}
 	if u := p.Idle.UtilizationBelow; !(u >= 0 && u <= 100) {
 		v.addf("idle.utilization_below", "idle.utilization_below is a percent from 0 to 100, not %s; e.g. idle: {utilization_below: 5}", v.text("idle.utilization_below"))
