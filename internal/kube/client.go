@@ -1,8 +1,11 @@
 package kube
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"strings"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -21,7 +24,7 @@ func Connect(kubeconfig string) (kubernetes.Interface, error) {
 	if kubeconfig != "" || os.Getenv("KUBECONFIG") != "" || fileExists(rules.GetDefaultFilename()) {
 		cfg, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
 		if err != nil {
-			return nil, fmt.Errorf("kube: kubeconfig: %w", err)
+			return nil, kubeconfigRefused(kubeconfig, rules.GetDefaultFilename(), err)
 		}
 	} else if cfg, err = rest.InClusterConfig(); err != nil {
 		return nil, fmt.Errorf("kube: no kubeconfig (set KUBECONFIG) and not in a cluster: %w", err)
@@ -32,6 +35,33 @@ func Connect(kubeconfig string) (kubernetes.Interface, error) {
 		return nil, fmt.Errorf("kube: clientset: %w", err)
 	}
 	return cs, nil
+}
+
+// kubeconfigRefused says, in one sentence, which kubeconfig could not be used, why, and what to
+// do, in place of client-go's words (its advice to set KUBERNETES_MASTER names a variable the
+// service does not read).
+func kubeconfigRefused(named, def string, err error) error {
+	path, from := named, "KUBECONFIG names "
+	if path == "" {
+		path = os.Getenv("KUBECONFIG")
+	}
+	if path == "" {
+		path, from = def, "the default kubeconfig "
+	}
+	detail := strings.ReplaceAll(err.Error(), "\n", " ")
+	if rest, ok := strings.CutPrefix(detail, "error loading config file "); ok {
+		if _, after, found := strings.Cut(rest, "\": "); found {
+			detail = after // the file is named already
+		}
+	}
+	why := "cannot be read as a kubeconfig (" + detail + ")"
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		why = "does not exist"
+	case clientcmd.IsEmptyConfig(err):
+		why = "names no cluster to use (no current context)"
+	}
+	return fmt.Errorf("%s%s, which %s; point KUBECONFIG at the cluster's kubeconfig (the file kubectl uses), or, in a pod, leave it unset to use the pod's service account", from, path, why)
 }
 
 func fileExists(path string) bool {
