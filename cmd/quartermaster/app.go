@@ -272,6 +272,12 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 		a.Clock = realClock{}
 	}
 	a.BackendName = backend
+	if backend == "sim" {
+		// A policy of another backend run on the simulated cluster describes no simulated nodes.
+		if msg := pol.SimulateUnlistedNodes(); msg != "" {
+			logger.Warn("policy: "+msg, "policy", pol.Source)
+		}
+	}
 	// Topology: placement fills in the NVLink islands and NUMA nodes of each node from what its
 	// node agent reports (the reconcile pass reads it).
 	svc := &qm.Service{Policy: pol, Store: o.metrics.Store(st), Clock: a.Clock, Directory: pol, Logger: logger, Topology: st}

@@ -69,3 +69,20 @@ func TestASimPolicyWithoutASimSectionLoadsAndPlaces(t *testing.T) {
 		t.Errorf("16 GPUs of bulk, within its max_gpus, find no simulated nodes:\n%s", all)
 	}
 }
+
+// --backend sim on a policy of another backend, which describes no simulated nodes, runs on
+// simulated nodes of its classes too: a lease is placed on a node, and its connect line names it
+// (it was "active on the cluster", with an ssh line naming no host).
+func TestBackendSimOnAPolicyOfAnotherBackendPlacesOnSimulatedNodes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pol := filepath.Join("..", "..", "commands", "testdata", "borealis-kube.yaml")
+	msgs := runConsoleAt(t, dir, "2026-11-30T15:00:00Z", "ines@borealis.example: /gpu request 1 slice for 2h\n", "--policy", pol, "--backend", "sim")
+	if len(msgs) == 0 {
+		t.Fatal("no reply")
+	}
+	text := msgs[0].Text
+	if !strings.Contains(text, "L-1 is active") || !strings.Contains(text, " on slice-01") || strings.Contains(text, "ines@ ") || strings.Contains(text, "on the cluster") {
+		t.Errorf("the lease is not placed on a simulated node: %s", text)
+	}
+}

@@ -1032,11 +1032,15 @@ func directoryExample(p *Policy, id *Identity) string {
 // simDefaultGPUs is the GPUs of each node of a simulated cluster the policy does not describe.
 const simDefaultGPUs = 8
 
-// defaultSimNodes gives a policy with backend sim and no sim: section (as the product's own
-// example is written) a simulated cluster: for each class, nodes of simDefaultGPUs GPUs named
-// after it, two or as many as its max_gpus takes, with a warning that says so and how to
-// describe the cluster instead.
-func (v *validator) defaultSimNodes(p *Policy) {
+// SimulateUnlistedNodes gives a policy that describes no simulated nodes (backend sim with no
+// sim: section, as the product's own example is written, or a policy of another backend run with
+// --backend sim) a simulated cluster: for each class, nodes of simDefaultGPUs GPUs named after
+// it, two or as many as its max_gpus takes. It returns the warning that says so and how to
+// describe the cluster instead; "" where the policy has nodes already, or no classes.
+func (p *Policy) SimulateUnlistedNodes() string {
+	if len(p.Sim.Nodes) > 0 {
+		return ""
+	}
 	var made []string
 	for i, c := range p.Classes {
 		if c == nil {
@@ -1051,12 +1055,11 @@ func (v *validator) defaultSimNodes(p *Policy) {
 		made = append(made, fmt.Sprintf("%s-01…%02d", name, count))
 	}
 	if len(made) == 0 {
-		return
+		return ""
 	}
 	g := p.Sim.Nodes[0]
-	v.warnings = append(v.warnings, Problem{Line: v.line("backend"), Msg: fmt.Sprintf(
-		"backend sim with no sim: section, so the simulated cluster has nodes of %d GPUs for each class, as many as its max_gpus takes and at least two: %s; describe the cluster under sim: to choose them, e.g. sim: {nodes: [{name: %s, count: %d, class: %s, gpus: %d}]}",
-		simDefaultGPUs, strings.Join(made, ", "), g.Name, g.Count, g.Class, simDefaultGPUs)})
+	return fmt.Sprintf("backend sim with no sim: section, so the simulated cluster has nodes of %d GPUs for each class, as many as its max_gpus takes and at least two: %s; describe the cluster under sim: to choose them, e.g. sim: {nodes: [{name: %s, count: %d, class: %s, gpus: %d}]}",
+		simDefaultGPUs, strings.Join(made, ", "), g.Name, g.Count, g.Class, simDefaultGPUs)
 }
 
 var simNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`)
@@ -1355,8 +1358,10 @@ func (v *validator) validate(p *Policy) {
 			v.addf(at("nvlink_islands"), "sim node group %s: nvlink_islands %d does not split its %s evenly; e.g. %s", g.Name, n, Count(g.GPUs, "GPU", "GPUs"), nearestDivisors(g.GPUs, n))
 		}
 	}
-	if p.Backend == "sim" && len(p.Sim.Nodes) == 0 && len(p.Classes) > 0 {
-		v.defaultSimNodes(p)
+	if p.Backend == "sim" {
+		if msg := p.SimulateUnlistedNodes(); msg != "" {
+			v.warnings = append(v.warnings, Problem{Line: v.line("backend"), Msg: msg})
+		}
 	}
 	if u := p.Idle.UtilizationBelow; !(u >= 0 && u <= 100) {
 		v.addf("idle.utilization_below", "idle.utilization_below is a percent from 0 to 100, not %s; e.g. idle: {utilization_below: 5}", v.text("idle.utilization_below"))
