@@ -1,0 +1,50 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/docs"
+)
+
+// A setting of the environment that can stop a command (a wrong value refused, naming it) is one
+// that command's --help lists, as docs/configuration.md's "where" says: discord register reads
+// single sign-on's settings (they decide whether login, logout and unlink are installed) and the
+// workload settings, and refused a wrong one that its help did not name. Not parallel: it sets
+// the environment.
+func TestASettingThatStopsACommandIsInItsHelp(t *testing.T) {
+	pol := filepath.Join("..", "..", "commands", "testdata", "plover.yaml")
+	db := "sqlite:" + filepath.Join(t.TempDir(), "q.db")
+	if _, stderr, code := runCLI("migrate", "up", "--db", db); code != 0 {
+		t.Fatalf("migrate up: %s", stderr)
+	}
+	for _, cmd := range [][]string{
+		{"discord", "register", "--print", "--policy", pol},
+		{"templates", "render", "cuda-smoke", "--policy", pol},
+		{"policy", "check", pol},
+		{"report", "--db", db, "--policy", pol, "--week", "this week"},
+		{"migrate", "status", "--db", db},
+		{"agent-token", "list", "--db", db},
+		{"console", "--db", db, "--policy", pol},
+	} {
+		help, _, code := runCLI(append(cmd[:2:2], "--help")...)
+		if code != 0 {
+			t.Fatalf("%v --help: exit %d", cmd[:2], code)
+		}
+		for _, r := range confRows(docs.Configuration) {
+			for _, e := range r.env {
+				if !strings.HasPrefix(e, "QM_") || strings.HasPrefix(e, "QM_TEST") || strings.Contains(help, e) {
+					continue
+				}
+				t.Run(strings.Join(cmd[:2], "-")+"/"+e, func(t *testing.T) {
+					t.Setenv(e, "x-invalid")
+					_, stderr, code := runCLI(cmd...)
+					if code != 0 && strings.Contains(stderr, e) {
+						t.Errorf("%s=x-invalid stops %v (%s), but its --help does not name %s", e, cmd[:2], strings.TrimSpace(stderr), e)
+					}
+				})
+			}
+		}
+	}
+}
