@@ -391,14 +391,39 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	if o.team != "" && len(pol.Teams) > 0 {
 		// A lease is of one of the policy's teams (its storage, its images): the one meant where
 		// --team is a misspelling of one, else the policy's first.
+		// A team's channel (#vision-gpu) names it too, as report --team and chat take it.
 		names := pol.TeamNames()
 		tm, ok := pol.Team(o.team)
+		channels, ofChannel := []string{}, map[string][]*policy.Team{}
+		for _, t := range pol.Teams {
+			if t.Channel != "" {
+				k := policy.NameKey(t.Channel)
+				if len(ofChannel[k]) == 0 {
+					channels = append(channels, k)
+				}
+				ofChannel[k] = append(ofChannel[k], t)
+			}
+		}
+		if of := ofChannel[policy.NameKey(o.team)]; !ok && strings.HasPrefix(o.team, "#") && len(of) == 1 {
+			tm, ok = of[0], true
+		}
 		if !ok {
-			meant := policy.Closest(strings.ToLower(o.team), names)
+			meant, hint := "", ""
+			if m, _ := pol.TeamMeant(o.team); m != "" {
+				meant = m
+			} else if strings.HasPrefix(o.team, "#") {
+				if c := policy.Closest(policy.NameKey(o.team), channels); c != "" && len(ofChannel[c]) == 1 {
+					meant = ofChannel[c][0].Name
+					hint = fmt.Sprintf("; did you mean %s, the channel of team %s?", ofChannel[c][0].Channel, meant)
+				}
+			}
+			if meant == "" {
+				meant = policy.Closest(strings.ToLower(o.team), names)
+			}
 			if meant == "" {
 				meant = names[0]
 			}
-			return render(fmt.Sprintf("--team %q is not a team of %s, which has %s", o.team, pol.Source, strings.Join(names, ", ")),
+			return render(fmt.Sprintf("--team %q is not a team of %s, which has %s%s", o.team, pol.Source, strings.Join(names, ", "), hint),
 				withFlag(fs, args, "team", meant))
 		}
 		o.team = tm.Name
