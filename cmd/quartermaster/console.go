@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/acme/quartermaster/bot/console"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/shellword"
+	"github.com/acme/quartermaster/internal/store"
 )
 
 func init() {
@@ -73,6 +75,29 @@ func runConsole(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 }
 
+// clockExample is the --clock a refusal offers: 2026-11-30T09:00:00Z, or, where the database the
+// flags name is a SQLite file whose history runs past it, where that history stops, since the
+// simulated clock never goes back. A server is not waited on to word a refusal.
+func clockExample(ctx context.Context, f commonFlags) string {
+	ex := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	if f.resolveSecrets() != nil {
+		return ex.Format(time.RFC3339)
+	}
+	url := cmp.Or(f.db, "sqlite:"+filepath.Join(dataDir(), "quartermaster.db"))
+	if file := store.SQLiteFile(url); file == "" || !isFile(file) {
+		return ex.Format(time.RFC3339)
+	}
+	st, err := store.Open(ctx, url, nil)
+	if err != nil {
+		return ex.Format(time.RFC3339)
+	}
+	defer st.Close()
+	if last, err := st.HistoryEnd(ctx); err == nil && last.After(ex) {
+		ex = last
+	}
+	return ex.UTC().Format(time.RFC3339)
+}
+
 // exitConsole ends the process with a code of its own (130 after SIGINT, 129 after SIGHUP).
 var exitConsole = os.Exit
 
@@ -81,7 +106,7 @@ func consoleSession(ctx context.Context, args []string, stdin io.Reader, stdout,
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		return flagMistakeIn(fs, "quartermaster console", []string{"quartermaster", "console"}, args, map[string]string{
-			"policy": "docs/quartermaster.example.yaml", "clock": "2026-11-30T09:00:00Z"}, err)
+			"policy": "docs/quartermaster.example.yaml", "clock": clockExample(ctx, o.flags)}, err)
 	}
 	if fs.NArg() > 0 {
 		return consoleTakesNoWords(fs, o, args, fs.Arg(0))
@@ -95,7 +120,7 @@ func consoleSession(ctx context.Context, args []string, stdin io.Reader, stdout,
 	if *clock != "" {
 		t, err := time.Parse(time.RFC3339, *clock)
 		if err != nil {
-			return refusal(fmt.Sprintf("--clock %q is not an RFC3339 instant", *clock), "console", withFlag(fs, args, "clock", "2026-11-30T09:00:00Z"))
+			return refusal(fmt.Sprintf("--clock %q is not an RFC3339 instant", *clock), "console", withFlag(fs, args, "clock", clockExample(ctx, o.flags)))
 		}
 		o.start = t
 	}
