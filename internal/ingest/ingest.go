@@ -697,6 +697,9 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 		var sum float64
 		var n int
 		unread := false
+		// The lease's GPUs (and MIG devices) seen busy, seen idle with its process on them, and
+		// with its process but no utilization: the showback counts its GPU time idle GPU by GPU.
+		busyUnits, idleUnits, unreadUnits := 0, 0, 0
 		judge := func(u *float64) bool {
 			if u == nil {
 				return false
@@ -705,12 +708,16 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			n++
 			if *u >= i.cfg.IdleBelow {
 				s.active = true
+				busyUnits++
+			} else {
+				idleUnits++
 			}
 			return true
 		}
 		for g := range s.whole {
 			if !judge(util[g]) {
 				unread = true
+				unreadUnits++
 			}
 		}
 		// A MIG device is judged by its utilization where NVML gives one. Where it gives none (the
@@ -728,8 +735,10 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			case judge(m.Util):
 			case m.MemUsed != nil:
 				s.active = true
+				busyUnits++
 			default:
 				unread = true
+				unreadUnits++
 			}
 		}
 		mean := 0.0
@@ -790,6 +799,16 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			roll.UtilSum, roll.Samples = 0, 0
 		case !s.active:
 			roll.IdleGPUSeconds = gpuSecs
+		default:
+			// A job that uses only some of its lease's GPUs keeps the lease from reclaim, but the
+			// GPUs it leaves unused sat idle: those it runs on at under the threshold, and, where the
+			// report shows every GPU of the node, its GPUs with no process of it. A GPU whose
+			// utilization is unknown is not counted idle, nor one the report may lack.
+			unused := idleUnits
+			if !partial {
+				unused = max(idleUnits, share-busyUnits-unreadUnits)
+			}
+			roll.IdleGPUSeconds = span.Seconds() * float64(min(max(unused, 0), share))
 		}
 		rolls = append(rolls, roll)
 	}

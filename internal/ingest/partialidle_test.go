@@ -1,0 +1,76 @@
+package ingest_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/agent/report"
+	"github.com/acme/quartermaster/internal/ingest"
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// quadTopology is a node of four GPUs, all NVLinked, whose UUIDs are GPU-0 … GPU-3.
+func quadTopology() *report.Topology {
+	t := &report.Topology{}
+	for i := range 4 {
+		g := report.TopologyGPU{Index: i, UUID: fmt.Sprintf("GPU-%d", i), NUMA: numa(0), CPUs: "0-31", NVLinks: make([]int, 4), PCIe: make([]string, 4)}
+		for j := range 4 {
+			g.PCIe[j] = "NODE"
+			if j != i {
+				g.NVLinks[j] = 6
+			}
+		}
+		g.PCIe[i] = "X"
+		t.GPUs = append(t.GPUs, g)
+	}
+	return t
+}
+
+// A job that uses only some of its lease's GPUs keeps the lease from being reclaimed (a lease is
+// idle when none of its GPUs shows activity), but the showback counts the GPUs it leaves unused
+// as idle: the idle GPU-hours are the GPU-seconds telemetry saw idle, GPU by GPU. A GPU it runs a
+// process on at a utilization under the threshold is idle too; one whose utilization could not be
+// read is not counted idle.
+func TestTheUnusedGPUsOfALeaseCountIdle(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		leases := []*qm.Lease{
+			{ID: 7, State: qm.Active, GPUs: 4, Ref: "88021", Node: "n1"},
+		}
+		e := newEnv(t, url, leases...)
+		topo := quadTopology()
+		post := func(gpus ...report.GPU) {
+			t.Helper()
+			r := report.Report{Version: report.Version, Node: "n1", At: e.clock.Now(), Run: "r1", Seq: uint64(e.clock.Now().Sub(t0)/(30*time.Second)) + 1,
+				Interval: 30, GPUs: gpus, Topology: topo, TopologyHash: topo.Hash()}
+			e.accept(e.tokens["n1"], r)
+			e.clock.Advance(30 * time.Second)
+		}
+		job := func(pid uint32) []report.Process {
+			return []report.Process{{PID: pid, Job: "88021", MemUsed: 20 << 30}}
+		}
+		// Two GPUs busy, two with no process at all.
+		post(report.GPU{Index: 0, UUID: "GPU-0", Util: f(91), Processes: job(100)},
+			report.GPU{Index: 1, UUID: "GPU-1", Util: f(88), Processes: job(101)},
+			report.GPU{Index: 2, UUID: "GPU-2", Util: f(0)},
+			report.GPU{Index: 3, UUID: "GPU-3", Util: f(0)})
+		// One busy, one with a process of the job at 1 %, two with none.
+		post(report.GPU{Index: 0, UUID: "GPU-0", Util: f(97), Processes: job(100)},
+			report.GPU{Index: 1, UUID: "GPU-1", Util: f(1), Processes: job(101)},
+			report.GPU{Index: 2, UUID: "GPU-2", Util: f(0)},
+			report.GPU{Index: 3, UUID: "GPU-3", Util: f(0)})
+		// One busy, one of the job's whose utilization NVML did not give, two with none.
+		post(report.GPU{Index: 0, UUID: "GPU-0", Util: f(97), Processes: job(100)},
+			report.GPU{Index: 1, UUID: "GPU-1", Processes: job(101)},
+			report.GPU{Index: 2, UUID: "GPU-2", Util: f(0)},
+			report.GPU{Index: 3, UUID: "GPU-3", Util: f(0)})
+		a, ok := (ingest.Telemetry{Store: e.db}).Activity(t.Context(), leases[0])
+		if !ok || a.LastActive.IsZero() {
+			t.Errorf("a lease with two of its four GPUs busy: activity %+v, %v; want it active, not to be reclaimed", a, ok)
+		}
+		gpuSecs, idle := e.usage()
+		if gpuSecs[7] != 3*4*30 || idle[7] != 30*(2+3+2) {
+			t.Errorf("L-7: %v GPU-seconds, %v idle; want %d GPU-seconds, %d idle (the GPUs it left unused)", gpuSecs[7], idle[7], 3*4*30, 30*(2+3+2))
+		}
+	})
+}
