@@ -90,8 +90,10 @@ type Agent struct {
 	topo     *report.Topology
 	topoHash string
 	topoAt   time.Time
-	sendTopo atomic.Bool
-	clockOff atomic.Bool // the service last found this node's clock more than report.MaxClockSkew off
+	// topoFailing: the last topology read failed, and the log said so.
+	topoFailing bool
+	sendTopo    atomic.Bool
+	clockOff    atomic.Bool // the service last found this node's clock more than report.MaxClockSkew off
 
 	// blindReadings counts the readings in a row with processes on the GPUs none of whose cgroups
 	// could be read; blind is whether the log said so (cgroupsRead).
@@ -203,7 +205,21 @@ func (a *Agent) refreshTopology(ctx context.Context, now time.Time) (changed boo
 	}
 	t, err := a.cfg.Devices.Topology(ctx)
 	if err != nil {
+		// Tried again at the next reading; the log says so once, not at every reading (while
+		// the driver is away for an upgrade, every one fails), and once when it reads again.
+		if !a.topoFailing {
+			a.topoFailing = true
+			kept := "there is none yet, so the reports carry none until it reads"
+			if a.topo != nil {
+				kept = "the last one read stands"
+			}
+			a.log.Warn("the GPU topology could not be read; "+kept+", and the agent tries again at every reading and says when it reads", "err", err)
+		}
 		return false, fmt.Errorf("read the topology: %w", err)
+	}
+	if a.topoFailing {
+		a.topoFailing = false
+		a.log.Info("the GPU topology reads again")
 	}
 	a.topoAt = now
 	h := t.Hash()
@@ -223,7 +239,7 @@ func (a *Agent) Collect(ctx context.Context) (report.Report, error) {
 	start := time.Now()
 	now := a.cfg.Now()
 	a.mu.Lock()
-	changed, terr := a.refreshTopology(ctx, now)
+	changed, _ := a.refreshTopology(ctx, now) // an error is logged there, and the last topology stands
 	if changed {
 		a.sendTopo.Store(true)
 	}
@@ -234,9 +250,6 @@ func (a *Agent) Collect(ctx context.Context) (report.Report, error) {
 		r.Topology = a.topo
 	}
 	a.mu.Unlock()
-	if terr != nil {
-		a.log.Warn("topology", "err", terr)
-	}
 	gpus, err := a.cfg.Devices.Sample(ctx)
 	if err != nil {
 		if r.Topology != nil {
@@ -275,10 +288,7 @@ func (a *Agent) Collect(ctx context.Context) (report.Report, error) {
 		// read now and sent with this report, not at the next TopologyEvery.
 		a.mu.Lock()
 		a.topoAt = time.Time{}
-		changed, err := a.refreshTopology(ctx, now)
-		if err != nil {
-			a.log.Warn("topology", "err", err)
-		}
+		changed, _ := a.refreshTopology(ctx, now) // an error is logged there
 		if changed {
 			r.Topology, r.TopologyHash = a.topo, a.topoHash
 			a.sendTopo.Store(false)

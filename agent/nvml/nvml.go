@@ -487,16 +487,32 @@ func (d *Devices) Sample(_ context.Context) ([]report.GPU, error) {
 	d.retryLost()
 	devs, gpus := d.handles()
 	out := make([]report.GPU, 0, len(devs))
+	errs := make([]error, len(devs))
+	var down driverError
+	allDown := true // every GPU read answered that the driver is not there
 	for i, dev := range devs {
 		if dev == nil {
 			continue // lost at start
 		}
 		g, err := d.sampleWithin(i, gpus[i], dev)
-		d.noteFailure(i, gpus[i], err)
+		errs[i] = err
+		if !errors.As(err, &down) {
+			allDown = false
+		}
 		if err != nil {
 			continue
 		}
 		out = append(out, g)
+	}
+	if len(out) == 0 && allDown && down.r != 0 {
+		// The driver is away (unloaded for an upgrade), not each GPU: said once, by the caller,
+		// in one sentence; the GPUs' own state stays as it was.
+		return nil, down
+	}
+	for i, err := range errs {
+		if devs[i] != nil {
+			d.noteFailure(i, gpus[i], err)
+		}
 	}
 	if len(out) == 0 && len(devs) > 0 {
 		return nil, fmt.Errorf("nvml: none of the %d GPUs could be read", len(devs))
@@ -589,6 +605,9 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 	g := report.GPU{Index: i, UUID: info.UUID, Name: info.Name, MemTotal: info.MemTotal}
 	lost := func(r nvml.Return) bool { return r == nvml.ERROR_GPU_IS_LOST }
 	u, r := dev.GetUtilizationRates()
+	if driverAway(r) {
+		return g, driverError{r: r}
+	}
 	if lost(r) {
 		return g, lostError{gpu: i, why: "utilization: " + nvml.ErrorString(r)}
 	}
@@ -640,6 +659,9 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 		default:
 			return g, fmt.Errorf("nvml: processes on GPU %d: NVML does not list the GPU's (%s), and not every MIG device of it listed its own", i, nvml.ErrorString(r))
 		}
+	}
+	if driverAway(r) {
+		return g, driverError{r: r}
 	}
 	if lost(r) {
 		return g, lostError{gpu: i, why: "processes: " + nvml.ErrorString(r)}
@@ -719,6 +741,25 @@ func processMemory(p nvml.ProcessInfo) uint64 {
 		return 0
 	}
 	return p.UsedGpuMemory
+}
+
+// driverAway says whether NVML answered that the driver is not there for it: unloaded (as while
+// it is upgraded), or its kernel module no longer of the library's version (an upgrade done while
+// the agent runs). It is the node's driver, not the GPU, that answers so.
+func driverAway(r nvml.Return) bool {
+	return r == nvml.ERROR_DRIVER_NOT_LOADED || r == nvml.ERROR_UNINITIALIZED || r == nvml.ERROR_LIB_RM_VERSION_MISMATCH
+}
+
+// driverError is a reading NVML refused because the driver is away (driverAway); its message is
+// one sentence saying so and what to do.
+type driverError struct{ r nvml.Return }
+
+func (e driverError) Error() string {
+	if e.r == nvml.ERROR_LIB_RM_VERSION_MISMATCH {
+		return "nvml: the NVIDIA driver's kernel module is no longer of the version of the library the agent loaded, as after a driver upgrade, " +
+			"so no GPU can be read; restart the agent once the upgrade is done (and reboot the node if it then says the two still differ)"
+	}
+	return "nvml: the NVIDIA driver is not loaded (as while it is upgraded or reloaded), so no GPU can be read; the agent reads them again once it is loaded (modprobe nvidia)"
 }
 
 // lostError is a GPU a sample found lost (ERROR_GPU_IS_LOST); why is the call and NVML's word,
@@ -828,7 +869,13 @@ func (d *Devices) Topology(_ context.Context) (report.Topology, error) {
 			t.GPUs[i] = tg
 			continue
 		}
-		if numa, r := dev.GetNumaNodeId(); r == nvml.SUCCESS && numa >= 0 {
+		numa, r := dev.GetNumaNodeId()
+		if driverAway(r) {
+			// Every call would answer so: no links, no NUMA node, which is not the node's
+			// topology. The last one read stands.
+			return report.Topology{}, driverError{r: r}
+		}
+		if r == nvml.SUCCESS && numa >= 0 {
 			tg.NUMA = &numa
 		}
 		// go-nvml sizes the CPU set as (numCPUs-1)/8+1 words of 64 bits.
