@@ -460,6 +460,20 @@ func strayWord(cmd string, named bool, given []string, word string) string {
 	return fmt.Sprintf("%s takes flags only, not %q; e.g. %s", cmd, word, commandLine(cmd, rest))
 }
 
+// nextPort is addr (HOST:PORT, as --listen takes it) with the port after its own (or before, at
+// the last port): an example of another port to listen on.
+func nextPort(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	n, perr := strconv.Atoi(port)
+	if err != nil || perr != nil {
+		return ":9400"
+	}
+	if n >= 65535 {
+		n -= 2
+	}
+	return net.JoinHostPort(host, strconv.Itoa(n+1))
+}
+
 // isPort says whether port is one a listener takes: a number from 0 (any free one) to 65535.
 func isPort(port string) bool {
 	n, err := strconv.ParseUint(port, 10, 16)
@@ -874,6 +888,12 @@ func runAgent(ctx context.Context, set *settings, stderr io.Writer) error {
 	}
 	if set.listen != "" {
 		ln, err := net.Listen("tcp", set.listen)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			// One agent per node: a second one started by mistake would report the node too.
+			return fmt.Errorf("cannot serve /metrics on --listen %s: the address is in use, most likely by another quartermaster-agent already running on this node "+
+				"(systemctl status quartermaster-agent, or the DaemonSet's pod), and a node needs one agent, as two would both report it; "+
+				"stop the other, or if the port is another program's give this agent a free one, e.g. --listen %s", set.listen, nextPort(set.listen))
+		}
 		if err != nil {
 			return fmt.Errorf("cannot serve /metrics on --listen %s: %w; give a free port, e.g. --listen :9400, or --listen '' for none", set.listen, err)
 		}
