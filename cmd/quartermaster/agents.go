@@ -81,10 +81,7 @@ func agentInventory(a *App) func(node string) *ingest.NodeInventory {
 		if first != &inv[0] || n != len(inv) {
 			byNode, first, n = ingest.NodeInventories(inv, sku, shares), &inv[0], len(inv)
 		}
-		if ni, ok := byNode[strings.ToLower(node)]; ok {
-			return ni
-		}
-		return &ingest.NodeInventory{}
+		return ingest.LookupInventory(byNode, node)
 	}
 }
 

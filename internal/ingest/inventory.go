@@ -18,6 +18,31 @@ type NodeInventory struct {
 	GPUs int
 	// Classes are the node's classes, by name.
 	Classes []InventoryClass
+	// Named, for a node the inventory lacks, is the name of the inventory's node of the same
+	// short name (h100-02 for h100-02.gpu.acme.example, or the other way round): the name the
+	// agent should report as. Empty when there is none.
+	Named string
+}
+
+// LookupInventory is byNode's (NodeInventories) node of that name, ignoring A-Z case; for a name
+// it lacks, a NodeInventory without classes, naming (Named) the one node of the same short name
+// (the name up to its first '.') where it has one.
+func LookupInventory(byNode map[string]*NodeInventory, node string) *NodeInventory {
+	name := strings.ToLower(node)
+	if ni, ok := byNode[name]; ok {
+		return ni
+	}
+	short, _, _ := strings.Cut(name, ".")
+	named := ""
+	for n := range byNode {
+		if s, _, _ := strings.Cut(n, "."); s == short {
+			if named != "" {
+				return &NodeInventory{} // two of that short name: which one cannot be told
+			}
+			named = n
+		}
+	}
+	return &NodeInventory{Named: named}
 }
 
 // InventoryClass is one class's part of a node.
@@ -207,7 +232,15 @@ func (i *Ingest) checkInventory(ctx context.Context, r report.Report) {
 	}
 	checked := len(inv.Classes) > 0
 	var m inventoryMismatch
-	if checked {
+	if !checked && inv.Named != "" {
+		// Not a node the scheduler knows, but one of its nodes has that short name: the agent was
+		// given the other spelling (a fully qualified name where the scheduler's is short, or the
+		// other way round), and no lease there is ever covered by its reports.
+		checked = true
+		m = inventoryMismatch{agent: "as node " + r.Node, inventory: "no node of that name, but one named " + inv.Named,
+			check: fmt.Sprintf("start the agent with --node %s (QM_NODE) and a token for that name (quartermaster agent-token create %s), as its reports cover no lease otherwise",
+				inv.Named, inv.Named)}
+	} else if checked {
 		units := 0
 		for _, g := range r.GPUs {
 			units += max(1, len(g.MIG))

@@ -59,3 +59,28 @@ func TestANodesGPUsAreAllItsClassesTogether(t *testing.T) {
 		t.Errorf("shared-01: %+v; want 8 GPUs, offered by two classes", n)
 	}
 }
+
+// A node the inventory lacks under the agent's name is pointed to the inventory's node of the same
+// short name, whichever side is fully qualified; where two share it, to neither.
+func TestANodeNamedOtherwiseIsPointedToTheInventorysName(t *testing.T) {
+	byNode := map[string]*ingest.NodeInventory{
+		"rtx-07":                {GPUs: 4, Classes: []ingest.InventoryClass{{Name: "viz", GPUs: 4}}},
+		"a40-3.cluster.example": {GPUs: 2, Classes: []ingest.InventoryClass{{Name: "batch", GPUs: 2}}},
+		"l4-1.east.example":     {GPUs: 1, Classes: []ingest.InventoryClass{{Name: "infer", GPUs: 1}}},
+		"l4-1.west.example":     {GPUs: 1, Classes: []ingest.InventoryClass{{Name: "infer", GPUs: 1}}},
+	}
+	for _, c := range []struct{ node, named string }{
+		{"RTX-07.Cluster.Example", "rtx-07"},
+		{"A40-3", "a40-3.cluster.example"},
+		{"l4-1", ""},
+		{"gpu-99.cluster.example", ""},
+	} {
+		ni := ingest.LookupInventory(byNode, c.node)
+		if len(ni.Classes) != 0 || ni.Named != c.named {
+			t.Errorf("%s: %+v; want no classes and the name %q", c.node, ni, c.named)
+		}
+	}
+	if ni := ingest.LookupInventory(byNode, "Rtx-07"); len(ni.Classes) != 1 || ni.Named != "" {
+		t.Errorf("rtx-07 in other case: %+v; want its own", ni)
+	}
+}
