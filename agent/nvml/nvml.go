@@ -105,7 +105,8 @@ func open(lib nvml.Interface, log *slog.Logger, profiles func() profileInfo) (*D
 	switch r := lib.Init(); r {
 	case nvml.SUCCESS:
 	case nvml.ERROR_LIBRARY_NOT_FOUND:
-		return nil, noGPUf("no NVIDIA driver on this machine (libnvidia-ml.so.1 was not found), so there are no GPUs to watch; try --fake dgxa100 for a demo")
+		return nil, noGPUf("no NVIDIA driver library here (libnvidia-ml.so.1 was not found), so there are no GPUs to watch; on a GPU node install the NVIDIA driver, " +
+			"and in a container run the agent with the NVIDIA container runtime (runtimeClassName: nvidia, as the DaemonSet says), which mounts the library, or try --fake dgxa100 for a demo")
 	case nvml.ERROR_DRIVER_NOT_LOADED:
 		return nil, noGPUf("the NVIDIA driver is installed but not loaded, so there are no GPUs to watch; load it (modprobe nvidia) or try --fake dgxa100 for a demo")
 	case nvml.ERROR_LIB_RM_VERSION_MISMATCH:

@@ -214,7 +214,7 @@ func TestNoDriverNoGPU(t *testing.T) {
 	srv := server.NewServerWithGPUs("580", "13", 13000)
 	srv.InitFunc = func() gonvml.Return { return gonvml.ERROR_LIBRARY_NOT_FOUND }
 	_, err := nvml.Open(srv, nil)
-	if !errors.Is(err, nvml.ErrNoGPU) || !strings.Contains(err.Error(), "no NVIDIA driver") || strings.Contains(err.Error(), ". ") {
+	if !errors.Is(err, nvml.ErrNoGPU) || !strings.Contains(err.Error(), "no NVIDIA driver library") || strings.Contains(err.Error(), ". ") {
 		t.Errorf("no driver: %v", err)
 	}
 	srv.InitFunc = func() gonvml.Return { return gonvml.SUCCESS }
