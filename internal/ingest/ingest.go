@@ -790,7 +790,19 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			continue
 		}
 		gpuSecs := span.Seconds() * float64(share)
-		roll := qm.UsageRollup{Lease: id, Hour: qm.HourStart(at, i.cfg.Location), GPUSeconds: gpuSecs, UtilSum: mean, Samples: 1}
+		// The lease's GPUs on the node with no process of it, where the report shows every GPU
+		// of the node: unused, at 0 % for it.
+		noProc := 0
+		if !partial {
+			noProc = max(0, share-busyUnits-idleUnits-unreadUnits)
+		}
+		// Utilization is weighed by GPU-seconds, as the simulated cluster weighs it: each GPU
+		// alike, whatever the lease's size and the agent's interval; a sample per GPU-second.
+		roll := qm.UsageRollup{Lease: id, Hour: qm.HourStart(at, i.cfg.Location), GPUSeconds: gpuSecs}
+		if units := n + noProc; units > 0 {
+			roll.Samples = int64(math.Round(float64(units) * span.Seconds()))
+			roll.UtilSum = sum / float64(units) * float64(roll.Samples)
+		}
 		switch {
 		case unknown:
 			roll.UtilSum, roll.Samples = 0, 0
@@ -804,11 +816,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			// GPUs it leaves unused sat idle: those it runs on at under the threshold, and, where the
 			// report shows every GPU of the node, its GPUs with no process of it. A GPU whose
 			// utilization is unknown is not counted idle, nor one the report may lack.
-			unused := idleUnits
-			if !partial {
-				unused = max(idleUnits, share-busyUnits-unreadUnits)
-			}
-			roll.IdleGPUSeconds = span.Seconds() * float64(min(max(unused, 0), share))
+			roll.IdleGPUSeconds = span.Seconds() * float64(min(idleUnits+noProc, share))
 		}
 		rolls = append(rolls, roll)
 	}

@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -71,6 +72,49 @@ func TestTheUnusedGPUsOfALeaseCountIdle(t *testing.T) {
 		gpuSecs, idle := e.usage()
 		if gpuSecs[7] != 3*4*30 || idle[7] != 30*(2+3+2) {
 			t.Errorf("L-7: %v GPU-seconds, %v idle; want %d GPU-seconds, %d idle (the GPUs it left unused)", gpuSecs[7], idle[7], 3*4*30, 30*(2+3+2))
+		}
+	})
+}
+
+// The showback's mean utilization weighs each GPU alike, as the simulated cluster's does, and a
+// lease's GPUs left unused count at 0 %: a 1-GPU lease at 100 % for a minute beside a 4-GPU lease
+// whose job runs on two of its GPUs at 2 % for that minute is 20.8 % over the five GPUs, not the
+// mean of the reports' means, however long each agent's interval.
+func TestMeanUtilizationWeighsEachGPUAlike(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		leases := []*qm.Lease{
+			{ID: 3, State: qm.Active, GPUs: 1, Ref: "5120", Node: "n1"},
+			{ID: 4, State: qm.Active, GPUs: 4, Ref: "5121", Node: "n2"},
+		}
+		e := newEnv(t, url, leases...)
+		topo1 := topology()
+		e.accept(e.tokens["n1"], report.Report{Version: report.Version, Node: "n1", At: e.clock.Now(), Run: "a", Seq: 1, Interval: 60,
+			Topology: topo1, TopologyHash: topo1.Hash(),
+			GPUs: []report.GPU{{Index: 0, UUID: "GPU-0", Util: f(100), Processes: []report.Process{{PID: 9, Job: "5120"}}}, {Index: 1, UUID: "GPU-1", Util: f(0)}}})
+		proc := func(pid uint32) []report.Process { return []report.Process{{PID: pid, Job: "5121"}} }
+		for k := range 6 {
+			r := report.Report{Version: report.Version, At: e.clock.Now(), Run: "b", Seq: uint64(k + 1), Interval: 10, Topology: quadTopology(),
+				GPUs: []report.GPU{{Index: 0, UUID: "GPU-0", Util: f(2), Processes: proc(20)}, {Index: 1, UUID: "GPU-1", Util: f(2), Processes: proc(21)},
+					{Index: 2, UUID: "GPU-2", Util: f(0)}, {Index: 3, UUID: "GPU-3", Util: f(0)}}}
+			ownGPUs(&r, "n2")
+			e.accept(e.tokens["n2"], r)
+			e.clock.Advance(10 * time.Second)
+		}
+		if err := e.ing.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		use, err := e.db.Usage(t.Context(), t0.Add(-time.Hour), t0.Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum qm.UsageRollup
+		for _, u := range use {
+			sum.UtilSum += u.UtilSum
+			sum.Samples += u.Samples
+		}
+		want := (100*60*1 + 1*60*4) / float64(60*5)
+		if got := sum.MeanUtilization(); math.Abs(got-want) > 0.01 {
+			t.Errorf("mean utilization over the two leases: %.2f %%; want %.2f %%, each GPU weighed alike (rollups %+v)", got, want, use)
 		}
 	})
 }
