@@ -670,8 +670,8 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 	if resp.Skipped[UnknownGPU] > 0 {
 		// A GPU the node's topology lacks may be where a lease's work runs: judging the node's
 		// leases from the rest could call a busy lease idle. As for a report that lacks a GPU of
-		// the node, only the leases it shows busy are judged; the others' GPU time still counts,
-		// not as idle. The agent is asked for its topology.
+		// the node, only the leases it shows busy are judged; the others' GPU time is not
+		// observed. The agent is asked for its topology.
 		partial = true
 		resp.TopologyWanted = true
 	}
@@ -749,7 +749,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 		// a node whose report lacks a GPU or lists one its topology lacks, and none busy among the GPUs read, may be working where
 		// the agent cannot see: its activity is unknown, not idle. It is not recorded, so the idle path treats the lease as
 		// unobserved (never reclaimed; the platform channel is told), and its GPU time is not
-		// counted idle.
+		// counted as observed, idle or busy.
 		// So may a lease with no process on any GPU while a GPU of the node is busy with no job's
 		// process.
 		unknown := (unread || partial || (len(s.gpus) == 0 && unplacedBusy)) && !s.active
@@ -786,7 +786,11 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 		if st := s.lease.StartedAt; !st.IsZero() && at.Sub(st) < span {
 			span = max(0, at.Sub(st)) // a lease that started within the interval ran only since then
 		}
-		if span <= 0 {
+		if span <= 0 || unknown {
+			// A lease that cannot be judged from the report (a GPU of it or of its node missing
+			// from it, one giving no utilization, or busy work nobody's) was not observed: its time
+			// is neither idle nor busy in the showback, which says its idle is not known, or a
+			// lower bound, rather than count a lost GPU's lease busy for as long as it is lost.
 			continue
 		}
 		gpuSecs := span.Seconds() * float64(share)
@@ -804,8 +808,6 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			roll.UtilSum = sum / float64(units) * float64(roll.Samples)
 		}
 		switch {
-		case unknown:
-			roll.UtilSum, roll.Samples = 0, 0
 		case s.active && n == 0:
 			// Taken as busy from a slice that gives no utilization: no utilization to add up.
 			roll.UtilSum, roll.Samples = 0, 0

@@ -415,8 +415,8 @@ func TestNoUtilizationIsNotIdle(t *testing.T) {
 		if a, ok := tel.Activity(t.Context(), leases[1]); !ok || !a.LastActive.IsZero() {
 			t.Errorf("L-2, on the node with no process: %+v %v; want seen and idle", a, ok)
 		}
-		if secs, idle := e.usage(); secs[1] != 30 || idle[1] != 0 {
-			t.Errorf("L-1's usage = %v GPU-s, %v idle; want 30 GPU-s, none of them counted idle", secs[1], idle[1])
+		if secs, idle := e.usage(); secs[1] != 0 || idle[1] != 0 || secs[2] != 30 || idle[2] != 30 {
+			t.Errorf("usage: L-1 %v GPU-s, %v idle; L-2 %v, %v idle; want L-1 not observed (neither idle nor busy), L-2 30 GPU-s idle", secs[1], idle[1], secs[2], idle[2])
 		}
 	})
 }
@@ -424,7 +424,7 @@ func TestNoUtilizationIsNotIdle(t *testing.T) {
 // A busy GPU that shows no process of any job or pod (a graphics or MPS client process NVML does
 // not list as compute, or a process the agent cannot map) is someone's work the report cannot place:
 // a lease on the node with no process of its own may be the one doing it, so it is not judged idle
-// from that report, and its GPU time is not counted idle. A busy GPU that a job's process explains
+// from that report, and its GPU time is not observed, idle or busy. A busy GPU that a job's process explains
 // (a lease's, or a job no lease owns) leaves such a lease seen idle as before.
 func TestABusyGPUWithNoJobJudgesNoLeaseWithoutProcesses(t *testing.T) {
 	eachStore(t, func(t *testing.T, url string) {
@@ -449,8 +449,8 @@ func TestABusyGPUWithNoJobJudgesNoLeaseWithoutProcesses(t *testing.T) {
 		if a, ok := tel.Activity(t.Context(), leases[1]); !ok || !a.Seen.Equal(t0.Add(10*time.Second)) || !a.LastActive.IsZero() {
 			t.Errorf("L-2, its process on GPU 1 at 0%%: %+v %v; want seen idle", a, ok)
 		}
-		if secs, idle := e.usage(); secs[1] != 20 || idle[1] != 0 {
-			t.Errorf("L-1's usage = %v GPU-s, %v idle; want 20 GPU-s, none counted idle", secs[1], idle[1])
+		if secs, idle := e.usage(); secs[1] != 0 || idle[1] != 0 {
+			t.Errorf("L-1's usage = %v GPU-s, %v idle; want none observed (neither idle nor busy)", secs[1], idle[1])
 		}
 		// A job's process explains the busy GPU: L-1 is seen idle.
 		e.accept(e.tokens["n1"], e.rep(

@@ -118,3 +118,35 @@ func TestMeanUtilizationWeighsEachGPUAlike(t *testing.T) {
 		}
 	})
 }
+
+// A lease whose GPU fell off the bus (the node's reports lack it) cannot be judged: it is never
+// reclaimed, and the showback does not count its time as observed either, neither idle nor busy:
+// its idle GPU-hours are not known rather than 0 for as long as the GPU stays lost. Once the GPU
+// reads again, its time is observed as before.
+func TestALeaseOnALostGPUIsNotObservedBusy(t *testing.T) {
+	eachStore(t, func(t *testing.T, url string) {
+		leases := []*qm.Lease{{ID: 11, State: qm.Active, GPUs: 1, GPUIndex: []int{3}, Ref: "70311", Node: "n1"}}
+		e := newEnv(t, url, leases...)
+		topo := quadTopology()
+		seq := uint64(0)
+		post := func(gpus ...report.GPU) {
+			t.Helper()
+			seq++
+			e.accept(e.tokens["n1"], report.Report{Version: report.Version, Node: "n1", At: e.clock.Now(), Run: "c", Seq: seq, Interval: 15,
+				GPUs: gpus, Topology: topo, TopologyHash: topo.Hash()})
+			e.clock.Advance(15 * time.Second)
+		}
+		others := []report.GPU{{Index: 0, UUID: "GPU-0", Util: f(0)}, {Index: 1, UUID: "GPU-1", Util: f(0)}, {Index: 2, UUID: "GPU-2", Util: f(0)}}
+		for range 4 {
+			post(others...) // GPU 3, the lease's, lost
+		}
+		gpuSecs, idle := e.usage()
+		if gpuSecs[11] != 0 || idle[11] != 0 {
+			t.Errorf("L-11 on a lost GPU: %v GPU-seconds observed, %v idle; want none observed", gpuSecs[11], idle[11])
+		}
+		post(append(others, report.GPU{Index: 3, UUID: "GPU-3", Util: f(0)})...)
+		if gpuSecs, idle := e.usage(); gpuSecs[11] != 15 || idle[11] != 15 {
+			t.Errorf("L-11 once its GPU reads again, idle: %v GPU-seconds observed, %v idle; want 15 and 15", gpuSecs[11], idle[11])
+		}
+	})
+}
