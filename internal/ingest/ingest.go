@@ -134,6 +134,10 @@ type Ingest struct {
 	topoMu sync.Mutex
 	topos  map[string]knownGPUs
 
+	// runs is what was last seen of each node's agent runs, by node in lower case (noteRun).
+	runMu sync.Mutex
+	runs  map[string]*nodeRuns
+
 	// invState is what was last recorded of each node's agent against the scheduler's inventory,
 	// by node in lower case.
 	invMu    sync.Mutex
@@ -353,6 +357,7 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// ignored claims no skew (the agent keeps the last it was told).
 	if resp.Accepted {
 		i.checkInventory(ctx, r)
+		i.noteRun(r.Node, r.Run, now)
 	}
 	if measured && resp.Accepted {
 		secs := math.Round(skewSecs*1000) / 1000
@@ -363,6 +368,55 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	answer(w, resp)
+}
+
+// nodeRuns is what the service last saw of a node's agent runs: the run of its last report taken,
+// the run before that and when that one was last heard, and how often reports went back to it.
+type nodeRuns struct {
+	last, prev     string
+	lastAt, prevAt time.Time
+	back           int
+	warned         bool
+}
+
+// twoRunsBack is how often a node's reports must go back to a run that was followed by another
+// before the log says two agents report the node: once could be a report of an agent that just
+// restarted, still on its way.
+const twoRunsBack = 2
+
+// noteRun notes that a report of node's agent run was taken at now, and logs once per node when
+// its reports keep going back and forth between two runs: two agents report the node (one started
+// by mistake beside the other: a systemd unit and a DaemonSet pod, or a second unit by hand),
+// which an agent that restarts, its old run ending as its new one begins, never does.
+func (i *Ingest) noteRun(node, run string, now time.Time) {
+	if run == "" {
+		return // an older agent's: its runs cannot be told apart
+	}
+	key := strings.ToLower(node)
+	i.runMu.Lock()
+	defer i.runMu.Unlock()
+	if i.runs == nil || len(i.runs) > 100000 {
+		i.runs = map[string]*nodeRuns{}
+	}
+	st := i.runs[key]
+	switch {
+	case st == nil:
+		i.runs[key] = &nodeRuns{last: run, lastAt: now}
+		return
+	case run == st.last:
+		st.lastAt = now
+		return
+	case run == st.prev && now.Sub(st.prevAt) <= report.MaxInterval:
+		st.back++
+	default:
+		st.back = 0
+	}
+	st.prev, st.prevAt, st.last, st.lastAt = st.last, st.lastAt, run, now
+	if st.back >= twoRunsBack && !st.warned {
+		st.warned = true
+		i.log.Warn("two agents report one node at once: stop one of them (a node needs one agent; look for a second quartermaster-agent on the node, such as a systemd unit beside a DaemonSet pod)",
+			"node", node, "runs", st.prev+","+st.last)
+	}
 }
 
 // revoked checks a token again in the store, past the short cache, before a report is refused for
