@@ -360,9 +360,12 @@ func (a *Agent) Send(ctx context.Context) (report.Report, error) {
 
 // Run samples every interval until ctx ends, sending reports in order in the background. A failed
 // sample is logged once, when samples start failing, and the next one tried; the log says once
-// when a sample works again (quartermaster_agent_collect_errors_total counts each failure).
+// when a sample works again (quartermaster_agent_collect_errors_total counts each failure). A
+// sample that fails with ErrRestart ends Run with its error: none can work again in this process.
 func (a *Agent) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	if a.out != nil {
 		wg.Go(func() { a.out.Run(ctx) })
 	}
@@ -372,6 +375,12 @@ func (a *Agent) Run(ctx context.Context) error {
 	failed := 0
 	for {
 		_, err := a.Send(ctx)
+		if errors.Is(err, ErrRestart) && ctx.Err() == nil {
+			// No reading can work again in this process: end, to be started again.
+			stop()
+			wg.Wait()
+			return err
+		}
 		switch {
 		case err != nil && ctx.Err() == nil:
 			if failed == 0 {

@@ -2,10 +2,16 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/acme/quartermaster/agent/report"
 )
+
+// ErrRestart matches (errors.Is) a reading's error after which no reading can work again in this
+// process: a driver upgraded under the running agent (its new kernel module loaded beneath the
+// library the agent holds). Run ends with it, for the service manager to start the agent again.
+var ErrRestart = errors.New("the agent must be started again")
 
 // Devices reads a node's GPUs. agent/nvml implements it over NVML: the machine's driver, or one of
 // go-nvml's mock DGX servers completed by its fake.

@@ -84,3 +84,52 @@ func TestATopologyUnreadWhileTheDriverIsAwayIsSaidOnce(t *testing.T) {
 		t.Errorf("once the driver is back the report's topology is %q, not the node's %q", r.TopologyHash, first.TopologyHash)
 	}
 }
+
+// A driver upgraded while the agent runs, its new kernel module loaded under the old library the
+// agent holds, answers LIB_RM_VERSION_MISMATCH for good: no reading will work again in this
+// process. The agent ends with that said in one sentence (exit 1), so that its service manager
+// (systemd's Restart=on-failure, the DaemonSet) starts it again with the new library, instead of
+// trying at every interval for ever with no report sent.
+func TestADriverUpgradedUnderTheAgentEndsItToBeStartedAgain(t *testing.T) {
+	s, err := agent.ParseScript("* 20 pids=4242")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := nvml.NewFake("dgxh100", "hx-32", agent.StaticScript(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	var upgraded atomic.Bool
+	for _, x := range f.Server.Devices {
+		dev := x.(*server.Device)
+		util := dev.GetUtilizationRatesFunc
+		dev.GetUtilizationRatesFunc = func() (gonvml.Utilization, gonvml.Return) {
+			if upgraded.Load() {
+				return gonvml.Utilization{}, gonvml.ERROR_LIB_RM_VERSION_MISMATCH
+			}
+			return util()
+		}
+	}
+	var log lockedBuffer
+	a, err := agent.New(agent.Config{Node: "hx-32", Devices: d, Cgroups: agent.Cgroups{ProcRoot: "testdata/proc"}, Interval: time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Collect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	upgraded.Store(true)
+	// The deadline only keeps a broken agent from hanging the test.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err = a.Run(ctx)
+	if ctx.Err() != nil || err == nil || !strings.Contains(err.Error(), "starts it again") || strings.Contains(err.Error(), "ERROR_") {
+		t.Errorf("a driver upgraded under the running agent: Run returned %v (context: %v); want it to end saying it is to be started again", err, ctx.Err())
+	}
+}

@@ -86,7 +86,7 @@ func TestADriverUnloadedWhileRunningIsSaidOnceAndKeepsTheTopology(t *testing.T) 
 		want string
 	}{
 		{gonvml.ERROR_DRIVER_NOT_LOADED, "not loaded"},
-		{gonvml.ERROR_LIB_RM_VERSION_MISMATCH, "restart the agent"},
+		{gonvml.ERROR_LIB_RM_VERSION_MISMATCH, "starts it again"},
 	} {
 		ctx := context.Background()
 		f, err := nvml.NewFake("dgxh100", "hx-31", agent.StaticScript(mustScript(t, "0-3 75 pids=311; * 0")))

@@ -755,10 +755,17 @@ func driverAway(r nvml.Return) bool {
 // one sentence saying so and what to do.
 type driverError struct{ r nvml.Return }
 
+// Is makes a kernel module of another version than the library (which this process cannot
+// unload) an agent.ErrRestart.
+func (e driverError) Is(target error) bool {
+	return target == agent.ErrRestart && e.r == nvml.ERROR_LIB_RM_VERSION_MISMATCH
+}
+
 func (e driverError) Error() string {
 	if e.r == nvml.ERROR_LIB_RM_VERSION_MISMATCH {
 		return "nvml: the NVIDIA driver's kernel module is no longer of the version of the library the agent loaded, as after a driver upgrade, " +
-			"so no GPU can be read; restart the agent once the upgrade is done (and reboot the node if it then says the two still differ)"
+			"so no GPU can be read until the agent loads the new library; it ends so that its service manager (systemd's Restart=on-failure, the DaemonSet) starts it again, " +
+			"and if it then says the two still differ, reboot the node"
 	}
 	return "nvml: the NVIDIA driver is not loaded (as while it is upgraded or reloaded), so no GPU can be read; the agent reads them again once it is loaded (modprobe nvidia)"
 }
