@@ -49,31 +49,55 @@ func TestAnAgentNamedOtherwiseThanTheSchedulersNodeIsToldTheName(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	a, err := agent.New(agent.Config{Node: node, Devices: d})
-	if err != nil {
-		t.Fatal(err)
+	send := func(node, token string) {
+		t.Helper()
+		a, err := agent.New(agent.Config{Node: node, Devices: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := a.Collect(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := json.Marshal(r)
+		req, _ := http.NewRequest(http.MethodPost, s.url+report.Path, bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set(report.SentAtHeader, time.Now().UTC().Format(time.RFC3339Nano))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("the report of %s: %d", node, resp.StatusCode)
+		}
 	}
-	r, err := a.Collect(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := json.Marshal(r)
-	req, _ := http.NewRequest(http.MethodPost, s.url+report.Path, bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set(report.SentAtHeader, time.Now().UTC().Format(time.RFC3339Nano))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("the report: %d", resp.StatusCode)
-	}
+	send(node, token)
 	if text := logs.String(); !strings.Contains(text, `"level":"WARN"`) || !strings.Contains(text, "--node h100-02") {
 		t.Errorf("serve's log does not tell the scheduler's name for the node:\n%s", text)
 	}
 	_, list, _ := runQM("agent-token", "list", "--db", db)
 	if !strings.Contains(list, "DIFFERS") || !strings.Contains(list, "--node h100-02") || !strings.Contains(list, "agent-token create h100-02") {
 		t.Errorf("agent-token list does not say which name to use:\n%s", list)
+	}
+	// What it says, done, mends it: the agent's reports under the scheduler's name are taken and
+	// match the inventory.
+	_, said, _ := strings.Cut(list, "(quartermaster agent-token ")
+	said = "agent-token " + said
+	said, _, _ = strings.Cut(said, ")")
+	var newToken string
+	for _, step := range strings.Split(said, ", then quartermaster ") {
+		args := append(strings.Fields(strings.TrimPrefix(step, "agent-token ")), "--db", db)
+		code, out, stderr := runQM(append([]string{"agent-token"}, args...)...)
+		if code != 0 {
+			t.Fatalf("agent-token %v, as the list says: %d %s", args, code, stderr)
+		}
+		if args[0] == "create" {
+			newToken = strings.TrimSpace(out)
+		}
+	}
+	send("h100-02", newToken)
+	if _, list, _ = runQM("agent-token", "list", "--db", db); !strings.Contains(list, "matches") {
+		t.Errorf("after doing what the list said, the node does not match:\n%s", list)
 	}
 }

@@ -238,8 +238,8 @@ func (i *Ingest) checkInventory(ctx context.Context, r report.Report) {
 		// other way round), and no lease there is ever covered by its reports.
 		checked = true
 		m = inventoryMismatch{agent: "as node " + r.Node, inventory: "no node of that name, but one named " + inv.Named,
-			check: fmt.Sprintf("start the agent with --node %s (QM_NODE) and a token for that name (quartermaster agent-token create %s), as its reports cover no lease otherwise",
-				inv.Named, inv.Named)}
+			check: fmt.Sprintf("start the agent with --node %s (QM_NODE) and a token for that name (quartermaster agent-token create %s, then quartermaster agent-token revoke %s), as its reports cover no lease otherwise",
+				inv.Named, inv.Named, r.Node)}
 	} else if checked {
 		units := 0
 		for _, g := range r.GPUs {
