@@ -380,9 +380,10 @@ type nodeRuns struct {
 }
 
 // twoRunsBack is how often a node's reports must go back to a run that was followed by another
-// before the log says two agents report the node: once could be a report of an agent that just
-// restarted, still on its way.
-const twoRunsBack = 2
+// before the log says two agents report the node: an agent that just restarted may have had one
+// report on its way, which comes after the new run's first and goes back twice (to the old run,
+// then to the new).
+const twoRunsBack = 3
 
 // noteRun notes that a report of node's agent run was taken at now, and logs once per node when
 // its reports keep going back and forth between two runs: two agents report the node (one started

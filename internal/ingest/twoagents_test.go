@@ -16,7 +16,8 @@ import (
 
 // Two agents started on one node by mistake (a systemd unit and a DaemonSet pod, say) both report
 // it, each as its own run: serve says so once, naming the node, so the operator stops one. An agent
-// that restarts (its old run ends, a new one begins) is no such thing and is not warned of.
+// that restarts (its old run ends, a new one begins, a report of the old one perhaps still on its
+// way) is no such thing and is not warned of.
 func TestTwoAgentsReportingOneNodeAreToldOnce(t *testing.T) {
 	eachStore(t, func(t *testing.T, url string) {
 		e := newEnv(t, url)
@@ -42,10 +43,13 @@ func TestTwoAgentsReportingOneNodeAreToldOnce(t *testing.T) {
 			}
 			e.clock.Advance(5 * time.Second)
 		}
-		// n1's agent restarts: run 1a, then run 1b for good.
+		// n1's agent restarts: run 1a, then run 1b for good, with one report of 1a that was on its
+		// way coming after 1b's first.
 		for range 3 {
 			send("n1", "1a")
 		}
+		send("n1", "1b")
+		send("n1", "1a")
 		for range 3 {
 			send("n1", "1b")
 		}
