@@ -656,6 +656,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 	// graphics processes of a driver that does not list them) is work the report cannot place: it may be
 	// that of a lease on the node that shows no process of its own.
 	unplacedBusy := false
+	unplacedBusyN := 0 // such GPUs and MIG devices
 	for _, g := range r.GPUs {
 		if !known[g.UUID] {
 			resp.Skipped[UnknownGPU]++
@@ -665,6 +666,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 		placed := func(p report.Process) bool { return p.Job != "" || p.Pod != "" }
 		if g.Util != nil && *g.Util >= i.cfg.IdleBelow && !slices.ContainsFunc(g.Processes, placed) {
 			unplacedBusy = true
+			unplacedBusyN++
 		}
 		// owner is the running lease of a process; nil for the node's own (counted when it names
 		// a job or pod no running lease owns).
@@ -703,6 +705,7 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 			m := &g.MIG[k]
 			if m.Util != nil && *m.Util >= i.cfg.IdleBelow && !slices.ContainsFunc(m.Processes, placed) {
 				unplacedBusy = true
+				unplacedBusyN++
 			}
 			for _, p := range m.Processes {
 				onSlice[p.PID] = true
@@ -850,10 +853,11 @@ func (i *Ingest) take(ctx context.Context, hash string, r report.Report, now, at
 		}
 		gpuSecs := span.Seconds() * float64(share)
 		// The lease's GPUs on the node with no process of it, where the report shows every GPU
-		// of the node: unused, at 0 % for it.
+		// of the node: unused, at 0 % for it; less the node's GPUs busy with no job's process,
+		// which may be the lease's work.
 		noProc := 0
 		if !partial {
-			noProc = max(0, share-busyUnits-idleUnits-unreadUnits)
+			noProc = max(0, share-busyUnits-idleUnits-unreadUnits-unplacedBusyN)
 		}
 		// Utilization is weighed by GPU-seconds, as the simulated cluster weighs it: each GPU
 		// alike, whatever the lease's size and the agent's interval; a sample per GPU-second.

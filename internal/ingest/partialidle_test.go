@@ -32,7 +32,7 @@ func quadTopology() *report.Topology {
 // idle when none of its GPUs shows activity), but the showback counts the GPUs it leaves unused
 // as idle: the idle GPU-hours are the GPU-seconds telemetry saw idle, GPU by GPU. A GPU it runs a
 // process on at a utilization under the threshold is idle too; one whose utilization could not be
-// read is not counted idle.
+// read is not counted idle, nor one busy with a process of no known job, which may be the lease's.
 func TestTheUnusedGPUsOfALeaseCountIdle(t *testing.T) {
 	eachStore(t, func(t *testing.T, url string) {
 		leases := []*qm.Lease{
@@ -65,13 +65,19 @@ func TestTheUnusedGPUsOfALeaseCountIdle(t *testing.T) {
 			report.GPU{Index: 1, UUID: "GPU-1", Processes: job(101)},
 			report.GPU{Index: 2, UUID: "GPU-2", Util: f(0)},
 			report.GPU{Index: 3, UUID: "GPU-3", Util: f(0)})
+		// One busy, one busy with a process the agent could not map to a job (it may be the
+		// lease's), two with none.
+		post(report.GPU{Index: 0, UUID: "GPU-0", Util: f(97), Processes: job(100)},
+			report.GPU{Index: 1, UUID: "GPU-1", Util: f(99), Processes: []report.Process{{PID: 555}}},
+			report.GPU{Index: 2, UUID: "GPU-2", Util: f(0)},
+			report.GPU{Index: 3, UUID: "GPU-3", Util: f(0)})
 		a, ok := (ingest.Telemetry{Store: e.db}).Activity(t.Context(), leases[0])
 		if !ok || a.LastActive.IsZero() {
 			t.Errorf("a lease with two of its four GPUs busy: activity %+v, %v; want it active, not to be reclaimed", a, ok)
 		}
 		gpuSecs, idle := e.usage()
-		if gpuSecs[7] != 3*4*30 || idle[7] != 30*(2+3+2) {
-			t.Errorf("L-7: %v GPU-seconds, %v idle; want %d GPU-seconds, %d idle (the GPUs it left unused)", gpuSecs[7], idle[7], 3*4*30, 30*(2+3+2))
+		if gpuSecs[7] != 4*4*30 || idle[7] != 30*(2+3+2+2) {
+			t.Errorf("L-7: %v GPU-seconds, %v idle; want %d GPU-seconds, %d idle (the GPUs it left unused)", gpuSecs[7], idle[7], 4*4*30, 30*(2+3+2+2))
 		}
 	})
 }
