@@ -2230,6 +2230,20 @@ func parseEstimate(c Command, args []string) (Command, error) {
 			rest = rest[:i]
 		}
 	}
+	// Words after a duration that reads (2h soon, 2h 3h): refused as what they are once the
+	// rest is read, and left out of the example, which keeps the duration typed.
+	var trailing *qm.Error
+	if v, last := durationWords(rest, 0, rest[0]); last < len(rest)-1 {
+		if _, err := parseDur(v); err == nil {
+			extra := rest[last+1:]
+			if _, err := durationOf(extra); err == nil {
+				trailing = bad("estimate", "The estimate names its duration twice; give it once.")
+			} else {
+				trailing = bad("estimate", "%s is not part of an estimate, which takes a number of GPUs, a class, a duration and exclusive; leave it out.", policy.Quoted(strings.Join(extra, " "), 60))
+			}
+			rest = rest[:last+1]
+		}
+	}
 	d, err := durationOf(rest)
 	if err != nil {
 		c.Duration = meantDuration(strings.Join(rest, " "), err)
@@ -2244,6 +2258,9 @@ func parseEstimate(c Command, args []string) (Command, error) {
 	}
 	if requestWords != nil {
 		return c, requestWords
+	}
+	if trailing != nil {
+		return c, trailing
 	}
 	if twice != nil {
 		return c, twice
