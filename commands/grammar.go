@@ -154,6 +154,10 @@ func (c Command) templateAsTyped() string {
 // bad is a refusal of bad input to verb: one sentence, and the verb's example (its placeholders
 // are filled from the policy when the reply is made).
 // dataExample is a request naming a data class, the asker's team's first ({data}).
+// requestKeywords are the words with which a request names its parts, besides its number of GPUs
+// and class: none of them is a value of another part (data for 2h has left its data class out).
+var requestKeywords = map[string]bool{"for": true, "duration": true, "team": true, "template": true, "data": true, "exclusive": true, "reservation": true}
+
 const dataExample = "/gpu request 1 {class} for {duration} data {data}"
 
 // submitDataExample is a job naming a data class; submitExample puts the example of the template
@@ -1743,7 +1747,9 @@ func parseRequest(c Command, args []string) (Command, error) {
 			}
 			c.Team = t
 		case la == "data":
-			if i+1 >= len(args) {
+			if i+1 >= len(args) || requestKeywords[policy.NameKey(unquoted(args[i+1]))] {
+				// Nothing after it, or one of the request's own words (data for 2h, data team
+				// reef): the data class was left out, and that word is read as itself.
 				note(qm.Invalid(dataExample, "%s must be followed by a data class.", policy.Quoted(a, 40)))
 				continue
 			}
