@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,5 +39,27 @@ func TestADataFollowedByARequestWordHasNoDataClass(t *testing.T) {
 	}
 	if list := h.say(who, "/gpu list"); strings.Contains(list.PlainText(), "L-") {
 		t.Errorf("the refused requests made leases: %s", list.PlainText())
+	}
+}
+
+// The same in a submit: "data for", "data team=reef" leave the data class out, and the word after
+// it is read as itself; before, the job was submitted under data class "for".
+func TestASubmitsDataFollowedByACommandWordHasNoDataClass(t *testing.T) {
+	h := kelpOn(t)
+	const who = "mara@kelp.example"
+	for _, ask := range []string{"submit depth-probe size=128 data for", "submit depth-probe data team=reef size=128", "submit depth-probe data for=2h", "submit depth-probe data exclusive"} {
+		got := h.say(who, "/gpu "+ask)
+		msg, _, _ := strings.Cut(got.Text, " Example: ")
+		if !got.Error || !strings.Contains(msg, `"data" must be followed by a data class.`) {
+			t.Errorf("/gpu %s answered %q; want it refused for its missing data class", ask, got.Text)
+			continue
+		}
+		ex := exampleOf(t, got.Text)
+		if f := strings.Fields(ex); len(f) > 0 && (slices.Contains(f, "for") || slices.Contains(f, "exclusive")) {
+			t.Errorf("/gpu %s: its example /gpu %s asks for a data class of a command word", ask, ex)
+		}
+		if again := h.say(who, "/gpu "+ex); again.Error {
+			t.Errorf("/gpu %s: its example /gpu %s answered %q", ask, ex, again.Text)
+		}
 	}
 }

@@ -1266,8 +1266,10 @@ func parseSubmit(c Command, args []string) (Command, error) {
 		}
 		switch {
 		case policy.NameKey(a) == "data":
-			// data CLASS, the word a request names its data class with, and read as it reads it.
-			if i+1 >= len(args) {
+			// data CLASS, the word a request names its data class with, and read as it reads it:
+			// one of the command's own words after it (data for, data team=reef) has left the
+			// data class out.
+			if w := unquoted(args[min(i+1, len(args)-1)]); i+1 >= len(args) || requestKeywords[policy.NameKey(w)] || strings.Contains(w, "=") {
 				return c, qm.Invalid(submitDataExample, "%s must be followed by a data class.", policy.Quoted(a, 40))
 			}
 			if given["data"] {
