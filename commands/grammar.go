@@ -1454,7 +1454,7 @@ func durationMeant(v string) string {
 }
 
 // durationSlip is v (a duration's words, perhaps after for=) written as a duration that works
-// but for a minus before it (-2h) or digits other than 0-9 (٢h, ２h): the refusal that says which,
+// but for a minus or a plus before it (-2h, +2h) or digits other than 0-9 (٢h, ２h): the refusal that says which,
 // with the duration meant, and that duration (0 where it is not clear which one was meant). nil
 // where v is no such slip.
 func durationSlip(verb, v, eg string) (*qm.Error, time.Duration) {
@@ -1469,7 +1469,9 @@ func durationSlip(verb, v, eg string) (*qm.Error, time.Duration) {
 	}
 	r, size := utf8.DecodeRuneInString(meant)
 	negative := policy.MinusSign(r)
-	if negative {
+	// +2h: the amount to add, as "extend L-1 +2h" says it; the duration meant is 2h.
+	plus := r == '+' || r == '\uff0b'
+	if negative || plus {
 		meant = strings.TrimSpace(meant[size:])
 	}
 	d, err := parseDur(meant)
@@ -1480,6 +1482,8 @@ func durationSlip(verb, v, eg string) (*qm.Error, time.Duration) {
 	switch {
 	case negative && d > 0:
 		return bad(verb, "%s", policy.NegativeDurationWords(v, prefix+policy.FormatDuration(d))), d
+	case plus && d > 0 && !other:
+		return bad(verb, "%s has a + before it, but a duration is written without one; write it like %s.", q, prefix+policy.FormatDuration(d)), d
 	case other && d > 0:
 		return bad(verb, "%s", policy.OtherDigitsDurationWords(v, prefix+policy.FormatDuration(d))), d
 	case other:
