@@ -1002,6 +1002,16 @@ func parseExtend(c Command, args []string) (Command, error) {
 	if len(args) < 2 {
 		return c, missingLease(c.Verb, "/gpu extend needs a lease id and how much longer, like 2h")
 	}
+	if _, first := leaseArg(c.Verb, args[0]); first != nil {
+		// The length first, then the lease (extend 2h L-1): the extension meant, in its order.
+		if id, perr := leaseArg(c.Verb, args[len(args)-1]); perr == nil {
+			if d, err := durationOf(unquotedWords(args[:len(args)-1])); err == nil {
+				c.Lease, c.Duration = id, d
+				return c, qm.Invalid("/gpu extend "+id.String()+" "+policy.FormatDuration(d),
+					"/gpu extend names the lease id first, then how much longer, like %s %s.", id, policy.FormatDuration(d))
+			}
+		}
+	}
 	id, perr := leaseArg(c.Verb, args[0])
 	c.Lease = id
 	if perr != nil && id == 0 {
