@@ -1433,7 +1433,7 @@ var (
 )
 
 // durationMeant is the duration v was most likely meant as, written the way that works: 1.5h
-// for 1,5h, 1h30m for 1h30 and for the clock's 1:30, 45m for 0:45; empty where there is none to
+// for 1,5h, 1h30m for 1h30 and for the clock's 1:30, 45m for 0:45, 2h for 2h. (a stop after it); empty where there is none to
 // be sure of (1,000h is no decimal). v may be written over words (1,5 h, 1h 30): they are read
 // as one.
 func durationMeant(v string) string {
@@ -1449,6 +1449,9 @@ func durationMeant(v string) string {
 		if strings.Trim(m[2], "0") == "" {
 			meant = m[1] + strings.TrimPrefix(m[3], "0") + "m" // 0:45, 0h45: 45m
 		}
+	}
+	if t := strings.TrimRight(v, ".,;:!?"); meant == "" && t != v {
+		meant = t // 2h. 3h, 90m!: a duration that ends a sentence or a clause
 	}
 	if meant == "" {
 		return ""
