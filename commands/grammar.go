@@ -978,11 +978,23 @@ func leaseArg(verb, s string) (qm.LeaseID, *qm.Error) {
 				"%s is written with a dash other than the hyphen -; write the lease id with the hyphen: %s.", policy.Quoted(s, 40), id)
 		}
 	}
+	if bare := strings.Trim(s, leaseMarks); err != nil && bare != s && strings.HasPrefix(strings.ToUpper(bare), "L-") {
+		// L-1. (L-1) `L-1` L-1,: the id with a mark a sentence or a paste left around it. The
+		// id comes back with the refusal, for the example, so that it names this lease.
+		if id, err := qm.ParseLeaseID(bare); err == nil {
+			return id, qm.Invalid(strings.ReplaceAll(leaseExample(verb), leasePlaceholder, id.String()),
+				"%s is not a lease id; write it without the marks around it: %s.", policy.Quoted(s, 40), id)
+		}
+	}
 	if err != nil {
 		return 0, qm.Invalid(leaseExample(verb), "%s is not a lease id; lease ids look like L-42.", policy.Quoted(s, 40))
 	}
 	return id, nil
 }
+
+// leaseMarks are what a sentence, a paste or chat formatting leaves around a lease id: stops,
+// brackets, quotes and the marks of code and emphasis.
+const leaseMarks = ".,;:!?()[]{}<>`*_~\"'“”‘’"
 
 // plainDashes are the dashes that look like the hyphen - (which autocorrect, a word processor or
 // a copied message put in for it: the hyphen ‐, the non-breaking hyphen, the figure, en and em
