@@ -986,11 +986,24 @@ func leaseArg(verb, s string) (qm.LeaseID, *qm.Error) {
 				"%s is not a lease id; write it without the marks around it: %s.", policy.Quoted(s, 40), id)
 		}
 	}
+	if m := leaseOtherWay.FindStringSubmatch(strings.Trim(s, leaseMarks)); err != nil && m != nil {
+		// L1, #1, lease-1: one lease all the same, written another way. The id comes back with
+		// the refusal, for the example, so that it names this lease.
+		if id, err := qm.ParseLeaseID(m[1] + m[2]); err == nil {
+			return id, qm.Invalid(strings.ReplaceAll(leaseExample(verb), leasePlaceholder, id.String()),
+				"%s is not a lease id; lease ids look like L-42: %s.", policy.Quoted(s, 40), id)
+		}
+	}
 	if err != nil {
 		return 0, qm.Invalid(leaseExample(verb), "%s is not a lease id; lease ids look like L-42.", policy.Quoted(s, 40))
 	}
 	return id, nil
 }
+
+// leaseOtherWay is a lease id written another way than L-42 that names one lease all the same:
+// without its hyphen or with another mark for it (L42, L_42), as the word lease (lease-42,
+// Lease42), or as a number after # (#42).
+var leaseOtherWay = regexp.MustCompile(`^(?i:l|lease)[-_.:#=]?([0-9]{1,18})$|^#([0-9]{1,18})$`)
 
 // leaseMarks are what a sentence, a paste or chat formatting leaves around a lease id: stops,
 // brackets, quotes and the marks of code and emphasis.
