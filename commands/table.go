@@ -359,6 +359,32 @@ func noArgs(c Command, args []string) (Command, error) {
 }
 
 func oneLease(c Command, args []string) (Command, error) {
+	if len(args) > 1 {
+		// The example names the lease typed, where one lease was, never another of the asker's.
+		named := func(id qm.LeaseID, format string, a ...any) (Command, error) {
+			c.Lease = id
+			return c, qm.Invalid(strings.ReplaceAll(leaseExample(c.Verb), leasePlaceholder, id.String()), format, a...)
+		}
+		if len(args) == 2 {
+			// L 1, L- 1, lease 1: one id over two words.
+			if id, _ := leaseArg(c.Verb, unquoted(args[0])+unquoted(args[1])); id != 0 {
+				return named(id, "%s is not a lease id; write it as one word: %s.", policy.Quoted(strings.Join(args, " "), 40), id)
+			}
+		}
+		var ids []qm.LeaseID
+		var others []string
+		for _, a := range args {
+			if id, perr := leaseArg(c.Verb, a); perr == nil {
+				ids = append(ids, id)
+			} else {
+				others = append(others, unquoted(a))
+			}
+		}
+		if len(ids) == 1 {
+			// L-1 now, L-1 please: the lease and words the command does not take.
+			return named(ids[0], "/gpu %s takes exactly one lease id and nothing else; leave out %s.", c.Verb, policy.Quoted(strings.Join(others, " "), 40))
+		}
+	}
 	if len(args) != 1 {
 		return c, missingLease(c.Verb, "/gpu %s needs exactly one lease id", c.Verb)
 	}

@@ -1,0 +1,42 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+)
+
+// A command that takes one lease id, given that id and more ("release L-1 now", "status L-1
+// please") or the id over two words ("release L 1", "release lease 1"), is refused with the example
+// naming that lease; before, the example named the asker's latest lease, so typing it back
+// released another one. Two ids stay a refusal with no lease of the two preferred.
+func TestALeaseCommandWithMoreWordsKeepsItsLease(t *testing.T) {
+	h := kelpOn(t)
+	const who = "mara@kelp.example"
+	first := leaseIn(t, h.say(who, "/gpu request 1 tidal for 1h").Text)
+	second := leaseIn(t, h.say(who, "/gpu request 1 tidal for 2h").Text)
+	leaseIn(t, h.say(who, "/gpu request 1 tidal for 3h").Text)
+	id := first.String()
+	n := strings.TrimPrefix(id, "L-")
+	for _, tc := range []struct{ ask, example string }{
+		{"release " + id + " now", "release " + id},
+		{"status " + id + " please", "status " + id},
+		{"release L " + n, "release " + id},
+		{"release lease " + n, "release " + id},
+		{"release L- " + n, "release " + id},
+	} {
+		got := h.say(who, "/gpu "+tc.ask)
+		if !got.Error {
+			t.Errorf("/gpu %s answered %q; want it refused", tc.ask, got.Text)
+			continue
+		}
+		if ex := exampleOf(t, got.Text); ex != tc.example {
+			t.Errorf("/gpu %s answered %q; want the example /gpu %s", tc.ask, got.Text, tc.example)
+		}
+	}
+	if got := h.say(who, "/gpu release "+id+" "+second.String()); !got.Error || strings.Contains(exampleOf(t, got.Text), id) || strings.Contains(exampleOf(t, got.Text), second.String()) {
+		t.Errorf("/gpu release %s %s answered %q; want it refused naming neither in the example", id, second, got.Text)
+	}
+	if st := h.say(who, "/gpu status "+id); !strings.Contains(st.PlainText(), "active") {
+		t.Errorf("a refused command changed %s: %s", id, st.PlainText())
+	}
+}
