@@ -1005,6 +1005,19 @@ func leaseArg(verb, s string) (qm.LeaseID, *qm.Error) {
 // Lease42), or as a number after # (#42).
 var leaseOtherWay = regexp.MustCompile(`^(?i:l|lease)[-_.:#=]?([0-9]{1,18})$|^#([0-9]{1,18})$`)
 
+// leaseOverTwoWords is the lease id that the first two of args write when joined (L 1, L- 1,
+// lease 1), where the first alone names no lease; false where they do not write one.
+func leaseOverTwoWords(verb string, args []string) (qm.LeaseID, bool) {
+	if len(args) < 2 {
+		return 0, false
+	}
+	if id, _ := leaseArg(verb, args[0]); id != 0 {
+		return 0, false
+	}
+	id, _ := leaseArg(verb, unquoted(args[0])+unquoted(args[1]))
+	return id, id != 0
+}
+
 // leaseMarks are what a sentence, a paste or chat formatting leaves around a lease id: stops,
 // brackets, quotes and the marks of code and emphasis.
 const leaseMarks = ".,;:!?()[]{}<>`*_~\"'“”‘’"
@@ -1026,6 +1039,15 @@ func parseExtend(c Command, args []string) (Command, error) {
 	}
 	if len(args) < 2 {
 		return c, missingLease(c.Verb, "/gpu extend needs a lease id and how much longer, like 2h")
+	}
+	if id, ok := leaseOverTwoWords(c.Verb, args); ok {
+		// extend L 1 2h: the extension meant, by the length typed after the id, else by 2h.
+		d := 2 * time.Hour
+		if v, err := durationOf(unquotedWords(args[2:])); err == nil {
+			d = v
+		}
+		c.Lease, c.Duration = id, d
+		return c, qm.Invalid("/gpu extend "+id.String()+" "+policy.FormatDuration(d), "%s is not a lease id; write it as one word: %s.", policy.Quoted(strings.Join(args[:2], " "), 40), id)
 	}
 	if _, first := leaseArg(c.Verb, args[0]); first != nil {
 		// The length first, then the lease (extend 2h L-1): the extension meant, in its order.
@@ -1110,6 +1132,15 @@ func parseExtend(c Command, args []string) (Command, error) {
 func parseDeny(c Command, args []string) (Command, error) {
 	if len(args) < 1 {
 		return c, missingLease(c.Verb, "/gpu deny needs a lease id, then an optional reason")
+	}
+	if id, ok := leaseOverTwoWords(c.Verb, args); ok {
+		// deny L 1 REASON: the denial meant, with the reason typed.
+		c.Lease = id
+		ex := strings.ReplaceAll(leaseExample(c.Verb), leasePlaceholder, id.String())
+		if r, rerr := reasonText(c.Verb, args[2:]); rerr == nil && r != "" {
+			c.Reason, ex = r, "/gpu deny "+id.String()+" "+r
+		}
+		return c, qm.Invalid(ex, "%s is not a lease id; write it as one word: %s.", policy.Quoted(strings.Join(args[:2], " "), 40), id)
 	}
 	id, perr := leaseArg(c.Verb, args[0])
 	c.Lease = id

@@ -40,3 +40,18 @@ func TestALeaseCommandWithMoreWordsKeepsItsLease(t *testing.T) {
 		t.Errorf("a refused command changed %s: %s", id, st.PlainText())
 	}
 }
+
+// The same for extend and deny: the id over two words is refused with that lease, and the
+// length or the reason typed, in the example.
+func TestAnExtensionOrDenialWithTheIdOverTwoWordsKeepsItsLease(t *testing.T) {
+	h := kelpOn(t)
+	const who = "mara@kelp.example"
+	first := leaseIn(t, h.say(who, "/gpu request 1 tidal for 1h").Text)
+	leaseIn(t, h.say(who, "/gpu request 1 tidal for 2h").Text)
+	id := first.String()
+	n := strings.TrimPrefix(id, "L-")
+	refusedAs(t, h, who, "extend L "+n+" 90m", "write it as one word: "+id+".", "extend "+id+" 1h30m")
+	refusedAs(t, h, who, "extend lease "+n+" 3h", "write it as one word: "+id+".", "extend "+id+" 3h")
+	waiting := leaseIn(t, h.say(who, "/gpu request 4 tidal for 1h").Text).String() // past the quota: olin decides
+	refusedAs(t, h, "olin@kelp.example", "deny L "+strings.TrimPrefix(waiting, "L-")+" not this week", "write it as one word: "+waiting+".", "deny "+waiting+" not this week")
+}

@@ -365,11 +365,9 @@ func oneLease(c Command, args []string) (Command, error) {
 			c.Lease = id
 			return c, qm.Invalid(strings.ReplaceAll(leaseExample(c.Verb), leasePlaceholder, id.String()), format, a...)
 		}
-		if len(args) == 2 {
+		if id, ok := leaseOverTwoWords(c.Verb, args); ok && len(args) == 2 {
 			// L 1, L- 1, lease 1: one id over two words.
-			if id, _ := leaseArg(c.Verb, unquoted(args[0])+unquoted(args[1])); id != 0 {
-				return named(id, "%s is not a lease id; write it as one word: %s.", policy.Quoted(strings.Join(args, " "), 40), id)
-			}
+			return named(id, "%s is not a lease id; write it as one word: %s.", policy.Quoted(strings.Join(args, " "), 40), id)
 		}
 		var ids []qm.LeaseID
 		var others []string
