@@ -143,6 +143,11 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 					// ml-infra3: a team's name mistyped, digits and all, not a week.
 					return b.teamTypo(ctx, req, args[0], near, svc.ExampleWeek(ctx))
 				}
+				if m, ok := showback.MeantWeek(args[0], last.Next()); ok && svc.CheckWeek(ctx, m) == nil {
+					// W49, 2026/49: the week meant is the example, where it has a report.
+					text := qm.ErrorMessage(qm.Errorf(qm.EINVALID, "%s is not an ISO week; write a week as YEAR-Wnn: %s.", policy.Quoted(args[0], 40), m))
+					return []bot.Reply{{Error: true, Ephemeral: true, Text: text + " Example: " + b.reportExample(ctx, req, m, team)}}
+				}
 				return fail(err)
 			}
 		} else if rs := b.teamMeant(ctx, req, args[0], fmt.Sprintf("/gpu report %s", svc.ExampleWeek(ctx))); rs != nil {

@@ -2,6 +2,7 @@ package showback
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -105,4 +106,29 @@ func digits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// weekOtherWay is a week written without its year (W49, week 49, wk49) or without its W
+// (2026-49, 2026/49).
+var weekOtherWay = regexp.MustCompile(`^(?i)(?:w|wk|week)\s*-?\s*([0-9]{1,2})$|^([0-9]{4})\s*[-/.]\s*([0-9]{1,2})$`)
+
+// MeantWeek is the week s, which ParseWeek refuses, was written to mean: a week without its year is
+// of this year (the year of now, the week it is), or of the year before where this year has not
+// reached it; one without its W is of the year it names. False where s is no such week.
+func MeantWeek(s string, now Week) (Week, bool) {
+	m := weekOtherWay.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return Week{}, false
+	}
+	if m[1] != "" {
+		num, _ := strconv.Atoi(m[1])
+		w := Week{Year: now.Year, Num: num}
+		if now.Before(w) {
+			w.Year--
+		}
+		return w, num >= 1 && num <= weeksIn(w.Year)
+	}
+	year, _ := strconv.Atoi(m[2])
+	num, _ := strconv.Atoi(m[3])
+	return Week{Year: year, Num: num}, year >= 1970 && year <= 9998 && num >= 1 && num <= weeksIn(year)
 }
