@@ -13,6 +13,8 @@ func TestAnExtensionWrittenLengthFirstKeepsWhatWasTyped(t *testing.T) {
 		{"extend 90m " + id.String(), "extend " + id.String() + " 1h30m"},
 		{"extend 1h 30m " + id.String(), "extend " + id.String() + " 1h30m"},
 		{"extend 3h " + id.String(), "extend " + id.String() + " 3h"},
+		{"extend +90m " + id.String(), "extend " + id.String() + " 1h30m"},
+		{"extend 2h. " + id.String(), "extend " + id.String() + " 2h"},
 	} {
 		refusedAs(t, h, who, tc.ask, "/gpu extend names the lease id first", tc.example)
 	}

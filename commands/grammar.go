@@ -1052,7 +1052,12 @@ func parseExtend(c Command, args []string) (Command, error) {
 	if _, first := leaseArg(c.Verb, args[0]); first != nil {
 		// The length first, then the lease (extend 2h L-1): the extension meant, in its order.
 		if id, perr := leaseArg(c.Verb, args[len(args)-1]); perr == nil {
-			if d, err := durationOf(unquotedWords(args[:len(args)-1])); err == nil {
+			words := unquotedWords(args[:len(args)-1])
+			d, err := durationOf(words)
+			if err != nil {
+				d = meantDuration(strings.Join(words, " "), err) // +2h, 2h.: the length meant
+			}
+			if d > 0 {
 				c.Lease, c.Duration = id, d
 				return c, qm.Invalid("/gpu extend "+id.String()+" "+policy.FormatDuration(d),
 					"/gpu extend names the lease id first, then how much longer, like %s %s.", id, policy.FormatDuration(d))
