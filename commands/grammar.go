@@ -154,10 +154,6 @@ func (c Command) templateAsTyped() string {
 // bad is a refusal of bad input to verb: one sentence, and the verb's example (its placeholders
 // are filled from the policy when the reply is made).
 // dataExample is a request naming a data class, the asker's team's first ({data}).
-// requestKeywords are the words with which a request names its parts, besides its number of GPUs
-// and class: none of them is a value of another part (data for 2h has left its data class out).
-var requestKeywords = map[string]bool{"for": true, "duration": true, "team": true, "template": true, "data": true, "exclusive": true, "reservation": true}
-
 const dataExample = "/gpu request 1 {class} for {duration} data {data}"
 
 // submitDataExample is a job naming a data class; submitExample puts the example of the template
@@ -1005,6 +1001,13 @@ func leaseArg(verb, s string) (qm.LeaseID, *qm.Error) {
 // Lease42), or as a number after # (#42).
 var leaseOtherWay = regexp.MustCompile(`^(?i:l|lease)[-_.:#=]?([0-9]{1,18})$|^#([0-9]{1,18})$`)
 
+// dataWord reports whether w, after "data", is one of the command's own words (policy.DataWord:
+// for, team, exclusive…), which no data class may be: the data class was left out.
+func dataWord(w string) bool {
+	_, ok := policy.DataWord(policy.NameKey(unquoted(w)))
+	return ok
+}
+
 // leaseOverTwoWords is the lease id that the first two of args write when joined (L 1, L- 1,
 // lease 1), where the first alone names no lease; false where they do not write one.
 func leaseOverTwoWords(verb string, args []string) (qm.LeaseID, bool) {
@@ -1340,7 +1343,7 @@ func parseSubmit(c Command, args []string) (Command, error) {
 			// data CLASS, the word a request names its data class with, and read as it reads it:
 			// one of the command's own words after it (data for, data team=reef) has left the
 			// data class out.
-			if w := unquoted(args[min(i+1, len(args)-1)]); i+1 >= len(args) || requestKeywords[policy.NameKey(w)] || strings.Contains(w, "=") {
+			if w := unquoted(args[min(i+1, len(args)-1)]); i+1 >= len(args) || dataWord(w) || strings.Contains(w, "=") {
 				return c, qm.Invalid(submitDataExample, "%s must be followed by a data class.", policy.Quoted(a, 40))
 			}
 			if given["data"] {
@@ -1827,7 +1830,7 @@ func parseRequest(c Command, args []string) (Command, error) {
 			}
 			c.Team = t
 		case la == "data":
-			if i+1 >= len(args) || requestKeywords[policy.NameKey(unquoted(args[i+1]))] {
+			if i+1 >= len(args) || dataWord(args[i+1]) {
 				// Nothing after it, or one of the request's own words (data for 2h, data team
 				// reef): the data class was left out, and that word is read as itself.
 				note(qm.Invalid(dataExample, "%s must be followed by a data class.", policy.Quoted(a, 40)))

@@ -873,6 +873,14 @@ var RequestWords = map[string]string{
 	"because":     "a quota request's reason follows it",
 }
 
+// DataWord reports whether w is one of RequestWords that /gpu request and /gpu submit read as
+// their own after "data" (data for 2h has left its data class out), with what it does there. No
+// data class may be one.
+func DataWord(w string) (string, bool) {
+	meaning, ok := RequestWords[w]
+	return meaning, ok && w != "because" // a request has no reason; only a quota request does
+}
+
 // TeamWords are the words that the /gpu commands read as something other than a team where a
 // team is named, with what they do there. Most keywords are read right after "team" (team for,
 // team data), so only these are: /gpu quota request's reason starts at its first "because", and
@@ -1232,6 +1240,8 @@ func (v *validator) validate(p *Policy) {
 			}
 			if !ValidDataClass(lc) {
 				v.addf(fmt.Sprintf("%s.%d", at("data_classes"), j), "team %s: data class %q must be one word of the letters a to z, digits, -, _ or . (40 at most), as a request names it (data %s)%s", t.Name, clipName(dc, 40), dataClassExample(dc, t.DataClasses), nameSuggestion(dc))
+			} else if meaning, ok := DataWord(lc); ok {
+				v.addf(fmt.Sprintf("%s.%d", at("data_classes"), j), "team %s: data class %q is a word /gpu request reads as its own after data (%s), so no request could name it; e.g. data_classes: [public, internal]", t.Name, clipName(dc, 40), meaning)
 			}
 			t.DataClasses[j] = lc
 		}

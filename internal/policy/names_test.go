@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -55,4 +56,14 @@ func TestExceptionRuleNamesAreOneLineWithoutCommas(t *testing.T) {
 	wantProblem(t, pe, 69, `exception rule name "contractor, vendor" may not hold a comma, a line break or an invisible character; e.g. name: large-request`)
 	pe = refused(t, "  - name: contractor\n", "  - name: \"contr\\u202eactor\"\n")
 	wantProblem(t, pe, 69, `exception rule name "contr\u202eactor" may not hold a comma, a line break or an invisible character; e.g. name: large-request`)
+}
+
+// TestDataClassesNamedByARequestWordAreRefused: after "data" a request reads its own words (for,
+// team, template, exclusive…) as themselves, so a data class named by one could not be asked for;
+// the policy refuses it, as it refuses such a class.
+func TestDataClassesNamedByARequestWordAreRefused(t *testing.T) {
+	for _, w := range []string{"for", "Exclusive", "team"} {
+		pe := refused(t, "data_classes: [public, internal]", "data_classes: [public, "+w+"]")
+		wantProblem(t, pe, 44, `team vision: data class "`+w+`" is a word /gpu request reads as its own after data (`+RequestWords[strings.ToLower(w)]+`), so no request could name it; e.g. data_classes: [public, internal]`)
+	}
 }
