@@ -2432,6 +2432,19 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 			break
 		}
 	}
+	if because < 0 {
+		for i, a := range args {
+			if b := strings.TrimRight(a, ":,;.!-–—"); b != a && strings.EqualFold(b, "because") {
+				// because: poster session: the reason follows, but the word is not written alone.
+				// Read again with it alone, so that the example keeps the reason typed.
+				fixed, err := parseQuotaRequest(c, slices.Replace(slices.Clone(args), i, i+1, "because"))
+				if err != nil {
+					return fixed, err
+				}
+				return fixed, bad(c.Verb, "%s has a mark after it; a quota request writes because alone before its reason.", policy.Quoted(a, 40))
+			}
+		}
+	}
 	noReason := func() (Command, error) {
 		// +2 train for 3d, and no reason: read again with one, so that the example keeps the
 		// GPUs, the class, the length and the team typed; a mistake in them is refused as that.
