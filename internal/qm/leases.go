@@ -69,6 +69,8 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 	if errors.As(err, &refused) {
 		why = ReasonLine(refused.Reason)
 	}
+	var away *Unreachable
+	errors.As(err, &away)
 	var b batch
 	uerr := s.Store.Update(ctx, nil, func(tx Tx) error {
 		b = batch{}
@@ -80,6 +82,18 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 			return nil // released meanwhile
 		}
 		cur.SubmittingUntil, cur.SubmittingBy = time.Time{}, "" // recorded now: the passes take it from here
+		if away != nil {
+			// Nothing reached the scheduler: the lease waits in the service's queue, keeping its
+			// place, and the tick hands it over once the scheduler answers. Its owner hears when
+			// it runs.
+			s.log().Warn("the scheduler does not answer; the lease waits", "lease", l.ID, "err", err)
+			cur.Node, cur.GPUIndex = "", nil
+			if e := s.transition(ctx, tx, cur, Queued, SystemActor, reasonUnreachable(away.Reason)); e != nil {
+				return e
+			}
+			*l = *cur
+			return nil
+		}
 		if err != nil {
 			s.log().Error("backend start failed", "lease", l.ID, "err", err)
 			reason := "the workspace could not be started"
@@ -143,6 +157,9 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 		return uerr
 	}
 	s.send(ctx, &b)
+	if away != nil {
+		return nil // it waits in the service's queue, saying why
+	}
 	if err != nil && why != "" {
 		return Errorf(EINTERNAL, "%s could not be started: the cluster said \"%s\". It is marked failed and nothing is charged; "+
 			"if asking again gets the same answer, send this message to your platform admins.", l.ID, why)
@@ -495,6 +512,9 @@ func (s *Service) startQueued(ctx context.Context, class string) {
 		if placed && q.State == Provisioning {
 			if err := s.start(ctx, q, true); err != nil {
 				s.log().Error("start", "lease", q.ID, "err", err)
+			}
+			if q.State == Queued && q.Ref == "" {
+				return // the scheduler does not answer: the next tick tries again, in order
 			}
 		}
 	}

@@ -445,6 +445,16 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 // scheduler's nodes have not been read yet.
 const reasonNodesUnknown = "waiting until the scheduler's nodes are known: it did not answer when asked for them; the lease is placed once it does"
 
+// reasonUnreachable is the reason of a lease that waits in the service's queue because the
+// scheduler did not answer when its job was to be handed over; said is what its client said.
+func reasonUnreachable(said string) string {
+	r := "waiting until the scheduler answers: it does not answer now"
+	if said = ReasonLine(said); said != "" {
+		r += fmt.Sprintf(" (%q)", said)
+	}
+	return r + "; the lease is handed to it once it does"
+}
+
 // inventoryKnown reports whether the backend's nodes are known, so that placement may run: always
 // on a backend whose inventory the service is given (the simulated cluster); on one whose
 // inventory comes from the scheduler (InventoryRefresher), once a read has succeeded, even one

@@ -366,6 +366,18 @@ type Refused struct {
 func (r *Refused) Error() string { return r.Err.Error() }
 func (r *Refused) Unwrap() error { return r.Err }
 
+// Unreachable is a backend's error for a start that never reached the scheduler: it could not be
+// contacted (a controller restarting or failing over), so nothing was submitted and nothing was
+// refused. Reason is what the scheduler's client said, as it said it; Err is the whole error, for
+// the log. The lease waits in the service's queue and is handed to the scheduler once it answers.
+type Unreachable struct {
+	Reason string
+	Err    error
+}
+
+func (u *Unreachable) Error() string { return u.Err.Error() }
+func (u *Unreachable) Unwrap() error { return u.Err }
+
 // ansiRE matches terminal escape sequences (colour, cursor, window title), removed whole.
 var ansiRE = regexp.MustCompile("\x1b(\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(\x07|\x1b\\\\)?|[@-_])")
 

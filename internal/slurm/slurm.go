@@ -748,7 +748,23 @@ func sbatchError(id qm.LeaseID, err error, token string) error {
 	if reason == "" {
 		return full
 	}
+	if unreachable(reason) {
+		return &qm.Unreachable{Reason: reason, Err: full}
+	}
 	return &qm.Refused{Reason: reason, Err: full}
+}
+
+// unreachable reports whether sbatch's reason says that it never reached slurmctld, so nothing
+// was submitted: a refused connection (a controller restarting, failing over, or down), or a
+// backup controller in standby. A send or receive that timed out is not taken for one: the job
+// may have been submitted.
+func unreachable(reason string) bool {
+	for _, s := range []string{"Unable to contact slurm controller", "backup controller in standby mode"} {
+		if strings.Contains(reason, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // sbatchReason is the line of sbatch's standard error that says why: the first error, else the
