@@ -193,20 +193,26 @@ func (s *Service) totalCapacity() int {
 // capText says what the capacity share allows and what is held, naming the classes it binds as
 // the published rules do: "nb-t4 may hold 4 GPUs at once (its capacity share) and holds 4", or
 // "dev and notebook together may hold 4 GPUs at once (their capacity share) and hold 4".
-func (s *Service) capText(limit, used int) string {
+func (s *Service) capText(limit, used, foreign int) string {
 	var names []string
 	for _, c := range s.Policy.Classes {
 		if c.CapacityShare > 0 {
 			names = append(names, c.Name)
 		}
 	}
+	// Jobs outside the service on the classes' nodes count against the cap too; said, so that
+	// "holds 4" is not read as the classes' own leases holding 4.
+	outside := ""
+	if foreign > 0 {
+		outside = fmt.Sprintf(" (jobs outside Quartermaster hold %d of them)", foreign)
+	}
 	switch {
 	case len(names) == 1:
-		return fmt.Sprintf("%s may hold %s at once (its capacity share) and holds %d", names[0], gpusWord(limit), used)
+		return fmt.Sprintf("%s may hold %s at once (its capacity share) and holds %d%s", names[0], gpusWord(limit), used, outside)
 	case len(names) > 4:
-		return fmt.Sprintf("the %d classes with a capacity share together may hold %s at once and hold %d", len(names), gpusWord(limit), used)
+		return fmt.Sprintf("the %d classes with a capacity share together may hold %s at once and hold %d%s", len(names), gpusWord(limit), used, outside)
 	}
-	return fmt.Sprintf("%s together may hold %s at once (their capacity share) and hold %d", policy.JoinList(names, "and"), gpusWord(limit), used)
+	return fmt.Sprintf("%s together may hold %s at once (their capacity share) and hold %d%s", policy.JoinList(names, "and"), gpusWord(limit), used, outside)
 }
 
 // sharedLimit is how many GPUs the shared classes may hold together, or 0 when there is no cap
@@ -416,7 +422,7 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 		return nil, err
 	}
 	if p.Limit > 0 && p.SharedUsed+l.GPUs > p.Limit {
-		l.Reason = "waiting: " + s.capText(p.Limit, p.SharedUsed)
+		l.Reason = "waiting: " + s.capText(p.Limit, p.SharedUsed, p.SharedForeign)
 		return nil, nil
 	}
 	req := placeRequest{Class: l.Class, Team: l.Team, GPUs: l.GPUs, ExclusiveClass: c != nil && c.Exclusive(), Reserve: l.Exclusive}
