@@ -70,7 +70,11 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 		why = ReasonLine(refused.Reason)
 	}
 	var away *Unreachable
-	errors.As(err, &away)
+	if errors.As(err, &away) {
+		if _, ok := BackendAs[InventoryRefresher](s.Backend); ok {
+			s.schedulerAway.Store(true) // until a reconcile pass reads its nodes again
+		}
+	}
 	var b batch
 	uerr := s.Store.Update(ctx, nil, func(tx Tx) error {
 		b = batch{}
@@ -478,6 +482,9 @@ func (s *Service) startQueued(ctx context.Context, class string) {
 		if q.Ref != "" {
 			continue // submitted already: it waits in the scheduler's own queue
 		}
+		if s.schedulerAway.Load() {
+			return // the scheduler did not answer: nothing is handed to it until it does
+		}
 		if s.away(ctx, q.User) != present {
 			// Its requester's sign-in was revoked or ended (or the directory no longer knows
 			// them): as an approval of their request waits for them, no new lease starts for
@@ -513,8 +520,8 @@ func (s *Service) startQueued(ctx context.Context, class string) {
 			if err := s.start(ctx, q, true); err != nil {
 				s.log().Error("start", "lease", q.ID, "err", err)
 			}
-			if q.State == Queued && q.Ref == "" {
-				return // the scheduler does not answer: the next tick tries again, in order
+			if s.schedulerAway.Load() {
+				return // the scheduler does not answer: tried again once it does, in order
 			}
 		}
 	}

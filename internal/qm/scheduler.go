@@ -511,6 +511,7 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 			s.inventoryFailed(err)
 		} else {
 			s.inventoryRead.Store(true)
+			s.schedulerAway.Store(false)
 		}
 	}
 	if err := s.RefreshTopology(ctx, false); err != nil {

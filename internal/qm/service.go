@@ -79,6 +79,10 @@ type Service struct {
 	// failed; inventoryMu lets one command read it at a time (readInventory).
 	inventoryFailedAt atomic.Int64
 	inventoryMu       sync.Mutex
+	// schedulerAway is set when a job could not be handed to the scheduler because it did not
+	// answer (Unreachable), and cleared by the next inventory refresh that succeeds: meanwhile the
+	// tick hands it no lease of its queue.
+	schedulerAway atomic.Bool
 	// starting holds the leases whose Backend.Start runs in this process now (start): their
 	// job may already run before Start has recorded it and how to reach it.
 	starting sync.Map

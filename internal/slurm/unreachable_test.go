@@ -1,6 +1,7 @@
 package slurm_test
 
 import (
+	"context"
 	"net"
 	"os"
 	"os/exec"
@@ -82,6 +83,27 @@ func TestLeaseWaitsWhileSlurmctldDoesNotAnswer(t *testing.T) {
 	}
 	if n := len(e.notes.Of(qm.NoticeFailed, l.ID)); n != 0 {
 		t.Errorf("bob was told %d times that %s failed", n, l.ID)
+	}
+	// Until slurmctld is seen answering again, the ticks leave the lease waiting: it is not
+	// handed to sbatch on every tick, each time "provisioning" (which Cancel refuses) for the
+	// seconds sbatch takes to give up, its history growing by two lines a tick.
+	for i := 0; i < 2; i++ {
+		if err := e.svc.Tick(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hist, err := e.svc.History(context.Background(), l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backs := 0
+	for _, ev := range hist {
+		if ev.From == qm.Provisioning && ev.To == qm.Queued {
+			backs++
+		}
+	}
+	if cur, _ := e.svc.Get(context.Background(), l.ID); cur.State != qm.Queued || backs != 1 {
+		t.Errorf("after two ticks with slurmctld still away, %s is %s and went back to the queue %d times; want it queued, handed over once", l.ID, cur.State, backs)
 	}
 	away(false)
 	got := e.waitLease(l.ID, qm.Active)
