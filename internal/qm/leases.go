@@ -3,6 +3,7 @@ package qm
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -500,7 +501,11 @@ func (s *Service) startQueued(ctx context.Context, class string) {
 				return err
 			}
 			was := cur.Reason
-			placed, err = s.tryPlace(ctx, tx, cur, "GPUs became free")
+			why := "GPUs became free"
+			if strings.HasPrefix(was, reasonUnreachablePrefix) {
+				why = "the scheduler answers again"
+			}
+			placed, err = s.tryPlace(ctx, tx, cur, why)
 			*q = *cur
 			if err == nil && !placed && cur.Reason != was {
 				// It waits on, for something else now: its status says what, without an event.

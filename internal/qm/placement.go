@@ -451,10 +451,13 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 // scheduler's nodes have not been read yet.
 const reasonNodesUnknown = "waiting until the scheduler's nodes are known: it did not answer when asked for them; the lease is placed once it does"
 
+// reasonUnreachablePrefix begins reasonUnreachable.
+const reasonUnreachablePrefix = "waiting until the scheduler answers"
+
 // reasonUnreachable is the reason of a lease that waits in the service's queue because the
 // scheduler did not answer when its job was to be handed over; said is what its client said.
 func reasonUnreachable(said string) string {
-	r := "waiting until the scheduler answers: it does not answer now"
+	r := reasonUnreachablePrefix + ": it does not answer now"
 	if said = ReasonLine(said); said != "" {
 		r += fmt.Sprintf(" (%q)", said)
 	}

@@ -110,6 +110,19 @@ func TestLeaseWaitsWhileSlurmctldDoesNotAnswer(t *testing.T) {
 	if got.Ref == "" || e.jobsOf(l.ID) != 1 {
 		t.Errorf("%s is active with job %q and %d jobs in squeue; want its one job", l.ID, got.Ref, e.jobsOf(l.ID))
 	}
+	hist, err = e.svc.History(context.Background(), l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again *qm.Event // the last hand-over, once slurmctld answered
+	for _, ev := range hist {
+		if ev.From == qm.Queued && ev.To == qm.Provisioning {
+			again = ev
+		}
+	}
+	if again == nil || !strings.Contains(again.Reason, "scheduler answers again") {
+		t.Errorf("%s's history does not say it was handed over again because the scheduler answers again: %+v", l.ID, again)
+	}
 	if n := len(e.notes.Of(qm.NoticeGranted, l.ID)); n != 1 {
 		t.Errorf("bob was told %d times that %s runs; want once, when slurmctld took it", n, l.ID)
 	}
