@@ -200,11 +200,12 @@ func (s *Service) capText(limit, used, foreign int) string {
 			names = append(names, c.Name)
 		}
 	}
-	// Jobs outside the service on the classes' nodes count against the cap too; said, so that
-	// "holds 4" is not read as the classes' own leases holding 4.
+	// What the scheduler reports in use on the classes' nodes beyond their leases (jobs outside
+	// the service, the rest of a node an exclusive job of another class took) counts against the
+	// cap too; said, so that "holds 4" is not read as the classes' own leases holding 4.
 	outside := ""
 	if foreign > 0 {
-		outside = fmt.Sprintf(" (jobs outside Quartermaster hold %d of them)", foreign)
+		outside = fmt.Sprintf(" (other jobs on the nodes hold %d of them, as the scheduler reports)", foreign)
 	}
 	switch {
 	case len(names) == 1:

@@ -27,7 +27,7 @@ func TestCapWaitNamesGPUsHeldOutsideQuartermaster(t *testing.T) {
 	if l.State != qm.Queued {
 		t.Fatalf("%s is %s (%s); want it waiting under the capacity share", l.ID, l.State, l.Reason)
 	}
-	if !strings.Contains(l.Reason, "capacity share") || !strings.Contains(l.Reason, "jobs outside Quartermaster hold 1 of them") {
-		t.Errorf("%s waits because %q; want it to say that jobs outside Quartermaster hold the GPU the cap counts", l.ID, l.Reason)
+	if !strings.Contains(l.Reason, "capacity share") || !strings.Contains(l.Reason, "other jobs on the nodes hold 1 of them") {
+		t.Errorf("%s waits because %q; want it to say that another job on the node holds the GPU the cap counts", l.ID, l.Reason)
 	}
 }
