@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -164,7 +165,8 @@ var _ qm.GoneNamer = (*Backend)(nil)
 // Start renders the lease's template and creates its objects: the team's namespace if it is
 // missing, then the Service (if any) and the Pod or Job. The team's PersistentVolumeClaim must
 // exist, or nothing is made. Creating what exists already (a retried start) adopts it; a create
-// that fails deletes what the start made.
+// that fails deletes what the start made. An API server that does not answer (unanswered: after
+// client-go's own retries) is a qm.Unreachable, and the lease waits for it in the service's queue.
 func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 	w, err := workload.Render(b.cfg.Catalog, b.cfg.Policy, l, b.cfg.Workload)
 	if err != nil {
@@ -176,10 +178,10 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 	}
 	// The claim first: a lease refused for want of it leaves nothing made, not even the namespace.
 	if err := b.checkClaim(ctx, w, l.Team); err != nil {
-		return qm.Started{}, err
+		return qm.Started{}, notAnswered(err)
 	}
 	if err := b.ensureNamespace(ctx, w.Namespace, l.Team); err != nil {
-		return qm.Started{}, err
+		return qm.Started{}, notAnswered(err)
 	}
 	st := qm.Started{State: qm.Provisioning}
 	var made [][3]string // what this start created: kind, namespace, name
@@ -216,7 +218,7 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 			// The lease fails: what was made of it (its Service, before its Job was refused) goes
 			// with it, or nothing would ever delete it.
 			b.undo(ctx, w.Namespace, l.ID)
-			return qm.Started{}, createError(l.ID, kindOf(o), err)
+			return qm.Started{}, notAnswered(createError(l.ID, kindOf(o), err))
 		}
 	}
 	if w.KubernetesConnect != nil {
@@ -835,6 +837,57 @@ func createError(id qm.LeaseID, kind string, err error) error {
 		return full
 	}
 	return &qm.Refused{Reason: msg, Err: full}
+}
+
+// unanswered reports whether err is the API server not answering, or answering that it cannot
+// answer now, as client-go gives it after its own retries: too many requests (429), a failure of
+// its own (500, 502, 503, 504: etcd, a leader change, an overloaded server), a timeout on either
+// side, or a connection refused, reset or dropped. A later try may be taken; nothing was refused.
+func unanswered(err error) bool {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		switch st.Status().Code {
+		case 429, 500, 502, 503, 504:
+			return true
+		}
+		return apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
+			apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err)
+	}
+	return errors.Is(err, context.DeadlineExceeded) || utilnet.IsTimeout(err) || utilnet.IsConnectionRefused(err) ||
+		utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err)
+}
+
+// notAnswered is err as a qm.Unreachable where the API server did not answer (unanswered), with
+// what client-go said of it for the lease's reason: the lease waits in the service's queue, and
+// its start is tried again once the API answers. Any other error is returned as it is.
+func notAnswered(err error) error {
+	var refused *qm.Refused
+	if err == nil || errors.As(err, &refused) || !unanswered(err) {
+		return err
+	}
+	said := ""
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		said = st.Status().Message
+	}
+	switch {
+	case said != "":
+	case utilnet.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded):
+		said = "it timed out"
+	default:
+		// The innermost error says what happened ("connect: connection refused"), not the
+		// URL and the wrapping around it.
+		inner := err
+		for u := errors.Unwrap(inner); u != nil; u = errors.Unwrap(inner) {
+			inner = u
+		}
+		said = inner.Error()
+	}
+	why := "the cluster's Kubernetes API server did not answer"
+	if said = clip(qm.OneLine(said)); said != "" {
+		why += ": " + said
+	}
+	return &qm.Unreachable{Reason: why, Err: err}
 }
 
 // createFailure says why the Job controller could not make a pod the Job's workload needs (its
