@@ -658,7 +658,12 @@ func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 		base = bot.Reply{Text: fmt.Sprintf("%s was reclaimed: %s. %.2f GPU-hours went back to the pool. %s", id, n.Reason, policy.Round(l.Reclaimed, 2), b.costLine(l))}
 		base.Text = b.withOutput(l, base.Text)
 	case qm.NoticeFailed:
-		base = bot.Reply{Text: b.withOutput(l, fmt.Sprintf("%s failed: %s. %s", id, l.Reason, b.costLine(l)))}
+		text := fmt.Sprintf("%s failed: %s. %s", id, l.Reason, b.costLine(l))
+		if qm.RefusedByCluster(l.Reason) {
+			// As the reply to a request the cluster refused at once says.
+			text += " If asking again gets the same answer, send this message to your platform admins."
+		}
+		base = bot.Reply{Text: b.withOutput(l, text)}
 		if n.Detail != "" {
 			base.Sections = []bot.Section{{Title: "The last lines of its output", Text: "```\n" + strings.TrimRight(n.Detail, "\n") + "\n```"}}
 		}

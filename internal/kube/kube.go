@@ -950,7 +950,7 @@ func (b *Backend) createFailure(ctx context.Context, k *batchv1.Job, pods []*cor
 		if n > 0 {
 			why += fmt.Sprintf(", one of its %d pods", n)
 		}
-		return qm.Job{State: qm.JobFailed, Reason: why, Held: true, EndedAt: lastAt, StartedAt: j.StartedAt}
+		return qm.Job{State: qm.JobFailed, Reason: why, Refused: true, Held: true, EndedAt: lastAt, StartedAt: j.StartedAt}
 	}
 	if n > 0 {
 		why = fmt.Sprintf("%d of %d pods running; waiting for %d (%s)", run, n, n-run, why)

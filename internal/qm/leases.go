@@ -103,7 +103,7 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 			s.log().Error("backend start failed", "lease", l.ID, "err", err)
 			reason := "the workspace could not be started"
 			if why != "" {
-				reason = "the cluster refused its job: " + why
+				reason = refusedWords + why
 			}
 			if e := s.transition(ctx, tx, cur, Failed, SystemActor, reason); e != nil {
 				return e

@@ -363,6 +363,15 @@ type Refused struct {
 	Err    error
 }
 
+// refusedWords begin the reason of a lease whose job the cluster refused (RefusedByCluster).
+const refusedWords = "the cluster refused its job: "
+
+// RefusedByCluster reports whether a failed lease's reason says that the cluster refused its job:
+// at its start (a Refused), or after it (a Job.Refused, such as a Kubernetes Job whose pod the API
+// server refused). Its owner is told to send the cluster's words to the platform admins if asking
+// again gets the same answer.
+func RefusedByCluster(reason string) bool { return strings.HasPrefix(reason, refusedWords) }
+
 func (r *Refused) Error() string { return r.Err.Error() }
 func (r *Refused) Unwrap() error { return r.Err }
 

@@ -67,6 +67,10 @@ type Job struct {
 	// GPUIndex is the GPUs a running job holds on its one node, by index, when the scheduler says
 	// (Slurm does: it, not the service, picks a job's GPUs on the node); the lease adopts them.
 	GPUIndex []int
+	// Refused reports a failed job that the scheduler (or the cluster's API) would not take, as a
+	// start it refuses (Refused): a Kubernetes Job whose pod the API server refused. Its Reason is
+	// their words on why; its lease's reason and its owner's notice read as a refused start's.
+	Refused bool
 	// Held reports a failed job whose workload the scheduler still holds, with its resources (a
 	// Kubernetes pod that cannot pull its image waits on its node until its deadline): the service
 	// cancels it once it has ended its lease, and cancels it as an orphan after a crash.
@@ -1028,6 +1032,9 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 	case JobFailed:
 		rep.Ended++
 		reason := "its job failed"
+		if j.Refused {
+			reason = strings.TrimSuffix(refusedWords, ": ")
+		}
 		if j.Reason != "" {
 			reason += ": " + j.Reason
 		}
