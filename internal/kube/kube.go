@@ -891,13 +891,14 @@ func notAnswered(err error) error {
 }
 
 // createFailure says why the Job controller could not make a pod the Job's workload needs (its
-// one pod, or one of a multi-node lease's), from its latest FailedCreate event on the Job: the
+// one pod, or one of a multi-node lease's), from its latest FailedCreate event on the Job, where
+// that is newer than the Job's last pod made (its latest SuccessfulCreate event, its newest pod): the
 // API server refused the pod (a ResourceQuota or LimitRange of the namespace, an admission
 // webhook or policy: "… is forbidden: …", "… is invalid: …", "… denied the request …"), and the
 // lease fails, its Job held so that the service deletes it (with any pod of it that runs) rather
 // than leave it retrying until its deadline; or the create failed on the server's side (a webhook
 // it cannot reach), and the lease waits, saying why. j is returned as it is when the Job has all
-// the pods it needs, or no such event (or its events cannot be read).
+// the pods it needs, or no such event since it last made a pod (or its events cannot be read).
 func (b *Backend) createFailure(ctx context.Context, k *batchv1.Job, pods []*corev1.Pod, j qm.Job) qm.Job {
 	need, n, run := 1, gang(k), 0
 	if n > 0 {
@@ -915,11 +916,21 @@ func (b *Backend) createFailure(ctx context.Context, k *batchv1.Job, pods []*cor
 	if live >= need || (n == 0 && k.Status.Active > 0) {
 		return j
 	}
-	sel := "involvedObject.kind=Job,involvedObject.name=" + k.Name + ",reason=FailedCreate"
+	sel := "involvedObject.kind=Job,involvedObject.name=" + k.Name
 	evs, err := b.c.CoreV1().Events(k.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
 	if err != nil {
 		b.log.Debug("events of a Job short of pods", "job", k.Namespace+"/"+k.Name, "err", err)
 		return j
+	}
+	// made is when the Job controller last made a pod of the Job: its latest SuccessfulCreate
+	// event, or its newest pod still listed (the event may be gone, an hour after). A FailedCreate
+	// that last happened before it is of an earlier try (a quota raised since, a webhook back):
+	// the pod it was refused was made after all, and it says nothing of the Job's pods now.
+	var made time.Time
+	for _, p := range pods {
+		if t := p.CreationTimestamp.Time; t.After(made) {
+			made = t
+		}
 	}
 	var last *corev1.Event
 	var lastAt time.Time
@@ -928,13 +939,23 @@ func (b *Backend) createFailure(ctx context.Context, k *batchv1.Job, pods []*cor
 		o := e.InvolvedObject
 		// The field selector is the server's; the check is kept here too (and names the Job
 		// by its UID, so that a Job of the same name deleted before says nothing of this one).
-		if o.Kind != "Job" || o.Name != k.Name || e.Reason != "FailedCreate" || (o.UID != "" && k.UID != "" && o.UID != k.UID) {
+		if o.Kind != "Job" || o.Name != k.Name || (o.UID != "" && k.UID != "" && o.UID != k.UID) {
 			continue
 		}
 		at := eventTime(e)
-		if last == nil || at.After(lastAt) {
-			last, lastAt = e, at
+		switch e.Reason {
+		case "SuccessfulCreate":
+			if at.After(made) {
+				made = at
+			}
+		case "FailedCreate":
+			if last == nil || at.After(lastAt) {
+				last, lastAt = e, at
+			}
 		}
+	}
+	if last != nil && made.After(lastAt) {
+		last = nil
 	}
 	if last == nil {
 		return j
@@ -1005,9 +1026,13 @@ func quotaFillsLater(msg string) bool {
 	return true
 }
 
-// eventTime is when an event last happened.
+// eventTime is when an event last happened: the Job controller's recorder counts an event that
+// happens again on the one it recorded first (count) and dates it anew (lastTimestamp); one
+// recorded through events.k8s.io dates its repeats in its series (lastObservedTime).
 func eventTime(e *corev1.Event) time.Time {
 	switch {
+	case e.Series != nil && !e.Series.LastObservedTime.IsZero():
+		return e.Series.LastObservedTime.Time
 	case !e.LastTimestamp.IsZero():
 		return e.LastTimestamp.Time
 	case !e.EventTime.IsZero():
