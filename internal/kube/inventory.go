@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -24,12 +25,12 @@ func (b *Backend) Inventory() []qm.Node {
 	return nil
 }
 
-// RefreshInventory lists the nodes and the pods that hold GPUs, and makes them the inventory: a
-// node belongs to every class whose node_selector its labels match, whose GPU resource
-// (kubernetes.resource, default nvidia.com/gpu) it has allocatable and whose pods tolerate its
-// taints (toleratesNode); Used is the GPU limits of
-// the pods on it that have not ended and are not this service's (it counts its own leases
-// itself). Cordoned and not-Ready nodes are left out. Both lists are read from the API server's
+// RefreshInventory lists the nodes, the pods that hold GPUs and this instance's Jobs, and makes
+// them the inventory: a node belongs to every class whose node_selector its labels match, whose
+// GPU resource (kubernetes.resource, default nvidia.com/gpu) it has allocatable and whose pods
+// tolerate its taints (toleratesNode); Used is the GPU limits of the pods on it that have not
+// ended, but for the leases' own workload pods (ownLeasePod: the service counts its own leases
+// itself). Cordoned and not-Ready nodes are left out. The lists are read from the API server's
 // cache (resourceVersion 0). On an error the last inventory stays.
 func (b *Backend) RefreshInventory(ctx context.Context) error {
 	nodes, err := b.c.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
@@ -41,7 +42,12 @@ func (b *Backend) RefreshInventory(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("kube: list pods: %w", err)
 	}
-	inv := BuildInventory(b.cfg.Policy, nodes.Items, pods.Items, b.cfg.Instance)
+	jobs, err := b.c.BatchV1().Jobs(metav1.NamespaceAll).List(ctx, metav1.ListOptions{ResourceVersion: "0",
+		LabelSelector: LabelInstance + "=" + b.cfg.Instance})
+	if err != nil {
+		return fmt.Errorf("kube: list jobs: %w", err)
+	}
+	inv := BuildInventory(b.cfg.Policy, nodes.Items, pods.Items, jobs.Items, b.cfg.Instance)
 	away := awayNodes(b.cfg.Policy, nodes.Items)
 	b.away.Store(&away)
 	b.inv.Store(&inv)
@@ -115,10 +121,20 @@ func nodeAway(n *corev1.Node) string {
 	return "not ready"
 }
 
-// BuildInventory maps nodes to the policy's classes and counts the GPUs that pods other than
-// this instance's leases' hold on them. Classes come in the policy's order, nodes in name order
-// within each.
-func BuildInventory(p *policy.Policy, nodes []corev1.Node, pods []corev1.Pod, instance string) []qm.Node {
+// BuildInventory maps nodes to the policy's classes and counts the GPUs that pods hold on them,
+// whatever their labels, as the kubelet does, but for this instance's leases' own workload pods
+// (ownLeasePod), which the service counts itself; jobs are this instance's Jobs. Classes come in
+// the policy's order, nodes in name order within each.
+func BuildInventory(p *policy.Policy, nodes []corev1.Node, pods []corev1.Pod, jobs []batchv1.Job, instance string) []qm.Node {
+	jobOf := map[string]*batchv1.Job{} // "namespace/name" -> this instance's Job of a lease
+	jobLeases := map[string]bool{}     // "namespace/L-7": a lease of this instance with a Job
+	for i := range jobs {
+		k := &jobs[i]
+		if id, ok := leaseOf(k.Labels); ok && k.Labels[LabelInstance] == instance {
+			jobOf[k.Namespace+"/"+k.Name] = k
+			jobLeases[k.Namespace+"/"+id.String()] = true
+		}
+	}
 	resources := map[corev1.ResourceName]bool{}
 	for _, c := range p.Classes {
 		resources[classResource(c)] = true
@@ -129,7 +145,7 @@ func BuildInventory(p *policy.Policy, nodes []corev1.Node, pods []corev1.Pod, in
 		if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 			continue
 		}
-		if _, lease := leaseOf(pod.Labels); lease && pod.Labels[LabelInstance] == instance {
+		if ownLeasePod(pod, instance, jobOf, jobLeases) {
 			continue // a lease of this service: it counts its own
 		}
 		for r := range resources {
@@ -165,6 +181,32 @@ func BuildInventory(p *policy.Policy, nodes []corev1.Node, pods []corev1.Pod, in
 		}
 	}
 	return inv
+}
+
+// ownLeasePod reports whether a pod is the workload of one of this instance's leases, whose GPUs
+// the service counts as the lease's: a pod that a Job of the lease owns (an owner reference to
+// it, by name and UID, as the Job controller writes), or the lease's own bare Pod (no owner, and
+// no Job of the lease in its namespace). Labels alone make no pod the lease's: anyone who may
+// make pods in a team's namespace can copy them, and a pod made by hand with a lease's labels
+// holds its GPUs as any other does.
+func ownLeasePod(p *corev1.Pod, instance string, jobOf map[string]*batchv1.Job, jobLeases map[string]bool) bool {
+	id, ok := leaseOf(p.Labels)
+	if !ok || p.Labels[LabelInstance] != instance {
+		return false
+	}
+	if len(p.OwnerReferences) == 0 && jobOwner(p) == "" {
+		return !jobLeases[p.Namespace+"/"+id.String()]
+	}
+	for _, o := range p.OwnerReferences {
+		if o.Kind != "Job" {
+			continue
+		}
+		k := jobOf[p.Namespace+"/"+o.Name]
+		if k != nil && k.Labels[LabelLease] == p.Labels[LabelLease] && (o.UID == "" || k.UID == "" || o.UID == k.UID) {
+			return true
+		}
+	}
+	return false
 }
 
 func classResource(c *policy.Class) corev1.ResourceName {

@@ -84,7 +84,7 @@ func TestAClassIsOnlyOnNodesItsPodsTolerate(t *testing.T) {
 	gaudi.Spec.Taints = []corev1.Taint{{Key: "habana.ai/gaudi", Effect: corev1.TaintEffectNoSchedule}}
 	gaudiOther := kaskadeNode("gaudi-02", "gaudi", "habana.ai/gaudi", 8)
 	gaudiOther.Spec.Taints = []corev1.Taint{{Key: "nordlicht.no/reservert", Value: "forskning", Effect: corev1.TaintEffectNoExecute}}
-	got := kube.BuildInventory(p, []corev1.Node{*l40s, *h100, *gaudi, *gaudiOther}, nil, kube.DefaultInstance)
+	got := kube.BuildInventory(p, []corev1.Node{*l40s, *h100, *gaudi, *gaudiOther}, nil, nil, kube.DefaultInstance)
 	want := []qm.Node{
 		{Name: "l40s-01", Class: "infer", GPUs: 4},
 		{Name: "h100-07", Class: "train", GPUs: 8},
