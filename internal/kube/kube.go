@@ -560,7 +560,8 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 		}
 		out = append(out, j)
 	}
-	listedJobs := map[string]bool{} // "namespace/job"
+	listedJobs := map[string]bool{}  // "namespace/job"
+	nodeWords := map[string]string{} // what unplaced found of each node it read, in this pass
 	for i := range jobs.Items {
 		k := &jobs.Items[i]
 		id, ok := leaseOf(k.Labels)
@@ -574,6 +575,9 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 			// Fewer pods than its workload needs (none yet, or a multi-node lease's pods but
 			// one): the Job controller may have been refused them (FailedCreate).
 			j = b.createFailure(ctx, k, kp, j)
+		}
+		if (j.State == qm.JobStarting || j.State == qm.JobPending) && !j.SuspendedFree && j.StartedAt.IsZero() {
+			j.Unplaced = b.unplaced(ctx, k, kp, nodeWords)
 		}
 		j.Lease, j.Ref, j.Kept = id, Ref("job", k.Namespace, k.Name), true
 		if d := k.Spec.ActiveDeadlineSeconds; d != nil && *d > 0 {
@@ -611,6 +615,63 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 	}
 	b.mu.Unlock()
 	return out, nil
+}
+
+// unplaced says why a waiting Job can never run where the service placed its lease: a node its
+// pods are pinned to (a required node affinity on the node's name, matchFields metadata.name In)
+// that none of its live pods is bound to is cordoned, or gone from the cluster, so the pod meant
+// for it can never be placed. "" when every such node is there and takes pods, when the Job is
+// pinned to none (the Kubernetes scheduler places it), or when a node cannot be read. The service
+// then deletes the Job and places its lease again, rather than leave it waiting until its deadline.
+// seen keeps what was found of each node read in this pass, so that each is read once.
+func (b *Backend) unplaced(ctx context.Context, k *batchv1.Job, pods []*corev1.Pod, seen map[string]string) string {
+	bound := map[string]bool{}
+	for _, p := range pods {
+		if alive(p) && p.Spec.NodeName != "" {
+			bound[p.Spec.NodeName] = true
+		}
+	}
+	for _, node := range pinnedNodes(k.Spec.Template.Spec) {
+		if bound[node] {
+			continue
+		}
+		words, ok := seen[node]
+		if !ok {
+			n, err := b.c.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+			name := clip(qm.OneLine(node))
+			switch {
+			case apierrors.IsNotFound(err):
+				words = "its node " + name + " is no longer in the cluster, and its pod was never placed there"
+			case err != nil:
+				b.log.Debug("the node a waiting Job is pinned to", "job", k.Namespace+"/"+k.Name, "node", node, "err", err)
+			case nodeAway(n) == "cordoned" && !schedulable(n):
+				words = "its node " + name + " was cordoned before its pod was placed there"
+			}
+			seen[node] = words
+		}
+		if words != "" {
+			return words
+		}
+	}
+	return ""
+}
+
+// pinnedNodes are the nodes a pod spec's required node affinity names by metadata.name In: where
+// the service placed the lease.
+func pinnedNodes(spec corev1.PodSpec) []string {
+	a := spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	var out []string
+	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		for _, f := range term.MatchFields {
+			if f.Key == "metadata.name" && f.Operator == corev1.NodeSelectorOpIn {
+				out = append(out, f.Values...)
+			}
+		}
+	}
+	return out
 }
 
 // Leftovers are the leases that, as the last Jobs found them, have objects of this instance in

@@ -67,6 +67,12 @@ type Job struct {
 	// GPUIndex is the GPUs a running job holds on its one node, by index, when the scheduler says
 	// (Slurm does: it, not the service, picks a job's GPUs on the node); the lease adopts them.
 	GPUIndex []int
+	// Unplaced says why a waiting job can never run where the service placed it, where the
+	// scheduler tells (a Kubernetes Job pinned to a node that was cordoned, or left the cluster,
+	// before its pod was placed there: "its node gpu-b was cordoned before its pod was placed
+	// there"); empty otherwise. The service deletes such a job of a lease that never ran and places
+	// the lease again.
+	Unplaced string
 	// Refused reports a failed job that the scheduler (or the cluster's API) would not take, as a
 	// start it refuses (Refused): a Kubernetes Job whose pod the API server refused. Its Reason is
 	// their words on why; its lease's reason and its owner's notice read as a refused start's.
@@ -485,11 +491,12 @@ type ReconcileReport struct {
 	Resubmitted int // jobs submitted again for leases whose job never reached the scheduler
 	Retimed     int // jobs whose time limit was raised to an extended lease's
 	Swept       int // ended leases whose leftovers (a Service, orphaned pods) were deleted
+	Replaced    int // waiting leases whose job could never run where they were placed, placed again
 }
 
 func (r ReconcileReport) String() string {
-	return fmt.Sprintf("%d leases, %d jobs: %d activated, %d queued, %d ended, %d vanished, %d adopted, %d cancelled, %d retimed, %d resubmitted, %d removed, %d swept",
-		r.Leases, r.Jobs, r.Activated, r.Queued, r.Ended, r.Vanished, r.Adopted, r.Cancelled, r.Retimed, r.Resubmitted, r.Removed, r.Swept)
+	return fmt.Sprintf("%d leases, %d jobs: %d activated, %d queued, %d ended, %d vanished, %d adopted, %d cancelled, %d retimed, %d resubmitted, %d removed, %d swept, %d placed again",
+		r.Leases, r.Jobs, r.Activated, r.Queued, r.Ended, r.Vanished, r.Adopted, r.Cancelled, r.Retimed, r.Resubmitted, r.Removed, r.Swept, r.Replaced)
 }
 
 // Reconcile makes the scheduler and the database agree, whatever happened in between (a crash
@@ -938,6 +945,9 @@ func runLimit(l *Lease, j Job) (time.Duration, bool) {
 
 // apply moves one live lease to where its job is.
 func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *ReconcileReport) error {
+	if j.Unplaced != "" && (j.State == JobPending || j.State == JobStarting) && (l.State == Provisioning || l.State == Queued) && l.StartedAt.IsZero() {
+		return s.placeAgain(ctx, w, l, j, rep)
+	}
 	switch j.State {
 	case JobPending:
 		if err := s.adopt(ctx, l, j); err != nil {
@@ -1053,6 +1063,39 @@ func (s *Service) apply(ctx context.Context, w Watcher, l *Lease, j Job, rep *Re
 		return nil
 	}
 	return nil
+}
+
+// placeAgain deletes the job of a lease that never ran and whose job can never run where the
+// service placed it (Job.Unplaced: its node was cordoned or left the cluster before the job was
+// placed there), and puts the lease back in the service's queue, keeping its place, with no node
+// and no job, saying why; the lifecycle tick places it again on a node that takes it, or it waits
+// for one. Its owner, told before that it was being started, is told that it waits; one told that
+// it waits already is not told again. The job is deleted first: should that fail, the lease is
+// left as it is, and the next pass tries again.
+func (s *Service) placeAgain(ctx context.Context, w Watcher, l *Lease, j Job, rep *ReconcileReport) error {
+	if err := w.Cancel(ctx, j); err != nil {
+		return fmt.Errorf("delete job %s of %s to place it again: %w", j.Ref, l.ID, err)
+	}
+	reason := "waiting to be placed again: " + j.Unplaced
+	s.log().Info("deleted a waiting job that cannot run where its lease was placed; placing the lease again", "lease", l.ID, "job", j.Ref, "why", j.Unplaced)
+	_, err := s.updateIf(ctx, l, func(tx Tx, c *Lease) ([]Notice, error) {
+		if !c.StartedAt.IsZero() {
+			return nil, errSkip
+		}
+		was := c.State
+		c.Ref, c.Node, c.GPUIndex, c.Connection, c.Connect = "", "", nil, ConnectionUnknown, ""
+		if err := s.transition(ctx, tx, c, Queued, SystemActor, reason); err != nil {
+			return nil, err
+		}
+		if was == Provisioning {
+			return []Notice{{Kind: NoticeQueued, To: []string{c.User}, Lease: c, Reason: reason}}, nil
+		}
+		return nil, nil
+	})
+	if err == nil {
+		rep.Replaced++
+	}
+	return err
 }
 
 // ExitWords says a job's exit status (Job.ExitCode) to its owner: "exit code 3", or for a
