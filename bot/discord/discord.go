@@ -78,7 +78,7 @@ type Config struct {
 	// People says who a Discord user is and how to reach a person. Required.
 	People People
 	// Channels maps the channels the policy names ("#vision-gpu") to Discord channel ids, upper
-	// and lower case aside; a notice to a channel without one is not posted on Discord.
+	// and lower case and the Unicode form of an accented letter aside (policy.ChannelKey); a notice to a channel without one is not posted on Discord.
 	Channels map[string]string
 	// OptionsOf reads a typed command line ("/gpu request 2 train for 8h") as the subcommand and
 	// the option values that run it, so that the example beside a refusal is shown as a Discord
@@ -130,7 +130,7 @@ type Adapter struct {
 	pub  ed25519.PublicKey
 	key  []byte
 	cmds map[string]*Command
-	// channels is Config.Channels by lower-case name
+	// channels is Config.Channels by channel as compared (policy.ChannelKey)
 	channels map[string]string
 	// channelNames are Config.Channels' names by their ids ("" for an id two names share)
 	channelNames map[string]string
@@ -216,9 +216,9 @@ func New(cfg Config) (*Adapter, error) {
 	a.channels = map[string]string{}
 	a.channelNames = map[string]string{}
 	for name, id := range cfg.Channels {
-		a.channels[policy.NameKey(name)] = id
+		a.channels[policy.ChannelKey(name)] = id
 		id = strings.TrimSpace(id)
-		if prev, twice := a.channelNames[id]; twice && !policy.SameName(prev, name) {
+		if prev, twice := a.channelNames[id]; twice && policy.ChannelKey(prev) != policy.ChannelKey(name) {
 			name = ""
 		}
 		a.channelNames[id] = name

@@ -534,7 +534,7 @@ func discordChannelWarnings(p *Policy, line func(string) int) []Problem {
 	for _, k := range keys {
 		found := false
 		for _, ch := range named {
-			found = found || SameName(ch, k)
+			found = found || ChannelKey(ch) == ChannelKey(k)
 		}
 		if found || !strings.HasPrefix(k, "#") {
 			continue
@@ -563,10 +563,11 @@ func unmappedTeamChannels(p *Policy, line func(string) int) []Problem {
 	return out
 }
 
-// discordMaps reports whether discord.channels maps channel (upper and lower case aside).
+// discordMaps reports whether discord.channels maps channel (upper and lower case, and the
+// Unicode form of an accented letter, aside: ChannelKey).
 func (p *Policy) discordMaps(channel string) bool {
 	for k := range p.Discord.Channels {
-		if SameName(k, channel) {
+		if ChannelKey(k) == ChannelKey(channel) {
 			return true
 		}
 	}

@@ -1294,13 +1294,13 @@ func (v *validator) validate(p *Policy) {
 		}
 	}
 	v.commentedChannelKeys()
-	channels := map[string]string{} // a channel in lower case -> as first written
+	channels := map[string]string{} // a channel as compared (ChannelKey) -> as first written
 	for _, name := range keysInOrder(v, "discord.channels", p.Discord.Channels) {
 		ch := p.Discord.Channels[name]
-		if first, ok := channels[strings.ToLower(name)]; ok {
-			v.addf("discord.channels."+name, "discord.channels names %s twice (%s and %s), so its posts could go to either; keep one, e.g. %q: %q", strings.ToLower(name), first, name, first, p.Discord.Channels[first])
+		if first, ok := channels[ChannelKey(name)]; ok {
+			v.addf("discord.channels."+name, "discord.channels names %s twice (%s and %s), so its posts could go to either; keep one, e.g. %q: %q", ChannelKey(name), first, name, first, p.Discord.Channels[first])
 		} else {
-			channels[strings.ToLower(name)] = name
+			channels[ChannelKey(name)] = name
 		}
 		if !strings.HasPrefix(name, "#") {
 			v.addf("discord.channels."+name, "discord.channels: %q must be a channel as the policy names it, starting with #", name)
