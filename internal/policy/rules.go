@@ -295,7 +295,7 @@ func quotaOfNoClass(a *celast.AST, p *Policy) []keyMistake {
 	classes := p.ClassNames()
 	var out []keyMistake
 	check := func(id int64, key string) {
-		if slices.Contains(classes, key) {
+		if slices.Contains(classes, key) || p.renamedClass(key) {
 			return
 		}
 		msg := fmt.Sprintf("team.quota.gpus has no class '%s'", key) + noClassHint(key, classes, "its classes are")
@@ -324,7 +324,16 @@ func quotaOfNoClass(a *celast.AST, p *Policy) []keyMistake {
 
 // noClassHint is what a mistake that names no class of classes ends with: the class meant, when
 // one is close ("; did you mean 'h200_big'?"), else the classes, after list ("; its classes are …").
+// A class refused for its name (cuaderno-l4é) is offered as its refusal says to write it
+// (cuaderno-l4e), or not at all when it says none, never as the name just refused.
 func noClassHint(name string, classes []string, list string) string {
+	var told []string
+	for _, c := range classes {
+		if c = toldClassName(c); c != "" {
+			told = append(told, c)
+		}
+	}
+	classes = told
 	if best := Closest(strings.ToLower(name), classes); best != "" {
 		return fmt.Sprintf("; did you mean '%s'?", best)
 	}
@@ -376,7 +385,7 @@ func ruleLiteralWarnings(p *Policy, line func(string) int) []Problem {
 		eachComparison(r, func(what, name string) {
 			switch what {
 			case "request.class", "class.name":
-				if slices.Contains(classes, name) {
+				if slices.Contains(classes, name) || p.renamedClass(name) {
 					return
 				}
 				warn(fmt.Sprintf("%s is compared with '%s', which is no class, so it never matches one", what, name) + noClassHint(name, classes, "the classes are"))
@@ -948,4 +957,24 @@ func cheapRuleExample(p *Policy) string {
 		}
 	}
 	return "request.gpus > class.max_gpus"
+}
+
+// toldClassName is class as the policy is told to name it: itself when it is a valid name, else
+// the name its refusal says to write (cuaderno-l4e for cuaderno-l4é), "" when it says none.
+func toldClassName(class string) string {
+	if nameRE.MatchString(class) {
+		return class
+	}
+	return suggestedName(class)
+}
+
+// renamedClass reports whether name is what a class refused for its name is told to be renamed
+// (cuaderno-l4e for cuaderno-l4é): a rule or quota naming it so is right once the class is.
+func (p *Policy) renamedClass(name string) bool {
+	for _, c := range p.Classes {
+		if c != nil && !nameRE.MatchString(c.Name) && suggestedName(c.Name) == name {
+			return true
+		}
+	}
+	return false
 }
