@@ -420,13 +420,22 @@ func (r *Report) Text() string {
 	return b.String()
 }
 
-// TeamLine is one team's week in a line.
+// TeamLine is one team's week in a line (in a person's own report, their part of it).
 func (r *Report) TeamLine(t *Team) string {
 	quota := ""
 	if t.GPUHoursQuotaShare != nil {
 		quota = fmt.Sprintf(" of %s (%s of its weekly GPU-hours)", two(t.GPUHoursQuota), pct(t.GPUHoursQuotaShare))
 	}
-	s := fmt.Sprintf("%s: %s GPU-hours%s, %s; %s, reclaimed %s; %s", t.Name, two(t.GPUHours), quota,
+	used := two(t.GPUHours) + " GPU-hours" + quota
+	if r.Scope.User != "" {
+		// A person's own report: their hours, and what share of the team's quota they are, not
+		// the team's figures.
+		used = "your " + two(t.GPUHours) + " GPU-hours"
+		if t.GPUHoursQuotaShare != nil {
+			used += fmt.Sprintf(", %s of the team's weekly quota of %s GPU-hours", pct(t.GPUHoursQuotaShare), two(t.GPUHoursQuota))
+		}
+	}
+	s := fmt.Sprintf("%s: %s, %s; %s, reclaimed %s; %s", t.Name, used,
 		r.Money(t.Cost), idleHoursText(t.Figures, true), two(t.ReclaimedGPUHours), leasesCount(t.Leases))
 	if !t.Listed {
 		s += "; not in the policy (default quota)"
