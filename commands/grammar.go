@@ -498,7 +498,7 @@ func templateWhereTeam(verb string, args []string, at int, tmpl string, teams ma
 	case "submit":
 		return fmt.Sprintf("%s; a job's template is the word after /gpu submit.", what), fixed
 	}
-	return fmt.Sprintf("%s; a team is named as the policy writes it: %s.", what, policy.FewNames(tmpl, slices.Sorted(maps.Keys(teams)))), fixed
+	return fmt.Sprintf("%s; a team is named as the policy writes it: %s.", what, policy.FewNames(tmpl, slices.Sorted(maps.Keys(teams)), "or")), fixed
 }
 
 // submitWordInRequest finds the first word of a request written as /gpu submit writes it (team=T,
@@ -578,7 +578,7 @@ func groupNotTeam(verb string, args []string, teams map[string]bool) (int, strin
 		if near != "" {
 			return i, near, fmt.Sprintf("%s names a user group or a person, not a team; did you mean team %s?", q, near)
 		}
-		return i, "", fmt.Sprintf("%s names a user group or a person, not a team; a team is named without the @, as the policy writes it: %s.", q, policy.FewNames(name, names))
+		return i, "", fmt.Sprintf("%s names a user group or a person, not a team; a team is named without the @, as the policy writes it: %s.", q, policy.FewNames(name, names, "or"))
 	}
 	return 0, "", ""
 }

@@ -1609,9 +1609,9 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 	case len(none) > 3:
 		f = append(f, bot.Field{Label: "Other classes", Value: fmt.Sprintf("none in use and no quota in %d other classes", len(none))})
 	case len(none) > 0 && len(f) == 0:
-		f = append(f, bot.Field{Label: "Classes", Value: "none in use and no quota of " + policy.SomeNames(none, 3)})
+		f = append(f, bot.Field{Label: "Classes", Value: "none in use and no quota of " + policy.SomeNames(none, 3, "or")})
 	case len(none) > 0:
-		f = append(f, bot.Field{Label: "Other classes", Value: "none in use and no quota of " + policy.SomeNames(none, 3)})
+		f = append(f, bot.Field{Label: "Other classes", Value: "none in use and no quota of " + policy.SomeNames(none, 3, "or")})
 	}
 	hours := fmt.Sprintf("%s used or committed this week, no weekly limit", qm.FormatHours(u.GPUHoursWeek))
 	if q.GPUHoursPerWeek > 0 {
@@ -1624,7 +1624,7 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 		r.Text = fmt.Sprintf("Team %s this week (since %s), the first of your %d teams:", team,
 			b.Svc.WeekStart(b.Svc.Clock.Now()).Format("Mon 2 Jan"), len(others)+1)
 		r.Sections = append(r.Sections, bot.Section{Title: "Your other teams",
-			Text: fmt.Sprintf("%s. /gpu quota %s shows that team's quota.", policy.SomeNames(others, maxTeamsNamed), others[0])})
+			Text: fmt.Sprintf("%s. /gpu quota %s shows that team's quota.", policy.SomeNames(others, maxTeamsNamed, "and"), others[0])})
 	}
 	return []bot.Reply{r}
 }

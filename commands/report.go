@@ -307,9 +307,9 @@ func (b *Bot) teamsSeen(ctx context.Context, user, typed string, teams []string)
 	if len(seen) == 0 {
 		return "you see the report of your own use only", ""
 	}
-	phrase = policy.Agree(len(seen), "the team is ", "the teams are ") + policy.FewNames(typed, seen)
+	phrase = policy.Agree(len(seen), "the team is ", "the teams are ") + policy.FewNames(typed, seen, "and")
 	if !b.Svc.IsPlatformAdmin(ctx, user) {
-		phrase = policy.Agree(len(seen), "the team whose showback you see is ", "the teams whose showback you see are ") + policy.FewNames(typed, seen)
+		phrase = policy.Agree(len(seen), "the team whose showback you see is ", "the teams whose showback you see are ") + policy.FewNames(typed, seen, "and")
 	}
 	return phrase, seen[0]
 }

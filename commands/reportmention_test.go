@@ -22,7 +22,7 @@ func TestAMentionInAReportIsNoTeamWhereverItStands(t *testing.T) {
 		{"report @leads 2026-W48", "report 2026-W48"},
 	} {
 		got := h.say("sven@petrel.example.se", tc.ask)
-		if !got.Error || !strings.Contains(got.Text, `"@leads" names a user group or a person, not a team; a team is named without the @, as the policy writes it: akeri, bild-2, ljud.`) || exampleOf(t, got.Text) != tc.example {
+		if !got.Error || !strings.Contains(got.Text, `"@leads" names a user group or a person, not a team; a team is named without the @, as the policy writes it: akeri, bild-2 or ljud.`) || exampleOf(t, got.Text) != tc.example {
 			t.Errorf("/gpu %s answered %q; want a user group named as no team and the example /gpu %s", tc.ask, got.Text, tc.example)
 			continue
 		}

@@ -423,7 +423,7 @@ func (b *Bot) classesFirst(first string) string {
 	if i := slices.Index(names, first); i > 0 {
 		names = append(append([]string{first}, names[:i]...), names[i+1:]...)
 	}
-	return policy.SomeNames(names, 3)
+	return policy.SomeNames(names, 3, "and")
 }
 
 // unknownClass reports whether c names a class that is no class of the catalog.

@@ -407,7 +407,7 @@ func exampleFits(ctx context.Context, svc *showback.Service, r *showback.Report,
 		if len(l.names) == 1 {
 			lacks = append(lacks, l.noun+" "+l.names[0])
 		} else if len(l.names) > 1 {
-			lacks = append(lacks, l.plurals+" "+policy.SomeNames(l.names, 3))
+			lacks = append(lacks, l.plurals+" "+policy.SomeNames(l.names, 3, "or"))
 		}
 	}
 	return errUsage{fmt.Sprintf("no policy was named (--policy or QM_POLICY), and the embedded example (%s, %s, %s) is not the one this database was written under: it has no %s; name the service's policy; e.g. %s --policy /etc/quartermaster/quartermaster.yaml",

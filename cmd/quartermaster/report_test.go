@@ -478,12 +478,12 @@ lee@acme.example: /gpu report 2026-W48
 		{[]string{"--week", "2026-W54"}, `"2026-W54" is not a week: 2026 has weeks 1 to 53; write a week as YEAR-Wnn, such as 2026-W48, or this week or last week`, "--week 2026-W48"},
 		{[]string{"--week", "last tuesday"}, `"last tuesday" is not an ISO week; write a week as YEAR-Wnn, such as 2026-W48, or this week or last week`, "--week 2026-W48"},
 		{[]string{"--week", "2099-W10"}, `2099-W10 has not begun yet (it starts Mon 2 Mar 2099); the last complete week is 2026-W48`, "--week 2026-W48"},
-		{[]string{"--week", "2026-W48", "--team", "ghost"}, `there is no team "ghost"; the teams are language, vision`, "--week 2026-W48 --team language"},
+		{[]string{"--week", "2026-W48", "--team", "ghost"}, `there is no team "ghost"; the teams are language and vision`, "--week 2026-W48 --team language"},
 		// A week before the history and an unknown team: the sentence says both, and the
 		// example puts both right.
-		{[]string{"--week", "2026-W40", "--team", "ghost"}, `there is no history for 2026-W40: the first lease was asked for in 2026-W48; and there is no team "ghost"; the teams are language, vision`, "--week 2026-W48 --team language"},
+		{[]string{"--week", "2026-W40", "--team", "ghost"}, `there is no history for 2026-W40: the first lease was asked for in 2026-W48; and there is no team "ghost"; the teams are language and vision`, "--week 2026-W48 --team language"},
 		// A good week with an unknown team: the example keeps the week asked for.
-		{[]string{"--week", "2026-W49", "--team", "ghost"}, `there is no team "ghost"; the teams are language, vision`, "--week 2026-W49 --team language"},
+		{[]string{"--week", "2026-W49", "--team", "ghost"}, `there is no team "ghost"; the teams are language and vision`, "--week 2026-W49 --team language"},
 		{[]string{"--week", "2026-W48", "--format", "xlsx"}, `--format "xlsx" is not one of text, csv, json, png`, "--week 2026-W48 --format csv"},
 		// In the week the history began, the week offered is that one: the week before has none.
 		{[]string{"--now", "2026-11-25T15:00:00Z", "--week", "2026-W"}, `"2026-W" is not an ISO week; write a week as YEAR-Wnn, such as 2026-W48, or this week or last week`, "--now 2026-11-25T15:00:00Z --week 2026-W48"},

@@ -42,7 +42,7 @@ func TestReportOfATeamsChannelIsThatTeams(t *testing.T) {
 	}
 	_, stderr, code = report("#lobby")
 	msg, ex, ok := strings.Cut(strings.TrimSpace(stderr), " e.g. quartermaster report ")
-	if code != 2 || !ok || !strings.Contains(msg, `"#lobby" is the channel of no team`) || !strings.Contains(msg, "the teams are photon, prism") {
+	if code != 2 || !ok || !strings.Contains(msg, `"#lobby" is the channel of no team`) || !strings.Contains(msg, "the teams are photon and prism") {
 		t.Fatalf("report --team #lobby: exit %d, %q; want a refusal naming the teams and an example", code, stderr)
 	}
 	if help, _, _ := runCLI("report", "--help"); !strings.Contains(help, "by its channel") {

@@ -1067,7 +1067,7 @@ func (p *Policy) SimulateUnlistedNodes() string {
 	}
 	g := p.Sim.Nodes[0]
 	return fmt.Sprintf("backend sim with no sim: section, so the simulated cluster has nodes of %d GPUs for each class, as many as its max_gpus takes and at least two: %s; describe the cluster under sim: to choose them, e.g. sim: {nodes: [{name: %s, count: %d, class: %s, gpus: %d}]}",
-		simDefaultGPUs, SomeNames(made, 4), g.Name, g.Count, g.Class, simDefaultGPUs)
+		simDefaultGPUs, SomeNames(made, 4, "and"), g.Name, g.Count, g.Class, simDefaultGPUs)
 }
 
 var simNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`)

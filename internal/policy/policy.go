@@ -666,23 +666,24 @@ func Quoted(s string, n int) string {
 const fewNames = 3
 
 // FewNames names a few of names for a refusal of what someone typed (typed), the one closest to
-// it first, and says how many more there are: "a, b, c and 117 more" ("a, b" when that is all).
+// it first, joined by word ("and", "or"), and says how many more there are: "a, b, c and 117
+// more" ("a and b" when that is all).
 // A refusal stays one short sentence however many classes or teams a policy has.
-func FewNames(typed string, names []string) string {
+func FewNames(typed string, names []string, word string) string {
 	if near := Closest(NameKey(typed), names); near != "" {
 		names = append([]string{near}, slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == near })...)
 	}
-	return SomeNames(names, fewNames)
+	return SomeNames(names, fewNames, word)
 }
 
-// SomeNames joins at most n of names with commas and says how many more there are: "a, b, c and
-// 117 more" ("a, b" when that is all). One more than n is named too: "and 1 more" would hide a
-// name in as many words as it takes.
-func SomeNames(names []string, n int) string {
+// SomeNames lists at most n of names as JoinList does, joined by word ("and", "or"), and says how
+// many more there are: "a, b, c and 117 more", "a, b, c or 117 more" ("a, b or c" when that is
+// all). One more than n is named too: "and 1 more" would hide a name in as many words as it takes.
+func SomeNames(names []string, n int, word string) string {
 	if len(names) <= n+1 {
-		return strings.Join(names, ", ")
+		return JoinList(names, word)
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+	return fmt.Sprintf("%s %s %d more", strings.Join(names[:n], ", "), word, len(names)-n)
 }
 
 // JoinList writes items as a reader lists them, joined by word ("and", "or"): "a", "a or b",

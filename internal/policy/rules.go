@@ -472,7 +472,7 @@ func (p *Policy) TemplateWarnings(catalog []string) []Problem {
 				return
 			}
 			seen[name] = true
-			hint := "; the templates are " + FewNames(name, catalog)
+			hint := "; the templates are " + FewNames(name, catalog, "and")
 			best := Closest(name, catalog)
 			for _, t := range catalog {
 				if best == "" && strings.HasPrefix(t, name+"-") {

@@ -650,7 +650,7 @@ func (s *Service) leaseByKey(ctx context.Context, key string) (*Lease, error) {
 func (s *Service) checkShape(class string, gpus int, d time.Duration) (*policy.Class, error) {
 	c, ok := s.Policy.Class(class)
 	if !ok {
-		return nil, Errorf(EINVALID, "there is no class %s; the catalog has %s.", policy.Quoted(class, 40), policy.FewNames(class, s.Policy.ClassNames()))
+		return nil, Errorf(EINVALID, "there is no class %s; the catalog has %s.", policy.Quoted(class, 40), policy.FewNames(class, s.Policy.ClassNames(), "and"))
 	}
 	if gpus < 1 || gpus > MaxRequestGPUs {
 		return nil, Errorf(EINVALID, "%d is not a number of GPUs you can ask for.", gpus)

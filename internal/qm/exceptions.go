@@ -71,7 +71,7 @@ func (s *Service) QuotaIncrease(ctx context.Context, user, team, class string, n
 	}
 	c, ok := s.Policy.Class(class)
 	if !ok {
-		return nil, Errorf(EINVALID, "there is no class %s; the catalog has %s.", policy.Quoted(class, 40), policy.FewNames(class, s.Policy.ClassNames()))
+		return nil, Errorf(EINVALID, "there is no class %s; the catalog has %s.", policy.Quoted(class, 40), policy.FewNames(class, s.Policy.ClassNames(), "and"))
 	}
 	if team, err = s.teamFor(id, team); err != nil {
 		return nil, err

@@ -176,7 +176,7 @@ func (s *Service) ResolveTeam(ctx context.Context, name string) (string, error) 
 			if team, channel := s.Policy.TeamMeant(name); team != "" {
 				return "", qm.Errorf(qm.ENOTFOUND, "%s is the channel of no team; did you mean %s, the channel of team %s?", policy.Quoted(name, 40), channel, team)
 			}
-			return "", qm.Errorf(qm.ENOTFOUND, "%s is the channel of no team; %s %s.", policy.Quoted(name, 40), policy.Agree(len(names), "the team is", "the teams are"), policy.FewNames(name, names))
+			return "", qm.Errorf(qm.ENOTFOUND, "%s is the channel of no team; %s %s.", policy.Quoted(name, 40), policy.Agree(len(names), "the team is", "the teams are"), policy.FewNames(name, names, "and"))
 		}
 		return "", qm.Errorf(qm.ENOTFOUND, "%s is the channel of teams %s; name one of them.", policy.Quoted(name, 40), policy.JoinList(of, "and"))
 	}
@@ -188,7 +188,7 @@ func (s *Service) ResolveTeam(ctx context.Context, name string) (string, error) 
 	if team, _ := s.Policy.TeamMeant(name); team != "" {
 		return "", qm.Errorf(qm.ENOTFOUND, "there is no team %s; did you mean %s?", policy.Quoted(name, 40), team)
 	}
-	return "", qm.Errorf(qm.ENOTFOUND, "there is no team %s; %s %s.", policy.Quoted(name, 40), policy.Agree(len(names), "the team is", "the teams are"), policy.FewNames(name, names))
+	return "", qm.Errorf(qm.ENOTFOUND, "there is no team %s; %s %s.", policy.Quoted(name, 40), policy.Agree(len(names), "the team is", "the teams are"), policy.FewNames(name, names, "and"))
 }
 
 // TeamNames lists the teams the policy lists and those that have had leases, by name.
