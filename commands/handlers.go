@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/nfc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/templates"
@@ -58,6 +59,7 @@ func (b *Bot) log() *slog.Logger {
 // Handle answers one command: it parses the text with the command table, resolves who asks once
 // (all but the public commands need a known person), and runs the command's handler.
 func (b *Bot) Handle(ctx context.Context, req bot.Request) []bot.Reply {
+	req = typedInNFC(req)
 	ctx, typed := withTypedTexts(ctx)
 	return typed.mark(b.handle(ctx, req))
 }
@@ -112,6 +114,17 @@ func (b *Bot) handle(ctx context.Context, req bot.Request) []bot.Reply {
 	return s.run(withTyped(ctx, c), b, req, c)
 }
 
+// typedInNFC is req as typed, in Unicode normal form C (nfc.Name): an accented letter written as
+// the letter and a combining accent (e and U+0301, as text pasted from macOS holds it) is the one
+// character (é) a keyboard types, so a reason, a channel or a name pasted so is kept, shown and
+// compared as the same text typed. Every chat platform, and the console, hands its text in here.
+func typedInNFC(req bot.Request) bot.Request {
+	req.User = nfc.Name(req.User)
+	req.Text = nfc.Name(req.Text)
+	req.Channel = nfc.Name(req.Channel)
+	return req
+}
+
 // parse reads text as ParseIn does, knowing the names of the templates installed, if any, and the
 // commands offered here (a typo of /gpu report is answered with it where reports are on).
 func (b *Bot) parse(text string) (Command, error) {
@@ -132,7 +145,7 @@ func (b *Bot) parse(text string) (Command, error) {
 // know (bot.Opener): a command of the table marked Public that this installation offers, its
 // arguments right or not (a refusal of them is as public as the command).
 func (b *Bot) Open(text string) bool {
-	c, _ := ParseIn(text, b.pol())
+	c, _ := ParseIn(nfc.Name(text), b.pol())
 	s, ok := Lookup(c.Verb)
 	return ok && s.Public && b.offers(s)
 }
@@ -149,6 +162,7 @@ func (b *Bot) notOffered(ctx context.Context, s *Spec) bot.Reply {
 // (a database that fails): those get the form. It changes no lease; the copy of the approval
 // message that a former approver pressed Deny on is edited (formerApprover).
 func (b *Bot) Check(ctx context.Context, req bot.Request) *bot.Reply {
+	req = typedInNFC(req)
 	c, err := Parse(req.Text)
 	if err != nil || (c.Verb != "deny" && c.Verb != "approve") {
 		return nil
