@@ -1567,7 +1567,7 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 	team := c.Arg
 	if team == "" {
 		id := *c.Who
-		if owned := b.Svc.OwnedTeams(ctx, req.User); len(owned) > 0 && !slices.ContainsFunc(id.Teams, func(t string) bool { _, ok := b.pol().Team(t); return ok }) {
+		if owned := b.ownedInNoTeam(ctx, id, req.User); len(owned) > 0 {
 			// A budget owner in no team of the policy: the teams they own, not the one their
 			// directory group makes them.
 			return []bot.Reply{b.ownedQuotas(ctx, owned)}

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
@@ -14,10 +15,22 @@ func (b *Bot) askerTeam(ctx context.Context, user string) string {
 		return ""
 	}
 	id, err := b.Svc.Resolve(ctx, user)
-	if err != nil || len(id.Teams) == 0 {
+	if err != nil || len(id.Teams) == 0 || len(b.ownedInNoTeam(ctx, id, user)) > 0 {
+		// A budget owner in no team of the policy is in no team, as /gpu quota tells them, not in
+		// the team their directory group would make them.
 		return ""
 	}
 	return id.Teams[0]
+}
+
+// ownedInNoTeam is the teams user owns when they are a budget owner who is in no team of the
+// policy (nil otherwise): /gpu quota shows those, and nothing speaks of the team their directory
+// group would make them.
+func (b *Bot) ownedInNoTeam(ctx context.Context, id qm.Identity, user string) []string {
+	if slices.ContainsFunc(id.Teams, func(t string) bool { _, ok := b.pol().Team(t); return ok }) {
+		return nil
+	}
+	return b.Svc.OwnedTeams(ctx, user)
 }
 
 // withoutApprovalText is how far a request of class c goes without approval for a member of team,
