@@ -152,6 +152,9 @@ func (b *Bot) Open(text string) bool {
 
 // notOffered is the refusal of a command this installation does not offer.
 func (b *Bot) notOffered(ctx context.Context, s *Spec) bot.Reply {
+	if s.unoffered != "" {
+		return b.refuse(ctx, "", qm.Invalid("/gpu help", "/gpu %s is not offered here: %s.", strings.Join(s.Words, " "), s.unoffered))
+	}
 	return b.refuse(ctx, "", qm.Invalid("/gpu help", "/gpu %s is not offered here; /gpu help lists what is.", strings.Join(s.Words, " ")))
 }
 
