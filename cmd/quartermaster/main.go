@@ -115,6 +115,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return 0
 	}
+	if v := versionAfterFlags(args); v != nil {
+		args = v // quartermaster --db x --version: the version, which reads none of those flags
+	}
 	if args[0] == "--version" || args[0] == "-version" {
 		args = append([]string{"version"}, args[1:]...) // --version --short is version --short
 	}
@@ -794,4 +797,42 @@ func workingPolicy(pf *policy.FileError) string {
 		return policy.ExamplePolicyPath
 	}
 	return strings.TrimSuffix(pf.Path, base) + near
+}
+
+// versionAfterFlags is the command line of --version (or version) typed after flags that other
+// commands take, as they are written before any command (quartermaster --db x --version): the
+// version, with its own flags (--short), wherever they stand, and nothing else of the line; nil
+// for any other line. A word "version" that is a flag's value (--policy version) is not it.
+func versionAfterFlags(args []string) []string {
+	if len(args) < 2 || !strings.HasPrefix(args[0], "-") {
+		return nil
+	}
+	own, _ := versionFlags()
+	for i, a := range args {
+		if _, command := subcommands[a]; a == "--" || command && a != "version" && !anyFlagValue(args, i) {
+			return nil // --version after another command is that command's to read
+		}
+		if a != "--version" && a != "-version" && (a != "version" || anyFlagValue(args, i)) {
+			continue
+		}
+		out := []string{"version"}
+		for _, b := range args[:i] {
+			if name, _, _ := strings.Cut(strings.TrimLeft(b, "-"), "="); strings.HasPrefix(b, "-") && own.Lookup(name) != nil {
+				out = append(out, b)
+			}
+		}
+		return append(out, args[i+1:]...)
+	}
+	return nil
+}
+
+// anyFlagValue says whether args[i] is the value of the flag before it, as any command's flags
+// read it (--policy version: a file named version).
+func anyFlagValue(args []string, i int) bool {
+	for _, sc := range subcommands {
+		if sc.flags != nil && isFlagValue(sc.flags(), args, i) {
+			return true
+		}
+	}
+	return false
 }
