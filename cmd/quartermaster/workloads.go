@@ -66,6 +66,12 @@ func workloadSettings() (workload.Settings, error) {
 	if v := os.Getenv("QM_KUBE_INSTANCE"); policy.IsLabelValue(v) {
 		ws.KubernetesInstance = v
 	}
+	// The Slurm backend's instance (QM_SLURM_INSTANCE), so that a preview's script carries the
+	// job comment, and the port, the backend submits it with. One with a colon or a space is
+	// refused when the Slurm backend starts; a preview then shows the default.
+	if v := os.Getenv("QM_SLURM_INSTANCE"); !strings.ContainsAny(v, ": \t\r\n") {
+		ws.Instance = v
+	}
 	switch ws.Container {
 	case "", "apptainer", "pyxis":
 	default:

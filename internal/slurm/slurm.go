@@ -40,7 +40,7 @@ import (
 // Defaults for Config fields left empty.
 const (
 	// DefaultInstance prefixes the lease id in job comments: qm:L-42.
-	DefaultInstance = "qm"
+	DefaultInstance = templates.DefaultInstance
 	// DefaultStartWait is how long Start waits for Slurm's first decision on a new job. A submit
 	// makes slurmctld try to schedule at once; this covers that attempt on a loaded controller.
 	DefaultStartWait = 3 * time.Second
@@ -230,7 +230,11 @@ func (b *Backend) Nodes(ctx context.Context) ([]SinfoNode, error) {
 }
 
 // Comment is the job comment that carries a lease id: INSTANCE:L-42.
-func (b *Backend) Comment(id qm.LeaseID) string { return b.cfg.Instance + ":" + id.String() }
+// The script rendered for the job says the same (templates.SlurmComment), so the script a user is
+// shown is the one Slurm runs.
+func (b *Backend) Comment(id qm.LeaseID) string {
+	return templates.SlurmComment(b.cfg.Instance, id.String())
+}
 
 // leaseOf reads a job comment this backend wrote; ok is false for anyone else's.
 func (b *Backend) leaseOf(comment string) (qm.LeaseID, bool) {

@@ -217,7 +217,8 @@ func (c Connect) Address(host, token string) string {
 const (
 	DefaultGPUResource = "nvidia.com/gpu"
 	DefaultPVC         = "team-storage"
-	// DefaultInstance is the quartermaster.io/instance label of an installation that names none.
+	// DefaultInstance names an installation that names none: its quartermaster.io/instance label
+	// on Kubernetes, and the prefix of its Slurm job comments (SlurmComment).
 	DefaultInstance    = "qm"
 	DefaultGracePeriod = 30 // seconds between SIGTERM and SIGKILL on Kubernetes
 	maxDuration        = 366 * 24 * time.Hour
@@ -329,6 +330,11 @@ func (t *Template) normalize(in Input) (Input, error) {
 	}
 	if in.Kubernetes.Instance == "" {
 		in.Kubernetes.Instance = DefaultInstance
+	}
+	if in.Slurm.Instance == "" {
+		// As the Slurm backend submits it: the job's comment, and the port drawn from it, are
+		// the default installation's.
+		in.Slurm.Instance = DefaultInstance
 	}
 	if in.Storage.PVC == "" {
 		in.Storage.PVC = DefaultPVC
@@ -743,6 +749,16 @@ func objectName(prefix, lease, tmpl string) string {
 	return strings.TrimRight(name, "-")
 }
 
+// SlurmComment is the comment a lease's Slurm job carries, which the Slurm backend submits it with
+// and knows its jobs by: the installation's instance and the lease id, "qm:L-42" (instance ""
+// is the default, DefaultInstance).
+func SlurmComment(instance, lease string) string {
+	if instance == "" {
+		instance = DefaultInstance
+	}
+	return instance + ":" + lease
+}
+
 // KubernetesName is the name of a lease's Job and Service: "qm-l-42-jupyterlab" for the default
 // installation (instance "" or "qm"), and for another one its instance in place of "qm"
 // ("prod-l-42-jupyterlab"), so that installations sharing a cluster, whose leases are numbered
@@ -795,15 +811,16 @@ func sshUser(user string) string {
 // funcs are the helpers layouts and bodies may call. include needs the template set it runs in.
 func funcs(set *template.Template) template.FuncMap {
 	return template.FuncMap{
-		"shq":       shellQuote,
-		"json":      jsonString,
-		"indent":    indent,
-		"seconds":   func(d time.Duration) int64 { return int64((d + time.Second - 1) / time.Second) },
-		"minutes":   func(d time.Duration) int64 { return int64((d + time.Minute - 1) / time.Minute) },
-		"slurmTime": slurmTime,
-		"add":       func(a, b int) int { return a + b },
-		"sub":       func(a, b int) int { return a - b },
-		"mul":       func(a, b int) int { return a * b },
+		"shq":          shellQuote,
+		"json":         jsonString,
+		"indent":       indent,
+		"seconds":      func(d time.Duration) int64 { return int64((d + time.Second - 1) / time.Second) },
+		"minutes":      func(d time.Duration) int64 { return int64((d + time.Minute - 1) / time.Minute) },
+		"slurmTime":    slurmTime,
+		"slurmComment": SlurmComment,
+		"add":          func(a, b int) int { return a + b },
+		"sub":          func(a, b int) int { return a - b },
+		"mul":          func(a, b int) int { return a * b },
 		"ro": func(ro bool) string {
 			if ro {
 				return ":ro"

@@ -241,7 +241,7 @@ func TestSlurmScriptHeader(t *testing.T) {
 		want := []string{
 			"#!/bin/bash\n",
 			"#SBATCH --job-name=" + out.Name + "\n",
-			"#SBATCH --comment=" + rc.in.Lease + "\n",
+			"#SBATCH --comment=qm:" + rc.in.Lease + "\n", // as the Slurm backend submits it
 			"#SBATCH --partition=" + rc.in.Slurm.Partition + "\n",
 			"#SBATCH --time=04:00:00\n",
 			"#SBATCH --nodes=" + strconv.Itoa(out.Nodes) + "\n",

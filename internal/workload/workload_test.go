@@ -36,7 +36,7 @@ func TestRenderFromLease(t *testing.T) {
 	if w.Template.Name != workload.DefaultTemplate || w.Input.Token != "" || w.SlurmConnect == nil {
 		t.Errorf("template %s, token %q", w.Template.Name, w.Input.Token)
 	}
-	for _, s := range []string{"--partition=train\n", "--gres=gpu:h100:2\n", "--time=01:30:00\n", "--comment=L-42\n", "/projects/vision/.quartermaster/L-42/"} {
+	for _, s := range []string{"--partition=train\n", "--gres=gpu:h100:2\n", "--time=01:30:00\n", "--comment=qm:L-42\n", "/projects/vision/.quartermaster/L-42/"} {
 		if !strings.Contains(w.SlurmScript, s) {
 			t.Errorf("script lacks %q", s)
 		}

@@ -1,6 +1,6 @@
 #!/bin/bash
 #SBATCH --job-name=qm-l-42-data-prep
-#SBATCH --comment=L-42
+#SBATCH --comment=qm:L-42
 #SBATCH --partition=train
 #SBATCH --time=04:00:00
 #SBATCH --nodes=1

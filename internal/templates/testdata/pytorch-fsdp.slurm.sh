@@ -1,6 +1,6 @@
 #!/bin/bash
 #SBATCH --job-name=qm-l-42-pytorch-fsdp
-#SBATCH --comment=L-42
+#SBATCH --comment=qm:L-42
 #SBATCH --partition=train
 #SBATCH --account=vision
 #SBATCH --gres=gpu:h100:8

@@ -1,6 +1,6 @@
 #!/bin/bash
 #SBATCH --job-name=qm-l-42-triton-server
-#SBATCH --comment=L-42
+#SBATCH --comment=qm:L-42
 #SBATCH --partition=interactive
 #SBATCH --account=vision
 #SBATCH --gres=gpu:l40s:1
@@ -18,7 +18,7 @@ export QM_IMAGE=nvcr.io/nvidia/tritonserver:24.05-py3
 export QM_DATA=/projects/vision QM_JOB_DIR=/projects/vision/.quartermaster/L-42
 export QM_NNODES=1 QM_GPUS_PER_NODE=1 QM_MASTER_PORT=29500
 export QM_MASTER_ADDR="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)"
-export QM_PORT=38400
+export QM_PORT=27090
 mkdir -p "$QM_JOB_DIR"
 cd "$QM_DATA"
 
