@@ -21,6 +21,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/acme/quartermaster/internal/nfc"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -216,9 +217,9 @@ func New(cfg Config) (*Adapter, error) {
 	a.channels = map[string]string{}
 	a.channelNames = map[string]string{}
 	for name, id := range cfg.Channels {
-		a.channels[policy.ChannelKey(name)] = id
+		a.channels[channelKey(name)] = id
 		id = strings.TrimSpace(id)
-		if prev, twice := a.channelNames[id]; twice && policy.ChannelKey(prev) != policy.ChannelKey(name) {
+		if prev, twice := a.channelNames[id]; twice && channelKey(prev) != channelKey(name) {
 			name = ""
 		}
 		a.channelNames[id] = name
@@ -264,3 +265,8 @@ func (a *Adapter) goWork(f func(ctx context.Context)) {
 func (a *Adapter) handle(ctx context.Context, req bot.Request) []bot.Reply {
 	return inflight.Handle(ctx, a.work, a.cfg.Handler, req)
 }
+
+// channelKey is how the adapter compares channels: as policy.ChannelKey, the name first in NFC,
+// since a channel may come from the policy or a notice in either Unicode form (ü, or u and a
+// combining diaeresis).
+func channelKey(ch string) string { return policy.ChannelKey(nfc.Name(ch)) }

@@ -34,7 +34,7 @@ func (a *Adapter) Send(ctx context.Context, r bot.Reply) error {
 	}
 	to := r.To
 	if strings.HasPrefix(to, "#") {
-		if _, ok := a.channels[policy.ChannelKey(to)]; !ok {
+		if _, ok := a.channels[channelKey(to)]; !ok {
 			return fmt.Errorf("%w: %s has no Discord channel id in the policy", ErrNotHere, to)
 		}
 	}
@@ -66,7 +66,7 @@ func (a *Adapter) Deliver(ctx context.Context, r bot.Reply) error { return a.Sen
 // channelFor is where a message to "to" goes: a person's DM channel, or the channel's id.
 func (a *Adapter) channelFor(ctx context.Context, to string) (string, bool, error) {
 	if strings.HasPrefix(to, "#") {
-		id, ok := a.channels[policy.ChannelKey(to)]
+		id, ok := a.channels[channelKey(to)]
 		return id, ok, nil
 	}
 	user, ok, err := a.cfg.People.UserID(ctx, to)

@@ -2,8 +2,7 @@ package policy
 
 import (
 	"strings"
-
-	"golang.org/x/text/unicode/norm"
+	"unicode"
 )
 
 // latinLetters maps the accented and joined Latin letters of Latin-1 and Latin Extended-A
@@ -28,18 +27,24 @@ var latinLetters = func() map[rune]string {
 // (équipe-vision is equipe-vision, straße strasse) and A to Z in lower case; other characters
 // stay as they are. Names in a policy are a to z, so this is the name meant by one typed with
 // its accents, also where an accent is typed as a combining mark after its letter (e and U+0301,
-// as text copied from macOS often holds é); a letter of another alphabet that looks Latin
-// (Cyrillic і) is not folded.
+// as text copied from macOS often holds é): a combining mark after a letter a to z is left out
+// with its accent; a letter of another alphabet that looks Latin (Cyrillic і) is not folded.
 func FoldAccents(s string) string {
 	var b strings.Builder
-	for _, r := range norm.NFC.String(s) {
+	latin := false // the last character written is a letter a to z
+	for _, r := range s {
+		if latin && unicode.Is(unicode.Mn, r) {
+			continue
+		}
 		if f, ok := latinLetters[r]; ok {
 			b.WriteString(f)
+			latin = true
 			continue
 		}
 		if r >= 'A' && r <= 'Z' {
 			r += 'a' - 'A'
 		}
+		latin = r >= 'a' && r <= 'z'
 		b.WriteRune(r)
 	}
 	return b.String()

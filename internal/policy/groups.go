@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 	"unicode"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // SameName reports whether two names (of groups, people, teams or classes) are one: the same
@@ -33,11 +31,12 @@ func asciiLower(c byte) byte {
 	return c
 }
 
-// ChannelKey is how a channel is written where channels are compared: as NameKey, with each
-// accented letter as one character (Unicode NFC), so that #kühlung typed as u and a combining
-// diaeresis, as text copied from macOS often holds it, is the channel #kühlung, which it looks
-// like.
-func ChannelKey(ch string) string { return NameKey(norm.NFC.String(ch)) }
+// ChannelKey is how a channel is written where channels are compared: as NameKey. Text comes in
+// with each accented letter as one character (Unicode NFC: internal/nfc, where chat, the command
+// line, Discord's channel names and the policy file are read), so that #kühlung typed as u and a
+// combining diaeresis, as text copied from macOS often holds it, is the channel #kühlung, which
+// it looks like.
+func ChannelKey(ch string) string { return NameKey(ch) }
 
 // NameKey is how a name is written where names are compared as text (the groups rules see,
 // indexes of members, people): A to Z in lower case, everything else as it is (see SameName).

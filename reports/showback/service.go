@@ -3,6 +3,7 @@ package showback
 import (
 	"context"
 	"fmt"
+	"github.com/acme/quartermaster/internal/nfc"
 	"slices"
 	"sort"
 	"strings"
@@ -155,6 +156,7 @@ func (s *Service) CheckWeek(ctx context.Context, w Week) error {
 // policy does not list runs on the default quota); or by its channel (#vision-gpu), as chat takes
 // a team. Anything else is refused with the teams there are.
 func (s *Service) ResolveTeam(ctx context.Context, name string) (string, error) {
+	name = nfc.Name(name) // as typed, perhaps with combining accents (macOS copy-paste)
 	if t, ok := s.Policy.Team(name); ok {
 		return t.Name, nil
 	}
