@@ -672,13 +672,31 @@ func namesEnd(verb string, args []string) int {
 	case "deny":
 		return min(len(args), 1)
 	case "quota-request":
-		for i, a := range args {
-			if strings.EqualFold(a, "because") {
-				return i
-			}
+		if i := becauseAt(args); i >= 0 {
+			return i
 		}
 	}
 	return len(args)
+}
+
+// reasonMarks are the marks that may follow the word before a reason (because: poster session,
+// because - poster session) and are not part of it.
+const reasonMarks = ":,;.!-–—"
+
+// becauseAt is the index of the word "because" that starts a quota request's reason, written
+// alone or with marks after it (because:, because,); -1 when there is none.
+func becauseAt(args []string) int {
+	for i, a := range args {
+		if strings.EqualFold(a, "because") {
+			return i
+		}
+	}
+	for i, a := range args {
+		if b := strings.TrimRight(a, reasonMarks); b != a && strings.EqualFold(b, "because") {
+			return i
+		}
+	}
+	return -1
 }
 
 // accentedName finds the first word of a command's args, outside its free-text reason, that is
@@ -2425,24 +2443,14 @@ func extraGPUs(verb, w string) (n int, late *qm.Error, err *qm.Error) {
 }
 
 func parseQuotaRequest(c Command, args []string) (Command, error) {
-	because := -1
-	for i, a := range args {
-		if strings.EqualFold(a, "because") {
-			because = i
-			break
-		}
-	}
-	if because < 0 {
-		for i, a := range args {
-			if b := strings.TrimRight(a, ":,;.!-–—"); b != a && strings.EqualFold(b, "because") {
-				// because: poster session: the reason follows, but the word is not written alone.
-				// Read again with it alone, so that the example keeps the reason typed.
-				fixed, err := parseQuotaRequest(c, slices.Replace(slices.Clone(args), i, i+1, "because"))
-				if err != nil {
-					return fixed, err
-				}
-				return fixed, bad(c.Verb, "%s has a mark after it; a quota request writes because alone before its reason.", policy.Quoted(a, 40))
-			}
+	because := becauseAt(args)
+	if because >= 0 {
+		// because: poster session, because - poster session: the reason follows the mark, and
+		// is read without it.
+		args = slices.Clone(args)
+		args[because] = "because"
+		if because+1 < len(args) && strings.Trim(args[because+1], reasonMarks) == "" {
+			args = slices.Delete(args, because+1, because+2)
 		}
 	}
 	noReason := func() (Command, error) {
