@@ -2463,6 +2463,21 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		fixed, err := parseQuotaRequest(c, append(slices.Clone(head), "because", "a reason"))
 		fixed.Reason = ""
 		if err != nil {
+			if because < 0 {
+				// +2 train deadline: the words that no quota request reads before its reason,
+				// from the last place where because would make the rest a reason, are the
+				// reason typed without the word because. A word with a digit is taken for a
+				// mistyped length, as before.
+				for k := len(args) - 1; k >= 2; k-- {
+					if strings.ContainsAny(args[k], "0123456789") || strings.EqualFold(args[k], "for") || strings.EqualFold(args[k], "team") {
+						continue
+					}
+					meant, merr := parseQuotaRequest(c, slices.Insert(slices.Clone(args), k, "because"))
+					if merr == nil {
+						return meant, bad(c.Verb, "%s is not part of a quota request; a quota request's reason follows the word because.", policy.Quoted(strings.Join(args[k:], " "), 40))
+					}
+				}
+			}
 			return fixed, err
 		}
 		return fixed, bad(c.Verb, "a quota request needs a reason after \"because\".")
