@@ -1484,6 +1484,12 @@ func durationProblem(verb, v string, err error, eg string) *qm.Error {
 	if errors.Is(err, policy.ErrDurationTooLong) {
 		return bad(verb, "%s is longer than any lease may last (10 years at most); write a duration like %s.", policy.Quoted(v, 40), eg)
 	}
+	if errors.Is(err, errShortDuration) {
+		if verb == "quota-request" {
+			return bad(verb, "%s is shorter than an hour, the shortest length accepted for a quota increase; write one like %s.", policy.Quoted(v, 40), eg)
+		}
+		return bad(verb, "%s is shorter than a minute, the shortest length accepted; write one like %s.", policy.Quoted(v, 40), eg)
+	}
 	if errors.Is(err, errZeroDuration) {
 		return bad(verb, "%s is no length of time; write one like %s.", policy.Quoted(v, 40), eg)
 	}
@@ -1648,6 +1654,11 @@ func otherDigits(verb, w, meant, eg string) *qm.Error {
 // errZeroDuration is a duration of no time (0, 0m): a duration, but no length for anything.
 var errZeroDuration = errors.New("zero duration")
 
+// errShortDuration is a duration of more than no time but less than a minute (20s, 0.0001h):
+// shorter than anything lasts. It is a zero duration to whatever only asks whether a word is a
+// length of something.
+var errShortDuration = fmt.Errorf("shorter than a minute: %w", errZeroDuration)
+
 func parseDur(s string) (time.Duration, error) {
 	d, err := policy.ParseDuration(s)
 	if err != nil && strings.Trim(s, "0") == "" && s != "" {
@@ -1658,6 +1669,9 @@ func parseDur(s string) (time.Duration, error) {
 	}
 	if d <= 0 {
 		return 0, errZeroDuration
+	}
+	if d < time.Minute {
+		return 0, errShortDuration
 	}
 	if d >= time.Minute {
 		// Leases are kept, shown and checked by the minute: 3h1s is 3h, as every reply writes it.

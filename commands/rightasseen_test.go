@@ -413,7 +413,7 @@ func TestHelpExplainsOneCommand(t *testing.T) {
 func TestSubMinuteDurationIsRefusedInItsOwnWords(t *testing.T) {
 	h := newHarness(t)
 	r := h.say("alice@acme.example", "/gpu request 1 interactive for 45s")
-	if !r.Error || !strings.Contains(r.Text, "not 45s") {
+	if !r.Error || !strings.Contains(r.Text, `"45s"`) {
 		t.Errorf("for 45s: %s", r.Text)
 	}
 }
