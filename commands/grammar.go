@@ -1835,6 +1835,15 @@ func parseRequest(c Command, args []string) (Command, error) {
 			}
 			c.Duration = d
 		case la == "template":
+			if i+1 < len(args) && strings.IndexAny(args[i+1], "0123456789") == 0 {
+				if _, err := parseDur(args[i+1]); err == nil {
+					// template 4h: a length, which no template is named like (a template's name
+					// starts with a letter): the template's name was left out, and the length
+					// is read as the request's.
+					note(bad("request", "%s must be followed by a template name.", policy.Quoted(a, 40)))
+					continue
+				}
+			}
 			v, perr := next("template name")
 			if perr != nil {
 				note(perr)
