@@ -86,6 +86,29 @@ func Report(ctx context.Context, b *Bot, svc *showback.Service, req bot.Request,
 	if rs := b.mentionInReport(ctx, req, svc, args, knownTeam); rs != nil {
 		return rs
 	}
+	for i, a := range args {
+		if !policy.OtherDigits(a) || channelWord(a) {
+			continue
+		}
+		// 2026-W٤٩: a week written with digits other than 0-9 (no team's name has any), refused
+		// as the grammar refuses such digits elsewhere; the week meant is the example where it has
+		// a report, else a week that has one, with the team typed where the asker sees it.
+		other := ""
+		if len(args) == 2 {
+			if t, ok, terr := knownTeam(args[1-i]); terr == nil && ok {
+				other = t
+			}
+		}
+		if meant, clear := policy.ASCIIDigits(a); clear {
+			if w, err := svc.ParseWeek(ctx, meant); err == nil && svc.CheckWeek(ctx, w) == nil {
+				text := fmt.Sprintf("%s is written with digits other than 0-9; write the week with the digits 0-9: %s.", policy.Quoted(a, 40), w)
+				return []bot.Reply{{Error: true, Ephemeral: true, Text: qm.ErrorMessage(qm.Errorf(qm.EINVALID, "%s", text)) + " Example: " + b.reportExample(ctx, req, w, other)}}
+			}
+		}
+		eg := svc.ExampleWeek(ctx)
+		text := fmt.Sprintf("%s is written with digits other than 0-9; write the week with the digits 0-9, like %s.", policy.Quoted(a, 40), eg)
+		return []bot.Reply{{Error: true, Ephemeral: true, Text: qm.ErrorMessage(qm.Errorf(qm.EINVALID, "%s", text)) + " Example: " + b.reportExample(ctx, req, eg, other)}}
+	}
 	if len(args) == 2 {
 		// A team first: a week after it is read as the week (/gpu report vision last week),
 		// and a second team is refused.
