@@ -1855,6 +1855,11 @@ func parseRequest(c Command, args []string) (Command, error) {
 			}
 			c.setTemplate(unquoted(v))
 		case la == "team":
+			if i+1 < len(args) && c.teamLeftOut(args[i+1]) {
+				// team for 2h: the team's name was left out, and the word is read as itself.
+				note(bad("request", "%s must be followed by a team name.", policy.Quoted(a, 40)))
+				continue
+			}
 			v, perr := next("team name")
 			if perr != nil {
 				note(perr)
@@ -2142,6 +2147,14 @@ func (c Command) teamName(verb, s string) (string, *qm.Error) {
 		return "", bad(verb, "%s is not a team name.", policy.Quoted(s, 40))
 	}
 	return t, nil
+}
+
+// teamLeftOut reports whether w, the word after "team", is one of a request's own words (for,
+// data, exclusive…) that names no team of the policy: the team's name was left out. A team named
+// like such a word is that team; with the policy's teams unknown, nothing is left out.
+func (c Command) teamLeftOut(w string) bool {
+	k := policy.NameKey(unquoted(w))
+	return c.teams != nil && !c.teams[k] && dataWord(k)
 }
 
 // discordID reports whether s is a Discord id closing a mention: digits, then ">".
@@ -2592,6 +2605,20 @@ func parseQuotaRequest(c Command, args []string) (Command, error) {
 		}
 		if i+1 == len(tail) || c.Team != "" {
 			return c, bad(c.Verb, "\"team\" must be followed by one team name, given once.")
+		}
+		if c.teamLeftOut(tail[i+1]) {
+			// team for 3d: the team's name was left out; read again without the word team, so
+			// that the example keeps the rest.
+			for j := 0; j+1 < because; j++ {
+				if strings.EqualFold(unquoted(args[j]), "team") && c.teamLeftOut(args[j+1]) {
+					fixed, err := parseQuotaRequest(c, slices.Delete(slices.Clone(args), j, j+1))
+					if err != nil {
+						return fixed, err
+					}
+					return fixed, bad(c.Verb, "\"team\" must be followed by a team name.")
+				}
+			}
+			return c, bad(c.Verb, "\"team\" must be followed by a team name.")
 		}
 		t, perr := c.teamName(c.Verb, tail[i+1])
 		if perr != nil {
