@@ -293,7 +293,7 @@ func field(id, label, placeholder, value string, opts []*slack.OptionBlockObject
 }
 
 // suggest answers an external select's typeahead: up to 100 of the field's options whose value or
-// label contains what was typed, in the menu's order.
+// label contains what was typed, A to Z case aside, in the menu's order.
 func (a *Adapter) suggest(cb slack.InteractionCallback) slack.OptionsResponse {
 	ch := a.cfg.Choices
 	var all []*slack.OptionBlockObject
@@ -309,13 +309,16 @@ func (a *Adapter) suggest(cb slack.InteractionCallback) slack.OptionsResponse {
 	case fieldDuration:
 		all = options(ch.Durations)
 	}
-	q := strings.ToLower(strings.TrimSpace(cb.Value))
+	// Names compare as everywhere else in the product (policy.NameKey: A to Z case aside, nothing
+	// else folded), so a name typed with a look-alike letter (the Kelvin sign K) is offered nothing
+	// a command naming it so would not reach.
+	q := policy.NameKey(strings.TrimSpace(cb.Value))
 	out := []*slack.OptionBlockObject{}
 	for _, o := range all {
 		if len(out) == maxStaticOptions {
 			break
 		}
-		if q == "" || strings.Contains(strings.ToLower(o.Value), q) || strings.Contains(strings.ToLower(o.Text.Text), q) {
+		if q == "" || strings.Contains(policy.NameKey(o.Value), q) || strings.Contains(policy.NameKey(o.Text.Text), q) {
 			out = append(out, o)
 		}
 	}
