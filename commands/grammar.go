@@ -1163,7 +1163,7 @@ func parseDeny(c Command, args []string) (Command, error) {
 		// deny L 1 REASON: the denial meant, with the reason typed.
 		c.Lease = id
 		ex := strings.ReplaceAll(leaseExample(c.Verb), leasePlaceholder, id.String())
-		if r, rerr := reasonText(c.Verb, args[2:]); rerr == nil && r != "" {
+		if r, rerr := reasonText(c.Verb, denialWords(args[2:])); rerr == nil && r != "" {
 			c.Reason, ex = r, "/gpu deny "+id.String()+" "+r
 		}
 		return c, qm.Invalid(ex, "%s is not a lease id; write it as one word: %s.", policy.Quoted(strings.Join(args[:2], " "), 40), id)
@@ -1172,7 +1172,7 @@ func parseDeny(c Command, args []string) (Command, error) {
 	c.Lease = id
 	if perr != nil && id != 0 && len(args) > 1 {
 		// The id in other digits: the example denies it, written with 0-9, with the reason typed.
-		if r, rerr := reasonText(c.Verb, args[1:]); rerr == nil && r != "" {
+		if r, rerr := reasonText(c.Verb, denialWords(args[1:])); rerr == nil && r != "" {
 			c.Reason = r
 			return c, perr.WithExample("/gpu deny " + id.String() + " " + r)
 		}
@@ -1180,13 +1180,27 @@ func parseDeny(c Command, args []string) (Command, error) {
 	if perr != nil {
 		return c, perr
 	}
-	r, perr := reasonText(c.Verb, args[1:])
+	r, perr := reasonText(c.Verb, denialWords(args[1:]))
 	if perr != nil {
 		// The example denies the lease typed, with a reason within the limit.
 		return c, perr.WithExample(strings.ReplaceAll(leaseExample(c.Verb), leasePlaceholder, id.String()))
 	}
 	c.Reason = r
 	return c, nil
+}
+
+// denialWords are the words of a denial's reason without a lead word and its mark (reason: too
+// big, because - booked): the words after the mark are the reason, as after a quota request's
+// because:. Words with no such lead, or nothing after it, are as typed.
+func denialWords(words []string) []string {
+	lead := func(w string) bool { return strings.EqualFold(w, "reason") || strings.EqualFold(w, "because") }
+	switch {
+	case len(words) >= 2 && strings.TrimRight(words[0], reasonMarks) != words[0] && lead(strings.TrimRight(words[0], reasonMarks)):
+		return words[1:]
+	case len(words) >= 3 && lead(words[0]) && strings.Trim(words[1], reasonMarks) == "":
+		return words[2:]
+	}
+	return words
 }
 
 // backtickLookalike is the character a backtick in a reason is kept as: it shows the same and
