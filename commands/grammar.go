@@ -1091,6 +1091,27 @@ func parseExtend(c Command, args []string) (Command, error) {
 		return c, perr
 	}
 	rest := unquotedWords(args[1:])
+	if perr == nil {
+		// extend L-1 L-2 1h: one lease at a time, each by the length typed (else 2h). A bare
+		// number is a length (extend L-1 1 hour), not a lease.
+		ids := []qm.LeaseID{id}
+		for len(rest) > 0 && len(rest[0]) > 2 && strings.EqualFold(rest[0][:2], "L-") {
+			next, err := leaseArg(c.Verb, rest[0])
+			if err != nil {
+				break
+			}
+			ids, rest = append(ids, next), rest[1:]
+		}
+		if len(ids) > 1 {
+			d := 2 * time.Hour
+			if v, err := durationOf(rest); err == nil {
+				d = v
+			}
+			c.Duration = d
+			length := policy.FormatDuration(d)
+			return c, qm.Invalid("/gpu extend "+id.String()+" "+length, "/gpu extend takes one lease at a time: %s first, then %s.", id, eachAfter(c.Verb, ids[1:], length))
+		}
+	}
 	if strings.EqualFold(rest[0], "by") || strings.EqualFold(rest[0], "for") {
 		if len(rest) == 1 {
 			// "/gpu extend L-1 for": the duration is missing, not empty.

@@ -47,7 +47,7 @@ func TestALeaseCommandWithoutItsIDShowsTheAskersOwnLease(t *testing.T) {
 				// keep answers an idle warning, and none of u's leases has one open
 				t.Errorf("/gpu keep with no lease warned as idle: example %q; want /gpu list", ex)
 			}
-			for _, cmd := range []string{"/gpu status", "/gpu status L-1 L-2", "/gpu extend 2h", "/gpu extend", "/gpu status L-x", "/gpu release"} {
+			for _, cmd := range []string{"/gpu status", "/gpu extend 2h", "/gpu extend", "/gpu status L-x", "/gpu release"} {
 				verb := strings.Fields(cmd)[1]
 				ex := exampleOf(u, cmd)
 				if strings.Contains(ex, "L-42") || !strings.HasPrefix(ex, "/gpu "+verb+" "+second) {

@@ -8,7 +8,7 @@ import (
 // A command that takes one lease id, given that id and more ("release L-1 now", "status L-1
 // please") or the id over two words ("release L 1", "release lease 1"), is refused with the example
 // naming that lease; before, the example named the asker's latest lease, so typing it back
-// released another one. Two ids stay a refusal with no lease of the two preferred.
+// released another one. Two ids are refused as one lease at a time, the first typed first.
 func TestALeaseCommandWithMoreWordsKeepsItsLease(t *testing.T) {
 	h := kelpOn(t)
 	const who = "mara@kelp.example"
@@ -33,8 +33,18 @@ func TestALeaseCommandWithMoreWordsKeepsItsLease(t *testing.T) {
 			t.Errorf("/gpu %s answered %q; want the example /gpu %s", tc.ask, got.Text, tc.example)
 		}
 	}
-	if got := h.say(who, "/gpu release "+id+" "+second.String()); !got.Error || strings.Contains(exampleOf(t, got.Text), id) || strings.Contains(exampleOf(t, got.Text), second.String()) {
-		t.Errorf("/gpu release %s %s answered %q; want it refused naming neither in the example", id, second, got.Text)
+	// Two ids: one at a time, the first typed in the example and the second named after it,
+	// never the asker's latest lease, which neither named (typed back, it ended a third lease).
+	for _, tc := range []struct{ ask, example, then string }{
+		{"release " + id + " " + second.String(), "release " + id, "/gpu release " + second.String()},
+		{"status " + id + " " + second.String(), "status " + id, "/gpu status " + second.String()},
+		{"extend " + id + " " + second.String() + " 90m", "extend " + id + " 1h30m", "/gpu extend " + second.String() + " 1h30m"},
+		{"extend " + id + " " + second.String(), "extend " + id + " 2h", "/gpu extend " + second.String() + " 2h"},
+	} {
+		got := h.say(who, "/gpu "+tc.ask)
+		if !got.Error || exampleOf(t, got.Text) != tc.example || !strings.Contains(got.Text, "one lease at a time") || !strings.Contains(got.Text, tc.then) {
+			t.Errorf("/gpu %s answered %q; want one lease at a time, the example /gpu %s and then %s", tc.ask, got.Text, tc.example, tc.then)
+		}
 	}
 	if st := h.say(who, "/gpu status "+id); !strings.Contains(st.PlainText(), "active") {
 		t.Errorf("a refused command changed %s: %s", id, st.PlainText())

@@ -381,6 +381,10 @@ func oneLease(c Command, args []string) (Command, error) {
 				others = append(others, unquoted(a))
 			}
 		}
+		if len(ids) > 1 && len(others) == 0 {
+			// L-1 L-2: one at a time, the first typed first (never another of the asker's).
+			return named(ids[0], "/gpu %s takes one lease at a time: %s first, then %s.", c.Verb, ids[0], eachAfter(c.Verb, ids[1:], ""))
+		}
 		if len(ids) == 1 {
 			// L-1 now, L-1 please: the lease and words the command does not take.
 			return named(ids[0], "/gpu %s takes exactly one lease id and nothing else; leave out %s.", c.Verb, policy.Quoted(strings.Join(others, " "), 40))
@@ -395,6 +399,16 @@ func oneLease(c Command, args []string) (Command, error) {
 		return c, perr
 	}
 	return c, nil
+}
+
+// eachAfter is the commands that do verb to each of ids in turn, with tail after each id (the
+// length of an extension): "/gpu release L-2 and /gpu release L-3".
+func eachAfter(verb string, ids []qm.LeaseID, tail string) string {
+	var cmds []string
+	for _, id := range ids {
+		cmds = append(cmds, strings.TrimSpace("/gpu "+verb+" "+id.String()+" "+tail))
+	}
+	return policy.JoinList(cmds, "and")
 }
 
 func init() {
