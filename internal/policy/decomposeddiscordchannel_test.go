@@ -11,7 +11,9 @@ import (
 )
 
 // The policy file is read as the program reads it: in Unicode NFC (nfc.Name).
-func load(text string) (*policy.Policy, error) { return policy.Load([]byte(text), "harbor.yaml", nfc.Name) }
+func load(text string) (*policy.Policy, error) {
+	return policy.Load([]byte(text), "harbor.yaml", nfc.Name)
+}
 
 func warnings(ws []policy.Problem) string {
 	var all []string
