@@ -22,6 +22,20 @@ var CSVHeader = []string{"week", "team", "class", "gpu_hours", "cost", "idle_gpu
 	"observed_gpu_hours", "mean_utilization_pct", "peak_gpus", "quota_gpus", "peak_quota_pct", "mean_quota_pct", "currency",
 	"quota_gpus_most"}
 
+// ownCSVHeader is CSVHeader for a person's own report: the same columns in the same places, the
+// peak and the quota shares named as the person's own against the team's quota.
+var ownCSVHeader = func() []string {
+	own := map[string]string{"peak_gpus": "own_peak_gpus", "quota_gpus": "team_quota_gpus", "peak_quota_pct": "own_peak_quota_pct",
+		"mean_quota_pct": "own_mean_quota_pct", "quota_gpus_most": "team_quota_gpus_most"}
+	h := append([]string{}, CSVHeader...)
+	for i, c := range h {
+		if o, ok := own[c]; ok {
+			h[i] = o
+		}
+	}
+	return h
+}()
+
 // two writes a number with a dot and two decimals.
 func two(v float64) string { return strconv.FormatFloat(round(v, 2), 'f', 2, 64) }
 
@@ -45,7 +59,11 @@ func round(v float64, places int) float64 { return policy.Round(v, places) }
 // WriteCSV writes one row per team and class.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader); err != nil {
+	header := CSVHeader
+	if r.Scope.User != "" {
+		header = ownCSVHeader
+	}
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for _, row := range r.Rows {
@@ -388,6 +406,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	b.WriteString("\n")
 	table := [][]string{{"team", "class", "GPU-hours", "cost", "idle", "reclaimed", "leases", "util", "peak GPUs", "peak quota", "mean quota"}}
+	if r.Scope.User != "" {
+		// A person's own report: the peak and the shares are theirs, against the team's quota.
+		table[0] = append(table[0][:8], "your peak GPUs of the team's quota", "your peak share of the team's quota", "your mean share of the team's quota")
+	}
 	for _, row := range r.Rows {
 		table = append(table, []string{row.Team, row.Class, two(row.GPUHours), r.Money(row.Cost), idleCell(row.Figures),
 			two(row.ReclaimedGPUHours), strconv.Itoa(row.Leases), pctOf(row.MeanUtilization), r.peakOf(row),
