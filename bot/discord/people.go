@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/nfc"
 	"github.com/acme/quartermaster/internal/policy"
 )
 
@@ -65,7 +66,7 @@ type Choice struct {
 // Suggests reports whether a suggestion whose text is one of texts (a name, a title) matches
 // what a person typed so far: a part of it, with the accents typed left out (the policy writes
 // names a to z, and the grammar names the one meant), capitals and spaces around it not
-// counting. Nothing typed matches everything. Every option's suggestions go by this one rule.
+// counting, both read in Unicode normal form C as a command is. Nothing typed matches everything. Every option's suggestions go by this one rule.
 func Suggests(typed string, texts ...string) bool {
 	typed = foldTyped(typed)
 	for _, t := range texts {
@@ -76,9 +77,10 @@ func Suggests(typed string, texts ...string) bool {
 	return false
 }
 
-// foldTyped is s as Suggests compares it: trimmed, accents left out, in lower case.
+// foldTyped is s as Suggests compares it: in Unicode normal form C (nfc.Name, as a command's text
+// is read), trimmed, accents left out, in lower case.
 func foldTyped(s string) string {
-	return strings.ToLower(policy.FoldAccents(strings.TrimSpace(s)))
+	return strings.ToLower(policy.FoldAccents(strings.TrimSpace(nfc.Name(s))))
 }
 
 // Completer suggests values for an option as a person types it: kind is the option's
