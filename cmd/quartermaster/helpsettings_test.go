@@ -11,7 +11,9 @@ import (
 // A setting of the environment that can stop a command (a wrong value refused, naming it) is one
 // that command's --help lists, as docs/configuration.md's "where" says: discord register reads
 // single sign-on's settings (they decide whether login, logout and unlink are installed) and the
-// workload settings, and refused a wrong one that its help did not name. Not parallel: it sets
+// workload settings, and refused a wrong one that its help did not name. A setting read without
+// being refused counts too: templates render shows QM_SLURM_INSTANCE and QM_KUBE_INSTANCE in the
+// script and manifest it prints, and its help did not name them. Not parallel: it sets
 // the environment.
 func TestASettingThatStopsACommandIsInItsHelp(t *testing.T) {
 	pol := filepath.Join("..", "..", "commands", "testdata", "plover.yaml")
@@ -28,6 +30,7 @@ func TestASettingThatStopsACommandIsInItsHelp(t *testing.T) {
 		{"agent-token", "list", "--db", db},
 		{"console", "--db", db, "--policy", pol},
 	} {
+		plain, _, _ := runCLI(cmd...) // without the setting
 		help, _, code := runCLI(append(cmd[:2:2], "--help")...)
 		if code != 0 {
 			t.Fatalf("%v --help: exit %d", cmd[:2], code)
@@ -39,9 +42,14 @@ func TestASettingThatStopsACommandIsInItsHelp(t *testing.T) {
 				}
 				t.Run(strings.Join(cmd[:2], "-")+"/"+e, func(t *testing.T) {
 					t.Setenv(e, "x-invalid")
-					_, stderr, code := runCLI(cmd...)
+					out, stderr, code := runCLI(cmd...)
 					if code != 0 && strings.Contains(stderr, e) {
 						t.Errorf("%s=x-invalid stops %v (%s), but its --help does not name %s", e, cmd[:2], strings.TrimSpace(stderr), e)
+					}
+					// A setting the command reads without refusing it (an instance name, which a
+					// preview carries) is one it applies to as well: its value in the output.
+					if code == 0 && strings.Contains(out, "x-invalid") && !strings.Contains(plain, "x-invalid") {
+						t.Errorf("%s=x-invalid is in %v's output, but its --help does not name %s", e, cmd[:2], e)
 					}
 				})
 			}
