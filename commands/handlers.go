@@ -1651,12 +1651,14 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 func (b *Bot) ownedQuotas(ctx context.Context, owned []string) bot.Reply {
 	since := b.Svc.WeekStart(b.Svc.Clock.Now()).Format("Mon 2 Jan")
 	r := bot.Reply{Text: fmt.Sprintf("You are in no team, but a budget owner of %s; this week (since %s):", policy.Count(len(owned), "team", "teams"), since)}
+	// A line for each team, as many as a list of names names (policy.SomeNames: never one left
+	// over to "and 1 more"); the teams after them are named as such lists name them.
+	shown, rest := owned, []string(nil)
+	if len(owned) > maxTeamsNamed+1 {
+		shown, rest = owned[:maxTeamsNamed], owned[maxTeamsNamed:]
+	}
 	var lines []string
-	for i, team := range owned {
-		if i == maxTeamsNamed {
-			lines = append(lines, fmt.Sprintf("and %d more", len(owned)-i))
-			break
-		}
+	for _, team := range shown {
 		u, q, err := b.Svc.TeamUsage(ctx, team)
 		if err != nil {
 			return b.fail(ctx, "quota", err)
@@ -1678,8 +1680,12 @@ func (b *Bot) ownedQuotas(ctx context.Context, owned []string) bot.Reply {
 		}
 		lines = append(lines, fmt.Sprintf("%s: %s; %s", team, gpus, hours))
 	}
-	r.Sections = []bot.Section{{Title: "Your teams' quotas", Text: strings.Join(lines, "\n")},
-		{Title: "One team in full", Text: fmt.Sprintf("/gpu quota %s shows its quota, increases and waiting leases.", owned[0])}}
+	r.Sections = []bot.Section{{Title: "Your teams' quotas", Text: strings.Join(lines, "\n")}}
+	if len(rest) > 0 {
+		r.Sections = append(r.Sections, bot.Section{Title: "Your other teams",
+			Text: fmt.Sprintf("%s. /gpu quota %s shows that team's quota.", policy.SomeNames(rest, maxTeamsNamed, "and"), rest[0])})
+	}
+	r.Sections = append(r.Sections, bot.Section{Title: "One team in full", Text: fmt.Sprintf("/gpu quota %s shows its quota, increases and waiting leases.", owned[0])})
 	return r
 }
 
