@@ -1879,6 +1879,12 @@ func parseRequest(c Command, args []string) (Command, error) {
 					continue
 				}
 			}
+			if i+1 < len(args) && unquoted(args[i+1]) == args[i+1] && dataWord(args[i+1]) {
+				// template for 4h, template team reef: another of the request's words, not a
+				// template's name; the name was left out, and the word is read as itself.
+				note(bad("request", "%s must be followed by a template name.", policy.Quoted(a, 40)))
+				continue
+			}
 			v, perr := next("template name")
 			if perr != nil {
 				note(perr)
