@@ -1210,9 +1210,10 @@ func parseDeny(c Command, args []string) (Command, error) {
 	return c, nil
 }
 
-// denialWords are the words of a denial's reason without a lead word and its mark (reason: too
-// big, because - booked): the words after the mark are the reason, as after a quota request's
-// because:. Words with no such lead, or nothing after it, are as typed.
+// denialWords are the words of a denial's reason without a lead word, marked or bare (reason: too
+// big, because - booked, reason too big): the words after it are the reason, as after a quota
+// request's because. Words with no such lead, or nothing after it, are as typed, and so is
+// "because of …", which is the reason's own phrase, not a label.
 func denialWords(words []string) []string {
 	lead := func(w string) bool { return strings.EqualFold(w, "reason") || strings.EqualFold(w, "because") }
 	switch {
@@ -1220,6 +1221,8 @@ func denialWords(words []string) []string {
 		return words[1:]
 	case len(words) >= 3 && lead(words[0]) && strings.Trim(words[1], reasonMarks) == "":
 		return words[2:]
+	case len(words) >= 2 && lead(words[0]) && !(strings.EqualFold(words[0], "because") && strings.EqualFold(words[1], "of")):
+		return words[1:]
 	}
 	return words
 }
