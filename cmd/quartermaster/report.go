@@ -238,7 +238,7 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	// weekWrong refuses the week (err) with the example's week put right, and the team too where
 	// it is none, which the sentence then says as well: one example puts every mistake right.
-	weekWrong := func(err error) error {
+	weekWrong := func(err error, meant ...showback.Week) error {
 		what := qm.ErrorMessage(err)
 		exSvc, exArgs := svc, args
 		if *asOf != "" && svc.ExampleWeek(ctx).Start(pol.Location).After(clock.Now()) {
@@ -250,7 +250,11 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 				exArgs = withoutPlaces(args, flagPlaces(fs, args, "now"))
 			}
 		}
-		fixed := withFlag(fs, exArgs, "week", exSvc.ExampleWeek(ctx).String())
+		eg := exSvc.ExampleWeek(ctx)
+		if len(meant) > 0 {
+			eg = meant[0] // the week the refused one was meant as, which has a report
+		}
+		fixed := withFlag(fs, exArgs, "week", eg.String())
 		if len(flagPlaces(fs, exArgs, "week")) == 0 {
 			// The default week refused: the example names the one to report instead.
 			fixed = append(fixed, "--week", exSvc.ExampleWeek(ctx).String())
@@ -265,6 +269,17 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return refusal(what, "report", fixed)
 	}
 	w := svc.LastComplete()
+	if *week != "" && policy.OtherDigits(*week) {
+		// 2026-W٤٩: a week written with digits other than 0-9, refused for its digits as /gpu
+		// report refuses it; the week meant is the example where it has a report, else a week
+		// that has one.
+		if text, clear := policy.ASCIIDigits(*week); clear {
+			if mw, err := svc.ParseWeek(ctx, text); err == nil && svc.CheckWeek(ctx, mw) == nil {
+				return weekWrong(qm.Errorf(qm.EINVALID, "%s is written with digits other than 0-9; write the week with the digits 0-9: %s.", policy.Quoted(*week, 40), mw), mw)
+			}
+		}
+		return weekWrong(qm.Errorf(qm.EINVALID, "%s is written with digits other than 0-9; write the week with the digits 0-9, like %s.", policy.Quoted(*week, 40), svc.ExampleWeek(ctx)))
+	}
 	if *week != "" {
 		if w, err = svc.ParseWeek(ctx, *week); err != nil {
 			return weekWrong(err)
