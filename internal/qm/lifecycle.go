@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
@@ -306,7 +307,12 @@ func (s *Service) flagUnobserved(ctx context.Context, l *Lease, why string) {
 		if err := tx.UpdateLease(ctx, cur, cur.State); err != nil {
 			return nil, err
 		}
-		n := Notice{Kind: NoticeTelemetryMissing, To: []string{s.platformChannel()}, Lease: cur}
+		to := s.platformRecipients()
+		if len(to) == 0 {
+			s.log().Warn("a lease cannot be judged idle, and the policy names nobody to tell (reports.showback.platform_channel, reports.showback.channel or approvals.fallback_approvers)", "lease", cur.ID, "why", why)
+			return nil, nil
+		}
+		n := Notice{Kind: NoticeTelemetryMissing, To: to, Lease: cur}
 		n.Reason = unjudgedOf[why]
 		return []Notice{n}, nil
 	})
@@ -325,14 +331,30 @@ func (s *Service) telemetryBack(ctx context.Context, l *Lease) {
 	l.Reason = ""
 }
 
-func (s *Service) platformChannel() string {
+// platformRecipients is who hears of what the platform must look at (a lease that cannot be
+// judged idle): the policy's reports.showback.platform_channel, else its showback channel, else
+// the platform admins (approvals.fallback_approvers; a group through the members the directory
+// knows) in their DMs. None when the policy names none of them.
+func (s *Service) platformRecipients() []string {
 	if ch := s.Policy.Reports.Showback.PlatformChannel; ch != "" {
-		return ch
+		return []string{ch}
 	}
 	if ch := s.Policy.Reports.Showback.Channel; ch != "" {
-		return ch
+		return []string{ch}
 	}
-	return "#gpu-platform"
+	var to []string
+	for _, a := range s.Policy.Approvals.FallbackApprovers {
+		people := s.People(a)
+		if len(people) == 0 {
+			s.unreachable(a, "")
+		}
+		for _, p := range people {
+			if !slices.ContainsFunc(to, func(t string) bool { return SameUser(t, p) }) {
+				to = append(to, p)
+			}
+		}
+	}
+	return to
 }
 
 var errSkip = errors.New("skip")
