@@ -542,7 +542,11 @@ func (b *Bot) decide(ctx context.Context, req bot.Request, c Command, approve bo
 	if l.State == qm.Denied {
 		verb = "Denied"
 	}
-	text := fmt.Sprintf("%s %s (%s %s); it is now %s.", verb, l.ID, l.User, b.askText(l), l.State)
+	now := "it is now " + string(l.State)
+	if l.State == qm.Provisioning {
+		now = "it is being started" // as its requester is told
+	}
+	text := fmt.Sprintf("%s %s (%s %s); %s.", verb, l.ID, l.User, b.askText(l), now)
 	if ext := b.extendedText(ctx, l); ext != "" {
 		text = fmt.Sprintf("%s %s (%s %s): %s", verb, l.ID, l.User, b.askText(l), ext)
 	}

@@ -242,9 +242,11 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 				return err
 			}
 			reason = note
-			if cur.State != Failed {
+			if cur.State != Failed && !(placed && cur.State == Provisioning) {
 				// The requester hears of the approval with the lease as it stands; a lease that
-				// still has to start is announced again when it runs.
+				// still has to start is announced again when it runs. One handed to the
+				// scheduler now is told of once the scheduler answered (approvedStarted), as
+				// it stands then, as the approver reads it.
 				if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeApproved, To: []string{cur.User}, Lease: cur, Actor: approver}); err != nil {
 					return err
 				}
@@ -269,9 +271,37 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 	}
 	var err2 error
 	if placed && l.State == Provisioning {
-		err2 = s.start(ctx, l, true)
+		err2 = s.start(ctx, l, false)
+		s.approvedStarted(ctx, l, approver)
 	}
 	return out, err2
+}
+
+// approvedStarted tells the requester of l, just approved by approver and handed to the
+// scheduler, of the approval with the lease as it stands now (running, waiting in the
+// scheduler's queue, still being started), in one message, or that it failed to start.
+func (s *Service) approvedStarted(ctx context.Context, l *Lease, approver string) {
+	var b batch
+	err := s.Store.Update(ctx, nil, func(tx Tx) error {
+		b = batch{}
+		cur, err := tx.GetLease(ctx, l.ID)
+		if err != nil {
+			return err
+		}
+		n := Notice{Kind: NoticeApproved, To: []string{cur.User}, Lease: cur, Actor: approver}
+		switch {
+		case cur.State == Failed:
+			n = Notice{Kind: NoticeFailed, To: []string{cur.User}, Lease: cur, Reason: cur.Reason}
+		case cur.State.Ended():
+			return nil // released meanwhile: its owner did that
+		}
+		return s.stage(ctx, tx, &b, n)
+	})
+	if err != nil {
+		s.log().Error("tell the requester of an approval", "lease", l.ID, "err", err)
+		return
+	}
+	s.send(ctx, &b)
 }
 
 // quotaAtApproval says how approving l now takes its team past its quota, when the rules the
