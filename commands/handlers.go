@@ -802,6 +802,9 @@ func freeText(s qm.ClassStatus) string {
 }
 
 func waitText(w qm.WaitEstimate) string {
+	if w.SchedulerAway {
+		return "unknown while the scheduler does not answer; nothing is handed to it until it does"
+	}
 	if w.NoNodes {
 		return "no estimate: " + noNodesText + "; a request starts when one is back"
 	}

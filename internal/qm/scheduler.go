@@ -523,6 +523,7 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 		} else {
 			s.inventoryRead.Store(true)
 			s.schedulerAway.Store(false)
+			s.inventoryFailing.Store(false)
 		}
 	}
 	if err := s.RefreshTopology(ctx, false); err != nil {

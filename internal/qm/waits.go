@@ -18,6 +18,10 @@ type WaitEstimate struct {
 	// NoNodes is set (with Unknown) when the scheduler reports its nodes and none of the class
 	// takes jobs now (drained, down, cordoned or reserved): a request waits until one does.
 	NoNodes bool
+	// SchedulerAway is set (with Unknown) while the scheduler does not answer (a job could not
+	// reach it, or its nodes cannot be read): what it said of its GPUs before may no longer hold,
+	// and nothing is handed to it until it answers.
+	SchedulerAway bool
 	// MayNotStart is set when too many similar requests never started for a bound to be worth
 	// giving; Horizon is then the longest wait the predictor has seen.
 	MayNotStart bool
@@ -103,6 +107,9 @@ func (s *Service) PredictWait(ctx context.Context, class, team string, n int) (W
 // for it waits for something the service cannot see: its wait is the scheduler's to say
 // (Unknown), never none.
 func (s *Service) LeaseWait(ctx context.Context, l *Lease) (WaitEstimate, error) {
+	if l.State == Queued && l.Ref == "" && strings.HasPrefix(l.Reason, reasonUnreachablePrefix) {
+		return WaitEstimate{Unknown: true, SchedulerAway: true}, nil
+	}
 	w, err := s.predictWait(ctx, WaitRequest{Lease: l.ID, Class: l.Class, User: l.User, Team: l.Team, GPUs: l.GPUs, Duration: l.Duration}, l.Exclusive)
 	if err == nil && l.State == Queued && l.Ref != "" && !w.Unknown && w.Median < time.Minute {
 		return WaitEstimate{Unknown: true}, nil
@@ -113,6 +120,9 @@ func (s *Service) LeaseWait(ctx context.Context, l *Lease) (WaitEstimate, error)
 // predictWait is PredictWait for req; req.Lease, when set, is a lease already in the queue: only
 // leases queued before it are ahead. reserve: the request takes whole nodes.
 func (s *Service) predictWait(ctx context.Context, req WaitRequest, reserve bool) (WaitEstimate, error) {
+	if s.schedulerSilent() {
+		return WaitEstimate{Unknown: true, SchedulerAway: true}, nil
+	}
 	if s.Waits != nil {
 		return s.predictWithModel(ctx, req)
 	}
