@@ -497,7 +497,20 @@ func (b *Bot) release(ctx context.Context, req bot.Request, c Command) []bot.Rep
 		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
 	b.warningsAnswered(ctx, b.endedWarnings(ctx, l))
-	return []bot.Reply{{Text: fmt.Sprintf("%s is %s. %s", l.ID, l.State, b.releasedLine(ctx, l))}}
+	text := fmt.Sprintf("%s is %s. %s", l.ID, l.State, b.releasedLine(ctx, l))
+	if l.StopDeferred {
+		// The lease and its bill ended; its job could not be stopped now.
+		what := "workspace"
+		if b.batch(l) {
+			what = "job"
+		}
+		if _, ok := qm.BackendAs[qm.Watcher](b.Svc.Backend); ok {
+			text += fmt.Sprintf(" The scheduler could not be reached to stop it, so its %s may still run: it is cancelled as soon as the scheduler answers, and nothing more is billed.", what)
+		} else {
+			text += fmt.Sprintf(" The scheduler could not be told to stop its %s, which may still run; nothing more is billed.", what)
+		}
+	}
+	return []bot.Reply{{Text: text}}
 }
 
 // cancel is /gpu cancel, what a Cancel button runs: it withdraws what still waits and leaves a

@@ -391,6 +391,7 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 		resume()
 		if err != nil {
 			s.log().Error("backend stop failed", "lease", l.ID, "err", err)
+			l.StopDeferred = true
 		}
 	}
 	if wasRunning {

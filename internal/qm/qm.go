@@ -109,9 +109,14 @@ type Lease struct {
 	GPUIndex  []int  // GPU indexes on Node
 	Rules     string // exception rules that stopped it, comma separated
 	Reason    string // why it is in its state (last transition)
-	Because   string // the requester's reason (quota increases)
-	Connect   string // how to reach the workspace
-	Ref       string // the backend's id (Slurm job id, pod name)
+	// StopDeferred is set on the lease Release returns when the scheduler could not be told to
+	// stop its job (it did not answer): the lease and its bill ended all the same, and the
+	// reconcile pass cancels the job, which no live lease owns, once the scheduler answers. It is
+	// not stored.
+	StopDeferred bool
+	Because      string // the requester's reason (quota increases)
+	Connect      string // how to reach the workspace
+	Ref          string // the backend's id (Slurm job id, pod name)
 	// RequestKey makes a request idempotent: a retried delivery finds the lease it made.
 	RequestKey string
 
