@@ -134,7 +134,10 @@ func (s *Service) predictWait(ctx context.Context, req WaitRequest, reserve bool
 		if pool, capa, err = s.waitCapacity(ctx, tx, req, reserve); err != nil {
 			return err
 		}
-		live, err = s.waitLive(ctx, tx, req, pool, reserve)
+		if live, err = s.waitLive(ctx, tx, req, pool, reserve); err != nil {
+			return err
+		}
+		pool, capa, live, err = s.withOtherClassHolds(ctx, tx, req, reserve, pool, capa, live)
 		return err
 	})
 	if err != nil {
@@ -189,6 +192,59 @@ func (s *Service) expiryWait(now time.Time, live []*Lease, req WaitRequest, rese
 		w = max(w, capped)
 	}
 	return w
+}
+
+// withOtherClassHolds counts, for a request whose wait the free GPUs alone decide (not where it
+// can be placed), what the scheduler reports used on the class's nodes that the service's own
+// running leases of another class hold (a node in both classes' partitions, whose GPUs an
+// exclusive lease of the other class or a reservation took whole, or a lease of it uses): not
+// jobs outside the service, whose ends are unknown, but GPUs of the class held until those
+// leases' ends. They come off the pool's Foreign (and SharedForeign), and join live as leases of
+// the class that hold them until then, so that the wait counts on their ends.
+func (s *Service) withOtherClassHolds(ctx context.Context, tx Tx, req WaitRequest, reserve bool, pool Pool, capa int, live []*Lease) (Pool, int, []*Lease, error) {
+	if pool.Foreign == 0 || s.placementBound(req, reserve) {
+		return pool, capa, live, nil
+	}
+	var others []*Lease
+	for _, n := range s.Backend.Inventory() {
+		if n.Class != req.Class || n.Used == 0 {
+			continue
+		}
+		if others == nil {
+			ls, err := tx.ListLeases(ctx, LeaseFilter{Kind: KindWorkspace, States: []State{Provisioning, Active, IdleWarned}})
+			if err != nil {
+				return pool, capa, live, err
+			}
+			others = make([]*Lease, 0, len(ls))
+			for _, l := range ls {
+				if l.Class != req.Class && l.Node != "" {
+					others = append(others, l)
+				}
+			}
+		}
+		used := n.Used
+		for _, o := range others {
+			nodes := strings.Split(o.Node, ",")
+			if used == 0 || !slices.Contains(nodes, n.Name) {
+				continue
+			}
+			hold := max(1, o.GPUs/len(nodes))
+			if c, _ := s.Policy.Class(o.Class); o.Exclusive || c != nil && c.Exclusive() {
+				hold = n.GPUs // it holds the node whole
+			}
+			hold = min(hold, used)
+			used -= hold
+			pool.Foreign -= hold
+			if pool.Limit > 0 {
+				pool.SharedForeign = max(0, pool.SharedForeign-hold)
+			}
+			live = append(live, &Lease{Kind: KindWorkspace, Class: req.Class, Team: o.Team, State: Active, GPUs: hold,
+				Node: n.Name, StartedAt: o.StartedAt, ExpiresAt: o.ExpiresAt, Duration: o.Duration})
+		}
+	}
+	// The request's wait is not placement-bound: its capacity is the pool's reachable GPUs
+	// (waitCapacity), now with those held until known ends.
+	return pool, pool.Reachable(), live, nil
 }
 
 // expiryEstimate is the estimate for a wait bounded by the running leases' expiries (expiryWait).
@@ -318,8 +374,12 @@ func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEs
 		if err != nil {
 			return err
 		}
+		reachable := capa // what the predictor would be told: the class's own leases' room
+		if pool, capa, live, err = s.withOtherClassHolds(ctx, tx, req, reserve, pool, capa, live); err != nil {
+			return err
+		}
 		w := s.expiryWait(s.Clock.Now(), live, req, reserve, pool, capa)
-		if capa < req.GPUs {
+		if reachable < req.GPUs {
 			est := expiryEstimate(w, pool)
 			fallback = &est
 			return nil

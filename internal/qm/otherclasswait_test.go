@@ -1,0 +1,68 @@
+package qm_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/waits"
+)
+
+// A node in two classes' partitions, whose GPUs an exclusive lease of one class holds: the
+// scheduler reports them used on the other class's side of the node, where they are no
+// job outside the service but that lease, whose end is known. A request of the other class
+// is told it waits until then, with or without the wait predictor, not that there is no
+// estimate.
+func TestAnotherClassesExclusiveLeaseEndsTheWait(t *testing.T) {
+	for _, model := range []bool{false, true} {
+		t.Run(fmt.Sprintf("predictor=%v", model), func(t *testing.T) {
+			ctx := context.Background()
+			svc, f, clock, _ := schedService(t, qm.Started{State: qm.Active})
+			p, err := policy.LoadFile("../../commands/testdata/tokyo.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc.Policy, svc.Directory = p, p
+			if model {
+				svc.Waits = waits.New()
+			}
+			f.nodes = []qm.Node{{Name: "dgx1", Class: "a100-big", GPUs: 4}, {Name: "dgx1", Class: "jupyter", GPUs: 4}}
+			if _, err := svc.Reconcile(ctx); err != nil {
+				t.Fatal(err)
+			}
+			big := mustRequest(t, svc, "sora@sakura.example", 1, "a100-big")
+			if big.State != qm.Active || big.Node != "dgx1" {
+				t.Fatalf("the a100-big lease is %s on %q; the test needs it running on dgx1", big.State, big.Node)
+			}
+			// Slurm gives the exclusive job every GPU of dgx1: the jupyter side of it reports
+			// them used.
+			f.nodes[1].Used = 4
+			clock.Advance(30 * time.Minute)
+			if _, err := svc.Reconcile(ctx); err != nil {
+				t.Fatal(err)
+			}
+			left := big.ExpiresAt.Sub(clock.Now())
+			w, err := svc.PredictWait(ctx, "jupyter", "proteomics", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.Unknown || w.Median <= 0 || w.Median > left || w.P90 < w.Median {
+				t.Errorf("with dgx1 held by %s until %s (%v from now), a jupyter quote says %+v; want a wait of at most %v", big.ID, big.ExpiresAt, left, w, left)
+			}
+			l := mustRequest(t, svc, "haru@sakura.example", 1, "jupyter")
+			if l.State != qm.Queued {
+				t.Fatalf("dgx1 is held, yet the jupyter lease is %s", l.State)
+			}
+			lw, err := svc.LeaseWait(ctx, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lw.Unknown || lw.Median <= 0 || lw.Median > left {
+				t.Errorf("the queued jupyter lease's wait is %+v; want one of at most %v", lw, left)
+			}
+		})
+	}
+}
