@@ -152,15 +152,23 @@ func reconcileLoop(ctx context.Context, svc *qm.Service, log *slog.Logger, m *me
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	failing := "" // what the passes failing now say: logged once, not every pass
 	for {
 		start := time.Now()
 		rep, err := svc.Reconcile(ctx)
 		if ctx.Err() == nil {
 			m.Reconcile(time.Since(start), err)
 		}
+		if err == nil && failing != "" {
+			failing = ""
+			log.Info("reconcile works again")
+		}
 		switch {
 		case err != nil && ctx.Err() == nil:
-			log.Error("reconcile", "err", err, "report", rep.String())
+			if err.Error() != failing {
+				failing = err.Error()
+				log.Error("reconcile; logged again once it fails otherwise or works", "err", err, "report", rep.String())
+			}
 		case rep.Activated+rep.Queued+rep.Ended+rep.Vanished+rep.Adopted+rep.Cancelled+rep.Retimed+rep.Removed > 0:
 			log.Info("reconciled", "report", rep.String(), "took", time.Since(start))
 		}

@@ -35,8 +35,10 @@ func (b *Backend) Inventory() []qm.Node {
 func (b *Backend) RefreshInventory(ctx context.Context) error {
 	nodes, err := b.c.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
+		b.refusesCredentials(err)
 		return fmt.Errorf("kube: list nodes: %w", err)
 	}
+	b.credentialsAccepted()
 	pods, err := b.c.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{ResourceVersion: "0",
 		FieldSelector: "status.phase!=Succeeded,status.phase!=Failed"})
 	if err != nil {

@@ -67,6 +67,9 @@ type Backend struct {
 	c   kubernetes.Interface
 	log *slog.Logger
 	inv atomic.Pointer[[]qm.Node] // the last good inventory; nil before the first
+	// credsRefused is set while the API server refuses the service's credentials (401): from the
+	// first call it refused until a read of the inventory or Ping succeeds (refusesCredentials).
+	credsRefused atomic.Bool
 	// away: why every node of a class takes no new work, by class, as the last good inventory
 	// found them (NodesAway)
 	away atomic.Pointer[map[string]string]
@@ -129,9 +132,38 @@ func (b *Backend) Ping(ctx context.Context) error {
 		return errors.New("kube: the clientset has no REST client to check the API server with")
 	}
 	if err := d.RESTClient().Get().AbsPath("/version").Do(ctx).Error(); err != nil {
+		if b.refusesCredentials(err) {
+			return fmt.Errorf("kube: %s", credentialsRefusedWords)
+		}
 		return fmt.Errorf("kube: the API server does not answer: %w", err)
 	}
+	// Asked with the service's credentials, the API server took them.
+	b.credentialsAccepted()
 	return nil
+}
+
+// credentialsRefusedWords says that the API server refuses the service's credentials, and who
+// must act.
+const credentialsRefusedWords = "the cluster's Kubernetes API server refuses the service's credentials (401 Unauthorized: revoked or expired); a platform admin must renew them (the kubeconfig or service account token the service runs with)"
+
+// refusesCredentials reports whether err is the API server refusing the service's credentials
+// (401 Unauthorized), and records it: the first of an outage is logged, once, until a read of the
+// inventory or Ping succeeds (credentialsAccepted).
+func (b *Backend) refusesCredentials(err error) bool {
+	if !apierrors.IsUnauthorized(err) {
+		return false
+	}
+	if b.credsRefused.CompareAndSwap(false, true) {
+		b.log.Error(credentialsRefusedWords+"; no lease starts until then, and /readyz says not ready", "err", err)
+	}
+	return true
+}
+
+// credentialsAccepted records a call the API server took, ending an outage of refusesCredentials.
+func (b *Backend) credentialsAccepted() {
+	if b.credsRefused.CompareAndSwap(true, false) {
+		b.log.Info("the Kubernetes API server accepts the service's credentials again")
+	}
 }
 
 // Ref names a lease's workload object: "pod/NAMESPACE/NAME" or "job/NAMESPACE/NAME".
@@ -178,10 +210,10 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 	}
 	// The claim first: a lease refused for want of it leaves nothing made, not even the namespace.
 	if err := b.checkClaim(ctx, w, l.Team); err != nil {
-		return qm.Started{}, notAnswered(err)
+		return qm.Started{}, b.notAnswered(err)
 	}
 	if err := b.ensureNamespace(ctx, w.Namespace, l.Team); err != nil {
-		return qm.Started{}, notAnswered(err)
+		return qm.Started{}, b.notAnswered(err)
 	}
 	st := qm.Started{State: qm.Provisioning}
 	var made [][3]string // what this start created: kind, namespace, name
@@ -218,7 +250,7 @@ func (b *Backend) Start(ctx context.Context, l *qm.Lease) (qm.Started, error) {
 			// The lease fails: what was made of it (its Service, before its Job was refused) goes
 			// with it, or nothing would ever delete it.
 			b.undo(ctx, w.Namespace, l.ID)
-			return qm.Started{}, notAnswered(createError(l.ID, kindOf(o), err))
+			return qm.Started{}, b.notAnswered(createError(l.ID, kindOf(o), err))
 		}
 	}
 	if w.KubernetesConnect != nil {
@@ -920,10 +952,20 @@ func unanswered(err error) bool {
 
 // notAnswered is err as a qm.Unreachable where the API server did not answer (unanswered), with
 // what client-go said of it for the lease's reason: the lease waits in the service's queue, and
-// its start is tried again once the API answers. Any other error is returned as it is.
-func notAnswered(err error) error {
+// its start is tried again once the API answers. So is a 401 (refusesCredentials): the service's
+// credentials, not the lease, are refused, and the lease waits for a platform admin to renew
+// them, saying so. Any other error is returned as it is.
+func (b *Backend) notAnswered(err error) error {
 	var refused *qm.Refused
-	if err == nil || errors.As(err, &refused) || !unanswered(err) {
+	if err == nil || errors.As(err, &refused) {
+		return err
+	}
+	if b.refusesCredentials(err) {
+		return &qm.Unreachable{Reason: credentialsRefusedWords, Err: err,
+			Waiting: qm.ReasonCredentialsPrefix + ": the cluster's Kubernetes API server refuses them (401 Unauthorized: revoked or expired); " +
+				"a platform admin must renew them (the kubeconfig or service account token the service runs with), and the lease is handed to it once they are"}
+	}
+	if !unanswered(err) {
 		return err
 	}
 	said := ""

@@ -91,9 +91,15 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 			// Nothing reached the scheduler: the lease waits in the service's queue, keeping its
 			// place, and the tick hands it over once the scheduler answers. Its owner hears when
 			// it runs.
-			s.log().Warn("the scheduler does not answer; the lease waits", "lease", l.ID, "err", err)
+			reason := reasonUnreachable(away.Reason)
+			if away.Waiting != "" {
+				reason = away.Waiting
+				s.log().Warn("the lease waits", "lease", l.ID, "reason", reason, "err", err)
+			} else {
+				s.log().Warn("the scheduler does not answer; the lease waits", "lease", l.ID, "err", err)
+			}
 			cur.Node, cur.GPUIndex = "", nil
-			if e := s.transition(ctx, tx, cur, Queued, SystemActor, reasonUnreachable(away.Reason)); e != nil {
+			if e := s.transition(ctx, tx, cur, Queued, SystemActor, reason); e != nil {
 				return e
 			}
 			*l = *cur
@@ -505,6 +511,8 @@ func (s *Service) startQueued(ctx context.Context, class string) {
 			why := "GPUs became free"
 			if strings.HasPrefix(was, reasonUnreachablePrefix) {
 				why = "the scheduler answers again"
+			} else if strings.HasPrefix(was, ReasonCredentialsPrefix) {
+				why = "the scheduler accepts the service's credentials again"
 			}
 			placed, err = s.tryPlace(ctx, tx, cur, why)
 			*q = *cur

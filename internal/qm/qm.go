@@ -387,7 +387,15 @@ func (r *Refused) Unwrap() error { return r.Err }
 type Unreachable struct {
 	Reason string
 	Err    error
+	// Waiting, where set, is the waiting lease's whole reason, in place of the one saying that
+	// the scheduler does not answer: it answers, but refuses the service's own credentials
+	// (ReasonCredentialsPrefix), which only a platform admin can renew.
+	Waiting string
 }
+
+// ReasonCredentialsPrefix begins the reason of a lease that waits in the service's queue because
+// the scheduler refuses the service's credentials (Unreachable.Waiting).
+const ReasonCredentialsPrefix = "waiting until the scheduler accepts the service's credentials"
 
 func (u *Unreachable) Error() string { return u.Err.Error() }
 func (u *Unreachable) Unwrap() error { return u.Err }

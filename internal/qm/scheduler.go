@@ -524,6 +524,9 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 			s.inventoryRead.Store(true)
 			s.schedulerAway.Store(false)
 			s.inventoryFailing.Store(false)
+			if s.inventoryErr.Swap(nil) != nil {
+				s.log().Info("read the scheduler's inventory again")
+			}
 		}
 	}
 	if err := s.RefreshTopology(ctx, false); err != nil {

@@ -79,6 +79,9 @@ type Service struct {
 	// failed; inventoryMu lets one command read it at a time (readInventory).
 	inventoryFailedAt atomic.Int64
 	inventoryMu       sync.Mutex
+	// inventoryErr is what the last failed read of the inventory said, logged once for a run of
+	// reads failing alike (nil after one that succeeds).
+	inventoryErr atomic.Pointer[string]
 	// schedulerAway is set when a job could not be handed to the scheduler because it did not
 	// answer (Unreachable), and cleared by the next inventory refresh that succeeds: meanwhile the
 	// tick hands it no lease of its queue.
@@ -125,11 +128,16 @@ func (s *Service) readInventory(ctx context.Context) {
 	}
 	s.inventoryRead.Store(true)
 	s.inventoryFailing.Store(false)
+	s.inventoryErr.Store(nil)
 }
 
 // inventoryFailed records a failed read of the scheduler's inventory.
 func (s *Service) inventoryFailed(err error) {
-	s.log().Warn("read the scheduler's inventory", "err", err)
+	// Logged once for a run of reads failing alike, not once a reconcile pass.
+	said := err.Error()
+	if was := s.inventoryErr.Swap(&said); was == nil || *was != said {
+		s.log().Warn("read the scheduler's inventory; logged again once it fails otherwise or works", "err", err)
+	}
 	s.inventoryFailedAt.Store(s.Clock.Now().UnixNano())
 	s.inventoryFailing.Store(true)
 }
