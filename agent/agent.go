@@ -283,9 +283,11 @@ func (a *Agent) Collect(ctx context.Context) (report.Report, error) {
 	}
 	a.cgroupsRead(listed, unread, why)
 	r.GPUs = gpus
-	if a.readsLost(gpus) {
+	if a.readsLost(gpus) || a.topologyOfOtherGPUs() {
 		// A GPU lost at start reads again: the topology the service has marks it lost, so it is
-		// read now and sent with this report, not at the next TopologyEvery.
+		// read now and sent with this report, not at the next TopologyEvery. So it is when the
+		// driver counts other GPUs than the topology has (NVML initialised again after the driver
+		// was reloaded, with a GPU fewer or more).
 		a.mu.Lock()
 		a.topoAt = time.Time{}
 		changed, _ := a.refreshTopology(ctx, now) // an error is logged there
@@ -325,6 +327,26 @@ func (a *Agent) cgroupsRead(listed, unread int, why error) {
 	a.blind = true
 	a.log.Warn("no process on the GPUs could be mapped to its Slurm job or Kubernetes pod: the agent cannot read their cgroups (PID/cgroup under its /proc), so their work is no lease's and the leases on busy GPUs are not judged; run the agent in the host's PID namespace (the DaemonSet's hostPID: true) with the host's /proc readable (not mounted with hidepid), or point --proc-root at it",
 		"proc_root", a.cfg.Cgroups.root(), "processes", listed, "err", why)
+}
+
+// topologyOfOtherGPUs says whether the last topology read is of other GPUs than the driver counts
+// now: another number of them, or another UUID at an index.
+func (a *Agent) topologyOfOtherGPUs() bool {
+	gpus := a.cfg.Devices.GPUs()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.topo == nil {
+		return false
+	}
+	if len(a.topo.GPUs) != len(gpus) {
+		return true
+	}
+	for i, g := range gpus {
+		if t := a.topo.GPUs[i]; t.Index == g.Index && t.UUID != "" && g.UUID != "" && t.UUID != g.UUID {
+			return true
+		}
+	}
+	return false
 }
 
 // readsLost says whether gpus has a GPU the last topology read marks lost.

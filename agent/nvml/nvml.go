@@ -37,6 +37,9 @@ const maxCPUs = 4096
 type Devices struct {
 	// GPUTimeout bounds one GPU's reading in a sample; zero means DefaultGPUTimeout.
 	GPUTimeout time.Duration
+	// Now is the clock of the backoff between initialisations of NVML while the driver is away
+	// (reopen); nil is time.Now.
+	Now func() time.Time
 
 	lib    nvml.Interface
 	log    *slog.Logger
@@ -48,10 +51,20 @@ type Devices struct {
 	// memory the driver reserves apart from the memory in use.
 	memV2 bool
 
-	// gpuMu guards devs and gpus, which a sample changes when a GPU lost at start comes back.
+	// gpuMu guards devs and gpus, which a sample changes when a GPU lost at start comes back,
+	// and driver, which reopen changes with them.
 	gpuMu sync.RWMutex
 	devs  []nvml.Device
 	gpus  []agent.GPUInfo
+
+	// reopenMu guards the initialisation of NVML again while the driver is away (reopen): away
+	// is set from the first reading that found it away until NVML is initialised again and the
+	// GPUs read; nextInit is when it is tried next, initWait the wait after that.
+	reopenMu sync.Mutex
+	away     bool
+	nextInit time.Time
+	initWait time.Duration
+	reread   string // what the GPUs read by the last reopen are, for back's log; "" for none
 
 	mu     sync.Mutex
 	events nvml.EventSet // XID events; nil when the driver offers none
@@ -129,13 +142,29 @@ func open(lib nvml.Interface, log *slog.Logger, profiles func() profileInfo) (*D
 	if v, r := lib.SystemGetDriverVersion(); r == nvml.SUCCESS {
 		d.driver = v
 	}
-	n, r := lib.DeviceGetCount()
+	devs, gpus, err := d.readGPUs()
+	if err != nil {
+		return fail(err)
+	}
+	d.devs, d.gpus = devs, gpus
+	d.xid = make([]uint64, len(devs))
+	d.watchXIDs()
+	return d, nil
+}
+
+// readGPUs counts the GPUs of the initialised library and reads what does not change about each
+// (openGPU); one that cannot be read has a nil handle, and is logged. An error, wrapping ErrNoGPU
+// and saying why in one sentence, where there is none or none can be read.
+func (d *Devices) readGPUs() ([]nvml.Device, []agent.GPUInfo, error) {
+	n, r := d.lib.DeviceGetCount()
 	if r != nvml.SUCCESS {
-		return fail(noGPUf("NVML could not count the GPUs (%s)", nvml.ErrorString(r)))
+		return nil, nil, noGPUf("NVML could not count the GPUs (%s)", nvml.ErrorString(r))
 	}
 	if n == 0 {
-		return fail(noGPUf("the NVIDIA driver is loaded but sees no GPU on this machine"))
+		return nil, nil, noGPUf("the NVIDIA driver is loaded but sees no GPU on this machine")
 	}
+	var devs []nvml.Device
+	var gpus []agent.GPUInfo
 	readable := 0
 	for i := range n {
 		dev, g := d.openGPU(i)
@@ -146,15 +175,98 @@ func open(lib nvml.Interface, log *slog.Logger, profiles func() profileInfo) (*D
 		} else {
 			readable++
 		}
-		d.devs = append(d.devs, dev)
-		d.gpus = append(d.gpus, g)
+		devs = append(devs, dev)
+		gpus = append(gpus, g)
 	}
 	if readable == 0 {
-		return fail(noGPUf("the NVIDIA driver counts %d GPUs but none can be read (GPU 0: %s)", n, d.gpus[0].Lost))
+		return nil, nil, noGPUf("the NVIDIA driver counts %d GPUs but none can be read (GPU 0: %s)", n, gpus[0].Lost)
 	}
-	d.xid = make([]uint64, n)
+	return devs, gpus, nil
+}
+
+// The waits between two initialisations of NVML while the driver is away (reopen): the first,
+// doubled after each that fails, up to the longest.
+const (
+	firstInitWait   = 5 * time.Second
+	longestInitWait = 2 * time.Minute
+)
+
+// reopen initialises NVML again after a reading found the driver away (unloaded, or NVML no
+// longer initialised: cause), so that a driver unloaded and loaded again while the agent runs,
+// which may leave its handles invalid for good, is read again without a restart. It shuts NVML
+// down, initialises it and reads the GPUs afresh (their number and UUIDs may differ from
+// before), at once on the first reading of an outage and then with a backoff (firstInitWait,
+// doubling up to longestInitWait), not at every reading. The log says once that the driver is
+// away, and back says once that it is back. It reports whether the GPUs were read again.
+func (d *Devices) reopen(cause driverError) bool {
+	d.reopenMu.Lock()
+	defer d.reopenMu.Unlock()
+	now := time.Now()
+	if d.Now != nil {
+		now = d.Now()
+	}
+	if !d.away {
+		d.away, d.nextInit, d.initWait = true, now, firstInitWait
+		d.log.Warn("the NVIDIA driver is away (unloaded or reloaded), so no GPU can be read; the agent initialises NVML again, "+
+			"at once and then with a backoff of up to "+longestInitWait.String()+", and reads the GPUs afresh once it is back", "nvml", nvml.ErrorString(cause.r))
+	}
+	if now.Before(d.nextInit) {
+		return false
+	}
+	d.nextInit = now.Add(d.initWait)
+	d.initWait = min(2*d.initWait, longestInitWait)
+	d.mu.Lock()
+	if d.events != nil {
+		_ = d.events.Free()
+		d.events = nil
+	}
+	d.mu.Unlock()
+	_ = d.lib.Shutdown() // UNINITIALIZED where the last try's Init failed
+	if r := d.lib.Init(); r != nvml.SUCCESS {
+		return false // still away: tried again after the wait
+	}
+	devs, gpus, err := d.readGPUs()
+	if err != nil {
+		d.log.Debug("NVML initialised again, but the GPUs cannot be read yet", "err", err)
+		return false
+	}
+	_, before := d.handles()
+	same := len(before) == len(gpus)
+	for i := 0; same && i < len(gpus); i++ {
+		same = before[i].UUID == gpus[i].UUID
+	}
+	d.gpuMu.Lock()
+	d.devs, d.gpus = devs, gpus
+	if v, r := d.lib.SystemGetDriverVersion(); r == nvml.SUCCESS {
+		d.driver = v // a driver loaded again may be another version
+	}
+	d.gpuMu.Unlock()
+	d.mu.Lock()
+	d.xid = make([]uint64, len(devs))
+	d.failing, d.busy, d.lost = nil, nil, nil
+	d.mu.Unlock()
 	d.watchXIDs()
-	return d, nil
+	d.reread = "the same GPUs as before"
+	if !same {
+		d.reread = fmt.Sprintf("%d GPUs, where there were %d or others before", len(gpus), len(before))
+	}
+	return true
+}
+
+// back ends an outage of the driver (reopen) at a reading that worked, saying so once.
+func (d *Devices) back() {
+	d.reopenMu.Lock()
+	defer d.reopenMu.Unlock()
+	if !d.away {
+		return
+	}
+	d.away = false
+	how := "NVML's handles work again"
+	if d.reread != "" {
+		how = "NVML was initialised again and the GPUs read afresh (" + d.reread + ")"
+	}
+	d.reread = ""
+	d.log.Info("the NVIDIA driver is back: " + how + "; readings resume")
 }
 
 // retryLost opens again every GPU lost at start; one that now reads (a transient NVML error, or a
@@ -451,13 +563,14 @@ func (d *Devices) watchXIDs() {
 		d.log.Info("XID errors are not available", "nvml", nvml.ErrorString(r))
 		return
 	}
+	devs, gpus := d.handles()
 	registered := 0
-	for i, dev := range d.devs {
+	for i, dev := range devs {
 		if dev == nil {
 			continue
 		}
 		if r := dev.RegisterEvents(nvml.EventTypeXidCriticalError, set); r != nvml.SUCCESS {
-			d.log.Info("XID errors are not available for a GPU", "gpu", d.gpus[i].Index, "nvml", nvml.ErrorString(r))
+			d.log.Info("XID errors are not available for a GPU", "gpu", gpus[i].Index, "nvml", nvml.ErrorString(r))
 			continue
 		}
 		registered++
@@ -466,11 +579,17 @@ func (d *Devices) watchXIDs() {
 		_ = set.Free()
 		return
 	}
+	d.mu.Lock()
 	d.events = set
+	d.mu.Unlock()
 }
 
 // Driver is the driver version.
-func (d *Devices) Driver() string { return d.driver }
+func (d *Devices) Driver() string {
+	d.gpuMu.RLock()
+	defer d.gpuMu.RUnlock()
+	return d.driver
+}
 
 // GPUs lists every GPU the driver counts, by index; those lost at start and not read since are
 // marked.
@@ -483,8 +602,23 @@ func (d *Devices) GPUs() []agent.GPUInfo {
 // is lost (fell off the bus) or whose processes cannot be read is left out of this sample, and the
 // log says so when that starts and when it ends: the other GPUs are still reported, and the
 // service, missing a GPU of the node, judges none of the node's leases from the sample. A GPU lost
-// at start is tried again first, and sampled if it now reads.
-func (d *Devices) Sample(_ context.Context) ([]report.GPU, error) {
+// at start is tried again first, and sampled if it now reads. Where the driver is away (unloaded
+// or reloaded), NVML is initialised again (reopen) and, once that works, the GPUs read afresh are
+// sampled.
+func (d *Devices) Sample(ctx context.Context) ([]report.GPU, error) {
+	out, err := d.sample(ctx)
+	var down driverError
+	if errors.As(err, &down) && down.r != nvml.ERROR_LIB_RM_VERSION_MISMATCH && d.reopen(down) {
+		out, err = d.sample(ctx)
+	}
+	if err == nil {
+		d.back()
+	}
+	return out, err
+}
+
+// sample is Sample with the handles NVML gave last.
+func (d *Devices) sample(_ context.Context) ([]report.GPU, error) {
 	d.retryLost()
 	devs, gpus := d.handles()
 	out := make([]report.GPU, 0, len(devs))
@@ -948,7 +1082,8 @@ func (d *Devices) Close() error {
 		d.events = nil
 	}
 	d.mu.Unlock()
-	if r := d.lib.Shutdown(); r != nvml.SUCCESS {
+	// UNINITIALIZED: the driver is away, and the last try to initialise NVML again failed.
+	if r := d.lib.Shutdown(); r != nvml.SUCCESS && r != nvml.ERROR_UNINITIALIZED {
 		return fmt.Errorf("nvml: shutdown: %s", nvml.ErrorString(r))
 	}
 	return nil
