@@ -2,6 +2,7 @@ package kube_test
 
 import (
 	"context"
+	"github.com/acme/quartermaster/internal/kube"
 	"strings"
 	"testing"
 	"time"
@@ -11,23 +12,6 @@ import (
 
 	"github.com/acme/quartermaster/internal/qm"
 )
-
-// pinnedTo is the nodes a Job's pods are pinned to by name (matchFields metadata.name In).
-func pinnedTo(spec corev1.PodSpec) []string {
-	a := spec.Affinity
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return nil
-	}
-	var out []string
-	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		for _, f := range term.MatchFields {
-			if f.Key == "metadata.name" && f.Operator == corev1.NodeSelectorOpIn {
-				out = append(out, f.Values...)
-			}
-		}
-	}
-	return out
-}
 
 // TestALeaseWhoseNodeGoesBeforeItsPodStartsIsPlacedAgain: the service placed a lease on a node
 // it found free and pinned its Job there, and before its pod was placed an operator cordoned the
@@ -56,7 +40,7 @@ func TestALeaseWhoseNodeGoesBeforeItsPodStartsIsPlacedAgain(t *testing.T) {
 			k.reconcile()
 			l := k.ask("erik@kaskade.example", 1, "notebook", "jupyterlab", 4*time.Hour)
 			const ns, job = "qm-fjord", "qm-l-1-jupyterlab"
-			first := pinnedTo(k.job(ns, job).Spec.Template.Spec)
+			first := kube.PinnedNodes(k.job(ns, job).Spec.Template.Spec)
 			if len(first) != 1 || first[0] != l.Node {
 				t.Fatalf("lease on %q, its Job pinned to %v", l.Node, first)
 			}
@@ -86,7 +70,7 @@ func TestALeaseWhoseNodeGoesBeforeItsPodStartsIsPlacedAgain(t *testing.T) {
 			if len(jobs) != 1 {
 				t.Fatalf("%d Jobs, want the lease's one", len(jobs))
 			}
-			if pins := pinnedTo(jobs[0].Spec.Template.Spec); len(pins) != 1 || pins[0] != other {
+			if pins := kube.PinnedNodes(jobs[0].Spec.Template.Spec); len(pins) != 1 || pins[0] != other {
 				t.Errorf("the lease's Job is pinned to %v, want %s", pins, other)
 			}
 			pods, err := k.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
