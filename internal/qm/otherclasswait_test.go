@@ -66,3 +66,58 @@ func TestAnotherClassesExclusiveLeaseEndsTheWait(t *testing.T) {
 		})
 	}
 }
+
+// A request whose wait depends on where it can be placed (a class that is exclusive, or more GPUs
+// than one), on a node in two classes' partitions whose GPUs a running lease of the other class
+// holds: the scheduler reports them used on the request's side of the node, where they are that
+// lease, whose end is known. The request is told it waits until then, not that there is no
+// estimate.
+func TestAnotherClassesLeaseEndsAPlacedRequestsWait(t *testing.T) {
+	for _, model := range []bool{false, true} {
+		t.Run(fmt.Sprintf("predictor=%v", model), func(t *testing.T) {
+			ctx := context.Background()
+			svc, f, clock, _ := schedService(t, qm.Started{State: qm.Active})
+			p, err := policy.LoadFile("../../commands/testdata/tokyo.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc.Policy, svc.Directory = p, p
+			if model {
+				svc.Waits = waits.New()
+			}
+			f.nodes = []qm.Node{{Name: "dgx1", Class: "a100-big", GPUs: 4}, {Name: "dgx1", Class: "jupyter", GPUs: 4}}
+			if _, err := svc.Reconcile(ctx); err != nil {
+				t.Fatal(err)
+			}
+			nb := mustRequest(t, svc, "haru@sakura.example", 1, "jupyter")
+			if nb.State != qm.Active || nb.Node != "dgx1" {
+				t.Fatalf("the jupyter lease is %s on %q; the test needs it running on dgx1", nb.State, nb.Node)
+			}
+			// The notebook's GPU is one of dgx1's, so the a100-big side of it reports it used.
+			f.nodes[0].Used = 1
+			clock.Advance(30 * time.Minute)
+			if _, err := svc.Reconcile(ctx); err != nil {
+				t.Fatal(err)
+			}
+			left := nb.ExpiresAt.Sub(clock.Now())
+			w, err := svc.PredictWait(ctx, "a100-big", "vision-lab", 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.Unknown || w.Median <= 0 || w.Median > left || w.P90 < w.Median {
+				t.Errorf("with one GPU of dgx1 held by %s until %s (%v from now), a quote for 4 a100-big GPUs says %+v; want a wait of at most %v", nb.ID, nb.ExpiresAt, left, w, left)
+			}
+			l := mustRequest(t, svc, "sora@sakura.example", 4, "a100-big")
+			if l.State != qm.Queued {
+				t.Fatalf("one GPU of dgx1 is held, yet the 4-GPU a100-big lease is %s", l.State)
+			}
+			lw, err := svc.LeaseWait(ctx, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lw.Unknown || lw.Median <= 0 || lw.Median > left {
+				t.Errorf("the queued a100-big lease's wait is %+v; want one of at most %v", lw, left)
+			}
+		})
+	}
+}

@@ -240,6 +240,10 @@ type Pool struct {
 	// their ends are not known, so a wait is never counted on them.
 	Foreign       int
 	SharedForeign int
+	// otherHeld is, by node, what of the class's Foreign the service's running leases of another
+	// class hold on a node in both classes' partitions (withOtherClassHolds): held until their
+	// known ends, not by jobs outside the service.
+	otherHeld map[string]int
 }
 
 // Reachable is how many GPUs the class's leases could hold while the jobs outside the service and

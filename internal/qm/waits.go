@@ -182,7 +182,7 @@ func (s *Service) expiryWait(now time.Time, live []*Lease, req WaitRequest, rese
 	if s.placementBound(req, reserve) {
 		// Where it can go decides: the first moment it can be placed, as the leases of its class
 		// reach their expiries and the queue ahead is placed first.
-		w = s.placementWait(now, live, req, reserve)
+		w = s.placementWait(now, live, req, reserve, pool.otherHeld)
 	}
 	if pool.Limit > 0 && w >= 0 {
 		capped := releaseWait(now, live, req.GPUs, req.Lease, pool.Limit-pool.SharedForeign, func(*Lease) bool { return true })
@@ -194,15 +194,17 @@ func (s *Service) expiryWait(now time.Time, live []*Lease, req WaitRequest, rese
 	return w
 }
 
-// withOtherClassHolds counts, for a request whose wait the free GPUs alone decide (not where it
-// can be placed), what the scheduler reports used on the class's nodes that the service's own
-// running leases of another class hold (a node in both classes' partitions, whose GPUs an
-// exclusive lease of the other class or a reservation took whole, or a lease of it uses): not
-// jobs outside the service, whose ends are unknown, but GPUs of the class held until those
+// withOtherClassHolds counts what the scheduler reports used on the class's nodes that the
+// service's own running leases of another class hold (a node in both classes' partitions, whose
+// GPUs an exclusive lease of the other class or a reservation took whole, or a lease of it uses):
+// not jobs outside the service, whose ends are unknown, but GPUs of the class held until those
 // leases' ends. They come off the pool's Foreign (and SharedForeign), and join live as leases of
-// the class that hold them until then, so that the wait counts on their ends.
+// the class that hold them until then, on their node, so that the wait counts on their ends: for
+// a request whose wait the free GPUs alone decide, and for one whose wait where it can be placed
+// decides (placementWait then reads those GPUs of the node as held by these leases, not as used
+// by jobs outside the service, pool.otherHeld).
 func (s *Service) withOtherClassHolds(ctx context.Context, tx Tx, req WaitRequest, reserve bool, pool Pool, capa int, live []*Lease) (Pool, int, []*Lease, error) {
-	if pool.Foreign == 0 || s.placementBound(req, reserve) {
+	if pool.Foreign == 0 {
 		return pool, capa, live, nil
 	}
 	var others []*Lease
@@ -238,9 +240,18 @@ func (s *Service) withOtherClassHolds(ctx context.Context, tx Tx, req WaitReques
 			if pool.Limit > 0 {
 				pool.SharedForeign = max(0, pool.SharedForeign-hold)
 			}
-			live = append(live, &Lease{Kind: KindWorkspace, Class: req.Class, Team: o.Team, State: Active, GPUs: hold,
+			if pool.otherHeld == nil {
+				pool.otherHeld = map[string]int{}
+			}
+			pool.otherHeld[n.Name] += hold
+			// Held for the request's team: on an exclusive class, a lease of another class is
+			// no other team's lease of the class that keeps the request off the node's free GPUs.
+			live = append(live, &Lease{Kind: KindWorkspace, Class: req.Class, Team: req.Team, State: Active, GPUs: hold,
 				Node: n.Name, StartedAt: o.StartedAt, ExpiresAt: o.ExpiresAt, Duration: o.Duration})
 		}
+	}
+	if s.placementBound(req, reserve) {
+		return pool, capa, live, nil // placementWait decides, on the nodes
 	}
 	// The request's wait is not placement-bound: its capacity is the pool's reachable GPUs
 	// (waitCapacity), now with those held until known ends.
@@ -418,10 +429,21 @@ func (s *Service) placementBound(req WaitRequest, reserve bool) bool {
 // placed first, in order, each holding its GPUs for its duration. An expiry is the latest a lease
 // ends, so this is how long it waits at most, short of extensions; -1 when it would not be placed
 // once every running lease has ended. live are live leases (those of other classes are passed over).
-func (s *Service) placementWait(now time.Time, live []*Lease, req WaitRequest, reserve bool) time.Duration {
+// otherHeld are, by node, the GPUs the scheduler reports used on the class's side of a node that
+// leases of another class hold (withOtherClassHolds): live holds them, as leases of the class, until
+// those leases' ends, so they are not also used for good.
+func (s *Service) placementWait(now time.Time, live []*Lease, req WaitRequest, reserve bool, otherHeld map[string]int) time.Duration {
 	c, _ := s.Policy.Class(req.Class)
 	r := placeRequest{Class: req.Class, Team: req.Team, GPUs: req.GPUs, ExclusiveClass: c != nil && c.Exclusive(), Reserve: reserve}
 	inv, ix := s.inventory()
+	if len(otherHeld) > 0 {
+		inv = slices.Clone(inv)
+		for i := range inv {
+			if inv[i].Class == r.Class {
+				inv[i].Used = max(0, inv[i].Used-otherHeld[inv[i].Name])
+			}
+		}
+	}
 	type hold struct {
 		h   Holding
 		end time.Time
