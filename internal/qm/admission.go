@@ -395,7 +395,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		var leases []*Lease // the team's, open this week
 		classes := s.poolClasses(req.Class)
 		if s.placesItself(req.Class) {
-			ls, h, err := tx.TeamLeasesAndHeld(ctx, req.Team, s.WeekStart(now), classes)
+			ls, h, err := tx.TeamLeasesAndHeld(ctx, req.Team, s.WeekStart(now), s.heldClasses(req.Class, classes))
 			if err != nil {
 				return err
 			}

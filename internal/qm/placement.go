@@ -289,7 +289,7 @@ func (s *Service) pool(ctx context.Context, tx Tx, class string) (Pool, error) {
 // poolHeld is pool, with what the class's running leases hold (placement needs both; one query).
 func (s *Service) poolHeld(ctx context.Context, tx Tx, class string) (Pool, []Holding, error) {
 	classes := s.poolClasses(class)
-	held, err := tx.Held(ctx, classes)
+	held, err := tx.Held(ctx, s.heldClasses(class, classes))
 	if err != nil {
 		return Pool{Capacity: s.capacityOf(class)}, nil, err
 	}
@@ -311,8 +311,38 @@ func (s *Service) poolClasses(class string) []string {
 	return classes
 }
 
+// heldClasses are the classes whose running leases placement on a class's nodes reads: classes
+// (poolClasses), and every other class with a node of the same name in the inventory (a node in
+// both classes' partitions), whose whole-node leases hold it in every class (poolFrom).
+func (s *Service) heldClasses(class string, classes []string) []string {
+	inv, ix := s.inventory()
+	if ix == nil {
+		return classes
+	}
+	out := classes
+	for i := range inv {
+		if inv[i].Class != class {
+			continue
+		}
+		for _, j := range ix.byName[inv[i].Name] {
+			if c := inv[j].Class; !slices.Contains(out, c) {
+				if len(out) == len(classes) {
+					out = slices.Clone(classes)
+				}
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
 // poolFrom is a class's pool from what the running leases of poolClasses(class) hold, and the
-// holdings of the class itself.
+// holdings of the class itself, with those of another class that hold whole nodes of the class
+// (a reservation, or a lease of several nodes, on a node in both classes' partitions): such a
+// lease holds every GPU of its nodes, in every class they are in. Where the classes count the
+// same GPUs, the scheduler reports none of them used by others on either side (the lease is the
+// service's own job), so placement takes them from here. classes: poolClasses(class); held may
+// hold more classes (heldClasses), which the sums leave out.
 func (s *Service) poolFrom(class string, classes []string, held []Holding) (Pool, []Holding) {
 	p := Pool{Capacity: s.capacityOf(class)}
 	if c, _ := s.Policy.Class(class); c != nil && c.CapacityShare > 0 {
@@ -334,7 +364,7 @@ func (s *Service) poolFrom(class string, classes []string, held []Holding) (Pool
 	}
 	var own []Holding
 	for _, h := range held {
-		if h.Class == class {
+		if h.Class == class || h.GPUs > 0 && h.Node != "" && (h.Reserved || strings.IndexByte(h.Node, ',') >= 0) {
 			own = append(own, h)
 		}
 	}
@@ -715,15 +745,20 @@ func (ix *nodeIndex) of(taken []bool, i int) []bool {
 }
 
 // taken says which GPUs of the class's nodes are taken: what running leases hold (held: leases
-// of the class), and on each node as many more (from the top) as the scheduler reports held by
+// of the class, and those of other classes that hold whole nodes: all of each), and on each node
+// as many more (from the top) as the scheduler reports held by
 // jobs that are not this service's.
 func (ix *nodeIndex) taken(inv []Node, class string, held []Holding) []bool {
 	taken := make([]bool, ix.off[len(inv)])
 	for _, l := range held {
-		if l.Node == "" || l.Class != class || l.GPUs <= 0 { // a CPU-only job takes no GPU
+		if l.Node == "" || l.GPUs <= 0 { // a CPU-only job takes no GPU
 			continue
 		}
-		if l.Reserved || strings.IndexByte(l.Node, ',') >= 0 { // whole nodes
+		whole := l.Reserved || strings.IndexByte(l.Node, ',') >= 0
+		if l.Class != class && !whole {
+			continue // part of a node of another class: the class's side of it counts what the scheduler reports
+		}
+		if whole { // whole nodes, in every class they are in
 			for _, name := range strings.Split(l.Node, ",") {
 				if i, ok := ix.pos(inv, class, name); ok {
 					t := ix.of(taken, i)

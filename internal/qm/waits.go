@@ -296,7 +296,9 @@ func (s *Service) waitCapacity(ctx context.Context, tx Tx, req WaitRequest, rese
 	inv, ix := s.inventory()
 	ours := 0
 	for _, h := range held {
-		ours += h.GPUs
+		if h.Class == req.Class { // not another class's whole-node lease (poolFrom)
+			ours += h.GPUs
+		}
 	}
 	usable := usableGPUs(inv, ix, held, placeRequest{Class: req.Class, Team: req.Team, GPUs: req.GPUs,
 		ExclusiveClass: exclusive, Reserve: reserve})

@@ -1,0 +1,48 @@
+package qm_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+)
+
+// A reservation takes its node whole, in every class whose partition the node is in. Where the
+// classes count the same GPUs, the scheduler subtracts the service's own job on both sides of the
+// node and reports none of them used by others: the other class must still not see the node as
+// free, and a lease of it waits instead of being placed on GPUs the reservation holds.
+func TestAReservationKeepsAnotherClassOffItsNode(t *testing.T) {
+	ctx := context.Background()
+	svc, f, _, _ := schedService(t, qm.Started{State: qm.Active})
+	p, err := policy.LoadFile("../../commands/testdata/tokyo.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Policy, svc.Directory = p, p
+	f.nodes = []qm.Node{{Name: "dgx1", Class: "a100-big", GPUs: 4}, {Name: "dgx1", Class: "jupyter", GPUs: 4}}
+	if _, err := svc.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out, err := svc.Request(ctx, qm.LeaseRequest{User: "sora@sakura.example", GPUs: 1, Class: "a100-big", Duration: 2 * time.Hour, Exclusive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Lease.State == qm.PendingApproval {
+		if out, err = svc.Decide(ctx, "yuki@sakura.example", out.Lease.ID, true, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := mustGet(t, svc, out.Lease.ID)
+	if res.State != qm.Active || res.Node != "dgx1" {
+		t.Fatalf("the reservation is %s on %q; the test needs it running on dgx1", res.State, res.Node)
+	}
+	if _, err := svc.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	nb := mustRequest(t, svc, "haru@sakura.example", 1, "jupyter")
+	if nb.State != qm.Queued || nb.Node == "dgx1" {
+		t.Errorf("dgx1 is reserved whole by %s, yet a jupyter lease is %s on %q; want it queued", res.ID, nb.State, nb.Node)
+	}
+}
