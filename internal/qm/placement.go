@@ -244,6 +244,9 @@ type Pool struct {
 	// class hold on a node in both classes' partitions (withOtherClassHolds): held until their
 	// known ends, not by jobs outside the service.
 	otherHeld map[string]int
+	// unseen is how many GPUs of the class such leases hold whole nodes of beyond what the
+	// scheduler reports used (withOtherClassHolds).
+	unseen int
 }
 
 // Reachable is how many GPUs the class's leases could hold while the jobs outside the service and

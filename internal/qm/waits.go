@@ -202,14 +202,17 @@ func (s *Service) expiryWait(now time.Time, live []*Lease, req WaitRequest, rese
 // the class that hold them until then, on their node, so that the wait counts on their ends: for
 // a request whose wait the free GPUs alone decide, and for one whose wait where it can be placed
 // decides (placementWait then reads those GPUs of the node as held by these leases, not as used
-// by jobs outside the service, pool.otherHeld).
+// by jobs outside the service, pool.otherHeld). A lease of another class that holds whole nodes
+// holds every GPU of them on the class's side too, also those the scheduler does not report used
+// there (the classes count the same GPUs, and its job is the service's own): pool.unseen.
 func (s *Service) withOtherClassHolds(ctx context.Context, tx Tx, req WaitRequest, reserve bool, pool Pool, capa int, live []*Lease) (Pool, int, []*Lease, error) {
-	if pool.Foreign == 0 {
+	inv, ix := s.inventory()
+	if pool.Foreign == 0 && !sharesNodes(inv, ix, req.Class) {
 		return pool, capa, live, nil
 	}
 	var others []*Lease
-	for _, n := range s.Backend.Inventory() {
-		if n.Class != req.Class || n.Used == 0 {
+	for _, n := range inv {
+		if n.Class != req.Class || n.Used == 0 && len(ix.byName[n.Name]) < 2 {
 			continue
 		}
 		if others == nil {
@@ -227,23 +230,34 @@ func (s *Service) withOtherClassHolds(ctx context.Context, tx Tx, req WaitReques
 		used := n.Used
 		for _, o := range others {
 			nodes := strings.Split(o.Node, ",")
-			if used == 0 || !slices.Contains(nodes, n.Name) {
+			if !slices.Contains(nodes, n.Name) {
 				continue
 			}
+			whole := o.Exclusive || len(nodes) > 1 // whole nodes, in every class they are in
 			hold := max(1, o.GPUs/len(nodes))
-			if c, _ := s.Policy.Class(o.Class); o.Exclusive || c != nil && c.Exclusive() {
+			if c, _ := s.Policy.Class(o.Class); whole || c != nil && c.Exclusive() {
 				hold = n.GPUs // it holds the node whole
 			}
-			hold = min(hold, used)
-			used -= hold
-			pool.Foreign -= hold
+			seen := min(hold, used) // what the scheduler reports used on the class's side
+			if !whole {
+				hold = seen
+			}
+			if hold == 0 {
+				continue
+			}
+			used -= seen
+			pool.Foreign -= seen
 			if pool.Limit > 0 {
-				pool.SharedForeign = max(0, pool.SharedForeign-hold)
+				pool.SharedForeign = max(0, pool.SharedForeign-seen)
 			}
 			if pool.otherHeld == nil {
 				pool.otherHeld = map[string]int{}
 			}
-			pool.otherHeld[n.Name] += hold
+			pool.otherHeld[n.Name] += seen
+			// A whole-node lease whose GPUs the classes count alike: the scheduler reports none
+			// of them used on either side (the service's own job), yet the class cannot have
+			// them until it ends.
+			pool.unseen += hold - seen
 			// Held for the request's team: on an exclusive class, a lease of another class is
 			// no other team's lease of the class that keeps the request off the node's free GPUs.
 			live = append(live, &Lease{Kind: KindWorkspace, Class: req.Class, Team: req.Team, State: Active, GPUs: hold,
@@ -256,6 +270,26 @@ func (s *Service) withOtherClassHolds(ctx context.Context, tx Tx, req WaitReques
 	// The request's wait is not placement-bound: its capacity is the pool's reachable GPUs
 	// (waitCapacity), now with those held until known ends.
 	return pool, pool.Reachable(), live, nil
+}
+
+// sharesNodes says whether a node of the class is in another class's partition too.
+func (s *Service) sharesNodes(class string) bool {
+	inv, ix := s.inventory()
+	return sharesNodes(inv, ix, class)
+}
+
+// sharesNodes says whether a node of the class is in another class's partition too (listed
+// under both).
+func sharesNodes(inv []Node, ix *nodeIndex, class string) bool {
+	if ix == nil {
+		return false
+	}
+	for i := range inv {
+		if inv[i].Class == class && len(ix.byName[inv[i].Name]) > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // expiryEstimate is the estimate for a wait bounded by the running leases' expiries (expiryWait).
@@ -380,7 +414,7 @@ func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEs
 			fallback = &WaitEstimate{Unknown: true, NoNodes: true}
 			return nil
 		}
-		if err != nil || pool.Capacity == 0 || (!s.placementBound(req, reserve) && capa >= req.GPUs) {
+		if err != nil || pool.Capacity == 0 || (!s.placementBound(req, reserve) && capa >= req.GPUs && !s.sharesNodes(req.Class)) {
 			return err // the predictor alone: every lease it must see is of the class
 		}
 		live, err := s.waitLive(ctx, tx, req, pool, reserve)
@@ -392,7 +426,7 @@ func (s *Service) predictWithModel(ctx context.Context, req WaitRequest) (WaitEs
 			return err
 		}
 		w := s.expiryWait(s.Clock.Now(), live, req, reserve, pool, capa)
-		if reachable < req.GPUs {
+		if reachable-pool.unseen < req.GPUs {
 			est := expiryEstimate(w, pool)
 			fallback = &est
 			return nil
