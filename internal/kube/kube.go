@@ -154,9 +154,21 @@ func (b *Backend) refusesCredentials(err error) bool {
 		return false
 	}
 	if b.credsRefused.CompareAndSwap(false, true) {
-		b.log.Error(credentialsRefusedWords+"; no lease starts until then, and /readyz says not ready", "err", err)
+		b.log.Error(credentialsRefusedWords+"; no lease starts until then, no ended lease's objects are deleted, and /readyz says not ready", "err", err)
 	}
 	return true
+}
+
+// credentials is err as a qm.Unreachable naming the refused credentials where it is a 401
+// (refusesCredentials), for the lease's reason where a start waits, for the user's reply where a
+// release's delete waits, and for the log where a reconcile pass fails; else err as it is.
+func (b *Backend) credentials(err error) error {
+	if err == nil || !b.refusesCredentials(err) {
+		return err
+	}
+	return &qm.Unreachable{Reason: credentialsRefusedWords, Err: fmt.Errorf("%s: %w", credentialsRefusedWords, err),
+		Waiting: qm.ReasonCredentialsPrefix + ": the cluster's Kubernetes API server refuses them (401 Unauthorized: revoked or expired); " +
+			"a platform admin must renew them (the kubeconfig or service account token the service runs with), and the lease is handed to it once they are"}
 }
 
 // credentialsAccepted records a call the API server took, ending an outage of refusesCredentials.
@@ -444,7 +456,7 @@ func (b *Backend) Stop(ctx context.Context, l *qm.Lease) error {
 	if _, namespace, _, ok := parseRef(l.Ref); ok {
 		ns = namespace
 	}
-	return b.deleteLease(ctx, ns, l.ID.String())
+	return b.credentials(b.deleteLease(ctx, ns, l.ID.String()))
 }
 
 // Sweep deletes what is left of a lease whose Job or Pod is gone (deleted outside Quartermaster):
@@ -467,6 +479,10 @@ func (b *Backend) SweepAdvice(id qm.LeaseID, err error) string {
 
 // Cancel deletes a job no live lease owns, and what else carries its lease's label.
 func (b *Backend) Cancel(ctx context.Context, j qm.Job) error {
+	return b.credentials(b.cancel(ctx, j))
+}
+
+func (b *Backend) cancel(ctx context.Context, j qm.Job) error {
 	kind, ns, name, ok := parseRef(j.Ref)
 	if !ok {
 		return fmt.Errorf("kube: %q is not a pod or job reference", j.Ref)
@@ -557,12 +573,13 @@ func (b *Backend) Jobs(ctx context.Context) ([]qm.Job, error) {
 	sel := metav1.ListOptions{LabelSelector: LabelInstance + "=" + b.cfg.Instance}
 	pods, err := b.c.CoreV1().Pods(metav1.NamespaceAll).List(ctx, sel)
 	if err != nil {
-		return nil, fmt.Errorf("kube: list pods: %w", err)
+		return nil, b.credentials(fmt.Errorf("kube: list pods: %w", err))
 	}
 	jobs, err := b.c.BatchV1().Jobs(metav1.NamespaceAll).List(ctx, sel)
 	if err != nil {
-		return nil, fmt.Errorf("kube: list jobs: %w", err)
+		return nil, b.credentials(fmt.Errorf("kube: list jobs: %w", err))
 	}
+	b.credentialsAccepted()
 	podsOf := map[string][]*corev1.Pod{} // "namespace/job name" -> its pods
 	var out []qm.Job
 	seen := map[string]bool{}
@@ -961,9 +978,7 @@ func (b *Backend) notAnswered(err error) error {
 		return err
 	}
 	if b.refusesCredentials(err) {
-		return &qm.Unreachable{Reason: credentialsRefusedWords, Err: err,
-			Waiting: qm.ReasonCredentialsPrefix + ": the cluster's Kubernetes API server refuses them (401 Unauthorized: revoked or expired); " +
-				"a platform admin must renew them (the kubeconfig or service account token the service runs with), and the lease is handed to it once they are"}
+		return b.credentials(err)
 	}
 	if !unanswered(err) {
 		return err

@@ -398,6 +398,9 @@ func (s *Service) end(ctx context.Context, user string, id LeaseID, decide func(
 		if err != nil {
 			s.log().Error("backend stop failed", "lease", l.ID, "err", err)
 			l.StopDeferred = true
+			if away := (*Unreachable)(nil); errors.As(err, &away) && away.Waiting != "" {
+				l.StopDeferredWhy = away.Reason // the scheduler refuses the service's credentials
+			}
 		}
 	}
 	if wasRunning {

@@ -114,9 +114,13 @@ type Lease struct {
 	// reconcile pass cancels the job, which no live lease owns, once the scheduler answers. It is
 	// not stored.
 	StopDeferred bool
-	Because      string // the requester's reason (quota increases)
-	Connect      string // how to reach the workspace
-	Ref          string // the backend's id (Slurm job id, pod name)
+	// StopDeferredWhy, where set with StopDeferred, says why the scheduler could not be told: it
+	// answers, but refuses the service's own credentials (Unreachable.Waiting), and the job is
+	// stopped once it accepts them again. Not stored.
+	StopDeferredWhy string
+	Because         string // the requester's reason (quota increases)
+	Connect         string // how to reach the workspace
+	Ref             string // the backend's id (Slurm job id, pod name)
 	// RequestKey makes a request idempotent: a retried delivery finds the lease it made.
 	RequestKey string
 
