@@ -497,20 +497,31 @@ func (b *Bot) release(ctx context.Context, req bot.Request, c Command) []bot.Rep
 		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
 	b.warningsAnswered(ctx, b.endedWarnings(ctx, l))
-	text := fmt.Sprintf("%s is %s. %s", l.ID, l.State, b.releasedLine(ctx, l))
-	if l.StopDeferred {
-		// The lease and its bill ended; its job could not be stopped now.
-		what := "workspace"
-		if b.batch(l) {
-			what = "job"
-		}
-		if _, ok := qm.BackendAs[qm.Watcher](b.Svc.Backend); ok {
-			text += fmt.Sprintf(" The scheduler could not be reached to stop it, so its %s may still run: it is cancelled as soon as the scheduler answers, and nothing more is billed.", what)
-		} else {
-			text += fmt.Sprintf(" The scheduler could not be told to stop its %s, which may still run; nothing more is billed.", what)
-		}
+	return []bot.Reply{{Text: fmt.Sprintf("%s is %s. %s", l.ID, l.State, b.releasedLine(ctx, l)) + b.stopDeferredLine(l)}}
+}
+
+// stopDeferredLine says, after a release or a cancel whose job the scheduler could not be told
+// to stop (qm.Lease.StopDeferred), that the lease and its bill ended all the same, why the job may
+// still run, and when it is stopped; "" when it was stopped.
+func (b *Bot) stopDeferredLine(l *qm.Lease) string {
+	if !l.StopDeferred {
+		return ""
 	}
-	return []bot.Reply{{Text: text}}
+	what := "workspace"
+	if b.batch(l) {
+		what = "job"
+	}
+	_, watched := qm.BackendAs[qm.Watcher](b.Svc.Backend)
+	switch {
+	case l.StopDeferredWhy != "" && watched:
+		return fmt.Sprintf(" Its %s could not be stopped now, so it may still run: %s. It is stopped as soon as the scheduler accepts the service's credentials again, and nothing more is billed.",
+			what, strings.TrimSuffix(l.StopDeferredWhy, "."))
+	case l.StopDeferredWhy != "":
+		return fmt.Sprintf(" Its %s could not be stopped, so it may still run: %s. Nothing more is billed.", what, strings.TrimSuffix(l.StopDeferredWhy, "."))
+	case watched:
+		return fmt.Sprintf(" The scheduler could not be reached to stop it, so its %s may still run: it is cancelled as soon as the scheduler answers, and nothing more is billed.", what)
+	}
+	return fmt.Sprintf(" The scheduler could not be told to stop its %s, which may still run; nothing more is billed.", what)
 }
 
 // cancel is /gpu cancel, what a Cancel button runs: it withdraws what still waits and leaves a
@@ -520,7 +531,7 @@ func (b *Bot) cancel(ctx context.Context, req bot.Request, c Command) []bot.Repl
 	if err != nil {
 		return []bot.Reply{b.fail(ctx, c.Verb, err)}
 	}
-	return []bot.Reply{{Text: fmt.Sprintf("%s is %s. %s", l.ID, l.State, b.releasedLine(ctx, l))}}
+	return []bot.Reply{{Text: fmt.Sprintf("%s is %s. %s", l.ID, l.State, b.releasedLine(ctx, l)) + b.stopDeferredLine(l)}}
 }
 
 // releasedLine says what releasing (or cancelling) l changed: a workspace's GPU-hours and cost, a
