@@ -2,11 +2,13 @@ package kube_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/acme/quartermaster/internal/qm"
@@ -15,15 +17,17 @@ import (
 // TestWhatAnUnansweredStartLeftGoesWithItsLease: the API server stops answering in the middle of
 // a lease's start, and the deletes of what the start had made go unanswered too, so its Service
 // (and its Job, where the create was taken but its answer lost) stay behind while the lease waits
-// in the queue. Once the lease ends without starting (cancelled while it waits), the reconcile
-// pass deletes them when the API answers again: nothing of it is left on the cluster.
+// in the queue. Once the lease ends without starting (cancelled while it waits, or its next try
+// refused), nothing of it is left on the cluster once the API answers again.
 func TestWhatAnUnansweredStartLeftGoesWithItsLease(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		jobMade bool // the API took the Job's create, and its answer was lost
+		refused bool // the next try's create of the Job is refused (403), not cancelled
 	}{
-		{"service left", false},
-		{"service and job left", true},
+		{"service left, cancelled", false, false},
+		{"service and job left, cancelled", true, false},
+		{"service left, refused", false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -32,6 +36,10 @@ func TestWhatAnUnansweredStartLeftGoesWithItsLease(t *testing.T) {
 			away := true
 			down := apierrors.NewServiceUnavailable("the server is currently unable to handle the request")
 			k.cs.PrependReactor("create", "jobs", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				if !away && c.refused {
+					return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "batch", Resource: "jobs"}, "qm-l-1-jupyterlab",
+						errors.New("jobs may not run in qm-fjord after hours"))
+				}
 				if !away {
 					return false, nil, nil
 				}
@@ -65,19 +73,23 @@ func TestWhatAnUnansweredStartLeftGoesWithItsLease(t *testing.T) {
 			if left == 0 {
 				t.Fatal("the test's API deleted the Service of the unanswered start; it should have stayed behind")
 			}
-			if _, err := k.svc.Cancel(ctx, "erik@kaskade.example", id); err != nil {
-				t.Fatal(err)
-			}
-			if got := k.lease(id); got.State != qm.Cancelled {
-				t.Fatalf("lease %s %q after its cancel", got.State, got.Reason)
+			want := qm.Failed
+			if !c.refused {
+				want = qm.Cancelled
+				if _, err := k.svc.Cancel(ctx, "erik@kaskade.example", id); err != nil {
+					t.Fatal(err)
+				}
+				if got := k.lease(id); got.State != want {
+					t.Fatalf("lease %s %q after its cancel", got.State, got.Reason)
+				}
 			}
 			away = false
 			for range 2 {
 				k.clock.Advance(time.Minute)
 				k.pass()
 			}
-			if got := k.lease(id); got.State != qm.Cancelled {
-				t.Errorf("lease %s %q, want still cancelled", got.State, got.Reason)
+			if got := k.lease(id); got.State != want {
+				t.Errorf("lease %s %q, want %s", got.State, got.Reason, want)
 			}
 			k.noneLeft(ctx)
 		})
