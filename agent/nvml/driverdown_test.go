@@ -6,7 +6,6 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/acme/quartermaster/agent"
 	"github.com/acme/quartermaster/agent/nvml"
+	"github.com/acme/quartermaster/internal/testkit"
 )
 
 // driverDown makes every GPU of f answer ret to what a sample and a topology read ask while down
@@ -93,7 +93,7 @@ func TestADriverUnloadedWhileRunningIsSaidOnceAndKeepsTheTopology(t *testing.T) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		var logs lockedLog
+		var logs testkit.SyncBuffer
 		d, err := nvml.OpenFake(f, slog.New(slog.NewTextHandler(&logs, nil)))
 		if err != nil {
 			t.Fatal(err)
@@ -126,22 +126,4 @@ func TestADriverUnloadedWhileRunningIsSaidOnceAndKeepsTheTopology(t *testing.T) 
 			t.Errorf("%s: once the driver is back the topology is %v, %v", c.ret, topo.Hash() == before.Hash(), err)
 		}
 	}
-}
-
-// lockedLog is a log's text, written from several goroutines.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/acme/quartermaster/agent"
 	"github.com/acme/quartermaster/agent/nvml"
+	"github.com/acme/quartermaster/internal/testkit"
 )
 
 // Phases of a driver reload (reload).
@@ -109,7 +110,7 @@ func TestADriverReloadedUnderTheAgentIsInitialisedAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 		next.Server.Devices = next.Server.Devices[:after]
-		var logs lockedLog
+		var logs testkit.SyncBuffer
 		d, err := nvml.OpenFake(f, slog.New(slog.NewTextHandler(&logs, nil)))
 		if err != nil {
 			t.Fatal(err)

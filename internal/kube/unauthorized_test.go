@@ -1,7 +1,6 @@
 package kube_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -20,25 +19,8 @@ import (
 
 	"github.com/acme/quartermaster/internal/kube"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/testkit"
 )
-
-// syncBuffer is a log the backend and the service write to from any goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestALeaseWhoseCredentialsTheAPIRefusesWaits: the API server answers 401 Unauthorized to every
 // call of the service (its token revoked or expired). That is the installation's fault, not the
@@ -48,7 +30,7 @@ func (s *syncBuffer) String() string {
 func TestALeaseWhoseCredentialsTheAPIRefusesWaits(t *testing.T) {
 	ctx := context.Background()
 	k := newKaskade(t)
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	b, err := kube.New(kube.Config{Policy: k.p, Catalog: catalog(t), Client: k.cs, Logger: log})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acme/quartermaster/internal/kube"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/testkit"
 )
 
 // TestAReleaseWhoseCredentialsTheAPIRefuses: a running lease is released while the API server
@@ -24,7 +25,7 @@ import (
 func TestAReleaseWhoseCredentialsTheAPIRefuses(t *testing.T) {
 	ctx := context.Background()
 	k := newKaskade(t)
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	b, err := kube.New(kube.Config{Policy: k.p, Catalog: catalog(t), Client: k.cs, Logger: log})
 	if err != nil {
