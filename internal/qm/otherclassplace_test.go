@@ -3,11 +3,9 @@ package qm_test
 import (
 	"context"
 	"fmt"
-	"github.com/acme/quartermaster/internal/waits"
 	"testing"
 	"time"
 
-	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 )
 
@@ -17,16 +15,7 @@ import (
 // free, and a lease of it waits instead of being placed on GPUs the reservation holds.
 func TestAReservationKeepsAnotherClassOffItsNode(t *testing.T) {
 	ctx := context.Background()
-	svc, f, _, _ := schedService(t, qm.Started{State: qm.Active})
-	p, err := policy.LoadFile("../../commands/testdata/tokyo.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc.Policy, svc.Directory = p, p
-	f.nodes = []qm.Node{{Name: "dgx1", Class: "a100-big", GPUs: 4}, {Name: "dgx1", Class: "jupyter", GPUs: 4}}
-	if _, err := svc.Reconcile(ctx); err != nil {
-		t.Fatal(err)
-	}
+	svc, _, _ := sharedNodeService(t, false)
 	out, err := svc.Request(ctx, qm.LeaseRequest{User: "sora@sakura.example", GPUs: 1, Class: "a100-big", Duration: 2 * time.Hour, Exclusive: true})
 	if err != nil {
 		t.Fatal(err)
@@ -55,19 +44,7 @@ func TestALeaseWaitingForAnotherClassesReservationIsToldItsEnd(t *testing.T) {
 	for _, model := range []bool{false, true} {
 		t.Run(fmt.Sprintf("predictor=%v", model), func(t *testing.T) {
 			ctx := context.Background()
-			svc, f, _, _ := schedService(t, qm.Started{State: qm.Active})
-			p, err := policy.LoadFile("../../commands/testdata/tokyo.yaml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			svc.Policy, svc.Directory = p, p
-			if model {
-				svc.Waits = waits.New()
-			}
-			f.nodes = []qm.Node{{Name: "dgx1", Class: "a100-big", GPUs: 4}, {Name: "dgx1", Class: "jupyter", GPUs: 4}}
-			if _, err := svc.Reconcile(ctx); err != nil {
-				t.Fatal(err)
-			}
+			svc, _, _ := sharedNodeService(t, model)
 			out, err := svc.Request(ctx, qm.LeaseRequest{User: "sora@sakura.example", GPUs: 1, Class: "a100-big", Duration: 2 * time.Hour, Exclusive: true})
 			if err != nil {
 				t.Fatal(err)

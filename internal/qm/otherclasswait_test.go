@@ -8,6 +8,7 @@ import (
 
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/sim"
 	"github.com/acme/quartermaster/internal/waits"
 )
 
@@ -20,19 +21,7 @@ func TestAnotherClassesExclusiveLeaseEndsTheWait(t *testing.T) {
 	for _, model := range []bool{false, true} {
 		t.Run(fmt.Sprintf("predictor=%v", model), func(t *testing.T) {
 			ctx := context.Background()
-			svc, f, clock, _ := schedService(t, qm.Started{State: qm.Active})
-			p, err := policy.LoadFile("../../commands/testdata/tokyo.yaml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			svc.Policy, svc.Directory = p, p
-			if model {
-				svc.Waits = waits.New()
-			}
-			f.nodes = []qm.Node{{Name: "dgx1", Class: "a100-big", GPUs: 4}, {Name: "dgx1", Class: "jupyter", GPUs: 4}}
-			if _, err := svc.Reconcile(ctx); err != nil {
-				t.Fatal(err)
-			}
+			svc, f, clock := sharedNodeService(t, model)
 			big := mustRequest(t, svc, "sora@sakura.example", 1, "a100-big")
 			if big.State != qm.Active || big.Node != "dgx1" {
 				t.Fatalf("the a100-big lease is %s on %q; the test needs it running on dgx1", big.State, big.Node)
@@ -76,19 +65,7 @@ func TestAnotherClassesLeaseEndsAPlacedRequestsWait(t *testing.T) {
 	for _, model := range []bool{false, true} {
 		t.Run(fmt.Sprintf("predictor=%v", model), func(t *testing.T) {
 			ctx := context.Background()
-			svc, f, clock, _ := schedService(t, qm.Started{State: qm.Active})
-			p, err := policy.LoadFile("../../commands/testdata/tokyo.yaml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			svc.Policy, svc.Directory = p, p
-			if model {
-				svc.Waits = waits.New()
-			}
-			f.nodes = []qm.Node{{Name: "dgx1", Class: "a100-big", GPUs: 4}, {Name: "dgx1", Class: "jupyter", GPUs: 4}}
-			if _, err := svc.Reconcile(ctx); err != nil {
-				t.Fatal(err)
-			}
+			svc, f, clock := sharedNodeService(t, model)
 			nb := mustRequest(t, svc, "haru@sakura.example", 1, "jupyter")
 			if nb.State != qm.Active || nb.Node != "dgx1" {
 				t.Fatalf("the jupyter lease is %s on %q; the test needs it running on dgx1", nb.State, nb.Node)
@@ -120,4 +97,25 @@ func TestAnotherClassesLeaseEndsAPlacedRequestsWait(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sharedNodeService is a service on tokyo.yaml whose scheduler reports dgx1, 4 GPUs, in the
+// partitions of both a100-big and jupyter, with the wait predictor when model is set; its
+// inventory is read.
+func sharedNodeService(t *testing.T, model bool) (*qm.Service, *fakeScheduler, *sim.Clock) {
+	t.Helper()
+	svc, f, clock, _ := schedService(t, qm.Started{State: qm.Active})
+	p, err := policy.LoadFile("../../commands/testdata/tokyo.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Policy, svc.Directory = p, p
+	if model {
+		svc.Waits = waits.New()
+	}
+	f.nodes = []qm.Node{{Name: "dgx1", Class: "a100-big", GPUs: 4}, {Name: "dgx1", Class: "jupyter", GPUs: 4}}
+	if _, err := svc.Reconcile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return svc, f, clock
 }
