@@ -29,23 +29,9 @@ import (
 // however many passes run meanwhile; once the credentials are renewed the lease starts.
 func TestALeaseWhoseCredentialsTheAPIRefusesWaits(t *testing.T) {
 	ctx := context.Background()
-	k := newKaskade(t)
-	var logs testkit.SyncBuffer
-	log := slog.New(slog.NewTextHandler(&logs, nil))
-	b, err := kube.New(kube.Config{Policy: k.p, Catalog: catalog(t), Client: k.cs, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k.svc = &qm.Service{Policy: k.p, Store: k.store, Backend: b, Clock: k.clock, Directory: k.p,
-		Notifier: k.notes, Telemetry: k.tel, Logger: log}
+	k, logs := loggedKaskade(t)
 	k.reconcile()
-	revoked := true
-	k.cs.PrependReactor("*", "*", func(k8stesting.Action) (bool, runtime.Object, error) {
-		if revoked {
-			return true, nil, apierrors.NewUnauthorized("Unauthorized")
-		}
-		return false, nil, nil
-	})
+	revoked := refuseCredentials(k)
 	out, err := k.svc.Request(ctx, qm.LeaseRequest{User: "astrid@kaskade.example", GPUs: 2, Class: "tung",
 		Duration: 3 * time.Hour, Template: "jupyterlab"})
 	if err != nil {
@@ -82,7 +68,7 @@ func TestALeaseWhoseCredentialsTheAPIRefusesWaits(t *testing.T) {
 		t.Errorf("the log grew by %d lines over 3 more passes of the same refusal, want none:\n%s", n-after1, logs.String())
 	}
 	// Renewed: the next pass starts the lease.
-	revoked = false
+	*revoked = false
 	k.clock.Advance(time.Minute)
 	k.pass()
 	got = k.lease(id)
@@ -153,3 +139,31 @@ type syncFlag struct {
 
 func (f *syncFlag) set(v bool) { f.mu.Lock(); f.v = v; f.mu.Unlock() }
 func (f *syncFlag) get() bool  { f.mu.Lock(); defer f.mu.Unlock(); return f.v }
+
+// loggedKaskade is newKaskade with its backend and service logging to the buffer it returns.
+func loggedKaskade(t *testing.T) (*kaskade, *testkit.SyncBuffer) {
+	t.Helper()
+	k := newKaskade(t)
+	logs := &testkit.SyncBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	b, err := kube.New(kube.Config{Policy: k.p, Catalog: catalog(t), Client: k.cs, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.svc = &qm.Service{Policy: k.p, Store: k.store, Backend: b, Clock: k.clock, Directory: k.p,
+		Notifier: k.notes, Telemetry: k.tel, Logger: log}
+	return k, logs
+}
+
+// refuseCredentials makes k's API server answer 401 Unauthorized to every call (the service's
+// token revoked or expired) until the flag it returns is set false (the credentials renewed).
+func refuseCredentials(k *kaskade) *bool {
+	revoked := true
+	k.cs.PrependReactor("*", "*", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if revoked {
+			return true, nil, apierrors.NewUnauthorized("Unauthorized")
+		}
+		return false, nil, nil
+	})
+	return &revoked
+}

@@ -2,18 +2,11 @@ package kube_test
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
-	k8stesting "k8s.io/client-go/testing"
-
-	"github.com/acme/quartermaster/internal/kube"
 	"github.com/acme/quartermaster/internal/qm"
-	"github.com/acme/quartermaster/internal/testkit"
 )
 
 // TestAReleaseWhoseCredentialsTheAPIRefuses: a running lease is released while the API server
@@ -24,15 +17,7 @@ import (
 // reconcile pass deletes the Job.
 func TestAReleaseWhoseCredentialsTheAPIRefuses(t *testing.T) {
 	ctx := context.Background()
-	k := newKaskade(t)
-	var logs testkit.SyncBuffer
-	log := slog.New(slog.NewTextHandler(&logs, nil))
-	b, err := kube.New(kube.Config{Policy: k.p, Catalog: catalog(t), Client: k.cs, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k.svc = &qm.Service{Policy: k.p, Store: k.store, Backend: b, Clock: k.clock, Directory: k.p,
-		Notifier: k.notes, Telemetry: k.tel, Logger: log}
+	k, logs := loggedKaskade(t)
 	k.reconcile()
 	l := k.ask("astrid@kaskade.example", 1, "notebook", "jupyterlab", 4*time.Hour)
 	k.runPod("qm-fjord", "qm-l-1-jupyterlab", "mig-01", k.clock.Now())
@@ -40,13 +25,7 @@ func TestAReleaseWhoseCredentialsTheAPIRefuses(t *testing.T) {
 	if got := k.lease(l.ID); got.State != qm.Active {
 		t.Fatalf("lease %s %q, want active", got.State, got.Reason)
 	}
-	revoked := true
-	k.cs.PrependReactor("*", "*", func(k8stesting.Action) (bool, runtime.Object, error) {
-		if revoked {
-			return true, nil, apierrors.NewUnauthorized("Unauthorized")
-		}
-		return false, nil, nil
-	})
+	revoked := refuseCredentials(k)
 	k.clock.Advance(time.Hour)
 	out, err := k.svc.Release(ctx, "astrid@kaskade.example", l.ID)
 	if err != nil {
@@ -68,13 +47,13 @@ func TestAReleaseWhoseCredentialsTheAPIRefuses(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "refuses the service's credentials") {
 		t.Errorf("the reconcile pass's error %v does not name the credentials", err)
 	}
-	revoked = false // the test looks, not the service
+	*revoked = false // the test looks, not the service
 	left := len(k.jobs("qm-fjord"))
-	revoked = true
+	*revoked = true
 	if left == 0 {
 		t.Fatal("the test's API deleted the Job while refusing the credentials")
 	}
-	revoked = false
+	*revoked = false
 	k.clock.Advance(time.Minute)
 	k.pass()
 	if jobs := k.jobs("qm-fjord"); len(jobs) != 0 {
