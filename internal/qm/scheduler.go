@@ -523,7 +523,6 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 		} else {
 			s.inventoryRead.Store(true)
 			s.schedulerAway.Store(false)
-			s.inventoryFailing.Store(false)
 			if s.inventoryErr.Swap(nil) != nil {
 				s.log().Info("read the scheduler's inventory again")
 			}

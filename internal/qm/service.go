@@ -86,8 +86,6 @@ type Service struct {
 	// answer (Unreachable), and cleared by the next inventory refresh that succeeds: meanwhile the
 	// tick hands it no lease of its queue.
 	schedulerAway atomic.Bool
-	// inventoryFailing is set while the last read of the scheduler's inventory failed.
-	inventoryFailing atomic.Bool
 	// starting holds the leases whose Backend.Start runs in this process now (start): their
 	// job may already run before Start has recorded it and how to reach it.
 	starting sync.Map
@@ -127,7 +125,6 @@ func (s *Service) readInventory(ctx context.Context) {
 		return
 	}
 	s.inventoryRead.Store(true)
-	s.inventoryFailing.Store(false)
 	s.inventoryErr.Store(nil)
 }
 
@@ -139,13 +136,12 @@ func (s *Service) inventoryFailed(err error) {
 		s.log().Warn("read the scheduler's inventory; logged again once it fails otherwise or works", "err", err)
 	}
 	s.inventoryFailedAt.Store(s.Clock.Now().UnixNano())
-	s.inventoryFailing.Store(true)
 }
 
 // schedulerSilent reports whether the scheduler does not answer now: a job could not be handed
 // to it (Unreachable), or the last read of its inventory failed, and no read succeeded since.
 func (s *Service) schedulerSilent() bool {
-	return s.schedulerAway.Load() || s.inventoryFailing.Load()
+	return s.schedulerAway.Load() || s.inventoryErr.Load() != nil
 }
 
 // inventoryFailedRecently reports whether a read of the inventory failed within inventoryRetry.
