@@ -195,12 +195,15 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 // gpuInstance is one GPU instance of a GPU in MIG mode, as dcgm-exporter shows it: the MIG devices
 // (compute instances) the agent reads, taken together.
 type gpuInstance struct {
-	id        int
-	profile   string
-	used      *uint64 // the GPU instance's memory, which each of its compute instances reads
-	total     uint64
-	reserved  uint64
-	util      *float64 // only with one compute instance: one's utilization is not its GPU instance's
+	id       int
+	profile  string
+	used     *uint64 // the GPU instance's memory, which each of its compute instances reads
+	total    uint64
+	reserved uint64
+	// util is the GPU instance's activity: GPM's, which its compute instances share, or with one
+	// compute instance NVML's for it; NVML's for one of several is not its GPU instance's.
+	util      *float64
+	shared    bool // util is GPM's, of the whole GPU instance
 	processes []report.Process
 }
 
@@ -212,8 +215,8 @@ func gpuInstances(migs []report.MIGDevice) []gpuInstance {
 		k, ok := at[d.GI]
 		if !ok {
 			at[d.GI], k = len(out), len(out)
-			out = append(out, gpuInstance{id: d.GI, profile: d.Profile, total: d.MemTotal, util: d.Util})
-		} else {
+			out = append(out, gpuInstance{id: d.GI, profile: d.Profile, total: d.MemTotal, util: d.Util, shared: d.InstanceUtil})
+		} else if !out[k].shared || !d.InstanceUtil {
 			out[k].util = nil
 		}
 		gi := &out[k]

@@ -380,3 +380,72 @@ func promtoolCheck(t *testing.T, style agent.LabelStyle, m string) {
 		t.Errorf("promtool check metrics (dcgm labels) failed beyond lint: %v\n%s", err, out)
 	}
 }
+
+// The fake H100 has GPM, as the real one: a demo of MIG on it (mig=) shows each GPU instance's
+// activity from the second reading on, UTIL% on the instances a process of the GPU runs on and 0
+// on the others, and a GPU instance that the script makes anew starts without one. It holds one
+// GPM sample per GPU instance, and none once MIG is off. The A100's instances show none
+// (TestFakeMIGGPU).
+func TestFakeH100MIGInstancesShowTheirActivity(t *testing.T) {
+	ctx := context.Background()
+	script := &switchScript{}
+	script.set(t, "1 60 mig=3g.40gb,2g.20gb,1g.10gb pids=4242,4244; * 10")
+	f, err := nvml.NewFake("dgxh100", "dgx-01", script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := nvml.OpenFake(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	a, err := agent.New(agent.Config{Node: "dgx-01", Devices: d, Cgroups: agent.Cgroups{ProcRoot: "testdata/proc"}, Labels: agent.LabelsSnake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m := scrape(t, a); strings.Contains(m, "GR_ENGINE_ACTIVE{") {
+		t.Errorf("the first reading shows MIG activity, with no earlier sample to compare with:\n%s", grep(m, "GR_ENGINE"))
+	}
+	if _, err := a.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m := scrape(t, a)
+	for _, w := range []struct{ gi, profile, value string }{{"1", "3g.40gb", "0.6"}, {"2", "2g.20gb", "0.6"}, {"3", "1g.10gb", "0"}} {
+		s := migSeries(m, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "1", w.gi)
+		if len(s) != 1 || !strings.Contains(s[0], `GPU_I_PROFILE="`+w.profile+`"`) || !strings.HasSuffix(s[0], " "+w.value) {
+			t.Errorf("GPU instance %s (%s): want its activity %s:\n%s", w.gi, w.profile, w.value, grep(m, "GR_ENGINE"))
+		}
+	}
+	if strings.Contains(grep(m, "DCGM_FI_DEV_GPU_UTIL{"), `gpu="1"`) {
+		t.Errorf("GPU 1 in MIG mode has a utilization of its own:\n%s", grep(m, "DCGM_FI_DEV_GPU_UTIL"))
+	}
+	promtoolCheck(t, agent.LabelsSnake, m)
+	if n := f.GPMSamples(); n != 3 {
+		t.Errorf("the agent holds %d GPM samples; want one per GPU instance, 3", n)
+	}
+
+	script.set(t, "1 60 mig=3g.40gb,4g.40gb pids=4242,4244; * 10")
+	if _, err := a.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m = scrape(t, a)
+	if s := migSeries(m, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "1", "1"); len(s) != 1 || !strings.HasSuffix(s[0], " 0.6") {
+		t.Errorf("GPU instance 1, unchanged, lost its activity:\n%s", grep(m, "GR_ENGINE"))
+	}
+	if s := migSeries(m, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "1", "2"); len(s) != 0 {
+		t.Errorf("GPU instance 2, made anew as a 4g.40gb, has an activity at its first reading: %v", s)
+	}
+	if n := f.GPMSamples(); n != 2 {
+		t.Errorf("the agent holds %d GPM samples; want one per GPU instance, 2", n)
+	}
+	script.set(t, "* 10")
+	if _, err := a.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.GPMSamples(); n != 0 {
+		t.Errorf("MIG is off, yet the agent holds %d GPM samples", n)
+	}
+}

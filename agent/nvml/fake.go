@@ -45,6 +45,16 @@ type Fake struct {
 	mu      sync.Mutex
 	lastXID []uint64
 	pending []nvml.EventData
+	// samples are the GPM samples allocated and not freed, with what each was taken of.
+	samples map[*mock.GpmSample]*fakeSample
+}
+
+// fakeSample is what a fake GPM sample was taken of: GPU gpu's GPU instance gi (-1: the whole GPU),
+// and its activity then.
+type fakeSample struct {
+	taken    bool
+	gpu, gi  int
+	activity float64
 }
 
 // fakeSpec is what a fake machine looks like beyond the mock.
@@ -118,10 +128,87 @@ func NewFake(kind, seed string, script agent.ScriptSource) (*Fake, error) {
 			FreeFunc: func() nvml.Return { return nvml.SUCCESS },
 		}, nvml.SUCCESS
 	}
+	f.fakeGPM(srv)
 	for i, d := range srv.Devices {
 		f.complete(i, d.(*server.Device), seed, kind)
 	}
 	return f, nil
+}
+
+// fakeGPM gives the fake library GPM, which the fake H100 supports and the A100 does not (as the
+// real ones): a sample of a MIG instance (mig=) holds its activity when it was taken, the GPU's
+// UTIL% where a process of the GPU runs on the instance and 0 where none does, and the metrics of
+// two samples of one instance are the second's.
+func (f *Fake) fakeGPM(srv *server.Server) {
+	f.samples = map[*mock.GpmSample]*fakeSample{}
+	srv.GpmSampleAllocFunc = func() (nvml.GpmSample, nvml.Return) {
+		s := &mock.GpmSample{}
+		take := func(dev nvml.Device, gi int) nvml.Return {
+			gpu := slices.Index(f.Server.Devices, dev)
+			if gpu < 0 {
+				return nvml.ERROR_INVALID_ARGUMENT
+			}
+			g := f.script.Script().For(gpu)
+			act := g.Util
+			if gi >= 0 {
+				if gi < 1 || gi > len(g.MIG) {
+					return nvml.ERROR_NOT_FOUND
+				}
+				if gi > len(g.PIDs) { // the GPU's processes go to its instances in turn
+					act = 0
+				}
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.samples[s] == nil {
+				return nvml.ERROR_INVALID_ARGUMENT // freed
+			}
+			*f.samples[s] = fakeSample{taken: true, gpu: gpu, gi: gi, activity: act}
+			return nvml.SUCCESS
+		}
+		s.MigGetFunc = take
+		s.GetFunc = func(dev nvml.Device) nvml.Return { return take(dev, -1) }
+		s.FreeFunc = func() nvml.Return {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.samples[s] == nil {
+				return nvml.ERROR_INVALID_ARGUMENT
+			}
+			delete(f.samples, s)
+			return nvml.SUCCESS
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.samples[s] = &fakeSample{}
+		return s, nvml.SUCCESS
+	}
+	srv.GpmSampleFreeFunc = func(s nvml.GpmSample) nvml.Return { return s.Free() }
+	srv.GpmMetricsGetFunc = func(m *nvml.GpmMetricsGetType) nvml.Return {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		s1, _ := m.Sample1.(*mock.GpmSample)
+		s2, _ := m.Sample2.(*mock.GpmSample)
+		a, b := f.samples[s1], f.samples[s2]
+		if a == nil || b == nil || !a.taken || !b.taken || a.gpu != b.gpu || a.gi != b.gi || int(m.NumMetrics) > len(m.Metrics) {
+			return nvml.ERROR_INVALID_ARGUMENT
+		}
+		for k := range m.NumMetrics {
+			switch nvml.GpmMetricId(m.Metrics[k].MetricId) {
+			case nvml.GPM_METRIC_GRAPHICS_UTIL, nvml.GPM_METRIC_SM_UTIL:
+				m.Metrics[k].Value, m.Metrics[k].NvmlReturn = b.activity, uint32(nvml.SUCCESS)
+			default:
+				m.Metrics[k].NvmlReturn = uint32(nvml.ERROR_NOT_SUPPORTED)
+			}
+		}
+		return nvml.SUCCESS
+	}
+}
+
+// GPMSamples is how many GPM samples the fake's library holds: allocated and not freed.
+func (f *Fake) GPMSamples() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.samples)
 }
 
 // complete sets what the mock device leaves unset.
@@ -218,6 +305,26 @@ func (f *Fake) complete(i int, d *server.Device, seed, kind string) {
 	d.GetMPSComputeRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) { return nil, nvml.SUCCESS }
 	d.GetGraphicsRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) { return nil, nvml.SUCCESS }
 	d.RegisterEventsFunc = func(uint64, nvml.EventSet) nvml.Return { return nvml.SUCCESS }
+	// GPM: Hopper has it, the A100 does not (its driver says so, rather than NOT_SUPPORTED).
+	gpm := uint32(0)
+	if kind == "dgxh100" {
+		gpm = 1
+	}
+	d.GpmQueryDeviceSupportFunc = func() (nvml.GpmSupport, nvml.Return) {
+		return nvml.GpmSupport{Version: nvml.GPM_SUPPORT_VERSION, IsSupportedDevice: gpm}, nvml.SUCCESS
+	}
+	d.GpmMigSampleGetFunc = func(gi int, s nvml.GpmSample) nvml.Return {
+		if gpm == 0 {
+			return nvml.ERROR_NOT_SUPPORTED
+		}
+		return s.MigGet(d, gi)
+	}
+	d.GpmSampleGetFunc = func(s nvml.GpmSample) nvml.Return {
+		if gpm == 0 {
+			return nvml.ERROR_NOT_SUPPORTED
+		}
+		return s.Get(d)
+	}
 	d.GetNumaNodeIdFunc = func() (int, nvml.Return) { return spec.numa[i], nvml.SUCCESS }
 	d.GetCpuAffinityFunc = func(n int) ([]uint, nvml.Return) {
 		words := make([]uint, (n-1)/8+1)

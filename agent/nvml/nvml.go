@@ -50,6 +50,13 @@ type Devices struct {
 	// memV2 says the library has version 2 of the memory call (R510 and later), which gives the
 	// memory the driver reserves apart from the memory in use.
 	memV2 bool
+	// gpm says the library has GPM (R520 and later), which gives the activity of MIG devices on
+	// the GPUs that support it (gpm.go).
+	gpm bool
+
+	// gpmMu guards gpmGPUs, the GPM samples kept of each GPU in MIG mode, by UUID.
+	gpmMu   sync.Mutex
+	gpmGPUs map[string]*gpmGPU
 
 	// gpuMu guards devs and gpus, which a sample changes when a GPU lost at start comes back,
 	// and driver, which reopen changes with them.
@@ -139,6 +146,7 @@ func open(lib nvml.Interface, log *slog.Logger, profiles func() profileInfo) (*D
 	}
 	// A symbol the library lacks cannot be called (it would crash the agent): look first.
 	d.memV2 = lib.Extensions().LookupSymbol("nvmlDeviceGetMemoryInfo_v2") == nil
+	d.gpm = !slices.ContainsFunc(gpmSymbols, func(s string) bool { return lib.Extensions().LookupSymbol(s) != nil })
 	if v, r := lib.SystemGetDriverVersion(); r == nvml.SUCCESS {
 		d.driver = v
 	}
@@ -221,6 +229,7 @@ func (d *Devices) reopen(cause driverError) bool {
 		d.events = nil
 	}
 	d.mu.Unlock()
+	d.gpmFreeAll()
 	_ = d.lib.Shutdown() // UNINITIALIZED where the last try's Init failed
 	if r := d.lib.Init(); r != nvml.SUCCESS {
 		return false // still away: tried again after the wait
@@ -425,8 +434,8 @@ func listMIG(dev nvml.Device, profiles profileInfo, skipped func(j int, r nvml.R
 }
 
 // sampleMIG reads the MIG devices of a GPU in MIG mode, each through its own handle: memory, its
-// processes, and utilization where NVML gives one (on the A100 and H100 it says NOT_SUPPORTED, and
-// none is reported). A MIG device without a UUID, or whose processes cannot be read, is left out;
+// processes, and utilization where NVML gives one (on the A100 and H100 it says NOT_SUPPORTED;
+// migActivity then gives it from GPM where the GPU has it). A MIG device without a UUID, or whose processes cannot be read, is left out;
 // all says whether none was, and procs is every process read, for the GPU's own list.
 func (d *Devices) sampleMIG(dev nvml.Device) (out []report.MIGDevice, procs []nvml.ProcessInfo, all bool) {
 	all = true
@@ -778,10 +787,14 @@ func (d *Devices) sampleGPU(info agent.GPUInfo, dev nvml.Device) (report.GPU, er
 	} else if r == nvml.ERROR_NOT_SUPPORTED {
 		mig = false
 	}
+	if !mig {
+		d.gpmForget(info.UUID)
+	}
 	if mig {
 		var migProcs []nvml.ProcessInfo
 		var all bool
 		g.MIG, migProcs, all = d.sampleMIG(dev)
+		d.migActivity(info.UUID, i, dev, g.MIG)
 		// In MIG mode NVML lists a whole GPU's processes only to a privileged caller; the MIG
 		// devices list their own to anyone, and together they are the GPU's. Where the whole
 		// GPU's list is refused (NO_PERMISSION, NOT_SUPPORTED or another answer) and a MIG device
@@ -1082,6 +1095,7 @@ func (d *Devices) Close() error {
 		d.events = nil
 	}
 	d.mu.Unlock()
+	d.gpmFreeAll()
 	// UNINITIALIZED: the driver is away, and the last try to initialise NVML again failed.
 	if r := d.lib.Shutdown(); r != nvml.SUCCESS && r != nvml.ERROR_UNINITIALIZED {
 		return fmt.Errorf("nvml: shutdown: %s", nvml.ErrorString(r))

@@ -97,9 +97,14 @@ type MIGDevice struct {
 	CI int `json:"ci"`
 	// Profile is the MIG profile as nvidia-smi names it ("1g.10gb", "3g.40gb").
 	Profile string `json:"profile"`
-	// Util is the MIG device's utilization, percent, where NVML gives one; it gives none (NOT
-	// SUPPORTED) on the A100 and H100.
+	// Util is the MIG device's utilization, percent, where NVML gives one. NVML's utilization
+	// call gives none (NOT_SUPPORTED) on the A100 and H100; on an H100 and later GPUs its GPM
+	// gives the graphics engine activity of the MIG device's GPU instance since the agent's last
+	// reading (InstanceUtil), from the second reading of the instance on. The A100 has no GPM.
 	Util *float64 `json:"util,omitempty"`
+	// InstanceUtil says Util is the activity of the whole GPU instance (GPM's), which its compute
+	// instances share, not the compute instance's own.
+	InstanceUtil bool `json:"gi_util,omitempty"`
 	// MemUsed and MemTotal are the GPU instance's framebuffer bytes; MemUsed is nil when NVML did
 	// not give it.
 	MemUsed  *uint64 `json:"mem_used,omitempty"`
