@@ -12,12 +12,21 @@ import (
 )
 
 // slice is what the agent reads of one MIG device of GPU 0: its utilization (nil: none, as NVML
-// gives none on an A100 or H100), the memory in use of its GPU instance (nil: not read) and
-// whether the lease's process runs on it.
+// gives none on an A100, nor on an H100 at the first reading or without GPM), the memory in use of
+// its GPU instance (nil: not read) and whether the lease's process runs on it.
 type slice struct {
 	util  *float64
 	mem   *uint64
 	lease bool
+}
+
+// sliceIn is a slice of a given GPU instance: gi and ci, where gi is not 0, are its GPU and compute
+// instance (else GPU instance k+1 for the k-th slice, compute instance 0); shared says its
+// utilization is its GPU instance's (GPM's), as its other compute instances have it.
+type sliceIn struct {
+	slice
+	gi, ci int
+	shared bool
 }
 
 func u64(v uint64) *uint64 { return &v }
@@ -26,6 +35,16 @@ func u64(v uint64) *uint64 { return &v }
 // itself has no utilization, as NVML gives none in MIG mode, and lists its slices' processes);
 // the node's other GPUs are idle with no process.
 func (e *labEnv) reportMIG(l *qm.Lease, slices ...slice) {
+	e.t.Helper()
+	in := make([]sliceIn, len(slices))
+	for k, s := range slices {
+		in[k] = sliceIn{slice: s}
+	}
+	e.reportMIGIn(l, in...)
+}
+
+// reportMIGIn is reportMIG with the slices' GPU and compute instances.
+func (e *labEnv) reportMIGIn(l *qm.Lease, slices ...sliceIn) {
 	e.t.Helper()
 	e.seq++
 	topo := &report.Topology{}
@@ -38,7 +57,11 @@ func (e *labEnv) reportMIG(l *qm.Lease, slices ...slice) {
 		if k == 0 {
 			g.Util = nil
 			for j, s := range slices {
-				m := report.MIGDevice{UUID: fmt.Sprintf("MIG-%s-0-%d", l.Node, j), GI: j + 1, Profile: "1g.5gb", Util: s.util, MemUsed: s.mem, MemTotal: 5 * gib}
+				m := report.MIGDevice{UUID: fmt.Sprintf("MIG-%s-0-%d", l.Node, j), GI: j + 1, Profile: "1g.5gb", Util: s.util, MemUsed: s.mem, MemTotal: 5 * gib,
+					InstanceUtil: s.shared}
+				if s.gi != 0 {
+					m.GI, m.CI = s.gi, s.ci
+				}
 				if s.mem != nil {
 					g.MemUsed += *s.mem
 				}
@@ -139,4 +162,59 @@ func TestAMIGSliceThatSaysNothingIsNotJudged(t *testing.T) {
 				got.State, len(e.notes.Of(qm.NoticeTelemetryMissing, l.ID)))
 		}
 	})
+}
+
+// What the agent reports of a MIG slice on a GPU with GPM (an H100 and later): no utilization at
+// its first reading (nothing to compare with yet), then its GPU instance's activity since the
+// reading before. A lease idle on such a slice is warned as a lease idle on a whole GPU is, its
+// idle period counted from the first reading with an activity; one busy on it is not. On an A100
+// (no GPM), or where GPM fails, the slice has no utilization and the lease's process holding it is
+// work, as before: not warned, and the platform channel hears nothing of it, the slice's memory
+// being read. A lease on one compute instance of a GPU instance shares the instance's activity with
+// the other compute instances: their work keeps it from being warned.
+func TestAnIdleMIGLeaseIsWarnedWhereTheAgentReadsItsActivity(t *testing.T) {
+	gpm := func(first bool, v float64) *float64 {
+		if first {
+			return nil
+		}
+		return f(v)
+	}
+	for _, tc := range []struct {
+		name   string
+		slices func(k int) []sliceIn
+		warned bool
+	}{
+		{"H100, slice idle", func(k int) []sliceIn {
+			return []sliceIn{{slice: slice{gpm(k == 0, 0), u64(2 * gib), true}, shared: k > 0}, {slice: slice{gpm(k == 0, 80), u64(gib), false}, shared: k > 0}}
+		}, true},
+		{"H100, slice busy", func(k int) []sliceIn {
+			return []sliceIn{{slice: slice{gpm(k == 0, 70), u64(2 * gib), true}, shared: k > 0}, {slice: slice{gpm(k == 0, 0), u64(gib), false}, shared: k > 0}}
+		}, false},
+		{"A100, no GPM", func(int) []sliceIn {
+			return []sliceIn{{slice: slice{nil, u64(2 * gib), true}}, {slice: slice{nil, u64(gib), false}}}
+		}, false},
+		{"H100, idle compute instance of a GPU instance whose other compute instance is busy", func(k int) []sliceIn {
+			return []sliceIn{{slice: slice{gpm(k == 0, 90), u64(2 * gib), true}, gi: 1, ci: 0, shared: k > 0},
+				{slice: slice{gpm(k == 0, 90), u64(2 * gib), false}, gi: 1, ci: 1, shared: k > 0}}
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eachStore(t, func(t *testing.T, url string) {
+				e := newLabEnv(t, url)
+				l := e.start("nb", 1) // idle_timeout 10m
+				for k := range 15 {
+					e.reportMIGIn(l, tc.slices(k)...)
+					e.tick()
+					e.minute()
+				}
+				warned := len(e.notes.Of(qm.NoticeIdleWarning, l.ID)) > 0
+				if warned != tc.warned {
+					t.Errorf("after 15 minutes the lease is %s (%d idle warnings); want warned: %v", e.lease(l.ID).State, len(e.notes.Of(qm.NoticeIdleWarning, l.ID)), tc.warned)
+				}
+				if n := e.notes.Of(qm.NoticeTelemetryMissing, l.ID); len(n) != 0 {
+					t.Errorf("a lease whose MIG slice is reported: %d notices to the platform channel, want none", len(n))
+				}
+			})
+		})
+	}
 }
