@@ -265,7 +265,7 @@ func TestMIGComputeInstancesShareTheirGPUInstanceSeries(t *testing.T) {
 
 // The fake machine runs a GPU in MIG mode from its script (mig=PROFILE,…), as a demo shows it:
 // GPU instances in /metrics with the GPU's processes spread over them, no utilization for the GPU
-// or its instances (NVML gives none on an A100 or H100), and a script that changes the
+// or its instances (NVML gives none on an A100, which has no GPM), and a script that changes the
 // instances changes the series at the next reading. Both label styles pass promtool.
 func TestFakeMIGGPU(t *testing.T) {
 	ctx := context.Background()

@@ -381,7 +381,8 @@ func (f *Fake) complete(i int, d *server.Device, seed, kind string) {
 // migDevice is MIG device j of GPU d as script line g has it: the j-th profile of mig=, as GPU
 // instance j+1 with one compute instance (0), the memory of the mock's GPU instance profile of that
 // size, every len(mig)-th process of the GPU from the j-th (each with its share of used, the
-// GPU's memory in use), and no utilization, as NVML gives none on an A100 or H100.
+// GPU's memory in use), and no utilization from NVML's utilization call, which gives none on an
+// A100 or H100 (the H100's instances have GPM's activity: fakeGPM).
 func (f *Fake) migDevice(d *server.Device, g agent.FakeGPU, j int, used uint64) nvml.Device {
 	profile := g.MIG[j]
 	slices, gb, _ := agent.MIGSlices(profile)
