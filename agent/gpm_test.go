@@ -427,3 +427,26 @@ func TestMIGReconfiguredBetweenReadingsPairsNoSamplesOfTwoInstances(t *testing.T
 		})
 	}
 }
+
+// A GPU whose driver fails to say whether it has GPM (once) is asked again at the next reading,
+// not taken for a GPU without it until the agent restarts.
+func TestGPMSupportIsAskedAgainAfterAFailedAnswer(t *testing.T) {
+	var parent *server.Device
+	a, lab, _, _, _ := gpmAgent(t, "dgxh100", true, [][3]int{{7, 81920, 0}}, func(f *nvml.Fake) { parent = f.Server.Devices[2].(*server.Device) })
+	lab.set(0, 55)
+	answer := parent.GpmQueryDeviceSupportFunc
+	asked := 0
+	parent.GpmQueryDeviceSupportFunc = func() (gonvml.GpmSupport, gonvml.Return) {
+		asked++
+		if asked == 1 {
+			return gonvml.GpmSupport{}, gonvml.ERROR_UNKNOWN
+		}
+		return answer()
+	}
+	for range 3 {
+		collect(t, a)
+	}
+	if u := migUtils(t, collect(t, a)); u["0/0"] != 55 {
+		t.Errorf("after GPM support failed to read once, MIG utilizations are %v; want GPU instance 0 at 55", u)
+	}
+}

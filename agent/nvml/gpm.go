@@ -81,8 +81,10 @@ func (d *Devices) migActivity(uuid string, index int, dev nvml.Device, migs []re
 		s.dev, s.asked, s.supported = dev, false, false
 	}
 	if !s.asked {
+		// Asked again at the next reading where NVML did not answer (a failure this once).
 		sup, r := dev.GpmQueryDeviceSupport()
-		s.asked, s.supported = true, r == nvml.SUCCESS && sup.IsSupportedDevice != 0
+		s.asked = r == nvml.SUCCESS || r == nvml.ERROR_NOT_SUPPORTED
+		s.supported = r == nvml.SUCCESS && sup.IsSupportedDevice != 0
 	}
 	if !s.supported {
 		return
