@@ -63,17 +63,43 @@ func (s *Service) Catalog(ctx context.Context, user string) ([]ClassStatus, erro
 		if c.Exclusive() && !resolved { // which nodes are the team's own matters only there
 			team, resolved = s.defaultTeam(ctx, user), true
 		}
-		p, err := s.Pool(ctx, c.Name)
+		p, free, err := s.freeNow(ctx, c, team)
 		if err != nil {
 			return nil, err
 		}
-		cs := ClassStatus{Class: c, Capacity: p.Capacity, Free: p.Free(), NoNodes: s.noUsableNodes(c.Name)}
+		cs := ClassStatus{Class: c, Capacity: p.Capacity, Free: free, NoNodes: s.noUsableNodes(c.Name)}
 		if cs.Wait, err = s.PredictWait(ctx, c.Name, team, 1); err != nil {
 			return nil, err
 		}
 		out = append(out, cs)
 	}
 	return out, nil
+}
+
+// freeNow is a class's pool and how many of its GPUs are free now to a request of one GPU by a
+// member of team, as placement sees them: not those a lease of another class holds where it
+// takes a node whole (a reservation on a node in both classes' partitions), nor, on an exclusive
+// class, those on nodes where another team's leases of the class run; never more than the
+// capacity share leaves. So the catalog never shows GPUs free that a request for one would wait
+// for. A class the scheduler places gets the pool's free count.
+func (s *Service) freeNow(ctx context.Context, c *policy.Class, team string) (Pool, int, error) {
+	if !s.placesItself(c.Name) {
+		p, err := s.Pool(ctx, c.Name)
+		return p, p.Free(), err
+	}
+	var p Pool
+	free := 0
+	err := s.Store.View(ctx, func(tx Tx) error {
+		var held []Holding
+		var err error
+		if p, held, err = s.poolHeld(ctx, tx, c.Name); err != nil {
+			return err
+		}
+		inv, ix := s.inventory()
+		free = min(p.Free(), usableGPUs(inv, ix, held, placeRequest{Class: c.Name, Team: team, GPUs: 1, ExclusiveClass: c.Exclusive()}))
+		return nil
+	})
+	return p, free, err
 }
 
 // Estimate is a request's cost and predicted wait.
