@@ -815,7 +815,26 @@ func (b *Bot) when(t time.Time) string {
 // noNodesText says why a class has no GPU at all now, as the catalog and the waits say it.
 const noNodesText = "no node of this class takes jobs now (the scheduler reports them drained, down or reserved)"
 
-func freeText(s qm.ClassStatus) string {
+// freeText says a class's free GPUs now. While the scheduler does not answer they are what it
+// said when it last answered, and the text says so and how long ago, not shown as if current.
+func (b *Bot) freeText(s qm.ClassStatus) string {
+	if s.SchedulerAway {
+		if s.AsOf.IsZero() {
+			return "unknown: the scheduler has not answered since the service started"
+		}
+		figures := fmt.Sprintf("%d of %d", s.Free, s.Capacity)
+		switch {
+		case s.NoNodes:
+			figures = "none (no node of this class took jobs)"
+		case s.Capacity == 0:
+			figures = "the scheduler's to say (it places leases itself)"
+		}
+		ago := "less than a minute ago"
+		if d := b.Svc.Clock.Now().Sub(s.AsOf); d >= time.Minute {
+			ago = policy.FormatDuration(d) + " ago"
+		}
+		return fmt.Sprintf("%s as of %s, when the scheduler last answered; it does not answer now", figures, ago)
+	}
 	if s.NoNodes {
 		return "none: " + noNodesText
 	}
@@ -874,7 +893,7 @@ func (b *Bot) catalog(ctx context.Context, req bot.Request) []bot.Reply {
 				{Label: "GPU", Value: gpuText(c)},
 				{Label: "Price", Value: b.price(c.PricePerGPUHour) + " per GPU-hour"},
 				{Label: "Without approval", Value: b.withoutApprovalText(c, team, false)},
-				{Label: "Free now", Value: freeText(s)},
+				{Label: "Free now", Value: b.freeText(s)},
 				{Label: "Predicted wait", Value: waitText(s.Wait)},
 			},
 		})

@@ -52,6 +52,11 @@ type ClassStatus struct {
 	Wait     WaitEstimate
 	// NoNodes: the backend reports its nodes and none of the class takes jobs now.
 	NoNodes bool
+	// SchedulerAway: the scheduler does not answer now (a job could not reach it, or its nodes
+	// could not be read), so Capacity, Free and NoNodes are what it said when it last answered,
+	// at AsOf (zero: it has not answered since the service started).
+	SchedulerAway bool
+	AsOf          time.Time
 }
 
 // Catalog lists the classes with free GPUs now and the predicted wait for one GPU for user.
@@ -68,6 +73,9 @@ func (s *Service) Catalog(ctx context.Context, user string) ([]ClassStatus, erro
 			return nil, err
 		}
 		cs := ClassStatus{Class: c, Capacity: p.Capacity, Free: free, NoNodes: s.noUsableNodes(c.Name)}
+		if s.schedulerSilent() {
+			cs.SchedulerAway, cs.AsOf = true, s.lastAnswer()
+		}
 		if cs.Wait, err = s.PredictWait(ctx, c.Name, team, 1); err != nil {
 			return nil, err
 		}

@@ -521,7 +521,7 @@ func (s *Service) Reconcile(ctx context.Context) (ReconcileReport, error) {
 		if err := r.RefreshInventory(ctx); err != nil {
 			s.inventoryFailed(err)
 		} else {
-			s.inventoryRead.Store(true)
+			s.inventorySucceeded()
 			s.schedulerAway.Store(false)
 			if s.inventoryErr.Swap(nil) != nil {
 				s.log().Info("read the scheduler's inventory again")

@@ -75,6 +75,10 @@ type Service struct {
 	bg    sync.WaitGroup
 	// inventoryRead is set once the scheduler's inventory has been read (readInventory).
 	inventoryRead atomic.Bool
+	// inventoryReadAt is when (Unix nanoseconds, 0: never) a read of the inventory last
+	// succeeded: what the service shows of the scheduler's GPUs while it does not answer is
+	// from then (ClassStatus.AsOf).
+	inventoryReadAt atomic.Int64
 	// inventoryFailedAt is when (Unix nanoseconds, 0: never) a read of the inventory last
 	// failed; inventoryMu lets one command read it at a time (readInventory).
 	inventoryFailedAt atomic.Int64
@@ -113,6 +117,7 @@ func (s *Service) readInventory(ctx context.Context) {
 	}
 	if len(s.Backend.Inventory()) > 0 {
 		s.inventoryRead.Store(true)
+		s.inventoryReadAt.CompareAndSwap(0, s.Clock.Now().UnixNano())
 		return
 	}
 	s.inventoryMu.Lock()
@@ -124,8 +129,22 @@ func (s *Service) readInventory(ctx context.Context) {
 		s.inventoryFailed(err)
 		return
 	}
-	s.inventoryRead.Store(true)
+	s.inventorySucceeded()
 	s.inventoryErr.Store(nil)
+}
+
+// inventorySucceeded records a read of the scheduler's inventory that succeeded.
+func (s *Service) inventorySucceeded() {
+	s.inventoryRead.Store(true)
+	s.inventoryReadAt.Store(s.Clock.Now().UnixNano())
+}
+
+// lastAnswer is when the scheduler's inventory was last read (zero: never).
+func (s *Service) lastAnswer() time.Time {
+	if at := s.inventoryReadAt.Load(); at != 0 {
+		return time.Unix(0, at).UTC()
+	}
+	return time.Time{}
 }
 
 // inventoryFailed records a failed read of the scheduler's inventory.
