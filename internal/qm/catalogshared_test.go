@@ -2,11 +2,13 @@ package qm_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/waits"
 )
 
 // fjellPolicy has two classes of its own names on the same nodes: drift (shared notebooks) and
@@ -107,5 +109,68 @@ func TestCatalogOfAnExclusiveClassCountsTheAskersNodes(t *testing.T) {
 	}
 	if s.Free != 0 {
 		t.Errorf("rk1 runs team isbre's forge lease, so a forge request of team havet waits; yet havet's catalog shows %d of %d forge GPUs free", s.Free, s.Capacity)
+	}
+}
+
+// withGRES has the scheduler report the GRES each class counts on its nodes (drift's, then
+// forge's), as Slurm's inventory does, and reads them.
+func withGRES(t *testing.T, svc *qm.Service, f *fakeScheduler, drift, forge string) {
+	t.Helper()
+	for i := range f.nodes {
+		f.nodes[i].GRES = map[string]string{"drift": drift, "forge": forge}[f.nodes[i].Class]
+	}
+	if _, err := svc.Reconcile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Where two classes count the same GPUs of a node (the scheduler names one GRES for both), a
+// lease of one holds its GPUs on the other's side of the node too, though the scheduler, which
+// leaves the service's own jobs out, reports none of them used there: the catalog, placement
+// and the wait of the other class count them held until the lease's end. Where the classes count
+// different GPUs of the node, it holds none of the other's.
+func TestALeaseHoldsItsGPUsInAnotherClassThatCountsThemAlike(t *testing.T) {
+	for _, c := range []struct {
+		drift, forge string
+		free         int
+	}{
+		{"gpu:h100", "gpu:h100", 1},
+		{"gpu", "gpu:h100", 1}, // drift counts GPUs of every type, forge's among them
+		{"gpu:l40s", "gpu:h100", 8},
+	} {
+		for _, model := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s+%s/predictor=%v", c.drift, c.forge, model), func(t *testing.T) {
+				ctx := context.Background()
+				svc, f := fjellService(t, "rk1")
+				if model {
+					svc.Waits = waits.New()
+				}
+				withGRES(t, svc, f, c.drift, c.forge)
+				big := mustRequest(t, svc, "siri@fjell.example", 7, "forge")
+				if big.State != qm.Active || big.Node != "rk1" || big.Exclusive {
+					t.Fatalf("the forge lease is %s on %q (reservation %v); the test needs 7 GPUs of rk1 running, not whole", big.State, big.Node, big.Exclusive)
+				}
+				if s := catalogOf(t, svc, "ola@fjell.example", "drift"); s.Free != c.free {
+					t.Errorf("with 7 of rk1's GPUs held by forge lease %s, the catalog shows %d drift GPUs free; want %d", big.ID, s.Free, c.free)
+				}
+				l := mustRequest(t, svc, "ola@fjell.example", 2, "drift")
+				if c.free >= 2 {
+					if l.State != qm.Active {
+						t.Errorf("drift has %d GPUs free, yet a request for 2 is %s (%s)", c.free, l.State, l.Reason)
+					}
+					return
+				}
+				if l.State != qm.Queued {
+					t.Fatalf("drift has 1 GPU free, yet a request for 2 is %s on %q", l.State, l.Node)
+				}
+				w, err := svc.LeaseWait(ctx, l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if left := big.ExpiresAt.Sub(svc.Clock.Now()); w.Unknown || w.Median <= 0 || w.Median > left {
+					t.Errorf("the drift lease waits for %s's GPUs until %s (%v from now), yet its wait is %+v", big.ID, big.ExpiresAt, left, w)
+				}
+			})
+		}
 	}
 }

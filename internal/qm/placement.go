@@ -366,12 +366,32 @@ func (s *Service) poolFrom(class string, classes []string, held []Holding) (Pool
 		p.SharedForeign += reported[name]
 	}
 	var own []Holding
+	inv, ix := s.inventory()
 	for _, h := range held {
-		if h.Class == class || h.GPUs > 0 && h.Node != "" && (h.Reserved || strings.IndexByte(h.Node, ',') >= 0) {
+		if h.Class == class || h.GPUs > 0 && h.Node != "" && (h.Reserved || strings.IndexByte(h.Node, ',') >= 0 || alikeOn(inv, ix, h.Node, class, h.Class)) {
 			own = append(own, h)
 		}
 	}
 	return p, own
+}
+
+// alikeOn says whether the entries of node name under class and other count some of the same
+// GPUs (Node.GRES), so that a lease of other there holds GPUs of class that the scheduler does
+// not report used on class's side (it leaves the service's own jobs out on both).
+func alikeOn(inv []Node, ix *nodeIndex, name, class, other string) bool {
+	if ix == nil || class == other {
+		return false
+	}
+	var a, b string
+	for _, i := range ix.byName[name] {
+		switch inv[i].Class {
+		case class:
+			a = inv[i].GRES
+		case other:
+			b = inv[i].GRES
+		}
+	}
+	return CountsAlike(a, b)
 }
 
 // Pool is a class's pool now.
@@ -758,7 +778,7 @@ func (ix *nodeIndex) taken(inv []Node, class string, held []Holding) []bool {
 			continue
 		}
 		whole := l.Reserved || strings.IndexByte(l.Node, ',') >= 0
-		if l.Class != class && !whole {
+		if l.Class != class && !whole && !alikeOn(inv, ix, l.Node, class, l.Class) {
 			continue // part of a node of another class: the class's side of it counts what the scheduler reports
 		}
 		if whole { // whole nodes, in every class they are in
@@ -777,7 +797,9 @@ func (ix *nodeIndex) taken(inv []Node, class string, held []Holding) []bool {
 			continue
 		}
 		t := ix.of(taken, i)
-		if len(l.GPUIndex) == 0 { // the scheduler chose the GPUs: count them, whichever they are
+		if len(l.GPUIndex) == 0 || l.Class != class {
+			// The scheduler chose the GPUs, or they are another class's, numbered on its side
+			// of the node: count them, whichever they are.
 			left := l.GPUs
 			for g := 0; g < len(t) && left > 0; g++ {
 				if !t[g] {

@@ -2,6 +2,7 @@ package qm
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
@@ -108,6 +109,27 @@ type Node struct {
 	Island []int
 	// NUMA gives each GPU's NUMA node; nil when unknown.
 	NUMA []int
+	// GRES is the generic resource the class counts on the node, as the scheduler names it
+	// ("gpu:h100"; "gpu" for GPUs of every type), where the scheduler's Used leaves out the
+	// service's own jobs of every class that count those GPUs (Slurm): a lease of another class
+	// on the node whose GRES counts alike (CountsAlike) then holds GPUs of this class too, which
+	// the service counts itself. Empty where the backend does not say (the simulated cluster,
+	// Kubernetes), whose Used counts other classes' leases.
+	GRES string
+}
+
+// CountsAlike says whether two classes' entries of one node, by their GRES, count some of the
+// same GPUs: GRES of one name ("gpu") and one type, or either of any type ("gpu" and "gpu:h100").
+// False where either is not known.
+func CountsAlike(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	an, at, _ := strings.Cut(a, ":")
+	bn, bt, _ := strings.Cut(b, ":")
+	at, _, _ = strings.Cut(at, ":")
+	bt, _, _ = strings.Cut(bt, ":")
+	return an == bn && (at == "" || bt == "" || at == bt)
 }
 
 // Started is what a backend reports after starting a lease's workspace.

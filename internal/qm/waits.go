@@ -235,12 +235,19 @@ func (s *Service) withOtherClassHolds(ctx context.Context, tx Tx, req WaitReques
 			}
 			whole := o.Exclusive || len(nodes) > 1 // whole nodes, in every class they are in
 			hold := max(1, o.GPUs/len(nodes))
-			if c, _ := s.Policy.Class(o.Class); whole || c != nil && c.Exclusive() {
-				hold = n.GPUs // it holds the node whole
-			}
-			seen := min(hold, used) // what the scheduler reports used on the class's side
-			if !whole {
-				hold = seen
+			// Where its GPUs are among the class's on the node (the classes count them alike)
+			// and it does not take the node whole, the scheduler, which leaves the service's own
+			// jobs out on both sides, reports none of them used: they are held until its end,
+			// unseen.
+			seen := 0
+			if whole || !alikeOn(inv, ix, n.Name, req.Class, o.Class) {
+				if c, _ := s.Policy.Class(o.Class); whole || c != nil && c.Exclusive() {
+					hold = n.GPUs // it holds the node whole
+				}
+				seen = min(hold, used) // what the scheduler reports used on the class's side
+				if !whole {
+					hold = seen
+				}
 			}
 			if hold == 0 {
 				continue
