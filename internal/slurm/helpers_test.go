@@ -157,6 +157,12 @@ func examplePolicy(t testing.TB) *policy.Policy {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return onSlurm(t, p)
+}
+
+// onSlurm is p with backend slurm and its teams' storage in a temporary directory.
+func onSlurm(t testing.TB, p *policy.Policy) *policy.Policy {
+	t.Helper()
 	p.Backend = "slurm"
 	root := t.TempDir()
 	for _, team := range p.Teams {
@@ -184,7 +190,12 @@ type env struct {
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	// What needs no cluster is made before the test waits for the cluster to itself.
-	p := examplePolicy(t)
+	return newEnvOn(t, examplePolicy(t))
+}
+
+// newEnvOn is newEnv on policy p (backend slurm, its teams' storage made).
+func newEnvOn(t testing.TB, p *policy.Policy) *env {
+	t.Helper()
 	cat := testCatalog(t)
 	st := storetest.Open(t, storetest.SQLite(t))
 	conf := slurmCluster(t)

@@ -40,11 +40,11 @@ vm|gres:gpu:l40s:1|someone else's qm:L-9
 // Used is what jobs that are not the service's hold: gpu2's 8 allocated h100 less its own 3 and
 // 1, gpu10's 3 less its own 1, vm's 2 less its own 2.
 var wantInventory = []qm.Node{
-	{Name: "gpu10", Class: "interactive", GPUs: 2, Used: 0},
-	{Name: "vm", Class: "interactive", GPUs: 4, Used: 1},
-	{Name: "gpu2", Class: "train", GPUs: 8, Used: 4},
-	{Name: "gpu10", Class: "train", GPUs: 4, Used: 2},
-	{Name: "vm", Class: "train", GPUs: 8, Used: 0},
+	{Name: "gpu10", Class: "interactive", GPUs: 2, Used: 0, GRES: "gpu:l40s"},
+	{Name: "vm", Class: "interactive", GPUs: 4, Used: 1, GRES: "gpu:l40s"},
+	{Name: "gpu2", Class: "train", GPUs: 8, Used: 4, GRES: "gpu:h100"},
+	{Name: "gpu10", Class: "train", GPUs: 4, Used: 2, GRES: "gpu:h100"},
+	{Name: "vm", Class: "train", GPUs: 8, Used: 0, GRES: "gpu:h100"},
 }
 
 func readFixture(t testing.TB, name string) string {
@@ -184,7 +184,7 @@ func TestInventoryOfTestCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	host := e.nodeName()
-	want := []qm.Node{{Name: host, Class: "interactive", GPUs: 4}, {Name: host, Class: "train", GPUs: 8}}
+	want := []qm.Node{{Name: host, Class: "interactive", GPUs: 4, GRES: "gpu:l40s"}, {Name: host, Class: "train", GPUs: 8, GRES: "gpu:h100"}}
 	if got := e.backend.Inventory(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("idle test cluster: %+v, want %+v", got, want)
 	}

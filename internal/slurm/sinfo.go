@@ -412,7 +412,9 @@ func tresGRES(tres string) string {
 // the class names none) it has; its GPUs are that GRES's count, and Used the count allocated to
 // jobs that are not this service's (own: its running jobs, which the service counts itself).
 // An own job that Slurm gave more than it asked for (--exclusive takes every GRES of its nodes)
-// leaves the rest counted as used. Nodes that take no new jobs (down, drained, not responding…)
+// leaves the rest counted as used. Each node carries the GRES its class counts (qm.Node.GRES):
+// where two classes count the same GPUs of a node, an own job of one is left out of both sides'
+// Used, and the service counts the GPUs its lease holds on the other side itself. Nodes that take no new jobs (down, drained, not responding…)
 // are left out. Classes come in the policy's order, nodes in name order within each.
 func BuildInventory(p *policy.Policy, nodes []SinfoNode, own []OwnJob) []qm.Node {
 	ownOn := map[string][]string{} // node -> GRES of the service's jobs on it
@@ -440,7 +442,7 @@ func BuildInventory(p *policy.Policy, nodes []SinfoNode, own []OwnJob) []qm.Node
 			for _, g := range ownOn[n.Name] {
 				used -= gresCount(g, want)
 			}
-			inv = append(inv, qm.Node{Name: n.Name, Class: c.Name, GPUs: gpus, Used: min(max(used, 0), gpus)})
+			inv = append(inv, qm.Node{Name: n.Name, Class: c.Name, GPUs: gpus, Used: min(max(used, 0), gpus), GRES: want})
 		}
 	}
 	return inv
