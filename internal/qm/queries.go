@@ -89,9 +89,10 @@ func (s *Service) Catalog(ctx context.Context, user string) ([]ClassStatus, erro
 // takes a node whole (a reservation on a node in both classes' partitions), nor, on an exclusive
 // class, those on nodes where another team's leases of the class run; never more than the
 // capacity share leaves. So the catalog never shows GPUs free that a request for one would wait
-// for. A class the scheduler places gets the pool's free count.
+// for. A class the scheduler places, and a shared class none of whose nodes another class counts
+// (any free GPU will do), get the pool's free count, from its sums rather than every running lease.
 func (s *Service) freeNow(ctx context.Context, c *policy.Class, team string) (Pool, int, error) {
-	if !s.placesItself(c.Name) {
+	if !s.placesItself(c.Name) || !c.Exclusive() && !s.sharesNodes(c.Name) {
 		p, err := s.Pool(ctx, c.Name)
 		return p, p.Free(), err
 	}
