@@ -80,3 +80,39 @@ func TestAnExclusiveClassesLeaseHoldsItsGPUsForAnotherClassOfTheSameGPUs(t *test
 			slurmFree, big.State, big.Ref, big.Reason)
 	}
 }
+
+// A reservation of one class holds its node whole (--exclusive), in Slurm and in the service:
+// another class that counts the same GPUs of the node shows none of them free in the catalog,
+// and a request of it waits in the service's queue until the reservation ends.
+func TestAReservationLeavesNoneFreeForAnotherClassOfTheSameGPUs(t *testing.T) {
+	p, err := policy.Load([]byte(kilnPolicy), "kiln.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvOn(t, onSlurm(t, p))
+	ctx := context.Background()
+	out, err := e.svc.Request(ctx, qm.LeaseRequest{User: "urs@kiln.example", GPUs: 1, Class: "kiln", Duration: time.Hour, Exclusive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := e.waitLease(out.Lease.ID, qm.Active)
+	if used := e.usedGPUs(e.nodeName(), "h100"); used != 8 {
+		t.Fatalf("Slurm reports %d h100 used with the reservation %s running; the test needs 8", used, l.ID)
+	}
+	if _, err := e.svc.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.svc.Catalog(ctx, "vreni@kiln.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range st {
+		if s.Class.Name == "loom" && s.Free != 0 {
+			t.Errorf("with the node reserved whole by %s, the catalog shows %d of %d loom GPUs free", l.ID, s.Free, s.Capacity)
+		}
+	}
+	nb := e.request("vreni@kiln.example", 1, "loom", time.Hour, "", nil).Lease
+	if nb = e.pass(nb.ID); nb.State != qm.Queued || nb.Ref != "" {
+		t.Errorf("a request for 1 loom GPU while the node is reserved whole is %s with job %q (%s); want it queued in the service", nb.State, nb.Ref, nb.Reason)
+	}
+}
