@@ -62,3 +62,28 @@ func TestADataClassWithAnAccentIsToldItsLettersAreAToZ(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// TestANameWithSignsIsSuggestedWithOneHyphenForThem: a team named "Søk-&-Analyse" was refused
+// with `write "sok---analyse"`, each sign between the hyphens typed around it becoming one more
+// hyphen. A run of signs and the hyphens beside them is one hyphen in the name to write.
+func TestANameWithSignsIsSuggestedWithOneHyphenForThem(t *testing.T) {
+	for name, want := range map[string]string{
+		"Søk-&-Analyse":  "sok-analyse",
+		"R & D":          "r-d",
+		"ML / Vision!":   "ml-vision",
+		"Þóra's team":    "thora-s-team",
+		"data--lab (EU)": "data--lab-eu",
+	} {
+		src := "organization: X\nclasses:\n  - {name: gpu, max_gpus: 1, max_duration: 1h}\nteams:\n  - {name: \"" + name + "\", idp_groups: [g]}\nsim: {nodes: [{name: n, count: 1, class: gpu, gpus: 1}]}\n"
+		_, err := Load([]byte(src), "p.yaml")
+		pe, ok := err.(*Error)
+		msg := `team name "` + name + `" must be lower case letters a to z, digits, - or _ (starting with a letter, ending with a letter or digit, 40 at most); write "` + want + `"`
+		if !ok || !hasProblem(pe, 5, msg) {
+			t.Errorf("%q: %v; want line 5 to say %q", name, err, msg)
+			continue
+		}
+		if _, err := Load([]byte(strings.ReplaceAll(src, "\""+name+"\"", want)), "p.yaml"); err != nil {
+			t.Errorf("%q: the name suggested, %s, does not load: %v", name, want, err)
+		}
+	}
+}

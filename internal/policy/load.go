@@ -915,17 +915,32 @@ func nameSuggestion(name string) string {
 }
 
 // suggestedName is the valid name closest to name (lower case, accented letters without their
-// accents, other characters as -), or "" when there is none or name is it already.
+// accents, other characters as -: a run of them with the hyphens beside it as one, so "R & D" is
+// r-d and "Søk-&-Analyse" sok-analyse), or "" when there is none or name is it already.
 func suggestedName(name string) string {
 	var b strings.Builder
+	run, signs := 0, false // the hyphens typed in the run of hyphens and signs before, and whether it held a sign
+	flush := func() {
+		switch {
+		case signs:
+			b.WriteByte('-')
+		case run > 0:
+			b.WriteString(strings.Repeat("-", run))
+		}
+		run, signs = 0, false
+	}
 	for _, r := range FoldAccents(strings.ToLower(strings.TrimSpace(name))) {
 		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_', r == '-':
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
+			flush()
 			b.WriteRune(r)
+		case r == '-':
+			run++
 		default:
-			b.WriteByte('-')
+			signs = true
 		}
 	}
+	flush()
 	s := strings.Trim(b.String(), "-_")
 	if !nameRE.MatchString(s) || s == name {
 		return ""
