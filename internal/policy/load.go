@@ -1129,6 +1129,13 @@ func (v *validator) validate(p *Policy) {
 	loc, err := time.LoadLocation(p.Timezone)
 	switch {
 	case err != nil:
+		if meant := timezoneMeant(p.Timezone); meant != "" && meant != p.Timezone {
+			if _, err := time.LoadLocation(meant); err == nil {
+				v.addf("timezone", "timezone %q is unknown; did you mean %s? e.g. timezone: %s", p.Timezone, meant, meant)
+				loc = time.UTC
+				break
+			}
+		}
 		v.addf("timezone", "timezone %q is unknown; use an IANA name such as America/Chicago", p.Timezone)
 		loc = time.UTC
 	case p.Timezone == "Local":

@@ -22,3 +22,31 @@ func TestATimeZoneIsAPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestAMistypedTimeZoneIsGivenThePlaceMeant: a time zone one letter off a place's name
+// (America/St_John for America/St_Johns), written in another case or with a space for the
+// underscore, or written as its city alone, was answered "use an IANA name such as
+// America/Chicago", a clock hours off the one meant. The refusal names the place meant, and that
+// place loads; a name like none keeps the general answer.
+func TestAMistypedTimeZoneIsGivenThePlaceMeant(t *testing.T) {
+	for typed, want := range map[string]string{
+		"America/St_John":  "America/St_Johns",
+		"america/st_johns": "America/St_Johns",
+		"America/St Johns": "America/St_Johns",
+		"St_Johns":         "America/St_Johns",
+		"Reykjavik":        "Atlantic/Reykjavik",
+		"Europe/Reykjavik": "Atlantic/Reykjavik",
+		"Asia/Kathmndu":    "Asia/Kathmandu",
+		"Australia/Sidney": "Australia/Sydney",
+		"Pacific/Aukland":  "Pacific/Auckland",
+		"Asia/Kolkatta":    "Asia/Kolkata",
+	} {
+		pe := refused(t, "timezone: America/Chicago", "timezone: "+typed)
+		wantProblem(t, pe, 5, `timezone "`+typed+`" is unknown; did you mean `+want+`? e.g. timezone: `+want)
+		if _, err := Load([]byte(exampleWith(t, "timezone: America/Chicago", "timezone: "+want)), "p.yaml"); err != nil {
+			t.Errorf("timezone %s, offered for %s: %v", want, typed, err)
+		}
+	}
+	pe := refused(t, "timezone: America/Chicago", "timezone: Nowhere/Qqqqzzzz")
+	wantProblem(t, pe, 5, `timezone "Nowhere/Qqqqzzzz" is unknown; use an IANA name such as America/Chicago`)
+}
