@@ -725,7 +725,11 @@ func (t *Templates) submit(ctx context.Context, req bot.Request, c Command) []bo
 				meant := c
 				meant.Params = slices.DeleteFunc(slices.Clone(c.Params), func(p string) bool { return p == a })
 				cl := &policy.Class{}
-				if near := nearest(c.Class, t.Bot.pol().ClassNames()); near != "" {
+				near := nearest(c.Class, t.Bot.pol().ClassNames())
+				if k := t.Bot.classStarting(c.Class); near == "" && k != nil {
+					near = k.Name
+				}
+				if near != "" {
 					meant.Params = append([]string{"class=" + near}, meant.Params...)
 					cl, _ = t.Bot.pol().Class(near)
 				}

@@ -150,6 +150,9 @@ func (b *Bot) typedClass(ctx context.Context, name, team string) *policy.Class {
 			return cl
 		}
 	}
+	if cl := b.classStarting(name); cl != nil {
+		return cl
+	}
 	if team != "" {
 		q := b.pol().QuotaFor(team)
 		for _, c := range b.pol().Classes {
@@ -165,6 +168,30 @@ func (b *Bot) typedClass(ctx context.Context, name, team string) *policy.Class {
 		}
 	}
 	return cl
+}
+
+// classStarting is the one class whose name begins with name up to a - or _ of it (h200 for
+// h200-sxm), or whose name name begins with up to a - or _ of name's (h200-sxm-141g); nil where
+// no class, or more than one, is.
+func (b *Bot) classStarting(name string) *policy.Class {
+	name = strings.ToLower(name)
+	if name == "" {
+		return nil
+	}
+	starts := func(long, short string) bool {
+		return len(long) > len(short) && strings.HasPrefix(long, short) && (long[len(short)] == '-' || long[len(short)] == '_')
+	}
+	var found *policy.Class
+	for _, c := range b.pol().Classes {
+		if c == nil || !starts(c.Name, name) && !starts(name, c.Name) {
+			continue
+		}
+		if found != nil {
+			return nil
+		}
+		found = c
+	}
+	return found
 }
 
 // chargedTeam is team, else the team a request of c's asker that names none is charged to (as
