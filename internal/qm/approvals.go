@@ -841,7 +841,8 @@ func (s *Service) Touches(ctx context.Context, from, to time.Time, teams []strin
 }
 
 // ranIn is whether workspace lease l held its GPUs at some time in [from, to): from its start to
-// its end, or for a lease still running, to now but never past its expiry.
+// its end, or for a lease still running, to now but never past its expiry; a lease that started
+// now holds them now.
 func ranIn(l *Lease, from, to, now time.Time) bool {
 	if l.Kind != KindWorkspace || l.StartedAt.IsZero() {
 		return false
@@ -851,6 +852,9 @@ func ranIn(l *Lease, from, to, now time.Time) bool {
 		end = now
 		if !l.ExpiresAt.IsZero() && l.ExpiresAt.Before(end) {
 			end = l.ExpiresAt
+		}
+		if end.Equal(now) && l.StartedAt.Equal(now) {
+			return !now.Before(from) && now.Before(to)
 		}
 	}
 	start := l.StartedAt

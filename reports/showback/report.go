@@ -631,6 +631,11 @@ func figures(leases []*qm.Lease, usage []qm.UsageRollup, byID map[qm.LeaseID]*qm
 				f.Leases++
 				out[k] = f
 			}
+		} else if l.Kind == qm.KindWorkspace && l.EndedAt.IsZero() && l.StartedAt.Equal(now) && w.holds(now) {
+			// Started now: it holds its GPUs now, in the week, though it has used none yet.
+			f := out[k]
+			f.Leases++
+			out[k] = f
 		}
 		if l.Kind == qm.KindWorkspace && l.State == qm.Reclaimed && w.holds(l.EndedAt) && l.Reclaimed > 0 {
 			f := out[k]
