@@ -464,7 +464,7 @@ func deciderWarnings(p *Policy, line func(string) int) []Problem {
 	for i, t := range p.Teams {
 		if t != nil && len(t.BudgetOwners) == 0 {
 			out = append(out, Problem{Line: line(fmt.Sprintf("teams.%d.name", i)),
-				Msg: fmt.Sprintf("team %s has no budget_owners and approvals.fallback_approvers is empty, so nobody can decide its exceptions: a request that needs approval (a quota increase too) is refused", t.Name)})
+				Msg: fmt.Sprintf("team %s has no budget_owners and approvals.fallback_approvers is empty, so nobody can decide its exceptions: a request that needs approval (a quota increase too) is refused; %s", t.Name, deciderFix(p, t))})
 		}
 	}
 	for _, id := range p.Directory {
@@ -475,6 +475,17 @@ func deciderWarnings(p *Policy, line func(string) int) []Problem {
 		}
 	}
 	return out
+}
+
+// deciderFix is what to write so that someone decides the exceptions of team t: a budget owner,
+// someone of the team the directory lists where it lists one, or fallback approvers.
+func deciderFix(p *Policy, t *Team) string {
+	for _, id := range p.Directory {
+		if id != nil && slices.Contains(p.TeamsOf(id.Groups), t) {
+			return fmt.Sprintf("name who decides them, e.g. budget_owners: [%s] under team %s, or approvals.fallback_approvers", id.User, t.Name)
+		}
+	}
+	return fmt.Sprintf("name who decides them under team %s, e.g. budget_owners: [lead@example.org], or in approvals.fallback_approvers", t.Name)
 }
 
 // showbackWarnings finds where the scheduled weekly showback reaches nobody: a team without budget owners

@@ -222,3 +222,28 @@ func TestADiscordChannelOfNoChannelIsPointedOut(t *testing.T) {
 		t.Errorf("#Vision-GPU: %v %s", err, warningText(p.Warnings))
 	}
 }
+
+// TestATeamNobodyDecidesForIsToldWhoCould: the warning of a team with no budget owners and no
+// fallback approvers said that its exceptions are refused, but not what to write. It names the
+// fix, with someone of the team the directory lists as its budget owner, and that policy draws no
+// such warning.
+func TestATeamNobodyDecidesForIsToldWhoCould(t *testing.T) {
+	src := exampleWith(t, "fallback_approvers: [platform-leads@acme.example]", "fallback_approvers: []",
+		"    budget_owners: [lee@acme.example]\n", "")
+	p, err := Load([]byte(src), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "team language has no budget_owners and approvals.fallback_approvers is empty, so nobody can decide its exceptions: a request that needs approval (a quota increase too) is refused; name who decides them, e.g. budget_owners: [lee@acme.example] under team language, or approvals.fallback_approvers"
+	if text := warningText(p.Warnings); !strings.Contains(text, want) {
+		t.Fatalf("no warning %q in:\n%s", want, text)
+	}
+	fixed := strings.Replace(src, "  - name: language\n", "  - name: language\n    budget_owners: [lee@acme.example]\n", 1)
+	p, err = Load([]byte(fixed), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := warningText(p.Warnings); strings.Contains(text, "team language has no budget_owners") {
+		t.Errorf("with the budget owner offered, still:\n%s", text)
+	}
+}
