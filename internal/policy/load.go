@@ -1695,7 +1695,84 @@ func ParseWeekly(s string) (time.Weekday, time.Duration, error) {
 			}
 		}
 	}
-	return 0, 0, fmt.Errorf("schedule %q is not a weekday and a 24-hour time; write e.g. \"MON 09:00\"", s)
+	return 0, 0, fmt.Errorf("schedule %q is not a weekday and a 24-hour time; write e.g. %q", s, scheduleMeant(s))
+}
+
+// meantClockRE is a time of day as people write it: 9, 7:30, 17.45, 0730, 8am, 7:30 pm.
+var meantClockRE = regexp.MustCompile(`^([0-9]{1,2})(?:[:.h]?([0-5][0-9]))?(AM|PM)?$`)
+
+// scheduleMeant is the weekly schedule s, which ParseWeekly refuses, written as it takes one: the
+// weekday it names (WED, Wednesday, Wednesdays, Thurs, or a letter off its three letters: WEN),
+// else Monday, and the time it names (7:30pm is 19:30, 8am 08:00, 0730 07:30), else 09:00.
+func scheduleMeant(s string) string {
+	day, clock := "", ""
+	f := strings.Fields(strings.ToUpper(s))
+	for _, near := range []bool{false, true} {
+		for _, w := range f {
+			if day == "" {
+				day = weekdayOf(strings.Trim(w, ",;"), near)
+			}
+		}
+	}
+	for i := 0; i < len(f); i++ {
+		w := strings.Trim(f[i], ",;")
+		if i+1 < len(f) && (f[i+1] == "AM" || f[i+1] == "PM") {
+			w += f[i+1] // 7:30 PM
+		}
+		switch {
+		case weekdayOf(w, false) != "":
+		case clock == "":
+			m := meantClockRE.FindStringSubmatch(strings.ReplaceAll(w, ".M.", "M"))
+			if m == nil {
+				continue
+			}
+			h, _ := strconv.Atoi(m[1])
+			mi, _ := strconv.Atoi(m[2])
+			switch {
+			case m[3] != "" && (h < 1 || h > 12):
+				continue
+			case m[3] == "AM" && h == 12:
+				h = 0
+			case m[3] == "PM" && h < 12:
+				h += 12
+			}
+			if h < 24 {
+				clock = fmt.Sprintf("%02d:%02d", h, mi)
+			}
+		}
+	}
+	if day == "" {
+		day = "MON"
+	}
+	if clock == "" {
+		clock = "09:00"
+	}
+	return day + " " + clock
+}
+
+// weekdayOf is the three letters of the weekday w (in upper case) names: its name or the start
+// of it (THURS), in the plural (MONDAYS); where near, also three letters one off a single day's
+// (WEN); "" if none.
+func weekdayOf(w string, near bool) string {
+	if near {
+		found := ""
+		for abbr := range dayNames {
+			if len(w) == 3 && EditDistance(w, abbr) == 1 {
+				if found != "" {
+					return ""
+				}
+				found = abbr
+			}
+		}
+		return found
+	}
+	w = strings.TrimSuffix(w, "S")
+	for abbr, name := range dayNames {
+		if len(w) >= 3 && strings.HasPrefix(strings.ToUpper(name), w) {
+			return abbr
+		}
+	}
+	return ""
 }
 
 var dayNames = map[string]string{"SUN": "Sunday", "MON": "Monday", "TUE": "Tuesday", "WED": "Wednesday", "THU": "Thursday", "FRI": "Friday", "SAT": "Saturday"}

@@ -418,7 +418,8 @@ func TestGroupName(t *testing.T) {
 }
 
 // FuzzParseWeekly: a policy's weekly schedule of any shape is read without a panic; what is read
-// writes back (as "MON 09:00") to the same day and time, and a refusal is one line with an example.
+// writes back (as "MON 09:00") to the same day and time, and a refusal is one line with an example
+// that is read.
 func FuzzParseWeekly(f *testing.F) {
 	for _, s := range []string{"MON 09:00", "monday 9:00", "Fri 23:59", "SUN 00:00", "MONDAY", "MONDAYS 09:00", "MO 09:00", "TUE 24:00", "wed 9:60", "  thu   07:05  ", "ſun 09:00", "\xff 09:00", ""} {
 		f.Add(s)
@@ -426,8 +427,14 @@ func FuzzParseWeekly(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		day, at, err := ParseWeekly(s)
 		if err != nil {
-			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, `"MON 09:00"`) {
+			msg := err.Error()
+			_, ex, ok := strings.Cut(msg, `write e.g. "`)
+			ex, _, closed := strings.Cut(ex, `"`)
+			if strings.Contains(msg, "\n") || !ok || !closed {
 				t.Fatalf("%q refused with %q: not one line with an example", s, msg)
+			}
+			if _, _, err := ParseWeekly(ex); err != nil {
+				t.Fatalf("%q refused with the example %q, which is refused too: %v", s, ex, err)
 			}
 			return
 		}

@@ -42,8 +42,15 @@ func TestParseWeekly(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"MON 9", "MON 24:00", "MON 09:60", "MONXYZ 09:00", "MO 09:00", "MON 09:00pm", "every monday", "09:00 MON", "MON 09:00 UTC", "", "MON 9:5"} {
-		if _, err := schedule.ParseWeekly(in, chicago); err == nil || !strings.Contains(err.Error(), `write e.g. "MON 09:00"`) {
+		_, err := schedule.ParseWeekly(in, chicago)
+		if err == nil || !strings.Contains(err.Error(), `write e.g. "`) {
 			t.Errorf("ParseWeekly(%q) = %v, want a refusal with an example", in, err)
+			continue
+		}
+		_, ex, _ := strings.Cut(err.Error(), `write e.g. "`)
+		ex, _, _ = strings.Cut(ex, `"`)
+		if _, err := schedule.ParseWeekly(ex, chicago); err != nil {
+			t.Errorf("ParseWeekly(%q): its example %q is refused: %v", in, ex, err)
 		}
 	}
 }
