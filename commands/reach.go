@@ -9,6 +9,18 @@ import (
 	"github.com/acme/quartermaster/internal/qm"
 )
 
+// askerGroups is the groups of user as their identity gives them, or nil where it is not known.
+func (b *Bot) askerGroups(ctx context.Context, user string) []string {
+	if user == "" {
+		return nil
+	}
+	id, err := b.Svc.Resolve(ctx, user)
+	if err != nil || id.Groups == nil {
+		return nil
+	}
+	return id.Groups
+}
+
 // askerTeam is the team a command of user's is charged to when it names none, or "".
 func (b *Bot) askerTeam(ctx context.Context, user string) string {
 	if user == "" {
@@ -42,7 +54,7 @@ func (b *Bot) ownedInNoTeam(ctx context.Context, id qm.Identity, user string) []
 //
 // The catalog's field says it alone ("up to 4 GPUs for up to 8h"); /gpu policy's line, with
 // inLine, ends it with "without approval" ("up to 4 GPUs for 8h without approval").
-func (b *Bot) withoutApprovalText(c *policy.Class, team string, inLine bool) string {
+func (b *Bot) withoutApprovalText(c *policy.Class, team string, groups []string, inLine bool) string {
 	p := b.pol()
 	gpus := "up to " + qm.GPUCount(c.MaxGPUs, "")
 	dur := "for up to " + policy.FormatDuration(c.MaxDuration.Duration)
@@ -56,8 +68,26 @@ func (b *Bot) withoutApprovalText(c *policy.Class, team string, inLine bool) str
 	if !ok || r.Undecided {
 		return gpus + " " + dur + tail
 	}
+	// The asker's own groups may be answered otherwise than a plain member's (a rule on
+	// 'contractors' in user.groups): then what they get is said, for them.
+	forYou := false
+	if groups != nil && team != "" {
+		if mine, ok := p.ReachAs(c.Name, team, groups, counted); ok && !mine.Undecided && (mine.GPUs != r.GPUs || mine.Duration != r.Duration || mine.BothRule != r.BothRule) {
+			r, forYou = mine, true
+		}
+	}
 	text := ""
 	switch {
+	case (r.GPUs == 0 || r.Duration == 0) && forYou:
+		rule := r.GPUsRule
+		if r.GPUs > 0 {
+			rule = r.DurationRule
+		}
+		text = fmt.Sprintf("none for you: rule %s sends every request of yours to a budget owner", rule)
+		if inLine {
+			text = fmt.Sprintf("nothing without approval for you: rule %s sends every request of yours to a budget owner", rule)
+		}
+		return text
 	case r.GPUs == 0 || r.Duration == 0:
 		rule := r.GPUsRule
 		if r.GPUs > 0 {
@@ -78,6 +108,9 @@ func (b *Bot) withoutApprovalText(c *policy.Class, team string, inLine bool) str
 		if r.BothRule != "" {
 			text += fmt.Sprintf(", but not both at once (rule %s)", r.BothRule)
 		}
+	}
+	if forYou {
+		return text + " for you"
 	}
 	if p.ReachByTeam(c.Name, counted) {
 		if team != "" {

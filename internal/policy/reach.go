@@ -42,7 +42,7 @@ func (r Reach) Limited() bool { return r.GPUsRule != "" || r.DurationRule != "" 
 // reachCache keeps the reaches computed, per class and team, for as long as the policy is loaded.
 type reachCache struct {
 	mu sync.Mutex
-	m  map[[3]string]Reach
+	m  map[[4]string]Reach
 }
 
 // reachProbeMaxGPUs bounds the GPU counts probed, so that a class with a huge max_gpus stays fast.
@@ -59,14 +59,33 @@ func (p *Policy) ReachFor(class, team string) (Reach, bool) {
 // counted(n) GPUs (the whole nodes it takes, as the service counts them); nil counts n as n. A
 // service passes the same counted for a class every time: the answer is kept.
 func (p *Policy) ReachCounted(class, team string, counted func(n int) int) (Reach, bool) {
+	return p.ReachAs(class, team, nil, counted)
+}
+
+// ReachAs is ReachCounted for a member of team in groups (the asker's own, in any case, as
+// their identity gives them; nil: the team's idp_groups, a plain member's), so that a rule on
+// the groups of whoever asks ('contractors' in user.groups) is seen as it answers them.
+func (p *Policy) ReachAs(class, team string, groups []string, counted func(n int) int) (Reach, bool) {
 	c, ok := p.Class(class)
 	if !ok {
 		return Reach{}, false
 	}
 	if !p.rulesReadWho() {
-		team = "" // every team's member is answered alike
+		team, groups = "", nil // every team's member is answered alike
 	}
-	key := [3]string{c.Name, team, "asked"}
+	var own []string
+	if groups != nil {
+		own = []string{}
+		for _, g := range groups {
+			own = append(own, NameKey(g))
+		}
+		slices.Sort(own)
+		own = slices.Compact(own)
+	}
+	key := [4]string{c.Name, team, "asked", strings.Join(own, "\n")}
+	if own != nil {
+		key[3] = "groups:" + key[3]
+	}
 	if counted != nil {
 		key[2] = "counted"
 	} else {
@@ -79,9 +98,9 @@ func (p *Policy) ReachCounted(class, team string, counted func(n int) int) (Reac
 			return r, true
 		}
 	}
-	r := p.probeReach(c, team, false, counted)
+	r := p.probeReach(c, team, own, false, counted)
 	if owner := p.probeOwner(team); owner != "" && !r.Undecided {
-		o := p.probeReach(c, team, true, counted)
+		o := p.probeReach(c, team, own, true, counted)
 		if o.Undecided {
 			r = Reach{Undecided: true}
 		} else if o != r {
@@ -93,7 +112,7 @@ func (p *Policy) ReachCounted(class, team string, counted func(n int) int) (Reac
 	}
 	if p.reach != nil {
 		if p.reach.m == nil {
-			p.reach.m = map[[3]string]Reach{}
+			p.reach.m = map[[4]string]Reach{}
 		}
 		p.reach.m[key] = r
 	}
@@ -158,8 +177,9 @@ func (p *Policy) probeOwner(team string) string {
 	return ""
 }
 
-// probeReach probes the rules for class c and team, as a plain member or as a budget owner.
-func (p *Policy) probeReach(c *Class, team string, owner bool, counted func(int) int) Reach {
+// probeReach probes the rules for class c and team, as a plain member or as a budget owner, in
+// groups (nil: the team's idp_groups).
+func (p *Policy) probeReach(c *Class, team string, groups []string, owner bool, counted func(int) int) Reach {
 	maxD := c.MaxDuration.Duration
 	if maxD <= 0 || maxD > MaxLease {
 		maxD = MaxLease
@@ -173,7 +193,9 @@ func (p *Policy) probeReach(c *Class, team string, owner bool, counted func(int)
 		rt.DataClasses = []string{"public"}
 	}
 	user := RuleUser{Name: "member@probe.invalid", Groups: []string{}}
-	if t, ok := p.Team(team); ok {
+	if groups != nil {
+		user.Groups = groups
+	} else if t, ok := p.Team(team); ok {
 		for _, g := range t.IDPGroups {
 			user.Groups = append(user.Groups, NameKey(g))
 		}
