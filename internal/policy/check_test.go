@@ -317,3 +317,32 @@ func TestAPriceTooLargeToWriteIsRefused(t *testing.T) {
 		t.Errorf("the longest, largest lease at the highest price costs %s", s)
 	}
 }
+
+// TestAnUnknownKeyDoesNotHideTheFilesOtherMistakes: a team's misspelled key (budget_owner) was
+// the one problem policy check named, though the same file had a class misspelled in a quota and
+// a rule that reads a field requests do not have; each came to light only once the one before was
+// put right. An unknown key of a class, team or other part is named with the file's other
+// mistakes, without those that follow from the key it meant.
+func TestAnUnknownKeyDoesNotHideTheFilesOtherMistakes(t *testing.T) {
+	pe := refused(t,
+		"    budget_owners: [lee@acme.example]", "    budget_owner: [lee@acme.example]",
+		"quota: {gpus: {interactive: 2, train: 8}", "quota: {gpus: {interactive: 2, trian: 8}",
+		"when: \"'contractors' in user.groups\"", "when: \"'contractors' in user.group\"",
+		"    max_gpus: 8\n", "    Max_GPUs: 8\n")
+	wantProblem(t, pe, 48, "team language has no key budget_owner; did you mean budget_owners?")
+	wantProblem(t, pe, 28, "class train has no key Max_GPUs; did you mean max_gpus?")
+	found := map[string]bool{}
+	for _, p := range pe.Problems {
+		switch {
+		case strings.Contains(p.Msg, `"trian"`):
+			found["quota"] = true
+		case strings.Contains(p.Msg, `exception rule "contractor"`):
+			found["rule"] = true
+		case strings.Contains(p.Msg, "max_gpus") && !strings.Contains(p.Msg, "Max_GPUs"):
+			t.Errorf("a problem that follows from Max_GPUs: %s", p)
+		}
+	}
+	if !found["quota"] || !found["rule"] {
+		t.Errorf("the class misspelled in a quota and the rule are not named:\n%v", pe)
+	}
+}

@@ -171,7 +171,7 @@ func Load(data []byte, source string, form ...TextForm) (*Policy, error) {
 	}
 	// A value of the wrong kind stops the semantic checks, as the decoder's errors do; the
 	// decoder's own are said only where the shape check found nothing (they would repeat it).
-	problems := shapeOf(&root, data)
+	problems, unknown := shapeAndKeys(&root, data)
 	p := &Policy{Source: source}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -186,12 +186,25 @@ func Load(data []byte, source string, form ...TextForm) (*Policy, error) {
 		}
 	}
 	v := &validator{root: root.Content[0], data: data}
-	if len(problems) == 0 {
+	if len(problems) == 0 || unknown != nil {
 		// An empty entry in a list stops the semantic checks, as type errors do: every check
-		// after this one may rely on each entry being there.
+		// after this one may rely on each entry being there. Unknown keys of a class, team or
+		// other part do not: the rest of the file is read as written, so its other mistakes are
+		// named too, but not those of the keys meant (max_gpus missing, for Max_GPUs).
 		v.emptyEntries(v.root, "", "")
 		if len(v.problems) == 0 {
 			v.validate(p)
+		}
+		if unknown != nil {
+			v.problems = slices.DeleteFunc(v.problems, func(pr Problem) bool {
+				for _, u := range unknown {
+					label, _, _ := strings.Cut(u.owner, ":")
+					if strings.HasPrefix(pr.Msg, label) && (u.key == "" || strings.Contains(pr.Msg, u.key)) {
+						return true
+					}
+				}
+				return false
+			})
 		}
 	}
 	problems = append(problems, v.problems...)

@@ -19,11 +19,32 @@ import (
 
 // shapeOf checks the document's root node, read from data, against the Policy type.
 func shapeOf(root *yaml.Node, data []byte) []Problem {
+	p, _ := shapeAndKeys(root, data)
+	return p
+}
+
+// shapeAndKeys is shapeOf, with the keys meant by unknown keys where those are all its problems
+// and each is a key of a class, team or other part (not of the policy itself, whose sections
+// everything else refers to) and not its name, so that the semantic checks can still read the
+// rest: ok is false otherwise.
+func shapeAndKeys(root *yaml.Node, data []byte) ([]Problem, []meantKey) {
 	s := &shaper{budget: new(int), lines: strings.Split(string(data), "\n")}
 	*s.budget = aliasBudget
 	s.walk(root, reflect.TypeOf(Policy{}), place{})
-	return s.problems
+	if len(s.problems) == 0 || len(s.unknown) != len(s.problems) {
+		return s.problems, nil
+	}
+	for _, u := range s.unknown {
+		if u.owner == "the policy" || u.key == "name" || u.key == "user" {
+			return s.problems, nil
+		}
+	}
+	return s.problems, s.unknown
 }
+
+// meantKey is an unknown key's object ("class train", "team vision: quota") and the known key it
+// is closest to ("" where none is close).
+type meantKey struct{ owner, key string }
 
 // aliasBudget is how many nodes the check reads again through aliases, at most: an alias of an
 // alias of … could make it read more than fits in memory.
@@ -31,8 +52,9 @@ const aliasBudget = 100000
 
 type shaper struct {
 	problems []Problem
-	budget   *int     // nodes left to read through aliases, shared by every shaper of a file
-	lines    []string // the file's lines, for what a value's node leaves out (splitNames)
+	unknown  []meantKey // the problems that are unknown keys
+	budget   *int       // nodes left to read through aliases, shared by every shaper of a file
+	lines    []string   // the file's lines, for what a value's node leaves out (splitNames)
 }
 
 // place is where a node stands, in the words of a refusal.
@@ -234,6 +256,13 @@ func (s *shaper) object(n *yaml.Node, t reflect.Type, pl place) {
 			continue
 		case !ok:
 			s.addf(k, "%s has no key %s; %s", pl.owner(), k.Value, meant(k.Value, keys))
+			key := ""
+			if m := meant(k.Value, keys); strings.HasPrefix(m, "did you mean ") {
+				key = strings.TrimSuffix(strings.TrimPrefix(m, "did you mean "), "?")
+			} else if strings.HasPrefix(m, "write a space") {
+				key, _, _ = strings.Cut(k.Value, ":")
+			}
+			s.unknown = append(s.unknown, meantKey{owner: pl.owner(), key: key})
 			continue
 		}
 		child := place{label: pl.label, path: join(pl.path, k.Value)}
