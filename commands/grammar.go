@@ -856,6 +856,20 @@ func nearVerb(w string) string {
 // letter off for a word of up to four letters, two for a longer one (policy.NearMiss).
 func nearest(w string, names []string) string { return policy.NearMiss(w, names) }
 
+// nearExclusive is whether w, no word a request takes, is exclusive or reservation mistyped: a
+// letter or two off either, in a word of six letters or more.
+func nearExclusive(w string) bool {
+	if len(w) < 6 {
+		return false
+	}
+	for _, k := range []string{"exclusive", "reservation"} {
+		if d := policy.EditDistance(w, k); d > 0 && d <= 2 {
+			return true
+		}
+	}
+	return false
+}
+
 // plainQuotes are the typographic quotes that chat apps and keyboards put in for typed ones
 // (“ ” „ ‘ ’ ‚), as the plain quotes they stand for.
 var plainQuotes = strings.NewReplacer("\u201c", `"`, "\u201d", `"`, "\u201e", `"`, "\u2018", "'", "\u2019", "'", "\u201a", "'")
@@ -1952,6 +1966,11 @@ func parseRequest(c Command, args []string) (Command, error) {
 				continue
 			}
 			c.Exclusive = true
+		case !c.classes[la] && !c.teams[la] && nearExclusive(la):
+			// exclusiv, exlcusive: the word meant, which the example keeps.
+			note(bad("request", "%s is not a word a request takes; did you mean exclusive?", policy.Quoted(a, 40)))
+			c.Exclusive = true
+			continue
 		case la == "×": // "2 × train", as the replies write it
 		case la == "gpu" || la == "gpus" || la == "x":
 			// "2 gpus", "2 x train": filler words, unless the policy has a class of that name:
