@@ -498,16 +498,24 @@ func (b *embeds) start(s string, room int) string {
 }
 
 // cut splits s after at most n characters: at the last line break in the second half of them,
-// else at the last space there, else after n.
+// else at the last space there, else after n. A cut inside a code block (```…```) closes the
+// block at the end of the head and opens it again, with the same fence, at the start of the
+// rest, which keeps the indentation of its first line: each embed and message is rendered on its
+// own, so a block left open would show its code as text, and Slack cuts its pieces so too.
 func cut(s string, n int) (string, string) {
 	r := []rune(s)
 	if len(r) <= n {
 		return s, ""
 	}
-	at := n
+	const closing = "\n```"
+	room := n // what the head holds besides the fence that closes a block cut in two
+	if n > 4*len(closing) {
+		room = n - len(closing)
+	}
+	at := room
 	for _, sep := range []rune{'\n', ' '} {
 		found := false
-		for i := n; i > n/2; i-- {
+		for i := room; i > room/2; i-- {
 			if r[i] == sep {
 				at, found = i, true
 				break
@@ -517,7 +525,30 @@ func cut(s string, n int) (string, string) {
 			break
 		}
 	}
-	return strings.TrimRightFunc(string(r[:at]), unicode.IsSpace), strings.TrimLeftFunc(string(r[at:]), unicode.IsSpace)
+	head, rest := string(r[:at]), string(r[at:])
+	if opener, open := openFence(head); open && room < n {
+		rest = strings.TrimPrefix(rest, "\n")
+		if r[at] == ' ' {
+			rest = rest[1:]
+		}
+		if after, closed := strings.CutPrefix(rest, "```"); closed {
+			// The block ends where the head does: the rest goes on after it.
+			return strings.TrimSuffix(head, "\n") + closing, strings.TrimLeftFunc(after, unicode.IsSpace)
+		}
+		return strings.TrimSuffix(head, "\n") + closing, opener + "\n" + rest
+	}
+	return strings.TrimRightFunc(head, unicode.IsSpace), strings.TrimLeftFunc(rest, unicode.IsSpace)
+}
+
+// openFence reports whether s ends inside a code block (it holds an odd number of ``` fences),
+// and the line that opened it (``` and the language written after it, if any).
+func openFence(s string) (string, bool) {
+	if strings.Count(s, "```")%2 == 0 {
+		return "", false
+	}
+	i := strings.LastIndex(s, "```")
+	line, _, _ := strings.Cut(s[i:], "\n")
+	return line, true
 }
 
 // sectionText is a section written as text: its title in bold, its text, a line per field.
