@@ -17,6 +17,8 @@ import (
 	"github.com/acme/quartermaster/internal/sim"
 	"github.com/acme/quartermaster/internal/store/chatstore"
 	"github.com/acme/quartermaster/internal/store/storetest"
+	"github.com/acme/quartermaster/internal/templates"
+	"github.com/acme/quartermaster/internal/workload"
 )
 
 // Kestrel Compute's Discord users (testdata/kestrel.yaml).
@@ -55,15 +57,25 @@ func (kp kestrelPeople) UserID(_ context.Context, person string) (string, bool, 
 
 func newKestrel(t *testing.T, adjust ...func(*discord.Config)) *kestrelEnv {
 	t.Helper()
-	p, err := policy.LoadFile("testdata/kestrel.yaml")
+	return newOnPolicy(t, "testdata/kestrel.yaml", nil, adjust...)
+}
+
+// newOnPolicy is the whole product behind the Discord adapter on the policy at path, with the
+// templates of cat installed when cat is not nil.
+func newOnPolicy(t *testing.T, path string, cat *templates.Catalog, adjust ...func(*discord.Config)) *kestrelEnv {
+	t.Helper()
+	p, err := policy.LoadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	db := storetest.Open(t, storetest.SQLite(t))
-	clock := sim.NewClock(time.Date(2026, 12, 7, 8, 0, 0, 0, time.UTC)) // a Monday, 09:00 in Zurich
+	clock := sim.NewClock(time.Date(2026, 12, 7, 8, 0, 0, 0, time.UTC)) // a Monday: 09:00 in Zurich, 13:45 in Kathmandu
 	cluster := sim.New(p, clock)
 	svc := &qm.Service{Policy: p, Store: db, Clock: clock, Backend: cluster, Telemetry: cluster, Directory: p, Logger: storetest.Logger(t)}
 	b := &commands.Bot{Svc: svc, Logger: storetest.Logger(t)}
+	if cat != nil {
+		commands.AddTemplates(b, cat, workload.Settings{})
+	}
 	e := &env{t: t, fake: discordtest.New(t), signer: discordtest.NewSigner(), handler: &recorder{}}
 	e.cfg = discord.Config{
 		BotToken: discordtest.Token, PublicKey: e.signer.PublicKey(), AppID: discordtest.App, APIURL: e.fake.URL,

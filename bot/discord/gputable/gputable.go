@@ -61,11 +61,22 @@ func Options(b *commands.Bot) func(line string) (string, []discordbot.OptionValu
 			return "", nil, false
 		}
 		out := make([]discordbot.OptionValue, len(vs))
+		template := ""
 		for i, v := range vs {
 			out[i] = discordbot.OptionValue{Name: v.Name, Value: v.Value}
 			for _, p := range s.Params {
 				if p.Name == v.Name {
 					out[i].Known = knownValue(b, p, v.Value)
+					if p.Type == commands.TTemplate {
+						template = v.Value
+					}
+				}
+			}
+		}
+		for i, v := range vs {
+			for _, p := range s.Params {
+				if p.Name == v.Name && p.Type == commands.TText && p.Keyword == "" && template != "" {
+					out[i].Known = templateParams(b, template, v.Value)
 				}
 			}
 		}
@@ -120,6 +131,20 @@ func knownValue(b *commands.Bot, p commands.Param, v string) bool {
 		return p.Keyword != ""
 	}
 	return false
+}
+
+// templateParams reports whether v is parameters (key=value …) that the template named template
+// takes: what follows the template in "/gpu submit jupyterlab root=notebooks" is the command's.
+func templateParams(b *commands.Bot, template, v string) bool {
+	if b.Templates == nil {
+		return false
+	}
+	t, err := b.Templates.Catalog.Get(template)
+	if err != nil {
+		return false
+	}
+	_, err = t.ParseParams(strings.Fields(v))
+	return err == nil
 }
 
 // placeholder reports whether v stands for a value, written in capitals: REASON, LEASE, N.

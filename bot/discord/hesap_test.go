@@ -1,0 +1,62 @@
+package discord_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/bot/discord/discordtest"
+	"github.com/acme/quartermaster/internal/templates"
+	qmtemplates "github.com/acme/quartermaster/templates"
+)
+
+// Hesap's Discord users (testdata/hesap.yaml).
+const (
+	hCagla  = "810000000000000011" // istanbul-ml
+	hAyse   = "810000000000000012" // istanbul-ml's budget owner
+	hSoren  = "810000000000000013" // oresund's budget owner
+	hPlat   = "810000000000000014" // the fallback approver
+	hMikkel = "810000000000000015" // oresund
+)
+
+// newHesap is the whole product behind the Discord adapter on Hesap's policy, with the
+// repository's templates installed.
+func newHesap(t *testing.T) *kestrelEnv {
+	t.Helper()
+	cat, err := templates.Load(qmtemplates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newOnPolicy(t, "testdata/hesap.yaml", cat)
+}
+
+// A template's answer names the command that submits it in a sentence too (the headings of its
+// Slurm script and Kubernetes manifest: "… for 4h (/gpu submit jupyterlab root=notebooks)"); on
+// Discord each is written as it is typed there, its parameters in the params option, not left
+// after the template's option, where Discord would read them as part of the template's name.
+func TestTemplateParametersNamedInASentenceAreAnOption(t *testing.T) {
+	h := newHesap(t)
+	body := discordtest.Command(kin(hCagla), "gpu", "template", discordtest.Opt{Name: "name", Value: "jupyterlab"})
+	got := h.send(body)
+	h.wait()
+	text := got.text() + "\n"
+	for _, m := range h.fake.FollowUps(discordtest.ID(body)) {
+		text += m.Text() + "\n"
+	}
+	n := 0
+	for rest := text; ; n++ {
+		i := strings.Index(rest, "/gpu submit ")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("/gpu submit "):]
+		clause := rest[:strings.IndexAny(rest+"\n", ")\n")]
+		for _, w := range strings.Fields(clause) {
+			if !strings.Contains(w, ":") || strings.Index(w, ":") > strings.Index(w+"=", "=") {
+				t.Errorf("/gpu submit %s is not written as Discord's options: %q is no option", clause, w)
+			}
+		}
+	}
+	if n < 3 {
+		t.Fatalf("the answer names /gpu submit %d times; want the example and both headings: %q", n, text)
+	}
+}
