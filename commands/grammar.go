@@ -1226,10 +1226,15 @@ func parseDeny(c Command, args []string) (Command, error) {
 
 // denialWords are the words of a denial's reason without a lead word, marked or bare (reason: too
 // big, because - booked, reason too big): the words after it are the reason, as after a quota
-// request's because. Words with no such lead, or nothing after it, are as typed, and so is
-// "because of …", which is the reason's own phrase, not a label.
+// request's because. A lead word with nothing after it but marks (reason, Reason:, because -)
+// labels a reason that was not written: there are no words, as Discord reads its reason option
+// left empty. Words with no such lead are as typed, and so is "because of …", which is the
+// reason's own phrase, not a label.
 func denialWords(words []string) []string {
 	lead := func(w string) bool { return strings.EqualFold(w, "reason") || strings.EqualFold(w, "because") }
+	if len(words) > 0 && lead(strings.TrimRight(words[0], reasonMarks)) && strings.Trim(strings.Join(words[1:], ""), reasonMarks) == "" {
+		return nil
+	}
 	switch {
 	case len(words) >= 2 && strings.TrimRight(words[0], reasonMarks) != words[0] && lead(strings.TrimRight(words[0], reasonMarks)):
 		return words[1:]

@@ -60,3 +60,50 @@ func TestTemplateParametersNamedInASentenceAreAnOption(t *testing.T) {
 		t.Fatalf("the answer names /gpu submit %d times; want the example and both headings: %q", n, text)
 	}
 }
+
+// The word that labels a reason, written alone in the Deny button's form or in the reason option
+// (reason, Because -), is no reason, as the same denial typed in Slack is not: the requester reads
+// that none was given, not "denied by …: reason.".
+func TestALoneReasonLabelIsNoReasonOnDiscord(t *testing.T) {
+	h := newHesap(t)
+	ask := func() {
+		h.run(kin(hCagla), "request", discordtest.Opt{Name: "gpus", Value: 3}, discordtest.Opt{Name: "class", Value: "kume"}, discordtest.Opt{Name: "duration", Value: "2h"})
+		posts := h.fake.PostsTo(discordtest.DMChannel(hAyse))
+		if len(posts) == 0 {
+			t.Fatal("the budget owner was not asked")
+		}
+	}
+	told := func(id string) string {
+		for _, m := range h.fake.PostsTo(discordtest.DMChannel(hCagla)) {
+			if strings.Contains(m.Text(), id+" was denied") {
+				return m.Text()
+			}
+		}
+		t.Fatalf("çağla was not told of %s's denial", id)
+		return ""
+	}
+
+	// The Deny button's form, answered with the word alone.
+	ask()
+	card := h.fake.PostsTo(discordtest.DMChannel(hAyse))
+	deny, ok := card[len(card)-1].Button("Deny L-1")
+	if !ok {
+		t.Fatalf("the approval DM has no Deny L-1 button: %+v", card[len(card)-1])
+	}
+	form := h.send(discordtest.Click(kin(hAyse), card[len(card)-1], deny.CustomID))
+	if form.Type != 9 {
+		t.Fatalf("Deny answered %+v; want its form", form)
+	}
+	h.send(discordtest.Submit(kin(hAyse), form.Data.CustomID, "reason", "reason"))
+	h.wait()
+	if got := told("L-1"); !strings.Contains(got, "denied by ayşe@hesap.example: no reason given.") {
+		t.Errorf("denied with the form's reason \"reason\", çağla read %q", got)
+	}
+
+	// The reason option.
+	ask()
+	h.run(kin(hAyse), "deny", discordtest.Opt{Name: "lease", Value: "L-2"}, discordtest.Opt{Name: "reason", Value: "Because -"})
+	if got := told("L-2"); !strings.Contains(got, "denied by ayşe@hesap.example: no reason given.") {
+		t.Errorf("denied with reason:Because -, çağla read %q", got)
+	}
+}
