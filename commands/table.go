@@ -51,7 +51,18 @@ type Param struct {
 	Placeholder string
 	// dataClasses: help names the data classes of the asker's team after Help.
 	dataClasses bool
+	// Leases, for a lease id, is which leases the command takes from the person who types it, as
+	// the adapters that suggest ids read it: LeasesAny, LeasesOwn, LeasesRunning or LeasesToDecide.
+	Leases string
 }
+
+// Which leases a command takes from the person who types it (Param.Leases).
+const (
+	LeasesAny      = ""         // theirs, and those they see or decide (/gpu status)
+	LeasesOwn      = "own"      // their own that have not ended (/gpu release, cancel)
+	LeasesRunning  = "running"  // their own whose workspace holds GPUs (/gpu extend, keep)
+	LeasesToDecide = "decision" // those waiting for their decision (/gpu approve, deny)
+)
 
 // HelpFor is what p is, in words: on Discord (options), as Discord users name it.
 func (p Param) HelpFor(options bool) string {
@@ -413,6 +424,7 @@ func eachAfter(verb string, ids []qm.LeaseID, tail string) string {
 
 func init() {
 	lease := Param{Name: "lease", Type: TLease, Required: true, Help: "a lease id such as L-42 (see /gpu list)"}
+	leaseOf := func(which string) Param { p := lease; p.Leases = which; return p }
 	// A request and a job name the data class they touch with the same word.
 	dataParam := Param{Name: "data", Type: TString, Keyword: "data", Placeholder: "CLASS", Help: "the data class the work touches", dataClasses: true}
 	table = []*Spec{
@@ -465,30 +477,30 @@ func init() {
 			}},
 		{Name: "extend", Words: []string{"extend"}, Usage: "/gpu extend LEASE DURATION", Summary: "make a lease longer (beyond policy, a budget owner decides)",
 			Examples: []string{"/gpu extend L-42 2h"},
-			Params:   []Param{lease, {Name: "duration", Type: TDuration, Required: true, Help: "how much longer, like 2h"}},
+			Params:   []Param{leaseOf(LeasesRunning), {Name: "duration", Type: TDuration, Required: true, Help: "how much longer, like 2h"}},
 			parse:    parseExtend, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.extend(ctx, req, c)
 			}},
 		{Name: "keep", Words: []string{"keep"}, Usage: "/gpu keep LEASE", Summary: "answer an idle warning: keep the workspace", Examples: []string{"/gpu keep L-42"},
-			Params: []Param{lease}, parse: oneLease,
+			Params: []Param{leaseOf(LeasesRunning)}, parse: oneLease,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply { return b.keep(ctx, req, c) }},
 		{Name: "release", Words: []string{"release"}, Usage: "/gpu release LEASE", Summary: "end a lease now, running or waiting", Examples: []string{"/gpu release L-42"},
-			Params: []Param{lease}, parse: oneLease,
+			Params: []Param{leaseOf(LeasesOwn)}, parse: oneLease,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.release(ctx, req, c)
 			}},
 		{Name: "cancel", Words: []string{"cancel"}, Usage: "/gpu cancel LEASE", Summary: "withdraw a request or lease that still waits (one that runs: /gpu release)", Examples: []string{"/gpu cancel L-42"},
-			Params: []Param{lease}, parse: oneLease,
+			Params: []Param{leaseOf(LeasesOwn)}, parse: oneLease,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.cancel(ctx, req, c)
 			}},
 		{Name: "approve", Words: []string{"approve"}, Usage: "/gpu approve LEASE", Summary: "approve an exception (budget owners)", Examples: []string{"/gpu approve L-42"},
-			Params: []Param{lease}, parse: oneLease,
+			Params: []Param{leaseOf(LeasesToDecide)}, parse: oneLease,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.decide(ctx, req, c, true)
 			}},
 		{Name: "deny", Words: []string{"deny"}, Usage: "/gpu deny LEASE [REASON]", Summary: "deny an exception (budget owners)", Examples: []string{"/gpu deny L-42 use the {class} class"},
-			Params: []Param{lease, {Name: "reason", Type: TText, Help: "why, for the requester"}}, parse: parseDeny,
+			Params: []Param{leaseOf(LeasesToDecide), {Name: "reason", Type: TText, Help: "why, for the requester"}}, parse: parseDeny,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.decide(ctx, req, c, false)
 			}},

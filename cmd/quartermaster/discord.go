@@ -305,25 +305,38 @@ func discordPeople(a *App) discordbot.People {
 	return discordbot.Chain{ssoPeople{a}, policyPeople{a.Policy}}
 }
 
-// discordCompleter suggests lease ids (the person's leases of the last day and what waits for
-// their decision) and template names as they are typed.
+// discordCompleter suggests lease ids and template names as they are typed. A lease option
+// suggests the leases its command takes from the person (commands.Param.Leases, after "lease:"
+// in kind): for /gpu status their leases of the last day and what waits for their decision; for
+// /gpu approve and deny what waits for their decision alone; for /gpu release and cancel their
+// own that have not ended; for /gpu extend and keep their own whose workspace runs.
 func discordCompleter(a *App) discordbot.Completer {
 	return func(ctx context.Context, person, kind, typed string) []discordbot.Choice {
 		// What is typed matches as it does for every option: accents, capitals and spaces
 		// around it do not count.
 		var out []discordbot.Choice
+		kind, which, _ := strings.Cut(kind, ":")
 		switch kind {
 		case "lease":
-			mine, err := a.Service.List(ctx, qm.LeaseFilter{Kind: qm.AnyKind, User: person, EndedAfter: a.Clock.Now().Add(-24 * time.Hour)})
-			if err != nil {
-				a.Logger.Warn("cannot suggest leases", "person", person, "err", err)
+			var mine, waiting []*qm.Lease
+			if which != commands.LeasesToDecide {
+				var err error
+				mine, err = a.Service.List(ctx, qm.LeaseFilter{Kind: qm.AnyKind, User: person, EndedAfter: a.Clock.Now().Add(-24 * time.Hour)})
+				if err != nil {
+					a.Logger.Warn("cannot suggest leases", "person", person, "err", err)
+				}
 			}
-			waiting, _ := a.Service.Pending(ctx, person)
+			if which == commands.LeasesAny || which == commands.LeasesToDecide {
+				waiting, _ = a.Service.Pending(ctx, person)
+			}
 			sort.SliceStable(mine, func(i, j int) bool { return mine[i].State.Live() && !mine[j].State.Live() })
 			seen := map[qm.LeaseID]bool{}
 			for _, l := range append(waiting, mine...) {
 				id := l.ID.String()
 				if seen[l.ID] || !discordbot.Suggests(typed, id) {
+					continue
+				}
+				if which == commands.LeasesOwn && l.State.Ended() || which == commands.LeasesRunning && !l.State.Running() {
 					continue
 				}
 				seen[l.ID] = true

@@ -36,6 +36,9 @@ func Commands(b *commands.Bot) []discordbot.Command {
 				o.Choices = b.Svc.Policy.ClassNames()
 			case commands.TLease:
 				o.Autocomplete = "lease"
+				if p.Leases != commands.LeasesAny {
+					o.Autocomplete += ":" + p.Leases
+				}
 			case commands.TTemplate:
 				o.Autocomplete = "template"
 			}
