@@ -70,40 +70,24 @@ type embeds struct {
 	colour int
 	// sections is how many of the replies' sections end in this message (parts).
 	sections int
+	// cutLines is how many lines of text did not fit (text).
+	cutLines int
 }
 
-// text adds text: to the last embed when it is text only and has room, else to a new one. False
-// when nothing more fits.
+// text adds text: to the last embed when it is text only and has room, else to new ones, cut
+// between lines where it must be (take). False when not all of it fits; the lines left out are
+// counted in cutLines.
 func (b *embeds) text(s string) bool {
 	s = strings.TrimSpace(s)
-	if s == "" {
-		return true
-	}
-	if b.budget <= 0 {
-		return false
-	}
-	n := utf8.RuneCountInString(s)
-	if b.open {
-		last := b.list[len(b.list)-1]
-		if have := utf8.RuneCountInString(last.Description); have+1+min(n, b.budget) <= MaxEmbedText || len(b.list) >= b.limit {
-			room := min(MaxEmbedText-have-1, b.budget)
-			if room <= 1 {
-				return false
-			}
-			s = clip(s, room)
-			last.Description += "\n" + s
-			b.budget -= utf8.RuneCountInString(s) + 1
-			return n < room
+	for s != "" {
+		rest := b.take(s)
+		if rest == s {
+			b.cutLines += strings.Count(s, "\n") + 1
+			return false
 		}
+		s = rest
 	}
-	if len(b.list) >= b.limit {
-		return false
-	}
-	s = clip(s, min(MaxEmbedText, b.budget))
-	b.list = append(b.list, &discordgo.MessageEmbed{Description: s, Color: b.colour})
-	b.budget -= utf8.RuneCountInString(s)
-	b.open = true
-	return n <= utf8.RuneCountInString(s)
+	return true
 }
 
 // section adds a section: one with fields as an embed of its own, one of text only as text.
@@ -263,8 +247,15 @@ func (a *Adapter) render(rs ...bot.Reply) message {
 	if len(b.list) == 0 {
 		b.text("Done.")
 	}
+	var left []string
+	if b.cutLines > 0 {
+		left = append(left, policy.Count(b.cutLines, "more line", "more lines"))
+	}
 	if dropped > 0 {
-		b.list[len(b.list)-1].Footer = &discordgo.MessageEmbedFooter{Text: fmt.Sprintf(moreFooter, policy.Count(dropped, "more part", "more parts"))}
+		left = append(left, policy.Count(dropped, "more part", "more parts"))
+	}
+	if len(left) > 0 {
+		b.list[len(b.list)-1].Footer = &discordgo.MessageEmbedFooter{Text: fmt.Sprintf(moreFooter, strings.Join(left, " and "))}
 	}
 	return message{embeds: b.list, components: rows(buttons)}
 }
