@@ -128,7 +128,8 @@ func TestAnInteractionIsAnsweredOnceBySeveralReplicas(t *testing.T) {
 				}
 				check("/gpu request", discordtest.Command(in(alice), "gpu", "request", discordtest.Opt{Name: "gpus", Value: 2}), 1)
 				check("/gpu help", discordtest.Command(in(bob), "gpu", "help"), 1)
-				check("an unknown subcommand", discordtest.Command(in(bob), "gpu", "estimatee"), 0)
+				check("an option the command does not have", discordtest.Command(in(bob), "gpu", "status", discordtest.Opt{Name: "lease", Value: "L-1"}, discordtest.Opt{Name: "colour", Value: "red"}), 0)
+				check("a subcommand not offered here", discordtest.Command(in(bob), "gpu", "estimatee"), 1)
 				if n := fake.AnsweredTwice(); n != 0 {
 					t.Errorf("(slow %v) Discord refused %d answers to interactions already answered", slow, n)
 				}

@@ -107,3 +107,20 @@ func TestALoneReasonLabelIsNoReasonOnDiscord(t *testing.T) {
 		t.Errorf("denied with reason:Because -, çağla read %q", got)
 	}
 }
+
+// A subcommand Discord still shows but this installation does not offer (registered before the
+// policy or the templates changed: /gpu report without reports) is answered as the same command
+// typed in Slack is, in the same words, not in words of the adapter's own.
+func TestAnUnofferedSubcommandIsAnsweredAsOnSlack(t *testing.T) {
+	h := newOnPolicy(t, "testdata/hesap.yaml", nil) // no templates: template and submit are not offered
+	for _, sub := range []string{"report", "template", "frobnicate"} {
+		slack := h.slack("çağla@hesap.example", "/gpu "+sub)
+		if len(slack) == 0 {
+			t.Fatalf("Slack's /gpu %s has no answer", sub)
+		}
+		got := strings.TrimSpace(h.run(kin(hCagla), sub).text())
+		if got != slack[0].Text {
+			t.Errorf("/gpu %s on Discord answered %q; Slack answers %q", sub, got, slack[0].Text)
+		}
+	}
+}
