@@ -124,3 +124,24 @@ func TestAnUnofferedSubcommandIsAnsweredAsOnSlack(t *testing.T) {
 		}
 	}
 }
+
+// /gpu templates WORD finds templates as the template option suggests them while it is typed:
+// capitals and accents aside, so a word typed with an accent (jüpyter, as a German keyboard
+// writes it) lists what jupyter lists, on Discord as on Slack.
+func TestTemplatesMatchAWordAsSuggestionsDo(t *testing.T) {
+	h := newHesap(t)
+	plain := h.run(kin(hCagla), "templates", discordtest.Opt{Name: "word", Value: "jupyter"}).text()
+	if !strings.Contains(plain, "jupyterlab") {
+		t.Fatalf("/gpu templates word:jupyter answered %q", plain)
+	}
+	for _, typed := range []string{"Jüpyter", "JÜPYTER"} {
+		got := h.run(kin(hCagla), "templates", discordtest.Opt{Name: "word", Value: typed}).text()
+		if want := strings.ReplaceAll(plain, `"jupyter"`, `"`+typed+`"`); got != want {
+			t.Errorf("/gpu templates word:%s answered\n%s\nwant what word:jupyter answers:\n%s", typed, got, want)
+		}
+		slack := h.slack("çağla@hesap.example", "/gpu templates "+typed)
+		if len(slack) == 0 || !strings.Contains(slack[0].Text, "templates match") {
+			t.Errorf("Slack's /gpu templates %s answered %+v", typed, slack)
+		}
+	}
+}

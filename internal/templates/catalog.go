@@ -71,10 +71,11 @@ func (c *Catalog) List() []*Template {
 	return append([]*Template(nil), c.list...)
 }
 
-// Search is the templates whose name, title, tags or description contain word (case-insensitive),
+// Search is the templates whose name, title, tags or description contain word, capitals and
+// accents aside (jüpyter finds JupyterLab, as the chat adapters' suggestions match what is typed),
 // best matches first: name, then tag, then title, then description. An empty word lists all.
 func (c *Catalog) Search(word string) []*Template {
-	w := strings.ToLower(strings.TrimSpace(word))
+	w := searchFold(strings.TrimSpace(word))
 	if w == "" {
 		return c.List()
 	}
@@ -90,9 +91,9 @@ func (c *Catalog) Search(word string) []*Template {
 			rank = 4
 		case hasTag(t, w):
 			rank = 3
-		case strings.Contains(strings.ToLower(t.Title), w):
+		case strings.Contains(searchFold(t.Title), w):
 			rank = 2
-		case strings.Contains(strings.ToLower(t.Description), w):
+		case strings.Contains(searchFold(t.Description), w):
 			rank = 1
 		}
 		if rank > 0 {
@@ -106,6 +107,9 @@ func (c *Catalog) Search(word string) []*Template {
 	}
 	return out
 }
+
+// searchFold is s as Search compares it: accented Latin letters written with a to z, in lower case.
+func searchFold(s string) string { return strings.ToLower(policy.FoldAccents(s)) }
 
 func hasTag(t *Template, w string) bool {
 	for _, tag := range t.Tags {
