@@ -312,9 +312,11 @@ func split(s string, n int) []string {
 		if cut < len(head)/2 || !cuttable(s, cut) {
 			cut = -1
 		}
-		for sp := len(head); ; {
+		// A line break in the second half of the piece is where it ends: a line is not cut in
+		// two for a fuller piece. Only without one is the cut at a space.
+		for sp := len(head); cut < 0; {
 			sp = strings.LastIndex(head[:sp], " ")
-			if sp <= cut || sp <= 0 {
+			if sp <= 0 {
 				break
 			}
 			if cuttable(s, sp) && !lineMark(strings.TrimLeft(s[sp:], " \n")) {
