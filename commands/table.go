@@ -60,7 +60,7 @@ type Param struct {
 const (
 	LeasesAny      = ""         // theirs, and those they see or decide (/gpu status)
 	LeasesOwn      = "own"      // their own that have not ended (/gpu release, cancel)
-	LeasesRunning  = "running"  // their own whose workspace holds GPUs (/gpu extend, keep)
+	LeasesRunning  = "running"  // their own workspaces that hold GPUs (/gpu extend, keep)
 	LeasesToDecide = "decision" // those waiting for their decision (/gpu approve, deny)
 )
 

@@ -336,7 +336,7 @@ func discordCompleter(a *App) discordbot.Completer {
 				if seen[l.ID] || !discordbot.Suggests(typed, id) {
 					continue
 				}
-				if which == commands.LeasesOwn && l.State.Ended() || which == commands.LeasesRunning && !l.State.Running() {
+				if which == commands.LeasesOwn && l.State.Ended() || which == commands.LeasesRunning && (!l.State.Running() || l.Kind != qm.KindWorkspace) {
 					continue
 				}
 				seen[l.ID] = true

@@ -37,6 +37,25 @@ func TestLeaseSuggestionsAreWhatTheCommandTakes(t *testing.T) {
 		}
 		return out
 	}
+	// A quota increase of çağla's, granted: it is in effect, but holds no workspace to keep or
+	// extend.
+	if m := e.command(hCagla, "quota-request", opt("gpus", 2), opt("class", "kume"), opt("reason", "a deadline")); !strings.Contains(m.Text(), "L-4") {
+		t.Fatalf("çağla's quota request was answered %q", m.Text())
+	}
+	if m := e.command(hAyse, "approve", opt("lease", "L-4")); !strings.Contains(m.Text(), "Approved L-4") {
+		t.Fatalf("ayşe's approval of L-4 was answered %q", m.Text())
+	}
+	e.command(hCagla, "request", opt("gpus", 1), opt("class", "kume"), opt("duration", "2h")) // L-5, active
+	for _, sub := range []string{"keep", "extend"} {
+		m := e.do(discordtest.Autocomplete(discordtest.Who{User: hCagla, Channel: dChannel, Guild: dGuild}, "gpu", sub, discordtest.Opt{Name: "lease", Value: "", Focused: true}))
+		var got []string
+		for _, c := range m.Choices {
+			got = append(got, c.Value.(string))
+		}
+		if strings.Join(got, " ") != "L-5" {
+			t.Errorf("/gpu %s lease: suggests %q to çağla; want her workspace L-5, not her quota increase L-4", sub, got)
+		}
+	}
 	for sub, want := range map[string]string{
 		"approve": "L-3", "deny": "L-3",
 		"release": "L-1", "extend": "L-1", "keep": "L-1", "cancel": "L-1",
