@@ -574,6 +574,11 @@ func (b *Bot) decide(ctx context.Context, req bot.Request, c Command, approve bo
 	if ext := b.extendedText(ctx, l); ext != "" {
 		text = fmt.Sprintf("%s %s (%s %s): %s", verb, l.ID, l.User, b.askText(l), ext)
 	}
+	if out.Duplicate && !l.DecidedAt.IsZero() {
+		// The same press or command again (a double click, a press after the lease ended): it
+		// decided nothing now; say when it did, and how the lease stands since.
+		text = fmt.Sprintf("You %s %s (%s %s) at %s; %s.", strings.ToLower(verb), l.ID, l.User, b.askText(l), l.DecidedAt.In(b.pol().Location).Format("Mon 2 Jan 15:04 MST"), now)
+	}
 	for _, m := range out.Matches {
 		text += " " + m.Why
 	}

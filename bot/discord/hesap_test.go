@@ -145,3 +145,37 @@ func TestTemplatesMatchAWordAsSuggestionsDo(t *testing.T) {
 		}
 	}
 }
+
+// A budget owner who presses Approve again on the approval they already decided with it (a
+// double click, or a press after the requester released the lease) is told of the decision they
+// made then, with its time, not as if the press approved it now: "Approved L-1 …; it is now
+// released" read as though a released lease had just been approved.
+func TestApprovingAgainNamesTheEarlierDecision(t *testing.T) {
+	h := newHesap(t)
+	h.run(kin(hCagla), "request", discordtest.Opt{Name: "gpus", Value: 3}, discordtest.Opt{Name: "class", Value: "kume"}, discordtest.Opt{Name: "duration", Value: "2h"})
+	dm := h.fake.PostsTo(discordtest.DMChannel(hAyse))
+	if len(dm) == 0 {
+		t.Fatal("ayşe was not asked")
+	}
+	card := dm[len(dm)-1]
+	approve, ok := card.Button("Approve L-1")
+	if !ok {
+		t.Fatalf("the approval DM has no Approve L-1 button: %+v", card)
+	}
+	press := func() string {
+		r := h.send(discordtest.Click(kin(hAyse), card, approve.CustomID))
+		h.wait()
+		return strings.TrimSpace(r.text())
+	}
+	if got := press(); !strings.HasPrefix(got, "Approved L-1 (çağla@hesap.example for 3 × kume for 2h); it is now active.") {
+		t.Fatalf("the first press answered %q", got)
+	}
+	const earlier = "You approved L-1 (çağla@hesap.example for 3 × kume for 2h) at Mon 7 Dec 13:45 +0545; it is now "
+	if got := press(); !strings.HasPrefix(got, earlier+"active.") {
+		t.Errorf("a second press answered %q; want %q", got, earlier+"active.")
+	}
+	h.run(kin(hCagla), "release", discordtest.Opt{Name: "lease", Value: "L-1"})
+	if got := press(); !strings.HasPrefix(got, earlier+"released.") {
+		t.Errorf("a press after L-1 was released answered %q; want %q", got, earlier+"released.")
+	}
+}
