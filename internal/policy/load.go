@@ -169,43 +169,41 @@ func Load(data []byte, source string, form ...TextForm) (*Policy, error) {
 	if pr, ok := secondDocument(data); ok {
 		return nil, &Error{Source: source, Problems: []Problem{pr}}
 	}
-	// A value of the wrong kind stops the semantic checks, as the decoder's errors do; the
-	// decoder's own are said only where the shape check found nothing (they would repeat it).
-	problems, unknown := shapeAndKeys(&root, data)
+	// The decoder's errors are said only where the shape check found nothing (they would repeat
+	// it). An unknown key or a value of the wrong kind does not stop the semantic checks: the
+	// decoder leaves it out, the rest of the file is read as written, and its other mistakes are
+	// named too, but not those that follow from the key or value alone (max_gpus is missing, for
+	// Max_GPUs; max_gpus must be at least 1, for max_gpus: two; no classes, for clases:). Any
+	// other problem of its shape stops them, as the decoder's errors do.
+	problems, follow, readable := shapeAndKeys(&root, data)
 	p := &Policy{Source: source}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(p); err != nil && len(problems) == 0 {
+	if err := dec.Decode(p); err != nil {
 		var te *yaml.TypeError
-		if errors.As(err, &te) {
+		switch {
+		case len(problems) > 0 && !errors.As(err, &te):
+			readable = false // the decoder stopped part of the way
+		case len(problems) > 0:
+		case errors.As(err, &te):
 			for _, e := range te.Errors {
 				problems = append(problems, yamlProblem(e))
 			}
-		} else {
+		default:
 			return nil, &Error{Source: source, Problems: []Problem{yamlProblem(err.Error())}}
 		}
 	}
-	v := &validator{root: root.Content[0], data: data}
-	if len(problems) == 0 || unknown != nil {
+	v := &validator{root: root.Content[0], data: data, unreadClasses: slices.Contains(follow, unreadClasses)}
+	if len(problems) == 0 || readable {
 		// An empty entry in a list stops the semantic checks, as type errors do: every check
-		// after this one may rely on each entry being there. Unknown keys of a class, team or
-		// other part do not: the rest of the file is read as written, so its other mistakes are
-		// named too, but not those of the keys meant (max_gpus missing, for Max_GPUs).
+		// after this one may rely on each entry being there.
 		v.emptyEntries(v.root, "", "")
 		if len(v.problems) == 0 {
 			v.validate(p)
 		}
-		if unknown != nil {
-			v.problems = slices.DeleteFunc(v.problems, func(pr Problem) bool {
-				for _, u := range unknown {
-					label, _, _ := strings.Cut(u.owner, ":")
-					if strings.HasPrefix(pr.Msg, label) && (u.key == "" || strings.Contains(pr.Msg, u.key)) {
-						return true
-					}
-				}
-				return false
-			})
-		}
+		v.problems = slices.DeleteFunc(v.problems, func(pr Problem) bool {
+			return slices.ContainsFunc(follow, func(u meantKey) bool { return u.follows(pr) })
+		})
 	}
 	problems = append(problems, v.problems...)
 	shownProblems(problems)
@@ -555,6 +553,32 @@ type validator struct {
 	// renamed are the names to write for classes refused for their names (fer for "fér"): the
 	// quotas and node groups that name them so are right once the class is renamed as told.
 	renamed map[string]bool
+	// unreadClasses is set where the file's classes could not be read (clases:, or classes: not a
+	// list): no class is refused as missing from the catalog, nor are there said to be none.
+	unreadClasses bool
+}
+
+// follows reports whether pr follows from the problem u stands for: it is a problem of u's object
+// (class train: …, team vision has …, approvals.timeout …, exception rule "big" …) that names u's
+// key, or any problem of it where u has no key.
+func (u meantKey) follows(pr Problem) bool {
+	owners := []string{u.owner}
+	for _, kind := range objectKinds {
+		if name, ok := strings.CutPrefix(u.owner, kind+" "); ok {
+			owners = append(owners, kind+" "+strconv.Quote(name))
+		}
+	}
+	for _, o := range owners {
+		rest, ok := strings.CutPrefix(pr.Msg, o)
+		if !ok {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(rest); rest != "" && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_') {
+			continue // class train-2 is not class train
+		}
+		return u.key == "" || strings.Contains(rest, u.key)
+	}
+	return false
 }
 
 // line finds the line of a dotted path such as "classes.1.max_gpus", falling back to the nearest parent.
@@ -1161,7 +1185,7 @@ func (v *validator) validate(p *Policy) {
 		v.addf("timezone", "timezone %q is an abbreviation, not a place, so it need not follow the place's daylight saving time; write the IANA name of the place whose clock the times should follow, e.g. timezone: %s", p.Timezone, place)
 	}
 	p.Location = loc
-	if len(p.Classes) == 0 {
+	if len(p.Classes) == 0 && !v.unreadClasses {
 		v.addf("classes", "the catalog has no classes; add at least one under classes:")
 	}
 	seen := map[string]bool{}
@@ -1387,7 +1411,7 @@ func (v *validator) validate(p *Policy) {
 		}
 		if c, ok := p.Class(g.Class); ok {
 			g.Class = c.Name // Train is the class train, whose leases go on these nodes
-		} else if !v.renamed[strings.ToLower(g.Class)] {
+		} else if !v.renamed[strings.ToLower(g.Class)] && !v.unreadClasses {
 			v.addf(at("class"), "sim node group %s: class %q is not in the catalog%s", g.Name, g.Class, noClassHint(g.Class, p.ClassNames(), "its classes are"))
 		}
 		v.simRange(at("count"), g.Name, "count", g.Count, 1000, 2)
@@ -1640,7 +1664,7 @@ func (v *validator) quota(path, label string, q *Quota, classes map[string]bool)
 			writtenAs[lc] = name
 			canonical[lc] = n
 		}
-		if !classes[strings.ToLower(name)] && !v.renamed[strings.ToLower(name)] {
+		if !classes[strings.ToLower(name)] && !v.renamed[strings.ToLower(name)] && !v.unreadClasses {
 			names := make([]string, 0, len(classes))
 			for c := range classes {
 				names = append(names, c)

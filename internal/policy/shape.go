@@ -19,32 +19,33 @@ import (
 
 // shapeOf checks the document's root node, read from data, against the Policy type.
 func shapeOf(root *yaml.Node, data []byte) []Problem {
-	p, _ := shapeAndKeys(root, data)
+	p, _, _ := shapeAndKeys(root, data)
 	return p
 }
 
-// shapeAndKeys is shapeOf, with the keys meant by unknown keys where those are all its problems
-// and each is a key of a class, team or other part (not of the policy itself, whose sections
-// everything else refers to) and not its name, so that the semantic checks can still read the
-// rest: ok is false otherwise.
-func shapeAndKeys(root *yaml.Node, data []byte) ([]Problem, []meantKey) {
+// shapeAndKeys is shapeOf, with whether the semantic checks can still read the rest of the file
+// past its problems (readable), and, for each problem, the semantic checks' problems that would
+// follow from it alone (follow). The file is readable where every problem is a key the policy
+// does not know or a value of the wrong kind, which the decoder leaves out as if it were not
+// written, and neither is an object's name or user (which everything else refers to it by) nor an
+// entry of a list (which the decoder drops, moving every entry after it up); readable is false
+// where the check found nothing.
+func shapeAndKeys(root *yaml.Node, data []byte) (problems []Problem, follow []meantKey, readable bool) {
 	s := &shaper{budget: new(int), lines: strings.Split(string(data), "\n")}
 	*s.budget = aliasBudget
 	s.walk(root, reflect.TypeOf(Policy{}), place{})
-	if len(s.problems) == 0 || len(s.unknown) != len(s.problems) {
-		return s.problems, nil
-	}
-	for _, u := range s.unknown {
-		if u.owner == "the policy" || u.key == "name" || u.key == "user" {
-			return s.problems, nil
-		}
-	}
-	return s.problems, s.unknown
+	return s.problems, s.follow, len(s.problems) > 0 && s.readable == len(s.problems)
 }
 
-// meantKey is an unknown key's object ("class train", "team vision: quota") and the known key it
-// is closest to ("" where none is close).
+// meantKey is what follows from a problem the semantic checks read past: their problems of the
+// object owner ("class train", "team vision", or a section of the policy, "approvals") that name
+// key ("max_gpus"; "" for every problem of the object). A problem of the policy's section classes
+// is meantKey{"classes", "classes"}: the catalog was not read.
 type meantKey struct{ owner, key string }
+
+// unreadClasses is the meantKey of a file whose classes could not be read (classes: misspelled,
+// or not a list).
+var unreadClasses = meantKey{"classes", "classes"}
 
 // aliasBudget is how many nodes the check reads again through aliases, at most: an alias of an
 // alias of … could make it read more than fits in memory.
@@ -52,7 +53,8 @@ const aliasBudget = 100000
 
 type shaper struct {
 	problems []Problem
-	unknown  []meantKey // the problems that are unknown keys
+	readable int        // how many of the problems the semantic checks can read past
+	follow   []meantKey // what follows from those problems
 	budget   *int       // nodes left to read through aliases, shared by every shaper of a file
 	lines    []string   // the file's lines, for what a value's node leaves out (splitNames)
 }
@@ -117,6 +119,61 @@ func (s *shaper) addf(n *yaml.Node, format string, args ...any) {
 	s.problems = append(s.problems, Problem{Line: n.Line, Msg: fmt.Sprintf(format, args...)})
 }
 
+// wrongf refuses n, the value at pl, as a value of the wrong kind: the decoder leaves it out, as
+// if it were not written, and the semantic checks' problems of its key follow from it alone
+// (max_gpus must be at least 1, for max_gpus: two). The value of an object's name or user, and
+// an entry of a list, stop the semantic checks instead.
+func (s *shaper) wrongf(n *yaml.Node, pl place, format string, args ...any) {
+	s.addf(n, format, args...)
+	key := pl.path[strings.LastIndex(pl.path, ".")+1:]
+	if pl.path == "" || strings.Contains(key, " entry ") || pl.label != "" && (pl.path == "name" || pl.path == "user") {
+		return
+	}
+	s.readable++
+	owner := pl.label
+	if owner == "" {
+		owner, _, _ = strings.Cut(pl.path, ".")
+	}
+	s.follow = append(s.follow, meantKey{owner, key})
+}
+
+// unknownKey notes what follows from key, a key that n, the object at pl whose keys are keys,
+// does not have: the problems of the key it means (max_gpus is missing, for Max_GPUs), unless n
+// writes that key too; for a section of the policy (clases:), those of the section. A key that
+// means an object's name or user stops the semantic checks.
+func (s *shaper) unknownKey(n *yaml.Node, key string, keys []string, pl place) {
+	want := ""
+	if m := meant(key, keys); strings.HasPrefix(m, "did you mean ") {
+		want = strings.TrimSuffix(strings.TrimPrefix(m, "did you mean "), "?")
+	} else if strings.HasPrefix(m, "write a space") {
+		want, _, _ = strings.Cut(key, ":")
+	}
+	top := pl.label == "" && pl.path == ""
+	if !top && (want == "name" || want == "user") {
+		return
+	}
+	s.readable++
+	switch {
+	case want != "" && mappingValueNode(n, want) != nil:
+		// The key meant is written as well: what is wrong with it is its own.
+	case top && want != "":
+		s.follow = append(s.follow, meantKey{want, want})
+	case !top:
+		owner, _, _ := strings.Cut(pl.owner(), ":")
+		s.follow = append(s.follow, meantKey{owner, want})
+	}
+}
+
+// mappingValueNode is the value n, a map, writes for key; nil where it writes none.
+func mappingValueNode(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Kind == yaml.ScalarNode && n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
 var durationType = reflect.TypeOf(Duration{})
 
 func (s *shaper) walk(n *yaml.Node, t reflect.Type, pl place) {
@@ -147,7 +204,7 @@ func (s *shaper) walk(n *yaml.Node, t reflect.Type, pl place) {
 		case n.Kind != yaml.MappingNode && pl.label == "" && pl.path == "":
 			s.addf(n, "the policy must be a map of keys such as organization: and classes:, not %s; start from docs/quartermaster.example.yaml", written(n))
 		case n.Kind != yaml.MappingNode:
-			s.addf(n, "%s must be a map, not %s%s", pl.subject(), written(n), pl.example())
+			s.wrongf(n, pl, "%s must be a map, not %s%s", pl.subject(), written(n), pl.example())
 		case t.Kind() == reflect.Struct:
 			s.object(n, t, pl)
 		}
@@ -162,7 +219,7 @@ func (s *shaper) walk(n *yaml.Node, t reflect.Type, pl place) {
 		}
 	case t.Kind() == reflect.String:
 		if n.Kind != yaml.ScalarNode {
-			s.addf(n, "%s must be text, not %s%s", pl.subject(), written(n), pl.example())
+			s.wrongf(n, pl, "%s must be text, not %s%s", pl.subject(), written(n), pl.example())
 		}
 	case t.Kind() == reflect.Int:
 		s.wholeNumber(n, pl)
@@ -171,7 +228,7 @@ func (s *shaper) walk(n *yaml.Node, t reflect.Type, pl place) {
 	case t.Kind() == reflect.Bool:
 		var b bool
 		if n.Kind != yaml.ScalarNode || n.Decode(&b) != nil {
-			s.addf(n, "%s must be true or false, not %s%s", pl.subject(), written(n), pl.example())
+			s.wrongf(n, pl, "%s must be true or false, not %s%s", pl.subject(), written(n), pl.example())
 		}
 	}
 }
@@ -256,13 +313,7 @@ func (s *shaper) object(n *yaml.Node, t reflect.Type, pl place) {
 			continue
 		case !ok:
 			s.addf(k, "%s has no key %s; %s", pl.owner(), k.Value, meant(k.Value, keys))
-			key := ""
-			if m := meant(k.Value, keys); strings.HasPrefix(m, "did you mean ") {
-				key = strings.TrimSuffix(strings.TrimPrefix(m, "did you mean "), "?")
-			} else if strings.HasPrefix(m, "write a space") {
-				key, _, _ = strings.Cut(k.Value, ":")
-			}
-			s.unknown = append(s.unknown, meantKey{owner: pl.owner(), key: key})
+			s.unknownKey(n, k.Value, keys, pl)
 			continue
 		}
 		child := place{label: pl.label, path: join(pl.path, k.Value)}
@@ -374,7 +425,7 @@ func (s *shaper) notList(n *yaml.Node, t reflect.Type, pl place) {
 			eg = fmt.Sprintf("; e.g. %s: [%s]", key, strings.Join(items, ", "))
 		}
 	}
-	s.addf(n, "%s must be a list, not %s%s", pl.subject(), written(n), eg)
+	s.wrongf(n, pl, "%s must be a list, not %s%s", pl.subject(), written(n), eg)
 }
 
 // rdnRE is one part of an LDAP distinguished name as directories name groups with it: an
@@ -551,16 +602,16 @@ func (s *shaper) number(n *yaml.Node, pl place) {
 		}
 	}
 	if hint := unquoted(n, pl); hint != "" {
-		s.addf(n, "%s must be a number, not the text %s%s", pl.subject(), written(n), hint)
+		s.wrongf(n, pl, "%s must be a number, not the text %s%s", pl.subject(), written(n), hint)
 		return
 	}
-	s.addf(n, "%s must be a number, not %s%s", pl.subject(), written(n), pl.example())
+	s.wrongf(n, pl, "%s must be a number, not %s%s", pl.subject(), written(n), pl.example())
 }
 
 // duration checks a duration field as Duration reads it: 8h, 1h30m, 2d, or a bare 0.
 func (s *shaper) duration(n *yaml.Node, pl place) {
 	if n.Kind != yaml.ScalarNode {
-		s.addf(n, "%s must be a duration, not %s%s", pl.subject(), written(n), pl.example())
+		s.wrongf(n, pl, "%s must be a duration, not %s%s", pl.subject(), written(n), pl.example())
 		return
 	}
 	if strings.TrimSpace(n.Value) == "0" {
@@ -571,7 +622,7 @@ func (s *shaper) duration(n *yaml.Node, pl place) {
 		if strings.HasSuffix(err.Error(), "is too long") {
 			what = "is too long (10 years at most)"
 		}
-		s.addf(n, "%s %q %s%s", pl.subject(), n.Value, what, pl.example())
+		s.wrongf(n, pl, "%s %q %s%s", pl.subject(), n.Value, what, pl.example())
 	}
 }
 
@@ -591,16 +642,16 @@ func (s *shaper) wholeNumber(n *yaml.Node, pl place) {
 			return // 2.0 is 2
 		}
 		if v == math.Trunc(v) {
-			s.addf(n, "%s is too large: %s%s", pl.subject(), n.Value, pl.example())
+			s.wrongf(n, pl, "%s is too large: %s%s", pl.subject(), n.Value, pl.example())
 			return
 		}
 	case uint64:
-		s.addf(n, "%s is too large: %s%s", pl.subject(), n.Value, pl.example())
+		s.wrongf(n, pl, "%s is too large: %s%s", pl.subject(), n.Value, pl.example())
 		return
 	}
 	if hint := unquoted(n, pl); hint != "" && !strings.ContainsAny(n.Value, ".eE") {
-		s.addf(n, "%s must be a whole number, not the text %s%s", pl.subject(), written(n), hint)
+		s.wrongf(n, pl, "%s must be a whole number, not the text %s%s", pl.subject(), written(n), hint)
 		return
 	}
-	s.addf(n, "%s must be a whole number, not %s%s", pl.subject(), written(n), pl.example())
+	s.wrongf(n, pl, "%s must be a whole number, not %s%s", pl.subject(), written(n), pl.example())
 }
