@@ -16,6 +16,7 @@ import (
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/shellword"
 	"github.com/acme/quartermaster/internal/store"
+	"golang.org/x/term"
 )
 
 func init() {
@@ -189,13 +190,23 @@ func consoleSession(ctx context.Context, args []string, stdin io.Reader, stdout,
 // consoleTick is how often the console on a real backend looks at what fell due.
 const consoleTick = 5 * time.Second
 
+// isTerminal reports whether r is a terminal, as the terminal's own ioctl says: a character
+// device is not enough (/dev/null is one), so /dev/null, a pipe and a file read as scripts. The
+// descriptor is read through SyscallConn, which leaves its blocking mode as it is (Fd would not).
 func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	if !ok {
 		return false
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	tty := false
+	if err := sc.Control(func(fd uintptr) { tty = term.IsTerminal(int(fd)) }); err != nil {
+		return false
+	}
+	return tty
 }
 
 // consoleExample is whom and which class the console's examples name: the first person of the
