@@ -52,7 +52,7 @@ func TestCPUOnlyLeasesAreLeftOutOfTheQueueWaits(t *testing.T) {
 	if r.Total.Leases != 5 {
 		t.Errorf("%d leases in the week, want 5: the CPU-only jobs' count", r.Total.Leases)
 	}
-	want := "Queue waits: 2 started, besides 3 CPU-only jobs, which wait for no GPU; waited p50 2h, p90 3h; predicted p50 2h, 50.0% of 2 within the predicted 90% bound.\n"
+	want := "Queue waits: 2 started, besides 3 CPU-only jobs, which wait for no GPU; waited p50 2h, p90 3h; the 2 that waited in the queue waited p50 2h against a predicted p50 of 2h, 50.0% of 2 within the predicted 90% bound.\n"
 	if text := r.Text(); !strings.Contains(text, want) {
 		t.Errorf("the report does not say %q:\n%s", want, text)
 	}

@@ -12,7 +12,7 @@ import (
 // The report's medians follow one rule: the queue waits' p50 (and the predicted p50) is the
 // median as the approvals' median decision is, the middle value or the mean of the two middle
 // ones. Requests that each waited as long for a person's decision as then in the queue show the
-// same median for both; with waits of 0 and 2h, 1h, not 0m.
+// same median for both; with waits of 30m and 2h30m, 1h30m, not 30m.
 func TestQueueWaitP50AndDecisionMedianFollowOneRule(t *testing.T) {
 	p := examplePolicy(t)
 	w, _ := showback.ParseWeek("2026-W49", showback.Week{})
@@ -21,9 +21,9 @@ func TestQueueWaitP50AndDecisionMedianFollowOneRule(t *testing.T) {
 		waits  []time.Duration
 		median string
 	}{
-		{"two", hours(0, 2), "1h"},
+		{"two", hours(0.5, 2.5), "1h30m"},
 		{"three", hours(3, 0.5, 1), "1h"},
-		{"four", hours(4, 0, 1, 2), "1h30m"},
+		{"four", hours(4, 0.5, 1, 2), "1h30m"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var leases []*qm.Lease
@@ -43,7 +43,7 @@ func TestQueueWaitP50AndDecisionMedianFollowOneRule(t *testing.T) {
 				t.Fatalf("median decision %s, queue wait p50 %s, predicted p50 %s; want one median of %v", secsOf(a.MedianLatency), secsOf(q.P50), secsOf(q.PredictedP50), c.waits)
 			}
 			text := r.Text()
-			for _, want := range []string{"; median decision " + c.median + ",", "waited p50 " + c.median + ",", "; predicted p50 " + c.median + ","} {
+			for _, want := range []string{"; median decision " + c.median + ",", "waited p50 " + c.median + ",", " against a predicted p50 of " + c.median + ","} {
 				if !strings.Contains(text, want) {
 					t.Errorf("the report does not say %q:\n%s", want, text)
 				}

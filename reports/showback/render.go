@@ -361,10 +361,36 @@ func WaitLine(q QueueWait) string {
 		}
 		return s
 	}
-	s := fmt.Sprintf("%d started%s; waited p50 %s, p90 %s", q.Started, besides, dur(q.P50), dur(q.P90))
+	atOnce := ""
+	switch {
+	case q.Queued == 0 && q.Started == 1:
+		atOnce = ", at once"
+	case q.Queued == 0:
+		atOnce = ", all at once"
+	case q.Queued < q.Started:
+		atOnce = fmt.Sprintf(", %d of them at once", q.Started-q.Queued)
+	}
+	s := fmt.Sprintf("%d started%s%s; waited p50 %s, p90 %s", q.Started, besides, atOnce, dur(q.P50), dur(q.P90))
+	// Predicted against actual, over the leases that waited in the queue: one that started at
+	// once was told no wait.
+	if q.Queued > 0 {
+		if q.Queued == 1 {
+			s += "; the 1 that waited in the queue waited " + dur(q.QueuedP50)
+		} else {
+			s += fmt.Sprintf("; the %d that waited in the queue waited p50 %s", q.Queued, dur(q.QueuedP50))
+		}
+		switch {
+		case q.Predicted == q.Queued && q.Queued == 1:
+			s += " against a predicted " + dur(q.PredictedP50)
+		case q.Predicted == q.Queued:
+			s += " against a predicted p50 of " + dur(q.PredictedP50)
+		case q.Predicted > 0:
+			s += fmt.Sprintf(" (%d of them with a prediction, predicted p50 %s)", q.Predicted, dur(q.PredictedP50))
+		}
+	}
 	if q.Predicted > 0 || q.LeftPastBound > 0 {
-		if q.Predicted > 0 {
-			s += "; predicted p50 " + dur(q.PredictedP50) + ","
+		if q.Queued > 0 {
+			s += ","
 		} else {
 			s += ";"
 		}

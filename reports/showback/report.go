@@ -246,8 +246,13 @@ type QueueWait struct {
 	// approvals' median), P90 the 90th percentile by nearest rank.
 	P50 *Seconds `json:"p50_s"`
 	P90 *Seconds `json:"p90_s"`
-	// Predicted counts the started leases whose prediction is known; PredictedP50 is the median of
-	// their predicted medians.
+	// Queued counts the started leases that waited in the queue (a minute or more from their
+	// request, or their approval, to their start); QueuedP50 is their median wait. A lease that
+	// started at once was told no wait, so predicted against actual is told over these alone.
+	Queued    int      `json:"queued"`
+	QueuedP50 *Seconds `json:"queued_p50_s"`
+	// Predicted counts the leases that waited in the queue whose prediction is known;
+	// PredictedP50 is the median of their predicted medians.
 	Predicted    int      `json:"predicted"`
 	PredictedP50 *Seconds `json:"predicted_p50_s"`
 	// LeftPastBound counts the queued leases that left the queue in the week without starting
@@ -255,8 +260,8 @@ type QueueWait struct {
 	// right-censored as the predictor scores itself. Those that left within their bound tell
 	// nothing and are not counted.
 	LeftPastBound int `json:"left_past_predicted_p90"`
-	// WithinBound is the share of the started leases with a prediction whose wait stayed within
-	// the predicted 90% bound, out of those and the LeftPastBound leases; nil when there are none.
+	// WithinBound is the share of the leases that waited in the queue with a prediction whose
+	// wait stayed within the predicted 90% bound, out of those and the LeftPastBound leases; nil when there are none.
 	WithinBound *float64 `json:"within_predicted_p90"`
 }
 
@@ -890,6 +895,11 @@ func queuedAt(l *qm.Lease) time.Time {
 	return l.CreatedAt
 }
 
+// queuedWait is the shortest wait from a request (or its approval) to the start that counts as
+// waiting in the queue: as the wait predictor's tightness counts the jobs that waited a minute or
+// more (docs/prediction.md), a lease that started within a minute started at once.
+const queuedWait = time.Minute
+
 // waitSample is a started lease's wait, or (censored) a queued lease that left the queue
 // unstarted after waiting past its predicted 90% bound.
 type waitSample struct {
@@ -913,7 +923,7 @@ func finish(s *Summary, acc *approvalAcc, waits []waitSample) {
 	if s.Leases > 0 {
 		s.TouchesPer100 = ptr(100 * float64(s.HumanTouches) / float64(s.Leases))
 	}
-	var ws, meds []time.Duration
+	var ws, queued, meds []time.Duration
 	within := 0
 	for _, w := range waits {
 		if w.censored {
@@ -921,6 +931,12 @@ func finish(s *Summary, acc *approvalAcc, waits []waitSample) {
 			continue
 		}
 		ws = append(ws, w.wait)
+		// A lease that started at once was told no wait: it is neither a hit nor a miss of a
+		// bound, and its predicted median is none of the predicted p50.
+		if w.wait < queuedWait {
+			continue
+		}
+		queued = append(queued, w.wait)
 		if w.predicted {
 			meds = append(meds, w.median)
 			if w.wait <= w.p90 {
@@ -928,9 +944,12 @@ func finish(s *Summary, acc *approvalAcc, waits []waitSample) {
 			}
 		}
 	}
-	s.QueueWait.Started, s.QueueWait.Predicted = len(ws), len(meds)
+	s.QueueWait.Started, s.QueueWait.Queued, s.QueueWait.Predicted = len(ws), len(queued), len(meds)
 	if len(ws) > 0 {
 		s.QueueWait.P50, s.QueueWait.P90 = secs(median(ws)), secs(percentile(ws, 90))
+	}
+	if len(queued) > 0 {
+		s.QueueWait.QueuedP50 = secs(median(queued))
 	}
 	if len(meds) > 0 {
 		s.QueueWait.PredictedP50 = secs(median(meds))
