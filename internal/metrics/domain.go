@@ -300,6 +300,9 @@ func (w *waits) Started(l *qm.Lease, queuedAt time.Time) {
 		start = queuedAt
 	}
 	wait := max(0, start.Sub(queuedAt))
+	if wait < qm.WaitedInQueue {
+		return // it started at once: told no wait, it is no hit of the bound
+	}
 	diff := wait - e.Median
 	if diff < 0 {
 		diff = -diff
@@ -320,9 +323,21 @@ func (w *waits) Ended(l *qm.Lease) {
 	w.forget(l.ID)
 }
 
+// Left counts a queued lease that left the queue unstarted after waiting past its predicted 90%
+// bound as a miss, right-censored as the predictor and the showback count it; one that left
+// within its bound tells nothing and is not counted.
 func (w *waits) Left(l *qm.Lease, queuedAt time.Time) {
 	w.WaitPredictor.Left(l, queuedAt)
-	w.forget(l.ID)
+	w.mu.Lock()
+	e, ok := w.est[l.ID]
+	delete(w.est, l.ID)
+	w.mu.Unlock()
+	if !ok || queuedAt.IsZero() || l.EndedAt.IsZero() || e.Unknown || e.MayNotStart || e.P90 <= 0 {
+		return
+	}
+	if l.EndedAt.Sub(queuedAt) > e.P90 {
+		w.m.predictionsOver.WithLabelValues(l.Class, "false").Inc()
+	}
 }
 
 func (w *waits) forget(id qm.LeaseID) {

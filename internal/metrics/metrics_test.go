@@ -310,3 +310,31 @@ func TestEveryCounterByClassStartsAtZero(t *testing.T) {
 		t.Errorf("/metrics counts leases ended in a state that is no end:\n%s", body)
 	}
 }
+
+// TestWaitPredictionsCountTheLeasesThatWaited: the prediction metrics, as the showback's
+// predicted against actual, count the leases that waited in the queue. A lease that started at
+// once was told no wait, so it is no hit of a bound (which would hide the misses of those that
+// waited from an alert on the share of misses); a queued lease that left unstarted after waiting
+// past its bound is a miss, as the predictor and the showback count it; one that left within its
+// bound tells nothing.
+func TestWaitPredictionsCountTheLeasesThatWaited(t *testing.T) {
+	m := New(Build{})
+	w := m.Waits(&fakeWaits{})
+	t0 := time.Date(2026, 10, 3, 12, 30, 0, 0, time.UTC)
+	for id := qm.LeaseID(1); id <= 4; id++ {
+		w.Predict(t0, qm.WaitRequest{Lease: id, Class: "l40s"}, nil, 2)
+	}
+	w.Started(&qm.Lease{ID: 1, Class: "l40s", StartedAt: t0}, t0)                       // at once
+	w.Started(&qm.Lease{ID: 2, Class: "l40s", StartedAt: t0.Add(20 * time.Minute)}, t0) // within 30m
+	w.Left(&qm.Lease{ID: 3, Class: "l40s", EndedAt: t0.Add(45 * time.Minute)}, t0)      // left past 30m
+	w.Left(&qm.Lease{ID: 4, Class: "l40s", EndedAt: t0.Add(5 * time.Minute)}, t0)       // left within it
+	if got := value(t, m, "quartermaster_wait_predictions_total", "class", "l40s", "within", "true"); got != 1 {
+		t.Errorf("within the bound: %v, want 1 (the lease that waited 20m, not the one that started at once)", got)
+	}
+	if got := value(t, m, "quartermaster_wait_predictions_total", "class", "l40s", "within", "false"); got != 1 {
+		t.Errorf("outside the bound: %v, want 1 (the lease that left after 45m)", got)
+	}
+	if got := value(t, m, "quartermaster_wait_prediction_error_seconds", "class", "l40s"); got != 1 {
+		t.Errorf("%v errors observed, want 1 (of the lease that started after waiting)", got)
+	}
+}

@@ -25,6 +25,13 @@ func (f TeamFirst) Contact() time.Time {
 	return f.FirstRequest
 }
 
+// WaitedInQueue is the shortest wait, from a request (or its approval) to the start, that counts
+// as waiting in the queue: a lease that started sooner started at once and was told no wait, so
+// its prediction is neither a hit nor a miss of the predicted bound (the showback's predicted
+// against actual, the prediction metrics), as the predictor's tightness counts only the jobs that
+// waited a minute or more (docs/prediction.md).
+const WaitedInQueue = time.Minute
+
 // WaitPrediction is the queue wait predicted for a lease when it was asked for: what the requester
 // was told (or, for a lease that started at once, what the predictor expected).
 type WaitPrediction struct {

@@ -895,11 +895,6 @@ func queuedAt(l *qm.Lease) time.Time {
 	return l.CreatedAt
 }
 
-// queuedWait is the shortest wait from a request (or its approval) to the start that counts as
-// waiting in the queue: as the wait predictor's tightness counts the jobs that waited a minute or
-// more (docs/prediction.md), a lease that started within a minute started at once.
-const queuedWait = time.Minute
-
 // waitSample is a started lease's wait, or (censored) a queued lease that left the queue
 // unstarted after waiting past its predicted 90% bound.
 type waitSample struct {
@@ -933,7 +928,7 @@ func finish(s *Summary, acc *approvalAcc, waits []waitSample) {
 		ws = append(ws, w.wait)
 		// A lease that started at once was told no wait: it is neither a hit nor a miss of a
 		// bound, and its predicted median is none of the predicted p50.
-		if w.wait < queuedWait {
+		if w.wait < qm.WaitedInQueue {
 			continue
 		}
 		queued = append(queued, w.wait)
