@@ -74,7 +74,7 @@ func TestTimeToFirstGPUIsToldInTheWeekOfTheFirstStart(t *testing.T) {
 		week, now, want string
 	}{
 		{"2026-W49", "2026-12-07 09:00", "New team: robotics asked for GPUs for the first time on Sun 6 Dec 15:00 CST (first signed in on Thu 3 Dec 12:00 CST); no workspace has started yet\n"},
-		{"2026-W50", "2026-12-14 09:00", "New team: robotics asked for GPUs for the first time on Sun 6 Dec 15:00 CST (first signed in on Thu 3 Dec 12:00 CST); time to first GPU 3d22h\n"},
+		{"2026-W50", "2026-12-14 09:00", "New team: robotics asked for GPUs for the first time on Sun 6 Dec 15:00 CST (first signed in on Thu 3 Dec 12:00 CST); time to first GPU 3d22h, from the first sign-in\n"},
 	} {
 		w, _ := showback.ParseWeek(c.week, showback.Week{})
 		r := showback.Build(showback.Input{Policy: p, Week: w, Now: at(c.now), Leases: []*qm.Lease{l}, Firsts: []qm.TeamFirst{f}})

@@ -508,7 +508,12 @@ func (r *Report) firstLine(t *Team) string {
 		s += fmt.Sprintf(" (first signed in on %s)", r.when(*t.FirstLogin))
 	}
 	if t.TimeToFirstGPU != nil {
-		return s + "; time to first GPU " + dur(t.TimeToFirstGPU)
+		s += "; time to first GPU " + dur(t.TimeToFirstGPU)
+		if t.FirstLogin != nil {
+			// It runs from the sign-in in brackets, not from the request named first.
+			s += ", from the first sign-in"
+		}
+		return s
 	}
 	return s + "; no workspace has started yet"
 }
