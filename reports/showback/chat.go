@@ -202,12 +202,17 @@ func (r *Report) OwnerDM(owner string, teams []string) bot.Reply {
 		if t.GPUHoursQuotaShare != nil {
 			quota = fmt.Sprintf("%s of %s GPU-hours (%s)", two(t.GPUHours), two(t.GPUHoursQuota), pct(t.GPUHoursQuotaShare))
 		}
-		out.Sections = append(out.Sections, bot.Section{Title: "Team " + t.Name, Text: strings.Join(lines, "\n"), Fields: []bot.Field{
+		fields := []bot.Field{
 			{Label: "Change", Value: r.ChangeLine(t.Summary)},
 			{Label: "Weekly quota", Value: quota},
 			{Label: "Approvals", Value: ApprovalsLine(t.Approvals)},
 			{Label: "Queue waits", Value: WaitLine(t.QueueWait)},
-		}})
+		}
+		if t.FirstRequest != nil {
+			// A new team's owner reads its time to first GPU here too.
+			fields = append(fields, bot.Field{Label: "New team", Value: r.firstLine(t)})
+		}
+		out.Sections = append(out.Sections, bot.Section{Title: "Team " + t.Name, Text: strings.Join(lines, "\n"), Fields: fields})
 	}
 	out.Text = fmt.Sprintf("Your GPU showback for %s (%s): %s.", r.Week, r.Span(), strings.Join(heads, "; "))
 	if utf8.RuneCountInString(out.Text) > maxDMHeadline {
@@ -267,6 +272,9 @@ func (r *Report) Answer(chart []byte) bot.Reply {
 		text := r.TeamLine(t)
 		if len(lines) > 0 {
 			text += "\n" + strings.Join(lines, "\n")
+		}
+		if t.FirstRequest != nil {
+			text += "\nNew team: " + r.firstLine(t)
 		}
 		out.Sections = append(out.Sections, bot.Section{Text: text})
 	}

@@ -34,3 +34,24 @@ func TestTimeToFirstGPUSaysItRunsFromTheFirstSignIn(t *testing.T) {
 		}
 	}
 }
+
+// A new team's budget owner reads its time to first GPU in their own message and in /gpu report
+// of the team, not only in the channel's post and the text report.
+func TestNewTeamsOwnerReadsItsTimeToFirstGPU(t *testing.T) {
+	p := loadAdelaide(t)
+	w, _ := showback.ParseWeek("2026-W40", showback.Week{})
+	from := w.Start(p.Location)
+	h := func(x float64) time.Time { return from.Add(time.Duration(x * float64(time.Hour))) }
+	l := &qm.Lease{ID: 1, User: "ann@sc.example", Team: "alpha", Class: "nb", GPUs: 1, State: qm.Expired,
+		CreatedAt: h(59), StartedAt: h(62), ExpiresAt: h(64), EndedAt: h(64)}
+	f := qm.TeamFirst{Team: "alpha", FirstRequest: l.CreatedAt, FirstLogin: h(56.25), FirstStart: l.StartedAt}
+	want := "alpha asked for GPUs for the first time on Wed 30 Sep 11:00 ACST (first signed in on Wed 30 Sep 08:15 ACST); time to first GPU 5h45m, from the first sign-in"
+	r := showback.Build(showback.Input{Policy: p, Week: w, Now: w.End(p.Location), Leases: []*qm.Lease{l}, Firsts: []qm.TeamFirst{f}})
+	if dm := r.OwnerDM("ann@sc.example", []string{"alpha"}).PlainText(); !strings.Contains(dm, want) {
+		t.Errorf("the budget owner's message does not say %q:\n%s", want, dm)
+	}
+	team := showback.Build(showback.Input{Policy: p, Week: w, Now: w.End(p.Location), Leases: []*qm.Lease{l}, Firsts: []qm.TeamFirst{f}, Filter: showback.Filter{Team: "alpha"}})
+	if got := team.Answer(nil).PlainText(); !strings.Contains(got, want) {
+		t.Errorf("/gpu report of the team does not say %q:\n%s", want, got)
+	}
+}
