@@ -17,13 +17,8 @@ import (
 // word). The examples come from each field's eg tag, written as the field's value in YAML; a map
 // of plain values has an each tag too, an example of one value.
 
-// shapeOf checks the document's root node, read from data, against the Policy type.
-func shapeOf(root *yaml.Node, data []byte) []Problem {
-	p, _, _ := shapeAndKeys(root, data)
-	return p
-}
-
-// shapeAndKeys is shapeOf, with whether the semantic checks can still read the rest of the file
+// shapeAndKeys checks the document's root node, read from data, against the Policy type: its
+// problems, with whether the semantic checks can still read the rest of the file
 // past its problems (readable), and, for each problem, the semantic checks' problems that would
 // follow from it alone (follow). The file is readable where every problem is a key the policy
 // does not know or a value of the wrong kind, which the decoder leaves out as if it were not
