@@ -193,7 +193,8 @@ func (s *Service) totalCapacity() int {
 // capText says what the capacity share allows and what is held, naming the classes it binds as
 // the published rules do: "nb-t4 may hold 4 GPUs at once (its capacity share) and holds 4", or
 // "dev and notebook together may hold 4 GPUs at once (their capacity share) and hold 4".
-func (s *Service) capText(limit, used, foreign int) string {
+func (s *Service) capText(p Pool) string {
+	limit, used, foreign := p.Limit, p.SharedUsed, p.SharedForeign
 	var names []string
 	for _, c := range s.Policy.Classes {
 		if c.CapacityShare > 0 {
@@ -203,9 +204,23 @@ func (s *Service) capText(limit, used, foreign int) string {
 	// What the scheduler reports in use on the classes' nodes beyond their leases (jobs outside
 	// the service, the rest of a node an exclusive job of another class took) counts against the
 	// cap too; said, so that "holds 4" is not read as the classes' own leases holding 4.
-	outside := ""
+	var held []string
 	if foreign > 0 {
-		outside = fmt.Sprintf(" (other jobs on the nodes hold %d of them, as the scheduler reports)", foreign)
+		held = append(held, fmt.Sprintf("other jobs on the nodes hold %d of them, as the scheduler reports", foreign))
+	}
+	if p.CapOthers > 0 {
+		// Leases of classes without a share on the same nodes, whose GPUs the classes count too.
+		var others []string
+		for _, c := range s.Policy.Classes {
+			if c.CapacityShare <= 0 && slices.Contains(s.capNeighbours(names[:1]), c.Name) {
+				others = append(others, c.Name)
+			}
+		}
+		held = append(held, fmt.Sprintf("leases of %s on the same nodes hold %d of them", policy.JoinList(others, "or"), p.CapOthers))
+	}
+	outside := ""
+	if len(held) > 0 {
+		outside = " (" + strings.Join(held, ", and ") + ")"
 	}
 	switch {
 	case len(names) == 1:
@@ -247,6 +262,13 @@ type Pool struct {
 	// unseen is how many GPUs of the class such leases hold whole nodes of beyond what the
 	// scheduler reports used (withOtherClassHolds).
 	unseen int
+	// CapOthers is what of SharedUsed the service's running leases of classes without a share
+	// hold on the shared classes' nodes, where the scheduler does not report it used (capHeld):
+	// held until their known ends, not by jobs outside the service.
+	CapOthers int
+	// capLive are those leases, as leases that hold what they hold of the shared classes' GPUs
+	// until their ends (withOtherClassHolds), for the wait under the cap.
+	capLive []*Lease
 }
 
 // Reachable is how many GPUs the class's leases could hold while the jobs outside the service and
@@ -277,6 +299,12 @@ func (p Pool) Effective() int {
 // running lease (placement alone needs those).
 func (s *Service) pool(ctx context.Context, tx Tx, class string) (Pool, error) {
 	classes := s.poolClasses(class)
+	if len(classes) > 0 && len(s.capNeighbours(classes)) > 0 {
+		// The cap counts what leases of classes without a share hold on the shared classes'
+		// nodes: where they are, not only how many.
+		p, _, err := s.poolHeld(ctx, tx, class)
+		return p, err
+	}
 	sums, err := tx.HeldGPUs(ctx, classes)
 	if err != nil {
 		return Pool{Capacity: s.capacityOf(class)}, err
@@ -323,6 +351,9 @@ func (s *Service) heldClasses(class string, classes []string) []string {
 		return classes
 	}
 	out := classes
+	if more := s.capNeighbours(classes); len(more) > 0 {
+		out = append(slices.Clone(classes), more...)
+	}
 	for i := range inv {
 		if inv[i].Class != class {
 			continue
@@ -330,7 +361,7 @@ func (s *Service) heldClasses(class string, classes []string) []string {
 		for _, j := range ix.byName[inv[i].Name] {
 			if c := inv[j].Class; !slices.Contains(out, c) {
 				if len(out) == len(classes) {
-					out = slices.Clone(classes)
+					out = slices.Clone(out)
 				}
 				out = append(out, c)
 			}
@@ -367,6 +398,14 @@ func (s *Service) poolFrom(class string, classes []string, held []Holding) (Pool
 	}
 	var own []Holding
 	inv, ix := s.inventory()
+	if p.Limit > 0 && len(held) > 0 && ix != nil {
+		used := capUsed(inv)
+		for _, h := range held {
+			hold, seen := s.capHeld(inv, ix, h.Class, h.GPUs, h.Node, h.Reserved, used)
+			p.CapOthers += hold - seen
+		}
+		p.SharedUsed += p.CapOthers
+	}
 	for _, h := range held {
 		if h.Class == class || h.GPUs > 0 && h.Node != "" && (h.Reserved || strings.IndexByte(h.Node, ',') >= 0 || alikeOn(inv, ix, h.Node, class, h.Class)) {
 			own = append(own, h)
@@ -392,6 +431,91 @@ func alikeOn(inv []Node, ix *nodeIndex, name, class, other string) bool {
 		}
 	}
 	return CountsAlike(a, b)
+}
+
+// capNeighbours are the classes without a capacity share that count a node of a shared class (a
+// node listed under both), when classes are a shared class's poolClasses: their leases there may
+// hold GPUs of the shared classes that the scheduler does not report used (capHeld). None for a
+// class without a share, or where no other class counts the shared classes' nodes, so that the
+// pool of such a class is still read from the sums of what each class holds.
+func (s *Service) capNeighbours(classes []string) []string {
+	if c, _ := s.Policy.Class(classes[0]); c == nil || c.CapacityShare <= 0 {
+		return nil
+	}
+	inv, ix := s.inventory()
+	if ix == nil {
+		return nil
+	}
+	var out []string
+	for i := range inv {
+		if !s.capped(inv[i].Class) || len(ix.byName[inv[i].Name]) < 2 {
+			continue
+		}
+		for _, j := range ix.byName[inv[i].Name] {
+			if c := inv[j].Class; !s.capped(c) && !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// capped says whether a class has a capacity share.
+func (s *Service) capped(class string) bool {
+	c, _ := s.Policy.Class(class)
+	return c != nil && c.CapacityShare > 0
+}
+
+// capUsed is, by inventory position, what the scheduler reports used on each node of a shared
+// class, for capHeld to take from as it counts the leases there.
+func capUsed(inv []Node) []int {
+	used := make([]int, len(inv))
+	for i := range inv {
+		used[i] = inv[i].Used
+	}
+	return used
+}
+
+// capHeld is what a running lease of a class without a capacity share (class, gpus, node and
+// whether it holds its nodes whole) holds of the shared classes' GPUs on its nodes, where a
+// shared class counts them too: hold, the GPUs it holds there until its end, and seen, those of
+// them that the scheduler reports used on the shared class's side (so already among its Used,
+// which they are taken from). As withOtherClassHolds reads it for a node of one class: a lease
+// that holds its nodes whole holds every GPU of them; one whose GPUs the classes count alike
+// (Node.GRES) holds as many there, none of which the scheduler reports (it leaves the
+// service's own jobs out on both sides); one that counts other GPUs of the node holds only what
+// the scheduler reports of it. A node that several shared classes count is counted once: the
+// most any of them reads. A lease of a shared class holds nothing here: the cap counts it as
+// its class's.
+func (s *Service) capHeld(inv []Node, ix *nodeIndex, class string, gpus int, node string, whole bool, used []int) (hold, seen int) {
+	if gpus <= 0 || node == "" || s.capped(class) {
+		return 0, 0
+	}
+	nodes := strings.Split(node, ",")
+	whole = whole || len(nodes) > 1
+	c, _ := s.Policy.Class(class)
+	for _, name := range nodes {
+		most, mostSeen := 0, 0
+		for _, i := range ix.byName[name] {
+			if !s.capped(inv[i].Class) {
+				continue
+			}
+			h, sn := min(max(1, gpus/len(nodes)), inv[i].GPUs), 0
+			if whole || !alikeOn(inv, ix, name, inv[i].Class, class) {
+				if whole || c != nil && c.Exclusive() {
+					h = inv[i].GPUs
+				}
+				sn = min(h, used[i])
+				if !whole {
+					h = sn
+				}
+			}
+			used[i] -= sn
+			most, mostSeen = max(most, h), max(mostSeen, sn)
+		}
+		hold, seen = hold+most, seen+mostSeen
+	}
+	return hold, seen
 }
 
 // Pool is a class's pool now.
@@ -480,7 +604,7 @@ func (s *Service) planWith(l *Lease, poolHeld func() (Pool, []Holding, error)) (
 		return nil, err
 	}
 	if p.Limit > 0 && p.SharedUsed+l.GPUs > p.Limit {
-		l.Reason = "waiting: " + s.capText(p.Limit, p.SharedUsed, p.SharedForeign)
+		l.Reason = "waiting: " + s.capText(p)
 		return nil, nil
 	}
 	req := placeRequest{Class: l.Class, Team: l.Team, GPUs: l.GPUs, ExclusiveClass: c != nil && c.Exclusive(), Reserve: l.Exclusive}

@@ -1,0 +1,111 @@
+package qm_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/waits"
+)
+
+// ternPolicy has two shared classes of its own names, in kronor: dinghy, capped at a quarter of
+// the cluster's GPUs, and trawler, with no cap.
+const ternPolicy = `organization: Tern Yard
+currency: SEK
+timezone: America/Halifax
+classes:
+  - {name: dinghy, sku: A40, price_per_gpu_hour: 12, isolation: shared, max_gpus: 4, max_duration: 8h, capacity_share: 0.25}
+  - {name: trawler, sku: A40, price_per_gpu_hour: 12, isolation: shared, max_gpus: 4, max_duration: 24h}
+teams:
+  - {name: kelp, idp_groups: [g-kelp], budget_owners: [ines@tern.example], quota: {gpus: {dinghy: 8, trawler: 8}, gpu_hours_per_week: 0}}
+  - {name: gull, idp_groups: [g-gull], budget_owners: [bo@tern.example], quota: {gpus: {dinghy: 8, trawler: 8}, gpu_hours_per_week: 0}}
+backend: sim
+directory:
+  - {user: ines@tern.example, groups: [g-kelp]}
+  - {user: bo@tern.example, groups: [g-gull]}
+`
+
+// ternService is a service on ternPolicy whose scheduler reports yard1, 4 GPUs in both classes'
+// partitions (each class's GRES as given), yard2 of dinghy alone, and net1 and net2 of trawler
+// alone, 4 GPUs each; its inventory is read.
+func ternService(t *testing.T, dinghyGRES, trawlerGRES string) (*qm.Service, *fakeScheduler) {
+	t.Helper()
+	svc, f, _, _ := schedService(t, qm.Started{State: qm.Active})
+	p, err := policy.Load([]byte(ternPolicy), "tern.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Policy, svc.Directory = p, p
+	f.nodes = []qm.Node{
+		{Name: "yard1", Class: "dinghy", GPUs: 4, GRES: dinghyGRES},
+		{Name: "yard1", Class: "trawler", GPUs: 4, GRES: trawlerGRES},
+		{Name: "yard2", Class: "dinghy", GPUs: 4, GRES: dinghyGRES},
+		{Name: "net1", Class: "trawler", GPUs: 4, GRES: trawlerGRES},
+		{Name: "net2", Class: "trawler", GPUs: 4, GRES: trawlerGRES},
+	}
+	if _, err := svc.Reconcile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return svc, f
+}
+
+// A lease of a class without a capacity share, on a node whose GPUs a capped class counts too
+// (one GRES for both), holds GPUs of the capped class's nodes that the scheduler, which leaves the
+// service's own jobs out, does not report used there: they count against the cap, as a job
+// outside the service on them would. A request of the capped class past the cap waits, saying
+// what holds it; the catalog shows no more free than a request gets; and the wait is until the
+// other lease's end.
+func TestCapCountsAnUncappedLeaseOnANodeItShares(t *testing.T) {
+	for _, gres := range [][2]string{{"gpu:a40", "gpu:a40"}, {"gpu:a40", "gpu"}} {
+		for _, model := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s+%s/predictor=%v", gres[0], gres[1], model), func(t *testing.T) {
+				ctx := context.Background()
+				svc, _ := ternService(t, gres[0], gres[1])
+				if model {
+					svc.Waits = waits.New()
+				}
+				tr := mustRequest(t, svc, "bo@tern.example", 3, "trawler")
+				if tr.State != qm.Active || tr.Node != "yard1" {
+					t.Fatalf("the trawler lease is %s on %q; the test needs 3 GPUs of yard1 running", tr.State, tr.Node)
+				}
+				free := catalogOf(t, svc, "ines@tern.example", "dinghy").Free
+				l := mustRequest(t, svc, "ines@tern.example", 3, "dinghy")
+				if l.State != qm.Queued {
+					t.Fatalf("trawler lease %s holds 3 of yard1's GPUs, which dinghy counts too, so dinghy's quarter of the cluster is nearly full; yet a dinghy request for 3 is %s on %q", tr.ID, l.State, l.Node)
+				}
+				if !strings.Contains(l.Reason, "capacity share") || !strings.Contains(l.Reason, "trawler") || !strings.Contains(l.Reason, "hold 3") {
+					t.Errorf("the queued dinghy lease says %q; want the capacity share, and that trawler's leases on its nodes hold 3", l.Reason)
+				}
+				if free >= 3 {
+					t.Errorf("the catalog showed %d dinghy GPUs free, yet a request for 3 waits", free)
+				}
+				w, err := svc.LeaseWait(ctx, l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if left := tr.ExpiresAt.Sub(svc.Clock.Now()); w.Unknown || w.Median <= 0 || w.Median > left {
+					t.Errorf("the dinghy lease waits for %s to end at %s (%v from now), yet its wait is %+v", tr.ID, tr.ExpiresAt, left, w)
+				}
+			})
+		}
+	}
+}
+
+// Where the classes count different GPUs of the shared node, a lease of the uncapped class holds
+// none of the capped class's: the cap does not count it.
+func TestCapLeavesOutAnUncappedLeaseOnOtherGPUsOfTheNode(t *testing.T) {
+	svc, _ := ternService(t, "gpu:a40", "gpu:l4")
+	tr := mustRequest(t, svc, "bo@tern.example", 3, "trawler")
+	if tr.State != qm.Active || tr.Node != "yard1" {
+		t.Fatalf("the trawler lease is %s on %q; the test needs it running on yard1", tr.State, tr.Node)
+	}
+	if free := catalogOf(t, svc, "ines@tern.example", "dinghy").Free; free < 3 {
+		t.Errorf("trawler's GPUs on yard1 are not dinghy's, yet the catalog shows %d dinghy GPUs free, not 3 or more", free)
+	}
+	if l := mustRequest(t, svc, "ines@tern.example", 3, "dinghy"); l.State != qm.Active {
+		t.Errorf("trawler's GPUs on yard1 are not dinghy's, yet a dinghy request for 3 is %s (%s)", l.State, l.Reason)
+	}
+}
