@@ -109,3 +109,109 @@ func TestCapLeavesOutAnUncappedLeaseOnOtherGPUsOfTheNode(t *testing.T) {
 		t.Errorf("trawler's GPUs on yard1 are not dinghy's, yet a dinghy request for 3 is %s (%s)", l.State, l.Reason)
 	}
 }
+
+// ternFleetPolicy has two classes under one capacity share, dinghy and punt, and trawler with
+// none.
+const ternFleetPolicy = `organization: Tern Yard
+currency: SEK
+timezone: America/Halifax
+classes:
+  - {name: dinghy, sku: A40, price_per_gpu_hour: 12, isolation: shared, max_gpus: 4, max_duration: 8h, capacity_share: 0.2}
+  - {name: punt, sku: A40, price_per_gpu_hour: 12, isolation: shared, max_gpus: 4, max_duration: 8h, capacity_share: 0.2}
+  - {name: trawler, sku: A40, price_per_gpu_hour: 12, isolation: shared, max_gpus: 4, max_duration: 24h}
+teams:
+  - {name: kelp, idp_groups: [g-kelp], budget_owners: [ines@tern.example], quota: {gpus: {dinghy: 8, punt: 8, trawler: 8}, gpu_hours_per_week: 0}}
+  - {name: gull, idp_groups: [g-gull], budget_owners: [bo@tern.example], quota: {gpus: {dinghy: 8, punt: 8, trawler: 8}, gpu_hours_per_week: 0}}
+backend: sim
+directory:
+  - {user: ines@tern.example, groups: [g-kelp]}
+  - {user: bo@tern.example, groups: [g-gull]}
+`
+
+// ternFleetService is a service on ternFleetPolicy whose scheduler reports, 4 GPUs each, counted
+// alike (gpu:a40) by every class that has the node: yard1 of dinghy and punt, yard2 of punt and
+// trawler, pier1 of dinghy alone, net1 and net2 of trawler alone.
+func ternFleetService(t *testing.T, model bool) *qm.Service {
+	t.Helper()
+	svc, f, _, _ := schedService(t, qm.Started{State: qm.Active})
+	p, err := policy.Load([]byte(ternFleetPolicy), "tern-fleet.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Policy, svc.Directory = p, p
+	if model {
+		svc.Waits = waits.New()
+	}
+	for _, n := range []struct{ name, class string }{
+		{"yard1", "dinghy"}, {"yard1", "punt"}, {"yard2", "punt"}, {"yard2", "trawler"},
+		{"pier1", "dinghy"}, {"net1", "trawler"}, {"net2", "trawler"},
+	} {
+		f.nodes = append(f.nodes, qm.Node{Name: n.name, Class: n.class, GPUs: 4, GRES: "gpu:a40"})
+	}
+	if _, err := svc.Reconcile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+// A lease of the class without a share on a node of one shared class (punt) fills the cap that
+// another shared class (dinghy) is under, though none of dinghy's nodes is its: a dinghy request
+// past the cap is told beforehand that it waits, until that lease's end, as it then does.
+func TestCapWaitCountsAnUncappedLeaseOnAnotherSharedClassesNode(t *testing.T) {
+	for _, model := range []bool{false, true} {
+		t.Run(fmt.Sprintf("predictor=%v", model), func(t *testing.T) {
+			ctx := context.Background()
+			svc := ternFleetService(t, model)
+			tr := mustRequest(t, svc, "bo@tern.example", 3, "trawler")
+			if tr.State != qm.Active || tr.Node != "yard2" {
+				t.Fatalf("the trawler lease is %s on %q; the test needs 3 GPUs of yard2 running", tr.State, tr.Node)
+			}
+			left := tr.ExpiresAt.Sub(svc.Clock.Now())
+			w, err := svc.PredictWait(ctx, "dinghy", "kelp", 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := mustRequest(t, svc, "ines@tern.example", 3, "dinghy")
+			if l.State != qm.Queued {
+				t.Fatalf("trawler lease %s holds 3 of yard2's GPUs, which punt counts too, so the shared classes' cap is nearly full; yet a dinghy request for 3 is %s on %q", tr.ID, l.State, l.Node)
+			}
+			if w.Unknown || w.Median <= 0 || w.Median > left {
+				t.Errorf("a dinghy request for 3 waits for %s to end (%v from now), yet its quote beforehand was %+v", tr.ID, left, w)
+			}
+			lw, err := svc.LeaseWait(ctx, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lw.Unknown || lw.Median <= 0 || lw.Median > left {
+				t.Errorf("the queued dinghy lease waits for %s to end (%v from now), yet its wait is %+v", tr.ID, left, lw)
+			}
+		})
+	}
+}
+
+// A lease of one shared class on a node that another shared class counts alike holds its GPUs
+// once under the cap, not once on each side: a request of the other class that fits under the
+// cap with it is told that no wait is expected, and starts.
+func TestCapWaitCountsASharedClassesLeaseOnceOnANodeTwoCount(t *testing.T) {
+	for _, model := range []bool{false, true} {
+		t.Run(fmt.Sprintf("predictor=%v", model), func(t *testing.T) {
+			ctx := context.Background()
+			svc := ternFleetService(t, model)
+			pt := mustRequest(t, svc, "bo@tern.example", 3, "punt")
+			if pt.State != qm.Active || pt.Node != "yard1" {
+				t.Fatalf("the punt lease is %s on %q; the test needs 3 GPUs of yard1 running", pt.State, pt.Node)
+			}
+			w, err := svc.PredictWait(ctx, "dinghy", "kelp", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := mustRequest(t, svc, "ines@tern.example", 1, "dinghy")
+			if l.State != qm.Active {
+				t.Fatalf("with punt lease %s holding 3 GPUs, a dinghy request for 1 is %s (%s); the test needs it to fit under the cap", pt.ID, l.State, l.Reason)
+			}
+			if w.Unknown || w.Median != 0 {
+				t.Errorf("a dinghy request for 1 started at once, yet its quote beforehand was %+v", w)
+			}
+		})
+	}
+}

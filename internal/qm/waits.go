@@ -185,7 +185,17 @@ func (s *Service) expiryWait(now time.Time, live []*Lease, req WaitRequest, rese
 		w = s.placementWait(now, live, req, reserve, pool.otherHeld)
 	}
 	if pool.Limit > 0 && w >= 0 {
-		capped := releaseWait(now, live, req.GPUs, req.Lease, pool.Limit-pool.SharedForeign, func(*Lease) bool { return true })
+		// Under the cap: the shared classes' own leases, and what leases of classes without a
+		// share hold of their nodes (capLive); not the leases withOtherClassHolds made of
+		// another class's on the class's nodes (no id), which are one of these already.
+		capLive := make([]*Lease, 0, len(live)+len(pool.capLive))
+		for _, l := range live {
+			if l.ID != 0 {
+				capLive = append(capLive, l)
+			}
+		}
+		capLive = append(capLive, pool.capLive...)
+		capped := releaseWait(now, capLive, req.GPUs, req.Lease, pool.Limit-pool.SharedForeign, func(*Lease) bool { return true })
 		if capped < 0 {
 			return capped
 		}
@@ -205,27 +215,56 @@ func (s *Service) expiryWait(now time.Time, live []*Lease, req WaitRequest, rese
 // by jobs outside the service, pool.otherHeld). A lease of another class that holds whole nodes
 // holds every GPU of them on the class's side too, also those the scheduler does not report used
 // there (the classes count the same GPUs, and its job is the service's own): pool.unseen.
+// Under the capacity share, what the running leases of classes without a share hold of every
+// shared class's nodes is counted the same way (capHeld) into pool.capLive, held until their
+// ends, for the wait under the cap (expiryWait).
 func (s *Service) withOtherClassHolds(ctx context.Context, tx Tx, req WaitRequest, reserve bool, pool Pool, capa int, live []*Lease) (Pool, int, []*Lease, error) {
 	inv, ix := s.inventory()
-	if pool.Foreign == 0 && !sharesNodes(inv, ix, req.Class) {
+	capShared := pool.Limit > 0 && len(s.capNeighbours(s.poolClasses(req.Class))) > 0
+	if pool.Foreign == 0 && !sharesNodes(inv, ix, req.Class) && !capShared {
 		return pool, capa, live, nil
 	}
 	var others []*Lease
+	readOthers := func() error {
+		if others != nil {
+			return nil
+		}
+		ls, err := tx.ListLeases(ctx, LeaseFilter{Kind: KindWorkspace, States: []State{Provisioning, Active, IdleWarned}})
+		if err != nil {
+			return err
+		}
+		others = make([]*Lease, 0, len(ls))
+		for _, l := range ls {
+			if l.Class != req.Class && l.Node != "" {
+				others = append(others, l)
+			}
+		}
+		return nil
+	}
+	if capShared {
+		// What leases of classes without a share hold of the shared classes' nodes counts
+		// against the cap until their ends (capHeld, as poolFrom counts it): of SharedForeign,
+		// what the scheduler reports of them; the rest, unseen, is among SharedUsed.
+		if err := readOthers(); err != nil {
+			return pool, capa, live, err
+		}
+		used := capUsed(inv)
+		for _, o := range others {
+			hold, seen := s.capHeld(inv, ix, o.Class, o.GPUs, o.Node, o.Exclusive, used)
+			if hold == 0 {
+				continue
+			}
+			pool.SharedForeign = max(0, pool.SharedForeign-seen)
+			pool.capLive = append(pool.capLive, &Lease{Kind: KindWorkspace, Class: o.Class, Team: o.Team, State: Active, GPUs: hold,
+				StartedAt: o.StartedAt, ExpiresAt: o.ExpiresAt, Duration: o.Duration})
+		}
+	}
 	for _, n := range inv {
 		if n.Class != req.Class || n.Used == 0 && len(ix.byName[n.Name]) < 2 {
 			continue
 		}
-		if others == nil {
-			ls, err := tx.ListLeases(ctx, LeaseFilter{Kind: KindWorkspace, States: []State{Provisioning, Active, IdleWarned}})
-			if err != nil {
-				return pool, capa, live, err
-			}
-			others = make([]*Lease, 0, len(ls))
-			for _, l := range ls {
-				if l.Class != req.Class && l.Node != "" {
-					others = append(others, l)
-				}
-			}
+		if err := readOthers(); err != nil {
+			return pool, capa, live, err
 		}
 		used := n.Used
 		for _, o := range others {
@@ -254,7 +293,9 @@ func (s *Service) withOtherClassHolds(ctx context.Context, tx Tx, req WaitReques
 			}
 			used -= seen
 			pool.Foreign -= seen
-			if pool.Limit > 0 {
+			if pool.Limit > 0 && s.capped(o.Class) {
+				// A lease of a shared class, under the cap as its class's: not a job outside the
+				// service. One of a class without a share is counted above (capLive).
 				pool.SharedForeign = max(0, pool.SharedForeign-seen)
 			}
 			if pool.otherHeld == nil {
