@@ -215,3 +215,28 @@ func TestCapWaitCountsASharedClassesLeaseOnceOnANodeTwoCount(t *testing.T) {
 		})
 	}
 }
+
+// The capacity share is of the cluster's GPUs: a node that two classes count alike (one GRES)
+// holds its GPUs once, not once in each class. yard1, yard2, net1 and net2 hold 16 GPUs, a
+// quarter of which is 4: a fifth dinghy GPU waits. Where the classes count different GPUs of
+// yard1, the cluster has 20, a quarter 5: it starts.
+func TestCapShareCountsANodeTwoClassesCountAlikeOnce(t *testing.T) {
+	for _, c := range []struct {
+		trawler string
+		limit   int
+	}{{"gpu:a40", 4}, {"gpu", 4}, {"gpu:l4", 5}} {
+		t.Run(c.trawler, func(t *testing.T) {
+			svc, _ := ternService(t, "gpu:a40", c.trawler)
+			if l := mustRequest(t, svc, "ines@tern.example", 4, "dinghy"); l.State != qm.Active {
+				t.Fatalf("a dinghy request for 4 is %s (%s); the test needs it running", l.State, l.Reason)
+			}
+			l := mustRequest(t, svc, "ines@tern.example", 1, "dinghy")
+			switch {
+			case c.limit == 4 && (l.State != qm.Queued || !strings.Contains(l.Reason, "may hold 4 GPUs")):
+				t.Errorf("the cluster has 16 GPUs, a quarter of which dinghy holds; yet a fifth dinghy GPU is %s (%s)", l.State, l.Reason)
+			case c.limit == 5 && l.State != qm.Active:
+				t.Errorf("the cluster has 20 GPUs, and dinghy holds 4 of its 5; yet one more is %s (%s)", l.State, l.Reason)
+			}
+		})
+	}
+}

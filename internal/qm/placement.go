@@ -182,12 +182,72 @@ func uniform(sizes []int) bool {
 	return true
 }
 
+// totalCapacity is how many GPUs the cluster has: a node listed under several classes holds the
+// GPUs that its classes count alike (Node.GRES) once (distinctGPUs).
 func (s *Service) totalCapacity() int {
-	n := 0
-	for _, nd := range s.Backend.Inventory() {
-		n += nd.GPUs
+	inv, ix := s.inventory()
+	return distinctGPUs(inv, ix, func(nd *Node) bool { return true }, func(nd *Node) int { return nd.GPUs })
+}
+
+// distinctGPUs adds up n over the entries of inv that in accepts, counting what the entries of
+// one node count alike once: per node and GRES name, the most that an entry of every type ("gpu")
+// reads, or the entries of each type ("gpu:a40", "gpu:l4") together, whichever is more, each type
+// at the most that one of its entries reads. An entry whose GRES is not known counts on its own.
+func distinctGPUs(inv []Node, ix *nodeIndex, in func(*Node) bool, n func(*Node) int) int {
+	total := 0
+	type byName struct {
+		any   int
+		typed map[string]int
 	}
-	return n
+	var seen map[string]bool
+	for i := range inv {
+		nd := &inv[i]
+		if !in(nd) {
+			continue
+		}
+		if nd.GRES == "" || ix == nil || len(ix.byName[nd.Name]) < 2 {
+			total += n(nd)
+			continue
+		}
+		if seen[nd.Name] {
+			continue
+		}
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		seen[nd.Name] = true
+		names := map[string]*byName{}
+		for _, j := range ix.byName[nd.Name] {
+			e := &inv[j]
+			if !in(e) {
+				continue
+			}
+			if e.GRES == "" {
+				total += n(e)
+				continue
+			}
+			name, typ, _ := strings.Cut(e.GRES, ":")
+			typ, _, _ = strings.Cut(typ, ":")
+			b := names[name]
+			if b == nil {
+				b = &byName{typed: map[string]int{}}
+				names[name] = b
+			}
+			if typ == "" {
+				b.any = max(b.any, n(e))
+			} else {
+				b.typed[typ] = max(b.typed[typ], n(e))
+			}
+		}
+		for _, b := range names {
+			typed := 0
+			for _, v := range b.typed {
+				typed += v
+			}
+			total += max(b.any, typed)
+		}
+	}
+	return total
 }
 
 // capText says what the capacity share allows and what is held, naming the classes it binds as
