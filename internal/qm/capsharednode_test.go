@@ -131,7 +131,7 @@ directory:
 // ternFleetService is a service on ternFleetPolicy whose scheduler reports, 4 GPUs each, counted
 // alike (gpu:a40) by every class that has the node: yard1 of dinghy and punt, yard2 of punt and
 // trawler, pier1 of dinghy alone, net1 and net2 of trawler alone.
-func ternFleetService(t *testing.T, model bool) *qm.Service {
+func ternFleetService(t *testing.T, model bool) (*qm.Service, *fakeScheduler) {
 	t.Helper()
 	svc, f, _, _ := schedService(t, qm.Started{State: qm.Active})
 	p, err := policy.Load([]byte(ternFleetPolicy), "tern-fleet.yaml")
@@ -151,7 +151,7 @@ func ternFleetService(t *testing.T, model bool) *qm.Service {
 	if _, err := svc.Reconcile(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return svc
+	return svc, f
 }
 
 // A lease of the class without a share on a node of one shared class (punt) fills the cap that
@@ -161,7 +161,7 @@ func TestCapWaitCountsAnUncappedLeaseOnAnotherSharedClassesNode(t *testing.T) {
 	for _, model := range []bool{false, true} {
 		t.Run(fmt.Sprintf("predictor=%v", model), func(t *testing.T) {
 			ctx := context.Background()
-			svc := ternFleetService(t, model)
+			svc, _ := ternFleetService(t, model)
 			tr := mustRequest(t, svc, "bo@tern.example", 3, "trawler")
 			if tr.State != qm.Active || tr.Node != "yard2" {
 				t.Fatalf("the trawler lease is %s on %q; the test needs 3 GPUs of yard2 running", tr.State, tr.Node)
@@ -196,7 +196,7 @@ func TestCapWaitCountsASharedClassesLeaseOnceOnANodeTwoCount(t *testing.T) {
 	for _, model := range []bool{false, true} {
 		t.Run(fmt.Sprintf("predictor=%v", model), func(t *testing.T) {
 			ctx := context.Background()
-			svc := ternFleetService(t, model)
+			svc, _ := ternFleetService(t, model)
 			pt := mustRequest(t, svc, "bo@tern.example", 3, "punt")
 			if pt.State != qm.Active || pt.Node != "yard1" {
 				t.Fatalf("the punt lease is %s on %q; the test needs 3 GPUs of yard1 running", pt.State, pt.Node)
@@ -238,5 +238,33 @@ func TestCapShareCountsANodeTwoClassesCountAlikeOnce(t *testing.T) {
 				t.Errorf("the cluster has 20 GPUs, and dinghy holds 4 of its 5; yet one more is %s (%s)", l.State, l.Reason)
 			}
 		})
+	}
+}
+
+// A job outside the service on a node that two shared classes count alike holds its GPUs once
+// under the cap, though the scheduler reports it on each class's side: the cluster's 20 GPUs give
+// dinghy and punt 4 together, of which the job holds 2, and a dinghy request for the other 2
+// starts, and is told beforehand that no wait is expected.
+func TestCapCountsAnOutsideJobOnANodeTwoSharedClassesCountOnce(t *testing.T) {
+	ctx := context.Background()
+	svc, f := ternFleetService(t, false)
+	for i := range f.nodes {
+		if f.nodes[i].Name == "yard1" {
+			f.nodes[i].Used = 2
+		}
+	}
+	if _, err := svc.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w, err := svc.PredictWait(ctx, "dinghy", "kelp", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := mustRequest(t, svc, "ines@tern.example", 2, "dinghy")
+	if l.State != qm.Active {
+		t.Errorf("a job outside the service holds 2 of yard1's GPUs, 2 of the 4 the cap leaves dinghy and punt; yet a dinghy request for the other 2 is %s (%s)", l.State, l.Reason)
+	}
+	if w.Unknown || w.Median != 0 {
+		t.Errorf("a dinghy request for the 2 GPUs under the cap was quoted %+v, not that no wait is expected", w)
 	}
 }

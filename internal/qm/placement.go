@@ -452,12 +452,19 @@ func (s *Service) poolFrom(class string, classes []string, held []Holding) (Pool
 	}
 	p.Used = ours[class] + reported[class]
 	p.Foreign = reported[class]
+	inv, ix := s.inventory()
 	for _, name := range classes {
 		p.SharedUsed += ours[name] + reported[name]
 		p.SharedForeign += reported[name]
 	}
+	if p.Limit > 0 {
+		// What the scheduler reports used on a node that several shared classes count alike is
+		// one job's GPUs, reported on each side: counted once (distinctGPUs).
+		rep := distinctGPUs(inv, ix, func(nd *Node) bool { return slices.Contains(classes, nd.Class) }, func(nd *Node) int { return nd.Used })
+		p.SharedUsed += rep - p.SharedForeign
+		p.SharedForeign = rep
+	}
 	var own []Holding
-	inv, ix := s.inventory()
 	if p.Limit > 0 && len(held) > 0 && ix != nil {
 		used := capUsed(inv)
 		for _, h := range held {
@@ -506,13 +513,14 @@ func (s *Service) capNeighbours(classes []string) []string {
 	if ix == nil {
 		return nil
 	}
+	shared := s.Policy.SharedClasses()
 	var out []string
 	for i := range inv {
-		if !s.capped(inv[i].Class) || len(ix.byName[inv[i].Name]) < 2 {
+		if len(ix.byName[inv[i].Name]) < 2 || !slices.Contains(shared, inv[i].Class) {
 			continue
 		}
 		for _, j := range ix.byName[inv[i].Name] {
-			if c := inv[j].Class; !s.capped(c) && !slices.Contains(out, c) {
+			if c := inv[j].Class; !slices.Contains(shared, c) && !slices.Contains(out, c) {
 				out = append(out, c)
 			}
 		}
