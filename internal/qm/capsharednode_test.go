@@ -18,7 +18,7 @@ currency: SEK
 timezone: America/Halifax
 classes:
   - {name: dinghy, sku: A40, price_per_gpu_hour: 12, isolation: shared, max_gpus: 4, max_duration: 8h, capacity_share: 0.25}
-  - {name: trawler, sku: A40, price_per_gpu_hour: 12, isolation: shared, max_gpus: 4, max_duration: 24h}
+  - {name: trawler, sku: A40, price_per_gpu_hour: 12, isolation: shared, max_gpus: 8, max_duration: 24h}
 teams:
   - {name: kelp, idp_groups: [g-kelp], budget_owners: [ines@tern.example], quota: {gpus: {dinghy: 8, trawler: 8}, gpu_hours_per_week: 0}}
   - {name: gull, idp_groups: [g-gull], budget_owners: [bo@tern.example], quota: {gpus: {dinghy: 8, trawler: 8}, gpu_hours_per_week: 0}}
@@ -266,5 +266,33 @@ func TestCapCountsAnOutsideJobOnANodeTwoSharedClassesCountOnce(t *testing.T) {
 	}
 	if w.Unknown || w.Median != 0 {
 		t.Errorf("a dinghy request for the 2 GPUs under the cap was quoted %+v, not that no wait is expected", w)
+	}
+}
+
+// A lease of a class that counts GPUs of every type (gpu) on a node with GPUs of two types gets
+// GPUs of a type the scheduler picks, which the service does not know: on the side of a class
+// that counts one of those types, it is counted held as far as it may be (conservatively), and
+// the catalog and the cap's reason say how many of those GPUs may be free after all. yard1 has 4
+// a40s (dinghy's) among its 8 GPUs (trawler's): of a 6-GPU trawler lease there, 2 are a40s for
+// sure, 2 more may be.
+func TestAnAnyTypeLeaseIsCountedAsFarAsItMayHoldAndSaidSo(t *testing.T) {
+	svc, f := ternService(t, "gpu:a40", "gpu")
+	f.nodes[1].GPUs = 8 // yard1's trawler side: every GPU of the node
+	if _, err := svc.Reconcile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tr := mustRequest(t, svc, "bo@tern.example", 6, "trawler")
+	if tr.State != qm.Active || tr.Node != "yard1" {
+		t.Fatalf("the trawler lease is %s on %q; the test needs 6 GPUs of yard1 running", tr.State, tr.Node)
+	}
+	// The cluster: yard1's 8, yard2, net1 and net2: 20 GPUs, a quarter 5. The lease holds 2 to 4
+	// of dinghy's; with 4 counted, 1 is free under the cap, and up to 3.
+	s := catalogOf(t, svc, "ines@tern.example", "dinghy")
+	if s.Free != 1 || s.FreeUpTo != 3 {
+		t.Errorf("the catalog shows %d dinghy GPUs free, up to %d; want 1, and up to 3 where trawler's lease has GPUs of the other type", s.Free, s.FreeUpTo)
+	}
+	l := mustRequest(t, svc, "ines@tern.example", 2, "dinghy")
+	if l.State != qm.Queued || !strings.Contains(l.Reason, "hold 4 of them, 2 of which perhaps not") {
+		t.Errorf("a dinghy request for 2 is %s (%q); want it queued by the cap, saying that trawler's leases hold 4, 2 of them perhaps not", l.State, l.Reason)
 	}
 }

@@ -276,7 +276,11 @@ func (s *Service) capText(p Pool) string {
 				others = append(others, c.Name)
 			}
 		}
-		held = append(held, fmt.Sprintf("leases of %s on the same nodes hold %d of them", policy.JoinList(others, "or"), p.CapOthers))
+		say := fmt.Sprintf("leases of %s on the same nodes hold %d of them", policy.JoinList(others, "or"), p.CapOthers)
+		if p.CapMaybe > 0 {
+			say += fmt.Sprintf(", %d of which perhaps not: they take GPUs of any type there, and the scheduler picks which", p.CapMaybe)
+		}
+		held = append(held, say)
 	}
 	outside := ""
 	if len(held) > 0 {
@@ -326,6 +330,11 @@ type Pool struct {
 	// hold on the shared classes' nodes, where the scheduler does not report it used (capHeld):
 	// held until their known ends, not by jobs outside the service.
 	CapOthers int
+	// CapMaybe is what of CapOthers leases of a class that counts GPUs of every type may not
+	// hold after all: on a node with GPUs of several types, which type the scheduler gave them
+	// is not known, so they are counted as holding as many of a capped class's type as they may
+	// (anyTypeExtra).
+	CapMaybe int
 	// capLive are those leases, as leases that hold what they hold of the shared classes' GPUs
 	// until their ends (withOtherClassHolds), for the wait under the cap.
 	capLive []*Lease
@@ -468,8 +477,9 @@ func (s *Service) poolFrom(class string, classes []string, held []Holding) (Pool
 	if p.Limit > 0 && len(held) > 0 && ix != nil {
 		used := capUsed(inv)
 		for _, h := range held {
-			hold, seen := s.capHeld(inv, ix, h.Class, h.GPUs, h.Node, h.Reserved, used)
+			hold, seen, maybe := s.capHeld(inv, ix, h.Class, h.GPUs, h.Node, h.Reserved, used)
 			p.CapOthers += hold - seen
+			p.CapMaybe += maybe
 		}
 		p.SharedUsed += p.CapOthers
 	}
@@ -554,21 +564,23 @@ func capUsed(inv []Node) []int {
 // service's own jobs out on both sides); one that counts other GPUs of the node holds only what
 // the scheduler reports of it. A node that several shared classes count is counted once: the
 // most any of them reads. A lease of a shared class holds nothing here: the cap counts it as
-// its class's.
-func (s *Service) capHeld(inv []Node, ix *nodeIndex, class string, gpus int, node string, whole bool, used []int) (hold, seen int) {
+// its class's. maybe is what of hold a lease of a class that counts GPUs of every type may not
+// hold after all (anyTypeExtra): counted held, as it may be.
+func (s *Service) capHeld(inv []Node, ix *nodeIndex, class string, gpus int, node string, whole bool, used []int) (hold, seen, maybe int) {
 	if gpus <= 0 || node == "" || s.capped(class) {
-		return 0, 0
+		return 0, 0, 0
 	}
 	nodes := strings.Split(node, ",")
 	whole = whole || len(nodes) > 1
 	c, _ := s.Policy.Class(class)
 	for _, name := range nodes {
-		most, mostSeen := 0, 0
+		most, mostSeen, mostMaybe := 0, 0, 0
 		for _, i := range ix.byName[name] {
 			if !s.capped(inv[i].Class) {
 				continue
 			}
-			h, sn := min(max(1, gpus/len(nodes)), inv[i].GPUs), 0
+			k := max(1, gpus/len(nodes))
+			h, sn, mb := min(k, inv[i].GPUs), 0, 0
 			if whole || !alikeOn(inv, ix, name, inv[i].Class, class) {
 				if whole || c != nil && c.Exclusive() {
 					h = inv[i].GPUs
@@ -577,13 +589,36 @@ func (s *Service) capHeld(inv []Node, ix *nodeIndex, class string, gpus int, nod
 				if !whole {
 					h = sn
 				}
+			} else if x := anyTypeExtra(inv, ix, name, inv[i].Class, class); x > 0 {
+				mb = h - max(0, k-x)
 			}
 			used[i] -= sn
-			most, mostSeen = max(most, h), max(mostSeen, sn)
+			most, mostSeen, mostMaybe = max(most, h), max(mostSeen, sn), max(mostMaybe, mb)
 		}
-		hold, seen = hold+most, seen+mostSeen
+		hold, seen, maybe = hold+most, seen+mostSeen, maybe+mostMaybe
 	}
-	return hold, seen
+	return hold, seen, maybe
+}
+
+// anyTypeExtra is, where other counts GPUs of every type on node name ("gpu") and class one type
+// of them ("gpu:a40"), how many GPUs of other types the node has beside class's: a lease of other
+// there of k GPUs holds at least k less these of class's, and as many as k (the scheduler picks
+// the type, and the service does not know which it gave). 0 where the type is known.
+func anyTypeExtra(inv []Node, ix *nodeIndex, name, class, other string) int {
+	a, b := -1, -1
+	var ag, bg string
+	for _, i := range ix.byName[name] {
+		switch inv[i].Class {
+		case class:
+			a, ag = inv[i].GPUs, inv[i].GRES
+		case other:
+			b, bg = inv[i].GPUs, inv[i].GRES
+		}
+	}
+	if a < 0 || b <= a || !CountsAlike(ag, bg) || strings.Contains(bg, ":") || !strings.Contains(ag, ":") {
+		return 0
+	}
+	return b - a
 }
 
 // Pool is a class's pool now.

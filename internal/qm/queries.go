@@ -3,6 +3,8 @@ package qm
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/acme/quartermaster/internal/policy"
@@ -57,6 +59,10 @@ type ClassStatus struct {
 	// at AsOf (zero: it has not answered since the service started).
 	SchedulerAway bool
 	AsOf          time.Time
+	// FreeUpTo, when more than Free, is how many may be free after all: leases of a class that
+	// takes GPUs of any type run on the class's nodes, whose GPUs are of several types, and which
+	// type the scheduler gave them is not known; Free counts them as holding the class's.
+	FreeUpTo int
 }
 
 // Catalog lists the classes with free GPUs now and the predicted wait for one GPU for user.
@@ -68,11 +74,14 @@ func (s *Service) Catalog(ctx context.Context, user string) ([]ClassStatus, erro
 		if c.Exclusive() && !resolved { // which nodes are the team's own matters only there
 			team, resolved = s.defaultTeam(ctx, user), true
 		}
-		p, free, err := s.freeNow(ctx, c, team)
+		p, free, upTo, err := s.freeNow(ctx, c, team)
 		if err != nil {
 			return nil, err
 		}
 		cs := ClassStatus{Class: c, Capacity: p.Capacity, Free: free, NoNodes: s.noUsableNodes(c.Name)}
+		if upTo > free {
+			cs.FreeUpTo = upTo
+		}
 		if s.schedulerSilent() {
 			cs.SchedulerAway, cs.AsOf = true, s.lastAnswer()
 		}
@@ -91,24 +100,49 @@ func (s *Service) Catalog(ctx context.Context, user string) ([]ClassStatus, erro
 // capacity share leaves. So the catalog never shows GPUs free that a request for one would wait
 // for. A class the scheduler places, and a shared class none of whose nodes another class counts
 // (any free GPU will do), get the pool's free count, from its sums rather than every running lease.
-func (s *Service) freeNow(ctx context.Context, c *policy.Class, team string) (Pool, int, error) {
+// upTo is how many may be free after all, where leases of a class that takes GPUs of any type
+// are counted as holding the class's GPUs as far as they may (anyTypeExtra); free otherwise.
+func (s *Service) freeNow(ctx context.Context, c *policy.Class, team string) (p Pool, free, upTo int, err error) {
+	// lessMaybe is the pool with what such leases may not hold off the cap's count.
+	lessMaybe := func(p Pool) Pool {
+		p.SharedUsed -= p.CapMaybe
+		return p
+	}
 	if !s.placesItself(c.Name) || !c.Exclusive() && !s.sharesNodes(c.Name) {
 		p, err := s.Pool(ctx, c.Name)
-		return p, p.Free(), err
+		return p, p.Free(), lessMaybe(p).Free(), err
 	}
-	var p Pool
-	free := 0
-	err := s.Store.View(ctx, func(tx Tx) error {
+	err = s.Store.View(ctx, func(tx Tx) error {
 		var held []Holding
 		var err error
 		if p, held, err = s.poolHeld(ctx, tx, c.Name); err != nil {
 			return err
 		}
 		inv, ix := s.inventory()
-		free = min(p.Free(), usableGPUs(inv, ix, held, placeRequest{Class: c.Name, Team: team, GPUs: 1, ExclusiveClass: c.Exclusive()}))
+		r := placeRequest{Class: c.Name, Team: team, GPUs: 1, ExclusiveClass: c.Exclusive()}
+		free = min(p.Free(), usableGPUs(inv, ix, held, r))
+		upTo = free
+		var surely []Holding // held, with such leases holding only what they surely hold
+		for i, h := range held {
+			if h.Class == c.Name || h.Reserved || strings.IndexByte(h.Node, ',') >= 0 {
+				continue
+			}
+			if x := anyTypeExtra(inv, ix, h.Node, c.Name, h.Class); x > 0 {
+				if surely == nil {
+					surely = slices.Clone(held)
+				}
+				surely[i].GPUs = max(0, h.GPUs-x)
+			}
+		}
+		if surely != nil || p.CapMaybe > 0 {
+			if surely == nil {
+				surely = held
+			}
+			upTo = min(lessMaybe(p).Free(), usableGPUs(inv, ix, surely, r))
+		}
 		return nil
 	})
-	return p, free, err
+	return p, free, upTo, err
 }
 
 // Estimate is a request's cost and predicted wait.

@@ -250,7 +250,7 @@ func (s *Service) withOtherClassHolds(ctx context.Context, tx Tx, req WaitReques
 		}
 		used := capUsed(inv)
 		for _, o := range others {
-			hold, seen := s.capHeld(inv, ix, o.Class, o.GPUs, o.Node, o.Exclusive, used)
+			hold, seen, _ := s.capHeld(inv, ix, o.Class, o.GPUs, o.Node, o.Exclusive, used)
 			if hold == 0 {
 				continue
 			}
