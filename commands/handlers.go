@@ -846,6 +846,9 @@ func (b *Bot) freeText(s qm.ClassStatus) string {
 	if s.Capacity == 0 {
 		return "the scheduler's to say (it places leases itself)"
 	}
+	if s.FreeUpTo > s.Free {
+		return fmt.Sprintf("%d of %d (up to %d: leases of a class that takes GPUs of any type run on these nodes, counted as holding this class's, and the scheduler picks which they get)", s.Free, s.Capacity, s.FreeUpTo)
+	}
 	return fmt.Sprintf("%d of %d", s.Free, s.Capacity)
 }
 
