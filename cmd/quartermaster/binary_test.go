@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -35,6 +38,30 @@ func quartermasterBinary(t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", built.err, built.out)
 	}
 	return built.path
+}
+
+// runBinary runs the quartermaster binary (quartermasterBinary) with args in dir, its input empty
+// (a pipe, not a terminal, as runQM's), with this process's environment and env's settings after
+// it, and returns its exit code and output as runQM does. A test that sets the environment for one
+// command, or runs it in another directory, can run in parallel this way; and the binary is built
+// without the race detector, under which a command that computes for long (a replay) takes many
+// times as long.
+func runBinary(t *testing.T, dir string, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(quartermasterBinary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader("")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || !exit.Exited() {
+			t.Fatalf("quartermaster %v: %v\n%s", args, err, errb.String())
+		}
+		code = exit.ExitCode()
+	}
+	return code, out.String(), errb.String()
 }
 
 // TestMain runs two parallel tests a core unless -test.parallel says otherwise (the default is one
