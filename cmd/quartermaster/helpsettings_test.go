@@ -13,9 +13,11 @@ import (
 // single sign-on's settings (they decide whether login, logout and unlink are installed) and the
 // workload settings, and refused a wrong one that its help did not name. A setting read without
 // being refused counts too: templates render shows QM_SLURM_INSTANCE and QM_KUBE_INSTANCE in the
-// script and manifest it prints, and its help did not name them. Not parallel: it sets
-// the environment.
+// script and manifest it prints, and its help did not name them. Each command with a setting runs
+// as the built binary with the setting in its environment (runBinary), one after the other, so that
+// the test runs in parallel with others and its few hundred commands without the race detector.
 func TestASettingThatStopsACommandIsInItsHelp(t *testing.T) {
+	t.Parallel()
 	pol := filepath.Join("..", "..", "commands", "testdata", "plover.yaml")
 	db := "sqlite:" + filepath.Join(t.TempDir(), "q.db")
 	if _, stderr, code := runCLI("migrate", "up", "--db", db); code != 0 {
@@ -41,8 +43,7 @@ func TestASettingThatStopsACommandIsInItsHelp(t *testing.T) {
 					continue
 				}
 				t.Run(strings.Join(cmd[:2], "-")+"/"+e, func(t *testing.T) {
-					t.Setenv(e, "x-invalid")
-					out, stderr, code := runCLI(cmd...)
+					code, out, stderr := runBinary(t, ".", []string{e + "=x-invalid"}, cmd...)
 					if code != 0 && strings.Contains(stderr, e) {
 						t.Errorf("%s=x-invalid stops %v (%s), but its --help does not name %s", e, cmd[:2], strings.TrimSpace(stderr), e)
 					}
