@@ -9,7 +9,7 @@ import (
 // number is, not rendered as if --gpus were not given: one sentence, the command as typed with
 // --gpus put right to the GPUs render gives that template on that policy, which renders.
 func TestRenderGPUsBelowOneIsRefused(t *testing.T) {
-	t.Setenv("QM_POLICY", "")
+	t.Parallel() // TestMain unsets QM_POLICY and the other settings of a shell
 	other := "../../commands/testdata/tokyo.yaml"
 	for _, c := range []struct{ args []string }{
 		{[]string{"jupyterlab", "--gpus", "-3"}},

@@ -14,7 +14,7 @@ import (
 // templates render of a template whose required parameters are left out names every one of
 // them, with an example that gives them all and renders when typed back.
 func TestTemplatesRenderWithoutRequiredParametersGivesAnExampleThatRenders(t *testing.T) {
-	clearEnv(t)
+	t.Parallel() // TestMain unsets QM_POLICY and the other settings of a shell
 	const file = "../../docs/quartermaster.example.yaml"
 	cat, err := templates.Load(qmtemplates.FS)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 // sentence, rather than offering its first one as if it were the one meant, and its example (a
 // template of the list, with the flags typed, and the parameters render needs) works.
 func TestATemplateNameNearNoneListsTheTemplates(t *testing.T) {
-	t.Setenv("QM_POLICY", "")
+	t.Parallel() // TestMain unsets QM_POLICY and the other settings of a shell
 	cat, err := templates.Load(qmtemplates.FS)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 // the command as typed put right as its example; never the command's usage. Where the example
 // runs without a network or a file outside the test, it is run and works.
 func TestVerbCommandsMissingOrExtraWordsAreOneSentenceWithAWorkingExample(t *testing.T) {
-	t.Setenv("QM_POLICY", "")
+	t.Parallel() // TestMain unsets QM_POLICY and the other settings of a shell
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "qm.db")
 	pol := filepath.Join("..", "..", "docs", "quartermaster.example.yaml")
