@@ -2,8 +2,10 @@
 # Runs every Fuzz* target for a while (default 10s each): scripts/fuzz.sh 1m
 # Packages after the time keep it to their targets: scripts/fuzz.sh 30s ./internal/hostlist
 # A count of executions works too (scripts/fuzz.sh 1000000x), and FUZZ_PARALLEL=1 keeps each
-# target to one worker on a busy machine. Crashers are written under the package's
-# testdata/fuzz/, where plain `go test` replays them from then on.
+# target to one worker on a busy machine; FUZZ_ONE_WORKER_WHILE=PID does so for the targets that
+# start while process PID runs (scripts/test.sh fuzzes beside the fault runs, and after them with
+# every worker). Crashers are written under the package's testdata/fuzz/, where plain `go test`
+# replays them from then on.
 #
 # FUZZ_BIN_DIR=DIR keeps the fuzzing test binaries in DIR (one per package, made where missing)
 # instead of a temporary folder, and `scripts/fuzz.sh --build` only makes them: scripts/test.sh
@@ -48,8 +50,12 @@ fuzz_one() {
   for try in 1 2; do
     echo "fuzz $pkg $f for $t"
     set +e
+    local p=("${par[@]}")
+    if [ -n "${FUZZ_ONE_WORKER_WHILE:-}" ] && kill -0 "$FUZZ_ONE_WORKER_WHILE" 2>/dev/null; then
+      p=(-test.parallel 1)
+    fi
     (cd "$dir" && "$bin/$(binary "$pkg")" -test.run '^$' -test.fuzz "^$f\$" -test.fuzztime "$t" \
-      -test.fuzzcachedir "$cache/$pkg" "${par[@]}" </dev/null) 2>&1 | tee "$log"
+      -test.fuzzcachedir "$cache/$pkg" "${p[@]}" </dev/null) 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     set -e
     if [ "$rc" -eq 0 ]; then

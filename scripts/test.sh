@@ -33,26 +33,33 @@ go test -race -count=1 -timeout 20m -p "$(( $(nproc) > 2 ? $(nproc) : 3 ))" \
 # The long fault runs (docs/reliability.md): kill -9 on Slurm, PostgreSQL restarted under load,
 # three replicas, the agent's service unreachable. They mostly wait on Slurm, PostgreSQL and the
 # processes they kill, so meanwhile, one after the other: the wait predictor's long replays, built
-# without the race detector (see traces_test.go; one goroutine of arithmetic), then the fuzzing
-# test binaries. Their output follows the fault runs'.
+# without the race detector (see traces_test.go; one goroutine of arithmetic), the fuzzing test
+# binaries' build, then a short run of every fuzz target, so the parsers meet random input in CI
+# too: with one worker each while the fault runs go on (they have the other core), with every
+# worker once they have ended. Their output follows the fault runs'.
 side_log=$(mktemp)
 fuzz_bin=$(mktemp -d)
 trap 'rm -f "$side_log"; rm -rf "$fuzz_bin"' EXIT
+make test-faults &
+faults_pid=$!
 (
-  go test -count=1 -timeout 10m ./internal/predict/ || exit 1
+  predict_rc=0 fuzz_rc=0
+  go test -count=1 -timeout 10m ./internal/predict/ || predict_rc=$?
   # A binary that fails to build here is built again, and its error shown, by the fuzzing below.
   FUZZ_BIN_DIR=$fuzz_bin bash scripts/fuzz.sh --build || true
+  FUZZ_BIN_DIR=$fuzz_bin FUZZ_ONE_WORKER_WHILE=$faults_pid bash scripts/fuzz.sh "${FUZZTIME:-3s}" || fuzz_rc=$?
+  if [ "$predict_rc" -ne 0 ] || [ "$fuzz_rc" -ne 0 ]; then
+    echo "test: the predictor's replays exited $predict_rc, the fuzzing $fuzz_rc" >&2
+    exit 1
+  fi
 ) >"$side_log" 2>&1 &
 side_pid=$!
 faults_rc=0
-make test-faults || faults_rc=$?
-predict_rc=0
-wait "$side_pid" || predict_rc=$?
+wait "$faults_pid" || faults_rc=$?
+side_rc=0
+wait "$side_pid" || side_rc=$?
 cat "$side_log"
-if [ "$faults_rc" -ne 0 ] || [ "$predict_rc" -ne 0 ]; then
-  echo "test: make test-faults exited $faults_rc, the predictor's replays $predict_rc" >&2
+if [ "$faults_rc" -ne 0 ] || [ "$side_rc" -ne 0 ]; then
+  echo "test: make test-faults exited $faults_rc, the predictor's replays and the fuzzing $side_rc" >&2
   exit 1
 fi
-
-# A short run of every fuzz target, so the parsers meet random input in CI too.
-FUZZ_BIN_DIR=$fuzz_bin bash scripts/fuzz.sh "${FUZZTIME:-3s}"
