@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -201,15 +200,14 @@ func TestDiscordBigPolicyFitsDiscord(t *testing.T) {
 // TestDiscordBigPolicyRegistersAndSuggests: /gpu registers on the big policy within Discord's
 // limits (40 classes are more than an option's 25 choices, so the class is suggested as typed,
 // and the command stays within the characters Discord counts), and every suggestion list, of 40
-// classes or of 260 leases, holds at most 25.
+// classes or of 260 leases, holds at most 25. discord register runs as the built binary, with the
+// fake Discord's settings in its environment (runBinary), so that the test runs in parallel.
 func TestDiscordBigPolicyRegistersAndSuggests(t *testing.T) {
+	t.Parallel()
 	e := newBigDiscordEnv(t)
-	t.Setenv("DISCORD_BOT_TOKEN", discordtest.Token)
-	t.Setenv("DISCORD_APP_ID", discordtest.App)
-	t.Setenv("DISCORD_API_URL", e.fake.URL)
-	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"discord", "register", "--guild", dGuild, "--policy", bigPolicy}, nil, &out, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
+	env := []string{"DISCORD_BOT_TOKEN=" + discordtest.Token, "DISCORD_APP_ID=" + discordtest.App, "DISCORD_API_URL=" + e.fake.URL}
+	if code, _, stderr := runBinary(t, ".", env, "discord", "register", "--guild", dGuild, "--policy", bigPolicy); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	ws := e.fake.Overwrites()
 	cmd := ws[len(ws)-1].Commands[0]
