@@ -168,7 +168,7 @@ func DMHint(name, example string, help bool) string {
 func TooLateToRun(command string, sent time.Time) string {
 	command = strings.ReplaceAll(strings.TrimSpace(command), "`", "'")
 	if r := []rune(command); len(r) > MaxShownCommand {
-		command = strings.TrimSpace(string(r[:MaxShownCommand])) + "…"
+		command = strings.TrimSpace(ClusterHead(command, MaxShownCommand)) + "…"
 	}
 	return fmt.Sprintf("Quartermaster stopped before it ran your command `%s` (sent %s UTC), and it is too late to run it now; send it again if you still want it.",
 		command, sent.UTC().Format("2 Jan 15:04"))

@@ -489,7 +489,8 @@ func (b *embeds) start(s string, room int) string {
 }
 
 // cut splits s after at most n characters: at the last line break in the second half of them,
-// else at the last space there, else after n. A cut inside a code block (```…```) closes the
+// else at the last space there, else after n, or before it between two characters as they are
+// shown (bot.ClusterCut). A cut inside a code block (```…```) closes the
 // block at the end of the head and opens it again, with the same fence, at the start of the
 // rest, which keeps the indentation of its first line: each embed and message is rendered on its
 // own, so a block left open would show its code as text, and Slack cuts its pieces so too.
@@ -514,6 +515,14 @@ func cut(s string, n int) (string, string) {
 		}
 		if found {
 			break
+		}
+	}
+	if r[at] != '\n' && r[at] != ' ' {
+		// A hard cut: between two characters as they are shown, never inside an emoji sequence,
+		// a flag or a letter with its marks; one longer than the room is cut at a code point.
+		b := len(string(r[:at]))
+		if c := bot.ClusterCut(s, b); c > 0 {
+			at = utf8.RuneCountInString(s[:c])
 		}
 	}
 	head, rest := string(r[:at]), string(r[at:])
@@ -702,7 +711,8 @@ func (a *Adapter) typed(line string) string {
 	return strings.Join(parts, " ")
 }
 
-// clip shortens s to at most n characters, ending it with "…" when it was cut.
+// clip shortens s to at most n characters, ending it with "…" when it was cut, after a whole
+// character as it is shown (an emoji sequence, a flag, a letter with its marks).
 func clip(s string, n int) string {
 	if n <= 0 {
 		return ""
@@ -710,6 +720,5 @@ func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	return bot.ClusterHead(s, n-1) + "…"
 }

@@ -270,7 +270,8 @@ func unquote(s string, lineStart bool) string {
 }
 
 // clip shortens s to at most n characters, ending it with "…" when it was cut. The cut never falls
-// inside an escape (&amp; &lt; &gt;), so escaped text stays escaped.
+// inside an escape (&amp; &lt; &gt;), so escaped text stays escaped, nor inside a character as it
+// is shown (an emoji sequence, a flag, a letter with its marks).
 func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
@@ -281,7 +282,7 @@ func clip(s string, n int) string {
 	if n == 1 {
 		return "…"
 	}
-	head := string([]rune(s)[:n-1])
+	head := bot.ClusterHead(s, n-1)
 	if amp := strings.LastIndexByte(head, '&'); amp >= 0 && len(head)-amp < len("&amp;") && !strings.Contains(head[amp:], ";") {
 		head = head[:amp]
 	}
@@ -354,11 +355,14 @@ func split(s string, n int) []string {
 	return out
 }
 
-// cuttable reports whether s may be cut at byte i: not inside an escape (&amp; &lt; &gt;) nor
-// inside a <…> Slack reads as a mention or a link.
+// cuttable reports whether s may be cut at byte i: not inside an escape (&amp; &lt; &gt;), a
+// <…> Slack reads as a mention or a link, or a character as it is shown (bot.ClusterBoundary).
 func cuttable(s string, i int) bool {
 	if i <= 0 || i >= len(s) {
 		return i > 0
+	}
+	if !bot.ClusterBoundary(s, i) {
+		return false
 	}
 	if amp := strings.LastIndexByte(s[:i], '&'); amp >= 0 && i-amp < len("&amp;") && !strings.Contains(s[amp:i], ";") && !strings.ContainsAny(s[amp+1:i], " \n&") {
 		return false
