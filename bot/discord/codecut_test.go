@@ -77,3 +77,44 @@ func TestALongCodeBlockStaysCodeAcrossPieces(t *testing.T) {
 		t.Fatalf("the code has %d lines in the answer, want %d", len(got), len(code))
 	}
 }
+
+// A cut that falls right after a code block's opening fence (its code a line longer than what is
+// left of the piece) leaves no empty code block at the end of the piece: the fence goes to the
+// next piece, with its code, and the piece ends with the text before it.
+func TestACutAfterAnOpeningFenceMovesTheFence(t *testing.T) {
+	code := "kubectl apply -f " + strings.Repeat("https://register.hesap.example/manifests/istanbul-ml/", 40) + "jupyterlab.yaml"
+	for lead := 2200; lead <= 4000; lead += 150 {
+		var words []string
+		for i := 0; len(strings.Join(words, " ")) < lead; i++ {
+			words = append(words, fmt.Sprintf("çalışma-%d", i))
+		}
+		intro := strings.Join(words, " ")
+		e := newEnv(t)
+		e.handler.reply = func(bot.Request) []bot.Reply {
+			return []bot.Reply{{Text: intro + "\n```yaml\n" + code + "\n```\nThen /gpu list shows it."}}
+		}
+		body := discordtest.Command(in(alice), "gpu", "help")
+		r := e.send(body)
+		e.wait()
+		pieces := piecesOf(e, body, r)
+		for i, p := range pieces {
+			for k, block := range strings.Split(p, "```") {
+				if k%2 == 1 && strings.TrimSpace(strings.TrimPrefix(block, "yaml")) == "" {
+					t.Errorf("with %d characters before the block, piece %d of %d holds an empty code block: it ends %q", len(intro), i+1, len(pieces), p[max(0, len(p)-40):])
+				}
+			}
+		}
+		var lines []string
+		for _, l := range codeLines(t, pieces) {
+			if l != "yaml" { // the language on the fence's line
+				lines = append(lines, l)
+			}
+		}
+		if got := strings.Join(lines, ""); got != code {
+			t.Errorf("with %d characters before the block, the code reads %q", len(intro), got[:min(len(got), 80)])
+		}
+		if !strings.Contains(strings.Join(pieces, "\n"), "```yaml\n"+code[:40]) {
+			t.Errorf("with %d characters before the block, its language is lost", len(intro))
+		}
+	}
+}

@@ -492,7 +492,8 @@ func (b *embeds) start(s string, room int) string {
 // else at the last space there, else after n, or before it between two characters as they are
 // shown (bot.ClusterCut). A cut inside a code block (```…```) closes the
 // block at the end of the head and opens it again, with the same fence, at the start of the
-// rest, which keeps the indentation of its first line: each embed and message is rendered on its
+// rest, which keeps the indentation of its first line; a cut right after a block's opening fence
+// leaves the fence, not an empty block, to the rest: each embed and message is rendered on its
 // own, so a block left open would show its code as text, and Slack cuts its pieces so too.
 func cut(s string, n int) (string, string) {
 	r := []rune(s)
@@ -527,6 +528,12 @@ func cut(s string, n int) (string, string) {
 	}
 	head, rest := string(r[:at]), string(r[at:])
 	if opener, open := openFence(head); open && room < n {
+		fence := strings.LastIndex(head, "```")
+		if strings.TrimSpace(head[fence+len(opener):]) == "" && strings.TrimSpace(head[:fence]) != "" {
+			// The cut falls right after the fence that opens a block (or inside its line): the
+			// head would end with an empty block, so the block begins the rest instead.
+			return strings.TrimRightFunc(head[:fence], unicode.IsSpace), head[fence:] + rest
+		}
 		rest = strings.TrimPrefix(rest, "\n")
 		if r[at] == ' ' {
 			rest = rest[1:]
