@@ -86,6 +86,11 @@ type Config struct {
 	// user types it (/gpu request gpus:2 class:train duration:8h); false, or nil, leaves the line
 	// as it is.
 	OptionsOf func(line string) (sub string, opts []OptionValue, ok bool)
+	// Verbs are the names of every /gpu command of the command table, offered here or not
+	// (gputable.Verbs): a DM that begins with one that is not among Commands (reports, templates
+	// or single sign-on not set up) runs as that command, so the Handler says it is not offered
+	// here, and why, as it tells Slack. Nil: such a DM gets the hint a DM that names no command gets.
+	Verbs []string
 	// DMExample, when set, is a command line that works for req's person as they would send it
 	// (/gpu request 1 loft for 2h: a class their team can use), for the one sentence that
 	// answers a DM that is no command; false, or nil, offers the request subcommand's Example.

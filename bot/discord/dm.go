@@ -3,6 +3,7 @@ package discord
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,14 +95,22 @@ func (a *Adapter) answerDM(ctx context.Context, userID, channel, id, text string
 // dmCommand reads the text of a DM as a /gpu command line (bot.ReadDM): a subcommand's name
 // first, with or without "/gpu", "gpu" or a mention of the app before it ("request 1 interactive
 // for 4h", "gpu status L-7"), then the words the grammar reads, or the subcommand's options by
-// name as Discord's examples write them ("request gpus:2 class:train"). "gpu" alone is help.
-// False when the text names no subcommand.
+// name as Discord's examples write them ("request gpus:2 class:train"). "gpu" alone is help. A
+// command of Config.Verbs that is not offered here is read without its words, for the handler to
+// refuse. False when the text names no subcommand.
 func (a *Adapter) dmCommand(text string) (string, bool) {
-	name, rest, ok := bot.ReadDM(text, a.dmNames(), func(w string) bool { _, ok := a.cmds[w]; return ok })
+	name, rest, ok := bot.ReadDM(text, a.dmNames(), func(w string) bool {
+		_, ok := a.cmds[w]
+		return ok || slices.Contains(a.cfg.Verbs, w)
+	})
 	if !ok {
 		return "", false
 	}
-	c := a.cmds[name]
+	c, offered := a.cmds[name]
+	if !offered {
+		// A command this installation does not offer: the handler refuses it, whatever follows.
+		return handlerCommand + " " + name, true
+	}
 	if values, ok := optionsOf(c, rest); ok && c.Text != nil {
 		return a.namedChannels(c.Text(values)), true
 	}

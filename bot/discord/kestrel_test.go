@@ -79,7 +79,7 @@ func newOnPolicy(t *testing.T, path string, cat *templates.Catalog, adjust ...fu
 	e := &env{t: t, fake: discordtest.New(t), signer: discordtest.NewSigner(), handler: &recorder{}}
 	e.cfg = discord.Config{
 		BotToken: discordtest.Token, PublicKey: e.signer.PublicKey(), AppID: discordtest.App, APIURL: e.fake.URL,
-		Commands: gputable.Commands(b), OptionsOf: gputable.Options(b), Handler: b, People: kestrelPeople{p},
+		Commands: gputable.Commands(b), Verbs: gputable.Verbs(), OptionsOf: gputable.Options(b), Handler: b, People: kestrelPeople{p},
 		Channels: p.Discord.Channels, Refs: chatstore.Refs{DB: db, Platform: discord.Platform},
 		Logger: storetest.Logger(t), AnswerWithin: 5 * time.Second,
 	}

@@ -398,6 +398,7 @@ func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Ada
 		AppID:     s.AppID,
 		APIURL:    s.APIURL,
 		Commands:  gputable.Commands(a.Bot),
+		Verbs:     gputable.Verbs(),
 		OptionsOf: gputable.Options(a.Bot),
 		Handler:   a.Bot,
 		People:    discordPeople(a),

@@ -5,6 +5,7 @@ package gputable
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -162,4 +163,18 @@ func placeholder(v string) bool {
 		}
 	}
 	return upper
+}
+
+// Verbs are the names of every command of the command table, offered or not, as a DM may begin
+// with them (discord.Config.Verbs): each subcommand's name and its first word.
+func Verbs() []string {
+	var out []string
+	for _, s := range commands.Table() {
+		for _, v := range []string{s.Name, s.Words[0]} {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
