@@ -2,11 +2,13 @@ package slack_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/acme/quartermaster/bot"
+	slackbot "github.com/acme/quartermaster/bot/slack"
 )
 
 // slackCodeLines are the lines inside the code blocks of texts, each read on its own as Slack
@@ -68,5 +70,38 @@ func TestALongManifestIsCutBetweenItsLinesInSlack(t *testing.T) {
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("Slack shows %d lines of code, want %d", len(lines), len(want))
+	}
+}
+
+// A cut that falls right after a code block's opening fence (its code a line longer than what is
+// left of the block) leaves no empty code block at the end of a block: the fence goes to the next
+// block, with its code, and the block ends with the text before it.
+func TestACutAfterAnOpeningFenceMovesTheFenceInSlack(t *testing.T) {
+	code := "kubectl apply -f " + strings.Repeat("https://register.tuatara.example.nz/manifests/kākāpō/", 30) + "jupyterlab.yaml"
+	for lead := 1400; lead <= 3000; lead += 100 {
+		var words []string
+		for i := 0; len(strings.Join(words, " ")) < lead; i++ {
+			words = append(words, fmt.Sprintf("whakamārama-%d", i))
+		}
+		intro := strings.Join(words, " ")
+		_, blocks := slackbot.Render(bot.Reply{Text: intro + "\n```\n" + code + "\n```\nThen /gpu list shows it."}, slackbot.MaxMessageBlocks)
+		var texts []string
+		for _, b := range checkLimits(t, "the answer", blocks, slackbot.MaxMessageBlocks) {
+			if tx, ok := b["text"].(map[string]any); ok {
+				s, _ := tx["text"].(string)
+				texts = append(texts, s)
+			}
+		}
+		for i, s := range texts {
+			for k, block := range strings.Split(s, "```") {
+				if k%2 == 1 && strings.TrimSpace(block) == "" {
+					t.Errorf("with %d characters before the code, block %d of %d holds an empty code block: it ends %q", len(intro), i+1, len(texts), s[max(0, len(s)-40):])
+				}
+			}
+		}
+		// (A line of code with no line break in the second half of a block is cut at a space.)
+		if got := strings.Join(slackCodeLines(t, texts), " "); strings.Join(strings.Fields(got), " ") != code {
+			t.Errorf("with %d characters before the code, the code reads %q", len(intro), got[:min(len(got), 80)])
+		}
 	}
 }

@@ -300,7 +300,8 @@ func safe(s string, n int) string { return clip(escape(s), n) }
 // with what changes meaning at a line's start (a > or &gt;, a quote; •, - or * and a space, or
 // 1., a list); and no cut falls inside an escape (&amp;), a mention (<@U…>) or a link (<…|…>).
 // A cut inside a code block (```…```) closes it at the end of the piece and opens it again at the
-// start of the next, which keeps the indentation of its first line.
+// start of the next, which keeps the indentation of its first line; a cut right after a block's
+// opening fence leaves the fence, not an empty block, to the next piece.
 func split(s string, n int) []string {
 	var out []string
 	room := n // what a piece holds besides the fences a cut in a code block adds
@@ -338,6 +339,13 @@ func split(s string, n int) []string {
 			}
 		}
 		if strings.Count(s[:cut], "```")%2 == 1 {
+			if fence := strings.LastIndex(s[:cut], "```"); strings.TrimSpace(s[fence+len("```"):cut]) == "" && strings.TrimSpace(s[:fence]) != "" {
+				// The cut falls right after the fence that opens a block: this piece would end
+				// with an empty block, so the block begins the next piece instead.
+				out = append(out, strings.TrimRight(s[:fence], " \n"))
+				s = s[fence:]
+				continue
+			}
 			out = append(out, strings.TrimRight(s[:cut], " \n")+"\n```")
 			rest := s[cut:]
 			if strings.HasPrefix(rest, "\n") || strings.HasPrefix(rest, " ") {
