@@ -113,3 +113,22 @@ func TestACharacterLongerThanAnEmbedIsStillDelivered(t *testing.T) {
 		t.Errorf("the pieces hold %d of the text's %d code points", utf8.RuneCountInString(got), utf8.RuneCountInString(text))
 	}
 }
+
+// Bytes that are no UTF-8 (each shown as �) before the cut do not move it past the limit.
+func TestAHardCutAfterInvalidBytesKeepsToTheLimit(t *testing.T) {
+	e := newEnv(t)
+	e.handler.reply = func(bot.Request) []bot.Reply {
+		return []bot.Reply{{Text: strings.Repeat("\xff", 3000) + strings.Repeat("👍🏽", 3000)}}
+	}
+	body := discordtest.Command(in(alice), "gpu", "help")
+	r := e.send(body)
+	e.wait()
+	for i, p := range piecesOf(e, body, r) {
+		if l := utf8.RuneCountInString(p); l > discord.MaxEmbedText {
+			t.Errorf("piece %d is %d characters, more than Discord's %d", i+1, l, discord.MaxEmbedText)
+		}
+		if i > 0 && !wholeOf(p, "👍🏽") {
+			t.Errorf("piece %d splits a skin tone: it begins %q", i+1, firstRunes(p, 3))
+		}
+	}
+}

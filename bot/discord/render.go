@@ -521,7 +521,11 @@ func cut(s string, n int) (string, string) {
 	if r[at] != '\n' && r[at] != ' ' {
 		// A hard cut: between two characters as they are shown, never inside an emoji sequence,
 		// a flag or a letter with its marks; one longer than the room is cut at a code point.
-		b := len(string(r[:at]))
+		b := 0 // the byte of s where r[at] begins (an invalid byte is a rune of its own in both)
+		for range at {
+			_, size := utf8.DecodeRuneInString(s[b:])
+			b += size
+		}
 		if c := bot.ClusterCut(s, b); c > 0 {
 			at = utf8.RuneCountInString(s[:c])
 		}
