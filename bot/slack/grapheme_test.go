@@ -88,3 +88,9 @@ func TestAShortenedSlackLabelEndsAfterAWholeCharacter(t *testing.T) {
 		}
 	}
 }
+
+// Bytes that are no UTF-8 (each shown as �) before a cut do not move it past Slack's limit.
+func TestAHardCutAfterInvalidBytesKeepsToSlacksLimit(t *testing.T) {
+	_, blocks := slackbot.Render(bot.Reply{Text: strings.Repeat("\xff", 2000) + strings.Repeat("👍🏽", 3000)}, slackbot.MaxMessageBlocks)
+	checkLimits(t, "the text", blocks, slackbot.MaxMessageBlocks)
+}

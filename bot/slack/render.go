@@ -309,7 +309,7 @@ func split(s string, n int) []string {
 		room = n - len("\n```")*2
 	}
 	for utf8.RuneCountInString(s) > n {
-		head := string([]rune(s)[:room])
+		head := s[:prefix(s, room)]
 		cut := strings.LastIndex(head, "\n")
 		if cut < len(head)/2 || !cuttable(s, cut) {
 			cut = -1
@@ -361,6 +361,17 @@ func split(s string, n int) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// prefix is the length in bytes of the first n code points of s, a byte that is no UTF-8 counting
+// as one, as the text reaches Slack (JSON writes each such byte as one �).
+func prefix(s string, n int) int {
+	i := 0
+	for ; n > 0 && i < len(s); n-- {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return i
 }
 
 // cuttable reports whether s may be cut at byte i: not inside an escape (&amp; &lt; &gt;), a
