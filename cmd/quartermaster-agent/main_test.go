@@ -146,7 +146,7 @@ func TestTokenFromEnvironment(t *testing.T) {
 	t.Setenv("QM_AGENT_TOKEN", "qma_env")
 	t.Setenv("QM_AGENT_TOKEN_FILE", file)
 	code, stderr := runFor()
-	if code != 1 || stderr != "quartermaster-agent: both QM_AGENT_TOKEN and QM_AGENT_TOKEN_FILE are set; keep one (the file is safer)\n" {
+	if code != 1 || stderr != "quartermaster-agent: both QM_AGENT_TOKEN and QM_AGENT_TOKEN_FILE are set; keep one (the file is safer), e.g. unset QM_AGENT_TOKEN and keep QM_AGENT_TOKEN_FILE="+file+"\n" {
 		t.Errorf("both set: exit %d, stderr %q", code, stderr)
 	}
 	for _, c := range []struct{ token, file, want string }{{"", file, "Bearer qma_file"}, {"qma_env", "", "Bearer qma_env"}} {

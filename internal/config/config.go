@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 )
@@ -38,7 +39,7 @@ func secret(name string, lookup func(string) (string, bool), read func(string) (
 	v, direct := lookup(name)
 	path, fromFile := lookup(name + FileSuffix)
 	if direct && fromFile && v != "" && path != "" {
-		return "", fmt.Errorf("both %s and %s%s are set; keep one (the file is safer)", name, name, FileSuffix)
+		return "", fmt.Errorf("both %s and %s%s are set; keep one (the file is safer), e.g. unset %s and keep %s%s=%s", name, name, FileSuffix, name, name, FileSuffix, path)
 	}
 	if !fromFile || path == "" {
 		return v, nil
@@ -48,11 +49,11 @@ func secret(name string, lookup func(string) (string, bool), read func(string) (
 		return "", unreadable(name+FileSuffix, path, err)
 	}
 	if len(b) > maxSecretFile {
-		return "", fmt.Errorf("%s%s names %s, which is %d bytes; a secret file holds one value", name, FileSuffix, path, len(b))
+		return "", fmt.Errorf("%s%s names %s, which is %d bytes; a secret file holds one value alone, e.g. printf '%%s\\n' '%s' > %s", name, FileSuffix, path, len(b), secretShape(name), path)
 	}
 	s := strings.TrimRight(string(b), "\r\n")
 	if s == "" {
-		return "", fmt.Errorf("%s%s names %s, which is empty; put the value alone in it", name, FileSuffix, path)
+		return "", fmt.Errorf("%s%s names %s, which is empty; put the value alone in it, e.g. printf '%%s\\n' '%s' > %s", name, FileSuffix, path, secretShape(name), path)
 	}
 	return s, nil
 }
@@ -91,14 +92,33 @@ func unreadable(env, path string, err error) error {
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		example := "/etc/quartermaster/secrets/" + strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(strings.TrimSuffix(env, FileSuffix), "QM_")), "_", "-")
+		example := "/etc/quartermaster/secrets/" + secretFileName(env)
 		return fmt.Errorf("%s names %s, which does not exist; put the value alone in it, or point %s at the file that holds it, e.g. %s=%s", env, path, env, env, example)
 	case errors.Is(err, fs.ErrPermission):
 		return fmt.Errorf("%s names %s, and this process (uid %d) may not read it; let the service's group read it, e.g. chgrp quartermaster %s && chmod 0640 %s", env, path, os.Getuid(), path, path)
 	case errors.Is(err, syscall.EISDIR):
-		return fmt.Errorf("%s names %s, which is a directory; name the file in it that holds the value", env, path)
+		return fmt.Errorf("%s names %s, which is a directory; name the file in it that holds the value, e.g. %s=%s", env, path, env, filepath.Join(path, secretFileName(env)))
 	}
 	return fmt.Errorf("%s names %s, which cannot be read: %w", env, path, why)
+}
+
+// secretFileName is the usual name of the file that the variable env (NAME_FILE) names, as the
+// systemd install and the Helm chart call it: QM_DATABASE_URL_FILE's is database-url.
+func secretFileName(env string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(strings.TrimSuffix(env, FileSuffix), "QM_")), "_", "-")
+}
+
+// secretShape is what the value of the secret name looks like, for an example that writes it.
+func secretShape(name string) string {
+	switch name {
+	case "QM_DATABASE_URL":
+		return "postgres://quartermaster:PASSWORD@127.0.0.1:5432/quartermaster?sslmode=disable"
+	case "SLACK_BOT_TOKEN":
+		return "xoxb-…"
+	case "SLACK_APP_TOKEN":
+		return "xapp-…"
+	}
+	return "VALUE"
 }
 
 // Log settings.

@@ -162,3 +162,56 @@ func TestTheAgentsTokenFileGetsTheAgentsAdvice(t *testing.T) {
 		t.Errorf("a missing agent token file: %v", missing)
 	}
 }
+
+// Every refusal of a secret names the variables and gives an example that works: which one to
+// keep when both are set, how to write the value alone into a file that is empty or holds more
+// than one value, and which file to name instead of a directory.
+func TestASecretRefusedGivesAnExample(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	big := filepath.Join(dir, "big")
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(big, bytes.Repeat([]byte("x"), maxSecretFile+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		direct string
+		path   string
+		want   []string
+	}{
+		{name: "both set", direct: "postgres://u:p@h/db", path: "/srv/qm/secrets/db",
+			want: []string{"both QM_DATABASE_URL and QM_DATABASE_URL_FILE are set", "e.g. unset QM_DATABASE_URL and keep QM_DATABASE_URL_FILE=/srv/qm/secrets/db"}},
+		{name: "empty file", path: empty,
+			want: []string{"QM_DATABASE_URL_FILE names " + empty + ", which is empty", "e.g. printf '%s\\n' 'postgres://quartermaster:PASSWORD@127.0.0.1:5432/quartermaster?sslmode=disable' > " + empty}},
+		{name: "file too large", path: big,
+			want: []string{"QM_DATABASE_URL_FILE names " + big + ", which is", "e.g. printf '%s\\n' 'postgres://quartermaster:PASSWORD@127.0.0.1:5432/quartermaster?sslmode=disable' > " + big}},
+		{name: "a directory", path: dir,
+			want: []string{dir + ", which is a directory", "e.g. QM_DATABASE_URL_FILE=" + filepath.Join(dir, "database-url")}},
+	} {
+		lookup := func(k string) (string, bool) {
+			switch k {
+			case "QM_DATABASE_URL_FILE":
+				return c.path, true
+			case "QM_DATABASE_URL":
+				return c.direct, c.direct != ""
+			}
+			return "", false
+		}
+		_, err := secret("QM_DATABASE_URL", lookup, os.ReadFile)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		if strings.Contains(err.Error(), "postgres://u:p@h/db") {
+			t.Errorf("%s: %q shows the secret", c.name, err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q does not say %q", c.name, err, w)
+			}
+		}
+	}
+}
