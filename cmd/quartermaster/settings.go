@@ -672,9 +672,20 @@ func unreachable(url string, err error, example func(string) string) string {
 	if file := store.SQLiteFile(url); file != "" {
 		return sqliteUnusable(file, err, example)
 	}
+	if m := badPort.FindStringSubmatch(err.Error()); m != nil {
+		if at := strings.Index(url, "@") + 1; strings.Contains(url[at:], ":"+m[1]) {
+			fixed := url[:at] + strings.Replace(url[at:], ":"+m[1], ":5432", 1)
+			if u, perr := neturl.Parse(fixed); perr == nil {
+				return fmt.Sprintf("the port %q in the URL is not a number; write PostgreSQL's port (5432 unless the server was set up otherwise), e.g. %s", m[1], example(exampleURL(u, nil)))
+			}
+		}
+	}
 	u, perr := neturl.Parse(url)
 	if perr != nil || u.Host == "" {
 		return oneLine(err.Error())
+	}
+	if why := badParameter(u, err, example); why != "" {
+		return why
 	}
 	host, port := u.Hostname(), u.Port()
 	if port == "" {
@@ -705,6 +716,97 @@ func unreachable(url string, err error, example func(string) string) string {
 		return fmt.Sprintf("%s cannot be reached (%s); correct the host and port in the URL", where, oneLine(err.Error()))
 	}
 	return oneLine(err.Error())
+}
+
+var (
+	// badPort finds the port in Go's "invalid port ":abc" after host", which the driver returns
+	// for a URL whose port is no number.
+	badPort = regexp.MustCompile(`invalid port ":([^"]*)" after host`)
+	// wrongValue finds the parameter in the driver's "pq: wrong value for "sslmode": …", or the
+	// variable of the environment in "pq: wrong value for $PGSSLMODE: …".
+	wrongValue = regexp.MustCompile(`pq: wrong value for (?:"([^"]+)"|\$([A-Z_]+))`)
+	// unknownParameter finds the name in PostgreSQL's "unrecognized configuration parameter "x"".
+	unknownParameter = regexp.MustCompile(`unrecognized configuration parameter "([^"]+)"`)
+)
+
+// urlParameters are the parameters of a postgres:// URL that the driver reads itself; any other
+// is sent to the server as a setting of the session.
+var urlParameters = []string{"sslmode", "sslrootcert", "sslcert", "sslkey", "sslsni", "sslinline", "connect_timeout",
+	"search_path", "application_name", "target_session_attrs", "options", "statement_timeout"}
+
+// sslModes are the driver's values of sslmode.
+const sslModes = "disable, allow, prefer, require, verify-ca or verify-full"
+
+// exampleURL is u, its password written PASSWORD, with edit applied to its query.
+func exampleURL(u *neturl.URL, edit func(q neturl.Values)) string {
+	c := *u
+	if c.User != nil {
+		if _, has := c.User.Password(); has {
+			c.User = neturl.UserPassword(c.User.Username(), "PASSWORD")
+		}
+	}
+	q := c.Query()
+	if edit != nil {
+		edit(q)
+	}
+	c.RawQuery = q.Encode()
+	return c.String()
+}
+
+// misspelledParameter is the parameter of u that is a typo of want ("sslmod" for "sslmode"), or "".
+func misspelledParameter(u *neturl.URL, want string) string {
+	for k := range u.Query() {
+		if k != want && policy.EditDistance(k, want) <= 2 {
+			return k
+		}
+	}
+	return ""
+}
+
+// badParameter says what is wrong with a parameter of the URL u that err complains of, and gives
+// the URL put right (example writes it as the setting was written); "" when err is of another kind.
+func badParameter(u *neturl.URL, err error, example func(string) string) string {
+	msg := err.Error()
+	if m := wrongValue.FindStringSubmatch(msg); m != nil {
+		if m[2] != "" {
+			return fmt.Sprintf("the environment's %s=%q is not a value the PostgreSQL driver takes; unset it (unset %s), or correct it", m[2], os.Getenv(m[2]), m[2])
+		}
+		name := m[1]
+		if name == "sslmode" {
+			return fmt.Sprintf("sslmode=%s in the URL is not a value it takes; write one of %s, e.g. %s",
+				u.Query().Get(name), sslModes, example(exampleURL(u, func(q neturl.Values) { q.Set("sslmode", "require") })))
+		}
+		takes := "the value PostgreSQL's connection strings document for it"
+		if name == "connect_timeout" {
+			takes = "a whole number of seconds, without a unit"
+		}
+		return fmt.Sprintf("%s=%s in the URL is not a value it takes (%s takes %s); correct it or leave it out, e.g. %s",
+			name, u.Query().Get(name), name, takes, example(exampleURL(u, func(q neturl.Values) { q.Del(name) })))
+	}
+	if m := unknownParameter.FindStringSubmatch(msg); m != nil {
+		name, value := m[1], u.Query().Get(m[1])
+		best, dist := "", 3
+		for _, p := range urlParameters {
+			if d := policy.EditDistance(name, p); d < dist {
+				best, dist = p, d
+			}
+		}
+		if best != "" {
+			return fmt.Sprintf("%q in the URL is no parameter PostgreSQL knows; did you mean %s? e.g. %s", name, best,
+				example(exampleURL(u, func(q neturl.Values) { q.Del(name); q.Set(best, value) })))
+		}
+		return fmt.Sprintf("%q in the URL is no parameter PostgreSQL knows; leave it out, e.g. %s", name,
+			example(exampleURL(u, func(q neturl.Values) { q.Del(name) })))
+	}
+	if strings.Contains(msg, "SSL is not enabled on the server") {
+		if typo := misspelledParameter(u, "sslmode"); typo != "" {
+			return fmt.Sprintf("the server at %s takes no SSL connections, and %q in the URL is no parameter; did you mean sslmode? e.g. %s", u.Host, typo,
+				example(exampleURL(u, func(q neturl.Values) { v := q.Get(typo); q.Del(typo); q.Set("sslmode", v) })))
+		}
+		return fmt.Sprintf("the server at %s takes no SSL connections; turn SSL on in its postgresql.conf, or, on a network you trust, connect without it, e.g. %s", u.Host,
+			example(exampleURL(u, func(q neturl.Values) { q.Set("sslmode", "disable") })))
+	}
+	return ""
 }
 
 // sqliteUnusable says why SQLite could not open file, and what to do.

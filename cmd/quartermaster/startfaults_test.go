@@ -104,6 +104,7 @@ func TestServeOnADatabaseItCannotReachSaysWhatToDo(t *testing.T) {
 	badPassword := fakePostgres(t, "28P01", `password authentication failed for user "qm"`)
 	noRole := fakePostgres(t, "28000", `role "qm" does not exist`)
 	noDB := fakePostgres(t, "3D000", `database "qm" does not exist`)
+	unknownParam := fakePostgres(t, "42704", `unrecognized configuration parameter "search_pth"`)
 	tmp := t.TempDir()
 	locked := filepath.Join(tmp, "locked")
 	if err := os.Mkdir(locked, 0o555); err != nil {
@@ -131,6 +132,16 @@ func TestServeOnADatabaseItCannotReachSaysWhatToDo(t *testing.T) {
 			want: []string{"postgres://qm:xxxxx@" + noRole + "/qm", `role "qm" does not exist`, "CREATE ROLE qm"}},
 		{name: "an unknown database", url: "postgres://qm:hunter2@" + noDB + "/qm?sslmode=disable",
 			want: []string{"postgres://qm:xxxxx@" + noDB + "/qm", `database "qm" does not exist`, "createdb"}},
+		{name: "an sslmode the driver does not take", url: "postgres://qm:hunter2@" + refused + "/qm?sslmode=bogus",
+			want: []string{`sslmode=bogus in the URL is not a value it takes`, "disable, allow, prefer, require, verify-ca or verify-full", "e.g. --db postgres://qm:PASSWORD@" + refused + "/qm?sslmode=require"}, wantNot: "pq:"},
+		{name: "a connect_timeout that is no number", url: "postgres://qm:hunter2@" + refused + "/qm?connect_timeout=5s&sslmode=disable", viaEnv: true,
+			want: []string{`connect_timeout=5s in the URL is not a value it takes`, "e.g. QM_DATABASE_URL=postgres://qm:PASSWORD@" + refused + "/qm?sslmode=disable"}, wantNot: "strconv"},
+		{name: "a parameter PostgreSQL does not know", url: "postgres://qm:hunter2@" + unknownParam + "/qm?search_pth=qm&sslmode=disable",
+			want: []string{`"search_pth" in the URL is no parameter PostgreSQL knows`, "did you mean search_path?", "e.g. --db postgres://qm:PASSWORD@" + unknownParam + "/qm?search_path=qm&sslmode=disable"}, wantNot: "42704"},
+		{name: "sslmode misspelled, to a server without SSL", url: "postgres://qm:hunter2@" + unknownParam + "/qm?sslmod=disable", viaEnv: true,
+			want: []string{"takes no SSL connections", `"sslmod" in the URL is no parameter; did you mean sslmode?`, "e.g. QM_DATABASE_URL=postgres://qm:PASSWORD@" + unknownParam + "/qm?sslmode=disable"}},
+		{name: "a port that is no number", url: "postgres://qm:hunter2@127.0.0.1:abc/qm?sslmode=disable", viaEnv: true,
+			want: []string{`the port "abc" in the URL is not a number`, "e.g. QM_DATABASE_URL=postgres://qm:PASSWORD@127.0.0.1:5432/qm?sslmode=disable"}, wantNot: "binary_parameters"},
 		{name: "a SQLite file in a missing directory", url: "sqlite:" + filepath.Join(tmp, "no", "such", "qm.db"),
 			want: []string{"sqlite:" + filepath.Join(tmp, "no", "such", "qm.db"), "mkdir -p " + filepath.Join(tmp, "no", "such")}},
 		{name: "a SQLite file in a directory it cannot write", url: "sqlite:" + filepath.Join(locked, "qm.db"), viaEnv: true,
