@@ -69,3 +69,35 @@ func TestSealing(t *testing.T) {
 		t.Fatal("an empty token was sealed")
 	}
 }
+
+// A setting of single sign-on given without the issuer is refused naming the settings that are
+// set (not those that are not), with the issuer written as a variable to set.
+func TestHalfASingleSignOnNamesWhatIsSet(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	for _, c := range []struct {
+		kv      map[string]string
+		want    string
+		wantNot []string
+	}{
+		{map[string]string{EnvPublicURL: "https://qm.marlin.example"}, EnvPublicURL + " is set but " + EnvIssuer + " is not", []string{EnvClientID, EnvClientSecret}},
+		{map[string]string{EnvClientID: "qm"}, EnvClientID + " is set but " + EnvIssuer + " is not", []string{EnvPublicURL, EnvClientSecret}},
+		{map[string]string{EnvClientID: "qm", EnvPublicURL: "https://qm.marlin.example"}, EnvClientID + " and " + EnvPublicURL + " are set but " + EnvIssuer + " is not", []string{EnvClientSecret}},
+	} {
+		_, on, err := FromEnv(env(c.kv), nil)
+		if on || err == nil {
+			t.Errorf("%v: on=%v err=%v, want a refusal", c.kv, on, err)
+			continue
+		}
+		msg := err.Error()
+		for _, w := range []string{c.want, "e.g. " + EnvIssuer + "=https://"} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%v: %q does not say %q", c.kv, msg, w)
+			}
+		}
+		for _, n := range c.wantNot {
+			if strings.Contains(msg, n) {
+				t.Errorf("%v: %q names %s, which is not set", c.kv, msg, n)
+			}
+		}
+	}
+}

@@ -82,8 +82,22 @@ func FromEnv(getenv func(string) string, p *policy.Policy) (cfg Config, on bool,
 	if cfg.Issuer == "" {
 		// QM_PUBLIC_URL serves single sign-on alone (its redirect URI): set without the issuer, it
 		// is half a configuration like the client's id or secret.
-		if cfg.ClientID != "" || cfg.ClientSecret != "" || cfg.PublicURL != "" {
-			return cfg, false, fmt.Errorf("%s, %s or %s is set but %s is not; set the issuer URL too (e.g. https://keycloak.acme.example/realms/acme), or unset them all to run without single sign-on", EnvClientID, EnvClientSecret, EnvPublicURL, EnvIssuer)
+		var set []string
+		for _, v := range []struct{ name, value string }{{EnvClientID, cfg.ClientID}, {EnvClientSecret, cfg.ClientSecret}, {EnvPublicURL, cfg.PublicURL}} {
+			if v.value != "" {
+				set = append(set, v.name)
+			}
+		}
+		if len(set) > 0 {
+			are, them := "is", "it"
+			if len(set) > 1 {
+				are, them = "are", "them"
+			}
+			names := strings.Join(set, ", ")
+			if n := len(set); n > 1 {
+				names = strings.Join(set[:n-1], ", ") + " and " + set[n-1]
+			}
+			return cfg, false, fmt.Errorf("%s %s set but %s is not; set the issuer URL too, e.g. %s=https://keycloak.acme.example/realms/acme, or unset %s to run without single sign-on", names, are, EnvIssuer, EnvIssuer, them)
 		}
 		return cfg, false, nil
 	}
