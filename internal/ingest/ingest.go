@@ -296,7 +296,7 @@ func (i *Ingest) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		if i.revoked(w, req, hash, r.Node) {
 			return
 		}
-		i.log.Warn("a report named another node than its token's", "node_of_token", node, "report_node", r.Node)
+		i.log.Warn("a report named another node than its token's", "issued_to_node", node, "report_node", r.Node)
 		i.refuse(w, http.StatusForbidden, WrongNode, fmt.Sprintf("this token belongs to node %s, not %s", node, r.Node))
 		return
 	}
