@@ -15,8 +15,10 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,15 +67,41 @@ type Config struct {
 // report to; nil when it is one: http:// or https://, a host, and no query or fragment (the
 // report's path is appended to it).
 func CheckService(service string) error {
-	const example = "; e.g. --service https://qm.example.com"
 	u, err := url.Parse(service)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--service %q is not an http:// or https:// URL%s", service, example)
+		return fmt.Errorf("--service %q is not an http:// or https:// URL; e.g. --service %s", service, serviceMeant(service))
 	}
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return fmt.Errorf("--service %q has a query or fragment; give the service's base URL%s", service, example)
+		base := *u
+		base.RawQuery, base.ForceQuery, base.Fragment, base.RawFragment = "", false, "", ""
+		return fmt.Errorf("--service %q has a query or fragment; give the service's base URL; e.g. --service %s", service, base.String())
 	}
 	return nil
+}
+
+// serviceMeant is the URL that service, refused as no http(s) URL, was likely meant as: a host
+// (and port) written without a scheme is given one, http:// where a port other than 443 is
+// named, https:// otherwise; else the documentation's example.
+func serviceMeant(service string) string {
+	const fallback = "https://qm.example.com"
+	s := strings.TrimSpace(service)
+	if s == "" || strings.Contains(s, "://") {
+		return fallback
+	}
+	scheme := "https://"
+	host := s
+	if i := strings.IndexAny(host, "/?#"); i >= 0 {
+		host = host[:i]
+	}
+	if _, port, err := net.SplitHostPort(host); err == nil && port != "443" {
+		scheme = "http://"
+	}
+	u, err := url.Parse(scheme + s)
+	if err != nil || u.Host == "" || u.Hostname() == "" {
+		return fallback
+	}
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
+	return u.String()
 }
 
 // Agent samples one node's GPUs and reports them.

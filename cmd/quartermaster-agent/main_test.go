@@ -108,6 +108,11 @@ func TestNoGPUOneSentence(t *testing.T) {
 // be dropped every interval).
 func TestServiceURLRefused(t *testing.T) {
 	t.Setenv("QM_AGENT_TOKEN", "qma_x")
+	// The example is the URL meant where one can be told: the scheme added to a host and port
+	// (http:// for a port other than 443), the query taken off.
+	meant := map[string]string{"127.0.0.1:18080": "http://127.0.0.1:18080", "localhost:8080": "http://localhost:8080",
+		"qm.example.com": "https://qm.example.com", "ftp://qm.example.com": "https://qm.example.com", "https://": "https://qm.example.com",
+		"https://qm.example.com/?x=1": "https://qm.example.com/"}
 	for _, service := range []string{"127.0.0.1:18080", "localhost:8080", "qm.example.com", "ftp://qm.example.com", "https://", "https://qm.example.com/?x=1"} {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		var out, errb bytes.Buffer
@@ -115,7 +120,7 @@ func TestServiceURLRefused(t *testing.T) {
 		cancel()
 		first, _, _ := strings.Cut(errb.String(), "\n")
 		if code != 2 || !strings.HasPrefix(first, "quartermaster-agent: --service "+strconv.Quote(service)) || first+"\n" != errb.String() ||
-			!strings.HasSuffix(first, "; e.g. quartermaster-agent run --fake dgxa100 --listen '' --interval 1s --service https://qm.example.com") {
+			!strings.HasSuffix(first, "; e.g. quartermaster-agent run --fake dgxa100 --listen '' --interval 1s --service "+meant[service]) {
 			t.Errorf("--service %q: exit %d, stderr %q", service, code, errb.String())
 		}
 	}
