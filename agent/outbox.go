@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -372,8 +373,8 @@ func (o *Outbox) send(ctx context.Context, body []byte) error {
 		return errRetry{errToken{fmt.Errorf("the service refused this node's %s (%s): %s", what, resp.Status, serviceError(answer)), resp.StatusCode}}
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
 		// No report endpoint at this URL: the service would take the report, so keep it.
-		return errRetry{errWrongURL{fmt.Errorf("%s answered %s: the --service URL is likely wrong; give the service's base URL, without %s, e.g. --service https://qm.example.com",
-			o.url, resp.Status, report.Path)}}
+		return errRetry{errWrongURL{fmt.Errorf("%s answered %s: the --service URL is likely wrong; give the service's base URL, without %s, e.g. --service %s",
+			o.url, resp.Status, report.Path, baseWithoutPath(o.url))}}
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode/100 == 5:
 		return errRetry{fmt.Errorf("the service answered %s: %s", resp.Status, serviceError(answer))}
 	default:
@@ -420,4 +421,15 @@ func (o *Outbox) Run(ctx context.Context) {
 		jitter := time.Duration(rand.Int64N(int64(backoff) / 5))
 		retry = time.After(backoff - backoff/10 + jitter)
 	}
+}
+
+// baseWithoutPath is the example for a report URL (the --service URL and the report's path) that
+// found no report endpoint: where the --service URL has a path of its own, the URL without it (the
+// service serves the reports at its root); else the documentation's example.
+func baseWithoutPath(reportURL string) string {
+	u, err := url.Parse(strings.TrimSuffix(reportURL, report.Path))
+	if err != nil || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+		return "https://qm.example.com"
+	}
+	return u.Scheme + "://" + u.Host
 }

@@ -168,6 +168,10 @@ func TestOutboxWrongServiceURL(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--service") {
 		t.Fatalf("a 404: %v; want the error to name --service", err)
 	}
+	// The URL was given a path the service does not have: the example is its base without it.
+	if !strings.HasSuffix(err.Error(), "e.g. --service "+srv.URL) {
+		t.Errorf("a 404 under a path: %v; want the example --service %s", err, srv.URL)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { o.Run(ctx); close(done) }()
