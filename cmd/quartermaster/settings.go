@@ -769,7 +769,7 @@ func badParameter(u *neturl.URL, err error, example func(string) string) string 
 	msg := err.Error()
 	if m := wrongValue.FindStringSubmatch(msg); m != nil {
 		if m[2] != "" {
-			return fmt.Sprintf("the environment's %s=%q is not a value the PostgreSQL driver takes; unset it (unset %s), or correct it", m[2], os.Getenv(m[2]), m[2])
+			return fmt.Sprintf("the environment's %s is not a value the PostgreSQL driver takes; unset it (unset %s), or correct it", m[2], m[2])
 		}
 		name := m[1]
 		if name == "sslmode" {
