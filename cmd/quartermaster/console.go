@@ -115,6 +115,9 @@ func consoleSession(ctx context.Context, args []string, stdin io.Reader, stdout,
 	if err := checkBackend(settingOf(fs, []string{"quartermaster", "console"}, args, "backend", "QM_BACKEND"), o.flags.backend); err != nil {
 		return err
 	}
+	if err := checkBackendMappings(settingOf(fs, []string{"quartermaster", "console"}, args, "backend", "QM_BACKEND"), o.flags); err != nil {
+		return err
+	}
 	if err := checkBackendHost(settingOf(fs, []string{"quartermaster", "console"}, args, "backend", "QM_BACKEND"), o.flags); err != nil {
 		return err
 	}

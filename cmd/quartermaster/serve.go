@@ -231,6 +231,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	if err := checkBackend(settingOf(fs, []string{"quartermaster", "serve"}, args, "backend", "QM_BACKEND"), o.app.flags.backend); err != nil {
 		return err
 	}
+	if err := checkBackendMappings(settingOf(fs, []string{"quartermaster", "serve"}, args, "backend", "QM_BACKEND"), o.app.flags); err != nil {
+		return err
+	}
 	if err := checkBackendHost(settingOf(fs, []string{"quartermaster", "serve"}, args, "backend", "QM_BACKEND"), o.app.flags); err != nil {
 		return err
 	}

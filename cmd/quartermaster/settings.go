@@ -527,6 +527,33 @@ func checkBackendHost(s startSetting, flags commonFlags) error {
 		setting, what, os.Getenv("PATH"), sim)}
 }
 
+// checkBackendMappings refuses a backend chosen by s (--backend or QM_BACKEND) over the policy's
+// when a class of the policy has no mapping for it (slurm.partition; kubernetes.resource or
+// node_selector), which policy check asks of the policy's own backend: no lease of that class
+// could be placed. A policy that cannot be read is left for NewApp to refuse.
+func checkBackendMappings(s startSetting, flags commonFlags) error {
+	backend := flags.backend
+	if backend != "slurm" && backend != "kubernetes" {
+		return nil
+	}
+	pol, err := flags.loadPolicy()
+	if err != nil || pol.Backend == backend {
+		return nil
+	}
+	for _, c := range pol.Classes {
+		switch {
+		case c == nil:
+		case backend == "slurm" && c.Slurm.Partition == "":
+			return errUsage{fmt.Sprintf("%s needs each class's slurm.partition, but class %s has none in the policy (written for backend %s); add slurm: {partition: %s, gres: \"gpu\"} to it, or run the policy's backend, e.g. %s",
+				s.example(backend), c.Name, pol.Backend, c.Name, s.eg(pol.Backend))}
+		case backend == "kubernetes" && c.Kubernetes.Resource == "" && len(c.Kubernetes.NodeSelector) == 0:
+			return errUsage{fmt.Sprintf("%s needs each class's kubernetes.resource or node_selector, but class %s has neither in the policy (written for backend %s); add kubernetes: {resource: nvidia.com/gpu} to it, or run the policy's backend, e.g. %s",
+				s.example(backend), c.Name, pol.Backend, s.eg(pol.Backend))}
+		}
+	}
+	return nil
+}
+
 // settingFloors are the shortest values the interval and wait settings take: below them a loop
 // would spin (QM_RECONCILE_INTERVAL=1ns asks the scheduler about every lease without pause), a
 // transaction could never begin, or a job being submitted would be taken for lost at once. Such
