@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
-# The Quartermaster image: both binaries (quartermaster, quartermaster-agent) on a small glibc base,
-# run as an unprivileged user. Build a release with
+# The Quartermaster image: both binaries (quartermaster, quartermaster-agent; and quartermaster-load,
+# the load generator, as ./cmd/... builds it) on a small glibc base, run as an unprivileged user. Build a release with
 #   docker build --build-arg VERSION=v1.2.0 --build-arg COMMIT=$(git rev-parse HEAD) -t quartermaster:v1.2.0 .
 # The service needs a policy (QM_POLICY) and a database (QM_DATABASE_URL); see docs/operations.md.
 
