@@ -89,7 +89,7 @@ func TestHalfASingleSignOnNamesWhatIsSet(t *testing.T) {
 			continue
 		}
 		msg := err.Error()
-		for _, w := range []string{c.want, "e.g. " + EnvIssuer + "=https://"} {
+		for _, w := range []string{c.want, "e.g. " + EnvIssuer + "=https://", "or unset " + strings.TrimSuffix(strings.TrimSuffix(c.want, " is set but "+EnvIssuer+" is not"), " are set but "+EnvIssuer+" is not") + " to run without"} {
 			if !strings.Contains(msg, w) {
 				t.Errorf("%v: %q does not say %q", c.kv, msg, w)
 			}

@@ -89,15 +89,15 @@ func FromEnv(getenv func(string) string, p *policy.Policy) (cfg Config, on bool,
 			}
 		}
 		if len(set) > 0 {
-			are, them := "is", "it"
+			are := "is"
 			if len(set) > 1 {
-				are, them = "are", "them"
+				are = "are"
 			}
 			names := strings.Join(set, ", ")
 			if n := len(set); n > 1 {
 				names = strings.Join(set[:n-1], ", ") + " and " + set[n-1]
 			}
-			return cfg, false, fmt.Errorf("%s %s set but %s is not; set the issuer URL too, e.g. %s=https://keycloak.acme.example/realms/acme, or unset %s to run without single sign-on", names, are, EnvIssuer, EnvIssuer, them)
+			return cfg, false, fmt.Errorf("%s %s set but %s is not; set the issuer URL too, e.g. %s=https://keycloak.acme.example/realms/acme, or unset %s to run without single sign-on", names, are, EnvIssuer, EnvIssuer, names)
 		}
 		return cfg, false, nil
 	}
