@@ -102,7 +102,12 @@ func (t rewriter) RoundTrip(r *http.Request) (*http.Response, error) {
 		r2.URL.RawPath = t.to.Path + r.URL.RawPath
 	}
 	r2.Host = ""
-	return t.next.RoundTrip(r2)
+	resp, err := t.next.RoundTrip(r2)
+	if err != nil {
+		// The client's error names the request's URL, Discord's, which was never tried.
+		return nil, fmt.Errorf("sent to %s as DISCORD_API_URL says: %w", r2.URL.Redacted(), err)
+	}
+	return resp, nil
 }
 
 // jsonRateLimits turns an HTTP 429 whose body is not Discord's JSON (the page of a proxy in front
