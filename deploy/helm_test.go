@@ -509,3 +509,34 @@ func TestTheChartShipsTheAlertRulesOfDeployPrometheus(t *testing.T) {
 		t.Error("deploy/prometheus/quartermaster.rules.yml and the chart's files/quartermaster.rules.yml differ; keep one file (deploy/prometheus's is a link to the chart's)")
 	}
 }
+
+// TestTheChartRunsWithoutSlackAsTheDocsInstallIt: docs/operations.md installs the chart without
+// Slack by setting the Slack keys empty (a key the Secret lacks would stop every pod at start);
+// with them so, the pod is given no Slack setting, so serve starts with Slack off, and still its
+// database and its image as set.
+func TestTheChartRunsWithoutSlackAsTheDocsInstallIt(t *testing.T) {
+	ops := string(mustRead(t, filepath.Join(root, "docs", "operations.md")))
+	for _, set := range []string{"--set secrets.keys.slackBotToken= --set secrets.keys.slackSigningSecret=", "--set image.repository=registry.example.com/quartermaster --set image.tag=v1.2.0"} {
+		if !strings.Contains(ops, set) {
+			t.Errorf("docs/operations.md no longer installs the chart with %s", set)
+		}
+	}
+	out, err := renderGo(t, writeValues(t, "policy:\n  content: 'organization: Marlin Labs'\nsecrets:\n  keys:\n    slackBotToken: ''\n    slackSigningSecret: ''\nimage:\n  repository: registry.example.com/quartermaster\n  tag: v1.2.0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := decode(t, out).deployment.Spec.Template.Spec.Containers[0]
+	if c.Image != "registry.example.com/quartermaster:v1.2.0" {
+		t.Errorf("the pod runs %s, want the image set", c.Image)
+	}
+	var names []string
+	for _, e := range c.Env {
+		names = append(names, e.Name)
+		if strings.HasPrefix(e.Name, "SLACK_") {
+			t.Errorf("without the Slack keys the pod still has %s=%s, a file the Secret does not hold", e.Name, e.Value)
+		}
+	}
+	if !slices.Contains(names, "QM_DATABASE_URL_FILE") {
+		t.Errorf("the pod has no QM_DATABASE_URL_FILE: %v", names)
+	}
+}
