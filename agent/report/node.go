@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // MaxNodeName is the longest node name: a Kubernetes node's name is a DNS subdomain, of up to 253
@@ -44,4 +45,30 @@ func quoteClipped(s string) string {
 		return strconv.Quote(s[:60]) + "…"
 	}
 	return strconv.Quote(s)
+}
+
+// NodeNameMeant is name, which NodeNameProblem refuses, put right for a refusal's example: each run
+// of characters a node name does not take becomes one hyphen, and the hyphens, dots and
+// underscores it cannot start with, or would end with, go ("reef 08" is reef-08). Where nothing is
+// left, or it is too long, it is gpu-01.
+func NodeNameMeant(name string) string {
+	const fallback = "gpu-01"
+	var b []byte
+	bad := false
+	for _, c := range name {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_' {
+			if bad && len(b) > 0 {
+				b = append(b, '-')
+			}
+			bad = false
+			b = append(b, byte(c))
+			continue
+		}
+		bad = true
+	}
+	s := strings.TrimLeft(strings.TrimRight(string(b), ".-_"), ".-_")
+	if s == "" || NodeNameProblem(s) != "" {
+		return fallback
+	}
+	return s
 }

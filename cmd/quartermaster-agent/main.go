@@ -669,7 +669,7 @@ func (o *options) resolveNode() error {
 		if !given {
 			p = "this machine's short host name: " + p
 		}
-		return errUsage{p + "; give --node (or QM_NODE) the name the scheduler knows the node by, e.g. --node gpu-01"}
+		return errUsage{p + "; give --node (or QM_NODE) the name the scheduler knows the node by, e.g. --node " + report.NodeNameMeant(o.node)}
 	}
 	return nil
 }

@@ -37,9 +37,10 @@ func TestTheAgentTakesALongKubernetesNodeName(t *testing.T) {
 // said in one sentence with an example, before the GPUs are opened (so not hidden behind "no
 // NVIDIA driver").
 func TestABadNodeNameIsAUsageError(t *testing.T) {
-	for _, c := range []struct{ name, want string }{
-		{kubeNodeName(254), "254 characters"},
-		{"gpu 01", "' '"},
+	for _, c := range []struct{ name, want, meant string }{
+		{kubeNodeName(254), "254 characters", "gpu-01"},
+		{"gpu 01", "' '", "gpu-01"},
+		{"reef 08", "' '", "reef-08"}, // the name meant, not another node's
 	} {
 		for _, cmd := range []string{"metrics", "gres-conf", "run"} {
 			args := []string{cmd, "--node", c.name}
@@ -49,7 +50,7 @@ func TestABadNodeNameIsAUsageError(t *testing.T) {
 			code, stderr := runWithin(args, 2*time.Second)
 			first, _, _ := strings.Cut(stderr, "\n")
 			fixed := slices.Clone(args[1:]) // the name put right, the rest as typed
-			fixed[1] = "gpu-01"
+			fixed[1] = c.meant
 			if code != 2 || !strings.HasPrefix(first, "quartermaster-agent: ") || !strings.Contains(first, c.want) ||
 				!strings.HasSuffix(first, "e.g. "+commandLine(cmd, fixed)) || strings.Contains(stderr, "NVIDIA") {
 				t.Errorf("%s --node of %d characters: exit %d, stderr %q", cmd, len(c.name), code, stderr)

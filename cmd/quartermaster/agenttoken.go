@@ -88,7 +88,7 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 			fixed := slices.Clone(args)
 			for i, a := range fixed {
 				if a == pos[1] && !isFlagValue(fs, fixed, i) {
-					fixed[i] = "gpu-01"
+					fixed[i] = report.NodeNameMeant(pos[1])
 					break
 				}
 			}

@@ -22,7 +22,7 @@ func TestAgentTokenRefusalsOfANodeKeepTheDatabaseTyped(t *testing.T) {
 		says string
 		eg   string
 	}{
-		{[]string{"agent-token", "create", "reef 08", "--db", db}, 2, `"reef 08" is not a node name`, "quartermaster agent-token create gpu-01 --db " + db},
+		{[]string{"agent-token", "create", "reef 08", "--db", db}, 2, `"reef 08" is not a node name`, "quartermaster agent-token create reef-08 --db " + db},
 		{[]string{"agent-token", "create", "reef-07", "--db", db}, 1, "node reef-07 has a valid token already; revoke it first", "quartermaster agent-token revoke reef-07 --db " + db},
 		{[]string{"agent-token", "revoke", "--db", db, "reef-99"}, 1, "node reef-99 has no valid token", "quartermaster agent-token list --db " + db},
 	} {
