@@ -769,11 +769,11 @@ func workingPolicy(pf *policy.FileError) string {
 	case "is a directory":
 		dir = pf.Path
 	default:
-		return policy.ExamplePolicyPath
+		return examplePolicy()
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return policy.ExamplePolicyPath
+		return examplePolicy()
 	}
 	var names []string
 	for _, e := range entries {
@@ -787,16 +787,35 @@ func workingPolicy(pf *policy.FileError) string {
 				return strings.TrimSuffix(pf.Path, "/") + "/" + n
 			}
 		}
-		return policy.ExamplePolicyPath
+		return examplePolicy()
 	}
 	base := filepath.Base(pf.Path)
 	if near = policy.Closest(base, names); near == "" {
-		return policy.ExamplePolicyPath
+		return examplePolicy()
 	}
 	if _, err := policy.LoadFile(filepath.Join(dir, near), nfc.Name); err != nil {
-		return policy.ExamplePolicyPath
+		return examplePolicy()
 	}
 	return strings.TrimSuffix(pf.Path, base) + near
+}
+
+// installedPolicies are where an install keeps its policy (docs/operations.md), for an example on a
+// host without the repository's example file.
+var installedPolicies = []string{"/etc/quartermaster/quartermaster.yaml"}
+
+// examplePolicy is a policy file that loads, for an example: the repository's example file where
+// it is (a checkout, the release archive), else the installed policy where it loads, else the
+// example file's name.
+func examplePolicy() string {
+	if _, err := os.Stat(policy.ExamplePolicyPath); err == nil {
+		return policy.ExamplePolicyPath
+	}
+	for _, p := range installedPolicies {
+		if _, err := policy.LoadFile(p, nfc.Name); err == nil {
+			return p
+		}
+	}
+	return policy.ExamplePolicyPath
 }
 
 // versionAfterFlags is the command line of --version (or version) typed after flags that other
