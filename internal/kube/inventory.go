@@ -30,7 +30,7 @@ func (b *Backend) Inventory() []qm.Node {
 // GPU resource (kubernetes.resource, default nvidia.com/gpu) it has allocatable and whose pods
 // tolerate its taints (toleratesNode); Used is the GPU limits of the pods on it that have not
 // ended, but for the leases' own workload pods (ownLeasePod: the service counts its own leases
-// itself). Cordoned and not-Ready nodes are left out. The lists are read from the API server's
+// itself, in every class that counts their resource: Node.GRES). Cordoned and not-Ready nodes are left out. The lists are read from the API server's
 // cache (resourceVersion 0). On an error the last inventory stays.
 func (b *Backend) RefreshInventory(ctx context.Context) error {
 	nodes, err := b.c.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
@@ -125,8 +125,13 @@ func nodeAway(n *corev1.Node) string {
 
 // BuildInventory maps nodes to the policy's classes and counts the GPUs that pods hold on them,
 // whatever their labels, as the kubelet does, but for this instance's leases' own workload pods
-// (ownLeasePod), which the service counts itself; jobs are this instance's Jobs. Classes come in
-// the policy's order, nodes in name order within each.
+// (ownLeasePod), which the service counts itself; jobs are this instance's Jobs. Since those pods
+// are left out of Used in every class, each node carries the resource its class counts
+// (qm.Node.GRES, e.g. nvidia.com/gpu): where two classes count the same resource of a node (two
+// node selectors that match it, or a class without one), a lease of one holds its GPUs on the
+// other's side too, which the service counts; classes of other resources (amd.com/gpu, another
+// MIG profile) hold none of each other's. Classes come in the policy's order, nodes in name order
+// within each.
 func BuildInventory(p *policy.Policy, nodes []corev1.Node, pods []corev1.Pod, jobs []batchv1.Job, instance string) []qm.Node {
 	jobOf := map[string]*batchv1.Job{} // "namespace/name" -> this instance's Job of a lease
 	jobLeases := map[string]bool{}     // "namespace/L-7": a lease of this instance with a Job
@@ -179,7 +184,7 @@ func BuildInventory(p *policy.Policy, nodes []corev1.Node, pods []corev1.Pod, jo
 				continue
 			}
 			gpus := int(q.Value())
-			inv = append(inv, qm.Node{Name: n.Name, Class: c.Name, GPUs: gpus, Used: int(min(used[n.Name][r], int64(gpus)))})
+			inv = append(inv, qm.Node{Name: n.Name, Class: c.Name, GPUs: gpus, Used: int(min(used[n.Name][r], int64(gpus))), GRES: string(r)})
 		}
 	}
 	return inv

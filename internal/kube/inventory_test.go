@@ -47,8 +47,9 @@ func gpuPod(ns, name, node string, gpus int64, phase corev1.PodPhase) *corev1.Po
 }
 
 // TestInventoryFromNodes: the inventory lists the nodes whose labels match each class's
-// node_selector, with their allocatable GPUs and the GPUs that pods not ended, and not this
-// service's leases', hold on them; cordoned and not-Ready nodes are left out.
+// node_selector, with their allocatable GPUs, the resource the class counts, and the GPUs that
+// pods not ended, and not this service's leases', hold on them; cordoned and not-Ready nodes are
+// left out.
 func TestInventoryFromNodes(t *testing.T) {
 	ctx := context.Background()
 	cordoned := gpuNode("h100-03", "train", 8, true)
@@ -82,9 +83,9 @@ func TestInventoryFromNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []qm.Node{
-		{Name: "l40s-01", Class: "interactive", GPUs: 4, Used: 1},
-		{Name: "h100-01", Class: "train", GPUs: 8, Used: 6},
-		{Name: "h100-02", Class: "train", GPUs: 8, Used: 4},
+		{Name: "l40s-01", Class: "interactive", GPUs: 4, Used: 1, GRES: "nvidia.com/gpu"},
+		{Name: "h100-01", Class: "train", GPUs: 8, Used: 6, GRES: "nvidia.com/gpu"},
+		{Name: "h100-02", Class: "train", GPUs: 8, Used: 4, GRES: "nvidia.com/gpu"},
 	}
 	if got := b.Inventory(); !reflect.DeepEqual(got, want) {
 		t.Errorf("inventory\n got %+v\nwant %+v", got, want)

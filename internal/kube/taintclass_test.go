@@ -86,10 +86,10 @@ func TestAClassIsOnlyOnNodesItsPodsTolerate(t *testing.T) {
 	gaudiOther.Spec.Taints = []corev1.Taint{{Key: "nordlicht.no/reservert", Value: "forskning", Effect: corev1.TaintEffectNoExecute}}
 	got := kube.BuildInventory(p, []corev1.Node{*l40s, *h100, *gaudi, *gaudiOther}, nil, nil, kube.DefaultInstance)
 	want := []qm.Node{
-		{Name: "l40s-01", Class: "infer", GPUs: 4},
-		{Name: "h100-07", Class: "train", GPUs: 8},
-		{Name: "l40s-01", Class: "train", GPUs: 4},
-		{Name: "gaudi-01", Class: "gaudi", GPUs: 8},
+		{Name: "l40s-01", Class: "infer", GPUs: 4, GRES: "nvidia.com/gpu"},
+		{Name: "h100-07", Class: "train", GPUs: 8, GRES: "nvidia.com/gpu"},
+		{Name: "l40s-01", Class: "train", GPUs: 4, GRES: "nvidia.com/gpu"},
+		{Name: "gaudi-01", Class: "gaudi", GPUs: 8, GRES: "habana.ai/gaudi"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("inventory\n got %+v\nwant %+v", got, want)
