@@ -109,18 +109,20 @@ type Node struct {
 	Island []int
 	// NUMA gives each GPU's NUMA node; nil when unknown.
 	NUMA []int
-	// GRES is the generic resource the class counts on the node, as the scheduler names it
-	// ("gpu:h100"; "gpu" for GPUs of every type), where the scheduler's Used leaves out the
-	// service's own jobs of every class that count those GPUs (Slurm): a lease of another class
-	// on the node whose GRES counts alike (CountsAlike) then holds GPUs of this class too, which
-	// the service counts itself. Empty where the backend does not say (the simulated cluster,
-	// Kubernetes), whose Used counts other classes' leases.
+	// GRES is the resource the class counts on the node, as the scheduler names it: Slurm's
+	// generic resource ("gpu:h100"; "gpu" for GPUs of every type), Kubernetes' extended resource
+	// ("nvidia.com/gpu", "nvidia.com/mig-1g.10gb", "amd.com/gpu"). Both leave the service's own
+	// jobs out of Used in every class that counts those GPUs: a lease of another class on the
+	// node whose GRES counts alike (CountsAlike) then holds GPUs of this class too, which the
+	// service counts itself. Empty where the backend does not say (the simulated cluster); such
+	// an entry counts alike with none.
 	GRES string
 }
 
 // CountsAlike says whether two classes' entries of one node, by their GRES, count some of the
-// same GPUs: GRES of one name ("gpu") and one type, or either of any type ("gpu" and "gpu:h100").
-// False where either is not known.
+// same GPUs: GRES of one name ("gpu", "nvidia.com/gpu") and one type, or either of any type ("gpu"
+// and "gpu:h100"). Kubernetes' resource names have no type: two count alike when they are the
+// same resource. False where either is not known.
 func CountsAlike(a, b string) bool {
 	if a == "" || b == "" {
 		return false
