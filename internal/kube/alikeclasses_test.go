@@ -148,8 +148,9 @@ func freeOf(t *testing.T, k *kaskade, class string) int {
 // label, the other by its resource alone), both counting nvidia.com/gpu (one by default), a running lease of one
 // holds its GPUs on the other's side too: the backend leaves the service's own pods out of what
 // is used in every class, so the service must count them. The other class's catalog shows one
-// GPU fewer free, and a request for as many GPUs as the node has waits instead of being handed
-// a node whose GPUs are taken; one that fits what is left is placed.
+// GPU fewer free, a quote for as many GPUs as the node has waits until that lease ends, and such
+// a request waits instead of being handed a node whose GPUs are taken; one that fits what is left
+// is placed.
 func TestALeaseHoldsItsGPUsInEveryClassThatCountsThem(t *testing.T) {
 	k := newLumen(t, lumenPolicy, lumenNode("atelier-01", map[string]string{"lumen.example/tier": "atelier"}, map[string]int64{"nvidia.com/gpu": 3}))
 	if r, s := freeOf(t, k, "render"), freeOf(t, k, "skiss"); r != 3 || s != 3 {
@@ -163,6 +164,15 @@ func TestALeaseHoldsItsGPUsInEveryClassThatCountsThem(t *testing.T) {
 	}
 	if got := freeOf(t, k, "skiss"); got != 2 {
 		t.Errorf("skiss shows %d free; want 2", got)
+	}
+	// The quote for all 3 waits until the skiss lease ends, 2 hours on (the clock stands still), as
+	// placement does.
+	est, err := k.svc.EstimateRequest(context.Background(), "vale@lumen.example", "render", 3, time.Hour, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := est.Wait; w.Unknown || w.Median != 2*time.Hour {
+		t.Errorf("the quote for 3 render GPUs waits %s (unknown %v); want 2h, until the skiss lease ends", w.Median, w.Unknown)
 	}
 	big := k.ask("vale@lumen.example", 3, "render", "ssh-shell", time.Hour)
 	if big.State != qm.Queued {
