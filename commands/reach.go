@@ -78,25 +78,20 @@ func (b *Bot) withoutApprovalText(c *policy.Class, team string, groups []string,
 	}
 	text := ""
 	switch {
-	case (r.GPUs == 0 || r.Duration == 0) && forYou:
-		rule := r.GPUsRule
-		if r.GPUs > 0 {
-			rule = r.DurationRule
-		}
-		text = fmt.Sprintf("none for you: rule %s sends every request of yours to a budget owner", rule)
-		if inLine {
-			text = fmt.Sprintf("nothing without approval for you: rule %s sends every request of yours to a budget owner", rule)
-		}
-		return text
 	case r.GPUs == 0 || r.Duration == 0:
 		rule := r.GPUsRule
 		if r.GPUs > 0 {
 			rule = r.DurationRule
 		}
-		text = fmt.Sprintf("none: rule %s sends every request to a budget owner", rule)
+		none, whose := "none", "every request"
 		if inLine {
-			text = fmt.Sprintf("nothing without approval: rule %s sends every request to a budget owner", rule)
+			none = "nothing without approval"
 		}
+		if forYou {
+			// Said for the asker alone: no team's or budget owner's words follow.
+			return fmt.Sprintf("%s for you: rule %s sends %s of yours to a budget owner", none, rule, whose)
+		}
+		text = fmt.Sprintf("%s: rule %s sends %s to a budget owner", none, rule, whose)
 	default:
 		if r.GPUsRule != "" {
 			gpus = fmt.Sprintf("up to %s (rule %s above that)", qm.GPUCount(r.GPUs, ""), r.GPUsRule)
