@@ -531,16 +531,43 @@ func (d *discordService) deliverer(a *App, prev bot.Deliverer) bot.Deliverer {
 	return &channelOrAdmins{senders: senders{ps, d.adapter}, app: a}
 }
 
-// serveDiscord starts Discord within serve: the interactions endpoint on mux when there is a
+// discordCheckTimeout bounds serve's question to Discord about the bot token at start.
+const discordCheckTimeout = 10 * time.Second
+
+// checkDiscordToken asks Discord, at start, whom the bot token stands for, as checkSlackToken
+// asks Slack: a token Discord refuses stops serve with a sentence saying what to set (the gateway
+// would otherwise retry for ever and every REST call fail); a Discord that cannot be reached just
+// now holds nothing up.
+func checkDiscordToken(ctx context.Context, adapter *discordbot.Adapter, log *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(ctx, discordCheckTimeout)
+	defer cancel()
+	u, err := adapter.CheckToken(ctx)
+	var refused *discordbot.TokenRefusedError
+	switch {
+	case errors.As(err, &refused):
+		return err
+	case err != nil:
+		log.Warn("cannot ask Discord about the bot token just now; starting all the same", "err", err)
+		return nil
+	}
+	log.Info("Discord knows the bot token", "bot_user", u.Name, "bot_user_id", u.ID)
+	return nil
+}
+
+// serveDiscord starts Discord within serve: the bot token checked first (checkDiscordToken), the interactions endpoint on mux when there is a
 // public key, and the gateway (interactions without a public key, DMs to the app always);
 // notices go to Discord beside Slack when it is on. stop lets Discord's work in flight finish (until ctx ends) and disconnects; it is safe to call more than
 // once, and does nothing when Discord is off.
-func serveDiscord(a *App, s discordSettings, mux *http.ServeMux, log *slog.Logger) (*discordService, error) {
+func serveDiscord(ctx context.Context, a *App, s discordSettings, mux *http.ServeMux, log *slog.Logger) (*discordService, error) {
 	adapter, err := newDiscordApp(a, s, log)
 	if err != nil || adapter == nil {
 		if err == nil {
 			log.Info("Discord is off: DISCORD_BOT_TOKEN is not set")
 		}
+		return &discordService{stop: func(context.Context) error { return nil }}, err
+	}
+	if err := checkDiscordToken(ctx, adapter, log); err != nil {
+		_ = adapter.Close(context.Background())
 		return &discordService{stop: func(context.Context) error { return nil }}, err
 	}
 	if slack, ok := a.Sender.(*slackbot.Adapter); ok {

@@ -328,7 +328,7 @@ func serve(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		return err
 	}
-	discord, err := serveDiscord(a, o.discord, mux, log)
+	discord, err := serveDiscord(ctx, a, o.discord, mux, log)
 	if err != nil {
 		return err
 	}

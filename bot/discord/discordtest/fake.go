@@ -1,5 +1,5 @@
 // Package discordtest is a fake of Discord for tests: an httptest server that answers the REST
-// calls Quartermaster makes (DM channels, channel messages and their edits, interaction
+// calls Quartermaster makes (the bot user, DM channels, channel messages and their edits, interaction
 // callbacks, deferred answers and follow-ups, command registration, the gateway's address) and records them,
 // a gateway that delivers interactions over a WebSocket, and a signer that signs interactions with
 // an Ed25519 key made for the test, as Discord signs them. Discord itself cannot run here; this
@@ -23,6 +23,9 @@ import (
 
 // Token is the bot token the fake accepts on the calls that need one.
 const Token = "fake-bot-token"
+
+// BotUser is the id of the bot user the fake's Token stands for (GET /users/@me).
+const BotUser = "300000000000000002"
 
 // Message is a message as the fake received it: posted, edited, or given as an interaction's
 // answer.
@@ -142,6 +145,9 @@ func New(t testing.TB) *Fake {
 	f := &Fake{next: 900000000000000000, dms: map[string]string{}, blocked: map[string]bool{}, refused: map[string]int{}, limited: map[string]int{}, expired: map[string]bool{}}
 	f.gw = newGateway(t)
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/{v}/users/@me", f.auth(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"id": BotUser, "username": "Quartermaster", "discriminator": "0", "bot": true})
+	}))
 	mux.HandleFunc("POST /api/{v}/users/@me/channels", f.auth(f.createDM))
 	mux.HandleFunc("POST /api/{v}/channels/{channel}/messages", f.auth(f.postMessage))
 	mux.HandleFunc("PATCH /api/{v}/channels/{channel}/messages/{message}", f.auth(f.editMessage))
