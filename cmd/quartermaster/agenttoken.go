@@ -7,14 +7,20 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
+	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/acme/quartermaster/agent/report"
 	"github.com/acme/quartermaster/internal/ingest"
+	"github.com/acme/quartermaster/internal/nfc"
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/shellword"
+	"github.com/acme/quartermaster/internal/sim"
 )
 
 func init() {
@@ -132,6 +138,11 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 			return err
 		}
 		fmt.Fprintln(stdout, token)
+		if known, where, ok := schedulerNodes(); ok {
+			if w := unknownNodeWarning(pos[1], known, where); w != "" {
+				fmt.Fprintln(stderr, w)
+			}
+		}
 		fmt.Fprintf(stderr, "This is node %s's token; it is shown once and kept only as a hash. Put it in the agent's --token-file (e.g. /etc/quartermaster/agent.token, mode 0600).\n", pos[1])
 	case "revoke":
 		if err := db.RevokeAgentToken(ctx, pos[1], now); err != nil {
@@ -216,4 +227,80 @@ func clockOff(secs *float64) string {
 	default:
 		return report.HowFar(*secs, time.Second) + " behind"
 	}
+}
+
+// schedulerNodes are the nodes the scheduler knows, where they can be read here without asking
+// a scheduler: the simulated cluster of the policy QM_POLICY names, when it runs on it (the
+// backend QM_BACKEND names, else the policy's). where says whose nodes they are; ok is false when
+// they cannot be read (no policy named, one that does not load, or a Slurm or Kubernetes backend,
+// whose nodes only the running service reads).
+func schedulerNodes() (names []string, where string, ok bool) {
+	path := os.Getenv("QM_POLICY")
+	if path == "" {
+		return nil, "", false
+	}
+	pol, err := policy.LoadFile(path, nfc.Name)
+	if err != nil {
+		return nil, "", false
+	}
+	backend := os.Getenv("QM_BACKEND")
+	if backend == "" {
+		backend = pol.Backend
+	}
+	if backend != "" && backend != "sim" {
+		return nil, "", false
+	}
+	for _, n := range sim.New(pol, sim.NewClock(time.Now())).Inventory() {
+		names = append(names, n.Name)
+	}
+	return names, "the simulated cluster of " + path, true
+}
+
+// maxNodeSuggestions is how many of the nearest nodes a warning names.
+const maxNodeSuggestions = 3
+
+// unknownNodeWarning warns of a token made for a node that is not one of known (ignoring A-Z
+// case), naming the nearest of known: the one of the same short name (h100-02 for
+// h100-02.gpu.example), else those at the least edit distance. Empty for a node known has, or
+// when known is empty.
+func unknownNodeWarning(node string, known []string, where string) string {
+	if len(known) == 0 {
+		return ""
+	}
+	lower := strings.ToLower(node)
+	short, _, _ := strings.Cut(lower, ".")
+	var sameShort []string
+	for _, k := range known {
+		kl := strings.ToLower(k)
+		if kl == lower {
+			return ""
+		}
+		if ks, _, _ := strings.Cut(kl, "."); ks == short {
+			sameShort = append(sameShort, k)
+		}
+	}
+	nearest := sameShort
+	if len(nearest) == 0 {
+		best := -1
+		for _, k := range known {
+			d := policy.EditDistance(lower, strings.ToLower(k))
+			switch {
+			case best < 0 || d < best:
+				best, nearest = d, []string{k}
+			case d == best:
+				nearest = append(nearest, k)
+			}
+		}
+	}
+	sort.Strings(nearest)
+	nearest = slices.Compact(nearest)
+	if len(nearest) > maxNodeSuggestions {
+		nearest = nearest[:maxNodeSuggestions]
+	}
+	meant := nearest[0]
+	if n := len(nearest); n > 1 {
+		meant = strings.Join(nearest[:n-1], ", ") + " or " + nearest[n-1]
+	}
+	return fmt.Sprintf("warning: the scheduler does not know node %s (%s has no such node), so its agent's reports cover no lease until it does; did you mean %s? The token is made all the same, for a node added later.",
+		node, where, meant)
 }

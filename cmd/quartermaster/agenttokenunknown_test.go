@@ -1,0 +1,58 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// agent-token create for a node the scheduler does not know (here the policy's simulated
+// cluster: a10-01…03, b200-01…02) still makes the token, exit 0, for a node added later, but
+// warns at once naming the nearest nodes the scheduler knows, rather than leaving the mistake to
+// be found once the agent reports; a node it knows gets no warning.
+func TestAgentTokenCreateWarnsOfANodeTheSchedulerDoesNotKnow(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("QM_DATA_DIR", t.TempDir())
+	t.Setenv("QM_POLICY", "../../commands/testdata/fjord.yaml")
+	db := "sqlite:" + filepath.Join(t.TempDir(), "tokens.db")
+	for _, c := range []struct{ node, meant string }{
+		{"b200-1", "b200-01"},
+		{"a10-04", "a10-01, a10-02 or a10-03"},
+		{"b200-02.gpu.fjord.example", "b200-02"},
+	} {
+		code, stdout, stderr := runQM("agent-token", "create", c.node, "--db", db)
+		if code != 0 || strings.TrimSpace(stdout) == "" {
+			t.Errorf("create %s: exit %d, token %q; want the token made all the same (%s)", c.node, code, stdout, stderr)
+			continue
+		}
+		if !strings.Contains(stderr, "does not know") || !strings.Contains(stderr, c.node) || !strings.Contains(stderr, "did you mean "+c.meant) {
+			t.Errorf("create %s: stderr %q; want a warning that the scheduler does not know it, naming %s", c.node, stderr, c.meant)
+		}
+	}
+	code, _, stderr := runQM("agent-token", "create", "b200-01", "--db", db)
+	if code != 0 || strings.Contains(stderr, "does not know") || strings.Contains(stderr, "did you mean") {
+		t.Errorf("create of a known node: exit %d, %q; want no warning", code, stderr)
+	}
+	if _, out, _ := runQM("agent-token", "list", "--db", db); !strings.Contains(out, "b200-1 ") || !strings.Contains(out, "a10-04") {
+		t.Errorf("the tokens of the unknown nodes were not made:\n%s", out)
+	}
+}
+
+// Where the scheduler's nodes cannot be read here (no policy named, or a backend whose nodes only
+// the running service asks for), agent-token create says nothing more than it did.
+func TestAgentTokenCreateSaysNothingMoreWithoutAnInventory(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("QM_DATA_DIR", t.TempDir())
+	db := "sqlite:" + filepath.Join(t.TempDir(), "tokens.db")
+	if code, _, stderr := runQM("agent-token", "create", "zz-99", "--db", db); code != 0 || strings.Contains(stderr, "does not know") {
+		t.Errorf("no policy: exit %d, %q", code, stderr)
+	}
+	t.Setenv("QM_POLICY", "../../commands/testdata/borealis-kube.yaml")
+	if code, _, stderr := runQM("agent-token", "create", "zz-98", "--db", db); code != 0 || strings.Contains(stderr, "does not know") {
+		t.Errorf("kubernetes: exit %d, %q", code, stderr)
+	}
+	t.Setenv("QM_POLICY", filepath.Join(t.TempDir(), "missing.yaml"))
+	if code, _, stderr := runQM("agent-token", "create", "zz-97", "--db", db); code != 0 || strings.Contains(stderr, "does not know") {
+		t.Errorf("a policy that cannot be read: exit %d, %q", code, stderr)
+	}
+}
