@@ -21,6 +21,7 @@ import (
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/shellword"
 	"github.com/acme/quartermaster/internal/sim"
+	"github.com/acme/quartermaster/internal/slurm"
 )
 
 func init() {
@@ -138,7 +139,7 @@ func runAgentToken(ctx context.Context, args []string, _ io.Reader, stdout, stde
 			return err
 		}
 		fmt.Fprintln(stdout, token)
-		if known, where, ok := schedulerNodes(); ok {
+		if known, where, ok := schedulerNodes(ctx); ok {
 			if w := unknownNodeWarning(pos[1], known, where); w != "" {
 				fmt.Fprintln(stderr, w)
 			}
@@ -229,12 +230,13 @@ func clockOff(secs *float64) string {
 	}
 }
 
-// schedulerNodes are the nodes the scheduler knows, where they can be read here without asking
-// a scheduler: the simulated cluster of the policy QM_POLICY names, when it runs on it (the
-// backend QM_BACKEND names, else the policy's). where says whose nodes they are; ok is false when
-// they cannot be read (no policy named, one that does not load, or a Slurm or Kubernetes backend,
-// whose nodes only the running service reads).
-func schedulerNodes() (names []string, where string, ok bool) {
+// schedulerNodes are the nodes the scheduler knows, where they can be read here cheaply: with
+// the policy QM_POLICY names, its simulated cluster's nodes, or, on Slurm, the nodes sinfo lists
+// (one call, within slurmNodesTimeout). The backend is QM_BACKEND's, else the policy's. where says
+// whose nodes they are; ok is false when they cannot be read (no policy named, one that does not
+// load, Slurm's controller not answering, or Kubernetes, whose nodes only the running service
+// reads).
+func schedulerNodes(ctx context.Context) (names []string, where string, ok bool) {
 	path := os.Getenv("QM_POLICY")
 	if path == "" {
 		return nil, "", false
@@ -247,14 +249,37 @@ func schedulerNodes() (names []string, where string, ok bool) {
 	if backend == "" {
 		backend = pol.Backend
 	}
-	if backend != "" && backend != "sim" {
-		return nil, "", false
+	switch backend {
+	case "", "sim":
+		for _, n := range sim.New(pol, sim.NewClock(time.Now())).Inventory() {
+			names = append(names, n.Name)
+		}
+		return names, "the simulated cluster of " + path, true
+	case "slurm":
+		cat, err := templateCatalog()
+		if err != nil {
+			return nil, "", false
+		}
+		b, err := slurm.New(slurm.Config{Policy: pol, Catalog: cat, Instance: os.Getenv("QM_SLURM_INSTANCE")})
+		if err != nil {
+			return nil, "", false
+		}
+		ctx, cancel := context.WithTimeout(ctx, slurmNodesTimeout)
+		defer cancel()
+		nodes, err := b.Nodes(ctx)
+		if err != nil {
+			return nil, "", false
+		}
+		for _, n := range nodes {
+			names = append(names, n.Name)
+		}
+		return names, "sinfo", true
 	}
-	for _, n := range sim.New(pol, sim.NewClock(time.Now())).Inventory() {
-		names = append(names, n.Name)
-	}
-	return names, "the simulated cluster of " + path, true
+	return nil, "", false
 }
+
+// slurmNodesTimeout bounds agent-token create's question to Slurm about its nodes.
+const slurmNodesTimeout = 5 * time.Second
 
 // maxNodeSuggestions is how many of the nearest nodes a warning names.
 const maxNodeSuggestions = 3

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,5 +55,36 @@ func TestAgentTokenCreateSaysNothingMoreWithoutAnInventory(t *testing.T) {
 	t.Setenv("QM_POLICY", filepath.Join(t.TempDir(), "missing.yaml"))
 	if code, _, stderr := runQM("agent-token", "create", "zz-97", "--db", db); code != 0 || strings.Contains(stderr, "does not know") {
 		t.Errorf("a policy that cannot be read: exit %d, %q", code, stderr)
+	}
+}
+
+// On Slurm the scheduler's nodes are those sinfo lists: a node it does not list gets the warning,
+// one it lists none; a controller that does not answer adds nothing.
+func TestAgentTokenCreateWarnsOfANodeSlurmDoesNotList(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("QM_DATA_DIR", t.TempDir())
+	t.Setenv("QM_POLICY", "../../commands/testdata/fjord.yaml")
+	t.Setenv("QM_BACKEND", "slurm")
+	bin := t.TempDir()
+	sinfo := filepath.Join(bin, "sinfo")
+	write := func(script string) {
+		t.Helper()
+		if err := os.WriteFile(sinfo, []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`echo '{"nodes":[{"name":"reef-07","partitions":["pad"]},{"name":"reef-08","partitions":["iron"]}]}'`)
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	db := "sqlite:" + filepath.Join(t.TempDir(), "tokens.db")
+	code, stdout, stderr := runQM("agent-token", "create", "reef-8", "--db", db)
+	if code != 0 || strings.TrimSpace(stdout) == "" || !strings.Contains(stderr, "does not know node reef-8") || !strings.Contains(stderr, "did you mean reef-08?") {
+		t.Errorf("create reef-8: exit %d, %q; want the token and a warning naming reef-08", code, stderr)
+	}
+	if code, _, stderr := runQM("agent-token", "create", "reef-07", "--db", db); code != 0 || strings.Contains(stderr, "does not know") {
+		t.Errorf("create reef-07: exit %d, %q; want no warning", code, stderr)
+	}
+	write("echo 'slurm_load_partitions: Unable to contact slurm controller' >&2; exit 1")
+	if code, _, stderr := runQM("agent-token", "create", "reef-9", "--db", db); code != 0 || strings.Contains(stderr, "does not know") {
+		t.Errorf("controller down: exit %d, %q; want the token and nothing more", code, stderr)
 	}
 }
