@@ -9,8 +9,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"sort"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -281,51 +279,15 @@ func schedulerNodes(ctx context.Context) (names []string, where string, ok bool)
 // slurmNodesTimeout bounds agent-token create's question to Slurm about its nodes.
 const slurmNodesTimeout = 5 * time.Second
 
-// maxNodeSuggestions is how many of the nearest nodes a warning names.
-const maxNodeSuggestions = 3
-
 // unknownNodeWarning warns of a token made for a node that is not one of known (ignoring A-Z
-// case), naming the nearest of known: the one of the same short name (h100-02 for
-// h100-02.gpu.example), else those at the least edit distance. Empty for a node known has, or
-// when known is empty.
+// case), naming the nearest of known (ingest.NearestNodes, as serve's warning of an agent
+// reporting as such a node does). Empty for a node known has, or when known is empty.
 func unknownNodeWarning(node string, known []string, where string) string {
-	if len(known) == 0 {
+	nearest := ingest.NearestNodes(node, known)
+	if len(nearest) == 0 {
 		return ""
 	}
-	lower := strings.ToLower(node)
-	short, _, _ := strings.Cut(lower, ".")
-	var sameShort []string
-	for _, k := range known {
-		kl := strings.ToLower(k)
-		if kl == lower {
-			return ""
-		}
-		if ks, _, _ := strings.Cut(kl, "."); ks == short {
-			sameShort = append(sameShort, k)
-		}
-	}
-	nearest := sameShort
-	if len(nearest) == 0 {
-		best := -1
-		for _, k := range known {
-			d := policy.EditDistance(lower, strings.ToLower(k))
-			switch {
-			case best < 0 || d < best:
-				best, nearest = d, []string{k}
-			case d == best:
-				nearest = append(nearest, k)
-			}
-		}
-	}
-	sort.Strings(nearest)
-	nearest = slices.Compact(nearest)
-	if len(nearest) > maxNodeSuggestions {
-		nearest = nearest[:maxNodeSuggestions]
-	}
-	meant := nearest[0]
-	if n := len(nearest); n > 1 {
-		meant = strings.Join(nearest[:n-1], ", ") + " or " + nearest[n-1]
-	}
+	meant := ingest.OneOf(nearest)
 	return fmt.Sprintf("warning: the scheduler does not know node %s (%s has no such node), so its agent's reports cover no lease until it does; did you mean %s? The token is made all the same, for a node added later.",
 		node, where, meant)
 }

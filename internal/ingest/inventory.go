@@ -3,11 +3,14 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 
 	"github.com/acme/quartermaster/agent/report"
+	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 )
 
@@ -22,6 +25,9 @@ type NodeInventory struct {
 	// short name (h100-02 for h100-02.gpu.acme.example, or the other way round): the name the
 	// agent should report as. Empty when there is none.
 	Named string
+	// Nearest, for a node the inventory lacks and Named does not name, is the inventory's nodes
+	// nearest to its name (NearestNodes): the ones an operator may have meant.
+	Nearest []string
 }
 
 // LookupInventory is byNode's (NodeInventories) node of that name, ignoring A-Z case; for a name
@@ -37,12 +43,63 @@ func LookupInventory(byNode map[string]*NodeInventory, node string) *NodeInvento
 	for n := range byNode {
 		if s, _, _ := strings.Cut(n, "."); s == short {
 			if named != "" {
-				return &NodeInventory{} // two of that short name: which one cannot be told
+				named = "" // two of that short name: which one cannot be told
+				break
 			}
 			named = n
 		}
 	}
-	return &NodeInventory{Named: named}
+	if named != "" {
+		return &NodeInventory{Named: named}
+	}
+	return &NodeInventory{Nearest: NearestNodes(node, slices.Collect(maps.Keys(byNode)))}
+}
+
+// maxNearestNodes is how many of the nearest nodes NearestNodes names.
+const maxNearestNodes = 3
+
+// NearestNodes is the nodes of known nearest to node, a name known lacks (ignoring A-Z case), in
+// order and at most three: those of the same short name (h100-02 for h100-02.gpu.example, or the
+// other way round), else those the fewest letters off. None where known has node, or is empty.
+func NearestNodes(node string, known []string) []string {
+	lower := strings.ToLower(node)
+	short, _, _ := strings.Cut(lower, ".")
+	var nearest []string
+	for _, k := range known {
+		kl := strings.ToLower(k)
+		if kl == lower {
+			return nil
+		}
+		if ks, _, _ := strings.Cut(kl, "."); ks == short {
+			nearest = append(nearest, k)
+		}
+	}
+	if len(nearest) == 0 {
+		best := -1
+		for _, k := range known {
+			d := policy.EditDistance(lower, strings.ToLower(k))
+			switch {
+			case best < 0 || d < best:
+				best, nearest = d, []string{k}
+			case d == best:
+				nearest = append(nearest, k)
+			}
+		}
+	}
+	sort.Strings(nearest)
+	nearest = slices.Compact(nearest)
+	if len(nearest) > maxNearestNodes {
+		nearest = nearest[:maxNearestNodes]
+	}
+	return nearest
+}
+
+// OneOf words names as a choice: "a", "a or b", "a, b or c".
+func OneOf(names []string) string {
+	if n := len(names); n > 1 {
+		return strings.Join(names[:n-1], ", ") + " or " + names[n-1]
+	}
+	return strings.Join(names, "")
 }
 
 // InventoryClass is one class's part of a node.
@@ -267,6 +324,18 @@ func (i *Ingest) checkInventory(ctx context.Context, r report.Report) {
 			"node", r.Node, "agent", m.agent, "inventory", m.inventory, "check", m.check)
 	case known && last.mismatch != "":
 		i.log.Info("a node's agent reports the GPUs the scheduler's inventory holds for the node again", "node", r.Node, "was", last.mismatch)
+	case !known && !checked && len(inv.Nearest) > 0:
+		// A node the scheduler has never listed since the service started, and none of its short
+		// name: most likely a mistyped --node. (One it listed before and no longer does is cordoned
+		// or drained, and says nothing.)
+		meant, name := OneOf(inv.Nearest), "NAME"
+		if len(inv.Nearest) == 1 {
+			name = inv.Nearest[0]
+		}
+		i.log.Warn("a node's agent reports as a node the scheduler's inventory does not list; its reports are taken, but cover no lease until the scheduler knows the node",
+			"node", r.Node, "nearest", meant,
+			"check", fmt.Sprintf("did you mean %s? If so, start the agent with --node %s (QM_NODE) and a token for that name (quartermaster agent-token create %s, then quartermaster agent-token revoke %s); if not, add the node to the scheduler",
+				meant, name, name, r.Node))
 	}
 }
 
