@@ -836,9 +836,6 @@ func badParameter(u *neturl.URL, err error, example func(string) string) string 
 	return ""
 }
 
-// installedDataDirs is where an installed host keeps its SQLite file (docs/operations.md).
-var installedDataDirs = []string{"/var/lib/quartermaster/data"}
-
 // sqliteUnusable says why SQLite could not open file, and what to do.
 func sqliteUnusable(file string, err error, example func(string) string) string {
 	dir := filepath.Dir(file)
@@ -853,7 +850,7 @@ func sqliteUnusable(file string, err error, example func(string) string) string 
 	}
 	if !isDir(dir) {
 		return fmt.Sprintf("the directory %s does not exist; create it (mkdir -p %s), or name a file in a directory that exists, e.g. %s", dir, dir,
-			example("sqlite:"+filepath.Join(sqliteDirInstead(dir), filepath.Base(file))))
+			example("sqlite:"+filepath.Join(store.SQLiteDirInstead(dir), filepath.Base(file))))
 	}
 	// SQLite writes the file and its journal beside it: the directory must take new files.
 	probe, werr := os.CreateTemp(dir, ".quartermaster-write-check-*")
@@ -869,27 +866,6 @@ func sqliteUnusable(file string, err error, example func(string) string) string 
 		return fmt.Sprintf("this user cannot write the directory %s (%v), where SQLite keeps the file and its journal; make it writable by the user the service runs as, or name a file in a directory it can write", dir, why)
 	}
 	return oneLine(err.Error())
-}
-
-// sqliteDirInstead is where a SQLite file goes whose directory dir does not exist: the nearest
-// directory above dir that exists, unless that is the root of the filesystem (a file right under
-// / is nobody's place for a database); then the installed host's data directory where there is
-// one (installedDataDirs), else the current directory (".", which the example writes as the bare
-// file name).
-func sqliteDirInstead(dir string) string {
-	up := filepath.Dir(dir)
-	for up != filepath.Dir(up) && !isDir(up) {
-		up = filepath.Dir(up)
-	}
-	if isDir(up) && !(filepath.IsAbs(up) && filepath.Dir(up) == up) {
-		return up
-	}
-	for _, d := range installedDataDirs {
-		if isDir(d) {
-			return d
-		}
-	}
-	return "."
 }
 
 func isDir(name string) bool {

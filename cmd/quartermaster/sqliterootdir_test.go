@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acme/quartermaster/internal/store"
 )
 
 // sqliteExampleFrom is the --db example a refusal ends with.
@@ -32,9 +34,9 @@ func TestASQLiteFileUnderAMissingTopDirectoryGetsNoRootExample(t *testing.T) {
 	clearEnv(t)
 	cwd := t.TempDir()
 	t.Chdir(cwd)
-	was := installedDataDirs
-	installedDataDirs = []string{filepath.Join(t.TempDir(), "not-installed")}
-	t.Cleanup(func() { installedDataDirs = was })
+	was := store.InstalledDataDirs
+	store.InstalledDataDirs = []string{filepath.Join(t.TempDir(), "not-installed")}
+	t.Cleanup(func() { store.InstalledDataDirs = was })
 	top := "/" + filepath.Base(t.TempDir()) + "-no-such"
 	if _, err := os.Stat(top); err == nil {
 		t.Fatalf("%s exists", top)
@@ -66,9 +68,9 @@ func TestASQLiteFileUnderAMissingTopDirectoryGetsTheInstalledDataDirectory(t *te
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	was := installedDataDirs
-	installedDataDirs = []string{data}
-	t.Cleanup(func() { installedDataDirs = was })
+	was := store.InstalledDataDirs
+	store.InstalledDataDirs = []string{data}
+	t.Cleanup(func() { store.InstalledDataDirs = was })
 	top := "/" + filepath.Base(t.TempDir()) + "-no-such"
 	code, _, stderr := runQM("migrate", "up", "--db", "sqlite:"+filepath.Join(top, "quartermaster.db"))
 	if code == 0 {

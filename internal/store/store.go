@@ -151,7 +151,8 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 		_ = x.Close()
 		if dialect == SQLite && db.file != "" {
 			if dir := filepath.Dir(db.file); !isDir(dir) {
-				return nil, fmt.Errorf("store: the SQLite file %s cannot be created: the directory %s does not exist; create it, or name a file in one that does, e.g. sqlite:data/quartermaster.db", db.file, dir)
+				return nil, fmt.Errorf("store: the SQLite file %s cannot be created: the directory %s does not exist; create it (mkdir -p %s), or name a file in a directory that exists, e.g. sqlite:%s",
+					db.file, dir, dir, filepath.Join(SQLiteDirInstead(dir), filepath.Base(db.file)))
 			}
 			if isDir(db.file) {
 				return nil, fmt.Errorf("store: the SQLite file %s is a directory; name a file in it, e.g. sqlite:%s", db.file, filepath.Join(db.file, "quartermaster.db"))
@@ -295,4 +296,28 @@ func execIn(ctx context.Context, ex sqlx.ExtContext, query string, args ...any) 
 func isDir(name string) bool {
 	fi, err := os.Stat(name)
 	return err == nil && fi.IsDir()
+}
+
+// InstalledDataDirs is where an installed host keeps its SQLite file (docs/operations.md).
+var InstalledDataDirs = []string{"/var/lib/quartermaster/data"}
+
+// SQLiteDirInstead is where a SQLite file goes whose directory dir does not exist: the nearest
+// directory above dir that exists, unless that is the root of the filesystem (a file right under
+// / is nobody's place for a database); then the installed host's data directory where there is
+// one (InstalledDataDirs), else the current directory (".", which an example written as
+// "sqlite:"+filepath.Join(dir, name) gives as the bare file name).
+func SQLiteDirInstead(dir string) string {
+	up := filepath.Dir(dir)
+	for up != filepath.Dir(up) && !isDir(up) {
+		up = filepath.Dir(up)
+	}
+	if isDir(up) && !(filepath.IsAbs(up) && filepath.Dir(up) == up) {
+		return up
+	}
+	for _, d := range InstalledDataDirs {
+		if isDir(d) {
+			return d
+		}
+	}
+	return "."
 }
