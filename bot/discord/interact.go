@@ -484,7 +484,7 @@ func (a *Adapter) autocomplete(ctx context.Context, in incoming) *discordgo.Inte
 			if len(resp.Data.Choices) >= maxAutocompleteSize {
 				break
 			}
-			if Suggests(in.typed, v) {
+			if Suggests(in.typed, v) && fitsChoice(v) {
 				resp.Data.Choices = append(resp.Data.Choices, &discordgo.ApplicationCommandOptionChoice{Name: clip(v, maxChoiceName), Value: v})
 			}
 		}
@@ -505,9 +505,20 @@ func (a *Adapter) autocomplete(ctx context.Context, in incoming) *discordgo.Inte
 		if len(resp.Data.Choices) >= maxAutocompleteSize {
 			break
 		}
-		resp.Data.Choices = append(resp.Data.Choices, &discordgo.ApplicationCommandOptionChoice{Name: clip(nonEmpty(c.Name, c.Value), maxChoiceName), Value: clip(c.Value, maxChoiceName)})
+		if !fitsChoice(c.Value) {
+			continue
+		}
+		resp.Data.Choices = append(resp.Data.Choices, &discordgo.ApplicationCommandOptionChoice{Name: clip(nonEmpty(c.Name, c.Value), maxChoiceName), Value: c.Value})
 	}
 	return resp
+}
+
+// fitsChoice is whether v can be a suggestion's value as it is: Discord takes 1 to 100
+// characters. A longer one is not offered rather than shortened, which would send back a value
+// naming nothing the command takes (and one value too long makes Discord drop every suggestion).
+func fitsChoice(v string) bool {
+	n := utf8.RuneCountInString(v)
+	return n >= 1 && n <= maxChoiceName
 }
 
 // run runs a command as person. A reply ready within AnswerWithin is the answer; otherwise (or
