@@ -278,9 +278,9 @@ func looksLikeEmail(s string) bool {
 
 func hasSSO(b *Bot) bool { return b.SSO != nil }
 
-// ssoNotSetUp is why the single sign-on commands are not offered without it, and who turns it on
+// SSONotSetUp is why the single sign-on commands are not offered without it, and who turns it on
 // (docs/sso.md).
-const ssoNotSetUp = "single sign-on is not set up on this install, and a platform admin turns it on by setting QM_OIDC_ISSUER (docs/sso.md)"
+const SSONotSetUp = "single sign-on is not set up on this install, and a platform admin turns it on by setting QM_OIDC_ISSUER (docs/sso.md)"
 
 // GroupsChanged tells what a re-check of someone's groups at the identity provider means: for
 // each team they left, they (and its budget owners) hear that they can start no new leases for

@@ -541,15 +541,15 @@ func init() {
 				return b.Templates.submit(ctx, req, c)
 			}},
 		{Name: "login", Words: []string{"login"}, Usage: "/gpu login", Summary: "a one-time link to sign in with your organisation's single sign-on",
-			Examples: []string{"/gpu login"}, Public: true, parse: noArgs, offered: hasSSO, unoffered: ssoNotSetUp,
+			Examples: []string{"/gpu login"}, Public: true, parse: noArgs, offered: hasSSO, unoffered: SSONotSetUp,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply { return b.login(ctx, req, c) }},
 		{Name: "logout", Words: []string{"logout"}, Usage: "/gpu logout", Summary: "unlink this chat account from your sign-in",
-			Examples: []string{"/gpu logout"}, Public: true, parse: noArgs, offered: hasSSO, unoffered: ssoNotSetUp,
+			Examples: []string{"/gpu logout"}, Public: true, parse: noArgs, offered: hasSSO, unoffered: SSONotSetUp,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.logout(ctx, req, c)
 			}},
 		{Name: "unlink", Words: []string{"unlink"}, Usage: "/gpu unlink EMAIL|ACCOUNT", Summary: "unlink someone's chat accounts (platform admins)",
-			Examples: []string{"/gpu unlink {person}"}, offered: hasSSO, unoffered: ssoNotSetUp,
+			Examples: []string{"/gpu unlink {person}"}, offered: hasSSO, unoffered: SSONotSetUp,
 			Params: []Param{{Name: "who", Type: TString, Required: true, Placeholder: "EMAIL|ACCOUNT", Help: "an email, or a chat account as platform:workspace:user",
 				DiscordHelp: "the person: mention them (type @ and pick their name), or their email"}},
 			parse: parseUnlink,

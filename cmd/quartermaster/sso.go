@@ -22,12 +22,18 @@ const ssoPass = 15 * time.Minute
 
 // setupSSO turns single sign-on on where QM_OIDC_ISSUER is set: the account links become the
 // service's directory (the policy's static directory is no longer read), /gpu login, logout and
-// unlink are offered, and the login endpoints are served on mux. Without it, nil and nothing
-// changes.
+// unlink are offered, and the login endpoints are served on mux. Without it, nil, and the login
+// endpoints answer 404 with a page saying single sign-on is not set up.
 func setupSSO(a *App, getenv func(string) string, mux *http.ServeMux, log *slog.Logger) (*oidc.Service, error) {
 	cfg, on, err := ssoSettings(getenv, a.Policy)
-	if err != nil || !on {
+	if err != nil {
 		return nil, err
+	}
+	if !on {
+		// An old login link says why it leads nowhere, in the words /gpu login uses in chat.
+		why := commands.SSONotSetUp
+		oidc.RegisterNotSetUp(mux, strings.ToUpper(why[:1])+why[1:]+".")
+		return nil, nil
 	}
 	sso, err := oidc.New(cfg, a.Store, a.Clock, log)
 	if err != nil {

@@ -147,3 +147,25 @@ func origin(raw string) string {
 	}
 	return u.Scheme + "://" + u.Host
 }
+
+// pNotSetUp is a login page opened where single sign-on is not set up (an old link, from before
+// it was turned off): its Next is the sentence RegisterNotSetUp is given.
+var pNotSetUp = problem{"sso-not-set-up", http.StatusNotFound, "Single sign-on is not set up", ""}
+
+// RegisterNotSetUp serves GET and POST /auth/login and GET /auth/callback on mux where single
+// sign-on is not set up: a 404 page saying why in one sentence (why, as chat words it for /gpu
+// login) rather than a bare "404 page not found".
+func RegisterNotSetUp(mux *http.ServeMux, why string) {
+	show := func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+		w.WriteHeader(pNotSetUp.Status)
+		_ = pageTmpl.Execute(w, page{Title: pNotSetUp.Title, Next: why, Ref: pNotSetUp.Ref, Status: pNotSetUp.Status})
+	}
+	mux.HandleFunc("GET "+LoginPath, show)
+	mux.HandleFunc("POST "+LoginPath, show)
+	mux.HandleFunc("GET "+CallbackPath, show)
+}
