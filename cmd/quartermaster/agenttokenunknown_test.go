@@ -84,6 +84,11 @@ func TestAgentTokenCreateWarnsOfANodeSlurmDoesNotList(t *testing.T) {
 		t.Errorf("create reef-07: exit %d, %q; want no warning", code, stderr)
 	}
 	write("echo 'slurm_load_partitions: Unable to contact slurm controller' >&2; exit 1")
+	// The backend asks scontrol where sinfo fails: it cannot reach the controller either (the
+	// scontrol on the PATH would ask the test cluster, where one is up).
+	if err := os.WriteFile(filepath.Join(bin, "scontrol"), []byte("#!/bin/sh\necho 'slurm_load_node error: Unable to contact slurm controller' >&2; exit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if code, _, stderr := runQM("agent-token", "create", "reef-9", "--db", db); code != 0 || strings.Contains(stderr, "does not know") {
 		t.Errorf("controller down: exit %d, %q; want the token and nothing more", code, stderr)
 	}
