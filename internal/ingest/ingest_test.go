@@ -55,11 +55,18 @@ func newEnv(t *testing.T, url string, leases ...*qm.Lease) *env {
 			}
 			return nil, nil
 		}})
+	e.serve(t, "n1", "n2")
+	return e
+}
+
+// serve puts e's ingest behind a test server and gives each of nodes an agent token (e.tokens).
+func (e *env) serve(t *testing.T, nodes ...string) {
+	t.Helper()
 	mux := http.NewServeMux()
 	e.ing.Register(mux)
 	e.srv = httptest.NewServer(mux)
 	t.Cleanup(e.srv.Close)
-	for _, n := range []string{"n1", "n2"} {
+	for _, n := range nodes {
 		tok, err := ingest.NewToken()
 		if err != nil {
 			t.Fatal(err)
@@ -69,7 +76,6 @@ func newEnv(t *testing.T, url string, leases ...*qm.Lease) *env {
 		}
 		e.tokens[n] = tok
 	}
-	return e
 }
 
 func f(v float64) *float64 { return &v }

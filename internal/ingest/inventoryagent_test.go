@@ -5,8 +5,6 @@ package ingest_test
 import (
 	"context"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -84,20 +82,7 @@ func TestAnAgentOnOtherGPUsThanItsNodesInventoryIsWarnedOnce(t *testing.T) {
 				}
 				return &ingest.NodeInventory{}
 			}})
-		mux := http.NewServeMux()
-		e.ing.Register(mux)
-		e.srv = httptest.NewServer(mux)
-		t.Cleanup(e.srv.Close)
-		for _, n := range []string{"l40s-01", "dgx-01"} {
-			tok, err := ingest.NewToken()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := e.db.CreateAgentToken(t.Context(), n, ingest.HashToken(tok), t0); err != nil {
-				t.Fatal(err)
-			}
-			e.tokens[n] = tok
-		}
+		e.serve(t, "l40s-01", "dgx-01")
 		wrong, _ := fakeAgent(t, e, "l40s-01")
 		right, rightFake := fakeAgent(t, e, "dgx-01")
 		send := func(a *agent.Agent, node string) {
@@ -214,23 +199,13 @@ func TestANodeWhoseSchedulerCountsMIGDevicesMatches(t *testing.T) {
 		Inventory: func(string) *ingest.NodeInventory {
 			return &ingest.NodeInventory{GPUs: 16, Classes: []ingest.InventoryClass{{Name: "slices", SKU: "A100", GPUs: 16}}}
 		}})
-	mux := http.NewServeMux()
-	e.ing.Register(mux)
-	e.srv = httptest.NewServer(mux)
-	t.Cleanup(e.srv.Close)
-	tok, err := ingest.NewToken()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.db.CreateAgentToken(t.Context(), "mig-01", ingest.HashToken(tok), t0); err != nil {
-		t.Fatal(err)
-	}
+	e.serve(t, "mig-01")
 	a, _ := fakeAgentWith(t, e, "mig-01", "* 0 mig=3g.20gb,3g.20gb")
 	r, err := a.Collect(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.accept(tok, r)
+	e.accept(e.tokens["mig-01"], r)
 	if strings.Contains(logs.String(), "level=WARN") {
 		t.Errorf("a node of 16 MIG devices the scheduler counts as 16 warned of:\n%s", logs.String())
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -28,17 +27,8 @@ func TestAReportWithAnotherNodesTokenLogsBothNodes(t *testing.T) {
 	e := &env{t: t, db: storetest.Open(t, storetest.SQLite(t)), clock: sim.NewClock(t0), tokens: map[string]string{}}
 	e.ing = ingest.New(ingest.Config{Store: e.db, Clock: e.clock, IdleBelow: 5, Logger: logger,
 		Leases: func(context.Context) ([]*qm.Lease, error) { return nil, nil }})
-	mux := http.NewServeMux()
-	e.ing.Register(mux)
-	e.srv = httptest.NewServer(mux)
-	t.Cleanup(e.srv.Close)
-	tok, err := ingest.NewToken()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.db.CreateAgentToken(t.Context(), "kelp-07", ingest.HashToken(tok), t0); err != nil {
-		t.Fatal(err)
-	}
+	e.serve(t, "kelp-07")
+	tok := e.tokens["kelp-07"]
 	r := e.rep(report.GPU{Index: 0, UUID: "GPU-0"})
 	r.Node = "kelp-08"
 	if code, out := e.post(tok, r); code != http.StatusForbidden {

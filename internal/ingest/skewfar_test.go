@@ -5,8 +5,6 @@ import (
 	"context"
 	"log/slog"
 	"math"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -44,10 +42,7 @@ func TestAClockCenturiesAheadIsMeasuredWithoutOverflow(t *testing.T) {
 		var logs syncBuf
 		e.ing = ingest.New(ingest.Config{Store: e.db, Clock: e.clock, IdleBelow: 5, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 			Leases: func(context.Context) ([]*qm.Lease, error) { return e.leases, nil }})
-		mux := http.NewServeMux()
-		e.ing.Register(mux)
-		e.srv = httptest.NewServer(mux)
-		t.Cleanup(e.srv.Close)
+		e.serve(t)
 
 		nodeNow := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC) // the service's clock is 2026-11-30
 		r := e.rep(report.GPU{Index: 0, UUID: "GPU-0", Util: f(80), Processes: []report.Process{{PID: 1, Job: "4711"}}})

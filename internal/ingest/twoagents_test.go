@@ -3,8 +3,6 @@ package ingest_test
 import (
 	"context"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -26,10 +24,7 @@ func TestTwoAgentsReportingOneNodeAreToldOnce(t *testing.T) {
 			Leases: func(context.Context) ([]*qm.Lease, error) {
 				return []*qm.Lease{{ID: 1, State: qm.Active, GPUs: 1, Ref: "61", Node: "n2"}}, nil
 			}})
-		mux := http.NewServeMux()
-		e.ing.Register(mux)
-		e.srv = httptest.NewServer(mux)
-		t.Cleanup(e.srv.Close)
+		e.serve(t)
 		seq := map[string]uint64{}
 		send := func(node, run string) {
 			t.Helper()

@@ -3,8 +3,6 @@ package ingest_test
 import (
 	"context"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -33,20 +31,7 @@ func TestAnAgentReportingAsANodeTheSchedulerDoesNotKnowIsWarnedOnce(t *testing.T
 			defer mu.Unlock()
 			return ingest.LookupInventory(byNode, node)
 		}})
-	mux := http.NewServeMux()
-	e.ing.Register(mux)
-	e.srv = httptest.NewServer(mux)
-	t.Cleanup(e.srv.Close)
-	for _, n := range []string{"reef-8", "kelp-2"} {
-		tok, err := ingest.NewToken()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := e.db.CreateAgentToken(t.Context(), n, ingest.HashToken(tok), t0); err != nil {
-			t.Fatal(err)
-		}
-		e.tokens[n] = tok
-	}
+	e.serve(t, "reef-8", "kelp-2")
 	warnings := func(node string) []string {
 		var out []string
 		for _, l := range strings.Split(logs.String(), "\n") {
