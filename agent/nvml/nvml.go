@@ -223,13 +223,7 @@ func (d *Devices) reopen(cause driverError) bool {
 	}
 	d.nextInit = now.Add(d.initWait)
 	d.initWait = min(2*d.initWait, longestInitWait)
-	d.mu.Lock()
-	if d.events != nil {
-		_ = d.events.Free()
-		d.events = nil
-	}
-	d.mu.Unlock()
-	d.gpmFreeAll()
+	d.release()
 	_ = d.lib.Shutdown() // UNINITIALIZED where the last try's Init failed
 	if r := d.lib.Init(); r != nvml.SUCCESS {
 		return false // still away: tried again after the wait
@@ -1087,8 +1081,9 @@ func (d *Devices) Topology(_ context.Context) (report.Topology, error) {
 	return t, nil
 }
 
-// Close stops NVML.
-func (d *Devices) Close() error {
+// release frees what the agent holds of NVML (the event set, the GPM samples) before NVML is shut
+// down, at Close or to initialise it again.
+func (d *Devices) release() {
 	d.mu.Lock()
 	if d.events != nil {
 		_ = d.events.Free()
@@ -1096,6 +1091,11 @@ func (d *Devices) Close() error {
 	}
 	d.mu.Unlock()
 	d.gpmFreeAll()
+}
+
+// Close stops NVML.
+func (d *Devices) Close() error {
+	d.release()
 	// UNINITIALIZED: the driver is away, and the last try to initialise NVML again failed.
 	if r := d.lib.Shutdown(); r != nvml.SUCCESS && r != nvml.ERROR_UNINITIALIZED {
 		return fmt.Errorf("nvml: shutdown: %s", nvml.ErrorString(r))
