@@ -9,27 +9,14 @@ import (
 	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/bot/discord/discordtest"
+	"github.com/acme/quartermaster/internal/testkit"
 )
-
-// Characters as Discord shows them, each of several code points (Discord counts code points).
-var shown = map[string]string{
-	"a ZWJ sequence":        "👩\u200d🔬",
-	"a rainbow flag":        "🏳\ufe0f\u200d🌈",
-	"a country's flag":      "🇳🇵",
-	"a skin tone":           "👍🏽",
-	"a combining mark":      "e\u0301",
-	"a keycap":              "1\ufe0f\u20e3",
-	"two marks on a letter": "a\u0308\u0323",
-}
-
-// wholeOf reports whether s is nothing but copies of c.
-func wholeOf(s, c string) bool { return strings.ReplaceAll(s, c, "") == "" }
 
 // A text longer than an embed with no space or line break to cut at is cut between two
 // characters as they are shown, never inside one: no half of an emoji, flag or accented letter
 // ends one piece and begins the next, and no piece is longer than Discord takes.
 func TestAHardCutFallsBetweenCharactersAsShown(t *testing.T) {
-	for name, c := range shown {
+	for name, c := range testkit.ShownCharacters {
 		for _, lead := range []string{"", "x", "xy", "xyz"} {
 			t.Run(fmt.Sprintf("%s after %q", name, lead), func(t *testing.T) {
 				n := 2*discord.MaxEmbedText/utf8.RuneCountInString(c) + 7
@@ -52,7 +39,7 @@ func TestAHardCutFallsBetweenCharactersAsShown(t *testing.T) {
 					if i == 0 {
 						p = strings.TrimPrefix(p, lead)
 					}
-					if !wholeOf(p, c) {
+					if !testkit.OnlyCopiesOf(p, c) {
 						t.Fatalf("piece %d splits %s %q: it begins %q and ends %q", i+1, name, c, firstRunes(p, 4), lastRunes(p, 4))
 					}
 					total += strings.Count(p, c)
@@ -68,7 +55,7 @@ func TestAHardCutFallsBetweenCharactersAsShown(t *testing.T) {
 // A button's label too long for Discord is shortened, with "…", after a whole character as
 // shown.
 func TestAShortenedLabelEndsAfterAWholeCharacter(t *testing.T) {
-	for name, c := range shown {
+	for name, c := range testkit.ShownCharacters {
 		for _, lead := range []string{"", "x", "xy", "xyz"} {
 			e := newEnv(t)
 			e.handler.reply = func(bot.Request) []bot.Reply {
@@ -84,7 +71,7 @@ func TestAShortenedLabelEndsAfterAWholeCharacter(t *testing.T) {
 				t.Errorf("the label is %d characters, more than Discord's %d", utf8.RuneCountInString(label), discord.MaxButtonLabel)
 			}
 			head, clipped := strings.CutSuffix(strings.TrimPrefix(label, lead), "…")
-			if !clipped || !wholeOf(head, c) {
+			if !clipped || !testkit.OnlyCopiesOf(head, c) {
 				t.Errorf("a label of %s %q shortened reads %q; want whole ones and …", name, c, lastRunes(label, 6))
 			}
 		}
@@ -127,7 +114,7 @@ func TestAHardCutAfterInvalidBytesKeepsToTheLimit(t *testing.T) {
 		if l := utf8.RuneCountInString(p); l > discord.MaxEmbedText {
 			t.Errorf("piece %d is %d characters, more than Discord's %d", i+1, l, discord.MaxEmbedText)
 		}
-		if i > 0 && !wholeOf(p, "👍🏽") {
+		if i > 0 && !testkit.OnlyCopiesOf(p, "👍🏽") {
 			t.Errorf("piece %d splits a skin tone: it begins %q", i+1, firstRunes(p, 3))
 		}
 	}

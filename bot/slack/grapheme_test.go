@@ -7,25 +7,13 @@ import (
 
 	"github.com/acme/quartermaster/bot"
 	slackbot "github.com/acme/quartermaster/bot/slack"
+	"github.com/acme/quartermaster/internal/testkit"
 )
-
-// Characters as Slack shows them, each of several code points.
-var shown = map[string]string{
-	"a ZWJ sequence":        "👩\u200d🔬",
-	"a rainbow flag":        "🏳\ufe0f\u200d🌈",
-	"a country's flag":      "🇳🇵",
-	"a skin tone":           "👍🏽",
-	"a combining mark":      "e\u0301",
-	"a keycap":              "1\ufe0f\u20e3",
-	"two marks on a letter": "a\u0308\u0323",
-}
-
-func wholeOf(s, c string) bool { return strings.ReplaceAll(s, c, "") == "" }
 
 // A text longer than a section block with no space or line break to cut at is cut between two
 // characters as they are shown, never inside one, and each block keeps to Slack's limit.
 func TestAHardCutInSlackFallsBetweenCharactersAsShown(t *testing.T) {
-	for name, c := range shown {
+	for name, c := range testkit.ShownCharacters {
 		for _, lead := range []string{"", "x", "xy", "xyz"} {
 			t.Run(fmt.Sprintf("%s after %q", name, lead), func(t *testing.T) {
 				n := 2*slackbot.MaxSectionText/len([]rune(c)) + 7
@@ -46,7 +34,7 @@ func TestAHardCutInSlackFallsBetweenCharactersAsShown(t *testing.T) {
 					if i == 0 {
 						s = strings.TrimPrefix(s, lead)
 					}
-					if !wholeOf(s, c) {
+					if !testkit.OnlyCopiesOf(s, c) {
 						r := []rune(s)
 						t.Fatalf("block %d splits %s %q: it begins %q and ends %q", i+1, name, c, string(r[:min(4, len(r))]), string(r[max(0, len(r)-4):]))
 					}
@@ -62,7 +50,7 @@ func TestAHardCutInSlackFallsBetweenCharactersAsShown(t *testing.T) {
 
 // A button's label too long for Slack is shortened, with "…", after a whole character as shown.
 func TestAShortenedSlackLabelEndsAfterAWholeCharacter(t *testing.T) {
-	for name, c := range shown {
+	for name, c := range testkit.ShownCharacters {
 		for _, lead := range []string{"", "x", "xy", "xyz"} {
 			_, blocks := slackbot.Render(bot.Reply{Text: "Leases", Actions: []bot.Action{{Label: lead + strings.Repeat(c, slackbot.MaxButtonLabel), Command: "/gpu list"}}}, slackbot.MaxMessageBlocks)
 			bs := checkLimits(t, "the button", blocks, slackbot.MaxMessageBlocks)
@@ -81,7 +69,7 @@ func TestAShortenedSlackLabelEndsAfterAWholeCharacter(t *testing.T) {
 				t.Fatalf("%d buttons, want 1", len(labels))
 			}
 			head, clipped := strings.CutSuffix(strings.TrimPrefix(labels[0], lead), "…")
-			if !clipped || !wholeOf(head, c) {
+			if !clipped || !testkit.OnlyCopiesOf(head, c) {
 				r := []rune(labels[0])
 				t.Errorf("a label of %s %q shortened ends %q; want whole ones and …", name, c, string(r[max(0, len(r)-6):]))
 			}

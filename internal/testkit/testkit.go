@@ -4,6 +4,7 @@ package testkit
 import (
 	"bytes"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -40,3 +41,18 @@ func FreePort(t testing.TB) int {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
 }
+
+// ShownCharacters are characters as a chat platform shows them, each of several code points, by
+// what makes them so: a text cut to a platform's limit must fall between them, never inside one.
+var ShownCharacters = map[string]string{
+	"a ZWJ sequence":        "👩\u200d🔬",
+	"a rainbow flag":        "🏳\ufe0f\u200d🌈",
+	"a country's flag":      "🇳🇵",
+	"a skin tone":           "👍🏽",
+	"a combining mark":      "e\u0301",
+	"a keycap":              "1\ufe0f\u20e3",
+	"two marks on a letter": "a\u0308\u0323",
+}
+
+// OnlyCopiesOf reports whether s is nothing but copies of c.
+func OnlyCopiesOf(s, c string) bool { return strings.ReplaceAll(s, c, "") == "" }
