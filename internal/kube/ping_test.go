@@ -35,25 +35,7 @@ func TestPing(t *testing.T) {
 		fmt.Fprint(w, `{"major":"1","minor":"31","gitVersion":"v1.31.0"}`)
 	}))
 	defer srv.Close()
-	cfg := filepath.Join(t.TempDir(), "kubeconfig")
-	kc := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: %q}}]
-users: [{name: u, user: {token: test}}]
-contexts: [{name: x, context: {cluster: c, user: u}}]
-current-context: x
-`, srv.URL)
-	if err := os.WriteFile(cfg, []byte(kc), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kube.Connect(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := kube.New(kube.Config{Policy: examplePolicy(t), Catalog: catalog(t), Client: cs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := backendAt(t, srv.URL, "test")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := b.Ping(ctx); err != nil || asked.Load() != 1 {
@@ -67,4 +49,30 @@ current-context: x
 	if err := b.Ping(ctx); err == nil {
 		t.Error("ping a closed API server succeeded")
 	}
+}
+
+// backendAt is the backend on the example policy, connected through a kubeconfig to the API
+// server at url with a bearer token.
+func backendAt(t *testing.T, url, token string) *kube.Backend {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "kubeconfig")
+	kc := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: %q}}]
+users: [{name: u, user: {token: %q}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`, url, token)
+	if err := os.WriteFile(cfg, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kube.Connect(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := kube.New(kube.Config{Policy: examplePolicy(t), Catalog: catalog(t), Client: cs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

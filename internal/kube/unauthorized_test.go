@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -101,28 +99,10 @@ func TestPingSaysCredentialsAreRefused(t *testing.T) {
 		http.NotFound(w, r)
 	}))
 	defer srv.Close()
-	cfg := filepath.Join(t.TempDir(), "kubeconfig")
-	kc := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: %q}}]
-users: [{name: u, user: {token: expired}}]
-contexts: [{name: x, context: {cluster: c, user: u}}]
-current-context: x
-`, srv.URL)
-	if err := os.WriteFile(cfg, []byte(kc), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kube.Connect(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := kube.New(kube.Config{Policy: examplePolicy(t), Catalog: catalog(t), Client: cs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := backendAt(t, srv.URL, "expired")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	err = b.Ping(ctx)
+	err := b.Ping(ctx)
 	if err == nil || !strings.Contains(err.Error(), "refuses the service's credentials") || !strings.Contains(err.Error(), "platform admin") {
 		t.Fatalf("ping an API server answering 401: %v", err)
 	}
