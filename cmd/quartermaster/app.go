@@ -410,7 +410,8 @@ func (a *App) Advance(ctx context.Context, d time.Duration) error {
 
 // step moves the simulated clock to t: the simulated usage up to t is recorded, the database
 // notes where the clock stands (a console started again goes on from there), what fell due is
-// done, and a weekly showback whose time came is posted.
+// done, and a weekly showback whose time came is posted, as is one left unposted whose claim ran
+// out by a catch-up time the clock passed.
 func (a *App) step(ctx context.Context, t time.Time) error {
 	prev := a.SimClk.Now()
 	if a.Meter != nil {
@@ -425,10 +426,17 @@ func (a *App) step(ctx context.Context, t time.Time) error {
 	if err := a.Service.Tick(ctx); err != nil {
 		return err
 	}
-	if a.Showback != nil && a.Showback.Schedule.Last(t).After(prev) {
+	if a.Showback != nil && (a.Showback.Schedule.Last(t).After(prev) || catchUpPassed(prev, t)) {
 		return a.Showback.RunDue(ctx)
 	}
 	return nil
+}
+
+// catchUpPassed reports whether the clock, moving from prev to t, passed one of the times at which
+// serve's catch-up runs (every showback.DefaultCatchUpEvery), so that the console, too, finishes a
+// week whose posting a console that died left claimed once that claim runs out.
+func catchUpPassed(prev, t time.Time) bool {
+	return t.Truncate(showback.DefaultCatchUpEvery).After(prev)
 }
 
 // SetUtilization sets a lease's simulated GPU utilization.
