@@ -14,6 +14,7 @@ import (
 
 	"github.com/acme/quartermaster/agent/report"
 	"github.com/acme/quartermaster/internal/ingest"
+	"github.com/acme/quartermaster/internal/kube"
 	"github.com/acme/quartermaster/internal/nfc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
@@ -229,11 +230,11 @@ func clockOff(secs *float64) string {
 }
 
 // schedulerNodes are the nodes the scheduler knows, where they can be read here cheaply: with
-// the policy QM_POLICY names, its simulated cluster's nodes, or, on Slurm, the nodes sinfo lists
-// (one call, within slurmNodesTimeout). The backend is QM_BACKEND's, else the policy's. where says
+// the policy QM_POLICY names, its simulated cluster's nodes, on Slurm the nodes sinfo lists, or on
+// Kubernetes the nodes the API server of KUBECONFIG (else the pod's service account) lists (one
+// call, within schedulerNodesTimeout). The backend is QM_BACKEND's, else the policy's. where says
 // whose nodes they are; ok is false when they cannot be read (no policy named, one that does not
-// load, Slurm's controller not answering, or Kubernetes, whose nodes only the running service
-// reads).
+// load, a Slurm controller or API server not answering, or refusing the credentials).
 func schedulerNodes(ctx context.Context) (names []string, where string, ok bool) {
 	path := os.Getenv("QM_POLICY")
 	if path == "" {
@@ -262,7 +263,7 @@ func schedulerNodes(ctx context.Context) (names []string, where string, ok bool)
 		if err != nil {
 			return nil, "", false
 		}
-		ctx, cancel := context.WithTimeout(ctx, slurmNodesTimeout)
+		ctx, cancel := context.WithTimeout(ctx, schedulerNodesTimeout)
 		defer cancel()
 		nodes, err := b.Nodes(ctx)
 		if err != nil {
@@ -272,12 +273,32 @@ func schedulerNodes(ctx context.Context) (names []string, where string, ok bool)
 			names = append(names, n.Name)
 		}
 		return names, "sinfo", true
+	case "kubernetes":
+		cat, err := templateCatalog()
+		if err != nil {
+			return nil, "", false
+		}
+		cs, err := kube.Connect(os.Getenv("KUBECONFIG"))
+		if err != nil {
+			return nil, "", false
+		}
+		b, err := kube.New(kube.Config{Policy: pol, Catalog: cat, Client: cs, Instance: os.Getenv("QM_KUBE_INSTANCE")})
+		if err != nil {
+			return nil, "", false
+		}
+		ctx, cancel := context.WithTimeout(ctx, schedulerNodesTimeout)
+		defer cancel()
+		if names, err = b.NodeNames(ctx); err != nil {
+			return nil, "", false
+		}
+		return names, "the Kubernetes cluster", true
 	}
 	return nil, "", false
 }
 
-// slurmNodesTimeout bounds agent-token create's question to Slurm about its nodes.
-const slurmNodesTimeout = 5 * time.Second
+// schedulerNodesTimeout bounds agent-token create's question to Slurm or to the Kubernetes API
+// server about its nodes.
+const schedulerNodesTimeout = 5 * time.Second
 
 // unknownNodeWarning warns of a token made for a node that is not one of known (ignoring A-Z
 // case), naming the nearest of known (ingest.NearestNodes, as serve's warning of an agent

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -39,8 +43,9 @@ func TestAgentTokenCreateWarnsOfANodeTheSchedulerDoesNotKnow(t *testing.T) {
 	}
 }
 
-// Where the scheduler's nodes cannot be read here (no policy named, or a backend whose nodes only
-// the running service asks for), agent-token create says nothing more than it did.
+// Where the scheduler's nodes cannot be read here (no policy named, Kubernetes with no kubeconfig
+// and no pod's service account, or a policy that cannot be read), agent-token create says nothing
+// more than it did.
 func TestAgentTokenCreateSaysNothingMoreWithoutAnInventory(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("QM_DATA_DIR", t.TempDir())
@@ -49,6 +54,7 @@ func TestAgentTokenCreateSaysNothingMoreWithoutAnInventory(t *testing.T) {
 		t.Errorf("no policy: exit %d, %q", code, stderr)
 	}
 	t.Setenv("QM_POLICY", "../../commands/testdata/borealis-kube.yaml")
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "no-kubeconfig"))
 	if code, _, stderr := runQM("agent-token", "create", "zz-98", "--db", db); code != 0 || strings.Contains(stderr, "does not know") {
 		t.Errorf("kubernetes: exit %d, %q", code, stderr)
 	}
@@ -91,5 +97,67 @@ func TestAgentTokenCreateWarnsOfANodeSlurmDoesNotList(t *testing.T) {
 	}
 	if code, _, stderr := runQM("agent-token", "create", "reef-9", "--db", db); code != 0 || strings.Contains(stderr, "does not know") {
 		t.Errorf("controller down: exit %d, %q; want the token and nothing more", code, stderr)
+	}
+}
+
+// On Kubernetes the scheduler's nodes are those the API server of KUBECONFIG lists: a node it
+// does not list gets the warning, naming the nearest it lists (the node of the same short name
+// where the node's full name was meant); one it lists none; an API server that does not answer,
+// or refuses the credentials, adds nothing.
+func TestAgentTokenCreateWarnsOfANodeKubernetesDoesNotList(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("QM_DATA_DIR", t.TempDir())
+	t.Setenv("QM_POLICY", "../../commands/testdata/borealis-kube.yaml")
+	var refuse atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/v1/nodes" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if refuse.Load() {
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`)
+			return
+		}
+		fmt.Fprint(w, `{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"tundra-a3"}},
+			{"metadata":{"name":"tundra-a4"}},{"metadata":{"name":"floe-h200-1.tundra.example"}}]}`)
+	}))
+	defer srv.Close()
+	kubeconfig := func(url string) string {
+		cfg := filepath.Join(t.TempDir(), "kubeconfig")
+		if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: %q}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`, url)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	t.Setenv("KUBECONFIG", kubeconfig(srv.URL))
+	db := "sqlite:" + filepath.Join(t.TempDir(), "tokens.db")
+	for _, c := range []struct{ node, meant string }{
+		{"tundra-a5", "tundra-a3 or tundra-a4"},
+		{"floe-h200-1", "floe-h200-1.tundra.example"},
+	} {
+		code, stdout, stderr := runQM("agent-token", "create", c.node, "--db", db)
+		if code != 0 || strings.TrimSpace(stdout) == "" || !strings.Contains(stderr, "does not know node "+c.node) ||
+			!strings.Contains(stderr, "did you mean "+c.meant+"?") {
+			t.Errorf("create %s: exit %d, %q; want the token and a warning naming %s", c.node, code, stderr, c.meant)
+		}
+	}
+	if code, _, stderr := runQM("agent-token", "create", "TUNDRA-A4", "--db", db); code != 0 || strings.Contains(stderr, "does not know") {
+		t.Errorf("create of a listed node: exit %d, %q; want no warning", code, stderr)
+	}
+	refuse.Store(true)
+	if code, stdout, stderr := runQM("agent-token", "create", "tundra-a9", "--db", db); code != 0 || strings.TrimSpace(stdout) == "" || strings.Contains(stderr, "does not know") {
+		t.Errorf("credentials refused: exit %d, %q; want the token and nothing more", code, stderr)
+	}
+	t.Setenv("KUBECONFIG", kubeconfig("https://127.0.0.1:1"))
+	if code, stdout, stderr := runQM("agent-token", "create", "tundra-a8", "--db", db); code != 0 || strings.TrimSpace(stdout) == "" || strings.Contains(stderr, "does not know") {
+		t.Errorf("API server not answering: exit %d, %q; want the token and nothing more", code, stderr)
 	}
 }

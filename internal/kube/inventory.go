@@ -311,3 +311,18 @@ func tolerates(t templates.Toleration, taint corev1.Taint) bool {
 	}
 	return false
 }
+
+// NodeNames is the name of every node the API server lists, whatever the policy's classes select
+// and cordoned or not: the nodes the cluster knows, for agent-token create to check a node's name
+// against. Read from the API server's cache (resourceVersion 0).
+func (b *Backend) NodeNames(ctx context.Context) ([]string, error) {
+	nodes, err := b.c.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		return nil, fmt.Errorf("kube: list nodes: %w", err)
+	}
+	names := make([]string, 0, len(nodes.Items))
+	for _, n := range nodes.Items {
+		names = append(names, n.Name)
+	}
+	return names, nil
+}
