@@ -312,11 +312,18 @@ func (s *Service) handleCallback(w http.ResponseWriter, r *http.Request) {
 	if err := s.RefreshMembers(ctx); err != nil {
 		s.log.Warn("reading group members after a login", "err", err)
 	}
-	if prev != nil && id.Read && !id.TooMany && !sameGroups(prev.Groups, link.Groups) {
+	before := prev
+	if before == nil {
+		// A first sign-in from this chat account: the person's groups were those the provider
+		// gave last on another chat account of theirs, if any.
+		before = s.otherLatest(ctx, &link)
+	}
+	if before != nil && id.Read && !id.TooMany && !sameGroups(before.Groups, link.Groups) && !s.foundOnAnother(ctx, before, link.Groups, link.Account) {
 		// The sign-in read the groups afresh, as a re-check does: a change it finds means
 		// what a re-check's would (a team left, approval messages no longer theirs to decide).
-		// Groups the provider left out (none given, too many for a token) say nothing.
-		s.tellAtSignIn(context.WithoutCancel(ctx), prev, &link)
+		// Groups the provider left out (none given, too many for a token) say nothing, nor
+		// does a change a sign-in or re-check of another chat account of theirs found already.
+		s.tellAtSignIn(context.WithoutCancel(ctx), before, &link)
 	}
 	if s.LoggedIn != nil {
 		s.LoggedIn(context.WithoutCancel(ctx), id.Email, now)

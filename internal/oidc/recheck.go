@@ -217,6 +217,18 @@ func (s *Service) recheckOne(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 		return nil
 	}
 	now := s.clock.Now()
+	if !sameGroups(l.Groups, groups) && s.foundOnAnother(ctx, l, groups, l.Account) {
+		// A change of the person's groups that a sign-in or re-check of another chat account of
+		// theirs found and told already: this account only catches up with it.
+		ok, err := s.store.UpdateAccountGroups(ctx, l.Account, l.LoginAt, groups, now, tokens)
+		if err != nil {
+			return err
+		}
+		if ok {
+			rep.Checked++
+		}
+		return nil
+	}
 	if !sameGroups(l.Groups, groups) {
 		// The change and what is to be told of it are written at once: a pass stopped before it
 		// tells leaves it for the next one.
@@ -330,6 +342,45 @@ func (s *Service) readGroups(ctx context.Context, p *gooidc.Provider, l *qm.Acco
 		return nil, sealed, errNoGroups
 	}
 	return groupsOf(g), sealed, nil
+}
+
+// otherLatest is the current link of another chat account of the person l links (the same
+// subject at the same issuer) whose groups the provider gave last; nil when there is none.
+func (s *Service) otherLatest(ctx context.Context, l *qm.AccountLink) *qm.AccountLink {
+	links, err := s.store.AccountLinksByEmail(ctx, l.Email)
+	if err != nil {
+		s.log.Warn("reading the person's other chat accounts", "email", l.Email, "err", err)
+		return nil
+	}
+	var best *qm.AccountLink
+	for _, m := range links {
+		if m.Account != l.Account && m.Subject == l.Subject && sameIssuer(m.Issuer, l.Issuer) && s.current(m) &&
+			(best == nil || m.CheckedAt.After(best.CheckedAt)) {
+			best = m
+		}
+	}
+	return best
+}
+
+// foundOnAnother reports whether another chat account of the person l links (the same subject
+// at the same issuer) holds groups already, read by a sign-in or re-check after l's groups
+// were: the person's groups are those the provider gave last on any of their chat accounts, so
+// that change of theirs was found, and told, there; l only catches up with it. The account skip
+// (the one signing in) is not another. A change is one
+// change of one person, told once, however many chat accounts they signed in from.
+func (s *Service) foundOnAnother(ctx context.Context, l *qm.AccountLink, groups []string, skip qm.Account) bool {
+	links, err := s.store.AccountLinksByEmail(ctx, l.Email)
+	if err != nil {
+		s.log.Warn("reading the person's other chat accounts; a change of groups found on one is told as its own", "email", l.Email, "err", err)
+		return false
+	}
+	for _, m := range links {
+		if m.Account != l.Account && m.Account != skip && m.Subject == l.Subject && sameIssuer(m.Issuer, l.Issuer) &&
+			m.CheckedAt.After(l.CheckedAt) && sameGroups(m.Groups, groups) {
+			return true
+		}
+	}
+	return false
 }
 
 // sameGroups reports whether a and b are the same groups in any order, each compared in NFC: a
