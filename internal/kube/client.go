@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"k8s.io/client-go/kubernetes"
@@ -13,12 +15,22 @@ import (
 )
 
 // Connect makes a clientset: from the kubeconfig file named (or KUBECONFIG's, or ~/.kube/config)
-// when there is one, else from the service account of the pod the service runs in.
+// when there is one, else from the service account of the pod the service runs in. kubeconfig
+// may name several files, separated as PATH is, as KUBECONFIG may: they are merged as kubectl
+// merges them.
 func Connect(kubeconfig string) (kubernetes.Interface, error) {
 	var cfg *rest.Config
 	var err error
 	rules := clientcmd.NewDefaultClientConfigLoadingRules() // KUBECONFIG, then ~/.kube/config
-	if kubeconfig != "" {
+	switch files := filepath.SplitList(kubeconfig); {
+	case len(files) > 1:
+		// Several files, as KUBECONFIG may name (kubectl merges them, the first to set a value
+		// winning, and passes over those that are not there): one that is not a file of its own.
+		rules.Precedence = files
+		if !slices.ContainsFunc(files, fileExists) {
+			return nil, kubeconfigRefused(kubeconfig, rules.GetDefaultFilename(), fs.ErrNotExist)
+		}
+	case kubeconfig != "":
 		rules.ExplicitPath = kubeconfig
 	}
 	if kubeconfig != "" || os.Getenv("KUBECONFIG") != "" || fileExists(rules.GetDefaultFilename()) {
@@ -56,6 +68,8 @@ func kubeconfigRefused(named, def string, err error) error {
 	}
 	why := "cannot be read as a kubeconfig (" + detail + ")"
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && len(filepath.SplitList(path)) > 1:
+		why = "are files none of which exists"
 	case errors.Is(err, fs.ErrNotExist):
 		why = "does not exist"
 	case clientcmd.IsEmptyConfig(err):
