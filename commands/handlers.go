@@ -888,7 +888,7 @@ func (b *Bot) catalog(ctx context.Context, req bot.Request) []bot.Reply {
 		return []bot.Reply{b.fail(ctx, "catalog", err)}
 	}
 	r := bot.Reply{Text: fmt.Sprintf("%s GPU catalog (%s):", b.pol().Organization, policy.Count(len(st), "class", "classes"))}
-	team, groups := b.askerTeam(ctx, req.User), b.askerGroups(ctx, req.User)
+	team, who := b.askerTeam(ctx, req.User), b.askerOf(ctx, req.User)
 	for _, s := range st {
 		c := s.Class
 		title := c.Name
@@ -900,7 +900,7 @@ func (b *Bot) catalog(ctx context.Context, req bot.Request) []bot.Reply {
 			Fields: []bot.Field{
 				{Label: "GPU", Value: gpuText(c)},
 				{Label: "Price", Value: b.price(c.PricePerGPUHour) + " per GPU-hour"},
-				{Label: "Without approval", Value: b.withoutApprovalText(c, team, groups, false)},
+				{Label: "Without approval", Value: b.withoutApprovalText(c, team, who, false)},
 				{Label: "Free now", Value: b.freeText(s)},
 				{Label: "Predicted wait", Value: waitText(s.Wait)},
 			},
@@ -1784,12 +1784,12 @@ func capacityShareText(p *policy.Policy) string {
 
 func (b *Bot) policyText(ctx context.Context, user string) bot.Reply {
 	p := b.pol()
-	team, groups := b.askerTeam(ctx, user), b.askerGroups(ctx, user)
+	team, who := b.askerTeam(ctx, user), b.askerOf(ctx, user)
 	r := bot.Reply{Text: fmt.Sprintf("The published rules of %s. A request starts at once unless one of these rules applies; then a budget owner decides.", p.Organization)}
 	var cl []string
 	capped := capacityShareText(p)
 	for _, c := range p.Classes {
-		line := fmt.Sprintf("%s: %s, %s/GPU-hour, %s", c.Name, strings.TrimSpace(c.SKU+" "+c.Isolation), b.price(c.PricePerGPUHour), b.withoutApprovalText(c, team, groups, true))
+		line := fmt.Sprintf("%s: %s, %s/GPU-hour, %s", c.Name, strings.TrimSpace(c.SKU+" "+c.Isolation), b.price(c.PricePerGPUHour), b.withoutApprovalText(c, team, who, true))
 		if c.IdleTimeout.Duration > 0 {
 			line += fmt.Sprintf("; idle for %s → warning, reclaimed %s later", policy.FormatDuration(c.IdleTimeout.Duration), policy.FormatDuration(qm.IdleGrace(c)))
 		}

@@ -9,16 +9,23 @@ import (
 	"github.com/acme/quartermaster/internal/qm"
 )
 
-// askerGroups is the groups of user as their identity gives them, or nil where it is not known.
-func (b *Bot) askerGroups(ctx context.Context, user string) []string {
+// asker is who asks as the rules see them: their email and their groups as their identity gives
+// them; "" and nil where it is not known.
+type asker struct {
+	name   string
+	groups []string
+}
+
+// askerOf is user as the rules see them.
+func (b *Bot) askerOf(ctx context.Context, user string) asker {
 	if user == "" {
-		return nil
+		return asker{}
 	}
 	id, err := b.Svc.Resolve(ctx, user)
 	if err != nil || id.Groups == nil {
-		return nil
+		return asker{}
 	}
-	return id.Groups
+	return asker{name: id.User, groups: id.Groups}
 }
 
 // askerTeam is the team a command of user's is charged to when it names none, or "".
@@ -54,7 +61,7 @@ func (b *Bot) ownedInNoTeam(ctx context.Context, id qm.Identity, user string) []
 //
 // The catalog's field says it alone ("up to 4 GPUs for up to 8h"); /gpu policy's line, with
 // inLine, ends it with "without approval" ("up to 4 GPUs for 8h without approval").
-func (b *Bot) withoutApprovalText(c *policy.Class, team string, groups []string, inLine bool) string {
+func (b *Bot) withoutApprovalText(c *policy.Class, team string, who asker, inLine bool) string {
 	p := b.pol()
 	gpus := "up to " + qm.GPUCount(c.MaxGPUs, "")
 	dur := "for up to " + policy.FormatDuration(c.MaxDuration.Duration)
@@ -68,11 +75,11 @@ func (b *Bot) withoutApprovalText(c *policy.Class, team string, groups []string,
 	if !ok || r.Undecided {
 		return gpus + " " + dur + tail
 	}
-	// The asker's own groups may be answered otherwise than a plain member's (a rule on
-	// 'contractors' in user.groups): then what they get is said, for them.
+	// The asker's own groups or email may be answered otherwise than a plain member's (a rule on
+	// 'contractors' in user.groups, or on user.name): then what they get is said, for them.
 	forYou := false
-	if groups != nil && team != "" {
-		if mine, ok := p.ReachAs(c.Name, team, groups, counted); ok && !mine.Undecided && (mine.GPUs != r.GPUs || mine.Duration != r.Duration || mine.BothRule != r.BothRule) {
+	if who.groups != nil && team != "" {
+		if mine, ok := p.ReachAs(c.Name, team, who.name, who.groups, counted); ok && !mine.Undecided && (mine.GPUs != r.GPUs || mine.Duration != r.Duration || mine.BothRule != r.BothRule) {
 			r, forYou = mine, true
 		}
 	}

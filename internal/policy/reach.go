@@ -59,20 +59,22 @@ func (p *Policy) ReachFor(class, team string) (Reach, bool) {
 // counted(n) GPUs (the whole nodes it takes, as the service counts them); nil counts n as n. A
 // service passes the same counted for a class every time: the answer is kept.
 func (p *Policy) ReachCounted(class, team string, counted func(n int) int) (Reach, bool) {
-	return p.ReachAs(class, team, nil, counted)
+	return p.ReachAs(class, team, "", nil, counted)
 }
 
-// ReachAs is ReachCounted for a member of team in groups (the asker's own, in any case, as
-// their identity gives them; nil: the team's idp_groups, a plain member's), so that a rule on
-// the groups of whoever asks ('contractors' in user.groups) is seen as it answers them.
-func (p *Policy) ReachAs(class, team string, groups []string, counted func(n int) int) (Reach, bool) {
+// ReachAs is ReachCounted for a member of team named name (their email, in any case; "": a
+// plain member's) in groups (the asker's own, in any case, as their identity gives them; nil:
+// the team's idp_groups, a plain member's), so that a rule on who asks ('contractors' in
+// user.groups, user.name.endsWith('@vendor.example')) is seen as it answers them.
+func (p *Policy) ReachAs(class, team, name string, groups []string, counted func(n int) int) (Reach, bool) {
 	c, ok := p.Class(class)
 	if !ok {
 		return Reach{}, false
 	}
 	if !p.rulesReadWho() {
-		team, groups = "", nil // every team's member is answered alike
+		team, name, groups = "", "", nil // every team's member is answered alike
 	}
+	name = NameKey(strings.TrimSpace(name))
 	var own []string
 	if groups != nil {
 		own = []string{}
@@ -86,6 +88,9 @@ func (p *Policy) ReachAs(class, team string, groups []string, counted func(n int
 	if own != nil {
 		key[3] = "groups:" + key[3]
 	}
+	if name != "" {
+		key[3] = "name:" + name + "\n" + key[3]
+	}
 	if counted != nil {
 		key[2] = "counted"
 	} else {
@@ -98,9 +103,9 @@ func (p *Policy) ReachAs(class, team string, groups []string, counted func(n int
 			return r, true
 		}
 	}
-	r := p.probeReach(c, team, own, false, counted)
+	r := p.probeReach(c, team, name, own, false, counted)
 	if owner := p.probeOwner(team); owner != "" && !r.Undecided {
-		o := p.probeReach(c, team, own, true, counted)
+		o := p.probeReach(c, team, name, own, true, counted)
 		if o.Undecided {
 			r = Reach{Undecided: true}
 		} else if o != r {
@@ -177,9 +182,9 @@ func (p *Policy) probeOwner(team string) string {
 	return ""
 }
 
-// probeReach probes the rules for class c and team, as a plain member or as a budget owner, in
-// groups (nil: the team's idp_groups).
-func (p *Policy) probeReach(c *Class, team string, groups []string, owner bool, counted func(int) int) Reach {
+// probeReach probes the rules for class c and team, as a plain member (named name, where it is
+// not "") or as a budget owner, in groups (nil: the team's idp_groups).
+func (p *Policy) probeReach(c *Class, team, name string, groups []string, owner bool, counted func(int) int) Reach {
 	maxD := c.MaxDuration.Duration
 	if maxD <= 0 || maxD > MaxLease {
 		maxD = MaxLease
@@ -193,6 +198,9 @@ func (p *Policy) probeReach(c *Class, team string, groups []string, owner bool, 
 		rt.DataClasses = []string{"public"}
 	}
 	user := RuleUser{Name: "member@probe.invalid", Groups: []string{}}
+	if name != "" {
+		user.Name = name
+	}
 	if groups != nil {
 		user.Groups = groups
 	} else if t, ok := p.Team(team); ok {
