@@ -20,6 +20,7 @@ import (
 	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/ext"
+	"github.com/google/cel-go/parser"
 )
 
 // RuleCostLimit is the most one exception rule may cost to evaluate, in CEL's cost units (about
@@ -233,7 +234,7 @@ func compileRules(p *Policy, line func(string) int, pos func(path string, off in
 					}
 					syntax = true
 				}
-				problems = append(problems, mistake(e.Location, e.Message+fieldHint(r.When, e.Message)+syntaxHint(r.When, e.Message)+overloadHint(env, r.When, e.Location, e.Message)))
+				problems = append(problems, mistake(e.Location, ruleMessage(e.Message)+fieldHint(r.When, e.Message)+syntaxHint(r.When, e.Message)+overloadHint(env, r.When, e.Location, e.Message)+arithmeticHint(env, r.When, e.Location, e.Message)+variableHint(r.When, e.Message)))
 			}
 			continue
 		}
@@ -653,6 +654,84 @@ func overloadHint(env *cel.Env, when string, loc common.Location, msg string) st
 		return "; a number is written without quotes, e.g. request.gpus > 4"
 	}
 	return ""
+}
+
+// ruleMessage is CEL's complaint in the words a policy's author reads: without its note of the
+// container a name was looked up in, which a policy never sets.
+func ruleMessage(msg string) string { return strings.Replace(msg, " (in container '')", "", 1) }
+
+// ruleVariables are the variables exception rules see, in the order the docs name them.
+var ruleVariables = []string{"request", "user", "team", "usage", "class"}
+
+// undeclaredRE matches CEL's complaint about a name that is no variable rules see.
+var undeclaredRE = regexp.MustCompile(`^undeclared reference to '([A-Za-z_][A-Za-z0-9_]*)'`)
+
+// variableHint, for a name rules do not see (now, requests), names those they see: the one meant
+// where the name is a slip of it, with the fields the rule wrote after it (did you mean
+// request.gpus?), else that they see no clock, which is what a rule on the time or the day of a
+// request reaches for, with a rule that works.
+func variableHint(when, msg string) string {
+	m := undeclaredRE.FindStringSubmatch(msg)
+	if m == nil {
+		return ""
+	}
+	hint := "; rules see " + strings.Join(ruleVariables[:len(ruleVariables)-1], ", ") + " and " + ruleVariables[len(ruleVariables)-1]
+	if best := Closest(strings.ToLower(m[1]), ruleVariables); best != "" {
+		meant := best
+		if f := regexp.MustCompile(`\b` + regexp.QuoteMeta(m[1]) + `((?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)`).FindStringSubmatch(when); f != nil {
+			meant += strings.Join(strings.Fields(f[1]), "")
+		}
+		return hint + "; did you mean " + meant + "?"
+	}
+	return hint + ", and no clock, so no rule can look at the time or the day of a request; e.g. request.duration > duration('12h')"
+}
+
+// arithmeticRE matches CEL's complaint about arithmetic between a number and a whole number.
+var arithmeticRE = regexp.MustCompile(`^found no matching overload for '(_[-+*/%]_)' applied to '\((int|double), (int|double)\)'`)
+
+// arithmeticHint, for arithmetic between a number (a double) and a whole number (an int), which
+// CEL does not mix, says how the whole number is written as a number: a literal with .0
+// (write 2.0 for 2), anything else in double() (write double(request.gpus)). loc is where CEL
+// places the mistake: its operator.
+func arithmeticHint(env *cel.Env, when string, loc common.Location, msg string) string {
+	m := arithmeticRE.FindStringSubmatch(msg)
+	if m == nil || m[2] == m[3] {
+		return ""
+	}
+	whole := 0 // the argument that is the whole number
+	if m[3] == "int" {
+		whole = 1
+	}
+	const general = "; arithmetic does not mix a number with a whole number: write a whole number as a number, 2.0 for 2, or double(request.gpus)"
+	parsed, iss := env.Parse(when)
+	if iss != nil && iss.Err() != nil {
+		return general
+	}
+	a := parsed.NativeRep()
+	hint := ""
+	celast.PreOrderVisit(a.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+		if hint != "" || e.Kind() != celast.CallKind || e.AsCall().FunctionName() != m[1] || len(e.AsCall().Args()) != 2 {
+			return
+		}
+		at := a.SourceInfo().GetStartLocation(e.ID())
+		if at.Line() != loc.Line() || at.Column() != loc.Column() {
+			return
+		}
+		arg := e.AsCall().Args()[whole]
+		if arg.Kind() == celast.LiteralKind {
+			if v, ok := arg.AsLiteral().(types.Int); ok {
+				hint = fmt.Sprintf("; arithmetic does not mix a number with a whole number: write %d.0 for %d", int64(v), int64(v))
+				return
+			}
+		}
+		if text, err := parser.Unparse(arg, a.SourceInfo()); err == nil {
+			hint = fmt.Sprintf("; arithmetic does not mix a number with a whole number: write double(%s)", text)
+		}
+	}))
+	if hint == "" {
+		return general
+	}
+	return hint
 }
 
 // runeOffset is the position, in characters from 0, of CEL's location (line from 1, column from
