@@ -357,8 +357,8 @@ func (b *Bot) extend(ctx context.Context, req bot.Request, c Command) []bot.Repl
 			Actions: []bot.Action{cancelAction(l.ID.String())}}}
 	}
 	if l.Kind == qm.KindExtension {
-		return []bot.Reply{{Text: fmt.Sprintf("Extending %s by %s waits for approval as %s: %s, so %s will decide.",
-			l.Parent, policy.FormatDuration(l.Duration), l.ID, matchesText(out.Matches), b.whoDecides(out.Approvers, l.User)),
+		return []bot.Reply{{Text: fmt.Sprintf("Extending %s by %s waits for approval as %s: %s, so %s will decide.%s",
+			l.Parent, policy.FormatDuration(l.Duration), l.ID, matchesText(out.Matches), b.whoDecides(out.Approvers, l.User), b.extensionQuotaText(ctx, l, out)),
 			Actions: b.leaseActions(ctx, l)}}
 	}
 	return []bot.Reply{{Text: b.newLength(l) + " " + b.extensionCost(l, c.Duration), Sections: []bot.Section{b.card(ctx, l)}}}
@@ -1059,9 +1059,45 @@ func (b *Bot) quotaHeldText(l *qm.Lease, out *qm.Outcome) string {
 		}
 		return s + " A request within the quota needs no decision: " + ex + "."
 	}
+	return s + b.quotaAskText(q, out.Matches, team)
+}
+
+// extensionQuotaText says, for an extension l that waits and would take its team past the
+// week's GPU-hours (out.Quota), what the week holds and what the extension adds, as the
+// approvers' card says it, and what would do without a decision: where only the quota stopped
+// it, the shorter extension that fits the week, once this one is withdrawn (one extension of a
+// lease waits at a time); else the quota request that makes room. Empty otherwise.
+func (b *Bot) extensionQuotaText(ctx context.Context, l *qm.Lease, out *qm.Outcome) string {
+	q := out.Quota
+	if q == nil {
+		return ""
+	}
+	s := " " + q.Text()
+	team := ""
+	if q.NameTeam {
+		team = q.Team
+	}
+	onlyQuota := true
+	for _, m := range out.Matches {
+		if !b.Svc.AboutQuota(m.Rule) {
+			onlyQuota = false
+		}
+	}
+	if parent, err := b.Svc.Get(ctx, l.Parent); err == nil && onlyQuota {
+		if _, d, ok := q.Within(parent.GPUs, l.Duration); ok {
+			return s + fmt.Sprintf(" An extension within the quota needs no decision: withdraw this one with /gpu cancel %s, then /gpu extend %s %s.",
+				l.ID, l.Parent, policy.FormatDuration(d))
+		}
+	}
+	return s + b.quotaAskText(q, out.Matches, team)
+}
+
+// quotaAskText is the quota request that makes room for a request (or an extension) past the
+// quota q, said as what another rule among matches would still need, where one would.
+func (b *Bot) quotaAskText(q *qm.QuotaHeld, matches []policy.Match, team string) string {
 	ask := qm.QuotaRequestExample(q.Increase, q.Class, team)
 	var other []string
-	for _, m := range out.Matches {
+	for _, m := range matches {
 		if !b.Svc.AboutQuota(m.Rule) {
 			other = append(other, m.Rule)
 		}
@@ -1073,9 +1109,9 @@ func (b *Bot) quotaHeldText(l *qm.Lease, out *qm.Outcome) string {
 		if len(other) > 1 {
 			rules = "rules " + policy.JoinList(other, "and")
 		}
-		return s + " A larger quota would make room, though the published " + rules + " would still need a decision: " + ask + "."
+		return " A larger quota would make room, though the published " + rules + " would still need a decision: " + ask + "."
 	}
-	return s + " For room without a decision next time, ask for a larger quota: " + ask + "."
+	return " For room without a decision next time, ask for a larger quota: " + ask + "."
 }
 
 // matchesText says which published rules a request met: "the published rule big (Too many

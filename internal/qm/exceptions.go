@@ -256,7 +256,7 @@ func (s *Service) Extend(ctx context.Context, user string, id LeaseID, by time.D
 		if err := s.create(ctx, tx, ext, user, ext.Reason); err != nil {
 			return err
 		}
-		out = &Outcome{Lease: ext, Matches: matches, Approvers: s.Deciders(cur.Team, cur.User)}
+		out = &Outcome{Lease: ext, Matches: matches, Approvers: s.Deciders(cur.Team, cur.User), Quota: j.Quota}
 		if err := s.stage(ctx, tx, &b, Notice{Kind: NoticeApprovalRequest, To: s.approvalAudience(cur.Team, cur.User), Lease: ext, Matches: matches, Approvers: out.Approvers}); err != nil {
 			return err
 		}
@@ -289,6 +289,9 @@ type ExtensionVerdict struct {
 	// Fits is, where Refused is for the team's weekly GPU-hours, the shorter extension that fits
 	// what the week has left (the one the refusal asks for); 0 where none does.
 	Fits time.Duration
+	// Quota is, where it waits for a budget owner and takes the team past its weekly GPU-hours,
+	// what the week holds and what the extension adds, as its requester is told; nil otherwise.
+	Quota *QuotaHeld
 
 	ext *Lease // the extension request it would make
 }
@@ -355,6 +358,14 @@ func (s *Service) judgeExtension(ctx context.Context, tx Tx, rc *ruleCheck, who 
 	}
 	v := ExtensionVerdict{Matches: s.withQuotaNote(matches, cur.Team, cur.Class, u, q, 0, in.Request.GPUHours),
 		PastQuota: pastQuota(cur.Team, cur.Class, u, q, 0, in.Request.GPUHours), ext: ext}
+	if len(v.Matches) > 0 && cur.GPUs > 0 && pastWeek(u, q, in.Request.GPUHours) {
+		// Its requester reads the week's numbers, as the approvers' card gives them. An extension
+		// adds no GPUs: only the week's GPU-hours are past the quota.
+		v.Quota = &QuotaHeld{Team: cur.Team, Class: cur.Class, Held: u.GPUs[cur.Class], Limit: q.GPUs[cur.Class],
+			NameTeam: who.otherTeam(cur.Team) != "", WeekOnly: true,
+			Week: u.GPUHoursWeek, WeekLimit: q.GPUHoursPerWeek, WeekAsked: in.Request.GPUHours,
+			Increase: s.weekIncrease(u, q, in.Request.GPUHours)}
+	}
 	if len(v.Matches) == 0 {
 		var fits time.Duration
 		if err := s.weeklyHoursLeft(cur.Team, who.otherTeam(cur.Team), cur.Class, u, q, in.Request.GPUHours, "extending "+cur.ID.String()+" by "+policy.FormatDuration(by), func(held *QuotaHeld) (string, string, bool) {
