@@ -438,7 +438,11 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		if len(matches) > 0 {
 			out.Approvers = s.Deciders(l.Team, l.User)
 			if len(out.Approvers) == 0 {
-				return s.nobodyDecides(l.Team, "", matches)
+				e := s.nobodyDecides(l.Team, "", matches)
+				if ex := s.undecidedExample(ctx, id, c, u, q, l); ex != "" {
+					e = e.WithExample(ex)
+				}
+				return e
 			}
 			if prev, err := waitingTwin(ctx, tx, l); err != nil {
 				return err
@@ -734,6 +738,69 @@ func (s *Service) weekIncrease(u Usage, q policy.Quota, hours float64) int {
 		n = min(MaxRequestGPUs, max(1, int(math.Ceil(lack/left-1e-9))))
 	}
 	return n
+}
+
+// undecidedTries bounds how many requests undecidedExample tries on the rules.
+const undecidedTries = 24
+
+// undecidedExample is, for l, a request that needs a decision nobody can make, the request
+// like it that no exception rule sends to a budget owner and the team's quota (u, q) takes now,
+// as typed: fewer GPUs, a shorter time, or the team's own first data class, in that order; else
+// /gpu policy, which says what the rules send to a budget owner. A template's request is left to
+// the command's own example ("").
+func (s *Service) undecidedExample(ctx context.Context, id Identity, c *policy.Class, u Usage, q policy.Quota, l *Lease) string {
+	if l.Template != "" {
+		return ""
+	}
+	asked := l.AskedGPUs
+	if asked <= 0 {
+		asked = l.GPUs
+	}
+	durations := []time.Duration{l.Duration}
+	for _, d := range []time.Duration{c.MaxDuration.Duration, 4 * time.Hour, time.Hour, 30 * time.Minute} {
+		if d > 0 && d < durations[len(durations)-1] {
+			durations = append(durations, d)
+		}
+	}
+	data := []string{l.DataClass}
+	if own := s.DataClassesOf(l.Team); len(own) > 0 && !slices.Contains(own, l.DataClass) {
+		data = append(data, own[0])
+	}
+	tries := 0
+	for _, dc := range data {
+		for n := asked; n >= 1; n-- {
+			counted := s.countedGPUs(c.Name, n, l.Exclusive)
+			if u.GPUs[c.Name]+counted > q.GPUs[c.Name] {
+				continue // past the GPUs at once: refused without a rule
+			}
+			for _, d := range durations {
+				try := *l
+				try.GPUs, try.Duration, try.DataClass = counted, d, dc
+				in := s.ruleInput(id, c, u, q, &try, "lease", d)
+				if pastWeek(u, q, in.Request.GPUHours) {
+					continue // past the week's GPU-hours: refused without a rule
+				}
+				if tries++; tries > undecidedTries {
+					return "/gpu policy"
+				}
+				if len(s.Policy.Evaluate(ctx, in)) > 0 {
+					continue
+				}
+				ex := fmt.Sprintf("/gpu request %d %s for %s", n, c.Name, policy.FormatDuration(d))
+				if l.Exclusive {
+					ex += " exclusive"
+				}
+				if t := id.otherTeam(l.Team); t != "" {
+					ex += " team " + t
+				}
+				if dc != l.DataClass {
+					ex += " data " + dc
+				}
+				return ex
+			}
+		}
+	}
+	return "/gpu policy"
 }
 
 // QuotaRequestExample is the quota request for n more GPUs of class, as a refusal for want of
