@@ -75,6 +75,9 @@ func (p *Policy) ReachAs(class, team, name string, groups []string, counted func
 		team, name, groups = "", "", nil // every team's member is answered alike
 	}
 	name = NameKey(strings.TrimSpace(name))
+	if !p.rulesReadUserName() {
+		name = "" // answered as any member of their groups: one probe for them all
+	}
 	var own []string
 	if groups != nil {
 		own = []string{}
@@ -160,6 +163,29 @@ func (p *Policy) rulesReadWho() bool {
 		reads := false
 		celast.PreOrderVisit(r.ast.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
 			if e.Kind() == celast.IdentKind && (e.AsIdent() == "team" || e.AsIdent() == "user") {
+				reads = true
+			}
+		}))
+		if reads {
+			return true
+		}
+	}
+	return false
+}
+
+// rulesReadUserName is whether any exception rule reads user.name, so that its answer may
+// differ between two people of the same groups.
+func (p *Policy) rulesReadUserName() bool {
+	for _, r := range p.Exceptions {
+		if r == nil || r.ast == nil {
+			continue
+		}
+		reads := false
+		celast.PreOrderVisit(r.ast.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+			if e.Kind() != celast.SelectKind || e.AsSelect().FieldName() != "name" {
+				return
+			}
+			if op := e.AsSelect().Operand(); op.Kind() == celast.IdentKind && op.AsIdent() == "user" {
 				reads = true
 			}
 		}))
