@@ -86,7 +86,8 @@ func (r *Report) CSV() []byte {
 	return b.Bytes()
 }
 
-// WriteJSON writes the report as indented JSON, figures rounded to four decimals.
+// WriteJSON writes the report as indented JSON, figures rounded to four decimals and times to the
+// second (a report made at the real now keeps its fraction of a second in GeneratedAt).
 func (r *Report) WriteJSON(w io.Writer) error {
 	c := *r
 	roundAll(reflect.ValueOf(&c).Elem())
@@ -95,8 +96,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(&c)
 }
 
-// roundAll rounds every float in v to four decimals, copying what it reaches through pointers
-// and slices so the report itself is left as it was.
+// roundAll rounds every float in v to four decimals and every time down to the second, copying
+// what it reaches through pointers and slices so the report itself is left as it was.
 func roundAll(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Float64:
@@ -123,6 +124,9 @@ func roundAll(v reflect.Value) {
 		v.Set(c)
 	case reflect.Struct:
 		if v.Type() == reflect.TypeOf(time.Time{}) {
+			if v.CanSet() {
+				v.Set(reflect.ValueOf(v.Interface().(time.Time).Truncate(time.Second)))
+			}
 			return
 		}
 		for i := 0; i < v.NumField(); i++ {
