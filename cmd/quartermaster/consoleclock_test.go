@@ -112,3 +112,51 @@ func TestConsoleClockGoesOnFromWhereItStopped(t *testing.T) {
 		})
 	}
 }
+
+// As README.md's quick start says: a script that ran on a clock in the past goes on where it
+// stopped in a console started with --clock at the time `:now` printed last, which posts no week
+// it did not reach; a console started without --clock on that database starts at the real now,
+// and posts the weeks it passed as missed (the latest of them, empty).
+func TestAScriptGoesOnFromTheTimeNowPrinted(t *testing.T) {
+	t.Parallel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
+	printedNow := func(out string) string {
+		t.Helper()
+		var last string
+		for _, line := range strings.Split(out, "\n") {
+			if at, ok := strings.CutPrefix(line, "→ console: "); ok {
+				last = at
+			}
+		}
+		if last == "" {
+			t.Fatalf("`:now` printed nothing:\n%s", out)
+		}
+		return last
+	}
+	// Monday 2 March 2026, 09:00 in Berlin; the week's showback is posted on Tuesday 10 March.
+	code, out, errs := consoleOn(t, db, "pia@borealis.example: /gpu request 1 notebook 2h\n:advance 3h\n:now\n", "--clock", "2026-03-02T09:00:00+01:00")
+	if code != 0 {
+		t.Fatalf("first console: exit %d: %s", code, errs)
+	}
+	at := printedNow(out)
+	if at != "2026-03-02T12:00:00+01:00" {
+		t.Fatalf("`:now` printed %s, want 2026-03-02T12:00:00+01:00", at)
+	}
+	code, out, errs = consoleOn(t, db, ":advance 1h\n:now\n", "--clock", at)
+	if code != 0 {
+		t.Fatalf("a console started with --clock %s: exit %d: %s", at, code, errs)
+	}
+	if got := printedNow(out); got != "2026-03-02T13:00:00+01:00" {
+		t.Errorf("a console started with --clock %s, an hour on, is at %s, want 2026-03-02T13:00:00+01:00", at, got)
+	}
+	if strings.Contains(out, "#costs") {
+		t.Errorf("a console started with --clock %s posted a week:\n%s", at, out)
+	}
+	code, out, errs = consoleOn(t, db, ":now\n")
+	if code != 0 {
+		t.Fatalf("a console started without --clock: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "→ #costs: Borealis Labs GPU showback") {
+		t.Errorf("a console started without --clock, at the real now, posted no missed week:\n%s", out)
+	}
+}
