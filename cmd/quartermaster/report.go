@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/acme/quartermaster/bot"
+	"github.com/acme/quartermaster/internal/metrics"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/schedule"
@@ -546,6 +547,13 @@ func startShowback(a *App, d bot.Deliverer, log *slog.Logger) (stop func(), err 
 	if err != nil {
 		return nil, err
 	}
+	// /metrics tells what the showback did: its messages sent and failed, the weeks due and not
+	// posted in full, and the end of the latest week posted.
+	pub.Delivered = a.Metrics.ShowbackMessage
+	a.Metrics.Showback(showback.MessageKinds, func(ctx context.Context) (metrics.ShowbackState, error) {
+		st, err := pub.Status(ctx)
+		return metrics.ShowbackState{PostedThrough: st.PostedThrough, Unposted: st.Unposted}, err
+	})
 	s, err := schedule.New(schedule.Options{Location: a.Policy.Location, Locker: a.Store, Logger: log})
 	if err != nil {
 		return nil, err

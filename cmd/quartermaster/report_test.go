@@ -542,6 +542,8 @@ type showbackSlack struct {
 	posts  []string // channel: text
 	shared []string // channel: file titles
 	files  map[string]int
+	// unreachable are the emails users.lookupByEmail finds no one for (someone who left).
+	unreachable map[string]bool
 }
 
 func newShowbackSlack(t *testing.T) *showbackSlack {
@@ -560,6 +562,13 @@ func newShowbackSlack(t *testing.T) *showbackSlack {
 	})
 	mux.HandleFunc("/users.lookupByEmail", func(w http.ResponseWriter, r *http.Request) {
 		_ = r.ParseForm()
+		f.mu.Lock()
+		gone := f.unreachable[r.Form.Get("email")]
+		f.mu.Unlock()
+		if gone {
+			reply(w, `{"ok":false,"error":"users_not_found"}`)
+			return
+		}
 		reply(w, fmt.Sprintf(`{"ok":true,"user":{"id":%q}}`, "U-"+r.Form.Get("email")))
 	})
 	mux.HandleFunc("/files.getUploadURLExternal", func(w http.ResponseWriter, r *http.Request) {

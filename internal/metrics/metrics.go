@@ -1,7 +1,7 @@
 // Package metrics owns the service's own Prometheus numbers: commands by verb and outcome, how
 // fast chat deliveries are acknowledged, grants, reclaims, approvals and their latency, queue
-// depth, outbox lag, scheduler calls, reconcile passes and how far the queue-wait predictor was
-// off. It is the service's only package that imports client_golang (the node agent has metrics of
+// depth, outbox lag, scheduler calls, reconcile passes, the weekly showback's posts and messages,
+// and how far the queue-wait predictor was off. It is the service's only package that imports client_golang (the node agent has metrics of
 // its own).
 //
 // The domain never sees it: Metrics wraps the domain's ports (Store, Backend, WaitPredictor), so
@@ -96,6 +96,8 @@ type Metrics struct {
 	predictionError *prometheus.HistogramVec
 	predictionsOver *prometheus.CounterVec
 	stateErrors     prometheus.Counter
+	showbackSent    *prometheus.CounterVec
+	showbackFailed  *prometheus.CounterVec
 
 	stateMu sync.Mutex
 	state   StateFunc
@@ -155,7 +157,13 @@ func New(b Build) *Metrics {
 		Help: "Wait predictions whose lease started, by class and whether the real wait was within the predicted 90% bound (within=true|false|unbounded)."},
 		[]string{"class", "within"})
 	m.stateErrors = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "state_read_errors_total",
-		Help: "Scrapes at which the queue and approval gauges, or the node agents' inventory mismatch, could not be read from the database."})
+		Help: "Scrapes at which the queue and approval gauges, the node agents' inventory mismatch or the weekly showback's progress could not be read from the database."})
+	m.showbackSent = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "showback_messages_sent_total",
+		Help: "Messages of the weekly showback this process delivered, by kind (channel: the post with its chart and CSV; dm: a budget owner's; team_channel: a team's lines in its channel)."},
+		[]string{"kind"})
+	m.showbackFailed = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "showback_messages_failed_total",
+		Help: "Messages of the weekly showback the chat refused when this process tried them (a budget owner it cannot reach, a channel it cannot post to, a file that did not upload), by kind; each is tried again at the next catch-up."},
+		[]string{"kind"})
 	for _, c := range []prometheus.Collector{m.commands, m.commandSeconds, m.ackSeconds, m.grants, m.reclaims, m.reclaimedHours,
 		m.ended, m.decisions, m.decisionSeconds, m.backendCalls, m.backendErrors, m.backendSeconds, m.reconcileSecs,
 		m.reconcileErrors, m.predictionError, m.predictionsOver, m.stateErrors} {
@@ -203,6 +211,75 @@ func (m *Metrics) Notices(sent, repeated func() int64) {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: Namespace, Name: "notices_repeated_total",
 			Help: "Notices this process delivered again after their earlier sender stopped in the middle of delivering them; each may have reached its recipient twice."},
 			func() float64 { return float64(repeated()) }))
+}
+
+// ShowbackState is how far the weekly showback has got, read from the database at each scrape.
+type ShowbackState struct {
+	// PostedThrough is the end of the latest week posted in full; zero when none was.
+	PostedThrough time.Time
+	// Unposted counts the weeks whose post is due and not yet made in full.
+	Unposted int
+}
+
+// Showback exports what the weekly showback did: its messages sent and failed, by kind (every
+// kind of kinds there at 0 from the start), and, read at each scrape with a deadline of
+// StateTimeout, the weeks due and not posted and the end of the latest week posted. Call it once,
+// where this process posts the showback.
+func (m *Metrics) Showback(kinds []string, read func(ctx context.Context) (ShowbackState, error)) {
+	if m == nil {
+		return
+	}
+	for _, k := range kinds {
+		m.showbackSent.WithLabelValues(k)
+		m.showbackFailed.WithLabelValues(k)
+	}
+	m.reg.MustRegister(m.showbackSent, m.showbackFailed, showbackCollector{m: m, read: read})
+}
+
+// ShowbackMessage records one message of the weekly showback tried: kind is what Showback was
+// given, err the chat's refusal, nil when it took the message.
+func (m *Metrics) ShowbackMessage(kind string, err error) {
+	if m == nil {
+		return
+	}
+	if err != nil {
+		m.showbackFailed.WithLabelValues(kind).Inc()
+		return
+	}
+	m.showbackSent.WithLabelValues(kind).Inc()
+}
+
+var (
+	showbackUnpostedDesc = prometheus.NewDesc(Namespace+"_showback_posts_pending",
+		"Weeks whose weekly showback post was due (its scheduled time came; the latest four weeks) and is not made in full: a replica is posting it, or a message of it failed and waits for the next catch-up (from the database).",
+		nil, nil)
+	showbackPostedDesc = prometheus.NewDesc(Namespace+"_showback_last_posted_week_end_timestamp_seconds",
+		"The end of the latest week whose weekly showback was posted in full (Monday 00:00 in the policy's time zone), in Unix seconds; absent until a week is posted (from the database).",
+		nil, nil)
+)
+
+type showbackCollector struct {
+	m    *Metrics
+	read func(ctx context.Context) (ShowbackState, error)
+}
+
+func (c showbackCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- showbackUnpostedDesc
+	ch <- showbackPostedDesc
+}
+
+func (c showbackCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), StateTimeout)
+	defer cancel()
+	st, err := c.read(ctx)
+	if err != nil {
+		c.m.stateErrors.Inc()
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(showbackUnpostedDesc, prometheus.GaugeValue, float64(st.Unposted))
+	if !st.PostedThrough.IsZero() {
+		ch <- prometheus.MustNewConstMetric(showbackPostedDesc, prometheus.GaugeValue, float64(st.PostedThrough.Unix()))
+	}
 }
 
 // AgentReports counts the node agents' reports by outcome (accepted, unauthorized, wrong_node,

@@ -280,6 +280,20 @@ func (db *DB) PostedWeek(ctx context.Context, week string) (time.Time, error) {
 	return time.Time(at), nil
 }
 
+// LastPostedWeek is the latest week posted ("2026-W48"), whenever it was posted; "" when none was.
+// Weeks are written YYYY-Wnn, so their order as text is their order in time.
+func (db *DB) LastPostedWeek(ctx context.Context) (string, error) {
+	var week string
+	err := db.x.GetContext(ctx, &week, `SELECT week FROM showback_weeks WHERE posted_at IS NOT NULL ORDER BY week DESC LIMIT 1`)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: the last showback week posted: %w", err)
+	}
+	return week, nil
+}
+
 // holding runs fn in a transaction that first checks, with the week's row locked, that owner still
 // holds the unposted week.
 func (db *DB) holding(ctx context.Context, week, owner string, fn func(tx *sql.Tx) error) error {

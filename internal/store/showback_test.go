@@ -167,6 +167,9 @@ func TestClaimingAWeek(t *testing.T) {
 		if !claim("a", now) {
 			t.Fatal("a could not claim a week nobody had")
 		}
+		if last, err := db.LastPostedWeek(ctx); err != nil || last != "" {
+			t.Fatalf("LastPostedWeek with a week claimed and none posted = %q, %v", last, err)
+		}
 		if claim("b", now.Add(time.Minute)) {
 			t.Fatal("b claimed a week a holds")
 		}
@@ -214,6 +217,17 @@ func TestClaimingAWeek(t *testing.T) {
 		}
 		if ok, err := db.ClaimWeek(ctx, "2026-W49", "b", now.Add(time.Second), ttl); err != nil || !ok {
 			t.Fatalf("b could not claim W49 after a released it: %v", err)
+		}
+		// The last week posted is the latest one posted in full, not a later one only claimed,
+		// nor an earlier one posted after it (a catch-up).
+		if ok, err := db.ClaimWeek(ctx, "2026-W47", "a", now, ttl); err != nil || !ok {
+			t.Fatalf("a could not claim W47: %v", err)
+		}
+		if err := db.FinishWeek(ctx, "2026-W47", "a", now.Add(20*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if last, err := db.LastPostedWeek(ctx); err != nil || last != "2026-W48" {
+			t.Fatalf("LastPostedWeek = %q, %v; want 2026-W48", last, err)
 		}
 	})
 }

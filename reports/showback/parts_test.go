@@ -52,6 +52,8 @@ func (l *memLedger) MarkDelivered(_ context.Context, _, _, key string, _ time.Ti
 }
 func (l *memLedger) ReleaseWeek(context.Context, string, string) error           { return nil }
 func (l *memLedger) FinishWeek(context.Context, string, string, time.Time) error { return nil }
+func (l *memLedger) PostedWeek(context.Context, string) (time.Time, error)       { return time.Time{}, nil }
+func (l *memLedger) LastPostedWeek(context.Context) (string, error)              { return "", nil }
 func (c fixedClock) Now() time.Time                                              { return time.Time(c) }
 func (r *recorded) Deliver(_ context.Context, m bot.Reply) error                 { *r = append(*r, m); return nil }
 

@@ -62,7 +62,25 @@ type Ledger interface {
 	ReleaseWeek(ctx context.Context, week, owner string) error
 	// FinishWeek marks the week posted; it fails when owner no longer holds it.
 	FinishWeek(ctx context.Context, week, owner string, now time.Time) error
+	// PostedWeek says when the week was posted; zero when it was not.
+	PostedWeek(ctx context.Context, week string) (time.Time, error)
+	// LastPostedWeek is the latest week posted ("2026-W48"); "" when none was.
+	LastPostedWeek(ctx context.Context) (string, error)
 }
+
+// The kinds of message a week sends, as Publisher.Delivered names them.
+const (
+	// MessageChannel is the post in reports.showback.channel, its chart and CSV attached (a file
+	// that does not upload fails the post).
+	MessageChannel = "channel"
+	// MessageDM is a budget owner's DM (or a platform admin's, with the teams of nobody's).
+	MessageDM = "dm"
+	// MessageTeamChannel is the lines of a team without budget owners, in the team's channel.
+	MessageTeamChannel = "team_channel"
+)
+
+// MessageKinds are every kind of message, in the order a week sends them.
+var MessageKinds = []string{MessageChannel, MessageDM, MessageTeamChannel}
 
 // Publisher posts each week's showback exactly once on schedule: the channel post with its chart
 // and CSV, and a DM to every budget owner. Every replica runs it; the Ledger lets one of them
@@ -81,6 +99,10 @@ type Publisher struct {
 	Logger       *slog.Logger
 	// People are who a budget owner's entry reaches (a group's members); nil: the entry as written.
 	People func(name string) []string
+	// Delivered, when set, is told of every message a run tried to send (each part of one in
+	// several): its kind (MessageChannel, MessageDM, MessageTeamChannel) and the chat's error,
+	// nil when the chat took it. A message recorded as sent before is not tried again.
+	Delivered func(kind string, err error)
 
 	running sync.Mutex // one RunDue at a time in this process
 }
@@ -168,10 +190,10 @@ func (p *Publisher) RunDue(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// delivery is one message of a week and the key the ledger knows it by.
+// delivery is one message of a week, the key the ledger knows it by and its kind (MessageKinds).
 type delivery struct {
-	key   string
-	reply bot.Reply
+	key, kind string
+	reply     bot.Reply
 }
 
 // Messages are what week's report sends: the channel post, then one DM per budget owner (and
@@ -184,7 +206,7 @@ func (p *Publisher) Messages(r *Report) ([]delivery, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, parts("channel:"+strings.ToLower(sb.Channel), r.Post(sb.Channel, png), r.Title()+", continued.")...)
+		out = append(out, parts(MessageChannel, "channel:"+strings.ToLower(sb.Channel), r.Post(sb.Channel, png), r.Title()+", continued.")...)
 	}
 	if sb.DMBudgetOwners {
 		pol := p.Reports.Policy
@@ -244,25 +266,25 @@ func (p *Publisher) Messages(r *Report) ([]delivery, error) {
 		}
 		slices.Sort(order)
 		for _, o := range order {
-			out = append(out, parts("dm:"+o, r.OwnerDM(o, owners[o]), fmt.Sprintf("Your GPU showback for %s, continued.", r.Week))...)
+			out = append(out, parts(MessageDM, "dm:"+o, r.OwnerDM(o, owners[o]), fmt.Sprintf("Your GPU showback for %s, continued.", r.Week))...)
 		}
 		for _, ch := range chanOrder {
-			out = append(out, parts("team-channel:"+strings.ToLower(ch), r.OwnerDM(ch, channels[strings.ToLower(ch)]), fmt.Sprintf("Your GPU showback for %s, continued.", r.Week))...)
+			out = append(out, parts(MessageTeamChannel, "team-channel:"+strings.ToLower(ch), r.OwnerDM(ch, channels[strings.ToLower(ch)]), fmt.Sprintf("Your GPU showback for %s, continued.", r.Week))...)
 		}
 	}
 	return out, nil
 }
 
-// parts are the deliveries of a message, in as many parts as it needs (Parts): the first known
-// to the ledger by key, the later ones by key:2, key:3 and so on.
-func parts(key string, r bot.Reply, more string) []delivery {
+// parts are the deliveries of a message of kind, in as many parts as it needs (Parts): the first
+// known to the ledger by key, the later ones by key:2, key:3 and so on.
+func parts(kind, key string, r bot.Reply, more string) []delivery {
 	var out []delivery
 	for i, p := range Parts(r, more) {
 		k := key
 		if i > 0 {
 			k = fmt.Sprintf("%s:%d", key, i+1)
 		}
-		out = append(out, delivery{key: k, reply: p})
+		out = append(out, delivery{key: k, kind: kind, reply: p})
 	}
 	return out
 }
@@ -315,7 +337,11 @@ func (p *Publisher) Publish(ctx context.Context, w Week) (posted bool, err error
 			failed = append(failed, ctx.Err())
 			break
 		}
-		if err := p.Deliver.Deliver(ctx, m.reply); err != nil {
+		err := p.Deliver.Deliver(ctx, m.reply)
+		if p.Delivered != nil {
+			p.Delivered(m.kind, err)
+		}
+		if err != nil {
 			log.Warn("a showback message was not delivered", "to", m.key, "err", err)
 			failed = append(failed, fmt.Errorf("deliver %s: %w", m.key, err))
 			continue
@@ -332,6 +358,45 @@ func (p *Publisher) Publish(ctx context.Context, w Week) (posted bool, err error
 	}
 	log.Info("showback posted", "messages", len(msgs), "resumed_after", len(done))
 	return true, nil
+}
+
+// Status is how far the weekly showback has got, as the service's metrics tell it.
+type Status struct {
+	// PostedThrough is the end of the latest week posted in full (Monday 00:00 in the policy's
+	// time zone); zero when no week was.
+	PostedThrough time.Time
+	// Unposted counts the due weeks (DueWeeks: the latest CatchUpWeeks whose scheduled post time
+	// has come, since the first lease) that are not posted in full yet: 0 once every due week
+	// went out; a week whose every message went out but one the chat refused stays here.
+	Unposted int
+}
+
+// Status reads how far the weekly showback has got, as of the publisher's clock now.
+func (p *Publisher) Status(ctx context.Context) (Status, error) {
+	var st Status
+	weeks, err := p.DueWeeks(ctx, p.Reports.Clock.Now())
+	if err != nil {
+		return st, err
+	}
+	for _, w := range weeks {
+		at, err := p.Ledger.PostedWeek(ctx, w.String())
+		if err != nil {
+			return st, err
+		}
+		if at.IsZero() {
+			st.Unposted++
+		}
+	}
+	last, err := p.Ledger.LastPostedWeek(ctx)
+	if err != nil || last == "" {
+		return st, err
+	}
+	w, err := ParseWeek(last, Week{})
+	if err != nil {
+		return st, fmt.Errorf("showback: the last week posted: %w", err)
+	}
+	st.PostedThrough = w.End(p.Reports.Policy.Location)
+	return st, nil
 }
 
 // Pauses between tries to record a message that went out while the database could not take it.

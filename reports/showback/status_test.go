@@ -1,0 +1,88 @@
+package showback_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/acme/quartermaster/internal/policy"
+	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/schedule"
+	"github.com/acme/quartermaster/internal/store/storetest"
+	"github.com/acme/quartermaster/reports/showback"
+)
+
+// What the service's metrics read of the weekly showback: each message tried, by kind and
+// whether the chat took it (a budget owner it cannot reach is a DM that failed), how many due
+// weeks are not posted in full, and the end of the latest week that is. A week held back by an
+// unreachable owner counts as not posted until its last message goes out; then it is the week
+// posted through.
+func TestTheShowbacksStatusSaysWhatWasPostedAndWhatFailed(t *testing.T) {
+	b, err := os.ReadFile("../../commands/testdata/other.yaml") // Borealis: FRI 16:00, #finance
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Load([]byte(strings.Replace(string(b), "dm_budget_owners: false", "dm_budget_owners: true", 1)), "other.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := storetest.Open(t, storetest.SQLite(t))
+	start := time.Date(2026, 3, 2, 9, 0, 0, 0, pol.Location)
+	if err := db.Update(t.Context(), nil, func(tx qm.Tx) error {
+		return tx.CreateLease(t.Context(), &qm.Lease{User: "sam@borealis.example", Team: "speech", Class: "dev", GPUs: 1, State: qm.Expired,
+			CreatedAt: start, StartedAt: start, ExpiresAt: start.Add(2 * time.Hour), EndedAt: start.Add(2 * time.Hour)})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := schedule.ParseWeekly(pol.Reports.Showback.Schedule, pol.Location)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Friday 13 March, 17:00: the post of 2026-W10 was due at 16:00.
+	fc := clockwork.NewFakeClockAt(time.Date(2026, 3, 13, 17, 0, 0, 0, pol.Location))
+	chat := &refusingChat{unreachable: map[string]bool{"olga@borealis.example": true}}
+	tried := map[string]int{}
+	pub := &showback.Publisher{Reports: &showback.Service{Policy: pol, Source: db, Clock: fc}, Ledger: db, Deliver: chat,
+		Schedule: w, Owner: "a", ClaimTTL: 15 * time.Minute,
+		Delivered: func(kind string, err error) { tried[fmt.Sprintf("%s %v", kind, err != nil)]++ }}
+
+	st, err := pub.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Unposted != 1 || !st.PostedThrough.IsZero() {
+		t.Errorf("before the run: %+v; want 1 week unposted and none posted", st)
+	}
+	if err := pub.RunDue(t.Context()); err == nil {
+		t.Fatal("the run with olga unreachable reported no error")
+	}
+	// The channel post, and the DMs of pete, sven and vera went out; olga's did not.
+	if want := map[string]int{"channel false": 1, "dm false": 3, "dm true": 1}; fmt.Sprint(tried) != fmt.Sprint(want) {
+		t.Errorf("the run tried %v; want %v", tried, want)
+	}
+	if st, err = pub.Status(t.Context()); err != nil || st.Unposted != 1 || !st.PostedThrough.IsZero() {
+		t.Errorf("after a run that could not reach olga: %+v, %v; want 1 week unposted and none posted", st, err)
+	}
+
+	delete(chat.unreachable, "olga@borealis.example")
+	clear(tried)
+	fc.Advance(5 * time.Minute)
+	if err := pub.RunDue(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int{"dm false": 1}; fmt.Sprint(tried) != fmt.Sprint(want) {
+		t.Errorf("the run once olga was back tried %v; want %v (her DM alone)", tried, want)
+	}
+	st, err = pub.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2026-W10 ends on Monday 9 March, 00:00 in the policy's zone.
+	if want := time.Date(2026, 3, 9, 0, 0, 0, 0, pol.Location); st.Unposted != 0 || !st.PostedThrough.Equal(want) {
+		t.Errorf("after the week went out: %+v; want none unposted and posted through %v", st, want)
+	}
+}
