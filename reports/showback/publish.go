@@ -101,7 +101,8 @@ type Publisher struct {
 	People func(name string) []string
 	// Delivered, when set, is told of every message a run tried to send (each part of one in
 	// several): its kind (MessageChannel, MessageDM, MessageTeamChannel) and the chat's error,
-	// nil when the chat took it. A message recorded as sent before is not tried again.
+	// nil when the chat took it. A message recorded as sent before is not tried again, and one
+	// left as the run stops (its context ends) is not told.
 	Delivered func(kind string, err error)
 
 	running sync.Mutex // one RunDue at a time in this process
@@ -338,8 +339,8 @@ func (p *Publisher) Publish(ctx context.Context, w Week) (posted bool, err error
 			break
 		}
 		err := p.Deliver.Deliver(ctx, m.reply)
-		if p.Delivered != nil {
-			p.Delivered(m.kind, err)
+		if p.Delivered != nil && (err == nil || ctx.Err() == nil) {
+			p.Delivered(m.kind, err) // one left as the run stops is no message the chat refused
 		}
 		if err != nil {
 			log.Warn("a showback message was not delivered", "to", m.key, "err", err)

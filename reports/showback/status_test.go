@@ -1,6 +1,7 @@
 package showback_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/schedule"
@@ -84,5 +86,44 @@ func TestTheShowbacksStatusSaysWhatWasPostedAndWhatFailed(t *testing.T) {
 	// 2026-W10 ends on Monday 9 March, 00:00 in the policy's zone.
 	if want := time.Date(2026, 3, 9, 0, 0, 0, 0, pol.Location); st.Unposted != 0 || !st.PostedThrough.Equal(want) {
 		t.Errorf("after the week went out: %+v; want none unposted and posted through %v", st, want)
+	}
+}
+
+// stoppingChat is the chat of a replica told to stop while it delivers: the delivery gives up
+// with the run's context.
+type stoppingChat struct{ stop context.CancelFunc }
+
+func (c stoppingChat) Deliver(ctx context.Context, _ bot.Reply) error {
+	c.stop()
+	return ctx.Err()
+}
+
+// A message left unsent because the replica was stopping is no message the chat refused: it is
+// not counted as failed (it goes out at the next run).
+func TestAMessageLeftByAStoppingReplicaIsNotCountedFailed(t *testing.T) {
+	p, err := policy.Load([]byte(groupOwnersPolicy), "weir.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := showback.ParseWeek("2026-W10", showback.Week{})
+	from := w.Start(p.Location)
+	sched, err := schedule.ParseWeekly(p.Reports.Showback.Schedule, p.Location)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := from.Add(time.Hour)
+	leases := []*qm.Lease{{ID: 1, User: "u@weir.example", Team: "sluice", Class: "flume", GPUs: 1, State: qm.Expired,
+		CreatedAt: st, StartedAt: st, ExpiresAt: st.Add(2 * time.Hour), EndedAt: st.Add(2 * time.Hour)}}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var tried []string
+	pub := &showback.Publisher{Reports: &showback.Service{Policy: p, Source: fixedSource{leases}, Clock: fixedClock(from.Add(8 * 24 * time.Hour))},
+		Ledger: &memLedger{}, Deliver: stoppingChat{cancel}, Schedule: sched, Owner: "r1",
+		Delivered: func(kind string, err error) { tried = append(tried, fmt.Sprintf("%s %v", kind, err)) }}
+	if posted, err := pub.Publish(ctx, w); posted || err == nil {
+		t.Fatalf("Publish while stopping = %v, %v; want the week left unposted", posted, err)
+	}
+	if len(tried) != 0 {
+		t.Errorf("a stopping replica's messages were counted: %v", tried)
 	}
 }
