@@ -488,78 +488,11 @@ func (b *embeds) start(s string, room int) string {
 	return rest
 }
 
-// cut splits s after at most n characters: at the last line break in the second half of them,
-// else at the last space there, else after n, or before it between two characters as they are
-// shown (bot.ClusterCut). A cut inside a code block (```…```) closes the
-// block at the end of the head and opens it again, with the same fence, at the start of the
-// rest, which keeps the indentation of its first line; a cut right after a block's opening fence
-// leaves the fence, not an empty block, to the rest: each embed and message is rendered on its
-// own, so a block left open would show its code as text, and Slack cuts its pieces so too.
+// cut splits s after at most n characters (see bot.Cutter). Each embed and message is rendered
+// on its own, so a code block cut in two is closed at the end of the head and opened again, with
+// its language, at the start of the rest: a block left open would show its code as text.
 func cut(s string, n int) (string, string) {
-	r := []rune(s)
-	if len(r) <= n {
-		return s, ""
-	}
-	const closing = "\n```"
-	room := n // what the head holds besides the fence that closes a block cut in two
-	if n > 4*len(closing) {
-		room = n - len(closing)
-	}
-	at := room
-	for _, sep := range []rune{'\n', ' '} {
-		found := false
-		for i := room; i > room/2; i-- {
-			if r[i] == sep {
-				at, found = i, true
-				break
-			}
-		}
-		if found {
-			break
-		}
-	}
-	if r[at] != '\n' && r[at] != ' ' {
-		// A hard cut: between two characters as they are shown, never inside an emoji sequence,
-		// a flag or a letter with its marks; one longer than the room is cut at a code point.
-		b := 0 // the byte of s where r[at] begins (an invalid byte is a rune of its own in both)
-		for range at {
-			_, size := utf8.DecodeRuneInString(s[b:])
-			b += size
-		}
-		if c := bot.ClusterCut(s, b); c > 0 {
-			at = utf8.RuneCountInString(s[:c])
-		}
-	}
-	head, rest := string(r[:at]), string(r[at:])
-	if opener, open := openFence(head); open && room < n {
-		fence := strings.LastIndex(head, "```")
-		if strings.TrimSpace(head[fence+len(opener):]) == "" && strings.TrimSpace(head[:fence]) != "" {
-			// The cut falls right after the fence that opens a block (or inside its line): the
-			// head would end with an empty block, so the block begins the rest instead.
-			return strings.TrimRightFunc(head[:fence], unicode.IsSpace), head[fence:] + rest
-		}
-		rest = strings.TrimPrefix(rest, "\n")
-		if r[at] == ' ' {
-			rest = rest[1:]
-		}
-		if after, closed := strings.CutPrefix(rest, "```"); closed {
-			// The block ends where the head does: the rest goes on after it.
-			return strings.TrimSuffix(head, "\n") + closing, strings.TrimLeftFunc(after, unicode.IsSpace)
-		}
-		return strings.TrimSuffix(head, "\n") + closing, opener + "\n" + rest
-	}
-	return strings.TrimRightFunc(head, unicode.IsSpace), strings.TrimLeftFunc(rest, unicode.IsSpace)
-}
-
-// openFence reports whether s ends inside a code block (it holds an odd number of ``` fences),
-// and the line that opened it (``` and the language written after it, if any).
-func openFence(s string) (string, bool) {
-	if strings.Count(s, "```")%2 == 0 {
-		return "", false
-	}
-	i := strings.LastIndex(s, "```")
-	line, _, _ := strings.Cut(s[i:], "\n")
-	return line, true
+	return bot.Cutter{Limit: n, Languages: true}.Cut(s)
 }
 
 // sectionText is a section written as text: its title in bold, its text, a line per field.

@@ -295,94 +295,18 @@ func clip(s string, n int) string {
 // command, and never cut inside an escape.
 func safe(s string, n int) string { return clip(escape(s), n) }
 
-// split cuts s into pieces of at most n characters, preferring line breaks, then spaces. A piece
-// begins a line of its own in Slack, so a cut at a space never leaves the next piece beginning
-// with what changes meaning at a line's start (a > or &gt;, a quote; •, - or * and a space, or
-// 1., a list); and no cut falls inside an escape (&amp;), a mention (<@U…>) or a link (<…|…>).
-// A cut inside a code block (```…```) closes it at the end of the piece and opens it again at the
-// start of the next, which keeps the indentation of its first line; a cut right after a block's
-// opening fence leaves the fence, not an empty block, to the next piece.
-func split(s string, n int) []string {
-	var out []string
-	room := n // what a piece holds besides the fences a cut in a code block adds
-	if n > 16 {
-		room = n - len("\n```")*2
-	}
-	for utf8.RuneCountInString(s) > n {
-		head := s[:prefix(s, room)]
-		cut := strings.LastIndex(head, "\n")
-		if cut < len(head)/2 || !cuttable(s, cut) {
-			cut = -1
-		}
-		// A line break in the second half of the piece is where it ends: a line is not cut in
-		// two for a fuller piece. Only without one is the cut at a space.
-		for sp := len(head); cut < 0; {
-			sp = strings.LastIndex(head[:sp], " ")
-			if sp <= 0 {
-				break
-			}
-			if cuttable(s, sp) && !lineMark(strings.TrimLeft(s[sp:], " \n")) {
-				cut = sp
-				break
-			}
-		}
-		if cut <= 0 {
-			// No break to cut at: a hard cut, but never inside an &entity;, a <mention> or a
-			// <link>, nor before a mark that would begin a line.
-			cut = len(head)
-			for cut > 0 && (!cuttable(s, cut) || lineMark(s[cut:])) {
-				_, size := utf8.DecodeLastRuneInString(s[:cut])
-				cut -= size
-			}
-			if cut <= 0 {
-				cut = len(head)
-			}
-		}
-		if strings.Count(s[:cut], "```")%2 == 1 {
-			if fence := strings.LastIndex(s[:cut], "```"); strings.TrimSpace(s[fence+len("```"):cut]) == "" && strings.TrimSpace(s[:fence]) != "" {
-				// The cut falls right after the fence that opens a block: this piece would end
-				// with an empty block, so the block begins the next piece instead.
-				out = append(out, strings.TrimRight(s[:fence], " \n"))
-				s = s[fence:]
-				continue
-			}
-			out = append(out, strings.TrimRight(s[:cut], " \n")+"\n```")
-			rest := s[cut:]
-			if strings.HasPrefix(rest, "\n") || strings.HasPrefix(rest, " ") {
-				rest = rest[1:]
-			}
-			s = "```\n" + rest
-			continue
-		}
-		out = append(out, strings.TrimRight(s[:cut], " \n"))
-		s = strings.TrimLeft(s[cut:], " \n")
-	}
-	if s != "" || len(out) == 0 {
-		out = append(out, s)
-	}
-	return out
-}
+// sectionCutter cuts text into pieces of at most MaxSectionText characters, one a section (see
+// bot.Cutter), preferring line breaks, then spaces. A piece begins a line of its own in Slack, so
+// a cut never leaves the next piece beginning with what changes meaning at a line's start (a > or
+// &gt;, a quote; •, - or * and a space, or 1., a list); and no cut falls inside an escape
+// (&amp;), a code span (an example's command), a mention (<@U…>) or a link (<…|…>). Slack reads
+// no language after a block's fence: a block cut in two opens again with ``` alone.
+var sectionCutter = bot.Cutter{Limit: MaxSectionText, Cuttable: cuttable, WholeWords: true}
 
-// prefix is the length in bytes of the first n code points of s, a byte that is no UTF-8 counting
-// as one, as the text reaches Slack (JSON writes each such byte as one �).
-func prefix(s string, n int) int {
-	i := 0
-	for ; n > 0 && i < len(s); n-- {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return i
-}
-
-// cuttable reports whether s may be cut at byte i: not inside an escape (&amp; &lt; &gt;), a
-// <…> Slack reads as a mention or a link, or a character as it is shown (bot.ClusterBoundary).
+// cuttable reports whether a piece may end at byte i of s, the next beginning with s[i:]: not
+// inside an escape (&amp; &lt; &gt;), a code span or a <…> Slack reads as a mention or a link,
+// and, but at a line break, not before what Slack reads differently at a line's start (lineMark).
 func cuttable(s string, i int) bool {
-	if i <= 0 || i >= len(s) {
-		return i > 0
-	}
-	if !bot.ClusterBoundary(s, i) {
-		return false
-	}
 	if amp := strings.LastIndexByte(s[:i], '&'); amp >= 0 && i-amp < len("&amp;") && !strings.Contains(s[amp:i], ";") && !strings.ContainsAny(s[amp+1:i], " \n&") {
 		return false
 	}
@@ -392,7 +316,7 @@ func cuttable(s string, i int) bool {
 	if lt := strings.LastIndexByte(s[:i], '<'); lt >= 0 && !strings.Contains(s[lt:i], ">") && strings.Contains(s[i:], ">") {
 		return false
 	}
-	return true
+	return s[i] == '\n' || !lineMark(strings.TrimLeft(s[i:], " \n"))
 }
 
 // lineMark reports whether s begins with what Slack reads differently at the start of a line: a
@@ -424,7 +348,7 @@ func plain(s string) *slack.TextBlockObject {
 // textBlocks renders text as sections of at most MaxSectionText characters each.
 func textBlocks(text string, tw typedWords) []slack.Block {
 	var out []slack.Block
-	for _, part := range split(mrkdwnOf(tw, piece{s: text}), MaxSectionText) {
+	for _, part := range sectionCutter.Pieces(mrkdwnOf(tw, piece{s: text})) {
 		if part == "" {
 			continue
 		}
@@ -456,7 +380,7 @@ func sectionBlocks(s bot.Section, tw typedWords) []slack.Block {
 	var out []slack.Block
 	parts := []string{}
 	if head != "" {
-		parts = split(head, MaxSectionText)
+		parts = sectionCutter.Pieces(head)
 	}
 	for i, p := range parts {
 		var fs []*slack.TextBlockObject
@@ -627,7 +551,7 @@ func packSections(ss []bot.Section, tw typedWords) []packed {
 		if strings.TrimSpace(t) == "" {
 			continue
 		}
-		pieces := split(t, MaxSectionText)
+		pieces := sectionCutter.Pieces(t)
 		for i, p := range pieces {
 			if cur.text != "" && utf8.RuneCountInString(cur.text)+2+utf8.RuneCountInString(p) > MaxSectionText {
 				out = append(out, cur)
