@@ -122,6 +122,19 @@ func (r Reply) PlainText() string {
 	return b.String()
 }
 
+// MostlyLeases reports whether sections are mostly leases: at least half of them (and one) titled
+// with a lease's id (L-42), as a list of leases is. A reply too long to show whole says how to
+// see one lease of those it leaves out.
+func MostlyLeases(sections []Section) bool {
+	n := 0
+	for _, s := range sections {
+		if strings.HasPrefix(s.Title, "L-") {
+			n++
+		}
+	}
+	return n > 0 && n >= len(sections)/2
+}
+
 // MaxReason is the most characters a typed reason may have (a denial's, a quota request's): the
 // command grammar refuses more, so the adapters' forms that ask for one take no more than this.
 const MaxReason = 500

@@ -82,6 +82,18 @@ func ClusterHead(s string, n int) string {
 	return s[:ClusterCut(s, i)]
 }
 
+// Clip shortens s to at most n code points, ending it with "…" when it was cut, after a whole
+// character as it is shown (ClusterHead).
+func Clip(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return ClusterHead(s, n-1) + "…"
+}
+
 const zwj = '\u200d'
 
 // extends reports whether r belongs to the character before it: a combining mark (of any kind),

@@ -80,3 +80,25 @@ func TestALongCommandIsRepeatedUpToAWholeCharacter(t *testing.T) {
 		}
 	}
 }
+
+// A text shortened to a limit ends with "…" after a whole character as shown, within the limit.
+func TestClipEndsAfterAWholeCharacter(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"L-42", 4, "L-42"},
+		{"L-42 ends", 4, "L-4…"},
+		{"ab🇳🇵🇯🇵", 5, "ab🇳🇵…"},
+		{"ab🇳🇵🇯🇵", 4, "ab…"},
+		{"e\u0301e\u0301e\u0301", 4, "e\u0301…"},
+		{"L-42", 1, "…"},
+		{"L-42", 0, ""},
+	} {
+		got := bot.Clip(tc.s, tc.n)
+		if got != tc.want || utf8.RuneCountInString(got) > tc.n {
+			t.Errorf("%q clipped to %d is %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/acme/quartermaster/bot"
 )
 
 // OptionType is the Discord type an option is registered with.
@@ -150,7 +152,7 @@ func ApplicationCommand(name string, cmds []Command) *discordgo.ApplicationComma
 			}
 			if len(o.Choices) <= maxChoices {
 				for _, ch := range o.Choices {
-					op.Choices = append(op.Choices, &discordgo.ApplicationCommandOptionChoice{Name: clip(ch, maxChoiceName), Value: ch})
+					op.Choices = append(op.Choices, &discordgo.ApplicationCommandOptionChoice{Name: bot.Clip(ch, maxChoiceName), Value: ch})
 				}
 			}
 			// More values than Discord shows as choices are suggested as they are typed instead.
@@ -383,7 +385,7 @@ func nonEmpty(s, def string) string {
 func clipWords(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n || n <= 1 {
-		return clip(s, n)
+		return bot.Clip(s, n)
 	}
 	for i := n - 1; i > 0; i-- {
 		if unicode.IsSpace(r[i]) {
@@ -393,5 +395,5 @@ func clipWords(s string, n int) string {
 			}
 		}
 	}
-	return clip(s, n)
+	return bot.Clip(s, n)
 }

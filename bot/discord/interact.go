@@ -121,7 +121,7 @@ func (a *Adapter) read(i *discordgo.Interaction) incoming {
 			in.problem = "This form was not made by Quartermaster here, so it does nothing; type the command instead."
 			break
 		}
-		in.text = strings.TrimSpace(cmd + " " + oneLine(clip(textInput(data.Components, reasonInput), maxReasonLength)))
+		in.text = strings.TrimSpace(cmd + " " + oneLine(bot.Clip(textInput(data.Components, reasonInput), maxReasonLength)))
 	default:
 		in.problem = fmt.Sprintf("Quartermaster does not handle this kind of interaction (%d).", i.Type)
 	}
@@ -339,7 +339,7 @@ func request(channel, key, click, person, userID, text string) bot.Request {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func trunc(s string, n int) string { return clip(s, n) }
+func trunc(s string, n int) string { return bot.Clip(s, n) }
 
 // respond answers an interaction, whether it came over HTTP or the gateway. sent must be called
 // once the answer has been delivered (or failed): work deferred by it waits for that before it
@@ -462,7 +462,7 @@ func orEmpty(c []discordgo.MessageComponent) []discordgo.MessageComponent {
 func (a *Adapter) denyModal(lease string) *discordgo.InteractionResponse {
 	id, _ := a.sign(modalPrefix, handlerCommand+" deny "+lease)
 	return &discordgo.InteractionResponse{Type: discordgo.InteractionResponseModal, Data: &discordgo.InteractionResponseData{
-		CustomID: id, Title: clip("Deny "+lease, 45),
+		CustomID: id, Title: bot.Clip("Deny "+lease, 45),
 		Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
 			discordgo.TextInput{CustomID: reasonInput, Label: "Why? The requester will read this.", Style: discordgo.TextInputParagraph,
 				Required: false, MaxLength: maxReasonLength, Placeholder: "what to do instead, for the requester"},
@@ -485,7 +485,7 @@ func (a *Adapter) autocomplete(ctx context.Context, in incoming) *discordgo.Inte
 				break
 			}
 			if Suggests(in.typed, v) && fitsChoice(v) {
-				resp.Data.Choices = append(resp.Data.Choices, &discordgo.ApplicationCommandOptionChoice{Name: clip(v, maxChoiceName), Value: v})
+				resp.Data.Choices = append(resp.Data.Choices, &discordgo.ApplicationCommandOptionChoice{Name: bot.Clip(v, maxChoiceName), Value: v})
 			}
 		}
 		return resp
@@ -508,7 +508,7 @@ func (a *Adapter) autocomplete(ctx context.Context, in incoming) *discordgo.Inte
 		if !fitsChoice(c.Value) {
 			continue
 		}
-		resp.Data.Choices = append(resp.Data.Choices, &discordgo.ApplicationCommandOptionChoice{Name: clip(nonEmpty(c.Name, c.Value), maxChoiceName), Value: c.Value})
+		resp.Data.Choices = append(resp.Data.Choices, &discordgo.ApplicationCommandOptionChoice{Name: bot.Clip(nonEmpty(c.Name, c.Value), maxChoiceName), Value: c.Value})
 	}
 	return resp
 }

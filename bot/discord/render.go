@@ -98,13 +98,13 @@ func (b *embeds) section(s bot.Section) bool {
 	if b.budget < 40 {
 		return false
 	}
-	e := &discordgo.MessageEmbed{Title: clip(s.Title, min(MaxEmbedTitle, b.budget/4)), Color: b.colour}
+	e := &discordgo.MessageEmbed{Title: bot.Clip(s.Title, min(MaxEmbedTitle, b.budget/4)), Color: b.colour}
 	b.budget -= utf8.RuneCountInString(e.Title)
-	e.Description = clip(s.Text, min(MaxEmbedText, b.budget/2))
+	e.Description = bot.Clip(s.Text, min(MaxEmbedText, b.budget/2))
 	b.budget -= utf8.RuneCountInString(e.Description)
 	for _, f := range s.Fields {
-		name := clip(nonEmpty(f.Label, "·"), MaxFieldName)
-		value := clip(nonEmpty(f.Value, "—"), min(MaxFieldValue, b.budget-utf8.RuneCountInString(name)))
+		name := bot.Clip(nonEmpty(f.Label, "·"), MaxFieldName)
+		value := bot.Clip(nonEmpty(f.Value, "—"), min(MaxFieldValue, b.budget-utf8.RuneCountInString(name)))
 		if len(e.Fields) >= MaxEmbedFields || value == "" {
 			break
 		}
@@ -136,7 +136,7 @@ func (a *Adapter) actions(rs []bot.Reply) (buttons []discordgo.MessageComponent,
 			case ok && ids[id]:
 			case ok && len(buttons) < MaxButtonRows*MaxButtonsPerRow:
 				ids[id] = true
-				buttons = append(buttons, discordgo.Button{Label: clip(a.discordText(act.Label), MaxButtonLabel), Style: buttonStyle(act.Style), CustomID: id})
+				buttons = append(buttons, discordgo.Button{Label: bot.Clip(a.discordText(act.Label), MaxButtonLabel), Style: buttonStyle(act.Style), CustomID: id})
 			default:
 				typed = append(typed, act.Label+": "+codeSpan(a.typed(act.Command)))
 			}
@@ -193,9 +193,9 @@ func writeOut(typed []string, room int) string {
 		case utf8.RuneCountInString(next)+reserve <= room:
 			line = next
 		case i == 0 && reserve == 0:
-			return clip(next, room)
+			return bot.Clip(next, room)
 		case i == 0:
-			return clip(next, room-reserve) + fmt.Sprintf("; and %d more", len(typed)-1)
+			return bot.Clip(next, room-reserve) + fmt.Sprintf("; and %d more", len(typed)-1)
 		default:
 			return line + fmt.Sprintf("; and %d more", len(typed)-i)
 		}
@@ -284,7 +284,7 @@ func (a *Adapter) parts(rs ...bot.Reply) []message {
 		note := fmt.Sprintf(cutFooter, policy.Count(dropped, "more message", "more messages"))
 		if n := total - shown; n > 0 {
 			note = fmt.Sprintf(cutSections, n, MaxParts)
-			if leaseTitles(rs) {
+			if mostlyLeases(rs) {
 				note = fmt.Sprintf(cutLeases, n)
 			}
 		}
@@ -349,18 +349,13 @@ func compactText(s bot.Section) string {
 	return strings.Join(lines, "\n")
 }
 
-// leaseTitles reports whether the replies' sections are mostly leases (titled L-…).
-func leaseTitles(rs []bot.Reply) bool {
-	n, all := 0, 0
+// mostlyLeases reports whether the replies' sections are mostly leases (bot.MostlyLeases).
+func mostlyLeases(rs []bot.Reply) bool {
+	var all []bot.Section
 	for _, r := range rs {
-		for _, s := range r.Sections {
-			all++
-			if strings.HasPrefix(s.Title, "L-") {
-				n++
-			}
-		}
+		all = append(all, r.Sections...)
 	}
-	return n > 0 && n >= all/2
+	return bot.MostlyLeases(all)
 }
 
 // newEmbeds is an empty message's embeds, with room kept for a footer.
@@ -653,16 +648,4 @@ func (a *Adapter) typed(line string) string {
 		parts = append(parts, o.Name+":"+o.Value)
 	}
 	return strings.Join(parts, " ")
-}
-
-// clip shortens s to at most n characters, ending it with "…" when it was cut, after a whole
-// character as it is shown (an emoji sequence, a flag, a letter with its marks).
-func clip(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return bot.ClusterHead(s, n-1) + "…"
 }

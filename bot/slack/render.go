@@ -273,16 +273,11 @@ func unquote(s string, lineStart bool) string {
 // inside an escape (&amp; &lt; &gt;), so escaped text stays escaped, nor inside a character as it
 // is shown (an emoji sequence, a flag, a letter with its marks).
 func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	c := bot.Clip(s, n)
+	head, cut := strings.CutSuffix(c, "…")
+	if c == s || !cut {
+		return c
 	}
-	if n <= 0 {
-		return ""
-	}
-	if n == 1 {
-		return "…"
-	}
-	head := bot.ClusterHead(s, n-1)
 	if amp := strings.LastIndexByte(head, '&'); amp >= 0 && len(head)-amp < len("&amp;") && !strings.Contains(head[amp:], ";") {
 		head = head[:amp]
 	}
@@ -591,7 +586,7 @@ func moreNote(r bot.Reply, sections int, partial string, buttons int, example st
 		parts = append(parts, s)
 	} else if sections > 0 {
 		s := fmt.Sprintf("…and %d more not shown here", sections)
-		if leaseTitles(r.Sections) {
+		if bot.MostlyLeases(r.Sections) {
 			s += "; /gpu status LEASE shows any one of them"
 		}
 		parts = append(parts, s)
@@ -606,16 +601,6 @@ func moreNote(r bot.Reply, sections int, partial string, buttons int, example st
 		return "…the rest is too long for one Slack message."
 	}
 	return strings.Join(parts, ". ") + "."
-}
-
-func leaseTitles(ss []bot.Section) bool {
-	n := 0
-	for _, s := range ss {
-		if strings.HasPrefix(s.Title, "L-") {
-			n++
-		}
-	}
-	return n > 0 && n >= len(ss)/2
 }
 
 // versioned gives every block of an edited message or a republished view a block id of its
