@@ -145,7 +145,11 @@ func (c *Console) Run(ctx context.Context, in io.Reader) error {
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	if c.Prompt {
 		u := c.exampleUser()
-		fmt.Fprintf(c.Out, "Quartermaster console. Type `%s: /gpu help`, `:as %s` to set who you are, `:advance 45m`, `:util L-1 0`, or Ctrl-D to quit.\n", u, u)
+		controls := "`:advance 45m`, `:util L-1 0`"
+		if c.realClock() {
+			controls = "`:wait 30s`"
+		}
+		fmt.Fprintf(c.Out, "Quartermaster console. Type `%s: /gpu help`, `:as %s` to set who you are, %s, or Ctrl-D to quit.\n", u, u, controls)
 	}
 	// Lines are read on their own, so that the console stops when ctx ends (a signal) even while
 	// its input stays open and sends nothing.
@@ -270,6 +274,10 @@ func (c *Console) control(ctx context.Context, line string) {
 	switch strings.ToLower(f[0]) {
 	case ":advance", ":wait":
 		verb := strings.ToLower(f[0])
+		if verb == ":advance" && c.realClock() {
+			fail(realClockText)
+			return
+		}
 		if len(f) == 3 {
 			if msg, d := policy.DurationSlip(f[1] + " " + f[2]); d > 0 {
 				// "- 2h": a minus written apart, refused as -2h is.
@@ -297,13 +305,21 @@ func (c *Console) control(ctx context.Context, line string) {
 		case c.Controls.Advance != nil:
 			err = c.Controls.Advance(ctx, d)
 		default:
-			fail("this console runs on the real clock of a real scheduler, so time cannot be moved; let it pass with :wait. Example: :wait 30s")
+			fail(realClockText)
 			return
 		}
 		if err != nil {
 			fail(verb[1:] + " failed: " + err.Error())
 		}
 	case ":util":
+		if c.Controls.Util == nil {
+			if c.realClock() {
+				fail("`:util` sets a simulated GPU utilization, but this console runs on a real scheduler, whose GPUs' utilization comes from the node agents that report to quartermaster serve (docs/agent.md); let time pass with :wait. Example: :wait 30s")
+				return
+			}
+			fail("this console has no simulated telemetry.")
+			return
+		}
 		if len(f) != 3 {
 			fail("`:util` needs a lease and a percentage. Example: :util L-1 0")
 			return
@@ -311,10 +327,6 @@ func (c *Console) control(ctx context.Context, line string) {
 		var pct float64
 		if _, err := fmt.Sscanf(strings.TrimSuffix(f[2], "%"), "%g", &pct); err != nil || pct < 0 || pct > 100 {
 			fail(fmt.Sprintf("%s is not a percentage between 0 and 100. Example: :util L-1 0", policy.Quoted(f[2], 40)))
-			return
-		}
-		if c.Controls.Util == nil {
-			fail("this console has no simulated telemetry.")
 			return
 		}
 		if err := c.Controls.Util(ctx, f[1], pct); err != nil {
@@ -336,8 +348,21 @@ func (c *Console) control(ctx context.Context, line string) {
 			c.say(bot.Reply{To: "console", Text: c.Controls.Now().Format(time.RFC3339)})
 		}
 	default:
+		if c.realClock() {
+			fail(fmt.Sprintf("%s is not a console command; on a real scheduler they are :wait, :as and :now. Example: :wait 30s", policy.Quoted(f[0], 40)))
+			return
+		}
 		fail(fmt.Sprintf("%s is not a console command; they are :advance, :wait, :util, :as and :now. Example: :advance 45m", policy.Quoted(f[0], 40)))
 	}
+}
+
+// realClockText refuses :advance on a console that runs on a real scheduler's clock.
+const realClockText = "this console runs on the real clock of a real scheduler, so time cannot be moved; let it pass with :wait. Example: :wait 30s"
+
+// realClock reports whether the console runs on a real scheduler's clock: time passes with
+// :wait, and there is no simulated clock to move nor simulated telemetry to set.
+func (c *Console) realClock() bool {
+	return c.Controls.Advance == nil && c.Controls.Wait != nil
 }
 
 // known reports whether the directory lists user (in any case), or there is no directory.

@@ -140,7 +140,10 @@ func consoleSession(ctx context.Context, args []string, stdin io.Reader, stdout,
 		fmt.Fprintf(stderr, "warning: %s:%d: %s\n", a.Policy.Source, w.Line, w.Msg)
 	}
 	c := &console.Console{Handler: a.Handler, Out: stdout, JSON: *asJSON, Prompt: isTerminal(stdin),
-		Controls: console.Controls{Util: a.SetUtilization, Now: func() time.Time { return a.Clock.Now().In(a.Policy.Location) }}, FilesDir: *reportsDir}
+		Controls: console.Controls{Now: func() time.Time { return a.Clock.Now().In(a.Policy.Location) }}, FilesDir: *reportsDir}
+	if a.Sim != nil {
+		c.Controls.Util = a.SetUtilization // a real scheduler's utilization comes from its node agents
+	}
 	c.ExampleUser, c.ExampleClass = consoleExample(a.Policy)
 	for _, e := range a.Policy.Directory {
 		c.People = append(c.People, e.User) // whom :as takes
