@@ -571,6 +571,12 @@ func (b *Bot) renderNotice(ctx context.Context, n qm.Notice) []bot.Reply {
 			}
 		}
 	case qm.NoticeDecided:
+		if cur, err := b.Svc.Get(ctx, l.ID); err == nil && cur.State != l.State && l.State == qm.Provisioning {
+			// Approved and handed to the scheduler as the decision was written: the card says
+			// what became of it (running, waiting in the scheduler's queue), as the approver's
+			// reply and the requester do, not that it is still being started.
+			l = cur
+		}
 		var what string
 		noted := false // the approval's note names each limit of the quota it passes
 		switch {

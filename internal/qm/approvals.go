@@ -264,16 +264,22 @@ func (s *Service) Decide(ctx context.Context, approver string, id LeaseID, appro
 	if err != nil {
 		return nil, err
 	}
-	s.send(ctx, &b)
 	out := &Outcome{Lease: l}
 	if note != "" {
 		out.Matches = []policy.Match{{Rule: QuotaLimit, Why: note}}
 	}
 	var err2 error
 	if placed && l.State == Provisioning {
+		// Handed to the scheduler now: the approvers' card goes out once it has answered, so
+		// that it says what the approver's reply and the requester are told (running, waiting
+		// in its queue), not that it is being started. It is in the outbox already, so a crash
+		// meanwhile loses nothing: the sender loop delivers it, as the lease stands then.
 		err2 = s.start(ctx, l, false)
+		s.send(ctx, &b)
 		s.approvedStarted(ctx, l, approver)
+		return out, err2
 	}
+	s.send(ctx, &b)
 	return out, err2
 }
 
