@@ -1457,8 +1457,13 @@ func (b *Bot) estimate(ctx context.Context, req bot.Request, c Command) []bot.Re
 	if e.Asked > 0 { // more than a node holds, or exclusive: whole nodes, as the request would get
 		asked, holds = e.Asked, fmt.Sprintf(" takes %s", e.WholeNodes)
 	}
-	return []bot.Reply{{Text: fmt.Sprintf("%d × %s%s for %s%s: %s (%s per GPU-hour). Predicted wait: %s. Nothing was reserved.",
-		asked, e.Class.Name, excl, policy.FormatDuration(e.For), holds, b.money(e.Cost), b.price(e.Class.PricePerGPUHour), waitText(e.Wait)),
+	decision := ""
+	if len(e.Rules) > 0 && len(e.Approvers) > 0 {
+		// The request would not start at once: a budget owner decides first, as its reply would say.
+		decision = fmt.Sprintf(" Asked now, it would wait for a budget owner first: %s, so %s would decide.", matchesText(e.Rules), b.whoDecides(e.Approvers, req.User))
+	}
+	return []bot.Reply{{Text: fmt.Sprintf("%d × %s%s for %s%s: %s (%s per GPU-hour). Predicted wait: %s.%s Nothing was reserved.",
+		asked, e.Class.Name, excl, policy.FormatDuration(e.For), holds, b.money(e.Cost), b.price(e.Class.PricePerGPUHour), waitText(e.Wait), decision),
 		Actions: []bot.Action{{Label: "Request it", Command: fmt.Sprintf("/gpu request %d %s for %s%s", asked, e.Class.Name, policy.FormatDuration(e.For), excl), Style: "primary"}}}}
 }
 

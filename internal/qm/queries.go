@@ -156,6 +156,11 @@ type Estimate struct {
 	// class (GPUs); WholeNodes then says what they are ("2 whole nodes of 6 GPUs = 12 GPUs").
 	Asked      int
 	WholeNodes string
+	// Rules are the published rules a request like it, by the same person for their team,
+	// would meet now, so that it would wait for a budget owner (Approvers) first; none where it
+	// would start without a decision.
+	Rules     []policy.Match
+	Approvers []string
 }
 
 // EstimateRequest prices a request of user's and predicts its wait, with no side effects.
@@ -184,7 +189,47 @@ func (s *Service) EstimateRequest(ctx context.Context, user, class string, gpus 
 		return Estimate{}, err
 	}
 	e.Cost, e.Wait = Cost(c, e.GPUs, d), wait
+	e.Rules, e.Approvers = s.wouldWaitFor(ctx, user, c.Name, gpus, d, exclusive)
 	return e, nil
+}
+
+// wouldWaitFor is the exception rules a request of user's for gpus of class for d would meet now,
+// charged to their team as a request naming none is, and who would decide it: what /gpu request
+// would answer, with nothing written. None where it would start without a decision, or where
+// who asks or their team cannot be told (the request itself would say why).
+func (s *Service) wouldWaitFor(ctx context.Context, user, class string, gpus int, d time.Duration, exclusive bool) ([]policy.Match, []string) {
+	if user == "" {
+		return nil, nil
+	}
+	req := LeaseRequest{User: user, GPUs: gpus, Class: class, Duration: d, Exclusive: exclusive}
+	id, c, err := s.Normalize(ctx, &req)
+	if err != nil {
+		return nil, nil
+	}
+	var matches []policy.Match
+	rc := s.newRuleCheck()
+	err = s.withRules(ctx, rc, func() error {
+		return s.Store.View(ctx, func(tx Tx) error {
+			now := s.Clock.Now()
+			leases, err := tx.ListLeases(ctx, LeaseFilter{Kind: AnyKind, Team: req.Team, EndedAfter: s.WeekStart(now), Slim: true})
+			if err != nil {
+				return err
+			}
+			u, q := s.usageFrom(req.Team, leases, now)
+			l := &Lease{User: req.User, Team: req.Team, Class: req.Class, GPUs: req.GPUs, Duration: req.Duration,
+				DataClass: req.DataClass, Exclusive: req.Exclusive, AskedGPUs: req.asked, CreatedAt: now, Price: c.PricePerGPUHour, Priced: true}
+			in := s.ruleInput(id, c, u, q, l, "lease", req.Duration)
+			matches, err = s.ruleResult(ctx, rc, in)
+			return err
+		})
+	})
+	if err != nil || len(matches) == 0 {
+		if err != nil {
+			s.log().Warn("read the rules a priced request would meet", "user", user, "err", err)
+		}
+		return nil, nil
+	}
+	return matches, s.Deciders(req.Team, req.User)
 }
 
 // Cost is price × GPUs × duration, computed on the price as written, so that it rounds to the
