@@ -849,6 +849,10 @@ func (b *Bot) freeText(s qm.ClassStatus) string {
 	if s.FreeUpTo > s.Free {
 		return fmt.Sprintf("%d of %d (up to %d: leases of a class that takes GPUs of any type run on these nodes, counted as holding this class's, and the scheduler picks which they get)", s.Free, s.Capacity, s.FreeUpTo)
 	}
+	if s.CapText != "" {
+		// Fewer than the class has idle: the capacity share holds the rest back.
+		return fmt.Sprintf("%d of %d: %s", s.Free, s.Capacity, s.CapText)
+	}
 	return fmt.Sprintf("%d of %d", s.Free, s.Capacity)
 }
 

@@ -63,6 +63,10 @@ type ClassStatus struct {
 	// takes GPUs of any type run on the class's nodes, whose GPUs are of several types, and which
 	// type the scheduler gave them is not known; Free counts them as holding the class's.
 	FreeUpTo int
+	// CapText, where the capacity share is what keeps Free below the GPUs the class has free,
+	// says what it allows and what is held ("dev may hold 4 GPUs at once (its capacity share)
+	// and holds 2"); empty where the share does not bind it.
+	CapText string
 }
 
 // Catalog lists the classes with free GPUs now and the predicted wait for one GPU for user.
@@ -79,6 +83,9 @@ func (s *Service) Catalog(ctx context.Context, user string) ([]ClassStatus, erro
 			return nil, err
 		}
 		cs := ClassStatus{Class: c, Capacity: p.Capacity, Free: free, NoNodes: s.noUsableNodes(c.Name)}
+		if capFree := max(0, p.Limit-p.SharedUsed); p.Limit > 0 && free == capFree && capFree < max(0, p.Capacity-p.Used) {
+			cs.CapText = s.capText(p)
+		}
 		if upTo > free {
 			cs.FreeUpTo = upTo
 		}
