@@ -16,6 +16,7 @@ import (
 	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/docs"
 	"github.com/acme/quartermaster/internal/config"
+	"github.com/acme/quartermaster/internal/ingest"
 	"github.com/acme/quartermaster/internal/metrics"
 	"github.com/acme/quartermaster/internal/nfc"
 	"github.com/acme/quartermaster/internal/policy"
@@ -327,6 +328,10 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 			return nil, err
 		}
 		svc.Backend = o.metrics.Backend(backend, b)
+		// A real scheduler's GPUs are watched by the node agents, whose reports serve takes into
+		// the database: every process on it (serve, a replica, a console) judges idleness from
+		// them, so that none takes a watched lease for one without telemetry.
+		svc.Telemetry = ingest.Telemetry{Store: st, Logger: logger}
 	}
 	a.Waits = waits.New()
 	a.Waits.SetHistory(st)
