@@ -105,10 +105,8 @@ func (b *Bot) mentionedDataClass(typed string) string {
 	if !ok || !policy.ValidDataClass(name) || slices.Contains(chatMentions, name) {
 		return ""
 	}
-	for _, t := range b.pol().Teams {
-		if slices.ContainsFunc(b.Svc.DataClassesOf(t.Name), func(dc string) bool { return policy.NameKey(dc) == name }) {
-			return name
-		}
+	if slices.ContainsFunc(b.DataClasses(), func(dc string) bool { return policy.NameKey(dc) == name }) {
+		return name
 	}
 	return ""
 }

@@ -54,6 +54,9 @@ type Param struct {
 	// Leases, for a lease id, is which leases the command takes from the person who types it, as
 	// the adapters that suggest ids read it: LeasesAny, LeasesOwn, LeasesRunning or LeasesToDecide.
 	Leases string
+	// Teams, for a team, is which teams the command takes from the person who types it, as the
+	// adapters that suggest teams read it (TeamsFor): TeamsCharged, TeamsQuota or TeamsReport.
+	Teams string
 }
 
 // Which leases a command takes from the person who types it (Param.Leases).
@@ -453,7 +456,7 @@ func init() {
 				{Name: "duration", Type: TDuration, Keyword: "for", Help: "how long, like 4h (default 4h, at most the class's limit)"},
 				{Name: "template", Type: TTemplate, Keyword: "template", Placeholder: "T", Help: "a workspace template (see /gpu templates)"},
 				{Name: "params", Type: TText, Placeholder: "key=value …", Help: "the template's parameters"},
-				{Name: "team", Type: TTeam, Keyword: "team", Placeholder: "T", Help: "the team to charge, if you are in several"},
+				{Name: "team", Type: TTeam, Keyword: "team", Placeholder: "T", Help: "the team to charge, if you are in several", Teams: TeamsCharged},
 				dataParam,
 				{Name: "exclusive", Type: TFlag, Keyword: "exclusive", Help: "whole nodes for this lease alone"},
 			},
@@ -509,13 +512,13 @@ func init() {
 				return b.approvals(ctx, req)
 			}},
 		{Name: "quota", Words: []string{"quota"}, Usage: "/gpu quota [TEAM]", Summary: "use against quota this week", Examples: []string{"/gpu quota"},
-			Params: []Param{{Name: "team", Type: TTeam, Help: "a team (default: your first, naming your others; a budget owner in no team: the teams they own)"}}, parse: parseQuota,
+			Params: []Param{{Name: "team", Type: TTeam, Help: "a team (default: your first, naming your others; a budget owner in no team: the teams they own)", Teams: TeamsQuota}}, parse: parseQuota,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply { return b.quota(ctx, req, c) }},
 		{Name: "quota-request", Words: []string{"quota", "request"}, Usage: "/gpu quota request +N CLASS [for DURATION] [team T] because REASON",
 			Summary: "ask your budget owners for more quota", Examples: []string{"/gpu quota request +2 {class} for 1w because paper deadline"},
 			Params: []Param{{Name: "gpus", Type: TInt, Required: true, Keyword: "+", Help: "how many more GPUs"}, {Name: "class", Type: TClass, Required: true, Help: "the class"},
 				{Name: "duration", Type: TDuration, Keyword: "for", Help: "for how long (default " + policy.FormatDuration(qm.DefaultQuotaIncrease) + ")"},
-				{Name: "team", Type: TTeam, Keyword: "team", Placeholder: "T", Help: "the team whose quota, if you are in several"}, {Name: "reason", Type: TText, Required: true, Keyword: "because", Help: "why, for the budget owners"}},
+				{Name: "team", Type: TTeam, Keyword: "team", Placeholder: "T", Help: "the team whose quota, if you are in several", Teams: TeamsCharged}, {Name: "reason", Type: TText, Required: true, Keyword: "because", Help: "why, for the budget owners"}},
 			parse: parseQuotaRequest,
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.quotaRequest(ctx, req, c)
@@ -534,7 +537,7 @@ func init() {
 			Examples: []string{"/gpu submit {batch}"},
 			Params: []Param{{Name: "template", Type: TTemplate, Required: true, Help: "the template"}, {Name: "params", Type: TText, Placeholder: "key=value …", Help: "the template's parameters"},
 				{Name: "class", Type: TClass, Keyword: "class=", Placeholder: "C", Help: "the class (default: the first that fits and your team has room in)"}, {Name: "gpus", Type: TInt, Keyword: "gpus=", Help: "how many GPUs (default: the template's)"},
-				{Name: "team", Type: TTeam, Keyword: "team=", Placeholder: "T", Help: "the team to charge"}, {Name: "duration", Type: TDuration, Keyword: "for=", Help: "how long, like 2h"},
+				{Name: "team", Type: TTeam, Keyword: "team=", Placeholder: "T", Help: "the team to charge", Teams: TeamsCharged}, {Name: "duration", Type: TDuration, Keyword: "for=", Help: "how long, like 2h"},
 				dataParam},
 			parse:   parseSubmit,
 			offered: hasTemplates, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
@@ -560,7 +563,7 @@ func init() {
 			Summary:  "a week's showback: GPU-hours, cost, idle and reclaimed hours, approvals, waits (owners see their teams, admins all)",
 			Examples: []string{"/gpu report", "/gpu report this week"},
 			Params: []Param{{Name: "week", Type: TWeek, Help: "an ISO week like 2026-W48, or this week (so far) or last week (default: the last complete week; before one, this week so far)"},
-				{Name: "team", Type: TTeam, Help: "one team (budget owners: theirs; platform admins: any)"}},
+				{Name: "team", Type: TTeam, Help: "one team (budget owners: theirs; platform admins: any)", Teams: TeamsReport}},
 			parse: parseReport, offered: func(b *Bot) bool { return b.Reports != nil },
 			run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return Report(ctx, b, b.Reports, req, c.Params)

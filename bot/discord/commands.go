@@ -39,8 +39,8 @@ type Option struct {
 	// choices when they fit (25 at most, within the command's characters); otherwise they are
 	// suggested as the option is typed.
 	Choices []string
-	// Autocomplete names what to suggest as the option is typed ("lease", "template"); it is
-	// handed to the Completer. Empty: nothing is suggested.
+	// Autocomplete names what to suggest as the option is typed ("lease", "template",
+	// "team:charged", "data"); it is handed to the Completer. Empty: nothing is suggested.
 	Autocomplete string
 	// OneWord says the grammar reads the value as one word, so a value with spaces is refused.
 	OneWord bool

@@ -82,6 +82,7 @@ func newOnPolicy(t *testing.T, path string, cat *templates.Catalog, adjust ...fu
 		Commands: gputable.Commands(b), Verbs: gputable.Verbs(), OptionsOf: gputable.Options(b), Handler: b, People: kestrelPeople{p},
 		Channels: p.Discord.Channels, Refs: chatstore.Refs{DB: db, Platform: discord.Platform},
 		Logger: storetest.Logger(t), AnswerWithin: 5 * time.Second,
+		Complete: gputable.Complete(b), // teams and data classes, as serve suggests them
 	}
 	for _, f := range adjust {
 		f(&e.cfg)

@@ -84,6 +84,6 @@ func foldTyped(s string) string {
 }
 
 // Completer suggests values for an option as a person types it: kind is the option's
-// Autocomplete kind ("lease", "template"), typed what they have typed so far. At most 25
+// Autocomplete kind ("lease", "template", "team:charged", "data"), typed what they have typed so far. At most 25
 // suggestions are shown.
 type Completer func(ctx context.Context, person, kind, typed string) []Choice

@@ -305,17 +305,19 @@ func discordPeople(a *App) discordbot.People {
 	return discordbot.Chain{ssoPeople{a}, policyPeople{a.Policy}}
 }
 
-// discordCompleter suggests lease ids and template names as they are typed. A lease option
+// discordCompleter suggests lease ids and template names as they are typed, and teams and data
+// classes as gputable.Complete does. A lease option
 // suggests the leases its command takes from the person (commands.Param.Leases, after "lease:"
 // in kind): for /gpu status their leases of the last day and what waits for their decision; for
 // /gpu approve and deny what waits for their decision alone; for /gpu release and cancel their
 // own that have not ended; for /gpu extend and keep their own whose workspace runs.
 func discordCompleter(a *App) discordbot.Completer {
-	return func(ctx context.Context, person, kind, typed string) []discordbot.Choice {
+	policyNames := gputable.Complete(a.Bot)
+	return func(ctx context.Context, person, full, typed string) []discordbot.Choice {
 		// What is typed matches as it does for every option: accents, capitals and spaces
 		// around it do not count.
 		var out []discordbot.Choice
-		kind, which, _ := strings.Cut(kind, ":")
+		kind, which, _ := strings.Cut(full, ":")
 		switch kind {
 		case "lease":
 			var mine, waiting []*qm.Lease
@@ -355,6 +357,8 @@ func discordCompleter(a *App) discordbot.Completer {
 					out = append(out, discordbot.Choice{Name: tp.Name + " — " + tp.Title, Value: tp.Name})
 				}
 			}
+		default:
+			return policyNames(ctx, person, full, typed)
 		}
 		return out
 	}

@@ -4,6 +4,7 @@
 package gputable
 
 import (
+	"context"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,9 +16,10 @@ import (
 )
 
 // Commands are the command table's offered commands as Discord subcommands: integers as
-// integers, flags as booleans, classes with the policy's classes as choices, lease ids and
-// template names suggested as they are typed, everything else as text (one word, except free
-// text, a week, which may be "last week", and a duration, which may be "1h 30m"). /gpu quota
+// integers, flags as booleans, classes with the policy's classes as choices, lease ids, template
+// names, teams and data classes suggested as they are typed (Complete suggests the teams and data
+// classes), everything else as text (one word, except free text, a week, which may be "last
+// week", and a duration, which may be "1h 30m"). /gpu quota
 // request is the subcommand quota-request (Discord cannot have a group and a subcommand both
 // named quota).
 func Commands(b *commands.Bot) []discordbot.Command {
@@ -42,6 +44,12 @@ func Commands(b *commands.Bot) []discordbot.Command {
 				}
 			case commands.TTemplate:
 				o.Autocomplete = "template"
+			case commands.TTeam:
+				o.Autocomplete = "team:" + p.Teams
+			case commands.TString:
+				if p.Keyword == "data" {
+					o.Autocomplete = "data"
+				}
 			}
 			if s.Name == "help" && p.Name == "command" && len(offered) <= 25 {
 				for _, x := range offered {
@@ -53,6 +61,53 @@ func Commands(b *commands.Bot) []discordbot.Command {
 		out = append(out, c)
 	}
 	return out
+}
+
+// Complete suggests the teams and data classes of b's policy as it is when they are asked for, so a
+// changed policy changes them with /gpu as it was registered. For a team option ("team:WHICH",
+// WHICH being its Param.Teams): the teams its command takes from person (Bot.TeamsFor), their own
+// first, the first named the default where the command takes it when none is named. For a data
+// option ("data"): the data classes of the policy's teams, person's teams' first
+// (Bot.DataClassesFor). Each matches what is typed as every option's suggestions do
+// (discord.Suggests). Nothing for any other kind.
+func Complete(b *commands.Bot) discordbot.Completer {
+	return func(ctx context.Context, person, kind, typed string) []discordbot.Choice {
+		kind, which, _ := strings.Cut(kind, ":")
+		var out []discordbot.Choice
+		switch kind {
+		case "team":
+			teams, mine := b.TeamsFor(ctx, person, which)
+			for i, t := range teams {
+				if !discordbot.Suggests(typed, t) {
+					continue
+				}
+				name := t
+				switch {
+				case i == 0 && i < mine && which != commands.TeamsReport:
+					name += " — your team, the default"
+				case i < mine:
+					name += " — your team"
+				}
+				out = append(out, discordbot.Choice{Name: name, Value: t})
+			}
+		case "data":
+			classes, mine := b.DataClassesFor(ctx, person)
+			for i, dc := range classes {
+				if !discordbot.Suggests(typed, dc) {
+					continue
+				}
+				name := dc
+				switch {
+				case i == 0 && i < mine:
+					name += " — your team's, the default"
+				case i < mine:
+					name += " — your team's"
+				}
+				out = append(out, discordbot.Choice{Name: name, Value: dc})
+			}
+		}
+		return out
+	}
 }
 
 // Options reads a typed /gpu command line as the Discord subcommand and options that run
@@ -118,14 +173,7 @@ func knownValue(b *commands.Bot, p commands.Param, v string) bool {
 	case commands.TString:
 		if p.Keyword == "data" {
 			// A data class after its keyword: one that a team of the policy has.
-			for _, t := range b.Svc.Policy.Teams {
-				for _, dc := range b.Svc.DataClassesOf(t.Name) {
-					if policy.NameKey(dc) == policy.NameKey(v) {
-						return true
-					}
-				}
-			}
-			return false
+			return slices.ContainsFunc(b.DataClasses(), func(dc string) bool { return policy.NameKey(dc) == policy.NameKey(v) })
 		}
 		_, ok := commands.Lookup(v)
 		return ok || strings.ContainsAny(v, "@:")
