@@ -69,15 +69,18 @@ func (b *Bot) DataClasses() []string {
 }
 
 // DataClassesFor are DataClasses with user's teams' first, their first team's first (the default
-// of a request naming none); mine is how many are their teams'.
+// of a request naming none); mine is how many are their teams'. Nobody the directory does not know
+// is told the policy's data classes, as they are not told its rules.
 func (b *Bot) DataClassesFor(ctx context.Context, user string) (classes []string, mine int) {
 	if b.Svc == nil || b.pol() == nil {
 		return nil, 0
 	}
-	if id, err := b.Svc.Resolve(ctx, user); err == nil {
-		for _, t := range id.Teams {
-			classes = addDataClasses(classes, b.Svc.DataClassesOf(t))
-		}
+	id, err := b.Svc.Resolve(ctx, user)
+	if err != nil {
+		return nil, 0
+	}
+	for _, t := range id.Teams {
+		classes = addDataClasses(classes, b.Svc.DataClassesOf(t))
 	}
 	mine = len(classes)
 	return addDataClasses(classes, b.DataClasses()), mine

@@ -8,6 +8,7 @@ import (
 	discordbot "github.com/acme/quartermaster/bot/discord"
 	"github.com/acme/quartermaster/bot/discord/discordtest"
 	"github.com/acme/quartermaster/bot/discord/gputable"
+	"github.com/acme/quartermaster/internal/oidc/oidctest"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/store/storetest"
 )
@@ -19,6 +20,7 @@ const (
 	tBrynja    = "820000000000000042" // in no team; budget owner of glacier-3 and scree
 	tOdin      = "820000000000000043" // in lumen; the fallback approver, a platform admin
 	tEir       = "820000000000000044" // in moraine_lab, of moraine-leads: decides for it
+	tStray     = "820000000000000099" // nobody the directory knows
 )
 
 // suggested is what Discord shows user as they type typed into option of /gpu sub: the
@@ -78,6 +80,9 @@ func TestTeamAndDataSuggestions(t *testing.T) {
 		{tOdin, "request", "data", "", "sealed open public field-notes"},
 		{tYlva, "request", "data", "FIÉLD", "field-notes"},
 		{tYlva, "request", "data", "se", "sealed"},
+		// Someone the directory does not know is in no team and is told none of the policy's names.
+		{tStray, "quota", "team", "", ""},
+		{tStray, "request", "data", "", ""},
 	} {
 		got, _ := e.suggested(c.user, c.sub, c.option, c.typed)
 		if strings.Join(got, " ") != c.want {
@@ -122,5 +127,42 @@ func TestTeamSuggestionsFollowThePolicy(t *testing.T) {
 	}
 	if ow := e.fake.Overwrites(); len(ow) != 0 {
 		t.Errorf("/gpu was registered again: %d overwrites", len(ow))
+	}
+}
+
+// With single sign-on, the teams suggested are those the identity provider's groups put the person
+// in, as a request charges them: none before they sign in, theirs after, and the data classes
+// their teams are cleared for first.
+func TestTeamSuggestionsFollowSignIn(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(tarnPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newSSOWorldWith(t, string(raw)+"oidc:\n  groups_claim: groups\n  recheck: 24h\n  scopes: [openid, email, profile, groups]\n")
+	e := &discordEnv{t: t, app: w.a, fake: discordtest.New(t), signer: discordtest.NewSigner()}
+	e.settings = discordSettings{BotToken: discordtest.Token, PublicKey: e.signer.PublicKey(), AppID: discordtest.App, APIURL: e.fake.URL}
+	e.start()
+	const dSigrid = "820000000000000077"
+	if got, _ := e.suggested(dSigrid, "request", "team", ""); len(got) != 0 {
+		t.Errorf("before signing in, sigrid is suggested teams %q", got)
+	}
+	login := e.command(dSigrid, "login")
+	u := loginURL.FindString(login.Text())
+	if u == "" {
+		t.Fatalf("/gpu login answered %q", login.Text())
+	}
+	w.idp.SignIn(oidctest.NewUser("sub-sigrid", "sigrid@tarn.example", "g-lumen", "g-glacier"))
+	if page := oidctest.NewBrowser(t).Follow(u); !strings.Contains(page.Body, "sigrid@tarn.example") {
+		t.Fatalf("the login page: %s", page.Body)
+	}
+	for _, c := range []struct{ sub, option, want string }{
+		{"request", "team", "glacier-3 lumen"},
+		{"quota", "team", "glacier-3 lumen moraine_lab scree"},
+		{"request", "data", "open sealed public field-notes"},
+	} {
+		if got, _ := e.suggested(dSigrid, c.sub, c.option, ""); strings.Join(got, " ") != c.want {
+			t.Errorf("signed in, /gpu %s %s suggests %q to sigrid; want %q", c.sub, c.option, got, c.want)
+		}
 	}
 }
