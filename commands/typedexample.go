@@ -225,8 +225,10 @@ func (b *Bot) fitQuota(ctx context.Context, c Command, team, class string, gpus 
 	if err != nil {
 		return gpus, d, true
 	}
+	// Its length fitted to each week it reaches, from now: the hours of each within what that
+	// week has left.
 	held := qm.QuotaHeld{Team: team, Class: class, Held: u.GPUs[class], Limit: q.GPUs[class],
-		Week: u.GPUHoursWeek, WeekLimit: q.GPUHoursPerWeek}
+		Week: u.GPUHoursWeek, WeekLimit: q.GPUHoursPerWeek, Rooms: b.Svc.WeekRooms(u, q, u.At(), d), WeekFrom: u.At()}
 	fit := func(atOnce bool) (int, time.Duration, bool) {
 		held.WeekOnly = !atOnce
 		// Each count as the quota counts it: the whole nodes an exclusive request, or one larger

@@ -74,8 +74,14 @@ type QuotaHeld struct {
 	WeekOnly bool
 	// Week is the GPU-hours the team used or committed this week, and WeekLimit its weekly quota
 	// of them, where a request passes it (else 0); WeekAsked is what the request adds, 0 once
-	// it counts in Week (approved).
+	// it counts in Week (approved). Where the week the request passes is a later one, they are
+	// that week's, and WeekName names it ("next week (from Mon 14 Dec)"; empty: this week).
 	Week, WeekLimit, WeekAsked float64
+	WeekName                   string
+	// Rooms are the weeks the request reaches from WeekFrom (Service.WeekRooms), where they are
+	// known: Within fits its length to what each has left.
+	Rooms    []WeekRoom
+	WeekFrom time.Time
 	// Undone says the request will not happen (withdrawn, cancelled, denied or expired
 	// undecided): what it would have added to the week is said in the past.
 	Undone bool
@@ -95,7 +101,9 @@ func (q *QuotaHeld) Within(gpus int, d time.Duration) (int, time.Duration, bool)
 	if gpus <= 0 {
 		return 0, 0, false
 	}
-	if q.WeekLimit > 0 {
+	if len(q.Rooms) > 0 {
+		d = fitWeeks(q.Rooms, q.WeekFrom, gpus, d)
+	} else if q.WeekLimit > 0 {
 		left := q.WeekLimit - q.Week
 		if left <= 0 {
 			return 0, 0, false
@@ -139,8 +147,12 @@ func (q *QuotaHeld) Text() string {
 		if q.Undone {
 			would = "would have taken"
 		}
-		parts = append(parts, fmt.Sprintf("It %s team %s to %s of its %s GPU-hours this week: %s used or committed, and %s for this request.",
-			would, q.Team, FormatHours(q.Week+q.WeekAsked), FormatHours(q.WeekLimit), FormatHours(q.Week), FormatHours(q.WeekAsked)))
+		week := q.WeekName
+		if week == "" {
+			week = "this week"
+		}
+		parts = append(parts, fmt.Sprintf("It %s team %s to %s of its %s GPU-hours %s: %s used or committed, and %s for this request.",
+			would, q.Team, FormatHours(q.Week+q.WeekAsked), FormatHours(q.WeekLimit), week, FormatHours(q.Week), FormatHours(q.WeekAsked)))
 	default:
 		parts = append(parts, fmt.Sprintf("Team %s has used or committed %s of its %s GPU-hours this week.", q.Team, FormatHours(q.Week), FormatHours(q.WeekLimit)))
 	}
@@ -416,11 +428,11 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 		if err != nil {
 			return err
 		}
-		matches = s.withQuotaNote(matches, l.Team, l.Class, u, q, l.GPUs, in.Request.GPUHours)
+		wp := s.pastWeeks(u, q, now, l.GPUs, l.Duration)
+		matches = s.withQuotaNote(matches, l.Team, l.Class, u, q, l.GPUs, wp)
 		out = &Outcome{Lease: l, Matches: matches}
 		atOnce := l.GPUs > 0 && u.GPUs[l.Class]+l.GPUs > q.GPUs[l.Class]
-		week := l.GPUs > 0 && pastWeek(u, q, in.Request.GPUHours)
-		if len(matches) > 0 && (atOnce || week) {
+		if len(matches) > 0 && (atOnce || wp != nil) {
 			held := &QuotaHeld{Team: l.Team, Class: l.Class, Held: u.GPUs[l.Class], Limit: q.GPUs[l.Class],
 				NameTeam: id.otherTeam(l.Team) != "", WeekOnly: !atOnce}
 			if atOnce {
@@ -429,9 +441,9 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 				}
 				held.Increase = u.GPUs[l.Class] + l.GPUs - q.GPUs[l.Class]
 			}
-			if week {
-				held.Week, held.WeekLimit, held.WeekAsked = u.GPUHoursWeek, q.GPUHoursPerWeek, in.Request.GPUHours
-				held.Increase = max(held.Increase, s.weekIncrease(u, q, in.Request.GPUHours))
+			if wp != nil {
+				held.setWeek(wp, s.WeekRooms(u, q, now, l.Duration), now)
+				held.Increase = max(held.Increase, weekIncrease(wp))
 			}
 			out.Quota = held
 		}
@@ -507,7 +519,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			return Errorf(EFORBIDDEN, "team %s may hold %s at once and holds %s, so %s would go over its quota; ask your budget owner with /gpu quota request.", l.Team, GPUCount(q.GPUs[l.Class], l.Class), holds, more).
 				WithExample(ex)
 		}
-		if err := s.weeklyHoursLeft(l.Team, id.otherTeam(l.Team), l.Class, u, q, in.Request.GPUHours, "this request", func(held *QuotaHeld) (string, string, bool) {
+		if err := s.weeklyHoursLeft(l.Team, id.otherTeam(l.Team), l.Class, u, q, wp, s.WeekRooms(u, q, now, l.Duration), now, "this request", func(held *QuotaHeld) (string, string, bool) {
 			return s.weekFitRequest(held, l, req.asked, id.otherTeam(l.Team))
 		}); err != nil {
 			return err
@@ -681,20 +693,36 @@ func DurationText(d time.Duration) string {
 // fit (nil: none) is what fits the week's GPU-hours left instead, said ("ask for 3h at most")
 // and as the example, with the quota request as the other way; where nothing fits, the example
 // is the quota request.
-func (s *Service) weeklyHoursLeft(team, named, class string, u Usage, q policy.Quota, hours float64, what string, fit func(*QuotaHeld) (ask, example string, ok bool)) error {
-	if hours <= 0 || !pastWeek(u, q, hours) {
+func (s *Service) weeklyHoursLeft(team, named, class string, u Usage, q policy.Quota, wp *WeekPast, rooms []WeekRoom, from time.Time, what string, fit func(*QuotaHeld) (ask, example string, ok bool)) error {
+	if wp == nil {
 		return nil
 	}
 	left := fmt.Sprintf("Team %s has %s of its %s GPU-hours left this week, and %s needs %s", team,
-		FormatHours(math.Max(0, q.GPUHoursPerWeek-u.GPUHoursWeek)), FormatHours(q.GPUHoursPerWeek), what, FormatHours(hours))
+		FormatHours(math.Max(0, wp.Limit-wp.Used)), FormatHours(wp.Limit), what, FormatHours(wp.Asked))
+	if !wp.Current || wp.Asked < wp.Total-1e-9 {
+		// Only part of it falls in the week it passes: which part, of how much.
+		left = fmt.Sprintf("Team %s has %s of its %s GPU-hours left %s, and %s of the %s GPU-hours %s needs fall in it", team,
+			FormatHours(math.Max(0, wp.Limit-wp.Used)), FormatHours(wp.Limit), wp.Name, FormatHours(wp.Asked), FormatHours(wp.Total), what)
+	}
 	if fit != nil {
-		held := &QuotaHeld{Team: team, Class: class, WeekOnly: true, Week: u.GPUHoursWeek, WeekLimit: q.GPUHoursPerWeek}
+		held := &QuotaHeld{Team: team, Class: class, WeekOnly: true}
+		held.setWeek(wp, rooms, from)
 		if ask, ex, ok := fit(held); ok {
 			return Errorf(EFORBIDDEN, "%s; ask for %s at most, or ask your budget owner for more with /gpu quota request.", left, ask).WithExample(ex)
 		}
 	}
 	return Errorf(EFORBIDDEN, "%s; ask your budget owner with /gpu quota request.", left).
-		WithExample(QuotaRequestExample(s.weekIncrease(u, q, hours), class, named))
+		WithExample(QuotaRequestExample(weekIncrease(wp), class, named))
+}
+
+// setWeek sets what q says of the week wp that a request passes, and the weeks it reaches from
+// from (rooms), which Within fits it to.
+func (q *QuotaHeld) setWeek(wp *WeekPast, rooms []WeekRoom, from time.Time) {
+	q.Week, q.WeekLimit, q.WeekAsked = wp.Used, wp.Limit, wp.Asked
+	if !wp.Current {
+		q.WeekName = wp.Name
+	}
+	q.Rooms, q.WeekFrom = rooms, from
 }
 
 // weekFitRequest is what of l (asked GPUs as typed where they were rounded up to whole nodes; 0:
@@ -727,18 +755,9 @@ func (s *Service) weekFitRequest(held *QuotaHeld, l *Lease, asked int, named str
 	return ask, ex, true
 }
 
-// weekIncrease is how many more GPUs a quota increase needs for hours more to fit the team's
-// week. An approved increase of one GPU adds its hours for the rest of the week: late in the
-// week fewer than the request lacks, so it is as many GPUs as those hours take.
-func (s *Service) weekIncrease(u Usage, q policy.Quota, hours float64) int {
-	n := 1
-	now := s.Clock.Now()
-	if left := s.WeekEnd(s.WeekStart(now)).Sub(now).Hours(); left > 0 {
-		lack := u.GPUHoursWeek + hours - q.GPUHoursPerWeek
-		n = min(MaxRequestGPUs, max(1, int(math.Ceil(lack/left-1e-9))))
-	}
-	return n
-}
+// weekIncrease is how many more GPUs a quota increase needs for the request past the week wp to
+// fit every week it passes (WeekPast.Increase).
+func weekIncrease(wp *WeekPast) int { return max(1, wp.Increase) }
 
 // undecidedTries bounds how many requests undecidedExample tries on the rules.
 const undecidedTries = 24
@@ -777,7 +796,7 @@ func (s *Service) undecidedExample(ctx context.Context, id Identity, c *policy.C
 				try := *l
 				try.GPUs, try.Duration, try.DataClass = counted, d, dc
 				in := s.ruleInput(id, c, u, q, &try, "lease", d)
-				if pastWeek(u, q, in.Request.GPUHours) {
+				if s.pastWeeks(u, q, s.usageAt(u), counted, d) != nil {
 					continue // past the week's GPU-hours: refused without a rule
 				}
 				if tries++; tries > undecidedTries {
@@ -827,9 +846,9 @@ func (id *Identity) otherTeam(team string) string {
 const QuotaLimit = "quota"
 
 // withQuotaNote adds the QuotaLimit note to the rules an exception met when it would also take
-// team past its quota (gpus more of class at once, or hours more this week), unless one of those
-// rules is about the quota already. Without rules there is nothing to add: the quota binds.
-func (s *Service) withQuotaNote(ms []policy.Match, team, class string, u Usage, q policy.Quota, gpus int, hours float64) []policy.Match {
+// team past its quota (gpus more of class at once, or a week's GPU-hours, wp), unless one of
+// those rules is about the quota already. Without rules there is nothing to add: the quota binds.
+func (s *Service) withQuotaNote(ms []policy.Match, team, class string, u Usage, q policy.Quota, gpus int, wp *WeekPast) []policy.Match {
 	if len(ms) == 0 {
 		return ms
 	}
@@ -838,26 +857,24 @@ func (s *Service) withQuotaNote(ms []policy.Match, team, class string, u Usage, 
 			return ms
 		}
 	}
-	past := pastQuota(team, class, u, q, gpus, hours)
+	past := pastQuota(team, class, u, q, gpus, wp)
 	if past == "" {
 		return ms
 	}
 	return append(slices.Clone(ms), policy.Match{Rule: QuotaLimit, Why: "It would also take " + past})
 }
 
-// pastQuota says how gpus more of class at once, or hours more this week, take team past its
-// quota, naming each limit passed ("team vision past its quota, to 5 of its 4 train GPUs at once
-// and to 130 of its 100 GPU-hours this week"); empty when they do not.
-func pastQuota(team, class string, u Usage, q policy.Quota, gpus int, hours float64) string {
-	if gpus <= 0 && hours <= 0 { // a CPU-only lease, or its extension, takes nothing of the quota
-		return ""
-	}
+// pastQuota says how gpus more of class at once, or a week's GPU-hours (wp, the first week
+// passed; nil: none), take team past its quota, naming each limit passed ("team vision past its
+// quota, to 5 of its 4 train GPUs at once and to 130 of its 100 GPU-hours this week"); empty when
+// they do not.
+func pastQuota(team, class string, u Usage, q policy.Quota, gpus int, wp *WeekPast) string {
 	var past []string
 	if gpus > 0 && u.GPUs[class]+gpus > q.GPUs[class] {
 		past = append(past, fmt.Sprintf("to %d of its %s at once", u.GPUs[class]+gpus, GPUCount(q.GPUs[class], class)))
 	}
-	if pastWeek(u, q, hours) {
-		past = append(past, fmt.Sprintf("to %s of its %s GPU-hours this week", FormatHours(u.GPUHoursWeek+hours), FormatHours(q.GPUHoursPerWeek)))
+	if wp != nil {
+		past = append(past, fmt.Sprintf("to %s of its %s GPU-hours %s", FormatHours(wp.Used+wp.Asked), FormatHours(wp.Limit), wp.Name))
 	}
 	if len(past) == 0 {
 		return ""
@@ -866,9 +883,29 @@ func pastQuota(team, class string, u Usage, q policy.Quota, gpus int, hours floa
 }
 
 // pastWeek reports whether hours more GPU-hours take a team that has used or committed
-// u.GPUHoursWeek past its weekly quota q (never where it has no weekly limit).
+// u.GPUHoursWeek past its weekly quota q this week (never where it has no weekly limit).
 func pastWeek(u Usage, q policy.Quota, hours float64) bool {
 	return q.GPUHoursPerWeek > 0 && u.GPUHoursWeek+hours > q.GPUHoursPerWeek
+}
+
+// usageAt is when u was read, else now: where a new lease's hours start.
+func (s *Service) usageAt(u Usage) time.Time {
+	if !u.at.IsZero() {
+		return u.at
+	}
+	return s.Clock.Now()
+}
+
+// extendsFrom is when an extension of l would start, as the quota counts it: at l's end, for a
+// lease whose job has not started, its length from now.
+func extendsFrom(l *Lease, now time.Time) time.Time {
+	switch {
+	case l.StartedAt.IsZero():
+		return now.Add(l.Duration)
+	case l.ExpiresAt.After(now):
+		return l.ExpiresAt
+	}
+	return now
 }
 
 // aboutQuota reports whether the exception rule named rule is about the quota: the QuotaLimit

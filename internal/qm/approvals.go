@@ -340,11 +340,17 @@ func (s *Service) quotaAtApproval(ctx context.Context, tx Tx, l *Lease) (string,
 // pastQuotaNow says how approving l now would take its team past its quota, as pastQuota says
 // it; empty when it would not, or l takes nothing of the quota.
 func (s *Service) pastQuotaNow(ctx context.Context, tx Tx, l *Lease) (string, error) {
-	var gpus int
-	var hours float64
+	if l.Kind != KindWorkspace && l.Kind != KindExtension {
+		return "", nil
+	}
+	now := s.Clock.Now()
+	u, q, err := s.usage(ctx, tx, l.Team, now)
+	if err != nil {
+		return "", err
+	}
 	switch l.Kind {
 	case KindWorkspace:
-		gpus, hours = l.GPUs, GPUHours(l.GPUs, l.Duration)
+		return pastQuota(l.Team, l.Class, u, q, l.GPUs, s.pastWeeks(u, q, now, l.GPUs, l.Duration)), nil
 	case KindExtension:
 		parent, err := tx.GetLease(ctx, l.Parent)
 		if err != nil {
@@ -353,15 +359,9 @@ func (s *Service) pastQuotaNow(ctx context.Context, tx Tx, l *Lease) (string, er
 		if !parent.State.Live() {
 			return "", nil
 		}
-		hours = GPUHours(parent.GPUs, l.Duration)
-	default:
-		return "", nil
+		return pastQuota(l.Team, l.Class, u, q, 0, s.pastWeeks(u, q, extendsFrom(parent, now), parent.GPUs, l.Duration)), nil
 	}
-	u, q, err := s.usage(ctx, tx, l.Team, s.Clock.Now())
-	if err != nil {
-		return "", err
-	}
-	return pastQuota(l.Team, l.Class, u, q, gpus, hours), nil
+	return "", nil
 }
 
 // QuotaNote is the QuotaLimit note of l, a request that waits for a decision, as its approval

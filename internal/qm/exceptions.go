@@ -25,8 +25,13 @@ const QuotaRuleWhy = "A quota increase always needs a budget owner's approval"
 
 // withGrants is the policy's quota for a team plus the approved increases in effect at now.
 func (s *Service) withGrants(team string, grants []*Lease, now time.Time) policy.Quota {
+	return s.withGrantsIn(team, grants, now, s.WeekStart(now))
+}
+
+// withGrantsIn is withGrants with the GPU-hours of the week from ws (this week or a later one)
+// that the increases add: their GPUs for the hours of that week they last, or lasted.
+func (s *Service) withGrantsIn(team string, grants []*Lease, now, ws time.Time) policy.Quota {
 	q := s.Policy.QuotaFor(team)
-	ws := s.WeekStart(now)
 	we := s.WeekEnd(ws)
 	limited := q.GPUHoursPerWeek > 0
 	for _, g := range grants {
@@ -356,19 +361,21 @@ func (s *Service) judgeExtension(ctx context.Context, tx Tx, rc *ruleCheck, who 
 	if err != nil {
 		return ExtensionVerdict{}, err
 	}
-	v := ExtensionVerdict{Matches: s.withQuotaNote(matches, cur.Team, cur.Class, u, q, 0, in.Request.GPUHours),
-		PastQuota: pastQuota(cur.Team, cur.Class, u, q, 0, in.Request.GPUHours), ext: ext}
-	if len(v.Matches) > 0 && cur.GPUs > 0 && pastWeek(u, q, in.Request.GPUHours) {
+	// The hours it adds count in each week they fall in, from the lease's end on.
+	from := extendsFrom(cur, s.usageAt(u))
+	wp := s.pastWeeks(u, q, from, cur.GPUs, by)
+	v := ExtensionVerdict{Matches: s.withQuotaNote(matches, cur.Team, cur.Class, u, q, 0, wp),
+		PastQuota: pastQuota(cur.Team, cur.Class, u, q, 0, wp), ext: ext}
+	if len(v.Matches) > 0 && wp != nil {
 		// Its requester reads the week's numbers, as the approvers' card gives them. An extension
 		// adds no GPUs: only the week's GPU-hours are past the quota.
 		v.Quota = &QuotaHeld{Team: cur.Team, Class: cur.Class, Held: u.GPUs[cur.Class], Limit: q.GPUs[cur.Class],
-			NameTeam: who.otherTeam(cur.Team) != "", WeekOnly: true,
-			Week: u.GPUHoursWeek, WeekLimit: q.GPUHoursPerWeek, WeekAsked: in.Request.GPUHours,
-			Increase: s.weekIncrease(u, q, in.Request.GPUHours)}
+			NameTeam: who.otherTeam(cur.Team) != "", WeekOnly: true, Increase: weekIncrease(wp)}
+		v.Quota.setWeek(wp, s.WeekRooms(u, q, from, by), from)
 	}
 	if len(v.Matches) == 0 {
 		var fits time.Duration
-		if err := s.weeklyHoursLeft(cur.Team, who.otherTeam(cur.Team), cur.Class, u, q, in.Request.GPUHours, "extending "+cur.ID.String()+" by "+policy.FormatDuration(by), func(held *QuotaHeld) (string, string, bool) {
+		if err := s.weeklyHoursLeft(cur.Team, who.otherTeam(cur.Team), cur.Class, u, q, wp, s.WeekRooms(u, q, from, by), from, "extending "+cur.ID.String()+" by "+policy.FormatDuration(by), func(held *QuotaHeld) (string, string, bool) {
 			// A shorter extension of the GPUs the lease holds (its whole nodes, as counted).
 			_, d, ok := held.Within(cur.GPUs, by)
 			if !ok || cur.GPUs <= 0 {

@@ -3,6 +3,7 @@ package qm
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -18,6 +19,158 @@ type Usage struct {
 	// in the concurrent quota, since the job takes its GPUs when it runs, and are not billed
 	// until it does.
 	Waiting map[string]int
+
+	// at is when the usage was read from team's leases (zero where it was not), and leases and
+	// grants are those leases and approved quota increases, open at or after the start of the
+	// week: what a later week holds is counted from them (WeekRooms).
+	at             time.Time
+	team           string
+	leases, grants []*Lease
+}
+
+// At is when u was read from its team's leases; zero where it was not.
+func (u Usage) At() time.Time { return u.at }
+
+// WeekRoom is one week that a lease reaches, from Start to End (zero: the week of the usage,
+// where the usage was not read from the team's leases): Used of its Limit GPU-hours used or
+// committed by the team's leases there, as the quota counts them (Limit 0: no weekly limit).
+type WeekRoom struct {
+	Start, End  time.Time
+	Used, Limit float64
+}
+
+// hoursIn is the GPU-hours that gpus GPUs from from for d put in week r.
+func (r WeekRoom) hoursIn(from time.Time, gpus int, d time.Duration) float64 {
+	if r.Start.IsZero() {
+		return GPUHours(gpus, d)
+	}
+	return overlapHours(from, from.Add(d), r.Start, r.End) * float64(gpus)
+}
+
+// WeekRooms are the weeks that a lease from from for d reaches, in order: the week of u's reading
+// with u's numbers and q's limit, and each later one with the hours that the team's leases commit
+// in it (a running lease up to its end, one waiting to run from now for its length) and its
+// weekly limit with the approved increases that last into it. Where u was not read from the
+// leases, one week, which takes all of the lease.
+func (s *Service) WeekRooms(u Usage, q policy.Quota, from time.Time, d time.Duration) []WeekRoom {
+	if u.at.IsZero() {
+		return []WeekRoom{{Used: u.GPUHoursWeek, Limit: q.GPUHoursPerWeek}}
+	}
+	if from.Before(u.at) {
+		from = u.at
+	}
+	cur := s.WeekStart(u.at)
+	end := from.Add(d)
+	var out []WeekRoom
+	for ws := s.WeekStart(from); ws.Before(end); ws = s.WeekEnd(ws) {
+		r := WeekRoom{Start: ws, End: s.WeekEnd(ws)}
+		if !ws.After(cur) {
+			r.Used, r.Limit = u.GPUHoursWeek, q.GPUHoursPerWeek
+		} else {
+			for _, l := range u.leases {
+				if l.Kind == KindWorkspace {
+					r.Used += committedHours(l, r.Start, r.End, u.at)
+				}
+			}
+			r.Limit = s.withGrantsIn(u.team, u.grants, u.at, ws).GPUHoursPerWeek
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// WeekPast is a week that a request would take past its team's weekly GPU-hours: Used of its
+// Limit used or committed, Asked more of the request's Total there; Name says which week ("this
+// week", "next week (from Mon 14 Dec)").
+type WeekPast struct {
+	WeekRoom
+	Name         string
+	Asked, Total float64
+	Current      bool
+	// Increase is how many more GPUs a quota increase asked now needs for the request to fit
+	// every week it passes.
+	Increase int
+}
+
+// pastWeeks is the first week that gpus GPUs from from for d take past the team's weekly
+// GPU-hours, counted in each week they reach (WeekRooms); nil where they take none past it.
+func (s *Service) pastWeeks(u Usage, q policy.Quota, from time.Time, gpus int, d time.Duration) *WeekPast {
+	if gpus <= 0 || d <= 0 {
+		return nil
+	}
+	var first *WeekPast
+	for _, r := range s.WeekRooms(u, q, from, d) {
+		asked := r.hoursIn(from, gpus, d)
+		if r.Limit <= 0 || asked <= 0 || r.Used+asked <= r.Limit+1e-9 {
+			continue
+		}
+		if first == nil {
+			name, current := s.weekName(r.Start, u)
+			first = &WeekPast{WeekRoom: r, Name: name, Asked: asked, Total: GPUHours(gpus, d), Current: current}
+		}
+		first.Increase = max(first.Increase, s.increaseFor(r, r.Used+asked-r.Limit))
+	}
+	return first
+}
+
+// increaseFor is how many more GPUs a quota increase asked now, for its usual length, needs to
+// add lack GPU-hours to week r: its GPUs for the part of the week it lasts (late in this week
+// fewer hours than the request lacks, so as many GPUs as those hours take).
+func (s *Service) increaseFor(r WeekRoom, lack float64) int {
+	now := s.Clock.Now()
+	ws, we := r.Start, r.End
+	if ws.IsZero() {
+		ws = s.WeekStart(now)
+		we = s.WeekEnd(ws)
+	}
+	if covered := overlapHours(now, now.Add(DefaultQuotaIncrease), ws, we); covered > 0 {
+		return min(MaxRequestGPUs, max(1, int(math.Ceil(lack/covered-1e-9))))
+	}
+	return 1
+}
+
+// weekName names the week starting at ws to whoever asks in the week of u: "this week", "next
+// week (from Mon 14 Dec)", "the week from Mon 21 Dec".
+func (s *Service) weekName(ws time.Time, u Usage) (string, bool) {
+	if ws.IsZero() || u.at.IsZero() || !ws.After(s.WeekStart(u.at)) {
+		return "this week", true
+	}
+	day := ws.In(s.Policy.Location).Format("Mon 2 Jan")
+	if ws.Equal(s.WeekEnd(s.WeekStart(u.at))) {
+		return "next week (from " + day + ")", false
+	}
+	return "the week from " + day, false
+}
+
+// fitWeeks is the longest of d, in whole minutes from from, that gpus GPUs fit in every week of
+// rooms (WeekRooms of from and d): each week's hours of it within what the week has left.
+func fitWeeks(rooms []WeekRoom, from time.Time, gpus int, d time.Duration) time.Duration {
+	if gpus <= 0 {
+		return d
+	}
+	most := d
+	for _, r := range rooms {
+		if r.Limit <= 0 {
+			continue
+		}
+		var off time.Duration // from from to the week's start
+		if !r.Start.IsZero() && r.Start.After(from) {
+			off = r.Start.Sub(from)
+		}
+		if off >= most {
+			break
+		}
+		left := r.Limit - r.Used
+		if r.hoursIn(from, gpus, most) <= left+1e-9 {
+			continue
+		}
+		// Whole minutes, as the quota counts them (a hair of float left over is none).
+		m := time.Duration(math.Floor(off.Minutes()+max(0, left)*60/float64(gpus)+1e-6)) * time.Minute
+		if m < most {
+			most = m
+		}
+	}
+	return most
 }
 
 // WeekStart is the start (Monday 00:00, policy time zone) of the week holding t: the first
@@ -49,7 +202,7 @@ func (s *Service) usage(ctx context.Context, tx Tx, team string, now time.Time) 
 // usageFrom is usage from the team's leases open at or after the start of the week.
 func (s *Service) usageFrom(team string, leases []*Lease, now time.Time) (Usage, policy.Quota) {
 	ws := s.WeekStart(now)
-	u := Usage{GPUs: map[string]int{}, Waiting: map[string]int{}}
+	u := Usage{GPUs: map[string]int{}, Waiting: map[string]int{}, at: now, team: team, leases: leases}
 	var grants []*Lease
 	for _, l := range leases {
 		switch l.Kind {
@@ -65,12 +218,15 @@ func (s *Service) usageFrom(team string, leases []*Lease, now time.Time) (Usage,
 			grants = append(grants, l)
 		}
 	}
+	u.grants = grants
 	return u, s.withGrants(team, grants, now)
 }
 
-// committedHours is the GPU-hours a lease used or holds inside the week from ws to we. The time
-// its job waited in the scheduler's queue after a requeue is not counted: up to now for a
-// lease still running, whose rest up to its end is counted as held.
+// committedHours is the GPU-hours a lease used or holds inside the week from ws to we (this
+// week, or a later one). The time its job waited in the scheduler's queue after a requeue is not
+// counted: up to now for a lease still running, whose rest up to its end is counted as held. A
+// lease whose job has not started yet holds its length from now, split at Monday 00:00 as a
+// running one is.
 func committedHours(l *Lease, ws, we, now time.Time) float64 {
 	switch {
 	case l.State == PendingApproval, l.State == Denied, l.State == Cancelled && l.StartedAt.IsZero():
@@ -81,7 +237,7 @@ func committedHours(l *Lease, ws, we, now time.Time) float64 {
 		}
 		return GPUHours(l.GPUs, HeldFor(l, ws, we))
 	case l.StartedAt.IsZero():
-		return GPUHours(l.GPUs, l.Duration)
+		return overlapHours(now, now.Add(l.Duration), ws, we) * float64(l.GPUs)
 	default:
 		upTo := now
 		if we.Before(upTo) {
@@ -159,7 +315,11 @@ func (s *Service) HeldNow(ctx context.Context, l *Lease) (*QuotaHeld, error) {
 	var out *QuotaHeld
 	err := s.Store.View(ctx, func(tx Tx) error {
 		out = nil
-		var hours float64 // the GPU-hours l adds to the week
+		now := s.Clock.Now()
+		// What l adds: gpus GPUs from from for d.
+		var gpus int
+		var d time.Duration
+		from := now
 		switch l.Kind {
 		case KindQuota:
 		case KindExtension:
@@ -173,16 +333,15 @@ func (s *Service) HeldNow(ctx context.Context, l *Lease) (*QuotaHeld, error) {
 			if p.GPUs == 0 {
 				return nil // a CPU-only lease holds nothing of the quota
 			}
-			hours = GPUHours(p.GPUs, l.Duration)
+			gpus, d, from = p.GPUs, l.Duration, extendsFrom(p, now)
 		case KindWorkspace:
 			if l.GPUs == 0 {
 				return nil
 			}
-			hours = GPUHours(l.GPUs, l.Duration)
+			gpus, d = l.GPUs, l.Duration
 		default:
 			return nil
 		}
-		now := s.Clock.Now()
 		leases, err := tx.ListLeases(ctx, LeaseFilter{Kind: AnyKind, Team: l.Team, EndedAfter: s.WeekStart(now), Slim: true})
 		if err != nil {
 			return err
@@ -191,10 +350,12 @@ func (s *Service) HeldNow(ctx context.Context, l *Lease) (*QuotaHeld, error) {
 		held := &QuotaHeld{Team: l.Team, Class: l.Class, Held: u.GPUs[l.Class], Limit: q.GPUs[l.Class],
 			Undone: l.State == Denied || l.State == Cancelled}
 		if l.State != PendingApproval && l.State != Denied && l.State != Cancelled {
-			hours = 0 // approved: the week counts it already
+			gpus = 0 // approved: the week counts it already
 		}
-		if hours > 0 && pastWeek(u, q, hours) || hours == 0 && l.Kind != KindQuota && pastWeek(u, q, 0) {
-			held.Week, held.WeekLimit, held.WeekAsked = u.GPUHoursWeek, q.GPUHoursPerWeek, hours
+		if wp := s.pastWeeks(u, q, from, gpus, d); wp != nil {
+			held.setWeek(wp, s.WeekRooms(u, q, from, d), from)
+		} else if gpus == 0 && l.Kind != KindQuota && pastWeek(u, q, 0) {
+			held.Week, held.WeekLimit = u.GPUHoursWeek, q.GPUHoursPerWeek
 		}
 		if l.Kind == KindWorkspace {
 			others := u.GPUs[l.Class]
