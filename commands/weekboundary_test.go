@@ -179,3 +179,29 @@ func TestAQueuedLeaseCountsItsHoursInEachWeek(t *testing.T) {
 		t.Errorf("this week: %s", r)
 	}
 }
+
+// A published rule that reads this week's GPU-hours with the whole request's
+// (usage.gpu_hours_week + request.gpu_hours > team.quota.gpu_hours_per_week) goes on working as
+// written: on a Sunday at 23:00 it sends a request of 3 GPU-hours with 2 left to a decision,
+// though only 1 falls in this week, and no week is said to pass its quota.
+func TestARuleOnTheWeeksGPUHoursStillReadsTheWholeRequest(t *testing.T) {
+	h := newHarnessOn(t, himalPolicy)
+	const nima = "nima@himal.example" // team yeti: 12 GPU-hours a week
+	mustOK(t, h.say(nima, "/gpu request 2 forge for 5h"))
+	kathmandu, err := time.LoadLocation("Asia/Kathmandu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.advance(time.Date(2026, 12, 6, 23, 0, 0, 0, kathmandu).Sub(h.clock.Now()))
+	r := mustOK(t, h.say(nima, "/gpu request 1 forge for 3h"))
+	if !strings.Contains(r.Text, "waits for approval") || !strings.Contains(r.Text, "forge-quota") {
+		t.Fatalf("the rule forge-quota: %s", r.Text)
+	}
+	if strings.Contains(r.Text, "GPU-hours") {
+		t.Errorf("no week passes its GPU-hours, yet: %s", r.Text)
+	}
+	// The quota alone grants it: sketch has no such rule.
+	if r := h.say(nima, "/gpu request 1 sketch for 3h"); r.Error || !strings.Contains(r.Text, " is active") {
+		t.Errorf("1 of its 3 GPU-hours in this week: %s", r.Text)
+	}
+}
