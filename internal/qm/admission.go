@@ -519,7 +519,7 @@ func (s *Service) Request(ctx context.Context, req LeaseRequest) (*Outcome, erro
 			return Errorf(EFORBIDDEN, "team %s may hold %s at once and holds %s, so %s would go over its quota; ask your budget owner with /gpu quota request.", l.Team, GPUCount(q.GPUs[l.Class], l.Class), holds, more).
 				WithExample(ex)
 		}
-		if err := s.weeklyHoursLeft(l.Team, id.otherTeam(l.Team), l.Class, u, q, wp, s.WeekRooms(u, q, now, l.Duration), now, "this request", func(held *QuotaHeld) (string, string, bool) {
+		if err := s.weeklyHoursLeft(l.Team, id.otherTeam(l.Team), l.Class, u, q, wp, now, l.Duration, "this request", func(held *QuotaHeld) (string, string, bool) {
 			return s.weekFitRequest(held, l, req.asked, id.otherTeam(l.Team))
 		}); err != nil {
 			return err
@@ -688,12 +688,13 @@ func DurationText(d time.Duration) string {
 	return policy.FormatDuration(d)
 }
 
-// weeklyHoursLeft refuses what would take team past its weekly GPU-hours when no published rule
-// sent it to a budget owner: the quota still binds. what names it ("this request"), on class.
-// fit (nil: none) is what fits the week's GPU-hours left instead, said ("ask for 3h at most")
-// and as the example, with the quota request as the other way; where nothing fits, the example
-// is the quota request.
-func (s *Service) weeklyHoursLeft(team, named, class string, u Usage, q policy.Quota, wp *WeekPast, rooms []WeekRoom, from time.Time, what string, fit func(*QuotaHeld) (ask, example string, ok bool)) error {
+// weeklyHoursLeft refuses what would take team past a week's GPU-hours (wp, the first week it
+// passes, of the request's hours from from for d; nil: none) when no published rule sent it to a
+// budget owner: the quota still binds. what names it ("this request"), on class. fit (nil: none)
+// is what fits every week's GPU-hours left instead, said ("ask for 3h at most") and as the
+// example, with the quota request as the other way; where nothing fits, the example is the
+// quota request.
+func (s *Service) weeklyHoursLeft(team, named, class string, u Usage, q policy.Quota, wp *WeekPast, from time.Time, d time.Duration, what string, fit func(*QuotaHeld) (ask, example string, ok bool)) error {
 	if wp == nil {
 		return nil
 	}
@@ -706,7 +707,7 @@ func (s *Service) weeklyHoursLeft(team, named, class string, u Usage, q policy.Q
 	}
 	if fit != nil {
 		held := &QuotaHeld{Team: team, Class: class, WeekOnly: true}
-		held.setWeek(wp, rooms, from)
+		held.setWeek(wp, s.WeekRooms(u, q, from, d), from)
 		if ask, ex, ok := fit(held); ok {
 			return Errorf(EFORBIDDEN, "%s; ask for %s at most, or ask your budget owner for more with /gpu quota request.", left, ask).WithExample(ex)
 		}

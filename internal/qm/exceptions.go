@@ -375,7 +375,7 @@ func (s *Service) judgeExtension(ctx context.Context, tx Tx, rc *ruleCheck, who 
 	}
 	if len(v.Matches) == 0 {
 		var fits time.Duration
-		if err := s.weeklyHoursLeft(cur.Team, who.otherTeam(cur.Team), cur.Class, u, q, wp, s.WeekRooms(u, q, from, by), from, "extending "+cur.ID.String()+" by "+policy.FormatDuration(by), func(held *QuotaHeld) (string, string, bool) {
+		if err := s.weeklyHoursLeft(cur.Team, who.otherTeam(cur.Team), cur.Class, u, q, wp, from, by, "extending "+cur.ID.String()+" by "+policy.FormatDuration(by), func(held *QuotaHeld) (string, string, bool) {
 			// A shorter extension of the GPUs the lease holds (its whole nodes, as counted).
 			_, d, ok := held.Within(cur.GPUs, by)
 			if !ok || cur.GPUs <= 0 {
