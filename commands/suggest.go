@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/acme/quartermaster/bot"
 	"github.com/acme/quartermaster/internal/policy"
 )
 
@@ -84,6 +85,28 @@ func (b *Bot) DataClassesFor(ctx context.Context, user string) (classes []string
 	}
 	mine = len(classes)
 	return addDataClasses(classes, b.DataClasses()), mine
+}
+
+// FormTeams are the teams a request form offers req's person, as a command would know them (with
+// single sign-on, by the email their sign-in proved, whatever the chat shows): TeamsFor with
+// TeamsCharged, the teams a request may charge, the first the one a request naming none is
+// charged to. None for someone not signed in, or whom the directory does not know.
+func (b *Bot) FormTeams(ctx context.Context, req bot.Request) (teams []string, mine int) {
+	user, ok := b.signedIn(ctx, req)
+	if !ok {
+		return nil, 0
+	}
+	return b.TeamsFor(ctx, user, TeamsCharged)
+}
+
+// FormDataClasses are the data classes a request form offers req's person, known as FormTeams
+// knows them: DataClassesFor, their teams' first.
+func (b *Bot) FormDataClasses(ctx context.Context, req bot.Request) (classes []string, mine int) {
+	user, ok := b.signedIn(ctx, req)
+	if !ok {
+		return nil, 0
+	}
+	return b.DataClassesFor(ctx, user)
 }
 
 // addDataClasses is to with each of dcs it lacks (as policy.NameKey compares them) added.
