@@ -2,7 +2,6 @@ package slack_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -79,39 +78,6 @@ func TestRequestFormRetriesOnlyWhileTheTriggerLives(t *testing.T) {
 	r := e.responseTo(trigger)
 	if !strings.Contains(r.Text, "could not be opened; type the request instead. Example: `/gpu request 1 interactive for 2h`") {
 		t.Errorf("the user was not told what to type: %+v", r)
-	}
-}
-
-// More than 100 teams (or classes) are all offered: the menu loads them as the user types.
-func TestRequestFormOffersEveryTeamPast100(t *testing.T) {
-	e := newEnv(t, storetest.SQLite(t))
-	var teams []string
-	for i := 0; i < 150; i++ {
-		teams = append(teams, fmt.Sprintf("team-%03d", i))
-	}
-	e.useHTTPAdapter(e.bot, func(c *slackbot.Config) {
-		c.Choices = slackbot.Choices{Classes: []slackbot.Choice{{Value: "interactive"}}, Teams: teams}
-	})
-	e.command("UALICE", "")
-	e.wait()
-	_, _, _, views := e.slack.snapshot()
-	form := textIn([]map[string]any{views[0].View})
-	if !strings.Contains(form, `"action_id":"qm.form.team"`) || !strings.Contains(form, `"type":"external_select"`) {
-		t.Fatalf("150 teams are not an external select: %s", form)
-	}
-	code, body := e.interaction(map[string]any{"type": "block_suggestion", "user": map[string]any{"id": "UALICE"},
-		"action_id": "qm.form.team", "block_id": "qm.form.team", "value": "14",
-		"view": map[string]any{"id": "V1", "callback_id": "qm.request"}})
-	if code != http.StatusOK {
-		t.Fatalf("HTTP %d", code)
-	}
-	for _, want := range []string{"team-014", "team-140", "team-149"} {
-		if !strings.Contains(body, want) {
-			t.Errorf("typing 14 does not offer %s: %s", want, body)
-		}
-	}
-	if strings.Contains(body, "team-015") {
-		t.Errorf("typing 14 offers team-015: %s", body)
 	}
 }
 

@@ -26,6 +26,8 @@ type Choices struct {
 	Teams       []string
 	DataClasses []string
 	Templates   []string
+	// ownData is how many of DataClasses are those of the person's teams (they come first).
+	ownData int
 	// DefaultDuration is the length a new form starts at: what the first class allows without
 	// approval, 2h at most; empty: 2h.
 	DefaultDuration string
@@ -210,11 +212,11 @@ func (a *Adapter) startingForm(ctx context.Context, user string, received time.T
 	}
 	ctx, cancel := context.WithDeadline(ctx, received.Add(formBudget))
 	defer cancel()
-	email, refusal := a.who(ctx, user)
-	if refusal != "" {
+	req, known := a.asker(ctx, user)
+	if !known {
 		return f
 	}
-	class, ok := a.cfg.FormClass(ctx, bot.Request{User: email, Account: a.account(user)})
+	class, ok := a.cfg.FormClass(ctx, req)
 	if !ok || ctx.Err() != nil {
 		return f
 	}
@@ -230,6 +232,60 @@ func (a *Adapter) startingForm(ctx context.Context, user string, received time.T
 		}
 	}
 	return f
+}
+
+// asker is the request that user's commands are made as, for what a form offers them; false when
+// who they are cannot be told (Slack did not say; their profile shows no email, without single
+// sign-on to know them by their account).
+func (a *Adapter) asker(ctx context.Context, user string) (bot.Request, bool) {
+	email, refusal := a.who(ctx, user)
+	if refusal != "" && !a.byAccount(ctx, user) {
+		return bot.Request{}, false
+	}
+	return bot.Request{User: email, Account: a.account(user)}, true
+}
+
+// formChoices are the menus of user's request form, read now: Config.Choices, with the teams and
+// data classes the person may name (Config.FormTeams, Config.FormDataClasses) in place of its
+// own. team is the team the form starts on: their first, as a request naming none is charged to
+// it; "" when they have none. Someone whose teams cannot be told is offered none (the field is
+// free text), never another's.
+func (a *Adapter) formChoices(ctx context.Context, user string) (ch Choices, team string) {
+	ch = a.cfg.Choices
+	if a.cfg.FormTeams == nil && a.cfg.FormDataClasses == nil {
+		return ch, ""
+	}
+	req, known := a.asker(ctx, user)
+	if a.cfg.FormTeams != nil {
+		ch.Teams = nil
+		if known {
+			teams, mine := a.cfg.FormTeams(ctx, req)
+			ch.Teams = teams
+			if mine > 0 {
+				team = teams[0]
+			}
+		}
+	}
+	if a.cfg.FormDataClasses != nil {
+		ch.DataClasses, ch.ownData = nil, 0
+		if known {
+			ch.DataClasses, ch.ownData = a.cfg.FormDataClasses(ctx, req)
+		}
+	}
+	return ch, team
+}
+
+// dataOptions are the data class menu's options: those of the person's teams marked so.
+func dataOptions(ch Choices) []*slack.OptionBlockObject {
+	var out []*slack.OptionBlockObject
+	for i, dc := range ch.DataClasses {
+		label := dc
+		if i < ch.ownData {
+			label += " — your team's"
+		}
+		out = append(out, slack.NewOptionBlockObject(dc, plain(clip(label, 75)), nil))
+	}
+	return out
 }
 
 func options(values []string) []*slack.OptionBlockObject {
@@ -296,6 +352,12 @@ func field(id, label, placeholder, value string, opts []*slack.OptionBlockObject
 // label contains what was typed, A to Z case aside, in the menu's order.
 func (a *Adapter) suggest(cb slack.InteractionCallback) slack.OptionsResponse {
 	ch := a.cfg.Choices
+	if cb.ActionID == fieldTeam || cb.ActionID == fieldData {
+		// The person's own, read now: Slack waits 3 seconds for the answer.
+		ctx, cancel := context.WithTimeout(context.Background(), triggerLife)
+		ch, _ = a.formChoices(ctx, cb.User.ID)
+		cancel()
+	}
 	var all []*slack.OptionBlockObject
 	switch cb.ActionID {
 	case fieldClass:
@@ -305,7 +367,7 @@ func (a *Adapter) suggest(cb slack.InteractionCallback) slack.OptionsResponse {
 	case fieldTemplate:
 		all = options(ch.Templates)
 	case fieldData:
-		all = options(ch.DataClasses)
+		all = dataOptions(ch)
 	case fieldDuration:
 		all = options(ch.Durations)
 	}
@@ -325,9 +387,8 @@ func (a *Adapter) suggest(cb slack.InteractionCallback) slack.OptionsResponse {
 	return slack.OptionsResponse{Options: out}
 }
 
-// requestView is the request modal filled with f and its estimate.
-func (a *Adapter) requestView(f form, estimate string, meta modalMeta) slack.ModalViewRequest {
-	ch := a.cfg.Choices
+// requestView is the request modal filled with f and its estimate, its menus ch (formChoices).
+func (a *Adapter) requestView(f form, ch Choices, estimate string, meta modalMeta) slack.ModalViewRequest {
 	durations := ch.Durations
 	if len(durations) == 0 {
 		durations = DefaultDurations
@@ -347,7 +408,7 @@ func (a *Adapter) requestView(f form, estimate string, meta modalMeta) slack.Mod
 		field(fieldDuration, "Duration", "How long", f.Duration, options(durations), false, true),
 		field(fieldTemplate, "Template", "e.g. jupyterlab (optional)", f.Template, options(ch.Templates), true, false),
 		field(fieldTeam, "Team", "your first team (optional)", f.Team, options(ch.Teams), true, false),
-		field(fieldData, "Data class", "your team's default (optional)", f.Data, options(ch.DataClasses), true, false),
+		field(fieldData, "Data class", "your team's default (optional)", f.Data, dataOptions(ch), true, false),
 		slack.NewSectionBlock(mrkdwn(clip(escape(estimate), MaxSectionText)), nil, nil, slack.SectionBlockOptionBlockID(blockEstimate)),
 	}
 	return slack.ModalViewRequest{
@@ -393,8 +454,14 @@ func (a *Adapter) openView(ctx context.Context, trigger string, received time.Ti
 // views.update. A slow estimate never costs the user the form.
 func (a *Adapter) openRequestModal(ctx context.Context, trigger string, received time.Time, o origin) {
 	f := a.startingForm(ctx, o.user, received)
+	// The teams and data classes this person may name, as they are now (a changed policy, a new
+	// sign-in show at once); the form starts on their first team. Not known in time: typed.
+	choose, cancel := context.WithDeadline(ctx, received.Add(formBudget))
+	ch, team := a.formChoices(choose, o.user)
+	cancel()
+	f.Team = team
 	meta := modalMeta{Channel: o.channel}
-	resp, err := a.openView(ctx, trigger, received, a.requestView(f, calculating, meta))
+	resp, err := a.openView(ctx, trigger, received, a.requestView(f, ch, calculating, meta))
 	if err != nil {
 		a.log.Error("views.open failed", "user", o.user, "err", err)
 		a.answer(ctx, o, "", bot.Reply{Error: true, Ephemeral: true, Text: "The request form could not be opened; type the request instead. Example: " + f.command()})
@@ -403,7 +470,7 @@ func (a *Adapter) openRequestModal(ctx context.Context, trigger string, received
 	if resp == nil {
 		return
 	}
-	v := a.requestView(f, a.estimate(ctx, o.user, f), meta)
+	v := a.requestView(f, ch, a.estimate(ctx, o.user, f), meta)
 	err = a.out.retry(ctx, func() error {
 		_, err := a.api.UpdateViewContext(ctx, v, "", resp.Hash, resp.ID)
 		return err
@@ -445,7 +512,8 @@ func (a *Adapter) updateRequestModal(ctx context.Context, cb slack.InteractionCa
 		return
 	}
 	f := formFrom(cb.View)
-	v := a.requestView(f, a.estimate(ctx, cb.User.ID, f), decodeMeta(cb.View.PrivateMetadata))
+	ch, _ := a.formChoices(ctx, cb.User.ID)
+	v := a.requestView(f, ch, a.estimate(ctx, cb.User.ID, f), decodeMeta(cb.View.PrivateMetadata))
 	a.formsMu.Lock()
 	st := a.forms[cb.View.ID]
 	a.formsMu.Unlock()

@@ -75,6 +75,14 @@ type Config struct {
 	// "/gpu request" naming no class would give them (the first in which their team has quota
 	// and room). ok false, or nil: the first of Choices.Classes.
 	FormClass func(ctx context.Context, req bot.Request) (class string, ok bool)
+	// FormTeams, when set, are the teams a person's request form offers, read each time the form
+	// is opened or changed: those a request may charge them to, the first (mine > 0: one of
+	// their own) chosen, as a request naming none is charged to it. None: the team is free text.
+	// Nil: Choices.Teams, none chosen.
+	FormTeams func(ctx context.Context, req bot.Request) (teams []string, mine int)
+	// FormDataClasses, when set, are the data classes a person's request form offers, read as
+	// FormTeams: the policy's, the first mine their teams'. None: free text. Nil: Choices.DataClasses.
+	FormDataClasses func(ctx context.Context, req bot.Request) (classes []string, mine int)
 	// SignIn says whether single sign-on is on: then a Slack user whose profile shows no email
 	// still reaches the handler, which knows people by their chat account (/gpu login links it).
 	// Nil: off, and such a user is told why nothing can be done.

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -545,24 +544,33 @@ func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, 
 	if s.SigningSecret == "" && s.AppToken == "" {
 		return nil, errors.New("SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (HTTP endpoints) nor SLACK_APP_TOKEN (Socket Mode) is; set one of them, e.g. SLACK_SIGNING_SECRET_FILE=/etc/quartermaster/secrets/slack-signing-secret")
 	}
-	return slackbot.New(slackbot.Config{
-		BotToken:      s.BotToken,
-		SigningSecret: s.SigningSecret,
-		AppToken:      s.AppToken,
-		APIURL:        s.APIURL,
-		Handler:       a.Handler,
-		Refs:          chatstore.Refs{DB: a.Store, Platform: slackbot.Platform},
-		Inbox:         chatstore.Inbox{DB: a.Store, Owner: senderName(), Platform: slackbot.Platform},
-		OnAck:         func(transport, kind string, took time.Duration) { a.Metrics.Ack("slack", transport, kind, took) },
-		Choices:       slackChoices(a),
-		FormClass:     a.Bot.DefaultClass,
-		Verbs:         verbs(),
-		SignIn:        func() bool { return a.Bot.SSO != nil },
+	return slackbot.New(slackConfig(a, s, log))
+}
+
+// slackConfig is the Slack adapter's configuration for the settings s. The request form offers
+// each person, as it opens, the teams a request may charge them to and the policy's data classes
+// (their teams' first), by the rule Discord suggests them with (commands.TeamsCharged).
+func slackConfig(a *App, s slackSettings, log *slog.Logger) slackbot.Config {
+	return slackbot.Config{
+		BotToken:        s.BotToken,
+		SigningSecret:   s.SigningSecret,
+		AppToken:        s.AppToken,
+		APIURL:          s.APIURL,
+		Handler:         a.Handler,
+		Refs:            chatstore.Refs{DB: a.Store, Platform: slackbot.Platform},
+		Inbox:           chatstore.Inbox{DB: a.Store, Owner: senderName(), Platform: slackbot.Platform},
+		OnAck:           func(transport, kind string, took time.Duration) { a.Metrics.Ack("slack", transport, kind, took) },
+		Choices:         slackChoices(a),
+		FormClass:       a.Bot.DefaultClass,
+		FormTeams:       a.Bot.FormTeams,
+		FormDataClasses: a.Bot.FormDataClasses,
+		Verbs:           verbs(),
+		SignIn:          func() bool { return a.Bot.SSO != nil },
 		LinkedUser: func(ctx context.Context, person string) (string, bool, error) {
 			return linkedUser(ctx, a, slackbot.Platform, person)
 		},
 		Logger: log,
-	})
+	}
 }
 
 // verbs are the first words of the /gpu commands: a message written to the Slack app that
@@ -616,8 +624,10 @@ func checkSlackToken(ctx context.Context, adapter *slackbot.Adapter, log *slog.L
 	return nil
 }
 
-// slackChoices fill the request modal's menus from the policy. The data class stays free text:
-// a class the team is not cleared for is an exception, not an error.
+// slackChoices fill the request modal's menus that are the same for everyone from the policy: the
+// classes and the lengths. The teams and data classes are each person's, read as the form opens
+// (slackConfig's FormTeams and FormDataClasses). A data class the team is not cleared for is an
+// exception, not an error: the menu offers every data class of the policy.
 func slackChoices(a *App) slackbot.Choices {
 	var ch slackbot.Choices
 	for _, c := range a.Policy.Classes {
@@ -629,10 +639,6 @@ func slackChoices(a *App) slackbot.Choices {
 		ch.Classes = append(ch.Classes, slackbot.Choice{Value: c.Name, Label: classLabel(c.Name, c.SKU, price+"/GPU-h"),
 			Duration: policy.FormatDuration(d)})
 	}
-	for _, t := range a.Policy.Teams {
-		ch.Teams = append(ch.Teams, t.Name)
-	}
-	sort.Strings(ch.Teams)
 	if len(ch.Classes) > 0 {
 		ch.DefaultDuration = ch.Classes[0].Duration
 	}
