@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,13 +46,19 @@ func quartermasterBinary(t *testing.T) string {
 // it, and returns its exit code and output as runQM does. A test that sets the environment for one
 // command, or runs it in another directory, can run in parallel this way; and the binary is built
 // without the race detector, under which a command that computes for long (a replay) takes many
-// times as long.
+// times as long. An entry of env without "=" (a name alone) unsets that variable.
 func runBinary(t *testing.T, dir string, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return runBinaryInput(t, dir, env, "", args...)
+}
+
+// runBinaryInput is runBinary with input as the command's input (a console's script).
+func runBinaryInput(t *testing.T, dir string, env []string, input string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	cmd := exec.Command(quartermasterBinary(t), args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = strings.NewReader("")
+	cmd.Env = binaryEnv(os.Environ(), env)
+	cmd.Stdin = strings.NewReader(input)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -62,6 +69,24 @@ func runBinary(t *testing.T, dir string, env []string, args ...string) (code int
 		code = exit.ExitCode()
 	}
 	return code, out.String(), errb.String()
+}
+
+// binaryEnv is base with env's settings after it; an entry of env that is a name alone (no "=")
+// takes that variable out of base.
+func binaryEnv(base, env []string) []string {
+	out := make([]string, 0, len(base)+len(env))
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(env, name) {
+			out = append(out, kv)
+		}
+	}
+	for _, kv := range env {
+		if strings.Contains(kv, "=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // TestMain runs two parallel tests a core unless -test.parallel says otherwise (the default is one

@@ -45,8 +45,29 @@ func runConsoleAt(t *testing.T, dir, clock, script string, extra ...string) []me
 	if code := run(context.Background(), args, strings.NewReader(script), &out, &errb); code != 0 {
 		t.Fatalf("console exited %d: %s", code, errb.String())
 	}
+	return consoleMessages(t, out.String())
+}
+
+// runConsoleBinary is runConsoleScript with the console run as the built binary (runBinaryInput):
+// a script of many rounds, each a few database transactions, takes many times as long under the
+// race detector.
+func runConsoleBinary(t *testing.T, script string, extra ...string) []message {
+	t.Helper()
+	dir := t.TempDir()
+	args := append([]string{"console", "--json", "--clock", "2026-11-30T15:00:00Z",
+		"--db", "sqlite:" + filepath.Join(dir, "quartermaster.db"), "--reports", filepath.Join(dir, "reports")}, extra...)
+	code, out, stderr := runBinaryInput(t, ".", nil, script, args...)
+	if code != 0 {
+		t.Fatalf("console exited %d: %s", code, stderr)
+	}
+	return consoleMessages(t, out)
+}
+
+// consoleMessages are the console's --json output's messages, one a line.
+func consoleMessages(t *testing.T, out string) []message {
+	t.Helper()
 	var msgs []message
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		var m message
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("not JSON: %q", line)
@@ -202,6 +223,7 @@ func TestConsoleWaitsAfterRestart(t *testing.T) {
 // TestConsoleWaitsLearnImmediateStarts: the predictor learns from every request, not only from
 // those that queued. After 35 rounds in which two requests start at once and a third waits an
 // hour, a queued request is expected to wait about an hour and one on a free cluster not at all.
+// The 35 rounds run as the built binary (runConsoleBinary).
 func TestConsoleWaitsLearnImmediateStarts(t *testing.T) {
 	t.Parallel()
 	var script strings.Builder
@@ -210,7 +232,7 @@ func TestConsoleWaitsLearnImmediateStarts(t *testing.T) {
 			"maya@acme.example: /gpu request 8 train 1h\n:advance 2h\n")
 	}
 	script.WriteString("maya@acme.example: /gpu estimate 8 train 1h\n")
-	msgs := runConsoleScript(t, script.String())
+	msgs := runConsoleBinary(t, script.String())
 	var queued []string
 	for _, m := range msgs {
 		if strings.Contains(m.Text, "is queued") {

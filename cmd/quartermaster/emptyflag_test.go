@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -11,11 +12,12 @@ import (
 
 // A flag given an empty value (--db= or --db "") is refused for every flag of every command, in
 // one sentence naming the flag, with the command as typed and the flag given a value (or left out)
-// as its example, and leaves no file behind; never taken as if the flag had not been given.
+// as its example, and leaves no file behind; never taken as if the flag had not been given. Each
+// line runs as the built binary in a directory of its own (runBinary), so that the test runs in
+// parallel with others and its commands without the race detector.
 func TestAFlagWithAnEmptyValueIsRefusedForEveryCommand(t *testing.T) {
-	t.Setenv("QM_POLICY", "")
+	t.Parallel()
 	dir := t.TempDir()
-	t.Chdir(dir)
 	verbs := map[string][]string{"agent-token": {"list"}, "migrate": {"up"}, "discord": {"register"},
 		"policy": {"check"}, "predict": {"eval"}, "templates": {"list"}}
 	names := make([]string, 0, len(subcommands))
@@ -37,7 +39,7 @@ func TestAFlagWithAnEmptyValueIsRefusedForEveryCommand(t *testing.T) {
 				tried++
 				args := append(append([]string{name}, verbs[name]...), given...)
 				line := strings.Join(args, " ")
-				code, stdout, stderr := runQM(args...)
+				code, stdout, stderr := runBinary(t, dir, []string{"QM_POLICY="}, args...)
 				msg := strings.TrimSpace(stderr)
 				if code != 2 || stdout != "" || strings.Contains(msg, "\n") {
 					t.Errorf("quartermaster %s: exit %d, stdout %q, stderr:\n%s\nwant exit 2 and one sentence", line, code, stdout, stderr)
@@ -51,7 +53,7 @@ func TestAFlagWithAnEmptyValueIsRefusedForEveryCommand(t *testing.T) {
 				if entries, _ := os.ReadDir(dir); len(entries) > 0 {
 					t.Errorf("quartermaster %s left %s behind", line, entries[0].Name())
 					for _, e := range entries {
-						os.RemoveAll(e.Name())
+						os.RemoveAll(filepath.Join(dir, e.Name()))
 					}
 				}
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,12 +49,14 @@ func TestVersionFlagKeepsTheRestOfTheLine(t *testing.T) {
 }
 
 // A refusal puts every mistake of the line right in its example, not the first alone: typed back,
-// the example is accepted. Tried on the default policy and on another's.
+// the example is accepted. Tried on the default policy and on another's. Each line runs as the
+// built binary with QM_DATA_DIR in its environment (runBinary), so that the test runs in parallel
+// with others and its commands without the race detector.
 func TestARefusalsExampleIsAcceptedWhenTypedBack(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	dir := t.TempDir()
-	t.Setenv("QM_DATA_DIR", dir)
-	if code, _, stderr := runQM("migrate", "up", "--db", "sqlite:"+filepath.Join(dir, "quartermaster.db")); code != 0 {
+	env := append(slices.Clone(shellSettings), "QM_DATA_DIR="+dir) // the shell's settings unset, but the data directory
+	if code, _, stderr := runBinary(t, ".", env, "migrate", "up", "--db", "sqlite:"+filepath.Join(dir, "quartermaster.db")); code != 0 {
 		t.Fatalf("migrate up: %d %s", code, stderr)
 	}
 	pol := "../../commands/testdata/kolkata.yaml"
@@ -91,7 +94,7 @@ func TestARefusalsExampleIsAcceptedWhenTypedBack(t *testing.T) {
 		{"—version", "—short"},
 		{"--version", "--shrt"},
 	} {
-		code, stdout, stderr := runQM(args...)
+		code, stdout, stderr := runBinary(t, ".", env, args...)
 		msg := strings.TrimSpace(stderr)
 		if code != 2 || stdout != "" || strings.Contains(msg, "\n") {
 			t.Errorf("%q: exit %d, %q; want exit 2 and one sentence", args, code, msg)
@@ -102,7 +105,7 @@ func TestARefusalsExampleIsAcceptedWhenTypedBack(t *testing.T) {
 			t.Errorf("%q: no example in %q", args, msg)
 			continue
 		}
-		if code, _, stderr := runQM(eg...); code != 0 {
+		if code, _, stderr := runBinary(t, ".", env, eg...); code != 0 {
 			t.Errorf("%q: %s\n  its example %q is refused: %s", args, msg, eg, stderr)
 		}
 	}

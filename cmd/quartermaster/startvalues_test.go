@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -192,8 +193,10 @@ func TestDiscordRegisterRefusesIdsThatAreNotDiscordIds(t *testing.T) {
 
 // Half a chat or sign-on configuration is refused at start in one sentence that names what is
 // missing and gives an example of the setting to add, as the secret files are written in
-// quartermaster.env.
+// quartermaster.env. serve runs as the built binary with the settings in its environment
+// (runBinary), so that the test runs in parallel with others and without the race detector.
 func TestHalfAConfigurationIsRefusedWithAnExample(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		env  map[string]string
 		want []string
@@ -207,18 +210,14 @@ func TestHalfAConfigurationIsRefusedWithAnExample(t *testing.T) {
 		{map[string]string{"QM_OIDC_ISSUER": "https://id.selkie.example", "QM_OIDC_CLIENT_ID": "quartermaster"},
 			[]string{"needs QM_PUBLIC_URL", "e.g. QM_PUBLIC_URL=https://quartermaster.acme.example"}},
 	} {
-		clearEnv(t)
-		for _, k := range []string{"DISCORD_BOT_TOKEN", "DISCORD_BOT_TOKEN_FILE", "DISCORD_PUBLIC_KEY", "DISCORD_APP_ID",
-			"QM_OIDC_ISSUER", "QM_OIDC_CLIENT_ID", "QM_OIDC_CLIENT_SECRET", "QM_OIDC_CLIENT_SECRET_FILE", "QM_PUBLIC_URL"} {
-			t.Setenv(k, "")
-			os.Unsetenv(k)
-		}
-		t.Setenv("QM_DATA_DIR", t.TempDir())
-		t.Setenv("QM_HTTP_ADDR", "127.0.0.1:0")
+		// The shell's settings and every other chat or sign-on setting unset (a name alone).
+		env := slices.Concat(shellSettings, []string{"DISCORD_BOT_TOKEN", "DISCORD_BOT_TOKEN_FILE", "DISCORD_PUBLIC_KEY", "DISCORD_APP_ID",
+			"QM_OIDC_ISSUER", "QM_OIDC_CLIENT_ID", "QM_OIDC_CLIENT_SECRET", "QM_OIDC_CLIENT_SECRET_FILE", "QM_PUBLIC_URL",
+			"QM_DATA_DIR=" + t.TempDir(), "QM_HTTP_ADDR=127.0.0.1:0"})
 		for k, v := range c.env {
-			t.Setenv(k, v)
+			env = append(env, k+"="+v)
 		}
-		code, _, stderr := runQM("serve", "--demo")
+		code, _, stderr := runBinary(t, ".", env, "serve", "--demo")
 		msg := strings.TrimSpace(stderr)
 		if i := strings.LastIndex(msg, "\nquartermaster serve: "); i >= 0 {
 			msg = msg[i+1:] // the log lines before the refusal
