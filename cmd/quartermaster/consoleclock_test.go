@@ -75,6 +75,7 @@ func consoleOn(t *testing.T, db, script string, args ...string) (int, string, st
 // ended long before, a posted showback week, only moving the clock, only a report), and a --clock
 // before it is refused. On SQLite and on PostgreSQL.
 func TestConsoleClockGoesOnFromWhereItStopped(t *testing.T) {
+	t.Parallel()
 	dbs := map[string]func(t *testing.T) string{
 		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "qm.db") },
 		"postgres": func(t *testing.T) string { return storetest.Postgres(t) },

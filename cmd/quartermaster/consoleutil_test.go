@@ -58,6 +58,7 @@ func showbackRow(t *testing.T, db, week, now, team, class string) weekRow {
 // lease started earlier holds until the lease ends, however many hours that is. On SQLite and on
 // PostgreSQL.
 func TestConsoleStartedAgainKeepsUtilization(t *testing.T) {
+	t.Parallel()
 	dbs := map[string]func(t *testing.T) string{
 		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "qm.db") },
 		"postgres": func(t *testing.T) string { return storetest.Postgres(t) },
@@ -99,6 +100,7 @@ func TestConsoleStartedAgainKeepsUtilization(t *testing.T) {
 // recorded to its end, idle where :util last set it idle and at the default elsewhere, so the
 // showback observes all of its hours. On SQLite and on PostgreSQL.
 func TestConsoleStartedLaterRecordsTheTimeBetween(t *testing.T) {
+	t.Parallel()
 	dbs := map[string]func(t *testing.T) string{
 		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "qm.db") },
 		"postgres": func(t *testing.T) string { return storetest.Postgres(t) },

@@ -39,7 +39,7 @@ func TestTemplatesRenderACPUOnlyJobKeepsOffGPUNodes(t *testing.T) {
 // A CPU-only template's lease holds no GPU: render refuses --gpus for it in one sentence, with an
 // example that renders.
 func TestTemplatesRenderRefusesGPUsForACPUOnlyTemplate(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	const file = "../../docs/quartermaster.example.yaml"
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"templates", "render", "data-prep", "input=a", "output=b", "--gpus", "2", "--policy", file}, nil, &out, &errb)

@@ -12,6 +12,7 @@ import (
 // in the example as a shell word, ”, rather than dropped from the line or left as a trailing
 // space; the example, typed back, works.
 func TestAnEmptyWordIsKeptQuotedInTheExample(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"templates", "lst", ""},
 		{"templats", "list", ""},

@@ -36,7 +36,7 @@ func (s *syncBuffer) String() string {
 // and who decides them now (the fallback approvers), so that an admin is not left to find out
 // from a budget owner who cannot decide them.
 func TestServeNamesWaitingRequestsOfATeamThePolicyNoLongerHas(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "qm.db")
 	old := "../../commands/testdata/harbor.yaml"
@@ -80,7 +80,7 @@ func TestServeNamesWaitingRequestsOfATeamThePolicyNoLongerHas(t *testing.T) {
 // once: started twice on the new policy, its history has one hand-over, and the fallback
 // approver's notice of it was written once.
 func TestServeHandsARequestOfAGoneTeamToTheFallbackApproversOnce(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "qm.db")
 	old := "../../commands/testdata/harbor.yaml"

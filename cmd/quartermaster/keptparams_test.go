@@ -11,7 +11,7 @@ import (
 // take, keeps the other parameters given in its example, as /gpu submit does, with any required
 // one it lacks: typed back, it renders them.
 func TestTemplatesRenderKeepsTheRightParameters(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	const file = "../../docs/quartermaster.example.yaml"
 	for _, tc := range []struct {
 		args []string

@@ -17,7 +17,7 @@ import (
 // is applied yet and how to apply them, and create nothing: no goose_db_version table or any other.
 // Once migrate up ran, status lists them applied.
 func TestMigrateStatusOnANeverMigratedPostgresCreatesNothing(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	url := storetest.Postgres(t) // a new, empty schema, dropped when the test ends
 	u, err := neturl.Parse(url)
 	if err != nil {

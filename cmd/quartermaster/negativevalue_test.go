@@ -10,7 +10,7 @@ import (
 // command begins with a dash), left out with it: the example is not left with -3 as a word, which
 // typed back would be refused as a flag.
 func TestAnUnknownFlagsNegativeValueIsLeftOutWithIt(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "qm.db")
 	pol := "../../commands/testdata/kolkata.yaml"
 	for _, c := range []struct {

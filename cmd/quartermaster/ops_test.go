@@ -271,7 +271,7 @@ func TestVersion(t *testing.T) {
 // TestMigrateFlagsAfterTheVerb (finding 6): the usage's own example works with the flag after
 // the verb; status prints a table with a line per migration; down says what it rolled back.
 func TestMigrateFlagsAfterTheVerb(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "qm.db")
 	db := "sqlite:" + file
 	var out, errb bytes.Buffer
@@ -316,7 +316,7 @@ func TestMigrateFlagsAfterTheVerb(t *testing.T) {
 // without `migrate down`, `migrate status` lists the migration it does not know and says so, and
 // `serve` and `migrate up` refuse to run on that schema, naming the migration, instead of starting.
 func TestAnOldBinaryRefusesADatabaseANewerOneMigrated(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "qm.db")
 	db := "sqlite:" + file
 	var out, errb bytes.Buffer
@@ -407,7 +407,7 @@ func TestTemplatesRenderFollowsThePolicy(t *testing.T) {
 // TestIdleTimeoutZeroNeverReclaims (finding 8): a class with idle_timeout: 0 loads, and a lease of
 // it sitting idle for hours is never warned nor reclaimed.
 func TestIdleTimeoutZeroNeverReclaims(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	script := "yuki@orbit.example: /gpu request 1 notebook for 5h\n:util L-1 0\n:advance 4h\nyuki@orbit.example: /gpu status L-1\n"
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"console", "--policy", writeOrbit(t), "--db", "sqlite:" + filepath.Join(t.TempDir(), "qm.db"),
@@ -780,7 +780,7 @@ func TestASQLiteFileInAMissingDirectoryIsExplained(t *testing.T) {
 // class whose nodes hold its GPUs per node), not for the first class of the catalog: docs/slurm.md
 // checks `templates render pytorch-ddp --backend slurm nnodes=2` with sbatch --test-only.
 func TestTemplatesRenderPicksTheClassChatWould(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	var out, errb bytes.Buffer
 	if code := run(context.Background(), []string{"templates", "render", "pytorch-ddp", "--backend", "slurm", "nnodes=2"}, nil, &out, &errb); code != 0 {
 		t.Fatalf("render: exit %d: %s", code, errb.String())
@@ -852,7 +852,7 @@ func TestTemplatesRenderSizesEachClassByItsOwnNodes(t *testing.T) {
 // /gpu submit runs it; where no class has enough, it is refused as /gpu submit refuses it, saying
 // how many nodes the GPUs take, instead of a script for nodes the cluster does not have.
 func TestTemplatesRenderSpreadsManyGPUsOverAClassWithEnoughNodes(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	var out, errb bytes.Buffer
 	args := []string{"templates", "render", "jax", "--policy", "../../commands/testdata/orbit.yaml", "--backend", "slurm", "--gpus", "12"}
 	if code := run(context.Background(), args, nil, &out, &errb); code != 0 {

@@ -11,7 +11,7 @@ import (
 // Flags typed before the command, where the words before it are all flags of that command (and
 // their values), are the command's: the line runs as if the command came first.
 func TestFlagsBeforeAnUnambiguousCommandAreAccepted(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "qm.db")
 	if code, _, stderr := runQM("migrate", "up", "--db", db); code != 0 {
