@@ -27,6 +27,7 @@ func consoleReading(t *testing.T, stdin *os.File) string {
 // its input were a terminal (/dev/null is a character device, as a terminal is). Only a terminal
 // gets them: /dev/null and a pipe are read as scripts, with nothing but the answers written.
 func TestConsoleOnDevNullOrAPipeIsAScript(t *testing.T) {
+	t.Parallel()
 	null, err := os.Open(os.DevNull)
 	if err != nil {
 		t.Fatal(err)

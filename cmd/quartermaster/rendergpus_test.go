@@ -12,7 +12,7 @@ import (
 // fixed 8), the template, its parameters and the other flags kept; a CPU-only template's example
 // leaves --gpus out. The example renders.
 func TestRenderGPUsPutRightKeepsWhatWasTyped(t *testing.T) {
-	t.Setenv("QM_POLICY", "")
+	t.Parallel() // QM_POLICY and the shell's other settings are unset (TestMain)
 	other := "../../commands/testdata/tokyo.yaml"
 	number := regexp.MustCompile(`^(--gpus[ =])([0-9]+)$`)
 	for _, args := range [][]string{

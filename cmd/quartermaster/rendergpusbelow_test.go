@@ -50,7 +50,7 @@ func TestRenderGPUsBelowOneIsRefused(t *testing.T) {
 // templates render --duration of no length (0, or below) is refused as a --duration that is no
 // duration is, not rendered as if --duration were not given.
 func TestRenderDurationOfNoLengthIsRefused(t *testing.T) {
-	t.Setenv("QM_POLICY", "")
+	t.Parallel() // QM_POLICY and the shell's other settings are unset (TestMain)
 	for _, args := range [][]string{
 		{"jupyterlab", "--duration", "-3h"},
 		{"pytorch-ddp", "--duration=0", "nnodes=2", "script=train.py"},
@@ -86,7 +86,7 @@ func TestRenderDurationOfNoLengthIsRefused(t *testing.T) {
 
 // --gpus and --duration both below one are both put right in the one example, which renders.
 func TestRenderGPUsAndDurationBelowOneArePutRightTogether(t *testing.T) {
-	t.Setenv("QM_POLICY", "")
+	t.Parallel() // QM_POLICY and the shell's other settings are unset (TestMain)
 	code, _, stderr := runQM("templates", "render", "jupyterlab", "--gpus", "-3", "--duration", "-1h")
 	msg := strings.TrimSpace(stderr)
 	_, eg, ok := strings.Cut(msg, "e.g. quartermaster templates render ")
@@ -101,7 +101,7 @@ func TestRenderGPUsAndDurationBelowOneArePutRightTogether(t *testing.T) {
 // A refusal that comes before --gpus and --duration are read (no template, one that is not
 // there, --backend) gives no --gpus or --duration below one in its example: it would be refused next.
 func TestRenderRefusalsBeforeGPUsLeaveNoneBelowOne(t *testing.T) {
-	t.Setenv("QM_POLICY", "")
+	t.Parallel() // QM_POLICY and the shell's other settings are unset (TestMain)
 	for _, args := range [][]string{
 		{"--gpus", "-3"},
 		{"nosuch-template", "--gpus", "0"},

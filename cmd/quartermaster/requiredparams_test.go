@@ -58,7 +58,7 @@ func TestTemplatesRenderWithoutRequiredParametersGivesAnExampleThatRenders(t *te
 // A parameter render refuses gets an example that keeps the other parameters given, and so
 // renders when typed back, where the template has other required parameters.
 func TestTemplatesRenderRefusalKeepsTheOtherParameters(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	const file = "../../docs/quartermaster.example.yaml"
 	cat, err := templates.Load(qmtemplates.FS)
 	if err != nil {

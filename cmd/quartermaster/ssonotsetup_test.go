@@ -17,6 +17,7 @@ import (
 // still answers 404, but with a page saying in one sentence what /gpu login says in chat: single
 // sign-on is not set up on this install, and who turns it on.
 func TestALoginLinkWithoutSingleSignOnSaysItIsNotSetUp(t *testing.T) {
+	t.Parallel()
 	a, err := NewApp(context.Background(), appOptions{flags: commonFlags{policy: "../../commands/testdata/kolkata.yaml", db: "sqlite:" + t.TempDir() + "/qm.db"},
 		simClock: true, start: time.Now().UTC(), logger: storetest.Logger(t)})
 	if err != nil {

@@ -295,7 +295,7 @@ func TestMigratingAsAUserThatMayNotCreateTablesSaysWhatToGrant(t *testing.T) {
 // the service never ran in) say so and create nothing, rather than make an empty database and
 // report that it holds no tokens; create, like serve, makes the database.
 func TestAgentTokenListOnAMissingSQLiteFileCreatesNothing(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "qm.db")
 	for _, args := range [][]string{{"agent-token", "list"}, {"agent-token", "revoke", "gpu-01"}} {

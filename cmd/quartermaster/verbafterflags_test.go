@@ -8,7 +8,7 @@ import (
 // A command whose verb comes first, given flags before it, is answered with the verb put in front
 // of them: the verb typed, once, not the verb put in and the one typed left behind as a word.
 func TestTheVerbTypedAfterFlagsIsMovedInFront(t *testing.T) {
-	t.Setenv("QM_POLICY", "")
+	t.Parallel() // QM_POLICY and the shell's other settings are unset (TestMain)
 	for _, c := range []struct {
 		args []string
 		want string
