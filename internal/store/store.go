@@ -157,6 +157,9 @@ func Connect(ctx context.Context, url string, logger *slog.Logger) (*DB, error) 
 			if isDir(db.file) {
 				return nil, fmt.Errorf("store: the SQLite file %s is a directory; name a file in it, e.g. sqlite:%s", db.file, filepath.Join(db.file, "quartermaster.db"))
 			}
+			if refusal := sqliteNotWritable(db.file); refusal != nil {
+				return nil, refusal
+			}
 		}
 		return nil, fmt.Errorf("store: connect to %s: %w", dialect, scrub(url, err))
 	}
