@@ -236,8 +236,8 @@ func TestOperationsWalkthrough(t *testing.T) {
 	}
 
 	blocks := shBlocks(t, string(doc), "<!-- backup:begin -->", "<!-- backup:end -->")
-	if len(blocks) != 3 {
-		t.Fatalf("the backup section has %d sh blocks; the test knows 3 (dump, restore, SQLite)", len(blocks))
+	if len(blocks) != 4 {
+		t.Fatalf("the backup section has %d sh blocks; the test knows 4 (dump, restore, SQLite backup, SQLite restore)", len(blocks))
 	}
 	w.run(blocks[0])
 	// Disaster: the service stops and the leases are gone.
@@ -259,6 +259,25 @@ func TestOperationsWalkthrough(t *testing.T) {
 	b, err := exec.Command("sqlite3", filepath.Join(w.root, "var/backups/quartermaster/quartermaster.db"), "SELECT user_name FROM leases").CombinedOutput()
 	if err != nil || strings.TrimSpace(string(b)) != "bob@acme.example" {
 		t.Errorf("the SQLite backup holds %q (%v), want bob's lease", b, err)
+	}
+	// Disaster on SQLite: the lease is gone from the file. The restore, run as root, brings it
+	// back in a file the service's user owns (the unit runs serve as quartermaster, and a file of
+	// root's mode 0600 is one it cannot open), with no write-ahead log of the lost file beside it.
+	if b, err := exec.Command("sqlite3", sqliteDB, "DELETE FROM lease_events; DELETE FROM leases").CombinedOutput(); err != nil {
+		t.Fatalf("delete the SQLite leases: %v\n%s", err, b)
+	}
+	restoredSQLite := w.run(blocks[3])
+	b, err = exec.Command("sqlite3", sqliteDB, "SELECT user_name FROM leases").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(b)) != "bob@acme.example" {
+		t.Errorf("after the SQLite restore the file holds %q (%v), want bob's lease", b, err)
+	}
+	if want := "stand-in chown: quartermaster:quartermaster " + sqliteDB; !strings.Contains(restoredSQLite, want) {
+		t.Errorf("the SQLite restore does not give the restored file to the service's user (%q); it printed:\n%s", want, restoredSQLite)
+	}
+	for _, side := range []string{"-wal", "-shm"} {
+		if _, err := os.Stat(sqliteDB + side); err == nil {
+			t.Errorf("the SQLite restore left %s beside the restored file", sqliteDB+side)
+		}
 	}
 }
 
