@@ -403,12 +403,20 @@ wait:
 			}
 		}
 	}
-	log.Info("stopping")
-	health.started.Store(false)
 	wait := o.grace
 	if wait <= 0 {
 		wait = shutdownGrace
 	}
+	// Why it stops, and how long work in flight gets: systemd's TimeoutStopSec (Kubernetes'
+	// terminationGracePeriodSeconds) must be longer, or the process is killed before it is done.
+	why := "the context ended"
+	var by stoppedBy
+	if errors.As(context.Cause(ctx), &by) {
+		why = stopSignalName(by.sig)
+	}
+	log.Info("stopping: /readyz answers no more, and requests, chat work and notices in flight get the grace to finish",
+		"signal", why, "grace", wait.String())
+	health.started.Store(false)
 	grace, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	if err := srv.Shutdown(grace); err != nil {
@@ -810,4 +818,17 @@ func warnIfSchedulerDown(ctx context.Context, a *App, log *slog.Logger) {
 	}
 	log.Warn(who+" does not answer; serving anyway, but no lease starts and /readyz says not ready until it does",
 		"backend", a.BackendName, "err", oneLine(err.Error()))
+}
+
+// stopSignalName is a signal as an operator sends it (SIGTERM, SIGINT).
+func stopSignalName(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return sig.String()
 }

@@ -124,6 +124,11 @@ func TestServeKeepsServingOnSIGHUPAndChecksThePolicyOnDisk(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	// The line that says it stops tells an operator why, and how long it lets work in flight
+	// finish before it gives up on it (what systemd's TimeoutStopSec must exceed).
+	if m := next("stopping"); m["signal"] != "SIGTERM" || m["grace"] != "20s" {
+		t.Errorf("SIGTERM logged %v; want the stop to name signal SIGTERM and the grace of 20s given to work in flight", m)
+	}
 	next("stopped")
 	done := make(chan error, 1)
 	go func() {
