@@ -164,6 +164,11 @@ func (c *commonFlags) existingDBURL() (string, error) {
 	if c.db != "" && c.dbFrom == "--db" {
 		create += " --db " + shellword.Quote(url)
 	}
+	// migrate up makes the default file's data directory, not the directory of a file named: a
+	// file whose directory is missing needs it made first.
+	if dir := filepath.Dir(file); c.db != "" && !isDirectory(dir) {
+		create = "mkdir -p " + shellword.Quote(dir) + " && " + create
+	}
 	return "", fmt.Errorf("the database of %s does not exist yet (there is no file %s); name the database the service uses, or create one with %s (serve also does at start)", c.dbSetting(url), file, create)
 }
 

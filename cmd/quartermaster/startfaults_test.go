@@ -10,6 +10,7 @@ import (
 	"net"
 	neturl "net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -226,6 +227,35 @@ func TestMigrateStatusOnAMissingSQLiteFileCreatesNothing(t *testing.T) {
 	}
 	if code, out, stderr := runQM("migrate", "status", "--db", file); code != 0 || !strings.Contains(out, "applied") {
 		t.Errorf("migrate status after up: exit %d, %q, %q", code, out, stderr)
+	}
+}
+
+// migrate status (and down) on a SQLite file in a directory that does not exist yet says how to
+// create it, and the command it gives, typed back in a shell, creates that database: status then
+// lists its migrations applied.
+func TestMigrateStatusOnASQLiteFileInAMissingDirectoryGivesACommandThatWorks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := quartermasterBinary(t)
+	for _, verb := range []string{"status", "down"} {
+		clearEnv(t)
+		file := filepath.Join(t.TempDir(), "state", "ledger", "fjord.db")
+		code, _, stderr := runQM("migrate", verb, "--db", "sqlite:"+file)
+		msg := strings.TrimSpace(stderr)
+		_, create, ok := strings.Cut(msg, "create one with ")
+		create, _, _ = strings.Cut(create, " (serve")
+		if code == 0 || !ok || create == "" {
+			t.Fatalf("migrate %s: exit %d, %q; want how to create the database", verb, code, msg)
+		}
+		sh := exec.Command("bash", "-c", create)
+		sh.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"))
+		if b, err := sh.CombinedOutput(); err != nil {
+			t.Fatalf("migrate %s says to create the database with %q, which fails: %v\n%s", verb, create, err, b)
+		}
+		if code, out, stderr := runQM("migrate", "status", "--db", "sqlite:"+file); code != 0 || !strings.Contains(out, "applied") {
+			t.Errorf("after %q, migrate status: exit %d, %q, %q", create, code, out, stderr)
+		}
 	}
 }
 
