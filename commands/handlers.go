@@ -1739,6 +1739,7 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 		hours = fmt.Sprintf("%s of %s used or committed, %s left", qm.FormatHours(u.GPUHoursWeek), qm.FormatHours(q.GPUHoursPerWeek), qm.FormatHours(max(0, left)))
 	}
 	f = append(f, bot.Field{Label: "GPU-hours", Value: hours})
+	f = append(f, b.weeksAheadFields(u, q)...)
 	r.Sections = []bot.Section{{Title: "Quota", Fields: f}}
 	if others := otherTeams(c); len(others) > 0 {
 		r.Text = fmt.Sprintf("Team %s this week (since %s), the first of your %d teams:", team,
@@ -1747,6 +1748,22 @@ func (b *Bot) quota(ctx context.Context, req bot.Request, c Command) []bot.Reply
 			Text: fmt.Sprintf("%s. /gpu quota %s shows that team's quota.", policy.SomeNames(others, maxTeamsNamed, "and"), others[0])})
 	}
 	return []bot.Reply{r}
+}
+
+// weeksAheadFields are the GPU-hours that the team's running and granted leases already commit
+// to the weeks after this one, a field for each week they reach (none where they reach none),
+// counted as admission counts a request's hours in those weeks (Service.WeeksAhead).
+func (b *Bot) weeksAheadFields(u qm.Usage, q policy.Quota) []bot.Field {
+	var f []bot.Field
+	for _, w := range b.Svc.WeeksAhead(u, q) {
+		name := b.Svc.WeekName(w.Start, u)
+		v := fmt.Sprintf("%s GPU-hours committed, no weekly limit", qm.FormatHours(w.Used))
+		if w.Limit > 0 {
+			v = fmt.Sprintf("%s of %s GPU-hours committed, %s left", qm.FormatHours(w.Used), qm.FormatHours(w.Limit), qm.FormatHours(max(0, w.Limit-w.Used)))
+		}
+		f = append(f, bot.Field{Label: strings.ToUpper(name[:1]) + name[1:], Value: v})
+	}
+	return f
 }
 
 // ownedQuotas is /gpu quota for a budget owner who is in no team of the policy: each team they

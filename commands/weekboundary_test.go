@@ -205,3 +205,58 @@ func TestARuleOnTheWeeksGPUHoursStillReadsTheWholeRequest(t *testing.T) {
 		t.Errorf("1 of its 3 GPU-hours in this week: %s", r.Text)
 	}
 }
+
+// /gpu quota shows what the team's leases already commit to the next week, as admission counts
+// it, so that a refusal naming next week comes as no surprise: a Sunday-night lease of 2 GPUs for
+// 20h puts 34 GPU-hours there; one waiting for a budget owner puts none; a team whose leases end
+// before Monday, or a week that nothing reaches past, shows no such line.
+func TestQuotaShowsWhatIsCommittedToNextWeek(t *testing.T) {
+	h := newHarnessOn(t, chathamPolicy)
+	const aroha, tama = "aroha@chatham.example", "tama@chatham.example" // toroa 40, korimako 12
+	h.clock.Set(chathamAt(t, 2026, 12, 13, 21, 0))
+	if r := h.quotaText(aroha); strings.Contains(r, "Next week") {
+		t.Errorf("nothing reaches next week, yet:\n%s", r)
+	}
+	mustOK(t, h.say(aroha, "/gpu request 2 kiwi for 20h")) // 6 this week, 34 the next
+	mustOK(t, h.say(tama, "/gpu request 1 kiwi for 2h"))   // up to 23:00
+	mustOK(t, h.say(aroha, "/gpu request 1 kiwi for 37h")) // waits for a budget owner
+	r := h.quotaText(aroha)
+	for _, want := range []string{
+		"6 of 40 used or committed, 34 left",
+		"Next week (from Mon 14 Dec): 34 of 40 GPU-hours committed, 6 left",
+	} {
+		if !strings.Contains(r, want) {
+			t.Errorf("toroa's quota:\n%s\nwant %q", r, want)
+		}
+	}
+	if r := h.quotaText(tama); strings.Contains(r, "Next week") || !strings.Contains(r, "2 of 12 used or committed") {
+		t.Errorf("korimako's lease ends before Monday:\n%s", r)
+	}
+	// The line counts what admission counts: the next week's limit with the increases that
+	// last into it (+1 GPU from Sunday 22:00 for a week: 166 hours of it next week).
+	h.advance(time.Hour)
+	mustOK(t, h.say(tama, "/gpu quota request +1 kiwi because a deadline"))
+	id := leaseIn(t, texts(h.notices("hine@chatham.example")))
+	mustOK(t, h.say("hine@chatham.example", "/gpu approve "+id.String()))
+	mustOK(t, h.say(tama, "/gpu request 1 kiwi for 20h")) // 2 this week, 18 the next
+	if r, want := h.quotaText(tama), "Next week (from Mon 14 Dec): 18 of 178 GPU-hours committed, 160 left"; !strings.Contains(r, want) {
+		t.Errorf("korimako's quota:\n%s\nwant %q", r, want)
+	}
+	// On Monday the week reached is this week, and nothing reaches past it.
+	h.advance(chathamAt(t, 2026, 12, 14, 10, 0).Sub(h.clock.Now()))
+	if r := h.quotaText(aroha); strings.Contains(r, "Next week") || !strings.Contains(r, "34 of 40 used or committed") {
+		t.Errorf("on Monday:\n%s", r)
+	}
+	// A lease a budget owner let run 15 days reaches two weeks after this one, each its own line.
+	id = leaseIn(t, mustOK(t, h.say(aroha, "/gpu request 1 kiwi for 15d")).Text)
+	mustOK(t, h.say("rua@chatham.example", "/gpu approve "+id.String()))
+	r = h.quotaText(aroha)
+	for _, want := range []string{
+		"Next week (from Mon 21 Dec): 168 of 40 GPU-hours committed, 0 left",
+		"The week from Mon 28 Dec: 34 of 40 GPU-hours committed, 6 left",
+	} {
+		if !strings.Contains(r, want) {
+			t.Errorf("toroa's quota:\n%s\nwant %q", r, want)
+		}
+	}
+}

@@ -79,6 +79,34 @@ func (s *Service) WeekRooms(u Usage, q policy.Quota, from time.Time, d time.Dura
 	return out
 }
 
+// WeeksAhead are the weeks after the week of u's reading that the team's running and granted
+// leases already reach, in order, each as WeekRooms counts it for a request (the GPU-hours the
+// leases commit in it, and its limit with the approved increases that last into it); none where
+// u was not read from the leases. The leases commit from now on without a gap, so the first week
+// they commit nothing to ends them.
+func (s *Service) WeeksAhead(u Usage, q policy.Quota) []WeekRoom {
+	if u.at.IsZero() {
+		return nil
+	}
+	var out []WeekRoom
+	// Ten years of weeks: a bound, should a lease's end be far off.
+	for ws, n := s.WeekEnd(s.WeekStart(u.at)), 0; n < 520; ws, n = s.WeekEnd(ws), n+1 {
+		rs := s.WeekRooms(u, q, ws, time.Nanosecond)
+		if len(rs) != 1 || rs[0].Used <= 1e-9 {
+			break
+		}
+		out = append(out, rs[0])
+	}
+	return out
+}
+
+// WeekName names the week starting at ws to whoever reads u (Usage.At): "this week", "next week
+// (from Mon 14 Dec)", "the week from Mon 21 Dec".
+func (s *Service) WeekName(ws time.Time, u Usage) string {
+	name, _ := s.weekName(ws, u)
+	return name
+}
+
 // WeekPast is a week that a request would take past its team's weekly GPU-hours: Used of its
 // Limit used or committed, Asked more of the request's Total there; Name says which week ("this
 // week", "next week (from Mon 14 Dec)").
