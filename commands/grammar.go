@@ -502,7 +502,8 @@ func templateWhereTeam(verb string, args []string, at int, tmpl string, teams ma
 }
 
 // submitWordInRequest finds the first word of a request written as /gpu submit writes it (team=T,
-// data=C, for=D, class=C, gpus=N: keys no template parameter may have): the sentence that says
+// data=C, for=D, class=C, gpus=N: keys no template parameter may have), or its template written
+// template=NAME before any template is named: the sentence that says
 // how a request writes it, and args with it written so; "" where there is none.
 func submitWordInRequest(verb string, args []string) ([]string, string) {
 	if verb != "request" {
@@ -517,6 +518,22 @@ func submitWordInRequest(verb string, args []string) ([]string, string) {
 		fixed := slices.Delete(slices.Clone(args), i, i+1)
 		v = unquoted(v)
 		switch k = strings.ToLower(k); k {
+		case "template":
+			// template=NAME where the request names no template yet (a template may have a
+			// parameter called template, given after template NAME): the template, written
+			// before the parameters typed ahead of it.
+			at := i
+			named := false
+			for j, p := range args[:i] {
+				named = named || strings.EqualFold(p, "template")
+				if strings.Contains(p, "=") && at == i {
+					at = j
+				}
+			}
+			if named {
+				continue
+			}
+			return slices.Insert(fixed, at, "template", v), fmt.Sprintf("%s is not how a request names its template; a request writes template %s.", q, v)
 		case "team", "data", "for":
 			what := map[string]string{"team": "a team", "data": "a data class", "for": "how long"}[k]
 			return slices.Insert(fixed, i, k, v), fmt.Sprintf("%s is how /gpu submit names %s; a request writes %s %s.", q, what, k, v)

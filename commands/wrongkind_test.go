@@ -161,6 +161,8 @@ func TestASubmitWordInARequestIsWrittenAsARequestWritesIt(t *testing.T) {
 		{"request 1 tidal for=3h", `"for=3h" is how /gpu submit names how long; a request writes for 3h.`, "request 1 tidal for 3h"},
 		{"request 2 class=abyss for 1h", `"class=abyss" is how /gpu submit names a class;`, "request 2 abyss for 1h"},
 		{"request gpus=2 tidal for 1h", `"gpus=2" is how /gpu submit names the number of GPUs;`, "request 2 tidal for 1h"},
+		{"request 1 tidal for 2h template=depth-probe size=128", `"template=depth-probe" is not how a request names its template; a request writes template depth-probe.`, "request 1 tidal for 2h template depth-probe size=128"},
+		{"request 1 tidal for 2h size=128 template=depth-probe", `"template=depth-probe" is not how a request names its template;`, "request 1 tidal for 2h template depth-probe size=128"},
 	} {
 		refusedAs(t, h, "mara@kelp.example", tc.ask, tc.says, tc.example)
 	}
