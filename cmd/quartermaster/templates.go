@@ -16,8 +16,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	qmtemplates "github.com/acme/quartermaster/templates"
-
 	"github.com/acme/quartermaster/commands"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
@@ -52,7 +50,7 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return needsVerb("templates", true, []string{"list", "show", "render"}, "list", args, nil)
 	}
-	cat, err := templates.Load(qmtemplates.FS)
+	cat, err := templateCatalog()
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"sort"
@@ -19,8 +20,29 @@ import (
 	qmtemplates "github.com/acme/quartermaster/templates"
 )
 
-// templateCatalog is the embedded template catalog, loaded once.
-var templateCatalog = sync.OnceValues(func() (*templates.Catalog, error) { return templates.Load(qmtemplates.FS) })
+// templateCatalog is the embedded template catalog with the installation's own templates from
+// QM_TEMPLATES_DIR, loaded once. A definition there with a problem is left out, and said on
+// standard error with its file and line; the others load. A directory that cannot be read is
+// refused.
+var templateCatalog = sync.OnceValues(func() (*templates.Catalog, error) {
+	return loadCatalog(os.Getenv("QM_TEMPLATES_DIR"), os.Stderr)
+})
+
+// loadCatalog is the embedded catalog plus the templates in dir ("" for none); each definition
+// there that is left out is a warning on warn.
+func loadCatalog(dir string, warn io.Writer) (*templates.Catalog, error) {
+	cat, err := templates.Load(qmtemplates.FS)
+	if err != nil || dir == "" {
+		return cat, err
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, errUsage{fmt.Sprintf("QM_TEMPLATES_DIR=%q is not a directory this service can read; e.g. QM_TEMPLATES_DIR=/etc/quartermaster/templates", dir)}
+	}
+	for _, p := range cat.AddDir(os.DirFS(dir)) {
+		fmt.Fprintf(warn, "warning: QM_TEMPLATES_DIR %s/%s (left out of the catalog; the other templates load)\n", strings.TrimRight(dir, "/"), p)
+	}
+	return cat, nil
+}
 
 // withCatalogWarnings adds to p's warnings, in line order, those of its rules that compare
 // request.template with a name the template catalog does not have (policy.TemplateWarnings):

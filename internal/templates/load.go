@@ -804,3 +804,38 @@ func tmplErr(file string, base int, err error) error {
 	}
 	return &LoadError{File: file, Line: base, Msg: msg}
 }
+
+// AddDir adds an installation's own templates to a loaded catalog: every NAME.yaml at the root of
+// fsys is a definition, checked as a shipped one is and rendered through the catalog's layouts.
+// A definition with a problem, or one taking the name of a template already in the catalog, is
+// left out and returned as a *LoadError naming its file and line, in file order; the others are
+// added. Call it before the catalog is shared: the catalog is read-only afterwards.
+func (c *Catalog) AddDir(fsys fs.FS) []error {
+	names, err := fs.Glob(fsys, "*.yaml")
+	if err != nil {
+		return []error{err}
+	}
+	sort.Strings(names)
+	var problems []error
+	for _, file := range names {
+		data, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			problems = append(problems, &LoadError{File: file, Msg: err.Error()})
+			continue
+		}
+		t, err := c.parse(file, data)
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		if _, ok := c.byName[t.Name]; ok {
+			problems = append(problems, &LoadError{File: file, Line: t.nameLine,
+				Msg: fmt.Sprintf("template %q is already a template of the catalog; give it another name", t.Name)})
+			continue
+		}
+		c.byName[t.Name] = t
+		c.list = append(c.list, t)
+	}
+	sort.Slice(c.list, func(i, j int) bool { return c.list[i].Name < c.list[j].Name })
+	return problems
+}
