@@ -1316,6 +1316,12 @@ func parseWord(c Command, args []string) (Command, error) {
 }
 
 func parseTemplate(c Command, args []string) (Command, error) {
+	if len(args) > 1 && !strings.Contains(args[0], "=") && strings.Contains(args[1], "=") {
+		// template NAME key=value: the preview takes no parameters, and /gpu submit runs the
+		// template with them; the example is the template named.
+		return c, qm.Invalid("/gpu template "+unquoted(args[0]), "/gpu template takes only a template's name, not %s; /gpu submit runs a template with its parameters.",
+			policy.Quoted(strings.Join(args[1:], " "), 60))
+	}
 	if len(args) != 1 {
 		return c, bad(c.Verb, "/gpu template needs one template name; /gpu templates lists them.")
 	}
