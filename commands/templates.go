@@ -144,12 +144,17 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 
 // defaultGPUs is what a template runs on when the user does not say: its GPUs on each of the
 // nodes its parameters ask for (at least one GPU for a template that uses GPUs; none for a
-// CPU-only one), no more per node than the cluster's largest node holds (0: unknown).
+// CPU-only one), no more per node than the cluster's largest node holds (0: unknown). An array
+// template (a sweep) of fewer tasks than its GPUs run at once asks for no more than all its tasks
+// take at once, as its job runs no more of them.
 func defaultGPUs(tp *templates.Template, params templates.Params, largestNode int) int {
 	if tp.CPUOnly() {
 		return 0
 	}
 	per := tp.GPUs
+	if task, n := tp.ArrayTaskGPUs(params), tp.ArrayTasks(params); task > 0 && n > 0 {
+		per = min(per, max(task, n*task))
+	}
 	if largestNode > 0 && per > largestNode {
 		per = largestNode
 	}

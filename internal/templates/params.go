@@ -518,6 +518,21 @@ func (t *Template) ArrayTaskGPUs(params Params) int {
 	return max(1, n)
 }
 
+// ArrayTasks is how many tasks an array template (a sweep's trials) runs with these parameters;
+// 0 for a template that is not an array, or for parameters that do not parse.
+func (t *Template) ArrayTasks(params Params) int {
+	a := t.def.Array
+	if a == nil {
+		return 0
+	}
+	vals, err := t.values(params)
+	if err != nil {
+		return 0
+	}
+	n, _ := vals[a.Count].(int)
+	return max(0, n)
+}
+
 // ArrayTaskParam is the parameter that sets the GPUs each task of an array template takes
 // (hparam-sweep's gpus_per_trial); "" for a template that is not an array.
 func (t *Template) ArrayTaskParam() string {
