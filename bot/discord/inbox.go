@@ -40,15 +40,23 @@ type kept struct {
 // this one when the gateway delivers it again. The claim is kept until it runs out, not only
 // while the answer is made, so that a copy delivered late (a slow replica, a session resumed)
 // still finds it; it holds nothing to run, and Recover forgets it then. What is to run is kept
-// beside it under its own key, as a command over HTTP is.
+// beside it under its own key, as a command over HTTP is. It is true only when the inbox said,
+// within gatewayClaimWait, that this replica's claim was kept.
 func (a *Adapter) claimDelivery(id string) bool {
 	if a.inbox == nil {
 		return true
 	}
 	payload, _ := json.Marshal(kept{ID: id, Claim: true})
-	_, ok := a.inbox.Keep(bot.Accepted{Key: "discord:gateway:" + id, Payload: payload, Received: time.Now()})
-	return ok
+	return a.inbox.Own(bot.Accepted{Key: "discord:gateway:" + id, Payload: payload, Received: time.Now()}, gatewayClaimWait)
 }
+
+// gatewayClaimWait is how long a replica waits for the inbox to say whether its claim on what the
+// gateway delivered was kept: Discord gives an interaction 3 seconds to be answered or deferred,
+// and this leaves one of them to do it. A replica that does not know by then (the database is
+// slow or down) does nothing, for it cannot tell whether another replica has it: a command is
+// answered once, or, when no replica could claim it, not at all (Discord then tells the person the
+// application did not respond).
+const gatewayClaimWait = 2 * time.Second
 
 // claim is how long a process keeps a command it deferred or recovered to itself: long enough
 // to wait for a free worker and run it.

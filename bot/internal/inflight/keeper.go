@@ -87,6 +87,33 @@ func (k *Keeper) Keep(c bot.Accepted) (Kept, bool) {
 	return kt, true
 }
 
+// Own keeps c only when the inbox says, within wait, that it kept it: it reports true only then.
+// It is for what is delivered to every replica at once (Discord's gateway), where keeping is how
+// one replica is chosen: an inbox that fails, or does not answer in time, chooses none, and a
+// replica that ran it anyway could be one of several (Keep's fallback, to run unkept, is for a
+// delivery made to one process only). A claim the inbox keeps after wait is forgotten as any
+// other once it runs out.
+func (k *Keeper) Own(c bot.Accepted, wait time.Duration) bool {
+	res := k.accept(c)
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case r := <-res:
+		switch {
+		case r.err != nil:
+			k.log.Warn("could not claim a delivery in the inbox; left alone, as another replica may have it", "key", c.Key, "err", r.err)
+			return false
+		case !r.kept:
+			k.log.Info("dropped a delivery another process has", "key", c.Key)
+			return false
+		}
+		return true
+	case <-t.C:
+		k.log.Warn("the inbox did not answer a claim in time; left alone, as another replica may have it", "key", c.Key, "waited", wait)
+		return false
+	}
+}
+
 // Taken is a command Claim returned, to pass to Finish once its work is done.
 func Taken(key string) Kept { return Kept{key: key} }
 
