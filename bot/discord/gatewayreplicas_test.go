@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -89,10 +91,14 @@ func TestAnInteractionIsAnsweredOnceBySeveralReplicas(t *testing.T) {
 	for name, url := range map[string]func(testing.TB) string{"sqlite": storetest.SQLite, "postgres": storetest.Postgres} {
 		t.Run(name, func(t *testing.T) {
 			for _, slow := range []bool{false, true} {
+				var inboxes []*keys
 				fake, envs, logged := replicas(t, url(t), 2, func(c *discord.Config) {
 					if slow {
 						c.AnswerWithin = time.Millisecond
 					}
+					k := &keys{Inbox: c.Inbox}
+					inboxes = append(inboxes, k)
+					c.Inbox = k
 				})
 				if slow {
 					for _, e := range envs {
@@ -101,7 +107,7 @@ func TestAnInteractionIsAnsweredOnceBySeveralReplicas(t *testing.T) {
 				}
 				check := func(what string, body []byte, wantRuns int) {
 					t.Helper()
-					before := ran(envs)
+					before, refused := ran(envs), fake.AnsweredTwice()
 					if n := fake.Deliver(body); n != len(envs) {
 						t.Fatalf("%s: delivered to %d replicas, want %d", what, n, len(envs))
 					}
@@ -109,7 +115,22 @@ func TestAnInteractionIsAnsweredOnceBySeveralReplicas(t *testing.T) {
 					if !fake.WaitFor(func() bool { m, ok := fake.AnswerTo(id); return ok && m.Type != 5 }) {
 						t.Fatalf("%s (slow %v): no answer", what, slow)
 					}
-					time.Sleep(300 * time.Millisecond) // for a second answer, should one come
+					// Every replica has had its say: each has been told whether its claim was
+					// kept (suggestions, claimed by none, are answered by each, and Discord refuses
+					// all answers but the first), and what it started since is done.
+					if !fake.WaitFor(func() bool {
+						if wantRuns == 0 && strings.HasPrefix(what, "suggestions") {
+							return fake.AnsweredTwice() == refused+len(envs)-1
+						}
+						for _, k := range inboxes {
+							if !slices.Contains(k.asked(), "discord:gateway:"+id) {
+								return false
+							}
+						}
+						return true
+					}) {
+						t.Fatalf("%s (slow %v): a replica never took its turn", what, slow)
+					}
 					for _, e := range envs {
 						e.wait()
 					}
@@ -149,13 +170,15 @@ type keys struct {
 	kept []string
 }
 
+// Accept records the keys once the inbox has answered.
 func (k *keys) Accept(ctx context.Context, cmds []bot.Accepted, claim time.Duration) ([]bool, error) {
+	kept, err := k.Inbox.Accept(ctx, cmds, claim)
 	k.mu.Lock()
 	for _, c := range cmds {
 		k.kept = append(k.kept, c.Key)
 	}
 	k.mu.Unlock()
-	return k.Inbox.Accept(ctx, cmds, claim)
+	return kept, err
 }
 
 func (k *keys) asked() []string {
