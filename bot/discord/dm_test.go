@@ -151,13 +151,19 @@ func TestADirectMessageIsAnsweredOnceBySeveralReplicas(t *testing.T) {
 func dmAnsweredOnce(t *testing.T, url string) {
 	db := storetest.Open(t, url)
 	fake := discordtest.New(t)
-	var handlers []*recorder
+	var (
+		handlers []*recorder
+		envs     []*env
+		inboxes  []*keys
+	)
 	for _, owner := range []string{"one", "two"} {
 		e := newEnv(t, func(c *discord.Config) {
 			c.PublicKey, c.APIURL = "", fake.URL
-			c.Inbox = chatstore.Inbox{DB: db, Owner: owner, Platform: discord.Platform}
+			k := &keys{Inbox: chatstore.Inbox{DB: db, Owner: owner, Platform: discord.Platform}}
+			inboxes = append(inboxes, k)
+			c.Inbox = k
 		})
-		handlers = append(handlers, e.handler)
+		handlers, envs = append(handlers, e.handler), append(envs, e)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- e.adapter.RunGateway(ctx) }()
@@ -173,7 +179,27 @@ func dmAnsweredOnce(t *testing.T, url string) {
 		if !fake.WaitFor(func() bool { return len(fake.PostsTo(discordtest.DMChannel(alice))) > i }) {
 			t.Fatalf("%q: no answer", text)
 		}
-		time.Sleep(500 * time.Millisecond) // for a second answer, should one come
+		// Every replica has been told whether its claim on the DM was kept, and what it started
+		// since is done.
+		if !fake.WaitFor(func() bool {
+			for _, k := range inboxes {
+				claims := 0
+				for _, key := range k.asked() {
+					if strings.HasPrefix(key, "discord:gateway:message:") {
+						claims++
+					}
+				}
+				if claims != i+1 {
+					return false
+				}
+			}
+			return true
+		}) {
+			t.Fatalf("%q: a replica never claimed it", text)
+		}
+		for _, e := range envs {
+			e.wait()
+		}
 		if got := fake.PostsTo(discordtest.DMChannel(alice)); len(got) != i+1 {
 			t.Errorf("%q: %d answers, want one: %+v", text, len(got)-i, got[i:])
 		}

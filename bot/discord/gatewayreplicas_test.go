@@ -240,7 +240,17 @@ func TestSuggestionsOverTheGatewayClaimNothing(t *testing.T) {
 			if !fake.WaitFor(func() bool { _, ok := fake.AnswerTo(discordtest.ID(body)); return ok }) {
 				t.Fatal("no answer to a command")
 			}
-			time.Sleep(300 * time.Millisecond) // for a second run, should one come
+			// Both replicas have been told whether their claim was kept.
+			if !fake.WaitFor(func() bool {
+				for _, k := range inboxes {
+					if !slices.Contains(k.asked(), "discord:gateway:"+discordtest.ID(body)) {
+						return false
+					}
+				}
+				return true
+			}) {
+				t.Fatal("a replica never claimed the command")
+			}
 			for _, e := range envs {
 				e.wait()
 			}
