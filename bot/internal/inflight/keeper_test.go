@@ -211,3 +211,34 @@ func TestNilKeeper(t *testing.T) {
 	}
 	k.Finish(Taken("x"))
 }
+
+// failingInbox fails every Accept (the database is down).
+type failingInbox struct{ memInbox }
+
+func (f *failingInbox) Accept(context.Context, []bot.Accepted, time.Duration) ([]bool, error) {
+	return nil, errors.New("the service cannot reach its database")
+}
+
+// TestOwnIsTrueOnlyForAClaimTheInboxKept: what is delivered to every replica is owned only by
+// the claim the inbox said it kept; a claim it refused, one it failed, and one it did not answer
+// within the wait own nothing (another replica may have it), unlike Keep, which runs unkept.
+func TestOwnIsTrueOnlyForAClaimTheInboxKept(t *testing.T) {
+	in := &memInbox{kept: map[string]bool{}}
+	k := NewKeeper(t.Context(), in, time.Minute, slog.New(slog.DiscardHandler))
+	if !k.Own(bot.Accepted{Key: "a"}, time.Minute) {
+		t.Error("a claim the inbox kept is not owned")
+	}
+	if k.Own(bot.Accepted{Key: "a"}, time.Minute) {
+		t.Error("a claim another replica holds is owned")
+	}
+	down := NewKeeper(t.Context(), &failingInbox{memInbox{kept: map[string]bool{}}}, time.Minute, slog.New(slog.DiscardHandler))
+	if down.Own(bot.Accepted{Key: "b"}, time.Minute) {
+		t.Error("a claim the inbox failed is owned")
+	}
+	slow := &memInbox{kept: map[string]bool{}, accept: make(chan struct{})}
+	ks := NewKeeper(t.Context(), slow, time.Minute, slog.New(slog.DiscardHandler))
+	if ks.Own(bot.Accepted{Key: "c"}, 0) {
+		t.Error("a claim the inbox has not answered is owned")
+	}
+	close(slow.accept)
+}
