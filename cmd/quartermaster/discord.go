@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -69,6 +71,24 @@ func discordFromEnv() (discordSettings, error) {
 		return s, errUsage{fmt.Sprintf("DISCORD_APP_ID=%q is not a Discord id; it is the Application ID the Developer Portal shows (General Information), a number, e.g. DISCORD_APP_ID=1180000000000000000", s.AppID)}
 	}
 	return s, nil
+}
+
+// check refuses half a Discord configuration (the public key or application id without the bot
+// token) and a public key that is not one. runServe asks before the database is opened, so that a
+// refusal leaves nothing made.
+func (s discordSettings) check() error {
+	if s.BotToken == "" {
+		if s.PublicKey != "" || s.AppID != "" {
+			return errors.New("DISCORD_PUBLIC_KEY or DISCORD_APP_ID is set but DISCORD_BOT_TOKEN is not; set the bot token too, or unset them all to run without Discord; e.g. DISCORD_BOT_TOKEN_FILE=/etc/quartermaster/secrets/discord-bot-token")
+		}
+		return nil
+	}
+	if s.PublicKey != "" {
+		if b, err := hex.DecodeString(strings.TrimSpace(s.PublicKey)); err != nil || len(b) != ed25519.PublicKeySize {
+			return fmt.Errorf("DISCORD_PUBLIC_KEY is not a Discord public key: that is %d bytes in hex (%d hex digits), as the Developer Portal shows it (General Information → Public Key), e.g. DISCORD_PUBLIC_KEY=%s", ed25519.PublicKeySize, 2*ed25519.PublicKeySize, strings.Repeat("0f", ed25519.PublicKeySize))
+		}
+	}
+	return nil
 }
 
 // isSnowflake says whether v has the form of a Discord id (a snowflake): a positive decimal
@@ -390,11 +410,8 @@ func discordDMExample(a *App) func(ctx context.Context, req bot.Request) (string
 
 // newDiscordApp makes the Discord adapter the settings ask for; nil when Discord is off.
 func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Adapter, error) {
-	if s.BotToken == "" {
-		if s.PublicKey != "" || s.AppID != "" {
-			return nil, errors.New("DISCORD_PUBLIC_KEY or DISCORD_APP_ID is set but DISCORD_BOT_TOKEN is not; set the bot token too, or unset them all to run without Discord; e.g. DISCORD_BOT_TOKEN_FILE=/etc/quartermaster/secrets/discord-bot-token")
-		}
-		return nil, nil
+	if err := s.check(); err != nil || s.BotToken == "" {
+		return nil, err
 	}
 	return discordbot.New(discordbot.Config{
 		BotToken:  s.BotToken,

@@ -26,7 +26,6 @@ import (
 	"github.com/acme/quartermaster/internal/httpserve"
 	"github.com/acme/quartermaster/internal/ingest"
 	"github.com/acme/quartermaster/internal/nfc"
-	"github.com/acme/quartermaster/internal/oidc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/shellword"
@@ -212,6 +211,13 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	if o.discord, err = discordFromEnv(); err != nil {
 		return err
 	}
+	// Half a chat configuration is refused now, before the database is opened and migrated.
+	if err := o.slack.check(); err != nil {
+		return err
+	}
+	if err := o.discord.check(); err != nil {
+		return err
+	}
 	if err := o.app.flags.resolveSecrets(); err != nil {
 		return err
 	}
@@ -240,7 +246,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if _, _, err := oidc.FromEnv(getenv, nil); err != nil {
+	if _, _, err := ssoSettings(getenv, nil); err != nil {
 		return err
 	}
 	// SIGHUP, which would otherwise end the process at once, asks serve to check its policy file.
@@ -543,16 +549,26 @@ func pruneLoop(ctx context.Context, a *App, onPrune func(int64, error), log *slo
 
 // newSlackApp makes the Slack adapter the settings ask for; nil when Slack is off.
 func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, error) {
-	if s.BotToken == "" {
-		if s.SigningSecret != "" || s.AppToken != "" {
-			return nil, errors.New("SLACK_SIGNING_SECRET or SLACK_APP_TOKEN is set but SLACK_BOT_TOKEN is not; set the bot token (xoxb-…) too, or unset them all to run without Slack; e.g. SLACK_BOT_TOKEN_FILE=/etc/quartermaster/secrets/slack-bot-token")
-		}
-		return nil, nil
-	}
-	if s.SigningSecret == "" && s.AppToken == "" {
-		return nil, errors.New("SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (HTTP endpoints) nor SLACK_APP_TOKEN (Socket Mode) is; set one of them, e.g. SLACK_SIGNING_SECRET_FILE=/etc/quartermaster/secrets/slack-signing-secret")
+	if err := s.check(); err != nil || s.BotToken == "" {
+		return nil, err
 	}
 	return slackbot.New(slackConfig(a, s, log))
+}
+
+// check refuses half a Slack configuration: a bot token without a way to hear from Slack, or
+// the signing secret or app-level token without the bot token. runServe asks before the database
+// is opened, so that a refusal leaves nothing made.
+func (s slackSettings) check() error {
+	if s.BotToken == "" {
+		if s.SigningSecret != "" || s.AppToken != "" {
+			return errors.New("SLACK_SIGNING_SECRET or SLACK_APP_TOKEN is set but SLACK_BOT_TOKEN is not; set the bot token (xoxb-…) too, or unset them all to run without Slack; e.g. SLACK_BOT_TOKEN_FILE=/etc/quartermaster/secrets/slack-bot-token")
+		}
+		return nil
+	}
+	if s.SigningSecret == "" && s.AppToken == "" {
+		return errors.New("SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (HTTP endpoints) nor SLACK_APP_TOKEN (Socket Mode) is; set one of them, e.g. SLACK_SIGNING_SECRET_FILE=/etc/quartermaster/secrets/slack-signing-secret")
+	}
+	return nil
 }
 
 // slackConfig is the Slack adapter's configuration for the settings s. The request form offers

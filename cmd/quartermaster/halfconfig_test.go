@@ -1,0 +1,46 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// Half a chat or sign-on configuration is refused in one sentence with an example before serve
+// touches the database: the data directory is left as empty as it was.
+func TestServeRefusesHalfAConfigurationBeforeMakingTheDatabase(t *testing.T) {
+	t.Parallel()
+	secret := t.TempDir() + "/client-secret"
+	if err := os.WriteFile(secret, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		env  []string
+		says string
+	}{
+		{[]string{"SLACK_BOT_TOKEN=xoxb-1-2-abc"}, "SLACK_SIGNING_SECRET"},
+		{[]string{"SLACK_SIGNING_SECRET=abc123"}, "SLACK_BOT_TOKEN"},
+		{[]string{"SLACK_APP_TOKEN=xapp-1-abc"}, "SLACK_BOT_TOKEN"},
+		{[]string{"DISCORD_APP_ID=1180000000000000042"}, "DISCORD_BOT_TOKEN"},
+		{[]string{"DISCORD_PUBLIC_KEY=00ff"}, "DISCORD_BOT_TOKEN"},
+		{[]string{"DISCORD_BOT_TOKEN=abc.def.ghi", "DISCORD_PUBLIC_KEY=not-hex"}, "DISCORD_PUBLIC_KEY"},
+		{[]string{"QM_OIDC_ISSUER=https://sso.harbor.example/realms/harbor"}, "QM_OIDC_CLIENT_ID"},
+		{[]string{"QM_OIDC_CLIENT_ID=harbor-gpus"}, "QM_OIDC_ISSUER"},
+		{[]string{"QM_OIDC_CLIENT_SECRET_FILE=" + secret}, "QM_OIDC_ISSUER"},
+	} {
+		dir := t.TempDir()
+		env := append([]string{"QM_DATA_DIR=" + dir, "QM_HTTP_ADDR=127.0.0.1:0"}, c.env...)
+		code, _, stderr := runBinary(t, t.TempDir(), env, "serve", "--demo")
+		msg := strings.TrimSpace(stderr)
+		if code == 0 || strings.Contains(msg, "\n") || !strings.Contains(msg, c.says) || !strings.Contains(msg, "e.g. ") {
+			t.Errorf("%v: exit %d, want one sentence naming %s with an example; got %q", c.env, code, c.says, msg)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			t.Errorf("%v: the refusal left %v in QM_DATA_DIR; want it empty", c.env, names)
+		}
+	}
+}
