@@ -532,6 +532,9 @@ func (s *Service) startQueued(ctx context.Context, class string) {
 			s.log().Error("start queued", "lease", q.ID, "err", err)
 			continue
 		}
+		if placed {
+			s.logChange(q, Queued)
+		}
 		s.send(ctx, &b)
 		if placed && q.State == Provisioning {
 			if err := s.start(ctx, q, true); err != nil {
