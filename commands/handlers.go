@@ -45,6 +45,10 @@ type Bot struct {
 	// Queued, when set, says to whom notices about lease id wait to be delivered (the outbox):
 	// they are sent its approval message already, though they hold no copy yet.
 	Queued func(ctx context.Context, id qm.LeaseID) ([]string, error)
+	// Posted, when set, says whether any copy about ref was ever posted in a chat, retired or
+	// not: a waiting request none of whose copies was is sent to its approvers at start, once
+	// (qm.SendUndelivered), where one whose approvers changed goes to the new ones only.
+	Posted func(ctx context.Context, ref string) (bool, error)
 }
 
 func (b *Bot) pol() *policy.Policy { return b.Svc.Policy }

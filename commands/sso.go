@@ -507,6 +507,24 @@ func (b *Bot) sendToNewApprovers(ctx context.Context, l *qm.Lease, holders []str
 			holders = append(holders, qm.CanonicalUser(q))
 		}
 	}
+	if len(holders) == 0 && b.Posted != nil {
+		// No copy was ever posted, not even one retired since: the request never reached a
+		// chat (it was made in the console, whose output reaches no one, or while no chat was
+		// on). Its approvers get it now, once, and the message says why.
+		posted, err := b.Posted(ctx, "approval:"+l.ID.String())
+		if err != nil {
+			b.log().Error("read whether an approval message was ever posted", "lease", l.ID, "err", err)
+			return // tried again at the next start
+		}
+		if !posted {
+			if ok, err := b.Svc.SendUndelivered(ctx, l); err != nil {
+				b.log().Error("send a request that no chat delivered to its approvers", "lease", l.ID, "err", err)
+			} else if ok {
+				b.log().Info("sent a request no chat had delivered to its approvers (made in the console, or while no chat was on)", "lease", l.ID)
+			}
+			return
+		}
+	}
 	if ok, err := b.Svc.SendToNewApproversOf(ctx, l, holders); err != nil {
 		b.log().Error("send a request whose approvers the policy changed to its new approvers", "lease", l.ID, "err", err)
 	} else if ok {

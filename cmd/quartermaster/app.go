@@ -367,6 +367,7 @@ func NewApp(ctx context.Context, o appOptions) (*App, error) {
 	svc.Notifier = &commands.Notices{Bot: a.Bot, Sender: bot.SenderFunc(func(ctx context.Context, r bot.Reply) error { return a.Sender.Send(ctx, r) })}
 	a.Bot.Edits = bot.SenderFunc(func(ctx context.Context, r bot.Reply) error { return a.Sender.Send(ctx, r) })
 	a.Bot.Copies, a.Bot.Retired, a.Bot.Queued = st.MessageRefRecipients, st.RetireMessageRefs, st.QueuedRecipients
+	a.Bot.Posted = st.MessageRefPosted
 	return a, nil
 }
 

@@ -633,6 +633,8 @@ const (
 	alsoNamesHead = "the policy now also names "
 	decideTail    = " to decide the requests of team "
 	noOwnerHead   = "the policy now names no budget owner of team "
+	// undeliveredHead begins the reason of SendUndelivered.
+	undeliveredHead = "no chat had delivered this request to its approvers (it was made in the console, or while no chat was on), so it is sent now to "
 )
 
 // newApproversNamed are the approver entries a line of a request's history of team says were sent
@@ -644,6 +646,8 @@ func newApproversNamed(reason, team string) []string {
 	switch {
 	case strings.HasPrefix(reason, noOwnerHead+team+", so the fallback approvers (") && strings.HasSuffix(reason, ") decide its requests"):
 		list = strings.TrimSuffix(strings.TrimPrefix(reason, noOwnerHead+team+", so the fallback approvers ("), ") decide its requests")
+	case strings.HasSuffix(reason, decideTail+team) && strings.HasPrefix(reason, undeliveredHead):
+		list = strings.TrimSuffix(strings.TrimPrefix(reason, undeliveredHead), decideTail+team)
 	case strings.HasSuffix(reason, decideTail+team) && strings.HasPrefix(reason, alsoNamesHead):
 		list = strings.TrimSuffix(strings.TrimPrefix(reason, alsoNamesHead), decideTail+team)
 	case strings.HasSuffix(reason, decideTail+team) && strings.HasPrefix(reason, namesHead):
@@ -680,6 +684,19 @@ func (s *Service) SendToNewApprovers(ctx context.Context, id LeaseID, skip []str
 // another replica, sends nobody it names again. Where everyone who decides holds a copy it reads
 // nothing from the store. It reports whether it sent it now.
 func (s *Service) SendToNewApproversOf(ctx context.Context, l *Lease, skip []string) (bool, error) {
+	return s.sendToDecidersOf(ctx, l, skip, false)
+}
+
+// SendUndelivered sends the approval message of request l, which waits for approval and of which
+// no chat ever posted a copy (it was made in the console, whose output reaches no one, or while
+// no chat was on), to everyone who decides it now, once, as SendToNewApproversOf does: the message
+// and a line of its history say why, so that a later start, or another replica, sends nobody it
+// names again. It reports whether it sent it now.
+func (s *Service) SendUndelivered(ctx context.Context, l *Lease) (bool, error) {
+	return s.sendToDecidersOf(ctx, l, nil, true)
+}
+
+func (s *Service) sendToDecidersOf(ctx context.Context, l *Lease, skip []string, undelivered bool) (bool, error) {
 	if l.State != PendingApproval || !s.DecidersReach(l.Team, l.User) {
 		return false, nil
 	}
@@ -711,6 +728,9 @@ func (s *Service) SendToNewApproversOf(ctx context.Context, l *Lease, skip []str
 		}
 		if len(to) == 0 {
 			return nil, nil, ""
+		}
+		if undelivered {
+			return to, who, undeliveredHead + policy.JoinList(names, "or") + decideTail + cur.Team
 		}
 		return to, who, s.newApproversReason(cur.Team, names, len(names) < len(who))
 	})

@@ -79,6 +79,16 @@ func (db *DB) MessageRefRecipients(ctx context.Context, ref string) ([]string, e
 	return out, nil
 }
 
+// MessageRefPosted says whether any copy about ref was ever posted, on any platform, retired or
+// not (until PruneMessageRefs forgets it).
+func (db *DB) MessageRefPosted(ctx context.Context, ref string) (bool, error) {
+	var n int
+	if err := db.x.GetContext(ctx, &n, db.x.Rebind(`SELECT COUNT(*) FROM message_refs WHERE ref = ?`), ref); err != nil {
+		return false, fmt.Errorf("store: copies of %s: %w", ref, err)
+	}
+	return n > 0, nil
+}
+
 // RetireMessageRefs records that the copies about ref posted to recipient (as the bot named them)
 // were edited for someone who may no longer decide it, so that MessageRefRecipients lists them no
 // more and they are not edited again for that; a copy posted to them later is listed again. The
