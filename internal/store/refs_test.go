@@ -88,6 +88,19 @@ func TestRetiredMessageRefs(t *testing.T) {
 			if who, err := db.MessageRefRecipients(ctx, "approval:L-8"); err != nil || len(who) != 1 || who[0] != "olga@borealis.example" {
 				t.Errorf("recipients of approval:L-8 = %q, %v; want olga's, not retired", who, err)
 			}
+			// A request whose every copy was retired was still posted; one never posted was not.
+			if err := db.SaveMessageRef(ctx, store.MessageRef{Platform: "discord", Ref: "approval:L-10", Recipient: "pete@borealis.example", Channel: "80", MessageID: "81"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.RetireMessageRefs(ctx, "approval:L-10", "pete@borealis.example"); err != nil {
+				t.Fatal(err)
+			}
+			if posted, err := db.MessageRefPosted(ctx, "approval:L-10"); err != nil || !posted {
+				t.Errorf("approval:L-10, every copy retired, posted = %v, %v; want true", posted, err)
+			}
+			if posted, err := db.MessageRefPosted(ctx, "approval:L-9"); err != nil || posted {
+				t.Errorf("approval:L-9, never posted, posted = %v, %v; want false", posted, err)
+			}
 			if got, _ := db.MessageRefs(ctx, "slack", "approval:L-7"); len(got) != 2 {
 				t.Errorf("slack copies of approval:L-7 after retiring = %+v; want both still there to edit", got)
 			}
