@@ -17,29 +17,30 @@ import (
 // discordReply is r defanged (defangReply) with every command its texts name written as a
 // Discord user types it, but for what someone typed that it shows (r.Typed): a reason that names
 // /gpu approve L-5 is shown as typed, as Slack shows it.
-func (a *Adapter) discordReply(r bot.Reply) bot.Reply {
+func (a *Adapter) discordReply(r bot.Reply) bot.Reply { return mapTexts(r, a.discordTexts(r)) }
+
+// discordTexts is what discordReply does to each text of r, so that a long answer maps only the
+// sections a message shows (mapSection).
+func (a *Adapter) discordTexts(r bot.Reply) func(string) string {
 	typed := make([]string, 0, len(r.Typed))
 	for _, t := range r.Typed {
 		if strings.Contains(t, handlerCommand+" ") {
 			typed = append(typed, t)
 		}
 	}
-	r = mapTexts(r, a.exampleAsCode)
 	if len(typed) == 0 {
-		return mapTexts(defangReply(r), a.discordText)
+		return func(text string) string { return a.discordText(defang(a.exampleAsCode(text))) }
 	}
 	// The longest first, so that a typed text within another is kept with it. Each is found
 	// before defang escapes its marks, which would make it another text.
 	slices.SortFunc(typed, func(x, y string) int { return cmp.Compare(len(y), len(x)) })
-	r = mapTexts(r, func(text string) string {
+	return func(text string) string {
+		text = a.exampleAsCode(text)
 		for _, t := range typed {
 			text = strings.ReplaceAll(text, t, strings.ReplaceAll(t, handlerCommand+" ", keptCommand))
 		}
-		return text
-	})
-	return mapTexts(defangReply(r), func(text string) string {
-		return strings.ReplaceAll(a.discordText(text), keptCommand, handlerCommand+" ")
-	})
+		return strings.ReplaceAll(a.discordText(defang(text)), keptCommand, handlerCommand+" ")
+	}
 }
 
 // exampleAsCode is text with the example that ends it ("Example: /gpu deny L-5 @here now") written

@@ -227,13 +227,15 @@ func (a *Adapter) render(rs ...bot.Reply) message {
 	}
 	dropped := 0
 	for _, r := range rs {
-		r = a.discordReply(r)
-		if !b.text(r.Text) {
+		// Each section is mapped as it is shown: those past the first that does not fit are only
+		// counted.
+		f := a.discordTexts(r)
+		if !b.text(f(r.Text)) {
 			dropped += len(r.Sections)
 			continue
 		}
 		for i, s := range r.Sections {
-			if !b.section(s) {
+			if !b.section(mapSection(s, f)) {
 				dropped += len(r.Sections) - i
 				break
 			}
@@ -300,23 +302,40 @@ func (a *Adapter) parts(rs ...bot.Reply) []message {
 
 // layout lays replies out over as many messages as they need, and counts their sections; compact
 // writes each section as a paragraph of text (compactText) rather than an embed of its own.
+//
+// Once a section lands past the MaxParts messages parts sends, what is still to come is only
+// counted: parts cuts there and says how many sections are left, whatever messages they would
+// take, so a list of thousands costs the work of the messages shown, not of the whole list.
 func (a *Adapter) layout(rs []bot.Reply, typedLine string, colour int, compact bool) (pages []*embeds, sections int) {
+	for _, r := range rs {
+		sections += len(r.Sections)
+	}
 	p := pager{colour: colour}
 	p.fresh()
+	cut := false
 	for _, r := range rs {
-		r = a.discordReply(r)
-		p.text(r.Text)
+		f := a.discordTexts(r)
+		p.text(f(r.Text))
 		for _, s := range r.Sections {
+			s = mapSection(s, f)
 			if compact {
 				p.text(compactText(s))
 			} else {
 				p.section(s)
 			}
 			p.last().sections++
-			sections++
+			if len(p.pages) > MaxParts {
+				cut = true
+				break
+			}
+		}
+		if cut {
+			break
 		}
 	}
-	p.text(typedLine)
+	if !cut {
+		p.text(typedLine)
+	}
 	if len(p.pages[0].list) == 0 {
 		p.text("Done.")
 	}
@@ -620,17 +639,22 @@ func mapTexts(r bot.Reply, f func(string) string) bot.Reply {
 	r.Text = f(r.Text)
 	secs := make([]bot.Section, len(r.Sections))
 	for i, s := range r.Sections {
-		s.Title, s.Text = f(s.Title), f(s.Text)
-		fs := make([]bot.Field, len(s.Fields))
-		for j, fl := range s.Fields {
-			fl.Label, fl.Value = f(fl.Label), f(fl.Value)
-			fs[j] = fl
-		}
-		s.Fields = fs
-		secs[i] = s
+		secs[i] = mapSection(s, f)
 	}
 	r.Sections = secs
 	return r
+}
+
+// mapSection applies f to every text of a section.
+func mapSection(s bot.Section, f func(string) string) bot.Section {
+	s.Title, s.Text = f(s.Title), f(s.Text)
+	fs := make([]bot.Field, len(s.Fields))
+	for j, fl := range s.Fields {
+		fl.Label, fl.Value = f(fl.Label), f(fl.Value)
+		fs[j] = fl
+	}
+	s.Fields = fs
+	return s
 }
 
 // typed is a command line ("/gpu request 1 dev for 4h") as a Discord user types it: /gpu request
