@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -212,13 +213,17 @@ func TestFreeCountsAndWaitsAgreeWithTheSharedCap(t *testing.T) {
 func templatesOn(t testing.TB, policyFile string) *harness {
 	t.Helper()
 	h := newHarnessOn(t, policyFile)
-	cat, err := templates.Load(qmtemplates.FS)
+	cat, err := shippedCatalog()
 	if err != nil {
 		t.Fatal(err)
 	}
 	AddTemplates(h.bot, cat, workload.Settings{})
 	return h
 }
+
+// shippedCatalog is the shipped templates, loaded once: a catalog is only read once loaded, and
+// parsing every definition again for each harness was most of what a test of many harnesses did.
+var shippedCatalog = sync.OnceValues(func() (*templates.Catalog, error) { return templates.Load(qmtemplates.FS) })
 
 // /gpu template NAME previews NAME, for every template.
 func TestTemplatePreviewShowsThatTemplate(t *testing.T) {
