@@ -56,6 +56,9 @@ func askedBefore(t *testing.T, h *harness, line string, r bot.Reply, first qm.Le
 // request that differs in anything (its reason too) is a new one, and so is the same one once the first no longer
 // waits. On SQLite and PostgreSQL.
 func TestTheSameRequestAskedAgainWhileItWaitsIsAnsweredWithTheFirst(t *testing.T) {
+	// Mostly waiting on its databases (a schema migrated for each case), with nothing shared
+	// with other tests: it waits while they run.
+	t.Parallel()
 	for name, url := range map[string]func(testing.TB) string{"sqlite": storetest.SQLite, "postgres": storetest.Postgres} {
 		for _, tc := range askedTwicePolicies {
 			t.Run(name+"/"+tc.policy, func(t *testing.T) {

@@ -246,6 +246,9 @@ func TestWhatAChangeOfGroupsTellsIsQueuedAsWorded(t *testing.T) {
 // copy is retired and the request goes to the fallback approvers, once, saying why: as when the
 // last budget owner signed in signs out. On SQLite and PostgreSQL.
 func TestPolicyChangeHandsAnUnreachedRequestToTheFallbackApprovers(t *testing.T) {
+	// Mostly waiting on its databases (a schema migrated for each case), with nothing shared
+	// with other tests: it waits while they run.
+	t.Parallel()
 	for name, url := range map[string]func(testing.TB) string{"sqlite": storetest.SQLite, "postgres": storetest.Postgres} {
 		t.Run(name, func(t *testing.T) {
 			const greta, ops = "greta@kestrel.example", "ops@kestrel.example"
