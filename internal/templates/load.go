@@ -292,7 +292,7 @@ func (c *Catalog) parse(file string, data []byte) (*Template, error) {
 	switch {
 	case !nameRE.MatchString(def.Name):
 		return nil, bad(at("name"), "name must be 2-32 lower-case letters, digits and dashes, starting with a letter")
-	case strings.TrimSuffix(path.Base(file), ".yaml") != def.Name:
+	case definitionName(file) != def.Name:
 		return nil, bad(at("name"), "name %q must match the file name %s", def.Name, path.Base(file))
 	case def.Version < 1:
 		return nil, bad(at("version"), "version must be a whole number from 1, raised whenever the output changes")
@@ -805,19 +805,28 @@ func tmplErr(file string, base int, err error) error {
 	return &LoadError{File: file, Line: base, Msg: msg}
 }
 
-// AddDir adds an installation's own templates to a loaded catalog: every NAME.yaml at the root of
-// fsys is a definition, checked as a shipped one is and rendered through the catalog's layouts.
-// A definition with a problem, or one taking the name of a template already in the catalog, is
-// left out and returned as a *LoadError naming its file and line, in file order; the others are
-// added. Call it before the catalog is shared: the catalog is read-only afterwards.
+// AddDir adds an installation's own templates to a loaded catalog: every NAME.yaml or NAME.yml at
+// the root of fsys is a definition, checked as a shipped one is and rendered through the catalog's
+// layouts. A definition with a problem, or one taking the name of a template already in the
+// catalog, is left out and returned as a *LoadError naming its file and line, in file order; the
+// others are added. Notes for people there (README, *.md, *.txt), hidden files and folders are
+// passed over; any other file is returned as a *LoadError too, since it is not loaded. Call it
+// before the catalog is shared: the catalog is read-only afterwards.
 func (c *Catalog) AddDir(fsys fs.FS) []error {
-	names, err := fs.Glob(fsys, "*.yaml")
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return []error{err}
 	}
-	sort.Strings(names)
 	var problems []error
-	for _, file := range names {
+	added := map[string]string{} // name: the file of the directory that defines it
+	for _, e := range entries {
+		file := e.Name()
+		if e.IsDir() || !isDefinitionFile(file) {
+			if !e.IsDir() && !forPeople(file) {
+				problems = append(problems, &LoadError{File: file, Msg: "not a template definition, which is a NAME.yaml or NAME.yml file"})
+			}
+			continue
+		}
 		data, err := fs.ReadFile(fsys, file)
 		if err != nil {
 			problems = append(problems, &LoadError{File: file, Msg: err.Error()})
@@ -828,14 +837,42 @@ func (c *Catalog) AddDir(fsys fs.FS) []error {
 			problems = append(problems, err)
 			continue
 		}
+		if prev, ok := added[t.Name]; ok {
+			problems = append(problems, &LoadError{File: file, Line: t.nameLine,
+				Msg: fmt.Sprintf("template %q is already defined in %s; give it another name", t.Name, prev)})
+			continue
+		}
 		if _, ok := c.byName[t.Name]; ok {
 			problems = append(problems, &LoadError{File: file, Line: t.nameLine,
 				Msg: fmt.Sprintf("template %q is already a template of the catalog; give it another name", t.Name)})
 			continue
 		}
+		added[t.Name] = file
 		c.byName[t.Name] = t
 		c.list = append(c.list, t)
 	}
 	sort.Slice(c.list, func(i, j int) bool { return c.list[i].Name < c.list[j].Name })
 	return problems
+}
+
+// isDefinitionFile is whether file is named as a template definition: NAME.yaml or NAME.yml.
+func isDefinitionFile(file string) bool {
+	return !strings.HasPrefix(file, ".") && (strings.HasSuffix(file, ".yaml") || strings.HasSuffix(file, ".yml"))
+}
+
+// definitionName is the template name a definition's file gives: its name less .yaml or .yml.
+func definitionName(file string) string {
+	base := path.Base(file)
+	if n, ok := strings.CutSuffix(base, ".yaml"); ok {
+		return n
+	}
+	return strings.TrimSuffix(base, ".yml")
+}
+
+// forPeople is whether a file of a template directory that is no definition is there for people
+// to read, or hidden (an editor's swap file), and so passed over without a word.
+func forPeople(file string) bool {
+	lower := strings.ToLower(file)
+	return strings.HasPrefix(file, ".") || strings.HasSuffix(lower, ".md") || strings.HasSuffix(lower, ".txt") ||
+		strings.HasPrefix(lower, "readme") || strings.HasPrefix(lower, "license")
 }
