@@ -142,12 +142,12 @@ func (t *Templates) show(ctx context.Context, req bot.Request, c Command) []bot.
 	}}}
 }
 
-// defaultGPUs is what a template runs on when the user does not say: its GPUs on each of the
+// DefaultGPUs is what a template runs on when the user does not say: its GPUs on each of the
 // nodes its parameters ask for (at least one GPU for a template that uses GPUs; none for a
 // CPU-only one), no more per node than the cluster's largest node holds (0: unknown). An array
 // template (a sweep) of fewer tasks than its GPUs run at once asks for no more than all its tasks
 // take at once, as its job runs no more of them.
-func defaultGPUs(tp *templates.Template, params templates.Params, largestNode int) int {
+func DefaultGPUs(tp *templates.Template, params templates.Params, largestNode int) int {
 	if tp.CPUOnly() {
 		return 0
 	}
@@ -304,11 +304,11 @@ func candidateClasses(p *policy.Policy, tp *templates.Template, params templates
 		if size == 0 {
 			size = largest
 		}
-		return NodesHeld(tp, params, defaultGPUs(tp, params, size), own)
+		return NodesHeld(tp, params, DefaultGPUs(tp, params, size), own)
 	}
 	all := gpus
 	if all == 0 {
-		all = defaultGPUs(tp, params, largest)
+		all = DefaultGPUs(tp, params, largest)
 	}
 	perNode := all
 	if tp.MultiNode && tp.GPUs > 0 {
@@ -851,7 +851,7 @@ func (t *Templates) launch(ctx context.Context, req bot.Request, c Command, tp *
 		if n := t.Bot.Svc.NodeSize(c.Class); n > 0 {
 			size = n
 		}
-		gpus = defaultGPUs(tp, params, size)
+		gpus = DefaultGPUs(tp, params, size)
 	}
 	if err := t.gpusOverNodes(tp, params, c.Class, c.GPUs); err != nil {
 		return []bot.Reply{t.Bot.fail(ctx, c.Verb, t.userExample(ctx, c, tp, params, err))}

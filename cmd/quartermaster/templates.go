@@ -215,7 +215,7 @@ func renderFlags(o *renderOptions) *flag.FlagSet {
 	fs.StringVar(&o.policy, "policy", os.Getenv("QM_POLICY"), "policy file whose classes, partitions and teams the example lease uses (env QM_POLICY; default: the embedded example)")
 	fs.StringVar(&o.backend, "backend", "", "slurm or kubernetes (default: both)")
 	fs.StringVar(&o.class, "class", "", "a class of the policy (default: the first class that gives the template's GPUs, sized by its own nodes, without approval, else one whose nodes hold its GPUs per node, as /gpu template picks)")
-	fs.IntVar(&o.gpus, "gpus", 0, "GPUs the lease holds (default: the template's GPUs on each of its nodes, no more per node than a node of the class holds on a simulated cluster)")
+	fs.IntVar(&o.gpus, "gpus", 0, "GPUs the lease holds (default: the template's GPUs on each of its nodes, a sweep's no more than its trials take at once, and no more per node than a node of the class holds on a simulated cluster)")
 	fs.DurationVar(&o.duration, "duration", 0, "lease duration (default 4h, what a request naming none gets)")
 	fs.StringVar(&o.lease, "lease", "", "lease id (default L-42)")
 	fs.StringVar(&o.team, "team", "", "team (default: the policy's first team)")
@@ -347,7 +347,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	}
 	l := &qm.Lease{ID: id, GPUs: o.gpus, Duration: o.duration, Template: t.Name}
 	if l.GPUs <= 0 {
-		l.GPUs = templateGPUs(t, params)
+		l.GPUs = commands.DefaultGPUs(t, params, 0)
 	}
 	if l.Duration <= 0 {
 		l.Duration = qm.DefaultDuration
@@ -379,7 +379,7 @@ func renderTemplate(stdout, stderr io.Writer, cat *templates.Catalog, args []str
 	}
 	if size := classNodeSize(pol, l.Class); o.gpus <= 0 && size > 0 && t.GPUs > size {
 		// No more per node than a node of the class holds, as /gpu template shows it.
-		l.GPUs = max(1, templateGPUs(t, params)/t.GPUs*size)
+		l.GPUs = commands.DefaultGPUs(t, params, size)
 	}
 	// nnodes given is that many whole nodes of the class, as /gpu submit's lease holds them.
 	l.GPUs = commands.NodesHeld(t, params, l.GPUs, classNodeSize(pol, l.Class))
@@ -528,38 +528,13 @@ func renderGPUs(cat *templates.Catalog, args []string) (string, error) {
 	nodeSize := func(class string) int { return classNodeSize(pol, class) }
 	nodeCount := func(class string) int { _, n := classNodes(pol, class); return n }
 	if c, ok := pol.Class(o.class); ok {
-		gpus := templateGPUs(t, params)
-		if size := classNodeSize(pol, c.Name); size > 0 && t.GPUs > size {
-			gpus = max(1, gpus/t.GPUs*size)
-		}
+		gpus := commands.DefaultGPUs(t, params, classNodeSize(pol, c.Name))
 		return strconv.Itoa(commands.NodesHeld(t, params, gpus, classNodeSize(pol, c.Name))), nil
 	}
 	if commands.NoClassHolds(pol, t, params, 0, nodeSize, nodeCount) != nil {
 		return "", nil
 	}
 	return strconv.Itoa(commands.CandidateClasses(pol, t, params, 0, nodeSize, nodeCount)[0].GPUs), nil
-}
-
-// templateGPUs is a template's GPUs on each of the nodes its parameters ask for.
-func templateGPUs(t *templates.Template, params templates.Params) int {
-	if t.CPUOnly() {
-		return 0 // its lease holds no GPU
-	}
-	nodes := 1
-	if t.MultiNode {
-		v, ok := params["nnodes"]
-		if !ok {
-			for _, p := range t.Parameters {
-				if p.Name == "nnodes" {
-					v = p.Default
-				}
-			}
-		}
-		if n, err := strconv.Atoi(v); err == nil && n > 0 && n <= 512 {
-			nodes = n
-		}
-	}
-	return max(1, t.GPUs*nodes)
 }
 
 // classNodes is what the policy's simulated cluster has of the class, where the policy runs on
