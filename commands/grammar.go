@@ -1305,13 +1305,13 @@ func reasonText(verb string, args []string) (string, *qm.Error) {
 	return s, nil
 }
 
-func parseWord(c Command, args []string) (Command, error) {
-	if len(args) > 1 {
-		return c, bad(c.Verb, "/gpu %s takes at most one word, but got %s.", c.Verb, policy.Quoted(strings.Join(args, " "), 40))
+// parseWords reads the words /gpu templates searches for: all of them, as one search.
+func parseWords(c Command, args []string) (Command, error) {
+	words := make([]string, len(args))
+	for i, a := range args {
+		words[i] = unquoted(a)
 	}
-	if len(args) == 1 {
-		c.Arg = unquoted(args[0])
-	}
+	c.Arg = strings.Join(words, " ")
 	return c, nil
 }
 

@@ -31,7 +31,7 @@ func AddTemplates(b *Bot, cat *templates.Catalog, s workload.Settings) {
 	b.Templates = &Templates{Bot: b, Catalog: cat, Settings: s}
 }
 
-// list is /gpu templates [WORD].
+// list is /gpu templates [WORD …]: the templates holding every word, or all of them.
 func (t *Templates) list(_ context.Context, _ bot.Request, c Command) []bot.Reply {
 	found := t.Catalog.Search(c.Arg)
 	all := len(t.Catalog.List())

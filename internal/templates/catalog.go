@@ -73,10 +73,12 @@ func (c *Catalog) List() []*Template {
 
 // Search is the templates whose name, title, tags or description contain word, capitals and
 // accents aside (jüpyter finds JupyterLab, as the chat adapters' suggestions match what is typed),
-// best matches first: name, then tag, then title, then description. An empty word lists all.
+// best matches first: name, then tag, then title, then description. Several words ("vs code")
+// find the templates that contain every one of them, each where it may, best matches (summed over
+// the words) first. An empty word lists all.
 func (c *Catalog) Search(word string) []*Template {
-	w := searchFold(strings.TrimSpace(word))
-	if w == "" {
+	words := strings.Fields(searchFold(word))
+	if len(words) == 0 {
 		return c.List()
 	}
 	type hit struct {
@@ -86,15 +88,13 @@ func (c *Catalog) Search(word string) []*Template {
 	var hits []hit
 	for _, t := range c.list {
 		rank := 0
-		switch {
-		case strings.Contains(t.Name, w):
-			rank = 4
-		case hasTag(t, w):
-			rank = 3
-		case strings.Contains(searchFold(t.Title), w):
-			rank = 2
-		case strings.Contains(searchFold(t.Description), w):
-			rank = 1
+		for _, w := range words {
+			r := wordRank(t, w)
+			if r == 0 {
+				rank = 0
+				break
+			}
+			rank += r
 		}
 		if rank > 0 {
 			hits = append(hits, hit{t, rank})
@@ -106,6 +106,22 @@ func (c *Catalog) Search(word string) []*Template {
 		out[i] = h.t
 	}
 	return out
+}
+
+// wordRank is how well t matches one folded word: 4 in its name, 3 a tag, 2 its title, 1 its
+// description, 0 nowhere.
+func wordRank(t *Template, w string) int {
+	switch {
+	case strings.Contains(t.Name, w):
+		return 4
+	case hasTag(t, w):
+		return 3
+	case strings.Contains(searchFold(t.Title), w):
+		return 2
+	case strings.Contains(searchFold(t.Description), w):
+		return 1
+	}
+	return 0
 }
 
 // searchFold is s as Search compares it: accented Latin letters written with a to z, in lower case.
