@@ -188,7 +188,7 @@ func (t *Template) checkValue(p *Parameter, raw string) (any, error) {
 		return nil, inputErr(ex, "%s is too long (at most %d characters)", p.Name, MaxValueLen)
 	}
 	if !printable(v) {
-		return nil, inputErr(ex, "%s must be printable text on one line", p.Name)
+		return nil, inputErr(ex, "%s must be %s, on one line: %s cannot be part of it", p.Name, p.shape(), unprintable(v))
 	}
 	switch p.Type {
 	case TypeInt:
@@ -476,6 +476,50 @@ func (t *Template) missing(params Params) error {
 	}
 	return inputErr(t.command(strings.Join(words, " ")), "%s and %s are required",
 		strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+}
+
+// unprintable names the first character of s that printable refuses, as a refusal says it.
+func unprintable(s string) string {
+	for _, r := range strings.ToValidUTF8(s, "\ufffd\ufffd") {
+		switch {
+		case r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == 0x85 || r == 0x2028 || r == 0x2029:
+			return "a line break"
+		case r == '\t':
+			return "a tab"
+		case r == ' ':
+		case unicode.IsSpace(r):
+			return "a space other than a plain one"
+		case unicode.IsControl(r):
+			return "a control character"
+		case !unicode.IsPrint(r):
+			return "an invisible character"
+		}
+	}
+	return "a byte that is not UTF-8 text"
+}
+
+// shape is what a value of p must be, in words, as its other refusals say it.
+func (p *Parameter) shape() string {
+	switch p.Type {
+	case TypeInt:
+		return "a whole number"
+	case TypeDuration:
+		return "a duration like 30m or 1h30m"
+	case TypeBool:
+		return "true or false"
+	case TypeEnum:
+		return policy.JoinList(p.Choices, "or")
+	case TypePath:
+		if p.PatternDescription != "" {
+			return "a path inside the team storage, " + p.Expects()
+		}
+		return "a path inside the team storage"
+	}
+	what := p.Expects()
+	if p.PatternDescription == "" && p.Description != "" {
+		what += " (" + strings.TrimSuffix(p.Description, ".") + ")"
+	}
+	return what
 }
 
 func printable(s string) bool {
