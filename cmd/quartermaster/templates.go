@@ -35,7 +35,7 @@ func init() {
 }
 
 const templatesUsage = `usage:
-  quartermaster templates list [WORD] [--policy FILE]
+  quartermaster templates list [WORD ...] [--policy FILE]
   quartermaster templates show NAME [--policy FILE]
   quartermaster templates render NAME [--policy FILE] [--backend slurm|kubernetes] [--class CLASS]
                                       [--gpus N] [--duration 4h] [--lease L-42] [--team TEAM]
@@ -43,7 +43,8 @@ const templatesUsage = `usage:
                                       [key=value ...]
 render shows the Slurm script and the Kubernetes manifest a lease of the policy (QM_POLICY or
 --policy; default the embedded example) would get, both when --backend is not given. Given a
-policy, list and show say a template's GPUs per node as its simulated cluster's nodes hold them.`
+policy, list and show say a template's GPUs per node as its simulated cluster's nodes hold them.
+list with words lists the templates holding every one (name, tags, title or description).`
 
 // runTemplates is `quartermaster templates`: list, show and render the embedded templates.
 func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -60,16 +61,8 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		if err != nil {
 			return err
 		}
-		if len(words) > 1 {
-			fs, _ := browseFlags()
-			return refusal(fmt.Sprintf("templates list takes at most one word to search for, but got %q too", words[1]), "templates",
-				append([]string{"list"}, withoutWords(fs, args[1:], words[1:])...))
-		}
-		word := ""
-		if len(words) == 1 {
-			word = words[0]
-		}
-		return listTemplates(stdout, cat, word, gpus)
+		// Several words are one search, as /gpu templates takes them: the templates holding all.
+		return listTemplates(stdout, cat, strings.Join(words, " "), gpus)
 	case "show":
 		words, gpus, err := browseArgs("show", "pytorch-ddp", args[1:])
 		if err != nil {

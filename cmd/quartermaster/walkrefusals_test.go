@@ -224,14 +224,15 @@ func TestAFlagOfBadSyntaxIsPutRight(t *testing.T) {
 	}
 }
 
-// templates list given two words keeps the flags typed.
-func TestTemplatesListGivenTwoWordsKeepsItsFlags(t *testing.T) {
+// templates list given several words, around its flags, lists the templates holding every one,
+// as /gpu templates does.
+func TestTemplatesListGivenSeveralWordsFindsTheTemplatesHoldingThemAll(t *testing.T) {
 	t.Parallel()
-	pol := filepath.Join(repoRoot, "docs", "quartermaster.example.yaml")
-	_, stderr, code := runCLI("templates", "list", "jax", "--policy", pol, "tpu")
-	want := `templates list takes at most one word to search for, but got "tpu" too; e.g. quartermaster templates list jax --policy ` + pol
-	if msg := strings.TrimSpace(stderr); code != 2 || !strings.HasSuffix(msg, want) {
-		t.Errorf("exit %d, %q; want exit 2 and one line ending %q", code, msg, want)
+	pol := filepath.Join(repoRoot, "commands", "testdata", "orbit.yaml")
+	stdout, stderr, code := runCLI("templates", "list", "vs", "--policy", pol, "Code")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], "vscode-server ") {
+		t.Errorf("exit %d, %q, %q; want vscode-server alone", code, stdout, stderr)
 	}
 }
 
