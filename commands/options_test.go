@@ -32,6 +32,7 @@ func TestOptionsOfATypedLine(t *testing.T) {
 		{"/gpu submit finetune lr=0.1 class=dev for=2h", "submit template:finetune params:lr=0.1 class:dev duration:2h"},
 		{"/gpu status L-3", "status lease:L-3"},
 		{"/gpu list", "list"},
+		{"/gpu templates vs code", "templates word:vs code"},
 		// Not something Text writes back word for word, or not a command: no options.
 		{"/gpu extend L-42 by 2h", "(none)"},
 		{"/gpu status banana", "(none)"},

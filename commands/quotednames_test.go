@@ -18,6 +18,10 @@ func nameValue(p Param) string {
 		return "jupyterlab"
 	case TLease:
 		return "L-7"
+	case TText:
+		if p.Name == "word" { // /gpu templates' search words
+			return "internal"
+		}
 	case TString:
 		switch p.Name {
 		case "who":

@@ -524,7 +524,7 @@ func init() {
 				return b.quotaRequest(ctx, req, c)
 			}},
 		{Name: "templates", Words: []string{"templates"}, Usage: "/gpu templates [WORD …]", Summary: "browse workload templates", Examples: []string{"/gpu templates", "/gpu templates notebook", "/gpu templates vs code"},
-			Public: true, Params: []Param{{Name: "word", Type: TString, Help: "words to search for (a template holding them all is listed)"}}, parse: parseWords,
+			Public: true, Params: []Param{{Name: "word", Type: TText, Help: "words to search for (a template holding them all is listed)"}}, parse: parseWords,
 			offered: hasTemplates, run: func(ctx context.Context, b *Bot, req bot.Request, c Command) []bot.Reply {
 				return b.Templates.list(ctx, req, c)
 			}},
