@@ -44,3 +44,37 @@ func TestServeRefusesHalfAConfigurationBeforeMakingTheDatabase(t *testing.T) {
 		}
 	}
 }
+
+// A secret given as a file (NAME_FILE) is named as the operator set it when serve refuses the
+// configuration it is part of: the advice to unset it, or to mend it, names NAME_FILE, never NAME.
+func TestServeRefusalsNameTheSecretFileVariableThatWasSet(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := func(name, value string) string {
+		path := dir + "/" + name
+		if err := os.WriteFile(path, []byte(value+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, c := range []struct {
+		env  []string
+		file string // the NAME_FILE variable that was set
+	}{
+		{[]string{"QM_OIDC_CLIENT_SECRET_FILE=" + file("oidc", "fjord-s3cret")}, "QM_OIDC_CLIENT_SECRET_FILE"},
+		{[]string{"QM_OIDC_CLIENT_SECRET_FILE=" + file("oidc2", "fjord-s3cret"), "QM_OIDC_CLIENT_ID=fjord-gpus"}, "QM_OIDC_CLIENT_SECRET_FILE"},
+		{[]string{"SLACK_SIGNING_SECRET_FILE=" + file("signing", "abc123")}, "SLACK_SIGNING_SECRET_FILE"},
+		{[]string{"SLACK_APP_TOKEN_FILE=" + file("app", "xapp-1-abc")}, "SLACK_APP_TOKEN_FILE"},
+		{[]string{"SLACK_BOT_TOKEN_FILE=" + file("bot", "xoxb-1-2-abc")}, "SLACK_BOT_TOKEN_FILE"},
+		{[]string{"SLACK_BOT_TOKEN_FILE=" + file("bot-is-app", "xapp-1-abc"), "SLACK_SIGNING_SECRET=abc123"}, "SLACK_BOT_TOKEN_FILE"},
+		{[]string{"SLACK_BOT_TOKEN=xoxb-1-2-abc", "SLACK_APP_TOKEN_FILE=" + file("app-is-bot", "xoxb-1-2-abc")}, "SLACK_APP_TOKEN_FILE"},
+	} {
+		env := append([]string{"QM_DATA_DIR=" + t.TempDir(), "QM_HTTP_ADDR=127.0.0.1:0"}, c.env...)
+		code, _, stderr := runBinary(t, t.TempDir(), env, "serve", "--demo")
+		msg := strings.TrimSpace(stderr)
+		base := strings.TrimSuffix(c.file, "_FILE")
+		if code == 0 || !strings.Contains(msg, c.file) || strings.Count(msg, base) != strings.Count(msg, c.file) {
+			t.Errorf("%v: exit %d; want a refusal naming %s, and %s only as that; got %q", c.env, code, c.file, base, msg)
+		}
+	}
+}

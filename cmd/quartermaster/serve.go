@@ -68,11 +68,25 @@ type slackSettings struct {
 	SigningSecret string // SLACK_SIGNING_SECRET: the HTTP endpoints
 	AppToken      string // SLACK_APP_TOKEN: Socket Mode
 	APIURL        string // SLACK_API_URL: another Web API base (tests, proxies)
+	// setAs is the variable each secret was set with (SLACK_BOT_TOKEN_FILE where a file holds
+	// the bot token), for a refusal to name it as the operator set it.
+	setAs map[string]string
+}
+
+// setting is the variable the secret name was set with: NAME_FILE where a file holds it.
+func (s slackSettings) setting(name string) string {
+	if v := s.setAs[name]; v != "" {
+		return v
+	}
+	return name
 }
 
 // slackFromEnv reads the Slack settings; each secret may come from a file (SLACK_BOT_TOKEN_FILE, …).
 func slackFromEnv() (slackSettings, error) {
-	var s slackSettings
+	s := slackSettings{setAs: map[string]string{}}
+	for _, name := range []string{"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN"} {
+		s.setAs[name] = config.SetAs(name, os.Getenv)
+	}
 	var err error
 	if s.BotToken, err = config.Secret("SLACK_BOT_TOKEN"); err != nil {
 		return s, err
@@ -86,10 +100,10 @@ func slackFromEnv() (slackSettings, error) {
 	// The two tokens look alike and sit side by side on the app's pages: one put in the other's
 	// place would start a service whose every call Slack refuses. A token is never shown.
 	if strings.HasPrefix(s.BotToken, "xapp-") {
-		return s, errors.New("SLACK_BOT_TOKEN holds an app-level token (xapp-…); set it to the Bot User OAuth Token, which begins with xoxb- (OAuth & Permissions), and put the app-level token in SLACK_APP_TOKEN")
+		return s, fmt.Errorf("%s holds an app-level token (xapp-…); put the Bot User OAuth Token there instead, which begins with xoxb- (OAuth & Permissions), and the app-level token in SLACK_APP_TOKEN", secretHolder(s.setting("SLACK_BOT_TOKEN")))
 	}
 	if s.AppToken != "" && !strings.HasPrefix(s.AppToken, "xapp-") {
-		return s, errors.New("SLACK_APP_TOKEN is not an app-level token: those begin with xapp- (Basic Information → App-Level Tokens, with the connections:write scope); the bot token (xoxb-…) goes in SLACK_BOT_TOKEN")
+		return s, fmt.Errorf("%s is not an app-level token: those begin with xapp- (Basic Information → App-Level Tokens, with the connections:write scope); the bot token (xoxb-…) goes in SLACK_BOT_TOKEN", secretHolder(s.setting("SLACK_APP_TOKEN")))
 	}
 	s.APIURL = os.Getenv("SLACK_API_URL")
 	if err := checkHTTPURL("SLACK_API_URL", s.APIURL, "https://slack.com/api/"); err != nil {
@@ -560,15 +574,35 @@ func newSlackApp(a *App, s slackSettings, log *slog.Logger) (*slackbot.Adapter, 
 // is opened, so that a refusal leaves nothing made.
 func (s slackSettings) check() error {
 	if s.BotToken == "" {
-		if s.SigningSecret != "" || s.AppToken != "" {
-			return errors.New("SLACK_SIGNING_SECRET or SLACK_APP_TOKEN is set but SLACK_BOT_TOKEN is not; set the bot token (xoxb-…) too, or unset them all to run without Slack; e.g. SLACK_BOT_TOKEN_FILE=/etc/quartermaster/secrets/slack-bot-token")
+		var set []string
+		if s.SigningSecret != "" {
+			set = append(set, s.setting("SLACK_SIGNING_SECRET"))
+		}
+		if s.AppToken != "" {
+			set = append(set, s.setting("SLACK_APP_TOKEN"))
+		}
+		if len(set) > 0 {
+			names, are := strings.Join(set, " and "), "are"
+			if len(set) == 1 {
+				are = "is"
+			}
+			return fmt.Errorf("%s %s set but SLACK_BOT_TOKEN is not; set the bot token (xoxb-…) too, or unset %s to run without Slack; e.g. SLACK_BOT_TOKEN_FILE=/etc/quartermaster/secrets/slack-bot-token", names, are, names)
 		}
 		return nil
 	}
 	if s.SigningSecret == "" && s.AppToken == "" {
-		return errors.New("SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (HTTP endpoints) nor SLACK_APP_TOKEN (Socket Mode) is; set one of them, e.g. SLACK_SIGNING_SECRET_FILE=/etc/quartermaster/secrets/slack-signing-secret")
+		return fmt.Errorf("%s is set but neither SLACK_SIGNING_SECRET (HTTP endpoints) nor SLACK_APP_TOKEN (Socket Mode) is; set one of them, e.g. SLACK_SIGNING_SECRET_FILE=/etc/quartermaster/secrets/slack-signing-secret", s.setting("SLACK_BOT_TOKEN"))
 	}
 	return nil
+}
+
+// secretHolder is what holds a secret set with the variable name: the file NAME_FILE names, or
+// NAME itself.
+func secretHolder(name string) string {
+	if strings.HasSuffix(name, config.FileSuffix) {
+		return "the file " + name + " names"
+	}
+	return name
 }
 
 // slackConfig is the Slack adapter's configuration for the settings s. The request form offers

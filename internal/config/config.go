@@ -58,6 +58,15 @@ func secret(name string, lookup func(string) (string, bool), read func(string) (
 	return s, nil
 }
 
+// SetAs is the variable the secret name was set with, as a refusal that names the secret should
+// name it: NAME_FILE where that is set (through getenv), else NAME.
+func SetAs(name string, getenv func(string) string) string {
+	if getenv(name+FileSuffix) != "" {
+		return name + FileSuffix
+	}
+	return name
+}
+
 // SecretFileError explains why the secret file path, which setting names (a variable like
 // QM_AGENT_TOKEN_FILE, or a flag like the agent's --token-file), could not be read (err), and what
 // to do about it.

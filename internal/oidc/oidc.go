@@ -25,6 +25,7 @@ import (
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
 
+	"github.com/acme/quartermaster/internal/config"
 	"github.com/acme/quartermaster/internal/nfc"
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
@@ -83,7 +84,9 @@ func FromEnv(getenv func(string) string, p *policy.Policy) (cfg Config, on bool,
 		// QM_PUBLIC_URL serves single sign-on alone (its redirect URI): set without the issuer, it
 		// is half a configuration like the client's id or secret.
 		var set []string
-		for _, v := range []struct{ name, value string }{{EnvClientID, cfg.ClientID}, {EnvClientSecret, cfg.ClientSecret}, {EnvPublicURL, cfg.PublicURL}} {
+		// The secret is named as it was set: QM_OIDC_CLIENT_SECRET_FILE, where that names its file.
+		secret := config.SetAs(EnvClientSecret, getenv)
+		for _, v := range []struct{ name, value string }{{EnvClientID, cfg.ClientID}, {secret, cfg.ClientSecret}, {EnvPublicURL, cfg.PublicURL}} {
 			if v.value != "" {
 				set = append(set, v.name)
 			}
