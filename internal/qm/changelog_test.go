@@ -3,6 +3,7 @@ package qm_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,10 @@ import (
 
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
+	"github.com/acme/quartermaster/internal/qm/qmtest"
+	"github.com/acme/quartermaster/internal/sim"
 	"github.com/acme/quartermaster/internal/store"
+	"github.com/acme/quartermaster/internal/store/storetest"
 )
 
 // kolkataPolicy has other names than the example's: one class, one team, a 6-hour approval
@@ -84,6 +88,57 @@ func TestLeaseChangesTheServiceMakesAreLogged(t *testing.T) {
 		if n := strings.Count(text, want); n != 1 {
 			t.Errorf("the log has %d lines %q, want one:\n%s", n, want, text)
 		}
+	}
+}
+
+// A queued lease that starts once GPUs are free is logged at each step the service takes it
+// through: queued to provisioning as it is placed, then provisioning to active when the
+// scheduler runs its job, or to failed when the scheduler refuses it; each step once.
+func TestAQueuedLeaseStartingIsLoggedAtEachStep(t *testing.T) {
+	ctx := context.Background()
+	p, err := policy.Load([]byte(kolkataPolicy), "kolkata.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		startErr error
+		to       string
+	}{
+		{"runs", nil, `to=active reason="workspace ready"`},
+		{"refused", &qm.Refused{Reason: "QOSMaxGRESPerUser", Err: errors.New("sbatch: error: QOSMaxGRESPerUser")}, `to=failed reason="the cluster refused its job: QOSMaxGRESPerUser"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fakeScheduler{startAs: qm.Started{State: qm.Active}, nodes: []qm.Node{{Name: "l4-1", Class: "lab", GPUs: 1}}}
+			var mu sync.Mutex
+			var logs bytes.Buffer
+			svc := &qm.Service{Policy: p, Store: storetest.Open(t, storetest.SQLite(t)), Clock: sim.NewClock(time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC)),
+				Backend: f, Directory: p, Notifier: &qmtest.NoticeLog{},
+				Logger: slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+			if _, err := svc.Reconcile(ctx); err != nil {
+				t.Fatal(err)
+			}
+			first := mustRequest(t, svc, "anu@kolkata.example", 1, "lab")
+			waiting := mustRequest(t, svc, "ria@kolkata.example", 1, "lab")
+			if first.State != qm.Active || waiting.State != qm.Queued {
+				t.Fatalf("want the first lease active and the second queued; got %s and %s", first.State, waiting.State)
+			}
+			f.mu.Lock()
+			f.startErr = c.startErr
+			f.mu.Unlock()
+			if _, err := svc.Release(ctx, "anu@kolkata.example", first.ID); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			text := logs.String()
+			mu.Unlock()
+			line := "level=INFO msg=\"lease state changed\" lease=" + waiting.ID.String() + " team=delta class=lab "
+			for _, want := range []string{line + `from=queued to=provisioning reason="GPUs became free"`, line + "from=provisioning " + c.to} {
+				if n := strings.Count(text, want); n != 1 {
+					t.Errorf("the log has %d lines %q, want one:\n%s", n, want, text)
+				}
+			}
+		})
 	}
 }
 

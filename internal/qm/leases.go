@@ -43,8 +43,10 @@ func (s *Service) transitionAt(ctx context.Context, tx Tx, l *Lease, to State, a
 
 // start asks the backend to start a provisioning lease and records what it says. The owner is told
 // when it becomes active, or that it failed, unless tell is false (the request's own reply says
-// so, from what start returns).
+// so, from what start returns). Where tell is true no one's command started it: the change is the
+// service's own, and logged as updateIf logs one (logChange).
 func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
+	was := l.State
 	// Until what Start says is recorded, the reconcile pass leaves this lease's job to it: this
 	// process's pass by starting, every replica's by the claim in the database.
 	s.starting.Store(l.ID, true)
@@ -166,6 +168,9 @@ func (s *Service) start(ctx context.Context, l *Lease, tell bool) error {
 	})
 	if uerr != nil {
 		return uerr
+	}
+	if tell && l.State != was {
+		s.logChange(l, was)
 	}
 	s.send(ctx, &b)
 	if away != nil {

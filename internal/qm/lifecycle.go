@@ -396,8 +396,9 @@ func (s *Service) updateIf(ctx context.Context, l *Lease, fn func(Tx, *Lease) ([
 }
 
 // logChange says in the log, once it is committed, that the service itself moved lease l from
-// one state to another (an expiry, an idle reclaim, an approval timeout, a queued lease started,
-// the scheduler's word on its job): names and the service's own reason only, nothing a user wrote.
+// one state to another (an expiry, an idle reclaim, an approval timeout, a queued lease started
+// and what its start came to, the scheduler's word on its job): names and the service's own
+// reason only, nothing a user wrote.
 func (s *Service) logChange(l *Lease, from State) {
 	s.log().Info("lease state changed", "lease", l.ID.String(), "team", l.Team, "class", l.Class,
 		"from", string(from), "to", string(l.State), "reason", l.Reason)
