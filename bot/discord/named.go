@@ -14,13 +14,10 @@ import (
 // ("/gpu deny L-5 REASON"); Discord's /gpu takes options (/gpu deny lease:L-5 reason:REASON) and
 // refuses the words. Every text a Discord message shows names its commands Discord's way.
 
-// discordReply is r defanged (defangReply) with every command its texts name written as a
-// Discord user types it, but for what someone typed that it shows (r.Typed): a reason that names
-// /gpu approve L-5 is shown as typed, as Slack shows it.
-func (a *Adapter) discordReply(r bot.Reply) bot.Reply { return mapTexts(r, a.discordTexts(r)) }
-
-// discordTexts is what discordReply does to each text of r, so that a long answer maps only the
-// sections a message shows (mapSection).
+// discordTexts is what is done to each text of r before it is shown: defanged, with every command
+// it names written as a Discord user types it, but for what someone typed that it shows (r.Typed):
+// a reason that names /gpu approve L-5 is shown as typed, as Slack shows it. It is applied to each
+// text as it is placed, so that a long answer maps only the sections a message shows (mapSection).
 func (a *Adapter) discordTexts(r bot.Reply) func(string) string {
 	typed := make([]string, 0, len(r.Typed))
 	for _, t := range r.Typed {

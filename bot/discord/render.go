@@ -630,21 +630,6 @@ func unformat(s string, lineStart bool) string {
 	return b.String()
 }
 
-// defangReply defangs every text of a reply.
-func defangReply(r bot.Reply) bot.Reply { return mapTexts(r, defang) }
-
-// mapTexts is r with f applied to each of its texts: the message's, and each section's title,
-// text and fields' labels and values (copied, so r's own sections are left as they are).
-func mapTexts(r bot.Reply, f func(string) string) bot.Reply {
-	r.Text = f(r.Text)
-	secs := make([]bot.Section, len(r.Sections))
-	for i, s := range r.Sections {
-		secs[i] = mapSection(s, f)
-	}
-	r.Sections = secs
-	return r
-}
-
 // mapSection applies f to every text of a section.
 func mapSection(s bot.Section, f func(string) string) bot.Section {
 	s.Title, s.Text = f(s.Title), f(s.Text)
