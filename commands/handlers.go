@@ -1043,14 +1043,9 @@ func (b *Bot) askedBefore(ctx context.Context, out *qm.Outcome) bot.Reply {
 // used of the week, and what would do without a decision: the request that fits (fewer GPUs,
 // or a shorter time), or the quota request that would let this one fit. Empty otherwise.
 func (b *Bot) quotaHeldText(l *qm.Lease, out *qm.Outcome) string {
-	q := out.Quota
+	q, s, team := heldLead(out)
 	if q == nil {
 		return ""
-	}
-	s := " " + q.Text()
-	team := ""
-	if q.NameTeam {
-		team = q.Team
 	}
 	asked := l.GPUs
 	if l.AskedGPUs > 0 {
@@ -1070,20 +1065,29 @@ func (b *Bot) quotaHeldText(l *qm.Lease, out *qm.Outcome) string {
 	return s + b.quotaAskText(q, out.Matches, team)
 }
 
+// heldLead is what a request's quota note starts with: the quota that held it (nil: none), what
+// that quota says of the team (" " first), and the team to name in an example ("" where the
+// asker's own team is meant).
+func heldLead(out *qm.Outcome) (q *qm.QuotaHeld, s, team string) {
+	q = out.Quota
+	if q == nil {
+		return nil, "", ""
+	}
+	if q.NameTeam {
+		team = q.Team
+	}
+	return q, " " + q.Text(), team
+}
+
 // extensionQuotaText says, for an extension l that waits and would take its team past the
 // week's GPU-hours (out.Quota), what the week holds and what the extension adds, as the
 // approvers' card says it, and what would do without a decision: where only the quota stopped
 // it, the shorter extension that fits the week, once this one is withdrawn (one extension of a
 // lease waits at a time); else the quota request that makes room. Empty otherwise.
 func (b *Bot) extensionQuotaText(ctx context.Context, l *qm.Lease, out *qm.Outcome) string {
-	q := out.Quota
+	q, s, team := heldLead(out)
 	if q == nil {
 		return ""
-	}
-	s := " " + q.Text()
-	team := ""
-	if q.NameTeam {
-		team = q.Team
 	}
 	onlyQuota := true
 	for _, m := range out.Matches {
