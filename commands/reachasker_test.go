@@ -15,23 +15,11 @@ import (
 // reads the class's limits.
 func TestTheCatalogSaysWhatTheAskersOwnGroupsGetWithoutApproval(t *testing.T) {
 	h := newHarnessOn(t, stJohnsPolicy)
-	without := func(r bot.Reply, class string) string {
-		for _, s := range r.Sections {
-			if strings.HasPrefix(s.Title, class+" ") {
-				for _, f := range s.Fields {
-					if f.Label == "Without approval" {
-						return f.Value
-					}
-				}
-			}
-		}
-		return ""
-	}
 	const verk, jon = "verk@ytri.example", "jón@lab.example"
-	if got, want := without(mustOK(t, h.say(verk, "/gpu catalog")), "l40s"), "none for you: rule verktaki sends every request of yours to a budget owner"; got != want {
+	if got, want := withoutApprovalOf(t, h, verk, "l40s"), "none for you: rule verktaki sends every request of yours to a budget owner"; got != want {
 		t.Errorf("the contractor's catalog says %q for l40s; want %q", got, want)
 	}
-	if got, want := without(mustOK(t, h.say(jon, "/gpu catalog")), "l40s"), "up to 1 GPU for up to 6h"; got != want {
+	if got, want := withoutApprovalOf(t, h, jon, "l40s"), "up to 1 GPU for up to 6h"; got != want {
 		t.Errorf("a member's catalog says %q for l40s; want %q", got, want)
 	}
 	pol := mustOK(t, h.say(verk, "/gpu policy")).PlainText()
@@ -43,4 +31,19 @@ func TestTheCatalogSaysWhatTheAskersOwnGroupsGetWithoutApproval(t *testing.T) {
 	if !strings.Contains(r.Text, "waits for approval") || !strings.Contains(r.Text, "verktaki") {
 		t.Errorf("the contractor's request: %q; want it to wait under rule verktaki", r.Text)
 	}
+}
+
+// withoutApproval is what the catalog r says a class gives without approval ("" where it has no
+// such field).
+func withoutApproval(r bot.Reply, class string) string {
+	for _, s := range r.Sections {
+		if strings.HasPrefix(s.Title, class+" ") {
+			for _, f := range s.Fields {
+				if f.Label == "Without approval" {
+					return f.Value
+				}
+			}
+		}
+	}
+	return ""
 }

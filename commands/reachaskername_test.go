@@ -3,8 +3,6 @@ package commands
 import (
 	"strings"
 	"testing"
-
-	"github.com/acme/quartermaster/bot"
 )
 
 const himalPolicy = "testdata/himal.yaml"
@@ -15,23 +13,11 @@ const himalPolicy = "testdata/himal.yaml"
 // plain member of their team gets (up to 1 GPU for up to 3h), and every request they made waited.
 func TestTheCatalogSaysWhatTheAskersEmailGetsWithoutApproval(t *testing.T) {
 	h := newHarnessOn(t, himalPolicy)
-	without := func(r bot.Reply, class string) string {
-		for _, s := range r.Sections {
-			if strings.HasPrefix(s.Title, class+" ") {
-				for _, f := range s.Fields {
-					if f.Label == "Without approval" {
-						return f.Value
-					}
-				}
-			}
-		}
-		return ""
-	}
 	const vendor, member = "dawa@vendor.example", "karma@himal.example"
-	if got, want := without(mustOK(t, h.say(vendor, "/gpu catalog")), "sketch"), "none for you: rule vendor sends every request of yours to a budget owner"; got != want {
+	if got, want := withoutApprovalOf(t, h, vendor, "sketch"), "none for you: rule vendor sends every request of yours to a budget owner"; got != want {
 		t.Errorf("the vendor's catalog says %q for sketch; want %q", got, want)
 	}
-	if got, want := without(mustOK(t, h.say(member, "/gpu catalog")), "sketch"), "up to 1 GPU for up to 3h"; got != want {
+	if got, want := withoutApprovalOf(t, h, member, "sketch"), "up to 1 GPU for up to 3h"; got != want {
 		t.Errorf("a member's catalog says %q for sketch; want %q", got, want)
 	}
 	pol := mustOK(t, h.say(vendor, "/gpu policy")).PlainText()

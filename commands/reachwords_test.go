@@ -13,18 +13,11 @@ const ploverPolicy = "testdata/plover.yaml"
 func withoutApprovalOf(t *testing.T, h *harness, user, class string) string {
 	t.Helper()
 	r := mustOK(t, h.say(user, "/gpu catalog"))
-	for _, s := range r.Sections {
-		if !strings.HasPrefix(s.Title, class) {
-			continue
-		}
-		for _, f := range s.Fields {
-			if f.Label == "Without approval" {
-				return f.Value
-			}
-		}
+	v := withoutApproval(r, class)
+	if v == "" {
+		t.Fatalf("the catalog has no Without approval for %s: %+v", class, r.Sections)
 	}
-	t.Fatalf("the catalog has no Without approval for %s: %+v", class, r.Sections)
-	return ""
+	return v
 }
 
 // The catalog and /gpu policy say what the rules let through without approval, not the class's
