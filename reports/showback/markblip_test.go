@@ -3,7 +3,6 @@ package showback_test
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -11,11 +10,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
-	"github.com/acme/quartermaster/internal/policy"
-	"github.com/acme/quartermaster/internal/qm"
-	"github.com/acme/quartermaster/internal/schedule"
 	"github.com/acme/quartermaster/internal/store"
-	"github.com/acme/quartermaster/internal/store/storetest"
 	"github.com/acme/quartermaster/reports/showback"
 )
 
@@ -44,26 +39,7 @@ func (l *blippingLedger) MarkDelivered(ctx context.Context, week, owner, key str
 // recorded once the database is back, so that the week's next run does not send it again: each
 // recipient gets the week's showback once.
 func TestAShowbackMessageSentWhileTheDatabaseBlinksIsNotSentAgain(t *testing.T) {
-	b, err := os.ReadFile("../../commands/testdata/other.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol, err := policy.Load([]byte(strings.Replace(string(b), "dm_budget_owners: false", "dm_budget_owners: true", 1)), "other.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := storetest.Open(t, storetest.SQLite(t))
-	start := time.Date(2026, 3, 2, 9, 0, 0, 0, pol.Location)
-	if err := db.Update(t.Context(), nil, func(tx qm.Tx) error {
-		return tx.CreateLease(t.Context(), &qm.Lease{User: "sam@borealis.example", Team: "speech", Class: "dev", GPUs: 1, State: qm.Expired,
-			CreatedAt: start, StartedAt: start, ExpiresAt: start.Add(2 * time.Hour), EndedAt: start.Add(2 * time.Hour)})
-	}); err != nil {
-		t.Fatal(err)
-	}
-	w, err := schedule.ParseWeekly(pol.Reports.Showback.Schedule, pol.Location)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pol, db, w := borealisWeekOfOneLease(t)
 	fc := clockwork.NewFakeClockAt(time.Date(2026, 3, 13, 17, 0, 0, 0, pol.Location))
 	chat := &refusingChat{}
 	ledger := &blippingLedger{DB: db, fails: 1}

@@ -366,26 +366,7 @@ func (c *refusingChat) Deliver(_ context.Context, r bot.Reply) error {
 // every other owner gets their DM in the same run, each exactly once, and only the unreachable
 // one is tried again on later runs, while the week stays unposted so that it can still go out.
 func TestAnUnreachableBudgetOwnerDoesNotHoldBackTheOthers(t *testing.T) {
-	b, err := os.ReadFile("../../commands/testdata/other.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol, err := policy.Load([]byte(strings.Replace(string(b), "dm_budget_owners: false", "dm_budget_owners: true", 1)), "other.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := storetest.Open(t, storetest.SQLite(t))
-	start := time.Date(2026, 3, 2, 9, 0, 0, 0, pol.Location)
-	if err := db.Update(t.Context(), nil, func(tx qm.Tx) error {
-		return tx.CreateLease(t.Context(), &qm.Lease{User: "sam@borealis.example", Team: "speech", Class: "dev", GPUs: 1, State: qm.Expired,
-			CreatedAt: start, StartedAt: start, ExpiresAt: start.Add(2 * time.Hour), EndedAt: start.Add(2 * time.Hour)})
-	}); err != nil {
-		t.Fatal(err)
-	}
-	w, err := schedule.ParseWeekly(pol.Reports.Showback.Schedule, pol.Location)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pol, db, w := borealisWeekOfOneLease(t)
 	fc := clockwork.NewFakeClockAt(time.Date(2026, 3, 13, 17, 0, 0, 0, pol.Location)) // Friday after 2026-W10
 	chat := &refusingChat{unreachable: map[string]bool{"olga@borealis.example": true}}
 	pub := &showback.Publisher{Reports: &showback.Service{Policy: pol, Source: db, Clock: fc}, Ledger: db, Deliver: chat,
@@ -411,4 +392,32 @@ func TestAnUnreachableBudgetOwnerDoesNotHoldBackTheOthers(t *testing.T) {
 	if got := strings.Join(chat.got, ","); got != want+",olga@borealis.example" {
 		t.Errorf("over three runs the chat got %s; want each recipient once", got)
 	}
+}
+
+// borealisWeekOfOneLease is Borealis's policy (commands/testdata/other.yaml: FRI 16:00,
+// #finance) with budget owners told by DM, a database on SQLite holding one 2-hour lease of team
+// speech in 2026-W10, and the policy's weekly schedule.
+func borealisWeekOfOneLease(t *testing.T) (*policy.Policy, *store.DB, schedule.Weekly) {
+	t.Helper()
+	b, err := os.ReadFile("../../commands/testdata/other.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Load([]byte(strings.Replace(string(b), "dm_budget_owners: false", "dm_budget_owners: true", 1)), "other.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := storetest.Open(t, storetest.SQLite(t))
+	start := time.Date(2026, 3, 2, 9, 0, 0, 0, pol.Location)
+	if err := db.Update(t.Context(), nil, func(tx qm.Tx) error {
+		return tx.CreateLease(t.Context(), &qm.Lease{User: "sam@borealis.example", Team: "speech", Class: "dev", GPUs: 1, State: qm.Expired,
+			CreatedAt: start, StartedAt: start, ExpiresAt: start.Add(2 * time.Hour), EndedAt: start.Add(2 * time.Hour)})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := schedule.ParseWeekly(pol.Reports.Showback.Schedule, pol.Location)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pol, db, w
 }

@@ -3,8 +3,6 @@ package showback_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +12,6 @@ import (
 	"github.com/acme/quartermaster/internal/policy"
 	"github.com/acme/quartermaster/internal/qm"
 	"github.com/acme/quartermaster/internal/schedule"
-	"github.com/acme/quartermaster/internal/store/storetest"
 	"github.com/acme/quartermaster/reports/showback"
 )
 
@@ -24,26 +21,7 @@ import (
 // unreachable owner counts as not posted until its last message goes out; then it is the week
 // posted through.
 func TestTheShowbacksStatusSaysWhatWasPostedAndWhatFailed(t *testing.T) {
-	b, err := os.ReadFile("../../commands/testdata/other.yaml") // Borealis: FRI 16:00, #finance
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol, err := policy.Load([]byte(strings.Replace(string(b), "dm_budget_owners: false", "dm_budget_owners: true", 1)), "other.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := storetest.Open(t, storetest.SQLite(t))
-	start := time.Date(2026, 3, 2, 9, 0, 0, 0, pol.Location)
-	if err := db.Update(t.Context(), nil, func(tx qm.Tx) error {
-		return tx.CreateLease(t.Context(), &qm.Lease{User: "sam@borealis.example", Team: "speech", Class: "dev", GPUs: 1, State: qm.Expired,
-			CreatedAt: start, StartedAt: start, ExpiresAt: start.Add(2 * time.Hour), EndedAt: start.Add(2 * time.Hour)})
-	}); err != nil {
-		t.Fatal(err)
-	}
-	w, err := schedule.ParseWeekly(pol.Reports.Showback.Schedule, pol.Location)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pol, db, w := borealisWeekOfOneLease(t)
 	// Friday 13 March, 17:00: the post of 2026-W10 was due at 16:00.
 	fc := clockwork.NewFakeClockAt(time.Date(2026, 3, 13, 17, 0, 0, 0, pol.Location))
 	chat := &refusingChat{unreachable: map[string]bool{"olga@borealis.example": true}}
