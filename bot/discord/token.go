@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/bwmarrin/discordgo"
@@ -27,6 +28,20 @@ func (e *TokenRefusedError) Error() string {
 		status = "401 Unauthorized"
 	}
 	return fmt.Sprintf("Discord refuses DISCORD_BOT_TOKEN (%s: mistyped, reset since, or another application's token); set it to this application's bot token, which the Discord Developer Portal shows once on the application's Bot page under Reset Token (docs/discord.md)", status)
+}
+
+// CheckToken asks Discord whom cfg's bot token stands for, as Adapter.CheckToken does, before
+// there is an adapter: it needs only the token, APIURL and HTTPClient of cfg.
+func CheckToken(ctx context.Context, cfg Config) (BotUser, error) {
+	s, err := newSession(cfg.BotToken, cfg.APIURL, cfg.HTTPClient)
+	if err != nil {
+		return BotUser{}, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return (&Adapter{cfg: cfg, s: s, log: log.With("adapter", "discord")}).CheckToken(ctx)
 }
 
 // CheckToken asks Discord whom the bot token stands for (GET /users/@me). The error is a

@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/slack-go/slack"
+
+	"github.com/acme/quartermaster/bot/internal/inflight"
 )
 
 // Scope is a bot scope manifest.yaml asks for, with what does not work without it.
@@ -81,6 +85,40 @@ func (e *TokenRefusedError) Error() string {
 // could not be asked.
 var tokenRefusals = []string{"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired", "not_allowed_token_type"}
 
+// CheckToken asks Slack whom cfg's bot token stands for, as Adapter.CheckToken does, before
+// there is an adapter: it needs only the token, APIURL and HTTPClient of cfg. Give what it learns
+// to the adapter made later with Know.
+func CheckToken(ctx context.Context, cfg Config) (Installation, error) {
+	return checker(cfg).CheckToken(ctx)
+}
+
+// CheckAppToken asks Slack for a Socket Mode connection with cfg's app-level token, as
+// Adapter.CheckAppToken does, before there is an adapter.
+func CheckAppToken(ctx context.Context, cfg Config) error {
+	return checker(cfg).CheckAppToken(ctx)
+}
+
+// checker is an adapter that can only ask Slack about its tokens.
+func checker(cfg Config) *Adapter {
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	a := &Adapter{cfg: cfg, out: newOutbox(DefaultChannelInterval, inflight.NewTracker())}
+	a.api = slack.New(cfg.BotToken, a.clientOptions()...)
+	return a
+}
+
+// Know records what Slack said of the bot token (the bot user's name and id) when it was asked
+// before the adapter was made (CheckToken).
+func (a *Adapter) Know(in Installation) {
+	if in.BotUser != "" {
+		a.bot.Store(in.BotUser)
+	}
+	if in.BotUserID != "" {
+		a.botUserID.Store(in.BotUserID)
+	}
+}
+
 // CheckToken asks Slack whom the bot token stands for. The error is a *TokenRefusedError when
 // Slack refuses the token; any other error (Slack could not be reached) says nothing of the token.
 func (a *Adapter) CheckToken(ctx context.Context) (Installation, error) {
@@ -98,12 +136,7 @@ func (a *Adapter) CheckToken(ctx context.Context) (Installation, error) {
 		return Installation{}, fmt.Errorf("slack: auth.test: %w", err)
 	}
 	in := Installation{Team: r.Team, TeamID: r.TeamID, BotUser: r.User, BotUserID: r.UserID}
-	if in.BotUser != "" {
-		a.bot.Store(in.BotUser)
-	}
-	if in.BotUserID != "" {
-		a.botUserID.Store(in.BotUserID)
-	}
+	a.Know(in)
 	if h := r.Header; h != nil && h.Get("X-OAuth-Scopes") != "" {
 		in.Granted = []string{}
 		for _, s := range strings.Split(h.Get("X-OAuth-Scopes"), ",") {

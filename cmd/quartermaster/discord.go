@@ -558,11 +558,15 @@ const discordCheckTimeout = 10 * time.Second
 // checkDiscordToken asks Discord, at start, whom the bot token stands for, as checkSlackToken
 // asks Slack: a token Discord refuses stops serve with a sentence saying what to set (the gateway
 // would otherwise retry for ever and every REST call fail); a Discord that cannot be reached just
-// now holds nothing up.
-func checkDiscordToken(ctx context.Context, adapter *discordbot.Adapter, log *slog.Logger) error {
+// now holds nothing up. It needs only the settings, so serve asks before it opens the database;
+// with Discord off, or half a configuration (refused by serveDiscord), there is nothing to ask.
+func checkDiscordToken(ctx context.Context, s discordSettings, log *slog.Logger) error {
+	if s.check() != nil || s.BotToken == "" {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, discordCheckTimeout)
 	defer cancel()
-	u, err := adapter.CheckToken(ctx)
+	u, err := discordbot.CheckToken(ctx, discordbot.Config{BotToken: s.BotToken, APIURL: s.APIURL, Logger: log})
 	var refused *discordbot.TokenRefusedError
 	switch {
 	case errors.As(err, &refused):
@@ -575,7 +579,7 @@ func checkDiscordToken(ctx context.Context, adapter *discordbot.Adapter, log *sl
 	return nil
 }
 
-// serveDiscord starts Discord within serve: the bot token checked first (checkDiscordToken), the interactions endpoint on mux when there is a
+// serveDiscord starts Discord within serve (its bot token checked before, by checkDiscordToken): the interactions endpoint on mux when there is a
 // public key, and the gateway (interactions without a public key, DMs to the app always);
 // notices go to Discord beside Slack when it is on. stop lets Discord's work in flight finish (until ctx ends) and disconnects; it is safe to call more than
 // once, and does nothing when Discord is off.
@@ -585,10 +589,6 @@ func serveDiscord(ctx context.Context, a *App, s discordSettings, mux *http.Serv
 		if err == nil {
 			log.Info("Discord is off: DISCORD_BOT_TOKEN is not set")
 		}
-		return &discordService{stop: func(context.Context) error { return nil }}, err
-	}
-	if err := checkDiscordToken(ctx, adapter, log); err != nil {
-		_ = adapter.Close(context.Background())
 		return &discordService{stop: func(context.Context) error { return nil }}, err
 	}
 	if slack, ok := a.Sender.(*slackbot.Adapter); ok {

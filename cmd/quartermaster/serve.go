@@ -294,6 +294,15 @@ func serve(ctx context.Context, o serveOptions) error {
 		}
 	}
 	defer ln.Close()
+	// The bot tokens are checked before the database is opened and migrated, so that one Slack or
+	// Discord refuses is the only thing serve says.
+	installed, err := checkSlackToken(ctx, o.slack, log)
+	if err != nil {
+		return err
+	}
+	if err := checkDiscordToken(ctx, o.discord, log); err != nil {
+		return err
+	}
 	a, err := NewApp(ctx, o.app)
 	if err != nil {
 		return err
@@ -327,8 +336,8 @@ func serve(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	if adapter != nil {
-		if err := checkSlackToken(ctx, adapter, log); err != nil {
-			return err
+		if installed != nil {
+			adapter.Know(*installed)
 		}
 		a.Sender = adapter
 		if o.slack.SigningSecret != "" {
@@ -650,22 +659,28 @@ const slackCheckTimeout = 10 * time.Second
 // a connection with the app-level token. A token Slack refuses stops serve with a sentence saying
 // what to set (every command would fail otherwise, its users told only to try again, or Socket
 // Mode would stop at once); scopes the bot token lacks are logged, each with what does not work
-// without it. A Slack that cannot be reached just now holds nothing up.
-func checkSlackToken(ctx context.Context, adapter *slackbot.Adapter, log *slog.Logger) error {
+// without it. A Slack that cannot be reached just now holds nothing up. It needs only the
+// settings, so serve asks before it opens the database; what Slack said of the bot token is
+// returned for the adapter (nil when Slack is off, was not asked, or could not be reached).
+func checkSlackToken(ctx context.Context, s slackSettings, log *slog.Logger) (*slackbot.Installation, error) {
+	if s.check() != nil || s.BotToken == "" {
+		return nil, nil // Slack is off, or half set up: newSlackApp refuses that
+	}
 	ctx, cancel := context.WithTimeout(ctx, slackCheckTimeout)
 	defer cancel()
-	in, err := adapter.CheckToken(ctx)
+	cfg := slackbot.Config{BotToken: s.BotToken, AppToken: s.AppToken, APIURL: s.APIURL}
+	in, err := slackbot.CheckToken(ctx, cfg)
 	var refused *slackbot.TokenRefusedError
 	switch {
 	case errors.As(err, &refused):
-		return err
+		return nil, err
 	case err != nil:
 		log.Warn("cannot ask Slack about the bot token just now; starting all the same", "err", err)
-		return nil
+		return nil, nil
 	}
 	log.Info("Slack knows the bot token", "workspace", in.Team, "workspace_id", in.TeamID, "bot_user", in.BotUser)
-	if err := adapter.CheckAppToken(ctx); errors.As(err, &refused) {
-		return err
+	if err := slackbot.CheckAppToken(ctx, cfg); errors.As(err, &refused) {
+		return nil, err
 	} else if err != nil {
 		log.Warn("cannot ask Slack about the app-level token just now; starting all the same", "err", err)
 	}
@@ -679,7 +694,7 @@ func checkSlackToken(ctx context.Context, adapter *slackbot.Adapter, log *slog.L
 			". Add them under OAuth & Permissions (or paste manifest.yaml into the app's manifest again) and reinstall the app to the workspace",
 			"missing_scopes", strings.Join(names, ","))
 	}
-	return nil
+	return &in, nil
 }
 
 // slackChoices fill the request modal's menus that are the same for everyone from the policy: the

@@ -128,3 +128,23 @@ func TestServeRefusesAnAppTokenSlackRefuses(t *testing.T) {
 		t.Errorf("the refusal shows the token: %v", err)
 	}
 }
+
+// A Slack that cannot be reached at start holds nothing up: serve starts, and the log says it
+// could not ask Slack about the token.
+func TestServeStartsWhenSlackCannotBeAskedAboutTheToken(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	var log testkit.SyncBuffer
+	o := serveOptions{slack: slackSettings{BotToken: "xoxb-test", SigningSecret: "shh", APIURL: down}}
+	o.app.logger = slog.New(slog.NewTextHandler(&log, nil))
+	s := startServe(t, o)
+	_ = s.stop()
+	if !strings.Contains(log.String(), "cannot ask Slack about the bot token") {
+		t.Errorf("the log does not say Slack could not be asked:\n%s", log.String())
+	}
+}
