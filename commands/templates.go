@@ -36,7 +36,7 @@ func (t *Templates) list(_ context.Context, _ bot.Request, c Command) []bot.Repl
 	found := t.Catalog.Search(c.Arg)
 	all := len(t.Catalog.List())
 	if len(found) == 0 {
-		return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("No template matches %s; /gpu templates lists all %d. Example: /gpu templates pytorch", policy.Quoted(c.Arg, 40), all)}}
+		return []bot.Reply{{Error: true, Ephemeral: true, Text: fmt.Sprintf("No template matches %s; /gpu templates lists all %d. Example: /gpu templates %s", policy.Quoted(c.Arg, 40), all, SearchExample(t.Catalog, c.Arg))}}
 	}
 	head := fmt.Sprintf("%d templates. /gpu template NAME shows one with its Slurm script and Kubernetes manifest.", all)
 	if c.Arg != "" {
@@ -48,6 +48,30 @@ func (t *Templates) list(_ context.Context, _ bot.Request, c Command) []bot.Repl
 			Text: fmt.Sprintf("%s, %s. %s", tp.Kind, t.gpusOf(tp), tp.Example())})
 	}
 	return []bot.Reply{r}
+}
+
+// SearchExample is the word to search cat by, given as the example where words found no
+// template (/gpu templates, quartermaster templates list): the template name the words, or one
+// of them, are a near miss of; else pytorch where it finds a template; else the first template's
+// name. Empty for an empty catalog.
+func SearchExample(cat *templates.Catalog, words string) string {
+	list := cat.List()
+	if len(list) == 0 {
+		return ""
+	}
+	names := make([]string, len(list))
+	for i, tp := range list {
+		names[i] = tp.Name
+	}
+	for _, w := range append([]string{strings.Join(strings.Fields(words), "-")}, strings.Fields(words)...) {
+		if near := policy.NearMiss(w, names); near != "" {
+			return near
+		}
+	}
+	if len(cat.Search("pytorch")) > 0 {
+		return "pytorch"
+	}
+	return list[0].Name
 }
 
 // gpusOf is TemplateGPUs on the nodes the backend reports.

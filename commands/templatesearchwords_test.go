@@ -29,3 +29,27 @@ func TestTemplatesSearchOfSeveralWordsFindsTheTemplatesHoldingThemAll(t *testing
 		}
 	}
 }
+
+// A search that finds no template gives as its example the template a word typed is a near miss
+// of, where one is, and, typed back, the example lists templates.
+func TestTemplatesSearchFindingNoneGivesTheNearestTemplate(t *testing.T) {
+	for _, pf := range []string{otherPolicy, "testdata/harbor.yaml"} {
+		h := templatesOn(t, pf)
+		for ask, want := range map[string]string{
+			"/gpu templates pytorh-ddp":     "/gpu templates pytorch-ddp",
+			"/gpu templates rapids notebok": "/gpu templates rapids-notebook",
+			"/gpu templates zzzz":           "",
+		} {
+			r := h.say("anyone@elsewhere.example", ask)
+			i := strings.LastIndex(r.Text, "Example: ")
+			if !r.Error || i < 0 || !strings.HasPrefix(r.Text[i:], "Example: "+want) {
+				t.Errorf("%s: %q; want its example to be %q", ask, r.Text, want)
+				continue
+			}
+			back := h.say("anyone@elsewhere.example", r.Text[i+len("Example: "):])
+			if back.Error || len(back.Sections) == 0 {
+				t.Errorf("%s: the example typed back: %q", ask, back.Text)
+			}
+		}
+	}
+}

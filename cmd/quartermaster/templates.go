@@ -62,7 +62,13 @@ func runTemplates(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			return err
 		}
 		// Several words are one search, as /gpu templates takes them: the templates holding all.
-		return listTemplates(stdout, cat, strings.Join(words, " "), gpus)
+		word := strings.Join(words, " ")
+		if len(cat.Search(word)) == 0 && len(cat.List()) > 0 {
+			fs, _ := browseFlags()
+			return refusal(fmt.Sprintf("no template matches %q (quartermaster templates list shows all %d)", word, len(cat.List())), "templates",
+				append([]string{"list", commands.SearchExample(cat, word)}, withoutWords(fs, args[1:], words)...))
+		}
+		return listTemplates(stdout, cat, word, gpus)
 	case "show":
 		words, gpus, err := browseArgs("show", "pytorch-ddp", args[1:])
 		if err != nil {
