@@ -413,7 +413,12 @@ func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Ada
 	if err := s.check(); err != nil || s.BotToken == "" {
 		return nil, err
 	}
-	return discordbot.New(discordbot.Config{
+	return discordbot.New(discordConfig(a, s, log))
+}
+
+// discordConfig is the Discord adapter's configuration for a and the settings s.
+func discordConfig(a *App, s discordSettings, log *slog.Logger) discordbot.Config {
+	return discordbot.Config{
 		BotToken:  s.BotToken,
 		PublicKey: s.PublicKey,
 		AppID:     s.AppID,
@@ -429,7 +434,7 @@ func newDiscordApp(a *App, s discordSettings, log *slog.Logger) (*discordbot.Ada
 		Refs:      chatstore.Refs{DB: a.Store, Platform: discordbot.Platform},
 		Inbox:     chatstore.Inbox{DB: a.Store, Owner: senderName(), Platform: discordbot.Platform},
 		Logger:    log,
-	})
+	}
 }
 
 // senders hands every notice to each platform; each sends what it can reach. A notice counts as
