@@ -28,19 +28,12 @@ func TestServeRefusesHalfAConfigurationBeforeMakingTheDatabase(t *testing.T) {
 		{[]string{"QM_OIDC_CLIENT_ID=harbor-gpus"}, "QM_OIDC_ISSUER"},
 		{[]string{"QM_OIDC_CLIENT_SECRET_FILE=" + secret}, "QM_OIDC_ISSUER"},
 	} {
-		dir := t.TempDir()
-		env := append([]string{"QM_DATA_DIR=" + dir, "QM_HTTP_ADDR=127.0.0.1:0"}, c.env...)
-		code, _, stderr := runBinary(t, t.TempDir(), env, "serve", "--demo")
-		msg := strings.TrimSpace(stderr)
+		code, msg, left := serveInEmptyDataDir(t, c.env)
 		if code == 0 || strings.Contains(msg, "\n") || !strings.Contains(msg, c.says) || !strings.Contains(msg, "e.g. ") {
 			t.Errorf("%v: exit %d, want one sentence naming %s with an example; got %q", c.env, code, c.says, msg)
 		}
-		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-			var names []string
-			for _, e := range entries {
-				names = append(names, e.Name())
-			}
-			t.Errorf("%v: the refusal left %v in QM_DATA_DIR; want it empty", c.env, names)
+		if len(left) != 0 {
+			t.Errorf("%v: the refusal left %v in QM_DATA_DIR; want it empty", c.env, left)
 		}
 	}
 }
@@ -77,4 +70,18 @@ func TestServeRefusalsNameTheSecretFileVariableThatWasSet(t *testing.T) {
 			t.Errorf("%v: exit %d; want a refusal naming %s, and %s only as that; got %q", c.env, code, c.file, base, msg)
 		}
 	}
+}
+
+// serveInEmptyDataDir runs serve --demo with env added, in an empty QM_DATA_DIR of its own: its
+// exit code, what it wrote to stderr (trimmed), and what it left in QM_DATA_DIR.
+func serveInEmptyDataDir(t *testing.T, env []string) (code int, msg string, left []string) {
+	t.Helper()
+	dir := t.TempDir()
+	env = append([]string{"QM_DATA_DIR=" + dir, "QM_HTTP_ADDR=127.0.0.1:0"}, env...)
+	code, _, stderr := runBinary(t, t.TempDir(), env, "serve", "--demo")
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	return code, strings.TrimSpace(stderr), left
 }

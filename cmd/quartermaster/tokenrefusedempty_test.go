@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -22,19 +21,12 @@ func TestServeRefusesARefusedTokenBeforeMakingTheDatabase(t *testing.T) {
 		{[]string{"SLACK_BOT_TOKEN=xoxb-from-another-app", "SLACK_APP_TOKEN=xapp-1-abc", "SLACK_API_URL=" + slack.URL}, "SLACK_BOT_TOKEN"},
 		{[]string{"DISCORD_BOT_TOKEN=MTE4.another-apps.token", "DISCORD_API_URL=" + discord.URL}, "DISCORD_BOT_TOKEN"},
 	} {
-		dir := t.TempDir()
-		env := append([]string{"QM_DATA_DIR=" + dir, "QM_HTTP_ADDR=127.0.0.1:0"}, c.env...)
-		code, _, stderr := runBinary(t, t.TempDir(), env, "serve", "--demo")
-		msg := strings.TrimSpace(stderr)
+		code, msg, left := serveInEmptyDataDir(t, c.env)
 		if code == 0 || strings.Contains(msg, "\n") || !strings.Contains(msg, c.says) || !strings.Contains(msg, "refuses") {
 			t.Errorf("%v: exit %d, want one sentence saying %s is refused; got %q", c.env, code, c.says, msg)
 		}
-		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-			var names []string
-			for _, e := range entries {
-				names = append(names, e.Name())
-			}
-			t.Errorf("%v: the refusal left %v in QM_DATA_DIR; want it empty", c.env, names)
+		if len(left) != 0 {
+			t.Errorf("%v: the refusal left %v in QM_DATA_DIR; want it empty", c.env, left)
 		}
 	}
 }
