@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"log/slog"
 	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/acme/quartermaster/bot/discord/discordtest"
-	"github.com/acme/quartermaster/internal/testkit"
 )
 
 // A bot token Discord refuses (mistyped, reset in the Developer Portal since, another
@@ -49,19 +47,11 @@ func TestServeRefusesADiscordBotTokenDiscordRefuses(t *testing.T) {
 // the log says it could not ask Discord about the token.
 func TestServeStartsWhenDiscordCannotBeAskedAboutTheToken(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + ln.Addr().String()
-	ln.Close()
-	var log testkit.SyncBuffer
+	down := nobodyListens(t)
 	o := serveOptions{discord: discordSettings{BotToken: discordtest.Token, APIURL: down}}
-	o.app.logger = slog.New(slog.NewTextHandler(&log, nil))
-	s := startServe(t, o)
-	_ = s.stop()
-	if !strings.Contains(log.String(), "cannot ask Discord about the bot token") {
-		t.Errorf("the log does not say Discord could not be asked:\n%s", log.String())
+	log := servedLog(t, o)
+	if !strings.Contains(log, "cannot ask Discord about the bot token") {
+		t.Errorf("the log does not say Discord could not be asked:\n%s", log)
 	}
 }
 
@@ -69,12 +59,9 @@ func TestServeStartsWhenDiscordCannotBeAskedAboutTheToken(t *testing.T) {
 func TestServeLogsTheDiscordBotUser(t *testing.T) {
 	t.Parallel()
 	f := discordtest.New(t)
-	var log testkit.SyncBuffer
 	o := serveOptions{discord: discordSettings{BotToken: discordtest.Token, APIURL: f.URL}}
-	o.app.logger = slog.New(slog.NewTextHandler(&log, nil))
-	s := startServe(t, o)
-	_ = s.stop()
-	if !strings.Contains(log.String(), "Discord knows the bot token") || !strings.Contains(log.String(), discordtest.BotUser) {
-		t.Errorf("the log does not name the bot user:\n%s", log.String())
+	log := servedLog(t, o)
+	if !strings.Contains(log, "Discord knows the bot token") || !strings.Contains(log, discordtest.BotUser) {
+		t.Errorf("the log does not name the bot user:\n%s", log)
 	}
 }

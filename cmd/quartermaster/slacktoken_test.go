@@ -82,12 +82,8 @@ func TestServeRefusesABotTokenSlackRefuses(t *testing.T) {
 func TestServeNamesTheScopesTheBotTokenLacks(t *testing.T) {
 	t.Parallel()
 	api := slackAuth(t, `{"ok":true,"team":"Harbor","team_id":"T9","user":"quartermaster","user_id":"UQM","bot_id":"BQM"}`, "commands,chat:write,users:read")
-	var log testkit.SyncBuffer
 	o := serveOptions{slack: slackSettings{BotToken: "xoxb-test", SigningSecret: "shh", APIURL: api.URL}}
-	o.app.logger = slog.New(slog.NewTextHandler(&log, nil))
-	s := startServe(t, o)
-	_ = s.stop()
-	got := log.String()
+	got := servedLog(t, o)
 	for _, want := range []string{"users:read.email", "chat:write.public", "files:write", "manifest.yaml", "Harbor"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the log does not say %q:\n%s", want, got)
@@ -133,18 +129,32 @@ func TestServeRefusesAnAppTokenSlackRefuses(t *testing.T) {
 // could not ask Slack about the token.
 func TestServeStartsWhenSlackCannotBeAskedAboutTheToken(t *testing.T) {
 	t.Parallel()
+	down := nobodyListens(t)
+	o := serveOptions{slack: slackSettings{BotToken: "xoxb-test", SigningSecret: "shh", APIURL: down}}
+	log := servedLog(t, o)
+	if !strings.Contains(log, "cannot ask Slack about the bot token") {
+		t.Errorf("the log does not say Slack could not be asked:\n%s", log)
+	}
+}
+
+// nobodyListens is an http:// address on this machine where nothing listens: a service that
+// cannot be reached.
+func nobodyListens(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	down := "http://" + ln.Addr().String()
-	ln.Close()
+	defer ln.Close()
+	return "http://" + ln.Addr().String()
+}
+
+// servedLog is what serve logged from its start with o until it was stopped.
+func servedLog(t *testing.T, o serveOptions) string {
+	t.Helper()
 	var log testkit.SyncBuffer
-	o := serveOptions{slack: slackSettings{BotToken: "xoxb-test", SigningSecret: "shh", APIURL: down}}
 	o.app.logger = slog.New(slog.NewTextHandler(&log, nil))
 	s := startServe(t, o)
 	_ = s.stop()
-	if !strings.Contains(log.String(), "cannot ask Slack about the bot token") {
-		t.Errorf("the log does not say Slack could not be asked:\n%s", log.String())
-	}
+	return log.String()
 }

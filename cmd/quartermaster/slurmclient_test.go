@@ -3,14 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/acme/quartermaster/internal/testkit"
 )
 
 // runQMWithin is runQM ending the command after d, for one that would otherwise serve on.
@@ -86,13 +83,9 @@ func TestServeOnSlurmWithItsControllerDownStartsAndSaysSo(t *testing.T) {
 		}
 	}
 	t.Setenv("PATH", bin+":/usr/bin:/bin")
-	var log testkit.SyncBuffer
 	o := serveOptions{}
 	o.app.flags.backend = "slurm"
-	o.app.logger = slog.New(slog.NewTextHandler(&log, nil))
-	s := startServe(t, o)
-	_ = s.stop()
-	got := log.String()
+	got := servedLog(t, o)
 	if n := strings.Count(got, "Slurm's controller does not answer"); n != 1 {
 		t.Errorf("the log says %d times that the controller does not answer, want once:\n%s", n, got)
 	}
