@@ -19,17 +19,11 @@ func TestLeavingATeamIsToldOnceForSomeoneOnSlackAndDiscord(t *testing.T) {
 	t.Parallel()
 	w := newSSOWorldWith(t, globexPolicy)
 	lead := w.globexPerson("rin", "rin@globex.example", "Robotics-Lab", "Robotics-Leads")
-	if p := w.follow(lead, w.say(lead, "/gpu login")); p.Status != 200 {
-		t.Fatalf("rin's login: %d %s", p.Status, p.Body)
-	}
+	w.signIn(t, lead, "rin's login")
 	mika := w.globexPerson("mika", "mika@globex.example", "Robotics-Lab")
-	if p := w.follow(mika, w.say(mika, "/gpu login")); p.Status != 200 {
-		t.Fatalf("mika's Slack login: %d %s", p.Status, p.Body)
-	}
-	onDiscord := &person{idp: mika.idp, acct: bot.Account{Platform: "discord", User: "990000000000000017"}}
-	if p := w.follow(onDiscord, w.say(onDiscord, "/gpu login")); p.Status != 200 {
-		t.Fatalf("mika's Discord login: %d %s", p.Status, p.Body)
-	}
+	w.signIn(t, mika, "mika's Slack login")
+	onDiscord := onDiscordToo(mika, "990000000000000017")
+	w.signIn(t, onDiscord, "mika's Discord login")
 	mustHave(t, "mika's lease", w.say(mika, "/gpu request 1 shared-a100 for 3h"), "L-1")
 	if l := w.lease(1); l.State != qm.Active || l.Team != "robotics" {
 		t.Fatalf("L-1: %s for %s", l.State, l.Team)
@@ -61,21 +55,15 @@ func TestLeavingATeamFoundAtASignInIsToldOnceForSomeoneOnSlackAndDiscord(t *test
 	t.Parallel()
 	w := newSSOWorldWith(t, globexPolicy)
 	sora := w.globexPerson("sora", "sora@globex.example", "nlp-research")
-	if p := w.follow(sora, w.say(sora, "/gpu login")); p.Status != 200 {
-		t.Fatalf("sora's Slack login: %d %s", p.Status, p.Body)
-	}
-	onDiscord := &person{idp: sora.idp, acct: bot.Account{Platform: "discord", User: "990000000000000023"}}
-	if p := w.follow(onDiscord, w.say(onDiscord, "/gpu login")); p.Status != 200 {
-		t.Fatalf("sora's Discord login: %d %s", p.Status, p.Body)
-	}
+	w.signIn(t, sora, "sora's Slack login")
+	onDiscord := onDiscordToo(sora, "990000000000000023")
+	w.signIn(t, onDiscord, "sora's Discord login")
 	mustHave(t, "sora's lease", w.say(sora, "/gpu request 1 shared-a100 for 3h"), "L-1")
 
 	sora.idp.SetGroups("Robotics-Lab")
 	w.a.SimClk.Advance(30 * time.Second)
 	for _, p := range []*person{sora, onDiscord} {
-		if page := w.follow(p, w.say(p, "/gpu login")); page.Status != 200 {
-			t.Fatalf("sora's sign-in again from %s: %d %s", p.acct.Platform, page.Status, page.Body)
-		}
+		w.signIn(t, p, "sora's sign-in again from "+p.acct.Platform)
 	}
 	w.a.SimClk.Advance(2 * time.Minute)
 	w.idp.FastForward(2 * time.Minute)
@@ -97,16 +85,12 @@ func TestLeavingATeamFoundAtAFirstSignInFromAnotherPlatformIsToldOnce(t *testing
 	t.Parallel()
 	w := newSSOWorldWith(t, globexPolicy)
 	yuki := w.globexPerson("yuki", "yuki@globex.example", "nlp-research")
-	onDiscord := &person{idp: yuki.idp, acct: bot.Account{Platform: "discord", User: "990000000000000031"}}
-	if p := w.follow(onDiscord, w.say(onDiscord, "/gpu login")); p.Status != 200 {
-		t.Fatalf("yuki's Discord login: %d %s", p.Status, p.Body)
-	}
+	onDiscord := onDiscordToo(yuki, "990000000000000031")
+	w.signIn(t, onDiscord, "yuki's Discord login")
 	mustHave(t, "yuki's lease", w.say(onDiscord, "/gpu request 1 shared-a100 for 3h"), "L-1")
 	yuki.idp.SetGroups("Robotics-Lab")
 	w.a.SimClk.Advance(30 * time.Second)
-	if page := w.follow(yuki, w.say(yuki, "/gpu login")); page.Status != 200 {
-		t.Fatalf("yuki's first Slack sign-in: %d %s", page.Status, page.Body)
-	}
+	w.signIn(t, yuki, "yuki's first Slack sign-in")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := w.a.Service.WaitNotices(ctx); err != nil {
@@ -125,4 +109,18 @@ func TestLeavingATeamFoundAtAFirstSignInFromAnotherPlatformIsToldOnce(t *testing
 	if n := strings.Count(w.notices("kenji@globex.example"), left); n != 1 {
 		t.Errorf("the budget owner was told %d times that yuki left nlp, want once:\n%s", n, w.notices("kenji@globex.example"))
 	}
+}
+
+// signIn has p sign in with /gpu login, following the link to the identity provider; what names
+// the sign-in in the failure.
+func (w *ssoWorld) signIn(t *testing.T, p *person, what string) {
+	t.Helper()
+	if page := w.follow(p, w.say(p, "/gpu login")); page.Status != 200 {
+		t.Fatalf("%s: %d %s", what, page.Status, page.Body)
+	}
+}
+
+// onDiscordToo is p's own account at the identity provider, used from Discord as the user id.
+func onDiscordToo(p *person, id string) *person {
+	return &person{idp: p.idp, acct: bot.Account{Platform: "discord", User: id}}
 }
