@@ -32,16 +32,14 @@ func newAndesEnv(t *testing.T) *env {
 	}
 	e := newEnvOn(t, storetest.SQLite(t), p, []string{"glaciar", "volcan"})
 	e.svc.Directory = groupDirectory{directory{p}}
-	e.slack.mu.Lock()
-	e.slack.users = map[string]string{
+	e.slack.setUsers(map[string]string{
 		"UJUAN":   "juan_perez@andes.example",
 		"UANA":    "ana_maria@andes.example",
 		"USOFIA":  "sofia*rojas@andes.example",
 		"UDIEGO":  "diego@andes.example",
 		"UINFRA":  "infra_ops@andes.example",
 		"UNOMAIL": "",
-	}
-	e.slack.mu.Unlock()
+	})
 	return e
 }
 

@@ -21,10 +21,8 @@ func newHarborEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	e := newEnvOn(t, storetest.SQLite(t), p, []string{"kelp", "seismic"})
-	e.slack.mu.Lock()
-	e.slack.users = map[string]string{"UWIREMU": "wiremu@harbor.example", "UINES": "ines@harbor.example",
-		"UTANE": "tane@harbor.example", "UMERE": "mere@harbor.example", "UOPS": "harbor-ops@harbor.example"}
-	e.slack.mu.Unlock()
+	e.slack.setUsers(map[string]string{"UWIREMU": "wiremu@harbor.example", "UINES": "ines@harbor.example",
+		"UTANE": "tane@harbor.example", "UMERE": "mere@harbor.example", "UOPS": "harbor-ops@harbor.example"})
 	return e
 }
 

@@ -54,6 +54,14 @@ type fakeSlack struct {
 	hashes      map[string]string
 }
 
+// setUsers makes users (user id -> email) the workspace's people, as users.info and
+// users.lookupByEmail answer them.
+func (f *fakeSlack) setUsers(users map[string]string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.users = users
+}
+
 // upload is one file of Slack's upload API: announced with files.getUploadURLExternal, then
 // sent to the upload URL it returned.
 type upload struct {

@@ -49,14 +49,12 @@ func newSaltmarshEnv(t *testing.T, p *policy.Policy) *env {
 		c.Choices = slackbot.Choices{Classes: []slackbot.Choice{{Value: "tide"}}}
 		c.FormClass, c.FormTeams, c.FormDataClasses = e.bot.DefaultClass, e.bot.FormTeams, e.bot.FormDataClasses
 	})
-	e.slack.mu.Lock()
-	e.slack.users = map[string]string{
+	e.slack.setUsers(map[string]string{
 		"UHERON": "heron@saltmarsh.example",
 		"UEGRET": "egret@saltmarsh.example",
 		"UWREN":  "wren@saltmarsh.example",
 		"USTRAY": "stray@elsewhere.example",
-	}
-	e.slack.mu.Unlock()
+	})
 	return e
 }
 

@@ -19,15 +19,13 @@ func newHimalEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	e := newEnvOn(t, storetest.SQLite(t), p, []string{"glacier", "monsoon", "yeti"})
-	e.slack.mu.Lock()
-	e.slack.users = map[string]string{
+	e.slack.setUsers(map[string]string{
 		"UPEMA":  "pema@himal.example",
 		"USONAM": "sonam@himal.example",
 		"UKARMA": "karma@himal.example",
 		"UDAWA":  "dawa@vendor.example",
 		"URINA":  "rina@himal.example",
-	}
-	e.slack.mu.Unlock()
+	})
 	return e
 }
 

@@ -38,8 +38,7 @@ func newPetrelEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	commands.AddTemplates(e.bot, cat, workload.Settings{})
-	e.slack.mu.Lock()
-	e.slack.users = map[string]string{
+	e.slack.setUsers(map[string]string{
 		"USVEN":   "sven@petrel.example.se",
 		"UASTRID": "astrid@petrel.example.se",
 		"UBO":     "bo@petrel.example.se",
@@ -48,8 +47,7 @@ func newPetrelEnv(t *testing.T) *env {
 		"UASA":    "åsa@petrel.example.se",
 		"UOLLE":   "olle@petrel.example.se",
 		"UDRIFT":  "drift@petrel.example.se",
-	}
-	e.slack.mu.Unlock()
+	})
 	return e
 }
 

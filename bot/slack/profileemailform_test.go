@@ -31,9 +31,7 @@ func TestAProfileEmailWrittenDecomposedIsThePersonThePolicyNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnvOn(t, storetest.SQLite(t), p, []string{"kelp", "seismic"})
-	e.slack.mu.Lock()
-	e.slack.users = map[string]string{"URAWIRI": "Ra\u0304wiri@Harbor.EXAMPLE"}
-	e.slack.mu.Unlock()
+	e.slack.setUsers(map[string]string{"URAWIRI": "Ra\u0304wiri@Harbor.EXAMPLE"})
 	trigger := e.command("URAWIRI", "quota")
 	e.wait()
 	if got := e.responseTo(trigger).Text; !strings.Contains(got, "kelp") {

@@ -36,16 +36,14 @@ func newTuataraEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	commands.AddTemplates(e.bot, cat, workload.Settings{})
-	e.slack.mu.Lock()
-	e.slack.users = map[string]string{
+	e.slack.setUsers(map[string]string{
 		"UTAMA":   "tama@tuatara.example.nz",
 		"UNGAIO":  "ngaio@tuatara.example.nz",
 		"URAWIRI": "rawiri@tuatara.example.nz",
 		"UKIRI":   "kiri@tuatara.example.nz",
 		"UMOANA":  "moana@tuatara.example.nz",
 		"UOPS":    "ops-duty@tuatara.example.nz",
-	}
-	e.slack.mu.Unlock()
+	})
 	return e
 }
 
