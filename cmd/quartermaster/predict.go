@@ -36,7 +36,7 @@ type predictOptions struct {
 
 func predictFlags(o *predictOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("predict eval", flag.ContinueOnError)
-	fs.StringVar(&o.trace, "trace", "", "job trace to replay (.swf, .swf.gz, .csv, sacct's output, or Philly's cluster_job_log)")
+	fs.StringVar(&o.trace, "trace", "", "job trace to replay (.swf, .swf.gz, .csv, sacct's output or Slurm's job table, or Philly's cluster_job_log)")
 	fs.StringVar(&o.format, "format", "", "trace format: swf, csv, sacct or philly (default: from the file name, or else from the first line: sacct's header, or the '[' of Philly's JSON job log)")
 	fs.Float64Var(&o.train, "train-fraction", predict.DefaultTrainFraction, "share of jobs replayed before scoring starts")
 	fs.BoolVar(&o.asJSON, "json", false, "print the results as JSON")

@@ -16,6 +16,8 @@ func FuzzReadTrace(f *testing.F) {
 	f.Add(strings.ReplaceAll(sacctSample, "\n", "|\n"), "")
 	f.Add("JobID,Submit,Start,End,ReqGRES,AllocGRES,NCPUS\n1,2024-01-01T00:00:00,None,2024-01-01T00:01:00,gpu:a100:2(IDX:0,1),\"gres/gpu=1,cpu=2\",4\n1.0,x,y,z,,,\n", "csv")
 	f.Add("JobIDRaw||Submit||Start||End||Timelimit||AllocTRES||State||NodeList\n5_[1-3]||0||1704067200||1704067200||1-2:3||cpu=1||CANCELLED by 0||None assigned\n", "sacct")
+	f.Add(jobTableSample, "")
+	f.Add("id_job,time_submit,time_start,time_end,tres_req,state\n1,5,0,9,\"1=2,1001=x,1002=-3\",260\n2,0,0,0,,\n", "csv")
 	f.Fuzz(func(t *testing.T, src, format string) {
 		switch format {
 		case "csv", "swf", "sacct", "":

@@ -31,13 +31,23 @@ func (h sacctHead) index(names ...string) int {
 }
 
 // sacct reports whether the header names the fields a job is placed from: its id, submit, start
-// and end.
+// and end, in sacct's names or in those of Slurm's job table (table).
 func (h sacctHead) sacct() bool {
-	return h.index("jobid", "jobidraw") >= 0 && h.index("submit") >= 0 && h.index("start") >= 0 && h.index("end") >= 0
+	return h.index("jobid", "jobidraw", "id_job") >= 0 && h.index("submit", "time_submit") >= 0 &&
+		h.index("start", "time_start") >= 0 && h.index("end", "time_end") >= 0
 }
 
-// sacctSizes are the fields a job's size is read from, in sacct's names.
-var sacctSizes = []string{"reqtres", "alloctres", "reqgres", "allocgres", "ncpus", "reqcpus", "alloccpus"}
+// table reports whether the header is that of Slurm's job table as slurmdbd keeps it in its
+// database (id_job, time_submit, time_start, time_end, tres_req...), which published job logs of
+// Slurm clusters are exported from: times in seconds since 1970, 0 for none; TRES by number; the
+// state by number.
+func (h sacctHead) table() bool {
+	return h.index("time_submit") >= 0 && h.index("submit") < 0
+}
+
+// sacctSizes are the fields a job's size is read from, in sacct's names and then the job table's.
+var sacctSizes = []string{"reqtres", "alloctres", "reqgres", "allocgres", "ncpus", "reqcpus", "alloccpus",
+	"tres_req", "tres_alloc", "gres_req", "gres_alloc", "gres_used", "cpus_req", "cpus_alloc"}
 
 // nameByte reports whether c may be part of a sacct field name.
 func nameByte(c byte) bool {
@@ -170,11 +180,18 @@ func readSacct(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 	if !ok {
 		return facts{}, errors.New("line 1: not sacct's header; want field names separated by '|', as sacct --parsable2 --format JobID,User,Partition,Submit,Start,End,Timelimit,ReqTRES,State writes them")
 	}
+	table := h.table()
 	var missing []string
-	for _, need := range [][]string{{"jobid", "jobidraw"}, {"submit"}, {"start"}, {"end"}, sacctSizes} {
+	for _, need := range [][]string{{"jobid", "jobidraw", "id_job"}, {"submit", "time_submit"}, {"start", "time_start"}, {"end", "time_end"}, sacctSizes} {
 		if h.index(need...) < 0 {
 			missing = append(missing, need[0])
+			if table {
+				missing[len(missing)-1] = need[len(need)-1]
+			}
 		}
+	}
+	if len(missing) > 0 && table {
+		return facts{}, fmt.Errorf("line 1: Slurm job table header lacks %s; want at least id_job,time_submit,time_start,time_end and one of tres_req, tres_alloc, gres_req, gres_alloc, gres_used, cpus_req", strings.Join(missing, ", "))
 	}
 	if len(missing) > 0 {
 		return facts{}, fmt.Errorf("line 1: sacct header lacks %s; want at least JobID,Submit,Start,End and one of ReqTRES, AllocTRES, ReqGRES, AllocGRES, NCPUS, ReqCPUS, AllocCPUS", strings.Join(missing, ", "))
@@ -200,11 +217,12 @@ func readSacct(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 		recs.line = 1
 	}
 	col := func(names ...string) int { return h.index(names...) }
-	id, submit, start, end := col("jobid", "jobidraw"), col("submit"), col("start"), col("end")
-	user, queue, limit := col("user"), col("partition", "qos"), col("timelimit", "timelimitraw")
-	state, nodes := col("state"), col("nodelist")
-	reqTRES, allocTRES, reqGRES, allocGRES := col("reqtres"), col("alloctres"), col("reqgres"), col("allocgres")
-	reqCPUs, nCPUs, allocCPUs := col("reqcpus"), col("ncpus"), col("alloccpus")
+	id, submit, start, end := col("jobid", "jobidraw", "id_job"), col("submit", "time_submit"), col("start", "time_start"), col("end", "time_end")
+	user, queue, limit := col("user", "id_user"), col("partition", "qos"), col("timelimit", "timelimitraw")
+	state, nodes, nodeCount := col("state"), col("nodelist"), col("nodes_alloc")
+	reqTRES, allocTRES := col("reqtres", "tres_req"), col("alloctres", "tres_alloc")
+	reqGRES, allocGRES := col("reqgres", "gres_req"), col("allocgres", "gres_alloc", "gres_used")
+	reqCPUs, nCPUs, allocCPUs := col("reqcpus", "cpus_req"), col("ncpus"), col("alloccpus", "cpus_alloc")
 
 	var rw row
 	users, queues := interner{}, interner{}
@@ -239,9 +257,9 @@ func readSacct(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 		}
 		j := Job{}
 		var ok [3]bool
-		j.Submit, ok[0] = sacctTime(get(submit))
-		j.Start, ok[1] = sacctTime(get(start))
-		j.End, ok[2] = sacctTime(get(end))
+		j.Submit, ok[0] = sacctTime(get(submit), table)
+		j.Start, ok[1] = sacctTime(get(start), table)
+		j.End, ok[2] = sacctTime(get(end), table)
 		switch {
 		case !ok[0] || !ok[1] || !ok[2]:
 			sk.add("hold a time that is neither a date and time nor Unknown", line)
@@ -254,9 +272,11 @@ func readSacct(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 			continue
 		}
 		// Some Slurm versions give a job cancelled while pending its cancel time as its start
-		// as well as its end: it had no nodes.
-		if j.Start >= 0 && j.Start == j.End && strings.HasPrefix(strings.ToUpper(get(state)), "CANCELLED") &&
-			(strings.EqualFold(get(nodes), "None assigned") || allocTRES >= 0 && get(allocTRES) == "") {
+		// as well as its end: it had no nodes. (The job table numbers the states: 4 is
+		// cancelled.)
+		if j.Start >= 0 && j.Start == j.End && cancelled(get(state)) &&
+			(strings.EqualFold(get(nodes), "None assigned") || allocTRES >= 0 && get(allocTRES) == "" ||
+				nodeCount >= 0 && get(nodeCount) == "0") {
 			j.Start = -1
 		}
 		switch {
@@ -291,11 +311,21 @@ func readSacct(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 	return f, nil
 }
 
+// cancelled reports whether a job's state is cancelled: CANCELLED (or "CANCELLED by 1001") as
+// sacct writes it, or 4 in the job table, whose higher bits are flags.
+func cancelled(state string) bool {
+	if n, err := strconv.ParseUint(state, 10, 32); err == nil {
+		return n&0xff == 4
+	}
+	return strings.HasPrefix(strings.ToUpper(state), "CANCELLED")
+}
+
 // sacctTime reads one of sacct's times: a date and time (read as UTC) or, with
-// SLURM_TIME_FORMAT=%s, seconds since 1970; Unknown, None or empty is not known (-1). ok is
-// false when it is neither.
-func sacctTime(s string) (int64, bool) {
-	if unknownTime(s) {
+// SLURM_TIME_FORMAT=%s, seconds since 1970; Unknown, None or empty is not known (-1), and so is
+// 0 in the job table (table), which keeps 0 for a time that has not come. ok is false when it
+// is neither.
+func sacctTime(s string, table bool) (int64, bool) {
+	if unknownTime(s) || table && s == "0" {
 		return -1, true
 	}
 	if t, ok := dateTime(s); ok {
@@ -373,11 +403,18 @@ func number(s string) float64 {
 // holds: for "cpu", the cpu entry; for "gpu", gres/gpu, which is the total, or else the sum of
 // the typed entries (gres/gpu:a100=2), which Slurm lists besides it. gres/gpumem and the like are
 // not GPUs.
+//
+// The job table numbers its TRES (1=20,2=192000,4=1,1002=2): 1 is the CPUs, and the numbers
+// from 1001 on are those a site has Slurm track besides its fixed ones (AccountingStorageTRES),
+// numbered in the order it first named them; on a GPU cluster these are its GPUs (MIT
+// SuperCloud's 1001 and 1002 are its two kinds), and the GPUs are the largest count among them,
+// since a site that tracks gres/gpu and gres/gpu:TYPE both counts one job's GPUs under two
+// numbers.
 func tresCount(s, what string) float64 {
 	if s == "" {
 		return 0
 	}
-	var total, typed float64
+	var total, typed, numbered float64
 	untyped := false
 	for kv := range strings.SplitSeq(s, ",") {
 		k, v, ok := strings.Cut(kv, "=")
@@ -385,7 +422,11 @@ func tresCount(s, what string) float64 {
 			continue
 		}
 		k = strings.ToLower(strings.TrimSpace(k))
-		switch {
+		switch id, err := strconv.Atoi(k); {
+		case err == nil && what == "cpu" && id == 1:
+			return number(v)
+		case err == nil && what == "gpu" && id > 1000:
+			numbered = max(numbered, number(v))
 		case what == "cpu" && k == "cpu":
 			return number(v)
 		case what == "gpu" && k == "gres/gpu":
@@ -397,7 +438,7 @@ func tresCount(s, what string) float64 {
 	if untyped {
 		return total
 	}
-	return min(typed, 1e9)
+	return min(max(typed, numbered), 1e9)
 }
 
 // gresGPUs is how many GPUs an older Slurm's GRES list holds (gpu:2, gpu:a100:2,

@@ -330,3 +330,43 @@ func TestReadSacctCancelledPendingWithAStart(t *testing.T) {
 		t.Errorf("got %+v; want job 2 never started, leaving the queue at 10:30, and job 3 started", tr.Jobs)
 	}
 }
+
+// jobTableSample is Slurm's job table as slurmdbd keeps it (its own column names, times in
+// seconds since 1970 with 0 for none, TRES by number, the state by number), exported to CSV as
+// published job logs of Slurm GPU clusters are (MIT SuperCloud's scheduler log, for one): a GPU
+// job, a CPU job, one cancelled while pending, one still pending, a GPU of another kind with no
+// time limit, and a job whose GPUs are counted under two numbers, in all and by kind.
+const jobTableSample = `id_job,id_user,partition,state,timelimit,time_submit,time_eligible,time_start,time_end,nodes_alloc,nodelist,cpus_req,tres_req,tres_alloc
+7001,4012,gpu-volta,3,720,1600000000,1600000000,1600000060,1600003600,1,g-1-1,20,"1=20,2=192000,4=1,1002=2","1=20,2=192000,4=1,5=20,1002=2"
+7002,4012,cpu-xeon,3,60,1600000010,1600000010,1600000010,1600000900,1,c-2-4,40,"1=40,2=384000,4=1","1=40,2=384000,4=1,5=40"
+7003,4020,gpu-volta,4,120,1600000100,1600000100,1600000500,1600000500,0,None assigned,10,"1=10,2=96000,4=1,1002=1",
+7004,4020,gpu-volta,0,120,1600000200,1600000200,0,0,0,None assigned,10,"1=10,2=96000,4=1,1002=4",
+7005,4031,gpu-tesla,6,4294967295,1600000300,1600000300,1600000301,1600090000,1,t-1,8,"1=8,2=64000,4=1,1001=1","1=8,2=64000,4=1,1001=1"
+7006,4031,gpu-volta,3,30,1600000400,1600000400,1600001000,1600002000,2,"g-1-[2-3]",40,"1=40,4=2,1001=4,1002=4","1=40,4=2,1001=4,1002=4"
+`
+
+// TestReadSlurmJobTable: Slurm's job table, exported from slurmdbd's database as CSV, reads as
+// sacct's records do, under its own names: no --format needed, 0 is no time, a TRES numbered
+// from 1001 on counts GPUs, a job cancelled while pending never started, and the jobs that ask
+// for no GPU are left out.
+func TestReadSlurmJobTable(t *testing.T) {
+	want := []Job{
+		{Submit: 1600000000, Start: 1600000060, End: 1600003600, GPUs: 2, User: "4012", Queue: "gpu-volta", Requested: 720 * 60},
+		{Submit: 1600000100, Start: -1, End: 1600000500, GPUs: 1, User: "4020", Queue: "gpu-volta", Requested: 120 * 60},
+		{Submit: 1600000200, Start: -1, End: -1, GPUs: 4, User: "4020", Queue: "gpu-volta", Requested: 120 * 60},
+		{Submit: 1600000300, Start: 1600000301, End: 1600090000, GPUs: 1, User: "4031", Queue: "gpu-tesla"},
+		{Submit: 1600000400, Start: 1600001000, End: 1600002000, GPUs: 4, User: "4031", Queue: "gpu-volta", Requested: 30 * 60},
+	}
+	for _, format := range []string{"", FormatCSV, FormatSacct} {
+		tr, err := ReadTrace(strings.NewReader(jobTableSample), format)
+		if err != nil {
+			t.Fatalf("format %q: %v", format, err)
+		}
+		if !reflect.DeepEqual(tr.Jobs, want) {
+			t.Errorf("format %q: jobs\n%+v\nwant\n%+v", format, tr.Jobs, want)
+		}
+		if w := "1 ask for no GPU, the first on line 3"; tr.Skipped != 1 || tr.Why != w {
+			t.Errorf("format %q: %d skipped (%s); want 1 (%s)", format, tr.Skipped, tr.Why, w)
+		}
+	}
+}
