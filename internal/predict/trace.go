@@ -491,7 +491,7 @@ var csvAliases = map[string][]string{
 	"start_time":        {"start", "scheduled_time", "begin_time"},
 	"end_time":          {"end", "finish_time", "finished_time", "completion_time", "deletion_time"},
 	"gpus":              {"gpu_num", "num_gpu", "num_gpus", "gpu_count", "ngpus", "gpus_requested", "gpu_request"},
-	"user":              {"user_id", "username", "user_name"},
+	"user":              {"user_id", "username", "user_name", "app_name", "application", "app", "workload_id", "workload"},
 	"queue":             {"partition", "vc", "virtual_cluster", "qos"},
 	"requested_seconds": {"time_limit", "timelimit", "requested_time", "walltime"},
 }

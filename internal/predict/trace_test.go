@@ -197,6 +197,34 @@ func TestReadAlibabaPodList(t *testing.T) {
 	}
 }
 
+// TestReadInstanceList: a Kubernetes cluster's instance list as Alibaba publishes its
+// GPU-disaggregated serving trace (instance_sn, role, app_name, gpu_request, creation_time,
+// scheduled_time, deletion_time, times in seconds with a fraction) reads as its GPU instances:
+// an instance's application stands for its user, since an application's instances are created
+// and wait together as a user's jobs do; the CPU instances are left out, and an instance that
+// existed before the trace began (no creation time) cannot be placed.
+func TestReadInstanceList(t *testing.T) {
+	list := "instance_sn,role,app_name,cpu_request,cpu_limit,gpu_request,gpu_limit,creation_time,scheduled_time,deletion_time\n" +
+		"instance_0,HN,app_7,12,12,1,1,,,5400.0\n" + // there before the trace began
+		"instance_1,CN,app_7,48,48,0,0,100.0,100.0,900.0\n" + // a CPU instance
+		"instance_2,HN,app_7,8,8,1,1,120.0,180.0,1800.0000000002\n" +
+		"instance_3,HN,app_9,8,8,1,1,130.5,130.5,\n" // still running at the end
+	tr, err := ReadTrace(strings.NewReader(list), FormatCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Job{
+		{Submit: 120, Start: 180, End: 1800, GPUs: 1, User: "app_7"},
+		{Submit: 130, Start: 130, End: -1, GPUs: 1, User: "app_9"},
+	}
+	if !reflect.DeepEqual(tr.Jobs, want) {
+		t.Errorf("jobs %+v\nwant %+v", tr.Jobs, want)
+	}
+	if tr.Skipped != 2 || tr.Why != "1 have no submit_time, the first on line 2" {
+		t.Errorf("left out %d: %q", tr.Skipped, tr.Why)
+	}
+}
+
 func TestReadTraceErrors(t *testing.T) {
 	const head = "job_id,submit_time,start_time,end_time,gpus,user,queue,requested_seconds\n"
 	const good = "1,0,0,10,1,u,q,60\n"
