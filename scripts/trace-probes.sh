@@ -12,7 +12,7 @@ mkdir -p "$out/results"
 bash scripts/trace-slices.sh "$out" >/dev/null
 src=testdata/traces
 cp "$src"/KTH-SP2-1996-2.1-cln.swf.gz "$src"/METACENTRUM-2009-2.swf.gz \
-	"$src"/curie-gpu-partition-2012.csv "$src"/alibaba-gpu-2023.csv "$out"/
+	"$src"/curie-gpu-partition-2012.csv "$src"/alibaba-gpu-2023.csv "$src"/alibaba-dlrm-2025.csv "$out"/
 # Alibaba with every wait stretched k times (start and end moved by k-1 times the wait) ...
 for k in 3 10; do
 	awk -F, -v k=$k 'BEGIN{OFS=","} NR==1{print;next} $3!=""{w=$3-$2; $3=$2+k*w; if ($4!="") $4+=(k-1)*w} {print}' \

@@ -26,4 +26,10 @@ slice testdata/traces/KTH-SP2-1996-2.1-cln.swf.gz KTH-SP2 swf
 slice testdata/traces/METACENTRUM-2009-2.swf.gz METACENTRUM swf
 slice testdata/traces/curie-gpu-partition-2012.csv curie csv
 slice testdata/traces/alibaba-gpu-2023.csv alibaba csv
+# The serving trace's instances are listed by name, not by creation: sliced in creation order,
+# without the instances that were there before the trace began (no creation time).
+dlrm=$(mktemp)
+{ head -1 testdata/traces/alibaba-dlrm-2025.csv; tail -n +2 testdata/traces/alibaba-dlrm-2025.csv | awk -F, '$4 != ""' | sort -t, -k4,4g -s; } >"$dlrm"
+slice "$dlrm" alibaba-dlrm csv
+rm -f "$dlrm"
 ls "$out"

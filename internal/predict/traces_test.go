@@ -16,11 +16,19 @@ import (
 // the race detector: they are one goroutine of arithmetic, which the detector slows ten times
 // over and has nothing to find in. scripts/test.sh runs this package's tests again without it.
 
-// knownGaps are the traces where a goal of the issue is not met, with the figure the test holds
-// the line at; docs/prediction.md explains each.
-var knownGaps = map[string]float64{
+// knownGap is a goal of the issue not met on a trace, with the figures the test holds the line
+// at (0: the goal itself); docs/prediction.md explains each.
+type knownGap struct {
+	tightness float64 // no looser than this, where it is not below QBETS's at matched coverage
+	band      float64 // no lower than this, where it is below the best baseline's
+}
+
+var knownGaps = map[string]knownGap{
 	// Tightness at matched coverage: 1.42 against QBETS's 1.34 (docs/prediction.md).
-	"alibaba-gpu-2023.csv": 1.45,
+	"alibaba-gpu-2023.csv": {tightness: 1.45},
+	// One pod of 2,985 in the wrong band against "always zero" (0.8667 against 0.8670), and
+	// tightness level with QBETS's at matched coverage (0.451 against 0.451).
+	"alibaba-dlrm-2025.csv": {tightness: 0.46, band: 0.866},
 }
 
 // On each trace in testdata/traces the predictor's MAE and band accuracy are no worse than any
@@ -35,7 +43,7 @@ func TestTraces(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
-	for _, name := range []string{"METACENTRUM-2009-2.swf.gz", "KTH-SP2-1996-2.1-cln.swf.gz", "curie-gpu-partition-2012.csv", "alibaba-gpu-2023.csv"} {
+	for _, name := range []string{"METACENTRUM-2009-2.swf.gz", "KTH-SP2-1996-2.1-cln.swf.gz", "curie-gpu-partition-2012.csv", "alibaba-gpu-2023.csv", "alibaba-dlrm-2025.csv"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			tr, err := ReadTraceFile(filepath.Join(dir, name), "")
@@ -47,8 +55,15 @@ func TestTraces(t *testing.T) {
 			if q.Predictor != NameQuartermaster {
 				t.Fatalf("first result is %q", q.Predictor)
 			}
+			gap := knownGaps[name]
 			for _, b := range rep.Results[1:] {
-				if q.BandAccuracy < b.BandAccuracy {
+				switch {
+				case gap.band > 0 && q.BandAccuracy < b.BandAccuracy:
+					t.Logf("band accuracy %.4f against %s's %.4f: a known gap (docs/prediction.md)", q.BandAccuracy, b.Predictor, b.BandAccuracy)
+					if q.BandAccuracy < gap.band {
+						t.Errorf("band accuracy %.4f, want no less than %.4f", q.BandAccuracy, gap.band)
+					}
+				case q.BandAccuracy < b.BandAccuracy:
 					t.Errorf("band accuracy %.4f, %s has %.4f", q.BandAccuracy, b.Predictor, b.BandAccuracy)
 				}
 				if q.MAEMinutes > b.MAEMinutes {
@@ -61,10 +76,10 @@ func TestTraces(t *testing.T) {
 				if m == nil || math.Abs(m.Coverage-q.P90Coverage) > 1e-9 {
 					t.Fatalf("QBETS at matched coverage: %+v, want its coverage %.4f", m, q.P90Coverage)
 				}
-				if limit, gap := knownGaps[name]; gap {
-					t.Logf("tightness %.2f against QBETS's %.2f at matched coverage: a known gap (docs/prediction.md)", q.P90Tightness, m.Tightness)
-					if q.P90Tightness > limit {
-						t.Errorf("tightness %.2f, want no more than %.2f", q.P90Tightness, limit)
+				if gap.tightness > 0 && q.P90Tightness >= m.Tightness {
+					t.Logf("tightness %.3f against QBETS's %.3f at matched coverage: a known gap (docs/prediction.md)", q.P90Tightness, m.Tightness)
+					if q.P90Tightness > gap.tightness {
+						t.Errorf("tightness %.3f, want no more than %.3f", q.P90Tightness, gap.tightness)
 					}
 				} else if q.P90Tightness >= m.Tightness {
 					t.Errorf("tightness %.2f, QBETS at matched coverage has %.2f", q.P90Tightness, m.Tightness)
