@@ -232,7 +232,11 @@ var baselineExperts = [...]int{expZero, expRecent, expUser, expQBETS}
 // overrule is the answer, over all requests, once a baseline expert has lately done better
 // than the answers the kinds chose both in minutes and in bands (the one with the lowest score
 // among such): that expert's band, and in it the experts' minutes blended over all requests.
-// The chosen answer stands while none has. The other experts do not overrule: the kinds already
+// The chosen answer stands while none has, and its band stands where another such baseline
+// with no more wrong bands than that one gives the same band: baselines that have done as well
+// as each other on bands and disagree on this request are no reason to move it (on a cluster
+// where most requests start at once, "no wait" and the recent median are often both ahead, by
+// turns a hair apart). The other experts do not overrule: the kinds already
 // choose among them, and one that was lately ahead over all requests by a little is ahead by
 // chance as often as not (MetaCentrum's MAE was 413.7 minutes with every expert overruling,
 // 408.3 with the baselines alone).
@@ -252,7 +256,13 @@ func (k *kindStats) overrule(pick float32, experts *[nExperts]float32) float32 {
 	if best < 0 {
 		return pick
 	}
-	return inBand(k.blend(experts), Band(secs(float64(experts[best]))))
+	band := Band(secs(float64(experts[best])))
+	for _, e := range baselineExperts {
+		if k.ae[e] < k.ae[nExperts] && k.bm[e] <= k.bm[best] && Band(secs(float64(experts[e]))) == Band(secs(float64(pick))) {
+			band = Band(secs(float64(pick)))
+		}
+	}
+	return inBand(k.blend(experts), band)
 }
 
 // scorePoints updates every level's record of its experts' errors with a request that started

@@ -128,6 +128,25 @@ func TestPointTakesTheBandOfOneExpertAndTheMinutesOfAnother(t *testing.T) {
 	if got := g.overrule(30, &experts); got != 30 {
 		t.Errorf("no expert did better than the chosen answers, yet the point moved from 30 s to %v s", got)
 	}
+	// Two baselines have both beaten the chosen answers, with as few wrong bands as each other
+	// and nearly the same minutes, and disagree on the band: the one that agrees with the
+	// chosen band leaves it standing, whichever scores a hair better (as "no wait" and the
+	// recent median do on a cluster where most requests start at once).
+	g.ae[expRecent], g.bm[expRecent] = 425.2, 0.1445
+	g.ae[expZero], g.bm[expZero] = 425.8, 0.1445
+	g.ae[nExperts], g.bm[nExperts] = 432.5, 0.1474
+	experts[expRecent], experts[expZero] = 435, 0
+	if got := g.overrule(0, &experts); Band(secs(float64(got))) != 0 {
+		t.Errorf("chosen 0 s, with no wait as good as the recent median on bands: point %v s, want it under a minute", got)
+	}
+	// Had the one that agrees made more wrong bands, the better one's band would stand.
+	g.bm[expZero] = 0.146
+	if got := g.overrule(0, &experts); Band(secs(float64(got))) != 1 {
+		t.Errorf("chosen 0 s, the recent median (435 s) ahead on bands: point %v s, want it in the 1-10 min band", got)
+	}
+	for _, e := range []int{expRecent, expZero, nExperts} {
+		g.ae[e], g.bm[e] = 3600, 0.9
+	}
 	// The nearest situations' median is not a baseline: the kinds already chose among such
 	// experts, and it does not overrule them.
 	g.ae[expKNN], g.bm[expKNN] = 600, 0.2
