@@ -212,6 +212,7 @@ type row struct {
 	line       int
 	alt        string  // CSV: the queue under its other name, should the queue column be a delay
 	zero       bool    // CSV: it asks for an explicit 0 GPUs
+	noSubmit   bool    // CSV: its submit time is not known (kept only to be left out as zero says)
 	gpus, cpus float64 // sacct: the GPUs it asks for, and its CPUs
 }
 
@@ -238,6 +239,10 @@ func (f *facts) settle(r *row, sk *skips) (Job, bool) {
 		}
 		if f.anyGPU && r.zero {
 			sk.leaveOut("ask for no GPU", r.line)
+			return Job{}, false
+		}
+		if r.noSubmit {
+			sk.add("have no submit_time", r.line)
 			return Job{}, false
 		}
 	case FormatSacct:
@@ -640,10 +645,6 @@ func readCSV(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 			sk.add("hold a time that is neither seconds from the trace's start nor a date and time", line)
 			continue
 		}
-		if j.Submit < 0 {
-			sk.add("have no submit_time", line)
-			continue
-		}
 		switch g := get("gpus"); g {
 		case "-1", "":
 			j.GPUs = 0 // unknown, as in SWF
@@ -661,6 +662,18 @@ func readCSV(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 			}
 			rw.zero = x == 0
 			f.anyGPU = f.anyGPU || x > 0
+		}
+		// A job that asks for no GPU, in a file where others do, is left out as such whatever its
+		// times (a CPU pod that was there before the trace began has no creation time): which it
+		// is, only the whole file tells (settle).
+		if j.Submit < 0 && rw.zero {
+			rw.noSubmit = true
+			emit(&rw)
+			continue
+		}
+		if j.Submit < 0 {
+			sk.add("have no submit_time", line)
+			continue
 		}
 		if j.Start >= 0 && j.Start < j.Submit {
 			sk.add("start before they were submitted", line)

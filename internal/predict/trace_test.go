@@ -223,6 +223,15 @@ func TestReadInstanceList(t *testing.T) {
 	if tr.Skipped != 2 || tr.Why != "1 have no submit_time, the first on line 2" {
 		t.Errorf("left out %d: %q", tr.Skipped, tr.Why)
 	}
+	// CPU instances that were there before the trace began are left out as CPU instances, by
+	// choice: however many there are, they do not make the file unreadable.
+	list += strings.Repeat("instance_9,CN,app_7,48,48,0,0,,,600.0\n", 5)
+	if tr, err = ReadTrace(strings.NewReader(list), FormatCSV); err != nil {
+		t.Fatalf("with CPU instances from before the trace: %v", err)
+	}
+	if !reflect.DeepEqual(tr.Jobs, want) || tr.Skipped != 7 || tr.Why != "6 ask for no GPU, the first on line 3" {
+		t.Errorf("with CPU instances from before the trace: jobs %+v, left out %d: %q", tr.Jobs, tr.Skipped, tr.Why)
+	}
 }
 
 func TestReadTraceErrors(t *testing.T) {
