@@ -28,6 +28,7 @@ zcat "$src"/METACENTRUM-2009-2.swf.gz | awk '/^;/ {print; next} NF==18 {$12=-1; 
 zcat "$src"/KTH-SP2-1996-2.1-cln.swf.gz | awk '/^;/ {print; next} NF==18 {$12=-1; $9=-1; print}' >"$out/KTH-nouserreq.swf"
 zcat "$src"/KTH-SP2-1996-2.1-cln.swf.gz | awk '!/^;/' >"$out/KTH-nohdr.swf"
 awk -F, 'BEGIN{OFS=","} NR==1{print;next} {$6=""; $8=""; print}' "$src"/curie-gpu-partition-2012.csv >"$out/curie-nouserreq.csv"
+awk -F, 'BEGIN{OFS=","} NR==1{print;next} {$2=""; print}' "$src"/alibaba-dlrm-2025.csv >"$out/alibaba-dlrm-noapp.csv"
 
 go build -o "$out/quartermaster" ./cmd/quartermaster
 table=$out/results/table.tsv

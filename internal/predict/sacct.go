@@ -182,12 +182,14 @@ func readSacct(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 	}
 	table := h.table()
 	var missing []string
-	for _, need := range [][]string{{"jobid", "jobidraw", "id_job"}, {"submit", "time_submit"}, {"start", "time_start"}, {"end", "time_end"}, sacctSizes} {
-		if h.index(need...) < 0 {
+	tableNames := []string{"id_job", "time_submit", "time_start", "time_end", "tres_req"}
+	for i, need := range [][]string{{"jobid", "jobidraw", "id_job"}, {"submit", "time_submit"}, {"start", "time_start"}, {"end", "time_end"}, sacctSizes} {
+		switch {
+		case h.index(need...) >= 0:
+		case table:
+			missing = append(missing, tableNames[i])
+		default:
 			missing = append(missing, need[0])
-			if table {
-				missing[len(missing)-1] = need[len(need)-1]
-			}
 		}
 	}
 	if len(missing) > 0 && table {

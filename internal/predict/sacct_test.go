@@ -206,6 +206,7 @@ func TestReadSacctSkips(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"no size", "JobID|Submit|Start|End\n1|2024-01-01T10:00:00|Unknown|Unknown\n", "sacct header lacks reqtres"},
 		{"not sacct", "JobID Submit Start End\n", "not sacct's header"},
+		{"job table without a size", "id_job,time_submit,time_start,time_end,state\n1,1600000000,0,0,0\n", "Slurm job table header lacks tres_req; want at least id_job,time_submit,time_start,time_end and one of tres_req"},
 	} {
 		if _, err := ReadTrace(strings.NewReader(tc.in), FormatSacct); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
