@@ -44,6 +44,25 @@ func (s *stalledInbox) claims() int {
 	return s.waiting
 }
 
+// stalledReplicas starts two replicas on the database at url, their inboxes stalled at gate or
+// failing (fail), delivers them alice's /gpu request and waits until both have asked the database
+// for it: the fake Discord, the replicas, their error log and the interaction delivered.
+func stalledReplicas(t *testing.T, url string, gate chan struct{}, fail bool) (*discordtest.Fake, []*env, *errorLog, []byte) {
+	t.Helper()
+	var inboxes []*stalledInbox
+	fake, envs, logged := replicas(t, url, 2, func(c *discord.Config) {
+		s := &stalledInbox{Inbox: c.Inbox, gate: gate, fail: fail}
+		inboxes = append(inboxes, s)
+		c.Inbox = s
+	})
+	body := discordtest.Command(in(alice), "gpu", "request", discordtest.Opt{Name: "gpus", Value: 2})
+	fake.Deliver(body)
+	if !fake.WaitFor(func() bool { return inboxes[0].claims() == 1 && inboxes[1].claims() == 1 }) {
+		t.Fatal("the replicas never asked the database for the interaction")
+	}
+	return fake, envs, logged, body
+}
+
 // Every replica is delivered the interaction, and each asks the database for it at once. When
 // the database is slower to answer than a Slack acknowledgement may wait for it, or fails, a
 // replica cannot tell whether another has the interaction: it runs nothing until it knows it is
@@ -52,18 +71,8 @@ func (s *stalledInbox) claims() int {
 func TestAnInteractionIsAnsweredOnceWhileTheDatabaseIsSlowToClaimIt(t *testing.T) {
 	for name, url := range map[string]func(testing.TB) string{"sqlite": storetest.SQLite, "postgres": storetest.Postgres} {
 		t.Run(name, func(t *testing.T) {
-			var inboxes []*stalledInbox
 			gate := make(chan struct{})
-			fake, envs, logged := replicas(t, url(t), 2, func(c *discord.Config) {
-				s := &stalledInbox{Inbox: c.Inbox, gate: gate}
-				inboxes = append(inboxes, s)
-				c.Inbox = s
-			})
-			body := discordtest.Command(in(alice), "gpu", "request", discordtest.Opt{Name: "gpus", Value: 2})
-			fake.Deliver(body)
-			if !fake.WaitFor(func() bool { return inboxes[0].claims() == 1 && inboxes[1].claims() == 1 }) {
-				t.Fatal("the replicas never asked the database for the interaction")
-			}
+			fake, envs, logged, body := stalledReplicas(t, url(t), gate, false)
 			// The database answers neither claim for longer than an acknowledgement waits for
 			// the inbox.
 			time.Sleep(inflight.AcceptTimeout + 200*time.Millisecond)
@@ -93,17 +102,7 @@ func TestAnInteractionIsAnsweredOnceWhileTheDatabaseIsSlowToClaimIt(t *testing.T
 		})
 	}
 	t.Run("down", func(t *testing.T) {
-		var inboxes []*stalledInbox
-		fake, envs, _ := replicas(t, storetest.SQLite(t), 2, func(c *discord.Config) {
-			s := &stalledInbox{Inbox: c.Inbox, fail: true}
-			inboxes = append(inboxes, s)
-			c.Inbox = s
-		})
-		body := discordtest.Command(in(alice), "gpu", "request", discordtest.Opt{Name: "gpus", Value: 2})
-		fake.Deliver(body)
-		if !fake.WaitFor(func() bool { return inboxes[0].claims() == 1 && inboxes[1].claims() == 1 }) {
-			t.Fatal("the replicas never asked the database for the interaction")
-		}
+		fake, envs, _, _ := stalledReplicas(t, storetest.SQLite(t), nil, true)
 		for _, e := range envs {
 			e.wait()
 		}
