@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,16 +13,7 @@ func TestTemplatesDirLoadsYmlAndSaysOnceWhatItDoesNotLoad(t *testing.T) {
 	dir := t.TempDir()
 	good := "name: beam-align\nversion: 1\ntitle: Beam align\ndescription: Aligns a beam.\ntags: [optics]\nkind: batch\nexample: beam=b2\n" +
 		"parameters:\n  - name: beam\n    type: string\n    default: b1\n    description: Which beam.\nrun: |\n  exec echo {{shq .P.beam}}\n"
-	for f, body := range map[string]string{"beam-align.yml": good, "README.md": "# Our templates\n", "mirror.json": `{"name": "mirror"}`} {
-		if err := os.WriteFile(filepath.Join(dir, f), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var warn strings.Builder
-	cat, err := loadCatalog(dir, &warn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, warn := siteCatalog(t, dir, map[string]string{"beam-align.yml": good, "README.md": "# Our templates\n", "mirror.json": `{"name": "mirror"}`})
 	if _, err := cat.Get("beam-align"); err != nil {
 		t.Errorf("beam-align.yml is not in the catalog: %v", err)
 	}
