@@ -212,7 +212,7 @@ type row struct {
 	line       int
 	alt        string  // CSV: the queue under its other name, should the queue column be a delay
 	zero       bool    // CSV: it asks for an explicit 0 GPUs
-	noSubmit   bool    // CSV: its submit time is not known (kept only to be left out as zero says)
+	noSubmit   bool    // CSV: its submit time is not known (kept only to be left out: settle says why)
 	gpus, cpus float64 // sacct: the GPUs it asks for, and its CPUs
 }
 
@@ -222,6 +222,7 @@ type facts struct {
 	capacity float64 // SWF: the MaxProcs or MaxNodes header
 	delays   bool    // CSV: the queue column is the queueing delay; the queue is the other name
 	anyGPU   bool    // CSV and sacct: some job asks for a GPU
+	first    int64   // CSV: the first submit time (-1: no record has one)
 }
 
 // settle applies what the whole file says to a row: its job, or false when the job is left out
@@ -239,6 +240,12 @@ func (f *facts) settle(r *row, sk *skips) (Job, bool) {
 		}
 		if f.anyGPU && r.zero {
 			sk.leaveOut("ask for no GPU", r.line)
+			return Job{}, false
+		}
+		if r.noSubmit && f.first >= 0 && (r.Start < 0 || r.Start <= f.first) {
+			// Not started, or started before the first submit: running, or dropped, before
+			// the trace began (an instance list of a cluster that ran long before it).
+			sk.leaveOut("were there before the trace began (no submit_time)", r.line)
 			return Job{}, false
 		}
 		if r.noSubmit {
@@ -575,7 +582,7 @@ func readCSV(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 		}
 	}
 	milli, hasMilli := col["gpu_milli"] // Alibaba's pod lists: the share of each GPU, in thousandths
-	f := facts{format: FormatCSV}
+	f := facts{format: FormatCSV, first: -1}
 	var rw row
 	delays, agree, words := 0, 0, 0 // jobs that waited 10 s or more; of them, whose queue equals the wait; queues not numbers
 	users, queues := interner{}, interner{}
@@ -663,17 +670,17 @@ func readCSV(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 			rw.zero = x == 0
 			f.anyGPU = f.anyGPU || x > 0
 		}
-		// A job that asks for no GPU, in a file where others do, is left out as such whatever its
-		// times (a CPU pod that was there before the trace began has no creation time): which it
-		// is, only the whole file tells (settle).
-		if j.Submit < 0 && rw.zero {
+		// A job with no submit time is left out: as one that asks for no GPU, in a file where
+		// others do, whatever its times (a CPU pod that was there before the trace began has no
+		// creation time); by choice too where it was there before the trace began; else as
+		// unreadable. Which, only the whole file tells (settle).
+		if j.Submit < 0 {
 			rw.noSubmit = true
 			emit(&rw)
 			continue
 		}
-		if j.Submit < 0 {
-			sk.add("have no submit_time", line)
-			continue
+		if f.first < 0 || j.Submit < f.first {
+			f.first = j.Submit
 		}
 		if j.Start >= 0 && j.Start < j.Submit {
 			sk.add("start before they were submitted", line)

@@ -201,8 +201,11 @@ func TestReadAlibabaPodList(t *testing.T) {
 // GPU-disaggregated serving trace (instance_sn, role, app_name, gpu_request, creation_time,
 // scheduled_time, deletion_time, times in seconds with a fraction) reads as its GPU instances:
 // an instance's application stands for its user, since an application's instances are created
-// and wait together as a user's jobs do; the CPU instances are left out, and an instance that
-// existed before the trace began (no creation time) cannot be placed.
+// and wait together as a user's jobs do; the CPU instances are left out, and so is an instance
+// that existed before the trace began (no creation time, and no scheduled time or one before the
+// first creation): by choice, so that a list of a cluster that ran long before its trace began
+// is not refused for them. An instance with no creation time scheduled during the trace cannot
+// be placed.
 func TestReadInstanceList(t *testing.T) {
 	list := "instance_sn,role,app_name,cpu_request,cpu_limit,gpu_request,gpu_limit,creation_time,scheduled_time,deletion_time\n" +
 		"instance_0,HN,app_7,12,12,1,1,,,5400.0\n" + // there before the trace began
@@ -220,7 +223,7 @@ func TestReadInstanceList(t *testing.T) {
 	if !reflect.DeepEqual(tr.Jobs, want) {
 		t.Errorf("jobs %+v\nwant %+v", tr.Jobs, want)
 	}
-	if tr.Skipped != 2 || tr.Why != "1 have no submit_time, the first on line 2" {
+	if tr.Skipped != 2 || tr.Why != "1 were there before the trace began (no submit_time), the first on line 2" {
 		t.Errorf("left out %d: %q", tr.Skipped, tr.Why)
 	}
 	// CPU instances that were there before the trace began are left out as CPU instances, by
@@ -231,6 +234,22 @@ func TestReadInstanceList(t *testing.T) {
 	}
 	if !reflect.DeepEqual(tr.Jobs, want) || tr.Skipped != 7 || tr.Why != "6 ask for no GPU, the first on line 3" {
 		t.Errorf("with CPU instances from before the trace: jobs %+v, left out %d: %q", tr.Jobs, tr.Skipped, tr.Why)
+	}
+	// So are GPU instances from before the trace, however many: running throughout, or
+	// scheduled before the first creation.
+	list += strings.Repeat("instance_10,HN,app_9,8,8,1,1,,,\n", 4) + strings.Repeat("instance_11,HN,app_9,8,8,1,1,,60.0,3000.0\n", 4)
+	if tr, err = ReadTrace(strings.NewReader(list), FormatCSV); err != nil {
+		t.Fatalf("with GPU instances from before the trace: %v", err)
+	}
+	if !reflect.DeepEqual(tr.Jobs, want) || tr.Skipped != 15 || tr.Why != "9 were there before the trace began (no submit_time), the first on line 2" {
+		t.Errorf("with GPU instances from before the trace: jobs %+v, left out %d: %q", tr.Jobs, tr.Skipped, tr.Why)
+	}
+	// One with no creation time, scheduled after the trace began, cannot be placed: more of
+	// those than of instances placed, and the file is refused.
+	list += strings.Repeat("instance_12,HN,app_9,8,8,1,1,,150.0,3000.0\n", 3)
+	want3 := "3 of 5 records cannot be replayed (3 have no submit_time, the first on line 19)"
+	if _, err = ReadTrace(strings.NewReader(list), FormatCSV); err == nil || !strings.Contains(err.Error(), want3) {
+		t.Errorf("with instances scheduled during the trace but never created: err = %v, want %q", err, want3)
 	}
 }
 
