@@ -18,6 +18,8 @@ func FuzzReadTrace(f *testing.F) {
 	f.Add("JobIDRaw||Submit||Start||End||Timelimit||AllocTRES||State||NodeList\n5_[1-3]||0||1704067200||1704067200||1-2:3||cpu=1||CANCELLED by 0||None assigned\n", "sacct")
 	f.Add(jobTableSample, "")
 	f.Add("id_job,time_submit,time_start,time_end,tres_req,state\n1,5,0,9,\"1=2,1001=x,1002=-3\",260\n2,0,0,0,,\n", "csv")
+	f.Add("job_id,submit_time,wait_time,run_time,gpus\n1,0,60,3600,8\n2,30,-1,0,1\n3,40,,5,1\n4,,9,9,1\n5,1e300,NaN,1e999,2\n", "csv")
+	f.Add("instance_sn,gpu_request,creation_time,scheduled_time,deletion_time\ni0,1,,,\ni1,1,,5,90\ni2,1,10,12,\ni3,1,,50,60\n", "csv")
 	f.Fuzz(func(t *testing.T, src, format string) {
 		switch format {
 		case "csv", "swf", "sacct", "":

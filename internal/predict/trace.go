@@ -511,9 +511,15 @@ var csvAliases = map[string][]string{
 // csvRunTime are names of a run-time column, in seconds, that stands in for a missing end_time.
 var csvRunTime = []string{"duration", "run_time", "runtime"}
 
+// csvWait are names of a wait column, in seconds from the submit, that stands in for a missing
+// start_time (a trace that records each job's wait and run time, as SWF's fields are).
+var csvWait = []string{"wait_time", "wait", "waiting_time", "queueing_delay", "queuing_delay", "queue_delay"}
+
 // readCSV reads the generic trace CSV: a header line naming the columns (any order; the names of
 // csvAliases are taken too), then one job per line. Empty start_time: never started. Empty user,
-// queue, requested_seconds: unknown.
+// queue, requested_seconds: unknown. Without start_time, a wait column (csvWait) gives the start
+// from the submit; an unknown wait is a job that never started, or, where its run time is more
+// than 0, one that ran and cannot be placed.
 // Times are seconds from the trace's origin, which may carry a fraction (dropped), or dates and
 // times (RFC 3339, or 2006-01-02 15:04:05 in UTC), read as seconds since 1970; empty, -1, None,
 // Unknown, null, NaN or NA is unknown. A record that cannot place its job (no submit time, a time that is
@@ -556,14 +562,26 @@ func readCSV(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 			}
 		}
 	}
+	wait := -1
+	if _, ok := col["start_time"]; !ok {
+		for _, a := range csvWait {
+			if i, ok := col[a]; ok {
+				wait = i
+				break
+			}
+		}
+	}
 	for _, c := range csvRequired {
-		if _, ok := col[c]; !ok && (c != "end_time" || runTime < 0) {
+		if _, ok := col[c]; !ok && (c != "end_time" || runTime < 0) && (c != "start_time" || wait < 0) {
 			also := ""
 			if as := csvAliases[c]; len(as) > 0 {
 				also = " (or " + strings.Join(as, ", ") + ")"
 			}
 			if c == "end_time" {
 				also = " (or " + strings.Join(slices.Concat(csvAliases[c], csvRunTime), ", ") + ")"
+			}
+			if c == "start_time" {
+				also = " (or " + strings.Join(csvAliases[c], ", ") + ", or a wait: " + strings.Join(csvWait, ", ") + ")"
 			}
 			return facts{}, fmt.Errorf("line 1: header lacks column %q%s; want %s", c, also, strings.Join(csvColumns, ","))
 		}
@@ -636,7 +654,18 @@ func readCSV(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 		j := &rw.Job
 		var ok [4]bool
 		j.Submit, ok[0] = seconds("submit_time", -1)
-		j.Start, ok[1] = seconds("start_time", -1)
+		if wait >= 0 {
+			j.Start, ok[1] = -1, true
+			if w := strings.TrimSpace(rec[wait]); !unknownTime(w) {
+				x, err := strconv.ParseFloat(w, 64)
+				ok[1] = err == nil && x >= 0 && x < math.MaxInt64/4
+				if ok[1] && j.Submit >= 0 {
+					j.Start = j.Submit + int64(x)
+				}
+			}
+		} else {
+			j.Start, ok[1] = seconds("start_time", -1)
+		}
 		if runTime >= 0 {
 			j.End, ok[2] = -1, true
 			if d := strings.TrimSpace(rec[runTime]); j.Start >= 0 && ok[1] {
@@ -651,6 +680,12 @@ func readCSV(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 		if !ok[0] || !ok[1] || !ok[2] || !ok[3] {
 			sk.add("hold a time that is neither seconds from the trace's start nor a date and time", line)
 			continue
+		}
+		if wait >= 0 && runTime >= 0 && j.Submit >= 0 && j.Start < 0 {
+			if x, err := strconv.ParseFloat(strings.TrimSpace(rec[runTime]), 64); err == nil && x > 0 {
+				sk.add("ran but have no recorded wait", line)
+				continue
+			}
 		}
 		switch g := get("gpus"); g {
 		case "-1", "":

@@ -157,6 +157,20 @@ func TestReadCSVOtherColumnNames(t *testing.T) {
 	if want := map[string]int{"0": 3, "1": 6, "2": 1}; !reflect.DeepEqual(queues, want) {
 		t.Errorf("numbered queues read as %v, want %v", queues, want)
 	}
+	// A trace that records each job's wait and run time, as SWF's fields are, in place of its
+	// start and end: the same jobs. An unknown wait is a job that never started, unless it ran.
+	waits := "job_id,submit_time,wait_time,run_time,gpus,user,queue\n" +
+		"a,0,60,3600,8,u1,vc1\nb,30,-1,0,2,u2,vc2\nc,40,60.4,60,1,u1,vc1\nd,50,,3600,1,u2,vc2\n"
+	if b, err = ReadTrace(strings.NewReader(waits), FormatCSV); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a.Jobs, b.Jobs) || b.Skipped != 1 || b.Why != "1 ran but have no recorded wait, the first on line 5" {
+		t.Errorf("with waits and run times: %+v, left out %d (%s)\ngeneric:                  %+v", b.Jobs, b.Skipped, b.Why, a.Jobs)
+	}
+	_, err = ReadTrace(strings.NewReader("job,user,gpu_num,submit_time,run_time\n1,u,1,0,5\n"), FormatCSV)
+	if err == nil || !strings.Contains(err.Error(), `header lacks column "start_time" (or start, scheduled_time, begin_time, or a wait: wait_time,`) {
+		t.Errorf("a trace without starts: %v", err)
+	}
 	_, err = ReadTrace(strings.NewReader("job,user,gpu_num,submit_time,start_time\n1,u,1,0,5\n"), FormatCSV)
 	if err == nil || !strings.Contains(err.Error(), `header lacks column "end_time" (or end, finish_time,`) || !strings.Contains(err.Error(), "duration") {
 		t.Errorf("a trace without ends: %v", err)
