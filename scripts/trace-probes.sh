@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Replays every trace in testdata/traces and the probes made from them (the slices of
-# scripts/trace-slices.sh, Alibaba with its waits stretched, traces with fields erased) and
+# scripts/trace-slices.sh, Alibaba's and MetaCentrum's waits stretched, traces with fields erased) and
 # prints, per file, the predictor against the goals of docs/prediction.md: MAE and band accuracy
 # against the best baseline, coverage, and tightness against QBETS's at matched coverage. A goal
 # missed is named at the end of its line. Usage: bash scripts/trace-probes.sh [DIR]
@@ -23,6 +23,10 @@ for k in 10 30; do
 	awk -F, -v k=$k 'BEGIN{OFS=","} NR==1{print;next} $3!=""{w=$3-$2; if (w>=60) {$3=$2+k*w; if ($4!="") $4+=(k-1)*w}} {print}' \
 		"$src"/alibaba-gpu-2023.csv >"$out/alibaba-tail$k.csv"
 done
+# MetaCentrum with every wait three times as long, and a tenth as long (SWF field 3; the run
+# times stay, so as many jobs run at once while three times as many wait, or a tenth as many).
+zcat "$src"/METACENTRUM-2009-2.swf.gz | awk '/^;/ {print; next} NF==18 {if ($3 > 0) $3 = int($3 * 3); print}' >"$out/META-x3.swf"
+zcat "$src"/METACENTRUM-2009-2.swf.gz | awk '/^;/ {print; next} NF==18 {if ($3 > 0) $3 = int($3 / 10); print}' >"$out/META-w10.swf"
 # Fields a trace may not record: users (SWF field 12), requested times (field 9), the header.
 zcat "$src"/METACENTRUM-2009-2.swf.gz | awk '/^;/ {print; next} NF==18 {$12=-1; print}' >"$out/META-nouser.swf"
 zcat "$src"/KTH-SP2-1996-2.1-cln.swf.gz | awk '/^;/ {print; next} NF==18 {$12=-1; $9=-1; print}' >"$out/KTH-nouserreq.swf"
