@@ -213,6 +213,7 @@ type row struct {
 	alt        string  // CSV: the queue under its other name, should the queue column be a delay
 	zero       bool    // CSV: it asks for an explicit 0 GPUs
 	noSubmit   bool    // CSV: its submit time is not known (kept only to be left out: settle says why)
+	waited     bool    // CSV: it has a wait recorded (so it started) but no submit time
 	gpus, cpus float64 // sacct: the GPUs it asks for, and its CPUs
 }
 
@@ -242,7 +243,7 @@ func (f *facts) settle(r *row, sk *skips) (Job, bool) {
 			sk.leaveOut("ask for no GPU", r.line)
 			return Job{}, false
 		}
-		if r.noSubmit && f.first >= 0 && (r.Start < 0 || r.Start <= f.first) {
+		if r.noSubmit && !r.waited && f.first >= 0 && (r.Start < 0 || r.Start <= f.first) {
 			// Not started, or started before the first submit: running, or dropped, before
 			// the trace began (an instance list of a cluster that ran long before it).
 			sk.leaveOut("were there before the trace began (no submit_time)", r.line)
@@ -662,6 +663,7 @@ func readCSV(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 				if ok[1] && j.Submit >= 0 {
 					j.Start = j.Submit + int64(x)
 				}
+				rw.waited = ok[1] && j.Submit < 0
 			}
 		} else {
 			j.Start, ok[1] = seconds("start_time", -1)

@@ -167,6 +167,11 @@ func TestReadCSVOtherColumnNames(t *testing.T) {
 	if !reflect.DeepEqual(a.Jobs, b.Jobs) || b.Skipped != 1 || b.Why != "1 ran but have no recorded wait, the first on line 5" {
 		t.Errorf("with waits and run times: %+v, left out %d (%s)\ngeneric:                  %+v", b.Jobs, b.Skipped, b.Why, a.Jobs)
 	}
+	// A wait with no submit time started at no known moment: it cannot be placed, and is not
+	// taken for one that was there before the trace began.
+	if _, err = ReadTrace(strings.NewReader("job_id,submit_time,wait_time,run_time,gpus\na,0,5,5,1\nb,,30,60,1\nc,,30,60,1\n"), FormatCSV); err == nil || !strings.Contains(err.Error(), "2 of 3 records cannot be replayed (2 have no submit_time") {
+		t.Errorf("mostly waits with no submit time: %v", err)
+	}
 	_, err = ReadTrace(strings.NewReader("job,user,gpu_num,submit_time,run_time\n1,u,1,0,5\n"), FormatCSV)
 	if err == nil || !strings.Contains(err.Error(), `header lacks column "start_time" (or start, scheduled_time, begin_time, or a wait: wait_time,`) {
 		t.Errorf("a trace without starts: %v", err)
