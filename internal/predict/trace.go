@@ -554,24 +554,19 @@ func readCSV(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 			}
 		}
 	}
-	runTime := -1
-	if _, ok := col["end_time"]; !ok {
-		for _, a := range csvRunTime {
-			if i, ok := col[a]; ok {
-				runTime = i
-				break
+	// standIn is the column, among names, that stands in for column c where the header lacks
+	// it (-1: none, or c is there).
+	standIn := func(c string, names []string) int {
+		if _, ok := col[c]; !ok {
+			for _, a := range names {
+				if i, ok := col[a]; ok {
+					return i
+				}
 			}
 		}
+		return -1
 	}
-	wait := -1
-	if _, ok := col["start_time"]; !ok {
-		for _, a := range csvWait {
-			if i, ok := col[a]; ok {
-				wait = i
-				break
-			}
-		}
-	}
+	runTime, wait := standIn("end_time", csvRunTime), standIn("start_time", csvWait)
 	for _, c := range csvRequired {
 		if _, ok := col[c]; !ok && (c != "end_time" || runTime < 0) && (c != "start_time" || wait < 0) {
 			also := ""
