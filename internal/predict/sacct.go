@@ -33,9 +33,16 @@ func (h sacctHead) index(names ...string) int {
 // sacct reports whether the header names the fields a job is placed from: its id, submit, start
 // and end, in sacct's names or in those of Slurm's job table (table).
 func (h sacctHead) sacct() bool {
-	return h.index("jobid", "jobidraw", "id_job") >= 0 && h.index("submit", "time_submit") >= 0 &&
-		h.index("start", "time_start") >= 0 && h.index("end", "time_end") >= 0
+	return h.index(sacctID...) >= 0 && h.index(sacctSubmit...) >= 0 && h.index(sacctStart...) >= 0 && h.index(sacctEnd...) >= 0
 }
+
+// The fields a job is placed from, in sacct's names and then the job table's.
+var (
+	sacctID     = []string{"jobid", "jobidraw", "id_job"}
+	sacctSubmit = []string{"submit", "time_submit"}
+	sacctStart  = []string{"start", "time_start"}
+	sacctEnd    = []string{"end", "time_end"}
+)
 
 // table reports whether the header is that of Slurm's job table as slurmdbd keeps it in its
 // database (id_job, time_submit, time_start, time_end, tres_req...), which published job logs of
@@ -183,7 +190,7 @@ func readSacct(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 	table := h.table()
 	var missing []string
 	tableNames := []string{"id_job", "time_submit", "time_start", "time_end", "tres_req"}
-	for i, need := range [][]string{{"jobid", "jobidraw", "id_job"}, {"submit", "time_submit"}, {"start", "time_start"}, {"end", "time_end"}, sacctSizes} {
+	for i, need := range [][]string{sacctID, sacctSubmit, sacctStart, sacctEnd, sacctSizes} {
 		switch {
 		case h.index(need...) >= 0:
 		case table:
@@ -219,7 +226,7 @@ func readSacct(r *bufio.Reader, sk *skips, emit func(*row)) (facts, error) {
 		recs.line = 1
 	}
 	col := func(names ...string) int { return h.index(names...) }
-	id, submit, start, end := col("jobid", "jobidraw", "id_job"), col("submit", "time_submit"), col("start", "time_start"), col("end", "time_end")
+	id, submit, start, end := col(sacctID...), col(sacctSubmit...), col(sacctStart...), col(sacctEnd...)
 	user, queue, limit := col("user", "id_user"), col("partition", "qos"), col("timelimit", "timelimitraw")
 	state, nodes, nodeCount := col("state"), col("nodelist"), col("nodes_alloc")
 	reqTRES, allocTRES := col("reqtres", "tres_req"), col("alloctres", "tres_alloc")
