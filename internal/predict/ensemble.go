@@ -256,10 +256,11 @@ func (k *kindStats) overrule(pick float32, experts *[nExperts]float32) float32 {
 	if best < 0 {
 		return pick
 	}
-	band := Band(secs(float64(experts[best])))
+	band, chosen := Band(secs(float64(experts[best]))), Band(secs(float64(pick)))
 	for _, e := range baselineExperts {
-		if k.ae[e] < k.ae[nExperts] && k.bm[e] <= k.bm[best] && Band(secs(float64(experts[e]))) == Band(secs(float64(pick))) {
-			band = Band(secs(float64(pick)))
+		if k.ae[e] < k.ae[nExperts] && k.bm[e] <= k.bm[best] && Band(secs(float64(experts[e]))) == chosen {
+			band = chosen
+			break
 		}
 	}
 	return inBand(k.blend(experts), band)
